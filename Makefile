@@ -1,0 +1,54 @@
+# shipd — run `make help` for the targets.
+SHELL := /bin/bash
+GO ?= go
+SPECTRAL_VERSION := 6.16.3
+TOOLS := .tools
+SPECTRAL := $(TOOLS)/node_modules/.bin/spectral
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: generate
+generate: ## Regenerate gen/ from openapi/openapi.yaml
+	$(GO) generate ./...
+
+.PHONY: check-generate
+check-generate: ## Fail when gen/ is stale against the contract
+	$(GO) generate ./...
+	@git diff --exit-code -- gen/ || { echo "gen/ is stale: run 'make generate' and commit"; exit 1; }
+
+.PHONY: build
+build: ## Build bin/shipd
+	$(GO) build -o bin/shipd ./cmd/shipd
+
+.PHONY: run
+run: build ## Start a server on 127.0.0.1:8080 with ./shipd.db (prints a test token on first start)
+	./bin/shipd serve
+
+.PHONY: test
+test: ## Run every test
+	$(GO) test -count=1 ./...
+
+.PHONY: contract
+contract: ## Replay every documented status of every operation against the contract
+	$(GO) test -count=1 -v ./contracttest/
+
+$(SPECTRAL):
+	@mkdir -p $(TOOLS)
+	npm install --silent --no-audit --no-fund --prefix $(TOOLS) @stoplight/spectral-cli@$(SPECTRAL_VERSION)
+
+.PHONY: lint-spec
+lint-spec: $(SPECTRAL) ## Lint openapi/openapi.yaml with Spectral (fails on errors)
+	$(SPECTRAL) lint --fail-severity=error openapi/openapi.yaml
+
+.PHONY: lint
+lint: lint-spec ## go vet, gofmt and the spec lint
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+
+.PHONY: clean
+clean: ## Remove build output and local tools
+	rm -rf bin $(TOOLS)

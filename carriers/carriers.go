@@ -1,0 +1,267 @@
+// Package carriers holds the carrier-neutral domain types and the Carrier
+// interface that the rating and purchase flows consume. Concrete carriers
+// (the sandbox, and later live integrations) live in sub-packages so the
+// purchase flow never depends on any one carrier's wire format.
+package carriers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Address is a postal address as given by the API caller.
+type Address struct {
+	Name, Company, Street1, Street2, City, State, Zip, Country, Phone, Email string
+	Residential                                                              bool
+}
+
+// Parcel is the package being shipped. Dimensions of 0 mean "not given".
+type Parcel struct {
+	LengthIn, WidthIn, HeightIn float64
+	WeightOz                    float64
+}
+
+// CustomsItem is one line of a customs declaration.
+type CustomsItem struct {
+	Description    string
+	Quantity       int
+	ValueCents     int64
+	WeightOz       float64
+	HSTariffNumber string
+	OriginCountry  string
+}
+
+// Customs contents types.
+const (
+	ContentsMerchandise   = "merchandise"
+	ContentsDocuments     = "documents"
+	ContentsGift          = "gift"
+	ContentsReturnedGoods = "returned_goods"
+	ContentsSample        = "sample"
+	ContentsOther         = "other"
+)
+
+// Customs non-delivery options.
+const (
+	NonDeliveryReturn  = "return"
+	NonDeliveryAbandon = "abandon"
+)
+
+// Customs is the declaration required for international destinations.
+type Customs struct {
+	ContentsType        string // merchandise|documents|gift|returned_goods|sample|other
+	ContentsExplanation string
+	NonDeliveryOption   string // return|abandon
+	Items               []CustomsItem
+}
+
+// Options are extra services requested for a shipment.
+type Options struct {
+	SignatureConfirmation bool
+}
+
+// Shipment is everything a carrier needs to rate and buy a label.
+type Shipment struct {
+	From, To Address
+	Parcel   Parcel
+	Options  Options
+	Customs  *Customs
+}
+
+// Service categories (tiers). Callers select by category when they do not
+// care about a specific carrier service.
+const (
+	CategoryEconomy   = "economy"
+	CategoryStandard  = "standard"
+	CategoryExpress   = "express"
+	CategoryOvernight = "overnight"
+)
+
+// Categories lists every service category from slowest to fastest.
+func Categories() []string {
+	return []string{CategoryEconomy, CategoryStandard, CategoryExpress, CategoryOvernight}
+}
+
+// Rate is one quoted price for one carrier service.
+type Rate struct {
+	Carrier          string
+	Service          string
+	ServiceCategory  string
+	CarrierRateCents int64
+	Currency         string // "USD"
+	EstimatedDays    int
+}
+
+// Label is the result of a purchase.
+type Label struct {
+	TrackingNumber string
+	PDF            []byte
+}
+
+// BuyRequest asks a carrier to purchase the label for a previously quoted rate.
+type BuyRequest struct {
+	// Reference is the shipd shipment id. Carriers treat it as an idempotency
+	// key: the same reference always yields the same purchase, so the purchase
+	// flow can retry after a crash or timeout without buying twice.
+	Reference string
+	Shipment  Shipment
+	Rate      Rate
+	TestMode  bool
+}
+
+// Tracker statuses.
+const (
+	StatusUnknown            = "unknown"
+	StatusPreTransit         = "pre_transit"
+	StatusInTransit          = "in_transit"
+	StatusOutForDelivery     = "out_for_delivery"
+	StatusDelivered          = "delivered"
+	StatusAvailableForPickup = "available_for_pickup"
+	StatusReturnToSender     = "return_to_sender"
+	StatusFailure            = "failure"
+	StatusCancelled          = "cancelled"
+)
+
+// Statuses lists the whole tracker status vocabulary.
+func Statuses() []string {
+	return []string{
+		StatusUnknown, StatusPreTransit, StatusInTransit, StatusOutForDelivery, StatusDelivered,
+		StatusAvailableForPickup, StatusReturnToSender, StatusFailure, StatusCancelled,
+	}
+}
+
+// TrackingScan is one carrier scan event.
+type TrackingScan struct {
+	Status, Message, Location string
+	// After is the delay after the previous scan (for the first scan: after
+	// the purchase). Relative delays let the caller schedule the scans from
+	// whatever clock it trusts.
+	After time.Duration
+}
+
+// Carrier is what the rating, purchase and tracking flows need from a carrier.
+type Carrier interface {
+	Name() string
+	Rates(ctx context.Context, s Shipment) ([]Rate, error)
+	Buy(ctx context.Context, req BuyRequest) (Label, error)
+	Void(ctx context.Context, trackingNumber string) error
+	// TrackingPlan returns the scans a purchased label will receive, in order
+	// (sandbox: a simulated schedule).
+	TrackingPlan(ctx context.Context, s Shipment, trackingNumber string) ([]TrackingScan, error)
+}
+
+// Sentinel errors. Carriers wrap them with %w and a message meant for humans,
+// so callers classify with errors.Is and show err.Error().
+var (
+	// ErrUnavailable is transient: the carrier is temporarily unavailable and
+	// the operation should be retried later.
+	ErrUnavailable = errors.New("carrier temporarily unavailable")
+	// ErrRejected is permanent: the carrier refused the operation. The
+	// wrapping message is what users see as errorMessage.
+	ErrRejected = errors.New("carrier rejected the request")
+	// ErrCustomsRequired means the destination is international and the
+	// shipment has no customs declaration.
+	ErrCustomsRequired = errors.New("customs information is required for international shipments")
+	// ErrNotConfigured means no carrier connection exists for the mode
+	// (typically live mode before any carrier account is connected).
+	ErrNotConfigured = errors.New("no carrier is configured for this mode")
+	// ErrUnknownCarrier means Lookup found no carrier of that name in the mode.
+	ErrUnknownCarrier = errors.New("unknown carrier")
+	// ErrInvalidShipment is permanent: the shipment cannot be rated as given
+	// (for example a non-positive weight). The API validates input first, so
+	// seeing this usually means a caller bypassed validation.
+	ErrInvalidShipment = errors.New("invalid shipment")
+)
+
+// Registry holds the carriers of each mode. Test and live mode are kept
+// apart because a test token must never reach a real carrier.
+type Registry struct {
+	test []Carrier
+	live []Carrier
+}
+
+// NewRegistry returns a registry with the given test-mode and live-mode
+// carriers. The slices are copied so later changes by the caller do not leak in.
+func NewRegistry(test []Carrier, live []Carrier) *Registry {
+	return &Registry{test: clone(test), live: clone(live)}
+}
+
+// For returns the carriers of the mode, or ErrNotConfigured when it has none.
+func (r *Registry) For(testMode bool) ([]Carrier, error) {
+	cs := r.live
+	if testMode {
+		cs = r.test
+	}
+	if len(cs) == 0 {
+		return nil, fmt.Errorf("%s mode: %w", modeName(testMode), ErrNotConfigured)
+	}
+	return clone(cs), nil
+}
+
+// Lookup returns the carrier of the mode with the given name. Names compare
+// case-insensitively because clients type them back from quote responses.
+func (r *Registry) Lookup(testMode bool, name string) (Carrier, error) {
+	cs, err := r.For(testMode)
+	if err != nil {
+		return nil, err
+	}
+	want := strings.TrimSpace(name)
+	for _, c := range cs {
+		if strings.EqualFold(c.Name(), want) {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("carrier %q in %s mode: %w", name, modeName(testMode), ErrUnknownCarrier)
+}
+
+func modeName(testMode bool) string {
+	if testMode {
+		return "test"
+	}
+	return "live"
+}
+
+func clone(cs []Carrier) []Carrier {
+	if len(cs) == 0 {
+		return nil
+	}
+	return append([]Carrier(nil), cs...)
+}
+
+// DimDivisor is the domestic dimensional-weight divisor (cubic inches per
+// pound) used by the major US carriers for retail and daily rates.
+const DimDivisor = 139
+
+// BillableWeightOz returns the weight carriers charge for: the larger of the
+// actual weight and the dimensional weight. Carriers charge by volume as well
+// as weight because a light but bulky box takes truck space. Without all
+// three dimensions only the actual weight can be used.
+func BillableWeightOz(p Parcel) float64 {
+	actual := math.Max(p.WeightOz, 0)
+	if p.LengthIn <= 0 || p.WidthIn <= 0 || p.HeightIn <= 0 {
+		return actual
+	}
+	dimOz := p.LengthIn * p.WidthIn * p.HeightIn / DimDivisor * 16
+	return math.Max(actual, dimOz)
+}
+
+// NormalizeCountry returns the upper-case two-letter country code, treating
+// an empty country as "US" since shipd is a US shipping service and omitting
+// the country of a domestic address is common.
+func NormalizeCountry(c string) string {
+	c = strings.ToUpper(strings.TrimSpace(c))
+	if c == "" {
+		return "US"
+	}
+	return c
+}
+
+// IsInternational reports whether the shipment crosses a border, i.e. the
+// countries differ. International shipments need customs.
+func IsInternational(from, to Address) bool {
+	return NormalizeCountry(from.Country) != NormalizeCountry(to.Country)
+}

@@ -1,0 +1,342 @@
+// Package sandbox provides simulated USPS, UPS and FedEx carriers for test
+// mode. They quote deterministic, plausible prices, issue stub tracking
+// numbers and real (sample-marked) label PDFs, and simulate tracking, so
+// integrators can exercise every path of the API without a carrier account.
+// Outcomes can be forced with the values listed by Triggers.
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
+
+// Carrier names. They match the live carriers' names so a carrier/service
+// pair chosen in test mode means the same thing in live mode.
+const (
+	CarrierUSPS  = "USPS"
+	CarrierUPS   = "UPS"
+	CarrierFedEx = "FedEx"
+)
+
+// DefaultScanInterval is the delay between simulated tracking scans: short
+// enough to watch a label move to delivered in a demo, long enough that each
+// webhook can be told apart.
+const DefaultScanInterval = 3 * time.Second
+
+// Config tunes the sandbox carriers.
+type Config struct {
+	// ScanInterval is the delay between tracking scans; <= 0 means
+	// DefaultScanInterval.
+	ScanInterval time.Duration
+	// Now stamps the ship date on labels; nil means time.Now. Tests set it
+	// to get byte-identical PDFs.
+	Now func() time.Time
+}
+
+// New returns the sandbox USPS, UPS and FedEx carriers. Each call returns
+// fresh instances with their own purchase state.
+func New(cfg Config) []carriers.Carrier {
+	if cfg.ScanInterval <= 0 {
+		cfg.ScanInterval = DefaultScanInterval
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return []carriers.Carrier{
+		newCarrier(uspsTariff(), cfg),
+		newCarrier(upsTariff(), cfg),
+		newCarrier(fedexTariff(), cfg),
+	}
+}
+
+type carrier struct {
+	t   tariff
+	cfg Config
+
+	mu sync.Mutex
+	// labels remembers purchases by reference so a retried Buy returns the
+	// first purchase instead of buying again. Sandbox state is in memory
+	// only; after a restart the same reference still yields the same
+	// tracking number because it is derived from the reference.
+	labels map[string]carriers.Label
+	// attempts counts Buy calls per reference for TriggerCarrierUnavailable.
+	attempts map[string]int
+}
+
+func newCarrier(t tariff, cfg Config) *carrier {
+	return &carrier{
+		t:        t,
+		cfg:      cfg,
+		labels:   make(map[string]carriers.Label),
+		attempts: make(map[string]int),
+	}
+}
+
+func (c *carrier) Name() string { return c.t.name }
+
+// services returns the services that apply to the shipment: only
+// international services cross a border.
+func (c *carrier) services(s carriers.Shipment) []service {
+	if carriers.IsInternational(s.From, s.To) {
+		return c.t.international
+	}
+	return c.t.domestic
+}
+
+func (c *carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Rate, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The no-rates trigger wins over everything else so it behaves the same
+	// whatever else the shipment contains.
+	if noRatesZip(s.To.Zip) {
+		return []carriers.Rate{}, nil
+	}
+	if err := c.checkShipment(s); err != nil {
+		return nil, err
+	}
+	rates := []carriers.Rate{}
+	for _, svc := range c.services(s) {
+		if r, ok := c.rate(s, svc); ok {
+			rates = append(rates, r)
+		}
+	}
+	return rates, nil
+}
+
+func (c *carrier) checkShipment(s carriers.Shipment) error {
+	if s.Parcel.WeightOz <= 0 {
+		return fmt.Errorf("sandbox: %s: parcel weight must be greater than 0 (got %g oz): %w",
+			c.t.name, s.Parcel.WeightOz, carriers.ErrInvalidShipment)
+	}
+	if carriers.IsInternational(s.From, s.To) && s.Customs == nil {
+		return fmt.Errorf("sandbox: %s: shipment from %s to %s: %w", c.t.name,
+			carriers.NormalizeCountry(s.From.Country), carriers.NormalizeCountry(s.To.Country), carriers.ErrCustomsRequired)
+	}
+	return nil
+}
+
+// rate prices one service, or reports false when the parcel is too heavy for it.
+func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
+	oz := carriers.BillableWeightOz(s.Parcel)
+	if svc.maxOz > 0 && oz > svc.maxOz {
+		return carriers.Rate{}, false
+	}
+	z := 1 // international: one flat zone
+	if !carriers.IsInternational(s.From, s.To) {
+		z = zone(s.From.Zip, s.To.Zip)
+	}
+	cents := svc.price(oz, z)
+	if s.Options.SignatureConfirmation {
+		cents += c.t.signature
+	}
+	if s.To.Residential {
+		cents += c.t.residential
+	}
+	return carriers.Rate{
+		Carrier:          c.t.name,
+		Service:          svc.name,
+		ServiceCategory:  svc.category,
+		CarrierRateCents: cents,
+		Currency:         "USD",
+		EstimatedDays:    svc.days(z),
+	}, true
+}
+
+func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.Label, error) {
+	if err := ctx.Err(); err != nil {
+		return carriers.Label{}, err
+	}
+	ref := strings.TrimSpace(req.Reference)
+	if ref == "" {
+		// Without a reference a retry could not be told from a new purchase.
+		return carriers.Label{}, fmt.Errorf("sandbox: %s: purchase has no reference: %w", c.t.name, carriers.ErrRejected)
+	}
+
+	c.mu.Lock()
+	if l, ok := c.labels[ref]; ok {
+		c.mu.Unlock()
+		return cloneLabel(l), nil
+	}
+	c.mu.Unlock()
+
+	svc, err := c.checkPurchase(req)
+	if err != nil {
+		return carriers.Label{}, err
+	}
+	to := req.Shipment.To
+	if matches(to.Name, TriggerFailPurchase) {
+		return carriers.Label{}, fmt.Errorf("sandbox: %s rejected the purchase (trigger: recipient name '%s'): %w",
+			c.t.name, TriggerFailPurchase, carriers.ErrRejected)
+	}
+	if matches(to.Name, TriggerCarrierUnavailable) {
+		c.mu.Lock()
+		c.attempts[ref]++
+		n := c.attempts[ref]
+		c.mu.Unlock()
+		if n <= UnavailableFailures {
+			return carriers.Label{}, fmt.Errorf("sandbox: %s is temporarily unavailable, attempt %d of %d fails (trigger: recipient name '%s'): %w",
+				c.t.name, n, UnavailableFailures, TriggerCarrierUnavailable, carriers.ErrUnavailable)
+		}
+	}
+
+	tn := c.trackingNumber(ref)
+	pdf, err := RenderLabel(LabelInput{
+		Carrier:           c.t.name,
+		Service:           svc.display,
+		TrackingNumber:    tn,
+		From:              req.Shipment.From,
+		To:                req.Shipment.To,
+		WeightOz:          req.Shipment.Parcel.WeightOz,
+		Date:              c.cfg.Now(),
+		SignatureRequired: req.Shipment.Options.SignatureConfirmation,
+		CustomsContents:   customsContents(req.Shipment.Customs),
+		Reference:         ref,
+		// A sandbox label can never be shipped, whatever the request says,
+		// so it is always marked as a sample.
+		TestMode: true,
+	})
+	if err != nil {
+		return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.t.name, err)
+	}
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// A concurrent Buy for the same reference may have finished first; its
+	// label is the purchase.
+	l, ok := c.labels[ref]
+	if !ok {
+		l = carriers.Label{TrackingNumber: tn, PDF: pdf}
+		c.labels[ref] = l
+		delete(c.attempts, ref)
+	}
+	return cloneLabel(l), nil
+}
+
+// checkPurchase validates what a real carrier would validate before buying
+// and returns the service being bought.
+func (c *carrier) checkPurchase(req carriers.BuyRequest) (service, error) {
+	s := req.Shipment
+	if !strings.EqualFold(strings.TrimSpace(req.Rate.Carrier), c.t.name) {
+		return service{}, fmt.Errorf("sandbox: %s cannot buy a %q rate: %w", c.t.name, req.Rate.Carrier, carriers.ErrRejected)
+	}
+	if err := c.checkShipment(s); err != nil {
+		// Also ErrRejected, so a purchase flow that only knows "transient
+		// or permanent" fails it for good and shows the reason.
+		return service{}, fmt.Errorf("%w (%w)", err, carriers.ErrRejected)
+	}
+	var names []string
+	for _, svc := range c.services(s) {
+		if strings.EqualFold(svc.name, strings.TrimSpace(req.Rate.Service)) {
+			if _, ok := c.rate(s, svc); !ok {
+				return service{}, fmt.Errorf("sandbox: %s %s does not accept a parcel of %g oz: %w",
+					c.t.name, svc.name, carriers.BillableWeightOz(s.Parcel), carriers.ErrRejected)
+			}
+			return svc, nil
+		}
+		names = append(names, svc.name)
+	}
+	return service{}, fmt.Errorf("sandbox: %s has no service %q for this shipment (available: %s): %w",
+		c.t.name, req.Rate.Service, strings.Join(names, ", "), carriers.ErrRejected)
+}
+
+// trackingNumber derives the number from the reference so that a retried
+// purchase, even after a restart, yields the same number.
+func (c *carrier) trackingNumber(ref string) string {
+	sum := sha256.Sum256([]byte(c.t.name + "\x00" + ref))
+	a := binary.BigEndian.Uint64(sum[0:8]) % 1e10
+	b := binary.BigEndian.Uint64(sum[8:16]) % 1e10
+	return c.t.trackingCode(fmt.Sprintf("%010d%010d", a, b))
+}
+
+func (c *carrier) ownsTrackingNumber(tn string) bool {
+	return c.t.trackingShape(strings.ToUpper(strings.TrimSpace(tn)))
+}
+
+func (c *carrier) Void(ctx context.Context, trackingNumber string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !c.ownsTrackingNumber(trackingNumber) {
+		return fmt.Errorf("sandbox: %s cannot void %q: not a %s sandbox tracking number: %w",
+			c.t.name, trackingNumber, c.t.name, carriers.ErrRejected)
+	}
+	return nil
+}
+
+func (c *carrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackingNumber string) ([]carriers.TrackingScan, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if !c.ownsTrackingNumber(trackingNumber) {
+		return nil, fmt.Errorf("sandbox: %s cannot track %q: not a %s sandbox tracking number: %w",
+			c.t.name, trackingNumber, c.t.name, carriers.ErrRejected)
+	}
+	intl := carriers.IsInternational(s.From, s.To)
+	origin, dest := location(s.From, intl), location(s.To, intl)
+	every := c.cfg.ScanInterval
+	scan := func(status, msg, loc string) carriers.TrackingScan {
+		return carriers.TrackingScan{Status: status, Message: msg, Location: loc, After: every}
+	}
+
+	plan := []carriers.TrackingScan{
+		scan(carriers.StatusPreTransit, "Shipping label created", origin),
+		scan(carriers.StatusInTransit, "Departed origin facility", origin),
+	}
+	if intl {
+		plan = append(plan, scan(carriers.StatusInTransit, "Cleared customs", carriers.NormalizeCountry(s.To.Country)))
+	}
+	plan = append(plan,
+		scan(carriers.StatusInTransit, "Arrived at destination facility", dest),
+		scan(carriers.StatusOutForDelivery, "Out for delivery", dest),
+	)
+	switch {
+	case matches(s.To.Name, TriggerTrackingException):
+		plan = append(plan, scan(carriers.StatusFailure, "Delivery exception: address not accessible", dest))
+	case matches(s.To.Name, TriggerReturnToSender):
+		plan = append(plan, scan(carriers.StatusReturnToSender, "Returned to sender: undeliverable as addressed", dest))
+	case s.Options.SignatureConfirmation:
+		plan = append(plan, scan(carriers.StatusDelivered, "Delivered, signed for by recipient", dest))
+	default:
+		plan = append(plan, scan(carriers.StatusDelivered, "Delivered", dest))
+	}
+	return plan, nil
+}
+
+// location formats "City, ST" and adds the country only when the shipment
+// crosses a border, where the state alone is ambiguous.
+func location(a carriers.Address, withCountry bool) string {
+	var parts []string
+	for _, p := range []string{a.City, a.State} {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if withCountry {
+		parts = append(parts, carriers.NormalizeCountry(a.Country))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func customsContents(c *carriers.Customs) string {
+	if c == nil {
+		return ""
+	}
+	if c.ContentsType == "" {
+		return carriers.ContentsOther
+	}
+	return c.ContentsType
+}
+
+func cloneLabel(l carriers.Label) carriers.Label {
+	l.PDF = bytes.Clone(l.PDF)
+	return l
+}

@@ -1,0 +1,70 @@
+package sandbox
+
+import "strings"
+
+// Trigger values a user types into a test-mode shipment to force an outcome.
+// They are plain words rather than magic codes so they are easy to remember
+// and to spot in a dashboard.
+const (
+	TriggerNoRatesZip         = "00000"
+	TriggerFailPurchase       = "Fail Purchase"
+	TriggerCarrierUnavailable = "Carrier Unavailable"
+	TriggerTrackingException  = "Tracking Exception"
+	TriggerReturnToSender     = "Return To Sender"
+)
+
+// UnavailableFailures is how many Buy calls per reference fail with
+// ErrUnavailable under TriggerCarrierUnavailable before one succeeds. Two is
+// enough to prove the caller retries more than once.
+const UnavailableFailures = 2
+
+// Trigger documents one sandbox trigger. Field is the API request field path.
+type Trigger struct {
+	Field, Value, Effect string
+}
+
+// Triggers returns the sandbox trigger table, the single source for the
+// README and the tests.
+func Triggers() []Trigger {
+	return []Trigger{
+		{
+			Field:  "toAddress.zip",
+			Value:  TriggerNoRatesZip,
+			Effect: "Quoting returns no rates (an empty list, not an error).",
+		},
+		{
+			Field:  "toAddress.name",
+			Value:  TriggerFailPurchase,
+			Effect: "The purchase fails permanently: the carrier rejects it.",
+		},
+		{
+			Field:  "toAddress.name",
+			Value:  TriggerCarrierUnavailable,
+			Effect: "The first 2 purchase attempts fail as carrier temporarily unavailable; the 3rd succeeds.",
+		},
+		{
+			Field:  "toAddress.name",
+			Value:  TriggerTrackingException,
+			Effect: "Tracking ends in a failure (delivery exception) instead of delivered.",
+		},
+		{
+			Field:  "toAddress.name",
+			Value:  TriggerReturnToSender,
+			Effect: "Tracking ends in return_to_sender instead of delivered.",
+		},
+	}
+}
+
+// matches compares what a user typed with a trigger value. Case and
+// whitespace are ignored because users type these by hand and a stray space
+// or capital should not silently turn a trigger off.
+func matches(typed, trigger string) bool {
+	return strings.EqualFold(strings.Join(strings.Fields(typed), " "), trigger)
+}
+
+// noRatesZip accepts ZIP+4 too ("00000-1234"), since that is still the
+// trigger ZIP.
+func noRatesZip(zip string) bool {
+	base, _, _ := strings.Cut(strings.TrimSpace(zip), "-")
+	return matches(base, TriggerNoRatesZip)
+}

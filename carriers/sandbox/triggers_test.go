@@ -1,0 +1,145 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/sandbox"
+)
+
+// triggerChecks holds one check per trigger value. TestTriggers walks
+// sandbox.Triggers(), so a trigger added to the table without a check fails.
+var triggerChecks = map[string]func(t *testing.T, c carriers.Carrier, typed string){
+	sandbox.TriggerNoRatesZip: func(t *testing.T, c carriers.Carrier, typed string) {
+		s := domestic()
+		s.To.Zip = typed
+		rs, err := c.Rates(context.Background(), s)
+		if err != nil {
+			t.Fatalf("Rates: %v", err)
+		}
+		if diff := cmp.Diff([]carriers.Rate{}, rs); diff != "" {
+			t.Errorf("want an empty, non-nil slice (-want +got):\n%s", diff)
+		}
+	},
+	sandbox.TriggerFailPurchase: func(t *testing.T, c carriers.Carrier, typed string) {
+		_, err := c.Buy(context.Background(), buyRequest(t, c, "shp_fail", withRecipient(domestic(), typed)))
+		if !errors.Is(err, carriers.ErrRejected) || errors.Is(err, carriers.ErrUnavailable) {
+			t.Fatalf("Buy error = %v, want ErrRejected only", err)
+		}
+		want := "sandbox: " + c.Name() + " rejected the purchase (trigger: recipient name 'Fail Purchase')"
+		if !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("message %q, want it to start with %q", err, want)
+		}
+	},
+	sandbox.TriggerCarrierUnavailable: func(t *testing.T, c carriers.Carrier, typed string) {
+		req := buyRequest(t, c, "shp_unavail", withRecipient(domestic(), typed))
+		var errs []error
+		for range sandbox.UnavailableFailures + 1 {
+			_, err := c.Buy(context.Background(), req)
+			errs = append(errs, err)
+		}
+		for i, err := range errs[:sandbox.UnavailableFailures] {
+			if !errors.Is(err, carriers.ErrUnavailable) {
+				t.Errorf("attempt %d: %v, want ErrUnavailable", i+1, err)
+			}
+		}
+		if last := errs[len(errs)-1]; last != nil {
+			t.Errorf("attempt %d: %v, want success", len(errs), last)
+		}
+	},
+	sandbox.TriggerTrackingException: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkFinalScan(t, c, withRecipient(domestic(), typed), carriers.StatusFailure, "Delivery exception: address not accessible")
+	},
+	sandbox.TriggerReturnToSender: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkFinalScan(t, c, withRecipient(domestic(), typed), carriers.StatusReturnToSender, "Returned to sender")
+	},
+}
+
+func checkFinalScan(t *testing.T, c carriers.Carrier, s carriers.Shipment, status, msgPrefix string) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := c.Buy(ctx, buyRequest(t, c, "shp_track", s))
+	if err != nil {
+		t.Fatalf("Buy: %v", err)
+	}
+	plan, err := c.TrackingPlan(ctx, s, l.TrackingNumber)
+	if err != nil {
+		t.Fatalf("TrackingPlan: %v", err)
+	}
+	last := plan[len(plan)-1]
+	if last.Status != status || !strings.HasPrefix(last.Message, msgPrefix) {
+		t.Errorf("final scan %+v, want status %q with message %q...", last, status, msgPrefix)
+	}
+	for _, sc := range plan {
+		if sc.Status == carriers.StatusDelivered {
+			t.Errorf("plan contains a delivered scan: %+v", plan)
+		}
+	}
+}
+
+func TestTriggers(t *testing.T) {
+	t.Parallel()
+	for _, tr := range sandbox.Triggers() {
+		check, ok := triggerChecks[tr.Value]
+		if !ok {
+			t.Errorf("trigger %q has no test", tr.Value)
+			continue
+		}
+		if tr.Field == "" || tr.Effect == "" {
+			t.Errorf("trigger %q is not documented: %+v", tr.Value, tr)
+		}
+		// Users type these by hand: case and surrounding spaces must not matter.
+		for _, typed := range []string{tr.Value, strings.ToLower(tr.Value), "  " + strings.ToUpper(tr.Value) + " "} {
+			for _, cn := range carrierNames {
+				t.Run(cn+"/"+typed, func(t *testing.T) {
+					t.Parallel()
+					check(t, carrierNamed(t, newCarriers(), cn), typed)
+				})
+			}
+		}
+	}
+}
+
+func TestNoRatesZipPlusFour(t *testing.T) {
+	t.Parallel()
+	s := domestic()
+	s.To.Zip = "00000-1234"
+	rs, err := carrierNamed(t, newCarriers(), sandbox.CarrierUSPS).Rates(context.Background(), s)
+	if err != nil || len(rs) != 0 {
+		t.Errorf("Rates to 00000-1234 = %v, %v; want no rates and no error", rs, err)
+	}
+}
+
+func TestTriggersNeedExactValue(t *testing.T) {
+	t.Parallel()
+	// Near misses must behave like ordinary recipients, or real names could
+	// trip a trigger.
+	for _, name := range []string{"Fail Purchases", "Carrier", "Mr Tracking Exception"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := carrierNamed(t, newCarriers(), sandbox.CarrierFedEx)
+			s := withRecipient(domestic(), name)
+			l, err := c.Buy(context.Background(), buyRequest(t, c, "shp_"+name, s))
+			if err != nil {
+				t.Fatalf("Buy: %v", err)
+			}
+			plan, err := c.TrackingPlan(context.Background(), s, l.TrackingNumber)
+			if err != nil {
+				t.Fatalf("TrackingPlan: %v", err)
+			}
+			if got := plan[len(plan)-1].Status; got != carriers.StatusDelivered {
+				t.Errorf("final status %q, want delivered", got)
+			}
+		})
+	}
+	s := domestic()
+	s.To.Zip = "00001"
+	if rs, err := carrierNamed(t, newCarriers(), sandbox.CarrierUPS).Rates(context.Background(), s); err != nil || len(rs) == 0 {
+		t.Errorf("Rates to 00001 = %v, %v; want rates", rs, err)
+	}
+}

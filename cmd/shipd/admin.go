@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shipd-dev/shipd/store"
+)
+
+// allScopes is every scope a token can hold.
+var allScopes = []string{
+	"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks",
+}
+
+func openStore(ctx context.Context, path string) (*store.Store, error) {
+	return store.Open(ctx, path)
+}
+
+func accounts(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError("accounts: want a subcommand: create or update")
+	}
+	switch args[0] {
+	case "create":
+		fs := newFlags("accounts create", stderr)
+		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		name := fs.String("name", "", "account name (required)")
+		pm := fs.Bool("payment-method", true, "the account has a payment method on file")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		if strings.TrimSpace(*name) == "" {
+			return usageError("accounts create: --name is required")
+		}
+		st, err := openStore(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		a, err := st.CreateAccount(ctx, *name, *pm, time.Now())
+		if err != nil {
+			return err
+		}
+		return printJSON(stdout, map[string]any{"id": a.ID, "name": a.Name, "paymentMethod": a.HasPaymentMethod})
+	case "update":
+		fs := newFlags("accounts update", stderr)
+		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		id := fs.String("account", "", "account id (required)")
+		pm := fs.String("payment-method", "", "true or false (required)")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		if *id == "" || (*pm != "true" && *pm != "false") {
+			return usageError("accounts update: --account and --payment-method=true|false are required")
+		}
+		st, err := openStore(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if err := st.SetPaymentMethod(ctx, *id, *pm == "true"); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("account %s does not exist", *id)
+			}
+			return err
+		}
+		return printJSON(stdout, map[string]any{"id": *id, "paymentMethod": *pm == "true"})
+	}
+	return usageError(fmt.Sprintf("accounts: unknown subcommand %q", args[0]))
+}
+
+func tokens(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError("tokens: want a subcommand: create, revoke or list")
+	}
+	switch args[0] {
+	case "create":
+		fs := newFlags("tokens create", stderr)
+		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		account := fs.String("account", "", "account id (required)")
+		mode := fs.String("mode", "", "test or live (required)")
+		scopes := fs.String("scopes", "", "comma-separated scopes (required), from: "+strings.Join(allScopes, ","))
+		expiresIn := fs.Duration("expires-in", 0, "lifetime, e.g. 720h (default: never expires)")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		if *account == "" {
+			return usageError("tokens create: --account is required")
+		}
+		if *mode != "test" && *mode != "live" {
+			return usageError("tokens create: --mode must be test or live")
+		}
+		list, err := parseScopes(*scopes)
+		if err != nil {
+			return err
+		}
+		if *expiresIn < 0 {
+			return usageError("tokens create: --expires-in must be positive")
+		}
+		st, err := openStore(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		now := time.Now()
+		var expires *time.Time
+		if *expiresIn > 0 {
+			e := now.Add(*expiresIn)
+			expires = &e
+		}
+		t, secret, err := st.CreateToken(ctx, *account, *mode, list, expires, now)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Errorf("account %s does not exist", *account)
+		}
+		if err != nil {
+			return err
+		}
+		out := map[string]any{"id": t.ID, "token": secret, "mode": t.Mode, "scopes": t.ScopeList(), "prefix": t.Prefix}
+		if t.ExpiresAt != nil {
+			out["expiresAt"] = t.ExpiresAt
+		}
+		return printJSON(stdout, out)
+	case "revoke":
+		fs := newFlags("tokens revoke", stderr)
+		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		id := fs.String("id", "", "token id (required)")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		if *id == "" {
+			return usageError("tokens revoke: --id is required")
+		}
+		st, err := openStore(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		if err := st.RevokeToken(ctx, *id, time.Now()); err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				return fmt.Errorf("token %s does not exist", *id)
+			}
+			return err
+		}
+		return printJSON(stdout, map[string]any{"id": *id, "revoked": true})
+	case "list":
+		fs := newFlags("tokens list", stderr)
+		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		account := fs.String("account", "", "account id (required)")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		if *account == "" {
+			return usageError("tokens list: --account is required")
+		}
+		st, err := openStore(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		ts, err := st.ListTokens(ctx, *account)
+		if err != nil {
+			return err
+		}
+		type tokenView struct {
+			ID         string     `json:"id"`
+			Prefix     string     `json:"prefix"`
+			Mode       string     `json:"mode"`
+			Scopes     []string   `json:"scopes"`
+			CreatedAt  time.Time  `json:"createdAt"`
+			ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
+			RevokedAt  *time.Time `json:"revokedAt,omitempty"`
+			LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+			LastIP     *string    `json:"lastIp,omitempty"`
+		}
+		out := make([]tokenView, len(ts))
+		for i, t := range ts {
+			out[i] = tokenView{t.ID, t.Prefix, t.Mode, t.ScopeList(), t.CreatedAt, t.ExpiresAt, t.RevokedAt, t.LastUsedAt, t.LastIP}
+		}
+		return printJSON(stdout, map[string]any{"data": out})
+	}
+	return usageError(fmt.Sprintf("tokens: unknown subcommand %q", args[0]))
+}
+
+func parseScopes(s string) ([]string, error) {
+	var out []string
+	for sc := range strings.SplitSeq(s, ",") {
+		sc = strings.TrimSpace(sc)
+		if sc == "" {
+			continue
+		}
+		if !slices.Contains(allScopes, sc) {
+			return nil, usageError(fmt.Sprintf("unknown scope %q; known: %s", sc, strings.Join(allScopes, ",")))
+		}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usageError("--scopes is required")
+	}
+	return out, nil
+}

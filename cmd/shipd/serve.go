@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/server"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve", stderr)
+	addr := fs.String("addr", envOr("SHIPD_ADDR", "127.0.0.1:8080"), "listen address")
+	db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
+	webhookKey := fs.String("webhook-key", os.Getenv("SHIPD_WEBHOOK_KEY"), "key that encrypts webhook signing secrets (64 hex chars); default: generated into DATA_DIR/webhook.key")
+	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
+	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long in-flight requests and jobs may run on shutdown")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+
+	st, err := store.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := st.Close(); err != nil {
+			log.Error("closing database", slog.Any("error", err))
+		}
+	}()
+	cipher, err := loadCipher(*webhookKey, filepath.Join(filepath.Dir(*db), "webhook.key"))
+	if err != nil {
+		return err
+	}
+	if err := seedDemo(ctx, st, stdout); err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	if *publicURL == "" {
+		*publicURL = "http://" + ln.Addr().String()
+	}
+	e, srv, err := server.Setup(server.Config{Store: st, Logger: log, PublicURL: *publicURL, WebhookCipher: cipher,
+		Labels:   store.FileBlobs{Dir: filepath.Join(filepath.Dir(*db), "labels")},
+		Carriers: carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), nil)})
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(ctx); err != nil {
+		return err
+	}
+	httpServer := &http.Server{
+		Handler:           e,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+	}
+	served := make(chan error, 1)
+	go func() { served <- httpServer.Serve(ln) }()
+	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", *db))
+
+	select {
+	case err := <-served:
+		_ = srv.Stop(context.Background())
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), *shutdownGrace)
+	defer cancel()
+	var errs []error
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+	}
+	if err := srv.Stop(shutdownCtx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func loadCipher(configured, keyPath string) (*webhooks.Cipher, error) {
+	var key []byte
+	var err error
+	if configured != "" {
+		key, err = webhooks.ParseKey(configured)
+	} else {
+		key, err = webhooks.LoadOrCreateKey(keyPath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("webhook key: %w", err)
+	}
+	return webhooks.NewCipher(key)
+}
+
+// seedDemo gives a fresh database a demo account and prints a test token with
+// every scope, once, so a newcomer can call the API right away.
+func seedDemo(ctx context.Context, st *store.Store, stdout io.Writer) error {
+	n, err := st.CountAccounts(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	now := time.Now()
+	a, err := st.CreateAccount(ctx, "Demo", true, now)
+	if err != nil {
+		return err
+	}
+	t, secret, err := st.CreateToken(ctx, a.ID, "test", allScopes, nil, now)
+	if err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]any{
+		"message":   "first start: created a demo account and a test-mode token with every scope; it is shown only this once",
+		"accountId": a.ID,
+		"tokenId":   t.ID,
+		"token":     secret,
+	})
+}

@@ -1,0 +1,57 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/shipd-dev/shipd/gen"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// apiVersion is the version every event carries (VARIANTS.md: Variant B).
+const apiVersion = "v1"
+
+// recordEvent stores an event in the transaction that made the change it
+// reports, so an event exists exactly when its change does.
+func (s *Server) recordEvent(ctx context.Context, tx *sqlx.Tx, accountID, mode, eventType string, data any) (store.Event, error) {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return store.Event{}, fmt.Errorf("event data: %w", err)
+	}
+	ev := store.Event{
+		ID: store.NewID("evt"), AccountID: accountID, Mode: mode, Type: eventType,
+		APIVersion: apiVersion, CreatedAt: s.now(), Data: string(raw),
+	}
+	if err := store.InsertEvent(ctx, tx, &ev); err != nil {
+		return store.Event{}, fmt.Errorf("record %s: %w", eventType, err)
+	}
+	return ev, nil
+}
+
+// ListEvents pages through the event history, newest first.
+func (s *Server) ListEvents(ctx context.Context, req gen.ListEventsRequestObject) (gen.ListEventsResponseObject, error) {
+	page, perr := pageOf(req.Params.Cursor, req.Params.Limit)
+	if perr != nil {
+		return gen.ListEvents422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse{Body: bodyOf(ctx, perr)}}, nil
+	}
+	p := principalFrom(ctx)
+	rows, next, err := s.store.ListEvents(ctx, p.AccountID, p.Mode, deref(req.Params.Type), page)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.EventList{Data: make([]gen.EventRecord, len(rows)), NextCursor: encodeCursor(next)}
+	for i, ev := range rows {
+		var data map[string]any
+		if err := json.Unmarshal([]byte(ev.Data), &data); err != nil {
+			return nil, fmt.Errorf("event %s data: %w", ev.ID, err)
+		}
+		out.Data[i] = gen.EventRecord{
+			Id: ev.ID, Type: ev.Type, ApiVersion: ev.APIVersion, CreatedAt: ev.CreatedAt, Data: data,
+			Deliveries: gen.DeliverySummary{},
+		}
+	}
+	return gen.ListEvents200JSONResponse(out), nil
+}

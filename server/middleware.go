@@ -1,0 +1,124 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// requestID gives every request an id, sent back as X-Request-Id on every
+// response (set in a Before hook, so no handler can drop it) and put in error bodies.
+func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		id := "req_" + hex.EncodeToString(b[:])
+		req := c.Request()
+		c.SetRequest(req.WithContext(withRequestID(req.Context(), id)))
+		res := c.Response()
+		res.Header().Set("X-Request-Id", id)
+		res.Before(func() { res.Header().Set("X-Request-Id", id) })
+		return next(c)
+	}
+}
+
+// accessLog logs one line per request; the token appears only as its prefix.
+func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			s.writeError(c, err)
+		}
+		attrs := []slog.Attr{
+			slog.String("request_id", requestIDFrom(c.Request().Context())),
+			slog.String("method", c.Request().Method),
+			slog.String("route", c.Path()),
+			slog.Int("status", c.Response().Status),
+			slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
+		}
+		if p := principalFrom(c.Request().Context()); p != nil {
+			attrs = append(attrs, slog.String("token_prefix", p.Prefix))
+		}
+		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", attrs...)
+		return nil
+	}
+}
+
+// recoverPanics answers a panic with 500 internal_error; the panic value and
+// stack go to the log, never to the client.
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			s.log.ErrorContext(c.Request().Context(), "panic",
+				slog.String("request_id", requestIDFrom(c.Request().Context())),
+				slog.String("panic", fmt.Sprint(r)), slog.String("stack", string(debug.Stack())))
+			err = newAPIError(http.StatusInternalServerError, "internal_error", "internal server error")
+		}()
+		return next(c)
+	}
+}
+
+// limitBody refuses bodies over the limit without reading more than the limit.
+func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.ContentLength > s.cfg.MaxBodyBytes {
+			return payloadTooLarge(s.cfg.MaxBodyBytes)
+		}
+		if req.Body != nil {
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxBodyBytes)
+		}
+		return next(c)
+	}
+}
+
+func payloadTooLarge(limit int64) *apiError {
+	return newAPIError(http.StatusRequestEntityTooLarge, "payload_too_large",
+		fmt.Sprintf("the request body exceeds %d bytes", limit))
+}
+
+func isBodyTooLarge(err error) bool {
+	var mbe *http.MaxBytesError
+	return errors.As(err, &mbe)
+}
+
+// tokenQueryNames are parameter names that, whatever their value, mean a secret was put in the URL.
+var tokenQueryNames = map[string]bool{"access_token": true, "token": true, "api_key": true, "apikey": true, "bearer": true, "authorization": true}
+
+// rejectTokenInQuery refuses URLs that carry a credential: URLs end up in
+// logs, browser history and proxies, so such a token must be treated as leaked.
+func (s *Server) rejectTokenInQuery(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		for name, values := range c.Request().URL.Query() {
+			leaked := tokenQueryNames[strings.ToLower(name)] || looksLikeToken(name)
+			for _, v := range values {
+				leaked = leaked || looksLikeToken(v)
+			}
+			if leaked {
+				return newAPIError(http.StatusBadRequest, "token_in_query",
+					"credentials must not be sent in the URL; use the Authorization header (and revoke the token you sent)")
+			}
+		}
+		return next(c)
+	}
+}
+
+func looksLikeToken(s string) bool {
+	return strings.Contains(s, "svc_test_") || strings.Contains(s, "svc_live_")
+}

@@ -1,0 +1,70 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// BasePath is where the contract's operations are served.
+const BasePath = "/api/v1"
+
+// operation is what the middleware needs to know of a route: the contract's
+// operation (for validation) and the scope it requires (from x-required-scope,
+// so the contract stays the only table of scopes).
+type operation struct {
+	route         *routers.Route
+	requiredScope string // "" for operations without security
+	public        bool
+	hasBody       bool
+}
+
+// operations indexes the contract by Echo route ("GET /api/v1/labels/:id").
+type operations map[string]*operation
+
+func loadOperations(doc *openapi3.T) (operations, error) {
+	ops := operations{}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			o := &operation{
+				route:   &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op},
+				public:  op.Security != nil && len(*op.Security) == 0,
+				hasBody: op.RequestBody != nil,
+			}
+			if !o.public {
+				scope, ok := op.Extensions["x-required-scope"].(string)
+				if !ok || scope == "" {
+					return nil, fmt.Errorf("%s %s: no x-required-scope in the contract", method, path)
+				}
+				o.requiredScope = scope
+			}
+			ops[routeKey(method, BasePath+echoPath(path))] = o
+		}
+	}
+	return ops, nil
+}
+
+func routeKey(method, echoRoute string) string { return strings.ToUpper(method) + " " + echoRoute }
+
+// echoPath turns /labels/{id} into /labels/:id, as Echo registers it.
+func echoPath(p string) string {
+	var b strings.Builder
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" {
+			continue
+		}
+		b.WriteByte('/')
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			b.WriteString(":" + seg[1:len(seg)-1])
+			continue
+		}
+		if i := strings.Index(seg, "}"); strings.HasPrefix(seg, "{") && i > 0 {
+			b.WriteString(":" + seg[1:i] + seg[i+1:])
+			continue
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
+}
