@@ -28,6 +28,9 @@ func (s *Server) recordEvent(ctx context.Context, tx *sqlx.Tx, accountID, mode, 
 	if err := store.InsertEvent(ctx, tx, &ev); err != nil {
 		return store.Event{}, fmt.Errorf("record %s: %w", eventType, err)
 	}
+	if err := s.enqueueDeliveries(ctx, tx, ev); err != nil {
+		return store.Event{}, fmt.Errorf("deliveries of %s: %w", eventType, err)
+	}
 	return ev, nil
 }
 

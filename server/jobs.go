@@ -55,6 +55,7 @@ func (s *Server) registerWorkers(workers *river.Workers) bool {
 	river.AddWorker(workers, &purchaseWorker{s: s})
 	river.AddWorker(workers, &refundWorker{s: s})
 	river.AddWorker(workers, &scanWorker{s: s})
+	s.registerDeliveryWorkers(workers)
 	return true
 }
 

@@ -54,6 +54,10 @@ type Config struct {
 	PurchaseRetryBase time.Duration
 	// PurchaseAttempts is how many times a purchase is tried while the carrier is unavailable.
 	PurchaseAttempts int
+	// RateLimits sets the token buckets per endpoint group.
+	RateLimits RateLimitConfig
+	// Webhooks tunes webhook delivery.
+	Webhooks WebhookDeliveryConfig
 	// beforeWrite runs before each write transaction; tests use it to revoke a token mid-request.
 	beforeWrite func(ctx context.Context)
 }
@@ -83,6 +87,8 @@ func (c *Config) setDefaults() {
 	if c.PurchaseRetryBase == 0 {
 		c.PurchaseRetryBase = 2 * time.Second
 	}
+	c.RateLimits.setDefaults()
+	c.Webhooks.setDefaults()
 	if c.JobPollInterval == 0 {
 		c.JobPollInterval = 50 * time.Millisecond
 	}
@@ -152,7 +158,7 @@ func Setup(cfg Config) (*echo.Echo, *Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = func(err error, c echo.Context) { s.writeError(c, err) }
-	e.Use(s.requestID, s.accessLog, s.recoverPanics, s.limitBody, s.rejectTokenInQuery, s.authenticate, s.validateRequest)
+	e.Use(s.requestID, s.accessLog, s.recoverPanics, s.limitBody, s.rejectTokenInQuery, s.authenticate, s.rateLimit, s.validateRequest, s.idempotency)
 	gen.RegisterHandlersWithBaseURL(e, gen.NewStrictHandler(s, nil), BasePath)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.readyz)
