@@ -17,4 +17,6 @@ func (c *WebhookDeliveryConfig) setDefaults() {}
 func (s *Server) registerDeliveryWorkers(workers *river.Workers) {}
 
 // enqueueDeliveries queues one delivery of ev per matching subscription, in the event's transaction.
-func (s *Server) enqueueDeliveries(ctx context.Context, tx *sqlx.Tx, ev store.Event) error { return nil }
+func (s *Server) enqueueDeliveries(ctx context.Context, tx *sqlx.Tx, ev store.Event) error {
+	return nil
+}
