@@ -2,10 +2,12 @@ package server
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/store"
 )
@@ -59,9 +61,57 @@ func (s *Server) ListAddresses(ctx context.Context, req gen.ListAddressesRequest
 	return gen.ListAddresses200JSONResponse(out), nil
 }
 
-// VerifyAddress is built by the addresses issue.
+// VerifyAddress checks deliverability and standardises an address with the
+// mode's verifier; nothing is stored.
 func (s *Server) VerifyAddress(ctx context.Context, req gen.VerifyAddressRequestObject) (gen.VerifyAddressResponseObject, error) {
-	return nil, notImplemented("POST /addresses/verify")
+	b := *req.Body
+	if issues := addressRuleIssues("", b.Country, b.State); len(issues) > 0 {
+		return gen.VerifyAddress422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse{Body: issuesBody(ctx, issues)}}, nil
+	}
+	v := s.cfg.LiveVerifier
+	if principalFrom(ctx).Mode == "test" {
+		v = s.cfg.TestVerifier
+	}
+	if v == nil {
+		return gen.VerifyAddress500JSONResponse{InternalErrorJSONResponse: gen.InternalErrorJSONResponse{
+			Body: errorBody(ctx, "verifier_not_configured", "no address verifier is configured for live mode; ask the operator to configure one (retrying does not help)")}}, nil
+	}
+	res, err := v.Verify(ctx, verifierAddress(b))
+	switch {
+	case errors.Is(err, verifier.ErrUnavailable):
+		return gen.VerifyAddress503JSONResponse{ServiceUnavailableJSONResponse: gen.ServiceUnavailableJSONResponse{
+			Body:    errorBody(ctx, "verifier_unavailable", "the address verifier is temporarily unavailable; retry in a minute"),
+			Headers: gen.ServiceUnavailableResponseHeaders{RetryAfter: 60}}}, nil
+	case errors.Is(err, verifier.ErrFailed):
+		return gen.VerifyAddress502JSONResponse{BadGatewayJSONResponse: gen.BadGatewayJSONResponse{
+			Body: errorBody(ctx, "verifier_error", "the address verifier failed; retry")}}, nil
+	case err != nil:
+		return nil, err
+	}
+	out := gen.AddressVerification{
+		Status: gen.AddressVerificationStatus(res.Status), Deliverable: res.Deliverable,
+		Address: genAddress(res.Address), Messages: make([]gen.VerificationMessage, len(res.Messages)),
+	}
+	for i, m := range res.Messages {
+		out.Messages[i] = gen.VerificationMessage{Code: m.Code, Field: optional(m.Field), Message: m.Message}
+	}
+	return gen.VerifyAddress201JSONResponse(out), nil
+}
+
+func verifierAddress(a gen.Address) verifier.Address {
+	return verifier.Address{
+		Name: deref(a.Name), Company: deref(a.Company), Street1: a.Street1, Street2: deref(a.Street2),
+		City: a.City, State: deref(a.State), Zip: a.Zip, Country: a.Country,
+		Phone: deref(a.Phone), Email: deref(a.Email), Residential: a.Residential,
+	}
+}
+
+func genAddress(a verifier.Address) gen.Address {
+	return gen.Address{
+		Name: optional(a.Name), Company: optional(a.Company), Street1: a.Street1, Street2: optional(a.Street2),
+		City: a.City, State: optional(a.State), Zip: a.Zip, Country: a.Country,
+		Phone: optional(a.Phone), Email: optional(a.Email), Residential: a.Residential,
+	}
 }
 
 func savedAddress(a store.Address) gen.SavedAddress {

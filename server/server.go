@@ -22,6 +22,7 @@ import (
 
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/openapi"
 	"github.com/shipd-dev/shipd/store"
@@ -46,6 +47,9 @@ type Config struct {
 	JobPollInterval time.Duration
 	// Carriers serves rates and purchases per mode (default: the sandbox for test, none for live).
 	Carriers *carriers.Registry
+	// TestVerifier and LiveVerifier verify addresses per mode (default: the sandbox for test, none for live).
+	TestVerifier verifier.Verifier
+	LiveVerifier verifier.Verifier
 	// Labels stores label documents.
 	Labels LabelStore
 	// PlatformFeeCents is added to every rate; nil means the default of 8.
@@ -80,6 +84,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.Carriers == nil {
 		c.Carriers = carriers.NewRegistry(sandbox.New(sandbox.Config{}), nil)
+	}
+	if c.TestVerifier == nil {
+		c.TestVerifier = verifier.NewSandbox()
 	}
 	if c.PurchaseAttempts == 0 {
 		c.PurchaseAttempts = 8
