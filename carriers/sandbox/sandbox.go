@@ -39,7 +39,14 @@ type Config struct {
 	// Now stamps the ship date on labels; nil means time.Now. Tests set it
 	// to get byte-identical PDFs.
 	Now func() time.Time
+	// SlowDelay is how long a purchase and a void take under
+	// TriggerSlowCarrier; <= 0 means DefaultSlowDelay.
+	SlowDelay time.Duration
 }
+
+// DefaultSlowDelay is the delay of TriggerSlowCarrier: long enough for a
+// client to see the intermediate states, short enough to wait for.
+const DefaultSlowDelay = 3 * time.Second
 
 // New returns the sandbox USPS, UPS and FedEx carriers. Each call returns
 // fresh instances with their own purchase state.
@@ -69,6 +76,25 @@ type carrier struct {
 	labels map[string]carriers.Label
 	// attempts counts Buy calls per reference for TriggerCarrierUnavailable.
 	attempts map[string]int
+	// slow remembers the tracking numbers bought under TriggerSlowCarrier, so
+	// their void is slow too (Void sees only the tracking number).
+	slow map[string]bool
+}
+
+// wait sleeps for the slow trigger's delay unless ctx ends first.
+func (c *carrier) wait(ctx context.Context) error {
+	d := c.cfg.SlowDelay
+	if d <= 0 {
+		d = DefaultSlowDelay
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 func newCarrier(t tariff, cfg Config) *carrier {
@@ -77,6 +103,7 @@ func newCarrier(t tariff, cfg Config) *carrier {
 		cfg:      cfg,
 		labels:   make(map[string]carriers.Label),
 		attempts: make(map[string]int),
+		slow:     make(map[string]bool),
 	}
 }
 
@@ -99,6 +126,12 @@ func (c *carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 	// whatever else the shipment contains.
 	if noRatesZip(s.To.Zip) {
 		return []carriers.Rate{}, nil
+	}
+	if matches(s.To.Name, TriggerCarrierError) {
+		return nil, fmt.Errorf("sandbox: %s failed to quote (trigger: recipient name '%s')", c.t.name, TriggerCarrierError)
+	}
+	if matches(s.To.Name, TriggerCarriersDown) {
+		return nil, fmt.Errorf("sandbox: %s is temporarily unavailable (trigger: recipient name '%s'): %w", c.t.name, TriggerCarriersDown, carriers.ErrUnavailable)
 	}
 	if err := c.checkShipment(s); err != nil {
 		return nil, err
@@ -189,6 +222,14 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	}
 
 	tn := c.trackingNumber(ref)
+	if matches(to.Name, TriggerSlowCarrier) {
+		if err := c.wait(ctx); err != nil {
+			return carriers.Label{}, err
+		}
+		c.mu.Lock()
+		c.slow[tn] = true
+		c.mu.Unlock()
+	}
 	pdf, err := RenderLabel(LabelInput{
 		Carrier:           c.t.name,
 		Service:           svc.display,
@@ -268,6 +309,12 @@ func (c *carrier) Void(ctx context.Context, trackingNumber string) error {
 	if !c.ownsTrackingNumber(trackingNumber) {
 		return fmt.Errorf("sandbox: %s cannot void %q: not a %s sandbox tracking number: %w",
 			c.t.name, trackingNumber, c.t.name, carriers.ErrRejected)
+	}
+	c.mu.Lock()
+	slow := c.slow[strings.ToUpper(strings.TrimSpace(trackingNumber))]
+	c.mu.Unlock()
+	if slow {
+		return c.wait(ctx)
 	}
 	return nil
 }

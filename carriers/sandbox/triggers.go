@@ -11,6 +11,9 @@ const (
 	TriggerCarrierUnavailable = "Carrier Unavailable"
 	TriggerTrackingException  = "Tracking Exception"
 	TriggerReturnToSender     = "Return To Sender"
+	TriggerCarrierError       = "Carrier Error"
+	TriggerCarriersDown       = "Carriers Down"
+	TriggerSlowCarrier        = "Slow Carrier"
 )
 
 // UnavailableFailures is how many Buy calls per reference fail with
@@ -51,6 +54,21 @@ func Triggers() []Trigger {
 			Field:  "toAddress.name",
 			Value:  TriggerReturnToSender,
 			Effect: "Tracking ends in return_to_sender instead of delivered.",
+		},
+		{
+			Field:  "toAddress.name",
+			Value:  TriggerCarrierError,
+			Effect: "Every carrier fails to quote (the API answers 502 carrier_error).",
+		},
+		{
+			Field:  "toAddress.name",
+			Value:  TriggerCarriersDown,
+			Effect: "Every carrier is temporarily unavailable for quotes (the API answers 503 carrier_unavailable).",
+		},
+		{
+			Field:  "toAddress.name",
+			Value:  TriggerSlowCarrier,
+			Effect: "The purchase and the void each take Config.SlowDelay (3 s by default), so paying and void_requested can be observed.",
 		},
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -15,6 +16,25 @@ import (
 // triggerChecks holds one check per trigger value. TestTriggers walks
 // sandbox.Triggers(), so a trigger added to the table without a check fails.
 var triggerChecks = map[string]func(t *testing.T, c carriers.Carrier, typed string){
+	sandbox.TriggerCarrierError: func(t *testing.T, c carriers.Carrier, typed string) {
+		_, err := c.Rates(context.Background(), withRecipient(domestic(), typed))
+		if err == nil || errors.Is(err, carriers.ErrUnavailable) {
+			t.Errorf("Rates: err = %v, want a failure that is not ErrUnavailable", err)
+		}
+	},
+	sandbox.TriggerCarriersDown: func(t *testing.T, c carriers.Carrier, typed string) {
+		if _, err := c.Rates(context.Background(), withRecipient(domestic(), typed)); !errors.Is(err, carriers.ErrUnavailable) {
+			t.Errorf("Rates: err = %v, want ErrUnavailable", err)
+		}
+	},
+	sandbox.TriggerSlowCarrier: func(t *testing.T, c carriers.Carrier, typed string) {
+		// The default delay is 3 s: a purchase given 30 ms must still be waiting.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+		defer cancel()
+		if _, err := c.Buy(ctx, buyRequest(t, c, "shp_slow", withRecipient(domestic(), typed))); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Buy: err = %v, want context.DeadlineExceeded", err)
+		}
+	},
 	sandbox.TriggerNoRatesZip: func(t *testing.T, c carriers.Carrier, typed string) {
 		s := domestic()
 		s.To.Zip = typed
@@ -141,5 +161,32 @@ func TestTriggersNeedExactValue(t *testing.T) {
 	s.To.Zip = "00001"
 	if rs, err := carrierNamed(t, newCarriers(), sandbox.CarrierUPS).Rates(context.Background(), s); err != nil || len(rs) == 0 {
 		t.Errorf("Rates to 00001 = %v, %v; want rates", rs, err)
+	}
+}
+
+func TestSlowCarrierDelaysBuyAndVoid(t *testing.T) {
+	t.Parallel()
+	c := sandbox.New(sandbox.Config{SlowDelay: 30 * time.Millisecond})[0]
+	s := withRecipient(domestic(), sandbox.TriggerSlowCarrier)
+	rates, err := c.Rates(context.Background(), s)
+	if err != nil || len(rates) == 0 {
+		t.Fatalf("rates: %v %v", rates, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Buy(ctx, carriers.BuyRequest{Reference: "shp_slow_cancelled", Shipment: s, Rate: rates[0]}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled slow purchase: err = %v, want context.Canceled", err)
+	}
+	label, err := c.Buy(context.Background(), carriers.BuyRequest{Reference: "shp_slow", Shipment: s, Rate: rates[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	if err := c.Void(ctx, label.TrackingNumber); !errors.Is(err, context.Canceled) {
+		t.Fatalf("void of a slow label with a cancelled context: err = %v, want context.Canceled", err)
+	}
+	if err := c.Void(context.Background(), label.TrackingNumber); err != nil {
+		t.Fatal(err)
 	}
 }
