@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -26,6 +27,9 @@ func accounts(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError("accounts: want a subcommand: create or update")
 	}
 	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return flag.ErrHelp
 	case "create":
 		fs := newFlags("accounts create", stderr)
 		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
@@ -79,6 +83,9 @@ func tokens(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usageError("tokens: want a subcommand: create, revoke or list")
 	}
 	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return flag.ErrHelp
 	case "create":
 		fs := newFlags("tokens create", stderr)
 		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
