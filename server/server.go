@@ -151,7 +151,7 @@ func Setup(cfg Config) (*echo.Echo, *Server, error) {
 		Queues:            queues,
 		FetchPollInterval: cfg.JobPollInterval,
 		FetchCooldown:     cfg.JobPollInterval / 2,
-		Logger:            cfg.Logger,
+		Logger:            slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
 		Middleware:        []rivertype.Middleware{river.JobInsertMiddlewareFunc(dueWithoutScheduler)},
 		JobTimeout:        time.Minute,
 		// A job that was running when the process died is retried after this.
@@ -240,6 +240,23 @@ func dueWithoutScheduler(ctx context.Context, params []*rivertype.JobInsertParam
 	}
 	return doInner(ctx)
 }
+
+// minLevel drops records below a level: River reports routine work (job
+// counts, leadership) at INFO every few seconds, which would drown the access log.
+type minLevel struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.level && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(attrs), h.level}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler { return minLevel{h.Handler.WithGroup(name), h.level} }
 
 // LabelStore keeps label documents; store.FileBlobs is the default.
 type LabelStore interface {
