@@ -34,7 +34,8 @@ func (s *Server) recordEvent(ctx context.Context, tx *sqlx.Tx, accountID, mode, 
 	return ev, nil
 }
 
-// ListEvents pages through the event history, newest first.
+// ListEvents pages through the event history, newest first, each event with
+// the count of its deliveries by status (one grouped query per page).
 func (s *Server) ListEvents(ctx context.Context, req gen.ListEventsRequestObject) (gen.ListEventsResponseObject, error) {
 	page, perr := pageOf(req.Params.Cursor, req.Params.Limit)
 	if perr != nil {
@@ -45,15 +46,24 @@ func (s *Server) ListEvents(ctx context.Context, req gen.ListEventsRequestObject
 	if err != nil {
 		return nil, err
 	}
+	ids := make([]string, len(rows))
+	for i, ev := range rows {
+		ids[i] = ev.ID
+	}
+	summaries, err := store.DeliverySummaries(ctx, s.store.R, ids)
+	if err != nil {
+		return nil, err
+	}
 	out := gen.EventList{Data: make([]gen.EventRecord, len(rows)), NextCursor: encodeCursor(next)}
 	for i, ev := range rows {
 		var data map[string]any
 		if err := json.Unmarshal([]byte(ev.Data), &data); err != nil {
 			return nil, fmt.Errorf("event %s data: %w", ev.ID, err)
 		}
+		sum := summaries[ev.ID]
 		out.Data[i] = gen.EventRecord{
 			Id: ev.ID, Type: ev.Type, ApiVersion: ev.APIVersion, CreatedAt: ev.CreatedAt, Data: data,
-			Deliveries: gen.DeliverySummary{},
+			Deliveries: gen.DeliverySummary{Total: sum.Total, Pending: sum.Pending, Delivered: sum.Delivered, Failed: sum.Failed},
 		}
 	}
 	return gen.ListEvents200JSONResponse(out), nil

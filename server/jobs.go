@@ -318,8 +318,13 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 		if err != nil {
 			return err
 		}
-		if sh.Status == "void_requested" || sh.Status == "voided" {
+		switch sh.Status {
+		case "voided":
 			return nil // a voided label never moves
+		case "void_requested":
+			// Hold the scan until the void settles: a rejected void puts the
+			// label back to purchased, and its tracking must go on.
+			return river.JobSnooze(max(plan[i].After, time.Second))
 		}
 		scan := plan[i]
 		now := s.now()

@@ -145,6 +145,10 @@ func Setup(cfg Config) (*echo.Echo, *Server, error) {
 	s.hasWorkers = s.registerWorkers(workers)
 	if s.hasWorkers {
 		queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 8}}
+		// Deliveries get their own workers, so slow receivers never hold up purchases.
+		if q := cfg.Webhooks.Queue; q != river.QueueDefault {
+			queues[q] = river.QueueConfig{MaxWorkers: cfg.Webhooks.Concurrency}
+		}
 	}
 	s.jobs, err = river.NewClient(riversqlite.New(cfg.Store.W.DB), &river.Config{
 		Workers:           workers,

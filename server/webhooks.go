@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 
@@ -216,7 +217,8 @@ func (s *Server) UpdateWebhook(ctx context.Context, req gen.UpdateWebhookRequest
 	return gen.UpdateWebhook200JSONResponse(subscription(sub)), nil
 }
 
-// DeleteWebhook revokes a subscription: it disappears from every later read.
+// DeleteWebhook revokes a subscription: it disappears from every later read,
+// and its pending deliveries are cancelled (status failed).
 func (s *Server) DeleteWebhook(ctx context.Context, req gen.DeleteWebhookRequestObject) (gen.DeleteWebhookResponseObject, error) {
 	var (
 		body   *gen.Error
@@ -229,7 +231,14 @@ func (s *Server) DeleteWebhook(ctx context.Context, req gen.DeleteWebhookRequest
 			return err
 		}
 		p := principalFrom(ctx)
-		return store.RevokeSubscription(ctx, tx, p.AccountID, req.Id, s.now())
+		now := s.now()
+		if err := store.RevokeSubscription(ctx, tx, p.AccountID, req.Id, now); err != nil {
+			return err
+		}
+		// Delivery stops at once: queued deliveries become failed, and their
+		// jobs, finding nothing pending, send nothing.
+		_, err = store.CancelPendingDeliveries(ctx, tx, req.Id, "subscription deleted", now)
+		return err
 	})
 	if tb, ok := tokenFailure(ctx, err); ok {
 		return gen.DeleteWebhook401JSONResponse{UnauthorizedJSONResponse: gen.UnauthorizedJSONResponse{Body: tb}}, nil
@@ -245,19 +254,167 @@ func (s *Server) DeleteWebhook(ctx context.Context, req gen.DeleteWebhookRequest
 	return gen.DeleteWebhook204Response{}, nil
 }
 
-// TestWebhook is built by the webhooks issue.
+// TestWebhook queues a signed webhook.test event to this endpoint only. The
+// test event is not recorded in the event history (GET /events): it exists
+// only as this delivery. It is sent once, as a manual attempt: no automatic
+// retries (use the retry endpoint), and it is sent even while the
+// subscription is paused, since someone asked for it.
 func (s *Server) TestWebhook(ctx context.Context, req gen.TestWebhookRequestObject) (gen.TestWebhookResponseObject, error) {
-	return nil, notImplemented("POST /webhooks/{id}/test")
+	var (
+		d      store.Delivery
+		body   *gen.Error
+		status int
+	)
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
+		var (
+			sub store.Subscription
+			err error
+		)
+		sub, body, status, err = s.lookupSubscription(ctx, tx, req.Id)
+		if err != nil || body != nil {
+			return err
+		}
+		raw, err := json.Marshal(map[string]string{"message": "test event from shipd", "subscriptionId": sub.ID})
+		if err != nil {
+			return err
+		}
+		data := string(raw)
+		now := s.now()
+		d = store.Delivery{ID: store.NewID("dlv"), SubscriptionID: sub.ID, AccountID: sub.AccountID, Mode: sub.Mode,
+			EventID: store.NewID("evt"), EventType: testEventType, EventData: &data, CreatedAt: now}
+		if err := s.queueManualAttempt(ctx, tx, &d, now); err != nil {
+			return err
+		}
+		_, err = store.InsertDelivery(ctx, tx, &d)
+		return err
+	})
+	if tb, ok := tokenFailure(ctx, err); ok {
+		return gen.TestWebhook401JSONResponse{UnauthorizedJSONResponse: gen.UnauthorizedJSONResponse{Body: tb}}, nil
+	}
+	switch {
+	case err != nil:
+		return nil, err
+	case status == 404:
+		return gen.TestWebhook404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse{Body: *body}}, nil
+	case status == 403:
+		return gen.TestWebhook403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse{Body: *body}}, nil
+	}
+	return gen.TestWebhook202JSONResponse(deliveryView(d, nil)), nil
 }
 
-// ListWebhookDeliveries is built by the webhooks issue.
+// testEventType is the type of the event POST /webhooks/{id}/test sends.
+const testEventType = "webhook.test"
+
+// ListWebhookDeliveries pages through a subscription's deliveries, newest
+// first, each with every attempt.
 func (s *Server) ListWebhookDeliveries(ctx context.Context, req gen.ListWebhookDeliveriesRequestObject) (gen.ListWebhookDeliveriesResponseObject, error) {
-	return nil, notImplemented("GET /webhooks/{id}/deliveries")
+	page, perr := pageOf(req.Params.Cursor, req.Params.Limit)
+	if perr != nil {
+		return gen.ListWebhookDeliveries422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse{Body: bodyOf(ctx, perr)}}, nil
+	}
+	sub, body, status, err := s.lookupSubscription(ctx, s.store.R, req.Id)
+	switch {
+	case err != nil:
+		return nil, err
+	case status == 404:
+		return gen.ListWebhookDeliveries404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse{Body: *body}}, nil
+	case status == 403:
+		return gen.ListWebhookDeliveries403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse{Body: *body}}, nil
+	}
+	rows, next, err := store.ListDeliveries(ctx, s.store.R, sub.ID, page)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	for i, d := range rows {
+		ids[i] = d.ID
+	}
+	attempts, err := store.DeliveryAttempts(ctx, s.store.R, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.WebhookDeliveryList{Data: make([]gen.WebhookDelivery, len(rows)), NextCursor: encodeCursor(next)}
+	for i, d := range rows {
+		out.Data[i] = deliveryView(d, attempts[d.ID])
+	}
+	return gen.ListWebhookDeliveries200JSONResponse(out), nil
 }
 
-// RetryWebhookDelivery is built by the webhooks issue.
+// RetryWebhookDelivery queues one more attempt of a delivery now, whatever
+// its status (also while the subscription is paused: someone asked for it).
+// The attempt is counted and logged; its outcome becomes the delivery's
+// status unless automatic retries are still scheduled. While a manual attempt
+// is queued and not yet made, another one is 409 delivery_in_progress.
 func (s *Server) RetryWebhookDelivery(ctx context.Context, req gen.RetryWebhookDeliveryRequestObject) (gen.RetryWebhookDeliveryResponseObject, error) {
-	return nil, notImplemented("POST /webhooks/{id}/deliveries/{deliveryId}/retry")
+	var (
+		d        store.Delivery
+		attempts map[string][]store.DeliveryAttempt
+		body     *gen.Error
+		status   int
+	)
+	errBusy := errors.New("delivery in progress")
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
+		var (
+			sub store.Subscription
+			err error
+		)
+		sub, body, status, err = s.lookupSubscription(ctx, tx, req.Id)
+		if err != nil || body != nil {
+			return err
+		}
+		d, err = store.GetSubscriptionDelivery(ctx, tx, sub.ID, req.DeliveryId)
+		if errors.Is(err, store.ErrNotFound) {
+			nf := notFoundBody(ctx)
+			body, status = &nf, 404
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if d.RetryRequest != nil {
+			return errBusy
+		}
+		if err := s.queueManualAttempt(ctx, tx, &d, s.now()); err != nil {
+			return err
+		}
+		if err := store.UpdateDelivery(ctx, tx, &d); err != nil {
+			return err
+		}
+		attempts, err = store.DeliveryAttempts(ctx, tx, []string{d.ID})
+		return err
+	})
+	if tb, ok := tokenFailure(ctx, err); ok {
+		return gen.RetryWebhookDelivery401JSONResponse{UnauthorizedJSONResponse: gen.UnauthorizedJSONResponse{Body: tb}}, nil
+	}
+	switch {
+	case errors.Is(err, errBusy):
+		return gen.RetryWebhookDelivery409JSONResponse{ConflictJSONResponse: gen.ConflictJSONResponse{
+			Body: errorBody(ctx, "delivery_in_progress", "a manual attempt of this delivery is already queued; wait for its outcome")}}, nil
+	case err != nil:
+		return nil, err
+	case status == 404:
+		return gen.RetryWebhookDelivery404JSONResponse{NotFoundJSONResponse: gen.NotFoundJSONResponse{Body: *body}}, nil
+	case status == 403:
+		return gen.RetryWebhookDelivery403JSONResponse{ForbiddenJSONResponse: gen.ForbiddenJSONResponse{Body: *body}}, nil
+	}
+	return gen.RetryWebhookDelivery202JSONResponse(deliveryView(d, attempts[d.ID])), nil
+}
+
+// deliveryView is the contract's WebhookDelivery; nextAttemptAt is the queued
+// manual attempt's time, else the next automatic attempt's.
+func deliveryView(d store.Delivery, attempts []store.DeliveryAttempt) gen.WebhookDelivery {
+	v := gen.WebhookDelivery{
+		Id: d.ID, SubscriptionId: d.SubscriptionID, EventId: d.EventID, EventType: d.EventType,
+		Status: gen.WebhookDeliveryStatus(d.Status), Attempts: d.Attempts, CreatedAt: d.CreatedAt,
+		NextAttemptAt: d.NextAttemptAt, AttemptLog: make([]gen.DeliveryAttempt, len(attempts)),
+	}
+	if d.RetryRequestedAt != nil {
+		v.NextAttemptAt = d.RetryRequestedAt
+	}
+	for i, a := range attempts {
+		v.AttemptLog[i] = gen.DeliveryAttempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error}
+	}
+	return v
 }
 
 func subscription(sub store.Subscription) gen.WebhookSubscription {

@@ -55,10 +55,14 @@ func AddLedgerEntry(ctx context.Context, tx *sqlx.Tx, e LedgerEntry) (bool, erro
 	if e.Kind == LedgerCardCharge {
 		return true, nil
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO balances (account_id, mode, balance_cents) VALUES (?, ?, ?)
-		ON CONFLICT (account_id, mode) DO UPDATE SET balance_cents = balance_cents + excluded.balance_cents`,
-		e.AccountID, e.Mode, e.AmountCents)
-	if err != nil {
+	// Insert then update: SQLite checks balance_cents >= 0 on the row an
+	// upsert would insert before it resolves the conflict, so a debit cannot
+	// ride on INSERT ... ON CONFLICT DO UPDATE.
+	if _, err := tx.ExecContext(ctx, `INSERT INTO balances (account_id, mode) VALUES (?, ?) ON CONFLICT DO NOTHING`, e.AccountID, e.Mode); err != nil {
+		return false, fmt.Errorf("balance: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE balances SET balance_cents = balance_cents + ? WHERE account_id = ? AND mode = ?`,
+		e.AmountCents, e.AccountID, e.Mode); err != nil {
 		return false, fmt.Errorf("balance: %w", err)
 	}
 	return true, nil

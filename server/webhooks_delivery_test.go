@@ -1,0 +1,958 @@
+package server
+
+// Webhook delivery, through the public HTTP API, to real HTTP receivers on
+// 127.0.0.1. Async outcomes are awaited by polling the API with a deadline;
+// assertions are on recorded values (the controllable clock), never on
+// wall-clock timings.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/shipd-dev/shipd/gen"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+// dlvSchedule is a millisecond-scale retry schedule; the last entry is never
+// used with 5 attempts, exactly like the default's 12 h.
+var dlvSchedule = []time.Duration{15 * time.Millisecond, 25 * time.Millisecond, 35 * time.Millisecond, 45 * time.Millisecond, 55 * time.Millisecond}
+
+func withDeliverySchedule(schedule ...time.Duration) setupOption {
+	return func(c *Config) { c.Webhooks.RetrySchedule = schedule }
+}
+
+// dlvRequest is one request a receiver got.
+type dlvRequest struct {
+	Path      string
+	Header    http.Header
+	Body      []byte
+	VerifyErr error
+	Envelope  map[string]any
+}
+
+// dlvReceiver is a real HTTP server that records every request, verifies its
+// signature with the secret registered for its path, and answers with what
+// handle returns (200 when handle is nil).
+type dlvReceiver struct {
+	t       *testing.T
+	srv     *httptest.Server
+	done    chan struct{}
+	conns   atomic.Int64
+	mu      sync.Mutex
+	secrets map[string]string
+	got     []dlvRequest
+	handle  func(r *http.Request, n int) int // n: 1-based count of requests to r's path
+}
+
+func newDlvReceiver(t *testing.T) *dlvReceiver {
+	t.Helper()
+	rc := &dlvReceiver{t: t, done: make(chan struct{}), secrets: map[string]string{}}
+	rc.srv = httptest.NewUnstartedServer(http.HandlerFunc(rc.serve))
+	rc.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			rc.conns.Add(1)
+		}
+	}
+	rc.srv.Start()
+	t.Cleanup(rc.srv.Close)
+	t.Cleanup(func() { close(rc.done) }) // runs first: unblocks waiting handlers
+	return rc
+}
+
+func (rc *dlvReceiver) url(path string) string { return rc.srv.URL + path }
+
+func (rc *dlvReceiver) setSecret(path, secret string) {
+	rc.mu.Lock()
+	rc.secrets[path] = secret
+	rc.mu.Unlock()
+}
+
+func (rc *dlvReceiver) setHandle(h func(r *http.Request, n int) int) {
+	rc.mu.Lock()
+	rc.handle = h
+	rc.mu.Unlock()
+}
+
+func (rc *dlvReceiver) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	req := dlvRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	rc.mu.Lock()
+	secret := rc.secrets[r.URL.Path]
+	rc.mu.Unlock()
+	req.VerifyErr = webhooks.Verify(secret, r.Header, body, 0)
+	if err := json.Unmarshal(body, &req.Envelope); err != nil && req.VerifyErr == nil {
+		req.VerifyErr = fmt.Errorf("body is not a JSON object: %w", err)
+	}
+	if req.VerifyErr == nil && r.Header.Get(webhooks.HeaderEventID) != req.Envelope["id"] {
+		req.VerifyErr = fmt.Errorf("%s %q is not the envelope id %v", webhooks.HeaderEventID, r.Header.Get(webhooks.HeaderEventID), req.Envelope["id"])
+	}
+	rc.mu.Lock()
+	rc.got = append(rc.got, req)
+	n := 0
+	for _, g := range rc.got {
+		if g.Path == r.URL.Path {
+			n++
+		}
+	}
+	handle := rc.handle
+	rc.mu.Unlock()
+	status := http.StatusOK
+	if handle != nil {
+		status = handle(r, n)
+	}
+	if status >= 300 && status < 400 {
+		w.Header().Set("Location", "/elsewhere") // a redirect must never be followed
+	}
+	w.WriteHeader(status)
+}
+
+// requests returns what path received so far (every path when path is "").
+func (rc *dlvReceiver) requests(path string) []dlvRequest {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var out []dlvRequest
+	for _, g := range rc.got {
+		if path == "" || g.Path == path {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// verified fails the test unless every request to path was signed and well formed.
+func (rc *dlvReceiver) verified(t *testing.T, path string) []dlvRequest {
+	t.Helper()
+	reqs := rc.requests(path)
+	for i, r := range reqs {
+		if r.VerifyErr != nil {
+			t.Fatalf("request %d to %s failed verification: %v", i+1, path, r.VerifyErr)
+		}
+	}
+	return reqs
+}
+
+// dlvGate lets a test hold a receiver's answer: each request announces itself
+// on arrived and waits for its status on release.
+type dlvGate struct {
+	arrived chan int
+	release chan int
+	done    chan struct{}
+}
+
+func newDlvGate(rc *dlvReceiver) *dlvGate {
+	return &dlvGate{arrived: make(chan int), release: make(chan int), done: rc.done}
+}
+
+func (g *dlvGate) handle(_ *http.Request, n int) int {
+	select {
+	case g.arrived <- n:
+	case <-g.done:
+		return http.StatusServiceUnavailable
+	}
+	select {
+	case st := <-g.release:
+		return st
+	case <-g.done:
+		return http.StatusServiceUnavailable
+	}
+}
+
+func (g *dlvGate) waitArrival(t *testing.T) int {
+	t.Helper()
+	select {
+	case n := <-g.arrived:
+		return n
+	case <-time.After(10 * time.Second):
+		t.Fatal("no delivery reached the receiver within 10 s")
+		return 0
+	}
+}
+
+// dlvWait polls cond until it holds or 10 s pass.
+func dlvWait(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// dlvSubscribe creates a subscription to the receiver's path and registers its secret.
+func dlvSubscribe(t *testing.T, b *bundle, rc *dlvReceiver, path string, events ...string) string {
+	t.Helper()
+	r := b.do("POST", "/api/v1/webhooks", b.token, map[string]any{"url": rc.url(path), "events": events})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create webhook: %d %s", r.Status, r.Body)
+	}
+	m := r.JSON(t)
+	rc.setSecret(path, m["signingSecret"].(string))
+	return m["id"].(string)
+}
+
+func dlvShipment() map[string]any {
+	return map[string]any{
+		"fromAddress": map[string]any{"name": "Shop", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"name": "Ada", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"parcel":      map[string]any{"weightOz": 32},
+	}
+}
+
+// dlvPurchase buys a label, which records shipment.purchased; it returns the shipment id.
+func dlvPurchase(t *testing.T, b *bundle) string {
+	t.Helper()
+	r := b.do("POST", "/api/v1/labels/create", b.token, dlvShipment())
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("create label: %d %s", r.Status, r.Body)
+	}
+	return r.JSON(t)["id"].(string)
+}
+
+func dlvDeliveriesWith(t *testing.T, b *bundle, token, subID, query string) gen.WebhookDeliveryList {
+	t.Helper()
+	r := b.do("GET", "/api/v1/webhooks/"+subID+"/deliveries"+query, token, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("list deliveries: %d %s", r.Status, r.Body)
+	}
+	var out gen.WebhookDeliveryList
+	r.Decode(t, &out)
+	return out
+}
+
+func dlvDeliveries(t *testing.T, b *bundle, subID string) []gen.WebhookDelivery {
+	t.Helper()
+	return dlvDeliveriesWith(t, b, b.token, subID, "").Data
+}
+
+// dlvOnlyDelivery waits until the subscription has exactly one delivery and cond holds for it.
+func dlvOnlyDelivery(t *testing.T, b *bundle, subID, what string, cond func(d gen.WebhookDelivery) bool) gen.WebhookDelivery {
+	t.Helper()
+	var d gen.WebhookDelivery
+	dlvWait(t, what, func() bool {
+		ds := dlvDeliveries(t, b, subID)
+		if len(ds) > 1 {
+			t.Fatalf("%d deliveries, want 1: %+v", len(ds), ds)
+		}
+		if len(ds) == 1 {
+			d = ds[0]
+		}
+		return len(ds) == 1 && cond(d)
+	})
+	return d
+}
+
+func dlvStatusIs(status gen.WebhookDeliveryStatus) func(gen.WebhookDelivery) bool {
+	return func(d gen.WebhookDelivery) bool { return d.Status == status }
+}
+
+func dlvEvents(t *testing.T, b *bundle, query string) []gen.EventRecord {
+	t.Helper()
+	r := b.do("GET", "/api/v1/events"+query, b.token, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("list events: %d %s", r.Status, r.Body)
+	}
+	var out gen.EventList
+	r.Decode(t, &out)
+	return out.Data
+}
+
+func dlvAttemptStatuses(d gen.WebhookDelivery) []int {
+	var out []int
+	for _, a := range d.AttemptLog {
+		if a.ResponseStatus == nil {
+			out = append(out, 0)
+		} else {
+			out = append(out, *a.ResponseStatus)
+		}
+	}
+	return out
+}
+
+// ---------------------------------------------------------------------------
+
+func TestWebhookDeliverySignedEnvelope(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	subID := dlvSubscribe(t, b, rc, "/hook", "shipment.purchased")
+	shipmentID := dlvPurchase(t, b)
+
+	d := dlvOnlyDelivery(t, b, subID, "the delivery to be delivered", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+	reqs := rc.verified(t, "/hook")
+	if len(reqs) != 1 {
+		t.Fatalf("receiver got %d requests, want 1", len(reqs))
+	}
+	req := reqs[0]
+	if ct := req.Header.Get("Content-Type"); ct != "application/json" {
+		t.Errorf("Content-Type = %q", ct)
+	}
+	if ev := req.Header.Get(webhooks.HeaderEvent); ev != "shipment.purchased" {
+		t.Errorf("%s = %q", webhooks.HeaderEvent, ev)
+	}
+	var keys []string
+	for k := range req.Envelope {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if want := []string{"apiVersion", "createdAt", "data", "id", "type"}; !slices.Equal(keys, want) {
+		t.Errorf("envelope keys = %v, want %v", keys, want)
+	}
+	if req.Envelope["type"] != "shipment.purchased" || req.Envelope["apiVersion"] != "v1" {
+		t.Errorf("envelope = %v", req.Envelope)
+	}
+	data := req.Envelope["data"].(map[string]any)
+	if data["id"] != shipmentID || data["status"] != "purchased" {
+		t.Errorf("data id %v status %v, want %s purchased", data["id"], data["status"], shipmentID)
+	}
+
+	if d.EventId != req.Envelope["id"] || d.EventType != "shipment.purchased" || d.SubscriptionId != subID ||
+		d.Attempts != 1 || d.NextAttemptAt != nil || !strings.HasPrefix(d.Id, "dlv_") {
+		t.Errorf("delivery = %+v", d)
+	}
+	if got := dlvAttemptStatuses(d); !slices.Equal(got, []int{200}) || d.AttemptLog[0].Error != nil {
+		t.Errorf("attempt log = %+v", d.AttemptLog)
+	}
+
+	// The envelope is the event as GET /events has it, with its delivery summary.
+	evs := dlvEvents(t, b, "?type=shipment.purchased")
+	if len(evs) != 1 {
+		t.Fatalf("%d shipment.purchased events, want 1", len(evs))
+	}
+	ev := evs[0]
+	if ev.Id != d.EventId || ev.CreatedAt.Format(time.RFC3339Nano) != req.Envelope["createdAt"] {
+		t.Errorf("event %s at %s; envelope %v at %v", ev.Id, ev.CreatedAt.Format(time.RFC3339Nano), req.Envelope["id"], req.Envelope["createdAt"])
+	}
+	if want := (gen.DeliverySummary{Total: 1, Delivered: 1}); ev.Deliveries != want {
+		t.Errorf("summary = %+v, want %+v", ev.Deliveries, want)
+	}
+	envData, _ := json.Marshal(data)
+	evData, _ := json.Marshal(ev.Data)
+	if !bytes.Equal(envData, evData) {
+		t.Errorf("envelope data differs from the event's:\n%s\n%s", envData, evData)
+	}
+}
+
+func TestWebhookDeliveryRetriesAtScheduledOffsets(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	gate := newDlvGate(rc)
+	rc.setHandle(gate.handle)
+	subID := dlvSubscribe(t, b, rc, "/flaky", "shipment.purchased")
+	dlvPurchase(t, b)
+
+	for k := 1; k <= 5; k++ {
+		if n := gate.waitArrival(t); n != k {
+			t.Fatalf("request %d arrived as number %d", k, n)
+		}
+		if k > 1 {
+			// Attempt k is in flight, so attempt k-1 is recorded with the offset to this one.
+			d := dlvDeliveries(t, b, subID)[0]
+			prev := d.AttemptLog[k-2].AttemptedAt
+			if d.Status != gen.WebhookDeliveryStatusPending || d.Attempts != k-1 || d.NextAttemptAt == nil ||
+				d.NextAttemptAt.Sub(prev) != dlvSchedule[k-2] {
+				t.Fatalf("after attempt %d: %+v, want pending with next attempt %s after the last", k-1, d, dlvSchedule[k-2])
+			}
+		}
+		// Move the controllable clock to when the next attempt is due, so the
+		// recorded attempt times are spaced as scheduled.
+		if k < 5 {
+			b.clock.Advance(dlvSchedule[k-1])
+		}
+		gate.release <- http.StatusInternalServerError
+	}
+
+	d := dlvOnlyDelivery(t, b, subID, "the delivery to fail", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	if d.Attempts != 5 || d.NextAttemptAt != nil || !slices.Equal(dlvAttemptStatuses(d), []int{500, 500, 500, 500, 500}) {
+		t.Fatalf("delivery = %+v", d)
+	}
+	for i := 1; i < 5; i++ {
+		if got := d.AttemptLog[i].AttemptedAt.Sub(d.AttemptLog[i-1].AttemptedAt); got != dlvSchedule[i-1] {
+			t.Errorf("attempt %d came %s after attempt %d, want %s", i+1, got, i, dlvSchedule[i-1])
+		}
+		if d.AttemptLog[i].Error == nil {
+			t.Errorf("attempt %d has no error", i+1)
+		}
+	}
+	reqs := rc.verified(t, "/flaky")
+	if len(reqs) != 5 {
+		t.Fatalf("receiver got %d requests, want 5", len(reqs))
+	}
+	for _, r := range reqs {
+		if r.Envelope["id"] != d.EventId {
+			t.Errorf("request for event %v, want %s", r.Envelope["id"], d.EventId)
+		}
+	}
+}
+
+func TestWebhookDeliveryOutcomes(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	rc.setHandle(func(r *http.Request, n int) int {
+		switch r.URL.Path {
+		case "/bad-request":
+			return http.StatusBadRequest
+		case "/gone":
+			return http.StatusGone
+		case "/redirect":
+			return http.StatusFound
+		case "/throttled":
+			return []int{http.StatusRequestTimeout, http.StatusTooManyRequests, http.StatusOK}[min(n, 3)-1]
+		}
+		return http.StatusOK
+	})
+	// A receiver whose port no longer listens: every attempt is a network error.
+	down := httptest.NewServer(http.NotFoundHandler())
+	downURL := down.URL + "/down"
+	down.Close()
+
+	subs := map[string]string{}
+	for _, p := range []string{"/bad-request", "/gone", "/redirect", "/throttled"} {
+		subs[p] = dlvSubscribe(t, b, rc, p, "shipment.purchased")
+	}
+	r := b.do("POST", "/api/v1/webhooks", b.token, map[string]any{"url": downURL, "events": []string{"shipment.purchased"}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create webhook: %d %s", r.Status, r.Body)
+	}
+	downID := r.JSON(t)["id"].(string)
+	dlvPurchase(t, b)
+
+	for _, tc := range []struct {
+		path     string
+		status   gen.WebhookDeliveryStatus
+		statuses []int
+	}{
+		{"/bad-request", gen.WebhookDeliveryStatusFailed, []int{400}},
+		{"/gone", gen.WebhookDeliveryStatusFailed, []int{410}},
+		{"/redirect", gen.WebhookDeliveryStatusFailed, []int{302}},
+		{"/throttled", gen.WebhookDeliveryStatusDelivered, []int{408, 429, 200}},
+	} {
+		d := dlvOnlyDelivery(t, b, subs[tc.path], tc.path+" to finish", func(d gen.WebhookDelivery) bool { return d.Status != gen.WebhookDeliveryStatusPending })
+		if d.Status != tc.status || !slices.Equal(dlvAttemptStatuses(d), tc.statuses) || d.Attempts != len(tc.statuses) || d.NextAttemptAt != nil {
+			t.Errorf("%s: %s after %v (attempts %d, next %v), want %s after %v", tc.path, d.Status, dlvAttemptStatuses(d), d.Attempts, d.NextAttemptAt, tc.status, tc.statuses)
+		}
+		if got := len(rc.verified(t, tc.path)); got != len(tc.statuses) {
+			t.Errorf("%s: receiver got %d requests, want %d", tc.path, got, len(tc.statuses))
+		}
+	}
+	if got := rc.requests("/elsewhere"); len(got) != 0 {
+		t.Errorf("the redirect was followed: %d requests", len(got))
+	}
+
+	// Network errors are retried: five attempts, no status, each with its error.
+	d := dlvOnlyDelivery(t, b, downID, "the delivery to the closed port to fail", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	if d.Attempts != 5 || len(d.AttemptLog) != 5 {
+		t.Fatalf("closed port: %+v", d)
+	}
+	for i, a := range d.AttemptLog {
+		if a.ResponseStatus != nil || a.Error == nil || !strings.Contains(*a.Error, "refused") {
+			t.Errorf("closed port attempt %d = %+v", i+1, a)
+		}
+	}
+}
+
+func TestWebhookDeliveryPausedAndUnmatchedSubscriptionsGetNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	active := dlvSubscribe(t, b, rc, "/active", "shipment.purchased")
+	paused := dlvSubscribe(t, b, rc, "/paused", "*")
+	otherType := dlvSubscribe(t, b, rc, "/failed-only", "shipment.failed")
+	if r := b.do("PATCH", "/api/v1/webhooks/"+paused, b.token, map[string]any{"enabled": false}); r.Status != http.StatusOK {
+		t.Fatalf("pause: %d %s", r.Status, r.Body)
+	}
+	// The same account's live subscription never sees test-mode events.
+	_, live := b.newToken(b.account.ID, "live", allScopes...)
+	r := b.do("POST", "/api/v1/webhooks", live, map[string]any{"url": "https://example.com/live", "events": []string{"*"}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("live webhook: %d %s", r.Status, r.Body)
+	}
+	liveID := r.JSON(t)["id"].(string)
+
+	dlvPurchase(t, b)
+	dlvOnlyDelivery(t, b, active, "the active subscription's delivery", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+
+	for _, id := range []string{paused, otherType} {
+		if ds := dlvDeliveries(t, b, id); len(ds) != 0 {
+			t.Errorf("subscription %s got %d deliveries, want 0", id, len(ds))
+		}
+	}
+	if ds := dlvDeliveriesWith(t, b, live, liveID, "").Data; len(ds) != 0 {
+		t.Errorf("live subscription got %d deliveries, want 0", len(ds))
+	}
+	if n := len(rc.requests("/paused")) + len(rc.requests("/failed-only")); n != 0 {
+		t.Errorf("paused or unmatched receivers got %d requests", n)
+	}
+	ev := dlvEvents(t, b, "?type=shipment.purchased")
+	if len(ev) != 1 || ev[0].Deliveries != (gen.DeliverySummary{Total: 1, Delivered: 1}) {
+		t.Fatalf("events = %+v", ev)
+	}
+
+	// Resuming does not deliver what happened while paused.
+	if r := b.do("PATCH", "/api/v1/webhooks/"+paused, b.token, map[string]any{"enabled": true}); r.Status != http.StatusOK {
+		t.Fatalf("resume: %d %s", r.Status, r.Body)
+	}
+	if ds := dlvDeliveries(t, b, paused); len(ds) != 0 {
+		t.Errorf("resumed subscription got %d deliveries", len(ds))
+	}
+}
+
+func TestWebhookDeliveryPauseStopsRetries(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	gate := newDlvGate(rc)
+	rc.setHandle(gate.handle)
+	subID := dlvSubscribe(t, b, rc, "/hook", "shipment.purchased")
+	dlvPurchase(t, b)
+
+	gate.waitArrival(t)
+	if r := b.do("PATCH", "/api/v1/webhooks/"+subID, b.token, map[string]any{"enabled": false}); r.Status != http.StatusOK {
+		t.Fatalf("pause: %d %s", r.Status, r.Body)
+	}
+	gate.release <- http.StatusServiceUnavailable // retryable, but the subscription is paused now
+
+	d := dlvOnlyDelivery(t, b, subID, "the delivery to end", func(d gen.WebhookDelivery) bool { return d.Attempts == 1 })
+	if d.Status != gen.WebhookDeliveryStatusFailed || d.NextAttemptAt != nil {
+		t.Fatalf("delivery = %+v, want failed without a next attempt", d)
+	}
+	if n := len(rc.requests("/hook")); n != 1 {
+		t.Fatalf("receiver got %d requests, want 1", n)
+	}
+}
+
+func TestWebhookDeliveryDeleteAndPauseStopQueuedRetries(t *testing.T) {
+	t.Parallel()
+	// The first retry is due a second later: time enough to delete and pause before it.
+	b := setup(t, withDeliverySchedule(time.Second, time.Second))
+	rc := newDlvReceiver(t)
+	rc.setHandle(func(*http.Request, int) int { return http.StatusInternalServerError })
+	deleted := dlvSubscribe(t, b, rc, "/deleted", "shipment.purchased")
+	paused := dlvSubscribe(t, b, rc, "/paused", "shipment.purchased")
+	dlvPurchase(t, b)
+
+	firstFailed := func(d gen.WebhookDelivery) bool { return d.Attempts == 1 }
+	dDeleted := dlvOnlyDelivery(t, b, deleted, "the first attempt to /deleted", firstFailed)
+	dPaused := dlvOnlyDelivery(t, b, paused, "the first attempt to /paused", firstFailed)
+	for _, d := range []gen.WebhookDelivery{dDeleted, dPaused} {
+		if d.Status != gen.WebhookDeliveryStatusPending || d.NextAttemptAt == nil {
+			t.Fatalf("delivery = %+v, want pending with a retry queued", d)
+		}
+	}
+	if r := b.do("DELETE", "/api/v1/webhooks/"+deleted, b.token, nil); r.Status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
+	}
+	if r := b.do("PATCH", "/api/v1/webhooks/"+paused, b.token, map[string]any{"enabled": false}); r.Status != http.StatusOK {
+		t.Fatalf("pause: %d %s", r.Status, r.Body)
+	}
+	if n := len(rc.requests("")); n != 2 {
+		t.Skipf("a retry ran before the delete or pause (%d requests); the machine is too slow for this test", n)
+	}
+	// Deleting cancels at once: the subscription's deliveries are gone with it
+	// and the event's summary shows the delivery failed. Pausing holds the
+	// retry until it is due.
+	wantError(t, b.do("GET", "/api/v1/webhooks/"+deleted+"/deliveries", b.token, nil), http.StatusNotFound, "not_found")
+	ev := dlvEvents(t, b, "?type=shipment.purchased")
+	if len(ev) != 1 || ev[0].Deliveries != (gen.DeliverySummary{Total: 2, Pending: 1, Failed: 1}) {
+		t.Fatalf("events = %+v, want one delivery cancelled and one pending", ev)
+	}
+
+	// The queued retries' jobs run when due and send nothing.
+	for _, d := range []gen.WebhookDelivery{dDeleted, dPaused} {
+		dlvWait(t, "the queued retry's job to finish", func() bool {
+			var state string
+			err := b.store.R.Get(&state, `SELECT state FROM river_job WHERE kind = 'webhook_delivery'
+				AND json_extract(args, '$.delivery_id') = ? AND json_extract(args, '$.attempt') = 2`, d.Id)
+			return err == nil && state == "completed"
+		})
+	}
+	if n := len(rc.requests("")); n != 2 {
+		t.Fatalf("receiver got %d requests in all, want 2 (no retry)", n)
+	}
+	d := dlvDeliveries(t, b, paused)[0]
+	if d.Status != gen.WebhookDeliveryStatusFailed || d.Attempts != 1 || d.NextAttemptAt != nil {
+		t.Fatalf("paused subscription's delivery = %+v, want failed after 1 attempt", d)
+	}
+}
+
+func TestWebhookTestEvent(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	subID := dlvSubscribe(t, b, rc, "/hook", "shipment.failed") // the test event ignores the filter
+	otherID := dlvSubscribe(t, b, rc, "/other", "*")
+
+	r := b.do("POST", "/api/v1/webhooks/"+subID+"/test", b.token, nil)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("test: %d %s", r.Status, r.Body)
+	}
+	var queued gen.WebhookDelivery
+	r.Decode(t, &queued)
+	if queued.EventType != "webhook.test" || queued.Status != gen.WebhookDeliveryStatusPending || queued.Attempts != 0 ||
+		queued.SubscriptionId != subID || !strings.HasPrefix(queued.EventId, "evt_") || len(queued.AttemptLog) != 0 {
+		t.Fatalf("queued = %+v", queued)
+	}
+
+	d := dlvOnlyDelivery(t, b, subID, "the test event", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+	if d.Id != queued.Id || d.Attempts != 1 {
+		t.Fatalf("delivery = %+v", d)
+	}
+	reqs := rc.verified(t, "/hook")
+	if len(reqs) != 1 {
+		t.Fatalf("receiver got %d requests, want 1", len(reqs))
+	}
+	env := reqs[0].Envelope
+	if env["id"] != queued.EventId || env["type"] != "webhook.test" || env["apiVersion"] != "v1" ||
+		reqs[0].Header.Get(webhooks.HeaderEvent) != "webhook.test" {
+		t.Errorf("envelope = %v", env)
+	}
+	if data, _ := env["data"].(map[string]any); data["subscriptionId"] != subID || data["message"] == nil {
+		t.Errorf("data = %v", env["data"])
+	}
+	// To that endpoint only, and not in the event history.
+	if n := len(rc.requests("/other")); n != 0 {
+		t.Errorf("the other subscription got %d requests", n)
+	}
+	if ds := dlvDeliveries(t, b, otherID); len(ds) != 0 {
+		t.Errorf("the other subscription has %d deliveries", len(ds))
+	}
+	if evs := dlvEvents(t, b, ""); len(evs) != 0 {
+		t.Errorf("GET /events lists %d events, want none", len(evs))
+	}
+
+	// One attempt only: a test event is not retried automatically.
+	rc.setHandle(func(r *http.Request, _ int) int { return http.StatusInternalServerError })
+	r = b.do("POST", "/api/v1/webhooks/"+otherID+"/test", b.token, nil)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("test: %d %s", r.Status, r.Body)
+	}
+	d = dlvOnlyDelivery(t, b, otherID, "the failing test event", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	if d.Attempts != 1 || d.NextAttemptAt != nil {
+		t.Errorf("failing test event = %+v", d)
+	}
+
+	// Sent even while paused: someone asked for it.
+	rc.setHandle(nil)
+	if r := b.do("PATCH", "/api/v1/webhooks/"+subID, b.token, map[string]any{"enabled": false}); r.Status != http.StatusOK {
+		t.Fatalf("pause: %d %s", r.Status, r.Body)
+	}
+	if r := b.do("POST", "/api/v1/webhooks/"+subID+"/test", b.token, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("test while paused: %d %s", r.Status, r.Body)
+	}
+	dlvWait(t, "the test event while paused", func() bool { return len(rc.requests("/hook")) == 2 })
+
+	// Access rules: another mode is 403, another account or an unknown id 404.
+	_, live := b.newToken(b.account.ID, "live", allScopes...)
+	wantError(t, b.do("POST", "/api/v1/webhooks/"+subID+"/test", live, nil), http.StatusForbidden, "wrong_mode")
+	other := b.newAccount("Other", true)
+	_, otherTok := b.newToken(other.ID, "test", allScopes...)
+	wantError(t, b.do("POST", "/api/v1/webhooks/"+subID+"/test", otherTok, nil), http.StatusNotFound, "not_found")
+	wantError(t, b.do("POST", "/api/v1/webhooks/whk_000000000000000000000000/test", b.token, nil), http.StatusNotFound, "not_found")
+	wantError(t, b.do("GET", "/api/v1/webhooks/"+subID+"/deliveries", live, nil), http.StatusForbidden, "wrong_mode")
+	wantError(t, b.do("GET", "/api/v1/webhooks/"+subID+"/deliveries", otherTok, nil), http.StatusNotFound, "not_found")
+}
+
+func TestWebhookRetryEndpoint(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	rc.setHandle(func(*http.Request, int) int { return http.StatusBadRequest })
+	subID := dlvSubscribe(t, b, rc, "/hook", "shipment.purchased")
+	dlvPurchase(t, b)
+	d := dlvOnlyDelivery(t, b, subID, "the delivery to fail", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	path := "/api/v1/webhooks/" + subID + "/deliveries/" + d.Id + "/retry"
+
+	gate := newDlvGate(rc)
+	rc.setHandle(gate.handle)
+	r := b.do("POST", path, b.token, nil)
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("retry: %d %s", r.Status, r.Body)
+	}
+	var queued gen.WebhookDelivery
+	r.Decode(t, &queued)
+	if queued.Id != d.Id || queued.Status != gen.WebhookDeliveryStatusPending || queued.Attempts != 1 ||
+		len(queued.AttemptLog) != 1 || queued.NextAttemptAt == nil {
+		t.Fatalf("queued = %+v", queued)
+	}
+	gate.waitArrival(t)
+	// While that attempt is queued or in flight, another is refused.
+	wantError(t, b.do("POST", path, b.token, nil), http.StatusConflict, "delivery_in_progress")
+	gate.release <- http.StatusOK
+	d = dlvOnlyDelivery(t, b, subID, "the retried delivery", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+	if d.Attempts != 2 || !slices.Equal(dlvAttemptStatuses(d), []int{400, 200}) || d.NextAttemptAt != nil {
+		t.Fatalf("retried delivery = %+v", d)
+	}
+
+	// Whatever its status: a delivered delivery is sent again.
+	rc.setHandle(nil)
+	if r := b.do("POST", path, b.token, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("retry delivered: %d %s", r.Status, r.Body)
+	}
+	d = dlvOnlyDelivery(t, b, subID, "the redelivery", func(d gen.WebhookDelivery) bool { return d.Attempts == 3 })
+	if d.Status != gen.WebhookDeliveryStatusDelivered || !slices.Equal(dlvAttemptStatuses(d), []int{400, 200, 200}) {
+		t.Fatalf("redelivered = %+v", d)
+	}
+	reqs := rc.verified(t, "/hook")
+	if len(reqs) != 3 || reqs[2].Envelope["id"] != d.EventId {
+		t.Fatalf("receiver got %d requests", len(reqs))
+	}
+
+	// A delivery of another subscription, an unknown one, another mode, another account.
+	otherSub := dlvSubscribe(t, b, rc, "/other", "*")
+	wantError(t, b.do("POST", "/api/v1/webhooks/"+otherSub+"/deliveries/"+d.Id+"/retry", b.token, nil), http.StatusNotFound, "not_found")
+	wantError(t, b.do("POST", "/api/v1/webhooks/"+subID+"/deliveries/dlv_000000000000000000000000/retry", b.token, nil), http.StatusNotFound, "not_found")
+	_, live := b.newToken(b.account.ID, "live", allScopes...)
+	wantError(t, b.do("POST", path, live, nil), http.StatusForbidden, "wrong_mode")
+	other := b.newAccount("Other", true)
+	_, otherTok := b.newToken(other.ID, "test", allScopes...)
+	wantError(t, b.do("POST", path, otherTok, nil), http.StatusNotFound, "not_found")
+	// A deleted subscription's deliveries are gone with it.
+	if r := b.do("DELETE", "/api/v1/webhooks/"+subID, b.token, nil); r.Status != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", r.Status, r.Body)
+	}
+	wantError(t, b.do("POST", path, b.token, nil), http.StatusNotFound, "not_found")
+}
+
+func TestWebhookDeliveryLogPaging(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	subID := dlvSubscribe(t, b, rc, "/hook", "*")
+	var sent []string
+	for range 5 {
+		r := b.do("POST", "/api/v1/webhooks/"+subID+"/test", b.token, nil)
+		if r.Status != http.StatusAccepted {
+			t.Fatalf("test: %d %s", r.Status, r.Body)
+		}
+		sent = append(sent, r.JSON(t)["id"].(string))
+	}
+	dlvWait(t, "five deliveries", func() bool {
+		for _, d := range dlvDeliveries(t, b, subID) {
+			if d.Status != gen.WebhookDeliveryStatusDelivered {
+				return false
+			}
+		}
+		return len(rc.requests("/hook")) == 5
+	})
+
+	var got []string
+	var sizes []int
+	query := "?limit=2"
+	for {
+		page := dlvDeliveriesWith(t, b, b.token, subID, query)
+		sizes = append(sizes, len(page.Data))
+		for _, d := range page.Data {
+			if len(d.AttemptLog) != 1 || d.Attempts != 1 {
+				t.Errorf("delivery %s: %+v", d.Id, d)
+			}
+			got = append(got, d.Id)
+		}
+		if page.NextCursor.IsNull() {
+			break
+		}
+		query = "?limit=2&cursor=" + page.NextCursor.MustGet()
+		if len(sizes) > 5 {
+			t.Fatal("paging does not end")
+		}
+	}
+	slices.Reverse(sent)
+	if !slices.Equal(got, sent) || !slices.Equal(sizes, []int{2, 2, 1}) {
+		t.Fatalf("pages %v of %v, want newest first %v", sizes, got, sent)
+	}
+	wantError(t, b.do("GET", "/api/v1/webhooks/"+subID+"/deliveries?cursor=nope", b.token, nil), http.StatusUnprocessableEntity, "invalid_field")
+}
+
+func TestWebhookDeliveryEventSummaries(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	gate := newDlvGate(rc)
+	rc.setHandle(func(r *http.Request, n int) int {
+		switch r.URL.Path {
+		case "/bad":
+			return http.StatusBadRequest
+		case "/slow":
+			return gate.handle(r, n)
+		}
+		return http.StatusOK
+	})
+	ok := dlvSubscribe(t, b, rc, "/ok", "shipment.purchased")
+	bad := dlvSubscribe(t, b, rc, "/bad", "shipment.purchased")
+	dlvSubscribe(t, b, rc, "/slow", "shipment.purchased")
+	dlvPurchase(t, b)
+
+	gate.waitArrival(t)
+	dlvOnlyDelivery(t, b, ok, "the ok delivery", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+	dlvOnlyDelivery(t, b, bad, "the bad delivery", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	ev := dlvEvents(t, b, "?type=shipment.purchased")
+	if len(ev) != 1 || ev[0].Deliveries != (gen.DeliverySummary{Total: 3, Pending: 1, Delivered: 1, Failed: 1}) {
+		t.Fatalf("events = %+v", ev)
+	}
+	gate.release <- http.StatusOK
+	dlvWait(t, "the slow delivery", func() bool {
+		ev = dlvEvents(t, b, "?type=shipment.purchased")
+		return ev[0].Deliveries == gen.DeliverySummary{Total: 3, Delivered: 2, Failed: 1}
+	})
+	// Events no subscription asked for have an empty summary.
+	for _, e := range dlvEvents(t, b, "") {
+		if e.Type != "shipment.purchased" && e.Deliveries != (gen.DeliverySummary{}) {
+			t.Errorf("%s: %+v", e.Type, e.Deliveries)
+		}
+	}
+}
+
+func TestWebhookDeliverySSRFGuard(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withDeliverySchedule(dlvSchedule...))
+	rc := newDlvReceiver(t)
+	_, live := b.newToken(b.account.ID, "live", allScopes...)
+	target := "https://" + rc.srv.Listener.Addr().String() + "/ssrf"
+
+	// Submitting the address is refused outright...
+	wantError(t, b.do("POST", "/api/v1/webhooks", live, map[string]any{"url": target, "events": []string{"*"}}), http.StatusUnprocessableEntity, "invalid_field")
+	// ...so stand in for a host name that resolves to loopback only at
+	// delivery time: the subscription is stored as it would have been.
+	ciphertext, err := b.server.cfg.WebhookCipher.Encrypt("whsec_ssrf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := b.clock.Now()
+	sub := store.Subscription{ID: store.NewID("whk"), AccountID: b.account.ID, Mode: "live", URL: target, Enabled: true,
+		SecretCiphertext: ciphertext, CreatedAt: now, UpdatedAt: now}
+	sub.SetEvents([]string{"*"})
+	if err := b.store.Tx(context.Background(), func(tx *sqlx.Tx) error { return store.InsertSubscription(context.Background(), tx, &sub) }); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.do("POST", "/api/v1/webhooks/"+sub.ID+"/test", live, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("test: %d %s", r.Status, r.Body)
+	}
+	var d gen.WebhookDelivery
+	dlvWait(t, "the live delivery to fail", func() bool {
+		ds := dlvDeliveriesWith(t, b, live, sub.ID, "").Data
+		if len(ds) == 1 {
+			d = ds[0]
+		}
+		return len(ds) == 1 && d.Status == gen.WebhookDeliveryStatusFailed
+	})
+	if d.Attempts != 1 || d.AttemptLog[0].ResponseStatus != nil || d.AttemptLog[0].Error == nil ||
+		!strings.Contains(*d.AttemptLog[0].Error, webhooks.ErrForbiddenAddress.Error()) {
+		t.Fatalf("live delivery = %+v", d)
+	}
+	if n := rc.conns.Load(); n != 0 {
+		t.Fatalf("the receiver on loopback accepted %d connections", n)
+	}
+
+	// Test mode reaches loopback (every other test) but not the rest of the
+	// internal network, and a forbidden address is never retried.
+	r := b.do("POST", "/api/v1/webhooks", b.token, map[string]any{"url": "http://169.254.169.254/latest/meta-data", "events": []string{"shipment.purchased"}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	metaID := r.JSON(t)["id"].(string)
+	dlvPurchase(t, b)
+	d = dlvOnlyDelivery(t, b, metaID, "the metadata delivery to fail", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	if d.Attempts != 1 || d.AttemptLog[0].Error == nil || !strings.Contains(*d.AttemptLog[0].Error, webhooks.ErrForbiddenAddress.Error()) {
+		t.Fatalf("metadata delivery = %+v", d)
+	}
+}
+
+// TestWebhookDeliveryInFlightSurvivesRestart stops a server while an attempt
+// is in flight and starts another on the same database file: the delivery
+// is made by the second. (A hard kill leaves River's job running; River
+// rescues it after RescueStuckJobsAfter, with the same outcome.)
+func TestWebhookDeliveryInFlightSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "shipd.db")
+	cipher, err := webhooks.NewCipher(bytes.Repeat([]byte{7}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &testClock{now: time.Now().UTC()}
+	start := func() (*bundle, func(stopTimeout time.Duration)) {
+		st, err := store.Open(context.Background(), dbPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, srv, err := Setup(Config{Store: st, WebhookCipher: cipher, Now: clock.Now, UsageFlushInterval: time.Hour,
+			Labels: store.FileBlobs{Dir: filepath.Join(dir, "labels")}, PurchaseRetryBase: 20 * time.Millisecond,
+			JobPollInterval: 10 * time.Millisecond, Webhooks: WebhookDeliveryConfig{RetrySchedule: dlvSchedule}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := srv.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		hs := httptest.NewServer(e)
+		var once sync.Once
+		stop := func(stopTimeout time.Duration) {
+			once.Do(func() {
+				hs.Close()
+				ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+				defer cancel()
+				_ = srv.Stop(ctx) // reports the cut-short stop; expected
+				_ = st.Close()
+			})
+		}
+		t.Cleanup(func() { stop(10 * time.Second) })
+		return &bundle{t: t, store: st, server: srv, http: hs, clock: clock}, stop
+	}
+
+	rc := newDlvReceiver(t)
+	arrived := make(chan struct{}, 1)
+	rc.setHandle(func(r *http.Request, n int) int {
+		if n == 1 {
+			arrived <- struct{}{}
+			select { // hold the first attempt until the sender goes away
+			case <-r.Context().Done():
+			case <-rc.done:
+			}
+			return http.StatusServiceUnavailable
+		}
+		return http.StatusOK
+	})
+
+	b1, stop1 := start()
+	acct := b1.newAccount("Acme", true)
+	b1.account = acct
+	b1.tokenID, b1.token = b1.newToken(acct.ID, "test", allScopes...)
+	subID := dlvSubscribe(t, b1, rc, "/hook", "shipment.purchased")
+	dlvPurchase(t, b1)
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first attempt never reached the receiver")
+	}
+	stop1(100 * time.Millisecond) // running jobs are cancelled after 100 ms
+
+	b2, _ := start()
+	b2.account, b2.token = acct, b1.token
+	d := dlvOnlyDelivery(t, b2, subID, "the delivery after the restart", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+	// The cut-off attempt was not the receiver's failure and is not counted.
+	if d.Attempts != 1 || !slices.Equal(dlvAttemptStatuses(d), []int{200}) {
+		t.Fatalf("delivery = %+v", d)
+	}
+	reqs := rc.verified(t, "/hook")
+	if len(reqs) != 2 || reqs[0].Envelope["id"] != d.EventId || reqs[1].Envelope["id"] != d.EventId {
+		t.Fatalf("receiver got %d requests (want the cut-off one and the delivery, same event)", len(reqs))
+	}
+}

@@ -1,0 +1,230 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Delivery statuses.
+const (
+	DeliveryPending   = "pending"
+	DeliveryDelivered = "delivered"
+	DeliveryFailed    = "failed"
+)
+
+// Delivery is one event on its way to one subscription.
+type Delivery struct {
+	Seq            int64   `db:"seq"`
+	ID             string  `db:"id"`
+	SubscriptionID string  `db:"subscription_id"`
+	AccountID      string  `db:"account_id"`
+	Mode           string  `db:"mode"`
+	EventID        string  `db:"event_id"`
+	EventType      string  `db:"event_type"`
+	EventData      *string `db:"event_data"` // set only for webhook.test, whose event is not in events
+	Status         string  `db:"status"`
+	Attempts       int     `db:"attempts"`
+	AutoAttempts   int     `db:"auto_attempts"`
+	// NextAttemptAt is when the next automatic attempt is due; nil when none is scheduled.
+	NextAttemptAt *time.Time `db:"next_attempt_at"`
+	// RetryRequest is the nonce of a queued manual attempt.
+	RetryRequest     *string    `db:"retry_request"`
+	RetryRequestedAt *time.Time `db:"retry_requested_at"`
+	LastError        *string    `db:"last_error"`
+	CreatedAt        time.Time  `db:"created_at"`
+	UpdatedAt        time.Time  `db:"updated_at"`
+}
+
+// DeliveryAttempt is one HTTP request of a delivery, as it went.
+type DeliveryAttempt struct {
+	Seq            int64     `db:"seq"`
+	DeliveryID     string    `db:"delivery_id"`
+	AutoAttempt    *int      `db:"auto_attempt"`
+	AttemptedAt    time.Time `db:"attempted_at"`
+	ResponseStatus *int      `db:"response_status"`
+	LatencyMs      int64     `db:"latency_ms"`
+	Error          *string   `db:"error"`
+}
+
+// DeliverySummary counts an event's deliveries by status.
+type DeliverySummary struct {
+	Total, Pending, Delivered, Failed int
+}
+
+const deliveryColumns = `seq, id, subscription_id, account_id, mode, event_id, event_type, event_data, status,
+	attempts, auto_attempts, next_attempt_at, retry_request, retry_requested_at, last_error, created_at, updated_at`
+
+// DeliverableSubscriptions returns the enabled, active subscriptions of an account in one mode.
+func DeliverableSubscriptions(ctx context.Context, q sqlx.QueryerContext, accountID, mode string) ([]Subscription, error) {
+	var subs []Subscription
+	err := sqlx.SelectContext(ctx, q, &subs, `SELECT `+subscriptionColumns+` FROM webhook_subscriptions
+		WHERE account_id = ? AND mode = ? AND enabled = 1 AND revoked_at IS NULL ORDER BY seq`, accountID, mode)
+	return subs, err
+}
+
+// SubscriptionByID reads a subscription by id alone, revoked or not: the
+// delivery worker needs its state and secret whatever happened to it.
+func SubscriptionByID(ctx context.Context, q sqlx.QueryerContext, id string) (Subscription, error) {
+	var sub Subscription
+	err := sqlx.GetContext(ctx, q, &sub, `SELECT `+subscriptionColumns+` FROM webhook_subscriptions WHERE id = ?`, id)
+	return sub, notFound(err)
+}
+
+// InsertDelivery stores a delivery unless its (subscription, event) already
+// has one; inserted says which.
+func InsertDelivery(ctx context.Context, tx *sqlx.Tx, d *Delivery) (inserted bool, err error) {
+	res, err := tx.NamedExecContext(ctx, `INSERT INTO webhook_deliveries
+		(id, subscription_id, account_id, mode, event_id, event_type, event_data, status, attempts, auto_attempts,
+		 next_attempt_at, retry_request, retry_requested_at, last_error, created_at, updated_at)
+		VALUES (:id, :subscription_id, :account_id, :mode, :event_id, :event_type, :event_data, :status, :attempts, :auto_attempts,
+		 :next_attempt_at, :retry_request, :retry_requested_at, :last_error, :created_at, :updated_at)
+		ON CONFLICT (subscription_id, event_id) DO NOTHING`, d)
+	if err != nil {
+		return false, fmt.Errorf("insert delivery: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	d.Seq, err = res.LastInsertId()
+	return true, err
+}
+
+// GetDelivery reads a delivery by id.
+func GetDelivery(ctx context.Context, q sqlx.QueryerContext, id string) (Delivery, error) {
+	var d Delivery
+	err := sqlx.GetContext(ctx, q, &d, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id)
+	return d, notFound(err)
+}
+
+// GetSubscriptionDelivery reads a delivery of one subscription.
+func GetSubscriptionDelivery(ctx context.Context, q sqlx.QueryerContext, subscriptionID, id string) (Delivery, error) {
+	var d Delivery
+	err := sqlx.GetContext(ctx, q, &d, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+		WHERE subscription_id = ? AND id = ?`, subscriptionID, id)
+	return d, notFound(err)
+}
+
+// UpdateDelivery writes a delivery's state.
+func UpdateDelivery(ctx context.Context, tx *sqlx.Tx, d *Delivery) error {
+	_, err := tx.NamedExecContext(ctx, `UPDATE webhook_deliveries
+		SET status = :status, attempts = :attempts, auto_attempts = :auto_attempts, next_attempt_at = :next_attempt_at,
+		    retry_request = :retry_request, retry_requested_at = :retry_requested_at, last_error = :last_error,
+		    updated_at = :updated_at
+		WHERE id = :id`, d)
+	return err
+}
+
+// InsertDeliveryAttempt records one attempt.
+func InsertDeliveryAttempt(ctx context.Context, tx *sqlx.Tx, a *DeliveryAttempt) error {
+	res, err := tx.NamedExecContext(ctx, `INSERT INTO webhook_delivery_attempts
+		(delivery_id, auto_attempt, attempted_at, response_status, latency_ms, error)
+		VALUES (:delivery_id, :auto_attempt, :attempted_at, :response_status, :latency_ms, :error)`, a)
+	if err != nil {
+		return fmt.Errorf("insert delivery attempt: %w", err)
+	}
+	a.Seq, err = res.LastInsertId()
+	return err
+}
+
+// CancelPendingDeliveries fails every pending delivery of a subscription with
+// reason and drops its queued attempts; the jobs that find them later send nothing.
+func CancelPendingDeliveries(ctx context.Context, tx *sqlx.Tx, subscriptionID, reason string, now time.Time) (int64, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries
+		SET status = 'failed', next_attempt_at = NULL, retry_request = NULL, retry_requested_at = NULL,
+		    last_error = ?, updated_at = ?
+		WHERE subscription_id = ? AND status = 'pending'`, reason, now.UTC(), subscriptionID)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// ListDeliveries pages through a subscription's deliveries, newest first.
+func ListDeliveries(ctx context.Context, q sqlx.QueryerContext, subscriptionID string, p Page) ([]Delivery, int64, error) {
+	before, n := p.pageArgs()
+	var rows []Delivery
+	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+		WHERE subscription_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, subscriptionID, before, n)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, next := trimPage(rows, p.Limit, func(d Delivery) int64 { return d.Seq })
+	return rows, next, nil
+}
+
+// DeliveryAttempts returns the attempts of the given deliveries, oldest first, by delivery id.
+func DeliveryAttempts(ctx context.Context, q sqlx.QueryerContext, deliveryIDs []string) (map[string][]DeliveryAttempt, error) {
+	out := make(map[string][]DeliveryAttempt, len(deliveryIDs))
+	if len(deliveryIDs) == 0 {
+		return out, nil
+	}
+	query, args, err := sqlx.In(`SELECT seq, delivery_id, auto_attempt, attempted_at, response_status, latency_ms, error
+		FROM webhook_delivery_attempts WHERE delivery_id IN (?) ORDER BY seq`, deliveryIDs)
+	if err != nil {
+		return nil, err
+	}
+	var rows []DeliveryAttempt
+	if err := sqlx.SelectContext(ctx, q, &rows, query, args...); err != nil {
+		return nil, err
+	}
+	for _, a := range rows {
+		out[a.DeliveryID] = append(out[a.DeliveryID], a)
+	}
+	return out, nil
+}
+
+// DeliverySummaries counts the deliveries of each given event by status, in one query.
+func DeliverySummaries(ctx context.Context, q sqlx.QueryerContext, eventIDs []string) (map[string]DeliverySummary, error) {
+	out := make(map[string]DeliverySummary, len(eventIDs))
+	if len(eventIDs) == 0 {
+		return out, nil
+	}
+	query, args, err := sqlx.In(`SELECT event_id, status, count(*) AS n FROM webhook_deliveries
+		WHERE event_id IN (?) GROUP BY event_id, status`, eventIDs)
+	if err != nil {
+		return nil, err
+	}
+	var rows []struct {
+		EventID string `db:"event_id"`
+		Status  string `db:"status"`
+		N       int    `db:"n"`
+	}
+	if err := sqlx.SelectContext(ctx, q, &rows, query, args...); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		s := out[r.EventID]
+		s.Total += r.N
+		switch r.Status {
+		case DeliveryPending:
+			s.Pending += r.N
+		case DeliveryDelivered:
+			s.Delivered += r.N
+		case DeliveryFailed:
+			s.Failed += r.N
+		}
+		out[r.EventID] = s
+	}
+	return out, nil
+}
+
+// EventByID reads one event by id.
+func EventByID(ctx context.Context, q sqlx.QueryerContext, id string) (Event, error) {
+	var e Event
+	err := sqlx.GetContext(ctx, q, &e, `SELECT seq, id, account_id, mode, type, api_version, created_at, data
+		FROM events WHERE id = ?`, id)
+	return e, notFound(err)
+}
+
+// TruncateError bounds an error text for storage (a receiver's TLS or DNS error can be long).
+func TruncateError(s string) string {
+	const max = 1000
+	if len(s) <= max {
+		return s
+	}
+	return strings.ToValidUTF8(s[:max], "") + "…"
+}
