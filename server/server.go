@@ -260,7 +260,9 @@ func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
 	return minLevel{h.Handler.WithAttrs(attrs), h.level}
 }
 
-func (h minLevel) WithGroup(name string) slog.Handler { return minLevel{h.Handler.WithGroup(name), h.level} }
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.level}
+}
 
 // LabelStore keeps label documents; store.FileBlobs is the default.
 type LabelStore interface {
