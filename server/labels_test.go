@@ -1,0 +1,1617 @@
+package server
+
+// HTTP-level tests of the labels feature: quotes, creation and service
+// selection, the asynchronous purchase, the label PDF, tracking, refunds,
+// billing and the shipment list. Every helper is prefixed "lbl" so it cannot
+// clash with the shared bundle or other test files.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// ---------------------------------------------------------------------------
+// helpers
+
+// lblDeadline bounds every wait for an asynchronous outcome.
+const lblDeadline = 10 * time.Second
+
+type lblRate struct {
+	Carrier            string `json:"carrier"`
+	Service            string `json:"service"`
+	ServiceCategory    string `json:"serviceCategory"`
+	CarrierRateCents   int64  `json:"carrierRateCents"`
+	PlatformFeeCents   int64  `json:"platformFeeCents"`
+	CustomerPriceCents int64  `json:"customerPriceCents"`
+	Currency           string `json:"currency"`
+	EstimatedDays      int    `json:"estimatedDays"`
+}
+
+type lblService struct {
+	Carrier         string `json:"carrier"`
+	Service         string `json:"service"`
+	ServiceCategory string `json:"serviceCategory"`
+}
+
+type lblTrackingEvent struct {
+	Status     string    `json:"status"`
+	Message    string    `json:"message"`
+	Location   string    `json:"location"`
+	OccurredAt time.Time `json:"occurredAt"`
+}
+
+type lblShipment struct {
+	ID                  string              `json:"id"`
+	Mode                string              `json:"mode"`
+	Status              string              `json:"status"`
+	Carrier             string              `json:"carrier"`
+	Service             string              `json:"service"`
+	ServiceCategory     string              `json:"serviceCategory"`
+	CarrierRateCents    int64               `json:"carrierRateCents"`
+	PlatformFeeCents    int64               `json:"platformFeeCents"`
+	CustomerPriceCents  int64               `json:"customerPriceCents"`
+	BalanceAppliedCents int64               `json:"balanceAppliedCents"`
+	ChargeAmountCents   int64               `json:"chargeAmountCents"`
+	Currency            string              `json:"currency"`
+	EstimatedDays       *int                `json:"estimatedDays"`
+	Source              string              `json:"source"`
+	ToName              *string             `json:"toName"`
+	ToStreet1           string              `json:"toStreet1"`
+	FromAddress         map[string]any      `json:"fromAddress"`
+	ToAddress           map[string]any      `json:"toAddress"`
+	Parcel              map[string]any      `json:"parcel"`
+	Options             map[string]any      `json:"options"`
+	Customs             map[string]any      `json:"customs"`
+	TrackingNumber      *string             `json:"trackingNumber"`
+	LabelURL            *string             `json:"labelUrl"`
+	TrackerID           *string             `json:"trackerId"`
+	TrackingStatus      *string             `json:"trackingStatus"`
+	ErrorMessage        *string             `json:"errorMessage"`
+	PurchasedAt         *time.Time          `json:"purchasedAt"`
+	VoidedAt            *time.Time          `json:"voidedAt"`
+	TrackingEvents      *[]lblTrackingEvent `json:"trackingEvents"`
+}
+
+type lblShipmentList struct {
+	Data       []lblShipment `json:"data"`
+	NextCursor *string       `json:"nextCursor"`
+}
+
+type lblTracker struct {
+	ID                  string             `json:"id"`
+	Mode                string             `json:"mode"`
+	ShipmentID          string             `json:"shipmentId"`
+	Carrier             string             `json:"carrier"`
+	TrackingNumber      string             `json:"trackingNumber"`
+	Status              string             `json:"status"`
+	EstimatedDeliveryAt *time.Time         `json:"estimatedDeliveryAt"`
+	Events              []lblTrackingEvent `json:"events"`
+}
+
+type lblEvent struct {
+	ID         string         `json:"id"`
+	Type       string         `json:"type"`
+	APIVersion string         `json:"apiVersion"`
+	Data       map[string]any `json:"data"`
+}
+
+func (s lblShipment) str(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// lblRequest sends one request and reads the whole answer. It never touches a
+// *testing.T, so goroutines may use it.
+func lblRequest(b *bundle, method, path, token string, body any) (response, error) {
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return response{}, err
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, b.http.URL+path, rd)
+	if err != nil {
+		return response{}, err
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := b.http.Client().Do(req)
+	if err != nil {
+		return response{}, err
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		return response{}, err
+	}
+	return response{Status: res.StatusCode, Header: res.Header, Body: data}, nil
+}
+
+func lblDo(t *testing.T, b *bundle, method, path, token string, body any) response {
+	t.Helper()
+	r, err := lblRequest(b, method, path, token, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func lblWantStatus(t *testing.T, r response, status int) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Body)
+	}
+}
+
+// lblBody is a valid domestic create/quote body; mods change it.
+func lblBody(mods ...func(m map[string]any)) map[string]any {
+	to := map[string]any{"name": "Grace Hopper", "street1": "1600 Pennsylvania Ave NW", "city": "Washington", "state": "DC", "zip": "20500", "country": "US"}
+	m := map[string]any{"fromAddress": validAddress(), "toAddress": to, "parcel": map[string]any{"weightOz": 16}}
+	for _, mod := range mods {
+		mod(m)
+	}
+	return m
+}
+
+func lblToName(name string) func(m map[string]any) {
+	return func(m map[string]any) { m["toAddress"].(map[string]any)["name"] = name }
+}
+
+func lblSet(key string, v any) func(m map[string]any) {
+	return func(m map[string]any) { m[key] = v }
+}
+
+// lblInternational sends the parcel to Toronto; withCustoms adds a declaration.
+func lblInternational(withCustoms bool) func(m map[string]any) {
+	return func(m map[string]any) {
+		m["toAddress"] = map[string]any{"name": "Pierre Tremblay", "street1": "100 Queen St W", "city": "Toronto", "state": "ON", "zip": "M5H 2N2", "country": "CA"}
+		if withCustoms {
+			m["customs"] = map[string]any{
+				"contentsType": "merchandise", "contentsExplanation": "T-shirts", "nonDeliveryOption": "return",
+				"items": []any{map[string]any{"description": "Cotton T-shirt", "quantity": 2, "valueCents": 2500, "weightOz": 6, "hsTariffNumber": "6109.10", "originCountry": "US"}},
+			}
+		}
+	}
+}
+
+func lblQuote(t *testing.T, b *bundle, token string, body any) []lblRate {
+	t.Helper()
+	r := lblDo(t, b, "POST", "/api/v1/labels/quote", token, body)
+	lblWantStatus(t, r, http.StatusOK)
+	var out struct {
+		Rates *[]lblRate `json:"rates"`
+	}
+	r.Decode(t, &out)
+	if out.Rates == nil {
+		t.Fatalf("quote has no rates array: %s", r.Body)
+	}
+	return *out.Rates
+}
+
+func lblCreate(t *testing.T, b *bundle, token string, body any) lblShipment {
+	t.Helper()
+	r := lblDo(t, b, "POST", "/api/v1/labels/create", token, body)
+	lblWantStatus(t, r, http.StatusAccepted)
+	var s lblShipment
+	r.Decode(t, &s)
+	if s.ID == "" {
+		t.Fatalf("created shipment has no id: %s", r.Body)
+	}
+	return s
+}
+
+func lblGet(t *testing.T, b *bundle, token, id string) lblShipment {
+	t.Helper()
+	r := lblDo(t, b, "GET", "/api/v1/labels/"+id, token, nil)
+	lblWantStatus(t, r, http.StatusOK)
+	var s lblShipment
+	r.Decode(t, &s)
+	return s
+}
+
+// lblWaitFor polls GET /labels/{id} until ok holds, and returns the shipment
+// and every distinct status seen on the way, in order.
+func lblWaitFor(t *testing.T, b *bundle, token, id, what string, ok func(lblShipment) bool) (lblShipment, []string) {
+	t.Helper()
+	return lblWaitWithin(t, b, token, id, what, lblDeadline, ok)
+}
+
+func lblWaitWithin(t *testing.T, b *bundle, token, id, what string, within time.Duration, ok func(lblShipment) bool) (lblShipment, []string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var seen []string
+	for {
+		s := lblGet(t, b, token, id)
+		if len(seen) == 0 || seen[len(seen)-1] != s.Status {
+			seen = append(seen, s.Status)
+		}
+		if ok(s) {
+			return s, seen
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shipment %s: %s not reached within %s; statuses seen %v; last: status %s, trackingStatus %q, errorMessage %q, %d tracking events",
+				id, what, within, seen, s.Status, s.str(s.TrackingStatus), s.str(s.ErrorMessage), len(deref(s.TrackingEvents)))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// lblWaitStatus waits for a status; reaching another final purchase outcome fails at once.
+func lblWaitStatus(t *testing.T, b *bundle, token, id, want string) lblShipment {
+	t.Helper()
+	var wrong string
+	s, _ := lblWaitFor(t, b, token, id, "status "+want, func(s lblShipment) bool {
+		if s.Status != want && (s.Status == "failed" || (s.Status == "purchased" && want == "failed")) {
+			wrong = s.Status
+			return true
+		}
+		return s.Status == want
+	})
+	if wrong != "" {
+		t.Fatalf("shipment %s ended %s (errorMessage %q), want %s", id, wrong, s.str(s.ErrorMessage), want)
+	}
+	return s
+}
+
+func lblWaitTracking(t *testing.T, b *bundle, token, id, want string) lblShipment {
+	t.Helper()
+	s, _ := lblWaitFor(t, b, token, id, "trackingStatus "+want, func(s lblShipment) bool {
+		return s.TrackingStatus != nil && *s.TrackingStatus == want
+	})
+	return s
+}
+
+// lblEvents reads the whole event history (newest first), optionally of one type.
+func lblEvents(t *testing.T, b *bundle, token, eventType string) []lblEvent {
+	t.Helper()
+	var all []lblEvent
+	cursor := ""
+	for page := 0; page < 50; page++ {
+		q := url.Values{"limit": {"100"}}
+		if eventType != "" {
+			q.Set("type", eventType)
+		}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		r := lblDo(t, b, "GET", "/api/v1/events?"+q.Encode(), token, nil)
+		lblWantStatus(t, r, http.StatusOK)
+		var out struct {
+			Data       []lblEvent `json:"data"`
+			NextCursor *string    `json:"nextCursor"`
+		}
+		r.Decode(t, &out)
+		all = append(all, out.Data...)
+		if out.NextCursor == nil {
+			return all
+		}
+		cursor = *out.NextCursor
+	}
+	t.Fatal("event pagination does not end")
+	return nil
+}
+
+// lblEventsOf keeps the events whose data is the given shipment.
+func lblEventsOf(events []lblEvent, shipmentID string) []lblEvent {
+	var out []lblEvent
+	for _, e := range events {
+		if e.Data["id"] == shipmentID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func lblEventTypes(events []lblEvent) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = e.Type
+	}
+	return out
+}
+
+// lblList reads one page of GET /labels with the query.
+func lblList(t *testing.T, b *bundle, token, query string) lblShipmentList {
+	t.Helper()
+	r := lblDo(t, b, "GET", "/api/v1/labels?"+query, token, nil)
+	lblWantStatus(t, r, http.StatusOK)
+	var l lblShipmentList
+	r.Decode(t, &l)
+	if _, ok := r.JSON(t)["nextCursor"]; !ok {
+		t.Fatalf("nextCursor absent (must be null on the last page): %s", r.Body)
+	}
+	return l
+}
+
+func lblIDs(list []lblShipment) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = s.ID
+	}
+	return out
+}
+
+// lblRoundTrip gives v the types a JSON decode gives (numbers as float64).
+func lblRoundTrip(t *testing.T, v any) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func lblServices(rates []lblRate) []lblService {
+	out := make([]lblService, len(rates))
+	for i, r := range rates {
+		out[i] = lblService{Carrier: r.Carrier, Service: r.Service, ServiceCategory: r.ServiceCategory}
+	}
+	return out
+}
+
+func lblSortServices(s []lblService) []lblService {
+	s = slices.Clone(s)
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].Carrier != s[j].Carrier {
+			return s[i].Carrier < s[j].Carrier
+		}
+		return s[i].Service < s[j].Service
+	})
+	return s
+}
+
+// lblSetup is setup without rate limits: the test clock stands still, so a
+// bucket would never refill, and these tests poll far more than a client would.
+func lblSetup(t *testing.T, opts ...setupOption) *bundle {
+	t.Helper()
+	return setup(t, append([]setupOption{func(c *Config) { c.RateLimits.Disabled = true }}, opts...)...)
+}
+
+// withSandbox installs fresh sandbox carriers for test mode with the scan interval.
+func withSandbox(scan time.Duration) setupOption {
+	return func(c *Config) {
+		c.Carriers = carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: scan}), nil)
+	}
+}
+
+func withLabelDir(dir string) setupOption {
+	return func(c *Config) { c.Labels = store.FileBlobs{Dir: dir} }
+}
+
+// lblGate holds carrier calls until it is opened; entered records who waits.
+type lblGate struct {
+	ch   chan struct{}
+	once sync.Once
+
+	mu      sync.Mutex
+	entered map[string]int
+}
+
+func newLblGate() *lblGate {
+	return &lblGate{ch: make(chan struct{}), entered: map[string]int{}}
+}
+
+func (g *lblGate) open() { g.once.Do(func() { close(g.ch) }) }
+
+func (g *lblGate) wait(ctx context.Context, key string) error {
+	g.mu.Lock()
+	g.entered[key]++
+	g.mu.Unlock()
+	select {
+	case <-g.ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (g *lblGate) count(key string) int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.entered[key]
+}
+
+// awaitEntered waits until a call for key is held at the gate.
+func (g *lblGate) awaitEntered(t *testing.T, key string) {
+	t.Helper()
+	deadline := time.Now().Add(lblDeadline)
+	for g.count(key) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no carrier call for %s reached the gate", key)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// lblCarrier wraps a sandbox carrier: Buy and Void can be held at gates, and
+// Void can be made to fail.
+type lblCarrier struct {
+	carriers.Carrier
+	buyGate  *lblGate
+	voidGate *lblGate
+	voidErr  error
+	buys     *atomic.Int64
+}
+
+func (c *lblCarrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.Label, error) {
+	c.buys.Add(1)
+	if c.buyGate != nil {
+		if err := c.buyGate.wait(ctx, req.Reference); err != nil {
+			return carriers.Label{}, err
+		}
+	}
+	return c.Carrier.Buy(ctx, req)
+}
+
+func (c *lblCarrier) Void(ctx context.Context, trackingNumber string) error {
+	if c.voidGate != nil {
+		if err := c.voidGate.wait(ctx, trackingNumber); err != nil {
+			return err
+		}
+	}
+	if c.voidErr != nil {
+		return c.voidErr
+	}
+	return c.Carrier.Void(ctx, trackingNumber)
+}
+
+// lblWrapped returns the sandbox carriers behind gates, and how many Buy calls they got.
+func lblWrapped(scan time.Duration, buyGate, voidGate *lblGate, voidErr error) ([]carriers.Carrier, *atomic.Int64) {
+	buys := &atomic.Int64{}
+	var out []carriers.Carrier
+	for _, c := range sandbox.New(sandbox.Config{ScanInterval: scan}) {
+		out = append(out, &lblCarrier{Carrier: c, buyGate: buyGate, voidGate: voidGate, voidErr: voidErr, buys: buys})
+	}
+	return out, buys
+}
+
+func withGated(scan time.Duration, buyGate, voidGate *lblGate, voidErr error) setupOption {
+	cs, _ := lblWrapped(scan, buyGate, voidGate, voidErr)
+	return func(c *Config) { c.Carriers = carriers.NewRegistry(cs, nil) }
+}
+
+// ---------------------------------------------------------------------------
+// 1. quote
+
+func TestQuoteRates(t *testing.T) {
+	t.Parallel()
+
+	t.Run("rates from every carrier, cheapest first, nothing stored", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		rates := lblQuote(t, b, b.token, lblBody())
+		if len(rates) == 0 {
+			t.Fatal("no rates")
+		}
+		carrierSet := map[string]bool{}
+		for i, r := range rates {
+			carrierSet[r.Carrier] = true
+			if r.PlatformFeeCents != 8 {
+				t.Errorf("rate %d (%s %s): platformFeeCents = %d, want 8", i, r.Carrier, r.Service, r.PlatformFeeCents)
+			}
+			if r.CustomerPriceCents != r.CarrierRateCents+r.PlatformFeeCents {
+				t.Errorf("rate %d (%s %s): customerPriceCents %d != carrierRateCents %d + platformFeeCents %d",
+					i, r.Carrier, r.Service, r.CustomerPriceCents, r.CarrierRateCents, r.PlatformFeeCents)
+			}
+			if r.CarrierRateCents <= 0 || r.Currency != "USD" || r.EstimatedDays <= 0 || r.Service == "" {
+				t.Errorf("rate %d is implausible: %+v", i, r)
+			}
+			if !slices.Contains(carriers.Categories(), r.ServiceCategory) {
+				t.Errorf("rate %d: serviceCategory %q is not a category", i, r.ServiceCategory)
+			}
+			if i > 0 && rates[i-1].CustomerPriceCents > r.CustomerPriceCents {
+				t.Errorf("rates not cheapest first: %d (%d) before %d (%d)", i-1, rates[i-1].CustomerPriceCents, i, r.CustomerPriceCents)
+			}
+		}
+		if len(carrierSet) < 3 {
+			t.Errorf("rates from %d carriers (%v), want at least 3", len(carrierSet), carrierSet)
+		}
+
+		again := lblQuote(t, b, b.token, lblBody())
+		if diff := cmp.Diff(rates, again); diff != "" {
+			t.Errorf("two quotes of the same shipment differ (-first +second):\n%s", diff)
+		}
+
+		if l := lblList(t, b, b.token, ""); len(l.Data) != 0 {
+			t.Errorf("GET /labels after quotes has %d shipments, want 0", len(l.Data))
+		}
+		if ev := lblEvents(t, b, b.token, ""); len(ev) != 0 {
+			t.Errorf("GET /events after quotes has %d events, want 0: %v", len(ev), lblEventTypes(ev))
+		}
+		for _, mode := range []string{"test", "live"} {
+			bal, err := store.Balance(context.Background(), b.store.R, b.account.ID, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries, err := b.store.LedgerEntries(context.Background(), b.account.ID, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bal != 0 || len(entries) != 0 {
+				t.Errorf("%s mode after quotes: balance %d, %d ledger entries; want nothing", mode, bal, len(entries))
+			}
+		}
+	})
+
+	t.Run("platform fee is configurable", func(t *testing.T) {
+		t.Parallel()
+		def := lblSetup(t)
+		base := lblQuote(t, def, def.token, lblBody())
+		for _, fee := range []int64{0, 25} {
+			b := lblSetup(t, func(c *Config) { c.PlatformFeeCents = &fee })
+			rates := lblQuote(t, b, b.token, lblBody())
+			var want []lblRate
+			for _, r := range base {
+				r.PlatformFeeCents = fee
+				r.CustomerPriceCents = r.CarrierRateCents + fee
+				want = append(want, r)
+			}
+			// The fee is the same on every rate, so the order cannot change.
+			if diff := cmp.Diff(want, rates); diff != "" {
+				t.Errorf("fee %d: rates (-want +got):\n%s", fee, diff)
+			}
+			s := lblCreate(t, b, b.token, lblBody())
+			if s.PlatformFeeCents != fee || s.CustomerPriceCents != s.CarrierRateCents+fee {
+				t.Errorf("fee %d: created shipment has platformFeeCents %d, customerPriceCents %d, carrierRateCents %d",
+					fee, s.PlatformFeeCents, s.CustomerPriceCents, s.CarrierRateCents)
+			}
+			if d := lblGet(t, b, b.token, s.ID); d.PlatformFeeCents != fee {
+				t.Errorf("fee %d: GET detail platformFeeCents = %d", fee, d.PlatformFeeCents)
+			}
+		}
+	})
+
+	t.Run("no rates", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		r := lblDo(t, b, "POST", "/api/v1/labels/quote", b.token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
+		wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
+	})
+
+	t.Run("international needs customs", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		r := lblDo(t, b, "POST", "/api/v1/labels/quote", b.token, lblBody(lblInternational(false)))
+		m := wantError(t, r, http.StatusUnprocessableEntity, "missing_field")
+		if m["field"] != "customs" {
+			t.Errorf("field = %v, want customs", m["field"])
+		}
+	})
+
+	t.Run("international with customs quotes only international services", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		intl := lblQuote(t, b, b.token, lblBody(lblInternational(true)))
+		want := []lblService{
+			{"FedEx", "InternationalEconomy", "standard"},
+			{"FedEx", "InternationalPriority", "express"},
+			{"UPS", "WorldwideExpedited", "standard"},
+			{"UPS", "WorldwideSaver", "express"},
+			{"USPS", "FirstClassPackageInternational", "economy"},
+			{"USPS", "PriorityMailExpressInternational", "express"},
+			{"USPS", "PriorityMailInternational", "standard"},
+		}
+		if diff := cmp.Diff(want, lblSortServices(lblServices(intl))); diff != "" {
+			t.Errorf("international services (-want +got):\n%s", diff)
+		}
+		domestic := map[lblService]bool{}
+		for _, s := range lblServices(lblQuote(t, b, b.token, lblBody())) {
+			domestic[s] = true
+		}
+		for _, s := range lblServices(intl) {
+			if domestic[s] {
+				t.Errorf("domestic service %+v offered for an international shipment", s)
+			}
+		}
+	})
+
+	t.Run("US address without state", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		r := lblDo(t, b, "POST", "/api/v1/labels/quote", b.token, lblBody(func(m map[string]any) { delete(m["toAddress"].(map[string]any), "state") }))
+		m := wantError(t, r, http.StatusUnprocessableEntity, "invalid_field")
+		if m["field"] != "toAddress.state" {
+			t.Errorf("field = %v, want toAddress.state", m["field"])
+		}
+	})
+
+	t.Run("live mode has no carriers", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		_, live := b.newToken(b.account.ID, "live", "write:shipments")
+		r := lblDo(t, b, "POST", "/api/v1/labels/quote", live, lblBody())
+		wantError(t, r, http.StatusInternalServerError, "carrier_not_configured")
+		r = lblDo(t, b, "POST", "/api/v1/labels/create", live, lblBody())
+		wantError(t, r, http.StatusInternalServerError, "carrier_not_configured")
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 2. create: service selection
+
+func TestLabelCreateSelection(t *testing.T) {
+	t.Parallel()
+	b := lblSetup(t)
+	rates := lblQuote(t, b, b.token, lblBody())
+	created := 0
+
+	// wantRate checks a 202 body against the quoted rate it must have selected.
+	wantRate := func(t *testing.T, s lblShipment, r lblRate) {
+		t.Helper()
+		got := lblRate{Carrier: s.Carrier, Service: s.Service, ServiceCategory: s.ServiceCategory, CarrierRateCents: s.CarrierRateCents,
+			PlatformFeeCents: s.PlatformFeeCents, CustomerPriceCents: s.CustomerPriceCents, Currency: s.Currency}
+		if s.EstimatedDays != nil {
+			got.EstimatedDays = *s.EstimatedDays
+		}
+		if diff := cmp.Diff(r, got); diff != "" {
+			t.Errorf("selected rate (-want +got):\n%s", diff)
+		}
+		if s.Status != "paying" || s.Mode != "test" || s.Source != "api" {
+			t.Errorf("status %q, mode %q, source %q; want paying, test, api", s.Status, s.Mode, s.Source)
+		}
+		if s.BalanceAppliedCents != 0 || s.ChargeAmountCents != r.CustomerPriceCents {
+			t.Errorf("balanceAppliedCents %d, chargeAmountCents %d; want 0 and %d", s.BalanceAppliedCents, s.ChargeAmountCents, r.CustomerPriceCents)
+		}
+		if s.TrackingNumber != nil || s.LabelURL != nil || s.TrackerID != nil {
+			t.Errorf("a paying shipment has purchase results: %+v", s)
+		}
+		created++
+	}
+
+	t.Run("carrier and service select that exact service", func(t *testing.T) {
+		// The most expensive rate: never what a cheapest-first rule would pick.
+		r := rates[len(rates)-1]
+		s := lblCreate(t, b, b.token, lblBody(lblSet("carrier", r.Carrier), lblSet("service", r.Service)))
+		wantRate(t, s, r)
+	})
+
+	t.Run("carrier and service are case-insensitive", func(t *testing.T) {
+		r := rates[len(rates)-2]
+		s := lblCreate(t, b, b.token, lblBody(lblSet("carrier", strings.ToLower(r.Carrier)), lblSet("service", strings.ToUpper(r.Service))))
+		wantRate(t, s, r)
+	})
+
+	t.Run("serviceCategory selects the cheapest in the tier", func(t *testing.T) {
+		for _, cat := range carriers.Categories() {
+			var want *lblRate
+			n := 0
+			for i := range rates {
+				if rates[i].ServiceCategory == cat {
+					if want == nil {
+						want = &rates[i]
+					}
+					n++
+				}
+			}
+			if want == nil {
+				continue
+			}
+			if cat != carriers.CategoryOvernight && n < 2 {
+				t.Errorf("category %s has %d rates; the test needs a choice", cat, n)
+			}
+			s := lblCreate(t, b, b.token, lblBody(lblSet("serviceCategory", cat)))
+			wantRate(t, s, *want)
+		}
+	})
+
+	t.Run("carrier alone selects its cheapest", func(t *testing.T) {
+		for _, c := range []string{"UPS", "FedEx"} {
+			i := slices.IndexFunc(rates, func(r lblRate) bool { return r.Carrier == c })
+			s := lblCreate(t, b, b.token, lblBody(lblSet("carrier", c)))
+			wantRate(t, s, rates[i])
+		}
+	})
+
+	t.Run("nothing selects the cheapest overall", func(t *testing.T) {
+		s := lblCreate(t, b, b.token, lblBody())
+		wantRate(t, s, rates[0])
+	})
+
+	t.Run("no matching service lists the available ones", func(t *testing.T) {
+		for name, body := range map[string]map[string]any{
+			"unknown service":         lblBody(lblSet("carrier", "USPS"), lblSet("service", "NextDayAir")),
+			"unknown carrier":         lblBody(lblSet("carrier", "DHL")),
+			"service in another tier": lblBody(lblSet("carrier", "USPS"), lblSet("service", "Priority"), lblSet("serviceCategory", "overnight")),
+			"tier nobody offers":      lblBody(lblSet("carrier", "USPS"), lblSet("serviceCategory", "overnight")),
+		} {
+			r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, body)
+			wantError(t, r, http.StatusUnprocessableEntity, "no_matching_service")
+			var e struct {
+				AvailableServices []lblService `json:"availableServices"`
+			}
+			r.Decode(t, &e)
+			if len(e.AvailableServices) == 0 {
+				t.Errorf("%s: availableServices is empty: %s", name, r.Body)
+			}
+			if diff := cmp.Diff(lblSortServices(lblServices(rates)), lblSortServices(e.AvailableServices)); diff != "" {
+				t.Errorf("%s: availableServices are not the quote's services (-quote +got):\n%s", name, diff)
+			}
+		}
+	})
+
+	t.Run("service without carrier", func(t *testing.T) {
+		r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, lblBody(lblSet("service", "Priority")))
+		if m := wantError(t, r, http.StatusUnprocessableEntity, "missing_field"); m["field"] != "carrier" {
+			t.Errorf("field = %v, want carrier", m["field"])
+		}
+	})
+
+	t.Run("no rates", func(t *testing.T) {
+		r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
+		wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
+	})
+
+	t.Run("international without customs", func(t *testing.T) {
+		r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, lblBody(lblInternational(false)))
+		if m := wantError(t, r, http.StatusUnprocessableEntity, "missing_field"); m["field"] != "customs" {
+			t.Errorf("field = %v, want customs", m["field"])
+		}
+	})
+
+	t.Run("only accepted creates are stored", func(t *testing.T) {
+		l := lblList(t, b, b.token, "limit=100")
+		if len(l.Data) != created {
+			t.Errorf("GET /labels has %d shipments, want the %d accepted ones", len(l.Data), created)
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 3. payment method
+
+func TestLabelCreateNoPaymentMethod(t *testing.T) {
+	t.Parallel()
+	b := lblSetup(t)
+	poor := b.newAccount("Poor", false)
+	_, token := b.newToken(poor.ID, "test", allScopes...)
+
+	// Validation and rates come before the payment method.
+	r := lblDo(t, b, "POST", "/api/v1/labels/create", token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
+	wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
+	r = lblDo(t, b, "POST", "/api/v1/labels/create", token, lblBody(lblSet("carrier", "DHL")))
+	wantError(t, r, http.StatusUnprocessableEntity, "no_matching_service")
+
+	// The spec: retry with the same idempotency key after adding a card.
+	body := lblBody(lblSet("serviceCategory", "express"), lblSet("idempotencyKey", "order-1"))
+	r = lblDo(t, b, "POST", "/api/v1/labels/create", token, body)
+	wantError(t, r, http.StatusPaymentRequired, "no_payment_method")
+	if l := lblList(t, b, token, ""); len(l.Data) != 0 {
+		t.Fatalf("a 402 stored %d shipments", len(l.Data))
+	}
+	if ev := lblEvents(t, b, token, ""); len(ev) != 0 {
+		t.Fatalf("a 402 recorded events: %v", lblEventTypes(ev))
+	}
+
+	if err := b.store.SetPaymentMethod(context.Background(), poor.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	s := lblCreate(t, b, token, body)
+	if s.Status != "paying" || s.ServiceCategory != "express" {
+		t.Fatalf("after adding a payment method: status %q, category %q", s.Status, s.ServiceCategory)
+	}
+	lblWaitStatus(t, b, token, s.ID, "purchased")
+	if again := lblCreate(t, b, token, body); again.ID != s.ID {
+		t.Errorf("the same key again created %s, want the replay of %s", again.ID, s.ID)
+	}
+	if l := lblList(t, b, token, ""); !slices.Equal(lblIDs(l.Data), []string{s.ID}) {
+		t.Errorf("shipments %v, want just %s", lblIDs(l.Data), s.ID)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 4. purchase
+
+func TestLabelPurchase(t *testing.T) {
+	t.Parallel()
+
+	t.Run("purchased", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		c := lblCreate(t, b, b.token, lblBody())
+		s := lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		if s.str(s.TrackingNumber) == "" || s.str(s.TrackerID) == "" || s.PurchasedAt == nil {
+			t.Errorf("purchased shipment lacks trackingNumber, trackerId or purchasedAt: %+v", s)
+		}
+		if u := s.str(s.LabelURL); !strings.HasSuffix(u, "/api/v1/labels/"+s.ID+"/label.pdf") {
+			t.Errorf("labelUrl = %q, want it to end with /api/v1/labels/%s/label.pdf", u, s.ID)
+		}
+		if s.ErrorMessage != nil {
+			t.Errorf("purchased shipment has errorMessage %q", *s.ErrorMessage)
+		}
+		// The purchase changes nothing about the selection or the money.
+		if s.Carrier != c.Carrier || s.Service != c.Service || s.CustomerPriceCents != c.CustomerPriceCents || s.ChargeAmountCents != c.ChargeAmountCents {
+			t.Errorf("purchase changed the shipment: created %+v, purchased %+v", c, s)
+		}
+
+		events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
+		if diff := cmp.Diff([]string{"shipment.purchased"}, lblEventTypes(events)); diff != "" {
+			t.Fatalf("events of the shipment (-want +got):\n%s", diff)
+		}
+		d := events[0].Data
+		if d["id"] != s.ID || d["status"] != "purchased" || d["trackingNumber"] != s.str(s.TrackingNumber) || d["labelUrl"] != s.str(s.LabelURL) {
+			t.Errorf("shipment.purchased data: %v", d)
+		}
+		if events[0].APIVersion != "v1" {
+			t.Errorf("apiVersion = %q", events[0].APIVersion)
+		}
+	})
+
+	t.Run("fail purchase", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		c := lblCreate(t, b, b.token, lblBody(lblToName("Fail Purchase")))
+		s := lblWaitStatus(t, b, b.token, c.ID, "failed")
+		if s.str(s.ErrorMessage) == "" {
+			t.Errorf("failed shipment has no errorMessage: %+v", s)
+		}
+		if s.TrackingNumber != nil || s.LabelURL != nil || s.TrackerID != nil || s.PurchasedAt != nil {
+			t.Errorf("failed shipment has purchase results: %+v", s)
+		}
+		events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
+		if diff := cmp.Diff([]string{"shipment.failed"}, lblEventTypes(events)); diff != "" {
+			t.Fatalf("events of the shipment (-want +got):\n%s", diff)
+		}
+		d := events[0].Data
+		if d["id"] != s.ID || d["status"] != "failed" || d["errorMessage"] != s.str(s.ErrorMessage) {
+			t.Errorf("shipment.failed data: %v", d)
+		}
+	})
+
+	t.Run("carrier unavailable is pending, then purchased", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t, func(c *Config) { c.PurchaseRetryBase = 100 * time.Millisecond })
+		c := lblCreate(t, b, b.token, lblBody(lblToName("Carrier Unavailable")))
+		s, seen := lblWaitFor(t, b, b.token, c.ID, "status purchased", func(s lblShipment) bool { return s.Status == "purchased" || s.Status == "failed" })
+		if s.Status != "purchased" {
+			t.Fatalf("ended %s (%s), want purchased", s.Status, s.str(s.ErrorMessage))
+		}
+		if !slices.Contains(seen, "pending") {
+			t.Errorf("statuses seen %v; want pending on the way", seen)
+		}
+		for _, st := range seen {
+			if st != "paying" && st != "pending" && st != "purchased" {
+				t.Errorf("unexpected status %s on the way: %v", st, seen)
+			}
+		}
+		events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
+		if diff := cmp.Diff([]string{"shipment.purchased"}, lblEventTypes(events)); diff != "" {
+			t.Errorf("events of the shipment (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("carrier unavailable for every attempt fails", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t, func(c *Config) { c.PurchaseAttempts = 2 })
+		c := lblCreate(t, b, b.token, lblBody(lblToName("Carrier Unavailable")))
+		s := lblWaitStatus(t, b, b.token, c.ID, "failed")
+		if s.str(s.ErrorMessage) == "" {
+			t.Errorf("no errorMessage: %+v", s)
+		}
+		events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
+		if diff := cmp.Diff([]string{"shipment.failed"}, lblEventTypes(events)); diff != "" {
+			t.Errorf("events of the shipment (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 5. label PDF
+
+func TestLabelPDF(t *testing.T) {
+	t.Parallel()
+
+	wantPDF := func(t *testing.T, b *bundle, id string) []byte {
+		t.Helper()
+		r := lblDo(t, b, "GET", "/api/v1/labels/"+id+"/label.pdf", b.token, nil)
+		lblWantStatus(t, r, http.StatusOK)
+		if ct := r.Header.Get("Content-Type"); ct != "application/pdf" {
+			t.Errorf("Content-Type = %q, want application/pdf", ct)
+		}
+		if !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
+			t.Errorf("body does not start with %%PDF-: %q", r.Body[:min(len(r.Body), 20)])
+		}
+		return r.Body
+	}
+
+	t.Run("pending while paying, then the PDF", func(t *testing.T) {
+		t.Parallel()
+		gate := newLblGate()
+		b := lblSetup(t, withGated(0, gate, nil, nil))
+		t.Cleanup(gate.open)
+		c := lblCreate(t, b, b.token, lblBody())
+		gate.awaitEntered(t, c.ID)
+		if s := lblGet(t, b, b.token, c.ID); s.Status != "paying" {
+			t.Fatalf("status %s while the carrier holds the purchase, want paying", s.Status)
+		}
+		r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
+		wantError(t, r, http.StatusAccepted, "label_pending")
+		if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n <= 0 {
+			t.Errorf("Retry-After = %q, want a positive number of seconds", r.Header.Get("Retry-After"))
+		}
+		gate.open()
+		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		wantPDF(t, b, c.ID)
+	})
+
+	t.Run("failed shipment has no label", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		c := lblCreate(t, b, b.token, lblBody(lblToName("Fail Purchase")))
+		lblWaitStatus(t, b, b.token, c.ID, "failed")
+		r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
+		wantError(t, r, http.StatusNotFound, "label_unavailable")
+	})
+
+	t.Run("stored file missing", func(t *testing.T) {
+		t.Parallel()
+		dir := t.TempDir()
+		b := lblSetup(t, withLabelDir(dir))
+		c := lblCreate(t, b, b.token, lblBody())
+		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		stored := wantPDF(t, b, c.ID)
+		removed := 0
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			if bytes.Equal(data, stored) {
+				removed++
+				return os.Remove(p)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if removed != 1 {
+			t.Fatalf("found %d stored copies of the label in %s, want 1", removed, dir)
+		}
+		r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
+		wantError(t, r, http.StatusNotFound, "label_unavailable")
+	})
+
+	t.Run("unknown shipment", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		r := lblDo(t, b, "GET", "/api/v1/labels/shp_doesnotexist/label.pdf", b.token, nil)
+		wantError(t, r, http.StatusNotFound, "not_found")
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 6. tracking
+
+func TestLabelTracking(t *testing.T) {
+	t.Parallel()
+	b := lblSetup(t, withSandbox(20*time.Millisecond))
+
+	cases := []struct {
+		name, toName, final, event, notEvent string
+	}{
+		{"delivered", "Grace Hopper", "delivered", "shipment.delivered", ""},
+		{"tracking exception", "Tracking Exception", "failure", "shipment.exception", "shipment.delivered"},
+		{"return to sender", "Return To Sender", "return_to_sender", "shipment.return_to_sender", "shipment.delivered"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := lblCreate(t, b, b.token, lblBody(lblToName(tc.toName)))
+			lblWaitStatus(t, b, b.token, c.ID, "purchased")
+			s := lblWaitTracking(t, b, b.token, c.ID, tc.final)
+
+			wantStatuses := []string{tc.final, "out_for_delivery", "in_transit", "in_transit", "pre_transit"}
+			if s.TrackingEvents == nil {
+				t.Fatal("GET detail has no trackingEvents")
+			}
+			var got []string
+			for i, e := range *s.TrackingEvents {
+				got = append(got, e.Status)
+				if e.Message == "" || e.OccurredAt.IsZero() {
+					t.Errorf("tracking event %d is incomplete: %+v", i, e)
+				}
+				if i > 0 && e.OccurredAt.After((*s.TrackingEvents)[i-1].OccurredAt) {
+					t.Errorf("tracking events not newest first at %d", i)
+				}
+			}
+			if diff := cmp.Diff(wantStatuses, got); diff != "" {
+				t.Errorf("trackingEvents statuses, newest first (-want +got):\n%s", diff)
+			}
+
+			r := lblDo(t, b, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), b.token, nil)
+			lblWantStatus(t, r, http.StatusOK)
+			var tr lblTracker
+			r.Decode(t, &tr)
+			wantTr := lblTracker{ID: s.str(s.TrackerID), Mode: "test", ShipmentID: s.ID, Carrier: s.Carrier,
+				TrackingNumber: s.str(s.TrackingNumber), Status: tc.final, Events: *s.TrackingEvents}
+			if diff := cmp.Diff(wantTr, tr, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "EstimatedDeliveryAt" }, cmp.Ignore())); diff != "" {
+				t.Errorf("tracker (-want +got):\n%s", diff)
+			}
+			if tr.EstimatedDeliveryAt == nil {
+				t.Error("tracker has no estimatedDeliveryAt")
+			}
+
+			events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
+			var updates []string
+			count := map[string]int{}
+			for _, e := range events {
+				count[e.Type]++
+				if e.Type != "tracker.updated" {
+					continue
+				}
+				te, _ := e.Data["trackingEvents"].([]any)
+				if len(te) == 0 {
+					t.Errorf("tracker.updated %s has no trackingEvents", e.ID)
+					continue
+				}
+				newest, _ := te[0].(map[string]any)
+				if newest["status"] != e.Data["trackingStatus"] {
+					t.Errorf("tracker.updated: trackingEvents[0].status %v != trackingStatus %v", newest["status"], e.Data["trackingStatus"])
+				}
+				updates = append(updates, fmt.Sprint(e.Data["trackingStatus"]))
+			}
+			if diff := cmp.Diff(wantStatuses, updates); diff != "" {
+				t.Errorf("tracker.updated statuses, newest first, one per scan (-want +got):\n%s", diff)
+			}
+			if count[tc.event] != 1 {
+				t.Errorf("%d %s events, want exactly 1 (events %v)", count[tc.event], tc.event, lblEventTypes(events))
+			}
+			if tc.notEvent != "" && count[tc.notEvent] != 0 {
+				t.Errorf("%d %s events, want none", count[tc.notEvent], tc.notEvent)
+			}
+			for _, e := range events {
+				if e.Type == tc.event && e.Data["trackingStatus"] != tc.final {
+					t.Errorf("%s data.trackingStatus = %v, want %s", tc.event, e.Data["trackingStatus"], tc.final)
+				}
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 7. refund
+
+func TestLabelRefund(t *testing.T) {
+	t.Parallel()
+
+	refund := func(t *testing.T, b *bundle, id string) response {
+		t.Helper()
+		return lblDo(t, b, "POST", "/api/v1/labels/"+id+"/refund", b.token, nil)
+	}
+
+	t.Run("void requested, then voided, once", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		c := lblCreate(t, b, b.token, lblBody())
+		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		r := refund(t, b, c.ID)
+		lblWantStatus(t, r, http.StatusAccepted)
+		var accepted lblShipment
+		r.Decode(t, &accepted)
+		if accepted.ID != c.ID || accepted.Status != "void_requested" {
+			t.Fatalf("refund 202: id %s status %s, want %s void_requested", accepted.ID, accepted.Status, c.ID)
+		}
+		s := lblWaitStatus(t, b, b.token, c.ID, "voided")
+		if s.VoidedAt == nil || s.str(s.TrackingNumber) == "" {
+			t.Errorf("voided shipment: voidedAt %v, trackingNumber %v", s.VoidedAt, s.TrackingNumber)
+		}
+		wantError(t, refund(t, b, c.ID), http.StatusConflict, "already_voided")
+
+		events := lblEventsOf(lblEvents(t, b, b.token, ""), c.ID)
+		if diff := cmp.Diff([]string{"shipment.voided", "shipment.purchased"}, lblEventTypes(events)); diff != "" {
+			t.Errorf("events of the shipment, newest first (-want +got):\n%s", diff)
+		}
+		// Event data is the shipment exactly as GET /labels/{id} shows it.
+		detail := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID, b.token, nil).JSON(t)
+		if diff := cmp.Diff(detail, events[0].Data); diff != "" {
+			t.Errorf("shipment.voided data differs from GET detail (-get +event):\n%s", diff)
+		}
+		// A voided label's PDF is still served, for records.
+		if r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil); r.Status != http.StatusOK || !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
+			t.Errorf("voided label PDF: status %d", r.Status)
+		}
+	})
+
+	t.Run("not purchased while paying, refund in progress while void requested", func(t *testing.T) {
+		t.Parallel()
+		buy, void := newLblGate(), newLblGate()
+		b := lblSetup(t, withGated(0, buy, void, nil))
+		t.Cleanup(buy.open)
+		t.Cleanup(void.open)
+		c := lblCreate(t, b, b.token, lblBody())
+		buy.awaitEntered(t, c.ID)
+		wantError(t, refund(t, b, c.ID), http.StatusConflict, "not_purchased")
+		buy.open()
+		s := lblWaitStatus(t, b, b.token, c.ID, "purchased")
+
+		lblWantStatus(t, refund(t, b, c.ID), http.StatusAccepted)
+		void.awaitEntered(t, s.str(s.TrackingNumber))
+		if s := lblGet(t, b, b.token, c.ID); s.Status != "void_requested" {
+			t.Fatalf("status %s while the carrier holds the void, want void_requested", s.Status)
+		}
+		wantError(t, refund(t, b, c.ID), http.StatusConflict, "refund_in_progress")
+		void.open()
+		lblWaitStatus(t, b, b.token, c.ID, "voided")
+		wantError(t, refund(t, b, c.ID), http.StatusConflict, "already_voided")
+		if n := len(lblEventsOf(lblEvents(t, b, b.token, "shipment.voided"), c.ID)); n != 1 {
+			t.Errorf("%d shipment.voided events, want 1", n)
+		}
+	})
+
+	t.Run("failed is ineligible", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		c := lblCreate(t, b, b.token, lblBody(lblToName("Fail Purchase")))
+		lblWaitStatus(t, b, b.token, c.ID, "failed")
+		wantError(t, refund(t, b, c.ID), http.StatusConflict, "ineligible_state")
+	})
+
+	t.Run("pending is ineligible", func(t *testing.T) {
+		t.Parallel()
+		// The retry is an hour away, so the shipment stays pending.
+		b := lblSetup(t, func(c *Config) { c.PurchaseRetryBase = time.Hour })
+		c := lblCreate(t, b, b.token, lblBody(lblToName("Carrier Unavailable")))
+		lblWaitStatus(t, b, b.token, c.ID, "pending")
+		wantError(t, refund(t, b, c.ID), http.StatusConflict, "ineligible_state")
+		r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
+		wantError(t, r, http.StatusAccepted, "label_pending")
+		if s := lblGet(t, b, b.token, c.ID); s.Status != "pending" {
+			t.Errorf("status after the refused refund: %s, want pending", s.Status)
+		}
+	})
+
+	t.Run("unknown shipment", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		wantError(t, refund(t, b, "shp_doesnotexist"), http.StatusNotFound, "not_found")
+	})
+
+	// A void the carrier rejects returns the label to purchased; a purchased
+	// label keeps being tracked.
+	t.Run("rejected void keeps tracking", func(t *testing.T) {
+		t.Parallel()
+		const scan = 20 * time.Millisecond
+		void := newLblGate()
+		b := lblSetup(t, withGated(scan, nil, void, fmt.Errorf("test carrier refuses: %w", carriers.ErrRejected)))
+		t.Cleanup(void.open)
+		c := lblCreate(t, b, b.token, lblBody())
+		s := lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		lblWantStatus(t, refund(t, b, c.ID), http.StatusAccepted)
+		void.awaitEntered(t, s.str(s.TrackingNumber))
+		// Hold the void over several scan intervals, so scans fall due while void_requested.
+		time.Sleep(10 * scan)
+		void.open()
+		s, _ = lblWaitFor(t, b, b.token, c.ID, "status purchased after the rejected void", func(s lblShipment) bool { return s.Status != "void_requested" })
+		if s.Status != "purchased" || s.str(s.ErrorMessage) == "" {
+			t.Fatalf("after a rejected void: status %s, errorMessage %q; want purchased with the reason", s.Status, s.str(s.ErrorMessage))
+		}
+		// Scans 20 ms apart; one held back while void_requested may wait about a second.
+		lblWaitWithin(t, b, b.token, c.ID, "trackingStatus delivered after the rejected void", 5*time.Second, func(s lblShipment) bool {
+			return s.TrackingStatus != nil && *s.TrackingStatus == "delivered"
+		})
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 8. billing and ledger
+
+func TestLabelLedger(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+
+	balance := func(t *testing.T, b *bundle, mode string) int64 {
+		t.Helper()
+		n, err := store.Balance(ctx, b.store.R, b.account.ID, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	type entry struct {
+		Shipment, Kind string
+		Amount         int64
+	}
+	entries := func(t *testing.T, b *bundle, mode string) []entry {
+		t.Helper()
+		es, err := b.store.LedgerEntries(ctx, b.account.ID, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []entry
+		for _, e := range es {
+			out = append(out, entry{e.ShipmentID, e.Kind, e.AmountCents})
+		}
+		return out
+	}
+	moving := func(es []entry) int64 {
+		var sum int64
+		for _, e := range es {
+			if e.Kind != store.LedgerCardCharge {
+				sum += e.Amount
+			}
+		}
+		return sum
+	}
+	refundAndWait := func(t *testing.T, b *bundle, token, id string) {
+		t.Helper()
+		lblWantStatus(t, lblDo(t, b, "POST", "/api/v1/labels/"+id+"/refund", token, nil), http.StatusAccepted)
+		lblWaitStatus(t, b, token, id, "voided")
+	}
+	wantMoney := func(t *testing.T, s lblShipment, applied int64) {
+		t.Helper()
+		if s.BalanceAppliedCents != applied || s.ChargeAmountCents != s.CustomerPriceCents-applied {
+			t.Errorf("%s: balanceAppliedCents %d, chargeAmountCents %d (price %d); want applied %d, charge %d",
+				s.ID, s.BalanceAppliedCents, s.ChargeAmountCents, s.CustomerPriceCents, applied, s.CustomerPriceCents-applied)
+		}
+	}
+	express := lblBody(lblSet("carrier", "UPS"), lblSet("service", "NextDayAir"))
+	cheap := lblBody(lblSet("carrier", "USPS"), lblSet("service", "GroundAdvantage"))
+	failing := lblBody(lblSet("carrier", "USPS"), lblSet("service", "Priority"), lblToName("Fail Purchase"))
+
+	t.Run("test mode", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+
+		a := lblCreate(t, b, b.token, express)
+		wantMoney(t, a, 0)
+		lblWaitStatus(t, b, b.token, a.ID, "purchased")
+		if n := balance(t, b, "test"); n != 0 {
+			t.Fatalf("balance after a purchase without credit = %d, want 0", n)
+		}
+		refundAndWait(t, b, b.token, a.ID)
+		if n := balance(t, b, "test"); n != a.CustomerPriceCents {
+			t.Fatalf("balance after the refund = %d, want customerPriceCents %d", n, a.CustomerPriceCents)
+		}
+
+		// Cheaper than the balance: all of it paid by the credit.
+		r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, cheap)
+		if r.Status != http.StatusAccepted {
+			t.Fatalf("create with a positive balance (%d): status %d, want 202; body %s", a.CustomerPriceCents, r.Status, r.Body)
+		}
+		var bb lblShipment
+		r.Decode(t, &bb)
+		if bb.CustomerPriceCents >= a.CustomerPriceCents {
+			t.Fatalf("the test needs %d < %d", bb.CustomerPriceCents, a.CustomerPriceCents)
+		}
+		wantMoney(t, bb, bb.CustomerPriceCents)
+		lblWaitStatus(t, b, b.token, bb.ID, "purchased")
+		left := a.CustomerPriceCents - bb.CustomerPriceCents
+		if n := balance(t, b, "test"); n != left {
+			t.Fatalf("balance = %d, want %d", n, left)
+		}
+
+		// A failed purchase reserves credit, then releases it.
+		d := lblCreate(t, b, b.token, failing)
+		wantMoney(t, d, min(left, d.CustomerPriceCents))
+		lblWaitStatus(t, b, b.token, d.ID, "failed")
+		if n := balance(t, b, "test"); n != left {
+			t.Fatalf("balance after the failed purchase = %d, want the credit back: %d", n, left)
+		}
+
+		// Dearer than the balance: the credit covers part, the rest is charged.
+		c := lblCreate(t, b, b.token, express)
+		if c.CustomerPriceCents <= left {
+			t.Fatalf("the test needs %d > %d", c.CustomerPriceCents, left)
+		}
+		wantMoney(t, c, left)
+		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		if n := balance(t, b, "test"); n != 0 {
+			t.Fatalf("balance = %d, want 0", n)
+		}
+
+		// No credit left: nothing applied.
+		e := lblCreate(t, b, b.token, cheap)
+		wantMoney(t, e, 0)
+		lblWaitStatus(t, b, b.token, e.ID, "purchased")
+
+		want := []entry{
+			{a.ID, store.LedgerRefundCredit, a.CustomerPriceCents},
+			{bb.ID, store.LedgerBalanceApplied, -bb.CustomerPriceCents},
+			{d.ID, store.LedgerBalanceApplied, -d.BalanceAppliedCents},
+			{d.ID, store.LedgerBalanceReleased, d.BalanceAppliedCents},
+			{c.ID, store.LedgerBalanceApplied, -left},
+		}
+		got := entries(t, b, "test")
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("ledger (-want +got):\n%s", diff)
+		}
+		if bal := balance(t, b, "test"); bal != moving(got) {
+			t.Errorf("balance %d != sum of balance-moving entries %d", bal, moving(got))
+		}
+		for _, e := range got {
+			if e.Kind == store.LedgerCardCharge {
+				t.Errorf("test mode recorded a card charge: %+v", e)
+			}
+		}
+		l := lblList(t, b, b.token, "limit=100")
+		if len(l.Data) != 5 {
+			t.Fatalf("%d shipments, want 5", len(l.Data))
+		}
+		for _, s := range l.Data {
+			if s.ChargeAmountCents+s.BalanceAppliedCents != s.CustomerPriceCents {
+				t.Errorf("%s: chargeAmountCents %d + balanceAppliedCents %d != customerPriceCents %d",
+					s.ID, s.ChargeAmountCents, s.BalanceAppliedCents, s.CustomerPriceCents)
+			}
+		}
+		if n := balance(t, b, "live"); n != 0 || len(entries(t, b, "live")) != 0 {
+			t.Errorf("test-mode activity moved the live balance (%d) or ledger", n)
+		}
+	})
+
+	t.Run("live mode charges the card for the rest", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t, func(c *Config) {
+			c.Carriers = carriers.NewRegistry(sandbox.New(sandbox.Config{}), sandbox.New(sandbox.Config{}))
+		})
+		_, live := b.newToken(b.account.ID, "live", allScopes...)
+
+		a := lblCreate(t, b, live, express)
+		if a.Mode != "live" {
+			t.Fatalf("mode = %s", a.Mode)
+		}
+		lblWaitStatus(t, b, live, a.ID, "purchased")
+		if diff := cmp.Diff([]entry{{a.ID, store.LedgerCardCharge, a.ChargeAmountCents}}, entries(t, b, "live")); diff != "" {
+			t.Errorf("live ledger after a purchase (-want +got):\n%s", diff)
+		}
+		if n := balance(t, b, "live"); n != 0 {
+			t.Errorf("a card charge moved the balance to %d", n)
+		}
+		refundAndWait(t, b, live, a.ID)
+		if n := balance(t, b, "live"); n != a.CustomerPriceCents {
+			t.Errorf("live balance after the refund = %d, want %d", n, a.CustomerPriceCents)
+		}
+		r := lblDo(t, b, "POST", "/api/v1/labels/create", live, cheap)
+		if r.Status != http.StatusAccepted {
+			t.Fatalf("create with a positive balance (%d): status %d, want 202; body %s", a.CustomerPriceCents, r.Status, r.Body)
+		}
+		var c lblShipment
+		r.Decode(t, &c)
+		wantMoney(t, c, c.CustomerPriceCents)
+		lblWaitStatus(t, b, live, c.ID, "purchased")
+		want := []entry{
+			{a.ID, store.LedgerCardCharge, a.ChargeAmountCents},
+			{a.ID, store.LedgerRefundCredit, a.CustomerPriceCents},
+			{c.ID, store.LedgerBalanceApplied, -c.CustomerPriceCents},
+		}
+		got := entries(t, b, "live")
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("live ledger (-want +got):\n%s", diff)
+		}
+		if bal := balance(t, b, "live"); bal != moving(got) {
+			t.Errorf("balance %d != sum of balance-moving entries %d", bal, moving(got))
+		}
+		if n := balance(t, b, "test"); n != 0 || len(entries(t, b, "test")) != 0 {
+			t.Errorf("live activity moved the test balance (%d) or ledger", n)
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 9. reading
+
+func TestLabelList(t *testing.T) {
+	t.Parallel()
+
+	t.Run("pages newest first with concurrent inserts", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		var older []string // oldest first
+		for range 30 {
+			older = append(older, lblCreate(t, b, b.token, lblBody()).ID)
+		}
+		newestFirst := slices.Clone(older)
+		slices.Reverse(newestFirst)
+
+		def := lblList(t, b, b.token, "")
+		if diff := cmp.Diff(newestFirst[:25], lblIDs(def.Data)); diff != "" {
+			t.Errorf("default page: want the 25 newest, newest first (-want +got):\n%s", diff)
+		}
+		if def.NextCursor == nil {
+			t.Error("default page of 30: nextCursor is null")
+		}
+		for _, s := range def.Data {
+			if s.TrackingEvents != nil {
+				t.Errorf("list item %s has trackingEvents", s.ID)
+				break
+			}
+		}
+		for _, q := range []string{"limit=0", "limit=101", "limit=x"} {
+			r := lblDo(t, b, "GET", "/api/v1/labels?"+q, b.token, nil)
+			if m := wantError(t, r, http.StatusUnprocessableEntity, "invalid_field"); m["field"] != "limit" {
+				t.Errorf("%s: field %v, want limit", q, m["field"])
+			}
+		}
+		if l := lblList(t, b, b.token, "limit=100"); len(l.Data) != 30 || l.NextCursor != nil {
+			t.Errorf("limit=100: %d items, nextCursor %v; want 30, null", len(l.Data), l.NextCursor)
+		}
+		if l := lblList(t, b, b.token, "limit=1"); len(l.Data) != 1 || l.NextCursor == nil {
+			t.Errorf("limit=1: %d items, nextCursor %v; want 1 and a cursor", len(l.Data), l.NextCursor)
+		}
+
+		// Page with limit 7 while 10 more are created.
+		first := lblList(t, b, b.token, "limit=7")
+		got := lblIDs(first.Data)
+		newer := make(chan string, 10)
+		errs := make(chan error, 1)
+		go func() {
+			defer close(newer)
+			for range 10 {
+				r, err := lblRequest(b, "POST", "/api/v1/labels/create", b.token, lblBody())
+				if err == nil && r.Status != http.StatusAccepted {
+					err = fmt.Errorf("concurrent create: status %d: %s", r.Status, r.Body)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				var s lblShipment
+				if err := json.Unmarshal(r.Body, &s); err != nil {
+					errs <- err
+					return
+				}
+				newer <- s.ID
+			}
+		}()
+		<-newer // at least one insert lands between the first and second page
+		cursor, sizes := first.NextCursor, []int{len(first.Data)}
+		for page := 0; cursor != nil; page++ {
+			if page > 10 {
+				t.Fatal("pagination does not end")
+			}
+			l := lblList(t, b, b.token, "limit=7&cursor="+url.QueryEscape(*cursor))
+			got = append(got, lblIDs(l.Data)...)
+			sizes = append(sizes, len(l.Data))
+			if l.NextCursor != nil && len(l.Data) != 7 {
+				t.Errorf("a non-last page has %d items", len(l.Data))
+			}
+			cursor = l.NextCursor
+		}
+		for range newer {
+		}
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		default:
+		}
+		if diff := cmp.Diff(newestFirst, got); diff != "" {
+			t.Errorf("paging the 30 older shipments while inserting: duplicates or gaps (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]int{7, 7, 7, 7, 2}, sizes); diff != "" {
+			t.Errorf("page sizes (-want +got):\n%s", diff)
+		}
+		all := lblList(t, b, b.token, "limit=100")
+		if len(all.Data) != 40 || all.NextCursor != nil {
+			t.Fatalf("after the inserts: %d shipments, nextCursor %v; want 40, null", len(all.Data), all.NextCursor)
+		}
+		if diff := cmp.Diff(newestFirst, lblIDs(all.Data[10:])); diff != "" {
+			t.Errorf("the 30 older ones are not last (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("status filter", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		ok1 := lblCreate(t, b, b.token, lblBody())
+		bad := lblCreate(t, b, b.token, lblBody(lblToName("Fail Purchase")))
+		ok2 := lblCreate(t, b, b.token, lblBody())
+		lblWaitStatus(t, b, b.token, ok1.ID, "purchased")
+		lblWaitStatus(t, b, b.token, bad.ID, "failed")
+		lblWaitStatus(t, b, b.token, ok2.ID, "purchased")
+		for status, want := range map[string][]string{
+			"failed":    {bad.ID},
+			"purchased": {ok2.ID, ok1.ID},
+			"paying":    {},
+			"voided":    {},
+		} {
+			l := lblList(t, b, b.token, "status="+status)
+			if diff := cmp.Diff(want, lblIDs(l.Data)); diff != "" {
+				t.Errorf("status=%s (-want +got):\n%s", status, diff)
+			}
+			for _, s := range l.Data {
+				if s.Status != status {
+					t.Errorf("status=%s returned a %s shipment", status, s.Status)
+				}
+			}
+		}
+		r := lblDo(t, b, "GET", "/api/v1/labels?status=lost", b.token, nil)
+		if m := wantError(t, r, http.StatusUnprocessableEntity, "invalid_field"); m["field"] != "status" {
+			t.Errorf("field = %v, want status", m["field"])
+		}
+	})
+
+	t.Run("detail", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		body := lblBody(lblInternational(true), lblSet("options", map[string]any{"signatureConfirmation": true}),
+			lblSet("parcel", map[string]any{"weightOz": 20.5, "lengthIn": 10, "widthIn": 8, "heightIn": 4}))
+		c := lblCreate(t, b, b.token, body)
+		s := lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		if s.PlatformFeeCents != 8 || s.Source != "api" || s.Mode != "test" {
+			t.Errorf("platformFeeCents %d, source %q, mode %q; want 8, api, test", s.PlatformFeeCents, s.Source, s.Mode)
+		}
+		want := lblRoundTrip(t, body)
+		got := lblRoundTrip(t, map[string]any{"fromAddress": s.FromAddress, "toAddress": s.ToAddress, "parcel": s.Parcel, "options": s.Options, "customs": s.Customs})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("detail input fields (-request +detail):\n%s", diff)
+		}
+		if s.str(s.ToName) != "Pierre Tremblay" || s.ToStreet1 != "100 Queen St W" {
+			t.Errorf("toName %q, toStreet1 %q", s.str(s.ToName), s.ToStreet1)
+		}
+		if s.TrackingEvents == nil {
+			t.Error("detail has no trackingEvents array")
+		}
+		if !strings.Contains(s.Service, "International") && !strings.HasPrefix(s.Service, "Worldwide") {
+			t.Errorf("international shipment bought domestic service %s", s.Service)
+		}
+	})
+
+	t.Run("wrong mode and other account", func(t *testing.T) {
+		t.Parallel()
+		b := lblSetup(t)
+		c := lblCreate(t, b, b.token, lblBody())
+		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+
+		_, live := b.newToken(b.account.ID, "live", allScopes...)
+		for _, p := range []string{"/api/v1/labels/" + c.ID, "/api/v1/labels/" + c.ID + "/label.pdf"} {
+			wantError(t, lblDo(t, b, "GET", p, live, nil), http.StatusForbidden, "wrong_mode")
+		}
+		wantError(t, lblDo(t, b, "POST", "/api/v1/labels/"+c.ID+"/refund", live, nil), http.StatusForbidden, "wrong_mode")
+		if l := lblList(t, b, live, ""); len(l.Data) != 0 {
+			t.Errorf("live list shows %d test shipments", len(l.Data))
+		}
+
+		other := b.newAccount("Other", true)
+		_, tok := b.newToken(other.ID, "test", allScopes...)
+		for _, p := range []string{"/api/v1/labels/" + c.ID, "/api/v1/labels/" + c.ID + "/label.pdf"} {
+			wantError(t, lblDo(t, b, "GET", p, tok, nil), http.StatusNotFound, "not_found")
+		}
+		wantError(t, lblDo(t, b, "POST", "/api/v1/labels/"+c.ID+"/refund", tok, nil), http.StatusNotFound, "not_found")
+		s := lblGet(t, b, b.token, c.ID)
+		wantError(t, lblDo(t, b, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), tok, nil), http.StatusNotFound, "not_found")
+		wantError(t, lblDo(t, b, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), live, nil), http.StatusForbidden, "wrong_mode")
+		if l := lblList(t, b, tok, ""); len(l.Data) != 0 {
+			t.Errorf("another account's list shows %d shipments", len(l.Data))
+		}
+		// Nothing changed for the owner.
+		if s := lblGet(t, b, b.token, c.ID); s.Status != "purchased" {
+			t.Errorf("status after foreign refund attempts: %s", s.Status)
+		}
+	})
+}
