@@ -164,3 +164,14 @@ func notFound(err error) error {
 	}
 	return err
 }
+
+// ReclaimOrphanedJobs makes jobs that a dead process left running available
+// again. Only the holder of the ServerLock may call it: with one server per
+// database, a running job at start has no worker alive.
+func (s *Store) ReclaimOrphanedJobs(ctx context.Context, _ *ServerLock) (int64, error) {
+	res, err := s.W.ExecContext(ctx, `UPDATE river_job SET state = 'available', scheduled_at = datetime('now', 'subsec') WHERE state = 'running'`)
+	if err != nil {
+		return 0, fmt.Errorf("reclaim jobs: %w", err)
+	}
+	return res.RowsAffected()
+}

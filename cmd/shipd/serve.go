@@ -32,9 +32,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 
+	lock, err := store.LockForServing(*db)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	st, err := store.Open(ctx, *db)
 	if err != nil {
 		return err
+	}
+	if n, err := st.ReclaimOrphanedJobs(ctx, lock); err != nil {
+		return err
+	} else if n > 0 {
+		log.Info("resumed jobs interrupted by a previous stop", slog.Int64("jobs", n))
 	}
 	defer func() {
 		if err := st.Close(); err != nil {

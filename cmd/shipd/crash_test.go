@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestPurchaseSurvivesKill kills the server (SIGKILL) while a purchase is
+// under way and starts it again on the same database: the label ends up
+// purchased, exactly once.
+func TestPurchaseSurvivesKill(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "shipd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "shipd.db")
+
+	addr := freeAddr(t)
+	first, stdout := startServeBinary(t, bin, db, addr)
+	token := demoToken(t, stdout)
+	waitReady(t, addr)
+
+	// Slow Carrier holds the purchase for 3 s: long enough to kill the server mid-purchase.
+	body := `{"fromAddress":{"street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
+		"toAddress":{"name":"Slow Carrier","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
+		"parcel":{"weightOz":32}}`
+	var created struct{ ID, Status string }
+	res := call(t, "POST", "http://"+addr+"/api/v1/labels/create", token, body, &created)
+	if res != http.StatusAccepted || created.Status != "paying" {
+		t.Fatalf("create: %d %+v", res, created)
+	}
+	time.Sleep(500 * time.Millisecond) // the purchase job is now running in the slow carrier
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+
+	second, _ := startServeBinary(t, bin, db, addr)
+	defer func() { _ = second.Process.Signal(syscall.SIGTERM); _ = second.Wait() }()
+	waitReady(t, addr)
+
+	deadline := time.Now().Add(20 * time.Second)
+	var got struct{ Status, TrackingNumber string }
+	for time.Now().Before(deadline) {
+		call(t, "GET", "http://"+addr+"/api/v1/labels/"+created.ID, token, "", &got)
+		if got.Status == "purchased" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got.Status != "purchased" || got.TrackingNumber == "" {
+		t.Fatalf("after restart the label is %+v, want purchased", got)
+	}
+	var events struct {
+		Data []struct{ Type string } `json:"data"`
+	}
+	call(t, "GET", "http://"+addr+"/api/v1/events?type=shipment.purchased", token, "", &events)
+	if len(events.Data) != 1 {
+		t.Fatalf("shipment.purchased recorded %d times, want once", len(events.Data))
+	}
+}
+
+func TestServeRefusesASecondServerOnOneDatabase(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "shipd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "shipd.db")
+	addr := freeAddr(t)
+	first, _ := startServeBinary(t, bin, db, addr)
+	defer func() { _ = first.Process.Signal(syscall.SIGTERM); _ = first.Wait() }()
+	waitReady(t, addr)
+
+	out, err := exec.Command(bin, "serve", "--db", db, "--addr", freeAddr(t)).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "another shipd server is using this database") {
+		t.Fatalf("second server: err %v, output %s", err, out)
+	}
+}
+
+func startServeBinary(t *testing.T, bin, db, addr string) (*exec.Cmd, *bufio.Reader) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--db", db, "--addr", addr, "--sandbox-scan-interval", "1h")
+	cmd.Env = append(os.Environ(), "SHIPD_WEBHOOK_KEY=")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, bufio.NewReader(out)
+}
+
+// demoToken reads the token the first start prints.
+func demoToken(t *testing.T, stdout *bufio.Reader) string {
+	t.Helper()
+	var buf bytes.Buffer
+	for {
+		line, err := stdout.ReadString('\n')
+		buf.WriteString(line)
+		if strings.HasPrefix(line, "}") {
+			break
+		}
+		if err != nil {
+			t.Fatalf("no demo token printed: %v\n%s", err, buf.String())
+		}
+	}
+	var demo struct{ Token string }
+	if err := json.Unmarshal(buf.Bytes(), &demo); err != nil || demo.Token == "" {
+		t.Fatalf("demo output %q: %v", buf.String(), err)
+	}
+	return demo.Token
+}
+
+func waitReady(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if res, err := http.Get("http://" + addr + "/readyz"); err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("server on %s never became ready", addr)
+}
+
+func call(t *testing.T, method, url, token, body string, into any) int {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	if into != nil && len(raw) > 0 {
+		if err := json.Unmarshal(raw, into); err != nil {
+			t.Fatalf("%s %s: %v: %s", method, url, err, raw)
+		}
+	}
+	return res.StatusCode
+}
