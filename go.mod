@@ -16,6 +16,7 @@ require (
 	github.com/oasdiff/yaml v0.1.1
 	github.com/riverqueue/river v0.47.0
 	github.com/riverqueue/river/riverdriver/riversqlite v0.47.0
+	golang.org/x/time v0.16.0
 )
 
 require (

@@ -56,6 +56,7 @@ func (s *Server) registerWorkers(workers *river.Workers) bool {
 	river.AddWorker(workers, &refundWorker{s: s})
 	river.AddWorker(workers, &scanWorker{s: s})
 	s.registerDeliveryWorkers(workers)
+	s.registerIdempotencyWorkers(workers)
 	return true
 }
 

@@ -156,6 +156,7 @@ func Setup(cfg Config) (*echo.Echo, *Server, error) {
 		FetchPollInterval: cfg.JobPollInterval,
 		FetchCooldown:     cfg.JobPollInterval / 2,
 		Logger:            slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
+		PeriodicJobs:      s.idempotencyPeriodicJobs(),
 		Middleware:        []rivertype.Middleware{river.JobInsertMiddlewareFunc(dueWithoutScheduler)},
 		JobTimeout:        time.Minute,
 		// A job that was running when the process died is retried after this.

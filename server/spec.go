@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -17,6 +18,7 @@ const BasePath = "/api/v1"
 type operation struct {
 	route         *routers.Route
 	requiredScope string // "" for operations without security
+	rateLimit     Group  // from x-rate-limit-group; "" for operations without security
 	public        bool
 	hasBody       bool
 }
@@ -33,12 +35,21 @@ func loadOperations(doc *openapi3.T) (operations, error) {
 				public:  op.Security != nil && len(*op.Security) == 0,
 				hasBody: op.RequestBody != nil,
 			}
-			if !o.public {
+			group, hasGroup := op.Extensions["x-rate-limit-group"].(string)
+			if o.public {
+				if hasGroup {
+					return nil, fmt.Errorf("%s %s: an operation without security has an x-rate-limit-group", method, path)
+				}
+			} else {
 				scope, ok := op.Extensions["x-required-scope"].(string)
 				if !ok || scope == "" {
 					return nil, fmt.Errorf("%s %s: no x-required-scope in the contract", method, path)
 				}
 				o.requiredScope = scope
+				if !slices.Contains(Groups, Group(group)) {
+					return nil, fmt.Errorf("%s %s: x-rate-limit-group %q is not one of %v", method, path, group, Groups)
+				}
+				o.rateLimit = Group(group)
 			}
 			ops[routeKey(method, BasePath+echoPath(path))] = o
 		}

@@ -26,6 +26,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
 	webhookKey := fs.String("webhook-key", os.Getenv("SHIPD_WEBHOOK_KEY"), "key that encrypts webhook signing secrets (64 hex chars); default: generated into DATA_DIR/webhook.key")
 	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
+	var limits server.RateLimitConfig
+	fs.BoolVar(&limits.Disabled, "rate-limits-disabled", false, "turn off per-account rate limits")
+	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes")
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long in-flight requests and jobs may run on shutdown")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -67,8 +70,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*publicURL = "http://" + ln.Addr().String()
 	}
 	e, srv, err := server.Setup(server.Config{Store: st, Logger: log, PublicURL: *publicURL, WebhookCipher: cipher,
-		Labels:   store.FileBlobs{Dir: filepath.Join(filepath.Dir(*db), "labels")},
-		Carriers: carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), nil)})
+		Labels:     store.FileBlobs{Dir: filepath.Join(filepath.Dir(*db), "labels")},
+		RateLimits: limits,
+		Carriers:   carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), nil)})
 	if err != nil {
 		return err
 	}
