@@ -45,7 +45,10 @@ func (s *Server) CreateAddress(ctx context.Context, req gen.CreateAddressRequest
 
 // ListAddresses pages through the address book, newest first.
 func (s *Server) ListAddresses(ctx context.Context, req gen.ListAddressesRequestObject) (gen.ListAddressesResponseObject, error) {
-	page, perr := pageOf(req.Params.Cursor, req.Params.Limit)
+	page, perr, err := s.pageOf(ctx, store.ListingAddresses, req.Params.Cursor, req.Params.Limit)
+	if err != nil {
+		return nil, err
+	}
 	if perr != nil {
 		return gen.ListAddresses422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse{Body: bodyOf(ctx, perr)}}, nil
 	}
@@ -54,7 +57,7 @@ func (s *Server) ListAddresses(ctx context.Context, req gen.ListAddressesRequest
 	if err != nil {
 		return nil, err
 	}
-	out := gen.SavedAddressList{Data: make([]gen.SavedAddress, len(rows)), NextCursor: encodeCursor(next)}
+	out := gen.SavedAddressList{Data: make([]gen.SavedAddress, len(rows)), NextCursor: nextCursor(rows, next, func(a store.Address) string { return a.ID })}
 	for i, a := range rows {
 		out.Data[i] = savedAddress(a)
 	}

@@ -37,7 +37,10 @@ func (s *Server) recordEvent(ctx context.Context, tx *sqlx.Tx, accountID, mode, 
 // ListEvents pages through the event history, newest first, each event with
 // the count of its deliveries by status (one grouped query per page).
 func (s *Server) ListEvents(ctx context.Context, req gen.ListEventsRequestObject) (gen.ListEventsResponseObject, error) {
-	page, perr := pageOf(req.Params.Cursor, req.Params.Limit)
+	page, perr, err := s.pageOf(ctx, store.ListingEvents, req.Params.Cursor, req.Params.Limit)
+	if err != nil {
+		return nil, err
+	}
 	if perr != nil {
 		return gen.ListEvents422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse{Body: bodyOf(ctx, perr)}}, nil
 	}
@@ -54,7 +57,7 @@ func (s *Server) ListEvents(ctx context.Context, req gen.ListEventsRequestObject
 	if err != nil {
 		return nil, err
 	}
-	out := gen.EventList{Data: make([]gen.EventRecord, len(rows)), NextCursor: encodeCursor(next)}
+	out := gen.EventList{Data: make([]gen.EventRecord, len(rows)), NextCursor: nextCursor(rows, next, func(e store.Event) string { return e.ID })}
 	for i, ev := range rows {
 		var data map[string]any
 		if err := json.Unmarshal([]byte(ev.Data), &data); err != nil {

@@ -171,7 +171,10 @@ func (s *Server) GetLabel(ctx context.Context, req gen.GetLabelRequestObject) (g
 
 // ListLabels pages through shipments, newest first.
 func (s *Server) ListLabels(ctx context.Context, req gen.ListLabelsRequestObject) (gen.ListLabelsResponseObject, error) {
-	page, perr := pageOf(req.Params.Cursor, req.Params.Limit)
+	page, perr, err := s.pageOf(ctx, store.ListingShipments, req.Params.Cursor, req.Params.Limit)
+	if err != nil {
+		return nil, err
+	}
 	if perr != nil {
 		return gen.ListLabels422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse{Body: bodyOf(ctx, perr)}}, nil
 	}
@@ -184,7 +187,7 @@ func (s *Server) ListLabels(ctx context.Context, req gen.ListLabelsRequestObject
 	if err != nil {
 		return nil, err
 	}
-	out := gen.ShipmentList{Data: make([]gen.Shipment, len(rows)), NextCursor: encodeCursor(next)}
+	out := gen.ShipmentList{Data: make([]gen.Shipment, len(rows)), NextCursor: nextCursor(rows, next, func(s store.Shipment) string { return s.ID })}
 	for i, sh := range rows {
 		out.Data[i] = s.shipmentView(sh, nil, false)
 	}

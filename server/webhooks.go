@@ -107,7 +107,10 @@ func (s *Server) CreateWebhook(ctx context.Context, req gen.CreateWebhookRequest
 
 // ListWebhooks pages through active subscriptions, newest first.
 func (s *Server) ListWebhooks(ctx context.Context, req gen.ListWebhooksRequestObject) (gen.ListWebhooksResponseObject, error) {
-	page, perr := pageOf(req.Params.Cursor, req.Params.Limit)
+	page, perr, err := s.pageOf(ctx, store.ListingSubscriptions, req.Params.Cursor, req.Params.Limit)
+	if err != nil {
+		return nil, err
+	}
 	if perr != nil {
 		return gen.ListWebhooks422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse{Body: bodyOf(ctx, perr)}}, nil
 	}
@@ -116,7 +119,7 @@ func (s *Server) ListWebhooks(ctx context.Context, req gen.ListWebhooksRequestOb
 	if err != nil {
 		return nil, err
 	}
-	out := gen.WebhookSubscriptionList{Data: make([]gen.WebhookSubscription, len(rows)), NextCursor: encodeCursor(next)}
+	out := gen.WebhookSubscriptionList{Data: make([]gen.WebhookSubscription, len(rows)), NextCursor: nextCursor(rows, next, func(s store.Subscription) string { return s.ID })}
 	for i, sub := range rows {
 		out.Data[i] = subscription(sub)
 	}
@@ -308,7 +311,10 @@ const testEventType = "webhook.test"
 // ListWebhookDeliveries pages through a subscription's deliveries, newest
 // first, each with every attempt.
 func (s *Server) ListWebhookDeliveries(ctx context.Context, req gen.ListWebhookDeliveriesRequestObject) (gen.ListWebhookDeliveriesResponseObject, error) {
-	page, perr := pageOf(req.Params.Cursor, req.Params.Limit)
+	page, perr, err := s.pageOf(ctx, store.ListingDeliveries, req.Params.Cursor, req.Params.Limit)
+	if err != nil {
+		return nil, err
+	}
 	if perr != nil {
 		return gen.ListWebhookDeliveries422JSONResponse{UnprocessableEntityJSONResponse: gen.UnprocessableEntityJSONResponse{Body: bodyOf(ctx, perr)}}, nil
 	}
@@ -333,7 +339,7 @@ func (s *Server) ListWebhookDeliveries(ctx context.Context, req gen.ListWebhookD
 	if err != nil {
 		return nil, err
 	}
-	out := gen.WebhookDeliveryList{Data: make([]gen.WebhookDelivery, len(rows)), NextCursor: encodeCursor(next)}
+	out := gen.WebhookDeliveryList{Data: make([]gen.WebhookDelivery, len(rows)), NextCursor: nextCursor(rows, next, func(d store.Delivery) string { return d.ID })}
 	for i, d := range rows {
 		out.Data[i] = deliveryView(d, attempts[d.ID])
 	}
