@@ -32,9 +32,14 @@ run: build ## Start a server on 127.0.0.1:8080 with ./shipd.db (prints a test to
 test: ## Run every test
 	$(GO) test -count=1 ./...
 
+# CONTRACT_FLAGS, e.g. "-base-url http://127.0.0.1:8080 -db ./shipd.db", runs the
+# scenarios against a running deployment (see contracttest/README.md).
+CONTRACT_FLAGS ?=
+
 .PHONY: contract
-contract: ## Replay every documented status of every operation against the contract
-	$(GO) test -count=1 -v ./contracttest/
+contract: ## Replay every documented status of every operation against the contract (prints the matrix, writes contracttest/results/contract.xml)
+	@set -o pipefail; $(GO) test -count=1 -v -parallel 16 ./contracttest/ $(CONTRACT_FLAGS) \
+		| grep -v -E '^ *(=== (RUN|PAUSE|CONT)|--- PASS)'
 
 $(SPECTRAL):
 	@mkdir -p $(TOOLS)

@@ -4640,8 +4640,8 @@ func (r RefundLabelResponse) ContentType() string {
 	return ""
 }
 
-// GetOpenAPIJSONResponse500Headers the declared response headers of an HTTP 500 response for GetOpenAPIJSON
-type GetOpenAPIJSONResponse500Headers struct {
+// GetOpenAPIJSONResponse400Headers the declared response headers of an HTTP 400 response for GetOpenAPIJSON
+type GetOpenAPIJSONResponse400Headers struct {
 	XRequestId string
 }
 
@@ -4650,10 +4650,10 @@ type GetOpenAPIJSONResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *map[string]interface{}
-	// JSON500 the response for an HTTP 500 `application/json` response
-	JSON500 *InternalError
-	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *GetOpenAPIJSONResponse500Headers
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetOpenAPIJSONResponse400Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4661,9 +4661,9 @@ func (r GetOpenAPIJSONResponse) GetJSON200() *map[string]interface{} {
 	return r.JSON200
 }
 
-// GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r GetOpenAPIJSONResponse) GetJSON500() *InternalError {
-	return r.JSON500
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetOpenAPIJSONResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetBody returns the raw response body bytes
@@ -4695,8 +4695,8 @@ func (r GetOpenAPIJSONResponse) ContentType() string {
 	return ""
 }
 
-// GetOpenAPIYAMLResponse500Headers the declared response headers of an HTTP 500 response for GetOpenAPIYAML
-type GetOpenAPIYAMLResponse500Headers struct {
+// GetOpenAPIYAMLResponse400Headers the declared response headers of an HTTP 400 response for GetOpenAPIYAML
+type GetOpenAPIYAMLResponse400Headers struct {
 	XRequestId string
 }
 
@@ -4705,10 +4705,10 @@ type GetOpenAPIYAMLResponse struct {
 	HTTPResponse *http.Response
 	// YAML200 the response for an HTTP 200 `application/yaml` response
 	YAML200 *string
-	// JSON500 the response for an HTTP 500 `application/json` response
-	JSON500 *InternalError
-	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *GetOpenAPIYAMLResponse500Headers
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetOpenAPIYAMLResponse400Headers
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
@@ -4716,9 +4716,9 @@ func (r GetOpenAPIYAMLResponse) GetYAML200() *string {
 	return r.YAML200
 }
 
-// GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r GetOpenAPIYAMLResponse) GetJSON500() *InternalError {
-	return r.JSON500
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetOpenAPIYAMLResponse) GetJSON400() *BadRequest {
+	return r.JSON400
 }
 
 // GetBody returns the raw response body bytes
@@ -8361,18 +8361,18 @@ func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, e
 		}
 		response.JSON200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest InternalError
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON500 = &dest
+		response.JSON400 = &dest
 
 	}
 
 	switch {
-	case rsp.StatusCode == 500:
-		var headers GetOpenAPIJSONResponse500Headers
+	case rsp.StatusCode == 400:
+		var headers GetOpenAPIJSONResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -8380,7 +8380,7 @@ func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, e
 			}
 			headers.XRequestId = value
 		}
-		response.Headers500 = &headers
+		response.Headers400 = &headers
 	}
 
 	return response, nil
@@ -8407,18 +8407,18 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 		}
 		response.YAML200 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest InternalError
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON500 = &dest
+		response.JSON400 = &dest
 
 	}
 
 	switch {
-	case rsp.StatusCode == 500:
-		var headers GetOpenAPIYAMLResponse500Headers
+	case rsp.StatusCode == 400:
+		var headers GetOpenAPIYAMLResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -8426,7 +8426,7 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 			}
 			headers.XRequestId = value
 		}
-		response.Headers500 = &headers
+		response.Headers400 = &headers
 	}
 
 	return response, nil
@@ -12089,9 +12089,9 @@ func (response GetOpenAPIJSON200JSONResponse) VisitGetOpenAPIJSONResponse(w http
 	return err
 }
 
-type GetOpenAPIJSON500JSONResponse struct{ InternalErrorJSONResponse }
+type GetOpenAPIJSON400JSONResponse struct{ BadRequestJSONResponse }
 
-func (response GetOpenAPIJSON500JSONResponse) VisitGetOpenAPIJSONResponse(w http.ResponseWriter) error {
+func (response GetOpenAPIJSON400JSONResponse) VisitGetOpenAPIJSONResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -12099,7 +12099,7 @@ func (response GetOpenAPIJSON500JSONResponse) VisitGetOpenAPIJSONResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12131,9 +12131,9 @@ func (response GetOpenAPIYAML200ApplicationyamlResponse) VisitGetOpenAPIYAMLResp
 	return err
 }
 
-type GetOpenAPIYAML500JSONResponse struct{ InternalErrorJSONResponse }
+type GetOpenAPIYAML400JSONResponse struct{ BadRequestJSONResponse }
 
-func (response GetOpenAPIYAML500JSONResponse) VisitGetOpenAPIYAMLResponse(w http.ResponseWriter) error {
+func (response GetOpenAPIYAML400JSONResponse) VisitGetOpenAPIYAMLResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -12141,7 +12141,7 @@ func (response GetOpenAPIYAML500JSONResponse) VisitGetOpenAPIYAMLResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
-	w.WriteHeader(500)
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14096,136 +14096,136 @@ var swaggerSpec = []string{
 	"OgWyCqf+55FlJEcG3L652c+PS5aj5/cdTuyTLVZfwFx9mRhMnOOUJEP9RRjoJQTngWP7I5YsFYukTCL9",
 	"Ifq/1x8/2H21jE/9Pzwb96CfnMSnozP84tW3L4P78LGwvlFM2js+Ooiq844O1T5gJNktULTAim8IAYmT",
 	"KJ8/vUcHkX47JHSoaTk63N8WvGZ0nJJYPj36XSIhsQQU2xHPUUSZHGY5j6dYQBKFSoSMc5qohWacTTgI",
-	"oZ7ilANOlsM5I4n6bkAjQiElEzJKYah7VZ8luZkzDIEmGSNUqqckgVnGJNB4ObyF5TBmaUoEYTRCBwrA",
-	"t7AcUAX3XEGdUSPtXA9oQeRUEQUZj4ErbqZ29dDTL6HDXECEDvCAOgzUjXV/t6BRQUiSpojnVGkWCCuJ",
-	"h3pdZIW8pa8QRVogHmmJGB12BnRv2/094yOSJEAfSHAiH49JTIDKoYhZBhWy0+tkGXDdC6IASmpPAS04",
-	"kXAurDgQyDXcSIYlB77WTc6DRld7INSovaYIHeiNi2qjG0KNFpzRyXDGEoj2R4TvqAROcWpm+fSCgNjx",
-	"nCQ4EHgMSsPS+OfQFpDAM0AVRFdofBgahqXImExyu9tGGRR5PNWqoJM0isDdh5A0RE7j5f7A+YHJ75Uu",
-	"+AyQVGsYq7EidDAjQhA6CVECKUjFTDjClMkpcITjmOVUfiMM+KIUjyAd5hTPMUnxKN0nNl3hZcpwcsPY",
-	"e8wn8AxQyMyIQ8nYMFVjRufGTFESEO5izQp66Efy3V5XqXjAp0JHe4a9HmZm0OEM5JQlSl1KEqXzm8fI",
-	"PA7V2uk2tLQ/aFwDn5MYPpcI9Yz6ZBWN6yRefXNuIWKkXk3EOQHYgEflk83gKCzI+/AxgLxh7EdMl/ap",
-	"eJCY5EoH0WYWJFUByRiaYbosXAcXNYj0LBSeR0GNqpN05Gq8Cs7iL2T5NxV9aMJZng3oQXR3pHo40j0c",
-	"6afRoVJxYJbJJRozrrvUius3wvE/hGmClPDsoJ8wkQPqRYMLFP3zqPCRHGknSaT6Xii6Wun/GNBaM/03",
-	"0iM2urOenQhhDkgowlUSbA5cbY0xzhQQlCJXLFGxcwePEPXv7hChcZonkLTUs8egbX32G5vXnWSNLmou",
-	"rK26KVu0urJ+qi27UV8/jg4/U5zLKePk1614+2rjUGNgTU0FNALMgVuba4ZlPAVlpiH37XPQn9UWhm6Z",
-	"ej3aYKlOXD0wxh+HObt1OpR5BHcZ2a/m9JlmnMUghOLYb6kkcvkg4LvFjQmkdRZ4mSTKrOto3611K2r5",
-	"HQbm4+ZHz7Md/yjtcznFmrMImGEqSYzTdInsppyjqLY0sxtux+wjbT0MaGR+Hla21C6kMDCIEDmIyKnU",
-	"CVPkh3ieQqlKUzZUXEhos5eyoUZXNQFhRH7RWSFprS4gakPDXOktclmYNwMa3VK2oG/VC2GtG1Fxjhnh",
-	"EO3P+ix2SXdj97jtoLtEGRMSp0q30liAImPiV9HFiIJICxW+1K+iz9eaEjKuGLUkxsEWWxQuPXYfYIH+",
-	"xfhtEFadrC+Ms9P97LVcd6GOVWDa6O2S4nSpsQS9pRNCQaD3Mqn33fM4cFV3eu4e5/v1R3TSe/HiqIdw",
-	"mk3xUR8pslJrK8f9fK2WiqUy5ILz4P//fHn0//DRr19+69//R+AZTXH2tD51nOD/Y391Yjarz7l/durp",
-	"xXhHa+tPMHrP5pDiGLZZdTZltNHFf/ZQv9dHZ2dnqNvrduu9nPo64SCIjlDg+pLGOBVQfD9iLAVMNXdQ",
-	"CNRAg3+1EaA1kJAcQPbqLU/Ouuh7MpZTdDkHmvuWvQGTTLf9erfXOZGATk6aEPDD8VeS1Zv3ur3ey8Ye",
-	"bprJfdXH/XOx2jCwjFcNUiLql6I9G/0bYi3hLRX/Qyv8RiyoadVpEJekvo45O46gmXNK5sCdHdPe0JmS",
-	"URPTPZEw29h5dYY/msaqH9sz5hwvHaLkHqbkTBrtpVxgbvTHg8o8Q2PqxYxziFUrHbKKpxDfGt7qfC2U",
-	"SVRpp325QPOZ2gE3ShAGdpBCeH7ZvHt66nXghQXwKzDzbeRrDliC3YKKU97PTR/MOHfhig/hbhs5WMUC",
-	"/zssN2HNu/rXFQ64PaPbkZmtYV47cKuHM6RtOc/z8hmDnu/xCNLVyGncEZ6AvdaPnL4UIgEpxFIYTQ/u",
-	"cCyRfdmUsVfXW0ijOBeSbeZAr+1n92Ew5mx2uTNTfCzqMg2PjSN+tJ+ZQHgM6aYGV+YrhUYGiqt2wG5Q",
-	"VIfyFSeMGzzYiOCm/9dYwoTxjSC4bnyu+D3bFe4N3K1uXbW7AlirsdcGpVfibw1kVdH+kSfAkVgKCS0t",
-	"7czHDani/UkttG8i2G3mou0CURvv58AFWDpFcC4Iy4cmGKwWWkje6sb5uO4M370z31peYX/12hL4sVie",
-	"87SNf3+7ubm6NrFUCUJqF5RJZMFxDJkUaCqlSRspwa4eifPj44qOfKw2UBwrUCRNXev05Sa+p6ZWQNyL",
-	"JyUnaWQ7mRcogTjFxgl10bCF5BRQAkISaiIylpvayKVJf9IfMU4mJluowT6NkS/e3mUppoUqtxHbXLsb",
-	"/eK3QpeZgcIdmhCh1JCExbmJ2YXBhIylNutlzikkwwljiXouDOTDQMdMFITKzaj31hbrDhO3UgYtOBUS",
-	"1rHTycrV6EkZfWP0q+XHglQLKrNrqmh0xQM8wjRhdLMeV4OnW9kabNGr2J6ZvGZSMopujsSUcOlhJxtU",
-	"ham4wZyMxx/y2cgI27LvF73uq06v27ZCWr0YJHxdKnsPt2x/yXHhqCp66dcTmTalMoXBHKc5vG7xwv6Z",
-	"ajpmfIalafDiNAjXZpCFwQLIZCo//lrr6YXC5jjNBZnDj6654cpF9wnLjdLu6Z8aeDexpbrPFVjUFlSZ",
-	"kQ+PHD5fSgmzzCOYsHkByaV+WU4XSziSZOalSHCx7Don+wBywfitDRgzjjhgwahL31SyJedaD2v1mGLN",
-	"538UtUm4LWlvg/PlX6+w6ZRQQMZqcsNziEHB4htRRAIuEB65GAGtTl50Am9OXHV3qpCrLmDdNlznsxm2",
-	"FlCDpPUHRrC3l2vFsvddBjSxgYD2S8lkzfRYtRjzXdlZWJlRMbxvZW/9qFDkSLGxjb6c3t3peM3Z3V0B",
-	"/7agajk6/V1rr6nR8RfAARXNQrWVXldqJwi3EyB2ZCsBPH4E4wdvTutHrMaDIw44UTPRixXS/BtzJgSa",
-	"AxdK/a6rIjUP8w7U9rd8hmkx3AWa4SUaKTTPplypdfVRnMowy4VUn2EkF+woBcWKUcUrqRfnmYR14Dcn",
-	"8YbJIwGZ0lsgQRmW04LaVYNQBwubfnUdtqs71uuTrUQJrBTxqQXawd6e0luNbhlnoxRmdgJNJ/3WyKBj",
-	"B1pfeqeG86FDxdPuR1atFCLVTCBGAcWYIuuMHwGSzOCsx5lfm2Vr/c158NUp35pkzOtvhI6YFl7+yMuO",
-	"G7lZvv50OpVROut5YW45rdSrTrBZPUrA4xSrcJu5DVV5oEznkKopFYxLp5Ubu0x4OE1G/mHosa6izHs+",
-	"gMTayttJSCZYYush1UnkOL2qTMBoB75tEiznMSAsEJEC/fD2pgzQG4VTvajAsoQOSepLgbkcnsT9UQ93",
-	"x6/gZfJt/GJ0hk/HJ9D3MhrptPxKcrbHWFy/h6T4JKzCuApCC5uVG/yeeE1oC8+t6Fb38wlixhMfrZR5",
-	"+6ojmqc2raZmSa9YoJ5HrYuVC7ETaCtdNdx7LmRrzdFSip3UOnA29ZcC2Vbi0L6QpDZLH6DftXwKTbl8",
-	"C0In4xAQSOAxXKBbyKQWDN+iBC8FysosvtD6D2hSkF1dNjGeAD/qdbv9kyOd6be7mfWjV4FQ1K/HtgLU",
-	"ZDBoHcdCxaqxhkFUQwsShNZByRw8NmgYfCy9gw1ZeSc5dg5SD5MUZEKxzDm8ZnRMFCI2+eWKsNy9Z6eu",
-	"Co9j24HIcokSMgMqTHRFqY/EUCUyBg4i5jGOZY5T+7A946l+/q4+ydOd7DNnW/ZrlmXbWguDVG9yY7Be",
-	"94lG85qeJ/2HjXa6eTiStNb28kmW1mAOaw3a/8qZhNVhgmdy1z+9u/33cWZb6BrrrA1ebXZtLYM/YelR",
-	"mBvTNF365vLJRsZWBoJawZy2IDUfq57a7p9XvX64jashzjlX0qU55JtgZbwI+BUncTlmnd81Z4X+E2Up",
-	"lmoq34N5VBM5r/rdrSYKQpKZkhNv8FI0PWYev0FjzCahbzFiJSbkjfnsPcjTtBcsMpQzaQ/hwQLP2r07",
-	"V9n7JnS9CKsPOK3kTY8LfvgE6jWeQ1JhE/54/rqQ/boQ/T7U0iJ274nVNxOW+PBV/HL0LX4xPoPTpGq3",
-	"+HqeWR1qHQy1nlWJ66+O4z8icL8uUr8uFr8q9r6F4jwzZnJVV35A2L2KPXuwuGrI+LuYXNdt5tI4HpyB",
-	"UqLtyXdcSwywmjTEjLLZUkMU0wRzneF6l1nRyebAqdJO6gGsyretba27Ez0ZkZY9udlYjR9TNAKbzWB8",
-	"eY+Qg38GPu3dUet+8IHNuSbQgbbCDjsokhzHt4RObNqrshgYTZeIUe1GOdYfiuPfSHKvDTxCrW9O4Vcb",
-	"xCOcYhrDZZalBJIVwlxNMSN0guzXylZLiETYtEKSmQMXzoGihtlG6XismrPNGFPMJ3A5UzxilarSEopo",
-	"RmgukAc2265sdymyBw1sKz1vV9tB+yldwqGnlMhSG6xu54uD9oqZKKwzac7mqd8N29LoPJGhB6YbPaYI",
-	"QxhoSvrsy8b4/Ol9GXCbMiEhQfprdPXm+3LtTJFK4VTsPFbCP7095tOWt0CqYom74Puzs+swMD6lhkqW",
-	"Ee9gRch17RiWPdsA7YMsWtXmwyrdTbLrNYqWFgXAfcGQq+1RsC5QtlaFbqrNPEkoTdXIDVOmXTx6xtdb",
-	"bdKNgVK5R3mW7MqcTeGG7VtsqdCWMwnL7Oct7b2WXHuUDehTA2qWoaWdKkqGD3O/OKLZhzruVKeNqngz",
-	"G009dyxcfamLHV0gpbGbEhqAUizMY4WDT6LK17lHO2U/w0uTpW9y/CAJSzmb0wQ4WmBdysMmNNiCIE7X",
-	"JgJJZV9zzEm6HNDKWeaLutAmLnaQ6N6qBU2s5A5RpGjAxZZtERNbz8ScsHLWhZl1Lc2iGlizaRaGpsr+",
-	"AkdkXt++peG1nrK9mPKFLlKkFO3QeEV4/DrGVISIwgKERGPChUQHWKIZExL1ut3DrQP1LZ7bzj2tSzfJ",
-	"b4en45e4F/dHr5ITOB2f4Rejb+OXySt4rDoiaqWzHihBW8y5LSZaPe/Mv9dw48oiqpy3MYsKd7abvIqP",
-	"++i8vsZKgmlOdVqFtslgKDmmQhc2I7Tyg+VyOGZ8aCOEy0bWUkHS+qOMxLd5VqSmDiUbClCcwhJezrUI",
-	"Uqw+TdfRWoFkLYpLWdwOkAUf3v6E/vXx099DpI+ltRGrNCDKRm8gw9zUGSETQtEYxyRdof2xWAuj3VTM",
-	"h6DgqkNJbgW1qfi2+7NGhh1z5ZvB1Q3yppYivy4n/ikS3AWZUKV9Qcx9tR/fzWa5NEIG0yXSaZxGwvxb",
-	"u3nMMbPTft+XHtUmdp/9tc8hfD7nZkJUa/e86GwifUXy2UQzCI7kFFPU9a1NV+zbNdusHqg3elaniCZu",
-	"4n22SKCbvw9/fQcN23LXCoqqe1BphUPnJdRlD9al2DVb9rZmG4PWAdZBgIpxhfFHmY/Obv6GLv/xdhBs",
-	"m5W1DjCWpJ1qsDLN+D2bbK3BNlOXPTLd9rrCNfIQJWe+Wmrrdzf+9Ja2epGk82F31Iv7DdWiO+5h38hK",
-	"IbYrfRgfL3TM7TJ4K11U6gJ4l+7TERqNSshV4VTRDYqdqmsHFbTYAq32YBY1EfV3CVTYSVSrlXrYyAOS",
-	"wOqCc1+Ccv3hsS+75Kg2qWS3Cqu7KeFWPO5y5mt75bh23CtsnNRwcK3i+pZ4sD8Ur2HXHwXNfyJyWipH",
-	"f1SE/2Pi8wbd8nrKFtTEuwh1Zb3tMQv0d4AMEamkvy5DsERlVmVda1pMBcTD/ujbcTfuJa/gJT4dncQv",
-	"kjM4HZ/g/qgXd1cYyJbenpCGmjBoI532hcc5J3J5rcBnA3m6JNRl7lMpIzGPhxKEHJp6P+qngswwQmOW",
-	"pmwBCRot0YtTFE8xx7EEczhI747GIN15CRDFZUwVIkLHzB2+xKYKr61ArfkNmmFCJSYUuLDQKHnUhMhp",
-	"PtIsSn98lMDcsqlWfaMiBIlzyUyKJmJz4KbkEaYJ+tvNzdU5muWpJEfOBfZLziSIEGGxpPGUM8pyYSI1",
-	"A+q4e4hM0V6BDuaMJOIwRGWpV1P90FrEIbIed9WjcXUaTLPa8oCqeWBavBwxdhvqydkUfVRVKWzvarsh",
-	"qeLqgA7oW1vNzdThNesRKLqsFts6R9+ZOmCDvNs9iXUurf4Xog66tLm1QmIuFeAqSDCgC8Zvhaah4jTx",
-	"QRGjxzQZsbsQUSanqiURyLibtXuwgjyEIvWfKYg3oDdTQHLB9E+ha9ONc117SrBUYXdtYbZMnVsZpo0j",
-	"G8iUYOqgtytPVqEpFggPqEYBfRAr+k3p8aE53xaiTqdzH6EDw2RQpI9xRYcXKFJfRaaesffskproJywB",
-	"6RJS4tzC0lTtq6VSFwUB9cN6lcELBDielkdHBlSRhjnyoD9QAPTVIUQHEQeciAj1ut1jgfQNEajf7YYo",
-	"MigdoX73WAyoeXOmXozypW5Q+b4oSO15YXF0aFilpz/3gS5ZbAdElfcWpYv3ver7Q7tvA1orSIi2qUcY",
-	"IgGKHH3FEA/kFOwsFS6uKIt4sGjfcHHoK6So6zIe5JTcDai+rmJtgcbDDrqktj6kfY+pWAAX6LT/CtUr",
-	"Ug6oqWpWqw/pbsOo3vUQIixRClhI1DvUmFdJizsvgSSqafJIsBkY6jy4+nhd5n2Y1+GA1p7+RpL7Y4MK",
-	"ITJv3KEh99tuN4hDW1KgViH877CMBtRdEsKSpWIwriZ4zDKXBALlEQNpU/3tf7qyrN4DHaNgVEk3GNAM",
-	"y6nhkY0DCx30CTLAmndh1KhIbsvRqhm4LvUDNbUBPdDZfxwShAWKMWVU1zdTfOKwOF9UlhLAqca/AlNH",
-	"Swl6IvofU2tOfW04EoqK/VEolKV4Cck5UtpYdNGqtK4AdNp9NaBr6rgrWLr16T0eE4X/ik2oBZqa64Qi",
-	"V1Je3yMiBjTPFNDL8ut6zkQW5XvV1FQ3po6zRdTuq5Wl3wf0QNdzPeygj0rFqgLF8HO1Ree23Ct2RbMP",
-	"Tu/uQsWYD+sbY9K7FAfQoSXD/WsMERl+KIuTdkTasuuWMVql6sicrbtAkamf/s8IkVmWEhADqjnl+T9t",
-	"EColMdisbquGXGY4nsJRv9Nt6R+LxaKD9esO45Nj21Ycv3/3+u2H67e6jdKHiUxLhUY4ReTy6l0QBnN3",
-	"xCmY90ySBlCckeA8OOl0OyemEsBUa2glialfE1hxxq+qPNSOyXiq0NajSkplK2Cri00qS+uyGLV+MczP",
-	"fo28/OTYmj334cYvbfnWL43LQfrd7t6qOLcyOb03NGR4oiWNUF+jAuAdtTWnZja+QYpZH1du9NBNepub",
-	"1Cq96kYnmxuV9xioFv3+NsO0S5vqtq82t20Whb4Pg7NtoFGv668tD3e4X+NWE87KQsAToSsHFM++hEFb",
-	"x9GlRrCumtKkc/vqvOzhPgwyJnz2oGTcKI+OahQLTLXfPReADtRPa/fpYqSVjAWlY2qdxKVW/mSKijak",
-	"XqiFj9Q6q09wdHtGJq2RCoY11SmzVq6uLBH7HUv2d5GOtyTefd1aVRO8b5Ft70nIdtU9MzUk+qOTancL",
-	"civupFENelsM0bzx4M/KE9RuV6nR6YQVkbYTi6jbIH5eYVSCCrO4Dyui9tjYN9oT52Uhr6cQ34qyoKWO",
-	"QGsBW6X3WnjJLefg8/XVNRJymRp18fP1gFbUaM0WGFW6rw4qaQsxnmKqRBR3xRt8zEGH4JZPyxxqNPl8",
-	"/MBXb3UFW6i6VpQemqfyj84c/uK0rlr1t4K9uxNON9kCKJ7rP+qcxZCEqzfjaLHCax7EVyxz2J6vlP5z",
-	"r/6uc2bQlAjJ+HI35T00ziLNNJTl5/J9kIWBX7l/6xzLT6zZh63LI5WBaKBR3Lchl9nKSxttHQT/5Yie",
-	"+hvr81We1NIoy3OsNTHM4r9aFk9kWRQhE0fVZdnJB1kTzt9l6Nj4xVbS8XURANiRhpW41wiCJcL6Blw/",
-	"3b434/9OdFvGN1wUzeQwrCLeIsNhS52/cSziaf0C1XTy9T4Bt+qvNPtU3oDiXsOSbC2lPZRsK1cllnRr",
-	"vdyrlfprWyDbBBzK0JZWH4yqcW4LZ+saeheoccLiHMVTwJmibGLq0wyoJMAvEAUip8ArHzBlN6SpCTC4",
-	"crzV/PrQXnytgJqCBDGg1YBkuuygK5am7fObOZUkNbeH5OaoZyU5X0dyi/R8xge0Wm8NRW2xaovSNeog",
-	"R9oxawpcr/R91N3u2rG9wh3S117zAa35zzf5zE+7feS5ns5dPnsLmQwHVLC6g9kEMfWBoeYVdqolTorL",
-	"rXy+l/e2rtHTeV5q1d63srP6e2eLXpZoj5OYUyDFGWONXubIyTNzyP5WVlPttsSvzps/uUFnSERzpFG+",
-	"dG7Y7QXHKF+udQj5BYeOnq+WG+/J3NVdNbfhp6k7TtVSBc0tgB/KHAll9JlLU222RFv106WHnpLx1CpH",
-	"bcVyuvse29ZVWuHU0cANS+FpA1df3Tr/M7mAxpkqxZk6ypWTWNtxA5MVszs/UGrWSivwI61Ix8Ix47LB",
-	"nPejepSvbg4ethnADyAd+e9m+V2XB9WexZxaGatxyuMfPUxzurlFcc3272k4/QAS4QKsT2046UQg/X8n",
-	"S8Zr8xBMQQusjKjTuxeI0HiKrt58H5YlL0ZL4zy4vHq3GtOv3nz/jMhuF1XiepFjPSIU+2ps+9G8qOah",
-	"8XyfivnKGzzLYa3Vo7ZxiZYg0YG9bt2d8z50Fy8TijAaw+IPdP/0V57weJ7whi2oUiZsHQKFE+76mWdh",
-	"ECZTcLWafClujd3v/CqSoTkj+iZ552ww8+4gU+9b9afziE2JXZ2ZV/WAnJsMu0LaztgcdPjY1RgIC1u1",
-	"VohKdalrUYHOLRzQ0rthG5orvYmUkJjJuKw8U04HpxdaqjddH2Vi44C68laua5OuuCEtpP+gtBBTXnFP",
-	"KsL+zYt69cd7a2D8sVwYjToVfzlF5asPYw3nNAhqTnIc7u5UsNnyO9gRNt+z41B7pTqV5aOUiCkk6GMG",
-	"9PLqXcHSFVOcgy6EIJlOUu6gDwwpzAJ9f7fqxatg2Z5Uk+CRNsEONfX9qosaiePYGAYP3Ud7rCk4//lL",
-	"dVdvpkZ06AFCpZPaJbttnYHEwZfahizxLH3ghoT1DPAdd+Nflz++32033FTL3dhKR31eiNtleSDuDkWt",
-	"N6b14SDzpUm7bGgKpYEtYmxrVopN+c0/gHSlgVrSsjG8HZokRZDT1kKwMU59aK/uLPOnK+xWU+dJjXW3",
-	"9hUIYsH91VTfq6kuC4RztOAIYF+qeJGqsIqWLmNJ5lDcxA0SksP60cIG4aAPMFfIb05YCWSPmCqzkYOp",
-	"atrOUfjJTeNPfW5g1fnz9akCVVh+TRd4qnSBKpQr9FTg/+NzfVYeHHChcoGwvlZXstoVZgfRz4Pgfw+C",
-	"L5FWA3CaHjpT1h4Ssze12NrLoOxXXDmoWzvEHZnDBWi3swUD2u/2TEk/HfKugstmMqjODx9x/sASx5NG",
-	"wRuVsJ4533h9fYZVTu7K12FFMalxza8HFf7MBxWKVBmla9pT27uwoPrp53UGYz3x0P0qlGUjvz1lwIr8",
-	"X8kygbCpjHuBfskhr5UL0Aczi5J+HfRen37SLNKUHtAzRBOQ6LR72hb1b/QESk6wm6y37fye+lPvskDX",
-	"+v+qk+7HVazhiXCNZz01Iodr4qWVaRiJWeeaOrihlVF3e7rXqnsSdHxSpXIbWfIV6/cbNH0gyu+kPmIZ",
-	"T32nxjCd6JOn+phHZCv5RCGKKh/ahEvjy4g6KMp56pIwa/qh4uEDSlxZy/NKwQOtVgowKaWzrapcXlij",
-	"0NSj4WBLRsgGNiJChQTsTZGsFTF9NBXuX7X0Fll95nynHZiALRD812YG/5P0R4N/zyx2W/rjcf1yW69Q",
-	"flMqii6O6fTd1QfQTBaWLVy51jtUdv8YLhH+KX1KtZKda/1J1UJ0fzUV4M/qfVLisDhkmbKJvS7tyXWK",
-	"dVR8/Jub0TudhmFvKfT7sP5LWYLmtv0Z4+DI1ayjWBnX9wrjBV6GaDHF0jiCZfXIVzMFQfJls4Ts42h7",
-	"hWW7MhZTAmHLmMxuhYg9vKH/VLxhlUbgNosIa9F/zVP4/XIGLL4hyhbPL8Olux9gxUk2mgjFl0yVSFd1",
-	"r6NaRc5l3ZDrximtHceDQABNdJXHQYBwrHr1pCXfgHgak/vZ6UrXsyyY31+Xun43xyno1DcNZo19T04w",
-	"9SyFeqHbn78onBPA5w5ZTYW3Y5yR43lPY6SdXVt6mtKwJvmgXQxWmc711EstK62EsnlEbeHmbk9RUriR",
-	"4VBtX4SM2z1ceirLFkUOq5V0Kt1VS2W1rmj0lp61HRJe04EqXVacIGurXFSa2BP6HqDU0m3KvJWipc4m",
-	"uf9y/98BAAD//w==",
+	"oZ7ilANOlsM5I4n6bkAjQiElEzJKYah7VZ8luZkzDIEmGSNU6qeQkjnwZa1TdIDRDNMcpwPKwX2iNsuO",
+	"hX7JIYfkMEQRSWCWMQk0Xg5vYTmMWZoSQRiN0IHaoVtYDqjauFxtG6NGXLopoAWRU0VVZDwGrtihQgtf",
+	"v4QOcwFqampOBoV1Y93fLejpCUnSFPGcKtUEYSUyUa+LrJZgCTREkZaoR1qkRoedAd0bvnzP+IgkCdAH",
+	"UqzIx2MSE6ByKGKWQYVu9TpZBlz3giiAEvtTQAtOJJwLK08Ecg030nHJwq91k/Og0dUeKD1qrylCB3rj",
+	"otrohtKjBWd0MpyxBKL9UfE7KoFTnJpZPr0kIXY8J0oOBB6DUtE0/jm0BSTwDFAF0RUaH4aG4yk+QCa5",
+	"3W2jTYo8nmpd0okqxSHch5A0ZFbj5f7A+YHJ75Uy+QyQVGsYq7EidDAjQhA6CVECKUjFTDjClMkpcITj",
+	"mOVUfiMM+KIUjyAd5hTPMUnxKN0nNl3hZcpwcsPYe8wn8AxQyMyIQ8nYMFVjRufGzlEiFO5izQp66Efy",
+	"3V5XqXjAp0LJe4a9HmZm0OEM5JQlSt9KEmU0mMfIPA7V2uk2tLQ/aFwDn5MYPpcI9YwKaRWN6yRefXNu",
+	"IWKkXk3EOQHYgEflk83gKEzQ+/AxgLxh7EdMl/apeJCY5EqJ0XYaJFUByZjSWpaF7+GiBpGehcLzaLhR",
+	"dZKOXI1bwrkMCln+TUUfmnCWZwN6EN0dqR6OdA9H+ml0qFQcmGVyicaM6y615vuNcPwPYZogJTw76CdM",
+	"5IB60eACRf88KpwsR9rLEqm+F4quVjpQBrTWTP+N9IiN7qxrKEKYAxKKcJUE0yokzhXtSq2HJkqRM8ae",
+	"gglG5YIVc3fQCVH/7g4RGqd5AklLWXsMEtfXsrF53efW6KLmEduqm7JFqyvr9tqyG/X146jyM1Ubwzj5",
+	"dStOv9rW1PhYU1oBjQBz4NaEm2EZT0FZfch9+xzUaHWHoVumXo+yf2oTVw+MLclhzm6dRmUewV1G9qtH",
+	"faYZZzEIofj3WyqJXD4I+G5xYwJpnSFeJoky6DraFWy9lFqah4H5uPnR82zHP0pzX06x5jMCZljzhTRd",
+	"Irsp5yiqLc3shtsx+0jbEgMamZ+HlS21CynMDSJEDiJyCnbCFPkhnqdQKtaUDRUXEtqKpmyo0VVNQBgF",
+	"oOiskLtWMxC1oWGutBi5LIydAY1uKVvQt+qFsLaOqPjajKiI9meLFruku7F73Pb3XaKMCYlTpWlpLECR",
+	"8RhU0cUIhkiLGL7Ur6LP15oSMq4YtSTGXxdbFC4dgB9ggf7F+G0QVn22L4zv1P3stTyBoQ59YNro7ZLi",
+	"dKmxBL2lE0JBoPcyqffd8/iDVXd67h5f/vVHdNJ78eKoh3CaTfFRHymyUmsrx/18rZaKpTLrgvPg//98",
+	"efT/8NGvX37r3/9H4BlNcfa0PnWc4P9jf3ViNqvPuX926unFOFtr608wes/mkOIYtll1NmW00cV/9lC/",
+	"10dnZ2eo2+t2672c+jrhIIgOeOD6ksY4FVB8P2IsBUw1d1AI1ECDf7URoDWQkBxA9uotT8666HsyllN0",
+	"OQea+5a9AZNMt/16t9c5kYBOTpoQ8MPxV5LVm/e6vd7Lxh5umsl91WX+c7HaMLCMVw1SIuqXoj0b/Rti",
+	"LeEtFf9Dq/9GLKhp1WkQl6S+jjk7jqCZs3bwOaumvaEzJaMmpnsiYbax8+oMfzSNVT+2Z8w5XjpEyT1M",
+	"yRk42um5wNxokweVeYbG8IsZ5xCrVjoCFk8hvjW81XleKJOo0k67hoHmM7UDbpQgDOwghfD8snn39NTr",
+	"wAsL4Fdg5tvI1xywBLsFFR+/n5s+mHHuwhUfwt02crCKPf53WG7Cmnf1rysccHtGtyMzW8O8duBWD2dI",
+	"23Ke5+UzBj3f4xGkq5HTOCc88X+tHzl9KUQCUoilMJoe3OFYIvuyKWOvrreQRnEuJNvMgV7bz+7DYMzZ",
+	"7HJnpvhY1GUaHhtH/Gg/M3H1GNJNDa7MVwqNDBRX7YDdoKgO5StOGDd4sBHBTf+vsYQJ4xtBcN34XPF7",
+	"tivcG7hb3bpqdwWwVmOvjXGvxN8ayKqi/SNPgCOxFBJaWtqZjxtSxfuTWqaACYi3mYu2C0RtvJ8DF27p",
+	"FLG+ICwfmtiyWmgheasb5+O6M3z3znxreYX91WtL4Mdiec7TNv797ebm6tqEZiUIqR1SJi8GxzFkUqCp",
+	"lCYLpQS7eiTOj48rOvKx2kBxrECRNHWt05eb+J6aWgFxL56UnKSRPGVeoATiFBsn1EXDFpJTQAkISaiJ",
+	"z1huauOYJptKf8Q4mZjkowb7NEa+eHuXpZgWqtxGbHPtbvSL3wpdZgYKd2hChFJDEhbnJoIXBhMyltqs",
+	"lzmnkAwnjCXquTCQDwMdQVEQKjej3ltbrDtM3EoZtOBUSFjHTicrV6MnZfSNjT5/LEi1oDK7popGVzzA",
+	"I0wTRjfrcTV4upWtwRa9iu2ZyWsmJaPo5khMCZcedrJBVZiKG8zJePwhn42MsC37ftHrvur0um0rpNWL",
+	"QcLXpbL3cMv2lxwXjqqil349L2pTZlQYzHGaw+sWL+yfqaZjxmdYmgYvToNwbUJaGCyATKby46+1nl4o",
+	"bI7TXJA5/OiaG65cdJ+w3Cjtnv6pgXcTW6r7XIFFbUGVGfnwyOHzpZQwyzyCCZsXkFzql+V0sYQjSWZe",
+	"igQX2a5zsg8gF4zf2vAx44gDFoy6bFAlW3Ku9bBWjynWfP5HUZuE25L2NjhX/vUKm04JBWSsJjc8hxgU",
+	"LL4RyLW+QHjkIga0OnnRCbwpdtXdqUKuuoB123Cdz2bYWkANktYfGMHeXq4Vy953GdDEBgLaLyWTNdNj",
+	"1WLMd2VnYWVGxfC+lb31o0KRcsXGNhZzenenozdnd3cF/NuCquXo9HetvaZGx18AB1Q0C9VWel2pnSDc",
+	"ToDYka0E8PgRjB+8Oa0fsRoPjjjgRM1EL1ZI82/MmRBoDlwo9buuitQ8zDtQ29/yGabFcBdohpdopNA8",
+	"m3Kl1tVHcSrDLBdSfYaRXLCjFBQrRhWvpF6cZxLWgd+cxBsmjwRkSm+BBGVYTgtqVw1CHTps+tV1EK/u",
+	"WK9PthIlsFLEpxZoB3t7Sm81umWcjVKY2Qk0nfRbI4OOHWh96Z0azocOFU+7H1m1UohUM4EYBRRjiqwz",
+	"fgRIMoOzHmd+bZat9TfnwVdnkGuSMa+/ETp+Wnj5Iy87bmRq+frTyVVG6axnibnltBKxOsFm9SgBj1Os",
+	"wm3mNlTlgTKdQ6qmVDAunaVu7DLh4TQZ+Yehx7qKMu/5ABJrK28nIZlgia2HVOek4/SqMgGjHfi2SbCc",
+	"x4CwQEQK9MPbmzJcbxRO9aICyxI6JKkvBeZyeBL3Rz3cHb+Cl8m38YvRGT4dn0Dfy2ik0/Irud4eY3H9",
+	"HpLik7AK4yoILWxWbvB74jWhLTy3olvdzyeIGU98tFIeA1Ad0Ty1STY1S3rFAvU8al2sXIidQFvpquHe",
+	"cyFba46WUuyk1oGzqb8UyLYSh/aFJLVZ+gD9ruVTaMrlWxA6NYeAQAKP4QLdQia1YPgWJXgpUFbm9IXW",
+	"f0CTguzqsonxBPhRr9vtnxzpvL/dzawfvQqEon49thWgJoNB6zgWKlaNNQyiGlqQILQOSubgsUHD4GPp",
+	"HWzIyjvJsXOQepikIBOKZc7hNaNjohCxyS9XhOXuPTt1VXgc2w5ElkuUkBlQYaIrSn0khiqRMXAQMY9x",
+	"LHOc2oftGU/183f1SZ7uZJ8527Jfsyzb1loYpHqTG4P1uk80mtf0POk/bLTTzcORpLW2l0+ytAZzWGvQ",
+	"/lfOJKwOEzyTu/7p3e2/jzPbQtdYZ23warNraxn8CUuPwtyYpunSN5dPNjK2MhDUCua0Ban5WPXUdv+8",
+	"6vXDbVwNcc65ki7NId8EK+NFwK84icsx6/yuOSv0nyhLsVRT+R7Mo5rIedXvbjVREJLMlJx4g5ei6THz",
+	"+A0aYzYJfYsRKzEhb8xn70Gepr1gkaGcSXsIDxZ41u7ducreN6HrRVh9Xmolb3pc8MMnUK/xHJIKm/DH",
+	"89eF7NeF6Pehlhaxe0+svpmwxIev4pejb/GL8RmcJlW7xdfzzOpQ62Co9axKXH91HP8Rgft1kfp1sfhV",
+	"sfctFOeZMZOruvIDwu5V7NmDxVVDxt/F5LpuM5fGaeMMlBJtD9LjWmKA1aQhZpTNlhqimCaY6wzXu8yK",
+	"TjYHTpV2Ug9gVb5tbWvdnejJiLTsyc3GavyYohHYbAbjy3uEHPwz8Gnvjlr3gw9szjWBDrQVdthBkeQ4",
+	"viV0YtNelcXAaLpEjGo3yrH+UBz/RpJ7beARan1zCr/aIB7hFNMYLrMsJZCsEOZqihmhE2S/VrZaQiTC",
+	"phWSzBy/cA4UNcw2Ssdj1ZxtxphiPoHLmeIRq1SVllBEM0JzgTyw2XZlu0uRPWhgW+l5u9oO2k/pEg49",
+	"lUmW2mB1O1+c21fMRGGdSXM2T/1u2JZG54kMPTDd6DE1HcJAU9JnXzbG50/vy4DblAkJCdJfo6s335dr",
+	"Z4pUCqdi57ES/untMZ+2vAVSFUvcBd+fnV2HgfEpNVSyjHgHK0Kua8ew7NkGaB9k0ao2H1bpbpJdr1G0",
+	"tCgA7guGXG2PgnWBsrUqdFNt5klCaapGbpgy7eLRM77eapNuDJTKPcqzZFfmbOpAbN9iS4W2nElYZj9v",
+	"ae+15NqjbECfGlCzDC3tVFEyfJj7xRHNPtRxpzptVMWb2WjquWPh6ktdO+kCKY3dFNQAlGJhHiscfBJV",
+	"vs492in7GV6aLH2T4wdJWMrZnCbA0QLrwh42ocGWB3G6NhFIKvuaY07S5YBWTjZf1IU2cbEDXX6kVh/F",
+	"Su4QRYoGXGzZ1kSx5VHMCStnXZhZ19IsqoE1m2ZhaKrsL3BE5vXtWxpe6ynbiylf6CJFStEOjVeEx69j",
+	"TEWIKCxASDQmXEh0gCWaMSFRr9s93DpQ3+K57dzTunST/HZ4On6Je3F/9Co5gdPxGX4x+jZ+mbyCx6oj",
+	"olaJ64EStMWc22Ki1fPO/HsNN64sosp5G7OocGe7yav4uI/O62usJJjmVKdVaJsMhpJjKnSdNEIrP1gu",
+	"h2PGh65kUCNrqSBp/VFG4ts8K1JTh5INBShOYQkv51oEKVafputorUCyFsWlLG4HyIIPb39C//r46e8h",
+	"0sfS2ohVGhBlozeQYW6qjpAJoWiMY5Ku0P5YrIXRbirmQ1Bw1aEkt4LaVHzb/Vkjw4658s3g6gZ5U0uR",
+	"X5cT/xQJ7oJMqNK+IOa+UpLvZrNcGiGD6RLpNE4jYf6t3TzmmNlpv+9Lj2oTu8/+2ucQPp9zMyGqtXte",
+	"dDaRviL5bKIZBEdyiinq+tamCwDumm1WD9QbPatTRBM38T5bc9DN34e/voOGbblrBUXVPai0wqHzEuqy",
+	"B+tS7Jote1uzjUHrAOsgQMW4wvijzEdnN39Dl/94Owi2zcpaBxhL0k41WJlm/J5NttZgm6nLHplue13h",
+	"GnmIkjNfLbX1uxt/ektbvUjS+bA76sX9hmrRHfewb2SlENuVPoyPFzrmdhm8lS4qdQG8S/fpCI1GJeSq",
+	"cKroBsVO1bWDClpsgVZ7MIuaiPq7BCrsJKrFTz1s5AFJYHXBuS9Buf7w2JddclSbVLJbwdbdlHArHnc5",
+	"87W9clw77hU2Tmo4uFZxfUs82B+K17Drj4LmPxE5LZWjPyrC/zHxeYNueT1lC2riXYS6KuH2mAX6O0CG",
+	"iFTSX5chWKIyq7KuNS2mAuJhf/TtuBv3klfwEp+OTuIXyRmcjk9wf9SLuysMZEtvT0hDTRi0kU77wuOc",
+	"E7m8VuCzgTxdEuoy96mUkZjHQwlCDk29H/VTQWYYoTFLU7aABI2W6MUpiqeY41iCORykd0djkO68BIji",
+	"MqYKEaFj5g5fYlPU1xa01vwGzTChEhMKXFholDxqQuQ0H2kWpT8+SmBu2VSrvlERgsS5ZCZFE7E5cFPy",
+	"CNME/e3m5uoczfJUkiPnAvslZxJEiLBY0njKGWW5MJGaAXXcPUSmBrBAB3NGEnEYorLwq6mFaC3iEFmP",
+	"u+rRuDoNpllteUDVPDAtXo4Yuw315GyKPqqqFLZ3td2QVHF1QAfUHPBwVXnNegSKLqvFts7Rd6YO2CDv",
+	"dk9inUur/4Wogy5tbq2QmEsFuAoSDOiC8Vuhaag4TXxQxOgxTUbsLkSUyalqSQQy7mbtHqwgD6FI/WfK",
+	"4w3ozRSQXDD9U+hKdeNc154SLFXYXVuYrVLnVoZp48gGMiWYOujtypNVaIoFwgOqUUAfxIp+U3p8aM63",
+	"hajT6dxH6MAwGRTpY1zR4QWK1FeRqW7sPbukJvoJS0C6hJQ4t7A0NfxqqdRFeUD9sF5z8AIBjqfl0ZEB",
+	"VaRhjjzoDxQAfVUJ0UHEASciQr1u91ggfeEE6ne7IYoMSkeo3z0WA2renKkXo3ypG1S+L+pbe15YHB0a",
+	"Vunpz32gCxjbAVHlvUXp4n2v+v7Q7tuA1soTot2rE4ZIAE2Ev1LigZyCnbRCzRU1Ew8W7fszDn1VFnXR",
+	"xoOckrsB1ZdhrK3eeNhBl9QWj7TvMRUL4AKd9l+hernKATVFzmrFI91dG9WbJEKEJUoBC4l6hxoRK1ly",
+	"5yWURDVrHgk2A0OsB1cfr8s0EPM6HNDa099Icn9sMCNE5o07Q+R+290HcWgrDNTKh/8dltGAuitIWLJU",
+	"/MYVDI9Z5nJCoDxxIG3mv/1Pl53Ve6BDFowqYQcDmmE5NSyzcX6hgz5BBlizMowa5cptrVo1A9elfqCm",
+	"NqAHOhmQQ4KwQDGmjOpyZ4ptHBbHjcrKAjjVCFig6mgpQU9E/2NKz6mvDYNCUbE/CoWyFC8hOUdKOYsu",
+	"WmXYFYBOu68GdE2RdwVLtz69x2OipJPiGmqBpiA7ocjVlte3lIgBzTMF9LI2u54zkUVtXzU11Y0p8mwR",
+	"tftqZV34AT3QxV4PO+ij0riqQDHsXW3Rua0Fi11F7YPTu7tQ8enD+saYbK8BtZEmIwxq/BEZ9iiLg3dE",
+	"2prslk9aHevIHLW7QJEprv7PCJFZlhJQXEIxzvN/2phUSmKwSd5WK7nMcDyFo36n21JHFotFB+vXHcYn",
+	"x7atOH7/7vXbD9dvdRulHhOZlvqNcHrJ5dW7IAzm7sRTMO+ZnA2gOCPBeXDS6XZOTGGAqVbYShJTvyaw",
+	"4shfVZeonZrxlKitB5mUBlfAVteeVIbXZTFq/dqZn/0KevnJsbWC7sONX9pqrl8aV4/0u929lXhuJXZ6",
+	"73/I8ESLGqG+RgXAO2prTs1sfIMUsz6u3Beim/Q2N6kVftWNTjY3Ki85UC36/W2GaVc61W1fbW7brBh9",
+	"HwZn20CjXvRfGyLurL/GrSaclcGAJ0IXEiiefQmDtsqjK49gXUSlSef21XnZw30YZEz4zEPJuNElHdUo",
+	"FphqN3wuAB2on9YM1LVJKwkMSuXUSonLtPzJ1BhtSL1QCx+pVVif4Oj2jExaIxUMa6pTZq16XVkx9juW",
+	"7O+aHm+FvPu68aomeN8i296TkO2qW2xqSPRHJ9XuFuRW3HijGvS2GKJ5HcKflSeo3a5So9MJKyJtJxZR",
+	"N0n8vMKoBBVmcR9WRO2xMXe0Y87LQl5PIb4VZX1LHZDWArZK77Vok1vOwefrq2sk5DI16uLn6wGtqNGa",
+	"LTCqdF8dY9IGYzzFVIko7mo5+JiDjsgtn5Y51Gjy+fiBr/zqCrZQ9bQoPTRP5R+dOfzFaV216m8Fe3fj",
+	"nG6yBVA8d4PUOYshCVd+xtFihdc8iK9Y5rA9Xynd6V79XafQoCkRkvHlbsp7aHxHmmkoy6+4MczCwK/c",
+	"v3V+5ifW7MPW1ZTKQDTQKC7jkMts5ZWQtiyC/+pFTzmO9ekrT2pplNU61poYZvFfLYsnsiyKCIqj6rIK",
+	"5YOsCefvMnRs/GIr6fi6iAfsSMNK3GsEwRJhfb+un27fm/F/J7otwx0uqGZSGlYRb5HwsKXO3zgl8bR+",
+	"gWp2+XqfgFv1V5p9Km9AcelhSbaW0h5KtpV7FEu6tV7u1Ur9ta2XbSIOZaRLqw9G1Ti3dbR1Sb0L1Dhw",
+	"cY7iKeBMUTYx5WoGVBLgF4gCkVPglQ+YshvS1AQYXHXearp9aK/VVkBNQYIY0Gp8Ml120BVL0/ZxzpxK",
+	"kprLRHJz8rOSq68Du0W2PuMDWi2/hqK2WLU16hplkSPtmDX1rlf6Pupud+3YXuEO6Wuv+YDW/OebfOan",
+	"3T7y3F3nrra9hUyGAypY3cFsYpr6/FDzfjt9z2pS3HXl8728t2WOns7zUiv+vpWd1d87W/SyRHu6xBwK",
+	"KY4ca/QyJ1CemUP2t7KaalcpfnXe/MkNOkMimiON8qVzw24vOEb5cq1DyC84dDB9tdx4T+auDKu5az9N",
+	"3emqliporgj8UKZMKKPP3Khqkyfaqp+uRPSUjKdWSGorltPd99i2zNIKp44GblgKTxu4+urW+Z/JBTTO",
+	"VCnOlFWuHMzajhuYJJnd+YFSs1ZagR9pRToWjhmXHOa8H9WTfXVz8LDNAH4A6ch/N8vvujy39izm1MpY",
+	"jVMe/+hhmtPNLYo7uH9Pw+kHkAgXYH1qw0knAun/O1kyXpuHYOpbYGVEnd69QITGU3T15vuwrIAxWhrn",
+	"weXVu9WYfvXm+2dEdruoEteLlOsRodhXctuP5kVxD43n+1TMV17oWQ5rrR61jUu0BIkO7F3s7tj3obuV",
+	"mVCE0RgWf6DLqb/yhMfzhDdsQZUyYcsSKJxwt9E8C4MwmYKr1eRLcWvsfudXkQzNGdHXzDtng5l3B5ny",
+	"36o/nVZsKu7qzLyqB+TcZNgV0nbG5qDDx67kQFjYqrW6VKpLXZoKdG7hgJbeDdvQ3PdNpITETMZl5Znq",
+	"Oji90FK96fooExsH1FW7cl2bdMUNaSH9B6WFmGqLe1IR9m9e1ItB3lsD44/lwmiUrfjLKSpffRhrOKdB",
+	"UHOw43B3p4JNnt/BjrD5nh2H2ivVqSwfpURMIUEfM6CXV+8Klq6Y4hx0XQTJdJJyB31g1Wv+CaNeBcv2",
+	"pJoEj7QJdiix71dd1Egcxw80DCpHnILzn79Ut/RmauSG7j1UCqldr9vTGUgcfKntxhLP0gfuRlhP/95x",
+	"K/51+eP73bbCTbXciq0U1GcEt12TB9zudNR6M1qfEjJfmoTLho5QmtYixrZ4pdiU2fwDSFcjqCUnG8Pb",
+	"oUlShDdtUQQb3dSn9+puMn+iwm7FdZ7UTHdrX4EdFtxfjfS9GumyQDhHC44A9qWEF0kKq2jpMpZkDsWV",
+	"3CAhOayfMWwQDvoAc4X85nCVQPasqTIYOZjypu3shJ/cNP7UJwZWHURfnyRQheXXRIGnShSoQrlCTwX+",
+	"Pz7LZ+WRARckFwjr+3Ulq91ldhD9PAj+9yD4EmkdAKfpoTNi7fEwe2WLLcIMynLFlRO7tdPckTlWgHY7",
+	"VTCg/W7P1PbTwe4quGwOg+r88BEnDyxxPGn8u1ES65kzjdcXaljl3q58HVYUkxrX/HpE4c98RKFIklG6",
+	"pj2+vQsLqh+DXmcq1lMO3a9CWTby21MPrMj8lSwTCJsSuRfolxzyWt0AfSSzqO3XQe/1uSfNIk0NAj1D",
+	"NAGJTrunbVH/Rk+g5AS7yXrbzu+jP/UuC3TR/6866X6cxBqeCNd41lMjcrgmUlqZhpGYda6pwxpaGXXX",
+	"qHutuidBxydVKreRJV+xfr/h0gei/E7qI5bx1HdeDNOJPnOqD3hEtqRPFKKo8qFNtTS+jKiDopynLv2y",
+	"ph8qHj6gxNW3PK+UOtBqpQCTTDrbqtzlhTUKTWEaDrZYhGxgIyJUSMDe5MhaNdNHU+H+VUtvtdVnznTa",
+	"gQnYSsF/bWbwP0l/NPj3zGK3pT8e12+59QrlN6Wi6CKYTt9dffTM5F/ZCpZrvUNl94/hEuGf0qdUq925",
+	"1p9UrUj3V1MB/qzeJyUOi+OVKZvYe9OeXKdYR8XHv7kZvdMJGPa6Qr8P67+UJWiu3Z8xDo5czTqKlXF9",
+	"wTBe4GWIFlMsjSNYVg97NZMPJF82a8k+jrZXWLYrYzElELaMyexWkdjDG/pPxRtWaQRus4iwFv3XDIXf",
+	"L1vA4huibPH8Mly6iwJWnGGjiVB8yZSLdOX3OqpV5FzWDblunNLacTwIBNBEl3scBAjHqldPQvINiKcx",
+	"uZ+drnRhy4L5/XWp63dznIJOetNg1tj35ARTz1KoV7z9+YvCOQF87pDV1HY7xhk5nvc0RtrZtaWnqRFr",
+	"kg/aVWGV6VxPutSy0koom0HUFm7uGhUlhRsZDtX2Rci43cOlp8RsUd6wWkOn0l21SFbrrkZvDVrbIeE1",
+	"HajSZcUJsra+RaWJPZvvAUot16ZMWila6myS+y/3/x0AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

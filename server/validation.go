@@ -163,7 +163,7 @@ func parameterIssues(re *openapi3filter.RequestError) []validationIssue {
 		is.path = name
 		var pe *openapi3filter.ParseError
 		if errors.As(re.Err, &pe) {
-			is.message = "must be a " + strings.Join(re.Parameter.Schema.Value.Type.Slice(), " or ")
+			is.message = "must be " + article(strings.Join(re.Parameter.Schema.Value.Type.Slice(), " or "))
 		}
 		out = appendIssue(out, is)
 	}
@@ -196,4 +196,11 @@ func schemaMessage(se *openapi3.SchemaError) string {
 		}
 	}
 	return strings.ReplaceAll(se.Reason, "more than", "greater than")
+}
+
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }
