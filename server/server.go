@@ -306,7 +306,3 @@ func tokenFailure(ctx context.Context, err error) (gen.Error, bool) {
 	}
 	return gen.Error{}, false
 }
-
-func notImplemented(op string) error {
-	return newAPIError(http.StatusNotImplemented, "not_implemented", op+" is not implemented yet")
-}
