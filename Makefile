@@ -54,6 +54,17 @@ lint: lint-spec ## go vet, gofmt and the spec lint
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 
+# BENCH_FLAGS, e.g. "-profile-dir /tmp/shipd-prof" (CPU profiles of each
+# phase) or "-shipd-flags=--job-poll-interval=10ms"; see bench/README.md.
+BENCH_FLAGS ?=
+
+.PHONY: bench
+bench: ## Load-test shipd on 127.0.0.1 beside a bare Echo baseline (< 5 min): prints the table, writes bench/results/latest.json
+	$(GO) build -o bin/shipd ./cmd/shipd
+	$(GO) build -o bin/bench-baseline ./bench/cmd/baseline
+	$(GO) build -o bin/bench-load ./bench/cmd/load
+	./bin/bench-load -shipd bin/shipd -baseline bin/bench-baseline -out bench/results/latest.json $(BENCH_FLAGS)
+
 .PHONY: clean
 clean: ## Remove build output and local tools
 	rm -rf bin $(TOOLS)

@@ -71,7 +71,7 @@ func (c *WebhookDeliveryConfig) setDefaults() {
 		c.Timeout = webhooks.DefaultClientTimeout
 	}
 	if c.Concurrency <= 0 {
-		c.Concurrency = 8
+		c.Concurrency = 32
 	}
 	if c.MaxResponseBodyBytes <= 0 {
 		c.MaxResponseBodyBytes = 64 << 10
@@ -210,6 +210,7 @@ func (s *Server) enqueueDeliveries(ctx context.Context, tx *sqlx.Tx, ev store.Ev
 	if err != nil {
 		return err
 	}
+	var jobs []river.InsertManyParams
 	for _, sub := range subs {
 		if !subscribedTo(sub, ev.Type) {
 			continue
@@ -225,12 +226,15 @@ func (s *Server) enqueueDeliveries(ctx context.Context, tx *sqlx.Tx, ev store.Ev
 		if !inserted {
 			continue
 		}
-		if _, err := s.jobs.InsertTx(ctx, tx.Tx, deliveryArgs{DeliveryID: d.ID, Attempt: 1},
-			&river.InsertOpts{Queue: s.cfg.Webhooks.Queue}); err != nil {
-			return err
-		}
+		jobs = append(jobs, river.InsertManyParams{Args: deliveryArgs{DeliveryID: d.ID, Attempt: 1},
+			InsertOpts: &river.InsertOpts{Queue: s.cfg.Webhooks.Queue}})
 	}
-	return nil
+	if len(jobs) == 0 {
+		return nil
+	}
+	// One statement for every subscription's job: the writer is held once, not once per subscription.
+	_, err = s.jobs.InsertManyTx(ctx, tx.Tx, jobs)
+	return err
 }
 
 // queueManualAttempt asks for one attempt of d now (retry endpoint, test

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
 
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/store"
@@ -96,7 +97,8 @@ func (s *Server) CreateLabel(ctx context.Context, req gen.CreateLabelRequestObje
 				return err
 			}
 		}
-		_, err = s.jobs.InsertTx(ctx, tx.Tx, purchaseArgs{ShipmentID: sh.ID}, nil)
+		// A new shipment's purchase job cannot collide with another: the fast insert (no RETURNING) suffices.
+		_, err = s.jobs.InsertManyFastTx(ctx, tx.Tx, []river.InsertManyParams{{Args: purchaseArgs{ShipmentID: sh.ID}}})
 		return err
 	})
 	if body, ok := tokenFailure(ctx, err); ok {

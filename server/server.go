@@ -97,7 +97,7 @@ func (c *Config) setDefaults() {
 	c.RateLimits.setDefaults()
 	c.Webhooks.setDefaults()
 	if c.JobPollInterval == 0 {
-		c.JobPollInterval = 50 * time.Millisecond
+		c.JobPollInterval = 20 * time.Millisecond
 	}
 }
 

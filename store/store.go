@@ -73,6 +73,7 @@ func dsn(path string, readOnly bool) string {
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", "NORMAL")
 	q.Set("_txlock", "immediate")
+	q.Set("_stmt_cache_size", "128")
 	if readOnly {
 		q.Set("mode", "ro")
 		q.Del("_journal_mode")

@@ -77,6 +77,6 @@ func InsertTrackingEvent(ctx context.Context, tx *sqlx.Tx, e *TrackingEvent) (bo
 func TrackingEvents(ctx context.Context, q sqlx.QueryerContext, trackerID string, limit int) ([]TrackingEvent, error) {
 	var evs []TrackingEvent
 	err := sqlx.SelectContext(ctx, q, &evs, `SELECT seq, tracker_id, scan_index, status, message, location, occurred_at
-		FROM tracking_events WHERE tracker_id = ? ORDER BY seq DESC LIMIT ?`, trackerID, limit)
+		FROM tracking_events WHERE tracker_id = ? ORDER BY scan_index DESC LIMIT ?`, trackerID, limit)
 	return evs, err
 }

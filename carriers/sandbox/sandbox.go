@@ -6,7 +6,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -69,11 +68,13 @@ type carrier struct {
 	cfg Config
 
 	mu sync.Mutex
-	// labels remembers purchases by reference so a retried Buy returns the
-	// first purchase instead of buying again. Sandbox state is in memory
-	// only; after a restart the same reference still yields the same
+	// bought remembers when each reference was purchased, so a retried Buy
+	// returns the first purchase (the same tracking number, and the label
+	// re-rendered with the first purchase's date, byte for byte) instead of
+	// buying again. Only the date is kept, not the PDF. Sandbox state is in
+	// memory only; after a restart the same reference still yields the same
 	// tracking number because it is derived from the reference.
-	labels map[string]carriers.Label
+	bought map[string]time.Time
 	// attempts counts Buy calls per reference for TriggerCarrierUnavailable.
 	attempts map[string]int
 	// slow remembers the tracking numbers bought under TriggerSlowCarrier, so
@@ -101,7 +102,7 @@ func newCarrier(t tariff, cfg Config) *carrier {
 	return &carrier{
 		t:        t,
 		cfg:      cfg,
-		labels:   make(map[string]carriers.Label),
+		bought:   make(map[string]time.Time),
 		attempts: make(map[string]int),
 		slow:     make(map[string]bool),
 	}
@@ -195,11 +196,16 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	}
 
 	c.mu.Lock()
-	if l, ok := c.labels[ref]; ok {
-		c.mu.Unlock()
-		return cloneLabel(l), nil
-	}
+	first, bought := c.bought[ref]
 	c.mu.Unlock()
+	if bought {
+		// A retry: the first purchase's label, rendered again from its date.
+		svc, err := c.checkPurchase(req)
+		if err != nil {
+			return carriers.Label{}, err
+		}
+		return c.label(req, svc, ref, first)
+	}
 
 	svc, err := c.checkPurchase(req)
 	if err != nil {
@@ -230,6 +236,30 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 		c.slow[tn] = true
 		c.mu.Unlock()
 	}
+	date := c.cfg.Now()
+	l, err := c.label(req, svc, ref, date)
+	if err != nil {
+		return carriers.Label{}, err
+	}
+	c.mu.Lock()
+	first, bought = c.bought[ref]
+	if !bought {
+		c.bought[ref] = date
+		delete(c.attempts, ref)
+	}
+	c.mu.Unlock()
+	if bought && !first.Equal(date) {
+		// A concurrent Buy for the same reference finished first; its label is the purchase.
+		return c.label(req, svc, ref, first)
+	}
+	return l, nil
+}
+
+// label renders the label of reference ref bought on date; the same inputs
+// give the same bytes, so a retried Buy needs only the date to return the
+// first purchase's document.
+func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date time.Time) (carriers.Label, error) {
+	tn := c.trackingNumber(ref)
 	pdf, err := RenderLabel(LabelInput{
 		Carrier:           c.t.name,
 		Service:           svc.display,
@@ -237,7 +267,7 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 		From:              req.Shipment.From,
 		To:                req.Shipment.To,
 		WeightOz:          req.Shipment.Parcel.WeightOz,
-		Date:              c.cfg.Now(),
+		Date:              date,
 		SignatureRequired: req.Shipment.Options.SignatureConfirmation,
 		CustomsContents:   customsContents(req.Shipment.Customs),
 		Reference:         ref,
@@ -248,18 +278,7 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if err != nil {
 		return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.t.name, err)
 	}
-
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	// A concurrent Buy for the same reference may have finished first; its
-	// label is the purchase.
-	l, ok := c.labels[ref]
-	if !ok {
-		l = carriers.Label{TrackingNumber: tn, PDF: pdf}
-		c.labels[ref] = l
-		delete(c.attempts, ref)
-	}
-	return cloneLabel(l), nil
+	return carriers.Label{TrackingNumber: tn, PDF: pdf}, nil
 }
 
 // checkPurchase validates what a real carrier would validate before buying
@@ -381,9 +400,4 @@ func customsContents(c *carriers.Customs) string {
 		return carriers.ContentsOther
 	}
 	return c.ContentsType
-}
-
-func cloneLabel(l carriers.Label) carriers.Label {
-	l.PDF = bytes.Clone(l.PDF)
-	return l
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"time"
@@ -30,6 +31,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&limits.Disabled, "rate-limits-disabled", false, "turn off per-account rate limits")
 	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes")
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long in-flight requests and jobs may run on shutdown")
+	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); empty: off")
+	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for new jobs (default 20ms)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -70,9 +73,10 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*publicURL = "http://" + ln.Addr().String()
 	}
 	e, srv, err := server.Setup(server.Config{Store: st, Logger: log, PublicURL: *publicURL, WebhookCipher: cipher,
-		Labels:     store.FileBlobs{Dir: filepath.Join(filepath.Dir(*db), "labels")},
-		RateLimits: limits,
-		Carriers:   carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), nil)})
+		Labels:          store.FileBlobs{Dir: filepath.Dir(*db)},
+		RateLimits:      limits,
+		JobPollInterval: *jobPoll,
+		Carriers:        carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), nil)})
 	if err != nil {
 		return err
 	}
@@ -86,6 +90,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
+	}
+	if *pprofAddr != "" {
+		if err := servePprof(*pprofAddr, log); err != nil {
+			return err
+		}
 	}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(ln) }()
@@ -111,6 +120,23 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// servePprof serves the runtime profiles on a listener of their own, never on the API's.
+func servePprof(addr string, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("pprof: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	log.Info("pprof listening", slog.String("addr", ln.Addr().String()))
+	go func() { _ = http.Serve(ln, mux) }()
+	return nil
 }
 
 func loadCipher(configured, keyPath string) (*webhooks.Cipher, error) {

@@ -1,0 +1,208 @@
+// Command load is `make bench`: it seeds databases, starts shipd (and the
+// bare Echo baseline) on 127.0.0.1, drives every workload with keep-alive
+// connections, prints a table and writes the figures as JSON.
+//
+//	load -shipd bin/shipd -baseline bin/bench-baseline -out bench/results/latest.json
+//
+// Every latency is recorded and sorted: percentiles are exact (nearest rank).
+// All load targets 127.0.0.1 and is bounded in count and time.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type config struct {
+	shipd, baseline, out, profileDir, workDir string
+	keep                                      bool
+
+	smallRows, largeRows int
+	warm                 time.Duration
+
+	readConns    int
+	readDuration time.Duration
+
+	writeConns    int
+	writeDuration time.Duration
+
+	e2eRate     int
+	e2eDuration time.Duration
+
+	fanoutSubs, fanoutShipments int
+
+	scaleConns    int
+	scaleDuration time.Duration
+
+	shipdFlags   string
+	drainTimeout time.Duration
+	phases       map[string]bool
+}
+
+// allPhases are the phases in the order they run.
+var allPhases = []string{"scale", "read", "write", "e2e", "fanout"}
+
+func (c config) runs(phase string) bool { return c.phases[phase] }
+
+func main() {
+	var c config
+	flag.StringVar(&c.shipd, "shipd", "bin/shipd", "shipd binary")
+	flag.StringVar(&c.baseline, "baseline", "bin/bench-baseline", "baseline binary")
+	flag.StringVar(&c.out, "out", "bench/results/latest.json", "where the JSON figures go")
+	flag.StringVar(&c.profileDir, "profile-dir", "", "if set, take a CPU profile of shipd during each load phase (served by --pprof-addr) into this directory")
+	flag.StringVar(&c.workDir, "work-dir", "", "directory for the databases, kept (default: a new temporary directory, removed at the end unless -keep)")
+	flag.BoolVar(&c.keep, "keep", false, "keep the temporary work directory")
+	flag.IntVar(&c.smallRows, "small-rows", 10_000, "shipments seeded in the first database")
+	flag.IntVar(&c.largeRows, "large-rows", 1_000_000, "shipments seeded in the second database")
+	flag.DurationVar(&c.warm, "warm", time.Second, "warm-up before each measured closed-loop phase")
+	flag.IntVar(&c.readConns, "read-conns", 64, "connections of the read path")
+	flag.DurationVar(&c.readDuration, "read-duration", 8*time.Second, "measured time of the read path (each of shipd and baseline)")
+	flag.IntVar(&c.writeConns, "write-conns", 32, "connections of the write path")
+	flag.DurationVar(&c.writeDuration, "write-duration", 8*time.Second, "measured time of the write path")
+	flag.IntVar(&c.e2eRate, "e2e-rate", 100, "creates per second of the end-to-end phase (open loop)")
+	flag.DurationVar(&c.e2eDuration, "e2e-duration", 30*time.Second, "duration of the end-to-end phase")
+	flag.IntVar(&c.fanoutSubs, "fanout-subs", 10, "webhook subscriptions of the fan-out phase")
+	flag.IntVar(&c.fanoutShipments, "fanout-shipments", 400, "shipments whose shipment.purchased fans out")
+	flag.IntVar(&c.scaleConns, "scale-conns", 4, "connections of the scale phases")
+	flag.DurationVar(&c.scaleDuration, "scale-duration", 3*time.Second, "measured time of each scale request kind")
+	flag.DurationVar(&c.drainTimeout, "drain-timeout", 2*time.Minute, "how long the write path waits for its purchases to finish")
+	flag.StringVar(&c.shipdFlags, "shipd-flags", "", "extra flags for shipd serve (space separated)")
+	phases := flag.String("phases", strings.Join(allPhases, ","), "phases to run (a partial run is for iterating; its targets are not all measured)")
+	flag.Parse()
+	c.phases = map[string]bool{}
+	for p := range strings.SplitSeq(*phases, ",") {
+		if !slices.Contains(allPhases, p) {
+			fmt.Fprintf(os.Stderr, "bench: unknown phase %q (phases: %s)\n", p, strings.Join(allPhases, ","))
+			os.Exit(2)
+		}
+		c.phases[p] = true
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, c); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, c config) error {
+	began := time.Now()
+	dir := c.workDir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "shipd-bench-"); err != nil {
+			return err
+		}
+		if !c.keep {
+			defer os.RemoveAll(dir)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if c.profileDir != "" {
+		if err := os.MkdirAll(c.profileDir, 0o755); err != nil {
+			return err
+		}
+	}
+	res := &results{GeneratedAt: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), CPUs: runtime.NumCPU(), GOOS: runtime.GOOS + "/" + runtime.GOARCH}
+	res.Config = c.public()
+	logf("work directory %s", dir)
+
+	rcv, err := startReceiver()
+	if err != nil {
+		return err
+	}
+	defer rcv.srv.Close()
+
+	// Database A: the small scale, and every other phase.
+	logf("seeding %d shipments", c.smallRows)
+	small, err := prepare(ctx, filepath.Join(dir, "small", "shipd.db"), c.smallRows)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	res.Scale.Small.Rows, res.Scale.Small.SeedSeconds = small.Rows, small.Duration.Seconds()
+	srvA, err := startShipd(ctx, c, small.Path)
+	if err != nil {
+		return err
+	}
+	defer srvA.kill()
+	if err := phasesOnA(ctx, c, res, srvA, small, rcv); err != nil {
+		return err
+	}
+	res.Server.PeakRSSMiBMain = srvA.peakRSSMiB()
+	srvA.heapProfile(c.profileDir, "heap")
+	if err := srvA.stop(); err != nil {
+		return err
+	}
+
+	if !c.runs("scale") {
+		return finish(c, res, began)
+	}
+	// Database B: the large scale.
+	logf("seeding %d shipments", c.largeRows)
+	large, err := prepare(ctx, filepath.Join(dir, "large", "shipd.db"), c.largeRows)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	res.Scale.Large.Rows, res.Scale.Large.SeedSeconds = large.Rows, large.Duration.Seconds()
+	res.Server.DBBytesPerSeededShipment = large.BytesPerRow
+	srvB, err := startShipd(ctx, c, large.Path)
+	if err != nil {
+		return err
+	}
+	defer srvB.kill()
+	logf("scale: %d shipments", c.largeRows)
+	if err := scalePhase(ctx, c, srvB, large, &res.Scale.Large); err != nil {
+		return err
+	}
+	res.Server.PeakRSSMiBLarge = srvB.peakRSSMiB()
+	if err := srvB.stop(); err != nil {
+		return err
+	}
+
+	return finish(c, res, began)
+}
+
+func finish(c config, res *results, began time.Time) error {
+	res.finish()
+	res.WallSeconds = time.Since(began).Seconds()
+	res.print(os.Stdout)
+	return res.write(c.out)
+}
+
+func phasesOnA(ctx context.Context, c config, res *results, srv *shipd, db *seeded, rcv *receiver) error {
+	steps := []struct {
+		name, title string
+		run         func() error
+	}{
+		{"scale", fmt.Sprintf("scale: %d shipments", c.smallRows), func() error { return scalePhase(ctx, c, srv, db, &res.Scale.Small) }},
+		{"read", fmt.Sprintf("read path: baseline and shipd at %d connections", c.readConns), func() error { return readPhase(ctx, c, srv, db, &res.Read) }},
+		{"write", fmt.Sprintf("write path: %d connections", c.writeConns), func() error { return writePhase(ctx, c, srv, db, res) }},
+		{"e2e", fmt.Sprintf("end to end: %d creates/s for %s", c.e2eRate, c.e2eDuration), func() error { return e2ePhase(ctx, c, srv, db, rcv, &res.EndToEnd) }},
+		{"fanout", fmt.Sprintf("fan-out: %d shipments to %d subscriptions", c.fanoutShipments, c.fanoutSubs), func() error { return fanoutPhase(ctx, c, srv, db, rcv, &res.Fanout) }},
+	}
+	for _, st := range steps {
+		if !c.runs(st.name) {
+			continue
+		}
+		logf("%s", st.title)
+		if err := st.run(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench %s  %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}

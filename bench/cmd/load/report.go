@@ -1,0 +1,294 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// stat is a throughput with its latency distribution.
+type stat struct {
+	Requests int            `json:"requests"`
+	PerSec   float64        `json:"perSec"`
+	P50Ms    float64        `json:"p50Ms"`
+	P99Ms    float64        `json:"p99Ms"`
+	MaxMs    float64        `json:"maxMs"`
+	Errors   map[string]int `json:"errors,omitempty"`
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// latStat summarises sorted latencies; elapsed > 0 also gives a rate.
+func latStat(l latencies, elapsed time.Duration) stat {
+	s := stat{Requests: len(l), P50Ms: ms(l.pct(50)), P99Ms: ms(l.pct(99)), MaxMs: ms(l.pct(100))}
+	if elapsed > 0 {
+		s.PerSec = float64(len(l)) / elapsed.Seconds()
+	}
+	return s
+}
+
+func statOf(r loadResult) stat {
+	s := latStat(r.lat, 0)
+	s.PerSec = r.rps()
+	for code, n := range r.bad {
+		if s.Errors == nil {
+			s.Errors = map[string]int{}
+		}
+		name := strconv.Itoa(code)
+		if code == 0 {
+			name = "transport"
+		}
+		s.Errors[name] = n
+	}
+	if r.firstErr != "" {
+		logf("  first unexpected answer: %s", r.firstErr)
+	}
+	return s
+}
+
+type readResult struct {
+	ResponseBytes int     `json:"responseBytes"`
+	Baseline      stat    `json:"baseline"`
+	Shipd         stat    `json:"shipd"`
+	Ratio         float64 `json:"ratio"` // shipd / baseline throughput
+}
+
+type writeResult struct {
+	Accepted        stat    `json:"accepted"` // 202s per second
+	Backlog         int     `json:"backlogAtEnd"`
+	Created         int     `json:"created"`
+	Purchased       int     `json:"purchased"`
+	PurchaseSeconds float64 `json:"purchaseSeconds"` // from the first create to the last purchase
+	PurchasesPerSec float64 `json:"purchasesPerSec"`
+	Undrained       bool    `json:"undrained,omitempty"` // purchases were still pending when the bench gave up waiting
+}
+
+type e2eResult struct {
+	Rate               int     `json:"ratePerSec"`
+	Seconds            float64 `json:"seconds"`
+	Sent               int     `json:"sent"`
+	Accepted           int     `json:"accepted"`
+	Create             stat    `json:"create"`
+	Purchased          stat    `json:"purchased"` // due time of the create → purchasedAt
+	Webhook            stat    `json:"webhook"`   // due time of the create → verified delivery received
+	MissingWebhooks    int     `json:"missingWebhooks"`
+	NotPurchased       int     `json:"notPurchased"`
+	RejectedSignatures int     `json:"rejectedSignatures"`
+}
+
+type fanoutResult struct {
+	Subscriptions      int     `json:"subscriptions"`
+	Shipments          int     `json:"shipments"`
+	Expected           int     `json:"expected"`
+	Deliveries         int     `json:"deliveries"`
+	PerSec             float64 `json:"perSec"`  // first to last delivery
+	Seconds            float64 `json:"seconds"` // first create to last delivery
+	Latency            stat    `json:"latency"` // event createdAt → delivery received
+	RejectedSignatures int     `json:"rejectedSignatures"`
+}
+
+type scaleResult struct {
+	Rows        int     `json:"rows"`
+	SeedSeconds float64 `json:"seedSeconds"`
+	List        stat    `json:"list"`     // GET /labels, first page of 25
+	DeepPage    stat    `json:"deepPage"` // GET /labels?cursor= a random seeded shipment
+	Detail      stat    `json:"detail"`   // GET /labels/{random seeded id}
+}
+
+type target struct {
+	Name   string  `json:"name"`
+	Target string  `json:"target"`
+	Actual string  `json:"actual"`
+	Value  float64 `json:"value"`
+	Met    bool    `json:"met"`
+}
+
+type results struct {
+	GeneratedAt string         `json:"generatedAt"`
+	GoVersion   string         `json:"goVersion"`
+	GOOS        string         `json:"platform"`
+	CPUs        int            `json:"cpus"`
+	WallSeconds float64        `json:"wallSeconds"`
+	Config      map[string]any `json:"config"`
+	Read        readResult     `json:"readPath"`
+	Write       writeResult    `json:"writePath"`
+	EndToEnd    e2eResult      `json:"endToEnd"`
+	Fanout      fanoutResult   `json:"fanout"`
+	Scale       struct {
+		Small        scaleResult `json:"small"`
+		Large        scaleResult `json:"large"`
+		ListRatio    float64     `json:"listP50Ratio"`   // large / small
+		DetailRatio  float64     `json:"detailP50Ratio"` // large / small
+		DeepRatio    float64     `json:"deepPageP50Ratio"`
+		ListP99Ratio float64     `json:"listP99Ratio"`
+		DetailP99    float64     `json:"detailP99Ratio"`
+	} `json:"scale"`
+	Server struct {
+		PeakRSSMiBMain           float64 `json:"peakRssMiB"`      // VmHWM of the server that ran every phase but the 1M scale
+		PeakRSSMiBLarge          float64 `json:"peakRssMiBLarge"` // VmHWM of the server on the 1M database
+		DBBytesPerAPIShipment    float64 `json:"dbBytesPerApiShipment"`
+		DBBytesPerSeededShipment float64 `json:"dbBytesPerSeededShipment"`
+	} `json:"server"`
+	Targets []target `json:"targets"`
+}
+
+func (c config) public() map[string]any {
+	return map[string]any{
+		"smallRows": c.smallRows, "largeRows": c.largeRows, "warm": c.warm.String(),
+		"readConns": c.readConns, "readDuration": c.readDuration.String(),
+		"writeConns": c.writeConns, "writeDuration": c.writeDuration.String(),
+		"e2eRate": c.e2eRate, "e2eDuration": c.e2eDuration.String(),
+		"fanoutSubscriptions": c.fanoutSubs, "fanoutShipments": c.fanoutShipments,
+		"scaleConns": c.scaleConns, "scaleDuration": c.scaleDuration.String(),
+		"shipdFlags": c.shipdFlags, "phases": strings.Join(slices.DeleteFunc(slices.Clone(allPhases), func(p string) bool { return !c.phases[p] }), ","),
+	}
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+// finish computes the ratios and checks the targets of issue 8.
+func (r *results) finish() {
+	sc := &r.Scale
+	sc.ListRatio = ratio(sc.Large.List.P50Ms, sc.Small.List.P50Ms)
+	sc.DetailRatio = ratio(sc.Large.Detail.P50Ms, sc.Small.Detail.P50Ms)
+	sc.DeepRatio = ratio(sc.Large.DeepPage.P50Ms, sc.Small.DeepPage.P50Ms)
+	sc.ListP99Ratio = ratio(sc.Large.List.P99Ms, sc.Small.List.P99Ms)
+	sc.DetailP99 = ratio(sc.Large.Detail.P99Ms, sc.Small.Detail.P99Ms)
+	rss := max(r.Server.PeakRSSMiBMain, r.Server.PeakRSSMiBLarge)
+	type check struct {
+		phase string
+		t     target
+	}
+	checks := []check{
+		{"read", target{"read path vs baseline", "≥ 0.35×", fmt.Sprintf("%.2f×", r.Read.Ratio), r.Read.Ratio, r.Read.Ratio >= 0.35}},
+		{"write", target{"write path: accepted creates", "≥ 2,000/s", fmt.Sprintf("%.0f/s", r.Write.Accepted.PerSec), r.Write.Accepted.PerSec, r.Write.Accepted.PerSec >= 2000}},
+		{"e2e", target{"end to end at 100/s: purchased p99", "≤ 300 ms", fmt.Sprintf("%.0f ms", r.EndToEnd.Purchased.P99Ms), r.EndToEnd.Purchased.P99Ms,
+			r.EndToEnd.Purchased.P99Ms <= 300 && r.EndToEnd.NotPurchased == 0}},
+		{"e2e", target{"end to end at 100/s: webhook p99", "≤ 500 ms", fmt.Sprintf("%.0f ms", r.EndToEnd.Webhook.P99Ms), r.EndToEnd.Webhook.P99Ms,
+			r.EndToEnd.Webhook.P99Ms <= 500 && r.EndToEnd.MissingWebhooks == 0}},
+		{"fanout", target{"webhook fan-out, 10 subscriptions", "≥ 1,000/s", fmt.Sprintf("%.0f/s", r.Fanout.PerSec), r.Fanout.PerSec, r.Fanout.PerSec >= 1000 && r.Fanout.Deliveries == r.Fanout.Expected}},
+		{"scale", target{"page p50, 1M vs 10k", "≤ 1.5×", fmt.Sprintf("%.2f×", sc.ListRatio), sc.ListRatio, sc.ListRatio <= 1.5}},
+		{"scale", target{"detail p50, 1M vs 10k", "≤ 1.5×", fmt.Sprintf("%.2f×", sc.DetailRatio), sc.DetailRatio, sc.DetailRatio <= 1.5}},
+		{"", target{"server peak RSS", "≤ 150 MiB", fmt.Sprintf("%.0f MiB", rss), rss, rss <= 150}},
+	}
+	r.Targets = nil
+	for _, c := range checks {
+		if c.phase == "" || r.ran(c.phase) {
+			r.Targets = append(r.Targets, c.t)
+		}
+	}
+}
+
+func (r *results) ran(phase string) bool {
+	p, _ := r.Config["phases"].(string)
+	return slices.Contains(strings.Split(p, ","), phase)
+}
+
+func (r *results) print(w io.Writer) {
+	row := func(cols ...string) { fmt.Fprintln(w, "| "+strings.Join(cols, " | ")+" |") }
+	f2 := func(v float64) string { return fmt.Sprintf("%.2f", v) }
+	line := func(name, load string, s stat) {
+		rate := "—"
+		if s.PerSec > 0 {
+			rate = fmt.Sprintf("%.0f", s.PerSec)
+		}
+		if len(s.Errors) > 0 {
+			b, _ := json.Marshal(s.Errors)
+			load += "; errors " + string(b)
+		}
+		row(name, load, rate, f2(s.P50Ms), f2(s.P99Ms), fmt.Sprintf("%.1f", s.MaxMs))
+	}
+	fmt.Fprintf(w, "\nshipd bench: %s, %d CPUs, %s, %.0f s wall\n\n", r.GOOS, r.CPUs, r.GoVersion, r.WallSeconds)
+	row("Measure", "Load", "Throughput /s", "p50 ms", "p99 ms", "max ms")
+	row("---", "---", "---:", "---:", "---:", "---:")
+	if r.ran("read") {
+		rd := r.Read
+		line("1. GET /labels/{id}, bare Echo baseline", fmt.Sprintf("%v conns, same %d bytes", r.Config["readConns"], rd.ResponseBytes), rd.Baseline)
+		line(fmt.Sprintf("1. GET /labels/{id}, shipd (**%.2f×** baseline)", rd.Ratio), fmt.Sprintf("%v conns", r.Config["readConns"]), rd.Shipd)
+	}
+	if r.ran("write") {
+		wr := r.Write
+		line("2. POST /labels/create, 202s", fmt.Sprintf("%v conns; purchases meanwhile %.0f/s (%d queued at the end)", r.Config["writeConns"], wr.PurchasesPerSec, wr.Backlog), wr.Accepted)
+	}
+	if r.ran("e2e") {
+		e := r.EndToEnd
+		load := fmt.Sprintf("%d creates/s for %.0f s, open loop", e.Rate, e.Seconds)
+		line("3. create answered (202)", load, e.Create)
+		line("3a. create → purchasedAt", fmt.Sprintf("%d of %d purchased", e.Accepted-e.NotPurchased, e.Sent), e.Purchased)
+		line("3b. create → signed shipment.purchased received", fmt.Sprintf("%d of %d delivered and verified", e.Accepted-e.MissingWebhooks, e.Sent), e.Webhook)
+	}
+	if r.ran("fanout") {
+		fo := r.Fanout
+		line("4. webhook fan-out: deliveries/s (latency: event → received)", fmt.Sprintf("%d subscriptions × %d shipments: %d of %d verified", fo.Subscriptions, fo.Shipments, fo.Deliveries, fo.Expected), withRate(fo.Latency, fo.PerSec))
+	}
+	if r.ran("scale") {
+		for _, k := range []struct {
+			name string
+			get  func(scaleResult) stat
+		}{{"GET /labels (page of 25)", func(s scaleResult) stat { return s.List }},
+			{"GET /labels?cursor= (a random page)", func(s scaleResult) stat { return s.DeepPage }},
+			{"GET /labels/{id} (random shipment)", func(s scaleResult) stat { return s.Detail }}} {
+			for _, sc := range []scaleResult{r.Scale.Small, r.Scale.Large} {
+				line("5. "+k.name+", "+humanRows(sc.Rows)+" shipments", fmt.Sprintf("%v conns", r.Config["scaleConns"]), k.get(sc))
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	if r.ran("scale") {
+		fmt.Fprintf(w, "Peak RSS (VmHWM): %.0f MiB (server of phases 1-4 and the 10k scale), %.0f MiB (1M server). "+
+			"Database: %.0f bytes per API-created shipment once purchased (shipment, tracker, event, jobs, ledger), "+
+			"%.0f bytes per seeded row (shipment and 2 tracking events). 1M rows seeded in %.1f s.\n\n",
+			r.Server.PeakRSSMiBMain, r.Server.PeakRSSMiBLarge, r.Server.DBBytesPerAPIShipment, r.Server.DBBytesPerSeededShipment, r.Scale.Large.SeedSeconds)
+	}
+	row("Target", "Goal", "Measured", "Met")
+	row("---", "---", "---:", "---")
+	for _, t := range r.Targets {
+		met := "yes"
+		if !t.Met {
+			met = "**no**"
+		}
+		row(t.Name, t.Target, t.Actual, met)
+	}
+	fmt.Fprintln(w)
+}
+
+func humanRows(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
+}
+
+func withRate(s stat, perSec float64) stat {
+	s.PerSec = perSec
+	return s
+}
+
+func (r *results) write(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
