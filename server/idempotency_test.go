@@ -48,7 +48,7 @@ func idemWebhookBody(key, url string) map[string]any {
 // idemCount is the number of items on the first page of a list.
 func idemCount(t *testing.T, b *bundle, token, path string) int {
 	t.Helper()
-	r := rlDo(t, b, "GET", path+"?limit=100", token, nil)
+	r := b.doT(t, "GET", path+"?limit=100", token, nil)
 	if r.Status != http.StatusOK {
 		t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
 	}
@@ -79,7 +79,7 @@ func idemWaitStatus(t *testing.T, b *bundle, id, status string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		r := rlDo(t, b, "GET", "/api/v1/labels/"+id, b.token, nil)
+		r := b.doT(t, "GET", "/api/v1/labels/"+id, b.token, nil)
 		if got := r.JSON(t)["status"]; got == status {
 			return
 		} else if time.Now().After(deadline) {
@@ -95,11 +95,11 @@ func TestIdempotencyReplay(t *testing.T) {
 	t.Run("create label", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		first := rlDo(t, b, "POST", "/api/v1/labels/create", b.token, idemLabelBody("order-1"))
+		first := b.doT(t, "POST", "/api/v1/labels/create", b.token, idemLabelBody("order-1"))
 		if first.Status != http.StatusAccepted {
 			t.Fatalf("create: %d %s", first.Status, first.Body)
 		}
-		again := rlDo(t, b, "POST", "/api/v1/labels/create", b.token, idemLabelBody("order-1"))
+		again := b.doT(t, "POST", "/api/v1/labels/create", b.token, idemLabelBody("order-1"))
 		wantReplay(t, first, again)
 		if n := idemCount(t, b, b.token, "/api/v1/labels"); n != 1 {
 			t.Fatalf("shipments = %d, want 1", n)
@@ -109,11 +109,11 @@ func TestIdempotencyReplay(t *testing.T) {
 	t.Run("webhook keeps its signing secret", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		first := rlDo(t, b, "POST", "/api/v1/webhooks", b.token, idemWebhookBody("hook-1", "https://example.com/h"))
+		first := b.doT(t, "POST", "/api/v1/webhooks", b.token, idemWebhookBody("hook-1", "https://example.com/h"))
 		if first.Status != http.StatusCreated || first.JSON(t)["signingSecret"] == nil {
 			t.Fatalf("create: %d %s", first.Status, first.Body)
 		}
-		wantReplay(t, first, rlDo(t, b, "POST", "/api/v1/webhooks", b.token, idemWebhookBody("hook-1", "https://example.com/h")))
+		wantReplay(t, first, b.doT(t, "POST", "/api/v1/webhooks", b.token, idemWebhookBody("hook-1", "https://example.com/h")))
 		if n := idemCount(t, b, b.token, "/api/v1/webhooks"); n != 1 {
 			t.Fatalf("subscriptions = %d, want 1", n)
 		}
@@ -122,13 +122,13 @@ func TestIdempotencyReplay(t *testing.T) {
 	t.Run("address, same JSON written differently", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		first := rlDo(t, b, "POST", "/api/v1/addresses", b.token,
+		first := b.doT(t, "POST", "/api/v1/addresses", b.token,
 			`{"street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US","idempotencyKey":"adr-1"}`)
 		if first.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", first.Status, first.Body)
 		}
 		// other key order, whitespace and escapes: the same canonical JSON
-		again := rlDo(t, b, "POST", "/api/v1/addresses", b.token,
+		again := b.doT(t, "POST", "/api/v1/addresses", b.token,
 			"{\n  \"idempotencyKey\": \"adr-1\",\n  \"country\": \"US\", \"zip\": \"78701\",\n  \"state\": \"TX\", \"city\": \"Aus\\u0074in\", \"street1\": \"1 Main St\"\n}\n")
 		wantReplay(t, first, again)
 		if n := idemCount(t, b, b.token, "/api/v1/addresses"); n != 1 {
@@ -141,7 +141,7 @@ func TestIdempotencyReplay(t *testing.T) {
 		b := setup(t, withoutRateLimits()) // the test polls
 		var ids []string
 		for range 2 {
-			r := rlDo(t, b, "POST", "/api/v1/labels/create", b.token, idemLabelBody(""))
+			r := b.doT(t, "POST", "/api/v1/labels/create", b.token, idemLabelBody(""))
 			if r.Status != http.StatusAccepted {
 				t.Fatalf("create: %d %s", r.Status, r.Body)
 			}
@@ -151,14 +151,14 @@ func TestIdempotencyReplay(t *testing.T) {
 			idemWaitStatus(t, b, id, "purchased")
 		}
 		refund := func(id string) response {
-			return rlDo(t, b, "POST", "/api/v1/labels/"+id+"/refund", b.token, `{"idempotencyKey":"void-1"}`)
+			return b.doT(t, "POST", "/api/v1/labels/"+id+"/refund", b.token, `{"idempotencyKey":"void-1"}`)
 		}
 		first := refund(ids[0])
 		if first.Status != http.StatusAccepted {
 			t.Fatalf("refund: %d %s", first.Status, first.Body)
 		}
 		// without the key, a second refund is a conflict; with it, the original 202
-		if r := rlDo(t, b, "POST", "/api/v1/labels/"+ids[0]+"/refund", b.token, nil); r.Status != http.StatusConflict {
+		if r := b.doT(t, "POST", "/api/v1/labels/"+ids[0]+"/refund", b.token, nil); r.Status != http.StatusConflict {
 			t.Fatalf("second refund without the key: %d %s", r.Status, r.Body) // refund_in_progress or already_voided
 		}
 		wantReplay(t, first, refund(ids[0]))
@@ -173,18 +173,18 @@ func TestIdempotencyReplay(t *testing.T) {
 func TestIdempotencyCollision(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	first := rlDo(t, b, "POST", "/api/v1/addresses", b.token, idemAddressBody("k", "Austin"))
+	first := b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody("k", "Austin"))
 	if first.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", first.Status, first.Body)
 	}
-	r := rlDo(t, b, "POST", "/api/v1/addresses", b.token, idemAddressBody("k", "Dallas"))
+	r := b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody("k", "Dallas"))
 	wantError(t, r, http.StatusConflict, "idempotency_key_collision")
 	if r.Header.Get("Idempotent-Replayed") != "" {
 		t.Errorf("a collision says Idempotent-Replayed")
 	}
 	// an added field is another body too
 	b1 := `{"street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US","residential":true,"idempotencyKey":"k"}`
-	wantError(t, rlDo(t, b, "POST", "/api/v1/addresses", b.token, b1), http.StatusConflict, "idempotency_key_collision")
+	wantError(t, b.doT(t, "POST", "/api/v1/addresses", b.token, b1), http.StatusConflict, "idempotency_key_collision")
 	if n := idemCount(t, b, b.token, "/api/v1/addresses"); n != 1 {
 		t.Fatalf("addresses = %d, want 1", n)
 	}
@@ -201,7 +201,7 @@ func TestIdempotencyCollision(t *testing.T) {
 		"the other mode":   {liveToken, "/api/v1/addresses", idemAddressBody("k", "Dallas")},
 		"another endpoint": {b.token, "/api/v1/webhooks", idemWebhookBody("k", "https://example.com/k")},
 	} {
-		r := rlDo(t, b, "POST", req.path, req.token, req.body)
+		r := b.doT(t, "POST", req.path, req.token, req.body)
 		if r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "" {
 			t.Errorf("%s: %d, replayed %q: %s", name, r.Status, r.Header.Get("Idempotent-Replayed"), r.Body)
 		}
@@ -222,7 +222,7 @@ func TestIdempotencyConcurrentCreates(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			out[i], errs[i] = rlRequest(b, "POST", "/api/v1/labels/create", b.token, idemLabelBody("burst-1"))
+			out[i], errs[i] = b.send("POST", "/api/v1/labels/create", b.token, idemLabelBody("burst-1"))
 		})
 	}
 	close(start)
@@ -258,7 +258,7 @@ func TestIdempotencyPaymentRequiredThenRetry(t *testing.T) {
 	b := setup(t)
 	acct := b.newAccount("x", false)
 	_, token := b.newToken(acct.ID, "test", allScopes...)
-	create := func() response { return rlDo(t, b, "POST", "/api/v1/labels/create", token, idemLabelBody("pay-1")) }
+	create := func() response { return b.doT(t, "POST", "/api/v1/labels/create", token, idemLabelBody("pay-1")) }
 	for range 2 {
 		r := create()
 		wantError(t, r, http.StatusPaymentRequired, "no_payment_method")
@@ -283,7 +283,7 @@ func TestIdempotencyPaymentRequiredThenRetry(t *testing.T) {
 func TestIdempotencyErrorsNotStored(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	post := func(body any) response { return rlDo(t, b, "POST", "/api/v1/webhooks", b.token, body) }
+	post := func(body any) response { return b.doT(t, "POST", "/api/v1/webhooks", b.token, body) }
 
 	// 422 from validation (events must be an array), then a valid body with the key
 	wantError(t, post(map[string]any{"url": "https://example.com/a", "events": "*", "idempotencyKey": "v"}), http.StatusUnprocessableEntity, "invalid_field")
@@ -306,10 +306,10 @@ func TestIdempotencyErrorsNotStored(t *testing.T) {
 			URL string `json:"url"`
 		} `json:"data"`
 	}
-	rlDo(t, b, "GET", "/api/v1/webhooks", b.token, nil).Decode(t, &list)
+	b.doT(t, "GET", "/api/v1/webhooks", b.token, nil).Decode(t, &list)
 	for _, w := range list.Data {
 		if w.URL == "https://example.com/a" {
-			if r := rlDo(t, b, "DELETE", "/api/v1/webhooks/"+w.ID, b.token, nil); r.Status != http.StatusNoContent {
+			if r := b.doT(t, "DELETE", "/api/v1/webhooks/"+w.ID, b.token, nil); r.Status != http.StatusNoContent {
 				t.Fatalf("delete: %d %s", r.Status, r.Body)
 			}
 		}
@@ -329,7 +329,7 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	post := func(city string) response {
-		return rlDo(t, b, "POST", "/api/v1/addresses", b.token, idemAddressBody("week", city))
+		return b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody("week", city))
 	}
 	first := post("Austin")
 	if first.Status != http.StatusCreated {
@@ -359,12 +359,12 @@ func TestIdempotencyPurge(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	for i := range 3 {
-		if r := rlDo(t, b, "POST", "/api/v1/addresses", b.token, idemAddressBody(fmt.Sprint("old-", i), "Austin")); r.Status != http.StatusCreated {
+		if r := b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody(fmt.Sprint("old-", i), "Austin")); r.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", r.Status, r.Body)
 		}
 	}
 	b.clock.Advance(3 * 24 * time.Hour)
-	if r := rlDo(t, b, "POST", "/api/v1/addresses", b.token, idemAddressBody("young", "Austin")); r.Status != http.StatusCreated {
+	if r := b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody("young", "Austin")); r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
 	b.clock.Advance(4*24*time.Hour - time.Nanosecond)
@@ -427,7 +427,7 @@ func TestIdempotencyKeyInProgress(t *testing.T) {
 		sc := idemClaim(t, b, path, body, "other-request")
 		done := make(chan response, 1)
 		go func() {
-			r, _ := rlRequest(b, "POST", path, b.token, body)
+			r, _ := b.send("POST", path, b.token, body)
 			done <- r
 		}()
 		time.Sleep(50 * time.Millisecond)
@@ -449,7 +449,7 @@ func TestIdempotencyKeyInProgress(t *testing.T) {
 		sc := idemClaim(t, b, path, body, "failing-request")
 		done := make(chan response, 1)
 		go func() {
-			r, _ := rlRequest(b, "POST", path, b.token, body)
+			r, _ := b.send("POST", path, b.token, body)
 			done <- r
 		}()
 		time.Sleep(50 * time.Millisecond)
@@ -466,7 +466,7 @@ func TestIdempotencyKeyInProgress(t *testing.T) {
 	t.Run("in use after the wait limit; abandoned keys are taken over", func(t *testing.T) {
 		idemClaim(t, b, path, body, "stuck-request")
 		started := time.Now()
-		r := rlDo(t, b, "POST", path, b.token, body)
+		r := b.doT(t, "POST", path, b.token, body)
 		wantError(t, r, http.StatusConflict, "idempotency_key_in_use")
 		if waited := time.Since(started); waited < idempotencyWaitLimit {
 			t.Errorf("answered after %v, before the wait limit %v", waited, idempotencyWaitLimit)
@@ -475,9 +475,9 @@ func TestIdempotencyKeyInProgress(t *testing.T) {
 			t.Errorf("Retry-After = %q, want 1", r.Header.Get("Retry-After"))
 		}
 		// a different body is a collision at once, in progress or not
-		wantError(t, rlDo(t, b, "POST", path, b.token, strings.Replace(body, "Austin", "Dallas", 1)), http.StatusConflict, "idempotency_key_collision")
+		wantError(t, b.doT(t, "POST", path, b.token, strings.Replace(body, "Austin", "Dallas", 1)), http.StatusConflict, "idempotency_key_collision")
 		b.clock.Advance(idempotencyAbandonAfter)
-		r = rlDo(t, b, "POST", path, b.token, body)
+		r = b.doT(t, "POST", path, b.token, body)
 		if r.Status != http.StatusCreated {
 			t.Fatalf("abandoned key: %d %s", r.Status, r.Body)
 		}

@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"net/http"
 	"net/url"
@@ -124,48 +123,6 @@ func (s lblShipment) str(p *string) string {
 	return *p
 }
 
-// lblRequest sends one request and reads the whole answer. It never touches a
-// *testing.T, so goroutines may use it.
-func lblRequest(b *bundle, method, path, token string, body any) (response, error) {
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return response{}, err
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, b.http.URL+path, rd)
-	if err != nil {
-		return response{}, err
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := b.http.Client().Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(res.Body)
-	if err != nil {
-		return response{}, err
-	}
-	return response{Status: res.StatusCode, Header: res.Header, Body: data}, nil
-}
-
-func lblDo(t *testing.T, b *bundle, method, path, token string, body any) response {
-	t.Helper()
-	r, err := lblRequest(b, method, path, token, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 func lblWantStatus(t *testing.T, r response, status int) {
 	t.Helper()
 	if r.Status != status {
@@ -206,7 +163,7 @@ func lblInternational(withCustoms bool) func(m map[string]any) {
 
 func lblQuote(t *testing.T, b *bundle, token string, body any) []lblRate {
 	t.Helper()
-	r := lblDo(t, b, "POST", "/api/v1/labels/quote", token, body)
+	r := b.doT(t, "POST", "/api/v1/labels/quote", token, body)
 	lblWantStatus(t, r, http.StatusOK)
 	var out struct {
 		Rates *[]lblRate `json:"rates"`
@@ -220,7 +177,7 @@ func lblQuote(t *testing.T, b *bundle, token string, body any) []lblRate {
 
 func lblCreate(t *testing.T, b *bundle, token string, body any) lblShipment {
 	t.Helper()
-	r := lblDo(t, b, "POST", "/api/v1/labels/create", token, body)
+	r := b.doT(t, "POST", "/api/v1/labels/create", token, body)
 	lblWantStatus(t, r, http.StatusAccepted)
 	var s lblShipment
 	r.Decode(t, &s)
@@ -232,7 +189,7 @@ func lblCreate(t *testing.T, b *bundle, token string, body any) lblShipment {
 
 func lblGet(t *testing.T, b *bundle, token, id string) lblShipment {
 	t.Helper()
-	r := lblDo(t, b, "GET", "/api/v1/labels/"+id, token, nil)
+	r := b.doT(t, "GET", "/api/v1/labels/"+id, token, nil)
 	lblWantStatus(t, r, http.StatusOK)
 	var s lblShipment
 	r.Decode(t, &s)
@@ -304,7 +261,7 @@ func lblEvents(t *testing.T, b *bundle, token, eventType string) []lblEvent {
 		if cursor != "" {
 			q.Set("cursor", cursor)
 		}
-		r := lblDo(t, b, "GET", "/api/v1/events?"+q.Encode(), token, nil)
+		r := b.doT(t, "GET", "/api/v1/events?"+q.Encode(), token, nil)
 		lblWantStatus(t, r, http.StatusOK)
 		var out struct {
 			Data       []lblEvent `json:"data"`
@@ -343,7 +300,7 @@ func lblEventTypes(events []lblEvent) []string {
 // lblList reads one page of GET /labels with the query.
 func lblList(t *testing.T, b *bundle, token, query string) lblShipmentList {
 	t.Helper()
-	r := lblDo(t, b, "GET", "/api/v1/labels?"+query, token, nil)
+	r := b.doT(t, "GET", "/api/v1/labels?"+query, token, nil)
 	lblWantStatus(t, r, http.StatusOK)
 	var l lblShipmentList
 	r.Decode(t, &l)
@@ -598,14 +555,14 @@ func TestQuoteRates(t *testing.T) {
 	t.Run("no rates", func(t *testing.T) {
 		t.Parallel()
 		b := lblSetup(t)
-		r := lblDo(t, b, "POST", "/api/v1/labels/quote", b.token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
+		r := b.doT(t, "POST", "/api/v1/labels/quote", b.token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
 		wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
 	})
 
 	t.Run("international needs customs", func(t *testing.T) {
 		t.Parallel()
 		b := lblSetup(t)
-		r := lblDo(t, b, "POST", "/api/v1/labels/quote", b.token, lblBody(lblInternational(false)))
+		r := b.doT(t, "POST", "/api/v1/labels/quote", b.token, lblBody(lblInternational(false)))
 		m := wantError(t, r, http.StatusUnprocessableEntity, "missing_field")
 		if m["field"] != "customs" {
 			t.Errorf("field = %v, want customs", m["field"])
@@ -642,7 +599,7 @@ func TestQuoteRates(t *testing.T) {
 	t.Run("US address without state", func(t *testing.T) {
 		t.Parallel()
 		b := lblSetup(t)
-		r := lblDo(t, b, "POST", "/api/v1/labels/quote", b.token, lblBody(func(m map[string]any) { delete(m["toAddress"].(map[string]any), "state") }))
+		r := b.doT(t, "POST", "/api/v1/labels/quote", b.token, lblBody(func(m map[string]any) { delete(m["toAddress"].(map[string]any), "state") }))
 		m := wantError(t, r, http.StatusUnprocessableEntity, "invalid_field")
 		if m["field"] != "toAddress.state" {
 			t.Errorf("field = %v, want toAddress.state", m["field"])
@@ -653,9 +610,9 @@ func TestQuoteRates(t *testing.T) {
 		t.Parallel()
 		b := lblSetup(t)
 		_, live := b.newToken(b.account.ID, "live", "write:shipments")
-		r := lblDo(t, b, "POST", "/api/v1/labels/quote", live, lblBody())
+		r := b.doT(t, "POST", "/api/v1/labels/quote", live, lblBody())
 		wantError(t, r, http.StatusInternalServerError, "carrier_not_configured")
-		r = lblDo(t, b, "POST", "/api/v1/labels/create", live, lblBody())
+		r = b.doT(t, "POST", "/api/v1/labels/create", live, lblBody())
 		wantError(t, r, http.StatusInternalServerError, "carrier_not_configured")
 	})
 }
@@ -748,7 +705,7 @@ func TestLabelCreateSelection(t *testing.T) {
 			"service in another tier": lblBody(lblSet("carrier", "USPS"), lblSet("service", "Priority"), lblSet("serviceCategory", "overnight")),
 			"tier nobody offers":      lblBody(lblSet("carrier", "USPS"), lblSet("serviceCategory", "overnight")),
 		} {
-			r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, body)
+			r := b.doT(t, "POST", "/api/v1/labels/create", b.token, body)
 			wantError(t, r, http.StatusUnprocessableEntity, "no_matching_service")
 			var e struct {
 				AvailableServices []lblService `json:"availableServices"`
@@ -764,19 +721,19 @@ func TestLabelCreateSelection(t *testing.T) {
 	})
 
 	t.Run("service without carrier", func(t *testing.T) {
-		r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, lblBody(lblSet("service", "Priority")))
+		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, lblBody(lblSet("service", "Priority")))
 		if m := wantError(t, r, http.StatusUnprocessableEntity, "missing_field"); m["field"] != "carrier" {
 			t.Errorf("field = %v, want carrier", m["field"])
 		}
 	})
 
 	t.Run("no rates", func(t *testing.T) {
-		r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
+		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
 		wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
 	})
 
 	t.Run("international without customs", func(t *testing.T) {
-		r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, lblBody(lblInternational(false)))
+		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, lblBody(lblInternational(false)))
 		if m := wantError(t, r, http.StatusUnprocessableEntity, "missing_field"); m["field"] != "customs" {
 			t.Errorf("field = %v, want customs", m["field"])
 		}
@@ -800,14 +757,14 @@ func TestLabelCreateNoPaymentMethod(t *testing.T) {
 	_, token := b.newToken(poor.ID, "test", allScopes...)
 
 	// Validation and rates come before the payment method.
-	r := lblDo(t, b, "POST", "/api/v1/labels/create", token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
+	r := b.doT(t, "POST", "/api/v1/labels/create", token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
 	wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
-	r = lblDo(t, b, "POST", "/api/v1/labels/create", token, lblBody(lblSet("carrier", "DHL")))
+	r = b.doT(t, "POST", "/api/v1/labels/create", token, lblBody(lblSet("carrier", "DHL")))
 	wantError(t, r, http.StatusUnprocessableEntity, "no_matching_service")
 
 	// The spec: retry with the same idempotency key after adding a card.
 	body := lblBody(lblSet("serviceCategory", "express"), lblSet("idempotencyKey", "order-1"))
-	r = lblDo(t, b, "POST", "/api/v1/labels/create", token, body)
+	r = b.doT(t, "POST", "/api/v1/labels/create", token, body)
 	wantError(t, r, http.StatusPaymentRequired, "no_payment_method")
 	if l := lblList(t, b, token, ""); len(l.Data) != 0 {
 		t.Fatalf("a 402 stored %d shipments", len(l.Data))
@@ -936,7 +893,7 @@ func TestLabelPDF(t *testing.T) {
 
 	wantPDF := func(t *testing.T, b *bundle, id string) []byte {
 		t.Helper()
-		r := lblDo(t, b, "GET", "/api/v1/labels/"+id+"/label.pdf", b.token, nil)
+		r := b.doT(t, "GET", "/api/v1/labels/"+id+"/label.pdf", b.token, nil)
 		lblWantStatus(t, r, http.StatusOK)
 		if ct := r.Header.Get("Content-Type"); ct != "application/pdf" {
 			t.Errorf("Content-Type = %q, want application/pdf", ct)
@@ -957,7 +914,7 @@ func TestLabelPDF(t *testing.T) {
 		if s := lblGet(t, b, b.token, c.ID); s.Status != "paying" {
 			t.Fatalf("status %s while the carrier holds the purchase, want paying", s.Status)
 		}
-		r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
+		r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
 		wantError(t, r, http.StatusAccepted, "label_pending")
 		if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n <= 0 {
 			t.Errorf("Retry-After = %q, want a positive number of seconds", r.Header.Get("Retry-After"))
@@ -972,7 +929,7 @@ func TestLabelPDF(t *testing.T) {
 		b := lblSetup(t)
 		c := lblCreate(t, b, b.token, lblBody(lblToName("Fail Purchase")))
 		lblWaitStatus(t, b, b.token, c.ID, "failed")
-		r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
+		r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
 		wantError(t, r, http.StatusNotFound, "label_unavailable")
 	})
 
@@ -1004,14 +961,14 @@ func TestLabelPDF(t *testing.T) {
 		if removed != 1 {
 			t.Fatalf("found %d stored copies of the label in %s, want 1", removed, dir)
 		}
-		r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
+		r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
 		wantError(t, r, http.StatusNotFound, "label_unavailable")
 	})
 
 	t.Run("unknown shipment", func(t *testing.T) {
 		t.Parallel()
 		b := lblSetup(t)
-		r := lblDo(t, b, "GET", "/api/v1/labels/shp_doesnotexist/label.pdf", b.token, nil)
+		r := b.doT(t, "GET", "/api/v1/labels/shp_doesnotexist/label.pdf", b.token, nil)
 		wantError(t, r, http.StatusNotFound, "not_found")
 	})
 }
@@ -1055,7 +1012,7 @@ func TestLabelTracking(t *testing.T) {
 				t.Errorf("trackingEvents statuses, newest first (-want +got):\n%s", diff)
 			}
 
-			r := lblDo(t, b, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), b.token, nil)
+			r := b.doT(t, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), b.token, nil)
 			lblWantStatus(t, r, http.StatusOK)
 			var tr lblTracker
 			r.Decode(t, &tr)
@@ -1113,7 +1070,7 @@ func TestLabelRefund(t *testing.T) {
 
 	refund := func(t *testing.T, b *bundle, id string) response {
 		t.Helper()
-		return lblDo(t, b, "POST", "/api/v1/labels/"+id+"/refund", b.token, nil)
+		return b.doT(t, "POST", "/api/v1/labels/"+id+"/refund", b.token, nil)
 	}
 
 	t.Run("void requested, then voided, once", func(t *testing.T) {
@@ -1139,12 +1096,12 @@ func TestLabelRefund(t *testing.T) {
 			t.Errorf("events of the shipment, newest first (-want +got):\n%s", diff)
 		}
 		// Event data is the shipment exactly as GET /labels/{id} shows it.
-		detail := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID, b.token, nil).JSON(t)
+		detail := b.doT(t, "GET", "/api/v1/labels/"+c.ID, b.token, nil).JSON(t)
 		if diff := cmp.Diff(detail, events[0].Data); diff != "" {
 			t.Errorf("shipment.voided data differs from GET detail (-get +event):\n%s", diff)
 		}
 		// A voided label's PDF is still served, for records.
-		if r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil); r.Status != http.StatusOK || !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
+		if r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil); r.Status != http.StatusOK || !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
 			t.Errorf("voided label PDF: status %d", r.Status)
 		}
 	})
@@ -1190,7 +1147,7 @@ func TestLabelRefund(t *testing.T) {
 		c := lblCreate(t, b, b.token, lblBody(lblToName("Carrier Unavailable")))
 		lblWaitStatus(t, b, b.token, c.ID, "pending")
 		wantError(t, refund(t, b, c.ID), http.StatusConflict, "ineligible_state")
-		r := lblDo(t, b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
+		r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
 		wantError(t, r, http.StatusAccepted, "label_pending")
 		if s := lblGet(t, b, b.token, c.ID); s.Status != "pending" {
 			t.Errorf("status after the refused refund: %s, want pending", s.Status)
@@ -1271,7 +1228,7 @@ func TestLabelLedger(t *testing.T) {
 	}
 	refundAndWait := func(t *testing.T, b *bundle, token, id string) {
 		t.Helper()
-		lblWantStatus(t, lblDo(t, b, "POST", "/api/v1/labels/"+id+"/refund", token, nil), http.StatusAccepted)
+		lblWantStatus(t, b.doT(t, "POST", "/api/v1/labels/"+id+"/refund", token, nil), http.StatusAccepted)
 		lblWaitStatus(t, b, token, id, "voided")
 	}
 	wantMoney := func(t *testing.T, s lblShipment, applied int64) {
@@ -1301,7 +1258,7 @@ func TestLabelLedger(t *testing.T) {
 		}
 
 		// Cheaper than the balance: all of it paid by the credit.
-		r := lblDo(t, b, "POST", "/api/v1/labels/create", b.token, cheap)
+		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, cheap)
 		if r.Status != http.StatusAccepted {
 			t.Fatalf("create with a positive balance (%d): status %d, want 202; body %s", a.CustomerPriceCents, r.Status, r.Body)
 		}
@@ -1397,7 +1354,7 @@ func TestLabelLedger(t *testing.T) {
 		if n := balance(t, b, "live"); n != a.CustomerPriceCents {
 			t.Errorf("live balance after the refund = %d, want %d", n, a.CustomerPriceCents)
 		}
-		r := lblDo(t, b, "POST", "/api/v1/labels/create", live, cheap)
+		r := b.doT(t, "POST", "/api/v1/labels/create", live, cheap)
 		if r.Status != http.StatusAccepted {
 			t.Fatalf("create with a positive balance (%d): status %d, want 202; body %s", a.CustomerPriceCents, r.Status, r.Body)
 		}
@@ -1453,7 +1410,7 @@ func TestLabelList(t *testing.T) {
 			}
 		}
 		for _, q := range []string{"limit=0", "limit=101", "limit=x"} {
-			r := lblDo(t, b, "GET", "/api/v1/labels?"+q, b.token, nil)
+			r := b.doT(t, "GET", "/api/v1/labels?"+q, b.token, nil)
 			if m := wantError(t, r, http.StatusUnprocessableEntity, "invalid_field"); m["field"] != "limit" {
 				t.Errorf("%s: field %v, want limit", q, m["field"])
 			}
@@ -1473,7 +1430,7 @@ func TestLabelList(t *testing.T) {
 		go func() {
 			defer close(newer)
 			for range 10 {
-				r, err := lblRequest(b, "POST", "/api/v1/labels/create", b.token, lblBody())
+				r, err := b.send("POST", "/api/v1/labels/create", b.token, lblBody())
 				if err == nil && r.Status != http.StatusAccepted {
 					err = fmt.Errorf("concurrent create: status %d: %s", r.Status, r.Body)
 				}
@@ -1550,7 +1507,7 @@ func TestLabelList(t *testing.T) {
 				}
 			}
 		}
-		r := lblDo(t, b, "GET", "/api/v1/labels?status=lost", b.token, nil)
+		r := b.doT(t, "GET", "/api/v1/labels?status=lost", b.token, nil)
 		if m := wantError(t, r, http.StatusUnprocessableEntity, "invalid_field"); m["field"] != "status" {
 			t.Errorf("field = %v, want status", m["field"])
 		}
@@ -1590,9 +1547,9 @@ func TestLabelList(t *testing.T) {
 
 		_, live := b.newToken(b.account.ID, "live", allScopes...)
 		for _, p := range []string{"/api/v1/labels/" + c.ID, "/api/v1/labels/" + c.ID + "/label.pdf"} {
-			wantError(t, lblDo(t, b, "GET", p, live, nil), http.StatusForbidden, "wrong_mode")
+			wantError(t, b.doT(t, "GET", p, live, nil), http.StatusForbidden, "wrong_mode")
 		}
-		wantError(t, lblDo(t, b, "POST", "/api/v1/labels/"+c.ID+"/refund", live, nil), http.StatusForbidden, "wrong_mode")
+		wantError(t, b.doT(t, "POST", "/api/v1/labels/"+c.ID+"/refund", live, nil), http.StatusForbidden, "wrong_mode")
 		if l := lblList(t, b, live, ""); len(l.Data) != 0 {
 			t.Errorf("live list shows %d test shipments", len(l.Data))
 		}
@@ -1600,12 +1557,12 @@ func TestLabelList(t *testing.T) {
 		other := b.newAccount("Other", true)
 		_, tok := b.newToken(other.ID, "test", allScopes...)
 		for _, p := range []string{"/api/v1/labels/" + c.ID, "/api/v1/labels/" + c.ID + "/label.pdf"} {
-			wantError(t, lblDo(t, b, "GET", p, tok, nil), http.StatusNotFound, "not_found")
+			wantError(t, b.doT(t, "GET", p, tok, nil), http.StatusNotFound, "not_found")
 		}
-		wantError(t, lblDo(t, b, "POST", "/api/v1/labels/"+c.ID+"/refund", tok, nil), http.StatusNotFound, "not_found")
+		wantError(t, b.doT(t, "POST", "/api/v1/labels/"+c.ID+"/refund", tok, nil), http.StatusNotFound, "not_found")
 		s := lblGet(t, b, b.token, c.ID)
-		wantError(t, lblDo(t, b, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), tok, nil), http.StatusNotFound, "not_found")
-		wantError(t, lblDo(t, b, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), live, nil), http.StatusForbidden, "wrong_mode")
+		wantError(t, b.doT(t, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), tok, nil), http.StatusNotFound, "not_found")
+		wantError(t, b.doT(t, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), live, nil), http.StatusForbidden, "wrong_mode")
 		if l := lblList(t, b, tok, ""); len(l.Data) != 0 {
 			t.Errorf("another account's list shows %d shipments", len(l.Data))
 		}

@@ -5,16 +5,12 @@ package server
 // account and per mode, configuration, and eviction of idle buckets.
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -29,57 +25,6 @@ func withRateLimits(limits map[Group]RateLimit) setupOption {
 // withoutRateLimits turns rate limiting off for one bundle.
 func withoutRateLimits() setupOption {
 	return func(c *Config) { c.RateLimits.Disabled = true }
-}
-
-// rlRequest sends one request; safe to call from any goroutine.
-func rlRequest(b *bundle, method, path, token string, body any, header ...string) (response, error) {
-	var rd io.Reader
-	switch v := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(v)
-	case []byte:
-		rd = bytes.NewReader(v)
-	default:
-		raw, err := json.Marshal(v)
-		if err != nil {
-			return response{}, err
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, b.http.URL+path, rd)
-	if err != nil {
-		return response{}, err
-	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	res, err := b.http.Client().Do(req)
-	if err != nil {
-		return response{}, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return response{}, err
-	}
-	return response{Status: res.StatusCode, Header: res.Header, Body: raw}, nil
-}
-
-// rlDo is rlRequest that fails t.
-func rlDo(t *testing.T, b *bundle, method, path, token string, body any) response {
-	t.Helper()
-	r, err := rlRequest(b, method, path, token, body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 func rlHeaderInt(t *testing.T, r response, name string) int64 {
@@ -176,7 +121,7 @@ func TestRateLimitBurstAndRefill(t *testing.T) {
 			calls := groupCalls[g]
 			call := func(i int) response {
 				c := calls[i%len(calls)]
-				return rlDo(t, b, c.method, c.path, b.token, c.body)
+				return b.doT(t, c.method, c.path, b.token, c.body)
 			}
 			for i := range l.Burst {
 				r := call(i)
@@ -214,7 +159,7 @@ func TestRateLimitBurstAndRefill(t *testing.T) {
 func TestRateLimitTooManyRequests(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withRateLimits(map[Group]RateLimit{GroupBuys: {Rate: 0.25, Burst: 2}}))
-	create := func() response { return rlDo(t, b, "POST", "/api/v1/labels/create", b.token, "{}") }
+	create := func() response { return b.doT(t, "POST", "/api/v1/labels/create", b.token, "{}") }
 	t0 := b.clock.Now()
 
 	r := create()
@@ -275,7 +220,7 @@ func TestRateLimitPerAccountAndMode(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	buys, _ := DefaultRateLimit(GroupBuys)
-	create := func(token string) response { return rlDo(t, b, "POST", "/api/v1/labels/create", token, "{}") }
+	create := func(token string) response { return b.doT(t, "POST", "/api/v1/labels/create", token, "{}") }
 	for range buys.Burst {
 		create(b.token)
 	}
@@ -303,7 +248,7 @@ func TestRateLimitPerAccountAndMode(t *testing.T) {
 		}
 	}
 	// other groups of the throttled account are untouched
-	r := rlDo(t, b, "GET", "/api/v1/labels", b.token, nil)
+	r := b.doT(t, "GET", "/api/v1/labels", b.token, nil)
 	if r.Status != http.StatusOK || r.Header.Get("X-RateLimit-Remaining") != "199" {
 		t.Errorf("reads of the throttled account: %d, remaining %q", r.Status, r.Header.Get("X-RateLimit-Remaining"))
 	}
@@ -313,7 +258,7 @@ func TestRateLimitHeaders(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	t0 := b.clock.Now()
-	r := rlDo(t, b, "GET", "/api/v1/labels", b.token, nil)
+	r := b.doT(t, "GET", "/api/v1/labels", b.token, nil)
 	if r.Status != http.StatusOK {
 		t.Fatalf("status %d: %s", r.Status, r.Body)
 	}
@@ -327,18 +272,18 @@ func TestRateLimitHeaders(t *testing.T) {
 		t.Errorf("headers on a 200 (-want +got):\n%s", diff)
 	}
 	// a created resource (2xx from a handler that sets its own headers) too
-	r = rlDo(t, b, "POST", "/api/v1/webhooks", b.token, map[string]any{"url": "https://example.com/h", "events": []string{"*"}})
+	r = b.doT(t, "POST", "/api/v1/webhooks", b.token, map[string]any{"url": "https://example.com/h", "events": []string{"*"}})
 	if r.Status != http.StatusCreated || r.Header.Get("X-RateLimit-Limit") != "50" || r.Header.Get("X-RateLimit-Remaining") != "49" {
 		t.Errorf("POST /webhooks: %d, limit %q, remaining %q", r.Status, r.Header.Get("X-RateLimit-Limit"), r.Header.Get("X-RateLimit-Remaining"))
 	}
 	// operations without security are not limited, nor are failed authentications
 	for _, path := range []string{"/api/v1/openapi.json", "/api/v1/openapi.yaml"} {
-		r = rlDo(t, b, "GET", path, "", nil)
+		r = b.doT(t, "GET", path, "", nil)
 		if r.Status != http.StatusOK || r.Header.Get("X-RateLimit-Limit") != "" {
 			t.Errorf("%s: %d, X-RateLimit-Limit %q", path, r.Status, r.Header.Get("X-RateLimit-Limit"))
 		}
 	}
-	r = rlDo(t, b, "GET", "/api/v1/labels", "", nil)
+	r = b.doT(t, "GET", "/api/v1/labels", "", nil)
 	if r.Status != http.StatusUnauthorized || r.Header.Get("X-RateLimit-Limit") != "" {
 		t.Errorf("unauthenticated: %d, X-RateLimit-Limit %q", r.Status, r.Header.Get("X-RateLimit-Limit"))
 	}
@@ -348,7 +293,7 @@ func TestRateLimitDisabled(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withoutRateLimits())
 	for i := range 60 {
-		r := rlDo(t, b, "POST", "/api/v1/labels/create", b.token, "{}")
+		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, "{}")
 		if r.Status == http.StatusTooManyRequests || r.Header.Get("X-RateLimit-Limit") != "" {
 			t.Fatalf("request %d: %d, X-RateLimit-Limit %q", i, r.Status, r.Header.Get("X-RateLimit-Limit"))
 		}
@@ -416,9 +361,9 @@ func TestRateLimitEvictsIdleBuckets(t *testing.T) {
 	for i := range tokens {
 		a := b.newAccount(fmt.Sprintf("A%d", i), true)
 		_, tokens[i] = b.newToken(a.ID, "test", allScopes...)
-		rlDo(t, b, "GET", "/api/v1/labels", tokens[i], nil)
+		b.doT(t, "GET", "/api/v1/labels", tokens[i], nil)
 	}
-	r := rlDo(t, b, "POST", "/api/v1/labels/create", b.token, "{}") // buys bucket: 4 of 5 left
+	r := b.doT(t, "POST", "/api/v1/labels/create", b.token, "{}") // buys bucket: 4 of 5 left
 	if r.Header.Get("X-RateLimit-Remaining") != "4" {
 		t.Fatalf("buys remaining %q", r.Header.Get("X-RateLimit-Remaining"))
 	}
@@ -426,26 +371,26 @@ func TestRateLimitEvictsIdleBuckets(t *testing.T) {
 		t.Fatalf("buckets = %d, want %d", n, accounts+1)
 	}
 	b.clock.Advance(30 * time.Second) // within the sweep interval: nothing dropped
-	rlDo(t, b, "GET", "/api/v1/labels", tokens[0], nil)
+	b.doT(t, "GET", "/api/v1/labels", tokens[0], nil)
 	if n := lim.Len(); n != accounts+1 {
 		t.Fatalf("before the sweep interval: buckets = %d, want %d", n, accounts+1)
 	}
 	b.clock.Advance(31 * time.Second) // the buys bucket has 4.61 tokens: not full
-	rlDo(t, b, "GET", "/api/v1/labels", tokens[1], nil)
+	b.doT(t, "GET", "/api/v1/labels", tokens[1], nil)
 	if n := lim.Len(); n != 2 {
 		t.Fatalf("after the sweep: buckets = %d, want 2 (the request's own and the partial buys bucket)", n)
 	}
-	r = rlDo(t, b, "POST", "/api/v1/labels/create", b.token, "{}")
+	r = b.doT(t, "POST", "/api/v1/labels/create", b.token, "{}")
 	if r.Header.Get("X-RateLimit-Remaining") != "3" {
 		t.Fatalf("the kept bucket lost its state: remaining %q, want 3", r.Header.Get("X-RateLimit-Remaining"))
 	}
 	b.clock.Advance(10 * time.Minute)
-	rlDo(t, b, "GET", "/api/v1/labels", tokens[2], nil)
+	b.doT(t, "GET", "/api/v1/labels", tokens[2], nil)
 	if n := lim.Len(); n != 1 {
 		t.Fatalf("after the buys bucket refilled: buckets = %d, want 1", n)
 	}
 	// An evicted account starts from a full bucket, as if it had never left.
-	r = rlDo(t, b, "GET", "/api/v1/labels", tokens[0], nil)
+	r = b.doT(t, "GET", "/api/v1/labels", tokens[0], nil)
 	if r.Header.Get("X-RateLimit-Remaining") != "199" {
 		t.Fatalf("an evicted account's bucket: remaining %q, want 199", r.Header.Get("X-RateLimit-Remaining"))
 	}
@@ -487,17 +432,17 @@ func TestRateLimitBeforeIdempotency(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withRateLimits(map[Group]RateLimit{GroupAddressWrites: {Rate: 1, Burst: 1}}))
 	body := map[string]any{"street1": "1 Main St", "city": "Austin", "state": "TX", "zip": "78701", "country": "US", "idempotencyKey": "rl-1"}
-	if r := rlDo(t, b, "POST", "/api/v1/addresses", b.token, body); r.Status != http.StatusCreated {
+	if r := b.doT(t, "POST", "/api/v1/addresses", b.token, body); r.Status != http.StatusCreated {
 		t.Fatalf("first: %d %s", r.Status, r.Body)
 	}
 	body["idempotencyKey"] = "rl-2"
-	wantError(t, rlDo(t, b, "POST", "/api/v1/addresses", b.token, body), http.StatusTooManyRequests, "rate_limited")
+	wantError(t, b.doT(t, "POST", "/api/v1/addresses", b.token, body), http.StatusTooManyRequests, "rate_limited")
 	n, err := b.store.CountIdempotencyKeys(context.Background())
 	if err != nil || n != 1 {
 		t.Fatalf("idempotency keys = %d (%v), want 1", n, err)
 	}
 	b.clock.Advance(time.Second)
-	r := rlDo(t, b, "POST", "/api/v1/addresses", b.token, body)
+	r := b.doT(t, "POST", "/api/v1/addresses", b.token, body)
 	if r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "" {
 		t.Fatalf("after the wait: %d, replayed %q", r.Status, r.Header.Get("Idempotent-Replayed"))
 	}

@@ -125,7 +125,7 @@ func TestRestartPurchaseSurvives(t *testing.T) {
 	if n := buys.Load(); n != 1 {
 		t.Errorf("the second instance called Buy %d times, want 1", n)
 	}
-	r := lblDo(t, second.b, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", token, nil)
+	r := second.b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", token, nil)
 	if r.Status != http.StatusOK || !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
 		t.Errorf("label PDF after the restart: status %d", r.Status)
 	}

@@ -132,10 +132,10 @@ func (r response) Decode(t *testing.T, v any) {
 	}
 }
 
-// do sends a request with the given token ("" for none); body is marshalled
-// unless it is a string or []byte, which are sent as they are.
-func (b *bundle) do(method, path, token string, body any) response {
-	b.t.Helper()
+// send sends a request with the given token ("" for none) and header
+// name/value pairs; body is marshalled unless it is a string or []byte, which
+// are sent as they are. It fails no test, so any goroutine may call it.
+func (b *bundle) send(method, path, token string, body any, header ...string) (response, error) {
 	var rd io.Reader
 	switch v := body.(type) {
 	case nil:
@@ -146,13 +146,13 @@ func (b *bundle) do(method, path, token string, body any) response {
 	default:
 		raw, err := json.Marshal(v)
 		if err != nil {
-			b.t.Fatal(err)
+			return response{}, err
 		}
 		rd = bytes.NewReader(raw)
 	}
 	req, err := http.NewRequest(method, b.http.URL+path, rd)
 	if err != nil {
-		b.t.Fatal(err)
+		return response{}, err
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -160,16 +160,35 @@ func (b *bundle) do(method, path, token string, body any) response {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	res, err := b.http.Client().Do(req)
 	if err != nil {
-		b.t.Fatal(err)
+		return response{}, err
 	}
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)
 	if err != nil {
-		b.t.Fatal(err)
+		return response{}, err
 	}
-	return response{Status: res.StatusCode, Header: res.Header, Body: raw}
+	return response{Status: res.StatusCode, Header: res.Header, Body: raw}, nil
+}
+
+// doT is send that fails t on a transport error.
+func (b *bundle) doT(t *testing.T, method, path, token string, body any) response {
+	t.Helper()
+	r, err := b.send(method, path, token, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// do is doT for the test that made the bundle.
+func (b *bundle) do(method, path, token string, body any) response {
+	b.t.Helper()
+	return b.doT(b.t, method, path, token, body)
 }
 
 // wantError checks an error response: status, code, and the request id in body and header.
