@@ -944,6 +944,21 @@ type ListWebhookDeliveriesParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// EventParams defines parameters for Event.
+type EventParams struct {
+	// XServiceEvent The event type, for routing.
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceEventId The envelope `id`, the same on every retry; store it to drop duplicates.
+	XServiceEventId string `json:"X-Service-Event-Id"`
+
+	// XServiceTimestamp Unix seconds when this attempt was sent.
+	XServiceTimestamp int `json:"X-Service-Timestamp"`
+
+	// XServiceSignature Hex HMAC-SHA256 of `<timestamp>.<raw body>`.
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
 // CreateAddressJSONRequestBody defines body for CreateAddress for application/json ContentType.
 type CreateAddressJSONRequestBody = CreateAddressRequest
 
@@ -964,6 +979,9 @@ type CreateWebhookJSONRequestBody = CreateWebhookRequest
 
 // UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
 type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
+
+// EventJSONRequestBody defines body for Event for application/json ContentType.
+type EventJSONRequestBody = Event
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -9961,6 +9979,173 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 	return response, nil
 }
 
+// CallbackInitiator sends OpenAPI callback requests to target URLs.
+// Modeled on the generated Client, but with no stored Server -- the full
+// target URL is provided per-call by the caller (typically discovered
+// from a callback expression on the parent operation's request body,
+// e.g. `{$request.body#/callbackUrl}`).
+type CallbackInitiator struct {
+	// Doer for performing requests, typically a *http.Client with any
+	// customized settings, such as certificate chains.
+	Client HttpRequestDoer
+
+	// A list of callbacks for modifying requests which are generated before sending over
+	// the network.
+	RequestEditors []RequestEditorFn
+}
+
+// CallbackInitiatorOption allows setting custom parameters during construction.
+type CallbackInitiatorOption func(*CallbackInitiator) error
+
+// NewCallbackInitiator creates a new CallbackInitiator with reasonable defaults.
+func NewCallbackInitiator(opts ...CallbackInitiatorOption) (*CallbackInitiator, error) {
+	initiator := CallbackInitiator{}
+	for _, o := range opts {
+		if err := o(&initiator); err != nil {
+			return nil, err
+		}
+	}
+	if initiator.Client == nil {
+		initiator.Client = &http.Client{}
+	}
+	return &initiator, nil
+}
+
+// WithCallbackHTTPClient allows overriding the default Doer, which is
+// automatically created using http.Client. This is useful for tests.
+func WithCallbackHTTPClient(doer HttpRequestDoer) CallbackInitiatorOption {
+	return func(p *CallbackInitiator) error {
+		p.Client = doer
+		return nil
+	}
+}
+
+// WithCallbackRequestEditorFn allows setting up a callback function, which
+// will be called right before sending the callback request. This can be
+// used to mutate the request, e.g. to add signature headers.
+func WithCallbackRequestEditorFn(fn RequestEditorFn) CallbackInitiatorOption {
+	return func(p *CallbackInitiator) error {
+		p.RequestEditors = append(p.RequestEditors, fn)
+		return nil
+	}
+}
+
+func (p *CallbackInitiator) applyCallbackEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
+	for _, r := range p.RequestEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	for _, r := range additionalEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CallbackInitiatorInterface is the interface specification for the callback initiator.
+type CallbackInitiatorInterface interface {
+	// EventWithBody fires the event callback with any body
+	EventWithBody(ctx context.Context, targetURL string, params *EventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	Event(ctx context.Context, targetURL string, params *EventParams, body EventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+func (p *CallbackInitiator) EventWithBody(ctx context.Context, targetURL string, params *EventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEventCallbackRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyCallbackEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *CallbackInitiator) Event(ctx context.Context, targetURL string, params *EventParams, body EventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEventCallbackRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyCallbackEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+// NewEventCallbackRequest builds a application/json POST request for the event callback
+func NewEventCallbackRequest(targetURL string, params *EventParams, body EventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEventCallbackRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewEventCallbackRequestWithBody builds a POST request for the event callback with any body
+func NewEventCallbackRequestWithBody(targetURL string, params *EventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Timestamp", params.XServiceTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Timestamp", headerParam2)
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam3)
+
+	}
+	return req, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListAddresses List saved addresses
@@ -10463,6 +10648,110 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPIYAML, options.OperationMiddlewares["getOpenAPIYAML"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenAPIJSON, options.OperationMiddlewares["getOpenAPIJSON"]...)
 
+}
+
+// CallbackReceiverInterface represents handlers for receiving inbound
+// callback requests. Each callback becomes a Handle*Callback
+// method that the implementation fills in. The caller mounts the per-
+// callback echo.HandlerFunc returned by {Op}CallbackHandler at
+// whatever URL path they advertise to senders.
+type CallbackReceiverInterface interface {
+	// An event delivered to the subscribed URL
+	// HandleEventCallback handles the POST callback for event.
+	HandleEventCallback(ctx echo.Context, params EventParams) error
+}
+
+// EventCallbackHandler returns the echo.HandlerFunc for the event callback.
+// Mount this at the URL path advertised to callback senders. Errors
+// during parameter binding are returned via echo.NewHTTPError so echo's
+// error-handling chain reports them as 400. Middlewares are applied in
+// the order provided -- the last argument becomes the outermost wrapper.
+func EventCallbackHandler(si CallbackReceiverInterface, middlewares ...echo.MiddlewareFunc) echo.HandlerFunc {
+	h := echo.HandlerFunc(func(ctx echo.Context) error {
+		var err error
+		_ = err
+
+		// Parameter object where we will unmarshal all parameters from the context.
+		var params EventParams
+
+		// ------------- Required header parameter "X-Service-Event" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Event")]; found {
+			var XServiceEvent string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Event, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Event", valueList[0], &XServiceEvent, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Event: %s", err))
+			}
+			params.XServiceEvent = XServiceEvent
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Event is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Event-Id" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Event-Id")]; found {
+			var XServiceEventId string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Event-Id, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Event-Id", valueList[0], &XServiceEventId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Event-Id: %s", err))
+			}
+			params.XServiceEventId = XServiceEventId
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Event-Id is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Timestamp" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Timestamp")]; found {
+			var XServiceTimestamp int
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Timestamp, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Timestamp", valueList[0], &XServiceTimestamp, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Timestamp: %s", err))
+			}
+			params.XServiceTimestamp = XServiceTimestamp
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Timestamp is required, but not found"))
+		}
+
+		// ------------- Required header parameter "X-Service-Signature" -------------
+		if valueList, found := ctx.Request().Header[http.CanonicalHeaderKey("X-Service-Signature")]; found {
+			var XServiceSignature string
+			n := len(valueList)
+			if n != 1 {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Service-Signature, got %d", n))
+			}
+
+			err = runtime.BindStyledParameterWithOptions("simple", "X-Service-Signature", valueList[0], &XServiceSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+			if err != nil {
+				return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Service-Signature: %s", err))
+			}
+			params.XServiceSignature = XServiceSignature
+
+		} else {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Service-Signature is required, but not found"))
+		}
+
+		return si.HandleEventCallback(ctx, params)
+	})
+	for _, mw := range middlewares {
+		h = mw(h)
+	}
+	return h
 }
 
 type BadGatewayResponseHeaders struct {
@@ -14082,150 +14371,157 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1pd9u2tuhfweK7a9V+l5Yl2U4T+8tzk7Qn76SJb+ycnvOqPBEityQcUwALgJLVLv/3uzBxhCZbdoeb",
-	"L14WSUwbe94bG78FMZtljAKVIjj/LZgCToDrfz9hCe/JjEj9Rz1JQMScZJIwGpwHr3GGYyKX6GCUcyEP",
-	"ERsjOQU0yuNbkEhOiUAcfslBSJRwvBBozNmsE4SBiKcww6pHucwgOA8IlTABHtzfh+Wwn2CGCSV00h76",
-	"pylLwXUuUApjiQitjL7LKAI8i/tMyR2SZAboQEDMaCIOEZZoMSXxtLpKItA4T1OEJ5hQNaqaFOGQBOeS",
-	"57BpFmYF75L2BN4lQCUZE+AGriUwLxBOBVPrBc4ZRyOWEBAICxRx11+01VSE5Aq8ZiaSLy/HEnh7KtcG",
-	"AEgytMBEohGMGVfgl3xJ6AQd2CWFiLOcJpCgPDtcP4EZoWSWz4LzbtiGy30YZJjjGUiLia9zLphnYh8z",
-	"/EsOKGOCqCcavxBGGYc5YblAGZ7ANwJFFO6k6UPDhai2v+TAl0EYUDxTo8dmiNoc8d17oBM5Dc773XKe",
-	"FaCtIIwrPAEkyK+warBUt6uOlcAY56kMzvtnoRrYAKenhi1A1Qt9KHQ9JdkMqBeH3DtEkmIqGZbTciYk",
-	"WbtNcIdnWapXPc2G3yZ96I27+NXoZfxt8gLOxqf4ZNSPAx9sfoLRlLFb77TyUfFzD1NbTG+HPdwfncSn",
-	"yRm8GH+LX45exd2kB/2xZ2r3qleRMSpAI9d3OPkBS1jgpfoVMyqB6k3FWZaSGKtZHv9bqJn/Vhn/PziM",
-	"g/Pgfx2X/PPYvBXHbxVdmqHqK49izDkBPtSUGyHGUTQHrsncPjtHGCVsQYXkgGco42xOEuBojEkKyYWh",
-	"OgWyCqf+55FlJEcG3L652c+PS5aj5/cdTuyTLVZfwFx9mRhMnOOUJEP9RRjoJQTngWP7I5YsFYukTCL9",
-	"Ifq/1x8/2H21jE/9Pzwb96CfnMSnozP84tW3L4P78LGwvlFM2js+Ooiq844O1T5gJNktULTAim8IAYmT",
-	"KJ8/vUcHkX47JHSoaTk63N8WvGZ0nJJYPj36XSIhsQQU2xHPUUSZHGY5j6dYQBKFSoSMc5qohWacTTgI",
-	"oZ7ilANOlsM5I4n6bkAjQiElEzJKYah7VZ8luZkzDIEmGSNU6qeQkjnwZa1TdIDRDNMcpwPKwX2iNsuO",
-	"hX7JIYfkMEQRSWCWMQk0Xg5vYTmMWZoSQRiN0IHaoVtYDqjauFxtG6NGXLopoAWRU0VVZDwGrtihQgtf",
-	"v4QOcwFqampOBoV1Y93fLejpCUnSFPGcKtUEYSUyUa+LrJZgCTREkZaoR1qkRoedAd0bvnzP+IgkCdAH",
-	"UqzIx2MSE6ByKGKWQYVu9TpZBlz3giiAEvtTQAtOJJwLK08Ecg030nHJwq91k/Og0dUeKD1qrylCB3rj",
-	"otrohtKjBWd0MpyxBKL9UfE7KoFTnJpZPr0kIXY8J0oOBB6DUtE0/jm0BSTwDFAF0RUaH4aG4yk+QCa5",
-	"3W2jTYo8nmpd0okqxSHch5A0ZFbj5f7A+YHJ75Uy+QyQVGsYq7EidDAjQhA6CVECKUjFTDjClMkpcITj",
-	"mOVUfiMM+KIUjyAd5hTPMUnxKN0nNl3hZcpwcsPYe8wn8AxQyMyIQ8nYMFVjRufGzlEiFO5izQp66Efy",
-	"3V5XqXjAp0LJe4a9HmZm0OEM5JQlSt9KEmU0mMfIPA7V2uk2tLQ/aFwDn5MYPpcI9YwKaRWN6yRefXNu",
-	"IWKkXk3EOQHYgEflk83gKEzQ+/AxgLxh7EdMl/apeJCY5EqJ0XYaJFUByZjSWpaF7+GiBpGehcLzaLhR",
-	"dZKOXI1bwrkMCln+TUUfmnCWZwN6EN0dqR6OdA9H+ml0qFQcmGVyicaM6y615vuNcPwPYZogJTw76CdM",
-	"5IB60eACRf88KpwsR9rLEqm+F4quVjpQBrTWTP+N9IiN7qxrKEKYAxKKcJUE0yokzhXtSq2HJkqRM8ae",
-	"gglG5YIVc3fQCVH/7g4RGqd5AklLWXsMEtfXsrF53efW6KLmEduqm7JFqyvr9tqyG/X146jyM1Ubwzj5",
-	"dStOv9rW1PhYU1oBjQBz4NaEm2EZT0FZfch9+xzUaHWHoVumXo+yf2oTVw+MLclhzm6dRmUewV1G9qtH",
-	"faYZZzEIofj3WyqJXD4I+G5xYwJpnSFeJoky6DraFWy9lFqah4H5uPnR82zHP0pzX06x5jMCZljzhTRd",
-	"Irsp5yiqLc3shtsx+0jbEgMamZ+HlS21CynMDSJEDiJyCnbCFPkhnqdQKtaUDRUXEtqKpmyo0VVNQBgF",
-	"oOiskLtWMxC1oWGutBi5LIydAY1uKVvQt+qFsLaOqPjajKiI9meLFruku7F73Pb3XaKMCYlTpWlpLECR",
-	"8RhU0cUIhkiLGL7Ur6LP15oSMq4YtSTGXxdbFC4dgB9ggf7F+G0QVn22L4zv1P3stTyBoQ59YNro7ZLi",
-	"dKmxBL2lE0JBoPcyqffd8/iDVXd67h5f/vVHdNJ78eKoh3CaTfFRHymyUmsrx/18rZaKpTLrgvPg//98",
-	"efT/8NGvX37r3/9H4BlNcfa0PnWc4P9jf3ViNqvPuX926unFOFtr608wes/mkOIYtll1NmW00cV/9lC/",
-	"10dnZ2eo2+t2672c+jrhIIgOeOD6ksY4FVB8P2IsBUw1d1AI1ECDf7URoDWQkBxA9uotT8666HsyllN0",
-	"OQea+5a9AZNMt/16t9c5kYBOTpoQ8MPxV5LVm/e6vd7Lxh5umsl91WX+c7HaMLCMVw1SIuqXoj0b/Rti",
-	"LeEtFf9Dq/9GLKhp1WkQl6S+jjk7jqCZs3bwOaumvaEzJaMmpnsiYbax8+oMfzSNVT+2Z8w5XjpEyT1M",
-	"yRk42um5wNxokweVeYbG8IsZ5xCrVjoCFk8hvjW81XleKJOo0k67hoHmM7UDbpQgDOwghfD8snn39NTr",
-	"wAsL4Fdg5tvI1xywBLsFFR+/n5s+mHHuwhUfwt02crCKPf53WG7Cmnf1rysccHtGtyMzW8O8duBWD2dI",
-	"23Ke5+UzBj3f4xGkq5HTOCc88X+tHzl9KUQCUoilMJoe3OFYIvuyKWOvrreQRnEuJNvMgV7bz+7DYMzZ",
-	"7HJnpvhY1GUaHhtH/Gg/M3H1GNJNDa7MVwqNDBRX7YDdoKgO5StOGDd4sBHBTf+vsYQJ4xtBcN34XPF7",
-	"tivcG7hb3bpqdwWwVmOvjXGvxN8ayKqi/SNPgCOxFBJaWtqZjxtSxfuTWqaACYi3mYu2C0RtvJ8DF27p",
-	"FLG+ICwfmtiyWmgheasb5+O6M3z3znxreYX91WtL4Mdiec7TNv797ebm6tqEZiUIqR1SJi8GxzFkUqCp",
-	"lCYLpQS7eiTOj48rOvKx2kBxrECRNHWt05eb+J6aWgFxL56UnKSRPGVeoATiFBsn1EXDFpJTQAkISaiJ",
-	"z1huauOYJptKf8Q4mZjkowb7NEa+eHuXpZgWqtxGbHPtbvSL3wpdZgYKd2hChFJDEhbnJoIXBhMyltqs",
-	"lzmnkAwnjCXquTCQDwMdQVEQKjej3ltbrDtM3EoZtOBUSFjHTicrV6MnZfSNjT5/LEi1oDK7popGVzzA",
-	"I0wTRjfrcTV4upWtwRa9iu2ZyWsmJaPo5khMCZcedrJBVZiKG8zJePwhn42MsC37ftHrvur0um0rpNWL",
-	"QcLXpbL3cMv2lxwXjqqil349L2pTZlQYzHGaw+sWL+yfqaZjxmdYmgYvToNwbUJaGCyATKby46+1nl4o",
-	"bI7TXJA5/OiaG65cdJ+w3Cjtnv6pgXcTW6r7XIFFbUGVGfnwyOHzpZQwyzyCCZsXkFzql+V0sYQjSWZe",
-	"igQX2a5zsg8gF4zf2vAx44gDFoy6bFAlW3Ku9bBWjynWfP5HUZuE25L2NjhX/vUKm04JBWSsJjc8hxgU",
-	"LL4RyLW+QHjkIga0OnnRCbwpdtXdqUKuuoB123Cdz2bYWkANktYfGMHeXq4Vy953GdDEBgLaLyWTNdNj",
-	"1WLMd2VnYWVGxfC+lb31o0KRcsXGNhZzenenozdnd3cF/NuCquXo9HetvaZGx18AB1Q0C9VWel2pnSDc",
-	"ToDYka0E8PgRjB+8Oa0fsRoPjjjgRM1EL1ZI82/MmRBoDlwo9buuitQ8zDtQ29/yGabFcBdohpdopNA8",
-	"m3Kl1tVHcSrDLBdSfYaRXLCjFBQrRhWvpF6cZxLWgd+cxBsmjwRkSm+BBGVYTgtqVw1CHTps+tV1EK/u",
-	"WK9PthIlsFLEpxZoB3t7Sm81umWcjVKY2Qk0nfRbI4OOHWh96Z0azocOFU+7H1m1UohUM4EYBRRjiqwz",
-	"fgRIMoOzHmd+bZat9TfnwVdnkGuSMa+/ETp+Wnj5Iy87bmRq+frTyVVG6axnibnltBKxOsFm9SgBj1Os",
-	"wm3mNlTlgTKdQ6qmVDAunaVu7DLh4TQZ+Yehx7qKMu/5ABJrK28nIZlgia2HVOek4/SqMgGjHfi2SbCc",
-	"x4CwQEQK9MPbmzJcbxRO9aICyxI6JKkvBeZyeBL3Rz3cHb+Cl8m38YvRGT4dn0Dfy2ik0/Irud4eY3H9",
-	"HpLik7AK4yoILWxWbvB74jWhLTy3olvdzyeIGU98tFIeA1Ad0Ty1STY1S3rFAvU8al2sXIidQFvpquHe",
-	"cyFba46WUuyk1oGzqb8UyLYSh/aFJLVZ+gD9ruVTaMrlWxA6NYeAQAKP4QLdQia1YPgWJXgpUFbm9IXW",
-	"f0CTguzqsonxBPhRr9vtnxzpvL/dzawfvQqEon49thWgJoNB6zgWKlaNNQyiGlqQILQOSubgsUHD4GPp",
-	"HWzIyjvJsXOQepikIBOKZc7hNaNjohCxyS9XhOXuPTt1VXgc2w5ElkuUkBlQYaIrSn0khiqRMXAQMY9x",
-	"LHOc2oftGU/183f1SZ7uZJ8527Jfsyzb1loYpHqTG4P1uk80mtf0POk/bLTTzcORpLW2l0+ytAZzWGvQ",
-	"/lfOJKwOEzyTu/7p3e2/jzPbQtdYZ23warNraxn8CUuPwtyYpunSN5dPNjK2MhDUCua0Ban5WPXUdv+8",
-	"6vXDbVwNcc65ki7NId8EK+NFwK84icsx6/yuOSv0nyhLsVRT+R7Mo5rIedXvbjVREJLMlJx4g5ei6THz",
-	"+A0aYzYJfYsRKzEhb8xn70Gepr1gkaGcSXsIDxZ41u7ducreN6HrRVh9Xmolb3pc8MMnUK/xHJIKm/DH",
-	"89eF7NeF6Pehlhaxe0+svpmwxIev4pejb/GL8RmcJlW7xdfzzOpQ62Co9axKXH91HP8Rgft1kfp1sfhV",
-	"sfctFOeZMZOruvIDwu5V7NmDxVVDxt/F5LpuM5fGaeMMlBJtD9LjWmKA1aQhZpTNlhqimCaY6wzXu8yK",
-	"TjYHTpV2Ug9gVb5tbWvdnejJiLTsyc3GavyYohHYbAbjy3uEHPwz8Gnvjlr3gw9szjWBDrQVdthBkeQ4",
-	"viV0YtNelcXAaLpEjGo3yrH+UBz/RpJ7beARan1zCr/aIB7hFNMYLrMsJZCsEOZqihmhE2S/VrZaQiTC",
-	"phWSzBy/cA4UNcw2Ssdj1ZxtxphiPoHLmeIRq1SVllBEM0JzgTyw2XZlu0uRPWhgW+l5u9oO2k/pEg49",
-	"lUmW2mB1O1+c21fMRGGdSXM2T/1u2JZG54kMPTDd6DE1HcJAU9JnXzbG50/vy4DblAkJCdJfo6s335dr",
-	"Z4pUCqdi57ES/untMZ+2vAVSFUvcBd+fnV2HgfEpNVSyjHgHK0Kua8ew7NkGaB9k0ao2H1bpbpJdr1G0",
-	"tCgA7guGXG2PgnWBsrUqdFNt5klCaapGbpgy7eLRM77eapNuDJTKPcqzZFfmbOpAbN9iS4W2nElYZj9v",
-	"ae+15NqjbECfGlCzDC3tVFEyfJj7xRHNPtRxpzptVMWb2WjquWPh6ktdO+kCKY3dFNQAlGJhHiscfBJV",
-	"vs492in7GV6aLH2T4wdJWMrZnCbA0QLrwh42ocGWB3G6NhFIKvuaY07S5YBWTjZf1IU2cbEDXX6kVh/F",
-	"Su4QRYoGXGzZ1kSx5VHMCStnXZhZ19IsqoE1m2ZhaKrsL3BE5vXtWxpe6ynbiylf6CJFStEOjVeEx69j",
-	"TEWIKCxASDQmXEh0gCWaMSFRr9s93DpQ3+K57dzTunST/HZ4On6Je3F/9Co5gdPxGX4x+jZ+mbyCx6oj",
-	"olaJ64EStMWc22Ki1fPO/HsNN64sosp5G7OocGe7yav4uI/O62usJJjmVKdVaJsMhpJjKnSdNEIrP1gu",
-	"h2PGh65kUCNrqSBp/VFG4ts8K1JTh5INBShOYQkv51oEKVafputorUCyFsWlLG4HyIIPb39C//r46e8h",
-	"0sfS2ohVGhBlozeQYW6qjpAJoWiMY5Ku0P5YrIXRbirmQ1Bw1aEkt4LaVHzb/Vkjw4658s3g6gZ5U0uR",
-	"X5cT/xQJ7oJMqNK+IOa+UpLvZrNcGiGD6RLpNE4jYf6t3TzmmNlpv+9Lj2oTu8/+2ucQPp9zMyGqtXte",
-	"dDaRviL5bKIZBEdyiinq+tamCwDumm1WD9QbPatTRBM38T5bc9DN34e/voOGbblrBUXVPai0wqHzEuqy",
-	"B+tS7Jote1uzjUHrAOsgQMW4wvijzEdnN39Dl/94Owi2zcpaBxhL0k41WJlm/J5NttZgm6nLHplue13h",
-	"GnmIkjNfLbX1uxt/ektbvUjS+bA76sX9hmrRHfewb2SlENuVPoyPFzrmdhm8lS4qdQG8S/fpCI1GJeSq",
-	"cKroBsVO1bWDClpsgVZ7MIuaiPq7BCrsJKrFTz1s5AFJYHXBuS9Buf7w2JddclSbVLJbwdbdlHArHnc5",
-	"87W9clw77hU2Tmo4uFZxfUs82B+K17Drj4LmPxE5LZWjPyrC/zHxeYNueT1lC2riXYS6KuH2mAX6O0CG",
-	"iFTSX5chWKIyq7KuNS2mAuJhf/TtuBv3klfwEp+OTuIXyRmcjk9wf9SLuysMZEtvT0hDTRi0kU77wuOc",
-	"E7m8VuCzgTxdEuoy96mUkZjHQwlCDk29H/VTQWYYoTFLU7aABI2W6MUpiqeY41iCORykd0djkO68BIji",
-	"MqYKEaFj5g5fYlPU1xa01vwGzTChEhMKXFholDxqQuQ0H2kWpT8+SmBu2VSrvlERgsS5ZCZFE7E5cFPy",
-	"CNME/e3m5uoczfJUkiPnAvslZxJEiLBY0njKGWW5MJGaAXXcPUSmBrBAB3NGEnEYorLwq6mFaC3iEFmP",
-	"u+rRuDoNpllteUDVPDAtXo4Yuw315GyKPqqqFLZ3td2QVHF1QAfUHPBwVXnNegSKLqvFts7Rd6YO2CDv",
-	"dk9inUur/4Wogy5tbq2QmEsFuAoSDOiC8Vuhaag4TXxQxOgxTUbsLkSUyalqSQQy7mbtHqwgD6FI/WfK",
-	"4w3ozRSQXDD9U+hKdeNc154SLFXYXVuYrVLnVoZp48gGMiWYOujtypNVaIoFwgOqUUAfxIp+U3p8aM63",
-	"hajT6dxH6MAwGRTpY1zR4QWK1FeRqW7sPbukJvoJS0C6hJQ4t7A0NfxqqdRFeUD9sF5z8AIBjqfl0ZEB",
-	"VaRhjjzoDxQAfVUJ0UHEASciQr1u91ggfeEE6ne7IYoMSkeo3z0WA2renKkXo3ypG1S+L+pbe15YHB0a",
-	"Vunpz32gCxjbAVHlvUXp4n2v+v7Q7tuA1soTot2rE4ZIAE2Ev1LigZyCnbRCzRU1Ew8W7fszDn1VFnXR",
-	"xoOckrsB1ZdhrK3eeNhBl9QWj7TvMRUL4AKd9l+hernKATVFzmrFI91dG9WbJEKEJUoBC4l6hxoRK1ly",
-	"5yWURDVrHgk2A0OsB1cfr8s0EPM6HNDa099Icn9sMCNE5o07Q+R+290HcWgrDNTKh/8dltGAuitIWLJU",
-	"/MYVDI9Z5nJCoDxxIG3mv/1Pl53Ve6BDFowqYQcDmmE5NSyzcX6hgz5BBlizMowa5cptrVo1A9elfqCm",
-	"NqAHOhmQQ4KwQDGmjOpyZ4ptHBbHjcrKAjjVCFig6mgpQU9E/2NKz6mvDYNCUbE/CoWyFC8hOUdKOYsu",
-	"WmXYFYBOu68GdE2RdwVLtz69x2OipJPiGmqBpiA7ocjVlte3lIgBzTMF9LI2u54zkUVtXzU11Y0p8mwR",
-	"tftqZV34AT3QxV4PO+ij0riqQDHsXW3Rua0Fi11F7YPTu7tQ8enD+saYbK8BtZEmIwxq/BEZ9iiLg3dE",
-	"2prslk9aHevIHLW7QJEprv7PCJFZlhJQXEIxzvN/2phUSmKwSd5WK7nMcDyFo36n21JHFotFB+vXHcYn",
-	"x7atOH7/7vXbD9dvdRulHhOZlvqNcHrJ5dW7IAzm7sRTMO+ZnA2gOCPBeXDS6XZOTGGAqVbYShJTvyaw",
-	"4shfVZeonZrxlKitB5mUBlfAVteeVIbXZTFq/dqZn/0KevnJsbWC7sONX9pqrl8aV4/0u929lXhuJXZ6",
-	"73/I8ESLGqG+RgXAO2prTs1sfIMUsz6u3Beim/Q2N6kVftWNTjY3Ki85UC36/W2GaVc61W1fbW7brBh9",
-	"HwZn20CjXvRfGyLurL/GrSaclcGAJ0IXEiiefQmDtsqjK49gXUSlSef21XnZw30YZEz4zEPJuNElHdUo",
-	"FphqN3wuAB2on9YM1LVJKwkMSuXUSonLtPzJ1BhtSL1QCx+pVVif4Oj2jExaIxUMa6pTZq16XVkx9juW",
-	"7O+aHm+FvPu68aomeN8i296TkO2qW2xqSPRHJ9XuFuRW3HijGvS2GKJ5HcKflSeo3a5So9MJKyJtJxZR",
-	"N0n8vMKoBBVmcR9WRO2xMXe0Y87LQl5PIb4VZX1LHZDWArZK77Vok1vOwefrq2sk5DI16uLn6wGtqNGa",
-	"LTCqdF8dY9IGYzzFVIko7mo5+JiDjsgtn5Y51Gjy+fiBr/zqCrZQ9bQoPTRP5R+dOfzFaV216m8Fe3fj",
-	"nG6yBVA8d4PUOYshCVd+xtFihdc8iK9Y5rA9Xynd6V79XafQoCkRkvHlbsp7aHxHmmkoy6+4MczCwK/c",
-	"v3V+5ifW7MPW1ZTKQDTQKC7jkMts5ZWQtiyC/+pFTzmO9ekrT2pplNU61poYZvFfLYsnsiyKCIqj6rIK",
-	"5YOsCefvMnRs/GIr6fi6iAfsSMNK3GsEwRJhfb+un27fm/F/J7otwx0uqGZSGlYRb5HwsKXO3zgl8bR+",
-	"gWp2+XqfgFv1V5p9Km9AcelhSbaW0h5KtpV7FEu6tV7u1Ur9ta2XbSIOZaRLqw9G1Ti3dbR1Sb0L1Dhw",
-	"cY7iKeBMUTYx5WoGVBLgF4gCkVPglQ+YshvS1AQYXHXearp9aK/VVkBNQYIY0Gp8Ml120BVL0/ZxzpxK",
-	"kprLRHJz8rOSq68Du0W2PuMDWi2/hqK2WLU16hplkSPtmDX1rlf6Pupud+3YXuEO6Wuv+YDW/OebfOan",
-	"3T7y3F3nrra9hUyGAypY3cFsYpr6/FDzfjt9z2pS3HXl8728t2WOns7zUiv+vpWd1d87W/SyRHu6xBwK",
-	"KY4ca/QyJ1CemUP2t7KaalcpfnXe/MkNOkMimiON8qVzw24vOEb5cq1DyC84dDB9tdx4T+auDKu5az9N",
-	"3emqliporgj8UKZMKKPP3Khqkyfaqp+uRPSUjKdWSGorltPd99i2zNIKp44GblgKTxu4+urW+Z/JBTTO",
-	"VCnOlFWuHMzajhuYJJnd+YFSs1ZagR9pRToWjhmXHOa8H9WTfXVz8LDNAH4A6ch/N8vvujy39izm1MpY",
-	"jVMe/+hhmtPNLYo7uH9Pw+kHkAgXYH1qw0knAun/O1kyXpuHYOpbYGVEnd69QITGU3T15vuwrIAxWhrn",
-	"weXVu9WYfvXm+2dEdruoEteLlOsRodhXctuP5kVxD43n+1TMV17oWQ5rrR61jUu0BIkO7F3s7tj3obuV",
-	"mVCE0RgWf6DLqb/yhMfzhDdsQZUyYcsSKJxwt9E8C4MwmYKr1eRLcWvsfudXkQzNGdHXzDtng5l3B5ny",
-	"36o/nVZsKu7qzLyqB+TcZNgV0nbG5qDDx67kQFjYqrW6VKpLXZoKdG7hgJbeDdvQ3PdNpITETMZl5Znq",
-	"Oji90FK96fooExsH1FW7cl2bdMUNaSH9B6WFmGqLe1IR9m9e1ItB3lsD44/lwmiUrfjLKSpffRhrOKdB",
-	"UHOw43B3p4JNnt/BjrD5nh2H2ivVqSwfpURMIUEfM6CXV+8Klq6Y4hx0XQTJdJJyB31g1Wv+CaNeBcv2",
-	"pJoEj7QJdiix71dd1Egcxw80DCpHnILzn79Ut/RmauSG7j1UCqldr9vTGUgcfKntxhLP0gfuRlhP/95x",
-	"K/51+eP73bbCTbXciq0U1GcEt12TB9zudNR6M1qfEjJfmoTLho5QmtYixrZ4pdiU2fwDSFcjqCUnG8Pb",
-	"oUlShDdtUQQb3dSn9+puMn+iwm7FdZ7UTHdrX4EdFtxfjfS9GumyQDhHC44A9qWEF0kKq2jpMpZkDsWV",
-	"3CAhOayfMWwQDvoAc4X85nCVQPasqTIYOZjypu3shJ/cNP7UJwZWHURfnyRQheXXRIGnShSoQrlCTwX+",
-	"Pz7LZ+WRARckFwjr+3Ulq91ldhD9PAj+9yD4EmkdAKfpoTNi7fEwe2WLLcIMynLFlRO7tdPckTlWgHY7",
-	"VTCg/W7P1PbTwe4quGwOg+r88BEnDyxxPGn8u1ES65kzjdcXaljl3q58HVYUkxrX/HpE4c98RKFIklG6",
-	"pj2+vQsLqh+DXmcq1lMO3a9CWTby21MPrMj8lSwTCJsSuRfolxzyWt0AfSSzqO3XQe/1uSfNIk0NAj1D",
-	"NAGJTrunbVH/Rk+g5AS7yXrbzu+jP/UuC3TR/6866X6cxBqeCNd41lMjcrgmUlqZhpGYda6pwxpaGXXX",
-	"qHutuidBxydVKreRJV+xfr/h0gei/E7qI5bx1HdeDNOJPnOqD3hEtqRPFKKo8qFNtTS+jKiDopynLv2y",
-	"ph8qHj6gxNW3PK+UOtBqpQCTTDrbqtzlhTUKTWEaDrZYhGxgIyJUSMDe5MhaNdNHU+H+VUtvtdVnznTa",
-	"gQnYSsF/bWbwP0l/NPj3zGK3pT8e12+59QrlN6Wi6CKYTt9dffTM5F/ZCpZrvUNl94/hEuGf0qdUq925",
-	"1p9UrUj3V1MB/qzeJyUOi+OVKZvYe9OeXKdYR8XHv7kZvdMJGPa6Qr8P67+UJWiu3Z8xDo5czTqKlXF9",
-	"wTBe4GWIFlMsjSNYVg97NZMPJF82a8k+jrZXWLYrYzElELaMyexWkdjDG/pPxRtWaQRus4iwFv3XDIXf",
-	"L1vA4huibPH8Mly6iwJWnGGjiVB8yZSLdOX3OqpV5FzWDblunNLacTwIBNBEl3scBAjHqldPQvINiKcx",
-	"uZ+drnRhy4L5/XWp63dznIJOetNg1tj35ARTz1KoV7z9+YvCOQF87pDV1HY7xhk5nvc0RtrZtaWnqRFr",
-	"kg/aVWGV6VxPutSy0koom0HUFm7uGhUlhRsZDtX2Rci43cOlp8RsUd6wWkOn0l21SFbrrkZvDVrbIeE1",
-	"HajSZcUJsra+RaWJPZvvAUot16ZMWila6myS+y/3/x0AAP//",
+	"7H1pd9u4suBfweF757Q9j5Yl2c5ifxl3ku7O3Cx+sXO777QyIkSWJFxTABsAJatz/N/nYOMKyZItu5eX",
+	"L4lFEluh9ioUvgYxm2WMApUiOP0aTAEnwPWfn7CEd2RGpP5HPUlAxJxkkjAanAavcIZjIpdob5RzIfcR",
+	"GyM5BTTK42uQSE6JQBx+y0FIlHC8EGjM2awThIGIpzDDqke5zCA4DQiVMAEe3N6G5bCfYIYJJXTSHvrn",
+	"KUvBdS5QCmOJCK2Mvs0oAjyL+0zJDZJkBmhPQMxoIvYRlmgxJfG0ukoi0DhPU4QnmFA1qpoU4ZAEp5Ln",
+	"cNcszAreJu0JvE2ASjImwA1cS2CeIZwKptYLnDOORiwhIBAWKOKuv2ijqQjJFXjNTCRfno8l8PZULg0A",
+	"kGRogYlEIxgzrsAv+ZLQCdqzSwoRZzlNIEF5tr9+AjNCySyfBafdsA2X2zDIMMczkBYTX+VcMM/EPmb4",
+	"txxQxgRRTzR+IYwyDnPCcoEyPIHvBIoo3EjTh4YLUW1/y4EvgzCgeKZGj80QtTnim3dAJ3IanPa75Twr",
+	"QFtBGBd4AkiQ32HVYKluVx0rgTHOUxmc9k9CNbABTk8NW4CqF/pQ6HJKshlQLw65d4gkxVQyLKflTEiy",
+	"dpvgBs+yVK96mg2fJ33ojbv45ehF/Dx5BifjY3w06seBDzY/w2jK2LV3Wvmo+LmDqS2m18Me7o+O4uPk",
+	"BJ6Nn+MXo5dxN+lBf+yZ2q3qVWSMCtDI9T1OfsQSFnipfsWMSqB6U3GWpSTGapaH/xZq5l8r4/8nh3Fw",
+	"GvzHYck/D81bcfhG0aUZqr7yKMacE+BDTbkRYhxFc+CazO2zU4RRwhZUSA54hjLO5iQBjsaYpJCcGapT",
+	"IKtw6l8OLCM5MOD2zc1+fliyHD2/73Fin2yw+gLm6svEYOIcpyQZ6i/CQC8hOA0c2x+xZKlYJGUS6Q/R",
+	"/7n8+MHuq2V86u/hybgH/eQoPh6d4Gcvn78IbsOHwvpKMWnv+Ggvqs472lf7gJFk10DRAiu+IQQkTqJ8",
+	"/vQO7UX67ZDQoablaH93W/CK0XFKYvn46HeOhMQSUGxHPEURZXKY5TyeYgFJFCoRMs5pohaacTbhIIR6",
+	"ilMOOFkO54wk6rsBjQiFlEzIKIWh7lV9luRmzjAEmmSMUKmfQkrmwJe1TtEeRjNMc5wOKAf3idosOxb6",
+	"LYcckv0QRSSBWcYk0Hg5vIblMGZpSgRhNEJ7aoeuYTmgauNytW2MGnHppoAWRE4VVZHxGLhihwotfP0S",
+	"OswFqKmpORkU1o11f9egpyckSVPEc6pUE4SVyES9LrJagiXQEEVaoh5okRrtdwZ0Z/jyA+MjkiRA70mx",
+	"Ih+PSUyAyqGIWQYVutXrZBlw3QuiAErsTwEtOJFwKqw8Ecg1vJOOSxZ+qZucBo2udkDpUXtNEdrTGxfV",
+	"RjeUHi04o5PhjCUQ7Y6K31IJnOLUzPLxJQmx4zlRsifwGJSKpvHPoS0ggWeAKoiu0Hg/NBxP8QEyye1u",
+	"G21S5PFU65JOVCkO4T6EpCGzGi93B84PTP6glMkngKRaw1iNFaG9GRGC0EmIEkhBKmbCEaZMToEjHMcs",
+	"p/I7YcAXpXgE6TCneI5JikfpLrHpAi9ThpMrxt5hPoEngEJmRhxKxoapGjM6NXaOEqFwE2tW0EPvyfc7",
+	"XaXiAZ8KJe8J9nqYmUGHM5BTlih9K0mU0WAeI/M4VGunm9DS7qBxCXxOYvhcItQTKqRVNK6TePXNqYWI",
+	"kXo1EecEYAMelU/uBkdhgt6GDwHkFWPvMV3ap+JeYpIrJUbbaZBUBSRjSmtZFr6HsxpEehYKT6PhRtVJ",
+	"OnI1bgnnMihk+XcVfWjCWZ4N6F50c6B6ONA9HOin0b5ScWCWySUaM6671Jrvd8LxP4RpgpTw7KCfMZED",
+	"6kWDMxT9clA4WQ60lyVSfS8UXa10oAxorZn+N9IjNrqzrqEIYQ5IKMJVEkyrkDhXtCu1HpooRc4Yewom",
+	"GJULVszdQSdE/ZsbRGic5gkkLWXtIUhcX8udzes+t0YXNY/YRt2ULVpdWbfXht2orx9GlZ+p2hjGye8b",
+	"cfrVtqbGx5rSCmgEmAO3JtwMy3gKyupD7tunoEarOwzdMvV6lP1Tm7h6YGxJDnN27TQq8whuMrJbPeoz",
+	"zTiLQQjFv99QSeTyXsB3ixsTSOsM8TxJlEHX0a5g66XU0jwMzMfNj55mO/5ZmvtyijWfETDDmi+k6RLZ",
+	"TTlFUW1pZjfcjtlH2pYY0Mj83K9sqV1IYW4QIXIQkVOwE6bID/E8hVKxpmyouJDQVjRlQ42uagLCKABF",
+	"Z4XctZqBqA0Nc6XFyGVh7AxodE3Zgr5RL4S1dUTF12ZERbQ7W7TYJd2N3eO2v+8cZUxInCpNS2MBiozH",
+	"oIouRjBEWsTwpX4Vfb7UlJBxxaglMf662KJw6QD8AAv0L8avg7Dqs31mfKfuZ6/lCQx16APTRm/nFKdL",
+	"jSXoDZ0QCgK9k0m9757HH6y603P3+PIvP6Kj3rNnBz2E02yKD/pIkZVaWznu50u1VCyVWRecBv/v1/OD",
+	"/4sPfv/ytX/7n4FnNMXZ0/rUcYL/t/3VidmsPuf+ybGnF+Nsra0/wegdm0OKY9hk1dmU0UYX/9VD/V4f",
+	"nZycoG6v2633cuzrhIMgOuCB60sa41RA8f2IsRQw1dxBIVADDf7VRoDWQEJyANmrtzw66aIfyFhO0fkc",
+	"aO5b9h2YZLrt17u9zIkEdHTUhIAfjr+TrN681+31XjT28K6Z3FZd5r8Wqw0Dy3jVICWifinas9G/IdYS",
+	"3lLxP7X6b8SCmladBnFJ6uuYs+MImjlrB5+zatobOlMyamK6JxJmd3ZeneF701j1Y3vGnOOlQ5Tcw5Sc",
+	"gaOdngvMjTa5V5lnaAy/mHEOsWqlI2DxFOJrw1ud54UyiSrttGsYaD5TO+BGCcLADlIIzy93756eeh14",
+	"YQH8Csx8G/mKA5Zgt6Di4/dz03szzm244n24250crGKP/wOWd2HN2/rXFQ64OaPbkpmtYV5bcKv7M6RN",
+	"Oc/T8hmDnu/wCNLVyGmcE574v9aPnL4UIgEpxFIYTQ9ucCyRfdmUsReXG0ijOBeS3c2BXtnPbsNgzNns",
+	"fGum+FDUZRoed4740X5m4uoxpHc1uDBfKTQyUFy1A3aDojqULzhh3ODBnQhu+n+FJUwYvxMEl43PFb9n",
+	"28K9gbvVrat2VwBrNfbaGPdK/K2BrCraP/IEOBJLIaGlpZ34uCFVvD+pZQqYgHibuWi7QNTG+zVw4ZZO",
+	"EesLwvKhiS2rhRaSt7pxPq47wzdvzbeWV9hfvbYEfiiW5zxt499PV1cXlyY0K0FI7ZAyeTE4jiGTAk2l",
+	"NFkoJdjVI3F6eFjRkQ/VBopDBYqkqWsdv7iL76mpFRD34knJSRrJU+YFSiBOsXFCnTVsITkFlICQhJr4",
+	"jOWmNo5psqn0R4yTiUk+arBPY+SLNzdZimmhyt2Jba7dlX7xtdBlZqBwhyZEKDUkYXFuInhhMCFjqc16",
+	"mXMKyXDCWKKeCwP5MNARFAWhcjPqvbXFusPEjZRBC06FhHXsdLJyNXpSRl/b6PPHglQLKrNrqmh0xQM8",
+	"wjRh9G49rgZPt7I12KJXsTkzecWkZBRdHYgp4dLDTu5QFabiCnMyHn/IZyMjbMu+n/W6Lzu9btsKafVi",
+	"kPBVqezd37L9LceFo6ropV/Pi7orMyoM5jjN4VWLF/ZPVNMx4zMsTYNnx0G4NiEtDBZAJlP58fdaT88U",
+	"NsdpLsgc3rvmhisX3ScsN0q7p39q4N3Eluo+V2BRW1BlRj48cvh8LiXMMo9gwuYFJOf6ZTldLOFAkpmX",
+	"IsFFtuuc7APIBePXNnzMOOKABaMuG1TJlpxrPazVY4o1n38vapNwW9LeBufKv1xh0ymhgIzV5IbnEIOC",
+	"xXcCudZnCI9cxIBWJy86gTfFrro7VchVF7BuGy7z2QxbC6hB0voDI9jby7Vi2fsuA5rYQED7pWSyZnqs",
+	"Woz5ruwsrMyoGN63sjd+VChSrtjYxmKOb2509Obk5qaAf1tQtRyd/q6119To+AvggIpmodpKryu1E4Sb",
+	"CRA7spUAHj+C8YM3p/Ueq/HggANO1Ez0YoU0f8acCYHmwIVSv+uqSM3DvAW1/ZTPMC2GO0MzvEQjhebZ",
+	"lCu1rj6KUxlmuZDqM4zkgh2koFgxqngl9eI8k7AO/OYkXjN5ICBTegskKMNyWlC7ahDq0GHTr66DeHXH",
+	"en2ylSiBlSI+tUA72NtTeqPRLeNslMLMTqDppN8YGXTsQOtLb9VwPnSoeNr9yKqVQqSaCcQooBhTZJ3x",
+	"I0CSGZz1OPNrs2ytvzkPvjqDXJOMef2d0PHTwssfedlxI1PL159OrjJKZz1LzC2nlYjVCe5WjxLwOMUq",
+	"3GZuQ1UeKNM5pGpKBePSWerGLhMeTpORfxp6rKso854PILG28rYSkgmW2HpIdU46Ti8qEzDagW+bBMt5",
+	"DAgLRKRAP765KsP1RuFULyqwLKFDkvpSYC6HR3F/1MPd8Ut4kTyPn41O8PH4CPpeRiOdll/J9fYYi+v3",
+	"kBSfhFUYV0FoYbNyg98Rrwlt4bkR3ep+PkHMeOKjlfIYgOqI5qlNsqlZ0isWqOdR62LlQuwE2kpXDfee",
+	"Ctlac7SUYie1DpxN/aVAtpU4tCskqc3SB+i3LZ9CUy5fg9CpOQQEEngMZ+gaMqkFw3OU4KVAWZnTF1r/",
+	"AU0KsqvLJsYT4Ae9brd/dKDz/rY3s957FQhF/XpsK0BNBoPWcSxUrBprGEQ1tCBBaB2UzMFjg4bBx9I7",
+	"2JCVN5Jj5yD1MElBJhTLnMMrRsdEIWKTX64Iy916duqi8Di2HYgslyghM6DCRFeU+kgMVSJj4CBiHuNY",
+	"5ji1D9sznurnb+uTPN7KPnO2Zb9mWbattTBI9SY3But1H2k0r+l51L/faMd3D0eS1tpePMrSGsxhrUH7",
+	"3zmTsDpM8ETu+sd3t/8xzmwLXWOdtcGrza6NZfAnLD0Kc2OapkvfXD7ZyNjKQFArmNMWpOZj1VPb/fOy",
+	"1w83cTXEOedKujSHfB2sjBcBv+AkLses87vmrNB/oSzFUk3lBzCPaiLnZb+70URBSDJTcuI1Xoqmx8zj",
+	"N2iM2ST0DUasxIS8MZ+dB3ma9oJFhnIm7SE8WOBZu3fnKnvfhK4XYfV5qZW86WHBD59AvcRzSCpswh/P",
+	"XxeyXxei34VaWsTuPbH6ZsISH76MX4ye42fjEzhOqnaLr+eZ1aHWwVDrWZW4/uo4/gMC9+si9eti8ati",
+	"7xsozjNjJld15XuE3avYswOLq4aMf4jJddlmLo3TxhkoJdoepMe1xACrSUPMKJstNUQxTTDXGa43mRWd",
+	"bA6cKu2kHsCqfNva1ro70ZMRadmTm43V+DFFI7DZDMaX9wA5+Ffg094dte4HH9icawLtaStsv4MiyXF8",
+	"TejEpr0qi4HRdIkY1W6UQ/2hOPxKkltt4BFqfXMKv9ogHuEU0xjOsywlkKwQ5mqKGaETZL9WtlpCJMKm",
+	"FZLMHL9wDhQ1zCZKx0PVnE3GmGI+gfOZ4hGrVJWWUEQzQnOBPLDZdGXbS5EdaGAb6Xnb2g7aT+kSDj2V",
+	"SZbaYHU7X5zbV8xEYZ1JczZP/W7YlkbniQzdM93oITUdwkBT0mdfNsbnT+/KgNuUCQkJ0l+ji9c/lGtn",
+	"ilQKp2LnoRL+8e0xn7a8AVIVS9wG35+cXYeB8Sk1VLKMeAcrQq5rx7Ds2QZo72XRqjYfVulukl2uUbS0",
+	"KADuC4ZcbI6CdYGysSp0VW3mSUJpqkZumDLt4sEzvtxok64MlMo9yrNkW+Zs6kBs3mJDhbacSVhmP29o",
+	"77Xk2oNsQJ8aULMMLe1UUTK8n/vFEc0u1HGnOt2pijez0dRzx8LVl7p20hlSGrspqAEoxcI8Vjj4KKp8",
+	"nXu0U/YzvDRZ+ibHD5KwlLM5TYCjBdaFPWxCgy0P4nRtIpBU9jXHnKTLAa2cbD6rC23iYge6/EitPoqV",
+	"3CGKFA242LKtiWLLo5gTVs66MLOupVlUA2s2zcLQVNlf4IjM69u3NLzWU7YTU77QRYqUoi0arwiPX8aY",
+	"ihBRWICQaEy4kGgPSzRjQqJet7u/caC+xXPbuad16Sb59fB4/AL34v7oZXIEx+MT/Gz0PH6RvISHqiOi",
+	"VonrnhK0xZzbYqLV89b8ew03riyiynkbs6hwZ7vJq/i4j87ra6wkmOZUp1VomwyGkmMqdJ00Qis/WC6H",
+	"Y8aHrmRQI2upIGn9UUbi6zwrUlOHkg0FKE5hCS/nWgQpVp+m62itQLIWxaUsbgfIgg9vfkb/+vjpHyHS",
+	"x9LaiFUaEGWj15BhbqqOkAmhaIxjkq7Q/lishdF2KuZ9UHDVoSS3gtpUfNv9WSPDlrnyzeDqHfKmliK/",
+	"Lif+MRLcBZlQpX1BzH2lJN/OZrk0QgbTJdJpnEbC/Fu7ecwxs+N+35ce1SZ2n/21yyF8PudmQlRr97zo",
+	"bCJ9RfLZRDMIjuQUU9T1rU0XANw226weqDd6VqeIJt7F+2zNQTd/H/76Dhq25a4VFFX3oNIKh85LqMse",
+	"rEuxa7bsbcw2Bq0DrIMAFeMK448yH51c/YTO//lmEGyalbUOMJaknWqwMs34HZtsrME2U5c9Mt32usI1",
+	"ch8lZ75aaut3V/70lrZ6kaTzYXfUi/sN1aI77mHfyEohtiu9Hx8vdMzNMngrXVTqAniX7tMRGo1KyFXh",
+	"VNENip2qawcVtNgArXZgFjUR9Q8JVNhJVIufetjIPZLA6oJzV4Jy/eGxL9vkqDapZLuCrdsp4VY8bnPm",
+	"a3PluHbcK2yc1HBwreL6hniwOxSvYdefBc1/JnJaKkd/VoT/c+LzHbrl5ZQtqIl3EeqqhNtjFugfABki",
+	"Ukl/XYZgicqsyrrWtJgKiIf90fNxN+4lL+EFPh4dxc+SEzgeH+H+qBd3VxjIlt4ekYaaMGgjnfaFxzkn",
+	"cnmpwGcDebok1HnuUykjMY+HEoQcmno/6qeCzDBCY5ambAEJGi3Rs2MUTzHHsQRzOEjvjsYg3XkJEMVl",
+	"TBUiQsfMHb7EpqivLWit+Q2aYUIlJhS4sNAoedSEyGk+0ixKf3yQwNyyqVZ9oyIEiXPJTIomYnPgpuQR",
+	"pgn66erq4hTN8lSSA+cC+y1nEkSIsFjSeMoZZbkwkZoBddw9RKYGsEB7c0YSsR+isvCrqYVoLeIQWY+7",
+	"6tG4Og2mWW15QNU8MC1ejhi7DvXkbIo+qqoUtne13ZBUcXVAB9Qc8HBVec16BIrOq8W2TtH3pg7YIO92",
+	"j2KdS6v/hKiDzm1urZCYSwW4ChIM6ILxa6FpqDhNvFfE6DFNRuwmRJTJqWpJBDLuZu0erCAPoUj9Zcrj",
+	"DejVFJBcMP1T6Ep141zXnhIsVdhdW5itUudWhmnjyAYyJZg66M3Kk1VoigXCA6pRQB/Eir4qPT4059tC",
+	"1Ol0biO0Z5gMivQxrmj/DEXqq8hUN/aeXVIT/YQlIF1CSpxaWJoafrVU6qI8oH5Yrzl4hgDH0/LoyIAq",
+	"0jBHHvQHCoC+qoRoL+KAExGhXrd7KJC+cAL1u90QRQalI9TvHooBNW9O1ItRvtQNKt8X9a09LyyODg2r",
+	"9PTnPtAFjO2AqPLeonTxvld9v2/3bUBr5QnR9tUJQySAJsJfKXFPTsFOWqHmipqJe4v2/Rn7viqLumjj",
+	"Xk7JzYDqyzDWVm/c76BzaotH2veYigVwgY77L1G9XOWAmiJnteKR7q6N6k0SIcISpYCFRL19jYiVLLnT",
+	"EkqimjWPBJuBIda9i4+XZRqIeR0OaO3pV5LcHhrMCJF5484Qud9290Hs2woDtfLh/4BlNKDuChKWLBW/",
+	"cQXDY5a5nBAoTxxIm/lv/9JlZ/Ue6JAFo0rYwYBmWE4Ny2ycX+igT5AB1qwMo0a5clurVs3AdakfqKkN",
+	"6J5OBuSQICxQjCmjutyZYhv7xXGjsrIATjUCFqg6WkrQE9F/mNJz6mvDoFBU7I9CoSzFS0hOkVLOorNW",
+	"GXYFoOPuywFdU+RdwdKtT+/xmCjppLiGWqApyE4ocrXl9S0lYkDzTAG9rM2u50xkUdtXTU11Y4o8W0Tt",
+	"vlxZF35A93Sx1/0O+qg0ripQDHtXW3Rqa8FiV1F77/jmJlR8er++MSbba0BtpMkIgxp/RIY9yuLgHZG2",
+	"Jrvlk1bHOjBH7c5QZIqr/xIhMstSAopLKMZ5+ouNSaUkBpvkbbWS8wzHUzjod7otdWSxWHSwft1hfHJo",
+	"24rDd29fvflw+Ua3UeoxkWmp3winl5xfvA3CYO5OPAXznsnZAIozEpwGR51u58gUBphqha0kMfVrAiuO",
+	"/FV1idqpGU+J2nqQSWlwBWx17UlleJ0Xo9avnfnVr6CXnxxaK+g2vPNLW831S+PqkX63u7MSz63ETu/9",
+	"DxmeaFEj1NeoAHhHbc2xmY1vkGLWh5X7QnST3t1NaoVfdaOjuxuVlxyoFv3+JsO0K53qti/vbtusGH0b",
+	"BiebQKNe9F8bIu6sv8atJpyVwYAnQhcSKJ59CYO2yqMrj2BdRKVJ5/bVadnDbRhkTPjMQ8m40SUd1SgW",
+	"mGo3fC4A7amf1gzUtUkrCQxK5dRKicu0/NnUGG1IvVALH6lVWJ/g6PaMTFojFQxrqlNmrXpdWTH2e5bs",
+	"7poeb4W827rxqiZ42yLb3qOQ7apbbGpI9Gcn1e4G5FbceKMa9DYYonkdwl+VJ6jdrlKj0wkrIm0rFlE3",
+	"Sfy8wqgEFWZxG1ZE7aExd7RjzstCXk0hvhZlfUsdkNYCtkrvtWiTW87e58uLSyTkMjXq4ufLAa2o0Zot",
+	"MKp0Xx1j0gZjPMVUiSjuajn4mIOOyC0flznUaPLp+IGv/OoKtlD1tCg9NE/ln505/M1pXbXqbwR7d+Oc",
+	"brIBUDx3g9Q5iyEJV37G0WKF19yLr1jmsDlfKd3pXv1dp9CgKRGS8eV2yntofEeaaSjLr7gxzMLAr9y/",
+	"cX7mR9bsw9bVlMpANNAoLuOQy2zllZC2LIL/6kVPOY716SuPammU1TrWmhhm8d8si0eyLIoIiqPqsgrl",
+	"vawJ5+8ydGz8Yivp+LKIB2xJw0rcawTBEmF9v66fbt+Z8f8gui3DHS6oZlIaVhFvkfCwoc7fOCXxuH6B",
+	"anb5ep+AW/U3mn0sb0Bx6WFJtpbS7ku2lXsUS7q1Xu7VSv2lrZdtIg5lpEurD0bVOLV1tHVJvTPUOHBx",
+	"iuIp4ExRNjHlagZUEuBniAKRU+CVD5iyG9LUBBhcdd5qun1or9VWQE1BghjQanwyXXbQBUvT9nHOnEqS",
+	"mstEcnPys5KrrwO7RbY+4wNaLb+GorZYtTXqGmWRI+2YNfWuV/o+6m537dhe4Q7pa6/5gNb853f5zI+7",
+	"feS5u85dbXsNmQwHVLC6g9nENPX5oeb9dvqe1aS468rne3lnyxw9nuelVvx9Izurv3O26GWJ9nSJORRS",
+	"HDnW6GVOoDwxh+xvZDXVrlL85rz5ixt0hkQ0RxrlS+eG3VxwjPLlWoeQX3DoYPpqufGOzF0ZVnPXfpq6",
+	"01UtVdBcEfihTJlQRp+5UdUmT7RVP12J6DEZT62Q1EYsp7vrsW2ZpRVOHQ3csBSeNnD1za3zP5MLaJyp",
+	"Upwpq1w5mLUZNzBJMtvzA6VmrbQCP9KKdCwcMy45zHk/qif76ubgfpsB/AjSkf92lt9leW7tScyplbEa",
+	"pzz+2cM0x3e3KO7g/iMNpx9BIlyA9bENJ50IpP/uZMl4bR6CqW+BlRF1fPMMERpP0cXrH8KyAsZoaZwH",
+	"5xdvV2P6xesfnhDZ7aJKXC9SrkeEYl/JbT+aF8U9NJ7vUjFfeaFnOay1etQ2LtESJNqzd7G7Y9/77lZm",
+	"QhFGY1j8iS6n/sYTHs4TXrMFVcqELUugcMLdRvMkDMJkCq5Wk8/FtbH7nV9FMjRnRF8z75wNZt4dZMp/",
+	"q/50WrGpuKsz86oekFOTYVdI2xmbgw4fu5IDYWGr1upSqS51aSrQuYUDWno3bENz3zeREhIzGZeVZ6rr",
+	"4PRMS/Wm66NMbBxQV+3KdW3SFe9IC+nfKy3EVFvckYqwe/OiXgzy1hoYfy4XRqNsxd9OUfnmw1jDOQ2C",
+	"moMd+9s7FWzy/BZ2hM337DjUXqlOZfkoJWIKCfqYAT2/eFuwdMUU56DrIkimk5Q76AOrXvNPGPUqWLYn",
+	"1SR4oE2wRYl9v+qiRuI4vqdhUDniFJz++qW6pVdTIzd076FSSO163Z7OQOLgS203lniW3nM3wnr695Zb",
+	"8a/z9++22wo31XIrNlJQnxDcdk0ecLvTUevNaH1KyHxpEi4bOkJpWosY2+KV4q7M5h9BuhpBLTnZGN4O",
+	"TZIivGmLItjopj69V3eT+RMVtiuu86hmulv7Cuyw4P5mpO/USJcFwjlacASwKyW8SFJYRUvnsSRzKK7k",
+	"BgnJfv2MYYNw0AeYK+Q3h6sEsmdNlcHIwZQ3bWcn/Oym8Zc+MbDqIPr6JIEqLL8lCjxWokAVyhV6KvD/",
+	"4Vk+5ZGBGKfpCMeGqsAVufr6n9ZG6CiD8D8Oc57errZ4f55ik96QmNOJSlPD5X1n5bU6p9ogMQWY3eVd",
+	"oT3yq+3PAS2un3GXv0zhBv30/vzVweVP5/2TZwoNI3PC95cD60E/uCIzEBLPMnPet2Pec7wwR97MIWB0",
+	"DUtlsJbR+gqcvxMoqp00j85s/SSdp6Q7F2jGOJgKRkfdLhIDihd42UHn+viYPhGmOidUHzs7a9wvGeqe",
+	"Dliu5PfJzU2IjrsvtLF83H85oJiDKzuI9npoRmiITsx/ffc/mp6hE+QKq2gHV5ruh7rsk75kd0DtBZhj",
+	"TFJhLxG2qZLYVBM1hvV6paB2g525T4+zXBI6KbQE4+Aq9YRyM0yltHVKQ6tewNrL3SJSODjwDBCjNgyi",
+	"HQxnJrBoCx0knGUoyQ1PBLHpZA/eJg+b72dKbopzhvaULBFuo9ACC0UYcoP5FJi8yYQqN3u2bopcSTVy",
+	"E1rZYKaXjlC3At0juV5sCcgNQrq//OKpMeaqJnXWKv/nRe346nWDFU6iWN3nT++s66eRdOU+EQjrm8sl",
+	"q90SuRf9Ogj+1yD4EmlyU3Tt3IP24K3lh7a8PQyovTXA1kKocy9zYAttd15rQPvdnqmaqkmtyiBtdpjq",
+	"fP8BZ7qs2vGomUWNYoNPfIZjfQmcVYHDytdhxeSr6aPfDn/9lQ9/FemHyoq3+tA2yl29wMQ6J1w9mdv9",
+	"KtwQxjJayQWXSqJmwqkLZ+i3HPJaRRZ92L2omtpB7/SJUq18muoueoZoAhIdd4/bRtRrPYGSE2xnRdl2",
+	"/ujnsXdZoK9T+Wbt7yb8puFZ6veuetOjInK4JgelMg0jMetcUweMtZlvRJ4v8+xHkI+Cjo9qrm8iS75h",
+	"/W4TUe6J8lsZ5ljGU99JXEwn+jS/PjoX2WJpUYiiyoc2id14iaMOinKeusT2mn6oePiAElc5+LRSREar",
+	"lQJMmv5so0LCZ9bdZkp+cbBleJpGNiJUSMDetPNanegHU+HuVUtvHesnziHdggnYGux/b2bwP0l/NPj3",
+	"xGK3pT8e1u8P9wrl16Wi6HJDnL67+lAvWBeVdpis9buX3T+ES4R/SW99rSryWk99tdbn300F+Kv69Wve",
+	"2JRN7I2Uj65TrKPiw69uRm91apu9CNbv5/9vZQkKU7WDcSj8m3odxcq4vrodL/AyRIsplibEJqvHaJtp",
+	"XZIvm1W6H0bbKyzblVHuEggbRru3q/Xu4Q39x+INqzQCt1lEWIv+W+7XH5eHZfENUbZ4ehku3RUsK04H",
+	"00QovmQK8brCph3VKnIu64ZcN05p7TgeBAJoogvpDgKEY9Wr56jHFYjHMbmfnK50yeCC+f19qesPc5yC",
+	"TifWYIY5PIHTtB4CqtcS//WLwjkBfO6Q1VTNPMQZOZz3NEba2bWlp6m+bdK62vW2lelcT2fXstJKKJub",
+	"6YmVuhNXbNzMHau2L5Jx2j2ce4p3F4Vjq9XJKt1Vyw+20gG81b1th4TXdKBKlxUnyNrKQZUmtuqJP4Bc",
+	"ZjGW6YBFS52nd/vl9v8HAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
