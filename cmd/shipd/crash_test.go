@@ -6,13 +6,17 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shipd-dev/shipd/webhooks"
 )
 
 // TestPurchaseSurvivesKill kills the server (SIGKILL) while a purchase is
@@ -175,4 +179,100 @@ func call(t *testing.T, method, url, token, body string, into any) int {
 		}
 	}
 	return res.StatusCode
+}
+
+// TestDeliverySurvivesKill kills the server while a webhook delivery is in
+// flight (the receiver holds the request) and starts it again: the event is
+// delivered, signed, with the same event id.
+func TestDeliverySurvivesKill(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "shipd")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "shipd.db")
+
+	var (
+		mu       sync.Mutex
+		received []http.Header
+		secret   string
+	)
+	inFlight := make(chan struct{}, 1)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		first := len(received) == 0
+		if err := webhooks.Verify(secret, r.Header, body, 0); err != nil {
+			t.Errorf("delivery signature: %v", err)
+		}
+		received = append(received, r.Header.Clone())
+		mu.Unlock()
+		if first {
+			inFlight <- struct{}{}
+			<-r.Context().Done() // the first attempt never completes: the server is killed meanwhile
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer receiver.Close()
+
+	addr := freeAddr(t)
+	first, stdout := startServeBinary(t, bin, db, addr)
+	token := demoToken(t, stdout)
+	waitReady(t, addr)
+
+	var sub struct{ ID, SigningSecret string }
+	if st := call(t, "POST", "http://"+addr+"/api/v1/webhooks", token,
+		`{"url":"`+receiver.URL+`/hooks","events":["shipment.purchased"]}`, &sub); st != http.StatusCreated {
+		t.Fatalf("subscribe: %d", st)
+	}
+	mu.Lock()
+	secret = sub.SigningSecret
+	mu.Unlock()
+	body := `{"fromAddress":{"street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
+		"toAddress":{"name":"Ada","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
+		"parcel":{"weightOz":32}}`
+	if st := call(t, "POST", "http://"+addr+"/api/v1/labels/create", token, body, nil); st != http.StatusAccepted {
+		t.Fatalf("create: %d", st)
+	}
+	select {
+	case <-inFlight:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the delivery never reached the receiver")
+	}
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+
+	second, _ := startServeBinary(t, bin, db, addr)
+	defer func() { _ = second.Process.Signal(syscall.SIGTERM); _ = second.Wait() }()
+	waitReady(t, addr)
+
+	deadline := time.Now().Add(20 * time.Second)
+	var log struct {
+		Data []struct{ Status, EventType string } `json:"data"`
+	}
+	for time.Now().Before(deadline) {
+		call(t, "GET", "http://"+addr+"/api/v1/webhooks/"+sub.ID+"/deliveries", token, "", &log)
+		if len(log.Data) == 1 && log.Data[0].Status == "delivered" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if len(log.Data) != 1 || log.Data[0].Status != "delivered" || log.Data[0].EventType != "shipment.purchased" {
+		t.Fatalf("delivery log after restart: %+v, want one delivered shipment.purchased", log.Data)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(received) < 2 {
+		t.Fatalf("receiver got %d requests, want the interrupted one and the redelivery", len(received))
+	}
+	if a, b := received[0].Get("X-Service-Event-Id"), received[len(received)-1].Get("X-Service-Event-Id"); a == "" || a != b {
+		t.Fatalf("event ids %q and %q: a redelivery must carry the same event id", a, b)
+	}
 }
