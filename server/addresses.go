@@ -33,7 +33,12 @@ func (s *Server) CreateAddress(ctx context.Context, req gen.CreateAddressRequest
 		City: b.City, State: deref(b.State), Zip: b.Zip, Country: strings.ToUpper(b.Country),
 		Phone: deref(b.Phone), Email: deref(b.Email), Residential: b.Residential,
 	}
-	err := s.writeTx(ctx, func(tx *sqlx.Tx) error { return store.InsertAddress(ctx, tx, &a) })
+	err := s.writeTx(ctx, func(tx *sqlx.Tx) error {
+		if err := store.InsertAddress(ctx, tx, &a); err != nil {
+			return err
+		}
+		return markCommitted(ctx, tx)
+	})
 	if body, ok := tokenFailure(ctx, err); ok {
 		return gen.CreateAddress401JSONResponse{UnauthorizedJSONResponse: gen.UnauthorizedJSONResponse{Body: body}}, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -146,6 +147,9 @@ func (s *Server) idempotent(c echo.Context, next echo.HandlerFunc, sc store.Idem
 			if rec.State == store.IdempotencyDone {
 				return replay(c, *rec)
 			}
+			if rec.Committed == store.IdempotencyResponseLost {
+				return responseLost()
+			}
 			if !time.Now().Before(deadline) {
 				return keyInUse()
 			}
@@ -161,6 +165,8 @@ func (s *Server) idempotent(c echo.Context, next echo.HandlerFunc, sc store.Idem
 				rec = nil // released (the first request failed) or expired: claim it
 			case err != nil:
 				return err
+			case r.State == store.IdempotencyInProgress && !r.Created().After(now.Add(-idempotencyAbandonAfter)) && r.Committed != store.IdempotencyNotCommitted:
+				return responseLost() // its process died after committing: never run it again
 			case r.State == store.IdempotencyInProgress && !r.Created().After(now.Add(-idempotencyAbandonAfter)):
 				rec = nil // abandoned: the claim takes it over
 			default:
@@ -168,6 +174,14 @@ func (s *Server) idempotent(c echo.Context, next echo.HandlerFunc, sc store.Idem
 			}
 		}
 	}
+}
+
+// responseLost answers a retry whose first request created its resource but
+// whose response could not be recorded (the request failed, or the process
+// died, after the commit). Running it again would create the resource twice.
+func responseLost() *apiError {
+	return newAPIError(http.StatusConflict, "idempotency_response_lost",
+		"a request with this idempotencyKey was processed, but its response was lost; list the resources to find what it created, and use a new key for a new request")
 }
 
 func keyInUse() *apiError {
@@ -218,6 +232,7 @@ func (s *Server) runRecorded(c echo.Context, next echo.HandlerFunc, sc store.Ide
 			s.releaseIdempotencyKey(ctx, sc, owner)
 		}
 	}()
+	c.SetRequest(c.Request().WithContext(withIdempotencyClaim(c.Request().Context(), &idempotencyClaim{scope: sc, owner: owner})))
 	err := next(c)
 	finished = true
 	res.Writer = orig
@@ -226,6 +241,9 @@ func (s *Server) runRecorded(c echo.Context, next echo.HandlerFunc, sc store.Ide
 		return err
 	}
 	werr := s.store.Tx(ctx, func(tx *sqlx.Tx) error {
+		if s.cfg.failIdempotencyRecording {
+			return errors.New("recording failure injected by a test")
+		}
 		return store.CompleteIdempotencyKey(ctx, tx, sc, owner, rec.status, rec.contentType, rec.body.Bytes(), s.now())
 	})
 	if werr != nil {
@@ -324,4 +342,30 @@ func (s *Server) idempotencyPeriodicJobs() []*river.PeriodicJob {
 			func() (river.JobArgs, *river.InsertOpts) { return purgeIdempotencyKeysArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "purge_idempotency_keys", RunOnStart: true}),
 	}
+}
+
+// idempotencyClaim is the key a request holds, so that writeTx can mark it
+// committed in the transaction that creates the resource.
+type idempotencyClaim struct {
+	scope store.IdempotencyScope
+	owner string
+}
+
+type idempotencyClaimKey struct{}
+
+func withIdempotencyClaim(ctx context.Context, c *idempotencyClaim) context.Context {
+	return context.WithValue(ctx, idempotencyClaimKey{}, c)
+}
+
+// markCommitted records in tx that the request's key has created its
+// resource; each create calls it in the transaction that creates it.
+func markCommitted(ctx context.Context, tx *sqlx.Tx) error {
+	c, _ := ctx.Value(idempotencyClaimKey{}).(*idempotencyClaim)
+	if c == nil {
+		return nil
+	}
+	if err := store.MarkIdempotencyCommitted(ctx, tx, c.scope, c.owner); err != nil {
+		return fmt.Errorf("idempotency key %q: %w", c.scope.Key, err)
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -592,5 +593,52 @@ func BenchmarkCanonicalHash(b *testing.B) {
 		if _, _, err := canonicalHash(body); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A request that committed its resource but whose response could not be
+// recorded must never run again: a retry would buy a second label.
+func TestIdempotencyLostResponseIsNeverRunAgain(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withoutRateLimits(), func(c *Config) { c.failIdempotencyRecording = true })
+	body := idemLabelBody("order-lost-1")
+	first := b.do("POST", "/api/v1/labels/create", b.token, body)
+	if first.Status != http.StatusAccepted {
+		t.Fatalf("create: %d %s", first.Status, first.Body)
+	}
+	retry := b.do("POST", "/api/v1/labels/create", b.token, body)
+	wantError(t, retry, http.StatusConflict, "idempotency_response_lost")
+	if n := idemCount(t, b, b.token, "/api/v1/labels"); n != 1 {
+		t.Fatalf("%d shipments after the retry, want 1", n)
+	}
+
+	// A failure before the commit still frees the key: a 422 is not a lost response.
+	bad := idemLabelBody("order-lost-2")
+	bad["toAddress"].(map[string]any)["zip"] = "00000" // no rates
+	wantError(t, b.do("POST", "/api/v1/labels/create", b.token, bad), http.StatusUnprocessableEntity, "no_rates")
+	wantError(t, b.do("POST", "/api/v1/labels/create", b.token, bad), http.StatusUnprocessableEntity, "no_rates")
+}
+
+// A key whose process died after committing is not taken over when it is
+// abandoned: the retry learns the response was lost instead of buying again.
+func TestIdempotencyCommittedKeyOfADeadProcess(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withoutRateLimits())
+	body := idemLabelBody("order-dead-1")
+	raw, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := idemClaim(t, b, "/api/v1/labels/create", string(raw), "req_dead")
+	err = b.store.Tx(context.Background(), func(tx *sqlx.Tx) error {
+		return store.MarkIdempotencyCommitted(context.Background(), tx, sc, "req_dead")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Advance(idempotencyAbandonAfter + time.Second)
+	wantError(t, b.do("POST", "/api/v1/labels/create", b.token, body), http.StatusConflict, "idempotency_response_lost")
+	if n := idemCount(t, b, b.token, "/api/v1/labels"); n != 0 {
+		t.Fatalf("%d shipments, want none: the dead request's purchase must not run again", n)
 	}
 }

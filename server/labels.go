@@ -98,8 +98,10 @@ func (s *Server) CreateLabel(ctx context.Context, req gen.CreateLabelRequestObje
 			}
 		}
 		// A new shipment's purchase job cannot collide with another: the fast insert (no RETURNING) suffices.
-		_, err = s.jobs.InsertManyFastTx(ctx, tx.Tx, []river.InsertManyParams{{Args: purchaseArgs{ShipmentID: sh.ID}}})
-		return err
+		if _, err := s.jobs.InsertManyFastTx(ctx, tx.Tx, []river.InsertManyParams{{Args: purchaseArgs{ShipmentID: sh.ID}}}); err != nil {
+			return err
+		}
+		return markCommitted(ctx, tx)
 	})
 	if body, ok := tokenFailure(ctx, err); ok {
 		return gen.CreateLabel401JSONResponse{UnauthorizedJSONResponse: gen.UnauthorizedJSONResponse{Body: body}}, nil
@@ -218,8 +220,10 @@ func (s *Server) RefundLabel(ctx context.Context, req gen.RefundLabelRequestObje
 		if err := store.UpdateShipment(ctx, tx, &sh); err != nil {
 			return err
 		}
-		_, err = s.jobs.InsertTx(ctx, tx.Tx, refundArgs{ShipmentID: sh.ID}, nil)
-		return err
+		if _, err := s.jobs.InsertTx(ctx, tx.Tx, refundArgs{ShipmentID: sh.ID}, nil); err != nil {
+			return err
+		}
+		return markCommitted(ctx, tx)
 	})
 	if body, ok := tokenFailure(ctx, err); ok {
 		return gen.RefundLabel401JSONResponse{UnauthorizedJSONResponse: gen.UnauthorizedJSONResponse{Body: body}}, nil

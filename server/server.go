@@ -62,6 +62,9 @@ type Config struct {
 	RateLimits RateLimitConfig
 	// Webhooks tunes webhook delivery.
 	Webhooks WebhookDeliveryConfig
+	// failIdempotencyRecording makes storing an idempotent response fail, as a
+	// crash between a request's commit and its recording would; for tests.
+	failIdempotencyRecording bool
 	// beforeWrite runs before each write transaction; tests use it to revoke a token mid-request.
 	beforeWrite func(ctx context.Context)
 }

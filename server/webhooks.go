@@ -84,7 +84,10 @@ func (s *Server) CreateWebhook(ctx context.Context, req gen.CreateWebhookRequest
 		if n >= maxActiveSubscriptions {
 			return errLimit
 		}
-		return store.InsertSubscription(ctx, tx, &sub)
+		if err := store.InsertSubscription(ctx, tx, &sub); err != nil {
+			return err
+		}
+		return markCommitted(ctx, tx)
 	})
 	if body, ok := tokenFailure(ctx, err); ok {
 		return gen.CreateWebhook401JSONResponse{UnauthorizedJSONResponse: gen.UnauthorizedJSONResponse{Body: body}}, nil

@@ -43,12 +43,20 @@ type IdempotencyRecord struct {
 	Body        []byte `db:"body"`
 	CreatedAt   int64  `db:"created_at"`   // unix nanoseconds
 	CompletedAt *int64 `db:"completed_at"` // unix nanoseconds
+	Committed   int    `db:"committed"`    // IdempotencyNotCommitted, IdempotencyCommitted or IdempotencyResponseLost
 }
+
+// Values of IdempotencyRecord.Committed.
+const (
+	IdempotencyNotCommitted = 0
+	IdempotencyCommitted    = 1
+	IdempotencyResponseLost = 2
+)
 
 // Created is when the key was claimed.
 func (r IdempotencyRecord) Created() time.Time { return time.Unix(0, r.CreatedAt).UTC() }
 
-const idempotencyColumns = `account_id, mode, endpoint, key, request_hash, owner, state, status, content_type, body, created_at, completed_at`
+const idempotencyColumns = `account_id, mode, endpoint, key, request_hash, owner, state, status, content_type, body, created_at, completed_at, committed`
 
 // ClaimIdempotencyKey inserts an in-progress row for the scope, owned by owner.
 // A row of the scope claimed before expiredBefore (retention over), or still in
@@ -58,7 +66,7 @@ const idempotencyColumns = `account_id, mode, endpoint, key, request_hash, owner
 func ClaimIdempotencyKey(ctx context.Context, tx *sqlx.Tx, sc IdempotencyScope, requestHash []byte, owner string, now, expiredBefore, abandonedBefore time.Time) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys
 		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ?
-		  AND (created_at <= ? OR (state = 'in_progress' AND created_at <= ?))`,
+		  AND (created_at <= ? OR (state = 'in_progress' AND committed = 0 AND created_at <= ?))`,
 		sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, expiredBefore.UnixNano(), abandonedBefore.UnixNano()); err != nil {
 		return fmt.Errorf("drop stale idempotency key: %w", err)
 	}
@@ -105,13 +113,37 @@ func CompleteIdempotencyKey(ctx context.Context, tx *sqlx.Tx, sc IdempotencyScop
 	return nil
 }
 
-// ReleaseIdempotencyKey deletes owner's in-progress row, so the key can be used again.
+// ReleaseIdempotencyKey deletes owner's in-progress row, so the key can be
+// used again, unless its request committed a resource: then the row stays,
+// marked as a lost response, so a retry can never create the resource twice.
 func ReleaseIdempotencyKey(ctx context.Context, tx *sqlx.Tx, sc IdempotencyScope, owner string) error {
 	_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys
-		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress'`,
+		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress' AND committed = 0`,
 		sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, owner)
 	if err != nil {
 		return fmt.Errorf("release idempotency key: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE idempotency_keys SET committed = ?
+		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress' AND committed = ?`,
+		IdempotencyResponseLost, sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, owner, IdempotencyCommitted)
+	if err != nil {
+		return fmt.Errorf("release idempotency key: %w", err)
+	}
+	return nil
+}
+
+// MarkIdempotencyCommitted records, in the transaction that creates the
+// resource, that owner's request has committed it. ErrNotFound when the key is
+// no longer owner's (it was taken over), in which case the caller must not commit.
+func MarkIdempotencyCommitted(ctx context.Context, tx *sqlx.Tx, sc IdempotencyScope, owner string) error {
+	res, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET committed = ?
+		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress'`,
+		IdempotencyCommitted, sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, owner)
+	if err != nil {
+		return fmt.Errorf("mark idempotency key committed: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
 	}
 	return nil
 }
