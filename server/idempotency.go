@@ -31,13 +31,22 @@ const (
 	idempotencyPurgeInterval = time.Hour
 )
 
-// How a request that finds its key in progress waits: it polls the row every
-// idempotencyPollInterval for at most idempotencyWaitLimit (real time), then
-// answers 409 idempotency_key_in_use. Variables only so that a test can shorten them.
-var (
-	idempotencyPollInterval = 20 * time.Millisecond
-	idempotencyWaitLimit    = 10 * time.Second
-)
+// IdempotencyWait is how a request that finds its key in progress waits: it
+// polls the row every Poll for at most Limit (real time), then answers 409
+// idempotency_key_in_use.
+type IdempotencyWait struct {
+	Poll  time.Duration // default 20 ms
+	Limit time.Duration // default 10 s
+}
+
+func (w *IdempotencyWait) setDefaults() {
+	if w.Poll <= 0 {
+		w.Poll = 20 * time.Millisecond
+	}
+	if w.Limit <= 0 {
+		w.Limit = 10 * time.Second
+	}
+}
 
 // idempotentOperations are the operations whose request body takes an
 // idempotencyKey, read from the contract (the schema is the only list).
@@ -89,7 +98,7 @@ func canonicalHash(body []byte) (key string, sum [sha256.Size]byte, err error) {
 // same key gets the stored response byte for byte with Idempotent-Replayed:
 // true, or 409 idempotency_key_collision when its canonical body differs. A
 // request that finds the key in progress waits for it (see
-// idempotencyWaitLimit), then replays or, if the first failed, runs itself.
+// Config.IdempotencyWait), then replays or, if the first failed, runs itself.
 func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
 	idempotent := idempotentOperations(s.ops)
 	return func(c echo.Context) error {
@@ -126,7 +135,7 @@ func (s *Server) idempotency(next echo.HandlerFunc) echo.HandlerFunc {
 
 func (s *Server) idempotent(c echo.Context, next echo.HandlerFunc, sc store.IdempotencyScope, hash []byte, owner string) error {
 	ctx := c.Request().Context()
-	deadline := time.Now().Add(idempotencyWaitLimit)
+	deadline := time.Now().Add(s.cfg.IdempotencyWait.Limit)
 	for {
 		claimed, rec, err := s.claimIdempotencyKey(ctx, sc, hash, owner)
 		if err != nil {
@@ -156,7 +165,7 @@ func (s *Server) idempotent(c echo.Context, next echo.HandlerFunc, sc store.Idem
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(idempotencyPollInterval):
+			case <-time.After(s.cfg.IdempotencyWait.Poll):
 			}
 			now := s.now()
 			r, err := store.GetIdempotencyKey(ctx, s.store.R, sc, now.Add(-idempotencyRetention))

@@ -413,13 +413,10 @@ func idemClaim(t *testing.T, b *bundle, path, body, owner string) store.Idempote
 // A request finding its key in progress waits: it replays the response once
 // stored, runs itself once the key is released, and after the wait limit gets
 // 409 idempotency_key_in_use; a key whose request died is taken over.
-// Not parallel: it shortens the package's wait limit, so it must not overlap
-// other tests (parallel tests start only after every sequential test ended).
 func TestIdempotencyKeyInProgress(t *testing.T) {
-	oldPoll, oldWait := idempotencyPollInterval, idempotencyWaitLimit
-	idempotencyPollInterval, idempotencyWaitLimit = 5*time.Millisecond, time.Second
-	t.Cleanup(func() { idempotencyPollInterval, idempotencyWaitLimit = oldPoll, oldWait })
-	b := setup(t)
+	t.Parallel()
+	wait := IdempotencyWait{Poll: 5 * time.Millisecond, Limit: time.Second}
+	b := setup(t, func(c *Config) { c.IdempotencyWait = wait })
 	const path = "/api/v1/addresses"
 	body := `{"street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US","idempotencyKey":"busy"}`
 	ctx := context.Background()
@@ -469,8 +466,8 @@ func TestIdempotencyKeyInProgress(t *testing.T) {
 		started := time.Now()
 		r := b.doT(t, "POST", path, b.token, body)
 		wantError(t, r, http.StatusConflict, "idempotency_key_in_use")
-		if waited := time.Since(started); waited < idempotencyWaitLimit {
-			t.Errorf("answered after %v, before the wait limit %v", waited, idempotencyWaitLimit)
+		if waited := time.Since(started); waited < wait.Limit {
+			t.Errorf("answered after %v, before the wait limit %v", waited, wait.Limit)
 		}
 		if r.Header.Get("Retry-After") != "1" {
 			t.Errorf("Retry-After = %q, want 1", r.Header.Get("Retry-After"))

@@ -58,6 +58,8 @@ type Config struct {
 	PurchaseRetryBase time.Duration
 	// PurchaseAttempts is how many times a purchase is tried while the carrier is unavailable.
 	PurchaseAttempts int
+	// IdempotencyWait bounds how long a retry waits for its key's first request.
+	IdempotencyWait IdempotencyWait
 	// RateLimits sets the token buckets per endpoint group.
 	RateLimits RateLimitConfig
 	// Webhooks tunes webhook delivery.
@@ -97,6 +99,7 @@ func (c *Config) setDefaults() {
 	if c.PurchaseRetryBase == 0 {
 		c.PurchaseRetryBase = 2 * time.Second
 	}
+	c.IdempotencyWait.setDefaults()
 	c.RateLimits.setDefaults()
 	c.Webhooks.setDefaults()
 	if c.JobPollInterval == 0 {
