@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,19 +21,47 @@ import (
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
+// builtBinary is bin/shipd built once by TestMain for the tests that run it
+// as a process; "" under -short, where those tests are skipped.
+var builtBinary string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if !testing.Short() {
+		dir, err := os.MkdirTemp("", "shipd-test-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		builtBinary = filepath.Join(dir, "shipd")
+		if out, err := exec.Command("go", "build", "-o", builtBinary, ".").CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build shipd: %v\n%s", err, out)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+		code := m.Run()
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
+// shipdBinary is the built binary, or skips the test under -short.
+func shipdBinary(t *testing.T) string {
+	t.Helper()
+	if builtBinary == "" {
+		t.Skip("builds and runs the binary")
+	}
+	return builtBinary
+}
+
 // TestPurchaseSurvivesKill kills the server (SIGKILL) while a purchase is
 // under way and starts it again on the same database: the label ends up
 // purchased, exactly once.
 func TestPurchaseSurvivesKill(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	bin := shipdBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "shipd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	db := filepath.Join(dir, "shipd.db")
 
 	addr := freeAddr(t)
@@ -81,14 +111,8 @@ func TestPurchaseSurvivesKill(t *testing.T) {
 
 func TestServeRefusesASecondServerOnOneDatabase(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	bin := shipdBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "shipd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	db := filepath.Join(dir, "shipd.db")
 	addr := freeAddr(t)
 	first, _ := startServeBinary(t, bin, db, addr)
@@ -186,14 +210,8 @@ func call(t *testing.T, method, url, token, body string, into any) int {
 // delivered, signed, with the same event id.
 func TestDeliverySurvivesKill(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	bin := shipdBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "shipd")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
 	db := filepath.Join(dir, "shipd.db")
 
 	var (
