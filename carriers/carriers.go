@@ -99,7 +99,13 @@ type Rate struct {
 // Label is the result of a purchase.
 type Label struct {
 	TrackingNumber string
-	PDF            []byte
+	// PDF is the label document, always a PDF: adapters whose carrier answers
+	// in another format (UPS: GIF) convert it.
+	PDF []byte
+	// CarrierShipmentID is the carrier's own identifier of the shipment when
+	// it differs from the tracking number (UPS ShipmentIdentificationNumber);
+	// it is kept with the shipment and given back in VoidRequest.
+	CarrierShipmentID string
 }
 
 // BuyRequest asks a carrier to purchase the label for a previously quoted rate.
@@ -143,15 +149,69 @@ type TrackingScan struct {
 	After time.Duration
 }
 
-// Carrier is what the rating, purchase and tracking flows need from a carrier.
+// VoidRequest asks a carrier to void (refund) a purchased label.
+type VoidRequest struct {
+	TrackingNumber    string
+	CarrierShipmentID string // Label.CarrierShipmentID, "" when the carrier gave none
+	Reference         string // the shipd shipment id
+}
+
+// VoidStatus is what a carrier said to a void.
+type VoidStatus string
+
+const (
+	// VoidConfirmed: the label is void and its cost refunded.
+	VoidConfirmed VoidStatus = "confirmed"
+	// VoidRequested: the carrier accepted a refund request that it settles
+	// later (USPS). Asking again with the same request reports the current
+	// state, so the caller polls until VoidConfirmed or ErrRejected.
+	VoidRequested VoidStatus = "requested"
+)
+
+// Carrier is what the rating and purchase flows need from a carrier.
+// A carrier's tracking comes either from a Planner (the sandbox's simulated
+// schedule) or from a Tracker (a live carrier's tracking API, polled).
 type Carrier interface {
 	Name() string
 	Rates(ctx context.Context, s Shipment) ([]Rate, error)
 	Buy(ctx context.Context, req BuyRequest) (Label, error)
-	Void(ctx context.Context, trackingNumber string) error
-	// TrackingPlan returns the scans a purchased label will receive, in order
-	// (sandbox: a simulated schedule).
+	// Void voids a label: VoidConfirmed or VoidRequested, or an error that
+	// wraps ErrRejected when the carrier refuses (outside its void window,
+	// already manifested or scanned) and ErrUnavailable when it cannot answer now.
+	Void(ctx context.Context, req VoidRequest) (VoidStatus, error)
+}
+
+// Planner is a carrier that knows in advance every scan a label will get
+// (the sandbox); the scans are applied on schedule.
+type Planner interface {
+	// TrackingPlan returns the scans a purchased label will receive, in order.
 	TrackingPlan(ctx context.Context, s Shipment, trackingNumber string) ([]TrackingScan, error)
+}
+
+// Tracker is a carrier whose tracking API is polled for each label.
+type Tracker interface {
+	Track(ctx context.Context, trackingNumber string) (TrackingUpdate, error)
+}
+
+// TrackingUpdate is what a carrier's tracking API says of one label now.
+type TrackingUpdate struct {
+	// Status is the label's current status in the tracker vocabulary
+	// (StatusInTransit, ...), mapped from the carrier's own codes.
+	Status              string
+	EstimatedDeliveryAt *time.Time
+	// Events are the carrier's scans, oldest first, each mapped to the
+	// tracker vocabulary; the caller records the ones it has not seen.
+	Events []TrackingEvent
+}
+
+// TrackingEvent is one scan reported by a carrier's tracking API.
+type TrackingEvent struct {
+	Status     string // tracker vocabulary
+	Message    string
+	Location   string
+	OccurredAt time.Time
+	// CarrierCode is the carrier's own status code, kept for support.
+	CarrierCode string
 }
 
 // Sentinel errors. Carriers wrap them with %w and a message meant for humans,
@@ -171,11 +231,39 @@ var (
 	ErrNotConfigured = errors.New("no carrier is configured for this mode")
 	// ErrUnknownCarrier means Lookup found no carrier of that name in the mode.
 	ErrUnknownCarrier = errors.New("unknown carrier")
+	// ErrFailed means the carrier failed: a 5xx other than 503, an answer
+	// that does not parse, or credentials it refuses. The API answers 502
+	// carrier_error; a purchase that meets it fails.
+	ErrFailed = errors.New("carrier failed")
 	// ErrInvalidShipment is permanent: the shipment cannot be rated as given
 	// (for example a non-positive weight). The API validates input first, so
 	// seeing this usually means a caller bypassed validation.
 	ErrInvalidShipment = errors.New("invalid shipment")
 )
+
+// Error is a carrier's own answer to a failed call, kept so that the API
+// can show the carrier's code and message. Kind is one of the sentinels
+// (ErrRejected, ErrUnavailable, ErrFailed), so errors.Is classifies it.
+type Error struct {
+	Carrier    string
+	Operation  string // rate, buy, void, track, verify, token
+	HTTPStatus int    // 0 when no HTTP answer was received
+	Code       string // the carrier's error code, "" when it gave none
+	Message    string // the carrier's message, or what was wrong with its answer
+	// RetryAfter is the carrier's Retry-After, 0 when it gave none.
+	RetryAfter time.Duration
+	Kind       error
+}
+
+func (e *Error) Error() string {
+	msg := e.Carrier + " " + e.Operation + ": " + e.Message
+	if e.Code != "" {
+		msg += " (" + e.Code + ")"
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Kind }
 
 // Registry holds the carriers of each mode. Test and live mode are kept
 // apart because a test token must never reach a real carrier.

@@ -110,7 +110,10 @@ func (w *purchaseWorker) Work(ctx context.Context, job *river.Job[purchaseArgs])
 	if err != nil {
 		return s.failPurchase(ctx, sh, err.Error())
 	}
-	plan, err := carrier.TrackingPlan(ctx, in.carrierShipment(), label.TrackingNumber)
+	var plan []carriers.TrackingScan
+	if planner, ok := carrier.(carriers.Planner); ok {
+		plan, err = planner.TrackingPlan(ctx, in.carrierShipment(), label.TrackingNumber)
+	}
 	if err != nil {
 		return fmt.Errorf("tracking plan: %w", err)
 	}
@@ -235,7 +238,7 @@ func (w *refundWorker) Work(ctx context.Context, job *river.Job[refundArgs]) err
 	if err != nil {
 		return err
 	}
-	if err := carrier.Void(ctx, deref(sh.TrackingNumber)); err != nil {
+	if _, err := carrier.Void(ctx, carriers.VoidRequest{TrackingNumber: deref(sh.TrackingNumber), Reference: sh.ID}); err != nil {
 		if errors.Is(err, carriers.ErrRejected) || job.Attempt >= job.MaxAttempts {
 			return s.rejectVoid(ctx, sh.ID, err)
 		}

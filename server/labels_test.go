@@ -434,16 +434,20 @@ func (c *lblCarrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers
 	return c.Carrier.Buy(ctx, req)
 }
 
-func (c *lblCarrier) Void(ctx context.Context, trackingNumber string) error {
+func (c *lblCarrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.VoidStatus, error) {
 	if c.voidGate != nil {
-		if err := c.voidGate.wait(ctx, trackingNumber); err != nil {
-			return err
+		if err := c.voidGate.wait(ctx, req.TrackingNumber); err != nil {
+			return "", err
 		}
 	}
 	if c.voidErr != nil {
-		return c.voidErr
+		return "", c.voidErr
 	}
-	return c.Carrier.Void(ctx, trackingNumber)
+	return c.Carrier.Void(ctx, req)
+}
+
+func (c *lblCarrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackingNumber string) ([]carriers.TrackingScan, error) {
+	return c.Carrier.(carriers.Planner).TrackingPlan(ctx, s, trackingNumber)
 }
 
 // lblWrapped returns the sandbox carriers behind gates, and how many Buy calls they got.

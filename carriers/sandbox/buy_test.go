@@ -206,7 +206,7 @@ func TestVoid(t *testing.T) {
 		for owner, tn := range issued {
 			t.Run(fmt.Sprintf("%s voids %s number", c.Name(), owner), func(t *testing.T) {
 				t.Parallel()
-				err := c.Void(ctx, tn)
+				_, err := c.Void(ctx, carriers.VoidRequest{TrackingNumber: tn})
 				if owner == c.Name() && err != nil {
 					t.Errorf("Void(%q) = %v, want nil", tn, err)
 				}
@@ -218,7 +218,7 @@ func TestVoid(t *testing.T) {
 		for _, tn := range []string{"", "1Z999AA10123456784", "9400100000000000000000", "SANDBOX"} {
 			t.Run(fmt.Sprintf("%s voids %q", c.Name(), tn), func(t *testing.T) {
 				t.Parallel()
-				if err := c.Void(ctx, tn); !errors.Is(err, carriers.ErrRejected) {
+				if _, err := c.Void(ctx, carriers.VoidRequest{TrackingNumber: tn}); !errors.Is(err, carriers.ErrRejected) {
 					t.Errorf("Void(%q) = %v, want ErrRejected", tn, err)
 				}
 			})

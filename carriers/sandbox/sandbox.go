@@ -321,21 +321,25 @@ func (c *carrier) ownsTrackingNumber(tn string) bool {
 	return c.t.trackingShape(strings.ToUpper(strings.TrimSpace(tn)))
 }
 
-func (c *carrier) Void(ctx context.Context, trackingNumber string) error {
+// Void confirms at once (after the slow trigger's delay for a slow label).
+func (c *carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.VoidStatus, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return "", err
 	}
+	trackingNumber := req.TrackingNumber
 	if !c.ownsTrackingNumber(trackingNumber) {
-		return fmt.Errorf("sandbox: %s cannot void %q: not a %s sandbox tracking number: %w",
+		return "", fmt.Errorf("sandbox: %s cannot void %q: not a %s sandbox tracking number: %w",
 			c.t.name, trackingNumber, c.t.name, carriers.ErrRejected)
 	}
 	c.mu.Lock()
 	slow := c.slow[strings.ToUpper(strings.TrimSpace(trackingNumber))]
 	c.mu.Unlock()
 	if slow {
-		return c.wait(ctx)
+		if err := c.wait(ctx); err != nil {
+			return "", err
+		}
 	}
-	return nil
+	return carriers.VoidConfirmed, nil
 }
 
 func (c *carrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackingNumber string) ([]carriers.TrackingScan, error) {

@@ -87,7 +87,7 @@ func checkFinalScan(t *testing.T, c carriers.Carrier, s carriers.Shipment, statu
 	if err != nil {
 		t.Fatalf("Buy: %v", err)
 	}
-	plan, err := c.TrackingPlan(ctx, s, l.TrackingNumber)
+	plan, err := c.(carriers.Planner).TrackingPlan(ctx, s, l.TrackingNumber)
 	if err != nil {
 		t.Fatalf("TrackingPlan: %v", err)
 	}
@@ -148,7 +148,7 @@ func TestTriggersNeedExactValue(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Buy: %v", err)
 			}
-			plan, err := c.TrackingPlan(context.Background(), s, l.TrackingNumber)
+			plan, err := c.(carriers.Planner).TrackingPlan(context.Background(), s, l.TrackingNumber)
 			if err != nil {
 				t.Fatalf("TrackingPlan: %v", err)
 			}
@@ -183,10 +183,10 @@ func TestSlowCarrierDelaysBuyAndVoid(t *testing.T) {
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
-	if err := c.Void(ctx, label.TrackingNumber); !errors.Is(err, context.Canceled) {
+	if _, err := c.Void(ctx, carriers.VoidRequest{TrackingNumber: label.TrackingNumber}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("void of a slow label with a cancelled context: err = %v, want context.Canceled", err)
 	}
-	if err := c.Void(context.Background(), label.TrackingNumber); err != nil {
+	if _, err := c.Void(context.Background(), carriers.VoidRequest{TrackingNumber: label.TrackingNumber}); err != nil {
 		t.Fatal(err)
 	}
 }
