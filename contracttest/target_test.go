@@ -21,9 +21,9 @@ import (
 
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 // Fixtures makes what the API cannot: accounts and tokens.
@@ -129,7 +129,7 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 	if st, err = store.Open(ctx, filepath.Join(dir, "shipd.db")); err != nil {
 		return nil, err
 	}
-	cipher, err := webhooks.NewCipher(bytes.Repeat([]byte{7}, 32))
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
+	"github.com/shipd-dev/shipd/webhooks/signature"
 )
 
 // Which addresses test-mode deliveries may reach (WebhookDeliveryConfig.TestTargets).
@@ -353,10 +354,10 @@ func (s *Server) send(ctx context.Context, client *http.Client, url string, d st
 	ts := time.Now()
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "shipd-webhooks/1")
-	req.Header.Set(webhooks.HeaderEvent, d.EventType)
-	req.Header.Set(webhooks.HeaderEventID, d.EventID)
-	req.Header.Set(webhooks.HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
-	req.Header.Set(webhooks.HeaderSignature, webhooks.Sign(secret, ts, body))
+	req.Header.Set(signature.HeaderEvent, d.EventType)
+	req.Header.Set(signature.HeaderEventID, d.EventID)
+	req.Header.Set(signature.HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
+	req.Header.Set(signature.HeaderSignature, signature.Sign(secret, ts, body))
 	start := time.Now()
 	res, err := client.Do(req)
 	if err != nil {

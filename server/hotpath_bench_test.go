@@ -18,8 +18,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/shipd-dev/shipd/gen"
+	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 var benchAllScopes = []string{"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks"}
@@ -46,7 +46,7 @@ func newBenchServer(b *testing.B) *benchServer {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cipher, err := webhooks.NewCipher(bytes.Repeat([]byte{7}, 32))
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		b.Fatal(err)
 	}

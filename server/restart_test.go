@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 // restartInstance is one server process on a shared database file.
@@ -30,7 +30,7 @@ func startRestartInstance(t *testing.T, dbPath, labelDir string, clock *testCloc
 	if err != nil {
 		t.Fatal(err)
 	}
-	cipher, err := webhooks.NewCipher(bytes.Repeat([]byte{7}, 32))
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}

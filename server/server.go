@@ -25,8 +25,8 @@ import (
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/openapi"
+	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 // Config is everything the server needs; zero values get production defaults.
@@ -40,7 +40,7 @@ type Config struct {
 	// MaxBodyBytes caps request bodies (413 beyond).
 	MaxBodyBytes int64
 	// WebhookCipher encrypts signing secrets at rest.
-	WebhookCipher *webhooks.Cipher
+	WebhookCipher *seal.Cipher
 	// UsageFlushInterval is how often tokens' last use is written.
 	UsageFlushInterval time.Duration
 	// JobPollInterval is how often idle workers look for new jobs.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 var allScopes = []string{"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks"}
@@ -58,7 +58,7 @@ func setup(t *testing.T, opts ...setupOption) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cipher, err := webhooks.NewCipher(bytes.Repeat([]byte{7}, 32))
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,8 +27,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/labstack/echo/v4"
 
+	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 // ---------------------------------------------------------------------------
@@ -839,7 +839,7 @@ func spineOwnServer(t *testing.T, logs io.Writer, extra func(e *echo.Echo)) *bun
 	if err != nil {
 		t.Fatal(err)
 	}
-	cipher, err := webhooks.NewCipher(bytes.Repeat([]byte{9}, 32))
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{9}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1051,7 +1051,7 @@ func TestSpineWebhookCreate(t *testing.T) {
 	if ciphertext == "" || strings.Contains(ciphertext, secret) || strings.Contains(ciphertext, rest) || strings.Contains(ciphertext, rest[:16]) {
 		t.Fatalf("the signing secret is stored in the clear: %q", ciphertext)
 	}
-	cipher, err := webhooks.NewCipher(bytes.Repeat([]byte{7}, 32)) // the bundle's key
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32)) // the bundle's key
 	if err != nil {
 		t.Fatal(err)
 	}

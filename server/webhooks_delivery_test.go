@@ -25,8 +25,10 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/shipd-dev/shipd/gen"
+	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
+	"github.com/shipd-dev/shipd/webhooks/signature"
 )
 
 // dlvSchedule is a millisecond-scale retry schedule; the last entry is never
@@ -95,12 +97,12 @@ func (rc *dlvReceiver) serve(w http.ResponseWriter, r *http.Request) {
 	rc.mu.Lock()
 	secret := rc.secrets[r.URL.Path]
 	rc.mu.Unlock()
-	req.VerifyErr = webhooks.Verify(secret, r.Header, body, 0)
+	req.VerifyErr = signature.Verify(secret, r.Header, body, 0)
 	if err := json.Unmarshal(body, &req.Envelope); err != nil && req.VerifyErr == nil {
 		req.VerifyErr = fmt.Errorf("body is not a JSON object: %w", err)
 	}
-	if req.VerifyErr == nil && r.Header.Get(webhooks.HeaderEventID) != req.Envelope["id"] {
-		req.VerifyErr = fmt.Errorf("%s %q is not the envelope id %v", webhooks.HeaderEventID, r.Header.Get(webhooks.HeaderEventID), req.Envelope["id"])
+	if req.VerifyErr == nil && r.Header.Get(signature.HeaderEventID) != req.Envelope["id"] {
+		req.VerifyErr = fmt.Errorf("%s %q is not the envelope id %v", signature.HeaderEventID, r.Header.Get(signature.HeaderEventID), req.Envelope["id"])
 	}
 	rc.mu.Lock()
 	rc.got = append(rc.got, req)
@@ -304,8 +306,8 @@ func TestWebhookDeliverySignedEnvelope(t *testing.T) {
 	if ct := req.Header.Get("Content-Type"); ct != "application/json" {
 		t.Errorf("Content-Type = %q", ct)
 	}
-	if ev := req.Header.Get(webhooks.HeaderEvent); ev != "shipment.purchased" {
-		t.Errorf("%s = %q", webhooks.HeaderEvent, ev)
+	if ev := req.Header.Get(signature.HeaderEvent); ev != "shipment.purchased" {
+		t.Errorf("%s = %q", signature.HeaderEvent, ev)
 	}
 	var keys []string
 	for k := range req.Envelope {
@@ -622,7 +624,7 @@ func TestWebhookTestEvent(t *testing.T) {
 	}
 	env := reqs[0].Envelope
 	if env["id"] != queued.EventId || env["type"] != "webhook.test" || env["apiVersion"] != "v1" ||
-		reqs[0].Header.Get(webhooks.HeaderEvent) != "webhook.test" {
+		reqs[0].Header.Get(signature.HeaderEvent) != "webhook.test" {
 		t.Errorf("envelope = %v", env)
 	}
 	if data, _ := env["data"].(map[string]any); data["subscriptionId"] != subID || data["message"] == nil {
@@ -883,7 +885,7 @@ func TestWebhookDeliveryInFlightSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "shipd.db")
-	cipher, err := webhooks.NewCipher(bytes.Repeat([]byte{7}, 32))
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shipd-dev/shipd/webhooks"
+	"github.com/shipd-dev/shipd/webhooks/signature"
 )
 
 // builtBinary is bin/shipd built once by TestMain for the tests that run it
@@ -224,7 +224,7 @@ func TestDeliverySurvivesKill(t *testing.T) {
 		body, _ := io.ReadAll(r.Body)
 		mu.Lock()
 		first := len(received) == 0
-		if err := webhooks.Verify(secret, r.Header, body, 0); err != nil {
+		if err := signature.Verify(secret, r.Header, body, 0); err != nil {
 			t.Errorf("delivery signature: %v", err)
 		}
 		received = append(received, r.Header.Clone())

@@ -15,9 +15,9 @@ import (
 
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -139,18 +139,18 @@ func servePprof(addr string, log *slog.Logger) error {
 	return nil
 }
 
-func loadCipher(configured, keyPath string) (*webhooks.Cipher, error) {
+func loadCipher(configured, keyPath string) (*seal.Cipher, error) {
 	var key []byte
 	var err error
 	if configured != "" {
-		key, err = webhooks.ParseKey(configured)
+		key, err = seal.ParseKey(configured)
 	} else {
-		key, err = webhooks.LoadOrCreateKey(keyPath)
+		key, err = seal.LoadOrCreateKey(keyPath)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("webhook key: %w", err)
 	}
-	return webhooks.NewCipher(key)
+	return seal.NewCipher(key)
 }
 
 // seedDemo gives a fresh database a demo account and prints a test token with

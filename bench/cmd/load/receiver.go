@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/shipd-dev/shipd/webhooks"
+	"github.com/shipd-dev/shipd/webhooks/signature"
 )
 
 // arrival is one verified delivery.
@@ -25,7 +25,7 @@ type arrival struct {
 }
 
 // receiver is the local webhook endpoint: every path has its subscription's
-// signing secret, and every delivery is verified with webhooks.Verify
+// signing secret, and every delivery is verified with signature.Verify
 // before it counts.
 type receiver struct {
 	addr string
@@ -61,7 +61,7 @@ func (r *receiver) setSecret(path, secret string) {
 }
 
 func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(req.Body, webhooks.MaxBodyBytes))
+	body, err := io.ReadAll(io.LimitReader(req.Body, signature.MaxBodyBytes))
 	at := time.Now()
 	if err != nil {
 		http.Error(w, "read", http.StatusBadRequest)
@@ -70,7 +70,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	r.mu.Lock()
 	secret := r.secrets[req.URL.Path]
 	r.mu.Unlock()
-	if err := webhooks.Verify(secret, req.Header, body, 0); err != nil {
+	if err := signature.Verify(secret, req.Header, body, 0); err != nil {
 		r.rejected.Add(1)
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return

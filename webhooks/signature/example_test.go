@@ -1,4 +1,4 @@
-package webhooks_test
+package signature_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shipd-dev/shipd/webhooks"
+	"github.com/shipd-dev/shipd/webhooks/signature"
 )
 
 // newDelivery builds the request shipd would send, standing in for the real
@@ -20,10 +20,10 @@ func newDelivery(url, secret string, body []byte) *http.Request {
 	now := time.Now()
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(webhooks.HeaderEvent, "shipment.purchased")
-	req.Header.Set(webhooks.HeaderEventID, "evt_123")
-	req.Header.Set(webhooks.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
-	req.Header.Set(webhooks.HeaderSignature, webhooks.Sign(secret, now, body))
+	req.Header.Set(signature.HeaderEvent, "shipment.purchased")
+	req.Header.Set(signature.HeaderEventID, "evt_123")
+	req.Header.Set(signature.HeaderTimestamp, strconv.FormatInt(now.Unix(), 10))
+	req.Header.Set(signature.HeaderSignature, signature.Sign(secret, now, body))
 	return req
 }
 
@@ -34,16 +34,16 @@ func ExampleVerify() {
 	req := newDelivery("https://receiver.example/hooks", secret, body)
 
 	raw, _ := io.ReadAll(req.Body)
-	if err := webhooks.Verify(secret, req.Header, raw, webhooks.DefaultTolerance); err != nil {
+	if err := signature.Verify(secret, req.Header, raw, signature.DefaultTolerance); err != nil {
 		fmt.Println("rejected:", err)
 		return
 	}
-	fmt.Println("verified", req.Header.Get(webhooks.HeaderEventID))
+	fmt.Println("verified", req.Header.Get(signature.HeaderEventID))
 
 	// Anything altered in transit fails.
 	tampered := bytes.Replace(raw, []byte("evt_123"), []byte("evt_999"), 1)
-	err := webhooks.Verify(secret, req.Header, tampered, webhooks.DefaultTolerance)
-	fmt.Println(errors.Is(err, webhooks.ErrSignatureMismatch))
+	err := signature.Verify(secret, req.Header, tampered, signature.DefaultTolerance)
+	fmt.Println(errors.Is(err, signature.ErrSignatureMismatch))
 
 	// Output:
 	// verified evt_123
@@ -55,10 +55,10 @@ func ExampleHandler() {
 	secret := "whsec_example"
 	receiver := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body) // already verified, and readable again
-		fmt.Printf("%s %s\n", r.Header.Get(webhooks.HeaderEvent), body)
+		fmt.Printf("%s %s\n", r.Header.Get(signature.HeaderEvent), body)
 		w.WriteHeader(http.StatusNoContent)
 	})
-	srv := httptest.NewServer(webhooks.Handler(secret, receiver))
+	srv := httptest.NewServer(signature.Handler(secret, receiver))
 	defer srv.Close()
 
 	body := []byte(`{"id":"evt_123"}`)
@@ -76,5 +76,5 @@ func ExampleHandler() {
 	// Output:
 	// shipment.purchased {"id":"evt_123"}
 	// 204
-	// 400 webhooks: signature mismatch
+	// 400 webhook signature: signature mismatch
 }

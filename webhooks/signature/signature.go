@@ -1,7 +1,6 @@
-// Package webhooks holds the pieces shared by shipd's webhook delivery worker
-// and by the Go programs that receive its deliveries: request signing and
-// verification, signing-secret generation and encryption at rest, and an HTTP
-// client that refuses to be pointed at internal networks.
+// Package signature signs shipd's webhook deliveries and verifies them for the
+// Go programs that receive them. It imports only the standard library, so a
+// receiver depends on nothing else of shipd.
 //
 // A delivery is an HTTP POST whose body is the JSON event envelope. It carries
 // these headers:
@@ -14,7 +13,7 @@
 //	                     keyed with the subscription's signing secret
 //
 // Receivers should use [Verify] or wrap their handler in [Handler].
-package webhooks
+package signature
 
 import (
 	"bytes"
@@ -51,15 +50,15 @@ const MaxBodyBytes = 1 << 20
 
 // Verification failures. Callers distinguish them with errors.Is.
 var (
-	ErrMissingSignature        = errors.New("webhooks: missing " + HeaderSignature + " header")
-	ErrMissingTimestamp        = errors.New("webhooks: missing " + HeaderTimestamp + " header")
-	ErrInvalidTimestamp        = errors.New("webhooks: invalid " + HeaderTimestamp + " header")
-	ErrTimestampOutOfTolerance = errors.New("webhooks: timestamp outside tolerance")
-	ErrSignatureMismatch       = errors.New("webhooks: signature mismatch")
+	ErrMissingSignature        = errors.New("webhook signature: missing " + HeaderSignature + " header")
+	ErrMissingTimestamp        = errors.New("webhook signature: missing " + HeaderTimestamp + " header")
+	ErrInvalidTimestamp        = errors.New("webhook signature: invalid " + HeaderTimestamp + " header")
+	ErrTimestampOutOfTolerance = errors.New("webhook signature: timestamp outside tolerance")
+	ErrSignatureMismatch       = errors.New("webhook signature: signature mismatch")
 	// ErrEmptySecret is returned rather than verifying with an empty key,
 	// because an HMAC under an empty key can be computed by anyone, so such a
 	// "verification" would accept forged deliveries.
-	ErrEmptySecret = errors.New("webhooks: empty signing secret")
+	ErrEmptySecret = errors.New("webhook signature: empty signing secret")
 )
 
 // Sign returns the value of the X-Service-Signature header for body sent at
