@@ -40,4 +40,3 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 }
-
