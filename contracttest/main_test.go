@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/server"
 )
 
@@ -145,7 +146,7 @@ func specialServer(kind ServerKind) (*Target, error) {
 
 // tinyBuckets gives every endpoint group a bucket of one request that
 // refills in 100 s: the second request of an account is the 429.
-func tinyBuckets(c *server.Config) {
+func tinyBuckets(c *app.Config) {
 	c.RateLimits.Limits = map[server.Group]server.RateLimit{}
 	for _, g := range server.Groups {
 		c.RateLimits.Limits[g] = server.RateLimit{Rate: 0.01, Burst: 1}

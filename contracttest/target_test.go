@@ -1,8 +1,8 @@
 package contracttest
 
 // Targets: the deployments scenarios run against. The default is in-process:
-// an httptest server over server.Setup on a temporary SQLite database, with
-// fixtures written through the store. With -base-url the target is a running
+// an httptest server over app.New on a temporary SQLite database, with
+// fixtures made through the accounts service. With -base-url the target is a running
 // deployment, with fixtures made by the shipd CLI on its -db.
 
 import (
@@ -19,10 +19,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/seal"
-	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -78,16 +80,16 @@ const (
 // inProcessOptions vary the in-process server.
 type inProcessOptions struct {
 	name string
-	// closedDB closes the database after Setup: every request that reads it
+	// closedDB closes the database after app.New: every request that reads it
 	// fails, which is how the harness provokes 500 internal_error.
 	closedDB bool
-	// configure edits the server configuration before Setup.
-	configure func(*server.Config)
+	// configure edits the configuration before app.New.
+	configure func(*app.Config)
 	// wrap wraps the server's handler (the self-tests break responses with it).
 	wrap func(http.Handler) http.Handler
 }
 
-// startInProcess runs server.Setup on a fresh database behind httptest.
+// startInProcess runs app.New on a fresh database behind httptest.
 func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "shipd-contract-")
@@ -97,7 +99,7 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 	// Stop order: the HTTP server, the jobs, the database, the files.
 	var (
 		hs        *httptest.Server
-		srv       *server.Server
+		srv       *app.App
 		st        *store.Store
 		closeOnce sync.Once
 	)
@@ -133,14 +135,15 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 	if err != nil {
 		return nil, err
 	}
-	// The URL must be known before Setup: labelUrl is built from it.
+	// The URL must be known before app.New: labelUrl is built from it.
 	unstarted := httptest.NewUnstartedServer(nil)
 	baseURL := "http://" + unstarted.Listener.Addr().String()
 
-	cfg := server.Config{
-		Store: st, WebhookCipher: cipher, PublicURL: baseURL,
-		Labels:          store.FileBlobs{Dir: filepath.Join(dir, "labels")},
+	cfg := app.Config{
+		Store: st, Cipher: cipher, PublicURL: baseURL,
+		Documents:       store.FileBlobs{Dir: filepath.Join(dir, "labels")},
 		JobPollInterval: inProcessJobPoll,
+		TestVerifier:    verifier.NewSandbox(),
 		// Long enough that a Carrier Unavailable shipment is seen pending.
 		PurchaseRetryBase: time.Second,
 		Carriers: carriers.NewRegistry(sandbox.New(sandbox.Config{
@@ -149,12 +152,12 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 	if opts.configure != nil {
 		opts.configure(&cfg)
 	}
-	e, s, err := server.Setup(cfg)
+	s, err := app.New(cfg)
 	if err != nil {
 		unstarted.Close()
 		return nil, err
 	}
-	var handler http.Handler = e
+	var handler http.Handler = s.Handler()
 	if opts.wrap != nil {
 		handler = opts.wrap(handler)
 	}
@@ -171,30 +174,29 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 		}
 		srv = s
 	}
-	return newTarget(opts.name, baseURL, storeFixtures{st}, cleanup)
+	return newTarget(opts.name, baseURL, serviceFixtures{s.Accounts}, cleanup)
 }
 
-// storeFixtures writes accounts and tokens straight into the in-process database.
-type storeFixtures struct{ st *store.Store }
+// serviceFixtures makes accounts and tokens through the in-process accounts service.
+type serviceFixtures struct{ acc *accounts.Service }
 
-func (f storeFixtures) CreateAccount(ctx context.Context, name string, paymentMethod bool) (string, error) {
-	a, err := f.st.CreateAccount(ctx, name, paymentMethod, time.Now())
+func (f serviceFixtures) CreateAccount(ctx context.Context, name string, paymentMethod bool) (string, error) {
+	a, err := f.acc.CreateAccount(ctx, name, paymentMethod)
 	return a.ID, err
 }
 
-func (f storeFixtures) CreateToken(ctx context.Context, accountID, mode string, scopes []string, expiresIn time.Duration) (string, string, error) {
-	now := time.Now()
+func (f serviceFixtures) CreateToken(ctx context.Context, accountID, mode string, scopes []string, expiresIn time.Duration) (string, string, error) {
 	var expires *time.Time
 	if expiresIn > 0 {
-		e := now.Add(expiresIn)
+		e := time.Now().Add(expiresIn)
 		expires = &e
 	}
-	t, secret, err := f.st.CreateToken(ctx, accountID, mode, scopes, expires, now)
+	t, secret, err := f.acc.CreateToken(ctx, accounts.NewToken{AccountID: accountID, Mode: accounts.Mode(mode), Scopes: scopes, ExpiresAt: expires})
 	return t.ID, secret, err
 }
 
-func (f storeFixtures) RevokeToken(ctx context.Context, id string) error {
-	return f.st.RevokeToken(ctx, id, time.Now())
+func (f serviceFixtures) RevokeToken(ctx context.Context, id string) error {
+	return f.acc.RevokeToken(ctx, id)
 }
 
 // cliFixtures runs the shipd CLI against a deployment's database, as an operator would.

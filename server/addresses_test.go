@@ -1,8 +1,11 @@
-package server
+package server_test
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -163,4 +166,157 @@ func addr(street1, street2, city, state, zip, country string) map[string]any {
 		delete(m, "street1")
 	}
 	return m
+}
+
+func TestAddressBook(t *testing.T) {
+	t.Parallel()
+
+	t.Run("create and read back", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		in := map[string]any{
+			"name": "Ada Lovelace", "company": "Analytical Engines", "street1": "350 Fifth Avenue", "street2": "Suite 3300",
+			"city": "New York", "state": "NY", "zip": "10118", "country": "US", "phone": "+1 212 555 0100",
+			"email": "ada@example.com", "residential": false,
+		}
+		r := b.doT(t, "POST", "/api/v1/addresses", b.token, in)
+		wantStatus(t, r, 201)
+		got := r.JSON(t)
+		if id, _ := got["id"].(string); !strings.HasPrefix(id, "adr_") {
+			t.Fatalf("id = %v", got["id"])
+		}
+		want := map[string]any{"id": got["id"], "mode": "test", "createdAt": got["createdAt"]}
+		for k, v := range in {
+			want[k] = v
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("created (-want +got):\n%s", diff)
+		}
+		list := b.doT(t, "GET", "/api/v1/addresses", b.token, nil)
+		wantStatus(t, list, 200)
+		var l struct {
+			Data       []map[string]any `json:"data"`
+			NextCursor *string          `json:"nextCursor"`
+		}
+		list.Decode(t, &l)
+		if len(l.Data) != 1 || l.NextCursor != nil {
+			t.Fatalf("list: %s", list.Body)
+		}
+		if diff := cmp.Diff(got, l.Data[0]); diff != "" {
+			t.Fatalf("listed differs from created (-created +listed):\n%s", diff)
+		}
+	})
+
+	t.Run("pages", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		var created []string
+		for i := range 5 {
+			created = append(created, createAddress(t, b, b.token, fmt.Sprintf("City %d", i))["id"].(string))
+		}
+		slices.Reverse(created)
+		addressIDs := func(r response) []string {
+			var l addressList
+			r.Decode(t, &l)
+			ids := []string{}
+			for _, d := range l.Data {
+				ids = append(ids, d.ID)
+			}
+			return ids
+		}
+		for _, tc := range []struct {
+			limit int
+			sizes []int
+		}{{2, []int{2, 2, 1}}, {5, []int{5}}, {1, []int{1, 1, 1, 1, 1}}, {100, []int{5}}} {
+			got, sizes := pages(t, b, "/api/v1/addresses", tc.limit, addressIDs)
+			if diff := cmp.Diff(created, got); diff != "" {
+				t.Fatalf("limit %d: ids (-want +got):\n%s", tc.limit, diff)
+			}
+			if diff := cmp.Diff(tc.sizes, sizes); diff != "" {
+				t.Fatalf("limit %d: page sizes (-want +got):\n%s", tc.limit, diff)
+			}
+		}
+
+		// a cursor is a position: an address created meanwhile does not shift later pages
+		first := b.doT(t, "GET", "/api/v1/addresses?limit=2", b.token, nil)
+		var p1 addressList
+		first.Decode(t, &p1)
+		createAddress(t, b, b.token, "Newcomer")
+		second := b.doT(t, "GET", "/api/v1/addresses?limit=2&cursor="+url.QueryEscape(*p1.NextCursor), b.token, nil)
+		if diff := cmp.Diff(created[2:4], addressIDs(second)); diff != "" {
+			t.Fatalf("second page after an insert (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("default page size is 25", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		for i := range 26 {
+			createAddress(t, b, b.token, fmt.Sprintf("C%d", i))
+		}
+		r := b.doT(t, "GET", "/api/v1/addresses", b.token, nil)
+		var l addressList
+		r.Decode(t, &l)
+		if len(l.Data) != 25 || l.NextCursor == nil {
+			t.Fatalf("first default page: %d items, nextCursor %v", len(l.Data), l.NextCursor)
+		}
+		if l.Data[0].City != "C25" {
+			t.Fatalf("not newest first: %s", l.Data[0].City)
+		}
+	})
+
+	t.Run("accounts are isolated", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		createAddress(t, b, b.token, "Mine")
+		other := b.newAccount("Other", true)
+		_, otherTok := b.newToken(other.ID, "test", "read:addresses", "write:addresses")
+		r := b.doT(t, "GET", "/api/v1/addresses", otherTok, nil)
+		wantStatus(t, r, 200)
+		var l addressList
+		r.Decode(t, &l)
+		if len(l.Data) != 0 {
+			t.Fatalf("another account sees my addresses: %s", r.Body)
+		}
+		createAddress(t, b, otherTok, "Theirs")
+		r = b.doT(t, "GET", "/api/v1/addresses", b.token, nil)
+		r.Decode(t, &l)
+		if len(l.Data) != 1 || l.Data[0].City != "Mine" {
+			t.Fatalf("my list: %s", r.Body)
+		}
+		// a cursor does not cross accounts either
+		r = b.doT(t, "GET", "/api/v1/addresses?limit=1", otherTok, nil)
+		r.Decode(t, &l)
+		if len(l.Data) != 1 || l.Data[0].City != "Theirs" {
+			t.Fatalf("their list: %s", r.Body)
+		}
+	})
+
+	t.Run("modes are isolated", func(t *testing.T) {
+		t.Parallel()
+		b := setup(t)
+		createAddress(t, b, b.token, "Test city")
+		_, live := b.newToken(b.account.ID, "live", "read:addresses", "write:addresses")
+		r := b.doT(t, "GET", "/api/v1/addresses", live, nil)
+		wantStatus(t, r, 200)
+		var l addressList
+		r.Decode(t, &l)
+		if len(l.Data) != 0 {
+			t.Fatalf("live sees test addresses: %s", r.Body)
+		}
+		created := createAddress(t, b, live, "Live city")
+		if created["mode"] != "live" {
+			t.Fatalf("mode = %v", created["mode"])
+		}
+		r = b.doT(t, "GET", "/api/v1/addresses", live, nil)
+		r.Decode(t, &l)
+		if len(l.Data) != 1 || l.Data[0].City != "Live city" || l.Data[0].Mode != "live" {
+			t.Fatalf("live list: %s", r.Body)
+		}
+		r = b.doT(t, "GET", "/api/v1/addresses", b.token, nil)
+		r.Decode(t, &l)
+		if len(l.Data) != 1 || l.Data[0].City != "Test city" || l.Data[0].Mode != "test" {
+			t.Fatalf("test list: %s", r.Body)
+		}
+	})
 }

@@ -1,37 +1,21 @@
 package server
 
 import (
+	"bytes"
 	"context"
-	"slices"
-	"strings"
+	"crypto/sha256"
+	"encoding/json"
+
+	"github.com/shipd-dev/shipd/accounts"
 )
 
 type ctxKey int
 
 const (
 	requestIDKey ctxKey = iota
-	principalKey
+	callerKey
+	responseKey
 )
-
-// principal is who a request acts as: one token of one account, in one mode.
-type principal struct {
-	TokenID   string
-	AccountID string
-	Mode      string // test or live
-	Prefix    string // safe to log
-	Scopes    []string
-}
-
-// hasScope applies the rule that write:X implies read:X.
-func (p *principal) hasScope(required string) bool {
-	if slices.Contains(p.Scopes, required) {
-		return true
-	}
-	if res, ok := strings.CutPrefix(required, "read:"); ok {
-		return slices.Contains(p.Scopes, "write:"+res)
-	}
-	return false
-}
 
 func withRequestID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, requestIDKey, id)
@@ -42,13 +26,69 @@ func requestIDFrom(ctx context.Context) string {
 	return id
 }
 
-func withPrincipal(ctx context.Context, p *principal) context.Context {
-	return context.WithValue(ctx, principalKey, p)
+func withCaller(ctx context.Context, c accounts.Caller) context.Context {
+	return context.WithValue(ctx, callerKey, &c)
 }
 
-// principalFrom returns the authenticated caller. Every operation with
-// security runs behind the auth middleware, so handlers can rely on it.
-func principalFrom(ctx context.Context) *principal {
-	p, _ := ctx.Value(principalKey).(*principal)
-	return p
+// callerOf returns the authenticated caller. Every operation with security
+// runs behind the auth middleware, so handlers can rely on it; the handlers
+// pass it to the domain services explicitly.
+func callerOf(ctx context.Context) accounts.Caller {
+	c, _ := ctx.Value(callerKey).(*accounts.Caller)
+	if c == nil {
+		return accounts.Caller{}
+	}
+	return *c
+}
+
+func hasCaller(ctx context.Context) bool {
+	c, _ := ctx.Value(callerKey).(*accounts.Caller)
+	return c != nil
+}
+
+// bodyFingerprint is the SHA-256 of a request body's canonical JSON: the
+// body re-encoded with sorted object keys and no whitespace, numbers as
+// written (so no precision is lost). Two bodies that differ only in key order
+// or spacing have the same fingerprint; any other difference, even in a
+// field the operation ignores, makes them different requests.
+func bodyFingerprint(body []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	canonical, err := json.Marshal(v) // map keys are sorted
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(canonical)
+	return sum[:], nil
+}
+
+// requestFingerprint is the fingerprint of the request's body that the
+// validation middleware kept for an idempotent operation; nil otherwise.
+func requestFingerprint(ctx context.Context) []byte {
+	if m, _ := ctx.Value(responseKey).(*responseMeta); m != nil {
+		return m.fingerprint
+	}
+	return nil
+}
+
+// responseMeta carries what a handler tells the middleware about its
+// response beyond the contract's typed responses.
+type responseMeta struct {
+	replayed    bool
+	fingerprint []byte
+}
+
+func withResponseMeta(ctx context.Context, m *responseMeta) context.Context {
+	return context.WithValue(ctx, responseKey, m)
+}
+
+// markReplayed makes the response carry Idempotent-Replayed: true.
+func markReplayed(ctx context.Context, replayed bool) {
+	if m, _ := ctx.Value(responseKey).(*responseMeta); m != nil && replayed {
+		m.replayed = true
+	}
 }

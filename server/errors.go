@@ -10,11 +10,16 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/gen"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/webhooks"
 )
 
-// apiError is an error answered with the Error body. Middleware returns it;
-// handlers return typed responses built from errorBody instead.
+// apiError is an error answered with the contract's Error body.
 type apiError struct {
 	Status     int
 	Body       gen.Error
@@ -34,6 +39,109 @@ func (e *apiError) withField(field string) *apiError {
 	return e
 }
 
+// problem maps an error from the domain to its status, code and body: the one
+// table of the API's error codes. Handlers return domain errors as they are;
+// an error this table does not know is a 500 that is logged but never echoed.
+func problem(err error) (*apiError, bool) {
+	var (
+		ae         *apiError
+		he         *echo.HTTPError
+		input      *shipping.InputError
+		noMatch    *shipping.NoMatchingServiceError
+		unavail    *shipping.CarrierUnavailableError
+		refund     *shipping.RefundConflictError
+		badEvent   *webhooks.InvalidEventTypeError
+		fieldError *webhooks.FieldError
+	)
+	switch {
+	case errors.As(err, &ae):
+		return ae, true
+	case errors.As(err, &he):
+		return fromHTTPError(he), true
+
+	case errors.Is(err, accounts.ErrTokenInvalid):
+		return newAPIError(http.StatusUnauthorized, "invalid_token", "the bearer token matches no token"), true
+	case errors.Is(err, accounts.ErrTokenRevoked):
+		return newAPIError(http.StatusUnauthorized, "token_revoked", "this token was revoked"), true
+	case errors.Is(err, accounts.ErrTokenExpired):
+		return newAPIError(http.StatusUnauthorized, "token_expired", "this token has expired"), true
+	case errors.Is(err, accounts.ErrNotFound):
+		return newAPIError(http.StatusNotFound, "not_found", "no such resource"), true
+	case errors.Is(err, accounts.ErrWrongMode):
+		return newAPIError(http.StatusForbidden, "wrong_mode", "this resource belongs to the other mode; a token cannot reach the other mode's data"), true
+	case errors.Is(err, paging.ErrInvalidCursor):
+		return newAPIError(http.StatusUnprocessableEntity, "invalid_field", "cursor is not a cursor of this list").withField("cursor"), true
+
+	case errors.Is(err, idempotency.ErrCollision):
+		return newAPIError(http.StatusConflict, "idempotency_key_collision",
+			"this idempotencyKey was already used on this endpoint with a different request body; send a new key"), true
+	case errors.Is(err, idempotency.ErrInProgress):
+		e := newAPIError(http.StatusConflict, "idempotency_key_in_use", "a request with this idempotencyKey is still in progress; retry in a moment")
+		e.RetryAfter = 1
+		return e, true
+
+	case errors.As(err, &input):
+		return issuesError(input.Issues), true
+	case errors.As(err, &noMatch):
+		e := newAPIError(http.StatusUnprocessableEntity, "no_matching_service", noMatch.Error())
+		avail := make([]gen.ServiceOption, len(noMatch.Available))
+		for i, o := range noMatch.Available {
+			avail[i] = gen.ServiceOption{Carrier: o.Carrier, Service: o.Service, ServiceCategory: gen.ServiceCategory(o.ServiceCategory)}
+		}
+		e.Body.AvailableServices = &avail
+		return e, true
+	case errors.Is(err, shipping.ErrNoRates):
+		return newAPIError(http.StatusUnprocessableEntity, "no_rates", err.Error()), true
+	case errors.Is(err, shipping.ErrNoPaymentMethod):
+		return newAPIError(http.StatusPaymentRequired, "no_payment_method", err.Error()), true
+	case errors.As(err, &unavail):
+		e := newAPIError(http.StatusServiceUnavailable, "carrier_unavailable", unavail.Error())
+		e.RetryAfter = max(1, int((unavail.RetryAfter+999999999)/1e9))
+		return e, true
+	case errors.Is(err, shipping.ErrCarrierFailed):
+		return newAPIError(http.StatusBadGateway, "carrier_error", err.Error()), true
+	case errors.Is(err, shipping.ErrCarrierNotConfigured):
+		return newAPIError(http.StatusInternalServerError, "carrier_not_configured", err.Error()), true
+	case errors.As(err, &refund):
+		return newAPIError(http.StatusConflict, refund.Code, refund.Message), true
+	case errors.Is(err, shipping.ErrLabelUnavailable):
+		return newAPIError(http.StatusNotFound, "label_unavailable", err.Error()), true
+	case errors.Is(err, shipping.ErrVerifierNotConfigured):
+		return newAPIError(http.StatusInternalServerError, "verifier_not_configured", err.Error()), true
+	case errors.Is(err, verifier.ErrUnavailable):
+		e := newAPIError(http.StatusServiceUnavailable, "verifier_unavailable", "the address verifier is temporarily unavailable; retry in a minute")
+		e.RetryAfter = 60
+		return e, true
+	case errors.Is(err, verifier.ErrFailed):
+		return newAPIError(http.StatusBadGateway, "verifier_error", "the address verifier failed; retry"), true
+
+	case errors.As(err, &badEvent):
+		e := newAPIError(http.StatusUnprocessableEntity, "invalid_event_type", badEvent.Error())
+		known := append([]string{"*"}, webhooks.EventTypes()...)
+		e.Body.KnownEvents = &known
+		return e, true
+	case errors.As(err, &fieldError):
+		return newAPIError(http.StatusUnprocessableEntity, "invalid_field", fieldError.Message).withField(fieldError.Field), true
+	case errors.Is(err, webhooks.ErrSubscriptionLimit):
+		return newAPIError(http.StatusUnprocessableEntity, "subscription_limit", err.Error()), true
+	case errors.Is(err, webhooks.ErrDuplicateEndpoint):
+		return newAPIError(http.StatusConflict, "duplicate_endpoint", err.Error()), true
+	case errors.Is(err, webhooks.ErrDeliveryInProgress):
+		return newAPIError(http.StatusConflict, "delivery_in_progress", err.Error()), true
+	}
+	return nil, false
+}
+
+// issuesError shapes rule violations: one missing field is missing_field,
+// one wrong field invalid_field, several are invalid_request with every issue.
+func issuesError(issues []shipping.Issue) *apiError {
+	vs := make([]validationIssue, len(issues))
+	for i, is := range issues {
+		vs[i] = validationIssue{path: is.Path, message: is.Message, missing: is.Missing}
+	}
+	return validationIssuesError(vs)
+}
+
 // errorBody builds an Error body carrying the request's id.
 func errorBody(ctx context.Context, code, msg string) gen.Error {
 	e := gen.Error{Code: code, Error: msg}
@@ -43,34 +151,14 @@ func errorBody(ctx context.Context, code, msg string) gen.Error {
 	return e
 }
 
-func fieldErrorBody(ctx context.Context, code, field, msg string) gen.Error {
-	e := errorBody(ctx, code, msg)
-	e.Field = &field
-	return e
-}
-
-func notFoundBody(ctx context.Context) gen.Error {
-	return errorBody(ctx, "not_found", "no such resource")
-}
-
-func wrongModeBody(ctx context.Context, tokenMode string) gen.Error {
-	return errorBody(ctx, "wrong_mode", "this resource belongs to the other mode; a "+tokenMode+" token cannot access it")
-}
-
-// writeError answers err as JSON: an *apiError as itself, an *echo.HTTPError
-// (router 404/405, body limit) with its status, anything else as a 500 that
-// is logged but never echoed.
+// writeError answers err as JSON: a domain error or *apiError as the table
+// says, anything else as a 500 that is logged but never echoed.
 func (s *Server) writeError(c echo.Context, err error) {
 	if c.Response().Committed {
 		return
 	}
-	var ae *apiError
-	var he *echo.HTTPError
-	switch {
-	case errors.As(err, &ae):
-	case errors.As(err, &he):
-		ae = fromHTTPError(he)
-	default:
+	ae, known := problem(err)
+	if !known {
 		s.log.ErrorContext(c.Request().Context(), "internal error", slog.String("request_id", requestIDFrom(c.Request().Context())), slog.Any("error", err))
 		ae = newAPIError(http.StatusInternalServerError, "internal_error", "internal server error; it is safe to retry with the same idempotency key")
 	}

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 // Tests of idempotency keys through real HTTP: replay byte for byte,
 // collisions, scopes, concurrency, responses that are not kept (402, 4xx),
@@ -7,9 +7,8 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -19,14 +18,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/jmoiron/sqlx"
-	"github.com/labstack/echo/v4"
-	"github.com/riverqueue/river"
 
-	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/server"
 )
 
-func idemLabelBody(key string) map[string]any {
+func keyedLabelBody(key string) map[string]any {
 	body := map[string]any{
 		"fromAddress": map[string]any{"name": "Shop", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
 		"toAddress":   map[string]any{"name": "Ada", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
@@ -38,16 +34,16 @@ func idemLabelBody(key string) map[string]any {
 	return body
 }
 
-func idemAddressBody(key, city string) map[string]any {
+func keyedAddressBody(key, city string) map[string]any {
 	return map[string]any{"street1": "1 Main St", "city": city, "state": "TX", "zip": "78701", "country": "US", "idempotencyKey": key}
 }
 
-func idemWebhookBody(key, url string) map[string]any {
+func keyedWebhookBody(key, url string) map[string]any {
 	return map[string]any{"url": url, "events": []string{"*"}, "idempotencyKey": key}
 }
 
-// idemCount is the number of items on the first page of a list.
-func idemCount(t *testing.T, b *bundle, token, path string) int {
+// countItems is the number of items on the first page of a list.
+func countItems(t *testing.T, b *bundle, token, path string) int {
 	t.Helper()
 	r := b.doT(t, "GET", path+"?limit=100", token, nil)
 	if r.Status != http.StatusOK {
@@ -76,33 +72,19 @@ func wantReplay(t *testing.T, first, again response) {
 	}
 }
 
-func idemWaitStatus(t *testing.T, b *bundle, id, status string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		r := b.doT(t, "GET", "/api/v1/labels/"+id, b.token, nil)
-		if got := r.JSON(t)["status"]; got == status {
-			return
-		} else if time.Now().After(deadline) {
-			t.Fatalf("shipment %s: status %v, want %s", id, got, status)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func TestIdempotencyReplay(t *testing.T) {
 	t.Parallel()
 
 	t.Run("create label", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		first := b.doT(t, "POST", "/api/v1/labels/create", b.token, idemLabelBody("order-1"))
+		first := b.doT(t, "POST", "/api/v1/labels/create", b.token, keyedLabelBody("order-1"))
 		if first.Status != http.StatusAccepted {
 			t.Fatalf("create: %d %s", first.Status, first.Body)
 		}
-		again := b.doT(t, "POST", "/api/v1/labels/create", b.token, idemLabelBody("order-1"))
+		again := b.doT(t, "POST", "/api/v1/labels/create", b.token, keyedLabelBody("order-1"))
 		wantReplay(t, first, again)
-		if n := idemCount(t, b, b.token, "/api/v1/labels"); n != 1 {
+		if n := countItems(t, b, b.token, "/api/v1/labels"); n != 1 {
 			t.Fatalf("shipments = %d, want 1", n)
 		}
 	})
@@ -110,12 +92,12 @@ func TestIdempotencyReplay(t *testing.T) {
 	t.Run("webhook keeps its signing secret", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		first := b.doT(t, "POST", "/api/v1/webhooks", b.token, idemWebhookBody("hook-1", "https://example.com/h"))
+		first := b.doT(t, "POST", "/api/v1/webhooks", b.token, keyedWebhookBody("hook-1", "https://example.com/h"))
 		if first.Status != http.StatusCreated || first.JSON(t)["signingSecret"] == nil {
 			t.Fatalf("create: %d %s", first.Status, first.Body)
 		}
-		wantReplay(t, first, b.doT(t, "POST", "/api/v1/webhooks", b.token, idemWebhookBody("hook-1", "https://example.com/h")))
-		if n := idemCount(t, b, b.token, "/api/v1/webhooks"); n != 1 {
+		wantReplay(t, first, b.doT(t, "POST", "/api/v1/webhooks", b.token, keyedWebhookBody("hook-1", "https://example.com/h")))
+		if n := countItems(t, b, b.token, "/api/v1/webhooks"); n != 1 {
 			t.Fatalf("subscriptions = %d, want 1", n)
 		}
 	})
@@ -132,7 +114,7 @@ func TestIdempotencyReplay(t *testing.T) {
 		again := b.doT(t, "POST", "/api/v1/addresses", b.token,
 			"{\n  \"idempotencyKey\": \"adr-1\",\n  \"country\": \"US\", \"zip\": \"78701\",\n  \"state\": \"TX\", \"city\": \"Aus\\u0074in\", \"street1\": \"1 Main St\"\n}\n")
 		wantReplay(t, first, again)
-		if n := idemCount(t, b, b.token, "/api/v1/addresses"); n != 1 {
+		if n := countItems(t, b, b.token, "/api/v1/addresses"); n != 1 {
 			t.Fatalf("addresses = %d, want 1", n)
 		}
 	})
@@ -142,14 +124,14 @@ func TestIdempotencyReplay(t *testing.T) {
 		b := setup(t, withoutRateLimits()) // the test polls
 		var ids []string
 		for range 2 {
-			r := b.doT(t, "POST", "/api/v1/labels/create", b.token, idemLabelBody(""))
+			r := b.doT(t, "POST", "/api/v1/labels/create", b.token, keyedLabelBody(""))
 			if r.Status != http.StatusAccepted {
 				t.Fatalf("create: %d %s", r.Status, r.Body)
 			}
 			ids = append(ids, r.JSON(t)["id"].(string))
 		}
 		for _, id := range ids {
-			idemWaitStatus(t, b, id, "purchased")
+			waitForStatus(t, b, b.token, id, "purchased")
 		}
 		refund := func(id string) response {
 			return b.doT(t, "POST", "/api/v1/labels/"+id+"/refund", b.token, `{"idempotencyKey":"void-1"}`)
@@ -174,11 +156,11 @@ func TestIdempotencyReplay(t *testing.T) {
 func TestIdempotencyCollision(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	first := b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody("k", "Austin"))
+	first := b.doT(t, "POST", "/api/v1/addresses", b.token, keyedAddressBody("k", "Austin"))
 	if first.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", first.Status, first.Body)
 	}
-	r := b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody("k", "Dallas"))
+	r := b.doT(t, "POST", "/api/v1/addresses", b.token, keyedAddressBody("k", "Dallas"))
 	wantError(t, r, http.StatusConflict, "idempotency_key_collision")
 	if r.Header.Get("Idempotent-Replayed") != "" {
 		t.Errorf("a collision says Idempotent-Replayed")
@@ -186,7 +168,7 @@ func TestIdempotencyCollision(t *testing.T) {
 	// an added field is another body too
 	b1 := `{"street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US","residential":true,"idempotencyKey":"k"}`
 	wantError(t, b.doT(t, "POST", "/api/v1/addresses", b.token, b1), http.StatusConflict, "idempotency_key_collision")
-	if n := idemCount(t, b, b.token, "/api/v1/addresses"); n != 1 {
+	if n := countItems(t, b, b.token, "/api/v1/addresses"); n != 1 {
 		t.Fatalf("addresses = %d, want 1", n)
 	}
 
@@ -198,9 +180,9 @@ func TestIdempotencyCollision(t *testing.T) {
 		token, path string
 		body        any
 	}{
-		"another account":  {otherToken, "/api/v1/addresses", idemAddressBody("k", "Dallas")},
-		"the other mode":   {liveToken, "/api/v1/addresses", idemAddressBody("k", "Dallas")},
-		"another endpoint": {b.token, "/api/v1/webhooks", idemWebhookBody("k", "https://example.com/k")},
+		"another account":  {otherToken, "/api/v1/addresses", keyedAddressBody("k", "Dallas")},
+		"the other mode":   {liveToken, "/api/v1/addresses", keyedAddressBody("k", "Dallas")},
+		"another endpoint": {b.token, "/api/v1/webhooks", keyedWebhookBody("k", "https://example.com/k")},
 	} {
 		r := b.doT(t, "POST", req.path, req.token, req.body)
 		if r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "" {
@@ -212,7 +194,7 @@ func TestIdempotencyCollision(t *testing.T) {
 // 50 simultaneous creates with one key buy one label; every caller gets its response.
 func TestIdempotencyConcurrentCreates(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withRateLimits(map[Group]RateLimit{GroupBuys: {Rate: 1000, Burst: 1000}}))
+	b := setup(t, withRateLimits(map[server.Group]server.RateLimit{server.GroupBuys: {Rate: 1000, Burst: 1000}}))
 	const n = 50
 	var (
 		wg    sync.WaitGroup
@@ -223,7 +205,7 @@ func TestIdempotencyConcurrentCreates(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			out[i], errs[i] = b.send("POST", "/api/v1/labels/create", b.token, idemLabelBody("burst-1"))
+			out[i], errs[i] = b.send("POST", "/api/v1/labels/create", b.token, keyedLabelBody("burst-1"))
 		})
 	}
 	close(start)
@@ -248,7 +230,7 @@ func TestIdempotencyConcurrentCreates(t *testing.T) {
 			t.Fatalf("response %d differs:\n%s\n%s", i, r.Body, originals[0].Body)
 		}
 	}
-	if got := idemCount(t, b, b.token, "/api/v1/labels"); got != 1 {
+	if got := countItems(t, b, b.token, "/api/v1/labels"); got != 1 {
 		t.Fatalf("shipments = %d, want 1", got)
 	}
 }
@@ -259,7 +241,7 @@ func TestIdempotencyPaymentRequiredThenRetry(t *testing.T) {
 	b := setup(t)
 	acct := b.newAccount("x", false)
 	_, token := b.newToken(acct.ID, "test", allScopes...)
-	create := func() response { return b.doT(t, "POST", "/api/v1/labels/create", token, idemLabelBody("pay-1")) }
+	create := func() response { return b.doT(t, "POST", "/api/v1/labels/create", token, keyedLabelBody("pay-1")) }
 	for range 2 {
 		r := create()
 		wantError(t, r, http.StatusPaymentRequired, "no_payment_method")
@@ -267,7 +249,7 @@ func TestIdempotencyPaymentRequiredThenRetry(t *testing.T) {
 			t.Fatalf("a 402 was replayed")
 		}
 	}
-	if err := b.store.SetPaymentMethod(context.Background(), acct.ID, true); err != nil {
+	if err := b.app.Accounts.SetPaymentMethod(context.Background(), acct.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	first := create()
@@ -275,7 +257,7 @@ func TestIdempotencyPaymentRequiredThenRetry(t *testing.T) {
 		t.Fatalf("after adding a payment method: %d %s", first.Status, first.Body)
 	}
 	wantReplay(t, first, create())
-	if n := idemCount(t, b, token, "/api/v1/labels"); n != 1 {
+	if n := countItems(t, b, token, "/api/v1/labels"); n != 1 {
 		t.Fatalf("shipments = %d, want 1", n)
 	}
 }
@@ -288,18 +270,18 @@ func TestIdempotencyErrorsNotStored(t *testing.T) {
 
 	// 422 from validation (events must be an array), then a valid body with the key
 	wantError(t, post(map[string]any{"url": "https://example.com/a", "events": "*", "idempotencyKey": "v"}), http.StatusUnprocessableEntity, "invalid_field")
-	if r := post(idemWebhookBody("v", "https://example.com/a")); r.Status != http.StatusCreated {
+	if r := post(keyedWebhookBody("v", "https://example.com/a")); r.Status != http.StatusCreated {
 		t.Fatalf("after a validation error: %d %s", r.Status, r.Body)
 	}
 	// 422 from the handler
-	bad := idemWebhookBody("h", "https://example.com/b")
+	bad := keyedWebhookBody("h", "https://example.com/b")
 	bad["events"] = []string{"shipment.teleported"}
 	wantError(t, post(bad), http.StatusUnprocessableEntity, "invalid_event_type")
-	if r := post(idemWebhookBody("h", "https://example.com/b")); r.Status != http.StatusCreated {
+	if r := post(keyedWebhookBody("h", "https://example.com/b")); r.Status != http.StatusCreated {
 		t.Fatalf("after a handler 422: %d %s", r.Status, r.Body)
 	}
 	// 409 from the handler: the request runs again once the conflict is gone
-	dup := idemWebhookBody("d", "https://example.com/a")
+	dup := keyedWebhookBody("d", "https://example.com/a")
 	wantError(t, post(dup), http.StatusConflict, "duplicate_endpoint")
 	var list struct {
 		Data []struct {
@@ -330,7 +312,7 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	post := func(city string) response {
-		return b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody("week", city))
+		return b.doT(t, "POST", "/api/v1/addresses", b.token, keyedAddressBody("week", city))
 	}
 	first := post("Austin")
 	if first.Status != http.StatusCreated {
@@ -349,179 +331,8 @@ func TestIdempotencyKeyExpiry(t *testing.T) {
 		t.Fatalf("not a new address: %s", r.Body)
 	}
 	wantReplay(t, r, post("Dallas")) // and the key now holds the new response
-	if n := idemCount(t, b, b.token, "/api/v1/addresses"); n != 2 {
+	if n := countItems(t, b, b.token, "/api/v1/addresses"); n != 2 {
 		t.Fatalf("addresses = %d, want 2", n)
-	}
-}
-
-// The purge job deletes keys older than 7 days and nothing younger.
-func TestIdempotencyPurge(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	ctx := context.Background()
-	for i := range 3 {
-		if r := b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody(fmt.Sprint("old-", i), "Austin")); r.Status != http.StatusCreated {
-			t.Fatalf("create: %d %s", r.Status, r.Body)
-		}
-	}
-	b.clock.Advance(3 * 24 * time.Hour)
-	if r := b.doT(t, "POST", "/api/v1/addresses", b.token, idemAddressBody("young", "Austin")); r.Status != http.StatusCreated {
-		t.Fatalf("create: %d %s", r.Status, r.Body)
-	}
-	b.clock.Advance(4*24*time.Hour - time.Nanosecond)
-	if n, err := b.server.purgeIdempotencyKeys(ctx); err != nil || n != 0 {
-		t.Fatalf("purge before 7 days: %d, %v", n, err)
-	}
-	b.clock.Advance(time.Nanosecond)
-
-	// through the worker, as the periodic job runs it
-	workers := river.NewWorkers()
-	b.server.registerIdempotencyWorkers(workers)
-	if jobs := b.server.idempotencyPeriodicJobs(); len(jobs) != 1 {
-		t.Fatalf("periodic jobs: %d", len(jobs))
-	}
-	w := &purgeIdempotencyKeysWorker{s: b.server}
-	if err := w.Work(ctx, &river.Job[purgeIdempotencyKeysArgs]{}); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := b.store.CountIdempotencyKeys(ctx); err != nil || n != 1 {
-		t.Fatalf("keys left = %d (%v), want 1", n, err)
-	}
-	if n, err := b.server.purgeIdempotencyKeys(ctx); err != nil || n != 0 {
-		t.Fatalf("second purge: %d, %v", n, err)
-	}
-}
-
-// idemClaim puts an in-progress row for a request body, as a concurrent request would.
-func idemClaim(t *testing.T, b *bundle, path, body, owner string) store.IdempotencyScope {
-	t.Helper()
-	key, sum, err := canonicalHash([]byte(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := store.IdempotencyScope{AccountID: b.account.ID, Mode: "test", Endpoint: "POST " + path, Key: key}
-	now := b.clock.Now()
-	err = b.store.Tx(context.Background(), func(tx *sqlx.Tx) error {
-		return store.ClaimIdempotencyKey(context.Background(), tx, sc, sum[:], owner, now, now.Add(-idempotencyRetention), now.Add(-idempotencyAbandonAfter))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
-
-// A request finding its key in progress waits: it replays the response once
-// stored, runs itself once the key is released, and after the wait limit gets
-// 409 idempotency_key_in_use; a key whose request died is taken over.
-func TestIdempotencyKeyInProgress(t *testing.T) {
-	t.Parallel()
-	wait := IdempotencyWait{Poll: 5 * time.Millisecond, Limit: time.Second}
-	b := setup(t, func(c *Config) { c.IdempotencyWait = wait })
-	const path = "/api/v1/addresses"
-	body := `{"street1":"1 Main St","city":"Austin","state":"TX","zip":"78701","country":"US","idempotencyKey":"busy"}`
-	ctx := context.Background()
-
-	t.Run("waits, then replays", func(t *testing.T) {
-		sc := idemClaim(t, b, path, body, "other-request")
-		done := make(chan response, 1)
-		go func() {
-			r, _ := b.send("POST", path, b.token, body)
-			done <- r
-		}()
-		time.Sleep(50 * time.Millisecond)
-		stored := []byte(`{"id":"adr_stored"}` + "\n")
-		if err := b.store.Tx(ctx, func(tx *sqlx.Tx) error {
-			return store.CompleteIdempotencyKey(ctx, tx, sc, "other-request", http.StatusCreated, "application/json; charset=UTF-8", stored, b.clock.Now())
-		}); err != nil {
-			t.Fatal(err)
-		}
-		r := <-done
-		got := []any{r.Status, r.Header.Get("Content-Type"), r.Header.Get("Idempotent-Replayed"), string(r.Body)}
-		if diff := cmp.Diff([]any{201, "application/json; charset=UTF-8", "true", string(stored)}, got); diff != "" {
-			t.Fatalf("waiting request (-want +got):\n%s", diff)
-		}
-		b.clock.Advance(idempotencyRetention) // expire it for the next subtest
-	})
-
-	t.Run("waits, then runs when released", func(t *testing.T) {
-		sc := idemClaim(t, b, path, body, "failing-request")
-		done := make(chan response, 1)
-		go func() {
-			r, _ := b.send("POST", path, b.token, body)
-			done <- r
-		}()
-		time.Sleep(50 * time.Millisecond)
-		if err := b.store.Tx(ctx, func(tx *sqlx.Tx) error { return store.ReleaseIdempotencyKey(ctx, tx, sc, "failing-request") }); err != nil {
-			t.Fatal(err)
-		}
-		r := <-done
-		if r.Status != http.StatusCreated || r.Header.Get("Idempotent-Replayed") != "" {
-			t.Fatalf("after the release: %d %q %s", r.Status, r.Header.Get("Idempotent-Replayed"), r.Body)
-		}
-		b.clock.Advance(idempotencyRetention)
-	})
-
-	t.Run("in use after the wait limit; abandoned keys are taken over", func(t *testing.T) {
-		idemClaim(t, b, path, body, "stuck-request")
-		started := time.Now()
-		r := b.doT(t, "POST", path, b.token, body)
-		wantError(t, r, http.StatusConflict, "idempotency_key_in_use")
-		if waited := time.Since(started); waited < wait.Limit {
-			t.Errorf("answered after %v, before the wait limit %v", waited, wait.Limit)
-		}
-		if r.Header.Get("Retry-After") != "1" {
-			t.Errorf("Retry-After = %q, want 1", r.Header.Get("Retry-After"))
-		}
-		// a different body is a collision at once, in progress or not
-		wantError(t, b.doT(t, "POST", path, b.token, strings.Replace(body, "Austin", "Dallas", 1)), http.StatusConflict, "idempotency_key_collision")
-		b.clock.Advance(idempotencyAbandonAfter)
-		r = b.doT(t, "POST", path, b.token, body)
-		if r.Status != http.StatusCreated {
-			t.Fatalf("abandoned key: %d %s", r.Status, r.Body)
-		}
-	})
-}
-
-// A handler that panics (answered 500) releases its key.
-func TestIdempotencyPanicReleasesKey(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	s := b.server
-	p := &principal{TokenID: b.tokenID, AccountID: b.account.ID, Mode: "test", Scopes: allScopes}
-	calls := 0
-	e := echo.New()
-	e.HTTPErrorHandler = func(err error, c echo.Context) { s.writeError(c, err) }
-	e.Use(s.requestID, s.recoverPanics, func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			c.SetRequest(c.Request().WithContext(withPrincipal(c.Request().Context(), p)))
-			return next(c)
-		}
-	}, s.idempotency)
-	e.POST(BasePath+"/webhooks", func(c echo.Context) error {
-		if calls++; calls == 1 {
-			panic("boom")
-		}
-		return c.JSON(http.StatusCreated, map[string]any{"call": calls})
-	})
-	send := func() *httptest.ResponseRecorder {
-		req := httptest.NewRequest("POST", BasePath+"/webhooks", strings.NewReader(`{"url":"https://example.com/p","events":["*"],"idempotencyKey":"p"}`))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, req)
-		return rec
-	}
-	if rec := send(); rec.Code != http.StatusInternalServerError {
-		t.Fatalf("panic: %d %s", rec.Code, rec.Body)
-	}
-	if n, err := b.store.CountIdempotencyKeys(context.Background()); err != nil || n != 0 {
-		t.Fatalf("keys after the panic = %d (%v), want 0", n, err)
-	}
-	first := send()
-	again := send()
-	if first.Code != http.StatusCreated || again.Code != http.StatusCreated || again.Header().Get("Idempotent-Replayed") != "true" ||
-		first.Body.String() != again.Body.String() || calls != 2 {
-		t.Fatalf("after the panic: %d %s; again %d %q %s; handler calls %d", first.Code, first.Body, again.Code,
-			again.Header().Get("Idempotent-Replayed"), again.Body, calls)
 	}
 }
 
@@ -553,89 +364,86 @@ func TestIdempotencyBodyLimit(t *testing.T) {
 	}
 }
 
-func TestCanonicalHash(t *testing.T) {
-	t.Parallel()
-	key, a, err := canonicalHash([]byte(`{"b":[1,2,{"y":true,"x":null}],"a":"\u00e9","idempotencyKey":"k","n":12345678901234567890}`))
-	if err != nil || key != "k" {
-		t.Fatalf("key %q, %v", key, err)
-	}
-	_, same, _ := canonicalHash([]byte("{ \"n\": 12345678901234567890, \"idempotencyKey\": \"k\", \"a\": \"é\",\n\"b\": [1, 2, {\"x\": null, \"y\": true}] }"))
-	_, bigger, _ := canonicalHash([]byte(`{"b":[1,2,{"y":true,"x":null}],"a":"é","idempotencyKey":"k","n":12345678901234567891}`))
-	_, reordered, _ := canonicalHash([]byte(`{"b":[2,1,{"y":true,"x":null}],"a":"é","idempotencyKey":"k","n":12345678901234567890}`))
-	if a != same {
-		t.Errorf("key order, whitespace and escapes changed the hash")
-	}
-	if a == bigger {
-		t.Errorf("a large integer lost precision")
-	}
-	if a == reordered {
-		t.Errorf("array order was ignored")
-	}
-	if want := sha256.Sum256([]byte(`{"a":"é","b":[1,2,{"x":null,"y":true}],"idempotencyKey":"k","n":12345678901234567890}`)); a != want {
-		t.Errorf("hash is not SHA-256 of the canonical form")
-	}
-	if key, _, _ := canonicalHash([]byte(`{"idempotencyKey":7}`)); key != "" {
-		t.Errorf("a non-string key: %q", key)
+// lossyWriter fails every write, as a connection that broke after the
+// request was sent would: the response is lost after the create committed.
+type lossyWriter struct{ http.ResponseWriter }
+
+func (lossyWriter) Write([]byte) (int, error) { return 0, errors.New("connection reset by peer") }
+
+// loseFirstResponse makes the first response of every path (after its
+// commit) fail to reach the client.
+func loseFirstResponse(lost *sync.Map) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, seen := lost.LoadOrStore(r.URL.Path, true); !seen {
+				next.ServeHTTP(lossyWriter{w}, r)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
 	}
 }
 
-func BenchmarkCanonicalHash(b *testing.B) {
-	body := []byte(`{"fromAddress":{"name":"Shop","street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},` +
-		`"toAddress":{"name":"Ada","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},` +
-		`"parcel":{"weightOz":32,"lengthIn":10,"widthIn":8,"heightIn":4},"carrier":"USPS","service":"Priority",` +
-		`"options":{"signatureConfirmation":true},"idempotencyKey":"order-10023-label"}`)
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, _, err := canonicalHash(body); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// A request that committed its resource but whose response could not be
-// recorded must never run again: a retry would buy a second label.
-func TestIdempotencyLostResponseIsNeverRunAgain(t *testing.T) {
-	t.Parallel()
-	b := setup(t, withoutRateLimits(), func(c *Config) { c.failIdempotencyRecording = true })
-	body := idemLabelBody("order-lost-1")
-	first := b.do("POST", "/api/v1/labels/create", b.token, body)
-	if first.Status != http.StatusAccepted {
-		t.Fatalf("create: %d %s", first.Status, first.Body)
-	}
-	retry := b.do("POST", "/api/v1/labels/create", b.token, body)
-	wantError(t, retry, http.StatusConflict, "idempotency_response_lost")
-	if n := idemCount(t, b, b.token, "/api/v1/labels"); n != 1 {
-		t.Fatalf("%d shipments after the retry, want 1", n)
-	}
-
-	// A failure before the commit still frees the key: a 422 is not a lost response.
-	bad := idemLabelBody("order-lost-2")
-	bad["toAddress"].(map[string]any)["zip"] = "00000" // no rates
-	wantError(t, b.do("POST", "/api/v1/labels/create", b.token, bad), http.StatusUnprocessableEntity, "no_rates")
-	wantError(t, b.do("POST", "/api/v1/labels/create", b.token, bad), http.StatusUnprocessableEntity, "no_rates")
-}
-
-// A key whose process died after committing is not taken over when it is
-// abandoned: the retry learns the response was lost instead of buying again.
-func TestIdempotencyCommittedKeyOfADeadProcess(t *testing.T) {
+// A create whose response was lost after its commit is replayed to the
+// retry, for every idempotent create: the retry learns the resource it made,
+// and nothing is made twice.
+func TestIdempotencyLostResponseIsReplayed(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withoutRateLimits())
-	body := idemLabelBody("order-dead-1")
-	raw, err := json.Marshal(body)
-	if err != nil {
-		t.Fatal(err)
+	lost := &sync.Map{}
+	lossy := httptest.NewServer(loseFirstResponse(lost)(b.app.Handler()))
+	defer lossy.Close()
+	send := func(path string, body any) (response, error) {
+		raw, _ := json.Marshal(body)
+		req, _ := http.NewRequest("POST", lossy.URL+path, bytes.NewReader(raw))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+b.token)
+		res, err := lossy.Client().Do(req)
+		if err != nil {
+			return response{}, err
+		}
+		defer res.Body.Close()
+		data, err := io.ReadAll(res.Body)
+		return response{Status: res.StatusCode, Header: res.Header, Body: data}, err
 	}
-	sc := idemClaim(t, b, "/api/v1/labels/create", string(raw), "req_dead")
-	err = b.store.Tx(context.Background(), func(tx *sqlx.Tx) error {
-		return store.MarkIdempotencyCommitted(context.Background(), tx, sc, "req_dead")
-	})
-	if err != nil {
-		t.Fatal(err)
+	shipment := createLabel(t, b, b.token, labelBody())
+	waitForStatus(t, b, b.token, shipment.ID, "purchased")
+	cases := []struct {
+		name, path, list string
+		body             map[string]any
+	}{
+		{"label", "/api/v1/labels/create", "/api/v1/labels", keyedLabelBody("lost-label")},
+		{"address", "/api/v1/addresses", "/api/v1/addresses", keyedAddressBody("lost-address", "Austin")},
+		{"webhook", "/api/v1/webhooks", "/api/v1/webhooks", keyedWebhookBody("lost-webhook", "https://example.com/lost")},
+		{"refund", "/api/v1/labels/" + shipment.ID + "/refund", "", map[string]any{"idempotencyKey": "lost-refund"}},
 	}
-	b.clock.Advance(idempotencyAbandonAfter + time.Second)
-	wantError(t, b.do("POST", "/api/v1/labels/create", b.token, body), http.StatusConflict, "idempotency_response_lost")
-	if n := idemCount(t, b, b.token, "/api/v1/labels"); n != 0 {
-		t.Fatalf("%d shipments, want none: the dead request's purchase must not run again", n)
+	for _, tc := range cases {
+		before := 0
+		if tc.list != "" {
+			before = countItems(t, b, b.token, tc.list)
+		}
+		first, err := send(tc.path, tc.body)
+		if err == nil && len(first.Body) > 0 {
+			t.Fatalf("%s: the first response reached the client: %d %s", tc.name, first.Status, first.Body)
+		}
+		again, err := send(tc.path, tc.body)
+		if err != nil {
+			t.Fatalf("%s: retry: %v", tc.name, err)
+		}
+		if again.Status/100 != 2 || again.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("%s: retry after a lost response: %d replayed %q %s", tc.name, again.Status, again.Header.Get("Idempotent-Replayed"), again.Body)
+		}
+		if tc.list != "" {
+			if n := countItems(t, b, b.token, tc.list); n != before+1 {
+				t.Fatalf("%s: %d items after the retry, want %d: the create ran twice or never", tc.name, n, before+1)
+			}
+		}
+		third, err := send(tc.path, tc.body)
+		if err != nil || !bytes.Equal(third.Body, again.Body) {
+			t.Fatalf("%s: replays differ: %s / %s (%v)", tc.name, again.Body, third.Body, err)
+		}
+	}
+	if sh := getLabel(t, b, b.token, shipment.ID); sh.Status != "void_requested" && sh.Status != "voided" {
+		t.Fatalf("the refund did not happen: %s", sh.Status)
 	}
 }

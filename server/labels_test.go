@@ -1,4 +1,4 @@
-package server
+package server_test
 
 // HTTP-level tests of the labels feature: quotes, creation and service
 // selection, the asynchronous purchase, the label PDF, tracking, refunds,
@@ -26,6 +26,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/store"
@@ -34,10 +35,10 @@ import (
 // ---------------------------------------------------------------------------
 // helpers
 
-// lblDeadline bounds every wait for an asynchronous outcome.
-const lblDeadline = 10 * time.Second
+// waitDeadline bounds every wait for an asynchronous outcome.
+const waitDeadline = 10 * time.Second
 
-type lblRate struct {
+type rateDoc struct {
 	Carrier            string `json:"carrier"`
 	Service            string `json:"service"`
 	ServiceCategory    string `json:"serviceCategory"`
@@ -48,20 +49,20 @@ type lblRate struct {
 	EstimatedDays      int    `json:"estimatedDays"`
 }
 
-type lblService struct {
+type serviceDoc struct {
 	Carrier         string `json:"carrier"`
 	Service         string `json:"service"`
 	ServiceCategory string `json:"serviceCategory"`
 }
 
-type lblTrackingEvent struct {
+type trackingEventDoc struct {
 	Status     string    `json:"status"`
 	Message    string    `json:"message"`
 	Location   string    `json:"location"`
 	OccurredAt time.Time `json:"occurredAt"`
 }
 
-type lblShipment struct {
+type shipmentDoc struct {
 	ID                  string              `json:"id"`
 	Mode                string              `json:"mode"`
 	Status              string              `json:"status"`
@@ -90,15 +91,15 @@ type lblShipment struct {
 	ErrorMessage        *string             `json:"errorMessage"`
 	PurchasedAt         *time.Time          `json:"purchasedAt"`
 	VoidedAt            *time.Time          `json:"voidedAt"`
-	TrackingEvents      *[]lblTrackingEvent `json:"trackingEvents"`
+	TrackingEvents      *[]trackingEventDoc `json:"trackingEvents"`
 }
 
-type lblShipmentList struct {
-	Data       []lblShipment `json:"data"`
+type shipmentList struct {
+	Data       []shipmentDoc `json:"data"`
 	NextCursor *string       `json:"nextCursor"`
 }
 
-type lblTracker struct {
+type trackerDoc struct {
 	ID                  string             `json:"id"`
 	Mode                string             `json:"mode"`
 	ShipmentID          string             `json:"shipmentId"`
@@ -106,32 +107,25 @@ type lblTracker struct {
 	TrackingNumber      string             `json:"trackingNumber"`
 	Status              string             `json:"status"`
 	EstimatedDeliveryAt *time.Time         `json:"estimatedDeliveryAt"`
-	Events              []lblTrackingEvent `json:"events"`
+	Events              []trackingEventDoc `json:"events"`
 }
 
-type lblEvent struct {
+type eventDoc struct {
 	ID         string         `json:"id"`
 	Type       string         `json:"type"`
 	APIVersion string         `json:"apiVersion"`
 	Data       map[string]any `json:"data"`
 }
 
-func (s lblShipment) str(p *string) string {
+func (s shipmentDoc) str(p *string) string {
 	if p == nil {
 		return ""
 	}
 	return *p
 }
 
-func lblWantStatus(t *testing.T, r response, status int) {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Body)
-	}
-}
-
-// lblBody is a valid domestic create/quote body; mods change it.
-func lblBody(mods ...func(m map[string]any)) map[string]any {
+// labelBody is a valid domestic create/quote body; mods change it.
+func labelBody(mods ...func(m map[string]any)) map[string]any {
 	to := map[string]any{"name": "Grace Hopper", "street1": "1600 Pennsylvania Ave NW", "city": "Washington", "state": "DC", "zip": "20500", "country": "US"}
 	m := map[string]any{"fromAddress": validAddress(), "toAddress": to, "parcel": map[string]any{"weightOz": 16}}
 	for _, mod := range mods {
@@ -140,16 +134,16 @@ func lblBody(mods ...func(m map[string]any)) map[string]any {
 	return m
 }
 
-func lblToName(name string) func(m map[string]any) {
+func withToName(name string) func(m map[string]any) {
 	return func(m map[string]any) { m["toAddress"].(map[string]any)["name"] = name }
 }
 
-func lblSet(key string, v any) func(m map[string]any) {
+func withField(key string, v any) func(m map[string]any) {
 	return func(m map[string]any) { m[key] = v }
 }
 
-// lblInternational sends the parcel to Toronto; withCustoms adds a declaration.
-func lblInternational(withCustoms bool) func(m map[string]any) {
+// withInternational sends the parcel to Toronto; withCustoms adds a declaration.
+func withInternational(withCustoms bool) func(m map[string]any) {
 	return func(m map[string]any) {
 		m["toAddress"] = map[string]any{"name": "Pierre Tremblay", "street1": "100 Queen St W", "city": "Toronto", "state": "ON", "zip": "M5H 2N2", "country": "CA"}
 		if withCustoms {
@@ -161,12 +155,12 @@ func lblInternational(withCustoms bool) func(m map[string]any) {
 	}
 }
 
-func lblQuote(t *testing.T, b *bundle, token string, body any) []lblRate {
+func quoteRates(t *testing.T, b *bundle, token string, body any) []rateDoc {
 	t.Helper()
 	r := b.doT(t, "POST", "/api/v1/labels/quote", token, body)
-	lblWantStatus(t, r, http.StatusOK)
+	wantStatus(t, r, http.StatusOK)
 	var out struct {
-		Rates *[]lblRate `json:"rates"`
+		Rates *[]rateDoc `json:"rates"`
 	}
 	r.Decode(t, &out)
 	if out.Rates == nil {
@@ -175,11 +169,11 @@ func lblQuote(t *testing.T, b *bundle, token string, body any) []lblRate {
 	return *out.Rates
 }
 
-func lblCreate(t *testing.T, b *bundle, token string, body any) lblShipment {
+func createLabel(t *testing.T, b *bundle, token string, body any) shipmentDoc {
 	t.Helper()
 	r := b.doT(t, "POST", "/api/v1/labels/create", token, body)
-	lblWantStatus(t, r, http.StatusAccepted)
-	var s lblShipment
+	wantStatus(t, r, http.StatusAccepted)
+	var s shipmentDoc
 	r.Decode(t, &s)
 	if s.ID == "" {
 		t.Fatalf("created shipment has no id: %s", r.Body)
@@ -187,28 +181,28 @@ func lblCreate(t *testing.T, b *bundle, token string, body any) lblShipment {
 	return s
 }
 
-func lblGet(t *testing.T, b *bundle, token, id string) lblShipment {
+func getLabel(t *testing.T, b *bundle, token, id string) shipmentDoc {
 	t.Helper()
 	r := b.doT(t, "GET", "/api/v1/labels/"+id, token, nil)
-	lblWantStatus(t, r, http.StatusOK)
-	var s lblShipment
+	wantStatus(t, r, http.StatusOK)
+	var s shipmentDoc
 	r.Decode(t, &s)
 	return s
 }
 
-// lblWaitFor polls GET /labels/{id} until ok holds, and returns the shipment
+// waitForLabel polls GET /labels/{id} until ok holds, and returns the shipment
 // and every distinct status seen on the way, in order.
-func lblWaitFor(t *testing.T, b *bundle, token, id, what string, ok func(lblShipment) bool) (lblShipment, []string) {
+func waitForLabel(t *testing.T, b *bundle, token, id, what string, ok func(shipmentDoc) bool) (shipmentDoc, []string) {
 	t.Helper()
-	return lblWaitWithin(t, b, token, id, what, lblDeadline, ok)
+	return waitForLabelWithin(t, b, token, id, what, waitDeadline, ok)
 }
 
-func lblWaitWithin(t *testing.T, b *bundle, token, id, what string, within time.Duration, ok func(lblShipment) bool) (lblShipment, []string) {
+func waitForLabelWithin(t *testing.T, b *bundle, token, id, what string, within time.Duration, ok func(shipmentDoc) bool) (shipmentDoc, []string) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	var seen []string
 	for {
-		s := lblGet(t, b, token, id)
+		s := getLabel(t, b, token, id)
 		if len(seen) == 0 || seen[len(seen)-1] != s.Status {
 			seen = append(seen, s.Status)
 		}
@@ -223,11 +217,11 @@ func lblWaitWithin(t *testing.T, b *bundle, token, id, what string, within time.
 	}
 }
 
-// lblWaitStatus waits for a status; reaching another final purchase outcome fails at once.
-func lblWaitStatus(t *testing.T, b *bundle, token, id, want string) lblShipment {
+// waitForStatus waits for a status; reaching another final purchase outcome fails at once.
+func waitForStatus(t *testing.T, b *bundle, token, id, want string) shipmentDoc {
 	t.Helper()
 	var wrong string
-	s, _ := lblWaitFor(t, b, token, id, "status "+want, func(s lblShipment) bool {
+	s, _ := waitForLabel(t, b, token, id, "status "+want, func(s shipmentDoc) bool {
 		if s.Status != want && (s.Status == "failed" || (s.Status == "purchased" && want == "failed")) {
 			wrong = s.Status
 			return true
@@ -240,18 +234,18 @@ func lblWaitStatus(t *testing.T, b *bundle, token, id, want string) lblShipment 
 	return s
 }
 
-func lblWaitTracking(t *testing.T, b *bundle, token, id, want string) lblShipment {
+func waitForTracking(t *testing.T, b *bundle, token, id, want string) shipmentDoc {
 	t.Helper()
-	s, _ := lblWaitFor(t, b, token, id, "trackingStatus "+want, func(s lblShipment) bool {
+	s, _ := waitForLabel(t, b, token, id, "trackingStatus "+want, func(s shipmentDoc) bool {
 		return s.TrackingStatus != nil && *s.TrackingStatus == want
 	})
 	return s
 }
 
-// lblEvents reads the whole event history (newest first), optionally of one type.
-func lblEvents(t *testing.T, b *bundle, token, eventType string) []lblEvent {
+// listEvents reads the whole event history (newest first), optionally of one type.
+func listEvents(t *testing.T, b *bundle, token, eventType string) []eventDoc {
 	t.Helper()
-	var all []lblEvent
+	var all []eventDoc
 	cursor := ""
 	for page := 0; page < 50; page++ {
 		q := url.Values{"limit": {"100"}}
@@ -262,9 +256,9 @@ func lblEvents(t *testing.T, b *bundle, token, eventType string) []lblEvent {
 			q.Set("cursor", cursor)
 		}
 		r := b.doT(t, "GET", "/api/v1/events?"+q.Encode(), token, nil)
-		lblWantStatus(t, r, http.StatusOK)
+		wantStatus(t, r, http.StatusOK)
 		var out struct {
-			Data       []lblEvent `json:"data"`
+			Data       []eventDoc `json:"data"`
 			NextCursor *string    `json:"nextCursor"`
 		}
 		r.Decode(t, &out)
@@ -278,9 +272,9 @@ func lblEvents(t *testing.T, b *bundle, token, eventType string) []lblEvent {
 	return nil
 }
 
-// lblEventsOf keeps the events whose data is the given shipment.
-func lblEventsOf(events []lblEvent, shipmentID string) []lblEvent {
-	var out []lblEvent
+// eventsOf keeps the events whose data is the given shipment.
+func eventsOf(events []eventDoc, shipmentID string) []eventDoc {
+	var out []eventDoc
 	for _, e := range events {
 		if e.Data["id"] == shipmentID {
 			out = append(out, e)
@@ -289,7 +283,7 @@ func lblEventsOf(events []lblEvent, shipmentID string) []lblEvent {
 	return out
 }
 
-func lblEventTypes(events []lblEvent) []string {
+func eventTypes(events []eventDoc) []string {
 	out := make([]string, len(events))
 	for i, e := range events {
 		out[i] = e.Type
@@ -297,12 +291,12 @@ func lblEventTypes(events []lblEvent) []string {
 	return out
 }
 
-// lblList reads one page of GET /labels with the query.
-func lblList(t *testing.T, b *bundle, token, query string) lblShipmentList {
+// listLabels reads one page of GET /labels with the query.
+func listLabels(t *testing.T, b *bundle, token, query string) shipmentList {
 	t.Helper()
 	r := b.doT(t, "GET", "/api/v1/labels?"+query, token, nil)
-	lblWantStatus(t, r, http.StatusOK)
-	var l lblShipmentList
+	wantStatus(t, r, http.StatusOK)
+	var l shipmentList
 	r.Decode(t, &l)
 	if _, ok := r.JSON(t)["nextCursor"]; !ok {
 		t.Fatalf("nextCursor absent (must be null on the last page): %s", r.Body)
@@ -310,7 +304,7 @@ func lblList(t *testing.T, b *bundle, token, query string) lblShipmentList {
 	return l
 }
 
-func lblIDs(list []lblShipment) []string {
+func shipmentIDs(list []shipmentDoc) []string {
 	out := make([]string, len(list))
 	for i, s := range list {
 		out[i] = s.ID
@@ -318,8 +312,8 @@ func lblIDs(list []lblShipment) []string {
 	return out
 }
 
-// lblRoundTrip gives v the types a JSON decode gives (numbers as float64).
-func lblRoundTrip(t *testing.T, v any) map[string]any {
+// roundTrip gives v the types a JSON decode gives (numbers as float64).
+func roundTrip(t *testing.T, v any) map[string]any {
 	t.Helper()
 	raw, err := json.Marshal(v)
 	if err != nil {
@@ -332,15 +326,15 @@ func lblRoundTrip(t *testing.T, v any) map[string]any {
 	return m
 }
 
-func lblServices(rates []lblRate) []lblService {
-	out := make([]lblService, len(rates))
+func servicesOf(rates []rateDoc) []serviceDoc {
+	out := make([]serviceDoc, len(rates))
 	for i, r := range rates {
-		out[i] = lblService{Carrier: r.Carrier, Service: r.Service, ServiceCategory: r.ServiceCategory}
+		out[i] = serviceDoc{Carrier: r.Carrier, Service: r.Service, ServiceCategory: r.ServiceCategory}
 	}
 	return out
 }
 
-func lblSortServices(s []lblService) []lblService {
+func sortServices(s []serviceDoc) []serviceDoc {
 	s = slices.Clone(s)
 	sort.Slice(s, func(i, j int) bool {
 		if s[i].Carrier != s[j].Carrier {
@@ -351,26 +345,19 @@ func lblSortServices(s []lblService) []lblService {
 	return s
 }
 
-// lblSetup is setup without rate limits: the test clock stands still, so a
+// setupLabels is setup without rate limits: the test clock stands still, so a
 // bucket would never refill, and these tests poll far more than a client would.
-func lblSetup(t *testing.T, opts ...setupOption) *bundle {
+func setupLabels(t *testing.T, opts ...setupOption) *bundle {
 	t.Helper()
-	return setup(t, append([]setupOption{func(c *Config) { c.RateLimits.Disabled = true }}, opts...)...)
-}
-
-// withSandbox installs fresh sandbox carriers for test mode with the scan interval.
-func withSandbox(scan time.Duration) setupOption {
-	return func(c *Config) {
-		c.Carriers = carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: scan}), nil)
-	}
+	return setup(t, append([]setupOption{func(c *app.Config) { c.RateLimits.Disabled = true }}, opts...)...)
 }
 
 func withLabelDir(dir string) setupOption {
-	return func(c *Config) { c.Labels = store.FileBlobs{Dir: dir} }
+	return func(c *app.Config) { c.Documents = store.FileBlobs{Dir: dir} }
 }
 
-// lblGate holds carrier calls until it is opened; entered records who waits.
-type lblGate struct {
+// gate holds carrier calls until it is opened; entered records who waits.
+type gate struct {
 	ch   chan struct{}
 	once sync.Once
 
@@ -378,13 +365,13 @@ type lblGate struct {
 	entered map[string]int
 }
 
-func newLblGate() *lblGate {
-	return &lblGate{ch: make(chan struct{}), entered: map[string]int{}}
+func newGate() *gate {
+	return &gate{ch: make(chan struct{}), entered: map[string]int{}}
 }
 
-func (g *lblGate) open() { g.once.Do(func() { close(g.ch) }) }
+func (g *gate) open() { g.once.Do(func() { close(g.ch) }) }
 
-func (g *lblGate) wait(ctx context.Context, key string) error {
+func (g *gate) wait(ctx context.Context, key string) error {
 	g.mu.Lock()
 	g.entered[key]++
 	g.mu.Unlock()
@@ -396,16 +383,16 @@ func (g *lblGate) wait(ctx context.Context, key string) error {
 	}
 }
 
-func (g *lblGate) count(key string) int {
+func (g *gate) count(key string) int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.entered[key]
 }
 
 // awaitEntered waits until a call for key is held at the gate.
-func (g *lblGate) awaitEntered(t *testing.T, key string) {
+func (g *gate) awaitEntered(t *testing.T, key string) {
 	t.Helper()
-	deadline := time.Now().Add(lblDeadline)
+	deadline := time.Now().Add(waitDeadline)
 	for g.count(key) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("no carrier call for %s reached the gate", key)
@@ -414,17 +401,17 @@ func (g *lblGate) awaitEntered(t *testing.T, key string) {
 	}
 }
 
-// lblCarrier wraps a sandbox carrier: Buy and Void can be held at gates, and
+// gatedCarrier wraps a sandbox carrier: Buy and Void can be held at gates, and
 // Void can be made to fail.
-type lblCarrier struct {
+type gatedCarrier struct {
 	carriers.Carrier
-	buyGate  *lblGate
-	voidGate *lblGate
+	buyGate  *gate
+	voidGate *gate
 	voidErr  error
 	buys     *atomic.Int64
 }
 
-func (c *lblCarrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.Label, error) {
+func (c *gatedCarrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.Label, error) {
 	c.buys.Add(1)
 	if c.buyGate != nil {
 		if err := c.buyGate.wait(ctx, req.Reference); err != nil {
@@ -434,7 +421,7 @@ func (c *lblCarrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers
 	return c.Carrier.Buy(ctx, req)
 }
 
-func (c *lblCarrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.VoidStatus, error) {
+func (c *gatedCarrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.VoidStatus, error) {
 	if c.voidGate != nil {
 		if err := c.voidGate.wait(ctx, req.TrackingNumber); err != nil {
 			return "", err
@@ -446,23 +433,23 @@ func (c *lblCarrier) Void(ctx context.Context, req carriers.VoidRequest) (carrie
 	return c.Carrier.Void(ctx, req)
 }
 
-func (c *lblCarrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackingNumber string) ([]carriers.TrackingScan, error) {
+func (c *gatedCarrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackingNumber string) ([]carriers.TrackingScan, error) {
 	return c.Carrier.(carriers.Planner).TrackingPlan(ctx, s, trackingNumber)
 }
 
-// lblWrapped returns the sandbox carriers behind gates, and how many Buy calls they got.
-func lblWrapped(scan time.Duration, buyGate, voidGate *lblGate, voidErr error) ([]carriers.Carrier, *atomic.Int64) {
+// gatedSandbox returns the sandbox carriers behind gates, and how many Buy calls they got.
+func gatedSandbox(scan time.Duration, buyGate, voidGate *gate, voidErr error) ([]carriers.Carrier, *atomic.Int64) {
 	buys := &atomic.Int64{}
 	var out []carriers.Carrier
 	for _, c := range sandbox.New(sandbox.Config{ScanInterval: scan}) {
-		out = append(out, &lblCarrier{Carrier: c, buyGate: buyGate, voidGate: voidGate, voidErr: voidErr, buys: buys})
+		out = append(out, &gatedCarrier{Carrier: c, buyGate: buyGate, voidGate: voidGate, voidErr: voidErr, buys: buys})
 	}
 	return out, buys
 }
 
-func withGated(scan time.Duration, buyGate, voidGate *lblGate, voidErr error) setupOption {
-	cs, _ := lblWrapped(scan, buyGate, voidGate, voidErr)
-	return func(c *Config) { c.Carriers = carriers.NewRegistry(cs, nil) }
+func withGated(scan time.Duration, buyGate, voidGate *gate, voidErr error) setupOption {
+	cs, _ := gatedSandbox(scan, buyGate, voidGate, voidErr)
+	return func(c *app.Config) { c.Carriers = carriers.NewRegistry(cs, nil) }
 }
 
 // ---------------------------------------------------------------------------
@@ -473,8 +460,8 @@ func TestQuoteRates(t *testing.T) {
 
 	t.Run("rates from every carrier, cheapest first, nothing stored", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		rates := lblQuote(t, b, b.token, lblBody())
+		b := setupLabels(t)
+		rates := quoteRates(t, b, b.token, labelBody())
 		if len(rates) == 0 {
 			t.Fatal("no rates")
 		}
@@ -502,19 +489,19 @@ func TestQuoteRates(t *testing.T) {
 			t.Errorf("rates from %d carriers (%v), want at least 3", len(carrierSet), carrierSet)
 		}
 
-		again := lblQuote(t, b, b.token, lblBody())
+		again := quoteRates(t, b, b.token, labelBody())
 		if diff := cmp.Diff(rates, again); diff != "" {
 			t.Errorf("two quotes of the same shipment differ (-first +second):\n%s", diff)
 		}
 
-		if l := lblList(t, b, b.token, ""); len(l.Data) != 0 {
+		if l := listLabels(t, b, b.token, ""); len(l.Data) != 0 {
 			t.Errorf("GET /labels after quotes has %d shipments, want 0", len(l.Data))
 		}
-		if ev := lblEvents(t, b, b.token, ""); len(ev) != 0 {
-			t.Errorf("GET /events after quotes has %d events, want 0: %v", len(ev), lblEventTypes(ev))
+		if ev := listEvents(t, b, b.token, ""); len(ev) != 0 {
+			t.Errorf("GET /events after quotes has %d events, want 0: %v", len(ev), eventTypes(ev))
 		}
 		for _, mode := range []string{"test", "live"} {
-			bal, err := store.Balance(context.Background(), b.store.R, b.account.ID, mode)
+			bal, err := b.store.Balance(context.Background(), b.account.ID, mode)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -530,12 +517,12 @@ func TestQuoteRates(t *testing.T) {
 
 	t.Run("platform fee is configurable", func(t *testing.T) {
 		t.Parallel()
-		def := lblSetup(t)
-		base := lblQuote(t, def, def.token, lblBody())
+		def := setupLabels(t)
+		base := quoteRates(t, def, def.token, labelBody())
 		for _, fee := range []int64{0, 25} {
-			b := lblSetup(t, func(c *Config) { c.PlatformFeeCents = &fee })
-			rates := lblQuote(t, b, b.token, lblBody())
-			var want []lblRate
+			b := setupLabels(t, func(c *app.Config) { c.PlatformFeeCents = &fee })
+			rates := quoteRates(t, b, b.token, labelBody())
+			var want []rateDoc
 			for _, r := range base {
 				r.PlatformFeeCents = fee
 				r.CustomerPriceCents = r.CarrierRateCents + fee
@@ -545,12 +532,12 @@ func TestQuoteRates(t *testing.T) {
 			if diff := cmp.Diff(want, rates); diff != "" {
 				t.Errorf("fee %d: rates (-want +got):\n%s", fee, diff)
 			}
-			s := lblCreate(t, b, b.token, lblBody())
+			s := createLabel(t, b, b.token, labelBody())
 			if s.PlatformFeeCents != fee || s.CustomerPriceCents != s.CarrierRateCents+fee {
 				t.Errorf("fee %d: created shipment has platformFeeCents %d, customerPriceCents %d, carrierRateCents %d",
 					fee, s.PlatformFeeCents, s.CustomerPriceCents, s.CarrierRateCents)
 			}
-			if d := lblGet(t, b, b.token, s.ID); d.PlatformFeeCents != fee {
+			if d := getLabel(t, b, b.token, s.ID); d.PlatformFeeCents != fee {
 				t.Errorf("fee %d: GET detail platformFeeCents = %d", fee, d.PlatformFeeCents)
 			}
 		}
@@ -558,15 +545,15 @@ func TestQuoteRates(t *testing.T) {
 
 	t.Run("no rates", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		r := b.doT(t, "POST", "/api/v1/labels/quote", b.token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
+		b := setupLabels(t)
+		r := b.doT(t, "POST", "/api/v1/labels/quote", b.token, labelBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
 		wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
 	})
 
 	t.Run("international needs customs", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		r := b.doT(t, "POST", "/api/v1/labels/quote", b.token, lblBody(lblInternational(false)))
+		b := setupLabels(t)
+		r := b.doT(t, "POST", "/api/v1/labels/quote", b.token, labelBody(withInternational(false)))
 		m := wantError(t, r, http.StatusUnprocessableEntity, "missing_field")
 		if m["field"] != "customs" {
 			t.Errorf("field = %v, want customs", m["field"])
@@ -575,9 +562,9 @@ func TestQuoteRates(t *testing.T) {
 
 	t.Run("international with customs quotes only international services", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		intl := lblQuote(t, b, b.token, lblBody(lblInternational(true)))
-		want := []lblService{
+		b := setupLabels(t)
+		intl := quoteRates(t, b, b.token, labelBody(withInternational(true)))
+		want := []serviceDoc{
 			{"FedEx", "InternationalEconomy", "standard"},
 			{"FedEx", "InternationalPriority", "express"},
 			{"UPS", "WorldwideExpedited", "standard"},
@@ -586,14 +573,14 @@ func TestQuoteRates(t *testing.T) {
 			{"USPS", "PriorityMailExpressInternational", "express"},
 			{"USPS", "PriorityMailInternational", "standard"},
 		}
-		if diff := cmp.Diff(want, lblSortServices(lblServices(intl))); diff != "" {
+		if diff := cmp.Diff(want, sortServices(servicesOf(intl))); diff != "" {
 			t.Errorf("international services (-want +got):\n%s", diff)
 		}
-		domestic := map[lblService]bool{}
-		for _, s := range lblServices(lblQuote(t, b, b.token, lblBody())) {
+		domestic := map[serviceDoc]bool{}
+		for _, s := range servicesOf(quoteRates(t, b, b.token, labelBody())) {
 			domestic[s] = true
 		}
-		for _, s := range lblServices(intl) {
+		for _, s := range servicesOf(intl) {
 			if domestic[s] {
 				t.Errorf("domestic service %+v offered for an international shipment", s)
 			}
@@ -602,8 +589,8 @@ func TestQuoteRates(t *testing.T) {
 
 	t.Run("US address without state", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		r := b.doT(t, "POST", "/api/v1/labels/quote", b.token, lblBody(func(m map[string]any) { delete(m["toAddress"].(map[string]any), "state") }))
+		b := setupLabels(t)
+		r := b.doT(t, "POST", "/api/v1/labels/quote", b.token, labelBody(func(m map[string]any) { delete(m["toAddress"].(map[string]any), "state") }))
 		m := wantError(t, r, http.StatusUnprocessableEntity, "invalid_field")
 		if m["field"] != "toAddress.state" {
 			t.Errorf("field = %v, want toAddress.state", m["field"])
@@ -612,11 +599,11 @@ func TestQuoteRates(t *testing.T) {
 
 	t.Run("live mode has no carriers", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
+		b := setupLabels(t)
 		_, live := b.newToken(b.account.ID, "live", "write:shipments")
-		r := b.doT(t, "POST", "/api/v1/labels/quote", live, lblBody())
+		r := b.doT(t, "POST", "/api/v1/labels/quote", live, labelBody())
 		wantError(t, r, http.StatusInternalServerError, "carrier_not_configured")
-		r = b.doT(t, "POST", "/api/v1/labels/create", live, lblBody())
+		r = b.doT(t, "POST", "/api/v1/labels/create", live, labelBody())
 		wantError(t, r, http.StatusInternalServerError, "carrier_not_configured")
 	})
 }
@@ -626,14 +613,14 @@ func TestQuoteRates(t *testing.T) {
 
 func TestLabelCreateSelection(t *testing.T) {
 	t.Parallel()
-	b := lblSetup(t)
-	rates := lblQuote(t, b, b.token, lblBody())
+	b := setupLabels(t)
+	rates := quoteRates(t, b, b.token, labelBody())
 	created := 0
 
 	// wantRate checks a 202 body against the quoted rate it must have selected.
-	wantRate := func(t *testing.T, s lblShipment, r lblRate) {
+	wantRate := func(t *testing.T, s shipmentDoc, r rateDoc) {
 		t.Helper()
-		got := lblRate{Carrier: s.Carrier, Service: s.Service, ServiceCategory: s.ServiceCategory, CarrierRateCents: s.CarrierRateCents,
+		got := rateDoc{Carrier: s.Carrier, Service: s.Service, ServiceCategory: s.ServiceCategory, CarrierRateCents: s.CarrierRateCents,
 			PlatformFeeCents: s.PlatformFeeCents, CustomerPriceCents: s.CustomerPriceCents, Currency: s.Currency}
 		if s.EstimatedDays != nil {
 			got.EstimatedDays = *s.EstimatedDays
@@ -656,19 +643,19 @@ func TestLabelCreateSelection(t *testing.T) {
 	t.Run("carrier and service select that exact service", func(t *testing.T) {
 		// The most expensive rate: never what a cheapest-first rule would pick.
 		r := rates[len(rates)-1]
-		s := lblCreate(t, b, b.token, lblBody(lblSet("carrier", r.Carrier), lblSet("service", r.Service)))
+		s := createLabel(t, b, b.token, labelBody(withField("carrier", r.Carrier), withField("service", r.Service)))
 		wantRate(t, s, r)
 	})
 
 	t.Run("carrier and service are case-insensitive", func(t *testing.T) {
 		r := rates[len(rates)-2]
-		s := lblCreate(t, b, b.token, lblBody(lblSet("carrier", strings.ToLower(r.Carrier)), lblSet("service", strings.ToUpper(r.Service))))
+		s := createLabel(t, b, b.token, labelBody(withField("carrier", strings.ToLower(r.Carrier)), withField("service", strings.ToUpper(r.Service))))
 		wantRate(t, s, r)
 	})
 
 	t.Run("serviceCategory selects the cheapest in the tier", func(t *testing.T) {
 		for _, cat := range carriers.Categories() {
-			var want *lblRate
+			var want *rateDoc
 			n := 0
 			for i := range rates {
 				if rates[i].ServiceCategory == cat {
@@ -684,67 +671,67 @@ func TestLabelCreateSelection(t *testing.T) {
 			if cat != carriers.CategoryOvernight && n < 2 {
 				t.Errorf("category %s has %d rates; the test needs a choice", cat, n)
 			}
-			s := lblCreate(t, b, b.token, lblBody(lblSet("serviceCategory", cat)))
+			s := createLabel(t, b, b.token, labelBody(withField("serviceCategory", cat)))
 			wantRate(t, s, *want)
 		}
 	})
 
 	t.Run("carrier alone selects its cheapest", func(t *testing.T) {
 		for _, c := range []string{"UPS", "FedEx"} {
-			i := slices.IndexFunc(rates, func(r lblRate) bool { return r.Carrier == c })
-			s := lblCreate(t, b, b.token, lblBody(lblSet("carrier", c)))
+			i := slices.IndexFunc(rates, func(r rateDoc) bool { return r.Carrier == c })
+			s := createLabel(t, b, b.token, labelBody(withField("carrier", c)))
 			wantRate(t, s, rates[i])
 		}
 	})
 
 	t.Run("nothing selects the cheapest overall", func(t *testing.T) {
-		s := lblCreate(t, b, b.token, lblBody())
+		s := createLabel(t, b, b.token, labelBody())
 		wantRate(t, s, rates[0])
 	})
 
 	t.Run("no matching service lists the available ones", func(t *testing.T) {
 		for name, body := range map[string]map[string]any{
-			"unknown service":         lblBody(lblSet("carrier", "USPS"), lblSet("service", "NextDayAir")),
-			"unknown carrier":         lblBody(lblSet("carrier", "DHL")),
-			"service in another tier": lblBody(lblSet("carrier", "USPS"), lblSet("service", "Priority"), lblSet("serviceCategory", "overnight")),
-			"tier nobody offers":      lblBody(lblSet("carrier", "USPS"), lblSet("serviceCategory", "overnight")),
+			"unknown service":         labelBody(withField("carrier", "USPS"), withField("service", "NextDayAir")),
+			"unknown carrier":         labelBody(withField("carrier", "DHL")),
+			"service in another tier": labelBody(withField("carrier", "USPS"), withField("service", "Priority"), withField("serviceCategory", "overnight")),
+			"tier nobody offers":      labelBody(withField("carrier", "USPS"), withField("serviceCategory", "overnight")),
 		} {
 			r := b.doT(t, "POST", "/api/v1/labels/create", b.token, body)
 			wantError(t, r, http.StatusUnprocessableEntity, "no_matching_service")
 			var e struct {
-				AvailableServices []lblService `json:"availableServices"`
+				AvailableServices []serviceDoc `json:"availableServices"`
 			}
 			r.Decode(t, &e)
 			if len(e.AvailableServices) == 0 {
 				t.Errorf("%s: availableServices is empty: %s", name, r.Body)
 			}
-			if diff := cmp.Diff(lblSortServices(lblServices(rates)), lblSortServices(e.AvailableServices)); diff != "" {
+			if diff := cmp.Diff(sortServices(servicesOf(rates)), sortServices(e.AvailableServices)); diff != "" {
 				t.Errorf("%s: availableServices are not the quote's services (-quote +got):\n%s", name, diff)
 			}
 		}
 	})
 
 	t.Run("service without carrier", func(t *testing.T) {
-		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, lblBody(lblSet("service", "Priority")))
+		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, labelBody(withField("service", "Priority")))
 		if m := wantError(t, r, http.StatusUnprocessableEntity, "missing_field"); m["field"] != "carrier" {
 			t.Errorf("field = %v, want carrier", m["field"])
 		}
 	})
 
 	t.Run("no rates", func(t *testing.T) {
-		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
+		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, labelBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
 		wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
 	})
 
 	t.Run("international without customs", func(t *testing.T) {
-		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, lblBody(lblInternational(false)))
+		r := b.doT(t, "POST", "/api/v1/labels/create", b.token, labelBody(withInternational(false)))
 		if m := wantError(t, r, http.StatusUnprocessableEntity, "missing_field"); m["field"] != "customs" {
 			t.Errorf("field = %v, want customs", m["field"])
 		}
 	})
 
 	t.Run("only accepted creates are stored", func(t *testing.T) {
-		l := lblList(t, b, b.token, "limit=100")
+		l := listLabels(t, b, b.token, "limit=100")
 		if len(l.Data) != created {
 			t.Errorf("GET /labels has %d shipments, want the %d accepted ones", len(l.Data), created)
 		}
@@ -756,40 +743,40 @@ func TestLabelCreateSelection(t *testing.T) {
 
 func TestLabelCreateNoPaymentMethod(t *testing.T) {
 	t.Parallel()
-	b := lblSetup(t)
+	b := setupLabels(t)
 	poor := b.newAccount("Poor", false)
 	_, token := b.newToken(poor.ID, "test", allScopes...)
 
 	// Validation and rates come before the payment method.
-	r := b.doT(t, "POST", "/api/v1/labels/create", token, lblBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
+	r := b.doT(t, "POST", "/api/v1/labels/create", token, labelBody(func(m map[string]any) { m["toAddress"].(map[string]any)["zip"] = "00000" }))
 	wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
-	r = b.doT(t, "POST", "/api/v1/labels/create", token, lblBody(lblSet("carrier", "DHL")))
+	r = b.doT(t, "POST", "/api/v1/labels/create", token, labelBody(withField("carrier", "DHL")))
 	wantError(t, r, http.StatusUnprocessableEntity, "no_matching_service")
 
 	// The spec: retry with the same idempotency key after adding a card.
-	body := lblBody(lblSet("serviceCategory", "express"), lblSet("idempotencyKey", "order-1"))
+	body := labelBody(withField("serviceCategory", "express"), withField("idempotencyKey", "order-1"))
 	r = b.doT(t, "POST", "/api/v1/labels/create", token, body)
 	wantError(t, r, http.StatusPaymentRequired, "no_payment_method")
-	if l := lblList(t, b, token, ""); len(l.Data) != 0 {
+	if l := listLabels(t, b, token, ""); len(l.Data) != 0 {
 		t.Fatalf("a 402 stored %d shipments", len(l.Data))
 	}
-	if ev := lblEvents(t, b, token, ""); len(ev) != 0 {
-		t.Fatalf("a 402 recorded events: %v", lblEventTypes(ev))
+	if ev := listEvents(t, b, token, ""); len(ev) != 0 {
+		t.Fatalf("a 402 recorded events: %v", eventTypes(ev))
 	}
 
-	if err := b.store.SetPaymentMethod(context.Background(), poor.ID, true); err != nil {
+	if err := b.app.Accounts.SetPaymentMethod(context.Background(), poor.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	s := lblCreate(t, b, token, body)
+	s := createLabel(t, b, token, body)
 	if s.Status != "paying" || s.ServiceCategory != "express" {
 		t.Fatalf("after adding a payment method: status %q, category %q", s.Status, s.ServiceCategory)
 	}
-	lblWaitStatus(t, b, token, s.ID, "purchased")
-	if again := lblCreate(t, b, token, body); again.ID != s.ID {
+	waitForStatus(t, b, token, s.ID, "purchased")
+	if again := createLabel(t, b, token, body); again.ID != s.ID {
 		t.Errorf("the same key again created %s, want the replay of %s", again.ID, s.ID)
 	}
-	if l := lblList(t, b, token, ""); !slices.Equal(lblIDs(l.Data), []string{s.ID}) {
-		t.Errorf("shipments %v, want just %s", lblIDs(l.Data), s.ID)
+	if l := listLabels(t, b, token, ""); !slices.Equal(shipmentIDs(l.Data), []string{s.ID}) {
+		t.Errorf("shipments %v, want just %s", shipmentIDs(l.Data), s.ID)
 	}
 }
 
@@ -801,9 +788,9 @@ func TestLabelPurchase(t *testing.T) {
 
 	t.Run("purchased", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		c := lblCreate(t, b, b.token, lblBody())
-		s := lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		b := setupLabels(t)
+		c := createLabel(t, b, b.token, labelBody())
+		s := waitForStatus(t, b, b.token, c.ID, "purchased")
 		if s.str(s.TrackingNumber) == "" || s.str(s.TrackerID) == "" || s.PurchasedAt == nil {
 			t.Errorf("purchased shipment lacks trackingNumber, trackerId or purchasedAt: %+v", s)
 		}
@@ -818,8 +805,8 @@ func TestLabelPurchase(t *testing.T) {
 			t.Errorf("purchase changed the shipment: created %+v, purchased %+v", c, s)
 		}
 
-		events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
-		if diff := cmp.Diff([]string{"shipment.purchased"}, lblEventTypes(events)); diff != "" {
+		events := eventsOf(listEvents(t, b, b.token, ""), s.ID)
+		if diff := cmp.Diff([]string{"shipment.purchased"}, eventTypes(events)); diff != "" {
 			t.Fatalf("events of the shipment (-want +got):\n%s", diff)
 		}
 		d := events[0].Data
@@ -833,17 +820,17 @@ func TestLabelPurchase(t *testing.T) {
 
 	t.Run("fail purchase", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		c := lblCreate(t, b, b.token, lblBody(lblToName("Fail Purchase")))
-		s := lblWaitStatus(t, b, b.token, c.ID, "failed")
+		b := setupLabels(t)
+		c := createLabel(t, b, b.token, labelBody(withToName("Fail Purchase")))
+		s := waitForStatus(t, b, b.token, c.ID, "failed")
 		if s.str(s.ErrorMessage) == "" {
 			t.Errorf("failed shipment has no errorMessage: %+v", s)
 		}
 		if s.TrackingNumber != nil || s.LabelURL != nil || s.TrackerID != nil || s.PurchasedAt != nil {
 			t.Errorf("failed shipment has purchase results: %+v", s)
 		}
-		events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
-		if diff := cmp.Diff([]string{"shipment.failed"}, lblEventTypes(events)); diff != "" {
+		events := eventsOf(listEvents(t, b, b.token, ""), s.ID)
+		if diff := cmp.Diff([]string{"shipment.failed"}, eventTypes(events)); diff != "" {
 			t.Fatalf("events of the shipment (-want +got):\n%s", diff)
 		}
 		d := events[0].Data
@@ -854,9 +841,9 @@ func TestLabelPurchase(t *testing.T) {
 
 	t.Run("carrier unavailable is pending, then purchased", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t, func(c *Config) { c.PurchaseRetryBase = 100 * time.Millisecond })
-		c := lblCreate(t, b, b.token, lblBody(lblToName("Carrier Unavailable")))
-		s, seen := lblWaitFor(t, b, b.token, c.ID, "status purchased", func(s lblShipment) bool { return s.Status == "purchased" || s.Status == "failed" })
+		b := setupLabels(t, func(c *app.Config) { c.PurchaseRetryBase = 100 * time.Millisecond })
+		c := createLabel(t, b, b.token, labelBody(withToName("Carrier Unavailable")))
+		s, seen := waitForLabel(t, b, b.token, c.ID, "status purchased", func(s shipmentDoc) bool { return s.Status == "purchased" || s.Status == "failed" })
 		if s.Status != "purchased" {
 			t.Fatalf("ended %s (%s), want purchased", s.Status, s.str(s.ErrorMessage))
 		}
@@ -868,22 +855,22 @@ func TestLabelPurchase(t *testing.T) {
 				t.Errorf("unexpected status %s on the way: %v", st, seen)
 			}
 		}
-		events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
-		if diff := cmp.Diff([]string{"shipment.purchased"}, lblEventTypes(events)); diff != "" {
+		events := eventsOf(listEvents(t, b, b.token, ""), s.ID)
+		if diff := cmp.Diff([]string{"shipment.purchased"}, eventTypes(events)); diff != "" {
 			t.Errorf("events of the shipment (-want +got):\n%s", diff)
 		}
 	})
 
 	t.Run("carrier unavailable for every attempt fails", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t, func(c *Config) { c.PurchaseAttempts = 2 })
-		c := lblCreate(t, b, b.token, lblBody(lblToName("Carrier Unavailable")))
-		s := lblWaitStatus(t, b, b.token, c.ID, "failed")
+		b := setupLabels(t, func(c *app.Config) { c.PurchaseAttempts = 2 })
+		c := createLabel(t, b, b.token, labelBody(withToName("Carrier Unavailable")))
+		s := waitForStatus(t, b, b.token, c.ID, "failed")
 		if s.str(s.ErrorMessage) == "" {
 			t.Errorf("no errorMessage: %+v", s)
 		}
-		events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
-		if diff := cmp.Diff([]string{"shipment.failed"}, lblEventTypes(events)); diff != "" {
+		events := eventsOf(listEvents(t, b, b.token, ""), s.ID)
+		if diff := cmp.Diff([]string{"shipment.failed"}, eventTypes(events)); diff != "" {
 			t.Errorf("events of the shipment (-want +got):\n%s", diff)
 		}
 	})
@@ -898,7 +885,7 @@ func TestLabelPDF(t *testing.T) {
 	wantPDF := func(t *testing.T, b *bundle, id string) []byte {
 		t.Helper()
 		r := b.doT(t, "GET", "/api/v1/labels/"+id+"/label.pdf", b.token, nil)
-		lblWantStatus(t, r, http.StatusOK)
+		wantStatus(t, r, http.StatusOK)
 		if ct := r.Header.Get("Content-Type"); ct != "application/pdf" {
 			t.Errorf("Content-Type = %q, want application/pdf", ct)
 		}
@@ -910,12 +897,12 @@ func TestLabelPDF(t *testing.T) {
 
 	t.Run("pending while paying, then the PDF", func(t *testing.T) {
 		t.Parallel()
-		gate := newLblGate()
-		b := lblSetup(t, withGated(0, gate, nil, nil))
+		gate := newGate()
+		b := setupLabels(t, withGated(0, gate, nil, nil))
 		t.Cleanup(gate.open)
-		c := lblCreate(t, b, b.token, lblBody())
+		c := createLabel(t, b, b.token, labelBody())
 		gate.awaitEntered(t, c.ID)
-		if s := lblGet(t, b, b.token, c.ID); s.Status != "paying" {
+		if s := getLabel(t, b, b.token, c.ID); s.Status != "paying" {
 			t.Fatalf("status %s while the carrier holds the purchase, want paying", s.Status)
 		}
 		r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
@@ -924,15 +911,15 @@ func TestLabelPDF(t *testing.T) {
 			t.Errorf("Retry-After = %q, want a positive number of seconds", r.Header.Get("Retry-After"))
 		}
 		gate.open()
-		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		waitForStatus(t, b, b.token, c.ID, "purchased")
 		wantPDF(t, b, c.ID)
 	})
 
 	t.Run("failed shipment has no label", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		c := lblCreate(t, b, b.token, lblBody(lblToName("Fail Purchase")))
-		lblWaitStatus(t, b, b.token, c.ID, "failed")
+		b := setupLabels(t)
+		c := createLabel(t, b, b.token, labelBody(withToName("Fail Purchase")))
+		waitForStatus(t, b, b.token, c.ID, "failed")
 		r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
 		wantError(t, r, http.StatusNotFound, "label_unavailable")
 	})
@@ -940,9 +927,9 @@ func TestLabelPDF(t *testing.T) {
 	t.Run("stored file missing", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		b := lblSetup(t, withLabelDir(dir))
-		c := lblCreate(t, b, b.token, lblBody())
-		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		b := setupLabels(t, withLabelDir(dir))
+		c := createLabel(t, b, b.token, labelBody())
+		waitForStatus(t, b, b.token, c.ID, "purchased")
 		stored := wantPDF(t, b, c.ID)
 		removed := 0
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -971,7 +958,7 @@ func TestLabelPDF(t *testing.T) {
 
 	t.Run("unknown shipment", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
+		b := setupLabels(t)
 		r := b.doT(t, "GET", "/api/v1/labels/shp_doesnotexist/label.pdf", b.token, nil)
 		wantError(t, r, http.StatusNotFound, "not_found")
 	})
@@ -982,7 +969,7 @@ func TestLabelPDF(t *testing.T) {
 
 func TestLabelTracking(t *testing.T) {
 	t.Parallel()
-	b := lblSetup(t, withSandbox(20*time.Millisecond))
+	b := setupLabels(t, withSandbox(20*time.Millisecond))
 
 	cases := []struct {
 		name, toName, final, event, notEvent string
@@ -994,9 +981,9 @@ func TestLabelTracking(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			c := lblCreate(t, b, b.token, lblBody(lblToName(tc.toName)))
-			lblWaitStatus(t, b, b.token, c.ID, "purchased")
-			s := lblWaitTracking(t, b, b.token, c.ID, tc.final)
+			c := createLabel(t, b, b.token, labelBody(withToName(tc.toName)))
+			waitForStatus(t, b, b.token, c.ID, "purchased")
+			s := waitForTracking(t, b, b.token, c.ID, tc.final)
 
 			wantStatuses := []string{tc.final, "out_for_delivery", "in_transit", "in_transit", "pre_transit"}
 			if s.TrackingEvents == nil {
@@ -1017,10 +1004,10 @@ func TestLabelTracking(t *testing.T) {
 			}
 
 			r := b.doT(t, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), b.token, nil)
-			lblWantStatus(t, r, http.StatusOK)
-			var tr lblTracker
+			wantStatus(t, r, http.StatusOK)
+			var tr trackerDoc
 			r.Decode(t, &tr)
-			wantTr := lblTracker{ID: s.str(s.TrackerID), Mode: "test", ShipmentID: s.ID, Carrier: s.Carrier,
+			wantTr := trackerDoc{ID: s.str(s.TrackerID), Mode: "test", ShipmentID: s.ID, Carrier: s.Carrier,
 				TrackingNumber: s.str(s.TrackingNumber), Status: tc.final, Events: *s.TrackingEvents}
 			if diff := cmp.Diff(wantTr, tr, cmp.FilterPath(func(p cmp.Path) bool { return p.String() == "EstimatedDeliveryAt" }, cmp.Ignore())); diff != "" {
 				t.Errorf("tracker (-want +got):\n%s", diff)
@@ -1029,7 +1016,7 @@ func TestLabelTracking(t *testing.T) {
 				t.Error("tracker has no estimatedDeliveryAt")
 			}
 
-			events := lblEventsOf(lblEvents(t, b, b.token, ""), s.ID)
+			events := eventsOf(listEvents(t, b, b.token, ""), s.ID)
 			var updates []string
 			count := map[string]int{}
 			for _, e := range events {
@@ -1052,7 +1039,7 @@ func TestLabelTracking(t *testing.T) {
 				t.Errorf("tracker.updated statuses, newest first, one per scan (-want +got):\n%s", diff)
 			}
 			if count[tc.event] != 1 {
-				t.Errorf("%d %s events, want exactly 1 (events %v)", count[tc.event], tc.event, lblEventTypes(events))
+				t.Errorf("%d %s events, want exactly 1 (events %v)", count[tc.event], tc.event, eventTypes(events))
 			}
 			if tc.notEvent != "" && count[tc.notEvent] != 0 {
 				t.Errorf("%d %s events, want none", count[tc.notEvent], tc.notEvent)
@@ -1079,24 +1066,24 @@ func TestLabelRefund(t *testing.T) {
 
 	t.Run("void requested, then voided, once", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		c := lblCreate(t, b, b.token, lblBody())
-		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		b := setupLabels(t)
+		c := createLabel(t, b, b.token, labelBody())
+		waitForStatus(t, b, b.token, c.ID, "purchased")
 		r := refund(t, b, c.ID)
-		lblWantStatus(t, r, http.StatusAccepted)
-		var accepted lblShipment
+		wantStatus(t, r, http.StatusAccepted)
+		var accepted shipmentDoc
 		r.Decode(t, &accepted)
 		if accepted.ID != c.ID || accepted.Status != "void_requested" {
 			t.Fatalf("refund 202: id %s status %s, want %s void_requested", accepted.ID, accepted.Status, c.ID)
 		}
-		s := lblWaitStatus(t, b, b.token, c.ID, "voided")
+		s := waitForStatus(t, b, b.token, c.ID, "voided")
 		if s.VoidedAt == nil || s.str(s.TrackingNumber) == "" {
 			t.Errorf("voided shipment: voidedAt %v, trackingNumber %v", s.VoidedAt, s.TrackingNumber)
 		}
 		wantError(t, refund(t, b, c.ID), http.StatusConflict, "already_voided")
 
-		events := lblEventsOf(lblEvents(t, b, b.token, ""), c.ID)
-		if diff := cmp.Diff([]string{"shipment.voided", "shipment.purchased"}, lblEventTypes(events)); diff != "" {
+		events := eventsOf(listEvents(t, b, b.token, ""), c.ID)
+		if diff := cmp.Diff([]string{"shipment.voided", "shipment.purchased"}, eventTypes(events)); diff != "" {
 			t.Errorf("events of the shipment, newest first (-want +got):\n%s", diff)
 		}
 		// Event data is the shipment exactly as GET /labels/{id} shows it.
@@ -1112,55 +1099,55 @@ func TestLabelRefund(t *testing.T) {
 
 	t.Run("not purchased while paying, refund in progress while void requested", func(t *testing.T) {
 		t.Parallel()
-		buy, void := newLblGate(), newLblGate()
-		b := lblSetup(t, withGated(0, buy, void, nil))
+		buy, void := newGate(), newGate()
+		b := setupLabels(t, withGated(0, buy, void, nil))
 		t.Cleanup(buy.open)
 		t.Cleanup(void.open)
-		c := lblCreate(t, b, b.token, lblBody())
+		c := createLabel(t, b, b.token, labelBody())
 		buy.awaitEntered(t, c.ID)
 		wantError(t, refund(t, b, c.ID), http.StatusConflict, "not_purchased")
 		buy.open()
-		s := lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		s := waitForStatus(t, b, b.token, c.ID, "purchased")
 
-		lblWantStatus(t, refund(t, b, c.ID), http.StatusAccepted)
+		wantStatus(t, refund(t, b, c.ID), http.StatusAccepted)
 		void.awaitEntered(t, s.str(s.TrackingNumber))
-		if s := lblGet(t, b, b.token, c.ID); s.Status != "void_requested" {
+		if s := getLabel(t, b, b.token, c.ID); s.Status != "void_requested" {
 			t.Fatalf("status %s while the carrier holds the void, want void_requested", s.Status)
 		}
 		wantError(t, refund(t, b, c.ID), http.StatusConflict, "refund_in_progress")
 		void.open()
-		lblWaitStatus(t, b, b.token, c.ID, "voided")
+		waitForStatus(t, b, b.token, c.ID, "voided")
 		wantError(t, refund(t, b, c.ID), http.StatusConflict, "already_voided")
-		if n := len(lblEventsOf(lblEvents(t, b, b.token, "shipment.voided"), c.ID)); n != 1 {
+		if n := len(eventsOf(listEvents(t, b, b.token, "shipment.voided"), c.ID)); n != 1 {
 			t.Errorf("%d shipment.voided events, want 1", n)
 		}
 	})
 
 	t.Run("failed is ineligible", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		c := lblCreate(t, b, b.token, lblBody(lblToName("Fail Purchase")))
-		lblWaitStatus(t, b, b.token, c.ID, "failed")
+		b := setupLabels(t)
+		c := createLabel(t, b, b.token, labelBody(withToName("Fail Purchase")))
+		waitForStatus(t, b, b.token, c.ID, "failed")
 		wantError(t, refund(t, b, c.ID), http.StatusConflict, "ineligible_state")
 	})
 
 	t.Run("pending is ineligible", func(t *testing.T) {
 		t.Parallel()
 		// The retry is an hour away, so the shipment stays pending.
-		b := lblSetup(t, func(c *Config) { c.PurchaseRetryBase = time.Hour })
-		c := lblCreate(t, b, b.token, lblBody(lblToName("Carrier Unavailable")))
-		lblWaitStatus(t, b, b.token, c.ID, "pending")
+		b := setupLabels(t, func(c *app.Config) { c.PurchaseRetryBase = time.Hour })
+		c := createLabel(t, b, b.token, labelBody(withToName("Carrier Unavailable")))
+		waitForStatus(t, b, b.token, c.ID, "pending")
 		wantError(t, refund(t, b, c.ID), http.StatusConflict, "ineligible_state")
 		r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
 		wantError(t, r, http.StatusAccepted, "label_pending")
-		if s := lblGet(t, b, b.token, c.ID); s.Status != "pending" {
+		if s := getLabel(t, b, b.token, c.ID); s.Status != "pending" {
 			t.Errorf("status after the refused refund: %s, want pending", s.Status)
 		}
 	})
 
 	t.Run("unknown shipment", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
+		b := setupLabels(t)
 		wantError(t, refund(t, b, "shp_doesnotexist"), http.StatusNotFound, "not_found")
 	})
 
@@ -1169,22 +1156,22 @@ func TestLabelRefund(t *testing.T) {
 	t.Run("rejected void keeps tracking", func(t *testing.T) {
 		t.Parallel()
 		const scan = 20 * time.Millisecond
-		void := newLblGate()
-		b := lblSetup(t, withGated(scan, nil, void, fmt.Errorf("test carrier refuses: %w", carriers.ErrRejected)))
+		void := newGate()
+		b := setupLabels(t, withGated(scan, nil, void, fmt.Errorf("test carrier refuses: %w", carriers.ErrRejected)))
 		t.Cleanup(void.open)
-		c := lblCreate(t, b, b.token, lblBody())
-		s := lblWaitStatus(t, b, b.token, c.ID, "purchased")
-		lblWantStatus(t, refund(t, b, c.ID), http.StatusAccepted)
+		c := createLabel(t, b, b.token, labelBody())
+		s := waitForStatus(t, b, b.token, c.ID, "purchased")
+		wantStatus(t, refund(t, b, c.ID), http.StatusAccepted)
 		void.awaitEntered(t, s.str(s.TrackingNumber))
 		// Hold the void over several scan intervals, so scans fall due while void_requested.
 		time.Sleep(10 * scan)
 		void.open()
-		s, _ = lblWaitFor(t, b, b.token, c.ID, "status purchased after the rejected void", func(s lblShipment) bool { return s.Status != "void_requested" })
+		s, _ = waitForLabel(t, b, b.token, c.ID, "status purchased after the rejected void", func(s shipmentDoc) bool { return s.Status != "void_requested" })
 		if s.Status != "purchased" || s.str(s.ErrorMessage) == "" {
 			t.Fatalf("after a rejected void: status %s, errorMessage %q; want purchased with the reason", s.Status, s.str(s.ErrorMessage))
 		}
 		// Scans 20 ms apart; one held back while void_requested may wait about a second.
-		lblWaitWithin(t, b, b.token, c.ID, "trackingStatus delivered after the rejected void", 5*time.Second, func(s lblShipment) bool {
+		waitForLabelWithin(t, b, b.token, c.ID, "trackingStatus delivered after the rejected void", 5*time.Second, func(s shipmentDoc) bool {
 			return s.TrackingStatus != nil && *s.TrackingStatus == "delivered"
 		})
 	})
@@ -1199,7 +1186,7 @@ func TestLabelLedger(t *testing.T) {
 
 	balance := func(t *testing.T, b *bundle, mode string) int64 {
 		t.Helper()
-		n, err := store.Balance(ctx, b.store.R, b.account.ID, mode)
+		n, err := b.store.Balance(ctx, b.account.ID, mode)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1232,27 +1219,27 @@ func TestLabelLedger(t *testing.T) {
 	}
 	refundAndWait := func(t *testing.T, b *bundle, token, id string) {
 		t.Helper()
-		lblWantStatus(t, b.doT(t, "POST", "/api/v1/labels/"+id+"/refund", token, nil), http.StatusAccepted)
-		lblWaitStatus(t, b, token, id, "voided")
+		wantStatus(t, b.doT(t, "POST", "/api/v1/labels/"+id+"/refund", token, nil), http.StatusAccepted)
+		waitForStatus(t, b, token, id, "voided")
 	}
-	wantMoney := func(t *testing.T, s lblShipment, applied int64) {
+	wantMoney := func(t *testing.T, s shipmentDoc, applied int64) {
 		t.Helper()
 		if s.BalanceAppliedCents != applied || s.ChargeAmountCents != s.CustomerPriceCents-applied {
 			t.Errorf("%s: balanceAppliedCents %d, chargeAmountCents %d (price %d); want applied %d, charge %d",
 				s.ID, s.BalanceAppliedCents, s.ChargeAmountCents, s.CustomerPriceCents, applied, s.CustomerPriceCents-applied)
 		}
 	}
-	express := lblBody(lblSet("carrier", "UPS"), lblSet("service", "NextDayAir"))
-	cheap := lblBody(lblSet("carrier", "USPS"), lblSet("service", "GroundAdvantage"))
-	failing := lblBody(lblSet("carrier", "USPS"), lblSet("service", "Priority"), lblToName("Fail Purchase"))
+	express := labelBody(withField("carrier", "UPS"), withField("service", "NextDayAir"))
+	cheap := labelBody(withField("carrier", "USPS"), withField("service", "GroundAdvantage"))
+	failing := labelBody(withField("carrier", "USPS"), withField("service", "Priority"), withToName("Fail Purchase"))
 
 	t.Run("test mode", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
+		b := setupLabels(t)
 
-		a := lblCreate(t, b, b.token, express)
+		a := createLabel(t, b, b.token, express)
 		wantMoney(t, a, 0)
-		lblWaitStatus(t, b, b.token, a.ID, "purchased")
+		waitForStatus(t, b, b.token, a.ID, "purchased")
 		if n := balance(t, b, "test"); n != 0 {
 			t.Fatalf("balance after a purchase without credit = %d, want 0", n)
 		}
@@ -1266,41 +1253,41 @@ func TestLabelLedger(t *testing.T) {
 		if r.Status != http.StatusAccepted {
 			t.Fatalf("create with a positive balance (%d): status %d, want 202; body %s", a.CustomerPriceCents, r.Status, r.Body)
 		}
-		var bb lblShipment
+		var bb shipmentDoc
 		r.Decode(t, &bb)
 		if bb.CustomerPriceCents >= a.CustomerPriceCents {
 			t.Fatalf("the test needs %d < %d", bb.CustomerPriceCents, a.CustomerPriceCents)
 		}
 		wantMoney(t, bb, bb.CustomerPriceCents)
-		lblWaitStatus(t, b, b.token, bb.ID, "purchased")
+		waitForStatus(t, b, b.token, bb.ID, "purchased")
 		left := a.CustomerPriceCents - bb.CustomerPriceCents
 		if n := balance(t, b, "test"); n != left {
 			t.Fatalf("balance = %d, want %d", n, left)
 		}
 
 		// A failed purchase reserves credit, then releases it.
-		d := lblCreate(t, b, b.token, failing)
+		d := createLabel(t, b, b.token, failing)
 		wantMoney(t, d, min(left, d.CustomerPriceCents))
-		lblWaitStatus(t, b, b.token, d.ID, "failed")
+		waitForStatus(t, b, b.token, d.ID, "failed")
 		if n := balance(t, b, "test"); n != left {
 			t.Fatalf("balance after the failed purchase = %d, want the credit back: %d", n, left)
 		}
 
 		// Dearer than the balance: the credit covers part, the rest is charged.
-		c := lblCreate(t, b, b.token, express)
+		c := createLabel(t, b, b.token, express)
 		if c.CustomerPriceCents <= left {
 			t.Fatalf("the test needs %d > %d", c.CustomerPriceCents, left)
 		}
 		wantMoney(t, c, left)
-		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		waitForStatus(t, b, b.token, c.ID, "purchased")
 		if n := balance(t, b, "test"); n != 0 {
 			t.Fatalf("balance = %d, want 0", n)
 		}
 
 		// No credit left: nothing applied.
-		e := lblCreate(t, b, b.token, cheap)
+		e := createLabel(t, b, b.token, cheap)
 		wantMoney(t, e, 0)
-		lblWaitStatus(t, b, b.token, e.ID, "purchased")
+		waitForStatus(t, b, b.token, e.ID, "purchased")
 
 		want := []entry{
 			{a.ID, store.LedgerRefundCredit, a.CustomerPriceCents},
@@ -1321,7 +1308,7 @@ func TestLabelLedger(t *testing.T) {
 				t.Errorf("test mode recorded a card charge: %+v", e)
 			}
 		}
-		l := lblList(t, b, b.token, "limit=100")
+		l := listLabels(t, b, b.token, "limit=100")
 		if len(l.Data) != 5 {
 			t.Fatalf("%d shipments, want 5", len(l.Data))
 		}
@@ -1338,16 +1325,16 @@ func TestLabelLedger(t *testing.T) {
 
 	t.Run("live mode charges the card for the rest", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t, func(c *Config) {
+		b := setupLabels(t, func(c *app.Config) {
 			c.Carriers = carriers.NewRegistry(sandbox.New(sandbox.Config{}), sandbox.New(sandbox.Config{}))
 		})
 		_, live := b.newToken(b.account.ID, "live", allScopes...)
 
-		a := lblCreate(t, b, live, express)
+		a := createLabel(t, b, live, express)
 		if a.Mode != "live" {
 			t.Fatalf("mode = %s", a.Mode)
 		}
-		lblWaitStatus(t, b, live, a.ID, "purchased")
+		waitForStatus(t, b, live, a.ID, "purchased")
 		if diff := cmp.Diff([]entry{{a.ID, store.LedgerCardCharge, a.ChargeAmountCents}}, entries(t, b, "live")); diff != "" {
 			t.Errorf("live ledger after a purchase (-want +got):\n%s", diff)
 		}
@@ -1362,10 +1349,10 @@ func TestLabelLedger(t *testing.T) {
 		if r.Status != http.StatusAccepted {
 			t.Fatalf("create with a positive balance (%d): status %d, want 202; body %s", a.CustomerPriceCents, r.Status, r.Body)
 		}
-		var c lblShipment
+		var c shipmentDoc
 		r.Decode(t, &c)
 		wantMoney(t, c, c.CustomerPriceCents)
-		lblWaitStatus(t, b, live, c.ID, "purchased")
+		waitForStatus(t, b, live, c.ID, "purchased")
 		want := []entry{
 			{a.ID, store.LedgerCardCharge, a.ChargeAmountCents},
 			{a.ID, store.LedgerRefundCredit, a.CustomerPriceCents},
@@ -1392,16 +1379,16 @@ func TestLabelList(t *testing.T) {
 
 	t.Run("pages newest first with concurrent inserts", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
+		b := setupLabels(t)
 		var older []string // oldest first
 		for range 30 {
-			older = append(older, lblCreate(t, b, b.token, lblBody()).ID)
+			older = append(older, createLabel(t, b, b.token, labelBody()).ID)
 		}
 		newestFirst := slices.Clone(older)
 		slices.Reverse(newestFirst)
 
-		def := lblList(t, b, b.token, "")
-		if diff := cmp.Diff(newestFirst[:25], lblIDs(def.Data)); diff != "" {
+		def := listLabels(t, b, b.token, "")
+		if diff := cmp.Diff(newestFirst[:25], shipmentIDs(def.Data)); diff != "" {
 			t.Errorf("default page: want the 25 newest, newest first (-want +got):\n%s", diff)
 		}
 		if def.NextCursor == nil {
@@ -1419,22 +1406,22 @@ func TestLabelList(t *testing.T) {
 				t.Errorf("%s: field %v, want limit", q, m["field"])
 			}
 		}
-		if l := lblList(t, b, b.token, "limit=100"); len(l.Data) != 30 || l.NextCursor != nil {
+		if l := listLabels(t, b, b.token, "limit=100"); len(l.Data) != 30 || l.NextCursor != nil {
 			t.Errorf("limit=100: %d items, nextCursor %v; want 30, null", len(l.Data), l.NextCursor)
 		}
-		if l := lblList(t, b, b.token, "limit=1"); len(l.Data) != 1 || l.NextCursor == nil {
+		if l := listLabels(t, b, b.token, "limit=1"); len(l.Data) != 1 || l.NextCursor == nil {
 			t.Errorf("limit=1: %d items, nextCursor %v; want 1 and a cursor", len(l.Data), l.NextCursor)
 		}
 
 		// Page with limit 7 while 10 more are created.
-		first := lblList(t, b, b.token, "limit=7")
-		got := lblIDs(first.Data)
+		first := listLabels(t, b, b.token, "limit=7")
+		got := shipmentIDs(first.Data)
 		newer := make(chan string, 10)
 		errs := make(chan error, 1)
 		go func() {
 			defer close(newer)
 			for range 10 {
-				r, err := b.send("POST", "/api/v1/labels/create", b.token, lblBody())
+				r, err := b.send("POST", "/api/v1/labels/create", b.token, labelBody())
 				if err == nil && r.Status != http.StatusAccepted {
 					err = fmt.Errorf("concurrent create: status %d: %s", r.Status, r.Body)
 				}
@@ -1442,7 +1429,7 @@ func TestLabelList(t *testing.T) {
 					errs <- err
 					return
 				}
-				var s lblShipment
+				var s shipmentDoc
 				if err := json.Unmarshal(r.Body, &s); err != nil {
 					errs <- err
 					return
@@ -1456,8 +1443,8 @@ func TestLabelList(t *testing.T) {
 			if page > 10 {
 				t.Fatal("pagination does not end")
 			}
-			l := lblList(t, b, b.token, "limit=7&cursor="+url.QueryEscape(*cursor))
-			got = append(got, lblIDs(l.Data)...)
+			l := listLabels(t, b, b.token, "limit=7&cursor="+url.QueryEscape(*cursor))
+			got = append(got, shipmentIDs(l.Data)...)
 			sizes = append(sizes, len(l.Data))
 			if l.NextCursor != nil && len(l.Data) != 7 {
 				t.Errorf("a non-last page has %d items", len(l.Data))
@@ -1477,32 +1464,32 @@ func TestLabelList(t *testing.T) {
 		if diff := cmp.Diff([]int{7, 7, 7, 7, 2}, sizes); diff != "" {
 			t.Errorf("page sizes (-want +got):\n%s", diff)
 		}
-		all := lblList(t, b, b.token, "limit=100")
+		all := listLabels(t, b, b.token, "limit=100")
 		if len(all.Data) != 40 || all.NextCursor != nil {
 			t.Fatalf("after the inserts: %d shipments, nextCursor %v; want 40, null", len(all.Data), all.NextCursor)
 		}
-		if diff := cmp.Diff(newestFirst, lblIDs(all.Data[10:])); diff != "" {
+		if diff := cmp.Diff(newestFirst, shipmentIDs(all.Data[10:])); diff != "" {
 			t.Errorf("the 30 older ones are not last (-want +got):\n%s", diff)
 		}
 	})
 
 	t.Run("status filter", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		ok1 := lblCreate(t, b, b.token, lblBody())
-		bad := lblCreate(t, b, b.token, lblBody(lblToName("Fail Purchase")))
-		ok2 := lblCreate(t, b, b.token, lblBody())
-		lblWaitStatus(t, b, b.token, ok1.ID, "purchased")
-		lblWaitStatus(t, b, b.token, bad.ID, "failed")
-		lblWaitStatus(t, b, b.token, ok2.ID, "purchased")
+		b := setupLabels(t)
+		ok1 := createLabel(t, b, b.token, labelBody())
+		bad := createLabel(t, b, b.token, labelBody(withToName("Fail Purchase")))
+		ok2 := createLabel(t, b, b.token, labelBody())
+		waitForStatus(t, b, b.token, ok1.ID, "purchased")
+		waitForStatus(t, b, b.token, bad.ID, "failed")
+		waitForStatus(t, b, b.token, ok2.ID, "purchased")
 		for status, want := range map[string][]string{
 			"failed":    {bad.ID},
 			"purchased": {ok2.ID, ok1.ID},
 			"paying":    {},
 			"voided":    {},
 		} {
-			l := lblList(t, b, b.token, "status="+status)
-			if diff := cmp.Diff(want, lblIDs(l.Data)); diff != "" {
+			l := listLabels(t, b, b.token, "status="+status)
+			if diff := cmp.Diff(want, shipmentIDs(l.Data)); diff != "" {
 				t.Errorf("status=%s (-want +got):\n%s", status, diff)
 			}
 			for _, s := range l.Data {
@@ -1519,16 +1506,16 @@ func TestLabelList(t *testing.T) {
 
 	t.Run("detail", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		body := lblBody(lblInternational(true), lblSet("options", map[string]any{"signatureConfirmation": true}),
-			lblSet("parcel", map[string]any{"weightOz": 20.5, "lengthIn": 10, "widthIn": 8, "heightIn": 4}))
-		c := lblCreate(t, b, b.token, body)
-		s := lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		b := setupLabels(t)
+		body := labelBody(withInternational(true), withField("options", map[string]any{"signatureConfirmation": true}),
+			withField("parcel", map[string]any{"weightOz": 20.5, "lengthIn": 10, "widthIn": 8, "heightIn": 4}))
+		c := createLabel(t, b, b.token, body)
+		s := waitForStatus(t, b, b.token, c.ID, "purchased")
 		if s.PlatformFeeCents != 8 || s.Source != "api" || s.Mode != "test" {
 			t.Errorf("platformFeeCents %d, source %q, mode %q; want 8, api, test", s.PlatformFeeCents, s.Source, s.Mode)
 		}
-		want := lblRoundTrip(t, body)
-		got := lblRoundTrip(t, map[string]any{"fromAddress": s.FromAddress, "toAddress": s.ToAddress, "parcel": s.Parcel, "options": s.Options, "customs": s.Customs})
+		want := roundTrip(t, body)
+		got := roundTrip(t, map[string]any{"fromAddress": s.FromAddress, "toAddress": s.ToAddress, "parcel": s.Parcel, "options": s.Options, "customs": s.Customs})
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("detail input fields (-request +detail):\n%s", diff)
 		}
@@ -1545,16 +1532,16 @@ func TestLabelList(t *testing.T) {
 
 	t.Run("wrong mode and other account", func(t *testing.T) {
 		t.Parallel()
-		b := lblSetup(t)
-		c := lblCreate(t, b, b.token, lblBody())
-		lblWaitStatus(t, b, b.token, c.ID, "purchased")
+		b := setupLabels(t)
+		c := createLabel(t, b, b.token, labelBody())
+		waitForStatus(t, b, b.token, c.ID, "purchased")
 
 		_, live := b.newToken(b.account.ID, "live", allScopes...)
 		for _, p := range []string{"/api/v1/labels/" + c.ID, "/api/v1/labels/" + c.ID + "/label.pdf"} {
 			wantError(t, b.doT(t, "GET", p, live, nil), http.StatusForbidden, "wrong_mode")
 		}
 		wantError(t, b.doT(t, "POST", "/api/v1/labels/"+c.ID+"/refund", live, nil), http.StatusForbidden, "wrong_mode")
-		if l := lblList(t, b, live, ""); len(l.Data) != 0 {
+		if l := listLabels(t, b, live, ""); len(l.Data) != 0 {
 			t.Errorf("live list shows %d test shipments", len(l.Data))
 		}
 
@@ -1564,14 +1551,14 @@ func TestLabelList(t *testing.T) {
 			wantError(t, b.doT(t, "GET", p, tok, nil), http.StatusNotFound, "not_found")
 		}
 		wantError(t, b.doT(t, "POST", "/api/v1/labels/"+c.ID+"/refund", tok, nil), http.StatusNotFound, "not_found")
-		s := lblGet(t, b, b.token, c.ID)
+		s := getLabel(t, b, b.token, c.ID)
 		wantError(t, b.doT(t, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), tok, nil), http.StatusNotFound, "not_found")
 		wantError(t, b.doT(t, "GET", "/api/v1/trackers/"+s.str(s.TrackerID), live, nil), http.StatusForbidden, "wrong_mode")
-		if l := lblList(t, b, tok, ""); len(l.Data) != 0 {
+		if l := listLabels(t, b, tok, ""); len(l.Data) != 0 {
 			t.Errorf("another account's list shows %d shipments", len(l.Data))
 		}
 		// Nothing changed for the owner.
-		if s := lblGet(t, b, b.token, c.ID); s.Status != "purchased" {
+		if s := getLabel(t, b, b.token, c.ID); s.Status != "purchased" {
 			t.Errorf("status after foreign refund attempts: %s", s.Status)
 		}
 	})

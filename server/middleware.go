@@ -22,10 +22,16 @@ func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
 		_, _ = rand.Read(b[:])
 		id := "req_" + hex.EncodeToString(b[:])
 		req := c.Request()
-		c.SetRequest(req.WithContext(withRequestID(req.Context(), id)))
+		meta := &responseMeta{}
+		c.SetRequest(req.WithContext(withResponseMeta(withRequestID(req.Context(), id), meta)))
 		res := c.Response()
 		res.Header().Set("X-Request-Id", id)
-		res.Before(func() { res.Header().Set("X-Request-Id", id) })
+		res.Before(func() {
+			res.Header().Set("X-Request-Id", id)
+			if meta.replayed {
+				res.Header().Set("Idempotent-Replayed", "true")
+			}
+		})
 		return next(c)
 	}
 }
@@ -45,8 +51,8 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			slog.Int("status", c.Response().Status),
 			slog.Float64("latency_ms", float64(time.Since(start).Microseconds())/1000),
 		}
-		if p := principalFrom(c.Request().Context()); p != nil {
-			attrs = append(attrs, slog.String("token_prefix", p.Prefix))
+		if ctx := c.Request().Context(); hasCaller(ctx) {
+			attrs = append(attrs, slog.String("token_prefix", callerOf(ctx).TokenPrefix))
 		}
 		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", attrs...)
 		return nil

@@ -302,13 +302,14 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 	return func(c echo.Context) error {
 		op := s.ops[routeKey(c.Request().Method, c.Path())]
-		p := principalFrom(c.Request().Context())
-		if op == nil || op.rateLimit == "" || p == nil {
+		ctx := c.Request().Context()
+		if op == nil || op.rateLimit == "" || !hasCaller(ctx) {
 			return next(c)
 		}
+		p := callerOf(ctx)
 		group := op.rateLimit
 		now := s.cfg.Now()
-		d := cfg.Limiter.Allow(p.AccountID+"/"+p.Mode, group, now)
+		d := cfg.Limiter.Allow(p.AccountID+"/"+string(p.Mode), group, now)
 		if d.Limit > 0 {
 			res := c.Response()
 			limit, remaining, reset := strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.FormatInt(ceilUnix(d.Reset), 10)

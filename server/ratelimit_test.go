@@ -1,4 +1,4 @@
-package server
+package server_test
 
 // Tests of the rate limits through real HTTP, with the bundle's clock: burst
 // and refill of every endpoint group, the 429 and its headers, isolation per
@@ -15,19 +15,12 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/server"
 )
 
-// withRateLimits overrides groups' buckets for one bundle.
-func withRateLimits(limits map[Group]RateLimit) setupOption {
-	return func(c *Config) { c.RateLimits.Limits = limits }
-}
-
-// withoutRateLimits turns rate limiting off for one bundle.
-func withoutRateLimits() setupOption {
-	return func(c *Config) { c.RateLimits.Disabled = true }
-}
-
-func rlHeaderInt(t *testing.T, r response, name string) int64 {
+func headerInt(t *testing.T, r response, name string) int64 {
 	t.Helper()
 	v := r.Header.Get(name)
 	n, err := strconv.ParseInt(v, 10, 64)
@@ -46,78 +39,41 @@ func unixCeil(t time.Time) int64 {
 	return s
 }
 
-// rlCall is one request of an endpoint group; cheap, and with no lasting effect
+// limitedCall is one request of an endpoint group; cheap, and with no lasting effect
 // where possible (a 4xx after the limiter still takes a token).
-type rlCall struct {
+type limitedCall struct {
 	method, path string
 	body         any
 }
 
 // groupCalls lists, per group, requests of its operations; the burst test
 // cycles through them, so it also shows that they share one bucket.
-var groupCalls = map[Group][]rlCall{
-	GroupReads: {
+var groupCalls = map[server.Group][]limitedCall{
+	server.GroupReads: {
 		{"GET", "/api/v1/labels", nil}, {"GET", "/api/v1/labels/shp_nope", nil}, {"GET", "/api/v1/labels/shp_nope/label.pdf", nil},
 		{"GET", "/api/v1/trackers/trk_nope", nil}, {"GET", "/api/v1/addresses", nil}, {"GET", "/api/v1/webhooks", nil},
 		{"GET", "/api/v1/webhooks/whk_nope", nil}, {"GET", "/api/v1/webhooks/whk_nope/deliveries", nil}, {"GET", "/api/v1/events", nil},
 	},
-	GroupQuotes:        {{"POST", "/api/v1/labels/quote", "{}"}},
-	GroupBuys:          {{"POST", "/api/v1/labels/create", "{}"}},
-	GroupRefunds:       {{"POST", "/api/v1/labels/shp_nope/refund", nil}, {"POST", "/api/v1/labels/shp_other/refund", "{}"}},
-	GroupAddressVerify: {{"POST", "/api/v1/addresses/verify", "{}"}},
-	GroupAddressWrites: {{"POST", "/api/v1/addresses", "{}"}},
-	GroupWebhookWrites: {
+	server.GroupQuotes:        {{"POST", "/api/v1/labels/quote", "{}"}},
+	server.GroupBuys:          {{"POST", "/api/v1/labels/create", "{}"}},
+	server.GroupRefunds:       {{"POST", "/api/v1/labels/shp_nope/refund", nil}, {"POST", "/api/v1/labels/shp_other/refund", "{}"}},
+	server.GroupAddressVerify: {{"POST", "/api/v1/addresses/verify", "{}"}},
+	server.GroupAddressWrites: {{"POST", "/api/v1/addresses", "{}"}},
+	server.GroupWebhookWrites: {
 		{"POST", "/api/v1/webhooks", "{}"}, {"PATCH", "/api/v1/webhooks/whk_nope", "{}"}, {"DELETE", "/api/v1/webhooks/whk_nope", nil},
 		{"POST", "/api/v1/webhooks/whk_nope/test", nil}, {"POST", "/api/v1/webhooks/whk_nope/deliveries/dlv_nope/retry", nil},
 	},
-}
-
-func TestRateLimitGroupsFromContract(t *testing.T) {
-	t.Parallel()
-	b := setup(t)
-	want := map[string]Group{ // operations other than GET
-		"quoteLabel": GroupQuotes, "createLabel": GroupBuys, "refundLabel": GroupRefunds,
-		"verifyAddress": GroupAddressVerify, "createAddress": GroupAddressWrites,
-		"createWebhook": GroupWebhookWrites, "updateWebhook": GroupWebhookWrites, "deleteWebhook": GroupWebhookWrites,
-		"testWebhook": GroupWebhookWrites, "retryWebhookDelivery": GroupWebhookWrites,
-	}
-	got := map[string]Group{}
-	for key, op := range b.server.ops {
-		g, limited := op.rateLimit, op.rateLimit != ""
-		switch {
-		case op.public && limited:
-			t.Errorf("%s: public, yet in group %s", key, g)
-		case op.public:
-		case !limited:
-			t.Errorf("%s: no group", key)
-		case op.route.Method == http.MethodGet && g != GroupReads:
-			t.Errorf("%s: group %s, want reads", key, g)
-		case op.route.Method != http.MethodGet:
-			got[op.route.Operation.OperationID] = g
-		}
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("groups of the write operations (-want +got):\n%s", diff)
-	}
-	for g := range groupCalls {
-		if _, ok := DefaultRateLimit(g); !ok {
-			t.Errorf("group %s has no default", g)
-		}
-	}
-	if len(groupCalls) != len(Groups) {
-		t.Errorf("the burst test covers %d groups of %d", len(groupCalls), len(Groups))
-	}
 }
 
 // Each group's bucket allows exactly its burst at one instant, refills one
 // token per 1/rate seconds, and counts down X-RateLimit-Remaining.
 func TestRateLimitBurstAndRefill(t *testing.T) {
 	t.Parallel()
-	for _, g := range Groups {
+	for _, g := range server.Groups {
 		t.Run(string(g), func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
-			l, _ := DefaultRateLimit(g)
+			l, _ := server.DefaultRateLimit(g)
 			calls := groupCalls[g]
 			call := func(i int) response {
 				c := calls[i%len(calls)]
@@ -128,10 +84,10 @@ func TestRateLimitBurstAndRefill(t *testing.T) {
 				if r.Status == http.StatusTooManyRequests {
 					t.Fatalf("request %d of a burst of %d: 429 %s", i+1, l.Burst, r.Body)
 				}
-				if got := rlHeaderInt(t, r, "X-RateLimit-Limit"); got != int64(l.Burst) {
+				if got := headerInt(t, r, "X-RateLimit-Limit"); got != int64(l.Burst) {
 					t.Fatalf("X-RateLimit-Limit = %d, want %d", got, l.Burst)
 				}
-				if got := rlHeaderInt(t, r, "X-RateLimit-Remaining"); got != int64(l.Burst-1-i) {
+				if got := headerInt(t, r, "X-RateLimit-Remaining"); got != int64(l.Burst-1-i) {
 					t.Fatalf("request %d: X-RateLimit-Remaining = %d, want %d", i+1, got, l.Burst-1-i)
 				}
 			}
@@ -148,7 +104,7 @@ func TestRateLimitBurstAndRefill(t *testing.T) {
 			if r.Status == http.StatusTooManyRequests {
 				t.Fatalf("after 1/rate = %v: still 429", oneToken)
 			}
-			if got := rlHeaderInt(t, r, "X-RateLimit-Remaining"); got != 0 {
+			if got := headerInt(t, r, "X-RateLimit-Remaining"); got != 0 {
 				t.Fatalf("after the refilled token: X-RateLimit-Remaining = %d, want 0", got)
 			}
 			wantError(t, call(0), http.StatusTooManyRequests, "rate_limited")
@@ -158,13 +114,13 @@ func TestRateLimitBurstAndRefill(t *testing.T) {
 
 func TestRateLimitTooManyRequests(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withRateLimits(map[Group]RateLimit{GroupBuys: {Rate: 0.25, Burst: 2}}))
+	b := setup(t, withRateLimits(map[server.Group]server.RateLimit{server.GroupBuys: {Rate: 0.25, Burst: 2}}))
 	create := func() response { return b.doT(t, "POST", "/api/v1/labels/create", b.token, "{}") }
 	t0 := b.clock.Now()
 
 	r := create()
 	wantError(t, r, http.StatusUnprocessableEntity, "invalid_request") // validation runs after the limiter
-	if got, want := rlHeaderInt(t, r, "X-RateLimit-Reset"), unixCeil(t0.Add(4*time.Second)); got != want {
+	if got, want := headerInt(t, r, "X-RateLimit-Reset"), unixCeil(t0.Add(4*time.Second)); got != want {
 		t.Errorf("reset after one of two tokens = %d, want %d", got, want)
 	}
 	if r.Header.Get("Retry-After") != "" {
@@ -188,7 +144,7 @@ func TestRateLimitTooManyRequests(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("429 headers (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"code", "error", "requestId"}, rlKeys(m)); diff != "" {
+	if diff := cmp.Diff([]string{"code", "error", "requestId"}, keysOf(m)); diff != "" {
 		t.Errorf("429 body fields (-want +got):\n%s\n%s", diff, r.Body)
 	}
 
@@ -196,7 +152,7 @@ func TestRateLimitTooManyRequests(t *testing.T) {
 	b.clock.Advance(1500 * time.Millisecond)
 	r = create()
 	wantError(t, r, http.StatusTooManyRequests, "rate_limited")
-	if r.Header.Get("Retry-After") != "3" || rlHeaderInt(t, r, "X-RateLimit-Reset") != unixCeil(t0.Add(8*time.Second)) {
+	if r.Header.Get("Retry-After") != "3" || headerInt(t, r, "X-RateLimit-Reset") != unixCeil(t0.Add(8*time.Second)) {
 		t.Errorf("after 1.5 s: Retry-After %q (want 3), X-RateLimit-Reset %s", r.Header.Get("Retry-After"), r.Header.Get("X-RateLimit-Reset"))
 	}
 	// Waiting Retry-After is enough.
@@ -205,12 +161,12 @@ func TestRateLimitTooManyRequests(t *testing.T) {
 	if r.Status == http.StatusTooManyRequests {
 		t.Fatalf("after Retry-After: %s", r.Body)
 	}
-	if got, want := rlHeaderInt(t, r, "X-RateLimit-Reset"), unixCeil(t0.Add(12*time.Second)); got != want {
+	if got, want := headerInt(t, r, "X-RateLimit-Reset"), unixCeil(t0.Add(12*time.Second)); got != want {
 		t.Errorf("reset = %d, want %d", got, want)
 	}
 }
 
-func rlKeys(m map[string]any) []string {
+func keysOf(m map[string]any) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
@@ -219,7 +175,7 @@ func rlKeys(m map[string]any) []string {
 func TestRateLimitPerAccountAndMode(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	buys, _ := DefaultRateLimit(GroupBuys)
+	buys, _ := server.DefaultRateLimit(server.GroupBuys)
 	create := func(token string) response { return b.doT(t, "POST", "/api/v1/labels/create", token, "{}") }
 	for range buys.Burst {
 		create(b.token)
@@ -243,7 +199,7 @@ func TestRateLimitPerAccountAndMode(t *testing.T) {
 		if limited := r.Status == http.StatusTooManyRequests; limited != tc.wantLimited {
 			t.Errorf("%s: status %d, want limited=%v", name, r.Status, tc.wantLimited)
 		}
-		if got := rlHeaderInt(t, r, "X-RateLimit-Remaining"); got != tc.wantRemaining {
+		if got := headerInt(t, r, "X-RateLimit-Remaining"); got != tc.wantRemaining {
 			t.Errorf("%s: X-RateLimit-Remaining = %d, want %d", name, got, tc.wantRemaining)
 		}
 	}
@@ -300,62 +256,14 @@ func TestRateLimitDisabled(t *testing.T) {
 	}
 }
 
-func TestRateLimitConfig(t *testing.T) {
-	t.Parallel()
-
-	t.Run("defaults and overrides", func(t *testing.T) {
-		t.Parallel()
-		overrides := map[Group]RateLimit{GroupBuys: {Rate: 5}, GroupReads: {Burst: 7}}
-		c := RateLimitConfig{Limits: overrides}
-		c.setDefaults()
-		want := map[Group]RateLimit{
-			GroupReads: {100, 7}, GroupQuotes: {20, 50}, GroupBuys: {5, 20}, GroupRefunds: {10, 20},
-			GroupAddressVerify: {20, 50}, GroupAddressWrites: {20, 50}, GroupWebhookWrites: {10, 50},
-		}
-		if diff := cmp.Diff(want, c.Limits); diff != "" {
-			t.Errorf("limits (-want +got):\n%s", diff)
-		}
-		if diff := cmp.Diff(map[Group]RateLimit{GroupBuys: {Rate: 5}, GroupReads: {Burst: 7}}, overrides); diff != "" {
-			t.Errorf("the caller's map was changed:\n%s", diff)
-		}
-		if c.SweepInterval != time.Minute || c.Limiter == nil {
-			t.Errorf("sweep %v, limiter %v", c.SweepInterval, c.Limiter)
-		}
-	})
-
-	t.Run("flag syntax", func(t *testing.T) {
-		t.Parallel()
-		var c RateLimitConfig
-		for _, spec := range []string{"buys=5:10", "reads=:300", "quotes=2.5:", "refunds=1:2, address_writes=3:4"} {
-			if err := c.Set(spec); err != nil {
-				t.Fatalf("Set(%q): %v", spec, err)
-			}
-		}
-		want := map[Group]RateLimit{GroupBuys: {5, 10}, GroupReads: {0, 300}, GroupQuotes: {2.5, 0}, GroupRefunds: {1, 2}, GroupAddressWrites: {3, 4}}
-		if diff := cmp.Diff(want, c.Limits); diff != "" {
-			t.Errorf("parsed (-want +got):\n%s", diff)
-		}
-		if got := c.String(); got != "reads=0:300,quotes=2.5:0,buys=5:10,refunds=1:2,address_writes=3:4" {
-			t.Errorf("String() = %q", got)
-		}
-		for _, bad := range []string{"nope=1:2", "buys", "buys=1", "buys=0:1", "buys=x:1", "buys=1:-1", "buys=1:1.5", "buys=Inf:1", "buys=NaN:1"} {
-			if err := new(RateLimitConfig).Set(bad); err == nil {
-				t.Errorf("Set(%q) accepted", bad)
-			}
-		}
-	})
-}
-
 // Buckets that are full again are dropped by the sweep, so the limiter's
 // memory follows the accounts active in the last interval, not every account
 // ever seen; a bucket that is not yet full is kept (dropping it would refill it).
 func TestRateLimitEvictsIdleBuckets(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withRateLimits(map[Group]RateLimit{GroupBuys: {Rate: 0.01, Burst: 5}}))
-	lim, ok := b.server.cfg.RateLimits.Limiter.(*MemoryLimiter)
-	if !ok {
-		t.Fatalf("limiter is %T", b.server.cfg.RateLimits.Limiter)
-	}
+	limits := map[server.Group]server.RateLimit{server.GroupBuys: {Rate: 0.01, Burst: 5}, server.GroupReads: {Rate: 100, Burst: 200}}
+	lim := server.NewMemoryLimiter(limits, time.Minute)
+	b := setup(t, func(c *app.Config) { c.RateLimits.Limiter = lim })
 	const accounts = 60
 	tokens := make([]string, accounts)
 	for i := range tokens {
@@ -399,14 +307,14 @@ func TestRateLimitEvictsIdleBuckets(t *testing.T) {
 // Memory stays bounded while new accounts keep arriving.
 func TestRateLimitMemoryBounded(t *testing.T) {
 	t.Parallel()
-	limits := map[Group]RateLimit{GroupReads: {Rate: 100, Burst: 200}}
-	m := NewMemoryLimiter(limits, time.Minute)
+	limits := map[server.Group]server.RateLimit{server.GroupReads: {Rate: 100, Burst: 200}}
+	m := server.NewMemoryLimiter(limits, time.Minute)
 	now := time.Unix(1_700_000_000, 0)
 	const perMinute = 5000
 	peak := 0
 	for round := range 20 {
 		for i := range perMinute {
-			if d := m.Allow(fmt.Sprintf("acct_%d_%d/test", round, i), GroupReads, now); !d.Allowed {
+			if d := m.Allow(fmt.Sprintf("acct_%d_%d/test", round, i), server.GroupReads, now); !d.Allowed {
 				t.Fatalf("a new key was refused: %+v", d)
 			}
 		}
@@ -416,12 +324,12 @@ func TestRateLimitMemoryBounded(t *testing.T) {
 	if peak > perMinute+1 {
 		t.Fatalf("peak buckets = %d after %d accounts; want at most %d", peak, 20*perMinute, perMinute+1)
 	}
-	m.Allow("last/test", GroupReads, now.Add(time.Minute))
+	m.Allow("last/test", server.GroupReads, now.Add(time.Minute))
 	if n := m.Len(); n != 1 {
 		t.Fatalf("after the last sweep: %d buckets, want 1", n)
 	}
 	// a group without limits is allowed and holds no bucket
-	if d := m.Allow("x/test", GroupBuys, now); !d.Allowed || d.Limit != 0 || m.Len() != 1 {
+	if d := m.Allow("x/test", server.GroupBuys, now); !d.Allowed || d.Limit != 0 || m.Len() != 1 {
 		t.Fatalf("unknown group: %+v, %d buckets", d, m.Len())
 	}
 }
@@ -430,7 +338,7 @@ func TestRateLimitMemoryBounded(t *testing.T) {
 // create never claims its idempotency key.
 func TestRateLimitBeforeIdempotency(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withRateLimits(map[Group]RateLimit{GroupAddressWrites: {Rate: 1, Burst: 1}}))
+	b := setup(t, withRateLimits(map[server.Group]server.RateLimit{server.GroupAddressWrites: {Rate: 1, Burst: 1}}))
 	body := map[string]any{"street1": "1 Main St", "city": "Austin", "state": "TX", "zip": "78701", "country": "US", "idempotencyKey": "rl-1"}
 	if r := b.doT(t, "POST", "/api/v1/addresses", b.token, body); r.Status != http.StatusCreated {
 		t.Fatalf("first: %d %s", r.Status, r.Body)
@@ -449,20 +357,20 @@ func TestRateLimitBeforeIdempotency(t *testing.T) {
 }
 
 func BenchmarkLimiterAllow(b *testing.B) {
-	limits := map[Group]RateLimit{GroupReads: {Rate: 1e9, Burst: 1 << 30}}
+	limits := map[server.Group]server.RateLimit{server.GroupReads: {Rate: 1e9, Burst: 1 << 30}}
 	base := time.Unix(1_700_000_000, 0)
 
 	b.Run("one key", func(b *testing.B) {
-		m := NewMemoryLimiter(limits, time.Minute)
+		m := server.NewMemoryLimiter(limits, time.Minute)
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			m.Allow("acct_1/test", GroupReads, base.Add(time.Duration(i)))
+			m.Allow("acct_1/test", server.GroupReads, base.Add(time.Duration(i)))
 			i++
 		}
 	})
 	b.Run("100k keys", func(b *testing.B) {
-		m := NewMemoryLimiter(limits, time.Minute)
+		m := server.NewMemoryLimiter(limits, time.Minute)
 		keys := make([]string, 100_000)
 		for i := range keys {
 			keys[i] = fmt.Sprintf("acct_%024d/test", i)
@@ -470,12 +378,12 @@ func BenchmarkLimiterAllow(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			m.Allow(keys[i%len(keys)], GroupReads, base.Add(time.Duration(i)))
+			m.Allow(keys[i%len(keys)], server.GroupReads, base.Add(time.Duration(i)))
 			i++
 		}
 	})
 	b.Run("parallel 1k keys", func(b *testing.B) {
-		m := NewMemoryLimiter(limits, time.Minute)
+		m := server.NewMemoryLimiter(limits, time.Minute)
 		keys := make([]string, 1000)
 		for i := range keys {
 			keys[i] = fmt.Sprintf("acct_%024d/test", i)
@@ -484,7 +392,7 @@ func BenchmarkLimiterAllow(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			i := 0
 			for pb.Next() {
-				m.Allow(keys[i%len(keys)], GroupReads, base.Add(time.Duration(i)))
+				m.Allow(keys[i%len(keys)], server.GroupReads, base.Add(time.Duration(i)))
 				i++
 			}
 		})

@@ -1,10 +1,17 @@
-package server
+package server_test
+
+// The shared test bundle and helpers of the HTTP tests: one shipd, assembled
+// by app.New as cmd/shipd assembles it, on a fresh database, reached over
+// real HTTP. Every helper of the HTTP tests lives in this file.
 
 import (
+	"regexp"
+
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,11 +20,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+	_ "github.com/mattn/go-sqlite3"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/seal"
+	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store"
 )
 
-var allScopes = []string{"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks"}
+var allScopes = accounts.Scopes()
 
 // testClock is a controllable clock.
 type testClock struct {
@@ -37,61 +53,158 @@ func (c *testClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// bundle is one server on a fresh database, reached over real HTTP.
+// syncBuffer is a bytes.Buffer safe for concurrent use (a log sink).
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+// bundle is one shipd on a fresh database, reached over real HTTP.
 type bundle struct {
-	t       *testing.T
-	store   *store.Store
-	server  *Server
-	http    *httptest.Server
-	clock   *testClock
-	account store.Account
+	t     testing.TB
+	app   *app.App
+	store *store.Store // for the tests that look at what is stored
+	http  *httptest.Server
+	clock *testClock
+	dir   string // the database's directory
+
+	account accounts.Account
 	token   string // test mode, every scope
 	tokenID string
 }
 
-type setupOption func(*Config)
+type setupOption func(*app.Config)
 
-func setup(t *testing.T, opts ...setupOption) *bundle {
-	t.Helper()
-	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "shipd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+// testConfig is the configuration every bundle starts from: the sandbox
+// carriers and verifier, quick job polling and purchase retries, no
+// periodic flush of token use, and the given clock.
+func testConfig(t testing.TB, st *store.Store, clock *testClock, dir string) app.Config {
 	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return app.Config{
+		Store: st, Cipher: cipher, Now: clock.Now, UsageFlushInterval: time.Hour,
+		Documents:         store.FileBlobs{Dir: filepath.Join(dir, "labels")},
+		Carriers:          carriers.NewRegistry(sandbox.New(sandbox.Config{}), nil),
+		TestVerifier:      verifier.NewSandbox(),
+		PurchaseRetryBase: 20 * time.Millisecond, JobPollInterval: 10 * time.Millisecond,
+	}
+}
+
+func setup(t testing.TB, opts ...setupOption) *bundle {
+	t.Helper()
+	dir := t.TempDir()
 	clock := &testClock{now: time.Now().UTC()}
-	cfg := Config{Store: st, WebhookCipher: cipher, Now: clock.Now, UsageFlushInterval: time.Hour,
-		Labels: store.FileBlobs{Dir: t.TempDir()}, PurchaseRetryBase: 20 * time.Millisecond, JobPollInterval: 10 * time.Millisecond}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	e, srv, err := Setup(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(e)
-	b := &bundle{t: t, store: st, server: srv, http: hs, clock: clock}
-	t.Cleanup(func() {
-		hs.Close()
-		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Stop(stopCtx)
-		_ = st.Close()
-	})
+	b := start(t, filepath.Join(dir, "shipd.db"), clock, opts...)
 	b.account = b.newAccount("Acme", true)
 	b.tokenID, b.token = b.newToken(b.account.ID, "test", allScopes...)
 	return b
 }
 
-func (b *bundle) newAccount(name string, paymentMethod bool) store.Account {
+// start serves shipd on the database at dbPath (created if new); the
+// bundle has no account yet. stop ends it early (a restart).
+func start(t testing.TB, dbPath string, clock *testClock, opts ...setupOption) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(dbPath)
+	// The URL must be known before app.New: labelUrl is built from it.
+	hs := httptest.NewUnstartedServer(nil)
+	cfg := testConfig(t, st, clock, dir)
+	cfg.PublicURL = "http://" + hs.Listener.Addr().String()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	a, err := app.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	hs.Config.Handler = a.Handler()
+	hs.Start()
+	b := &bundle{t: t, app: a, store: st, http: hs, clock: clock, dir: dir}
+	t.Cleanup(func() { b.stop(10 * time.Second) })
+	return b
+}
+
+// sql opens the database file read-only beside the server, for the tests
+// that check what is stored (secrets at rest, rows kept for audit).
+func (b *bundle) sql(t testing.TB) *sqlx.DB {
+	t.Helper()
+	db, err := sqlx.Open("sqlite3", "file:"+filepath.Join(b.dir, "shipd.db")+"?mode=ro&_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+var requestIDPattern = regexp.MustCompile(`^req_[0-9a-f]{16}$`)
+
+// stop shuts the server down (in-flight jobs get grace to finish); a second stop does nothing.
+func (b *bundle) stop(grace time.Duration) error {
+	if b.http == nil {
+		return nil
+	}
+	b.http.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	err := b.app.Stop(ctx)
+	if cerr := b.store.Close(); err == nil {
+		err = cerr
+	}
+	b.http = nil
+	return err
+}
+
+func withCarriers(test, live []carriers.Carrier) setupOption {
+	return func(c *app.Config) { c.Carriers = carriers.NewRegistry(test, live) }
+}
+
+func withSandbox(scan time.Duration) setupOption {
+	return withCarriers(sandbox.New(sandbox.Config{ScanInterval: scan}), nil)
+}
+
+func withRateLimits(limits map[server.Group]server.RateLimit) setupOption {
+	return func(c *app.Config) { c.RateLimits.Limits = limits }
+}
+
+func withoutRateLimits() setupOption {
+	return func(c *app.Config) { c.RateLimits.Disabled = true }
+}
+
+func withLogs(w io.Writer) setupOption {
+	return func(c *app.Config) { c.Logger = slog.New(slog.NewTextHandler(w, nil)) }
+}
+
+// as is the bundle reporting to t: helpers called from a subtest must fail the subtest.
+func (b *bundle) as(t testing.TB) *bundle {
+	c := *b
+	c.t = t
+	return &c
+}
+
+func (b *bundle) newAccount(name string, paymentMethod bool) accounts.Account {
 	b.t.Helper()
-	a, err := b.store.CreateAccount(context.Background(), name, paymentMethod, b.clock.Now())
+	a, err := b.app.Accounts.CreateAccount(context.Background(), name, paymentMethod)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -100,11 +213,37 @@ func (b *bundle) newAccount(name string, paymentMethod bool) store.Account {
 
 func (b *bundle) newToken(accountID, mode string, scopes ...string) (id, secret string) {
 	b.t.Helper()
-	tok, secret, err := b.store.CreateToken(context.Background(), accountID, mode, scopes, nil, b.clock.Now())
+	return b.newTokenExpiring(accountID, mode, nil, scopes...)
+}
+
+func (b *bundle) newTokenExpiring(accountID, mode string, expires *time.Time, scopes ...string) (id, secret string) {
+	b.t.Helper()
+	tok, secret, err := b.app.Accounts.CreateToken(context.Background(), accounts.NewToken{
+		AccountID: accountID, Mode: accounts.Mode(mode), Scopes: scopes, ExpiresAt: expires})
 	if err != nil {
 		b.t.Fatal(err)
 	}
 	return tok.ID, secret
+}
+
+func (b *bundle) revokeToken(id string) {
+	b.t.Helper()
+	if err := b.app.Accounts.RevokeToken(context.Background(), id); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+func (b *bundle) setPaymentMethod(accountID string, has bool) {
+	b.t.Helper()
+	if err := b.app.Accounts.SetPaymentMethod(context.Background(), accountID, has); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
+// caller is the bundle's token as the domain sees it.
+func (b *bundle) caller(t testing.TB, mode string) accounts.Caller {
+	t.Helper()
+	return accounts.Caller{AccountID: b.account.ID, Mode: accounts.Mode(mode), TokenID: b.tokenID, Scopes: allScopes}
 }
 
 // response is a finished HTTP exchange.
@@ -132,10 +271,12 @@ func (r response) Decode(t *testing.T, v any) {
 	}
 }
 
-// send sends a request with the given token ("" for none) and header
-// name/value pairs; body is marshalled unless it is a string or []byte, which
-// are sent as they are. It fails no test, so any goroutine may call it.
-func (b *bundle) send(method, path, token string, body any, header ...string) (response, error) {
+// send sends a request. headers are name/value pairs set exactly as given
+// (an "Authorization" with value "" sends an empty header). A body that is not
+// a string, []byte or io.Reader is marshalled; a body gets Content-Type
+// application/json unless headers name a Content-Type ("" omits it). It
+// fails no test, so any goroutine may call it.
+func (b *bundle) send(method, path, token string, body any, headers ...string) (response, error) {
 	var rd io.Reader
 	switch v := body.(type) {
 	case nil:
@@ -143,6 +284,8 @@ func (b *bundle) send(method, path, token string, body any, header ...string) (r
 		rd = strings.NewReader(v)
 	case []byte:
 		rd = bytes.NewReader(v)
+	case io.Reader:
+		rd = v
 	default:
 		raw, err := json.Marshal(v)
 		if err != nil {
@@ -160,8 +303,13 @@ func (b *bundle) send(method, path, token string, body any, header ...string) (r
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
+	for i := 0; i+1 < len(headers); i += 2 {
+		name := http.CanonicalHeaderKey(headers[i])
+		if name == "Content-Type" && headers[i+1] == "" {
+			req.Header.Del(name)
+			continue
+		}
+		req.Header[name] = []string{headers[i+1]}
 	}
 	res, err := b.http.Client().Do(req)
 	if err != nil {
@@ -175,8 +323,21 @@ func (b *bundle) send(method, path, token string, body any, header ...string) (r
 	return response{Status: res.StatusCode, Header: res.Header, Body: raw}, nil
 }
 
-// doT is send that fails t on a transport error.
-func (b *bundle) doT(t *testing.T, method, path, token string, body any) response {
+// call is send without a token that fails t on a transport error; headers as for send.
+func (b *bundle) call(t testing.TB, method, path string, body any, headers ...string) response {
+	t.Helper()
+	if len(headers)%2 != 0 {
+		t.Fatalf("headers must be name/value pairs: %q", headers)
+	}
+	r, err := b.send(method, path, "", body, headers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// doT sends with a bearer token ("" for none) and fails t on a transport error.
+func (b *bundle) doT(t testing.TB, method, path, token string, body any) response {
 	t.Helper()
 	r, err := b.send(method, path, token, body)
 	if err != nil {
@@ -189,6 +350,14 @@ func (b *bundle) doT(t *testing.T, method, path, token string, body any) respons
 func (b *bundle) do(method, path, token string, body any) response {
 	b.t.Helper()
 	return b.doT(b.t, method, path, token, body)
+}
+
+// wantStatus checks a response's status.
+func wantStatus(t *testing.T, r response, status int) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status = %d, want %d; body %s", r.Status, status, r.Body)
+	}
 }
 
 // wantError checks an error response: status, code, and the request id in body and header.
@@ -210,6 +379,90 @@ func wantError(t *testing.T, r response, status int, code string) map[string]any
 	return m
 }
 
+// waitUntil polls cond until it holds or 10 s pass.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
 func validAddress() map[string]any {
 	return map[string]any{"name": "Ada Lovelace", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"}
+}
+
+// withoutRequestID is an error body without the one field that differs per request.
+func withoutRequestID(t *testing.T, r response) map[string]any {
+	t.Helper()
+	m := r.JSON(t)
+	delete(m, "requestId")
+	return m
+}
+
+func addressBody(mod func(m map[string]any)) map[string]any {
+	a := validAddress()
+	if mod != nil {
+		mod(a)
+	}
+	return a
+}
+
+func quoteBody(mod func(m map[string]any)) map[string]any {
+	to := map[string]any{"name": "Grace Hopper", "street1": "1600 Pennsylvania Ave NW", "city": "Washington", "state": "DC", "zip": "20500", "country": "US"}
+	q := map[string]any{"fromAddress": validAddress(), "toAddress": to, "parcel": map[string]any{"weightOz": 16}}
+	if mod != nil {
+		mod(q)
+	}
+	return q
+}
+
+func object(m map[string]any, key string) map[string]any { return m[key].(map[string]any) }
+
+type addressList struct {
+	Data []struct {
+		ID   string `json:"id"`
+		Mode string `json:"mode"`
+		City string `json:"city"`
+	} `json:"data"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+type webhookList struct {
+	Data []struct {
+		ID   string `json:"id"`
+		Mode string `json:"mode"`
+		URL  string `json:"url"`
+	} `json:"data"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+func createWebhook(t *testing.T, b *bundle, token, hookURL string, events ...string) map[string]any {
+	t.Helper()
+	if len(events) == 0 {
+		events = []string{"shipment.purchased"}
+	}
+	r := b.doT(t, "POST", "/api/v1/webhooks", token, map[string]any{"url": hookURL, "events": events})
+	wantStatus(t, r, http.StatusCreated)
+	return r.JSON(t)
+}
+
+func createAddress(t *testing.T, b *bundle, token string, city string) map[string]any {
+	t.Helper()
+	r := b.doT(t, "POST", "/api/v1/addresses", token, addressBody(func(m map[string]any) { m["city"] = city }))
+	wantStatus(t, r, http.StatusCreated)
+	return r.JSON(t)
 }

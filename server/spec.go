@@ -21,6 +21,9 @@ type operation struct {
 	rateLimit     Group  // from x-rate-limit-group; "" for operations without security
 	public        bool
 	hasBody       bool
+	// idempotent: the request body takes an idempotencyKey (read from the
+	// contract's schema, the only list of such operations).
+	idempotent bool
 }
 
 // operations indexes the contract by Echo route ("GET /api/v1/labels/:id").
@@ -34,6 +37,11 @@ func loadOperations(doc *openapi3.T) (operations, error) {
 				route:   &routers.Route{Spec: doc, Path: path, PathItem: item, Method: method, Operation: op},
 				public:  op.Security != nil && len(*op.Security) == 0,
 				hasBody: op.RequestBody != nil,
+			}
+			if rb := op.RequestBody; rb != nil && rb.Value != nil {
+				if mt := rb.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+					_, o.idempotent = mt.Schema.Value.Properties["idempotencyKey"]
+				}
 			}
 			group, hasGroup := op.Extensions["x-rate-limit-group"].(string)
 			if o.public {

@@ -39,6 +39,13 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 			if err := checkJSONBody(req, body, op.route.Operation.RequestBody.Value.Required); err != nil {
 				return err
 			}
+			if op.idempotent && len(bytes.TrimSpace(body)) > 0 {
+				if m, _ := req.Context().Value(responseKey).(*responseMeta); m != nil {
+					if m.fingerprint, err = bodyFingerprint(body); err != nil {
+						return newAPIError(http.StatusBadRequest, "invalid_json", "the request body is not valid JSON")
+					}
+				}
+			}
 			req.Body = io.NopCloser(bytes.NewReader(body))
 			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
@@ -98,15 +105,15 @@ func validationError(err error) *apiError {
 	if len(issues) == 0 {
 		return newAPIError(http.StatusUnprocessableEntity, "invalid_request", "the request does not match the contract")
 	}
-	return issuesError(issues)
+	return validationIssuesError(issues)
 }
 
-func issuesError(issues []validationIssue) *apiError {
+func validationIssuesError(issues []validationIssue) *apiError {
 	sort.SliceStable(issues, func(i, j int) bool { return issues[i].path < issues[j].path })
 	if len(issues) == 1 {
 		is := issues[0]
 		if is.missing {
-			return newAPIError(http.StatusUnprocessableEntity, "missing_field", is.path+" is required").withField(is.path)
+			return newAPIError(http.StatusUnprocessableEntity, "missing_field", is.path+" "+is.message).withField(is.path)
 		}
 		return newAPIError(http.StatusUnprocessableEntity, "invalid_field", is.path+": "+is.message).withField(is.path)
 	}

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 // Webhook delivery, through the public HTTP API, to real HTTP receivers on
 // 127.0.0.1. Async outcomes are awaited by polling the API with a deadline;
@@ -22,8 +22,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
+	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
@@ -31,16 +30,16 @@ import (
 	"github.com/shipd-dev/shipd/webhooks/signature"
 )
 
-// dlvSchedule is a millisecond-scale retry schedule; the last entry is never
+// testSchedule is a millisecond-scale retry schedule; the last entry is never
 // used with 5 attempts, exactly like the default's 12 h.
-var dlvSchedule = []time.Duration{15 * time.Millisecond, 25 * time.Millisecond, 35 * time.Millisecond, 45 * time.Millisecond, 55 * time.Millisecond}
+var testSchedule = []time.Duration{15 * time.Millisecond, 25 * time.Millisecond, 35 * time.Millisecond, 45 * time.Millisecond, 55 * time.Millisecond}
 
 func withDeliverySchedule(schedule ...time.Duration) setupOption {
-	return func(c *Config) { c.Webhooks.RetrySchedule = schedule }
+	return func(c *app.Config) { c.Webhooks.RetrySchedule = schedule }
 }
 
-// dlvRequest is one request a receiver got.
-type dlvRequest struct {
+// receivedRequest is one request a receiver got.
+type receivedRequest struct {
 	Path      string
 	Header    http.Header
 	Body      []byte
@@ -48,23 +47,23 @@ type dlvRequest struct {
 	Envelope  map[string]any
 }
 
-// dlvReceiver is a real HTTP server that records every request, verifies its
+// receiver is a real HTTP server that records every request, verifies its
 // signature with the secret registered for its path, and answers with what
 // handle returns (200 when handle is nil).
-type dlvReceiver struct {
+type receiver struct {
 	t       *testing.T
 	srv     *httptest.Server
 	done    chan struct{}
 	conns   atomic.Int64
 	mu      sync.Mutex
 	secrets map[string]string
-	got     []dlvRequest
+	got     []receivedRequest
 	handle  func(r *http.Request, n int) int // n: 1-based count of requests to r's path
 }
 
-func newDlvReceiver(t *testing.T) *dlvReceiver {
+func newReceiver(t *testing.T) *receiver {
 	t.Helper()
-	rc := &dlvReceiver{t: t, done: make(chan struct{}), secrets: map[string]string{}}
+	rc := &receiver{t: t, done: make(chan struct{}), secrets: map[string]string{}}
 	rc.srv = httptest.NewUnstartedServer(http.HandlerFunc(rc.serve))
 	rc.srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
@@ -77,23 +76,23 @@ func newDlvReceiver(t *testing.T) *dlvReceiver {
 	return rc
 }
 
-func (rc *dlvReceiver) url(path string) string { return rc.srv.URL + path }
+func (rc *receiver) url(path string) string { return rc.srv.URL + path }
 
-func (rc *dlvReceiver) setSecret(path, secret string) {
+func (rc *receiver) setSecret(path, secret string) {
 	rc.mu.Lock()
 	rc.secrets[path] = secret
 	rc.mu.Unlock()
 }
 
-func (rc *dlvReceiver) setHandle(h func(r *http.Request, n int) int) {
+func (rc *receiver) setHandle(h func(r *http.Request, n int) int) {
 	rc.mu.Lock()
 	rc.handle = h
 	rc.mu.Unlock()
 }
 
-func (rc *dlvReceiver) serve(w http.ResponseWriter, r *http.Request) {
+func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	req := dlvRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	req := receivedRequest{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
 	rc.mu.Lock()
 	secret := rc.secrets[r.URL.Path]
 	rc.mu.Unlock()
@@ -125,10 +124,10 @@ func (rc *dlvReceiver) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // requests returns what path received so far (every path when path is "").
-func (rc *dlvReceiver) requests(path string) []dlvRequest {
+func (rc *receiver) requests(path string) []receivedRequest {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	var out []dlvRequest
+	var out []receivedRequest
 	for _, g := range rc.got {
 		if path == "" || g.Path == path {
 			out = append(out, g)
@@ -138,7 +137,7 @@ func (rc *dlvReceiver) requests(path string) []dlvRequest {
 }
 
 // verified fails the test unless every request to path was signed and well formed.
-func (rc *dlvReceiver) verified(t *testing.T, path string) []dlvRequest {
+func (rc *receiver) verified(t *testing.T, path string) []receivedRequest {
 	t.Helper()
 	reqs := rc.requests(path)
 	for i, r := range reqs {
@@ -149,19 +148,19 @@ func (rc *dlvReceiver) verified(t *testing.T, path string) []dlvRequest {
 	return reqs
 }
 
-// dlvGate lets a test hold a receiver's answer: each request announces itself
+// receiverGate lets a test hold a receiver's answer: each request announces itself
 // on arrived and waits for its status on release.
-type dlvGate struct {
+type receiverGate struct {
 	arrived chan int
 	release chan int
 	done    chan struct{}
 }
 
-func newDlvGate(rc *dlvReceiver) *dlvGate {
-	return &dlvGate{arrived: make(chan int), release: make(chan int), done: rc.done}
+func newReceiverGate(rc *receiver) *receiverGate {
+	return &receiverGate{arrived: make(chan int), release: make(chan int), done: rc.done}
 }
 
-func (g *dlvGate) handle(_ *http.Request, n int) int {
+func (g *receiverGate) handle(_ *http.Request, n int) int {
 	select {
 	case g.arrived <- n:
 	case <-g.done:
@@ -175,7 +174,7 @@ func (g *dlvGate) handle(_ *http.Request, n int) int {
 	}
 }
 
-func (g *dlvGate) waitArrival(t *testing.T) int {
+func (g *receiverGate) waitArrival(t *testing.T) int {
 	t.Helper()
 	select {
 	case n := <-g.arrived:
@@ -186,20 +185,8 @@ func (g *dlvGate) waitArrival(t *testing.T) int {
 	}
 }
 
-// dlvWait polls cond until it holds or 10 s pass.
-func dlvWait(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// dlvSubscribe creates a subscription to the receiver's path and registers its secret.
-func dlvSubscribe(t *testing.T, b *bundle, rc *dlvReceiver, path string, events ...string) string {
+// subscribe creates a subscription to the receiver's path and registers its secret.
+func subscribe(t *testing.T, b *bundle, rc *receiver, path string, events ...string) string {
 	t.Helper()
 	r := b.do("POST", "/api/v1/webhooks", b.token, map[string]any{"url": rc.url(path), "events": events})
 	if r.Status != http.StatusCreated {
@@ -210,7 +197,7 @@ func dlvSubscribe(t *testing.T, b *bundle, rc *dlvReceiver, path string, events 
 	return m["id"].(string)
 }
 
-func dlvShipment() map[string]any {
+func deliveryShipmentBody() map[string]any {
 	return map[string]any{
 		"fromAddress": map[string]any{"name": "Shop", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
 		"toAddress":   map[string]any{"name": "Ada", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
@@ -218,17 +205,17 @@ func dlvShipment() map[string]any {
 	}
 }
 
-// dlvPurchase buys a label, which records shipment.purchased; it returns the shipment id.
-func dlvPurchase(t *testing.T, b *bundle) string {
+// purchase buys a label, which records shipment.purchased; it returns the shipment id.
+func purchase(t *testing.T, b *bundle) string {
 	t.Helper()
-	r := b.do("POST", "/api/v1/labels/create", b.token, dlvShipment())
+	r := b.do("POST", "/api/v1/labels/create", b.token, deliveryShipmentBody())
 	if r.Status != http.StatusAccepted {
 		t.Fatalf("create label: %d %s", r.Status, r.Body)
 	}
 	return r.JSON(t)["id"].(string)
 }
 
-func dlvDeliveriesWith(t *testing.T, b *bundle, token, subID, query string) gen.WebhookDeliveryList {
+func deliveriesWith(t *testing.T, b *bundle, token, subID, query string) gen.WebhookDeliveryList {
 	t.Helper()
 	r := b.do("GET", "/api/v1/webhooks/"+subID+"/deliveries"+query, token, nil)
 	if r.Status != http.StatusOK {
@@ -239,17 +226,17 @@ func dlvDeliveriesWith(t *testing.T, b *bundle, token, subID, query string) gen.
 	return out
 }
 
-func dlvDeliveries(t *testing.T, b *bundle, subID string) []gen.WebhookDelivery {
+func deliveries(t *testing.T, b *bundle, subID string) []gen.WebhookDelivery {
 	t.Helper()
-	return dlvDeliveriesWith(t, b, b.token, subID, "").Data
+	return deliveriesWith(t, b, b.token, subID, "").Data
 }
 
-// dlvOnlyDelivery waits until the subscription has exactly one delivery and cond holds for it.
-func dlvOnlyDelivery(t *testing.T, b *bundle, subID, what string, cond func(d gen.WebhookDelivery) bool) gen.WebhookDelivery {
+// onlyDelivery waits until the subscription has exactly one delivery and cond holds for it.
+func onlyDelivery(t *testing.T, b *bundle, subID, what string, cond func(d gen.WebhookDelivery) bool) gen.WebhookDelivery {
 	t.Helper()
 	var d gen.WebhookDelivery
-	dlvWait(t, what, func() bool {
-		ds := dlvDeliveries(t, b, subID)
+	waitUntil(t, what, func() bool {
+		ds := deliveries(t, b, subID)
 		if len(ds) > 1 {
 			t.Fatalf("%d deliveries, want 1: %+v", len(ds), ds)
 		}
@@ -261,11 +248,11 @@ func dlvOnlyDelivery(t *testing.T, b *bundle, subID, what string, cond func(d ge
 	return d
 }
 
-func dlvStatusIs(status gen.WebhookDeliveryStatus) func(gen.WebhookDelivery) bool {
+func deliveryStatusIs(status gen.WebhookDeliveryStatus) func(gen.WebhookDelivery) bool {
 	return func(d gen.WebhookDelivery) bool { return d.Status == status }
 }
 
-func dlvEvents(t *testing.T, b *bundle, query string) []gen.EventRecord {
+func eventRecords(t *testing.T, b *bundle, query string) []gen.EventRecord {
 	t.Helper()
 	r := b.do("GET", "/api/v1/events"+query, b.token, nil)
 	if r.Status != http.StatusOK {
@@ -276,7 +263,7 @@ func dlvEvents(t *testing.T, b *bundle, query string) []gen.EventRecord {
 	return out.Data
 }
 
-func dlvAttemptStatuses(d gen.WebhookDelivery) []int {
+func attemptStatuses(d gen.WebhookDelivery) []int {
 	var out []int
 	for _, a := range d.AttemptLog {
 		if a.ResponseStatus == nil {
@@ -292,12 +279,12 @@ func dlvAttemptStatuses(d gen.WebhookDelivery) []int {
 
 func TestWebhookDeliverySignedEnvelope(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
-	subID := dlvSubscribe(t, b, rc, "/hook", "shipment.purchased")
-	shipmentID := dlvPurchase(t, b)
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
+	subID := subscribe(t, b, rc, "/hook", "shipment.purchased")
+	shipmentID := purchase(t, b)
 
-	d := dlvOnlyDelivery(t, b, subID, "the delivery to be delivered", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+	d := onlyDelivery(t, b, subID, "the delivery to be delivered", deliveryStatusIs(gen.WebhookDeliveryStatusDelivered))
 	reqs := rc.verified(t, "/hook")
 	if len(reqs) != 1 {
 		t.Fatalf("receiver got %d requests, want 1", len(reqs))
@@ -329,12 +316,12 @@ func TestWebhookDeliverySignedEnvelope(t *testing.T) {
 		d.Attempts != 1 || d.NextAttemptAt != nil || !strings.HasPrefix(d.Id, "dlv_") {
 		t.Errorf("delivery = %+v", d)
 	}
-	if got := dlvAttemptStatuses(d); !slices.Equal(got, []int{200}) || d.AttemptLog[0].Error != nil {
+	if got := attemptStatuses(d); !slices.Equal(got, []int{200}) || d.AttemptLog[0].Error != nil {
 		t.Errorf("attempt log = %+v", d.AttemptLog)
 	}
 
 	// The envelope is the event as GET /events has it, with its delivery summary.
-	evs := dlvEvents(t, b, "?type=shipment.purchased")
+	evs := eventRecords(t, b, "?type=shipment.purchased")
 	if len(evs) != 1 {
 		t.Fatalf("%d shipment.purchased events, want 1", len(evs))
 	}
@@ -354,12 +341,12 @@ func TestWebhookDeliverySignedEnvelope(t *testing.T) {
 
 func TestWebhookDeliveryRetriesAtScheduledOffsets(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
-	gate := newDlvGate(rc)
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
+	gate := newReceiverGate(rc)
 	rc.setHandle(gate.handle)
-	subID := dlvSubscribe(t, b, rc, "/flaky", "shipment.purchased")
-	dlvPurchase(t, b)
+	subID := subscribe(t, b, rc, "/flaky", "shipment.purchased")
+	purchase(t, b)
 
 	for k := 1; k <= 5; k++ {
 		if n := gate.waitArrival(t); n != k {
@@ -367,28 +354,28 @@ func TestWebhookDeliveryRetriesAtScheduledOffsets(t *testing.T) {
 		}
 		if k > 1 {
 			// Attempt k is in flight, so attempt k-1 is recorded with the offset to this one.
-			d := dlvDeliveries(t, b, subID)[0]
+			d := deliveries(t, b, subID)[0]
 			prev := d.AttemptLog[k-2].AttemptedAt
 			if d.Status != gen.WebhookDeliveryStatusPending || d.Attempts != k-1 || d.NextAttemptAt == nil ||
-				d.NextAttemptAt.Sub(prev) != dlvSchedule[k-2] {
-				t.Fatalf("after attempt %d: %+v, want pending with next attempt %s after the last", k-1, d, dlvSchedule[k-2])
+				d.NextAttemptAt.Sub(prev) != testSchedule[k-2] {
+				t.Fatalf("after attempt %d: %+v, want pending with next attempt %s after the last", k-1, d, testSchedule[k-2])
 			}
 		}
 		// Move the controllable clock to when the next attempt is due, so the
 		// recorded attempt times are spaced as scheduled.
 		if k < 5 {
-			b.clock.Advance(dlvSchedule[k-1])
+			b.clock.Advance(testSchedule[k-1])
 		}
 		gate.release <- http.StatusInternalServerError
 	}
 
-	d := dlvOnlyDelivery(t, b, subID, "the delivery to fail", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
-	if d.Attempts != 5 || d.NextAttemptAt != nil || !slices.Equal(dlvAttemptStatuses(d), []int{500, 500, 500, 500, 500}) {
+	d := onlyDelivery(t, b, subID, "the delivery to fail", deliveryStatusIs(gen.WebhookDeliveryStatusFailed))
+	if d.Attempts != 5 || d.NextAttemptAt != nil || !slices.Equal(attemptStatuses(d), []int{500, 500, 500, 500, 500}) {
 		t.Fatalf("delivery = %+v", d)
 	}
 	for i := 1; i < 5; i++ {
-		if got := d.AttemptLog[i].AttemptedAt.Sub(d.AttemptLog[i-1].AttemptedAt); got != dlvSchedule[i-1] {
-			t.Errorf("attempt %d came %s after attempt %d, want %s", i+1, got, i, dlvSchedule[i-1])
+		if got := d.AttemptLog[i].AttemptedAt.Sub(d.AttemptLog[i-1].AttemptedAt); got != testSchedule[i-1] {
+			t.Errorf("attempt %d came %s after attempt %d, want %s", i+1, got, i, testSchedule[i-1])
 		}
 		if d.AttemptLog[i].Error == nil {
 			t.Errorf("attempt %d has no error", i+1)
@@ -407,8 +394,8 @@ func TestWebhookDeliveryRetriesAtScheduledOffsets(t *testing.T) {
 
 func TestWebhookDeliveryOutcomes(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
 	rc.setHandle(func(r *http.Request, n int) int {
 		switch r.URL.Path {
 		case "/bad-request":
@@ -429,14 +416,14 @@ func TestWebhookDeliveryOutcomes(t *testing.T) {
 
 	subs := map[string]string{}
 	for _, p := range []string{"/bad-request", "/gone", "/redirect", "/throttled"} {
-		subs[p] = dlvSubscribe(t, b, rc, p, "shipment.purchased")
+		subs[p] = subscribe(t, b, rc, p, "shipment.purchased")
 	}
 	r := b.do("POST", "/api/v1/webhooks", b.token, map[string]any{"url": downURL, "events": []string{"shipment.purchased"}})
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create webhook: %d %s", r.Status, r.Body)
 	}
 	downID := r.JSON(t)["id"].(string)
-	dlvPurchase(t, b)
+	purchase(t, b)
 
 	for _, tc := range []struct {
 		path     string
@@ -448,9 +435,9 @@ func TestWebhookDeliveryOutcomes(t *testing.T) {
 		{"/redirect", gen.WebhookDeliveryStatusFailed, []int{302}},
 		{"/throttled", gen.WebhookDeliveryStatusDelivered, []int{408, 429, 200}},
 	} {
-		d := dlvOnlyDelivery(t, b, subs[tc.path], tc.path+" to finish", func(d gen.WebhookDelivery) bool { return d.Status != gen.WebhookDeliveryStatusPending })
-		if d.Status != tc.status || !slices.Equal(dlvAttemptStatuses(d), tc.statuses) || d.Attempts != len(tc.statuses) || d.NextAttemptAt != nil {
-			t.Errorf("%s: %s after %v (attempts %d, next %v), want %s after %v", tc.path, d.Status, dlvAttemptStatuses(d), d.Attempts, d.NextAttemptAt, tc.status, tc.statuses)
+		d := onlyDelivery(t, b, subs[tc.path], tc.path+" to finish", func(d gen.WebhookDelivery) bool { return d.Status != gen.WebhookDeliveryStatusPending })
+		if d.Status != tc.status || !slices.Equal(attemptStatuses(d), tc.statuses) || d.Attempts != len(tc.statuses) || d.NextAttemptAt != nil {
+			t.Errorf("%s: %s after %v (attempts %d, next %v), want %s after %v", tc.path, d.Status, attemptStatuses(d), d.Attempts, d.NextAttemptAt, tc.status, tc.statuses)
 		}
 		if got := len(rc.verified(t, tc.path)); got != len(tc.statuses) {
 			t.Errorf("%s: receiver got %d requests, want %d", tc.path, got, len(tc.statuses))
@@ -461,7 +448,7 @@ func TestWebhookDeliveryOutcomes(t *testing.T) {
 	}
 
 	// Network errors are retried: five attempts, no status, each with its error.
-	d := dlvOnlyDelivery(t, b, downID, "the delivery to the closed port to fail", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	d := onlyDelivery(t, b, downID, "the delivery to the closed port to fail", deliveryStatusIs(gen.WebhookDeliveryStatusFailed))
 	if d.Attempts != 5 || len(d.AttemptLog) != 5 {
 		t.Fatalf("closed port: %+v", d)
 	}
@@ -474,11 +461,11 @@ func TestWebhookDeliveryOutcomes(t *testing.T) {
 
 func TestWebhookDeliveryPausedAndUnmatchedSubscriptionsGetNothing(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
-	active := dlvSubscribe(t, b, rc, "/active", "shipment.purchased")
-	paused := dlvSubscribe(t, b, rc, "/paused", "*")
-	otherType := dlvSubscribe(t, b, rc, "/failed-only", "shipment.failed")
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
+	active := subscribe(t, b, rc, "/active", "shipment.purchased")
+	paused := subscribe(t, b, rc, "/paused", "*")
+	otherType := subscribe(t, b, rc, "/failed-only", "shipment.failed")
 	if r := b.do("PATCH", "/api/v1/webhooks/"+paused, b.token, map[string]any{"enabled": false}); r.Status != http.StatusOK {
 		t.Fatalf("pause: %d %s", r.Status, r.Body)
 	}
@@ -490,21 +477,21 @@ func TestWebhookDeliveryPausedAndUnmatchedSubscriptionsGetNothing(t *testing.T) 
 	}
 	liveID := r.JSON(t)["id"].(string)
 
-	dlvPurchase(t, b)
-	dlvOnlyDelivery(t, b, active, "the active subscription's delivery", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+	purchase(t, b)
+	onlyDelivery(t, b, active, "the active subscription's delivery", deliveryStatusIs(gen.WebhookDeliveryStatusDelivered))
 
 	for _, id := range []string{paused, otherType} {
-		if ds := dlvDeliveries(t, b, id); len(ds) != 0 {
+		if ds := deliveries(t, b, id); len(ds) != 0 {
 			t.Errorf("subscription %s got %d deliveries, want 0", id, len(ds))
 		}
 	}
-	if ds := dlvDeliveriesWith(t, b, live, liveID, "").Data; len(ds) != 0 {
+	if ds := deliveriesWith(t, b, live, liveID, "").Data; len(ds) != 0 {
 		t.Errorf("live subscription got %d deliveries, want 0", len(ds))
 	}
 	if n := len(rc.requests("/paused")) + len(rc.requests("/failed-only")); n != 0 {
 		t.Errorf("paused or unmatched receivers got %d requests", n)
 	}
-	ev := dlvEvents(t, b, "?type=shipment.purchased")
+	ev := eventRecords(t, b, "?type=shipment.purchased")
 	if len(ev) != 1 || ev[0].Deliveries != (gen.DeliverySummary{Total: 1, Delivered: 1}) {
 		t.Fatalf("events = %+v", ev)
 	}
@@ -513,19 +500,19 @@ func TestWebhookDeliveryPausedAndUnmatchedSubscriptionsGetNothing(t *testing.T) 
 	if r := b.do("PATCH", "/api/v1/webhooks/"+paused, b.token, map[string]any{"enabled": true}); r.Status != http.StatusOK {
 		t.Fatalf("resume: %d %s", r.Status, r.Body)
 	}
-	if ds := dlvDeliveries(t, b, paused); len(ds) != 0 {
+	if ds := deliveries(t, b, paused); len(ds) != 0 {
 		t.Errorf("resumed subscription got %d deliveries", len(ds))
 	}
 }
 
 func TestWebhookDeliveryPauseStopsRetries(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
-	gate := newDlvGate(rc)
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
+	gate := newReceiverGate(rc)
 	rc.setHandle(gate.handle)
-	subID := dlvSubscribe(t, b, rc, "/hook", "shipment.purchased")
-	dlvPurchase(t, b)
+	subID := subscribe(t, b, rc, "/hook", "shipment.purchased")
+	purchase(t, b)
 
 	gate.waitArrival(t)
 	if r := b.do("PATCH", "/api/v1/webhooks/"+subID, b.token, map[string]any{"enabled": false}); r.Status != http.StatusOK {
@@ -533,7 +520,7 @@ func TestWebhookDeliveryPauseStopsRetries(t *testing.T) {
 	}
 	gate.release <- http.StatusServiceUnavailable // retryable, but the subscription is paused now
 
-	d := dlvOnlyDelivery(t, b, subID, "the delivery to end", func(d gen.WebhookDelivery) bool { return d.Attempts == 1 })
+	d := onlyDelivery(t, b, subID, "the delivery to end", func(d gen.WebhookDelivery) bool { return d.Attempts == 1 })
 	if d.Status != gen.WebhookDeliveryStatusFailed || d.NextAttemptAt != nil {
 		t.Fatalf("delivery = %+v, want failed without a next attempt", d)
 	}
@@ -546,15 +533,15 @@ func TestWebhookDeliveryDeleteAndPauseStopQueuedRetries(t *testing.T) {
 	t.Parallel()
 	// The first retry is due a second later: time enough to delete and pause before it.
 	b := setup(t, withDeliverySchedule(time.Second, time.Second))
-	rc := newDlvReceiver(t)
+	rc := newReceiver(t)
 	rc.setHandle(func(*http.Request, int) int { return http.StatusInternalServerError })
-	deleted := dlvSubscribe(t, b, rc, "/deleted", "shipment.purchased")
-	paused := dlvSubscribe(t, b, rc, "/paused", "shipment.purchased")
-	dlvPurchase(t, b)
+	deleted := subscribe(t, b, rc, "/deleted", "shipment.purchased")
+	paused := subscribe(t, b, rc, "/paused", "shipment.purchased")
+	purchase(t, b)
 
 	firstFailed := func(d gen.WebhookDelivery) bool { return d.Attempts == 1 }
-	dDeleted := dlvOnlyDelivery(t, b, deleted, "the first attempt to /deleted", firstFailed)
-	dPaused := dlvOnlyDelivery(t, b, paused, "the first attempt to /paused", firstFailed)
+	dDeleted := onlyDelivery(t, b, deleted, "the first attempt to /deleted", firstFailed)
+	dPaused := onlyDelivery(t, b, paused, "the first attempt to /paused", firstFailed)
 	for _, d := range []gen.WebhookDelivery{dDeleted, dPaused} {
 		if d.Status != gen.WebhookDeliveryStatusPending || d.NextAttemptAt == nil {
 			t.Fatalf("delivery = %+v, want pending with a retry queued", d)
@@ -573,16 +560,16 @@ func TestWebhookDeliveryDeleteAndPauseStopQueuedRetries(t *testing.T) {
 	// and the event's summary shows the delivery failed. Pausing holds the
 	// retry until it is due.
 	wantError(t, b.do("GET", "/api/v1/webhooks/"+deleted+"/deliveries", b.token, nil), http.StatusNotFound, "not_found")
-	ev := dlvEvents(t, b, "?type=shipment.purchased")
+	ev := eventRecords(t, b, "?type=shipment.purchased")
 	if len(ev) != 1 || ev[0].Deliveries != (gen.DeliverySummary{Total: 2, Pending: 1, Failed: 1}) {
 		t.Fatalf("events = %+v, want one delivery cancelled and one pending", ev)
 	}
 
 	// The queued retries' jobs run when due and send nothing.
 	for _, d := range []gen.WebhookDelivery{dDeleted, dPaused} {
-		dlvWait(t, "the queued retry's job to finish", func() bool {
+		waitUntil(t, "the queued retry's job to finish", func() bool {
 			var state string
-			err := b.store.R.Get(&state, `SELECT state FROM river_job WHERE kind = 'webhook_delivery'
+			err := b.sql(t).Get(&state, `SELECT state FROM river_job WHERE kind = 'webhook_delivery'
 				AND json_extract(args, '$.delivery_id') = ? AND json_extract(args, '$.attempt') = 2`, d.Id)
 			return err == nil && state == "completed"
 		})
@@ -590,7 +577,7 @@ func TestWebhookDeliveryDeleteAndPauseStopQueuedRetries(t *testing.T) {
 	if n := len(rc.requests("")); n != 2 {
 		t.Fatalf("receiver got %d requests in all, want 2 (no retry)", n)
 	}
-	d := dlvDeliveries(t, b, paused)[0]
+	d := deliveries(t, b, paused)[0]
 	if d.Status != gen.WebhookDeliveryStatusFailed || d.Attempts != 1 || d.NextAttemptAt != nil {
 		t.Fatalf("paused subscription's delivery = %+v, want failed after 1 attempt", d)
 	}
@@ -598,10 +585,10 @@ func TestWebhookDeliveryDeleteAndPauseStopQueuedRetries(t *testing.T) {
 
 func TestWebhookTestEvent(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
-	subID := dlvSubscribe(t, b, rc, "/hook", "shipment.failed") // the test event ignores the filter
-	otherID := dlvSubscribe(t, b, rc, "/other", "*")
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
+	subID := subscribe(t, b, rc, "/hook", "shipment.failed") // the test event ignores the filter
+	otherID := subscribe(t, b, rc, "/other", "*")
 
 	r := b.do("POST", "/api/v1/webhooks/"+subID+"/test", b.token, nil)
 	if r.Status != http.StatusAccepted {
@@ -614,7 +601,7 @@ func TestWebhookTestEvent(t *testing.T) {
 		t.Fatalf("queued = %+v", queued)
 	}
 
-	d := dlvOnlyDelivery(t, b, subID, "the test event", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+	d := onlyDelivery(t, b, subID, "the test event", deliveryStatusIs(gen.WebhookDeliveryStatusDelivered))
 	if d.Id != queued.Id || d.Attempts != 1 {
 		t.Fatalf("delivery = %+v", d)
 	}
@@ -634,10 +621,10 @@ func TestWebhookTestEvent(t *testing.T) {
 	if n := len(rc.requests("/other")); n != 0 {
 		t.Errorf("the other subscription got %d requests", n)
 	}
-	if ds := dlvDeliveries(t, b, otherID); len(ds) != 0 {
+	if ds := deliveries(t, b, otherID); len(ds) != 0 {
 		t.Errorf("the other subscription has %d deliveries", len(ds))
 	}
-	if evs := dlvEvents(t, b, ""); len(evs) != 0 {
+	if evs := eventRecords(t, b, ""); len(evs) != 0 {
 		t.Errorf("GET /events lists %d events, want none", len(evs))
 	}
 
@@ -647,7 +634,7 @@ func TestWebhookTestEvent(t *testing.T) {
 	if r.Status != http.StatusAccepted {
 		t.Fatalf("test: %d %s", r.Status, r.Body)
 	}
-	d = dlvOnlyDelivery(t, b, otherID, "the failing test event", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	d = onlyDelivery(t, b, otherID, "the failing test event", deliveryStatusIs(gen.WebhookDeliveryStatusFailed))
 	if d.Attempts != 1 || d.NextAttemptAt != nil {
 		t.Errorf("failing test event = %+v", d)
 	}
@@ -660,7 +647,7 @@ func TestWebhookTestEvent(t *testing.T) {
 	if r := b.do("POST", "/api/v1/webhooks/"+subID+"/test", b.token, nil); r.Status != http.StatusAccepted {
 		t.Fatalf("test while paused: %d %s", r.Status, r.Body)
 	}
-	dlvWait(t, "the test event while paused", func() bool { return len(rc.requests("/hook")) == 2 })
+	waitUntil(t, "the test event while paused", func() bool { return len(rc.requests("/hook")) == 2 })
 
 	// Access rules: another mode is 403, another account or an unknown id 404.
 	_, live := b.newToken(b.account.ID, "live", allScopes...)
@@ -675,15 +662,15 @@ func TestWebhookTestEvent(t *testing.T) {
 
 func TestWebhookRetryEndpoint(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
 	rc.setHandle(func(*http.Request, int) int { return http.StatusBadRequest })
-	subID := dlvSubscribe(t, b, rc, "/hook", "shipment.purchased")
-	dlvPurchase(t, b)
-	d := dlvOnlyDelivery(t, b, subID, "the delivery to fail", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	subID := subscribe(t, b, rc, "/hook", "shipment.purchased")
+	purchase(t, b)
+	d := onlyDelivery(t, b, subID, "the delivery to fail", deliveryStatusIs(gen.WebhookDeliveryStatusFailed))
 	path := "/api/v1/webhooks/" + subID + "/deliveries/" + d.Id + "/retry"
 
-	gate := newDlvGate(rc)
+	gate := newReceiverGate(rc)
 	rc.setHandle(gate.handle)
 	r := b.do("POST", path, b.token, nil)
 	if r.Status != http.StatusAccepted {
@@ -699,8 +686,8 @@ func TestWebhookRetryEndpoint(t *testing.T) {
 	// While that attempt is queued or in flight, another is refused.
 	wantError(t, b.do("POST", path, b.token, nil), http.StatusConflict, "delivery_in_progress")
 	gate.release <- http.StatusOK
-	d = dlvOnlyDelivery(t, b, subID, "the retried delivery", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
-	if d.Attempts != 2 || !slices.Equal(dlvAttemptStatuses(d), []int{400, 200}) || d.NextAttemptAt != nil {
+	d = onlyDelivery(t, b, subID, "the retried delivery", deliveryStatusIs(gen.WebhookDeliveryStatusDelivered))
+	if d.Attempts != 2 || !slices.Equal(attemptStatuses(d), []int{400, 200}) || d.NextAttemptAt != nil {
 		t.Fatalf("retried delivery = %+v", d)
 	}
 
@@ -709,8 +696,8 @@ func TestWebhookRetryEndpoint(t *testing.T) {
 	if r := b.do("POST", path, b.token, nil); r.Status != http.StatusAccepted {
 		t.Fatalf("retry delivered: %d %s", r.Status, r.Body)
 	}
-	d = dlvOnlyDelivery(t, b, subID, "the redelivery", func(d gen.WebhookDelivery) bool { return d.Attempts == 3 })
-	if d.Status != gen.WebhookDeliveryStatusDelivered || !slices.Equal(dlvAttemptStatuses(d), []int{400, 200, 200}) {
+	d = onlyDelivery(t, b, subID, "the redelivery", func(d gen.WebhookDelivery) bool { return d.Attempts == 3 })
+	if d.Status != gen.WebhookDeliveryStatusDelivered || !slices.Equal(attemptStatuses(d), []int{400, 200, 200}) {
 		t.Fatalf("redelivered = %+v", d)
 	}
 	reqs := rc.verified(t, "/hook")
@@ -719,7 +706,7 @@ func TestWebhookRetryEndpoint(t *testing.T) {
 	}
 
 	// A delivery of another subscription, an unknown one, another mode, another account.
-	otherSub := dlvSubscribe(t, b, rc, "/other", "*")
+	otherSub := subscribe(t, b, rc, "/other", "*")
 	wantError(t, b.do("POST", "/api/v1/webhooks/"+otherSub+"/deliveries/"+d.Id+"/retry", b.token, nil), http.StatusNotFound, "not_found")
 	wantError(t, b.do("POST", "/api/v1/webhooks/"+subID+"/deliveries/dlv_000000000000000000000000/retry", b.token, nil), http.StatusNotFound, "not_found")
 	_, live := b.newToken(b.account.ID, "live", allScopes...)
@@ -736,9 +723,9 @@ func TestWebhookRetryEndpoint(t *testing.T) {
 
 func TestWebhookDeliveryLogPaging(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
-	subID := dlvSubscribe(t, b, rc, "/hook", "*")
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
+	subID := subscribe(t, b, rc, "/hook", "*")
 	var sent []string
 	for range 5 {
 		r := b.do("POST", "/api/v1/webhooks/"+subID+"/test", b.token, nil)
@@ -747,8 +734,8 @@ func TestWebhookDeliveryLogPaging(t *testing.T) {
 		}
 		sent = append(sent, r.JSON(t)["id"].(string))
 	}
-	dlvWait(t, "five deliveries", func() bool {
-		for _, d := range dlvDeliveries(t, b, subID) {
+	waitUntil(t, "five deliveries", func() bool {
+		for _, d := range deliveries(t, b, subID) {
 			if d.Status != gen.WebhookDeliveryStatusDelivered {
 				return false
 			}
@@ -760,7 +747,7 @@ func TestWebhookDeliveryLogPaging(t *testing.T) {
 	var sizes []int
 	query := "?limit=2"
 	for {
-		page := dlvDeliveriesWith(t, b, b.token, subID, query)
+		page := deliveriesWith(t, b, b.token, subID, query)
 		sizes = append(sizes, len(page.Data))
 		for _, d := range page.Data {
 			if len(d.AttemptLog) != 1 || d.Attempts != 1 {
@@ -785,9 +772,9 @@ func TestWebhookDeliveryLogPaging(t *testing.T) {
 
 func TestWebhookDeliveryEventSummaries(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
-	gate := newDlvGate(rc)
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
+	gate := newReceiverGate(rc)
 	rc.setHandle(func(r *http.Request, n int) int {
 		switch r.URL.Path {
 		case "/bad":
@@ -797,25 +784,25 @@ func TestWebhookDeliveryEventSummaries(t *testing.T) {
 		}
 		return http.StatusOK
 	})
-	ok := dlvSubscribe(t, b, rc, "/ok", "shipment.purchased")
-	bad := dlvSubscribe(t, b, rc, "/bad", "shipment.purchased")
-	dlvSubscribe(t, b, rc, "/slow", "shipment.purchased")
-	dlvPurchase(t, b)
+	ok := subscribe(t, b, rc, "/ok", "shipment.purchased")
+	bad := subscribe(t, b, rc, "/bad", "shipment.purchased")
+	subscribe(t, b, rc, "/slow", "shipment.purchased")
+	purchase(t, b)
 
 	gate.waitArrival(t)
-	dlvOnlyDelivery(t, b, ok, "the ok delivery", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
-	dlvOnlyDelivery(t, b, bad, "the bad delivery", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
-	ev := dlvEvents(t, b, "?type=shipment.purchased")
+	onlyDelivery(t, b, ok, "the ok delivery", deliveryStatusIs(gen.WebhookDeliveryStatusDelivered))
+	onlyDelivery(t, b, bad, "the bad delivery", deliveryStatusIs(gen.WebhookDeliveryStatusFailed))
+	ev := eventRecords(t, b, "?type=shipment.purchased")
 	if len(ev) != 1 || ev[0].Deliveries != (gen.DeliverySummary{Total: 3, Pending: 1, Delivered: 1, Failed: 1}) {
 		t.Fatalf("events = %+v", ev)
 	}
 	gate.release <- http.StatusOK
-	dlvWait(t, "the slow delivery", func() bool {
-		ev = dlvEvents(t, b, "?type=shipment.purchased")
+	waitUntil(t, "the slow delivery", func() bool {
+		ev = eventRecords(t, b, "?type=shipment.purchased")
 		return ev[0].Deliveries == gen.DeliverySummary{Total: 3, Delivered: 2, Failed: 1}
 	})
 	// Events no subscription asked for have an empty summary.
-	for _, e := range dlvEvents(t, b, "") {
+	for _, e := range eventRecords(t, b, "") {
 		if e.Type != "shipment.purchased" && e.Deliveries != (gen.DeliverySummary{}) {
 			t.Errorf("%s: %+v", e.Type, e.Deliveries)
 		}
@@ -824,8 +811,8 @@ func TestWebhookDeliveryEventSummaries(t *testing.T) {
 
 func TestWebhookDeliverySSRFGuard(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withDeliverySchedule(dlvSchedule...))
-	rc := newDlvReceiver(t)
+	b := setup(t, withDeliverySchedule(testSchedule...))
+	rc := newReceiver(t)
 	_, live := b.newToken(b.account.ID, "live", allScopes...)
 	target := "https://" + rc.srv.Listener.Addr().String() + "/ssrf"
 
@@ -833,23 +820,26 @@ func TestWebhookDeliverySSRFGuard(t *testing.T) {
 	wantError(t, b.do("POST", "/api/v1/webhooks", live, map[string]any{"url": target, "events": []string{"*"}}), http.StatusUnprocessableEntity, "invalid_field")
 	// ...so stand in for a host name that resolves to loopback only at
 	// delivery time: the subscription is stored as it would have been.
-	ciphertext, err := b.server.cfg.WebhookCipher.Encrypt("whsec_ssrf")
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32)) // the bundle's key
+	if err != nil {
+		t.Fatal(err)
+	}
+	ciphertext, err := cipher.Encrypt("whsec_ssrf")
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := b.clock.Now()
 	sub := store.Subscription{ID: store.NewID("whk"), AccountID: b.account.ID, Mode: "live", URL: target, Enabled: true,
-		SecretCiphertext: ciphertext, CreatedAt: now, UpdatedAt: now}
-	sub.SetEvents([]string{"*"})
-	if err := b.store.Tx(context.Background(), func(tx *sqlx.Tx) error { return store.InsertSubscription(context.Background(), tx, &sub) }); err != nil {
+		EventsJSON: `["*"]`, SecretCiphertext: ciphertext, CreatedAt: now, UpdatedAt: now}
+	if err := b.store.Tx(context.Background(), func(tx *store.Tx) error { return tx.InsertSubscription(context.Background(), &sub) }); err != nil {
 		t.Fatal(err)
 	}
 	if r := b.do("POST", "/api/v1/webhooks/"+sub.ID+"/test", live, nil); r.Status != http.StatusAccepted {
 		t.Fatalf("test: %d %s", r.Status, r.Body)
 	}
 	var d gen.WebhookDelivery
-	dlvWait(t, "the live delivery to fail", func() bool {
-		ds := dlvDeliveriesWith(t, b, live, sub.ID, "").Data
+	waitUntil(t, "the live delivery to fail", func() bool {
+		ds := deliveriesWith(t, b, live, sub.ID, "").Data
 		if len(ds) == 1 {
 			d = ds[0]
 		}
@@ -870,8 +860,8 @@ func TestWebhookDeliverySSRFGuard(t *testing.T) {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
 	}
 	metaID := r.JSON(t)["id"].(string)
-	dlvPurchase(t, b)
-	d = dlvOnlyDelivery(t, b, metaID, "the metadata delivery to fail", dlvStatusIs(gen.WebhookDeliveryStatusFailed))
+	purchase(t, b)
+	d = onlyDelivery(t, b, metaID, "the metadata delivery to fail", deliveryStatusIs(gen.WebhookDeliveryStatusFailed))
 	if d.Attempts != 1 || d.AttemptLog[0].Error == nil || !strings.Contains(*d.AttemptLog[0].Error, webhooks.ErrForbiddenAddress.Error()) {
 		t.Fatalf("metadata delivery = %+v", d)
 	}
@@ -883,43 +873,9 @@ func TestWebhookDeliverySSRFGuard(t *testing.T) {
 // rescues it after RescueStuckJobsAfter, with the same outcome.)
 func TestWebhookDeliveryInFlightSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "shipd.db")
-	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dbPath := filepath.Join(t.TempDir(), "shipd.db")
 	clock := &testClock{now: time.Now().UTC()}
-	start := func() (*bundle, func(stopTimeout time.Duration)) {
-		st, err := store.Open(context.Background(), dbPath)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, srv, err := Setup(Config{Store: st, WebhookCipher: cipher, Now: clock.Now, UsageFlushInterval: time.Hour,
-			Labels: store.FileBlobs{Dir: filepath.Join(dir, "labels")}, PurchaseRetryBase: 20 * time.Millisecond,
-			JobPollInterval: 10 * time.Millisecond, Webhooks: WebhookDeliveryConfig{RetrySchedule: dlvSchedule}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := srv.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		hs := httptest.NewServer(e)
-		var once sync.Once
-		stop := func(stopTimeout time.Duration) {
-			once.Do(func() {
-				hs.Close()
-				ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-				defer cancel()
-				_ = srv.Stop(ctx) // reports the cut-short stop; expected
-				_ = st.Close()
-			})
-		}
-		t.Cleanup(func() { stop(10 * time.Second) })
-		return &bundle{t: t, store: st, server: srv, http: hs, clock: clock}, stop
-	}
-
-	rc := newDlvReceiver(t)
+	rc := newReceiver(t)
 	arrived := make(chan struct{}, 1)
 	rc.setHandle(func(r *http.Request, n int) int {
 		if n == 1 {
@@ -933,24 +889,24 @@ func TestWebhookDeliveryInFlightSurvivesRestart(t *testing.T) {
 		return http.StatusOK
 	})
 
-	b1, stop1 := start()
+	b1 := start(t, dbPath, clock, withDeliverySchedule(testSchedule...))
 	acct := b1.newAccount("Acme", true)
 	b1.account = acct
 	b1.tokenID, b1.token = b1.newToken(acct.ID, "test", allScopes...)
-	subID := dlvSubscribe(t, b1, rc, "/hook", "shipment.purchased")
-	dlvPurchase(t, b1)
+	subID := subscribe(t, b1, rc, "/hook", "shipment.purchased")
+	purchase(t, b1)
 	select {
 	case <-arrived:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the first attempt never reached the receiver")
 	}
-	stop1(100 * time.Millisecond) // running jobs are cancelled after 100 ms
+	_ = b1.stop(100 * time.Millisecond) // running jobs are cancelled after 100 ms; reports the cut-short stop
 
-	b2, _ := start()
+	b2 := start(t, dbPath, clock, withDeliverySchedule(testSchedule...))
 	b2.account, b2.token = acct, b1.token
-	d := dlvOnlyDelivery(t, b2, subID, "the delivery after the restart", dlvStatusIs(gen.WebhookDeliveryStatusDelivered))
+	d := onlyDelivery(t, b2, subID, "the delivery after the restart", deliveryStatusIs(gen.WebhookDeliveryStatusDelivered))
 	// The cut-off attempt was not the receiver's failure and is not counted.
-	if d.Attempts != 1 || !slices.Equal(dlvAttemptStatuses(d), []int{200}) {
+	if d.Attempts != 1 || !slices.Equal(attemptStatuses(d), []int{200}) {
 		t.Fatalf("delivery = %+v", d)
 	}
 	reqs := rc.verified(t, "/hook")

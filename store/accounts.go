@@ -2,10 +2,7 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // Account owns every resource; its payment method gates purchases.
@@ -16,44 +13,42 @@ type Account struct {
 	CreatedAt        time.Time `db:"created_at"`
 }
 
-// CreateAccount inserts an account.
-func (s *Store) CreateAccount(ctx context.Context, name string, hasPaymentMethod bool, now time.Time) (Account, error) {
-	a := Account{ID: NewID("acct"), Name: name, HasPaymentMethod: hasPaymentMethod, CreatedAt: now.UTC()}
-	err := s.Tx(ctx, func(tx *sqlx.Tx) error {
-		_, err := tx.NamedExecContext(ctx, `INSERT INTO accounts (id, name, has_payment_method, created_at)
-			VALUES (:id, :name, :has_payment_method, :created_at)`, a)
-		return err
-	})
-	if err != nil {
-		return Account{}, fmt.Errorf("create account: %w", err)
-	}
-	return a, nil
+const accountColumns = `id, name, has_payment_method, created_at`
+
+// InsertAccount stores a new account.
+func (t *Tx) InsertAccount(ctx context.Context, a Account) error {
+	_, err := t.tx.NamedExecContext(ctx, `INSERT INTO accounts (id, name, has_payment_method, created_at)
+		VALUES (:id, :name, :has_payment_method, :created_at)`, a)
+	return err
 }
 
-// GetAccount reads one account.
-func (s *Store) GetAccount(ctx context.Context, q sqlx.QueryerContext, id string) (Account, error) {
+// Account reads one account.
+func (r reader) Account(ctx context.Context, id string) (Account, error) {
 	var a Account
-	err := sqlx.GetContext(ctx, q, &a, `SELECT id, name, has_payment_method, created_at FROM accounts WHERE id = ?`, id)
-	return a, notFound(err)
+	err := r.get(ctx, &a, `SELECT `+accountColumns+` FROM accounts WHERE id = ?`, id)
+	return a, err
+}
+
+// LockAccount reads an account and holds it until the transaction ends, so
+// that rules counting an account's rows (the subscription limit) see no
+// concurrent insert between their count and their insert.
+func (t *Tx) LockAccount(ctx context.Context, id string) (Account, error) {
+	// SQLite's write transaction (BEGIN IMMEDIATE) already holds the whole
+	// database; the touch below is what takes the row lock elsewhere.
+	if err := t.execOne(ctx, `UPDATE accounts SET id = id WHERE id = ?`, id); err != nil {
+		return Account{}, err
+	}
+	return t.Account(ctx, id)
 }
 
 // SetPaymentMethod records whether the account has a payment method on file.
-func (s *Store) SetPaymentMethod(ctx context.Context, id string, has bool) error {
-	return s.Tx(ctx, func(tx *sqlx.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE accounts SET has_payment_method = ? WHERE id = ?`, has, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+func (t *Tx) SetPaymentMethod(ctx context.Context, id string, has bool) error {
+	return t.execOne(ctx, `UPDATE accounts SET has_payment_method = ? WHERE id = ?`, has, id)
 }
 
 // CountAccounts tells whether the database is fresh (the first start seeds a demo account).
-func (s *Store) CountAccounts(ctx context.Context) (int, error) {
+func (r reader) CountAccounts(ctx context.Context) (int, error) {
 	var n int
-	err := s.R.GetContext(ctx, &n, `SELECT count(*) FROM accounts`)
+	err := r.get(ctx, &n, `SELECT count(*) FROM accounts`)
 	return n, err
 }

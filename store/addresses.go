@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/jmoiron/sqlx"
+	"github.com/shipd-dev/shipd/paging"
 )
 
 // Address is an address book entry.
@@ -30,33 +30,27 @@ type Address struct {
 const addressColumns = `seq, id, account_id, mode, created_at, name, company, street1, street2, city, state, zip, country, phone, email, residential`
 
 // InsertAddress stores a new address; ID and CreatedAt must be set.
-func InsertAddress(ctx context.Context, tx *sqlx.Tx, a *Address) error {
-	res, err := tx.NamedExecContext(ctx, `INSERT INTO addresses (id, account_id, mode, created_at, name, company, street1, street2, city, state, zip, country, phone, email, residential)
-		VALUES (:id, :account_id, :mode, :created_at, :name, :company, :street1, :street2, :city, :state, :zip, :country, :phone, :email, :residential)`, a)
-	if err != nil {
-		return err
-	}
-	a.Seq, err = res.LastInsertId()
+func (t *Tx) InsertAddress(ctx context.Context, a *Address) error {
+	seq, err := t.insertSeq(ctx, `INSERT INTO addresses (id, account_id, mode, created_at, name, company, street1, street2, city, state, zip, country, phone, email, residential)
+		VALUES (:id, :account_id, :mode, :created_at, :name, :company, :street1, :street2, :city, :state, :zip, :country, :phone, :email, :residential)
+		RETURNING seq`, a)
+	a.Seq = seq
 	return err
-}
-
-// GetAddress reads one address of an account, in either mode (the caller checks the mode).
-func (s *Store) GetAddress(ctx context.Context, accountID, id string) (Address, error) {
-	var a Address
-	err := s.R.GetContext(ctx, &a, `SELECT `+addressColumns+` FROM addresses WHERE account_id = ? AND id = ?`, accountID, id)
-	return a, notFound(err)
 }
 
 // ListAddresses returns a page of an account's addresses in one mode, newest first,
 // and the seq to continue from (0 on the last page).
-func (s *Store) ListAddresses(ctx context.Context, accountID, mode string, p Page) ([]Address, int64, error) {
-	before, n := p.pageArgs()
+func (r reader) ListAddresses(ctx context.Context, accountID, mode string, p paging.Request) ([]Address, bool, error) {
+	before, n, err := r.pageArgs(ctx, listingAddresses, accountID, p)
+	if err != nil {
+		return nil, false, err
+	}
 	var rows []Address
-	err := s.R.SelectContext(ctx, &rows, `SELECT `+addressColumns+` FROM addresses
+	err = r.sel(ctx, &rows, `SELECT `+addressColumns+` FROM addresses
 		WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n)
 	if err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
-	rows, next := trimPage(rows, p.Limit, func(a Address) int64 { return a.Seq })
-	return rows, next, nil
+	rows, more := trimPage(rows, p.Limit)
+	return rows, more, nil
 }

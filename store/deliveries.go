@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/shipd-dev/shipd/paging"
 )
 
 // Delivery statuses.
@@ -58,59 +61,43 @@ type DeliverySummary struct {
 const deliveryColumns = `seq, id, subscription_id, account_id, mode, event_id, event_type, event_data, status,
 	attempts, auto_attempts, next_attempt_at, retry_request, retry_requested_at, last_error, created_at, updated_at`
 
-// DeliverableSubscriptions returns the enabled, active subscriptions of an account in one mode.
-func DeliverableSubscriptions(ctx context.Context, q sqlx.QueryerContext, accountID, mode string) ([]Subscription, error) {
-	var subs []Subscription
-	err := sqlx.SelectContext(ctx, q, &subs, `SELECT `+subscriptionColumns+` FROM webhook_subscriptions
-		WHERE account_id = ? AND mode = ? AND enabled = 1 AND revoked_at IS NULL ORDER BY seq`, accountID, mode)
-	return subs, err
-}
-
-// SubscriptionByID reads a subscription by id alone, revoked or not: the
-// delivery worker needs its state and secret whatever happened to it.
-func SubscriptionByID(ctx context.Context, q sqlx.QueryerContext, id string) (Subscription, error) {
-	var sub Subscription
-	err := sqlx.GetContext(ctx, q, &sub, `SELECT `+subscriptionColumns+` FROM webhook_subscriptions WHERE id = ?`, id)
-	return sub, notFound(err)
-}
-
 // InsertDelivery stores a delivery unless its (subscription, event) already
 // has one; inserted says which.
-func InsertDelivery(ctx context.Context, tx *sqlx.Tx, d *Delivery) (inserted bool, err error) {
-	res, err := tx.NamedExecContext(ctx, `INSERT INTO webhook_deliveries
+func (t *Tx) InsertDelivery(ctx context.Context, d *Delivery) (inserted bool, err error) {
+	seq, err := t.insertSeq(ctx, `INSERT INTO webhook_deliveries
 		(id, subscription_id, account_id, mode, event_id, event_type, event_data, status, attempts, auto_attempts,
 		 next_attempt_at, retry_request, retry_requested_at, last_error, created_at, updated_at)
 		VALUES (:id, :subscription_id, :account_id, :mode, :event_id, :event_type, :event_data, :status, :attempts, :auto_attempts,
 		 :next_attempt_at, :retry_request, :retry_requested_at, :last_error, :created_at, :updated_at)
-		ON CONFLICT (subscription_id, event_id) DO NOTHING`, d)
+		ON CONFLICT (subscription_id, event_id) DO NOTHING RETURNING seq`, d)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
 	if err != nil {
 		return false, fmt.Errorf("insert delivery: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return false, nil
-	}
-	d.Seq, err = res.LastInsertId()
-	return true, err
+	d.Seq = seq
+	return true, nil
 }
 
-// GetDelivery reads a delivery by id.
-func GetDelivery(ctx context.Context, q sqlx.QueryerContext, id string) (Delivery, error) {
+// Delivery reads a delivery by id.
+func (r reader) Delivery(ctx context.Context, id string) (Delivery, error) {
 	var d Delivery
-	err := sqlx.GetContext(ctx, q, &d, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id)
-	return d, notFound(err)
+	err := r.get(ctx, &d, `SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, id)
+	return d, err
 }
 
-// GetSubscriptionDelivery reads a delivery of one subscription.
-func GetSubscriptionDelivery(ctx context.Context, q sqlx.QueryerContext, subscriptionID, id string) (Delivery, error) {
+// SubscriptionDelivery reads a delivery of one subscription.
+func (r reader) SubscriptionDelivery(ctx context.Context, subscriptionID, id string) (Delivery, error) {
 	var d Delivery
-	err := sqlx.GetContext(ctx, q, &d, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+	err := r.get(ctx, &d, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 		WHERE subscription_id = ? AND id = ?`, subscriptionID, id)
-	return d, notFound(err)
+	return d, err
 }
 
 // UpdateDelivery writes a delivery's state.
-func UpdateDelivery(ctx context.Context, tx *sqlx.Tx, d *Delivery) error {
-	_, err := tx.NamedExecContext(ctx, `UPDATE webhook_deliveries
+func (t *Tx) UpdateDelivery(ctx context.Context, d *Delivery) error {
+	_, err := t.tx.NamedExecContext(ctx, `UPDATE webhook_deliveries
 		SET status = :status, attempts = :attempts, auto_attempts = :auto_attempts, next_attempt_at = :next_attempt_at,
 		    retry_request = :retry_request, retry_requested_at = :retry_requested_at, last_error = :last_error,
 		    updated_at = :updated_at
@@ -119,21 +106,21 @@ func UpdateDelivery(ctx context.Context, tx *sqlx.Tx, d *Delivery) error {
 }
 
 // InsertDeliveryAttempt records one attempt.
-func InsertDeliveryAttempt(ctx context.Context, tx *sqlx.Tx, a *DeliveryAttempt) error {
-	res, err := tx.NamedExecContext(ctx, `INSERT INTO webhook_delivery_attempts
+func (t *Tx) InsertDeliveryAttempt(ctx context.Context, a *DeliveryAttempt) error {
+	seq, err := t.insertSeq(ctx, `INSERT INTO webhook_delivery_attempts
 		(delivery_id, auto_attempt, attempted_at, response_status, latency_ms, error)
-		VALUES (:delivery_id, :auto_attempt, :attempted_at, :response_status, :latency_ms, :error)`, a)
+		VALUES (:delivery_id, :auto_attempt, :attempted_at, :response_status, :latency_ms, :error) RETURNING seq`, a)
 	if err != nil {
 		return fmt.Errorf("insert delivery attempt: %w", err)
 	}
-	a.Seq, err = res.LastInsertId()
-	return err
+	a.Seq = seq
+	return nil
 }
 
 // CancelPendingDeliveries fails every pending delivery of a subscription with
 // reason and drops its queued attempts; the jobs that find them later send nothing.
-func CancelPendingDeliveries(ctx context.Context, tx *sqlx.Tx, subscriptionID, reason string, now time.Time) (int64, error) {
-	res, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries
+func (t *Tx) CancelPendingDeliveries(ctx context.Context, subscriptionID, reason string, now time.Time) (int64, error) {
+	res, err := t.exec(ctx, `UPDATE webhook_deliveries
 		SET status = 'failed', next_attempt_at = NULL, retry_request = NULL, retry_requested_at = NULL,
 		    last_error = ?, updated_at = ?
 		WHERE subscription_id = ? AND status = 'pending'`, reason, now.UTC(), subscriptionID)
@@ -144,20 +131,23 @@ func CancelPendingDeliveries(ctx context.Context, tx *sqlx.Tx, subscriptionID, r
 }
 
 // ListDeliveries pages through a subscription's deliveries, newest first.
-func ListDeliveries(ctx context.Context, q sqlx.QueryerContext, subscriptionID string, p Page) ([]Delivery, int64, error) {
-	before, n := p.pageArgs()
+func (r reader) ListDeliveries(ctx context.Context, accountID, subscriptionID string, p paging.Request) ([]Delivery, bool, error) {
+	before, n, err := r.pageArgs(ctx, listingDeliveries, accountID, p)
+	if err != nil {
+		return nil, false, err
+	}
 	var rows []Delivery
-	err := sqlx.SelectContext(ctx, q, &rows, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+	err = r.sel(ctx, &rows, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 		WHERE subscription_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, subscriptionID, before, n)
 	if err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
-	rows, next := trimPage(rows, p.Limit, func(d Delivery) int64 { return d.Seq })
-	return rows, next, nil
+	rows, more := trimPage(rows, p.Limit)
+	return rows, more, nil
 }
 
 // DeliveryAttempts returns the attempts of the given deliveries, oldest first, by delivery id.
-func DeliveryAttempts(ctx context.Context, q sqlx.QueryerContext, deliveryIDs []string) (map[string][]DeliveryAttempt, error) {
+func (r reader) DeliveryAttempts(ctx context.Context, deliveryIDs []string) (map[string][]DeliveryAttempt, error) {
 	out := make(map[string][]DeliveryAttempt, len(deliveryIDs))
 	if len(deliveryIDs) == 0 {
 		return out, nil
@@ -168,7 +158,7 @@ func DeliveryAttempts(ctx context.Context, q sqlx.QueryerContext, deliveryIDs []
 		return nil, err
 	}
 	var rows []DeliveryAttempt
-	if err := sqlx.SelectContext(ctx, q, &rows, query, args...); err != nil {
+	if err := r.sel(ctx, &rows, query, args...); err != nil {
 		return nil, err
 	}
 	for _, a := range rows {
@@ -178,7 +168,7 @@ func DeliveryAttempts(ctx context.Context, q sqlx.QueryerContext, deliveryIDs []
 }
 
 // DeliverySummaries counts the deliveries of each given event by status, in one query.
-func DeliverySummaries(ctx context.Context, q sqlx.QueryerContext, eventIDs []string) (map[string]DeliverySummary, error) {
+func (r reader) DeliverySummaries(ctx context.Context, eventIDs []string) (map[string]DeliverySummary, error) {
 	out := make(map[string]DeliverySummary, len(eventIDs))
 	if len(eventIDs) == 0 {
 		return out, nil
@@ -193,7 +183,7 @@ func DeliverySummaries(ctx context.Context, q sqlx.QueryerContext, eventIDs []st
 		Status  string `db:"status"`
 		N       int    `db:"n"`
 	}
-	if err := sqlx.SelectContext(ctx, q, &rows, query, args...); err != nil {
+	if err := r.sel(ctx, &rows, query, args...); err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
@@ -210,14 +200,6 @@ func DeliverySummaries(ctx context.Context, q sqlx.QueryerContext, eventIDs []st
 		out[r.EventID] = s
 	}
 	return out, nil
-}
-
-// EventByID reads one event by id.
-func EventByID(ctx context.Context, q sqlx.QueryerContext, id string) (Event, error) {
-	var e Event
-	err := sqlx.GetContext(ctx, q, &e, `SELECT seq, id, account_id, mode, type, api_version, created_at, data
-		FROM events WHERE id = ?`, id)
-	return e, notFound(err)
 }
 
 // TruncateError bounds an error text for storage (a receiver's TLS or DNS error can be long).

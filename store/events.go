@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/jmoiron/sqlx"
+	"github.com/shipd-dev/shipd/paging"
 )
 
 // Event is one entry of the event history; Data is the resource as JSON.
@@ -19,33 +19,40 @@ type Event struct {
 	Data       string    `db:"data"`
 }
 
+const eventColumns = `seq, id, account_id, mode, type, api_version, created_at, data`
+
 // InsertEvent records an event.
-func InsertEvent(ctx context.Context, tx *sqlx.Tx, e *Event) error {
-	res, err := tx.NamedExecContext(ctx, `INSERT INTO events (id, account_id, mode, type, api_version, created_at, data)
-		VALUES (:id, :account_id, :mode, :type, :api_version, :created_at, :data)`, e)
-	if err != nil {
-		return err
-	}
-	e.Seq, err = res.LastInsertId()
+func (t *Tx) InsertEvent(ctx context.Context, e *Event) error {
+	seq, err := t.insertSeq(ctx, `INSERT INTO events (id, account_id, mode, type, api_version, created_at, data)
+		VALUES (:id, :account_id, :mode, :type, :api_version, :created_at, :data) RETURNING seq`, e)
+	e.Seq = seq
 	return err
 }
 
+// EventByID reads one event by id.
+func (r reader) EventByID(ctx context.Context, id string) (Event, error) {
+	var e Event
+	err := r.get(ctx, &e, `SELECT `+eventColumns+` FROM events WHERE id = ?`, id)
+	return e, err
+}
+
 // ListEvents pages through an account's events in one mode, newest first, optionally of one type.
-func (s *Store) ListEvents(ctx context.Context, accountID, mode, eventType string, p Page) ([]Event, int64, error) {
-	before, n := p.pageArgs()
+func (r reader) ListEvents(ctx context.Context, accountID, mode, eventType string, p paging.Request) ([]Event, bool, error) {
+	before, n, err := r.pageArgs(ctx, listingEvents, accountID, p)
+	if err != nil {
+		return nil, false, err
+	}
 	var rows []Event
-	var err error
-	const cols = `seq, id, account_id, mode, type, api_version, created_at, data`
 	if eventType == "" {
-		err = s.R.SelectContext(ctx, &rows, `SELECT `+cols+` FROM events
+		err = r.sel(ctx, &rows, `SELECT `+eventColumns+` FROM events
 			WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n)
 	} else {
-		err = s.R.SelectContext(ctx, &rows, `SELECT `+cols+` FROM events
+		err = r.sel(ctx, &rows, `SELECT `+eventColumns+` FROM events
 			WHERE account_id = ? AND mode = ? AND type = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, eventType, before, n)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
-	rows, next := trimPage(rows, p.Limit, func(e Event) int64 { return e.Seq })
-	return rows, next, nil
+	rows, more := trimPage(rows, p.Limit)
+	return rows, more, nil
 }

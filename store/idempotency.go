@@ -2,17 +2,9 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jmoiron/sqlx"
-	"github.com/mattn/go-sqlite3"
 )
-
-// ErrIdempotencyKeyTaken is returned by ClaimIdempotencyKey when another
-// request already holds (or has completed) the key in that scope.
-var ErrIdempotencyKeyTaken = errors.New("idempotency key already claimed")
 
 // Idempotency key states.
 const (
@@ -20,8 +12,8 @@ const (
 	IdempotencyDone       = "done"
 )
 
-// IdempotencyScope names one key: an account, a mode, an endpoint (method and
-// concrete path) and the client's key.
+// IdempotencyScope names one key: an account, a mode, an endpoint (the
+// operation and the resource it acts on) and the client's key.
 type IdempotencyScope struct {
 	AccountID string
 	Mode      string
@@ -29,127 +21,86 @@ type IdempotencyScope struct {
 	Key       string
 }
 
-// IdempotencyRecord is a claimed key and, once done, the response to replay.
+// IdempotencyRecord is a claimed key and, once done, the sealed result to replay.
 type IdempotencyRecord struct {
-	AccountID   string `db:"account_id"`
-	Mode        string `db:"mode"`
-	Endpoint    string `db:"endpoint"`
-	Key         string `db:"key"`
-	RequestHash []byte `db:"request_hash"`
-	Owner       string `db:"owner"`
-	State       string `db:"state"`
-	Status      int    `db:"status"`
-	ContentType string `db:"content_type"`
-	Body        []byte `db:"body"`
-	CreatedAt   int64  `db:"created_at"`   // unix nanoseconds
-	CompletedAt *int64 `db:"completed_at"` // unix nanoseconds
-	Committed   int    `db:"committed"`    // IdempotencyNotCommitted, IdempotencyCommitted or IdempotencyResponseLost
+	AccountID   string  `db:"account_id"`
+	Mode        string  `db:"mode"`
+	Endpoint    string  `db:"endpoint"`
+	Key         string  `db:"key"`
+	Fingerprint []byte  `db:"fingerprint"`
+	Owner       string  `db:"owner"`
+	State       string  `db:"state"`
+	Result      *string `db:"result"`
+	CreatedAt   int64   `db:"created_at"`   // unix nanoseconds
+	ClaimedAt   int64   `db:"claimed_at"`   // unix nanoseconds
+	CompletedAt *int64  `db:"completed_at"` // unix nanoseconds
 }
 
-// Values of IdempotencyRecord.Committed.
-const (
-	IdempotencyNotCommitted = 0
-	IdempotencyCommitted    = 1
-	IdempotencyResponseLost = 2
-)
+const idempotencyColumns = `account_id, mode, endpoint, key, fingerprint, owner, state, result, created_at, claimed_at, completed_at`
 
-// Created is when the key was claimed.
-func (r IdempotencyRecord) Created() time.Time { return time.Unix(0, r.CreatedAt).UTC() }
-
-const idempotencyColumns = `account_id, mode, endpoint, key, request_hash, owner, state, status, content_type, body, created_at, completed_at, committed`
-
-// ClaimIdempotencyKey inserts an in-progress row for the scope, owned by owner.
-// A row of the scope claimed before expiredBefore (retention over), or still in
-// progress since before abandonedBefore (its request died), is dropped first.
-// The UNIQUE constraint decides between concurrent claims: the loser gets
-// ErrIdempotencyKeyTaken and the transaction stays usable.
-func ClaimIdempotencyKey(ctx context.Context, tx *sqlx.Tx, sc IdempotencyScope, requestHash []byte, owner string, now, expiredBefore, abandonedBefore time.Time) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys
-		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ?
-		  AND (created_at <= ? OR (state = 'in_progress' AND committed = 0 AND created_at <= ?))`,
-		sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, expiredBefore.UnixNano(), abandonedBefore.UnixNano()); err != nil {
-		return fmt.Errorf("drop stale idempotency key: %w", err)
+// ClaimIdempotencyKey inserts an in-progress row for the scope owned by owner
+// and reports whether it did; false means a row exists (read it with
+// IdempotencyKey). A row claimed before expiredBefore (retention over) is
+// dropped first. The UNIQUE constraint decides between concurrent claims.
+func (t *Tx) ClaimIdempotencyKey(ctx context.Context, sc IdempotencyScope, fingerprint []byte, owner string, now, expiredBefore time.Time) (bool, error) {
+	if _, err := t.exec(ctx, `DELETE FROM idempotency_keys
+		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND created_at <= ?`,
+		sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, expiredBefore.UnixNano()); err != nil {
+		return false, fmt.Errorf("drop expired idempotency key: %w", err)
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO idempotency_keys
-		(account_id, mode, endpoint, key, request_hash, owner, state, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, 'in_progress', ?)`,
-		sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, requestHash, owner, now.UnixNano())
-	var sqliteErr sqlite3.Error
-	if errors.As(err, &sqliteErr) && (sqliteErr.ExtendedCode == sqlite3.ErrConstraintUnique || sqliteErr.ExtendedCode == sqlite3.ErrConstraintPrimaryKey) {
-		return ErrIdempotencyKeyTaken
-	}
+	res, err := t.exec(ctx, `INSERT INTO idempotency_keys
+		(account_id, mode, endpoint, key, fingerprint, owner, state, created_at, claimed_at)
+		VALUES (?, ?, ?, ?, ?, ?, 'in_progress', ?, ?)
+		ON CONFLICT (account_id, mode, endpoint, key) DO NOTHING`,
+		sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, fingerprint, owner, now.UnixNano(), now.UnixNano())
 	if err != nil {
-		return fmt.Errorf("claim idempotency key: %w", err)
+		return false, fmt.Errorf("claim idempotency key: %w", err)
 	}
-	return nil
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
-// GetIdempotencyKey reads the scope's row unless it was claimed before
+// IdempotencyKey reads the scope's row unless it was claimed before
 // expiredBefore (an expired key does not exist for lookups); ErrNotFound otherwise.
-func GetIdempotencyKey(ctx context.Context, q sqlx.QueryerContext, sc IdempotencyScope, expiredBefore time.Time) (IdempotencyRecord, error) {
-	var r IdempotencyRecord
-	err := sqlx.GetContext(ctx, q, &r, `SELECT `+idempotencyColumns+` FROM idempotency_keys
+func (r reader) IdempotencyKey(ctx context.Context, sc IdempotencyScope, expiredBefore time.Time) (IdempotencyRecord, error) {
+	var rec IdempotencyRecord
+	err := r.get(ctx, &rec, `SELECT `+idempotencyColumns+` FROM idempotency_keys
 		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND created_at > ?`,
 		sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, expiredBefore.UnixNano())
-	return r, notFound(err)
+	return rec, err
 }
 
-// CompleteIdempotencyKey stores the response of owner's in-progress row.
-// ErrNotFound when the row is no longer owner's (it was taken over).
-func CompleteIdempotencyKey(ctx context.Context, tx *sqlx.Tx, sc IdempotencyScope, owner string, status int, contentType string, body []byte, now time.Time) error {
-	if body == nil {
-		body = []byte{}
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE idempotency_keys
-		SET state = 'done', status = ?, content_type = ?, body = ?, completed_at = ?
+// TakeOverIdempotencyKey gives an abandoned in-progress key to newOwner,
+// unless someone else took it first (ErrNotFound).
+func (t *Tx) TakeOverIdempotencyKey(ctx context.Context, sc IdempotencyScope, oldOwner, newOwner string, now time.Time) error {
+	return t.execOne(ctx, `UPDATE idempotency_keys SET owner = ?, claimed_at = ?
 		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress'`,
-		status, contentType, body, now.UnixNano(), sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, owner)
-	if err != nil {
-		return fmt.Errorf("complete idempotency key: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
+		newOwner, now.UnixNano(), sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, oldOwner)
 }
 
-// ReleaseIdempotencyKey deletes owner's in-progress row, so the key can be
-// used again, unless its request committed a resource: then the row stays,
-// marked as a lost response, so a retry can never create the resource twice.
-func ReleaseIdempotencyKey(ctx context.Context, tx *sqlx.Tx, sc IdempotencyScope, owner string) error {
-	_, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys
-		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress' AND committed = 0`,
+// CompleteIdempotencyKey stores the sealed result of owner's in-progress key,
+// in the transaction that creates the resource. ErrNotFound when the key is
+// no longer owner's (it was taken over): the caller must not commit.
+func (t *Tx) CompleteIdempotencyKey(ctx context.Context, sc IdempotencyScope, owner, sealedResult string, now time.Time) error {
+	return t.execOne(ctx, `UPDATE idempotency_keys SET state = 'done', result = ?, completed_at = ?
+		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress'`,
+		sealedResult, now.UnixNano(), sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, owner)
+}
+
+// ReleaseIdempotencyKey deletes owner's in-progress key, so that the key can
+// be used again (the request created nothing).
+func (t *Tx) ReleaseIdempotencyKey(ctx context.Context, sc IdempotencyScope, owner string) error {
+	_, err := t.exec(ctx, `DELETE FROM idempotency_keys
+		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress'`,
 		sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, owner)
 	if err != nil {
 		return fmt.Errorf("release idempotency key: %w", err)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE idempotency_keys SET committed = ?
-		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress' AND committed = ?`,
-		IdempotencyResponseLost, sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, owner, IdempotencyCommitted)
-	if err != nil {
-		return fmt.Errorf("release idempotency key: %w", err)
-	}
 	return nil
 }
 
-// MarkIdempotencyCommitted records, in the transaction that creates the
-// resource, that owner's request has committed it. ErrNotFound when the key is
-// no longer owner's (it was taken over), in which case the caller must not commit.
-func MarkIdempotencyCommitted(ctx context.Context, tx *sqlx.Tx, sc IdempotencyScope, owner string) error {
-	res, err := tx.ExecContext(ctx, `UPDATE idempotency_keys SET committed = ?
-		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND owner = ? AND state = 'in_progress'`,
-		IdempotencyCommitted, sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, owner)
-	if err != nil {
-		return fmt.Errorf("mark idempotency key committed: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return ErrNotFound
-	}
-	return nil
-}
-
-// idempotencyPurgeBatch bounds each purge transaction, so the single writer is
-// never held for long however many keys expired at once.
+// idempotencyPurgeBatch bounds each purge transaction, so the writer is never
+// held for long however many keys expired at once.
 const idempotencyPurgeBatch = 1000
 
 // PurgeIdempotencyKeys deletes every key claimed before cutoff, in batches of
@@ -158,8 +109,8 @@ func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 	var total int64
 	for {
 		var n int64
-		err := s.Tx(ctx, func(tx *sqlx.Tx) error {
-			res, err := tx.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE id IN
+		err := s.Tx(ctx, func(tx *Tx) error {
+			res, err := tx.exec(ctx, `DELETE FROM idempotency_keys WHERE id IN
 				(SELECT id FROM idempotency_keys WHERE created_at <= ? LIMIT ?)`, cutoff.UnixNano(), idempotencyPurgeBatch)
 			if err != nil {
 				return err
@@ -178,8 +129,8 @@ func (s *Store) PurgeIdempotencyKeys(ctx context.Context, cutoff time.Time) (int
 }
 
 // CountIdempotencyKeys counts the stored keys (of every age); tests and metrics use it.
-func (s *Store) CountIdempotencyKeys(ctx context.Context) (int64, error) {
+func (r reader) CountIdempotencyKeys(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.R.GetContext(ctx, &n, `SELECT count(*) FROM idempotency_keys`)
+	err := r.get(ctx, &n, `SELECT count(*) FROM idempotency_keys`)
 	return n, err
 }

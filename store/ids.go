@@ -14,28 +14,3 @@ func NewID(prefix string) string {
 	}
 	return prefix + "_" + hex.EncodeToString(b[:])
 }
-
-// Page asks for the rows older than Before (0: from the newest), at most Limit.
-type Page struct {
-	Before int64
-	Limit  int
-}
-
-// pageArgs returns the seq bound and the number of rows to fetch: one more than
-// the limit, so the caller knows whether another page follows without a count.
-func (p Page) pageArgs() (int64, int) {
-	before := p.Before
-	if before <= 0 {
-		before = 1<<63 - 1
-	}
-	return before, p.Limit + 1
-}
-
-// trimPage cuts the extra row fetched by pageArgs and returns the seq to resume from (0: last page).
-func trimPage[T any](rows []T, limit int, seq func(T) int64) ([]T, int64) {
-	if len(rows) <= limit {
-		return rows, 0
-	}
-	rows = rows[:limit]
-	return rows, seq(rows[len(rows)-1])
-}

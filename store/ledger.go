@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // Ledger entry kinds. Only card_charge leaves the balance alone.
@@ -28,9 +26,9 @@ type LedgerEntry struct {
 }
 
 // Balance reads the shipping balance of an account in one mode.
-func Balance(ctx context.Context, q sqlx.QueryerContext, accountID, mode string) (int64, error) {
+func (r reader) Balance(ctx context.Context, accountID, mode string) (int64, error) {
 	var b []int64
-	if err := sqlx.SelectContext(ctx, q, &b, `SELECT balance_cents FROM balances WHERE account_id = ? AND mode = ?`, accountID, mode); err != nil {
+	if err := r.sel(ctx, &b, `SELECT balance_cents FROM balances WHERE account_id = ? AND mode = ?`, accountID, mode); err != nil {
 		return 0, err
 	}
 	if len(b) == 0 {
@@ -39,12 +37,27 @@ func Balance(ctx context.Context, q sqlx.QueryerContext, accountID, mode string)
 	return b[0], nil
 }
 
+// LockBalance reads the balance of an account in one mode and holds it until
+// the transaction ends, so that a debit decided on the amount read cannot
+// race another debit.
+func (t *Tx) LockBalance(ctx context.Context, accountID, mode string) (int64, error) {
+	if _, err := t.exec(ctx, `INSERT INTO balances (account_id, mode) VALUES (?, ?) ON CONFLICT DO NOTHING`, accountID, mode); err != nil {
+		return 0, fmt.Errorf("balance: %w", err)
+	}
+	if err := t.execOne(ctx, `UPDATE balances SET balance_cents = balance_cents WHERE account_id = ? AND mode = ?`, accountID, mode); err != nil {
+		return 0, fmt.Errorf("lock balance: %w", err)
+	}
+	return t.Balance(ctx, accountID, mode)
+}
+
 // AddLedgerEntry records an entry and moves the balance by it (unless it is a
 // card charge), in the caller's transaction so the two never disagree. Each
 // shipment has at most one entry of a kind, which makes retried jobs harmless:
-// the second attempt's entry is refused and reported as false.
-func AddLedgerEntry(ctx context.Context, tx *sqlx.Tx, e LedgerEntry) (bool, error) {
-	res, err := tx.NamedExecContext(ctx, `INSERT INTO ledger_entries (account_id, mode, shipment_id, kind, amount_cents, created_at)
+// the second attempt's entry is refused and reported as false. A debit
+// larger than the balance fails (balance_cents >= 0): the caller decides the
+// amount on a balance read with LockBalance.
+func (t *Tx) AddLedgerEntry(ctx context.Context, e LedgerEntry) (bool, error) {
+	res, err := t.tx.NamedExecContext(ctx, `INSERT INTO ledger_entries (account_id, mode, shipment_id, kind, amount_cents, created_at)
 		VALUES (:account_id, :mode, :shipment_id, :kind, :amount_cents, :created_at) ON CONFLICT (shipment_id, kind) DO NOTHING`, e)
 	if err != nil {
 		return false, fmt.Errorf("ledger: %w", err)
@@ -58,10 +71,10 @@ func AddLedgerEntry(ctx context.Context, tx *sqlx.Tx, e LedgerEntry) (bool, erro
 	// Insert then update: SQLite checks balance_cents >= 0 on the row an
 	// upsert would insert before it resolves the conflict, so a debit cannot
 	// ride on INSERT ... ON CONFLICT DO UPDATE.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO balances (account_id, mode) VALUES (?, ?) ON CONFLICT DO NOTHING`, e.AccountID, e.Mode); err != nil {
+	if _, err := t.exec(ctx, `INSERT INTO balances (account_id, mode) VALUES (?, ?) ON CONFLICT DO NOTHING`, e.AccountID, e.Mode); err != nil {
 		return false, fmt.Errorf("balance: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE balances SET balance_cents = balance_cents + ? WHERE account_id = ? AND mode = ?`,
+	if _, err := t.exec(ctx, `UPDATE balances SET balance_cents = balance_cents + ? WHERE account_id = ? AND mode = ?`,
 		e.AmountCents, e.AccountID, e.Mode); err != nil {
 		return false, fmt.Errorf("balance: %w", err)
 	}
@@ -69,9 +82,9 @@ func AddLedgerEntry(ctx context.Context, tx *sqlx.Tx, e LedgerEntry) (bool, erro
 }
 
 // LedgerEntries lists an account's entries in one mode, oldest first.
-func (s *Store) LedgerEntries(ctx context.Context, accountID, mode string) ([]LedgerEntry, error) {
+func (r reader) LedgerEntries(ctx context.Context, accountID, mode string) ([]LedgerEntry, error) {
 	var es []LedgerEntry
-	err := s.R.SelectContext(ctx, &es, `SELECT seq, account_id, mode, shipment_id, kind, amount_cents, created_at
+	err := r.sel(ctx, &es, `SELECT seq, account_id, mode, shipment_id, kind, amount_cents, created_at
 		FROM ledger_entries WHERE account_id = ? AND mode = ? ORDER BY seq`, accountID, mode)
 	return es, err
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/jmoiron/sqlx"
+	"github.com/shipd-dev/shipd/paging"
 )
 
 // Shipment is a label: its selected rate, money, state and purchase results.
@@ -42,23 +42,21 @@ const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_
 	estimated_days, request, source, tracking_number, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at`
 
 // InsertShipment stores a new shipment.
-func InsertShipment(ctx context.Context, tx *sqlx.Tx, s *Shipment) error {
-	res, err := tx.NamedExecContext(ctx, `INSERT INTO shipments (id, account_id, mode, status, created_at, updated_at, carrier, service,
+func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
+	seq, err := t.insertSeq(ctx, `INSERT INTO shipments (id, account_id, mode, status, created_at, updated_at, carrier, service,
 		service_category, carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents,
 		currency, estimated_days, request, source)
 		VALUES (:id, :account_id, :mode, :status, :created_at, :updated_at, :carrier, :service, :service_category,
 		:carrier_rate_cents, :platform_fee_cents, :customer_price_cents, :balance_applied_cents, :charge_amount_cents,
-		:currency, :estimated_days, :request, :source)`, s)
-	if err != nil {
-		return err
-	}
-	s.Seq, err = res.LastInsertId()
+		:currency, :estimated_days, :request, :source)
+		RETURNING seq`, s)
+	s.Seq = seq
 	return err
 }
 
 // UpdateShipment writes a shipment's state and purchase results.
-func UpdateShipment(ctx context.Context, tx *sqlx.Tx, s *Shipment) error {
-	_, err := tx.NamedExecContext(ctx, `UPDATE shipments SET status = :status, updated_at = :updated_at,
+func (t *Tx) UpdateShipment(ctx context.Context, s *Shipment) error {
+	_, err := t.tx.NamedExecContext(ctx, `UPDATE shipments SET status = :status, updated_at = :updated_at,
 		tracking_number = :tracking_number, label_key = :label_key, tracker_id = :tracker_id, tracking_status = :tracking_status,
 		error_message = :error_message, purchased_at = :purchased_at, voided_at = :voided_at,
 		balance_applied_cents = :balance_applied_cents, charge_amount_cents = :charge_amount_cents
@@ -66,37 +64,48 @@ func UpdateShipment(ctx context.Context, tx *sqlx.Tx, s *Shipment) error {
 	return err
 }
 
-// GetShipment reads a shipment of an account in either mode (callers check the mode).
-func GetShipment(ctx context.Context, q sqlx.QueryerContext, accountID, id string) (Shipment, error) {
+// Shipment reads a shipment of an account, in either mode (callers check the mode).
+func (r reader) Shipment(ctx context.Context, accountID, id string) (Shipment, error) {
 	var s Shipment
-	err := sqlx.GetContext(ctx, q, &s, `SELECT `+shipmentColumns+` FROM shipments WHERE account_id = ? AND id = ?`, accountID, id)
-	return s, notFound(err)
+	err := r.get(ctx, &s, `SELECT `+shipmentColumns+` FROM shipments WHERE account_id = ? AND id = ?`, accountID, id)
+	return s, err
 }
 
 // ShipmentByID reads a shipment by id alone, for background jobs.
-func ShipmentByID(ctx context.Context, q sqlx.QueryerContext, id string) (Shipment, error) {
+func (r reader) ShipmentByID(ctx context.Context, id string) (Shipment, error) {
 	var s Shipment
-	err := sqlx.GetContext(ctx, q, &s, `SELECT `+shipmentColumns+` FROM shipments WHERE id = ?`, id)
-	return s, notFound(err)
+	err := r.get(ctx, &s, `SELECT `+shipmentColumns+` FROM shipments WHERE id = ?`, id)
+	return s, err
+}
+
+// LockShipment reads a shipment by id and holds it until the transaction
+// ends, so that a state change decided on what was read cannot race another.
+func (t *Tx) LockShipment(ctx context.Context, id string) (Shipment, error) {
+	if err := t.execOne(ctx, `UPDATE shipments SET id = id WHERE id = ?`, id); err != nil {
+		return Shipment{}, err
+	}
+	return t.ShipmentByID(ctx, id)
 }
 
 // ListShipments pages through an account's shipments in one mode, newest first,
 // optionally in one status. The index on (account, mode[, status], seq) keeps
 // a page's cost independent of how many shipments exist.
-func (s *Store) ListShipments(ctx context.Context, accountID, mode, status string, p Page) ([]Shipment, int64, error) {
-	before, n := p.pageArgs()
+func (r reader) ListShipments(ctx context.Context, accountID, mode, status string, p paging.Request) ([]Shipment, bool, error) {
+	before, n, err := r.pageArgs(ctx, listingShipments, accountID, p)
+	if err != nil {
+		return nil, false, err
+	}
 	var rows []Shipment
-	var err error
 	if status == "" {
-		err = s.R.SelectContext(ctx, &rows, `SELECT `+shipmentColumns+` FROM shipments
+		err = r.sel(ctx, &rows, `SELECT `+shipmentColumns+` FROM shipments
 			WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n)
 	} else {
-		err = s.R.SelectContext(ctx, &rows, `SELECT `+shipmentColumns+` FROM shipments
+		err = r.sel(ctx, &rows, `SELECT `+shipmentColumns+` FROM shipments
 			WHERE account_id = ? AND mode = ? AND status = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, status, before, n)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, false, err
 	}
-	rows, next := trimPage(rows, p.Limit, func(s Shipment) int64 { return s.Seq })
-	return rows, next, nil
+	rows, more := trimPage(rows, p.Limit)
+	return rows, more, nil
 }

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // Tracker follows one purchased label; Plan is the carrier's scan schedule (JSON).
@@ -36,35 +34,35 @@ type TrackingEvent struct {
 const trackerColumns = `id, account_id, mode, shipment_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at`
 
 // InsertTracker stores a tracker.
-func InsertTracker(ctx context.Context, tx *sqlx.Tx, t *Tracker) error {
-	_, err := tx.NamedExecContext(ctx, `INSERT INTO trackers (`+trackerColumns+`)
-		VALUES (:id, :account_id, :mode, :shipment_id, :carrier, :tracking_number, :status, :estimated_delivery_at, :plan, :created_at, :updated_at)`, t)
+func (t *Tx) InsertTracker(ctx context.Context, tr *Tracker) error {
+	_, err := t.tx.NamedExecContext(ctx, `INSERT INTO trackers (`+trackerColumns+`)
+		VALUES (:id, :account_id, :mode, :shipment_id, :carrier, :tracking_number, :status, :estimated_delivery_at, :plan, :created_at, :updated_at)`, tr)
 	return err
 }
 
 // UpdateTrackerStatus sets a tracker's status.
-func UpdateTrackerStatus(ctx context.Context, tx *sqlx.Tx, id, status string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `UPDATE trackers SET status = ?, updated_at = ? WHERE id = ?`, status, now, id)
+func (t *Tx) UpdateTrackerStatus(ctx context.Context, id, status string, now time.Time) error {
+	_, err := t.exec(ctx, `UPDATE trackers SET status = ?, updated_at = ? WHERE id = ?`, status, now, id)
 	return err
 }
 
-// GetTracker reads a tracker of an account, in either mode.
-func GetTracker(ctx context.Context, q sqlx.QueryerContext, accountID, id string) (Tracker, error) {
+// Tracker reads a tracker of an account, in either mode.
+func (r reader) Tracker(ctx context.Context, accountID, id string) (Tracker, error) {
 	var t Tracker
-	err := sqlx.GetContext(ctx, q, &t, `SELECT `+trackerColumns+` FROM trackers WHERE account_id = ? AND id = ?`, accountID, id)
-	return t, notFound(err)
+	err := r.get(ctx, &t, `SELECT `+trackerColumns+` FROM trackers WHERE account_id = ? AND id = ?`, accountID, id)
+	return t, err
 }
 
 // TrackerByID reads a tracker by id alone, for background jobs.
-func TrackerByID(ctx context.Context, q sqlx.QueryerContext, id string) (Tracker, error) {
+func (r reader) TrackerByID(ctx context.Context, id string) (Tracker, error) {
 	var t Tracker
-	err := sqlx.GetContext(ctx, q, &t, `SELECT `+trackerColumns+` FROM trackers WHERE id = ?`, id)
-	return t, notFound(err)
+	err := r.get(ctx, &t, `SELECT `+trackerColumns+` FROM trackers WHERE id = ?`, id)
+	return t, err
 }
 
 // InsertTrackingEvent records a scan; false when that scan was already recorded.
-func InsertTrackingEvent(ctx context.Context, tx *sqlx.Tx, e *TrackingEvent) (bool, error) {
-	res, err := tx.NamedExecContext(ctx, `INSERT INTO tracking_events (tracker_id, scan_index, status, message, location, occurred_at)
+func (t *Tx) InsertTrackingEvent(ctx context.Context, e *TrackingEvent) (bool, error) {
+	res, err := t.tx.NamedExecContext(ctx, `INSERT INTO tracking_events (tracker_id, scan_index, status, message, location, occurred_at)
 		VALUES (:tracker_id, :scan_index, :status, :message, :location, :occurred_at) ON CONFLICT (tracker_id, scan_index) DO NOTHING`, e)
 	if err != nil {
 		return false, err
@@ -74,9 +72,9 @@ func InsertTrackingEvent(ctx context.Context, tx *sqlx.Tx, e *TrackingEvent) (bo
 }
 
 // TrackingEvents returns a tracker's latest scans, newest first, at most limit.
-func TrackingEvents(ctx context.Context, q sqlx.QueryerContext, trackerID string, limit int) ([]TrackingEvent, error) {
+func (r reader) TrackingEvents(ctx context.Context, trackerID string, limit int) ([]TrackingEvent, error) {
 	var evs []TrackingEvent
-	err := sqlx.SelectContext(ctx, q, &evs, `SELECT seq, tracker_id, scan_index, status, message, location, occurred_at
+	err := r.sel(ctx, &evs, `SELECT seq, tracker_id, scan_index, status, message, location, occurred_at
 		FROM tracking_events WHERE tracker_id = ? ORDER BY scan_index DESC LIMIT ?`, trackerID, limit)
 	return evs, err
 }

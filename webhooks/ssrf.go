@@ -273,3 +273,34 @@ func isLocalhostName(host string) bool {
 	h := strings.ToLower(strings.TrimSuffix(host, "."))
 	return h == "localhost" || strings.HasSuffix(h, ".localhost")
 }
+
+// newTestModeClient builds the test-mode client. NewHTTPClient knows
+// "everything public" and "everything"; TestTargetsLoopback is its client with
+// the dialer's guard swapped for one that also lets loopback through.
+func newTestModeClient(targets string, timeout time.Duration) *http.Client {
+	switch targets {
+	case TestTargetsAny:
+		return NewHTTPClient(ClientOptions{AllowPrivate: true, Timeout: timeout})
+	case TestTargetsLoopback:
+		c := NewHTTPClient(ClientOptions{AllowPrivate: true, Timeout: timeout})
+		if tr, ok := c.Transport.(*http.Transport); ok {
+			d := &net.Dialer{Timeout: min(timeout, 5*time.Second), KeepAlive: 30 * time.Second, Control: publicOrLoopback}
+			tr.DialContext = d.DialContext
+			return c
+		}
+	}
+	return NewHTTPClient(ClientOptions{Timeout: timeout}) // fail closed
+}
+
+// publicOrLoopback is guardDial, except that loopback is allowed.
+func publicOrLoopback(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: cannot parse %q", ErrForbiddenAddress, address)
+	}
+	ip := ap.Addr().WithZone("").Unmap()
+	if !ip.IsLoopback() && IsForbiddenIP(ip) {
+		return fmt.Errorf("%w: %s is neither public nor loopback", ErrForbiddenAddress, ip)
+	}
+	return nil
+}

@@ -10,19 +10,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/store"
 )
 
-// allScopes is every scope a token can hold.
-var allScopes = []string{
-	"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks",
+// openAccounts opens the database and the accounts service over it.
+func openAccounts(ctx context.Context, path string) (*accounts.Service, func() error, error) {
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return accounts.New(st, accounts.Config{}), st.Close, nil
 }
 
-func openStore(ctx context.Context, path string) (*store.Store, error) {
-	return store.Open(ctx, path)
-}
-
-func accounts(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError("accounts: want a subcommand: create or update")
 	}
@@ -41,12 +42,12 @@ func accounts(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if strings.TrimSpace(*name) == "" {
 			return usageError("accounts create: --name is required")
 		}
-		st, err := openStore(ctx, *db)
+		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		a, err := st.CreateAccount(ctx, *name, *pm, time.Now())
+		defer closeDB()
+		a, err := acc.CreateAccount(ctx, *name, *pm)
 		if err != nil {
 			return err
 		}
@@ -62,13 +63,13 @@ func accounts(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if *id == "" || (*pm != "true" && *pm != "false") {
 			return usageError("accounts update: --account and --payment-method=true|false are required")
 		}
-		st, err := openStore(ctx, *db)
+		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		if err := st.SetPaymentMethod(ctx, *id, *pm == "true"); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
+		defer closeDB()
+		if err := acc.SetPaymentMethod(ctx, *id, *pm == "true"); err != nil {
+			if errors.Is(err, accounts.ErrNotFound) {
 				return fmt.Errorf("account %s does not exist", *id)
 			}
 			return err
@@ -78,7 +79,7 @@ func accounts(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return usageError(fmt.Sprintf("accounts: unknown subcommand %q", args[0]))
 }
 
-func tokens(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError("tokens: want a subcommand: create, revoke or list")
 	}
@@ -91,7 +92,7 @@ func tokens(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
 		account := fs.String("account", "", "account id (required)")
 		mode := fs.String("mode", "", "test or live (required)")
-		scopes := fs.String("scopes", "", "comma-separated scopes (required), from: "+strings.Join(allScopes, ","))
+		scopes := fs.String("scopes", "", "comma-separated scopes (required), from: "+strings.Join(accounts.Scopes(), ","))
 		expiresIn := fs.Duration("expires-in", 0, "lifetime, e.g. 720h (default: never expires)")
 		if err := parse(fs, args[1:]); err != nil {
 			return err
@@ -109,25 +110,24 @@ func tokens(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if *expiresIn < 0 {
 			return usageError("tokens create: --expires-in must be positive")
 		}
-		st, err := openStore(ctx, *db)
+		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		now := time.Now()
+		defer closeDB()
 		var expires *time.Time
 		if *expiresIn > 0 {
-			e := now.Add(*expiresIn)
+			e := time.Now().Add(*expiresIn)
 			expires = &e
 		}
-		t, secret, err := st.CreateToken(ctx, *account, *mode, list, expires, now)
-		if errors.Is(err, store.ErrNotFound) {
+		t, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: *account, Mode: accounts.Mode(*mode), Scopes: list, ExpiresAt: expires})
+		if errors.Is(err, accounts.ErrNotFound) {
 			return fmt.Errorf("account %s does not exist", *account)
 		}
 		if err != nil {
 			return err
 		}
-		out := map[string]any{"id": t.ID, "token": secret, "mode": t.Mode, "scopes": t.ScopeList(), "prefix": t.Prefix}
+		out := map[string]any{"id": t.ID, "token": secret, "mode": t.Mode, "scopes": t.Scopes, "prefix": t.Prefix}
 		if t.ExpiresAt != nil {
 			out["expiresAt"] = t.ExpiresAt
 		}
@@ -142,13 +142,13 @@ func tokens(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if *id == "" {
 			return usageError("tokens revoke: --id is required")
 		}
-		st, err := openStore(ctx, *db)
+		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		if err := st.RevokeToken(ctx, *id, time.Now()); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
+		defer closeDB()
+		if err := acc.RevokeToken(ctx, *id); err != nil {
+			if errors.Is(err, accounts.ErrNotFound) {
 				return fmt.Errorf("token %s does not exist", *id)
 			}
 			return err
@@ -164,29 +164,29 @@ func tokens(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if *account == "" {
 			return usageError("tokens list: --account is required")
 		}
-		st, err := openStore(ctx, *db)
+		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
 			return err
 		}
-		defer st.Close()
-		ts, err := st.ListTokens(ctx, *account)
+		defer closeDB()
+		ts, err := acc.ListTokens(ctx, *account)
 		if err != nil {
 			return err
 		}
 		type tokenView struct {
-			ID         string     `json:"id"`
-			Prefix     string     `json:"prefix"`
-			Mode       string     `json:"mode"`
-			Scopes     []string   `json:"scopes"`
-			CreatedAt  time.Time  `json:"createdAt"`
-			ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
-			RevokedAt  *time.Time `json:"revokedAt,omitempty"`
-			LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
-			LastIP     *string    `json:"lastIp,omitempty"`
+			ID         string        `json:"id"`
+			Prefix     string        `json:"prefix"`
+			Mode       accounts.Mode `json:"mode"`
+			Scopes     []string      `json:"scopes"`
+			CreatedAt  time.Time     `json:"createdAt"`
+			ExpiresAt  *time.Time    `json:"expiresAt,omitempty"`
+			RevokedAt  *time.Time    `json:"revokedAt,omitempty"`
+			LastUsedAt *time.Time    `json:"lastUsedAt,omitempty"`
+			LastIP     *string       `json:"lastIp,omitempty"`
 		}
 		out := make([]tokenView, len(ts))
 		for i, t := range ts {
-			out[i] = tokenView{t.ID, t.Prefix, t.Mode, t.ScopeList(), t.CreatedAt, t.ExpiresAt, t.RevokedAt, t.LastUsedAt, t.LastIP}
+			out[i] = tokenView{t.ID, t.Prefix, t.Mode, t.Scopes, t.CreatedAt, t.ExpiresAt, t.RevokedAt, t.LastUsedAt, t.LastIP}
 		}
 		return printJSON(stdout, map[string]any{"data": out})
 	}
@@ -200,8 +200,8 @@ func parseScopes(s string) ([]string, error) {
 		if sc == "" {
 			continue
 		}
-		if !slices.Contains(allScopes, sc) {
-			return nil, usageError(fmt.Sprintf("unknown scope %q; known: %s", sc, strings.Join(allScopes, ",")))
+		if !slices.Contains(accounts.Scopes(), sc) {
+			return nil, usageError(fmt.Sprintf("unknown scope %q; known: %s", sc, strings.Join(accounts.Scopes(), ",")))
 		}
 		if !slices.Contains(out, sc) {
 			out = append(out, sc)

@@ -50,9 +50,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		err = serve(ctx, args[1:], stdout, stderr)
 	case "accounts":
-		err = accounts(ctx, args[1:], stdout, stderr)
+		err = accountsCmd(ctx, args[1:], stdout, stderr)
 	case "tokens":
-		err = tokens(ctx, args[1:], stdout, stderr)
+		err = tokensCmd(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -65,14 +67,14 @@ func cliOK(t *testing.T, v any, args ...string) string {
 	return stdout
 }
 
-func openTestStore(t *testing.T, db string) *store.Store {
+func openTestAccounts(t *testing.T, db string) *accounts.Service {
 	t.Helper()
 	st, err := store.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	return st
+	return accounts.New(st, accounts.Config{})
 }
 
 type createdAccount struct {
@@ -144,9 +146,9 @@ func TestCLIAccounts(t *testing.T) {
 	cliOK(t, &upd, "accounts", "update", "--db", db, "--account", a.ID, "--payment-method=false")
 
 	// the database agrees
-	st := openTestStore(t, db)
+	acc := openTestAccounts(t, db)
 	for id, want := range map[string]bool{a.ID: false, noPM.ID: true} {
-		got, err := st.GetAccount(context.Background(), st.R, id)
+		got, err := acc.Account(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,7 +156,7 @@ func TestCLIAccounts(t *testing.T) {
 			t.Errorf("account %s: has payment method %v, want %v", id, got.HasPaymentMethod, want)
 		}
 	}
-	if n, err := st.CountAccounts(context.Background()); err != nil || n != 2 {
+	if n, err := acc.CountAccounts(context.Background()); err != nil || n != 2 {
 		t.Errorf("%d accounts (%v), want 2", n, err)
 	}
 }
@@ -192,11 +194,11 @@ func TestCLITokens(t *testing.T) {
 		t.Fatalf("live token: %+v", live)
 	}
 
-	// the secret authenticates: the store finds the token by it
-	st := openTestStore(t, db)
-	found, err := st.TokenBySecret(context.Background(), tok.Token)
-	if err != nil || found.ID != tok.ID || found.AccountID != a.ID {
-		t.Fatalf("TokenBySecret: %+v, %v", found, err)
+	// the secret authenticates
+	acc := openTestAccounts(t, db)
+	found, err := acc.Authenticate(context.Background(), tok.Token, "127.0.0.1")
+	if err != nil || found.TokenID != tok.ID || found.AccountID != a.ID {
+		t.Fatalf("Authenticate: %+v, %v", found, err)
 	}
 
 	listed, raw := listTokens(t, db, a.ID)
@@ -233,9 +235,8 @@ func TestCLITokens(t *testing.T) {
 	if listed[tok.ID].RevokedAt == nil || listed[live.ID].RevokedAt != nil {
 		t.Fatalf("after revoke: %+v / %+v", listed[tok.ID], listed[live.ID])
 	}
-	found, err = st.TokenBySecret(context.Background(), tok.Token)
-	if err != nil || found.RevokedAt == nil {
-		t.Fatalf("revoked token in the store: %+v, %v", found, err)
+	if _, err := acc.Authenticate(context.Background(), tok.Token, "127.0.0.1"); !errors.Is(err, accounts.ErrTokenRevoked) {
+		t.Fatalf("a revoked token authenticates: %v", err)
 	}
 }
 
@@ -560,8 +561,8 @@ func TestCLIServe(t *testing.T) {
 	if err != nil || !bytes.Equal(key, key2) {
 		t.Fatalf("the webhook key changed across restarts (%v)", err)
 	}
-	st := openTestStore(t, db)
-	if n, err := st.CountAccounts(context.Background()); err != nil || n != 1 {
+	acc := openTestAccounts(t, db)
+	if n, err := acc.CountAccounts(context.Background()); err != nil || n != 1 {
 		t.Fatalf("%d accounts after two starts (%v), want 1", n, err)
 	}
 }

@@ -13,8 +13,11 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store"
@@ -61,10 +64,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := seedDemo(ctx, st, stdout); err != nil {
-		return err
-	}
-
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
@@ -72,19 +71,24 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *publicURL == "" {
 		*publicURL = "http://" + ln.Addr().String()
 	}
-	e, srv, err := server.Setup(server.Config{Store: st, Logger: log, PublicURL: *publicURL, WebhookCipher: cipher,
-		Labels:          store.FileBlobs{Dir: filepath.Dir(*db)},
+	srv, err := app.New(app.Config{Store: st, Logger: log, PublicURL: *publicURL, Cipher: cipher,
+		Documents:       store.FileBlobs{Dir: filepath.Dir(*db)},
 		RateLimits:      limits,
 		JobPollInterval: *jobPoll,
-		Carriers:        carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), nil)})
+		Carriers:        carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), nil),
+		TestVerifier:    verifier.NewSandbox(),
+	})
 	if err != nil {
+		return err
+	}
+	if err := seedDemo(ctx, srv.Accounts, stdout); err != nil {
 		return err
 	}
 	if err := srv.Start(ctx); err != nil {
 		return err
 	}
 	httpServer := &http.Server{
-		Handler:           e,
+		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -155,17 +159,16 @@ func loadCipher(configured, keyPath string) (*seal.Cipher, error) {
 
 // seedDemo gives a fresh database a demo account and prints a test token with
 // every scope, once, so a newcomer can call the API right away.
-func seedDemo(ctx context.Context, st *store.Store, stdout io.Writer) error {
-	n, err := st.CountAccounts(ctx)
+func seedDemo(ctx context.Context, acc *accounts.Service, stdout io.Writer) error {
+	n, err := acc.CountAccounts(ctx)
 	if err != nil || n > 0 {
 		return err
 	}
-	now := time.Now()
-	a, err := st.CreateAccount(ctx, "Demo", true, now)
+	a, err := acc.CreateAccount(ctx, "Demo", true)
 	if err != nil {
 		return err
 	}
-	t, secret, err := st.CreateToken(ctx, a.ID, "test", allScopes, nil, now)
+	t, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
 	if err != nil {
 		return err
 	}

@@ -14,11 +14,10 @@ import (
 
 	_ "github.com/mattn/go-sqlite3"
 
+	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/store"
 )
-
-var allScopes = []string{"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks"}
 
 // benchAccount is an account with a test-mode token of every scope.
 type benchAccount struct {
@@ -79,14 +78,14 @@ func prepare(ctx context.Context, path string, rows int) (*seeded, error) {
 		return nil, err
 	}
 	out := &seeded{Path: path, Accounts: map[string]benchAccount{}, Rows: rows}
-	now := time.Now()
+	acc := accounts.New(st, accounts.Config{})
 	for _, name := range []string{"scale", "write", "e2e", "fanout"} {
-		a, err := st.CreateAccount(ctx, "bench-"+name, true, now)
+		a, err := acc.CreateAccount(ctx, "bench-"+name, true)
 		if err != nil {
 			st.Close()
 			return nil, err
 		}
-		_, secret, err := st.CreateToken(ctx, a.ID, "test", allScopes, nil, now)
+		_, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
 		if err != nil {
 			st.Close()
 			return nil, err

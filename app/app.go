@@ -1,0 +1,224 @@
+// Package app assembles shipd: the domain services over a store, the job
+// workers and the HTTP server. cmd/shipd decides what goes in (which store,
+// which carriers, which verifier, from flags and the environment); the tests
+// build the same App with their own choices.
+package app
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/verifier"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/seal"
+	"github.com/shipd-dev/shipd/server"
+	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+// Config is everything shipd runs with; zero values get production defaults.
+type Config struct {
+	Store  *store.Store
+	Logger *slog.Logger
+	// Now is the clock; tests replace it to move time.
+	Now func() time.Time
+	// Cipher seals what must be kept readable but secret: webhook signing
+	// secrets and the results of idempotent requests.
+	Cipher *seal.Cipher
+	// PublicURL is the API's address as clients reach it, used in labelUrl.
+	PublicURL string
+	// Carriers serves rates and purchases per mode.
+	Carriers *carriers.Registry
+	// TestVerifier and LiveVerifier verify addresses per mode; nil: not configured.
+	TestVerifier, LiveVerifier verifier.Verifier
+	// Documents stores label documents.
+	Documents shipping.Documents
+	// PlatformFeeCents is added to every rate; nil means the default of 8.
+	PlatformFeeCents *int64
+	// PurchaseRetryBase and PurchaseAttempts tune purchases while a carrier is unavailable.
+	PurchaseRetryBase time.Duration
+	PurchaseAttempts  int
+	// IdempotencyWait bounds how long a retry waits for its key's first request.
+	IdempotencyWait idempotency.Wait
+	// MaxBodyBytes caps request bodies (413 beyond).
+	MaxBodyBytes int64
+	// RateLimits sets the token buckets per endpoint group.
+	RateLimits server.RateLimitConfig
+	// Webhooks tunes webhook delivery.
+	Webhooks webhooks.DeliveryConfig
+	// JobPollInterval is how often idle workers look for new jobs. Default 20 ms.
+	JobPollInterval time.Duration
+	// JobWorkers is the number of purchase, void and tracking jobs run at once. Default 8.
+	JobWorkers int
+	// UsageFlushInterval is how often tokens' last use is written. Default 5 s.
+	UsageFlushInterval time.Duration
+}
+
+// App is shipd assembled.
+type App struct {
+	Accounts *accounts.Service
+	Shipping *shipping.Service
+	Webhooks *webhooks.Service
+
+	cfg     Config
+	handler http.Handler
+	jobs    *river.Client[*sql.Tx]
+
+	stopBackground context.CancelFunc
+	backgroundDone chan struct{}
+}
+
+// New assembles shipd; Start runs its background work, Stop ends it.
+func New(cfg Config) (*App, error) {
+	if cfg.Store == nil || cfg.Cipher == nil || cfg.Carriers == nil || cfg.Documents == nil {
+		return nil, errors.New("app: Config.Store, Cipher, Carriers and Documents are required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://127.0.0.1:8080"
+	}
+	if cfg.JobPollInterval <= 0 {
+		cfg.JobPollInterval = 20 * time.Millisecond
+	}
+	if cfg.JobWorkers <= 0 {
+		cfg.JobWorkers = 8
+	}
+	if cfg.UsageFlushInterval <= 0 {
+		cfg.UsageFlushInterval = 5 * time.Second
+	}
+	a := &App{cfg: cfg}
+	a.Accounts = accounts.New(cfg.Store, accounts.Config{Now: cfg.Now, Logger: cfg.Logger})
+	idem := idempotency.New(cfg.Store, cfg.Cipher, idempotency.Config{Now: cfg.Now, Wait: cfg.IdempotencyWait, Logger: cfg.Logger})
+	a.Webhooks = webhooks.New(cfg.Store, a.Accounts, idem, cfg.Cipher, webhooks.Config{Now: cfg.Now, Logger: cfg.Logger, Delivery: cfg.Webhooks})
+	var err error
+	a.Shipping, err = shipping.New(cfg.Store, a.Accounts, a.Webhooks, idem, shipping.Config{
+		Now: cfg.Now, Logger: cfg.Logger, Carriers: cfg.Carriers,
+		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
+		EventData:        server.ShipmentEventData(cfg.PublicURL),
+		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	workers := river.NewWorkers()
+	a.Shipping.RegisterWorkers(workers)
+	a.Webhooks.RegisterWorkers(workers)
+	idem.RegisterWorkers(workers)
+	deliveryQueue, deliveryWorkers := a.Webhooks.Queue()
+	a.jobs, err = cfg.Store.JobClient(&river.Config{
+		Workers: workers,
+		Queues: map[string]river.QueueConfig{
+			river.QueueDefault: {MaxWorkers: cfg.JobWorkers},
+			// Deliveries get their own workers, so slow receivers never hold up purchases.
+			deliveryQueue: {MaxWorkers: deliveryWorkers},
+		},
+		FetchPollInterval: cfg.JobPollInterval,
+		FetchCooldown:     cfg.JobPollInterval / 2,
+		Logger:            slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
+		PeriodicJobs:      idem.PeriodicJobs(),
+		JobTimeout:        time.Minute,
+		// A job that was running when its process died is retried after this.
+		RescueStuckJobsAfter: 2 * time.Minute,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("job client: %w", err)
+	}
+
+	e, _, err := server.New(server.Config{
+		Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
+		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.handler = e
+	return a, nil
+}
+
+// Handler serves the API.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Ready reports whether shipd can do its work: the database answers.
+func (a *App) Ready(ctx context.Context) error {
+	if err := a.cfg.Store.Ping(ctx); err != nil {
+		return errors.New("the database does not answer")
+	}
+	return nil
+}
+
+// Start runs the job workers and the periodic flush of token use.
+func (a *App) Start(ctx context.Context) error {
+	if err := a.jobs.Start(ctx); err != nil {
+		return fmt.Errorf("start jobs: %w", err)
+	}
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	a.stopBackground = cancel
+	a.backgroundDone = make(chan struct{})
+	go func() {
+		defer close(a.backgroundDone)
+		t := time.NewTicker(a.cfg.UsageFlushInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-bg.Done():
+				return
+			case <-t.C:
+				a.Accounts.FlushUsage(bg)
+			}
+		}
+	}()
+	return nil
+}
+
+// Stop lets running jobs finish (until ctx ends, then cancels them) and
+// writes the pending token use. The HTTP server must already be shut down.
+func (a *App) Stop(ctx context.Context) error {
+	var errs []error
+	if err := a.jobs.Stop(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("stop jobs: %w", err))
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, a.jobs.StopAndCancel(cctx))
+		cancel()
+	}
+	if a.stopBackground != nil {
+		a.stopBackground()
+		<-a.backgroundDone
+	}
+	a.Accounts.FlushUsage(context.WithoutCancel(ctx))
+	return errors.Join(errs...)
+}
+
+// minLevel drops records below a level: River reports routine work (job
+// counts, leadership) at INFO every few seconds, which would drown the access log.
+type minLevel struct {
+	slog.Handler
+	level slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.level && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(attrs), h.level}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.level}
+}

@@ -1,0 +1,195 @@
+package shipping
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
+
+// Input is a shipment as the caller gave it. It is also the stored format of
+// a shipment's request (shipments.request): its JSON names are shipd's own,
+// kept stable on purpose, and independent of the API's generated types, so
+// renaming a field in the contract can never silently empty stored rows.
+type Input struct {
+	From    Address  `json:"fromAddress"`
+	To      Address  `json:"toAddress"`
+	Parcel  Parcel   `json:"parcel"`
+	Options *Options `json:"options,omitempty"`
+	Customs *Customs `json:"customs,omitempty"`
+}
+
+// Address is a postal address; optional fields are nil when not given, so
+// the shipment shows them back exactly as they came.
+type Address struct {
+	Name        *string `json:"name,omitempty"`
+	Company     *string `json:"company,omitempty"`
+	Street1     string  `json:"street1"`
+	Street2     *string `json:"street2,omitempty"`
+	City        string  `json:"city"`
+	State       *string `json:"state,omitempty"`
+	Zip         string  `json:"zip"`
+	Country     string  `json:"country"`
+	Phone       *string `json:"phone,omitempty"`
+	Email       *string `json:"email,omitempty"`
+	Residential *bool   `json:"residential,omitempty"`
+}
+
+// Parcel is the package: weight in ounces, dimensions in inches.
+type Parcel struct {
+	LengthIn *float64 `json:"lengthIn,omitempty"`
+	WidthIn  *float64 `json:"widthIn,omitempty"`
+	HeightIn *float64 `json:"heightIn,omitempty"`
+	WeightOz float64  `json:"weightOz"`
+}
+
+// Options are extra services.
+type Options struct {
+	SignatureConfirmation *bool `json:"signatureConfirmation,omitempty"`
+}
+
+// Customs is the declaration of an international shipment.
+type Customs struct {
+	ContentsType        string        `json:"contentsType"`
+	ContentsExplanation *string       `json:"contentsExplanation,omitempty"`
+	NonDeliveryOption   *string       `json:"nonDeliveryOption,omitempty"`
+	Items               []CustomsItem `json:"items"`
+}
+
+// CustomsItem is one line of a customs declaration.
+type CustomsItem struct {
+	Description    string  `json:"description"`
+	Quantity       int     `json:"quantity"`
+	ValueCents     int64   `json:"valueCents"`
+	WeightOz       float64 `json:"weightOz"`
+	HSTariffNumber *string `json:"hsTariffNumber,omitempty"`
+	OriginCountry  *string `json:"originCountry,omitempty"`
+}
+
+// Issue is one rule an input breaks. Path is dot-separated (toAddress.state).
+type Issue struct {
+	Path string
+	// Message completes the path: "is required for a US address".
+	Message string
+	// Missing: the field is absent (rather than wrong).
+	Missing bool
+}
+
+// InputError lists the rules an input breaks (422).
+type InputError struct{ Issues []Issue }
+
+func (e *InputError) Error() string {
+	parts := make([]string, len(e.Issues))
+	for i, is := range e.Issues {
+		parts[i] = is.Path + " " + is.Message
+	}
+	return strings.Join(parts, "; ")
+}
+
+// addressIssues checks what the contract's schema cannot express: a US
+// address needs a state.
+func addressIssues(prefix string, a Address) []Issue {
+	if strings.EqualFold(a.Country, "US") && (a.State == nil || strings.TrimSpace(*a.State) == "") {
+		return []Issue{{Path: prefix + "state", Message: "is required for a US address"}}
+	}
+	return nil
+}
+
+// check applies the shipment rules: US addresses need a state, and an
+// international shipment needs customs.
+func (in Input) check() error {
+	issues := append(addressIssues("fromAddress.", in.From), addressIssues("toAddress.", in.To)...)
+	if len(issues) > 0 {
+		return &InputError{Issues: issues}
+	}
+	if in.international() && in.Customs == nil {
+		return errCustomsRequired
+	}
+	return nil
+}
+
+var errCustomsRequired = &InputError{Issues: []Issue{{Path: "customs", Message: "is required for an international shipment", Missing: true}}}
+
+func (in Input) international() bool {
+	return !strings.EqualFold(in.From.Country, in.To.Country)
+}
+
+// normalized upper-cases the country codes (they are compared and shown upper case).
+func (in Input) normalized() Input {
+	in.From.Country = strings.ToUpper(in.From.Country)
+	in.To.Country = strings.ToUpper(in.To.Country)
+	return in
+}
+
+// encodeInput is the stored form of an input.
+func encodeInput(in Input) (string, error) {
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return "", fmt.Errorf("encode shipment input: %w", err)
+	}
+	return string(raw), nil
+}
+
+// errInputUndecodable marks a stored request that does not decode.
+var errInputUndecodable = errors.New("stored shipment request does not decode")
+
+// decodeInput reads a stored request. Unknown fields or missing required
+// parts are an error, never a zero value.
+func decodeInput(raw string) (Input, error) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
+	dec.DisallowUnknownFields()
+	var in Input
+	if err := dec.Decode(&in); err != nil {
+		return Input{}, fmt.Errorf("%w: %w", errInputUndecodable, err)
+	}
+	if in.From.Street1 == "" || in.To.Street1 == "" || in.Parcel.WeightOz <= 0 {
+		return Input{}, fmt.Errorf("%w: addresses or parcel missing", errInputUndecodable)
+	}
+	return in, nil
+}
+
+// carrierShipment is the input as the carrier port takes it.
+func (in Input) carrierShipment() carriers.Shipment {
+	s := carriers.Shipment{
+		From: carrierAddress(in.From),
+		To:   carrierAddress(in.To),
+		Parcel: carriers.Parcel{WeightOz: in.Parcel.WeightOz,
+			LengthIn: deref(in.Parcel.LengthIn), WidthIn: deref(in.Parcel.WidthIn), HeightIn: deref(in.Parcel.HeightIn)},
+	}
+	if in.Options != nil {
+		s.Options.SignatureConfirmation = deref(in.Options.SignatureConfirmation)
+	}
+	if c := in.Customs; c != nil {
+		cc := &carriers.Customs{ContentsType: c.ContentsType, ContentsExplanation: deref(c.ContentsExplanation), NonDeliveryOption: carriers.NonDeliveryReturn}
+		if c.NonDeliveryOption != nil {
+			cc.NonDeliveryOption = *c.NonDeliveryOption
+		}
+		for _, it := range c.Items {
+			cc.Items = append(cc.Items, carriers.CustomsItem{
+				Description: it.Description, Quantity: it.Quantity, ValueCents: it.ValueCents, WeightOz: it.WeightOz,
+				HSTariffNumber: deref(it.HSTariffNumber), OriginCountry: strings.ToUpper(deref(it.OriginCountry)),
+			})
+		}
+		s.Customs = cc
+	}
+	return s
+}
+
+func carrierAddress(a Address) carriers.Address {
+	return carriers.Address{
+		Name: deref(a.Name), Company: deref(a.Company), Street1: a.Street1, Street2: deref(a.Street2),
+		City: a.City, State: deref(a.State), Zip: a.Zip, Country: strings.ToUpper(a.Country),
+		Phone: deref(a.Phone), Email: deref(a.Email), Residential: deref(a.Residential),
+	}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,307 @@
+package shipping
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// MaxTrackingEvents is how many scans a shipment's detail shows, newest first.
+const MaxTrackingEvents = 100
+
+// Errors of reading labels; the API maps each to its code.
+var (
+	// ErrNoPaymentMethod: the account has no payment method on file (402).
+	ErrNoPaymentMethod = errors.New("the account has no payment method on file; add one, then retry with the same idempotency key")
+	// ErrLabelPending: the label document is not ready yet (202 label_pending).
+	ErrLabelPending = errors.New("the label is not ready yet; retry in a few seconds")
+	// ErrLabelUnavailable: the label document is missing (404 label_unavailable).
+	ErrLabelUnavailable = errors.New("the label document is not available")
+)
+
+// Shipment is a label as the API shows it.
+type Shipment struct {
+	ID                  string        `json:"id"`
+	Mode                accounts.Mode `json:"mode"`
+	Status              Status        `json:"status"`
+	CreatedAt           time.Time     `json:"createdAt"`
+	UpdatedAt           time.Time     `json:"updatedAt"`
+	Carrier             string        `json:"carrier"`
+	Service             string        `json:"service"`
+	ServiceCategory     string        `json:"serviceCategory"`
+	CarrierRateCents    int64         `json:"carrierRateCents"`
+	PlatformFeeCents    int64         `json:"platformFeeCents"`
+	CustomerPriceCents  int64         `json:"customerPriceCents"`
+	BalanceAppliedCents int64         `json:"balanceAppliedCents"`
+	ChargeAmountCents   int64         `json:"chargeAmountCents"`
+	Currency            string        `json:"currency"`
+	EstimatedDays       int           `json:"estimatedDays"`
+	Source              string        `json:"source"`
+	Input               Input         `json:"input"`
+	TrackingNumber      *string       `json:"trackingNumber,omitempty"`
+	TrackerID           *string       `json:"trackerId,omitempty"`
+	TrackingStatus      *string       `json:"trackingStatus,omitempty"`
+	ErrorMessage        *string       `json:"errorMessage,omitempty"`
+	HasLabel            bool          `json:"hasLabel"`
+	PurchasedAt         *time.Time    `json:"purchasedAt,omitempty"`
+	VoidedAt            *time.Time    `json:"voidedAt,omitempty"`
+	// Detail says that TrackingEvents was read: the detail view and events
+	// show the latest scans, lists do not.
+	Detail         bool            `json:"detail"`
+	TrackingEvents []TrackingEvent `json:"trackingEvents,omitempty"`
+}
+
+// TrackingEvent is one carrier scan.
+type TrackingEvent struct {
+	Status     string    `json:"status"`
+	Message    string    `json:"message"`
+	Location   string    `json:"location"`
+	OccurredAt time.Time `json:"occurredAt"`
+}
+
+// NewLabel is what buying a label takes.
+type NewLabel struct {
+	Input
+	Selection
+	IdempotencyKey string `json:"-"`
+	// RequestFingerprint is the hash of the request as sent, when the caller has one.
+	RequestFingerprint []byte `json:"-"`
+}
+
+// Create selects a rate and accepts the purchase: the shipment, the money
+// reserved from the balance and the purchase job commit together, so an
+// accepted purchase survives a crash. The purchase itself is asynchronous
+// (purchase.go).
+func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (Shipment, bool, error) {
+	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /labels/create", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
+	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Shipment]) (Shipment, error) {
+		input := in.Input.normalized()
+		if err := input.check(); err != nil {
+			return Shipment{}, err
+		}
+		rates, err := s.rates(ctx, c.Mode, input)
+		if err != nil {
+			return Shipment{}, err
+		}
+		rate, err := selectRate(rates, in.Selection)
+		if err != nil {
+			return Shipment{}, err
+		}
+		account, err := s.store.Account(ctx, c.AccountID)
+		if err != nil {
+			return Shipment{}, err
+		}
+		if !account.HasPaymentMethod {
+			return Shipment{}, ErrNoPaymentMethod
+		}
+		request, err := encodeInput(input)
+		if err != nil {
+			return Shipment{}, err
+		}
+		now := s.now()
+		row := store.Shipment{
+			ID: store.NewID("shp"), AccountID: c.AccountID, Mode: string(c.Mode), Status: string(Paying), CreatedAt: now, UpdatedAt: now,
+			Carrier: rate.Carrier, Service: rate.Service, ServiceCategory: rate.ServiceCategory,
+			CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
+			Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
+		}
+		return commit(ctx, func(tx *store.Tx) (Shipment, error) {
+			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+				return Shipment{}, err
+			}
+			if err := s.reserve(ctx, tx, &row); err != nil {
+				return Shipment{}, err
+			}
+			if err := tx.InsertShipment(ctx, &row); err != nil {
+				return Shipment{}, err
+			}
+			if err := s.recordReserve(ctx, tx, row, now); err != nil {
+				return Shipment{}, err
+			}
+			// A new shipment's purchase job cannot collide with another: the fast insert suffices.
+			if err := tx.EnqueueNew(ctx, river.InsertManyParams{Args: purchaseArgs{ShipmentID: row.ID}}); err != nil {
+				return Shipment{}, err
+			}
+			return shipmentOf(row, input, nil, false), nil
+		})
+	})
+}
+
+// find reads the caller's shipment (accounts.ErrNotFound when missing or
+// another account's, accounts.ErrWrongMode when the other mode's).
+func find(ctx context.Context, r interface {
+	Shipment(ctx context.Context, accountID, id string) (store.Shipment, error)
+}, c accounts.Caller, id string) (store.Shipment, error) {
+	return accounts.Find(c, func() (store.Shipment, error) { return r.Shipment(ctx, c.AccountID, id) },
+		func(sh store.Shipment) (string, string) { return sh.AccountID, sh.Mode })
+}
+
+// reader is what detail reads: the store or a transaction.
+type reader interface {
+	TrackingEvents(ctx context.Context, trackerID string, limit int) ([]store.TrackingEvent, error)
+}
+
+// detail is a shipment with its latest tracking events.
+func (s *Service) detail(ctx context.Context, r reader, row store.Shipment) (Shipment, error) {
+	in, err := decodeInput(row.Request)
+	if err != nil {
+		return Shipment{}, fmt.Errorf("shipment %s: %w", row.ID, err)
+	}
+	var events []store.TrackingEvent
+	if row.TrackerID != nil {
+		if events, err = r.TrackingEvents(ctx, *row.TrackerID, MaxTrackingEvents); err != nil {
+			return Shipment{}, err
+		}
+	}
+	return shipmentOf(row, in, events, true), nil
+}
+
+// Get reads one shipment with its tracking events.
+func (s *Service) Get(ctx context.Context, c accounts.Caller, id string) (Shipment, error) {
+	row, err := find(ctx, s.store, c, id)
+	if err != nil {
+		return Shipment{}, err
+	}
+	return s.detail(ctx, s.store, row)
+}
+
+// List pages through the caller's shipments, newest first, optionally in one status.
+func (s *Service) List(ctx context.Context, c accounts.Caller, status Status, p paging.Request) ([]Shipment, bool, error) {
+	rows, more, err := s.store.ListShipments(ctx, c.AccountID, string(c.Mode), string(status), p)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Shipment, len(rows))
+	for i, row := range rows {
+		in, err := decodeInput(row.Request)
+		if err != nil {
+			return nil, false, fmt.Errorf("shipment %s: %w", row.ID, err)
+		}
+		out[i] = shipmentOf(row, in, nil, false)
+	}
+	return out, more, nil
+}
+
+// RefundRequest is what refunding a label takes.
+type RefundRequest struct {
+	IdempotencyKey string `json:"-"`
+	// RequestFingerprint is the hash of the request as sent, when the caller has one.
+	RequestFingerprint []byte `json:"-"`
+}
+
+// Refund asks for a void: purchased → void_requested, with the void job
+// committed in the same transaction (refund.go does the rest).
+func (s *Service) Refund(ctx context.Context, c accounts.Caller, id string, in RefundRequest) (Shipment, bool, error) {
+	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /labels/" + id + "/refund", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
+	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Shipment]) (Shipment, error) {
+		return commit(ctx, func(tx *store.Tx) (Shipment, error) {
+			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+				return Shipment{}, err
+			}
+			if _, err := find(ctx, tx, c, id); err != nil {
+				return Shipment{}, err
+			}
+			row, err := tx.LockShipment(ctx, id)
+			if err != nil {
+				return Shipment{}, err
+			}
+			status := Status(row.Status)
+			if err := status.CanRefund(); err != nil {
+				return Shipment{}, err
+			}
+			next, _ := status.Next(RefundRequested)
+			row.Status, row.UpdatedAt = string(next), s.now()
+			if err := tx.UpdateShipment(ctx, &row); err != nil {
+				return Shipment{}, err
+			}
+			if err := tx.Enqueue(ctx, river.InsertManyParams{Args: voidArgs{ShipmentID: row.ID}}); err != nil {
+				return Shipment{}, err
+			}
+			return s.detail(ctx, tx, row)
+		})
+	})
+}
+
+// LabelDocument returns the label PDF of the caller's shipment.
+func (s *Service) LabelDocument(ctx context.Context, c accounts.Caller, id string) ([]byte, error) {
+	row, err := find(ctx, s.store, c, id)
+	if err != nil {
+		return nil, err
+	}
+	if Status(row.Status).LabelPending() {
+		return nil, ErrLabelPending
+	}
+	if row.LabelKey == nil {
+		return nil, ErrLabelUnavailable
+	}
+	data, err := s.cfg.Documents.Get(ctx, *row.LabelKey)
+	if errors.Is(err, ErrDocumentNotFound) {
+		return nil, ErrLabelUnavailable
+	}
+	return data, err
+}
+
+// Tracker is a label's tracker with its scans, newest first.
+type Tracker struct {
+	ID                  string
+	Mode                accounts.Mode
+	ShipmentID          string
+	Carrier             string
+	TrackingNumber      string
+	Status              string
+	EstimatedDeliveryAt *time.Time
+	Events              []TrackingEvent
+	CreatedAt           time.Time
+	UpdatedAt           time.Time
+}
+
+// Tracker reads one of the caller's trackers.
+func (s *Service) Tracker(ctx context.Context, c accounts.Caller, id string) (Tracker, error) {
+	t, err := accounts.Find(c, func() (store.Tracker, error) { return s.store.Tracker(ctx, c.AccountID, id) },
+		func(t store.Tracker) (string, string) { return t.AccountID, t.Mode })
+	if err != nil {
+		return Tracker{}, err
+	}
+	events, err := s.store.TrackingEvents(ctx, t.ID, MaxTrackingEvents)
+	if err != nil {
+		return Tracker{}, err
+	}
+	return Tracker{
+		ID: t.ID, Mode: accounts.Mode(t.Mode), ShipmentID: t.ShipmentID, Carrier: t.Carrier, TrackingNumber: t.TrackingNumber,
+		Status: t.Status, EstimatedDeliveryAt: t.EstimatedDeliveryAt, Events: trackingEventsOf(events),
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+	}, nil
+}
+
+func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, detail bool) Shipment {
+	sh := Shipment{
+		ID: row.ID, Mode: accounts.Mode(row.Mode), Status: Status(row.Status), CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
+		Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
+		CarrierRateCents: row.CarrierRateCents, PlatformFeeCents: row.PlatformFeeCents, CustomerPriceCents: row.CustomerPriceCents,
+		BalanceAppliedCents: row.BalanceAppliedCents, ChargeAmountCents: row.ChargeAmountCents,
+		Currency: row.Currency, EstimatedDays: row.EstimatedDays, Source: row.Source, Input: in,
+		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
+		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,
+		Detail: detail,
+	}
+	if detail {
+		sh.TrackingEvents = trackingEventsOf(events)
+	}
+	return sh
+}
+
+func trackingEventsOf(events []store.TrackingEvent) []TrackingEvent {
+	out := make([]TrackingEvent, len(events))
+	for i, e := range events {
+		out[i] = TrackingEvent{Status: e.Status, Message: e.Message, Location: e.Location, OccurredAt: e.OccurredAt}
+	}
+	return out
+}

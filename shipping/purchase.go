@@ -1,0 +1,188 @@
+package shipping
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+// What a purchase does. The purchase job buys the selected rate from the
+// carrier, outside any transaction; stores the label document; then in one
+// transaction moves the shipment to purchased, creates its tracker, records
+// the card charge (live mode) and shipment.purchased with its deliveries, and
+// schedules tracking. The carrier treats the shipment id as the purchase's
+// idempotency key and the state change is guarded by the shipment's status,
+// so a job retried after a crash buys once and records once.
+//
+// A carrier that is temporarily unavailable moves the shipment to pending and
+// queues the next attempt with backoff, together; after PurchaseAttempts
+// attempts, or when the carrier refuses, the purchase fails: the reserved
+// balance is released and shipment.failed records the reason.
+
+// purchaseArgs buys a shipment's selected rate. A retry after the carrier was
+// unavailable is a new job with the next Attempt, inserted with the move to
+// pending, rather than a River retry: the schedule is then ours, and the
+// attempt count survives restarts in the job itself.
+type purchaseArgs struct {
+	ShipmentID string `json:"shipment_id"`
+	Attempt    int    `json:"attempt,omitempty"`
+}
+
+func (purchaseArgs) Kind() string { return "purchase_label" }
+
+// InsertOpts makes each attempt unique, so a retried insert never doubles a purchase attempt.
+func (purchaseArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+type purchaseWorker struct {
+	river.WorkerDefaults[purchaseArgs]
+	s *Service
+}
+
+func (w *purchaseWorker) NextRetry(job *river.Job[purchaseArgs]) time.Time {
+	return time.Now().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+}
+
+func (w *purchaseWorker) Work(ctx context.Context, job *river.Job[purchaseArgs]) error {
+	return w.s.purchase(ctx, job.Args.ShipmentID, job.Args.Attempt)
+}
+
+func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
+	row, err := s.store.ShipmentByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !Status(row.Status).Purchasing() {
+		return nil
+	}
+	in, err := decodeInput(row.Request)
+	if err != nil {
+		return s.failPurchase(ctx, id, "the stored shipment cannot be read; contact support")
+	}
+	testMode := accounts.Mode(row.Mode) == accounts.Test
+	carrier, err := s.cfg.Carriers.Lookup(testMode, row.Carrier)
+	if err != nil {
+		return s.failPurchase(ctx, id, "the carrier "+row.Carrier+" is not available for this mode")
+	}
+	rate := carriers.Rate{Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
+		CarrierRateCents: row.CarrierRateCents, Currency: row.Currency, EstimatedDays: row.EstimatedDays}
+	shipment := in.carrierShipment()
+	label, err := carrier.Buy(ctx, carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: testMode})
+	if errors.Is(err, carriers.ErrUnavailable) {
+		next := attempt + 1
+		if next >= s.cfg.PurchaseAttempts {
+			return s.failPurchase(ctx, id, fmt.Sprintf("the carrier stayed unavailable after %d attempts", next))
+		}
+		s.log.InfoContext(ctx, "purchase deferred", slog.String("shipment_id", id), slog.Int("attempt", next), slog.Any("error", err))
+		return s.deferPurchase(ctx, id, next)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return err // shutting down: River runs the job again
+		}
+		return s.failPurchase(ctx, id, err.Error())
+	}
+	var plan []carriers.TrackingScan
+	if planner, ok := carrier.(carriers.Planner); ok {
+		if plan, err = planner.TrackingPlan(ctx, shipment, label.TrackingNumber); err != nil {
+			return fmt.Errorf("tracking plan: %w", err)
+		}
+	}
+	planJSON, err := json.Marshal(plan)
+	if err != nil {
+		return err
+	}
+	// The document is written before the state change: a purchased label
+	// always has its document, and a crash in between only writes it again.
+	key := "labels/" + id + ".pdf"
+	if err := s.cfg.Documents.Put(ctx, key, label.PDF); err != nil {
+		return fmt.Errorf("store label: %w", err)
+	}
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		row, err := tx.LockShipment(ctx, id)
+		if err != nil {
+			return err
+		}
+		to, ok := Status(row.Status).Next(PurchaseSucceeded)
+		if !ok {
+			return nil
+		}
+		now := s.now()
+		eta := now.Add(time.Duration(row.EstimatedDays) * 24 * time.Hour)
+		tr := store.Tracker{ID: store.NewID("trk"), AccountID: row.AccountID, Mode: row.Mode, ShipmentID: row.ID,
+			Carrier: row.Carrier, TrackingNumber: label.TrackingNumber, Status: carriers.StatusUnknown,
+			EstimatedDeliveryAt: &eta, Plan: string(planJSON), CreatedAt: now, UpdatedAt: now}
+		if err := tx.InsertTracker(ctx, &tr); err != nil {
+			return err
+		}
+		status := carriers.StatusUnknown
+		row.Status, row.UpdatedAt, row.PurchasedAt = string(to), now, &now
+		row.TrackingNumber, row.LabelKey, row.TrackerID, row.TrackingStatus = &label.TrackingNumber, &key, &tr.ID, &status
+		if err := tx.UpdateShipment(ctx, &row); err != nil {
+			return err
+		}
+		if err := s.charge(ctx, tx, row, now); err != nil {
+			return err
+		}
+		if err := s.record(ctx, tx, row, webhooks.EventShipmentPurchased); err != nil {
+			return err
+		}
+		return s.scheduleScan(ctx, tx, tr.ID, 0, plan)
+	})
+}
+
+// deferPurchase moves the shipment to pending and queues the next attempt after a backoff, together.
+func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) error {
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		row, err := tx.LockShipment(ctx, id)
+		if err != nil {
+			return err
+		}
+		to, ok := Status(row.Status).Next(PurchaseDeferred)
+		if !ok {
+			return nil
+		}
+		row.Status, row.UpdatedAt = string(to), s.now()
+		if err := tx.UpdateShipment(ctx, &row); err != nil {
+			return err
+		}
+		return tx.Enqueue(ctx, river.InsertManyParams{Args: purchaseArgs{ShipmentID: id, Attempt: attempt},
+			InsertOpts: &river.InsertOpts{ScheduledAt: time.Now().Add(retryDelay(s.cfg.PurchaseRetryBase, attempt))}})
+	})
+}
+
+// failPurchase ends a purchase as failed: the balance reserved for it is
+// released and shipment.failed records the reason.
+func (s *Service) failPurchase(ctx context.Context, id string, reason string) error {
+	s.log.InfoContext(ctx, "purchase failed", slog.String("shipment_id", id), slog.String("reason", reason))
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		row, err := tx.LockShipment(ctx, id)
+		if err != nil {
+			return err
+		}
+		to, ok := Status(row.Status).Next(PurchaseFailed)
+		if !ok {
+			return nil
+		}
+		now := s.now()
+		if err := s.release(ctx, tx, row, now); err != nil {
+			return err
+		}
+		row.Status, row.UpdatedAt, row.ErrorMessage = string(to), now, &reason
+		if err := tx.UpdateShipment(ctx, &row); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, row, webhooks.EventShipmentFailed)
+	})
+}

@@ -1,0 +1,111 @@
+package shipping
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+// When a label may be refunded: only when purchased (Status.CanRefund gives
+// the reason otherwise). Refund moves it to void_requested and queues the
+// void job in one transaction; the void job asks the carrier:
+//
+//   - confirmed: in one transaction the label becomes voided, the whole price
+//     is credited to the balance and shipment.voided is recorded, once;
+//   - requested (the carrier settles refunds later, USPS): the label stays
+//     void_requested and the job asks again later;
+//   - refused (outside the void window, already scanned), or still
+//     unavailable after the job's attempts: the label is purchased again, with
+//     the carrier's reason in errorMessage, and tracking goes on.
+
+// voidArgs voids a shipment's label with the carrier.
+type voidArgs struct {
+	ShipmentID string `json:"shipment_id"`
+}
+
+func (voidArgs) Kind() string { return "refund_label" }
+
+// VoidRecheckInterval is how long a void the carrier has only accepted waits
+// before it is asked about again.
+const VoidRecheckInterval = time.Hour
+
+type voidWorker struct {
+	river.WorkerDefaults[voidArgs]
+	s *Service
+}
+
+func (w *voidWorker) NextRetry(job *river.Job[voidArgs]) time.Time {
+	return time.Now().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+}
+
+func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
+	s := w.s
+	row, err := s.store.ShipmentByID(ctx, job.Args.ShipmentID)
+	if err != nil {
+		return err
+	}
+	if _, ok := Status(row.Status).Next(VoidConfirmed); !ok {
+		return nil
+	}
+	carrier, err := s.cfg.Carriers.Lookup(accounts.Mode(row.Mode) == accounts.Test, row.Carrier)
+	if err != nil {
+		return s.rejectVoid(ctx, row.ID, err)
+	}
+	status, err := carrier.Void(ctx, carriers.VoidRequest{TrackingNumber: deref(row.TrackingNumber), Reference: row.ID})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return err
+	case errors.Is(err, carriers.ErrRejected) || err != nil && job.Attempt >= job.MaxAttempts:
+		return s.rejectVoid(ctx, row.ID, err)
+	case err != nil:
+		return fmt.Errorf("void: %w", err)
+	case status == carriers.VoidRequested:
+		s.log.InfoContext(ctx, "void accepted by the carrier, not yet confirmed", slog.String("shipment_id", row.ID))
+		return river.JobSnooze(VoidRecheckInterval)
+	}
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		row, err := tx.LockShipment(ctx, row.ID)
+		if err != nil {
+			return err
+		}
+		to, ok := Status(row.Status).Next(VoidConfirmed)
+		if !ok {
+			return nil
+		}
+		now := s.now()
+		row.Status, row.UpdatedAt, row.VoidedAt = string(to), now, &now
+		if err := tx.UpdateShipment(ctx, &row); err != nil {
+			return err
+		}
+		if err := s.credit(ctx, tx, row, now); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, row, webhooks.EventShipmentVoided)
+	})
+}
+
+// rejectVoid returns a label whose void the carrier refused to purchased, with the reason.
+func (s *Service) rejectVoid(ctx context.Context, id string, cause error) error {
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		row, err := tx.LockShipment(ctx, id)
+		if err != nil {
+			return err
+		}
+		to, ok := Status(row.Status).Next(VoidRejected)
+		if !ok {
+			return nil
+		}
+		msg := "void rejected by the carrier: " + cause.Error()
+		row.Status, row.UpdatedAt, row.ErrorMessage = string(to), s.now(), &msg
+		return tx.UpdateShipment(ctx, &row)
+	})
+}

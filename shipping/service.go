@@ -1,0 +1,142 @@
+// Package shipping owns shipments: quoting and rate selection, the shipment
+// state machine (status.go), what a purchase does (purchase.go), when a label
+// may be refunded and what a void does (refund.go), tracking (tracking.go),
+// the movements of money (ledger.go) and the address book (addresses.go).
+// Its services take the caller explicitly and own their transactions.
+package shipping
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/verifier"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+// Documents keeps label documents (PDFs) outside the database.
+type Documents interface {
+	Put(ctx context.Context, key string, data []byte) error
+	Get(ctx context.Context, key string) ([]byte, error)
+}
+
+// ErrDocumentNotFound is what Documents.Get returns for a missing document.
+var ErrDocumentNotFound = store.ErrBlobNotFound
+
+// EventEncoder renders a shipment as event data: the same shape the API's
+// GET /labels/{id} returns, which is the API layer's to define.
+type EventEncoder func(Shipment) (json.RawMessage, error)
+
+// Config is what the shipping service needs; zero values get defaults.
+type Config struct {
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Carriers serves rates and purchases per mode.
+	Carriers *carriers.Registry
+	// TestVerifier and LiveVerifier verify addresses per mode; nil: not configured.
+	TestVerifier, LiveVerifier verifier.Verifier
+	// Documents stores label documents.
+	Documents Documents
+	// EventData renders shipments for events.
+	EventData EventEncoder
+	// PlatformFeeCents is added to every rate; nil means the default of 8.
+	PlatformFeeCents *int64
+	// PurchaseRetryBase is the first retry delay of a purchase or void the carrier could not take.
+	PurchaseRetryBase time.Duration
+	// PurchaseAttempts is how many times a purchase is tried while the carrier is unavailable.
+	PurchaseAttempts int
+}
+
+// Service owns shipments and the address book.
+type Service struct {
+	store    *store.Store
+	accounts *accounts.Service
+	webhooks *webhooks.Service
+	idem     *idempotency.Service
+	cfg      Config
+	now      func() time.Time
+	log      *slog.Logger
+}
+
+// DefaultPlatformFeeCents is the fee on every API-created label (the spec's default).
+const DefaultPlatformFeeCents = 8
+
+// New returns the shipping service.
+func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) (*Service, error) {
+	if cfg.Carriers == nil {
+		return nil, errors.New("shipping: Config.Carriers is required")
+	}
+	if cfg.Documents == nil {
+		return nil, errors.New("shipping: Config.Documents is required")
+	}
+	if cfg.EventData == nil {
+		return nil, errors.New("shipping: Config.EventData is required")
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.PurchaseAttempts <= 0 {
+		cfg.PurchaseAttempts = 8
+	}
+	if cfg.PurchaseRetryBase <= 0 {
+		cfg.PurchaseRetryBase = 2 * time.Second
+	}
+	return &Service{store: st, accounts: acc, webhooks: wh, idem: idem, cfg: cfg,
+		now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger}, nil
+}
+
+func (s *Service) platformFee() int64 {
+	if s.cfg.PlatformFeeCents == nil {
+		return DefaultPlatformFeeCents
+	}
+	return *s.cfg.PlatformFeeCents
+}
+
+// write runs fn in a write transaction made for the caller, which first
+// re-checks the caller's token (a token revoked in flight commits nothing).
+func (s *Service) write(ctx context.Context, c accounts.Caller, fn func(tx *store.Tx) error) error {
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
+// record stores events about row (as it is in tx, with its tracking) in tx;
+// their data is the shipment's detail, rendered once.
+func (s *Service) record(ctx context.Context, tx *store.Tx, row store.Shipment, eventTypes ...string) error {
+	sh, err := s.detail(ctx, tx, row)
+	if err != nil {
+		return err
+	}
+	data, err := s.cfg.EventData(sh)
+	if err != nil {
+		return fmt.Errorf("event data: %w", err)
+	}
+	for _, t := range eventTypes {
+		if _, err := s.webhooks.Record(ctx, tx, row.AccountID, row.Mode, t, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// retryDelay backs off exponentially from base, capped at 5 minutes.
+func retryDelay(base time.Duration, attempt int) time.Duration {
+	d := base
+	for i := 1; i < attempt && d < 5*time.Minute; i++ {
+		d *= 2
+	}
+	return min(d, 5*time.Minute)
+}

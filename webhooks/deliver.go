@@ -1,0 +1,431 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks/signature"
+)
+
+// ErrDeliveryInProgress: a manual attempt of the delivery is already queued.
+var ErrDeliveryInProgress = errors.New("a manual attempt of this delivery is already queued; wait for its outcome")
+
+// Delivery is one event on its way to one subscription, with every attempt.
+type Delivery struct {
+	ID             string
+	SubscriptionID string
+	EventID        string
+	EventType      string
+	Status         string
+	Attempts       int
+	CreatedAt      time.Time
+	// NextAttemptAt is the queued manual attempt's time, else the next automatic attempt's.
+	NextAttemptAt *time.Time
+	Log           []Attempt
+}
+
+// Attempt is one HTTP request of a delivery, as it went.
+type Attempt struct {
+	AttemptedAt    time.Time
+	ResponseStatus *int
+	LatencyMs      int64
+	Error          *string
+}
+
+// attemptArgs makes automatic attempt Attempt (from 1) of a delivery. Each
+// attempt is its own unique job, inserted with the record of the attempt
+// before it, so the schedule is ours and survives restarts.
+type attemptArgs struct {
+	DeliveryID string `json:"delivery_id"`
+	Attempt    int    `json:"attempt"`
+}
+
+func (attemptArgs) Kind() string { return "webhook_delivery" }
+
+// InsertOpts makes each attempt unique, so a retried insert never doubles an attempt.
+func (attemptArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// manualArgs makes a manual attempt: the retry endpoint's, or the test
+// event's. Request is the nonce stored on the delivery when it was asked for.
+type manualArgs struct {
+	DeliveryID string `json:"delivery_id"`
+	Request    string `json:"request"`
+}
+
+func (manualArgs) Kind() string { return "webhook_redelivery" }
+
+func (s *Service) attemptJob(deliveryID string, attempt int, at time.Time) river.InsertManyParams {
+	opts := &river.InsertOpts{Queue: s.cfg.Queue}
+	if !at.IsZero() {
+		opts.ScheduledAt = at
+	}
+	return river.InsertManyParams{Args: attemptArgs{DeliveryID: deliveryID, Attempt: attempt}, InsertOpts: opts}
+}
+
+type attemptWorker struct {
+	river.WorkerDefaults[attemptArgs]
+	s *Service
+}
+
+func (w *attemptWorker) Work(ctx context.Context, job *river.Job[attemptArgs]) error {
+	return w.s.attempt(ctx, job.Args.DeliveryID, job.Args.Attempt, "")
+}
+
+// Timeout leaves the HTTP client's own time-out to end a slow attempt.
+func (w *attemptWorker) Timeout(*river.Job[attemptArgs]) time.Duration {
+	return w.s.cfg.Timeout + 30*time.Second
+}
+
+type manualWorker struct {
+	river.WorkerDefaults[manualArgs]
+	s *Service
+}
+
+func (w *manualWorker) Work(ctx context.Context, job *river.Job[manualArgs]) error {
+	return w.s.attempt(ctx, job.Args.DeliveryID, 0, job.Args.Request)
+}
+
+func (w *manualWorker) Timeout(*river.Job[manualArgs]) time.Duration {
+	return w.s.cfg.Timeout + 30*time.Second
+}
+
+// RegisterWorkers adds the delivery workers.
+func (s *Service) RegisterWorkers(w *river.Workers) {
+	river.AddWorker(w, &attemptWorker{s: s})
+	river.AddWorker(w, &manualWorker{s: s})
+}
+
+// stateOf is what the retry rule reads of a stored delivery.
+func stateOf(d store.Delivery) deliveryState {
+	return deliveryState{Status: d.Status, AutoAttempts: d.AutoAttempts, NextAttemptAt: d.NextAttemptAt, ManualQueued: d.RetryRequest != nil}
+}
+
+func (s *Service) policy() retryPolicy {
+	return retryPolicy{MaxAttempts: s.cfg.MaxAttempts, Schedule: s.cfg.RetrySchedule}
+}
+
+// wanted reports whether the attempt a job stands for is still to be made:
+// a job run twice after a crash, or one whose delivery was settled since it
+// was queued, does nothing.
+func wanted(d store.Delivery, auto int, request string) bool {
+	if auto > 0 {
+		return d.Status == StatusPending && d.NextAttemptAt != nil && d.AutoAttempts < auto
+	}
+	return d.RetryRequest != nil && *d.RetryRequest == request
+}
+
+// attempt makes one attempt: automatic attempt auto (>0) or the manual
+// attempt with nonce request. Delivery is at least once: a job run twice after
+// a crash may send one extra copy, but records the attempt once.
+func (s *Service) attempt(ctx context.Context, id string, auto int, request string) error {
+	d, err := s.store.Delivery(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !wanted(d, auto, request) {
+		return nil
+	}
+	sub, err := s.store.SubscriptionByID(ctx, d.SubscriptionID)
+	if err != nil {
+		return err
+	}
+	out := attemptOutcome{Auto: auto, At: s.now(), SubscriptionActive: sub.RevokedAt == nil && sub.Enabled}
+	switch {
+	case sub.RevokedAt != nil:
+		out.Reason = "not sent: the subscription was deleted"
+		return s.record(ctx, id, auto, request, out, sendResult{})
+	case auto > 0 && !sub.Enabled:
+		// Pause stops automatic traffic: a retry that falls due while paused is dropped.
+		out.Reason = "not sent: the subscription was paused when the attempt was due"
+		return s.record(ctx, id, auto, request, out, sendResult{})
+	}
+	secret, err := s.cipher.Decrypt(sub.SecretCiphertext)
+	if err != nil {
+		s.log.ErrorContext(ctx, "webhook secret", slog.String("subscription_id", sub.ID), slog.Any("error", err))
+		out.Reason = "not sent: the signing secret cannot be decrypted (the server key changed)"
+		return s.record(ctx, id, auto, request, out, sendResult{})
+	}
+	body, err := s.envelope(ctx, d)
+	if err != nil {
+		return err
+	}
+	res := s.send(ctx, s.client(sub.Mode), sub.URL, d, secret, body)
+	if !res.delivered && ctx.Err() != nil {
+		// The server is stopping (or the job timed out): not the receiver's
+		// failure. Nothing is recorded and River runs the job again.
+		return fmt.Errorf("delivery %s interrupted: %w", id, ctx.Err())
+	}
+	out.Sent, out.Delivered, out.Retryable, out.At = true, res.delivered, res.retryable, res.attemptedAt
+	// A response is a fact worth keeping even while shutting down.
+	return s.record(context.WithoutCancel(ctx), id, auto, request, out, res)
+}
+
+// envelope is the delivered body (VARIANTS.md: Event envelope).
+type envelope struct {
+	ID         string          `json:"id"`
+	Type       string          `json:"type"`
+	APIVersion string          `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// envelope builds the body of a delivery's event, once per attempt.
+func (s *Service) envelope(ctx context.Context, d store.Delivery) ([]byte, error) {
+	env := envelope{ID: d.EventID, Type: d.EventType, APIVersion: APIVersion, CreatedAt: d.CreatedAt}
+	if d.EventData != nil {
+		env.Data = json.RawMessage(*d.EventData)
+	} else {
+		ev, err := s.store.EventByID(ctx, d.EventID)
+		if err != nil {
+			return nil, fmt.Errorf("event %s of delivery %s: %w", d.EventID, d.ID, err)
+		}
+		env.APIVersion, env.CreatedAt, env.Data = ev.APIVersion, ev.CreatedAt, json.RawMessage(ev.Data)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // data goes out as stored
+	if err := enc.Encode(env); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// sendResult is what the HTTP exchange came to.
+type sendResult struct {
+	attemptedAt time.Time
+	status      *int
+	latencyMs   int64
+	// problem describes a failure (network error or non-2xx answer).
+	problem   string
+	delivered bool
+	retryable bool
+}
+
+// send makes the HTTP request; the body signed is the body sent.
+func (s *Service) send(ctx context.Context, client *http.Client, url string, d store.Delivery, secret string, body []byte) sendResult {
+	out := sendResult{attemptedAt: s.now()}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		out.problem = "invalid URL: " + err.Error()
+		return out
+	}
+	// The timestamp is real time, not the service clock: receivers check it against their clock.
+	ts := time.Now()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "shipd-webhooks/1")
+	req.Header.Set(signature.HeaderEvent, d.EventType)
+	req.Header.Set(signature.HeaderEventID, d.EventID)
+	req.Header.Set(signature.HeaderTimestamp, strconv.FormatInt(ts.Unix(), 10))
+	req.Header.Set(signature.HeaderSignature, signature.Sign(secret, ts, body))
+	start := time.Now()
+	res, err := client.Do(req)
+	if err != nil {
+		out.latencyMs = time.Since(start).Milliseconds()
+		out.problem = err.Error()
+		// A forbidden address stays forbidden: no retry.
+		out.retryable = !errors.Is(err, ErrForbiddenAddress)
+		return out
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, s.cfg.MaxResponseBodyBytes))
+	_ = res.Body.Close()
+	out.latencyMs = time.Since(start).Milliseconds()
+	code := res.StatusCode
+	out.status = &code
+	switch {
+	case code >= 200 && code < 300:
+		out.delivered = true
+	case code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests:
+		out.retryable = true
+		out.problem = "the receiver answered " + res.Status
+	default:
+		out.problem = "the receiver answered " + res.Status
+	}
+	return out
+}
+
+// record stores an attempt (unless it was dropped unsent) and its
+// consequence, and queues the next automatic attempt, in one transaction.
+func (s *Service) record(ctx context.Context, id string, auto int, request string, out attemptOutcome, res sendResult) error {
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		d, err := tx.Delivery(ctx, id)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !out.Sent && !wanted(d, auto, request):
+			return nil // no longer wanted: nothing to drop
+		case auto > 0 && d.AutoAttempts >= auto, auto == 0 && (d.RetryRequest == nil || *d.RetryRequest != request):
+			return nil // recorded already
+		}
+		// Whether retries may continue is decided on the subscription as it is
+		// now: it may have been paused or deleted while the attempt was in flight.
+		sub, err := tx.SubscriptionByID(ctx, d.SubscriptionID)
+		if err != nil {
+			return err
+		}
+		out.SubscriptionActive = sub.RevokedAt == nil && sub.Enabled
+		t := next(stateOf(d), out, s.policy())
+		d.Status, d.AutoAttempts, d.NextAttemptAt = t.State.Status, t.State.AutoAttempts, t.State.NextAttemptAt
+		if auto == 0 {
+			d.RetryRequest, d.RetryRequestedAt = nil, nil
+		}
+		d.UpdatedAt = s.now()
+		if !out.Sent {
+			d.LastError = &out.Reason
+			return tx.UpdateDelivery(ctx, &d)
+		}
+		a := store.DeliveryAttempt{DeliveryID: id, AttemptedAt: res.attemptedAt, ResponseStatus: res.status, LatencyMs: res.latencyMs}
+		if !res.delivered {
+			msg := store.TruncateError(res.problem + "; " + t.Note)
+			a.Error = &msg
+		}
+		if auto > 0 {
+			a.AutoAttempt = &auto
+		}
+		if err := tx.InsertDeliveryAttempt(ctx, &a); err != nil {
+			return err
+		}
+		d.Attempts++
+		d.LastError = a.Error
+		if t.ScheduleAuto > 0 {
+			if err := tx.Enqueue(ctx, s.attemptJob(id, t.ScheduleAuto, time.Now().Add(t.Wait))); err != nil {
+				return err
+			}
+		}
+		return tx.UpdateDelivery(ctx, &d)
+	})
+}
+
+// queueManual asks for one attempt of d now (retry endpoint, test event):
+// the nonce goes on the delivery, which the caller then writes, and into the
+// job, in the caller's transaction.
+func (s *Service) queueManual(ctx context.Context, tx *store.Tx, d *store.Delivery, now time.Time) error {
+	nonce := store.NewID("req")
+	d.RetryRequest, d.RetryRequestedAt = &nonce, &now
+	d.Status, d.UpdatedAt = StatusPending, now
+	return tx.Enqueue(ctx, river.InsertManyParams{Args: manualArgs{DeliveryID: d.ID, Request: nonce},
+		InsertOpts: &river.InsertOpts{Queue: s.cfg.Queue}})
+}
+
+// SendTest queues a signed webhook.test event to this endpoint only. The test
+// event is not in the event history: it exists only as this delivery. It is
+// attempted once, as a manual attempt (no automatic retries; use Retry), and
+// it is sent even while the subscription is paused, since someone asked for it.
+func (s *Service) SendTest(ctx context.Context, c accounts.Caller, id string) (Delivery, error) {
+	var d store.Delivery
+	err := s.write(ctx, c, func(tx *store.Tx) error {
+		sub, err := find(ctx, tx, c, id)
+		if err != nil {
+			return err
+		}
+		raw, err := json.Marshal(map[string]string{"message": "test event from shipd", "subscriptionId": sub.ID})
+		if err != nil {
+			return err
+		}
+		data := string(raw)
+		now := s.now()
+		d = store.Delivery{ID: store.NewID("dlv"), SubscriptionID: sub.ID, AccountID: sub.AccountID, Mode: sub.Mode,
+			EventID: store.NewID("evt"), EventType: EventTest, EventData: &data, CreatedAt: now}
+		if err := s.queueManual(ctx, tx, &d, now); err != nil {
+			return err
+		}
+		_, err = tx.InsertDelivery(ctx, &d)
+		return err
+	})
+	return deliveryOf(d, nil), err
+}
+
+// Deliveries pages through a subscription's deliveries, newest first, each with every attempt.
+func (s *Service) Deliveries(ctx context.Context, c accounts.Caller, id string, p paging.Request) ([]Delivery, bool, error) {
+	sub, err := find(ctx, s.store, c, id)
+	if err != nil {
+		return nil, false, err
+	}
+	rows, more, err := s.store.ListDeliveries(ctx, c.AccountID, sub.ID, p)
+	if err != nil {
+		return nil, false, err
+	}
+	ids := make([]string, len(rows))
+	for i, d := range rows {
+		ids[i] = d.ID
+	}
+	attempts, err := s.store.DeliveryAttempts(ctx, ids)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Delivery, len(rows))
+	for i, d := range rows {
+		out[i] = deliveryOf(d, attempts[d.ID])
+	}
+	return out, more, nil
+}
+
+// Retry queues one more attempt of a delivery now, whatever its status (also
+// while the subscription is paused: someone asked for it). The attempt is
+// counted and logged; its outcome becomes the delivery's status unless
+// automatic attempts are still scheduled. While a manual attempt is queued and
+// not yet made, another one is ErrDeliveryInProgress.
+func (s *Service) Retry(ctx context.Context, c accounts.Caller, id, deliveryID string) (Delivery, error) {
+	var (
+		d        store.Delivery
+		attempts map[string][]store.DeliveryAttempt
+	)
+	err := s.write(ctx, c, func(tx *store.Tx) error {
+		sub, err := find(ctx, tx, c, id)
+		if err != nil {
+			return err
+		}
+		d, err = tx.SubscriptionDelivery(ctx, sub.ID, deliveryID)
+		if errors.Is(err, store.ErrNotFound) {
+			return accounts.ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if d.RetryRequest != nil {
+			return ErrDeliveryInProgress
+		}
+		if err := s.queueManual(ctx, tx, &d, s.now()); err != nil {
+			return err
+		}
+		if err := tx.UpdateDelivery(ctx, &d); err != nil {
+			return err
+		}
+		attempts, err = tx.DeliveryAttempts(ctx, []string{d.ID})
+		return err
+	})
+	return deliveryOf(d, attempts[d.ID]), err
+}
+
+func deliveryOf(d store.Delivery, attempts []store.DeliveryAttempt) Delivery {
+	v := Delivery{
+		ID: d.ID, SubscriptionID: d.SubscriptionID, EventID: d.EventID, EventType: d.EventType,
+		Status: d.Status, Attempts: d.Attempts, CreatedAt: d.CreatedAt, NextAttemptAt: d.NextAttemptAt,
+		Log: make([]Attempt, len(attempts)),
+	}
+	if d.RetryRequestedAt != nil {
+		v.NextAttemptAt = d.RetryRequestedAt
+	}
+	for i, a := range attempts {
+		v.Log[i] = Attempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error}
+	}
+	return v
+}

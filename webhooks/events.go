@@ -1,0 +1,137 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// APIVersion is the version every event carries (VARIANTS.md: Variant B).
+const APIVersion = "v1"
+
+// Event types one can subscribe to (VARIANTS.md: Variant B); "*" matches all.
+const (
+	EventShipmentPurchased      = "shipment.purchased"
+	EventShipmentFailed         = "shipment.failed"
+	EventShipmentVoided         = "shipment.voided"
+	EventTrackerUpdated         = "tracker.updated"
+	EventShipmentDelivered      = "shipment.delivered"
+	EventShipmentException      = "shipment.exception"
+	EventShipmentReturnToSender = "shipment.return_to_sender"
+	// EventTest is the type of the event Send test delivers; it is not in the history.
+	EventTest = "webhook.test"
+)
+
+// EventTypes lists the types one can subscribe to, without "*".
+func EventTypes() []string {
+	return []string{
+		EventShipmentPurchased, EventShipmentFailed, EventShipmentVoided, EventTrackerUpdated,
+		EventShipmentDelivered, EventShipmentException, EventShipmentReturnToSender,
+	}
+}
+
+// Event is one entry of the event history, with its deliveries counted.
+type Event struct {
+	ID         string
+	Type       string
+	APIVersion string
+	CreatedAt  time.Time
+	Data       json.RawMessage
+	Deliveries DeliverySummary
+}
+
+// DeliverySummary counts an event's deliveries by status.
+type DeliverySummary = store.DeliverySummary
+
+// Record stores an event in the transaction that made the change it
+// reports, so an event exists exactly when its change does, and queues one
+// delivery per matching subscription in the same transaction.
+func (s *Service) Record(ctx context.Context, tx *store.Tx, accountID, mode, eventType string, data json.RawMessage) (store.Event, error) {
+	ev := store.Event{
+		ID: store.NewID("evt"), AccountID: accountID, Mode: mode, Type: eventType,
+		APIVersion: APIVersion, CreatedAt: s.now(), Data: string(data),
+	}
+	if err := tx.InsertEvent(ctx, &ev); err != nil {
+		return store.Event{}, fmt.Errorf("record %s: %w", eventType, err)
+	}
+	if err := s.fanOut(ctx, tx, ev); err != nil {
+		return store.Event{}, fmt.Errorf("deliveries of %s: %w", eventType, err)
+	}
+	return ev, nil
+}
+
+// fanOut queues one delivery of ev per enabled subscription that selects
+// its type; the unique (subscription, event) row makes a repeated fan-out harmless.
+func (s *Service) fanOut(ctx context.Context, tx *store.Tx, ev store.Event) error {
+	subs, err := tx.DeliverableSubscriptions(ctx, ev.AccountID, ev.Mode)
+	if err != nil {
+		return err
+	}
+	var jobs []river.InsertManyParams
+	for _, sub := range subs {
+		selected, err := selects(sub, ev.Type)
+		if err != nil {
+			return err
+		}
+		if !selected {
+			continue
+		}
+		due := ev.CreatedAt
+		d := store.Delivery{ID: store.NewID("dlv"), SubscriptionID: sub.ID, AccountID: ev.AccountID, Mode: ev.Mode,
+			EventID: ev.ID, EventType: ev.Type, Status: store.DeliveryPending, NextAttemptAt: &due,
+			CreatedAt: ev.CreatedAt, UpdatedAt: ev.CreatedAt}
+		inserted, err := tx.InsertDelivery(ctx, &d)
+		if err != nil {
+			return err
+		}
+		if inserted {
+			jobs = append(jobs, s.attemptJob(d.ID, 1, time.Time{}))
+		}
+	}
+	// One statement for every subscription's job: the writer is held once, not once per subscription.
+	return tx.Enqueue(ctx, jobs...)
+}
+
+// selects reports whether a subscription's events select eventType.
+func selects(sub store.Subscription, eventType string) (bool, error) {
+	var events []string
+	if err := json.Unmarshal([]byte(sub.EventsJSON), &events); err != nil {
+		return false, fmt.Errorf("subscription %s: stored events do not decode: %w", sub.ID, err)
+	}
+	for _, e := range events {
+		if e == "*" || e == eventType {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// ListEvents pages through the caller's event history, newest first,
+// optionally of one type, each event with its deliveries counted.
+func (s *Service) ListEvents(ctx context.Context, c accounts.Caller, eventType string, p paging.Request) ([]Event, bool, error) {
+	rows, more, err := s.store.ListEvents(ctx, c.AccountID, string(c.Mode), eventType, p)
+	if err != nil {
+		return nil, false, err
+	}
+	ids := make([]string, len(rows))
+	for i, ev := range rows {
+		ids[i] = ev.ID
+	}
+	summaries, err := s.store.DeliverySummaries(ctx, ids)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Event, len(rows))
+	for i, ev := range rows {
+		out[i] = Event{ID: ev.ID, Type: ev.Type, APIVersion: ev.APIVersion, CreatedAt: ev.CreatedAt,
+			Data: json.RawMessage(ev.Data), Deliveries: summaries[ev.ID]}
+	}
+	return out, more, nil
+}

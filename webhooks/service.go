@@ -1,0 +1,132 @@
+package webhooks
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/seal"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// Which addresses test-mode deliveries may reach (DeliveryConfig.TestTargets).
+// Live mode only ever reaches public addresses.
+const (
+	// TestTargetsLoopback allows public addresses and loopback, so a developer
+	// (and the tests) can receive on 127.0.0.1; private networks, link-local
+	// and cloud metadata addresses stay blocked.
+	TestTargetsLoopback = "loopback"
+	// TestTargetsPublic treats test mode like live mode.
+	TestTargetsPublic = "public"
+	// TestTargetsAny lets test mode reach every address; for development only.
+	TestTargetsAny = "any"
+)
+
+// DeliveryConfig tunes webhook delivery (VARIANTS.md: delivery semantics Variant A).
+type DeliveryConfig struct {
+	// RetrySchedule is the wait after failed automatic attempt n before
+	// attempt n+1 (entry n-1; the last entry repeats). Default 1m, 5m, 25m, 2h.
+	RetrySchedule []time.Duration
+	// MaxAttempts is the number of automatic attempts before a delivery is failed. Default 5.
+	MaxAttempts int
+	// Timeout bounds one attempt, from dial to the end of the response. Default 10 s.
+	Timeout time.Duration
+	// Concurrency is the number of deliveries sent at once. Default 32.
+	Concurrency int
+	// MaxResponseBodyBytes is how much of a receiver's response body is read. Default 64 KiB.
+	MaxResponseBodyBytes int64
+	// Queue is the River queue of delivery jobs. Default "webhooks".
+	Queue string
+	// TestTargets says which addresses test-mode deliveries may reach:
+	// TestTargetsLoopback (default), TestTargetsPublic or TestTargetsAny.
+	TestTargets string
+}
+
+func (c *DeliveryConfig) setDefaults() {
+	if len(c.RetrySchedule) == 0 {
+		c.RetrySchedule = []time.Duration{time.Minute, 5 * time.Minute, 25 * time.Minute, 2 * time.Hour}
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 5
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultClientTimeout
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = 32
+	}
+	if c.MaxResponseBodyBytes <= 0 {
+		c.MaxResponseBodyBytes = 64 << 10
+	}
+	if c.Queue == "" {
+		c.Queue = "webhooks"
+	}
+	switch c.TestTargets {
+	case TestTargetsLoopback, TestTargetsPublic, TestTargetsAny:
+	case "":
+		c.TestTargets = TestTargetsLoopback
+	default:
+		c.TestTargets = TestTargetsPublic // an unknown value gets the safe one
+	}
+}
+
+// Config is what the service needs; zero values get defaults.
+type Config struct {
+	Now      func() time.Time
+	Logger   *slog.Logger
+	Delivery DeliveryConfig
+}
+
+// Service owns subscriptions, the event history and deliveries.
+type Service struct {
+	store    *store.Store
+	accounts *accounts.Service
+	idem     *idempotency.Service
+	cipher   *seal.Cipher
+	now      func() time.Time
+	log      *slog.Logger
+	cfg      DeliveryConfig
+
+	liveClient, testClient *http.Client
+}
+
+// New returns the webhooks service.
+func New(st *store.Store, acc *accounts.Service, idem *idempotency.Service, cipher *seal.Cipher, cfg Config) *Service {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg.Delivery.setDefaults()
+	return &Service{
+		store: st, accounts: acc, idem: idem, cipher: cipher,
+		now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger, cfg: cfg.Delivery,
+		liveClient: NewHTTPClient(ClientOptions{Timeout: cfg.Delivery.Timeout}),
+		testClient: newTestModeClient(cfg.Delivery.TestTargets, cfg.Delivery.Timeout),
+	}
+}
+
+// Queue is the River queue delivery jobs run on, and its concurrency.
+func (s *Service) Queue() (name string, workers int) { return s.cfg.Queue, s.cfg.Concurrency }
+
+// write runs fn in a write transaction made for the caller, which first
+// re-checks the caller's token (a token revoked in flight commits nothing).
+func (s *Service) write(ctx context.Context, c accounts.Caller, fn func(tx *store.Tx) error) error {
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
+func (s *Service) client(mode string) *http.Client {
+	if accounts.Mode(mode) == accounts.Test {
+		return s.testClient
+	}
+	return s.liveClient
+}
