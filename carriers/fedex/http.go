@@ -1,0 +1,219 @@
+package fedex
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
+
+// maxBodyBytes bounds how much of an answer is read, so that a broken or
+// hostile server cannot exhaust memory. Base64 PDF labels are far smaller.
+const maxBodyBytes = 10 << 20
+
+// Operations, as carriers.Error.Operation names them.
+const (
+	opToken = "token"
+	opRate  = "rate"
+	opBuy   = "buy"
+	opVoid  = "void"
+	opTrack = "track"
+)
+
+// request is one authenticated JSON call.
+type request struct {
+	op     string
+	method string
+	path   string
+	body   any
+	// transactionID goes in x-customer-transaction-id, FedEx's field for
+	// matching a request with its reply ("" for none).
+	transactionID string
+}
+
+// do sends an authenticated JSON request and returns the body of a 2xx
+// answer. Every failure is a *carriers.Error.
+func (c *Carrier) do(ctx context.Context, r request) ([]byte, error) {
+	payload, err := json.Marshal(r.body)
+	if err != nil {
+		return nil, &carriers.Error{Carrier: Name, Operation: r.op, Kind: carriers.ErrFailed,
+			Message: "could not encode the request: " + err.Error()}
+	}
+	build := func(ctx context.Context, token string) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, r.method, c.baseURL+r.path, bytes.NewReader(payload))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("X-locale", "en_US")
+		if r.transactionID != "" {
+			req.Header.Set("x-customer-transaction-id", r.transactionID)
+		}
+		return req, nil
+	}
+	res, err := c.tokens.Do(ctx, c.client, build)
+	if err != nil {
+		var ce *carriers.Error
+		if errors.As(err, &ce) {
+			return nil, ce // the token endpoint's own answer
+		}
+		return nil, transportError(r.op, err)
+	}
+	defer res.Body.Close()
+	body, err := readBody(res.Body)
+	if err != nil {
+		return nil, bodyError(r.op, res.StatusCode, err)
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return nil, c.statusError(r.op, res, body)
+	}
+	return body, nil
+}
+
+// errTooLarge is an answer longer than maxBodyBytes.
+var errTooLarge = fmt.Errorf("the answer is larger than %d MiB", maxBodyBytes>>20)
+
+// readBody reads at most maxBodyBytes; a longer answer is errTooLarge.
+func readBody(r io.Reader) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r, maxBodyBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > maxBodyBytes {
+		return nil, errTooLarge
+	}
+	return body, nil
+}
+
+// transportError is a request that got no HTTP answer: refused connection,
+// timeout, reset. All are transient.
+func transportError(op string, err error) *carriers.Error {
+	msg := "could not reach FedEx: " + err.Error()
+	var timeout interface{ Timeout() bool }
+	if errors.As(err, &timeout) && timeout.Timeout() {
+		msg = "FedEx did not answer in time: " + err.Error()
+	}
+	return &carriers.Error{Carrier: Name, Operation: op, Kind: carriers.ErrUnavailable, Message: msg}
+}
+
+// bodyError is an answer whose body could not be read. A body cut off in
+// transit is as transient as a refused connection.
+func bodyError(op string, status int, err error) *carriers.Error {
+	kind := carriers.ErrUnavailable
+	if errors.Is(err, errTooLarge) {
+		kind = carriers.ErrFailed
+	}
+	return &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: status, Kind: kind,
+		Message: "could not read FedEx's answer: " + err.Error()}
+}
+
+// apiError is one entry of FedEx's documented error body
+// {"transactionId": "...", "errors": [{"code": "...", "message": "..."}]}.
+type apiError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// errorBody is FedEx's error body (ErrorResponseVO in every v1 API).
+type errorBody struct {
+	TransactionID string     `json:"transactionId"`
+	Errors        []apiError `json:"errors"`
+}
+
+// parseErrorBody reads FedEx's error body; ok is false when the body is not
+// one (an HTML page from a proxy, an empty body, another JSON shape).
+func parseErrorBody(body []byte) (code, message string, ok bool) {
+	var eb errorBody
+	if err := json.Unmarshal(body, &eb); err != nil || len(eb.Errors) == 0 {
+		return "", "", false
+	}
+	var msgs []string
+	for _, e := range eb.Errors {
+		if m := strings.TrimSpace(e.Message); m != "" {
+			msgs = append(msgs, m)
+		}
+		if code == "" {
+			code = strings.TrimSpace(e.Code)
+		}
+	}
+	message = strings.Join(msgs, "; ")
+	if message == "" {
+		message = code
+	}
+	return code, message, code != "" || message != ""
+}
+
+// statusError classifies a non-2xx answer.
+func (c *Carrier) statusError(op string, res *http.Response, body []byte) *carriers.Error {
+	e := &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: res.StatusCode}
+	code, msg, ok := parseErrorBody(body)
+	e.Code, e.Message = code, msg
+	if !ok {
+		e.Message = fmt.Sprintf("HTTP %d without a FedEx error body", res.StatusCode)
+	}
+	switch s := res.StatusCode; {
+	case s == http.StatusUnauthorized:
+		// oauth.Cache already refreshed the token once and retried.
+		e.Kind, e.Message = carriers.ErrFailed, "the carrier refused the credentials"
+	case s == http.StatusForbidden:
+		e.Kind = carriers.ErrFailed
+	case s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable || s == http.StatusRequestTimeout:
+		e.Kind = carriers.ErrUnavailable
+		e.RetryAfter = retryAfter(res.Header.Get("Retry-After"), c.now())
+	case s == http.StatusBadRequest || s == http.StatusNotFound || s == http.StatusConflict || s == http.StatusUnprocessableEntity:
+		e.Kind = carriers.ErrRejected
+	default:
+		// Other 5xx, and 4xx that say our request itself is wrong (405, 415):
+		// neither retrying nor changing the shipment helps.
+		e.Kind = carriers.ErrFailed
+	}
+	return e
+}
+
+// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
+func retryAfter(h string, now time.Time) time.Duration {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(h); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d.Round(time.Second)
+		}
+	}
+	return 0
+}
+
+// scrub removes the account number from a carrier error before it leaves
+// the adapter: FedEx messages may quote the request ("account 510087020 is
+// not authorized"), and an account number is a credential.
+func (c *Carrier) scrub(err error) error {
+	var ce *carriers.Error
+	if errors.As(err, &ce) && c.account != "" {
+		ce.Message = strings.ReplaceAll(ce.Message, c.account, "[account number]")
+		ce.Code = strings.ReplaceAll(ce.Code, c.account, "[account number]")
+	}
+	return err
+}
+
+// malformed is a 2xx answer that does not say what it must.
+func malformed(op, format string, args ...any) *carriers.Error {
+	return &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: http.StatusOK, Kind: carriers.ErrFailed,
+		Message: "unusable answer: " + fmt.Sprintf(format, args...)}
+}
