@@ -1,0 +1,347 @@
+package usps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
+
+// Operations, as carriers.Error.Operation reports them.
+const (
+	opToken   = "token"
+	opPayment = "payment"
+	opRate    = "rate"
+	opBuy     = "buy"
+	opVoid    = "void"
+	opTrack   = "track"
+	opVerify  = "verify"
+)
+
+// maxBody bounds how much of an answer is read: a label PDF is tens of
+// kilobytes, so a larger answer is a broken or hostile server, not a label.
+const maxBody = 10 << 20
+
+// request describes one authenticated call.
+type request struct {
+	op     string
+	method string
+	path   string
+	query  url.Values
+	// body is sent as JSON when not nil.
+	body   any
+	accept string
+	header map[string]string
+	// payment adds the X-Payment-Authorization-Token header.
+	payment bool
+}
+
+// answer is what USPS said, the body already read.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a answer) ok() bool { return a.status >= 200 && a.status <= 299 }
+
+// send makes an authenticated call and reads the answer, whatever its status.
+// Only a call that got no complete answer is an error here; statuses are the
+// caller's to interpret. On a 401 the OAuth token is refreshed and the call
+// sent once more (oauth.Cache.Do); a call that also carries the payment
+// authorization token drops that token before the retry as well, because a
+// 401 cannot tell which of the two USPS refused.
+func (c *Carrier) send(ctx context.Context, r request) (answer, error) {
+	var payload []byte
+	if r.body != nil {
+		var err error
+		if payload, err = json.Marshal(r.body); err != nil {
+			return answer{}, fmt.Errorf("usps %s: encode request: %w", r.op, err)
+		}
+	}
+	target := c.base + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
+	}
+	attempt, paymentToken := 0, ""
+	build := func(ctx context.Context, token string) (*http.Request, error) {
+		attempt++
+		var body io.Reader
+		if payload != nil {
+			body = bytes.NewReader(payload)
+		}
+		req, err := http.NewRequestWithContext(ctx, r.method, target, body)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		if payload != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		accept := r.accept
+		if accept == "" {
+			accept = "application/json"
+		}
+		req.Header.Set("Accept", accept)
+		for k, v := range r.header {
+			req.Header.Set(k, v)
+		}
+		if r.payment {
+			if attempt > 1 {
+				c.payments.Invalidate(paymentToken)
+			}
+			if paymentToken, err = c.payments.Token(ctx); err != nil {
+				return nil, err
+			}
+			req.Header.Set("X-Payment-Authorization-Token", paymentToken)
+		}
+		return req, nil
+	}
+	res, err := c.tokens.Do(ctx, c.client, build)
+	if err != nil {
+		var cerr *carriers.Error
+		if errors.As(err, &cerr) {
+			// The token or payment authorization fetch failed; it already
+			// says what USPS answered.
+			return answer{}, err
+		}
+		return answer{}, transportError(r.op, err)
+	}
+	return readAnswer(r.op, res)
+}
+
+// readAnswer reads a bounded body and closes it.
+func readAnswer(op string, res *http.Response) (answer, error) {
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody+1))
+	if err != nil {
+		return answer{}, &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: res.StatusCode,
+			Message: "the answer was cut off: " + err.Error(), Kind: carriers.ErrFailed}
+	}
+	if len(body) > maxBody {
+		return answer{}, &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: res.StatusCode,
+			Message: fmt.Sprintf("the answer is larger than %d MiB", maxBody>>20), Kind: carriers.ErrFailed}
+	}
+	return answer{status: res.StatusCode, header: res.Header, body: body}, nil
+}
+
+// transportError is a call that got no answer: USPS unreachable, a timeout,
+// a reset connection. All are worth retrying later.
+func transportError(op string, err error) *carriers.Error {
+	return &carriers.Error{Carrier: CarrierName, Operation: op,
+		Message: "USPS did not answer: " + err.Error(), Kind: carriers.ErrUnavailable}
+}
+
+// failed is an answer that arrived but cannot be used.
+func failed(op string, status int, format string, args ...any) *carriers.Error {
+	return &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: status,
+		Message: fmt.Sprintf(format, args...), Kind: carriers.ErrFailed}
+}
+
+// statusError turns an unsuccessful answer into a *carriers.Error carrying the
+// carrier's own code and message.
+func statusError(op string, a answer, now time.Time) *carriers.Error {
+	code, msg := parseErrorBody(a.body)
+	e := &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: a.status, Code: code, Message: msg}
+	switch {
+	case a.status == http.StatusTooManyRequests || a.status == http.StatusServiceUnavailable:
+		e.Kind = carriers.ErrUnavailable
+		e.RetryAfter = retryAfter(a.header.Get("Retry-After"), now)
+	case a.status == http.StatusUnauthorized:
+		// Reached only after oauth.Cache.Do refreshed the token and retried.
+		e.Kind = carriers.ErrFailed
+		e.Message = "the carrier refused the credentials"
+	case a.status == http.StatusForbidden:
+		e.Kind = carriers.ErrFailed
+		e.Message = "the carrier denied access with these credentials: " + orDefault(msg, "forbidden")
+	case a.status == http.StatusBadRequest || a.status == http.StatusNotFound ||
+		a.status == http.StatusConflict || a.status == http.StatusUnprocessableEntity:
+		e.Kind = carriers.ErrRejected
+	default:
+		e.Kind = carriers.ErrFailed
+	}
+	if e.Message == "" {
+		e.Message = fmt.Sprintf("HTTP %d %s", a.status, http.StatusText(a.status))
+	}
+	return e
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// retryAfter reads a Retry-After header: delay seconds or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// errorBody is the USPS error representation, and at the same time the
+// OAuth one ({"error": "invalid_client", "error_description": "..."}).
+type errorBody struct {
+	APIVersion       string          `json:"apiVersion"`
+	Error            json.RawMessage `json:"error"`
+	ErrorDescription string          `json:"error_description"`
+}
+
+type apiError struct {
+	Code    flexString `json:"code"`
+	Message string     `json:"message"`
+	Errors  []struct {
+		Status flexString `json:"status"`
+		Code   flexString `json:"code"`
+		Title  string     `json:"title"`
+		Detail string     `json:"detail"`
+	} `json:"errors"`
+}
+
+// parseErrorBody returns the carrier's code and a message for people. The
+// USPS shape is {"apiVersion": ..., "error": {"code", "message", "errors":
+// [{"status", "code", "title", "detail"}]}}: the sub-errors are the specific
+// ones, so their code and details win over the generic "400 Bad Request".
+// Anything else (an HTML error page, plain text) becomes a short excerpt.
+func parseErrorBody(body []byte) (code, message string) {
+	var eb errorBody
+	if err := json.Unmarshal(body, &eb); err == nil && len(eb.Error) > 0 {
+		var ae apiError
+		if err := json.Unmarshal(eb.Error, &ae); err == nil {
+			var details []string
+			for _, sub := range ae.Errors {
+				if code == "" && sub.Code != "" {
+					code = string(sub.Code)
+				}
+				if d := strings.TrimSpace(orDefault(sub.Detail, sub.Title)); d != "" {
+					details = append(details, d)
+				}
+			}
+			if code == "" {
+				code = string(ae.Code)
+			}
+			message = strings.Join(details, "; ")
+			if message == "" {
+				message = strings.TrimSpace(ae.Message)
+			}
+			return code, message
+		}
+		var oauthCode string
+		if err := json.Unmarshal(eb.Error, &oauthCode); err == nil {
+			return oauthCode, strings.TrimSpace(orDefault(eb.ErrorDescription, oauthCode))
+		}
+	}
+	return "", excerpt(body)
+}
+
+// excerpt is the start of a body that is not a USPS error, cleaned to one
+// short printable line so that it can go into an error message.
+func excerpt(body []byte) string {
+	const limit = 200
+	s := strings.ToValidUTF8(string(body[:min(len(body), 4*limit)]), "")
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > limit {
+		s = string([]rune(s)[:limit]) + "…"
+	}
+	return s
+}
+
+// flexString accepts a JSON string or number: USPS documents its codes as
+// strings but some answers carry them as numbers.
+type flexString string
+
+func (f *flexString) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*f = flexString(s)
+		return nil
+	}
+	if string(b) == "null" {
+		*f = ""
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return err
+	}
+	*f = flexString(n.String())
+	return nil
+}
+
+// plainJSONError rewords a type mismatch without Go type names, since the
+// message reaches shipd's users.
+func plainJSONError(err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	want := "a value of another type"
+	switch te.Type.Kind() {
+	case reflect.Slice, reflect.Array:
+		want = "an array"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	case reflect.String:
+		want = "a string"
+	case reflect.Bool:
+		want = "a boolean"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		want = "a number"
+	}
+	if te.Type == reflect.TypeOf(json.Number("")) {
+		want = "a number"
+	}
+	field := te.Field
+	if field == "" {
+		field = "the answer"
+	}
+	return fmt.Errorf("%s is %s where %s is expected", field, article(te.Value), want)
+}
+
+func article(jsonKind string) string {
+	switch jsonKind {
+	case "array", "object":
+		return "an " + jsonKind
+	default:
+		return "a " + jsonKind
+	}
+}
+
+// decodeJSON decodes with numbers kept as text, so money is parsed exactly.
+func decodeJSON(body []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return plainJSONError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("unexpected data after the JSON value")
+	}
+	return nil
+}

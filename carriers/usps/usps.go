@@ -1,0 +1,185 @@
+// Package usps is the live USPS carrier. It speaks the USPS v3 REST APIs
+// (developers.usps.com):
+//
+//   - Shipping Options 3.0 (POST /shipments/v3/options/search) for rates: one
+//     call prices every mail class and carries the delivery commitment, which
+//     the Domestic Prices API does not;
+//   - Payments 3.0 (POST /payments/v3/payment-authorization) for the payment
+//     authorization token that every label purchase and refund carries;
+//   - Domestic Labels 3.0 (/labels/v3) and International Labels 3.0
+//     (/international-labels/v3) to buy labels and cancel or refund them;
+//   - Tracking 3.0 (POST /tracking/v3r2/tracking);
+//   - Addresses 3.0 (GET /addresses/v3/address) for address verification;
+//
+// all authenticated with OAuth 2.0 client credentials (POST /oauth2/v3/token)
+// through carriers/oauth.
+package usps
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/oauth"
+	"github.com/shipd-dev/shipd/carriers/verifier"
+)
+
+// Base URLs from the servers lists of the USPS OpenAPI documents. The testing
+// environment (TEM, "Testing Environment for Mailers") takes test
+// credentials and never charges the EPS account.
+const (
+	ProductionURL = "https://apis.usps.com"
+	TestingURL    = "https://apis-tem.usps.com"
+)
+
+// CarrierName is what Name returns and what rates carry in Rate.Carrier.
+const CarrierName = "USPS"
+
+// AccountTypeEPS is the Enterprise Payment System account, the only account
+// type Config supports: a PERMIT account also needs its permit ZIP Code in
+// the payment authorization, which Config does not carry.
+const AccountTypeEPS = "EPS"
+
+const defaultTimeout = 20 * time.Second
+
+// Config is everything the adapter needs to reach USPS for one shipd
+// installation. The zero values of BaseURL, HTTPClient, Now and AccountType
+// are replaced by defaults in New.
+type Config struct {
+	// ClientID and ClientSecret are the Consumer Key and Consumer Secret of
+	// the app registered in the USPS developer portal.
+	ClientID     string
+	ClientSecret string
+	// CRID is the Customer Registration ID and MID the Mailer ID of the
+	// business that owns the labels.
+	CRID string
+	MID  string
+	// AccountNumber is the EPS account that pays for labels; AccountType is
+	// its type, "EPS" when empty.
+	AccountNumber string
+	AccountType   string
+	// BaseURL is ProductionURL when empty; TestingURL points at USPS's test
+	// environment, and tests point it at uspsfake.
+	BaseURL string
+	// HTTPClient defaults to a client with a 20 s timeout.
+	HTTPClient *http.Client
+	// Now is the clock (mailing dates, token expiry); default time.Now.
+	Now func() time.Time
+	// OnTokenRefresh is called after every OAuth token fetch (metrics).
+	OnTokenRefresh func()
+}
+
+const redacted = "[redacted]"
+
+// String prints the configuration without the client secret or the account
+// number, so a Config can be logged or wrapped into an error safely.
+func (c Config) String() string {
+	return fmt.Sprintf("usps.Config{ClientID:%q ClientSecret:%s CRID:%q MID:%q AccountNumber:%s AccountType:%q BaseURL:%q}",
+		c.ClientID, redactedIfSet(c.ClientSecret), c.CRID, c.MID, redactedIfSet(c.AccountNumber), c.AccountType, c.BaseURL)
+}
+
+// GoString is String, so %#v cannot print the secret either.
+func (c Config) GoString() string { return c.String() }
+
+// LogValue keeps the secret and the account number out of slog output.
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("client_id", c.ClientID),
+		slog.String("client_secret", redactedIfSet(c.ClientSecret)),
+		slog.String("crid", c.CRID),
+		slog.String("mid", c.MID),
+		slog.String("account_number", redactedIfSet(c.AccountNumber)),
+		slog.String("account_type", c.AccountType),
+		slog.String("base_url", c.BaseURL),
+	)
+}
+
+func redactedIfSet(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return redacted
+}
+
+// ErrConfig is wrapped by New when the configuration is unusable.
+var ErrConfig = errors.New("usps: invalid configuration")
+
+// Carrier is the live USPS carrier. It is safe for concurrent use.
+type Carrier struct {
+	cfg    Config
+	base   string
+	client *http.Client
+	now    func() time.Time
+	// tokens holds the OAuth access token, payments the payment
+	// authorization token; both are refreshed once on a 401.
+	tokens   *oauth.Cache
+	payments *oauth.Cache
+}
+
+var (
+	_ carriers.Carrier  = (*Carrier)(nil)
+	_ carriers.Tracker  = (*Carrier)(nil)
+	_ verifier.Verifier = (*Carrier)(nil)
+)
+
+// New checks cfg and returns the carrier. Every credential is required
+// because a USPS connection that can quote but not buy would fail each
+// purchase only after the customer chose it.
+func New(cfg Config) (*Carrier, error) {
+	cfg.ClientID = strings.TrimSpace(cfg.ClientID)
+	cfg.CRID = strings.TrimSpace(cfg.CRID)
+	cfg.MID = strings.TrimSpace(cfg.MID)
+	cfg.AccountNumber = strings.TrimSpace(cfg.AccountNumber)
+	var missing []string
+	for _, f := range []struct{ name, value string }{
+		{"ClientID", cfg.ClientID}, {"ClientSecret", cfg.ClientSecret}, {"CRID", cfg.CRID},
+		{"MID", cfg.MID}, {"AccountNumber", cfg.AccountNumber},
+	} {
+		if f.value == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: missing %s", ErrConfig, strings.Join(missing, ", "))
+	}
+	cfg.AccountType = strings.ToUpper(strings.TrimSpace(cfg.AccountType))
+	if cfg.AccountType == "" {
+		cfg.AccountType = AccountTypeEPS
+	}
+	if cfg.AccountType != AccountTypeEPS {
+		return nil, fmt.Errorf("%w: AccountType %q is not supported, only %s (a permit account needs a permit ZIP Code that Config does not carry)",
+			ErrConfig, cfg.AccountType, AccountTypeEPS)
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = ProductionURL
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("%w: BaseURL %q is not an http(s) URL", ErrConfig, cfg.BaseURL)
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: defaultTimeout}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	c := &Carrier{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: cfg.HTTPClient, now: cfg.Now}
+	c.tokens = oauth.NewCache(c.fetchToken, oauth.Options{Now: cfg.Now, OnRefresh: cfg.OnTokenRefresh})
+	c.payments = oauth.NewCache(c.fetchPaymentToken, oauth.Options{Now: cfg.Now})
+	return c, nil
+}
+
+// Name is the carrier name shipd shows and looks carriers up by.
+func (c *Carrier) Name() string { return CarrierName }
+
+// mailingDate is the date the package is handed to USPS: today. The UTC date
+// is never earlier than the date anywhere in the US, and USPS accepts
+// mailing dates from today up to 7 days ahead, so it is always valid.
+func (c *Carrier) mailingDate() string {
+	return c.now().UTC().Format(time.DateOnly)
+}
