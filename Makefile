@@ -49,10 +49,30 @@ $(SPECTRAL):
 lint-spec: $(SPECTRAL) ## Lint openapi/openapi.yaml with Spectral (fails on errors)
 	$(SPECTRAL) lint --fail-severity=error openapi/openapi.yaml
 
+STATICCHECK_VERSION := v0.8.2
+OASDIFF_VERSION := v1.36.0
+
 .PHONY: lint
-lint: lint-spec ## go vet, gofmt and the spec lint
+lint: lint-spec ## go vet, gofmt, staticcheck and the spec lint
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+.PHONY: check-tidy
+check-tidy: ## Fail when go.mod or go.sum is not tidy
+	$(GO) mod tidy
+	@git diff --exit-code -- go.mod go.sum || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
+
+.PHONY: check-api
+check-api: ## Fail when openapi/openapi.yaml breaks v1 (oasdiff against the first v1 contract and the previous commit)
+	OASDIFF="$(GO) run github.com/oasdiff/oasdiff@$(OASDIFF_VERSION)" scripts/check-api.sh
+
+# The packages where goroutines meet: the HTTP layer, the domain, the store.
+RACE_PACKAGES := ./server/ ./store/... ./accounts/ ./shipping/ ./webhooks/... ./idempotency/ ./carriers/oauth/
+
+.PHONY: test-race
+test-race: ## Run the concurrent packages' tests under the race detector
+	$(GO) test -count=1 -race $(RACE_PACKAGES)
 
 # BENCH_FLAGS, e.g. "-profile-dir /tmp/shipd-prof" (CPU profiles of each
 # phase) or "-shipd-flags=--job-poll-interval=10ms"; see bench/README.md.

@@ -233,18 +233,7 @@ func (b *bundle) revokeToken(id string) {
 	}
 }
 
-func (b *bundle) setPaymentMethod(accountID string, has bool) {
-	b.t.Helper()
-	if err := b.app.Accounts.SetPaymentMethod(context.Background(), accountID, has); err != nil {
-		b.t.Fatal(err)
-	}
-}
 
-// caller is the bundle's token as the domain sees it.
-func (b *bundle) caller(t testing.TB, mode string) accounts.Caller {
-	t.Helper()
-	return accounts.Caller{AccountID: b.account.ID, Mode: accounts.Mode(mode), TokenID: b.tokenID, Scopes: allScopes}
-}
 
 // response is a finished HTTP exchange.
 type response struct {

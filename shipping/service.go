@@ -102,16 +102,6 @@ func (s *Service) platformFee() int64 {
 	return *s.cfg.PlatformFeeCents
 }
 
-// write runs fn in a write transaction made for the caller, which first
-// re-checks the caller's token (a token revoked in flight commits nothing).
-func (s *Service) write(ctx context.Context, c accounts.Caller, fn func(tx *store.Tx) error) error {
-	return s.store.Tx(ctx, func(tx *store.Tx) error {
-		if err := s.accounts.Recheck(ctx, tx, c); err != nil {
-			return err
-		}
-		return fn(tx)
-	})
-}
 
 // record stores events about row (as it is in tx, with its tracking) in tx;
 // their data is the shipment's detail, rendered once.

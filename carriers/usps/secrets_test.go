@@ -105,7 +105,7 @@ func TestSecretsStayOutOfErrorsAndLogs(t *testing.T) {
 	logger.Info("config", "usps", cfg)
 	logger.Info("config", "usps", bad)
 	texts := []string{
-		fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), fmt.Sprintf("%s", cfg), fmt.Sprint(bad), logs.String(),
+		fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), cfg.String(), fmt.Sprint(bad), logs.String(),
 	}
 	for _, err := range errs {
 		texts = append(texts, err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))

@@ -368,7 +368,6 @@ func fanoutPhase(ctx context.Context, c config, srv *shipd, db *seeded, rcv *rec
 	}
 	req := request("POST", srv.addr, api+"/labels/create", acct.Token, createBody())
 	start := time.Now()
-	want := c.fanoutShipments * c.fanoutSubs
 	wait := srv.profile(c.profileDir, "fanout", 6*time.Second)
 	sends := openLoop(srv.addr, 32, c.fanoutShipments, 0, req)
 	for _, s := range sends {
@@ -376,7 +375,7 @@ func fanoutPhase(ctx context.Context, c config, srv *shipd, db *seeded, rcv *rec
 			out.Shipments++
 		}
 	}
-	want = out.Shipments * c.fanoutSubs
+	want := out.Shipments * c.fanoutSubs
 	rcv.waitFor("/hooks/fan/", want, 2*time.Minute)
 	wait()
 	arr := rcv.received("/hooks/fan/")

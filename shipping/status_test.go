@@ -1,0 +1,79 @@
+package shipping_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/shipping"
+)
+
+// TestStatusTransitions walks every (status, trigger) pair: the allowed ones
+// lead where the table says, every other one is refused.
+func TestStatusTransitions(t *testing.T) {
+	t.Parallel()
+	const refused = shipping.Status("")
+	want := map[shipping.Status]map[shipping.Trigger]shipping.Status{
+		shipping.Paying: {
+			shipping.PurchaseSucceeded: shipping.Purchased, shipping.PurchaseDeferred: shipping.Pending, shipping.PurchaseFailed: shipping.Failed,
+		},
+		shipping.Pending: {
+			shipping.PurchaseSucceeded: shipping.Purchased, shipping.PurchaseDeferred: shipping.Pending, shipping.PurchaseFailed: shipping.Failed,
+		},
+		shipping.Purchased:     {shipping.RefundRequested: shipping.VoidRequested},
+		shipping.VoidRequested: {shipping.VoidConfirmed: shipping.Voided, shipping.VoidRejected: shipping.Purchased},
+		shipping.Failed:        {},
+		shipping.Voided:        {},
+	}
+	for _, from := range shipping.Statuses() {
+		for _, trig := range shipping.Triggers() {
+			t.Run(string(from)+"/"+string(trig), func(t *testing.T) {
+				to, ok := from.Next(trig)
+				expected, allowed := want[from][trig]
+				if !allowed {
+					expected = refused
+				}
+				if !ok {
+					to = refused
+				}
+				if to != expected {
+					t.Fatalf("%s --%s--> %q, want %q", from, trig, to, expected)
+				}
+			})
+		}
+	}
+}
+
+// TestStatusRules checks the questions the rest of the code asks a status.
+func TestStatusRules(t *testing.T) {
+	t.Parallel()
+	type rules struct {
+		Purchasing, LabelPending bool
+		RefundCode               string // "" when refundable
+		OnScan                   shipping.ScanAction
+	}
+	want := map[shipping.Status]rules{
+		shipping.Paying:        {Purchasing: true, LabelPending: true, RefundCode: "not_purchased", OnScan: shipping.ScanDrop},
+		shipping.Pending:       {Purchasing: true, LabelPending: true, RefundCode: "ineligible_state", OnScan: shipping.ScanDrop},
+		shipping.Purchased:     {OnScan: shipping.ScanApply},
+		shipping.Failed:        {RefundCode: "ineligible_state", OnScan: shipping.ScanDrop},
+		shipping.VoidRequested: {RefundCode: "refund_in_progress", OnScan: shipping.ScanHold},
+		shipping.Voided:        {RefundCode: "already_voided", OnScan: shipping.ScanDrop},
+	}
+	got := map[shipping.Status]rules{}
+	for _, s := range shipping.Statuses() {
+		r := rules{Purchasing: s.Purchasing(), LabelPending: s.LabelPending(), OnScan: s.OnScan()}
+		if err := s.CanRefund(); err != nil {
+			var rc *shipping.RefundConflictError
+			if !errors.As(err, &rc) || rc.Message == "" {
+				t.Fatalf("%s: CanRefund = %v, want a RefundConflictError with a message", s, err)
+			}
+			r.RefundCode = rc.Code
+		}
+		got[s] = r
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("status rules (-want +got):\n%s", diff)
+	}
+}
