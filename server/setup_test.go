@@ -233,8 +233,6 @@ func (b *bundle) revokeToken(id string) {
 	}
 }
 
-
-
 // response is a finished HTTP exchange.
 type response struct {
 	Status int

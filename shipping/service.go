@@ -102,7 +102,6 @@ func (s *Service) platformFee() int64 {
 	return *s.cfg.PlatformFeeCents
 }
 
-
 // record stores events about row (as it is in tx, with its tracking) in tx;
 // their data is the shipment's detail, rendered once.
 func (s *Service) record(ctx context.Context, tx *store.Tx, row store.Shipment, eventTypes ...string) error {
