@@ -41,7 +41,7 @@ func (t *Tx) InsertAddress(ctx context.Context, a *Address) error {
 // ListAddresses returns a page of an account's addresses in one mode, newest first,
 // and the seq to continue from (0 on the last page).
 func (r reader) ListAddresses(ctx context.Context, accountID, mode string, p paging.Request) ([]Address, bool, error) {
-	before, n, err := r.pageArgs(ctx, listingAddresses, accountID, p)
+	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM addresses WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
 	if err != nil {
 		return nil, false, err
 	}

@@ -132,13 +132,13 @@ func (t *Tx) CancelPendingDeliveries(ctx context.Context, subscriptionID, reason
 
 // ListDeliveries pages through a subscription's deliveries, newest first.
 func (r reader) ListDeliveries(ctx context.Context, accountID, subscriptionID string, p paging.Request) ([]Delivery, bool, error) {
-	before, n, err := r.pageArgs(ctx, listingDeliveries, accountID, p)
+	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM webhook_deliveries WHERE id = ? AND account_id = ? AND subscription_id = ?`, accountID, subscriptionID)
 	if err != nil {
 		return nil, false, err
 	}
 	var rows []Delivery
 	err = r.sel(ctx, &rows, `SELECT `+deliveryColumns+` FROM webhook_deliveries
-		WHERE subscription_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, subscriptionID, before, n)
+		WHERE account_id = ? AND subscription_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, subscriptionID, before, n)
 	if err != nil {
 		return nil, false, err
 	}

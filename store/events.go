@@ -38,7 +38,7 @@ func (r reader) EventByID(ctx context.Context, id string) (Event, error) {
 
 // ListEvents pages through an account's events in one mode, newest first, optionally of one type.
 func (r reader) ListEvents(ctx context.Context, accountID, mode, eventType string, p paging.Request) ([]Event, bool, error) {
-	before, n, err := r.pageArgs(ctx, listingEvents, accountID, p)
+	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM events WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
 	if err != nil {
 		return nil, false, err
 	}

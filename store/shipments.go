@@ -29,6 +29,7 @@ type Shipment struct {
 	Request             string     `db:"request"`
 	Source              string     `db:"source"`
 	TrackingNumber      *string    `db:"tracking_number"`
+	CarrierShipmentID   *string    `db:"carrier_shipment_id"`
 	LabelKey            *string    `db:"label_key"`
 	TrackerID           *string    `db:"tracker_id"`
 	TrackingStatus      *string    `db:"tracking_status"`
@@ -39,7 +40,7 @@ type Shipment struct {
 
 const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_at, carrier, service, service_category,
 	carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents, currency,
-	estimated_days, request, source, tracking_number, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at`
+	estimated_days, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at`
 
 // InsertShipment stores a new shipment.
 func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
@@ -57,7 +58,7 @@ func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
 // UpdateShipment writes a shipment's state and purchase results.
 func (t *Tx) UpdateShipment(ctx context.Context, s *Shipment) error {
 	_, err := t.tx.NamedExecContext(ctx, `UPDATE shipments SET status = :status, updated_at = :updated_at,
-		tracking_number = :tracking_number, label_key = :label_key, tracker_id = :tracker_id, tracking_status = :tracking_status,
+		tracking_number = :tracking_number, carrier_shipment_id = :carrier_shipment_id, label_key = :label_key, tracker_id = :tracker_id, tracking_status = :tracking_status,
 		error_message = :error_message, purchased_at = :purchased_at, voided_at = :voided_at,
 		balance_applied_cents = :balance_applied_cents, charge_amount_cents = :charge_amount_cents
 		WHERE id = :id`, s)
@@ -91,7 +92,7 @@ func (t *Tx) LockShipment(ctx context.Context, id string) (Shipment, error) {
 // optionally in one status. The index on (account, mode[, status], seq) keeps
 // a page's cost independent of how many shipments exist.
 func (r reader) ListShipments(ctx context.Context, accountID, mode, status string, p paging.Request) ([]Shipment, bool, error) {
-	before, n, err := r.pageArgs(ctx, listingShipments, accountID, p)
+	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM shipments WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
 	if err != nil {
 		return nil, false, err
 	}

@@ -240,6 +240,18 @@ func notFound(err error) error {
 	return err
 }
 
+// isUniqueViolationOf reports whether err violates the unique index named
+// index (PostgreSQL names it) whose columns SQLite names as column, so that
+// one rule's violation is not mistaken for another's (a duplicate id is no
+// duplicate URL).
+func isUniqueViolationOf(err error, index, column string) bool {
+	var e sqlite3.Error
+	if errors.As(err, &e) && e.ExtendedCode == sqlite3.ErrConstraintUnique {
+		return strings.Contains(e.Error(), column)
+	}
+	return false
+}
+
 // isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY violation.
 func isUniqueViolation(err error) bool {
 	var e sqlite3.Error

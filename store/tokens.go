@@ -24,6 +24,13 @@ const tokenColumns = `id, account_id, mode, prefix, secret_hash, scopes, created
 
 // InsertToken stores a token; the account must exist.
 func (t *Tx) InsertToken(ctx context.Context, tok Token) error {
+	// Times are stored in UTC: SQLite orders them as text, so one zone keeps
+	// the order of instants.
+	tok.CreatedAt = tok.CreatedAt.UTC()
+	if tok.ExpiresAt != nil {
+		e := tok.ExpiresAt.UTC()
+		tok.ExpiresAt = &e
+	}
 	_, err := t.tx.NamedExecContext(ctx, `INSERT INTO tokens (id, account_id, mode, prefix, secret_hash, scopes, created_at, expires_at)
 		VALUES (:id, :account_id, :mode, :prefix, :secret_hash, :scopes, :created_at, :expires_at)`, tok)
 	return err

@@ -46,6 +46,12 @@ func (t *Tx) UpdateTrackerStatus(ctx context.Context, id, status string, now tim
 	return err
 }
 
+// UpdateTrackerEstimate sets a tracker's estimated delivery.
+func (t *Tx) UpdateTrackerEstimate(ctx context.Context, id string, eta time.Time, now time.Time) error {
+	_, err := t.exec(ctx, `UPDATE trackers SET estimated_delivery_at = ?, updated_at = ? WHERE id = ?`, eta.UTC(), now, id)
+	return err
+}
+
 // Tracker reads a tracker of an account, in either mode.
 func (r reader) Tracker(ctx context.Context, accountID, id string) (Tracker, error) {
 	var t Tracker

@@ -36,7 +36,7 @@ func (t *Tx) InsertSubscription(ctx context.Context, sub *Subscription) error {
 		(id, account_id, mode, url, events, description, enabled, secret_ciphertext, created_at, updated_at)
 		VALUES (:id, :account_id, :mode, :url, :events, :description, :enabled, :secret_ciphertext, :created_at, :updated_at)
 		RETURNING seq`, sub)
-	if isUniqueViolation(err) {
+	if isUniqueViolationOf(err, "webhook_subscriptions_active_url", "webhook_subscriptions.url") {
 		return ErrDuplicateEndpoint
 	}
 	if err != nil {
@@ -94,7 +94,7 @@ func (t *Tx) RevokeSubscription(ctx context.Context, accountID, id string, now t
 
 // ListSubscriptions returns a page of active subscriptions, newest first.
 func (r reader) ListSubscriptions(ctx context.Context, accountID, mode string, p paging.Request) ([]Subscription, bool, error) {
-	before, n, err := r.pageArgs(ctx, listingSubscriptions, accountID, p)
+	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM webhook_subscriptions WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
 	if err != nil {
 		return nil, false, err
 	}

@@ -95,6 +95,12 @@ const (
 	CodeMissingStreet       = "missing_street"
 	CodeMissingStreetNumber = "missing_street_number"
 	CodeMissingCity         = "missing_city"
+	// CodeAddressNotFound: the carrier's database has no address matching the input.
+	CodeAddressNotFound = "address_not_found"
+
+	// CodeAddressAmbiguous (a warning): several addresses could be meant;
+	// the most likely is returned.
+	CodeAddressAmbiguous = "address_ambiguous"
 )
 
 // Sentinel errors. Each maps to one documented API error code.

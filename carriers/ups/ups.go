@@ -1,0 +1,200 @@
+// Package ups is the live UPS carrier: rating, label purchase, void and
+// tracking through the UPS REST APIs (OAuth 2.0 client credentials), and
+// street-level address verification for US addresses.
+//
+// Every field name, unit, code and path comes from the UPS OpenAPI
+// documents published at github.com/UPS-API/api-documentation (Rating.yaml,
+// Shipping.yaml, Tracking.yaml, AddressValidation.yaml,
+// OAuthClientCredentials.yaml); the comments name the element they follow.
+// Package upsfake is a fake UPS built from the same documents for tests.
+package ups
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/oauth"
+	"github.com/shipd-dev/shipd/carriers/verifier"
+)
+
+// API versions in the request paths: the "version" defaults of the UPS
+// OpenAPI documents.
+const (
+	ratingVersion     = "v2409"
+	shippingVersion   = "v2409"
+	validationVersion = "v2"
+)
+
+// maxBody bounds how much of an answer is read, so a hostile or broken
+// server cannot exhaust memory. A UPS label answer (a base64 GIF of a few
+// tens of KiB plus an HTML copy) is far below it.
+const maxBody = 10 << 20
+
+// transactionSrc identifies shipd to UPS in the transactionSrc header
+// ("An identifier of the client/source application that is making the request").
+const transactionSrc = "shipd"
+
+// Carrier is the live UPS carrier. It is safe for concurrent use.
+type Carrier struct {
+	cfg   Config
+	cache *oauth.Cache
+	// redact hides the secret and the account number in anything UPS
+	// answers that ends up in an error message.
+	redact *strings.Replacer
+}
+
+var (
+	_ carriers.Carrier  = (*Carrier)(nil)
+	_ carriers.Tracker  = (*Carrier)(nil)
+	_ verifier.Verifier = (*Carrier)(nil)
+)
+
+// New returns a UPS carrier, or an error wrapping ErrConfig when the
+// credentials are missing.
+func New(cfg Config) (*Carrier, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &Carrier{
+		cfg:    cfg,
+		redact: strings.NewReplacer(cfg.ClientSecret, redacted, cfg.AccountNumber, redacted),
+	}
+	c.cache = oauth.NewCache(c.fetchToken, oauth.Options{Now: cfg.Now, OnRefresh: cfg.OnTokenRefresh})
+	return c, nil
+}
+
+// Name is the carrier's name in rates and labels.
+func (*Carrier) Name() string { return carrierName }
+
+// String keeps %v of a *Carrier from printing its fields, the secret among them.
+func (c *Carrier) String() string { return "ups.Carrier{" + c.cfg.String() + "}" }
+
+// GoString does the same for %#v.
+func (c *Carrier) GoString() string { return c.String() }
+
+// clean hides the secret and the account number.
+func (c *Carrier) clean(s string) string { return c.redact.Replace(s) }
+
+// cleanWith also hides the access token a request was sent with.
+func (c *Carrier) cleanWith(token string) func(string) string {
+	return func(s string) string {
+		s = c.clean(s)
+		if token != "" {
+			s = strings.ReplaceAll(s, token, redacted)
+		}
+		return s
+	}
+}
+
+// apiRequest is one authenticated call to a UPS API.
+type apiRequest struct {
+	op     string
+	method string
+	// path is below the base URL and starts with /api/.
+	path  string
+	query url.Values
+	// body is sent as JSON when not nil.
+	body any
+	// transID is the transId header; a random one when empty. UPS
+	// documents it as "An identifier unique to the request. Length 32".
+	transID string
+}
+
+// apiAnswer is whatever HTTP answer UPS gave.
+type apiAnswer struct {
+	status int
+	header http.Header
+	body   []byte
+	// clean redacts the secret, the account number and the token used.
+	clean func(string) string
+}
+
+func (a apiAnswer) ok() bool { return a.status >= 200 && a.status < 300 }
+
+// failure is the carriers.Error for an answer that is not a success.
+func (c *Carrier) failure(op string, a apiAnswer) *carriers.Error {
+	return answerError(op, a.status, a.header, a.body, c.cfg.Now(), a.clean)
+}
+
+// do sends an authenticated request through the token cache: on a 401 the
+// token is refreshed once and the request sent once more. Non-2xx answers
+// come back as answers; the error is a *carriers.Error for a failure to get
+// any answer (transport, token, oversized body).
+func (c *Carrier) do(ctx context.Context, r apiRequest) (apiAnswer, error) {
+	var payload []byte
+	if r.body != nil {
+		var err error
+		if payload, err = json.Marshal(r.body); err != nil {
+			return apiAnswer{}, asCarrierError(r.op, fmt.Errorf("encoding the request: %w", err), c.clean)
+		}
+	}
+	transID := r.transID
+	if transID == "" {
+		transID = randomTransID()
+	}
+	target := c.cfg.BaseURL + r.path
+	if len(r.query) > 0 {
+		target += "?" + r.query.Encode()
+	}
+	var usedToken string
+	res, err := c.cache.Do(ctx, c.cfg.HTTPClient, func(ctx context.Context, token string) (*http.Request, error) {
+		usedToken = token
+		var body io.Reader
+		if payload != nil {
+			body = bytes.NewReader(payload)
+		}
+		req, err := http.NewRequestWithContext(ctx, r.method, target, body)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Accept", "application/json")
+		if payload != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set("transId", transID)
+		req.Header.Set("transactionSrc", transactionSrc)
+		return req, nil
+	})
+	clean := c.cleanWith(usedToken)
+	if err != nil {
+		return apiAnswer{}, asCarrierError(r.op, err, clean)
+	}
+	body, err := readBody(res)
+	if err != nil {
+		return apiAnswer{}, asCarrierError(r.op, err, clean)
+	}
+	return apiAnswer{status: res.StatusCode, header: res.Header, body: body, clean: clean}, nil
+}
+
+// readBody reads at most maxBody bytes of an answer and closes it.
+func readBody(res *http.Response) ([]byte, error) {
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody+1))
+	if err != nil {
+		// The connection broke mid-answer: worth another try later.
+		return nil, &carriers.Error{Carrier: carrierName, HTTPStatus: res.StatusCode,
+			Message: "the answer was cut off: " + err.Error(), Kind: carriers.ErrUnavailable}
+	}
+	if len(body) > maxBody {
+		return nil, &carriers.Error{Carrier: carrierName, HTTPStatus: res.StatusCode,
+			Message: fmt.Sprintf("the answer is larger than %d bytes", maxBody), Kind: carriers.ErrFailed}
+	}
+	return body, nil
+}
+
+func randomTransID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+).
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,246 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/store/storetest"
+)
+
+func TestSQLite(t *testing.T) { storetest.Run(t, openSQLite) }
+
+// openSQLite opens a fresh database file in the test's temporary directory.
+func openSQLite(t *testing.T) *store.Store {
+	t.Helper()
+	s, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "shipd.db"))
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return s
+}
+
+func TestReopenKeepsDataAndMigrations(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "shipd.db")
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acct := store.Account{ID: store.NewID("acct"), Name: "Kept", HasPaymentMethod: true, CreatedAt: time.Now().UTC()}
+	if err := s.Tx(ctx, func(tx *store.Tx) error { return tx.InsertAccount(ctx, acct) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A second start applies no migration twice (a re-run would fail on
+	// CREATE TABLE) and finds the data.
+	s, err = store.Open(ctx, path)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer s.Close()
+	if _, err := s.Account(ctx, acct.ID); err != nil {
+		t.Errorf("Account after reopening: %v", err)
+	}
+}
+
+func TestLockForServing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shipd.db")
+	lock, err := store.LockForServing(path)
+	if err != nil {
+		t.Fatalf("first lock: %v", err)
+	}
+	if _, err := store.LockForServing(path); !errors.Is(err, store.ErrLocked) {
+		t.Errorf("second lock of the same database: got %v, want ErrLocked", err)
+	}
+	other, err := store.LockForServing(filepath.Join(dir, "other.db"))
+	if err != nil {
+		t.Errorf("lock of another database: %v", err)
+	} else if err := other.Release(); err != nil {
+		t.Errorf("release of the other lock: %v", err)
+	}
+	if err := lock.Release(); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	again, err := store.LockForServing(path)
+	if err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	if err := again.Release(); err != nil {
+		t.Errorf("release: %v", err)
+	}
+}
+
+// blockingArgs is a job whose first run blocks until released, so that it
+// stays running as if its process had died mid-job.
+type blockingArgs struct{}
+
+func (blockingArgs) Kind() string { return "store_test_blocking" }
+
+func TestReclaimOrphanedJobs(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "shipd.db")
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	lock, err := store.LockForServing(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+
+	if n, err := s.ReclaimOrphanedJobs(ctx, lock); err != nil || n != 0 {
+		t.Fatalf("ReclaimOrphanedJobs of an empty queue = %d, %v; want 0, nil", n, err)
+	}
+
+	// A real River client puts the job in the running state, without SQL on
+	// River's table. One worker slot keeps it from fetching the job again
+	// while the first run is blocked.
+	started, release := make(chan struct{}), make(chan struct{})
+	var runs atomic.Int32
+	workers := river.NewWorkers()
+	river.AddWorker(workers, river.WorkFunc(func(ctx context.Context, job *river.Job[blockingArgs]) error {
+		if runs.Add(1) == 1 {
+			close(started)
+			<-release
+		}
+		return nil
+	}))
+	client, err := s.JobClient(&river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 1}},
+		Workers:           workers,
+		FetchCooldown:     5 * time.Millisecond,
+		FetchPollInterval: 20 * time.Millisecond,
+		TestOnly:          true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobID int64
+	err = s.Tx(ctx, func(tx *store.Tx) error {
+		return tx.Enqueue(ctx, river.InsertManyParams{Args: blockingArgs{}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := client.Stop(stopCtx); err != nil {
+			t.Errorf("stop River client: %v", err)
+		}
+	}
+	released := false
+	defer func() {
+		if !released {
+			close(release)
+		}
+		stop()
+	}()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job never started")
+	}
+	res, err := client.JobList(ctx, river.NewJobListParams().Kinds(blockingArgs{}.Kind()))
+	if err != nil || len(res.Jobs) != 1 || res.Jobs[0].State != rivertype.JobStateRunning {
+		t.Fatalf("JobList while the job runs = %+v, %v; want one running job", res, err)
+	}
+	jobID = res.Jobs[0].ID
+
+	n, err := s.ReclaimOrphanedJobs(ctx, lock)
+	if err != nil || n != 1 {
+		t.Fatalf("ReclaimOrphanedJobs = %d, %v; want 1, nil", n, err)
+	}
+	job, err := client.JobGet(ctx, jobID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.State != rivertype.JobStateAvailable {
+		t.Errorf("state of the reclaimed job = %s, want %s", job.State, rivertype.JobStateAvailable)
+	}
+	if n, err := s.ReclaimOrphanedJobs(ctx, lock); err != nil || n != 0 {
+		t.Errorf("second ReclaimOrphanedJobs = %d, %v; want 0, nil", n, err)
+	}
+	close(release)
+	released = true
+	stop()
+}
+
+func TestFileBlobs(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	root := t.TempDir()
+	blobs := store.FileBlobs{Dir: filepath.Join(root, "blobs")}
+
+	pdf := []byte("%PDF-1.7 label")
+	const key = "labels/2025/shp_1.pdf"
+	if err := blobs.Put(ctx, key, pdf); err != nil {
+		t.Fatalf("Put: %v", err)
+	}
+	got, err := blobs.Get(ctx, key)
+	if err != nil || !bytes.Equal(got, pdf) {
+		t.Fatalf("Get = %q, %v; want %q", got, err, pdf)
+	}
+	// Put replaces, and leaves no temporary file behind.
+	if err := blobs.Put(ctx, key, []byte("v2")); err != nil {
+		t.Fatalf("second Put: %v", err)
+	}
+	if got, err := blobs.Get(ctx, key); err != nil || string(got) != "v2" {
+		t.Errorf("Get after replacing = %q, %v; want \"v2\"", got, err)
+	}
+	entries, err := os.ReadDir(filepath.Join(blobs.Dir, "labels", "2025"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		t.Errorf("blob directory holds %d files, want only the blob", len(entries))
+	}
+
+	if _, err := blobs.Get(ctx, "labels/missing.pdf"); !errors.Is(err, store.ErrBlobNotFound) {
+		t.Errorf("Get of a missing key: got %v, want ErrBlobNotFound", err)
+	}
+
+	for _, bad := range []string{"", "../escape.pdf", "labels/../../escape.pdf", "labels/..", "/etc/passwd", `labels\x.pdf`} {
+		if err := blobs.Put(ctx, bad, pdf); err == nil {
+			t.Errorf("Put(%q) succeeded, want it refused", bad)
+		}
+		if _, err := blobs.Get(ctx, bad); err == nil || errors.Is(err, store.ErrBlobNotFound) {
+			t.Errorf("Get(%q): got %v, want a refusal", bad, err)
+		}
+	}
+	// Nothing was written outside the blob directory.
+	if entries, err := os.ReadDir(root); err != nil || len(entries) != 1 {
+		t.Errorf("temporary directory holds %d entries (%v), want only the blob directory", len(entries), err)
+	}
+}

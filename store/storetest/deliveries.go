@@ -1,0 +1,252 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// testDeliveries covers deliveries.go; pages.go walks ListDeliveries.
+func testDeliveries(t *testing.T, open Opener) {
+	leaf(t, open, "round trip", func(t *testing.T, s *store.Store) {
+		acct := newAccount(t, s)
+		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/hooks")
+		// Every nullable column set in one delivery and nil in the other.
+		full := deliveryRow(sub, newEvent(t, s, acct.ID, "test", "label.purchased").ID)
+		full.EventData = ptr(`{"test":true}`)
+		full.Status, full.Attempts, full.AutoAttempts = store.DeliveryFailed, 3, 2
+		full.RetryRequest, full.RetryRequestedAt = ptr("nonce-1"), ptr(at(time.Minute))
+		full.LastError = ptr("connection refused")
+		bare := deliveryRow(sub, newEvent(t, s, acct.ID, "test", "label.purchased").ID)
+		bare.NextAttemptAt = nil
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			for _, d := range []*store.Delivery{full, bare} {
+				inserted, err := tx.InsertDelivery(ctx, d)
+				noErr(t, "InsertDelivery", err)
+				if !inserted {
+					t.Errorf("InsertDelivery of a new (subscription, event) = false")
+				}
+			}
+			return nil
+		})
+		if full.Seq == 0 || bare.Seq <= full.Seq {
+			t.Errorf("InsertDelivery seqs %d then %d, want increasing and set", full.Seq, bare.Seq)
+		}
+		for _, want := range []*store.Delivery{full, bare} {
+			checkDelivery(t, s, *want)
+		}
+		rows, _, err := s.ListDeliveries(t.Context(), acct.ID, sub.ID, paging.Request{Limit: 10})
+		noErr(t, "ListDeliveries", err)
+		if d := diff([]store.Delivery{*bare, *full}, rows); d != "" {
+			t.Errorf("ListDeliveries (-want +got):\n%s", d)
+		}
+	})
+
+	leaf(t, open, "missing delivery", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
+		other := newSubscription(t, s, acct.ID, "test", "https://example.com/b")
+		d := newDelivery(t, s, sub, "evt_1")
+		_, err := s.Delivery(ctx, "whd_missing")
+		wantErr(t, "Delivery", err, store.ErrNotFound)
+		_, err = s.SubscriptionDelivery(ctx, other.ID, d.ID)
+		wantErr(t, "SubscriptionDelivery of another subscription", err, store.ErrNotFound)
+	})
+
+	leaf(t, open, "InsertDelivery once per subscription and event", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
+		other := newSubscription(t, s, acct.ID, "test", "https://example.com/b")
+		first := newDelivery(t, s, sub, "evt_1")
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			again := deliveryRow(sub, "evt_1")
+			again.Status = store.DeliveryDelivered
+			inserted, err := tx.InsertDelivery(ctx, again)
+			noErr(t, "InsertDelivery", err)
+			if inserted {
+				t.Error("second InsertDelivery of the same (subscription, event) = true")
+			}
+			// The same event to another subscription is another delivery.
+			inserted, err = tx.InsertDelivery(ctx, deliveryRow(other, "evt_1"))
+			noErr(t, "InsertDelivery", err)
+			if !inserted {
+				t.Error("InsertDelivery of the event to another subscription = false")
+			}
+			return nil
+		})
+		checkDelivery(t, s, first)
+		page, _, err := s.ListDeliveries(ctx, acct.ID, sub.ID, paging.Request{Limit: 10})
+		noErr(t, "ListDeliveries", err)
+		if len(page) != 1 {
+			t.Errorf("ListDeliveries after a repeated insert = %d deliveries, want 1", len(page))
+		}
+	})
+
+	leaf(t, open, "UpdateDelivery", func(t *testing.T, s *store.Store) {
+		acct := newAccount(t, s)
+		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
+		d, bystander := newDelivery(t, s, sub, "evt_1"), newDelivery(t, s, sub, "evt_2")
+		queued := d
+		queued.Attempts, queued.AutoAttempts = 1, 1
+		queued.NextAttemptAt = nil
+		queued.RetryRequest, queued.RetryRequestedAt = ptr("nonce-2"), ptr(at(time.Hour))
+		queued.LastError = ptr("HTTP 500")
+		queued.UpdatedAt = at(time.Hour)
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.UpdateDelivery(ctx, &queued) })
+		checkDelivery(t, s, queued)
+		done := queued
+		done.Status, done.Attempts = store.DeliveryDelivered, 2
+		done.NextAttemptAt, done.RetryRequest, done.RetryRequestedAt, done.LastError = ptr(at(2*time.Hour)), nil, nil, nil
+		done.UpdatedAt = at(2 * time.Hour)
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.UpdateDelivery(ctx, &done) })
+		checkDelivery(t, s, done)
+		checkDelivery(t, s, bystander)
+	})
+
+	leaf(t, open, "delivery attempts", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
+		d1, d2, silent := newDelivery(t, s, sub, "evt_1"), newDelivery(t, s, sub, "evt_2"), newDelivery(t, s, sub, "evt_3")
+		attempts := []*store.DeliveryAttempt{
+			{DeliveryID: d1.ID, AutoAttempt: ptr(1), AttemptedAt: t0, LatencyMs: 30000, Error: ptr("timeout")},
+			{DeliveryID: d2.ID, AutoAttempt: ptr(1), AttemptedAt: at(time.Second), ResponseStatus: ptr(200), LatencyMs: 12},
+			{DeliveryID: d1.ID, AutoAttempt: ptr(2), AttemptedAt: at(time.Minute), ResponseStatus: ptr(503), LatencyMs: 40},
+			// Manual attempts have no number, and there may be several.
+			{DeliveryID: d1.ID, AttemptedAt: at(2 * time.Minute), ResponseStatus: ptr(200), LatencyMs: 8},
+			{DeliveryID: d1.ID, AttemptedAt: at(3 * time.Minute), ResponseStatus: ptr(200), LatencyMs: 9},
+		}
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			for _, a := range attempts {
+				noErr(t, "InsertDeliveryAttempt", tx.InsertDeliveryAttempt(ctx, a))
+			}
+			return nil
+		})
+		// A job run twice must not record its automatic attempt twice.
+		err := s.Tx(ctx, func(tx *store.Tx) error {
+			return tx.InsertDeliveryAttempt(ctx, &store.DeliveryAttempt{DeliveryID: d1.ID, AutoAttempt: ptr(2), AttemptedAt: at(time.Hour)})
+		})
+		if err == nil {
+			t.Error("InsertDeliveryAttempt of an automatic attempt already recorded succeeded")
+		}
+		got, err := s.DeliveryAttempts(ctx, []string{d1.ID, d2.ID, silent.ID, "whd_missing"})
+		noErr(t, "DeliveryAttempts", err)
+		want := map[string][]store.DeliveryAttempt{
+			d1.ID: {*attempts[0], *attempts[2], *attempts[3], *attempts[4]},
+			d2.ID: {*attempts[1]},
+		}
+		if d := diff(want, got); d != "" {
+			t.Errorf("DeliveryAttempts (-want +got):\n%s", d)
+		}
+		got, err = s.DeliveryAttempts(ctx, nil)
+		noErr(t, "DeliveryAttempts of no delivery", err)
+		if len(got) != 0 {
+			t.Errorf("DeliveryAttempts of no delivery = %v, want an empty map", got)
+		}
+	})
+
+	leaf(t, open, "CancelPendingDeliveries fails the subscription's pending ones", func(t *testing.T, s *store.Store) {
+		acct := newAccount(t, s)
+		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
+		other := newSubscription(t, s, acct.ID, "test", "https://example.com/b")
+		scheduled := newDelivery(t, s, sub, "evt_1")
+		retrying := deliveryRow(sub, "evt_2")
+		retrying.RetryRequest, retrying.RetryRequestedAt = ptr("nonce"), ptr(t0)
+		delivered := deliveryRow(sub, "evt_3")
+		delivered.Status, delivered.NextAttemptAt = store.DeliveryDelivered, nil
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			for _, d := range []*store.Delivery{retrying, delivered} {
+				if _, err := tx.InsertDelivery(ctx, d); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		otherPending := newDelivery(t, s, other, "evt_1")
+		var n int64
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			var err error
+			n, err = tx.CancelPendingDeliveries(ctx, sub.ID, "subscription disabled", at(time.Hour))
+			return err
+		})
+		if n != 2 {
+			t.Errorf("CancelPendingDeliveries = %d, want 2", n)
+		}
+		for _, d := range []store.Delivery{scheduled, *retrying} {
+			d.Status, d.LastError, d.UpdatedAt = store.DeliveryFailed, ptr("subscription disabled"), at(time.Hour)
+			d.NextAttemptAt, d.RetryRequest, d.RetryRequestedAt = nil, nil, nil
+			checkDelivery(t, s, d)
+		}
+		checkDelivery(t, s, *delivered)
+		checkDelivery(t, s, otherPending)
+	})
+
+	leaf(t, open, "DeliverySummaries count by event and status", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		subs := make([]store.Subscription, 4)
+		for i := range subs {
+			subs[i] = newSubscription(t, s, acct.ID, "test", "https://example.com/"+string(rune('a'+i)))
+		}
+		statuses := []string{store.DeliveryPending, store.DeliveryDelivered, store.DeliveryDelivered, store.DeliveryFailed}
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			for i, status := range statuses {
+				d := deliveryRow(subs[i], "evt_busy")
+				d.Status = status
+				if _, err := tx.InsertDelivery(ctx, d); err != nil {
+					return err
+				}
+			}
+			d := deliveryRow(subs[0], "evt_quiet")
+			d.Status = store.DeliveryDelivered
+			_, err := tx.InsertDelivery(ctx, d)
+			return err
+		})
+		got, err := s.DeliverySummaries(ctx, []string{"evt_busy", "evt_quiet", "evt_none"})
+		noErr(t, "DeliverySummaries", err)
+		want := map[string]store.DeliverySummary{
+			"evt_busy":  {Total: 4, Pending: 1, Delivered: 2, Failed: 1},
+			"evt_quiet": {Total: 1, Delivered: 1},
+		}
+		if d := diff(want, got); d != "" {
+			t.Errorf("DeliverySummaries (-want +got):\n%s", d)
+		}
+		got, err = s.DeliverySummaries(ctx, nil)
+		noErr(t, "DeliverySummaries of no event", err)
+		if len(got) != 0 {
+			t.Errorf("DeliverySummaries of no event = %v, want an empty map", got)
+		}
+	})
+
+	leaf(t, open, "ListDeliveries is scoped by account", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct, other := newAccount(t, s), newAccount(t, s)
+		theirs := newSubscription(t, s, other.ID, "test", "https://example.com/hooks")
+		newDelivery(t, s, theirs, "evt_1")
+		got, _, err := s.ListDeliveries(ctx, acct.ID, theirs.ID, paging.Request{Limit: 10})
+		if err == nil && len(got) != 0 {
+			t.Errorf("ListDeliveries of another account's subscription returned %d deliveries", len(got))
+		}
+	})
+}
+
+// checkDelivery fails the test unless both reads of want's delivery return want.
+func checkDelivery(t *testing.T, s *store.Store, want store.Delivery) {
+	t.Helper()
+	ctx := t.Context()
+	got, err := s.Delivery(ctx, want.ID)
+	noErr(t, "Delivery", err)
+	if d := diff(want, got); d != "" {
+		t.Errorf("Delivery(%s) (-want +got):\n%s", want.ID, d)
+	}
+	got, err = s.SubscriptionDelivery(ctx, want.SubscriptionID, want.ID)
+	noErr(t, "SubscriptionDelivery", err)
+	if d := diff(want, got); d != "" {
+		t.Errorf("SubscriptionDelivery(%s) (-want +got):\n%s", want.ID, d)
+	}
+}

@@ -1,0 +1,135 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/shipd-dev/shipd/store"
+)
+
+// noteArgs is a job kind of the suite's own; no worker runs it.
+type noteArgs struct {
+	Note string `json:"note"`
+}
+
+func (noteArgs) Kind() string { return "storetest_note" }
+
+// testJobs covers jobs.go: jobs exist exactly when their transaction commits.
+// River's table is read through a River client, never with SQL.
+func testJobs(t *testing.T, open Opener) {
+	enqueuers := []struct {
+		name    string
+		enqueue func(ctx context.Context, tx *store.Tx, jobs ...river.InsertManyParams) error
+	}{
+		{"Enqueue", func(ctx context.Context, tx *store.Tx, jobs ...river.InsertManyParams) error {
+			return tx.Enqueue(ctx, jobs...)
+		}},
+		{"EnqueueNew", func(ctx context.Context, tx *store.Tx, jobs ...river.InsertManyParams) error {
+			return tx.EnqueueNew(ctx, jobs...)
+		}},
+	}
+	for _, e := range enqueuers {
+		leaf(t, open, e.name+" in a failed transaction leaves no job", func(t *testing.T, s *store.Store) {
+			ctx := t.Context()
+			errAbort := errors.New("abort")
+			err := s.Tx(ctx, func(tx *store.Tx) error {
+				noErr(t, e.name, e.enqueue(ctx, tx, river.InsertManyParams{Args: noteArgs{Note: "rolled back"}}))
+				return errAbort
+			})
+			wantErr(t, "Tx", err, errAbort)
+			if jobs := listJobs(t, s); len(jobs) != 0 {
+				t.Errorf("%d jobs after the failed transaction, want none", len(jobs))
+			}
+		})
+
+		leaf(t, open, e.name+" in a committed transaction leaves the jobs", func(t *testing.T, s *store.Store) {
+			mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+				return e.enqueue(ctx, tx,
+					river.InsertManyParams{Args: noteArgs{Note: "first"}},
+					river.InsertManyParams{Args: noteArgs{Note: "second"}, InsertOpts: &river.InsertOpts{Queue: "webhooks", Priority: 2}})
+			})
+			jobs := listJobs(t, s)
+			if len(jobs) != 2 {
+				t.Fatalf("%d jobs after the commit, want 2", len(jobs))
+			}
+			type job struct {
+				Note, Queue string
+				Priority    int
+				State       rivertype.JobState
+			}
+			var got []job
+			for _, j := range jobs {
+				var args noteArgs
+				noErr(t, "decode job args", json.Unmarshal(j.EncodedArgs, &args))
+				got = append(got, job{args.Note, j.Queue, j.Priority, j.State})
+			}
+			want := []job{
+				{"first", river.QueueDefault, 1, rivertype.JobStateAvailable},
+				{"second", "webhooks", 2, rivertype.JobStateAvailable},
+			}
+			if d := diff(want, got); d != "" {
+				t.Errorf("jobs (-want +got):\n%s", d)
+			}
+		})
+	}
+
+	leaf(t, open, "Enqueue skips a unique job that exists", func(t *testing.T, s *store.Store) {
+		unique := river.InsertManyParams{Args: noteArgs{Note: "once"}, InsertOpts: &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}}
+		for range 2 { // a retried request or job enqueues the same job again
+			mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.Enqueue(ctx, unique) })
+		}
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			return tx.Enqueue(ctx, river.InsertManyParams{Args: noteArgs{Note: "other args"}, InsertOpts: unique.InsertOpts})
+		})
+		if jobs := listJobs(t, s); len(jobs) != 2 {
+			t.Errorf("%d jobs after enqueueing a unique job twice and another once, want 2", len(jobs))
+		}
+	})
+
+	leaf(t, open, "a future job is inserted due at its time", func(t *testing.T, s *store.Store) {
+		// The store inserts future jobs as available, not scheduled: River's
+		// fetch waits for scheduled_at itself, and its scheduler would add up
+		// to 5 s of delay.
+		when := time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			return tx.Enqueue(ctx, river.InsertManyParams{Args: noteArgs{Note: "later"}, InsertOpts: &river.InsertOpts{ScheduledAt: when}})
+		})
+		jobs := listJobs(t, s)
+		if len(jobs) != 1 {
+			t.Fatalf("%d jobs, want 1", len(jobs))
+		}
+		if jobs[0].State != rivertype.JobStateAvailable {
+			t.Errorf("state of a future job = %s, want %s", jobs[0].State, rivertype.JobStateAvailable)
+		}
+		if d := diff(when, jobs[0].ScheduledAt); d != "" {
+			t.Errorf("ScheduledAt (-want +got):\n%s", d)
+		}
+	})
+
+	leaf(t, open, "enqueueing nothing is a no-op", func(t *testing.T, s *store.Store) {
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			noErr(t, "Enqueue", tx.Enqueue(ctx))
+			return tx.EnqueueNew(ctx)
+		})
+		if jobs := listJobs(t, s); len(jobs) != 0 {
+			t.Errorf("%d jobs, want none", len(jobs))
+		}
+	})
+}
+
+// listJobs returns the suite's jobs, oldest first, read with a River client
+// that inserts and works nothing.
+func listJobs(t *testing.T, s *store.Store) []*rivertype.JobRow {
+	t.Helper()
+	client, err := s.JobClient(&river.Config{})
+	noErr(t, "JobClient", err)
+	res, err := client.JobList(t.Context(), river.NewJobListParams().Kinds(noteArgs{}.Kind()).First(100))
+	noErr(t, "JobList", err)
+	return res.Jobs
+}
