@@ -47,6 +47,27 @@ func (e AddressVerificationStatus) Valid() bool {
 	}
 }
 
+// Defines values for CarrierErrorKind.
+const (
+	CarrierErrorKindFailed      CarrierErrorKind = "failed"
+	CarrierErrorKindRejected    CarrierErrorKind = "rejected"
+	CarrierErrorKindUnavailable CarrierErrorKind = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the CarrierErrorKind enum.
+func (e CarrierErrorKind) Valid() bool {
+	switch e {
+	case CarrierErrorKindFailed:
+		return true
+	case CarrierErrorKindRejected:
+		return true
+	case CarrierErrorKindUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CustomsContentsType.
 const (
 	Documents     CustomsContentsType = "documents"
@@ -279,6 +300,28 @@ type AddressVerification struct {
 // AddressVerificationStatus `verified`, `warning` (deliverable, with corrections to check) or `error` (not deliverable).
 type AddressVerificationStatus string
 
+// CarrierError A carrier's own answer to a call that failed.
+type CarrierError struct {
+	// Carrier Example: UPS
+	Carrier string `json:"carrier"`
+
+	// Code The carrier's own error code, when it gave one.
+	//
+	// Example: 111210
+	Code *string `json:"code,omitempty"`
+
+	// Kind `rejected` (the carrier refused the shipment as given), `unavailable` (rate limited, down or too slow; retry later) or `failed` (an error or an answer that does not parse).
+	Kind CarrierErrorKind `json:"kind"`
+
+	// Message The carrier's message.
+	//
+	// Example: UPS rate: The requested service is unavailable between the selected locations. (111210)
+	Message string `json:"message"`
+}
+
+// CarrierErrorKind `rejected` (the carrier refused the shipment as given), `unavailable` (rate limited, down or too slow; retry later) or `failed` (an error or an answer that does not parse).
+type CarrierErrorKind string
+
 // CreateAddressRequest defines model for CreateAddressRequest.
 type CreateAddressRequest struct {
 	City    string  `json:"city"`
@@ -387,10 +430,14 @@ type CustomsItem struct {
 	// Quantity Example: 2
 	Quantity int `json:"quantity"`
 
-	// ValueCents Example: 2500
+	// ValueCents The value of the whole line (all `quantity` units), in cents.
+	//
+	// Example: 2500
 	ValueCents int64 `json:"valueCents"`
 
-	// WeightOz Example: 6
+	// WeightOz The weight of the whole line (all `quantity` units), in ounces.
+	//
+	// Example: 6
 	WeightOz float64 `json:"weightOz"`
 }
 
@@ -418,6 +465,9 @@ type DeliverySummary struct {
 type Error struct {
 	// AvailableServices The rates that were available, on `no_matching_service`.
 	AvailableServices *[]ServiceOption `json:"availableServices,omitempty"`
+
+	// CarrierErrors Each carrier's own answer, on `carrier_rejected`, `carrier_error` and `carrier_unavailable`.
+	CarrierErrors *[]CarrierError `json:"carrierErrors,omitempty"`
 
 	// Code Machine-readable and stable across versions.
 	//
@@ -459,7 +509,13 @@ type Event struct {
 	// Id Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
 	Id string `json:"id"`
 
-	// Type Example: shipment.purchased
+	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
+	// (the carrier refused a void; the label is purchased again and `errorMessage` says
+	// why), `tracker.updated`, `shipment.delivered`, `shipment.exception`,
+	// `shipment.return_to_sender`, or `webhook.test`.
+	//
+	//
+	// Example: shipment.purchased
 	Type string `json:"type"`
 }
 
@@ -528,7 +584,9 @@ type QuoteRequest struct {
 
 // QuoteResponse defines model for QuoteResponse.
 type QuoteResponse struct {
-	Rates []Rate `json:"rates"`
+	// CarrierErrors The carriers that could not quote while others did, each with its own answer.
+	CarrierErrors *[]CarrierError `json:"carrierErrors,omitempty"`
+	Rates         []Rate          `json:"rates"`
 }
 
 // Rate defines model for Rate.
@@ -14371,158 +14429,166 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1pd9u4suBfweF757Q9j5Yl2c5ifxl3ku7O3Cx+sXO777QyIkSWJFxTABsAJatz/N/nYOMKyZItu5eX",
-	"L4lFEluh9ioUvgYxm2WMApUiOP0aTAEnwPWfn7CEd2RGpP5HPUlAxJxkkjAanAavcIZjIpdob5RzIfcR",
-	"GyM5BTTK42uQSE6JQBx+y0FIlHC8EGjM2awThIGIpzDDqke5zCA4DQiVMAEe3N6G5bCfYIYJJXTSHvrn",
-	"KUvBdS5QCmOJCK2Mvs0oAjyL+0zJDZJkBmhPQMxoIvYRlmgxJfG0ukoi0DhPU4QnmFA1qpoU4ZAEp5Ln",
-	"cNcszAreJu0JvE2ASjImwA1cS2CeIZwKptYLnDOORiwhIBAWKOKuv2ijqQjJFXjNTCRfno8l8PZULg0A",
-	"kGRogYlEIxgzrsAv+ZLQCdqzSwoRZzlNIEF5tr9+AjNCySyfBafdsA2X2zDIMMczkBYTX+VcMM/EPmb4",
-	"txxQxgRRTzR+IYwyDnPCcoEyPIHvBIoo3EjTh4YLUW1/y4EvgzCgeKZGj80QtTnim3dAJ3IanPa75Twr",
-	"QFtBGBd4AkiQ32HVYKluVx0rgTHOUxmc9k9CNbABTk8NW4CqF/pQ6HJKshlQLw65d4gkxVQyLKflTEiy",
-	"dpvgBs+yVK96mg2fJ33ojbv45ehF/Dx5BifjY3w06seBDzY/w2jK2LV3Wvmo+LmDqS2m18Me7o+O4uPk",
-	"BJ6Nn+MXo5dxN+lBf+yZ2q3qVWSMCtDI9T1OfsQSFnipfsWMSqB6U3GWpSTGapaH/xZq5l8r4/8nh3Fw",
-	"GvzHYck/D81bcfhG0aUZqr7yKMacE+BDTbkRYhxFc+CazO2zU4RRwhZUSA54hjLO5iQBjsaYpJCcGapT",
-	"IKtw6l8OLCM5MOD2zc1+fliyHD2/73Fin2yw+gLm6svEYOIcpyQZ6i/CQC8hOA0c2x+xZKlYJGUS6Q/R",
-	"/7n8+MHuq2V86u/hybgH/eQoPh6d4Gcvn78IbsOHwvpKMWnv+Ggvqs472lf7gJFk10DRAiu+IQQkTqJ8",
-	"/vQO7UX67ZDQoablaH93W/CK0XFKYvn46HeOhMQSUGxHPEURZXKY5TyeYgFJFCoRMs5pohaacTbhIIR6",
-	"ilMOOFkO54wk6rsBjQiFlEzIKIWh7lV9luRmzjAEmmSMUKmfQkrmwJe1TtEeRjNMc5wOKAf3idosOxb6",
-	"LYcckv0QRSSBWcYk0Hg5vIblMGZpSgRhNEJ7aoeuYTmgauNytW2MGnHppoAWRE4VVZHxGLhihwotfP0S",
-	"OswFqKmpORkU1o11f9egpyckSVPEc6pUE4SVyES9LrJagiXQEEVaoh5okRrtdwb0DeapkuYC+By4QDHL",
-	"0wRhKhbA61Nx7GmYMiGjM4RRzGYzIiUkTgf4TqgZms8Mgi8Qh5hxJX31lIlUCoNgOY8BYapaZileQhIi",
-	"wZCcYokUDZvGA5oyOtGTo7IzoDvD7R8YH5EkAXpP7iLy8ZjEBKgciphlUOExek9YBlz3giiAUlGmgBac",
-	"SDgVVvYJ5BreyXNKcXOpm5wGja52wJWi9poitKd3LKqNbrhStOCMToYzlkC0O47zlkrgFKdmlo8v9Ygd",
-	"z4m9PYHHoNRJTSuOxAAJPANUoQRFcvuh4c6KZ5FJbnfbaL4ij6da73ViVXEz9yEkDfnaeLk7cH5g8gel",
-	"+D4BJNUaxmqsCO3NiBCETkKUQAqKNyg4USanwBGOY5ZT+Z0w4ItSPIJ0mFM8xyTFo3SX2HSBlynDyRVj",
-	"7zCfwBNAITMjDiVjw1SNGZ0am0yJe7iJNSvooffk+52uUvGAT4VC+gR7PczMoMMZyClLlG6YJMrAMY+R",
-	"eRyqtdNNaGl30LgEPicxfC4R6gmV5yoa10m8+ubUQsRI6Jo4dsK6AY/KJ3eDozCXb8OHAPKKsfeYLu1T",
-	"cS8xyZXCpW1KSKoCkjGlYS0LP8lZDSI9C4Wn0caj6iQduRoXinNvFLL8u4ruNuEszwZ0L7o5UD0c6B4O",
-	"9NNoXykvMMvkEo0Z111qLf074fifVnyU8OygnzGRA+pFgzMU/XJQOIQOtEcoUn0vFF2tdPYMaK2Z/jfS",
-	"Iza6s26sCGEOWsNSKipodRfninal1pmTikrHxgijcsGKuTvohKh/c4MIjdM8gaSlrD0EietrubN53T/Y",
-	"6KLmvduom7JFqyvrotuwG/X1w6jyM1Ubwzj5fSNOv9ou1vhYU1oBjQBz4NbcnGEZT0Hp4Mh9+xTUaHWH",
-	"oVumXo+y1WoTVw+M3cthzq6dRmUewU1GdqtHfaYZZzEIofj3GyqJXN4L+G5xYwJpnSGeJ4kyPjvabW09",
-	"qlqah4H5uPnR02zHP0vXhDbMlJUJM6z5Qpoukd2UUxTVlmZ2w+2YfaRtiQGNzM/9ypbahRTmBhEiBxE5",
-	"BTthivwQz1MoFWvKhooLCW3xUzbU6KomIIwCUHRWyF2rGYja0DBXWoxcFsbOgEbXlC3oG/VCWFtHVPyC",
-	"RlREu7NFi13S3dg9bvsmz1HGhMSp0rQ0FqDIeDeq6GIEQ6RFDF/qV9HnS00JGVeMWhLjW4wtCpfOyg+w",
-	"QP9i/DoIq/7lZ8bP6372Wl7LUIdpMG30dk5xutRYgt7QCaEg0DuZ1PvueXzXqjs9d0/c4fIjOuo9e3bQ",
-	"QzjNpvigr/0Eam3luJ8v1VKxVGZdcBr8v1/PD/4vPvj9y9f+7X8GntEUZ0/rU8cJ/t/2Vydms/qc+yfH",
-	"nl6MY7i2/gSjd2wOKY5hk1VnU0YbXfxXD/V7fXRycoK6vW633suxrxMOgujgDK4vaYxTAcX3I8ZSwFRz",
-	"B4VADTT4VxsBWgMJyQFkr97y6KSLfiBjOUXnc6C5b9l3YJLptl/v9jInEtDRURMCfjj+TrJ6816313vR",
-	"2MO7ZnJbde//Wqw2DCzjVYOUiPqlaM9G/4ZYS3hLxf/U6r8RC2padRrEJamvY86OI2jmrJ2Rzqppb+hM",
-	"yaiJ6Z5ImN3ZeXWG701j1Y/tGXOOlw5Rcg9TcgaOdtAuMDfa5F5lnqEx/GLGOcSqlY7WxVOIrw1vdZ4X",
-	"yiSqtNNubKD5TO2AGyUIAztIITy/3L17eup14IUF8Csw823kKw5Ygt2CSjzCz03vzTi34Yr34W53crCK",
-	"Pf4PWN6FNW/rX1c44OaMbktmtoZ5bcGt7s+QNuU8T8tnDHq+wyNIVyOncU54chW0fuT0pRAJSCGWwmh6",
-	"cINjiezLpoy9uNxAGsW5kOxuDvTKfnYbBmPOZudbM8WHoi7T8LhzxI/2M5MDEEN6V4ML85VCIwPFVTtg",
-	"NyiqQ/mCE8YNHtyJ4Kb/V1jChPE7QXDZ+Fzxe7Yt3Bu4W926ancFsFZjr43Hr8TfGsiqov0jT4AjsRQS",
-	"WlraiY8bUsX7k1pWgwnet5mLtgtEbbxfAxdu6RRxySAsH5o4uFpoIXmrG+fjujN889Z8a3mF/dVrS+CH",
-	"YnnO0zb+/XR1dXFpwsgShNQOKZPDg+MYMinQVEqTMVOCXT0Sp4eHFR35UG2gOFSgSJq61vGLu/iemloB",
-	"cS+elJykkehlXqAE4hQbJ9RZwxaSU0AJCEmoic9YbmpjribzS3/EOJmYRKkG+zRGvnhzk6WYFqrcndjm",
-	"2l3pF18LXWYGCndoQoRSQxIW5yaCFwYTMpbarJc5p5AMJ4wl6rkwkA8DHUFRECo3o95bW6w7TNxIGbTg",
-	"VEhYx04nK1ejJ2X0tY2UfyxItaAyu6aKRlc8wCNME0bv1uNq8HQrW4MtehWbM5NXTEpG0dWBmBIuPezk",
-	"DlVhKq4wJ+Pxh3w2MsK27PtZr/uy0+u2rZBWLwYJX5XK3v0t299yXDiqil769Ryuu7K4wmCO0xxetXhh",
-	"/0Q1HTM+w9I0eHYchGuT58JgAWQylR9/r/X0TGFznOaCzOG9a264ctF9wnKjtHv6pwbeTWyp7nMFFrUF",
-	"VWbkwyOHz+dSwizzCCZsXkByrl+W08USDiSZeSkSXGS7zsk+gFwwfm3Dx4wjDlgw6jJXlWzJudbDWj2m",
-	"WPP596I2Cbcl7W1wrvzLFTadEgrIWE1ueA4xKFh8pzM3dOszhEcuYkCrkxedwJsOWN2dKuSqC1i3DZf5",
-	"bIatBdQgaf2BEezt5Vqx7H2XAU1sIKD9UjJZMz1WLcZ8V3YWVmZUDO9b2Rs/KhTpYWxsYzHHNzc6enNy",
-	"c1PAvy2oWo5Of9faa2p0/AVwQEWzUG2l15XaCcLNBIgd2UoAjx/B+MGb03qP1XhwwAEnaiZ6sUKaP2PO",
-	"hEBz4EKp33VVpOZh3oLafspnmBbDnaEZXqKRQvNsypVaVx/FqQyzXEj1GUZywQ5SUKwYVbySenGeSVgH",
-	"fnMSr5k8EJApvQUSlGE5LahdNQh16LDpV9dBvLpjvT7ZSpTAShGfWqAd7O0pvdHolnE2SmFmJ9B00m+M",
-	"DDp2oPWlt2o4HzpUPO1+ZNVKIVLNBGIUUIwpss74ESDJDM56nPm1WbbW35wHX53trknGpbbp+Gnh5Y+8",
-	"7LiRqeXrTydXGaWzniXmltNKxOoEd6tHCXicYhVuM7ehKg+U6RxSNaWCcemMemOXCQ+nycg/DT3WVZR5",
-	"zweQWFt5WwnJBEtsPaQ6fx6nF5UJGO3At00uqVDoJMMf31yV4XqjcKoXFViW0CFJfSkwl8OjuD/q4e74",
-	"JbxInsfPRif4eHwEfS+jkU7Lr+Sle4zF9XtIik/CKoyrILSwWbnB74jXhLbw3IhudT+fdMqmj1bKIwuq",
-	"I5qnNsmmZkmvWKCeR62LlQuxE2grXTXceypka83RUoqd1DpwNvWXAtlW4tCukKQ2Sx+g37Z8Ck25fA1C",
-	"p+YQEEjgMZyha8ikFgzPUYKXAmVlTl9o/Qc0KciuLpsYT4Af9Lrd/tGBzvvb3sx671UgFPXrsa0ANRkM",
-	"JpXYQMWqsYZBVEMLEoTWQckcPDZoGHwsvYMNWXkjOXYOUg+TFGRCscw5vGJ0TBQiNvnlirDcrWenLgqP",
-	"Y9uByHKJEjIDKkx0RamPxFAlMgYOIuYxjmWOU/uwPeOpfv62PsnjrewzZ1v2a5Zl21oLg1RvcmOwXveR",
-	"RvOankf9+412fPdwJGmt7cWjLK3BHNYatP+dMwmrwwRP5K5/fHf7H+PMttA11lkbvNrs2lgGf8LSozA3",
-	"pmm69M3lk42MrQwEtYI5bUFqPlY9td0/L3v9cBNXQ5xzrqRLc8jXwcp4EfALTuJyzDq/a84K/RfKUizV",
-	"VH4A86gmcl72uxtNFIQkMyUnXuOlaHrMPH6DxphNQt9gxEpMyBvz2XmQp2kvWGQoZ9IewoMFnrV7d66y",
-	"903oehFWn+1ayZseFvzwCdRLPIekwib88fx1Ift1IfpdqKVF7N4Tq28mLPHhy/jF6Dl+Nj6B46Rqt/h6",
-	"nlkdah0MtZ5VieuvjuM/IHC/LlK/Lha/Kva+geI8M2ZyVVe+R9i9ij07sLhqyPiHmFyXbebSOBmdgVKi",
-	"7aF/XEsMsJo0xIyy2VJDFNMEc53hepNZ0cnmwKnSTuoBrMq3rW2tuxM9GZGWPbnZWI0fUzQCm81gfHkP",
-	"kIN/BT7t3VHrfvCBzbkm0J62wvY7KJIcx9eETmzaq7IYGE2XiFHtRjnUH4rDryS51QYeodY3p/CrDeIR",
-	"TjGN4TzLUgLJCmGuppgROkH2a2WrJUQibFohyczxC+dAUcNsonQ8VM3ZZIwp5hM4nykesUpVaQlFNCM0",
-	"F8gDm01Xtr0U2YEGtpGet63toP2ULuHQU0VlqQ1Wt/NFjQHFTBTWmTRn89Tvhm1pdJ7I0D3TjR5SfyIM",
-	"NCV99mVjfP70rgy4TZmQkCD9Nbp4/UO5dqZIpXAqdh4q4R/fHvNpyxsgVbHEbfD9ydl1GBifUkMly4h3",
-	"sCLkunYMy55tgPZeFq1q82GV7ibZ5RpFS4sC4L5gyMXmKFgXKBurQlfVZp4klKZq5IYp0y4ePOPLjTbp",
-	"ykCp3KM8S7ZlzqZmxeYtNlRoy5mEZfbzhvZeS649yAb0qQE1y9DSThUlw/u5XxzR7EIdd6rTnap4MxtN",
-	"PXcsXH2p6zydIaWxm+IfgFIszGOFg4+iyte5RztlP8NLk6VvcvwgCUs5m9MEOFpgXYTEJjTYUiZO1yYC",
-	"SWVfc8xJuhzQysnms7rQJi52oEul1Gq5WMkdokjRgIst2/ottpSLOWHlrAsz61qaRTWwZtMsDE2V/QWO",
-	"yLy+fUvDaz1lOzHlC12kSCnaovGK8PhljKkIEYUFCInGhAuJ9rBEMyYk6nW7+xsH6ls8t517Wpdukl8P",
-	"j8cvcC/uj14mR3A8PsHPRs/jF8lLeKg6ImpVw+4pQVvMuS0mWj1vzb/XcOPKIqqctzGLCne2m7yKj/vo",
-	"vL7GSoJpTnVahbbJYCg5pkLXdCO08oPlcjhmfOjKGzWylgqS1h9lJL7OsyI1dSjZUIDiFJbwcq5FkGL1",
-	"abqO1goka1FcyuJ2gCz48OZn9K+Pn/4RIn0srY1YpQFRNnoNGeam6giZEIrGOCbpCu2PxVoYbadi3gcF",
-	"Vx1KciuoTcW33Z81MmyZK98Mrt4hb2op8uty4h8jwV2QCVXaF8TcV/by7WyWSyNkMF0incZpJMy/tZvH",
-	"HDM77vd96VFtYvfZX7scwudzbiZEtXbPi84m0lckn000g+BITjFFXd/adLHCbbPN6oF6o2d1imjiXbzP",
-	"1kd08/fhr++gYVvuWkFRdQ8qrXDovIS67MG6FLtmy97GbGPQOsA6CFAxrjD+KPPRydVP6PyfbwbBpllZ",
-	"6wBjSdqpBivTjN+xycYabDN12SPTba8rXCP3UXLmq6W2fnflT29pqxdJOh92R72431AtuuMe9o2sFGK7",
-	"0vvx8ULH3CyDt9JFpS6Ad+k+HaHRqIRcFU4V3aDYqbp2UEGLDdBqB2ZRE1H/kECFnUS1UKuHjdwjCawu",
-	"OHclKNcfHvuyTY5qk0q2Ky67nRJuxeM2Z742V45rx73CxkkNB9cqrm+IB7tD8Rp2/VnQ/Gcip6Vy9GdF",
-	"+D8nPt+hW15O2YKaeBehrqK5PWaB/gGQISKV9NdlCJaozKqsa02LqYB42B89H3fjXvISXuDj0VH8LDmB",
-	"4/ER7o96cXeFgWzp7RFpqAmDNtJpX3iccyKXlwp8NpCnS0Kd5z6VMhLzeChByKGp96N+KsgMIzRmacoW",
-	"kKDREj07RvEUcxxLMIeD9O5oDNKdlwBRXMZUISJ0zNzhS2wKENvi25rfoBkmVGJCgQsLjZJHTYic5iPN",
-	"ovTHBwnMLZtq1TcqQpA4l8ykaCI2B25KHmGaoJ+uri5O0SxPJTlwLrDfciZBhAiLJY2nnFGWCxOpGVDH",
-	"3UNk6hULtDdnJBH7ISoLv5paiNYiDpH1uKsejavTYJrVlgdUzQPT4uWIsetQT86m6KOqSmF7V9sNSRVX",
-	"B3RAzQEPV0HYrEeg6LxabOsUfW/qgA3ybvco1rm0+k+IOujc5tYKiblUgKsgwYAuGL8WmoaK08R7RYwe",
-	"02TEbkJEmZyqlkQg427W7sEK8hCK1F+mPN6AXk0ByQXTP4WuVDfOde0pwVKF3bWF2Sp1bmWYNo5sIFOC",
-	"qYPerDxZhaZYIDygGgX0Qazoq9LjQ3O+LUSdTuc2QnuGyaBIH+OK9s9QpL6KTCVm79klNdFPWALSJaTE",
-	"qYWlqeFXS6UuygPqh/Wag2cIcDwtj44MqCINc+RBf6AA6KtKiPYiDjgREep1u4cC6csxUL/bDVFkUDpC",
-	"/e6hGFDz5kS9GOVL3aDyfVGL2/PC4ujQsEpPf+4DXcDYDogq7y1KF+971ff7dt8GtFaeEG1fnTBEAmgi",
-	"/JUS9+QU7KQVaq6ombi3aN/1se+rsqiLNu7llNwMqL64Y231xv0OOqe2eKR9b0pxC3Tcf4nq5SoH1BQ5",
-	"qxWPdPeCVG+9CBGWKAUsJOrta0SsZMmdllAS1ax5JNgMDLHuXXy8LNNAzOtwQGtPv5Lk9tBgRojMG3eG",
-	"yP22uw9i31YYqNUX/wcsowF116WwZKn4jStuHrPM5YRAeeJA2sx/+5cuO6v3QIcsGFXCDgY0w3JqWGbj",
-	"/EIHfYIMsGZlGDVKq9tatWoGrkv9QE1tQPd0MiCHBGGBYkwZ1eXOFNvYL44blZUFcKoRsEDV0VKCnoj+",
-	"w5SeU18bBoWiYn8UCpkC6adIKWe67nq9ZLwC0HH35YCuKUivYOnWp/d4TJR0UlxDLdAUjycUuTr4+kYV",
-	"MaB5poBe1pHXcyayqO2rpqa6MUWeLaJ2X66sYT+ge7rY634HfVQaVxUohr2rLTq1tWCxq6i9d3xzEyo+",
-	"vV/fGJPtNaA20mSEQY0/IsMeZXHwjkhbk93ySatjHZijdmcoMsXVf4kQmWUpAcUlFOM8/cXGpFISg03y",
-	"tlrJeYbjKRz0O92WOrJYLDpYv+4wPjm0bcXhu7ev3ny4fKPbKPWYyLTUb4TTS84v3gZhMHcnnoJ5z+Rs",
-	"AMUZCU6Do063c2QKA0y1wlaSmPo1gRVH/qq6RO3UjKdEbT3IpDS4Ara69qQyvM6LUetX5PzqV9DLTw6t",
-	"FXQb3vmlreb6pXFNSr/b3VmJ51Zip/euigxPtKgR6mtUALyjtubYzMY3SDHrw8rdJrpJ7+4mtcKvutHR",
-	"3Y3KSw5Ui35/k2HalU5125d3t21WjL4Ng5NNoFEv+q8NEXfWX+NWE87KYMAToQsJFM++hEFb5dGVR7Au",
-	"otKkc/vqtOzhNgwyJnzmoWTc6JKOahQLTLUbPheA9tRPawbq2qSVBAalcmqlxGVa/mxqjDakXqiFj9Qq",
-	"rE9wdHtGJq2RCoY11SmzVr2urBj7PUt2d6WQt0Lebd14VRO8bZFt71HIdtWNOzUk+rOTancDcitu51EN",
-	"ehsM0bwO4a/KE9RuV6nR6YQVkbYVi6ibJH5eYVSCCrO4DSui9tCYO9ox52Uhr6YQX4uyvqUOSNvLb0p6",
-	"r0Wb3HL2Pl9eXCIhl6lRFz9fDmhFjdZsgVGl++oYkzYY4ymmSkRxV8vBxxx0RG75uMyhRpNPxw985VdX",
-	"sIWqp0XpoXkq/+zM4W9O66pVfyPYu9vxdJMNgOK5G6TOWQxJuPIzjhYrvOZefMUyh835SulO9+rvOoUG",
-	"TYmQjC+3U95D4zsq7uEqbjezMPAr92+cn/mRNfuwdY2mMhANNIrLOOQyW3l9pS2L4L8m0lOOY336yqNa",
-	"GmW1jrUmhln8N8vikSyLIoLiqLqsQnkva8L5uwwdG7/YSjq+LOIBW9KwEvcaQbBEWN8F7Kfbd2b8P4hu",
-	"y3CHC6qZlIZVxFskPGyo8zdOSTyuX6CaXb7eJ+BW/Y1mH8sbUFx6WJKtpbT7km3lHsWSbq2Xe7VSf2nr",
-	"ZZuIQxnp0uqDUTVObR1tXVLvDDUOXJyieAo4U5RNTLmaAZUE+BmiQOQUeOUDpuyGNDUBBledt5puH9or",
-	"wBVQU5AgBrQan0yXHXTB0rR9nDOnkqTmMpHcnPys5OrrwG6Rrc/4gFbLr6GoLVZtjbpGWeRIO2ZNveuV",
-	"vo+62107tle4Q/raaz6gNf/5XT7z424fee6uc9fwXkMmwwEVrO5gNjFNfX6oeb+dvhM2Ke668vle3tky",
-	"R4/neakVf9/IzurvnC16WaI9XWIOhRRHjjV6mRMoT8wh+xtZTbWrFL85b/7iBp0hEc2RRvnSuWE3Fxyj",
-	"fLnWIeQXHDqYvlpuvCNzV4ZVVx/HaepOV7VUQXNF4IcyZUIZfeZGVZs80Vb9dCWix2Q8tUJSG7Gc7q7H",
-	"tmWWVjh1NHDDUnjawNU3t87/TC6gcaZKcaascuVg1mbcwCTJbM8PlJq10gr8SCvSsXDMuOQw5/2onuyr",
-	"m4P7bQbwI0hH/ttZfpflubUnMadWxmqc8vhnD9Mc392iuIP7jzScfgSJcAHWxzacdCKQ/ruTJeO1eQim",
-	"vgVWRtTxzTNEaDxFF69/CMsKGKOlcR6cX7xdjekXr394QmS3iypxvUi5HhGKfSW3/WheFPfQeL5LxXzl",
-	"hZ7lsNbqUdu4REuQaM/exe6Ofe+7W5kJRRiNYfEnupz6G094OE94zRZUKRO2LIHCCXcbzZMwCJMpuFpN",
-	"PhfXxu53fhXJ0JwRfc28czaYeXeQKf+t+tNpxabirs7Mq3pATk2GXSFtZ2wOOnzsSg6Eha1aq0ulutSl",
-	"qUDnFg5o6d2wDc1930RKSMxkXFaeqa6D0zMt1ZuujzKxcUBdtSvXtUlXvCMtpH+vtBBTbXFHKsLuzYt6",
-	"Mchba2D8uVwYjbIVfztF5ZsPYw3nNAhqDnbsb+9UsMnzW9gRNt+z41B7pTqV5aOUiCkk6GMG9PzibcHS",
-	"FVOcg66LIJlOUu6gD6x6zT9h1Ktg2Z5Uk+CBNsEWJfb9qosaieP4noZB5YhTcPrrl+qWXk2N3NC9h0oh",
-	"tet1ezoDiYMvtd1Y4ll6z90I6+nfW27Fv87fv9tuK9xUy63YSEF9QnDbNXnA7U5HrTej9Skh86VJuGzo",
-	"CKVpLWJsi1eKuzKbfwTpagS15GRjeDs0SYrwpi2KYKOb+vRe3U3mT1TYrrjOo5rpbu0rsMOC+5uRvlMj",
-	"XRYI52jBEcCulPAiSWEVLZ3HksyhuJIbJCT79TOGDcJBH2CukN8crhLInjVVBiMHU960nZ3ws5vGX/rE",
-	"wKqD6OuTBKqw/JYo8FiJAlUoV+ipwP+HZ/mURwZinKYjHBuqAlfk6ut/WhuhowzC/zjMeXq72uL9eYpN",
-	"ekNiTicqTQ2X952V1+qcaoPEFGB2l3eF9sivtj8HtLh+xl3+MoUb9NP781cHlz+d90+eKTSMzAnfXw6s",
-	"B/3gisxASDzLzHnfjnnP8cIceTOHgNE1LJXBWkbrK3D+TqCodtI8OrP1k3Seku5coBnjYCoYHXW7SAwo",
-	"XuBlB53r42P6RJjqnFB97Oyscb9kqHs6YLmS3yc3NyE67r7QxvJx/+WAYg6u7CDa66EZoSE6Mf/13f9o",
-	"eoZOkCusoh1cabof6rJP+pLdAbUXYI4xSYW9RNimSmJTTdQY1uuVgtoNduY+Pc5ySeik0BKMg6vUE8rN",
-	"MJXS1ikNrXoBay93i0jh4MAzQIzaMIh2MJyZwKItdJBwlqEkNzwRxKaTPXibPGy+nym5Kc4Z2lOyRLiN",
-	"QgssFGHIDeZTYPImE6rc7Nm6KXIl1chNaGWDmV46Qt0KdI/kerElIDcI6f7yi6fGmKua1Fmr/J8XteOr",
-	"1w1WOIlidZ8/vbOun0bSlftEIKxvLpesdkvkXvTrIPhfg+BLpMlN0bVzD9qDt5Yf2vL2MKD21gBbC6HO",
-	"vcyBLbTdea0B7Xd7pmqqJrUqg7TZYarz/Qec6bJqx6NmFjWKDT7xGY71JXBWBQ4rX4cVk6+mj347/PVX",
-	"PvxVpB8qK97qQ9sod/UCE+uccPVkbvercEMYy2glF1wqiZoJpy6cod9yyGsVWfRh96Jqage90ydKtfJp",
-	"qrvoGaIJSHTcPW4bUa/1BEpOsJ0VZdv5o5/H3mWBvk7lm7W/m/Cbhmep37vqTY+KyOGaHJTKNIzErHNN",
-	"HTDWZr4Reb7Msx9BPgo6Pqq5voks+Yb1u01EuSfKb2WYYxlPfSdxMZ3o0/z66Fxki6VFIYoqH9okduMl",
-	"jjooynnqEttr+qHi4QNKXOXg00oRGa1WCjBp+rONCgmfWXebKfnFwZbhaRrZiFAhAXvTzmt1oh9MhbtX",
-	"Lb11rJ84h3QLJmBrsP+9mcH/JP3R4N8Ti92W/nhYvz/cK5Rfl4qiyw1x+u7qQ71gXVTaYbLW7152/xAu",
-	"Ef4lvfW1qshrPfXVWp9/NxXgr+rXr3ljUzaxN1I+uk6xjooPv7oZvdWpbfYiWL+f/7+VJShM1Q7GofBv",
-	"6nUUK+P66na8wMsQLaZYmhCbrB6jbaZ1Sb5sVul+GG2vsGxXRrlLIGwY7d6u1ruHN/Qfizes0gjcZhFh",
-	"LfpvuV9/XB6WxTdE2eLpZbh0V7CsOB1ME6H4kinE6wqbdlSryLmsG3LdOKW143gQCKCJLqQ7CBCOVa+e",
-	"ox5XIB7H5H5yutIlgwvm9/elrj/McQo6nViDGebwBE7TegioXkv81y8K5wTwuUNWUzXzEGfkcN7TGGln",
-	"15aepvq2Setq19tWpnM9nV3LSiuhbG6mJ1bqTlyxcTN3rNq+SMZp93DuKd5dFI6tVierdFctP9hKB/BW",
-	"97YdEl7TgSpdVpwgaysHVZrYqif+AHKZxVimAxYtdZ7e7Zfb/x8AAP//",
+	"7H1rd9u2suhfwdLZa9W+h5YlxU4T+8t1k7TN3WniEzu73bfKFSFyJOGYAlgClKxm+b/fhQHAJyRLfvVx",
+	"8iWxSAIYAPOeweBLJxLzVHDgSnZOvnRmQGPI8M+PVME7NmcK/9FPYpBRxlLFBO+cdF7RlEZMrcjeOM+k",
+	"2idiQtQMyDiPrkARNWOSZPBbDlKROKNLSSaZmHc7QUdGM5hT3aNapdA56TCuYApZ5+YmKIf9CHPKOOPT",
+	"9tA/z0QCrnNJEpgownhl9F1GkeCZ3CfOrolicyB7EiLBY7lPqCLLGYtm1VkySSZ5khA6pYzrUTVQLIO4",
+	"c6KyHG6DwszgbdwG4G0MXLEJg8ysa7mYp4QmUuj5QpaJjIxFzEASKkmYuf7CrUCRKtPLayBR2epsoiBr",
+	"g3JhFoAoQZaUKTKGicj08qtsxfiU7NkpBSQTOY8hJnm6vxmAOeNsns87J72gvS43QSelGZ2Dspj4Ks+k",
+	"8AD2IaW/5UBSIZl+gvhFKEkzWDCRS5LSKXwjScjhWpk+cF2YbvtbDtmqE3Q4nevRIzNEDUZ6/Q74VM06",
+	"J4NeCWdl0dYQxjmdApHsd1g3WILtqmPFMKF5ojong+NAD2wWp6+HLZaqH/hQ6GLG0jlwLw65d4TFBSgp",
+	"VbMSEhZv3Ca4pvM0wVnP0tG38QD6kx59OX4RfRs/h+PJEX02HkQd39r8DOOZEFdesPJx8fMBQFvOrkZ9",
+	"Ohg/i47iY3g++Za+GL+MenEfBhMPaDe6V5kKLgGR6zsa/0AVLOlK/4oEV8BxU2maJiyiGsrD/5Ya8i+V",
+	"8f+RwaRz0vmPw5J/Hpq38vCNpkszVH3mYUSzjEE2QsoNyd6SqRlxT7GZDPeJyEi4gAyp3356QiiJxZJL",
+	"lQGdkzQTCxZDRiaUJRCfGmLUK1lh4L8cWP5yYHbBB7L9/LDkRAj2dzS2T7ZYlGIr9JexQdAFTVg8wi+C",
+	"Dk6hc9Jx0mAs4pXmnFwogh+S/3Px4b3dbssP9d+j40kfBvGz6Gh8TJ+//PZF5ya47xZcat7tHZ/shVW4",
+	"zT5QosQVcLKkmp1ICbETNJ8+viN7Ib4dMT5CEg/3H24LXgk+SVikHh8rz4hUVAGJ7IgnJORCjdI8i2ZU",
+	"QhwGWrJMch7riaaZmGYgpX5KkwxovBotBIv1d0MeMg4Jm7JxAiPsVX8W5wZmGAGPU8G4wqeQsAVkq1qn",
+	"ZI+SOeU5TYY8A/eJ3iw7Fvkthxzi/YCELIZ5KhTwaDW6gtUoEknCJBM8JHt6h65gNeR643K9bYIbKepA",
+	"IEh7lMRsMoFMc0mNFr5+GR/lEjRoGiaDwtgY+7sCBE8qliQky7nWWAjVkpT0e8QqD5ZAAxKioD1ASRvu",
+	"d4f8Dc0SLeQlZAvIJIlEnsSEcrmErA6K41qjREgVnhJKIjGfM6UgdqrBN1JDaD4zCL4kGUQi00IZQWZK",
+	"6xFS5FkEhHLdMk3oCuKASEHUjCqiadg0HvJE8CkCx1V3yB8Mt78X2ZjFMfA7cheZTyYsYsDVSEYihQqP",
+	"wT0RKWTYC+EAWnOZAVlmTMGJtCJREtfwVp5TSqELbHLSaXT1AFwpbM+pkA610a10WGaCT0dzEUP4cBzn",
+	"LVeQcZoYKB9fGDI7XiENJZ2A1jKRVhyJAZF0DqRCCZrk9gPDnTXPYtPc7rZRiGUezVAddtJWczP3IcRh",
+	"Xb42Xj7ccr4X6nutDz/BSuo5TPRYIdmbMykZnwYkhgQ0b9DrxIWaQUZoFImcq2+kWb4woWNIRjmnC8oS",
+	"Ok4eEpvO6SoRNL4U4h3NpvAEq5CaEUdKiFGixwxPjKmmxT1cR8gK+uQn9t2DzlLzgI+FnvoEez1KzaCj",
+	"OaiZiLVuGMfa7jGPiXkc6LnzbWjp4VbjArIFi+BTiVBPqFNX0Xgrzbra4MQulBHcNSntZHhjmSqf3L5K",
+	"hXF9E9xnfS+F+InylX0q7yQ9M62HoQUKcVVuCqEVr1XhVTmtrUjfrsLTKOlhFUhHxcbh4pwhhYj/pqLS",
+	"TTORp0O+F14f6B4OsIcDfBrua50G5qlakYnIsEtU3r+Rji2iPqRlapf8TJkaci8anJLwl4PCfXSA/qNQ",
+	"973U5LbWNTTktWb4b4gjNrqzTq+Q0AxQ8dKaK6AWTHNN0gpV6bii6YkJoaScsOb5bnUCMri+JoxHSR5D",
+	"3NLh7oPE9bnc2rzuTWx0UfP1bdVN2aLVlXXobdmN/vp+VPmJ640RGft9KwGw3lxGfKzpskDGQDPIrBU6",
+	"pyqagVbNifv2KajRqhQjN02cjzbhaoDrB8YczmAhrpyiZR7BdcoeVr36xNNMRCCl5t9vuGJqdafFd5Ob",
+	"MEjqDPEsjrVN2kUnt/W/opAPOubj5kdPsx3/Kj0WaK9p4xPmFPlCkqyI3ZQTEtamZnbD7Zh9hGJyyEPz",
+	"c7+ypXYihSRlUuYgQ6d3x0KTH8nyBEp9m4uR5kISHQFcjBBdNQDS6AVFZ4XctQoD9lsI8gz+GyLN+Mme",
+	"Nv+JfY627QRtedRknHOTSjJlC+AB8cr8ypxgobUmtSqMqyEPr7hY8jf6hdMPZMU9aWRQ+HC2b7H92I1F",
+	"nraL9IykQiqaaM0O0YuExptSxUMjcUKUXdkKX4WfLpDE0kxLAMWMizOytFH6TN/DkvxbZFedoOrmfm7c",
+	"ze5nv+U8DTBaRHmjtzNOkxWiH3nDp4yDJO9UXO+773Gh6+4Qdk/44+IDedZ//vygT2iSzujBAP0Sem7l",
+	"uJ8u9FSp0mZk56Tz/349O/i/9OD3z18GN//oeEbTIiOpg05j+r/tr24k5nWYB8dHnl6Mf7o2/5iSd2IB",
+	"CY1gm1mnM8EbXfxnnwz6A3J8fEx6/V6v3suRr5MMJMMYEa1PaUITCcX3YyESoBzZjkagBhr8u40ArYGk",
+	"ygBUv97y2XGPfM8makbOFsBz37RvwSTT7aDe7UXOFJBnz5or4F/H31lab97v9fsvGnt4GyQ31SjDr8Vs",
+	"g47l6HqQElE/F+3FWHMpDYal4n+hXWHkjQarToO0JPVNXN9xBOT66Px0VlR7Q+da+E1N90zB/NbOqxD+",
+	"ZBrrfmzPNMvoyiFK7mFKznJCh/CSZkZN3avAaVlwJLIMIt0Kg4bRDKIrw1udp4cLRSrt0G0OPJ/rHXCj",
+	"dIKOHaSQyp9v3z0Evb54QbH4lTXzbeSriuTw8WQrWb6RRCy589EqQSjRktdIYxOQ8fBg07aOr5/OLzpe",
+	"rhhDe/zLGTQgMO4u/XVgZAFTZEoXQARvcMp+vz/o93xjXTHuCdGFFRmsynHJRgGsRW3dCNfaALE2SYDx",
+	"K40F2tSUiVg6CzOhCjKDH2b1QrJH3ezQe1WstV7hWIAJ3aQ0k3XUcVB3gk4FEK2vYb8e/Ckw4rb1tp81",
+	"BND5BdpdJ0R/bFUmiInVd7RErsBBxqCWYI1ECQmCShJhCFJ2yZ7Zpv3ObWjukMluXzkJL1ZnQBVYxlKJ",
+	"6vl1hDurA7vI+rvI7FvlcsWr9U9Y3cYL39a/rsj17cX3jiJ6g0jeQQbfXcxuK0+fVnoa9HxHx5CsR86S",
+	"eTYSgVDjd+ZFYKlKGkYB1zRSjhabmiNy3ts2MMqlErfL1Vf2s5ugM8nE/GxnUX9f1BW4HreO+MF+ZhJs",
+	"Ikhua3BuvtJoZFZx3Q7YDQrrq3yeMZEZPLgVwU3/r6iCqchuXYKLxudaixG7rnsDd6tbV+2uWKz12GuT",
+	"Xdbib23JqgrAhyyGjMiVVNCyPY593JBrQRLXUoZMZkybuaC1K2vj/dpxQrtbRPc7QfmwFJOFPlndOB/X",
+	"ndPrt+Zbyyvsr35br7wvludZ0sa/Hy8vzy9MMoYCqdB/axLkaBRBqiSZKWXS0cpl14/kyeFhxfI71Bso",
+	"D/VSxE0L4ujFbXxPg1asuBdPSk7SyKI0L0gMUUKNz/a0YeFrdSEGqRg3UU7LTW3mgkmrxI9ExqYmC7HB",
+	"Po1PTL65ThPKCwPlVmxz7S7xxZdCzZqDxh0eM6l1q1hEuYmDB50pmyj0gqk84xCPpkLE+rk0Kx90MA6p",
+	"V6jcjHpvbbHuMHErE8cup0bCOnY6WbkePbngr22+yYeCVAsqs3OqKZv2AR1THgt+u3VSW083sw3YgrPY",
+	"npm8EkoJTi4P5IxlysNOblEVZvKSZmwyeZ/Px01L5Xm/97Lb77Vt61YvBglflcre3f01v+W08OsWvQzq",
+	"CZK3pUgGnQVNcnjleGFbx8f3Lnl5iZnFCeNA9rRNFzoYQpJzpuR+QBgnke6txlIGxxqQicjmVJnhnx91",
+	"go15rkFnCWw6Ux9+98Nl3u4GmMh5BHXInuu/oySXbAE/OXCMzCjAjUVu7CQPvNxgQxOXq/BWdqq23JUZ",
+	"+rDcUduZUjBPPWKTmhcQn+HLElyq4ECxuZdfgN96fw9qKbKr0qrMgErB3fJqyZdnqCW2etT2KY9WP8ka",
+	"EG6L29vq4nIXa/woWmQR46lww2cQgV6LbzA7C1ufEjp24T9eBV52O95M4OruVFeuOoFN23CRz+fU2mcN",
+	"hoMfGLWjPV2rNHjfpcBjG9Vrv1RC1QyjdZMx35WdBRWIPKZ9ObM1jpwiBVRMbGD16PoaQ7HH19fF+rfF",
+	"aCtq4e8aQyDGAllCBqRoFuit9MZFup1gO/FmR7byyeO7qwU/2vC9odHM68YysLUiMJWojHXdYcTal3Kx",
+	"9RxqXjbfFLzer5+oXjI4yIDG6EzRgEhl/owyISVZQCbRkVLT9WoRrx0Yxo/5nPJiuFMypysy1pSazjKt",
+	"N9dHcTrZPJdKf0aJWoqDBLSsI5VgBk7OA4QNKDaBeC3UgYRUK4YQk5SqWcGwdIMAUxmacT7conqgrw5s",
+	"JWppxbRP78KAnweFkGLSTIwTmFsAmkHDrXEBY5mokL7Vw/nQoRKg89Mbat1EN5NEcCAR5cTG8MZAlDCo",
+	"7YkB1qBszb8JR7b+rE7F+feNxHyOIjgYeiVKI6HU1x/mgBqtvp7M6qbTyhft3u42NMjX9KVXGObChs49",
+	"q8wXkGiQCt6L54GM4Ss9zDJl/zL0WNcBF32vxxvN6J3kfEwVtYEVPP1Dk/MKAEbB8W2Ty32WmAv9w5vL",
+	"Mn3IaPT6RWUty9VhcX0qsFCjZ9Fg3Ke9yUt4EX8bPR8f06PJMxh4GY1a+TY7bJvkmu02bPLaI5du33hU",
+	"su0h93rtKdGfnSJWYeonYZIUo5pEJcM9EEVsiCgkkq7kkC9nmB2vMhpdQdbNU709dSgK3Kg9hWttiGPK",
+	"yJCXj81qj5QYSeAxZKHJSbUo1VXISDDwXj2G5HFfbEZ6VnwSVJGyinMWmdZSxDvmdepYBNyK0WE/HzEV",
+	"38dcyhNquiOeJzZ5subbWTNBhKPWxdqJWADainaNWJ+KOlswWvSxQG1azqbOWlDnWqJ7KCSpQelb6Lct",
+	"L1dTkbkCiZEvBpJIOoFTcgWpQkn6LYnpSpK0zNUOrEeLxwWfqgtzkcWQHfR7vcGzAyTq3Q3/n9bGG3Fs",
+	"q3GYFDRzRMSsijVdDEetxuE07Wq7gy3AG3P7UPqrG8rFtcqoc9l7pIpkU05VnsErwSdMI2JTwKxJf7jx",
+	"7NR54QNvu7RFrkjM5sCliWJrk4EZqnSGOTOPaaRymtiHbYhn+PxtHcijnWxy5+0Y1HwdbQs96CS4yY3B",
+	"+r1HGq3qvihGeza422hHtw/H4tbcXjzK1BrMYaMT479yoWB94OqJAkiPHwD6Y8IrdnWNRb42LrjO2q1E",
+	"8KU725YnMSYP/KZ7JssZS4CgU1qSmMUBAW0hF0flSgP5wcxbdA9srTd8pMpjFTWW1nTpW7+PNr68TS7K",
+	"xZpkFPOx7ulVK6D0sj8ItnGJRXmWaYnYHPJ1Z23UFbLzjEXrHLdNqMh/kjShSoPyPZhHNTH5ctDbClCQ",
+	"is21bHtNV7Lpd/b4txpjNpnTFiNWIqveyOmDh0rX5pI4SNpDeLDAM3fvzlX2vrm6XoTFc8Zr+en9Qog+",
+	"JeCCLiCusDZ/VsymxJdNiS4PoUoXGTCejJdmMms2ehm9GH9Ln0+O4SiuGqe+nudW79u0hqgbVrJj1mfD",
+	"3CP9ZVO+y6aMlnUZLFso+3PjC6nq93dIXqlizwNYiTVk/EPMxIs2c2kU70hBK/62Lg2tpddY7R8iwcV8",
+	"hStKeUwzPFZxnVpxLxaQca1R1cPAlW9b21p3e6/PzCwS74ywp5yMy0y7bXMy18jBvwKf9u6odZn4lq1I",
+	"4dxDy3G/a907jE/tkQht5QierIjg6Cs7xA/l4RcW36BRyrh1wGr8ai/xmCaUR3CWpgmDeI0w1yCmjE+J",
+	"/VrblzFThJpWRAlz5s85ffQw2ygd91VzthljRrMpnM01j1inqrSEIpkznkviWZttZ7a7FHkADWwrPW9X",
+	"e6fqafQV+lqhke12vqh3o5mJxjpzBMb6SL2+9pZG54lg3jFp7z4lkoIOUtInX07Tp4/vysDwTGBKsfHX",
+	"nr/+vpy70KRSOEK795Xwj29D+rTlLZCqmOIu+P7k7DroGD9YQyVLmXewIjVg4xiWPdtEgjtZ4brN+3W6",
+	"mxIXGxQt6+n3RbzOt0fBukDZWhW6rDbzpHI1VSM3TJm8dG+IL7bapEuzSuUe2cDILshqAjrbt9hSoS0h",
+	"CcqTMVvaey25di8b0KcG1CxDSztVlAzu5jJyRPMQ6rhTnW5VxZs5nfq5Y+H6SyxFeEq0xm4KUQFJqDSP",
+	"NQ4+iipf5x7twGNKV+YEl8mUhTgo5WzOY8jIkmLIzybeNM4CMUmUtq8zmrFkNeSVZJDTutBmLt6BZbtq",
+	"Yc4yumkjmPYIDYYKbZzTBgGtdWGgrqUDVYOBNh3I0FTZX8cRmTceYWl4o6fsQUz5QhcpUt92aLwmB+Ii",
+	"olwGhMMSpCITlklF9qgicyEV6fd6+1u7Lls8t53BXZduKrsaHU1e0H40GL+Mn8HR5Jg+H38bvYhfwn3V",
+	"EVkrbHlHCdpizm0x0ep5Z/69gRtXJlHlvA0oKtzZbvI6Pu6j8/ocK2naOcfcGbTJYKQyyiWWHWW88kPk",
+	"ajQR2ciV2mtk1xUkjR+lLLrK0yLBu4zdW8LLMxRBmtUnySZaK5CsRXHuOFzjoPKbn8m/P3z8Z0DwyPKm",
+	"Q3xlo9eQ0sxUwGJTxsmERixZo/2JCIXRbirmXVBw3YFVN4MaKL7t/oTIsOOJk2ZA+BZ5UztosulkyWMc",
+	"E5FsyrX2BVHmq8z8dj7PlREylK9s9jZKGJP8YoI3R4OBLweuTew+++shh/D5nJtZb63d86KziU4WGYZT",
+	"ZBB4JpYT79FerKe7a0phPbnA6FndIgJ6G++zJXw3HUf1HUJvy10rKKruQa0VjpyXEGvtbMqjbLbsb802",
+	"hq3iBsMOKcaVxh9lPjq+/JGc/evNsLNt6t2mhbEk7VSDtenw78R0aw22mWLvkem21zWukbsoOYv1Uhvf",
+	"XfpTctrqRZwsRr1xPxo0VIvepE99I2uF2M70bny80DG3yzSvdFGpGeOduk9HaDQqV666ThXdoNipunZQ",
+	"QYst0OoBzKImov4hgQoLRLWWuIeN3CFxrS44H0pQbj6C+XmXROQmlexW/3w3JdyKx11OTm6vHNcOTQaN",
+	"E0VuXau4viUePByK17Drz4LmPzM1K5WjPyvC/znx+Rbd8mKGJUo4VlFzl27Y40DknwApYUpLfyxRsyJl",
+	"Jmhda1rOJESjwfjbSS/qxy/hBT0aP4uex8dwNHlGB+N+1FtjIFt6e0Qaaq5BG+nQFx7lGVOrC718NpCH",
+	"dQjPcp9KGcpFNFIg1cgUmdM/9cqMQjIRSSKWEJPxijw/ItGMZjRSYA6x4e4gBmHn5YJoLmNK3zE+Ee4I",
+	"MzXF8O39EMhvyJwyrijjkEm7GiWPmjI1y8fIovDjgxgWlk21iuoVIUiaK2HSSolYQGbq7FEekx8vL89P",
+	"yDxPFDtwLjBMIpMBoXLFo1kmuMilidQMuePuATG18yXZWwgWy/2AlEXITV1eaxEHxHrcdY/G1WkwzWrL",
+	"Q67hoLx4ORbiKkDgbNI8qaoUtne93RBXcXXIh9yc4nHV7M18JAnPqhUeT8h3pvjkMO/1nkWY/4t/Qtgl",
+	"ZzYfWCqaKb1wFSQY8qXIriTSUHEmf6+I0VMej8V1QLhQM92SSWLczegerCAP4wQLAGJN1iG/nAFRS4E/",
+	"JZZHneRY8FCKRGN3bWK2NKqbGeWNcznElOfrkjdrTwCSGZWEDjmiAB4YDL+YYksYtAxIt9u9CcmeYTIk",
+	"xJS/cP+UhPqr0NwK4D2gpgH9WNRGkid2LU3h2Fr6d1GTFh/WC92emmTF4nzQkGvSMOda8AO9gL5SuGQv",
+	"zIDGMiT9Xu9QEry/iQx6vYCEBqVDMugdyiE3b471i3G+wgaV74t7ITwvLI6ODKv09Oc+wGL6dkBSeW9R",
+	"unjfr77ft/s25LWauGT3krgBkcBj6S/Pu6dmYIHWqLmmUO/esn0d1b6vtC9WCt7LObsecrxbamPJ4P0u",
+	"OeO2YrF9b1JRJTkavCT1GslDbopf1ioWu6urqhczBYQqkgCVivT3ERErWXIn5SrJaqY/kWIOhlj3zj9c",
+	"lGkg5nUw5LWnX1h8c2gwIyDmjTso5n7b3Qe5b+t01O66+CeswiF3N3qJeKX5jbtoIxKpywmB8pSEsqcV",
+	"7F9YAh33AEMWgmthB0OeUjUzLLNx5qJLPkIKFFkZJY1rPmzddA2B6xIfaNCGfA+TATOICZUkolxwLIWp",
+	"2cZ+caasrM9BE0TAAlXHKwUICP5hypLqrw2DImGxPxqFzGUdJ0QrZ3gHSP36Er1AR72XQ77hchS9lm5+",
+	"pmQd09JJcw09QXORCePE3cmCl37JIc9TvejlnSYIM1NFnXkNmu7GlGyziNp7ufY+lSHfw/pv+13yQWtc",
+	"1UUx7F1v0YktQF4UhNs7ur4ONJ/er2+MyfYachtpMsKgxh+JYY+qOF3JlL0fxPJJq2MdmPOUpyQ0F338",
+	"EhI2TxMGmktoxnnyi41JJSwCm5hutZKzlEYzOBh0ey11ZLlcdim+7opsemjbysN3b1+9eX/xBtto9Zip",
+	"pNRvpNNLzs7fdoLOwp3S6iz6JmcDOE1Z56TzrNvrPjPlNWaosJUkpn9NYc25zqouUTvp46mLXg8yaQ2u",
+	"WFsseKwNr7Ni1Potbr/6FfTyk0NrBd0Et35pS4h/btzkNej1Huy6gVZip/fepJROUdRI/TUpFryrt+bI",
+	"QOMbpID6sHLPFjbp396kVm0cGz27vVF54Y5uMRhsM0y7vDa2fXl72+Y1BTdB53ib1ahfQIOGiKtJgbjV",
+	"XGdtMNCpxIIXxbPPQaet8mD9HoqliJp0bl+dlD3cBJ1USJ95qERmdElHNZoFYvlKkksge/qnNQOxIHYl",
+	"gUGrnKiUuEzLn0396YbUC1D4KFRhfYKj17dVrtdLBcOa6pRZqwFZlin/TsQPd+udt87kTd141QDetMi2",
+	"/yhku+72txoS/dlJtbcFuRU3xekG/S2GaF7N81flCXq3q9TodMKKSNuJRdRNEj+vMCpBhVncBBVRe2jM",
+	"HXTMeVnIqxlEV7KsfYwBaXsRW0nvtWiTm87ep4vzCyLVKjHq4qeLIa+o0cgWBAdXqRYNxmhGuRZRmSvY",
+	"4WMOGJFbPS5zqNHk0/EDX2nuNWyh6mnRemieqD87c/ib07puNdhq7d0Frthki0Xx3FNV5yyGJFyNIUeL",
+	"FV5zJ75imcP2fKV0p3v1d0yhITMmlchWuynvzYOuxU2bdg38yv0b52d+ZM0+aN30rA1EsxrFDVBqla69",
+	"YdmWcvDfZOwpIbI5feVRLY2ywshGE8NM/qtl8UiWRRFBcVRd1nK9kzXh/F2Gjo1fbC0dXxTxgB1pWIt7",
+	"RBCqCMXr6v10+86M/wfRbRnucEE1k9KwjniLhIctdf7GKYnH9QtUs8s3+wTcrL/S7GN5A4oLeEuytZR2",
+	"V7Kt3Olb0q31cq9X6i9s1XkTcSgjXag+GFXjxFajx9KPp6Rx4OKERDOgqaZsZkrsDLlikJ0SDkzNIKt8",
+	"ILTdkCQmwOBqXFfT7QOynLFoRvSiJqBADnk1PpmsuuRcJEn7OGfOFUvMRVO5OflZydWvXs8REJENebXG",
+	"HvFVMTMhkGYhM3TMmqrxa30fdbc7OrbXuEMG6DUf8pr//Daf+VFvQDz3qLor4a8gVcGQS1F3MJuYJp4f",
+	"at61iveTx8UFiz7fyztbmunxPC+1KxS2srMGD84WvSzRni45rd8ag+hlTqA8MYccbGU11a71/eq8+Ysb",
+	"dIZEkCON85Vzw24vOMb5aqNDyC84MJi+Xm68YwtXLhhr+NMkKesVNVRBcy/t+zJlQht95nZvmzzRVv2w",
+	"etJjMp5a8autWE7voce2paHWOHVwcYNSeNrA1Ve3zv9MLoA4U6U4U/67cjBrO25gkmR25wdazVprBX7g",
+	"FelYOGZccpjzflRP9tXNwf02A/gBlCP/3Sy/i/Lc2pOYU2tjNU55/LOHaY5ub/FeqO9FzuM/1HD6ARSh",
+	"xbI+tuGEiUD4dzeNJxvzEEx9C6qNqKPr54TxaEbOX38flBUwxivjPDg7f7se089ff/+EyG4nVeJ6kXI9",
+	"Zpz66qr70bwo7oF4/pCK+dpbpC+rNaC11aO3cUVWoMheiC9G7tj3vruokXFCyQSWLgOo+3CXyd/1FvCv",
+	"POH+POG1WHKtTFTqgrs7nZ6EQZhMwfVq8pm8Mna/86sogYXMtRleFC83XMbew6n7w7RiUyUYM/OqHpAT",
+	"k2FXSNu5WACGj8OitLp7X6tLpbvE0lSAuYXVaua2of4E5kwpiA0wLivPVNehySlK9abro0xsHHJX7cp1",
+	"bdIVb0kLGdwpLcRUW3wgFeHhzYt6Mcgba2D8uVwYjbIVfztF5asPYwPnNAhqDnbs7+5UsMnzO9gRNt+z",
+	"61B7rTqV5uOEyRnE5EMK/Oz8bcHSNVNcANZFUAKTlLvkvSCVPHomuFfBsj3pJp172gQ7XAvgV130SBmN",
+	"7mgYVI44dU5+/Vzd0suZkRvYe6AVUjtft6dzULTzubYbKzpP7rgbQT39e8et+PfZT+922woHarkVWymo",
+	"T7jcdk6e5Xanozab0XhKyHxpEi4bOkJpWsuI2uKV8rbM5h9AuRpBLTnZGN4OzeIivGmLItjoJp7eq7vJ",
+	"/IkKuxXXeVQz3c19DXa4K2G+GukPaaSrAuEcLTgCeCglvEhSWEdLZ5FiCyB72j6MIQEF8X79jGGDcMh7",
+	"WGjkN4erJLFnTbXBmIEpb9rOTvjZgfGXPjGw7iD65iSB6lp+TRR4rESB6ipX6KnA//tn+ZRHBiKaJGMa",
+	"GaoCV+Tqyz+sjdDVBuF/HOZZcrPe4v15Rk16Q2xOJ2pNjZaX2pVXAZ2gQWIKMLsb2gJ75BftzyEvrsxx",
+	"F9bM4Jr8+NPZq4OLH88Gx881GobmhO8vB9aDfnDJ5iAVnafmvG/XvM/o0hx5M4eAyRWstMFaRusr6/yN",
+	"JGHtpHl4ausnYZ4Sdi7JXGRgKhg96/WIHHK6pKsuOcPjY3giTHfOOB47O23cgxpgTwci1/L7+Po6IEe9",
+	"F2gsHw1eDjnNwJUdJHt9Mmc8IMfmv4H7n8xOyTFxhVXQwZUk+wGWfcJbQYbcXtQ6oSyR9ipumypJTTVR",
+	"Y1hvVgpq1xSaSxMzkSvGp4WWYBxcpZ5QboaplLZJaWjVC9h4g1/ICgcHnQMR3IZB0MFwagKLttBBnImU",
+	"xLnhiSC3BfbgbXw/eD9xdl2cM7SnZJl0G0WWVGrCUFvAU2DyNgBVbqBtXQe6lmrUNrSyBaQXjlB3WrpH",
+	"cr3YEpBbhHR/+cVTY8xVTepuVP7Pitrx1TslK5xEs7pPH99Z108j6cp9IgnF+/+VqF0Fuhf+Ouz8r2Hn",
+	"c4jkpunauQftwVvLD215exhye2uArYVQ517mwBbZ7bzWkA96fVM1FUmtyiBtdpjufP8eZ7qs2vGomUWN",
+	"YoNPfIZjcwmcdYHDytdBxeSr6aNfD3/9lQ9/FemH2oq3+tAuyl29wMQmJ1w9mdv9KtwQxjJaywVXWqKm",
+	"0qkLp+S3HPJaRRY87F5UTe2Sd3iiFJVPU90FISRTUOSod9Q2ol4jACUn2M2Ksu380c8j77QAr1P5au0/",
+	"TPgN17PU7131pkdF5GBDDkoFDCMx61wTA8Zo5huR58s8+wHUo6Djo5rr28iSr1j/sIkod0T5nQxzqqKZ",
+	"7yQu5VM8zY9H50JbLC0MSFj50CaxGy9x2CVhniUusb2mH2oePuTMVQ4+qRSRQbVSgknTn29VSPjUuttM",
+	"ya8MbBmeppFNGJcKqDftvFYn+t5U+PCqpbeO9RPnkO7ABGwN9r83M/ifpD8a/HtisdvSHw/rd557hfLr",
+	"UlF0uSFO311/qBesiwodJhv97mX39+ESwV/SW1+rirzRU1+t9fl3UwH+qn79mjc2EVN7I+Wj6xSbqPjw",
+	"i4PoLaa22Ytg/X7+/9KWoDRVO0QGhX8T51HMLMPr5umSrgKynFFlQmyqeoy2mdalslWzSvf9aHuNZbs2",
+	"yl0uwpbR7t1qvXt4w+CxeMM6jcBtFpPWov+a+/XH5WFZfCNcLJ9ehit3Bcua08E8lpovmUK8rrBpV7cK",
+	"ncu6IdeNUxodx8OOBB5jId1hh9BI9+o56nEJ8nFM7ienKywZXDC/vy91/WGOU8B0YlxmWMATOE3rIaB6",
+	"LfFfP2uck5AtHLKaqpmHNGWHiz5ipIWuLT1N9W2T1tWut61N53o6O8pKK6FsbqYnVupOXIlJM3es2r5I",
+	"xmn3cOYp3l0Ujq1WJ6t0Vy0/2EoH8Fb3th2yrKYDVbqsOEE2Vg6qNLFVT/wB5DKLsUwHLFpint7N55v/",
+	"HwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -48,7 +49,7 @@ func problem(err error) (*apiError, bool) {
 		he         *echo.HTTPError
 		input      *shipping.InputError
 		noMatch    *shipping.NoMatchingServiceError
-		unavail    *shipping.CarrierUnavailableError
+		carriers   *shipping.CarriersError
 		refund     *shipping.RefundConflictError
 		badEvent   *webhooks.InvalidEventTypeError
 		fieldError *webhooks.FieldError
@@ -94,12 +95,19 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusUnprocessableEntity, "no_rates", err.Error()), true
 	case errors.Is(err, shipping.ErrNoPaymentMethod):
 		return newAPIError(http.StatusPaymentRequired, "no_payment_method", err.Error()), true
-	case errors.As(err, &unavail):
-		e := newAPIError(http.StatusServiceUnavailable, "carrier_unavailable", unavail.Error())
-		e.RetryAfter = max(1, int((unavail.RetryAfter+999999999)/1e9))
+	case errors.As(err, &carriers):
+		var e *apiError
+		switch {
+		case errors.Is(err, shipping.ErrCarrierUnavailable):
+			e = newAPIError(http.StatusServiceUnavailable, "carrier_unavailable", carriers.Error())
+			e.RetryAfter = max(1, int((carriers.RetryAfter+time.Second-1)/time.Second))
+		case errors.Is(err, shipping.ErrCarrierRejected):
+			e = newAPIError(http.StatusUnprocessableEntity, "carrier_rejected", carriers.Error())
+		default:
+			e = newAPIError(http.StatusBadGateway, "carrier_error", carriers.Error())
+		}
+		e.Body.CarrierErrors = carrierErrorViews(carriers.Failures)
 		return e, true
-	case errors.Is(err, shipping.ErrCarrierFailed):
-		return newAPIError(http.StatusBadGateway, "carrier_error", err.Error()), true
 	case errors.Is(err, shipping.ErrCarrierNotConfigured):
 		return newAPIError(http.StatusInternalServerError, "carrier_not_configured", err.Error()), true
 	case errors.As(err, &refund):

@@ -13,12 +13,12 @@ import (
 // QuoteLabel returns every carrier's rates; nothing is stored or charged.
 func (s *Server) QuoteLabel(ctx context.Context, req gen.QuoteLabelRequestObject) (gen.QuoteLabelResponseObject, error) {
 	b := req.Body
-	rates, err := s.shipping.Quote(ctx, callerOf(ctx), shipmentInput(b.FromAddress, b.ToAddress, b.Parcel, b.Options, b.Customs))
+	q, err := s.shipping.Quote(ctx, callerOf(ctx), shipmentInput(b.FromAddress, b.ToAddress, b.Parcel, b.Options, b.Customs))
 	if err != nil {
 		return nil, err
 	}
-	out := gen.QuoteLabel200JSONResponse{Rates: make([]gen.Rate, len(rates))}
-	for i, r := range rates {
+	out := gen.QuoteLabel200JSONResponse{Rates: make([]gen.Rate, len(q.Rates)), CarrierErrors: carrierErrorViews(q.Failures)}
+	for i, r := range q.Rates {
 		out.Rates[i] = rateView(r)
 	}
 	return out, nil

@@ -139,6 +139,18 @@ func rateView(r shipping.Rate) gen.Rate {
 	}
 }
 
+// carrierErrorViews are carriers' failures as the API shows them; nil (absent) when none failed.
+func carrierErrorViews(failures []shipping.CarrierFailure) *[]gen.CarrierError {
+	if len(failures) == 0 {
+		return nil
+	}
+	out := make([]gen.CarrierError, len(failures))
+	for i, f := range failures {
+		out[i] = gen.CarrierError{Carrier: f.Carrier, Kind: gen.CarrierErrorKind(f.Kind), Code: optional(f.Code), Message: f.Message}
+	}
+	return &out
+}
+
 func savedAddressView(a shipping.SavedAddress) gen.SavedAddress {
 	return gen.SavedAddress{
 		Id: a.ID, Mode: gen.Mode(a.Mode), CreatedAt: a.CreatedAt,

@@ -87,11 +87,11 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err := input.check(); err != nil {
 			return Shipment{}, err
 		}
-		rates, err := s.rates(ctx, c.Mode, input)
+		quote, err := s.rates(ctx, c.Mode, input)
 		if err != nil {
 			return Shipment{}, err
 		}
-		rate, err := selectRate(rates, in.Selection)
+		rate, err := selectRate(quote.Rates, in.Selection)
 		if err != nil {
 			return Shipment{}, err
 		}

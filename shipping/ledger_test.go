@@ -108,7 +108,7 @@ func TestBalanceDebitRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	price := quote[0].CustomerPriceCents // the cheapest: what a create without a hint buys
+	price := quote.Rates[0].CustomerPriceCents // the cheapest: what a create without a hint buys
 	const creates = 20
 	balance := price*creates/3 + price/2 // pays for a third and a half
 	s.credit(t, balance)

@@ -20,7 +20,8 @@ import (
 // carrier, outside any transaction; stores the label document; then in one
 // transaction moves the shipment to purchased, creates its tracker, records
 // the card charge (live mode) and shipment.purchased with its deliveries, and
-// schedules tracking. The carrier treats the shipment id as the purchase's
+// schedules tracking (a sandbox plan, or polls of a live carrier's tracking).
+// The carrier treats the shipment id as the purchase's
 // idempotency key and the state change is guarded by the shipment's status,
 // so a job retried after a crash buys once and records once.
 //
@@ -94,11 +95,13 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		return s.failPurchase(ctx, id, err.Error())
 	}
 	var plan []carriers.TrackingScan
-	if planner, ok := carrier.(carriers.Planner); ok {
+	planner, planned := carrier.(carriers.Planner)
+	if planned {
 		if plan, err = planner.TrackingPlan(ctx, shipment, label.TrackingNumber); err != nil {
 			return fmt.Errorf("tracking plan: %w", err)
 		}
 	}
+	_, polled := carrier.(carriers.Tracker)
 	planJSON, err := json.Marshal(plan)
 	if err != nil {
 		return err
@@ -129,6 +132,9 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		status := carriers.StatusUnknown
 		row.Status, row.UpdatedAt, row.PurchasedAt = string(to), now, &now
 		row.TrackingNumber, row.LabelKey, row.TrackerID, row.TrackingStatus = &label.TrackingNumber, &key, &tr.ID, &status
+		if label.CarrierShipmentID != "" {
+			row.CarrierShipmentID = &label.CarrierShipmentID
+		}
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
 			return err
 		}
@@ -137,6 +143,9 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		}
 		if err := s.record(ctx, tx, row, webhooks.EventShipmentPurchased); err != nil {
 			return err
+		}
+		if !planned && polled {
+			return s.schedulePoll(ctx, tx, tr.ID, 1, now)
 		}
 		return s.scheduleScan(ctx, tx, tr.ID, 0, plan)
 	})

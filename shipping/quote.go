@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
@@ -45,16 +46,59 @@ var (
 	ErrNoRates = errors.New("no carrier offers a rate for this shipment")
 	// ErrCarrierNotConfigured: the mode has no carrier (live mode before any is configured).
 	ErrCarrierNotConfigured = errors.New("no carrier connection is configured for live mode; ask the operator to configure one (retrying does not help)")
-	// ErrCarrierFailed: every carrier failed to answer (502 carrier_error).
+	// ErrCarrierFailed: a carrier failed to answer (502 carrier_error).
 	ErrCarrierFailed = errors.New("the carriers failed to answer; retry")
+	// ErrCarrierRejected: the carriers refused the shipment as given (422 carrier_rejected).
+	ErrCarrierRejected = errors.New("the carriers refused this shipment")
+	// ErrCarrierUnavailable: the carriers are rate limited or down (503 carrier_unavailable).
+	ErrCarrierUnavailable = errors.New("the carriers are temporarily unavailable; retry after the Retry-After delay")
 )
 
-// CarrierUnavailableError: every carrier that answered is temporarily
-// unavailable (503 carrier_unavailable with Retry-After).
-type CarrierUnavailableError struct{ RetryAfter time.Duration }
+// Kinds of CarrierFailure.
+const (
+	FailureRejected    = "rejected"
+	FailureUnavailable = "unavailable"
+	FailureFailed      = "failed"
+)
 
-func (e *CarrierUnavailableError) Error() string {
-	return "the carriers are temporarily unavailable; retry after the Retry-After delay"
+// CarrierFailure is one carrier's failure to quote, with its own code and message.
+type CarrierFailure struct {
+	Carrier string `json:"carrier"`
+	Kind    string `json:"kind"`
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message"`
+	// RetryAfter is the carrier's Retry-After, 0 when it gave none.
+	RetryAfter time.Duration `json:"-"`
+}
+
+// CarriersError is a quote that no carrier could answer. Kind is
+// ErrCarrierUnavailable (every carrier rate limited or down),
+// ErrCarrierRejected (a carrier refused the shipment, none failed) or
+// ErrCarrierFailed; errors.Is sees it.
+type CarriersError struct {
+	Kind       error
+	RetryAfter time.Duration
+	Failures   []CarrierFailure
+}
+
+func (e *CarriersError) Error() string {
+	parts := make([]string, len(e.Failures))
+	for i, f := range e.Failures {
+		parts[i] = f.Message
+	}
+	if len(parts) == 0 {
+		return e.Kind.Error()
+	}
+	return e.Kind.Error() + ": " + strings.Join(parts, "; ")
+}
+
+func (e *CarriersError) Unwrap() error { return e.Kind }
+
+// Quote is every carrier's rates for a shipment, cheapest first, and the
+// carriers that could not answer.
+type Quote struct {
+	Rates    []Rate
+	Failures []CarrierFailure
 }
 
 // NoMatchingServiceError: rates exist but none matches the selection (422).
@@ -77,72 +121,122 @@ func (e *NoMatchingServiceError) Error() string {
 	return fmt.Sprintf("no rate matches %s; see availableServices", strings.Join(parts, ", "))
 }
 
-// Quote returns every carrier's rates for the input, cheapest first; nothing
-// is stored or charged.
-func (s *Service) Quote(ctx context.Context, c accounts.Caller, in Input) ([]Rate, error) {
+// Quote returns every carrier's rates for the input, cheapest first, and the
+// carriers that failed while others answered; nothing is stored or charged.
+func (s *Service) Quote(ctx context.Context, c accounts.Caller, in Input) (Quote, error) {
 	if err := in.check(); err != nil {
-		return nil, err
+		return Quote{}, err
 	}
 	return s.rates(ctx, c.Mode, in)
 }
 
-// rates asks every carrier of the mode for rates, cheapest first. One carrier
-// failing does not fail the quote while others answer; all failing does.
-func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) ([]Rate, error) {
+// DefaultCarrierTimeout bounds each carrier's answer to a quote.
+const DefaultCarrierTimeout = 10 * time.Second
+
+// rates asks every carrier of the mode for rates at once, each within its own
+// deadline. One carrier failing does not fail the quote while others answer;
+// its failure is reported beside the rates.
+func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) (Quote, error) {
 	cs, err := s.cfg.Carriers.For(mode == accounts.Test)
 	if errors.Is(err, carriers.ErrNotConfigured) {
-		return nil, ErrCarrierNotConfigured
+		return Quote{}, ErrCarrierNotConfigured
 	}
 	if err != nil {
-		return nil, err
+		return Quote{}, err
 	}
 	shipment := in.carrierShipment()
-	var (
-		out                 []Rate
-		unavailable, failed int
-		retryAfter          time.Duration
-	)
-	for _, c := range cs {
-		rs, err := c.Rates(ctx, shipment)
-		var ce *carriers.Error
-		switch {
-		case errors.Is(err, carriers.ErrCustomsRequired):
-			return nil, errCustomsRequired
-		case errors.Is(err, carriers.ErrUnavailable):
-			unavailable++
-			if errors.As(err, &ce) {
-				retryAfter = max(retryAfter, ce.RetryAfter)
+	type answer struct {
+		rates []carriers.Rate
+		err   error
+	}
+	answers := make([]answer, len(cs))
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(ctx, s.cfg.CarrierTimeout)
+			defer cancel()
+			rs, err := c.Rates(cctx, shipment)
+			if err != nil && cctx.Err() == context.DeadlineExceeded && ctx.Err() == nil {
+				err = &carriers.Error{Carrier: c.Name(), Operation: "rate", Kind: carriers.ErrUnavailable,
+					Message: fmt.Sprintf("%s did not answer within %s", c.Name(), s.cfg.CarrierTimeout)}
 			}
-			s.log.WarnContext(ctx, "carrier unavailable", slog.String("carrier", c.Name()), slog.Any("error", err))
-			continue
-		case err != nil:
-			failed++
-			s.log.WarnContext(ctx, "carrier rates failed", slog.String("carrier", c.Name()), slog.Any("error", err))
+			answers[i] = answer{rs, err}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return Quote{}, err
+	}
+	var q Quote
+	fee := s.platformFee()
+	for i, a := range answers {
+		if errors.Is(a.err, carriers.ErrCustomsRequired) {
+			return Quote{}, errCustomsRequired
+		}
+		if a.err != nil {
+			f := failureOf(cs[i].Name(), a.err)
+			s.log.WarnContext(ctx, "carrier rates failed", slog.String("carrier", f.Carrier), slog.String("kind", f.Kind), slog.String("code", f.Code), slog.String("message", f.Message))
+			q.Failures = append(q.Failures, f)
 			continue
 		}
-		fee := s.platformFee()
-		for _, r := range rs {
-			out = append(out, Rate{
+		for _, r := range a.rates {
+			q.Rates = append(q.Rates, Rate{
 				Carrier: r.Carrier, Service: r.Service, ServiceCategory: r.ServiceCategory,
 				CarrierRateCents: r.CarrierRateCents, PlatformFeeCents: fee, CustomerPriceCents: r.CarrierRateCents + fee,
 				Currency: r.Currency, EstimatedDays: r.EstimatedDays,
 			})
 		}
 	}
-	switch {
-	case len(out) > 0:
-	case unavailable > 0 && failed == 0:
-		if retryAfter <= 0 {
-			retryAfter = 30 * time.Second
+	if len(q.Rates) == 0 {
+		if err := noRates(q.Failures); err != nil {
+			return Quote{}, err
 		}
-		return nil, &CarrierUnavailableError{RetryAfter: retryAfter}
-	case failed > 0:
-		return nil, ErrCarrierFailed
-	default:
-		return nil, ErrNoRates
+		return Quote{}, ErrNoRates
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].CustomerPriceCents < out[j].CustomerPriceCents })
-	return out, nil
+	sort.SliceStable(q.Rates, func(i, j int) bool { return q.Rates[i].CustomerPriceCents < q.Rates[j].CustomerPriceCents })
+	return q, nil
+}
+
+// noRates is the error of a quote without rates: nil when no carrier
+// failed (they simply offer nothing); unavailable when every failure is
+// transient; rejected when a carrier refused the shipment and none failed;
+// failed otherwise.
+func noRates(failures []CarrierFailure) error {
+	if len(failures) == 0 {
+		return nil
+	}
+	e := &CarriersError{Failures: failures, Kind: ErrCarrierUnavailable}
+	for _, f := range failures {
+		switch f.Kind {
+		case FailureFailed:
+			e.Kind = ErrCarrierFailed
+		case FailureRejected:
+			if e.Kind != ErrCarrierFailed {
+				e.Kind = ErrCarrierRejected
+			}
+		}
+		e.RetryAfter = max(e.RetryAfter, f.RetryAfter)
+	}
+	if e.Kind == ErrCarrierUnavailable && e.RetryAfter <= 0 {
+		e.RetryAfter = 30 * time.Second
+	}
+	return e
+}
+
+// failureOf classifies a carrier's error, keeping its own code and message.
+func failureOf(name string, err error) CarrierFailure {
+	f := CarrierFailure{Carrier: name, Kind: FailureFailed, Message: err.Error()}
+	var ce *carriers.Error
+	if errors.As(err, &ce) {
+		f.Code, f.Message, f.RetryAfter = ce.Code, ce.Error(), ce.RetryAfter
+	}
+	switch {
+	case errors.Is(err, carriers.ErrUnavailable):
+		f.Kind = FailureUnavailable
+	case errors.Is(err, carriers.ErrRejected), errors.Is(err, carriers.ErrInvalidShipment):
+		f.Kind = FailureRejected
+	}
+	return f
 }
 
 // selectRate applies the spec's order: carrier and service together select

@@ -22,21 +22,33 @@ import (
 //   - confirmed: in one transaction the label becomes voided, the whole price
 //     is credited to the balance and shipment.voided is recorded, once;
 //   - requested (the carrier settles refunds later, USPS): the label stays
-//     void_requested and the job asks again later;
+//     void_requested and the job asks again once a day, for VoidRecheckDays;
 //   - refused (outside the void window, already scanned), or still
 //     unavailable after the job's attempts: the label is purchased again, with
-//     the carrier's reason in errorMessage, and tracking goes on.
+//     the carrier's reason in errorMessage, shipment.void_rejected is
+//     recorded, and tracking goes on.
 
 // voidArgs voids a shipment's label with the carrier.
 type voidArgs struct {
 	ShipmentID string `json:"shipment_id"`
+	// Recheck counts the days a void the carrier only accepted was asked about again.
+	Recheck int `json:"recheck,omitempty"`
 }
 
 func (voidArgs) Kind() string { return "refund_label" }
 
-// VoidRecheckInterval is how long a void the carrier has only accepted waits
-// before it is asked about again.
-const VoidRecheckInterval = time.Hour
+// InsertOpts makes each recheck unique, so a retried insert never doubles one.
+func (voidArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// A void the carrier has only accepted (VoidRequested) is asked about again
+// every VoidRecheckInterval, VoidRecheckDays times; after that the label stays
+// void_requested and the operator settles it with the carrier.
+const (
+	VoidRecheckInterval = 24 * time.Hour
+	VoidRecheckDays     = 30
+)
 
 type voidWorker struct {
 	river.WorkerDefaults[voidArgs]
@@ -60,7 +72,8 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 	if err != nil {
 		return s.rejectVoid(ctx, row.ID, err)
 	}
-	status, err := carrier.Void(ctx, carriers.VoidRequest{TrackingNumber: deref(row.TrackingNumber), Reference: row.ID})
+	status, err := carrier.Void(ctx, carriers.VoidRequest{TrackingNumber: deref(row.TrackingNumber),
+		CarrierShipmentID: deref(row.CarrierShipmentID), Reference: row.ID})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return err
@@ -69,8 +82,14 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 	case err != nil:
 		return fmt.Errorf("void: %w", err)
 	case status == carriers.VoidRequested:
-		s.log.InfoContext(ctx, "void accepted by the carrier, not yet confirmed", slog.String("shipment_id", row.ID))
-		return river.JobSnooze(VoidRecheckInterval)
+		s.log.InfoContext(ctx, "void accepted by the carrier, not yet confirmed", slog.String("shipment_id", row.ID), slog.Int("recheck", job.Args.Recheck))
+		if job.Args.Recheck >= VoidRecheckDays {
+			return nil
+		}
+		return s.store.Tx(ctx, func(tx *store.Tx) error {
+			return tx.Enqueue(ctx, river.InsertManyParams{Args: voidArgs{ShipmentID: row.ID, Recheck: job.Args.Recheck + 1},
+				InsertOpts: &river.InsertOpts{ScheduledAt: time.Now().Add(VoidRecheckInterval)}})
+		})
 	}
 	return s.store.Tx(ctx, func(tx *store.Tx) error {
 		row, err := tx.LockShipment(ctx, row.ID)
@@ -106,6 +125,9 @@ func (s *Service) rejectVoid(ctx context.Context, id string, cause error) error 
 		}
 		msg := "void rejected by the carrier: " + cause.Error()
 		row.Status, row.UpdatedAt, row.ErrorMessage = string(to), s.now(), &msg
-		return tx.UpdateShipment(ctx, &row)
+		if err := tx.UpdateShipment(ctx, &row); err != nil {
+			return err
+		}
+		return s.record(ctx, tx, row, webhooks.EventShipmentVoidRejected)
 	})
 }

@@ -52,6 +52,11 @@ type Config struct {
 	PurchaseRetryBase time.Duration
 	// PurchaseAttempts is how many times a purchase is tried while the carrier is unavailable.
 	PurchaseAttempts int
+	// CarrierTimeout bounds each carrier's answer to a quote. Default 10 s.
+	CarrierTimeout time.Duration
+	// TrackingPollInterval, when set, polls live carriers' tracking at this
+	// fixed interval instead of the default schedule (tracking.go); for tests.
+	TrackingPollInterval time.Duration
 }
 
 // Service owns shipments and the address book.
@@ -90,6 +95,9 @@ func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *ide
 	}
 	if cfg.PurchaseRetryBase <= 0 {
 		cfg.PurchaseRetryBase = 2 * time.Second
+	}
+	if cfg.CarrierTimeout <= 0 {
+		cfg.CarrierTimeout = DefaultCarrierTimeout
 	}
 	return &Service{store: st, accounts: acc, webhooks: wh, idem: idem, cfg: cfg,
 		now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger}, nil

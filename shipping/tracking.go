@@ -8,6 +8,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -15,10 +16,12 @@ import (
 
 // Tracking. A carrier that knows a label's scans in advance (the sandbox, a
 // carriers.Planner) gives a plan at purchase; each scan is a job scheduled
-// after the one before. Applying a scan records the tracking event, moves the
-// tracker's and the shipment's tracking status, and records tracker.updated
-// and, for a final status, the matching shipment event, once, in one
-// transaction.
+// after the one before. A live carrier (a carriers.Tracker) is polled: often
+// soon after the purchase, less often as the label ages (pollDelay), until the
+// label is delivered or returned. Either way, applying a scan records the
+// tracking event, moves the tracker's and the shipment's tracking status, and
+// records tracker.updated and, when the status becomes a final one, the
+// matching shipment event, once, in one transaction.
 
 // scanArgs applies scan Index of a tracker's plan.
 type scanArgs struct {
@@ -104,9 +107,173 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 	})
 }
 
+// pollArgs asks a live carrier about a tracker; Poll numbers the polls (from 1).
+type pollArgs struct {
+	TrackerID string `json:"tracker_id"`
+	Poll      int    `json:"poll"`
+}
+
+func (pollArgs) Kind() string { return "tracking_poll" }
+
+// InsertOpts makes each poll a unique job, so a retried insert never doubles one.
+func (pollArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// The live tracking schedule: every 15 minutes for the first 6 hours after
+// the purchase (labels are scanned at pickup), hourly until 3 days, every 6
+// hours until 30 days, then no more polls (PollGiveUpAfter).
+const (
+	PollGiveUpAfter = 30 * 24 * time.Hour
+)
+
+// pollDelay is the wait before the next poll of a label purchased age ago.
+func (s *Service) pollDelay(age time.Duration) time.Duration {
+	switch {
+	case s.cfg.TrackingPollInterval > 0:
+		return s.cfg.TrackingPollInterval
+	case age < 6*time.Hour:
+		return 15 * time.Minute
+	case age < 3*24*time.Hour:
+		return time.Hour
+	}
+	return 6 * time.Hour
+}
+
+// pollEnds reports whether a tracking status ends the polling.
+func pollEnds(status string) bool {
+	switch status {
+	case carriers.StatusDelivered, carriers.StatusReturnToSender, carriers.StatusCancelled:
+		return true
+	}
+	return false
+}
+
+// schedulePoll queues poll n of a tracker, after the delay its age calls for.
+func (s *Service) schedulePoll(ctx context.Context, tx *store.Tx, trackerID string, n int, purchasedAt time.Time) error {
+	age := s.now().Sub(purchasedAt)
+	if age > PollGiveUpAfter {
+		s.log.InfoContext(ctx, "tracking polls given up", "tracker_id", trackerID, "age", age.String())
+		return nil
+	}
+	return tx.Enqueue(ctx, river.InsertManyParams{Args: pollArgs{TrackerID: trackerID, Poll: n},
+		InsertOpts: &river.InsertOpts{ScheduledAt: time.Now().Add(s.pollDelay(age))}})
+}
+
+type pollWorker struct {
+	river.WorkerDefaults[pollArgs]
+	s *Service
+}
+
+func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
+	s := w.s
+	tr, err := s.store.TrackerByID(ctx, job.Args.TrackerID)
+	if err != nil {
+		return err
+	}
+	row, err := s.store.ShipmentByID(ctx, tr.ShipmentID)
+	if err != nil {
+		return err
+	}
+	purchasedAt := tr.CreatedAt
+	if row.PurchasedAt != nil {
+		purchasedAt = *row.PurchasedAt
+	}
+	next := func() error {
+		return s.store.Tx(ctx, func(tx *store.Tx) error { return s.schedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt) })
+	}
+	switch Status(row.Status).OnScan() {
+	case ScanDrop:
+		return nil
+	case ScanHold:
+		return next()
+	}
+	carrier, err := s.cfg.Carriers.Lookup(accounts.Mode(row.Mode) == accounts.Test, row.Carrier)
+	if err != nil {
+		return nil // the carrier is no longer configured: nothing to ask
+	}
+	tracker, ok := carrier.(carriers.Tracker)
+	if !ok {
+		return nil
+	}
+	upd, err := tracker.Track(ctx, tr.TrackingNumber)
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		// A carrier that cannot answer now is asked again at the next poll.
+		s.log.WarnContext(ctx, "tracking poll failed", "tracker_id", tr.ID, "carrier", row.Carrier, "error", err)
+		return next()
+	}
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		row, err := tx.LockShipment(ctx, tr.ShipmentID)
+		if err != nil {
+			return err
+		}
+		if Status(row.Status).OnScan() != ScanApply {
+			return s.schedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt)
+		}
+		tr, err := tx.TrackerByID(ctx, tr.ID)
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		// Carriers list a label's scans oldest first and only ever add to
+		// them, so a scan's position is its identity.
+		added := 0
+		for i, ev := range upd.Events {
+			at := ev.OccurredAt
+			if at.IsZero() {
+				at = now
+			}
+			inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: tr.ID, ScanIndex: i,
+				Status: ev.Status, Message: ev.Message, Location: ev.Location, OccurredAt: at.UTC()})
+			if err != nil {
+				return err
+			}
+			if inserted {
+				added++
+			}
+		}
+		if upd.EstimatedDeliveryAt != nil {
+			if err := tx.UpdateTrackerEstimate(ctx, tr.ID, *upd.EstimatedDeliveryAt, now); err != nil {
+				return err
+			}
+		}
+		status := upd.Status
+		if status == "" || status == carriers.StatusUnknown && len(upd.Events) == 0 {
+			status = tr.Status
+		}
+		if added > 0 || status != tr.Status {
+			if err := tx.UpdateTrackerStatus(ctx, tr.ID, status, now); err != nil {
+				return err
+			}
+			row.TrackingStatus, row.UpdatedAt = &status, now
+			if err := tx.UpdateShipment(ctx, &row); err != nil {
+				return err
+			}
+			var events []string
+			for range max(added, 1) {
+				events = append(events, webhooks.EventTrackerUpdated)
+			}
+			if ev, ok := finalEvents[status]; ok && status != tr.Status {
+				events = append(events, ev)
+			}
+			if err := s.record(ctx, tx, row, events...); err != nil {
+				return err
+			}
+		}
+		if pollEnds(status) {
+			return nil
+		}
+		return s.schedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt)
+	})
+}
+
 // RegisterWorkers adds the purchase, void and tracking workers.
 func (s *Service) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &purchaseWorker{s: s})
 	river.AddWorker(w, &voidWorker{s: s})
 	river.AddWorker(w, &scanWorker{s: s})
+	river.AddWorker(w, &pollWorker{s: s})
 }

@@ -25,6 +25,9 @@ const (
 	EventShipmentDelivered      = "shipment.delivered"
 	EventShipmentException      = "shipment.exception"
 	EventShipmentReturnToSender = "shipment.return_to_sender"
+	// EventShipmentVoidRejected: the carrier refused a void; the label is
+	// purchased again and errorMessage says why (an addition to Variant B).
+	EventShipmentVoidRejected = "shipment.void_rejected"
 	// EventTest is the type of the event Send test delivers; it is not in the history.
 	EventTest = "webhook.test"
 )
@@ -33,7 +36,7 @@ const (
 func EventTypes() []string {
 	return []string{
 		EventShipmentPurchased, EventShipmentFailed, EventShipmentVoided, EventTrackerUpdated,
-		EventShipmentDelivered, EventShipmentException, EventShipmentReturnToSender,
+		EventShipmentDelivered, EventShipmentException, EventShipmentReturnToSender, EventShipmentVoidRejected,
 	}
 }
 

@@ -36,10 +36,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long in-flight requests and jobs may run on shutdown")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); empty: off")
 	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for new jobs (default 20ms)")
+	var live liveFlags
+	live.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	liveCarriers, liveVerifier, err := live.carriers()
+	if err != nil {
+		return err
+	}
 
 	lock, err := store.LockForServing(*db)
 	if err != nil {
@@ -75,8 +81,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Documents:       store.FileBlobs{Dir: filepath.Dir(*db)},
 		RateLimits:      limits,
 		JobPollInterval: *jobPoll,
-		Carriers:        carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), nil),
+		Carriers:        carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
 		TestVerifier:    verifier.NewSandbox(),
+		LiveVerifier:    liveVerifier,
 	})
 	if err != nil {
 		return err
