@@ -48,6 +48,10 @@ type Config struct {
 	// PurchaseRetryBase and PurchaseAttempts tune purchases while a carrier is unavailable.
 	PurchaseRetryBase time.Duration
 	PurchaseAttempts  int
+	// CarrierTimeout bounds each carrier's answer to a quote (default 10 s).
+	CarrierTimeout time.Duration
+	// TrackingPollInterval, when set, polls live tracking at a fixed interval (tests).
+	TrackingPollInterval time.Duration
 	// IdempotencyWait bounds how long a retry waits for its key's first request.
 	IdempotencyWait idempotency.Wait
 	// MaxBodyBytes caps request bodies (413 beyond).
@@ -111,6 +115,7 @@ func New(cfg Config) (*App, error) {
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
 		EventData:        server.ShipmentEventData(cfg.PublicURL),
 		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
+		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval,
 	})
 	if err != nil {
 		return nil, err
