@@ -229,3 +229,23 @@ func countOf(list []string, s string) int {
 	}
 	return n
 }
+
+// Live address verification asks USPS.
+func TestLiveVerifyAddress(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupLive(t)
+	r := b.do("POST", "/api/v1/addresses/verify", live, map[string]any{"street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"})
+	wantStatus(t, r, http.StatusCreated)
+	var v struct {
+		Status      string
+		Deliverable bool
+		Address     struct{ Zip string }
+	}
+	r.Decode(t, &v)
+	if v.Status == "error" || !v.Deliverable || v.Address.Zip == "" {
+		t.Fatalf("verification %s", r.Body)
+	}
+	if n := f.usps.Requests(uspsfake.OpAddress); n != 1 {
+		t.Fatalf("USPS address calls: %d, want 1", n)
+	}
+}
