@@ -32,6 +32,14 @@ run: build ## Start a server on 127.0.0.1:8080 with ./shipd.db (prints a test to
 test: ## Run every test
 	$(GO) test -count=1 ./...
 
+.PHONY: test-postgres
+test-postgres: ## The store's conformance suite, the domain and server tests, several instances and the contract, on a throwaway PostgreSQL (or $$SHIPD_TEST_DATABASE_URL)
+	scripts/pg-test.sh bash -c '$(GO) test -count=1 ./store/... ./accounts/ ./shipping/ ./webhooks/ ./idempotency/ ./server/ ./cmd/shipd/ && $(MAKE) --no-print-directory contract'
+
+.PHONY: test-redis
+test-redis: ## Rate limits shared through a throwaway Redis (installs Debian's redis-server when missing)
+	scripts/redis-test.sh $(GO) test -count=1 -run Redis ./server/
+
 # CONTRACT_FLAGS, e.g. "-base-url http://127.0.0.1:8080 -db ./shipd.db", runs the
 # scenarios against a running deployment (see contracttest/README.md).
 CONTRACT_FLAGS ?=

@@ -66,6 +66,11 @@ type Config struct {
 	JobWorkers int
 	// UsageFlushInterval is how often tokens' last use is written. Default 5 s.
 	UsageFlushInterval time.Duration
+	// JobRescueAfter is how long a job may run before it counts as stuck
+	// (its instance died) and another instance runs it again. Default 2 min.
+	JobRescueAfter time.Duration
+	// NodeID names this instance among those of one database (River's client id).
+	NodeID string
 }
 
 // App is shipd assembled.
@@ -105,6 +110,9 @@ func New(cfg Config) (*App, error) {
 	if cfg.UsageFlushInterval <= 0 {
 		cfg.UsageFlushInterval = 5 * time.Second
 	}
+	if cfg.JobRescueAfter <= 0 {
+		cfg.JobRescueAfter = 2 * time.Minute
+	}
 	a := &App{cfg: cfg}
 	a.Accounts = accounts.New(cfg.Store, accounts.Config{Now: cfg.Now, Logger: cfg.Logger})
 	idem := idempotency.New(cfg.Store, cfg.Cipher, idempotency.Config{Now: cfg.Now, Wait: cfg.IdempotencyWait, Logger: cfg.Logger})
@@ -137,9 +145,11 @@ func New(cfg Config) (*App, error) {
 		FetchCooldown:     cfg.JobPollInterval / 2,
 		Logger:            slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
 		PeriodicJobs:      idem.PeriodicJobs(),
-		JobTimeout:        time.Minute,
-		// A job that was running when its process died is retried after this.
-		RescueStuckJobsAfter: 2 * time.Minute,
+		// A job's run is bounded, and one that has run longer than
+		// JobRescueAfter (its instance died) is run again by another.
+		JobTimeout:           min(time.Minute, cfg.JobRescueAfter),
+		RescueStuckJobsAfter: cfg.JobRescueAfter,
+		ID:                   cfg.NodeID,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("job client: %w", err)

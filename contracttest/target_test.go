@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/store/storetest"
 )
 
 // Fixtures makes what the API cannot: accounts and tokens.
@@ -101,6 +103,7 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 		hs        *httptest.Server
 		srv       *app.App
 		st        *store.Store
+		dropDB    func()
 		closeOnce sync.Once
 	)
 	closeStore := func() {
@@ -120,6 +123,9 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 			_ = srv.Stop(stopCtx)
 		}
 		closeStore()
+		if dropDB != nil {
+			dropDB()
+		}
 		_ = os.RemoveAll(dir)
 	}
 	defer func() {
@@ -128,7 +134,19 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 		}
 	}()
 
-	if st, err = store.Open(ctx, filepath.Join(dir, "shipd.db")); err != nil {
+	dsn := filepath.Join(dir, "shipd.db")
+	if storetest.Postgres() {
+		var drop func()
+		if dsn, drop, err = storetest.CreatePostgres(ctx); err != nil {
+			return nil, err
+		}
+		dropDB = drop
+	}
+	if st, err = store.Open(ctx, dsn); err != nil {
+		return nil, err
+	}
+	docs, err := store.OpenBlobs(ctx, (&url.URL{Scheme: "file", Path: filepath.Join(dir, "labels")}).String())
+	if err != nil {
 		return nil, err
 	}
 	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
@@ -141,7 +159,7 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 
 	cfg := app.Config{
 		Store: st, Cipher: cipher, PublicURL: baseURL,
-		Documents:       store.FileBlobs{Dir: filepath.Join(dir, "labels")},
+		Documents:       docs,
 		JobPollInterval: inProcessJobPoll,
 		TestVerifier:    verifier.NewSandbox(),
 		// Long enough that a Carrier Unavailable shipment is seen pending.

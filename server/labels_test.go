@@ -352,8 +352,9 @@ func setupLabels(t *testing.T, opts ...setupOption) *bundle {
 	return setup(t, append([]setupOption{func(c *app.Config) { c.RateLimits.Disabled = true }}, opts...)...)
 }
 
-func withLabelDir(dir string) setupOption {
-	return func(c *app.Config) { c.Documents = store.FileBlobs{Dir: dir} }
+func withLabelDir(t testing.TB, dir string) setupOption {
+	docs := openDocs(t, dir)
+	return func(c *app.Config) { c.Documents = docs }
 }
 
 // gate holds carrier calls until it is opened; entered records who waits.
@@ -927,7 +928,7 @@ func TestLabelPDF(t *testing.T) {
 	t.Run("stored file missing", func(t *testing.T) {
 		t.Parallel()
 		dir := t.TempDir()
-		b := setupLabels(t, withLabelDir(dir))
+		b := setupLabels(t, withLabelDir(t, dir))
 		c := createLabel(t, b, b.token, labelBody())
 		waitForStatus(t, b, b.token, c.ID, "purchased")
 		stored := wantPDF(t, b, c.ID)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -75,9 +76,22 @@ type RateLimitConfig struct {
 }
 
 func (c *RateLimitConfig) setDefaults() {
+	c.Limits = withDefaultLimits(c.Limits)
+	if c.SweepInterval <= 0 {
+		c.SweepInterval = time.Minute
+	}
+	if c.Limiter == nil {
+		c.Limiter = NewMemoryLimiter(c.Limits, c.SweepInterval)
+	}
+}
+
+// withDefaultLimits returns a new map with every group: the overrides'
+// buckets, and the default for a group left out or a zero Rate or Burst. The
+// caller's map is never written.
+func withDefaultLimits(overrides map[Group]RateLimit) map[Group]RateLimit {
 	limits := make(map[Group]RateLimit, len(defaultRateLimits))
 	for g, def := range defaultRateLimits {
-		l := c.Limits[g]
+		l := overrides[g]
 		if l.Rate <= 0 {
 			l.Rate = def.Rate
 		}
@@ -86,13 +100,7 @@ func (c *RateLimitConfig) setDefaults() {
 		}
 		limits[g] = l
 	}
-	c.Limits = limits // a copy: the caller's map is never written
-	if c.SweepInterval <= 0 {
-		c.SweepInterval = time.Minute
-	}
-	if c.Limiter == nil {
-		c.Limiter = NewMemoryLimiter(c.Limits, c.SweepInterval)
-	}
+	return limits
 }
 
 // String and Set make *RateLimitConfig a flag.Value: each -rate-limit
@@ -160,10 +168,15 @@ type Decision struct {
 }
 
 // Limiter takes one token from the bucket of key (an account and mode) in a
-// group at time now. The in-process MemoryLimiter implements it; a shared
-// store (Redis, for several instances) can replace it through RateLimitConfig.Limiter.
+// group at time now. The in-process MemoryLimiter implements it; RedisLimiter
+// shares the buckets between instances through RateLimitConfig.Limiter.
+//
+// ctx is the request's: a limiter that asks another process bounds its call by
+// it, so a request that is gone stops waiting for its answer. A limiter
+// that cannot decide must answer, not fail: the middleware has no error path,
+// so the limiter chooses between allowing and refusing (RedisLimiter allows).
 type Limiter interface {
-	Allow(key string, group Group, now time.Time) Decision
+	Allow(ctx context.Context, key string, group Group, now time.Time) Decision
 }
 
 // MemoryLimiter keeps token buckets (golang.org/x/time/rate) in memory,
@@ -202,8 +215,9 @@ func NewMemoryLimiter(limits map[Group]RateLimit, sweepInterval time.Duration) *
 	return m
 }
 
-// Allow implements Limiter.
-func (m *MemoryLimiter) Allow(key string, group Group, now time.Time) Decision {
+// Allow implements Limiter. It never waits on anything but its own lock, so
+// it has no use for ctx.
+func (m *MemoryLimiter) Allow(_ context.Context, key string, group Group, now time.Time) Decision {
 	l, ok := m.limits[group]
 	if !ok {
 		return Decision{Allowed: true}
@@ -309,7 +323,7 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		p := callerOf(ctx)
 		group := op.rateLimit
 		now := s.cfg.Now()
-		d := cfg.Limiter.Allow(p.AccountID+"/"+string(p.Mode), group, now)
+		d := cfg.Limiter.Allow(ctx, p.AccountID+"/"+string(p.Mode), group, now)
 		if d.Limit > 0 {
 			res := c.Response()
 			limit, remaining, reset := strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.FormatInt(ceilUnix(d.Reset), 10)

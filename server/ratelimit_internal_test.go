@@ -3,12 +3,14 @@ package server
 // Unit tests of rate-limit configuration and of the contract's groups, below the HTTP API.
 
 import (
+	"math"
 	"net/http"
 	"testing"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/shipd-dev/shipd/openapi"
 )
@@ -98,4 +100,77 @@ func TestRateLimitConfig(t *testing.T) {
 			}
 		}
 	})
+}
+
+// redis_rate takes whole requests per period and computes the emission
+// interval (the time one token takes) as period/rate in floating point; the
+// mapping must keep that interval 1/Rate, fractional rates included.
+func TestRedisLimitMapping(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		rate         float64
+		wantRate     int
+		wantPeriod   time.Duration
+		wantInterval time.Duration
+	}{
+		{rate: 10, wantRate: 10_000, wantPeriod: 1000 * time.Second, wantInterval: 100 * time.Millisecond},
+		{rate: 2.5, wantRate: 2500, wantPeriod: 1000 * time.Second, wantInterval: 400 * time.Millisecond},
+		{rate: 0.25, wantRate: 250, wantPeriod: 1000 * time.Second, wantInterval: 4 * time.Second},
+		{rate: 0.3, wantRate: 300, wantPeriod: 1000 * time.Second, wantInterval: 3333333333 * time.Nanosecond},
+		{rate: 0.001, wantRate: 1, wantPeriod: 1000 * time.Second, wantInterval: 1000 * time.Second},
+		{rate: 1.0 / 3, wantRate: 1, wantPeriod: 3 * time.Second, wantInterval: 3 * time.Second},
+		{rate: 0.0004, wantRate: 1, wantPeriod: 2500 * time.Second, wantInterval: 2500 * time.Second},
+		{rate: 1e6, wantRate: 1e9, wantPeriod: 1000 * time.Second, wantInterval: time.Microsecond},
+	} {
+		got := redisLimit(RateLimit{Rate: tc.rate, Burst: 7})
+		if got.Rate != tc.wantRate || got.Period != tc.wantPeriod || got.Burst != 7 {
+			t.Errorf("rate %v: %+v, want %d per %v, burst 7", tc.rate, got, tc.wantRate, tc.wantPeriod)
+		}
+		// As the script computes it, in seconds.
+		interval := time.Duration(math.Round(got.Period.Seconds() / float64(got.Rate) * 1e9))
+		if interval != tc.wantInterval {
+			t.Errorf("rate %v: emission interval %v, want %v", tc.rate, interval, tc.wantInterval)
+		}
+	}
+}
+
+// NewRedisLimiter fills the groups it is not given, as RateLimitConfig does,
+// so a limiter built from the operator's overrides limits every group.
+func TestRedisLimiterDefaults(t *testing.T) {
+	t.Parallel()
+	client := redis.NewClient(&redis.Options{}) // never dialled: only the limits are looked at
+	t.Cleanup(func() { client.Close() })
+	lim := NewRedisLimiter(client, map[Group]RateLimit{GroupBuys: {Rate: 2.5}}, nil)
+	for _, g := range Groups {
+		want, _ := DefaultRateLimit(g)
+		if g == GroupBuys {
+			want.Rate = 2.5
+		}
+		if diff := cmp.Diff(redisLimit(want), lim.limits[g]); diff != "" {
+			t.Errorf("group %s (-want +got):\n%s", g, diff)
+		}
+	}
+}
+
+// Remaining comes from the time until the bucket is full, with slack for the
+// script's rounding in both directions, and never exceeds Burst-1.
+func TestRedisRemainingTokens(t *testing.T) {
+	t.Parallel()
+	tenPerSecond := redisLimit(RateLimit{Rate: 10, Burst: 3}) // 100 ms a token
+	for _, tc := range []struct {
+		resetAfter time.Duration
+		want       int
+	}{
+		{100 * time.Millisecond, 2},                    // a fresh bucket after one request
+		{100*time.Millisecond + 60*time.Nanosecond, 2}, // the same, rounded up in the script
+		{100*time.Millisecond - 60*time.Nanosecond, 2}, // rounded down
+		{100*time.Millisecond + time.Millisecond, 1},   // 1.99 tokens: one whole
+		{300 * time.Millisecond, 0},
+		{0, 2}, // cannot happen after an allowed request; still at most Burst-1
+		{time.Second, 0},
+	} {
+		if got := remainingTokens(tenPerSecond, tc.resetAfter); got != tc.want {
+			t.Errorf("reset after %v: remaining %d, want %d", tc.resetAfter, got, tc.want)
+		}
+	}
 }

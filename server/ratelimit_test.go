@@ -309,12 +309,13 @@ func TestRateLimitMemoryBounded(t *testing.T) {
 	t.Parallel()
 	limits := map[server.Group]server.RateLimit{server.GroupReads: {Rate: 100, Burst: 200}}
 	m := server.NewMemoryLimiter(limits, time.Minute)
+	ctx := context.Background()
 	now := time.Unix(1_700_000_000, 0)
 	const perMinute = 5000
 	peak := 0
 	for round := range 20 {
 		for i := range perMinute {
-			if d := m.Allow(fmt.Sprintf("acct_%d_%d/test", round, i), server.GroupReads, now); !d.Allowed {
+			if d := m.Allow(ctx, fmt.Sprintf("acct_%d_%d/test", round, i), server.GroupReads, now); !d.Allowed {
 				t.Fatalf("a new key was refused: %+v", d)
 			}
 		}
@@ -324,12 +325,12 @@ func TestRateLimitMemoryBounded(t *testing.T) {
 	if peak > perMinute+1 {
 		t.Fatalf("peak buckets = %d after %d accounts; want at most %d", peak, 20*perMinute, perMinute+1)
 	}
-	m.Allow("last/test", server.GroupReads, now.Add(time.Minute))
+	m.Allow(ctx, "last/test", server.GroupReads, now.Add(time.Minute))
 	if n := m.Len(); n != 1 {
 		t.Fatalf("after the last sweep: %d buckets, want 1", n)
 	}
 	// a group without limits is allowed and holds no bucket
-	if d := m.Allow("x/test", server.GroupBuys, now); !d.Allowed || d.Limit != 0 || m.Len() != 1 {
+	if d := m.Allow(ctx, "x/test", server.GroupBuys, now); !d.Allowed || d.Limit != 0 || m.Len() != 1 {
 		t.Fatalf("unknown group: %+v, %d buckets", d, m.Len())
 	}
 }
@@ -359,13 +360,14 @@ func TestRateLimitBeforeIdempotency(t *testing.T) {
 func BenchmarkLimiterAllow(b *testing.B) {
 	limits := map[server.Group]server.RateLimit{server.GroupReads: {Rate: 1e9, Burst: 1 << 30}}
 	base := time.Unix(1_700_000_000, 0)
+	ctx := context.Background()
 
 	b.Run("one key", func(b *testing.B) {
 		m := server.NewMemoryLimiter(limits, time.Minute)
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			m.Allow("acct_1/test", server.GroupReads, base.Add(time.Duration(i)))
+			m.Allow(ctx, "acct_1/test", server.GroupReads, base.Add(time.Duration(i)))
 			i++
 		}
 	})
@@ -378,7 +380,7 @@ func BenchmarkLimiterAllow(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
 		for b.Loop() {
-			m.Allow(keys[i%len(keys)], server.GroupReads, base.Add(time.Duration(i)))
+			m.Allow(ctx, keys[i%len(keys)], server.GroupReads, base.Add(time.Duration(i)))
 			i++
 		}
 	})
@@ -392,7 +394,7 @@ func BenchmarkLimiterAllow(b *testing.B) {
 		b.RunParallel(func(pb *testing.PB) {
 			i := 0
 			for pb.Next() {
-				m.Allow(keys[i%len(keys)], server.GroupReads, base.Add(time.Duration(i)))
+				m.Allow(ctx, keys[i%len(keys)], server.GroupReads, base.Add(time.Duration(i)))
 				i++
 			}
 		})

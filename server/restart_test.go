@@ -6,22 +6,23 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/shipd-dev/shipd/store/storetest"
 )
 
 func TestRestartPurchaseSurvives(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	dbPath := filepath.Join(dir, "shipd.db")
+	dsn := storetest.NewDatabase(t)
 	clock := &testClock{now: time.Now().UTC()}
 
 	// First process: the carrier takes the purchase and never answers.
 	gate := newGate() // never opened
 	held, heldBuys := gatedSandbox(0, gate, nil, nil)
-	first := start(t, dbPath, clock, withoutRateLimits(), withCarriers(held, nil))
+	first := start(t, dsn, dir, clock, withoutRateLimits(), withCarriers(held, nil))
 	account := first.newAccount("Acme", true)
 	_, token := first.newToken(account.ID, "test", allScopes...)
 
@@ -36,7 +37,7 @@ func TestRestartPurchaseSurvives(t *testing.T) {
 
 	// Second process on the same database, with a carrier that answers.
 	normal, buys := gatedSandbox(0, nil, nil, nil)
-	second := start(t, dbPath, clock, withoutRateLimits(), withCarriers(normal, nil))
+	second := start(t, dsn, dir, clock, withoutRateLimits(), withCarriers(normal, nil))
 	restartAt := time.Now()
 	s, seen := waitForLabelWithin(t, second, token, c.ID, "status purchased after the restart", 20*time.Second,
 		func(s shipmentDoc) bool { return s.Status == "purchased" || s.Status == "failed" })

@@ -14,12 +14,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
 	_ "github.com/mattn/go-sqlite3"
 
@@ -31,6 +32,7 @@ import (
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/store/storetest"
 )
 
 var allScopes = accounts.Scopes()
@@ -78,7 +80,8 @@ type bundle struct {
 	store *store.Store // for the tests that look at what is stored
 	http  *httptest.Server
 	clock *testClock
-	dir   string // the database's directory
+	dsn   string // the database: a SQLite file or a PostgreSQL URL
+	docs  string // the label documents' directory
 
 	account accounts.Account
 	token   string // test mode, every scope
@@ -90,14 +93,14 @@ type setupOption func(*app.Config)
 // testConfig is the configuration every bundle starts from: the sandbox
 // carriers and verifier, quick job polling and purchase retries, no
 // periodic flush of token use, and the given clock.
-func testConfig(t testing.TB, st *store.Store, clock *testClock, dir string) app.Config {
+func testConfig(t testing.TB, st *store.Store, clock *testClock, docs string) app.Config {
 	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return app.Config{
 		Store: st, Cipher: cipher, Now: clock.Now, UsageFlushInterval: time.Hour,
-		Documents:         store.FileBlobs{Dir: filepath.Join(dir, "labels")},
+		Documents:         openDocs(t, docs),
 		Carriers:          carriers.NewRegistry(sandbox.New(sandbox.Config{}), nil),
 		TestVerifier:      verifier.NewSandbox(),
 		PurchaseRetryBase: 20 * time.Millisecond, JobPollInterval: 10 * time.Millisecond,
@@ -106,27 +109,26 @@ func testConfig(t testing.TB, st *store.Store, clock *testClock, dir string) app
 
 func setup(t testing.TB, opts ...setupOption) *bundle {
 	t.Helper()
-	dir := t.TempDir()
 	clock := &testClock{now: time.Now().UTC()}
-	b := start(t, filepath.Join(dir, "shipd.db"), clock, opts...)
+	b := start(t, storetest.NewDatabase(t), t.TempDir(), clock, opts...)
 	b.account = b.newAccount("Acme", true)
 	b.tokenID, b.token = b.newToken(b.account.ID, "test", allScopes...)
 	return b
 }
 
-// start serves shipd on the database at dbPath (created if new); the
-// bundle has no account yet. stop ends it early (a restart).
-func start(t testing.TB, dbPath string, clock *testClock, opts ...setupOption) *bundle {
+// start serves shipd on the database dsn (storetest.NewDatabase; a second
+// start on the same dsn is a restart) with label documents in docs; the
+// bundle has no account yet. stop ends it early.
+func start(t testing.TB, dsn, docs string, clock *testClock, opts ...setupOption) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dbPath)
+	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Dir(dbPath)
 	// The URL must be known before app.New: labelUrl is built from it.
 	hs := httptest.NewUnstartedServer(nil)
-	cfg := testConfig(t, st, clock, dir)
+	cfg := testConfig(t, st, clock, docs)
 	cfg.PublicURL = "http://" + hs.Listener.Addr().String()
 	for _, o := range opts {
 		o(&cfg)
@@ -140,21 +142,40 @@ func start(t testing.TB, dbPath string, clock *testClock, opts ...setupOption) *
 	}
 	hs.Config.Handler = a.Handler()
 	hs.Start()
-	b := &bundle{t: t, app: a, store: st, http: hs, clock: clock, dir: dir}
+	b := &bundle{t: t, app: a, store: st, http: hs, clock: clock, dsn: dsn, docs: docs}
 	t.Cleanup(func() { b.stop(10 * time.Second) })
 	return b
 }
 
-// sql opens the database file read-only beside the server, for the tests
-// that check what is stored (secrets at rest, rows kept for audit).
-func (b *bundle) sql(t testing.TB) *sqlx.DB {
+// sql opens the database beside the server, for the tests that check what
+// is stored (secrets at rest, rows kept for audit).
+func (b *bundle) sql(t testing.TB) rawDB {
 	t.Helper()
-	db, err := sqlx.Open("sqlite3", "file:"+filepath.Join(b.dir, "shipd.db")+"?mode=ro&_busy_timeout=10000")
+	driver, dsn := "sqlite3", "file:"+b.dsn+"?mode=ro&_busy_timeout=10000"
+	if storetest.Postgres() {
+		driver, dsn = "pgx", b.dsn
+	}
+	db, err := sqlx.Open(driver, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	return db
+	return rawDB{db}
+}
+
+// rawDB takes queries written with ? whatever the database.
+type rawDB struct{ db *sqlx.DB }
+
+func (r rawDB) Get(dest any, query string, args ...any) error {
+	return r.db.Get(dest, r.db.Rebind(query), args...)
+}
+
+func (r rawDB) SelectContext(ctx context.Context, dest any, query string, args ...any) error {
+	return r.db.SelectContext(ctx, dest, r.db.Rebind(query), args...)
+}
+
+func (r rawDB) Queryx(query string, args ...any) (*sqlx.Rows, error) {
+	return r.db.Queryx(r.db.Rebind(query), args...)
 }
 
 var requestIDPattern = regexp.MustCompile(`^req_[0-9a-f]{16}$`)
@@ -173,6 +194,17 @@ func (b *bundle) stop(grace time.Duration) error {
 	}
 	b.http = nil
 	return err
+}
+
+// openDocs opens label documents in dir, closed when the test ends.
+func openDocs(t testing.TB, dir string) *store.Blobs {
+	t.Helper()
+	docs, err := store.OpenBlobs(context.Background(), (&url.URL{Scheme: "file", Path: dir}).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { docs.Close() })
+	return docs
 }
 
 func withCarriers(test, live []carriers.Carrier) setupOption {

@@ -14,7 +14,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,6 +25,7 @@ import (
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/store/storetest"
 	"github.com/shipd-dev/shipd/webhooks"
 	"github.com/shipd-dev/shipd/webhooks/signature"
 )
@@ -873,7 +873,7 @@ func TestWebhookDeliverySSRFGuard(t *testing.T) {
 // rescues it after RescueStuckJobsAfter, with the same outcome.)
 func TestWebhookDeliveryInFlightSurvivesRestart(t *testing.T) {
 	t.Parallel()
-	dbPath := filepath.Join(t.TempDir(), "shipd.db")
+	dsn, docs := storetest.NewDatabase(t), t.TempDir()
 	clock := &testClock{now: time.Now().UTC()}
 	rc := newReceiver(t)
 	arrived := make(chan struct{}, 1)
@@ -889,7 +889,7 @@ func TestWebhookDeliveryInFlightSurvivesRestart(t *testing.T) {
 		return http.StatusOK
 	})
 
-	b1 := start(t, dbPath, clock, withDeliverySchedule(testSchedule...))
+	b1 := start(t, dsn, docs, clock, withDeliverySchedule(testSchedule...))
 	acct := b1.newAccount("Acme", true)
 	b1.account = acct
 	b1.tokenID, b1.token = b1.newToken(acct.ID, "test", allScopes...)
@@ -902,7 +902,7 @@ func TestWebhookDeliveryInFlightSurvivesRestart(t *testing.T) {
 	}
 	_ = b1.stop(100 * time.Millisecond) // running jobs are cancelled after 100 ms; reports the cut-short stop
 
-	b2 := start(t, dbPath, clock, withDeliverySchedule(testSchedule...))
+	b2 := start(t, dsn, docs, clock, withDeliverySchedule(testSchedule...))
 	b2.account, b2.token = acct, b1.token
 	d := onlyDelivery(t, b2, subID, "the delivery after the restart", deliveryStatusIs(gen.WebhookDeliveryStatusDelivered))
 	// The cut-off attempt was not the receiver's failure and is not counted.

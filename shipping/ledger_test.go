@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/store/storetest"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -31,12 +31,12 @@ type services struct {
 func newServices(t *testing.T) *services {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "shipd.db"))
+	st := storetest.Open(t)
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{5}, 32))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { st.Close() })
-	cipher, err := seal.NewCipher(bytes.Repeat([]byte{5}, 32))
+	docs, err := store.OpenBlobs(ctx, "mem://")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func newServices(t *testing.T) *services {
 	wh := webhooks.New(st, acc, idem, cipher, webhooks.Config{})
 	sh, err := shipping.New(st, acc, wh, idem, shipping.Config{
 		Carriers:  carriers.NewRegistry(sandbox.New(sandbox.Config{}), nil),
-		Documents: store.FileBlobs{Dir: t.TempDir()},
+		Documents: docs,
 		EventData: func(s shipping.Shipment) (json.RawMessage, error) { return json.Marshal(s) },
 	})
 	if err != nil {

@@ -33,12 +33,9 @@ func (r reader) Account(ctx context.Context, id string) (Account, error) {
 // that rules counting an account's rows (the subscription limit) see no
 // concurrent insert between their count and their insert.
 func (t *Tx) LockAccount(ctx context.Context, id string) (Account, error) {
-	// SQLite's write transaction (BEGIN IMMEDIATE) already holds the whole
-	// database; the touch below is what takes the row lock elsewhere.
-	if err := t.execOne(ctx, `UPDATE accounts SET id = id WHERE id = ?`, id); err != nil {
-		return Account{}, err
-	}
-	return t.Account(ctx, id)
+	var a Account
+	err := t.get(ctx, &a, `SELECT `+accountColumns+` FROM accounts WHERE id = ?`+t.forUpdate(), id)
+	return a, err
 }
 
 // SetPaymentMethod records whether the account has a payment method on file.

@@ -3,10 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertype"
 )
 
@@ -42,13 +42,18 @@ func (t *Tx) EnqueueNew(ctx context.Context, jobs ...river.InsertManyParams) err
 func (s *Store) JobClient(cfg *river.Config) (*river.Client[*sql.Tx], error) {
 	c := *cfg
 	c.Middleware = append([]rivertype.Middleware{river.JobInsertMiddlewareFunc(dueWithoutScheduler)}, c.Middleware...)
-	return river.NewClient(riversqlite.New(s.w.DB), &c)
+	return river.NewClient(s.driver, &c)
 }
 
 // ReclaimOrphanedJobs makes jobs that a dead process left running available
 // again. Only the holder of the ServerLock may call it: with one server per
 // database, a job running at start has no worker alive.
 func (s *Store) ReclaimOrphanedJobs(ctx context.Context, _ *ServerLock) (int64, error) {
+	if s.dialect != sqliteDialect {
+		// Instances share a PostgreSQL database: a running job may belong to
+		// a live instance. River's rescuer retries the ones whose instance died.
+		return 0, errors.New("reclaim jobs: only a SQLite database has one server")
+	}
 	res, err := s.w.ExecContext(ctx, `UPDATE river_job SET state = 'available', scheduled_at = datetime('now', 'subsec') WHERE state = 'running'`)
 	if err != nil {
 		return 0, fmt.Errorf("reclaim jobs: %w", err)

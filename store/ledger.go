@@ -41,13 +41,22 @@ func (r reader) Balance(ctx context.Context, accountID, mode string) (int64, err
 // the transaction ends, so that a debit decided on the amount read cannot
 // race another debit.
 func (t *Tx) LockBalance(ctx context.Context, accountID, mode string) (int64, error) {
-	if _, err := t.exec(ctx, `INSERT INTO balances (account_id, mode) VALUES (?, ?) ON CONFLICT DO NOTHING`, accountID, mode); err != nil {
-		return 0, fmt.Errorf("balance: %w", err)
+	if t.d == postgresDialect {
+		// A row lock needs a row: make it exist first (a no-op after the first time).
+		if _, err := t.exec(ctx, `INSERT INTO balances (account_id, mode) VALUES (?, ?) ON CONFLICT DO NOTHING`, accountID, mode); err != nil {
+			return 0, fmt.Errorf("balance: %w", err)
+		}
 	}
-	if err := t.execOne(ctx, `UPDATE balances SET balance_cents = balance_cents WHERE account_id = ? AND mode = ?`, accountID, mode); err != nil {
-		return 0, fmt.Errorf("lock balance: %w", err)
+	var b int64
+	if t.d == postgresDialect {
+		err := t.get(ctx, &b, `SELECT balance_cents FROM balances WHERE account_id = ? AND mode = ? FOR UPDATE`, accountID, mode)
+		return b, err
 	}
-	return t.Balance(ctx, accountID, mode)
+	// SQLite's write transaction already holds the database; an account
+	// without a balance row has a balance of 0, a missing account none.
+	err := t.get(ctx, &b, `SELECT COALESCE((SELECT balance_cents FROM balances WHERE account_id = ? AND mode = ?), 0)
+		FROM accounts WHERE id = ?`, accountID, mode, accountID)
+	return b, err
 }
 
 // AddLedgerEntry records an entry and moves the balance by it (unless it is a

@@ -82,10 +82,9 @@ func (r reader) ShipmentByID(ctx context.Context, id string) (Shipment, error) {
 // LockShipment reads a shipment by id and holds it until the transaction
 // ends, so that a state change decided on what was read cannot race another.
 func (t *Tx) LockShipment(ctx context.Context, id string) (Shipment, error) {
-	if err := t.execOne(ctx, `UPDATE shipments SET id = id WHERE id = ?`, id); err != nil {
-		return Shipment{}, err
-	}
-	return t.ShipmentByID(ctx, id)
+	var s Shipment
+	err := t.get(ctx, &s, `SELECT `+shipmentColumns+` FROM shipments WHERE id = ?`+t.forUpdate(), id)
+	return s, err
 }
 
 // ListShipments pages through an account's shipments in one mode, newest first,

@@ -1,10 +1,8 @@
 package store_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -195,52 +193,4 @@ func TestReclaimOrphanedJobs(t *testing.T) {
 	close(release)
 	released = true
 	stop()
-}
-
-func TestFileBlobs(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	root := t.TempDir()
-	blobs := store.FileBlobs{Dir: filepath.Join(root, "blobs")}
-
-	pdf := []byte("%PDF-1.7 label")
-	const key = "labels/2025/shp_1.pdf"
-	if err := blobs.Put(ctx, key, pdf); err != nil {
-		t.Fatalf("Put: %v", err)
-	}
-	got, err := blobs.Get(ctx, key)
-	if err != nil || !bytes.Equal(got, pdf) {
-		t.Fatalf("Get = %q, %v; want %q", got, err, pdf)
-	}
-	// Put replaces, and leaves no temporary file behind.
-	if err := blobs.Put(ctx, key, []byte("v2")); err != nil {
-		t.Fatalf("second Put: %v", err)
-	}
-	if got, err := blobs.Get(ctx, key); err != nil || string(got) != "v2" {
-		t.Errorf("Get after replacing = %q, %v; want \"v2\"", got, err)
-	}
-	entries, err := os.ReadDir(filepath.Join(blobs.Dir, "labels", "2025"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 1 {
-		t.Errorf("blob directory holds %d files, want only the blob", len(entries))
-	}
-
-	if _, err := blobs.Get(ctx, "labels/missing.pdf"); !errors.Is(err, store.ErrBlobNotFound) {
-		t.Errorf("Get of a missing key: got %v, want ErrBlobNotFound", err)
-	}
-
-	for _, bad := range []string{"", "../escape.pdf", "labels/../../escape.pdf", "labels/..", "/etc/passwd", `labels\x.pdf`} {
-		if err := blobs.Put(ctx, bad, pdf); err == nil {
-			t.Errorf("Put(%q) succeeded, want it refused", bad)
-		}
-		if _, err := blobs.Get(ctx, bad); err == nil || errors.Is(err, store.ErrBlobNotFound) {
-			t.Errorf("Get(%q): got %v, want a refusal", bad, err)
-		}
-	}
-	// Nothing was written outside the blob directory.
-	if entries, err := os.ReadDir(root); err != nil || len(entries) != 1 {
-		t.Errorf("temporary directory holds %d entries (%v), want only the blob directory", len(entries), err)
-	}
 }

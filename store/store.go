@@ -3,6 +3,12 @@
 // (the read pool) and *Tx (inside a write transaction), and write methods on
 // *Tx only, so a write can never happen outside a transaction and the
 // connections stay unexported.
+//
+// Two databases sit behind that shape: SQLite (a file; the embedded default,
+// one writer and a reader pool) and PostgreSQL (a postgres:// URL; one pool
+// that several shipd instances may share). What differs between them stays in
+// this package: migrations per dialect, placeholders (written as ? and
+// rebound), row locks, and the recognition of unique violations.
 package store
 
 import (
@@ -17,9 +23,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/jmoiron/sqlx"
 	"github.com/mattn/go-sqlite3"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
@@ -28,16 +39,28 @@ import (
 // ErrNotFound is returned when a row does not exist for the account asking.
 var ErrNotFound = errors.New("not found")
 
-//go:embed migrations/*.sql
+//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
 var migrationFS embed.FS
 
-// Store is the database: one writer, a pool of readers. Its read methods use
-// the reader pool; writes go through Tx.
+type dialect int
+
+const (
+	sqliteDialect dialect = iota
+	postgresDialect
+)
+
+// Store is the database. Its read methods use the reader pool (on
+// PostgreSQL, the one pool); writes go through Tx.
 type Store struct {
 	reader
-	w, r *sqlx.DB
+	w, r    *sqlx.DB
+	dialect dialect
+	driver  riverdriver.Driver[*sql.Tx]
 	// jobs inserts River jobs inside shipd's transactions; it runs nothing.
 	jobs *river.Client[*sql.Tx]
+	// pools are PostgreSQL's: the one behind w and r, and the one River
+	// hijacks LISTEN connections from.
+	pool, listenerPool *pgxpool.Pool
 }
 
 // Tx is one write transaction: the read methods see its writes, and the write
@@ -48,14 +71,38 @@ type Tx struct {
 	jobs *river.Client[*sql.Tx]
 }
 
-// reader holds the read methods; both Store and Tx embed it.
-type reader struct {
-	q sqlx.QueryerContext
+// queryer is a connection pool or a transaction; Rebind turns the ? of shipd's
+// SQL into the database's placeholders.
+type queryer interface {
+	sqlx.QueryerContext
+	Rebind(query string) string
 }
 
-// Open opens (creating if needed) the database at path and applies every
-// migration, shipd's and River's.
-func Open(ctx context.Context, path string) (*Store, error) {
+// reader holds the read methods; both Store and Tx embed it.
+type reader struct {
+	q queryer
+	d dialect
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL database rather than a SQLite file.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open opens the database dsn (a SQLite file path, created if needed, or a
+// postgres:// URL) and applies every migration, shipd's and River's.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	if IsPostgres(dsn) {
+		return openPostgres(ctx, dsn)
+	}
+	return openSQLite(ctx, dsn)
+}
+
+// Shared reports whether several shipd instances may use the database at
+// once (PostgreSQL); a SQLite file has one server.
+func (s *Store) Shared() bool { return s.dialect == postgresDialect }
+
+func openSQLite(ctx context.Context, path string) (*Store, error) {
 	w, err := sqlx.Open("sqlite3", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("open writer: %w", err)
@@ -69,7 +116,8 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{w: w}
+	s := &Store{w: w, dialect: sqliteDialect, driver: riversqlite.New(w.DB)}
+	s.reader = reader{q: w, d: sqliteDialect}
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -82,15 +130,62 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
 	s.r = r
-	s.reader = reader{q: r}
-	s.jobs, err = river.NewClient(riversqlite.New(w.DB), &river.Config{
+	s.reader = reader{q: r, d: sqliteDialect}
+	if err := s.newJobInserter(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func openPostgres(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// The URL may hold a password: say what is wrong without it.
+		return nil, errors.New("open PostgreSQL: the database URL does not parse")
+	}
+	if cfg.MaxConns < 16 {
+		cfg.MaxConns = 16
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open PostgreSQL: %w", err)
+	}
+	lcfg := cfg.Copy()
+	lcfg.MinConns, lcfg.MaxConns = 0, 2
+	listenerPool, err := pgxpool.NewWithConfig(ctx, lcfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("open PostgreSQL: %w", err)
+	}
+	db := sqlx.NewDb(stdlib.OpenDBFromPool(pool), "pgx")
+	s := &Store{w: db, r: db, dialect: postgresDialect, pool: pool, listenerPool: listenerPool,
+		driver: riverdatabasesql.NewWithPgxListener(db.DB, listenerPool)}
+	s.reader = reader{q: db, d: postgresDialect}
+	if err := db.PingContext(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open PostgreSQL: %w", err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	if err := s.newJobInserter(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) newJobInserter() error {
+	var err error
+	s.jobs, err = river.NewClient(s.driver, &river.Config{
 		Middleware: []rivertype.Middleware{river.JobInsertMiddlewareFunc(dueWithoutScheduler)},
 	})
 	if err != nil {
-		s.Close()
-		return nil, fmt.Errorf("job insert client: %w", err)
+		return fmt.Errorf("job insert client: %w", err)
 	}
-	return s, nil
+	return nil
 }
 
 func dsn(path string, readOnly bool) string {
@@ -109,13 +204,19 @@ func dsn(path string, readOnly bool) string {
 	return "file:" + path + "?" + q.Encode()
 }
 
-// Close closes both pools.
+// Close closes the pools.
 func (s *Store) Close() error {
 	var errs []error
-	if s.r != nil {
+	if s.r != nil && s.r != s.w {
 		errs = append(errs, s.r.Close())
 	}
-	errs = append(errs, s.w.Close())
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
+	if s.pool != nil {
+		s.pool.Close()
+		s.listenerPool.Close()
+	}
 	return errors.Join(errs...)
 }
 
@@ -132,7 +233,7 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(&Tx{reader: reader{q: tx}, tx: tx, jobs: s.jobs}); err != nil {
+	if err := fn(&Tx{reader: reader{q: tx, d: s.dialect}, tx: tx, jobs: s.jobs}); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
@@ -143,15 +244,25 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 }
 
 func (r reader) get(ctx context.Context, dest any, query string, args ...any) error {
-	return notFound(sqlx.GetContext(ctx, r.q, dest, query, args...))
+	return notFound(sqlx.GetContext(ctx, r.q, dest, r.q.Rebind(query), args...))
 }
 
 func (r reader) sel(ctx context.Context, dest any, query string, args ...any) error {
-	return sqlx.SelectContext(ctx, r.q, dest, query, args...)
+	return sqlx.SelectContext(ctx, r.q, dest, r.q.Rebind(query), args...)
+}
+
+// forUpdate ends a SELECT that the transaction must hold until it ends. A
+// SQLite write transaction (BEGIN IMMEDIATE) already holds the whole
+// database; PostgreSQL locks the rows read.
+func (r reader) forUpdate() string {
+	if r.d == postgresDialect {
+		return " FOR UPDATE"
+	}
+	return ""
 }
 
 func (t *Tx) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(ctx, query, args...)
+	return t.tx.ExecContext(ctx, t.tx.Rebind(query), args...)
 }
 
 // execOne runs a statement that must change exactly one row; ErrNotFound when it changed none.
@@ -188,18 +299,35 @@ func (t *Tx) insertSeq(ctx context.Context, query string, arg any) (int64, error
 	return seq, rows.Close()
 }
 
+// migrationLockKey names the PostgreSQL advisory lock that makes instances
+// starting at once apply migrations one after the other.
+const migrationLockKey = 7320113
+
 func (s *Store) migrate(ctx context.Context) error {
+	dir := "migrations/sqlite"
+	if s.dialect == postgresDialect {
+		dir = "migrations/postgres"
+		conn, err := s.w.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLockKey); err != nil {
+			return fmt.Errorf("migrate: lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLockKey)
+	}
 	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name TEXT PRIMARY KEY, applied_at TIMESTAMP NOT NULL)`); err != nil {
 		return fmt.Errorf("migrations table: %w", err)
 	}
-	names, err := fs.Glob(migrationFS, "migrations/*.sql")
+	names, err := fs.Glob(migrationFS, dir+"/*.sql")
 	if err != nil {
 		return err
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		base := strings.TrimPrefix(name, "migrations/")
+		base := strings.TrimPrefix(name, dir+"/")
 		err := s.Tx(ctx, func(tx *Tx) error {
 			var applied int
 			if err := tx.get(ctx, &applied, `SELECT count(*) FROM schema_migrations WHERE name = ?`, base); err != nil {
@@ -212,7 +340,9 @@ func (s *Store) migrate(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if _, err := tx.exec(ctx, string(body)); err != nil {
+			// Without arguments the statements go as one simple query, so a
+			// file may hold several.
+			if _, err := tx.tx.ExecContext(ctx, string(body)); err != nil {
 				return fmt.Errorf("apply %s: %w", base, err)
 			}
 			_, err = tx.exec(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, base, time.Now().UTC())
@@ -222,7 +352,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("migrate: %w", err)
 		}
 	}
-	migrator, err := rivermigrate.New(riversqlite.New(s.w.DB), nil)
+	migrator, err := rivermigrate.New(s.driver, nil)
 	if err != nil {
 		return fmt.Errorf("river migrator: %w", err)
 	}
@@ -249,8 +379,15 @@ func isUniqueViolationOf(err error, index, column string) bool {
 	if errors.As(err, &e) && e.ExtendedCode == sqlite3.ErrConstraintUnique {
 		return strings.Contains(e.Error(), column)
 	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == pgUniqueViolation {
+		return pe.ConstraintName == index
+	}
 	return false
 }
+
+// pgUniqueViolation is PostgreSQL's SQLSTATE for a unique violation.
+const pgUniqueViolation = "23505"
 
 // isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY violation.
 func isUniqueViolation(err error) bool {
@@ -258,5 +395,9 @@ func isUniqueViolation(err error) bool {
 	if errors.As(err, &e) {
 		return e.ExtendedCode == sqlite3.ErrConstraintUnique || e.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
 	}
-	return false
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == pgUniqueViolation
 }
+
+// Migrations are shipd's schema migrations, per dialect (tests fingerprint them).
+func Migrations() fs.FS { return migrationFS }

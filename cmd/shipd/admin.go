@@ -23,6 +23,24 @@ func openAccounts(ctx context.Context, path string) (*accounts.Service, func() e
 	return accounts.New(st, accounts.Config{}), st.Close, nil
 }
 
+// migrate applies shipd's and River's migrations and exits; serve also
+// migrates at start (instances starting together take turns).
+func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("migrate", stderr)
+	db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database: a SQLite file, or a postgres:// URL")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return err
+	}
+	return printJSON(stdout, map[string]any{"migrated": true})
+}
+
 func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return usageError("accounts: want a subcommand: create or update")

@@ -1,6 +1,7 @@
 // Command shipd runs the shipd API server and manages its accounts and tokens.
 //
-//	shipd serve    [--addr HOST:PORT] [--db PATH]
+//	shipd serve    [--addr HOST:PORT] [--db PATH|URL]
+//	shipd migrate  --db PATH|URL
 //	shipd accounts create|update ...
 //	shipd tokens   create|revoke|list ...
 //
@@ -28,14 +29,15 @@ func main() {
 const usage = `shipd: a self-hostable shipping API.
 
 Usage:
-  shipd serve    [--addr HOST:PORT] [--db PATH]        run the API server
+  shipd serve    [--addr HOST:PORT] [--db PATH|URL]    run the API server
+  shipd migrate  [--db PATH|URL]                       apply the database migrations and exit
   shipd accounts create --name NAME [--payment-method=false]
   shipd accounts update --account ID --payment-method=true|false
   shipd tokens   create --account ID --mode test|live --scopes S1,S2 [--expires-in 720h]
   shipd tokens   revoke --id ID
   shipd tokens   list   --account ID
 
-Every command takes --db PATH (default ./shipd.db, or $SHIPD_DB).
+Every command takes --db: a SQLite file (default ./shipd.db) or a postgres:// URL (or $SHIPD_DB).
 Run "shipd COMMAND [SUBCOMMAND] --help" for the flags of one command.
 `
 
@@ -49,6 +51,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		err = serve(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		err = migrate(ctx, args[1:], stdout, stderr)
 	case "accounts":
 		err = accountsCmd(ctx, args[1:], stdout, stderr)
 	case "tokens":

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/url"
+
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/app"
@@ -26,9 +30,12 @@ import (
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	addr := fs.String("addr", envOr("SHIPD_ADDR", "127.0.0.1:8080"), "listen address")
-	db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+	db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database: a SQLite file, or a postgres:// URL")
+	labelStore := fs.String("label-store", os.Getenv("SHIPD_LABEL_STORE"), "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default: beside a SQLite database; required on PostgreSQL)")
+	nodeID := fs.String("node-id", os.Getenv("SHIPD_NODE_ID"), "this instance's unique, stable name among the instances of one database (default: hostname and pid)")
+	redisURL := fs.String("redis-url", os.Getenv("SHIPD_REDIS_URL"), "share rate limits between instances through this Redis (redis://host:6379/0); default: per-process buckets")
 	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
-	webhookKey := fs.String("webhook-key", os.Getenv("SHIPD_WEBHOOK_KEY"), "key that encrypts webhook signing secrets (64 hex chars); default: generated into DATA_DIR/webhook.key")
+	webhookKey := fs.String("webhook-key", os.Getenv("SHIPD_WEBHOOK_KEY"), "key that encrypts webhook signing secrets and stored idempotent results (64 hex chars); default: generated into webhook.key beside a SQLite database; required on PostgreSQL")
 	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
 	var limits server.RateLimitConfig
 	fs.BoolVar(&limits.Disabled, "rate-limits-disabled", false, "turn off per-account rate limits")
@@ -36,6 +43,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long in-flight requests and jobs may run on shutdown")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); empty: off")
 	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for new jobs (default 20ms)")
+	rescueAfter := fs.Duration("job-rescue-after", 0, "how long a job may run before another instance takes it over as its instance's (default 2m)")
 	var live liveFlags
 	live.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -46,29 +54,66 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-
-	lock, err := store.LockForServing(*db)
-	if err != nil {
-		return err
+	shared := store.IsPostgres(*db)
+	if shared && *labelStore == "" {
+		return usageError("serve: --label-store is required on PostgreSQL: a label written to one instance's disk is invisible to the others; use s3://… or a file:// path on a volume every instance mounts")
 	}
-	defer lock.Release()
+	if shared && *webhookKey == "" {
+		return usageError("serve: --webhook-key (or SHIPD_WEBHOOK_KEY) is required on PostgreSQL: every instance must hold the same key to sign deliveries and replay idempotent requests")
+	}
+	if *nodeID == "" {
+		host, _ := os.Hostname()
+		*nodeID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+
+	var lock *store.ServerLock
+	if !shared {
+		// One SQLite file has one server: a second is refused.
+		if lock, err = store.LockForServing(*db); err != nil {
+			return err
+		}
+		defer lock.Release()
+	}
 	st, err := store.Open(ctx, *db)
 	if err != nil {
 		return err
-	}
-	if n, err := st.ReclaimOrphanedJobs(ctx, lock); err != nil {
-		return err
-	} else if n > 0 {
-		log.Info("resumed jobs interrupted by a previous stop", slog.Int64("jobs", n))
 	}
 	defer func() {
 		if err := st.Close(); err != nil {
 			log.Error("closing database", slog.Any("error", err))
 		}
 	}()
+	if lock != nil {
+		if n, err := st.ReclaimOrphanedJobs(ctx, lock); err != nil {
+			return err
+		} else if n > 0 {
+			log.Info("resumed jobs interrupted by a previous stop", slog.Int64("jobs", n))
+		}
+	}
+	if *labelStore == "" {
+		dir, err := filepath.Abs(filepath.Dir(*db))
+		if err != nil {
+			return err
+		}
+		*labelStore = (&url.URL{Scheme: "file", Path: dir}).String()
+	}
+	docs, err := store.OpenBlobs(ctx, *labelStore)
+	if err != nil {
+		return err
+	}
+	defer docs.Close()
 	cipher, err := loadCipher(*webhookKey, filepath.Join(filepath.Dir(*db), "webhook.key"))
 	if err != nil {
 		return err
+	}
+	if *redisURL != "" {
+		opts, err := redis.ParseURL(*redisURL)
+		if err != nil {
+			return usageError("serve: --redis-url does not parse (not shown: it may hold a password)")
+		}
+		rdb := redis.NewClient(opts)
+		defer rdb.Close()
+		limits.Limiter = server.NewRedisLimiter(rdb, limits.Effective(), log)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -78,9 +123,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*publicURL = "http://" + ln.Addr().String()
 	}
 	srv, err := app.New(app.Config{Store: st, Logger: log, PublicURL: *publicURL, Cipher: cipher,
-		Documents:       store.FileBlobs{Dir: filepath.Dir(*db)},
+		Documents:       docs,
 		RateLimits:      limits,
 		JobPollInterval: *jobPoll,
+		JobRescueAfter:  *rescueAfter,
+		NodeID:          *nodeID,
 		Carriers:        carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
 		TestVerifier:    verifier.NewSandbox(),
 		LiveVerifier:    liveVerifier,
@@ -88,8 +135,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := seedDemo(ctx, srv.Accounts, stdout); err != nil {
-		return err
+	if !shared {
+		// On a shared database, instances starting together would race to
+		// seed: operators make accounts with the CLI there.
+		if err := seedDemo(ctx, srv.Accounts, stdout); err != nil {
+			return err
+		}
 	}
 	if err := srv.Start(ctx); err != nil {
 		return err
@@ -109,7 +160,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(ln) }()
-	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", *db))
+	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", redactDSN(*db)), slog.String("node_id", *nodeID))
 
 	select {
 	case err := <-served:
@@ -131,6 +182,18 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// redactDSN is a database name safe to log: a URL's password is replaced.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		if store.IsPostgres(dsn) {
+			return "postgres://(unparsable)"
+		}
+		return dsn
+	}
+	return u.Redacted()
 }
 
 // servePprof serves the runtime profiles on a listener of their own, never on the API's.
