@@ -60,7 +60,8 @@ type Config struct {
 	RateLimits server.RateLimitConfig
 	// Webhooks tunes webhook delivery.
 	Webhooks webhooks.DeliveryConfig
-	// JobPollInterval is how often idle workers look for new jobs. Default 20 ms.
+	// JobPollInterval is how often idle workers look for due jobs. Default
+	// 20 ms on SQLite, 250 ms on PostgreSQL (where inserts also notify).
 	JobPollInterval time.Duration
 	// JobWorkers is the number of purchase, void and tracking jobs run at once. Default 8.
 	JobWorkers int
@@ -103,6 +104,12 @@ func New(cfg Config) (*App, error) {
 	}
 	if cfg.JobPollInterval <= 0 {
 		cfg.JobPollInterval = 20 * time.Millisecond
+		if cfg.Store.Shared() {
+			// PostgreSQL wakes workers with LISTEN/NOTIFY when a job is
+			// inserted; polling only picks up jobs whose time has come, so
+			// instances need not poll the database 50 times a second each.
+			cfg.JobPollInterval = 250 * time.Millisecond
+		}
 	}
 	if cfg.JobWorkers <= 0 {
 		cfg.JobWorkers = 8
