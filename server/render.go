@@ -191,11 +191,11 @@ func subscriptionView(sub webhooks.Subscription) gen.WebhookSubscription {
 func deliveryView(d webhooks.Delivery) gen.WebhookDelivery {
 	v := gen.WebhookDelivery{
 		Id: d.ID, SubscriptionId: d.SubscriptionID, EventId: d.EventID, EventType: d.EventType,
-		Status: gen.WebhookDeliveryStatus(d.Status), Attempts: d.Attempts, CreatedAt: d.CreatedAt,
+		Status: gen.WebhookDeliveryStatus(d.Status), Attempts: d.Attempts, AutomaticAttempts: &d.AutomaticAttempts, CreatedAt: d.CreatedAt,
 		NextAttemptAt: d.NextAttemptAt, AttemptLog: make([]gen.DeliveryAttempt, len(d.Log)),
 	}
 	for i, a := range d.Log {
-		v.AttemptLog[i] = gen.DeliveryAttempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error}
+		v.AttemptLog[i] = gen.DeliveryAttempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error, AutomaticAttempt: a.AutomaticAttempt}
 	}
 	return v
 }

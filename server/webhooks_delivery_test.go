@@ -914,3 +914,60 @@ func TestWebhookDeliveryInFlightSurvivesRestart(t *testing.T) {
 		t.Fatalf("receiver got %d requests (want the cut-off one and the delivery, same event)", len(reqs))
 	}
 }
+
+// The delivery log says what happened and what will: a test event answered
+// 429 is failed and says it is not retried; a manual retry in the middle of the
+// automatic schedule is an extra attempt that leaves the schedule as it was.
+func TestWebhookDeliveryLogSaysWhatHappens(t *testing.T) {
+	t.Parallel()
+	// A long wait after the first automatic attempt, so the manual retry lands inside the schedule.
+	b := setup(t, withDeliverySchedule(time.Hour, testSchedule[1], testSchedule[2], testSchedule[3]))
+	rc := newReceiver(t)
+	rc.setHandle(func(r *http.Request, _ int) int { return http.StatusTooManyRequests })
+	subID := subscribe(t, b, rc, "/hook", "shipment.purchased")
+
+	wantStatus(t, b.do("POST", "/api/v1/webhooks/"+subID+"/test", b.token, nil), http.StatusAccepted)
+	d := onlyDelivery(t, b, subID, "the test event to fail", deliveryStatusIs(gen.WebhookDeliveryStatusFailed))
+	a := d.AttemptLog[0]
+	if a.Error == nil || !strings.Contains(*a.Error, "429") || !strings.Contains(*a.Error, "not retried") || strings.Contains(*a.Error, "; retried") {
+		t.Fatalf("test event attempt error %v, want the 429 and that it is not retried", deref(a.Error))
+	}
+	if a.AutomaticAttempt != nil || d.AutomaticAttempts == nil || *d.AutomaticAttempts != 0 || d.NextAttemptAt != nil {
+		t.Fatalf("test event delivery %+v: want a manual attempt, no automatic ones, nothing next", d)
+	}
+
+	// An event's delivery: automatic attempt 1 answered 429, then a manual retry.
+	purchase(t, b)
+	var ev gen.WebhookDelivery
+	waitUntil(t, "the purchase's first attempt", func() bool {
+		for _, x := range deliveries(t, b, subID) {
+			if x.EventType == "shipment.purchased" && x.Attempts == 1 {
+				ev = x
+				return true
+			}
+		}
+		return false
+	})
+	first := ev.AttemptLog[0]
+	if first.AutomaticAttempt == nil || *first.AutomaticAttempt != 1 || first.Error == nil || !strings.Contains(*first.Error, "automatic attempt 2 of 5") {
+		t.Fatalf("first attempt %+v (%s): want automatic attempt 1 announcing attempt 2 of 5", first, deref(first.Error))
+	}
+	scheduled := *ev.NextAttemptAt
+	wantStatus(t, b.do("POST", "/api/v1/webhooks/"+subID+"/deliveries/"+ev.Id+"/retry", b.token, nil), http.StatusAccepted)
+	waitUntil(t, "the manual retry", func() bool {
+		for _, x := range deliveries(t, b, subID) {
+			if x.Id == ev.Id && x.Attempts == 2 {
+				ev = x
+				return true
+			}
+		}
+		return false
+	})
+	retry := ev.AttemptLog[1]
+	if retry.AutomaticAttempt != nil || retry.Error == nil || !strings.Contains(*retry.Error, "manual attempts are not retried; automatic attempt 2 of 5") {
+		t.Fatalf("manual attempt %+v (%s)", retry, deref(retry.Error))
+	}
+	if ev.Status != gen.WebhookDeliveryStatusPending || *ev.AutomaticAttempts != 1 || ev.NextAttemptAt == nil || !ev.NextAttemptAt.Equal(scheduled) {
+		t.Fatalf("after the retry: status %s, automatic %d, next %v; want pending, 1, %v unchanged", ev.Status, *ev.AutomaticAttempts, ev.NextAttemptAt, scheduled)
+	}
+}

@@ -31,7 +31,9 @@ type Delivery struct {
 	EventType      string
 	Status         string
 	Attempts       int
-	CreatedAt      time.Time
+	// AutomaticAttempts counts the automatic attempts made, of at most MaxAttempts.
+	AutomaticAttempts int
+	CreatedAt         time.Time
 	// NextAttemptAt is the queued manual attempt's time, else the next automatic attempt's.
 	NextAttemptAt *time.Time
 	Log           []Attempt
@@ -43,6 +45,8 @@ type Attempt struct {
 	ResponseStatus *int
 	LatencyMs      int64
 	Error          *string
+	// AutomaticAttempt is the automatic attempt's number; nil for a manual attempt.
+	AutomaticAttempt *int
 }
 
 // attemptArgs makes automatic attempt Attempt (from 1) of a delivery. Each
@@ -418,14 +422,14 @@ func (s *Service) Retry(ctx context.Context, c accounts.Caller, id, deliveryID s
 func deliveryOf(d store.Delivery, attempts []store.DeliveryAttempt) Delivery {
 	v := Delivery{
 		ID: d.ID, SubscriptionID: d.SubscriptionID, EventID: d.EventID, EventType: d.EventType,
-		Status: d.Status, Attempts: d.Attempts, CreatedAt: d.CreatedAt, NextAttemptAt: d.NextAttemptAt,
+		Status: d.Status, Attempts: d.Attempts, AutomaticAttempts: d.AutoAttempts, CreatedAt: d.CreatedAt, NextAttemptAt: d.NextAttemptAt,
 		Log: make([]Attempt, len(attempts)),
 	}
 	if d.RetryRequestedAt != nil {
 		v.NextAttemptAt = d.RetryRequestedAt
 	}
 	for i, a := range attempts {
-		v.Log[i] = Attempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error}
+		v.Log[i] = Attempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error, AutomaticAttempt: a.AutoAttempt}
 	}
 	return v
 }
