@@ -147,7 +147,7 @@ func issuesError(issues []shipping.Issue) *apiError {
 	for i, is := range issues {
 		vs[i] = validationIssue{path: is.Path, message: is.Message, missing: is.Missing}
 	}
-	return validationIssuesError(vs)
+	return validationIssuesError(vs, 0)
 }
 
 // errorBody builds an Error body carrying the request's id.

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -37,6 +38,9 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 				return newAPIError(http.StatusBadRequest, "invalid_json", "the request body could not be read")
 			}
 			if err := checkJSONBody(req, body, op.route.Operation.RequestBody.Value.Required); err != nil {
+				return err
+			}
+			if err := checkArraySizes(op, body); err != nil {
 				return err
 			}
 			if op.idempotent && len(bytes.TrimSpace(body)) > 0 {
@@ -91,6 +95,184 @@ func checkJSONBody(req *http.Request, body []byte, required bool) *apiError {
 	return nil
 }
 
+// checkArraySizes refuses an array longer than its schema's maxItems before
+// anything looks at its items: validating a million wrong items would cost
+// seconds where counting them costs little. The body is walked as raw JSON,
+// so no item is decoded.
+func checkArraySizes(op *operation, body []byte) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	mt := op.route.Operation.RequestBody.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil {
+		return nil
+	}
+	if path, limit, n := tooLongArray(mt.Schema.Value, body, nil); path != "" {
+		return newAPIError(http.StatusUnprocessableEntity, "invalid_field",
+			fmt.Sprintf("%s: must have at most %d items (has %d)", path, limit, n)).withField(path)
+	}
+	return nil
+}
+
+// tooLongArray finds the first array of raw longer than its schema allows and
+// returns its dot-separated path, its limit and its length. It scans the raw
+// JSON (already known to be valid) without decoding anything, so a hostile
+// array costs one pass over its bytes.
+func tooLongArray(schema *openapi3.Schema, raw []byte, path []string) (string, uint64, int) {
+	if schema == nil || !hasArrays(schema) {
+		return "", 0, 0
+	}
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return "", 0, 0
+	}
+	switch raw[0] {
+	case '[':
+		n, found := 0, ""
+		var limit uint64
+		var length int
+		eachElement(raw, func(item []byte) bool {
+			n++
+			if schema.MaxItems != nil && uint64(n) > *schema.MaxItems {
+				return false // too long already: no need to look further
+			}
+			if schema.Items != nil && found == "" {
+				found, limit, length = tooLongArray(schema.Items.Value, item, append(path, strconv.Itoa(n-1)))
+			}
+			return true
+		})
+		if schema.MaxItems != nil && uint64(n) > *schema.MaxItems {
+			return strings.Join(path, "."), *schema.MaxItems, countElements(raw)
+		}
+		return found, limit, length
+	case '{':
+		found := ""
+		var limit uint64
+		var length int
+		eachMember(raw, func(name string, value []byte) bool {
+			if prop := schema.Properties[name]; prop != nil {
+				found, limit, length = tooLongArray(prop.Value, value, append(path, name))
+			}
+			return found == ""
+		})
+		return found, limit, length
+	}
+	return "", 0, 0
+}
+
+// hasArrays reports whether a schema has an array anywhere in it.
+func hasArrays(schema *openapi3.Schema) bool {
+	return hasArraysDepth(schema, 8)
+}
+
+func hasArraysDepth(schema *openapi3.Schema, depth int) bool {
+	if schema == nil || depth == 0 {
+		return false
+	}
+	if schema.Type.Is("array") || schema.Items != nil {
+		return true
+	}
+	for _, prop := range schema.Properties {
+		if prop != nil && hasArraysDepth(prop.Value, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// skipValue returns the length of the JSON value at the start of b (b is valid JSON).
+func skipValue(b []byte) int {
+	switch b[0] {
+	case '"':
+		for i := 1; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return len(b)
+	case '[', '{':
+		depth := 0
+		for i := 0; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i += skipValue(b[i:]) - 1
+			case '[', '{':
+				depth++
+			case ']', '}':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	i := 0
+	for i < len(b) && !strings.ContainsRune(",]} \t\r\n", rune(b[i])) {
+		i++
+	}
+	return i
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// eachElement calls fn with each element of the array at the start of b, until fn returns false.
+func eachElement(b []byte, fn func(item []byte) bool) {
+	i := skipSpace(b, 1)
+	for i < len(b) && b[i] != ']' {
+		n := skipValue(b[i:])
+		if !fn(b[i : i+n]) {
+			return
+		}
+		i = skipSpace(b, i+n)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+}
+
+// countElements counts the elements of the array at the start of b.
+func countElements(b []byte) int {
+	n := 0
+	eachElement(b, func([]byte) bool { n++; return true })
+	return n
+}
+
+// eachMember calls fn with each member of the object at the start of b, until fn returns false.
+func eachMember(b []byte, fn func(name string, value []byte) bool) {
+	i := skipSpace(b, 1)
+	for i < len(b) && b[i] == '"' {
+		n := skipValue(b[i:])
+		var name string
+		if json.Unmarshal(b[i:i+n], &name) != nil {
+			return
+		}
+		i = skipSpace(b, i+n)
+		if i >= len(b) || b[i] != ':' {
+			return
+		}
+		i = skipSpace(b, i+1)
+		if i >= len(b) {
+			return
+		}
+		v := skipValue(b[i:])
+		if !fn(name, b[i:i+v]) {
+			return
+		}
+		i = skipSpace(b, i+v)
+		if i < len(b) && b[i] == ',' {
+			i = skipSpace(b, i+1)
+		}
+	}
+}
+
 // validationIssue is one problem found by validation.
 type validationIssue struct {
 	path    string
@@ -98,26 +280,58 @@ type validationIssue struct {
 	missing bool
 }
 
+// maxReportedIssues bounds the issues an error lists: a hostile body with a
+// million wrong items gets the first ones and a count, in milliseconds.
+const maxReportedIssues = 50
+
+// issueSet collects problems once each, in constant time per problem, and
+// keeps the first maxReportedIssues.
+type issueSet struct {
+	list []validationIssue
+	seen map[validationIssue]bool
+	more int // problems beyond the cap
+}
+
+func (s *issueSet) add(is validationIssue) {
+	if s.seen[is] {
+		return // kin-openapi can report one bound twice (minimum and exclusiveMinimum)
+	}
+	if len(s.list) >= maxReportedIssues {
+		s.more++
+		return
+	}
+	if s.seen == nil {
+		s.seen = map[validationIssue]bool{}
+	}
+	s.seen[is] = true
+	s.list = append(s.list, is)
+}
+
 // validationError shapes the problems: one missing field is missing_field, one
 // wrong field invalid_field, several are invalid_request with every issue.
 func validationError(err error) *apiError {
-	issues := collectIssues(err, nil)
-	if len(issues) == 0 {
+	var set issueSet
+	collectIssues(err, &set)
+	if len(set.list) == 0 {
 		return newAPIError(http.StatusUnprocessableEntity, "invalid_request", "the request does not match the contract")
 	}
-	return validationIssuesError(issues)
+	return validationIssuesError(set.list, set.more)
 }
 
-func validationIssuesError(issues []validationIssue) *apiError {
+func validationIssuesError(issues []validationIssue, more int) *apiError {
 	sort.SliceStable(issues, func(i, j int) bool { return issues[i].path < issues[j].path })
-	if len(issues) == 1 {
+	if len(issues) == 1 && more == 0 {
 		is := issues[0]
 		if is.missing {
 			return newAPIError(http.StatusUnprocessableEntity, "missing_field", is.path+" "+is.message).withField(is.path)
 		}
 		return newAPIError(http.StatusUnprocessableEntity, "invalid_field", is.path+": "+is.message).withField(is.path)
 	}
-	e := newAPIError(http.StatusUnprocessableEntity, "invalid_request", fmt.Sprintf("the request has %d problems; see issues", len(issues)))
+	msg := fmt.Sprintf("the request has %d problems; see issues", len(issues))
+	if more > 0 {
+		msg = fmt.Sprintf("the request has %d problems; issues lists the first %d, %d more are not listed", len(issues)+more, len(issues), more)
+	}
+	e := newAPIError(http.StatusUnprocessableEntity, "invalid_request", msg)
 	list := make([]gen.ValidationIssue, len(issues))
 	for i, is := range issues {
 		list[i] = gen.ValidationIssue{Path: is.path, Message: is.message}
@@ -126,65 +340,62 @@ func validationIssuesError(issues []validationIssue) *apiError {
 	return e
 }
 
-// collectIssues flattens kin-openapi's error tree. It switches on concrete
-// types rather than errors.As because a RequestError unwraps to its inner
-// MultiError, which would lose the parameter the errors belong to.
-func collectIssues(err error, out []validationIssue) []validationIssue {
+// collectIssues flattens kin-openapi's error tree into set. It switches on
+// concrete types rather than errors.As because a RequestError unwraps to its
+// inner MultiError, which would lose the parameter the errors belong to.
+func collectIssues(err error, set *issueSet) {
 	switch e := err.(type) {
 	case openapi3.MultiError:
 		for _, inner := range e {
-			out = collectIssues(inner, out)
+			collectIssues(inner, set)
 		}
-		return out
+		return
 	case *openapi3filter.RequestError:
 		if e.Parameter != nil {
-			return append(out, parameterIssues(e)...)
+			parameterIssues(e, set)
+			return
 		}
 		if e.Err != nil {
-			return collectIssues(e.Err, out)
+			collectIssues(e.Err, set)
+			return
 		}
-		return append(out, validationIssue{path: "body", message: e.Reason})
+		set.add(validationIssue{path: "body", message: e.Reason})
+		return
 	case *openapi3.SchemaError:
 		path := strings.Join(e.JSONPointer(), ".")
 		if e.SchemaField == "required" {
-			return appendIssue(out, validationIssue{path: path, message: "is required", missing: true})
+			set.add(validationIssue{path: path, message: "is required", missing: true})
+			return
 		}
 		if path == "" {
 			path = "body"
 		}
-		return appendIssue(out, validationIssue{path: path, message: schemaMessage(e)})
+		set.add(validationIssue{path: path, message: schemaMessage(e)})
+		return
 	}
 	if u := errors.Unwrap(err); u != nil {
-		return collectIssues(u, out)
+		collectIssues(u, set)
+		return
 	}
-	return append(out, validationIssue{path: "body", message: err.Error()})
+	set.add(validationIssue{path: "body", message: err.Error()})
 }
 
-func parameterIssues(re *openapi3filter.RequestError) []validationIssue {
+func parameterIssues(re *openapi3filter.RequestError, set *issueSet) {
 	name := re.Parameter.Name
 	if errors.Is(re.Err, openapi3filter.ErrInvalidRequired) {
-		return []validationIssue{{path: name, message: "is required", missing: true}}
+		set.add(validationIssue{path: name, message: "is required", missing: true})
+		return
 	}
-	var out []validationIssue
-	for _, is := range collectIssues(re.Err, nil) {
+	var inner issueSet
+	collectIssues(re.Err, &inner)
+	for _, is := range inner.list {
 		is.path = name
 		var pe *openapi3filter.ParseError
 		if errors.As(re.Err, &pe) {
 			is.message = "must be " + article(strings.Join(re.Parameter.Schema.Value.Type.Slice(), " or "))
 		}
-		out = appendIssue(out, is)
+		set.add(is)
 	}
-	return out
-}
-
-// appendIssue drops repeats: kin-openapi can report one bound twice (minimum and exclusiveMinimum).
-func appendIssue(out []validationIssue, is validationIssue) []validationIssue {
-	for _, have := range out {
-		if have.path == is.path && have.message == is.message {
-			return out
-		}
-	}
-	return append(out, is)
 }
 
 // schemaMessage words a schema failure for people; it never echoes the value.
