@@ -86,12 +86,14 @@ test-race: ## Run the concurrent packages' tests under the race detector
 # phase) or "-shipd-flags=--job-poll-interval=10ms"; see bench/README.md.
 BENCH_FLAGS ?=
 
+# PostgreSQL runs too when SHIPD_TEST_DATABASE_URL is set or a server is
+# installed (scripts/pg-test.sh then starts a throwaway one); else SQLite only.
 .PHONY: bench
-bench: ## Load-test shipd on 127.0.0.1 beside a bare Echo baseline (< 5 min): prints the table, writes bench/results/latest.json
+bench: ## Load-test shipd on 127.0.0.1 beside a bare Echo baseline: SQLite, and PostgreSQL with 1 and 2 instances when at hand (< 6 min); prints the tables, writes bench/results/latest.json
 	$(GO) build -o bin/shipd ./cmd/shipd
 	$(GO) build -o bin/bench-baseline ./bench/cmd/baseline
 	$(GO) build -o bin/bench-load ./bench/cmd/load
-	./bin/bench-load -shipd bin/shipd -baseline bin/bench-baseline -out bench/results/latest.json $(BENCH_FLAGS)
+	$(if $(SHIPD_TEST_DATABASE_URL)$(wildcard /usr/lib/postgresql/*/bin/initdb),scripts/pg-test.sh) ./bin/bench-load -shipd bin/shipd -baseline bin/bench-baseline -out bench/results/latest.json $(BENCH_FLAGS)
 
 .PHONY: clean
 clean: ## Remove build output and local tools

@@ -1,8 +1,12 @@
 // Command load is `make bench`: it seeds databases, starts shipd (and the
 // bare Echo baseline) on 127.0.0.1, drives every workload with keep-alive
-// connections, prints a table and writes the figures as JSON.
+// connections, prints a table and writes the figures as JSON. Given a
+// PostgreSQL server (-postgres, or SHIPD_TEST_DATABASE_URL as
+// scripts/pg-test.sh sets it), it runs the same workloads again on
+// PostgreSQL with one shipd instance, then with two sharing the database.
 //
 //	load -shipd bin/shipd -baseline bin/bench-baseline -out bench/results/latest.json
+//	scripts/pg-test.sh load -shipd bin/shipd -baseline bin/bench-baseline
 //
 // Every latency is recorded and sorted: percentiles are exact (nearest rank).
 // All load targets 127.0.0.1 and is bounded in count and time.
@@ -46,6 +50,11 @@ type config struct {
 	shipdFlags   string
 	drainTimeout time.Duration
 	phases       map[string]bool
+
+	// postgres is an admin URL of a PostgreSQL server whose user may create
+	// databases; empty: SQLite only.
+	postgres                                       string
+	pgReadDuration, pgWriteDuration, pgE2EDuration time.Duration
 }
 
 // allPhases are the phases in the order they run.
@@ -76,6 +85,10 @@ func main() {
 	flag.DurationVar(&c.scaleDuration, "scale-duration", 3*time.Second, "measured time of each scale request kind")
 	flag.DurationVar(&c.drainTimeout, "drain-timeout", 2*time.Minute, "how long the write path waits for its purchases to finish")
 	flag.StringVar(&c.shipdFlags, "shipd-flags", "", "extra flags for shipd serve (space separated)")
+	flag.StringVar(&c.postgres, "postgres", os.Getenv("SHIPD_TEST_DATABASE_URL"), "admin URL of a PostgreSQL server whose user may create databases (default $SHIPD_TEST_DATABASE_URL): the read, write, end-to-end and fan-out phases run again on it with 1 and with 2 shipd instances; empty: SQLite only")
+	flag.DurationVar(&c.pgReadDuration, "pg-read-duration", 8*time.Second, "measured time of the read path on PostgreSQL")
+	flag.DurationVar(&c.pgWriteDuration, "pg-write-duration", 8*time.Second, "measured time of the write path on PostgreSQL")
+	flag.DurationVar(&c.pgE2EDuration, "pg-e2e-duration", 15*time.Second, "duration of the end-to-end phase on PostgreSQL")
 	phases := flag.String("phases", strings.Join(allPhases, ","), "phases to run (a partial run is for iterating; its targets are not all measured)")
 	flag.Parse()
 	c.phases = map[string]bool{}
@@ -131,45 +144,62 @@ func run(ctx context.Context, c config) error {
 		return fmt.Errorf("seed: %w", err)
 	}
 	res.Scale.Small.Rows, res.Scale.Small.SeedSeconds = small.Rows, small.Duration.Seconds()
-	srvA, err := startShipd(ctx, c, small.Path)
+	srvA, err := startSQLite(ctx, c, small.Path, rcv)
 	if err != nil {
 		return err
 	}
 	defer srvA.kill()
-	if err := phasesOnA(ctx, c, res, srvA, small, rcv); err != nil {
+	if err := runPhases(ctx, c, srvA, []step{
+		{"scale", fmt.Sprintf("scale: %d shipments", c.smallRows), func() error { return scalePhase(ctx, c, srvA, small, &res.Scale.Small) }},
+		{"read", fmt.Sprintf("read path: baseline and shipd at %d connections", c.readConns), func() error { return readPhase(ctx, c, srvA, small, &res.Read, nil) }},
+		{"write", fmt.Sprintf("write path: %d connections", c.writeConns), func() error {
+			return writePhase(ctx, c, srvA, small, &res.Write, &res.Server.DBBytesPerAPIShipment)
+		}},
+		{"e2e", fmt.Sprintf("end to end: %d creates/s for %s", c.e2eRate, c.e2eDuration), func() error { return e2ePhase(ctx, c, srvA, small, rcv, &res.EndToEnd) }},
+		{"fanout", fmt.Sprintf("fan-out: %d shipments to %d subscriptions", c.fanoutShipments, c.fanoutSubs), func() error { return fanoutPhase(ctx, c, srvA, small, rcv, &res.Fanout) }},
+	}); err != nil {
 		return err
 	}
 	res.Server.PeakRSSMiBMain = srvA.peakRSSMiB()
-	srvA.heapProfile(c.profileDir, "heap")
+	srvA.nodes[0].heapProfile(c.profileDir, "heap")
 	if err := srvA.stop(); err != nil {
 		return err
 	}
 
-	if !c.runs("scale") {
-		return finish(c, res, began)
-	}
-	// Database B: the large scale.
-	logf("seeding %d shipments", c.largeRows)
-	large, err := prepare(ctx, filepath.Join(dir, "large", "shipd.db"), c.largeRows)
-	if err != nil {
-		return fmt.Errorf("seed: %w", err)
-	}
-	res.Scale.Large.Rows, res.Scale.Large.SeedSeconds = large.Rows, large.Duration.Seconds()
-	res.Server.DBBytesPerSeededShipment = large.BytesPerRow
-	srvB, err := startShipd(ctx, c, large.Path)
-	if err != nil {
-		return err
-	}
-	defer srvB.kill()
-	logf("scale: %d shipments", c.largeRows)
-	if err := scalePhase(ctx, c, srvB, large, &res.Scale.Large); err != nil {
-		return err
-	}
-	res.Server.PeakRSSMiBLarge = srvB.peakRSSMiB()
-	if err := srvB.stop(); err != nil {
-		return err
+	if c.runs("scale") {
+		// Database B: the large scale.
+		logf("seeding %d shipments", c.largeRows)
+		large, err := prepare(ctx, filepath.Join(dir, "large", "shipd.db"), c.largeRows)
+		if err != nil {
+			return fmt.Errorf("seed: %w", err)
+		}
+		res.Scale.Large.Rows, res.Scale.Large.SeedSeconds = large.Rows, large.Duration.Seconds()
+		res.Server.DBBytesPerSeededShipment = large.BytesPerRow
+		srvB, err := startSQLite(ctx, c, large.Path, rcv)
+		if err != nil {
+			return err
+		}
+		defer srvB.kill()
+		logf("scale: %d shipments", c.largeRows)
+		if err := scalePhase(ctx, c, srvB, large, &res.Scale.Large); err != nil {
+			return err
+		}
+		res.Server.PeakRSSMiBLarge = srvB.peakRSSMiB()
+		if err := srvB.stop(); err != nil {
+			return err
+		}
 	}
 
+	switch {
+	case c.postgres == "":
+		logf("no -postgres URL (nor SHIPD_TEST_DATABASE_URL): SQLite only")
+	case !slices.ContainsFunc(pgPhases, c.runs):
+		logf("no PostgreSQL phase among -phases")
+	default:
+		if err := postgresRuns(ctx, c, res, dir, rcv); err != nil {
+			return err
+		}
+	}
 	return finish(c, res, began)
 }
 
@@ -180,23 +210,27 @@ func finish(c config, res *results, began time.Time) error {
 	return res.write(c.out)
 }
 
-func phasesOnA(ctx context.Context, c config, res *results, srv *shipd, db *seeded, rcv *receiver) error {
-	steps := []struct {
-		name, title string
-		run         func() error
-	}{
-		{"scale", fmt.Sprintf("scale: %d shipments", c.smallRows), func() error { return scalePhase(ctx, c, srv, db, &res.Scale.Small) }},
-		{"read", fmt.Sprintf("read path: baseline and shipd at %d connections", c.readConns), func() error { return readPhase(ctx, c, srv, db, &res.Read) }},
-		{"write", fmt.Sprintf("write path: %d connections", c.writeConns), func() error { return writePhase(ctx, c, srv, db, res) }},
-		{"e2e", fmt.Sprintf("end to end: %d creates/s for %s", c.e2eRate, c.e2eDuration), func() error { return e2ePhase(ctx, c, srv, db, rcv, &res.EndToEnd) }},
-		{"fanout", fmt.Sprintf("fan-out: %d shipments to %d subscriptions", c.fanoutShipments, c.fanoutSubs), func() error { return fanoutPhase(ctx, c, srv, db, rcv, &res.Fanout) }},
-	}
+// step is one phase on one deployment.
+type step struct {
+	name, title string
+	run         func() error
+}
+
+// runPhases runs the steps of the phases asked for, in order.
+func runPhases(ctx context.Context, c config, srv *deployment, steps []step) error {
 	for _, st := range steps {
 		if !c.runs(st.name) {
 			continue
 		}
-		logf("%s", st.title)
+		if srv.postgres {
+			logf("%s: %s", srv.title, st.title)
+		} else {
+			logf("%s", st.title)
+		}
 		if err := st.run(); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}

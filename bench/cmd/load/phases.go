@@ -23,10 +23,10 @@ const api = "/api/v1"
 // scalePhase measures GET /labels (a page of 25), a page deep in the list
 // (cursor of a random seeded shipment) and GET /labels/{id} of random seeded
 // shipments, each for c.scaleDuration at c.scaleConns connections.
-func scalePhase(ctx context.Context, c config, srv *shipd, db *seeded, out *scaleResult) error {
+func scalePhase(ctx context.Context, c config, srv *deployment, db *seeded, out *scaleResult) error {
 	tok := db.Accounts["scale"].Token
-	list := request("GET", srv.addr, api+"/labels", tok, nil)
-	status, body, err := fetch(srv.addr, list)
+	lists := srv.requests("GET", api+"/labels", tok, nil)
+	status, body, err := fetch(srv.addr(), lists[0])
 	if err != nil || status != http.StatusOK {
 		return fmt.Errorf("GET /labels: %d %v %s", status, err, truncate(body, 300))
 	}
@@ -43,8 +43,8 @@ func scalePhase(ctx context.Context, c config, srv *shipd, db *seeded, out *scal
 	pick := func(w int) string { return db.SampleIDs[rngs[w].IntN(len(db.SampleIDs))] }
 
 	wait := srv.profile(c.profileDir, fmt.Sprintf("scale-%d-list", db.Rows), c.warm+c.scaleDuration)
-	r, err := closedLoop(srv.addr, c.scaleConns, c.warm, c.scaleDuration, http.StatusOK,
-		func(w, i int) []byte { return list }, nil)
+	r, err := srv.closedLoop(c.scaleConns, c.warm, c.scaleDuration, http.StatusOK,
+		func(n, w, i int) []byte { return lists[n] }, nil)
 	wait()
 	if err != nil {
 		return err
@@ -52,18 +52,18 @@ func scalePhase(ctx context.Context, c config, srv *shipd, db *seeded, out *scal
 	out.List = statOf(r)
 
 	wait = srv.profile(c.profileDir, fmt.Sprintf("scale-%d-detail", db.Rows), c.warm+c.scaleDuration)
-	r, err = closedLoop(srv.addr, c.scaleConns, c.warm, c.scaleDuration, http.StatusOK,
-		func(w, i int) []byte { return request("GET", srv.addr, api+"/labels/"+pick(w), tok, nil) }, nil)
+	r, err = srv.closedLoop(c.scaleConns, c.warm, c.scaleDuration, http.StatusOK,
+		func(n, w, i int) []byte { return request("GET", srv.nodes[n].addr, api+"/labels/"+pick(w), tok, nil) }, nil)
 	wait()
 	if err != nil {
 		return err
 	}
 	out.Detail = statOf(r)
 
-	r, err = closedLoop(srv.addr, c.scaleConns, c.warm, c.scaleDuration, http.StatusOK,
-		func(w, i int) []byte {
+	r, err = srv.closedLoop(c.scaleConns, c.warm, c.scaleDuration, http.StatusOK,
+		func(n, w, i int) []byte {
 			cursor := base64.RawURLEncoding.EncodeToString([]byte("v1:" + pick(w)))
-			return request("GET", srv.addr, api+"/labels?cursor="+cursor, tok, nil)
+			return request("GET", srv.nodes[n].addr, api+"/labels?cursor="+cursor, tok, nil)
 		}, nil)
 	if err != nil {
 		return err
@@ -88,12 +88,14 @@ const readRounds = 2
 
 // readPhase runs GET /labels/{id} of one shipment (purchased, with two
 // tracking events) against the baseline serving shipd's exact response
-// bytes, then against shipd, at c.readConns connections each.
-func readPhase(ctx context.Context, c config, srv *shipd, db *seeded, out *readResult) error {
+// bytes, then against shipd, at c.readConns connections each. With baseline
+// set (the PostgreSQL runs), only shipd runs and its ratio is to that figure,
+// the baseline measured beside SQLite.
+func readPhase(ctx context.Context, c config, srv *deployment, db *seeded, out *readResult, baseline *stat) error {
 	tok := db.Accounts["scale"].Token
 	id := db.SampleIDs[len(db.SampleIDs)/2]
 	path := api + "/labels/" + id
-	hreq, _ := http.NewRequest("GET", "http://"+srv.addr+path, nil)
+	hreq, _ := http.NewRequest("GET", "http://"+srv.addr()+path, nil)
 	hreq.Header.Set("Authorization", "Bearer "+tok)
 	res, err := http.DefaultClient.Do(hreq)
 	if err != nil {
@@ -105,77 +107,98 @@ func readPhase(ctx context.Context, c config, srv *shipd, db *seeded, out *readR
 		return fmt.Errorf("GET %s: %d %v", path, res.StatusCode, err)
 	}
 	out.ResponseBytes = len(body)
-	bodyFile := filepath.Join(filepath.Dir(srv.db), "baseline-body.json")
-	if err := os.WriteFile(bodyFile, body, 0o644); err != nil {
-		return err
-	}
 
-	addr, err := freeAddr()
-	if err != nil {
-		return err
-	}
-	cmd := exec.Command(c.baseline, "-addr", addr, "-body", bodyFile, "-content-type", res.Header.Get("Content-Type"))
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %s: %w", c.baseline, err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "listening") {
-		return fmt.Errorf("baseline did not start: %q %v", line, err)
-	}
-	req := request("GET", addr, path, tok, nil)
-	status, got, err := fetch(addr, req)
-	if err != nil || status != http.StatusOK || !bytes.Equal(got, body) {
-		return fmt.Errorf("baseline does not answer shipd's bytes: %d %v", status, err)
-	}
-	// The two servers take turns, readRounds times each, so a drift of the
-	// machine (another tenant, thermal) weighs on both alike.
-	shipdReq := request("GET", srv.addr, path, tok, nil)
-	var base, ours loadResult
-	slice := c.readDuration / readRounds
-	for round := range readRounds {
-		r, err := closedLoop(addr, c.readConns, c.warm, slice, http.StatusOK, func(w, i int) []byte { return req }, nil)
+	var req []byte // the baseline's
+	addr := ""
+	if baseline == nil {
+		var stop func()
+		addr, stop, err = startBaseline(c, filepath.Join(srv.dir, "baseline-body.json"), body, res.Header.Get("Content-Type"))
 		if err != nil {
 			return err
 		}
-		base = base.merge(r)
+		defer stop()
+		req = request("GET", addr, path, tok, nil)
+		status, got, err := fetch(addr, req)
+		if err != nil || status != http.StatusOK || !bytes.Equal(got, body) {
+			return fmt.Errorf("baseline does not answer shipd's bytes: %d %v", status, err)
+		}
+	}
+	// The two servers take turns, readRounds times each, so a drift of the
+	// machine (another tenant, thermal) weighs on both alike.
+	shipdReqs := srv.requests("GET", path, tok, nil)
+	var base, ours loadResult
+	slice := c.readDuration / readRounds
+	for round := range readRounds {
+		if baseline == nil {
+			r, err := closedLoop(addr, c.readConns, c.warm, slice, http.StatusOK, func(w, i int) []byte { return req }, nil)
+			if err != nil {
+				return err
+			}
+			base = base.merge(r)
+		}
 		wait := func() {}
 		if round == 0 {
 			wait = srv.profile(c.profileDir, "read", c.warm+slice)
 		}
-		r, err = closedLoop(srv.addr, c.readConns, c.warm, slice, http.StatusOK, func(w, i int) []byte { return shipdReq }, nil)
+		r, err := srv.closedLoop(c.readConns, c.warm, slice, http.StatusOK, func(n, w, i int) []byte { return shipdReqs[n] }, nil)
 		wait()
 		if err != nil {
 			return err
 		}
 		ours = ours.merge(r)
 	}
-	out.Baseline, out.Shipd = statOf(base), statOf(ours)
+	if baseline == nil {
+		out.Baseline = statOf(base)
+	} else {
+		out.Baseline = *baseline
+	}
+	out.Shipd = statOf(ours)
 	if out.Baseline.PerSec > 0 {
 		out.Ratio = out.Shipd.PerSec / out.Baseline.PerSec
 	}
 	return ctx.Err()
 }
 
+// startBaseline starts the baseline serving body (written to bodyFile) and
+// returns its address.
+func startBaseline(c config, bodyFile string, body []byte, contentType string) (addr string, stop func(), err error) {
+	if err := os.WriteFile(bodyFile, body, 0o644); err != nil {
+		return "", nil, err
+	}
+	if addr, err = freeAddr(); err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(c.baseline, "-addr", addr, "-body", bodyFile, "-content-type", contentType)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start %s: %w", c.baseline, err)
+	}
+	stop = func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "listening") {
+		stop()
+		return "", nil, fmt.Errorf("baseline did not start: %q %v", line, err)
+	}
+	return addr, stop, nil
+}
+
 // writePhase sends POST /labels/create at c.writeConns connections and
 // counts the 202s; then it waits for every purchase to finish and measures
-// how much the database grew per shipment.
-func writePhase(ctx context.Context, c config, srv *shipd, db *seeded, res *results) error {
+// how much the database grew per shipment (into bytesPerShipment).
+func writePhase(ctx context.Context, c config, srv *deployment, db *seeded, out *writeResult, bytesPerShipment *float64) error {
 	acct := db.Accounts["write"]
-	out := &res.Write
 	before, err := srv.usedBytes(ctx)
 	if err != nil {
 		return err
 	}
-	req := request("POST", srv.addr, api+"/labels/create", acct.Token, createBody())
+	reqs := srv.requests("POST", api+"/labels/create", acct.Token, createBody())
 	start := time.Now()
 	wait := srv.profile(c.profileDir, "write", c.warm+c.writeDuration)
-	r, err := closedLoop(srv.addr, c.writeConns, c.warm, c.writeDuration, http.StatusAccepted, func(w, i int) []byte { return req }, nil)
+	r, err := srv.closedLoop(c.writeConns, c.warm, c.writeDuration, http.StatusAccepted, func(n, w, i int) []byte { return reqs[n] }, nil)
 	wait()
 	if err != nil {
 		return err
@@ -218,15 +241,15 @@ func writePhase(ctx context.Context, c config, srv *shipd, db *seeded, res *resu
 		return err
 	}
 	if total > 0 {
-		res.Server.DBBytesPerAPIShipment = float64(after-before) / float64(total)
+		*bytesPerShipment = float64(after-before) / float64(total)
 	}
 	return nil
 }
 
 // subscribe creates a webhook subscription to the receiver for shipment.purchased.
-func subscribe(srv *shipd, rcv *receiver, token, path string) error {
+func subscribe(srv *deployment, rcv *receiver, token, path string) error {
 	body, _ := json.Marshal(map[string]any{"url": rcv.url(path), "events": []string{"shipment.purchased"}})
-	status, res, err := fetch(srv.addr, request("POST", srv.addr, api+"/webhooks", token, body))
+	status, res, err := fetch(srv.addr(), request("POST", srv.addr(), api+"/webhooks", token, body))
 	if err != nil || status != http.StatusCreated {
 		return fmt.Errorf("POST /webhooks: %d %v %s", status, err, truncate(res, 300))
 	}
@@ -248,48 +271,59 @@ type sent struct {
 	id     string
 }
 
-// openLoop sends n creates, one every interval, whatever the answers; a
-// pool of connections carries them and a create waits for a free one.
-func openLoop(addr string, conns, n int, interval time.Duration, req []byte) []sent {
+// openLoop sends n creates, one every interval, whatever the answers:
+// create i goes to addrs[i mod len(addrs)], as reqs[i mod len(addrs)]. Each
+// address has a pool of its share of conns connections, and a create waits
+// for a free one of its pool.
+func openLoop(addrs []string, conns, n int, interval time.Duration, reqs [][]byte) []sent {
 	out := make([]sent, n)
-	jobs := make(chan int, n)
+	jobs := make([]chan int, len(addrs))
 	var wg sync.WaitGroup
-	for range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cn, err := dial(addr)
-			if err != nil {
-				for i := range jobs {
-					out[i].status = 0
-				}
-				return
-			}
-			defer cn.Close()
-			for i := range jobs {
-				status, body, err := cn.do(req)
-				out[i].lat = time.Since(out[i].at)
+	for a, addr := range addrs {
+		jobs[a] = make(chan int, n)
+		share := conns / len(addrs)
+		if a < conns%len(addrs) {
+			share++
+		}
+		for range max(share, 1) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cn, err := dial(addr)
 				if err != nil {
-					continue
+					for i := range jobs[a] {
+						out[i].status = 0
+					}
+					return
 				}
-				out[i].status = status
-				var v struct {
-					ID string `json:"id"`
+				defer cn.Close()
+				for i := range jobs[a] {
+					status, body, err := cn.do(reqs[a])
+					out[i].lat = time.Since(out[i].at)
+					if err != nil {
+						continue
+					}
+					out[i].status = status
+					var v struct {
+						ID string `json:"id"`
+					}
+					if json.Unmarshal(body, &v) == nil {
+						out[i].id = v.ID
+					}
 				}
-				if json.Unmarshal(body, &v) == nil {
-					out[i].id = v.ID
-				}
-			}
-		}()
+			}()
+		}
 	}
 	start := time.Now()
 	for i := range n {
 		due := start.Add(time.Duration(i) * interval)
 		time.Sleep(time.Until(due))
 		out[i].at = due
-		jobs <- i
+		jobs[i%len(jobs)] <- i
 	}
-	close(jobs)
+	for _, j := range jobs {
+		close(j)
+	}
 	wg.Wait()
 	return out
 }
@@ -297,15 +331,16 @@ func openLoop(addr string, conns, n int, interval time.Duration, req []byte) []s
 // e2ePhase creates shipments at a fixed rate and measures, per shipment,
 // the time from the create being due to (a) purchasedAt and (b) the
 // verified shipment.purchased delivery at the receiver.
-func e2ePhase(ctx context.Context, c config, srv *shipd, db *seeded, rcv *receiver, out *e2eResult) error {
+func e2ePhase(ctx context.Context, c config, srv *deployment, db *seeded, rcv *receiver, out *e2eResult) error {
 	acct := db.Accounts["e2e"]
-	if err := subscribe(srv, rcv, acct.Token, "/hooks/e2e"); err != nil {
+	hook := srv.hooks + "/hooks/e2e"
+	if err := subscribe(srv, rcv, acct.Token, hook); err != nil {
 		return err
 	}
 	n := int(float64(c.e2eRate) * c.e2eDuration.Seconds())
-	req := request("POST", srv.addr, api+"/labels/create", acct.Token, createBody())
+	reqs := srv.requests("POST", api+"/labels/create", acct.Token, createBody())
 	wait := srv.profile(c.profileDir, "e2e", c.e2eDuration)
-	sends := openLoop(srv.addr, 32, n, time.Second/time.Duration(c.e2eRate), req)
+	sends := srv.openLoop(32, n, time.Second/time.Duration(c.e2eRate), reqs)
 	wait()
 	out.Rate, out.Seconds, out.Sent = c.e2eRate, c.e2eDuration.Seconds(), n
 	var createLat latencies
@@ -318,10 +353,10 @@ func e2ePhase(ctx context.Context, c config, srv *shipd, db *seeded, rcv *receiv
 		}
 	}
 	out.Create = latStat(createLat.sorted(), c.e2eDuration)
-	rcv.waitFor("/hooks/e2e", out.Accepted, 30*time.Second)
+	rcv.waitFor(hook, out.Accepted, 30*time.Second)
 	var purchased, delivered latencies
 	got := map[string]bool{}
-	for _, a := range rcv.received("/hooks/e2e") {
+	for _, a := range rcv.received(hook) {
 		s, ok := byID[a.shipmentID]
 		if !ok || a.eventType != "shipment.purchased" {
 			continue
@@ -338,7 +373,7 @@ func e2ePhase(ctx context.Context, c config, srv *shipd, db *seeded, rcv *receiv
 			continue
 		}
 		out.MissingWebhooks++
-		status, body, err := fetch(srv.addr, request("GET", srv.addr, api+"/labels/"+id, acct.Token, nil))
+		status, body, err := fetch(srv.addr(), request("GET", srv.addr(), api+"/labels/"+id, acct.Token, nil))
 		if err != nil || status != http.StatusOK {
 			continue
 		}
@@ -352,33 +387,34 @@ func e2ePhase(ctx context.Context, c config, srv *shipd, db *seeded, rcv *receiv
 	out.NotPurchased = out.Accepted - len(purchased)
 	out.Purchased = latStat(purchased.sorted(), 0)
 	out.Webhook = latStat(delivered.sorted(), 0)
-	out.RejectedSignatures = int(rcv.rejected.Load())
+	out.RejectedSignatures = srv.rejectedSignatures(rcv)
 	return ctx.Err()
 }
 
 // fanoutPhase subscribes c.fanoutSubs endpoints, creates c.fanoutShipments
 // shipments as fast as 32 connections go, and measures the rate at which the
 // verified deliveries arrive (first to last) and each one's latency from its event.
-func fanoutPhase(ctx context.Context, c config, srv *shipd, db *seeded, rcv *receiver, out *fanoutResult) error {
+func fanoutPhase(ctx context.Context, c config, srv *deployment, db *seeded, rcv *receiver, out *fanoutResult) error {
 	acct := db.Accounts["fanout"]
+	hooks := srv.hooks + "/hooks/fan/"
 	for i := range c.fanoutSubs {
-		if err := subscribe(srv, rcv, acct.Token, fmt.Sprintf("/hooks/fan/%d", i)); err != nil {
+		if err := subscribe(srv, rcv, acct.Token, fmt.Sprintf("%s%d", hooks, i)); err != nil {
 			return err
 		}
 	}
-	req := request("POST", srv.addr, api+"/labels/create", acct.Token, createBody())
+	reqs := srv.requests("POST", api+"/labels/create", acct.Token, createBody())
 	start := time.Now()
 	wait := srv.profile(c.profileDir, "fanout", 6*time.Second)
-	sends := openLoop(srv.addr, 32, c.fanoutShipments, 0, req)
+	sends := srv.openLoop(32, c.fanoutShipments, 0, reqs)
 	for _, s := range sends {
 		if s.status == http.StatusAccepted {
 			out.Shipments++
 		}
 	}
 	want := out.Shipments * c.fanoutSubs
-	rcv.waitFor("/hooks/fan/", want, 2*time.Minute)
+	rcv.waitFor(hooks, want, 2*time.Minute)
 	wait()
-	arr := rcv.received("/hooks/fan/")
+	arr := rcv.received(hooks)
 	out.Subscriptions, out.Expected, out.Deliveries = c.fanoutSubs, want, len(arr)
 	if len(arr) == 0 {
 		logf("  fan-out: no delivery arrived")
@@ -401,6 +437,6 @@ func fanoutPhase(ctx context.Context, c config, srv *shipd, db *seeded, rcv *rec
 		out.PerSec = float64(len(arr)) / window.Seconds()
 	}
 	out.Seconds = last.Sub(start).Seconds()
-	out.RejectedSignatures = int(rcv.rejected.Load())
+	out.RejectedSignatures = srv.rejectedSignatures(rcv)
 	return ctx.Err()
 }

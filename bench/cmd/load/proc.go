@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -25,9 +24,17 @@ type shipd struct {
 	cmd       *exec.Cmd
 	addr      string // API
 	pprofAddr string
-	db        string
-	ro        *sql.DB // read-only connection for the bench's own counts
+	name      string // --node-id; empty on SQLite
 	done      chan error
+}
+
+// node is how to start one shipd.
+type node struct {
+	db     string   // --db: a SQLite file or a postgres:// URL
+	log    string   // the file its output goes to
+	name   string   // --node-id (PostgreSQL)
+	labels string   // --label-store (PostgreSQL)
+	env    []string // added to the environment (SHIPD_WEBHOOK_KEY on PostgreSQL)
 }
 
 func freeAddr() (string, error) {
@@ -42,7 +49,7 @@ func freeAddr() (string, error) {
 // startShipd serves db with every rate limit raised far above the load (a
 // configuration, not a code change), tracking scans effectively off (one per
 // hour, so no phase carries another's background work), and pprof on.
-func startShipd(ctx context.Context, c config, db string) (*shipd, error) {
+func startShipd(ctx context.Context, c config, n node) (*shipd, error) {
 	addr, err := freeAddr()
 	if err != nil {
 		return nil, err
@@ -51,24 +58,31 @@ func startShipd(ctx context.Context, c config, db string) (*shipd, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"serve", "--addr", addr, "--db", db, "--pprof-addr", pprofAddr,
+	args := []string{"serve", "--addr", addr, "--db", n.db, "--pprof-addr", pprofAddr,
 		"--sandbox-scan-interval", "1h", "--shutdown-grace", "5s"}
+	if n.name != "" {
+		args = append(args, "--node-id", n.name)
+	}
+	if n.labels != "" {
+		args = append(args, "--label-store", n.labels)
+	}
 	for _, g := range server.Groups {
 		args = append(args, "--rate-limit", string(g)+"=1000000:1000000")
 	}
 	args = append(args, strings.Fields(c.shipdFlags)...)
-	logPath := filepath.Join(filepath.Dir(db), "shipd.log")
+	logPath := n.log
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(c.shipd, args...)
+	cmd.Env = append(os.Environ(), n.env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile // the access log goes to a file, as in production
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("start %s: %w", c.shipd, err)
 	}
-	s := &shipd{cmd: cmd, addr: addr, pprofAddr: pprofAddr, db: db, done: make(chan error, 1)}
+	s := &shipd{cmd: cmd, addr: addr, pprofAddr: pprofAddr, name: n.name, done: make(chan error, 1)}
 	go func() { s.done <- cmd.Wait(); logFile.Close() }()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -92,12 +106,6 @@ func startShipd(ctx context.Context, c config, db string) (*shipd, error) {
 			return nil, fmt.Errorf("shipd not ready after 30 s; log:\n%s", tail(logPath, 2000))
 		}
 	}
-	s.ro, err = sql.Open("sqlite3", "file:"+db+"?mode=ro&_busy_timeout=10000")
-	if err != nil {
-		s.kill()
-		return nil, err
-	}
-	s.ro.SetMaxOpenConns(1)
 	return s, nil
 }
 
@@ -128,9 +136,6 @@ func (s *shipd) peakRSSMiB() float64 {
 
 // stop ends the server with SIGTERM, as an operator would.
 func (s *shipd) stop() error {
-	if s.ro != nil {
-		s.ro.Close()
-	}
 	_ = s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case err := <-s.done:
@@ -149,24 +154,6 @@ func (s *shipd) kill() {
 	if s.cmd.ProcessState == nil {
 		_ = s.cmd.Process.Kill()
 	}
-}
-
-// count runs a count query on the bench's read-only connection.
-func (s *shipd) count(ctx context.Context, query string, args ...any) (int, error) {
-	var n int
-	err := s.ro.QueryRowContext(ctx, query, args...).Scan(&n)
-	return n, err
-}
-
-// usedBytes is the database's size without free pages, as of the last commit (WAL included).
-func (s *shipd) usedBytes(ctx context.Context) (int64, error) {
-	var pages, free, size int64
-	for q, p := range map[string]*int64{"PRAGMA page_count": &pages, "PRAGMA freelist_count": &free, "PRAGMA page_size": &size} {
-		if err := s.ro.QueryRowContext(ctx, q).Scan(p); err != nil {
-			return 0, err
-		}
-	}
-	return (pages - free) * size, nil
 }
 
 // profile takes a CPU profile of d from the server's pprof listener into dir/name.prof, in the background.

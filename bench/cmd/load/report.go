@@ -101,6 +101,22 @@ type scaleResult struct {
 	Detail      stat    `json:"detail"`   // GET /labels/{random seeded id}
 }
 
+// postgresResult is the phases of one PostgreSQL run: a fresh database with
+// Instances shipd instances sharing it (the load split evenly between them).
+type postgresResult struct {
+	Instances   int          `json:"instances"`
+	Rows        int          `json:"rows"`
+	SeedSeconds float64      `json:"seedSeconds"`
+	Read        readResult   `json:"readPath"` // baseline: the one measured beside SQLite
+	Write       writeResult  `json:"writePath"`
+	EndToEnd    e2eResult    `json:"endToEnd"`
+	Fanout      fanoutResult `json:"fanout"`
+	PeakRSSMiB  float64      `json:"peakRssMiB"` // the largest VmHWM of the instances
+	// Growth of pg_database_size (tables, indexes, TOAST; not the WAL) per
+	// shipment of the write path, once purchased.
+	DBBytesPerAPIShipment float64 `json:"dbBytesPerApiShipment"`
+}
+
 type target struct {
 	Name   string  `json:"name"`
 	Target string  `json:"target"`
@@ -136,6 +152,10 @@ type results struct {
 		DBBytesPerSeededShipment float64 `json:"dbBytesPerSeededShipment"`
 	} `json:"server"`
 	Targets []target `json:"targets"`
+	// The read, write, end-to-end and fan-out phases on PostgreSQL, with 1
+	// then 2 shipd instances (the -pg-*-duration flags' durations).
+	PostgresVersion string           `json:"postgresVersion,omitempty"`
+	Postgres        []postgresResult `json:"postgres,omitempty"`
 }
 
 func (c config) public() map[string]any {
@@ -146,6 +166,7 @@ func (c config) public() map[string]any {
 		"e2eRate": c.e2eRate, "e2eDuration": c.e2eDuration.String(),
 		"fanoutSubscriptions": c.fanoutSubs, "fanoutShipments": c.fanoutShipments,
 		"scaleConns": c.scaleConns, "scaleDuration": c.scaleDuration.String(),
+		"postgres": c.postgres != "", "pgReadDuration": c.pgReadDuration.String(), "pgWriteDuration": c.pgWriteDuration.String(), "pgE2EDuration": c.pgE2EDuration.String(),
 		"shipdFlags": c.shipdFlags, "phases": strings.Join(slices.DeleteFunc(slices.Clone(allPhases), func(p string) bool { return !c.phases[p] }), ","),
 	}
 }
@@ -251,6 +272,7 @@ func (r *results) print(w io.Writer) {
 			"%.0f bytes per seeded row (shipment and 2 tracking events). 1M rows seeded in %.1f s.\n\n",
 			r.Server.PeakRSSMiBMain, r.Server.PeakRSSMiBLarge, r.Server.DBBytesPerAPIShipment, r.Server.DBBytesPerSeededShipment, r.Scale.Large.SeedSeconds)
 	}
+	r.printPostgres(w)
 	row("Target", "Goal", "Measured", "Met")
 	row("---", "---", "---:", "---")
 	for _, t := range r.Targets {
@@ -259,6 +281,99 @@ func (r *results) print(w io.Writer) {
 			met = "**no**"
 		}
 		row(t.Name, t.Target, t.Actual, met)
+	}
+	fmt.Fprintln(w)
+}
+
+// printPostgres prints SQLite and the PostgreSQL runs side by side.
+func (r *results) printPostgres(w io.Writer) {
+	if len(r.Postgres) == 0 {
+		return
+	}
+	row := func(cols ...string) { fmt.Fprintln(w, "| "+strings.Join(cols, " | ")+" |") }
+	type run struct {
+		read  readResult
+		write writeResult
+		e2e   e2eResult
+		fan   fanoutResult
+	}
+	runs := []run{{r.Read, r.Write, r.EndToEnd, r.Fanout}}
+	head := []string{"Measure", "Load", "SQLite"}
+	for _, p := range r.Postgres {
+		runs = append(runs, run{p.Read, p.Write, p.EndToEnd, p.Fanout})
+		head = append(head, fmt.Sprintf("PostgreSQL ×%d", p.Instances))
+	}
+	line := func(name, load string, cell func(run) string) {
+		cols := []string{name, load}
+		for _, x := range runs {
+			cols = append(cols, cell(x))
+		}
+		row(cols...)
+	}
+	pair := func(s stat) string { return fmt.Sprintf("%.1f / %.1f", s.P50Ms, s.P99Ms) }
+	errs := func(s stat) string {
+		if len(s.Errors) == 0 {
+			return ""
+		}
+		b, _ := json.Marshal(s.Errors)
+		return "; errors " + string(b)
+	}
+	fmt.Fprintf(w, "SQLite and PostgreSQL %s side by side (PostgreSQL: a fresh database per column, the load split evenly between the instances):\n\n", r.PostgresVersion)
+	row(head...)
+	row(append([]string{"---", "---"}, slices.Repeat([]string{"---:"}, len(runs))...)...)
+	if r.ran("read") {
+		load := fmt.Sprintf("%v conns; SQLite %v, PostgreSQL %v; baseline %.0f/s", r.Config["readConns"], r.Config["readDuration"], r.Config["pgReadDuration"], r.Read.Baseline.PerSec)
+		line("1. GET /labels/{id}: requests/s (× baseline)", load, func(x run) string {
+			return fmt.Sprintf("%.0f (**%.2f×**)%s", x.read.Shipd.PerSec, x.read.Ratio, errs(x.read.Shipd))
+		})
+		line("1. GET /labels/{id}: p50 / p99 ms", "", func(x run) string { return pair(x.read.Shipd) })
+	}
+	if r.ran("write") {
+		load := fmt.Sprintf("%v conns; SQLite %v, PostgreSQL %v", r.Config["writeConns"], r.Config["writeDuration"], r.Config["pgWriteDuration"])
+		line("2. POST /labels/create: 202s/s", load, func(x run) string { return fmt.Sprintf("%.0f%s", x.write.Accepted.PerSec, errs(x.write.Accepted)) })
+		line("2. purchases completed/s (first create → last purchase)", "", func(x run) string {
+			s := fmt.Sprintf("%.0f", x.write.PurchasesPerSec)
+			if x.write.Undrained {
+				s += " (not drained)"
+			}
+			return s
+		})
+		line("2. purchases still queued when the creates stop", "", func(x run) string { return fmt.Sprint(x.write.Backlog) })
+	}
+	if r.ran("e2e") {
+		load := fmt.Sprintf("%v creates/s, open loop; SQLite %v, PostgreSQL %v", r.Config["e2eRate"], r.Config["e2eDuration"], r.Config["pgE2EDuration"])
+		line("3a. create → purchasedAt: p50 / p99 ms", load, func(x run) string {
+			s := pair(x.e2e.Purchased)
+			if x.e2e.NotPurchased > 0 {
+				s += fmt.Sprintf(" (%d of %d not purchased)", x.e2e.NotPurchased, x.e2e.Sent)
+			}
+			return s
+		})
+		line("3b. create → signed shipment.purchased received: p50 / p99 ms", "", func(x run) string {
+			s := pair(x.e2e.Webhook)
+			if n := x.e2e.Sent - x.e2e.Accepted + x.e2e.MissingWebhooks; n > 0 {
+				s += fmt.Sprintf(" (%d of %d not delivered)", n, x.e2e.Sent)
+			}
+			return s
+		})
+	}
+	if r.ran("fanout") {
+		load := fmt.Sprintf("%v subscriptions × %v shipments", r.Config["fanoutSubscriptions"], r.Config["fanoutShipments"])
+		line("4. webhook fan-out: deliveries/s", load, func(x run) string {
+			s := fmt.Sprintf("%.0f", x.fan.PerSec)
+			if x.fan.Deliveries != x.fan.Expected {
+				s += fmt.Sprintf(" (%d of %d)", x.fan.Deliveries, x.fan.Expected)
+			}
+			return s
+		})
+	}
+	fmt.Fprintln(w)
+	for _, p := range r.Postgres {
+		fmt.Fprintf(w, "PostgreSQL ×%d: %s shipments seeded in %.1f s; peak RSS (VmHWM) %.0f MiB per instance at most", p.Instances, humanRows(p.Rows), p.SeedSeconds, p.PeakRSSMiB)
+		if r.ran("write") {
+			fmt.Fprintf(w, "; pg_database_size grew %.0f bytes per API-created shipment", p.DBBytesPerAPIShipment)
+		}
+		fmt.Fprintln(w, ".")
 	}
 	fmt.Fprintln(w)
 }

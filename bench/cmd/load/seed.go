@@ -78,21 +78,11 @@ func prepare(ctx context.Context, path string, rows int) (*seeded, error) {
 		return nil, err
 	}
 	out := &seeded{Path: path, Accounts: map[string]benchAccount{}, Rows: rows}
-	acc := accounts.New(st, accounts.Config{})
-	for _, name := range []string{"scale", "write", "e2e", "fanout"} {
-		a, err := acc.CreateAccount(ctx, "bench-"+name, true)
-		if err != nil {
-			st.Close()
-			return nil, err
-		}
-		_, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
-		if err != nil {
-			st.Close()
-			return nil, err
-		}
-		out.Accounts[name] = benchAccount{ID: a.ID, Token: secret}
+	err = createAccounts(ctx, st, out)
+	if cerr := st.Close(); err == nil {
+		err = cerr
 	}
-	if err := st.Close(); err != nil {
+	if err != nil {
 		return nil, err
 	}
 
@@ -128,18 +118,43 @@ func prepare(ctx context.Context, path string, rows int) (*seeded, error) {
 	return out, nil
 }
 
-func seedShipments(ctx context.Context, db *sql.DB, out *seeded, rows int) error {
-	acct := out.Accounts["scale"].ID
-	services := []struct {
-		carrier, service, category string
-		rate                       int64
-		days                       int
-	}{
-		{"USPS", "Ground Advantage", "economy", 712, 5},
-		{"USPS", "Priority", "standard", 985, 3},
-		{"UPS", "Ground", "standard", 1134, 4},
-		{"FedEx", "2Day", "express", 2210, 2},
-	}
+// seedRow is one seeded shipment: a purchased test-mode label of the scale
+// account, followed by a tracker with two scans.
+type seedRow struct {
+	id, tracker                string
+	carrier, service, category string
+	rate, price                int64 // carrier rate; customer price and charge (rate + the 8-cent fee)
+	days                       int
+	request                    string // one of a few shipment inputs, as JSON
+	trackingNumber, labelKey   string
+	created, purchased         time.Time
+}
+
+// seedRows makes the rows of a seeded database, the same for SQLite and
+// PostgreSQL: row(k) must be called for k = 0, 1, … in order; it samples
+// up to 10,000 ids evenly into out.SampleIDs.
+type seedRows struct {
+	out      *seeded
+	ids      []string
+	trackers []string
+	requests []string
+	every    int
+	base     time.Time
+	rng      *rand.Rand
+}
+
+var seedServices = []struct {
+	carrier, service, category string
+	rate                       int64
+	days                       int
+}{
+	{"USPS", "Ground Advantage", "economy", 712, 5},
+	{"USPS", "Priority", "standard", 985, 3},
+	{"UPS", "Ground", "standard", 1134, 4},
+	{"FedEx", "2Day", "express", 2210, 2},
+}
+
+func newSeedRows(out *seeded, rows int) (*seedRows, error) {
 	names := []string{"Ada Lovelace", "Grace Hopper", "Alan Turing", "Edsger Dijkstra", "Barbara Liskov"}
 	streets := []string{"350 Fifth Avenue", "1600 Pennsylvania Ave NW", "4059 Mt Lee Dr", "233 S Wacker Dr", "1 Infinite Loop"}
 	requests := make([]string, len(names))
@@ -151,16 +166,59 @@ func seedShipments(ctx context.Context, db *sql.DB, out *seeded, rows int) error
 		}
 		b, err := json.Marshal(in)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		requests[i] = string(b)
 	}
-
 	// Ids are random, as the API makes them, but handed out in ascending
 	// order, so the UNIQUE index on id (and tracking_events' on tracker_id)
 	// is appended to instead of split at random: 3-4x faster seeding, and a
 	// lookup by id still walks an index of rows+ random keys.
-	ids, trackers := sortedIDs("shp", rows), sortedIDs("trk", rows)
+	return &seedRows{
+		out: out, ids: sortedIDs("shp", rows), trackers: sortedIDs("trk", rows), requests: requests,
+		every: max(1, rows/10_000), // sample up to 10,000 ids evenly
+		base:  time.Now().UTC().Add(-time.Duration(rows) * time.Second),
+		rng:   rand.New(rand.NewPCG(1, 2)),
+	}, nil
+}
+
+func (m *seedRows) row(k int) seedRow {
+	svc := seedServices[m.rng.IntN(len(seedServices))]
+	created := m.base.Add(time.Duration(k) * time.Second)
+	r := seedRow{id: m.ids[k], tracker: m.trackers[k], carrier: svc.carrier, service: svc.service, category: svc.category,
+		rate: svc.rate, price: svc.rate + 8, days: svc.days, request: m.requests[k%len(m.requests)],
+		trackingNumber: fmt.Sprintf("9400%018d", k), labelKey: "labels/" + m.ids[k] + ".pdf",
+		created: created, purchased: created.Add(80 * time.Millisecond)}
+	if k%m.every == 0 && len(m.out.SampleIDs) < 10_000 {
+		m.out.SampleIDs = append(m.out.SampleIDs, r.id)
+	}
+	return r
+}
+
+// createAccounts makes the bench's accounts, each with a test-mode token of
+// every scope, through the accounts service.
+func createAccounts(ctx context.Context, st *store.Store, out *seeded) error {
+	acc := accounts.New(st, accounts.Config{})
+	for _, name := range []string{"scale", "write", "e2e", "fanout"} {
+		a, err := acc.CreateAccount(ctx, "bench-"+name, true)
+		if err != nil {
+			return err
+		}
+		_, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
+		if err != nil {
+			return err
+		}
+		out.Accounts[name] = benchAccount{ID: a.ID, Token: secret}
+	}
+	return nil
+}
+
+func seedShipments(ctx context.Context, db *sql.DB, out *seeded, rows int) error {
+	acct := out.Accounts["scale"].ID
+	gen, err := newSeedRows(out, rows)
+	if err != nil {
+		return err
+	}
 	const batch = 50_000 // rows per transaction
 	const chunk = 16     // rows per INSERT statement
 	shipmentCols := `INSERT INTO shipments (id, account_id, mode, status, created_at, updated_at,
@@ -181,9 +239,6 @@ func seedShipments(ctx context.Context, db *sql.DB, out *seeded, rows int) error
 		}
 		return b.String()
 	}
-	every := max(1, rows/10_000) // sample up to 10,000 ids evenly
-	base := time.Now().UTC().Add(-time.Duration(rows) * time.Second)
-	rng := rand.New(rand.NewPCG(1, 2))
 	shipArgs := make([]any, 0, chunk*13)
 	eventArgs := make([]any, 0, chunk*4)
 	for done := 0; done < rows; {
@@ -212,18 +267,10 @@ func seedShipments(ctx context.Context, db *sql.DB, out *seeded, rows int) error
 			n := min(chunk, end-first)
 			shipArgs, eventArgs = shipArgs[:0], eventArgs[:0]
 			for k := range n {
-				k += first
-				svc := services[rng.IntN(len(services))]
-				created := base.Add(time.Duration(k) * time.Second)
-				purchased := created.Add(80 * time.Millisecond)
-				id, trk := ids[k], trackers[k]
-				price := svc.rate + 8
-				shipArgs = append(shipArgs, id, acct, created, purchased, svc.carrier, svc.service, svc.category,
-					svc.rate, price, price, svc.days, requests[k%len(requests)], fmt.Sprintf("9400%018d", k), "labels/"+id+".pdf", trk, purchased)
-				eventArgs = append(eventArgs, trk, purchased.Add(time.Hour), trk, purchased.Add(2*time.Hour))
-				if k%every == 0 && len(out.SampleIDs) < 10_000 {
-					out.SampleIDs = append(out.SampleIDs, id)
-				}
+				r := gen.row(first + k)
+				shipArgs = append(shipArgs, r.id, acct, r.created, r.purchased, r.carrier, r.service, r.category,
+					r.rate, r.price, r.price, r.days, r.request, r.trackingNumber, r.labelKey, r.tracker, r.purchased)
+				eventArgs = append(eventArgs, r.tracker, r.purchased.Add(time.Hour), r.tracker, r.purchased.Add(2*time.Hour))
 			}
 			st, err := prepared(n)
 			if err == nil {
