@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -103,6 +104,9 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 func (s *Store) Shared() bool { return s.dialect == postgresDialect }
 
 func openSQLite(ctx context.Context, path string) (*Store, error) {
+	if err := ownerOnly(path); err != nil {
+		return nil, err
+	}
 	w, err := sqlx.Open("sqlite3", dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("open writer: %w", err)
@@ -184,6 +188,34 @@ func (s *Store) newJobInserter() error {
 	})
 	if err != nil {
 		return fmt.Errorf("job insert client: %w", err)
+	}
+	return nil
+}
+
+// ownerOnly makes the database file readable by its owner only before SQLite
+// opens it: the file holds token hashes, sealed secrets and customers'
+// addresses. SQLite gives its -wal and -shm files the mode of the database
+// file, so creating it 0600 covers them; an existing file (and its WAL) made
+// by an older shipd with the umask's 0644 is tightened.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("stat %s: %w", p, err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+				return fmt.Errorf("make %s owner-only: %w", p, err)
+			}
+		}
 	}
 	return nil
 }
