@@ -198,5 +198,11 @@ func fromHTTPError(he *echo.HTTPError) *apiError {
 	if he.Code >= 500 {
 		return newAPIError(http.StatusInternalServerError, "internal_error", "internal server error")
 	}
+	if he.Code == http.StatusBadRequest {
+		// The contract keeps 400 for invalid_json and token_in_query; a
+		// request the generated binding cannot read is a 422 like any other
+		// that breaks the contract (validation catches these first today).
+		return newAPIError(http.StatusUnprocessableEntity, "invalid_request", fmt.Sprint(he.Message))
+	}
 	return newAPIError(he.Code, "invalid_request", fmt.Sprint(he.Message))
 }

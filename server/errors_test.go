@@ -45,6 +45,9 @@ func TestErrorBodies(t *testing.T) {
 		{"one byte over 1 MiB", "POST", "/api/v1/addresses", b.token, sized(1<<20 + 1), 413, "payload_too_large"},
 		{"one byte over 1 MiB without a length", "POST", "/api/v1/addresses", b.token, io.MultiReader(bytes.NewReader(sized(1<<20 + 1))), 413, "payload_too_large"},
 		{"exactly 1 MiB is read (and then validated)", "POST", "/api/v1/addresses", b.token, sized(1 << 20), 422, "invalid_field"},
+		{"a one-value query parameter given twice", "GET", "/api/v1/labels?limit=1&limit=100", b.token, nil, 422, "invalid_field"},
+		{"a status filter given twice", "GET", "/api/v1/labels?status=purchased&status=paying", b.token, nil, 422, "invalid_field"},
+		{"an event filter given twice", "GET", "/api/v1/events?type=shipment.purchased&type=tracker.updated", b.token, nil, 422, "invalid_field"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,6 +24,9 @@ type operation struct {
 	// idempotent: the request body takes an idempotencyKey (read from the
 	// contract's schema, the only list of such operations).
 	idempotent bool
+	// onceQuery names the query parameters the contract gives one value
+	// (not arrays): ?limit=1&limit=100 is refused rather than guessed at.
+	onceQuery []string
 }
 
 // operations indexes the contract by Echo route ("GET /api/v1/labels/:id").
@@ -41,6 +44,11 @@ func loadOperations(doc *openapi3.T) (operations, error) {
 			if rb := op.RequestBody; rb != nil && rb.Value != nil {
 				if mt := rb.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
 					_, o.idempotent = mt.Schema.Value.Properties["idempotencyKey"]
+				}
+			}
+			for _, p := range append(slices.Clone(item.Parameters), op.Parameters...) {
+				if p.Value != nil && p.Value.In == openapi3.ParameterInQuery && p.Value.Schema != nil && p.Value.Schema.Value != nil && !p.Value.Schema.Value.Type.Is(openapi3.TypeArray) {
+					o.onceQuery = append(o.onceQuery, p.Value.Name)
 				}
 			}
 			group, hasGroup := op.Extensions["x-rate-limit-group"].(string)

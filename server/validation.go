@@ -29,6 +29,14 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		req := c.Request()
+		if len(op.onceQuery) > 0 {
+			query := req.URL.Query()
+			for _, name := range op.onceQuery {
+				if n := len(query[name]); n > 1 {
+					return validationIssuesError([]validationIssue{{path: name, message: fmt.Sprintf("is given %d times; give it once", n)}}, 0)
+				}
+			}
+		}
 		if op.hasBody {
 			body, err := io.ReadAll(req.Body)
 			if err != nil {
