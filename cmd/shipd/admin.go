@@ -125,8 +125,10 @@ func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
-		if *expiresIn < 0 {
-			return usageError("tokens create: --expires-in must be positive")
+		// 0s is not "never": a lifetime given must be one. Leaving the flag
+		// out is how a token that never expires is made.
+		if given(fs, "expires-in") && *expiresIn <= 0 {
+			return usageError("tokens create: --expires-in must be positive (leave it out for a token that never expires)")
 		}
 		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
@@ -229,4 +231,11 @@ func parseScopes(s string) ([]string, error) {
 		return nil, usageError("--scopes is required")
 	}
 	return out, nil
+}
+
+// given reports whether the command line set flag name, even to its default.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -271,6 +271,7 @@ func TestCLIErrors(t *testing.T) {
 		{"tokens create unknown scope", tc("tokens", "create", "--db", db, "--account", a.ID, "--mode", "test", "--scopes", "read:shipments,admin:all"), 2, `unknown scope "admin:all"`},
 		{"tokens create without scopes", tc("tokens", "create", "--db", db, "--account", a.ID, "--mode", "test"), 2, "--scopes is required"},
 		{"tokens create negative lifetime", tc("tokens", "create", "--db", db, "--account", a.ID, "--mode", "test", "--scopes", "read:shipments", "--expires-in", "-1h"), 2, "--expires-in must be positive"},
+		{"tokens create zero lifetime", tc("tokens", "create", "--db", db, "--account", a.ID, "--mode", "test", "--scopes", "read:shipments", "--expires-in", "0s"), 2, "--expires-in must be positive"},
 		{"tokens create bad lifetime", tc("tokens", "create", "--db", db, "--account", a.ID, "--mode", "test", "--scopes", "read:shipments", "--expires-in", "30days"), 2, "invalid value"},
 		{"tokens create unknown account", tc("tokens", "create", "--db", db, "--account", "acct_nope", "--mode", "test", "--scopes", "read:shipments"), 1, "does not exist"},
 		{"tokens revoke without id", tc("tokens", "revoke", "--db", db), 2, "--id is required"},
