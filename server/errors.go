@@ -159,10 +159,24 @@ func errorBody(ctx context.Context, code, msg string) gen.Error {
 	return e
 }
 
+// statusClientClosedRequest is the status logged for a request its client
+// abandoned before the answer (nginx's convention); it is never sent.
+const statusClientClosedRequest = 499
+
 // writeError answers err as JSON: a domain error or *apiError as the table
 // says, anything else as a 500 that is logged but never echoed.
 func (s *Server) writeError(c echo.Context, err error) {
 	if c.Response().Committed {
+		return
+	}
+	if ctx := c.Request().Context(); errors.Is(ctx.Err(), context.Canceled) {
+		// The client hung up: whatever failed on the way (a query or carrier
+		// call cut short by the cancelled context), no one hears the answer.
+		// Logged as nginx's 499 client-closed, not as a server error, so that
+		// alerts on 5xx mean the server failed someone.
+		c.Response().Status = statusClientClosedRequest
+		s.log.LogAttrs(ctx, slog.LevelDebug, "client closed the request",
+			slog.String("request_id", requestIDFrom(ctx)), slog.Any("error", err))
 		return
 	}
 	ae, known := problem(err)
