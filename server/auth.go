@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -19,15 +20,15 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		req := c.Request()
 		header := strings.TrimSpace(req.Header.Get("Authorization"))
 		if header == "" {
-			return newAPIError(http.StatusUnauthorized, "missing_authorization", "send Authorization: Bearer <token>")
+			return s.failedAuthentication(c, newAPIError(http.StatusUnauthorized, "missing_authorization", "send Authorization: Bearer <token>"))
 		}
 		scheme, secret, ok := strings.Cut(header, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			return newAPIError(http.StatusUnauthorized, "invalid_token", "the bearer token matches no token")
+			return s.failedAuthentication(c, newAPIError(http.StatusUnauthorized, "invalid_token", "the bearer token matches no token"))
 		}
 		caller, err := s.accounts.Authenticate(req.Context(), strings.TrimSpace(secret), c.RealIP())
 		if err != nil {
-			return err
+			return s.failedAuthentication(c, err)
 		}
 		c.SetRequest(req.WithContext(withCaller(req.Context(), caller)))
 		if !caller.Can(op.requiredScope) {
@@ -37,4 +38,28 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// failedAuthentication draws one failure from the client address's bucket
+// (GroupFailedAuth): err while it lasts, 429 rate_limited once it is empty.
+// An error that is not an authentication failure (the database is down)
+// draws nothing.
+func (s *Server) failedAuthentication(c echo.Context, err error) error {
+	cfg := s.cfg.RateLimits
+	if cfg.Disabled {
+		return err
+	}
+	if ae, _ := problem(err); ae == nil || ae.Status != http.StatusUnauthorized {
+		return err
+	}
+	ctx := c.Request().Context()
+	d := cfg.Limiter.Allow(ctx, "ip/"+c.RealIP(), GroupFailedAuth, s.cfg.Now())
+	if d.Allowed {
+		return err
+	}
+	wait := max(1, ceilSeconds(d.RetryAfter))
+	e := newAPIError(http.StatusTooManyRequests, "rate_limited",
+		fmt.Sprintf("too many failed authentications from this address; retry after %d second%s", wait, plural(wait)))
+	e.RetryAfter = int(wait)
+	return e
 }

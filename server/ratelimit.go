@@ -36,6 +36,16 @@ const (
 // Groups lists every endpoint group, in a stable order.
 var Groups = []Group{GroupReads, GroupQuotes, GroupBuys, GroupRefunds, GroupAddressVerify, GroupAddressWrites, GroupWebhookWrites}
 
+// GroupFailedAuth is not an endpoint group: its bucket is per client address
+// and only failed authentications (a missing, unknown, expired or revoked
+// token) draw from it, on any operation. When it is empty, the next failure
+// is 429 instead of 401, so guessing tokens costs time; a valid token is
+// never refused because of the bad ones sent from its address.
+const GroupFailedAuth Group = "failed_auth"
+
+// limitedGroups are the groups a -rate-limit flag may set.
+func limitedGroups() []Group { return append(slices.Clone(Groups), GroupFailedAuth) }
+
 // RateLimit is one token bucket: Burst requests at once, refilled at Rate per second.
 type RateLimit struct {
 	Rate  float64 // tokens added per second
@@ -52,6 +62,7 @@ var defaultRateLimits = map[Group]RateLimit{
 	GroupAddressVerify: {Rate: 20, Burst: 50},
 	GroupAddressWrites: {Rate: 20, Burst: 50},
 	GroupWebhookWrites: {Rate: 10, Burst: 50},
+	GroupFailedAuth:    {Rate: 1, Burst: 60},
 }
 
 // DefaultRateLimit returns a group's built-in bucket.
@@ -111,7 +122,7 @@ func (c *RateLimitConfig) String() string {
 		return ""
 	}
 	var parts []string
-	for _, g := range Groups {
+	for _, g := range limitedGroups() {
 		if l, ok := c.Limits[g]; ok {
 			parts = append(parts, fmt.Sprintf("%s=%s:%d", g, strconv.FormatFloat(l.Rate, 'g', -1, 64), l.Burst))
 		}
@@ -124,8 +135,8 @@ func (c *RateLimitConfig) Set(spec string) error {
 	for item := range strings.SplitSeq(spec, ",") {
 		name, value, ok := strings.Cut(strings.TrimSpace(item), "=")
 		g := Group(strings.TrimSpace(name))
-		if !ok || !slices.Contains(Groups, g) {
-			return fmt.Errorf("rate limit %q: want GROUP=RATE:BURST with GROUP one of %v", item, Groups)
+		if !ok || !slices.Contains(limitedGroups(), g) {
+			return fmt.Errorf("rate limit %q: want GROUP=RATE:BURST with GROUP one of %v", item, limitedGroups())
 		}
 		rateText, burstText, ok := strings.Cut(value, ":")
 		if !ok {

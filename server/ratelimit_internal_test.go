@@ -67,6 +67,7 @@ func TestRateLimitConfig(t *testing.T) {
 		want := map[Group]RateLimit{
 			GroupReads: {100, 7}, GroupQuotes: {20, 50}, GroupBuys: {5, 20}, GroupRefunds: {10, 20},
 			GroupAddressVerify: {20, 50}, GroupAddressWrites: {20, 50}, GroupWebhookWrites: {10, 50},
+			GroupFailedAuth: {1, 60},
 		}
 		if diff := cmp.Diff(want, c.Limits); diff != "" {
 			t.Errorf("limits (-want +got):\n%s", diff)

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -399,4 +400,64 @@ func BenchmarkLimiterAllow(b *testing.B) {
 			}
 		})
 	})
+}
+
+// Failed authentications draw from a bucket per client address: once it is
+// empty, a bad token gets 429 instead of 401, whatever header the client
+// adds; a valid token from the same address is never refused for them.
+func TestRateLimitFailedAuthentications(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withRateLimits(map[server.Group]server.RateLimit{server.GroupFailedAuth: {Rate: 0.5, Burst: 4}}))
+	revokedID, revoked := b.newToken(b.account.ID, "test", "read:shipments")
+	b.revokeToken(revokedID)
+	expires := b.clock.Now().Add(time.Minute)
+	_, expired := b.newTokenExpiring(b.account.ID, "test", &expires, "read:shipments")
+	b.clock.Advance(2 * time.Minute)
+	get := func(token string, headers ...string) response {
+		t.Helper()
+		if token != "" {
+			headers = append(headers, "Authorization", "Bearer "+token)
+		}
+		return b.call(t, "GET", "/api/v1/labels", nil, headers...)
+	}
+
+	// The burst: each kind of failure counts, and answers as it would alone.
+	wantError(t, get(""), http.StatusUnauthorized, "missing_authorization")
+	wantError(t, get("svc_test_"+strings.Repeat("x", 40)), http.StatusUnauthorized, "invalid_token")
+	wantError(t, get(revoked), http.StatusUnauthorized, "token_revoked")
+	wantError(t, get(expired), http.StatusUnauthorized, "token_expired")
+
+	r := get("svc_test_guess", "X-Forwarded-For", "203.0.113.9") // a header picks no other address
+	wantError(t, r, http.StatusTooManyRequests, "rate_limited")
+	if r.Header.Get("Retry-After") != "2" {
+		t.Errorf("Retry-After = %q, want 2 (one failure per 2 s)", r.Header.Get("Retry-After"))
+	}
+	wantError(t, get(""), http.StatusTooManyRequests, "rate_limited")
+
+	// The account's own valid token, from the very same address, still works,
+	// and valid calls do not refill the bucket of failures.
+	for range 10 {
+		wantStatus(t, get(b.token), http.StatusOK)
+	}
+	wantError(t, get(revoked), http.StatusTooManyRequests, "rate_limited")
+
+	b.clock.Advance(2 * time.Second)
+	wantError(t, get(revoked), http.StatusUnauthorized, "token_revoked")
+	wantError(t, get(revoked), http.StatusTooManyRequests, "rate_limited")
+}
+
+// A flood of bad tokens with the default limits: the first failures are 401,
+// then nearly everything is 429.
+func TestRateLimitFailedAuthenticationFlood(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	counts := map[int]int{}
+	for i := range 1000 {
+		r := b.call(t, "GET", "/api/v1/events", nil, "Authorization", fmt.Sprintf("Bearer svc_test_%040d", i))
+		counts[r.Status]++
+	}
+	def, _ := server.DefaultRateLimit(server.GroupFailedAuth)
+	if counts[http.StatusUnauthorized] != def.Burst || counts[http.StatusTooManyRequests] != 1000-def.Burst {
+		t.Errorf("1000 bad tokens at one instant: %v, want %d × 401 then 429s", counts, def.Burst)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -41,6 +42,12 @@ type Config struct {
 	// Ready tells /readyz whether the server can do its work (database
 	// reachable, job workers running); nil means always ready.
 	Ready func(ctx context.Context) error
+	// TrustedProxies are the networks of the reverse proxies in front of
+	// shipd. The client's address (a token's last IP, the limit on failed
+	// authentications) is the peer's unless the peer is one of these, then
+	// the nearest untrusted address in X-Forwarded-For. Empty: the peer's,
+	// so no client can pick its address with a header.
+	TrustedProxies []*net.IPNet
 }
 
 func (c *Config) setDefaults() {
@@ -94,11 +101,25 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = func(err error, c echo.Context) { s.writeError(c, err) }
+	e.IPExtractor = clientIP(cfg.TrustedProxies)
 	e.Use(s.requestID, s.accessLog, s.recoverPanics, s.limitBody, s.rejectTokenInQuery, s.authenticate, s.rateLimit, s.validateRequest)
 	gen.RegisterHandlersWithBaseURL(e, gen.NewStrictHandler(s, nil), BasePath)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.readyz)
 	return e, s, nil
+}
+
+// clientIP reads the client's address from the peer, or through the trusted
+// proxies' X-Forwarded-For. Echo's default trusts X-Forwarded-For from anyone.
+func clientIP(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }
 
 func (s *Server) readyz(c echo.Context) error {
