@@ -63,8 +63,14 @@ type Config struct {
 	// JobPollInterval is how often idle workers look for due jobs. Default
 	// 20 ms on SQLite, 250 ms on PostgreSQL (where inserts also notify).
 	JobPollInterval time.Duration
-	// JobWorkers is the number of purchase, void and tracking jobs run at once. Default 8.
+	// JobWorkers is the number of void, tracking and upkeep jobs run at once. Default 8.
 	JobWorkers int
+	// PurchaseWorkers is the number of purchases run at once, on their own
+	// queue. Default 64 (shipping.DefaultPurchaseWorkers).
+	PurchaseWorkers int
+	// MaxPurchaseBacklog is how many purchases may wait for a worker before
+	// creates get 503 purchase_queue_full. Default 5,000; negative: no bound.
+	MaxPurchaseBacklog int
 	// UsageFlushInterval is how often tokens' last use is written. Default 5 s.
 	UsageFlushInterval time.Duration
 	// JobRescueAfter is how long a job may run before it counts as stuck
@@ -131,6 +137,7 @@ func New(cfg Config) (*App, error) {
 		EventData:        server.ShipmentEventData(cfg.PublicURL),
 		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval,
+		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,
 	})
 	if err != nil {
 		return nil, err
@@ -141,11 +148,14 @@ func New(cfg Config) (*App, error) {
 	a.Webhooks.RegisterWorkers(workers)
 	idem.RegisterWorkers(workers)
 	deliveryQueue, deliveryWorkers := a.Webhooks.Queue()
+	purchaseQueue, purchaseWorkers := a.Shipping.PurchaseQueueConfig()
 	a.jobs, err = cfg.Store.JobClient(&river.Config{
 		Workers: workers,
 		Queues: map[string]river.QueueConfig{
 			river.QueueDefault: {MaxWorkers: cfg.JobWorkers},
-			// Deliveries get their own workers, so slow receivers never hold up purchases.
+			// Purchases and deliveries get their own workers: slow carriers and
+			// slow receivers never hold up each other nor the rest.
+			purchaseQueue: {MaxWorkers: purchaseWorkers},
 			deliveryQueue: {MaxWorkers: deliveryWorkers},
 		},
 		FetchPollInterval: cfg.JobPollInterval,

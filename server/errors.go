@@ -95,6 +95,10 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusUnprocessableEntity, "no_rates", err.Error()), true
 	case errors.Is(err, shipping.ErrNoPaymentMethod):
 		return newAPIError(http.StatusPaymentRequired, "no_payment_method", err.Error()), true
+	case errors.Is(err, shipping.ErrPurchaseQueueFull):
+		e := newAPIError(http.StatusServiceUnavailable, "purchase_queue_full", err.Error())
+		e.RetryAfter = int(shipping.PurchaseQueueRetryAfter / time.Second)
+		return e, true
 	case errors.As(err, &carriers):
 		var e *apiError
 		switch {

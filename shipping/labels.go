@@ -102,6 +102,9 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if !account.HasPaymentMethod {
 			return Shipment{}, ErrNoPaymentMethod
 		}
+		if err := s.admitPurchase(ctx); err != nil {
+			return Shipment{}, err
+		}
 		request, err := encodeInput(input)
 		if err != nil {
 			return Shipment{}, err

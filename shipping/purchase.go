@@ -41,9 +41,10 @@ type purchaseArgs struct {
 
 func (purchaseArgs) Kind() string { return "purchase_label" }
 
-// InsertOpts makes each attempt unique, so a retried insert never doubles a purchase attempt.
+// InsertOpts puts purchases on their own queue (backlog.go) and makes each
+// attempt unique, so a retried insert never doubles a purchase attempt.
 func (purchaseArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	return river.InsertOpts{Queue: PurchaseQueue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
 }
 
 type purchaseWorker struct {

@@ -57,6 +57,14 @@ type Config struct {
 	// TrackingPollInterval, when set, polls live carriers' tracking at this
 	// fixed interval instead of the default schedule (tracking.go); for tests.
 	TrackingPollInterval time.Duration
+	// PurchaseWorkers is how many purchases run at once per instance, on a
+	// queue of their own (PurchaseQueue). Default 64: a purchase mostly waits
+	// for the carrier (0.3–3 s), so concurrency, not CPU, sets the pace.
+	PurchaseWorkers int
+	// MaxPurchaseBacklog is how many purchases may wait for a worker before
+	// creates are refused with ErrPurchaseQueueFull. Default 5,000; negative:
+	// no bound.
+	MaxPurchaseBacklog int
 }
 
 // Service owns shipments and the address book.
@@ -68,6 +76,7 @@ type Service struct {
 	cfg      Config
 	now      func() time.Time
 	log      *slog.Logger
+	backlog  backlog
 }
 
 // DefaultPlatformFeeCents is the fee on every API-created label (the spec's default).
@@ -99,8 +108,15 @@ func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *ide
 	if cfg.CarrierTimeout <= 0 {
 		cfg.CarrierTimeout = DefaultCarrierTimeout
 	}
+	if cfg.PurchaseWorkers <= 0 {
+		cfg.PurchaseWorkers = DefaultPurchaseWorkers
+	}
+	if cfg.MaxPurchaseBacklog == 0 {
+		cfg.MaxPurchaseBacklog = DefaultMaxPurchaseBacklog
+	}
 	return &Service{store: st, accounts: acc, webhooks: wh, idem: idem, cfg: cfg,
-		now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger}, nil
+		now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger,
+		backlog: backlog{st: st}}, nil
 }
 
 func (s *Service) platformFee() int64 {

@@ -74,3 +74,19 @@ func dueWithoutScheduler(ctx context.Context, params []*rivertype.JobInsertParam
 	}
 	return doInner(ctx)
 }
+
+// DueJobs counts queue's jobs that are due and wait for a worker: neither
+// running nor scheduled for later. It is the backlog a bound on accepted work
+// looks at; River's fetch index (state, queue, priority, scheduled_at) serves it.
+func (r reader) DueJobs(ctx context.Context, queue string) (int, error) {
+	now := "now()"
+	if r.d == sqliteDialect {
+		now = "datetime('now', 'subsec')" // how River's SQLite driver writes times
+	}
+	var n int
+	err := r.get(ctx, &n, `SELECT count(*) FROM river_job WHERE state = 'available' AND queue = ? AND scheduled_at <= `+now, queue)
+	if err != nil {
+		return 0, fmt.Errorf("count due jobs: %w", err)
+	}
+	return n, nil
+}

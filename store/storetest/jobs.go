@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -109,6 +110,30 @@ func testJobs(t *testing.T, open Opener) {
 		}
 		if d := diff(when, jobs[0].ScheduledAt); d != "" {
 			t.Errorf("ScheduledAt (-want +got):\n%s", d)
+		}
+	})
+
+	leaf(t, open, "DueJobs counts a queue's jobs waiting for a worker", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			var jobs []river.InsertManyParams
+			for i := range 3 {
+				jobs = append(jobs, river.InsertManyParams{Args: noteArgs{Note: fmt.Sprint("due ", i)}, InsertOpts: &river.InsertOpts{Queue: "purchases"}})
+			}
+			jobs = append(jobs,
+				river.InsertManyParams{Args: noteArgs{Note: "past"}, InsertOpts: &river.InsertOpts{Queue: "purchases", ScheduledAt: time.Now().Add(-time.Minute)}},
+				river.InsertManyParams{Args: noteArgs{Note: "later"}, InsertOpts: &river.InsertOpts{Queue: "purchases", ScheduledAt: time.Now().Add(time.Hour)}},
+				river.InsertManyParams{Args: noteArgs{Note: "other queue"}},
+			)
+			return tx.EnqueueNew(ctx, jobs...)
+		})
+		n, err := s.DueJobs(ctx, "purchases")
+		noErr(t, "DueJobs", err)
+		if n != 4 {
+			t.Errorf("DueJobs(purchases) = %d, want 4 (3 due now, 1 overdue; not the one due in an hour nor another queue's)", n)
+		}
+		if n, err := s.DueJobs(ctx, "nothing here"); err != nil || n != 0 {
+			t.Errorf("DueJobs of an empty queue = %d, %v", n, err)
 		}
 	})
 
