@@ -115,7 +115,7 @@ func openFileBucket(u *url.URL) (*blob.Bucket, error) {
 
 func openS3Bucket(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 	if u.Host == "" {
-		return nil, fmt.Errorf("blob URL %s: no bucket; want s3://bucket?endpoint=...", describeURL(u))
+		return nil, fmt.Errorf("blob URL %s: no bucket (want s3://BUCKET?endpoint=URL)", describeURL(u))
 	}
 	if u.Path != "" && u.Path != "/" {
 		// s3blob would ignore the path; a prefix the operator thinks applies

@@ -421,15 +421,5 @@ func isUniqueViolationOf(err error, index, column string) bool {
 // pgUniqueViolation is PostgreSQL's SQLSTATE for a unique violation.
 const pgUniqueViolation = "23505"
 
-// isUniqueViolation reports whether err is a UNIQUE or PRIMARY KEY violation.
-func isUniqueViolation(err error) bool {
-	var e sqlite3.Error
-	if errors.As(err, &e) {
-		return e.ExtendedCode == sqlite3.ErrConstraintUnique || e.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
-	}
-	var pe *pgconn.PgError
-	return errors.As(err, &pe) && pe.Code == pgUniqueViolation
-}
-
 // Migrations are shipd's schema migrations, per dialect (tests fingerprint them).
 func Migrations() fs.FS { return migrationFS }

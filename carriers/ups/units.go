@@ -68,11 +68,6 @@ func parseCents(s string) (int64, error) {
 	return whole*100 + cents, nil
 }
 
-// dollars formats cents as a UPS amount ("12.34").
-func dollars(cents int64) string {
-	return fmt.Sprintf("%d.%02d", cents/100, cents%100)
-}
-
 // wholeDollarsUp formats cents as whole dollars rounded up, at least 1: the
 // Rating API's InvoiceLineTotal takes "1 to 99999999".
 func wholeDollarsUp(cents int64) string {

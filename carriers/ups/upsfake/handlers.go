@@ -94,7 +94,6 @@ type pkg struct {
 	pounds    float64
 	dimsIn    [3]float64
 	signature bool
-	refs      bool
 }
 
 // weightAndDims checks PackageWeight and Dimensions; the Shipping API
