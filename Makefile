@@ -40,6 +40,15 @@ test-postgres: ## The store's conformance suite, the domain and server tests, se
 test-redis: ## Rate limits shared through a throwaway Redis (installs Debian's redis-server when missing)
 	scripts/redis-test.sh $(GO) test -count=1 -run Redis ./server/
 
+# The settings UI in Debian's headless Chromium (playwright-core) with an
+# axe-core check of every page; installs chromium and the npm packages of
+# ui/e2e only when they are missing. Screenshots land in ui/e2e/screenshots/.
+.PHONY: test-ui
+test-ui: ## The settings UI end to end in headless Chromium, with an accessibility check (installs Debian's chromium and ui/e2e's npm packages when missing)
+	@test -x /usr/bin/chromium || { echo "test-ui: installing Debian's chromium"; export DEBIAN_FRONTEND=noninteractive; apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null; }
+	@test ui/e2e/node_modules/.package-lock.json -nt ui/e2e/package-lock.json || (cd ui/e2e && npm ci --no-audit --no-fund --loglevel=error)
+	SHIPD_UI_E2E=1 $(GO) test -count=1 -v -run TestBrowserFlows ./ui/e2e/
+
 # CONTRACT_FLAGS, e.g. "-base-url http://127.0.0.1:8080 -db ./shipd.db", runs the
 # scenarios against a running deployment (see contracttest/README.md).
 CONTRACT_FLAGS ?=

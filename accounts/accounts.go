@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shipd-dev/shipd/store"
 )
@@ -68,10 +69,13 @@ var (
 	ErrTokenInvalid = errors.New("the bearer token matches no token")
 	ErrTokenRevoked = errors.New("this token was revoked")
 	ErrTokenExpired = errors.New("this token has expired")
+	// ErrTokenName: a token's name is too long.
+	ErrTokenName = errors.New("a token's name has at most 100 characters")
 )
 
-// Caller is who a request acts as: one token of one account, in one mode.
-// Domain services take it as an explicit parameter.
+// Caller is who a request acts as: one token of one account, or one signed-in
+// user's session of the settings UI, in one mode. Domain services take it as
+// an explicit parameter and re-check it inside their writes (Recheck).
 type Caller struct {
 	AccountID string
 	Mode      Mode
@@ -79,6 +83,26 @@ type Caller struct {
 	// TokenPrefix is safe to log.
 	TokenPrefix string
 	Scopes      []string
+	// UserID, UserEmail and SessionID are set for a signed-in user of the
+	// settings UI; SessionID is the hex SHA-256 of the session id, never the
+	// id itself, so a Caller is safe to log.
+	UserID, UserEmail, SessionID string
+	// ClientIP is the address the request came from, for the audit log.
+	ClientIP string
+}
+
+// OperatorActor is the audit log's actor for changes made with the CLI.
+const OperatorActor = "operator (CLI)"
+
+// Actor names the caller in the audit log: the user's email, else the token's prefix.
+func (c Caller) Actor() string {
+	switch {
+	case c.UserEmail != "":
+		return c.UserEmail
+	case c.TokenPrefix != "":
+		return c.TokenPrefix
+	}
+	return OperatorActor
 }
 
 // Can reports whether the caller holds scope; write:X implies read:X.
@@ -133,6 +157,7 @@ type Token struct {
 	AccountID  string
 	Mode       Mode
 	Prefix     string
+	Name       string
 	Scopes     []string
 	CreatedAt  time.Time
 	ExpiresAt  *time.Time
@@ -150,6 +175,11 @@ const secretAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 type Config struct {
 	Now    func() time.Time
 	Logger *slog.Logger
+	// SessionIdleTimeout ends a session unused this long (default 30 min);
+	// SessionLifetime ends any session this long after sign-in (default 12 h).
+	SessionIdleTimeout, SessionLifetime time.Duration
+	// PasswordCost is the bcrypt cost of new password hashes (default 12).
+	PasswordCost int
 }
 
 // Service manages accounts and tokens and authenticates requests.
@@ -160,6 +190,8 @@ type Service struct {
 
 	usageMu sync.Mutex
 	usage   map[string]store.TokenUse
+
+	sessions *sessionConfig
 }
 
 // New returns the accounts service over st.
@@ -170,7 +202,8 @@ func New(st *store.Store, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger, usage: map[string]store.TokenUse{}}
+	return &Service{store: st, now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger, usage: map[string]store.TokenUse{},
+		sessions: newSessionConfig(cfg)}
 }
 
 // CreateAccount creates an account.
@@ -216,11 +249,23 @@ type NewToken struct {
 	Scopes    []string
 	// ExpiresAt is optional; it must be in the future.
 	ExpiresAt *time.Time
+	// Name is optional: what the token is for.
+	Name string
 }
 
-// CreateToken mints a token and returns it with its secret, which exists only
-// in this return value: the database keeps its SHA-256.
+// CreateToken mints a token (operator: the CLI, the first start) and returns
+// it with its secret, which exists only in this return value: the database
+// keeps its SHA-256.
 func (s *Service) CreateToken(ctx context.Context, in NewToken) (Token, string, error) {
+	return s.createToken(ctx, Caller{}, in)
+}
+
+// createToken mints a token; by is the caller, or the zero Caller for the operator.
+func (s *Service) createToken(ctx context.Context, by Caller, in NewToken) (Token, string, error) {
+	in.Name = strings.TrimSpace(in.Name)
+	if utf8.RuneCountInString(in.Name) > 100 {
+		return Token{}, "", ErrTokenName
+	}
 	mode, err := ParseMode(string(in.Mode))
 	if err != nil {
 		return Token{}, "", err
@@ -242,6 +287,7 @@ func (s *Service) CreateToken(ctx context.Context, in NewToken) (Token, string, 
 		AccountID:  in.AccountID,
 		Mode:       string(mode),
 		Prefix:     secret[:len("svc_"+string(mode)+"_")+6],
+		Name:       in.Name,
 		SecretHash: hashSecret(secret),
 		Scopes:     strings.Join(scopes, " "),
 		CreatedAt:  now,
@@ -251,10 +297,18 @@ func (s *Service) CreateToken(ctx context.Context, in NewToken) (Token, string, 
 		t.ExpiresAt = &e
 	}
 	err = s.store.Tx(ctx, func(tx *store.Tx) error {
+		if by.AccountID != "" { // the operator has no caller to re-check
+			if err := s.Recheck(ctx, tx, by); err != nil {
+				return err
+			}
+		}
 		if _, err := tx.Account(ctx, in.AccountID); err != nil {
 			return err
 		}
-		return tx.InsertToken(ctx, t)
+		if err := tx.InsertToken(ctx, t); err != nil {
+			return err
+		}
+		return s.Audit(ctx, tx, by, t.AccountID, mode, AuditTokenCreated, tokenTarget(t))
 	})
 	if errors.Is(err, store.ErrNotFound) {
 		return Token{}, "", fmt.Errorf("account %s: %w", in.AccountID, ErrNotFound)
@@ -307,8 +361,37 @@ func hashSecret(secret string) []byte {
 // RevokeToken revokes a token (operator command); it is refused from then
 // on by every instance, requests in flight included.
 func (s *Service) RevokeToken(ctx context.Context, id string) error {
-	err := s.store.Tx(ctx, func(tx *store.Tx) error { return tx.RevokeToken(ctx, id, s.now()) })
-	if errors.Is(err, store.ErrNotFound) {
+	return s.revokeToken(ctx, Caller{}, id)
+}
+
+// revokeToken revokes a token for by (the zero Caller: the operator) and
+// records it in the audit log; revoking a revoked token changes nothing.
+func (s *Service) revokeToken(ctx context.Context, by Caller, id string) error {
+	err := s.store.Tx(ctx, func(tx *store.Tx) error {
+		operator := by.AccountID == ""
+		if !operator {
+			if err := s.Recheck(ctx, tx, by); err != nil {
+				return err
+			}
+		}
+		t, err := tx.Token(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !operator {
+			if err := by.Reach(t.AccountID, t.Mode); err != nil {
+				return err
+			}
+		}
+		if t.RevokedAt != nil {
+			return nil
+		}
+		if err := tx.RevokeToken(ctx, id, s.now()); err != nil {
+			return err
+		}
+		return s.Audit(ctx, tx, by, t.AccountID, Mode(t.Mode), AuditTokenRevoked, tokenTarget(t))
+	})
+	if errors.Is(err, store.ErrNotFound) || errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("token %s: %w", id, ErrNotFound)
 	}
 	return err
@@ -329,7 +412,7 @@ func (s *Service) ListTokens(ctx context.Context, accountID string) ([]Token, er
 
 func tokenOf(t store.Token) Token {
 	return Token{
-		ID: t.ID, AccountID: t.AccountID, Mode: Mode(t.Mode), Prefix: t.Prefix, Scopes: strings.Fields(t.Scopes),
+		ID: t.ID, AccountID: t.AccountID, Mode: Mode(t.Mode), Prefix: t.Prefix, Name: t.Name, Scopes: strings.Fields(t.Scopes),
 		CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, RevokedAt: t.RevokedAt, LastUsedAt: t.LastUsedAt, LastIP: t.LastIP,
 	}
 }
@@ -377,13 +460,17 @@ func (s *Service) Authenticate(ctx context.Context, secret, clientIP string) (Ca
 	s.usageMu.Lock()
 	s.usage[t.ID] = store.TokenUse{TokenID: t.ID, At: now, IP: clientIP}
 	s.usageMu.Unlock()
-	return Caller{AccountID: t.AccountID, Mode: Mode(t.Mode), TokenID: t.ID, TokenPrefix: t.Prefix, Scopes: strings.Fields(t.Scopes)}, nil
+	return Caller{AccountID: t.AccountID, Mode: Mode(t.Mode), TokenID: t.ID, TokenPrefix: t.Prefix, Scopes: strings.Fields(t.Scopes), ClientIP: clientIP}, nil
 }
 
-// Recheck re-reads the caller's token inside a write transaction, so that a
-// write whose token was revoked (or expired) while the request was in flight
+// Recheck re-reads the caller's token, or its session, inside a write
+// transaction, so that a write whose token was revoked (or expired), or whose
+// user signed out (or whose session ended), while the request was in flight
 // commits nothing. Every domain write made for a caller starts with it.
 func (s *Service) Recheck(ctx context.Context, tx *store.Tx, c Caller) error {
+	if c.SessionID != "" {
+		return s.recheckSession(ctx, tx, c)
+	}
 	t, err := tx.Token(ctx, c.TokenID)
 	if errors.Is(err, store.ErrNotFound) {
 		return ErrTokenInvalid

@@ -99,7 +99,7 @@ func TestAuthenticate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := accounts.Caller{AccountID: a.ID, Mode: accounts.Test, TokenID: tok.ID, TokenPrefix: tok.Prefix, Scopes: []string{accounts.WriteShipments}}
+	want := accounts.Caller{AccountID: a.ID, Mode: accounts.Test, TokenID: tok.ID, TokenPrefix: tok.Prefix, Scopes: []string{accounts.WriteShipments}, ClientIP: "203.0.113.9"}
 	if diff := cmp.Diff(want, caller); diff != "" {
 		t.Fatalf("caller (-want +got):\n%s", diff)
 	}

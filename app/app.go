@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -23,6 +24,7 @@ import (
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/ui"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -78,6 +80,8 @@ type Config struct {
 	JobRescueAfter time.Duration
 	// NodeID names this instance among those of one database (River's client id).
 	NodeID string
+	// PasswordCost is the bcrypt cost of users' passwords (default 12; tests lower it).
+	PasswordCost int
 }
 
 // App is shipd assembled.
@@ -127,7 +131,7 @@ func New(cfg Config) (*App, error) {
 		cfg.JobRescueAfter = 2 * time.Minute
 	}
 	a := &App{cfg: cfg}
-	a.Accounts = accounts.New(cfg.Store, accounts.Config{Now: cfg.Now, Logger: cfg.Logger})
+	a.Accounts = accounts.New(cfg.Store, accounts.Config{Now: cfg.Now, Logger: cfg.Logger, PasswordCost: cfg.PasswordCost})
 	idem := idempotency.New(cfg.Store, cfg.Cipher, idempotency.Config{Now: cfg.Now, Wait: cfg.IdempotencyWait, Logger: cfg.Logger})
 	a.Webhooks = webhooks.New(cfg.Store, a.Accounts, idem, cfg.Cipher, webhooks.Config{Now: cfg.Now, Logger: cfg.Logger, Delivery: cfg.Webhooks})
 	var err error
@@ -179,11 +183,31 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.handler = e
+	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks,
+		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL})
+	if err != nil {
+		return nil, err
+	}
+	a.handler = withSettings(e, settings)
 	return a, nil
 }
 
-// Handler serves the API.
+// withSettings serves the settings UI under /settings/ (and sends / there)
+// beside the API, which keeps every other path exactly as it was.
+func withSettings(api, settings http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch p := r.URL.Path; {
+		case p == "/" && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+			http.Redirect(w, r, ui.Prefix+"/", http.StatusFound)
+		case p == ui.Prefix || strings.HasPrefix(p, ui.Prefix+"/"):
+			settings.ServeHTTP(w, r)
+		default:
+			api.ServeHTTP(w, r)
+		}
+	})
+}
+
+// Handler serves the API and the settings UI.
 func (a *App) Handler() http.Handler { return a.handler }
 
 // Ready reports whether shipd can do its work: the database answers.

@@ -35,6 +35,9 @@ func TestLayers(t *testing.T) {
 		{pkg: "store", anywhere: append(prefixed(mod, domain[:4]), mod+"gen", "github.com/labstack/echo/v4", mod+"server")},
 		// Receivers import only the standard library.
 		{pkg: "webhooks/signature", anywhere: []string{mod + "store", "github.com/riverqueue/river", "github.com/mattn/go-sqlite3"}},
+		// The settings UI calls the domain services like the API: no SQL, no job queue, no wire types.
+		{pkg: "ui", direct: []string{mod + "store", "github.com/jmoiron/sqlx", "database/sql", "github.com/riverqueue/river"},
+			anywhere: []string{mod + "gen", "github.com/labstack/echo/v4", mod + "server"}},
 		// The carriers are adapters below the domain.
 		{pkg: "carriers", anywhere: append(prefixed(mod, domain), mod+"store", mod+"gen", mod+"server")},
 	}

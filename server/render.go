@@ -195,7 +195,7 @@ func deliveryView(d webhooks.Delivery) gen.WebhookDelivery {
 		NextAttemptAt: d.NextAttemptAt, AttemptLog: make([]gen.DeliveryAttempt, len(d.Log)),
 	}
 	for i, a := range d.Log {
-		v.AttemptLog[i] = gen.DeliveryAttempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error, AutomaticAttempt: a.AutomaticAttempt}
+		v.AttemptLog[i] = gen.DeliveryAttempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error, AutomaticAttempt: a.AutomaticAttempt, ResponseExcerpt: a.ResponseExcerpt}
 	}
 	return v
 }

@@ -51,6 +51,9 @@ type DeliveryAttempt struct {
 	ResponseStatus *int      `db:"response_status"`
 	LatencyMs      int64     `db:"latency_ms"`
 	Error          *string   `db:"error"`
+	// ResponseExcerpt is the start of the receiver's response body (at most
+	// 200 bytes, valid UTF-8); nil when there was no response or no body.
+	ResponseExcerpt *string `db:"response_excerpt"`
 }
 
 // DeliverySummary counts an event's deliveries by status.
@@ -108,8 +111,8 @@ func (t *Tx) UpdateDelivery(ctx context.Context, d *Delivery) error {
 // InsertDeliveryAttempt records one attempt.
 func (t *Tx) InsertDeliveryAttempt(ctx context.Context, a *DeliveryAttempt) error {
 	seq, err := t.insertSeq(ctx, `INSERT INTO webhook_delivery_attempts
-		(delivery_id, auto_attempt, attempted_at, response_status, latency_ms, error)
-		VALUES (:delivery_id, :auto_attempt, :attempted_at, :response_status, :latency_ms, :error) RETURNING seq`, a)
+		(delivery_id, auto_attempt, attempted_at, response_status, latency_ms, error, response_excerpt)
+		VALUES (:delivery_id, :auto_attempt, :attempted_at, :response_status, :latency_ms, :error, :response_excerpt) RETURNING seq`, a)
 	if err != nil {
 		return fmt.Errorf("insert delivery attempt: %w", err)
 	}
@@ -152,7 +155,7 @@ func (r reader) DeliveryAttempts(ctx context.Context, deliveryIDs []string) (map
 	if len(deliveryIDs) == 0 {
 		return out, nil
 	}
-	query, args, err := sqlx.In(`SELECT seq, delivery_id, auto_attempt, attempted_at, response_status, latency_ms, error
+	query, args, err := sqlx.In(`SELECT seq, delivery_id, auto_attempt, attempted_at, response_status, latency_ms, error, response_excerpt
 		FROM webhook_delivery_attempts WHERE delivery_id IN (?) ORDER BY seq`, deliveryIDs)
 	if err != nil {
 		return nil, err

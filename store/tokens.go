@@ -11,6 +11,7 @@ type Token struct {
 	AccountID  string     `db:"account_id"`
 	Mode       string     `db:"mode"`
 	Prefix     string     `db:"prefix"`
+	Name       string     `db:"name"` // what it is for, given in the settings UI; '' when none was
 	SecretHash []byte     `db:"secret_hash"`
 	Scopes     string     `db:"scopes"` // space separated
 	CreatedAt  time.Time  `db:"created_at"`
@@ -20,7 +21,7 @@ type Token struct {
 	LastIP     *string    `db:"last_ip"`
 }
 
-const tokenColumns = `id, account_id, mode, prefix, secret_hash, scopes, created_at, expires_at, revoked_at, last_used_at, last_ip`
+const tokenColumns = `id, account_id, mode, prefix, name, secret_hash, scopes, created_at, expires_at, revoked_at, last_used_at, last_ip`
 
 // InsertToken stores a token; the account must exist.
 func (t *Tx) InsertToken(ctx context.Context, tok Token) error {
@@ -31,8 +32,8 @@ func (t *Tx) InsertToken(ctx context.Context, tok Token) error {
 		e := tok.ExpiresAt.UTC()
 		tok.ExpiresAt = &e
 	}
-	_, err := t.tx.NamedExecContext(ctx, `INSERT INTO tokens (id, account_id, mode, prefix, secret_hash, scopes, created_at, expires_at)
-		VALUES (:id, :account_id, :mode, :prefix, :secret_hash, :scopes, :created_at, :expires_at)`, tok)
+	_, err := t.tx.NamedExecContext(ctx, `INSERT INTO tokens (id, account_id, mode, prefix, name, secret_hash, scopes, created_at, expires_at)
+		VALUES (:id, :account_id, :mode, :prefix, :name, :secret_hash, :scopes, :created_at, :expires_at)`, tok)
 	return err
 }
 

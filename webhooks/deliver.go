@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -47,7 +48,13 @@ type Attempt struct {
 	Error          *string
 	// AutomaticAttempt is the automatic attempt's number; nil for a manual attempt.
 	AutomaticAttempt *int
+	// ResponseExcerpt is the start of the response body (ResponseExcerptBytes at most).
+	ResponseExcerpt *string
 }
+
+// ResponseExcerptBytes is how much of a receiver's response body the
+// delivery log keeps: enough to recognise an error page.
+const ResponseExcerptBytes = 200
 
 // attemptArgs makes automatic attempt Attempt (from 1) of a delivery. Each
 // attempt is its own unique job, inserted with the record of the attempt
@@ -221,6 +228,8 @@ type sendResult struct {
 	problem   string
 	delivered bool
 	retryable bool
+	// excerpt is the start of the response body, nil when it had none.
+	excerpt *string
 }
 
 // send makes the HTTP request; the body signed is the body sent.
@@ -248,7 +257,7 @@ func (s *Service) send(ctx context.Context, client *http.Client, url string, d s
 		out.retryable = !errors.Is(err, ErrForbiddenAddress)
 		return out
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, s.cfg.MaxResponseBodyBytes))
+	out.excerpt = readExcerpt(res.Body, s.cfg.MaxResponseBodyBytes)
 	_ = res.Body.Close()
 	out.latencyMs = time.Since(start).Milliseconds()
 	code := res.StatusCode
@@ -263,6 +272,21 @@ func (s *Service) send(ctx context.Context, client *http.Client, url string, d s
 		out.problem = "the receiver answered " + res.Status
 	}
 	return out
+}
+
+// readExcerpt reads a response body, at most limit bytes of it (so the
+// connection can be reused), and keeps its first ResponseExcerptBytes as
+// valid UTF-8: a character cut at the end, or bytes that are not text, are
+// dropped. nil when the body is empty.
+func readExcerpt(body io.Reader, limit int64) *string {
+	head := make([]byte, ResponseExcerptBytes)
+	n, _ := io.ReadFull(io.LimitReader(body, min(limit, ResponseExcerptBytes)), head)
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, limit-int64(n)))
+	excerpt := strings.ToValidUTF8(string(head[:n]), "")
+	if excerpt == "" {
+		return nil
+	}
+	return &excerpt
 }
 
 // record stores an attempt (unless it was dropped unsent) and its
@@ -296,7 +320,7 @@ func (s *Service) record(ctx context.Context, id string, auto int, request strin
 			d.LastError = &out.Reason
 			return tx.UpdateDelivery(ctx, &d)
 		}
-		a := store.DeliveryAttempt{DeliveryID: id, AttemptedAt: res.attemptedAt, ResponseStatus: res.status, LatencyMs: res.latencyMs}
+		a := store.DeliveryAttempt{DeliveryID: id, AttemptedAt: res.attemptedAt, ResponseStatus: res.status, LatencyMs: res.latencyMs, ResponseExcerpt: res.excerpt}
 		if !res.delivered {
 			msg := store.TruncateError(res.problem + "; " + t.Note)
 			a.Error = &msg
@@ -429,7 +453,7 @@ func deliveryOf(d store.Delivery, attempts []store.DeliveryAttempt) Delivery {
 		v.NextAttemptAt = d.RetryRequestedAt
 	}
 	for i, a := range attempts {
-		v.Log[i] = Attempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error, AutomaticAttempt: a.AutoAttempt}
+		v.Log[i] = Attempt{AttemptedAt: a.AttemptedAt, ResponseStatus: a.ResponseStatus, LatencyMs: a.LatencyMs, Error: a.Error, AutomaticAttempt: a.AutoAttempt, ResponseExcerpt: a.ResponseExcerpt}
 	}
 	return v
 }

@@ -126,6 +126,9 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewSubscript
 				}
 				return CreatedSubscription{}, err
 			}
+			if err := s.audit(ctx, tx, c, row, accounts.AuditWebhookCreated); err != nil {
+				return CreatedSubscription{}, err
+			}
 			sub, err := subscriptionOf(row)
 			return CreatedSubscription{Subscription: sub, SigningSecret: secret}, err
 		})
@@ -215,6 +218,7 @@ func (s *Service) Update(ctx context.Context, c accounts.Caller, id string, p Pa
 		if row, err = find(ctx, tx, c, id); err != nil {
 			return err
 		}
+		before := row
 		if p.Enabled != nil {
 			row.Enabled = *p.Enabled
 		}
@@ -225,7 +229,10 @@ func (s *Service) Update(ctx context.Context, c accounts.Caller, id string, p Pa
 			row.EventsJSON = string(eventsJSON)
 		}
 		row.UpdatedAt = s.now()
-		return tx.UpdateSubscription(ctx, &row)
+		if err := tx.UpdateSubscription(ctx, &row); err != nil {
+			return err
+		}
+		return s.auditUpdate(ctx, tx, c, before, row)
 	})
 	if err != nil {
 		return Subscription{}, err
@@ -238,16 +245,50 @@ func (s *Service) Update(ctx context.Context, c accounts.Caller, id string, p Pa
 // nothing pending, send nothing.
 func (s *Service) Delete(ctx context.Context, c accounts.Caller, id string) error {
 	return s.write(ctx, c, func(tx *store.Tx) error {
-		if _, err := find(ctx, tx, c, id); err != nil {
+		row, err := find(ctx, tx, c, id)
+		if err != nil {
 			return err
 		}
 		now := s.now()
 		if err := tx.RevokeSubscription(ctx, c.AccountID, id, now); err != nil {
 			return err
 		}
-		_, err := tx.CancelPendingDeliveries(ctx, id, "subscription deleted", now)
-		return err
+		if _, err := tx.CancelPendingDeliveries(ctx, id, "subscription deleted", now); err != nil {
+			return err
+		}
+		return s.audit(ctx, tx, c, row, accounts.AuditWebhookDeleted)
 	})
+}
+
+// audit records a change of a subscription in the audit log, in tx.
+func (s *Service) audit(ctx context.Context, tx *store.Tx, c accounts.Caller, row store.Subscription, action string) error {
+	return s.accounts.Audit(ctx, tx, c, row.AccountID, accounts.Mode(row.Mode), action, row.ID+" "+row.URL)
+}
+
+// auditUpdate records what an update changed: a pause or resume, and an
+// edit of the description or events; an update that changed nothing is not recorded.
+func (s *Service) auditUpdate(ctx context.Context, tx *store.Tx, c accounts.Caller, before, after store.Subscription) error {
+	if before.Enabled != after.Enabled {
+		action := accounts.AuditWebhookPaused
+		if after.Enabled {
+			action = accounts.AuditWebhookResumed
+		}
+		if err := s.audit(ctx, tx, c, after, action); err != nil {
+			return err
+		}
+	}
+	if before.EventsJSON != after.EventsJSON || !equalText(before.Description, after.Description) {
+		return s.audit(ctx, tx, c, after, accounts.AuditWebhookUpdated)
+	}
+	return nil
+}
+
+// equalText compares two optional texts.
+func equalText(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func subscriptionOf(r store.Subscription) (Subscription, error) {

@@ -4,6 +4,7 @@
 //	shipd migrate  --db PATH|URL
 //	shipd accounts create|update ...
 //	shipd tokens   create|revoke|list ...
+//	shipd users    create ...
 //
 // Every command but serve prints JSON on stdout; errors go to stderr with a non-zero exit.
 package main
@@ -36,6 +37,7 @@ Usage:
   shipd tokens   create --account ID --mode test|live --scopes S1,S2 [--expires-in 720h]
   shipd tokens   revoke --id ID
   shipd tokens   list   --account ID
+  shipd users    create --account ID --email EMAIL --password-stdin   a user of the settings UI (/settings/)
 
 Every command takes --db: a SQLite file (default ./shipd.db) or a postgres:// URL (or $SHIPD_DB).
 Run "shipd COMMAND [SUBCOMMAND] --help" for the flags of one command.
@@ -57,6 +59,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = accountsCmd(ctx, args[1:], stdout, stderr)
 	case "tokens":
 		err = tokensCmd(ctx, args[1:], stdout, stderr)
+	case "users":
+		err = usersCmd(ctx, args[1:], os.Stdin, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -13,6 +13,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -138,7 +139,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !shared {
 		// On a shared database, instances starting together would race to
 		// seed: operators make accounts with the CLI there.
-		if err := seedDemo(ctx, srv.Accounts, stdout); err != nil {
+		if err := seedDemo(ctx, srv.Accounts, *publicURL, stdout); err != nil {
 			return err
 		}
 	}
@@ -227,9 +228,13 @@ func loadCipher(configured, keyPath string) (*seal.Cipher, error) {
 	return seal.NewCipher(key)
 }
 
+// demoEmail is the demo user's email.
+const demoEmail = "demo@example.com"
+
 // seedDemo gives a fresh database a demo account and prints a test token with
-// every scope, once, so a newcomer can call the API right away.
-func seedDemo(ctx context.Context, acc *accounts.Service, stdout io.Writer) error {
+// every scope, and a user of the settings UI with its password, once, so a
+// newcomer can call the API and sign in right away.
+func seedDemo(ctx context.Context, acc *accounts.Service, publicURL string, stdout io.Writer) error {
 	n, err := acc.CountAccounts(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -238,14 +243,22 @@ func seedDemo(ctx context.Context, acc *accounts.Service, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	t, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
+	t, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes(), Name: "demo"})
+	if err != nil {
+		return err
+	}
+	password := demoPassword()
+	u, err := acc.CreateUser(ctx, a.ID, demoEmail, password)
 	if err != nil {
 		return err
 	}
 	return printJSON(stdout, map[string]any{
-		"message":   "first start: created a demo account and a test-mode token with every scope; it is shown only this once",
-		"accountId": a.ID,
-		"tokenId":   t.ID,
-		"token":     secret,
+		"message":     "first start: created a demo account, a test-mode token with every scope and a user of the settings UI; the token and the password are shown only this once",
+		"accountId":   a.ID,
+		"tokenId":     t.ID,
+		"token":       secret,
+		"settingsUrl": strings.TrimSuffix(publicURL, "/") + "/settings/",
+		"email":       u.Email,
+		"password":    password,
 	})
 }

@@ -38,6 +38,9 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"idempotency", testIdempotency},
 		{"pages", testPages},
 		{"jobs", testJobs},
+		{"users", testUsers},
+		{"sessions", testSessions},
+		{"audit", testAudit},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

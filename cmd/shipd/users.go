@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/shipd-dev/shipd/accounts"
+)
+
+// usersCmd manages the people who sign in to the settings UI. The password
+// is read from stdin, never from a flag: flags show in the process list.
+func usersCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError("users: want a subcommand: create")
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return flag.ErrHelp
+	case "create":
+		fs := newFlags("users create", stderr)
+		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database: a SQLite file, or a postgres:// URL")
+		account := fs.String("account", "", "account id (required)")
+		email := fs.String("email", "", "the user's email, used to sign in (required)")
+		passwordStdin := fs.Bool("password-stdin", false, "read the password from the first line of stdin (required)")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		if *account == "" || strings.TrimSpace(*email) == "" || !*passwordStdin {
+			return usageError("users create: --account, --email and --password-stdin are required")
+		}
+		password, err := readPassword(stdin)
+		if err != nil {
+			return err
+		}
+		acc, closeDB, err := openAccounts(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer closeDB()
+		u, err := acc.CreateUser(ctx, *account, *email, password)
+		switch {
+		case errors.Is(err, accounts.ErrNotFound):
+			return fmt.Errorf("account %s does not exist", *account)
+		case errors.Is(err, accounts.ErrDuplicateEmail):
+			return fmt.Errorf("a user with the email %s already exists", accounts.NormalizeEmail(*email))
+		case errors.Is(err, accounts.ErrWeakPassword), errors.Is(err, accounts.ErrPasswordTooLong), errors.Is(err, accounts.ErrInvalidEmail):
+			return fmt.Errorf("users create: %w", err)
+		case err != nil:
+			return err
+		}
+		return printJSON(stdout, map[string]any{"id": u.ID, "accountId": u.AccountID, "email": u.Email})
+	}
+	return usageError(fmt.Sprintf("users: unknown subcommand %q", args[0]))
+}
+
+// readPassword reads the first line of r, without its line ending.
+func readPassword(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("reading the password from stdin: %w", err)
+	}
+	password := strings.TrimRight(line, "\r\n")
+	if password == "" {
+		return "", usageError("users create: no password on stdin (echo the password | shipd users create ... --password-stdin)")
+	}
+	return password, nil
+}
+
+// demoPassword makes the demo user's password: 26 base32 characters, 128 random bits.
+func demoPassword() string { return rand.Text() }
