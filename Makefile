@@ -104,6 +104,10 @@ bench: ## Load-test shipd on 127.0.0.1 beside a bare Echo baseline: SQLite, and 
 	$(GO) build -o bin/bench-load ./bench/cmd/load
 	$(if $(SHIPD_TEST_DATABASE_URL)$(wildcard /usr/lib/postgresql/*/bin/initdb),scripts/pg-test.sh) ./bin/bench-load -shipd bin/shipd -baseline bin/bench-baseline -out bench/results/latest.json $(BENCH_FLAGS)
 
+.PHONY: bench-drain
+bench-drain: ## How fast queued purchases drain after a restart: 10,000 labels with an instant and a 300 ms carrier, and the old 8 shared workers for comparison (~3 min)
+	$(GO) test -run '^$$' -bench BenchmarkPurchaseDrainAfterRestart -benchtime 1x -timeout 20m ./app/
+
 .PHONY: clean
 clean: ## Remove build output and local tools
 	rm -rf bin $(TOOLS)
