@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -80,6 +81,9 @@ type Config struct {
 	JobRescueAfter time.Duration
 	// NodeID names this instance among those of one database (River's client id).
 	NodeID string
+	// TrustedProxies are the networks of the reverse proxies in front of
+	// shipd, whose X-Forwarded-For names the client (API and settings UI).
+	TrustedProxies []*net.IPNet
 	// PasswordCost is the bcrypt cost of users' passwords (default 12; tests lower it).
 	PasswordCost int
 }
@@ -179,12 +183,13 @@ func New(cfg Config) (*App, error) {
 	e, _, err := server.New(server.Config{
 		Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
+		TrustedProxies: cfg.TrustedProxies,
 	})
 	if err != nil {
 		return nil, err
 	}
 	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks,
-		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL})
+		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL, ClientIP: server.ClientIP(cfg.TrustedProxies)})
 	if err != nil {
 		return nil, err
 	}

@@ -1203,6 +1203,10 @@ type ClientInterface interface {
 	// for byte with `Idempotent-Replayed: true`; a 402 `no_payment_method` is not kept,
 	// so the same key works once a payment method is added.
 	//
+	// When too many purchases already wait for the carriers, the answer is 503
+	// `purchase_queue_full` with `Retry-After`: nothing is created and the key stays
+	// free, so the same request can be retried as is.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /labels/create (the `CreateLabel` operationId).
@@ -1218,6 +1222,10 @@ type ClientInterface interface {
 	// With `idempotencyKey`, a retry with the same body returns the original 202 byte
 	// for byte with `Idempotent-Replayed: true`; a 402 `no_payment_method` is not kept,
 	// so the same key works once a payment method is added.
+	//
+	// When too many purchases already wait for the carriers, the answer is 503
+	// `purchase_queue_full` with `Retry-After`: nothing is created and the key stays
+	// free, so the same request can be retried as is.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1530,6 +1538,10 @@ func (c *Client) ListLabels(ctx context.Context, params *ListLabelsParams, reqEd
 // for byte with `Idempotent-Replayed: true`; a 402 `no_payment_method` is not kept,
 // so the same key works once a payment method is added.
 //
+// When too many purchases already wait for the carriers, the answer is 503
+// `purchase_queue_full` with `Retry-After`: nothing is created and the key stays
+// free, so the same request can be retried as is.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /labels/create (the `CreateLabel` operationId).
@@ -1555,6 +1567,10 @@ func (c *Client) CreateLabelWithBody(ctx context.Context, contentType string, bo
 // With `idempotencyKey`, a retry with the same body returns the original 202 byte
 // for byte with `Idempotent-Replayed: true`; a 402 `no_payment_method` is not kept,
 // so the same key works once a payment method is added.
+//
+// When too many purchases already wait for the carriers, the answer is 503
+// `purchase_queue_full` with `Retry-After`: nothing is created and the key stays
+// free, so the same request can be retried as is.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3000,6 +3016,10 @@ type ClientWithResponsesInterface interface {
 	// for byte with `Idempotent-Replayed: true`; a 402 `no_payment_method` is not kept,
 	// so the same key works once a payment method is added.
 	//
+	// When too many purchases already wait for the carriers, the answer is 503
+	// `purchase_queue_full` with `Retry-After`: nothing is created and the key stays
+	// free, so the same request can be retried as is.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /labels/create (the `CreateLabel` operationId).
@@ -3015,6 +3035,10 @@ type ClientWithResponsesInterface interface {
 	// With `idempotencyKey`, a retry with the same body returns the original 202 byte
 	// for byte with `Idempotent-Replayed: true`; a 402 `no_payment_method` is not kept,
 	// so the same key works once a payment method is added.
+	//
+	// When too many purchases already wait for the carriers, the answer is 503
+	// `purchase_queue_full` with `Retry-After`: nothing is created and the key stays
+	// free, so the same request can be retried as is.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6200,6 +6224,10 @@ func (c *ClientWithResponses) ListLabelsWithResponse(ctx context.Context, params
 // for byte with `Idempotent-Replayed: true`; a 402 `no_payment_method` is not kept,
 // so the same key works once a payment method is added.
 //
+// When too many purchases already wait for the carriers, the answer is 503
+// `purchase_queue_full` with `Retry-After`: nothing is created and the key stays
+// free, so the same request can be retried as is.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /labels/create (the `CreateLabel` operationId).
@@ -6221,6 +6249,10 @@ func (c *ClientWithResponses) CreateLabelWithBodyWithResponse(ctx context.Contex
 // With `idempotencyKey`, a retry with the same body returns the original 202 byte
 // for byte with `Idempotent-Replayed: true`; a 402 `no_payment_method` is not kept,
 // so the same key works once a payment method is added.
+//
+// When too many purchases already wait for the carriers, the answer is 503
+// `purchase_queue_full` with `Retry-After`: nothing is created and the key stays
+// free, so the same request can be retried as is.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -14445,171 +14477,175 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3pctu4uuCroHRPVey5tCzJdjqx/4xPku7OnCy+sXO6z21lRIj8JOGaAtgEaFmdctU8zTzYPMkUPgBc",
-	"IVny1svNn8QiQazfvuFrJxLzVHDgSnaOv3ZmQGPI8M9PVME7NmcK/9FPYpBRxlLFBO8cd17RlEZMLcnO",
-	"OM+k2iViQtQMyDiPLkERNWOSZPBrDlKROKMLSSaZmHc7QUdGM5hT3aNaptA57jCuYApZ5+YmKIf9BHPK",
-	"OOPT9tA/zUQCrnNJEpgownhl9G1GkeBZ3GfOrolicyA7EiLBY7lLqCKLGYtm1VUySSZ5khA6pYzrUfWk",
-	"WAZx51hlOdw2C7OCt3F7Am9j4IpNGGRmX8vNPCE0kUKvF7JMZGQsYgaSUEnCzPUXbjQVqTK9vWYmKlue",
-	"ThRk7amcmw0gSpAFZYqMYSIyvf0qWzI+JTt2SQHJRM5jiEme7q6fwJxxNs/nneNe0N6Xm6CT0ozOQVlI",
-	"fJVnUngm9jGlv+ZAUiGZfoLwRShJM7hiIpckpVN4JknI4VqZPnBfmP721xyyZSfocDrXo0dmiNoc6fU7",
-	"4FM16xwPeuU8K5u2AjHO6BSIZL/BqsES/K46VgwTmieqczw4CvTAZnP6ethiq/qBD4TOZyydA/fCkHtH",
-	"WFxMJaVqVs6ExWuPCa7pPE1w1bN09F08gP6kR1+OX0Tfxc/haHJID8aDqOPbm59gPBPi0jutfFz8fICp",
-	"LWaXoz4djA+iw/gInk++oy/GL6Ne3IfBxDO1G92rTAWXgMD1dxr/QBUs6FL/igRXwPFQaZomLKJ6lvv/",
-	"JfXMv1bG/1sGk85x59/2S/q5b97K/TcaL81Q9ZWHEc0yBtkIMTckOwumZsQ9xc9kuEtERsIryBD7bdNj",
-	"QkksFlyqDOicpJm4YjFkZEJZAvGJQUa9kxUC/vOepS975hR8U7bN90tKhNP+O43tkw02pTgK3TI2AHpF",
-	"ExaPsEXQwSV0jjuOG4xFvNSUkwtFsCH5X+cfP9jjtvRQ/z06mvRhEB9Eh+Mj+vzldy86N8F9j+BC027v",
-	"+GQnrM7bnAMlSlwCJwuqyYmUEDtG8/nTO7IT4tsR4yNE8XD34Y7gleCThEXq8aHylEhFFZDIjnhMQi7U",
-	"KM2zaEYlxGGgOcsk57FeaJqJaQZS6qc0yYDGy9GVYLFuN+Qh45CwKRsnMMJedbM4N3OGEfA4FYwrfAoJ",
-	"u4JsWeuU7FAypzynyZBn4Jrow7JjkV9zyCHeDUjIYpinQgGPlqNLWI4ikSRMMsFDsqNP6BKWQ64PLtfH",
-	"Jrjhom4KBHGPkphNJpBpKqnBwtcv46Ncgp6anpMBYfwY+7sEnJ5ULElIlnMtsRCqOSnp94gVHiyCBiRE",
-	"RruHnDbc7Q75G5olmslLyK4gkyQSeRITyuUCsvpUHNUaJUKq8IRQEon5nCkFsRMNnkk9Q9PMAPiCZBCJ",
-	"TDNlnDJTWo6QIs8iIJTrL9OELiEOiBREzagiGofNx0OeCD7FyXHVHfIHg+3vRTZmcQz8jtRF5pMJixhw",
-	"NZKRSKFCY/BMRAoZ9kI4gJZcZkAWGVNwLC1LlMR9eCvNKbnQOX5y3Gl09QBUKWyvqeAOtdEtd1hkgk9H",
-	"cxFD+HAU5y1XkHGamFk+PjNkdryCG0o6AS1lIq44FAMi6RxIBRM0yu0GhjprmsWmuT1tIxDLPJqhOOy4",
-	"raZmriHEYZ2/Nl4+3HZ+EOp7LQ8/wU7qNUz0WCHZmTMpGZ8GJIYENG3Q+8SFmkFGaBSJnKtn0mxfmNAx",
-	"JKOc0yvKEjpOHhKazugyETS+EOIdzabwBLuQmhFHSohRoscMj42qptk9XEdICvrkPfv7g65S04BPhZz6",
-	"BGc9Ss2gozmomYi1bBjHWu8xj4l5HOi1801w6eF24xyyKxbB5xKgnlCmroLxRpJ19YNju1GGcde4tOPh",
-	"jW2qNLl9lwrl+ia4z/5eCPGe8qV9Ku/EPTMth6EGCnGVbwqhBa9lYVU5qe1I3+7C0wjpYXWSDouNwcUZ",
-	"QwoW/6wi0k0zkadDvhNe7+ke9rCHPXwa7mqZBuapWpKJyLBLFN6fSUcWUR7SPLVLfqJMDbkXDE5I+PNe",
-	"YT7aQ/tRqPteaHRbaRoa8tpn+G+IIza6s0avkNAMUPDSkiugFExzjdIKRem4IumJCaGkXLCm+W53AjK4",
-	"viaMR0keQ9yS4e4DxPW13Pp53ZrY6KJm69uom/KLVlfWoLdhN7r1/bDyM9cHIzL220YMYLW6jPBYk2WB",
-	"jIFmkFktdE5VNAMtmhPX9imw0YoUI7dMXI9W4WoT1w+MOpzBlbh0gpZ5BNcpe1jx6jNPMxGBlJp+v+GK",
-	"qeWdNt8tbsIgqRPE0zjWOmkXjdzW/opMPuiYxs1GT3Mc/ywtFqivaeUT5hTpQpIsiT2UYxLWlmZOw52Y",
-	"fYRscshD83O3cqR2IQUnZVLmIEMnd8dCox/J8gRKeZuLkaZCEg0BXIwQXPUEpJELis4KvmsFBuy3YOQZ",
-	"/BdEmvCTHa3+E/scddsJ6vIoyTjjJpVkyq6AB8TL8ytrgistNalloVwNeXjJxYK/0S+cfCAr5knDg8KH",
-	"032L48duLPC0TaSnJBVS0URLdgheJDTWlCocGo4TIu/Klvgq/HyOKJZmmgMoZkyckcWN0mb6ARbkXyK7",
-	"7ARVM/dzY252P/st42mA3iLKG72dcposEfzIGz5lHCR5p+J6332PCV13h3P3uD/OP5KD/vPne31Ck3RG",
-	"9wZol9BrK8f9fK6XSpVWIzvHnf/9y+nef9K93758Hdz8reMZTbOMpD51GtP/aX91IzGvz3lwdOjpxdin",
-	"a+uPKXknriChEWyy6nQmeKOLf++TQX9Ajo6OSK/f69V7OfR1koFk6COi9SVNaCKhaD8WIgHKkexoAGqA",
-	"wb/aANAaSKoMQPXrXx4c9cj3bKJm5PQKeO5b9i2QZLod1Ls9z5kCcnDQ3AH/Pv7G0vrn/V6//6JxhrfN",
-	"5KbqZfilWG3QsRRdD1IC6pfiezHWVEpPw2LxP1GvMPxGT6uOg7RE9XVU31EEpPpo/HRaVPtA55r5TU33",
-	"TMH81s6rM3xvPtb92J5pltGlA5TcQ5Sc5oQG4QXNjJi6U5mnJcGRyDKI9FfoNIxmEF0a2uosPVwoUvkO",
-	"zebA87k+ATdKJ+jYQQqu/OX208Op1zcvKDa/sme+g3xV4Rw+mmw5yzNJxII7G60ShBLNeQ03Ng4ZDw02",
-	"39bh9fPZecdLFWNoj38xg8YMjLlLtw4ML2CKTOkVEMEblLLf7w/6Pd9Yl4x7XHRhhQerclyylgFrVltX",
-	"wrU0QKxOEqD/SkOBVjVlIhZOw0yogszAh9m9kOxQtzq0XhV7rXc4FmBcNynNZB103Kw7QacyES2vYb8e",
-	"+Ckg4rb9ts0aDOjsHPWuY6IbW5EJYmLlHc2RK/MgY1ALsEqihASnShJhEFJ2yY45pt3ObWDugMkeX7kI",
-	"L1RnQBVYwlLx6vllhDuLA9vw+rvw7Fv5csWq9Q9Y3kYL39ZbV/j65ux7Sxa9hiVvwYPvzmY35adPyz0N",
-	"eL6jY0hWA2dJPBuBQCjxO/UisFglDaGAaxoph4tNyREp720HGOVSidv56ivb7CboTDIxP92a1d8XdAXu",
-	"x60jfrTNTIBNBMltH5yZVhqMzC6uOgF7QGF9l88yJjIDB7cCuOn/FVUwFdmtW3DeaK6lGLHtvjdgt3p0",
-	"1e6KzVoNvTbYZSX81rasKgB8zGLIiFxKBS3d48hHDblmJHEtZMhExrSJC2q7sjbeLx3HtLuFd78TlA9L",
-	"NlnIk9WD81HdOb1+a9paWmF/9dty5X2hPM+SNvz9eHFxdm6CMRRIhfZbEyBHowhSJclMKROOVm67fiSP",
-	"9/crmt++PkC5r7cibmoQhy9uo3t6asWOe+GkpCSNKErzgsQQJdTYbE8aGr4WF2KQinHj5bTU1EYumLBK",
-	"bCQyNjVRiA3yaWxi8s11mlBeKCi3Qpv77gJffC3ErDlo2OExk1q2ikWUGz940JmyiUIrmMozDvFoKkSs",
-	"n0uz80EH/ZB6h8rDqPfWZusOEjdScex2aiCsQ6fjlavBkwv+2sabfCxQtcAyu6aasGkf0DHlseC3aye1",
-	"/XQrWwMtuIrNickroZTg5GJPzlimPOTkFlFhJi9oxiaTD/l83NRUnvd7L7v9Xlu3bvVigPBVKezd3V7z",
-	"a04Lu27Ry6AeIHlbiGTQuaJJDq8cLWzL+PjeBS8vMLI4YRzIjtbpQjeHkOScKbkbEMZJpHurkZTBkZ7I",
-	"RGRzqszwzw87wdo416CzADadqY+/+edl3m43MZHzCOoze67/jpJcsit476ZjeEYx3VjkRk/yzJcbaGjC",
-	"cnW+lZOqbXdlhT4od9h2qhTMUw/bpOYFxKf4spwuVbCn2NxLL2iuxJwqFlW6bW9u0YrYQZ5JYlZKdvpa",
-	"pz/aPSF0jP63CVq8TVSaa052qNVeTZCgZj1I/pHTtI8a/DaFn7ScutCDYEQP+gMX+tmMpilwSThcq4BA",
-	"d9olQ/QHZRCB3jWrEkNMDgcvyYUQ5D3lyyH/VLhvW0skBxqYjghVZNAbPN/r9/d6/Yv+4HhwdNzr/eew",
-	"o9cy7Py///N/TxqrlUNOM0ClWy+aQTzsGJt4a/u1Ms+j5XtZOzGHD+2NcU7MN9cRZKtOa8Iyqch4qUCS",
-	"HaqZvNRr6AUkypU+LRPF+fni+70XRR6C26lnGPFmPKVjES9PhtwerOOuGWB8JxdlQ5FhqByGjuh36Dg2",
-	"S74lLrxc0vkKO5oWWYixVK2ZawF+GMWmFiK7NCYR6YOwBnZWMad6JuvQ8Dyfz6nVzxsMBxsYsbN9glZo",
-	"9L5LgcfWq9t+qYSqKcarFmPalZ0FlRl5TDvlylYY8ooQYDGxjvXD62tEvaPr62L/22JUy2vl7xpdYEYD",
-	"1QhKis8CfZRev1i3E2wm3tiRrXzisd3WnF/t+b2h0cxrxjRza3ngKl45a7rFiAVfyM3Ga6hZWX1L8Fo/",
-	"31O9ZbCXAY3RmKYnIpX5M8qElOQKMomGtJqsX/N4ei1Mfij5MZ9TXgynKeKSjDWmprNM6031UZxMPs81",
-	"oQLNEhZiLwEt65CKMwsX55mEdSg3J/FaqD0JqVYMICYpVTNHMfCDAHlT08+LR1R39NYnW/FaWzHNJ3ej",
-	"w9cDQogxaSbGCcztBJpO441hAX3ZqJC81cP5wKHioPXjG7Jdoj+TRHAgEeXE+nDHQJQwoO3xAddm2Vp/",
-	"cx7Z6lytivH3mcR4nsI5HHY7Xg5RCyj29YcxwEarqwczu+W04oW7t5uNDfA1fSkVgnllQyc8u8yvINFT",
-	"Kmgv5oMZw4f0EMuU/dPgY10HuOp7PR5oRtlKzoupotaxhtlfNDmrTMAIuL5jcrHvEhn8D28uyvAxo9Hp",
-	"F5W9LHeHxfWlwJUaHUSDcZ/2Ji/hRfxd9Hx8RA8nBzDwEhq19B122DbJaLLbsMnUHrl0i8ajkmwPuddr",
-	"Q4ludoJQhaG/hElSjGoC1Qz1QBCxLsKQSLqUQ76YYXaEymh0CVk3T/Xx1GdRwEbtKVxHkJqQoSEvH5vd",
-	"HikxksBjyEITk2xBqquQkKDEVU1D85iv1gM9K5oEVaCswpwFppUY8Y55jXoWADcidNjPJ0zF8BGXMkNR",
-	"d8TzxAbP1mx7KxaI86h1sXIhdgJtRauGrE+Fna05WvCxk1q3nU2ZtcDOlUj3UEBSm6Vvo9+2rJxNQeYS",
-	"pFWjJJF0AifkElKjZn5HYrqUJC1j9QNr0eRxQafqzFxkMWR7/V5vcLCHSL294ef9Sn8zjm0lDhOCaFKE",
-	"zK5Y1cVQ1KofVuOu1jvYFXh9rh9Lf0VDuLhWGXUuGw9XkWzKqcozeCX4hGlAbDKYFeEvN56TOit8IG2X",
-	"hsgVidkcuDRRDFplYAYrnWGGmcc0UlpTNg/bM57h87f1SR5uZZNx1q5BzdbVttAEnQQPuTFYv/dIo1XN",
-	"V8VoB4O7jXZ4+3Asbq3txaMsrUEc1hqx/iMXClY7Lp/Igfj4DsDfx71md9do5Cv9wqu03UoEh3S5jXkS",
-	"ox3rV90zWcxYAgSdEpLELA4IaA25SJUsFeQHU2/RPLCx3PCJKo9W1Nha06Vv/z7Z+IJNYpHOVwQjmca6",
-	"p1cth+LL/iDYxMoX5VmmOWJzyNedlV53yM4yFq0y3DdnRf6dpAlVeirfg3lUY5MvB72NJgpSsbnmba/p",
-	"Ujb9Dh77VmPMJnHaYMSKZ93rOX9wV/nKWCI3k/YQHijwrN17cpWzb+6uF2Axz3wlPb2fC9knBJzTK4gr",
-	"pM0fFbUu8GldoNNDiNJFBJQn4qkZzJyNXkYvxt/R55MjOIyryqmv57mV+9btIcqGleio1dFQ9wh/Whfv",
-	"tC6iaVUE0wbC/tzYQqry/R2Cl6rQ8wBaYg0Yfxc18bxNXBrFW1LQgr+tS0Rr4VVW+odIcDFf4o5SHtMM",
-	"02quU8vuxRVkXEtU9TCAStvWsdbN3qsjc4vAS8PsKSfjMtJy05jcFXzwz0CnvSdqTSa+bStCeHdQc9zt",
-	"WvMO41ObEqO1HMGTJREcbWX72FDuf2XxDSqljFsDrIav9haPaUJ5BKdpmjCIVzBzPcWU8SmxrbV+GTNF",
-	"qPmKKGFyPp3RRw+zidBxXzFnkzFmNJvC6VzTiFWiSospkjnjuSSevdl0ZdtzkQeQwDaS87bVd6qWRp9/",
-	"fIlKtjv5ot6RJiaFC9eFjXtt7S2JzuPBvGPQ5n1KZAUdxKTPvpi2z5/elY7hmcCQcmOvPXv9fbl2oVGl",
-	"MIR278vhH1+H9EnLGwBVscRt4P3JyXXQMXawhkiWMu9gRWjA2jEsebaBBHfSwvU3H1bJbkqcrxG0rKXf",
-	"5/E62xwE6wxlY1HoovqZJ5SvKRq5YcrgtXvP+HyjQ7owu1SekXWMbAOsxqGz+RcbCrTlTIIyM2pDfa/F",
-	"1+6lA/rEgJpmaHGnCpLB3UxGDmkeQhx3otOtongzplc/dyRct8RSlCdES+ymEBmQhErzWMPgo4jyderR",
-	"djymdGky+EykNMRByWdzHkNGFhRdfjbwppELxiRRWr/OaMaS5ZBXgkFO6kybOX8Hlm2ruTlL76b1YNoU",
-	"KnQVWj+ndQJa7cLMuhYOVHUG2nAgg1Nlfx2HZF5/hMXhtZayB1HlC1mkCH3c4uMVMRDnEeUyIBwWIJUN",
-	"lSuC5Pq93u7GpssWzW1H8Ne5m8ouR4eTF7QfDcYv4wM4nBzR5+PvohfxS7ivOCJrhU3vyEFbxLnNJlo9",
-	"b02/11DjyiKqlLcxiwp1toe8io778Ly+xkqYfs4xdgZ1MhipjHKJZWcZr/wQuRpNRDZypRYb0XUFSmOj",
-	"lEWXeVoE+Je+e4t4eYYsSJP6JFmHawWQtTDOpUM2EtXf/ET+9fHTPwKCKevrkjjLj15DSjNTAY1NGScT",
-	"GrFkhfQnImRG24mYdwHBVQnLbgW1qfiO+zMCw5YZR02H8C38ppZotC6z6DHShCSbci19QZT5KnO/nc9z",
-	"ZZgM5UsbvY8cxgS/GOfN4WDgi4FrI7tP/3rIIXw252bUW+v0vOBsw9NdhOEUCQTmRHPiTe3GesrbhhTW",
-	"gwuMnNUtPKC30T5bwnldOrKvCEGb71pGUTUPaqlw5KyEWGtpXRxl88v+xmRj2CpuMeyQYlxp7FGm0dHF",
-	"j+T0n2+GnU1D79ZtjEVpJxqsTId4J6YbS7DNFAsPT3ch/qsiPV3ywJzGEFSTCnhsswT8GQ/NPAy5YSKG",
-	"tCOJCXFCzFErH4Hs2ACaoJJ6IXexZhpgDImeHocryPRv4LZkQTSDOE+g+1BWNRx3hYSC7y784UdtUSpO",
-	"rka9cT8aNMSo3qRPfSNr4d/u7KnyGc5s4iBqH5WkFVM+2e2n4BAQSCRU2hYHIjhg0bw4L5MR0N7GBQey",
-	"YEmi6ZA+rZrZckOeWcjzm0X1V7qo1Gfybr1PHmt8VJ5c9ZwqcliBFXVJrIKCG6DwA6igTaLwuziF7CSq",
-	"dfs9JPsOQYJ1IeWhhJL16c5ftgn6bmLpdncNbKfwWFFkmyzlzRWRWoJy0Mjec/tahfUN4eDhQLwGXX8U",
-	"MP+JqVkpiP5RAf6PCc+3yPHnMywHxLFiobvgxqZekX8ApISZ1D4tLy5JGXVbl1AXMwnRaDD+btKL+vFL",
-	"eEEPxwfR8/gIDicHdDDuR70VxgiLb4+IQ809aAMd+h2iPGNqea63zzpNsebnae4T30N5FY20zDMyBR31",
-	"T70zo5BMRJKIBcRkvCTPD0k0oxmNFJiEQTwdhCDsvNwQTWVMmUnGJ8KVC6Dm4gl7FwvSGzKnjCvKOGTS",
-	"7kZJo6ZMzfIxkihsvBfDlSVTrQKWhbvXiRqCE6ElNaxpqQW3Hy8uzo7JPE8U23PmRgzYkwGhcsmjWSa4",
-	"yKXxig25o+4BMfdUSLJzJVgsdwNSFvw3NbCt9SEg1ruhezRmZQNpVjMZcj0PyouXYyEuA5Ofa8gEqYoU",
-	"tnd93BBXYXXIh9zI0e7mCLMeScLTajXVY/J3U+h1mPd6BxHGWuOfEHbJqY29lopmSm9cBQiGfCGyS4k4",
-	"VNS/2CniISiPx+I6IFyomf6SSWJM+2iKrQAP4wSLbWL94yHXorlaCPwpUaye5FhcVIpEQ3dtYTZn1q2M",
-	"8kYOFDGlMLvkzcpsSzKjktAhRxDA5Mzwqylshg7igHS73ZuQ7BgiQ0IMrwx3T0ioW4XmBg5vMqCe6Kei",
-	"Dpk8tntpijTXQu2L+s/4sF5U+sQEhha5WEOuUcPkEGEDvYG+stNkJ8yAxjIk/V5vXxK8K83kLocGpEMy",
-	"6O3LITdvjvSLcb7EDyrtiztYPC8sjI4MqfT05xrgxRV2QFJ5b0G6eN+vvt+15zbktfrTZPvy0wGRwGPp",
-	"L4W9o2ZgJ61Bc0VR7J1F++q3XV8ZbazKvZNzdj3keI/b2vLcu11yym11cPvehP1KTK+v1yMfclNotlYd",
-	"3F0TV70ELdAabAJUKtLfRUCsRCQel7skq1kVRIo5GGTdOft4XobcmNfBkNeefmXxzb6BjICYNy4pz/22",
-	"pw9aP0ZPT+1emX/AMhxyd3ueiJea3rhLbSKRuvgbKDNSlM0MsX/hdQN4BugeElwzOxjylKqZIZmN/JYu",
-	"+QQpUCRllDSu1LF3FOgZuC7xgZ7akO9g4GUGMaGSRJQLjmVnNdnYLfL3ylo4NEEALPP/lwpwIviHKQGs",
-	"WxsCRcLifDQImYtxjokWzvC+nfpVQXqDDnsvh3zNRUR6L936THlIprmTphp6gebSIMaJu/8IL9iTQ56n",
-	"etPL+4NwzkwVdzroqeluTHlEC6i9lyvvLhpyNJgsd7vko5a4qptiyLs+omNb7L8ovrhzeH0daDq9Wz8Y",
-	"E1k35NarZ5hBjT4SQx5VkcnKlL2Lx9JJK2PtmdzVExKaS3V+DgmbpwkDTSU04Tz+2fr/EhaBTQKwUslp",
-	"SqMZ7A26vZY4slgsuhRfd0U23bffyv13b1+9+XD+Br/R4jFTSSnfSCeXnJ697QSdK5cR17nqm/gY4DRl",
-	"nePOQbfXPTClbGYosJUopn9NYVXRkYosUcuq8txBUHfoaQmu2FssLq4Vr9Ni1PqNib/4BfSyyb7Vgm6C",
-	"W1vacv1fGrfmDXq9B7vaoxVE672jLKVTZDVStybFhnf10Rya2fgGKWa9X7nTDj/p3/5JrbI/fnRw+0fl",
-	"5Vb6i8Fgk2Hapezx25e3f9u8EuQm6Bxtshv1y55QEXH1PxC2mvusFQY6lVhcpHj2Jei0RR6slUWx7FcT",
-	"z+2r47KHm6CTCulTD5XIjCzpsEaTQCwVS3IJZEf/tGogFp+vBItokROFEhfV+pOp9d7gegFxNXz8jKPX",
-	"txXlV3MFQ5rqmFmrt1peCfB3ET/cDZPemq43deVVT/Cmhbb9R0HbVTct1oDoj46qvQ3QrbiVUX/Q32CI",
-	"5jVYf1aaoE+7io1OJqywtK1IRF0l8dMKIxJUiMVNUGG1+0bdQcOcl4S8mkF0Kcs64+j8t5celvhe8+y5",
-	"5ex8Pj87J1ItEyMufj4f8ooYjWRBcHBVoVFhjGaUT7FylC2O4iMO6P1cPi5xqOHk09EDXxn8FWShamnR",
-	"cmieqD86cfiL47r+arDR3rvLkvGTDTbFcydcnbIYlHD1nBwuVmjNneiKJQ6b05XSnO6V3zFcicyYVCJb",
-	"bie8N5OKi1tt7R74hfs3zs78yJJ90LpVXSuIZjeK29bUMl15m7ktm+G/NdxTrmV9qNCjahplNZe1KoZZ",
-	"/DfN4pE0i8KD4rC6rJt8J23C2bsMHhu72Eo8Pi/8AVvisGb3CCBUEUoUm4Mfb9+Z8X8nvC3dHc6pZkIa",
-	"ViFvEfCwoczfyEh5XLtANZJ/vU3Arfobzj6WNaC47LpEW4tpd0Xbyv3ZJd5aK/dqof7c3vBgPA6lpwvF",
-	"ByNqHNubH7DM5glpJLcck2gGNNWYzUw5oyFXDLITwoGpGWSVBkLrDUliHAyunnw1tSEgixmLZkRvagIK",
-	"5JBX/ZPJskvORJK0U2dzrlhiLnXLTZZtJS+iehVOQEQ25NV6hsRXMc64QJpF49Awa25oWGn7qJvd0bC9",
-	"whwyQKv5kNfs57fZzA97A+K5s9hcMK/Q7BwMuRR1A7PxaWKuVvNeY/0ljYvLTH22l3e2DNbjWV5q15Vs",
-	"pGcNHpwsekmizeQ5qd/QhOBlsn2emEIONtKaaldofzPe/MkVOoMiSJHG+dKZYTdnHON8udYg5Gcc6Exf",
-	"zTfesStXmhnvy6BJUtaGaoiC5g7oD2XIhFb6zE36NniiLfphparHJDy1QmMbkZzeQ49ty3CtMOrg5gYl",
-	"87SOq29mnf+eVABhpopxptR6JQluM2pggmS2pwdazFqpBX7kFe5YGGZccJizflSzKOvq4G6bAPwAyqH/",
-	"dprfeZkj+CTq1EpfjRMe/+humsPbv/gg1Pci5/Hvqjj9AIrQYlsfW3HCQCD8u5vGk7VxCKaWCNVK1OH1",
-	"c8J4NCNnr78Pymoj46UxHpyevV0N6Wevv39CYLeLKmG9CLkeM059Nez9YF4UUkE4f0jBfOWN7RfVetvm",
-	"EhUaL8kSFNkJ8cXIpdjvuktRGSeUTGDhIoAaF+dXYs9uv39cZUvT8ia4z43732jC/WnCa7HgWpio1GB3",
-	"96c9CYEwkYKrxeRTeWn0fmdXUQKLxms1vCgUb6iMvfNW94dhxaYiM0bmVS0gxybCruC2c3EF6D4OizL2",
-	"7n2tBpjuEsuAAcYWVivH2w91E5gzpSA2k3FReaaSEU1OkKs3TR9lYOOQu8pirmsTrnhLWMjgTmEhprLl",
-	"A4kID69e1Atv3lgF449lwmiUCPnLCSrfbBhrKKcBUJPYsbu9UcEGz2+hR9h4z64D7ZXiVJqPEyZnEJOP",
-	"KfDTs7cFSddE8QqwBoUSGKTcJR8EqcTRM8G9ApbtSX/SuadOsMUVDH7RRY+U0eiOikElxalz/MuX6pFe",
-	"zAzfwN4DLZDa9boznYOinS+101jSeXLH0wjq4d9bHsW/Tt+/2+4o3FTLo9hIQH3C7bZr8my3y45ar0Zj",
-	"lpBpaQIuGzJCqVrLiNpCofK2yOYfQLl6TC0+2RjeDs3iwr1pC1BY7yZm79XNZP5Ahe0KGT2qmu7WvgI6",
-	"3PU735T0h1TSVQFwDhccAjyUEF4EKazCpdNIsSsgO1o/jCEBBfFuPcewgTjkA5a3sMlVkthcU60wZmBK",
-	"ybajE35y0/hTZwysSkRfHyRQ3ctvgQKPFShQ3eUKPhXwf/8onzJlIKJJMqaRwSpwBcW+/s3qCF2tEP7b",
-	"fp4lN6s1XryC1yYAAY9RNaXlBYLltUvHqJCYYtfuNrzApvyi/jnkxfVE7nKgGVyTH9+fvto7//F0cPRc",
-	"g2FoMnx/3rMW9L0LNgep6Dw1+b5d8z6jC5PyZpKAySUstcJaeusr+/xMkrCWaR6e2FpVGKeEnUsyFxmY",
-	"alEHvR6RQ04XdNklp5g+hhlhunPGMe3spHHnbIA97Ylc8++j6+uAHPZeoLJ8OHhpbge2yWBkp0/mjAfk",
-	"yPw3cP+T2QlePmwr+DBOaJLsBlhiC29gGXJ7Ke6EskTaa+9tqCQ1lVuNYr1eKKhdCWkuqMxErhifFlKC",
-	"MXCVckJ5GKYq3TqhoVUvYO1tiSErDBx0DkRw6wZBA8OJcSzaQgdxJlIS54Ymgtx0sntv4/vN9zNn10We",
-	"oc2SZbKoGbSgUiOG2mA+BSRvMqHKbb+tq1dXYo3aBFc2mOm5Q9Sttu6RTC+23OYGLt2ff/bUc3NVk7pr",
-	"hf/Tok5/9f7OCiXRpO7zp3fW9NMIunJNJKG6kf60eu3qTvjLsPM/hp0vobksPUl2nXnQJt5aemivEoAh",
-	"tzc02FoIdeplErbIdvlaQz7o9U2FWkS1KoG00WG689175HRZseNRI4sahR2fOIdjfQmcVY7DSuugovLV",
-	"5NFvyV9/5uSvIvxQa/FWHtpGuKsXmFhnhKsHc7tfhRnCaEYrqeBSc9RUOnHhxJW7KyuyYLJ7UaG2S95h",
-	"RikKn6a6C86QTEGRw95hW4l6jRMoKcF2WpT9zu/9PPQuC/Dqmm/a/sO433A/S/neVW96VEAO1sSgVKZh",
-	"OGadaqLDGNV8w/J8kWc/gHoUcHxUdX0TXvIN6h82EOWOIL+VYk5VNPNl4lI+xWx+TJ0LbbG0MCBhpaEN",
-	"YjdW4rBLwjxLXGB7TT7UNHzImavSfFwpIoNipQQTpj/fqGjziTW3mZJfGdgyPE0lmzAuFVBv2HmtJve9",
-	"sfDhRUtvzfAnjiHdggjYevd/bWLw30l+NPD3xGy3JT/u1++X9zLl16Wg6GJDnLy7OqkXqoWy19rdy+7v",
-	"QyWCP6W1vlYVea2lvlrr868mAvxZ7fo1a2wipvb2z0eXKdZh8f5XN6O3GNpmL9312/n/Q2uC0lTtEBkU",
-	"9k1cR7GyDK/2pwu6DMhiRpVxsalqGm0zrEtly2aV7vvh9grNdqWXu9yEDb3d29Wa99CGwWPRhlUSgTss",
-	"Jq1G/y326/eLw7LwRrhYPD0PV+66mxXZwTyWmi6ZQryusGlXfxU6k3WDrxujNBqOhx2JV0WAVMMOoZHu",
-	"1ZPqcQHycVTuJ8crLBlcEL+/Lnb9boZTwHDi8o6SR0eYuguoXkv8ly8a5iRkVw5YTdXMfZqy/as+QqSd",
-	"XZt7murbJqyrXW9bq871cHbklZZD2dhMj6/UZVyJSTN2rPp9EYzT7uHUU7y7KBxbrU5W6a5afrAVDuCt",
-	"7m07ZFlNBqp0WTGCrK0cVPnEVj3xO5DLKMYyHLD4EuP0br7c/P8AAAD//w==",
+	"7L35chu3mij+KijOqbI006JISnJs6Z+fju0k/h0vGks+yZnQlw12fyQxagKdBloU41LVfZr7YPdJbuED",
+	"0CtIkdqyjP9JrGY31m9fv3YiMU8FB65k5/hrZwY0hgz/+YkqeMfmTOF/9JMYZJSxVDHBO8edVzSlEVNL",
+	"sjPOM6l2iZgQNQMyzqNLUETNmCQZ/JqDVCTO6EKSSSbm3U7QkdEM5lSPqJYpdI47jCuYQta5uQnKaT/B",
+	"nDLO+LQ99U8zkYAbXJIEJoowXpl9m1kkeDb3mbNrotgcyI6ESPBY7hKqyGLGoll1l0ySSZ4khE4p43pW",
+	"vSiWQdw5VlkOt63C7OBt3F7A2xi4YhMGmTnX8jBPCE2k0PuFLBMZGYuYgSRUkjBz44UbLUWqTB+vWYnK",
+	"lqcTBVl7KefmAIgSZEGZImOYiEwfv8qWjE/Jjt1SQDKR8xhikqe76xcwZ5zN83nnuBe0z+Um6KQ0o3NQ",
+	"FhJf5ZkUnoV9TOmvOZBUSKafIHwRStIMrpjIJUnpFJ5JEnK4VmYMPBemv/01h2zZCTqczvXskZmitkZ6",
+	"/Q74VM06x4Neuc7Koa1AjDM6BSLZb7BqsgS/q84Vw4TmieocD44CPbE5nL6etjiqfuADofMZS+fAvTDk",
+	"fiMsLpaSUjUrV8LitdcE13SeJrjrWTr6Lh5Af9KjL8cvou/i53A0OaQH40HU8Z3NTzCeCXHpXVY+Lv58",
+	"gKUtZpejPh2MD6LD+AieT76jL8Yvo17ch8HEs7QbPapMBZeAwPV3Gv9AFSzoUv8VCa6A46XSNE1YRPUq",
+	"9/9b6pV/rcz/twwmnePOv+2X9HPf/Cr332i8NFPVdx5GNMsYZCPE3JDsLJiaEfcUP5PhLhEZCa8gQ+y3",
+	"rx4TSmKx4FJlQOckzcQViyEjE8oSiE8MMuqTrBDwn/csfdkzt+Bbsn19v6REuOy/09g+2eBQiqvQb8YG",
+	"QK9owuIRvhF0cAud447jBmMRLzXl5EIRfJH8/+cfP9jrtvRQ/3t0NOnDID6IDsdH9PnL7150boL7XsGF",
+	"pt3e+clOWF23uQdKlLgEThZUkxMpIXaM5vOnd2QnxF9HjI8QxcPdh7uCV4JPEhapx4fKUyIVVUAiO+Mx",
+	"CblQozTPohmVEIeB5iyTnMd6o2kmphlIqZ/SJAMaL0dXgsX6vSEPGYeETdk4gRGOql+Lc7NmGAGPU8G4",
+	"wqeQsCvIlrVByQ4lc8pzmgx5Bu4VfVl2LvJrDjnEuwEJWQzzVCjg0XJ0CctRJJKESSZ4SHb0DV3Ccsj1",
+	"xeX62gQ3XNQtgSDuURKzyQQyTSU1WPjGZXyUS9BL02syIIwf43iXgMuTiiUJyXKuJRZCNScl/R6xwoNF",
+	"0ICEyGj3kNOGu90hf0OzRDN5CdkVZJJEIk9iQrlcQFZfiqNao0RIFZ4QSiIxnzOlIHaiwTOpV2heMwC+",
+	"IBlEItNMGZfMlJYjpMizCAjl+ss0oUuIAyIFUTOqiMZh8/GQJ4JPcXFcdYf8wWD7e5GNWRwDvyN1kflk",
+	"wiIGXI1kJFKo0Bi8E5FChqMQDqAllxmQRcYUHEvLEiVxH95Kc0oudI6fHHcaQz0AVQrbeyq4Q212yx0W",
+	"meDT0VzEED4cxXnLFWScJmaVj88MmZ2v4IaSTkBLmYgrDsWASDoHUsEEjXK7gaHOmmaxaW5v2wjEMo9m",
+	"KA47bqupmXsR4rDOXxs/PtxxfhDqey0PP8FJ6j1M9Fwh2ZkzKRmfBiSGBDRt0OfEhZpBRmgUiZyrZ9Ic",
+	"X5jQMSSjnNMryhI6Th4Sms7oMhE0vhDiHc2m8ASnkJoZR0qIUaLnDI+NqqbZPVxHSAr65D37+4PuUtOA",
+	"T4Wc+gR3PUrNpKM5qJmItWwYx1rvMY+JeRzovfNNcOnhTuMcsisWwecSoJ5Qpq6C8QrJOqjgffV1gw1O",
+	"4BmhiDHSen1Ids4+nl+QfcQUuR9lQBUcEyWEFlOWxH0jjWo8ERkes51XnmgZc6YlAi2HmK/j3WN7K0ZK",
+	"qIkETmBo3EnllduvpNDkb4L7XOaFEO8pX9qn8k6sOtNCH6q7EFeZtDs+Z8I5qZ1I357C02gEYXWRjmQY",
+	"646zvBTyxLOK/DjNRJ4O+U54vadH2MMR9vBpuKsFKJinalmABGoKz6SjwSh8aQbeJT9RpobcCwYnJPx5",
+	"r7BV7aGxKtRjLzRur7RDDXntM/xviDM2hrMWtpDQDFDK02IyoMhNc00/FMrtcUWsFBNCSblhzWDc6QRk",
+	"cH1NGI+SPIa4O+RDfppIQeonHCA1ErnC9dcW9O8hscBYQTGj4g55ZUFMcEl2uDCHGhDKSc4vuVjwgMB1",
+	"qimxxugMrsQliv6wa4xDeJtRoqWsIadxrHUOLUkbLdCoelr01UdAtM6jNQd7g/OWBHwfrKxfzq2f122x",
+	"jSFqltKNhim/aA1lzaEbDqPfvh+Z+YwXKzL220bsc7WxAW+vpgkAGQPNILMXO6cqmoFWbIh79ynIixXI",
+	"Rm6buB+tANcWrh8YY4KFWiOmmkcWph9QOvvM00xEIKXmf2+4Ymp5p8N3m5swSOoU/tRgVxddBNZ6jSJS",
+	"0DEvN196muv4Z2nvQW1Xq+4wp0hXkmRJ7KUck7C2NXMb7sbsIxQyhjw0f+5WrtRupJBDmJQ5oACCWkss",
+	"NPqRLE+g1Fa4GGk6KdGMwsUIwVUvQBqpqhiskFusuGUEGycGZfDfEGk6S3YSdlWKIpqEG3qGcqAzDVNJ",
+	"puxKE9FVEpPbE1xpmVMtC9V0yEOkuW/0D85uKSvGXUPyw4ezHBTXj8NY4GkbmE9JKqSiCbEUvktCY4uq",
+	"wqFhoSEy42yJP4WfzxHF0kyzNMWMgTiyuFFanD/AgvxLZJedoOokeG6M9e7Pfsv0HKCvjfLGaKecJksE",
+	"P/KGTxkHSd6puD523+OA0MPh2j3Oo/OP5KD//Plen9AkndG9AVp19N7KeT+f661SpZXwznHnf/1yuvdf",
+	"dO+3L18HN3/reGbTLCOpL53G9P+zf3UjMa+veXB06BnFWPdr+48peSeuIKERbLLrdCZ4Y4j/6JNBf0CO",
+	"jo5Ir9/r1Uc59A2SgWToYaP1LU1oIqF4fyxEApQj2dEA1ACDf7UBoDWRVBmA6te/PDjqke/ZRM3I6RXw",
+	"3LftWyDJDDuoD3ueMwXk4KB5Av5z/I2l9c/7vX7/ReMOb1vJTdVH80ux26BjKbqepATUL8X3YqyplF6G",
+	"xeJ/ol5m+I1eVh0HaYnq66i+owhI9dF07HTQ9oXONfObmuGZgvmtg1dX+N58rMexI9Mso0sHKLmHKDnN",
+	"E83pC5oZuXunsk5LgiORZRAZGVcJEs0gujS01dnJuFCk8h06HYDnc30DbpZO0LGTFFz5y+23h0uvH15Q",
+	"HH7lzHwX+arCOXw02XKWZ5KIBXcWbiUIJZrzGm5sZH0PDTbf1uH189l5x0sVY2jPf1Fq5XYFxlio3w4M",
+	"L2CKTOkVaHWhTin7/f6g3/PNdcm4x8EZVnhwxRpA1jJgzWrrJgwtDRCrNQXo/dNQoPUimYiFU5kTqiAz",
+	"8GFOLyQ71O0ObX/FWesTjgUYx1dKM1kHHbfqTtCpLETLaziuB34KiLjtvO1rDQZ0do6K5DHRL1uRCWJi",
+	"5R3NkSvrIGNQC7Bar4QEl0oSYdXBLtkx17TbuQ3MHTDZ6ys34YVqtNlYwlLxifplhDuLA9vw+rvw7Fv5",
+	"csUm+A9Y3kYL39bfrvD1zdn3lix6DUveggffnc1uyk+flnsa8HxHx5CsBs6SeDbCqFDid+pFYLFKGkIB",
+	"1zRSDhebkiNS3tsuMMqlErfz1Vf2tZugM8nE/HRrVn9f0BV4HrfO+NG+ZsKTIkhu++DMvKXByJziqhuw",
+	"FxTWT/ksYyIzcHArgJvxX1EFU5HdegTnjde1FCO2PfcG7FavrjpccVirodeGCq2E39qRVQWAj1kMGZFL",
+	"qaClexz5qCHXjCSuBVyZuKI2cUFtV9bm+6XjmHa3iI3oBOXDkk0W8mT14nxUd06v35p3La2wf/XbcuV9",
+	"oTzPkjb8/XhxcXZuQlkUSIUGaRNeSKMIUiXJTCkTzFceu34kj/f3K5rfvr5Aua+PIm5qEIcvbqN7emnF",
+	"iXvhpKQkjRhU8wOJIUqoMUKfNDR8LS7EIBXjxkdsqamN+5DOLgxEZGxqYjgb5NPYxOSb6zShvFBQboU2",
+	"990F/vC1ELPmoGGHx0xq2SoWUW6iCILOlE0UWsFUnnGIR1MhYv1cmpMPOujF1SdUXkZ9tDZbd5C4kYpj",
+	"j1MDYR06Ha9cDZ5c8Nc2WudjgaoFltk91YRN+4COKY8Fv107qZ2n29kaaMFdbE5MXgmlBCcXe3LGMuUh",
+	"J7eICjN5QTM2mXzI5+OmpvK833vZ7ffaunVrFAOEr0ph7+72ml9zWth1i1EG9fDS2wJMg84VTXJ45Whh",
+	"W8bH313o9wLjshPGgexonS50awhJzpmSuwFhnER6tBpJGRzphUxENqfKTP/8sBOsjRIOOgtg05n6+Jt/",
+	"XebX7RYmch5BfWXP9b+jJJfsCt675RieUSw3FrnRkzzr5QYamrBcXW/lpmrHXdmhD8odtp0qBfPUwzap",
+	"+QHiU/yxXC5VsKfY3EsvaK7EnCoWVYZtH27xFrGTPJPE7JTs9LVOf7R7QugYHYoTtHibmD73OtmhVns1",
+	"IZaa9SD5R07Tvmrw2xR+0nLqQk+C8VDo4FzoZzOapsAl4XCtAgLdaZcM0R+UQQT61KxKDDE5HLwkF0KQ",
+	"95Qvh/xT4Y9ubZEcaGA6IlSRQW/wfK/f3+v1L/qD48HRca/3X8OO3suw83//9/85aexWDjnNAJVuvWkG",
+	"8bBjbOKt49fKPI+W72Xtxhw+tA/GeWXfXEeQrbqtCcukIuOlAkl2qGbyUu+hF5AoV/q2jPfz88X3ey+K",
+	"LA53Us8wXtC4fsciXp4Mub1Yx10zwOAGLsoXRYaBhhh4o39DT7jZ8i1R9eWWzlfY0bTIQoylas1aC/DD",
+	"GEC1ENmlMYlIH4Q1sLOKOdU7WYeG5/l8Tq1+3mA4+IIRO9s3aIVG728p8Nh6dds/KqFqivGqzZj3ysGC",
+	"yoo8pp1yZysMeUUAtZjYSIHD62tEvaPr6+L822JUy2vlHxpdYEYD1QhKis8CfZVev1i3E2wm3tiZrXzi",
+	"sd3WnF/t9b2h0cxrxjRra3ngKl45a7rFEAxfwNLGe6hZWX1b8Fo/31N9ZLCXAY3RmKYXIpX5Z5QJKckV",
+	"ZBINaTVZv+bx9FqY/FDyYz6nvJhOU8QlGWtMTWeZ1pvqsziZfJ5rQgWaJSzEXgJa1iEVZxZuzrMI61Bu",
+	"LuK1UHsSUq0YQExSqmaOYuAHAfKmpp8Xr6ju6K0vtuK1tmKaT+5Gh68HhBBj0kyME5jbBTSdxhvDAvqy",
+	"USF5q6fzgUPFQevHN2S7RH8mieBAIsqJ9eGOgShhQNvjA66tsrX/5jqy1ZluFePvM4nxQIVzOOx2vByi",
+	"Fo7tGw8jqI1WVw8Fd9tpRVt3bzcbG+Br+lIqBPPKhk54TplfQaKXVNBezKYzhg/pIZYp+6fBx7oOcNX3",
+	"ejxMXOE2cl5MFbWONcydo8lZZQFGwPVdk8sckMjgf3hzUcbDGY1O/1A5y/J0WFzfClyp0UE0GPdpb/IS",
+	"XsTfRc/HR/RwcgADL6FRS99lh22TjCa7DZtM7ZFLVmk8Ksn2kHu9NpTo104QqjAclDBZxH/GJvLOUA8E",
+	"EesiDImkSznkixnmlqiMRpeQdfNUX099FQVs1J7CdQSpCRka8vKxOe2REiMJPIbMxrBakOoqJCQocVWT",
+	"+Dzmq/VAz4pXgipQVmHOAtNKjHjHvEY9C4AbEToc5xMmsviIS5nfqQfieWJDj2u2vRUbxHXUhli5EbuA",
+	"tqJVQ9anws7WGi342EWtO86mzFpg50qkeyggqa3Sd9BvW1bOpiBzCdKqUZJIOoETcgmpUTO/IzFdSpKW",
+	"mQ6BtWjyuKBTdWYushiyvX6vNzjYQ6Te3vDzfqW/Gee2EocJQTQJVuZUrOpiKGrVD6txV+sd7Aq8PteP",
+	"pb+iIVxcq4w6l42Hq0g25VTlGbwSfMI0IDYZzIrwlxvPTZ0VPpC2S0PkisRsDlyaKAatMjCDlc4ww8xj",
+	"GimtKZuH7RXP8Pnb+iIPt7LJOGvXoGbraltogk6Cl9yYrN97pNmq5qtitoPB3WY7vH06Frf29uJRttYg",
+	"DmuNWP+ZCwWrHZdP5EB8fAfg7+Nes6drNPKVfuFV2m4lgkO6zNA8idGO9asemSxmLAGCTglJYhYHBLSG",
+	"XCSalgryg6m3aB7YWG74RJVHK2ocrRnSd36fbHzBJrFI5yuCkczLeqRXLYfiy/4g2MTKF+VZpjlic8rX",
+	"nZVed8jOMhatMtw3V0X+g6QJVXop34N5VGOTLwe9jRYKUrG55m2v6VI2/Q4e+1ZjziZx2mDGimfd6zl/",
+	"cFf5ylgit5L2FB4o8Ozde3OVu2+erhdgMUt/JT29nwvZJwSc0yuIK6TNHxW1LvBpXaDTQ4jSRQSUJ+Kp",
+	"GcycjV5GL8bf0eeTIziMq8qpb+S5lfvWnSHKhpXoqNXRUPcIf1oX77QuomlVBNMGwv7c2EKq8v0dgpeq",
+	"0PMAWmINGH8XNfG8TVwapW9S0IK/repEa+FVVvqHSHAxX+KJUh7TDNNqrlPL7sUVZFxLVPUwgMq7rWut",
+	"m71XR+YWgZeG2VNOxmWk5aYxuSv44J+BTntv1JpMfMdWhPDuoOa427XmHcanNiVGazmCJ0siONrKXBrx",
+	"VxbfoFLKuDXAavhqH/GYJpRHcJqmCYN4BTPXS0wZnxL7ttYvY6YINV8RJUzaozP66Gk2ETruK+ZsMseM",
+	"ZlM4nWsasUpUaTFFMmc8l8RzNpvubHsu8gAS2EZy3rb6TtXS6POPL1HJdjdfVIvSxKRw4bqwca+tvSXR",
+	"eTyYdwzavE+BsaCDmPTZF9P2+dO70jE8ExhSbuy1Z6+/L/cuNKoUhtDufTn84+uQPml5A6AqtrgNvD85",
+	"uQ46xg7WEMlS5p2sCA1YO4clzzaQ4E5auP7mwyrZTYnzNYKWtfT7PF5nm4NgnaFsLApdVD/zhPI1RSM3",
+	"TRm8du8Vn290SRfmlMo7so6RbYDVOHQ2/2JDgbZcSVBmRm2o77X42r10QJ8YUNMMLe5UQTK4m8nIIc1D",
+	"iONOdLpVFG/G9OrnjoTrN7GQ5wnRErsp4wYkodI81jD4KKJ8nXq0HY8pXZoMPhMpDXFQ8tmcx5CRBUWX",
+	"nw28aeSCMUmU1q8zmrFkOeSVYJCTOtNmzt+BRe9qbs7Su2k9mDaFCl2F1s9pnYBWuzCrroUDVZ2BNhzI",
+	"4FQ5XschmdcfYXF4raXsQVT5QhYpQh+3+HhFDMR5RLkMCIcFSGVD5YoguX6vt7ux6bJFc9sR/HXuprLL",
+	"0eHkBe1Hg/HL+AAOJ0f0+fi76EX8Eu4rjshaWdg7ctAWcW6zidbIW9PvNdS4sokq5W2sokKd7SWvouM+",
+	"PK/vsRKmbwvKoE4GI5VRLrFoL+OVP0SuRhORjVyhykZ0XYHS+FLKoss8LQL8S9+9Rbw8QxakSX2SrMO1",
+	"AshaGOfSIRuJ6m9+Iv/6+OkfAcGU9XVJnOVHryGlmakfx6aMkwmNWLJC+hMRMqPtRMy7gOCqhGW3g9pS",
+	"fNf9GYFhy4yjpkP4Fn5TSzRal1n0GGlCkk25lr4gynx1zd/O57kyTIbypY3eRw5jgl+M8+ZwMPDFwLWR",
+	"3ad/PeQUPptzM+qtdXtecLbh6S7CcIoEAnOiOfGmdmM16m1DCuvBBUbO6hYe0Ntony2AvS4d2VeEoM13",
+	"LaOomge1VDhyVkKstbQujrL5ZX9jsjFsFbcYdkgxrzT2KPPS0cWP5PSfb4adTUPv1h2MRWknGqxMh3gn",
+	"phtLsM0UCw9PdyH+qyI9XfLAnMYQVJMKeGyzBPwZD808DLlhIoa0M4kJcULMUSsfgezYAJqgknohd7EI",
+	"HGAMiV6eKYIG1wq4LVkQzSDOE+g+lFUN510hoeBvF/7wo7YoFSdXo964Hw0aYlRv0qe+mbXwb0/2VPkM",
+	"ZzZxELWPStKKKT7tzlNwCAgkEirvFheCReeYJHFeJiOgvY0LDmTBkkTTIX1bNbPlhjyzkOc3i+qvDFGp",
+	"z+Q9ep881viovLnqPVXksAIr6pJYBQU3QOEHUEGbROF3cQrZRVS7HnhI9h2CBOtCykMJJevTnb9sE/Td",
+	"xNLtOjVsp/BYUWSbLOXNFZFagnLQyN5z51qF9Q3h4OFAvAZdfxQw/4mpWSmI/lEB/o8Jz7fI8eczLAfE",
+	"sWKhaw9kU6/IPwBSwkxqn5YXl6SMuq1LqIuZhGg0GH836UX9+CW8oIfjg+h5fASHkwM6GPej3gpjhMW3",
+	"R8Sh5hm0gQ79DlGeMbU818dnnaZY8/M094nvobyKRlrmGZmCjvpPfTKjkExEkogFxGS8JM8PSTSjGY0U",
+	"mIRBvB2EIBy8PBBNZUyZScYnwpULoKZth+1kg/SGzCnjijIOmbSnUdKoKVOzfIwkCl/ei+HKkqlWAcvC",
+	"3etEDcGJ0JIa1rTUgtuPFxdnx2SeJ4rtOXMjBuzJgFC55NEsE1zk0njFhtxR94CYLh+S7FwJFsvdgJTt",
+	"EkwFcWt9CIj1bugRjVnZQJrVTIZcr4Py4sexEJeByc81ZIJURQo7ur5uiKuwOuRDbuRo13fD7EeS8LRa",
+	"TfWY/N0Ueh3mvd5BhLHW+E8Iu+TUxl5LRTOlD64CBEO+ENmlRBwq6l/sFPEQlMdjcR0URbyZJMa0j6bY",
+	"CvAwTrDYJhZ0HnItmquFwD8litWTHIuLSpFo6K5tzObMup1R3siBsiWRu+TNymxLMqOS0CFHEMDkzPCr",
+	"KWyGDuKAdLvdm5DsGCJDQgyvDHdPSKjfCk3/Em8yoF7op6IOGZZl1mdpqk7XQu2Lgtb4sF4l+8QEhha5",
+	"WEOuUcPkEOEL+gB9dbTJTpgBjWVI+r3eviTYac7kLocGpEMy6O3LITe/HOkfxvkSP6i8X3Sw8fxgYXRk",
+	"SKVnPPcCtv2wE5LK7xaki9/71d937b3V6ldjx5Zt62kHRAKPpb+2946agV20Bs0VVb53Fu3Gebu+uuBY",
+	"Znwn5+x6yLEL3tp647tdcsptuXP7uwn7lZheXy//PeSm0Gyt3LlrsldtIRdoDTYBKhXp7yIgViISj8tT",
+	"ktWsCiLFHAyy+ir3B0Nee/qVxTf7BjICYn5xSXnub3v7oPVj9PTUuvL8A5bhkLvegyJeanrjWgJFInXx",
+	"N1BmpCibGWL/hc0a8A7QPSS4ZnYw5ClVM0MyG/ktXfIJUqBIyihpNCSyHR70CtyQ+EAvbch3MPAyg5hQ",
+	"SSLKBceys5ps7Bb5e2UtHJogAJb5/0sFuBD8hykBrN82BIqExf1oEDJthY6JFs6wW1G90ZI+oMPeyyFf",
+	"08ZJn6XbnykPyTR30lRDb9C0XGKcuO5R2INBDnme6kMvuy/hmpkqOmLopelhTHlEC6i9lys7Pw05GkyW",
+	"u13yUUtc1UMx5F1f0bHtXlAUX9w5vL4ONJ3erV+MiawbcuvVM8ygRh+JIY+qyGRlynYysnTSylh7Jnf1",
+	"hISmJdHPIWHzNGGgqYQmnMc/W/9fwiKwSQBWKjlNaTSDvUG31xJHFotFl+LPXZFN9+23cv/d21dvPpy/",
+	"wW+0eMxUUso30sklp2dvO0HnymXEda76Jj4GOE1Z57hz0O11D0wpmxkKbCWK6b+msKroSEWWqGVVeZoq",
+	"1B16WoIrzhaLi2vF67SYtd5v8he/gF6+sm+1oJvg1jdtuf4vjZ6Dg17vwRqjtIJovR3eUjpFViP126Q4",
+	"8K6+mkOzGt8kxar3Kx0B8ZP+7Z/UKvvjRwe3f1S2BtNfDAabTNMuZY/fvrz922aPk5ugc7TJadRbZaEi",
+	"4up/IGw1z1krDHQqsbhI8exL0GmLPFgri2LZryae25+OyxFugk4qpE89VCIzsqTDGk0CsVQsySWQHf2n",
+	"VQOx+HwlWESLnCiUuKjWn0yt9wbXC4ir4eNnHL2+rSi/misY0lTHzFq91bIlwN9F/HD9Ob01XW/qyqte",
+	"4E0LbfuPgrar+lTWgOiPjqq9DdCt6GmpP+hvMEWzidiflSbo265io5MJKyxtKxJRV0n8tMKIBBVicRNU",
+	"WO2+UXfQMOclIa9mEF3Kss44Ov9ty8gS32uePbednc/nZ+dEqmVixMXP50WzHS1GI1kQHFxVaFQYoxnl",
+	"U6wcZYuj+IgDej+Xj0scajj5dPTAVwZ/BVmoWlq0HJon6o9OHP7iuK6/Gmx09q7VNH6ywaF4OurVKYtB",
+	"CVfPyeFihdbcia5Y4rA5XSnN6V75HcOVyIxJJbLldsJ7M6m46Alsz8Av3L9xduZHluyDVk96rSCa0yja",
+	"x6llurIXvC2b4e+57inXsj5U6FE1jbKay1oVw2z+m2bxSJpF4UFxWF3WTb6TNuHsXQaPjV1sJR6fF/6A",
+	"LXFYs3sEEKoIJYrNwY+378z8vxPelu4O51QzIQ2rkLcIeNhQ5m9kpDyuXaAayb/eJuB2/Q1nH8saULQK",
+	"L9HWYtpd0bbSfbzEW2vlXi3Un9sOD8bjUHq6UHwwosax7fyAZTZPSCO55ZhEM6CpxmxmyhkNuWKQnRAO",
+	"TM0gq7wgtN6QJMbB4OrJV1MbArKYsWhG9KEmoEAOedU/mSy75EwkSTt1NueKJaapW26ybCt5EdVWOAER",
+	"2ZBX6xkSX8U44wJpFo1Dw6zp0LDS9lE3u6Nhe4U5ZIBW8yGv2c9vs5kf9gbE0/HZtOdXaHYOhlyKuoHZ",
+	"+DQxV6vZFVp/SWPXndXEubV7GdNEw9jS39PY+C1sTyEmyVHvYMj9zZPbnp7jmi/VFsJyngpj1MdyeZMM",
+	"ICDVjZUeYG4qiaLxHCsRytWGpHe2ptfjmZFqvVc2UhoHD07jvfTdpiWd1NtNIa6Y1KUnJveDjVTAWjf1",
+	"b5aoP7l2alAEEXycL51NeXMuOM6Xa61bfi6IkQGrmeA7duXqTGPzD5okZaGrhlxrOnR/KGmW1mBNd2kb",
+	"CdKWY7Hs1mMSnlrVtI1ITu+h57Y1xVZYqPBwg1ISsF64bzaq/5lUAGGminGmbnwlo28zamAifranB1pm",
+	"XKnSfuQV7lhYmVykmzPlVFNC67rtbpsA/ADKof92aux5mfD4JLrhSseTk4T/6D6nw9u/+CDU9yLn8e+q",
+	"Bf4AitDiWB9bC8SoJvx3N40na4MqTGEUqjXCw+vnhPFoRs5efx+UpVPGS2MJOT17uxrSz15//4TAbjdV",
+	"wnoRPz5mnPoK8vvBvKgKg3D+kIL5yvbzF9Xi4aYjjFa0lqDITog/jFy9gF3X4ZVxQskEFi6cqVvvpl5R",
+	"r25vpq6ypXnzJrh7G/ZvNOEhaMJrseBamKgUlHfN4J6EQJiwx9Vi8qm8lFXFH9MJBIsJrVS9N1TGNvDV",
+	"46Feb8pLo3ZeNeccm3DBgtvOxRWgLzwsavK732sFzYypIGbWVlAtg28/1K/AnCkFsVmMCzE0ZZlocoJc",
+	"vWnHKaM0h9yVSXNDm9jLW2JcBneKcTFlOh9IRHh49aJeRfTGKhh/LBNGo97JX05Q+WbDWEM5DYCaLJXd",
+	"7Y0KNhNgCz3CBq92HWivFKfSfJwwOYOYfEyBn569LUi6JopXgAU1lMCI6y75IEglKYAJ7hWw7Ej6k849",
+	"dYIt+kn4RRc9U0ajOyoGlXytzvEvX6pXejEzfANHD7RAavfr7nQOina+1G5jSefJHW8jqMeyb3kV/zp9",
+	"/267q3BLLa9iIwH1CY/b7slz3C7Va70ajSlP5k0TPdqQEUrVWkbUVj2Vt4Vp/wDKFZdq8cnG9HZqFhe+",
+	"WltNw7pqMRWxbibzR11sV5XpUdV0t/cV0OF6CX1T0h9SSVcFwDlccAjwUEJ4EXGxCpdOI8WugOxo/TCG",
+	"BBTEu/WEyQbikA9Yq8NmikliE2e1wpiBqYvbDrX4yS3jT53+sCqrfn3EQ/Usv0U9PFbUQ/WUK/hUwP/9",
+	"Q5bK/IeIJsmYRgarwFVH+/o3qyN0tUL4b/t5ltys1nixn7DNZgIeo2pKy26IZQ+pY1RITOVu19ovsPnL",
+	"qH8OedFryXU6msE1+fH96au98x9PB0fPNRiGJl355z1rQd+7YHOQis5Tk7zcNb9ndGHy90xGM7mEpVZY",
+	"y9CDyjk/kySspc2HJ7bwFgZd4eCSzEUGpvTVQa9H5JDTBV12yanx6Q+ur5FbM445dCeNBroBjrQncs2/",
+	"j66vA3LYe4HK8uHgpWl17JzzO30yZzwgR+Z/A/d/MjvBTsq2HBHjhCbJboD1wrCdzJDbDr8TyhJpe/jb",
+	"uE9qytAaxXq9UFDrb2m6bWYiV4xPCynBGLhKOaG8DFNib53Q0Cp+sLb1Y8gKAwedAxHcukHQwHBiHIu2",
+	"akOciZTEuaGJIDdd7N7b+H7r/czZdZE0aVN+mSwKIC2o1IihNlhPAcmbLKjSurjVR3Yl1qhNcGWDlZ47",
+	"RN3q6B7J9GJrh27g0v35Z09xOlcCqrtW+D8tmg5Um5FWKIkmdZ8/vbOmn0YEmXtFEqpf0p9We8juhL8M",
+	"O/8+7HwJTef3JNl15kGbRWzpoe2LAENu203Ywg516mWyz8h2yWdDPuj1TbldRLUqgbShbnrw3XskqFmx",
+	"41EjixpVKp84IWV9PZ9VjsPK20FF5avJo98y2f7MmWxFLKXW4q08tI1wV6+Wsc4IV49Md38VZgijGa2k",
+	"gkvNUVPpxIUTV7uvLC+DmftFud0ueYfpsSh8mlI1uEIyBUUOe4dtJeo1LqCkBNtpUfY7v/fz0LstwD48",
+	"37T9h3G/4XmW8r0rRfWogBysiUGpLMNwzDrVRIcxqvmG5fkiz34A9Sjg+Kjq+ia85BvUP2wgyh1BfivF",
+	"nKpo5ksrpnyKpQkwDzC0ld/CgISVF21EvrESh10S5lniovRr8qGm4UPOXMnp40pFHBQrJZicg/lGFahP",
+	"rLnN1C/LwNYUairZhHGpgMY+8bBWYPzeWPjwoqW3APoTx5BuQQRs8f6/NjH4nyQ/Gvh7Yrbbkh/3683y",
+	"vUz5dSkoutgQJ++uzlCGatXvtXb3cvj7UIngT2mtr5V4XmuprxYu/auJAH9Wu37NGpuIqW1l+ugyxTos",
+	"3v/qVvQWQ9tsB2G/nf8/tSYoTQkSkUFh38R9FDvL2HSmCF3QZUAWM6qMi01Vc4KbYV0qWzZLjt8Pt1do",
+	"tiu93OUhbOjt3q5wvoc2DB6LNqySCNxlMWk1+m+xX79fHJaFN8LF4ul5uHK9e1akOvNYarpkqgq7Kq1d",
+	"/VXoTNYNvm6M0mg4HnYk9r0AqYYdQiM9qifV4wLk46jcT45XWP+4IH5/Xez63QyngOHEZcOVR0eYuguo",
+	"Xhj9ly8a5iRkVw5YTQnQfZqy/as+QqRdXZt7mlLiJqyrXTxcq871cHbklZZD2dhMj6/UZVyJSTN2rPp9",
+	"EYzTHuHUU4m8yC2vllqrDFetpdgKB/CWKrcDsqwmA1WGrBhB1pZBqnxiS7j4HchlFGMZDlh8iXF6N19u",
+	"/l8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -13,7 +13,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 bases=()
-first=$(git log --reverse --format=%H -- "$spec" | head -1)
+first=$(git log --format=%H -- "$spec" | tail -n 1)
 [ -n "$first" ] && bases+=("$first")
 if git rev-parse -q --verify HEAD~1 >/dev/null; then bases+=("HEAD~1"); fi
 if ! git diff --quiet HEAD -- "$spec"; then bases+=("HEAD"); fi

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
@@ -460,4 +461,25 @@ func TestRateLimitFailedAuthenticationFlood(t *testing.T) {
 	if counts[http.StatusUnauthorized] != def.Burst || counts[http.StatusTooManyRequests] != 1000-def.Burst {
 		t.Errorf("1000 bad tokens at one instant: %v, want %d × 401 then 429s", counts, def.Burst)
 	}
+}
+
+// Behind a trusted proxy, X-Forwarded-For names the client: each client
+// behind it has a bucket of failures of its own, and the proxy none.
+func TestRateLimitFailedAuthenticationsBehindAProxy(t *testing.T) {
+	t.Parallel()
+	_, loopback, _ := net.ParseCIDR("127.0.0.0/8")
+	b := setup(t, withRateLimits(map[server.Group]server.RateLimit{server.GroupFailedAuth: {Rate: 0.01, Burst: 2}}),
+		func(c *app.Config) { c.TrustedProxies = []*net.IPNet{loopback} })
+	bad := func(client string) response {
+		t.Helper()
+		return b.call(t, "GET", "/api/v1/labels", nil, "Authorization", "Bearer svc_test_guess", "X-Forwarded-For", client)
+	}
+	for range 2 {
+		wantError(t, bad("203.0.113.7"), http.StatusUnauthorized, "invalid_token")
+	}
+	wantError(t, bad("203.0.113.7"), http.StatusTooManyRequests, "rate_limited")
+	// A client cannot pick another address by putting one in front: the
+	// nearest address the trusted proxy did not add is the client's.
+	wantError(t, bad("198.51.100.1, 203.0.113.7"), http.StatusTooManyRequests, "rate_limited")
+	wantError(t, bad("203.0.113.8"), http.StatusUnauthorized, "invalid_token")
 }

@@ -101,7 +101,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = func(err error, c echo.Context) { s.writeError(c, err) }
-	e.IPExtractor = clientIP(cfg.TrustedProxies)
+	e.IPExtractor = echo.IPExtractor(ClientIP(cfg.TrustedProxies))
 	e.Use(s.requestID, s.accessLog, s.recoverPanics, s.limitBody, s.rejectTokenInQuery, s.authenticate, s.rateLimit, s.validateRequest)
 	gen.RegisterHandlersWithBaseURL(e, gen.NewStrictHandler(s, nil), BasePath)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
@@ -109,9 +109,11 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	return e, s, nil
 }
 
-// clientIP reads the client's address from the peer, or through the trusted
-// proxies' X-Forwarded-For. Echo's default trusts X-Forwarded-For from anyone.
-func clientIP(trusted []*net.IPNet) echo.IPExtractor {
+// ClientIP returns how a request's client address is read: the peer's, or,
+// when the peer is one of the trusted proxies, the nearest untrusted address
+// in X-Forwarded-For. Echo's default would trust X-Forwarded-For from anyone.
+// The settings UI reads addresses the same way.
+func ClientIP(trusted []*net.IPNet) func(*http.Request) string {
 	if len(trusted) == 0 {
 		return echo.ExtractIPDirect()
 	}

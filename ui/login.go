@@ -21,7 +21,7 @@ type loginPage struct {
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
 	next := localPath(r.URL.Query().Get("next"))
 	if id := u.sessionID(r); id != "" {
-		if _, err := u.accounts.SessionCaller(r.Context(), id, clientIP(r)); err == nil {
+		if _, err := u.accounts.SessionCaller(r.Context(), id, u.clientIP(r)); err == nil {
 			redirect(w, r, next)
 			return
 		}
@@ -47,7 +47,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	password := r.PostFormValue("password")
 	page := loginPage{Email: email, Next: localPath(r.PostFormValue("next"))}
-	ip := clientIP(r)
+	ip := u.clientIP(r)
 	if wait := u.throttle.wait(email, ip); wait > 0 {
 		minutes := int(math.Ceil(wait.Minutes()))
 		u.render(w, r, http.StatusTooManyRequests, "login", view{Title: "Sign in", Page: page,

@@ -52,10 +52,8 @@ func (u *UI) clearSessionCookie(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true, Secure: u.secure(r), SameSite: http.SameSiteLaxMode})
 }
 
-// clientIP is the address the request came from. Forwarding headers are
-// not believed: anyone can send them, and the sign-in throttle counts by
-// address (VARIANTS.md: Settings UI).
-func clientIP(r *http.Request) string {
+// peerIP is the address of the TCP peer, the default client address.
+func peerIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
@@ -71,7 +69,7 @@ type pageHandler func(w http.ResponseWriter, r *http.Request, c accounts.Caller)
 // browser to the sign-in page (and back here after it).
 func (u *UI) signedIn(h pageHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := u.accounts.SessionCaller(r.Context(), u.sessionID(r), clientIP(r))
+		c, err := u.accounts.SessionCaller(r.Context(), u.sessionID(r), u.clientIP(r))
 		if errors.Is(err, accounts.ErrSessionEnded) {
 			u.toSignIn(w, r)
 			return

@@ -53,6 +53,10 @@ type Config struct {
 	PublicURL string
 	// SignInLimits throttles failed sign-ins; zero values get the defaults.
 	SignInLimits ThrottleConfig
+	// ClientIP reads a request's client address (the API's rule, with its
+	// trusted proxies); nil: the TCP peer's. Forwarding headers from anyone
+	// else are never believed: the sign-in throttle counts by address.
+	ClientIP func(*http.Request) string
 }
 
 // UI serves the settings pages.
@@ -66,6 +70,7 @@ type UI struct {
 	// TLS ends at a proxy in front of shipd.
 	httpsPublic bool
 	throttle    *throttle
+	clientIP    func(*http.Request) string
 	pages       pages
 	handler     http.Handler
 }
@@ -89,7 +94,11 @@ func New(cfg Config) (*UI, error) {
 		accounts: cfg.Accounts, shipping: cfg.Shipping, webhooks: cfg.Webhooks, log: cfg.Logger, now: cfg.Now,
 		httpsPublic: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://"),
 		throttle:    newThrottle(cfg.SignInLimits, cfg.Now),
+		clientIP:    cfg.ClientIP,
 		pages:       pages,
+	}
+	if u.clientIP == nil {
+		u.clientIP = peerIP
 	}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {

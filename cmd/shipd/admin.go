@@ -112,6 +112,7 @@ func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		mode := fs.String("mode", "", "test or live (required)")
 		scopes := fs.String("scopes", "", "comma-separated scopes (required), from: "+strings.Join(accounts.Scopes(), ","))
 		expiresIn := fs.Duration("expires-in", 0, "lifetime, e.g. 720h (default: never expires)")
+		name := fs.String("name", "", "what the token is for, shown in the settings UI (optional)")
 		if err := parse(fs, args[1:]); err != nil {
 			return err
 		}
@@ -140,7 +141,7 @@ func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			e := time.Now().Add(*expiresIn)
 			expires = &e
 		}
-		t, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: *account, Mode: accounts.Mode(*mode), Scopes: list, ExpiresAt: expires})
+		t, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: *account, Mode: accounts.Mode(*mode), Scopes: list, ExpiresAt: expires, Name: *name})
 		if errors.Is(err, accounts.ErrNotFound) {
 			return fmt.Errorf("account %s does not exist", *account)
 		}
@@ -148,6 +149,9 @@ func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return err
 		}
 		out := map[string]any{"id": t.ID, "token": secret, "mode": t.Mode, "scopes": t.Scopes, "prefix": t.Prefix}
+		if t.Name != "" {
+			out["name"] = t.Name
+		}
 		if t.ExpiresAt != nil {
 			out["expiresAt"] = t.ExpiresAt
 		}
@@ -195,6 +199,7 @@ func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		type tokenView struct {
 			ID         string        `json:"id"`
+			Name       string        `json:"name,omitempty"`
 			Prefix     string        `json:"prefix"`
 			Mode       accounts.Mode `json:"mode"`
 			Scopes     []string      `json:"scopes"`
@@ -206,7 +211,7 @@ func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		out := make([]tokenView, len(ts))
 		for i, t := range ts {
-			out[i] = tokenView{t.ID, t.Prefix, t.Mode, t.Scopes, t.CreatedAt, t.ExpiresAt, t.RevokedAt, t.LastUsedAt, t.LastIP}
+			out[i] = tokenView{t.ID, t.Name, t.Prefix, t.Mode, t.Scopes, t.CreatedAt, t.ExpiresAt, t.RevokedAt, t.LastUsedAt, t.LastIP}
 		}
 		return printJSON(stdout, map[string]any{"data": out})
 	}

@@ -34,7 +34,7 @@ Usage:
   shipd migrate  [--db PATH|URL]                       apply the database migrations and exit
   shipd accounts create --name NAME [--payment-method=false]
   shipd accounts update --account ID --payment-method=true|false
-  shipd tokens   create --account ID --mode test|live --scopes S1,S2 [--expires-in 720h]
+  shipd tokens   create --account ID --mode test|live --scopes S1,S2 [--name NAME] [--expires-in 720h]
   shipd tokens   revoke --id ID
   shipd tokens   list   --account ID
   shipd users    create --account ID --email EMAIL --password-stdin   a user of the settings UI (/settings/)

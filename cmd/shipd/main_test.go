@@ -85,6 +85,7 @@ type createdAccount struct {
 
 type createdToken struct {
 	ID        string     `json:"id"`
+	Name      string     `json:"name"`
 	Token     string     `json:"token"`
 	Mode      string     `json:"mode"`
 	Scopes    []string   `json:"scopes"`
@@ -94,6 +95,7 @@ type createdToken struct {
 
 type listedToken struct {
 	ID         string     `json:"id"`
+	Name       string     `json:"name"`
 	Prefix     string     `json:"prefix"`
 	Mode       string     `json:"mode"`
 	Scopes     []string   `json:"scopes"`
@@ -170,8 +172,8 @@ func TestCLITokens(t *testing.T) {
 	before := time.Now()
 	var tok createdToken
 	cliOK(t, &tok, "tokens", "create", "--db", db, "--account", a.ID, "--mode", "test",
-		"--scopes", "read:shipments,write:webhooks", "--expires-in", "720h")
-	if !strings.HasPrefix(tok.ID, "tok_") {
+		"--scopes", "read:shipments,write:webhooks", "--expires-in", "720h", "--name", "checkout")
+	if !strings.HasPrefix(tok.ID, "tok_") || tok.Name != "checkout" {
 		t.Fatalf("id = %q", tok.ID)
 	}
 	if !testTokenPattern.MatchString(tok.Token) {
@@ -209,7 +211,7 @@ func TestCLITokens(t *testing.T) {
 		}
 	}
 	got := listed[tok.ID]
-	if diff := cmp.Diff(listedToken{ID: tok.ID, Prefix: tok.Prefix, Mode: "test", Scopes: []string{"read:shipments", "write:webhooks"}}, got,
+	if diff := cmp.Diff(listedToken{ID: tok.ID, Name: "checkout", Prefix: tok.Prefix, Mode: "test", Scopes: []string{"read:shipments", "write:webhooks"}}, got,
 		cmp.FilterPath(func(p cmp.Path) bool {
 			f := p.Last().String()
 			return f == ".CreatedAt" || f == ".ExpiresAt"
@@ -278,6 +280,7 @@ func TestCLIErrors(t *testing.T) {
 		{"tokens revoke unknown id", tc("tokens", "revoke", "--db", db, "--id", "tok_nope"), 1, "does not exist"},
 		{"tokens list without account", tc("tokens", "list", "--db", db), 2, "--account is required"},
 		{"serve unknown flag", tc("serve", "--db", db, "--port", "80"), 2, "flag provided but not defined"},
+		{"serve bad trusted proxy", tc("serve", "--db", db, "--trusted-proxy", "10.0.0.0/8,nonsense"), 2, `trusted proxy "nonsense"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -40,7 +40,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
 	var limits server.RateLimitConfig
 	fs.BoolVar(&limits.Disabled, "rate-limits-disabled", false, "turn off per-account rate limits")
-	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes")
+	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes, and failed_auth (failed authentications per client address)")
+	var proxies trustedProxies
+	if err := proxies.Set(os.Getenv("SHIPD_TRUSTED_PROXIES")); err != nil {
+		return usageError("SHIPD_TRUSTED_PROXIES: " + err.Error())
+	}
+	fs.Var(&proxies, "trusted-proxy", "a reverse proxy's network (CIDR or address) whose X-Forwarded-For names the client, repeatable or comma-separated; default: none, the client is the TCP peer")
+	purchaseWorkers := fs.Int("purchase-workers", 0, "purchases run at once by this instance, on their own queue (default 64)")
+	purchaseBacklog := fs.Int("purchase-backlog", 0, "purchases that may wait for a worker before creates get 503 purchase_queue_full (default 5000; -1: no bound)")
+	jobWorkers := fs.Int("job-workers", 0, "void, tracking and upkeep jobs run at once (default 8)")
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long in-flight requests and jobs may run on shutdown")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); empty: off")
 	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for new jobs (default 20ms)")
@@ -128,10 +136,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		RateLimits:      limits,
 		JobPollInterval: *jobPoll,
 		JobRescueAfter:  *rescueAfter,
-		NodeID:          *nodeID,
-		Carriers:        carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
-		TestVerifier:    verifier.NewSandbox(),
-		LiveVerifier:    liveVerifier,
+		JobWorkers:      *jobWorkers,
+		PurchaseWorkers: *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
+		TrustedProxies: proxies,
+		NodeID:         *nodeID,
+		Carriers:       carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
+		TestVerifier:   verifier.NewSandbox(),
+		LiveVerifier:   liveVerifier,
 	})
 	if err != nil {
 		return err
@@ -261,4 +272,44 @@ func seedDemo(ctx context.Context, acc *accounts.Service, publicURL string, stdo
 		"email":       u.Email,
 		"password":    password,
 	})
+}
+
+// trustedProxies is the --trusted-proxy flag: networks, or single addresses.
+type trustedProxies []*net.IPNet
+
+func (p *trustedProxies) String() string {
+	if p == nil {
+		return ""
+	}
+	var parts []string
+	for _, n := range *p {
+		parts = append(parts, n.String())
+	}
+	return strings.Join(parts, ",")
+}
+
+func (p *trustedProxies) Set(v string) error {
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		if !strings.Contains(item, "/") {
+			ip := net.ParseIP(item)
+			if ip == nil {
+				return fmt.Errorf("trusted proxy %q: want a CIDR (10.0.0.0/8) or an address", item)
+			}
+			bits := 32
+			if ip.To4() == nil {
+				bits = 128
+			}
+			item = fmt.Sprintf("%s/%d", item, bits)
+		}
+		_, n, err := net.ParseCIDR(item)
+		if err != nil {
+			return fmt.Errorf("trusted proxy %q: want a CIDR (10.0.0.0/8) or an address", item)
+		}
+		*p = append(*p, n)
+	}
+	return nil
 }
