@@ -17,7 +17,8 @@
 //
 // A request that finds the key in progress waits for it (Wait), then replays
 // the result or takes over a claim whose request is gone (claimed longer than
-// AbandonAfter ago, with the same fingerprint).
+// AbandonAfter ago, or orphaned by a restart of the only server of a SQLite
+// database), with the same fingerprint.
 package idempotency
 
 import (
@@ -223,7 +224,8 @@ func (s *Service) acquire(ctx context.Context, sc store.IdempotencyScope, fp []b
 			if string(holder.Fingerprint) != string(fp) {
 				return ErrCollision
 			}
-			if holder.State == store.IdempotencyInProgress && !time.Unix(0, holder.ClaimedAt).After(now.Add(-AbandonAfter)) {
+			orphaned := holder.Owner == store.OrphanedClaim || !time.Unix(0, holder.ClaimedAt).After(now.Add(-AbandonAfter))
+			if holder.State == store.IdempotencyInProgress && orphaned {
 				// Its request is gone: take the key over and run.
 				err := tx.TakeOverIdempotencyKey(ctx, sc, holder.Owner, owner, now)
 				if errors.Is(err, store.ErrNotFound) {

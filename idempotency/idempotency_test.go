@@ -33,6 +33,7 @@ func (c *clock) Advance(d time.Duration) {
 }
 
 type fixture struct {
+	dsn     string
 	st      *store.Store
 	svc     *idempotency.Service
 	clock   *clock
@@ -42,7 +43,8 @@ type fixture struct {
 func setup(t *testing.T) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "shipd.db"))
+	dsn := filepath.Join(t.TempDir(), "shipd.db")
+	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func setup(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	c := &clock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
-	f := &fixture{st: st, clock: c, account: "acct_idem",
+	f := &fixture{dsn: dsn, st: st, clock: c, account: "acct_idem",
 		svc: idempotency.New(st, cipher, idempotency.Config{Now: c.Now, Wait: idempotency.Wait{Poll: 2 * time.Millisecond, Limit: 300 * time.Millisecond}})}
 	if err := st.Tx(ctx, func(tx *store.Tx) error {
 		return tx.InsertAccount(ctx, store.Account{ID: f.account, Name: "idem", CreatedAt: c.Now()})
@@ -270,6 +272,45 @@ func TestAbandonedKeyIsTakenOver(t *testing.T) {
 	if _, _, err := f.run("k", input{"Dallas"}, &runs, nil); !errors.Is(err, idempotency.ErrCollision) {
 		t.Fatalf("another input on an abandoned key: err = %v, want ErrCollision", err)
 	}
+	if _, replayed, err := f.run("k", input{"Austin"}, &runs, nil); err != nil || replayed {
+		t.Fatalf("take over: replayed %v, err %v", replayed, err)
+	}
+	if runs.Load() != 1 || f.addresses(t) != 1 {
+		t.Fatalf("runs %d, addresses %d; want 1 and 1", runs.Load(), f.addresses(t))
+	}
+}
+
+// A restarted SQLite server holds the database alone: the claims in progress
+// at its start are orphans, taken over at once by a retry with the same
+// input, and still a collision for any other.
+func TestOrphanedClaimIsTakenOverAtOnce(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ctx := context.Background()
+	fp, err := idempotency.Fingerprint(input{"Austin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := store.IdempotencyScope{AccountID: f.account, Mode: "test", Endpoint: "POST /addresses", Key: "k"}
+	if err := f.st.Tx(ctx, func(tx *store.Tx) error {
+		_, err := tx.ClaimIdempotencyKey(ctx, sc, fp, "req_dead", f.clock.Now(), f.clock.Now().Add(-idempotency.Retention))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := store.LockForServing(f.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	if n, err := f.st.OrphanIdempotencyClaims(ctx, lock); err != nil || n != 1 {
+		t.Fatalf("OrphanIdempotencyClaims = %d, %v; want 1 claim", n, err)
+	}
+	var runs atomic.Int64
+	if _, _, err := f.run("k", input{"Dallas"}, &runs, nil); !errors.Is(err, idempotency.ErrCollision) {
+		t.Fatalf("another input on an orphaned key: err = %v, want ErrCollision", err)
+	}
+	// Before AbandonAfter: no clock moves here.
 	if _, replayed, err := f.run("k", input{"Austin"}, &runs, nil); err != nil || replayed {
 		t.Fatalf("take over: replayed %v, err %v", replayed, err)
 	}

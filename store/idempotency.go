@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -68,6 +69,27 @@ func (r reader) IdempotencyKey(ctx context.Context, sc IdempotencyScope, expired
 		WHERE account_id = ? AND mode = ? AND endpoint = ? AND key = ? AND created_at > ?`,
 		sc.AccountID, sc.Mode, sc.Endpoint, sc.Key, expiredBefore.UnixNano())
 	return rec, err
+}
+
+// OrphanedClaim owns the in-progress claims whose requests died with their
+// server: a retry with the same fingerprint takes one over at once, instead
+// of after idempotency.AbandonAfter.
+const OrphanedClaim = "orphaned"
+
+// OrphanIdempotencyClaims gives every in-progress claim to OrphanedClaim.
+// Only the holder of the ServerLock may call it: with one server per SQLite
+// database, a claim in progress at start belongs to a request that died with
+// the previous server. The fingerprint stays bound, so a different body is
+// still a collision.
+func (s *Store) OrphanIdempotencyClaims(ctx context.Context, _ *ServerLock) (int64, error) {
+	if s.dialect != sqliteDialect {
+		return 0, errors.New("orphan idempotency claims: only a SQLite database has one server")
+	}
+	res, err := s.w.ExecContext(ctx, `UPDATE idempotency_keys SET owner = ? WHERE state = 'in_progress'`, OrphanedClaim)
+	if err != nil {
+		return 0, fmt.Errorf("orphan idempotency claims: %w", err)
+	}
+	return res.RowsAffected()
 }
 
 // TakeOverIdempotencyKey gives an abandoned in-progress key to newOwner,

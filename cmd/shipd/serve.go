@@ -98,6 +98,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		} else if n > 0 {
 			log.Info("resumed jobs interrupted by a previous stop", slog.Int64("jobs", n))
 		}
+		if n, err := st.OrphanIdempotencyClaims(ctx, lock); err != nil {
+			return err
+		} else if n > 0 {
+			log.Info("requests interrupted by a previous stop may be retried at once", slog.Int64("idempotency_keys", n))
+		}
 	}
 	if *labelStore == "" {
 		dir, err := filepath.Abs(filepath.Dir(*db))
