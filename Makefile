@@ -91,6 +91,15 @@ RACE_PACKAGES := ./server/ ./store/... ./accounts/ ./shipping/ ./webhooks/... ./
 test-race: ## Run the concurrent packages' tests under the race detector
 	$(GO) test -count=1 -race $(RACE_PACKAGES)
 
+# FUZZTIME is each fuzz target's time; FUZZTIME_CARRIERS the carriers'
+# response parsers' (default: FUZZTIME); FUZZ_MATCH a regex of "./pkg/ FuzzX"
+# to run some only. See scripts/fuzz.sh.
+FUZZTIME ?= 20s
+
+.PHONY: fuzz
+fuzz: ## Run every Go fuzz target (found by grep) one at a time, FUZZTIME each (20s); stops at the first failure and names it (~11 min)
+	GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
 # BENCH_FLAGS, e.g. "-profile-dir /tmp/shipd-prof" (CPU profiles of each
 # phase) or "-shipd-flags=--job-poll-interval=10ms"; see bench/README.md.
 BENCH_FLAGS ?=

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"mime"
 	"net/http"
 	"sort"
@@ -58,6 +59,7 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 					}
 				}
 			}
+			body = op.normalizeIntegers(body)
 			req.Body = io.NopCloser(bytes.NewReader(body))
 			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
@@ -166,6 +168,55 @@ func tooLongArray(schema *openapi3.Schema, raw []byte, path []string) (string, u
 		return found, limit, length
 	}
 	return "", 0, 0
+}
+
+// normalizeIntegers rewrites the numbers the contract types as integers but
+// the client wrote with a fraction or an exponent (1.0, 1e2, 100.000): JSON
+// Schema counts them as integers, and so does shipd, while Go's decoder
+// would refuse them. A number that is not a whole one (1.5) is left for
+// validation to refuse; a body with nothing to rewrite is returned as is.
+func (op *operation) normalizeIntegers(body []byte) []byte {
+	mt := op.route.Operation.RequestBody.Value.Content.Get("application/json")
+	if mt == nil || mt.Schema == nil || mt.Schema.Value == nil || !bytes.ContainsAny(body, ".eE") {
+		return body
+	}
+	var spans [][2]int // start and end of each literal to rewrite
+	var walk func(schema *openapi3.Schema, raw []byte, depth int)
+	walk = func(schema *openapi3.Schema, raw []byte, depth int) {
+		raw = bytes.TrimLeft(raw, " \t\r\n")
+		if schema == nil || len(raw) == 0 || depth > 16 {
+			return
+		}
+		switch c := raw[0]; {
+		case c == '{':
+			eachMember(raw, func(name string, value []byte) bool {
+				if prop := schema.Properties[name]; prop != nil {
+					walk(prop.Value, value, depth+1)
+				}
+				return true
+			})
+		case c == '[' && schema.Items != nil:
+			eachElement(raw, func(item []byte) bool { walk(schema.Items.Value, item, depth+1); return true })
+		case (c == '-' || c >= '0' && c <= '9') && schema.Type.Is(openapi3.TypeInteger) && bytes.ContainsAny(raw, ".eE"):
+			start := cap(body) - cap(raw) // raw is a slice of body
+			spans = append(spans, [2]int{start, start + len(raw)})
+		}
+	}
+	walk(mt.Schema.Value, body, 0)
+	if len(spans) == 0 {
+		return body
+	}
+	out := make([]byte, 0, len(body))
+	last := 0
+	for _, sp := range spans {
+		r, ok := new(big.Rat).SetString(string(body[sp[0]:sp[1]]))
+		if !ok || !r.IsInt() || !r.Num().IsInt64() {
+			continue
+		}
+		out = append(append(out, body[last:sp[0]]...), r.Num().String()...)
+		last = sp[1]
+	}
+	return append(out, body[last:]...)
 }
 
 // hasArrays reports whether a schema has an array anywhere in it.

@@ -3,6 +3,7 @@ package server_test
 // Request validation from the contract: every code and the shape of its body.
 
 import (
+	"net/http"
 	"slices"
 	"sort"
 	"strings"
@@ -175,5 +176,32 @@ func TestValidationNothingStoredOnFailure(t *testing.T) {
 	r.Decode(t, &l)
 	if len(l.Data) != 0 {
 		t.Fatalf("rejected addresses were stored: %s", r.Body)
+	}
+}
+
+// JSON Schema counts 1.0 and 1e2 as integers, and so does shipd: a client
+// whose JSON library writes every number with a fraction is understood. A
+// number that is not whole is refused where it stands.
+func TestIntegersWrittenAsDecimals(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withoutRateLimits())
+	quote := func(quantity string) response {
+		body := `{"fromAddress":{"street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
+			"toAddress":{"street1":"10 Downing St","city":"London","zip":"SW1A 2AA","country":"GB"},
+			"parcel":{"weightOz":16},
+			"customs":{"contentsType":"gift","items":[{"description":"Mug","quantity":` + quantity + `,"valueCents":1.5e3,"weightOz":8}]}}`
+		return b.doT(t, "POST", "/api/v1/labels/quote", b.token, body)
+	}
+	for _, q := range []string{"1.0", "2e0", "1E+1", "100.000", "-0.0e0"} {
+		r := quote(q)
+		if q == "-0.0e0" {
+			wantError(t, r, http.StatusUnprocessableEntity, "invalid_field") // quantity is at least 1
+			continue
+		}
+		wantStatus(t, r, http.StatusOK)
+	}
+	m := wantError(t, quote("1.5"), http.StatusUnprocessableEntity, "invalid_field")
+	if m["field"] != "customs.items.0.quantity" {
+		t.Errorf("field = %v, want customs.items.0.quantity", m["field"])
 	}
 }
