@@ -124,3 +124,15 @@ func TestBuyReturnsLabelPDF(t *testing.T) {
 		})
 	}
 }
+
+// A label is rendered on every sandbox purchase: its cost is the sandbox's
+// share of a purchase.
+func BenchmarkRenderLabel(b *testing.B) {
+	in := labelInput()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := sandbox.RenderLabel(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
