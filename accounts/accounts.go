@@ -191,6 +191,8 @@ type Service struct {
 	usageMu sync.Mutex
 	usage   map[string]store.TokenUse
 
+	tokens tokenCache
+
 	sessions *sessionConfig
 }
 
@@ -202,7 +204,9 @@ func New(st *store.Store, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger, usage: map[string]store.TokenUse{},
+	// Times are kept to the microsecond, as PostgreSQL stores them, so an
+	// answer shows a time exactly as a later read will.
+	return &Service{store: st, now: func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }, log: cfg.Logger, usage: map[string]store.TokenUse{},
 		sessions: newSessionConfig(cfg)}
 }
 
@@ -391,6 +395,9 @@ func (s *Service) revokeToken(ctx context.Context, by Caller, id string) error {
 		}
 		return s.Audit(ctx, tx, by, t.AccountID, Mode(t.Mode), AuditTokenRevoked, tokenTarget(t))
 	})
+	if err == nil {
+		s.tokens.dropAll() // this process knows at once, whatever the store's version says
+	}
 	if errors.Is(err, store.ErrNotFound) || errors.Is(err, ErrNotFound) {
 		return fmt.Errorf("token %s: %w", id, ErrNotFound)
 	}
@@ -446,7 +453,7 @@ func (s *Service) Authenticate(ctx context.Context, secret, clientIP string) (Ca
 	if !LooksLikeToken(secret) {
 		return Caller{}, ErrTokenInvalid
 	}
-	t, err := s.store.TokenByHash(ctx, hashSecret(secret))
+	t, err := s.tokenByHash(ctx, hashSecret(secret))
 	if errors.Is(err, store.ErrNotFound) {
 		return Caller{}, ErrTokenInvalid
 	}

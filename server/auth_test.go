@@ -18,6 +18,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -100,6 +101,36 @@ func TestAuthRevokedTokenIsRejectedAtOnce(t *testing.T) {
 	if len(l.Data) != 0 {
 		t.Fatalf("a revoked token stored an address: %s", list.Body)
 	}
+}
+
+// Tokens are cached in memory, yet a revocation made by another process (the
+// CLI on the same SQLite file, another instance on PostgreSQL) takes effect
+// for the next request: on SQLite at once, on PostgreSQL when its notice
+// arrives, just after the commit.
+func TestAuthRevokedByAnotherProcess(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id, tok := b.newToken(b.account.ID, "test", allScopes...)
+	for range 3 { // cached now
+		wantStatus(t, b.doT(t, "GET", "/api/v1/addresses", tok, nil), http.StatusOK)
+	}
+	other, err := store.Open(context.Background(), b.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := accounts.New(other, accounts.Config{}).RevokeToken(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if !store.IsPostgres(b.dsn) {
+		wantError(t, b.doT(t, "GET", "/api/v1/addresses", tok, nil), 401, "token_revoked")
+	} else {
+		waitUntil(t, "the revocation notice", func() bool {
+			return b.doT(t, "GET", "/api/v1/addresses", tok, nil).Status == http.StatusUnauthorized
+		})
+	}
+	wantError(t, b.doT(t, "POST", "/api/v1/addresses", tok, validAddress()), 401, "token_revoked")
+	wantStatus(t, b.doT(t, "GET", "/api/v1/addresses", b.token, nil), http.StatusOK)
 }
 
 // A token revoked (or expiring) while its write request is in flight commits

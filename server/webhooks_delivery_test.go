@@ -569,8 +569,11 @@ func TestWebhookDeliveryDeleteAndPauseStopQueuedRetries(t *testing.T) {
 	for _, d := range []gen.WebhookDelivery{dDeleted, dPaused} {
 		waitUntil(t, "the queued retry's job to finish", func() bool {
 			var state string
-			err := b.sql(t).Get(&state, `SELECT state FROM river_job WHERE kind = 'webhook_delivery'
-				AND json_extract(args, '$.delivery_id') = ? AND json_extract(args, '$.attempt') = 2`, d.Id)
+			args := `json_extract(args, '$.delivery_id') = ? AND json_extract(args, '$.attempt') = 2`
+			if store.IsPostgres(b.dsn) {
+				args = `args->>'delivery_id' = ? AND (args->>'attempt')::int = 2`
+			}
+			err := b.sql(t).Get(&state, `SELECT state FROM river_job WHERE kind = 'webhook_delivery' AND `+args, d.Id)
 			return err == nil && state == "completed"
 		})
 	}

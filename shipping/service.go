@@ -114,8 +114,10 @@ func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *ide
 	if cfg.MaxPurchaseBacklog == 0 {
 		cfg.MaxPurchaseBacklog = DefaultMaxPurchaseBacklog
 	}
+	// Times are kept to the microsecond, as PostgreSQL stores them, so an
+	// answer shows a time exactly as a later read will.
 	return &Service{store: st, accounts: acc, webhooks: wh, idem: idem, cfg: cfg,
-		now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger,
+		now: func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }, log: cfg.Logger,
 		backlog: backlog{st: st}}, nil
 }
 

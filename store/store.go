@@ -62,6 +62,10 @@ type Store struct {
 	// pools are PostgreSQL's: the one behind w and r, and the one River
 	// hijacks LISTEN connections from.
 	pool, listenerPool *pgxpool.Pool
+	// batch commits SQLite's write transactions in groups (batch.go).
+	batch *committer
+	// tokenVersion tells token caches when to read again (tokenversion.go).
+	tokenVersion *tokenVersion
 }
 
 // Tx is one write transaction: the read methods see its writes, and the write
@@ -107,10 +111,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if err := ownerOnly(path); err != nil {
 		return nil, err
 	}
-	w, err := sqlx.Open("sqlite3", dsn(path, false))
-	if err != nil {
-		return nil, fmt.Errorf("open writer: %w", err)
-	}
+	w := sqlx.NewDb(sql.OpenDB(&sqliteConnector{dsn: dsn(path, false), detached: true}), "sqlite3")
 	// SQLite has one writer: a pool of one connection queues writers in Go
 	// instead of having them fail with SQLITE_BUSY.
 	w.SetMaxOpenConns(1)
@@ -139,6 +140,8 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.batch = newCommitter(s, w)
+	s.tokenVersion = newTokenVersion(s)
 	return s, nil
 }
 
@@ -178,6 +181,7 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.tokenVersion = newTokenVersion(s)
 	return s, nil
 }
 
@@ -238,6 +242,12 @@ func dsn(path string, readOnly bool) string {
 
 // Close closes the pools.
 func (s *Store) Close() error {
+	if s.tokenVersion != nil {
+		s.tokenVersion.close()
+	}
+	if s.batch != nil {
+		s.batch.close()
+	}
 	var errs []error
 	if s.r != nil && s.r != s.w {
 		errs = append(errs, s.r.Close())
@@ -261,6 +271,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // Tx runs fn in one write transaction, committed when fn returns nil and
 // rolled back otherwise.
 func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) error {
+	if s.batch != nil {
+		return s.batch.run(ctx, fn)
+	}
 	tx, err := s.w.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

@@ -53,7 +53,10 @@ func (r reader) Token(ctx context.Context, id string) (Token, error) {
 
 // RevokeToken marks a token revoked (keeping the first revocation time).
 func (t *Tx) RevokeToken(ctx context.Context, id string, now time.Time) error {
-	return t.execOne(ctx, `UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, now.UTC(), id)
+	if err := t.execOne(ctx, `UPDATE tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, now.UTC(), id); err != nil {
+		return err
+	}
+	return t.notifyTokenChange(ctx)
 }
 
 // ListTokens lists an account's tokens, newest first.

@@ -70,3 +70,19 @@ func BenchmarkTokenByHashParallel(b *testing.B) {
 		}
 	})
 }
+
+// TokensVersion runs on every authenticated request in front of the token
+// cache: it must cost much less than the lookup it saves.
+func BenchmarkTokensVersionParallel(b *testing.B) {
+	st, _ := benchToken(b)
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := st.TokensVersion(ctx); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}

@@ -102,9 +102,11 @@ func New(st *store.Store, acc *accounts.Service, idem *idempotency.Service, ciph
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Delivery.setDefaults()
+	// Times are kept to the microsecond, as PostgreSQL stores them, so an
+	// answer shows a time exactly as a later read will.
 	return &Service{
 		store: st, accounts: acc, idem: idem, cipher: cipher,
-		now: func() time.Time { return cfg.Now().UTC() }, log: cfg.Logger, cfg: cfg.Delivery,
+		now: func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }, log: cfg.Logger, cfg: cfg.Delivery,
 		liveClient: NewHTTPClient(ClientOptions{Timeout: cfg.Delivery.Timeout}),
 		testClient: newTestModeClient(cfg.Delivery.TestTargets, cfg.Delivery.Timeout),
 	}

@@ -80,6 +80,30 @@ func testTokens(t *testing.T, open Opener) {
 		}
 	})
 
+	leaf(t, open, "TokensVersion changes when a token is revoked", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		tok := newToken(t, s, newAccount(t, s).ID)
+		before, err := s.TokensVersion(ctx)
+		noErr(t, "TokensVersion", err)
+		if again, err := s.TokensVersion(ctx); err != nil || again != before {
+			t.Fatalf("TokensVersion moved with no change: %d, then %d (%v)", before, again, err)
+		}
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.RevokeToken(ctx, tok.ID, at(time.Hour)) })
+		// SQLite sees the commit at once; a PostgreSQL notice arrives just after it.
+		deadline := time.Now().Add(2 * time.Second)
+		for {
+			after, err := s.TokensVersion(ctx)
+			noErr(t, "TokensVersion after the revocation", err)
+			if after != before {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("TokensVersion still %d after a revocation committed", after)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	})
+
 	leaf(t, open, "RecordTokenUses keeps the newest use", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		acct := newAccount(t, s)

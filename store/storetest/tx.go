@@ -3,7 +3,10 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/shipd-dev/shipd/store"
 )
@@ -64,6 +67,121 @@ func testTx(t *testing.T, open Opener) {
 		noErr(t, "Account after commit", err)
 		if d := diff(a, got); d != "" {
 			t.Errorf("Account after commit (-want +got):\n%s", d)
+		}
+	})
+
+	// Concurrent transactions are independent whatever the backend does with
+	// them (SQLite commits the waiting ones as a group): each commits exactly
+	// when its Tx returns nil; a failure, a panic or a cancelled context
+	// undoes only its own writes.
+	leaf(t, open, "concurrent transactions: each one's outcome is its own", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		errAbort := errors.New("abort")
+		// The first transaction holds the writer while the others queue up
+		// behind it, so that they run together (as one group on SQLite).
+		hold, held := make(chan struct{}), make(chan struct{})
+		firstDone := make(chan error, 1)
+		go func() {
+			firstDone <- s.Tx(ctx, func(tx *store.Tx) error {
+				close(held)
+				<-hold
+				return tx.InsertAccount(ctx, store.Account{ID: "acct_first", Name: "first", CreatedAt: t0})
+			})
+		}()
+		<-held
+
+		type outcome struct {
+			id       string
+			err      error
+			panicked any
+		}
+		kinds := []string{"ok", "fails", "panics", "cancelled", "ok", "fails after a write and a read", "ok"}
+		outcomes := make(chan outcome, len(kinds))
+		var wg sync.WaitGroup
+		for i, kind := range kinds {
+			id := fmt.Sprintf("acct_%d", i)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				o := outcome{id: id}
+				defer func() {
+					o.panicked = recover()
+					outcomes <- o
+				}()
+				cctx, cancel := context.WithCancel(ctx)
+				defer cancel()
+				o.err = s.Tx(cctx, func(tx *store.Tx) error {
+					if err := tx.InsertAccount(cctx, store.Account{ID: id, Name: kind, CreatedAt: t0}); err != nil {
+						return err
+					}
+					switch kind {
+					case "fails":
+						return errAbort
+					case "panics":
+						panic("boom " + id)
+					case "cancelled":
+						cancel() // the caller hangs up mid-transaction
+						return tx.SetPaymentMethod(cctx, id, true)
+					case "fails after a write and a read":
+						if _, err := tx.Account(cctx, id); err != nil {
+							return err
+						}
+						return errAbort
+					}
+					return nil
+				})
+			}()
+		}
+		time.Sleep(50 * time.Millisecond) // let them queue behind the first
+		close(hold)
+		noErr(t, "the first transaction", <-firstDone)
+		wg.Wait()
+		close(outcomes)
+
+		got := map[string]string{}
+		for o := range outcomes {
+			switch {
+			case o.panicked != nil:
+				got[o.id] = "panicked"
+			case errors.Is(o.err, errAbort):
+				got[o.id] = "aborted"
+			case errors.Is(o.err, context.Canceled):
+				got[o.id] = "cancelled"
+			case o.err != nil:
+				got[o.id] = "error: " + o.err.Error()
+			default:
+				got[o.id] = "committed"
+			}
+		}
+		want := map[string]string{"acct_0": "committed", "acct_1": "aborted", "acct_2": "panicked", "acct_3": "cancelled",
+			"acct_4": "committed", "acct_5": "aborted", "acct_6": "committed"}
+		if d := diff(want, got); d != "" {
+			t.Fatalf("outcomes (-want +got):\n%s", d)
+		}
+		for id, o := range want {
+			_, err := s.Account(ctx, id)
+			if exists := err == nil; exists != (o == "committed") {
+				t.Errorf("%s (%s): stored = %v (%v)", id, o, exists, err)
+			}
+		}
+		if _, err := s.Account(ctx, "acct_first"); err != nil {
+			t.Errorf("the first transaction's account: %v", err)
+		}
+	})
+
+	leaf(t, open, "a store closes twice, after use, without hanging", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		newAccount(t, s)
+		if _, err := s.TokensVersion(ctx); err != nil {
+			t.Fatalf("TokensVersion: %v", err)
+		}
+		noErr(t, "Close", s.Close())
+		_ = s.Close() // and the Opener's cleanup closes it once more
+		if err := s.Tx(ctx, func(*store.Tx) error { return nil }); err == nil {
+			t.Error("a transaction on a closed store succeeded")
+		}
+		if _, err := s.TokensVersion(ctx); err == nil {
+			t.Error("TokensVersion on a closed store succeeded")
 		}
 	})
 

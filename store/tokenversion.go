@@ -1,0 +1,217 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A cache of tokens in front of TokenByHash must never serve a token after
+// its revocation committed, whichever process revoked it (the server, the
+// CLI, another instance). TokensVersion is what such a cache checks on every
+// use: a number that changes whenever a token may have changed since the
+// last call. It costs no table read:
+//
+//   - SQLite: PRAGMA data_version, which changes on a connection whenever
+//     another connection (this process's writer, the CLI) committed. A few
+//     connections of its own take turns; when one sees its value move, the
+//     version moves. Any commit moves it, not only a revocation; a cache
+//     then reads again.
+//   - PostgreSQL: a revocation sends NOTIFY shipd_tokens in its transaction,
+//     so the notice arrives when it commits; a listener counts the notices.
+//     While the listener is not listening, TokensVersion fails and a cache
+//     must read the database.
+
+// tokensChannel is the PostgreSQL channel revocations notify.
+const tokensChannel = "shipd_tokens"
+
+// ErrNoTokenVersion: the version cannot be known now; read the token itself.
+var ErrNoTokenVersion = errors.New("store: token changes are not being watched")
+
+type tokenVersion struct {
+	s    *Store
+	once sync.Once
+
+	// SQLite: idle watcher connections, and the version they move.
+	conns   chan *watchConn
+	version atomic.Int64
+
+	closed atomic.Bool
+
+	// PostgreSQL
+	notices   atomic.Int64
+	listening atomic.Bool
+	stop      context.CancelFunc
+	stopped   chan struct{}
+}
+
+// TokensVersion returns a number that changes whenever a token may have
+// changed (see above). Read it before reading a token to cache, and drop
+// what was cached when it changes.
+func (s *Store) TokensVersion(ctx context.Context) (int64, error) {
+	v := s.tokenVersion
+	if v == nil {
+		return 0, ErrNoTokenVersion
+	}
+	if s.dialect == postgresDialect {
+		v.once.Do(v.listen)
+		if !v.listening.Load() {
+			return 0, ErrNoTokenVersion
+		}
+		return v.notices.Load(), nil
+	}
+	if v.conns == nil || v.closed.Load() {
+		return 0, ErrNoTokenVersion
+	}
+	v.once.Do(func() { v.prime(ctx) })
+	var wc *watchConn
+	select {
+	case wc = <-v.conns:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	defer func() { v.conns <- wc }()
+	if wc.conn == nil {
+		conn, err := s.r.Conn(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("token version: %w", err)
+		}
+		wc.conn, wc.primed = conn, false
+	}
+	var n int64
+	if err := wc.conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&n); err != nil {
+		wc.conn.Close() // a fresh connection next time
+		wc.conn = nil
+		return 0, fmt.Errorf("token version: %w", err)
+	}
+	if !wc.primed || n != wc.seen {
+		// New to this connection: a commit it had not seen, or a connection
+		// that saw nothing yet. Either way a cache must read again.
+		wc.seen, wc.primed = n, true
+		return v.version.Add(1), nil
+	}
+	return v.version.Load(), nil
+}
+
+// prime opens the watcher connections and reads their first values, so
+// that the version moves only with commits, not with which connection a
+// call happens to take.
+func (v *tokenVersion) prime(ctx context.Context) {
+	for range watchConns {
+		wc := <-v.conns
+		if conn, err := v.s.r.Conn(ctx); err == nil {
+			if err := conn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&wc.seen); err == nil {
+				wc.conn, wc.primed = conn, true
+			} else {
+				conn.Close()
+			}
+		}
+		defer func() { v.conns <- wc }()
+	}
+}
+
+// watchConn is a connection that reads SQLite's data_version, and the value it last read.
+type watchConn struct {
+	conn   *sql.Conn
+	seen   int64
+	primed bool
+}
+
+// watchConns is how many connections read data_version, each in turn.
+const watchConns = 4
+
+func newTokenVersion(s *Store) *tokenVersion {
+	v := &tokenVersion{s: s}
+	if s.dialect == sqliteDialect {
+		v.conns = make(chan *watchConn, watchConns)
+		for range watchConns {
+			v.conns <- &watchConn{}
+		}
+	}
+	return v
+}
+
+// listen runs the PostgreSQL listener until the store closes.
+func (v *tokenVersion) listen() {
+	if v.closed.Load() {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	v.stop, v.stopped = cancel, make(chan struct{})
+	go func() {
+		defer close(v.stopped)
+		backoff := 100 * time.Millisecond
+		for ctx.Err() == nil {
+			if err := v.listenOnce(ctx); err != nil && ctx.Err() == nil {
+				time.Sleep(backoff)
+				backoff = min(2*backoff, 5*time.Second)
+			}
+		}
+	}()
+	// Wait briefly for the first LISTEN, so that a cache works from the start.
+	for range 50 {
+		if v.listening.Load() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (v *tokenVersion) listenOnce(ctx context.Context) error {
+	pooled, err := v.s.listenerPool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// The connection listens for as long as it lives: it is never given back.
+	conn := pooled.Hijack()
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "LISTEN "+tokensChannel); err != nil {
+		return err
+	}
+	// Notices may have been missed while not listening: count one now.
+	v.notices.Add(1)
+	v.listening.Store(true)
+	defer func() {
+		v.listening.Store(false)
+		v.notices.Add(1)
+	}()
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+		v.notices.Add(1)
+	}
+}
+
+func (v *tokenVersion) close() {
+	if v.closed.Swap(true) {
+		return // closed already: a store may be closed twice
+	}
+	v.once.Do(func() {}) // no listener starts after this
+	for range cap(v.conns) {
+		wc := <-v.conns
+		if wc.conn != nil {
+			wc.conn.Close()
+			wc.conn = nil
+		}
+		defer func() { v.conns <- wc }() // a late caller gets an error, not a wait
+	}
+	if v.stop != nil {
+		v.stop()
+		<-v.stopped
+	}
+}
+
+// notifyTokenChange tells every instance's token cache, when tx commits,
+// that a token changed.
+func (t *Tx) notifyTokenChange(ctx context.Context) error {
+	if t.d != postgresDialect {
+		return nil // SQLite's data_version moves with any commit
+	}
+	_, err := t.exec(ctx, `SELECT pg_notify('`+tokensChannel+`', '')`)
+	return err
+}
