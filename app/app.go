@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -25,6 +26,7 @@ import (
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/telemetry"
 	"github.com/shipd-dev/shipd/ui"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -86,6 +88,10 @@ type Config struct {
 	TrustedProxies []*net.IPNet
 	// PasswordCost is the bcrypt cost of users' passwords (default 12; tests lower it).
 	PasswordCost int
+	// Telemetry is the App's metrics registry and tracer provider, one per
+	// App (its collectors read this App's store); nil: a new one, with
+	// metrics and without traces.
+	Telemetry *telemetry.Telemetry
 }
 
 // App is shipd assembled.
@@ -100,6 +106,11 @@ type App struct {
 
 	stopBackground context.CancelFunc
 	backgroundDone chan struct{}
+
+	// jobsDone is the job client's Stopped channel once started; stopping
+	// is set when Stop begins (readiness).
+	jobsDone atomic.Pointer[<-chan struct{}]
+	stopping atomic.Bool
 }
 
 // New assembles shipd; Start runs its background work, Stop ends it.
@@ -134,6 +145,9 @@ func New(cfg Config) (*App, error) {
 	if cfg.JobRescueAfter <= 0 {
 		cfg.JobRescueAfter = 2 * time.Minute
 	}
+	if err := instrument(&cfg); err != nil {
+		return nil, err
+	}
 	a := &App{cfg: cfg}
 	a.Accounts = accounts.New(cfg.Store, accounts.Config{Now: cfg.Now, Logger: cfg.Logger, PasswordCost: cfg.PasswordCost})
 	idem := idempotency.New(cfg.Store, cfg.Cipher, idempotency.Config{Now: cfg.Now, Wait: cfg.IdempotencyWait, Logger: cfg.Logger})
@@ -146,6 +160,7 @@ func New(cfg Config) (*App, error) {
 		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval,
 		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,
+		Observer: cfg.Telemetry.Shipments(),
 	})
 	if err != nil {
 		return nil, err
@@ -175,6 +190,7 @@ func New(cfg Config) (*App, error) {
 		JobTimeout:           min(time.Minute, cfg.JobRescueAfter),
 		RescueStuckJobsAfter: cfg.JobRescueAfter,
 		ID:                   cfg.NodeID,
+		Middleware:           jobMiddleware(cfg.Telemetry, deliveryQueue),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("job client: %w", err)
@@ -184,6 +200,7 @@ func New(cfg Config) (*App, error) {
 		Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		TrustedProxies: cfg.TrustedProxies,
+		Metrics:        cfg.Telemetry.Registerer(), TracerProvider: cfg.Telemetry.TracerProvider(),
 	})
 	if err != nil {
 		return nil, err
@@ -193,7 +210,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.handler = withSettings(e, settings)
+	a.handler = cfg.Telemetry.InFlight(withSettings(e, settings))
 	return a, nil
 }
 
@@ -215,19 +232,15 @@ func withSettings(api, settings http.Handler) http.Handler {
 // Handler serves the API and the settings UI.
 func (a *App) Handler() http.Handler { return a.handler }
 
-// Ready reports whether shipd can do its work: the database answers.
-func (a *App) Ready(ctx context.Context) error {
-	if err := a.cfg.Store.Ping(ctx); err != nil {
-		return errors.New("the database does not answer")
-	}
-	return nil
-}
-
 // Start runs the job workers and the periodic flush of token use.
 func (a *App) Start(ctx context.Context) error {
-	if err := a.jobs.Start(ctx); err != nil {
+	// Not ctx itself: its end (a signal) would cancel the running jobs at
+	// once; Stop lets them finish within the grace, then cancels them.
+	if err := a.jobs.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start jobs: %w", err)
 	}
+	done := a.jobs.Stopped()
+	a.jobsDone.Store(&done)
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.stopBackground = cancel
 	a.backgroundDone = make(chan struct{})
@@ -250,9 +263,19 @@ func (a *App) Start(ctx context.Context) error {
 // Stop lets running jobs finish (until ctx ends, then cancels them) and
 // writes the pending token use. The HTTP server must already be shut down.
 func (a *App) Stop(ctx context.Context) error {
+	_, err := a.Drain(ctx)
+	return err
+}
+
+// Drain is Stop, and says what it drained and how long it took.
+func (a *App) Drain(ctx context.Context) (DrainReport, error) {
+	start := time.Now()
+	a.stopping.Store(true)
+	r := DrainReport{JobsRunning: a.cfg.Telemetry.RunningJobs()}
 	var errs []error
 	if err := a.jobs.Stop(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("stop jobs: %w", err))
+		r.JobsCancelled = a.cfg.Telemetry.RunningJobs()
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		errs = append(errs, a.jobs.StopAndCancel(cctx))
 		cancel()
@@ -262,7 +285,9 @@ func (a *App) Stop(ctx context.Context) error {
 		<-a.backgroundDone
 	}
 	a.Accounts.FlushUsage(context.WithoutCancel(ctx))
-	return errors.Join(errs...)
+	r.TokenUsageFlushed = true
+	r.Took = time.Since(start)
+	return r, errors.Join(errs...)
 }
 
 // minLevel drops records below a level: River reports routine work (job

@@ -11,12 +11,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/gen"
@@ -48,6 +53,11 @@ type Config struct {
 	// the nearest untrusted address in X-Forwarded-For. Empty: the peer's,
 	// so no client can pick its address with a header.
 	TrustedProxies []*net.IPNet
+	// Metrics is where the HTTP metrics are registered (metrics.go); nil: none.
+	Metrics prometheus.Registerer
+	// TracerProvider traces every request (a span named by its operationId);
+	// nil: no spans, though a received traceparent still reaches the logs.
+	TracerProvider trace.TracerProvider
 }
 
 func (c *Config) setDefaults() {
@@ -77,6 +87,8 @@ type Server struct {
 	accounts *accounts.Service
 	shipping *shipping.Service
 	webhooks *webhooks.Service
+	metrics  *httpMetrics // nil: not measured
+	tracer   trace.Tracer // nil: not traced
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -96,13 +108,22 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 		return nil, nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, webhooks: cfg.Webhooks}
+	if cfg.Metrics != nil {
+		if s.metrics, err = newHTTPMetrics(cfg.Metrics, ops); err != nil {
+			return nil, nil, fmt.Errorf("HTTP metrics: %w", err)
+		}
+		s.cfg.RateLimits.Limiter = countingLimiter{Limiter: cfg.RateLimits.Limiter, counted: s.metrics.limited}
+	}
+	if cfg.TracerProvider != nil {
+		s.tracer = cfg.TracerProvider.Tracer("github.com/shipd-dev/shipd/server")
+	}
 
 	e := echo.New()
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = func(err error, c echo.Context) { s.writeError(c, err) }
 	e.IPExtractor = echo.IPExtractor(ClientIP(cfg.TrustedProxies))
-	e.Use(s.requestID, s.accessLog, s.recoverPanics, s.limitBody, s.rejectTokenInQuery, s.authenticate, s.rateLimit, s.validateRequest)
+	e.Use(s.requestID, s.traceRequests, s.accessLog, s.measure, s.recoverPanics, s.limitBody, s.rejectTokenInQuery, s.authenticate, s.rateLimit, s.validateRequest)
 	gen.RegisterHandlersWithBaseURL(e, gen.NewStrictHandler(s, nil), BasePath)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.readyz)
@@ -124,11 +145,36 @@ func ClientIP(trusted []*net.IPNet) func(*http.Request) string {
 	return echo.ExtractIPFromXFFHeader(opts...)
 }
 
+// NotReadyError is what Config.Ready returns when shipd cannot do its
+// work: each check's state, "ok" or what is wrong. /readyz shows them.
+type NotReadyError struct {
+	Checks map[string]string
+}
+
+func (e *NotReadyError) Error() string {
+	var wrong []string
+	for _, name := range slices.Sorted(maps.Keys(e.Checks)) {
+		if state := e.Checks[name]; state != "ok" {
+			wrong = append(wrong, name+": "+state)
+		}
+	}
+	return "not ready: " + strings.Join(wrong, "; ")
+}
+
+// readyz answers 200 {"status": "ready"} or 503 with the error body, the
+// status "unready" and, when Ready says, the state of each check.
 func (s *Server) readyz(c echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 	defer cancel()
 	if err := s.cfg.Ready(ctx); err != nil {
-		return newAPIError(http.StatusServiceUnavailable, "not_ready", err.Error())
+		body := map[string]any{"code": "not_ready", "error": err.Error(), "status": "unready"}
+		if id := requestIDFrom(ctx); id != "" {
+			body["requestId"] = id
+		}
+		if nr := (*NotReadyError)(nil); errors.As(err, &nr) {
+			body["checks"] = nr.Checks
+		}
+		return c.JSON(http.StatusServiceUnavailable, body)
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }

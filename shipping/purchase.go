@@ -113,7 +113,10 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	if err := s.cfg.Documents.Put(ctx, key, label.PDF); err != nil {
 		return fmt.Errorf("store label: %w", err)
 	}
-	return s.store.Tx(ctx, func(tx *store.Tx) error {
+	s.observer().LabelStored()
+	purchased := false // this run moved the shipment to purchased
+	var sinceCreate time.Duration
+	err = s.store.Tx(ctx, func(tx *store.Tx) error {
 		row, err := tx.LockShipment(ctx, id)
 		if err != nil {
 			return err
@@ -123,6 +126,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 			return nil
 		}
 		now := s.now()
+		purchased, sinceCreate = true, now.Sub(row.CreatedAt)
 		eta := now.Add(time.Duration(row.EstimatedDays) * 24 * time.Hour)
 		tr := store.Tracker{ID: store.NewID("trk"), AccountID: row.AccountID, Mode: row.Mode, ShipmentID: row.ID,
 			Carrier: row.Carrier, TrackingNumber: label.TrackingNumber, Status: carriers.StatusUnknown,
@@ -150,11 +154,16 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		}
 		return s.scheduleScan(ctx, tx, tr.ID, 0, plan)
 	})
+	if err == nil && purchased {
+		s.observer().PurchaseFinished(row.Carrier, PurchaseOutcomePurchased, sinceCreate)
+	}
+	return err
 }
 
 // deferPurchase moves the shipment to pending and queues the next attempt after a backoff, together.
 func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) error {
-	return s.store.Tx(ctx, func(tx *store.Tx) error {
+	carrier := "" // set when this run deferred the purchase
+	err := s.store.Tx(ctx, func(tx *store.Tx) error {
 		row, err := tx.LockShipment(ctx, id)
 		if err != nil {
 			return err
@@ -163,6 +172,7 @@ func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) err
 		if !ok {
 			return nil
 		}
+		carrier = row.Carrier
 		row.Status, row.UpdatedAt = string(to), s.now()
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
 			return err
@@ -170,13 +180,18 @@ func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) err
 		return tx.Enqueue(ctx, river.InsertManyParams{Args: purchaseArgs{ShipmentID: id, Attempt: attempt},
 			InsertOpts: &river.InsertOpts{ScheduledAt: time.Now().Add(retryDelay(s.cfg.PurchaseRetryBase, attempt))}})
 	})
+	if err == nil && carrier != "" {
+		s.observer().PurchaseFinished(carrier, PurchaseOutcomeDeferred, 0)
+	}
+	return err
 }
 
 // failPurchase ends a purchase as failed: the balance reserved for it is
 // released and shipment.failed records the reason.
 func (s *Service) failPurchase(ctx context.Context, id string, reason string) error {
 	s.log.InfoContext(ctx, "purchase failed", slog.String("shipment_id", id), slog.String("reason", reason))
-	return s.store.Tx(ctx, func(tx *store.Tx) error {
+	carrier := "" // set when this run failed the purchase
+	err := s.store.Tx(ctx, func(tx *store.Tx) error {
 		row, err := tx.LockShipment(ctx, id)
 		if err != nil {
 			return err
@@ -185,6 +200,7 @@ func (s *Service) failPurchase(ctx context.Context, id string, reason string) er
 		if !ok {
 			return nil
 		}
+		carrier = row.Carrier
 		now := s.now()
 		if err := s.release(ctx, tx, row, now); err != nil {
 			return err
@@ -195,4 +211,8 @@ func (s *Service) failPurchase(ctx context.Context, id string, reason string) er
 		}
 		return s.record(ctx, tx, row, webhooks.EventShipmentFailed)
 	})
+	if err == nil && carrier != "" {
+		s.observer().PurchaseFinished(carrier, PurchaseOutcomeFailed, 0)
+	}
+	return err
 }

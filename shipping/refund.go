@@ -80,18 +80,25 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 	case errors.Is(err, carriers.ErrRejected) || err != nil && job.Attempt >= job.MaxAttempts:
 		return s.rejectVoid(ctx, row.ID, err)
 	case err != nil:
+		s.observer().RefundFinished(row.Carrier, RefundOutcomeError)
 		return fmt.Errorf("void: %w", err)
 	case status == carriers.VoidRequested:
 		s.log.InfoContext(ctx, "void accepted by the carrier, not yet confirmed", slog.String("shipment_id", row.ID), slog.Int("recheck", job.Args.Recheck))
 		if job.Args.Recheck >= VoidRecheckDays {
+			s.observer().RefundFinished(row.Carrier, RefundOutcomeRequested)
 			return nil
 		}
-		return s.store.Tx(ctx, func(tx *store.Tx) error {
+		err := s.store.Tx(ctx, func(tx *store.Tx) error {
 			return tx.Enqueue(ctx, river.InsertManyParams{Args: voidArgs{ShipmentID: row.ID, Recheck: job.Args.Recheck + 1},
 				InsertOpts: &river.InsertOpts{ScheduledAt: time.Now().Add(VoidRecheckInterval)}})
 		})
+		if err == nil {
+			s.observer().RefundFinished(row.Carrier, RefundOutcomeRequested)
+		}
+		return err
 	}
-	return s.store.Tx(ctx, func(tx *store.Tx) error {
+	voided := false
+	err = s.store.Tx(ctx, func(tx *store.Tx) error {
 		row, err := tx.LockShipment(ctx, row.ID)
 		if err != nil {
 			return err
@@ -100,6 +107,7 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 		if !ok {
 			return nil
 		}
+		voided = true
 		now := s.now()
 		row.Status, row.UpdatedAt, row.VoidedAt = string(to), now, &now
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
@@ -110,11 +118,16 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 		}
 		return s.record(ctx, tx, row, webhooks.EventShipmentVoided)
 	})
+	if err == nil && voided {
+		s.observer().RefundFinished(row.Carrier, RefundOutcomeVoided)
+	}
+	return err
 }
 
 // rejectVoid returns a label whose void the carrier refused to purchased, with the reason.
 func (s *Service) rejectVoid(ctx context.Context, id string, cause error) error {
-	return s.store.Tx(ctx, func(tx *store.Tx) error {
+	rejected := ""
+	err := s.store.Tx(ctx, func(tx *store.Tx) error {
 		row, err := tx.LockShipment(ctx, id)
 		if err != nil {
 			return err
@@ -123,6 +136,7 @@ func (s *Service) rejectVoid(ctx context.Context, id string, cause error) error 
 		if !ok {
 			return nil
 		}
+		rejected = row.Carrier
 		msg := "void rejected by the carrier: " + cause.Error()
 		row.Status, row.UpdatedAt, row.ErrorMessage = string(to), s.now(), &msg
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
@@ -130,4 +144,8 @@ func (s *Service) rejectVoid(ctx context.Context, id string, cause error) error 
 		}
 		return s.record(ctx, tx, row, webhooks.EventShipmentVoidRejected)
 	})
+	if err == nil && rejected != "" {
+		s.observer().RefundFinished(rejected, RefundOutcomeRejected)
+	}
+	return err
 }

@@ -65,6 +65,8 @@ type Config struct {
 	// creates are refused with ErrPurchaseQueueFull. Default 5,000; negative:
 	// no bound.
 	MaxPurchaseBacklog int
+	// Observer is told what purchases and voids came to (metrics); nil: nothing.
+	Observer Observer
 }
 
 // Service owns shipments and the address book.

@@ -35,6 +35,9 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ErrNotFound is returned when a row does not exist for the account asking.
@@ -62,6 +65,10 @@ type Store struct {
 	// pools are PostgreSQL's: the one behind w and r, and the one River
 	// hijacks LISTEN connections from.
 	pool, listenerPool *pgxpool.Pool
+	// insertMiddleware runs around every job insert (SetJobInsertMiddleware).
+	insertMiddleware []rivertype.Middleware
+	// tracer, when set, traces every write transaction (SetTracerProvider).
+	tracer trace.Tracer
 	// batch commits SQLite's write transactions in groups (batch.go).
 	batch *committer
 	// tokenVersion tells token caches when to read again (tokenversion.go).
@@ -187,13 +194,34 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 
 func (s *Store) newJobInserter() error {
 	var err error
-	s.jobs, err = river.NewClient(s.driver, &river.Config{
-		Middleware: []rivertype.Middleware{river.JobInsertMiddlewareFunc(dueWithoutScheduler)},
-	})
+	s.jobs, err = river.NewClient(s.driver, &river.Config{Middleware: s.jobMiddleware()})
 	if err != nil {
 		return fmt.Errorf("job insert client: %w", err)
 	}
 	return nil
+}
+
+// jobMiddleware is what runs around every job insert: future jobs inserted
+// as due (dueWithoutScheduler), then SetJobInsertMiddleware's.
+func (s *Store) jobMiddleware() []rivertype.Middleware {
+	return append([]rivertype.Middleware{river.JobInsertMiddlewareFunc(dueWithoutScheduler)}, s.insertMiddleware...)
+}
+
+// SetJobInsertMiddleware runs mw around every job insert from now on (for
+// example to carry a request's trace into its jobs' metadata). Call it before
+// the store is used.
+func (s *Store) SetJobInsertMiddleware(mw ...rivertype.Middleware) error {
+	s.insertMiddleware = mw
+	return s.newJobInserter()
+}
+
+// SetTracerProvider traces every write transaction with tp (nil: none).
+// Call it before the store is used.
+func (s *Store) SetTracerProvider(tp trace.TracerProvider) {
+	s.tracer = nil
+	if tp != nil {
+		s.tracer = tp.Tracer("github.com/shipd-dev/shipd/store")
+	}
 }
 
 // ownerOnly makes the database file readable by its owner only before SQLite
@@ -270,7 +298,19 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Tx runs fn in one write transaction, committed when fn returns nil and
 // rolled back otherwise.
-func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) error {
+func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
+	if s.tracer != nil {
+		var span trace.Span
+		ctx, span = s.tracer.Start(ctx, "db.tx", trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(attribute.String("db.system.name", s.systemName())))
+		defer func() {
+			if err != nil {
+				span.RecordError(err)
+				span.SetStatus(codes.Error, "rolled back")
+			}
+			span.End()
+		}()
+	}
 	if s.batch != nil {
 		return s.batch.run(ctx, fn)
 	}
@@ -286,6 +326,14 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// systemName is the database's name in OpenTelemetry's vocabulary.
+func (s *Store) systemName() string {
+	if s.dialect == postgresDialect {
+		return "postgresql"
+	}
+	return "sqlite"
 }
 
 func (r reader) get(ctx context.Context, dest any, query string, args ...any) error {

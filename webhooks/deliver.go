@@ -178,7 +178,13 @@ func (s *Service) attempt(ctx context.Context, id string, auto int, request stri
 	if err != nil {
 		return err
 	}
-	res := s.send(ctx, s.client(sub.Mode), sub.URL, d, secret, body)
+	sendCtx, done := observerFrom(ctx).AttemptStarted(ctx, d.EventType, auto)
+	res := s.send(sendCtx, s.client(sub.Mode), sub.URL, d, secret, body)
+	status := 0
+	if res.status != nil {
+		status = *res.status
+	}
+	done(status, res.delivered)
 	if !res.delivered && ctx.Err() != nil {
 		// The server is stopping (or the job timed out): not the receiver's
 		// failure. Nothing is recorded and River runs the job again.
@@ -292,7 +298,11 @@ func readExcerpt(body io.Reader, limit int64) *string {
 // record stores an attempt (unless it was dropped unsent) and its
 // consequence, and queues the next automatic attempt, in one transaction.
 func (s *Service) record(ctx context.Context, id string, auto int, request string, out attemptOutcome, res sendResult) error {
-	return s.store.Tx(ctx, func(tx *store.Tx) error {
+	var (
+		outcome    string // set once the attempt is recorded
+		sinceEvent time.Duration
+	)
+	err := s.store.Tx(ctx, func(tx *store.Tx) error {
 		d, err := tx.Delivery(ctx, id)
 		if err != nil {
 			return err
@@ -311,6 +321,10 @@ func (s *Service) record(ctx context.Context, id string, auto int, request strin
 		}
 		out.SubscriptionActive = sub.RevokedAt == nil && sub.Enabled
 		t := next(stateOf(d), out, s.policy())
+		outcome = attemptOutcomeOf(out, res, t)
+		if res.delivered {
+			sinceEvent = res.attemptedAt.Add(time.Duration(res.latencyMs) * time.Millisecond).Sub(d.CreatedAt)
+		}
 		d.Status, d.AutoAttempts, d.NextAttemptAt = t.State.Status, t.State.AutoAttempts, t.State.NextAttemptAt
 		if auto == 0 {
 			d.RetryRequest, d.RetryRequestedAt = nil, nil
@@ -340,6 +354,10 @@ func (s *Service) record(ctx context.Context, id string, auto int, request strin
 		}
 		return tx.UpdateDelivery(ctx, &d)
 	})
+	if err == nil && outcome != "" {
+		observerFrom(ctx).AttemptRecorded(outcome, auto, sinceEvent)
+	}
+	return err
 }
 
 // queueManual asks for one attempt of d now (retry endpoint, test event):

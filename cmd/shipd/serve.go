@@ -21,11 +21,14 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/fedex"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/carriers/usps"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/telemetry"
 )
 
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -51,6 +54,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	jobWorkers := fs.Int("job-workers", 0, "void, tracking and upkeep jobs run at once (default 8)")
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long in-flight requests and jobs may run on shutdown")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); empty: off")
+	metricsAddr := fs.String("metrics-addr", os.Getenv("SHIPD_METRICS_ADDR"), "serve Prometheus metrics at /metrics on this separate address (e.g. 127.0.0.1:9090), never on the API's; empty: off")
 	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for new jobs (default 20ms)")
 	rescueAfter := fs.Duration("job-rescue-after", 0, "how long a job may run before another instance takes it over as its instance's (default 2m)")
 	var live liveFlags
@@ -59,6 +63,29 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	// Tracing is off unless the standard OTEL_* environment turns it on.
+	tracerProvider, err := telemetry.TracerProviderFromEnv(ctx, os.Getenv)
+	if err != nil {
+		return usageError("serve: " + err.Error())
+	}
+	var telCfg telemetry.Config
+	if tracerProvider != nil {
+		telCfg.TracerProvider = tracerProvider
+		defer func() {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tracerProvider.Shutdown(sctx); err != nil {
+				log.Warn("sending the last spans", slog.Any("error", err))
+			}
+		}()
+	}
+	tel, err := telemetry.New(telCfg)
+	if err != nil {
+		return err
+	}
+	live.ups.OnTokenRefresh = tel.CarrierTokenRefreshed("UPS")
+	live.fedex.OnTokenRefresh = tel.CarrierTokenRefreshed(fedex.Name)
+	live.usps.OnTokenRefresh = tel.CarrierTokenRefreshed(usps.CarrierName)
 	liveCarriers, liveVerifier, err := live.carriers()
 	if err != nil {
 		return err
@@ -148,6 +175,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Carriers:       carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
 		TestVerifier:   verifier.NewSandbox(),
 		LiveVerifier:   liveVerifier,
+		Telemetry:      tel,
 	})
 	if err != nil {
 		return err
@@ -158,6 +186,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err := seedDemo(ctx, srv.Accounts, *publicURL, stdout); err != nil {
 			return err
 		}
+	}
+	if *metricsAddr != "" {
+		metrics, err := serveMetrics(*metricsAddr, tel.Handler(log), log)
+		if err != nil {
+			return err
+		}
+		defer metrics.Close()
 	}
 	if err := srv.Start(ctx); err != nil {
 		return err
@@ -177,7 +212,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(ln) }()
-	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", redactDSN(*db)), slog.String("node_id", *nodeID))
+	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", redactDSN(*db)), slog.String("node_id", *nodeID),
+		slog.Bool("tracing", tracerProvider != nil))
 
 	select {
 	case err := <-served:
@@ -185,19 +221,34 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
+	start := time.Now()
+	inFlight := tel.InFlightRequests()
+	log.Info("shutting down", slog.Int64("requests_in_flight", inFlight), slog.Int64("jobs_running", tel.RunningJobs()),
+		slog.String("grace", shutdownGrace.String()))
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), *shutdownGrace)
 	defer cancel()
 	var errs []error
 	if err := httpServer.Shutdown(shutdownCtx); err != nil {
 		errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 	}
-	if err := srv.Stop(shutdownCtx); err != nil {
+	cutOff := tel.InFlightRequests() // still running when the grace ended
+	requestsTook := time.Since(start)
+	drained, err := srv.Drain(shutdownCtx)
+	if err != nil {
 		errs = append(errs, err)
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		errs = append(errs, err)
 	}
+	level := slog.LevelInfo
+	if len(errs) > 0 {
+		level = slog.LevelWarn
+	}
+	log.LogAttrs(context.Background(), level, "shut down",
+		slog.Group("requests", slog.Int64("in_flight", inFlight), slog.Int64("finished", inFlight-cutOff),
+			slog.Int64("cut_off", cutOff), slog.Float64("took_ms", float64(requestsTook.Microseconds())/1000)),
+		slog.Any("app", drained),
+		slog.Float64("took_ms", float64(time.Since(start).Microseconds())/1000))
 	return errors.Join(errs...)
 }
 
@@ -228,6 +279,21 @@ func servePprof(addr string, log *slog.Logger) error {
 	log.Info("pprof listening", slog.String("addr", ln.Addr().String()))
 	go func() { _ = http.Serve(ln, mux) }()
 	return nil
+}
+
+// serveMetrics serves the Prometheus metrics at /metrics on a listener of
+// their own, never on the API's.
+func serveMetrics(addr string, h http.Handler, log *slog.Logger) (*http.Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", h)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second, WriteTimeout: 30 * time.Second}
+	log.Info("metrics listening", slog.String("addr", ln.Addr().String()))
+	go func() { _ = srv.Serve(ln) }()
+	return srv, nil
 }
 
 func loadCipher(configured, keyPath string) (*seal.Cipher, error) {
