@@ -1,0 +1,68 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/store/storetest"
+)
+
+// Two instances on one database and one S3-compatible bucket: a label bought
+// through one is downloaded from the other, and lives in the bucket. Not
+// parallel: it sets the AWS environment.
+func TestLabelBoughtOnOneInstanceDownloadedFromTheOther(t *testing.T) {
+	backend := s3mem.New()
+	s3 := httptest.NewServer(gofakes3.New(backend).Server())
+	t.Cleanup(s3.Close)
+	const bucket = "shipd-labels"
+	if err := backend.CreateBucket(bucket); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret-for-the-fake")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_PROFILE", "")
+	s3URL := "s3://" + bucket + "?endpoint=" + url.QueryEscape(s3.URL) + "&use_path_style=true&region=us-east-1"
+	withS3 := func(c *app.Config) {
+		docs, err := store.OpenBlobs(context.Background(), s3URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { docs.Close() })
+		c.Documents = docs
+	}
+
+	dsn := storetest.NewDatabase(t)
+	clock := &testClock{now: time.Now().UTC()}
+	one := start(t, dsn, t.TempDir(), clock, withS3, withoutRateLimits())
+	other := start(t, dsn, t.TempDir(), clock, withS3, withoutRateLimits())
+	one.account = one.newAccount("Acme", true)
+	one.tokenID, one.token = one.newToken(one.account.ID, "test", allScopes...)
+	other.account, other.tokenID, other.token = one.account, one.tokenID, one.token
+
+	s := createLabel(t, one, one.token, labelBody())
+	waitForStatus(t, other, other.token, s.ID, "purchased")
+	for name, b := range map[string]*bundle{"the instance that took the create": one, "the other instance": other} {
+		r := b.doT(t, "GET", "/api/v1/labels/"+s.ID+"/label.pdf", b.token, nil)
+		wantStatus(t, r, http.StatusOK)
+		if !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
+			t.Errorf("label from %s is not a PDF: %q", name, r.Body[:min(16, len(r.Body))])
+		}
+	}
+	if _, err := backend.HeadObject(bucket, "labels/"+s.ID+".pdf"); err != nil {
+		t.Errorf("the label is not in the bucket: %v", err)
+	}
+}
