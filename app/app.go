@@ -71,7 +71,8 @@ type Config struct {
 	// JobWorkers is the number of void, tracking and upkeep jobs run at once. Default 8.
 	JobWorkers int
 	// PurchaseWorkers is the number of purchases run at once, on their own
-	// queue. Default 64 (shipping.DefaultPurchaseWorkers).
+	// queue. Default 64 (shipping.DefaultPurchaseWorkers); negative: none on
+	// this instance, which still accepts labels for others to buy.
 	PurchaseWorkers int
 	// MaxPurchaseBacklog is how many purchases may wait for a worker before
 	// creates get 503 purchase_queue_full. Default 5,000; negative: no bound.
@@ -172,15 +173,18 @@ func New(cfg Config) (*App, error) {
 	idem.RegisterWorkers(workers)
 	deliveryQueue, deliveryWorkers := a.Webhooks.Queue()
 	purchaseQueue, purchaseWorkers := a.Shipping.PurchaseQueueConfig()
+	queues := map[string]river.QueueConfig{
+		river.QueueDefault: {MaxWorkers: cfg.JobWorkers},
+		// Purchases and deliveries get their own workers: slow carriers and
+		// slow receivers never hold up each other nor the rest.
+		deliveryQueue: {MaxWorkers: deliveryWorkers},
+	}
+	if purchaseWorkers > 0 {
+		queues[purchaseQueue] = river.QueueConfig{MaxWorkers: purchaseWorkers}
+	}
 	a.jobs, err = cfg.Store.JobClient(&river.Config{
-		Workers: workers,
-		Queues: map[string]river.QueueConfig{
-			river.QueueDefault: {MaxWorkers: cfg.JobWorkers},
-			// Purchases and deliveries get their own workers: slow carriers and
-			// slow receivers never hold up each other nor the rest.
-			purchaseQueue: {MaxWorkers: purchaseWorkers},
-			deliveryQueue: {MaxWorkers: deliveryWorkers},
-		},
+		Workers:           workers,
+		Queues:            queues,
 		FetchPollInterval: cfg.JobPollInterval,
 		FetchCooldown:     cfg.JobPollInterval / 2,
 		Logger:            slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),

@@ -34,7 +34,8 @@ const backlogTTL = 500 * time.Millisecond
 // created (503 purchase_queue_full with Retry-After).
 var ErrPurchaseQueueFull = fmt.Errorf("too many purchases are waiting for the carriers; retry in %d seconds (with the same idempotency key)", int(PurchaseQueueRetryAfter/time.Second))
 
-// PurchaseQueueConfig names the purchase queue and its workers, for the job client.
+// PurchaseQueueConfig names the purchase queue and its workers, for the job
+// client; workers < 0: this instance does not work the queue.
 func (s *Service) PurchaseQueueConfig() (name string, workers int) {
 	return PurchaseQueue, s.cfg.PurchaseWorkers
 }

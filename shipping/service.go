@@ -60,6 +60,8 @@ type Config struct {
 	// PurchaseWorkers is how many purchases run at once per instance, on a
 	// queue of their own (PurchaseQueue). Default 64: a purchase mostly waits
 	// for the carrier (0.3–3 s), so concurrency, not CPU, sets the pace.
+	// Negative: this instance buys nothing (an API-only instance; others,
+	// or this one restarted, work the queue).
 	PurchaseWorkers int
 	// MaxPurchaseBacklog is how many purchases may wait for a worker before
 	// creates are refused with ErrPurchaseQueueFull. Default 5,000; negative:
@@ -110,7 +112,7 @@ func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *ide
 	if cfg.CarrierTimeout <= 0 {
 		cfg.CarrierTimeout = DefaultCarrierTimeout
 	}
-	if cfg.PurchaseWorkers <= 0 {
+	if cfg.PurchaseWorkers == 0 {
 		cfg.PurchaseWorkers = DefaultPurchaseWorkers
 	}
 	if cfg.MaxPurchaseBacklog == 0 {

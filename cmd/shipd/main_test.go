@@ -375,12 +375,12 @@ type serveProc struct {
 	done           chan int
 }
 
-func startServe(t *testing.T, db string) *serveProc {
+func startServe(t *testing.T, db string, flags ...string) *serveProc {
 	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &serveProc{base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
-	go func() { s.done <- run(ctx, []string{"serve", "--addr", addr, "--db", db}, s.stdout, s.stderr) }()
+	go func() { s.done <- run(ctx, append([]string{"serve", "--addr", addr, "--db", db}, flags...), s.stdout, s.stderr) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -568,5 +568,67 @@ func TestCLIServe(t *testing.T) {
 	acc := openTestAccounts(t, db)
 	if n, err := acc.CountAccounts(context.Background()); err != nil || n != 1 {
 		t.Fatalf("%d accounts after two starts (%v), want 1", n, err)
+	}
+}
+
+// TestServeWithoutPurchaseWorkers: an instance started with
+// --purchase-workers 0 accepts labels and buys none; the same database served
+// again with workers buys every one, once.
+func TestServeWithoutPurchaseWorkers(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "shipd.db")
+	if code, _, stderr := cli(t, "serve", "--db", db, "--purchase-workers", "-1"); code != 2 || !strings.Contains(stderr, "--purchase-workers") {
+		t.Fatalf("--purchase-workers -1: exit %d, stderr %s", code, stderr)
+	}
+
+	s := startServe(t, db, "--purchase-workers", "0", "--job-poll-interval", "10ms")
+	var demo struct{ Token string }
+	if err := json.Unmarshal([]byte(s.stdout.String()), &demo); err != nil {
+		t.Fatalf("demo token: %v\n%s", err, s.stdout.String())
+	}
+	body := map[string]any{
+		"fromAddress": map[string]any{"street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"parcel":      map[string]any{"weightOz": 32},
+	}
+	var ids []string
+	for range 3 {
+		status, created := s.call(t, "POST", "/api/v1/labels/create", demo.Token, body)
+		if status != 202 || created["status"] != "paying" {
+			t.Fatalf("create: %d %v", status, created)
+		}
+		ids = append(ids, created["id"].(string))
+	}
+	// Workers would buy a sandbox label within milliseconds; give them a second.
+	time.Sleep(time.Second)
+	for _, id := range ids {
+		if status, got := s.call(t, "GET", "/api/v1/labels/"+id, demo.Token, nil); status != 200 || got["status"] != "paying" {
+			t.Fatalf("label %s on the instance without purchase workers: %d %v", id, status, got["status"])
+		}
+	}
+	if !strings.Contains(s.stderr.String(), "buys no labels") {
+		t.Errorf("no warning that this instance buys nothing:\n%s", s.stderr.String())
+	}
+	if code := s.stop(t); code != 0 {
+		t.Fatalf("serve exited %d\nstderr: %s", code, s.stderr.String())
+	}
+
+	s2 := startServe(t, db, "--job-poll-interval", "10ms")
+	for _, id := range ids {
+		waitForStatus := func() bool {
+			_, got := s2.call(t, "GET", "/api/v1/labels/"+id, demo.Token, nil)
+			return got["status"] == "purchased"
+		}
+		deadline := time.Now().Add(20 * time.Second)
+		for !waitForStatus() {
+			if time.Now().After(deadline) {
+				t.Fatalf("label %s not purchased after the restart with workers", id)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	status, events := s2.call(t, "GET", "/api/v1/events?type=shipment.purchased", demo.Token, nil)
+	if data, _ := events["data"].([]any); status != 200 || len(data) != len(ids) {
+		t.Fatalf("shipment.purchased events: %d, %d of them for %d labels", status, len(data), len(ids))
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/telemetry"
 )
@@ -49,7 +50,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError("SHIPD_TRUSTED_PROXIES: " + err.Error())
 	}
 	fs.Var(&proxies, "trusted-proxy", "a reverse proxy's network (CIDR or address) whose X-Forwarded-For names the client, repeatable or comma-separated; default: none, the client is the TCP peer")
-	purchaseWorkers := fs.Int("purchase-workers", 0, "purchases run at once by this instance, on their own queue (default 64)")
+	purchaseWorkers := fs.Int("purchase-workers", shipping.DefaultPurchaseWorkers, "purchases run at once by this instance, on their own queue; 0: none (an API-only instance: labels it accepts wait for another instance, or for this one restarted with workers)")
 	purchaseBacklog := fs.Int("purchase-backlog", 0, "purchases that may wait for a worker before creates get 503 purchase_queue_full (default 5000; -1: no bound)")
 	jobWorkers := fs.Int("job-workers", 0, "void, tracking and upkeep jobs run at once (default 8)")
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long in-flight requests and jobs may run on shutdown")
@@ -89,6 +90,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	liveCarriers, liveVerifier, err := live.carriers()
 	if err != nil {
 		return err
+	}
+	if *purchaseWorkers < 0 {
+		return usageError("serve: --purchase-workers must be 0 (none on this instance) or more")
+	}
+	if *purchaseWorkers == 0 {
+		*purchaseWorkers = -1 // app.Config: none
+		log.Warn("this instance buys no labels (--purchase-workers 0): the labels it accepts wait for an instance with purchase workers")
 	}
 	shared := store.IsPostgres(*db)
 	if shared && *labelStore == "" {
