@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/boombuler/barcode/code128"
@@ -44,6 +45,14 @@ const (
 // sampleMark uses an en dash; the cp1252 translator maps it for the core fonts.
 const sampleMark = "SAMPLE – NOT FOR SHIPPING"
 
+// cp1252 maps UTF-8 text to the code page of the core fonts. fpdf builds the
+// table by scanning a text descriptor, which cost a third of a label's
+// rendering when done per label; the table never changes and the function
+// only reads it, so every label shares one.
+var cp1252 = sync.OnceValue(func() func(string) string {
+	return fpdf.New("P", "in", "", "").UnicodeTranslatorFromDescriptor("")
+})
+
 // RenderLabel draws a 4x6 inch shipping label PDF.
 func RenderLabel(in LabelInput) ([]byte, error) {
 	if strings.TrimSpace(in.TrackingNumber) == "" {
@@ -75,7 +84,7 @@ func RenderLabel(in LabelInput) ([]byte, error) {
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.AddPage()
 
-	l := &labelWriter{pdf: pdf, tr: pdf.UnicodeTranslatorFromDescriptor("")}
+	l := &labelWriter{pdf: pdf, tr: cp1252()}
 	if in.TestMode {
 		// Drawn first so it sits under the content: the address and barcode
 		// stay legible and scannable.
