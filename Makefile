@@ -113,6 +113,14 @@ bench: ## Load-test shipd on 127.0.0.1 beside a bare Echo baseline: SQLite, and 
 	$(GO) build -o bin/bench-load ./bench/cmd/load
 	$(if $(SHIPD_TEST_DATABASE_URL)$(wildcard /usr/lib/postgresql/*/bin/initdb),scripts/pg-test.sh) ./bin/bench-load -shipd bin/shipd -baseline bin/bench-baseline -out bench/results/latest.json $(BENCH_FLAGS)
 
+# Not in CI: a shared CI machine's noise is larger than the tolerance.
+.PHONY: bench-check
+bench-check: ## Regression gate, run by hand on a quiet machine: short read and purchase phases on SQLite; fails when either is >20% below bench/results/latest.json (~1 min)
+	$(GO) build -o bin/shipd ./cmd/shipd
+	$(GO) build -o bin/bench-baseline ./bench/cmd/baseline
+	$(GO) build -o bin/bench-load ./bench/cmd/load
+	./bin/bench-load -shipd bin/shipd -baseline bin/bench-baseline -postgres "" -phases read,purchase -small-rows 2000 -read-duration 4s -out bin/bench-check.json -check bench/results/latest.json $(BENCH_FLAGS)
+
 .PHONY: bench-drain
 bench-drain: ## How fast queued purchases drain after a restart: 10,000 labels with an instant and a 300 ms carrier, and the old 8 shared workers for comparison (~3 min)
 	$(GO) test -run '^$$' -bench BenchmarkPurchaseDrainAfterRestart -benchtime 1x -timeout 20m ./app/

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,17 +27,21 @@ type deployment struct {
 	dir      string // its logs and files
 	postgres bool
 	nodes    []*shipd
+	specs    []node // how each node was started, for restart
+	restarts int
+	pastPeak float64 // the largest VmHWM of instances stopped by restart
 	db       *sql.DB // the bench's own counts: read-only on SQLite
 	rejected int64   // the receiver's refused signatures when the deployment started
 }
 
 // startSQLite serves the SQLite file path with one shipd.
 func startSQLite(ctx context.Context, c config, path string, rcv *receiver) (*deployment, error) {
-	srv, err := startShipd(ctx, c, node{db: path, log: filepath.Join(filepath.Dir(path), "shipd.log")})
+	spec := node{db: path, log: filepath.Join(filepath.Dir(path), "shipd.log")}
+	srv, err := startShipd(ctx, c, spec)
 	if err != nil {
 		return nil, err
 	}
-	t := &deployment{title: "SQLite", dir: filepath.Dir(path), nodes: []*shipd{srv}, rejected: rcv.rejected.Load()}
+	t := &deployment{title: "SQLite", dir: filepath.Dir(path), nodes: []*shipd{srv}, specs: []node{spec}, rejected: rcv.rejected.Load()}
 	if t.db, err = sql.Open("sqlite3", "file:"+path+"?mode=ro&_busy_timeout=10000"); err != nil {
 		t.kill()
 		return nil, err
@@ -58,13 +63,15 @@ func startPostgres(ctx context.Context, c config, dsn, dir string, instances int
 		hooks: fmt.Sprintf("/pg%d", instances), dir: dir, postgres: true, rejected: rcv.rejected.Load()}
 	for i := range instances {
 		name := string(rune('a' + i))
-		srv, err := startShipd(ctx, c, node{db: dsn, log: filepath.Join(dir, "shipd-"+name+".log"), name: name,
-			labels: (&url.URL{Scheme: "file", Path: labels}).String(), env: []string{"SHIPD_WEBHOOK_KEY=" + key}})
+		spec := node{db: dsn, log: filepath.Join(dir, "shipd-"+name+".log"), name: name,
+			labels: (&url.URL{Scheme: "file", Path: labels}).String(), env: []string{"SHIPD_WEBHOOK_KEY=" + key}}
+		srv, err := startShipd(ctx, c, spec)
 		if err != nil {
 			t.kill()
 			return nil, err
 		}
 		t.nodes = append(t.nodes, srv)
+		t.specs = append(t.specs, spec)
 	}
 	var err error
 	if t.db, err = sql.Open("pgx", dsn); err != nil {
@@ -181,9 +188,10 @@ func (t *deployment) profile(dir, name string, d time.Duration) (wait func()) {
 	}
 }
 
-// peakRSSMiB is the largest peak resident set of the instances.
+// peakRSSMiB is the largest peak resident set of the instances, those
+// stopped by a restart included.
 func (t *deployment) peakRSSMiB() float64 {
-	var m float64
+	m := t.pastPeak
 	for _, srv := range t.nodes {
 		m = max(m, srv.peakRSSMiB())
 	}
@@ -203,6 +211,33 @@ func (t *deployment) stop() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// restart stops every instance (SIGTERM) and starts each again as before,
+// with flags added to its command line (none: as first started).
+func (t *deployment) restart(ctx context.Context, c config, flags ...string) error {
+	t.pastPeak = t.peakRSSMiB()
+	errs := make([]error, len(t.nodes))
+	var wg sync.WaitGroup
+	for i, srv := range t.nodes {
+		wg.Add(1)
+		go func() { defer wg.Done(); errs[i] = srv.stop() }()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, spec := range t.specs {
+		spec.flags = flags
+		spec.log = strings.TrimSuffix(spec.log, ".log") + fmt.Sprintf("-%d.log", t.restarts+1)
+		srv, err := startShipd(ctx, c, spec)
+		if err != nil {
+			return err
+		}
+		t.nodes[i] = srv
+	}
+	t.restarts++
+	return nil
 }
 
 func (t *deployment) kill() {

@@ -28,7 +28,10 @@ import (
 
 type config struct {
 	shipd, baseline, out, profileDir, workDir string
-	keep                                      bool
+	// check is a committed results file: the run fails when its read ratio
+	// or purchase rate falls more than 20% below that file's (make bench-check).
+	check string
+	keep  bool
 
 	smallRows, largeRows int
 	warm                 time.Duration
@@ -38,6 +41,8 @@ type config struct {
 
 	writeConns    int
 	writeDuration time.Duration
+
+	purchaseLabels int
 
 	e2eRate     int
 	e2eDuration time.Duration
@@ -55,10 +60,11 @@ type config struct {
 	// databases; empty: SQLite only.
 	postgres                                       string
 	pgReadDuration, pgWriteDuration, pgE2EDuration time.Duration
+	pgPurchaseLabels                               int
 }
 
 // allPhases are the phases in the order they run.
-var allPhases = []string{"scale", "read", "write", "e2e", "fanout"}
+var allPhases = []string{"scale", "read", "write", "purchase", "e2e", "fanout"}
 
 func (c config) runs(phase string) bool { return c.phases[phase] }
 
@@ -70,6 +76,7 @@ func main() {
 	flag.StringVar(&c.profileDir, "profile-dir", "", "if set, take a CPU profile of shipd during each load phase (served by --pprof-addr) into this directory")
 	flag.StringVar(&c.workDir, "work-dir", "", "directory for the databases, kept (default: a new temporary directory, removed at the end unless -keep)")
 	flag.BoolVar(&c.keep, "keep", false, "keep the temporary work directory")
+	flag.StringVar(&c.check, "check", "", "a committed results file (bench/results/latest.json): exit 1 when the read ratio or the purchase rate of this run is more than 20% below it")
 	flag.IntVar(&c.smallRows, "small-rows", 10_000, "shipments seeded in the first database")
 	flag.IntVar(&c.largeRows, "large-rows", 1_000_000, "shipments seeded in the second database")
 	flag.DurationVar(&c.warm, "warm", time.Second, "warm-up before each measured closed-loop phase")
@@ -77,6 +84,7 @@ func main() {
 	flag.DurationVar(&c.readDuration, "read-duration", 8*time.Second, "measured time of the read path (each of shipd and baseline)")
 	flag.IntVar(&c.writeConns, "write-conns", 32, "connections of the write path")
 	flag.DurationVar(&c.writeDuration, "write-duration", 8*time.Second, "measured time of the write path")
+	flag.IntVar(&c.purchaseLabels, "purchase-labels", 5000, "labels queued before the purchase phase times their purchases")
 	flag.IntVar(&c.e2eRate, "e2e-rate", 100, "creates per second of the end-to-end phase (open loop)")
 	flag.DurationVar(&c.e2eDuration, "e2e-duration", 30*time.Second, "duration of the end-to-end phase")
 	flag.IntVar(&c.fanoutSubs, "fanout-subs", 10, "webhook subscriptions of the fan-out phase")
@@ -88,6 +96,7 @@ func main() {
 	flag.StringVar(&c.postgres, "postgres", os.Getenv("SHIPD_TEST_DATABASE_URL"), "admin URL of a PostgreSQL server whose user may create databases (default $SHIPD_TEST_DATABASE_URL): the read, write, end-to-end and fan-out phases run again on it with 1 and with 2 shipd instances; empty: SQLite only")
 	flag.DurationVar(&c.pgReadDuration, "pg-read-duration", 8*time.Second, "measured time of the read path on PostgreSQL")
 	flag.DurationVar(&c.pgWriteDuration, "pg-write-duration", 8*time.Second, "measured time of the write path on PostgreSQL")
+	flag.IntVar(&c.pgPurchaseLabels, "pg-purchase-labels", 2000, "labels queued before the purchase phase on PostgreSQL")
 	flag.DurationVar(&c.pgE2EDuration, "pg-e2e-duration", 15*time.Second, "duration of the end-to-end phase on PostgreSQL")
 	phases := flag.String("phases", strings.Join(allPhases, ","), "phases to run (a partial run is for iterating; its targets are not all measured)")
 	flag.Parse()
@@ -155,6 +164,7 @@ func run(ctx context.Context, c config) error {
 		{"write", fmt.Sprintf("write path: %d connections", c.writeConns), func() error {
 			return writePhase(ctx, c, srvA, small, &res.Write, &res.Server.DBBytesPerAPIShipment)
 		}},
+		{"purchase", fmt.Sprintf("purchases: %d labels queued, then the workers started", c.purchaseLabels), func() error { return purchasePhase(ctx, c, srvA, small, &res.Purchase) }},
 		{"e2e", fmt.Sprintf("end to end: %d creates/s for %s", c.e2eRate, c.e2eDuration), func() error { return e2ePhase(ctx, c, srvA, small, rcv, &res.EndToEnd) }},
 		{"fanout", fmt.Sprintf("fan-out: %d shipments to %d subscriptions", c.fanoutShipments, c.fanoutSubs), func() error { return fanoutPhase(ctx, c, srvA, small, rcv, &res.Fanout) }},
 	}); err != nil {
@@ -207,7 +217,13 @@ func finish(c config, res *results, began time.Time) error {
 	res.finish()
 	res.WallSeconds = time.Since(began).Seconds()
 	res.print(os.Stdout)
-	return res.write(c.out)
+	if err := res.write(c.out); err != nil {
+		return err
+	}
+	if c.check != "" {
+		return checkRegression(os.Stdout, c.check, res)
+	}
+	return nil
 }
 
 // step is one phase on one deployment.

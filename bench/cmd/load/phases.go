@@ -440,3 +440,58 @@ func fanoutPhase(ctx context.Context, c config, srv *deployment, db *seeded, rcv
 	out.RejectedSignatures = srv.rejectedSignatures(rcv)
 	return ctx.Err()
 }
+
+// purchasePhase measures the purchase pipeline alone: c.purchaseLabels
+// labels are created while no instance has purchase workers
+// (--purchase-workers 0), then every instance is restarted with its workers
+// and the time from the restart to the last purchase is taken (shipd's start
+// included, so the rate errs low). Creates go at 32 connections, open loop,
+// as fast as they are answered.
+func purchasePhase(ctx context.Context, c config, srv *deployment, db *seeded, out *purchaseResult) error {
+	acct := db.Accounts["purchase"]
+	if err := srv.restart(ctx, c, "--purchase-workers", "0", "--purchase-backlog", "-1"); err != nil {
+		return err
+	}
+	reqs := srv.requests("POST", api+"/labels/create", acct.Token, createBody())
+	sends := srv.openLoop(32, c.purchaseLabels, 0, reqs)
+	for _, s := range sends {
+		if s.status == http.StatusAccepted {
+			out.Labels++
+		}
+	}
+	if out.Labels != c.purchaseLabels {
+		return fmt.Errorf("purchase phase: %d of %d creates accepted", out.Labels, c.purchaseLabels)
+	}
+	pending := `SELECT count(*) FROM shipments WHERE account_id = ? AND status IN ('paying', 'pending')`
+	if n, err := srv.count(ctx, pending, acct.ID); err != nil || n != out.Labels {
+		return fmt.Errorf("purchase phase: %d labels waiting before the restart, want %d (%v)", n, out.Labels, err)
+	}
+	start := time.Now()
+	if err := srv.restart(ctx, c); err != nil {
+		return err
+	}
+	wait := srv.profile(c.profileDir, "purchase", min(c.drainTimeout, 8*time.Second))
+	defer wait()
+	for deadline := start.Add(c.drainTimeout); ; time.Sleep(20 * time.Millisecond) {
+		n, err := srv.count(ctx, pending, acct.ID)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			logf("  purchase phase: %d of %d still waiting after %s; going on", n, out.Labels, c.drainTimeout)
+			out.Undrained = true
+			break
+		}
+	}
+	out.Seconds = time.Since(start).Seconds()
+	purchased, err := srv.count(ctx, `SELECT count(*) FROM shipments WHERE account_id = ? AND status = 'purchased'`, acct.ID)
+	if err != nil {
+		return err
+	}
+	out.Purchased = purchased
+	out.PerSec = float64(purchased) / out.Seconds
+	return ctx.Err()
+}

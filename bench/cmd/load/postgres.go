@@ -18,7 +18,7 @@ import (
 )
 
 // pgPhases are the phases that run again on PostgreSQL (not the 1M scale).
-var pgPhases = []string{"read", "write", "e2e", "fanout"}
+var pgPhases = []string{"read", "write", "purchase", "e2e", "fanout"}
 
 // postgresRuns runs the read, write, end-to-end and fan-out phases on a fresh
 // PostgreSQL database with one shipd instance, then on another with two
@@ -36,6 +36,7 @@ func postgresRuns(ctx context.Context, c config, res *results, dir string, rcv *
 	logf("PostgreSQL %s at %s", res.PostgresVersion, redact(c.postgres))
 	pc := c
 	pc.readDuration, pc.writeDuration, pc.e2eDuration = c.pgReadDuration, c.pgWriteDuration, c.pgE2EDuration
+	pc.purchaseLabels = c.pgPurchaseLabels
 	for _, instances := range []int{1, 2} {
 		out, err := postgresRun(ctx, pc, admin, filepath.Join(dir, fmt.Sprintf("pg%d", instances)), instances, res, rcv)
 		if err != nil {
@@ -89,6 +90,7 @@ func postgresRun(ctx context.Context, c config, admin *sql.DB, dir string, insta
 		{"write", fmt.Sprintf("write path: %d connections", c.writeConns), func() error {
 			return writePhase(ctx, c, srv, db, &out.Write, &out.DBBytesPerAPIShipment)
 		}},
+		{"purchase", fmt.Sprintf("purchases: %d labels queued, then the workers started", c.purchaseLabels), func() error { return purchasePhase(ctx, c, srv, db, &out.Purchase) }},
 		{"e2e", fmt.Sprintf("end to end: %d creates/s for %s", c.e2eRate, c.e2eDuration), func() error { return e2ePhase(ctx, c, srv, db, rcv, &out.EndToEnd) }},
 		{"fanout", fmt.Sprintf("fan-out: %d shipments to %d subscriptions", c.fanoutShipments, c.fanoutSubs), func() error { return fanoutPhase(ctx, c, srv, db, rcv, &out.Fanout) }},
 	}); err != nil {

@@ -35,6 +35,7 @@ type node struct {
 	name   string   // --node-id (PostgreSQL)
 	labels string   // --label-store (PostgreSQL)
 	env    []string // added to the environment (SHIPD_WEBHOOK_KEY on PostgreSQL)
+	flags  []string // added to serve's flags, after -shipd-flags
 }
 
 func freeAddr() (string, error) {
@@ -70,6 +71,7 @@ func startShipd(ctx context.Context, c config, n node) (*shipd, error) {
 		args = append(args, "--rate-limit", string(g)+"=1000000:1000000")
 	}
 	args = append(args, strings.Fields(c.shipdFlags)...)
+	args = append(args, n.flags...)
 	logPath := n.log
 	logFile, err := os.Create(logPath)
 	if err != nil {

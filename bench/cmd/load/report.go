@@ -69,6 +69,17 @@ type writeResult struct {
 	Undrained       bool    `json:"undrained,omitempty"` // purchases were still pending when the bench gave up waiting
 }
 
+// purchaseResult is the purchase pipeline alone: Labels queued with no
+// purchase worker running, then the time from restarting shipd with its
+// workers to the last purchase.
+type purchaseResult struct {
+	Labels    int     `json:"labels"`
+	Purchased int     `json:"purchased"`
+	Seconds   float64 `json:"seconds"`
+	PerSec    float64 `json:"perSec"`
+	Undrained bool    `json:"undrained,omitempty"`
+}
+
 type e2eResult struct {
 	Rate               int     `json:"ratePerSec"`
 	Seconds            float64 `json:"seconds"`
@@ -104,14 +115,15 @@ type scaleResult struct {
 // postgresResult is the phases of one PostgreSQL run: a fresh database with
 // Instances shipd instances sharing it (the load split evenly between them).
 type postgresResult struct {
-	Instances   int          `json:"instances"`
-	Rows        int          `json:"rows"`
-	SeedSeconds float64      `json:"seedSeconds"`
-	Read        readResult   `json:"readPath"` // baseline: the one measured beside SQLite
-	Write       writeResult  `json:"writePath"`
-	EndToEnd    e2eResult    `json:"endToEnd"`
-	Fanout      fanoutResult `json:"fanout"`
-	PeakRSSMiB  float64      `json:"peakRssMiB"` // the largest VmHWM of the instances
+	Instances   int            `json:"instances"`
+	Rows        int            `json:"rows"`
+	SeedSeconds float64        `json:"seedSeconds"`
+	Read        readResult     `json:"readPath"` // baseline: the one measured beside SQLite
+	Write       writeResult    `json:"writePath"`
+	Purchase    purchaseResult `json:"purchase"`
+	EndToEnd    e2eResult      `json:"endToEnd"`
+	Fanout      fanoutResult   `json:"fanout"`
+	PeakRSSMiB  float64        `json:"peakRssMiB"` // the largest VmHWM of the instances
 	// Growth of pg_database_size (tables, indexes, TOAST; not the WAL) per
 	// shipment of the write path, once purchased.
 	DBBytesPerAPIShipment float64 `json:"dbBytesPerApiShipment"`
@@ -134,6 +146,7 @@ type results struct {
 	Config      map[string]any `json:"config"`
 	Read        readResult     `json:"readPath"`
 	Write       writeResult    `json:"writePath"`
+	Purchase    purchaseResult `json:"purchase"`
 	EndToEnd    e2eResult      `json:"endToEnd"`
 	Fanout      fanoutResult   `json:"fanout"`
 	Scale       struct {
@@ -163,6 +176,7 @@ func (c config) public() map[string]any {
 		"smallRows": c.smallRows, "largeRows": c.largeRows, "warm": c.warm.String(),
 		"readConns": c.readConns, "readDuration": c.readDuration.String(),
 		"writeConns": c.writeConns, "writeDuration": c.writeDuration.String(),
+		"purchaseLabels": c.purchaseLabels, "pgPurchaseLabels": c.pgPurchaseLabels,
 		"e2eRate": c.e2eRate, "e2eDuration": c.e2eDuration.String(),
 		"fanoutSubscriptions": c.fanoutSubs, "fanoutShipments": c.fanoutShipments,
 		"scaleConns": c.scaleConns, "scaleDuration": c.scaleDuration.String(),
@@ -194,6 +208,8 @@ func (r *results) finish() {
 	checks := []check{
 		{"read", target{"read path vs baseline", "≥ 0.35×", fmt.Sprintf("%.2f×", r.Read.Ratio), r.Read.Ratio, r.Read.Ratio >= 0.35}},
 		{"write", target{"write path: accepted creates", "≥ 2,000/s", fmt.Sprintf("%.0f/s", r.Write.Accepted.PerSec), r.Write.Accepted.PerSec, r.Write.Accepted.PerSec >= 2000}},
+		{"purchase", target{"purchases completed, labels queued first", "≥ 1,000/s", fmt.Sprintf("%.0f/s", r.Purchase.PerSec), r.Purchase.PerSec,
+			r.Purchase.PerSec >= 1000 && !r.Purchase.Undrained}},
 		{"e2e", target{"end to end at 100/s: purchased p99", "≤ 300 ms", fmt.Sprintf("%.0f ms", r.EndToEnd.Purchased.P99Ms), r.EndToEnd.Purchased.P99Ms,
 			r.EndToEnd.Purchased.P99Ms <= 300 && r.EndToEnd.NotPurchased == 0}},
 		{"e2e", target{"end to end at 100/s: webhook p99", "≤ 500 ms", fmt.Sprintf("%.0f ms", r.EndToEnd.Webhook.P99Ms), r.EndToEnd.Webhook.P99Ms,
@@ -241,6 +257,11 @@ func (r *results) print(w io.Writer) {
 	if r.ran("write") {
 		wr := r.Write
 		line("2. POST /labels/create, 202s", fmt.Sprintf("%v conns; purchases meanwhile %.0f/s (%d queued at the end)", r.Config["writeConns"], wr.PurchasesPerSec, wr.Backlog), wr.Accepted)
+	}
+	if r.ran("purchase") {
+		p := r.Purchase
+		row("2a. purchases completed/s, labels queued first", fmt.Sprintf("%d labels created with no purchase worker; restart → last purchased in %.1f s%s", p.Labels, p.Seconds, undrained(p.Undrained)),
+			fmt.Sprintf("%.0f", p.PerSec), "—", "—", "—")
 	}
 	if r.ran("e2e") {
 		e := r.EndToEnd
@@ -294,13 +315,14 @@ func (r *results) printPostgres(w io.Writer) {
 	type run struct {
 		read  readResult
 		write writeResult
+		buy   purchaseResult
 		e2e   e2eResult
 		fan   fanoutResult
 	}
-	runs := []run{{r.Read, r.Write, r.EndToEnd, r.Fanout}}
+	runs := []run{{r.Read, r.Write, r.Purchase, r.EndToEnd, r.Fanout}}
 	head := []string{"Measure", "Load", "SQLite"}
 	for _, p := range r.Postgres {
-		runs = append(runs, run{p.Read, p.Write, p.EndToEnd, p.Fanout})
+		runs = append(runs, run{p.Read, p.Write, p.Purchase, p.EndToEnd, p.Fanout})
 		head = append(head, fmt.Sprintf("PostgreSQL ×%d", p.Instances))
 	}
 	line := func(name, load string, cell func(run) string) {
@@ -340,6 +362,11 @@ func (r *results) printPostgres(w io.Writer) {
 		})
 		line("2. purchases still queued when the creates stop", "", func(x run) string { return fmt.Sprint(x.write.Backlog) })
 	}
+	if r.ran("purchase") {
+		line("2a. purchases completed/s, labels queued first", fmt.Sprintf("SQLite %v labels, PostgreSQL %v; restart → last purchased", r.Config["purchaseLabels"], r.Config["pgPurchaseLabels"]), func(x run) string {
+			return fmt.Sprintf("%.0f%s", x.buy.PerSec, undrained(x.buy.Undrained))
+		})
+	}
 	if r.ran("e2e") {
 		load := fmt.Sprintf("%v creates/s, open loop; SQLite %v, PostgreSQL %v", r.Config["e2eRate"], r.Config["e2eDuration"], r.Config["pgE2EDuration"])
 		line("3a. create → purchasedAt: p50 / p99 ms", load, func(x run) string {
@@ -376,6 +403,13 @@ func (r *results) printPostgres(w io.Writer) {
 		fmt.Fprintln(w, ".")
 	}
 	fmt.Fprintln(w)
+}
+
+func undrained(b bool) string {
+	if b {
+		return " (not drained)"
+	}
+	return ""
 }
 
 func humanRows(n int) string {

@@ -29,7 +29,7 @@ type benchAccount struct {
 // of the seeded shipments' ids.
 type seeded struct {
 	Path      string
-	Accounts  map[string]benchAccount // scale (owns the seeded shipments), write, e2e, fanout
+	Accounts  map[string]benchAccount // scale (owns the seeded shipments), write, purchase, e2e, fanout
 	SampleIDs []string                // up to 10,000 seeded shipment ids, spread over the table
 	Rows      int
 	Duration  time.Duration
@@ -199,7 +199,7 @@ func (m *seedRows) row(k int) seedRow {
 // every scope, through the accounts service.
 func createAccounts(ctx context.Context, st *store.Store, out *seeded) error {
 	acc := accounts.New(st, accounts.Config{})
-	for _, name := range []string{"scale", "write", "e2e", "fanout"} {
+	for _, name := range []string{"scale", "write", "purchase", "e2e", "fanout"} {
 		a, err := acc.CreateAccount(ctx, "bench-"+name, true)
 		if err != nil {
 			return err
