@@ -152,7 +152,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		if !planned && polled {
 			return s.schedulePoll(ctx, tx, tr.ID, 1, now)
 		}
-		return s.scheduleScan(ctx, tx, tr.ID, 0, plan)
+		return s.scheduleScan(ctx, tx, tr.ID, 0, plan, true)
 	})
 	if err == nil && purchased {
 		s.observer().PurchaseFinished(row.Carrier, PurchaseOutcomePurchased, sinceCreate)

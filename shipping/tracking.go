@@ -43,13 +43,19 @@ var finalEvents = map[string]string{
 	carriers.StatusReturnToSender: webhooks.EventShipmentReturnToSender,
 }
 
-// scheduleScan queues scan index of the plan after its delay.
-func (s *Service) scheduleScan(ctx context.Context, tx *store.Tx, trackerID string, index int, plan []carriers.TrackingScan) error {
+// scheduleScan queues scan index of the plan after its delay. newTracker:
+// the tracker was inserted by this transaction, so no scan job of it can
+// exist and the insert skips the unique lookup (EnqueueNew).
+func (s *Service) scheduleScan(ctx context.Context, tx *store.Tx, trackerID string, index int, plan []carriers.TrackingScan, newTracker bool) error {
 	if index >= len(plan) {
 		return nil
 	}
-	return tx.Enqueue(ctx, river.InsertManyParams{Args: scanArgs{TrackerID: trackerID, Index: index},
-		InsertOpts: &river.InsertOpts{ScheduledAt: time.Now().Add(plan[index].After)}})
+	job := river.InsertManyParams{Args: scanArgs{TrackerID: trackerID, Index: index},
+		InsertOpts: &river.InsertOpts{ScheduledAt: time.Now().Add(plan[index].After)}}
+	if newTracker {
+		return tx.EnqueueNew(ctx, job)
+	}
+	return tx.Enqueue(ctx, job)
 }
 
 type scanWorker struct {
@@ -103,7 +109,7 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 		if err := s.record(ctx, tx, row, events...); err != nil {
 			return err
 		}
-		return s.scheduleScan(ctx, tx, tr.ID, i+1, plan)
+		return s.scheduleScan(ctx, tx, tr.ID, i+1, plan, false)
 	})
 }
 

@@ -98,8 +98,10 @@ func (s *Service) fanOut(ctx context.Context, tx *store.Tx, ev store.Event) erro
 			jobs = append(jobs, s.attemptJob(d.ID, 1, time.Time{}))
 		}
 	}
-	// One statement for every subscription's job: the writer is held once, not once per subscription.
-	return tx.Enqueue(ctx, jobs...)
+	// One statement for every subscription's job: the writer is held once,
+	// not once per subscription. Each job is of a delivery this transaction
+	// inserted, so none can exist yet: no unique lookup, nothing read back.
+	return tx.EnqueueNew(ctx, jobs...)
 }
 
 // selects reports whether a subscription's events select eventType.
