@@ -14,6 +14,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/store/storetest"
 )
@@ -62,7 +63,7 @@ func TestLabelBoughtOnOneInstanceDownloadedFromTheOther(t *testing.T) {
 			t.Errorf("label from %s is not a PDF: %q", name, r.Body[:min(16, len(r.Body))])
 		}
 	}
-	if _, err := backend.HeadObject(bucket, "labels/"+s.ID+".pdf"); err != nil {
+	if _, err := backend.HeadObject(bucket, shipping.LabelKey(s.ID)); err != nil {
 		t.Errorf("the label is not in the bucket: %v", err)
 	}
 }

@@ -60,6 +60,19 @@ func (w *purchaseWorker) Work(ctx context.Context, job *river.Job[purchaseArgs])
 	return w.s.purchase(ctx, job.Args.ShipmentID, job.Args.Attempt)
 }
 
+// LabelKey is where a shipment's label document is stored. Documents are
+// spread over 256 directories by the last two hex digits of the (random)
+// shipment id: every purchase creating its file in one directory contends on
+// that directory's lock, which cost more CPU than rendering the label with
+// 64 purchases at once. Existing rows keep the key they were stored under.
+func LabelKey(shipmentID string) string {
+	shard := "00"
+	if n := len(shipmentID); n >= 2 {
+		shard = shipmentID[n-2:]
+	}
+	return "labels/" + shard + "/" + shipmentID + ".pdf"
+}
+
 func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	row, err := s.store.ShipmentByID(ctx, id)
 	if err != nil {
@@ -109,7 +122,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	}
 	// The document is written before the state change: a purchased label
 	// always has its document, and a crash in between only writes it again.
-	key := "labels/" + id + ".pdf"
+	key := LabelKey(id)
 	if err := s.cfg.Documents.Put(ctx, key, label.PDF); err != nil {
 		return fmt.Errorf("store label: %w", err)
 	}
@@ -146,7 +159,8 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		if err := s.charge(ctx, tx, row, now); err != nil {
 			return err
 		}
-		if err := s.record(ctx, tx, row, webhooks.EventShipmentPurchased); err != nil {
+		// The tracker was inserted above: it has no tracking events yet.
+		if err := s.recordShipment(ctx, tx, row, shipmentOf(row, in, nil, true), webhooks.EventShipmentPurchased); err != nil {
 			return err
 		}
 		if !planned && polled {

@@ -139,6 +139,13 @@ func (s *Service) record(ctx context.Context, tx *store.Tx, row store.Shipment, 
 	if err != nil {
 		return err
 	}
+	return s.recordShipment(ctx, tx, row, sh, eventTypes...)
+}
+
+// recordShipment records the events of row with sh as their data, for a
+// caller that has the shipment at hand (a purchase knows its tracker is new
+// and has no tracking events yet, so nothing needs reading).
+func (s *Service) recordShipment(ctx context.Context, tx *store.Tx, row store.Shipment, sh Shipment, eventTypes ...string) error {
 	data, err := s.cfg.EventData(sh)
 	if err != nil {
 		return fmt.Errorf("event data: %w", err)
