@@ -203,6 +203,11 @@ func (t *deployment) stop() error {
 	if t.db != nil {
 		t.db.Close()
 	}
+	return t.stopNodes()
+}
+
+// stopNodes stops every instance at once (SIGTERM).
+func (t *deployment) stopNodes() error {
 	errs := make([]error, len(t.nodes))
 	var wg sync.WaitGroup
 	for i, srv := range t.nodes {
@@ -217,14 +222,7 @@ func (t *deployment) stop() error {
 // with flags added to its command line (none: as first started).
 func (t *deployment) restart(ctx context.Context, c config, flags ...string) error {
 	t.pastPeak = t.peakRSSMiB()
-	errs := make([]error, len(t.nodes))
-	var wg sync.WaitGroup
-	for i, srv := range t.nodes {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = srv.stop() }()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := t.stopNodes(); err != nil {
 		return err
 	}
 	for i, spec := range t.specs {
