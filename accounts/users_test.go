@@ -12,19 +12,20 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 	"github.com/shipd-dev/shipd/store"
 )
 
 // setupUsers is setup with the cheapest bcrypt cost, so that tests signing
 // in many times stay fast; the cost changes nothing else.
-func setupUsers(t *testing.T) (*accounts.Service, *store.Store, *clock) {
+func setupUsers(t *testing.T) (*accounts.Service, *store.Store, *fakeclock.Clock) {
 	t.Helper()
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "shipd.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	c := &clock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	c := fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	return accounts.New(st, accounts.Config{Now: c.Now, PasswordCost: bcrypt.MinCost}), st, c
 }
 

@@ -15,28 +15,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
 )
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 type fixture struct {
 	dsn     string
 	st      *store.Store
 	svc     *idempotency.Service
-	clock   *clock
+	clock   *fakeclock.Clock
 	account string
 }
 
@@ -53,7 +42,7 @@ func setup(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &clock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	c := fakeclock.New(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	f := &fixture{dsn: dsn, st: st, clock: c, account: "acct_idem",
 		svc: idempotency.New(st, cipher, idempotency.Config{Now: c.Now, Wait: idempotency.Wait{Poll: 2 * time.Millisecond, Limit: 300 * time.Millisecond}})}
 	if err := st.Tx(ctx, func(tx *store.Tx) error {

@@ -14,6 +14,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/store/storetest"
@@ -47,7 +48,7 @@ func TestLabelBoughtOnOneInstanceDownloadedFromTheOther(t *testing.T) {
 	}
 
 	dsn := storetest.NewDatabase(t)
-	clock := &testClock{now: time.Now().UTC()}
+	clock := fakeclock.New(time.Now().UTC())
 	one := start(t, dsn, t.TempDir(), clock, withS3, withoutRateLimits())
 	other := start(t, dsn, t.TempDir(), clock, withS3, withoutRateLimits())
 	one.account = one.newAccount("Acme", true)

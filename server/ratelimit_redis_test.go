@@ -23,6 +23,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store/storetest"
 )
@@ -410,7 +411,7 @@ func TestRedisRateLimitSharedAcrossInstancesOverHTTP(t *testing.T) {
 	const burst = 4
 	limits := map[server.Group]server.RateLimit{server.GroupBuys: {Rate: 0.1, Burst: burst}}
 	dsn, docs := storetest.NewDatabase(t), t.TempDir()
-	clock := &testClock{now: time.Now().UTC()}
+	clock := fakeclock.New(time.Now().UTC())
 	first := start(t, dsn, docs, clock, withRedisLimiter(server.NewRedisLimiter(testRedis(t), limits, nil), limits))
 	second := start(t, dsn, docs, clock, withRedisLimiter(server.NewRedisLimiter(testRedis(t), limits, nil), limits))
 	account := first.newAccount("Acme", true)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 	"github.com/shipd-dev/shipd/store/storetest"
 )
 
@@ -17,7 +18,7 @@ func TestRestartPurchaseSurvives(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	dsn := storetest.NewDatabase(t)
-	clock := &testClock{now: time.Now().UTC()}
+	clock := fakeclock.New(time.Now().UTC())
 
 	// First process: the carrier takes the purchase and never answers.
 	gate := newGate() // never opened

@@ -29,6 +29,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/verifier"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store"
@@ -36,24 +37,6 @@ import (
 )
 
 var allScopes = accounts.Scopes()
-
-// testClock is a controllable clock.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // syncBuffer is a bytes.Buffer safe for concurrent use (a log sink).
 type syncBuffer struct {
@@ -79,7 +62,7 @@ type bundle struct {
 	app   *app.App
 	store *store.Store // for the tests that look at what is stored
 	http  *httptest.Server
-	clock *testClock
+	clock *fakeclock.Clock
 	dsn   string // the database: a SQLite file or a PostgreSQL URL
 	docs  string // the label documents' directory
 
@@ -93,7 +76,7 @@ type setupOption func(*app.Config)
 // testConfig is the configuration every bundle starts from: the sandbox
 // carriers and verifier, quick job polling and purchase retries, no
 // periodic flush of token use, and the given clock.
-func testConfig(t testing.TB, st *store.Store, clock *testClock, docs string) app.Config {
+func testConfig(t testing.TB, st *store.Store, clock *fakeclock.Clock, docs string) app.Config {
 	cipher, err := seal.NewCipher(bytes.Repeat([]byte{7}, 32))
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +92,7 @@ func testConfig(t testing.TB, st *store.Store, clock *testClock, docs string) ap
 
 func setup(t testing.TB, opts ...setupOption) *bundle {
 	t.Helper()
-	clock := &testClock{now: time.Now().UTC()}
+	clock := fakeclock.New(time.Now().UTC())
 	b := start(t, storetest.NewDatabase(t), t.TempDir(), clock, opts...)
 	b.account = b.newAccount("Acme", true)
 	b.tokenID, b.token = b.newToken(b.account.ID, "test", allScopes...)
@@ -119,7 +102,7 @@ func setup(t testing.TB, opts ...setupOption) *bundle {
 // start serves shipd on the database dsn (storetest.NewDatabase; a second
 // start on the same dsn is a restart) with label documents in docs; the
 // bundle has no account yet. stop ends it early.
-func start(t testing.TB, dsn, docs string, clock *testClock, opts ...setupOption) *bundle {
+func start(t testing.TB, dsn, docs string, clock *fakeclock.Clock, opts ...setupOption) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, dsn)

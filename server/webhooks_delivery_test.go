@@ -23,6 +23,7 @@ import (
 
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/gen"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/store/storetest"
@@ -877,7 +878,7 @@ func TestWebhookDeliverySSRFGuard(t *testing.T) {
 func TestWebhookDeliveryInFlightSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	dsn, docs := storetest.NewDatabase(t), t.TempDir()
-	clock := &testClock{now: time.Now().UTC()}
+	clock := fakeclock.New(time.Now().UTC())
 	rc := newReceiver(t)
 	arrived := make(chan struct{}, 1)
 	rc.setHandle(func(r *http.Request, n int) int {

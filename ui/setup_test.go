@@ -15,7 +15,6 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/verifier"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/store/storetest"
@@ -33,31 +33,13 @@ import (
 
 const password = "correct horse battery staple"
 
-// testClock is a controllable clock.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // bundle is one shipd with one account, its user and a test token.
 type bundle struct {
 	t     *testing.T
 	app   *app.App
 	store *store.Store
 	http  *httptest.Server
-	clock *testClock
+	clock *fakeclock.Clock
 
 	account accounts.Account
 	email   string
@@ -81,7 +63,7 @@ func setup(t *testing.T, opts ...option) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := &testClock{now: time.Now().UTC()}
+	clock := fakeclock.New(time.Now().UTC())
 	hs := httptest.NewUnstartedServer(nil)
 	cfg := app.Config{
 		Store: st, Cipher: cipher, Now: clock.Now, UsageFlushInterval: time.Hour, Documents: docs,

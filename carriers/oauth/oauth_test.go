@@ -12,25 +12,14 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/carriers/oauth"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 )
 
 // clock is a controllable clock.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
 // issuer hands out numbered tokens valid for an hour, slowly enough that
 // concurrent callers overlap.
 type issuer struct {
-	clk   *clock
+	clk   *fakeclock.Clock
 	calls atomic.Int64
 }
 
@@ -42,7 +31,7 @@ func (i *issuer) fetch(ctx context.Context) (oauth.Token, error) {
 
 func TestTokenIsFetchedOnceForConcurrentCallers(t *testing.T) {
 	t.Parallel()
-	clk := &clock{now: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}
+	clk := fakeclock.New(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
 	is := &issuer{clk: clk}
 	var refreshes atomic.Int64
 	c := oauth.NewCache(is.fetch, oauth.Options{Now: clk.Now, OnRefresh: func() { refreshes.Add(1) }})
@@ -114,7 +103,7 @@ func TestEmptyAccessTokenIsAnError(t *testing.T) {
 // retry each.
 func TestDoRefreshesOnceAfter401(t *testing.T) {
 	t.Parallel()
-	clk := &clock{now: time.Now()}
+	clk := fakeclock.New(time.Now())
 	is := &issuer{clk: clk}
 	c := oauth.NewCache(is.fetch, oauth.Options{Now: clk.Now})
 	var requests atomic.Int64
