@@ -380,7 +380,9 @@ func startServe(t *testing.T, db string, flags ...string) *serveProc {
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &serveProc{base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
-	go func() { s.done <- run(ctx, append([]string{"serve", "--addr", addr, "--db", db}, flags...), s.stdout, s.stderr) }()
+	go func() {
+		s.done <- run(ctx, append([]string{"serve", "--addr", addr, "--db", db}, flags...), s.stdout, s.stderr)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		select {
