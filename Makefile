@@ -85,7 +85,7 @@ check-api: ## Fail when openapi/openapi.yaml breaks v1 (oasdiff against the firs
 	OASDIFF="$(GO) run github.com/oasdiff/oasdiff@$(OASDIFF_VERSION)" scripts/check-api.sh
 
 # The packages where goroutines meet: the HTTP layer, the domain, the store.
-RACE_PACKAGES := ./server/ ./store/... ./accounts/ ./shipping/ ./webhooks/... ./idempotency/ ./carriers/oauth/
+RACE_PACKAGES := ./server/ ./store/... ./accounts/ ./shipping/ ./webhooks/... ./idempotency/ ./carriers/oauth/ ./carriers/sandbox/
 
 .PHONY: test-race
 test-race: ## Run the concurrent packages' tests under the race detector

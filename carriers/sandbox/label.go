@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/boombuler/barcode/code128"
 	"github.com/go-pdf/fpdf"
+	"golang.org/x/text/encoding/charmap"
 
 	"github.com/shipd-dev/shipd/carriers"
 )
@@ -45,13 +46,26 @@ const (
 // sampleMark uses an en dash; the cp1252 translator maps it for the core fonts.
 const sampleMark = "SAMPLE – NOT FOR SHIPPING"
 
-// cp1252 maps UTF-8 text to the code page of the core fonts. fpdf builds the
-// table by scanning a text descriptor, which cost a third of a label's
-// rendering when done per label; the table never changes and the function
-// only reads it, so every label shares one.
-var cp1252 = sync.OnceValue(func() func(string) string {
-	return fpdf.New("P", "in", "", "").UnicodeTranslatorFromDescriptor("")
-})
+// cp1252 maps UTF-8 text to Windows-1252, the code page of fpdf's core
+// fonts, and writes '.' for what it cannot encode, as fpdf's own translator
+// does. It keeps no state: fpdf's translator reuses one buffer across calls,
+// so it cannot serve labels rendered at once, and building one per label
+// (scanning a text descriptor with Sscanf) cost a third of the rendering.
+func cp1252(s string) string {
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			b = append(b, byte(r))
+			continue
+		}
+		c, ok := charmap.Windows1252.EncodeRune(r)
+		if !ok {
+			c = '.'
+		}
+		b = append(b, c)
+	}
+	return string(b)
+}
 
 // RenderLabel draws a 4x6 inch shipping label PDF.
 func RenderLabel(in LabelInput) ([]byte, error) {
@@ -84,7 +98,7 @@ func RenderLabel(in LabelInput) ([]byte, error) {
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.AddPage()
 
-	l := &labelWriter{pdf: pdf, tr: cp1252()}
+	l := &labelWriter{pdf: pdf, tr: cp1252}
 	if in.TestMode {
 		// Drawn first so it sits under the content: the address and barcode
 		// stay legible and scannable.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/shipd-dev/shipd/carriers"
@@ -133,6 +134,47 @@ func BenchmarkRenderLabel(b *testing.B) {
 	for b.Loop() {
 		if _, err := sandbox.RenderLabel(in); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// Labels rendered at once (purchase workers do) are each what rendering
+// them alone gives; under -race, nothing is shared between them.
+func TestRenderLabelsConcurrently(t *testing.T) {
+	t.Parallel()
+	names := []string{"José Müller", "Zoë Åström", "Łukasz Żółć – Ltd", "Ana Núñez", "François Cœur", "Jürgen Weiß", "Ærøskøbing €", "Plain Name"}
+	inputs := make([]sandbox.LabelInput, len(names))
+	want := make([][]byte, len(names))
+	for i, n := range names {
+		inputs[i] = labelInput()
+		inputs[i].To.Name = n
+		pdf, err := sandbox.RenderLabel(inputs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = pdf
+	}
+	got := make([][]byte, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i := range inputs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				if got[i], errs[i] = sandbox.RenderLabel(inputs[i]); errs[i] != nil || !bytes.Equal(got[i], want[i]) {
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range names {
+		if errs[i] != nil {
+			t.Fatalf("%s: %v", names[i], errs[i])
+		}
+		if !bytes.Equal(got[i], want[i]) {
+			t.Errorf("%s: rendered at once with others, the label differs from the one rendered alone", names[i])
 		}
 	}
 }
