@@ -115,7 +115,7 @@ bench: ## Load-test shipd on 127.0.0.1 beside a bare Echo baseline: SQLite, and 
 
 # Not in CI: a shared CI machine's noise is larger than the tolerance.
 .PHONY: bench-check
-bench-check: ## Regression gate, run by hand on a quiet machine: short read and purchase phases on SQLite; fails when either is >20% below bench/results/latest.json (~1 min)
+bench-check: ## Regression gate, run by hand on a quiet machine: short read and purchase phases on SQLite; fails when either is >20% below bench/results/latest.json (~20 s)
 	$(GO) build -o bin/shipd ./cmd/shipd
 	$(GO) build -o bin/bench-baseline ./bench/cmd/baseline
 	$(GO) build -o bin/bench-load ./bench/cmd/load
