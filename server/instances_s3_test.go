@@ -4,14 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/internal/fakeclock"
@@ -24,20 +18,8 @@ import (
 // through one is downloaded from the other, and lives in the bucket. Not
 // parallel: it sets the AWS environment.
 func TestLabelBoughtOnOneInstanceDownloadedFromTheOther(t *testing.T) {
-	backend := s3mem.New()
-	s3 := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(s3.Close)
 	const bucket = "shipd-labels"
-	if err := backend.CreateBucket(bucket); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret-for-the-fake")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_PROFILE", "")
-	s3URL := "s3://" + bucket + "?endpoint=" + url.QueryEscape(s3.URL) + "&use_path_style=true&region=us-east-1"
+	s3URL, backend := storetest.FakeS3(t, bucket)
 	withS3 := func(c *app.Config) {
 		docs, err := store.OpenBlobs(context.Background(), s3URL)
 		if err != nil {

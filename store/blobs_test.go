@@ -4,17 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
-
 	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/store/storetest"
 )
 
 // openBlobs opens rawURL and closes the store when the test ends.
@@ -237,23 +234,8 @@ func TestOpenBlobsErrors(t *testing.T) {
 // over HTTP: two instances on the same URL share their documents. Not
 // parallel: it sets the AWS environment.
 func TestBlobsS3(t *testing.T) {
-	backend := s3mem.New()
-	srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(srv.Close)
 	const bucket = "shipd-labels"
-	if err := backend.CreateBucket(bucket); err != nil {
-		t.Fatal(err)
-	}
-
-	t.Setenv("AWS_ACCESS_KEY_ID", "AKIAEXAMPLE")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret-for-the-fake")
-	t.Setenv("AWS_REGION", "us-east-1")
-	// Keep the developer's own AWS files out of the test.
-	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
-	t.Setenv("AWS_PROFILE", "")
-
-	s3URL := "s3://" + bucket + "?endpoint=" + url.QueryEscape(srv.URL) + "&use_path_style=true&region=us-east-1"
+	s3URL, backend := storetest.FakeS3(t, bucket)
 	a, b := openBlobs(t, s3URL), openBlobs(t, s3URL)
 	checkBlobs(t, a, b)
 
