@@ -31,8 +31,10 @@ func TestLabelBoughtOnOneInstanceDownloadedFromTheOther(t *testing.T) {
 
 	dsn := storetest.NewDatabase(t)
 	clock := fakeclock.New(time.Now().UTC())
-	one := start(t, dsn, t.TempDir(), clock, withS3, withoutRateLimits())
-	other := start(t, dsn, t.TempDir(), clock, withS3, withoutRateLimits())
+	// On SQLite, which serve gives one server, neither instance serves the
+	// file as serve would: no ServerLock, nothing cached.
+	one := startInstance(t, dsn, t.TempDir(), clock, false, withS3, withoutRateLimits())
+	other := startInstance(t, dsn, t.TempDir(), clock, false, withS3, withoutRateLimits())
 	one.account = one.newAccount("Acme", true)
 	one.tokenID, one.token = one.newToken(one.account.ID, "test", allScopes...)
 	other.account, other.tokenID, other.token = one.account, one.tokenID, one.token

@@ -61,6 +61,7 @@ type bundle struct {
 	t     testing.TB
 	app   *app.App
 	store *store.Store // for the tests that look at what is stored
+	lock  *store.ServerLock
 	http  *httptest.Server
 	clock *fakeclock.Clock
 	dsn   string // the database: a SQLite file or a PostgreSQL URL
@@ -104,10 +105,26 @@ func setup(t testing.TB, opts ...setupOption) *bundle {
 // bundle has no account yet. stop ends it early.
 func start(t testing.TB, dsn, docs string, clock *fakeclock.Clock, opts ...setupOption) *bundle {
 	t.Helper()
+	return startInstance(t, dsn, docs, clock, true, opts...)
+}
+
+// startInstance is start; serving says whether it serves its SQLite file
+// as serve does (the ServerLock, with rows cached) or is one of several
+// instances on it, which only the tests of several instances do.
+func startInstance(t testing.TB, dsn, docs string, clock *fakeclock.Clock, serving bool, opts ...setupOption) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	st, err := store.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var lock *store.ServerLock
+	if serving && !storetest.Postgres() {
+		// As serve does: one server per SQLite file, which caches the rows it alone writes.
+		if lock, err = store.LockForServing(dsn); err != nil {
+			t.Fatal(err)
+		}
+		st.CacheDetails(lock)
 	}
 	// The URL must be known before app.New: labelUrl is built from it.
 	hs := httptest.NewUnstartedServer(nil)
@@ -125,7 +142,7 @@ func start(t testing.TB, dsn, docs string, clock *fakeclock.Clock, opts ...setup
 	}
 	hs.Config.Handler = a.Handler()
 	hs.Start()
-	b := &bundle{t: t, app: a, store: st, http: hs, clock: clock, dsn: dsn, docs: docs}
+	b := &bundle{t: t, app: a, store: st, lock: lock, http: hs, clock: clock, dsn: dsn, docs: docs}
 	t.Cleanup(func() { b.stop(10 * time.Second) })
 	return b
 }
@@ -174,6 +191,9 @@ func (b *bundle) stop(grace time.Duration) error {
 	err := b.app.Stop(ctx)
 	if cerr := b.store.Close(); err == nil {
 		err = cerr
+	}
+	if b.lock != nil {
+		b.lock.Release()
 	}
 	b.http = nil
 	return err

@@ -147,7 +147,7 @@ func (c *committer) runBatch(batch []*pendingTx) {
 		}
 		return
 	}
-	t := &Tx{reader: reader{q: tx, d: c.s.dialect}, tx: tx, jobs: c.s.jobs}
+	t := &Tx{reader: reader{q: tx, d: c.s.dialect}, tx: tx, jobs: c.s.jobs, details: c.s.details}
 	var broken error
 	for i, p := range batch {
 		if broken != nil {
@@ -165,6 +165,7 @@ func (c *committer) runBatch(batch []*pendingTx) {
 	} else {
 		_ = tx.Rollback()
 	}
+	t.ended() // before any caller learns its outcome
 	if broken != nil {
 		// Nothing committed: the functions that succeeded learn it too.
 		for i := range results {

@@ -18,10 +18,32 @@ import (
 
 func TestSQLite(t *testing.T) { storetest.Run(t, openSQLite) }
 
+// The whole suite again as a server opens its database: holding the
+// ServerLock, with shipment rows and scans cached (store.CacheDetails).
+func TestSQLiteCachingDetails(t *testing.T) { storetest.Run(t, openSQLiteServing) }
+
+func openSQLiteServing(t *testing.T) *store.Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "shipd.db")
+	lock, err := store.LockForServing(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lock.Release() })
+	s := openSQLiteAt(t, path)
+	s.CacheDetails(lock)
+	return s
+}
+
 // openSQLite opens a fresh database file in the test's temporary directory.
 func openSQLite(t *testing.T) *store.Store {
 	t.Helper()
-	s, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "shipd.db"))
+	return openSQLiteAt(t, filepath.Join(t.TempDir(), "shipd.db"))
+}
+
+func openSQLiteAt(t *testing.T, path string) *store.Store {
+	t.Helper()
+	s, err := store.Open(t.Context(), path)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}

@@ -73,6 +73,8 @@ type Store struct {
 	batch *committer
 	// tokenVersion tells token caches when to read again (tokenversion.go).
 	tokenVersion *tokenVersion
+	// details, when set, keeps shipment rows and scans read (details.go).
+	details *detailCache
 }
 
 // Tx is one write transaction: the read methods see its writes, and the write
@@ -81,6 +83,10 @@ type Tx struct {
 	reader
 	tx   *sqlx.Tx
 	jobs *river.Client[*sql.Tx]
+	// details and touched: the rows this transaction wrote, released from
+	// the Store's cache when it ends (details.go).
+	details *detailCache
+	touched []detailKey
 }
 
 // queryer is a connection pool or a transaction; Rebind turns the ? of shipd's
@@ -318,7 +324,9 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(&Tx{reader: reader{q: tx, d: s.dialect}, tx: tx, jobs: s.jobs}); err != nil {
+	t := &Tx{reader: reader{q: tx, d: s.dialect}, tx: tx, jobs: s.jobs, details: s.details}
+	defer t.ended()
+	if err := fn(t); err != nil {
 		_ = tx.Rollback()
 		return err
 	}

@@ -68,6 +68,7 @@ func (r reader) TrackerByID(ctx context.Context, id string) (Tracker, error) {
 
 // InsertTrackingEvent records a scan; false when that scan was already recorded.
 func (t *Tx) InsertTrackingEvent(ctx context.Context, e *TrackingEvent) (bool, error) {
+	t.touch(detailKey{scansDetail, e.TrackerID})
 	res, err := t.tx.NamedExecContext(ctx, `INSERT INTO tracking_events (tracker_id, scan_index, status, message, location, occurred_at)
 		VALUES (:tracker_id, :scan_index, :status, :message, :location, :occurred_at) ON CONFLICT (tracker_id, scan_index) DO NOTHING`, e)
 	if err != nil {

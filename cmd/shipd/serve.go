@@ -128,6 +128,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 	if lock != nil {
+		st.CacheDetails(lock)
 		if n, err := st.ReclaimOrphanedJobs(ctx, lock); err != nil {
 			return err
 		} else if n > 0 {

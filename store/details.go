@@ -1,0 +1,195 @@
+package store
+
+import (
+	"context"
+	"slices"
+	"sync"
+)
+
+// The read path of a label (GET /labels/{id}) reads its shipment row and its
+// tracker's latest scans: two queries, about half of a GET's CPU. On SQLite
+// one server process writes those rows (the ServerLock; the CLI never writes
+// shipments or scans), and every write goes through a Tx of this Store, so
+// this process knows exactly when each row changes and can keep the rows it
+// read. CacheDetails turns that on; PostgreSQL, written by several
+// instances, always reads.
+//
+// The cache never serves a row older than a commit that finished before the
+// read began:
+//
+//   - A Tx that writes a shipment or a scan marks its key busy before the
+//     statement runs and drops the cached row. Until the transaction has
+//     ended (committed or rolled back), reads of that key go to the database
+//     and nothing is cached for it. When it ends, the row is dropped again
+//     and the mark removed, before the writer's Store.Tx returns.
+//   - A row read from the database is kept only if no key was marked or
+//     released while it was being read: otherwise it may be older than a
+//     commit that finished meanwhile.
+//
+// So a reader sees either the cached row while no write of it is under way
+// (the same row the database holds) or the database itself.
+
+// maxCachedDetails bounds the cache; a full cache drops an arbitrary entry
+// for each new one. A shipment row is about 1.5 KiB.
+const maxCachedDetails = 10_000
+
+type detailKind uint8
+
+const (
+	shipmentDetail detailKind = iota
+	scansDetail               // a tracker's latest scans, by tracker id
+)
+
+type detailKey struct {
+	kind detailKind
+	id   string
+}
+
+type cachedScans struct {
+	limit  int
+	events []TrackingEvent
+}
+
+type detailCache struct {
+	mu sync.RWMutex
+	// gen moves whenever a key is marked busy or released.
+	gen     uint64
+	busy    map[detailKey]int
+	entries map[detailKey]any // Shipment or cachedScans
+}
+
+func newDetailCache() *detailCache {
+	return &detailCache{busy: map[detailKey]int{}, entries: map[detailKey]any{}}
+}
+
+// lookup returns the cached value of k, or the generation to fill it with.
+// fill is false when k is busy: read the database and keep nothing.
+func (c *detailCache) lookup(k detailKey) (v any, hit bool, gen uint64, fill bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.busy[k] > 0 {
+		return nil, false, 0, false
+	}
+	if v, ok := c.entries[k]; ok {
+		return v, true, 0, false
+	}
+	return nil, false, c.gen, true
+}
+
+// keep stores v for k if nothing was marked or released since gen.
+func (c *detailCache) keep(k detailKey, gen uint64, v any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen || c.busy[k] > 0 {
+		return
+	}
+	if len(c.entries) >= maxCachedDetails {
+		for old := range c.entries {
+			delete(c.entries, old)
+			break
+		}
+	}
+	c.entries[k] = v
+}
+
+// mark makes k busy until release: a write of it is under way.
+func (c *detailCache) mark(k detailKey) {
+	c.mu.Lock()
+	c.busy[k]++
+	delete(c.entries, k)
+	c.gen++
+	c.mu.Unlock()
+}
+
+// release ends the writes of keys, once their transaction has ended.
+func (c *detailCache) release(keys []detailKey) {
+	if len(keys) == 0 {
+		return
+	}
+	c.mu.Lock()
+	for _, k := range keys {
+		if c.busy[k]--; c.busy[k] <= 0 {
+			delete(c.busy, k)
+		}
+		delete(c.entries, k)
+	}
+	c.gen++
+	c.mu.Unlock()
+}
+
+// CacheDetails keeps the shipment rows and tracking scans that reads of this
+// Store return, dropping each one when a Tx writes it (see above). Only the
+// holder of the ServerLock may turn it on: with one server per SQLite
+// database, its own transactions are the only writes of those rows.
+func (s *Store) CacheDetails(_ *ServerLock) {
+	if s.dialect == sqliteDialect && s.details == nil {
+		s.details = newDetailCache()
+	}
+}
+
+// touch marks k busy for the rest of the transaction.
+func (t *Tx) touch(k detailKey) {
+	if t.details == nil {
+		return
+	}
+	t.details.mark(k)
+	t.touched = append(t.touched, k)
+}
+
+// ended releases what the transaction marked; its end (commit or rollback)
+// is known.
+func (t *Tx) ended() {
+	if t.details != nil {
+		t.details.release(t.touched)
+		t.touched = nil
+	}
+}
+
+// Shipment reads a shipment of an account, in either mode (callers check the mode).
+func (s *Store) Shipment(ctx context.Context, accountID, id string) (Shipment, error) {
+	if s.details == nil {
+		return s.reader.Shipment(ctx, accountID, id)
+	}
+	k := detailKey{shipmentDetail, id}
+	v, hit, gen, fill := s.details.lookup(k)
+	if hit {
+		row := v.(Shipment)
+		if row.AccountID != accountID {
+			return Shipment{}, ErrNotFound
+		}
+		return row, nil
+	}
+	row, err := s.reader.ShipmentByID(ctx, id)
+	if err != nil {
+		return Shipment{}, err
+	}
+	if fill {
+		s.details.keep(k, gen, row)
+	}
+	if row.AccountID != accountID {
+		return Shipment{}, ErrNotFound
+	}
+	return row, nil
+}
+
+// TrackingEvents returns a tracker's latest scans, newest first, at most limit.
+func (s *Store) TrackingEvents(ctx context.Context, trackerID string, limit int) ([]TrackingEvent, error) {
+	if s.details == nil {
+		return s.reader.TrackingEvents(ctx, trackerID, limit)
+	}
+	k := detailKey{scansDetail, trackerID}
+	v, hit, gen, fill := s.details.lookup(k)
+	if hit {
+		if c := v.(cachedScans); c.limit == limit {
+			return slices.Clone(c.events), nil
+		}
+	}
+	events, err := s.reader.TrackingEvents(ctx, trackerID, limit)
+	if err != nil {
+		return nil, err
+	}
+	if fill {
+		s.details.keep(k, gen, cachedScans{limit: limit, events: slices.Clone(events)})
+	}
+	return events, nil
+}

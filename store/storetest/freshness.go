@@ -1,0 +1,117 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shipd-dev/shipd/store"
+)
+
+// testFreshness: whatever a backend keeps in memory (SQLite's cache of
+// shipment rows and scans, store.CacheDetails), a read never returns a row
+// older than a write that committed before the read began, nor a write that
+// was rolled back.
+func testFreshness(t *testing.T, open Opener) {
+	leaf(t, open, "reads see every commit that finished before them", func(t *testing.T, s *store.Store) {
+		acct := newAccount(t, s)
+		tr := newTracker(t, s, acct.ID)
+		sh, err := s.Shipment(t.Context(), acct.ID, tr.ShipmentID)
+		noErr(t, "shipment", err)
+
+		// One writer moves the shipment and adds a scan, one transaction per
+		// step, and publishes the step once its Tx returned; readers check
+		// that they never see less than what was published before they read.
+		const steps = 300
+		var committed atomic.Int64
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		var wg sync.WaitGroup
+		var stale atomic.Value
+		for range 4 {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					want := committed.Load()
+					row, err := s.Shipment(ctx, acct.ID, sh.ID)
+					if err != nil {
+						if ctx.Err() == nil {
+							stale.Store(fmt.Sprintf("shipment: %v", err))
+						}
+						return
+					}
+					if got := step(row); got < want {
+						stale.Store(fmt.Sprintf("shipment at step %d read after step %d committed", got, want))
+						return
+					}
+					evs, err := s.TrackingEvents(ctx, tr.ID, 5)
+					if err != nil {
+						if ctx.Err() == nil {
+							stale.Store(fmt.Sprintf("scans: %v", err))
+						}
+						return
+					}
+					if got := int64(len(evs)); got < min(want, 5) || (want > 0 && int64(evs[0].ScanIndex) < want) {
+						stale.Store(fmt.Sprintf("scans read after step %d committed: %d, newest %v", want, got, evs))
+						return
+					}
+				}
+			})
+		}
+		errRolledBack := errors.New("rolled back on purpose")
+		for i := int64(1); i <= steps && stale.Load() == nil; i++ {
+			row := sh
+			msg := strconv.FormatInt(i, 10)
+			row.ErrorMessage, row.UpdatedAt = &msg, at(time.Duration(i)*time.Second)
+			mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+				if err := tx.UpdateShipment(ctx, &row); err != nil {
+					return err
+				}
+				_, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: tr.ID, ScanIndex: int(i), Status: "in_transit",
+					Message: "scan " + msg, Location: "Memphis, TN", OccurredAt: at(time.Duration(i) * time.Second)})
+				return err
+			})
+			committed.Store(i)
+			// A write that rolls back must never be seen, cached or not.
+			undone := row
+			never := "never committed"
+			undone.ErrorMessage = &never
+			err := s.Tx(t.Context(), func(tx *store.Tx) error {
+				if err := tx.UpdateShipment(t.Context(), &undone); err != nil {
+					return err
+				}
+				return errRolledBack
+			})
+			wantErr(t, "rolled-back write", err, errRolledBack)
+			if got, err := s.Shipment(t.Context(), acct.ID, sh.ID); err != nil || got.ErrorMessage == nil || *got.ErrorMessage != msg {
+				t.Fatalf("after a rollback: %v, %v; want step %s", err, got.ErrorMessage, msg)
+			}
+		}
+		cancel()
+		wg.Wait()
+		if v := stale.Load(); v != nil {
+			t.Fatal(v)
+		}
+		got, err := s.Shipment(t.Context(), acct.ID, sh.ID)
+		noErr(t, "shipment", err)
+		if step(got) != steps {
+			t.Fatalf("last read at step %d, want %d", step(got), steps)
+		}
+		if _, err := s.Shipment(t.Context(), "acct_other", sh.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("another account's read of the shipment: %v, want ErrNotFound", err)
+		}
+	})
+}
+
+// step is the step a shipment of testFreshness was written at (0: none yet).
+func step(row store.Shipment) int64 {
+	if row.ErrorMessage == nil {
+		return 0
+	}
+	n, _ := strconv.ParseInt(*row.ErrorMessage, 10, 64)
+	return n
+}
