@@ -154,7 +154,7 @@ type reader interface {
 
 // detail is a shipment with its latest tracking events.
 func (s *Service) detail(ctx context.Context, r reader, row store.Shipment) (Shipment, error) {
-	in, err := decodeInput(row.Request)
+	in, err := s.inputs.decode(row.Request)
 	if err != nil {
 		return Shipment{}, fmt.Errorf("shipment %s: %w", row.ID, err)
 	}
@@ -184,7 +184,7 @@ func (s *Service) List(ctx context.Context, c accounts.Caller, status Status, p 
 	}
 	out := make([]Shipment, len(rows))
 	for i, row := range rows {
-		in, err := decodeInput(row.Request)
+		in, err := s.inputs.decode(row.Request)
 		if err != nil {
 			return nil, false, fmt.Errorf("shipment %s: %w", row.ID, err)
 		}

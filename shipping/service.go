@@ -81,6 +81,7 @@ type Service struct {
 	now      func() time.Time
 	log      *slog.Logger
 	backlog  backlog
+	inputs   decodedInputs
 }
 
 // DefaultPlatformFeeCents is the fee on every API-created label (the spec's default).
