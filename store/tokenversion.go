@@ -39,6 +39,7 @@ type tokenVersion struct {
 	// SQLite: idle watcher connections, and the version they move.
 	conns   chan *watchConn
 	version atomic.Int64
+	shared  sharedCheck
 
 	closed atomic.Bool
 
@@ -68,6 +69,12 @@ func (s *Store) TokensVersion(ctx context.Context) (int64, error) {
 		return 0, ErrNoTokenVersion
 	}
 	v.once.Do(func() { v.prime(ctx) })
+	return v.shared.read(ctx, s.dataVersion)
+}
+
+// dataVersion reads SQLite's data_version on a watcher connection.
+func (s *Store) dataVersion(ctx context.Context) (int64, error) {
+	v := s.tokenVersion
 	var wc *watchConn
 	select {
 	case wc = <-v.conns:
@@ -214,4 +221,54 @@ func (t *Tx) notifyTokenChange(ctx context.Context) error {
 	}
 	_, err := t.exec(ctx, `SELECT pg_notify('`+tokensChannel+`', '')`)
 	return err
+}
+
+// sharedCheck lets callers share one version check, so that a busy server
+// pays for a check per group of concurrent requests rather than per request,
+// without ever answering a caller from a check that began before it asked:
+// a caller either starts a check or joins one that has not started yet.
+// One check runs at a time.
+type sharedCheck struct {
+	mu sync.Mutex
+	// next is the check waiting to start, which arriving callers join;
+	// running is the one under way.
+	next, running *checkRound
+}
+
+type checkRound struct {
+	done    chan struct{}
+	version int64
+	err     error
+}
+
+func (c *sharedCheck) read(ctx context.Context, check func(context.Context) (int64, error)) (int64, error) {
+	c.mu.Lock()
+	if r := c.next; r != nil {
+		c.mu.Unlock()
+		select {
+		case <-r.done:
+			return r.version, r.err
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+	}
+	r := &checkRound{done: make(chan struct{})}
+	prev := c.running
+	c.next = r
+	c.mu.Unlock()
+	if prev != nil {
+		<-prev.done // a check at a time; this one begins after it
+	}
+	c.mu.Lock()
+	c.next, c.running = nil, r
+	c.mu.Unlock()
+	// Its callers do not end with this one's context.
+	r.version, r.err = check(context.WithoutCancel(ctx))
+	c.mu.Lock()
+	if c.running == r {
+		c.running = nil
+	}
+	c.mu.Unlock()
+	close(r.done)
+	return r.version, r.err
 }
