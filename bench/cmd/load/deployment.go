@@ -221,10 +221,21 @@ func (t *deployment) stopNodes() error {
 // restart stops every instance (SIGTERM) and starts each again as before,
 // with flags added to its command line (none: as first started).
 func (t *deployment) restart(ctx context.Context, c config, flags ...string) error {
-	t.pastPeak = t.peakRSSMiB()
-	if err := t.stopNodes(); err != nil {
+	if err := t.stopForRestart(); err != nil {
 		return err
 	}
+	return t.startAgain(ctx, c, flags...)
+}
+
+// stopForRestart is restart's first half: every instance stopped.
+func (t *deployment) stopForRestart() error {
+	t.pastPeak = t.peakRSSMiB()
+	return t.stopNodes()
+}
+
+// startAgain is restart's second half: every instance started as before,
+// with flags added, and ready.
+func (t *deployment) startAgain(ctx context.Context, c config, flags ...string) error {
 	for i, spec := range t.specs {
 		spec.flags = flags
 		spec.log = strings.TrimSuffix(spec.log, ".log") + fmt.Sprintf("-%d.log", t.restarts+1)
