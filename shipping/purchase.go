@@ -120,13 +120,17 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	if err != nil {
 		return err
 	}
-	// The document is written before the state change: a purchased label
-	// always has its document, and a crash in between only writes it again.
+	// A purchased label always has its document: in the database, it is
+	// written by the transaction of the state change; elsewhere, before it,
+	// and a crash in between only writes it again.
 	key := LabelKey(id)
-	if err := s.cfg.Documents.Put(ctx, key, label.PDF); err != nil {
-		return fmt.Errorf("store label: %w", err)
+	inTx, _ := s.cfg.Documents.(TxDocuments)
+	if inTx == nil {
+		if err := s.cfg.Documents.Put(ctx, key, label.PDF); err != nil {
+			return fmt.Errorf("store label: %w", err)
+		}
+		s.observer().LabelStored()
 	}
-	s.observer().LabelStored()
 	purchased := false // this run moved the shipment to purchased
 	var sinceCreate time.Duration
 	err = s.store.Tx(ctx, func(tx *store.Tx) error {
@@ -137,6 +141,11 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		to, ok := Status(row.Status).Next(PurchaseSucceeded)
 		if !ok {
 			return nil
+		}
+		if inTx != nil {
+			if err := inTx.PutTx(ctx, tx, key, label.PDF); err != nil {
+				return fmt.Errorf("store label: %w", err)
+			}
 		}
 		now := s.now()
 		purchased, sinceCreate = true, now.Sub(row.CreatedAt)
@@ -169,6 +178,9 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		return s.scheduleScan(ctx, tx, tr.ID, 0, plan, true)
 	})
 	if err == nil && purchased {
+		if inTx != nil {
+			s.observer().LabelStored()
+		}
 		s.observer().PurchaseFinished(row.Carrier, PurchaseOutcomePurchased, sinceCreate)
 	}
 	return err

@@ -21,10 +21,17 @@ import (
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
-// Documents keeps label documents (PDFs) outside the database.
+// Documents keeps label documents (PDFs).
 type Documents interface {
 	Put(ctx context.Context, key string, data []byte) error
 	Get(ctx context.Context, key string) ([]byte, error)
+}
+
+// TxDocuments are Documents kept in the database, which a purchase writes
+// in the transaction that records it.
+type TxDocuments interface {
+	Documents
+	PutTx(ctx context.Context, tx *store.Tx, key string, data []byte) error
 }
 
 // ErrDocumentNotFound is what Documents.Get returns for a missing document.

@@ -36,7 +36,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	addr := fs.String("addr", envOr("SHIPD_ADDR", "127.0.0.1:8080"), "listen address")
 	db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database: a SQLite file, or a postgres:// URL")
-	labelStore := fs.String("label-store", os.Getenv("SHIPD_LABEL_STORE"), "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default: beside a SQLite database; required on PostgreSQL)")
+	labelStore := fs.String("label-store", os.Getenv("SHIPD_LABEL_STORE"), "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default on SQLite: in the database itself, where labels written as files beside it by earlier versions stay readable; required on PostgreSQL)")
 	nodeID := fs.String("node-id", os.Getenv("SHIPD_NODE_ID"), "this instance's unique, stable name among the instances of one database (default: hostname and pid)")
 	redisURL := fs.String("redis-url", os.Getenv("SHIPD_REDIS_URL"), "share rate limits between instances through this Redis (redis://host:6379/0); default: per-process buckets")
 	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
@@ -140,18 +140,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			log.Info("requests interrupted by a previous stop may be retried at once", slog.Int64("idempotency_keys", n))
 		}
 	}
-	if *labelStore == "" {
-		dir, err := filepath.Abs(filepath.Dir(*db))
-		if err != nil {
-			return err
-		}
-		*labelStore = (&url.URL{Scheme: "file", Path: dir}).String()
-	}
-	docs, err := store.OpenBlobs(ctx, *labelStore)
+	docs, closeDocs, err := openDocuments(ctx, st, *db, *labelStore)
 	if err != nil {
 		return err
 	}
-	defer docs.Close()
+	defer closeDocs()
 	cipher, err := loadCipher(*webhookKey, filepath.Join(filepath.Dir(*db), "webhook.key"))
 	if err != nil {
 		return err
@@ -392,4 +385,30 @@ func (p *trustedProxies) Set(v string) error {
 		*p = append(*p, n)
 	}
 	return nil
+}
+
+// openDocuments opens where label documents live: the store named by
+// labelStore, or by default (SQLite) the database itself, reading labels
+// that earlier versions wrote as files beside the database (under labels/)
+// from there.
+func openDocuments(ctx context.Context, st *store.Store, db, labelStore string) (shipping.Documents, func(), error) {
+	if labelStore != "" {
+		blobs, err := store.OpenBlobs(ctx, labelStore)
+		if err != nil {
+			return nil, nil, err
+		}
+		return blobs, func() { blobs.Close() }, nil
+	}
+	dir, err := filepath.Abs(filepath.Dir(db))
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "labels")); err != nil {
+		return store.DocumentsIn(st, nil), func() {}, nil
+	}
+	files, err := store.OpenBlobs(ctx, (&url.URL{Scheme: "file", Path: dir}).String())
+	if err != nil {
+		return nil, nil, err
+	}
+	return store.DocumentsIn(st, files), func() { files.Close() }, nil
 }
