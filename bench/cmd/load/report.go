@@ -212,13 +212,15 @@ func (r *results) finish() {
 	checks := []check{
 		{"read", target{"read path vs baseline", "≥ 0.35×", fmt.Sprintf("%.2f×", r.Read.Ratio), r.Read.Ratio, r.Read.Ratio >= 0.35}},
 		{"write", target{"write path: accepted creates", "≥ 2,000/s", fmt.Sprintf("%.0f/s", r.Write.Accepted.PerSec), r.Write.Accepted.PerSec, r.Write.Accepted.PerSec >= 2000}},
+		{"write", target{"write path: purchases completed while creates run", "≥ 1,000/s", fmt.Sprintf("%.0f/s", r.Write.PurchasesPerSec), r.Write.PurchasesPerSec, r.Write.PurchasesPerSec >= 1000}},
 		{"purchase", target{"purchases completed, labels queued first", "≥ 1,000/s", fmt.Sprintf("%.0f/s", r.Purchase.PerSec), r.Purchase.PerSec,
 			r.Purchase.PerSec >= 1000 && !r.Purchase.Undrained}},
 		{"e2e", target{"end to end at 100/s: purchased p99", "≤ 300 ms", fmt.Sprintf("%.0f ms", r.EndToEnd.Purchased.P99Ms), r.EndToEnd.Purchased.P99Ms,
 			r.EndToEnd.Purchased.P99Ms <= 300 && r.EndToEnd.NotPurchased == 0}},
 		{"e2e", target{"end to end at 100/s: webhook p99", "≤ 500 ms", fmt.Sprintf("%.0f ms", r.EndToEnd.Webhook.P99Ms), r.EndToEnd.Webhook.P99Ms,
 			r.EndToEnd.Webhook.P99Ms <= 500 && r.EndToEnd.MissingWebhooks == 0}},
-		{"fanout", target{"webhook fan-out, 10 subscriptions", "≥ 1,000/s", fmt.Sprintf("%.0f/s", r.Fanout.PerSec), r.Fanout.PerSec, r.Fanout.PerSec >= 1000 && r.Fanout.Deliveries == r.Fanout.Expected}},
+		// The issue asks for 1,000/s with a 30% margin.
+		{"fanout", target{"webhook fan-out, 10 subscriptions", "≥ 1,300/s", fmt.Sprintf("%.0f/s", r.Fanout.PerSec), r.Fanout.PerSec, r.Fanout.PerSec >= 1300 && r.Fanout.Deliveries == r.Fanout.Expected}},
 		{"scale", target{"page p50, 1M vs 10k", "≤ 1.5×", fmt.Sprintf("%.2f×", sc.ListRatio), sc.ListRatio, sc.ListRatio <= 1.5}},
 		{"scale", target{"detail p50, 1M vs 10k", "≤ 1.5×", fmt.Sprintf("%.2f×", sc.DetailRatio), sc.DetailRatio, sc.DetailRatio <= 1.5}},
 		{"", target{"server peak RSS", "≤ 150 MiB", fmt.Sprintf("%.0f MiB", rss), rss, rss <= 150}},
