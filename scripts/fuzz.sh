@@ -11,6 +11,10 @@
 # FUZZTIME (default 20s) is each target's time; the carriers' response
 # parsers (./carriers/..., 22 small targets of pure functions) get
 # FUZZTIME_CARRIERS (default: FUZZTIME; 10s saves about 4 minutes).
+# FUZZMINIMIZETIME (default 5s) bounds the minimizing of each new corpus
+# entry: with go test's default (60s) a target could spend its whole time
+# minimizing, at 0 executions per second, and then fail with "context
+# deadline exceeded" as the fuzz time ran out under it (go.dev/issue/75804).
 # Each target's output goes to $FUZZ_LOG_DIR/<pkg>.<target>.log; one line
 # per target is printed (executions, new corpus entries, time). A failing
 # input is written by go test to <pkg>/testdata/fuzz/<target>/ and then runs
@@ -21,6 +25,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 FUZZTIME=${FUZZTIME:-20s}
 FUZZTIME_CARRIERS=${FUZZTIME_CARRIERS:-$FUZZTIME}
+FUZZMINIMIZETIME=${FUZZMINIMIZETIME:-5s}
 FUZZ_MATCH=${FUZZ_MATCH:-}
 FUZZ_LOG_DIR=${FUZZ_LOG_DIR:-${TMPDIR:-/tmp}/shipd-fuzz}
 mkdir -p "$FUZZ_LOG_DIR"
@@ -63,7 +68,7 @@ while read -r pkg name; do
 		fi
 	fi
 	log=$base.$name.log
-	if ! "$GO" test -run '^$' -fuzz "^$name\$" -fuzztime "$time" "$pkg" >"$log" 2>&1; then
+	if ! "$GO" test -run '^$' -fuzz "^$name\$" -fuzztime "$time" -fuzzminimizetime "$FUZZMINIMIZETIME" "$pkg" >"$log" 2>&1; then
 		echo "fuzz: FAIL $name in $pkg (log: $log)"
 		tail -40 "$log"
 		input=$({ grep -o -E 'testdata/fuzz/[^ ]+' "$log" || true; } | tail -1)
