@@ -20,7 +20,9 @@ import (
 type sqliteConnector struct {
 	dsn      string
 	detached bool
-	driver   sqlite3.SQLiteDriver
+	// pragmas run on each new connection.
+	pragmas string
+	driver  sqlite3.SQLiteDriver
 }
 
 func (c *sqliteConnector) Connect(context.Context) (driver.Conn, error) {
@@ -28,13 +30,19 @@ func (c *sqliteConnector) Connect(context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.detached {
-		return conn, nil
-	}
 	sc, ok := conn.(*sqlite3.SQLiteConn)
 	if !ok {
 		conn.Close()
 		return nil, fmt.Errorf("sqlite: unexpected connection type %T", conn)
+	}
+	if c.pragmas != "" {
+		if _, err := sc.Exec(c.pragmas, nil); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("sqlite: %s: %w", c.pragmas, err)
+		}
+	}
+	if !c.detached {
+		return sc, nil
 	}
 	return detachedConn{sc}, nil
 }

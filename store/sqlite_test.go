@@ -1,8 +1,10 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -241,5 +243,39 @@ func TestAnOpenDatabaseIsOwnerOnly(t *testing.T) {
 		if perm := fi.Mode().Perm(); perm != 0o600 {
 			t.Errorf("%s is %v, want -rw-------", filepath.Base(f), perm)
 		}
+	}
+}
+
+// What the writer commits reaches the database file without the writer
+// checkpointing: 8 MiB written stay far below where it would (64 MiB of WAL),
+// yet the checkpointer copies them into the file.
+func TestCheckpointsRunBesideTheWriter(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "shipd.db")
+	s := openSQLiteAt(t, path)
+	ctx := t.Context()
+	doc := bytes.Repeat([]byte("%PDF label bytes "), 3000) // ~50 KiB
+	const docs = 160
+	for i := range docs {
+		if err := s.Tx(ctx, func(tx *store.Tx) error {
+			return tx.PutDocument(ctx, fmt.Sprintf("labels/00/shp_%d.pdf", i), doc, time.Now())
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := int64(docs * len(doc))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() >= want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("database file at %d bytes after writing %d: the WAL was not checkpointed", fi.Size(), want)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

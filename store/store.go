@@ -75,6 +75,8 @@ type Store struct {
 	tokenVersion *tokenVersion
 	// details, when set, keeps shipment rows and scans read (details.go).
 	details *detailCache
+	// checkpoints copies SQLite's WAL into the database beside the writer (checkpoint.go).
+	checkpoints *checkpointer
 }
 
 // Tx is one write transaction: the read methods see its writes, and the write
@@ -124,7 +126,8 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	if err := ownerOnly(path); err != nil {
 		return nil, err
 	}
-	w := sqlx.NewDb(sql.OpenDB(&sqliteConnector{dsn: dsn(path, false), detached: true}), "sqlite3")
+	w := sqlx.NewDb(sql.OpenDB(&sqliteConnector{dsn: dsn(path, false), detached: true,
+		pragmas: fmt.Sprintf("PRAGMA wal_autocheckpoint=%d", maxWALPages)}), "sqlite3")
 	// SQLite has one writer: a pool of one connection queues writers in Go
 	// instead of having them fail with SQLITE_BUSY.
 	w.SetMaxOpenConns(1)
@@ -155,6 +158,10 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 	}
 	s.batch = newCommitter(s, w)
 	s.tokenVersion = newTokenVersion(s)
+	if s.checkpoints, err = startCheckpointer(path); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open checkpointer: %w", err)
+	}
 	return s, nil
 }
 
@@ -283,6 +290,9 @@ func (s *Store) Close() error {
 		s.batch.close()
 	}
 	var errs []error
+	if s.checkpoints != nil {
+		errs = append(errs, s.checkpoints.close())
+	}
 	if s.r != nil && s.r != s.w {
 		errs = append(errs, s.r.Close())
 	}
