@@ -34,7 +34,9 @@ type DeliveryConfig struct {
 	MaxAttempts int
 	// Timeout bounds one attempt, from dial to the end of the response. Default 10 s.
 	Timeout time.Duration
-	// Concurrency is the number of deliveries sent at once. Default 32.
+	// Concurrency is the number of deliveries sent at once. Default 64: a
+	// delivery mostly waits for its receiver, and on SQLite more of them
+	// at once make larger group commits and job fetches.
 	Concurrency int
 	// MaxResponseBodyBytes is how much of a receiver's response body is read. Default 64 KiB.
 	MaxResponseBodyBytes int64
@@ -56,7 +58,7 @@ func (c *DeliveryConfig) setDefaults() {
 		c.Timeout = DefaultClientTimeout
 	}
 	if c.Concurrency <= 0 {
-		c.Concurrency = 32
+		c.Concurrency = 64
 	}
 	if c.MaxResponseBodyBytes <= 0 {
 		c.MaxResponseBodyBytes = 64 << 10
