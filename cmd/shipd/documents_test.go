@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -23,15 +22,8 @@ func TestServeKeepsLabelsInTheDatabase(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "shipd.db")
 	s := startServe(t, db, "--job-poll-interval", "10ms")
-	var demo struct{ Token string }
-	if err := json.Unmarshal([]byte(s.stdout.String()), &demo); err != nil {
-		t.Fatalf("demo token: %v\n%s", err, s.stdout.String())
-	}
-	body := map[string]any{
-		"fromAddress": map[string]any{"street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
-		"toAddress":   map[string]any{"street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
-		"parcel":      map[string]any{"weightOz": 32},
-	}
+	demo := struct{ Token string }{s.demoToken(t)}
+	body := labelBody()
 	var ids []string
 	for range 2 {
 		status, created := s.call(t, "POST", "/api/v1/labels/create", demo.Token, body)

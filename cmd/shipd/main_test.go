@@ -413,6 +413,25 @@ func startServe(t *testing.T, db string, flags ...string) *serveProc {
 	}
 }
 
+// demoToken is the token of the demo account that serve's first start printed.
+func (s *serveProc) demoToken(t *testing.T) string {
+	t.Helper()
+	var demo struct{ Token string }
+	if err := json.Unmarshal([]byte(s.stdout.String()), &demo); err != nil {
+		t.Fatalf("demo token: %v\n%s", err, s.stdout.String())
+	}
+	return demo.Token
+}
+
+// labelBody is a domestic label create's body.
+func labelBody() map[string]any {
+	return map[string]any{
+		"fromAddress": map[string]any{"street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"parcel":      map[string]any{"weightOz": 32},
+	}
+}
+
 // stop cancels serve's context and returns its exit code.
 func (s *serveProc) stop(t *testing.T) int {
 	t.Helper()
@@ -584,15 +603,8 @@ func TestServeWithoutPurchaseWorkers(t *testing.T) {
 	}
 
 	s := startServe(t, db, "--purchase-workers", "0", "--job-poll-interval", "10ms")
-	var demo struct{ Token string }
-	if err := json.Unmarshal([]byte(s.stdout.String()), &demo); err != nil {
-		t.Fatalf("demo token: %v\n%s", err, s.stdout.String())
-	}
-	body := map[string]any{
-		"fromAddress": map[string]any{"street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
-		"toAddress":   map[string]any{"street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
-		"parcel":      map[string]any{"weightOz": 32},
-	}
+	demo := struct{ Token string }{s.demoToken(t)}
+	body := labelBody()
 	var ids []string
 	for range 3 {
 		status, created := s.call(t, "POST", "/api/v1/labels/create", demo.Token, body)
