@@ -412,8 +412,10 @@ func TestRedisRateLimitSharedAcrossInstancesOverHTTP(t *testing.T) {
 	limits := map[server.Group]server.RateLimit{server.GroupBuys: {Rate: 0.1, Burst: burst}}
 	dsn, docs := storetest.NewDatabase(t), t.TempDir()
 	clock := fakeclock.New(time.Now().UTC())
-	first := start(t, dsn, docs, clock, withRedisLimiter(server.NewRedisLimiter(testRedis(t), limits, nil), limits))
-	second := start(t, dsn, docs, clock, withRedisLimiter(server.NewRedisLimiter(testRedis(t), limits, nil), limits))
+	// Two instances at once: on SQLite, neither serves the file as serve would
+	// (no ServerLock, nothing cached).
+	first := startInstance(t, dsn, docs, clock, false, withRedisLimiter(server.NewRedisLimiter(testRedis(t), limits, nil), limits))
+	second := startInstance(t, dsn, docs, clock, false, withRedisLimiter(server.NewRedisLimiter(testRedis(t), limits, nil), limits))
 	account := first.newAccount("Acme", true)
 	_, firstToken := first.newToken(account.ID, "test", allScopes...)
 	_, secondToken := second.newToken(account.ID, "test", allScopes...)
