@@ -126,6 +126,9 @@ func FuzzParseTrack(f *testing.F) {
 			if !valid[ev.Status] {
 				t.Fatalf("event status %q is not in the tracker vocabulary", ev.Status)
 			}
+			if ev.OccurredAt.Year() < 1970 {
+				t.Fatalf("event at %v", ev.OccurredAt)
+			}
 			if i > 0 && ev.OccurredAt.Before(up.Events[i-1].OccurredAt) {
 				t.Fatalf("events are not oldest first")
 			}

@@ -221,6 +221,7 @@ func TestParseTrackResponseBroken(t *testing.T) {
 		"no results":      `{"output":{"completeTrackResults":[]}}`,
 		"no track result": `{"output":{"completeTrackResults":[{"trackingNumber":"1","trackResults":[]}]}}`,
 		"bad event date":  `{"output":{"completeTrackResults":[{"trackingNumber":"1","trackResults":[{"scanEvents":[{"date":"yesterday","eventType":"PU"}]}]}]}}`,
+		"year 1 event":    `{"output":{"completeTrackResults":[{"trackingNumber":"1","trackResults":[{"scanEvents":[{"date":"0001-01-01T00:00:00Z","eventType":"PU"}]}]}]}}`,
 		"wrong types":     `{"output":{"completeTrackResults":[{"trackingNumber":"1","trackResults":[{"scanEvents":{"date":1}}]}]}}`,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -117,6 +117,9 @@ func FuzzParseTrack(f *testing.F) {
 			if !slices.Contains(vocabulary, e.Status) {
 				t.Fatalf("event status %q is not in the vocabulary", e.Status)
 			}
+			if e.OccurredAt.Year() < 1970 {
+				t.Fatalf("event at %v", e.OccurredAt)
+			}
 			if i > 0 && e.OccurredAt.Before(u.Events[i-1].OccurredAt) {
 				t.Fatal("events are not oldest first")
 			}

@@ -190,6 +190,15 @@ func parseTrackResponse(body []byte, tn string) (u carriers.TrackingUpdate, foun
 // with the scan's UTC offset; without the offset the GMT date and time are
 // used; with neither, the local time is kept as UTC, the only zone known.
 func activityTime(a trackActivity) (time.Time, error) {
+	t, err := activityTimeAsGiven(a)
+	if err == nil && t.Year() < 1970 {
+		// A zeroed field (year 1), not a time any parcel had.
+		return time.Time{}, fmt.Errorf("date %q is before 1970", a.Date)
+	}
+	return t, err
+}
+
+func activityTimeAsGiven(a trackActivity) (time.Time, error) {
 	date := strings.TrimSpace(a.Date)
 	if date == "" {
 		return time.Time{}, fmt.Errorf("no date")
@@ -289,7 +298,7 @@ func estimatedDelivery(p *trackPackage) *time.Time {
 		}
 	}
 	t, err := time.Parse("20060102150405", date+clock)
-	if err != nil {
+	if err != nil || t.Year() < 1970 {
 		return nil
 	}
 	return &t

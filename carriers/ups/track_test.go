@@ -214,6 +214,8 @@ func TestParseTrackResponseTimes(t *testing.T) {
 		"no date":          `{"trackResponse":{"shipment":[{"package":[{"activity":[{"status":{"type":"I"},"time":"101010"}]}]}]}}`,
 		"bad offset":       `{"trackResponse":{"shipment":[{"package":[{"activity":[{"status":{"type":"I"},"date":"20240101","gmtOffset":"EST"}]}]}]}}`,
 		"bad time":         `{"trackResponse":{"shipment":[{"package":[{"activity":[{"status":{"type":"I"},"date":"20240101","time":"25:61"}]}]}]}}`,
+		"year 1":           `{"trackResponse":{"shipment":[{"package":[{"activity":[{"status":{"type":"I"},"date":"00010101","time":"000000"}]}]}]}}`,
+		"year 1 in GMT":    `{"trackResponse":{"shipment":[{"package":[{"activity":[{"status":{"type":"I"},"date":"00010101","time":"000000","gmtDate":"00010101","gmtTime":"00:00:00"}]}]}]}}`,
 		"no shipment":      `{"trackResponse":{"shipment":[]}}`,
 		"other warning":    `{"trackResponse":{"shipment":[{"warnings":[{"code":"TW0002","message":"Try again"}]}]}}`,
 		"wrong type":       `{"trackResponse":{"shipment":[{"package":[{"activity":[{"date":20240101}]}]}]}}`,
