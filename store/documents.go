@@ -17,13 +17,12 @@ import (
 type DatabaseDocuments struct {
 	s        *Store
 	fallback *Blobs
-	now      func() time.Time
 }
 
 // DocumentsIn keeps documents in s. fallback, when not nil, is read for a
 // key that is not in the database (documents stored as files before).
 func DocumentsIn(s *Store, fallback *Blobs) *DatabaseDocuments {
-	return &DatabaseDocuments{s: s, fallback: fallback, now: time.Now}
+	return &DatabaseDocuments{s: s, fallback: fallback}
 }
 
 // Put stores data under key, replacing what was there, in a transaction of its own.
@@ -31,7 +30,7 @@ func (d *DatabaseDocuments) Put(ctx context.Context, key string, data []byte) er
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	return d.s.Tx(ctx, func(tx *Tx) error { return tx.PutDocument(ctx, key, data, d.now()) })
+	return d.s.Tx(ctx, func(tx *Tx) error { return tx.PutDocument(ctx, key, data, time.Now()) })
 }
 
 // PutTx stores data under key in tx: it is kept exactly when tx commits.
@@ -39,7 +38,7 @@ func (d *DatabaseDocuments) PutTx(ctx context.Context, tx *Tx, key string, data 
 	if err := checkKey(key); err != nil {
 		return err
 	}
-	return tx.PutDocument(ctx, key, data, d.now())
+	return tx.PutDocument(ctx, key, data, time.Now())
 }
 
 // Get reads the data under key; an error wrapping ErrBlobNotFound when there is none.
