@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
 )
 
 // Group commit on SQLite. A SQLite database has one writer: write
@@ -147,7 +148,7 @@ func (c *committer) runBatch(batch []*pendingTx) {
 		}
 		return
 	}
-	t := &Tx{reader: reader{q: tx, d: c.s.dialect}, tx: tx, jobs: c.s.jobs, details: c.s.details}
+	t := &Tx{reader: reader{q: tx, d: c.s.dialect}, tx: tx, jobs: c.s.jobs, details: c.s.details, deferNew: true}
 	var broken error
 	for i, p := range batch {
 		if broken != nil {
@@ -159,6 +160,10 @@ func (c *committer) runBatch(batch []*pendingTx) {
 			continue
 		}
 		results[i], broken = runOne(t, p)
+	}
+	if broken == nil && len(t.newJobs) > 0 {
+		// The group's new jobs (EnqueueNew), as one insert.
+		broken = t.insertNew(context.Background(), t.newJobs)
 	}
 	if broken == nil {
 		broken = tx.Commit()
@@ -189,11 +194,13 @@ func runOne(t *Tx, p *pendingTx) (r txResult, broken error) {
 	if _, err := t.tx.ExecContext(ctx, "SAVEPOINT caller"); err != nil {
 		return txResult{err: fmt.Errorf("savepoint: %w", err)}, err
 	}
+	newJobs := len(t.newJobs)
 	defer func() {
 		if v := recover(); v != nil {
 			r = txResult{panicked: v}
 		}
 		if r.err != nil || r.panicked != nil {
+			t.newJobs = dropJobs(t.newJobs, newJobs) // they go with its other writes
 			if _, err := t.tx.ExecContext(ctx, "ROLLBACK TO caller"); err != nil {
 				broken = fmt.Errorf("rollback to savepoint: %w", err)
 			}
@@ -203,4 +210,10 @@ func runOne(t *Tx, p *pendingTx) (r txResult, broken error) {
 		}
 	}()
 	return txResult{err: p.fn(t)}, nil
+}
+
+// dropJobs removes the jobs from index from on.
+func dropJobs(jobs []river.InsertManyParams, from int) []river.InsertManyParams {
+	clear(jobs[from:])
+	return jobs[:from]
 }

@@ -26,10 +26,24 @@ func (t *Tx) Enqueue(ctx context.Context, jobs ...river.InsertManyParams) error 
 // EnqueueNew inserts jobs that cannot collide with existing ones (no unique
 // options, or a key never used before) without reading anything back: the
 // cheapest insert, for the hot path of accepting a purchase.
+//
+// In a group commit on SQLite the jobs of every transaction of the group are
+// inserted together just before the commit, as one statement: a River insert
+// costs about half as much per job that way. The jobs of a transaction that
+// fails are dropped with its other writes; if the shared insert fails, no
+// transaction of the group commits, as when the commit itself fails.
 func (t *Tx) EnqueueNew(ctx context.Context, jobs ...river.InsertManyParams) error {
 	if len(jobs) == 0 {
 		return nil
 	}
+	if t.deferNew {
+		t.newJobs = append(t.newJobs, jobs...)
+		return nil
+	}
+	return t.insertNew(ctx, jobs)
+}
+
+func (t *Tx) insertNew(ctx context.Context, jobs []river.InsertManyParams) error {
 	if _, err := t.jobs.InsertManyFastTx(ctx, t.tx.Tx, jobs); err != nil {
 		return fmt.Errorf("enqueue: %w", err)
 	}

@@ -89,6 +89,10 @@ type Tx struct {
 	// the Store's cache when it ends (details.go).
 	details *detailCache
 	touched []detailKey
+	// deferNew: EnqueueNew keeps its jobs in newJobs, and the group
+	// committer inserts those of the whole group at once (batch.go).
+	deferNew bool
+	newJobs  []river.InsertManyParams
 }
 
 // queryer is a connection pool or a transaction; Rebind turns the ? of shipd's

@@ -2,11 +2,15 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/riverqueue/river"
 
 	"github.com/shipd-dev/shipd/store"
 )
@@ -73,7 +77,7 @@ func testTx(t *testing.T, open Opener) {
 	// Concurrent transactions are independent whatever the backend does with
 	// them (SQLite commits the waiting ones as a group): each commits exactly
 	// when its Tx returns nil; a failure, a panic or a cancelled context
-	// undoes only its own writes.
+	// undoes only its own writes, and the jobs it enqueued.
 	leaf(t, open, "concurrent transactions: each one's outcome is its own", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		errAbort := errors.New("abort")
@@ -112,6 +116,9 @@ func testTx(t *testing.T, open Opener) {
 				defer cancel()
 				o.err = s.Tx(cctx, func(tx *store.Tx) error {
 					if err := tx.InsertAccount(cctx, store.Account{ID: id, Name: kind, CreatedAt: t0}); err != nil {
+						return err
+					}
+					if err := tx.EnqueueNew(cctx, river.InsertManyParams{Args: noteArgs{Note: id}}); err != nil {
 						return err
 					}
 					switch kind {
@@ -166,6 +173,16 @@ func testTx(t *testing.T, open Opener) {
 		}
 		if _, err := s.Account(ctx, "acct_first"); err != nil {
 			t.Errorf("the first transaction's account: %v", err)
+		}
+		var jobsOf []string
+		for _, j := range listJobs(t, s) {
+			var args noteArgs
+			noErr(t, "decode job args", json.Unmarshal(j.EncodedArgs, &args))
+			jobsOf = append(jobsOf, args.Note)
+		}
+		slices.Sort(jobsOf)
+		if d := diff([]string{"acct_0", "acct_4", "acct_6"}, jobsOf); d != "" {
+			t.Errorf("jobs enqueued with EnqueueNew, by transaction (-want +got):\n%s", d)
 		}
 	})
 
