@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/riverqueue/river"
 )
 
 // Group commit on SQLite. A SQLite database has one writer: write
@@ -161,9 +160,8 @@ func (c *committer) runBatch(batch []*pendingTx) {
 		}
 		results[i], broken = runOne(t, p)
 	}
-	if broken == nil && len(t.newJobs) > 0 {
-		// The group's new jobs (EnqueueNew), as one insert.
-		broken = t.insertNew(context.Background(), t.newJobs)
+	if broken == nil {
+		broken = t.insertDeferred() // the group's new jobs (EnqueueNew), as one insert
 	}
 	if broken == nil {
 		broken = tx.Commit()
@@ -200,7 +198,7 @@ func runOne(t *Tx, p *pendingTx) (r txResult, broken error) {
 			r = txResult{panicked: v}
 		}
 		if r.err != nil || r.panicked != nil {
-			t.newJobs = dropJobs(t.newJobs, newJobs) // they go with its other writes
+			t.dropNewJobs(newJobs) // they go with its other writes
 			if _, err := t.tx.ExecContext(ctx, "ROLLBACK TO caller"); err != nil {
 				broken = fmt.Errorf("rollback to savepoint: %w", err)
 			}
@@ -210,10 +208,4 @@ func runOne(t *Tx, p *pendingTx) (r txResult, broken error) {
 		}
 	}()
 	return txResult{err: p.fn(t)}, nil
-}
-
-// dropJobs removes the jobs from index from on.
-func dropJobs(jobs []river.InsertManyParams, from int) []river.InsertManyParams {
-	clear(jobs[from:])
-	return jobs[:from]
 }

@@ -38,9 +38,42 @@ func (t *Tx) EnqueueNew(ctx context.Context, jobs ...river.InsertManyParams) err
 	}
 	if t.deferNew {
 		t.newJobs = append(t.newJobs, jobs...)
+		for range jobs {
+			t.newJobCtxs = append(t.newJobCtxs, ctx)
+		}
 		return nil
 	}
 	return t.insertNew(ctx, jobs)
+}
+
+// dropNewJobs forgets the deferred jobs from index from on: their
+// transaction failed.
+func (t *Tx) dropNewJobs(from int) {
+	clear(t.newJobs[from:])
+	clear(t.newJobCtxs[from:])
+	t.newJobs, t.newJobCtxs = t.newJobs[:from], t.newJobCtxs[:from]
+}
+
+// insertDeferred inserts the deferred jobs of a group commit, each with the
+// context that enqueued it at hand for the insert middleware (EnqueuerContext).
+func (t *Tx) insertDeferred() error {
+	if len(t.newJobs) == 0 {
+		return nil
+	}
+	return t.insertNew(context.WithValue(context.Background(), enqueuersKey{}, t.newJobCtxs), t.newJobs)
+}
+
+type enqueuersKey struct{}
+
+// EnqueuerContext is the context that enqueued the i-th job of an insert, for
+// an insert middleware that reads one (a trace, say): a group commit inserts
+// the jobs of many transactions at once, under a context of its own.
+// Otherwise it is ctx.
+func EnqueuerContext(ctx context.Context, i int) context.Context {
+	if ctxs, ok := ctx.Value(enqueuersKey{}).([]context.Context); ok && i < len(ctxs) {
+		return ctxs[i]
+	}
+	return ctx
 }
 
 func (t *Tx) insertNew(ctx context.Context, jobs []river.InsertManyParams) error {

@@ -93,6 +93,8 @@ type Tx struct {
 	// committer inserts those of the whole group at once (batch.go).
 	deferNew bool
 	newJobs  []river.InsertManyParams
+	// newJobCtxs[i] is the context that enqueued newJobs[i] (EnqueuerContext).
+	newJobCtxs []context.Context
 }
 
 // queryer is a connection pool or a transaction; Rebind turns the ? of shipd's

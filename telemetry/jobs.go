@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/shipd-dev/shipd/store"
 )
 
 // A job carries the trace of the code that queued it in its metadata, as a
@@ -33,23 +35,18 @@ const (
 // follow-up rather than the continuation of its enqueuer's work.
 const laterThan = time.Second
 
-// JobInsertMiddleware writes the inserting context's trace into each job's
-// metadata. It keeps no state: it reads only the context, and writes nothing
-// when the context has no trace (tracing off and no traceparent received).
+// JobInsertMiddleware writes the trace of the context that enqueued each job
+// (store.EnqueuerContext) into the job's metadata. It keeps no state: it
+// reads only the contexts, and writes nothing for a job whose context has no
+// trace (tracing off and no traceparent received).
 func JobInsertMiddleware() rivertype.Middleware {
 	return river.JobInsertMiddlewareFunc(func(ctx context.Context, params []*rivertype.JobInsertParams, doInner func(context.Context) ([]*rivertype.JobInsertResult, error)) ([]*rivertype.JobInsertResult, error) {
-		sc := trace.SpanContextFromContext(ctx)
-		if !sc.IsValid() {
-			return doInner(ctx)
-		}
-		carrier := propagation.MapCarrier{}
-		propagation.TraceContext{}.Inject(ctx, carrier)
-		tp := carrier.Get("traceparent")
-		if tp == "" {
-			return doInner(ctx)
-		}
 		later := time.Now().Add(laterThan)
-		for _, p := range params {
+		for i, p := range params {
+			tp := traceParent(store.EnqueuerContext(ctx, i))
+			if tp == "" {
+				continue
+			}
 			key := metaTraceParent
 			if p.ScheduledAt != nil && p.ScheduledAt.After(later) {
 				key = metaTraceLink
@@ -62,6 +59,16 @@ func JobInsertMiddleware() rivertype.Middleware {
 		}
 		return doInner(ctx)
 	})
+}
+
+// traceParent is ctx's trace as a W3C traceparent, or "" without one.
+func traceParent(ctx context.Context) string {
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		return ""
+	}
+	carrier := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, carrier)
+	return carrier.Get("traceparent")
 }
 
 // withMetadata sets key to value in a job's JSON metadata.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/shipd-dev/shipd/store"
 )
@@ -81,6 +82,26 @@ func testTx(t *testing.T, open Opener) {
 	leaf(t, open, "concurrent transactions: each one's outcome is its own", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		errAbort := errors.New("abort")
+		// Insert middleware sees each job with the context that enqueued it,
+		// even when a group of transactions inserts its jobs at once.
+		type enqueuerKey struct{}
+		var (
+			mu               sync.Mutex // PostgreSQL inserts from each caller's goroutine
+			enqueuerMismatch []string
+		)
+		noErr(t, "SetJobInsertMiddleware", s.SetJobInsertMiddleware(river.JobInsertMiddlewareFunc(
+			func(ctx context.Context, params []*rivertype.JobInsertParams, doInner func(context.Context) ([]*rivertype.JobInsertResult, error)) ([]*rivertype.JobInsertResult, error) {
+				for i, p := range params {
+					var args noteArgs
+					noErr(t, "decode job args", json.Unmarshal(p.EncodedArgs, &args))
+					if by := store.EnqueuerContext(ctx, i).Value(enqueuerKey{}); by != args.Note {
+						mu.Lock()
+						enqueuerMismatch = append(enqueuerMismatch, fmt.Sprintf("%s enqueued by %v", args.Note, by))
+						mu.Unlock()
+					}
+				}
+				return doInner(ctx)
+			})))
 		// The first transaction holds the writer while the others queue up
 		// behind it, so that they run together (as one group on SQLite).
 		hold, held := make(chan struct{}), make(chan struct{})
@@ -112,7 +133,7 @@ func testTx(t *testing.T, open Opener) {
 					o.panicked = recover()
 					outcomes <- o
 				}()
-				cctx, cancel := context.WithCancel(ctx)
+				cctx, cancel := context.WithCancel(context.WithValue(ctx, enqueuerKey{}, id))
 				defer cancel()
 				o.err = s.Tx(cctx, func(tx *store.Tx) error {
 					if err := tx.InsertAccount(cctx, store.Account{ID: id, Name: kind, CreatedAt: t0}); err != nil {
@@ -183,6 +204,11 @@ func testTx(t *testing.T, open Opener) {
 		slices.Sort(jobsOf)
 		if d := diff([]string{"acct_0", "acct_4", "acct_6"}, jobsOf); d != "" {
 			t.Errorf("jobs enqueued with EnqueueNew, by transaction (-want +got):\n%s", d)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(enqueuerMismatch) > 0 {
+			t.Errorf("insert middleware saw jobs with another transaction's context: %v", enqueuerMismatch)
 		}
 	})
 
