@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -108,14 +109,25 @@ func (s *Store) ReclaimOrphanedJobs(ctx context.Context, _ *ServerLock) (int64, 
 	return res.RowsAffected()
 }
 
-// dueWithoutScheduler inserts future jobs as available with their
-// scheduled_at instead of as scheduled. River's fetch already waits for
+// dueHorizon is how far ahead a job may be due and still be inserted as
+// available (see dueWithoutScheduler).
+const dueHorizon = 30 * time.Second
+
+// dueWithoutScheduler inserts jobs due within dueHorizon as available with
+// their scheduled_at instead of as scheduled. River's fetch already waits for
 // scheduled_at, but it promotes scheduled jobs only every 5 s, a fixed
 // interval far coarser than a sandbox tracking scan or a purchase retry needs;
-// this way a due job starts within one poll interval.
+// this way such a job starts within one poll interval.
+//
+// Jobs due later stay scheduled, for River's scheduler: every poll of a queue
+// walks all of its available jobs that are not yet due (River's fetch ranges
+// over priority before scheduled_at), so a tracking poll due in an hour for
+// each shipment in transit would make every poll, fifty a second, read them
+// all. Five seconds late on a job an hour away is nothing.
 func dueWithoutScheduler(ctx context.Context, params []*rivertype.JobInsertParams, doInner func(context.Context) ([]*rivertype.JobInsertResult, error)) ([]*rivertype.JobInsertResult, error) {
+	soon := time.Now().Add(dueHorizon)
 	for _, p := range params {
-		if p.State == rivertype.JobStateScheduled {
+		if p.State == rivertype.JobStateScheduled && p.ScheduledAt != nil && p.ScheduledAt.Before(soon) {
 			p.State = rivertype.JobStateAvailable
 		}
 	}

@@ -93,23 +93,29 @@ func testJobs(t *testing.T, open Opener) {
 		}
 	})
 
-	leaf(t, open, "a future job is inserted due at its time", func(t *testing.T, s *store.Store) {
-		// The store inserts future jobs as available, not scheduled: River's
-		// fetch waits for scheduled_at itself, and its scheduler would add up
-		// to 5 s of delay.
-		when := time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
+	leaf(t, open, "a job due soon is inserted due at its time, a later one scheduled", func(t *testing.T, s *store.Store) {
+		// The store inserts jobs due within half a minute as available, not
+		// scheduled: River's fetch waits for scheduled_at itself, and its
+		// scheduler would add up to 5 s of delay. Jobs due later are
+		// scheduled, so that polls never walk them (jobs.go).
+		soon := time.Now().Add(10 * time.Second).UTC().Truncate(time.Microsecond)
+		later := time.Now().Add(time.Hour).UTC().Truncate(time.Microsecond)
 		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
-			return tx.Enqueue(ctx, river.InsertManyParams{Args: noteArgs{Note: "later"}, InsertOpts: &river.InsertOpts{ScheduledAt: when}})
+			return tx.Enqueue(ctx,
+				river.InsertManyParams{Args: noteArgs{Note: "soon"}, InsertOpts: &river.InsertOpts{ScheduledAt: soon}},
+				river.InsertManyParams{Args: noteArgs{Note: "later"}, InsertOpts: &river.InsertOpts{ScheduledAt: later}})
 		})
-		jobs := listJobs(t, s)
-		if len(jobs) != 1 {
-			t.Fatalf("%d jobs, want 1", len(jobs))
+		type job struct {
+			State       rivertype.JobState
+			ScheduledAt time.Time
 		}
-		if jobs[0].State != rivertype.JobStateAvailable {
-			t.Errorf("state of a future job = %s, want %s", jobs[0].State, rivertype.JobStateAvailable)
+		var got []job
+		for _, j := range listJobs(t, s) {
+			got = append(got, job{j.State, j.ScheduledAt})
 		}
-		if d := diff(when, jobs[0].ScheduledAt); d != "" {
-			t.Errorf("ScheduledAt (-want +got):\n%s", d)
+		want := []job{{rivertype.JobStateAvailable, soon}, {rivertype.JobStateScheduled, later}}
+		if d := diff(want, got); d != "" {
+			t.Errorf("jobs due in 10 s and in an hour (-want +got):\n%s", d)
 		}
 	})
 
