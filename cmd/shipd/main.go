@@ -18,10 +18,21 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
+// defaultGCPercent is the collector's target heap growth unless GOGC says
+// otherwise. shipd keeps a small live heap and allocates fast (requests,
+// JSON, rows), so at Go's 100 the collector ran often: at 200 a burst of
+// creates with their purchases ran 6-12% faster for 9 MiB more memory
+// (make bench, write phase). GOMEMLIMIT bounds the heap as usual.
+const defaultGCPercent = 200
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGCPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
