@@ -36,8 +36,9 @@ const maxCachedDetails = 10_000
 type detailKind uint8
 
 const (
-	shipmentDetail detailKind = iota
-	scansDetail               // a tracker's latest scans, by tracker id
+	shipmentDetail      detailKind = iota
+	scansDetail                    // a tracker's latest scans, by tracker id
+	subscriptionsDetail            // an account's deliverable subscriptions in one mode (subscriptionsKey)
 )
 
 type detailKey struct {
@@ -118,7 +119,8 @@ func (c *detailCache) release(keys []detailKey) {
 }
 
 // CacheDetails keeps the shipment rows and tracking scans that reads of this
-// Store return, dropping each one when a Tx writes it (see above). Only the
+// Store return, and the deliverable subscriptions that transactions read,
+// dropping each one when a Tx writes it (see above). Only the
 // holder of the ServerLock may turn it on: with one server per SQLite
 // database, its own transactions are the only writes of those rows.
 func (s *Store) CacheDetails(_ *ServerLock) {
@@ -143,6 +145,37 @@ func (t *Tx) ended() {
 		t.details.release(t.touched)
 		t.touched = nil
 	}
+}
+
+// subscriptionsKey names an account's deliverable subscriptions in one mode.
+func subscriptionsKey(accountID, mode string) detailKey {
+	return detailKey{subscriptionsDetail, accountID + " " + mode}
+}
+
+// DeliverableSubscriptions returns the enabled, active subscriptions of an
+// account in one mode, as the transaction sees them. Every event asks it
+// (webhooks fan out in the transaction that records the event), and almost
+// always gets the same answer, most often none; with the cache on, the answer
+// is kept until a Tx writes that account's subscriptions in that mode. While
+// such a write is under way, in this transaction or another of its group
+// commit, the database answers: it alone knows what this transaction sees.
+func (t *Tx) DeliverableSubscriptions(ctx context.Context, accountID, mode string) ([]Subscription, error) {
+	if t.details == nil {
+		return t.reader.DeliverableSubscriptions(ctx, accountID, mode)
+	}
+	k := subscriptionsKey(accountID, mode)
+	v, hit, gen, fill := t.details.lookup(k)
+	if hit {
+		return slices.Clone(v.([]Subscription)), nil
+	}
+	subs, err := t.reader.DeliverableSubscriptions(ctx, accountID, mode)
+	if err != nil {
+		return nil, err
+	}
+	if fill {
+		t.details.keep(k, gen, slices.Clone(subs))
+	}
+	return subs, nil
 }
 
 // Shipment reads a shipment of an account, in either mode (callers check the mode).

@@ -32,6 +32,7 @@ const subscriptionColumns = `seq, id, account_id, mode, url, events, description
 
 // InsertSubscription stores a subscription; ErrDuplicateEndpoint when its URL is already active.
 func (t *Tx) InsertSubscription(ctx context.Context, sub *Subscription) error {
+	t.touch(subscriptionsKey(sub.AccountID, sub.Mode))
 	seq, err := t.insertSeq(ctx, `INSERT INTO webhook_subscriptions
 		(id, account_id, mode, url, events, description, enabled, secret_ciphertext, created_at, updated_at)
 		VALUES (:id, :account_id, :mode, :url, :events, :description, :enabled, :secret_ciphertext, :created_at, :updated_at)
@@ -80,14 +81,19 @@ func (r reader) DeliverableSubscriptions(ctx context.Context, accountID, mode st
 
 // UpdateSubscription writes the mutable fields of a subscription.
 func (t *Tx) UpdateSubscription(ctx context.Context, sub *Subscription) error {
+	t.touch(subscriptionsKey(sub.AccountID, sub.Mode))
 	_, err := t.tx.NamedExecContext(ctx, `UPDATE webhook_subscriptions
 		SET events = :events, description = :description, enabled = :enabled, updated_at = :updated_at
-		WHERE id = :id AND revoked_at IS NULL`, sub)
+		WHERE id = :id AND account_id = :account_id AND mode = :mode AND revoked_at IS NULL`, sub)
 	return err
 }
 
 // RevokeSubscription hides a subscription from every later read; the row stays for the delivery log.
 func (t *Tx) RevokeSubscription(ctx context.Context, accountID, id string, now time.Time) error {
+	// The subscription's mode is not known here: both are written, as far as
+	// cached reads are concerned.
+	t.touch(subscriptionsKey(accountID, "test"))
+	t.touch(subscriptionsKey(accountID, "live"))
 	return t.execOne(ctx, `UPDATE webhook_subscriptions SET revoked_at = ?, updated_at = ?
 		WHERE account_id = ? AND id = ? AND revoked_at IS NULL`, now.UTC(), now.UTC(), accountID, id)
 }

@@ -176,6 +176,100 @@ func testSubscriptions(t *testing.T, open Opener) {
 		}
 	})
 
+	// A transaction's read of the deliverable subscriptions (what fanning
+	// out an event reads) sees every commit before it, its own writes, and
+	// never a write that was rolled back, whatever the backend keeps
+	// (SQLite's server caches the answer between writes, store.CacheDetails).
+	leaf(t, open, "DeliverableSubscriptions in a transaction see every commit and no rollback", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		deliverable := func(what string) []string {
+			t.Helper()
+			var ids []string
+			mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+				subs, err := tx.DeliverableSubscriptions(ctx, acct.ID, "test")
+				for _, sub := range subs {
+					ids = append(ids, sub.ID)
+				}
+				return err
+			})
+			return ids
+		}
+		check := func(what string, want ...string) {
+			t.Helper()
+			for range 2 { // the second read may be answered from memory
+				if d := diff(want, deliverable(what)); d != "" {
+					t.Fatalf("%s: deliverable subscriptions (-want +got):\n%s", what, d)
+				}
+			}
+		}
+		errAbort := errors.New("abort")
+		check("at first")
+
+		a := newSubscription(t, s, acct.ID, "test", "https://example.com/hooks/a")
+		check("after an insert", a.ID)
+
+		b := subscriptionRow(acct.ID, "test", "https://example.com/hooks/b")
+		err := s.Tx(ctx, func(tx *store.Tx) error {
+			noErr(t, "InsertSubscription", tx.InsertSubscription(ctx, b))
+			subs, err := tx.DeliverableSubscriptions(ctx, acct.ID, "test")
+			noErr(t, "DeliverableSubscriptions after its own insert", err)
+			if len(subs) != 2 {
+				t.Errorf("a transaction sees %d deliverable subscriptions after its own insert, want 2", len(subs))
+			}
+			return errAbort
+		})
+		wantErr(t, "Tx", err, errAbort)
+		check("after an insert rolled back", a.ID)
+
+		disabled := a
+		disabled.Enabled, disabled.UpdatedAt = false, at(time.Minute)
+		err = s.Tx(ctx, func(tx *store.Tx) error {
+			noErr(t, "UpdateSubscription", tx.UpdateSubscription(ctx, &disabled))
+			return errAbort
+		})
+		wantErr(t, "Tx", err, errAbort)
+		check("after disabling rolled back", a.ID)
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.UpdateSubscription(ctx, &disabled) })
+		check("after disabling")
+		enabled := disabled
+		enabled.Enabled = true
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.UpdateSubscription(ctx, &enabled) })
+		check("after enabling again", a.ID)
+
+		// Transactions that SQLite commits as one group: one inserts and
+		// fails, the next reads after it, the first one holding the writer
+		// until both have queued.
+		hold, held := make(chan struct{}), make(chan struct{})
+		firstDone := make(chan error, 1)
+		go func() {
+			firstDone <- s.Tx(ctx, func(*store.Tx) error { close(held); <-hold; return nil })
+		}()
+		<-held
+		failed, read := make(chan error, 1), make(chan []string, 1)
+		go func() {
+			failed <- s.Tx(ctx, func(tx *store.Tx) error {
+				noErr(t, "InsertSubscription", tx.InsertSubscription(ctx, b))
+				return errAbort
+			})
+		}()
+		time.Sleep(20 * time.Millisecond) // the failing one queues first
+		go func() { read <- deliverable("after a failed insert of the same group") }()
+		time.Sleep(20 * time.Millisecond)
+		close(hold)
+		noErr(t, "the first transaction", <-firstDone)
+		wantErr(t, "the failed insert", <-failed, errAbort)
+		if d := diff([]string{a.ID}, <-read); d != "" {
+			t.Errorf("read after a failed insert of the same group (-want +got):\n%s", d)
+		}
+		check("after the group", a.ID)
+
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			return tx.RevokeSubscription(ctx, acct.ID, a.ID, at(time.Hour))
+		})
+		check("after revoking")
+	})
+
 	leaf(t, open, "DeliverableSubscriptions are the enabled active ones, oldest first", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		acct, other := newAccount(t, s), newAccount(t, s)
