@@ -74,3 +74,45 @@ func TestSharedCheckNeverAnswersFromAnEarlierCheck(t *testing.T) {
 		t.Errorf("%d checks for 4 callers: the three that came together did not share", started)
 	}
 }
+
+// Under load a check starts at most every minGap: callers arriving one
+// after another within the gap share one check, and each is still answered
+// by a check that began after it asked.
+func TestSharedCheckGapGroupsCallers(t *testing.T) {
+	t.Parallel()
+	c := sharedCheck{minGap: 300 * time.Millisecond}
+	var mu sync.Mutex
+	var starts []time.Time
+	check := func(context.Context) (int64, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		starts = append(starts, time.Now())
+		return int64(len(starts)), nil
+	}
+	ctx := t.Context()
+	if v, err := c.read(ctx, check); v != 1 || err != nil {
+		t.Fatalf("first read = %d, %v: an idle check starts at once", v, err)
+	}
+	type answer struct {
+		asked time.Time
+		v     int64
+	}
+	answers := make(chan answer, 3)
+	for range 3 {
+		asked := time.Now()
+		go func() { v, _ := c.read(ctx, check); answers <- answer{asked, v} }()
+		time.Sleep(10 * time.Millisecond) // each finds the last check long done
+	}
+	for range 3 {
+		a := <-answers
+		mu.Lock()
+		began := starts[a.v-1]
+		mu.Unlock()
+		if a.v != 2 {
+			t.Errorf("a caller within the gap got check %d, want the one check after the first (2)", a.v)
+		}
+		if began.Before(a.asked) {
+			t.Errorf("a caller was answered by a check that began %s before it asked", a.asked.Sub(began))
+		}
+	}
+}
