@@ -32,7 +32,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 	"go.opentelemetry.io/otel/attribute"
@@ -143,7 +142,7 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{w: w, dialect: sqliteDialect, driver: riversqlite.New(w.DB)}
+	s := &Store{w: w, dialect: sqliteDialect, driver: newCompletingDriver(w.DB)}
 	s.reader = reader{q: w, d: sqliteDialect}
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
