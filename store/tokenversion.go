@@ -131,13 +131,8 @@ type watchConn struct {
 // watchConns is how many connections read data_version, each in turn.
 const watchConns = 4
 
-// checkGap is the sharedCheck's minGap for SQLite's data_version: at most
-// 2,000 checks a second. Back to back, the checks took 7% of the read path's
-// CPU at 64 connections.
-const checkGap = 500 * time.Microsecond
-
 func newTokenVersion(s *Store) *tokenVersion {
-	v := &tokenVersion{s: s, shared: sharedCheck{minGap: checkGap}}
+	v := &tokenVersion{s: s}
 	if s.dialect == sqliteDialect {
 		v.conns = make(chan *watchConn, watchConns)
 		for range watchConns {
@@ -232,18 +227,12 @@ func (t *Tx) notifyTokenChange(ctx context.Context) error {
 // pays for a check per group of concurrent requests rather than per request,
 // without ever answering a caller from a check that began before it asked:
 // a caller either starts a check or joins one that has not started yet.
-// One check runs at a time, and one starts at most every minGap: under load
-// the callers of that gap share one check instead of each round of them
-// paying for one (a check is a query), at the cost of waiting up to minGap.
-// An idle server checks at once.
+// One check runs at a time.
 type sharedCheck struct {
-	minGap time.Duration
-	mu     sync.Mutex
+	mu sync.Mutex
 	// next is the check waiting to start, which arriving callers join;
-	// running is the one under way; lastStart is when it, or the one
-	// before, started.
+	// running is the one under way.
 	next, running *checkRound
-	lastStart     time.Time
 }
 
 type checkRound struct {
@@ -271,13 +260,7 @@ func (c *sharedCheck) read(ctx context.Context, check func(context.Context) (int
 		<-prev.done // a check at a time; this one begins after it
 	}
 	c.mu.Lock()
-	wait := c.minGap - time.Since(c.lastStart)
-	c.mu.Unlock()
-	if wait > 0 {
-		time.Sleep(wait) // callers arriving meanwhile join r
-	}
-	c.mu.Lock()
-	c.next, c.running, c.lastStart = nil, r, time.Now()
+	c.next, c.running = nil, r
 	c.mu.Unlock()
 	// Its callers do not end with this one's context.
 	r.version, r.err = check(context.WithoutCancel(ctx))
