@@ -82,8 +82,12 @@ func (e *completingExecutor) JobSetStateIfRunningMany(ctx context.Context, param
 		return nil, fmt.Errorf("complete jobs: %w", err)
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `UPDATE river_job SET state = 'completed', finalized_at = done.at
-		FROM (SELECT json_extract(value, '$[0]') AS job_id, json_extract(value, '$[1]') AS at FROM json_each(?)) AS done
+	// The batch is materialized first, so that the plan walks it and finds
+	// each job by id; joined as a subquery, SQLite walked the running jobs
+	// and parsed the whole batch again for each.
+	rows, err := tx.QueryContext(ctx, `WITH done (job_id, at) AS MATERIALIZED (
+			SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?))
+		UPDATE river_job SET state = 'completed', finalized_at = done.at FROM done
 		WHERE river_job.id = done.job_id AND river_job.state = 'running'
 		RETURNING river_job.id`, string(encoded))
 	if err != nil {
