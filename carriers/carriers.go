@@ -214,6 +214,10 @@ type TrackingEvent struct {
 	CarrierCode string
 }
 
+// PlausibleScanTime reports whether a carrier's scan time could be real: a
+// time before 1970 is a zeroed field (year 1), so the answer is malformed.
+func PlausibleScanTime(t time.Time) bool { return t.Year() >= 1970 }
+
 // Sentinel errors. Carriers wrap them with %w and a message meant for humans,
 // so callers classify with errors.Is and show err.Error().
 var (

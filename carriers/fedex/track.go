@@ -222,8 +222,7 @@ func parseTime(s string) (time.Time, error) {
 	}
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			if t.Year() < 1970 {
-				// A zeroed field (year 1), not a time any parcel had.
+			if !carriers.PlausibleScanTime(t) {
 				return time.Time{}, fmt.Errorf("%q is before 1970", s)
 			}
 			return t, nil

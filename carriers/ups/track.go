@@ -191,8 +191,7 @@ func parseTrackResponse(body []byte, tn string) (u carriers.TrackingUpdate, foun
 // used; with neither, the local time is kept as UTC, the only zone known.
 func activityTime(a trackActivity) (time.Time, error) {
 	t, err := activityTimeAsGiven(a)
-	if err == nil && t.Year() < 1970 {
-		// A zeroed field (year 1), not a time any parcel had.
+	if err == nil && !carriers.PlausibleScanTime(t) {
 		return time.Time{}, fmt.Errorf("date %q is before 1970", a.Date)
 	}
 	return t, err
@@ -298,7 +297,7 @@ func estimatedDelivery(p *trackPackage) *time.Time {
 		}
 	}
 	t, err := time.Parse("20060102150405", date+clock)
-	if err != nil || t.Year() < 1970 {
+	if err != nil || !carriers.PlausibleScanTime(t) {
 		return nil
 	}
 	return &t

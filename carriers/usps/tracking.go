@@ -144,12 +144,12 @@ func parseTracking(body []byte, trackingNumber string) (carriers.TrackingUpdate,
 // ("-7:00") beside it; a date alone is that date.
 func eventTime(ev trackingEvent) (time.Time, error) {
 	if s := strings.TrimSpace(ev.GMTTimestamp); s != "" {
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && plausible(t) {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && carriers.PlausibleScanTime(t) {
 			return t, nil
 		}
 	}
 	s := strings.TrimSpace(ev.EventTimestamp)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil && plausible(t) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil && carriers.PlausibleScanTime(t) {
 		return t, nil
 	}
 	loc := time.UTC
@@ -157,16 +157,12 @@ func eventTime(ev trackingEvent) (time.Time, error) {
 		loc = time.FixedZone("", off)
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", time.DateOnly} {
-		if t, err := time.ParseInLocation(layout, s, loc); err == nil && plausible(t) {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil && carriers.PlausibleScanTime(t) {
 			return t, nil
 		}
 	}
 	return time.Time{}, fmt.Errorf("unreadable time %q", excerpt([]byte(s)))
 }
-
-// plausible rejects scan times no parcel could have: before 1970 (the year 1
-// of a zeroed field, found by FuzzParseTracking) is a malformed answer.
-func plausible(t time.Time) bool { return t.Year() >= 1970 }
 
 // parseOffset reads "-7:00", "+05:30" or "-0700" into seconds east of UTC.
 func parseOffset(s string) (int, bool) {

@@ -603,11 +603,11 @@ func TestServeWithoutPurchaseWorkers(t *testing.T) {
 	}
 
 	s := startServe(t, db, "--purchase-workers", "0", "--job-poll-interval", "10ms")
-	demo := struct{ Token string }{s.demoToken(t)}
+	token := s.demoToken(t)
 	body := labelBody()
 	var ids []string
 	for range 3 {
-		status, created := s.call(t, "POST", "/api/v1/labels/create", demo.Token, body)
+		status, created := s.call(t, "POST", "/api/v1/labels/create", token, body)
 		if status != 202 || created["status"] != "paying" {
 			t.Fatalf("create: %d %v", status, created)
 		}
@@ -616,7 +616,7 @@ func TestServeWithoutPurchaseWorkers(t *testing.T) {
 	// Workers would buy a sandbox label within milliseconds; give them a second.
 	time.Sleep(time.Second)
 	for _, id := range ids {
-		if status, got := s.call(t, "GET", "/api/v1/labels/"+id, demo.Token, nil); status != 200 || got["status"] != "paying" {
+		if status, got := s.call(t, "GET", "/api/v1/labels/"+id, token, nil); status != 200 || got["status"] != "paying" {
 			t.Fatalf("label %s on the instance without purchase workers: %d %v", id, status, got["status"])
 		}
 	}
@@ -630,7 +630,7 @@ func TestServeWithoutPurchaseWorkers(t *testing.T) {
 	s2 := startServe(t, db, "--job-poll-interval", "10ms")
 	for _, id := range ids {
 		waitForStatus := func() bool {
-			_, got := s2.call(t, "GET", "/api/v1/labels/"+id, demo.Token, nil)
+			_, got := s2.call(t, "GET", "/api/v1/labels/"+id, token, nil)
 			return got["status"] == "purchased"
 		}
 		deadline := time.Now().Add(20 * time.Second)
@@ -641,7 +641,7 @@ func TestServeWithoutPurchaseWorkers(t *testing.T) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
-	status, events := s2.call(t, "GET", "/api/v1/events?type=shipment.purchased", demo.Token, nil)
+	status, events := s2.call(t, "GET", "/api/v1/events?type=shipment.purchased", token, nil)
 	if data, _ := events["data"].([]any); status != 200 || len(data) != len(ids) {
 		t.Fatalf("shipment.purchased events: %d, %d of them for %d labels", status, len(data), len(ids))
 	}
