@@ -175,6 +175,9 @@ func FuzzParseErrorBody(f *testing.F) {
 		if !ok && (code != "" || msg != "") {
 			t.Fatalf("not ok but code %q, message %q", code, msg)
 		}
+		if carriers.Excerpt(code) != code || carriers.Excerpt(msg) != msg {
+			t.Fatalf("code %.80q or message %.80q is not an excerpt", code, msg)
+		}
 	})
 }
 

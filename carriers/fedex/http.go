@@ -146,7 +146,7 @@ func parseErrorBody(body []byte) (code, message string, ok bool) {
 			code = strings.TrimSpace(e.Code)
 		}
 	}
-	message = strings.Join(msgs, "; ")
+	code, message = carriers.Excerpt(code), carriers.Excerpt(strings.Join(msgs, "; "))
 	if message == "" {
 		message = code
 	}

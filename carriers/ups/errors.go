@@ -78,17 +78,20 @@ func answerError(op string, status int, header http.Header, body []byte, now tim
 	e := &carriers.Error{Carrier: carrierName, Operation: op, HTTPStatus: status}
 	errs, ok := parseErrorBody(body)
 	if ok {
-		e.Code = clean(errs[0].Code)
+		// Secrets are redacted before the excerpt is cut, which could
+		// otherwise leave the start of one in place.
+		e.Code = carriers.Excerpt(clean(errs[0].Code))
 		msgs := make([]string, 0, len(errs))
 		for _, x := range errs {
 			if x.Message != "" {
 				msgs = append(msgs, clean(x.Message))
 			}
 		}
-		e.Message = strings.Join(msgs, "; ")
+		e.Message = carriers.Excerpt(strings.Join(msgs, "; "))
 	}
 	if e.Message == "" {
-		e.Message = fmt.Sprintf("HTTP %d %s", status, describeBody(header, body, ok))
+		// The content type it names is the server's text too.
+		e.Message = carriers.Excerpt(fmt.Sprintf("HTTP %d %s", status, describeBody(header, body, ok)))
 	}
 	switch {
 	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:

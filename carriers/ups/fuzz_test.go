@@ -163,6 +163,9 @@ func FuzzParseError(f *testing.F) {
 		if e == nil || e.Kind == nil || e.Message == "" || e.RetryAfter < 0 {
 			t.Fatalf("incomplete error %+v", e)
 		}
+		if carriers.Excerpt(e.Code) != e.Code || carriers.Excerpt(e.Message) != e.Message {
+			t.Fatalf("code %.80q or message %.80q is not an excerpt", e.Code, e.Message)
+		}
 	})
 }
 

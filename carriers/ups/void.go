@@ -71,7 +71,7 @@ func (c *Carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.
 	}
 	if !res.voided {
 		return "", &carriers.Error{Carrier: carrierName, Operation: opVoid, HTTPStatus: a.status,
-			Code: a.clean(res.code), Message: a.clean(res.message), Kind: carriers.ErrRejected}
+			Code: carriers.Excerpt(a.clean(res.code)), Message: carriers.Excerpt(a.clean(res.message)), Kind: carriers.ErrRejected}
 	}
 	return carriers.VoidConfirmed, nil
 }

@@ -81,7 +81,7 @@ func parseToken(body []byte, now time.Time) (oauth.Token, error) {
 	}
 	secs, ok := parseSeconds(t.ExpiresIn)
 	if !ok || secs <= 0 {
-		return oauth.Token{}, failed(opToken, http.StatusOK, "the token answer has no usable expires_in (%s)", excerpt(t.ExpiresIn))
+		return oauth.Token{}, failed(opToken, http.StatusOK, "the token answer has no usable expires_in (%s)", carriers.Excerpt(t.ExpiresIn))
 	}
 	return oauth.Token{AccessToken: t.AccessToken, ExpiresAt: now.Add(time.Duration(secs) * time.Second)}, nil
 }

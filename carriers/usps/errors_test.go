@@ -125,7 +125,7 @@ func TestParseErrorBody(t *testing.T) {
 		}
 	}
 	long := parseErrorBodyMessage(bytes.Repeat([]byte("x"), 5000))
-	if len([]rune(long)) > 201 {
+	if len([]rune(long)) > carriers.ExcerptLimit+1 {
 		t.Errorf("a long body gives a %d-character message", len(long))
 	}
 }

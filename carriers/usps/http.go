@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shipd-dev/shipd/carriers"
 )
@@ -234,39 +233,27 @@ func parseErrorBody(body []byte) (code, message string) {
 			var details []string
 			for _, sub := range ae.Errors {
 				if code == "" && sub.Code != "" {
-					code = string(sub.Code)
+					code = carriers.Excerpt(string(sub.Code))
 				}
 				if d := strings.TrimSpace(orDefault(sub.Detail, sub.Title)); d != "" {
 					details = append(details, d)
 				}
 			}
 			if code == "" {
-				code = string(ae.Code)
+				code = carriers.Excerpt(string(ae.Code))
 			}
 			message = strings.Join(details, "; ")
 			if message == "" {
-				message = strings.TrimSpace(ae.Message)
+				message = ae.Message
 			}
-			return code, message
+			return code, carriers.Excerpt(message)
 		}
 		var oauthCode string
 		if err := json.Unmarshal(eb.Error, &oauthCode); err == nil {
-			return oauthCode, strings.TrimSpace(orDefault(eb.ErrorDescription, oauthCode))
+			return carriers.Excerpt(oauthCode), carriers.Excerpt(orDefault(eb.ErrorDescription, oauthCode))
 		}
 	}
-	return "", excerpt(body)
-}
-
-// excerpt is the start of a body that is not a USPS error, cleaned to one
-// short printable line so that it can go into an error message.
-func excerpt(body []byte) string {
-	const limit = 200
-	s := strings.ToValidUTF8(string(body[:min(len(body), 4*limit)]), "")
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) > limit {
-		s = string([]rune(s)[:limit]) + "…"
-	}
-	return s
+	return "", carriers.Excerpt(body)
 }
 
 // flexString accepts a JSON string or number: USPS documents its codes as

@@ -97,7 +97,7 @@ func parseTracking(body []byte, trackingNumber string) (carriers.TrackingUpdate,
 		if code == "404" {
 			return carriers.TrackingUpdate{Status: carriers.StatusUnknown}, nil
 		}
-		return carriers.TrackingUpdate{}, failed(opTrack, http.StatusOK, "USPS answered status %s for %s", excerpt([]byte(code)), trackingNumber)
+		return carriers.TrackingUpdate{}, failed(opTrack, http.StatusOK, "USPS answered status %s for %s", carriers.Excerpt(code), trackingNumber)
 	}
 
 	// USPS lists events newest first; reversed, a stable sort by time
@@ -161,7 +161,7 @@ func eventTime(ev trackingEvent) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("unreadable time %q", excerpt([]byte(s)))
+	return time.Time{}, fmt.Errorf("unreadable time %q", carriers.Excerpt(s))
 }
 
 // parseOffset reads "-7:00", "+05:30" or "-0700" into seconds east of UTC.

@@ -78,6 +78,6 @@ func parseVoid(body []byte) (carriers.VoidStatus, error) {
 	case "":
 		return "", failed(opVoid, http.StatusOK, "the cancel answer has no status")
 	default:
-		return "", failed(opVoid, http.StatusOK, "the cancel answer has the unknown status %q", excerpt([]byte(ans.Status)))
+		return "", failed(opVoid, http.StatusOK, "the cancel answer has the unknown status %q", carriers.Excerpt(ans.Status))
 	}
 }

@@ -1,0 +1,69 @@
+package carriers_test
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
+
+func TestExcerpt(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", carriers.ExcerptLimit)
+	cases := []struct{ name, in, want string }{
+		{"plain", "Invalid postal code.", "Invalid postal code."},
+		{"white space and controls", "  line one\r\n\tline\x00two \x1b[31m ", "line one line two [31m"},
+		{"invalid bytes and replacement characters", "bad\xff\xfe byte\uFFFDs", "bad bytes"},
+		{"exactly the limit", long, long},
+		{"one over the limit", long + "x", long + "…"},
+		{"space at the limit", long[:len(long)-2] + " xyz", long[:len(long)-2] + "…"},
+		{"long text of invalid bytes", strings.Repeat("\xff", 1<<20) + "ok", ""},
+		{"empty", "", ""},
+	}
+	for _, c := range cases {
+		if got := carriers.Excerpt(c.in); got != c.want {
+			t.Errorf("%s: Excerpt(%.40q) = %.60q, want %.60q", c.name, c.in, got, c.want)
+		}
+	}
+}
+
+func FuzzExcerpt(f *testing.F) {
+	f.Add("Invalid postal code.")
+	f.Add(" a\tb\x00\xff" + strings.Repeat("ü", 400))
+	f.Fuzz(func(t *testing.T, s string) {
+		got := carriers.Excerpt(s)
+		if !utf8.ValidString(got) {
+			t.Fatalf("invalid UTF-8 %q", got)
+		}
+		if n := utf8.RuneCountInString(got); n > carriers.ExcerptLimit+1 {
+			t.Fatalf("%d characters", n)
+		}
+		if again := carriers.Excerpt(got); again != got {
+			t.Fatalf("not idempotent: %q → %q", got, again)
+		}
+		if bs := carriers.Excerpt([]byte(s)); bs != got {
+			t.Fatalf("bytes give %q, the string %q", bs, got)
+		}
+		if strings.TrimSpace(got) != got || strings.Contains(got, "  ") {
+			t.Fatalf("untrimmed white space in %q", got)
+		}
+		for _, r := range got {
+			if r < ' ' || r == 0x7f || r == utf8.RuneError {
+				t.Fatalf("control or replacement character %U in %q", r, got)
+			}
+		}
+		if utf8.ValidString(s) && len(s) <= carriers.ExcerptLimit && !strings.ContainsAny(s, "\uFFFD") && strings.Join(strings.Fields(s), " ") == s && !hasControl(s) && got != s {
+			t.Fatalf("clean short text changed: %q → %q", s, got)
+		}
+	})
+}
+
+func hasControl(s string) bool {
+	for _, r := range s {
+		if r < ' ' || (r >= 0x7f && r < 0xa0) {
+			return true
+		}
+	}
+	return false
+}
