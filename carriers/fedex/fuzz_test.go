@@ -129,6 +129,9 @@ func FuzzParseTrack(f *testing.F) {
 			if ev.OccurredAt.Year() < 1970 {
 				t.Fatalf("event at %v", ev.OccurredAt)
 			}
+			if carriers.Excerpt(ev.Message) != ev.Message {
+				t.Fatalf("event message %.80q is not an excerpt", ev.Message)
+			}
 			if i > 0 && ev.OccurredAt.Before(up.Events[i-1].OccurredAt) {
 				t.Fatalf("events are not oldest first")
 			}

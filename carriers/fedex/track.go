@@ -124,12 +124,12 @@ func parseTrackResponse(body []byte, trackingNumber string) (carriers.TrackingUp
 		if tr.Error.Code == codeNotFound {
 			return carriers.TrackingUpdate{Status: carriers.StatusUnknown}, nil
 		}
-		msg := tr.Error.Message
+		msg := carriers.Excerpt(tr.Error.Message)
 		if msg == "" {
 			msg = "FedEx could not track the number"
 		}
 		return carriers.TrackingUpdate{}, &carriers.Error{Carrier: Name, Operation: opTrack, HTTPStatus: http.StatusOK,
-			Kind: carriers.ErrRejected, Code: tr.Error.Code, Message: msg}
+			Kind: carriers.ErrRejected, Code: carriers.Excerpt(tr.Error.Code), Message: msg}
 	}
 
 	up := carriers.TrackingUpdate{Status: carriers.StatusUnknown, Events: []carriers.TrackingEvent{}}
@@ -144,7 +144,7 @@ func parseTrackResponse(body []byte, trackingNumber string) (carriers.TrackingUp
 		}
 		up.Events = append(up.Events, carriers.TrackingEvent{
 			Status:      trackerStatus(ev.EventType, ev.DerivedStatusCode),
-			Message:     msg,
+			Message:     carriers.Excerpt(msg),
 			Location:    ev.ScanLocation.String(),
 			OccurredAt:  at,
 			CarrierCode: ev.EventType,

@@ -120,6 +120,9 @@ func FuzzParseTrack(f *testing.F) {
 			if e.OccurredAt.Year() < 1970 {
 				t.Fatalf("event at %v", e.OccurredAt)
 			}
+			if carriers.Excerpt(e.Message) != e.Message {
+				t.Fatalf("event message %.80q is not an excerpt", e.Message)
+			}
 			if i > 0 && e.OccurredAt.Before(u.Events[i-1].OccurredAt) {
 				t.Fatal("events are not oldest first")
 			}

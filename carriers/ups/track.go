@@ -151,7 +151,7 @@ func parseTrackResponse(body []byte, tn string) (u carriers.TrackingUpdate, foun
 			}
 		}
 		if len(warnings) > 0 {
-			return u, false, fmt.Errorf("track answer has no package, only the warning %s %q", warnings[0].Code, warnings[0].Message)
+			return u, false, fmt.Errorf("track answer has no package, only the warning %s %q", carriers.Excerpt(warnings[0].Code), carriers.Excerpt(warnings[0].Message))
 		}
 		return u, false, fmt.Errorf("track answer has no package")
 	}
@@ -165,7 +165,7 @@ func parseTrackResponse(body []byte, tn string) (u carriers.TrackingUpdate, foun
 		status, code := trackingStatus(act.Status)
 		events = append(events, carriers.TrackingEvent{
 			Status:      status,
-			Message:     firstNonEmpty(strings.TrimSpace(act.Status.Description), strings.TrimSpace(act.Status.SimplifiedTextDescription)),
+			Message:     carriers.Excerpt(firstNonEmpty(strings.TrimSpace(act.Status.Description), strings.TrimSpace(act.Status.SimplifiedTextDescription))),
 			Location:    activityLocation(act),
 			OccurredAt:  at,
 			CarrierCode: code,

@@ -117,6 +117,9 @@ func FuzzParseTracking(f *testing.F) {
 			if !contains(carriers.Statuses(), ev.Status) || ev.OccurredAt.IsZero() {
 				t.Fatalf("event %+v", ev)
 			}
+			if carriers.Excerpt(ev.Message) != ev.Message {
+				t.Fatalf("event message %.80q is not an excerpt", ev.Message)
+			}
 			if i > 0 && ev.OccurredAt.Before(u.Events[i-1].OccurredAt) {
 				t.Fatalf("events out of order: %v before %v", u.Events[i-1].OccurredAt, ev.OccurredAt)
 			}

@@ -111,7 +111,7 @@ func parseTracking(body []byte, trackingNumber string) (carriers.TrackingUpdate,
 		}
 		events = append(events, carriers.TrackingEvent{
 			Status:      eventStatus(ev.EventCode),
-			Message:     strings.TrimSpace(ev.EventType),
+			Message:     carriers.Excerpt(ev.EventType),
 			Location:    location(ev.EventCity, ev.EventState, ev.EventCountry),
 			OccurredAt:  at,
 			CarrierCode: strings.TrimSpace(ev.EventCode),
