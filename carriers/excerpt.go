@@ -17,8 +17,8 @@ const ExcerptLimit = 300
 // most ExcerptLimit characters followed by "…" when it was cut. Every
 // carrier passes the messages and codes it copies out of an answer through
 // it, so no answer can make shipd's errors longer than the answer itself
-// or break a log line.
-// It takes the bytes of an answer as well, without copying all of them.
+// or break a log line. It takes the bytes of an answer as well, without
+// copying all of them.
 func Excerpt[T ~string | ~[]byte](text T) string {
 	// Four bytes per character is the most UTF-8 needs, so this much of a
 	// long text always holds the characters kept.
@@ -36,21 +36,20 @@ func Excerpt[T ~string | ~[]byte](text T) string {
 			space = b.Len() > 0
 			continue
 		}
-		if n == ExcerptLimit {
+		width := 1
+		if space {
+			width = 2
+		}
+		if n+width > ExcerptLimit {
 			b.WriteString("…")
 			break
 		}
 		if space {
-			if n+1 == ExcerptLimit {
-				b.WriteString("…")
-				break
-			}
 			b.WriteByte(' ')
-			n++
 			space = false
 		}
 		b.WriteRune(r)
-		n++
+		n += width
 	}
 	return b.String()
 }

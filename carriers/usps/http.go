@@ -233,14 +233,14 @@ func parseErrorBody(body []byte) (code, message string) {
 			var details []string
 			for _, sub := range ae.Errors {
 				if code == "" && sub.Code != "" {
-					code = carriers.Excerpt(string(sub.Code))
+					code = carriers.Excerpt(sub.Code)
 				}
 				if d := strings.TrimSpace(orDefault(sub.Detail, sub.Title)); d != "" {
 					details = append(details, d)
 				}
 			}
 			if code == "" {
-				code = carriers.Excerpt(string(ae.Code))
+				code = carriers.Excerpt(ae.Code)
 			}
 			message = strings.Join(details, "; ")
 			if message == "" {
