@@ -1,0 +1,312 @@
+package shipping
+
+// The job workers tested alone, at the domain level, as River's own
+// examples test workers: each test queues a job through the service (a
+// create, a refund), reads it back with River's client, and runs the worker
+// on it by hand. River's rivertest.Worker is not used because it works a job
+// inside a transaction of its own, and on SQLite that transaction would hold
+// the one write lock the worker's own transaction waits for.
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
+	"github.com/shipd-dev/shipd/seal"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/store/storetest"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+// workerBundle is the shipping service over a fresh database with a clock
+// far from the machine's, so a job scheduled from time.Now instead of the
+// service's clock shows.
+type workerBundle struct {
+	st     *store.Store
+	svc    *Service
+	clock  *fakeclock.Clock
+	caller accounts.Caller
+	jobs   *river.Client[*sql.Tx]
+}
+
+const scanEvery = 7 * time.Minute
+
+func setupWorkers(t *testing.T) *workerBundle {
+	t.Helper()
+	ctx := context.Background()
+	st := storetest.Open(t)
+	clock := fakeclock.New(time.Date(2031, time.March, 4, 10, 0, 0, 0, time.UTC))
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{5}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := store.OpenBlobs(ctx, "mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := accounts.New(st, accounts.Config{Now: clock.Now})
+	idem := idempotency.New(st, cipher, idempotency.Config{Now: clock.Now})
+	wh := webhooks.New(st, acc, idem, cipher, webhooks.Config{Now: clock.Now})
+	svc, err := New(st, acc, wh, idem, Config{
+		Now:               clock.Now,
+		Carriers:          carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: scanEvery, Now: clock.Now}), nil),
+		Documents:         docs,
+		EventData:         func(s Shipment) (json.RawMessage, error) { return json.Marshal(s) },
+		PurchaseRetryBase: 3 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := acc.CreateAccount(ctx, "Acme", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := acc.Authenticate(ctx, secret, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := st.JobClient(&river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &workerBundle{st: st, svc: svc, clock: clock, caller: c, jobs: jobs}
+}
+
+func (b *workerBundle) create(t *testing.T, recipient string) Shipment {
+	t.Helper()
+	name := recipient
+	in := NewLabel{Input: Input{
+		From:   Address{Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
+		To:     Address{Name: &name, Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
+		Parcel: Parcel{WeightOz: 32},
+	}}
+	sh, _, err := b.svc.Create(context.Background(), b.caller, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh
+}
+
+// job is the one job of kind whose args name the shipment or tracker id,
+// decoded for its worker.
+func job[T river.JobArgs](t *testing.T, b *workerBundle, kind, key, id string) *river.Job[T] {
+	t.Helper()
+	res, err := b.jobs.JobList(context.Background(), river.NewJobListParams().Kinds(kind).First(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []*rivertype.JobRow
+	for _, row := range res.Jobs {
+		var m map[string]any
+		if err := json.Unmarshal(row.EncodedArgs, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m[key] == id {
+			found = append(found, row)
+		}
+	}
+	if len(found) == 0 {
+		t.Fatalf("no %s job for %s", kind, id)
+	}
+	row := found[len(found)-1]
+	var args T
+	if err := json.Unmarshal(row.EncodedArgs, &args); err != nil {
+		t.Fatal(err)
+	}
+	return &river.Job[T]{JobRow: row, Args: args}
+}
+
+func jobCount(t *testing.T, b *workerBundle, kind string) int {
+	t.Helper()
+	res, err := b.jobs.JobList(context.Background(), river.NewJobListParams().Kinds(kind).First(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(res.Jobs)
+}
+
+func (b *workerBundle) get(t *testing.T, id string) Shipment {
+	t.Helper()
+	sh, err := b.svc.Get(context.Background(), b.caller, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sh
+}
+
+// ledgerOf is the movements of money of one shipment.
+func (b *workerBundle) ledgerOf(t *testing.T, shipmentID string) []LedgerEntry {
+	t.Helper()
+	entries, _, err := b.svc.Ledger(context.Background(), b.caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mine []LedgerEntry
+	for _, e := range entries {
+		if e.ShipmentID == shipmentID {
+			mine = append(mine, e)
+		}
+	}
+	return mine
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestPurchaseWorkerBuysAndSchedulesTheFirstScanFromTheClock(t *testing.T) {
+	t.Parallel()
+	b := setupWorkers(t)
+	ctx := context.Background()
+	sh := b.create(t, "Ada Lovelace")
+	if sh.Status != Paying {
+		t.Fatalf("created %s, want paying", sh.Status)
+	}
+	b.clock.Advance(time.Minute)
+	purchasedAt := b.clock.Now()
+	if err := (&purchaseWorker{s: b.svc}).Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+		t.Fatal(err)
+	}
+	got := b.get(t, sh.ID)
+	if got.Status != Purchased || got.TrackingNumber == nil || !got.HasLabel || got.TrackerID == nil {
+		t.Fatalf("after the purchase job: %+v", got)
+	}
+	if !got.PurchasedAt.Equal(purchasedAt) {
+		t.Errorf("purchasedAt %s, want the clock's %s", got.PurchasedAt, purchasedAt)
+	}
+	scan := job[scanArgs](t, b, scanArgs{}.Kind(), "tracker_id", *got.TrackerID)
+	if diff := cmp.Diff(purchasedAt.Add(scanEvery), scan.ScheduledAt.UTC()); diff != "" {
+		t.Errorf("first scan scheduled (-want +got):\n%s", diff)
+	}
+
+	// The job run again (a crash before River recorded its completion) buys
+	// nothing more: no second scan schedule, no second movement of money.
+	moves := b.ledgerOf(t, sh.ID)
+	if err := (&purchaseWorker{s: b.svc}).Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if n := jobCount(t, b, scanArgs{}.Kind()); n != 1 {
+		t.Errorf("%d scan jobs after the purchase ran twice, want 1", n)
+	}
+	if diff := cmp.Diff(moves, b.ledgerOf(t, sh.ID)); diff != "" {
+		t.Errorf("ledger after the purchase ran twice (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(got, b.get(t, sh.ID)); diff != "" {
+		t.Errorf("shipment after the purchase ran twice (-before +after):\n%s", diff)
+	}
+}
+
+func TestPurchaseWorkerDefersFromTheClockWhileTheCarrierIsUnavailable(t *testing.T) {
+	t.Parallel()
+	b := setupWorkers(t)
+	ctx := context.Background()
+	sh := b.create(t, "Carrier Unavailable")
+	w := &purchaseWorker{s: b.svc}
+	first := job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)
+	if err := w.Work(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.get(t, sh.ID).Status; got != Pending {
+		t.Fatalf("status %s, want pending", got)
+	}
+	next := job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)
+	if next.ID == first.ID || next.Args.Attempt != 1 {
+		t.Fatalf("next attempt: job %d args %+v", next.ID, next.Args)
+	}
+	if diff := cmp.Diff(b.clock.Now().Add(3*time.Second), next.ScheduledAt.UTC()); diff != "" {
+		t.Errorf("next attempt scheduled (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(b.clock.Now().Add(6*time.Second), w.NextRetry(&river.Job[purchaseArgs]{JobRow: &rivertype.JobRow{Attempt: 2}})); diff != "" {
+		t.Errorf("NextRetry (-want +got):\n%s", diff)
+	}
+}
+
+func TestScanWorkerAppliesTheScanAndSchedulesTheNextFromTheClock(t *testing.T) {
+	t.Parallel()
+	b := setupWorkers(t)
+	ctx := context.Background()
+	sh := b.create(t, "Ada Lovelace")
+	if err := (&purchaseWorker{s: b.svc}).Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+		t.Fatal(err)
+	}
+	tracker := *b.get(t, sh.ID).TrackerID
+	b.clock.Advance(scanEvery)
+	first := job[scanArgs](t, b, scanArgs{}.Kind(), "tracker_id", tracker)
+	if err := (&scanWorker{s: b.svc}).Work(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	got := b.get(t, sh.ID)
+	if got.TrackingStatus == nil || *got.TrackingStatus != carriers.StatusPreTransit || len(got.TrackingEvents) != 1 {
+		t.Fatalf("after the first scan: status %v, %d events", got.TrackingStatus, len(got.TrackingEvents))
+	}
+	if !got.TrackingEvents[0].OccurredAt.Equal(b.clock.Now()) {
+		t.Errorf("scan at %s, want the clock's %s", got.TrackingEvents[0].OccurredAt, b.clock.Now())
+	}
+	second := job[scanArgs](t, b, scanArgs{}.Kind(), "tracker_id", tracker)
+	if second.Args.Index != 1 {
+		t.Fatalf("next scan index %d, want 1", second.Args.Index)
+	}
+	if diff := cmp.Diff(b.clock.Now().Add(scanEvery), second.ScheduledAt.UTC()); diff != "" {
+		t.Errorf("second scan scheduled (-want +got):\n%s", diff)
+	}
+	// The same scan again records nothing.
+	if err := (&scanWorker{s: b.svc}).Work(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(b.get(t, sh.ID).TrackingEvents); n != 1 {
+		t.Errorf("%d events after the same scan ran twice, want 1", n)
+	}
+}
+
+func TestVoidWorkerVoidsAndCredits(t *testing.T) {
+	t.Parallel()
+	b := setupWorkers(t)
+	ctx := context.Background()
+	sh := b.create(t, "Ada Lovelace")
+	if err := (&purchaseWorker{s: b.svc}).Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+		t.Fatal(err)
+	}
+	_, balanceBefore, err := b.svc.Ledger(ctx, b.caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.svc.Refund(ctx, b.caller, sh.ID, RefundRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.get(t, sh.ID).Status; got != VoidRequested {
+		t.Fatalf("after the refund: %s", got)
+	}
+	b.clock.Advance(time.Hour)
+	w := &voidWorker{s: b.svc}
+	if err := w.Work(ctx, job[voidArgs](t, b, voidArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+		t.Fatal(err)
+	}
+	got := b.get(t, sh.ID)
+	if got.Status != Voided || got.VoidedAt == nil || !got.VoidedAt.Equal(b.clock.Now()) {
+		t.Fatalf("after the void job: status %s voidedAt %v, want voided at %s", got.Status, got.VoidedAt, b.clock.Now())
+	}
+	_, balanceAfter, err := b.svc.Ledger(ctx, b.caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if balanceAfter-balanceBefore != sh.CustomerPriceCents {
+		t.Errorf("balance %d -> %d, want the price %d credited", balanceBefore, balanceAfter, sh.CustomerPriceCents)
+	}
+	if diff := cmp.Diff(b.clock.Now().Add(3*time.Second), w.NextRetry(&river.Job[voidArgs]{JobRow: &rivertype.JobRow{Attempt: 1}})); diff != "" {
+		t.Errorf("NextRetry (-want +got):\n%s", diff)
+	}
+}
