@@ -209,7 +209,7 @@ func fromHTTPError(he *echo.HTTPError) *apiError {
 	case http.StatusMethodNotAllowed:
 		return newAPIError(he.Code, "method_not_allowed", "this path does not accept this method")
 	case http.StatusRequestEntityTooLarge:
-		return newAPIError(he.Code, "payload_too_large", "the request body exceeds 1 MiB")
+		return newAPIError(he.Code, "payload_too_large", "the request body exceeds the size this server accepts")
 	case http.StatusUnauthorized:
 		return newAPIError(he.Code, "missing_authorization", "the Authorization header is missing")
 	}

@@ -138,29 +138,27 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 	})
 }
 
-// find reads the caller's shipment (accounts.ErrNotFound when missing or
-// another account's, accounts.ErrWrongMode when the other mode's).
-func find(ctx context.Context, r interface {
-	Shipment(ctx context.Context, accountID, id string) (store.Shipment, error)
-}, c accounts.Caller, id string) (store.Shipment, error) {
-	return accounts.Find(c, func() (store.Shipment, error) { return r.Shipment(ctx, c.AccountID, id) },
+// find reads the caller's shipment with read, the store's cached read or a
+// transaction's (accounts.ErrNotFound when missing or another account's,
+// accounts.ErrWrongMode when the other mode's).
+func find(ctx context.Context, c accounts.Caller, id string, read func(ctx context.Context, accountID, id string) (store.Shipment, error)) (store.Shipment, error) {
+	return accounts.Find(c, func() (store.Shipment, error) { return read(ctx, c.AccountID, id) },
 		func(sh store.Shipment) (string, string) { return sh.AccountID, sh.Mode })
 }
 
-// reader is what detail reads: the store or a transaction.
-type reader interface {
-	TrackingEvents(ctx context.Context, trackerID string, limit int) ([]store.TrackingEvent, error)
-}
+// scansReader is how detail reads a tracker's scans: the store's cached
+// read or a transaction's.
+type scansReader func(ctx context.Context, trackerID string, limit int) ([]store.TrackingEvent, error)
 
 // detail is a shipment with its latest tracking events.
-func (s *Service) detail(ctx context.Context, r reader, row store.Shipment) (Shipment, error) {
+func (s *Service) detail(ctx context.Context, scans scansReader, row store.Shipment) (Shipment, error) {
 	in, err := s.inputs.decode(row.Request)
 	if err != nil {
 		return Shipment{}, fmt.Errorf("shipment %s: %w", row.ID, err)
 	}
 	var events []store.TrackingEvent
 	if row.TrackerID != nil {
-		if events, err = r.TrackingEvents(ctx, *row.TrackerID, MaxTrackingEvents); err != nil {
+		if events, err = scans(ctx, *row.TrackerID, MaxTrackingEvents); err != nil {
 			return Shipment{}, err
 		}
 	}
@@ -169,11 +167,11 @@ func (s *Service) detail(ctx context.Context, r reader, row store.Shipment) (Shi
 
 // Get reads one shipment with its tracking events.
 func (s *Service) Get(ctx context.Context, c accounts.Caller, id string) (Shipment, error) {
-	row, err := find(ctx, s.store, c, id)
+	row, err := find(ctx, c, id, s.store.CachedShipment)
 	if err != nil {
 		return Shipment{}, err
 	}
-	return s.detail(ctx, s.store, row)
+	return s.detail(ctx, s.store.CachedTrackingEvents, row)
 }
 
 // List pages through the caller's shipments, newest first, optionally in one status.
@@ -209,7 +207,7 @@ func (s *Service) Refund(ctx context.Context, c accounts.Caller, id string, in R
 			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
 				return Shipment{}, err
 			}
-			if _, err := find(ctx, tx, c, id); err != nil {
+			if _, err := find(ctx, c, id, tx.Shipment); err != nil {
 				return Shipment{}, err
 			}
 			row, err := tx.LockShipment(ctx, id)
@@ -228,14 +226,14 @@ func (s *Service) Refund(ctx context.Context, c accounts.Caller, id string, in R
 			if err := tx.Enqueue(ctx, river.InsertManyParams{Args: voidArgs{ShipmentID: row.ID}}); err != nil {
 				return Shipment{}, err
 			}
-			return s.detail(ctx, tx, row)
+			return s.detail(ctx, tx.TrackingEvents, row)
 		})
 	})
 }
 
 // LabelDocument returns the label PDF of the caller's shipment.
 func (s *Service) LabelDocument(ctx context.Context, c accounts.Caller, id string) ([]byte, error) {
-	row, err := find(ctx, s.store, c, id)
+	row, err := find(ctx, c, id, s.store.CachedShipment)
 	if err != nil {
 		return nil, err
 	}
@@ -273,7 +271,7 @@ func (s *Service) Tracker(ctx context.Context, c accounts.Caller, id string) (Tr
 	if err != nil {
 		return Tracker{}, err
 	}
-	events, err := s.store.TrackingEvents(ctx, t.ID, MaxTrackingEvents)
+	events, err := s.store.CachedTrackingEvents(ctx, t.ID, MaxTrackingEvents)
 	if err != nil {
 		return Tracker{}, err
 	}

@@ -71,15 +71,40 @@ func (s *Service) credit(ctx context.Context, tx *store.Tx, row store.Shipment, 
 	return err
 }
 
-// LedgerEntry is one movement of money.
-type LedgerEntry = store.LedgerEntry
+// LedgerKind says what moved money.
+type LedgerKind string
+
+// The kinds of movement (see the top of this file).
+const (
+	LedgerBalanceApplied  LedgerKind = store.LedgerBalanceApplied
+	LedgerBalanceReleased LedgerKind = store.LedgerBalanceReleased
+	LedgerCardCharge      LedgerKind = store.LedgerCardCharge
+	LedgerRefundCredit    LedgerKind = store.LedgerRefundCredit
+)
+
+// LedgerEntry is one movement of money of a shipment: negative amounts
+// leave the balance, positive ones come back to it (a card charge is
+// recorded, and leaves the balance alone).
+type LedgerEntry struct {
+	ShipmentID  string
+	Kind        LedgerKind
+	AmountCents int64
+	CreatedAt   time.Time
+}
 
 // Ledger lists the caller's movements of money, oldest first, and the balance.
 func (s *Service) Ledger(ctx context.Context, c accounts.Caller) ([]LedgerEntry, int64, error) {
-	entries, err := s.store.LedgerEntries(ctx, c.AccountID, string(c.Mode))
+	rows, err := s.store.LedgerEntries(ctx, c.AccountID, string(c.Mode))
 	if err != nil {
 		return nil, 0, err
 	}
 	balance, err := s.store.Balance(ctx, c.AccountID, string(c.Mode))
-	return entries, balance, err
+	if err != nil {
+		return nil, 0, err
+	}
+	entries := make([]LedgerEntry, len(rows))
+	for i, r := range rows {
+		entries[i] = LedgerEntry{ShipmentID: r.ShipmentID, Kind: LedgerKind(r.Kind), AmountCents: r.AmountCents, CreatedAt: r.CreatedAt}
+	}
+	return entries, balance, nil
 }

@@ -143,7 +143,7 @@ func (s *Service) platformFee() int64 {
 // record stores events about row (as it is in tx, with its tracking) in tx;
 // their data is the shipment's detail, rendered once.
 func (s *Service) record(ctx context.Context, tx *store.Tx, row store.Shipment, eventTypes ...string) error {
-	sh, err := s.detail(ctx, tx, row)
+	sh, err := s.detail(ctx, tx.TrackingEvents, row)
 	if err != nil {
 		return err
 	}

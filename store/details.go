@@ -178,8 +178,10 @@ func (t *Tx) DeliverableSubscriptions(ctx context.Context, accountID, mode strin
 	return subs, nil
 }
 
-// Shipment reads a shipment of an account, in either mode (callers check the mode).
-func (s *Store) Shipment(ctx context.Context, accountID, id string) (Shipment, error) {
+// CachedShipment is Shipment served from what this server already read
+// when it caches (CacheDetails): never older than a commit that finished
+// before the call. A rule that reads then writes reads in its Tx instead.
+func (s *Store) CachedShipment(ctx context.Context, accountID, id string) (Shipment, error) {
 	if s.details == nil {
 		return s.reader.Shipment(ctx, accountID, id)
 	}
@@ -205,8 +207,9 @@ func (s *Store) Shipment(ctx context.Context, accountID, id string) (Shipment, e
 	return row, nil
 }
 
-// TrackingEvents returns a tracker's latest scans, newest first, at most limit.
-func (s *Store) TrackingEvents(ctx context.Context, trackerID string, limit int) ([]TrackingEvent, error) {
+// CachedTrackingEvents is TrackingEvents served from what this server
+// already read when it caches, on the same terms as CachedShipment.
+func (s *Store) CachedTrackingEvents(ctx context.Context, trackerID string, limit int) ([]TrackingEvent, error) {
 	if s.details == nil {
 		return s.reader.TrackingEvents(ctx, trackerID, limit)
 	}

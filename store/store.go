@@ -1,8 +1,13 @@
 // Package store is shipd's persistence: every SQL statement, the migrations,
 // and River's tables. It has one API shape: read methods shared by *Store
 // (the read pool) and *Tx (inside a write transaction), and write methods on
-// *Tx only, so a write can never happen outside a transaction and the
-// connections stay unexported.
+// *Tx, so a write of the domain's happens inside a transaction and the
+// connections stay unexported. Three upkeep writes are on *Store and run
+// their own short transactions: ReclaimOrphanedJobs and
+// OrphanIdempotencyClaims at start (they take the ServerLock, so only the
+// one server of a SQLite file runs them) and PurgeIdempotencyKeys (in
+// batches). Reads that may be served from what this server already read
+// say so in their names (CachedShipment, CachedTrackingEvents).
 //
 // Two databases sit behind that shape: SQLite (a file; the embedded default,
 // one writer and a reader pool) and PostgreSQL (a postgres:// URL; one pool

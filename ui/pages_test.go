@@ -348,3 +348,26 @@ func callerOf(t *testing.T, b *bundle) accounts.Caller {
 	}
 	return c
 }
+
+// A label still being bought says so, by the rule the API's label_pending
+// answer uses (shipping.Status.LabelPending), not a copy of it.
+func TestShipmentPageWhileTheLabelIsBought(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	status, body := b.api("POST", "/labels/create", b.token, map[string]any{
+		"fromAddress": map[string]any{"name": "Shop", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"name": "Slow Carrier", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"parcel":      map[string]any{"weightOz": 32},
+	})
+	if status != http.StatusAccepted {
+		t.Fatalf("POST /labels/create: %d %v", status, body)
+	}
+	id := body["id"].(string)
+	br := b.browser()
+	br.signIn(b.email)
+	must(t, "paying", br.get("/settings/shipments/"+id), http.StatusOK, "The label is being bought.")
+	if code, _ := b.api("GET", "/labels/"+id+"/label.pdf", b.token, nil); code != http.StatusAccepted {
+		t.Errorf("label.pdf while paying: %d, want 202 label_pending", code)
+	}
+	eventually(t, func() bool { return strings.Contains(br.get("/settings/shipments/"+id).body, "Download label (PDF)") })
+}

@@ -37,7 +37,7 @@ func testFreshness(t *testing.T, open Opener) {
 			wg.Go(func() {
 				for ctx.Err() == nil {
 					want := committed.Load()
-					row, err := s.Shipment(ctx, acct.ID, sh.ID)
+					row, err := s.CachedShipment(ctx, acct.ID, sh.ID)
 					if err != nil {
 						if ctx.Err() == nil {
 							stale.Store(fmt.Sprintf("shipment: %v", err))
@@ -48,7 +48,7 @@ func testFreshness(t *testing.T, open Opener) {
 						stale.Store(fmt.Sprintf("shipment at step %d read after step %d committed", got, want))
 						return
 					}
-					evs, err := s.TrackingEvents(ctx, tr.ID, 5)
+					evs, err := s.CachedTrackingEvents(ctx, tr.ID, 5)
 					if err != nil {
 						if ctx.Err() == nil {
 							stale.Store(fmt.Sprintf("scans: %v", err))

@@ -49,9 +49,9 @@ func testShipments(t *testing.T, open Opener) {
 		ctx := t.Context()
 		acct, other := newAccount(t, s), newAccount(t, s)
 		sh := newShipment(t, s, acct.ID, "test", "paying")
-		_, err := s.Shipment(ctx, other.ID, sh.ID)
+		_, err := s.CachedShipment(ctx, other.ID, sh.ID)
 		wantErr(t, "Shipment of another account", err, store.ErrNotFound)
-		_, err = s.Shipment(ctx, acct.ID, "shp_missing")
+		_, err = s.CachedShipment(ctx, acct.ID, "shp_missing")
 		wantErr(t, "Shipment", err, store.ErrNotFound)
 		_, err = s.ShipmentByID(ctx, "shp_missing")
 		wantErr(t, "ShipmentByID", err, store.ErrNotFound)
@@ -99,7 +99,7 @@ func checkShipment(t *testing.T, s *store.Store, want store.Shipment) {
 			t.Errorf("ListShipments with status %q (-want +got):\n%s", status, d)
 		}
 	}
-	got, err := s.Shipment(ctx, want.AccountID, want.ID)
+	got, err := s.CachedShipment(ctx, want.AccountID, want.ID)
 	noErr(t, "Shipment", err)
 	if d := diff(want, got); d != "" {
 		t.Errorf("Shipment (-want +got):\n%s", d)

@@ -121,7 +121,7 @@ func testTrackers(t *testing.T, open Opener) {
 			}
 			return nil
 		})
-		got, err := s.TrackingEvents(ctx, tr.ID, 10)
+		got, err := s.CachedTrackingEvents(ctx, tr.ID, 10)
 		noErr(t, "TrackingEvents", err)
 		// Seq is assigned by the database; compare it only for being set.
 		for i := range got {
@@ -133,7 +133,7 @@ func testTrackers(t *testing.T, open Opener) {
 		if d := diff([]store.TrackingEvent{want[2], want[0], want[1]}, got); d != "" {
 			t.Errorf("TrackingEvents (-want +got):\n%s", d)
 		}
-		got, err = s.TrackingEvents(ctx, tr.ID, 2)
+		got, err = s.CachedTrackingEvents(ctx, tr.ID, 2)
 		noErr(t, "TrackingEvents", err)
 		if len(got) != 2 || got[0].ScanIndex != 2 || got[1].ScanIndex != 1 {
 			t.Errorf("TrackingEvents with limit 2 = %+v, want scans 2 and 1", got)
