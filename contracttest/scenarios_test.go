@@ -764,6 +764,19 @@ func eventAndMetaScenarios() []Scenario {
 			})},
 		{Name: "limit 0", Op: "listEvents", Status: 422, Code: "invalid_field",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Query: url.Values{"limit": {"0"}}} }},
+		{Name: "unknown event type filter", Op: "listEvents", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Query: url.Values{"type": {"shipment.teleported"}}}
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				if m["field"] != "type" {
+					return fmt.Errorf("field %v, want type", m["field"])
+				}
+				if k, _ := m["knownEvents"].([]any); len(k) == 0 {
+					return fmt.Errorf("no knownEvents")
+				}
+				return nil
+			})},
 		{Name: "the contract, no token needed", Op: "getOpenAPIYAML", Status: 200,
 			Request: func(e *Env) Request { return Request{} }},
 		{Name: "the contract, no token needed", Op: "getOpenAPIJSON", Status: 200,

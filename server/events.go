@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
+	"net/http"
+	"slices"
 
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/paging"
@@ -17,21 +17,38 @@ func (s *Server) ListEvents(ctx context.Context, req gen.ListEventsRequestObject
 	if err != nil {
 		return nil, err
 	}
-	rows, more, err := s.webhooks.ListEvents(ctx, callerOf(ctx), deref(req.Params.Type), page)
+	eventType, err := eventTypeFilter(req.Params.Type)
+	if err != nil {
+		return nil, err
+	}
+	rows, more, err := s.webhooks.ListEvents(ctx, callerOf(ctx), eventType, page)
 	if err != nil {
 		return nil, err
 	}
 	out := gen.EventList{Data: make([]gen.EventRecord, len(rows)), NextCursor: nextCursor(rows, more, func(e webhooks.Event) string { return e.ID })}
 	for i, ev := range rows {
-		var data map[string]any
-		if err := json.Unmarshal(ev.Data, &data); err != nil {
-			return nil, fmt.Errorf("event %s data: %w", ev.ID, err)
-		}
-		sum := ev.Deliveries
-		out.Data[i] = gen.EventRecord{
-			Id: ev.ID, Type: ev.Type, ApiVersion: ev.APIVersion, CreatedAt: ev.CreatedAt, Data: data,
-			Deliveries: gen.DeliverySummary{Total: sum.Total, Pending: sum.Pending, Delivered: sum.Delivered, Failed: sum.Failed},
+		if out.Data[i], err = eventView(ev); err != nil {
+			return nil, err
 		}
 	}
 	return gen.ListEvents200JSONResponse(out), nil
+}
+
+// eventTypeFilter checks ?type= against the types the history holds. The
+// contract cannot list them as an enum without making each new event type a
+// change of the parameter, so the check is here; an unknown value is refused
+// as the schema refuses an unknown value of any other list filter (422
+// invalid_field), not answered with an empty page that looks like "no events",
+// and it names the known types, as the webhooks endpoints do.
+func eventTypeFilter(t *string) (string, error) {
+	if t == nil {
+		return "", nil
+	}
+	known := webhooks.EventTypes()
+	if slices.Contains(known, *t) {
+		return *t, nil
+	}
+	e := newAPIError(http.StatusUnprocessableEntity, "invalid_field", "type is not an event type; knownEvents lists them").withField("type")
+	e.Body.KnownEvents = &known
+	return "", e
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/oapi-codegen/nullable"
@@ -175,6 +176,21 @@ func verificationView(r verifier.Result) gen.AddressVerification {
 		out.Messages[i] = gen.VerificationMessage{Code: m.Code, Field: optional(m.Field), Message: m.Message}
 	}
 	return out
+}
+
+// eventView is an event of the history with its deliveries counted; its data
+// was rendered when the event was recorded (ShipmentEventData) and is
+// passed on as it was stored.
+func eventView(ev webhooks.Event) (gen.EventRecord, error) {
+	var data map[string]any
+	if err := json.Unmarshal(ev.Data, &data); err != nil {
+		return gen.EventRecord{}, fmt.Errorf("event %s data: %w", ev.ID, err)
+	}
+	sum := ev.Deliveries
+	return gen.EventRecord{
+		Id: ev.ID, Type: ev.Type, ApiVersion: ev.APIVersion, CreatedAt: ev.CreatedAt, Data: data,
+		Deliveries: gen.DeliverySummary{Total: sum.Total, Pending: sum.Pending, Delivered: sum.Delivered, Failed: sum.Failed},
+	}, nil
 }
 
 func subscriptionView(sub webhooks.Subscription) gen.WebhookSubscription {
