@@ -59,6 +59,9 @@ type Shipment struct {
 	TrackingEvents []TrackingEvent `json:"trackingEvents,omitempty"`
 }
 
+// CanRefund says whether the label may be refunded now (CanRefundLabel).
+func (sh Shipment) CanRefund() error { return CanRefundLabel(sh.Status, deref(sh.TrackingStatus)) }
+
 // TrackingEvent is one carrier scan.
 type TrackingEvent struct {
 	Status     string    `json:"status"`
@@ -215,7 +218,7 @@ func (s *Service) Refund(ctx context.Context, c accounts.Caller, id string, in R
 				return Shipment{}, err
 			}
 			status := Status(row.Status)
-			if err := status.CanRefund(); err != nil {
+			if err := CanRefundLabel(status, deref(row.TrackingStatus)); err != nil {
 				return Shipment{}, err
 			}
 			next, _ := status.Next(RefundRequested)

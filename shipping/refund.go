@@ -15,8 +15,8 @@ import (
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
-// When a label may be refunded: only when purchased (Status.CanRefund gives
-// the reason otherwise). Refund moves it to void_requested and queues the
+// When a label may be refunded: only when purchased and not yet scanned by
+// the carrier (CanRefundLabel gives the reason otherwise). Refund moves it to void_requested and queues the
 // void job in one transaction; the void job asks the carrier:
 //
 //   - confirmed: in one transaction the label becomes voided, the whole price

@@ -1,6 +1,10 @@
 package shipping
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
 
 // Status is where a shipment (label) is in its life. The transition table
 // below is the whole state machine; every state change goes through Next.
@@ -87,8 +91,10 @@ type RefundConflictError struct {
 
 func (e *RefundConflictError) Error() string { return e.Message }
 
-// CanRefund says when a label may be refunded: only when purchased. Every
-// other status has its own reason, which is the API's 409 code.
+// CanRefund says in which statuses a label may be refunded: only when
+// purchased. Every other status has its own reason, which is the API's 409
+// code. CanRefundLabel adds the carrier's rule that a used label is not
+// refunded.
 func (s Status) CanRefund() error {
 	if _, ok := s.Next(RefundRequested); ok {
 		return nil
@@ -105,6 +111,34 @@ func (s Status) CanRefund() error {
 		e.Code, e.Message = "ineligible_state", fmt.Sprintf("a label in status %s cannot be refunded", s)
 	}
 	return e
+}
+
+// Used reports whether a tracking status means the carrier has the package:
+// a physical scan (in transit, out for delivery, delivered, at a pickup
+// point, returning, an exception). Carriers refund only unused labels, so a
+// used label cannot be refunded. Pre-transit (the label was created, the
+// carrier has only its data), unknown and cancelled are not uses.
+func Used(trackingStatus string) bool {
+	switch trackingStatus {
+	case carriers.StatusInTransit, carriers.StatusOutForDelivery, carriers.StatusDelivered,
+		carriers.StatusAvailableForPickup, carriers.StatusReturnToSender, carriers.StatusFailure:
+		return true
+	}
+	return false
+}
+
+// CanRefundLabel says whether a label in status s whose tracker reports
+// trackingStatus ("" before any scan) may be refunded: only a purchased label
+// the carrier has not scanned yet (409 ineligible_state otherwise).
+func CanRefundLabel(s Status, trackingStatus string) error {
+	if err := s.CanRefund(); err != nil {
+		return err
+	}
+	if Used(trackingStatus) {
+		return &RefundConflictError{Status: s, Code: "ineligible_state", Message: fmt.Sprintf(
+			"the carrier has scanned this label (tracking status %s): carriers refund only unused labels", trackingStatus)}
+	}
+	return nil
 }
 
 // ScanAction is what a tracking scan does to a shipment in a status.

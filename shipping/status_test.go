@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/shipping"
 )
 
@@ -75,5 +76,38 @@ func TestStatusRules(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("status rules (-want +got):\n%s", diff)
+	}
+}
+
+// A purchased label is refundable until the carrier scans it.
+func TestCanRefundLabelUntilScanned(t *testing.T) {
+	t.Parallel()
+	for _, tracking := range carriers.Statuses() {
+		err := shipping.CanRefundLabel(shipping.Purchased, tracking)
+		used := shipping.Used(tracking)
+		var rc *shipping.RefundConflictError
+		switch {
+		case used && (!errors.As(err, &rc) || rc.Code != "ineligible_state"):
+			t.Errorf("tracking %s: CanRefundLabel = %v, want ineligible_state", tracking, err)
+		case !used && err != nil:
+			t.Errorf("tracking %s: CanRefundLabel = %v, want refundable", tracking, err)
+		}
+	}
+	if err := shipping.CanRefundLabel(shipping.Purchased, ""); err != nil {
+		t.Errorf("before any scan: %v", err)
+	}
+	var want []string
+	for _, s := range carriers.Statuses() {
+		if shipping.Used(s) {
+			want = append(want, s)
+		}
+	}
+	if diff := cmp.Diff([]string{"in_transit", "out_for_delivery", "delivered", "available_for_pickup", "return_to_sender", "failure"}, want); diff != "" {
+		t.Errorf("used statuses (-want +got):\n%s", diff)
+	}
+	// The status's own reason comes first.
+	var rc *shipping.RefundConflictError
+	if err := shipping.CanRefundLabel(shipping.Voided, "delivered"); !errors.As(err, &rc) || rc.Code != "already_voided" {
+		t.Errorf("voided and delivered: %v, want already_voided", err)
 	}
 }

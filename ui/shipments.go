@@ -57,7 +57,7 @@ func (u *UI) shipmentsPage(w http.ResponseWriter, r *http.Request, c accounts.Ca
 
 type shipmentPage struct {
 	Shipment shipping.Shipment
-	// Refundable: the label may be refunded now (shipping.Status.CanRefund).
+	// Refundable: the label may be refunded now (shipping.Shipment.CanRefund).
 	Refundable bool
 }
 
@@ -70,7 +70,7 @@ func (u *UI) renderShipment(w http.ResponseWriter, r *http.Request, c accounts.C
 	if err != nil {
 		return err
 	}
-	page := shipmentPage{Shipment: sh, Refundable: sh.Status.CanRefund() == nil}
+	page := shipmentPage{Shipment: sh, Refundable: sh.CanRefund() == nil}
 	u.render(w, r, status, "shipment", view{Title: "Shipment " + sh.ID, Section: "shipments", Caller: &c, Problem: problem, Page: page})
 	return nil
 }

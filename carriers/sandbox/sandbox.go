@@ -80,6 +80,9 @@ type carrier struct {
 	// slow remembers the tracking numbers bought under TriggerSlowCarrier, so
 	// their void is slow too (Void sees only the tracking number).
 	slow map[string]bool
+	// refuseVoid remembers the tracking numbers bought under
+	// TriggerVoidRejected, whose void the carrier refuses.
+	refuseVoid map[string]bool
 }
 
 // wait sleeps for the slow trigger's delay unless ctx ends first.
@@ -100,11 +103,12 @@ func (c *carrier) wait(ctx context.Context) error {
 
 func newCarrier(t tariff, cfg Config) *carrier {
 	return &carrier{
-		t:        t,
-		cfg:      cfg,
-		bought:   make(map[string]time.Time),
-		attempts: make(map[string]int),
-		slow:     make(map[string]bool),
+		t:          t,
+		cfg:        cfg,
+		bought:     make(map[string]time.Time),
+		attempts:   make(map[string]int),
+		slow:       make(map[string]bool),
+		refuseVoid: make(map[string]bool),
 	}
 }
 
@@ -236,6 +240,11 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 		c.slow[tn] = true
 		c.mu.Unlock()
 	}
+	if matches(to.Name, TriggerVoidRejected) {
+		c.mu.Lock()
+		c.refuseVoid[tn] = true
+		c.mu.Unlock()
+	}
 	date := c.cfg.Now()
 	l, err := c.label(req, svc, ref, date)
 	if err != nil {
@@ -321,7 +330,8 @@ func (c *carrier) ownsTrackingNumber(tn string) bool {
 	return c.t.trackingShape(strings.ToUpper(strings.TrimSpace(tn)))
 }
 
-// Void confirms at once (after the slow trigger's delay for a slow label).
+// Void confirms at once (after the slow trigger's delay for a slow label),
+// or refuses a label bought under TriggerVoidRejected.
 func (c *carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.VoidStatus, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -331,13 +341,18 @@ func (c *carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.
 		return "", fmt.Errorf("sandbox: %s cannot void %q: not a %s sandbox tracking number: %w",
 			c.t.name, trackingNumber, c.t.name, carriers.ErrRejected)
 	}
+	key := strings.ToUpper(strings.TrimSpace(trackingNumber))
 	c.mu.Lock()
-	slow := c.slow[strings.ToUpper(strings.TrimSpace(trackingNumber))]
+	slow, refuse := c.slow[key], c.refuseVoid[key]
 	c.mu.Unlock()
 	if slow {
 		if err := c.wait(ctx); err != nil {
 			return "", err
 		}
+	}
+	if refuse {
+		return "", fmt.Errorf("sandbox: %s refused the void of %s: the label is outside its void window (trigger: recipient name '%s'): %w",
+			c.t.name, trackingNumber, TriggerVoidRejected, carriers.ErrRejected)
 	}
 	return carriers.VoidConfirmed, nil
 }

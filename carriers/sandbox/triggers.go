@@ -14,6 +14,7 @@ const (
 	TriggerCarrierError       = "Carrier Error"
 	TriggerCarriersDown       = "Carriers Down"
 	TriggerSlowCarrier        = "Slow Carrier"
+	TriggerVoidRejected       = "Void Rejected"
 )
 
 // UnavailableFailures is how many Buy calls per reference fail with
@@ -69,6 +70,11 @@ func Triggers() []Trigger {
 			Field:  "toAddress.name",
 			Value:  TriggerSlowCarrier,
 			Effect: "The purchase and the void each take Config.SlowDelay (3 s by default), so paying and void_requested can be observed.",
+		},
+		{
+			Field:  "toAddress.name",
+			Value:  TriggerVoidRejected,
+			Effect: "The carrier refuses the label's void, as a live carrier does outside its void window: the label is purchased again and shipment.void_rejected is recorded.",
 		},
 	}
 }

@@ -72,6 +72,23 @@ var triggerChecks = map[string]func(t *testing.T, c carriers.Carrier, typed stri
 			t.Errorf("attempt %d: %v, want success", len(errs), last)
 		}
 	},
+	sandbox.TriggerVoidRejected: func(t *testing.T, c carriers.Carrier, typed string) {
+		ctx := context.Background()
+		l, err := c.Buy(ctx, buyRequest(t, c, "shp_novoid", withRecipient(domestic(), typed)))
+		if err != nil {
+			t.Fatalf("Buy: %v", err)
+		}
+		if _, err := c.Void(ctx, carriers.VoidRequest{TrackingNumber: l.TrackingNumber, Reference: "shp_novoid"}); !errors.Is(err, carriers.ErrRejected) {
+			t.Errorf("Void: err = %v, want ErrRejected", err)
+		}
+		other, err := c.Buy(ctx, buyRequest(t, c, "shp_voidable", domestic()))
+		if err != nil {
+			t.Fatalf("Buy: %v", err)
+		}
+		if st, err := c.Void(ctx, carriers.VoidRequest{TrackingNumber: other.TrackingNumber, Reference: "shp_voidable"}); err != nil || st != carriers.VoidConfirmed {
+			t.Errorf("Void of another label: %v %v, want confirmed", st, err)
+		}
+	},
 	sandbox.TriggerTrackingException: func(t *testing.T, c carriers.Carrier, typed string) {
 		checkFinalScan(t, c, withRecipient(domestic(), typed), carriers.StatusFailure, "Delivery exception: address not accessible")
 	},
