@@ -11,9 +11,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/shipping"
 )
 
@@ -298,7 +302,8 @@ func TestWebhookPagesAndDeliveryLog(t *testing.T) {
 
 func TestShipmentPagesAndRefund(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	// No scans: a scanned label is not refundable (TestShipmentPageOfAScannedLabel).
+	b := setup(t, withScanInterval(time.Hour))
 	var ids []string
 	for range 3 {
 		ids = append(ids, b.buyLabel(b.token))
@@ -313,9 +318,6 @@ func TestShipmentPagesAndRefund(t *testing.T) {
 
 	detail := br.get("/settings/shipments/" + ids[0])
 	must(t, "detail", detail, http.StatusOK, ">Refund</button>", "Download label (PDF)", `<iframe class="label"`, "Tracking number", "Ada Lovelace")
-	eventually(t, func() bool {
-		return strings.Contains(br.get("/settings/shipments/"+ids[0]).body, `<ol class="timeline">`)
-	})
 
 	p := br.post("/settings/shipments/"+ids[0]+"/refund", nil)
 	if p.status != http.StatusSeeOther || p.location() != "/settings/shipments/"+ids[0]+"?done=refund-requested" {
@@ -370,4 +372,27 @@ func TestShipmentPageWhileTheLabelIsBought(t *testing.T) {
 		t.Errorf("label.pdf while paying: %d, want 202 label_pending", code)
 	}
 	eventually(t, func() bool { return strings.Contains(br.get("/settings/shipments/"+id).body, "Download label (PDF)") })
+}
+
+// A label the carrier has scanned shows its timeline and offers no refund;
+// a refund posted anyway is refused with the reason.
+func TestShipmentPageOfAScannedLabel(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := b.buyLabel(b.token)
+	br := b.browser()
+	br.signIn(b.email)
+	eventually(t, func() bool { return strings.Contains(br.get("/settings/shipments/"+id).body, "status-delivered") })
+	detail := br.get("/settings/shipments/" + id)
+	must(t, "delivered", detail, http.StatusOK, `<ol class="timeline">`, "Delivered")
+	if strings.Contains(detail.body, ">Refund</button>") {
+		t.Error("Refund offered on a delivered label")
+	}
+	must(t, "refund anyway", br.post("/settings/shipments/"+id+"/refund", nil), http.StatusConflict, "carriers refund only unused labels")
+}
+
+func withScanInterval(d time.Duration) option {
+	return func(c *app.Config) {
+		c.Carriers = carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: d}), nil)
+	}
 }
