@@ -325,7 +325,10 @@ func (s *Service) Delete(ctx context.Context, c accounts.Caller, id string) erro
 		if err := tx.RevokeSubscription(ctx, c.AccountID, id, now); err != nil {
 			return err
 		}
-		if _, err := tx.CancelPendingDeliveries(ctx, id, "subscription deleted", now); err != nil {
+		// cancelled's answer is the same for every pending delivery (failed,
+		// nothing left to attempt), so one statement writes it to all of them.
+		to := cancelled(deliveryState{Status: StatusPending})
+		if _, err := tx.SettleDeliveries(ctx, id, string(StatusPending), string(to.Status), "subscription deleted", now); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, c, row, accounts.AuditWebhookDeleted)
