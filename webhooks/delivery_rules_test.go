@@ -89,3 +89,16 @@ func TestCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryOf: an event's counts by status come from the store's counts by
+// column value; a value the rule does not know counts only in the total.
+func TestSummaryOf(t *testing.T) {
+	t.Parallel()
+	got := summaryOf(map[string]int{"pending": 1, "delivered": 2, "failed": 3, "unknown": 4})
+	if diff := cmp.Diff(DeliverySummary{Total: 10, Pending: 1, Delivered: 2, Failed: 3}, got); diff != "" {
+		t.Errorf("summaryOf (-want +got):\n%s", diff)
+	}
+	if got := summaryOf(nil); got != (DeliverySummary{}) {
+		t.Errorf("summaryOf(nil) = %+v, want zero", got)
+	}
+}
