@@ -31,8 +31,9 @@ import (
 	"github.com/shipd-dev/shipd/webhooks/signature"
 )
 
-// testSchedule is a millisecond-scale retry schedule; the last entry is never
-// used with 5 attempts, exactly like the default's 12 h.
+// testSchedule is a millisecond-scale retry schedule. With 5 attempts only
+// the first four waits are used, as the default's four are (1 min, 5 min,
+// 25 min, 2 h); the fifth entry is never reached.
 var testSchedule = []time.Duration{15 * time.Millisecond, 25 * time.Millisecond, 35 * time.Millisecond, 45 * time.Millisecond, 55 * time.Millisecond}
 
 func withDeliverySchedule(schedule ...time.Duration) setupOption {

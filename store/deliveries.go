@@ -12,14 +12,9 @@ import (
 	"github.com/shipd-dev/shipd/paging"
 )
 
-// Delivery statuses.
-const (
-	DeliveryPending   = "pending"
-	DeliveryDelivered = "delivered"
-	DeliveryFailed    = "failed"
-)
-
-// Delivery is one event on its way to one subscription.
+// Delivery is one event on its way to one subscription. Its status is the
+// column's plain value; the webhooks package owns what the values mean and
+// which follows which, and writes the ones its rule decides.
 type Delivery struct {
 	Seq            int64   `db:"seq"`
 	ID             string  `db:"id"`
@@ -54,11 +49,6 @@ type DeliveryAttempt struct {
 	// ResponseExcerpt is the start of the receiver's response body (at most
 	// 200 bytes, valid UTF-8); nil when there was no response or no body.
 	ResponseExcerpt *string `db:"response_excerpt"`
-}
-
-// DeliverySummary counts an event's deliveries by status.
-type DeliverySummary struct {
-	Total, Pending, Delivered, Failed int
 }
 
 const deliveryColumns = `seq, id, subscription_id, account_id, mode, event_id, event_type, event_data, status,
@@ -120,13 +110,16 @@ func (t *Tx) InsertDeliveryAttempt(ctx context.Context, a *DeliveryAttempt) erro
 	return nil
 }
 
-// CancelPendingDeliveries fails every pending delivery of a subscription with
-// reason and drops its queued attempts; the jobs that find them later send nothing.
-func (t *Tx) CancelPendingDeliveries(ctx context.Context, subscriptionID, reason string, now time.Time) (int64, error) {
+// SettleDeliveries moves every delivery of a subscription whose status is
+// from to status to, with nothing left to attempt (no next automatic attempt,
+// no queued manual one), lastError and now: what the webhooks rule decides
+// for the pending deliveries of a deleted subscription, in one statement.
+// The jobs that find them later send nothing.
+func (t *Tx) SettleDeliveries(ctx context.Context, subscriptionID, from, to, lastError string, now time.Time) (int64, error) {
 	res, err := t.exec(ctx, `UPDATE webhook_deliveries
-		SET status = 'failed', next_attempt_at = NULL, retry_request = NULL, retry_requested_at = NULL,
+		SET status = ?, next_attempt_at = NULL, retry_request = NULL, retry_requested_at = NULL,
 		    last_error = ?, updated_at = ?
-		WHERE subscription_id = ? AND status = 'pending'`, reason, now.UTC(), subscriptionID)
+		WHERE subscription_id = ? AND status = ?`, to, lastError, now.UTC(), subscriptionID, from)
 	if err != nil {
 		return 0, err
 	}
@@ -170,9 +163,10 @@ func (r reader) DeliveryAttempts(ctx context.Context, deliveryIDs []string) (map
 	return out, nil
 }
 
-// DeliverySummaries counts the deliveries of each given event by status, in one query.
-func (r reader) DeliverySummaries(ctx context.Context, eventIDs []string) (map[string]DeliverySummary, error) {
-	out := make(map[string]DeliverySummary, len(eventIDs))
+// DeliveryCounts counts the deliveries of each given event by status (the
+// column's value), in one query; an event without deliveries is absent.
+func (r reader) DeliveryCounts(ctx context.Context, eventIDs []string) (map[string]map[string]int, error) {
+	out := make(map[string]map[string]int, len(eventIDs))
 	if len(eventIDs) == 0 {
 		return out, nil
 	}
@@ -190,17 +184,10 @@ func (r reader) DeliverySummaries(ctx context.Context, eventIDs []string) (map[s
 		return nil, err
 	}
 	for _, r := range rows {
-		s := out[r.EventID]
-		s.Total += r.N
-		switch r.Status {
-		case DeliveryPending:
-			s.Pending += r.N
-		case DeliveryDelivered:
-			s.Delivered += r.N
-		case DeliveryFailed:
-			s.Failed += r.N
+		if out[r.EventID] == nil {
+			out[r.EventID] = map[string]int{}
 		}
-		out[r.EventID] = s
+		out[r.EventID][r.Status] += r.N
 	}
 	return out, nil
 }

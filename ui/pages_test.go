@@ -225,7 +225,7 @@ func TestWebhookPagesAndDeliveryLog(t *testing.T) {
 	br.signIn(b.email)
 	must(t, "webhooks page", br.get("/settings/webhooks"), http.StatusOK, ">Add endpoint</button>", `<label for="webhook-url">URL</label>`,
 		`<label for="event-all">All events</label>`, `<label for="webhook-description">Description`)
-	must(t, "no events", br.post("/settings/webhooks", url.Values{"url": {receiver.URL}}), http.StatusUnprocessableEntity, "Choose at least one event")
+	must(t, "no events", br.post("/settings/webhooks", url.Values{"url": {receiver.URL}}), http.StatusUnprocessableEntity, "Events: minimum number of items is 1.")
 	must(t, "a refused URL", br.post("/settings/webhooks", url.Values{"url": {"ftp://example.com"}, "event": {"*"}}), http.StatusUnprocessableEntity, "The URL is not allowed")
 
 	p := br.post("/settings/webhooks", url.Values{"url": {receiver.URL}, "event": {"*", "shipment.failed"}, "description": {"orders"}})
@@ -276,7 +276,7 @@ func TestWebhookPagesAndDeliveryLog(t *testing.T) {
 		t.Fatalf("save: %d → %q\n%s", p.status, p.location(), p.body)
 	}
 	must(t, "saved", br.get(endpoint), http.StatusOK, "orders, edited", `value="shipment.voided" checked`)
-	must(t, "save without events", br.post(endpoint, url.Values{"description": {"x"}}), http.StatusUnprocessableEntity, "Choose at least one event")
+	must(t, "save without events", br.post(endpoint, url.Values{"description": {"x"}}), http.StatusUnprocessableEntity, "Events: minimum number of items is 1.")
 	for _, step := range []struct{ action, done, shows string }{
 		{"pause", "webhook-paused", ">Resume</button>"},
 		{"resume", "webhook-resumed", ">Pause</button>"},

@@ -27,6 +27,15 @@ type webhooksPage struct {
 	Created *webhooks.CreatedSubscription
 	More    bool
 	Next    url.Values
+	Limits  fieldLimits
+}
+
+// fieldLimits are the service's limits, for the inputs' maxlength; the
+// service checks them, the browser only helps.
+type fieldLimits struct{ URL, Description int }
+
+func webhookLimits() fieldLimits {
+	return fieldLimits{URL: webhooks.MaxURLLength, Description: webhooks.MaxDescriptionLength}
 }
 
 type webhookForm struct {
@@ -46,27 +55,26 @@ func (u *UI) renderWebhooks(w http.ResponseWriter, r *http.Request, c accounts.C
 	if err != nil {
 		return err
 	}
-	page.Endpoints, page.More, page.EventTypes = subs, more, webhooks.EventTypes()
+	page.Endpoints, page.More, page.EventTypes, page.Limits = subs, more, webhooks.EventTypes(), webhookLimits()
 	u.render(w, r, status, "webhooks", view{Title: "Webhooks", Section: "webhooks", Caller: &c, Problem: problem, Page: page})
 	return nil
 }
 
 // eventsOf reads the event checkboxes: "All events" wins over single types.
+// None checked is an empty list, never nil, which the service refuses (nil
+// would mean "leave the events as they are" to an update).
 func eventsOf(r *http.Request) []string {
 	events := r.PostForm["event"]
 	if slices.Contains(events, allEvents) {
 		return []string{allEvents}
 	}
-	return events
+	return append([]string{}, events...)
 }
 
 // createWebhook adds an endpoint and answers with the page itself, showing
 // the signing secret, which is kept only sealed for signing.
 func (u *UI) createWebhook(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	form := webhookForm{URL: strings.TrimSpace(r.PostFormValue("url")), Description: strings.TrimSpace(r.PostFormValue("description")), Events: eventsOf(r)}
-	if len(form.Events) == 0 {
-		return u.renderWebhooks(w, r, c, http.StatusUnprocessableEntity, webhooksPage{Form: form}, "Choose at least one event, or All events.")
-	}
 	in := webhooks.NewSubscription{URL: form.URL, Events: form.Events}
 	if form.Description != "" {
 		in.Description = &form.Description
@@ -105,6 +113,7 @@ type webhookPage struct {
 	Deliveries []deliveryRow
 	More       bool
 	Next       url.Values
+	Limits     fieldLimits
 }
 
 // deliveryRow is a delivery with its latest attempt picked out.
@@ -134,7 +143,7 @@ func (u *UI) renderWebhook(w http.ResponseWriter, r *http.Request, c accounts.Ca
 	if err != nil {
 		return err
 	}
-	page := webhookPage{Endpoint: sub, EventTypes: webhooks.EventTypes(), More: more, Deliveries: make([]deliveryRow, len(deliveries))}
+	page := webhookPage{Endpoint: sub, EventTypes: webhooks.EventTypes(), More: more, Limits: webhookLimits(), Deliveries: make([]deliveryRow, len(deliveries))}
 	for i, d := range deliveries {
 		page.Deliveries[i] = deliveryRow{Delivery: d}
 		if n := len(d.Log); n > 0 {
@@ -151,11 +160,7 @@ func (u *UI) renderWebhook(w http.ResponseWriter, r *http.Request, c accounts.Ca
 // updateWebhook saves the description and events.
 func (u *UI) updateWebhook(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	id := r.PathValue("id")
-	events := eventsOf(r)
-	if len(events) == 0 {
-		return u.renderWebhook(w, r, c, http.StatusUnprocessableEntity, "Choose at least one event, or All events.")
-	}
-	patch := webhooks.Patch{Events: events, SetDescription: true}
+	patch := webhooks.Patch{Events: eventsOf(r), SetDescription: true}
 	if d := strings.TrimSpace(r.PostFormValue("description")); d != "" {
 		patch.Description = &d
 	}

@@ -30,7 +30,7 @@ type Delivery struct {
 	SubscriptionID string
 	EventID        string
 	EventType      string
-	Status         string
+	Status         DeliveryStatus
 	Attempts       int
 	// AutomaticAttempts counts the automatic attempts made, of at most MaxAttempts.
 	AutomaticAttempts int
@@ -123,21 +123,28 @@ func (s *Service) RegisterWorkers(w *river.Workers) {
 
 // stateOf is what the retry rule reads of a stored delivery.
 func stateOf(d store.Delivery) deliveryState {
-	return deliveryState{Status: d.Status, AutoAttempts: d.AutoAttempts, NextAttemptAt: d.NextAttemptAt, ManualQueued: d.RetryRequest != nil}
+	s := deliveryState{Status: DeliveryStatus(d.Status), AutoAttempts: d.AutoAttempts, NextAttemptAt: d.NextAttemptAt}
+	if d.RetryRequest != nil {
+		s.ManualRequest = *d.RetryRequest
+	}
+	return s
+}
+
+// setState writes what the rule decided onto a stored delivery, which the
+// caller then writes; requestedAt is when a newly queued manual attempt was asked for.
+func setState(d *store.Delivery, s deliveryState, requestedAt time.Time) {
+	d.Status, d.AutoAttempts, d.NextAttemptAt = string(s.Status), s.AutoAttempts, s.NextAttemptAt
+	switch {
+	case s.ManualRequest == "":
+		d.RetryRequest, d.RetryRequestedAt = nil, nil
+	case d.RetryRequest == nil || *d.RetryRequest != s.ManualRequest:
+		nonce := s.ManualRequest
+		d.RetryRequest, d.RetryRequestedAt = &nonce, &requestedAt
+	}
 }
 
 func (s *Service) policy() retryPolicy {
 	return retryPolicy{MaxAttempts: s.cfg.MaxAttempts, Schedule: s.cfg.RetrySchedule}
-}
-
-// wanted reports whether the attempt a job stands for is still to be made:
-// a job run twice after a crash, or one whose delivery was settled since it
-// was queued, does nothing.
-func wanted(d store.Delivery, auto int, request string) bool {
-	if auto > 0 {
-		return d.Status == StatusPending && d.NextAttemptAt != nil && d.AutoAttempts < auto
-	}
-	return d.RetryRequest != nil && *d.RetryRequest == request
 }
 
 // attempt makes one attempt: automatic attempt auto (>0) or the manual
@@ -151,28 +158,28 @@ func (s *Service) attempt(ctx context.Context, id string, auto int, request stri
 	if err != nil {
 		return err
 	}
-	if !wanted(d, auto, request) {
+	if !wanted(stateOf(d), auto, request) {
 		return nil
 	}
 	sub, err := s.store.SubscriptionByID(ctx, d.SubscriptionID)
 	if err != nil {
 		return err
 	}
-	out := attemptOutcome{Auto: auto, At: s.now(), SubscriptionActive: sub.RevokedAt == nil && sub.Enabled}
+	out := attemptOutcome{Auto: auto, Request: request, At: s.now(), SubscriptionActive: sub.RevokedAt == nil && sub.Enabled}
 	switch {
 	case sub.RevokedAt != nil:
 		out.Reason = "not sent: the subscription was deleted"
-		return s.record(ctx, id, auto, request, out, sendResult{})
+		return s.record(ctx, id, out, sendResult{})
 	case auto > 0 && !sub.Enabled:
 		// Pause stops automatic traffic: a retry that falls due while paused is dropped.
 		out.Reason = "not sent: the subscription was paused when the attempt was due"
-		return s.record(ctx, id, auto, request, out, sendResult{})
+		return s.record(ctx, id, out, sendResult{})
 	}
 	secret, err := s.cipher.Decrypt(sub.SecretCiphertext)
 	if err != nil {
 		s.log.ErrorContext(ctx, "webhook secret", slog.String("subscription_id", sub.ID), slog.Any("error", err))
 		out.Reason = "not sent: the signing secret cannot be decrypted (the server key changed)"
-		return s.record(ctx, id, auto, request, out, sendResult{})
+		return s.record(ctx, id, out, sendResult{})
 	}
 	body, err := s.envelope(ctx, d)
 	if err != nil {
@@ -192,7 +199,7 @@ func (s *Service) attempt(ctx context.Context, id string, auto int, request stri
 	}
 	out.Sent, out.Delivered, out.Retryable, out.At = true, res.delivered, res.retryable, res.attemptedAt
 	// A response is a fact worth keeping even while shutting down.
-	return s.record(context.WithoutCancel(ctx), id, auto, request, out, res)
+	return s.record(context.WithoutCancel(ctx), id, out, res)
 }
 
 // envelope is the delivered body (VARIANTS.md: Event envelope).
@@ -297,7 +304,8 @@ func readExcerpt(body io.Reader, limit int64) *string {
 
 // record stores an attempt (unless it was dropped unsent) and its
 // consequence, and queues the next automatic attempt, in one transaction.
-func (s *Service) record(ctx context.Context, id string, auto int, request string, out attemptOutcome, res sendResult) error {
+func (s *Service) record(ctx context.Context, id string, out attemptOutcome, res sendResult) error {
+	auto := out.Auto
 	var (
 		outcome    string // set once the attempt is recorded
 		sinceEvent time.Duration
@@ -307,11 +315,8 @@ func (s *Service) record(ctx context.Context, id string, auto int, request strin
 		if err != nil {
 			return err
 		}
-		switch {
-		case !out.Sent && !wanted(d, auto, request):
-			return nil // no longer wanted: nothing to drop
-		case auto > 0 && d.AutoAttempts >= auto, auto == 0 && (d.RetryRequest == nil || *d.RetryRequest != request):
-			return nil // recorded already
+		if !recordable(stateOf(d), out) {
+			return nil // recorded already, or no longer wanted
 		}
 		// Whether retries may continue is decided on the subscription as it is
 		// now: it may have been paused or deleted while the attempt was in flight.
@@ -325,10 +330,7 @@ func (s *Service) record(ctx context.Context, id string, auto int, request strin
 		if res.delivered {
 			sinceEvent = res.attemptedAt.Add(time.Duration(res.latencyMs) * time.Millisecond).Sub(d.CreatedAt)
 		}
-		d.Status, d.AutoAttempts, d.NextAttemptAt = t.State.Status, t.State.AutoAttempts, t.State.NextAttemptAt
-		if auto == 0 {
-			d.RetryRequest, d.RetryRequestedAt = nil, nil
-		}
+		setState(&d, t.State, time.Time{})
 		d.UpdatedAt = s.now()
 		if !out.Sent {
 			d.LastError = &out.Reason
@@ -348,7 +350,8 @@ func (s *Service) record(ctx context.Context, id string, auto int, request strin
 		d.Attempts++
 		d.LastError = a.Error
 		if t.ScheduleAuto > 0 {
-			if err := tx.Enqueue(ctx, s.attemptJob(id, t.ScheduleAuto, time.Now().Add(t.Wait))); err != nil {
+			// The job is due when the rule says the attempt is, by the service's clock.
+			if err := tx.Enqueue(ctx, s.attemptJob(id, t.ScheduleAuto, *t.State.NextAttemptAt)); err != nil {
 				return err
 			}
 		}
@@ -365,8 +368,12 @@ func (s *Service) record(ctx context.Context, id string, auto int, request strin
 // job, in the caller's transaction.
 func (s *Service) queueManual(ctx context.Context, tx *store.Tx, d *store.Delivery, now time.Time) error {
 	nonce := store.NewID("req")
-	d.RetryRequest, d.RetryRequestedAt = &nonce, &now
-	d.Status, d.UpdatedAt = StatusPending, now
+	st, err := requestManual(stateOf(*d), nonce)
+	if err != nil {
+		return err
+	}
+	setState(d, st, now)
+	d.UpdatedAt = now
 	return tx.Enqueue(ctx, river.InsertManyParams{Args: manualArgs{DeliveryID: d.ID, Request: nonce},
 		InsertOpts: &river.InsertOpts{Queue: s.cfg.Queue}})
 }
@@ -446,9 +453,6 @@ func (s *Service) Retry(ctx context.Context, c accounts.Caller, id, deliveryID s
 		if err != nil {
 			return err
 		}
-		if d.RetryRequest != nil {
-			return ErrDeliveryInProgress
-		}
 		if err := s.queueManual(ctx, tx, &d, s.now()); err != nil {
 			return err
 		}
@@ -464,7 +468,7 @@ func (s *Service) Retry(ctx context.Context, c accounts.Caller, id, deliveryID s
 func deliveryOf(d store.Delivery, attempts []store.DeliveryAttempt) Delivery {
 	v := Delivery{
 		ID: d.ID, SubscriptionID: d.SubscriptionID, EventID: d.EventID, EventType: d.EventType,
-		Status: d.Status, Attempts: d.Attempts, AutomaticAttempts: d.AutoAttempts, CreatedAt: d.CreatedAt, NextAttemptAt: d.NextAttemptAt,
+		Status: DeliveryStatus(d.Status), Attempts: d.Attempts, AutomaticAttempts: d.AutoAttempts, CreatedAt: d.CreatedAt, NextAttemptAt: d.NextAttemptAt,
 		Log: make([]Attempt, len(attempts)),
 	}
 	if d.RetryRequestedAt != nil {

@@ -11,29 +11,41 @@ import (
 // and never extend the schedule. next is the whole rule, without I/O: the
 // workers apply its answer in the transaction that records the attempt.
 
+// DeliveryStatus is where a delivery stands. It is defined here, with the
+// rule that moves it, and nowhere else: the store keeps it as a plain column
+// value (its schema's CHECK constraint lists the same three words), and
+// stateOf and the writes in deliver.go are the only conversions.
+type DeliveryStatus string
+
 // Delivery statuses.
 const (
-	StatusPending   = "pending"
-	StatusDelivered = "delivered"
-	StatusFailed    = "failed"
+	// StatusPending: an attempt of either kind is still to come.
+	StatusPending DeliveryStatus = "pending"
+	// StatusDelivered: the latest attempt was answered 2xx.
+	StatusDelivered DeliveryStatus = "delivered"
+	// StatusFailed: the latest attempt failed and none is to come.
+	StatusFailed DeliveryStatus = "failed"
 )
 
 // deliveryState is what the rule reads of a delivery.
 type deliveryState struct {
-	Status string
+	Status DeliveryStatus
 	// AutoAttempts is the number of automatic attempts made.
 	AutoAttempts int
 	// NextAttemptAt is when the next automatic attempt is due; nil when the
 	// automatic chain is over (delivered, failed, cancelled).
 	NextAttemptAt *time.Time
-	// ManualQueued: a manual attempt is queued and not yet made.
-	ManualQueued bool
+	// ManualRequest is the nonce of the manual attempt queued and not yet
+	// made; "" when none is.
+	ManualRequest string
 }
 
 // attemptOutcome is what one attempt came to.
 type attemptOutcome struct {
 	// Auto is the automatic attempt's number (from 1); 0 for a manual attempt.
 	Auto int
+	// Request is a manual attempt's nonce (its job's); "" for an automatic attempt.
+	Request string
 	// Sent is false when the attempt was dropped unsent (subscription deleted
 	// or paused); Reason says why.
 	Sent   bool
@@ -74,7 +86,7 @@ func next(s deliveryState, o attemptOutcome, p retryPolicy) transition {
 	if o.Auto > 0 {
 		s.AutoAttempts = max(s.AutoAttempts, o.Auto)
 	} else {
-		s.ManualQueued = false
+		s.ManualRequest = ""
 	}
 	t := transition{State: s}
 	switch {
@@ -125,9 +137,57 @@ func next(s deliveryState, o attemptOutcome, p retryPolicy) transition {
 // settled is the status of a delivery that this attempt did not deliver:
 // pending while an attempt of either kind is still to come, else failed (the
 // latest attempt's outcome is the status, even after an earlier success).
-func settled(s deliveryState) string {
-	if s.NextAttemptAt != nil || s.ManualQueued {
+func settled(s deliveryState) DeliveryStatus {
+	if s.NextAttemptAt != nil || s.ManualRequest != "" {
 		return StatusPending
 	}
 	return StatusFailed
+}
+
+// wanted reports whether the attempt a job stands for (automatic attempt
+// auto, or the manual attempt with nonce request) is still to be made: a job
+// run twice after a crash, or one whose delivery was settled since it was
+// queued, does nothing.
+func wanted(s deliveryState, auto int, request string) bool {
+	if auto > 0 {
+		return s.Status == StatusPending && s.NextAttemptAt != nil && s.AutoAttempts < auto
+	}
+	return s.ManualRequest != "" && s.ManualRequest == request
+}
+
+// recordable reports whether an attempt's outcome is still to be recorded:
+// each attempt is recorded once (a job run again after a crash records
+// nothing), and an attempt dropped unsent only while it is still wanted.
+func recordable(s deliveryState, o attemptOutcome) bool {
+	switch {
+	case !o.Sent && !wanted(s, o.Auto, o.Request):
+		return false
+	case o.Auto > 0:
+		return s.AutoAttempts < o.Auto
+	default:
+		return s.ManualRequest != "" && s.ManualRequest == o.Request
+	}
+}
+
+// requestManual queues one manual attempt (the retry endpoint, Send test)
+// with nonce request: the delivery is pending until its outcome is known,
+// whatever it was. One manual attempt at a time: while one is queued,
+// another is ErrDeliveryInProgress.
+func requestManual(s deliveryState, request string) (deliveryState, error) {
+	if s.ManualRequest != "" {
+		return s, ErrDeliveryInProgress
+	}
+	s.ManualRequest, s.Status = request, StatusPending
+	return s, nil
+}
+
+// cancelled is a pending delivery once its subscription is deleted: failed,
+// with no attempt of either kind to come; its queued jobs, finding it
+// settled, send nothing. A delivered or failed one stays as it is.
+func cancelled(s deliveryState) deliveryState {
+	if s.Status != StatusPending {
+		return s
+	}
+	s.Status, s.NextAttemptAt, s.ManualRequest = StatusFailed, nil, ""
+	return s
 }

@@ -18,7 +18,11 @@ func TestNextDelivery(t *testing.T) {
 	due := at.Add(time.Minute)
 	p := retryPolicy{MaxAttempts: 5, Schedule: []time.Duration{time.Minute, 5 * time.Minute, 25 * time.Minute, 2 * time.Hour}}
 	pending := func(auto int, next *time.Time, manual bool) deliveryState {
-		return deliveryState{Status: StatusPending, AutoAttempts: auto, NextAttemptAt: next, ManualQueued: manual}
+		s := deliveryState{Status: StatusPending, AutoAttempts: auto, NextAttemptAt: next}
+		if manual {
+			s.ManualRequest = "req_1"
+		}
+		return s
 	}
 	delivered := deliveryState{Status: StatusDelivered}
 	failed := deliveryState{Status: StatusFailed}
@@ -31,7 +35,7 @@ func TestNextDelivery(t *testing.T) {
 	in := func(d time.Duration) *time.Time { x := at.Add(d); return &x }
 
 	type want struct {
-		Status       string
+		Status       DeliveryStatus
 		AutoAttempts int
 		Next         *time.Time
 		Manual       bool
@@ -59,16 +63,16 @@ func TestNextDelivery(t *testing.T) {
 		{"manual attempt fails, chain goes on", pending(2, &due, true), retryable, want{StatusPending, 2, &due, false, 0, 0, "automatic attempt 3 of 5"}},
 		{"manual attempt fails after the chain", pending(5, nil, true), retryable, want{StatusFailed, 5, nil, false, 0, 0, "manual attempts are not retried"}},
 		{"test event fails", pending(0, nil, true), final, want{StatusFailed, 0, nil, false, 0, 0, "manual attempts are not retried"}},
-		{"manual attempt of a delivered delivery fails", deliveryState{Status: StatusDelivered, AutoAttempts: 1, ManualQueued: true}, final, want{StatusFailed, 1, nil, false, 0, 0, "not retried"}},
+		{"manual attempt of a delivered delivery fails", deliveryState{Status: StatusDelivered, AutoAttempts: 1, ManualRequest: "req_1"}, final, want{StatusFailed, 1, nil, false, 0, 0, "not retried"}},
 		{"manual attempt dropped unsent", pending(0, nil, true), dropped, want{StatusFailed, 0, nil, false, 0, 0, "not sent"}},
-		{"manual attempt of a delivered delivery dropped", deliveryState{Status: StatusDelivered, ManualQueued: true}, dropped, want{StatusFailed, 0, nil, false, 0, 0, "not sent"}},
+		{"manual attempt of a delivered delivery dropped", deliveryState{Status: StatusDelivered, ManualRequest: "req_1"}, dropped, want{StatusFailed, 0, nil, false, 0, 0, "not sent"}},
 		{"manual attempt redelivers", delivered, ok, want{StatusDelivered, 0, nil, false, 0, 0, "delivered"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tr := next(tc.state, tc.out, p)
-			got := want{tr.State.Status, tr.State.AutoAttempts, tr.State.NextAttemptAt, tr.State.ManualQueued, tr.ScheduleAuto, tr.Wait, tc.want.Note}
+			got := want{tr.State.Status, tr.State.AutoAttempts, tr.State.NextAttemptAt, tr.State.ManualRequest != "", tr.ScheduleAuto, tr.Wait, tc.want.Note}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("next (-want +got):\n%s", diff)
 			}

@@ -51,7 +51,26 @@ type Event struct {
 }
 
 // DeliverySummary counts an event's deliveries by status.
-type DeliverySummary = store.DeliverySummary
+type DeliverySummary struct {
+	Total, Pending, Delivered, Failed int
+}
+
+// summaryOf counts deliveries by status from the store's counts by column value.
+func summaryOf(counts map[string]int) DeliverySummary {
+	var s DeliverySummary
+	for status, n := range counts {
+		s.Total += n
+		switch DeliveryStatus(status) {
+		case StatusPending:
+			s.Pending += n
+		case StatusDelivered:
+			s.Delivered += n
+		case StatusFailed:
+			s.Failed += n
+		}
+	}
+	return s
+}
 
 // Record stores an event in the transaction that made the change it
 // reports, so an event exists exactly when its change does, and queues one
@@ -88,7 +107,7 @@ func (s *Service) fanOut(ctx context.Context, tx *store.Tx, ev store.Event) erro
 		}
 		due := ev.CreatedAt
 		d := store.Delivery{ID: store.NewID("dlv"), SubscriptionID: sub.ID, AccountID: ev.AccountID, Mode: ev.Mode,
-			EventID: ev.ID, EventType: ev.Type, Status: store.DeliveryPending, NextAttemptAt: &due,
+			EventID: ev.ID, EventType: ev.Type, Status: string(StatusPending), NextAttemptAt: &due,
 			CreatedAt: ev.CreatedAt, UpdatedAt: ev.CreatedAt}
 		inserted, err := tx.InsertDelivery(ctx, &d)
 		if err != nil {
@@ -129,14 +148,14 @@ func (s *Service) ListEvents(ctx context.Context, c accounts.Caller, eventType s
 	for i, ev := range rows {
 		ids[i] = ev.ID
 	}
-	summaries, err := s.store.DeliverySummaries(ctx, ids)
+	counts, err := s.store.DeliveryCounts(ctx, ids)
 	if err != nil {
 		return nil, false, err
 	}
 	out := make([]Event, len(rows))
 	for i, ev := range rows {
 		out[i] = Event{ID: ev.ID, Type: ev.Type, APIVersion: ev.APIVersion, CreatedAt: ev.CreatedAt,
-			Data: json.RawMessage(ev.Data), Deliveries: summaries[ev.ID]}
+			Data: json.RawMessage(ev.Data), Deliveries: summaryOf(counts[ev.ID])}
 	}
 	return out, more, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrForbiddenAddress is wrapped by dial errors from a client built with
@@ -24,10 +25,6 @@ var ErrInvalidURL = errors.New("invalid webhook URL")
 // DefaultClientTimeout bounds one delivery attempt from dial to the end of the
 // response body, matching the receiver time-out the spec allows.
 const DefaultClientTimeout = 10 * time.Second
-
-// maxURLLength keeps absurd values out of storage and logs; real endpoints are
-// far shorter.
-const maxURLLength = 2048
 
 // ClientOptions configures [NewHTTPClient].
 type ClientOptions struct {
@@ -181,8 +178,8 @@ func ValidateURL(raw string, live bool) error {
 	if raw == "" {
 		return invalid("URL is empty")
 	}
-	if len(raw) > maxURLLength {
-		return invalid("URL is longer than %d characters", maxURLLength)
+	if utf8.RuneCountInString(raw) > MaxURLLength {
+		return invalid("URL is longer than %d characters", MaxURLLength)
 	}
 	if strings.TrimSpace(raw) != raw {
 		return invalid("URL has leading or trailing whitespace")

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/idempotency"
@@ -16,6 +18,22 @@ import (
 
 // MaxActiveSubscriptions is how many active subscriptions an account may have per mode.
 const MaxActiveSubscriptions = 25
+
+// Limits of a subscription's fields. openapi.yaml states them too
+// (CreateWebhookRequest, UpdateWebhookRequest), and the API's validation
+// refuses a request past them before the service is called; the service
+// enforces them itself because the settings pages call it without that
+// validation. TestSubscriptionLimitsMatchContract keeps the two in step.
+// Lengths are counted in characters, as JSON Schema counts them.
+const (
+	// MaxURLLength keeps absurd values out of storage and logs; real endpoints are far shorter.
+	MaxURLLength         = 2048
+	MaxDescriptionLength = 255
+	// MinEvents and MaxEvents bound the events list ("*" counts as one).
+	MinEvents          = 1
+	MaxEvents          = 20
+	MaxEventTypeLength = 64
+)
 
 // Subscription rules broken; the API maps each to its code.
 var (
@@ -43,6 +61,42 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+// The field checks word their messages as the API's validation words the
+// same rule (server/validation.go, kin-openapi), so both doors say the same.
+
+// checkLength refuses a text longer than limit characters.
+func checkLength(field, value string, limit int) error {
+	if utf8.RuneCountInString(value) > limit {
+		return &FieldError{Field: field, Message: fmt.Sprintf("maximum string length is %d", limit)}
+	}
+	return nil
+}
+
+// checkEventsList applies the limits of an events list: how many, and how
+// long each; whether each type is known is checkEventTypes's.
+func checkEventsList(events []string) error {
+	switch {
+	case len(events) < MinEvents:
+		return &FieldError{Field: "events", Message: fmt.Sprintf("minimum number of items is %d", MinEvents)}
+	case len(events) > MaxEvents:
+		return &FieldError{Field: "events", Message: fmt.Sprintf("must have at most %d items (has %d)", MaxEvents, len(events))}
+	}
+	for i, ev := range events {
+		if err := checkLength("events."+strconv.Itoa(i), ev, MaxEventTypeLength); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDescription applies the limit of a description; nil is no description.
+func checkDescription(d *string) error {
+	if d == nil {
+		return nil
+	}
+	return checkLength("description", *d, MaxDescriptionLength)
+}
 
 // Subscription is a webhook subscription, without its secret.
 type Subscription struct {
@@ -79,6 +133,15 @@ type NewSubscription struct {
 func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewSubscription) (CreatedSubscription, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /webhooks", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[CreatedSubscription]) (CreatedSubscription, error) {
+		if err := checkLength("url", in.URL, MaxURLLength); err != nil {
+			return CreatedSubscription{}, err
+		}
+		if err := checkEventsList(in.Events); err != nil {
+			return CreatedSubscription{}, err
+		}
+		if err := checkDescription(in.Description); err != nil {
+			return CreatedSubscription{}, err
+		}
 		events, err := checkEventTypes(in.Events)
 		if err != nil {
 			return CreatedSubscription{}, err
@@ -188,7 +251,8 @@ type Patch struct {
 	// SetDescription says whether Description is given (nil then clears it).
 	SetDescription bool
 	Description    *string
-	Events         []string
+	// Events replaces the events when not nil; an empty list is refused.
+	Events []string
 	// URL and SigningSecret are immutable; giving one is refused.
 	URL, SigningSecret *string
 }
@@ -202,8 +266,16 @@ func (s *Service) Update(ctx context.Context, c accounts.Caller, id string, p Pa
 	if p.SigningSecret != nil {
 		return Subscription{}, &FieldError{Field: "signingSecret", Message: "signingSecret is immutable; delete the subscription and create a new one"}
 	}
+	if p.SetDescription {
+		if err := checkDescription(p.Description); err != nil {
+			return Subscription{}, err
+		}
+	}
 	var eventsJSON []byte
 	if p.Events != nil {
+		if err := checkEventsList(p.Events); err != nil {
+			return Subscription{}, err
+		}
 		events, err := checkEventTypes(p.Events)
 		if err != nil {
 			return Subscription{}, err
@@ -253,7 +325,10 @@ func (s *Service) Delete(ctx context.Context, c accounts.Caller, id string) erro
 		if err := tx.RevokeSubscription(ctx, c.AccountID, id, now); err != nil {
 			return err
 		}
-		if _, err := tx.CancelPendingDeliveries(ctx, id, "subscription deleted", now); err != nil {
+		// cancelled's answer is the same for every pending delivery (failed,
+		// nothing left to attempt), so one statement writes it to all of them.
+		to := cancelled(deliveryState{Status: StatusPending})
+		if _, err := tx.SettleDeliveries(ctx, id, string(StatusPending), string(to.Status), "subscription deleted", now); err != nil {
 			return err
 		}
 		return s.audit(ctx, tx, c, row, accounts.AuditWebhookDeleted)

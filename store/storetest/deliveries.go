@@ -17,7 +17,7 @@ func testDeliveries(t *testing.T, open Opener) {
 		// Every nullable column set in one delivery and nil in the other.
 		full := deliveryRow(sub, newEvent(t, s, acct.ID, "test", "label.purchased").ID)
 		full.EventData = ptr(`{"test":true}`)
-		full.Status, full.Attempts, full.AutoAttempts = store.DeliveryFailed, 3, 2
+		full.Status, full.Attempts, full.AutoAttempts = "failed", 3, 2
 		full.RetryRequest, full.RetryRequestedAt = ptr("nonce-1"), ptr(at(time.Minute))
 		full.LastError = ptr("connection refused")
 		bare := deliveryRow(sub, newEvent(t, s, acct.ID, "test", "label.purchased").ID)
@@ -65,7 +65,7 @@ func testDeliveries(t *testing.T, open Opener) {
 		first := newDelivery(t, s, sub, "evt_1")
 		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
 			again := deliveryRow(sub, "evt_1")
-			again.Status = store.DeliveryDelivered
+			again.Status = "delivered"
 			inserted, err := tx.InsertDelivery(ctx, again)
 			noErr(t, "InsertDelivery", err)
 			if inserted {
@@ -100,7 +100,7 @@ func testDeliveries(t *testing.T, open Opener) {
 		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.UpdateDelivery(ctx, &queued) })
 		checkDelivery(t, s, queued)
 		done := queued
-		done.Status, done.Attempts = store.DeliveryDelivered, 2
+		done.Status, done.Attempts = "delivered", 2
 		done.NextAttemptAt, done.RetryRequest, done.RetryRequestedAt, done.LastError = ptr(at(2*time.Hour)), nil, nil, nil
 		done.UpdatedAt = at(2 * time.Hour)
 		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.UpdateDelivery(ctx, &done) })
@@ -150,7 +150,7 @@ func testDeliveries(t *testing.T, open Opener) {
 		}
 	})
 
-	leaf(t, open, "CancelPendingDeliveries fails the subscription's pending ones", func(t *testing.T, s *store.Store) {
+	leaf(t, open, "SettleDeliveries moves the subscription's pending ones to failed", func(t *testing.T, s *store.Store) {
 		acct := newAccount(t, s)
 		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
 		other := newSubscription(t, s, acct.ID, "test", "https://example.com/b")
@@ -158,7 +158,7 @@ func testDeliveries(t *testing.T, open Opener) {
 		retrying := deliveryRow(sub, "evt_2")
 		retrying.RetryRequest, retrying.RetryRequestedAt = ptr("nonce"), ptr(t0)
 		delivered := deliveryRow(sub, "evt_3")
-		delivered.Status, delivered.NextAttemptAt = store.DeliveryDelivered, nil
+		delivered.Status, delivered.NextAttemptAt = "delivered", nil
 		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
 			for _, d := range []*store.Delivery{retrying, delivered} {
 				if _, err := tx.InsertDelivery(ctx, d); err != nil {
@@ -171,14 +171,14 @@ func testDeliveries(t *testing.T, open Opener) {
 		var n int64
 		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
 			var err error
-			n, err = tx.CancelPendingDeliveries(ctx, sub.ID, "subscription disabled", at(time.Hour))
+			n, err = tx.SettleDeliveries(ctx, sub.ID, "pending", "failed", "subscription disabled", at(time.Hour))
 			return err
 		})
 		if n != 2 {
-			t.Errorf("CancelPendingDeliveries = %d, want 2", n)
+			t.Errorf("SettleDeliveries = %d, want 2", n)
 		}
 		for _, d := range []store.Delivery{scheduled, *retrying} {
-			d.Status, d.LastError, d.UpdatedAt = store.DeliveryFailed, ptr("subscription disabled"), at(time.Hour)
+			d.Status, d.LastError, d.UpdatedAt = "failed", ptr("subscription disabled"), at(time.Hour)
 			d.NextAttemptAt, d.RetryRequest, d.RetryRequestedAt = nil, nil, nil
 			checkDelivery(t, s, d)
 		}
@@ -186,14 +186,14 @@ func testDeliveries(t *testing.T, open Opener) {
 		checkDelivery(t, s, otherPending)
 	})
 
-	leaf(t, open, "DeliverySummaries count by event and status", func(t *testing.T, s *store.Store) {
+	leaf(t, open, "DeliveryCounts count by event and status", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		acct := newAccount(t, s)
 		subs := make([]store.Subscription, 4)
 		for i := range subs {
 			subs[i] = newSubscription(t, s, acct.ID, "test", "https://example.com/"+string(rune('a'+i)))
 		}
-		statuses := []string{store.DeliveryPending, store.DeliveryDelivered, store.DeliveryDelivered, store.DeliveryFailed}
+		statuses := []string{"pending", "delivered", "delivered", "failed"}
 		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
 			for i, status := range statuses {
 				d := deliveryRow(subs[i], "evt_busy")
@@ -203,23 +203,23 @@ func testDeliveries(t *testing.T, open Opener) {
 				}
 			}
 			d := deliveryRow(subs[0], "evt_quiet")
-			d.Status = store.DeliveryDelivered
+			d.Status = "delivered"
 			_, err := tx.InsertDelivery(ctx, d)
 			return err
 		})
-		got, err := s.DeliverySummaries(ctx, []string{"evt_busy", "evt_quiet", "evt_none"})
-		noErr(t, "DeliverySummaries", err)
-		want := map[string]store.DeliverySummary{
-			"evt_busy":  {Total: 4, Pending: 1, Delivered: 2, Failed: 1},
-			"evt_quiet": {Total: 1, Delivered: 1},
+		got, err := s.DeliveryCounts(ctx, []string{"evt_busy", "evt_quiet", "evt_none"})
+		noErr(t, "DeliveryCounts", err)
+		want := map[string]map[string]int{
+			"evt_busy":  {"pending": 1, "delivered": 2, "failed": 1},
+			"evt_quiet": {"delivered": 1},
 		}
 		if d := diff(want, got); d != "" {
-			t.Errorf("DeliverySummaries (-want +got):\n%s", d)
+			t.Errorf("DeliveryCounts (-want +got):\n%s", d)
 		}
-		got, err = s.DeliverySummaries(ctx, nil)
-		noErr(t, "DeliverySummaries of no event", err)
+		got, err = s.DeliveryCounts(ctx, nil)
+		noErr(t, "DeliveryCounts of no event", err)
 		if len(got) != 0 {
-			t.Errorf("DeliverySummaries of no event = %v, want an empty map", got)
+			t.Errorf("DeliveryCounts of no event = %v, want an empty map", got)
 		}
 	})
 

@@ -162,7 +162,7 @@ func newSubscription(t *testing.T, s *store.Store, accountID, mode, url string) 
 // deliveryRow is a pending delivery of eventID to sub, before any attempt.
 func deliveryRow(sub store.Subscription, eventID string) *store.Delivery {
 	return &store.Delivery{ID: store.NewID("whd"), SubscriptionID: sub.ID, AccountID: sub.AccountID, Mode: sub.Mode,
-		EventID: eventID, EventType: "label.purchased", Status: store.DeliveryPending,
+		EventID: eventID, EventType: "label.purchased", Status: "pending",
 		NextAttemptAt: ptr(at(time.Minute)), CreatedAt: t0, UpdatedAt: t0}
 }
 
