@@ -70,6 +70,9 @@ type Shipment struct {
 	Parcel   Parcel
 	Options  Options
 	Customs  *Customs
+	// ShipDate is the day the parcel leaves (ShipDate(now) of the caller's
+	// clock), from which delivery dates count; zero: the carrier's own today.
+	ShipDate time.Time
 }
 
 // Service categories (tiers). Callers select by category when they do not
@@ -94,6 +97,12 @@ type Rate struct {
 	CarrierRateCents int64
 	Currency         string // "USD"
 	EstimatedDays    int
+	// EstimatedDeliveryDate is the date the carrier commits to or
+	// estimates (a calendar date at midnight UTC); zero when the carrier
+	// gave none, and the caller computes one from EstimatedDays.
+	EstimatedDeliveryDate time.Time
+	// Guaranteed: the carrier guarantees EstimatedDeliveryDate.
+	Guaranteed bool
 }
 
 // Label is the result of a purchase.

@@ -13,7 +13,7 @@ import (
 // QuoteLabel returns every carrier's rates; nothing is stored or charged.
 func (s *Server) QuoteLabel(ctx context.Context, req gen.QuoteLabelRequestObject) (gen.QuoteLabelResponseObject, error) {
 	b := req.Body
-	q, err := s.shipping.Quote(ctx, callerOf(ctx), shipmentInput(b.FromAddress, b.ToAddress, b.Parcel, b.Options, b.Customs))
+	q, err := s.shipping.QuoteBy(ctx, callerOf(ctx), shipmentInput(b.FromAddress, b.ToAddress, b.Parcel, b.Options, b.Customs), deliverBy(b.DeliverBy))
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func (s *Server) CreateLabel(ctx context.Context, req gen.CreateLabelRequestObje
 	b := req.Body
 	in := shipping.NewLabel{
 		Input:          shipmentInput(b.FromAddress, b.ToAddress, b.Parcel, b.Options, b.Customs),
-		Selection:      shipping.Selection{Carrier: b.Carrier, Service: b.Service, ServiceCategory: (*string)(b.ServiceCategory)},
+		Selection:      shipping.Selection{Carrier: b.Carrier, Service: b.Service, ServiceCategory: (*string)(b.ServiceCategory), DeliverBy: deliverBy(b.DeliverBy)},
 		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx),
 	}
 	sh, replayed, err := s.shipping.Create(ctx, callerOf(ctx), in)

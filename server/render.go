@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/gen"
@@ -137,7 +139,17 @@ func rateView(r shipping.Rate) gen.Rate {
 		Carrier: r.Carrier, Service: r.Service, ServiceCategory: gen.ServiceCategory(r.ServiceCategory),
 		CarrierRateCents: r.CarrierRateCents, PlatformFeeCents: r.PlatformFeeCents, CustomerPriceCents: r.CustomerPriceCents,
 		Currency: r.Currency, EstimatedDays: r.EstimatedDays,
+		EstimatedDeliveryDate: &openapi_types.Date{Time: r.EstimatedDeliveryDate}, Guaranteed: &r.Guaranteed,
 	}
+}
+
+// deliverBy is the request's deliverBy as the domain takes it; nil when absent.
+func deliverBy(d *gen.DeliverBy) *time.Time {
+	if d == nil {
+		return nil
+	}
+	t := d.Time
+	return &t
 }
 
 // carrierErrorViews are carriers' failures as the API shows them; nil (absent) when none failed.

@@ -90,6 +90,9 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err := input.check(); err != nil {
 			return Shipment{}, err
 		}
+		if err := s.checkDeliverBy(in.DeliverBy); err != nil {
+			return Shipment{}, err
+		}
 		quote, err := s.rates(ctx, c.Mode, input)
 		if err != nil {
 			return Shipment{}, err

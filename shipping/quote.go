@@ -24,6 +24,10 @@ type Rate struct {
 	CustomerPriceCents int64  `json:"customerPriceCents"`
 	Currency           string `json:"currency"`
 	EstimatedDays      int    `json:"estimatedDays"`
+	// EstimatedDeliveryDate is the carrier's committed or estimated date
+	// (midnight UTC); Guaranteed says whether the carrier guarantees it.
+	EstimatedDeliveryDate time.Time `json:"estimatedDeliveryDate"`
+	Guaranteed            bool      `json:"guaranteed"`
 }
 
 // ServiceOption names a service one can select.
@@ -38,6 +42,9 @@ type Selection struct {
 	Carrier         *string `json:"carrier,omitempty"`
 	Service         *string `json:"service,omitempty"`
 	ServiceCategory *string `json:"serviceCategory,omitempty"`
+	// DeliverBy, a calendar date (midnight UTC), keeps only the rates that
+	// arrive on or before it.
+	DeliverBy *time.Time `json:"deliverBy,omitempty"`
 }
 
 // Errors of quoting and selection; the API maps each to its code.
@@ -118,16 +125,56 @@ func (e *NoMatchingServiceError) Error() string {
 	if e.Selection.ServiceCategory != nil {
 		parts = append(parts, "serviceCategory "+*e.Selection.ServiceCategory)
 	}
+	if e.Selection.DeliverBy != nil {
+		parts = append(parts, "deliverBy "+e.Selection.DeliverBy.Format(time.DateOnly))
+	}
 	return fmt.Sprintf("no rate matches %s; see availableServices", strings.Join(parts, ", "))
 }
 
 // Quote returns every carrier's rates for the input, cheapest first, and the
 // carriers that failed while others answered; nothing is stored or charged.
 func (s *Service) Quote(ctx context.Context, c accounts.Caller, in Input) (Quote, error) {
+	return s.QuoteBy(ctx, c, in, nil)
+}
+
+// QuoteBy is Quote keeping only the rates that arrive by deliverBy (nil:
+// every rate); when none does, a NoMatchingServiceError lists them all.
+func (s *Service) QuoteBy(ctx context.Context, c accounts.Caller, in Input, deliverBy *time.Time) (Quote, error) {
 	if err := in.check(); err != nil {
 		return Quote{}, err
 	}
-	return s.rates(ctx, c.Mode, in)
+	if err := s.checkDeliverBy(deliverBy); err != nil {
+		return Quote{}, err
+	}
+	q, err := s.rates(ctx, c.Mode, in)
+	if err != nil || deliverBy == nil {
+		return q, err
+	}
+	all := q.Rates
+	q.Rates = nil
+	for _, r := range all {
+		if arrivesBy(r, deliverBy) {
+			q.Rates = append(q.Rates, r)
+		}
+	}
+	if len(q.Rates) == 0 {
+		return Quote{}, noMatch(all, Selection{DeliverBy: deliverBy})
+	}
+	return q, nil
+}
+
+// checkDeliverBy refuses a deliverBy before the ship date's day: no
+// carrier can deliver in the past.
+func (s *Service) checkDeliverBy(deliverBy *time.Time) error {
+	if deliverBy != nil && deliverBy.Before(carriers.Date(s.now())) {
+		return &InputError{Issues: []Issue{{Path: "deliverBy", Message: "is in the past"}}}
+	}
+	return nil
+}
+
+// arrivesBy reports whether the rate arrives on or before deliverBy (nil: any).
+func arrivesBy(r Rate, deliverBy *time.Time) bool {
+	return deliverBy == nil || !r.EstimatedDeliveryDate.After(carriers.Date(*deliverBy))
 }
 
 // DefaultCarrierTimeout bounds each carrier's answer to a quote.
@@ -145,6 +192,7 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) (Quot
 		return Quote{}, err
 	}
 	shipment := in.carrierShipment()
+	shipment.ShipDate = carriers.ShipDate(s.now())
 	type answer struct {
 		rates []carriers.Rate
 		err   error
@@ -180,10 +228,16 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) (Quot
 			continue
 		}
 		for _, r := range a.rates {
+			if r.EstimatedDeliveryDate.IsZero() {
+				// The carrier gave no date: estimate one, never guaranteed.
+				r.EstimatedDeliveryDate = carriers.DeliveryDate(shipment.ShipDate, r.EstimatedDays, carriers.DeliversSaturday(r.Carrier))
+				r.Guaranteed = false
+			}
 			q.Rates = append(q.Rates, Rate{
 				Carrier: r.Carrier, Service: r.Service, ServiceCategory: r.ServiceCategory,
 				CarrierRateCents: r.CarrierRateCents, PlatformFeeCents: fee, CustomerPriceCents: r.CarrierRateCents + fee,
 				Currency: r.Currency, EstimatedDays: r.EstimatedDays,
+				EstimatedDeliveryDate: carriers.Date(r.EstimatedDeliveryDate), Guaranteed: r.Guaranteed,
 			})
 		}
 	}
@@ -241,7 +295,8 @@ func failureOf(name string, err error) CarrierFailure {
 
 // selectRate applies the spec's order: carrier and service together select
 // that exact service; serviceCategory the cheapest in the tier; neither the
-// cheapest overall. rates are sorted cheapest first.
+// cheapest overall; deliverBy keeps only the rates arriving by then. rates
+// are sorted cheapest first.
 func selectRate(rates []Rate, sel Selection) (Rate, error) {
 	if sel.Service != nil && sel.Carrier == nil {
 		return Rate{}, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required with service", Missing: true}}}
@@ -256,11 +311,19 @@ func selectRate(rates []Rate, sel Selection) (Rate, error) {
 		if sel.ServiceCategory != nil && r.ServiceCategory != *sel.ServiceCategory {
 			continue
 		}
+		if !arrivesBy(r, sel.DeliverBy) {
+			continue
+		}
 		return r, nil
 	}
+	return Rate{}, noMatch(rates, sel)
+}
+
+// noMatch is the error of a selection no rate meets, listing every rate.
+func noMatch(rates []Rate, sel Selection) *NoMatchingServiceError {
 	e := &NoMatchingServiceError{Selection: sel, Available: make([]ServiceOption, len(rates))}
 	for i, r := range rates {
 		e.Available[i] = ServiceOption{Carrier: r.Carrier, Service: r.Service, ServiceCategory: r.ServiceCategory}
 	}
-	return Rate{}, e
+	return e
 }

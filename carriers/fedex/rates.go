@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/shipd-dev/shipd/carriers"
 )
@@ -135,9 +136,17 @@ type rateReplyDetail struct {
 	ServiceType          string                `json:"serviceType"`
 	RatedShipmentDetails []ratedShipmentDetail `json:"ratedShipmentDetails"`
 	OperationalDetail    struct {
-		TransitTime lenientString `json:"transitTime"`
+		TransitTime  lenientString `json:"transitTime"`
+		DeliveryDate lenientString `json:"deliveryDate"`
+		CommitDate   lenientString `json:"commitDate"`
+		// IneligibleForMoneyBackGuarantee: FedEx does not guarantee the date.
+		IneligibleForMoneyBackGuarantee bool `json:"ineligibleForMoneyBackGuarantee"`
 	} `json:"operationalDetail"`
 	Commit struct {
+		DateDetail struct {
+			DayFormat    lenientString `json:"dayFormat"`
+			DayCxsFormat lenientString `json:"dayCxsFormat"`
+		} `json:"dateDetail"`
 		DaysInTransit lenientString `json:"daysInTransit"`
 		TransitDays   struct {
 			MinimumTransitTime lenientString `json:"minimumTransitTime"`
@@ -224,13 +233,19 @@ func parseRateResponse(body []byte) ([]carriers.Rate, error) {
 		if n, ok := d.transitDays(); ok {
 			days = n
 		}
+		date, dated := d.deliveryDate()
 		rates = append(rates, carriers.Rate{
-			Carrier:          Name,
-			Service:          svc.name,
-			ServiceCategory:  svc.category,
-			CarrierRateCents: cents,
-			Currency:         currency,
-			EstimatedDays:    days,
+			Carrier:               Name,
+			Service:               svc.name,
+			ServiceCategory:       svc.category,
+			CarrierRateCents:      cents,
+			Currency:              currency,
+			EstimatedDays:         days,
+			EstimatedDeliveryDate: date,
+			// FedEx's money-back guarantee covers its Express services'
+			// committed dates, not Ground's estimates.
+			Guaranteed: dated && (svc.category == carriers.CategoryExpress || svc.category == carriers.CategoryOvernight) &&
+				!d.OperationalDetail.IneligibleForMoneyBackGuarantee,
 		})
 	}
 	return rates, nil
@@ -248,6 +263,26 @@ func accountRate(ds []ratedShipmentDetail) (ratedShipmentDetail, bool) {
 		return ratedShipmentDetail{}, false
 	}
 	return ds[0], true
+}
+
+// deliveryDate is the service's committed date from the answer, when given:
+// commit.dateDetail (dayFormat, then dayCxsFormat, both "2020-07-16T10:30:00"),
+// else operationalDetail's deliveryDate or commitDate. Like transit days, a
+// date that does not parse only loses the date.
+func (d rateReplyDetail) deliveryDate() (time.Time, bool) {
+	for _, v := range []lenientString{
+		d.Commit.DateDetail.DayFormat, d.Commit.DateDetail.DayCxsFormat,
+		d.OperationalDetail.DeliveryDate, d.OperationalDetail.CommitDate,
+	} {
+		text := strings.TrimSpace(string(v))
+		if len(text) < len(time.DateOnly) {
+			continue
+		}
+		if t, err := time.Parse(time.DateOnly, text[:len(time.DateOnly)]); err == nil && t.Year() >= 1970 {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // transitDays is the service's transit time from the answer, when given:

@@ -5,12 +5,17 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 )
+
+// march2 is a date of March 2026: the fake dates its Express services'
+// commitments from the ship date 2026-03-02; Ground gets no date.
+func march2(day int) time.Time { return time.Date(2026, 3, day, 0, 0, 0, 0, time.UTC) }
 
 func TestRatesDomestic(t *testing.T) {
 	t.Parallel()
@@ -26,10 +31,10 @@ func TestRatesDomestic(t *testing.T) {
 	// the service table.
 	want := []carriers.Rate{
 		{Carrier: "FedEx", Service: "Ground", ServiceCategory: "economy", CarrierRateCents: 1425, Currency: "USD", EstimatedDays: 3},
-		{Carrier: "FedEx", Service: "ExpressSaver", ServiceCategory: "standard", CarrierRateCents: 2995, Currency: "USD", EstimatedDays: 3},
-		{Carrier: "FedEx", Service: "2Day", ServiceCategory: "express", CarrierRateCents: 3898, Currency: "USD", EstimatedDays: 2},
-		{Carrier: "FedEx", Service: "StandardOvernight", ServiceCategory: "overnight", CarrierRateCents: 6704, Currency: "USD", EstimatedDays: 1},
-		{Carrier: "FedEx", Service: "PriorityOvernight", ServiceCategory: "overnight", CarrierRateCents: 7426, Currency: "USD", EstimatedDays: 1},
+		{Carrier: "FedEx", Service: "ExpressSaver", ServiceCategory: "standard", CarrierRateCents: 2995, Currency: "USD", EstimatedDays: 3, EstimatedDeliveryDate: march2(5)},
+		{Carrier: "FedEx", Service: "2Day", ServiceCategory: "express", CarrierRateCents: 3898, Currency: "USD", EstimatedDays: 2, EstimatedDeliveryDate: march2(4), Guaranteed: true},
+		{Carrier: "FedEx", Service: "StandardOvernight", ServiceCategory: "overnight", CarrierRateCents: 6704, Currency: "USD", EstimatedDays: 1, EstimatedDeliveryDate: march2(3), Guaranteed: true},
+		{Carrier: "FedEx", Service: "PriorityOvernight", ServiceCategory: "overnight", CarrierRateCents: 7426, Currency: "USD", EstimatedDays: 1, EstimatedDeliveryDate: march2(3), Guaranteed: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rates (-want +got):\n%s", diff)
@@ -51,10 +56,10 @@ func TestRatesResidentialWithSignature(t *testing.T) {
 	// which it only applies when the request says so.
 	want := []carriers.Rate{
 		{Carrier: "FedEx", Service: "HomeDelivery", ServiceCategory: "economy", CarrierRateCents: 1149 + 336 + 595 + 750, Currency: "USD", EstimatedDays: 3},
-		{Carrier: "FedEx", Service: "ExpressSaver", ServiceCategory: "standard", CarrierRateCents: 2995 + 1345, Currency: "USD", EstimatedDays: 3},
-		{Carrier: "FedEx", Service: "2Day", ServiceCategory: "express", CarrierRateCents: 3898 + 1345, Currency: "USD", EstimatedDays: 2},
-		{Carrier: "FedEx", Service: "StandardOvernight", ServiceCategory: "overnight", CarrierRateCents: 6704 + 1345, Currency: "USD", EstimatedDays: 1},
-		{Carrier: "FedEx", Service: "PriorityOvernight", ServiceCategory: "overnight", CarrierRateCents: 7426 + 1345, Currency: "USD", EstimatedDays: 1},
+		{Carrier: "FedEx", Service: "ExpressSaver", ServiceCategory: "standard", CarrierRateCents: 2995 + 1345, Currency: "USD", EstimatedDays: 3, EstimatedDeliveryDate: march2(5)},
+		{Carrier: "FedEx", Service: "2Day", ServiceCategory: "express", CarrierRateCents: 3898 + 1345, Currency: "USD", EstimatedDays: 2, EstimatedDeliveryDate: march2(4), Guaranteed: true},
+		{Carrier: "FedEx", Service: "StandardOvernight", ServiceCategory: "overnight", CarrierRateCents: 6704 + 1345, Currency: "USD", EstimatedDays: 1, EstimatedDeliveryDate: march2(3), Guaranteed: true},
+		{Carrier: "FedEx", Service: "PriorityOvernight", ServiceCategory: "overnight", CarrierRateCents: 7426 + 1345, Currency: "USD", EstimatedDays: 1, EstimatedDeliveryDate: march2(3), Guaranteed: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rates (-want +got):\n%s", diff)
@@ -71,7 +76,7 @@ func TestRatesInternational(t *testing.T) {
 	// 24 oz is billed as 2 LB.
 	want := []carriers.Rate{
 		{Carrier: "FedEx", Service: "InternationalEconomy", ServiceCategory: "standard", CarrierRateCents: 6512 + 2*874, Currency: "USD", EstimatedDays: 5},
-		{Carrier: "FedEx", Service: "InternationalPriority", ServiceCategory: "express", CarrierRateCents: 7934 + 2*1021, Currency: "USD", EstimatedDays: 3},
+		{Carrier: "FedEx", Service: "InternationalPriority", ServiceCategory: "express", CarrierRateCents: 7934 + 2*1021, Currency: "USD", EstimatedDays: 3, EstimatedDeliveryDate: march2(5), Guaranteed: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rates (-want +got):\n%s", diff)
@@ -160,8 +165,10 @@ func TestParseDocumentedRateReply(t *testing.T) {
 		t.Fatalf("parseRateResponse: %v", err)
 	}
 	want := []carriers.Rate{
-		{Carrier: "FedEx", Service: "InternationalFirst", ServiceCategory: "overnight", CarrierRateCents: 44554, Currency: "CAD", EstimatedDays: 3},
-		{Carrier: "FedEx", Service: "InternationalPriority", ServiceCategory: "express", CarrierRateCents: 34515, Currency: "CAD", EstimatedDays: 3},
+		{Carrier: "FedEx", Service: "InternationalFirst", ServiceCategory: "overnight", CarrierRateCents: 44554, Currency: "CAD", EstimatedDays: 3,
+			EstimatedDeliveryDate: time.Date(2020, 7, 16, 0, 0, 0, 0, time.UTC), Guaranteed: true}, // commit.dateDetail.dayCxsFormat
+		{Carrier: "FedEx", Service: "InternationalPriority", ServiceCategory: "express", CarrierRateCents: 34515, Currency: "CAD", EstimatedDays: 3,
+			EstimatedDeliveryDate: time.Date(2020, 7, 16, 0, 0, 0, 0, time.UTC), Guaranteed: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rates (-want +got):\n%s", diff)

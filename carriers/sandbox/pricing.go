@@ -26,6 +26,8 @@ type service struct {
 	zonePerLb int64
 	// minDays at zone 1 grows linearly to maxDays at the farthest zone.
 	minDays, maxDays int
+	// guaranteed services promise their delivery date (money back).
+	guaranteed bool
 	// ounceRated services (USPS Ground Advantage) price parcels under a
 	// pound per whole ounce instead of rounding up to a full pound, as USPS does.
 	ounceRated bool
@@ -61,7 +63,7 @@ func uspsTariff() tariff {
 		domestic: []service{
 			{name: "GroundAdvantage", display: "GROUND ADVANTAGE", category: carriers.CategoryEconomy, base: 620, perLb: 110, zoneStep: 70, zonePerLb: 25, minDays: 2, maxDays: 5, ounceRated: true, maxOz: maxUSPSOz},
 			{name: "Priority", display: "PRIORITY MAIL", category: carriers.CategoryStandard, base: 850, perLb: 140, zoneStep: 95, zonePerLb: 40, minDays: 1, maxDays: 3, maxOz: maxUSPSOz},
-			{name: "PriorityExpress", display: "PRIORITY MAIL EXPRESS", category: carriers.CategoryExpress, base: 2800, perLb: 280, zoneStep: 220, zonePerLb: 70, minDays: 1, maxDays: 2, maxOz: maxUSPSOz},
+			{name: "PriorityExpress", display: "PRIORITY MAIL EXPRESS", category: carriers.CategoryExpress, base: 2800, perLb: 280, zoneStep: 220, zonePerLb: 70, minDays: 1, maxDays: 2, guaranteed: true, maxOz: maxUSPSOz},
 		},
 		international: []service{
 			{name: "FirstClassPackageInternational", display: "FIRST-CLASS PKG INTL", category: carriers.CategoryEconomy, base: 1450, perLb: 480, minDays: 12, maxDays: 12, maxOz: 4 * 16},
@@ -80,8 +82,8 @@ func upsTariff() tariff {
 		domestic: []service{
 			{name: "Ground", display: "GROUND", category: carriers.CategoryEconomy, base: 1050, perLb: 115, zoneStep: 85, zonePerLb: 30, minDays: 1, maxDays: 5, maxOz: maxXPOz},
 			{name: "3DaySelect", display: "3 DAY SELECT", category: carriers.CategoryStandard, base: 1900, perLb: 260, zoneStep: 230, zonePerLb: 80, minDays: 3, maxDays: 3, maxOz: maxXPOz},
-			{name: "2ndDayAir", display: "2ND DAY AIR", category: carriers.CategoryExpress, base: 2450, perLb: 330, zoneStep: 320, zonePerLb: 110, minDays: 2, maxDays: 2, maxOz: maxXPOz},
-			{name: "NextDayAir", display: "NEXT DAY AIR", category: carriers.CategoryOvernight, base: 4600, perLb: 520, zoneStep: 540, zonePerLb: 160, minDays: 1, maxDays: 1, maxOz: maxXPOz},
+			{name: "2ndDayAir", display: "2ND DAY AIR", category: carriers.CategoryExpress, base: 2450, perLb: 330, zoneStep: 320, zonePerLb: 110, minDays: 2, maxDays: 2, guaranteed: true, maxOz: maxXPOz},
+			{name: "NextDayAir", display: "NEXT DAY AIR", category: carriers.CategoryOvernight, base: 4600, perLb: 520, zoneStep: 540, zonePerLb: 160, minDays: 1, maxDays: 1, guaranteed: true, maxOz: maxXPOz},
 		},
 		international: []service{
 			{name: "WorldwideExpedited", display: "WORLDWIDE EXPEDITED", category: carriers.CategoryStandard, base: 6800, perLb: 900, minDays: 5, maxDays: 5, maxOz: maxXPOz},
@@ -102,8 +104,8 @@ func fedexTariff() tariff {
 		domestic: []service{
 			{name: "Ground", display: "GROUND", category: carriers.CategoryEconomy, base: 1040, perLb: 118, zoneStep: 82, zonePerLb: 31, minDays: 1, maxDays: 5, maxOz: maxXPOz},
 			{name: "ExpressSaver", display: "EXPRESS SAVER", category: carriers.CategoryStandard, base: 1850, perLb: 255, zoneStep: 240, zonePerLb: 82, minDays: 3, maxDays: 3, maxOz: maxXPOz},
-			{name: "2Day", display: "2DAY", category: carriers.CategoryExpress, base: 2400, perLb: 340, zoneStep: 330, zonePerLb: 112, minDays: 2, maxDays: 2, maxOz: maxXPOz},
-			{name: "StandardOvernight", display: "STANDARD OVERNIGHT", category: carriers.CategoryOvernight, base: 4300, perLb: 500, zoneStep: 560, zonePerLb: 165, minDays: 1, maxDays: 1, maxOz: maxXPOz},
+			{name: "2Day", display: "2DAY", category: carriers.CategoryExpress, base: 2400, perLb: 340, zoneStep: 330, zonePerLb: 112, minDays: 2, maxDays: 2, guaranteed: true, maxOz: maxXPOz},
+			{name: "StandardOvernight", display: "STANDARD OVERNIGHT", category: carriers.CategoryOvernight, base: 4300, perLb: 500, zoneStep: 560, zonePerLb: 165, minDays: 1, maxDays: 1, guaranteed: true, maxOz: maxXPOz},
 		},
 		international: []service{
 			{name: "InternationalEconomy", display: "INTERNATIONAL ECONOMY", category: carriers.CategoryStandard, base: 6500, perLb: 880, minDays: 5, maxDays: 5, maxOz: maxXPOz},

@@ -179,13 +179,20 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 	if s.To.Residential {
 		cents += c.t.residential
 	}
+	days := svc.days(z)
+	ship := s.ShipDate
+	if ship.IsZero() {
+		ship = carriers.ShipDate(c.cfg.Now())
+	}
 	return carriers.Rate{
-		Carrier:          c.t.name,
-		Service:          svc.name,
-		ServiceCategory:  svc.category,
-		CarrierRateCents: cents,
-		Currency:         "USD",
-		EstimatedDays:    svc.days(z),
+		Carrier:               c.t.name,
+		Service:               svc.name,
+		ServiceCategory:       svc.category,
+		CarrierRateCents:      cents,
+		Currency:              "USD",
+		EstimatedDays:         days,
+		EstimatedDeliveryDate: carriers.DeliveryDate(ship, days, carriers.DeliversSaturday(c.t.name)),
+		Guaranteed:            svc.guaranteed,
 	}, true
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shipd-dev/shipd/carriers"
 )
@@ -297,14 +298,45 @@ type ratedShipment struct {
 	} `json:"NegotiatedRateCharges"`
 	GuaranteedDelivery *struct {
 		BusinessDaysInTransit string `json:"BusinessDaysInTransit"`
+		ScheduledDeliveryDate string `json:"ScheduledDeliveryDate"`
 	} `json:"GuaranteedDelivery"`
 	TimeInTransit *struct {
 		ServiceSummary *struct {
-			EstimatedArrival *struct {
+			// GuaranteedIndicator is an empty tag: present means guaranteed.
+			GuaranteedIndicator *json.RawMessage `json:"GuaranteedIndicator"`
+			EstimatedArrival    *struct {
 				BusinessDaysInTransit string `json:"BusinessDaysInTransit"`
+				Arrival               *struct {
+					Date string `json:"Date"` // YYYYMMDD
+				} `json:"Arrival"`
 			} `json:"EstimatedArrival"`
 		} `json:"ServiceSummary"`
 	} `json:"TimeInTransit"`
+}
+
+// deliveryDate is the service's date from the answer: the time-in-transit
+// arrival date ("the most accurate delivery information available via the
+// Rating API"), else the guarantee's scheduled date; guaranteed when UPS
+// returned a guarantee for it. A date that does not parse is not given:
+// like transit days, it is informative and must not fail the quote.
+func deliveryDate(rs ratedShipment) (time.Time, bool) {
+	var candidates []string
+	guaranteed := rs.GuaranteedDelivery != nil
+	if t := rs.TimeInTransit; t != nil && t.ServiceSummary != nil {
+		guaranteed = guaranteed || t.ServiceSummary.GuaranteedIndicator != nil
+		if a := t.ServiceSummary.EstimatedArrival; a != nil && a.Arrival != nil {
+			candidates = append(candidates, a.Arrival.Date)
+		}
+	}
+	if g := rs.GuaranteedDelivery; g != nil {
+		candidates = append(candidates, g.ScheduledDeliveryDate)
+	}
+	for _, v := range candidates {
+		if d, err := time.Parse("20060102", strings.TrimSpace(v)); err == nil && d.Year() >= 1970 {
+			return d, guaranteed
+		}
+	}
+	return time.Time{}, false
 }
 
 // parseRateResponse maps a Rating answer to rates. Services missing from
@@ -355,6 +387,8 @@ func parseRateResponse(body []byte) ([]carriers.Rate, error) {
 			Currency:         currency,
 			EstimatedDays:    transitDays(rs, svc),
 		})
+		last := &rates[len(rates)-1]
+		last.EstimatedDeliveryDate, last.Guaranteed = deliveryDate(rs)
 	}
 	return rates, nil
 }

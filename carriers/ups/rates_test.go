@@ -5,12 +5,17 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 )
+
+// march is a date of March 2026: the fake's clock is 2026-03-10 and it
+// answers arrival dates that many days later, guaranteed for every air service.
+func march(day int) time.Time { return time.Date(2026, 3, day, 0, 0, 0, 0, time.UTC) }
 
 func TestRatesDomestic(t *testing.T) {
 	t.Parallel()
@@ -25,13 +30,13 @@ func TestRatesDomestic(t *testing.T) {
 	// from the time-in-transit estimate (ZIP 210 to 951: 4 days), the air
 	// services' from it as well.
 	want := []carriers.Rate{
-		{Carrier: "UPS", Service: "Ground", ServiceCategory: "economy", CarrierRateCents: 1704, Currency: "USD", EstimatedDays: 4},
-		{Carrier: "UPS", Service: "3DaySelect", ServiceCategory: "standard", CarrierRateCents: 2834, Currency: "USD", EstimatedDays: 3},
-		{Carrier: "UPS", Service: "2ndDayAir", ServiceCategory: "express", CarrierRateCents: 3463, Currency: "USD", EstimatedDays: 2},
-		{Carrier: "UPS", Service: "2ndDayAirAM", ServiceCategory: "express", CarrierRateCents: 3837, Currency: "USD", EstimatedDays: 2},
-		{Carrier: "UPS", Service: "NextDayAirSaver", ServiceCategory: "overnight", CarrierRateCents: 5189, Currency: "USD", EstimatedDays: 1},
-		{Carrier: "UPS", Service: "NextDayAir", ServiceCategory: "overnight", CarrierRateCents: 5835, Currency: "USD", EstimatedDays: 1},
-		{Carrier: "UPS", Service: "NextDayAirEarly", ServiceCategory: "overnight", CarrierRateCents: 8648, Currency: "USD", EstimatedDays: 1},
+		{Carrier: "UPS", Service: "Ground", ServiceCategory: "economy", CarrierRateCents: 1704, Currency: "USD", EstimatedDays: 4, EstimatedDeliveryDate: march(14)},
+		{Carrier: "UPS", Service: "3DaySelect", ServiceCategory: "standard", CarrierRateCents: 2834, Currency: "USD", EstimatedDays: 3, EstimatedDeliveryDate: march(13), Guaranteed: true},
+		{Carrier: "UPS", Service: "2ndDayAir", ServiceCategory: "express", CarrierRateCents: 3463, Currency: "USD", EstimatedDays: 2, EstimatedDeliveryDate: march(12), Guaranteed: true},
+		{Carrier: "UPS", Service: "2ndDayAirAM", ServiceCategory: "express", CarrierRateCents: 3837, Currency: "USD", EstimatedDays: 2, EstimatedDeliveryDate: march(12), Guaranteed: true},
+		{Carrier: "UPS", Service: "NextDayAirSaver", ServiceCategory: "overnight", CarrierRateCents: 5189, Currency: "USD", EstimatedDays: 1, EstimatedDeliveryDate: march(11), Guaranteed: true},
+		{Carrier: "UPS", Service: "NextDayAir", ServiceCategory: "overnight", CarrierRateCents: 5835, Currency: "USD", EstimatedDays: 1, EstimatedDeliveryDate: march(11), Guaranteed: true},
+		{Carrier: "UPS", Service: "NextDayAirEarly", ServiceCategory: "overnight", CarrierRateCents: 8648, Currency: "USD", EstimatedDays: 1, EstimatedDeliveryDate: march(11), Guaranteed: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rates (-want +got):\n%s", diff)
@@ -67,10 +72,10 @@ func TestRatesInternational(t *testing.T) {
 	}
 	// 3 lb billable, 6.95 signature surcharge, negotiated at 85 %.
 	want := []carriers.Rate{
-		{Carrier: "UPS", Service: "WorldwideExpedited", ServiceCategory: "standard", CarrierRateCents: 8793, Currency: "USD", EstimatedDays: 5},
-		{Carrier: "UPS", Service: "WorldwideSaver", ServiceCategory: "express", CarrierRateCents: 10357, Currency: "USD", EstimatedDays: 3},
-		{Carrier: "UPS", Service: "WorldwideExpress", ServiceCategory: "express", CarrierRateCents: 10875, Currency: "USD", EstimatedDays: 2},
-		{Carrier: "UPS", Service: "WorldwideExpressPlus", ServiceCategory: "express", CarrierRateCents: 13706, Currency: "USD", EstimatedDays: 2},
+		{Carrier: "UPS", Service: "WorldwideExpedited", ServiceCategory: "standard", CarrierRateCents: 8793, Currency: "USD", EstimatedDays: 5, EstimatedDeliveryDate: march(15), Guaranteed: true},
+		{Carrier: "UPS", Service: "WorldwideSaver", ServiceCategory: "express", CarrierRateCents: 10357, Currency: "USD", EstimatedDays: 3, EstimatedDeliveryDate: march(13), Guaranteed: true},
+		{Carrier: "UPS", Service: "WorldwideExpress", ServiceCategory: "express", CarrierRateCents: 10875, Currency: "USD", EstimatedDays: 2, EstimatedDeliveryDate: march(12), Guaranteed: true},
+		{Carrier: "UPS", Service: "WorldwideExpressPlus", ServiceCategory: "express", CarrierRateCents: 13706, Currency: "USD", EstimatedDays: 2, EstimatedDeliveryDate: march(12), Guaranteed: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("rates (-want +got):\n%s", diff)
@@ -105,24 +110,27 @@ func TestParseRateResponse(t *testing.T) {
 	// List rates only (no negotiated rates), a single RatedShipment object
 	// as versions before v2409 send it, an unknown service (96, freight)
 	// to skip, amounts that a float would get wrong, and transit days from
-	// the guarantee when there is no time-in-transit.
+	// the guarantee when there is no time-in-transit; dates from the
+	// guarantee's ScheduledDeliveryDate and from the arrival with a
+	// GuaranteedIndicator (an empty tag), none from a date in another format.
 	body := `{"RateResponse":{"Response":{"ResponseStatus":{"Code":"1","Description":"Success"}},
 	  "RatedShipment":[
 	    {"Service":{"Code":"96"},"TotalCharges":{"CurrencyCode":"USD","MonetaryValue":"512.00"}},
 	    {"Service":{"Code":"01"},"TotalCharges":{"CurrencyCode":"USD","MonetaryValue":"1234567.89"},
-	     "GuaranteedDelivery":{"BusinessDaysInTransit":"1"}},
+	     "GuaranteedDelivery":{"BusinessDaysInTransit":"1","ScheduledDeliveryDate":"20260312"}},
 	    {"Service":{"Code":"03"},"TotalCharges":{"CurrencyCode":"usd","MonetaryValue":"0.29"},
-	     "TimeInTransit":{"ServiceSummary":{"EstimatedArrival":{"BusinessDaysInTransit":"not a number"}}}},
+	     "TimeInTransit":{"ServiceSummary":{"EstimatedArrival":{"BusinessDaysInTransit":"not a number","Arrival":{"Date":"2026-03-15"}}}}},
 	    {"Service":{"Code":"12"},"TotalCharges":{"CurrencyCode":"USD","MonetaryValue":"19.990"},
-	     "NegotiatedRateCharges":{"TotalCharge":{"CurrencyCode":"USD","MonetaryValue":""}}}]}}`
+	     "NegotiatedRateCharges":{"TotalCharge":{"CurrencyCode":"USD","MonetaryValue":""}},
+	     "TimeInTransit":{"ServiceSummary":{"GuaranteedIndicator":"","EstimatedArrival":{"Arrival":{"Date":"20260316"}}}}}]}}`
 	got, err := parseRateResponse([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []carriers.Rate{
-		{Carrier: "UPS", Service: "NextDayAir", ServiceCategory: "overnight", CarrierRateCents: 123456789, Currency: "USD", EstimatedDays: 1},
+		{Carrier: "UPS", Service: "NextDayAir", ServiceCategory: "overnight", CarrierRateCents: 123456789, Currency: "USD", EstimatedDays: 1, EstimatedDeliveryDate: march(12), Guaranteed: true},
 		{Carrier: "UPS", Service: "Ground", ServiceCategory: "economy", CarrierRateCents: 29, Currency: "USD", EstimatedDays: 5},
-		{Carrier: "UPS", Service: "3DaySelect", ServiceCategory: "standard", CarrierRateCents: 1999, Currency: "USD", EstimatedDays: 3},
+		{Carrier: "UPS", Service: "3DaySelect", ServiceCategory: "standard", CarrierRateCents: 1999, Currency: "USD", EstimatedDays: 3, EstimatedDeliveryDate: march(16), Guaranteed: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -185,7 +185,11 @@ type optionsAnswer struct {
 type optionAnswer struct {
 	Commitment *struct {
 		Name                 string `json:"name"`
+		ExpectedDeliveryDate string `json:"expectedDeliveryDate"`
+		// ScheduleDeliveryDate is deprecated for expectedDeliveryDate
+		// and will be removed; read only while an answer lacks the new field.
 		ScheduleDeliveryDate string `json:"scheduleDeliveryDate"`
+		GuaranteedDelivery   bool   `json:"guaranteedDelivery"`
 	} `json:"commitment"`
 	TotalBasePrice json.Number `json:"totalBasePrice"`
 	Rates          []struct {
@@ -284,14 +288,22 @@ func optionRate(svc service, opt optionAnswer, q rateQuery) (carriers.Rate, bool
 			return carriers.Rate{}, false, nil
 		}
 	}
-	days := svc.typicalDays
-	if opt.Commitment != nil {
-		if d, ok := commitmentDays(opt.Commitment.Name, opt.Commitment.ScheduleDeliveryDate, q.mailingDate); ok {
-			days = d
+	r := carriers.Rate{Carrier: CarrierName, Service: svc.name, ServiceCategory: svc.category,
+		CarrierRateCents: cents, Currency: "USD", EstimatedDays: svc.typicalDays}
+	if c := opt.Commitment; c != nil {
+		expected := strings.TrimSpace(c.ExpectedDeliveryDate)
+		if expected == "" {
+			expected = strings.TrimSpace(c.ScheduleDeliveryDate)
+		}
+		if d, ok := commitmentDays(c.Name, expected, q.mailingDate); ok {
+			r.EstimatedDays = d
+		}
+		if date, err := time.Parse(time.DateOnly, expected); err == nil && date.Year() >= 1970 {
+			// A date USPS sends is its commitment; guaranteed only when it says so.
+			r.EstimatedDeliveryDate, r.Guaranteed = date, c.GuaranteedDelivery
 		}
 	}
-	return carriers.Rate{Carrier: CarrierName, Service: svc.name, ServiceCategory: svc.category,
-		CarrierRateCents: cents, Currency: "USD", EstimatedDays: days}, true, nil
+	return r, true, nil
 }
 
 // commitmentDays reads a delivery commitment: its name ("1 Day", "2 Days")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -24,9 +25,12 @@ func TestRatesDomestic(t *testing.T) {
 	// single-piece price but is not what the label is bought as, and Media
 	// Mail is not a service shipd sells; both must be left out.
 	want := []carriers.Rate{
-		{Carrier: "USPS", Service: "GroundAdvantage", ServiceCategory: carriers.CategoryEconomy, CarrierRateCents: 690, Currency: "USD", EstimatedDays: 3},
-		{Carrier: "USPS", Service: "Priority", ServiceCategory: carriers.CategoryStandard, CarrierRateCents: 1160, Currency: "USD", EstimatedDays: 2},
-		{Carrier: "USPS", Service: "PriorityExpress", ServiceCategory: carriers.CategoryExpress, CarrierRateCents: 3500, Currency: "USD", EstimatedDays: 1},
+		{Carrier: "USPS", Service: "GroundAdvantage", ServiceCategory: carriers.CategoryEconomy, CarrierRateCents: 690, Currency: "USD", EstimatedDays: 3,
+			EstimatedDeliveryDate: time.Date(2026, 11, 5, 0, 0, 0, 0, time.UTC)},
+		{Carrier: "USPS", Service: "Priority", ServiceCategory: carriers.CategoryStandard, CarrierRateCents: 1160, Currency: "USD", EstimatedDays: 2,
+			EstimatedDeliveryDate: time.Date(2026, 11, 4, 0, 0, 0, 0, time.UTC)},
+		{Carrier: "USPS", Service: "PriorityExpress", ServiceCategory: carriers.CategoryExpress, CarrierRateCents: 3500, Currency: "USD", EstimatedDays: 1,
+			EstimatedDeliveryDate: time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC), Guaranteed: true},
 	}
 	if diff := cmp.Diff(want, rates); diff != "" {
 		t.Errorf("rates (-want +got):\n%s", diff)
@@ -127,7 +131,7 @@ func TestParseRatesAmountsAndCommitments(t *testing.T) {
 	  {"mailClass":"USPS_GROUND_ADVANTAGE","rateOptions":[{"totalBasePrice":5.840000000000001,"rates":[{"price":5.84,"rateIndicator":"SP"}],
 	    "commitment":{"name":"MILITARY","scheduleDeliveryDate":"2026-11-06"}}]},
 	  {"mailClass":"PRIORITY_MAIL","rateOptions":[{"totalBasePrice":"12","rates":[{"rateIndicator":"SP"}],"commitment":{"name":"NO STD"}}]},
-	  {"mailClass":"PRIORITY_MAIL_EXPRESS","rateOptions":[{"totalBasePrice":1e2,"rates":[{"rateIndicator":"PA"}],"commitment":{"name":"2 Days"}}]},
+	  {"mailClass":"PRIORITY_MAIL_EXPRESS","rateOptions":[{"totalBasePrice":1e2,"rates":[{"rateIndicator":"PA"}],"commitment":{"name":"2 Days","expectedDeliveryDate":"2026-11-04","scheduleDeliveryDate":"2026-11-09","guaranteedDelivery":true}}]},
 	  {"mailClass":"USPS_CONNECT_LOCAL","rateOptions":[{"totalBasePrice":"not a price"}]}
 	]}]}`
 	rates, err := parseRates([]byte(body), rateQuery{mailingDate: "2026-11-02"})
@@ -136,11 +140,15 @@ func TestParseRatesAmountsAndCommitments(t *testing.T) {
 	}
 	want := []carriers.Rate{
 		// Float noise beyond the cent is rounded away; no commitment
-		// count, so the days to the scheduled date.
-		{Carrier: "USPS", Service: "GroundAdvantage", ServiceCategory: carriers.CategoryEconomy, CarrierRateCents: 584, Currency: "USD", EstimatedDays: 4},
+		// count, so the days to the scheduled date; without
+		// expectedDeliveryDate the deprecated scheduleDeliveryDate is read.
+		{Carrier: "USPS", Service: "GroundAdvantage", ServiceCategory: carriers.CategoryEconomy, CarrierRateCents: 584, Currency: "USD", EstimatedDays: 4,
+			EstimatedDeliveryDate: time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC)},
 		// A price sent as a string; a commitment without days: typical days.
 		{Carrier: "USPS", Service: "Priority", ServiceCategory: carriers.CategoryStandard, CarrierRateCents: 1200, Currency: "USD", EstimatedDays: 3},
-		{Carrier: "USPS", Service: "PriorityExpress", ServiceCategory: carriers.CategoryExpress, CarrierRateCents: 10000, Currency: "USD", EstimatedDays: 2},
+		{Carrier: "USPS", Service: "PriorityExpress", ServiceCategory: carriers.CategoryExpress, CarrierRateCents: 10000, Currency: "USD", EstimatedDays: 2,
+			// expectedDeliveryDate wins over the deprecated field.
+			EstimatedDeliveryDate: time.Date(2026, 11, 4, 0, 0, 0, 0, time.UTC), Guaranteed: true},
 	}
 	if diff := cmp.Diff(want, rates); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -22,6 +22,9 @@ type fakeService struct {
 	// transitTime goes in operationalDetail.transitTime (as FedEx does for
 	// Ground), daysInTransit in commit.daysInTransit; "" for neither.
 	transitTime, daysInTransit string
+	// commitDays, when set, dates commit.dateDetail.dayFormat that many
+	// days after the ship date, as FedEx does for Express services.
+	commitDays int
 }
 
 // fakeServices are real FedEx service types (U.S. Region Service List).
@@ -29,13 +32,13 @@ type fakeService struct {
 var fakeServices = []fakeService{
 	{code: "FEDEX_GROUND", name: "FedEx Ground®", base: 1089, perLb: 112, transitTime: "THREE_DAYS"},
 	{code: "GROUND_HOME_DELIVERY", name: "FedEx Home Delivery®", base: 1149, perLb: 112, transitTime: "THREE_DAYS"},
-	{code: "FEDEX_EXPRESS_SAVER", name: "FedEx Express Saver®", base: 2134, perLb: 287},
-	{code: "FEDEX_2_DAY", name: "FedEx 2Day®", base: 2875, perLb: 341, daysInTransit: "TWO_DAYS"},
-	{code: "STANDARD_OVERNIGHT", name: "FedEx Standard Overnight®", base: 5210, perLb: 498},
-	{code: "PRIORITY_OVERNIGHT", name: "FedEx Priority Overnight®", base: 5890, perLb: 512},
+	{code: "FEDEX_EXPRESS_SAVER", name: "FedEx Express Saver®", base: 2134, perLb: 287, commitDays: 3},
+	{code: "FEDEX_2_DAY", name: "FedEx 2Day®", base: 2875, perLb: 341, daysInTransit: "TWO_DAYS", commitDays: 2},
+	{code: "STANDARD_OVERNIGHT", name: "FedEx Standard Overnight®", base: 5210, perLb: 498, commitDays: 1},
+	{code: "PRIORITY_OVERNIGHT", name: "FedEx Priority Overnight®", base: 5890, perLb: 512, commitDays: 1},
 	{code: "SMART_POST", name: "FedEx Ground® Economy", base: 899, perLb: 95},
 	{code: "INTERNATIONAL_ECONOMY", name: "FedEx International Economy®", intl: true, base: 6512, perLb: 874, transitTime: "FIVE_DAYS"},
-	{code: "FEDEX_INTERNATIONAL_PRIORITY", name: "FedEx International Priority®", intl: true, base: 7934, perLb: 1021},
+	{code: "FEDEX_INTERNATIONAL_PRIORITY", name: "FedEx International Priority®", intl: true, base: 7934, perLb: 1021, commitDays: 3},
 }
 
 // Surcharges, in cents.
@@ -194,8 +197,16 @@ func (s *Server) rate(w http.ResponseWriter, _ *http.Request, body []byte) {
 		if svc.transitTime != "" {
 			d["operationalDetail"] = map[string]any{"transitTime": svc.transitTime, "ineligibleForMoneyBackGuarantee": false}
 		}
+		commit := map[string]any{}
 		if svc.daysInTransit != "" {
-			d["commit"] = map[string]any{"daysInTransit": svc.daysInTransit, "saturdayDelivery": false}
+			commit["daysInTransit"], commit["saturdayDelivery"] = svc.daysInTransit, false
+		}
+		if ship, err := time.Parse(time.DateOnly, rs.ShipDateStamp); err == nil && svc.commitDays > 0 {
+			at := ship.AddDate(0, 0, svc.commitDays).Add(10*time.Hour + 30*time.Minute)
+			commit["dateDetail"] = map[string]any{"dayOfWeek": strings.ToUpper(at.Weekday().String()[:3]), "dayFormat": at.Format("2006-01-02T15:04:05")}
+		}
+		if len(commit) > 0 {
+			d["commit"] = commit
 		}
 		details = append(details, d)
 	}

@@ -247,8 +247,10 @@ func (s *Server) rateOption(t tariff, lb float64, extras []int, mailingDate stri
 		if t.days == 1 {
 			name = "1 Day"
 		}
-		opt["commitment"] = map[string]any{"name": name, "scheduleDeliveryDate": d.AddDate(0, 0, t.days).Format(time.DateOnly),
-			"guaranteedDelivery": t.mailClass == "PRIORITY_MAIL_EXPRESS"}
+		// expectedDeliveryDate only: the published document deprecates
+		// scheduleDeliveryDate and will remove it.
+		opt["commitment"] = map[string]any{"name": name, "expectedDeliveryDate": d.AddDate(0, 0, t.days).Format(time.DateOnly),
+			"guaranteedDelivery": t.mailClass == "PRIORITY_MAIL_EXPRESS", "isPriorityMailNextDay": false}
 	}
 	priced := []any{}
 	total := base
