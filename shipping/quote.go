@@ -99,6 +99,9 @@ func (e *CarriersError) Unwrap() error { return e.Kind }
 type Quote struct {
 	Rates    []Rate
 	Failures []CarrierFailure
+	// blocked are the rates left out because the shipment breaks the
+	// carrier's requirements (requirements.go), cheapest first.
+	blocked []blockedRate
 }
 
 // NoMatchingServiceError: rates exist but none matches the selection (422).
@@ -127,7 +130,11 @@ func (s *Service) Quote(ctx context.Context, c accounts.Caller, in Input) (Quote
 	if err := in.check(); err != nil {
 		return Quote{}, err
 	}
-	return s.rates(ctx, c.Mode, in)
+	q, err := s.rates(ctx, c.Mode, in)
+	if err == nil && len(q.Rates) == 0 {
+		return Quote{}, q.blocked[0].err()
+	}
+	return q, err
 }
 
 // DefaultCarrierTimeout bounds each carrier's answer to a quote.
@@ -187,7 +194,10 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) (Quot
 			})
 		}
 	}
-	if len(q.Rates) == 0 {
+	if checksRequirements(mode) {
+		q = q.withoutUnbuyable(shipment)
+	}
+	if len(q.Rates) == 0 && len(q.blocked) == 0 {
 		if err := noRates(q.Failures); err != nil {
 			return Quote{}, err
 		}
