@@ -97,7 +97,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err != nil {
 			return Shipment{}, err
 		}
-		rate, err := selectRate(quote.Rates, in.Selection)
+		rate, err := quote.pick(in.Selection)
 		if err != nil {
 			return Shipment{}, err
 		}

@@ -106,6 +106,9 @@ func (e *CarriersError) Unwrap() error { return e.Kind }
 type Quote struct {
 	Rates    []Rate
 	Failures []CarrierFailure
+	// blocked are the rates left out because the shipment breaks the
+	// carrier's requirements (requirements.go), cheapest first.
+	blocked []blockedRate
 }
 
 // NoMatchingServiceError: rates exist but none matches the selection (422).
@@ -147,6 +150,10 @@ func (s *Service) QuoteBy(ctx context.Context, c accounts.Caller, in Input, deli
 		return Quote{}, err
 	}
 	q, err := s.rates(ctx, c.Mode, in)
+	if err == nil && len(q.Rates) == 0 {
+		// Every rate is blocked by a carrier's requirements (requirements.go).
+		return Quote{}, q.blocked[0].err()
+	}
 	if err != nil || deliverBy == nil {
 		return q, err
 	}
@@ -241,7 +248,10 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) (Quot
 			})
 		}
 	}
-	if len(q.Rates) == 0 {
+	if checksRequirements(mode) {
+		q = q.withoutUnbuyable(shipment)
+	}
+	if len(q.Rates) == 0 && len(q.blocked) == 0 {
 		if err := noRates(q.Failures); err != nil {
 			return Quote{}, err
 		}

@@ -168,13 +168,10 @@ func checkPurchase(req carriers.BuyRequest) (service, error) {
 	if err := checkShipment(req.Shipment); err != nil {
 		return service{}, fmt.Errorf("%w: %w", err, carriers.ErrRejected)
 	}
-	for _, p := range []struct {
-		who string
-		a   carriers.Address
-	}{{"sender", req.Shipment.From}, {"recipient", req.Shipment.To}} {
-		if n := len(digits(p.a.Phone)); n < 10 {
-			return service{}, fmt.Errorf("fedex: FedEx requires the %s's phone number with at least 10 digits: %w", p.who, carriers.ErrRejected)
-		}
+	// The shipping flow leaves out rates that break the table; this is the
+	// defence for a purchase that reaches FedEx anyway.
+	if err := carriers.CheckRequirements(Name, svc.name, req.Shipment); err != nil {
+		return service{}, err
 	}
 	return svc, nil
 }

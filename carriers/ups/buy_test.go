@@ -96,9 +96,17 @@ func TestBuyInternational(t *testing.T) {
 func TestBuyRefusesWithoutCalling(t *testing.T) {
 	t.Parallel()
 	c, fake, _ := testCarrier(t)
+	// What carriers/requirements.go asks of UPS: the shipping flow leaves
+	// such rates out, and Buy refuses them too.
+	noRecipient := domesticShipment()
+	noRecipient.To.Name, noRecipient.To.Company = "", ""
+	noPhone := internationalShipment()
+	noPhone.From.Phone = ""
 	for name, req := range map[string]carriers.BuyRequest{
-		"no reference":    {Shipment: domesticShipment(), Rate: carriers.Rate{Service: "Ground"}},
-		"unknown service": buyRequest(domesticShipment(), "Teleport"),
+		"no reference":                    {Shipment: domesticShipment(), Rate: carriers.Rate{Service: "Ground"}},
+		"unknown service":                 buyRequest(domesticShipment(), "Teleport"),
+		"no recipient name":               buyRequest(noRecipient, "Ground"),
+		"international without the phone": buyRequest(noPhone, "WorldwideSaver"),
 	} {
 		_, err := c.Buy(context.Background(), req)
 		if ce := carrierError(t, err); !errors.Is(ce, carriers.ErrRejected) {

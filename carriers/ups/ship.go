@@ -40,6 +40,11 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if err := checkShipment(req.Shipment); err != nil {
 		return carriers.Label{}, err
 	}
+	// The shipping flow leaves out rates that break the table; this is the
+	// defence for a purchase that reaches UPS anyway.
+	if err := carriers.CheckRequirements(carrierName, svc.name, req.Shipment); err != nil {
+		return carriers.Label{}, err
+	}
 	a, err := c.do(ctx, apiRequest{
 		op:      opBuy,
 		method:  http.MethodPost,

@@ -129,6 +129,8 @@ func TestBuyRefusals(t *testing.T) {
 	noCustoms.Customs = nil
 	badState := domesticShipment()
 	badState.To.State = "XX"
+	noSender := domesticShipment() // carriers/requirements.go: USPS needs a name or a firm
+	noSender.From.Name, noSender.From.Company = "", ""
 
 	for _, tc := range []struct {
 		name string
@@ -141,6 +143,7 @@ func TestBuyRefusals(t *testing.T) {
 		{"no customs", buyRequest("shp_d", "PriorityMailInternational", noCustoms), carriers.ErrCustomsRequired},
 		{"needs an AES filing", buyRequest("shp_e", "PriorityMailInternational", tooValuable), carriers.ErrRejected},
 		{"no reference", buyRequest("", "Priority", domesticShipment()), carriers.ErrInvalidShipment},
+		{"no sender name", buyRequest("shp_f", "Priority", noSender), carriers.ErrRejected},
 	} {
 		if _, err := c.Buy(ctx, tc.req); !errors.Is(err, tc.kind) {
 			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.kind)

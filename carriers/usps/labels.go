@@ -153,6 +153,11 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if err := checkShipment(req.Shipment, true); err != nil {
 		return carriers.Label{}, err
 	}
+	// The shipping flow leaves out rates that break the table; this is the
+	// defence for a purchase that reaches USPS anyway.
+	if err := carriers.CheckRequirements(CarrierName, svc.name, req.Shipment); err != nil {
+		return carriers.Label{}, err
+	}
 	if svc.international == isDomestic(req.Shipment.To) {
 		return carriers.Label{}, &carriers.Error{Carrier: CarrierName, Operation: opBuy,
 			Message: fmt.Sprintf("%s does not go to %s", svc.name, carriers.NormalizeCountry(req.Shipment.To.Country)), Kind: carriers.ErrRejected}
