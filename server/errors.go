@@ -52,6 +52,7 @@ func problem(err error) (*apiError, bool) {
 		carriers   *shipping.CarriersError
 		refund     *shipping.RefundConflictError
 		badEvent   *webhooks.InvalidEventTypeError
+		badFilter  *webhooks.UnknownEventTypeError
 		fieldError *webhooks.FieldError
 	)
 	switch {
@@ -130,6 +131,14 @@ func problem(err error) (*apiError, bool) {
 	case errors.As(err, &badEvent):
 		e := newAPIError(http.StatusUnprocessableEntity, "invalid_event_type", badEvent.Error())
 		known := append([]string{"*"}, webhooks.EventTypes()...)
+		e.Body.KnownEvents = &known
+		return e, true
+	case errors.As(err, &badFilter):
+		// The contract leaves ?type= a string, so that a new event type is not
+		// a change of the parameter; an unknown value is refused as the schema
+		// refuses an unknown value of any other list filter.
+		e := newAPIError(http.StatusUnprocessableEntity, "invalid_field", "type is not an event type; knownEvents lists them").withField("type")
+		known := webhooks.EventTypes()
 		e.Body.KnownEvents = &known
 		return e, true
 	case errors.As(err, &fieldError):

@@ -2,9 +2,9 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -32,14 +32,20 @@ const eventsPerPage = 25
 func (u *UI) eventsPage(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	page := eventsPage{EventTypes: webhooks.EventTypes(), Type: r.URL.Query().Get("type")}
 	problem := ""
-	if page.Type != "" && !slices.Contains(page.EventTypes, page.Type) {
-		problem, page.Type = "There is no event type "+page.Type+"; showing every type.", ""
-	}
 	p, err := pageRequest(r, eventsPerPage)
 	if err != nil {
 		return err
 	}
-	events, more, err := u.webhooks.ListEvents(r.Context(), c, page.Type, p)
+	var filter *string
+	if page.Type != "" {
+		filter = &page.Type
+	}
+	events, more, err := u.webhooks.ListEvents(r.Context(), c, filter, p)
+	var unknown *webhooks.UnknownEventTypeError
+	if errors.As(err, &unknown) {
+		problem, page.Type = "There is no event type "+unknown.Type+"; showing every type.", ""
+		events, more, err = u.webhooks.ListEvents(r.Context(), c, nil, p)
+	}
 	if err != nil {
 		return err
 	}

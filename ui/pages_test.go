@@ -332,6 +332,8 @@ func TestShipmentPagesAndRefund(t *testing.T) {
 	must(t, "voided filter", br.get("/settings/shipments?status=voided"), http.StatusOK, ids[0])
 	must(t, "ledger", br.get("/settings/account"), http.StatusOK, "Refund credit", "Shipping balance (test)")
 	must(t, "events", br.get("/settings/events?type=shipment.voided"), http.StatusOK, "shipment.voided", ids[0])
+	must(t, "unknown event type", br.get("/settings/events?type=shipment.voidd"), http.StatusOK,
+		"There is no event type shipment.voidd; showing every type.", "shipment.purchased", "shipment.voided")
 	if p := br.get("/settings/events?type=shipment.voided"); strings.Contains(p.body, "<td>shipment.purchased</td>") {
 		t.Fatal("the type filter let shipment.purchased through")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -137,10 +138,28 @@ func selects(sub store.Subscription, eventType string) (bool, error) {
 	return false, nil
 }
 
-// ListEvents pages through the caller's event history, newest first,
-// optionally of one type, each event with its deliveries counted.
-func (s *Service) ListEvents(ctx context.Context, c accounts.Caller, eventType string, p paging.Request) ([]Event, bool, error) {
-	rows, more, err := s.store.ListEvents(ctx, c.AccountID, string(c.Mode), eventType, p)
+// UnknownEventTypeError: a history filter names no event type (the API's
+// 422 invalid_field with knownEvents, the settings page's notice).
+type UnknownEventTypeError struct{ Type string }
+
+func (e *UnknownEventTypeError) Error() string {
+	return fmt.Sprintf("type %q is not an event type", e.Type)
+}
+
+// ListEvents pages through the caller's event history, newest first, of
+// every type (eventType nil) or of one of EventTypes, each event with its
+// deliveries counted. Any other type, the empty one included, is an
+// UnknownEventTypeError rather than an empty page that reads as "nothing
+// happened".
+func (s *Service) ListEvents(ctx context.Context, c accounts.Caller, eventType *string, p paging.Request) ([]Event, bool, error) {
+	filter := ""
+	if eventType != nil {
+		if !slices.Contains(EventTypes(), *eventType) {
+			return nil, false, &UnknownEventTypeError{Type: *eventType}
+		}
+		filter = *eventType
+	}
+	rows, more, err := s.store.ListEvents(ctx, c.AccountID, string(c.Mode), filter, p)
 	if err != nil {
 		return nil, false, err
 	}
