@@ -42,6 +42,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
 	webhookKey := fs.String("webhook-key", os.Getenv("SHIPD_WEBHOOK_KEY"), "key that encrypts webhook signing secrets and stored idempotent results (64 hex chars); default: generated into webhook.key beside a SQLite database; required on PostgreSQL")
 	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
+	var trackingInterval liveTrackingInterval
+	if v := os.Getenv("SHIPD_LIVE_TRACKING_INTERVAL"); v != "" {
+		if err := trackingInterval.Set(v); err != nil {
+			return usageError("SHIPD_LIVE_TRACKING_INTERVAL: " + err.Error())
+		}
+	}
+	fs.Var(&trackingInterval, "live-tracking-interval", fmt.Sprintf("poll each live label's tracking at this fixed interval (at least %s) instead of the schedule (every 15 min for 6 h, hourly until 3 days, then every 6 h); for watching tracking in seconds, e.g. against a carrier's test API ($SHIPD_LIVE_TRACKING_INTERVAL)", minLiveTrackingInterval))
 	var limits server.RateLimitConfig
 	fs.BoolVar(&limits.Disabled, "rate-limits-disabled", false, "turn off per-account rate limits")
 	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes, and failed_auth (failed authentications per client address)")
@@ -166,12 +173,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*publicURL = "http://" + ln.Addr().String()
 	}
 	srv, err := app.New(app.Config{Store: st, Logger: log, PublicURL: *publicURL, Cipher: cipher,
-		Documents:       docs,
-		RateLimits:      limits,
-		JobPollInterval: *jobPoll,
-		JobRescueAfter:  *rescueAfter,
-		JobWorkers:      *jobWorkers,
-		PurchaseWorkers: *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
+		Documents:            docs,
+		RateLimits:           limits,
+		JobPollInterval:      *jobPoll,
+		JobRescueAfter:       *rescueAfter,
+		JobWorkers:           *jobWorkers,
+		TrackingPollInterval: time.Duration(trackingInterval),
+		PurchaseWorkers:      *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
 		TrustedProxies: proxies,
 		NodeID:         *nodeID,
 		Carriers:       carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
@@ -252,6 +260,33 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		slog.Any("app", drained),
 		slog.Float64("took_ms", float64(time.Since(start).Microseconds())/1000))
 	return errors.Join(errs...)
+}
+
+// minLiveTrackingInterval is the shortest --live-tracking-interval: shorter
+// would turn each label in transit into a busy loop against the carrier.
+const minLiveTrackingInterval = time.Second
+
+// liveTrackingInterval is --live-tracking-interval: 0 (not set) keeps the
+// schedule; a value must be at least minLiveTrackingInterval.
+type liveTrackingInterval time.Duration
+
+func (d *liveTrackingInterval) String() string {
+	if d == nil || *d == 0 {
+		return ""
+	}
+	return time.Duration(*d).String()
+}
+
+func (d *liveTrackingInterval) Set(v string) error {
+	got, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (e.g. 5s, 1m)", v)
+	}
+	if got < minLiveTrackingInterval {
+		return fmt.Errorf("%s is too short: at least %s, or leave it unset for the schedule", got, minLiveTrackingInterval)
+	}
+	*d = liveTrackingInterval(got)
+	return nil
 }
 
 // redactDSN is a database name safe to log: a URL's password is replaced.
