@@ -279,11 +279,9 @@ type QuotaConfig struct {
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 	// OnDecision, when set, is told each decision (QuotaTaken, ...) by
-	// carrier and API: metrics.
+	// carrier and API: metrics. A Limiter that fails is QuotaError, and the
+	// call goes: a budget must not be the reason labels cannot be bought.
 	OnDecision func(carrier, api, decision string)
-	// OnLimiterError, when set, is told when the Limiter fails (the call
-	// goes: a budget must not be the reason labels cannot be bought).
-	OnLimiterError func(error)
 }
 
 // Limit returns c with its calls kept within cfg's budgets: each call takes
@@ -308,13 +306,18 @@ func Limit(c Carrier, cfg QuotaConfig) Carrier {
 	return wrap(c, l.around)
 }
 
-// Limit returns a registry of the same carriers, each limited (see Limit),
-// all sharing one Limiter.
+// Limit returns a registry of the same carriers, the live ones limited
+// (see Limit), all sharing one Limiter. Test mode reaches no carrier (the
+// sandbox answers under the carriers' names), so it takes no budget.
 func (r *Registry) Limit(cfg QuotaConfig) *Registry {
 	if cfg.Limiter == nil {
 		cfg.Limiter = NewMemoryLimiter(cfg.Now)
 	}
-	return r.each(func(c Carrier) Carrier { return Limit(c, cfg) })
+	out := &Registry{test: clone(r.test), live: make([]Carrier, len(r.live))}
+	for i, c := range r.live {
+		out.live[i] = Limit(c, cfg)
+	}
+	return out
 }
 
 type limited struct {
@@ -348,9 +351,6 @@ func (l *limited) around(ctx context.Context, op string, call func(context.Conte
 		ok, retryIn, err := l.cfg.Limiter.Take(ctx, l.key(b), q, reserve)
 		if err != nil {
 			l.decided(api, QuotaError)
-			if l.cfg.OnLimiterError != nil {
-				l.cfg.OnLimiterError(err)
-			}
 			continue
 		}
 		if !ok {
@@ -374,9 +374,7 @@ func (l *limited) around(ctx context.Context, op string, call func(context.Conte
 		}
 		wait = min(wait, MaxRetryAfter)
 		if perr := l.cfg.Limiter.Pause(ctx, l.key(api), l.cfg.Now().Add(wait)); perr != nil {
-			if l.cfg.OnLimiterError != nil {
-				l.cfg.OnLimiterError(perr)
-			}
+			l.decided(api, QuotaError)
 		} else {
 			l.decided(api, QuotaPaused)
 		}

@@ -52,6 +52,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var limits server.RateLimitConfig
 	fs.BoolVar(&limits.Disabled, "rate-limits-disabled", false, "turn off per-account rate limits")
 	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes, and failed_auth (failed authentications per client address)")
+	quotas := carriers.DefaultQuotas()
+	if err := quotas.Set(os.Getenv("SHIPD_CARRIER_QUOTA")); err != nil {
+		return usageError("SHIPD_CARRIER_QUOTA: " + err.Error())
+	}
+	fs.Var(quotas, "carrier-quota", "budget of live carrier calls as CARRIER:API=CALLS/PERIOD (API: rates, labels, tracking, or all for every call of the carrier; PERIOD: s, m, h, d or a duration such as 10s; off: no budget), repeatable or comma-separated, over the defaults "+quotas.String()+" ($SHIPD_CARRIER_QUOTA)")
 	var proxies trustedProxies
 	if err := proxies.Set(os.Getenv("SHIPD_TRUSTED_PROXIES")); err != nil {
 		return usageError("SHIPD_TRUSTED_PROXIES: " + err.Error())
@@ -179,6 +184,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		JobRescueAfter:       *rescueAfter,
 		JobWorkers:           *jobWorkers,
 		TrackingPollInterval: time.Duration(trackingInterval),
+		CarrierQuotas:        quotas,
 		PurchaseWorkers:      *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
 		TrustedProxies: proxies,
 		NodeID:         *nodeID,
