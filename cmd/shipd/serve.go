@@ -22,6 +22,7 @@ import (
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/fedex"
+	"github.com/shipd-dev/shipd/carriers/quotaredis"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/usps"
 	"github.com/shipd-dev/shipd/carriers/verifier"
@@ -38,7 +39,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database: a SQLite file, or a postgres:// URL")
 	labelStore := fs.String("label-store", os.Getenv("SHIPD_LABEL_STORE"), "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default on SQLite: in the database itself, where labels written as files beside it by earlier versions stay readable; required on PostgreSQL)")
 	nodeID := fs.String("node-id", os.Getenv("SHIPD_NODE_ID"), "this instance's unique, stable name among the instances of one database (default: hostname and pid)")
-	redisURL := fs.String("redis-url", os.Getenv("SHIPD_REDIS_URL"), "share rate limits between instances through this Redis (redis://host:6379/0); default: per-process buckets")
+	redisURL := fs.String("redis-url", os.Getenv("SHIPD_REDIS_URL"), "share rate limits and carrier quotas between instances through this Redis (redis://host:6379/0); default: per-process buckets")
 	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
 	webhookKey := fs.String("webhook-key", os.Getenv("SHIPD_WEBHOOK_KEY"), "key that encrypts webhook signing secrets and stored idempotent results (64 hex chars); default: generated into webhook.key beside a SQLite database; required on PostgreSQL")
 	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
@@ -161,6 +162,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var carrierLimiter carriers.Limiter // nil: in this process
 	if *redisURL != "" {
 		opts, err := redis.ParseURL(*redisURL)
 		if err != nil {
@@ -169,6 +171,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		rdb := redis.NewClient(opts)
 		defer rdb.Close()
 		limits.Limiter = server.NewRedisLimiter(rdb, limits.Effective(), log)
+		carrierLimiter = quotaredis.New(rdb)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -185,6 +188,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		JobWorkers:           *jobWorkers,
 		TrackingPollInterval: time.Duration(trackingInterval),
 		CarrierQuotas:        quotas,
+		CarrierLimiter:       carrierLimiter,
 		PurchaseWorkers:      *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
 		TrustedProxies: proxies,
 		NodeID:         *nodeID,
