@@ -57,6 +57,13 @@ type Config struct {
 	CarrierTimeout time.Duration
 	// TrackingPollInterval, when set, polls live tracking at a fixed interval (tests).
 	TrackingPollInterval time.Duration
+	// CarrierQuotas are the budgets of live carrier calls per carrier and API
+	// (carriers.Limit; cmd/shipd gives carriers.DefaultQuotas); nil: none,
+	// though a carrier's 429 still pauses its API.
+	CarrierQuotas carriers.Quotas
+	// CarrierLimiter keeps the budgets: nil, in this process; shared by
+	// instances through Redis when cmd/shipd is given --redis-url.
+	CarrierLimiter carriers.Limiter
 	// IdempotencyWait bounds how long a retry waits for its key's first request.
 	IdempotencyWait idempotency.Wait
 	// MaxBodyBytes caps request bodies (413 beyond).

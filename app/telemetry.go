@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/telemetry"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -36,7 +37,12 @@ func instrument(cfg *Config) error {
 	if err := tel.RegisterStore(cfg.Store); err != nil {
 		return fmt.Errorf("telemetry: %w", err)
 	}
-	cfg.Carriers = cfg.Carriers.Instrument(tel.ObserveCarrier)
+	// Observed innermost, so that what is counted as a carrier call reached
+	// the carrier; the budget around it; and batching outermost, so that a
+	// batch of tracking numbers takes one call of the budget.
+	cfg.Carriers = cfg.Carriers.Instrument(tel.ObserveCarrier).
+		Limit(carriers.QuotaConfig{Quotas: cfg.CarrierQuotas, Limiter: cfg.CarrierLimiter, Now: cfg.Now, OnDecision: tel.CarrierQuotaDecision}).
+		Batch(carriers.DefaultTrackBatchWindow)
 	return nil
 }
 

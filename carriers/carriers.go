@@ -202,6 +202,25 @@ type Tracker interface {
 	Track(ctx context.Context, trackingNumber string) (TrackingUpdate, error)
 }
 
+// BatchTracker is a Tracker whose API answers for several labels in one
+// call (FedEx: up to 30 tracking numbers), which costs one call of the
+// carrier's budget instead of one per label.
+type BatchTracker interface {
+	Tracker
+	// TrackMany asks about up to MaxTrackBatch numbers at once. Its error is
+	// the call's (every number failed alike); otherwise the results are in
+	// the order of the numbers, each with its own error.
+	TrackMany(ctx context.Context, trackingNumbers []string) ([]TrackResult, error)
+	// MaxTrackBatch is the most numbers one TrackMany may carry.
+	MaxTrackBatch() int
+}
+
+// TrackResult is a carrier's answer for one number of a TrackMany.
+type TrackResult struct {
+	Update TrackingUpdate
+	Err    error
+}
+
 // TrackingUpdate is what a carrier's tracking API says of one label now.
 type TrackingUpdate struct {
 	// Status is the label's current status in the tracker vocabulary

@@ -3,7 +3,9 @@ package shipping
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -22,6 +24,13 @@ import (
 // tracking event, moves the tracker's and the shipment's tracking status, and
 // records tracker.updated and, when the status becomes a final one, the
 // matching shipment event, once, in one transaction.
+//
+// A live poll asks the carrier through the carrier's budget
+// (carriers.Limit): when it is spent, the poll job snoozes until a call may
+// go. Polls of a carrier that answers for many labels at once
+// (carriers.BatchTracker, FedEx) that run together are sent as one call
+// (carriers.Batch); each poll still applies its own tracker's answer in its
+// own transaction.
 
 // scanArgs applies scan Index of a tracker's plan.
 type scanArgs struct {
@@ -203,6 +212,19 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 		return nil
 	}
 	upd, err := tracker.Track(ctx, tr.TrackingNumber)
+	if errors.Is(err, carriers.ErrOverQuota) {
+		// The carrier's budget is spent (or it asked us to wait): the poll
+		// waits until a call may go, without counting as a failure. The
+		// jitter spreads the polls that waited together, so they do not all
+		// ask for the one call that becomes free.
+		var ce *carriers.Error
+		wait := time.Minute
+		if errors.As(err, &ce) && ce.RetryAfter > 0 {
+			wait = ce.RetryAfter
+		}
+		spread := s.pollDelay(s.now().Sub(purchasedAt)) / 2
+		return river.JobSnooze(wait + rand.N(spread+1))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return err

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -142,6 +143,7 @@ type carrierMetrics struct {
 	latency   *prometheus.HistogramVec
 	errors    *prometheus.CounterVec
 	refreshes *prometheus.CounterVec
+	quota     *prometheus.CounterVec
 }
 
 func newCarrierMetrics(reg prometheus.Registerer, tracer trace.Tracer) (*carrierMetrics, error) {
@@ -164,8 +166,12 @@ func newCarrierMetrics(reg prometheus.Registerer, tracer trace.Tracer) (*carrier
 			Name: "shipd_carrier_token_refreshes_total",
 			Help: "OAuth access tokens fetched from live carriers, by carrier.",
 		}, []string{"carrier"}),
+		quota: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "shipd_carrier_quota_decisions_total",
+			Help: "Decisions of the carrier call budgets by carrier, API (rates, labels, tracking) and decision: taken (the call went), deferred (a tracking poll waits), refused (a purchase, void or quote found no budget), paused (the carrier answered 429), error (the limiter failed; the call went).",
+		}, []string{"carrier", "api", "decision"}),
 	}
-	return m, registerAll(reg, m.calls, m.latency, m.errors, m.refreshes)
+	return m, registerAll(reg, m.calls, m.latency, m.errors, m.refreshes, m.quota)
 }
 
 // ObserveCarrier is the carriers.Observe of this telemetry: every call is
@@ -195,11 +201,22 @@ func (t *Telemetry) ObserveCarrier(ctx context.Context, carrier, operation strin
 	}
 }
 
+// CarrierQuotaDecision counts a decision of the carrier budgets (carriers.QuotaConfig.OnDecision).
+func (t *Telemetry) CarrierQuotaDecision(carrier, api, decision string) {
+	t.carriers.quota.WithLabelValues(carrier, api, decision).Inc()
+}
+
 // CarrierTokenRefreshed returns the function a live carrier calls after
 // each new OAuth token (its OnTokenRefresh).
 func (t *Telemetry) CarrierTokenRefreshed(carrier string) func() {
 	c := t.carriers.refreshes.WithLabelValues(carrier)
 	return c.Inc
+}
+
+// isTooManyRequests reports whether the carrier answered 429.
+func isTooManyRequests(err error) bool {
+	var ce *carriers.Error
+	return errors.As(err, &ce) && ce.HTTPStatus == http.StatusTooManyRequests
 }
 
 // carrierErrorKind names a carrier error by its sentinel; the context's
@@ -210,6 +227,8 @@ func carrierErrorKind(err error) string {
 		return "timeout"
 	case errors.Is(err, context.Canceled):
 		return "canceled"
+	case isTooManyRequests(err):
+		return "rate_limited"
 	case errors.Is(err, carriers.ErrUnavailable):
 		return "unavailable"
 	case errors.Is(err, carriers.ErrRejected):

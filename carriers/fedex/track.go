@@ -53,6 +53,55 @@ func (c *Carrier) Track(ctx context.Context, trackingNumber string) (carriers.Tr
 	return up, c.scrub(err)
 }
 
+// MaxTrackBatch is the most tracking numbers FedEx's Track API takes in one
+// request (trackingInfo: 1 to 30 entries).
+const MaxTrackBatch = 30
+
+// MaxTrackBatch makes FedEx a carriers.BatchTracker.
+func (c *Carrier) MaxTrackBatch() int { return MaxTrackBatch }
+
+// TrackMany asks FedEx for the scans of up to MaxTrackBatch numbers in one
+// request: one call of the Track API's quota instead of one per label.
+// Each number's answer (or its own error, as Track gives it) comes back in
+// the order of the numbers.
+func (c *Carrier) TrackMany(ctx context.Context, trackingNumbers []string) ([]carriers.TrackResult, error) {
+	if n := len(trackingNumbers); n == 0 || n > MaxTrackBatch {
+		return nil, fmt.Errorf("fedex: track %d numbers in one request, want 1 to %d: %w", n, MaxTrackBatch, carriers.ErrRejected)
+	}
+	req := trackRequest{IncludeDetailedScans: true}
+	tns := make([]string, len(trackingNumbers))
+	for i, tn := range trackingNumbers {
+		tns[i] = strings.TrimSpace(tn)
+		if tns[i] == "" {
+			return nil, fmt.Errorf("fedex: track without a tracking number: %w", carriers.ErrRejected)
+		}
+		var info trackInfo
+		info.TrackingNumberInfo.TrackingNumber = tns[i]
+		req.TrackingInfo = append(req.TrackingInfo, info)
+	}
+	body, err := c.do(ctx, request{op: opTrack, method: http.MethodPost, path: trackPath, body: req})
+	out := make([]carriers.TrackResult, len(tns))
+	var ce *carriers.Error
+	if errors.As(err, &ce) && ce.Code == codeNotFound {
+		for i := range out {
+			out[i].Update.Status = carriers.StatusUnknown
+		}
+		return out, nil
+	}
+	if err != nil {
+		return nil, c.scrub(err)
+	}
+	var r trackResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, malformed(opTrack, "the track answer does not parse: %v", err)
+	}
+	for i, tn := range tns {
+		up, err := r.update(tn, false)
+		out[i] = carriers.TrackResult{Update: up, Err: c.scrub(err)}
+	}
+	return out, nil
+}
+
 // trackResponse is the part of the Track API answer (TrkcResponseVO_TrackingNumber) shipd reads.
 type trackResponse struct {
 	Output *struct {
@@ -105,15 +154,26 @@ func parseTrackResponse(body []byte, trackingNumber string) (carriers.TrackingUp
 	if err := json.Unmarshal(body, &r); err != nil {
 		return carriers.TrackingUpdate{}, malformed(opTrack, "the track answer does not parse: %v", err)
 	}
+	return r.update(trackingNumber, true)
+}
+
+// update maps the answer for one number. orFirst: a request of one number
+// takes the first result when none names it; in a batch the number must be
+// named, or the answers could be given to the wrong labels.
+func (r trackResponse) update(trackingNumber string, orFirst bool) (carriers.TrackingUpdate, error) {
 	if r.Output == nil || len(r.Output.CompleteTrackResults) == 0 {
 		return carriers.TrackingUpdate{}, malformed(opTrack, "the track answer has no result")
 	}
 	complete := r.Output.CompleteTrackResults[0]
+	found := false
 	for _, ctr := range r.Output.CompleteTrackResults {
 		if ctr.TrackingNumber == trackingNumber {
-			complete = ctr
+			complete, found = ctr, true
 			break
 		}
+	}
+	if !found && !orFirst {
+		return carriers.TrackingUpdate{}, malformed(opTrack, "the track answer has no result for %s", trackingNumber)
 	}
 	if len(complete.TrackResults) == 0 {
 		return carriers.TrackingUpdate{}, malformed(opTrack, "the track answer has no result for %s", trackingNumber)

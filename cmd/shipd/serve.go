@@ -22,6 +22,7 @@ import (
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/fedex"
+	"github.com/shipd-dev/shipd/carriers/quotaredis"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/usps"
 	"github.com/shipd-dev/shipd/carriers/verifier"
@@ -38,13 +39,25 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database: a SQLite file, or a postgres:// URL")
 	labelStore := fs.String("label-store", os.Getenv("SHIPD_LABEL_STORE"), "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default on SQLite: in the database itself, where labels written as files beside it by earlier versions stay readable; required on PostgreSQL)")
 	nodeID := fs.String("node-id", os.Getenv("SHIPD_NODE_ID"), "this instance's unique, stable name among the instances of one database (default: hostname and pid)")
-	redisURL := fs.String("redis-url", os.Getenv("SHIPD_REDIS_URL"), "share rate limits between instances through this Redis (redis://host:6379/0); default: per-process buckets")
+	redisURL := fs.String("redis-url", os.Getenv("SHIPD_REDIS_URL"), "share rate limits and carrier quotas between instances through this Redis (redis://host:6379/0); default: per-process buckets")
 	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
 	webhookKey := fs.String("webhook-key", os.Getenv("SHIPD_WEBHOOK_KEY"), "key that encrypts webhook signing secrets and stored idempotent results (64 hex chars); default: generated into webhook.key beside a SQLite database; required on PostgreSQL")
 	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
+	var trackingInterval liveTrackingInterval
+	if v := os.Getenv("SHIPD_LIVE_TRACKING_INTERVAL"); v != "" {
+		if err := trackingInterval.Set(v); err != nil {
+			return usageError("SHIPD_LIVE_TRACKING_INTERVAL: " + err.Error())
+		}
+	}
+	fs.Var(&trackingInterval, "live-tracking-interval", fmt.Sprintf("poll each live label's tracking at this fixed interval (at least %s) instead of the schedule (every 15 min for 6 h, hourly until 3 days, then every 6 h); for watching tracking in seconds, e.g. against a carrier's test API ($SHIPD_LIVE_TRACKING_INTERVAL)", minLiveTrackingInterval))
 	var limits server.RateLimitConfig
 	fs.BoolVar(&limits.Disabled, "rate-limits-disabled", false, "turn off per-account rate limits")
 	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes, and failed_auth (failed authentications per client address)")
+	quotas := carriers.DefaultQuotas()
+	if err := quotas.Set(os.Getenv("SHIPD_CARRIER_QUOTA")); err != nil {
+		return usageError("SHIPD_CARRIER_QUOTA: " + err.Error())
+	}
+	fs.Var(quotas, "carrier-quota", "budget of live carrier calls as CARRIER:API=CALLS/PERIOD (API: rates, labels, tracking, or all for every call of the carrier; PERIOD: s, m, h, d or a duration such as 10s; off: no budget), repeatable or comma-separated, over the defaults "+quotas.String()+" ($SHIPD_CARRIER_QUOTA)")
 	var proxies trustedProxies
 	if err := proxies.Set(os.Getenv("SHIPD_TRUSTED_PROXIES")); err != nil {
 		return usageError("SHIPD_TRUSTED_PROXIES: " + err.Error())
@@ -149,6 +162,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var carrierLimiter carriers.Limiter // nil: in this process
 	if *redisURL != "" {
 		opts, err := redis.ParseURL(*redisURL)
 		if err != nil {
@@ -157,6 +171,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		rdb := redis.NewClient(opts)
 		defer rdb.Close()
 		limits.Limiter = server.NewRedisLimiter(rdb, limits.Effective(), log)
+		carrierLimiter = quotaredis.New(rdb)
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -166,12 +181,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		*publicURL = "http://" + ln.Addr().String()
 	}
 	srv, err := app.New(app.Config{Store: st, Logger: log, PublicURL: *publicURL, Cipher: cipher,
-		Documents:       docs,
-		RateLimits:      limits,
-		JobPollInterval: *jobPoll,
-		JobRescueAfter:  *rescueAfter,
-		JobWorkers:      *jobWorkers,
-		PurchaseWorkers: *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
+		Documents:            docs,
+		RateLimits:           limits,
+		JobPollInterval:      *jobPoll,
+		JobRescueAfter:       *rescueAfter,
+		JobWorkers:           *jobWorkers,
+		TrackingPollInterval: time.Duration(trackingInterval),
+		CarrierQuotas:        quotas,
+		CarrierLimiter:       carrierLimiter,
+		PurchaseWorkers:      *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
 		TrustedProxies: proxies,
 		NodeID:         *nodeID,
 		Carriers:       carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
@@ -252,6 +270,33 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		slog.Any("app", drained),
 		slog.Float64("took_ms", float64(time.Since(start).Microseconds())/1000))
 	return errors.Join(errs...)
+}
+
+// minLiveTrackingInterval is the shortest --live-tracking-interval: shorter
+// would turn each label in transit into a busy loop against the carrier.
+const minLiveTrackingInterval = time.Second
+
+// liveTrackingInterval is --live-tracking-interval: 0 (not set) keeps the
+// schedule; a value must be at least minLiveTrackingInterval.
+type liveTrackingInterval time.Duration
+
+func (d *liveTrackingInterval) String() string {
+	if d == nil || *d == 0 {
+		return ""
+	}
+	return time.Duration(*d).String()
+}
+
+func (d *liveTrackingInterval) Set(v string) error {
+	got, err := time.ParseDuration(strings.TrimSpace(v))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (e.g. 5s, 1m)", v)
+	}
+	if got < minLiveTrackingInterval {
+		return fmt.Errorf("%s is too short: at least %s, or leave it unset for the schedule", got, minLiveTrackingInterval)
+	}
+	*d = liveTrackingInterval(got)
+	return nil
 }
 
 // redactDSN is a database name safe to log: a URL's password is replaced.

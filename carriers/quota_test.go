@@ -1,0 +1,250 @@
+package carriers_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
+
+// clock is a fake clock that moves only when told.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock() *clock { return &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func TestMemoryLimiterBudget(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	l := carriers.NewMemoryLimiter(clk.Now)
+	ctx := context.Background()
+	q := carriers.Quota{Calls: 3, Per: time.Hour}
+	take := func(reserve int) (bool, time.Duration) {
+		ok, in, err := l.Take(ctx, "k", q, reserve)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok, in
+	}
+	for i := range 3 {
+		if ok, _ := take(0); !ok {
+			t.Fatalf("call %d of a budget of 3 refused", i+1)
+		}
+	}
+	ok, in := take(0)
+	if ok || in != 20*time.Minute {
+		t.Fatalf("4th call: ok %v, retry in %s; want refused, 20m (3/h refills one call each 20 min)", ok, in)
+	}
+	clk.Add(20 * time.Minute)
+	if ok, _ := take(1); ok {
+		t.Fatal("a call that leaves less than the reserve went")
+	}
+	if ok, _ := take(0); !ok {
+		t.Fatal("the refilled call was refused")
+	}
+	// An unlimited budget only checks the pause.
+	if ok, _, _ := l.Take(ctx, "u", carriers.Quota{}, 0); !ok {
+		t.Fatal("unlimited refused")
+	}
+	if err := l.Pause(ctx, "u", clk.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if ok, in, _ := l.Take(ctx, "u", carriers.Quota{}, 0); ok || in != time.Minute {
+		t.Fatalf("paused key: ok %v, retry in %s", ok, in)
+	}
+	clk.Add(time.Minute)
+	if ok, _, _ := l.Take(ctx, "u", carriers.Quota{}, 0); !ok {
+		t.Fatal("the pause did not end")
+	}
+}
+
+// counting is a tracking carrier that counts its calls and answers what
+// trackErr says.
+type counting struct {
+	mu       sync.Mutex
+	calls    map[string]int
+	trackErr error
+}
+
+func (c *counting) count(op string) {
+	c.mu.Lock()
+	if c.calls == nil {
+		c.calls = map[string]int{}
+	}
+	c.calls[op]++
+	c.mu.Unlock()
+}
+
+func (c *counting) Name() string { return "FedEx" }
+func (c *counting) Rates(context.Context, carriers.Shipment) ([]carriers.Rate, error) {
+	c.count("rates")
+	return nil, nil
+}
+func (c *counting) Buy(context.Context, carriers.BuyRequest) (carriers.Label, error) {
+	c.count("buy")
+	return carriers.Label{TrackingNumber: "T1"}, nil
+}
+func (c *counting) Void(context.Context, carriers.VoidRequest) (carriers.VoidStatus, error) {
+	c.count("void")
+	return carriers.VoidConfirmed, nil
+}
+func (c *counting) Track(context.Context, string) (carriers.TrackingUpdate, error) {
+	c.count("track")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.trackErr
+	c.trackErr = nil
+	return carriers.TrackingUpdate{}, err
+}
+
+type decisions struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (d *decisions) record(carrier, api, decision string) {
+	d.mu.Lock()
+	d.got = append(d.got, carrier+" "+api+" "+decision)
+	d.mu.Unlock()
+}
+
+func (d *decisions) take() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	got := d.got
+	d.got = nil
+	return got
+}
+
+// When the carrier's budget runs short, tracking polls are deferred while
+// purchases and voids still go: tracking leaves a tenth of it to them.
+func TestQuotaTrackingDefersToPurchases(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	inner := &counting{}
+	var d decisions
+	c := carriers.Limit(inner, carriers.QuotaConfig{Now: clk.Now, OnDecision: d.record,
+		Quotas: carriers.Quotas{{Carrier: "fedex", API: carriers.APIAll}: {Calls: 10, Per: time.Hour}}})
+	tr := c.(carriers.Tracker)
+	ctx := context.Background()
+	for i := range 9 {
+		if _, err := tr.Track(ctx, "T1"); err != nil {
+			t.Fatalf("track %d: %v", i+1, err)
+		}
+	}
+	_, err := tr.Track(ctx, "T1")
+	var ce *carriers.Error
+	if !errors.Is(err, carriers.ErrOverQuota) || !errors.Is(err, carriers.ErrUnavailable) || !errors.As(err, &ce) || ce.RetryAfter != 6*time.Minute {
+		t.Fatalf("10th track: %v, want ErrOverQuota (unavailable) with RetryAfter 6m", err)
+	}
+	if _, err := c.Buy(ctx, carriers.BuyRequest{}); err != nil {
+		t.Fatalf("a purchase within the reserve: %v", err)
+	}
+	if _, err := c.Void(ctx, carriers.VoidRequest{}); !errors.Is(err, carriers.ErrOverQuota) {
+		t.Fatalf("a void past the whole budget: %v, want ErrOverQuota", err)
+	}
+	if diff := cmp.Diff(map[string]int{"track": 9, "buy": 1}, inner.calls); diff != "" {
+		t.Errorf("calls that reached the carrier (-want +got):\n%s", diff)
+	}
+	var want []string
+	for range 9 {
+		want = append(want, "FedEx tracking taken")
+	}
+	want = append(want, "FedEx tracking deferred", "FedEx labels taken", "FedEx labels refused")
+	if diff := cmp.Diff(want, d.take()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+}
+
+// A carrier's 429 pauses that API until its Retry-After, clamped; the
+// carrier's other APIs go on.
+func TestQuota429PausesTheAPI(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	inner := &counting{trackErr: &carriers.Error{Carrier: "FedEx", Operation: "track", HTTPStatus: http.StatusTooManyRequests,
+		RetryAfter: 2 * time.Minute, Kind: carriers.ErrUnavailable}}
+	var d decisions
+	c := carriers.Limit(inner, carriers.QuotaConfig{Now: clk.Now, OnDecision: d.record})
+	tr := c.(carriers.Tracker)
+	ctx := context.Background()
+	if _, err := tr.Track(ctx, "T1"); !errors.Is(err, carriers.ErrUnavailable) || errors.Is(err, carriers.ErrOverQuota) {
+		t.Fatalf("the 429 itself: %v", err)
+	}
+	_, err := tr.Track(ctx, "T1")
+	var ce *carriers.Error
+	if !errors.Is(err, carriers.ErrOverQuota) || !errors.As(err, &ce) || ce.RetryAfter != 2*time.Minute {
+		t.Fatalf("track during the pause: %v, want ErrOverQuota with RetryAfter 2m", err)
+	}
+	if _, err := c.Buy(ctx, carriers.BuyRequest{}); err != nil {
+		t.Fatalf("purchases are another API: %v", err)
+	}
+	clk.Add(2 * time.Minute)
+	if _, err := tr.Track(ctx, "T1"); err != nil {
+		t.Fatalf("track after the pause: %v", err)
+	}
+	if diff := cmp.Diff(map[string]int{"track": 2, "buy": 1}, inner.calls); diff != "" {
+		t.Errorf("calls that reached the carrier (-want +got):\n%s", diff)
+	}
+	want := []string{"FedEx tracking taken", "FedEx tracking paused", "FedEx tracking deferred", "FedEx labels taken", "FedEx tracking taken"}
+	if diff := cmp.Diff(want, d.take()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+
+	// A Retry-After of a day pauses for MaxRetryAfter; none, for DefaultRetryAfter.
+	for _, c2 := range []struct{ given, want time.Duration }{{24 * time.Hour, carriers.MaxRetryAfter}, {0, carriers.DefaultRetryAfter}} {
+		inner.trackErr = &carriers.Error{HTTPStatus: http.StatusTooManyRequests, RetryAfter: c2.given, Kind: carriers.ErrUnavailable}
+		_, _ = tr.Track(ctx, "T1")
+		if _, err := tr.Track(ctx, "T1"); !errors.As(err, &ce) || ce.RetryAfter != c2.want {
+			t.Errorf("Retry-After %s: paused with %v, want %s", c2.given, err, c2.want)
+		}
+		clk.Add(c2.want)
+	}
+}
+
+func TestQuotasFlag(t *testing.T) {
+	t.Parallel()
+	q := carriers.DefaultQuotas()
+	if err := q.Set("USPS:tracking=600/h, fedex:all=off,UPS:labels=5/10s,ups:track=1/d"); err != nil {
+		t.Fatal(err)
+	}
+	want := "fedex:all=unlimited,fedex:tracking=100000/d,ups:labels=5/10s,ups:tracking=1/d,usps:labels=60/h,usps:rates=60/h,usps:tracking=600/h"
+	if got := q.String(); got != want {
+		t.Errorf("quotas %s, want %s", got, want)
+	}
+	for _, c := range []struct{ value, want string }{
+		{"USPS=60/h", "CARRIER:API=CALLS/PERIOD"},
+		{"USPS:tracking", "CARRIER:API=CALLS/PERIOD"},
+		{"USPS:labels=0/h", "at least 1 call"},
+		{"USPS:labels=-3/h", "at least 1 call"},
+		{"USPS:labels=60", "CALLS/PERIOD"},
+		{"USPS:labels=60/week", `period "week"`},
+		{"USPS:labels=60/1ms", "want 1s to 31 days"},
+		{"USPS:shipping=60/h", "not one of rates, labels, tracking, all"},
+	} {
+		err := carriers.Quotas{}.Set(c.value)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.value, err, c.want)
+		}
+	}
+}
