@@ -122,7 +122,11 @@ func TestDeliverByImpossibleOrPast(t *testing.T) {
 func TestLiveQuoteDeliveryDates(t *testing.T) {
 	t.Parallel()
 	b, _, live := setupLive(t)
-	r := b.do(http.MethodPost, "/api/v1/labels/quote", live, quoteBody(nil))
+	// Phone numbers on both ends, which FedEx requires (carriers/requirements.go).
+	r := b.do(http.MethodPost, "/api/v1/labels/quote", live, quoteBody(func(m map[string]any) {
+		object(m, "fromAddress")["phone"] = "4155550100"
+		object(m, "toAddress")["phone"] = "2025550100"
+	}))
 	wantStatus(t, r, http.StatusOK)
 	var q struct {
 		Rates []datedRate `json:"rates"`

@@ -424,6 +424,24 @@ func (c *gatedCarrier) TrackingPlan(ctx context.Context, s carriers.Shipment, tr
 	return c.Carrier.(carriers.Planner).TrackingPlan(ctx, s, trackingNumber)
 }
 
+// unusedFor is a gated carrier whose labels stay unused (pre-transit) for
+// d before the plan's first move, then keep the plan's pace.
+type unusedFor struct {
+	*gatedCarrier
+	d time.Duration
+}
+
+func (c unusedFor) TrackingPlan(ctx context.Context, s carriers.Shipment, trackingNumber string) ([]carriers.TrackingScan, error) {
+	plan, err := c.gatedCarrier.TrackingPlan(ctx, s, trackingNumber)
+	for i := range plan {
+		if plan[i].Status != carriers.StatusPreTransit {
+			plan[i].After = c.d
+			break
+		}
+	}
+	return plan, err
+}
+
 // gatedSandbox returns the sandbox carriers behind gates, and how many Buy calls they got.
 func gatedSandbox(scan time.Duration, buyGate, voidGate *gate, voidErr error) ([]carriers.Carrier, *atomic.Int64) {
 	buys := &atomic.Int64{}

@@ -696,15 +696,22 @@ func TestLabelRefund(t *testing.T) {
 	t.Run("rejected void keeps tracking", func(t *testing.T) {
 		t.Parallel()
 		const scan = 20 * time.Millisecond
+		// A scanned label is not refundable: the plan's first move past
+		// pre-transit waits a second, time for the refund to be asked.
+		const unused = time.Second
 		void := newGate()
-		b := setupLabels(t, withGated(scan, nil, void, fmt.Errorf("test carrier refuses: %w", carriers.ErrRejected)))
+		cs, _ := gatedSandbox(scan, nil, void, fmt.Errorf("test carrier refuses: %w", carriers.ErrRejected))
+		for i, c := range cs {
+			cs[i] = unusedFor{c.(*gatedCarrier), unused}
+		}
+		b := setupLabels(t, withCarriers(cs, nil))
 		t.Cleanup(void.open)
 		c := createLabel(t, b, b.token, labelBody())
 		s := waitForStatus(t, b, b.token, c.ID, "purchased")
 		wantStatus(t, refund(t, b, c.ID), http.StatusAccepted)
 		void.awaitEntered(t, s.str(s.TrackingNumber))
-		// Hold the void over several scan intervals, so scans fall due while void_requested.
-		time.Sleep(10 * scan)
+		// Hold the void until scans have fallen due while void_requested.
+		time.Sleep(unused + 10*scan)
 		void.open()
 		s, _ = waitForLabel(t, b, b.token, c.ID, "status purchased after the rejected void", func(s shipmentDoc) bool { return s.Status != "void_requested" })
 		if s.Status != "purchased" || s.str(s.ErrorMessage) == "" {

@@ -82,7 +82,7 @@ func TestAnotherAccountsObjectsAreNotFound(t *testing.T) {
 
 func TestModeSwitchNeverMixesModes(t *testing.T) {
 	t.Parallel()
-	b := setup(t)
+	b := setup(t, withScanInterval(time.Hour)) // refunded below: never scanned
 	live := b.liveToken(b.account.ID)
 	shipment := b.buyLabel(b.token)
 	for _, w := range []struct{ token, url string }{{b.token, "http://127.0.0.1:9/test-hooks"}, {live, "https://hooks.example.com/live-hooks"}} {
