@@ -94,6 +94,18 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		CarrierRateCents: row.CarrierRateCents, Currency: row.Currency, EstimatedDays: row.EstimatedDays}
 	shipment := in.carrierShipment()
 	label, err := carrier.Buy(ctx, carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: testMode})
+	if errors.Is(err, carriers.ErrOverQuota) {
+		// shipd did not call the carrier: its call budget is spent, or the
+		// carrier asked for a pause. Not an attempt: the job waits until a
+		// call may go, however long the budget stays short.
+		wait := time.Second
+		var ce *carriers.Error
+		if errors.As(err, &ce) && ce.RetryAfter > wait {
+			wait = ce.RetryAfter
+		}
+		s.log.InfoContext(ctx, "purchase waits for the carrier's call budget", slog.String("shipment_id", id), slog.Duration("wait", wait))
+		return river.JobSnooze(wait)
+	}
 	if errors.Is(err, carriers.ErrUnavailable) {
 		next := attempt + 1
 		if next >= s.cfg.PurchaseAttempts {

@@ -12,6 +12,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -43,7 +44,8 @@ type workerBundle struct {
 
 const scanEvery = 7 * time.Minute
 
-func setupWorkers(t *testing.T) *workerBundle {
+// setupWorkers builds the bundle; wrap, when given, wraps each sandbox carrier.
+func setupWorkers(t *testing.T, wrap ...func(carriers.Carrier) carriers.Carrier) *workerBundle {
 	t.Helper()
 	ctx := context.Background()
 	st := storetest.Open(t)
@@ -59,9 +61,15 @@ func setupWorkers(t *testing.T) *workerBundle {
 	acc := accounts.New(st, accounts.Config{Now: clock.Now})
 	idem := idempotency.New(st, cipher, idempotency.Config{Now: clock.Now})
 	wh := webhooks.New(st, acc, idem, cipher, webhooks.Config{Now: clock.Now})
+	cs := sandbox.New(sandbox.Config{ScanInterval: scanEvery, Now: clock.Now})
+	for _, w := range wrap {
+		for i := range cs {
+			cs[i] = w(cs[i])
+		}
+	}
 	svc, err := New(st, acc, wh, idem, Config{
 		Now:               clock.Now,
-		Carriers:          carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: scanEvery, Now: clock.Now}), nil),
+		Carriers:          carriers.NewRegistry(cs, nil),
 		Documents:         docs,
 		EventData:         func(s Shipment) (json.RawMessage, error) { return json.Marshal(s) },
 		PurchaseRetryBase: 3 * time.Second,
@@ -308,5 +316,37 @@ func TestVoidWorkerVoidsAndCredits(t *testing.T) {
 	}
 	if diff := cmp.Diff(b.clock.Now().Add(3*time.Second), w.NextRetry(&river.Job[voidArgs]{JobRow: &rivertype.JobRow{Attempt: 1}})); diff != "" {
 		t.Errorf("NextRetry (-want +got):\n%s", diff)
+	}
+}
+
+// overQuota is a carrier whose purchases find the call budget spent.
+type overQuota struct{ carriers.Carrier }
+
+func (c overQuota) Buy(context.Context, carriers.BuyRequest) (carriers.Label, error) {
+	return carriers.Label{}, &carriers.Error{Carrier: c.Name(), Operation: "buy", Kind: carriers.ErrOverQuota,
+		RetryAfter: 90 * time.Second, Message: "shipd's budget of labels calls is spent"}
+}
+
+// A purchase that finds the carrier's call budget spent waits for it
+// (River snoozes the job until a call may go) without spending one of its
+// attempts: however long the budget stays short, it is not failed.
+func TestPurchaseWorkerWaitsForTheCallBudget(t *testing.T) {
+	t.Parallel()
+	b := setupWorkers(t, func(c carriers.Carrier) carriers.Carrier { return overQuota{c} })
+	ctx := context.Background()
+	sh := b.create(t, "Ada Lovelace")
+	w := &purchaseWorker{s: b.svc}
+	for range b.svc.cfg.PurchaseAttempts + 2 {
+		err := w.Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID))
+		var snooze *rivertype.JobSnoozeError
+		if !errors.As(err, &snooze) || snooze.Duration != 90*time.Second {
+			t.Fatalf("Work = %v, want a snooze of the carrier's 90 s", err)
+		}
+	}
+	if got := b.get(t, sh.ID); got.Status != Paying || got.ErrorMessage != nil {
+		t.Errorf("after the budget stayed short: status %s, error %v; want paying", got.Status, got.ErrorMessage)
+	}
+	if n := jobCount(t, b, purchaseArgs{}.Kind()); n != 1 {
+		t.Errorf("%d purchase jobs, want the one job snoozed", n)
 	}
 }
