@@ -24,7 +24,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		scheme, secret, ok := strings.Cut(header, " ")
 		if !ok || !strings.EqualFold(scheme, "Bearer") {
-			return s.failedAuthentication(c, newAPIError(http.StatusUnauthorized, "invalid_token", "the bearer token matches no token"))
+			return s.failedAuthentication(c, newAPIError(http.StatusUnauthorized, "invalid_token", badScheme(scheme, ok)))
 		}
 		caller, err := s.accounts.Authenticate(req.Context(), strings.TrimSpace(secret), c.RealIP())
 		if err != nil {
@@ -62,4 +62,36 @@ func (s *Server) failedAuthentication(c echo.Context, err error) error {
 		fmt.Sprintf("too many failed authentications from this address; retry after %d second%s", wait, plural(wait)))
 	e.RetryAfter = int(wait)
 	return e
+}
+
+// badScheme says what is wrong with an Authorization header that is not
+// "Bearer <token>": the commonest mistake is the token alone. A scheme word
+// is echoed only when it is a plain word (Basic, Token), never anything that
+// could be part of a secret.
+func badScheme(scheme string, hasSpace bool) string {
+	const want = "the Authorization header must be Bearer <token>"
+	switch {
+	case strings.HasPrefix(scheme, "svc_"):
+		return want + ": it holds a token without the word Bearer before it"
+	case !hasSpace && strings.EqualFold(scheme, "Bearer"):
+		return want + ": the token after Bearer is missing"
+	case !hasSpace:
+		return want + ": it holds a single word"
+	case plainWord(scheme):
+		return want + ", not " + scheme + " <…>"
+	}
+	return want
+}
+
+// plainWord reports whether s is a short word of ASCII letters.
+func plainWord(s string) bool {
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') {
+			return false
+		}
+	}
+	return true
 }

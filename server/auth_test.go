@@ -475,3 +475,28 @@ func TestAuthOtherAccountIsNotFound(t *testing.T) {
 		t.Fatalf("another account changed the subscription (-created +now):\n%s", diff)
 	}
 }
+
+// An Authorization header that is not "Bearer <token>" is answered with
+// what is wrong with it, never with a piece of what it held.
+func TestAuthHeaderMistakesAreNamed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, tc := range []struct{ header, says string }{
+		{b.token, "a token without the word Bearer before it"},
+		{"Bearer", "the token after Bearer is missing"},
+		{"Basic dXNlcjpwYXNzd29yZA==", "must be Bearer <token>, not Basic <…>"},
+		{"Token " + b.token, "must be Bearer <token>, not Token <…>"},
+		{"dXNlcjpwYXNzd29yZA==", "it holds a single word"},
+		{"svc_test_ab cd", "a token without the word Bearer before it"},
+	} {
+		r := b.call(t, "GET", "/api/v1/addresses", nil, "Authorization", tc.header)
+		m := wantError(t, r, http.StatusUnauthorized, "invalid_token")
+		msg, _ := m["error"].(string)
+		if !strings.Contains(msg, tc.says) {
+			t.Errorf("Authorization %.12q…: error %q, want it to say %q", tc.header, msg, tc.says)
+		}
+		if strings.Contains(msg, "svc_") || strings.Contains(msg, "dXNlcjpw") {
+			t.Errorf("error %q repeats what the header held", msg)
+		}
+	}
+}
