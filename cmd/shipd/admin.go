@@ -27,7 +27,7 @@ func openAccounts(ctx context.Context, path string) (*accounts.Service, func() e
 // migrates at start (instances starting together take turns).
 func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("migrate", stderr)
-	db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database: a SQLite file, or a postgres:// URL")
+	db := dbFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return flag.ErrHelp
 	case "create":
 		fs := newFlags("accounts create", stderr)
-		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		db := dbFlag(fs)
 		name := fs.String("name", "", "account name (required)")
 		pm := fs.Bool("payment-method", true, "the account has a payment method on file")
 		if err := parse(fs, args[1:]); err != nil {
@@ -72,7 +72,7 @@ func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return printJSON(stdout, map[string]any{"id": a.ID, "name": a.Name, "paymentMethod": a.HasPaymentMethod})
 	case "update":
 		fs := newFlags("accounts update", stderr)
-		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		db := dbFlag(fs)
 		id := fs.String("account", "", "account id (required)")
 		pm := fs.String("payment-method", "", "true or false (required)")
 		if err := parse(fs, args[1:]); err != nil {
@@ -107,7 +107,7 @@ func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return flag.ErrHelp
 	case "create":
 		fs := newFlags("tokens create", stderr)
-		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		db := dbFlag(fs)
 		account := fs.String("account", "", "account id (required)")
 		mode := fs.String("mode", "", "test or live (required)")
 		scopes := fs.String("scopes", "", "comma-separated scopes (required), from: "+strings.Join(accounts.Scopes(), ","))
@@ -158,7 +158,7 @@ func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return printJSON(stdout, out)
 	case "revoke":
 		fs := newFlags("tokens revoke", stderr)
-		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		db := dbFlag(fs)
 		id := fs.String("id", "", "token id (required)")
 		if err := parse(fs, args[1:]); err != nil {
 			return err
@@ -180,7 +180,7 @@ func tokensCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return printJSON(stdout, map[string]any{"id": *id, "revoked": true})
 	case "list":
 		fs := newFlags("tokens list", stderr)
-		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database file")
+		db := dbFlag(fs)
 		account := fs.String("account", "", "account id (required)")
 		if err := parse(fs, args[1:]); err != nil {
 			return err

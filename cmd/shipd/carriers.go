@@ -22,19 +22,20 @@ type liveFlags struct {
 
 func (l *liveFlags) register(fs *flag.FlagSet) {
 	str := func(p *string, name, env, usage string) { fs.StringVar(p, name, envOr(env, ""), usage+" ($"+env+")") }
+	secret := func(p *string, name, env, usage string) { secretFlag(fs, p, name, env, usage) }
 	str(&l.ups.ClientID, "ups-client-id", "SHIPD_UPS_CLIENT_ID", "UPS OAuth client id")
-	str(&l.ups.ClientSecret, "ups-client-secret", "SHIPD_UPS_CLIENT_SECRET", "UPS OAuth client secret")
-	str(&l.ups.AccountNumber, "ups-account-number", "SHIPD_UPS_ACCOUNT_NUMBER", "UPS shipper number")
+	secret(&l.ups.ClientSecret, "ups-client-secret", "SHIPD_UPS_CLIENT_SECRET", "UPS OAuth client secret")
+	secret(&l.ups.AccountNumber, "ups-account-number", "SHIPD_UPS_ACCOUNT_NUMBER", "UPS shipper number")
 	str(&l.ups.BaseURL, "ups-base-url", "SHIPD_UPS_BASE_URL", "UPS API base URL (default "+ups.ProductionURL+"; test: "+ups.CustomerIntegrationURL+")")
 	str(&l.fedex.ClientID, "fedex-client-id", "SHIPD_FEDEX_CLIENT_ID", "FedEx API key")
-	str(&l.fedex.ClientSecret, "fedex-client-secret", "SHIPD_FEDEX_CLIENT_SECRET", "FedEx secret key")
-	str(&l.fedex.AccountNumber, "fedex-account-number", "SHIPD_FEDEX_ACCOUNT_NUMBER", "FedEx account number")
+	secret(&l.fedex.ClientSecret, "fedex-client-secret", "SHIPD_FEDEX_CLIENT_SECRET", "FedEx secret key")
+	secret(&l.fedex.AccountNumber, "fedex-account-number", "SHIPD_FEDEX_ACCOUNT_NUMBER", "FedEx account number")
 	str(&l.fedex.BaseURL, "fedex-base-url", "SHIPD_FEDEX_BASE_URL", "FedEx API base URL (default "+fedex.ProductionURL+"; test: "+fedex.SandboxURL+")")
 	str(&l.usps.ClientID, "usps-client-id", "SHIPD_USPS_CLIENT_ID", "USPS OAuth client id (consumer key)")
-	str(&l.usps.ClientSecret, "usps-client-secret", "SHIPD_USPS_CLIENT_SECRET", "USPS OAuth client secret")
+	secret(&l.usps.ClientSecret, "usps-client-secret", "SHIPD_USPS_CLIENT_SECRET", "USPS OAuth client secret")
 	str(&l.usps.CRID, "usps-crid", "SHIPD_USPS_CRID", "USPS Customer Registration ID")
 	str(&l.usps.MID, "usps-mid", "SHIPD_USPS_MID", "USPS Mailer ID")
-	str(&l.usps.AccountNumber, "usps-account-number", "SHIPD_USPS_ACCOUNT_NUMBER", "USPS EPS account number paying for labels")
+	secret(&l.usps.AccountNumber, "usps-account-number", "SHIPD_USPS_ACCOUNT_NUMBER", "USPS EPS account number paying for labels")
 	str(&l.usps.BaseURL, "usps-base-url", "SHIPD_USPS_BASE_URL", "USPS API base URL (default "+usps.ProductionURL+"; test: "+usps.TestingURL+")")
 }
 

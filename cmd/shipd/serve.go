@@ -36,12 +36,13 @@ import (
 func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	addr := fs.String("addr", envOr("SHIPD_ADDR", "127.0.0.1:8080"), "listen address")
-	db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database: a SQLite file, or a postgres:// URL")
-	labelStore := fs.String("label-store", os.Getenv("SHIPD_LABEL_STORE"), "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default on SQLite: in the database itself, where labels written as files beside it by earlier versions stay readable; required on PostgreSQL)")
+	db := dbFlag(fs)
+	labelStore := urlFlag(fs, "label-store", "SHIPD_LABEL_STORE", "", "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default on SQLite: in the database itself, where labels written as files beside it by earlier versions stay readable; required on PostgreSQL)")
 	nodeID := fs.String("node-id", os.Getenv("SHIPD_NODE_ID"), "this instance's unique, stable name among the instances of one database (default: hostname and pid)")
-	redisURL := fs.String("redis-url", os.Getenv("SHIPD_REDIS_URL"), "share rate limits and carrier quotas between instances through this Redis (redis://host:6379/0); default: per-process buckets")
+	redisURL := urlFlag(fs, "redis-url", "SHIPD_REDIS_URL", "", "share rate limits and carrier quotas between instances through this Redis (redis://host:6379/0); default: per-process buckets")
 	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
-	webhookKey := fs.String("webhook-key", os.Getenv("SHIPD_WEBHOOK_KEY"), "key that encrypts webhook signing secrets and stored idempotent results (64 hex chars); default: generated into webhook.key beside a SQLite database; required on PostgreSQL")
+	webhookKey := new(string)
+	secretFlag(fs, webhookKey, "webhook-key", "SHIPD_WEBHOOK_KEY", "key that encrypts webhook signing secrets and stored idempotent results (64 hex chars); default: generated into webhook.key beside a SQLite database; required on PostgreSQL")
 	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
 	var trackingInterval liveTrackingInterval
 	if v := os.Getenv("SHIPD_LIVE_TRACKING_INTERVAL"); v != "" {
@@ -232,7 +233,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(ln) }()
-	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", redactDSN(*db)), slog.String("node_id", *nodeID),
+	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", maskURL(*db)), slog.String("node_id", *nodeID),
 		slog.Bool("tracing", tracerProvider != nil))
 
 	select {
@@ -297,18 +298,6 @@ func (d *liveTrackingInterval) Set(v string) error {
 	}
 	*d = liveTrackingInterval(got)
 	return nil
-}
-
-// redactDSN is a database name safe to log: a URL's password is replaced.
-func redactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
-		if store.IsPostgres(dsn) {
-			return "postgres://(unparsable)"
-		}
-		return dsn
-	}
-	return u.Redacted()
 }
 
 // servePprof serves the runtime profiles on a listener of their own, never on the API's.

@@ -25,7 +25,7 @@ func usersCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return flag.ErrHelp
 	case "create":
 		fs := newFlags("users create", stderr)
-		db := fs.String("db", envOr("SHIPD_DB", "shipd.db"), "database: a SQLite file, or a postgres:// URL")
+		db := dbFlag(fs)
 		account := fs.String("account", "", "account id (required)")
 		email := fs.String("email", "", "the user's email, used to sign in (required)")
 		passwordStdin := fs.Bool("password-stdin", false, "read the password from the first line of stdin (required)")
