@@ -35,7 +35,9 @@ type liveFakes struct {
 
 // setupLive is a bundle whose live mode reaches the three fakes, with a live
 // token of every scope.
-func setupLive(t *testing.T) (*bundle, *liveFakes, string) {
+// setupLive serves live mode on the three carriers' fakes, tracking polled
+// every 20 ms; opts apply after that.
+func setupLive(t *testing.T, opts ...setupOption) (*bundle, *liveFakes, string) {
 	t.Helper()
 	f := &liveFakes{ups: upsfake.New(t), fedex: fedexfake.New(t), usps: uspsfake.New(t)}
 	u, err := ups.New(ups.Config{ClientID: upsfake.ClientID, ClientSecret: upsfake.ClientSecret, AccountNumber: upsfake.AccountNumber, BaseURL: f.ups.URL()})
@@ -51,13 +53,17 @@ func setupLive(t *testing.T) (*bundle, *liveFakes, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := setup(t, withoutRateLimits(), withCarriers(sandbox.New(sandbox.Config{}), []carriers.Carrier{u, fx, us}), func(c *app.Config) {
+	b := setup(t, append([]setupOption{withoutRateLimits(), withCarriers(sandbox.New(sandbox.Config{}), []carriers.Carrier{u, fx, us}), func(c *app.Config) {
 		c.LiveVerifier = us
 		c.TrackingPollInterval = 20 * time.Millisecond
-	})
+	}}, opts...)...)
 	_, live := b.newToken(b.account.ID, "live", allScopes...)
 	return b, f, live
 }
+
+// unscanned polls live tracking once an hour: the labels of a test stay
+// unused (a scanned label is not refundable).
+func unscanned(c *app.Config) { c.TrackingPollInterval = time.Hour }
 
 // liveBody is a domestic shipment with the phone numbers FedEx requires.
 func liveBody(mods ...func(m map[string]any)) map[string]any {
@@ -170,7 +176,7 @@ func TestLivePurchaseAndTracking(t *testing.T) {
 
 func TestLiveRefundCreditsTheBalance(t *testing.T) {
 	t.Parallel()
-	b, _, live := setupLive(t)
+	b, _, live := setupLive(t, unscanned)
 	sh := createLabel(t, b, live, liveBody(withField("carrier", "UPS"), withField("service", "Ground")))
 	sh = waitForStatus(t, b, live, sh.ID, "purchased")
 	wantStatus(t, b.do("POST", "/api/v1/labels/"+sh.ID+"/refund", live, nil), http.StatusAccepted)
@@ -206,7 +212,7 @@ func TestLiveOutageMidPurchase(t *testing.T) {
 // reason, and shipment.void_rejected is recorded.
 func TestLiveVoidRefused(t *testing.T) {
 	t.Parallel()
-	b, f, live := setupLive(t)
+	b, f, live := setupLive(t, unscanned)
 	sh := createLabel(t, b, live, liveBody(withField("carrier", "UPS"), withField("service", "Ground")))
 	sh = waitForStatus(t, b, live, sh.ID, "purchased")
 	f.ups.FailNext(upsfake.OpVoid, http.StatusBadRequest, upsfake.ErrorBody("190102", "No shipment found within the allowed void period"))
