@@ -197,6 +197,9 @@ func (s *Server) writeError(c echo.Context, err error) {
 		s.log.ErrorContext(c.Request().Context(), "internal error", slog.String("request_id", requestIDFrom(c.Request().Context())), slog.Any("error", err))
 		ae = newAPIError(http.StatusInternalServerError, "internal_error", "internal server error; it is safe to retry with the same idempotency key")
 	}
+	if s.metrics != nil && configurationCodes[ae.Body.Code] {
+		s.metrics.configuration.WithLabelValues(ae.Body.Code).Inc()
+	}
 	body := ae.Body
 	if id := requestIDFrom(c.Request().Context()); id != "" {
 		body.RequestId = &id

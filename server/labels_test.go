@@ -181,7 +181,21 @@ func TestQuoteRates(t *testing.T) {
 		r := b.doT(t, "POST", "/api/v1/labels/quote", live, labelBody())
 		wantError(t, r, http.StatusInternalServerError, "carrier_not_configured")
 		r = b.doT(t, "POST", "/api/v1/labels/create", live, labelBody())
-		wantError(t, r, http.StatusInternalServerError, "carrier_not_configured")
+		m := wantError(t, r, http.StatusInternalServerError, "carrier_not_configured")
+		// The answer says what the operator must do; the metrics keep the
+		// configuration gap apart from the server's failures.
+		if msg, _ := m["error"].(string); !strings.Contains(msg, `"Going live"`) || !strings.Contains(msg, "SHIPD_UPS_CLIENT_ID") {
+			t.Errorf("error %q does not point at README \"Going live\" and the variables", msg)
+		}
+		s := scrapeMetrics(t, b)
+		if got := s.value("shipd_configuration_errors_total", map[string]string{"code": "carrier_not_configured"}); got != 2 {
+			t.Errorf("shipd_configuration_errors_total{carrier_not_configured} = %v, want 2", got)
+		}
+		fives := s.value("shipd_http_requests_total", map[string]string{"operation": "quoteLabel", "method": "POST", "status_class": "5xx"}) +
+			s.value("shipd_http_requests_total", map[string]string{"operation": "createLabel", "method": "POST", "status_class": "5xx"})
+		if fives != 2 {
+			t.Errorf("5xx of quote and create = %v, want 2 (still counted as 5xx)", fives)
+		}
 	})
 }
 

@@ -86,7 +86,15 @@ type httpMetrics struct {
 	ops     map[routeID]*opMetrics
 	unknown map[string]*opMetrics // by method; other methods share "other"
 	limited map[Group]prometheus.Counter
+	// configuration counts the 5xx answers that are an operator's
+	// configuration gap (configurationCodes), by code.
+	configuration *prometheus.CounterVec
 }
+
+// configurationCodes are the 500 codes that mean "the operator has not
+// configured this" rather than "the server failed": alerts on 5xx subtract
+// them (shipd_configuration_errors_total).
+var configurationCodes = map[string]bool{"carrier_not_configured": true, "verifier_not_configured": true}
 
 // knownMethods are the method label values of unknown routes; the rest are "other".
 var knownMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions, "other"}
@@ -124,7 +132,11 @@ func newHTTPMetrics(reg prometheus.Registerer, ops operations) (*httpMetrics, er
 		Name: "shipd_rate_limited_requests_total",
 		Help: "Requests refused with 429 by rate limiting, by endpoint group (failed_auth: failed authentications per client address).",
 	}, []string{"group"})
-	for _, c := range []prometheus.Collector{requests, duration, reqSize, resSize, replays, collisions, limited} {
+	configuration := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "shipd_configuration_errors_total",
+		Help: "Requests answered 500 because the operator has not configured what they need (carrier_not_configured, verifier_not_configured), by code; also counted in shipd_http_requests_total's 5xx.",
+	}, []string{"code"})
+	for _, c := range []prometheus.Collector{requests, duration, reqSize, resSize, replays, collisions, limited, configuration} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -138,7 +150,7 @@ func newHTTPMetrics(reg prometheus.Registerer, ops operations) (*httpMetrics, er
 		}
 		return m
 	}
-	m := &httpMetrics{ops: map[routeID]*opMetrics{}, unknown: map[string]*opMetrics{}, limited: map[Group]prometheus.Counter{}}
+	m := &httpMetrics{ops: map[routeID]*opMetrics{}, unknown: map[string]*opMetrics{}, limited: map[Group]prometheus.Counter{}, configuration: configuration}
 	for key, o := range ops {
 		method, path, _ := strings.Cut(key, " ")
 		m.ops[routeID{method, path}] = op(o.route.Operation.OperationID, method, o.idempotent)

@@ -52,7 +52,7 @@ var (
 	// ErrNoRates: no carrier offers a rate for the shipment (422 no_rates).
 	ErrNoRates = errors.New("no carrier offers a rate for this shipment")
 	// ErrCarrierNotConfigured: the mode has no carrier (live mode before any is configured).
-	ErrCarrierNotConfigured = errors.New("no carrier connection is configured for live mode; ask the operator to configure one (retrying does not help)")
+	ErrCarrierNotConfigured = errors.New("no carrier is configured for live mode: the operator sets a carrier's credentials (SHIPD_UPS_CLIENT_ID, SHIPD_FEDEX_CLIENT_ID or SHIPD_USPS_CLIENT_ID and the rest, README \"Going live\") and restarts shipd; retrying does not help")
 	// ErrCarrierFailed: a carrier failed to answer (502 carrier_error).
 	ErrCarrierFailed = errors.New("the carriers failed to answer; retry")
 	// ErrCarrierRejected: the carriers refused the shipment as given (422 carrier_rejected).
@@ -132,6 +132,21 @@ func (e *NoMatchingServiceError) Error() string {
 		parts = append(parts, "deliverBy "+e.Selection.DeliverBy.Format(time.DateOnly))
 	}
 	return fmt.Sprintf("no rate matches %s; see availableServices", strings.Join(parts, ", "))
+}
+
+// LiveCarriers names the carriers live mode quotes and buys with, none when
+// the operator configured none (quotes and creates then answer
+// ErrCarrierNotConfigured).
+func (s *Service) LiveCarriers() []string {
+	cs, err := s.cfg.Carriers.For(false)
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name()
+	}
+	return names
 }
 
 // Quote returns every carrier's rates for the input, cheapest first, and the

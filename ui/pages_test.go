@@ -398,3 +398,31 @@ func withScanInterval(d time.Duration) option {
 		c.Carriers = carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: d}), nil)
 	}
 }
+
+// The live bar says which carriers live mode uses, and when it has none.
+func TestLiveBarNamesTheCarriers(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		live []carriers.Carrier
+		says string
+	}{
+		{"none", nil, "No carriers configured"},
+		{"some", sandbox.New(sandbox.Config{}), "Carriers: USPS, UPS, FedEx."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t, func(c *app.Config) { c.Carriers = carriers.NewRegistry(sandbox.New(sandbox.Config{}), tc.live) })
+			br := b.browser()
+			br.signIn(b.email)
+			if p := br.post("/settings/mode", url.Values{"mode": {"live"}, "next": {"/settings/shipments"}}); p.status != http.StatusSeeOther {
+				t.Fatalf("switch to live: %d", p.status)
+			}
+			must(t, "live bar", br.get("/settings/shipments"), http.StatusOK, tc.says)
+			br.post("/settings/mode", url.Values{"mode": {"test"}, "next": {"/settings/shipments"}})
+			if p := br.get("/settings/shipments"); strings.Contains(p.body, tc.says) {
+				t.Errorf("test mode's bar says %q", tc.says)
+			}
+		})
+	}
+}

@@ -121,6 +121,9 @@ type view struct {
 	// Notice says what the last form did; Problem what went wrong.
 	Notice, Problem string
 	Page            any
+	// LiveCarriers are the carriers live mode can use (the live bar says
+	// when there are none).
+	LiveCarriers []string
 }
 
 // render writes a page with status.
@@ -133,6 +136,9 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 	}
 	if v.Notice == "" {
 		v.Notice = notices[r.URL.Query().Get("done")]
+	}
+	if v.Caller != nil && v.Caller.Mode == accounts.Live {
+		v.LiveCarriers = u.shipping.LiveCarriers()
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {

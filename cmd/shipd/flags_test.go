@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // --help never shows a credential that came from the environment: the
@@ -45,5 +47,21 @@ func TestHelpMasksCredentials(t *testing.T) {
 		if strings.Contains(help, "database file") {
 			t.Errorf("%v: the help calls the database a file:\n%s", args, help)
 		}
+	}
+}
+
+// serve says at start which carriers live mode can use, or that it has none.
+func TestServeLogsLiveCarriers(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, filepath.Join(t.TempDir(), "shipd.db"))
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.stderr.String()+s.stdout.String(), "live mode has no carrier") {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve did not say that live mode has no carrier:\n%s", s.stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(s.stderr.String()+s.stdout.String(), "Going live") {
+		t.Errorf("the warning does not point at README \"Going live\"")
 	}
 }

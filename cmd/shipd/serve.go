@@ -235,6 +235,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go func() { served <- httpServer.Serve(ln) }()
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", maskURL(*db)), slog.String("node_id", *nodeID),
 		slog.Bool("tracing", tracerProvider != nil))
+	logLiveCarriers(log, liveCarriers)
 
 	select {
 	case err := <-served:
@@ -271,6 +272,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		slog.Any("app", drained),
 		slog.Float64("took_ms", float64(time.Since(start).Microseconds())/1000))
 	return errors.Join(errs...)
+}
+
+// logLiveCarriers says at start which carriers live mode can use, or that
+// it can use none: a live quote then answers 500 carrier_not_configured,
+// and the operator should learn it here, not from a client.
+func logLiveCarriers(log *slog.Logger, live []carriers.Carrier) {
+	if len(live) == 0 {
+		log.Warn("live mode has no carrier: live quotes and labels answer 500 carrier_not_configured until a carrier's credentials are set (README \"Going live\": SHIPD_UPS_CLIENT_ID, SHIPD_FEDEX_CLIENT_ID, SHIPD_USPS_CLIENT_ID and the rest)")
+		return
+	}
+	names := make([]string, len(live))
+	for i, c := range live {
+		names[i] = c.Name()
+	}
+	log.Info("live mode carriers", slog.String("carriers", strings.Join(names, ", ")))
 }
 
 // minLiveTrackingInterval is the shortest --live-tracking-interval: shorter
