@@ -194,4 +194,3 @@ func TestParseToken(t *testing.T) {
 		}
 	}
 }
-
