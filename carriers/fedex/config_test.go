@@ -110,7 +110,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	errs = append(errs, err)
 	fake.FailNext(fedexfake.OpCancel, 200, `{"output":{"cancelledShipment":false,"message":"Not cancelled for `+fedexfake.AccountNumber+`"}}`)
 	_, err = c.Void(ctx, carriers.VoidRequest{TrackingNumber: "000000000000"})
-	if err == nil || !strings.Contains(err.Error(), "Not cancelled for [account number]") {
+	if err == nil || !strings.Contains(err.Error(), "Not cancelled for "+carriers.Redacted) {
 		t.Errorf("void refusal quoting the account = %v, want the number replaced", err)
 	}
 	errs = append(errs, err)

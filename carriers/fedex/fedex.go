@@ -53,6 +53,10 @@ type Config struct {
 	Now func() time.Time
 	// OnTokenRefresh is called after every new access token (metrics).
 	OnTokenRefresh func()
+	// Logger receives what API clients are not shown of a failed call (a
+	// transport error's URL, a redirect's Location), credentials redacted;
+	// default slog.Default().
+	Logger *slog.Logger
 }
 
 // String describes the configuration without its credentials, so a Config
@@ -91,6 +95,9 @@ type Carrier struct {
 	client       *http.Client
 	now          func() time.Time
 	tokens       *oauth.Cache
+	log          *slog.Logger
+	// redact hides the credentials in whatever FedEx's text repeats.
+	redact *carriers.Redactor
 }
 
 var (
@@ -129,9 +136,16 @@ func New(cfg Config) (*Carrier, error) {
 	if client == nil {
 		client = &http.Client{Timeout: defaultTimeout}
 	}
+	// FedEx never redirects an API call; following one would send the
+	// client secret (token form) or the account and addresses elsewhere.
+	client = carriers.NoRedirects(client)
 	now := cfg.Now
 	if now == nil {
 		now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
 	}
 	c := &Carrier{
 		clientID:     strings.TrimSpace(cfg.ClientID),
@@ -140,6 +154,9 @@ func New(cfg Config) (*Carrier, error) {
 		baseURL:      base,
 		client:       client,
 		now:          now,
+		log:          log,
+		// The API key too: FedEx's Config treats it as a credential.
+		redact: carriers.NewRedactor(cfg.ClientID, cfg.ClientSecret, account),
 	}
 	c.tokens = oauth.NewCache(c.fetchToken, oauth.Options{Now: now, OnRefresh: cfg.OnTokenRefresh})
 	return c, nil

@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/shipd-dev/shipd/carriers"
 )
@@ -61,21 +59,26 @@ func (c *Carrier) do(ctx context.Context, r request) ([]byte, error) {
 		}
 		return req, nil
 	}
-	res, err := c.tokens.Do(ctx, c.client, build)
+	var used string
+	res, err := c.tokens.Do(ctx, c.client, func(ctx context.Context, token string) (*http.Request, error) {
+		used = token
+		return build(ctx, token)
+	})
+	red := c.redact.With(used)
 	if err != nil {
 		var ce *carriers.Error
 		if errors.As(err, &ce) {
 			return nil, ce // the token endpoint's own answer
 		}
-		return nil, transportError(r.op, err)
+		return nil, c.transportError(r.op, err, red)
 	}
 	defer res.Body.Close()
 	body, err := readBody(res.Body)
 	if err != nil {
-		return nil, bodyError(r.op, res.StatusCode, err)
+		return nil, c.bodyError(r.op, res.StatusCode, err, red)
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, c.statusError(r.op, res, body)
+		return nil, c.statusError(r.op, res, body, red)
 	}
 	return body, nil
 }
@@ -96,25 +99,23 @@ func readBody(r io.Reader) ([]byte, error) {
 }
 
 // transportError is a request that got no HTTP answer: refused connection,
-// timeout, reset. All are transient.
-func transportError(op string, err error) *carriers.Error {
-	msg := "could not reach FedEx: " + err.Error()
-	var timeout interface{ Timeout() bool }
-	if errors.As(err, &timeout) && timeout.Timeout() {
-		msg = "FedEx did not answer in time: " + err.Error()
-	}
-	return &carriers.Error{Carrier: Name, Operation: op, Kind: carriers.ErrUnavailable, Message: msg}
+// timeout, reset. All are transient. The message says what happened; the
+// URL, host and port go to the log.
+func (c *Carrier) transportError(op string, err error, red *carriers.Redactor) *carriers.Error {
+	return carriers.TransportError(c.log, red, Name, op, err)
 }
 
 // bodyError is an answer whose body could not be read. A body cut off in
-// transit is as transient as a refused connection.
-func bodyError(op string, status int, err error) *carriers.Error {
-	kind := carriers.ErrUnavailable
+// transit is as transient as a refused connection. A read error names the
+// connection's addresses: the log's business, not the API client's.
+func (c *Carrier) bodyError(op string, status int, err error, red *carriers.Redactor) *carriers.Error {
 	if errors.Is(err, errTooLarge) {
-		kind = carriers.ErrFailed
+		return &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: status, Kind: carriers.ErrFailed,
+			Message: "could not read FedEx's answer: " + err.Error()}
 	}
-	return &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: status, Kind: kind,
-		Message: "could not read FedEx's answer: " + err.Error()}
+	c.log.Warn("carrier answer cut off", "carrier", Name, "operation", op, "status", status, "error", red.Redact(err.Error()))
+	return &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: status, Kind: carriers.ErrUnavailable,
+		Message: "could not read FedEx's answer: it was cut off"}
 }
 
 // apiError is one entry of FedEx's documented error body
@@ -133,6 +134,12 @@ type errorBody struct {
 // parseErrorBody reads FedEx's error body; ok is false when the body is not
 // one (an HTML page from a proxy, an empty body, another JSON shape).
 func parseErrorBody(body []byte) (code, message string, ok bool) {
+	return parseErrorBodyRedacted(body, nil)
+}
+
+// parseErrorBodyRedacted is parseErrorBody with red's secrets hidden before
+// the excerpts are cut, so that no cut leaves the start of one.
+func parseErrorBodyRedacted(body []byte, red *carriers.Redactor) (code, message string, ok bool) {
 	var eb errorBody
 	if err := json.Unmarshal(body, &eb); err != nil || len(eb.Errors) == 0 {
 		return "", "", false
@@ -146,7 +153,7 @@ func parseErrorBody(body []byte) (code, message string, ok bool) {
 			code = strings.TrimSpace(e.Code)
 		}
 	}
-	code, message = carriers.Excerpt(code), carriers.Excerpt(strings.Join(msgs, "; "))
+	code, message = carriers.Excerpt(red.Redact(code)), carriers.Excerpt(red.Redact(strings.Join(msgs, "; ")))
 	if message == "" {
 		message = code
 	}
@@ -154,9 +161,12 @@ func parseErrorBody(body []byte) (code, message string, ok bool) {
 }
 
 // statusError classifies a non-2xx answer.
-func (c *Carrier) statusError(op string, res *http.Response, body []byte) *carriers.Error {
+func (c *Carrier) statusError(op string, res *http.Response, body []byte, red *carriers.Redactor) *carriers.Error {
+	if carriers.IsRedirect(res.StatusCode) {
+		return carriers.RedirectError(c.log, Name, op, res.StatusCode, res.Header)
+	}
 	e := &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: res.StatusCode}
-	code, msg, ok := parseErrorBody(body)
+	code, msg, ok := parseErrorBodyRedacted(body, red)
 	e.Code, e.Message = code, msg
 	if !ok {
 		e.Message = fmt.Sprintf("HTTP %d without a FedEx error body", res.StatusCode)
@@ -169,7 +179,7 @@ func (c *Carrier) statusError(op string, res *http.Response, body []byte) *carri
 		e.Kind = carriers.ErrFailed
 	case s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable || s == http.StatusRequestTimeout:
 		e.Kind = carriers.ErrUnavailable
-		e.RetryAfter = retryAfter(res.Header.Get("Retry-After"), c.now())
+		e.RetryAfter = carriers.ParseRetryAfter(res.Header.Get("Retry-After"), c.now())
 	case s == http.StatusBadRequest || s == http.StatusNotFound || s == http.StatusConflict || s == http.StatusUnprocessableEntity:
 		e.Kind = carriers.ErrRejected
 	default:
@@ -180,40 +190,19 @@ func (c *Carrier) statusError(op string, res *http.Response, body []byte) *carri
 	return e
 }
 
-// retryAfter reads a Retry-After header: delay-seconds or an HTTP date.
-func retryAfter(h string, now time.Time) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return 0
-	}
-	if secs, err := strconv.Atoi(h); err == nil {
-		if secs < 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return d.Round(time.Second)
-		}
-	}
-	return 0
-}
+// scrub hides the credentials in a carrier error before it leaves the
+// adapter: FedEx messages may quote the request ("account 510087020 is not
+// authorized"), and every public method passes its error through here.
+func (c *Carrier) scrub(err error) error { return c.redact.Err(err) }
 
-// scrub removes the account number from a carrier error before it leaves
-// the adapter: FedEx messages may quote the request ("account 510087020 is
-// not authorized"), and an account number is a credential.
-func (c *Carrier) scrub(err error) error {
-	var ce *carriers.Error
-	if errors.As(err, &ce) && c.account != "" {
-		ce.Message = strings.ReplaceAll(ce.Message, c.account, "[account number]")
-		ce.Code = strings.ReplaceAll(ce.Code, c.account, "[account number]")
-	}
-	return err
-}
-
-// malformed is a 2xx answer that does not say what it must.
+// malformed is a 2xx answer that does not say what it must. A JSON
+// decoder's error among args is reworded without Go type names.
 func malformed(op, format string, args ...any) *carriers.Error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = carriers.DecodeErrorText(err)
+		}
+	}
 	return &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: http.StatusOK, Kind: carriers.ErrFailed,
 		Message: "unusable answer: " + fmt.Sprintf(format, args...)}
 }

@@ -119,7 +119,10 @@ func (c *Carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 		return nil, c.scrub(err)
 	}
 	rates, err := parseRateResponse(body)
-	return rates, c.scrub(err)
+	if err != nil {
+		return nil, c.scrub(err)
+	}
+	return carriers.DropZeroRates(c.log, Name, rates)
 }
 
 // rateResponse is the part of the Rate API answer (RatcResponseVO) shipd

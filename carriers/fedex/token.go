@@ -37,15 +37,15 @@ func (c *Carrier) fetchToken(ctx context.Context) (oauth.Token, error) {
 	res, err := c.client.Do(req)
 	if err != nil {
 		// url.Error names the URL, never the form body with the secret.
-		return oauth.Token{}, transportError(opToken, err)
+		return oauth.Token{}, c.transportError(opToken, err, c.redact)
 	}
 	defer res.Body.Close()
 	body, err := readBody(res.Body)
 	if err != nil {
-		return oauth.Token{}, bodyError(opToken, res.StatusCode, err)
+		return oauth.Token{}, c.bodyError(opToken, res.StatusCode, err, c.redact)
 	}
 	if res.StatusCode != http.StatusOK {
-		return oauth.Token{}, c.statusError(opToken, res, body)
+		return oauth.Token{}, c.statusError(opToken, res, body, c.redact)
 	}
 	tok, err := parseToken(body, c.now())
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers"
 )
 
 // Base URLs of the UPS APIs, from the "servers" of the UPS OpenAPI documents
@@ -44,6 +46,10 @@ type Config struct {
 	Now func() time.Time
 	// OnTokenRefresh is called after every successful token fetch (metrics).
 	OnTokenRefresh func()
+	// Logger receives what API clients are not shown of a failed call (a
+	// transport error's URL, a redirect's Location), secrets redacted;
+	// default slog.Default().
+	Logger *slog.Logger
 }
 
 // ErrConfig is wrapped by New when the configuration cannot work.
@@ -109,6 +115,12 @@ func (c Config) withDefaults() (Config, error) {
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	if c.HTTPClient == nil {
 		c.HTTPClient = &http.Client{Timeout: DefaultTimeout}
+	}
+	// UPS never redirects an API call; following one would send the
+	// credentials and the shipment elsewhere.
+	c.HTTPClient = carriers.NoRedirects(c.HTTPClient)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -74,7 +74,11 @@ func transientCode(code string) bool {
 }
 
 // answerError turns a UPS answer that is not a success into a carriers.Error.
-func answerError(op string, status int, header http.Header, body []byte, now time.Time, clean func(string) string) *carriers.Error {
+func answerError(log *slog.Logger, op string, status int, header http.Header, body []byte, now time.Time, red *carriers.Redactor) *carriers.Error {
+	if carriers.IsRedirect(status) {
+		return carriers.RedirectError(log, carrierName, op, status, header)
+	}
+	clean := red.Redact
 	e := &carriers.Error{Carrier: carrierName, Operation: op, HTTPStatus: status}
 	errs, ok := parseErrorBody(body)
 	if ok {
@@ -96,10 +100,10 @@ func answerError(op string, status int, header http.Header, body []byte, now tim
 	switch {
 	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
 		e.Kind = carriers.ErrUnavailable
-		e.RetryAfter = retryAfter(header.Get("Retry-After"), now)
+		e.RetryAfter = carriers.ParseRetryAfter(header.Get("Retry-After"), now)
 	case ok && transientCode(errs[0].Code):
 		e.Kind = carriers.ErrUnavailable
-		e.RetryAfter = retryAfter(header.Get("Retry-After"), now)
+		e.RetryAfter = carriers.ParseRetryAfter(header.Get("Retry-After"), now)
 	case status == http.StatusUnauthorized:
 		// Cache.Do already refreshed the token once and retried.
 		e.Kind = carriers.ErrFailed
@@ -142,29 +146,15 @@ func describeBody(header http.Header, body []byte, parsed bool) string {
 	return fmt.Sprintf("with a %d-byte %s body that is not the UPS error format", len(body), ct)
 }
 
-// retryAfter reads Retry-After as seconds or as an HTTP date; 0 when absent
-// or unreadable. It is capped at a day so a broken header cannot park a
-// purchase forever.
-func retryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	var d time.Duration
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		d = time.Duration(min(secs, 86400)) * time.Second
-	} else if t, err := http.ParseTime(v); err == nil {
-		d = t.Sub(now).Round(time.Second)
-	}
-	return min(max(d, 0), 24*time.Hour)
-}
-
 // malformed is the error for a success answer that does not parse or lacks
-// what is required.
+// what is required. A JSON decoder's error among args is reworded without
+// the Go type names it carries ("ups.oneOrMany[…]").
 func malformed(op string, status int, format string, args ...any) *carriers.Error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = carriers.DecodeErrorText(err)
+		}
+	}
 	return &carriers.Error{
 		Carrier: carrierName, Operation: op, HTTPStatus: status,
 		Message: "malformed answer: " + fmt.Sprintf(format, args...),
@@ -173,21 +163,14 @@ func malformed(op string, status int, format string, args ...any) *carriers.Erro
 }
 
 // transportError wraps a failure to get any answer: UPS may well answer the
-// next attempt, so it is transient.
-func transportError(op string, err error, clean func(string) string) *carriers.Error {
-	msg := "no answer from UPS: " + err.Error()
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
-		msg = "UPS did not answer in time: " + err.Error()
-	case errors.Is(err, context.Canceled):
-		msg = "the request to UPS was canceled: " + err.Error()
-	}
-	return &carriers.Error{Carrier: carrierName, Operation: op, Message: clean(msg), Kind: carriers.ErrUnavailable}
+// next attempt, so it is transient. The message says what happened; the
+// URL, host and port of err go to the log.
+func (c *Carrier) transportError(op string, err error, red *carriers.Redactor) *carriers.Error {
+	return carriers.TransportError(c.cfg.Logger, red, carrierName, op, err)
 }
 
 // asCarrierError makes sure whatever a helper returned is a *carriers.Error.
-func asCarrierError(op string, err error, clean func(string) string) *carriers.Error {
+func (c *Carrier) asCarrierError(op string, err error, red *carriers.Redactor) *carriers.Error {
 	var ce *carriers.Error
 	if errors.As(err, &ce) {
 		if ce.Operation == "" {
@@ -196,11 +179,14 @@ func asCarrierError(op string, err error, clean func(string) string) *carriers.E
 		return ce
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return transportError(op, err, clean)
+		return c.transportError(op, err, red)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
-		return transportError(op, err, clean)
+		return c.transportError(op, err, red)
 	}
-	return &carriers.Error{Carrier: carrierName, Operation: op, Message: clean(err.Error()), Kind: carriers.ErrFailed}
+	// What is left is shipd's own (a request that could not be encoded, a
+	// token answer without a token); a client's transport errors are
+	// *url.Error, a net.Error, and were handled above.
+	return &carriers.Error{Carrier: carrierName, Operation: op, Message: red.Redact(err.Error()), Kind: carriers.ErrFailed}
 }

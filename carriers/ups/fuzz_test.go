@@ -162,7 +162,7 @@ func FuzzParseError(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte, status int) {
 		_, _ = parseErrorBody(body)
 		h := http.Header{"Retry-After": {string(body[:min(len(body), 12)])}, "Content-Type": {string(body)}}
-		e := answerError(opRate, status, h, body, testNow(), func(s string) string { return s })
+		e := answerError(nil, opRate, status, h, body, testNow(), nil)
 		if e == nil || e.Kind == nil || e.Message == "" || e.RetryAfter < 0 {
 			t.Fatalf("incomplete error %+v", e)
 		}

@@ -52,9 +52,9 @@ func (c *Carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 	}
 	rates, perr := parseRateResponse(a.body)
 	if perr != nil {
-		return nil, malformed(opRate, a.status, "%v", perr)
+		return nil, a.redact.Err(malformed(opRate, a.status, "%v", perr))
 	}
-	return rates, nil
+	return carriers.DropZeroRates(c.cfg.Logger, carrierName, rates)
 }
 
 // checkShipment refuses what no UPS request could carry; these are shipd

@@ -31,7 +31,7 @@ func (c *Carrier) fetchToken(ctx context.Context) (oauth.Token, error) {
 	form := url.Values{"grant_type": {"client_credentials"}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.BaseURL+tokenPath, strings.NewReader(form.Encode()))
 	if err != nil {
-		return oauth.Token{}, asCarrierError(opToken, err, c.clean)
+		return oauth.Token{}, c.asCarrierError(opToken, err, c.redact)
 	}
 	req.SetBasicAuth(c.cfg.ClientID, c.cfg.ClientSecret)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -39,14 +39,14 @@ func (c *Carrier) fetchToken(ctx context.Context) (oauth.Token, error) {
 	req.Header.Set("x-merchant-id", c.cfg.AccountNumber)
 	res, err := c.cfg.HTTPClient.Do(req)
 	if err != nil {
-		return oauth.Token{}, transportError(opToken, err, c.clean)
+		return oauth.Token{}, c.transportError(opToken, err, c.redact)
 	}
-	body, err := readBody(res)
+	body, err := c.readBody(opToken, res, c.redact)
 	if err != nil {
-		return oauth.Token{}, asCarrierError(opToken, err, c.clean)
+		return oauth.Token{}, c.asCarrierError(opToken, err, c.redact)
 	}
 	if res.StatusCode != http.StatusOK {
-		e := answerError(opToken, res.StatusCode, res.Header, body, c.cfg.Now(), c.clean)
+		e := answerError(c.cfg.Logger, opToken, res.StatusCode, res.Header, body, c.cfg.Now(), c.redact)
 		if res.StatusCode >= 400 && res.StatusCode < 500 && e.Kind != carriers.ErrUnavailable {
 			// Whatever the token endpoint refuses (400 invalid client,
 			// 401, 403 blocked merchant) is the credentials' fault and no

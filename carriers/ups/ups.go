@@ -19,7 +19,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/oauth"
@@ -48,8 +47,8 @@ type Carrier struct {
 	cfg   Config
 	cache *oauth.Cache
 	// redact hides the secret and the account number in anything UPS
-	// answers that ends up in an error message.
-	redact *strings.Replacer
+	// answers that ends up in an error message or a log line.
+	redact *carriers.Redactor
 }
 
 var (
@@ -67,7 +66,7 @@ func New(cfg Config) (*Carrier, error) {
 	}
 	c := &Carrier{
 		cfg:    cfg,
-		redact: strings.NewReplacer(cfg.ClientSecret, redacted, cfg.AccountNumber, redacted),
+		redact: carriers.NewRedactor(cfg.ClientSecret, cfg.AccountNumber),
 	}
 	c.cache = oauth.NewCache(c.fetchToken, oauth.Options{Now: cfg.Now, OnRefresh: cfg.OnTokenRefresh})
 	return c, nil
@@ -83,18 +82,7 @@ func (c *Carrier) String() string { return "ups.Carrier{" + c.cfg.String() + "}"
 func (c *Carrier) GoString() string { return c.String() }
 
 // clean hides the secret and the account number.
-func (c *Carrier) clean(s string) string { return c.redact.Replace(s) }
-
-// cleanWith also hides the access token a request was sent with.
-func (c *Carrier) cleanWith(token string) func(string) string {
-	return func(s string) string {
-		s = c.clean(s)
-		if token != "" {
-			s = strings.ReplaceAll(s, token, redacted)
-		}
-		return s
-	}
-}
+func (c *Carrier) clean(s string) string { return c.redact.Redact(s) }
 
 // apiRequest is one authenticated call to a UPS API.
 type apiRequest struct {
@@ -117,13 +105,15 @@ type apiAnswer struct {
 	body   []byte
 	// clean redacts the secret, the account number and the token used.
 	clean func(string) string
+	// redact is what clean uses.
+	redact *carriers.Redactor
 }
 
 func (a apiAnswer) ok() bool { return a.status >= 200 && a.status < 300 }
 
 // failure is the carriers.Error for an answer that is not a success.
 func (c *Carrier) failure(op string, a apiAnswer) *carriers.Error {
-	return answerError(op, a.status, a.header, a.body, c.cfg.Now(), a.clean)
+	return answerError(c.cfg.Logger, op, a.status, a.header, a.body, c.cfg.Now(), a.redact)
 }
 
 // do sends an authenticated request through the token cache: on a 401 the
@@ -135,7 +125,7 @@ func (c *Carrier) do(ctx context.Context, r apiRequest) (apiAnswer, error) {
 	if r.body != nil {
 		var err error
 		if payload, err = json.Marshal(r.body); err != nil {
-			return apiAnswer{}, asCarrierError(r.op, fmt.Errorf("encoding the request: %w", err), c.clean)
+			return apiAnswer{}, c.asCarrierError(r.op, fmt.Errorf("encoding the request: %w", err), c.redact)
 		}
 	}
 	transID := r.transID
@@ -166,25 +156,28 @@ func (c *Carrier) do(ctx context.Context, r apiRequest) (apiAnswer, error) {
 		req.Header.Set("transactionSrc", transactionSrc)
 		return req, nil
 	})
-	clean := c.cleanWith(usedToken)
+	red := c.redact.With(usedToken)
 	if err != nil {
-		return apiAnswer{}, asCarrierError(r.op, err, clean)
+		return apiAnswer{}, c.asCarrierError(r.op, err, red)
 	}
-	body, err := readBody(res)
+	body, err := c.readBody(r.op, res, red)
 	if err != nil {
-		return apiAnswer{}, asCarrierError(r.op, err, clean)
+		return apiAnswer{}, c.asCarrierError(r.op, err, red)
 	}
-	return apiAnswer{status: res.StatusCode, header: res.Header, body: body, clean: clean}, nil
+	return apiAnswer{status: res.StatusCode, header: res.Header, body: body, clean: red.Redact, redact: red}, nil
 }
 
 // readBody reads at most maxBody bytes of an answer and closes it.
-func readBody(res *http.Response) ([]byte, error) {
+func (c *Carrier) readBody(op string, res *http.Response, red *carriers.Redactor) ([]byte, error) {
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody+1))
 	if err != nil {
-		// The connection broke mid-answer: worth another try later.
+		// The connection broke mid-answer: worth another try later. The
+		// read error names addresses and ports: the log's business.
+		c.cfg.Logger.Warn("carrier answer cut off", "carrier", carrierName, "operation", op,
+			"status", res.StatusCode, "error", red.Redact(err.Error()))
 		return nil, &carriers.Error{Carrier: carrierName, HTTPStatus: res.StatusCode,
-			Message: "the answer was cut off: " + err.Error(), Kind: carriers.ErrUnavailable}
+			Message: "the answer was cut off", Kind: carriers.ErrUnavailable}
 	}
 	if len(body) > maxBody {
 		return nil, &carriers.Error{Carrier: carrierName, HTTPStatus: res.StatusCode,

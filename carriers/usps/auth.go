@@ -39,9 +39,9 @@ func (c *Carrier) fetchToken(ctx context.Context) (oauth.Token, error) {
 	req.Header.Set("Accept", "application/json")
 	res, err := c.client.Do(req)
 	if err != nil {
-		return oauth.Token{}, transportError(opToken, err)
+		return oauth.Token{}, c.transportError(opToken, err, c.redact)
 	}
-	a, err := readAnswer(opToken, res)
+	a, err := c.readAnswer(opToken, res, c.redact)
 	if err != nil {
 		return oauth.Token{}, err
 	}

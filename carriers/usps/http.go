@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +51,10 @@ type answer struct {
 	status int
 	header http.Header
 	body   []byte
+	// redact hides the secrets and the tokens of the call in USPS's text;
+	// log gets what API clients are not shown.
+	redact *carriers.Redactor
+	log    *slog.Logger
 }
 
 func (a answer) ok() bool { return a.status >= 200 && a.status <= 299 }
@@ -73,9 +77,10 @@ func (c *Carrier) send(ctx context.Context, r request) (answer, error) {
 	if len(r.query) > 0 {
 		target += "?" + r.query.Encode()
 	}
-	attempt, paymentToken := 0, ""
+	attempt, paymentToken, accessToken := 0, "", ""
 	build := func(ctx context.Context, token string) (*http.Request, error) {
 		attempt++
+		accessToken = token
 		var body io.Reader
 		if payload != nil {
 			body = bytes.NewReader(payload)
@@ -108,6 +113,7 @@ func (c *Carrier) send(ctx context.Context, r request) (answer, error) {
 		return req, nil
 	}
 	res, err := c.tokens.Do(ctx, c.client, build)
+	red := c.redact.With(accessToken, paymentToken)
 	if err != nil {
 		var cerr *carriers.Error
 		if errors.As(err, &cerr) {
@@ -115,48 +121,60 @@ func (c *Carrier) send(ctx context.Context, r request) (answer, error) {
 			// says what USPS answered.
 			return answer{}, err
 		}
-		return answer{}, transportError(r.op, err)
+		return answer{}, c.transportError(r.op, err, red)
 	}
-	return readAnswer(r.op, res)
+	return c.readAnswer(r.op, res, red)
 }
 
 // readAnswer reads a bounded body and closes it.
-func readAnswer(op string, res *http.Response) (answer, error) {
+func (c *Carrier) readAnswer(op string, res *http.Response, red *carriers.Redactor) (answer, error) {
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody+1))
 	if err != nil {
+		// The read error names the connection's addresses: logged only.
+		c.log.Warn("carrier answer cut off", "carrier", CarrierName, "operation", op, "status", res.StatusCode, "error", red.Redact(err.Error()))
 		return answer{}, &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: res.StatusCode,
-			Message: "the answer was cut off: " + err.Error(), Kind: carriers.ErrFailed}
+			Message: "the answer was cut off", Kind: carriers.ErrFailed}
 	}
 	if len(body) > maxBody {
 		return answer{}, &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: res.StatusCode,
 			Message: fmt.Sprintf("the answer is larger than %d MiB", maxBody>>20), Kind: carriers.ErrFailed}
 	}
-	return answer{status: res.StatusCode, header: res.Header, body: body}, nil
+	return answer{status: res.StatusCode, header: res.Header, body: body, redact: red, log: c.log}, nil
 }
 
 // transportError is a call that got no answer: USPS unreachable, a timeout,
-// a reset connection. All are worth retrying later.
-func transportError(op string, err error) *carriers.Error {
-	return &carriers.Error{Carrier: CarrierName, Operation: op,
-		Message: "USPS did not answer: " + err.Error(), Kind: carriers.ErrUnavailable}
+// a reset connection. All are worth retrying later. The message says what
+// happened; the URL, host and port go to the log.
+func (c *Carrier) transportError(op string, err error, red *carriers.Redactor) *carriers.Error {
+	return carriers.TransportError(c.log, red, CarrierName, op, err)
 }
 
-// failed is an answer that arrived but cannot be used.
+// failed is an answer that arrived but cannot be used. A JSON decoder's
+// error among args is reworded without Go type names.
 func failed(op string, status int, format string, args ...any) *carriers.Error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = carriers.DecodeErrorText(err)
+		}
+	}
 	return &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: status,
 		Message: fmt.Sprintf(format, args...), Kind: carriers.ErrFailed}
 }
 
 // statusError turns an unsuccessful answer into a *carriers.Error carrying the
-// carrier's own code and message.
+// carrier's own code and message, the call's secrets redacted. A redirect
+// (which the client does not follow) is a malformed answer.
 func statusError(op string, a answer, now time.Time) *carriers.Error {
-	code, msg := parseErrorBody(a.body)
+	if carriers.IsRedirect(a.status) {
+		return carriers.RedirectError(a.log, CarrierName, op, a.status, a.header)
+	}
+	code, msg := parseErrorBodyRedacted(a.body, a.redact)
 	e := &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: a.status, Code: code, Message: msg}
 	switch {
 	case a.status == http.StatusTooManyRequests || a.status == http.StatusServiceUnavailable:
 		e.Kind = carriers.ErrUnavailable
-		e.RetryAfter = retryAfter(a.header.Get("Retry-After"), now)
+		e.RetryAfter = carriers.ParseRetryAfter(a.header.Get("Retry-After"), now)
 	case a.status == http.StatusUnauthorized:
 		// Reached only after oauth.Cache.Do refreshed the token and retried.
 		e.Kind = carriers.ErrFailed
@@ -181,24 +199,6 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// retryAfter reads a Retry-After header: delay seconds or an HTTP date.
-func retryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.Atoi(v); err == nil {
-		if secs < 0 {
-			return 0
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
 
 // errorBody is the USPS error representation, and at the same time the
@@ -226,6 +226,13 @@ type apiError struct {
 // ones, so their code and details win over the generic "400 Bad Request".
 // Anything else (an HTML error page, plain text) becomes a short excerpt.
 func parseErrorBody(body []byte) (code, message string) {
+	return parseErrorBodyRedacted(body, nil)
+}
+
+// parseErrorBodyRedacted is parseErrorBody with red's secrets hidden before
+// the excerpts are cut, so that no cut leaves the start of one.
+func parseErrorBodyRedacted(body []byte, red *carriers.Redactor) (code, message string) {
+	excerpt := func(s string) string { return carriers.Excerpt(red.Redact(s)) }
 	var eb errorBody
 	if err := json.Unmarshal(body, &eb); err == nil && len(eb.Error) > 0 {
 		var ae apiError
@@ -233,27 +240,32 @@ func parseErrorBody(body []byte) (code, message string) {
 			var details []string
 			for _, sub := range ae.Errors {
 				if code == "" && sub.Code != "" {
-					code = carriers.Excerpt(sub.Code)
+					code = excerpt(string(sub.Code))
 				}
 				if d := strings.TrimSpace(orDefault(sub.Detail, sub.Title)); d != "" {
 					details = append(details, d)
 				}
 			}
 			if code == "" {
-				code = carriers.Excerpt(ae.Code)
+				code = excerpt(string(ae.Code))
 			}
 			message = strings.Join(details, "; ")
 			if message == "" {
 				message = ae.Message
 			}
-			return code, carriers.Excerpt(message)
+			return code, excerpt(message)
 		}
 		var oauthCode string
 		if err := json.Unmarshal(eb.Error, &oauthCode); err == nil {
-			return carriers.Excerpt(oauthCode), carriers.Excerpt(orDefault(eb.ErrorDescription, oauthCode))
+			return excerpt(oauthCode), excerpt(orDefault(eb.ErrorDescription, oauthCode))
 		}
 	}
-	return "", carriers.Excerpt(body)
+	// Only the start of a long page can reach the excerpt; the margin
+	// keeps a secret that straddles the excerpt's end whole for redaction.
+	if len(body) > 8<<10 {
+		body = body[:8<<10]
+	}
+	return "", excerpt(string(body))
 }
 
 // flexString accepts a JSON string or number: USPS documents its codes as

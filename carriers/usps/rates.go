@@ -87,7 +87,11 @@ func (c *Carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 	if !a.ok() {
 		return nil, statusError(opRate, a, c.now())
 	}
-	return parseRates(a.body, q)
+	rates, err := parseRates(a.body, q)
+	if err != nil {
+		return nil, a.redact.Err(err)
+	}
+	return carriers.DropZeroRates(c.log, CarrierName, rates)
 }
 
 // checkShipment refuses what no USPS call could accept, before calling.
@@ -233,7 +237,10 @@ func parseRates(body []byte, q rateQuery) ([]carriers.Rate, error) {
 				if !ok {
 					continue
 				}
-				if cur, seen := best[svc.name]; !seen || r.CarrierRateCents < cur.CarrierRateCents {
+				// A price of 0 is no price (DropZeroRates leaves the
+				// service out): any priced option of the service wins.
+				if cur, seen := best[svc.name]; !seen || cur.CarrierRateCents == 0 ||
+					(r.CarrierRateCents > 0 && r.CarrierRateCents < cur.CarrierRateCents) {
 					best[svc.name] = r
 				}
 			}

@@ -72,6 +72,10 @@ type Config struct {
 	Now func() time.Time
 	// OnTokenRefresh is called after every OAuth token fetch (metrics).
 	OnTokenRefresh func()
+	// Logger receives what API clients are not shown of a failed call (a
+	// transport error's URL, a redirect's Location), secrets redacted;
+	// default slog.Default().
+	Logger *slog.Logger
 }
 
 const redacted = "[redacted]"
@@ -119,6 +123,11 @@ type Carrier struct {
 	// authorization token; both are refreshed once on a 401.
 	tokens   *oauth.Cache
 	payments *oauth.Cache
+	log      *slog.Logger
+	// redact hides the client secret and the EPS account number in
+	// whatever USPS's text repeats. The CRID and MID are not secrets (the
+	// MID is printed in every IMpb tracking number), so they stay.
+	redact *carriers.Redactor
 }
 
 var (
@@ -165,10 +174,18 @@ func New(cfg Config) (*Carrier, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: defaultTimeout}
 	}
+	// USPS never redirects an API call; following one would send the
+	// client secret (token form), the payment account or the addresses
+	// elsewhere.
+	cfg.HTTPClient = carriers.NoRedirects(cfg.HTTPClient)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	c := &Carrier{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: cfg.HTTPClient, now: cfg.Now}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	c := &Carrier{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: cfg.HTTPClient, now: cfg.Now,
+		log: cfg.Logger, redact: carriers.NewRedactor(cfg.ClientSecret, cfg.AccountNumber)}
 	c.tokens = oauth.NewCache(c.fetchToken, oauth.Options{Now: cfg.Now, OnRefresh: cfg.OnTokenRefresh})
 	c.payments = oauth.NewCache(c.fetchPaymentToken, oauth.Options{Now: cfg.Now})
 	return c, nil
