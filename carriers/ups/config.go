@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers"
 )
 
 // Base URLs of the UPS APIs, from the "servers" of the UPS OpenAPI documents
@@ -44,6 +46,9 @@ type Config struct {
 	Now func() time.Time
 	// OnTokenRefresh is called after every successful token fetch (metrics).
 	OnTokenRefresh func()
+	// LabelMemory bounds the memory the purchases' label conversions hold
+	// at once; a budget of carriers.DefaultLabelMemory when nil.
+	LabelMemory *carriers.LabelMemory
 }
 
 // ErrConfig is wrapped by New when the configuration cannot work.
@@ -112,6 +117,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.LabelMemory == nil {
+		c.LabelMemory = carriers.NewLabelMemory(0)
 	}
 	return c, nil
 }
