@@ -13,7 +13,8 @@ import (
 const ExcerptLimit = 300
 
 // Excerpt is a carrier's text made fit for an error message: valid UTF-8,
-// control characters and runs of white space turned into one space, and at
+// without bidirectional controls, control characters and runs of white
+// space turned into one space, and at
 // most ExcerptLimit characters followed by "…" when it was cut. Every
 // carrier passes the messages and codes it copies out of an answer through
 // it, so no answer can make shipd's errors longer than the answer itself
@@ -28,8 +29,12 @@ func Excerpt[T ~string | ~[]byte](text T) string {
 	var b strings.Builder
 	n, space := 0, false
 	for _, r := range strings.ToValidUTF8(string(text), "") {
-		if r == utf8.RuneError {
-			// What json.Unmarshal put where the answer had invalid bytes.
+		if r == utf8.RuneError || unicode.Is(unicode.Bidi_Control, r) {
+			// RuneError: what json.Unmarshal put where the answer had
+			// invalid bytes. Bidi controls (U+202A–U+202E, U+2066–U+2069,
+			// U+200E, U+200F, U+061C) are invisible and reorder the text
+			// after them: in an error message, a log line or the settings
+			// UI a carrier's text could make itself read as something else.
 			continue
 		}
 		if unicode.IsSpace(r) || unicode.IsControl(r) {

@@ -21,6 +21,10 @@ func TestExcerpt(t *testing.T) {
 		{"space at the limit", long[:len(long)-2] + " xyz", long[:len(long)-2] + "…"},
 		{"long text of invalid bytes", strings.Repeat("\xff", 1<<20) + "ok", ""},
 		{"empty", "", ""},
+		{"right-to-left override", "Invalid \u202Etxt.exe\u202C code", "Invalid txt.exe code"},
+		{"every bidi control", "a\u061Cb\u200Ec\u200Fd\u202Ae\u202Bf\u202Cg\u202Dh\u202Ei\u2066j\u2067k\u2068l\u2069m", "abcdefghijklm"},
+		{"bidi controls only", "\u202E\u2066", ""},
+		{"bidi control between spaces", "a \u202E b", "a b"},
 	}
 	for _, c := range cases {
 		if got := carriers.Excerpt(c.in); got != c.want {
@@ -32,6 +36,7 @@ func TestExcerpt(t *testing.T) {
 func FuzzExcerpt(f *testing.F) {
 	f.Add("Invalid postal code.")
 	f.Add(" a\tb\x00\xff" + strings.Repeat("ü", 400))
+	f.Add("Invalid \u202Etxt.exe\u202C \u2067code\u2069")
 	f.Fuzz(func(t *testing.T, s string) {
 		got := carriers.Excerpt(s)
 		if !utf8.ValidString(got) {
@@ -53,9 +58,14 @@ func FuzzExcerpt(f *testing.F) {
 			if r < ' ' || r == 0x7f || r == utf8.RuneError {
 				t.Fatalf("control or replacement character %U in %q", r, got)
 			}
+			if unicode.Is(unicode.Bidi_Control, r) {
+				t.Fatalf("bidirectional control %U in %q", r, got)
+			}
 		}
 		clean := utf8.ValidString(s) && len(s) <= carriers.ExcerptLimit &&
-			!strings.ContainsFunc(s, func(r rune) bool { return r == utf8.RuneError || unicode.IsControl(r) }) &&
+			!strings.ContainsFunc(s, func(r rune) bool {
+				return r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
+			}) &&
 			strings.Join(strings.Fields(s), " ") == s
 		if clean && got != s {
 			t.Fatalf("clean short text changed: %q → %q", s, got)

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
@@ -26,6 +28,10 @@ var ErrBlobNotFound = errors.New("blob not found")
 // concurrent use.
 type Blobs struct {
 	bucket *blob.Bucket
+	// A file:// store sweeps stale temporary files in the background after
+	// it opens (sweepTemp); Close ends the sweep and waits for it.
+	stopSweep context.CancelFunc
+	swept     chan struct{}
 }
 
 // Modes of what the file:// store creates: labels carry names and addresses,
@@ -69,7 +75,9 @@ func OpenBlobs(ctx context.Context, rawURL string) (*Blobs, error) {
 	var bucket *blob.Bucket
 	switch u.Scheme {
 	case "file":
-		bucket, err = openFileBucket(u)
+		if bucket, err = openFileBucket(u); err == nil {
+			return withSweep(ctx, bucket, filepath.FromSlash(u.Path), time.Now), nil
+		}
 	case "mem":
 		if err = noQuery(u); err == nil {
 			bucket = memblob.OpenBucket(nil)
@@ -180,6 +188,10 @@ func checkKey(key string) error {
 	if key == "" || strings.Contains(key, "..") || strings.Contains(key, `\`) || path.IsAbs(key) || filepath.IsAbs(key) {
 		return fmt.Errorf("blob key %q: not a relative key", key)
 	}
+	if isTempName(path.Base(key)) {
+		// The file:// store's sweep would take it for an abandoned write.
+		return fmt.Errorf("blob key %q: named like a temporary file", key)
+	}
 	return nil
 }
 
@@ -232,5 +244,82 @@ func (b *Blobs) Get(ctx context.Context, key string) ([]byte, error) {
 
 // Close releases the bucket; the Blobs must not be used afterwards.
 func (b *Blobs) Close() error {
+	if b.stopSweep != nil {
+		b.stopSweep()
+		<-b.swept
+	}
 	return b.bucket.Close()
+}
+
+// staleTempAge is how old a temporary file of the file:// store must be for
+// the sweep to remove it. fileblob writes a document to
+// "<name>.<hex nanoseconds>.tmp" beside it and renames it into place
+// within the one Put; a SIGKILL or a crash in between leaves the temporary
+// file behind. Several instances may share the directory (a network volume)
+// and write at the moment one of them starts, so a young temporary file may
+// be another instance's write in progress: only those unmodified for an hour
+// are removed, an age no write of a label of at most a few MiB approaches,
+// with room for clocks of the instances and the file server that disagree
+// by minutes. Younger ones wait for the next start.
+const staleTempAge = time.Hour
+
+// isTempName says whether a file name is one of fileblob's temporary files:
+// "<name>.<1 to 16 hex digits>.tmp".
+func isTempName(name string) bool {
+	rest, ok := strings.CutSuffix(name, ".tmp")
+	if !ok {
+		return false
+	}
+	i := strings.LastIndexByte(rest, '.')
+	hex := rest[i+1:]
+	if i < 0 || len(hex) == 0 || len(hex) > 16 {
+		return false
+	}
+	return strings.Trim(hex, "0123456789abcdef") == ""
+}
+
+// withSweep wraps a file:// bucket and starts sweeping dir's stale
+// temporary files in the background: a store of a million labels on a
+// network volume takes a while to walk, and serving need not wait for it.
+func withSweep(ctx context.Context, bucket *blob.Bucket, dir string, now func() time.Time) *Blobs {
+	ctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	b := &Blobs{bucket: bucket, stopSweep: stop, swept: make(chan struct{})}
+	go func() {
+		defer close(b.swept)
+		// Best effort: a file that cannot be removed now is tried again at
+		// the next start, and nothing depends on its absence.
+		_, _ = sweepTemp(ctx, dir, now().Add(-staleTempAge))
+	}()
+	return b
+}
+
+// sweepTemp removes the temporary files under dir last modified before
+// cutoff, and says how many it removed. Documents, and files not named like
+// fileblob's temporary ones, are never touched.
+func sweepTemp(ctx context.Context, dir string, cutoff time.Time) (int, error) {
+	removed := 0
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err != nil {
+			// An unreadable directory is skipped, not the whole sweep.
+			if d != nil && d.IsDir() && p != dir {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if !d.Type().IsRegular() || !isTempName(d.Name()) {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || !info.ModTime().Before(cutoff) {
+			return nil
+		}
+		if err := os.Remove(p); err == nil {
+			removed++
+		}
+		return nil
+	})
+	return removed, err
 }

@@ -251,6 +251,9 @@ func parseShipResponse(body []byte) (carriers.Label, error) {
 	if doc.DocType != "" && doc.DocType != "PDF" {
 		return carriers.Label{}, malformed(opBuy, "the label of %s is %s, not PDF", tn, doc.DocType)
 	}
+	if err := carriers.CheckLabelBase64(strings.TrimSpace(doc.EncodedLabel)); err != nil {
+		return carriers.Label{}, malformed(opBuy, "the label of %s: %v", tn, err)
+	}
 	pdf, err := base64.StdEncoding.DecodeString(strings.TrimSpace(doc.EncodedLabel))
 	if err != nil {
 		return carriers.Label{}, malformed(opBuy, "the label of %s is not valid base64: %v", tn, err)

@@ -188,7 +188,7 @@ func TestLabelPDFRotatesLandscapeImages(t *testing.T) {
 	if r, _, _, _ := rot.At(7, 0).RGBA(); r != 0 {
 		t.Errorf("the top-left pixel did not move to the top-right corner")
 	}
-	pdf, err := labelPDF(tinyGIF(t, 12, 8), testNow(), "1Z")
+	pdf, err := testLabelPDF(tinyGIF(t, 12, 8), testNow(), "1Z")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestLabelPDFRotatesLandscapeImages(t *testing.T) {
 		"jpeg header":  {0xff, 0xd8, 0xff, 0xe0},
 		"empty":        nil,
 	} {
-		if _, err := labelPDF(img, testNow(), "1Z"); err == nil {
+		if _, err := testLabelPDF(img, testNow(), "1Z"); err == nil {
 			t.Errorf("%s: converted without error", name)
 		}
 	}

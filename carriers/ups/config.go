@@ -50,6 +50,9 @@ type Config struct {
 	// transport error's URL, a redirect's Location), secrets redacted;
 	// default slog.Default().
 	Logger *slog.Logger
+	// LabelMemory bounds the memory the purchases' label conversions hold
+	// at once; a budget of carriers.DefaultLabelMemory when nil.
+	LabelMemory *carriers.LabelMemory
 }
 
 // ErrConfig is wrapped by New when the configuration cannot work.
@@ -124,6 +127,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.LabelMemory == nil {
+		c.LabelMemory = carriers.NewLabelMemory(0)
 	}
 	return c, nil
 }

@@ -72,7 +72,7 @@ func FuzzParseShip(f *testing.F) {
 		if len(res.image) < 4096 {
 			// Small images are cheap to convert; the converter must
 			// refuse or succeed, not panic.
-			if pdf, err := labelPDF(res.image, testNow(), res.trackingNumber); err == nil && !strings.HasPrefix(string(pdf), "%PDF") {
+			if pdf, err := testLabelPDF(res.image, testNow(), res.trackingNumber); err == nil && !strings.HasPrefix(string(pdf), "%PDF") {
 				t.Fatal("converted label is not a PDF")
 			}
 		}

@@ -2,6 +2,7 @@ package ups
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/draw"
@@ -10,42 +11,67 @@ import (
 	"time"
 
 	"github.com/go-pdf/fpdf"
+
+	"github.com/shipd-dev/shipd/carriers"
 )
 
 // Label page: a 4x6 inch portrait thermal label.
 const (
 	pageW = 4.0
 	pageH = 6.0
-	// maxLabelPixels bounds the decoded image. A UPS GIF label is about
-	// 1200x800 dots (6x4 in at 203 dpi); the bound leaves room for larger
-	// renderings but refuses a header that claims gigapixels.
-	maxLabelPixels = 4000 * 4000
 )
 
-// labelPDF turns the label image UPS answered (a landscape GIF: the 4x6
+// labelPDF turns the label image of a ship answer into the label's PDF
+// (convertLabel), within the limits every label image is held to: the
+// image's header is read first and an image larger than any label is
+// refused before a pixel is decoded (carriers.CheckLabelImage), and the
+// conversion waits for its share of the label memory all purchases share
+// (carriers.LabelMemory), so that concurrent purchases cannot decode more
+// than that at once. A refused image is a malformed answer (ErrFailed); a
+// context that ends while waiting returns its error, for the purchase to
+// run again.
+func (c *Carrier) labelPDF(ctx context.Context, status int, img []byte, trackingNumber string) ([]byte, error) {
+	info, err := carriers.CheckLabelImage(img, "gif", "png")
+	if err != nil {
+		return nil, malformed(opBuy, status, "%v", err)
+	}
+	release, err := c.cfg.LabelMemory.Acquire(ctx, info.Cost())
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, malformed(opBuy, status, "the carrier's label image: %v", err)
+	}
+	defer release()
+	pdf, err := convertLabel(img, info, c.cfg.Now(), trackingNumber)
+	if err != nil {
+		return nil, malformed(opBuy, status, "label image: %v", err)
+	}
+	return pdf, nil
+}
+
+// convertLabel turns the label image UPS answered (a landscape GIF: the 4x6
 // label lies on its side, its top towards the image's left edge) into a
 // one-page 4x6 inch portrait PDF. The image is turned a quarter turn
 // clockwise, which brings the label upright, and scaled to fill the page
-// without distortion.
-func labelPDF(img []byte, date time.Time, trackingNumber string) ([]byte, error) {
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(img))
-	if err != nil {
-		return nil, fmt.Errorf("not a readable image: %w", err)
-	}
-	if format != "gif" && format != "png" {
-		return nil, fmt.Errorf("image is %s, not GIF", format)
-	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || cfg.Width*cfg.Height > maxLabelPixels {
-		return nil, fmt.Errorf("image is %dx%d pixels, not a label", cfg.Width, cfg.Height)
-	}
+// without distortion. info is what carriers.CheckLabelImage read from the
+// header and allowed.
+func convertLabel(img []byte, info carriers.LabelImage, date time.Time, trackingNumber string) ([]byte, error) {
 	var src image.Image
-	if format == "gif" {
+	var err error
+	if info.Format == "gif" {
 		src, err = gif.Decode(bytes.NewReader(img))
 	} else {
 		src, err = png.Decode(bytes.NewReader(img))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("image does not decode: %w", err)
+	}
+	if _, paletted := src.(*image.Paletted); !paletted {
+		// A thermal label is black on white: grey keeps it, at one byte a
+		// pixel whatever the source's depth, and without an alpha channel
+		// (which fpdf would split out into a second image).
+		src = flattenGray(src)
 	}
 	if b := src.Bounds(); b.Dx() > b.Dy() {
 		src = rotateClockwise(src)
@@ -81,6 +107,18 @@ func labelPDF(img []byte, date time.Time, trackingNumber string) ([]byte, error)
 	return out.Bytes(), nil
 }
 
+// flattenGray draws an image onto white in grey: transparent pixels become
+// paper, not black.
+func flattenGray(src image.Image) *image.Gray {
+	b := src.Bounds()
+	dst := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for i := range dst.Pix {
+		dst.Pix[i] = 0xff
+	}
+	draw.Draw(dst, dst.Bounds(), src, b.Min, draw.Over)
+	return dst
+}
+
 // fit scales a w x h image to the largest size that fits the page.
 func fit(w, h, pw, ph float64) (float64, float64) {
 	scale := min(pw/w, ph/h)
@@ -89,7 +127,7 @@ func fit(w, h, pw, ph float64) (float64, float64) {
 
 // rotateClockwise turns an image a quarter turn clockwise: the pixel at
 // (x, y) goes to (H-1-y, x). A paletted GIF stays paletted, which keeps the
-// PNG (and the PDF) small.
+// PNG (and the PDF) small; anything else turns grey (flattenGray).
 func rotateClockwise(src image.Image) image.Image {
 	b := src.Bounds()
 	w, h := b.Dx(), b.Dy()
@@ -104,13 +142,16 @@ func rotateClockwise(src image.Image) image.Image {
 		}
 		return dst
 	}
-	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.Draw(rgba, rgba.Bounds(), src, b.Min, draw.Src)
-	// (x, y) of rgba is (b.Min.X+x, b.Min.Y+y) of src.
-	dst := image.NewRGBA(image.Rect(0, 0, h, w))
+	g, ok := src.(*image.Gray)
+	if !ok {
+		g = flattenGray(src)
+	}
+	// (x, y) of g is (b.Min.X+x, b.Min.Y+y) of src.
+	dst := image.NewGray(image.Rect(0, 0, h, w))
 	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			dst.SetRGBA(h-1-y, x, rgba.RGBAAt(x, y))
+		off := g.PixOffset(g.Rect.Min.X, g.Rect.Min.Y+y)
+		for x, v := range g.Pix[off : off+w] {
+			dst.Pix[x*dst.Stride+(h-1-y)] = v
 		}
 	}
 	return dst

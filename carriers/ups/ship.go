@@ -62,9 +62,9 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if perr != nil {
 		return carriers.Label{}, malformed(opBuy, a.status, "%v", perr)
 	}
-	pdf, perr := labelPDF(res.image, c.cfg.Now(), res.trackingNumber)
-	if perr != nil {
-		return carriers.Label{}, malformed(opBuy, a.status, "label image: %v", perr)
+	pdf, err := c.labelPDF(ctx, a.status, res.image, res.trackingNumber)
+	if err != nil {
+		return carriers.Label{}, err
 	}
 	label := carriers.Label{TrackingNumber: res.trackingNumber, PDF: pdf}
 	if res.shipmentID != res.trackingNumber {

@@ -535,6 +535,9 @@ func labelPDF(image []byte) ([]byte, error) {
 		return nil, errors.New("the answer has no label image")
 	}
 	if bytes.HasPrefix(image, []byte("%PDF")) {
+		if err := carriers.CheckLabelBytes(len(image)); err != nil {
+			return nil, err
+		}
 		return image, nil
 	}
 	compact := bytes.Map(func(r rune) rune {
@@ -543,6 +546,10 @@ func labelPDF(image []byte) ([]byte, error) {
 		}
 		return r
 	}, image)
+	// Refused before the decoded copy is allocated.
+	if err := carriers.CheckLabelBase64(compact); err != nil {
+		return nil, err
+	}
 	pdf := make([]byte, base64.StdEncoding.DecodedLen(len(compact)))
 	n, err := base64.StdEncoding.Decode(pdf, compact)
 	if err != nil {

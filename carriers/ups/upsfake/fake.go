@@ -67,6 +67,9 @@ type Server struct {
 	failures   map[string][]Failure
 	shipments  map[string]*shipment // by tracking number (= shipment id)
 	seq        int
+	// labelImage, when set, is the GraphicImage of every ship answer
+	// instead of the rendered label.
+	labelImage []byte
 }
 
 // New starts a fake UPS that is closed when the test ends.
@@ -157,6 +160,16 @@ func (s *Server) LastHeader(op string) http.Header {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.headers[op].Clone()
+}
+
+// SetLabelImage makes every later ship answer carry img, as is, as its
+// label's GraphicImage (ImageFormat GIF, whatever img is), to test how a
+// client takes an image UPS should not send; nil goes back to rendering the
+// label.
+func (s *Server) SetLabelImage(img []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.labelImage = img
 }
 
 // Fail makes the next call of op (after authentication, for API calls)

@@ -443,6 +443,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
 		from: from, to: to,
 	}
+	labelImage := s.labelImage
 	s.mu.Unlock()
 
 	gifLabel, err := renderLabel(labelContent{
@@ -452,6 +453,9 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	if err != nil {
 		writeErrors(w, http.StatusInternalServerError, apiError{"20001", "General process failure: " + err.Error()})
 		return
+	}
+	if labelImage != nil {
+		gifLabel = labelImage
 	}
 	html := fmt.Sprintf("<html><body><img src=\"label%s.gif\"></body></html>", tn)
 	writeJSON(w, http.StatusOK, map[string]any{"ShipmentResponse": map[string]any{
