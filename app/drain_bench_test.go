@@ -118,10 +118,10 @@ func drain(b *testing.B, labels int, latency time.Duration, workers int) float64
 	if err != nil {
 		b.Fatal(err)
 	}
-	state := "TX"
+	state, shop, ada := "TX", "Shop", "Ada Lovelace"
 	in := shipping.NewLabel{Input: shipping.Input{
-		From:   shipping.Address{Street1: "1 Congress Ave", City: "Austin", State: &state, Zip: "78701", Country: "US"},
-		To:     shipping.Address{Street1: "2 Main St", City: "Austin", State: &state, Zip: "78702", Country: "US"},
+		From:   shipping.Address{Name: &shop, Street1: "1 Congress Ave", City: "Austin", State: &state, Zip: "78701", Country: "US"},
+		To:     shipping.Address{Name: &ada, Street1: "2 Main St", City: "Austin", State: &state, Zip: "78702", Country: "US"},
 		Parcel: shipping.Parcel{WeightOz: 16},
 	}}
 	var (

@@ -174,8 +174,8 @@ func ID(m map[string]any) string {
 // Shipment is a domestic shipment to toName (a sandbox trigger or anyone).
 func Shipment(toName string) map[string]any {
 	return map[string]any{
-		"fromAddress": map[string]any{"name": "Shop", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
-		"toAddress":   map[string]any{"name": toName, "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"fromAddress": map[string]any{"name": "Shop", "phone": "415 555 0100", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"name": toName, "phone": "212 555 0199", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
 		"parcel":      map[string]any{"weightOz": 32, "lengthIn": 10, "widthIn": 8, "heightIn": 4},
 	}
 }

@@ -249,7 +249,12 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	}
 }
 
-// Address A postal address. `state` is required when `country` is `US`.
+// Address A postal address. `state` is required when `country` is `US`. Quotes and label
+// purchases check addresses as the carriers do, in test and live mode alike (422
+// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+// with a prefix in use, and the postal codes of countries with a fixed format must have
+// it (README, "Addresses the carriers take").
 type Address struct {
 	// City Example: New York
 	City string `json:"city"`
@@ -289,7 +294,12 @@ type Address struct {
 
 // AddressVerification defines model for AddressVerification.
 type AddressVerification struct {
-	// Address A postal address. `state` is required when `country` is `US`.
+	// Address A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
 	Address     Address               `json:"address"`
 	Deliverable bool                  `json:"deliverable"`
 	Messages    []VerificationMessage `json:"messages"`
@@ -361,7 +371,12 @@ type CreateLabelRequest struct {
 	// Example: 2026-03-10
 	DeliverBy *DeliverBy `json:"deliverBy,omitempty"`
 
-	// FromAddress A postal address. `state` is required when `country` is `US`.
+	// FromAddress A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
 	FromAddress Address `json:"fromAddress"`
 
 	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
@@ -380,12 +395,17 @@ type CreateLabelRequest struct {
 	// Example: Priority
 	Service *string `json:"service,omitempty"`
 
-	// ServiceCategory Speed tier of a service.
+	// ServiceCategory Speed tier of a service. Requests may write it in any letter case (`EXPRESS` is `express`); responses use lower case.
 	//
 	// Example: standard
 	ServiceCategory *ServiceCategory `json:"serviceCategory,omitempty"`
 
-	// ToAddress A postal address. `state` is required when `country` is `US`.
+	// ToAddress A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
 	ToAddress Address `json:"toAddress"`
 }
 
@@ -413,16 +433,22 @@ type CreateWebhookRequest struct {
 type Customs struct {
 	ContentsExplanation *string `json:"contentsExplanation,omitempty"`
 
-	// ContentsType Example: merchandise
-	ContentsType      CustomsContentsType       `json:"contentsType"`
-	Items             []CustomsItem             `json:"items"`
+	// ContentsType Any letter case is accepted; the shipment shows it in lower case.
+	//
+	// Example: merchandise
+	ContentsType CustomsContentsType `json:"contentsType"`
+	Items        []CustomsItem       `json:"items"`
+
+	// NonDeliveryOption Any letter case is accepted; the shipment shows it in lower case.
 	NonDeliveryOption *CustomsNonDeliveryOption `json:"nonDeliveryOption,omitempty"`
 }
 
-// CustomsContentsType Example: merchandise
+// CustomsContentsType Any letter case is accepted; the shipment shows it in lower case.
+//
+// Example: merchandise
 type CustomsContentsType string
 
-// CustomsNonDeliveryOption defines model for Customs.NonDeliveryOption.
+// CustomsNonDeliveryOption Any letter case is accepted; the shipment shows it in lower case.
 type CustomsNonDeliveryOption string
 
 // CustomsItem defines model for CustomsItem.
@@ -603,7 +629,12 @@ type QuoteRequest struct {
 	// Example: 2026-03-10
 	DeliverBy *DeliverBy `json:"deliverBy,omitempty"`
 
-	// FromAddress A postal address. `state` is required when `country` is `US`.
+	// FromAddress A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
 	FromAddress Address `json:"fromAddress"`
 
 	// Options Extra services.
@@ -612,7 +643,12 @@ type QuoteRequest struct {
 	// Parcel Without dimensions the billable weight is the actual weight.
 	Parcel Parcel `json:"parcel"`
 
-	// ToAddress A postal address. `state` is required when `country` is `US`.
+	// ToAddress A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
 	ToAddress Address `json:"toAddress"`
 }
 
@@ -660,7 +696,7 @@ type Rate struct {
 	// Service Example: Priority
 	Service string `json:"service"`
 
-	// ServiceCategory Speed tier of a service.
+	// ServiceCategory Speed tier of a service. Requests may write it in any letter case (`EXPRESS` is `express`); responses use lower case.
 	//
 	// Example: standard
 	ServiceCategory ServiceCategory `json:"serviceCategory"`
@@ -702,7 +738,7 @@ type SavedAddressList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// ServiceCategory Speed tier of a service.
+// ServiceCategory Speed tier of a service. Requests may write it in any letter case (`EXPRESS` is `express`); responses use lower case.
 //
 // Example: standard
 type ServiceCategory string
@@ -715,7 +751,7 @@ type ServiceOption struct {
 	// Service Example: Priority
 	Service string `json:"service"`
 
-	// ServiceCategory Speed tier of a service.
+	// ServiceCategory Speed tier of a service. Requests may write it in any letter case (`EXPRESS` is `express`); responses use lower case.
 	//
 	// Example: standard
 	ServiceCategory ServiceCategory `json:"serviceCategory"`
@@ -745,7 +781,12 @@ type Shipment struct {
 	ErrorMessage  *string `json:"errorMessage,omitempty"`
 	EstimatedDays *int    `json:"estimatedDays,omitempty"`
 
-	// FromAddress A postal address. `state` is required when `country` is `US`.
+	// FromAddress A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
 	FromAddress Address `json:"fromAddress"`
 
 	// Id Example: shp_7d2e1f0a9b8c7d6e5f4a3b2c
@@ -768,7 +809,7 @@ type Shipment struct {
 	// Service Example: Priority
 	Service string `json:"service"`
 
-	// ServiceCategory Speed tier of a service.
+	// ServiceCategory Speed tier of a service. Requests may write it in any letter case (`EXPRESS` is `express`); responses use lower case.
 	//
 	// Example: standard
 	ServiceCategory ServiceCategory `json:"serviceCategory"`
@@ -781,7 +822,12 @@ type Shipment struct {
 	// `voided`.
 	Status ShipmentStatus `json:"status"`
 
-	// ToAddress A postal address. `state` is required when `country` is `US`.
+	// ToAddress A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
 	ToAddress Address `json:"toAddress"`
 	ToName    *string `json:"toName,omitempty"`
 	ToStreet1 string  `json:"toStreet1"`
@@ -1035,7 +1081,7 @@ type ListLabelsParams struct {
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
-	// Status Only shipments in this status.
+	// Status Only shipments in this status (any letter case).
 	Status *ShipmentStatus `form:"status,omitempty" json:"status,omitempty"`
 }
 
@@ -14516,181 +14562,185 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L35chu3mij+KijOqYo006JISnJs6Z+fYjuJf8eJNZZ8kjOhLwl2fyQxagKdBloUT0pV92nug90nuYUP",
-	"QK9oLtqyjP9JLHY31m9ff+uEYpEIDlzJzulvnTnQCFL850eq4D1bMIX/0b9EIMOUJYoJ3jntvKYJDZla",
-	"kb1Jlkq1T8SUqDmQSRZegyJqziRJ4dcMpCJRSpeSTFOx6HaCjgznsKB6RLVKoHPaYVzBDNLO3V1QTPsR",
-	"FpRxxmfNqX+aixjc4JLEMFWE8dLsu8wiwbO5T5zdEsUWQPYkhIJHcp9QRZZzFs7Lu2SSTLM4JnRGGdez",
-	"6kWxFKLOqUoz2LQKs4N3UXMB7yLgik0ZpOZci8M8IzSWQu8X0lSkZCIiBpJQScapG2+81VKkSvXxmpWo",
-	"dHU+VZA2l3JpDoAoQZaUKTKBqUj18at0xfiM7NktBSQVGY8gIlmyv34BC8bZIlt0TntB81zugk5CU7oA",
-	"ZSHxdZZK4VnYh4T+mgFJhGT6F4QvQkmSwg0TmSQJncFXkow53CozBp4L09/+mkG66gQdThd69tBMUVkj",
-	"vX0PfKbmndNBr1hn6dBaEOOCzoBI9i9omyzG78pzRTClWaw6p4OTQE9sDqevp82Pqh/4QOhyzpIFcC8M",
-	"uWeERflSEqrmxUpYtPaa4JYukhh3PU9GX0cD6E979NXkZfh19AJOpsf0aDIIO76z+QkmcyGuvcvKJvmf",
-	"j7C05fx61KeDyVF4HJ3Ai+nX9OXkVdiL+jCYepZ2p0eVieASELi+odF3VMGSrvRfoeAKOF4qTZKYhVSv",
-	"8vC/pV75b6X5/5bCtHPa+bfDgn4emqfy8K3GSzNVdefjkKYpg3SEmDsme0um5sT9ip/J8T4RKRnfQIrY",
-	"b189JZREYsmlSoEuSJKKGxZBSqaUxRCdGWTUJ1ki4D8fWPpyYG7Bt2T7+mFBiXDZ39DI/rLFoeRXod+M",
-	"DIDe0JhFI3wj6OAWOqcdxw0mIlppysmFIvgi+f8vP/xor9vSQ/3v0cm0D4PoKDyenNAXr75+2bkLHnoF",
-	"V5p2e+cne+Pyus09UKLENXCypJqcSAmRYzSfPr4ne2N8OmJ8hCg+3n+8K3gt+DRmoXp6qDwnUlEFJLQz",
-	"npIxF2qUZGk4pxKicaA5yzTjkd5okopZClLqX2mcAo1WoxvBIv3ekI8Zh5jN2CSGEY6qX4sys2YYAY8S",
-	"wbjCXyFmN5CuKoOSPUoWlGc0HvIU3Cv6suxc5NcMMoj2AzJmESwSoYCHq9E1rEahiGMmmeBjsqdv6BpW",
-	"Q64vLtPXJrjhom4JBHGPkohNp5BqKqnBwjcu46NMgl6aXpMBYfwYx7sGXJ5ULI5JmnEtsRCqOSnp94gV",
-	"HiyCBmSMjPYAOe14vzvkb2kaayYvIb2BVJJQZHFEKJdLSKtLcVRrFAupxmeEklAsFkwpiJxo8JXUKzSv",
-	"GQBfkhRCkWqmjEtmSssRUmRpCIRy/WUS0xVEAZGCqDlVROOw+XjIY8FnuDiuukP+aLD9rUgnLIqA35O6",
-	"yGw6ZSEDrkYyFAmUaAzeiUggxVEIB9CSyxzIMmUKTqVliZK4DzfSnIILXeInp53aUI9AlcbNPeXcoTK7",
-	"5Q7LVPDZaCEiGD8exXnHFaScxmaVT88MmZ0v54aSTkFLmYgrDsWASLoAUsIEjXL7gaHOmmaxWWZv2wjE",
-	"MgvnKA47bqupmXsRonGVv9YePt5x/ijUt1oefoaT1HuY6rnGZG/BpGR8FpAIYtC0QZ8TF2oOKaFhKDKu",
-	"vpLm+MYxnUA8yji9oSymk/gxoemCrmJBoysh3tN0Bs9wComZcaSEGMV6zvGpUdU0u4fbEElBn/zAvnnU",
-	"XWoa8DGXU5/hrkeJmXS0ADUXkZYNo0jrPeZnYn4O9N75Nrj0eKdxCekNC+FTAVDPKFOXwbhFsg5KeF9+",
-	"3WCDE3hGKGKMtF4/JnsXHy6vyCFiijwMU6AKTokSQospK+K+kUY1nooUj9nOK8+0jDnXEoGWQ8zX0f6p",
-	"vRUjJVREAicw1O6k9MrmK8k1+bvgIZd5JcQPlK/sr/JerDrVQh+quxCVmbQ7PmfCOaucSN+ewvNoBOPy",
-	"Ih3JMNYdZ3nJ5YmvSvLjLBVZMuR749sDPcIBjnCAv473tQAFi0StcpBATeEr6WgwCl+agXfJT5SpIfeC",
-	"wRkZ/3yQ26oO0Fg11mMvNW632qGGvPIZ/neMM9aGsxa2MaEpoJSnxWRAkZtmmn4olNujklgppoSSYsOa",
-	"wbjTCcjg9pYwHsZZBFF3yIf8PJaCVE84QGokMoXrryzo38fEAmMJxYyKO+SlBTHBJdnjwhxqQCgnGb/m",
-	"YskDAreJpsQao1O4Edco+sO+MQ7hbYaxlrKGnEaR1jm0JG20QKPqadFXHwHROo/WHOwNLhoS8EOwsno5",
-	"Gz+v2mJrQ1QspVsNU3zRGMqaQ7ccRr/9MDLzCS9WpOxfW7HPdmMD3l5FEwAyAZpCai92QVU4B63YEPfu",
-	"c5AXK5CN3DZxP1oBrixc/2CMCRZqjZhqfrIw/YjS2SeepCIEKTX/e8sVU6t7Hb7b3JRBXKXw5wa7uugi",
-	"sNZrFJGCjnm5/tLzXMc/CnsPartadYcFRboSxytiL+WUjCtbM7fhbsz+hELGkI/Nn/ulK7UbyeUQJmUG",
-	"KICg1hIJjX4kzWIotBUuRppOSjSjcDFCcNULkEaqygfL5RYrbhnBxolBKfw3hJrOkr2Y3RSiiCbhhp6h",
-	"HOhMw1SSGbvRRLRNYnJ7ghstc6pVrpoO+Rhp7lv9wNktZcm4a0j++PEsB/n14zAWeJoG5nOSCKloTCyF",
-	"75KxsUWV4dCw0DEy43SFj8afLhHFklSzNMWMgTi0uFFYnH+EJfmnSK87QdlJ8MIY692f/YbpOUBfG+W1",
-	"0c45jVcIfuQtnzEOkrxXUXXsvscBoYfDtXucR5cfyFH/xYuDPqFxMqcHA7Tq6L0V83661FulSivhndPO",
-	"//rl/OC/6MG/Pv82uPtbxzObZhlxdek0ov+f/asbikV1zYOTY88oxrpf2X9EyXtxAzENYZtdJ3PBa0P8",
-	"R58M+gNycnJCev1erzrKsW+QFCRDDxutbmlKYwn5+xMhYqAcyY4GoBoY/LMJAI2JpEoBVL/65dFJj3zL",
-	"pmpOzm+AZ75tb4AkM+ygOuxlxhSQo6P6CfjP8V8sqX7e7/X7L2t3uGkld2UfzS/5boOOpeh6kgJQP+ff",
-	"i4mmUnoZFov/gXqZ4Td6WVUcpAWqr6P6jiIg1UfTsdNBmxe60MxvZoZnChYbBy+v8AfzsR7HjkzTlK4c",
-	"oGQeouQ0TzSnL2lq5O690jotCQ5FmkJoZFwlSDiH8NrQVmcn40KR0nfodACeLfQNuFk6QcdOknPlz5tv",
-	"D5dePbwgP/zSmfku8nWJc/hosuUsX0kiltxZuJUglGjOa7ixkfU9NNh8W4XXTxeXHS9VjKA5/1WhldsV",
-	"GGOhfjswvIApMqM3oNWFKqXs9/uDfs831zXjHgfnuMSDS9YAspYBa1ZbNWFoaYBYrSlA75+GAq0XyVgs",
-	"ncocUwWpgQ9zemOyR93u0PaXn7U+4UiAcXwlNJVV0HGr7gSd0kK0vIbjeuAnh4hN521fqzGgi0tUJE+J",
-	"ftmKTBARK+9ojlxaB5mAWoLVeiXEuFQSC6sOdsmeuab9ziYwd8Bkr6/YhBeq0WZjCUvJJ+qXEe4tDuzC",
-	"6+/Dszfy5ZJN8O+w2kQL31XfLvH17dn3jix6DUvegQffn81uy0+fl3sa8HxPJxC3A2dBPGthVCjxO/Ui",
-	"sFglDaGAWxoqh4t1yREp76YLDDOpxGa++tq+VjDtbzbC35v8xbugM03F4nxnAeGhAC/wFDfO+MG+ZoKa",
-	"Qog3fXBh3tLAZ86+7d7stY6rd3ORMpEa6NmIFmb811TBTKQbj+Cy9rqWfcSu516D+PLVlYfLD6sd5m2A",
-	"USvUV46sLDZ8SCNIiVxJBQ2N5cRHQ7lmP1ElTMtEIzVJEurIsjLfLx3H6rt5REUnKH4smGsuhZYvzker",
-	"F/T2nXnXUhj7V78pjT4UyrM0bsLf91dXF5cmAEaBVGjGNkGJNAwhUZLMlTIhgMWx65/k6eFhSV881Bco",
-	"D/VRRHW94/jlJmqpl5afuBdOCvpTi1w1D0gEYUyN6fqsZhfQQkYEUjFuPMuWBttoEemsyUBEymYm8rNG",
-	"dI0lTb69TWLKc7VmI7S5767wwW+5cLYADTs8YlJLZJEIMxN7EHRmbKrQdqaylEM0mgkR6d+lOfmgg75f",
-	"fULFZVRHawoDDhK3UozscWogrEKn47Dt4MkFt6R89SFH1RzL7J4qIqr9gU4ojwTfrNNUztPtbA204C62",
-	"JyavhVKCk6sDOWep8pCTDQLGXF7RlE2nP2aLSV2/edHvver2e02NvDGKAcLXhYh4fyvPrxnNrcH5KINq",
-	"UOqmsNSgc0PjDF47WtjUDPC5CxhfYjR3zDiQPa0Jjt0axiTjTMn9gDBOQj1ahaQMTvRCpiJdUGWmf3Hc",
-	"CdbGFgedJbDZXH34l39d5uluCxMZD6G6shf632GcSXYDP7jlGJ6RLzcSmdGuPOvlBhrqsFxeb+mmKsdd",
-	"2qEPyt+UJaxaNDWPV6iPSb1xCWSs6d+CKogcjr5xRlSBqqgNBEenWkQVdMkHbp3cGH0w5OEcaKJZBFq5",
-	"UaGlC8FnROEMSEAxMgVN6JLQGDVbLjickuPBgHgN4UPeZgjvknNcSb40EdEV2ft09Xrfjlc14RvTdIEt",
-	"g97gxUHv6ACxrrgqrWd4cMUdy7lSsEg8Mgg1DyA6x4eVAQ8UW3hHpZkSC6pYWBq2Can5W8RO8pUkBmzI",
-	"Xp8oQU72zwidoE93ik4HE1bpXid71BoQTJSrviTkpci2m3gDfrPOT1pVWOpJMCQNfcxL/ducJglwSTjc",
-	"qoBAd9YlQ3TJpRCCPjVrlYCIHA9ekSshyA+Ur4b8Yx4S0NgiOdKYeUKoInhR/f5Br3/VH5wOTk57vf8a",
-	"dvRehp3/+7//z1ltt3LIaQpo99CbZhANO+buG8cfU5R/fpCVG3PEpXkwzjH+9jaEtO22piyVikxWGrn2",
-	"qJaYpN5DLyBhpvRtGQf0p6tvD17miTTupL7CkE3jfZ+IaHU25PZinaiSAsaXcFG8KFKM9cTYJ/0MgxHM",
-	"ljckNhRbumwxZWr5jxhj4Zq15uCHYZhqKdJrY5WSPgirkboy5pTvZA1NW11miwW1JpIa98YXjAzfvEEr",
-	"gXufJcAj61hvPlRCVWwTbZsx7xWDBaUVeaxrxc5abKl5DLuY2mCN49tbRL2T29v8/JsyaYNe+oc2PEAZ",
-	"zE6B5J8F+iq9FLnbCbaTFe3MVtjzmM8r/sfm+t7ScO61JJu1NZygJceotZ5jFIwvZmzrPVQM3b4teA3Q",
-	"P1B9ZHCQAo3QnqkXIpX5Z5gKKckNpBJtmRWeVOFYXiOfH0q+zxaU59NpirgiE42pyTzVSmh1FqfgLDJN",
-	"qECzhKU4iEELjqTkT8TNeRZhffr1RbwR6kBCorUsiEhC1dxRDPwgQN5Ud7XjFdUYdWWxpcABK/P6lBj0",
-	"uXtACDEmScUkhoVdQN1vvzUsYDgBanfv9HQ+cCj5yP34hmyX6M/kKUKxx+MeWIlJcCAh5cS62SdaxDkj",
-	"gmPmRSU4wcWdjY3HfspiZXIJv3t7RQ6N2hyU5LA5k0qkKzIXcSQNo8hPoHG29T2m7YmMJdv+VxLDvXLf",
-	"/7jb8XKfSrS9bzwMkDfSYzXSP7Dn1wim7272ChjArrvKSsT4xkbGeG6Q30Csl5TTdUyWNBYq6SHECfuH",
-	"wfWqsnbT9zq0TNjoLjJkRBW1flNMjaTxRWkBRhPxXZNLDJEoPGhIycMdjeqtH5TOsjgdFlW3AjdqdBQO",
-	"Jn3am76Cl9HX4YvJCT2eHsHAS8TUynfZ46btTJP0mvGs8pPLRar9VLCEIfc65SjRr50hVGG0r9Zz8llN",
-	"YKWhTAgi1gM8JpKu5JAv55g6pFIaXkPazRJ9PdVV5LBR+RVuQ0hMRNiQFz+b0x4pMZLAI0htiLIFqa5C",
-	"IlVTXrx2xvVAz/JXgjJQlmHOAlMrRrxnXuurBcCtiCiO8xHzlHzEpUjf1QPxLLaR5RUjbMsGcR2VIVo3",
-	"YhfQVOIqyPpc2NlYowUfu6gtnCO5PJxjZyvSPRaQVFbpO+h3DXN0XUi6BmlVNEkkncIZuYbEqLBfk4iu",
-	"JEmKRJbAmp55lNOpqqAg0gjSg36vNzg6QKTe3UL3Q2s4Ac5tpRkTYWry58ypWLXIUNSym13jrtZp2A14",
-	"XeofCsdSTXC5VSl1HjkPV5FsxqnKUngt+JRpQKwzmJbopjvPTV3kzqqm70lkikRsAVyaIBWtjjCDlc6C",
-	"xszPNFRaCzc/Nlc8x9/fVRd5vJPxzJklBxWjZNOUFnRivOTaZP3eE81WtjPmsx0N7jfb8ebpWNTY28sn",
-	"2VqNOKy1Nv5nJhS0+6X/0P7hp/fv/j7eU3snxkbQGizQpn+XwnqkSxfO4ggta7/qkclyzmJr1ZUkYlFA",
-	"QOvsefZxobI/msKNBoutpY2PVHn0tNrRmiF95/fRBp1sE6B22RKhZl7WI71u+Itf9QfBNnbHMEtTzUfr",
-	"U77ptIZiQHqRsrDNL1NfFfkPksRU6aV8C+anCnN9NehttdDCi0BXsu5WWvd6yengB0S09JdleZMQj2GT",
-	"IiVuJBkY9y1EhdtWy8rm+z3jI2B8yD9dvUYxW7+gJUayBLjWD12mgIZySqYQQUpjrSmziK72u+Q8XqJk",
-	"kkKRKd90KvRebONUmGU0pVwBRD5rO6C3pLzn/H3Z5rBprK+8utaA5/rd11nLFjdfCmDxBqg8ekRKa6Cf",
-	"W0lzCg82evbuxaASDtah3Es4sIRGKzd8WKSGT4S7pDcQlViMP2RxXVTiuijEx1CE8vBETzhiPdMgHb0K",
-	"X06+pi+mJ3AclU0LvpEXVmpfd4Yo2ZdCF9tDFR8Qm7guGHFduGFbeOEWqtrCWLLK2tk9IgvL0PMIOn4F",
-	"GH8XJf+ySVxqdakS0GqbLblGK7GPVneDUHCxWOGJUh7RFHPebhMrdokbSLmWh6vRNqV3G9dadYi0h83n",
-	"UdFG6KKcTIow6G0D5lvkkT8DnfbeqDV4+Y4tj6/fQ71/v2uNc4zPbL6aiWOIV0RwYxO3Of6/segOTQqM",
-	"W9O8hq/mEU9oTHkI50kSM4hahCq9xITxGbFvkzCFiClCzVdaUsHwCWey63a2E/4eKm5uM8ecpjM4X2ga",
-	"0SYyNpgiWTCeSeI5m213tjsXeQRJeCt5e1dttWwn9slyK5Tj3M3npdyslGbzE62F2+spaUjWHt/2PWOj",
-	"H1L9L+ggJn3yhY5++vi+CBmYC8z3MNb2izffFnsXGlVyM3b3oRz+6XV5n7S8BVDlW9wF3p+dXAcdY8Ws",
-	"iWQJ806WB42sncOSZxtici9riP7mxzbZTYnLNYKW9dP4/JUX24NglaFsLQpdlT/zRMzWRSM3TREj+uAV",
-	"X251SVfmlIo7sm6tXYDVuOO2/2JLgbZYSVCkLW6p7zX42oN0QJ8YUNEMLe6UQTK4n+nOIc1jiONOdNoo",
-	"itdD5/XvjoSjkSShMzgjWmI3NRaBxFSanzUMPokoX6UeTbdxQlcmvdYkJEAUFHw24xGkZEnRYWtDsmqJ",
-	"mkwSpfXrlKYsXg15KUzorMq0mfNWYUXKipO68E1b/7PNb0RHr/VSW1OR1S7MqiuBYmVXrg0UMzhVjNdx",
-	"SOb1JlkcXmuxfBRVvm562unjluiYy5ByGRAOS5DKBlHm4ZP9Xm9/axNyg+Y2E2Wq3E2l16Pj6UvaDweT",
-	"V9ERHE9P6IvJ1+HL6BU8VByRlZrN9+SgDeLcZBONkXem32uocWkTZcpbW0WJOttLbqPjPjyv7rGUDWOr",
-	"PaFOBiOVUi6xojbjpT9EpkZTkY5cFdla3GWO0vhSwsLrLMnzaIrIC4t4WYosSJP6OF6HazmQNTDO5SrX",
-	"qki8/Yn888PHvwcE60msy7AuPnoDCU1NcUc2Y5xMacjiFulPhMiMdhMx7wOCbdUE3A4qS/Fd9ycEhh0T",
-	"++ru/A38ppLPty6B7ymy8SSbcS19QZj6mg68WywyZZgM5SubJIMcxoQuGSeaL43Bd4fe1L3HnMJnc67H",
-	"QzZuzwvONnHBxZ7OkEBgwQJOvHUXsFT8rsGm1dAQI2d1c//1Jtpnq9OvqxXgqxDS5LuWUZTNg1oqHDkr",
-	"IRZCWxdhW/+yvzXZGDYqzww7JJ9XGnuUeenk6nty/o+3w862gZPrDsaitBMNWhNl3ovZ1hJsPfnGw9Nd",
-	"8kdbDLBLK1nQCIJyugmPbP6IPxemnqEjt0zRkXYmMSVOiDlpZKqQPRv+FJSScuQ+VmgEjADSyzMVCuFW",
-	"Abf1RMI5RFkM3ceyquG8LRIKPrvyB481Rakovhn1Jv1wUBOjetM+9c2shX97sufK6wTlhfZRSmcyleHd",
-	"eQoOAYHYRjebd/MLwYqQTJIoK9JU0N7GBQeyZHGs6ZC+rW7dZ7sFz8zl+e3yPUpDlIqneY/eJ4/VPipu",
-	"rnxPJTksx4qqJFZCwS1Q+BFU0DpR+F2cQnYR5ZYkHpJ9jxDPqpDyWELJ+qoCn3cJ2a9j6W5tVHZTeKwo",
-	"sksxgO0VkUodgKCWJOvOtQzrW8LB44F4Bbr+KGD+E1PzQhD9owL8HxOeN8jxl3Os1cWxnKjr3WWT8sjf",
-	"ARLCTNKnlhdXpIiZrkqoy7mEcDSYfD3thf3oFbykx5Oj8EV0AsfTIzqY9MNeizHC4tsT4lD9DJpAh36H",
-	"MEuZWl3q47NOUyzIe575xPexvAlHWuYZmWqr+k99MqMxmYo4FkuIyGRFXhyTcE5TGiowqaR4OwhBOHhx",
-	"IJrKmBqwjE+Fq8pBTU8d22YK6Q1ZUMYVZRxSaU+joFEzpubZBEkUvnwQwY0lU43qsrm714kaghOhJTUs",
-	"OKsFt++vri5OySKLFTtw5kYMnJQBoXLFw3kquMik8YoNuaPuATEteCTZuxEskvsBKXqZmPL+1voQEOvd",
-	"0CMas7KBNKuZDLleB+X5w4kQ14HJ3DZkgpRFCju6vm6IyrA65ENu5GjXFMfsR5LxebnU8Sn5xlRhHma9",
-	"3lGIkfL4T4xMs5HzUtFU6YMrAcGQL0V6LRGH8jIze3k8BOXRRNwGeYV9Jokx7aMptgQ8jBOshIvV1odc",
-	"i+ZqKfBPiWL1NMPKv1LEGrorG7PZ1G5nlNcy2Gy98i5525qHS+ZUEjrkCAKYtjv+zVQdRAdxQLrd7t2Y",
-	"7BkiQ8YY5jrePyNj/dbYNBfyponqhX7MiwRizXR9lqYkfCVRIq82jz9WS9ifmQDdPJNuyDVqmAwwfEEf",
-	"oK/IPdkbp0AjOSb9Xu9QEmwDabLaxwakx2TQO5RDbp6c6AeTbIUflN7P20t5HlgYHRlS6RnPvYA9eeyE",
-	"pPTcgnT+vF9+vm/vrVJcHtsp7VrsPiASeCT9hff3sBaG6ZIZtJbg31s2u1ru+4r2Yw+AvYyz2yHHFpVr",
-	"mwHsd8k5t70I7HMTfi2x8EK1Nr+rrFHpReA6YJb7OwZag42BSkX6+wiIpYjE0+KUZDknhkixAIOsvrYa",
-	"wZBXfv2NRXeHBjICYp64lEr3t7190PoxenoqLbP+DqvxkLvGoCJaaXrj+nWFInHxN1DkEymb12P/hZ1U",
-	"8A7QPSS4ZnYw5AlVc0Mya9lJXfIREqBIyiipdQuz7Vf0CtyQ+INe2pDvYeBlChGhkoSUC441oTXZ2M+z",
-	"L4uSUzRGACwqQ6wU4ELwH6Y+N+b1IoEi4/x+NAiZnl+nRAtn2Eqs2gVNH9Bx79WQr+mxps/S7c/UbmWa",
-	"O2mqoTdo+qExTlxrN2yQIoc8S/ShF63RcM1M5e1q9NL0MKZ2qQXU3qvWtmxDjgaT1X6XYAWb8qEY8q6v",
-	"6NS2Fskro+4d394Gmk7vVy/GRNYNufXqGWZQoY/EkEeV5yEzZduMWTppZawDk3l8RsamX9jPY8IWScxA",
-	"UwlNOE9/tv6/mIVgkzGsVHKe0HAOB4NuryGOLJfLLsXHXZHODu238vD9u9dvf7x8i99o8ZipuJBvpJNL",
-	"zi/edYLOjctn7Nz0TXwMcJqwzmnnqNvrHpmKUXMU2AoU03/NoK0cTUmWqOTEeTqeVB16WoLLzxYr/2vF",
-	"6zyftdoM9he/gF68cmi1oLtg45u2l8bnWkPQQa/3aF2LGkG03vaLCZ0hq5H6bZIfeFdfzbFZjW+SfNWH",
-	"pXad+El/8yeVthv40dHmj4q+ffqLwWCbaZp9JvDbV5u/rTcgugs6J9ucRrWPHSoirjIMwlb9nLXCQGcS",
-	"y87kv30OOk2RB0vSUayuV8dz++i0GOEu6CRC+tRDJVIjSzqs0SQQ6ziTTALZ039aNRA7Q5SCRbTIiUKJ",
-	"i2r9yTRiqHG9gLjqTn7G0evbdg/tXMGQpipmVoohF/06vhHR4zXP9RZcvqsqr3qBdw207T8J2rY1ka0A",
-	"0R8dVXtboFvecFZ/0N9iinqHvz8rTdC3XcZGJxOWWNpOJKKqkvhphREJSsTiLiix2kOj7qBhzktCXs8h",
-	"vJZFEwB0/tt+rgW+Vzx7bjt7ny4vLolUq9iIi58u805YWoxGsiA4uJLtqDCGc8pnWFPMls3xEQf0fq6e",
-	"ljhUcPL56IGvR0ULWShbWrQcmsXqj04c/uK4rr8abHX2rg88frLFoXjaXVYpi0EJV+nL4WKJ1tyLrlji",
-	"sD1dKczpXvkdw5Xy+k87Ce/15O68Ybc9A79w/9bZmZ9Ysg+8JU7NaeS9HdUqAa3LmlCYSqYvL5XmQpV4",
-	"MGjW2dqz7b9ObaUtS0IrrbECLcYVTQrz8rdDTvmKxAyPE+tzMRmQlNokX2zdYU03GE5rqnLpnWC7+Y7L",
-	"XXTVWQpqtqEq0PqYpidViYqiQWt1IXNLX1SgJ1KBclePIz9FHfV7qT3OMGcIjjHgtRKcy9xxsSOx0XIJ",
-	"AghVhBLFFuAnMO/N/L8TgSn8Ms77Z2Ivui3Im0dmbKmc1FJnntaAUU45WG+8cLv+grNPZbZwJ1xCW4tp",
-	"90XbYsgS3lpzfLv2cWn7xBjXSOGSQznHyESntn8MVoo9I7UsnFOSFwZnpmrWkCsG6RnhwDTzK70gtIIT",
-	"x8YT4vpLlHMwArKcs3BO9KHGoEAOedmRGq+65ELEcTPHN+OKxaY1ZGbSgUsJHOWGWgER6ZCXS24SX2FC",
-	"46up1yZEC7Lp2NJqpKn6B9AC32K3GaB5f8grhv5Nxv3jnimkXusb7+Sca0hUMORSVC3hxvmKSWX13vL6",
-	"Sxq5Hs8mIK/ZEZ3GGsZW/s7oxsFiO5MxSU56R0Pub8HedEmdVpy+tt6ac6kY7wNWZZymAAEpb6xwVXNT",
-	"DBet/FjwUrZbvN7b0nFPZ++qdHDaSrsdPDqN99J3mz91Vm1ah7hicqyemdwPttJVF1jP0R7gF5PZn1yN",
-	"NiiCCD7JVs74vT0XnGSrtWY4PxfEEIZ2Jvie3bhS6VhVisZxURmtJteaPv8/FjRLq9qmR70NWWnKsVin",
-	"7SkJT6U431Ykp/fYc9sidC2mtNTW7nKSgHUXfjGm/c+kAggzZYwzrQ9KqYfbUQMTmrQ7PdAyY6tK+4GX",
-	"uGNuDnMhec7mVM5dreq2+00C8B0oh/67qbGXRWbms+iGrR4yJwn/0Z1jx5u/+FGob0XGo99VC/wOFKH5",
-	"sT61FojhV/jvbhJN10Z/mAouVGuEx7cvCOPhnFy8+TYoarxMVsYScn7xrh3SL958+4zAbjdVwHoe6D5h",
-	"nPp6SvjBPC9fg3D+mIK5g4E101oVzihaK1Bkb4wPRq6wwb7rE804lq5curgrfQ0mNgzPqqRetS3Lvn2I",
-	"r5o374JOORx285euTQRu6gtNeDhNeCOWXAsTpb4FrjnksxAIE5/ZLiafy2tZqVeqBDZaILTUXMFQGdsG",
-	"XI+Her2pYo7aedmcc2riGnNuuxA3gE77cd76wT2vVF4zpoKIWVtBuduC/VC/AgumFERmMS4W0tSPovEZ",
-	"cvW6HacIJx1yV8/NDW2CRDcE4wzuFYxj6ok+kojw+OpFtdzpnVUw/lgmjFphlr+coPLFhrGGchoANek0",
-	"+7sbFWzKwg56hI2y7TrQbhWnkmwSMzmHiHxIgJ9fvMtJuiaKN4CVP5TA0PAu+VGQUvYCE9wrYNmR9Ced",
-	"B+oEO7Qt8YsueqaUhvdUDEqJZZ3TXz6Xr/RqbvgGjo5Od7tfd6cLULTzuXIbK7qI73kbQTXofser+Of5",
-	"D+93uwq31OIqthJQn/G47Z48x+1y0tar0ZibZd40Ya41GaFQrWXowjPkpnjy70C5KlgNPlmb3k7NotxX",
-	"a8t+WFct5kxWzWT+qIvdykc9qZru9t4CHa5l1Rcl/TGVdJUDnMMFhwCPJYTnERdtuHQeKnYDZE/rhxHE",
-	"oCDar2Z21hCH/IhFRWxKmyQ2w1crjCmYAr7NUIuf3DL+1Hkaben/6yMeymf5JerhqaIeyqdcwqcc/h8e",
-	"slQkaoQ0jic0NFgFrozbb3+zOkJXK4T/dpil8V27xostsW3aFfAIVVNaNOwsWpWdokJiQgxdB8nAJlqj",
-	"/jnkeUsv11BrDrfk+x/OXx9cfn8+OHmhwXBs8qp/PrAW9IMrtgCp6CIxWdZd8zylS5NoaFKvyTWstMJa",
-	"hB6UzvkrScaV/P7xma0QhkFXOLgkC9P8nXJy1OsROeR0SVddcm58+oPbW+TWjGOy31mtB3SAIx2ITPPv",
-	"k9vbgBz3XqKyfDx4Zbp1O+f8Xp8sGA/IifnfwP2fzM+wGbitm8Q4oXG8H2BhM+w/NOS2SfWUsticXx6g",
-	"Sk29XKNYrxcKKi1aTcPYVGSK8VkuJRgDVyEnFJdhagGuExoaVRrWdhgds9zAQRdABLduEDQwnBnHoi0v",
-	"EaUiIVFmaCLIbRd78C562Ho/cXabZ3fa3GQm80pNSyqJa0OzYT05JG+zoFL37UYr5FasUdvgyhYrvXSI",
-	"utPRPZHpxRY53cKl+/PPnip6rlZVd63wf553Ryj3vC1REk3qPn18b00/tQgy94okVL+kPy21QSZ741+G",
-	"nX8fdj6bPsYar5150KY7W3poGzjAkNu+GLYCRZV6mTQ5sluW3JAPen1TFxhRrUwgbaibHnz/AZl0Vux4",
-	"0siiWjnNZ86cWV94qM1xWHo7KKl8FXn0S8rdnznlLo+l1Fq8lYd2Ee6qZT3WGeGqkenur9wMYTSjViq4",
-	"0hw1kU5cOHNFBos6OFhiIK8L3CXvMY8XhU9TUwdXSGagyHHvuKlEvcEFFJRgNy3Kfuf3fh57twXYMOiL",
-	"tv847jc8z0K+dzWznhSQgzUxKKVlGI5ZpZroMEY137A8X+TZd6CeBByfVF3fhpd8gfrHDUS5J8jvpJhT",
-	"Fc59+c+Uz7CGAiYsjm2JunFAxqUXbUS+sRKPu2ScpbGL0q/Ih5qGDzlztbFPS6V7UKyUYHIOFluVyj6z",
-	"5jZTaC0FW/yormQTxqUCGvnEw0ol9Adj4eOLlt5K7c8cQ7oDEbBdBv7axOB/kvxo4O+Z2W5DfjwspMBW",
-	"K/ybQlB0sSFO3m1PpYZyefK1dvdi+IdQieBPaa2v1KJea6kvV1j9q4kAf1a7fsUaG4uZ7bn65DLFOiw+",
-	"/M2t6B2GttlWx347/39qTVCaWikihdy+ifvId5ay2VwRuqSrgCznVBkXmyrnBNfDulS6qtdGfxhut2i2",
-	"rV7u4hC29HbvVuHfQxsGT0Ub2iQCd1lMWo3+S+zX7xeHZeGNcLF8fh6uXJOhllRnHklNl0z5Y1dOtqu/",
-	"GjuTdY2vG6M0Go6HHYkNOkCqYYfQUI/qSfW4Avk0Kvez4xUWas6J318Xu343wylgOHHRGebJEabqAqpW",
-	"cP/ls4Y5CemNA1ZTq/SQJuzwpo8QaVfX5J6m5rkJ62pWOdeqczWcHXml5VA2NtPjK3UZV2Jajx0rf58H",
-	"4zRHOPeUTM9zy8s14UrDlYs+NsIBvDXV7YAsrchApSFLRpC19ZpKn9gSLn4HchHFWIQD5l9inN7d57v/",
-	"FwAA//8=",
+	"7L3rchu3lij8KijOVJmaaVEkJTm29OdTbCfxt+1YY8k72Tv0YYPdiyRGTaADoEUxKVWdpzkPdp7kFBaA",
+	"vpMidXGSPf6TWOxuXNf9+nsnEotUcOBadU5+78yBxiDxnx+phndswTT+x/wSg4okSzUTvHPSeUVTGjG9",
+	"It1JJpXeI2JK9BzIJIuuQBM9Z4pI+DUDpUks6VKRqRSLXifoqGgOC2pG1KsUOicdxjXMQHZub4Ni2o+w",
+	"oIwzPmtO/dNcJOAHVySBqSaMl2bfZRYFLZv7xNkN0WwBpKsgEjxWe4RqspyzaF7eJVNkmiUJoTPKuJnV",
+	"LIpJiDsnWmZw1yrsDt7GzQW8jYFrNmUg7bkWh3lKaKKE2S9IKSSZiJiBIlSRUPrxwq2WorQ0x2tXouXq",
+	"bKpBNpdyYQ+AaEGWlGkygamQ5vi1XDE+I123pYBIkfEYYpKle5sXsGCcLbJF56QfNM/lNuikVNIFaAeJ",
+	"rzKpRMvCPqT01wxIKhQzvyB8EUpSCddMZIqkdAbPFAk53Gg7Bp4LM9/+moFcdYIOpwsze2SnqKyR3rwD",
+	"PtPzzsmwX6yzdGhrEOOczoAo9husmyzB78pzxTClWaI7J8PjwExsD2dgps2PahC0gdDFnKUL4K0w5J8R",
+	"FudLSameFyth8cZrghu6SBPc9TwdfxMPYTDt05eTF9E38XM4nh7Rw8kw6rSdzU8wmQtx1bqsbJL/+QhL",
+	"W86vxgM6nBxGR/ExPJ9+Q19MXkb9eADDacvSbs2oKhVcAQLXtzT+nmpY0pX5KxJcA8dLpWmasIiaVR78",
+	"tzIr/700/79LmHZOOv92UNDPA/tUHbwxeGmnqu48jKiUDOQYMTck3SXTc+J/xc9UuEeEJOE1SMR+9+oJ",
+	"oSQWS660BLogqRTXLAZJppQlEJ9aZDQnWSLgP+87+rJvb6Ftye71g4IS4bK/pbH7ZYtDya/CvBlbAL2m",
+	"CYvH+EbQwS10TjqeG0xEvDKUkwtN8EXy/198+NFdt6OH5t/j4+kAhvFhdDQ5ps9ffvOicxs89AouDe1u",
+	"nZ90w/K67T1QosUVcLKkhpwoBbFnNJ8+viPdEJ+OGR8jiod7j3cFrwSfJizSTw+VZ0RpqoFEbsYTEnKh",
+	"x2kmozlVEIeB4SzTjMdmo6kUMwlKmV9pIoHGq/G1YLF5b8RDxiFhMzZJYIyjmtfizK4ZxsDjVDCu8VdI",
+	"2DXIVWVQ0qVkQXlGkxGX4F8xl+XmIr9mkEG8F5CQxbBIhQYercZXsBpHIkmYYoKHpGtu6ApWI24uLjPX",
+	"Jrjlon4JBHGPkphNpyANlTRg0TYu4+NMgVmaWZMFYfwYx7sCXJ7SLEmIzLiRWAg1nJQM+sQJDw5BAxIi",
+	"o91HThvu9Ub8DZWJYfIK5DVIRSKRJTGhXC1BVpfiqdY4EUqHp4SSSCwWTGuIvWjwTJkV2tcsgC+JhEhI",
+	"w5RxyUwbOUKJTEZAKDdfpgldQRwQJYieU00MDtuPRzwRfIaL47o34o8G298JOWFxDPye1EVl0ymLGHA9",
+	"VpFIoURj8E5EChJHIRzASC5zIEvJNJwoxxIV8R/eSXMKLnSBn5x0akM9AlUKm3vKuUNldscdllLw2Xgh",
+	"Yggfj+K85Rokp4ld5dMzQ+bmy7mholMwUibiikcxIIougJQwwaDcXmCps6FZbJa527YCscqiOYrDntsa",
+	"auZfhDis8tfaw8c7zh+F/s7Iw1/gJM0epmaukHQXTCnGZwGJIQFDG8w5caHnIAmNIpFx/UzZ4wsTOoFk",
+	"nHF6TVlCJ8ljQtM5XSWCxpdCvKNyBl/gFFI741gLMU7MnOGJVdUMu4ebCEnBgLxn3z7qLg0N+JjLqV/g",
+	"rsepnXS8AD0XsZEN49joPfZnYn8OzN75Nrj0eKdxAfKaRfCpAKgvKFOXwXiNZB2U8L78usUGL/CMUcQY",
+	"G70+JN3zDxeX5AAxRR1EEqiGE6KFMGLKivhvlFWNp0LiMbt51amRMedGIjByiP063jtxt2KlhIpI4AWG",
+	"2p2UXrn7SnJN/jZ4yGVeCvGe8pX7Vd2LVUsj9KG6C3GZSfvj8yac08qJDNwpfBmNICwv0pMMa93xlpdc",
+	"nnhWkh9nUmTpiHfDm30zwj6OsI+/hntGgIJFqlc5SKCm8Ex5GozCl2HgPfITZXrEW8HglIQ/7+e2qn00",
+	"VoVm7KXB7bV2qBGvfIb/DXHG2nDOwhYSKgGlPCMmA4rcNDP0Q6PcHpfESjEllBQbNgzGn05Ahjc3hPEo",
+	"yWKIeyM+4meJEqR6wgFSI5FpXH9lQf8REgeMJRSzKu6IlxbEBFeky4U91IBQTjJ+xcWSBwRuUkOJDUZL",
+	"uBZXKPrDnjUO4W1GiZGyRpzGsdE5jCRttUCr6hnR1xwBMTqP0RzcDS4aEvBDsLJ6OXd+XrXF1oaoWEq3",
+	"Gqb4ojGUM4duOYx5+2Fk5hNerJDst63Y53pjA95eRRMAMgEqQbqLXVAdzcEoNsS/+yXIixPIxn6buB+j",
+	"AFcWbn6wxgQHtVZMtT85mH5E6ewTT6WIQCnD/95wzfTqXofvNzdlkFQp/JnFrh66CJz1GkWkoGNfrr/0",
+	"Za7j74W9B7Vdo7rDgiJdSZIVcZdyQsLK1uxt+BtzP6GQMeKh/XOvdKVuI7kcwpTKAAUQ1FpiYdCPyCyB",
+	"QlvhYmzopEIzChdjBFezAGWlqnywXG5x4pYVbLwYJOG/ITJ0lnQTdl2IIoaEW3qGcqA3DVNFZuzaENF1",
+	"EpPfE1wbmVOvctV0xEOkuW/MA2+3VCXjriX54eNZDvLrx2Ec8DQNzGckFUrThDgK3yOhtUWV4dCy0BCZ",
+	"sVzho/DTRdgj/5UJDQq5JUp9I14IedEcois/rHW6lMU9EosA7YOgLIPHGzBcntCEXQHpHg2HaCSrwFEu",
+	"nePfzxRJqZ7vnRBKPl2Ul27+Pr9w1jrDlEBKpoVcjTgabbqGXUZUQUCUFhIdMSlI/GkvcMP9xlIc7JjE",
+	"bMa0MgP98+35fx6RbjgYHh4d7z//5sXLcG/EnYEslTBlhq2TzIxstmXW6o7YTKyMUGAPkhlJ2H43ZTeW",
+	"eS6oJotMaTKn1zDiTJPuxzdnr9+/CcjIXyLUDlLTKxh19izopNKIGJpZg33kaFXhAfgRluQfQl51grLT",
+	"5rl1nvg/Bw1XQIC+T8pro51xmqyQHJA3fMY4KPJOx9WxBy0OITMcwlKLM+/iAzkcPH++PyA0Sed0f4jn",
+	"Zsh5Me+nC7NVqjVI883/+uVs/590/7fPvw9v/73TMpth4Ul16TSm/5/7qxeJRXXNw+OjllGst6Wy/5iS",
+	"d+IaEhrBNrtO54LXhvjPARkOhuT4+Jj0B/1+dZSjtkEkKIYeT1rd0pQmCvL3J0IkQDmyAYMENTD4RxMA",
+	"GhMpLQH0oPrl4XGffMemek7OroFnbdu+A5LssMPqsBcZ00AOD+sn0H6Ov7G0+vmgPxi8qN3hXSu5LfvM",
+	"fsl3G3QchzWTFID6Of9eTAzXMMtwCPl31JMt/zfLquIgLUjvJi7sKTRyYTTle5tA80IXRhiZ2eGZhsWd",
+	"g5dX+N5+bMZxI1Mp6coDStbCJLwlAN0bSyqtHtQtrdOxxEhICZHVObSwLMDyOm+35EKT0nfoBAKeLcwN",
+	"+Fk6QcdNkktJn+++PVx69fCC/PBLZ9Z2ka9KnLyNRzpa+0wRseTe46AFocRIQlY6srpXr0mD7bdVeP10",
+	"ftFppYoxNOe/LKi9W4E13pq3A8ubmSYzeg1GfatSysFgMBz02+a6YrzF4RyWZKISlyEbBSIj+lRNSkY6",
+	"I06LDdAbi0xYCKISsfQmjIRqkBY+7OmFhi+73aEtNj9rc8KxAOuITKlUVdDxq+4EndJCjPyM47bATw4R",
+	"d523e63GgM4vULE/IeZlJ8JCTJz8aYSG0jrIBPQSnBVCQYJLJYlw6nmPdO017XXuAnMPTO76ik20QjXa",
+	"0BxhKfmo22WEe4sDu/D6+/DsO/lyyUb7N1jdRQvfVt8u8fXt2feOLHoDS96BB9+fzW7LT78s97Tg+c7o",
+	"DeuBsyCetbA21MC8uhc4rFKWUMANjbTHxbrkiJT3rguMMqXF3Xz1lXutYNrf3gl/r/MXb4POVIrF2c4C",
+	"wkMBXuAp3jnjB/eaDTKLILnrg3P7lgE+e/br7s1da1i9m3PJhLTQcyda2PFfUQ0zIe88gova60b2Ebue",
+	"ew3iy1dXHi4/rPUw7wK+1kJ95cjKYsMHGYMkaqU0NDSW4zYayg37iSthczY6rEmS0GahKvP90vGsvpdH",
+	"uHSC4seCueZSaPni2mj1gt68te86CuP+GjSl0YdCeSaTJvz9cHl5fmEDktDy4AwOShAaRZBqReZa25DM",
+	"4tjNT+rk4KCkLx6YC1QH5ijiut5x9OIuammWlp94K5wU9KcWSWwfkBiihFpXwmnNTmOEjBiUZtx6+h0N",
+	"dtE7ylv3gQjJZjYSt0Z0rWVTvblJE8pzteZOaPPfXeKDhhTNVyQBw/7RyIJGGjxyiE+rYqWai6UyIi3j",
+	"JBFL90FZ3FuAgUYeM2VkvFhEmY0uCTozNtVoHdWZ5BCPZ0LE5ndl7zLooHffnHlxvdXRmuKFh+2tVC13",
+	"QQasq/DuefZ6gOeCO+aw+pAjf463bk+d4AnPNZ+CTiiPBb9b76rcuT+rDRCN57I9wXsltBacXO6rOZO6",
+	"heTdIQTN1SWVbDr9MVtM6jrY80H/ZW/Qb1oNGqNYRHlViLH3t0T9mtHcg5CPMqwGMt8Vyhx0rmmSwStP",
+	"r5vaCz73SQZLzABIGAfSNdpq6NcQkowzrfbQDhuZ0Spkb3hsFmKNknb650edYGM8etBZApvN9Yff2tdl",
+	"n+62MJHxCKore27+HSWZYtfw3i/H8rV8ubHIrAbYsl5uoaEOy+X1lm6qctylHbZB+euyFFiLwOfJCnVG",
+	"ZTaugISGRi+ohthj/WtvvRaoLrvkAXTExlRDj3zgLjACI1ZGPJoDTQ0bQ88IKt10IfiMaJwBiTxGM6G1",
+	"XBGaoPbNBYcTcjQcklbniTNntzhPeuQMV5IvTcR0RbqfLl/tufGq5nprky6wZdgfPt/vH+4j1hVXZXSh",
+	"Flzxx3KmNSzSFjmJ2gcQn+HDyoD7mi1aR6WZFguqWVQatgmp+VvETfJMEQs2pDsgWpDjvVNCJxgHMEVH",
+	"lQ3F9a+TLnVGDhsZbS4J+T2KFk28gXbT009GnVmaSTCMET0KS/PbnKYpcEU43OiAQG/WIyN040qIwJya",
+	"s5xATI6GL8mlEOQ95asR/5iHkTS2SA4NZh4Tqgle1GCw3x9cDoYnw+OTfv+fo47Zy6jzf//3/zmt7VaN",
+	"OJWAthmzaQbxqGPvvnH8CUUZ7b2q3JgnLs2D8cEUb24ikOtua8qk0mSyMsjVpUaqU2YP/YBEmTa3ZYMW",
+	"Pl1+t/8iT77yJ/UMw3xtxMZExKvTEXcX68UpCRiTxEXxopAYH4zxcuYZBrDYLd+RDFNs6WKNudXIqMQa",
+	"NDesNQc/DN3VSyGvrOVMtUFYjdSVMad8Jxto2uoiWyyoM+PUuDe+YPWM5g06LaH1WQo8dsEYzYda6Ir9",
+	"ZN1m7HvFYEFpRS0WwGJna+y9ed6DmLoAn6ObG0S945ub/PybcnODXrYPbXmAtpgtgeSfBeYqWylyrxNs",
+	"J326mZ342GLir/ism+t7Q6N5q7Xbrq3hOC85052FHyOn2uIMt95DxRjftoVWI/l7ao4M9iXQGG2uZiFK",
+	"239GUihFrkEqtLdWeFKFY7UaItuh5IdsQXk+naGIKzIxmJrOpVGUq7N4JQyduxMwLGEp9p3cXvJ54uZa",
+	"FuHiQOqLeC30voLUaIIQoy/cUwz8IEDeVA/PwCuqMerKYkvBJk7mbVOLME6jBYQQY1IpJgks3ALqsR5b",
+	"wwKGoKAG+tZM1wYOpbiKdnxDtkvMZ+oEobglSiNwEpPgQCLKiQvNmBgR55QI3gxE8LGKoY3ymLJE2/zT",
+	"799ckgOr2gclOWzOlBZyReYiiZVlFPkJNM62vke5Pvm15H94pjBEMI8XCXudVu5TydBoGw+TKqz0WM0O",
+	"Cdz5NRIwend7Lixg1915JWJ87aKpWm6QX0NilpTTdUywtVY01UKIU/Z3i+tVZe160Op0s6HGu8iQMdXU",
+	"+XYxnZYm56UFWE2k7Zp8MpFC4cFASh4ia1Vv86B0lsXpsLi6FbjW48NoOBnQ/vQlvIi/iZ5PjunR9BCG",
+	"rURMt9pkwqZ9z5D0moGv8pPPX6v9VLCEEW91HFJiXrMWCYwVMnpOPqsNxrWUCUHEealDouhKjfhyjulm",
+	"WtLoCmQvS831VFeRw0blV7iJILVRhCNe/GxPe6zFWAGPQbqwdgdSPY1Eqqa8tNpCNwM9y18JykBZhjkH",
+	"TGsx4h1rtRA7ANyKiOI4HzG3rY24FCnfZiCeJS4boWIoXrNBXEdliLUbcQtoKnEVZP1S2NlYowMft6gt",
+	"HDi5PJxj51qkeywgqayy7aDfNkzmdSHpCpRT0RRRdAqn5ApSq8J+Q2K6UiQtkp8CZx7ncU6nqoKCkDHI",
+	"/UG/PzzcR6Te3UL3fm3IA87tpBkblWxzLu2pOLXIUtSyDdPgrtFp2DW0uv0/FM6vmuByoyX1XsMWrqLY",
+	"jFOdSXgl+JQZQKwzmDURWLctN3WeO9Sa/jGRaRKzBXBlA2mMOsIsVnoLGrM/00gbLdz+2FzxHH9/W13k",
+	"0U7GM2+WHFaMkk1TWtBJ8JJrkw36TzRb2c6Yz3Y4vN9sR3dPx+LG3l48ydZqxGGjtRHDb9f7zv/UPuyn",
+	"90H/MR5edyfWRrA2oGGd/n1ZCey1KeZZEqNl7VczMlnOWeKsuorELA4IGJ09z1gvVPZHU7jRYLG1tPGR",
+	"6hY9rXa0dsi28/voAmO2CaK7WBNFZ182I71q+LRfDobBNnbHKJPS8NH6lK87a8NFQJ5LFq3zy9RXRf6T",
+	"pAnVZinfgf2pwlxfDvtbLbTwItCVqruVNr1ecjq0AyJa+suyvC2igKGdQhI/kgqsixniwrVsZGX7fdf6",
+	"CBgf8U+Xr1DMNi8YiZEsAa7MQ59dYqCckinEIGliNGUW09Vej5wlS5RMJBTVFZpOhf7zbZwKs4xKyjVA",
+	"3GZtB/SWlPecv6/WOWwa6yuvbm1Qdv3u66xli5svBdm0BtE8etTM2mBEv5LmFC3Y2LL3Vgwq4WAdylsJ",
+	"B5ZdWcsNHxZN0ibCXdBriEsspj2sclPk5KZIycdQhPIQypaQyXo2hBy/jF5MvqHPp8dwFJdNC20jL5zU",
+	"vukMUbIvhVeuD6d8QPzkpoDJTSGR60Igt1DVFtaSVdbO7hH9WIaeR9DxK8D4hyj5F03iUqtlloJR21yZ",
+	"vlzT6hHvkkQTOhaMcUEqtBba0g3f/Hz+8c3FhU1Bg5sUCyHtneZOGSxgtCa4BSLBxWKF10V5TCUmYdox",
+	"OkFHXIPkRtiuBgeV3m3ATNXbsj5vIA8LtxId5WRSxIFvmzGwRtj5KzCBVnBx1rS2Y8sjlrpoVNjrOcsf",
+	"4zOXQGmDJJIVEdwa3F3Rid9ZfIv2Csad3d8Ab/OIJzShPIKzNE0YxGskNrPElPEZcW+TSELMNKH2KyMG",
+	"YWyGtwf2OttJlg+VZbeZY07lDM4WhgCtk0cbHJcsGM8UaTmbbXe2O4t6BDF7K2F+V1W4bIRuExRXNrHT",
+	"3XxeW9CJgC5h1pnPW90wDbG9xXF+z+Dwh5SjDDqISZ/aYmc/fXxXxCPMBSa8WFP++evvir0Lgyq5jbz3",
+	"UPHh6Q0FbaL4FkCVb3EXeP/i5DroWBNpTd5LWetkeUTKxjkceXbxK/cytZhvflwnGGpxsUGKc06gNmfo",
+	"+fYgWGUoW8tZl+XPWgJ863KXn6YIQH3wii+2uqRLe0rFHTmf2S7Aan1923+xpbRcrCQo8ja3VCYbfO1B",
+	"CmabGFBROx3ulEEyuJ9d0CPNY8j6XnS6U86v5w6Y3z0JRwtMSmdwSow6YIt+Akmosj8bGHwSPaFKPZo+",
+	"6ZSubH6xD2MPCj6b8RgkWVL0Brt4r1qmKlNEG+VdUsmS1YiXYpBOq0ybeVcYlkiteMALx7dzbrsET/Qi",
+	"Oxe4s0M57cKuuhKFVvYTuyg0i1PFeB2PZK2uKofDG82hj2InqNu1dvp4TejNRUS5CgiHJSjtIjTz2MxB",
+	"v7+3tX26QXObmUJV7qbl1fho+oIOouHkZXwIR9Nj+nzyTfQifgkPFUdUpYj4PTlogzg32URj5J3p9wZq",
+	"XNpEmfLWVlGizu6S19HxNjyv7tHcj8MUV34MdTIYa0m5whLvjJf+EJkeT4Uc+7LGtaDOHKXxpZRFV1ma",
+	"p/0UYR0O8TKJLMiQ+iTZhGs5kDUwzidr18povPmJ/OPDx78FBAtqbEoxLz56DSmVttoomzFOpjRiyRrp",
+	"T0TIjHYTMe8DguvKKfgdVJbSdt2fEBh2zGysxwrcwW8qCY2bMhifIh1RsRk30hdEsq0LxtvFItOWyVC+",
+	"chk4yGFsXJT10LXlSLTdYWvu4mNO0WbQrgdbNm6vFZxdVoQPbJ0hgcCKDZy0Fp7A3gW7RrJW406snNXL",
+	"neN30T7XLmFTsYS2EilNvusYRdk8aKTCsbcSYmW+TeG79S8HW5ONUaP0zqhD8nmVtUfZl44vfyBnf38z",
+	"6mwblbnpYBxKe9FgbRbOOzHbWoKtZ/a08HSfWbIuwNjnrCxoDEE5l4XHLjmlPdGmnv6jtsz/UW4mMSVe",
+	"iDlupMGQroutCkoZP2oPS4YChheZ5dmSmXCjwdUHM8cSZwn0HsuqhvOukVDw2WV7ZFpTlIqT63F/MoiG",
+	"NTGqPx3QtpmN8O9O9ky3elh5oX2UcqVsqwJ/noJDQCBxodP23fxCsEQpUyTOihwYtLdxwYEsWZIYOmRu",
+	"q1d3CG/BM3N5frtkktIQpWp+rUffJo/VPipurnxPJTksx4qqJFZCwS1Q+BFU0DpR+EM8Tm4R5R45LST7",
+	"HvGjVSHlsYSSzWUVPu+SD1DH0t36+uym8DhRZJdqCNsrIpVCCEEtA9efaxnWt4SDxwPxCnT9WcD8J6bn",
+	"hSD6ZwX4Pyc83yHHX8yxWBnH+ra+mZzL+CN/A0gJsxmlRl5ckSIguyqhLucKovFw8s20Hw3il/CCHk0O",
+	"o+fxMRxND+lwMoj6a4wRDt+eEIfqZ9AEOvQ7RJlkenVhjs85TbFC9FnWJr6H6joaG5lnbMv/mj/NyYxD",
+	"MhVJIpYQk8mKPD8i0ZxKGmmweap4OwhBOHhxIIbK2KLEjE+FL0tCbZMn1/cM6Q1ZUMY1ZRykcqdR0KgZ",
+	"0/NsgiQKX96P4dqRqUa549zd60UNwYkwkhpWQDaC2w+Xl+cnZJElmu17cyNGZaqAULXi0VwKLjJVL4Yb",
+	"ENsTSpHutWCx2gtI0VzHVrR11oeAOO+GGdGalS2kOc1kxM06KM8fToS4soVmXe4KKYsUbnRz3RCXYXXE",
+	"R9zK0b5Lk92PIuFZufb2CfnWlgUfZf3+YYRh+PhPDHtzYflKU6nNwZWAYMSXQl6pvMIvBvN383gIyuOJ",
+	"uAnylg9MEWvaR1NsCXgYLwoD90bciOZ6KfBPhWL1NMNS1EokBrorG3Op2n5nlNfS41wB/R55szbJl8yp",
+	"InTEEQQwJzj83ZZdRAdxQHq93m1IupbIkBBjaMO9UxKat0Lb7ao1B9Us9GNeJRGL+JuztD0KKlkYefsD",
+	"/LHaU+HURv/maXojblDDppfhC+YA27oukG4ogcYqJIN+/0AR7EtqU+ZDC9IhGfYP1IjbJ8fmwSRb4Qel",
+	"9/N+Zy0PHIyOLalsGc+/gDE/bkJSeu5AOn8+KD/fc/dW6XaA/b127b4QEAU8Vu2dILpYaMO2bQ3W9oTo",
+	"LpttVvfaukhgU4puxtnNiGPP1I3dKfZ65Iy75hjuuY3tVljVodoswpftqDTH8C1Zyw1HA6PBJkCVJoM9",
+	"BMRSuONJcUqqnHBDlFiARda2Pi/BiFd+/Z3FtwcWMgJin/h8Tf93Xhp8zxUsqvRw+xuswhH3nWpFvDL0",
+	"xjeQi0Tq42+gSFbSLmnI/Qtb++Q1uCPBDbODEU+pnluSWUt96pGPkAJFUkZJrX2d6wdkVuCHxB/M0ka8",
+	"i1GdEmJCFYkoFxyLYhuysZendhY1t2iCAFiUnVhpwIXgP2zBeEwaRgJFwvx+DAjZJnQnxAhn2Nuu2pbP",
+	"HNBR/+WIb2j6Z87S788Wr2WGOxmqYTZoG/QxTnyvQezYo0Y8S82hF736cM1M5/2TzNKwwpSQBaD2X67t",
+	"EzjiaDBZ7fUIlscpH4ol7+aKTlyvm7w0bPfo5iYwdHqvejE2sm7EnVfPMoMKfSSWPOo8yZlp1/fO0Ukn",
+	"Y+3btOZTEtoGdj+HhC3ShIGhEoZwnvzs/H8Ji8Blejip5Cyl0Rz2h71+QxxZLpc9io97Qs4O3Lfq4N3b",
+	"V29+vHiD3xjxmOmkkG+Ul0vOzt92gs61T5bsXA9sfAxwmrLOSeew1+8d2nJUcxTYChQzf81gXa2bkixR",
+	"SbhracFTdegZCS4/W2xFYRSvvE59p9qd+Jd2Ab145cBpQbfBnW+65i6fax1qh/3+o7XRakTotvYDTekM",
+	"WY0ybxftDnrmao7satomyVd9UOofi58M7v6k0gcGPzq8+6OikaT5YjjcZppm4xP89uXd39Y7Yt0GneNt",
+	"TqPaWBEVEV92BmGrfs5GYaAzhTVt8t8+B52myIMV9CgWA6zjuXt0UoxwG3RSodrUQy2klSU91hgSiIWs",
+	"MfS4a/50aiC2KikFixiRE4USH9X6k+0MUuN6AfGlo9oZR3/g+o+s5wqWNFUxs1INumgg862IH6+bc2vF",
+	"6duq8moWeNtA28GToO26rsYVIPqzo2p/C3TLOyCbDwZbTFFvOflXpQnmtsvY6GXCEkvbiURUVZJ2WmFF",
+	"ghKxuA1KrPbAqjtomGslIa/mEF2pogsCOv9dg+EC3yuePb+drmtqs0qsuPjpIm/NZsRoJAuCg69Zjwpj",
+	"NKd8hgXLXE2eNuKA3s/V0xKHCk5+OXrQ1qRjDVkoW1qMHJol+s9OHP7Fcd18Ndzq7L+nGpbWmny8zTG2",
+	"9F+tUhaLEr6MmMfFEq25F11xxGF7ulKY01vldwxXyotL7SS81zPH8w7y7gzahfs33s78xJJ90Fo/1Z5G",
+	"3mxUr1IwuqwNhamkEfNS3S9Uidu6iXVdP7oTV8bLkdBKr7bAiHFF18y8tu6IY3oaw+PE4l9MBURSl0GM",
+	"vUuc6QbDaW3JL7OTXzMb0Ob0RVf6paBmd5Qc2hzT9KQqUVGRaKMuZG/pqwr0RCpQ7urx5KcoJH8vtccb",
+	"5izBsQa8tQTnIndc7EhsjFyCAEI1oUSzBbQTmHd2/j+IwBR+Ge/9c4VYu7VkVBu+3ILOeazGlupKLZnm",
+	"aU0a5SSEzeYMfw5fsfipDBn+hEuI7HDvvohcDFnCZGegX6+PXLjWOdZZUjjpUPKxUtKJa6mDhWlPSS0v",
+	"54TkdciZLdI14pqBPCUcmGGHpReEUXmSxPpGfMuNclZGQJZzFs2JOdQENKgRL7tWk1WPnIskaWb9Zlyz",
+	"xLYAzWyCcCmlo9xjLCBCjni5widpq4NovTf1UohoU7ZNbNaabaoeA7TJr7HkDNHgP+IV0/9d5v6jvq3b",
+	"ntKVWdnYOjpCL/lcQaqDEVeiahu37lhMM6PEfep9JEwZmdYZzG2IXrNpP00MjK3am/dbl4tr1sYUOe4f",
+	"jnh+/mOM7htPsyRxHVwrTqqTihvYlXfzThbrj8AikFMJEJDyxgrnNbe1d9Huj/U11Xob2DtXqe7pLGCV",
+	"plZb6bvDR6fxrfS9vTEI4orNuvrC5H64lfa6wPKR7gC/GtH+4oq1RRFE8Em28ubw7bngJFttNMy1c0EM",
+	"aljPBN+xa1+ZHYtY0SQpCrHVJF2MRSE/FjTLdZAW0gexNCVbLAv3lISnUgtwK5LTf+y5Xc27NcY16UqF",
+	"eUnAORC/mtf+Z1IBhJkyxtlOC6VkxO2ogQ1W2p0eGJlxrZL7gZe4Y24g80F63gpVzmatart7TQLwPWiP",
+	"/rspthdFruYX0Q3X+sy8JPxnd5cd3f3Fj0J/JzIe/6Fa4PegCc2P9am1QAzIwn/30ni6MR7E1nShRiM8",
+	"unlOGI/m5Pz1d0FR9WWysraRs/O36yH9/PV3XxDY3aYKWM9D3yeM07YWFu1gnhe0QTh/TMHcw8CGaZ0K",
+	"ZxWtFWjSDfHB2Jc62POtsxnHSplLH4llrsFGi+FZldSrdctybx/gq/bN26BTDpC9+0vflQI39ZUmPJwm",
+	"vBZLboSJUpsE393yixAIG7G5Xkw+U1eqUh5VC+zrQGipl4OlMq4zuhkP9XpbNB2187I558RGOubcdiGu",
+	"Ad34Yd5pwj+v1GKzpoKYOVtBubmD+9C8AgumNcR2MT460laUoskpcvW6HacIMB1xX+HND23DRu8Izxne",
+	"KzzHli99JBHh8dWLanXVW6dg/LlMGLVSLf9ygspXG8YGymkB1CbY7O1uVHBJDDvoES7utudBe604lWaT",
+	"hKk5xORDCvzs/G1O0g1RvAasBaIFBov3yI+ClPIZmOCtApYbyXzSeaBOsEOXlHbRxcwkaXRPxaCUatY5",
+	"+eVz+Uov55Zv4Ojohnf79Xe6AE07nyu3saKL5J63EVTD8He8in+cvX+321X4pRZXsZWA+gWP2+2p5bh9",
+	"ltpmNRqzteybNvC1JiMUqrWKfMCGuivC/HvQvi5Wg0/WpndTszj31bpCIM5Vi1mUVTNZexzGbgWlnlRN",
+	"93tfAx2+Q9ZXJf0xlXSdA5zHBY8AjyWE5zEY63DpLNLsGkjX6IcxJKAh3qvmetYQh/yIZUZckpsiLufX",
+	"KIwSbEnfZvDFT34Zf+nMjXUFATZHPJTP8mvUw1NFPZRPuYRPOfw/PIipSN2IaJJMaGSxCnxht9//3ekI",
+	"PaMQ/ttBJpPb9RovduB2iVjAY1RNadEftOiMdoIKiQ069A0rA5d6jfrniOcdxHz/rjnckB/en73av/jh",
+	"bHj83IBhaDOtf953FvT9S7YApekitXnXPftc0qVNPbTJ2OQKVkZhLUIPSuf8TJGwkvEfnrqaYRiGhYMr",
+	"srC95iknh/0+USNOl3TVI2fWpz+8uUFuzTim/53WWk4HONK+yAz/Pr65CchR/wUqy0fDl7Y5uHfOdwdk",
+	"wXhAju3/hv7/ZH6KvcddJSXGCU2SvQBLnWG7oxF3oVhTyhJ7fnnIKrUVdK1ivVkoqHSEtf1ppcg047Nc",
+	"SrAGrkJOKC7DVgfcJDQ06jZsbGgastzAQRdABHduEDQwnFrHois4EUuRkjizNNGWm9hmsftv44et9xNn",
+	"N3m+p8tWZiqv3bSkiviuN3esJ4fkbRZUavbd6Ly8Fmv0NriyxUovPKLudHRPZHpxZU+3cOn+/HNLXT1f",
+	"vaq3Ufg/y/sllFvsliiJIXWfPr5zpp9aBJl/RRFqXjKflrouk274y6jzH6POZ9s22eC1Nw+6BGhHD11L",
+	"Bxhx1ynD1aSoUi+bOEd2y5sb8WF/YCsFI6qVCaQLdTOD7z0gt86JHU8aWVQrsPmFc2k2lyJa5zgsvR2U",
+	"VL6KPPo1Ce+vnISXx1IaLd7JQ7sId9VCH5uMcNVYdf9XboawmtFaKrgyHDVVXlw49WUHi8o4WHQgrxTc",
+	"I+8wsxeFT1tlB1dIZqDJUf+oqUS9xgUUlGA3Lcp91+79PGrdFmALoa/a/uO43/A8C/neV9F6UkAONsSg",
+	"lJZhOWaVaqLDGNV8y/LaIs++B/0k4Pik6vo2vOQr1D9uIMo9QX4nxZzqaN6WEU35DKsqYApj6IrWhQEJ",
+	"Sy+6iHxrJQ57JMxk4qP0K/KhoeEjzny17JNSMR8UKxXYnIPFVsWzT525zZZek+DKIdWVbMK40kDjNvGw",
+	"Uhv9wVj4+KJla+32LxxDugMRcH0H/rWJwf8k+dHC3xdmuw358aCQAtda4V8XgqKPDfHy7vrkaigXLN9o",
+	"dy+GfwiVCP6S1vpKdeqNlvpyzdV/NRHgr2rXr1hjEzFzLV6fXKbYhMUHv/sVvcXQNtdZud3O/19GE1S2",
+	"eoqQkNs3cR/5ziSbzTWhS7oKyHJOtXWxaZ8l3GsJ69JyVa+W/jDcXqPZrvVyF4ewpbd7t5r/LbRh+FS0",
+	"YZ1E4C+LKafRf439+uPisBy8ES6WX56Ha992aE2qM4+VoUu2ILIvMNszX4XeZF3j69YojYbjUUdhyw5Q",
+	"etQhNDKjtqR6XIJ6GpX7i+MVlm7Oid+/Lnb9YYZTwHDiolfMkyNM1QVUren+y2cDcwrktQdWW730gKbs",
+	"4HqAEOlW1+Setgq6Detq1j03qnM1nB15peNQLjazxVfqM67EtB47Vv4+D8ZpjnDWUkQ9zy0vV4krDVcu",
+	"A9kIB2itsu4GZLIiA5WGLBlBNlZwKn3iirq0O5CLKMYiHDD/EuP0bj/f/r8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -110,10 +110,14 @@ func (s shipmentDoc) str(p *string) string {
 	return *p
 }
 
-// labelBody is a valid domestic create/quote body; mods change it.
+// labelBody is a valid domestic create/quote body, with the names and phone
+// numbers every carrier needs (test mode applies their requirements too);
+// mods change it.
 func labelBody(mods ...func(m map[string]any)) map[string]any {
-	to := map[string]any{"name": "Grace Hopper", "street1": "1600 Pennsylvania Ave NW", "city": "Washington", "state": "DC", "zip": "20500", "country": "US"}
-	m := map[string]any{"fromAddress": validAddress(), "toAddress": to, "parcel": map[string]any{"weightOz": 16}}
+	from := validAddress()
+	from["phone"] = "212 555 0100"
+	to := map[string]any{"name": "Grace Hopper", "phone": "202 555 0111", "street1": "1600 Pennsylvania Ave NW", "city": "Washington", "state": "DC", "zip": "20500", "country": "US"}
+	m := map[string]any{"fromAddress": from, "toAddress": to, "parcel": map[string]any{"weightOz": 16}}
 	for _, mod := range mods {
 		mod(m)
 	}
@@ -131,7 +135,7 @@ func withField(key string, v any) func(m map[string]any) {
 // withInternational sends the parcel to Toronto; withCustoms adds a declaration.
 func withInternational(withCustoms bool) func(m map[string]any) {
 	return func(m map[string]any) {
-		m["toAddress"] = map[string]any{"name": "Pierre Tremblay", "street1": "100 Queen St W", "city": "Toronto", "state": "ON", "zip": "M5H 2N2", "country": "CA"}
+		m["toAddress"] = map[string]any{"name": "Pierre Tremblay", "phone": "416 555 0123", "street1": "100 Queen St W", "city": "Toronto", "state": "ON", "zip": "M5H 2N2", "country": "CA"}
 		if withCustoms {
 			m["customs"] = map[string]any{
 				"contentsType": "merchandise", "contentsExplanation": "T-shirts", "nonDeliveryOption": "return",

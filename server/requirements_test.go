@@ -1,7 +1,8 @@
 package server_test
 
 // The carriers' required fields (carriers/requirements.go) are checked when
-// the rate is chosen, in live mode against the three fake carriers: a create
+// the rate is chosen, here in live mode against the three fake carriers (in
+// test mode too: sandbox_strict_test.go): a create
 // that breaks them is refused with 422 missing_field before anything is
 // stored or charged, and a quote leaves the carrier out with the reason.
 
@@ -171,20 +172,5 @@ func TestLiveQuoteLeavesOutWhatCannotBeBought(t *testing.T) {
 	})), http.StatusUnprocessableEntity, "missing_field")
 	if m["field"] != "toAddress.name" {
 		t.Errorf("field %v, want toAddress.name", m["field"])
-	}
-}
-
-// Test mode keeps selling to the addresses the contract allows: the sandbox
-// carriers do not apply the live carriers' requirements (VARIANTS.md).
-func TestTestModeDoesNotApplyCarrierRequirements(t *testing.T) {
-	t.Parallel()
-	b, _, _ := setupLive(t)
-	q := quoteOf(t, b, b.token, labelBody())
-	if len(q.CarrierErrors) != 0 {
-		t.Fatalf("carrierErrors in test mode: %+v", q.CarrierErrors)
-	}
-	sh := createLabel(t, b, b.token, labelBody(withField("carrier", "FedEx"), withField("service", "Ground")))
-	if sh.Carrier != "FedEx" {
-		t.Fatalf("created %+v", sh)
 	}
 }

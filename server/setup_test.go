@@ -444,8 +444,10 @@ func addressBody(mod func(m map[string]any)) map[string]any {
 }
 
 func quoteBody(mod func(m map[string]any)) map[string]any {
-	to := map[string]any{"name": "Grace Hopper", "street1": "1600 Pennsylvania Ave NW", "city": "Washington", "state": "DC", "zip": "20500", "country": "US"}
-	q := map[string]any{"fromAddress": validAddress(), "toAddress": to, "parcel": map[string]any{"weightOz": 16}}
+	from := validAddress()
+	from["phone"] = "212 555 0100"
+	to := map[string]any{"name": "Grace Hopper", "phone": "202 555 0111", "street1": "1600 Pennsylvania Ave NW", "city": "Washington", "state": "DC", "zip": "20500", "country": "US"}
+	q := map[string]any{"fromAddress": from, "toAddress": to, "parcel": map[string]any{"weightOz": 16}}
 	if mod != nil {
 		mod(q)
 	}

@@ -60,9 +60,11 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 				}
 			}
 			body = op.normalizeIntegers(body)
+			body = op.normalizeEnumBody(body) // enums.go
 			req.Body = io.NopCloser(bytes.NewReader(body))
 			req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		}
+		op.normalizeEnumQuery(req) // enums.go
 		params := map[string]string{}
 		for i, name := range c.ParamNames() {
 			params[name] = c.ParamValues()[i]

@@ -186,8 +186,8 @@ func TestIntegersWrittenAsDecimals(t *testing.T) {
 	t.Parallel()
 	b := setup(t, withoutRateLimits())
 	quote := func(quantity string) response {
-		body := `{"fromAddress":{"street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
-			"toAddress":{"street1":"10 Downing St","city":"London","zip":"SW1A 2AA","country":"GB"},
+		body := `{"fromAddress":{"name":"Shop","street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
+			"toAddress":{"name":"Alan Turing","street1":"10 Downing St","city":"London","zip":"SW1A 2AA","country":"GB"},
 			"parcel":{"weightOz":16},
 			"customs":{"contentsType":"gift","items":[{"description":"Mug","quantity":` + quantity + `,"valueCents":1.5e3,"weightOz":8}]}}`
 		return b.doT(t, "POST", "/api/v1/labels/quote", b.token, body)

@@ -36,10 +36,10 @@ type NewAddress struct {
 func (s *Service) SaveAddress(ctx context.Context, c accounts.Caller, in NewAddress) (SavedAddress, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /addresses", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[SavedAddress]) (SavedAddress, error) {
-		if issues := addressIssues("", in.Address); len(issues) > 0 {
+		if issues := addressIssues(c.Mode, "", in.Address, true); len(issues) > 0 {
 			return SavedAddress{}, &InputError{Issues: issues}
 		}
-		a := in.Address
+		a := in.Address.normalized()
 		row := store.Address{
 			ID: store.NewID("adr"), AccountID: c.AccountID, Mode: string(c.Mode), CreatedAt: s.now(),
 			Name: deref(a.Name), Company: deref(a.Company), Street1: a.Street1, Street2: deref(a.Street2),
@@ -83,7 +83,9 @@ func savedAddressOf(r store.Address) SavedAddress {
 // mode's verifier; nothing is stored. Verifier failures wrap
 // verifier.ErrUnavailable or verifier.ErrFailed.
 func (s *Service) VerifyAddress(ctx context.Context, c accounts.Caller, a Address) (verifier.Result, error) {
-	if issues := addressIssues("", a); len(issues) > 0 {
+	// Only the state's presence: correcting the rest (a state's name to its
+	// code, a ZIP code's form) is the verifier's job.
+	if issues := stateRequired("", a); len(issues) > 0 {
 		return verifier.Result{}, &InputError{Issues: issues}
 	}
 	v := s.cfg.LiveVerifier

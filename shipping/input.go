@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/sandbox"
 )
 
 // Input is a shipment as the caller gave it. It is also the stored format of
@@ -89,19 +91,37 @@ func (e *InputError) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-// addressIssues checks what the contract's schema cannot express: a US
-// address needs a state.
-func addressIssues(prefix string, a Address) []Issue {
+// addressIssues checks what the contract's schema cannot express, as the
+// carriers would: a US address needs a state, which must be a state or
+// territory code, and a postal code must be one (carriers/postal.go). In
+// test mode the sandbox's no-rates trigger ZIP (00000) is let through where
+// a recipient may be (recipient), since it is documented to quote nothing.
+func addressIssues(mode accounts.Mode, prefix string, a Address, recipient bool) []Issue {
+	if issues := stateRequired(prefix, a); len(issues) > 0 {
+		return issues
+	}
+	var issues []Issue
+	for _, p := range carriers.PostalProblems(carrierAddress(a)) {
+		if p.Field == "zip" && mode == accounts.Test && recipient && sandbox.IsNoRatesZip(a.Zip) {
+			continue
+		}
+		issues = append(issues, Issue{Path: prefix + p.Field, Message: p.Message})
+	}
+	return issues
+}
+
+// stateRequired: a US address needs a state.
+func stateRequired(prefix string, a Address) []Issue {
 	if strings.EqualFold(a.Country, "US") && (a.State == nil || strings.TrimSpace(*a.State) == "") {
 		return []Issue{{Path: prefix + "state", Message: "is required for a US address"}}
 	}
 	return nil
 }
 
-// check applies the shipment rules: US addresses need a state, and an
-// international shipment needs customs.
-func (in Input) check() error {
-	issues := append(addressIssues("fromAddress.", in.From), addressIssues("toAddress.", in.To)...)
+// check applies the shipment rules: addresses a carrier would take (above),
+// and customs for an international shipment.
+func (in Input) check(mode accounts.Mode) error {
+	issues := append(addressIssues(mode, "fromAddress.", in.From, false), addressIssues(mode, "toAddress.", in.To, true)...)
 	if len(issues) > 0 {
 		return &InputError{Issues: issues}
 	}
@@ -117,11 +137,22 @@ func (in Input) international() bool {
 	return !strings.EqualFold(in.From.Country, in.To.Country)
 }
 
-// normalized upper-cases the country codes (they are compared and shown upper case).
+// normalized upper-cases the country codes and a US address's state, which
+// is checked in any case but stored, printed on labels and sent to the
+// carriers as the code carriers take (NY, not ny).
 func (in Input) normalized() Input {
-	in.From.Country = strings.ToUpper(in.From.Country)
-	in.To.Country = strings.ToUpper(in.To.Country)
+	in.From = in.From.normalized()
+	in.To = in.To.normalized()
 	return in
+}
+
+func (a Address) normalized() Address {
+	a.Country = strings.ToUpper(a.Country)
+	if a.Country == "US" && a.State != nil {
+		state := strings.ToUpper(strings.TrimSpace(*a.State))
+		a.State = &state
+	}
+	return a
 }
 
 // encodeInput is the stored form of an input.

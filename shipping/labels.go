@@ -87,7 +87,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /labels/create", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Shipment]) (Shipment, error) {
 		input := in.Input.normalized()
-		if err := input.check(); err != nil {
+		if err := input.check(c.Mode); err != nil {
 			return Shipment{}, err
 		}
 		if err := s.checkDeliverBy(in.DeliverBy); err != nil {

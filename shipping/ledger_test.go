@@ -89,9 +89,10 @@ func (s *services) credit(t *testing.T, cents int64) {
 
 func newLabel() shipping.NewLabel {
 	ny, ca := "NY", "CA"
+	shop, ada, phone := "Shop", "Ada Lovelace", "+1 212 555 0100"
 	return shipping.NewLabel{Input: shipping.Input{
-		From:   shipping.Address{Street1: "1 Market St", City: "San Francisco", State: &ca, Zip: "94105", Country: "US"},
-		To:     shipping.Address{Street1: "350 Fifth Avenue", City: "New York", State: &ny, Zip: "10118", Country: "US"},
+		From:   shipping.Address{Name: &shop, Phone: &phone, Street1: "1 Market St", City: "San Francisco", State: &ca, Zip: "94105", Country: "US"},
+		To:     shipping.Address{Name: &ada, Phone: &phone, Street1: "350 Fifth Avenue", City: "New York", State: &ny, Zip: "10118", Country: "US"},
 		Parcel: shipping.Parcel{WeightOz: 16},
 	}}
 }

@@ -158,7 +158,8 @@ func (s *Service) Quote(ctx context.Context, c accounts.Caller, in Input) (Quote
 // QuoteBy is Quote keeping only the rates that arrive by deliverBy (nil:
 // every rate); when none does, a NoMatchingServiceError lists them all.
 func (s *Service) QuoteBy(ctx context.Context, c accounts.Caller, in Input, deliverBy *time.Time) (Quote, error) {
-	if err := in.check(); err != nil {
+	in = in.normalized()
+	if err := in.check(c.Mode); err != nil {
 		return Quote{}, err
 	}
 	if err := s.checkDeliverBy(deliverBy); err != nil {
@@ -263,9 +264,7 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) (Quot
 			})
 		}
 	}
-	if checksRequirements(mode) {
-		q = q.withoutUnbuyable(shipment)
-	}
+	q = q.withoutUnbuyable(shipment)
 	if len(q.Rates) == 0 && len(q.blocked) == 0 {
 		if err := noRates(q.Failures); err != nil {
 			return Quote{}, err

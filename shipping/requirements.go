@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 )
 
@@ -35,19 +34,13 @@ func (b blockedRate) err() error {
 	return &InputError{Issues: []Issue{{Path: first.Field, Message: msg, Missing: true}}}
 }
 
-// checksRequirements: the carriers' requirements are checked in live mode
-// only. There a shipment that breaks them could never be bought (the
-// carrier refused it after the create had been accepted), so refusing it at
-// once takes nothing away. In test mode the sandbox has always sold to the
-// addresses the contract allows, name and phone being optional, and API v1
-// changes only additively: refusing those creates now would break clients
-// that work today (VARIANTS.md, "Carrier requirements").
-func checksRequirements(mode accounts.Mode) bool { return mode == accounts.Live }
-
 // withoutUnbuyable moves the rates whose carrier requirements s breaks from
 // Rates to blocked, keeping the order, and reports each such carrier in
 // Failures (kind rejected, code missing_field), so that a quote only offers
-// what a create can buy and says why the others are missing.
+// what a create can buy and says why the others are missing. It applies in
+// test mode too: the sandbox refuses what the live carriers refuse, so that
+// an integration that works in test mode works live (VARIANTS.md, "Carrier
+// requirements").
 func (q Quote) withoutUnbuyable(s carriers.Shipment) Quote {
 	buyable := make([]Rate, 0, len(q.Rates))
 	blockedBy := map[string][]blockedRate{} // by carrier

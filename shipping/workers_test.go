@@ -100,8 +100,8 @@ func (b *workerBundle) create(t *testing.T, recipient string) Shipment {
 	t.Helper()
 	name := recipient
 	in := NewLabel{Input: Input{
-		From:   Address{Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
-		To:     Address{Name: &name, Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
+		From:   Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
+		To:     Address{Name: &name, Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
 		Parcel: Parcel{WeightOz: 32},
 	}}
 	sh, _, err := b.svc.Create(context.Background(), b.caller, in)

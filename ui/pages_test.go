@@ -359,8 +359,8 @@ func TestShipmentPageWhileTheLabelIsBought(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	status, body := b.api("POST", "/labels/create", b.token, map[string]any{
-		"fromAddress": map[string]any{"name": "Shop", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
-		"toAddress":   map[string]any{"name": "Slow Carrier", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"fromAddress": map[string]any{"name": "Shop", "phone": "415 555 0100", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"name": "Slow Carrier", "phone": "212 555 0199", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
 		"parcel":      map[string]any{"weightOz": 32},
 	})
 	if status != http.StatusAccepted {

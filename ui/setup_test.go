@@ -261,8 +261,8 @@ func (b *bundle) api(method, path, token string, body any) (int, map[string]any)
 func (b *bundle) buyLabel(token string) string {
 	b.t.Helper()
 	status, body := b.api("POST", "/labels/create", token, map[string]any{
-		"fromAddress": map[string]any{"name": "Shop", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
-		"toAddress":   map[string]any{"name": "Ada Lovelace", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"fromAddress": map[string]any{"name": "Shop", "phone": "415 555 0100", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"name": "Ada Lovelace", "phone": "212 555 0199", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
 		"parcel":      map[string]any{"weightOz": 32},
 	})
 	if status != http.StatusAccepted {

@@ -31,15 +31,15 @@ func carrierNamed(t *testing.T, cs []carriers.Carrier, name string) carriers.Car
 }
 
 func sf() carriers.Address {
-	return carriers.Address{Name: "Ada Lovelace", Street1: "1 Market St", City: "San Francisco", State: "CA", Zip: "94105", Country: "US"}
+	return carriers.Address{Name: "Ada Lovelace", Phone: "415 555 0100", Street1: "1 Market St", City: "San Francisco", State: "CA", Zip: "94105", Country: "US"}
 }
 
 func nyc() carriers.Address {
-	return carriers.Address{Name: "Grace Hopper", Street1: "350 Fifth Ave", City: "New York", State: "NY", Zip: "10118", Country: "US"}
+	return carriers.Address{Name: "Grace Hopper", Phone: "212 555 0100", Street1: "350 Fifth Ave", City: "New York", State: "NY", Zip: "10118", Country: "US"}
 }
 
 func london() carriers.Address {
-	return carriers.Address{Name: "Alan Turing", Street1: "10 Downing St", City: "London", Zip: "SW1A 2AA", Country: "GB"}
+	return carriers.Address{Name: "Alan Turing", Phone: "+44 20 7946 0000", Street1: "10 Downing St", City: "London", Zip: "SW1A 2AA", Country: "GB"}
 }
 
 func domestic() carriers.Shipment {

@@ -159,6 +159,14 @@ func (c *carrier) checkShipment(s carriers.Shipment) error {
 		return fmt.Errorf("sandbox: %s: shipment from %s to %s: %w", c.t.name,
 			carriers.NormalizeCountry(s.From.Country), carriers.NormalizeCountry(s.To.Country), carriers.ErrCustomsRequired)
 	}
+	// The sandbox refuses the addresses the live carriers refuse, so that an
+	// integration tested here works live (the shipping flow checks the same
+	// rules first and answers 422 with the field's path).
+	for side, a := range map[string]carriers.Address{"sender": s.From, "recipient": s.To} {
+		if ps := carriers.PostalProblems(a); len(ps) > 0 {
+			return fmt.Errorf("sandbox: %s: the %s's %s %s: %w", c.t.name, side, ps[0].Field, ps[0].Message, carriers.ErrInvalidShipment)
+		}
+	}
 	return nil
 }
 
@@ -315,6 +323,11 @@ func (c *carrier) checkPurchase(req carriers.BuyRequest) (service, error) {
 			if _, ok := c.rate(s, svc); !ok {
 				return service{}, fmt.Errorf("sandbox: %s %s does not accept a parcel of %g oz: %w",
 					c.t.name, svc.name, carriers.BillableWeightOz(s.Parcel), carriers.ErrRejected)
+			}
+			// The live carrier's requirements (names, phone numbers), as the
+			// live adapters check them.
+			if err := carriers.CheckRequirements(c.t.name, svc.name, s); err != nil {
+				return service{}, fmt.Errorf("sandbox: %w", err)
 			}
 			return svc, nil
 		}

@@ -86,8 +86,12 @@ func matches(typed, trigger string) bool {
 	return strings.EqualFold(strings.Join(strings.Fields(typed), " "), trigger)
 }
 
-// noRatesZip accepts ZIP+4 too ("00000-1234"), since that is still the
-// trigger ZIP.
+// IsNoRatesZip reports whether zip is the no-rates trigger, which is no ZIP
+// code in use: the shipping flow lets it through its address check in test
+// mode only, for this trigger. ZIP+4 counts too ("00000-1234"), since that
+// is still the trigger ZIP.
+func IsNoRatesZip(zip string) bool { return noRatesZip(zip) }
+
 func noRatesZip(zip string) bool {
 	base, _, _ := strings.Cut(strings.TrimSpace(zip), "-")
 	return matches(base, TriggerNoRatesZip)

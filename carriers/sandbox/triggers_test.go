@@ -174,10 +174,11 @@ func TestTriggersNeedExactValue(t *testing.T) {
 			}
 		})
 	}
+	// The lowest ZIP code in use (Holtsville NY) is near the trigger but not it.
 	s := domestic()
-	s.To.Zip = "00001"
+	s.To.Zip = "00501"
 	if rs, err := carrierNamed(t, newCarriers(), sandbox.CarrierUPS).Rates(context.Background(), s); err != nil || len(rs) == 0 {
-		t.Errorf("Rates to 00001 = %v, %v; want rates", rs, err)
+		t.Errorf("Rates to 00501 = %v, %v; want rates", rs, err)
 	}
 }
 

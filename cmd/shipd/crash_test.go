@@ -70,8 +70,8 @@ func TestPurchaseSurvivesKill(t *testing.T) {
 	waitReady(t, addr)
 
 	// Slow Carrier holds the purchase for 3 s: long enough to kill the server mid-purchase.
-	body := `{"fromAddress":{"street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
-		"toAddress":{"name":"Slow Carrier","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
+	body := `{"fromAddress":{"name":"Shop","phone":"415 555 0100","street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
+		"toAddress":{"name":"Slow Carrier","phone":"212 555 0199","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
 		"parcel":{"weightOz":32}}`
 	var created struct{ ID, Status string }
 	res := call(t, "POST", "http://"+addr+"/api/v1/labels/create", token, body, &created)
@@ -251,8 +251,8 @@ func TestDeliverySurvivesKill(t *testing.T) {
 	mu.Lock()
 	secret = sub.SigningSecret
 	mu.Unlock()
-	body := `{"fromAddress":{"street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
-		"toAddress":{"name":"Ada","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
+	body := `{"fromAddress":{"name":"Shop","phone":"415 555 0100","street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
+		"toAddress":{"name":"Ada","phone":"212 555 0199","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
 		"parcel":{"weightOz":32}}`
 	if st := call(t, "POST", "http://"+addr+"/api/v1/labels/create", token, body, nil); st != http.StatusAccepted {
 		t.Fatalf("create: %d", st)

@@ -39,8 +39,8 @@ func TestIdempotencyUnderKills(t *testing.T) {
 	created := map[string]map[string]bool{"/api/v1/labels/create": {}, "/api/v1/webhooks": {}}
 	for round := range rounds {
 		path, body := "/api/v1/labels/create", fmt.Sprintf(`{"idempotencyKey":"prop-%d",
-			"fromAddress":{"street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
-			"toAddress":{"street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
+			"fromAddress":{"name":"Shop","phone":"415 555 0100","street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
+			"toAddress":{"name":"Ada Lovelace","phone":"212 555 0199","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
 			"parcel":{"weightOz":%d}}`, round, 10+round)
 		if round%2 == 1 { // its answer carries a signing secret: replays must too
 			path, body = "/api/v1/webhooks", fmt.Sprintf(`{"idempotencyKey":"prop-%d","url":"https://example.com/hooks/%d","events":["*"]}`, round, round)

@@ -426,8 +426,8 @@ func (s *serveProc) demoToken(t *testing.T) string {
 // labelBody is a domestic label create's body.
 func labelBody() map[string]any {
 	return map[string]any{
-		"fromAddress": map[string]any{"street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
-		"toAddress":   map[string]any{"street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"fromAddress": map[string]any{"name": "Shop", "phone": "415 555 0100", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"name": "Ada Lovelace", "phone": "212 555 0199", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
 		"parcel":      map[string]any{"weightOz": 32},
 	}
 }

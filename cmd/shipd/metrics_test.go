@@ -84,8 +84,8 @@ func TestServeMetricsAddr(t *testing.T) {
 	}
 	s := &serveProc{base: "http://" + addr}
 	create := map[string]any{
-		"fromAddress": map[string]any{"name": "Shop", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
-		"toAddress":   map[string]any{"name": "Slow Carrier", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"fromAddress": map[string]any{"name": "Shop", "phone": "415 555 0100", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"name": "Slow Carrier", "phone": "212 555 0199", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
 		"parcel":      map[string]any{"weightOz": 32},
 	}
 	if status, body := s.call(t, "POST", "/api/v1/labels/create", demo.Token, create); status != http.StatusAccepted {

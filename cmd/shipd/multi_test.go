@@ -121,8 +121,8 @@ func (r *receiver) received() map[string]int {
 	return out
 }
 
-const multiBody = `{"fromAddress":{"street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
-	"toAddress":{"name":"Ada","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
+const multiBody = `{"fromAddress":{"name":"Shop","phone":"415 555 0100","street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
+	"toAddress":{"name":"Ada","phone":"212 555 0199","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
 	"parcel":{"weightOz":%d}}`
 
 // TestInstancesSurviveAKill runs two instances on one database, spreads
