@@ -287,6 +287,10 @@ type Address struct {
 	Zip string `json:"zip"`
 }
 
+// AddressInput A postal address as a request sends it: the fields of `Address` and no other (an
+// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+type AddressInput = Address
+
 // AddressVerification defines model for AddressVerification.
 type AddressVerification struct {
 	// Address A postal address. `state` is required when `country` is `US`.
@@ -350,8 +354,9 @@ type CreateLabelRequest struct {
 	// Example: USPS
 	Carrier *string `json:"carrier,omitempty"`
 
-	// Customs Customs declaration; required when the destination country differs from the origin.
-	Customs *Customs `json:"customs,omitempty"`
+	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
+	// when the destination country differs from the origin.
+	Customs *CustomsInput `json:"customs,omitempty"`
 
 	// DeliverBy Only rates whose `estimatedDeliveryDate` is on or before this date. On create, the
 	// cheapest such rate among those the other fields allow; none: 422 `no_matching_service`
@@ -361,19 +366,21 @@ type CreateLabelRequest struct {
 	// Example: 2026-03-10
 	DeliverBy *DeliverBy `json:"deliverBy,omitempty"`
 
-	// FromAddress A postal address. `state` is required when `country` is `US`.
-	FromAddress Address `json:"fromAddress"`
+	// FromAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	FromAddress AddressInput `json:"fromAddress"`
 
 	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
 	//
 	// Example: order-10023-label
 	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
 
-	// Options Extra services.
-	Options *Options `json:"options,omitempty"`
+	// Options Extra services (`Options` as a request sends it; no other field).
+	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel Without dimensions the billable weight is the actual weight.
-	Parcel Parcel `json:"parcel"`
+	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
+	// billable weight is the actual weight.
+	Parcel ParcelInput `json:"parcel"`
 
 	// Service With `carrier`.
 	//
@@ -385,8 +392,9 @@ type CreateLabelRequest struct {
 	// Example: standard
 	ServiceCategory *ServiceCategory `json:"serviceCategory,omitempty"`
 
-	// ToAddress A postal address. `state` is required when `country` is `US`.
-	ToAddress Address `json:"toAddress"`
+	// ToAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	ToAddress AddressInput `json:"toAddress"`
 }
 
 // CreateWebhookRequest defines model for CreateWebhookRequest.
@@ -425,6 +433,10 @@ type CustomsContentsType string
 // CustomsNonDeliveryOption defines model for Customs.NonDeliveryOption.
 type CustomsNonDeliveryOption string
 
+// CustomsInput Customs declaration (`Customs` as a request sends it; no other field); required
+// when the destination country differs from the origin.
+type CustomsInput = Customs
+
 // CustomsItem defines model for CustomsItem.
 type CustomsItem struct {
 	// Description Example: Cotton T-shirt
@@ -449,6 +461,9 @@ type CustomsItem struct {
 	// Example: 6
 	WeightOz float64 `json:"weightOz"`
 }
+
+// CustomsItemInput `CustomsItem` as a request sends it: its fields and no other.
+type CustomsItemInput = CustomsItem
 
 // DeliverBy Only rates whose `estimatedDeliveryDate` is on or before this date. On create, the
 // cheapest such rate among those the other fields allow; none: 422 `no_matching_service`
@@ -575,6 +590,9 @@ type Options struct {
 	SignatureConfirmation *bool `json:"signatureConfirmation,omitempty"`
 }
 
+// OptionsInput Extra services (`Options` as a request sends it; no other field).
+type OptionsInput = Options
+
 // Parcel Without dimensions the billable weight is the actual weight.
 type Parcel struct {
 	// HeightIn Example: 4
@@ -590,10 +608,15 @@ type Parcel struct {
 	WidthIn *float64 `json:"widthIn,omitempty"`
 }
 
+// ParcelInput `Parcel` as a request sends it: its fields and no other. Without dimensions the
+// billable weight is the actual weight.
+type ParcelInput = Parcel
+
 // QuoteRequest defines model for QuoteRequest.
 type QuoteRequest struct {
-	// Customs Customs declaration; required when the destination country differs from the origin.
-	Customs *Customs `json:"customs,omitempty"`
+	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
+	// when the destination country differs from the origin.
+	Customs *CustomsInput `json:"customs,omitempty"`
 
 	// DeliverBy Only rates whose `estimatedDeliveryDate` is on or before this date. On create, the
 	// cheapest such rate among those the other fields allow; none: 422 `no_matching_service`
@@ -603,17 +626,20 @@ type QuoteRequest struct {
 	// Example: 2026-03-10
 	DeliverBy *DeliverBy `json:"deliverBy,omitempty"`
 
-	// FromAddress A postal address. `state` is required when `country` is `US`.
-	FromAddress Address `json:"fromAddress"`
+	// FromAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	FromAddress AddressInput `json:"fromAddress"`
 
-	// Options Extra services.
-	Options *Options `json:"options,omitempty"`
+	// Options Extra services (`Options` as a request sends it; no other field).
+	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel Without dimensions the billable weight is the actual weight.
-	Parcel Parcel `json:"parcel"`
+	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
+	// billable weight is the actual weight.
+	Parcel ParcelInput `json:"parcel"`
 
-	// ToAddress A postal address. `state` is required when `country` is `US`.
-	ToAddress Address `json:"toAddress"`
+	// ToAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	ToAddress AddressInput `json:"toAddress"`
 }
 
 // QuoteResponse defines model for QuoteResponse.
@@ -1076,7 +1102,7 @@ type EventParams struct {
 type CreateAddressJSONRequestBody = CreateAddressRequest
 
 // VerifyAddressJSONRequestBody defines body for VerifyAddress for application/json ContentType.
-type VerifyAddressJSONRequestBody = Address
+type VerifyAddressJSONRequestBody = AddressInput
 
 // CreateLabelJSONRequestBody defines body for CreateLabel for application/json ContentType.
 type CreateLabelJSONRequestBody = CreateLabelRequest
@@ -14516,181 +14542,187 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L35chu3mij+KijOqYo006JISnJs6Z+fYjuJf8eJNZZ8kjOhLwl2fyQxagKdBloUT0pV92nug90nuYUP",
-	"QK9oLtqyjP9JLHY31m9ff+uEYpEIDlzJzulvnTnQCFL850eq4D1bMIX/0b9EIMOUJYoJ3jntvKYJDZla",
-	"kb1Jlkq1T8SUqDmQSRZegyJqziRJ4dcMpCJRSpeSTFOx6HaCjgznsKB6RLVKoHPaYVzBDNLO3V1QTPsR",
-	"FpRxxmfNqX+aixjc4JLEMFWE8dLsu8wiwbO5T5zdEsUWQPYkhIJHcp9QRZZzFs7Lu2SSTLM4JnRGGdez",
-	"6kWxFKLOqUoz2LQKs4N3UXMB7yLgik0ZpOZci8M8IzSWQu8X0lSkZCIiBpJQScapG2+81VKkSvXxmpWo",
-	"dHU+VZA2l3JpDoAoQZaUKTKBqUj18at0xfiM7NktBSQVGY8gIlmyv34BC8bZIlt0TntB81zugk5CU7oA",
-	"ZSHxdZZK4VnYh4T+mgFJhGT6F4QvQkmSwg0TmSQJncFXkow53CozBp4L09/+mkG66gQdThd69tBMUVkj",
-	"vX0PfKbmndNBr1hn6dBaEOOCzoBI9i9omyzG78pzRTClWaw6p4OTQE9sDqevp82Pqh/4QOhyzpIFcC8M",
-	"uWeERflSEqrmxUpYtPaa4JYukhh3PU9GX0cD6E979NXkZfh19AJOpsf0aDIIO76z+QkmcyGuvcvKJvmf",
-	"j7C05fx61KeDyVF4HJ3Ai+nX9OXkVdiL+jCYepZ2p0eVieASELi+odF3VMGSrvRfoeAKOF4qTZKYhVSv",
-	"8vC/pV75b6X5/5bCtHPa+bfDgn4emqfy8K3GSzNVdefjkKYpg3SEmDsme0um5sT9ip/J8T4RKRnfQIrY",
-	"b189JZREYsmlSoEuSJKKGxZBSqaUxRCdGWTUJ1ki4D8fWPpyYG7Bt2T7+mFBiXDZ39DI/rLFoeRXod+M",
-	"DIDe0JhFI3wj6OAWOqcdxw0mIlppysmFIvgi+f8vP/xor9vSQ/3v0cm0D4PoKDyenNAXr75+2bkLHnoF",
-	"V5p2e+cne+Pyus09UKLENXCypJqcSAmRYzSfPr4ne2N8OmJ8hCg+3n+8K3gt+DRmoXp6qDwnUlEFJLQz",
-	"npIxF2qUZGk4pxKicaA5yzTjkd5okopZClLqX2mcAo1WoxvBIv3ekI8Zh5jN2CSGEY6qX4sys2YYAY8S",
-	"wbjCXyFmN5CuKoOSPUoWlGc0HvIU3Cv6suxc5NcMMoj2AzJmESwSoYCHq9E1rEahiGMmmeBjsqdv6BpW",
-	"Q64vLtPXJrjhom4JBHGPkohNp5BqKqnBwjcu46NMgl6aXpMBYfwYx7sGXJ5ULI5JmnEtsRCqOSnp94gV",
-	"HiyCBmSMjPYAOe14vzvkb2kaayYvIb2BVJJQZHFEKJdLSKtLcVRrFAupxmeEklAsFkwpiJxo8JXUKzSv",
-	"GQBfkhRCkWqmjEtmSssRUmRpCIRy/WUS0xVEAZGCqDlVROOw+XjIY8FnuDiuukP+aLD9rUgnLIqA35O6",
-	"yGw6ZSEDrkYyFAmUaAzeiUggxVEIB9CSyxzIMmUKTqVliZK4DzfSnIILXeInp53aUI9AlcbNPeXcoTK7",
-	"5Q7LVPDZaCEiGD8exXnHFaScxmaVT88MmZ0v54aSTkFLmYgrDsWASLoAUsIEjXL7gaHOmmaxWWZv2wjE",
-	"MgvnKA47bqupmXsRonGVv9YePt5x/ijUt1oefoaT1HuY6rnGZG/BpGR8FpAIYtC0QZ8TF2oOKaFhKDKu",
-	"vpLm+MYxnUA8yji9oSymk/gxoemCrmJBoysh3tN0Bs9wComZcaSEGMV6zvGpUdU0u4fbEElBn/zAvnnU",
-	"XWoa8DGXU5/hrkeJmXS0ADUXkZYNo0jrPeZnYn4O9N75Nrj0eKdxCekNC+FTAVDPKFOXwbhFsg5KeF9+",
-	"3WCDE3hGKGKMtF4/JnsXHy6vyCFiijwMU6AKTokSQospK+K+kUY1nooUj9nOK8+0jDnXEoGWQ8zX0f6p",
-	"vRUjJVREAicw1O6k9MrmK8k1+bvgIZd5JcQPlK/sr/JerDrVQh+quxCVmbQ7PmfCOaucSN+ewvNoBOPy",
-	"Ih3JMNYdZ3nJ5YmvSvLjLBVZMuR749sDPcIBjnCAv473tQAFi0StcpBATeEr6WgwCl+agXfJT5SpIfeC",
-	"wRkZ/3yQ26oO0Fg11mMvNW632qGGvPIZ/neMM9aGsxa2MaEpoJSnxWRAkZtmmn4olNujklgppoSSYsOa",
-	"wbjTCcjg9pYwHsZZBFF3yIf8PJaCVE84QGokMoXrryzo38fEAmMJxYyKO+SlBTHBJdnjwhxqQCgnGb/m",
-	"YskDAreJpsQao1O4Edco+sO+MQ7hbYaxlrKGnEaR1jm0JG20QKPqadFXHwHROo/WHOwNLhoS8EOwsno5",
-	"Gz+v2mJrQ1QspVsNU3zRGMqaQ7ccRr/9MDLzCS9WpOxfW7HPdmMD3l5FEwAyAZpCai92QVU4B63YEPfu",
-	"c5AXK5CN3DZxP1oBrixc/2CMCRZqjZhqfrIw/YjS2SeepCIEKTX/e8sVU6t7Hb7b3JRBXKXw5wa7uugi",
-	"sNZrFJGCjnm5/tLzXMc/CnsPartadYcFRboSxytiL+WUjCtbM7fhbsz+hELGkI/Nn/ulK7UbyeUQJmUG",
-	"KICg1hIJjX4kzWIotBUuRppOSjSjcDFCcNULkEaqygfL5RYrbhnBxolBKfw3hJrOkr2Y3RSiiCbhhp6h",
-	"HOhMw1SSGbvRRLRNYnJ7ghstc6pVrpoO+Rhp7lv9wNktZcm4a0j++PEsB/n14zAWeJoG5nOSCKloTCyF",
-	"75KxsUWV4dCw0DEy43SFj8afLhHFklSzNMWMgTi0uFFYnH+EJfmnSK87QdlJ8MIY692f/YbpOUBfG+W1",
-	"0c45jVcIfuQtnzEOkrxXUXXsvscBoYfDtXucR5cfyFH/xYuDPqFxMqcHA7Tq6L0V83661FulSivhndPO",
-	"//rl/OC/6MG/Pv82uPtbxzObZhlxdek0ov+f/asbikV1zYOTY88oxrpf2X9EyXtxAzENYZtdJ3PBa0P8",
-	"R58M+gNycnJCev1erzrKsW+QFCRDDxutbmlKYwn5+xMhYqAcyY4GoBoY/LMJAI2JpEoBVL/65dFJj3zL",
-	"pmpOzm+AZ75tb4AkM+ygOuxlxhSQo6P6CfjP8V8sqX7e7/X7L2t3uGkld2UfzS/5boOOpeh6kgJQP+ff",
-	"i4mmUnoZFov/gXqZ4Td6WVUcpAWqr6P6jiIg1UfTsdNBmxe60MxvZoZnChYbBy+v8AfzsR7HjkzTlK4c",
-	"oGQeouQ0TzSnL2lq5O690jotCQ5FmkJoZFwlSDiH8NrQVmcn40KR0nfodACeLfQNuFk6QcdOknPlz5tv",
-	"D5dePbwgP/zSmfku8nWJc/hosuUsX0kiltxZuJUglGjOa7ixkfU9NNh8W4XXTxeXHS9VjKA5/1WhldsV",
-	"GGOhfjswvIApMqM3oNWFKqXs9/uDfs831zXjHgfnuMSDS9YAspYBa1ZbNWFoaYBYrSlA75+GAq0XyVgs",
-	"ncocUwWpgQ9zemOyR93u0PaXn7U+4UiAcXwlNJVV0HGr7gSd0kK0vIbjeuAnh4hN521fqzGgi0tUJE+J",
-	"ftmKTBARK+9ojlxaB5mAWoLVeiXEuFQSC6sOdsmeuab9ziYwd8Bkr6/YhBeq0WZjCUvJJ+qXEe4tDuzC",
-	"6+/Dszfy5ZJN8O+w2kQL31XfLvH17dn3jix6DUvegQffn81uy0+fl3sa8HxPJxC3A2dBPGthVCjxO/Ui",
-	"sFglDaGAWxoqh4t1yREp76YLDDOpxGa++tq+VjDtbzbC35v8xbugM03F4nxnAeGhAC/wFDfO+MG+ZoKa",
-	"Qog3fXBh3tLAZ86+7d7stY6rd3ORMpEa6NmIFmb811TBTKQbj+Cy9rqWfcSu516D+PLVlYfLD6sd5m2A",
-	"USvUV46sLDZ8SCNIiVxJBQ2N5cRHQ7lmP1ElTMtEIzVJEurIsjLfLx3H6rt5REUnKH4smGsuhZYvzker",
-	"F/T2nXnXUhj7V78pjT4UyrM0bsLf91dXF5cmAEaBVGjGNkGJNAwhUZLMlTIhgMWx65/k6eFhSV881Bco",
-	"D/VRRHW94/jlJmqpl5afuBdOCvpTi1w1D0gEYUyN6fqsZhfQQkYEUjFuPMuWBttoEemsyUBEymYm8rNG",
-	"dI0lTb69TWLKc7VmI7S5767wwW+5cLYADTs8YlJLZJEIMxN7EHRmbKrQdqaylEM0mgkR6d+lOfmgg75f",
-	"fULFZVRHawoDDhK3UozscWogrEKn47Dt4MkFt6R89SFH1RzL7J4qIqr9gU4ojwTfrNNUztPtbA204C62",
-	"JyavhVKCk6sDOWep8pCTDQLGXF7RlE2nP2aLSV2/edHvver2e02NvDGKAcLXhYh4fyvPrxnNrcH5KINq",
-	"UOqmsNSgc0PjDF47WtjUDPC5CxhfYjR3zDiQPa0Jjt0axiTjTMn9gDBOQj1ahaQMTvRCpiJdUGWmf3Hc",
-	"CdbGFgedJbDZXH34l39d5uluCxMZD6G6shf632GcSXYDP7jlGJ6RLzcSmdGuPOvlBhrqsFxeb+mmKsdd",
-	"2qEPyt+UJaxaNDWPV6iPSb1xCWSs6d+CKogcjr5xRlSBqqgNBEenWkQVdMkHbp3cGH0w5OEcaKJZBFq5",
-	"UaGlC8FnROEMSEAxMgVN6JLQGDVbLjickuPBgHgN4UPeZgjvknNcSb40EdEV2ft09Xrfjlc14RvTdIEt",
-	"g97gxUHv6ACxrrgqrWd4cMUdy7lSsEg8Mgg1DyA6x4eVAQ8UW3hHpZkSC6pYWBq2Can5W8RO8pUkBmzI",
-	"Xp8oQU72zwidoE93ik4HE1bpXid71BoQTJSrviTkpci2m3gDfrPOT1pVWOpJMCQNfcxL/ducJglwSTjc",
-	"qoBAd9YlQ3TJpRCCPjVrlYCIHA9ekSshyA+Ur4b8Yx4S0NgiOdKYeUKoInhR/f5Br3/VH5wOTk57vf8a",
-	"dvRehp3/+7//z1ltt3LIaQpo99CbZhANO+buG8cfU5R/fpCVG3PEpXkwzjH+9jaEtO22piyVikxWGrn2",
-	"qJaYpN5DLyBhpvRtGQf0p6tvD17miTTupL7CkE3jfZ+IaHU25PZinaiSAsaXcFG8KFKM9cTYJ/0MgxHM",
-	"ljckNhRbumwxZWr5jxhj4Zq15uCHYZhqKdJrY5WSPgirkboy5pTvZA1NW11miwW1JpIa98YXjAzfvEEr",
-	"gXufJcAj61hvPlRCVWwTbZsx7xWDBaUVeaxrxc5abKl5DLuY2mCN49tbRL2T29v8/JsyaYNe+oc2PEAZ",
-	"zE6B5J8F+iq9FLnbCbaTFe3MVtjzmM8r/sfm+t7ScO61JJu1NZygJceotZ5jFIwvZmzrPVQM3b4teA3Q",
-	"P1B9ZHCQAo3QnqkXIpX5Z5gKKckNpBJtmRWeVOFYXiOfH0q+zxaU59NpirgiE42pyTzVSmh1FqfgLDJN",
-	"qECzhKU4iEELjqTkT8TNeRZhffr1RbwR6kBCorUsiEhC1dxRDPwgQN5Ud7XjFdUYdWWxpcABK/P6lBj0",
-	"uXtACDEmScUkhoVdQN1vvzUsYDgBanfv9HQ+cCj5yP34hmyX6M/kKUKxx+MeWIlJcCAh5cS62SdaxDkj",
-	"gmPmRSU4wcWdjY3HfspiZXIJv3t7RQ6N2hyU5LA5k0qkKzIXcSQNo8hPoHG29T2m7YmMJdv+VxLDvXLf",
-	"/7jb8XKfSrS9bzwMkDfSYzXSP7Dn1wim7272ChjArrvKSsT4xkbGeG6Q30Csl5TTdUyWNBYq6SHECfuH",
-	"wfWqsnbT9zq0TNjoLjJkRBW1flNMjaTxRWkBRhPxXZNLDJEoPGhIycMdjeqtH5TOsjgdFlW3AjdqdBQO",
-	"Jn3am76Cl9HX4YvJCT2eHsHAS8TUynfZ46btTJP0mvGs8pPLRar9VLCEIfc65SjRr50hVGG0r9Zz8llN",
-	"YKWhTAgi1gM8JpKu5JAv55g6pFIaXkPazRJ9PdVV5LBR+RVuQ0hMRNiQFz+b0x4pMZLAI0htiLIFqa5C",
-	"IlVTXrx2xvVAz/JXgjJQlmHOAlMrRrxnXuurBcCtiCiO8xHzlHzEpUjf1QPxLLaR5RUjbMsGcR2VIVo3",
-	"YhfQVOIqyPpc2NlYowUfu6gtnCO5PJxjZyvSPRaQVFbpO+h3DXN0XUi6BmlVNEkkncIZuYbEqLBfk4iu",
-	"JEmKRJbAmp55lNOpqqAg0gjSg36vNzg6QKTe3UL3Q2s4Ac5tpRkTYWry58ypWLXIUNSym13jrtZp2A14",
-	"XeofCsdSTXC5VSl1HjkPV5FsxqnKUngt+JRpQKwzmJbopjvPTV3kzqqm70lkikRsAVyaIBWtjjCDlc6C",
-	"xszPNFRaCzc/Nlc8x9/fVRd5vJPxzJklBxWjZNOUFnRivOTaZP3eE81WtjPmsx0N7jfb8ebpWNTY28sn",
-	"2VqNOKy1Nv5nJhS0+6X/0P7hp/fv/j7eU3snxkbQGizQpn+XwnqkSxfO4ggta7/qkclyzmJr1ZUkYlFA",
-	"QOvsefZxobI/msKNBoutpY2PVHn0tNrRmiF95/fRBp1sE6B22RKhZl7WI71u+Itf9QfBNnbHMEtTzUfr",
-	"U77ptIZiQHqRsrDNL1NfFfkPksRU6aV8C+anCnN9NehttdDCi0BXsu5WWvd6yengB0S09JdleZMQj2GT",
-	"IiVuJBkY9y1EhdtWy8rm+z3jI2B8yD9dvUYxW7+gJUayBLjWD12mgIZySqYQQUpjrSmziK72u+Q8XqJk",
-	"kkKRKd90KvRebONUmGU0pVwBRD5rO6C3pLzn/H3Z5rBprK+8utaA5/rd11nLFjdfCmDxBqg8ekRKa6Cf",
-	"W0lzCg82evbuxaASDtah3Es4sIRGKzd8WKSGT4S7pDcQlViMP2RxXVTiuijEx1CE8vBETzhiPdMgHb0K",
-	"X06+pi+mJ3AclU0LvpEXVmpfd4Yo2ZdCF9tDFR8Qm7guGHFduGFbeOEWqtrCWLLK2tk9IgvL0PMIOn4F",
-	"GH8XJf+ySVxqdakS0GqbLblGK7GPVneDUHCxWOGJUh7RFHPebhMrdokbSLmWh6vRNqV3G9dadYi0h83n",
-	"UdFG6KKcTIow6G0D5lvkkT8DnfbeqDV4+Y4tj6/fQ71/v2uNc4zPbL6aiWOIV0RwYxO3Of6/segOTQqM",
-	"W9O8hq/mEU9oTHkI50kSM4hahCq9xITxGbFvkzCFiClCzVdaUsHwCWey63a2E/4eKm5uM8ecpjM4X2ga",
-	"0SYyNpgiWTCeSeI5m213tjsXeQRJeCt5e1dttWwn9slyK5Tj3M3npdyslGbzE62F2+spaUjWHt/2PWOj",
-	"H1L9L+ggJn3yhY5++vi+CBmYC8z3MNb2izffFnsXGlVyM3b3oRz+6XV5n7S8BVDlW9wF3p+dXAcdY8Ws",
-	"iWQJ806WB42sncOSZxtici9riP7mxzbZTYnLNYKW9dP4/JUX24NglaFsLQpdlT/zRMzWRSM3TREj+uAV",
-	"X251SVfmlIo7sm6tXYDVuOO2/2JLgbZYSVCkLW6p7zX42oN0QJ8YUNEMLe6UQTK4n+nOIc1jiONOdNoo",
-	"itdD5/XvjoSjkSShMzgjWmI3NRaBxFSanzUMPokoX6UeTbdxQlcmvdYkJEAUFHw24xGkZEnRYWtDsmqJ",
-	"mkwSpfXrlKYsXg15KUzorMq0mfNWYUXKipO68E1b/7PNb0RHr/VSW1OR1S7MqiuBYmVXrg0UMzhVjNdx",
-	"SOb1JlkcXmuxfBRVvm562unjluiYy5ByGRAOS5DKBlHm4ZP9Xm9/axNyg+Y2E2Wq3E2l16Pj6UvaDweT",
-	"V9ERHE9P6IvJ1+HL6BU8VByRlZrN9+SgDeLcZBONkXem32uocWkTZcpbW0WJOttLbqPjPjyv7rGUDWOr",
-	"PaFOBiOVUi6xojbjpT9EpkZTkY5cFdla3GWO0vhSwsLrLMnzaIrIC4t4WYosSJP6OF6HazmQNTDO5SrX",
-	"qki8/Yn888PHvwcE60msy7AuPnoDCU1NcUc2Y5xMacjiFulPhMiMdhMx7wOCbdUE3A4qS/Fd9ycEhh0T",
-	"++ru/A38ppLPty6B7ymy8SSbcS19QZj6mg68WywyZZgM5SubJIMcxoQuGSeaL43Bd4fe1L3HnMJnc67H",
-	"QzZuzwvONnHBxZ7OkEBgwQJOvHUXsFT8rsGm1dAQI2d1c//1Jtpnq9OvqxXgqxDS5LuWUZTNg1oqHDkr",
-	"IRZCWxdhW/+yvzXZGDYqzww7JJ9XGnuUeenk6nty/o+3w862gZPrDsaitBMNWhNl3ovZ1hJsPfnGw9Nd",
-	"8kdbDLBLK1nQCIJyugmPbP6IPxemnqEjt0zRkXYmMSVOiDlpZKqQPRv+FJSScuQ+VmgEjADSyzMVCuFW",
-	"Abf1RMI5RFkM3ceyquG8LRIKPrvyB481Rakovhn1Jv1wUBOjetM+9c2shX97sufK6wTlhfZRSmcyleHd",
-	"eQoOAYHYRjebd/MLwYqQTJIoK9JU0N7GBQeyZHGs6ZC+rW7dZ7sFz8zl+e3yPUpDlIqneY/eJ4/VPipu",
-	"rnxPJTksx4qqJFZCwS1Q+BFU0DpR+F2cQnYR5ZYkHpJ9jxDPqpDyWELJ+qoCn3cJ2a9j6W5tVHZTeKwo",
-	"sksxgO0VkUodgKCWJOvOtQzrW8LB44F4Bbr+KGD+E1PzQhD9owL8HxOeN8jxl3Os1cWxnKjr3WWT8sjf",
-	"ARLCTNKnlhdXpIiZrkqoy7mEcDSYfD3thf3oFbykx5Oj8EV0AsfTIzqY9MNeizHC4tsT4lD9DJpAh36H",
-	"MEuZWl3q47NOUyzIe575xPexvAlHWuYZmWqr+k99MqMxmYo4FkuIyGRFXhyTcE5TGiowqaR4OwhBOHhx",
-	"IJrKmBqwjE+Fq8pBTU8d22YK6Q1ZUMYVZRxSaU+joFEzpubZBEkUvnwQwY0lU43qsrm714kaghOhJTUs",
-	"OKsFt++vri5OySKLFTtw5kYMnJQBoXLFw3kquMik8YoNuaPuATEteCTZuxEskvsBKXqZmPL+1voQEOvd",
-	"0CMas7KBNKuZDLleB+X5w4kQ14HJ3DZkgpRFCju6vm6IyrA65ENu5GjXFMfsR5LxebnU8Sn5xlRhHma9",
-	"3lGIkfL4T4xMs5HzUtFU6YMrAcGQL0V6LRGH8jIze3k8BOXRRNwGeYV9Jokx7aMptgQ8jBOshIvV1odc",
-	"i+ZqKfBPiWL1NMPKv1LEGrorG7PZ1G5nlNcy2Gy98i5525qHS+ZUEjrkCAKYtjv+zVQdRAdxQLrd7t2Y",
-	"7BkiQ8YY5jrePyNj/dbYNBfyponqhX7MiwRizXR9lqYkfCVRIq82jz9WS9ifmQDdPJNuyDVqmAwwfEEf",
-	"oK/IPdkbp0AjOSb9Xu9QEmwDabLaxwakx2TQO5RDbp6c6AeTbIUflN7P20t5HlgYHRlS6RnPvYA9eeyE",
-	"pPTcgnT+vF9+vm/vrVJcHtsp7VrsPiASeCT9hff3sBaG6ZIZtJbg31s2u1ru+4r2Yw+AvYyz2yHHFpVr",
-	"mwHsd8k5t70I7HMTfi2x8EK1Nr+rrFHpReA6YJb7OwZag42BSkX6+wiIpYjE0+KUZDknhkixAIOsvrYa",
-	"wZBXfv2NRXeHBjICYp64lEr3t7190PoxenoqLbP+DqvxkLvGoCJaaXrj+nWFInHxN1DkEymb12P/hZ1U",
-	"8A7QPSS4ZnYw5AlVc0Mya9lJXfIREqBIyiipdQuz7Vf0CtyQ+INe2pDvYeBlChGhkoSUC441oTXZ2M+z",
-	"L4uSUzRGACwqQ6wU4ELwH6Y+N+b1IoEi4/x+NAiZnl+nRAtn2Eqs2gVNH9Bx79WQr+mxps/S7c/UbmWa",
-	"O2mqoTdo+qExTlxrN2yQIoc8S/ShF63RcM1M5e1q9NL0MKZ2qQXU3qvWtmxDjgaT1X6XYAWb8qEY8q6v",
-	"6NS2Fskro+4d394Gmk7vVy/GRNYNufXqGWZQoY/EkEeV5yEzZduMWTppZawDk3l8RsamX9jPY8IWScxA",
-	"UwlNOE9/tv6/mIVgkzGsVHKe0HAOB4NuryGOLJfLLsXHXZHODu238vD9u9dvf7x8i99o8ZipuJBvpJNL",
-	"zi/edYLOjctn7Nz0TXwMcJqwzmnnqNvrHpmKUXMU2AoU03/NoK0cTUmWqOTEeTqeVB16WoLLzxYr/2vF",
-	"6zyftdoM9he/gF68cmi1oLtg45u2l8bnWkPQQa/3aF2LGkG03vaLCZ0hq5H6bZIfeFdfzbFZjW+SfNWH",
-	"pXad+El/8yeVthv40dHmj4q+ffqLwWCbaZp9JvDbV5u/rTcgugs6J9ucRrWPHSoirjIMwlb9nLXCQGcS",
-	"y87kv30OOk2RB0vSUayuV8dz++i0GOEu6CRC+tRDJVIjSzqs0SQQ6ziTTALZ039aNRA7Q5SCRbTIiUKJ",
-	"i2r9yTRiqHG9gLjqTn7G0evbdg/tXMGQpipmVoohF/06vhHR4zXP9RZcvqsqr3qBdw207T8J2rY1ka0A",
-	"0R8dVXtboFvecFZ/0N9iinqHvz8rTdC3XcZGJxOWWNpOJKKqkvhphREJSsTiLiix2kOj7qBhzktCXs8h",
-	"vJZFEwB0/tt+rgW+Vzx7bjt7ny4vLolUq9iIi58u805YWoxGsiA4uJLtqDCGc8pnWFPMls3xEQf0fq6e",
-	"ljhUcPL56IGvR0ULWShbWrQcmsXqj04c/uK4rr8abHX2rg88frLFoXjaXVYpi0EJV+nL4WKJ1tyLrlji",
-	"sD1dKczpXvkdw5Xy+k87Ce/15O68Ybc9A79w/9bZmZ9Ysg+8JU7NaeS9HdUqAa3LmlCYSqYvL5XmQpV4",
-	"MGjW2dqz7b9ObaUtS0IrrbECLcYVTQrz8rdDTvmKxAyPE+tzMRmQlNokX2zdYU03GE5rqnLpnWC7+Y7L",
-	"XXTVWQpqtqEq0PqYpidViYqiQWt1IXNLX1SgJ1KBclePIz9FHfV7qT3OMGcIjjHgtRKcy9xxsSOx0XIJ",
-	"AghVhBLFFuAnMO/N/L8TgSn8Ms77Z2Ivui3Im0dmbKmc1FJnntaAUU45WG+8cLv+grNPZbZwJ1xCW4tp",
-	"90XbYsgS3lpzfLv2cWn7xBjXSOGSQznHyESntn8MVoo9I7UsnFOSFwZnpmrWkCsG6RnhwDTzK70gtIIT",
-	"x8YT4vpLlHMwArKcs3BO9KHGoEAOedmRGq+65ELEcTPHN+OKxaY1ZGbSgUsJHOWGWgER6ZCXS24SX2FC",
-	"46up1yZEC7Lp2NJqpKn6B9AC32K3GaB5f8grhv5Nxv3jnimkXusb7+Sca0hUMORSVC3hxvmKSWX13vL6",
-	"Sxq5Hs8mIK/ZEZ3GGsZW/s7oxsFiO5MxSU56R0Pub8HedEmdVpy+tt6ac6kY7wNWZZymAAEpb6xwVXNT",
-	"DBet/FjwUrZbvN7b0nFPZ++qdHDaSrsdPDqN99J3mz91Vm1ah7hicqyemdwPttJVF1jP0R7gF5PZn1yN",
-	"NiiCCD7JVs74vT0XnGSrtWY4PxfEEIZ2Jvie3bhS6VhVisZxURmtJteaPv8/FjRLq9qmR70NWWnKsVin",
-	"7SkJT6U431Ykp/fYc9sidC2mtNTW7nKSgHUXfjGm/c+kAggzZYwzrQ9KqYfbUQMTmrQ7PdAyY6tK+4GX",
-	"uGNuDnMhec7mVM5dreq2+00C8B0oh/67qbGXRWbms+iGrR4yJwn/0Z1jx5u/+FGob0XGo99VC/wOFKH5",
-	"sT61FojhV/jvbhJN10Z/mAouVGuEx7cvCOPhnFy8+TYoarxMVsYScn7xrh3SL958+4zAbjdVwHoe6D5h",
-	"nPp6SvjBPC9fg3D+mIK5g4E101oVzihaK1Bkb4wPRq6wwb7rE804lq5curgrfQ0mNgzPqqRetS3Lvn2I",
-	"r5o374JOORx285euTQRu6gtNeDhNeCOWXAsTpb4FrjnksxAIE5/ZLiafy2tZqVeqBDZaILTUXMFQGdsG",
-	"XI+Her2pYo7aedmcc2riGnNuuxA3gE77cd76wT2vVF4zpoKIWVtBuduC/VC/AgumFERmMS4W0tSPovEZ",
-	"cvW6HacIJx1yV8/NDW2CRDcE4wzuFYxj6ok+kojw+OpFtdzpnVUw/lgmjFphlr+coPLFhrGGchoANek0",
-	"+7sbFWzKwg56hI2y7TrQbhWnkmwSMzmHiHxIgJ9fvMtJuiaKN4CVP5TA0PAu+VGQUvYCE9wrYNmR9Ced",
-	"B+oEO7Qt8YsueqaUhvdUDEqJZZ3TXz6Xr/RqbvgGjo5Od7tfd6cLULTzuXIbK7qI73kbQTXofser+Of5",
-	"D+93uwq31OIqthJQn/G47Z48x+1y0tar0ZibZd40Ya41GaFQrWXowjPkpnjy70C5KlgNPlmb3k7NotxX",
-	"a8t+WFct5kxWzWT+qIvdykc9qZru9t4CHa5l1Rcl/TGVdJUDnMMFhwCPJYTnERdtuHQeKnYDZE/rhxHE",
-	"oCDar2Z21hCH/IhFRWxKmyQ2w1crjCmYAr7NUIuf3DL+1Hkaben/6yMeymf5JerhqaIeyqdcwqcc/h8e",
-	"slQkaoQ0jic0NFgFrozbb3+zOkJXK4T/dpil8V27xostsW3aFfAIVVNaNOwsWpWdokJiQgxdB8nAJlqj",
-	"/jnkeUsv11BrDrfk+x/OXx9cfn8+OHmhwXBs8qp/PrAW9IMrtgCp6CIxWdZd8zylS5NoaFKvyTWstMJa",
-	"hB6UzvkrScaV/P7xma0QhkFXOLgkC9P8nXJy1OsROeR0SVddcm58+oPbW+TWjGOy31mtB3SAIx2ITPPv",
-	"k9vbgBz3XqKyfDx4Zbp1O+f8Xp8sGA/IifnfwP2fzM+wGbitm8Q4oXG8H2BhM+w/NOS2SfWUsticXx6g",
-	"Sk29XKNYrxcKKi1aTcPYVGSK8VkuJRgDVyEnFJdhagGuExoaVRrWdhgds9zAQRdABLduEDQwnBnHoi0v",
-	"EaUiIVFmaCLIbRd78C562Ho/cXabZ3fa3GQm80pNSyqJa0OzYT05JG+zoFL37UYr5FasUdvgyhYrvXSI",
-	"utPRPZHpxRY53cKl+/PPnip6rlZVd63wf553Ryj3vC1REk3qPn18b00/tQgy94okVL+kPy21QSZ741+G",
-	"nX8fdj6bPsYar5150KY7W3poGzjAkNu+GLYCRZV6mTQ5sluW3JAPen1TFxhRrUwgbaibHnz/AZl0Vux4",
-	"0siiWjnNZ86cWV94qM1xWHo7KKl8FXn0S8rdnznlLo+l1Fq8lYd2Ee6qZT3WGeGqkenur9wMYTSjViq4",
-	"0hw1kU5cOHNFBos6OFhiIK8L3CXvMY8XhU9TUwdXSGagyHHvuKlEvcEFFJRgNy3Kfuf3fh57twXYMOiL",
-	"tv847jc8z0K+dzWznhSQgzUxKKVlGI5ZpZroMEY137A8X+TZd6CeBByfVF3fhpd8gfrHDUS5J8jvpJhT",
-	"Fc59+c+Uz7CGAiYsjm2JunFAxqUXbUS+sRKPu2ScpbGL0q/Ih5qGDzlztbFPS6V7UKyUYHIOFluVyj6z",
-	"5jZTaC0FW/yormQTxqUCGvnEw0ol9Adj4eOLlt5K7c8cQ7oDEbBdBv7axOB/kvxo4O+Z2W5DfjwspMBW",
-	"K/ybQlB0sSFO3m1PpYZyefK1dvdi+IdQieBPaa2v1KJea6kvV1j9q4kAf1a7fsUaG4uZ7bn65DLFOiw+",
-	"/M2t6B2GttlWx347/39qTVCaWikihdy+ifvId5ay2VwRuqSrgCznVBkXmyrnBNfDulS6qtdGfxhut2i2",
-	"rV7u4hC29HbvVuHfQxsGT0Ub2iQCd1lMWo3+S+zX7xeHZeGNcLF8fh6uXJOhllRnHklNl0z5Y1dOtqu/",
-	"GjuTdY2vG6M0Go6HHYkNOkCqYYfQUI/qSfW4Avk0Kvez4xUWas6J318Xu343wylgOHHRGebJEabqAqpW",
-	"cP/ls4Y5CemNA1ZTq/SQJuzwpo8QaVfX5J6m5rkJ62pWOdeqczWcHXml5VA2NtPjK3UZV2Jajx0rf58H",
-	"4zRHOPeUTM9zy8s14UrDlYs+NsIBvDXV7YAsrchApSFLRpC19ZpKn9gSLn4HchHFWIQD5l9inN7d57v/",
-	"FwAA//8=",
+	"7H3rchu3muCrfMWZqlAzLYqkJMeWfuwqtpN4jxN7LPkkZ0IvG+wGSYyaQKeBFsWTUtU+zT7YPskWPgB9",
+	"BW+ypFzGfxKr2Y3rd7/+1onEIhWcciU7Z7915pTENMN/fiCKvmULpvA/+klMZZSxVDHBO2edlyQlEVMr",
+	"6E7yTKoDEFNQcwqTPLqmCtScScjorzmVCuKMLCVMM7HodYKOjOZ0QfSIapXSzlmHcUVnNOvc3QXltB/o",
+	"gjDO+Kw99U9zkVA3uISEThUwXpl9n1kk9WzuI2e3oNiCQlfSSPBYHgBRsJyzaF7dJZMwzZMEyIwwrmfV",
+	"i2IZjTtnKsvptlWYHbyJ2wt4E1Ou2JTRzJxreZjnQBIp9H5plokMJiJmVAKREGZuvHCnpUiV6eM1K1HZ",
+	"6mKqaNZeyqU5AFACloQpmNCpyPTxq2zF+Ay6dksBZCLnMY0hTw82L2DBOFvki85ZP2ify13QSUlGFlRZ",
+	"SHyZZ1J4FvYuJb/mFFIhmX6C8AUE0ozeMJFLSMmMfiUh5PRWmTHwXJj+9tecZqtO0OFkoWePzBS1NZLb",
+	"t5TP1LxzNuyX66wc2hrEeE9mFCT7J103WYLfVeeK6ZTkieqcDU8DPbE5nIGetjiqQeADocs5SxeUe2HI",
+	"/QYsLpaSEjUvV8LijddEb8kiTXDX83T8dTykg2mfvJg8j76On9HT6Qk5ngyjju9sfqKTuRDX3mXlk+LP",
+	"B1jacn49HpDh5Dg6iU/ps+nX5PnkRdSPB3Q49SztTo8qU8ElReD6hsTfEUWXZKX/igRXlOOlkjRNWET0",
+	"Ko/+S+qV/1aZ/18zOu2cdf7lqKSfR+ZXefRa46WZqr7zMCJZxmg2RswNobtkag7uKX4mwwMQGYQ3NEPs",
+	"t6+eAYFYLLlUGSULSDNxw2KawZSwhMbnBhn1SVYI+M+Hlr4cmlvwLdm+flRSIlz2NyS2T3Y4lOIq9Jux",
+	"AdAbkrB4jG8EHdxC56zjuMFExCtNOblQgC/C/7p896O9bksP9b/Hp9MBHcbH0cnklDx78fXzzl3wuVdw",
+	"pWm3d37ohtV1m3sgoMQ15bAkmpxISWPHaD5+eAvdEH8dMz5GFA8PHu4KXgo+TVikHh8qL0AqoihEdsYz",
+	"CLlQ4zTPojmRNA4DzVmmOY/1RtNMzDIqpX5KkoySeDW+ESzW7414yDhN2IxNEjrGUfVrcW7WTMeUx6lg",
+	"XOFTmrAbmq1qg0KXwILwnCQjnlH3ir4sOxf8mtOcxgcBhCymi1QoyqPV+JquxpFIEiaZ4CF09Q1d09WI",
+	"64vL9bUJbrioWwIg7hGI2XRKM00lNVj4xmV8nEuql6bXZEAYP8bxrikuTyqWJJDlXEssQDQnhUEfrPBg",
+	"ETSAEBntIXLa8KA34q9JlmgmL2l2QzMJkciTGAiXS5rVl+Ko1jgRUoXnQCASiwVTisZONPhK6hWa1wyA",
+	"LyGjkcg0U8YlM6XlCCnyLKJAuP4yTciKxgFIAWpOFGgcNh+PeCL4DBfHVW/EHwy2vxXZhMUx5fekLjKf",
+	"TlnEKFdjGYmUVmgM3olIaYajAKdUSy5zCsuMKXomLUuU4D7cSnNKLnSJn5x1GkM9AFUK23squENtdssd",
+	"lpngs/FCxDR8OIrzhiuacZKYVT4+M2R2voIbSjKlWspEXHEoRkGSBYUKJmiUOwgMddY0i81ye9tGIJZ5",
+	"NEdx2HFbTc3cizQO6/y18ePDHeePQn2r5eEnOEm9h6meK4TugknJ+CyAmCZU0wZ9TlyoOc2ARJHIufpK",
+	"muMLEzKhyTjn5IawhEySh4Sm92SVCBJfCfGWZDP6BKeQmhnHSohxoucMz4yqptk9vY2QFAzgB/bNg+5S",
+	"04APhZz6BHc9Ts2k4wVVcxFr2TCOtd5jHoN5HOi9811w6eFO45JmNyyiH0uAekKZugrGayTroIL31dcN",
+	"NjiBZ4wixljr9SF037+7vIIjxBR5FGWUKHoGSggtpqzAfSONajwVGR6znVeeaxlzriUCLYeYr+ODM3sr",
+	"RkqoiQROYGjcSeWV7VdSaPJ3wedc5pUQPxC+sk/lvVh1poU+VHdpXGXS7vicCee8diIDewpPoxGE1UU6",
+	"kmGsO87yUsgTX1Xkx1km8nTEu+HtoR7hEEc4xKfhgRag6CJVqwIkUFP4SjoajMKXZuA9+IkwNeJeMDiH",
+	"8OfDwlZ1iMaqUI+91Li91g414rXP8L8hztgYzlrYQiAZRSlPi8kURW6Sa/qhUG6PK2KlmAKBcsOawbjT",
+	"CWB4ewuMR0ke07g34iN+kUgB9RMOkBqJXOH6awv6txAsMFZQzKi4I15ZEBNcQpcLc6gBEA45v+ZiyQOg",
+	"t6mmxBqjM3ojrlH0pwfGOIS3GSVayhpxEsda59CStNECjaqnRV99BKB1Hq052BtctCTgz8HK+uVs/bxu",
+	"i20MUbOU7jRM+UVrKGsO3XEY/fbnkZmPeLEiY//ciX2uNzbg7dU0AQoTSjKa2YtdEBXNqVZswL37FOTF",
+	"CmRjt03cj1aAawvXD4wxwUKtEVPNIwvTDyidfeRpJiIqpeZ/r7lianWvw3ebmzKa1Cn8hcGuHroIrPUa",
+	"RaSgY15uvvQ01/H30t6D2q5W3emCIF1JkhXYSzmDsLY1cxvuxuwjFDJGPDR/ajqC/0K6VrN1xYIaa1Ms",
+	"otxYZGVrNCVEoPXzEQ+tQsTJQosOKFAkQqIjxQ6gyRLOhYxAcNTY8aUAaG+mOYA0wthLomYiK+xdbo0t",
+	"p0LMYliJHBaUcCi/pfrj/xEeGNuOWbD9ppCymJQ5RfEKdbJYaOICWZ7QUhfjYqy5gEQjERdjREZ9vHaq",
+	"YrBCKrPCpBHbnJCX0f+ikeYi0E3YTSloaQZlqDVKuc7wTSTM2I1mEevkQbcneqMlarUqFO8RD5GjvNY/",
+	"OKusrJiuDUMLH84uUgA3DmNRo20+v4BUSEUSsPyrB6GxtFWxzMBFiKJGtsKfwo+XSEDSTDNsxYz5O7KY",
+	"X9rTf6RL+IfIrjtB1QXyzLgi3J+DlmE9QE8i4Y3RLjhJVohc8JrPGKcS3qq4PvbA417Rw+HaPa6xy3dw",
+	"PHj27HAAJEnn5HCINiu9t3Lej5d6q0Qpmulv/vcvF4f/SQ7/+em34d2/djyzaYaY1JdOYvI/7V+9SCzq",
+	"ax6ennhGMb6L2v5jAm/FDU1IRHfZdToXvDHEvw9gOBjC6ekp9Af9fn2UE98gGZUM/YekvqUpSSQt3p8I",
+	"kVDCkahqAGqAwT/aANCaSKqMUjWof3l82odv2VTN4eKG8ty37S2QZIYd1oe9zJmicHzcPAH/Of6TpfXP",
+	"B/3B4HnjDret5K7qgfql2G3QsfxKT1IC6qfiezHRVEovw2LxG57mhqvGMfoqSfK+gob2XjbjuSZmpOAr",
+	"kvJYAlNGX0GaLjVRD+2MRtznAozlp0v4iFsZ2XIAJuFkOGyyoYO9yAnSvi8E5QtB+UJQnoKgBJ3bw5k4",
+	"tA+dhFCSmb+jccsI7XqxdcwkpUSxSXSuDGv9b86Q177mhdYgZmZ4puhi6+DVFf5gPtbj2JFJlpGVA5/c",
+	"I/s48x36JJckM8aLbmWdVtKLRJbRyBgKlIBoTqNrI8I5ZwOK4+V36LmlPF/oe3GzdIKOnaRQbT5tv1Nc",
+	"ev3wguLwK2fm4xcvKwKqT/SzAuxXEjQht25CJYCAVl+MSmMMJh5Rz3xbh+KP7y87XloZ0/b8V6Vp067A",
+	"eFz024HhEUzBjNxQrZLU6edgMBgO+r65rhn3RImEFVG/YlKFjXK+lujrdmCtdIA1PQUYQqGhQAkBMhFL",
+	"Z3dMiKKZgQ9zeqHmmHZ36EApzlqfcKHPpSSTddBxq+4EncpCtNKL43rgp4CIbedtX2uwpfeXaI07g6tS",
+	"66Sx0+A0p66sAyZULak1HUqa4FIhEdam1oOuuaaDzjYwd8Bkr6/chBeq0fBtCUslsGSjNOQXK+4tQewj",
+	"HtyHzW9l5RWvy9/oahuhfFN/uyIK7M7x9+TqG7j4Hmz7/px5Vxb8tBK8gd23ZEKTe0JuSXYbUaxoknD2",
+	"j8DiozQkht6SSDksbkqiSLO33W6USyW2c+SX5jWjoZQ8/5utEPqqePEu6EwzsbjYS74oJvxcvBB4nlun",
+	"fWdeK6ZNSRbRZNtX7/Gt4iN7H+vu0l51WL+v9xkTmQG3rXhUt7ttW91l43UtSYl7XUMDT6rXWR2zOLb1",
+	"mGIDP++HK7VDrYop77KYZiBXUtGW3nTqI8tcs7u4FltrQkjbVA5Nf7I23y8dJ1r0ijC4TlA+LJl5IfVW",
+	"r9ZH/hfk9o151xIt+9egLf1+LkbkWdKG0O+vrt5fmqhFRaVC36OJJCdRRFMlYa6Uidsuj10/kmdHRxWt",
+	"9UjfrjzSRxE3tZ+T59sIsF5aceJeICqpViPdwPwAMY0SYvyN5w37hBZqYioV4yYcyJJ1G+InnQuQgsjY",
+	"zITrN0i1cX/I17dpQnihRm2FNvfdFf7wWyEMLqiGHR4zqSVAZ7vXaDRjU4UOD5VnnMbjmRCxfi7NyQcd",
+	"NNvoEyovoz5aW75wkLiTIubIvsanGnQ6pr0ePLnglvav3hWoWmCZ3VNNJLYPyITwWPDtOlTtPN3ONkDL",
+	"fcxrHniCbmifhn5j23lpUENr2UEJgSN+LxD0GdD+WwJhwWL/jJBYt8s4ElaBT41lLXvMWmb3UiglOFwd",
+	"yjnLlIfdbZGp5/KKZGw6/TFfTJr6/rNB/0Vv0G/brVqjGAh9WWpF97eF/pqTwsVcjDKsZ7psy3UJOjck",
+	"yelLx6vbmjL+7rLQlpgiljBOoUuSBEK3hhByzpQ8CIBxiPRoNZY3PNULmYpsQZSZ/tlJJ9iYsBR0lpTN",
+	"5urdP/3rMr/utzCR84jWV/ZM/ztKcslu6A9uOUamKZYbi9xYGzzr5QYamhBeXW/lpmrHXdnhJipcoPF+",
+	"lDisfB+u83IwJZ2Xo+rYaPPwL1j1Bav+/Fjl5ShOWHtVVdEbKZE8WaE9UOojkRRCLYwsiKKx45SvnHNP",
+	"oCnUZnNiMEhMFO3BO24jVTGEeMSjOSUpYmMezXFwIAuBgSl6BpRmSplIAknQssoFp2fGxeiL9xjxdfEe",
+	"PbjAlRRLEzFZQffj1cuDM5/L0ghRJR4N+8Nnh/3jQ8TH8hKJ8kos7lgulKKLVHncJuYHGl/gj7UBDxVb",
+	"eEcluRILolhUGbYNw8VbYCf5SoIBKOgOQAk4PTgHMsHAzCnG1pjcKPc6dIk1YJtUNX1JqFuhGtfGKOp3",
+	"K/w0JwqWehLMK0ECu9TP5iRNKZfA6a0ycUUw6pjopojqU7NWcRrDyfAFXAkBPxC+GvEPRVxva4twrHH2",
+	"FIgCvKjB4LA/uBoMz4anZ/3+f446ei+jzv/7P//3vLFbOeIko2h315tmNB51zN23jj8hqA//IGs35shO",
+	"+2BcdOvr24hm625ryjKpYLLSyNUlWoOWeg/9AKJc6dsyUaQfr749fF5kw7uT+grzrkwI7UTEq/MRtxfr",
+	"9IaMYpA4F+WLIkO+hzFk+jeMKDZb3pKdXG7pco0r7furq/dgnFUb1lqAH+ZSqaXIro1XRPogrEEEq5hT",
+	"vROfDOHQ8DJfLIi1wjf4Or5gbDrtG7QWGe9vKeWxjY5t/6iEqpm/123GvFcOFlRW5PHulDtb48srElHF",
+	"1EZcn9zeIuqd3t4W59+Wb1r00j+04QHKYHZGofgs0Ffppci9TrCb2mZntiqXx31bC7Nrr+81ieZeT6ZZ",
+	"WyvWrxL/Z723GMruS/zYeQ81R6tvC14H6A9EHxk9zCiJ0Z+mFyKV+WeUCSnhhmYSfWk1nlTjWF4/kh9K",
+	"vs8XhBfTaYq4gonG1HSeEWm8vOUsztqwyDWhopolLMVhQrVICZUoF9ycZxE2MLe5iFdCHUqaEg1TMaRE",
+	"zR3FwA8C5E3NeFm8ogajri22Ev1rpWGfPQFDSz0ghBiTZmKS0IVdQDM8dWdYwJhgNLS80dP5wKESCurH",
+	"N2S7oD+TZwjFnsDSwEpMglOICAcbTTrRIs45CF4JsbWH6JJHQhOYOmWJMgVBvnt9BUfGjBpU5LA5k0pk",
+	"K5iLJJaGURQn0Drb5h6z9dVIKr7lryTmbBQhrmGv4+U+tZRZ33iY5Wqkx3q6bmDPr5UR29vulTaA3QzV",
+	"qBDjGxve7rlBfkMTvaSCrmPFE+POkB5CnLK/G1yvq3E3A29Ahcn92keGjIki61Vpo6P4rslld0sUHjSk",
+	"FDlLxgCmf6icZXk6LK5vhd6o8XE0nAxIf/qCPo+/jp5NTsnJ9JgOvURMrXyXHbZ9KZqkN5wptUeuoEDj",
+	"UckSRtwbFEJAv3aOUIUpe1rPKWY12VGGMiGI2AikECRZyRFfzjH/X2UkuqZZL0/19dRXUcBG7Sm9jWhq",
+	"0jpGvHxsTnusxFhSHtPM5hlakOopJFIN5cXrd9oM9Kx4JagCZRXmLDCtxYi3THo0HweAOxFRHOcDFhvw",
+	"EZeyBo8eiOeJTQ+tOeXWbBDXURti7UbsAtpKXA1Znwo7W2u04GMXtYN3vZCHC+xci3QPBSS1VfoO+k3L",
+	"PdkUkq6ptCqaBEmm9ByuaWpU2K8hJisJaZmNHlhXJI8LOlUXFEQW0+xw0O8Pjw8Rqfe33f2wNpwN57bS",
+	"jEkTM0UwzKlYtchQ1GqYl8ZdrdOwG+oN6XpXBiU0BJdblREX1+HhKpLNOFF5Rl8KPmUaEJsMZk3M7Z3n",
+	"pmoxD/sZZevrhG5ox9rVM/aYO6sbx9xRYza+i+loR2eIXEHMFpRLExSq1S9mqJCzJTLzmEQqJ4l92N7H",
+	"HJ+/qS/9ZC8zojPQDmvm2bZRMegkCNSNyQb9R5qtanEtZjse3m+2k+3Tsbi1t+ePsrUGMdzozaiG/Ozp",
+	"yDCf7u3DAD98jvhOAOpxIX8B0b8wiNapnyV5d0HnP3Kh6D1DFP8koYJPGer3OwbS2Zs0FsC2LLvFulYJ",
+	"GpeuoleexGg3/1WPDMs5S6zPRkLM4gAoieZlgbDSIPdg5jQ0R+6sS3wgymOFaRytGdJ3fh9s1PIu6Q+X",
+	"a/IfzMt6pJet6MAXg2Gwi1chyrNMS8nNKV911obr0ux9xqJ1/tjmquDfIU2I0kv5lppHNdH5xbC/00JL",
+	"HyFZyaY7edPrFZeiHxDRj1fV1E3NOkzKERm4kWRgIqVoXEZIaU3YfN81HkDGR/zj1UtUovULWh+EJaXX",
+	"+keXzG9z3GlMM5LAXCQsJquDHlwkS9Q7MloWs2u7DPvPdnEZznKSEa4ojX2+NIpScHXPxftynTu2tb7q",
+	"6tYm2TXvvsmldrj5SkCzN2D5wSOU16aRuJW0p/Bgo2fvXgyq4GATyr2EA6tc3o+Hfl7Qrk97uyQ3NK4w",
+	"IX9CzKacl005Lg9hAymSXzzJLs3U12z8Ino++Zo8m57Sk7hqVfSNvLAK+6YzRKW+khizPhHmMzJfNqW6",
+	"bEpmWZe8soOVZmGM2FXDzD3yVqrQ8wDmvRow/i72vcs25WnUlU4pjUHZkumkljxjzTY0ElwsVniihMck",
+	"w5o1t6mVycQNzbiWu+sxr5V3W9da94Wuz9gsEvKMREY4TMoMvF1zNdcIK38GIu69UWvr9h1bkdrZRZPf",
+	"Qc/a5Rmf2YosJoQpWYHgxh1ma/T9xuI71K8Zt145DV/tI56QhPCIXqRpwmi8RuLSS0wZn4F9G6KMxkwB",
+	"MV9pMQYjp5y1vtfZTTL8XFl0lznmJJvRi4WmEevkyRbHhAXjuQTP2ey6s/25yAOIyTsJ4/vouIVL/od1",
+	"ubk/zVco5LmbL0qxWxHOlsywzi2vk7QldnvCWvZWln3cd7/q/UEHMemjL4vo44e3ZbTQXGCqsXG0vX/1",
+	"bbl3oVGl8GD1PpfD76f376vyrxOldwCqYov7wPuTk+ugYxwYDZEsZd7JinixjXNY8myjy+5hLzHf/LhO",
+	"dlPicoOgZV20vlCF97uDYJ2h7CwKXVU/86SsNEUjN00ZOP7ZK77c6ZKuzCmVd2Q92vsAq/HE7/7FjgJt",
+	"uZKgrJixozLY4mufpSD6xICa2mhxpwqSwf3seg5pHkIcd6LTVlG8mfWmnzsSjhaUlMzoOWiJ3fRIoJAQ",
+	"aR5rGHwUUb5OPdoRIylZmcouJjeVxkHJZ3Me0wyWBGM1bDRmo0YIk6C0fp2RjCWrEa9ECJ7XmTZzjmrs",
+	"KFGLTynDUmzoiS2tgTEeNkDF2pGsdmFWXYsRrUZx2BhRg1PleB2HZF5HssXhjebMB1Hlm3apvT5eExh3",
+	"GREuA+B0SaWy8dNF5PSg3z/Y2b7corntnOk6d1PZ9fhk+pwMouHkRXxMT6an5Nnk6+h5/IJ+rjgiaz2X",
+	"7slBW8S5zSZaI+9NvzdQ48omqpS3sYoKdbaXvI6O+/C8vsdKTqqtRIc6GR2rjHCJHbEYr/whcjWeimzs",
+	"usA0Qq4LlMaXUhZd52mRzVoGXVnEyzNkQZrUJ8kmXCuArIVxrkxOo6zZ65/gH+8+/C0ALHC2qbhP+dEr",
+	"mpLMNGdgM8ZhSiKWrJH+RITMaD8R8z4guK6QldtBbSm+6/6IwPCQBSCaYT5bmFGt7sOmQg+PUbVBshnX",
+	"ohmNMl9HwTeLRa4MByJ8ZdPqkP2YkEbjfvOlN/ku2Fvi4SGn8Bmkm3HSLQzxwrpNaHIx6TOkHlhIi4O3",
+	"Hhj2gds3CL0eMmaEsF7hRN9GGG3ruU01rHyV69pM2XKRqu1Qi4xjZ0LEKuebIu+bXw52pimjVp3EUQeK",
+	"eaUxVpmXTq++h4u/vx51dg2o3nQwFt+d3LA2ge6tmO0s3jaT8jwM3yWFrcsNcOlmCxLToJqGxmObV+bP",
+	"kWtm7skdU/eknUlMwUk4p60MNujasMigkqwnD7D9AsWIOwwMwvYD9FZRbuvcRXMa5wntPZTJDeddI77g",
+	"b1f+oNK2nBUnN+P+ZBANGzJWfzogvpm1ZmBP9kJ53ae8VE0qaY6m7Zs7T8FpADSxWQ/m3eJCsN0DkxDn",
+	"ZfoaGuO44BSWLEk0HdK31Wt6e3dgqIWwv1seWGWISu1w79H7hLXGR+XNVe+pIqQVWFEX0yoouAMKP4B+",
+	"2iQKv4vHyC6i2m/UQ7LvEfpdF1IeSijZXH3q0z6pPE0s3a9H6n7akBVF9ikatbuWUqsXFTTS6t25VmF9",
+	"Rzh4OBCvQdcfBcx/YmpeCqJ/VID/Y8LzFjn+co41ZDn2CnE9NGyyLvyN0hSYSQbX8uIKylyKuoS6nEsa",
+	"jYeTr6f9aBC/oM/JyeQ4ehaf0pPpMRlOBlF/jaXC4tsj4lDzDNpAh06JKM+YWl3q47MeVey2c5H7xPdQ",
+	"3kRjLfOMTSsV/ac+mXEIU5EkYkljmKzg2QlEc5KRSFGTYo63gxCEg5cHoqmMafDC+FS4wlnENMy1PaSR",
+	"3sCCMK4I4zST9jRKGjVjap5PkEThy4cxvbFkqtU6pvAFO1FDcBBaUsNuMlpw+/7q6v0ZLPJEsUNni8SQ",
+	"SxkAkSsezTPBRS6Ny2zEHXUPwPTXldC9ESyWBwGUjUpN7z5rmgjAuj70iLYvwE1FMxlxvQ7Cix8nQlwH",
+	"pqKDIRNQFSns6Pq6aVyF1REfcSNHuzB2sx8J4UW1j9EZfGNaLI3yfv84wgwa/CfGtNmMGqlIpvTBVYBg",
+	"xJciu5aIQ0U5wm4RLEF4PBG3QdE+j0kwdn+001aAh3HARjDYSm3EtWiulgL/lChWT3Ns6yNFoqG7tjFb",
+	"ZcHtjPBGZqttRtaD12vz82FOJJARRxDAdP7wN1MNG73HAfR6vbsQuobIQIgBsuHBOYT6rdB0Dvamj+uF",
+	"fiiKV2NDNH2Wpt9bLYGqaCWHD+v96c5NaG+RYTviGjVMZii+oA/Q18EOumFGSSxDGPT7RxImeeaqXYQG",
+	"pEMY9o/kiJtfTvUPk3yFH1TeL3pHe36wMDo2pNIznnsBG+7aCaHyuwXp4vdB9fcDe2+1znHYK3nfTnaB",
+	"yeHwd9XrmkwNPakGzTX99bqmQJHrdwgJnaoDX0c+bPDXzTm7HXHNjjd3+jvowQW3jQbt7yZwW2JBlnrj",
+	"PVdxp9ZosGs7DQaQiZzHNIY8DbQGm1AiFQwOEBAr4Ypn5SnJaq4cSLGgBll9PTODEa89/Y3Fd0cGMgIw",
+	"v7hUa/e3vX2q9WN0A9X6Yf+NrsIRt83YNeZpeuOacUcidcE5tMwzVDbfz/4L26TiHaDvSHDN7OiIp0TN",
+	"DclsZC324ANNKUFSVub31Hur6hW4IfGBXtqIdzEqM6MxEAkR4YJjBxNNNg6KrOyyLiRJEADLijErRXEh",
+	"+A/Tngrz/ZFAQVjcjwYh09D7DLRwhl3J6i3OsfFL/8WIb2igrs/S7c/0FGAmicn0OzfNzhkH17cdu5/K",
+	"Ec9Tfehl33NcM1NFL1q9ND2MqalvAbX/Ym3P9RFHg8nqoAdY2ap6KIa86ys6s31Di4r93ZPb20DT6YP6",
+	"xZiwuxG3Lj/DDGr0EQx5VEV9AqZsD3FLJ62MdWgqEpxDaJqB/xwCW6QJo5pKaMJ59rN1DiYsojaNw0ol",
+	"FymJ5vRw2Ou3xJHlctkj+HNPZLMj+608evvm5esfL1/jN1o8Ziop5Rvp5JKL9286QefG5Tl3bgYmeIZy",
+	"krLOWee41+8dmxpzcxTYShTTf83oujJVFVmilivraWda9/ZpCa44W2zrpxWvi2JWdJeTBVXYO+0Xv4Be",
+	"vnJktaC7YOubtlHmp7IQEu5x2O8/WEviVoStp93gBfrR9aFJ/TYUB97TV3NiVuObpFj10TekiEjHTwbb",
+	"P6n11MSPjrd/VDbl118Mh7tM024iid++2P5ts7vwXdA53eU06k3qURFxFaMQtprnrBUGMpNYjqp49ino",
+	"tEUeLBhLsABuE8/tT2flCHdBJxXSpx4qkRlZ0mGNJoHYXwRySaGr/7RqIDZGrESSaJEThRIX8vqT6UPY",
+	"4HoBuKpvfsbRH9huh+u5giFNdcysNekom3F+I+LVg6GMtxHIXV151Qu8a6Ht4FHQ1oeyWJumCkR/dFTt",
+	"74BuLwWfJszYi04GO0zRbN//Z6UJ+rar2OhkwgpL24tE1FUSP60wIkGFWNwFFVZ7ZNQdNMx5ScjLOY2u",
+	"ZdmcCiMDkMFW8b3m2XPb6X68fH8JUq0SIy5+vCzaXGsxGsmC4NS1EkKFMZoTPsNag7aclo84oPdz9bjE",
+	"oZFI+6REwddAbQ1tqJpbtDCaJ+qPTiH+4givvxrudPbfEUWXxqR8ussx2lDqj5VOXnXyYvDClQF0CFkh",
+	"OPciLpZC7E5cSpu6V4jHgKaiONxeEnwzN9wFY4E9A7+E/9oZmx9ZvA+89Y/NaRQtrtUqpVqhNfEwtURh",
+	"XqnbZxuitovwdW2D7zNbhs/S0Vp76ABrfnBwLVZd1ewRJ3wFCcPjxOJ9TAaQEZsjjH3lrP0GA25NyT69",
+	"k19zE/JmlUZbuqmkZltKhm0ObHpUvaisKLZRITK39EUPeiQ9qPD3OPJTNt25l+7jrHOG4Bgr3lqCc1l4",
+	"L/YkNlo4QQAhCggotqB+AvPWzP87EZjSOeNcgCYAo7cGeYvwjB01lEZyzeNaMapJCZstGG7XX3D2sWwX",
+	"7oQraGsx7b5oWw5ZwVtrk1+vglzaVoTGP1L65VDOMTLRmW1RiGWkz6GRp3MGRdcAZkrqjbhiNDsHTplm",
+	"fpUXhNZyksS4Q1wzsmqWRgDLOYvmoA81oYrKEa96U5NVD96LJGlnAedcscT0M89NwnAlxaPa7TUAkY14",
+	"tR4v+KqWGodNs3ApmpFNA8C1lpq6kwDN8GuMN0O08Y94zdq/zcJ/0jddFlKy0isbG99G6OSca5qqYMSl",
+	"qJvDjQcW084I2E+dW4RJLcFaG7mJyhMCFlqacechgSQaxlZo/S9qFbvaQ8bLYtvmMgmn/eMRL85/jAF9",
+	"42meJCG0/VJnNc+vLcbo/CrGBYElW6cZpQFUN1b6q7mplI2mfqyGK9ebvd7aupKPZ/SqdRDdSbsdPjiN",
+	"99J3m2F1Xu+ojLhisrCemNwPd9JVF1js1R7gF7vZn1yNNiiCCD7JV84CvjsXnOSrjbY4PxfEOIb1TPAt",
+	"u3F9FLAoFUmSsrBaQ67F8BP4saRZWtXG/B4Xt9KWY7HM22MSnlpFwJ1ITv+h57Y17NaY0jJb+stJAtZn",
+	"+MWY9t+TCiDMVDHO9EWpJCfuRg1MfNL+9EDLjGtV2ne8wh0Lc5iLy3M2p2p2a123PWgTgO+ocui/nxp7",
+	"WeZuPoluuNZN5iThP7qH7GT7Fz8K9a3Iefy7aoHfUQWkONbH1gIxBgv/3Uvj6cYQEFPjBesan9w+A8aj",
+	"Obx/9W1QVoGZrIwl5OL9m/WQ/v7Vt08I7HZTJawX0e4Txomv4YwfzIsCNwjnDymYOxjYMK1V4YyitaIK",
+	"uiH+MHalD7AJsdYxGcfKl0sXfKWvwQSI4VlV1Kt1y7JvH+Gr5s27oFONid3+peshg5v6QhM+nya8Ekuu",
+	"hYlKUxPXxPlJCIQJ0lwvJl/Ia1krd6oEdmEBUum8YqgMmAY1ejzU600jANTOq+acMxPcWHDbhbih6LkP",
+	"i74w7vdabTZjKoiZtRVUW7HYD/UrdMGUorFZjAuINBWmSHKOXL1pxyljSkfcVXxzQ5tI0S0ROcN7ReSY",
+	"cqQPJCI8vHpRr5Z6ZxWMP5YJo1G65S8nqHyxYWygnAZATU7Nwf5GBZu3sIceYUNtew6014pTaT5JmJzT",
+	"GN6llF+8f1OQdE0UbyjWBlEC48N78KOASgoDE9wrYNmR9Cedz9QJ9uhp5Bdd9EwZie6pGFSyyzpnv3yq",
+	"XunV3PANHB2d7na/7k4XVJHOp9ptrMgiuedtBPXI+z2v4h8XP7zd7yrcUsur2ElAfcLjtnvyHLdLTNus",
+	"RmOClnnTxLo2ZIRStZaRC8+Q24LKv6PK1clq8cnG9HZqFhe+Wlv7w7pqMXGybibzR13sV2DqUdV0t/c1",
+	"0OH62X1R0h9SSVcFwDlccAjwUEJ4EXGxDpcuIsVuKHS1fhjThCoaH9TTOxuIAz9iZRGb1ybBpvlqhTGj",
+	"psRvO9TiJ7eMP3WyxroaAJsjHqpn+SXq4bGiHqqnXMGnAv4/P2SpzNaISJJMSGSwirpCb7/9q9UReloh",
+	"/JejPEvu1mu82C/f5l5hcy8lgJTdfMs+hmeokJgQQ9deNrDZ1qh/jnjRFc8195rTW/j+h4uXh5ffXwxP",
+	"n2kwDE1y9c+H1oJ+eMUWVCqySE2qdc/8npGlyTY0+ddwTVdaYS1DDyrn/JWEsJbkH57bMmEYdIWDS1iI",
+	"jJooxeN+H+SIkyVZ9eDC+PSHt7fIrRnHjL/zRoP4AEc6FLnm36e3twGc9J+jsnwyfGFa+TvnfHcAC8YD",
+	"ODX/G7r/w/wcTsviSYwDSZKDAKubYfuiEbcd7KeEJeb8igBVYirq2v5oG4WCWv9m0006E7lifFZICcbA",
+	"VcoJ5WWYaoGbhIZWqYaN7YdDVhg4yIKC4NYNggaGc+NYtDUm4kykEOeGJlK562IP38Sft96PnN0WKZ42",
+	"QZnJolzTkkhwXWy2rKeA5F0WVGnN3+qTvhZr1C64ssNKLx2i7nV0j2R6sWVQd3Dp/vyzp5SeK1jV2yj8",
+	"XxT9E6oNsSuURJO6jx/eWtNPI4LMvSKB6Jf0p5Ue6dANfxl1/m3U+WSanGu8duZBm/Ns6aFt8UBH3HbO",
+	"sGUo6tTL5MrBfqlyIz7sD0zlYES1KoG0oW568IPPSKezYsejRhY1Cm4+cebM5upD6xyHlbeDispXk0e/",
+	"5N39mfPuilhKrcVbeWgf4a5e22OTEa4eme7+KswQRjNaSwVXmqOm0okL567SYFkMB+sMFJWDe/AWk3lR",
+	"+DSFdXCFMKMKTvonbSXqFS6gpAT7aVH2O7/388S7LYothb5o+w/jfsPzLOV7VzjrUQE52BCDUlmG4Zh1",
+	"qokOY1TzDcvzRZ59R9WjgOOjquu78JIvUP+wgSj3BPm9FHOiorkvCZrwGRZSwITF0NapCwMIKy/aiHxj",
+	"JQ57EOZZ4qL0a/KhpuEjzlyB7LNK/R4UKyU1OQeLnepln1tzm6m2llFbAampZAPjUlES+8TDWq30z8bC",
+	"hxctvbXcnziGdA8iYPsQ/LWJwX8n+dHA3xOz3Zb8eFRKgWut8K9KQdHFhjh5d30qNa3WKN9ody+H/xwq",
+	"EfwprfW1gtQbLfXVMqt/NRHgz2rXr1ljEzGzXVkfXabYhMVHv7kVvcHQNtsM2W/n/w+tCUpTMEVktLBv",
+	"4j6KnWVsNldAlmQVwHJOlHGxqWpOcDOsS2WrZoH0z8PtNZrtWi93eQg7erv3K/PvoQ3Dx6IN6yQCd1lM",
+	"Wo3+S+zX7xeHZeENuFg+PQ9Xtg3RulRnHktNl0wNZFdTtqe/Cp3JusHXjVEaDcejjsQuHVSqUQdIpEf1",
+	"pHpcUfk4KveT4xVWay6I318Xu343wynFcOKyPcyjI0zdBVQv4/7LJw1zkmY3DlhNwdIjkrKjmwFCpF1d",
+	"m3uawucmrKtd6lyrzvVwduSVlkPZ2EyPr9RlXIlpM3as+n0RjNMe4cJTN73ILa8WhqsMV6382AoH8BZW",
+	"twOyrCYDVYasGEE21muqfGJLuPgdyGUUYxkOWHyJcXp3n+7+fwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
