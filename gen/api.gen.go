@@ -292,6 +292,10 @@ type Address struct {
 	Zip string `json:"zip"`
 }
 
+// AddressInput A postal address as a request sends it: the fields of `Address` and no other (an
+// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+type AddressInput = Address
+
 // AddressVerification defines model for AddressVerification.
 type AddressVerification struct {
 	// Address A postal address. `state` is required when `country` is `US`. Quotes and label
@@ -360,8 +364,9 @@ type CreateLabelRequest struct {
 	// Example: USPS
 	Carrier *string `json:"carrier,omitempty"`
 
-	// Customs Customs declaration; required when the destination country differs from the origin.
-	Customs *Customs `json:"customs,omitempty"`
+	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
+	// when the destination country differs from the origin.
+	Customs *CustomsInput `json:"customs,omitempty"`
 
 	// DeliverBy Only rates whose `estimatedDeliveryDate` is on or before this date. On create, the
 	// cheapest such rate among those the other fields allow; none: 422 `no_matching_service`
@@ -371,24 +376,21 @@ type CreateLabelRequest struct {
 	// Example: 2026-03-10
 	DeliverBy *DeliverBy `json:"deliverBy,omitempty"`
 
-	// FromAddress A postal address. `state` is required when `country` is `US`. Quotes and label
-	// purchases check addresses as the carriers do, in test and live mode alike (422
-	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
-	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
-	// with a prefix in use, and the postal codes of countries with a fixed format must have
-	// it (README, "Addresses the carriers take").
-	FromAddress Address `json:"fromAddress"`
+	// FromAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	FromAddress AddressInput `json:"fromAddress"`
 
 	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
 	//
 	// Example: order-10023-label
 	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
 
-	// Options Extra services.
-	Options *Options `json:"options,omitempty"`
+	// Options Extra services (`Options` as a request sends it; no other field).
+	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel Without dimensions the billable weight is the actual weight.
-	Parcel Parcel `json:"parcel"`
+	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
+	// billable weight is the actual weight.
+	Parcel ParcelInput `json:"parcel"`
 
 	// Service With `carrier`.
 	//
@@ -400,13 +402,9 @@ type CreateLabelRequest struct {
 	// Example: standard
 	ServiceCategory *ServiceCategory `json:"serviceCategory,omitempty"`
 
-	// ToAddress A postal address. `state` is required when `country` is `US`. Quotes and label
-	// purchases check addresses as the carriers do, in test and live mode alike (422
-	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
-	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
-	// with a prefix in use, and the postal codes of countries with a fixed format must have
-	// it (README, "Addresses the carriers take").
-	ToAddress Address `json:"toAddress"`
+	// ToAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	ToAddress AddressInput `json:"toAddress"`
 }
 
 // CreateWebhookRequest defines model for CreateWebhookRequest.
@@ -451,6 +449,10 @@ type CustomsContentsType string
 // CustomsNonDeliveryOption Any letter case is accepted; the shipment shows it in lower case.
 type CustomsNonDeliveryOption string
 
+// CustomsInput Customs declaration (`Customs` as a request sends it; no other field); required
+// when the destination country differs from the origin.
+type CustomsInput = Customs
+
 // CustomsItem defines model for CustomsItem.
 type CustomsItem struct {
 	// Description Example: Cotton T-shirt
@@ -475,6 +477,9 @@ type CustomsItem struct {
 	// Example: 6
 	WeightOz float64 `json:"weightOz"`
 }
+
+// CustomsItemInput `CustomsItem` as a request sends it: its fields and no other.
+type CustomsItemInput = CustomsItem
 
 // DeliverBy Only rates whose `estimatedDeliveryDate` is on or before this date. On create, the
 // cheapest such rate among those the other fields allow; none: 422 `no_matching_service`
@@ -601,6 +606,9 @@ type Options struct {
 	SignatureConfirmation *bool `json:"signatureConfirmation,omitempty"`
 }
 
+// OptionsInput Extra services (`Options` as a request sends it; no other field).
+type OptionsInput = Options
+
 // Parcel Without dimensions the billable weight is the actual weight.
 type Parcel struct {
 	// HeightIn Example: 4
@@ -616,10 +624,15 @@ type Parcel struct {
 	WidthIn *float64 `json:"widthIn,omitempty"`
 }
 
+// ParcelInput `Parcel` as a request sends it: its fields and no other. Without dimensions the
+// billable weight is the actual weight.
+type ParcelInput = Parcel
+
 // QuoteRequest defines model for QuoteRequest.
 type QuoteRequest struct {
-	// Customs Customs declaration; required when the destination country differs from the origin.
-	Customs *Customs `json:"customs,omitempty"`
+	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
+	// when the destination country differs from the origin.
+	Customs *CustomsInput `json:"customs,omitempty"`
 
 	// DeliverBy Only rates whose `estimatedDeliveryDate` is on or before this date. On create, the
 	// cheapest such rate among those the other fields allow; none: 422 `no_matching_service`
@@ -629,27 +642,20 @@ type QuoteRequest struct {
 	// Example: 2026-03-10
 	DeliverBy *DeliverBy `json:"deliverBy,omitempty"`
 
-	// FromAddress A postal address. `state` is required when `country` is `US`. Quotes and label
-	// purchases check addresses as the carriers do, in test and live mode alike (422
-	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
-	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
-	// with a prefix in use, and the postal codes of countries with a fixed format must have
-	// it (README, "Addresses the carriers take").
-	FromAddress Address `json:"fromAddress"`
+	// FromAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	FromAddress AddressInput `json:"fromAddress"`
 
-	// Options Extra services.
-	Options *Options `json:"options,omitempty"`
+	// Options Extra services (`Options` as a request sends it; no other field).
+	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel Without dimensions the billable weight is the actual weight.
-	Parcel Parcel `json:"parcel"`
+	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
+	// billable weight is the actual weight.
+	Parcel ParcelInput `json:"parcel"`
 
-	// ToAddress A postal address. `state` is required when `country` is `US`. Quotes and label
-	// purchases check addresses as the carriers do, in test and live mode alike (422
-	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
-	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
-	// with a prefix in use, and the postal codes of countries with a fixed format must have
-	// it (README, "Addresses the carriers take").
-	ToAddress Address `json:"toAddress"`
+	// ToAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	ToAddress AddressInput `json:"toAddress"`
 }
 
 // QuoteResponse defines model for QuoteResponse.
@@ -1122,7 +1128,7 @@ type EventParams struct {
 type CreateAddressJSONRequestBody = CreateAddressRequest
 
 // VerifyAddressJSONRequestBody defines body for VerifyAddress for application/json ContentType.
-type VerifyAddressJSONRequestBody = Address
+type VerifyAddressJSONRequestBody = AddressInput
 
 // CreateLabelJSONRequestBody defines body for CreateLabel for application/json ContentType.
 type CreateLabelJSONRequestBody = CreateLabelRequest
@@ -14562,185 +14568,192 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rchu3lij8KijOVJmaaVEkJTm29OdTbCfxt+1YY8k72Tv0YYPdiyRGTaADoEUxKVWdpzkPdp7kFBaA",
-	"vpMidXGSPf6TWOxuXNf9+nsnEotUcOBadU5+78yBxiDxnx+phndswTT+x/wSg4okSzUTvHPSeUVTGjG9",
-	"It1JJpXeI2JK9BzIJIuuQBM9Z4pI+DUDpUks6VKRqRSLXifoqGgOC2pG1KsUOicdxjXMQHZub4Ni2o+w",
-	"oIwzPmtO/dNcJOAHVySBqSaMl2bfZRYFLZv7xNkN0WwBpKsgEjxWe4RqspyzaF7eJVNkmiUJoTPKuJnV",
-	"LIpJiDsnWmZw1yrsDt7GzQW8jYFrNmUg7bkWh3lKaKKE2S9IKSSZiJiBIlSRUPrxwq2WorQ0x2tXouXq",
-	"bKpBNpdyYQ+AaEGWlGkygamQ5vi1XDE+I123pYBIkfEYYpKle5sXsGCcLbJF56QfNM/lNuikVNIFaAeJ",
-	"rzKpRMvCPqT01wxIKhQzvyB8EUpSCddMZIqkdAbPFAk53Gg7Bp4LM9/+moFcdYIOpwsze2SnqKyR3rwD",
-	"PtPzzsmwX6yzdGhrEOOczoAo9husmyzB78pzxTClWaI7J8PjwExsD2dgps2PahC0gdDFnKUL4K0w5J8R",
-	"FudLSameFyth8cZrghu6SBPc9TwdfxMPYTDt05eTF9E38XM4nh7Rw8kw6rSdzU8wmQtx1bqsbJL/+QhL",
-	"W86vxgM6nBxGR/ExPJ9+Q19MXkb9eADDacvSbs2oKhVcAQLXtzT+nmpY0pX5KxJcA8dLpWmasIiaVR78",
-	"tzIr/700/79LmHZOOv92UNDPA/tUHbwxeGmnqu48jKiUDOQYMTck3SXTc+J/xc9UuEeEJOE1SMR+9+oJ",
-	"oSQWS660BLogqRTXLAZJppQlEJ9aZDQnWSLgP+87+rJvb6Ftye71g4IS4bK/pbH7ZYtDya/CvBlbAL2m",
-	"CYvH+EbQwS10TjqeG0xEvDKUkwtN8EXy/198+NFdt6OH5t/j4+kAhvFhdDQ5ps9ffvOicxs89AouDe1u",
-	"nZ90w/K67T1QosUVcLKkhpwoBbFnNJ8+viPdEJ+OGR8jiod7j3cFrwSfJizSTw+VZ0RpqoFEbsYTEnKh",
-	"x2kmozlVEIeB4SzTjMdmo6kUMwlKmV9pIoHGq/G1YLF5b8RDxiFhMzZJYIyjmtfizK4ZxsDjVDCu8VdI",
-	"2DXIVWVQ0qVkQXlGkxGX4F8xl+XmIr9mkEG8F5CQxbBIhQYercZXsBpHIkmYYoKHpGtu6ApWI24uLjPX",
-	"Jrjlon4JBHGPkphNpyANlTRg0TYu4+NMgVmaWZMFYfwYx7sCXJ7SLEmIzLiRWAg1nJQM+sQJDw5BAxIi",
-	"o91HThvu9Ub8DZWJYfIK5DVIRSKRJTGhXC1BVpfiqdY4EUqHp4SSSCwWTGuIvWjwTJkV2tcsgC+JhEhI",
-	"w5RxyUwbOUKJTEZAKDdfpgldQRwQJYieU00MDtuPRzwRfIaL47o34o8G298JOWFxDPye1EVl0ymLGHA9",
-	"VpFIoURj8E5EChJHIRzASC5zIEvJNJwoxxIV8R/eSXMKLnSBn5x0akM9AlUKm3vKuUNldscdllLw2Xgh",
-	"Yggfj+K85Rokp4ld5dMzQ+bmy7mholMwUibiikcxIIougJQwwaDcXmCps6FZbJa527YCscqiOYrDntsa",
-	"auZfhDis8tfaw8c7zh+F/s7Iw1/gJM0epmaukHQXTCnGZwGJIQFDG8w5caHnIAmNIpFx/UzZ4wsTOoFk",
-	"nHF6TVlCJ8ljQtM5XSWCxpdCvKNyBl/gFFI741gLMU7MnOGJVdUMu4ebCEnBgLxn3z7qLg0N+JjLqV/g",
-	"rsepnXS8AD0XsZEN49joPfZnYn8OzN75Nrj0eKdxAfKaRfCpAKgvKFOXwXiNZB2U8L78usUGL/CMUcQY",
-	"G70+JN3zDxeX5AAxRR1EEqiGE6KFMGLKivhvlFWNp0LiMbt51amRMedGIjByiP063jtxt2KlhIpI4AWG",
-	"2p2UXrn7SnJN/jZ4yGVeCvGe8pX7Vd2LVUsj9KG6C3GZSfvj8yac08qJDNwpfBmNICwv0pMMa93xlpdc",
-	"nnhWkh9nUmTpiHfDm30zwj6OsI+/hntGgIJFqlc5SKCm8Ex5GozCl2HgPfITZXrEW8HglIQ/7+e2qn00",
-	"VoVm7KXB7bV2qBGvfIb/DXHG2nDOwhYSKgGlPCMmA4rcNDP0Q6PcHpfESjEllBQbNgzGn05Ahjc3hPEo",
-	"yWKIeyM+4meJEqR6wgFSI5FpXH9lQf8REgeMJRSzKu6IlxbEBFeky4U91IBQTjJ+xcWSBwRuUkOJDUZL",
-	"uBZXKPrDnjUO4W1GiZGyRpzGsdE5jCRttUCr6hnR1xwBMTqP0RzcDS4aEvBDsLJ6OXd+XrXF1oaoWEq3",
-	"Gqb4ojGUM4duOYx5+2Fk5hNerJDst63Y53pjA95eRRMAMgEqQbqLXVAdzcEoNsS/+yXIixPIxn6buB+j",
-	"AFcWbn6wxgQHtVZMtT85mH5E6ewTT6WIQCnD/95wzfTqXofvNzdlkFQp/JnFrh66CJz1GkWkoGNfrr/0",
-	"Za7j74W9B7Vdo7rDgiJdSZIVcZdyQsLK1uxt+BtzP6GQMeKh/XOvdKVuI7kcwpTKAAUQ1FpiYdCPyCyB",
-	"QlvhYmzopEIzChdjBFezAGWlqnywXG5x4pYVbLwYJOG/ITJ0lnQTdl2IIoaEW3qGcqA3DVNFZuzaENF1",
-	"EpPfE1wbmVOvctV0xEOkuW/MA2+3VCXjriX54eNZDvLrx2Ec8DQNzGckFUrThDgK3yOhtUWV4dCy0BCZ",
-	"sVzho/DTRdgj/5UJDQq5JUp9I14IedEcois/rHW6lMU9EosA7YOgLIPHGzBcntCEXQHpHg2HaCSrwFEu",
-	"nePfzxRJqZ7vnRBKPl2Ul27+Pr9w1jrDlEBKpoVcjTgabbqGXUZUQUCUFhIdMSlI/GkvcMP9xlIc7JjE",
-	"bMa0MgP98+35fx6RbjgYHh4d7z//5sXLcG/EnYEslTBlhq2TzIxstmXW6o7YTKyMUGAPkhlJ2H43ZTeW",
-	"eS6oJotMaTKn1zDiTJPuxzdnr9+/CcjIXyLUDlLTKxh19izopNKIGJpZg33kaFXhAfgRluQfQl51grLT",
-	"5rl1nvg/Bw1XQIC+T8pro51xmqyQHJA3fMY4KPJOx9WxBy0OITMcwlKLM+/iAzkcPH++PyA0Sed0f4jn",
-	"Zsh5Me+nC7NVqjVI883/+uVs/590/7fPvw9v/73TMpth4Ul16TSm/5/7qxeJRXXNw+OjllGst6Wy/5iS",
-	"d+IaEhrBNrtO54LXhvjPARkOhuT4+Jj0B/1+dZSjtkEkKIYeT1rd0pQmCvL3J0IkQDmyAYMENTD4RxMA",
-	"GhMpLQH0oPrl4XGffMemek7OroFnbdu+A5LssMPqsBcZ00AOD+sn0H6Ov7G0+vmgPxi8qN3hXSu5LfvM",
-	"fsl3G3QchzWTFID6Of9eTAzXMMtwCPl31JMt/zfLquIgLUjvJi7sKTRyYTTle5tA80IXRhiZ2eGZhsWd",
-	"g5dX+N5+bMZxI1Mp6coDStbCJLwlAN0bSyqtHtQtrdOxxEhICZHVObSwLMDyOm+35EKT0nfoBAKeLcwN",
-	"+Fk6QcdNkktJn+++PVx69fCC/PBLZ9Z2ka9KnLyNRzpa+0wRseTe46AFocRIQlY6srpXr0mD7bdVeP10",
-	"ftFppYoxNOe/LKi9W4E13pq3A8ubmSYzeg1GfatSysFgMBz02+a6YrzF4RyWZKISlyEbBSIj+lRNSkY6",
-	"I06LDdAbi0xYCKISsfQmjIRqkBY+7OmFhi+73aEtNj9rc8KxAOuITKlUVdDxq+4EndJCjPyM47bATw4R",
-	"d523e63GgM4vULE/IeZlJ8JCTJz8aYSG0jrIBPQSnBVCQYJLJYlw6nmPdO017XXuAnMPTO76ik20QjXa",
-	"0BxhKfmo22WEe4sDu/D6+/DsO/lyyUb7N1jdRQvfVt8u8fXt2feOLHoDS96BB9+fzW7LT78s97Tg+c7o",
-	"DeuBsyCetbA21MC8uhc4rFKWUMANjbTHxbrkiJT3rguMMqXF3Xz1lXutYNrf3gl/r/MXb4POVIrF2c4C",
-	"wkMBXuAp3jnjB/eaDTKLILnrg3P7lgE+e/br7s1da1i9m3PJhLTQcyda2PFfUQ0zIe88gova60b2Ebue",
-	"ew3iy1dXHi4/rPUw7wK+1kJ95cjKYsMHGYMkaqU0NDSW4zYayg37iSthczY6rEmS0GahKvP90vGsvpdH",
-	"uHSC4seCueZSaPni2mj1gt68te86CuP+GjSl0YdCeSaTJvz9cHl5fmEDktDy4AwOShAaRZBqReZa25DM",
-	"4tjNT+rk4KCkLx6YC1QH5ijiut5x9OIuammWlp94K5wU9KcWSWwfkBiihFpXwmnNTmOEjBiUZtx6+h0N",
-	"dtE7ylv3gQjJZjYSt0Z0rWVTvblJE8pzteZOaPPfXeKDhhTNVyQBw/7RyIJGGjxyiE+rYqWai6UyIi3j",
-	"JBFL90FZ3FuAgUYeM2VkvFhEmY0uCTozNtVoHdWZ5BCPZ0LE5ndl7zLooHffnHlxvdXRmuKFh+2tVC13",
-	"QQasq/DuefZ6gOeCO+aw+pAjf463bk+d4AnPNZ+CTiiPBb9b76rcuT+rDRCN57I9wXsltBacXO6rOZO6",
-	"heTdIQTN1SWVbDr9MVtM6jrY80H/ZW/Qb1oNGqNYRHlViLH3t0T9mtHcg5CPMqwGMt8Vyhx0rmmSwStP",
-	"r5vaCz73SQZLzABIGAfSNdpq6NcQkowzrfbQDhuZ0Spkb3hsFmKNknb650edYGM8etBZApvN9Yff2tdl",
-	"n+62MJHxCKore27+HSWZYtfw3i/H8rV8ubHIrAbYsl5uoaEOy+X1lm6qctylHbZB+euyFFiLwOfJCnVG",
-	"ZTaugISGRi+ohthj/WtvvRaoLrvkAXTExlRDj3zgLjACI1ZGPJoDTQ0bQ88IKt10IfiMaJwBiTxGM6G1",
-	"XBGaoPbNBYcTcjQcklbniTNntzhPeuQMV5IvTcR0RbqfLl/tufGq5nprky6wZdgfPt/vH+4j1hVXZXSh",
-	"Flzxx3KmNSzSFjmJ2gcQn+HDyoD7mi1aR6WZFguqWVQatgmp+VvETfJMEQs2pDsgWpDjvVNCJxgHMEVH",
-	"lQ3F9a+TLnVGDhsZbS4J+T2KFk28gXbT009GnVmaSTCMET0KS/PbnKYpcEU43OiAQG/WIyN040qIwJya",
-	"s5xATI6GL8mlEOQ95asR/5iHkTS2SA4NZh4Tqgle1GCw3x9cDoYnw+OTfv+fo47Zy6jzf//3/zmt7VaN",
-	"OJWAthmzaQbxqGPvvnH8CUUZ7b2q3JgnLs2D8cEUb24ikOtua8qk0mSyMsjVpUaqU2YP/YBEmTa3ZYMW",
-	"Pl1+t/8iT77yJ/UMw3xtxMZExKvTEXcX68UpCRiTxEXxopAYH4zxcuYZBrDYLd+RDFNs6WKNudXIqMQa",
-	"NDesNQc/DN3VSyGvrOVMtUFYjdSVMad8Jxto2uoiWyyoM+PUuDe+YPWM5g06LaH1WQo8dsEYzYda6Ir9",
-	"ZN1m7HvFYEFpRS0WwGJna+y9ed6DmLoAn6ObG0S945ub/PybcnODXrYPbXmAtpgtgeSfBeYqWylyrxNs",
-	"J326mZ342GLir/ism+t7Q6N5q7Xbrq3hOC85052FHyOn2uIMt95DxRjftoVWI/l7ao4M9iXQGG2uZiFK",
-	"239GUihFrkEqtLdWeFKFY7UaItuh5IdsQXk+naGIKzIxmJrOpVGUq7N4JQyduxMwLGEp9p3cXvJ54uZa",
-	"FuHiQOqLeC30voLUaIIQoy/cUwz8IEDeVA/PwCuqMerKYkvBJk7mbVOLME6jBYQQY1IpJgks3ALqsR5b",
-	"wwKGoKAG+tZM1wYOpbiKdnxDtkvMZ+oEobglSiNwEpPgQCLKiQvNmBgR55QI3gxE8LGKoY3ymLJE2/zT",
-	"799ckgOr2gclOWzOlBZyReYiiZVlFPkJNM62vke5Pvm15H94pjBEMI8XCXudVu5TydBoGw+TKqz0WM0O",
-	"Cdz5NRIwend7Lixg1915JWJ87aKpWm6QX0NilpTTdUywtVY01UKIU/Z3i+tVZe160Op0s6HGu8iQMdXU",
-	"+XYxnZYm56UFWE2k7Zp8MpFC4cFASh4ia1Vv86B0lsXpsLi6FbjW48NoOBnQ/vQlvIi/iZ5PjunR9BCG",
-	"rURMt9pkwqZ9z5D0moGv8pPPX6v9VLCEEW91HFJiXrMWCYwVMnpOPqsNxrWUCUHEealDouhKjfhyjulm",
-	"WtLoCmQvS831VFeRw0blV7iJILVRhCNe/GxPe6zFWAGPQbqwdgdSPY1Eqqa8tNpCNwM9y18JykBZhjkH",
-	"TGsx4h1rtRA7ANyKiOI4HzG3rY24FCnfZiCeJS4boWIoXrNBXEdliLUbcQtoKnEVZP1S2NlYowMft6gt",
-	"HDi5PJxj51qkeywgqayy7aDfNkzmdSHpCpRT0RRRdAqn5ApSq8J+Q2K6UiQtkp8CZx7ncU6nqoKCkDHI",
-	"/UG/PzzcR6Te3UL3fm3IA87tpBkblWxzLu2pOLXIUtSyDdPgrtFp2DW0uv0/FM6vmuByoyX1XsMWrqLY",
-	"jFOdSXgl+JQZQKwzmDURWLctN3WeO9Sa/jGRaRKzBXBlA2mMOsIsVnoLGrM/00gbLdz+2FzxHH9/W13k",
-	"0U7GM2+WHFaMkk1TWtBJ8JJrkw36TzRb2c6Yz3Y4vN9sR3dPx+LG3l48ydZqxGGjtRHDb9f7zv/UPuyn",
-	"90H/MR5edyfWRrA2oGGd/n1ZCey1KeZZEqNl7VczMlnOWeKsuorELA4IGJ09z1gvVPZHU7jRYLG1tPGR",
-	"6hY9rXa0dsi28/voAmO2CaK7WBNFZ182I71q+LRfDobBNnbHKJPS8NH6lK87a8NFQJ5LFq3zy9RXRf6T",
-	"pAnVZinfgf2pwlxfDvtbLbTwItCVqruVNr1ecjq0AyJa+suyvC2igKGdQhI/kgqsixniwrVsZGX7fdf6",
-	"CBgf8U+Xr1DMNi8YiZEsAa7MQ59dYqCckinEIGliNGUW09Vej5wlS5RMJBTVFZpOhf7zbZwKs4xKyjVA",
-	"3GZtB/SWlPecv6/WOWwa6yuvbm1Qdv3u66xli5svBdm0BtE8etTM2mBEv5LmFC3Y2LL3Vgwq4WAdylsJ",
-	"B5ZdWcsNHxZN0ibCXdBriEsspj2sclPk5KZIycdQhPIQypaQyXo2hBy/jF5MvqHPp8dwFJdNC20jL5zU",
-	"vukMUbIvhVeuD6d8QPzkpoDJTSGR60Igt1DVFtaSVdbO7hH9WIaeR9DxK8D4hyj5F03iUqtlloJR21yZ",
-	"vlzT6hHvkkQTOhaMcUEqtBba0g3f/Hz+8c3FhU1Bg5sUCyHtneZOGSxgtCa4BSLBxWKF10V5TCUmYdox",
-	"OkFHXIPkRtiuBgeV3m3ATNXbsj5vIA8LtxId5WRSxIFvmzGwRtj5KzCBVnBx1rS2Y8sjlrpoVNjrOcsf",
-	"4zOXQGmDJJIVEdwa3F3Rid9ZfIv2Csad3d8Ab/OIJzShPIKzNE0YxGskNrPElPEZcW+TSELMNKH2KyMG",
-	"YWyGtwf2OttJlg+VZbeZY07lDM4WhgCtk0cbHJcsGM8UaTmbbXe2O4t6BDF7K2F+V1W4bIRuExRXNrHT",
-	"3XxeW9CJgC5h1pnPW90wDbG9xXF+z+Dwh5SjDDqISZ/aYmc/fXxXxCPMBSa8WFP++evvir0Lgyq5jbz3",
-	"UPHh6Q0FbaL4FkCVb3EXeP/i5DroWBNpTd5LWetkeUTKxjkceXbxK/cytZhvflwnGGpxsUGKc06gNmfo",
-	"+fYgWGUoW8tZl+XPWgJ863KXn6YIQH3wii+2uqRLe0rFHTmf2S7Aan1923+xpbRcrCQo8ja3VCYbfO1B",
-	"CmabGFBROx3ulEEyuJ9d0CPNY8j6XnS6U86v5w6Y3z0JRwtMSmdwSow6YIt+Akmosj8bGHwSPaFKPZo+",
-	"6ZSubH6xD2MPCj6b8RgkWVL0Brt4r1qmKlNEG+VdUsmS1YiXYpBOq0ybeVcYlkiteMALx7dzbrsET/Qi",
-	"Oxe4s0M57cKuuhKFVvYTuyg0i1PFeB2PZK2uKofDG82hj2InqNu1dvp4TejNRUS5CgiHJSjtIjTz2MxB",
-	"v7+3tX26QXObmUJV7qbl1fho+oIOouHkZXwIR9Nj+nzyTfQifgkPFUdUpYj4PTlogzg32URj5J3p9wZq",
-	"XNpEmfLWVlGizu6S19HxNjyv7tHcj8MUV34MdTIYa0m5whLvjJf+EJkeT4Uc+7LGtaDOHKXxpZRFV1ma",
-	"p/0UYR0O8TKJLMiQ+iTZhGs5kDUwzidr18povPmJ/OPDx78FBAtqbEoxLz56DSmVttoomzFOpjRiyRrp",
-	"T0TIjHYTMe8DguvKKfgdVJbSdt2fEBh2zGysxwrcwW8qCY2bMhifIh1RsRk30hdEsq0LxtvFItOWyVC+",
-	"chk4yGFsXJT10LXlSLTdYWvu4mNO0WbQrgdbNm6vFZxdVoQPbJ0hgcCKDZy0Fp7A3gW7RrJW406snNXL",
-	"neN30T7XLmFTsYS2EilNvusYRdk8aKTCsbcSYmW+TeG79S8HW5ONUaP0zqhD8nmVtUfZl44vfyBnf38z",
-	"6mwblbnpYBxKe9FgbRbOOzHbWoKtZ/a08HSfWbIuwNjnrCxoDEE5l4XHLjmlPdGmnv6jtsz/UW4mMSVe",
-	"iDlupMGQroutCkoZP2oPS4YChheZ5dmSmXCjwdUHM8cSZwn0HsuqhvOukVDw2WV7ZFpTlIqT63F/MoiG",
-	"NTGqPx3QtpmN8O9O9ky3elh5oX2UcqVsqwJ/noJDQCBxodP23fxCsEQpUyTOihwYtLdxwYEsWZIYOmRu",
-	"q1d3CG/BM3N5frtkktIQpWp+rUffJo/VPipurnxPJTksx4qqJFZCwS1Q+BFU0DpR+EM8Tm4R5R45LST7",
-	"HvGjVSHlsYSSzWUVPu+SD1DH0t36+uym8DhRZJdqCNsrIpVCCEEtA9efaxnWt4SDxwPxCnT9WcD8J6bn",
-	"hSD6ZwX4Pyc83yHHX8yxWBnH+ra+mZzL+CN/A0gJsxmlRl5ckSIguyqhLucKovFw8s20Hw3il/CCHk0O",
-	"o+fxMRxND+lwMoj6a4wRDt+eEIfqZ9AEOvQ7RJlkenVhjs85TbFC9FnWJr6H6joaG5lnbMv/mj/NyYxD",
-	"MhVJIpYQk8mKPD8i0ZxKGmmweap4OwhBOHhxIIbK2KLEjE+FL0tCbZMn1/cM6Q1ZUMY1ZRykcqdR0KgZ",
-	"0/NsgiQKX96P4dqRqUa549zd60UNwYkwkhpWQDaC2w+Xl+cnZJElmu17cyNGZaqAULXi0VwKLjJVL4Yb",
-	"ENsTSpHutWCx2gtI0VzHVrR11oeAOO+GGdGalS2kOc1kxM06KM8fToS4soVmXe4KKYsUbnRz3RCXYXXE",
-	"R9zK0b5Lk92PIuFZufb2CfnWlgUfZf3+YYRh+PhPDHtzYflKU6nNwZWAYMSXQl6pvMIvBvN383gIyuOJ",
-	"uAnylg9MEWvaR1NsCXgYLwoD90bciOZ6KfBPhWL1NMNS1EokBrorG3Op2n5nlNfS41wB/R55szbJl8yp",
-	"InTEEQQwJzj83ZZdRAdxQHq93m1IupbIkBBjaMO9UxKat0Lb7ao1B9Us9GNeJRGL+JuztD0KKlkYefsD",
-	"/LHaU+HURv/maXojblDDppfhC+YA27oukG4ogcYqJIN+/0AR7EtqU+ZDC9IhGfYP1IjbJ8fmwSRb4Qel",
-	"9/N+Zy0PHIyOLalsGc+/gDE/bkJSeu5AOn8+KD/fc/dW6XaA/b127b4QEAU8Vu2dILpYaMO2bQ3W9oTo",
-	"LpttVvfaukhgU4puxtnNiGPP1I3dKfZ65Iy75hjuuY3tVljVodoswpftqDTH8C1Zyw1HA6PBJkCVJoM9",
-	"BMRSuONJcUqqnHBDlFiARda2Pi/BiFd+/Z3FtwcWMgJin/h8Tf93Xhp8zxUsqvRw+xuswhH3nWpFvDL0",
-	"xjeQi0Tq42+gSFbSLmnI/Qtb++Q1uCPBDbODEU+pnluSWUt96pGPkAJFUkZJrX2d6wdkVuCHxB/M0ka8",
-	"i1GdEmJCFYkoFxyLYhuysZendhY1t2iCAFiUnVhpwIXgP2zBeEwaRgJFwvx+DAjZJnQnxAhn2Nuu2pbP",
-	"HNBR/+WIb2j6Z87S788Wr2WGOxmqYTZoG/QxTnyvQezYo0Y8S82hF736cM1M5/2TzNKwwpSQBaD2X67t",
-	"EzjiaDBZ7fUIlscpH4ol7+aKTlyvm7w0bPfo5iYwdHqvejE2sm7EnVfPMoMKfSSWPOo8yZlp1/fO0Ukn",
-	"Y+3btOZTEtoGdj+HhC3ShIGhEoZwnvzs/H8Ji8Blejip5Cyl0Rz2h71+QxxZLpc9io97Qs4O3Lfq4N3b",
-	"V29+vHiD3xjxmOmkkG+Ul0vOzt92gs61T5bsXA9sfAxwmrLOSeew1+8d2nJUcxTYChQzf81gXa2bkixR",
-	"SbhracFTdegZCS4/W2xFYRSvvE59p9qd+Jd2Ab145cBpQbfBnW+65i6fax1qh/3+o7XRakTotvYDTekM",
-	"WY0ybxftDnrmao7satomyVd9UOofi58M7v6k0gcGPzq8+6OikaT5YjjcZppm4xP89uXd39Y7Yt0GneNt",
-	"TqPaWBEVEV92BmGrfs5GYaAzhTVt8t8+B52myIMV9CgWA6zjuXt0UoxwG3RSodrUQy2klSU91hgSiIWs",
-	"MfS4a/50aiC2KikFixiRE4USH9X6k+0MUuN6AfGlo9oZR3/g+o+s5wqWNFUxs1INumgg862IH6+bc2vF",
-	"6duq8moWeNtA28GToO26rsYVIPqzo2p/C3TLOyCbDwZbTFFvOflXpQnmtsvY6GXCEkvbiURUVZJ2WmFF",
-	"ghKxuA1KrPbAqjtomGslIa/mEF2pogsCOv9dg+EC3yuePb+drmtqs0qsuPjpIm/NZsRoJAuCg69Zjwpj",
-	"NKd8hgXLXE2eNuKA3s/V0xKHCk5+OXrQ1qRjDVkoW1qMHJol+s9OHP7Fcd18Ndzq7L+nGpbWmny8zTG2",
-	"9F+tUhaLEr6MmMfFEq25F11xxGF7ulKY01vldwxXyotL7SS81zPH8w7y7gzahfs33s78xJJ90Fo/1Z5G",
-	"3mxUr1IwuqwNhamkEfNS3S9Uidu6iXVdP7oTV8bLkdBKr7bAiHFF18y8tu6IY3oaw+PE4l9MBURSl0GM",
-	"vUuc6QbDaW3JL7OTXzMb0Ob0RVf6paBmd5Qc2hzT9KQqUVGRaKMuZG/pqwr0RCpQ7urx5KcoJH8vtccb",
-	"5izBsQa8tQTnIndc7EhsjFyCAEI1oUSzBbQTmHd2/j+IwBR+Ge/9c4VYu7VkVBu+3ILOeazGlupKLZnm",
-	"aU0a5SSEzeYMfw5fsfipDBn+hEuI7HDvvohcDFnCZGegX6+PXLjWOdZZUjjpUPKxUtKJa6mDhWlPSS0v",
-	"54TkdciZLdI14pqBPCUcmGGHpReEUXmSxPpGfMuNclZGQJZzFs2JOdQENKgRL7tWk1WPnIskaWb9Zlyz",
-	"xLYAzWyCcCmlo9xjLCBCjni5widpq4NovTf1UohoU7ZNbNaabaoeA7TJr7HkDNHgP+IV0/9d5v6jvq3b",
-	"ntKVWdnYOjpCL/lcQaqDEVeiahu37lhMM6PEfep9JEwZmdYZzG2IXrNpP00MjK3am/dbl4tr1sYUOe4f",
-	"jnh+/mOM7htPsyRxHVwrTqqTihvYlXfzThbrj8AikFMJEJDyxgrnNbe1d9Huj/U11Xob2DtXqe7pLGCV",
-	"plZb6bvDR6fxrfS9vTEI4orNuvrC5H64lfa6wPKR7gC/GtH+4oq1RRFE8Em28ubw7bngJFttNMy1c0EM",
-	"aljPBN+xa1+ZHYtY0SQpCrHVJF2MRSE/FjTLdZAW0gexNCVbLAv3lISnUgtwK5LTf+y5Xc27NcY16UqF",
-	"eUnAORC/mtf+Z1IBhJkyxtlOC6VkxO2ogQ1W2p0eGJlxrZL7gZe4Y24g80F63gpVzmatart7TQLwPWiP",
-	"/rspthdFruYX0Q3X+sy8JPxnd5cd3f3Fj0J/JzIe/6Fa4PegCc2P9am1QAzIwn/30ni6MR7E1nShRiM8",
-	"unlOGI/m5Pz1d0FR9WWysraRs/O36yH9/PV3XxDY3aYKWM9D3yeM07YWFu1gnhe0QTh/TMHcw8CGaZ0K",
-	"ZxWtFWjSDfHB2Jc62POtsxnHSplLH4llrsFGi+FZldSrdctybx/gq/bN26BTDpC9+0vflQI39ZUmPJwm",
-	"vBZLboSJUpsE393yixAIG7G5Xkw+U1eqUh5VC+zrQGipl4OlMq4zuhkP9XpbNB2187I558RGOubcdiGu",
-	"Ad34Yd5pwj+v1GKzpoKYOVtBubmD+9C8AgumNcR2MT460laUoskpcvW6HacIMB1xX+HND23DRu8Izxne",
-	"KzzHli99JBHh8dWLanXVW6dg/LlMGLVSLf9ygspXG8YGymkB1CbY7O1uVHBJDDvoES7utudBe604lWaT",
-	"hKk5xORDCvzs/G1O0g1RvAasBaIFBov3yI+ClPIZmOCtApYbyXzSeaBOsEOXlHbRxcwkaXRPxaCUatY5",
-	"+eVz+Uov55Zv4Ojohnf79Xe6AE07nyu3saKL5J63EVTD8He8in+cvX+321X4pRZXsZWA+gWP2+2p5bh9",
-	"ltpmNRqzteybNvC1JiMUqrWKfMCGuivC/HvQvi5Wg0/WpndTszj31bpCIM5Vi1mUVTNZexzGbgWlnlRN",
-	"93tfAx2+Q9ZXJf0xlXSdA5zHBY8AjyWE5zEY63DpLNLsGkjX6IcxJKAh3qvmetYQh/yIZUZckpsiLufX",
-	"KIwSbEnfZvDFT34Zf+nMjXUFATZHPJTP8mvUw1NFPZRPuYRPOfw/PIipSN2IaJJMaGSxCnxht9//3ekI",
-	"PaMQ/ttBJpPb9RovduB2iVjAY1RNadEftOiMdoIKiQ069A0rA5d6jfrniOcdxHz/rjnckB/en73av/jh",
-	"bHj83IBhaDOtf953FvT9S7YApekitXnXPftc0qVNPbTJ2OQKVkZhLUIPSuf8TJGwkvEfnrqaYRiGhYMr",
-	"srC95iknh/0+USNOl3TVI2fWpz+8uUFuzTim/53WWk4HONK+yAz/Pr65CchR/wUqy0fDl7Y5uHfOdwdk",
-	"wXhAju3/hv7/ZH6KvcddJSXGCU2SvQBLnWG7oxF3oVhTyhJ7fnnIKrUVdK1ivVkoqHSEtf1ppcg047Nc",
-	"SrAGrkJOKC7DVgfcJDQ06jZsbGgastzAQRdABHduEDQwnFrHois4EUuRkjizNNGWm9hmsftv44et9xNn",
-	"N3m+p8tWZiqv3bSkiviuN3esJ4fkbRZUavbd6Ly8Fmv0NriyxUovPKLudHRPZHpxZU+3cOn+/HNLXT1f",
-	"vaq3Ufg/y/sllFvsliiJIXWfPr5zpp9aBJl/RRFqXjKflrouk274y6jzH6POZ9s22eC1Nw+6BGhHD11L",
-	"Bxhx1ynD1aSoUi+bOEd2y5sb8WF/YCsFI6qVCaQLdTOD7z0gt86JHU8aWVQrsPmFc2k2lyJa5zgsvR2U",
-	"VL6KPPo1Ce+vnISXx1IaLd7JQ7sId9VCH5uMcNVYdf9XboawmtFaKrgyHDVVXlw49WUHi8o4WHQgrxTc",
-	"I+8wsxeFT1tlB1dIZqDJUf+oqUS9xgUUlGA3Lcp91+79PGrdFmALoa/a/uO43/A8C/neV9F6UkAONsSg",
-	"lJZhOWaVaqLDGNV8y/LaIs++B/0k4Pik6vo2vOQr1D9uIMo9QX4nxZzqaN6WEU35DKsqYApj6IrWhQEJ",
-	"Sy+6iHxrJQ57JMxk4qP0K/KhoeEjzny17JNSMR8UKxXYnIPFVsWzT525zZZek+DKIdWVbMK40kDjNvGw",
-	"Uhv9wVj4+KJla+32LxxDugMRcH0H/rWJwf8k+dHC3xdmuw358aCQAtda4V8XgqKPDfHy7vrkaigXLN9o",
-	"dy+GfwiVCP6S1vpKdeqNlvpyzdV/NRHgr2rXr1hjEzFzLV6fXKbYhMUHv/sVvcXQNtdZud3O/19GE1S2",
-	"eoqQkNs3cR/5ziSbzTWhS7oKyHJOtXWxaZ8l3GsJ69JyVa+W/jDcXqPZrvVyF4ewpbd7t5r/LbRh+FS0",
-	"YZ1E4C+LKafRf439+uPisBy8ES6WX56Ha992aE2qM4+VoUu2ILIvMNszX4XeZF3j69YojYbjUUdhyw5Q",
-	"etQhNDKjtqR6XIJ6GpX7i+MVlm7Oid+/Lnb9YYZTwHDiolfMkyNM1QVUren+y2cDcwrktQdWW730gKbs",
-	"4HqAEOlW1+Setgq6Detq1j03qnM1nB15peNQLjazxVfqM67EtB47Vv4+D8ZpjnDWUkQ9zy0vV4krDVcu",
-	"A9kIB2itsu4GZLIiA5WGLBlBNlZwKn3iirq0O5CLKMYiHDD/EuP0bj/f/r8AAAD//w==",
+	"7H3rchu3muCrfMWZqlBzWhRJSY4t/dhVbCfxHjvWWPJJzgm9bLAbJDFqAh0ALYpJqWqfZh9sn2QLH4C+",
+	"kyJlSbmM/yRWsxvX7379rROJRSo45Vp1Tn7rzCmJqcR/fiCavmULpvE/5klMVSRZqpngnZPOS5KSiOkV",
+	"dCeZVHoPxBT0nMIki66oBj1nCiT9JaNKQyzJUsFUikWvE3RUNKcLYkbUq5R2TjqMazqjsnN7GxTTfqAL",
+	"wjjjs+bUP85FQv3gChI61cB4afZdZlG0ZXMfObsBzRYUuopGgsdqD4iG5ZxF8/IumYJpliRAZoRxM6tZ",
+	"FJM07pxomdG7VmF38CZuLuBNTLlmU0alPdfiME+BJEqY/VIphYSJiBlVQBSE0o8XbrUUpaU5XrsSLVdn",
+	"U01lcykX9gBAC1gSpmFCp0Ka49dyxfgMum5LAUiR8ZjGkKV7mxewYJwtskXnpB80z+U26KREkgXVDhJf",
+	"ZlKJloW9T8kvGYVUKGaeIHwBgVTSayYyBSmZ0a8UhJzeaDsGngsz3/6SUbnqBB1OFmb2yE5RWSO5eUv5",
+	"TM87J8N+sc7Soa1BjHMyo6DYr3TdZAl+V54rplOSJbpzMjwOzMT2cAZm2vyoBkEbCF3MWbqgvBWG/G/A",
+	"4nwpKdHzYiUs3nhN9IYs0gR3PU/HX8dDOpj2yYvJ8+jr+Bk9nh6Rw8kw6rSdzY90MhfiqnVZ2ST/8wGW",
+	"tpxfjQdkODmMjuJj+mz6NXk+eRH14wEdTluWdmtGVangiiJwfUPi74imS7Iyf0WCa8rxUkmaJiwiZpUH",
+	"/6XMyn8rzf/vkk47J51/Oyjo54H9VR28Nnhpp6ruPIyIlIzKMWJuCN0l03PwT/EzFe6BkBBeU4nY7149",
+	"AQKxWHKlJSULSKW4ZjGVMCUsofGpRUZzkiUC/tO+oy/79hbaluxePygoES77GxK7J1scSn4V5s3YAug1",
+	"SVg8xjeCDm6hc9Lx3GAi4pWhnFxowBfhf128/8Fdt6OH5t/j4+mADuPD6GhyTJ69+Pp55zb43Cu4NLS7",
+	"dX7ohuV123sgoMUV5bAkhpwoRWPPaD5+eAvdEH8dMz5GFA/3Hu4KXgo+TVikHx8qz0BpoilEbsYTCLnQ",
+	"4zST0ZwoGoeB4SzTjMdmo6kUM0mVMk9JIimJV+NrwWLz3oiHjNOEzdgkoWMc1bwWZ3bNdEx5nArGNT6l",
+	"CbumclUZFLoEFoRnJBlxSf0r5rLcXPBLRjMa7wUQspguUqEpj1bjK7oaRyJJmGKCh9A1N3RFVyNuLi4z",
+	"1ya45aJ+CYC4RyBm0ymVhkoasGgbl/FxpqhZmlmTBWH8GMe7org8pVmSgMy4kViAGE4Kgz444cEhaAAh",
+	"Mtp95LThXm/EXxOZGCavqLymUkEksiQGwtWSyupSPNUaJ0Lp8BQIRGKxYFrT2IsGXymzQvuaBfAlSBoJ",
+	"aZgyLplpI0cokcmIAuHmyzQhKxoHoAToOdFgcNh+POKJ4DNcHNe9EX8w2P5WyAmLY8rvSV1UNp2yiFGu",
+	"xyoSKS3RGLwTkVKJowCn1EgucwpLyTQ9UY4lKvAf3klzCi50gZ+cdGpDPQBVCpt7yrlDZXbHHZZS8Nl4",
+	"IWIaPhzFecM1lZwkdpWPzwyZmy/nhopMqZEyEVc8ilFQZEGhhAkG5fYCS50NzWKzzN22FYhVFs1RHPbc",
+	"1lAz/yKNwyp/rf34cMf5g9DfGnn4CU7S7GFq5gqhu2BKMT4LIKYJNbTBnBMXek4lkCgSGddfKXt8YUIm",
+	"NBlnnFwTlpBJ8pDQdE5WiSDxpRBviZzRJziF1M441kKMEzNneGJVNcPu6U2EpGAA79g3D7pLQwM+5HLq",
+	"E9z1OLWTjhdUz0VsZMM4NnqPfQz2cWD2zrfBpYc7jQsqr1lEPxYA9YQydRmM10jWQQnvy69bbPACzxhF",
+	"jLHR60Ponr+/uIQDxBR1EElKND0BLYQRU1bgv1FWNZ4Kicfs5lWnRsacG4nAyCH263jvxN2KlRIqIoEX",
+	"GGp3Unrl7ivJNfnb4HMu81KId4Sv3FN1L1YtjdCH6i6Ny0zaH5834ZxWTmTgTuFpNIKwvEhPMqx1x1te",
+	"cnniq5L8OJMiS0e8G97smxH2cYR9fBruGQGKLlK9ykECNYWvlKfBKHwZBt6DHwnTI94KBqcQ/rSf26r2",
+	"0VgVmrGXBrfX2qFGvPIZ/jfEGWvDOQtbCERSlPKMmExR5CaZoR8a5fa4JFaKKRAoNmwYjD+dAIY3N8B4",
+	"lGQxjXsjPuJniRJQPeEAqZHINK6/sqD/CMEBYwnFrIo74qUFMcEVdLmwhxoA4ZDxKy6WPAB6kxpKbDBa",
+	"0mtxhaI/3bPGIbzNKDFS1oiTODY6h5GkrRZoVT0j+pojAKPzGM3B3eCiIQF/DlZWL+fOz6u22NoQFUvp",
+	"VsMUXzSGcubQLYcxb38emfmIFysk+3Ur9rne2IC3V9EEKEwokVS6i10QHc2pUWzAv/sU5MUJZGO/TdyP",
+	"UYArCzcPrDHBQa0VU+0jB9MPKJ195KkUEVXK8L/XXDO9utfh+81NGU2qFP7MYlcPXQTOeo0iUtCxL9df",
+	"eprr+Edh70Ft16judEGQriTJCtylnEBY2Zq9DX9j7hEKGSMe2j8NHcF/IV2r2LpiQa21KRZRZi2yqjGa",
+	"FiIw+vmIh04h4mRhRAcUKBKh0JHiBjBkCedCRiA4auz4UgC0NzMcQFlh7CXRMyFze5dfY8OpELMYViKD",
+	"BSUcim+p+fh/hHvWtmMX7L7JpSymVEZRvEKdLBaGuIDMElroYlyMDRdQaCTiYozIaI7XTZUPlktlTpi0",
+	"YpsX8iT9LxoZLgLdhF0XgpZhUJZao5TrDd9EwYxdGxaxTh70e6LXRqLWq1zxHvEQOcpr84O3yqqS6doy",
+	"tPDh7CI5cOMwDjWa5vMzSIXSJAHHv3oQWktbGcssXIQoasgV/hR+vAh78J+Z0FShLIAy7YgXImw0p9GV",
+	"H9a6lMrCLMQGQDloA4g4gLkBI8MASdgVhe7RcFgCEwfXue6Bf3+lICV6vncCBD5elJdu/j6/cLZIw3Kp",
+	"lEwLuRpxNEl1jTAQEQPhSguJbqaUSny0F7jhfmUpDnYMMZsxrcxA/3pz/rcj6IaD4eHR8f6zr5+/CPdG",
+	"3Jn/UkmnzAgtkJmRzbbMWt0Rm4mVwRV7kMzI+fa7KbuxosGCaFhkSsOcXNMRZxq6H16fvXr3OoCRv0Ra",
+	"O0hNruios2dBJ5VGgNLMuiMiR4kL/8YPdAn/FPKqE5RdUs+sa8j/OWg4OgL07BJeG+2Mk2SFxA5e8xnj",
+	"VMFbHVfHHrS4u8xwCEstrsqL93A4ePZsfwAkSedkf4jnZphVMe/HC7NVojWV5pv//fPZ/r/I/q+ffhve",
+	"/nunZTYjoCTVpZOY/E/3Vy8Si+qah8dHLaNYX1Jl/zGBt+KaJiSi2+w6nQteG+JvAxgOhnB8fAz9Qb9f",
+	"HeWobRBJFUN/LqluaUoSRfP3J0IklHBkcgYJamDwzyYANCZSWlKqB9UvD4/78C2b6jmcXVOetW37Dkiy",
+	"ww6rw15kTFM4PKyfQPs5/srS6ueD/mDwvHaHd63ktuwR/DnfbdBx8oOZpADUT/n3YmK4hlmGQ8g3PM2s",
+	"lBPH6DsmyXkJDd29bKa7hjySnM8rymMFTJ8UpA4JR+hmtOoXF2AtcV3CR9zpLI4jMwVHw2FdLNjbibx/",
+	"IShfCMoXgvJkBCXo3OzPxL576CW2gsz8A42NVokyi61iJikkvE2qTGlY5w/1htXmNS+MRjezwzNNF3cO",
+	"Xl7hO/uxGceNTKQkKw8+WYss6s2p6CNeEmmNSd3SOp3kHQkpaWQNN1pYSdOK1N75g+pR8R160inPFuZe",
+	"/CydoOMmyVXNT3ffKS69enhBfvilM2vjFy9LCkObKO5Euq8UGELu3LZaAAGjTloV0xqwek3KbL+tQvHH",
+	"84tOK62MaXP+y0KodCuwHjDzdmB5BNMwI9fUqIhV+jkYDIaDfttcV4y3RO2EJdWrJMzCRr3LaFhVu7xR",
+	"AsGZAgMMaUFZXwhQiVh6O3BCNJUWPuzphYZjut2hQys/a3PCuX6dEqmqoONX3Qk6pYV0go4dtwV+coi4",
+	"67zdazW2dH6B1tETuCysADT2GrXh1KV1wITqJXWmXEUTXCokwtk4e9C117TXuQvMPTC56ys20QrV6Ihw",
+	"hKUU6LNRGmoXK+4tQewiHtyHzd/JyktesL/T1V2E8k317ZIosD3H35Grb+DiO7Dt+3PmbVnw00rwFnbf",
+	"kglN7gm5BdmtRRWjicjbowKHj8qSGHpDIu2xuC6JIs2+63ajTGlxN0d+aV+zGkrB87+5E0Jf5S/eBp2p",
+	"FIuzneSLfMLPxQuB53nntO/ta/m0KZERTe766hzfyj9y97HuLt1Vh9X7OpdMSAtud+JR1Q561+ouaq8b",
+	"SUrc6xpqeFK+zvKY+bGtxxQXiHs/XKkcallMeS9jKkGtlKYNvem4jSxzw+7iSqyzDeltUjk0xarKfD93",
+	"vGjRy8MSO0HxsGDmudRbvto28r8gN2/su45oub8GTen3czEik0kTQr+/vDy/sFGkaFB1dlQlgEQRTbWC",
+	"udY2jr44dvNInRwclLTWA3O76sAcRVzXfo6e30WAzdLyE28FooJq1dI/7A8Q0ygh1v97WrNPGKEmpkoz",
+	"bsOzHFl3IZfKu2QpCMlmNn2iRqqtO0q9vkkTwnM16k5o899d4g8NqZ2vIKFGokDbMdqe8chpfFoVY9Vc",
+	"LJURoRmHRCzdB2XxckENNPKYKSNTeu+MQcwZm2p0aelMchqPZ0LE5rmydxl00BBkzry43upoTYnFw/ZW",
+	"qp1nJAZDK/DuxYD1AM8Fd9xk9T5H/hxv3Z46wSOeaz4FmRAeC363nle5c39WGyD6PibAFpiHbuiehu0G",
+	"wdPC6IcWvb0CS0b8XmjSZuR7IET5c4F1LgY8Bmw/NiRWbUeezJbg0+Btw2a0liG/FFoLDpf7as6kbmHJ",
+	"d8j9c3VJJJtOf8gWk7pN4tmg/6I36Ddta41RLIS+LDS3+9trf8lIHpaQjzKsZkfdlR8VdK5JktGXXp5o",
+	"avP4u89cXGJaYcI4hS5JEgj9GkLIONNqD92fkRmtwpaHx2Yh1hdop3921Ak2JrkFnSVls7l+/2v7uuyv",
+	"uy1MZDyi1ZU9M/+Okkyxa/rOL8fKXflyY5FZi0jLermFhjqEl9dbuqnKcZd2uIkK52i8GyUOS9+H6zwx",
+	"TCvviSk7X5pyxhes+oJVf36sauUoXvx7VTYj1NJoebJCm6UyR6IohEYYWRBNY88pX3kHpEBzrcsAxgCi",
+	"mGjag/fcRTdj2PmIR3NKUsTGLJrj4EAWAoOZzAwozRQykQKSoPWXC05PrBu0LUbIRW20xAj14AxXki9N",
+	"xGQF3Y+XL/dO2tyqVogq8GjYHz7b7x/uIz4Wl0h0q8Tij+VMa7pIdYtrx/5A4zP8sTLgvmaL1lFJpsWC",
+	"aBaVhm3CcP4WuEm+UmABCroD0AKO906BTDCYd4rxWDafzr8OXeKM7Da90VwS6n+oajYxira7Pn6cEw1L",
+	"MwnmIiGBXZpnc5KmlCvg9EbbWDQYdWxEXETNqTnLPY3haPgCLoWAd4SvRvxDHgve2CIcGpw9BqIBL2ow",
+	"2O8PLgfDk+HxSb//r1HH7GXU+X//5/+e1narRpxIir4Bs2lG41HH3n3j+BOCOvs7VbkxT3aaB+Mjol/f",
+	"RFSuu60pk0rDZGWQq0uMlq/MHvoBRJk2t2Ujjz9efrv/PK+g4E/qK8zVs2HXExGvTkfcXazXGyTFxAIu",
+	"iheFRL6HcYfmN4xCt1u+I6O92NLFGnff95eX52AdahvWmoMf5t/ppZBX1nOj2iCsRgTLmFO+kzYZwqPh",
+	"RbZYEOcpqPF1fMHanZo36KxGrb+llMcuorr5oxa6YqJftxn7XjFYUFpRiweq2Nkaf2OevCymLkr/6OYG",
+	"Ue/45iY//6Z806CX7UNbHqAtZksK+WeBucpWitzrBNupbW5mp3K1uJgroZnN9b0m0bzV22rX1ogPLcWM",
+	"Og8zpj+0JQttvYeKM7htC61O2nfEHBndl5TE6PMzC1Ha/jOSQim4plKhv6/Ckyocq9XX1Q4l32cLwvPp",
+	"DEVcwcRgajqXRFlPdDGLtzZgDOOEGpawFPvOjlOKxMHNtSzCBXPXF/FK6H1FU2JgKsaQT08x8IMAeVM9",
+	"xhqvqMaoK4stRYw7abjNnoDhyC0ghBiTSjFJ6MItoB7SvDUsYBw5GlremOnawKEUPtyOb8h2wXymThCK",
+	"W4KRAycxCU4hIhxcBPLEiDinIHgz3tYnHIU2mHnKEm2LyHz3+hIOrKk3KMlhc6a0kCuYiyRWllHkJ9A4",
+	"2/oe5foKNiX/91cK83zysOiw12nlPpU067bxMDPaSo/VFO/AnV8ji7p3t+fcAnY9nKREjK9dSkTLDfJr",
+	"mpgl5XQdq+RYl4tqIcQp+4fF9aoadz1oDfqw+YK7yJAx0WS9Km11lLZr8hUBFAoPBlLyPDdrADM/lM6y",
+	"OB0WV7dCr/X4MBpOBqQ/fUGfx19HzybH5Gh6SIetREy32ujDpr/HkPSaw6fyyBehqD0qWMKItwauEDCv",
+	"WQs1hsQbPSef1WbUWcqEIOKipEJQZKVGfDnHmhFakuiKyl6WmuupriKHjcpTehPR1KYCjXjx2J72WIux",
+	"ojym0uWmOpDqaSRSNeWl1Te2GehZ/kpQBsoyzDlgWosRb5lq0Xw8AG5FRHGcD1igoo24FHWbzEA8S1xK",
+	"ccVxuGaDuI7KEGs34hbQVOIqyPpU2NlYowMft6gtIgByeTjHzrVI91BAUlll20G/abhQ60LSFVVORVOg",
+	"yJSewhVNrQr7NcRkpSAtKhgEzl3K45xOVQUFIWMq9wf9/vBwH5F6d9vdu7Uhdzi3k2ZsaqEtnGJPxalF",
+	"lqKWfVoGd41Ow65pa9jZ+yJwoia43GhJfOxJC1dRbMaJziR9KfiUGUCsM5g1ccG3LTdVicvYzShbXSd0",
+	"QzfWtp6xx9xZ1TjmjxorOPi4k2YEicg0xGxBubKBq0b9YpYKeVsis49JpDOSuIfNfczx+Zvq0o92MiN6",
+	"A+2wYp5tGhWDToJAXZts0H+k2coW13y2w+H9Zju6ezoWN/b2/FG2ViOGG70Z5bCkHR0Z9tOdfRjQDp8j",
+	"vhWAtriQv4DoXxhEq9TPkbzboIPZoPcMo/yThDM+ZTji7xjs527SWgCbsuwd1rXLSnaqrQKXJTHazX8x",
+	"I8NyzhLns1EQszgASqJ5UVSuMMg9mDkNzZFb6xIfiG6xwtSO1g7Zdn4fXGT1NikaF2tyNOzLZqSXjQjG",
+	"F4NhsI1XIcqkNFJyfcpXnbUhxVSeSxat88fWVwV/gzQh2izlW2ofVUTnF8P+VgstfIRkperu5E2vl1yK",
+	"7YCIfryypm7rHGLikJDgR1KBjZSicREhZTRh+33XegAZH/GPly9RiTYvGH0QlpRemR99AQhXF4HGVJIE",
+	"5iJhMVnt9eAsWaLeIWlRALHpMuw/28ZlOMuIJFxTGrf50ihKweU95++rde7YxvrKq1ubCFi/+zqX2uLm",
+	"S0HXrUHVDx5FvTbVxa+kOUULNrbsvRWDSjhYh/JWwoGVUe/HQz8vsLhNe7sg1zQuMaH2pJ1NeTmb8nAe",
+	"wgaSJ+i0JOTU03Pl+EX0fPI1eTY9pkdx2arYNvLCKeybzhCV+lLyzvpknc/IztmUjrMp4WZdgs0WVpqF",
+	"NWKXDTP3yK0pQ88DmPcqwPi72PcumpSnVos8pTQG7crs58aLHvhoBPSeYcFXF69MalHO3fD1T+cfXl9c",
+	"2Cx8epNiuj+G+boy45ApuibOmUaCi8UKr4vwmEgsomTH6AQdcU0lN0J9NaC29G4DZqqO1vUpq3lGohX3",
+	"CIdJkYK4bbLqGknoz8AhWsHFGdLbji0PXu+iPXGv54z+jM9ciSAbH5WsQHDra3NFI39j8S0q74w7l58B",
+	"3uYRT0hCeETP0jRhNF4jzpklpozPwL0NkaQx00DsV0ZGwrAs7wrodbYTOz9X0N1mjjmRM3q2MARonbDa",
+	"YMewYDxT0HI22+5sdxb1ADL4VpL+Lgp07u9/ty45+cf5ypYucjef9wZw8qGrGeI8Z60e2IZM3xIzs7Mm",
+	"3sbad2snEXQQkz62pVF9/PC2CEWaC8y1tl6881ffFnsXBlVy91jvc8WH3YwKu9oT1snpWwBVvsVd4P3J",
+	"yXXQsd6RmryXstbJ8mC0jXM48uxC1+5hjLHf/LBOMNTiYoMU5/y/bXEQ59uDYJWhbC1nXZY/a8mHqctd",
+	"fpoiKv2zV3yx1SVd2lMq7si5y3cBVuvm3/6LLaXlYiVBUTJkS02zwdc+S/tsEwMqOqnDnTJIBvczGnqk",
+	"eQhZ34tOd8r59ZQ689yTcDTPpGRGT8GoA7ZpB4WEKPvYwOCj6AlV6tEMR0nJypa28RmNQcFnMx5TCUuC",
+	"gSAu1LNWJIUp0EZ5l0SyZDXipfDD0yrTZt4Lji1OKsEvRcyLi2txtUUwgMRFvzgjldMu7KorAajlEBEX",
+	"gGpxqhiv45Gs1UvtcHijrfRB7AR1o9dOH6+JuruICFcBcLqkSrvg7Dwse9Dv721tvG7Q3GbSeJW7aXk1",
+	"Ppo+J4NoOHkRH9Kj6TF5Nvk6eh6/oJ8rjqhKE7B7ctAGcW6yicbIO9PvDdS4tIky5a2tokSd3SWvo+Nt",
+	"eF7dYynh1ZXiQ52MjrUkXGGLNsZLf4hMj6dCjn1bolo8d47S+FLKoqsszVNli4guh3iZRBZkSH2SbMK1",
+	"HMgaGOfrBNXqur3+Ef75/sPfA8AKb5uqGxUfvaIpkbZbCJsxDlMSsWSN9CciZEa7iZj3AcF1lbz8DipL",
+	"abvujwgMD1kBox5DdAczqhS+2FTp4jHKVig240Y0o5Fsa3H5ZrHItOVAhK9czh6yHxsvaX17bblTbRfc",
+	"WuPiIados3bXg7AbGNIK6y5byge8z5B6YCUxDq0F0bAx4a4R7tV4NCuE9XIP/V2E0fVC3FTEq610X5Mp",
+	"Oy5Sth0akXHsTYhYdn9TWH/9y8HWNGXUKBQ56kA+r7LGKvvS8eX3cPaP16POttHamw7G4buXG9Zm570V",
+	"s63F23rGXwvD9xln6xIPfC7bgsQ0KOe48dglrbUn4NXTAtWWeYHKzSSm4CWc40Z6HHRdzGVQygRUe9gP",
+	"hGI4H0YdYT8MeqOpK49tjiXOEtp7KJMbzrtGfMHfLtsjVptyVpxcj/uTQTSsyVj96YC0zWw0A3eyZ7rV",
+	"N8sL1aSUQ2n7EPrzFJwGQBOXUmHfzS8E+48wBXFW5MahMY4LTmHJksTQIXNbvboreQuGmgv72yWZlYYo",
+	"FbNvPfo2Ya32UXFz5XsqCWk5VlTFtBIKboHCD6Cf1onC7+KOcosoN8BtIdn3iCuvCikPJZRsLr/1aZc8",
+	"oTqW7ta0dzdtyIkiu1TN2l5LqRTMCmo5+/5cy7C+JRw8HIhXoOuPAuY/Mj0vBNE/KsD/MeH5Djn+Yo5F",
+	"dDk2r/FNXVwmMPyd0hSYzTQ38uIKikSNqoS6nCsajYeTr6f9aBC/oM/J0eQwehYf06PpIRlOBlF/jaXC",
+	"4dsj4lD9DJpAh06JKJNMry7M8TmPKrZ/OsvaxPdQXUdjI/OMbW8f86c5mXEIU5EkYkljmKzg2RFEcyJJ",
+	"pKnNX8fbQQjCwYsDMVTGdhxifCp8VS5iOzi7puZIb2BBGNeEcSqVO42CRs2YnmcTJFH48n5Mrx2ZavQy",
+	"yn3BXtQQHISR1LC9kRHcvr+8PD+BRZZotu9tkRjPqQIgasWjuRRcZKreCyYA2/BZQfdasFjtBVB0zrUN",
+	"XZxpIgDn+jAjusYI1yXNZMTNOgjPf5wIcWX7rLicNiiLFG50c900LsPqiI+4laN9jLzdj4LwrNxY6wS+",
+	"sT2/Rlm/fxhheg7+EwPmXLqO0kRqc3AlIBjxpZBXKm9wg0k+3TxYgvB4Im6CvJ8jU2Dt/minLQEP40Vf",
+	"nN6IG9FcLwX+qVCsnmbYZ0qJxEB3ZWOuhIPfGeG1tFnXHa8Hr9cm/8OcKCAjjiCAtQLC32w5cPQeB9Dr",
+	"9W5D6FoiAyFG34Z7pxCat0Lbyro1N90s9ENevRs79JmztA0IK9lZeW9DfFhtmHhq44bz9N0RN6hh007x",
+	"BXOAbS0VoRtKSmIVwqDfP1AwyaQvpRFakA5h2D9QI25/OTY/TLIVflB6P29m3vKDg9GxJZUt4/kXMCDI",
+	"TQil3x1I578Pyr/vuXurtDLE5t27tlYMbIJIe5vHrk0DMZMa0FzT8LFrqx/5BpyQ0Knea2sRiR0nuxln",
+	"NyNu2PHm1pN7PTjjrvOl+91GhSus9lLtBOnL+VQ6X3Zd68sApMh4jG2eAqPBJpQoDYM9BMRSLORJcUqq",
+	"nIgHSiyoRda2Jq7BiFee/sbi2wMLGQHYX3wet/8774y15wpbVhq0/52uwhFnPO85bOiN7w4fidQH59Ai",
+	"iVG7ZEL3L+zbm7egigQ3zI6OeEr03JLMWkpkDz7QlBIkZUXyULXZr1mBHxIfmKWNeBdDPiWNgSiICBcc",
+	"W7gYsrGXp3wXRSdJggBYlKNZaYoLwX/YfmlYTAAJFIT5/RgQsh3mT8AIZ9gmr9pzHzvf9F+M+IaO/uYs",
+	"/f5sUwVmM6RsA37bfZ9xSKWYIZtZEmyll6Xm0ItG/LhmpvPmyGZpWIlUyAJQ+y+gsRTGx5mi4YijwWS1",
+	"1wMsm1U+FEvezRWduEa2ecuC7tHNTWDo9F71YmzY3Yg7l59lBhX6CJY86rz4AdOuqb2jk07G2rflDk4h",
+	"tN3pfwqBLdKEUUMlDOE8+ck5BxMWUZcj4qSSs5REc7o/7PUb4shyuewR/Lkn5OzAfasO3r55+fqHi9f4",
+	"jRGPmU4K+UZ5ueTs/E0n6Fz7JOrO9cAGz1BOUtY56Rz2+r1DW8BujgJbgWLmrxldVwOrJEtUEnFb+utW",
+	"vX1GgsvPFvtMGsUrb9Nm3eVkQTU28/u5XUAvXjlwWtBtcOebrnPrp6LKEu5x2O8/WI/sRvhuS//LM/Sj",
+	"m0NT5u2i21/PXM2RXU3bJPmqD74hebg7fjK4+5NKk1f86PDuj74VcsLimKKSdjQcbjNNs6spfvvi7m/r",
+	"7a5vg87xNqfxhmsqOUl8x9Ggo3w5KoSt+jkbhYHMFNa6yp99CjpNkQer0RKsrlvHc/fTSTHCbdBJhWpT",
+	"D7WQVpb0WGNIIDZYwbjkrvnTqYHYqbMUSWJEThRKfMjrj7YxZo3rBeBLyrUzjv7Atd9czxUsaapiZqVL",
+	"SdEd9hsRrx4MZVo7odxWlVezwNsG2g4eBW3bUBYL35SB6I+Oqv0t0O2l4NOEWXvR0WCLKc7JKhEkvhTi",
+	"rVG7/rQ0wdx2GRu9TFhiaTuRiKpK0k4rrEhQIha3QYnVHlh1Bw1zrSTk5ZxGV6rozoWRAchgy/he8ez5",
+	"7XRdT9dVYsXFjxd533UjRiNZEJz6XkqoMEZzwmdYyNDV6mojDuj9XD0ucahl6T4pUWjrILeGNpTNLUYY",
+	"zRL9R6cQf3GEN18Ntzr774imS2tSPt7mGF0o9cdSK7MqebF44WsMeoQsEZx7ERdHIbYnLoVNvVWIx4Cm",
+	"vPLcThJ8PfHcB2OBO4N2Cf+1NzY/sngftBZXtqeR91zXq5QahdbGw1SykHmpKKDrCNus8Nd1HedPXI0/",
+	"R0cr/coDLCjCwfeY9SW5RxwT2BgeJ1YGZCoASVwCMjbWc/YbDLi19QDNTn7JbMibUxpdXaiCmt1Rj2xz",
+	"YNOj6kVFubKNCpG9pS960CPpQbm/x5OfouvQvXQfb52zBMda8dYSnIvce7EjsTHCCQII0UBAswVtJzBv",
+	"7fy/E4EpnDPeBeiqNHdr6ao2wLkFnfOAjS11llq6zePaNcppCpttGv4cvmDxY1kz/AmXENnh3n0RuRiy",
+	"hMnOSr9eKblw3Rmtx6Tw1KHkY6WkE9e1EatWn0Itc+cE8iYFzFbwG3HNqDwFTplhh6UXhNF7ksQ6SHx/",
+	"tnLeRgDLOYvmYA41oZqqES/7V5NVD85FkjTzgjOuWWJbvGc2hbiU9FFugBuAkCNeLv8LbUVSrQunXicV",
+	"Dcu2J+Ja203VbYCG+TXmnCFa/Ue8Yv+/y+Z/1LdNHVKyMisbW29H6CWfK5rqYMSVqBrIrU8WE9EIuE+9",
+	"o4QpI9M6q7mN0xMCFobi+fNQQBIDYyv0B+SlkX2pI+t3cZ2EmYLj/uGI5+c/xhC/8TRLkhCanqqTii/Y",
+	"1X70nhbrlMAKsVNJaQDljRUebG4Lc6PxH4vvqvWGsLeujOXjmcEqTVW30neHD07jW+l7exc5xBWbl/XE",
+	"5H64lfa6wNqy7gC/WNL+5Iq1RRFE8Em28jbx7bngJFtttM61c0GMbFjPBN+ya9+2AWtgkSQp6rjVJF0M",
+	"SIEfCppllG/M+PGRLE3JFqvKPSbhqRQg3Irk9B96blcyb41xTbpKY14ScF7EL+a1/55UAGGmjHG2DUsp",
+	"XXE7amAjlnanB0ZmXKvkvucl7pgbyHyknrdClfNdq9ruXpMAfEe1R//dFNuLIpvzSXTDtY4zLwn/0X1m",
+	"R3d/8YPQ34qMx7+rFvgd1UDyY31sLRCjsvDfvTSebgwKsVVfsIzy0c0zYDyaw/mrb4OiLsxkZW0jZ+dv",
+	"1kP6+atvnxDY3aYKWM/j3yeMk7b+Nu1gnpe8QTh/SMHcw8CGaZ0KZxWtFdXQDfGHsS+GgMXQjI7JOBba",
+	"XPpwLHMNNmQMz6qkXq1blnv7AF+1b94GnXKU7N1f+pY1uKkvNOHzacIrseRGmCj1UPE9o5+EQNiwzfVi",
+	"8pm6UpXqqlpg0xcgpUYvlsqA7YdjxkO93vYdQO28bM45seGOObddiGuKvvwwb0Pjf69Ua7Omgpg5W0G5",
+	"84v70LxCF0xrGtvF+BBJW3OKJKfI1et2nCLKdMR9DTg/tI0dvSNGZ3ivGB1b/fSBRISHVy+qxVlvnYLx",
+	"xzJh1Iq5/OUElS82jA2U0wKozbLZ292o4DIZdtAjXPBtz4P2WnEqzSYJU3Maw/uU8rPzNzlJN0TxmmK1",
+	"EC0wYrwHPwgoJTUwwVsFLDeS+aTzmTrBDi2U2kUXM5Mk0T0Vg1K+Wefk50/lK72cW76Bo6Mb3u3X3+mC",
+	"atL5VLmNFVkk97yNoBqLv+NV/PPs3dvdrsIvtbiKrQTUJzxut6eW4/apapvVaEzZsm/a6NeajFCo1iry",
+	"ARvqrjDz76j2lbMafLI2vZuaxbmv1lUDca5aTKWsmsna4zB2Kzn1qGq63/sa6PDt874o6Q+ppOsc4Dwu",
+	"eAR4KCE8j8FYh0tnkWbXFLpGP4xpQjWN96oJnzXEgR+w1ojLdFPgEn+NwiipLfrbDL740S/jT52+sa4q",
+	"wOaIh/JZfol6eKyoh/Ipl/Aph//PD2Iq8jcikiQTElmsor7022//7nSEnlEI/+0gk8nteo0X2/O7bCzs",
+	"JaYFkKJ5cNE28QQVEht06LvZBi7/GvXPEc+b8PleYnN6A9+/O3u5f/H92fD4mQHD0KZb/7TvLOj7l2xB",
+	"lSaL1CZf9+zvkixt/qHNyIYrujIKaxF6UDrnrxSElbT/8NQVDsMwLBxcwUJIauMWD/t9UCNOlmTVgzPr",
+	"0x/e3CC3ZhxzAE9r/egDHGlfZIZ/H9/cBHDUf47K8tHwxYgTWTjnuwNYMB7Asf3f0P8f5qdwXJRTYhxI",
+	"kuwFWO8MuyWNuAvFmhKW2PPLQ1aJrbHr2rFtFAoq7aJt82opMs34LJcSrIGrkBOKy7D1AzcJDY3iDRu7",
+	"HYcsN3CQBQXBnRsEDQyn1rHoqk7EUqQQZ5Ym2poT2yx2/038eev9yNlNnvTpUpaZygs4LYkC3zTnjvXk",
+	"kLzNgvIqWM0Vfb8Wa/Q2uLLFSi88ou50dI9kenGFUbdw6f70U0txPV/CqrdR+D/LOyqU+2+XKIkhdR8/",
+	"vHWmn1oEmX9FATEvmU9LLdmhG/486vzHqPPJ9lQ3eO3Ngy4L2tFD1/SBjrjrpeEKU1Spl82eg92S50Z8",
+	"2B/YWsKIamUC6ULdzOB7n5Fg58SOR40sqpXgfOJcms31iNY5DktvByWVryKPfsnE+zNn4uWxlEaLd/LQ",
+	"LsJdtdrHJiNcNVbd/5WbIaxmtJYKrgxHTZUXF0597cGiPA5WHshrCffgLab3ovBpS+3gCmFGNRz1j5pK",
+	"1CtcQEEJdtOi3Hft3s+j1m1RbDL0Rdt/GPcbnmch3/tSWo8KyMGGGJTSMizHrFJNdBijmm9ZXlvk2XdU",
+	"Pwo4Pqq6vg0v+QL1DxuIck+Q30kxJzqat6VFEz7D0gqYwhi6ynVhAGHpRReRb63EYQ/CTCY+Sr8iHxoa",
+	"PuLMl8w+KVX0QbFSUZtzsNiqgvapM7fZ+muSuppIdSUbGFeakrhNPKxUT/9sLHx40bK1uvsTx5DuQARc",
+	"Z4K/NjH47yQ/Wvh7YrbbkB8PCilwrRX+VSEo+tgQL++uT66m5arlG+3uxfCfQyWCP6W1vlKieqOlvlx4",
+	"9a8mAvxZ7foVa2wiZq4J7KPLFJuw+OA3v6I3GNrmei+32/n/02iCypZQEZLm9k3cR74zyWZzDWRJVgEs",
+	"50RbF5v2WcK9lrAuLVf1kumfh9trNNu1Xu7iELb0du9W+L+FNgwfizaskwj8ZTHlNPovsV+/XxyWgzfg",
+	"Yvn0PFy7xkTrUp15rAxdslWRfZXZnvkq9CbrGl+3Rmk0HI86Cvt2UKVHHSCRGbUl1eOSqsdRuZ8cr7B+",
+	"c078/rrY9bsZTimGExcNYx4dYaouoGph958/GZhTVF57YLUlTA9Iyg6uBwiRbnVN7mlLoduwrmbxc6M6",
+	"V8PZkVc6DuViM1t8pT7jSkzrsWPl7/NgnOYIZy2V1PPc8nKpuNJw5VqQjXCA1lLrbkAmKzJQaciSEWRj",
+	"BafSJ66oS7sDuYhiLMIB8y8xTu/20+3/DwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -339,6 +339,10 @@ type validationIssue struct {
 	path    string
 	message string
 	missing bool
+	// unknown marks a field the contract does not have; suggestion is the
+	// path of the documented field its name is closest to, if any is close.
+	unknown    bool
+	suggestion string
 }
 
 // maxReportedIssues bounds the issues an error lists: a hostile body with a
@@ -352,6 +356,9 @@ type issueSet struct {
 	seen map[validationIssue]bool
 	more int // problems beyond the cap
 }
+
+// full reports whether another new problem would only be counted.
+func (s *issueSet) full() bool { return len(s.list) >= maxReportedIssues }
 
 func (s *issueSet) add(is validationIssue) {
 	if s.seen[is] {
@@ -376,15 +383,19 @@ func validationError(err error) *apiError {
 	if len(set.list) == 0 {
 		return newAPIError(http.StatusUnprocessableEntity, "invalid_request", "the request does not match the contract")
 	}
-	return validationIssuesError(set.list, set.more)
+	return validationIssuesError(withoutTypoEchoes(set.list), set.more)
 }
 
 func validationIssuesError(issues []validationIssue, more int) *apiError {
 	sort.SliceStable(issues, func(i, j int) bool { return issues[i].path < issues[j].path })
 	if len(issues) == 1 && more == 0 {
 		is := issues[0]
-		if is.missing {
-			return newAPIError(http.StatusUnprocessableEntity, "missing_field", is.path+" "+is.message).withField(is.path)
+		if is.missing || is.unknown {
+			code := "missing_field"
+			if is.unknown {
+				code = "invalid_field"
+			}
+			return newAPIError(http.StatusUnprocessableEntity, code, is.path+" "+is.message).withField(is.path)
 		}
 		return newAPIError(http.StatusUnprocessableEntity, "invalid_field", is.path+": "+is.message).withField(is.path)
 	}
@@ -423,6 +434,14 @@ func collectIssues(err error, set *issueSet) {
 		set.add(validationIssue{path: "body", message: e.Reason})
 		return
 	case *openapi3.SchemaError:
+		if name, ok := unknownProperty(e); ok {
+			if set.full() {
+				set.more++ // not listed: spare looking for its closest name
+				return
+			}
+			set.add(unknownFieldIssue(e.JSONPointer(), name, e.Schema))
+			return
+		}
 		path := strings.Join(e.JSONPointer(), ".")
 		if e.SchemaField == "required" {
 			set.add(validationIssue{path: path, message: "is required", missing: true})

@@ -23,7 +23,15 @@ func hostileBodies() map[string]struct{ path, route, body string } {
 		`"toAddress":{"street1":"10 Downing St","city":"London","zip":"SW1A 2AA","country":"GB"},"parcel":{"weightOz":16},` +
 		`"customs":{"contentsType":"merchandise","items":[` + items + `]}}`
 	wrongStrings := `{"url":"http://127.0.0.1:9/x","events":[` + strings.TrimSuffix(strings.Repeat(`"no",`, 200_000), ",") + `]}`
+	var unknown strings.Builder // 80,000 fields the contract does not have, each compared with the known ones
+	for i := range 80_000 {
+		fmt.Fprintf(&unknown, `"f%d":0,`, i)
+	}
+	unknownFields := `{` + unknown.String() + `"url":"http://127.0.0.1:9/x","events":["*"]}`
+	longNames := `{"` + strings.Repeat("u", 300_000) + `":0,"` + strings.Repeat("v", 300_000) + `":0,"events":["*"]}`
 	return map[string]struct{ path, route, body string }{
+		"unknown webhook fields":    {BasePath + "/webhooks", BasePath + "/webhooks", unknownFields},
+		"long unknown field names":  {BasePath + "/webhooks", BasePath + "/webhooks", longNames},
 		"webhook events of numbers": {BasePath + "/webhooks", BasePath + "/webhooks", events},
 		"webhook events of strings": {BasePath + "/webhooks", BasePath + "/webhooks", wrongStrings},
 		"quote with customs items":  {BasePath + "/labels/quote", BasePath + "/labels/quote", quote},
