@@ -67,6 +67,7 @@ type Server struct {
 	failures   map[string][]Failure
 	shipments  map[string]*shipment // by tracking number (= shipment id)
 	seq        int
+	hold       chan struct{} // while not nil, ship answers wait for it to close
 }
 
 // New starts a fake UPS that is closed when the test ends.
@@ -96,6 +97,7 @@ func NewServer() *Server {
 	mux.HandleFunc("DELETE /api/shipments/{version}/void/cancel/{id}", s.api(OpVoid, s.void))
 	mux.HandleFunc("GET /api/track/v1/details/{inquiryNumber}", s.api(OpTrack, s.track))
 	mux.HandleFunc("POST /api/addressvalidation/{version}/{requestoption}", s.api(OpVerify, s.verify))
+	mux.HandleFunc("POST /api/labels/{version}/recovery", s.api(OpRecover, s.recover))
 	s.srv = httptest.NewServer(mux)
 	return s
 }
@@ -107,7 +109,10 @@ func (s *Server) URL() string { return s.srv.URL }
 func (s *Server) Client() *http.Client { return s.srv.Client() }
 
 // Close stops the server.
-func (s *Server) Close() { s.srv.Close() }
+func (s *Server) Close() {
+	s.ReleaseShips() // a held answer must not keep Close waiting
+	s.srv.Close()
+}
 
 // SetNow sets the fake's clock (token expiry, scan and delivery dates).
 func (s *Server) SetNow(now func() time.Time) {

@@ -441,7 +441,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	now := s.now()
 	s.shipments[tn] = &shipment{
 		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
-		from: from, to: to,
+		from: from, to: to, seq: s.seq,
 	}
 	s.mu.Unlock()
 
@@ -453,6 +453,10 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeErrors(w, http.StatusInternalServerError, apiError{"20001", "General process failure: " + err.Error()})
 		return
 	}
+	s.mu.Lock()
+	s.shipments[tn].label = gifLabel // for Label Recovery
+	s.mu.Unlock()
+	s.waitHold(r) // the label is sold; only its answer is held
 	html := fmt.Sprintf("<html><body><img src=\"label%s.gif\"></body></html>", tn)
 	writeJSON(w, http.StatusOK, map[string]any{"ShipmentResponse": map[string]any{
 		"Response": map[string]any{
@@ -630,4 +634,6 @@ type shipment struct {
 	from, to       addr
 	voided         bool
 	trackCalls     int
+	seq            int    // the order of sale
+	label          []byte // the GIF sold, for Label Recovery
 }
