@@ -437,12 +437,9 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	s.mu.Lock()
 	s.seq++
-	tn := trackingNumber(AccountNumber, svc.code, s.seq)
+	seq := s.seq
+	tn := trackingNumber(AccountNumber, svc.code, seq)
 	now := s.now()
-	s.shipments[tn] = &shipment{
-		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
-		from: from, to: to, seq: s.seq,
-	}
 	s.mu.Unlock()
 
 	gifLabel, err := renderLabel(labelContent{
@@ -453,8 +450,12 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeErrors(w, http.StatusInternalServerError, apiError{"20001", "General process failure: " + err.Error()})
 		return
 	}
+	// The sale and its label (kept for Label Recovery) are recorded together.
 	s.mu.Lock()
-	s.shipments[tn].label = gifLabel // for Label Recovery
+	s.shipments[tn] = &shipment{
+		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
+		from: from, to: to, seq: seq, label: gifLabel,
+	}
 	s.mu.Unlock()
 	s.waitHold(r) // the label is sold; only its answer is held
 	html := fmt.Sprintf("<html><body><img src=\"label%s.gif\"></body></html>", tn)
