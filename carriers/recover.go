@@ -40,3 +40,12 @@ func (w *wrapped) FindPurchase(ctx context.Context, req BuyRequest) (l Label, fo
 	})
 	return l, found, err
 }
+
+// FindPurchase keeps a batching carrier a Recoverer (see wrapped.FindPurchase).
+func (b *batched) FindPurchase(ctx context.Context, req BuyRequest) (Label, bool, error) {
+	r, ok := b.batchCarrier.(Recoverer)
+	if !ok {
+		return Label{}, false, ErrNoLookup
+	}
+	return r.FindPurchase(ctx, req)
+}

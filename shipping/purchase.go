@@ -306,11 +306,11 @@ func (s *Service) recoverPurchase(ctx context.Context, carrier carriers.Carrier,
 	req carriers.BuyRequest, prev store.PurchaseAttempt) (carriers.Label, bool, error) {
 	log := s.log.With(slog.String("shipment_id", row.ID), slog.String("carrier", row.Carrier),
 		slog.Int("previous_attempts", prev.Attempts), slog.Time("previous_attempt_at", prev.StartedAt))
-	r, ok := carrier.(carriers.Recoverer)
-	if !ok {
-		return carriers.Label{}, false, nil
+	var found carriers.Label
+	sold, err := false, error(carriers.ErrNoLookup)
+	if r, ok := carrier.(carriers.Recoverer); ok {
+		found, sold, err = r.FindPurchase(ctx, req)
 	}
-	found, sold, err := r.FindPurchase(ctx, req)
 	if errors.Is(err, carriers.ErrNoLookup) {
 		log.InfoContext(ctx, "purchase resumed: the carrier cannot be asked what an earlier attempt bought; its purchase is idempotent by reference")
 		return carriers.Label{}, false, nil
