@@ -34,7 +34,7 @@ func apiOf(op string) string {
 	switch op {
 	case OpRates:
 		return APIRates
-	case OpBuy, OpVoid:
+	case OpBuy, OpVoid, OpFindPurchase:
 		return APILabels
 	case OpTrack:
 		return APITracking

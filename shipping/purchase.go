@@ -93,7 +93,31 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	rate := carriers.Rate{Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
 		CarrierRateCents: row.CarrierRateCents, Currency: row.Currency, EstimatedDays: row.EstimatedDays}
 	shipment := in.carrierShipment()
-	label, err := carrier.Buy(ctx, carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: testMode})
+	req := carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: testMode}
+	// The attempt is on record before the carrier is called: if this
+	// process dies with the call in flight, the next attempt knows that the
+	// carrier may have sold a label whose answer nobody read. Only for a
+	// carrier that can be asked what it sold; the others' Buy is idempotent
+	// by reference (USPS's idempotency key, the sandbox), and the record
+	// would cost every purchase a transaction for nothing.
+	var prev store.PurchaseAttempt
+	if carriers.FindsPurchases(carrier) {
+		if err := s.store.Tx(ctx, func(tx *store.Tx) error {
+			var err error
+			prev, err = tx.StartPurchaseAttempt(ctx, id, s.now())
+			return err
+		}); err != nil {
+			return fmt.Errorf("record the purchase attempt: %w", err)
+		}
+	}
+	var label carriers.Label
+	adopted := false
+	if prev.Attempts > 0 {
+		label, adopted, err = s.recoverPurchase(ctx, carrier, row, req, prev)
+	}
+	if err == nil && !adopted {
+		label, err = carrier.Buy(ctx, req)
+	}
 	if errors.Is(err, carriers.ErrOverQuota) {
 		// shipd did not call the carrier: its call budget is spent, or the
 		// carrier asked for a pause. Not an attempt: the job waits until a
@@ -253,4 +277,113 @@ func (s *Service) failPurchase(ctx context.Context, id string, reason string) er
 		s.observer().PurchaseFinished(carrier, PurchaseOutcomeFailed, 0)
 	}
 	return err
+}
+
+// errLookup marks a failure to ask the carrier what an interrupted attempt
+// bought, or to void what it found.
+var errLookup = errors.New("could not settle what an interrupted purchase attempt bought")
+
+// lookupFailed is err as the purchase treats it: like an unavailable
+// carrier (the attempt is deferred, and fails after PurchaseAttempts),
+// since buying now could sell a second label.
+func lookupFailed(err error) error {
+	return fmt.Errorf("%w (%w): %w", errLookup, carriers.ErrUnavailable, err)
+}
+
+// Audit actions of a rescued purchase (store.AuditEntry.Action), with the
+// shipment id and the tracking number of the label concerned as target.
+const (
+	// AuditPurchaseAdopted: an interrupted attempt had bought a label; the
+	// purchase kept it (its document fetched again) instead of buying another.
+	AuditPurchaseAdopted = "purchase.label_adopted"
+	// AuditPurchaseOrphanVoided: an interrupted attempt had bought a label
+	// whose document the carrier cannot give again; it was voided and the
+	// label bought again.
+	AuditPurchaseOrphanVoided = "purchase.orphan_voided"
+	// AuditPurchaseOrphanKept: as above, but the carrier refused the void:
+	// the operator settles that label with the carrier.
+	AuditPurchaseOrphanKept = "purchase.orphan_not_voided"
+)
+
+// auditActor is who a purchase's audit entries name: shipd itself.
+const auditActor = "shipd"
+
+// recoverPurchase is the start of an attempt that follows an earlier one
+// which did not record its outcome (the process died with the carrier's
+// answer in flight, a time-out, a deferral): UPS and FedEx have no
+// idempotency key, so the carrier is asked what it sold under the shipment's
+// reference before anything is bought. A label found with its document is
+// adopted (adopted true); one whose document the carrier cannot give again
+// (FedEx) is voided and the caller buys again. A carrier that cannot be
+// asked (carriers.ErrNoLookup: USPS, whose idempotency key makes the next
+// Buy return the same label, and the sandbox) leaves the caller to buy.
+// Whatever was found is logged, kept with the attempt record, and, when a
+// label was sold, written to the account's audit log.
+func (s *Service) recoverPurchase(ctx context.Context, carrier carriers.Carrier, row store.Shipment,
+	req carriers.BuyRequest, prev store.PurchaseAttempt) (carriers.Label, bool, error) {
+	log := s.log.With(slog.String("shipment_id", row.ID), slog.String("carrier", row.Carrier),
+		slog.Int("previous_attempts", prev.Attempts), slog.Time("previous_attempt_at", prev.StartedAt))
+	var found carriers.Label
+	sold, err := false, error(carriers.ErrNoLookup)
+	if r, ok := carrier.(carriers.Recoverer); ok {
+		found, sold, err = r.FindPurchase(ctx, req)
+	}
+	if errors.Is(err, carriers.ErrNoLookup) {
+		log.InfoContext(ctx, "purchase resumed: the carrier cannot be asked what an earlier attempt bought; its purchase is idempotent by reference")
+		return carriers.Label{}, false, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return carriers.Label{}, false, err
+		}
+		log.WarnContext(ctx, "purchase resumed: the carrier could not say what an earlier attempt bought", slog.Any("error", err))
+		return carriers.Label{}, false, lookupFailed(err)
+	}
+	if !sold {
+		log.InfoContext(ctx, "purchase resumed: the carrier sold nothing under the shipment's reference; buying")
+		return carriers.Label{}, false, s.noteRecovery(ctx, row, "", "", "attempt "+fmt.Sprint(prev.Attempts+1)+": nothing sold before; bought")
+	}
+	if found.PDF != nil {
+		note := fmt.Sprintf("attempt %d: adopted label %s sold to an earlier attempt", prev.Attempts+1, found.TrackingNumber)
+		log.WarnContext(ctx, "purchase recovered: adopting the label an earlier attempt bought", slog.String("tracking_number", found.TrackingNumber))
+		return found, true, s.noteRecovery(ctx, row, AuditPurchaseAdopted, found.TrackingNumber, note)
+	}
+	// The carrier sold a label but cannot give its document again: void it
+	// now, so it is not billed, and buy the label again.
+	st, err := carrier.Void(ctx, carriers.VoidRequest{TrackingNumber: found.TrackingNumber,
+		CarrierShipmentID: found.CarrierShipmentID, Reference: row.ID})
+	switch {
+	case err == nil:
+		note := fmt.Sprintf("attempt %d: voided label %s sold to an earlier attempt (%s; its document cannot be fetched again) and bought again",
+			prev.Attempts+1, found.TrackingNumber, st)
+		log.WarnContext(ctx, "purchase recovered: voided the label an earlier attempt bought, buying again",
+			slog.String("orphan_tracking_number", found.TrackingNumber), slog.String("void", string(st)))
+		return carriers.Label{}, false, s.noteRecovery(ctx, row, AuditPurchaseOrphanVoided, found.TrackingNumber, note)
+	case errors.Is(err, carriers.ErrRejected):
+		note := fmt.Sprintf("attempt %d: label %s sold to an earlier attempt could not be voided (%s): settle it with the carrier; bought again",
+			prev.Attempts+1, found.TrackingNumber, err)
+		log.ErrorContext(ctx, "purchase recovered: the carrier refused to void the label an earlier attempt bought; settle it with the carrier",
+			slog.String("orphan_tracking_number", found.TrackingNumber), slog.Any("error", err))
+		return carriers.Label{}, false, s.noteRecovery(ctx, row, AuditPurchaseOrphanKept, found.TrackingNumber, note)
+	default:
+		// Unavailable or failing: the next attempt finds the label again.
+		log.WarnContext(ctx, "purchase resumed: could not void the label an earlier attempt bought; will ask again",
+			slog.String("orphan_tracking_number", found.TrackingNumber), slog.Any("error", err))
+		return carriers.Label{}, false, lookupFailed(fmt.Errorf("void %s: %w", found.TrackingNumber, err))
+	}
+}
+
+// noteRecovery keeps what a rescued attempt found with the attempt record
+// and, for a label sold (action not ""), in the account's audit log.
+func (s *Service) noteRecovery(ctx context.Context, row store.Shipment, action, trackingNumber, note string) error {
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := tx.RecordPurchaseRecovery(ctx, row.ID, note); err != nil {
+			return err
+		}
+		if action == "" {
+			return nil
+		}
+		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: auditActor,
+			Action: action, Target: row.ID + " " + trackingNumber, CreatedAt: s.now()})
+	})
 }

@@ -91,6 +91,7 @@ type Server struct {
 	failures        map[string][]Failure
 	shipments       map[string]*shipment // by tracking number
 	nextTracking    int64
+	hold            chan struct{} // while not nil, ship answers wait for it to close
 }
 
 // New starts a fake FedEx API that stops when the test ends.
@@ -112,12 +113,13 @@ func New(tb testing.TB) *Server {
 	mux.HandleFunc(PathShip, s.api(OpShip, http.MethodPost, s.ship))
 	mux.HandleFunc(PathCancel, s.api(OpCancel, http.MethodPut, s.cancel))
 	mux.HandleFunc(PathTrack, s.api(OpTrack, http.MethodPost, s.track))
+	mux.HandleFunc(PathTrackReference, s.api(OpTrackReference, http.MethodPost, s.trackReference))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NOT.FOUND.ERROR",
 			"The resource you requested is no longer available. Please modify your request and try again.")
 	})
 	s.srv = httptest.NewServer(mux)
-	tb.Cleanup(s.srv.Close)
+	tb.Cleanup(s.Close)
 	return s
 }
 
@@ -125,7 +127,10 @@ func New(tb testing.TB) *Server {
 func (s *Server) URL() string { return s.srv.URL }
 
 // Close stops the server (New already arranges it at the end of the test).
-func (s *Server) Close() { s.srv.Close() }
+func (s *Server) Close() {
+	s.ReleaseShips() // a held answer must not keep Close waiting
+	s.srv.Close()
+}
 
 // SetTokenTTL sets the lifetime of tokens issued from now on.
 func (s *Server) SetTokenTTL(d time.Duration) {

@@ -376,6 +376,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	} else {
 		doc["url"] = s.URL() + "/document/v2/document/retrieve/SH," + sh.trackingNumber + "_SHIPPING_P"
 	}
+	s.waitHold(r) // the label is sold; only its answer is held
 	lbs := billableLB(rs.RequestedPackageLineItems)
 	net := priceCents(svc, lbs, to.Address.Residential != nil && *to.Address.Residential, hasSignature(rs.RequestedPackageLineItems))
 	writeJSON(w, http.StatusOK, map[string]any{

@@ -70,6 +70,7 @@ type Server struct {
 	// labelImage, when set, is the GraphicImage of every ship answer
 	// instead of the rendered label.
 	labelImage []byte
+	hold       chan struct{} // while not nil, ship answers wait for it to close
 }
 
 // New starts a fake UPS that is closed when the test ends.
@@ -99,6 +100,7 @@ func NewServer() *Server {
 	mux.HandleFunc("DELETE /api/shipments/{version}/void/cancel/{id}", s.api(OpVoid, s.void))
 	mux.HandleFunc("GET /api/track/v1/details/{inquiryNumber}", s.api(OpTrack, s.track))
 	mux.HandleFunc("POST /api/addressvalidation/{version}/{requestoption}", s.api(OpVerify, s.verify))
+	mux.HandleFunc("POST /api/labels/{version}/recovery", s.api(OpRecover, s.recover))
 	s.srv = httptest.NewServer(mux)
 	return s
 }
@@ -110,7 +112,10 @@ func (s *Server) URL() string { return s.srv.URL }
 func (s *Server) Client() *http.Client { return s.srv.Client() }
 
 // Close stops the server.
-func (s *Server) Close() { s.srv.Close() }
+func (s *Server) Close() {
+	s.ReleaseShips() // a held answer must not keep Close waiting
+	s.srv.Close()
+}
 
 // SetNow sets the fake's clock (token expiry, scan and delivery dates).
 func (s *Server) SetNow(now func() time.Time) {

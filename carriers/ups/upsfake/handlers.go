@@ -437,12 +437,9 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	s.mu.Lock()
 	s.seq++
-	tn := trackingNumber(AccountNumber, svc.code, s.seq)
+	seq := s.seq
+	tn := trackingNumber(AccountNumber, svc.code, seq)
 	now := s.now()
-	s.shipments[tn] = &shipment{
-		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
-		from: from, to: to,
-	}
 	labelImage := s.labelImage
 	s.mu.Unlock()
 
@@ -457,6 +454,14 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	if labelImage != nil {
 		gifLabel = labelImage
 	}
+	// The sale and its label (kept for Label Recovery) are recorded together.
+	s.mu.Lock()
+	s.shipments[tn] = &shipment{
+		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
+		from: from, to: to, seq: seq, label: gifLabel,
+	}
+	s.mu.Unlock()
+	s.waitHold(r) // the label is sold; only its answer is held
 	html := fmt.Sprintf("<html><body><img src=\"label%s.gif\"></body></html>", tn)
 	writeJSON(w, http.StatusOK, map[string]any{"ShipmentResponse": map[string]any{
 		"Response": map[string]any{
@@ -634,4 +639,6 @@ type shipment struct {
 	from, to       addr
 	voided         bool
 	trackCalls     int
+	seq            int    // the order of sale
+	label          []byte // the GIF sold, for Label Recovery
 }
