@@ -71,6 +71,7 @@ STATICCHECK_VERSION := v0.8.2
 .PHONY: lint
 lint: lint-spec ## go vet, gofmt, staticcheck and the spec lint
 	$(GO) vet ./...
+	@! git grep -n -E '^(<<<<<<<|>>>>>>>) ' -- . ':!*.pdf' || { echo "merge conflict markers above"; exit 1; }
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt: files above need formatting"; exit 1; }
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
