@@ -53,7 +53,7 @@ type purchaseWorker struct {
 }
 
 func (w *purchaseWorker) NextRetry(job *river.Job[purchaseArgs]) time.Time {
-	return w.s.now().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+	return w.s.jobNow().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
 }
 
 func (w *purchaseWorker) Work(ctx context.Context, job *river.Job[purchaseArgs]) error {
@@ -240,7 +240,7 @@ func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) err
 			return err
 		}
 		return tx.Enqueue(ctx, river.InsertManyParams{Args: purchaseArgs{ShipmentID: id, Attempt: attempt},
-			InsertOpts: &river.InsertOpts{ScheduledAt: s.now().Add(retryDelay(s.cfg.PurchaseRetryBase, attempt))}})
+			InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(retryDelay(s.cfg.PurchaseRetryBase, attempt))}})
 	})
 	if err == nil && carrier != "" {
 		s.observer().PurchaseFinished(carrier, PurchaseOutcomeDeferred, 0)

@@ -56,7 +56,7 @@ type voidWorker struct {
 }
 
 func (w *voidWorker) NextRetry(job *river.Job[voidArgs]) time.Time {
-	return w.s.now().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+	return w.s.jobNow().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
 }
 
 func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
@@ -90,7 +90,7 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 		}
 		err := s.store.Tx(ctx, func(tx *store.Tx) error {
 			return tx.Enqueue(ctx, river.InsertManyParams{Args: voidArgs{ShipmentID: row.ID, Recheck: job.Args.Recheck + 1},
-				InsertOpts: &river.InsertOpts{ScheduledAt: s.now().Add(VoidRecheckInterval)}})
+				InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(VoidRecheckInterval)}})
 		})
 		if err == nil {
 			s.observer().RefundFinished(row.Carrier, RefundOutcomeRequested)

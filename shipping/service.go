@@ -43,7 +43,14 @@ type EventEncoder func(Shipment) (json.RawMessage, error)
 
 // Config is what the shipping service needs; zero values get defaults.
 type Config struct {
-	Now    func() time.Time
+	// Now is the time of records (createdAt, purchasedAt, scans…); nil
+	// means time.Now.
+	Now func() time.Time
+	// JobNow is the time base of job schedules: River runs a job once the
+	// database's clock passes its scheduled_at, so a job due d from now is
+	// scheduled at JobNow()+d. nil means time.Now; a test that works jobs
+	// by hand sets it to its clock to see their schedules.
+	JobNow func() time.Time
 	Logger *slog.Logger
 	// Carriers serves rates and purchases per mode.
 	Carriers *carriers.Registry
@@ -86,6 +93,7 @@ type Service struct {
 	idem     *idempotency.Service
 	cfg      Config
 	now      func() time.Time
+	jobNow   func() time.Time
 	log      *slog.Logger
 	backlog  backlog
 	inputs   decodedInputs
@@ -108,6 +116,9 @@ func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *ide
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.JobNow == nil {
+		cfg.JobNow = time.Now
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -129,7 +140,7 @@ func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *ide
 	// Times are kept to the microsecond, as PostgreSQL stores them, so an
 	// answer shows a time exactly as a later read will.
 	return &Service{store: st, accounts: acc, webhooks: wh, idem: idem, cfg: cfg,
-		now: func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }, log: cfg.Logger,
+		now: func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }, jobNow: cfg.JobNow, log: cfg.Logger,
 		backlog: backlog{st: st}}, nil
 }
 

@@ -60,7 +60,7 @@ func (s *Service) scheduleScan(ctx context.Context, tx *store.Tx, trackerID stri
 		return nil
 	}
 	job := river.InsertManyParams{Args: scanArgs{TrackerID: trackerID, Index: index},
-		InsertOpts: &river.InsertOpts{ScheduledAt: s.now().Add(plan[index].After)}}
+		InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(plan[index].After)}}
 	if newTracker {
 		return tx.EnqueueNew(ctx, job)
 	}
@@ -172,7 +172,7 @@ func (s *Service) schedulePoll(ctx context.Context, tx *store.Tx, trackerID stri
 		return nil
 	}
 	return tx.Enqueue(ctx, river.InsertManyParams{Args: pollArgs{TrackerID: trackerID, Poll: n},
-		InsertOpts: &river.InsertOpts{ScheduledAt: s.now().Add(s.pollDelay(age))}})
+		InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(s.pollDelay(age))}})
 }
 
 type pollWorker struct {

@@ -69,6 +69,7 @@ func setupWorkers(t *testing.T, wrap ...func(carriers.Carrier) carriers.Carrier)
 	}
 	svc, err := New(st, acc, wh, idem, Config{
 		Now:               clock.Now,
+		JobNow:            clock.Now,
 		Carriers:          carriers.NewRegistry(cs, nil),
 		Documents:         docs,
 		EventData:         func(s Shipment) (json.RawMessage, error) { return json.Marshal(s) },

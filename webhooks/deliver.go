@@ -83,7 +83,9 @@ func (manualArgs) Kind() string { return "webhook_redelivery" }
 func (s *Service) attemptJob(deliveryID string, attempt int, at time.Time) river.InsertManyParams {
 	opts := &river.InsertOpts{Queue: s.cfg.Queue}
 	if !at.IsZero() {
-		opts.ScheduledAt = at
+		// at is a time of the service's clock; the job's schedule is in
+		// River's time base (Config.JobNow), the same distance ahead.
+		opts.ScheduledAt = s.jobNow().Add(at.Sub(s.now()))
 	}
 	return river.InsertManyParams{Args: attemptArgs{DeliveryID: deliveryID, Attempt: attempt}, InsertOpts: opts}
 }

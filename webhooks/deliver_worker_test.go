@@ -46,7 +46,7 @@ func TestAttemptWorkerSchedulesFromTheClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	acc := accounts.New(st, accounts.Config{Now: clock.Now})
-	wh := New(st, acc, idempotency.New(st, cipher, idempotency.Config{}), cipher, Config{Now: clock.Now})
+	wh := New(st, acc, idempotency.New(st, cipher, idempotency.Config{}), cipher, Config{Now: clock.Now, JobNow: clock.Now})
 	a, err := acc.CreateAccount(ctx, "Acme", true)
 	if err != nil {
 		t.Fatal(err)

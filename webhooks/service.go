@@ -77,7 +77,14 @@ func (c *DeliveryConfig) setDefaults() {
 
 // Config is what the service needs; zero values get defaults.
 type Config struct {
-	Now      func() time.Time
+	// Now is the time of records (attempts, next attempt times); nil means
+	// time.Now.
+	Now func() time.Time
+	// JobNow is the time base of job schedules (River compares scheduled_at
+	// with the database's clock): an attempt due at a time of Now's is
+	// scheduled that long after JobNow(). nil means time.Now; a test that
+	// works jobs by hand sets it to its clock.
+	JobNow   func() time.Time
 	Logger   *slog.Logger
 	Delivery DeliveryConfig
 }
@@ -89,6 +96,7 @@ type Service struct {
 	idem     *idempotency.Service
 	cipher   *seal.Cipher
 	now      func() time.Time
+	jobNow   func() time.Time
 	log      *slog.Logger
 	cfg      DeliveryConfig
 
@@ -100,6 +108,9 @@ func New(st *store.Store, acc *accounts.Service, idem *idempotency.Service, ciph
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.JobNow == nil {
+		cfg.JobNow = time.Now
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -108,7 +119,7 @@ func New(st *store.Store, acc *accounts.Service, idem *idempotency.Service, ciph
 	// answer shows a time exactly as a later read will.
 	return &Service{
 		store: st, accounts: acc, idem: idem, cipher: cipher,
-		now: func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }, log: cfg.Logger, cfg: cfg.Delivery,
+		now: func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }, jobNow: cfg.JobNow, log: cfg.Logger, cfg: cfg.Delivery,
 		liveClient: NewHTTPClient(ClientOptions{Timeout: cfg.Delivery.Timeout}),
 		testClient: newTestModeClient(cfg.Delivery.TestTargets, cfg.Delivery.Timeout),
 	}
