@@ -180,6 +180,8 @@ type Config struct {
 	SessionIdleTimeout, SessionLifetime time.Duration
 	// PasswordCost is the bcrypt cost of new password hashes (default 12).
 	PasswordCost int
+	// PasswordChecks bounds the bcrypt work of sign-ins.
+	PasswordChecks PasswordChecks
 }
 
 // Service manages accounts and tokens and authenticates requests.
@@ -193,7 +195,8 @@ type Service struct {
 
 	tokens tokenCache
 
-	sessions *sessionConfig
+	sessions  *sessionConfig
+	passwords *passwordChecker
 }
 
 // New returns the accounts service over st.
@@ -207,7 +210,7 @@ func New(st *store.Store, cfg Config) *Service {
 	// Times are kept to the microsecond, as PostgreSQL stores them, so an
 	// answer shows a time exactly as a later read will.
 	return &Service{store: st, now: func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }, log: cfg.Logger, usage: map[string]store.TokenUse{},
-		sessions: newSessionConfig(cfg)}
+		sessions: newSessionConfig(cfg), passwords: newPasswordChecker(cfg.PasswordChecks)}
 }
 
 // CreateAccount creates an account.

@@ -78,21 +78,24 @@ type SignedIn struct {
 
 // SignIn checks an email and password and starts a session in test mode.
 // A wrong password and an unknown email are the same ErrBadCredentials, and
-// take as long.
+// take as long. ErrPasswordChecksBusy: too many passwords were being checked
+// to check this one (PasswordChecks).
 func (s *Service) SignIn(ctx context.Context, email, password string) (SignedIn, error) {
 	u, err := s.store.UserByEmail(ctx, NormalizeEmail(email))
 	if errors.Is(err, store.ErrNotFound) {
 		s.sessions.dummyOnce.Do(func() {
 			s.sessions.dummyHash, _ = bcrypt.GenerateFromPassword([]byte("no user has this password"), s.sessions.passwordCost)
 		})
-		_ = bcrypt.CompareHashAndPassword(s.sessions.dummyHash, []byte(password))
+		if err := s.passwords.check(ctx, s.sessions.dummyHash, password); err != nil && !errors.Is(err, ErrBadCredentials) {
+			return SignedIn{}, err
+		}
 		return SignedIn{}, ErrBadCredentials
 	}
 	if err != nil {
 		return SignedIn{}, err
 	}
-	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
-		return SignedIn{}, ErrBadCredentials
+	if err := s.passwords.check(ctx, []byte(u.PasswordHash), password); err != nil {
+		return SignedIn{}, err
 	}
 	raw := make([]byte, sessionIDBytes)
 	if _, err := rand.Read(raw); err != nil {

@@ -96,6 +96,9 @@ type Config struct {
 	TrustedProxies []*net.IPNet
 	// PasswordCost is the bcrypt cost of users' passwords (default 12; tests lower it).
 	PasswordCost int
+	// PasswordChecks bounds the bcrypt work of sign-ins (default: GOMAXPROCS/2
+	// at once, a 1 s wait for a slot); tests count the checks with it.
+	PasswordChecks accounts.PasswordChecks
 	// Telemetry is the App's metrics registry and tracer provider, one per
 	// App (its collectors read this App's store); nil: a new one, with
 	// metrics and without traces.
@@ -157,7 +160,8 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	a := &App{cfg: cfg}
-	a.Accounts = accounts.New(cfg.Store, accounts.Config{Now: cfg.Now, Logger: cfg.Logger, PasswordCost: cfg.PasswordCost})
+	a.Accounts = accounts.New(cfg.Store, accounts.Config{Now: cfg.Now, Logger: cfg.Logger, PasswordCost: cfg.PasswordCost,
+		PasswordChecks: cfg.PasswordChecks})
 	idem := idempotency.New(cfg.Store, cfg.Cipher, idempotency.Config{Now: cfg.Now, Wait: cfg.IdempotencyWait, Logger: cfg.Logger})
 	a.Webhooks = webhooks.New(cfg.Store, a.Accounts, idem, cfg.Cipher, webhooks.Config{Now: cfg.Now, Logger: cfg.Logger, Delivery: cfg.Webhooks})
 	var err error

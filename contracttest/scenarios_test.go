@@ -293,6 +293,10 @@ func labelScenarios() []Scenario {
 			}},
 		{Name: "no such shipment", Op: "getLabel", Status: 404, Code: "not_found",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Params: dummyParams} }},
+		{Name: "an id with NUL", Op: "getLabel", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Params: map[string]string{"id": "shp_\x00"}}
+			}},
 		{Name: "another account's shipment", Op: "getLabel", Status: 404, Code: "not_found",
 			Request: func(e *Env) Request {
 				sh := e.CreateShipment(e.Token("test"), Shipment("Ada Lovelace"))
@@ -314,6 +318,10 @@ func labelScenarios() []Scenario {
 			}},
 		{Name: "no such shipment", Op: "refundLabel", Status: 404, Code: "not_found",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Params: dummyParams} }},
+		{Name: "an id with NUL", Op: "refundLabel", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Params: map[string]string{"id": "shp_\x00"}}
+			}},
 		{Name: "Slow Carrier still paying", Op: "refundLabel", Status: 409, Code: "not_purchased",
 			Request: func(e *Env) Request {
 				tok := e.Token("test")
@@ -515,6 +523,11 @@ func addressScenarios() []Scenario {
 			}},
 		{Name: "zip missing", Op: "createAddress", Status: 422, Code: "missing_field",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: With(Address(), "zip", nil)} }},
+		{Name: "NUL in a string", Op: "createAddress", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Body: With(Address(), "street1", "350 Fifth\x00Avenue")}
+			},
+			Check: wantField("field", "street1")},
 
 		// listAddresses
 		{Name: "the address book", Op: "listAddresses", Status: 200,
@@ -636,6 +649,16 @@ func webhookScenarios() []Scenario {
 			Request: func(e *Env) Request {
 				return Request{Token: e.Token("test"), Params: dummyParams, Body: map[string]any{"enabled": false}}
 			}},
+		{Name: "an id with NUL", Op: "updateWebhook", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Params: map[string]string{"id": "whk_\x00"}, Body: map[string]any{"enabled": false}}
+			}},
+		{Name: "NUL in the description", Op: "updateWebhook", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				tok, id := hook(e)
+				return Request{Token: tok, Params: map[string]string{"id": id}, Body: map[string]any{"description": "a\x00b"}}
+			},
+			Check: wantField("field", "description")},
 		{Name: "url is immutable", Op: "updateWebhook", Status: 422, Code: "invalid_field",
 			Request: func(e *Env) Request {
 				tok, id := hook(e)

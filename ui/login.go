@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/shipd-dev/shipd/accounts"
@@ -34,6 +35,10 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
 	u.render(w, r, http.StatusOK, "login", v)
 }
 
+// signInBusyRetryAfter is the Retry-After, in seconds, of a sign-in refused
+// because every password check slot was taken.
+const signInBusyRetryAfter = 1
+
 // badCredentials is said for a wrong password and an unknown email alike.
 const badCredentials = "The email or password is wrong."
 
@@ -47,24 +52,33 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
 	password := r.PostFormValue("password")
 	page := loginPage{Email: email, Next: localPath(r.PostFormValue("next"))}
-	ip := u.clientIP(r)
-	if wait := u.throttle.wait(email, ip); wait > 0 {
+	// The attempt is counted before the password is checked, so attempts
+	// sent at once cannot all slip under the limit (throttle.take).
+	slot, wait := u.throttle.take(email, u.clientIP(r))
+	if wait > 0 {
 		minutes := int(math.Ceil(wait.Minutes()))
 		u.render(w, r, http.StatusTooManyRequests, "login", view{Title: "Sign in", Page: page,
 			Problem: fmt.Sprintf("Too many failed sign-in attempts. Try again in %d %s.", minutes, plural(minutes, "minute"))})
 		return
 	}
 	in, err := u.accounts.SignIn(r.Context(), email, password)
-	if errors.Is(err, accounts.ErrBadCredentials) {
-		u.throttle.failed(email, ip)
+	switch {
+	case errors.Is(err, accounts.ErrBadCredentials):
+		// The attempt stays counted: it failed.
 		u.render(w, r, http.StatusUnauthorized, "login", view{Title: "Sign in", Page: page, Problem: badCredentials})
 		return
-	}
-	if err != nil {
+	case errors.Is(err, accounts.ErrPasswordChecksBusy):
+		u.throttle.release(slot)
+		w.Header().Set("Retry-After", strconv.Itoa(signInBusyRetryAfter))
+		u.render(w, r, http.StatusServiceUnavailable, "login", view{Title: "Sign in", Page: page,
+			Problem: "Too many sign-ins are being checked right now. Try again in a moment."})
+		return
+	case err != nil:
+		u.throttle.release(slot)
 		u.fail(w, r, nil, err)
 		return
 	}
-	u.throttle.succeeded(email)
+	u.throttle.succeeded(slot)
 	u.setSessionCookie(w, r, in.ID, in.ExpiresAt)
 	redirect(w, r, page.Next)
 }

@@ -16,7 +16,7 @@ type ThrottleConfig struct {
 }
 
 // throttle counts failed sign-ins in memory, per email and per client
-// address. It is per process: with several instances an attacker gets each
+// address; an attempt counts from before its password is checked (take). It is per process: with several instances an attacker gets each
 // instance's allowance (VARIANTS.md: Settings UI). Each key keeps at most
 // its limit of timestamps and keys are dropped once their failures age out,
 // so memory stays bounded by the attempts of one window.
@@ -45,14 +45,31 @@ func newThrottle(cfg ThrottleConfig, now func() time.Time) *throttle {
 func emailKey(email string) string { return "email:" + strings.ToLower(strings.TrimSpace(email)) }
 func ipKey(ip string) string       { return "ip:" + ip }
 
-// wait reports how long sign-in stays refused for this email and address
-// (0: allowed now).
-func (t *throttle) wait(email, ip string) time.Duration {
+// attempt is a sign-in's place in the counts, taken before its password
+// is checked: it counts as a failure until the outcome says otherwise.
+type attempt struct {
+	email, ip string
+	at        time.Time
+}
+
+// take counts a sign-in attempt against the email and the address before
+// its password is checked, or reports how long sign-in stays refused for
+// them (and counts nothing). Reading the counts and adding to them under
+// one lock is what makes the limit hold against concurrent attempts: with
+// the limit read before the check and the failure recorded after it, any
+// number of attempts in flight at once all passed the read.
+func (t *throttle) take(email, ip string) (attempt, time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
 	t.sweep(now)
-	return max(t.waitFor(emailKey(email), t.cfg.PerEmail, now), t.waitFor(ipKey(ip), t.cfg.PerIP, now))
+	ek, ik := emailKey(email), ipKey(ip)
+	if wait := max(t.waitFor(ek, t.cfg.PerEmail, now), t.waitFor(ik, t.cfg.PerIP, now)); wait > 0 {
+		return attempt{}, wait
+	}
+	t.failures[ek] = append(t.failures[ek], now)
+	t.failures[ik] = append(t.failures[ik], now)
+	return attempt{email: ek, ip: ik, at: now}, 0
 }
 
 // waitFor is how long key stays refused: until its limit-th most recent
@@ -81,26 +98,40 @@ func (t *throttle) recent(key string, now time.Time) []time.Time {
 	return fs
 }
 
-// failed counts a failed sign-in against the email and the address.
-func (t *throttle) failed(email, ip string) {
+// succeeded forgets the email's failures: its owner knows the password.
+// The address's stay, so one good account does not reset guessing at
+// others; only this attempt's own count goes.
+func (t *throttle) succeeded(a attempt) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	now := t.now()
-	for key, limit := range map[string]int{emailKey(email): t.cfg.PerEmail, ipKey(ip): t.cfg.PerIP} {
-		fs := append(t.recent(key, now), now)
-		if len(fs) > limit {
-			fs = fs[len(fs)-limit:]
-		}
-		t.failures[key] = fs
-	}
+	delete(t.failures, a.email)
+	t.drop(a.ip, a.at)
 }
 
-// succeeded forgets the email's failures: its owner knows the password.
-// The address's stay, so one good account does not reset guessing at others.
-func (t *throttle) succeeded(email string) {
+// release takes back an attempt whose password was never judged (the
+// checks were busy, the database failed): it is no failure.
+func (t *throttle) release(a attempt) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	delete(t.failures, emailKey(email))
+	t.drop(a.email, a.at)
+	t.drop(a.ip, a.at)
+}
+
+// drop removes one count taken at at from key (a later one of equal time is
+// the same count to the limit).
+func (t *throttle) drop(key string, at time.Time) {
+	fs := t.failures[key]
+	for i := len(fs) - 1; i >= 0; i-- {
+		if fs[i].Equal(at) {
+			fs = append(fs[:i:i], fs[i+1:]...)
+			break
+		}
+	}
+	if len(fs) == 0 {
+		delete(t.failures, key)
+		return
+	}
+	t.failures[key] = fs
 }
 
 // sweep drops every aged-out key once a window, so keys never tried again
