@@ -81,9 +81,6 @@ func (c *Carrier) String() string { return "ups.Carrier{" + c.cfg.String() + "}"
 // GoString does the same for %#v.
 func (c *Carrier) GoString() string { return c.String() }
 
-// clean hides the secret and the account number.
-func (c *Carrier) clean(s string) string { return c.redact.Redact(s) }
-
 // apiRequest is one authenticated call to a UPS API.
 type apiRequest struct {
 	op     string
