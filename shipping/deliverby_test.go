@@ -1,9 +1,7 @@
 package shipping_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -12,53 +10,14 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
-	"github.com/shipd-dev/shipd/carriers/sandbox"
-	"github.com/shipd-dev/shipd/idempotency"
-	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/shipping"
-	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/store/storetest"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 // newServicesAt is newServices with the shipping service's clock fixed at now.
 func newServicesAt(t *testing.T, now time.Time) *services {
 	t.Helper()
-	ctx := context.Background()
-	st := storetest.Open(t)
-	cipher, err := seal.NewCipher(bytes.Repeat([]byte{5}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, err := store.OpenBlobs(ctx, "mem://")
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc := accounts.New(st, accounts.Config{})
-	idem := idempotency.New(st, cipher, idempotency.Config{})
-	wh := webhooks.New(st, acc, idem, cipher, webhooks.Config{})
-	sh, err := shipping.New(st, acc, wh, idem, shipping.Config{
-		Now:       func() time.Time { return now },
-		Carriers:  carriers.NewRegistry(sandbox.New(sandbox.Config{}), nil),
-		Documents: docs,
-		EventData: func(s shipping.Shipment) (json.RawMessage, error) { return json.Marshal(s) },
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := acc.CreateAccount(ctx, "Acme", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := acc.Authenticate(ctx, secret, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &services{st: st, accounts: acc, shipping: sh, caller: c}
+	s := shipping.NewTestServices(t, accounts.Test, shipping.Config{Now: func() time.Time { return now }})
+	return &services{st: s.Store, accounts: s.Accounts, shipping: s.Shipping, caller: s.Caller}
 }
 
 func day(s string) *time.Time {

@@ -8,7 +8,6 @@ package shipping
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -23,11 +22,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/ups"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
-	"github.com/shipd-dev/shipd/idempotency"
-	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/store/storetest"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 // liveBundle is the shipping service in live mode with UPS and FedEx at
@@ -43,16 +38,6 @@ type liveBundle struct {
 
 func setupLiveWorkers(t *testing.T) *liveBundle {
 	t.Helper()
-	ctx := context.Background()
-	st := storetest.Open(t)
-	cipher, err := seal.NewCipher(bytes.Repeat([]byte{5}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, err := store.OpenBlobs(ctx, "mem://")
-	if err != nil {
-		t.Fatal(err)
-	}
 	uf, ff := upsfake.New(t), fedexfake.New(t)
 	u, err := ups.New(ups.Config{ClientID: upsfake.ClientID, ClientSecret: upsfake.ClientSecret,
 		AccountNumber: upsfake.AccountNumber, BaseURL: uf.URL()})
@@ -66,31 +51,8 @@ func setupLiveWorkers(t *testing.T) *liveBundle {
 	}
 	observe := func(ctx context.Context, _, _ string) (context.Context, func(error)) { return ctx, func(error) {} }
 	reg := carriers.NewRegistry(sandbox.New(sandbox.Config{}), []carriers.Carrier{u, fx}).Instrument(observe)
-	acc := accounts.New(st, accounts.Config{})
-	idem := idempotency.New(st, cipher, idempotency.Config{})
-	wh := webhooks.New(st, acc, idem, cipher, webhooks.Config{})
-	svc, err := New(st, acc, wh, idem, Config{
-		Carriers:          reg,
-		Documents:         docs,
-		EventData:         func(s Shipment) (json.RawMessage, error) { return json.Marshal(s) },
-		PurchaseRetryBase: time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := acc.CreateAccount(ctx, "Acme", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Live, Scopes: accounts.Scopes()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := acc.Authenticate(ctx, secret, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &liveBundle{st: st, svc: svc, acc: acc, caller: c, ups: uf, fedex: ff}
+	s := NewTestServices(t, accounts.Live, Config{Carriers: reg, PurchaseRetryBase: time.Second})
+	return &liveBundle{st: s.Store, svc: s.Shipping, acc: s.Accounts, caller: s.Caller, ups: uf, fedex: ff}
 }
 
 func (b *liveBundle) create(t *testing.T, carrier string) Shipment {

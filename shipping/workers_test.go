@@ -8,7 +8,6 @@ package shipping
 // the one write lock the worker's own transaction waits for.
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -23,12 +22,8 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
-	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/internal/fakeclock"
-	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
-	"github.com/shipd-dev/shipd/store/storetest"
-	"github.com/shipd-dev/shipd/webhooks"
 )
 
 // workerBundle is the shipping service over a fresh database with a clock
@@ -47,54 +42,20 @@ const scanEvery = 7 * time.Minute
 // setupWorkers builds the bundle; wrap, when given, wraps each sandbox carrier.
 func setupWorkers(t *testing.T, wrap ...func(carriers.Carrier) carriers.Carrier) *workerBundle {
 	t.Helper()
-	ctx := context.Background()
-	st := storetest.Open(t)
 	clock := fakeclock.New(time.Date(2031, time.March, 4, 10, 0, 0, 0, time.UTC))
-	cipher, err := seal.NewCipher(bytes.Repeat([]byte{5}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, err := store.OpenBlobs(ctx, "mem://")
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc := accounts.New(st, accounts.Config{Now: clock.Now})
-	idem := idempotency.New(st, cipher, idempotency.Config{Now: clock.Now})
-	wh := webhooks.New(st, acc, idem, cipher, webhooks.Config{Now: clock.Now})
 	cs := sandbox.New(sandbox.Config{ScanInterval: scanEvery, Now: clock.Now})
 	for _, w := range wrap {
 		for i := range cs {
 			cs[i] = w(cs[i])
 		}
 	}
-	svc, err := New(st, acc, wh, idem, Config{
-		Now:               clock.Now,
-		JobNow:            clock.Now,
-		Carriers:          carriers.NewRegistry(cs, nil),
-		Documents:         docs,
-		EventData:         func(s Shipment) (json.RawMessage, error) { return json.Marshal(s) },
-		PurchaseRetryBase: 3 * time.Second,
-	})
+	s := NewTestServices(t, accounts.Test, Config{Now: clock.Now, JobNow: clock.Now,
+		Carriers: carriers.NewRegistry(cs, nil), PurchaseRetryBase: 3 * time.Second})
+	jobs, err := s.Store.JobClient(&river.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := acc.CreateAccount(ctx, "Acme", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := acc.Authenticate(ctx, secret, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, err := st.JobClient(&river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &workerBundle{st: st, svc: svc, clock: clock, caller: c, jobs: jobs}
+	return &workerBundle{st: s.Store, svc: s.Shipping, clock: clock, caller: s.Caller, jobs: jobs}
 }
 
 func (b *workerBundle) create(t *testing.T, recipient string) Shipment {
