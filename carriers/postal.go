@@ -2,6 +2,8 @@ package carriers
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -46,8 +48,8 @@ func PostalProblems(a Address) []AddressProblem {
 // states, DC, the inhabited territories, the Freely Associated States (which
 // USPS serves as domestic mail) and the three military "states" of APO/FPO/DPO
 // addresses. UM (the Minor Outlying Islands) is left out: USPS delivers no
-// mail there and the carriers' lists do not have it. The same list as the
-// address verifier's (carriers/verifier/tables.go).
+// mail there and the carriers' lists do not have it. The address verifier
+// reads it too (IsUSState).
 var usStates = map[string]string{
 	"AL": "Alabama", "AK": "Alaska", "AZ": "Arizona", "AR": "Arkansas",
 	"CA": "California", "CO": "Colorado", "CT": "Connecticut", "DE": "Delaware",
@@ -67,6 +69,24 @@ var usStates = map[string]string{
 	"AS": "American Samoa", "MP": "Northern Mariana Islands",
 	"FM": "Federated States of Micronesia", "MH": "Marshall Islands", "PW": "Palau",
 	"AA": "Armed Forces Americas", "AE": "Armed Forces Europe", "AP": "Armed Forces Pacific",
+}
+
+// IsUSState reports whether code is a USPS state or territory code (upper
+// case): the one list of them, for the address rules and the verifier.
+func IsUSState(code string) bool {
+	_, ok := usStates[code]
+	return ok
+}
+
+// USStateCodes lists the codes IsUSState accepts, sorted.
+func USStateCodes() []string {
+	return slices.Sorted(maps.Keys(usStates))
+}
+
+// USStateName is the name of a state or territory code ("New York" for NY).
+func USStateName(code string) (string, bool) {
+	name, ok := usStates[code]
+	return name, ok
 }
 
 // stateProblem is what is wrong with a US state field ("" when nothing):

@@ -6,6 +6,8 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+
+	"github.com/shipd-dev/shipd/carriers"
 )
 
 // Sandbox trigger values. Putting one of them in street1 (any case,
@@ -237,7 +239,7 @@ func parseZIP(raw string) (zip5, plus4 string, ok bool) {
 // usStateCode resolves a cleaned state field to its code; fromName reports
 // that a full name was converted.
 func usStateCode(state string) (code string, fromName bool) {
-	if _, ok := usStates[state]; ok {
+	if carriers.IsUSState(state) {
 		return state, false
 	}
 	if code, ok := stateNames[state]; ok {

@@ -260,33 +260,8 @@ var unitDesignators = map[string]unitDesignator{
 	"UPPER": {"UPPR", false}, "UPPR": {"UPPR", false},
 }
 
-// usStates lists the USPS state and territory codes accepted in the state
-// field: the 50 states, DC, the inhabited territories, the Freely Associated
-// States (which the Postal Service serves as domestic mail) and the three
-// military "states" used with APO/FPO/DPO.
-var usStates = map[string]string{
-	"AL": "ALABAMA", "AK": "ALASKA", "AZ": "ARIZONA", "AR": "ARKANSAS",
-	"CA": "CALIFORNIA", "CO": "COLORADO", "CT": "CONNECTICUT", "DE": "DELAWARE",
-	"FL": "FLORIDA", "GA": "GEORGIA", "HI": "HAWAII", "ID": "IDAHO",
-	"IL": "ILLINOIS", "IN": "INDIANA", "IA": "IOWA", "KS": "KANSAS",
-	"KY": "KENTUCKY", "LA": "LOUISIANA", "ME": "MAINE", "MD": "MARYLAND",
-	"MA": "MASSACHUSETTS", "MI": "MICHIGAN", "MN": "MINNESOTA", "MS": "MISSISSIPPI",
-	"MO": "MISSOURI", "MT": "MONTANA", "NE": "NEBRASKA", "NV": "NEVADA",
-	"NH": "NEW HAMPSHIRE", "NJ": "NEW JERSEY", "NM": "NEW MEXICO", "NY": "NEW YORK",
-	"NC": "NORTH CAROLINA", "ND": "NORTH DAKOTA", "OH": "OHIO", "OK": "OKLAHOMA",
-	"OR": "OREGON", "PA": "PENNSYLVANIA", "RI": "RHODE ISLAND", "SC": "SOUTH CAROLINA",
-	"SD": "SOUTH DAKOTA", "TN": "TENNESSEE", "TX": "TEXAS", "UT": "UTAH",
-	"VT": "VERMONT", "VA": "VIRGINIA", "WA": "WASHINGTON", "WV": "WEST VIRGINIA",
-	"WI": "WISCONSIN", "WY": "WYOMING",
-	"DC": "DISTRICT OF COLUMBIA",
-	"PR": "PUERTO RICO", "GU": "GUAM", "VI": "VIRGIN ISLANDS",
-	"AS": "AMERICAN SAMOA", "MP": "NORTHERN MARIANA ISLANDS",
-	"FM": "FEDERATED STATES OF MICRONESIA", "MH": "MARSHALL ISLANDS", "PW": "PALAU",
-	"AA": "ARMED FORCES AMERICAS", "AE": "ARMED FORCES EUROPE", "AP": "ARMED FORCES PACIFIC",
-}
-
 // stateNames maps the names customers type (upper-cased, periods removed) to
-// the state code. It is spelled out rather than derived from usStates because
+// the state code. It is spelled out rather than derived from carriers' list because
 // several names share one code (AE covers Europe, Africa, Canada and the
 // Middle East) and a derived map would need init or a mutable global.
 var stateNames = map[string]string{

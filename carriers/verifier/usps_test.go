@@ -2,9 +2,11 @@ package verifier
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/shipd-dev/shipd/carriers"
 )
 
 func TestStreetSuffixTable(t *testing.T) {
@@ -37,24 +39,27 @@ func TestStreetSuffixTable(t *testing.T) {
 
 func TestStateTables(t *testing.T) {
 	t.Parallel()
-	if n := len(usStates); n != 50+1+5+3+3 {
-		t.Errorf("usStates has %d codes, want 50 states + DC + 5 territories + 3 freely associated + 3 military", n)
+	codes := carriers.USStateCodes()
+	if n := len(codes); n != 50+1+5+3+3 {
+		t.Errorf("carriers has %d state codes, want 50 states + DC + 5 territories + 3 freely associated + 3 military", n)
 	}
-	for code, name := range usStates {
-		if got := stateNames[name]; got != code {
-			t.Errorf("stateNames[%q] = %q, want %q", name, got, code)
+	for _, code := range codes {
+		name, _ := carriers.USStateName(code)
+		typed := strings.ReplaceAll(strings.ToUpper(name), ".", "")
+		if got := stateNames[typed]; got != code {
+			t.Errorf("stateNames[%q] = %q, want %q", typed, got, code)
 		}
 		if len(zipPrefixes[code]) == 0 {
 			t.Errorf("state %s has no ZIP prefixes", code)
 		}
 	}
 	for name, code := range stateNames {
-		if _, ok := usStates[code]; !ok {
+		if !carriers.IsUSState(code) {
 			t.Errorf("stateNames[%q] = %q, not a state code", name, code)
 		}
 	}
 	for code := range zipPrefixes {
-		if _, ok := usStates[code]; !ok {
+		if !carriers.IsUSState(code) {
 			t.Errorf("zipPrefixes has unknown state %q", code)
 		}
 	}
