@@ -92,12 +92,9 @@ type NewLabel struct {
 func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (Shipment, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /labels/create", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Shipment]) (Shipment, error) {
-		input, sel, origCarrier := in.Input, in.Selection, ""
-		if in.Return.is() {
-			var err error
-			if input, origCarrier, err = s.returnInput(ctx, c, input, in.Return); err != nil {
-				return Shipment{}, err
-			}
+		input, origCarrier, err := s.returnInput(ctx, c, in.Input, in.Return)
+		if err != nil {
+			return Shipment{}, err
 		}
 		input = input.normalized()
 		if err := input.check(c.Mode); err != nil {
@@ -110,7 +107,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err != nil {
 			return Shipment{}, err
 		}
-		sel = preferCarrier(quote, sel, origCarrier)
+		sel := preferCarrier(quote, in.Selection, origCarrier)
 		rate, err := quote.pick(sel)
 		if err != nil {
 			return Shipment{}, err

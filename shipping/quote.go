@@ -165,11 +165,9 @@ func (s *Service) QuoteBy(ctx context.Context, c accounts.Caller, in Input, deli
 // a return is priced as Create would buy it, with its carriers' return
 // services only.
 func (s *Service) QuoteReturn(ctx context.Context, c accounts.Caller, in Input, deliverBy *time.Time, r Return) (Quote, error) {
-	if r.is() {
-		var err error
-		if in, _, err = s.returnInput(ctx, c, in, r); err != nil {
-			return Quote{}, err
-		}
+	in, _, err := s.returnInput(ctx, c, in, r)
+	if err != nil {
+		return Quote{}, err
 	}
 	in = in.normalized()
 	if err := in.check(c.Mode); err != nil {
