@@ -149,6 +149,10 @@ func (s *Service) chargeOnUse(ctx context.Context, tx *store.Tx, row *store.Ship
 	return nil
 }
 
+// CanReturn says whether a return label can be made of the shipment
+// (returnOf): a purchased label that is not itself a return.
+func (sh Shipment) CanReturn() bool { return sh.Status == Purchased && !sh.IsReturn }
+
 // usedBy reports whether a poll's answer shows a use: its status, or any
 // of its scans (a label polled late may already be delivered).
 func usedBy(status string, events []carriers.TrackingEvent) bool {
