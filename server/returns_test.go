@@ -147,3 +147,44 @@ func TestUnusedReturnThroughTheAPI(t *testing.T) {
 	waitForStatus(t, b, b.token, out.ID, "voided")
 	wantError(t, b.do("POST", "/api/v1/labels/create", b.token, map[string]any{"returnOf": out.ID}), http.StatusConflict, "not_purchased")
 }
+
+// Live mode: a return is quoted only by the carriers that make return
+// labels (UPS, its Print Return Label), bought from UPS as a return, and
+// charged to the card when UPS first reports it used, once.
+func TestLiveReturnIsChargedAtFirstUse(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupLive(t)
+	out := createLabel(t, b, live, liveBody(withField("carrier", "FedEx"), withField("service", "Ground")))
+	out = waitForStatus(t, b, live, out.ID, "purchased")
+
+	for _, r := range quoteRates(t, b, live, map[string]any{"returnOf": out.ID}) {
+		if r.Carrier != "UPS" {
+			t.Errorf("a return is quoted by %s, which makes no return labels in shipd", r.Carrier)
+		}
+	}
+	ret := createReturn(t, b, live, map[string]any{"returnOf": out.ID})
+	if ret.Carrier != "UPS" || ret.ChargeAmountCents != 0 {
+		t.Fatalf("live return: carrier %s, charge %d; want UPS (the original's FedEx makes none) and 0", ret.Carrier, ret.ChargeAmountCents)
+	}
+	ret.shipmentDoc = waitForStatus(t, b, live, ret.ID, "purchased")
+	if !f.ups.IsReturn(ret.str(ret.TrackingNumber)) {
+		t.Error("UPS sold the label as an outbound shipment, not a return")
+	}
+	ret.shipmentDoc = waitForTracking(t, b, live, ret.ID, "delivered")
+	if ret.ChargeAmountCents != ret.CustomerPriceCents {
+		t.Errorf("used live return: charge %d, want the price %d", ret.ChargeAmountCents, ret.CustomerPriceCents)
+	}
+	entries, err := b.store.LedgerEntries(context.Background(), b.account.ID, "live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var charges []int64
+	for _, e := range entries {
+		if e.ShipmentID == ret.ID {
+			charges = append(charges, e.AmountCents)
+		}
+	}
+	if d := cmp.Diff([]int64{ret.CustomerPriceCents}, charges); d != "" {
+		t.Errorf("ledger of the live return (-want +got):\n%s", d)
+	}
+}
