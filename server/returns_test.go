@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // returnDoc is a shipment with its return fields.
@@ -149,42 +150,56 @@ func TestUnusedReturnThroughTheAPI(t *testing.T) {
 }
 
 // Live mode: a return is quoted only by the carriers that make return
-// labels (UPS, its Print Return Label), bought from UPS as a return, and
-// charged to the card when UPS first reports it used, once.
+// labels (UPS and FedEx; not USPS yet), bought as a return from the
+// original's carrier (FedEx) or the one named (UPS), and charged to the card
+// when the carrier first reports it used, once.
 func TestLiveReturnIsChargedAtFirstUse(t *testing.T) {
 	t.Parallel()
 	b, f, live := setupLive(t)
 	out := createLabel(t, b, live, liveBody(withField("carrier", "FedEx"), withField("service", "Ground")))
 	out = waitForStatus(t, b, live, out.ID, "purchased")
 
+	quoted := map[string]bool{}
 	for _, r := range quoteRates(t, b, live, map[string]any{"returnOf": out.ID}) {
-		if r.Carrier != "UPS" {
-			t.Errorf("a return is quoted by %s, which makes no return labels in shipd", r.Carrier)
-		}
+		quoted[r.Carrier] = true
+	}
+	if d := cmp.Diff(map[string]bool{"UPS": true, "FedEx": true}, quoted); d != "" {
+		t.Errorf("carriers quoting a return (-want +got):\n%s", d)
 	}
 	ret := createReturn(t, b, live, map[string]any{"returnOf": out.ID})
-	if ret.Carrier != "UPS" || ret.ChargeAmountCents != 0 {
-		t.Fatalf("live return: carrier %s, charge %d; want UPS (the original's FedEx makes none) and 0", ret.Carrier, ret.ChargeAmountCents)
+	named := createReturn(t, b, live, map[string]any{"returnOf": out.ID, "carrier": "UPS", "service": "Ground"})
+	if ret.Carrier != "FedEx" || ret.ChargeAmountCents != 0 || named.Carrier != "UPS" || named.ChargeAmountCents != 0 {
+		t.Fatalf("live returns: %s charged %d, %s charged %d; want FedEx (the original's) and UPS, both 0",
+			ret.Carrier, ret.ChargeAmountCents, named.Carrier, named.ChargeAmountCents)
 	}
-	ret.shipmentDoc = waitForStatus(t, b, live, ret.ID, "purchased")
-	if !f.ups.IsReturn(ret.str(ret.TrackingNumber)) {
-		t.Error("UPS sold the label as an outbound shipment, not a return")
+	entries := func() []int64 {
+		t.Helper()
+		all, err := b.store.LedgerEntries(context.Background(), b.account.ID, "live")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var amounts []int64
+		for _, e := range all {
+			if e.ShipmentID == ret.ID || e.ShipmentID == named.ID {
+				amounts = append(amounts, e.AmountCents)
+			}
+		}
+		return amounts
 	}
-	ret.shipmentDoc = waitForTracking(t, b, live, ret.ID, "delivered")
-	if ret.ChargeAmountCents != ret.CustomerPriceCents {
-		t.Errorf("used live return: charge %d, want the price %d", ret.ChargeAmountCents, ret.CustomerPriceCents)
+	for _, r := range []*returnDoc{&ret, &named} {
+		r.shipmentDoc = waitForStatus(t, b, live, r.ID, "purchased")
 	}
-	entries, err := b.store.LedgerEntries(context.Background(), b.account.ID, "live")
-	if err != nil {
-		t.Fatal(err)
+	if !f.fedex.IsReturn(ret.str(ret.TrackingNumber)) || !f.ups.IsReturn(named.str(named.TrackingNumber)) {
+		t.Error("a carrier sold the label as an outbound shipment, not a return")
 	}
-	var charges []int64
-	for _, e := range entries {
-		if e.ShipmentID == ret.ID {
-			charges = append(charges, e.AmountCents)
+	for _, r := range []*returnDoc{&ret, &named} {
+		r.shipmentDoc = waitForTracking(t, b, live, r.ID, "delivered")
+		if r.ChargeAmountCents != r.CustomerPriceCents {
+			t.Errorf("used live return %s: charge %d, want the price %d", r.Carrier, r.ChargeAmountCents, r.CustomerPriceCents)
 		}
 	}
-	if d := cmp.Diff([]int64{ret.CustomerPriceCents}, charges); d != "" {
-		t.Errorf("ledger of the live return (-want +got):\n%s", d)
+	if d := cmp.Diff([]int64{ret.CustomerPriceCents, named.CustomerPriceCents}, entries(),
+		cmpopts.SortSlices(func(a, b int64) bool { return a < b })); d != "" {
+		t.Errorf("card charges of the live returns (-want +got):\n%s", d)
 	}
 }
