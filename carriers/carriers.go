@@ -73,6 +73,10 @@ type Shipment struct {
 	// ShipDate is the day the parcel leaves (ShipDate(now) of the caller's
 	// clock), from which delivery dates count; zero: the carrier's own today.
 	ShipDate time.Time
+	// Return asks for a return label: From is the customer who sends the
+	// parcel back, To the merchant. A carrier quotes and buys it with its
+	// own return service (a Returner), and it is paid for when first used.
+	Return bool
 }
 
 // Service categories (tiers). Callers select by category when they do not

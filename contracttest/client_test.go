@@ -45,7 +45,7 @@ func TestGeneratedClient(t *testing.T) {
 	to := gen.Address{Name: &name, Phone: &toPhone, Street1: "350 Fifth Avenue", City: "New York", State: &toState, Zip: "10118", Country: "US"}
 	parcel := gen.Parcel{WeightOz: 32, LengthIn: dim(10), WidthIn: dim(8), HeightIn: dim(4)}
 
-	quote, err := c.QuoteLabelWithResponse(ctx, gen.QuoteLabelJSONRequestBody{FromAddress: from, ToAddress: to, Parcel: parcel})
+	quote, err := c.QuoteLabelWithResponse(ctx, gen.QuoteLabelJSONRequestBody{FromAddress: &from, ToAddress: &to, Parcel: &parcel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestGeneratedClient(t *testing.T) {
 	cheapest := quote.JSON200.Rates[0]
 
 	created, err := c.CreateLabelWithResponse(ctx, gen.CreateLabelJSONRequestBody{
-		FromAddress: from, ToAddress: to, Parcel: parcel, Carrier: &cheapest.Carrier, Service: &cheapest.Service})
+		FromAddress: &from, ToAddress: &to, Parcel: &parcel, Carrier: &cheapest.Carrier, Service: &cheapest.Service})
 	if err != nil {
 		t.Fatal(err)
 	}

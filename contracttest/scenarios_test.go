@@ -42,6 +42,7 @@ func tooLarge() []byte {
 func Scenarios(c *Contract) []Scenario {
 	out := generatedScenarios(c)
 	out = append(out, labelScenarios()...)
+	out = append(out, returnScenarios()...)
 	out = append(out, addressScenarios()...)
 	out = append(out, webhookScenarios()...)
 	out = append(out, deliveryScenarios()...)

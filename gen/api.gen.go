@@ -357,7 +357,7 @@ type CreateAddressRequest struct {
 	Zip            string          `json:"zip"`
 }
 
-// CreateLabelRequest defines model for CreateLabelRequest.
+// CreateLabelRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
 type CreateLabelRequest struct {
 	// Carrier With `service`, selects that exact service.
 	//
@@ -378,19 +378,38 @@ type CreateLabelRequest struct {
 
 	// FromAddress A postal address as a request sends it: the fields of `Address` and no other (an
 	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
-	FromAddress AddressInput `json:"fromAddress"`
+	FromAddress *AddressInput `json:"fromAddress,omitempty"`
 
 	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
 	//
 	// Example: order-10023-label
 	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
 
+	// IsReturn A return label with the addresses given: `fromAddress` is the customer,
+	// `toAddress` the merchant (returns of orders shipped elsewhere). Implied by
+	// `returnOf`. Only carrier services that make return labels are offered; a
+	// return label is paid on use (charged at the carrier's first scan, never
+	// if unused).
+	IsReturn *bool `json:"isReturn,omitempty"`
+
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
 	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
 	// billable weight is the actual weight.
-	Parcel ParcelInput `json:"parcel"`
+	Parcel *ParcelInput `json:"parcel,omitempty"`
+
+	// ReturnOf A return label for this purchased shipment of yours: it ships from the
+	// original's `toAddress` to its `fromAddress`, with its parcel and its customs
+	// (as `returned_goods`) unless the body gives them; without carrier, service or
+	// serviceCategory the original's carrier is preferred. `fromAddress`,
+	// `toAddress` and `parcel` may then be omitted. An unknown id is 404
+	// `not_found`, a shipment that is not `purchased` 409 `not_purchased`, a return
+	// label 422 `invalid_field`.
+	//
+	//
+	// Example: shp_7d2e1f0a9b8c7d6e5f4a3b2c
+	ReturnOf *string `json:"returnOf,omitempty"`
 
 	// Service With `carrier`.
 	//
@@ -404,7 +423,7 @@ type CreateLabelRequest struct {
 
 	// ToAddress A postal address as a request sends it: the fields of `Address` and no other (an
 	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
-	ToAddress AddressInput `json:"toAddress"`
+	ToAddress *AddressInput `json:"toAddress,omitempty"`
 }
 
 // CreateWebhookRequest defines model for CreateWebhookRequest.
@@ -628,7 +647,7 @@ type Parcel struct {
 // billable weight is the actual weight.
 type ParcelInput = Parcel
 
-// QuoteRequest defines model for QuoteRequest.
+// QuoteRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
 type QuoteRequest struct {
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
 	// when the destination country differs from the origin.
@@ -644,18 +663,37 @@ type QuoteRequest struct {
 
 	// FromAddress A postal address as a request sends it: the fields of `Address` and no other (an
 	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
-	FromAddress AddressInput `json:"fromAddress"`
+	FromAddress *AddressInput `json:"fromAddress,omitempty"`
+
+	// IsReturn A return label with the addresses given: `fromAddress` is the customer,
+	// `toAddress` the merchant (returns of orders shipped elsewhere). Implied by
+	// `returnOf`. Only carrier services that make return labels are offered; a
+	// return label is paid on use (charged at the carrier's first scan, never
+	// if unused).
+	IsReturn *bool `json:"isReturn,omitempty"`
 
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
 	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
 	// billable weight is the actual weight.
-	Parcel ParcelInput `json:"parcel"`
+	Parcel *ParcelInput `json:"parcel,omitempty"`
+
+	// ReturnOf A return label for this purchased shipment of yours: it ships from the
+	// original's `toAddress` to its `fromAddress`, with its parcel and its customs
+	// (as `returned_goods`) unless the body gives them; without carrier, service or
+	// serviceCategory the original's carrier is preferred. `fromAddress`,
+	// `toAddress` and `parcel` may then be omitted. An unknown id is 404
+	// `not_found`, a shipment that is not `purchased` 409 `not_purchased`, a return
+	// label 422 `invalid_field`.
+	//
+	//
+	// Example: shp_7d2e1f0a9b8c7d6e5f4a3b2c
+	ReturnOf *string `json:"returnOf,omitempty"`
 
 	// ToAddress A postal address as a request sends it: the fields of `Address` and no other (an
 	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
-	ToAddress AddressInput `json:"toAddress"`
+	ToAddress *AddressInput `json:"toAddress,omitempty"`
 }
 
 // QuoteResponse defines model for QuoteResponse.
@@ -772,7 +810,7 @@ type Shipment struct {
 	Carrier          string `json:"carrier"`
 	CarrierRateCents int64  `json:"carrierRateCents"`
 
-	// ChargeAmountCents customerPriceCents minus balanceAppliedCents.
+	// ChargeAmountCents customerPriceCents minus balanceAppliedCents; 0 for a return label until the carrier first scans it (paid on use).
 	ChargeAmountCents int64     `json:"chargeAmountCents"`
 	CreatedAt         time.Time `json:"createdAt"`
 
@@ -798,6 +836,11 @@ type Shipment struct {
 	// Id Example: shp_7d2e1f0a9b8c7d6e5f4a3b2c
 	Id string `json:"id"`
 
+	// IsReturn A return label (false for outbound labels). It is paid on use:
+	// `balanceAppliedCents` and `chargeAmountCents` stay 0 until the carrier first
+	// scans it, when the price is charged; an unused return is never charged.
+	IsReturn bool `json:"isReturn"`
+
 	// LabelUrl URL of the rehosted label PDF; present once purchased.
 	LabelUrl *string `json:"labelUrl,omitempty"`
 
@@ -811,6 +854,9 @@ type Shipment struct {
 	Parcel           Parcel     `json:"parcel"`
 	PlatformFeeCents int64      `json:"platformFeeCents"`
 	PurchasedAt      *time.Time `json:"purchasedAt,omitempty"`
+
+	// ReturnOf The shipment this return label returns (returns made with `returnOf`).
+	ReturnOf *string `json:"returnOf,omitempty"`
 
 	// Service Example: Priority
 	Service string `json:"service"`
@@ -4058,6 +4104,11 @@ type CreateLabelResponse403Headers struct {
 	XRequestId string
 }
 
+// CreateLabelResponse404Headers the declared response headers of an HTTP 404 response for CreateLabel
+type CreateLabelResponse404Headers struct {
+	XRequestId string
+}
+
 // CreateLabelResponse409Headers the declared response headers of an HTTP 409 response for CreateLabel
 type CreateLabelResponse409Headers struct {
 	XRequestId string
@@ -4111,6 +4162,8 @@ type CreateLabelResponse struct {
 	JSON402 *PaymentRequired
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -4133,6 +4186,8 @@ type CreateLabelResponse struct {
 	Headers402 *CreateLabelResponse402Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *CreateLabelResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateLabelResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateLabelResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -4172,6 +4227,11 @@ func (r CreateLabelResponse) GetJSON402() *PaymentRequired {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r CreateLabelResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateLabelResponse) GetJSON404() *NotFound {
+	return r.JSON404
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -4253,6 +4313,16 @@ type QuoteLabelResponse403Headers struct {
 	XRequestId string
 }
 
+// QuoteLabelResponse404Headers the declared response headers of an HTTP 404 response for QuoteLabel
+type QuoteLabelResponse404Headers struct {
+	XRequestId string
+}
+
+// QuoteLabelResponse409Headers the declared response headers of an HTTP 409 response for QuoteLabel
+type QuoteLabelResponse409Headers struct {
+	XRequestId string
+}
+
 // QuoteLabelResponse413Headers the declared response headers of an HTTP 413 response for QuoteLabel
 type QuoteLabelResponse413Headers struct {
 	XRequestId string
@@ -4299,6 +4369,10 @@ type QuoteLabelResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON422 the response for an HTTP 422 `application/json` response
@@ -4317,6 +4391,10 @@ type QuoteLabelResponse struct {
 	Headers401 *QuoteLabelResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
 	Headers403 *QuoteLabelResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *QuoteLabelResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *QuoteLabelResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *QuoteLabelResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
@@ -4349,6 +4427,16 @@ func (r QuoteLabelResponse) GetJSON401() *Unauthorized {
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
 func (r QuoteLabelResponse) GetJSON403() *Forbidden {
 	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r QuoteLabelResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r QuoteLabelResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -7591,6 +7679,13 @@ func ParseCreateLabelResponse(rsp *http.Response) (*CreateLabelResponse, error) 
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7683,6 +7778,16 @@ func ParseCreateLabelResponse(rsp *http.Response) (*CreateLabelResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateLabelResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateLabelResponse409Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -7835,6 +7940,20 @@ func ParseQuoteLabelResponse(rsp *http.Response) (*QuoteLabelResponse, error) {
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7910,6 +8029,26 @@ func ParseQuoteLabelResponse(rsp *http.Response) (*QuoteLabelResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers QuoteLabelResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers QuoteLabelResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers QuoteLabelResponse413Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11832,6 +11971,21 @@ func (response CreateLabel403JSONResponse) VisitCreateLabelResponse(w http.Respo
 	return err
 }
 
+type CreateLabel404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateLabel404JSONResponse) VisitCreateLabelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateLabel409JSONResponse struct{ ConflictJSONResponse }
 
 func (response CreateLabel409JSONResponse) VisitCreateLabelResponse(w http.ResponseWriter) error {
@@ -12011,6 +12165,36 @@ func (response QuoteLabel403JSONResponse) VisitQuoteLabelResponse(w http.Respons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QuoteLabel404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response QuoteLabel404JSONResponse) VisitQuoteLabelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type QuoteLabel409JSONResponse struct{ ConflictJSONResponse }
+
+func (response QuoteLabel409JSONResponse) VisitQuoteLabelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14568,192 +14752,201 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rchu3muCrfMWZqlBzWhRJSY4t/dhVbCfxHjvWWPJJzgm9bLAbJDFqAh0ALYpJqWqfZh9sn2QLH4C+",
-	"kyJlSbmM/yRWsxvX7379rROJRSo45Vp1Tn7rzCmJqcR/fiCavmULpvE/5klMVSRZqpngnZPOS5KSiOkV",
-	"dCeZVHoPxBT0nMIki66oBj1nCiT9JaNKQyzJUsFUikWvE3RUNKcLYkbUq5R2TjqMazqjsnN7GxTTfqAL",
-	"wjjjs+bUP85FQv3gChI61cB4afZdZlG0ZXMfObsBzRYUuopGgsdqD4iG5ZxF8/IumYJpliRAZoRxM6tZ",
-	"FJM07pxomdG7VmF38CZuLuBNTLlmU0alPdfiME+BJEqY/VIphYSJiBlVQBSE0o8XbrUUpaU5XrsSLVdn",
-	"U01lcykX9gBAC1gSpmFCp0Ka49dyxfgMum5LAUiR8ZjGkKV7mxewYJwtskXnpB80z+U26KREkgXVDhJf",
-	"ZlKJloW9T8kvGYVUKGaeIHwBgVTSayYyBSmZ0a8UhJzeaDsGngsz3/6SUbnqBB1OFmb2yE5RWSO5eUv5",
-	"TM87J8N+sc7Soa1BjHMyo6DYr3TdZAl+V54rplOSJbpzMjwOzMT2cAZm2vyoBkEbCF3MWbqgvBWG/G/A",
-	"4nwpKdHzYiUs3nhN9IYs0gR3PU/HX8dDOpj2yYvJ8+jr+Bk9nh6Rw8kw6rSdzY90MhfiqnVZ2ST/8wGW",
-	"tpxfjQdkODmMjuJj+mz6NXk+eRH14wEdTluWdmtGVangiiJwfUPi74imS7Iyf0WCa8rxUkmaJiwiZpUH",
-	"/6XMyn8rzf/vkk47J51/Oyjo54H9VR28Nnhpp6ruPIyIlIzKMWJuCN0l03PwT/EzFe6BkBBeU4nY7149",
-	"AQKxWHKlJSULSKW4ZjGVMCUsofGpRUZzkiUC/tO+oy/79hbaluxePygoES77GxK7J1scSn4V5s3YAug1",
-	"SVg8xjeCDm6hc9Lx3GAi4pWhnFxowBfhf128/8Fdt6OH5t/j4+mADuPD6GhyTJ69+Pp55zb43Cu4NLS7",
-	"dX7ohuV123sgoMUV5bAkhpwoRWPPaD5+eAvdEH8dMz5GFA/3Hu4KXgo+TVikHx8qz0BpoilEbsYTCLnQ",
-	"4zST0ZwoGoeB4SzTjMdmo6kUM0mVMk9JIimJV+NrwWLz3oiHjNOEzdgkoWMc1bwWZ3bNdEx5nArGNT6l",
-	"CbumclUZFLoEFoRnJBlxSf0r5rLcXPBLRjMa7wUQspguUqEpj1bjK7oaRyJJmGKCh9A1N3RFVyNuLi4z",
-	"1ya45aJ+CYC4RyBm0ymVhkoasGgbl/FxpqhZmlmTBWH8GMe7org8pVmSgMy4kViAGE4Kgz444cEhaAAh",
-	"Mtp95LThXm/EXxOZGCavqLymUkEksiQGwtWSyupSPNUaJ0Lp8BQIRGKxYFrT2IsGXymzQvuaBfAlSBoJ",
-	"aZgyLplpI0cokcmIAuHmyzQhKxoHoAToOdFgcNh+POKJ4DNcHNe9EX8w2P5WyAmLY8rvSV1UNp2yiFGu",
-	"xyoSKS3RGLwTkVKJowCn1EgucwpLyTQ9UY4lKvAf3klzCi50gZ+cdGpDPQBVCpt7yrlDZXbHHZZS8Nl4",
-	"IWIaPhzFecM1lZwkdpWPzwyZmy/nhopMqZEyEVc8ilFQZEGhhAkG5fYCS50NzWKzzN22FYhVFs1RHPbc",
-	"1lAz/yKNwyp/rf34cMf5g9DfGnn4CU7S7GFq5gqhu2BKMT4LIKYJNbTBnBMXek4lkCgSGddfKXt8YUIm",
-	"NBlnnFwTlpBJ8pDQdE5WiSDxpRBviZzRJziF1M441kKMEzNneGJVNcPu6U2EpGAA79g3D7pLQwM+5HLq",
-	"E9z1OLWTjhdUz0VsZMM4NnqPfQz2cWD2zrfBpYc7jQsqr1lEPxYA9YQydRmM10jWQQnvy69bbPACzxhF",
-	"jLHR60Ponr+/uIQDxBR1EElKND0BLYQRU1bgv1FWNZ4Kicfs5lWnRsacG4nAyCH263jvxN2KlRIqIoEX",
-	"GGp3Unrl7ivJNfnb4HMu81KId4Sv3FN1L1YtjdCH6i6Ny0zaH5834ZxWTmTgTuFpNIKwvEhPMqx1x1te",
-	"cnniq5L8OJMiS0e8G97smxH2cYR9fBruGQGKLlK9ykECNYWvlKfBKHwZBt6DHwnTI94KBqcQ/rSf26r2",
-	"0VgVmrGXBrfX2qFGvPIZ/jfEGWvDOQtbCERSlPKMmExR5CaZoR8a5fa4JFaKKRAoNmwYjD+dAIY3N8B4",
-	"lGQxjXsjPuJniRJQPeEAqZHINK6/sqD/CMEBYwnFrIo74qUFMcEVdLmwhxoA4ZDxKy6WPAB6kxpKbDBa",
-	"0mtxhaI/3bPGIbzNKDFS1oiTODY6h5GkrRZoVT0j+pojAKPzGM3B3eCiIQF/DlZWL+fOz6u22NoQFUvp",
-	"VsMUXzSGcubQLYcxb38emfmIFysk+3Ur9rne2IC3V9EEKEwokVS6i10QHc2pUWzAv/sU5MUJZGO/TdyP",
-	"UYArCzcPrDHBQa0VU+0jB9MPKJ195KkUEVXK8L/XXDO9utfh+81NGU2qFP7MYlcPXQTOeo0iUtCxL9df",
-	"eprr+Edh70Ft16judEGQriTJCtylnEBY2Zq9DX9j7hEKGSMe2j8NHcF/IV2r2LpiQa21KRZRZi2yqjGa",
-	"FiIw+vmIh04h4mRhRAcUKBKh0JHiBjBkCedCRiA4auz4UgC0NzMcQFlh7CXRMyFze5dfY8OpELMYViKD",
-	"BSUcim+p+fh/hHvWtmMX7L7JpSymVEZRvEKdLBaGuIDMElroYlyMDRdQaCTiYozIaI7XTZUPlktlTpi0",
-	"YpsX8iT9LxoZLgLdhF0XgpZhUJZao5TrDd9EwYxdGxaxTh70e6LXRqLWq1zxHvEQOcpr84O3yqqS6doy",
-	"tPDh7CI5cOMwDjWa5vMzSIXSJAHHv3oQWktbGcssXIQoasgV/hR+vAh78J+Z0FShLIAy7YgXImw0p9GV",
-	"H9a6lMrCLMQGQDloA4g4gLkBI8MASdgVhe7RcFgCEwfXue6Bf3+lICV6vncCBD5elJdu/j6/cLZIw3Kp",
-	"lEwLuRpxNEl1jTAQEQPhSguJbqaUSny0F7jhfmUpDnYMMZsxrcxA/3pz/rcj6IaD4eHR8f6zr5+/CPdG",
-	"3Jn/UkmnzAgtkJmRzbbMWt0Rm4mVwRV7kMzI+fa7KbuxosGCaFhkSsOcXNMRZxq6H16fvXr3OoCRv0Ra",
-	"O0hNruios2dBJ5VGgNLMuiMiR4kL/8YPdAn/FPKqE5RdUs+sa8j/OWg4OgL07BJeG+2Mk2SFxA5e8xnj",
-	"VMFbHVfHHrS4u8xwCEstrsqL93A4ePZsfwAkSedkf4jnZphVMe/HC7NVojWV5pv//fPZ/r/I/q+ffhve",
-	"/nunZTYjoCTVpZOY/E/3Vy8Si+qah8dHLaNYX1Jl/zGBt+KaJiSi2+w6nQteG+JvAxgOhnB8fAz9Qb9f",
-	"HeWobRBJFUN/LqluaUoSRfP3J0IklHBkcgYJamDwzyYANCZSWlKqB9UvD4/78C2b6jmcXVOetW37Dkiy",
-	"ww6rw15kTFM4PKyfQPs5/srS6ueD/mDwvHaHd63ktuwR/DnfbdBx8oOZpADUT/n3YmK4hlmGQ8g3PM2s",
-	"lBPH6DsmyXkJDd29bKa7hjySnM8rymMFTJ8UpA4JR+hmtOoXF2AtcV3CR9zpLI4jMwVHw2FdLNjbibx/",
-	"IShfCMoXgvJkBCXo3OzPxL576CW2gsz8A42NVokyi61iJikkvE2qTGlY5w/1htXmNS+MRjezwzNNF3cO",
-	"Xl7hO/uxGceNTKQkKw8+WYss6s2p6CNeEmmNSd3SOp3kHQkpaWQNN1pYSdOK1N75g+pR8R160inPFuZe",
-	"/CydoOMmyVXNT3ffKS69enhBfvilM2vjFy9LCkObKO5Euq8UGELu3LZaAAGjTloV0xqwek3KbL+tQvHH",
-	"84tOK62MaXP+y0KodCuwHjDzdmB5BNMwI9fUqIhV+jkYDIaDfttcV4y3RO2EJdWrJMzCRr3LaFhVu7xR",
-	"AsGZAgMMaUFZXwhQiVh6O3BCNJUWPuzphYZjut2hQys/a3PCuX6dEqmqoONX3Qk6pYV0go4dtwV+coi4",
-	"67zdazW2dH6B1tETuCysADT2GrXh1KV1wITqJXWmXEUTXCokwtk4e9C117TXuQvMPTC56ys20QrV6Ihw",
-	"hKUU6LNRGmoXK+4tQewiHtyHzd/JyktesL/T1V2E8k317ZIosD3H35Grb+DiO7Dt+3PmbVnw00rwFnbf",
-	"kglN7gm5BdmtRRWjicjbowKHj8qSGHpDIu2xuC6JIs2+63ajTGlxN0d+aV+zGkrB87+5E0Jf5S/eBp2p",
-	"FIuzneSLfMLPxQuB53nntO/ta/m0KZERTe766hzfyj9y97HuLt1Vh9X7OpdMSAtud+JR1Q561+ouaq8b",
-	"SUrc6xpqeFK+zvKY+bGtxxQXiHs/XKkcallMeS9jKkGtlKYNvem4jSxzw+7iSqyzDeltUjk0xarKfD93",
-	"vGjRy8MSO0HxsGDmudRbvto28r8gN2/su45oub8GTen3czEik0kTQr+/vDy/sFGkaFB1dlQlgEQRTbWC",
-	"udY2jr44dvNInRwclLTWA3O76sAcRVzXfo6e30WAzdLyE28FooJq1dI/7A8Q0ygh1v97WrNPGKEmpkoz",
-	"bsOzHFl3IZfKu2QpCMlmNn2iRqqtO0q9vkkTwnM16k5o899d4g8NqZ2vIKFGokDbMdqe8chpfFoVY9Vc",
-	"LJURoRmHRCzdB2XxckENNPKYKSNTeu+MQcwZm2p0aelMchqPZ0LE5rmydxl00BBkzry43upoTYnFw/ZW",
-	"qp1nJAZDK/DuxYD1AM8Fd9xk9T5H/hxv3Z46wSOeaz4FmRAeC363nle5c39WGyD6PibAFpiHbuiehu0G",
-	"wdPC6IcWvb0CS0b8XmjSZuT7gigPgii5YPEFW5r2Lc8KSjhkaEvDrrVWaHgptBYcLvfVnEndIjbcoZvM",
-	"1SWRbDr9IVtM6naTZ4P+i96g37T/NUaxWPSy0C7vb1P+JSN56EQ+yrCawXVXDlfQuSZJRl96madpccDf",
-	"fXblElMfE8YpdEmSQOjXEELGmVZ76KKNzGgV0WF4bBZi/ZV2+mdHnWBjIl7QWVI2m+v3v7avy/6628JE",
-	"xiNaXdkz8+8oyRS7pu/8cqxsmC83Fpm12rSsl1toqEN4eb2lm6ocd2mHmzhFThh24xZh6ftwnbeIaeW9",
-	"RWUHUVMW+oJVX7Dqz49VrRzFi6ivyqaOWqovT1ZoV1XmSBSF0AhMC6Jp7HnvK+8kFWhSdlnKGOQUE017",
-	"8J67CGwMjR/xaE5JitiYRXMcHMhCYMCVmQElrkJuU0AStFBzwemJddW2xTG5yJKWOKYenOFK8qWJmKyg",
-	"+/Hy5d5Jm+vXCnoFHg37w2f7/cN9xMfiEolulYH8sZxpTRepbnE/2R9ofIY/Vgbc12zROirJtFgQzaLS",
-	"sE0Yzt8CN8lXCixAQXcAWsDx3imQCQYcTzFmzOb8+dehS5wjwKZgmktCHRXV4SZG0Xb3zI9zomFpJsF8",
-	"KSSwS/NsTtKUcgWc3mgbLwejjo3ai6g5NeddoDEcDV/ApRDwjvDViH/I49UbW4RDg7PHQDTgRQ0G+/3B",
-	"5WB4Mjw+6ff/NeqYvYw6/+///N/T2m7ViBNJ0X9hNs1oPOrYu28cf0LQrvBOVW7Mk53mwfio7dc3EZXr",
-	"bmvKpNIwWRnk6hINC6HMHvoBRJk2t2Wjoz9efrv/PK/y4E/qK8wntKHhExGvTkfcXazXbSTF5AcuiheF",
-	"RL6HsZHmN4yUt1u+I+u+2NLFGpfk95eX52CdfhvWmoMf5gjqpZBX1ruk2iCsRgTLmFO+kzYZwqPhRbZY",
-	"EOfNqPF1fMHaxpo36Cxbrb+llMcu6rv5oxa64kZYtxn7XjFYUFpRi5es2Nkan2ieYC2mLpPg6OYGUe/4",
-	"5iY//6Z806CX7UNbHqAtZksK+WeBucpWitzrBNspgm5mp8S1uMEr4aPN9b0m0bzVI2zX1ohhLcW1Oi84",
-	"pmi0JTRtvYeKw7ptC62O5HfEHBndl5TE6Jc0C1Ha/jOSQim4plKhT7LCkyocq9Uf1w4l32cLwvPpDEVc",
-	"wcRgajqXRFlveTGLt4hgnOWEGpawFPtOey5FC+HmWhbhAs7ri3gl9L6iKTEwFWNYqqcY+EGAvKkeB45X",
-	"VGPUlcWWotqdNNxmocCQ6RYQQoxJpZgkdOEWUA+73hoWMNYdjUFvzHRt4FAKcW7HN2S7YD5TJwjFLQHT",
-	"gZOYBKcQEQ4uSnpiRJxTELwZE+yTokIbcD1libaFbr57fQkH1hwdlOSwOVNayBXMRRIryyjyE2icbX2P",
-	"cn2VnZKP/iuFuUh56HbY67Ryn0oqeNt4mL1tpcdqGnrgzq+R6d2727tvAbse8lIixtcubaPlBvk1TcyS",
-	"crqOlXysW0i1EOKU/cPielWNux60BqbYnMZdZMiYaLJelbY6Sts1+aoFCoUHAyl5Lp41gJkfSmdZnA6L",
-	"q1uh13p8GA0nA9KfvqDP46+jZ5NjcjQ9pMNWIqZbzaNh0ydlSHrNKVV55Atl1B4VLGHEW4NrCJjXrF0Q",
-	"w/aNnpPParP+LGVCEHGRXCEoslIjvpxjXQstSXRFZS9LzfVUV5HDRuUpvYloatOVRrx4bE97rMVYUR5T",
-	"6fJnHUj1NBKpmvLS6r/bDPQsfyUoA2UZ5hwwrcWIt0y1aD4eALciojjOByyi0UZcitpSZiCeJS7tueLc",
-	"XLNBXEdliLUbcQtoKnEVZH0q7Gys0YGPW9QWUQq5PJxj51qkeyggqayy7aDfNNy8dSHpiiqnoilQZEpP",
-	"4YqmVoX9GmKyUpAWVRYC59LlcU6nqoKCkDGV+4N+f3i4j0i9u+3u3dqwQJzbSTM2/dEWd7Gn4tQiS1HL",
-	"ngSDu0anYde0NTTufRHcURNcbrQkPj6mhasoNuNEZ5K+FHzKDCDWGcya2OXblpuqxI7sZpStrhO6oRtr",
-	"W+/dY+6sahzzR41VJnxsTDPKRWQaYragXNngWqN+MUuFvC2R2cck0hlJ3MPmPub4/E116Uc7mRG9gXZY",
-	"Mc82jYpBJ0Ggrk026D/SbGWLaz7b4fB+sx3dPR2LG3t7/ihbqxHDjd6McujUjo4M++nOPgxoh88R3wpA",
-	"W9zcX0D0LwyiVernSN5t0MGM1XuGev5JQi6fMmTydwxIdDdpLYBNWfYO69plJYPWVqrLkhjt5r+YkWE5",
-	"Z4nz2SiIWRwAJdG8KHxXGOQezJyG5sitdYkPRLdYYWpHa4dsO78PLvp7mzSSizV5JPZlM9LLRpTli8Ew",
-	"2MarEGVSGim5PuWrztqwZyrPJYvW+WPrq4K/QZoQbZbyLbWPKqLzi2F/q4UWPkKyUnV38qbXSy7FdkBE",
-	"P15ZU7e1GDG5SUjwI6nARnPRuIjiMpqw/b5rPYCMj/jHy5eoRJsXjD4IS0qvzI++SIWr3UBjKkkCc5Gw",
-	"mKz2enCWLFHvkLQo0th0GfafbeMynGVEEq4pjdt8aRSl4PKe8/fVOndsY33l1a1NVqzffZ1LbXHzpcDw",
-	"1sDvB4/0XpuO41fSnKIFG1v23opBJRysQ3kr4cDqrffjoZ8X/NymvV2QaxqXmFB7YtGm3KFNuUIPYQPJ",
-	"k4hakobqKcRy/CJ6PvmaPJse06O4bFVsG3nhFPZNZ4hKfSnBaH1C0WdkEG1KGdqUFLQuCWgLK83CGrHL",
-	"hpl75P+UoecBzHsVYPxd7HsXTcpTq5eeUhqDdq0AcuNFD3w0AnrPsCitixIltdjSbvj6p/MPry8ubKUA",
-	"epNiSQIMRXal0CFTdE10KY0EF4sVXhfhMZFY6MmO0Qk64ppKboT6aohu6d0GzFQdrevTavOsSSvuEQ6T",
-	"Ik1y24TaNZLQn4FDtIKLM6S3HVseMtxFe+Jezxn9GZ+5MkY2PipZgeDW1+YKW/7G4ltU3hl3Lj8DvM0j",
-	"npCE8IiepWnCaLxGnDNLTBmfgXsbIkljpoHYr4yMhGFZ3hXQ62wndn6uoLvNHHMiZ/RsYQjQOmG1wY5h",
-	"wXimoOVstt3Z7izqAWTwrST9XRTo3N//bl0C9Y/zlS2v5G4+71/g5ENX18R5zlo9sA2ZviVmZmdNvI21",
-	"79byIuggJn1sS/X6+OFtEYo0F5gPbr1456++LfYuDKrk7rHe54oPuxkVdrUnrJPTtwCqfIu7wPuTk+ug",
-	"Y70jNXkvZa2T5cFoG+dw5NmFrt3DGGO/+WGdYKjFxQYpzvl/2+IgzrcHwSpD2VrOuix/1pJhU5e7/DRF",
-	"VPpnr/hiq0u6tKdU3JFzl+8CrNbNv/0XW0rLxUqCoqzJlppmg699lvbZJgZUdFKHO2WQDO5nNPRI8xCy",
-	"vhed7pTz62l/5rkn4WieScmMnoJRB2xjEQoJUfaxgcFH0ROq1KMZjpKSlS2/4/PIgoLPZjymEpYEA0Fc",
-	"qGetkAtToI3yLolkyWrES+GHp1WmzbwXHNuwVIJfipgXF9fi6p9gAImLfnFGKqdd2FVXAlDLISIuANXi",
-	"VDFexyNZq5fa4fBGW+mD2AnqRq+dPl4TdXcREa4C4HRJlXbB2XlY9qDf39vaeN2guc3E9ip30/JqfDR9",
-	"TgbRcPIiPqRH02PybPJ19Dx+QT9XHFGVRmX35KAN4txkE42Rd6bfG6hxaRNlyltbRYk6u0teR8fb8Ly6",
-	"R3M/DlNcuUDUyehYS8IVtpFjvPSHyPR4KuTYt06qxXPnKI0vpSy6ytI8+baI6HKIl0lkQYbUJ8kmXMuB",
-	"rIFxvpZRrfbc6x/hn+8//D0ArEK3qQJT8dErmhJpO5qwGeMwJRFL1kh/IkJmtJuIeR8QXFdtzO+gspS2",
-	"6/6IwPCQVTrqMUR3MKNKcY5N1Tgeo7SGYjNuRDMaybY2nG8Wi0xbDkT4yuXsIfux8ZLWt9eWO9V2wa11",
-	"OB5yijZrdz0Iu4EhrbDusqV8wPsMqQdWO+PQWrQNmyfuGuFejUezQlgv99DfRRhdv8ZNhcbaygs2mbLj",
-	"ImXboREZx96EiK0BNoX1178cbE1TRo1ilqMO5PMqa6yyLx1ffg9n/3g96mwbrb3pYBy+e7lhbXbeWzHb",
-	"WrytZ/y1MHyfcbYu8cDnsi1ITINyjhuPXdJaewJePS1QbZkXqNxMYgpewjlupMdB18VcBqVMQLWHPUso",
-	"hvNh1BH27KA3mroS3uZY4iyhvYcyueG8a8QX/O2yPWK1KWfFyfW4PxlEw5qM1Z8OSNvMRjNwJ3umW32z",
-	"vFBNSjmUtleiP0/BaQA0cSkV9t38QrBHClMQZ0VuHBrjuOAUlixJDB0yt9Wru5K3YKi5sL9dkllpiFLB",
-	"/dajbxPWah8VN1e+p5KQlmNFVUwroeAWKPwA+mmdKPwu7ii3iHKT3haSfY+48qqQ8lBCyeYSYZ92yROq",
-	"Y+lujYV304acKLJLZa/ttZRKUa+glrPvz7UM61vCwcOBeAW6/ihg/iPT80IQ/aMC/B8Tnu+Q4y/mWOiX",
-	"Y4Md33jGZQLD3ylNgdlMcyMvrqBI1KhKqMu5otF4OPl62o8G8Qv6nBxNDqNn8TE9mh6S4WQQ9ddYKhy+",
-	"PSIO1c+gCXTolIgyyfTqwhyf86hii6qzrE18D9V1NDYyz9j2HzJ/mpMZhzAVSSKWNIbJCp4dQTQnkkSa",
-	"2vx1vB2EIBy8OBBDZWxXJManwlcOI7bLtGu8jvQGFoRxTRinUrnTKGjUjOl5NkEShS/vx/TakalGv6Xc",
-	"F+xFDcFBGEkNWzAZwe37y8vzE1hkiWb73haJ8ZwqAKJWPJpLwUWm6v1qArBNqRV0rwWL1V4ARXdf23TG",
-	"mSYCcK4PM6Jr3nBd0kxG3KyD8PzHiRBXtheMy2mDskjhRjfXTeMyrI74iFs52sfI2/0oCM/Kzb9O4Bvb",
-	"l2yU9fuHEabn4D8xYM6l6yhNpDYHVwKCEV8KeaXyJjyY5NPNgyUIjyfiJsh7TjIF1u6PdtoS8DBe9O7p",
-	"jbgRzfVS4J8Kxepphr2wlEgMdFc25ko4+J0RXkubdR38evB6bfI/zIkCMuIIAlgrIPzNlixH73EAvV7v",
-	"NoSuJTIQYvRtuHcKoXkrtO22W3PTzUI/5BXGsYugOUvbJLGSnZX3X8SH1aaOpzZuOE/fHXGDGjbtFF8w",
-	"B9jW9hG6oaQkViEM+v0DBZNM+lIaoQXpEIb9AzXi9pdj88MkW+EHpffzhustPzgYHVtS2TKefwEDgtyE",
-	"UPrdgXT++6D8+567t0q7RWwwvmv7x8AmiLS3ouzaNBAzqQHNNU0pu7b6kW8SCgmd6r22NpbYFbObcXYz",
-	"4oYdb26PudeDM+66c7rfbVS4wmov1W6VvpxPpTtn17XnDECKjMfYiiowGmxCidIw2ENALMVCnhSnpMqJ",
-	"eKDEglpkbWs0G4x45elvLL49sJARgP3F53H7v/PuXXuunGClifzf6SocccbzvsiG3vgO9pFIfXAOLZIY",
-	"tUsmdP/C3sJ5m6xIcMPs6IinRM8tyaylRPbgA00pQVJWJA9VGxKbFfgh8YFZ2oh3MeRT0hiIgohwwbHN",
-	"jCEbe3nKd1EYkyQIgEU5mpWmuBD8h+3phsUEkEBBmN+PASHbBf8EjHCGrfxs9U2jBiOFYgqO+i9GvNKS",
-	"/4quxpFIEmaoD9Juvz/b+IHZDCmFG1TaKNGMQyrFDNnMkmC7vyw1hz7o+6avuGam8wbOZmlY/1HIAlD7",
-	"L6CxFMbHmaLhiKPBZLXXAyybVT4US97NFZ24Zrt5W4Xu0c1NYOj0XvVibNjdiDuXn2UGFfoIljzqvPgB",
-	"067xvqOTTsbat+UOTiG0HfR/CoEt0oRRQyUM4Tz5yTkHExZRlyPipJKzlERzuj/s9RviyHK57BH8uSfk",
-	"7MB9qw7evnn5+oeL1/iNEY+ZTgr5Rnm55Oz8TSfoXPsk6s71wAbPUE5S1jnpHPb6vUNbwG6OAluBYuav",
-	"GV1XA6skS1QScVt6AFe9fUaCy88We2EaxStvJWfd5WRBNTYc/LldQC9eOXBa0G1w55uuu+ynosoS7nHY",
-	"7z9YH+9G+G5Lj84z9KObQ1Pm7aIjYc9czZFdTdsk+aoPviF5uDt+Mrj7k0ojWvzo8O6PvhVywuKYopJ2",
-	"NBxuM02z8yp+++Lub+stuW+DzvE2p/GGayo5SXxX1KCjfDkqhK36ORuFgcwU1rrKn30KOk2RB+vbEqzX",
-	"W8dz99NJMcJt0EmFalMPtZBWlvRYY0ggNoHBuOSu+dOpgdhNtBRJYkROFEp8yOuPtnlnjesF4EvKtTOO",
-	"/sC1CF3PFSxpqmJmpZNK0cH2GxGvHgxlWru13FaVV7PA2wbaDh4FbdtQFgvflIHoj46q/S3Q7aXg04RZ",
-	"e9HRYIspzskqESS+FOKtUbv+tDTB3HYZG71MWGJpO5GIqkrSTiusSFAiFrdBidUeWHUHDXOtJOTlnEZX",
-	"qugghpEByGDL+F7x7PntdF3f2VVixcWPF3lveCNGI1kQnPp+T6gwRnPCZ1jI0NXqaiMO6P1cPS5xqGXp",
-	"PilRaOtyt4Y2lM0tRhjNEv1HpxB/cYQ3Xw23OvvviKZLa1I+3uYYXSj1x1K7tSp5sXjhawx6hCwRnHsR",
-	"F0chticuhU29VYjHgKa88txOEnw98dwHY4E7g3YJ/7U3Nj+yeB+0Fle2p5H3hderlBqF1sbDVLKQeako",
-	"oOta26zw13Vd8U9cjT9HRys91QMsKMLB98H1JblHHBPYGB4nVgZkKgBJXAIyNv9z9hsMuLX1AM1Ofsls",
-	"yJtTGl1dqIKa3VGPbHNg06PqRUW5so0Kkb2lL3rQI+lBub/Hk5+iM9K9dB9vnbMEx1rx1hKci9x7sSOx",
-	"McIJAgjRQECzBW0nMG/t/L8TgSmcM94F6Ko0d2vpqjbAuQWd84CNLXWWWrrN49o1ymkKm20a/hy+YPFj",
-	"WTP8CZcQ2eHefRG5GLKEyc5Kv14puXAdJK3HpPDUoeRjpaQT11kSq1afQi1z5wTyJgXMVvAbcc2oPAVO",
-	"mWGHpReE0XuSxDpIfA+5ct5GAMs5i+ZgDjWhmqoRL/tXk1UPzkWSNPOCM65ZYtvQZzaFuJT0UW7SG4CQ",
-	"I14u/wttRVKtC6deJxUNy7Zv41rbTdVtgIb5NeacIVr9R7xi/7/L5n/Ut00dUrIyKxtbb0foJZ8rmupg",
-	"xJWoGsitTxYT0Qi4T72jhCkj0zqruY3TEwIWhuL581BAEgNjK/QH5KWRfakj63dx3Y6ZguP+4Yjn5z/G",
-	"EL/xNEuSEJqeqpOKL9jVfvSeFuuUwAqxU0lpAOWNFR5sbgtzo/Efi++q9Yawt66M5eOZwSqNX7fSd4cP",
-	"TuNb6Xt77y7EFZuX9cTkfriV9rrA2rLuAL9Y0v7kirVFEUTwSbbyNvHtueAkW220zrVzQYxsWM8E37Jr",
-	"37YBa2CRJCnquNUkXQxIgR8KmmWUb8z48ZEsTckWq8o9JuGpFCDciuT0H3puVzJvjXFNukpjXhJwXsQv",
-	"5rX/nlQAYaaMcbYNSyldcTtqYCOWdqcHRmZcq+S+5yXumBvIfKSet0KV812r2u5ekwB8R7VH/90U24si",
-	"m/NJdMO1jjMvCf/RfWZHd3/xg9DfiozHv6sW+B3VQPJjfWwtEKOy8N+9NJ5uDAqxVV+wjPLRzTNgPJrD",
-	"+atvg6IuzGRlbSNn52/WQ/r5q2+fENjdpgpYz+PfJ4yTtv427WCel7xBOH9IwdzDwIZpnQpnFa0V1dAN",
-	"8YexL4aAxdCMjsk4Ftpc+nAscw02ZAzPqqRerVuWe/sAX7Vv3gadcpTs3V/6ljW4qS804fNpwiux5EaY",
-	"KPVQ8V2on4RA2LDN9WLymbpSleqqWmDTFyClRi+WyoDth2PGQ73e9h1A7bxszjmx4Y45t12Ia4q+/DBv",
-	"Q+N/r1Rrs6aCmDlbQbnzi/vQvEIXTGsa28X4EElbc4okp8jV63acIsp0xH0NOD+0jR29I0ZneK8YHVv9",
-	"9IFEhIdXL6rFWW+dgvHHMmHUirn85QSVLzaMDZTTAqjNstnb3ajgMhl20CNc8G3Pg/ZacSrNJglTcxrD",
-	"+5Tys/M3OUk3RPGaYrUQLTBivAc/CCglNTDBWwUsN5L5pPOZOsEOLZTaRRczkyTRPRWDUr5Z5+TnT+Ur",
-	"vZxbvoGjoxve7dff6YJq0vlUuY0VWST3vI2gGou/41X88+zd292uwi+1uIqtBNQnPG63p5bj9qlqm9Vo",
-	"TNmyb9ro15qMUKjWKvIBG+quMPPvqPaVsxp8sja9m5rFua/WVQNxrlpMpayaydrjMHYrOfWoarrf+xro",
-	"8O3zvijpD6mk6xzgPC54BHgoITyPwViHS2eRZtcUukY/jGlCNY33qgmfNcSBH7DWiMt0U+ASf43CKKkt",
-	"+tsMvvjRL+NPnb6xrirA5oiH8ll+iXp4rKiH8imX8CmH/88PYiryNyKSJBMSWayivvTbb//udISeUQj/",
-	"7SCTye16jRfb87tsLOwlpgWQonlw0TbxBBUSG3Tou9kGLv8a9c8Rz5vw+V5ic3oD3787e7l/8f3Z8PiZ",
-	"AcPQplv/tO8s6PuXbEGVJovUJl/37O+SLG3+oc3Ihiu6MgprEXpQOuevFISVtP/w1BUOwzAsHFzBQkhq",
-	"4xYP+31QI06WZNWDM+vTH97cILdmHHMAT2v96AMcaV9khn8f39wEcNR/jsry0fDFiBNZOOe7A1gwHsCx",
-	"/d/Q/x/mp3BclFNiHEiS7AVY7wy7JY24C8WaEpbY88tDVomtsevasW0UCirtom3zaikyzfgslxKsgauQ",
-	"E4rLsPUDNwkNjeING7sdhyw3cJAFBcGdGwQNDKfWseiqTsRSpBBnlibamhPbLHb/Tfx56/3I2U2e9OlS",
-	"lpnKCzgtiQLfNOeO9eSQvM2C8ipYzRV9vxZr9Da4ssVKLzyi7nR0j2R6cYVRt3Dp/vRTS3E9X8Kqt1H4",
-	"P8s7KpT7b5coiSF1Hz+8daafWgSZf0UBMS+ZT0st2aEb/jzq/Meo88n2VDd47c2DLgva0UPX9IGOuOul",
-	"4QpTVKmXzZ6D3ZLnRnzYH9hawohqZQLpQt3M4HufkWDnxI5HjSyqleB84lyazfWI1jkOS28HJZWvIo9+",
-	"ycT7M2fi5bGURot38tAuwl212scmI1w1Vt3/lZshrGa0lgquDEdNlRcXTn3twaI8DlYeyGsJ9+Atpvei",
-	"8GlL7eAKYUY1HPWPmkrUK1xAQQl206Lcd+3ez6PWbVFsMvRF238Y9xueZyHf+1JajwrIwYYYlNIyLMes",
-	"Uk10GKOab1leW+TZd1Q/Cjg+qrq+DS/5AvUPG4hyT5DfSTEnOpq3pUUTPsPSCpjCGLrKdWEAYelFF5Fv",
-	"rcRhD8JMJj5KvyIfGho+4syXzD4pVfRBsVJRm3Ow2KqC9qkzt9n6a5K6mkh1JRsYV5qSuE08rFRP/2ws",
-	"fHjRsrW6+xPHkO5ABFxngr82MfjvJD9a+HtittuQHw8KKXCtFf5VISj62BAv765PrqblquUb7e7F8J9D",
-	"JYI/pbW+UqJ6o6W+XHj1ryYC/Fnt+hVrbCJmrgnso8sUm7D44De/ojcY2uZ6L7fb+f/TaILKllARkub2",
-	"TdxHvjPJZnMNZElWASznRFsXm/ZZwr2WsC4tV/WS6Z+H22s027Ve7uIQtvR271b4v4U2DB+LNqyTCPxl",
-	"MeU0+i+xX79fHJaDN+Bi+fQ8XLvGROtSnXmsDF2yVZF9ldme+Sr0JusaX7dGaTQcjzoK+3ZQpUcdIJEZ",
-	"tSXV45Kqx1G5nxyvsH5zTvz+utj1uxlOKYYTFw1jHh1hqi6gamH3nz8ZmFNUXntgtSVMD0jKDq4HCJFu",
-	"dU3uaUuh27CuZvFzozpXw9mRVzoO5WIzW3ylPuNKTOuxY+Xv82Cc5ghnLZXU89zycqm40nDlWpCNcIDW",
-	"UutuQCYrMlBpyJIRZGMFp9InrqhLuwO5iGIswgHzLzFO7/bT7f8PAAD//w==",
+	"7H3rchu3muCrfMWZKpNzWhRJSY5N/dhVbCfxHjvWWPJJzgmzbLAbJDFqAgyAFsWkVLVPsw+2T7KFD0Df",
+	"SZGy5FxGfxKr2Y3rd7/+1orEYik45Vq1hr+15pTEVOI/PxJN37EF0/gf8ySmKpJsqZngrWHrFVmSiOk1",
+	"tCepVLoDYgp6TmGSRldUg54zBZL+klKlIZZkpWAqxaLbCloqmtMFMSPq9ZK2hi3GNZ1R2bq9DfJpP9IF",
+	"YZzxWX3qH+YioX5wBQmdamC8MPs+syjasLlPnN2AZgsKbUUjwWPVAaJhNWfRvLhLpmCaJgmQGWHczGoW",
+	"xSSNW0MtU3rXKuwO3sb1BbyNKddsyqi055of5imQRAmzXyqlkDARMaMKiIJQ+vHCnZaitDTHa1ei5fps",
+	"qqmsL+XCHgBoASvCNEzoVEhz/FquGZ9B220pAClSHtMY0mVn+wIWjLNFumgNe0H9XG6D1pJIsqDaQeKr",
+	"VCrRsLAPS/JLSmEpFDNPEL6AwFLSayZSBUsyo88UhJzeaDsGngsz3/6SUrluBS1OFmb2yE5RWiO5eUf5",
+	"TM9bw0EvX2fh0DYgxjmZUVDsV7ppsgS/K84V0ylJE90aDk4CM7E9nL6ZNjuqftAEQhdztlxQ3ghD/jdg",
+	"cbaUJdHzfCUs3npN9IYslgnuer4cfxUPaH/aIy8nL6Kv4uf0ZHpMjiaDqNV0Nj/QyVyIq8ZlpZPszwdY",
+	"2mp+Ne6TweQoOo5P6PPpV+TF5GXUi/t0MG1Y2q0ZVS0FVxSB62sSf0s0XZG1+SsSXFOOl0qWy4RFxKzy",
+	"8L+UWflvhfn/XdJpa9j6t8Ocfh7aX9XhG4OXdqryzsOISMmoHCPmhtBeMT0H/xQ/U2EHhITwmkrEfvfq",
+	"EAjEYsWVlpQsYCnFNYuphClhCY1PLTKakywQ8B8PHH05sLfQtGT3+mFOiXDZX5PYPdnhULKrMG/GFkCv",
+	"ScLiMb4RtHALrWHLc4OJiNeGcnKhAV+E/3Xx4Xt33Y4emn+PT6Z9OoiPouPJCXn+8qsXrdvgc6/g0tDu",
+	"xvmhHRbXbe+BgBZXlMOKGHKiFI09o/n08R20Q/x1zPgYUTzsPNwVvBJ8mrBIPz5UnoHSRFOI3IxDCLnQ",
+	"42UqozlRNA6hbTjO0PAXnUr+YRqCQVIFBJQnMXpOtDvTEc8+7QTmo2nKY3NGSylmkioVBhCSRFISr8fX",
+	"gsU0DoMRDxmnCZuxSULHuCDzWpza7dIx5fFSMK7xKU3YNZXr0qDQJrAgPCXJiEvqXzFrcnPBLylN7ZpY",
+	"TBdLoSmP1uMruh5HIkmYYoKH0DaXe0XXI27uPDU3LrhlwH4JgGhLIGbTKZVm9waimsZlfJwqapZm1mSh",
+	"Hz/G8a4oLk9pliQgU26EHSCGCUO/B07ucLgdQIg8+gCZdNjpjvgbIhMjHygqr6lUEIk0iYFwtaKyvBRP",
+	"8MaJUDo8BQKRWCyY1jT2UsUzZVZoX7P3uAJJIyENP8clM21EECVSGVEg3Hy5TMiaxgEoYe/foL/9eMQT",
+	"wWe4OK67I/5gaPGNkBMWx5TfkzCpdDplEaNcj1UklrRAnvBOxJJKHAU4pUbomVNYSabp0IO6Av/hneQq",
+	"Z2AX+MmwVRnqAQhaWN9TxlhKszvGspKCz8YLEdPw4YjVW66p5CSxq3x8PsrcfBkjVWRKjYCKuOJRjIIi",
+	"CwoFTDAo1wksYTfkjs1Sd9tWllZpNEdJ2jNqQwj9i4YSllhz5ceHO87vhf7GiNJf4CTNHqZmrhDaC6YU",
+	"47MAYppQQxvMOXGh51QCiSKRcv1M2eMLEzKhyTjl5JqwhEySh4Smc7JOBIkvhXhH5Ix+gVNY2hnHWohx",
+	"YuYMh1bLM5ICvYmQFPThPfv6QXdpaMDHTMT9Anc9XtpJxwuq5yI2YmUcG5XJPgb7ODB757vg0sOdxgWV",
+	"1yyin3KA+oLieBGMNwjlQQHvi69bbPACzxhFjPE0TZIQ2ucfLi7hEDFFHUaSEk2HoIUwYsoa/DfKatVT",
+	"IfGY3bzq1IhScyMRGDnEfh13hu5WrJRQEgm8wFC5k8Ird19JZgS4DT7nMi+FeE/42j1V92LV0gh9qCnT",
+	"uMik/fF5689p6UT67hS+jDIRFhfpSYY1DHmjTSZPPCvIjzMp0uWIt8ObAzPCAY5wgE/DjhGg6GKp1xlI",
+	"oJLxTHkajMKXYeBd+IEwPeKNYHAK4Y8HmZnrAO1coRl7ZXB7owlrxEuf4X9DnLEynDPOhUAkRSnPiMkU",
+	"RW6SGvqhUW6PC2KlmAKBfMOGwfjTCWBwcwOMR0ka07g74iN+ligB5RMOkBqJVOP6Swv6jxAcMBZQzGrH",
+	"I15YEBNcQZsLe6gBEA4pv+JixQOgN0tDiQ1GS3otrlD0px1rV8LbjBIjZY04iWOjcxhJ2iqQVks0oq85",
+	"AjA6j9Ec3A0uahLw52Bl+XLu/Lxsxq0MUTKy7jRM/kVtKGdJ3XEY8/bnkZlPeLFCsl93Yp+b7RR4eyVN",
+	"gMKEEkmlu9gF0dGcGsUG/Ltfgrw4gWzst4n7MQpwaeHmgbVDOKi1Yqp95GD6AaWzT3wpRUSVMvzvDddM",
+	"r+91+H5zU0aTMoU/s9jVRe+CM3yjiBS07MvVl77MdfwjNxV5a4eiC4J0JUnW4C5lCGFpa/Y2/I25Ryhk",
+	"jHho/zR0BP+FdK1kJosFtYaqWESpNeaq2mhaiMDo5yMeOoWIk4URHVCgSIRCH4wbwJAlnAsZgeCoseNL",
+	"AdDuzHAAZYWxV0TPhMxMZX6NNX9EzGJYixQWlHDIv6Xm4/8Rdqxtxy7YfZNJWUyplKJ4hTpZLAxxAZkm",
+	"NNfFuBgbLqDQSMTFGJHRHK+bKhssk8qcMGnFNi/kSfpfNNJozkrYdS5oGQZlqTVKud6gRRTM2LVhEZvk",
+	"Qb8nem0kar3OFO8RD5GjvDE/eIOuKli9LUMLH84ukgE3DuNQo255P4OlUJok4PhXF0JraStimYWLEEUN",
+	"ucafwk8XYRf+MxWaKpQFUKbN7XwKojmNrvyw1htVFGYhNgDKQRtAxAHMDRgZBkjCrii0jweDApg4uM50",
+	"D/z7mYIl0fPOEAh8uigu3fx9fuHMmIblUimZFnI94miSahthICIGwpUWEj1USyrxUSdww/3KljjYCcRs",
+	"xrQyA/3r7fnfjqEd9gdHxycHz7968TLsjLgz/y0lnTIjtEBqRjbbMmt1R2wmVgZX7EEyI+fb76bsxooG",
+	"C6JhkSoNc3JNR5xpaH98c/b6/ZsARv4SaeUgNbmio1bHgs5SGgFKM+vJiBwlzl0j39MV/FPIq1ZQ9GY9",
+	"t14l/2e/5iMJ0ClMeGW0M06SNRI7eMNnjFMF73RcHrvf4CkzwyEsNXg5Lz7AUf/584M+kGQ5JwcDPDfD",
+	"rPJ5P12YrRKtqTTf/O+fzg7+RQ5+/fm3we2/txpmMwJKUl46icn/dH91I7Eor3lwctwwinVDlfYfE3gn",
+	"rmlCIrrLrpdzwStD/K0Pg/4ATk5OoNfv9cqjHDcNIqli6Aom5S1NSaJo9v5EiIQSjkzOIEEFDP5ZB4Da",
+	"REpLSnW//OXRSQ++YVM9h7NrytOmbd8BSXbYQXnYi5RpCkdH1RNoPsdf2bL8eb/X77+o3OFdK7ktOhN/",
+	"ynYbtJz8YCbJAfXn7HsxMVzDLMMh5Fu+TK2UE8fodibJeQEN3b1sp7uGPJKMzyvKYwVMD3NSh4QjdDNa",
+	"9YsLsJa4NuEj7nQWx5GZguPBoCoWdPYi708E5YmgPBGUL0ZQgtbNwUwcuIdeYsvJzD/Q2GiVKLPYMmaS",
+	"XMLbpsoUhnX+UG9YrV/zwmh0Mzs803Rx5+DFFb63H5tx3MhESrL24JM2yKLenBob9XVFpDUmtQvrdJJ3",
+	"JKSkkTXcaGElTStSe+cPqkf5d+iEpzxdmHvxs7SClpskUzV/vvtOcenlwwuywy+cWRO/eFVQGJpEcSfS",
+	"PVNgCLlz22oBBIw6aVVMa8Dq1imz/bYMxZ/OL1qNtDKm9fkvc6HSrcB6wMzbgeURTMOMXFOjIpbpZ7/f",
+	"H/R7TXNdMd4Q8BMWVK+CMAtb9S6jYZXt8kYJBGcKDDAaBmV9IUAlYuXtwAnRVFr4sKcXGo7pdocOreys",
+	"zQln+vWSSFUGHb/qVtAqLKQVtOy4DfCTQcRd5+1eq7Cl8wu0jg7hMrcC0Nhr1IZTF9YBE6pX1JlyFU1w",
+	"qZAIZ+PsQtteU6d1F5h7YHLXl2+iEarREeEISyFGaKs01CxW3FuC2Ec8uA+bv5OVF7xgf6fruwjl2/Lb",
+	"BVFgd46/J1ffwsX3YNv358y7suAvK8Fb2H1HJjTZFXIrhGwqxcJL5Wh1LYno4ZLIiCbWJZLJ2ylPjMhf",
+	"CJ5ijsRtpeuViGe0QXmDV+AQXlkaRm9IpD2ZqIq6yBTuAp8oVVrczfJf2desCpQLFV/fiQKvsxdvg1bh",
+	"EHcUYLIJPxfxmPqIt9DEj+39WNNWbnnKTVp4ZUMowYC5SuRoeDBUBiNeBArz04LKaE64hradAFU7IWMq",
+	"FTK9JY2BJoqu5lTSThfeLpYJozFM1iOew0wXPvBknXFOd9fu/hfkipaWrxACBUanxaeAwWeFzTEFS8Iw",
+	"ri1VFNrRnMgZjYHooq3pmYIpk0Y/jQgPrGNrxNkUUm64tjNB1SmNwCO982o/2Neyq7W4c9dX5/hW9pE/",
+	"nzvv0zrizMZ9aGIucYgprEUq1dBIPOap8h4/OuJCshnjJHmmSuiuBcbDVQhCFidnN4NEwfzp0GvE2yQj",
+	"BDQez4SIVdjxFCILODGQhn8uTjOHp7uUIJMGhBzxiq0dRygs2EOL2bakUyoljbuVNZcBtkTFFmRtA0Em",
+	"FISNFuzCWeYvBWYND71jNMv7MKJgQ1RoHiQRh3Dce1kNMg3QImJOZsTtnTWYNCzM7RyWXuR1TXzcnd8m",
+	"cuvOLyyT1HPJhLQs505eWr6fu4D7ovK60abEvSjl7Ubu5+Ly7ye5lQ6pqHp8MPQM1FppWrOFnDSJWtyI",
+	"sHEp9cFG+NfpCbpXVGm+n1oewroZALWC/GEuoGea7F2gsCA3b+27ThBxf/XrGu3nMqFUJnWI++7y8vzC",
+	"BpWjk8T5RpQAEkV0qRXMtbZpNfmxm0dqeHhYsEQdmttVh+Yo4qpF4/jFXUKVWVp24o0iVC4oVLLB7A8Q",
+	"0yghNqbjtGJzNNQppkozbkMunajmwqhzoutIWIN0ZF3M6s3NMiE8M43cCW3+u0v8ocYp+BoSarQE9Aeh",
+	"PwmP3LDOkmqq5mKlDJNgHBKxch8UVUbH7GOmjJ7oPa6qFbRmbKpbnmF52m9g1t5l0ELjrjnz/HrLo9W1",
+	"EA/bO5lrvOxmMLQE71603wzwXHAnwK0/ZMif4a3bUyt4xHPNpiATwmPB77bdlO7cn9UWiL6PWb8B5qEd",
+	"uqdhs5H/NDfkI0vr5Fgy4vdCkybD/ROiPAiiZHLmE7bUbdaeFRRwyNCWmq16o9DwSmgtOFweqDmTukFs",
+	"uMPeMFeXRLLp9Pt0ManaQp/3ey+7/V7dpl8bxWLRq9xidH8/0S8pycKhslEG5YTOu1I6g9Y1SVL6yss8",
+	"dSsi/u6TrVeYCZ0wTqFNkgRCv4YQUs606mDYRWRGK4kOgxOzEBuDYKd/ftwKtublBq0VZbO5/vBr87rs",
+	"r/stTKQ8ouWVPTf/jpJUsWv63i/HyobZcmORWktsw3q5hYYqhBfXW7ip0nEXdriNU2SEYU/jUeH7cJMH",
+	"2GiLzgNcdPrWZaEnrHrCqj8/VjVyFC+ivi5aFyuZ/zxZo69EmSNRFEIjMC2IprHnva994INAN5ErWoA2",
+	"oJho2oUP3GVVBNbSE80pWSI2ptEcBweyEBhEaWZAiSuX2xSQBL1OXHA6tLaKpthEFy3WEJvYhTNcSbY0",
+	"EZM1tD9dvuoMd7F9DHqD5we9owPEx/wSiW6UgfyxnGlNF0vd4FK2P9D4DH8sDXig2aJxVJJqsSCaRYVh",
+	"6zCcvQVukmcKLEBBuw9awEnnFMgEkwimGAdq83j969AmzrlnM7LNJaGOiupwHaNos8v1hznRsDKTYA4k",
+	"EtiVeTYnyyXlCji90TYGFkYtG4kbUXNqzmNIYzgevIRLIeA94esR/5jloNS2CEcGZ0+AaMCL6vcPev3L",
+	"/mA4OBn2ev8atcxeRq3/93/+72llt2rEiaRoMjObZjQetUq21vz4E4J2hfeqdGOe7NQPxmdivLmJqNx0",
+	"W9boO1kb5GoTDQuhzB56AUSpNrdlMx4+XX5z8CIr+uJP6hnmCNt0j4mI16cj7i7W6zaSYkITF/mLQiLf",
+	"Q9un+Q2zX+yW7yjCkW/pYkOYwXeXl+dgHflb1pqBH+b96pWQV9ZjrJogrEIEi5hTvJMmGcKj4UW6WBDn",
+	"oazwdXzB2sbqN+gsW42/LSmPXSZH/UctdMk1uGkz9r18sKCwogbPd76zDXEOWb0FMXXZQcc3N4h6Jzc3",
+	"2fnX5ZsavWwe2vIAbTFbUsg+C8xVNlLkbivYTRF0MzslriG0pRQSXl/fGxLNG6M87NpqcemFWHUX2YLm",
+	"+KYkxZ33UApCadpCY3DIe2KOjB5ISmKMNTALUdr+M5JCKbimUmGcQYknlThWo4+9GUq+SxeEZ9Odouth",
+	"YjB1OZdE2QiYfBZvEcHY6Qk1LGElDpz2XIgAxM01LMIlkVQX8VroA0WXxMBUjKHmnmLgBwHypmpuB15R",
+	"hVGXFlvIVHHScJOFAtMgGkAIMWYpxSShC7eAairFzrCA+StoDHprpmsCh0LaQjO+IdsF85kaIhQ3JEEE",
+	"TmISnEJEOLjMh4kRcU5B8Hqcv090DG0SxZQl2ta9+vbNJRxac3RQkMPmTGkh1zAXSawso8hOoHa21T3K",
+	"zUW3CnE3zxTmF2bpGGG31ch9SuUdmsbDigxWeiyXlgjc+dWqN3TvjtixgF0NYysQ42uXitVwg/yaJmZJ",
+	"GV3Hwl7WLaQaCPGS/cPielmNu+43BpvZPOV9ZMiYaLJZlbY6StM1+UokCoUHAylZfq33tDNdOMv8dFhc",
+	"3gq91uOjaDDpk970JX0RfxU9n5yQ4+kRHTQSMd1oHg3rPilD0itOqdIjX/ym8ihnCSPeGDBHwLxm7YK5",
+	"Sz/zbGMmr6VMCCIuOjMERdZqxFdzrFWjJYmuqOymS3M95VVksFF6Sm8iurQpiCOeP7anPdZirCiPqXQ5",
+	"8Q6kuhqJVM1x2+C/2w70LHslKAJlEeYcMG3EiHdMNWg+HgB3IqI4zkcsjNNEXPJSc2YgniaulEHJublh",
+	"g7iO0hAbN+IWUFfiSsj6pbCztkYHPm5ROwQGZfJwhp0bke6hgKS0yqaDfltz81aFpCuqnIqmQJEpPYUr",
+	"urQq7FcQk7WCZV45JXAuXR5ndKosKGBM0EG/1xscHSBS72+7e78x1BfndtKMTWm2BZvsqTi1yFLUoifB",
+	"4K7Radg1bQx3/ZDH+lQElxstSRamVOcqis040amkrwSfMgOIVQazIR+hKbKhFEq0n1G2vE5oh26sXb13",
+	"j7mzsnHMHzVWjvGhUvWoFZFqiNmCcmUD5o36xSwV8rZEF7NGIp2SxD2s72OOz9+Wl368lxnRG2gHJfNs",
+	"3agYtBIE6spk/d4jzVa0uGazHQ3uN9vx3dOxuLa3F4+ytQox3OrNKEbS7enIOPdhrvv5MKAZPkd8JwBt",
+	"cHM/gehfGETL1M+RvNughVnof9Tw7T9LGPVTGPRTGPRTGPRTGLRTrR4uyNhRZ2vVr+und1jML0uVLmxF",
+	"2TSJ8dx+MSPDas4S54dVELM4AEqieQ5xuZH9wUzk6GLY2T7wkegGy2qF69khm6Syjy5La5d0z4sN+Z72",
+	"ZTPSq1rk9Mv+INjFUxilUhrNtzrl69bG7CEqz6XBwmbjcXVV8DdYJkSbpXxD7aOSOvxy0Ntpobnfn6xV",
+	"NURk2+uFMIFmQETffNH6ZmsmYxKykOBHUoGN0KRxHplpEN9+37ZefcZH/NPlKzSMmRc4vdGwovQqRuKS",
+	"UwcCUxpTSRKYi4TFZN3pwlmyQluCpHkx5XoYQO/5LmEAs5RIwjWlcZN/nKJmW9xz9r7aFGJRW19xdRuL",
+	"ClTvvip57nDzheSNxuSMB8/G2Jg261dSn6IBGxv23ohBBRysQnkj4cAq6/dL6/i8hIYmNnBBrmlcYCrN",
+	"CcDbcny35fQ+hF0zS/ZtSO6tlvqQ45fRi8lX5Pn0hB7HRU9B08gLZ4TbdoZoqCskAm9O/P2MTN9tqb3b",
+	"knc3JevuYHldWMdU0dh6jzzdIvQ8gMm+BIy/i83+ok55Ki1RlpTGoF23n8wg2QUfYYRSKBaPd5HfpBIv",
+	"3g7f/Hj+8c3Fha3oQ2+WKMpieoHrdoJaTnPEOI0EF4s1XhfhMZFYkNGO0Qpa4ppKbhT1cth94d0azJSD",
+	"JzaXv8gEeSvuERSzfTmDXQtfbJCE/gwcohFcnN7QdGyZTtFG7aDTdY48xmeu3KCNeUzWRq9F/7krQP0b",
+	"i2+tKsadG98Ab/2IJyQhPKJnS1TAN4hzZolLxmfg3oZI0phpIPYrIyOV9Mxuazex83MF3V3mQDX/bGEI",
+	"0CZhtcaOYcF4qqDhbE6h54IWS5p2yjVLSqJUbkXA7I12wfbQ2fV49udzDyDI76Qu7GP4ygKB3m+qlvLD",
+	"3GrxHnyyPkdOyHRFzJxLvTE0o6YYNATT7W1Ba5IP9muNtYfxrY3CGgKXSPVEpL7wpup04a2u2K+GIx42",
+	"gKcPIqsCfQhKkzX0NgHqiHtIDfLszaV0dWicqezUls/GmAS39KwEtntlk3kMN/KpKRP208d3eaTmXGAJ",
+	"HHsg56+/ySFAGKqT2U26nyuJ7Weu29dSt0nl2QG1si3ug/WbDYKXxVQyV8a3AHPeOJtZaRckpuC7yTgr",
+	"bKf7h+C2Qcs6rCvi+pI1TpbFB2+dw52Miya+h23MfvP9Jrlei4stQrgLyWkKTTvfHezL8sDOYvJl8bOG",
+	"pMeq2OynyROFPnvFFztd0qU9pfyOXATTPghiI692/2JHZSdfSZBXj9vRUFATSz7LeNAkxZVMCg53iiBZ",
+	"5ohF2M+oXYF9bZNcH0Jr80LwnRpbNSnbPPccBA1tSzKjp2AUO9vKjUJClH1swPFRNL4yIakHCy7J2hY8",
+	"9Fm+QS7spDymElYEw/RcIH6ldB5ToOliKSSRLFmPeCE4/LQsOTEfo4SN70qhiXlEoos6dBXn0B3iYhOd",
+	"udHpiXbVpfSAYgCfSw+w6JWP1/L41hhD5NB5q9X7QSw+VfPlXh9viIm+MEJSAJyuqNJOxM+SZvq9Xmdn",
+	"N0SN/NbLjpQZnZZX4+PpC9KPBpOX8RE9np6Q55OvohfxS/q50pAqdZW9JzOt0ek6x6iNvDcp30KYC5so",
+	"EuHKKgqE2l3yJpLehOflPZr7cZjivIOoXdOxloQr7PnLeOEPkerxVMixb1ZZybbJUBpfWrLoKl1mpRHy",
+	"eFuHeKlEbmSofpJsw7UMyGoY56tHVqr9vvkB/vnh498DwLq/22pe5h+9pksibQ85NmMcpiRiyQZBUETI",
+	"l/bC5nuB4Kb6rn4HpaU0XfcnBIaHrKFUjfC8gxmVSidtq5X0GIWPFJtxI6XRSDb1TH+7WKTaciDC1y6j",
+	"GtmPjWa3akSTO7vpghurJD3kFE1+i2qKTA1DGmHd5bL6dKQZUg+sL8uhsUwudrreN/+oHC1s5bFuFj91",
+	"F2F0zbW3lXZtKuhcZ8qOixStwEZ6HHtjMDZj2pZ0Vf2yvzNNGdXKh49akM2rrNnRvnRy+R2c/ePNqLVr",
+	"Ls22g3H47uWGjbnT78RsZ/G2mo/dwPB9PvCmtDCfaWxU9KCYgcxjl1LcnB5dTdpWO2ZtKzeTmIKXcE5q",
+	"yctoOZCMqqCQp606GIlFMdgaY0LRRERvNHVNU8yxxGlCuw9l98R5N4gv+Ntlcz5BXc6Kk+txb9KPBhUZ",
+	"qzftk6aZjWbgTvZMN3rZea6aFDLcbXdqf56C0wAD4grvZheCXemYgjjNM5fRSMcFp7BiSWLokLmtbjUo",
+	"YAeGmgn7u6UAF4YotDhqPPomYa3yUX5zxXsqCGkZVpTFtAIK7oDCD6CfVonC7+JYdIu4KJxhA8m+R9ZP",
+	"WUh5KKFkewHHn/fJ4qxi6Wp+Ne6TweQoOo5P6PPpV+TF5GXUi/t0MP1cbciJIvvUXdxdSymVXAwqFVX8",
+	"uRZhfUc4eDgQL0HXHwXMf2B6nguif1SA/2PC8x1y/MUcWytwbGnofQSuTgP8ndIlMFsHxMiLa8jT6MoS",
+	"6mquaDQeTL6a9qJ+/JK+IMeTo+h5fEKPp0dkMOlHvQ2WCodvj4hD1TOoAx36J6JUMr2+MMfnfOPYFPQs",
+	"bRLfQ3UdjY3MM7YdH82f5mTGIUxFkogVRrPD82N0jZFIU1tdBG8HIQgHzw/EUBnbh5LxqfB1HUmEV2Yj",
+	"h5CMGpmBcU0Yp1K508hp1IzpeTpBEoUvH8T02pGpWofLzKvvRQ3BQRhJDZteGsHtu8vL8yEs0kSzA2+L",
+	"xMhcFQBRax7NpeAiVdUOgQHmLvNYQftasFh1gswL5friebNMAM4LYkZ07bKuC5rJiJt1EJ79OBHiynbf",
+	"cxnHUBQp3OjmumlchNURH3ErR/sMJrsfBeFZsd3qEL62nWBHaa93FGHyJP4TQx9dMqXSRGpzcAUgGPGV",
+	"kFcqa3uIKZjtLOyF8HgiboKsy3fuVe0EJeBhPO+W2B1xI5rrlcA/bYLDNMXuo0okBrpLG3MFdvzOCK8U",
+	"NXA9k7vwZmNpFpgTBWTEEQQwLj/8zTaJQRd+AN1u9zaEtiUyEGIcddg5hdC8hdEoGyqHmIV+zHq6YN9m",
+	"c5a2LXUpdzbreI0Py220T20EeFZcYcQNatiiAPiCOcCmRtvQDiUlsQqh3+sdKpik0hc6Ci1IhzDoHaoR",
+	"t7+cmB8m6Ro/KLwfQOhgu/6Dg9GxJZUN4/kXMLTLTQiF3x1IZ7/3i7933L2VGlyjK37fhtuBTd9rbv7d",
+	"tkl6ZlIDmhvagLdtbTrflh0SOtWdpsbh2Ie8nXJ2M+KGHW9vSN7BXAvbD939buP7FdbiKvcH98XWSv3Q",
+	"264hegBSpDzG5p+B0WATSpSGfgcBsRDVOsxPSRXTpEGJBbXI2tTaPxjx0tPfWHx7aCEjAPuLr7Lh/86y",
+	"qjqu2CuE5VjccMQZzzJiDL25otiPFyuFuDArmqeYa5fq7f5F9VzEWWPSSHDD7OiIL4meW5JZSVjvwke6",
+	"pARJWZ7amWWBKbKguAI/JD4wSxvxNgbvShoDURARLjg29jNko5OFFRQzcxAA82Jha21DXfAftosulnpB",
+	"AgVhdj8GhJYJWdN4CEY4w+bJtjayUYORQmE+zssRL57m+Iqux5FIEmaoD9Juvz/baovZ/FWFG1TaKNGM",
+	"w1KKGbKZFcEGy+nSHHq/59vs45qZPXoOEpeG8V1C5oDaewm1pTA+ThUNRxwNJuuOS20rHool7+aKhkAM",
+	"MEPWyKp9fHMTGDrdKV+MDaDERDfJPDMo0Uew5FFnpWmYtvVoPJ10MtaBLUZzCiHSnuGPITDMyVOYkEfi",
+	"4Y/OOZiwiLpsHyeVnC1JNKcHg26vJo6sVqsuwZ+7Qs4O3bfq8N3bV2++v3iD3xjxmOkkl2+Ul0vOzt+2",
+	"gta1L3HRuu7b2B3KyZK1hq2jbq97ZMuLzlFgy1HM/DWjmyoUFmSJUpmEZ6rGg8rePiPBZWeL3ceN4pU1",
+	"77Wec7KgGls8/9QsoOevHDot6Da4803Xz//nvAYe7nHQ6+3Qjn23Vui1QOyGruhn6Ec3h6bM23mmaNdc",
+	"zbFdTdMk2aoPvyZZ4gJ+0r/7k1Lrf/zo6O6PvhFywuKYopJ2PBjsMk291z1++/Luby+FeE/42kdwm+9O",
+	"djmNt1xTyUni+9AHLeWLBSJsVc/ZKAxkprASYfbs56BVF3mw+jjBaupVPHc/DfMRboPWUqgm9VALaWVJ",
+	"jzWGBGLbPZtHa/50aiD2by8ElRiRE4USH7z8g22XXuF6LgkSRdgmxtHru5C0zVzBkqYyZpZ617WySmBf",
+	"i3j9YCjT2B/vtqy8mgXe1tC2/yho24SyGANYBKI/Oqr2dkC3V4JPE2btRcf9HaY4J+tEkPhSiHdG7frT",
+	"0gRz20Vs9DJhgaXtRSLKKkkzrbAiQYFY3AYFVnto1R00zDWSkFdzGl2pvGcrRgYggy3ie8mz57fTdp3+",
+	"14kVFz9djHhBjEayIDj1HTZRYYzmhM+wzKyrpNhEHND7uX5c4lDJn/6iRKGpr/AG2lA0txhhNE30H51C",
+	"/MUR3nw12OnsvyWarqxJ+WSXY3RR1Z8KDW7L5MXiha8A6xGyQHDuRVwchdiduOQ29UYhHgOasrqge0nw",
+	"1RICPhgL3Bk0S/hvvLH5kcX7oLH0vT0Nu0+msB6rUWhtPEwpn5wXSraiXjwY1OuvtkP7j6GrwOroaFgo",
+	"B2tkMmXTPWzZC98wYcQxFZHhcWLdVqYCkMSlkmO7ZWe/wYBbW63V7OSX1Ia8OaXRVe3Lqdkd1SK3BzY9",
+	"ql6UF5PcqhDZW3rSgx5JD8r8PZ785H3r7qX7eOucJTjWireR4Fxk3os9iY0RThBAiAYCmi1oM4F5Z+f/",
+	"nQhM7pzxLkBXQ79dSTy2Ac4N6JwFbOyos1Qybx7XrlFMU9hu0/Dn8ITFj2XN8CdcQGSHe/dF5HzIAiY7",
+	"K/1mpeTCtdS2HpPcU4eSj5WShq7VNvYUOIVKEs8QshYyzNZXHXHNqDwFTplhh4UXhNF7ksQ6SHyHz2Le",
+	"RgCrOYvmYA41oZqqES/6V5N1F85FktQzvG0+Z2jRzxYDKFScErKQ9oG1swrF2aGphLV14VSrWKNh2XbJ",
+	"3Wi7KbsN0DC/wZwzQKv/iJfs/3fZ/I97tuXOkqzNysbW2xF6yeeKLnUw4kqUDeTWJ4s5aQTcp95RwpSR",
+	"aZ3V3MbpCQELQ/H8eSggiYGxNfoDssL1vmiV9btYu78Z7qR3NOLZ+Y8xxG88TZMkhLqnaljyBbvKvN7T",
+	"Yp0SWL97KikNoLix3IPNbdsENP5jaXS12RD2zhUZfjwzWKnV/k767uDBaXwjfW/urIi4YvOyvjC5H+yk",
+	"vS6w8rc7wHta0o7v/uJ7ob8RKY+fTG9/LE3c4hRShEm69kb03dnmJF1vNec1s00MhdjMNd+xa9+FB8uf",
+	"kSTJS/hVRGOMYIHvcyJntHVMEcqqBdRIFRYUfExKVaonuxON6j303K5a4gZrnHRF5rzo4NyOf3CL/ROd",
+	"+dPSGYTKIk7bvl2FDMrd6I0Notqf4hgxdqPe/YEXGHZms/PBg94wVkzBLSvgnTqJ+ZZqT2D207Uv8gTT",
+	"L6KubvTleeH8r0YUfi/F9FuqC+V7H1sxxUAx/Hd3GU+3xqnYIi1Yd//45jkwHs3h/PU3QV4pZ7K25pqz",
+	"87ebIf389TdfENjdpnJYz0LyJ4yTpoZozWCeFQFCOH9IXcHDwJZpnVZpdb811dAO8Yexr8+AlfaM2ss4",
+	"VnFd+Qgxcw02ig3PqqDxbVqWe/sQX7Vv3gatYuDu3V/6Hme4qSea8Pk04bVYcSNMFJpuxSJKvxiBsJGk",
+	"mwXxM3WlSmW8tMAuYUAKxd4tlQHbQM2Mh6YG26gGDQZFC9PQRmBm3HYhsB67gDDrW+Z/L5UCtNaLmDnz",
+	"RbFVmPvQvEJ9KfWsQyhTYKtwkeTUlpWvmJbywNcR9wUG/dA2nPWOsKHBvcKGbGndBxIRHl6BKVf+vXUq",
+	"zB/LqlKpL/Okvfx3ClCyAGoTfzr7my1ccsUeeoSLB+560N4oTi3TScLUnMbwYUn52fnbjKQbonhNsYCJ",
+	"FhjE3oXvBRTyLJjgjQKWG8l80vpMnWCPnnvNoouZSZLonopBIQWuNfzp5+KVXs4t38DRMTLA7dff6YJq",
+	"0vq5dBtrskjueRtBOT1gz6v459n7d/tdhV9qfhU7Cahf8LjdnhqO22fPbVejMYvMvmkDcisyQq5aq8jH",
+	"kKi7It+/pdoX86rxycr0bmoWZ+5jV6DEeY8xu7NsiGsODdmvCtajqul+7xugw/dbfVLSH1JJ1xnAeVzw",
+	"CPBQQngWFrIJl84iza4ptI1+GNOEahp3yjmoFcSB77H8iUu+U+BykY3CKKntg1KPB/nBL+NPnVGyqVDB",
+	"9iCM4lk+BWI8ViBG8ZQL+JTB/+fHVeUpJRFJkgmJLFZRX43ut393OkLXKIT/dpjK5HazxvvDnNjwkdg1",
+	"n9QCSN5tPu+zO0SFxMZB+vbngUsJR/1zxLOurb6V3ZzewHfvz14dXHx3Njh5bsAwtBngPx44C/rBJVtQ",
+	"pcliafPBu/Z3SVY2JdImicMVXRuFNY+GKJzzMwVhqRJBeOpqmWFkGA6uYCEktaGUR70eqBEnK7LuwpkN",
+	"Mxjc3CC3ZhzTEk+BU70S8spmCqoARzoQqeHfJzc3ARz3XqCyfDx4OeK216GNF2j3YcF4ACf2fwP/f5if",
+	"wkle4YlxIEnSCbAEG7biGnEXHTYlLLHnl0XRElsB2PXv3CoUZJdkuHaA4p4UqWZ8lkkJ1sCVywn5ZdiS",
+	"htuEhlo9ia3t8UOWGTjIgoLgzg2CBoZT67p0hTBiKZYQp5Ym2jIYuyz24G38eev9xNlNlofqsqiZympK",
+	"rYgC35HpjvVkkLzLgrLCXPUVfbcRa/QuuLLDSi88ou51dI9kenG1WndwGv/4Y0O9P19Vq7tV+D/L2nX4",
+	"932KT4HUffr4zpl+KkFt/hUFxLxkPs1xTEE7/GnU+o9R6+fQNrFIko43D7rEbEcPXUcROuKuUYurlVGm",
+	"XjahD/bL5xvxQa9vyxsjqhUJpIu+M4N3PiPnz4kdjxrsVKkK+oXTe7aXSNrkOCy8XWjbWZZHn5ID/8zJ",
+	"gVl4p9HinTy0j3BXLkCyzQhXDp/3f2VmCKsZbaSCa8NRl8qLC6e+HGJesQeLIWTljbvwDjOOUfi01X9w",
+	"hTCjGo57x3Ul6jUuIKcE+2lR7rtm7+dx47YodrB60vYfxv2G55nL976616MCcrAlBqWwDMsxy1Qzb4Tj",
+	"+xw32sseBRwfVV3fhZc8Qf3DBqLcE+T3UsyJjuZNmdqEz7DaA2ZVhq6YXhhAWHjRJQlYK3HYhTCViU8c",
+	"KMmHhoaPOPNVvIeFIkMoVipq0yAWOxX1PnXmNlsSTlJXpqmqZAPjSlMSN4mHpYLun42FDy9aNhac/8JR",
+	"qnsQAdcs4a9NDP47yY8W/r4w263Jj4e5FLjRCv86FxR9bIiXdzfne9NiIfWtdvd8+M+hEsGf0lpfqpq9",
+	"1VJfrAX7VxMB/qx2/ZI1NhEz12H40WWKbVh8+Jtf0VsMbXONvZvt/P9pNEFlq7oISTP7Ju4j25lks7kG",
+	"siLrAFZzoq2LTfvE5W5DWJeW62oV98/D7Q2a7UYvd34IO3q79+tF0EAbBo9FGzZJBP6ymHIa/VPs1+8X",
+	"h+XgDbhYfXkerl2vpE3Z1zxWhi7ZQs2+8G3XfBV6k3WFr1ujNBqORy2FrUSo0qMWkMiM2pDqcUnV46jc",
+	"XxyvsKR0Rvz+utj1uxlOKYYT5z1sHh1hyi6gcq35n342MKeovPbAaquqHpIlO7zuI0S61dW5p63ObsO6",
+	"6vXYie8qnUXbIa90HMrFZjb4Sn3GlZhWY8eK32fBOPURzhqKu2fp7sXqdYXhiuUpa+EAjdXf3YBMlmSg",
+	"wpAFI8jWolKFT1ydmWYHch7FmIcDZl9inN7tz7f/PwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -94,6 +94,8 @@ func problem(err error) (*apiError, bool) {
 		return e, true
 	case errors.Is(err, shipping.ErrNoRates):
 		return newAPIError(http.StatusUnprocessableEntity, "no_rates", err.Error()), true
+	case errors.Is(err, shipping.ErrReturnNotPurchased):
+		return newAPIError(http.StatusConflict, "not_purchased", err.Error()), true
 	case errors.Is(err, shipping.ErrNoPaymentMethod):
 		return newAPIError(http.StatusPaymentRequired, "no_payment_method", err.Error()), true
 	case errors.Is(err, shipping.ErrPurchaseQueueFull):

@@ -13,7 +13,8 @@ import (
 // QuoteLabel returns every carrier's rates; nothing is stored or charged.
 func (s *Server) QuoteLabel(ctx context.Context, req gen.QuoteLabelRequestObject) (gen.QuoteLabelResponseObject, error) {
 	b := req.Body
-	q, err := s.shipping.QuoteBy(ctx, callerOf(ctx), shipmentInput(b.FromAddress, b.ToAddress, b.Parcel, b.Options, b.Customs), deliverBy(b.DeliverBy))
+	q, err := s.shipping.QuoteReturn(ctx, callerOf(ctx), shipmentInput(deref(b.FromAddress), deref(b.ToAddress), deref(b.Parcel), b.Options, b.Customs),
+		deliverBy(b.DeliverBy), shipping.Return{Of: b.ReturnOf, IsReturn: deref(b.IsReturn)})
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +29,10 @@ func (s *Server) QuoteLabel(ctx context.Context, req gen.QuoteLabelRequestObject
 func (s *Server) CreateLabel(ctx context.Context, req gen.CreateLabelRequestObject) (gen.CreateLabelResponseObject, error) {
 	b := req.Body
 	in := shipping.NewLabel{
-		Input:          shipmentInput(b.FromAddress, b.ToAddress, b.Parcel, b.Options, b.Customs),
+		// An address or parcel left out is a zero value, which the domain
+		// completes from returnOf or refuses (missing_field).
+		Input:          shipmentInput(deref(b.FromAddress), deref(b.ToAddress), deref(b.Parcel), b.Options, b.Customs),
+		Return:         shipping.Return{Of: b.ReturnOf, IsReturn: deref(b.IsReturn)},
 		Selection:      shipping.Selection{Carrier: b.Carrier, Service: b.Service, ServiceCategory: (*string)(b.ServiceCategory), DeliverBy: deliverBy(b.DeliverBy)},
 		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx),
 	}

@@ -53,6 +53,9 @@ type Shipment struct {
 	HasLabel            bool          `json:"hasLabel"`
 	PurchasedAt         *time.Time    `json:"purchasedAt,omitempty"`
 	VoidedAt            *time.Time    `json:"voidedAt,omitempty"`
+	// IsReturn marks a return label; ReturnOf is the shipment it returns.
+	IsReturn bool    `json:"isReturn"`
+	ReturnOf *string `json:"returnOf,omitempty"`
 	// Detail says that TrackingEvents was read: the detail view and events
 	// show the latest scans, lists do not.
 	Detail         bool            `json:"detail"`
@@ -74,6 +77,9 @@ type TrackingEvent struct {
 type NewLabel struct {
 	Input
 	Selection
+	// Return makes it a return label (returns.go); fromAddress, toAddress
+	// and parcel may then be left out of Input, to come from Return.Of.
+	Return
 	IdempotencyKey string `json:"-"`
 	// RequestFingerprint is the hash of the request as sent, when the caller has one.
 	RequestFingerprint []byte `json:"-"`
@@ -82,22 +88,27 @@ type NewLabel struct {
 // Create selects a rate and accepts the purchase: the shipment, the money
 // reserved from the balance and the purchase job commit together, so an
 // accepted purchase survives a crash. The purchase itself is asynchronous
-// (purchase.go).
+// (purchase.go). A return label reserves nothing: it is paid on use (returns.go).
 func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (Shipment, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /labels/create", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Shipment]) (Shipment, error) {
-		input := in.Input.normalized()
+		input, origCarrier, err := s.returnInput(ctx, c, in.Input, in.Return)
+		if err != nil {
+			return Shipment{}, err
+		}
+		input = input.normalized()
 		if err := input.check(c.Mode); err != nil {
 			return Shipment{}, err
 		}
 		if err := s.checkDeliverBy(in.DeliverBy); err != nil {
 			return Shipment{}, err
 		}
-		quote, err := s.rates(ctx, c.Mode, input)
+		quote, err := s.rates(ctx, c.Mode, input, in.Return.is())
 		if err != nil {
 			return Shipment{}, err
 		}
-		rate, err := quote.pick(in.Selection)
+		sel := preferCarrier(quote, in.Selection, origCarrier)
+		rate, err := quote.pick(sel)
 		if err != nil {
 			return Shipment{}, err
 		}
@@ -121,13 +132,16 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 			Carrier: rate.Carrier, Service: rate.Service, ServiceCategory: rate.ServiceCategory,
 			CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
 			Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
+			IsReturn: in.Return.is(), ReturnOf: in.Return.Of,
 		}
 		return commit(ctx, func(tx *store.Tx) (Shipment, error) {
 			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
 				return Shipment{}, err
 			}
-			if err := s.reserve(ctx, tx, &row); err != nil {
-				return Shipment{}, err
+			if !row.IsReturn {
+				if err := s.reserve(ctx, tx, &row); err != nil {
+					return Shipment{}, err
+				}
 			}
 			if err := tx.InsertShipment(ctx, &row); err != nil {
 				return Shipment{}, err
@@ -297,7 +311,7 @@ func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 		Currency: row.Currency, EstimatedDays: row.EstimatedDays, Source: row.Source, Input: in,
 		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
 		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,
-		Detail: detail,
+		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, Detail: detail,
 	}
 	if detail {
 		sh.TrackingEvents = trackingEventsOf(events)

@@ -64,8 +64,12 @@ func (s *Service) charge(ctx context.Context, tx *store.Tx, row store.Shipment, 
 	return err
 }
 
-// credit puts the whole price of a voided label on the balance.
+// credit puts the whole price of a voided label on the balance; a return
+// label voided before its first use was never paid, and gets nothing.
 func (s *Service) credit(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) error {
+	if !paid(row) {
+		return nil
+	}
 	_, err := tx.AddLedgerEntry(ctx, store.LedgerEntry{AccountID: row.AccountID, Mode: row.Mode, ShipmentID: row.ID,
 		Kind: store.LedgerRefundCredit, AmountCents: row.CustomerPriceCents, CreatedAt: now})
 	return err

@@ -93,6 +93,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	rate := carriers.Rate{Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
 		CarrierRateCents: row.CarrierRateCents, Currency: row.Currency, EstimatedDays: row.EstimatedDays}
 	shipment := in.carrierShipment()
+	shipment.Return = row.IsReturn
 	req := carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: testMode}
 	// The attempt is on record before the carrier is called: if this
 	// process dies with the call in flight, the next attempt knows that the

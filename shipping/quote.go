@@ -158,6 +158,17 @@ func (s *Service) Quote(ctx context.Context, c accounts.Caller, in Input) (Quote
 // QuoteBy is Quote keeping only the rates that arrive by deliverBy (nil:
 // every rate); when none does, a NoMatchingServiceError lists them all.
 func (s *Service) QuoteBy(ctx context.Context, c accounts.Caller, in Input, deliverBy *time.Time) (Quote, error) {
+	return s.QuoteReturn(ctx, c, in, deliverBy, Return{})
+}
+
+// QuoteReturn is QuoteBy for a label that may be a return (r, returns.go):
+// a return is priced as Create would buy it, with its carriers' return
+// services only.
+func (s *Service) QuoteReturn(ctx context.Context, c accounts.Caller, in Input, deliverBy *time.Time, r Return) (Quote, error) {
+	in, _, err := s.returnInput(ctx, c, in, r)
+	if err != nil {
+		return Quote{}, err
+	}
 	in = in.normalized()
 	if err := in.check(c.Mode); err != nil {
 		return Quote{}, err
@@ -165,7 +176,7 @@ func (s *Service) QuoteBy(ctx context.Context, c accounts.Caller, in Input, deli
 	if err := s.checkDeliverBy(deliverBy); err != nil {
 		return Quote{}, err
 	}
-	q, err := s.rates(ctx, c.Mode, in)
+	q, err := s.rates(ctx, c.Mode, in, r.is())
 	if err == nil && len(q.Rates) == 0 {
 		// Every rate is blocked by a carrier's requirements (requirements.go).
 		return Quote{}, q.blocked[0].err()
@@ -205,8 +216,9 @@ const DefaultCarrierTimeout = 10 * time.Second
 
 // rates asks every carrier of the mode for rates at once, each within its own
 // deadline. One carrier failing does not fail the quote while others answer;
-// its failure is reported beside the rates.
-func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) (Quote, error) {
+// its failure is reported beside the rates. For a return (ret), only the
+// services a carrier can sell as return labels are quoted.
+func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input, ret bool) (Quote, error) {
 	cs, err := s.cfg.Carriers.For(mode == accounts.Test)
 	if errors.Is(err, carriers.ErrNotConfigured) {
 		return Quote{}, ErrCarrierNotConfigured
@@ -216,6 +228,7 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) (Quot
 	}
 	shipment := in.carrierShipment()
 	shipment.ShipDate = carriers.ShipDate(s.now())
+	shipment.Return = ret
 	type answer struct {
 		rates []carriers.Rate
 		err   error
@@ -251,6 +264,9 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input) (Quot
 			continue
 		}
 		for _, r := range a.rates {
+			if ret && !carriers.CanReturn(cs[i], r.Service) {
+				continue
+			}
 			if r.EstimatedDeliveryDate.IsZero() {
 				// The carrier gave no date: estimate one, never guaranteed.
 				r.EstimatedDeliveryDate = carriers.DeliveryDate(shipment.ShipDate, r.EstimatedDays, carriers.DeliversSaturday(r.Carrier))

@@ -108,6 +108,9 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 			return err
 		}
 		row.TrackingStatus, row.UpdatedAt = &scan.Status, now
+		if err := s.chargeOnUse(ctx, tx, &row, Used(scan.Status), now); err != nil {
+			return err
+		}
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
 			return err
 		}
@@ -277,6 +280,9 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 				return err
 			}
 			row.TrackingStatus, row.UpdatedAt = &status, now
+			if err := s.chargeOnUse(ctx, tx, &row, usedBy(status, upd.Events), now); err != nil {
+				return err
+			}
 			if err := tx.UpdateShipment(ctx, &row); err != nil {
 				return err
 			}

@@ -36,20 +36,28 @@ type Shipment struct {
 	ErrorMessage        *string    `db:"error_message"`
 	PurchasedAt         *time.Time `db:"purchased_at"`
 	VoidedAt            *time.Time `db:"voided_at"`
+	// IsReturn marks a return label; ReturnOf is the shipment it returns,
+	// when it was made from one. Both are set at insert and never change.
+	IsReturn bool    `db:"is_return"`
+	ReturnOf *string `db:"return_of"`
+	// UseChargedAt is when a return label was charged, at the carrier's
+	// first scan of it (pay on use); nil until then, and for outbound labels.
+	UseChargedAt *time.Time `db:"use_charged_at"`
 }
 
 const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_at, carrier, service, service_category,
 	carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents, currency,
-	estimated_days, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at`
+	estimated_days, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at,
+	is_return, return_of, use_charged_at`
 
 // InsertShipment stores a new shipment.
 func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
 	seq, err := t.insertSeq(ctx, `INSERT INTO shipments (id, account_id, mode, status, created_at, updated_at, carrier, service,
 		service_category, carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents,
-		currency, estimated_days, request, source)
+		currency, estimated_days, request, source, is_return, return_of)
 		VALUES (:id, :account_id, :mode, :status, :created_at, :updated_at, :carrier, :service, :service_category,
 		:carrier_rate_cents, :platform_fee_cents, :customer_price_cents, :balance_applied_cents, :charge_amount_cents,
-		:currency, :estimated_days, :request, :source)
+		:currency, :estimated_days, :request, :source, :is_return, :return_of)
 		RETURNING seq`, s)
 	s.Seq = seq
 	return err
@@ -61,7 +69,8 @@ func (t *Tx) UpdateShipment(ctx context.Context, s *Shipment) error {
 	_, err := t.tx.NamedExecContext(ctx, `UPDATE shipments SET status = :status, updated_at = :updated_at,
 		tracking_number = :tracking_number, carrier_shipment_id = :carrier_shipment_id, label_key = :label_key, tracker_id = :tracker_id, tracking_status = :tracking_status,
 		error_message = :error_message, purchased_at = :purchased_at, voided_at = :voided_at,
-		balance_applied_cents = :balance_applied_cents, charge_amount_cents = :charge_amount_cents
+		balance_applied_cents = :balance_applied_cents, charge_amount_cents = :charge_amount_cents,
+		use_charged_at = :use_charged_at
 		WHERE id = :id`, s)
 	return err
 }

@@ -160,6 +160,7 @@ var notices = map[string]string{
 	"webhook-deleted":  "Endpoint deleted; its pending deliveries were cancelled.",
 	"test-sent":        "Test event queued: it appears in the delivery log below within seconds (reload to see it).",
 	"retry-queued":     "Retry queued: the new attempt appears in the delivery log within seconds.",
+	"return-created":   "Return label created: send it to your customer. It is charged when the carrier first scans it, never if it is not used.",
 	"refund-requested": "Refund requested: the label is voided with the carrier, then the price is credited to your balance.",
 	"signed-out":       "You are signed out.",
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"crypto/rand"
 	"errors"
 	"net/http"
 	"net/url"
@@ -12,7 +13,8 @@ import (
 
 // The shipments pages: the list of the mode looked at (filtered by status,
 // in pages), and a shipment's detail with its tracking timeline, its label
-// (previewed and downloadable) and Refund when the label may be refunded.
+// (previewed and downloadable), Refund when the label may be refunded, and
+// Create return label for a purchased outbound label.
 
 type shipmentsPage struct {
 	Shipments []shipping.Shipment
@@ -59,6 +61,11 @@ type shipmentPage struct {
 	Shipment shipping.Shipment
 	// Refundable: the label may be refunded now (shipping.Shipment.CanRefund).
 	Refundable bool
+	// Returnable: a return label can be made of it (shipping.Shipment.CanReturn).
+	Returnable bool
+	// ReturnKey is the idempotency key of this page's return form: a form
+	// sent twice (a double click, a reload) makes one return label.
+	ReturnKey string
 }
 
 func (u *UI) shipmentPage(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
@@ -70,7 +77,7 @@ func (u *UI) renderShipment(w http.ResponseWriter, r *http.Request, c accounts.C
 	if err != nil {
 		return err
 	}
-	page := shipmentPage{Shipment: sh, Refundable: sh.CanRefund() == nil}
+	page := shipmentPage{Shipment: sh, Refundable: sh.CanRefund() == nil, Returnable: sh.CanReturn(), ReturnKey: rand.Text()}
 	u.render(w, r, status, "shipment", view{Title: "Shipment " + sh.ID, Section: "shipments", Caller: &c, Problem: problem, Page: page})
 	return nil
 }
@@ -88,6 +95,48 @@ func (u *UI) refund(w http.ResponseWriter, r *http.Request, c accounts.Caller) e
 	}
 	redirect(w, r, Prefix+"/shipments/"+url.PathEscape(id)+"?done=refund-requested")
 	return nil
+}
+
+// createReturn buys a return label of the shipment, as POST /labels/create
+// with returnOf does, and shows the new label.
+func (u *UI) createReturn(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	id := r.PathValue("id")
+	key := r.PostFormValue("key")
+	if key == "" || len(key) > 64 {
+		key = rand.Text()
+	}
+	ret, _, err := u.shipping.Create(r.Context(), c, shipping.NewLabel{Return: shipping.Return{Of: &id}, IdempotencyKey: "ui-return-" + key})
+	if problem, status, ok := returnProblem(err); ok {
+		return u.renderShipment(w, r, c, status, problem)
+	}
+	if err != nil {
+		return err
+	}
+	redirect(w, r, Prefix+"/shipments/"+url.PathEscape(ret.ID)+"?done=return-created")
+	return nil
+}
+
+// returnProblem is the page's message for an error a return can meet that
+// the user can act on; false for the others.
+func returnProblem(err error) (string, int, bool) {
+	var (
+		input   *shipping.InputError
+		noMatch *shipping.NoMatchingServiceError
+		carrier *shipping.CarriersError
+	)
+	switch {
+	case err == nil:
+		return "", 0, false
+	case errors.Is(err, shipping.ErrReturnNotPurchased):
+		return "Only a purchased label can be returned.", http.StatusConflict, true
+	case errors.Is(err, shipping.ErrNoPaymentMethod):
+		return "Add a payment method before buying a return label: it is charged when the customer uses it.", http.StatusPaymentRequired, true
+	case errors.As(err, &input), errors.As(err, &noMatch), errors.Is(err, shipping.ErrNoRates), errors.Is(err, shipping.ErrCarrierNotConfigured):
+		return sentence(err), http.StatusUnprocessableEntity, true
+	case errors.As(err, &carrier):
+		return sentence(err), http.StatusBadGateway, true
+	}
+	return "", 0, false
 }
 
 // labelDocument serves the label PDF, inline for the preview the shipment

@@ -30,18 +30,30 @@ type shipRequest struct {
 }
 
 type shipRequestedShipment struct {
-	ShipDatestamp             string            `json:"shipDatestamp"`
-	Shipper                   shipParty         `json:"shipper"`
-	Recipients                []shipParty       `json:"recipients"`
-	PickupType                string            `json:"pickupType"`
-	ServiceType               string            `json:"serviceType"`
-	PackagingType             string            `json:"packagingType"`
-	TotalWeight               json.Number       `json:"totalWeight"`
-	ShippingChargesPayment    payment           `json:"shippingChargesPayment"`
-	LabelSpecification        labelSpec         `json:"labelSpecification"`
-	CustomsClearanceDetail    *customsClearance `json:"customsClearanceDetail,omitempty"`
-	TotalPackageCount         int               `json:"totalPackageCount"`
-	RequestedPackageLineItems []packageLineItem `json:"requestedPackageLineItems"`
+	ShipDatestamp          string            `json:"shipDatestamp"`
+	Shipper                shipParty         `json:"shipper"`
+	Recipients             []shipParty       `json:"recipients"`
+	PickupType             string            `json:"pickupType"`
+	ServiceType            string            `json:"serviceType"`
+	PackagingType          string            `json:"packagingType"`
+	TotalWeight            json.Number       `json:"totalWeight"`
+	ShippingChargesPayment payment           `json:"shippingChargesPayment"`
+	LabelSpecification     labelSpec         `json:"labelSpecification"`
+	CustomsClearanceDetail *customsClearance `json:"customsClearanceDetail,omitempty"`
+	// ShipmentSpecialServices makes a return: RETURN_SHIPMENT with
+	// returnShipmentDetail.returnType PRINT_RETURN_LABEL.
+	ShipmentSpecialServices   *shipmentSpecialServices `json:"shipmentSpecialServices,omitempty"`
+	TotalPackageCount         int                      `json:"totalPackageCount"`
+	RequestedPackageLineItems []packageLineItem        `json:"requestedPackageLineItems"`
+}
+
+type shipmentSpecialServices struct {
+	SpecialServiceTypes  []string              `json:"specialServiceTypes"`
+	ReturnShipmentDetail *returnShipmentDetail `json:"returnShipmentDetail,omitempty"`
+}
+
+type returnShipmentDetail struct {
+	ReturnType string `json:"returnType"`
 }
 
 type shipParty struct {
@@ -142,6 +154,13 @@ func (c *Carrier) buildShipRequest(req carriers.BuyRequest, svc service) shipReq
 	}
 	if carriers.IsInternational(s.From, s.To) {
 		rs.CustomsClearanceDetail = customsFor(s)
+	}
+	if s.Return {
+		// A printed return label: the customer (shipper) sends it back to
+		// the merchant (recipient), billed to the account (SENDER, the
+		// account number of the request) when FedEx receives it.
+		rs.ShipmentSpecialServices = &shipmentSpecialServices{SpecialServiceTypes: []string{"RETURN_SHIPMENT"},
+			ReturnShipmentDetail: &returnShipmentDetail{ReturnType: "PRINT_RETURN_LABEL"}}
 	}
 	return shipRequest{
 		LabelResponseOptions: "LABEL",
@@ -267,4 +286,11 @@ func parseShipResponse(body []byte) (carriers.Label, error) {
 		label.CarrierShipmentID = master
 	}
 	return label, nil
+}
+
+// ReturnService: every FedEx service shipd sells can be bought as a printed
+// return label (RETURN_SHIPMENT, PRINT_RETURN_LABEL).
+func (c *Carrier) ReturnService(service string) bool {
+	_, ok := serviceByName(service)
+	return ok
 }

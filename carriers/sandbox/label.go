@@ -30,6 +30,8 @@ type LabelInput struct {
 	Reference       string
 	// TestMode adds the "SAMPLE - NOT FOR SHIPPING" marks.
 	TestMode bool
+	// Return prints a large RETURN beside the SHIP TO block (return labels).
+	Return bool
 }
 
 // Page geometry in inches: the 4x6 thermal label every carrier accepts.
@@ -214,14 +216,30 @@ func (l *labelWriter) shipTo(in LabelInput) {
 	// reads from arm's length.
 	ix := x + 0.25
 	iw := w - 0.25
+	if in.Return {
+		// A return label says so in large type where the driver reads, so
+		// that it is sorted back to the merchant; the first address line
+		// narrows to leave it room.
+		p.SetFillColor(0, 0, 0)
+		p.SetTextColor(255, 255, 255)
+		p.SetFont("Helvetica", "B", returnMarkSize)
+		p.SetXY(x+w-returnMarkW, shipToTop+0.04)
+		p.CellFormat(returnMarkW, returnMarkH, returnMark, "", 0, "CM", true, 0, "")
+		p.SetTextColor(0, 0, 0)
+		p.SetXY(x, shipToTop+0.02+9*ptIn*1.4)
+	}
 	for i, line := range lines {
 		style, size := "", 12.0
 		if i == 0 || i == len(lines)-1 {
 			style, size = "B", 13
 		}
-		l.fit(line, iw, style, size, 7)
+		lw := iw
+		if in.Return && i == 0 {
+			lw = iw - returnMarkW - 0.05
+		}
+		l.fit(line, lw, style, size, 7)
 		p.SetX(ix)
-		p.CellFormat(iw, 12*ptIn*1.22, l.tr(line), "", 2, "L", false, 0, "")
+		p.CellFormat(lw, 12*ptIn*1.22, l.tr(line), "", 2, "L", false, 0, "")
 	}
 
 	var flags []string
@@ -243,6 +261,14 @@ func (l *labelWriter) shipTo(in LabelInput) {
 	p.SetLineWidth(0.05)
 	p.Line(margin, trackingTop-0.04, pageW-margin, trackingTop-0.04)
 }
+
+// The RETURN mark of a return label, in the SHIP TO block's top right corner.
+const (
+	returnMark     = "RETURN"
+	returnMarkSize = 26.0
+	returnMarkW    = 1.45
+	returnMarkH    = 0.42
+)
 
 func (l *labelWriter) trackingBlock(in LabelInput, bc barcode128) {
 	p := l.pdf

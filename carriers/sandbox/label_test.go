@@ -178,3 +178,25 @@ func TestRenderLabelsConcurrently(t *testing.T) {
 		}
 	}
 }
+
+func TestRenderReturnLabel(t *testing.T) {
+	t.Parallel()
+	ret := labelInput()
+	ret.Return = true
+	for _, tt := range []struct {
+		name string
+		in   sandbox.LabelInput
+		want bool
+	}{{"return", ret, true}, {"outbound", labelInput(), false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			pdf, err := sandbox.RenderLabel(tt.in)
+			if err != nil {
+				t.Fatalf("RenderLabel: %v", err)
+			}
+			if got := strings.Contains(pdfText(t, pdf), "(RETURN)"); got != tt.want {
+				t.Errorf("label shows RETURN: %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

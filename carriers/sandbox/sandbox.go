@@ -114,6 +114,11 @@ func newCarrier(t tariff, cfg Config) *carrier {
 
 func (c *carrier) Name() string { return c.t.name }
 
+// ReturnService: every sandbox service can be bought as a return label, as
+// the live carriers' return services cover their domestic and international
+// services alike (a live adapter answers for itself).
+func (c *carrier) ReturnService(string) bool { return true }
+
 // services returns the services that apply to the shipment: only
 // international services cross a border.
 func (c *carrier) services(s carriers.Shipment) []service {
@@ -295,6 +300,7 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 		SignatureRequired: req.Shipment.Options.SignatureConfirmation,
 		CustomsContents:   customsContents(req.Shipment.Customs),
 		Reference:         ref,
+		Return:            req.Shipment.Return,
 		// A sandbox label can never be shipped, whatever the request says,
 		// so it is always marked as a sample.
 		TestMode: true,
@@ -395,6 +401,14 @@ func (c *carrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackin
 	plan := []carriers.TrackingScan{
 		scan(carriers.StatusPreTransit, "Shipping label created", origin),
 		scan(carriers.StatusInTransit, "Departed origin facility", origin),
+	}
+	if s.Return {
+		// A return label's first physical scan is the customer's drop-off,
+		// the use that charges it (pay on use).
+		plan = []carriers.TrackingScan{
+			scan(carriers.StatusPreTransit, "Return label created", origin),
+			scan(carriers.StatusInTransit, "Dropped off by the customer", origin),
+		}
 	}
 	if intl {
 		plan = append(plan, scan(carriers.StatusInTransit, "Cleared customs", carriers.NormalizeCountry(s.To.Country)))

@@ -63,3 +63,24 @@ func TestGoldenVerifyRequest(t *testing.T) {
 	}
 	checkGolden(t, "verify_request.golden.json", fake.LastRequest(upsfake.OpVerify))
 }
+
+// A return label: ReturnService 9 (UPS Print Return Label), the merchant
+// (To) as the paying shipper, the customer (From) as ShipFrom, and the
+// package's merchandise description UPS requires of a return.
+func TestGoldenShipRequestReturn(t *testing.T) {
+	t.Parallel()
+	c, fake, _ := testCarrier(t)
+	s := domesticShipment()
+	s.Return = true
+	if !c.ReturnService("Ground") {
+		t.Fatal("UPS Ground cannot be bought as a return")
+	}
+	l, err := c.Buy(context.Background(), buyRequest(s, "Ground"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fake.IsReturn(l.TrackingNumber) {
+		t.Error("the fake did not sell a return label")
+	}
+	checkGolden(t, "ship_request_return.golden.json", fake.LastRequest(upsfake.OpShip))
+}

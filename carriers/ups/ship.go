@@ -98,6 +98,9 @@ type shipRequestHeader struct {
 }
 
 type shipShipment struct {
+	// ReturnService makes the shipment a return (Shipping.yaml
+	// Shipment_ReturnService): code 9, UPS Print Return Label.
+	ReturnService          *codeDesc               `json:"ReturnService,omitempty"`
 	Description            string                  `json:"Description"`
 	DocumentsOnlyIndicator *indicator              `json:"DocumentsOnlyIndicator,omitempty"`
 	Shipper                party                   `json:"Shipper"`
@@ -171,6 +174,10 @@ const (
 	formInvoice = "01"
 	// unitPieces is the Product/Unit/UnitOfMeasurement code for pieces.
 	unitPieces = "PCS"
+	// returnPrintLabel is ReturnService code 9, "UPS Print Return Label":
+	// the label is printed by the customer, and UPS bills the shipper's
+	// account only when the package enters the UPS network.
+	returnPrintLabel = "9"
 )
 
 // shipRequest builds the Shipping API request for one package.
@@ -185,10 +192,19 @@ func (c *Carrier) shipRequest(s carriers.Shipment, svc service, ref string) ship
 		Dimensions:    packageDimensions(s.Parcel),
 		PackageWeight: packageWeight(s.Parcel),
 	}
+	// The shipper is the account that pays: the merchant, who sends an
+	// outbound label and receives a return.
+	payer := s.From
+	if s.Return {
+		payer = s.To
+		// "Merchandise description of package. Required for shipment with
+		// return service" (1 to 35 characters).
+		pkg.Description = truncate(returnDescription(s), 35)
+	}
 	sh := shipShipment{
 		Description:            truncate("shipd "+ref, 50),
 		DocumentsOnlyIndicator: presence(documents),
-		Shipper:                c.shipper(s.From),
+		Shipper:                c.shipper(payer),
 		ShipTo:                 recipient(s.To),
 		ShipFrom:               sender(s.From),
 		PaymentInformation: paymentDetails{ShipmentCharge: []shipmentCharge{{
@@ -224,6 +240,9 @@ func (c *Carrier) shipRequest(s carriers.Shipment, svc service, ref string) ship
 	}
 	if opts != (shipmentServiceOptions{}) {
 		sh.ShipmentServiceOptions = &opts
+	}
+	if s.Return {
+		sh.ReturnService = &codeDesc{Code: returnPrintLabel, Description: "UPS Print Return Label"}
 	}
 	sh.Package = []shipPackage{pkg}
 	return shipEnvelope{ShipmentRequest: shipRequest{
@@ -371,4 +390,21 @@ func parseShipResponse(body []byte) (shipResult, error) {
 		id = tn
 	}
 	return shipResult{trackingNumber: tn, shipmentID: id, image: img}, nil
+}
+
+// returnDescription is a return package's merchandise description: the
+// goods declared, or a plain "Returned merchandise".
+func returnDescription(s carriers.Shipment) string {
+	if s.Customs != nil && len(s.Customs.Items) > 0 {
+		return goodsDescription(s.Customs)
+	}
+	return "Returned merchandise"
+}
+
+// ReturnService: every UPS service shipd sells can be bought as a UPS Print
+// Return Label (code 9); UPS restricts other return services (5, 10) on
+// freight services, which shipd does not sell.
+func (c *Carrier) ReturnService(service string) bool {
+	_, ok := serviceByName(service)
+	return ok
 }

@@ -30,6 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"tokens", testTokens},
 		{"addresses", testAddresses},
 		{"shipments", testShipments},
+		{"returns", testReturns},
 		{"trackers", testTrackers},
 		{"events", testEvents},
 		{"subscriptions", testSubscriptions},

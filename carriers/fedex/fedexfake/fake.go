@@ -171,6 +171,15 @@ func (s *Server) Requests(op string) int {
 	return s.requests[op]
 }
 
+// IsReturn reports whether the label of trackingNumber was sold as a
+// return (RETURN_SHIPMENT).
+func (s *Server) IsReturn(trackingNumber string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sh, ok := s.shipments[trackingNumber]
+	return ok && sh.isReturn
+}
+
 // LastRequestBody is the body of the last authenticated call of an
 // operation, nil before the first.
 func (s *Server) LastRequestBody(op string) []byte {

@@ -235,6 +235,7 @@ type shipment struct {
 	cancelled      bool
 	trackCalls     int
 	events         []event // oldest first
+	isReturn       bool    // sold as a printed return label
 }
 
 type place struct{ city, state, country string }
@@ -308,6 +309,20 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		}
 	}
 	p.lineItems("requestedShipment.requestedPackageLineItems", rs.RequestedPackageLineItems)
+	// A return: RETURN_SHIPMENT with its returnShipmentDetail; the fake
+	// sells printed return labels (PRINT_RETURN_LABEL) only.
+	isReturn := false
+	if ss := rs.ShipmentSpecialServices; ss != nil {
+		isReturn = slices.Contains(ss.SpecialServiceTypes, "RETURN_SHIPMENT")
+		switch {
+		case isReturn && ss.ReturnShipmentDetail == nil:
+			p.add("requestedShipment.shipmentSpecialServices.returnShipmentDetail is required with RETURN_SHIPMENT")
+		case isReturn && ss.ReturnShipmentDetail.ReturnType != "PRINT_RETURN_LABEL":
+			p.add("requestedShipment.shipmentSpecialServices.returnShipmentDetail.returnType %q: the fake sells PRINT_RETURN_LABEL only", ss.ReturnShipmentDetail.ReturnType)
+		case !isReturn && ss.ReturnShipmentDetail != nil:
+			p.add("requestedShipment.shipmentSpecialServices.returnShipmentDetail needs RETURN_SHIPMENT in specialServiceTypes")
+		}
+	}
 	if len(rs.RequestedPackageLineItems) > 1 {
 		p.add("the fake sells single-package shipments only")
 	}
@@ -346,6 +361,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		from:        place{from.Address.City, from.Address.StateOrProvinceCode, from.Address.CountryCode},
 		to:          place{to.Address.City, to.Address.StateOrProvinceCode, to.Address.CountryCode},
 		created:     time.Now(),
+		isReturn:    isReturn,
 	}
 	item := rs.RequestedPackageLineItems[0]
 	for _, ref := range item.CustomerReferences {

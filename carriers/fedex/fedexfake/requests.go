@@ -172,6 +172,12 @@ type shipRequest struct {
 		RateRequestType           []string          `json:"rateRequestType"`
 		TotalPackageCount         *int              `json:"totalPackageCount"`
 		RequestedPackageLineItems []packageLineItem `json:"requestedPackageLineItems"`
+		ShipmentSpecialServices   *struct {
+			SpecialServiceTypes  []string `json:"specialServiceTypes"`
+			ReturnShipmentDetail *struct {
+				ReturnType string `json:"returnType"`
+			} `json:"returnShipmentDetail"`
+		} `json:"shipmentSpecialServices"`
 	} `json:"requestedShipment"`
 }
 

@@ -153,6 +153,15 @@ func (s *Server) Requests(op string) int {
 	return s.requests[op]
 }
 
+// IsReturn reports whether the label of trackingNumber was sold as a
+// return (Shipment.ReturnService).
+func (s *Server) IsReturn(trackingNumber string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sh, ok := s.shipments[trackingNumber]
+	return ok && sh.isReturn
+}
+
 // LastRequest is the body of the operation's latest request (nil if none).
 func (s *Server) LastRequest(op string) []byte {
 	s.mu.Lock()

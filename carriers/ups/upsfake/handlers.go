@@ -374,6 +374,13 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	description, _ := c.optStr(sh, base, "Description", 50)
 	_, documentsOnly := c.optStr(sh, base, "DocumentsOnlyIndicator", 0)
+	// A return (Shipment.ReturnService): the fake sells the UPS Print
+	// Return Label (9) only, and each package needs its merchandise
+	// description ("Required for shipment with return service").
+	_, isReturn := lookup(sh, "ReturnService")
+	if isReturn {
+		c.oneOf(sh, base, "ReturnService.Code", "9")
+	}
 	var reference string
 	if refs, ok := lookup(sh, "ReferenceNumber"); ok {
 		if dom {
@@ -390,6 +397,9 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		where := fmt.Sprintf("%s.Package[%d]", base, i)
 		c.str(p, where, "Packaging.Code", 2)
 		pk = c.weightAndDims(p, where, true)
+		if isReturn {
+			c.str(p, where, "Description", 35)
+		}
 		if refs, ok := lookup(p, "ReferenceNumber"); ok {
 			if !dom {
 				c.invalid(where+".ReferenceNumber", "package level reference numbers are only valid for US/US or PR/PR shipments")
@@ -458,7 +468,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	s.mu.Lock()
 	s.shipments[tn] = &shipment{
 		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
-		from: from, to: to, seq: seq, label: gifLabel,
+		from: from, to: to, seq: seq, label: gifLabel, isReturn: isReturn,
 	}
 	s.mu.Unlock()
 	s.waitHold(r) // the label is sold; only its answer is held
@@ -641,4 +651,5 @@ type shipment struct {
 	trackCalls     int
 	seq            int    // the order of sale
 	label          []byte // the GIF sold, for Label Recovery
+	isReturn       bool   // sold with ReturnService (a UPS Print Return Label)
 }
