@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Packs a static shipd into dist/shipd_$VERSION_linux_amd64.tar.gz with the
 # README, the contract and the licence notices of every module compiled in
-# (from the module cache), and writes dist/SHA256SUMS. Reproducible: the
+# (from the module cache) and the systemd unit, and writes dist/SHA256SUMS. Reproducible: the
 # binary carries no paths or build id (make build-static), and the archive
 # has sorted names, one owner and mtime ($SOURCE_DATE_EPOCH, the commit's
 # time), and gzip writes no name or time.
@@ -22,6 +22,7 @@ mkdir -p "$root/licenses"
 install -m 0755 "$bin" "$root/shipd"
 install -m 0644 README.md "$root/README.md"
 install -m 0644 openapi/openapi.yaml "$root/openapi.yaml"
+install -m 0644 deploy/systemd/shipd.service "$root/shipd.service"
 
 # Every module whose packages are linked in (the main module has no path to
 # copy from the cache, and none of its own licence file yet).
