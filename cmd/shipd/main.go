@@ -5,6 +5,9 @@
 //	shipd accounts create|update ...
 //	shipd tokens   create|revoke|list ...
 //	shipd users    create ...
+//	shipd backup   --db PATH --to FILE
+//	shipd healthcheck [--addr HOST:PORT]
+//	shipd version  [--json]
 //
 // Every command but serve prints JSON on stdout; errors go to stderr with a non-zero exit.
 package main
@@ -50,6 +53,9 @@ Usage:
   shipd tokens   revoke --id ID
   shipd tokens   list   --account ID
   shipd users    create --account ID --email EMAIL --password-stdin   a user of the settings UI (/settings/)
+  shipd backup   --db PATH --to FILE                   a consistent copy of a live SQLite database
+  shipd healthcheck [--addr HOST:PORT]                 exit 0 when the server's /readyz answers 200
+  shipd version  [--json]                              version, commit, build date and Go version
 
 Every command takes --db: a SQLite file (default ./shipd.db) or a postgres:// URL (or $SHIPD_DB).
 Run "shipd COMMAND [SUBCOMMAND] --help" for the flags of one command.
@@ -73,6 +79,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = tokensCmd(ctx, args[1:], stdout, stderr)
 	case "users":
 		err = usersCmd(ctx, args[1:], os.Stdin, stdout, stderr)
+	case "backup":
+		err = backup(ctx, args[1:], stdout, stderr)
+	case "healthcheck":
+		err = healthcheck(ctx, args[1:], stdout, stderr)
+	case "version", "--version":
+		err = versionCmd(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
