@@ -117,6 +117,45 @@ func (e CustomsNonDeliveryOption) Valid() bool {
 	}
 }
 
+// Defines values for LabelFormat.
+const (
+	Pdf LabelFormat = "pdf"
+	Png LabelFormat = "png"
+	Zpl LabelFormat = "zpl"
+)
+
+// Valid indicates whether the value is a known member of the LabelFormat enum.
+func (e LabelFormat) Valid() bool {
+	switch e {
+	case Pdf:
+		return true
+	case Png:
+		return true
+	case Zpl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LabelSize.
+const (
+	Letter LabelSize = "letter"
+	N4x6   LabelSize = "4x6"
+)
+
+// Valid indicates whether the value is a known member of the LabelSize enum.
+func (e LabelSize) Valid() bool {
+	switch e {
+	case Letter:
+		return true
+	case N4x6:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Mode.
 const (
 	Live Mode = "live"
@@ -385,6 +424,23 @@ type CreateLabelRequest struct {
 	// Example: order-10023-label
 	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
 
+	// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+	// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+	// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+	// `label.zpl` and only there.
+	//
+	//
+	// Example: pdf
+	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
+
+	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
+	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
+	// `invalid_field` naming `labelSize`).
+	//
+	//
+	// Example: 4x6
+	LabelSize *LabelSize `json:"labelSize,omitempty"`
+
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
@@ -547,6 +603,18 @@ type Error struct {
 	// `invalid_field` for the `type` filter of GET /events, those the history holds.
 	KnownEvents *[]string `json:"knownEvents,omitempty"`
 
+	// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+	// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+	// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+	// `label.zpl` and only there.
+	//
+	//
+	// Example: pdf
+	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
+
+	// LabelUrl On `label_format_mismatch`, the URL of the document in `labelFormat`, the format the label was bought in.
+	LabelUrl *string `json:"labelUrl,omitempty"`
+
 	// RequestId The request's `X-Request-Id`.
 	RequestId *string `json:"requestId,omitempty"`
 
@@ -596,6 +664,21 @@ type EventRecord struct {
 //
 // Example: order-10023-label
 type IdempotencyKey = string
+
+// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+// `label.zpl` and only there.
+//
+// Example: pdf
+type LabelFormat string
+
+// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
+// page for office printers, with `labelFormat` `pdf` only (otherwise 422
+// `invalid_field` naming `labelSize`).
+//
+// Example: 4x6
+type LabelSize string
 
 // Mode The mode of the token that created the resource.
 type Mode string
@@ -798,7 +881,25 @@ type Shipment struct {
 	// Id Example: shp_7d2e1f0a9b8c7d6e5f4a3b2c
 	Id string `json:"id"`
 
-	// LabelUrl URL of the rehosted label PDF; present once purchased.
+	// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+	// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+	// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+	// `label.zpl` and only there.
+	//
+	//
+	// Example: pdf
+	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
+
+	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
+	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
+	// `invalid_field` naming `labelSize`).
+	//
+	//
+	// Example: 4x6
+	LabelSize *LabelSize `json:"labelSize,omitempty"`
+
+	// LabelUrl URL of the rehosted label document, ending in `label.pdf`, `label.png` or
+	// `label.zpl` as `labelFormat`; present once purchased.
 	LabelUrl *string `json:"labelUrl,omitempty"`
 
 	// Mode The mode of the token that created the resource.
@@ -1350,10 +1451,30 @@ type ClientInterface interface {
 
 	// GetLabelPDF Download the label document
 	//
-	// The label as a 4x6 inch PDF, rehosted by this API.
+	// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
+	// API. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
 	//
 	// Corresponds with GET /labels/{id}/label.pdf (the `GetLabelPDF` operationId).
 	GetLabelPDF(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLabelPNG Download the label document (PNG)
+	//
+	// The label as a 4x6 inch PNG image at 203 dpi (812x1218 pixels), rehosted by this API: for labels
+	// created with `labelFormat` `png`. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
+	//
+	// Corresponds with GET /labels/{id}/label.png (the `GetLabelPNG` operationId).
+	GetLabelPNG(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLabelZPL Download the label document (ZPL)
+	//
+	// The label as ZPL II for 203 dpi 4x6 thermal printers (text, `^XA` … `^XZ`), rehosted by this API: for labels
+	// created with `labelFormat` `zpl`. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
+	//
+	// Corresponds with GET /labels/{id}/label.zpl (the `GetLabelZPL` operationId).
+	GetLabelZPL(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RefundLabelWithBody Refund (void) a label
 	//
@@ -1735,11 +1856,51 @@ func (c *Client) GetLabel(ctx context.Context, id ShipmentId, reqEditors ...Requ
 
 // GetLabelPDF Download the label document
 //
-// The label as a 4x6 inch PDF, rehosted by this API.
+// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
+// API. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
 //
 // Corresponds with GET /labels/{id}/label.pdf (the `GetLabelPDF` operationId).
 func (c *Client) GetLabelPDF(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLabelPDFRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLabelPNG Download the label document (PNG)
+//
+// The label as a 4x6 inch PNG image at 203 dpi (812x1218 pixels), rehosted by this API: for labels
+// created with `labelFormat` `png`. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
+//
+// Corresponds with GET /labels/{id}/label.png (the `GetLabelPNG` operationId).
+func (c *Client) GetLabelPNG(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLabelPNGRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLabelZPL Download the label document (ZPL)
+//
+// The label as ZPL II for 203 dpi 4x6 thermal printers (text, `^XA` … `^XZ`), rehosted by this API: for labels
+// created with `labelFormat` `zpl`. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
+//
+// Corresponds with GET /labels/{id}/label.zpl (the `GetLabelZPL` operationId).
+func (c *Client) GetLabelZPL(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLabelZPLRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -2481,6 +2642,74 @@ func NewGetLabelPDFRequest(server string, id ShipmentId) (*http.Request, error) 
 	return req, nil
 }
 
+// NewGetLabelPNGRequest constructs an http.Request for the GetLabelPNG method
+func NewGetLabelPNGRequest(server string, id ShipmentId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/labels/%s/label.png", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLabelZPLRequest constructs an http.Request for the GetLabelZPL method
+func NewGetLabelZPLRequest(server string, id ShipmentId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/labels/%s/label.zpl", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRefundLabelRequest calls the generic RefundLabel builder with application/json body
 func NewRefundLabelRequest(server string, id ShipmentId, body RefundLabelJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -3165,12 +3394,36 @@ type ClientWithResponsesInterface interface {
 
 	// GetLabelPDFWithResponse Download the label document
 	//
-	// The label as a 4x6 inch PDF, rehosted by this API.
+	// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
+	// API. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /labels/{id}/label.pdf (the `GetLabelPDF` operationId).
 	GetLabelPDFWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelPDFResponse, error)
+
+	// GetLabelPNGWithResponse Download the label document (PNG)
+	//
+	// The label as a 4x6 inch PNG image at 203 dpi (812x1218 pixels), rehosted by this API: for labels
+	// created with `labelFormat` `png`. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /labels/{id}/label.png (the `GetLabelPNG` operationId).
+	GetLabelPNGWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelPNGResponse, error)
+
+	// GetLabelZPLWithResponse Download the label document (ZPL)
+	//
+	// The label as ZPL II for 203 dpi 4x6 thermal printers (text, `^XA` … `^XZ`), rehosted by this API: for labels
+	// created with `labelFormat` `zpl`. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /labels/{id}/label.zpl (the `GetLabelZPL` operationId).
+	GetLabelZPLWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelZPLResponse, error)
 
 	// RefundLabelWithBodyWithResponse Refund (void) a label
 	//
@@ -4565,6 +4818,11 @@ type GetLabelPDFResponse404Headers struct {
 	XRequestId string
 }
 
+// GetLabelPDFResponse409Headers the declared response headers of an HTTP 409 response for GetLabelPDF
+type GetLabelPDFResponse409Headers struct {
+	XRequestId string
+}
+
 // GetLabelPDFResponse429Headers the declared response headers of an HTTP 429 response for GetLabelPDF
 type GetLabelPDFResponse429Headers struct {
 	RetryAfter          int
@@ -4592,6 +4850,8 @@ type GetLabelPDFResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4606,6 +4866,8 @@ type GetLabelPDFResponse struct {
 	Headers403 *GetLabelPDFResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetLabelPDFResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetLabelPDFResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLabelPDFResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4635,6 +4897,11 @@ func (r GetLabelPDFResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelPDFResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetLabelPDFResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4670,6 +4937,308 @@ func (r GetLabelPDFResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLabelPDFResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLabelPNGResponse202Headers the declared response headers of an HTTP 202 response for GetLabelPNG
+type GetLabelPNGResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetLabelPNGResponse400Headers the declared response headers of an HTTP 400 response for GetLabelPNG
+type GetLabelPNGResponse400Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse401Headers the declared response headers of an HTTP 401 response for GetLabelPNG
+type GetLabelPNGResponse401Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse403Headers the declared response headers of an HTTP 403 response for GetLabelPNG
+type GetLabelPNGResponse403Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse404Headers the declared response headers of an HTTP 404 response for GetLabelPNG
+type GetLabelPNGResponse404Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse409Headers the declared response headers of an HTTP 409 response for GetLabelPNG
+type GetLabelPNGResponse409Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse429Headers the declared response headers of an HTTP 429 response for GetLabelPNG
+type GetLabelPNGResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetLabelPNGResponse500Headers the declared response headers of an HTTP 500 response for GetLabelPNG
+type GetLabelPNGResponse500Headers struct {
+	XRequestId string
+}
+
+type GetLabelPNGResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetLabelPNGResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetLabelPNGResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetLabelPNGResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetLabelPNGResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetLabelPNGResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetLabelPNGResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLabelPNGResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetLabelPNGResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetLabelPNGResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLabelPNGResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetLabelPNGResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetLabelPNGResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLabelPNGResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetLabelPNGResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLabelPNGResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLabelPNGResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLabelPNGResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLabelPNGResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLabelPNGResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLabelPNGResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLabelZPLResponse202Headers the declared response headers of an HTTP 202 response for GetLabelZPL
+type GetLabelZPLResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetLabelZPLResponse400Headers the declared response headers of an HTTP 400 response for GetLabelZPL
+type GetLabelZPLResponse400Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse401Headers the declared response headers of an HTTP 401 response for GetLabelZPL
+type GetLabelZPLResponse401Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse403Headers the declared response headers of an HTTP 403 response for GetLabelZPL
+type GetLabelZPLResponse403Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse404Headers the declared response headers of an HTTP 404 response for GetLabelZPL
+type GetLabelZPLResponse404Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse409Headers the declared response headers of an HTTP 409 response for GetLabelZPL
+type GetLabelZPLResponse409Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse429Headers the declared response headers of an HTTP 429 response for GetLabelZPL
+type GetLabelZPLResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetLabelZPLResponse500Headers the declared response headers of an HTTP 500 response for GetLabelZPL
+type GetLabelZPLResponse500Headers struct {
+	XRequestId string
+}
+
+type GetLabelZPLResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetLabelZPLResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetLabelZPLResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetLabelZPLResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetLabelZPLResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetLabelZPLResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetLabelZPLResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLabelZPLResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetLabelZPLResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetLabelZPLResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLabelZPLResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetLabelZPLResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetLabelZPLResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLabelZPLResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetLabelZPLResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLabelZPLResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLabelZPLResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLabelZPLResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLabelZPLResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLabelZPLResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLabelZPLResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6403,7 +6972,9 @@ func (c *ClientWithResponses) GetLabelWithResponse(ctx context.Context, id Shipm
 
 // GetLabelPDFWithResponse Download the label document
 //
-// The label as a 4x6 inch PDF, rehosted by this API.
+// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
+// API. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6414,6 +6985,40 @@ func (c *ClientWithResponses) GetLabelPDFWithResponse(ctx context.Context, id Sh
 		return nil, err
 	}
 	return ParseGetLabelPDFResponse(rsp)
+}
+
+// GetLabelPNGWithResponse Download the label document (PNG)
+//
+// The label as a 4x6 inch PNG image at 203 dpi (812x1218 pixels), rehosted by this API: for labels
+// created with `labelFormat` `png`. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /labels/{id}/label.png (the `GetLabelPNG` operationId).
+func (c *ClientWithResponses) GetLabelPNGWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelPNGResponse, error) {
+	rsp, err := c.GetLabelPNG(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLabelPNGResponse(rsp)
+}
+
+// GetLabelZPLWithResponse Download the label document (ZPL)
+//
+// The label as ZPL II for 203 dpi 4x6 thermal printers (text, `^XA` … `^XZ`), rehosted by this API: for labels
+// created with `labelFormat` `zpl`. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /labels/{id}/label.zpl (the `GetLabelZPL` operationId).
+func (c *ClientWithResponses) GetLabelZPLWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelZPLResponse, error) {
+	rsp, err := c.GetLabelZPL(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLabelZPLResponse(rsp)
 }
 
 // RefundLabelWithBodyWithResponse Refund (void) a label
@@ -8218,6 +8823,13 @@ func ParseGetLabelPDFResponse(rsp *http.Response) (*GetLabelPDFResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8292,6 +8904,16 @@ func ParseGetLabelPDFResponse(rsp *http.Response) (*GetLabelPDFResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetLabelPDFResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetLabelPDFResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -8332,6 +8954,392 @@ func ParseGetLabelPDFResponse(rsp *http.Response) (*GetLabelPDFResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetLabelPDFResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLabelPNGResponse parses an HTTP response from a GetLabelPNGWithResponse call
+func ParseGetLabelPNGResponse(rsp *http.Response) (*GetLabelPNGResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLabelPNGResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetLabelPNGResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetLabelPNGResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetLabelPNGResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetLabelPNGResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetLabelPNGResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetLabelPNGResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLabelPNGResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetLabelPNGResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLabelZPLResponse parses an HTTP response from a GetLabelZPLWithResponse call
+func ParseGetLabelZPLResponse(rsp *http.Response) (*GetLabelZPLResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLabelZPLResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetLabelZPLResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetLabelZPLResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetLabelZPLResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetLabelZPLResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetLabelZPLResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetLabelZPLResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLabelZPLResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetLabelZPLResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10372,6 +11380,12 @@ type ServerInterface interface {
 	// GetLabelPDF Download the label document
 	// (GET /labels/{id}/label.pdf)
 	GetLabelPDF(ctx echo.Context, id ShipmentId) error
+	// GetLabelPNG Download the label document (PNG)
+	// (GET /labels/{id}/label.png)
+	GetLabelPNG(ctx echo.Context, id ShipmentId) error
+	// GetLabelZPL Download the label document (ZPL)
+	// (GET /labels/{id}/label.zpl)
+	GetLabelZPL(ctx echo.Context, id ShipmentId) error
 	// RefundLabel Refund (void) a label
 	// (POST /labels/{id}/refund)
 	RefundLabel(ctx echo.Context, id ShipmentId) error
@@ -10569,6 +11583,38 @@ func (w *ServerInterfaceWrapper) GetLabelPDF(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetLabelPDF(ctx, id)
+	return err
+}
+
+// GetLabelPNG converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLabelPNG(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ShipmentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLabelPNG(ctx, id)
+	return err
+}
+
+// GetLabelZPL converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLabelZPL(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ShipmentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLabelZPL(ctx, id)
 	return err
 }
 
@@ -10829,6 +11875,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/labels/:id", wrapper.GetLabel, options.OperationMiddlewares["getLabel"]...)
 	router.POST(options.BaseURL+"/labels/:id/refund", wrapper.RefundLabel, options.OperationMiddlewares["refundLabel"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.pdf", wrapper.GetLabelPDF, options.OperationMiddlewares["getLabelPDF"]...)
+	router.GET(options.BaseURL+"/labels/:id/label.png", wrapper.GetLabelPNG, options.OperationMiddlewares["getLabelPNG"]...)
+	router.GET(options.BaseURL+"/labels/:id/label.zpl", wrapper.GetLabelZPL, options.OperationMiddlewares["getLabelZPL"]...)
 	router.GET(options.BaseURL+"/trackers/:id", wrapper.GetTracker, options.OperationMiddlewares["getTracker"]...)
 	router.POST(options.BaseURL+"/addresses/verify", wrapper.VerifyAddress, options.OperationMiddlewares["verifyAddress"]...)
 	router.GET(options.BaseURL+"/addresses", wrapper.ListAddresses, options.OperationMiddlewares["listAddresses"]...)
@@ -12348,6 +13396,21 @@ func (response GetLabelPDF404JSONResponse) VisitGetLabelPDFResponse(w http.Respo
 	return err
 }
 
+type GetLabelPDF409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetLabelPDF409JSONResponse) VisitGetLabelPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLabelPDF429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetLabelPDF429JSONResponse) VisitGetLabelPDFResponse(w http.ResponseWriter) error {
@@ -12374,6 +13437,336 @@ func (response GetLabelPDF429JSONResponse) VisitGetLabelPDFResponse(w http.Respo
 type GetLabelPDF500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetLabelPDF500JSONResponse) VisitGetLabelPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNGRequestObject struct {
+	Id ShipmentId `json:"id"`
+}
+
+type GetLabelPNGResponseObject interface {
+	VisitGetLabelPNGResponse(w http.ResponseWriter) error
+}
+
+type GetLabelPNG200ImagepngResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetLabelPNG200ImagepngResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/png")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLabelPNG202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetLabelPNG202JSONResponse struct {
+	Body    Error
+	Headers GetLabelPNG202ResponseHeaders
+}
+
+func (response GetLabelPNG202JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLabelPNG400JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLabelPNG401JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetLabelPNG403JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetLabelPNG404JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetLabelPNG409JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLabelPNG429JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLabelPNG500JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPLRequestObject struct {
+	Id ShipmentId `json:"id"`
+}
+
+type GetLabelZPLResponseObject interface {
+	VisitGetLabelZPLResponse(w http.ResponseWriter) error
+}
+
+type GetLabelZPL200ApplicationzplResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetLabelZPL200ApplicationzplResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/zpl")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLabelZPL202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetLabelZPL202JSONResponse struct {
+	Body    Error
+	Headers GetLabelZPL202ResponseHeaders
+}
+
+func (response GetLabelZPL202JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLabelZPL400JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLabelZPL401JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetLabelZPL403JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetLabelZPL404JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetLabelZPL409JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLabelZPL429JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLabelZPL500JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -13836,6 +15229,12 @@ type StrictServerInterface interface {
 	// GetLabelPDF Download the label document
 	// (GET /labels/{id}/label.pdf)
 	GetLabelPDF(ctx context.Context, request GetLabelPDFRequestObject) (GetLabelPDFResponseObject, error)
+	// GetLabelPNG Download the label document (PNG)
+	// (GET /labels/{id}/label.png)
+	GetLabelPNG(ctx context.Context, request GetLabelPNGRequestObject) (GetLabelPNGResponseObject, error)
+	// GetLabelZPL Download the label document (ZPL)
+	// (GET /labels/{id}/label.zpl)
+	GetLabelZPL(ctx context.Context, request GetLabelZPLRequestObject) (GetLabelZPLResponseObject, error)
 	// RefundLabel Refund (void) a label
 	// (POST /labels/{id}/refund)
 	RefundLabel(ctx context.Context, request RefundLabelRequestObject) (RefundLabelResponseObject, error)
@@ -14189,6 +15588,56 @@ func (sh *strictHandler) GetLabelPDF(ctx echo.Context, id ShipmentId) error {
 		return err
 	} else if validResponse, ok := response.(GetLabelPDFResponseObject); ok {
 		return validResponse.VisitGetLabelPDFResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLabelPNG operation middleware
+func (sh *strictHandler) GetLabelPNG(ctx echo.Context, id ShipmentId) error {
+	var request GetLabelPNGRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLabelPNG(ctx.Request().Context(), request.(GetLabelPNGRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLabelPNG")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLabelPNGResponseObject); ok {
+		return validResponse.VisitGetLabelPNGResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLabelZPL operation middleware
+func (sh *strictHandler) GetLabelZPL(ctx echo.Context, id ShipmentId) error {
+	var request GetLabelZPLRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLabelZPL(ctx.Request().Context(), request.(GetLabelZPLRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLabelZPL")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLabelZPLResponseObject); ok {
+		return validResponse.VisitGetLabelZPLResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14568,192 +16017,203 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rchu3muCrfMWZqlBzWhRJSY4t/dhVbCfxHjvWWPJJzgm9bLAbJDFqAh0ALYpJqWqfZh9sn2QLH4C+",
-	"kyJlSbmM/yRWsxvX7379rROJRSo45Vp1Tn7rzCmJqcR/fiCavmULpvE/5klMVSRZqpngnZPOS5KSiOkV",
-	"dCeZVHoPxBT0nMIki66oBj1nCiT9JaNKQyzJUsFUikWvE3RUNKcLYkbUq5R2TjqMazqjsnN7GxTTfqAL",
-	"wjjjs+bUP85FQv3gChI61cB4afZdZlG0ZXMfObsBzRYUuopGgsdqD4iG5ZxF8/IumYJpliRAZoRxM6tZ",
-	"FJM07pxomdG7VmF38CZuLuBNTLlmU0alPdfiME+BJEqY/VIphYSJiBlVQBSE0o8XbrUUpaU5XrsSLVdn",
-	"U01lcykX9gBAC1gSpmFCp0Ka49dyxfgMum5LAUiR8ZjGkKV7mxewYJwtskXnpB80z+U26KREkgXVDhJf",
-	"ZlKJloW9T8kvGYVUKGaeIHwBgVTSayYyBSmZ0a8UhJzeaDsGngsz3/6SUbnqBB1OFmb2yE5RWSO5eUv5",
-	"TM87J8N+sc7Soa1BjHMyo6DYr3TdZAl+V54rplOSJbpzMjwOzMT2cAZm2vyoBkEbCF3MWbqgvBWG/G/A",
-	"4nwpKdHzYiUs3nhN9IYs0gR3PU/HX8dDOpj2yYvJ8+jr+Bk9nh6Rw8kw6rSdzY90MhfiqnVZ2ST/8wGW",
-	"tpxfjQdkODmMjuJj+mz6NXk+eRH14wEdTluWdmtGVangiiJwfUPi74imS7Iyf0WCa8rxUkmaJiwiZpUH",
-	"/6XMyn8rzf/vkk47J51/Oyjo54H9VR28Nnhpp6ruPIyIlIzKMWJuCN0l03PwT/EzFe6BkBBeU4nY7149",
-	"AQKxWHKlJSULSKW4ZjGVMCUsofGpRUZzkiUC/tO+oy/79hbaluxePygoES77GxK7J1scSn4V5s3YAug1",
-	"SVg8xjeCDm6hc9Lx3GAi4pWhnFxowBfhf128/8Fdt6OH5t/j4+mADuPD6GhyTJ69+Pp55zb43Cu4NLS7",
-	"dX7ohuV123sgoMUV5bAkhpwoRWPPaD5+eAvdEH8dMz5GFA/3Hu4KXgo+TVikHx8qz0BpoilEbsYTCLnQ",
-	"4zST0ZwoGoeB4SzTjMdmo6kUM0mVMk9JIimJV+NrwWLz3oiHjNOEzdgkoWMc1bwWZ3bNdEx5nArGNT6l",
-	"CbumclUZFLoEFoRnJBlxSf0r5rLcXPBLRjMa7wUQspguUqEpj1bjK7oaRyJJmGKCh9A1N3RFVyNuLi4z",
-	"1ya45aJ+CYC4RyBm0ymVhkoasGgbl/FxpqhZmlmTBWH8GMe7org8pVmSgMy4kViAGE4Kgz444cEhaAAh",
-	"Mtp95LThXm/EXxOZGCavqLymUkEksiQGwtWSyupSPNUaJ0Lp8BQIRGKxYFrT2IsGXymzQvuaBfAlSBoJ",
-	"aZgyLplpI0cokcmIAuHmyzQhKxoHoAToOdFgcNh+POKJ4DNcHNe9EX8w2P5WyAmLY8rvSV1UNp2yiFGu",
-	"xyoSKS3RGLwTkVKJowCn1EgucwpLyTQ9UY4lKvAf3klzCi50gZ+cdGpDPQBVCpt7yrlDZXbHHZZS8Nl4",
-	"IWIaPhzFecM1lZwkdpWPzwyZmy/nhopMqZEyEVc8ilFQZEGhhAkG5fYCS50NzWKzzN22FYhVFs1RHPbc",
-	"1lAz/yKNwyp/rf34cMf5g9DfGnn4CU7S7GFq5gqhu2BKMT4LIKYJNbTBnBMXek4lkCgSGddfKXt8YUIm",
-	"NBlnnFwTlpBJ8pDQdE5WiSDxpRBviZzRJziF1M441kKMEzNneGJVNcPu6U2EpGAA79g3D7pLQwM+5HLq",
-	"E9z1OLWTjhdUz0VsZMM4NnqPfQz2cWD2zrfBpYc7jQsqr1lEPxYA9YQydRmM10jWQQnvy69bbPACzxhF",
-	"jLHR60Ponr+/uIQDxBR1EElKND0BLYQRU1bgv1FWNZ4Kicfs5lWnRsacG4nAyCH263jvxN2KlRIqIoEX",
-	"GGp3Unrl7ivJNfnb4HMu81KId4Sv3FN1L1YtjdCH6i6Ny0zaH5834ZxWTmTgTuFpNIKwvEhPMqx1x1te",
-	"cnniq5L8OJMiS0e8G97smxH2cYR9fBruGQGKLlK9ykECNYWvlKfBKHwZBt6DHwnTI94KBqcQ/rSf26r2",
-	"0VgVmrGXBrfX2qFGvPIZ/jfEGWvDOQtbCERSlPKMmExR5CaZoR8a5fa4JFaKKRAoNmwYjD+dAIY3N8B4",
-	"lGQxjXsjPuJniRJQPeEAqZHINK6/sqD/CMEBYwnFrIo74qUFMcEVdLmwhxoA4ZDxKy6WPAB6kxpKbDBa",
-	"0mtxhaI/3bPGIbzNKDFS1oiTODY6h5GkrRZoVT0j+pojAKPzGM3B3eCiIQF/DlZWL+fOz6u22NoQFUvp",
-	"VsMUXzSGcubQLYcxb38emfmIFysk+3Ur9rne2IC3V9EEKEwokVS6i10QHc2pUWzAv/sU5MUJZGO/TdyP",
-	"UYArCzcPrDHBQa0VU+0jB9MPKJ195KkUEVXK8L/XXDO9utfh+81NGU2qFP7MYlcPXQTOeo0iUtCxL9df",
-	"eprr+Edh70Ft16judEGQriTJCtylnEBY2Zq9DX9j7hEKGSMe2j8NHcF/IV2r2LpiQa21KRZRZi2yqjGa",
-	"FiIw+vmIh04h4mRhRAcUKBKh0JHiBjBkCedCRiA4auz4UgC0NzMcQFlh7CXRMyFze5dfY8OpELMYViKD",
-	"BSUcim+p+fh/hHvWtmMX7L7JpSymVEZRvEKdLBaGuIDMElroYlyMDRdQaCTiYozIaI7XTZUPlktlTpi0",
-	"YpsX8iT9LxoZLgLdhF0XgpZhUJZao5TrDd9EwYxdGxaxTh70e6LXRqLWq1zxHvEQOcpr84O3yqqS6doy",
-	"tPDh7CI5cOMwDjWa5vMzSIXSJAHHv3oQWktbGcssXIQoasgV/hR+vAh78J+Z0FShLIAy7YgXImw0p9GV",
-	"H9a6lMrCLMQGQDloA4g4gLkBI8MASdgVhe7RcFgCEwfXue6Bf3+lICV6vncCBD5elJdu/j6/cLZIw3Kp",
-	"lEwLuRpxNEl1jTAQEQPhSguJbqaUSny0F7jhfmUpDnYMMZsxrcxA/3pz/rcj6IaD4eHR8f6zr5+/CPdG",
-	"3Jn/UkmnzAgtkJmRzbbMWt0Rm4mVwRV7kMzI+fa7KbuxosGCaFhkSsOcXNMRZxq6H16fvXr3OoCRv0Ra",
-	"O0hNruios2dBJ5VGgNLMuiMiR4kL/8YPdAn/FPKqE5RdUs+sa8j/OWg4OgL07BJeG+2Mk2SFxA5e8xnj",
-	"VMFbHVfHHrS4u8xwCEstrsqL93A4ePZsfwAkSedkf4jnZphVMe/HC7NVojWV5pv//fPZ/r/I/q+ffhve",
-	"/nunZTYjoCTVpZOY/E/3Vy8Si+qah8dHLaNYX1Jl/zGBt+KaJiSi2+w6nQteG+JvAxgOhnB8fAz9Qb9f",
-	"HeWobRBJFUN/LqluaUoSRfP3J0IklHBkcgYJamDwzyYANCZSWlKqB9UvD4/78C2b6jmcXVOetW37Dkiy",
-	"ww6rw15kTFM4PKyfQPs5/srS6ueD/mDwvHaHd63ktuwR/DnfbdBx8oOZpADUT/n3YmK4hlmGQ8g3PM2s",
-	"lBPH6DsmyXkJDd29bKa7hjySnM8rymMFTJ8UpA4JR+hmtOoXF2AtcV3CR9zpLI4jMwVHw2FdLNjbibx/",
-	"IShfCMoXgvJkBCXo3OzPxL576CW2gsz8A42NVokyi61iJikkvE2qTGlY5w/1htXmNS+MRjezwzNNF3cO",
-	"Xl7hO/uxGceNTKQkKw8+WYss6s2p6CNeEmmNSd3SOp3kHQkpaWQNN1pYSdOK1N75g+pR8R160inPFuZe",
-	"/CydoOMmyVXNT3ffKS69enhBfvilM2vjFy9LCkObKO5Euq8UGELu3LZaAAGjTloV0xqwek3KbL+tQvHH",
-	"84tOK62MaXP+y0KodCuwHjDzdmB5BNMwI9fUqIhV+jkYDIaDfttcV4y3RO2EJdWrJMzCRr3LaFhVu7xR",
-	"AsGZAgMMaUFZXwhQiVh6O3BCNJUWPuzphYZjut2hQys/a3PCuX6dEqmqoONX3Qk6pYV0go4dtwV+coi4",
-	"67zdazW2dH6B1tETuCysADT2GrXh1KV1wITqJXWmXEUTXCokwtk4e9C117TXuQvMPTC56ys20QrV6Ihw",
-	"hKUU6LNRGmoXK+4tQewiHtyHzd/JyktesL/T1V2E8k317ZIosD3H35Grb+DiO7Dt+3PmbVnw00rwFnbf",
-	"kglN7gm5BdmtRRWjicjbowKHj8qSGHpDIu2xuC6JIs2+63ajTGlxN0d+aV+zGkrB87+5E0Jf5S/eBp2p",
-	"FIuzneSLfMLPxQuB53nntO/ta/m0KZERTe766hzfyj9y97HuLt1Vh9X7OpdMSAtud+JR1Q561+ouaq8b",
-	"SUrc6xpqeFK+zvKY+bGtxxQXiHs/XKkcallMeS9jKkGtlKYNvem4jSxzw+7iSqyzDeltUjk0xarKfD93",
-	"vGjRy8MSO0HxsGDmudRbvto28r8gN2/su45oub8GTen3czEik0kTQr+/vDy/sFGkaFB1dlQlgEQRTbWC",
-	"udY2jr44dvNInRwclLTWA3O76sAcRVzXfo6e30WAzdLyE28FooJq1dI/7A8Q0ygh1v97WrNPGKEmpkoz",
-	"bsOzHFl3IZfKu2QpCMlmNn2iRqqtO0q9vkkTwnM16k5o899d4g8NqZ2vIKFGokDbMdqe8chpfFoVY9Vc",
-	"LJURoRmHRCzdB2XxckENNPKYKSNTeu+MQcwZm2p0aelMchqPZ0LE5rmydxl00BBkzry43upoTYnFw/ZW",
-	"qp1nJAZDK/DuxYD1AM8Fd9xk9T5H/hxv3Z46wSOeaz4FmRAeC363nle5c39WGyD6PibAFpiHbuiehu0G",
-	"wdPC6IcWvb0CS0b8XmjSZuT7gigPgii5YPEFW5r2Lc8KSjhkaEvDrrVWaHgptBYcLvfVnEndIjbcoZvM",
-	"1SWRbDr9IVtM6naTZ4P+i96g37T/NUaxWPSy0C7vb1P+JSN56EQ+yrCawXVXDlfQuSZJRl96madpccDf",
-	"fXblElMfE8YpdEmSQOjXEELGmVZ76KKNzGgV0WF4bBZi/ZV2+mdHnWBjIl7QWVI2m+v3v7avy/6628JE",
-	"xiNaXdkz8+8oyRS7pu/8cqxsmC83Fpm12rSsl1toqEN4eb2lm6ocd2mHmzhFThh24xZh6ftwnbeIaeW9",
-	"RWUHUVMW+oJVX7Dqz49VrRzFi6ivyqaOWqovT1ZoV1XmSBSF0AhMC6Jp7HnvK+8kFWhSdlnKGOQUE017",
-	"8J67CGwMjR/xaE5JitiYRXMcHMhCYMCVmQElrkJuU0AStFBzwemJddW2xTG5yJKWOKYenOFK8qWJmKyg",
-	"+/Hy5d5Jm+vXCnoFHg37w2f7/cN9xMfiEolulYH8sZxpTRepbnE/2R9ofIY/Vgbc12zROirJtFgQzaLS",
-	"sE0Yzt8CN8lXCixAQXcAWsDx3imQCQYcTzFmzOb8+dehS5wjwKZgmktCHRXV4SZG0Xb3zI9zomFpJsF8",
-	"KSSwS/NsTtKUcgWc3mgbLwejjo3ai6g5NeddoDEcDV/ApRDwjvDViH/I49UbW4RDg7PHQDTgRQ0G+/3B",
-	"5WB4Mjw+6ff/NeqYvYw6/+///N/T2m7ViBNJ0X9hNs1oPOrYu28cf0LQrvBOVW7Mk53mwfio7dc3EZXr",
-	"bmvKpNIwWRnk6hINC6HMHvoBRJk2t2Wjoz9efrv/PK/y4E/qK8wntKHhExGvTkfcXazXbSTF5AcuiheF",
-	"RL6HsZHmN4yUt1u+I+u+2NLFGpfk95eX52CdfhvWmoMf5gjqpZBX1ruk2iCsRgTLmFO+kzYZwqPhRbZY",
-	"EOfNqPF1fMHaxpo36Cxbrb+llMcu6rv5oxa64kZYtxn7XjFYUFpRi5es2Nkan2ieYC2mLpPg6OYGUe/4",
-	"5iY//6Z806CX7UNbHqAtZksK+WeBucpWitzrBNspgm5mp8S1uMEr4aPN9b0m0bzVI2zX1ohhLcW1Oi84",
-	"pmi0JTRtvYeKw7ptC62O5HfEHBndl5TE6Jc0C1Ha/jOSQim4plKhT7LCkyocq9Uf1w4l32cLwvPpDEVc",
-	"wcRgajqXRFlveTGLt4hgnOWEGpawFPtOey5FC+HmWhbhAs7ri3gl9L6iKTEwFWNYqqcY+EGAvKkeB45X",
-	"VGPUlcWWotqdNNxmocCQ6RYQQoxJpZgkdOEWUA+73hoWMNYdjUFvzHRt4FAKcW7HN2S7YD5TJwjFLQHT",
-	"gZOYBKcQEQ4uSnpiRJxTELwZE+yTokIbcD1libaFbr57fQkH1hwdlOSwOVNayBXMRRIryyjyE2icbX2P",
-	"cn2VnZKP/iuFuUh56HbY67Ryn0oqeNt4mL1tpcdqGnrgzq+R6d2727tvAbse8lIixtcubaPlBvk1TcyS",
-	"crqOlXysW0i1EOKU/cPielWNux60BqbYnMZdZMiYaLJelbY6Sts1+aoFCoUHAyl5Lp41gJkfSmdZnA6L",
-	"q1uh13p8GA0nA9KfvqDP46+jZ5NjcjQ9pMNWIqZbzaNh0ydlSHrNKVV55Atl1B4VLGHEW4NrCJjXrF0Q",
-	"w/aNnpPParP+LGVCEHGRXCEoslIjvpxjXQstSXRFZS9LzfVUV5HDRuUpvYloatOVRrx4bE97rMVYUR5T",
-	"6fJnHUj1NBKpmvLS6r/bDPQsfyUoA2UZ5hwwrcWIt0y1aD4eALciojjOByyi0UZcitpSZiCeJS7tueLc",
-	"XLNBXEdliLUbcQtoKnEVZH0q7Gys0YGPW9QWUQq5PJxj51qkeyggqayy7aDfNNy8dSHpiiqnoilQZEpP",
-	"4YqmVoX9GmKyUpAWVRYC59LlcU6nqoKCkDGV+4N+f3i4j0i9u+3u3dqwQJzbSTM2/dEWd7Gn4tQiS1HL",
-	"ngSDu0anYde0NTTufRHcURNcbrQkPj6mhasoNuNEZ5K+FHzKDCDWGcya2OXblpuqxI7sZpStrhO6oRtr",
-	"W+/dY+6sahzzR41VJnxsTDPKRWQaYragXNngWqN+MUuFvC2R2cck0hlJ3MPmPub4/E116Uc7mRG9gXZY",
-	"Mc82jYpBJ0Ggrk026D/SbGWLaz7b4fB+sx3dPR2LG3t7/ihbqxHDjd6McujUjo4M++nOPgxoh88R3wpA",
-	"W9zcX0D0LwyiVernSN5t0MGM1XuGev5JQi6fMmTydwxIdDdpLYBNWfYO69plJYPWVqrLkhjt5r+YkWE5",
-	"Z4nz2SiIWRwAJdG8KHxXGOQezJyG5sitdYkPRLdYYWpHa4dsO78PLvp7mzSSizV5JPZlM9LLRpTli8Ew",
-	"2MarEGVSGim5PuWrztqwZyrPJYvW+WPrq4K/QZoQbZbyLbWPKqLzi2F/q4UWPkKyUnV38qbXSy7FdkBE",
-	"P15ZU7e1GDG5SUjwI6nARnPRuIjiMpqw/b5rPYCMj/jHy5eoRJsXjD4IS0qvzI++SIWr3UBjKkkCc5Gw",
-	"mKz2enCWLFHvkLQo0th0GfafbeMynGVEEq4pjdt8aRSl4PKe8/fVOndsY33l1a1NVqzffZ1LbXHzpcDw",
-	"1sDvB4/0XpuO41fSnKIFG1v23opBJRysQ3kr4cDqrffjoZ8X/NymvV2QaxqXmFB7YtGm3KFNuUIPYQPJ",
-	"k4hakobqKcRy/CJ6PvmaPJse06O4bFVsG3nhFPZNZ4hKfSnBaH1C0WdkEG1KGdqUFLQuCWgLK83CGrHL",
-	"hpl75P+UoecBzHsVYPxd7HsXTcpTq5eeUhqDdq0AcuNFD3w0AnrPsCitixIltdjSbvj6p/MPry8ubKUA",
-	"epNiSQIMRXal0CFTdE10KY0EF4sVXhfhMZFY6MmO0Qk64ppKboT6aohu6d0GzFQdrevTavOsSSvuEQ6T",
-	"Ik1y24TaNZLQn4FDtIKLM6S3HVseMtxFe+Jezxn9GZ+5MkY2PipZgeDW1+YKW/7G4ltU3hl3Lj8DvM0j",
-	"npCE8IiepWnCaLxGnDNLTBmfgXsbIkljpoHYr4yMhGFZ3hXQ62wndn6uoLvNHHMiZ/RsYQjQOmG1wY5h",
-	"wXimoOVstt3Z7izqAWTwrST9XRTo3N//bl0C9Y/zlS2v5G4+71/g5ENX18R5zlo9sA2ZviVmZmdNvI21",
-	"79byIuggJn1sS/X6+OFtEYo0F5gPbr1456++LfYuDKrk7rHe54oPuxkVdrUnrJPTtwCqfIu7wPuTk+ug",
-	"Y70jNXkvZa2T5cFoG+dw5NmFrt3DGGO/+WGdYKjFxQYpzvl/2+IgzrcHwSpD2VrOuix/1pJhU5e7/DRF",
-	"VPpnr/hiq0u6tKdU3JFzl+8CrNbNv/0XW0rLxUqCoqzJlppmg699lvbZJgZUdFKHO2WQDO5nNPRI8xCy",
-	"vhed7pTz62l/5rkn4WieScmMnoJRB2xjEQoJUfaxgcFH0ROq1KMZjpKSlS2/4/PIgoLPZjymEpYEA0Fc",
-	"qGetkAtToI3yLolkyWrES+GHp1WmzbwXHNuwVIJfipgXF9fi6p9gAImLfnFGKqdd2FVXAlDLISIuANXi",
-	"VDFexyNZq5fa4fBGW+mD2AnqRq+dPl4TdXcREa4C4HRJlXbB2XlY9qDf39vaeN2guc3E9ip30/JqfDR9",
-	"TgbRcPIiPqRH02PybPJ19Dx+QT9XHFGVRmX35KAN4txkE42Rd6bfG6hxaRNlyltbRYk6u0teR8fb8Ly6",
-	"R3M/DlNcuUDUyehYS8IVtpFjvPSHyPR4KuTYt06qxXPnKI0vpSy6ytI8+baI6HKIl0lkQYbUJ8kmXMuB",
-	"rIFxvpZRrfbc6x/hn+8//D0ArEK3qQJT8dErmhJpO5qwGeMwJRFL1kh/IkJmtJuIeR8QXFdtzO+gspS2",
-	"6/6IwPCQVTrqMUR3MKNKcY5N1Tgeo7SGYjNuRDMaybY2nG8Wi0xbDkT4yuXsIfux8ZLWt9eWO9V2wa11",
-	"OB5yijZrdz0Iu4EhrbDusqV8wPsMqQdWO+PQWrQNmyfuGuFejUezQlgv99DfRRhdv8ZNhcbaygs2mbLj",
-	"ImXboREZx96EiK0BNoX1178cbE1TRo1ilqMO5PMqa6yyLx1ffg9n/3g96mwbrb3pYBy+e7lhbXbeWzHb",
-	"WrytZ/y1MHyfcbYu8cDnsi1ITINyjhuPXdJaewJePS1QbZkXqNxMYgpewjlupMdB18VcBqVMQLWHPUso",
-	"hvNh1BH27KA3mroS3uZY4iyhvYcyueG8a8QX/O2yPWK1KWfFyfW4PxlEw5qM1Z8OSNvMRjNwJ3umW32z",
-	"vFBNSjmUtleiP0/BaQA0cSkV9t38QrBHClMQZ0VuHBrjuOAUlixJDB0yt9Wru5K3YKi5sL9dkllpiFLB",
-	"/dajbxPWah8VN1e+p5KQlmNFVUwroeAWKPwA+mmdKPwu7ii3iHKT3haSfY+48qqQ8lBCyeYSYZ92yROq",
-	"Y+lujYV304acKLJLZa/ttZRKUa+glrPvz7UM61vCwcOBeAW6/ihg/iPT80IQ/aMC/B8Tnu+Q4y/mWOiX",
-	"Y4Md33jGZQLD3ylNgdlMcyMvrqBI1KhKqMu5otF4OPl62o8G8Qv6nBxNDqNn8TE9mh6S4WQQ9ddYKhy+",
-	"PSIO1c+gCXTolIgyyfTqwhyf86hii6qzrE18D9V1NDYyz9j2HzJ/mpMZhzAVSSKWNIbJCp4dQTQnkkSa",
-	"2vx1vB2EIBy8OBBDZWxXJManwlcOI7bLtGu8jvQGFoRxTRinUrnTKGjUjOl5NkEShS/vx/TakalGv6Xc",
-	"F+xFDcFBGEkNWzAZwe37y8vzE1hkiWb73haJ8ZwqAKJWPJpLwUWm6v1qArBNqRV0rwWL1V4ARXdf23TG",
-	"mSYCcK4PM6Jr3nBd0kxG3KyD8PzHiRBXtheMy2mDskjhRjfXTeMyrI74iFs52sfI2/0oCM/Kzb9O4Bvb",
-	"l2yU9fuHEabn4D8xYM6l6yhNpDYHVwKCEV8KeaXyJjyY5NPNgyUIjyfiJsh7TjIF1u6PdtoS8DBe9O7p",
-	"jbgRzfVS4J8Kxepphr2wlEgMdFc25ko4+J0RXkubdR38evB6bfI/zIkCMuIIAlgrIPzNlixH73EAvV7v",
-	"NoSuJTIQYvRtuHcKoXkrtO22W3PTzUI/5BXGsYugOUvbJLGSnZX3X8SH1aaOpzZuOE/fHXGDGjbtFF8w",
-	"B9jW9hG6oaQkViEM+v0DBZNM+lIaoQXpEIb9AzXi9pdj88MkW+EHpffzhustPzgYHVtS2TKefwEDgtyE",
-	"UPrdgXT++6D8+567t0q7RWwwvmv7x8AmiLS3ouzaNBAzqQHNNU0pu7b6kW8SCgmd6r22NpbYFbObcXYz",
-	"4oYdb26PudeDM+66c7rfbVS4wmov1W6VvpxPpTtn17XnDECKjMfYiiowGmxCidIw2ENALMVCnhSnpMqJ",
-	"eKDEglpkbWs0G4x45elvLL49sJARgP3F53H7v/PuXXuunGClifzf6SocccbzvsiG3vgO9pFIfXAOLZIY",
-	"tUsmdP/C3sJ5m6xIcMPs6IinRM8tyaylRPbgA00pQVJWJA9VGxKbFfgh8YFZ2oh3MeRT0hiIgohwwbHN",
-	"jCEbe3nKd1EYkyQIgEU5mpWmuBD8h+3phsUEkEBBmN+PASHbBf8EjHCGrfxs9U2jBiOFYgqO+i9GvNKS",
-	"/4quxpFIEmaoD9Juvz/b+IHZDCmFG1TaKNGMQyrFDNnMkmC7vyw1hz7o+6avuGam8wbOZmlY/1HIAlD7",
-	"L6CxFMbHmaLhiKPBZLXXAyybVT4US97NFZ24Zrt5W4Xu0c1NYOj0XvVibNjdiDuXn2UGFfoIljzqvPgB",
-	"067xvqOTTsbat+UOTiG0HfR/CoEt0oRRQyUM4Tz5yTkHExZRlyPipJKzlERzuj/s9RviyHK57BH8uSfk",
-	"7MB9qw7evnn5+oeL1/iNEY+ZTgr5Rnm55Oz8TSfoXPsk6s71wAbPUE5S1jnpHPb6vUNbwG6OAluBYuav",
-	"GV1XA6skS1QScVt6AFe9fUaCy88We2EaxStvJWfd5WRBNTYc/LldQC9eOXBa0G1w55uuu+ynosoS7nHY",
-	"7z9YH+9G+G5Lj84z9KObQ1Pm7aIjYc9czZFdTdsk+aoPviF5uDt+Mrj7k0ojWvzo8O6PvhVywuKYopJ2",
-	"NBxuM02z8yp+++Lub+stuW+DzvE2p/GGayo5SXxX1KCjfDkqhK36ORuFgcwU1rrKn30KOk2RB+vbEqzX",
-	"W8dz99NJMcJt0EmFalMPtZBWlvRYY0ggNoHBuOSu+dOpgdhNtBRJYkROFEp8yOuPtnlnjesF4EvKtTOO",
-	"/sC1CF3PFSxpqmJmpZNK0cH2GxGvHgxlWru13FaVV7PA2wbaDh4FbdtQFgvflIHoj46q/S3Q7aXg04RZ",
-	"e9HRYIspzskqESS+FOKtUbv+tDTB3HYZG71MWGJpO5GIqkrSTiusSFAiFrdBidUeWHUHDXOtJOTlnEZX",
-	"qugghpEByGDL+F7x7PntdF3f2VVixcWPF3lveCNGI1kQnPp+T6gwRnPCZ1jI0NXqaiMO6P1cPS5xqGXp",
-	"PilRaOtyt4Y2lM0tRhjNEv1HpxB/cYQ3Xw23OvvviKZLa1I+3uYYXSj1x1K7tSp5sXjhawx6hCwRnHsR",
-	"F0chticuhU29VYjHgKa88txOEnw98dwHY4E7g3YJ/7U3Nj+yeB+0Fle2p5H3hderlBqF1sbDVLKQeako",
-	"oOta26zw13Vd8U9cjT9HRys91QMsKMLB98H1JblHHBPYGB4nVgZkKgBJXAIyNv9z9hsMuLX1AM1Ofsls",
-	"yJtTGl1dqIKa3VGPbHNg06PqRUW5so0Kkb2lL3rQI+lBub/Hk5+iM9K9dB9vnbMEx1rx1hKci9x7sSOx",
-	"McIJAgjRQECzBW0nMG/t/L8TgSmcM94F6Ko0d2vpqjbAuQWd84CNLXWWWrrN49o1ymkKm20a/hy+YPFj",
-	"WTP8CZcQ2eHefRG5GLKEyc5Kv14puXAdJK3HpPDUoeRjpaQT11kSq1afQi1z5wTyJgXMVvAbcc2oPAVO",
-	"mWGHpReE0XuSxDpIfA+5ct5GAMs5i+ZgDjWhmqoRL/tXk1UPzkWSNPOCM65ZYtvQZzaFuJT0UW7SG4CQ",
-	"I14u/wttRVKtC6deJxUNy7Zv41rbTdVtgIb5NeacIVr9R7xi/7/L5n/Ut00dUrIyKxtbb0foJZ8rmupg",
-	"xJWoGsitTxYT0Qi4T72jhCkj0zqruY3TEwIWhuL581BAEgNjK/QH5KWRfakj63dx3Y6ZguP+4Yjn5z/G",
-	"EL/xNEuSEJqeqpOKL9jVfvSeFuuUwAqxU0lpAOWNFR5sbgtzo/Efi++q9Yawt66M5eOZwSqNX7fSd4cP",
-	"TuNb6Xt77y7EFZuX9cTkfriV9rrA2rLuAL9Y0v7kirVFEUTwSbbyNvHtueAkW220zrVzQYxsWM8E37Jr",
-	"37YBa2CRJCnquNUkXQxIgR8KmmWUb8z48ZEsTckWq8o9JuGpFCDciuT0H3puVzJvjXFNukpjXhJwXsQv",
-	"5rX/nlQAYaaMcbYNSyldcTtqYCOWdqcHRmZcq+S+5yXumBvIfKSet0KV812r2u5ekwB8R7VH/90U24si",
-	"m/NJdMO1jjMvCf/RfWZHd3/xg9DfiozHv6sW+B3VQPJjfWwtEKOy8N+9NJ5uDAqxVV+wjPLRzTNgPJrD",
-	"+atvg6IuzGRlbSNn52/WQ/r5q2+fENjdpgpYz+PfJ4yTtv427WCel7xBOH9IwdzDwIZpnQpnFa0V1dAN",
-	"8YexL4aAxdCMjsk4Ftpc+nAscw02ZAzPqqRerVuWe/sAX7Vv3gadcpTs3V/6ljW4qS804fNpwiux5EaY",
-	"KPVQ8V2on4RA2LDN9WLymbpSleqqWmDTFyClRi+WyoDth2PGQ73e9h1A7bxszjmx4Y45t12Ia4q+/DBv",
-	"Q+N/r1Rrs6aCmDlbQbnzi/vQvEIXTGsa28X4EElbc4okp8jV63acIsp0xH0NOD+0jR29I0ZneK8YHVv9",
-	"9IFEhIdXL6rFWW+dgvHHMmHUirn85QSVLzaMDZTTAqjNstnb3ajgMhl20CNc8G3Pg/ZacSrNJglTcxrD",
-	"+5Tys/M3OUk3RPGaYrUQLTBivAc/CCglNTDBWwUsN5L5pPOZOsEOLZTaRRczkyTRPRWDUr5Z5+TnT+Ur",
-	"vZxbvoGjoxve7dff6YJq0vlUuY0VWST3vI2gGou/41X88+zd292uwi+1uIqtBNQnPG63p5bj9qlqm9Vo",
-	"TNmyb9ro15qMUKjWKvIBG+quMPPvqPaVsxp8sja9m5rFua/WVQNxrlpMpayaydrjMHYrOfWoarrf+xro",
-	"8O3zvijpD6mk6xzgPC54BHgoITyPwViHS2eRZtcUukY/jGlCNY33qgmfNcSBH7DWiMt0U+ASf43CKKkt",
-	"+tsMvvjRL+NPnb6xrirA5oiH8ll+iXp4rKiH8imX8CmH/88PYiryNyKSJBMSWayivvTbb//udISeUQj/",
-	"7SCTye16jRfb87tsLOwlpgWQonlw0TbxBBUSG3Tou9kGLv8a9c8Rz5vw+V5ic3oD3787e7l/8f3Z8PiZ",
-	"AcPQplv/tO8s6PuXbEGVJovUJl/37O+SLG3+oc3Ihiu6MgprEXpQOuevFISVtP/w1BUOwzAsHFzBQkhq",
-	"4xYP+31QI06WZNWDM+vTH97cILdmHHMAT2v96AMcaV9khn8f39wEcNR/jsry0fDFiBNZOOe7A1gwHsCx",
-	"/d/Q/x/mp3BclFNiHEiS7AVY7wy7JY24C8WaEpbY88tDVomtsevasW0UCirtom3zaikyzfgslxKsgauQ",
-	"E4rLsPUDNwkNjeING7sdhyw3cJAFBcGdGwQNDKfWseiqTsRSpBBnlibamhPbLHb/Tfx56/3I2U2e9OlS",
-	"lpnKCzgtiQLfNOeO9eSQvM2C8ipYzRV9vxZr9Da4ssVKLzyi7nR0j2R6cYVRt3Dp/vRTS3E9X8Kqt1H4",
-	"P8s7KpT7b5coiSF1Hz+8daafWgSZf0UBMS+ZT0st2aEb/jzq/Meo88n2VDd47c2DLgva0UPX9IGOuOul",
-	"4QpTVKmXzZ6D3ZLnRnzYH9hawohqZQLpQt3M4HufkWDnxI5HjSyqleB84lyazfWI1jkOS28HJZWvIo9+",
-	"ycT7M2fi5bGURot38tAuwl212scmI1w1Vt3/lZshrGa0lgquDEdNlRcXTn3twaI8DlYeyGsJ9+Atpvei",
-	"8GlL7eAKYUY1HPWPmkrUK1xAQQl206Lcd+3ez6PWbVFsMvRF238Y9xueZyHf+1JajwrIwYYYlNIyLMes",
-	"Uk10GKOab1leW+TZd1Q/Cjg+qrq+DS/5AvUPG4hyT5DfSTEnOpq3pUUTPsPSCpjCGLrKdWEAYelFF5Fv",
-	"rcRhD8JMJj5KvyIfGho+4syXzD4pVfRBsVJRm3Ow2KqC9qkzt9n6a5K6mkh1JRsYV5qSuE08rFRP/2ws",
-	"fHjRsrW6+xPHkO5ABFxngr82MfjvJD9a+HtittuQHw8KKXCtFf5VISj62BAv765PrqblquUb7e7F8J9D",
-	"JYI/pbW+UqJ6o6W+XHj1ryYC/Fnt+hVrbCJmrgnso8sUm7D44De/ojcY2uZ6L7fb+f/TaILKllARkub2",
-	"TdxHvjPJZnMNZElWASznRFsXm/ZZwr2WsC4tV/WS6Z+H22s027Ve7uIQtvR271b4v4U2DB+LNqyTCPxl",
-	"MeU0+i+xX79fHJaDN+Bi+fQ8XLvGROtSnXmsDF2yVZF9ldme+Sr0JusaX7dGaTQcjzoK+3ZQpUcdIJEZ",
-	"tSXV45Kqx1G5nxyvsH5zTvz+utj1uxlOKYYTFw1jHh1hqi6gamH3nz8ZmFNUXntgtSVMD0jKDq4HCJFu",
-	"dU3uaUuh27CuZvFzozpXw9mRVzoO5WIzW3ylPuNKTOuxY+Xv82Cc5ghnLZXU89zycqm40nDlWpCNcIDW",
-	"UutuQCYrMlBpyJIRZGMFp9InrqhLuwO5iGIswgHzLzFO7/bT7f8PAAD//w==",
+	"7H3pchu3muirfMWZKlNzWhRJS44t/bhXsZ3E93jRWPJJTsIMG+wGSYyaQAdAi2JSqpqnmQebJ7mFD0Dv",
+	"pEhZUpbxn8Rid2P99vW3TiQWqeCUa9U5/q0zpySmEv/5kWj6li2Yxv+YX2KqIslSzQTvHHdekpRETK+g",
+	"O8mk0nsgpqDnFCZZdEk16DlTIOkvGVUaYkmWCqZSLHqdoKOiOV0QM6JepbRz3GFc0xmVnZuboJj2I10Q",
+	"xhmfNaf+fi4S6gdXkNCpBsZLs+8yi6Itm/vE2TVotqDQVTQSPFZ7QDQs5yyal3fJFEyzJAEyI4ybWc2i",
+	"mKRx51jLjN62CruDN3FzAW9iyjWbMirtuRaHeQIkUcLsl0opJExEzKgCoiCUfrxwq6UoLc3x2pVouTqd",
+	"aiqbSzm3BwBawJIwDRM6FdIcv5YrxmfQdVsKQIqMxzSGLN3bvIAF42yRLTrH/aB5LjdBJyWSLKh2kPgy",
+	"k0q0LOxDSn7JKKRCMfMLwhcQSCW9YiJTkJIZfaIg5PRa2zHwXJj59peMylUn6HCyMLNHdorKGsn1W8pn",
+	"et45HvaLdZYObQ1inJEZBcV+pesmS/C78lwxnZIs0Z3j4VFgJraHMzDT5kc1CNpA6HzO0gXlrTDknwGL",
+	"86WkRM+LlbB44zXRa7JIE9z1PB1/FQ/pYNonLybPo6/iZ/RoekieToZRp+1svqeTuRCXrcvKJvmf97C0",
+	"5fxyPCDDydPoMD6iz6ZfkeeTF1E/HtDhtGVpN2ZUlQquKALX1yT+lmi6JCvzVyS4phwvlaRpwiJiVnnw",
+	"n8qs/LfS/P8q6bRz3PmXg4J+Htin6uC1wUs7VXXnYUSkZFSOEXND6C6ZnoP/FT9T4R4ICeEVlYj97tVj",
+	"IBCLJVdaUrKAVIorFlMJU8ISGp9YZDQnWSLgP+w7+rJvb6Ftye71g4IS4bK/JrH7ZYtDya/CvBlbAL0i",
+	"CYvH+EbQwS10jjueG0xEvDKUkwsN+CL8v/MP7911O3po/j0+mg7oMH4aHU6OyLMXXz3v3ASfewUXhna3",
+	"zg/dsLxuew8EtLikHJbEkBOlaOwZzaePb6Eb4tMx42NE8XDv/q7gpeDThEX64aHyFJQmmkLkZjyGkAs9",
+	"TjMZzYmicRgYzjLNeGw2mkoxk1Qp8ytJJCXxanwlWGzeG/GQcZqwGZskdIyjmtfizK6ZjimPU8G4Nr8m",
+	"ZEKT8VTIBdHjBVMLoqN5CF0C+ARiEWWGeo04UZc0hqmQ5uwJF3puIB8/BD0n9j7sR+aeJiKbzY1AcOIm",
+	"+QZfDYHweMTtT59kEoKhNPit4BSYhjlRe2a5NGFXVK4quzXrWhCekWTEJfWvGChyhwC/ZDSjsRmAxXSR",
+	"Ck15tBpf0tU4EknCFBM8hK6Z7pKuRtysNDPwJLhl7/5sAIkCgZhNp1Qa8m3gtW1cxseZomZpZk0Wt/Bj",
+	"HO+S4vKUZkkCMuNGlAJiWDwM+uCkGkc5AghRAthHESDc6434ayITI30oKq+oVBCJLImBcLWksroUT07H",
+	"iVA6PAECkVgsmNY09jLLE2VWaF+zmLcESSMhjbSAS2baCDhKZDKi5qJA0jQhKxoHoIS5ZQ2GuNiPRzwR",
+	"fIaL47o34veGdN8IOWFxTPkdyZ7KplMWMcr1WEUipSXih3ciUipxFOCUGpFqTmEpmabHyvFqBf7DW4lh",
+	"wR7P8ZPjTm2oeyCXYXNPOduqzO7Y1lIKPhsvREzD+yOFb7imkpPErvLhuTRz8+VsWpEpNeIv4opHMQrK",
+	"0I8SJhiU2wss2zDElM0yd9tWUldZNEc53YsBhsz6F2kcVhl/7eH9Hed7ob8xgvojnKTZw9TMFUJ3wZRi",
+	"fBZATBNqaIM5J0fMSRSJjOsnyh6f4w0ZJ1eEJWSS3Cc0nZFVIkh8IcRbImf0EU4htTOOtRDjxMwZHlsd",
+	"0sgh9DpCUjCAd+zre92loQEfcwH6Ee56nNpJxwuq5yI2QmscG4XM/gz258DsnW+DS/d3GudUXrGIfioA",
+	"6hGF/TIYrxH5gxLel1+32OAlsTGKGONpliQhdM8+nF/AAWKKOogkJZoegxbCiCkr8N8oq7Mb4ckcs5tX",
+	"nRjhd24kAiOH2K/jvWN3K1ZKqIgEXmCo3UnplduvJDcx3ASfc5kXQrwjfOV+VXdi1dJIo6iH07jMpP3x",
+	"edvSSeVEBu4UHkdVCcuL9CTDmp28SSiXJ56U5MeZFFk64t3wet+MsI8j7OOv4Z4RoOgi1ascJFCFeaI8",
+	"DUbhyzDwHnxPmB7xVjA4gfCH/dyIto9WtNCMvTS4vdZANuKVz/C/KJfXh3OmvxCIpCjlGTGZoshNMkM/",
+	"NCoUcUmsFFMgUGzYMBh/OgEMr6+B8SjJYhr3RnzETxMloHrCAVIjkWlcf2VB/xaCA8YSilnde8RLC2KC",
+	"K+hyYQ81AMIh45dcLHkA9Do1lNhgtKRX4hJFf7pnrVZ4m1HCrL4Tx0bnMJK0VU+tDmpEX3MEYJQx5TQi",
+	"PaeLhgT8OVhZvZxbP68aiWtDVEy4Ww1TfNEYytlptxzGvP15ZOYTXqyQ7Net2Od6KwjeXkUToDChRFLp",
+	"LhY1X2oUG/DvPgZ5cQLZ2G8T92M088rCzQ/WyuGg1oqp9icH0/conX3iqRQRVcrwv9dcM7260+H7zU0Z",
+	"TaoU/tRiVw99F86sjiJS0LEv1196nOv4R2GIQm3XqO50QZCuJMkK3KUcQ1jZmr0Nf2PuJxQyRjy0fxo6",
+	"gv9CulYxwsWCWjOYN7aYaeujaSECo5+PeOgUIk4WRnRAgSIRCj08bgBDlnAuZARoWFH2pQBob2Y4gLLC",
+	"2EuiZ0Lmhji/xoa3I2YxrEQGC0o4FN9S8/H/Cfes0cku2H2TS1lMqYyieIU6WSwMcQGZJbTQxbgYGy6g",
+	"0HrFxRiR0RyvmyofLJfKnDBpxTYv5En6nzQyXAS6CbsqBC3DoCy1RinXW+SJghm7MixinTzo90SvjESt",
+	"V7niPeIhcpTX5oE3F6uSTd0ytPD+7CI5cOMwDjWadv1TSIXSJAHHv3oQWhNgGcssXIQoasgVPgo/nYc9",
+	"+PdMaKpQFkCZdsQLETaa0+jSD2t9XWVhFmIDoBy0AUQcwNyAkWGAJOySQvdwOCyBiYPrXPfAv58oSIme",
+	"7x0DgU/n5aWbv8/OnZHUsFwqJdNCrkYcTVJdIwxExEC40kKi/yulEn/aC9xwv7IUBzuCmM2YVmagH9+c",
+	"/e0QuuFg+PTwaP/ZV89fhHsj7sx/qaRTZoQWyMzIZltmre6IzcTK4Io9SGbkfPvdlF1b0WBBNCwypWFO",
+	"ruiIMw3dj69PX717HcDIXyKtHaQml3TU2bOgk0ojQGlm/SSRo8SF4+U9XcI/hbzsBGVf2TPrs/J/Dhoe",
+	"mABdzoTXRjvlJFkhsYPXfMY4VfBWx9WxBy1+ODMcwlKLD/X8AzwdPHu2PwCSpHOyP8RzM8yqmPfTudkq",
+	"0ZpK881//HS6/yPZ//Xn34Y3/9ppmc0IKEl16SQm/9f91YvEorrm4dFhyyjWyVXZf0zgrbiiCYnoNrtO",
+	"54LXhvjbAIaDIRwdHUF/0O9XRzlsG0RSxdDRTKpbmpJE0fz9iRAJJRyZnEGCGhj8swkAjYmUlpTqQfXL",
+	"p0d9+IZN9RxOryjP2rZ9CyTZYYfVYc8zpik8fVo/gfZz/JWl1c8H/cHgee0Ob1vJTdlV+VO+26Dj5Acz",
+	"SQGoP+ffi4nhGmYZDiHf8DSzUk4co1ObJGclNHT3spnuGvJIcj6vKI8VMH1ckDokHKGb0apfXIC1xHUJ",
+	"H3GnsziOzBQcDod1sWBvJ/L+haB8IShfCMqjEZSgc70/E/vuRy+xFWTmH2hstEqUWWwVM0kh4W1SZUrD",
+	"On+oN6w2r3lhNLqZHZ5purh18PIK39mPzThuZCIlWXnwyVpkUW9ORef1kkhrTOqW1ukk70hISSNruNHC",
+	"SppWpPbOH1SPiu/QxU95tjD34mfpBB03Sa5q/nz7neLSq4cX5IdfOrM2fvGypDC0ieJOpHuiwBBy57bV",
+	"AggYddKqmNaA1WtSZvttFYo/nZ13WmllTJvzXxRCpVuB9YCZtwPLI5iGGblC33uVfg4Gg+Gg3zbXJeMt",
+	"4URhSfUqCbOwUe8yGlbVLm+UQHCmwABjbVDWFwJUIpbeDpwQTaWFD3t6oeGYbnfo0MrP2pxwrl+nRKoq",
+	"6PhVd4JOaSGdoGPHbYGfHCJuO2/3Wo0tnZ2jdfQYLgorAI29Rm04dWkdMKF6SZ0pV9EElwqJcDbOHnTt",
+	"Ne11bgNzD0zu+opNtEI1OiIcYSlFIG2UhtrFijtLELuIB3dh87ey8pIX7O90dRuhfFN9uyQKbM/xd+Tq",
+	"G7j4Dmz77px5Wxb8uBK8hd23ZEKTO0JuQXZr4c5oIvL2qMDho7Ikhl6TSHssrkuiSLNvu90oU1rczpFf",
+	"2teshlLw/K9vhdBX+Ys3QWcqxeJ0J/kin/Bz8aIUC3bbx29Lr/ovz9mvdKvv8MWboCPw/m7d5gf7Wr7N",
+	"lMiIJrd9dYZv5R+5+18HOw60wip8nEkmpAXvW/G2ane9bXXntdeN5CbudO01vCyDT3nM/NjWY6aLSL4b",
+	"blYOtSwWfZAxlaBWStOGnnbUxga4Ya9xJejbxjY3qSqaflVlvp86XpTp5fGZnaD4sRAecim7fLVt7GZB",
+	"rt/Ydx2RdH8NmtL252JgJpMmhH53cXF2bsNp0YDr7LZKAIkimmoFc61tQkFx7OYndXxwUNKSD8ztqgNz",
+	"FHFd2zp8fhvBN0vLT7wViAoqWcuDsQ8gplFCrL/5pGYPMUJUTJVm3IaDOTbiQjyVdwFTEJLNbB5JjTVY",
+	"95d6fZ0mhOdq263Q5r+7wAcNLYGvIKFGgkFbNdq68chpfFIVm9VcLJUR2RmHRCzdB2VxdkENNPKYKSPD",
+	"em+QQcwZm2p0oelMchqPZ0LE5ndl7zLooOHJnHlxvdXRmhKSh+2tVEnPuAyGVuDdix3rAZ4L7rjX6kOO",
+	"/Dneuj11ggc813wKMiE8Fvx2vbJy5/6sNkD0XUyOLTAP3dD9GrYbIE8KIyNaEPcKLBnxO6FJm1HxC6Lc",
+	"C6LkgsUXbGna0zwrKOGQoS0NO9paoeGl0FpwuNhXcyZ1i9hwiy40VxdEsun0fbaY1O00zwb9F71Bv2lv",
+	"bIxisehloc3e3Yb9S0byUI18lGE1le22ZLagc0WSjL70Mk/TwoHPfZrpEnNAE8YpdEmSQOjXEELGmVZ7",
+	"6BKOzGgV0WF4ZBYydWqAmf7ZYSfYmJEYdJaUzeb6w6/t67JPd1uYyHhEqyt7Zv4dJZliV/SdX46VDfPl",
+	"xiKzVqKW9XILDXUIL6+3dFOV4y7tcBOnyAnDbtwiLH0frvNOMa28d6rskGrKQl+w6gtW/fmxqpWjeBH1",
+	"Vdm0Ust55skK7bjKHImiEBqBaUE0jT3vfeWdsgJN2C5dG4OqYqJpDz5wF/GNofgjHs0pSREbs2iOgwNZ",
+	"CAzwMjOgxFXIbQpIghZxLjg9tq7htrgpF8nSEjfVg1NcSb40EZMVdD9dvNw7bnM1W0GvwKNhf/hsv/90",
+	"H/GxuESiW2UgfyynWtNFqlvcXfYBjU/xYWXAfc0WraOSTIsF0SwqDduE4fwtcJM8UWABCroD0AKO9k6A",
+	"TDDAeYoxajbH0L8OXeIcDzYX1VwS6qioDjcxira7g76fEw1LMwnmZyGBXZrf5iRNKVfA6bW28Xkw6tgo",
+	"wYiaU3PeDBrD4fAFXAgB7whfjfjHPD6+sUV4anD2CIgGvKjBYL8/uBgMj4dHx/3+j6OO2cuo8z//9d8n",
+	"td2qESeSor/EbJrReNSxd984/oSgXeGdqtyYJzvNg/FR4q+vIyrX3daUSaVhsjLI1SUaFkKZPfQDiDJt",
+	"bstGY3+6+Gb/eV7uwp/UE8xftKHoExGvTkbcXazXbSTFZAsuiheFRL6HsZjmGUbm2y3fUn6g2NL5Ghfo",
+	"dxcXZ2CdjBvWmoMf5iTqpZCX1pul2iCsRgTLmFO+kzYZwqPhebZYEOc9qfF1fMHaxpo36Cxbrc9SymMX",
+	"Zd58qIWuuC3Wbca+VwwWlFbU4pUrdrbGB5tnmoupy1w4vL5G1Du6vs7PvynfNOhl+9CWB2iL2ZJC/llg",
+	"rrKVIvc6wXaKoJvZKXEtbvdKuGpzfa9JNG/1QNu1NWJmS3G0zuuOKSFtCVRb76HiIG/bQqvj+h0xR0b3",
+	"JSUx+kHNQpS2/4ykUAquqFToA63wpArHavX/tUPJd9mC8Hw6QxFXMDGYms4lUdY7X8ziLSIY1zmhhiUs",
+	"xb7TnkvRSbi5lkW4APf6Il4Jva9oSgxMxRgG6ykGfhAgb6rHneMV1Rh1ZbGlKHonDbdZKDBEuwWEEGNS",
+	"KSYJXbgF1MO8t4YFjK1HY9AbM10bOJRCqtvxDdkumM/UMUJxS4B24CQmwSlEhIOLyp4YEecEBG/GIPsk",
+	"rNAGeE9Zom3Fn29fX8CBNUcHJTlszpQWcgVzkcTKMor8BBpnW9/jZzrAPrVZ7z/wdZUcgrxMhoOlIseA",
+	"Vwsz2Dfzgg6ttRx6nVYWuLZ+UinI4YnCZK489j1cO1Ypl75tPEx/t+JwNY8/cADRSJXv3R4eYTG1HjNU",
+	"4i5XLu+lBST5FU3MknJGhTWarJ9LtXCWlP3DEq+qXno1aI3ssUmhuwjFMdFkvW3AKl1t1+TLPiiUhgzo",
+	"58mM1qJnHpTOsjgdFle3Qq/0+Gk0nAxIf/qCPo+/ip5Njsjh9CkdtlJl3WrvDZtONsOjal62yk++BErt",
+	"p4LHjXhrdBIB89pJCeyZypN3Y5s2aUktgogLhQtBkZUa8eUcC4NoSaJLKntZaq6nuoocNiq/0uuIpjbf",
+	"a8SLn+1pj7UYK8pjKl0CsgOpnkaqW9PGWh2Sm4Ge5a8EZaAsw5wDprUY8ZapFlXOA+BWXAHH+YhVSNqo",
+	"ZVE1zAzEs8TljVe8tWs2iOuoDLF2I24BTa20gqyPhZ2NNTrwcYvaIswjF/Bz7FyLdPcFJJVVth30m4bf",
+	"ui71XVLldE4FikzpCVzS1OrkX0FMVgrSokxF4HzUPM7pVFXyETKmcn/Q7w+f7iNS726MfFvl1U2qWS2S",
+	"9EQ5/hlAZIQFbtRve1DQdS4YCNN4Gu4d2/8HEKYYE0vg8PrZiLMFmVGrtD+FOGUBPB8MrwfDwXNI2TVN",
+	"lI16/DVNQuj+ePYW3rzB43Gvm0FQyV2QBJQW0eVeb8QvKhTPUBT033Ci2RVNVjWyh6WGYrMGKx703Drd",
+	"H2a1QvoKTj1cibkDwZOV1a8daXLOoDSeGhaIqtyvaVJ1nNmH7cfuI33WHPoTW1mwdK6H18/wXM3/XQET",
+	"FMmdZGOOxm5ScJsOZh+POI5jTlEYwYFCKrH2jPJpgZXyVXhtdrddtMctmaLQmtrmEjTDPHAp3KuezeH1",
+	"M6Ox4zKqB2OfNA7m3do4X8QFJ+LZfGZbrcliqbM7WA5fdtUZXmKWwK5oa6zrhyJ6qqYZXGtJfMBbi5Sj",
+	"2IwTnUn6UvApM0dXF3jWJCPctFCOSnDWbl6P6jqhG7qxtnWPP+TOqtZnf9RYNsYHnzXDyESmIWYLypWN",
+	"lp9TmDDLFb2xntmfSaQzkrgfm/uY4+9vqks/3MlO7z0gw4r/o2m1NzBuiGxtskH/gWYruzTy2Z4O7zbb",
+	"4e3Tsbixt+cPsrUac97oLizHJu7oKbSf7uwkhHb4HPGtALQljuQLiP6FQbRK/RzJuwk6mIJ+x9jtP0kM",
+	"9WPGJP+OEb/uJq2Jvalb3WK+vqikxNvSk1kSo2PqFzMyLOcscU5RBTGLA6AkmheVLAuL973Zq9Hev7Vu",
+	"+5HoFjNn7WjtkG3n99Glc2yTF3a+JjHMvmxGetkIY34xGAbbuO2iTEqjtdWnfNVZm8dA5Zlk0bqAh/qq",
+	"4G+QJkSbpXxD7U8VVe7FsL/VQgsnPFmperzGptdLPvt2QERHedlyZIurYraikOBHUoENl6RxESap5iy1",
+	"33eti53xEf908RJVFPMCp9calpRemoe+6owrxkJjKkkCc5GwmKz2enCaLFEPlrSoutr0yfefbeOTn2VE",
+	"Eq4pjduc1RSl4PKe8/fVuniHxvrKq1ubfVy/+zqX2uLmS5kXrZkV955KsTa/zq+kOUULNrbsvRWDSjhY",
+	"h/JWwoF1ou/GQz8vu6BNezsnVzQuMaH2TMFNyYCbkv/uwyaXZwW2ZAHWawLI8Yvo+eQr8mx6RA/jspW7",
+	"beSFU9g3nSEq9aWMwfUZgp+RErgpB3BTlt+6rL4trIYL61QpGwrvkNBXhp57MDdXgPF3sTefNylPrTND",
+	"SmkM2jUdyY0XPfDhPuiexirTLgyb1IK3u+HrH84+vj4/t6U/6HWKNUYw1t81XYBM0TXh2zQSXCxWeF2E",
+	"x0Ri5TY7RifoiCsquRHqqxar0rsNmKlGMqzPk8/ToK24RzhMirznbTPk10hCfwYO0QouzrHTdmx5TH4X",
+	"TYx7PeeEYnzm6pLZAMRkBYJbZ7arVPsbi29QeWfc+dQN8DaPeEISwiN6mqYJo/Eacc4sMWV8Bu5tiCSN",
+	"mQZivzIyEsY9etdUr7Od2Pm5gu42c8yJnNHThSFA64TVBjuGBeOZgpaz2XZnu7Ooe5DBt5L0d1Gg84Ca",
+	"d+sqInw/X9l6ae7m804pTj50hYqcJ7c1IqAh07cEpe2sibex9t2a6zx+IvP66I9SdIekc4EFJaqOqQBs",
+	"OF0R9LGNV0dVXR/FrQmD5LmjeU1w6C6iz24GkV1tIet0jC0QIt/kLrj66Kwm6FjPTk1WTVnrZHmk6sY5",
+	"HGtxca13MCTZb96vE2q1ON8ggbpYiraYorN2IGyNK6kww61lxIvyZy3pd3WZ0U9TpKx89orPt7qkC3tK",
+	"xR250JNdgNWGzGz/xZaSfrGSoKixtKWW3ODJn6U5t4kwFX3a4U4ZJIO7GTw90tyHnuLFvlt1lHpOsPnd",
+	"swM0LaVkRk/AqDK2yxGFhCj7s4HBB9FxqtSjGdqVkpWtBeaTTINCRsh4TCUsCQZVuTjwWlUppkDTRSok",
+	"kSxZjXgpNvmkKnAwH1GCPaEqgWRF/JiLEXPFmDAYy0WS1WIZcNWV6PRyuJWLTrc4VYzX8UjW6mF3OLzR",
+	"znsvNo66wW6nj9eE5J5HhKsAOF1SpV3mRp6zMej397Y2vDdobrPqRZW7aXk5Ppw+J4NoOHkRP6WH0yPy",
+	"bPJV9Dx+QT9XHFGVdo535KAN4txkE42Rd6bfG6hxaRNlyltbRYk6u0teR8fb8Ly6R3M/DlNc7VLUJ+lY",
+	"S8IVNttkvPSHyPR4KuTY93GrJXvkKI0vpSy6zNI8M7+IjnSIl0lkQYbUJ8kmXMuBrIFxvrBarRDm6+/h",
+	"nx8+/j0ALIm5qRxc8dErmhJp2yuxGeMwJRFL1kh/IkJmtJuIeRcQXFf60O+gspS26/6EwHCfJXzq8Xi3",
+	"MKNK5Z5NpXoeou6OYjNuRDMaybZmxW8Wi0xbDkT4yiX0IvuxscfWL9mWWNl2wa1Feu5zijZLfT1Do4Eh",
+	"rbDuUil9NswMqYe0PSFbK0hii9ld01+qsZ1WCOvl0QW3EUbX1XZT1cO2WqdNpuy4SNnuaUTGsTd/Yp+S",
+	"TTk/9S8HW9OUUaOy7qgD+bzKGtrsS0cX38HpP16POttmPmw6GIfvXm5Ym7r7Vsy2Fm/r6cAtDN+no67L",
+	"SvKJrgsS06CcAMtjl9Hanp1bzxlWWyYNKzeTmIKXcI4aubPQdfHLQSlNWO1hAyWKoYgYMYUNhOi1pq6f",
+	"gDmWOEto777MhTjvGvEFn120R3835aw4uRr3J4NoWJOx+tMBaZvZaAbuZE91q1+ZF6pJKcHaNm715yk4",
+	"DYAmLt/KvptfCDZsYgrirEicRUMiF5zCkiWJoUPmtnp1N/gWDDUX9rfLQC0NUer+0Xr0bcJa7aPi5sr3",
+	"VBLScqyoimklFNwChe9BP60Thd/FleYWUW5l3kKy75CjURVS7kso2Vw/8OddkgjrWLpb+/XdtCEniuxS",
+	"9m97LaVS8S+oFfTw51qG9S3h4P5AvAJdfxQw/57peSGI/lEB/o8Jz7fI8edzrDrOsduX74LlygTA3ylN",
+	"gdkyFEZeXEGR9FSVUJdzRaPxcPLVtB8N4hf0OTmcPI2exUf0cPqUDCeDqL/GUuHw7QFxqH4GTaBDp0SU",
+	"SaZX5+b4nDcY++WdZm3ie6iuorGReca2GZr505zMOISpSBKxpDFMVvDsEKI5kSTS1Ba3wNtBCMLBiwMx",
+	"VMa2aGN8KnxZQWJ78dtYGSSjRmZgXBPGqVTuNAoaNWN6nk2QROHL+zG9cmSq0fwt92N7UUNwEEZSw35w",
+	"RnD77uLi7BgWWaLZvrdFYiyqCoCoFY/mUnCRqXrzrABs634F3SvBYrUXQNFq3HbAcqaJAJzrw4zoOslc",
+	"lTSTETfrIDx/OBHi0jamcvmhUBYp3OjmumlchtURH3ErR/v4frsfBeFpuRPhMXxtmySOsn7/aYSpRfhP",
+	"DPZzqUZKE6kx1akAghFfCnmp8o5gmKDUzQM9CI8n4jrIG+AyBdbuj3baEvAwXjQSc7lseinwT4Vi9TTD",
+	"xnxKJAa6Kxtz9V38zgivpaC7dqI9eL22MgjMiQIy4ggCWEgk/M32T0DPdwC9Xu8mhK4lMhBi5HC4dwKh",
+	"eSu0vf9bC1eYhX7M2x1gS1NzlrZjayXTMW8Giz9WO8ye2JjnPBV+xA1q2BRufAFdvi09aKEbSkpiFcKg",
+	"3z9QMMmkr7MTWpAOYdg/UCNunxyZB5NshR+U3g8gdLDdfOBgdGxJZct4/gUMZnITQum5A+n8+aD8fM/d",
+	"W6X3K41h9160gU1uae+L27UpLGZSA5prOuR2bWk037EYEjrVe209dbFFbzfj7HrEDTve3Kt3rwen3LUK",
+	"ds9tRLvCUlDV1rm+1lelVXDX9QoOQIqMx9gXLzAabEKJ0jDYQ0AsxXEeF6ekykmEoMSCWmRt63odjHjl",
+	"199YfHNgISMA+8TXRPB/560E91ytUQir0afhiDOeN2k39OaSYqtKrOvgAotokRCsXSKk+xc2Os979kWC",
+	"G2ZHRzwlem5JZi29uAcfaUoJkrIi8anaHd2swA+JP5iljXgXw1UljYEoiAgXHHteGbKxl5dPKKrmkgQB",
+	"sKhVtdI2BRX/YRtMYqURJFAQ5vdjQChNyIrGx2CEM+wrakvzGjUYKRRTcNh/MeLl0xxf0tU4EknCDPVB",
+	"2u33Z7vQMJvdpXCDShslmnFIpZghm1kS7D2apebQB33fgRrXzHTeTd4sDZOLhSwAtf8CGkthfJwpGo44",
+	"GkxWez3AmnrlQ7Hk3VzRsev8nfd46R5eXweGTu9VL8aGDI64c/lZZlChj2DJo84LiTBtq4d4OulkrH1b",
+	"OuQEQqQ9xz+EwBZpwqihEoZwHv/gnIMJi6jLb3FSyWlKojndH/b6DXFkuVz2CD7uCTk7cN+qg7dvXr5+",
+	"f/4avzHiMdNJId8oL5ecnr3pBJ0rX5CgczWwwTOUk5R1jjtPe/3eU1vdco4CW4Fi5q8ZXVcgryRLVJKI",
+	"WxqSV719RoLLzxYb8xrFK+9rad3lZEE1dj/9qV1AL145cFrQTXDrm67V9c9FCTbc47Df36JT8XZdghuh",
+	"xy0Ng09tFrqYgiKYNu+33jNXc2hX0zZJvuqDr0keqo+fDG7/pNIVGz96evtH3wg5YXFMUUk7HA63mabZ",
+	"Bhq/fXH7txdCvCN85WOWzXdH25zGG66p5CTxLZqDjvK16hC26udsFAYyU1gIL//t56DTFHmw+DXBYt51",
+	"PHePjosRboJOKlSbeqiFtLKkxxpDArEjFcZUd82fTg3EELpSJIkROVEo8eG639tOwjWuF4CvN9nOOPoD",
+	"V5hgPVewpKmKmZW2TkU77a9FvLo3lGltHXVTVV7NAm8aaDt4ELRtQ1ksIlUGoj86qva3QLeXgk8TZu1F",
+	"h4Mtpjgjq0SQ+EKIt0bt+tPSBHPbZWz0MmGJpe1EIqoqSTutsCJBiVjcBCVWe2DVHTTMtZKQl3MaXaqi",
+	"nSFGBiCDLeN7xbPnt9N1TbBXiRUXP52PeEmMRrIgOPXN51BhjOaEz7DKqSvk10Yc0Pu5eljiUMswflSi",
+	"0NZycw1tKJtbjDCaJfqPTiH+4ghvvhpudfbfEk2X1qR8tM0xulDqT6Xej1XyYvHCFyD1CFkiOHciLo5C",
+	"bE9cCpt6qxCPAU15WcqdJPh60rwPxgJ3Bu0S/mtvbH5g8T5orbxuT8PukyksB2oUWhsPU8mg5qWKoa6F",
+	"drNOUze0/zh2BUAdHQ1L1UiNTIZCn2/K7ev1jzgm3zE8TiwbylQAkrjkaexE6uw3GHBri4WanfyS2ZA3",
+	"pzS6GmsFNbultt/mwKYH1YuK0n8bFSJ7S1/0oAfSg3J/jyc/Rdu0O+k+3jpnCY614q0lOOe592JHYmOE",
+	"k9TVuCOg2YK2E5i3dv7ficAUzhnvAnQl3Lu1VFsb4NyCznnAxpY6Sy3d5mHtGuU0hc02DX8OX7D4oawZ",
+	"/oRLiOxw766IXAxZwmRnpV+vlJy7drbWY1J46lDysVLSsWtzi5WlT6CWuXMMeQcTZqsPjrhmVJ4Ap8yw",
+	"w9ILwug9SWIdJL7BZDlvI4DlnEVzMIeaUE3ViJf9q8mqB2ciSZo5zRnXLIHQop9Nfy+SPsodwwPMdyzX",
+	"Boe2gsPWhVOvOYyGZdvUda3tpuo2QMP8GnPOEK3+I16x/99m8z/s244vKVmZlY2ttyP0ks8lTXUw4kpU",
+	"DeTWJ4uJaATcp95RwpSRaZ3V3MbpCQELQ/H8eSggiYGxFfoD8rrpvkyT9bu41utMwVH/6Yjn5z/GEL/x",
+	"NEuSEJqequOKL9jVrfSeFuuUwGrLU0lpAOWNFR5sbqv2o/EfC1mr9Yawt64k7MOZwSpdqLfSd4f3TuNb",
+	"6Xt7Yz/EFZuX9cjkfriV9rrAOs3uAL9Y0v7kirVFEUTwSbbyNvHtueAkW220zrVzQYxsWM8E37Ir39MF",
+	"63eRJClq0NUkXQxIgfcFzTLKN2b8+EiWpmSLFfEekvBUiiduRXL69z23K/e3xrgmXZU0Lwk4L+IX89r/",
+	"TiqAMFPGONujqZSuuB01sBFLu9MDIzOuVXI/8BJ3zA1kPlLPW6HK+a5VbXevSQC+pdqj/26K7XmRzfko",
+	"uuFax5mXhP/oPrPD2794L/Q3IuPx76oFfks1kPxYH1oLxKisvADMxqAQW0EGS0CfvfoGuofXz4DxaJ7X",
+	"rawV1HdWkZTM6F5QFKKZrNCAMuKnZ296cOq+yDsKAeGu3LptPMRcvNC6bkaupj4GI7lPjAjx6ePbNknf",
+	"o9vZq28eEePcyRYIlwfhTxgnbR242nHNHtXZq28Q2e5TO/CAuGFap0dabW9FNXTdnfiKDFhNzii65hJh",
+	"Spc+JsxQPRu3hmdV0vHWLcu9fYCv2jdvgk45VPf2L30PKtzUX4kw7ayz/F6U7JVYciMCldqJ+PpTj0nW",
+	"bAfKbciap2hw9v5bqHdegW6980qTqMHp2ZtjF/9j1jHi3m7R2jjEKNa/GwV8/+0DU0A8wAN3/PdF+95/",
+	"+4X2faF9f2raB92z99/uPSIF/DVNtqOAt/SP8m2QoKuxMXX4Hz+chvA///Xf5l8/hp9ND39Nk9+PHv54",
+	"9vYRJUJ3JfdEFX88e/uFKn6hin9yqvjj2dvHoYo2CWm90fdUXapKnwMtsB0okFILUEtawXZKNeOhl8p2",
+	"AENfU9k5eWyTd3Lb0UJcUYxMDfMGpf55pW6ydXzFzHm+yj1B3YfmFbpgWtPYLsYn/NgKqiQ5QRtV3StZ",
+	"5EyNuK/G7Ie2mVC3RJwP7xRxbvsQ3JPB6/6N5dU2CTfOXP7HcsjVShP+5cxuXzxyG+inBVCbM763u4vM",
+	"5eXuYBV3qWQ9D9prZcg0myRMzWkMH1LKT8/eFIQ9EvyKYu07LTD/sQfvBZRSdJngrYZxN5L5pPOZFu4d",
+	"muu2SzxmJkmiO5q5S9UTOsc//Vy+0ou55Rs4OgaVuv36O11QTTo/V25jRRbJHW8jqGaW7ngV/zx993a3",
+	"q/BLLa5iK7n2EY/b7anluH3hhc1OISxAYN+0uVw1GaFwFKnIhx+r25Imv6Xa14Ft8Mna9G5qFueRh662",
+	"nQs8xMIgVadve1TxbgVUH9Tp5Pe+Bjp8Y/UvLqf7dDnpHOA8LngEuC8hPI8oXodLp5FmVxS6Rq2MaUI1",
+	"jfeq5UtqiAPvsXKeq9ugwJWxMXqmpLb9RjOU+Hu/jD91MvK6Gleb43fLZ/klhvehYnjLp1zCpxz+Pz8k",
+	"v8hGjkiSTEhksYr6Qsa//avTEXpGIfyXg0wmN+s13u/nxEYex66rrxZAII+FLRrqH6NCYlNoKL+iiUhp",
+	"4KoJof454nk7bN/Vd06v4bt3py/3z787HR49M2AY2uJBP+y7eJD9C7agSpNFaksJ9exzSZa2moatLwSX",
+	"dGUU1iKQtnTOTxSElSJW4Ykrg4tJBTi4goWQ1GbhPO33QY04WZJVD05thOrw+hq5NeNY0eIEONVLIS9t",
+	"kQkV4Ej7IjP8++j6OoDD/nNUlg+HL0acyCLUtDuABeMBHNn/Df3/YX4CR0VxUMaBJMlegNV70cg54i6x",
+	"YEpYYs8vT8AitmOEa4y8USjIL8lw7QDFPSkyzfgslxKsXayQE4rLsNWwNwkNjVJkrQtw8AEhyw0cZEFB",
+	"cBfUgwaGExsm52qoxVKkEGeWJtoKatssdv9N/Hnr/cTZdV7CxBXgYSovR7okCnz7ylvWk0PyNgvKa7o2",
+	"V/TdWqzR2+DKFis994i609E9kOnFlfnfIkDxhx9aSkX7gqy9jcL/ad7bzL/vs8NLpO7Tx7fO9FPLh/Cv",
+	"KCDmJfNpgWMKuuFPo86/jTo/h4huBq+9edDV9HH00LVfoyPuutq5MmtV6mVrQcBupSBGfNgf2M4YiGpl",
+	"AukSN8zge59RLsKJHQ8aJ18rKP/ImeGbq2uuC4MrvR2UVL6KPPqlrsSfua5EnhlktHgnD+0i3FVr120y",
+	"wlUzL/1fuRnCakZrqeDKcNRUeXHhxFfSLoo9Yh2tvDNGD95isRoUPm3hSFwhzKiGw/5hU4l6hQsoKMFu",
+	"WpT7rt1peti6LYrtPr9o+/fjhMPzLOR7Xxj2QQE52BBRXVqG5ZhVqol+ZlTzLctry6P4luoHAccHVde3",
+	"4SVfoP5+w6rvCPI7KeZER/O2Ij+Ez7BQGBbkCF0d5jCAsPSiyy+1VuKwB2EmE59zWpEPDQ0fceYbwByX",
+	"6lOiWKmozaBdbNUP5sSZ22w1YUldhc+6kg2MK01J3CYeVnoBfTYW3r9o2dqr6JEzonYgAq7P1l+bGPxv",
+	"kh8t/D0y223IjweFFLjWCv+qEBR9bIiXd9eXCqLlHjwb7e7F8J9DJYI/pbW+0nBlo6W+3EbgryYC/Fnt",
+	"+hVrbCJm1t/78DLFJiw++M2v6A2Gtmm5odDgvxtNUNmCgELS3L6J+8h3JtlsroEsySqA5Zxo62LTvuZN",
+	"ryWsS8tVvQHQ5+H2Gs12rZe7OIQtvd27tbFqoQ3Dh6IN6yQCf1lMOY3+S+zX7xeH5eANuFg+Pg/Xrs3m",
+	"usI9PFaGLtkeH75nQs98FXqTdY2vW6M0Go5HHYVd6KjSow6QyIzakrh8QdXDqNyPjlfYjSQnfn9d7Prd",
+	"DKcUw4mL9ocPjjBVF1C1TdFPPxuYU1ReeWC1BfkPSMoOrgYIkW51Te5pG/vYsK5mKx+jOleD2pFXOg7l",
+	"YjNbfKW+foCY1mPHyt/nwTjNEU5b+gLllZLKhY9Lw5UrmzfCAVobB7kBmazIQKUhS0aQjfVIS5+4EoXt",
+	"DuQiirEIB8y/xDi9m59v/n8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
