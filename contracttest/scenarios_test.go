@@ -46,6 +46,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, webhookScenarios()...)
 	out = append(out, deliveryScenarios()...)
 	out = append(out, eventAndMetaScenarios()...)
+	out = append(out, labelFormatScenarios()...)
 	return out
 }
 
