@@ -34,8 +34,9 @@ func labelSpecFor(f carriers.LabelFormat) labelSpecification {
 }
 
 // labelDocument is the label of a ship answer in format f: the ZPL as UPS
-// wrote it (bounded, starting ^XA), or the image as a PNG or a PDF.
-func (c *Carrier) labelDocument(ctx context.Context, status int, f carriers.LabelFormat, res shipResult) (carriers.Label, error) {
+// wrote it (bounded, starting ^XA), or the image as a PNG or a PDF (of the
+// given size: UPS's GIF is a 4x6 label, placed on a letter page by shipd).
+func (c *Carrier) labelDocument(ctx context.Context, status int, f carriers.LabelFormat, size carriers.LabelSize, res shipResult) (carriers.Label, error) {
 	label := carriers.Label{TrackingNumber: res.trackingNumber}
 	if res.shipmentID != res.trackingNumber {
 		label.CarrierShipmentID = res.shipmentID
@@ -62,7 +63,7 @@ func (c *Carrier) labelDocument(ctx context.Context, status int, f carriers.Labe
 		if res.imageFormat == labelZPL {
 			return carriers.Label{}, malformed(opBuy, status, "the label is ZPL, not the GIF asked for")
 		}
-		pdf, err := c.labelPDF(ctx, status, res.image, res.trackingNumber)
+		pdf, err := c.labelPDFOn(ctx, status, res.image, res.trackingNumber, size)
 		if err != nil {
 			return carriers.Label{}, err
 		}

@@ -69,6 +69,23 @@ func TestBuyLabelFormats(t *testing.T) {
 	}
 }
 
+// TestBuyLetterPDF: UPS draws no letter label; its 4x6 GIF is placed on a
+// letter page (612x792 pt).
+func TestBuyLetterPDF(t *testing.T) {
+	t.Parallel()
+	c, _, _ := testCarrier(t)
+	req := buyRequest(domesticShipment(), "2ndDayAir")
+	req.LabelSize = carriers.LabelLetter
+	label, err := c.Buy(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, format := label.Doc()
+	if format != carriers.LabelPDF || !bytes.Contains(doc, []byte("/MediaBox [0 0 612.00 792.00]")) {
+		t.Errorf("a %s, not a letter PDF: %.200q", format, doc)
+	}
+}
+
 // TestLabelDocumentRefusesWrongFormats: UPS answering another format than
 // asked, or ZPL that is no label, is a malformed answer, never stored.
 func TestLabelDocumentRefusesWrongFormats(t *testing.T) {
@@ -85,7 +102,7 @@ func TestLabelDocumentRefusesWrongFormats(t *testing.T) {
 		"ZPL without ^XA": {carriers.LabelZPL, shipResult{trackingNumber: "1Z1", image: []byte("<html>"), imageFormat: "ZPL"}},
 		"ZPL of 2 MiB":    {carriers.LabelZPL, shipResult{trackingNumber: "1Z1", image: append([]byte("^XA"), make([]byte, 2<<20)...), imageFormat: "ZPL"}},
 	} {
-		if _, err := c.labelDocument(context.Background(), 200, tc.f, tc.res); err == nil {
+		if _, err := c.labelDocument(context.Background(), 200, tc.f, "", tc.res); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}

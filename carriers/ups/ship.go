@@ -64,7 +64,7 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if perr != nil {
 		return carriers.Label{}, malformed(opBuy, a.status, "%v", perr)
 	}
-	label, err := c.labelDocument(ctx, a.status, req.Format(), res)
+	label, err := c.labelDocument(ctx, a.status, req.Format(), req.Size(), res)
 	if err != nil {
 		return carriers.Label{}, err
 	}
