@@ -107,3 +107,38 @@ func TestLabelDocumentRefusesWrongFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestFindPurchaseInFormat: a recovered label comes back in the format it
+// was bought in (a PNG of the GIF); a ZPL label, never converted from the
+// GIF, comes back without a document, for the purchase to void and buy anew.
+func TestFindPurchaseInFormat(t *testing.T) {
+	t.Parallel()
+	for _, f := range []carriers.LabelFormat{carriers.LabelPNG, carriers.LabelZPL} {
+		t.Run(string(f), func(t *testing.T) {
+			t.Parallel()
+			c, _, _ := testCarrier(t)
+			ctx := context.Background()
+			req := buyRequest(domesticShipment(), "Ground")
+			req.LabelFormat = f
+			sold, err := c.Buy(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, found, err := c.FindPurchase(ctx, req)
+			if err != nil || !found || l.TrackingNumber != sold.TrackingNumber {
+				t.Fatalf("%+v %v %v, want %s", l, found, err, sold.TrackingNumber)
+			}
+			doc, format := l.Doc()
+			switch f {
+			case carriers.LabelPNG:
+				if _, kind, err := image.DecodeConfig(bytes.NewReader(doc)); err != nil || kind != "png" || format != f {
+					t.Errorf("recovered a %s (%s, %v), want a png", format, kind, err)
+				}
+			case carriers.LabelZPL:
+				if doc != nil {
+					t.Errorf("recovered a %d-byte %s, want no document", len(doc), format)
+				}
+			}
+		})
+	}
+}
