@@ -116,3 +116,41 @@ func TestLabelFormatsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveLabelFormats buys ZPL and PNG labels from each live carrier (the
+// fakes) through the API: each carrier is asked for the format and the
+// document served is that format.
+func TestLiveLabelFormats(t *testing.T) {
+	t.Parallel()
+	b, _, live := setupLive(t, unscanned)
+	services := map[string]string{}
+	for _, r := range quoteRates(t, b, live, liveBody()) {
+		if services[r.Carrier] == "" {
+			services[r.Carrier] = r.Service
+		}
+	}
+	for _, carrier := range []string{"UPS", "FedEx", "USPS"} {
+		for _, format := range []string{"zpl", "png"} {
+			t.Run(carrier+"-"+format, func(t *testing.T) {
+				t.Parallel()
+				c := createLabel(t, b, live, liveBody(func(m map[string]any) {
+					m["carrier"], m["service"], m["labelFormat"] = carrier, services[carrier], format
+				}))
+				s := waitForStatus(t, b, live, c.ID, "purchased")
+				r := b.doT(t, "GET", "/api/v1/labels/"+s.ID+"/label."+format, live, nil)
+				wantStatus(t, r, http.StatusOK)
+				switch format {
+				case "zpl":
+					z := strings.TrimSpace(string(r.Body))
+					if r.Header.Get("Content-Type") != "application/zpl" || !strings.HasPrefix(z, "^XA") || !strings.HasSuffix(z, "^XZ") || !strings.Contains(z, s.str(s.TrackingNumber)) {
+						t.Errorf("%s: not the carrier's ZPL label of %s (%s):\n%.300s", carrier, s.str(s.TrackingNumber), r.Header.Get("Content-Type"), z)
+					}
+				case "png":
+					if _, kind, err := image.DecodeConfig(bytes.NewReader(r.Body)); err != nil || kind != "png" || r.Header.Get("Content-Type") != "image/png" {
+						t.Errorf("%s: not a PNG: %s %v (%s)", carrier, kind, err, r.Header.Get("Content-Type"))
+					}
+				}
+			})
+		}
+	}
+}
