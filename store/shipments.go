@@ -63,7 +63,7 @@ func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
 func (t *Tx) UpdateShipment(ctx context.Context, s *Shipment) error {
 	t.touch(detailKey{shipmentDetail, s.ID})
 	_, err := t.tx.NamedExecContext(ctx, `UPDATE shipments SET status = :status, updated_at = :updated_at,
-		tracking_number = :tracking_number, carrier_shipment_id = :carrier_shipment_id, label_key = :label_key, label_format = COALESCE(NULLIF(:label_format, ''), label_format), tracker_id = :tracker_id, tracking_status = :tracking_status,
+		tracking_number = :tracking_number, carrier_shipment_id = :carrier_shipment_id, label_key = :label_key, label_format = :label_format, tracker_id = :tracker_id, tracking_status = :tracking_status,
 		error_message = :error_message, purchased_at = :purchased_at, voided_at = :voided_at,
 		balance_applied_cents = :balance_applied_cents, charge_amount_cents = :charge_amount_cents
 		WHERE id = :id`, s)
