@@ -109,16 +109,68 @@ type Rate struct {
 	Guaranteed bool
 }
 
+// LabelFormat is the format of a label document.
+type LabelFormat string
+
+// Label formats: a PDF for any printer, a PNG image, or ZPL II for Zebra
+// thermal printers (203 dpi 4x6 stock).
+const (
+	LabelPDF LabelFormat = "pdf"
+	LabelPNG LabelFormat = "png"
+	LabelZPL LabelFormat = "zpl"
+)
+
+// LabelFormats lists the formats, the default first.
+func LabelFormats() []LabelFormat { return []LabelFormat{LabelPDF, LabelPNG, LabelZPL} }
+
+// ContentType is the media type a document of the format is served with.
+func (f LabelFormat) ContentType() string {
+	switch f {
+	case LabelPNG:
+		return "image/png"
+	case LabelZPL:
+		return "application/zpl"
+	}
+	return "application/pdf"
+}
+
+// LabelSize is the page a label is printed on.
+type LabelSize string
+
+// Label sizes: the 4x6 inch label itself, or (PDF only) that label on a US
+// letter page, for office printers.
+const (
+	Label4x6    LabelSize = "4x6"
+	LabelLetter LabelSize = "letter"
+)
+
 // Label is the result of a purchase.
 type Label struct {
 	TrackingNumber string
-	// PDF is the label document, always a PDF: adapters whose carrier answers
-	// in another format (UPS: GIF) convert it.
+	// Document is the label document in Format, as asked in
+	// BuyRequest.LabelFormat.
+	Document []byte
+	// Format is Document's format; "" means a PDF.
+	Format LabelFormat
+	// PDF is a PDF label document, as adapters written before Document set
+	// it; Doc reads either.
 	PDF []byte
 	// CarrierShipmentID is the carrier's own identifier of the shipment when
 	// it differs from the tracking number (UPS ShipmentIdentificationNumber);
 	// it is kept with the shipment and given back in VoidRequest.
 	CarrierShipmentID string
+}
+
+// Doc is the label's document and its format: Document in Format, else the
+// PDF.
+func (l Label) Doc() ([]byte, LabelFormat) {
+	if l.Document != nil {
+		if l.Format == "" {
+			return l.Document, LabelPDF
+		}
+		return l.Document, l.Format
+	}
+	return l.PDF, LabelPDF
 }
 
 // BuyRequest asks a carrier to purchase the label for a previously quoted rate.
@@ -130,6 +182,27 @@ type BuyRequest struct {
 	Shipment  Shipment
 	Rate      Rate
 	TestMode  bool
+	// LabelFormat is the document asked for ("" is a PDF), rendered or
+	// fetched natively in that format, never converted from another.
+	LabelFormat LabelFormat
+	// LabelSize is the page ("" is 4x6); LabelLetter only with a PDF.
+	LabelSize LabelSize
+}
+
+// Format is the label format asked for, LabelPDF when none was.
+func (r BuyRequest) Format() LabelFormat {
+	if r.LabelFormat == "" {
+		return LabelPDF
+	}
+	return r.LabelFormat
+}
+
+// Size is the label size asked for, Label4x6 when none was.
+func (r BuyRequest) Size() LabelSize {
+	if r.LabelSize == "" {
+		return Label4x6
+	}
+	return r.LabelSize
 }
 
 // Tracker statuses.

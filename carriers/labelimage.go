@@ -189,3 +189,20 @@ func (m *LabelMemory) Peak() int64 {
 	defer m.mu.Unlock()
 	return m.peak
 }
+
+// MaxZPLBytes bounds a ZPL label as received: ZPL is text a printer runs,
+// a 4x6 label a few kilobytes of it (graphics fields included, tens of
+// kilobytes), so a megabyte is no label.
+const MaxZPLBytes = 1 << 20
+
+// CheckZPL refuses a carrier's ZPL document that is larger than any label
+// or does not start a label format (^XA, after any white space).
+func CheckZPL(data []byte) error {
+	if len(data) > MaxZPLBytes {
+		return fmt.Errorf("the carrier's ZPL label is %d bytes, larger than any label (at most %d)", len(data), MaxZPLBytes)
+	}
+	if !bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("^XA")) {
+		return errors.New("the carrier's ZPL label does not start with ^XA")
+	}
+	return nil
+}

@@ -47,6 +47,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, webhookScenarios()...)
 	out = append(out, deliveryScenarios()...)
 	out = append(out, eventAndMetaScenarios()...)
+	out = append(out, labelFormatScenarios()...)
 	return out
 }
 

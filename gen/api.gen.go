@@ -117,6 +117,45 @@ func (e CustomsNonDeliveryOption) Valid() bool {
 	}
 }
 
+// Defines values for LabelFormat.
+const (
+	Pdf LabelFormat = "pdf"
+	Png LabelFormat = "png"
+	Zpl LabelFormat = "zpl"
+)
+
+// Valid indicates whether the value is a known member of the LabelFormat enum.
+func (e LabelFormat) Valid() bool {
+	switch e {
+	case Pdf:
+		return true
+	case Png:
+		return true
+	case Zpl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LabelSize.
+const (
+	Letter LabelSize = "letter"
+	N4x6   LabelSize = "4x6"
+)
+
+// Valid indicates whether the value is a known member of the LabelSize enum.
+func (e LabelSize) Valid() bool {
+	switch e {
+	case Letter:
+		return true
+	case N4x6:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Mode.
 const (
 	Live Mode = "live"
@@ -392,6 +431,23 @@ type CreateLabelRequest struct {
 	// if unused).
 	IsReturn *bool `json:"isReturn,omitempty"`
 
+	// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+	// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+	// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+	// `label.zpl` and only there.
+	//
+	//
+	// Example: pdf
+	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
+
+	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
+	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
+	// `invalid_field` naming `labelSize`).
+	//
+	//
+	// Example: 4x6
+	LabelSize *LabelSize `json:"labelSize,omitempty"`
+
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
@@ -566,6 +622,18 @@ type Error struct {
 	// `invalid_field` for the `type` filter of GET /events, those the history holds.
 	KnownEvents *[]string `json:"knownEvents,omitempty"`
 
+	// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+	// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+	// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+	// `label.zpl` and only there.
+	//
+	//
+	// Example: pdf
+	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
+
+	// LabelUrl On `label_format_mismatch`, the URL of the document in `labelFormat`, the format the label was bought in.
+	LabelUrl *string `json:"labelUrl,omitempty"`
+
 	// RequestId The request's `X-Request-Id`.
 	RequestId *string `json:"requestId,omitempty"`
 
@@ -615,6 +683,21 @@ type EventRecord struct {
 //
 // Example: order-10023-label
 type IdempotencyKey = string
+
+// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+// `label.zpl` and only there.
+//
+// Example: pdf
+type LabelFormat string
+
+// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
+// page for office printers, with `labelFormat` `pdf` only (otherwise 422
+// `invalid_field` naming `labelSize`).
+//
+// Example: 4x6
+type LabelSize string
 
 // Mode The mode of the token that created the resource.
 type Mode string
@@ -841,7 +924,25 @@ type Shipment struct {
 	// scans it, when the price is charged; an unused return is never charged.
 	IsReturn bool `json:"isReturn"`
 
-	// LabelUrl URL of the rehosted label PDF; present once purchased.
+	// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+	// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+	// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+	// `label.zpl` and only there.
+	//
+	//
+	// Example: pdf
+	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
+
+	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
+	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
+	// `invalid_field` naming `labelSize`).
+	//
+	//
+	// Example: 4x6
+	LabelSize *LabelSize `json:"labelSize,omitempty"`
+
+	// LabelUrl URL of the rehosted label document, ending in `label.pdf`, `label.png` or
+	// `label.zpl` as `labelFormat`; present once purchased.
 	LabelUrl *string `json:"labelUrl,omitempty"`
 
 	// Mode The mode of the token that created the resource.
@@ -1396,10 +1497,30 @@ type ClientInterface interface {
 
 	// GetLabelPDF Download the label document
 	//
-	// The label as a 4x6 inch PDF, rehosted by this API.
+	// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
+	// API. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
 	//
 	// Corresponds with GET /labels/{id}/label.pdf (the `GetLabelPDF` operationId).
 	GetLabelPDF(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLabelPNG Download the label document (PNG)
+	//
+	// The label as a 4x6 inch PNG image at 203 dpi (812x1218 pixels), rehosted by this API: for labels
+	// created with `labelFormat` `png`. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
+	//
+	// Corresponds with GET /labels/{id}/label.png (the `GetLabelPNG` operationId).
+	GetLabelPNG(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetLabelZPL Download the label document (ZPL)
+	//
+	// The label as ZPL II for 203 dpi 4x6 thermal printers (text, `^XA` … `^XZ`), rehosted by this API: for labels
+	// created with `labelFormat` `zpl`. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
+	//
+	// Corresponds with GET /labels/{id}/label.zpl (the `GetLabelZPL` operationId).
+	GetLabelZPL(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RefundLabelWithBody Refund (void) a label
 	//
@@ -1781,11 +1902,51 @@ func (c *Client) GetLabel(ctx context.Context, id ShipmentId, reqEditors ...Requ
 
 // GetLabelPDF Download the label document
 //
-// The label as a 4x6 inch PDF, rehosted by this API.
+// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
+// API. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
 //
 // Corresponds with GET /labels/{id}/label.pdf (the `GetLabelPDF` operationId).
 func (c *Client) GetLabelPDF(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLabelPDFRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLabelPNG Download the label document (PNG)
+//
+// The label as a 4x6 inch PNG image at 203 dpi (812x1218 pixels), rehosted by this API: for labels
+// created with `labelFormat` `png`. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
+//
+// Corresponds with GET /labels/{id}/label.png (the `GetLabelPNG` operationId).
+func (c *Client) GetLabelPNG(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLabelPNGRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetLabelZPL Download the label document (ZPL)
+//
+// The label as ZPL II for 203 dpi 4x6 thermal printers (text, `^XA` … `^XZ`), rehosted by this API: for labels
+// created with `labelFormat` `zpl`. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
+//
+// Corresponds with GET /labels/{id}/label.zpl (the `GetLabelZPL` operationId).
+func (c *Client) GetLabelZPL(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLabelZPLRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -2527,6 +2688,74 @@ func NewGetLabelPDFRequest(server string, id ShipmentId) (*http.Request, error) 
 	return req, nil
 }
 
+// NewGetLabelPNGRequest constructs an http.Request for the GetLabelPNG method
+func NewGetLabelPNGRequest(server string, id ShipmentId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/labels/%s/label.png", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetLabelZPLRequest constructs an http.Request for the GetLabelZPL method
+func NewGetLabelZPLRequest(server string, id ShipmentId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/labels/%s/label.zpl", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewRefundLabelRequest calls the generic RefundLabel builder with application/json body
 func NewRefundLabelRequest(server string, id ShipmentId, body RefundLabelJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -3211,12 +3440,36 @@ type ClientWithResponsesInterface interface {
 
 	// GetLabelPDFWithResponse Download the label document
 	//
-	// The label as a 4x6 inch PDF, rehosted by this API.
+	// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
+	// API. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /labels/{id}/label.pdf (the `GetLabelPDF` operationId).
 	GetLabelPDFWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelPDFResponse, error)
+
+	// GetLabelPNGWithResponse Download the label document (PNG)
+	//
+	// The label as a 4x6 inch PNG image at 203 dpi (812x1218 pixels), rehosted by this API: for labels
+	// created with `labelFormat` `png`. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /labels/{id}/label.png (the `GetLabelPNG` operationId).
+	GetLabelPNGWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelPNGResponse, error)
+
+	// GetLabelZPLWithResponse Download the label document (ZPL)
+	//
+	// The label as ZPL II for 203 dpi 4x6 thermal printers (text, `^XA` … `^XZ`), rehosted by this API: for labels
+	// created with `labelFormat` `zpl`. A label bought in another format is 409 `label_format_mismatch`, naming its
+	// format and URL.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /labels/{id}/label.zpl (the `GetLabelZPL` operationId).
+	GetLabelZPLWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelZPLResponse, error)
 
 	// RefundLabelWithBodyWithResponse Refund (void) a label
 	//
@@ -4653,6 +4906,11 @@ type GetLabelPDFResponse404Headers struct {
 	XRequestId string
 }
 
+// GetLabelPDFResponse409Headers the declared response headers of an HTTP 409 response for GetLabelPDF
+type GetLabelPDFResponse409Headers struct {
+	XRequestId string
+}
+
 // GetLabelPDFResponse429Headers the declared response headers of an HTTP 429 response for GetLabelPDF
 type GetLabelPDFResponse429Headers struct {
 	RetryAfter          int
@@ -4680,6 +4938,8 @@ type GetLabelPDFResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4694,6 +4954,8 @@ type GetLabelPDFResponse struct {
 	Headers403 *GetLabelPDFResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetLabelPDFResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetLabelPDFResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLabelPDFResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -4723,6 +4985,11 @@ func (r GetLabelPDFResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelPDFResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetLabelPDFResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4758,6 +5025,308 @@ func (r GetLabelPDFResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLabelPDFResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLabelPNGResponse202Headers the declared response headers of an HTTP 202 response for GetLabelPNG
+type GetLabelPNGResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetLabelPNGResponse400Headers the declared response headers of an HTTP 400 response for GetLabelPNG
+type GetLabelPNGResponse400Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse401Headers the declared response headers of an HTTP 401 response for GetLabelPNG
+type GetLabelPNGResponse401Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse403Headers the declared response headers of an HTTP 403 response for GetLabelPNG
+type GetLabelPNGResponse403Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse404Headers the declared response headers of an HTTP 404 response for GetLabelPNG
+type GetLabelPNGResponse404Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse409Headers the declared response headers of an HTTP 409 response for GetLabelPNG
+type GetLabelPNGResponse409Headers struct {
+	XRequestId string
+}
+
+// GetLabelPNGResponse429Headers the declared response headers of an HTTP 429 response for GetLabelPNG
+type GetLabelPNGResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetLabelPNGResponse500Headers the declared response headers of an HTTP 500 response for GetLabelPNG
+type GetLabelPNGResponse500Headers struct {
+	XRequestId string
+}
+
+type GetLabelPNGResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetLabelPNGResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetLabelPNGResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetLabelPNGResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetLabelPNGResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetLabelPNGResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetLabelPNGResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLabelPNGResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetLabelPNGResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetLabelPNGResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLabelPNGResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetLabelPNGResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetLabelPNGResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLabelPNGResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetLabelPNGResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLabelPNGResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLabelPNGResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLabelPNGResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLabelPNGResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLabelPNGResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLabelPNGResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetLabelZPLResponse202Headers the declared response headers of an HTTP 202 response for GetLabelZPL
+type GetLabelZPLResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetLabelZPLResponse400Headers the declared response headers of an HTTP 400 response for GetLabelZPL
+type GetLabelZPLResponse400Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse401Headers the declared response headers of an HTTP 401 response for GetLabelZPL
+type GetLabelZPLResponse401Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse403Headers the declared response headers of an HTTP 403 response for GetLabelZPL
+type GetLabelZPLResponse403Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse404Headers the declared response headers of an HTTP 404 response for GetLabelZPL
+type GetLabelZPLResponse404Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse409Headers the declared response headers of an HTTP 409 response for GetLabelZPL
+type GetLabelZPLResponse409Headers struct {
+	XRequestId string
+}
+
+// GetLabelZPLResponse429Headers the declared response headers of an HTTP 429 response for GetLabelZPL
+type GetLabelZPLResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetLabelZPLResponse500Headers the declared response headers of an HTTP 500 response for GetLabelZPL
+type GetLabelZPLResponse500Headers struct {
+	XRequestId string
+}
+
+type GetLabelZPLResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetLabelZPLResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetLabelZPLResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetLabelZPLResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetLabelZPLResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetLabelZPLResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetLabelZPLResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetLabelZPLResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetLabelZPLResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetLabelZPLResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetLabelZPLResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetLabelZPLResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetLabelZPLResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetLabelZPLResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetLabelZPLResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetLabelZPLResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetLabelZPLResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLabelZPLResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLabelZPLResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLabelZPLResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLabelZPLResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6491,7 +7060,9 @@ func (c *ClientWithResponses) GetLabelWithResponse(ctx context.Context, id Shipm
 
 // GetLabelPDFWithResponse Download the label document
 //
-// The label as a 4x6 inch PDF, rehosted by this API.
+// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
+// API. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6502,6 +7073,40 @@ func (c *ClientWithResponses) GetLabelPDFWithResponse(ctx context.Context, id Sh
 		return nil, err
 	}
 	return ParseGetLabelPDFResponse(rsp)
+}
+
+// GetLabelPNGWithResponse Download the label document (PNG)
+//
+// The label as a 4x6 inch PNG image at 203 dpi (812x1218 pixels), rehosted by this API: for labels
+// created with `labelFormat` `png`. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /labels/{id}/label.png (the `GetLabelPNG` operationId).
+func (c *ClientWithResponses) GetLabelPNGWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelPNGResponse, error) {
+	rsp, err := c.GetLabelPNG(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLabelPNGResponse(rsp)
+}
+
+// GetLabelZPLWithResponse Download the label document (ZPL)
+//
+// The label as ZPL II for 203 dpi 4x6 thermal printers (text, `^XA` … `^XZ`), rehosted by this API: for labels
+// created with `labelFormat` `zpl`. A label bought in another format is 409 `label_format_mismatch`, naming its
+// format and URL.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /labels/{id}/label.zpl (the `GetLabelZPL` operationId).
+func (c *ClientWithResponses) GetLabelZPLWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelZPLResponse, error) {
+	rsp, err := c.GetLabelZPL(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLabelZPLResponse(rsp)
 }
 
 // RefundLabelWithBodyWithResponse Refund (void) a label
@@ -8357,6 +8962,13 @@ func ParseGetLabelPDFResponse(rsp *http.Response) (*GetLabelPDFResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8431,6 +9043,16 @@ func ParseGetLabelPDFResponse(rsp *http.Response) (*GetLabelPDFResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetLabelPDFResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetLabelPDFResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -8471,6 +9093,392 @@ func ParseGetLabelPDFResponse(rsp *http.Response) (*GetLabelPDFResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetLabelPDFResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLabelPNGResponse parses an HTTP response from a GetLabelPNGWithResponse call
+func ParseGetLabelPNGResponse(rsp *http.Response) (*GetLabelPNGResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLabelPNGResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetLabelPNGResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetLabelPNGResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetLabelPNGResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetLabelPNGResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetLabelPNGResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetLabelPNGResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLabelPNGResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetLabelPNGResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetLabelZPLResponse parses an HTTP response from a GetLabelZPLWithResponse call
+func ParseGetLabelZPLResponse(rsp *http.Response) (*GetLabelZPLResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLabelZPLResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetLabelZPLResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetLabelZPLResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetLabelZPLResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetLabelZPLResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetLabelZPLResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetLabelZPLResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetLabelZPLResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetLabelZPLResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -10511,6 +11519,12 @@ type ServerInterface interface {
 	// GetLabelPDF Download the label document
 	// (GET /labels/{id}/label.pdf)
 	GetLabelPDF(ctx echo.Context, id ShipmentId) error
+	// GetLabelPNG Download the label document (PNG)
+	// (GET /labels/{id}/label.png)
+	GetLabelPNG(ctx echo.Context, id ShipmentId) error
+	// GetLabelZPL Download the label document (ZPL)
+	// (GET /labels/{id}/label.zpl)
+	GetLabelZPL(ctx echo.Context, id ShipmentId) error
 	// RefundLabel Refund (void) a label
 	// (POST /labels/{id}/refund)
 	RefundLabel(ctx echo.Context, id ShipmentId) error
@@ -10708,6 +11722,38 @@ func (w *ServerInterfaceWrapper) GetLabelPDF(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetLabelPDF(ctx, id)
+	return err
+}
+
+// GetLabelPNG converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLabelPNG(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ShipmentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLabelPNG(ctx, id)
+	return err
+}
+
+// GetLabelZPL converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLabelZPL(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ShipmentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLabelZPL(ctx, id)
 	return err
 }
 
@@ -10968,6 +12014,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/labels/:id", wrapper.GetLabel, options.OperationMiddlewares["getLabel"]...)
 	router.POST(options.BaseURL+"/labels/:id/refund", wrapper.RefundLabel, options.OperationMiddlewares["refundLabel"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.pdf", wrapper.GetLabelPDF, options.OperationMiddlewares["getLabelPDF"]...)
+	router.GET(options.BaseURL+"/labels/:id/label.png", wrapper.GetLabelPNG, options.OperationMiddlewares["getLabelPNG"]...)
+	router.GET(options.BaseURL+"/labels/:id/label.zpl", wrapper.GetLabelZPL, options.OperationMiddlewares["getLabelZPL"]...)
 	router.GET(options.BaseURL+"/trackers/:id", wrapper.GetTracker, options.OperationMiddlewares["getTracker"]...)
 	router.POST(options.BaseURL+"/addresses/verify", wrapper.VerifyAddress, options.OperationMiddlewares["verifyAddress"]...)
 	router.GET(options.BaseURL+"/addresses", wrapper.ListAddresses, options.OperationMiddlewares["listAddresses"]...)
@@ -12532,6 +13580,21 @@ func (response GetLabelPDF404JSONResponse) VisitGetLabelPDFResponse(w http.Respo
 	return err
 }
 
+type GetLabelPDF409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetLabelPDF409JSONResponse) VisitGetLabelPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLabelPDF429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetLabelPDF429JSONResponse) VisitGetLabelPDFResponse(w http.ResponseWriter) error {
@@ -12558,6 +13621,336 @@ func (response GetLabelPDF429JSONResponse) VisitGetLabelPDFResponse(w http.Respo
 type GetLabelPDF500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetLabelPDF500JSONResponse) VisitGetLabelPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNGRequestObject struct {
+	Id ShipmentId `json:"id"`
+}
+
+type GetLabelPNGResponseObject interface {
+	VisitGetLabelPNGResponse(w http.ResponseWriter) error
+}
+
+type GetLabelPNG200ImagepngResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetLabelPNG200ImagepngResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/png")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLabelPNG202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetLabelPNG202JSONResponse struct {
+	Body    Error
+	Headers GetLabelPNG202ResponseHeaders
+}
+
+func (response GetLabelPNG202JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLabelPNG400JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLabelPNG401JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetLabelPNG403JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetLabelPNG404JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetLabelPNG409JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLabelPNG429JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelPNG500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLabelPNG500JSONResponse) VisitGetLabelPNGResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPLRequestObject struct {
+	Id ShipmentId `json:"id"`
+}
+
+type GetLabelZPLResponseObject interface {
+	VisitGetLabelZPLResponse(w http.ResponseWriter) error
+}
+
+type GetLabelZPL200ApplicationzplResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetLabelZPL200ApplicationzplResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/zpl")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetLabelZPL202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetLabelZPL202JSONResponse struct {
+	Body    Error
+	Headers GetLabelZPL202ResponseHeaders
+}
+
+func (response GetLabelZPL202JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetLabelZPL400JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetLabelZPL401JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetLabelZPL403JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetLabelZPL404JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetLabelZPL409JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetLabelZPL429JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelZPL500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetLabelZPL500JSONResponse) VisitGetLabelZPLResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -14020,6 +15413,12 @@ type StrictServerInterface interface {
 	// GetLabelPDF Download the label document
 	// (GET /labels/{id}/label.pdf)
 	GetLabelPDF(ctx context.Context, request GetLabelPDFRequestObject) (GetLabelPDFResponseObject, error)
+	// GetLabelPNG Download the label document (PNG)
+	// (GET /labels/{id}/label.png)
+	GetLabelPNG(ctx context.Context, request GetLabelPNGRequestObject) (GetLabelPNGResponseObject, error)
+	// GetLabelZPL Download the label document (ZPL)
+	// (GET /labels/{id}/label.zpl)
+	GetLabelZPL(ctx context.Context, request GetLabelZPLRequestObject) (GetLabelZPLResponseObject, error)
 	// RefundLabel Refund (void) a label
 	// (POST /labels/{id}/refund)
 	RefundLabel(ctx context.Context, request RefundLabelRequestObject) (RefundLabelResponseObject, error)
@@ -14373,6 +15772,56 @@ func (sh *strictHandler) GetLabelPDF(ctx echo.Context, id ShipmentId) error {
 		return err
 	} else if validResponse, ok := response.(GetLabelPDFResponseObject); ok {
 		return validResponse.VisitGetLabelPDFResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLabelPNG operation middleware
+func (sh *strictHandler) GetLabelPNG(ctx echo.Context, id ShipmentId) error {
+	var request GetLabelPNGRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLabelPNG(ctx.Request().Context(), request.(GetLabelPNGRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLabelPNG")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLabelPNGResponseObject); ok {
+		return validResponse.VisitGetLabelPNGResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetLabelZPL operation middleware
+func (sh *strictHandler) GetLabelZPL(ctx echo.Context, id ShipmentId) error {
+	var request GetLabelZPLRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLabelZPL(ctx.Request().Context(), request.(GetLabelZPLRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLabelZPL")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLabelZPLResponseObject); ok {
+		return validResponse.VisitGetLabelZPLResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14752,201 +16201,212 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rchu3muCrfMWZKpNzWhRJSY5N/dhVbCfxHjvWWPJJzgmzbLAbJDFqAgyAFsWkVLVPsw+2T7KFD0Df",
-	"SZGy5FxGfxKr2Y3rd7/+1orEYik45Vq1hr+15pTEVOI/PxJN37EF0/gf8ySmKpJsqZngrWHrFVmSiOk1",
-	"tCepVLoDYgp6TmGSRldUg54zBZL+klKlIZZkpWAqxaLbCloqmtMFMSPq9ZK2hi3GNZ1R2bq9DfJpP9IF",
-	"YZzxWX3qH+YioX5wBQmdamC8MPs+syjasLlPnN2AZgsKbUUjwWPVAaJhNWfRvLhLpmCaJgmQGWHczGoW",
-	"xSSNW0MtU3rXKuwO3sb1BbyNKddsyqi055of5imQRAmzXyqlkDARMaMKiIJQ+vHCnZaitDTHa1ei5fps",
-	"qqmsL+XCHgBoASvCNEzoVEhz/FquGZ9B220pAClSHtMY0mVn+wIWjLNFumgNe0H9XG6D1pJIsqDaQeKr",
-	"VCrRsLAPS/JLSmEpFDNPEL6AwFLSayZSBUsyo88UhJzeaDsGngsz3/6SUrluBS1OFmb2yE5RWiO5eUf5",
-	"TM9bw0EvX2fh0DYgxjmZUVDsV7ppsgS/K84V0ylJE90aDk4CM7E9nL6ZNjuqftAEQhdztlxQ3ghD/jdg",
-	"cbaUJdHzfCUs3npN9IYslgnuer4cfxUPaH/aIy8nL6Kv4uf0ZHpMjiaDqNV0Nj/QyVyIq8ZlpZPszwdY",
-	"2mp+Ne6TweQoOo5P6PPpV+TF5GXUi/t0MG1Y2q0ZVS0FVxSB62sSf0s0XZG1+SsSXFOOl0qWy4RFxKzy",
-	"8L+UWflvhfn/XdJpa9j6t8Ocfh7aX9XhG4OXdqryzsOISMmoHCPmhtBeMT0H/xQ/U2EHhITwmkrEfvfq",
-	"EAjEYsWVlpQsYCnFNYuphClhCY1PLTKakywQ8B8PHH05sLfQtGT3+mFOiXDZX5PYPdnhULKrMG/GFkCv",
-	"ScLiMb4RtHALrWHLc4OJiNeGcnKhAV+E/3Xx4Xt33Y4emn+PT6Z9OoiPouPJCXn+8qsXrdvgc6/g0tDu",
-	"xvmhHRbXbe+BgBZXlMOKGHKiFI09o/n08R20Q/x1zPgYUTzsPNwVvBJ8mrBIPz5UnoHSRFOI3IxDCLnQ",
-	"42UqozlRNA6hbTjO0PAXnUr+YRqCQVIFBJQnMXpOtDvTEc8+7QTmo2nKY3NGSylmkioVBhCSRFISr8fX",
-	"gsU0DoMRDxmnCZuxSULHuCDzWpza7dIx5fFSMK7xKU3YNZXr0qDQJrAgPCXJiEvqXzFrcnPBLylN7ZpY",
-	"TBdLoSmP1uMruh5HIkmYYoKH0DaXe0XXI27uPDU3LrhlwH4JgGhLIGbTKZVm9waimsZlfJwqapZm1mSh",
-	"Hz/G8a4oLk9pliQgU26EHSCGCUO/B07ucLgdQIg8+gCZdNjpjvgbIhMjHygqr6lUEIk0iYFwtaKyvBRP",
-	"8MaJUDo8BQKRWCyY1jT2UsUzZVZoX7P3uAJJIyENP8clM21EECVSGVEg3Hy5TMiaxgEoYe/foL/9eMQT",
-	"wWe4OK67I/5gaPGNkBMWx5TfkzCpdDplEaNcj1UklrRAnvBOxJJKHAU4pUbomVNYSabp0IO6Av/hneQq",
-	"Z2AX+MmwVRnqAQhaWN9TxlhKszvGspKCz8YLEdPw4YjVW66p5CSxq3x8PsrcfBkjVWRKjYCKuOJRjIIi",
-	"CwoFTDAo1wksYTfkjs1Sd9tWllZpNEdJ2jNqQwj9i4YSllhz5ceHO87vhf7GiNJf4CTNHqZmrhDaC6YU",
-	"47MAYppQQxvMOXGh51QCiSKRcv1M2eMLEzKhyTjl5JqwhEySh4Smc7JOBIkvhXhH5Ix+gVNY2hnHWohx",
-	"YuYMh1bLM5ICvYmQFPThPfv6QXdpaMDHTMT9Anc9XtpJxwuq5yI2YmUcG5XJPgb7ODB757vg0sOdxgWV",
-	"1yyin3KA+oLieBGMNwjlQQHvi69bbPACzxhFjPE0TZIQ2ucfLi7hEDFFHUaSEk2HoIUwYsoa/DfKatVT",
-	"IfGY3bzq1IhScyMRGDnEfh13hu5WrJRQEgm8wFC5k8Ird19JZgS4DT7nMi+FeE/42j1V92LV0gh9qCnT",
-	"uMik/fF5689p6UT67hS+jDIRFhfpSYY1DHmjTSZPPCvIjzMp0uWIt8ObAzPCAY5wgE/DjhGg6GKp1xlI",
-	"oJLxTHkajMKXYeBd+IEwPeKNYHAK4Y8HmZnrAO1coRl7ZXB7owlrxEuf4X9DnLEynDPOhUAkRSnPiMkU",
-	"RW6SGvqhUW6PC2KlmAKBfMOGwfjTCWBwcwOMR0ka07g74iN+ligB5RMOkBqJVOP6Swv6jxAcMBZQzGrH",
-	"I15YEBNcQZsLe6gBEA4pv+JixQOgN0tDiQ1GS3otrlD0px1rV8LbjBIjZY04iWOjcxhJ2iqQVks0oq85",
-	"AjA6j9Ec3A0uahLw52Bl+XLu/Lxsxq0MUTKy7jRM/kVtKGdJ3XEY8/bnkZlPeLFCsl93Yp+b7RR4eyVN",
-	"gMKEEkmlu9gF0dGcGsUG/Ltfgrw4gWzst4n7MQpwaeHmgbVDOKi1Yqp95GD6AaWzT3wpRUSVMvzvDddM",
-	"r+91+H5zU0aTMoU/s9jVRe+CM3yjiBS07MvVl77MdfwjNxV5a4eiC4J0JUnW4C5lCGFpa/Y2/I25Ryhk",
-	"jHho/zR0BP+FdK1kJosFtYaqWESpNeaq2mhaiMDo5yMeOoWIk4URHVCgSIRCH4wbwJAlnAsZgeCoseNL",
-	"AdDuzHAAZYWxV0TPhMxMZX6NNX9EzGJYixQWlHDIv6Xm4/8Rdqxtxy7YfZNJWUyplKJ4hTpZLAxxAZkm",
-	"NNfFuBgbLqDQSMTFGJHRHK+bKhssk8qcMGnFNi/kSfpfNNJozkrYdS5oGQZlqTVKud6gRRTM2LVhEZvk",
-	"Qb8nem0kar3OFO8RD5GjvDE/eIOuKli9LUMLH84ukgE3DuNQo255P4OlUJok4PhXF0JraStimYWLEEUN",
-	"ucafwk8XYRf+MxWaKpQFUKbN7XwKojmNrvyw1htVFGYhNgDKQRtAxAHMDRgZBkjCrii0jweDApg4uM50",
-	"D/z7mYIl0fPOEAh8uigu3fx9fuHMmIblUimZFnI94miSahthICIGwpUWEj1USyrxUSdww/3KljjYCcRs",
-	"xrQyA/3r7fnfjqEd9gdHxycHz7968TLsjLgz/y0lnTIjtEBqRjbbMmt1R2wmVgZX7EEyI+fb76bsxooG",
-	"C6JhkSoNc3JNR5xpaH98c/b6/ZsARv4SaeUgNbmio1bHgs5SGgFKM+vJiBwlzl0j39MV/FPIq1ZQ9GY9",
-	"t14l/2e/5iMJ0ClMeGW0M06SNRI7eMNnjFMF73RcHrvf4CkzwyEsNXg5Lz7AUf/584M+kGQ5JwcDPDfD",
-	"rPJ5P12YrRKtqTTf/O+fzg7+RQ5+/fm3we2/txpmMwJKUl46icn/dH91I7Eor3lwctwwinVDlfYfE3gn",
-	"rmlCIrrLrpdzwStD/K0Pg/4ATk5OoNfv9cqjHDcNIqli6Aom5S1NSaJo9v5EiIQSjkzOIEEFDP5ZB4Da",
-	"REpLSnW//OXRSQ++YVM9h7NrytOmbd8BSXbYQXnYi5RpCkdH1RNoPsdf2bL8eb/X77+o3OFdK7ktOhN/",
-	"ynYbtJz8YCbJAfXn7HsxMVzDLMMh5Fu+TK2UE8fodibJeQEN3b1sp7uGPJKMzyvKYwVMD3NSh4QjdDNa",
-	"9YsLsJa4NuEj7nQWx5GZguPBoCoWdPYi708E5YmgPBGUL0ZQgtbNwUwcuIdeYsvJzD/Q2GiVKLPYMmaS",
-	"XMLbpsoUhnX+UG9YrV/zwmh0Mzs803Rx5+DFFb63H5tx3MhESrL24JM2yKLenBob9XVFpDUmtQvrdJJ3",
-	"JKSkkTXcaGElTStSe+cPqkf5d+iEpzxdmHvxs7SClpskUzV/vvtOcenlwwuywy+cWRO/eFVQGJpEcSfS",
-	"PVNgCLlz22oBBIw6aVVMa8Dq1imz/bYMxZ/OL1qNtDKm9fkvc6HSrcB6wMzbgeURTMOMXFOjIpbpZ7/f",
-	"H/R7TXNdMd4Q8BMWVK+CMAtb9S6jYZXt8kYJBGcKDDAaBmV9IUAlYuXtwAnRVFr4sKcXGo7pdocOreys",
-	"zQln+vWSSFUGHb/qVtAqLKQVtOy4DfCTQcRd5+1eq7Cl8wu0jg7hMrcC0Nhr1IZTF9YBE6pX1JlyFU1w",
-	"qZAIZ+PsQtteU6d1F5h7YHLXl2+iEarREeEISyFGaKs01CxW3FuC2Ec8uA+bv5OVF7xgf6fruwjl2/Lb",
-	"BVFgd46/J1ffwsX3YNv358y7suAvK8Fb2H1HJjTZFXIrhGwqxcJL5Wh1LYno4ZLIiCbWJZLJ2ylPjMhf",
-	"CJ5ijsRtpeuViGe0QXmDV+AQXlkaRm9IpD2ZqIq6yBTuAp8oVVrczfJf2desCpQLFV/fiQKvsxdvg1bh",
-	"EHcUYLIJPxfxmPqIt9DEj+39WNNWbnnKTVp4ZUMowYC5SuRoeDBUBiNeBArz04LKaE64hradAFU7IWMq",
-	"FTK9JY2BJoqu5lTSThfeLpYJozFM1iOew0wXPvBknXFOd9fu/hfkipaWrxACBUanxaeAwWeFzTEFS8Iw",
-	"ri1VFNrRnMgZjYHooq3pmYIpk0Y/jQgPrGNrxNkUUm64tjNB1SmNwCO982o/2Neyq7W4c9dX5/hW9pE/",
-	"nzvv0zrizMZ9aGIucYgprEUq1dBIPOap8h4/OuJCshnjJHmmSuiuBcbDVQhCFidnN4NEwfzp0GvE2yQj",
-	"BDQez4SIVdjxFCILODGQhn8uTjOHp7uUIJMGhBzxiq0dRygs2EOL2bakUyoljbuVNZcBtkTFFmRtA0Em",
-	"FISNFuzCWeYvBWYND71jNMv7MKJgQ1RoHiQRh3Dce1kNMg3QImJOZsTtnTWYNCzM7RyWXuR1TXzcnd8m",
-	"cuvOLyyT1HPJhLQs505eWr6fu4D7ovK60abEvSjl7Ubu5+Ly7ye5lQ6pqHp8MPQM1FppWrOFnDSJWtyI",
-	"sHEp9cFG+NfpCbpXVGm+n1oewroZALWC/GEuoGea7F2gsCA3b+27ThBxf/XrGu3nMqFUJnWI++7y8vzC",
-	"BpWjk8T5RpQAEkV0qRXMtbZpNfmxm0dqeHhYsEQdmttVh+Yo4qpF4/jFXUKVWVp24o0iVC4oVLLB7A8Q",
-	"0yghNqbjtGJzNNQppkozbkMunajmwqhzoutIWIN0ZF3M6s3NMiE8M43cCW3+u0v8ocYp+BoSarQE9Aeh",
-	"PwmP3LDOkmqq5mKlDJNgHBKxch8UVUbH7GOmjJ7oPa6qFbRmbKpbnmF52m9g1t5l0ELjrjnz/HrLo9W1",
-	"EA/bO5lrvOxmMLQE71603wzwXHAnwK0/ZMif4a3bUyt4xHPNpiATwmPB77bdlO7cn9UWiL6PWb8B5qEd",
-	"uqdhs5H/NDfkI0vr5Fgy4vdCkybD/ROiPAiiZHLmE7bUbdaeFRRwyNCWmq16o9DwSmgtOFweqDmTukFs",
-	"uMPeMFeXRLLp9Pt0ManaQp/3ey+7/V7dpl8bxWLRq9xidH8/0S8pycKhslEG5YTOu1I6g9Y1SVL6yss8",
-	"dSsi/u6TrVeYCZ0wTqFNkgRCv4YQUs606mDYRWRGK4kOgxOzEBuDYKd/ftwKtublBq0VZbO5/vBr87rs",
-	"r/stTKQ8ouWVPTf/jpJUsWv63i/HyobZcmORWktsw3q5hYYqhBfXW7ip0nEXdriNU2SEYU/jUeH7cJMH",
-	"2GiLzgNcdPrWZaEnrHrCqj8/VjVyFC+ivi5aFyuZ/zxZo69EmSNRFEIjMC2IprHnva994INAN5ErWoA2",
-	"oJho2oUP3GVVBNbSE80pWSI2ptEcBweyEBhEaWZAiSuX2xSQBL1OXHA6tLaKpthEFy3WEJvYhTNcSbY0",
-	"EZM1tD9dvuoMd7F9DHqD5we9owPEx/wSiW6UgfyxnGlNF0vd4FK2P9D4DH8sDXig2aJxVJJqsSCaRYVh",
-	"6zCcvQVukmcKLEBBuw9awEnnFMgEkwimGAdq83j969AmzrlnM7LNJaGOiupwHaNos8v1hznRsDKTYA4k",
-	"EtiVeTYnyyXlCji90TYGFkYtG4kbUXNqzmNIYzgevIRLIeA94esR/5jloNS2CEcGZ0+AaMCL6vcPev3L",
-	"/mA4OBn2ev8atcxeRq3/93/+72llt2rEiaRoMjObZjQetUq21vz4E4J2hfeqdGOe7NQPxmdivLmJqNx0",
-	"W9boO1kb5GoTDQuhzB56AUSpNrdlMx4+XX5z8CIr+uJP6hnmCNt0j4mI16cj7i7W6zaSYkITF/mLQiLf",
-	"Q9un+Q2zX+yW7yjCkW/pYkOYwXeXl+dgHflb1pqBH+b96pWQV9ZjrJogrEIEi5hTvJMmGcKj4UW6WBDn",
-	"oazwdXzB2sbqN+gsW42/LSmPXSZH/UctdMk1uGkz9r18sKCwogbPd76zDXEOWb0FMXXZQcc3N4h6Jzc3",
-	"2fnX5ZsavWwe2vIAbTFbUsg+C8xVNlLkbivYTRF0MzslriG0pRQSXl/fGxLNG6M87NpqcemFWHUX2YLm",
-	"+KYkxZ33UApCadpCY3DIe2KOjB5ISmKMNTALUdr+M5JCKbimUmGcQYknlThWo4+9GUq+SxeEZ9Odouth",
-	"YjB1OZdE2QiYfBZvEcHY6Qk1LGElDpz2XIgAxM01LMIlkVQX8VroA0WXxMBUjKHmnmLgBwHypmpuB15R",
-	"hVGXFlvIVHHScJOFAtMgGkAIMWYpxSShC7eAairFzrCA+StoDHprpmsCh0LaQjO+IdsF85kaIhQ3JEEE",
-	"TmISnEJEOLjMh4kRcU5B8Hqcv090DG0SxZQl2ta9+vbNJRxac3RQkMPmTGkh1zAXSawso8hOoHa21T3K",
-	"zUW3CnE3zxTmF2bpGGG31ch9SuUdmsbDigxWeiyXlgjc+dWqN3TvjtixgF0NYysQ42uXitVwg/yaJmZJ",
-	"GV3Hwl7WLaQaCPGS/cPielmNu+43BpvZPOV9ZMiYaLJZlbY6StM1+UokCoUHAylZfq33tDNdOMv8dFhc",
-	"3gq91uOjaDDpk970JX0RfxU9n5yQ4+kRHTQSMd1oHg3rPilD0itOqdIjX/ym8ihnCSPeGDBHwLxm7YK5",
-	"Sz/zbGMmr6VMCCIuOjMERdZqxFdzrFWjJYmuqOymS3M95VVksFF6Sm8iurQpiCOeP7anPdZirCiPqXQ5",
-	"8Q6kuhqJVM1x2+C/2w70LHslKAJlEeYcMG3EiHdMNWg+HgB3IqI4zkcsjNNEXPJSc2YgniaulEHJublh",
-	"g7iO0hAbN+IWUFfiSsj6pbCztkYHPm5ROwQGZfJwhp0bke6hgKS0yqaDfltz81aFpCuqnIqmQJEpPYUr",
-	"urQq7FcQk7WCZV45JXAuXR5ndKosKGBM0EG/1xscHSBS72+7e78x1BfndtKMTWm2BZvsqTi1yFLUoifB",
-	"4K7Radg1bQx3/ZDH+lQElxstSRamVOcqis040amkrwSfMgOIVQazIR+hKbKhFEq0n1G2vE5oh26sXb13",
-	"j7mzsnHMHzVWjvGhUvWoFZFqiNmCcmUD5o36xSwV8rZEF7NGIp2SxD2s72OOz9+Wl368lxnRG2gHJfNs",
-	"3agYtBIE6spk/d4jzVa0uGazHQ3uN9vx3dOxuLa3F4+ytQox3OrNKEbS7enIOPdhrvv5MKAZPkd8JwBt",
-	"cHM/gehfGETL1M+RvNughVnof9Tw7T9LGPVTGPRTGPRTGPRTGLRTrR4uyNhRZ2vVr+und1jML0uVLmxF",
-	"2TSJ8dx+MSPDas4S54dVELM4AEqieQ5xuZH9wUzk6GLY2T7wkegGy2qF69khm6Syjy5La5d0z4sN+Z72",
-	"ZTPSq1rk9Mv+INjFUxilUhrNtzrl69bG7CEqz6XBwmbjcXVV8DdYJkSbpXxD7aOSOvxy0Ntpobnfn6xV",
-	"NURk2+uFMIFmQETffNH6ZmsmYxKykOBHUoGN0KRxHplpEN9+37ZefcZH/NPlKzSMmRc4vdGwovQqRuKS",
-	"UwcCUxpTSRKYi4TFZN3pwlmyQluCpHkx5XoYQO/5LmEAs5RIwjWlcZN/nKJmW9xz9r7aFGJRW19xdRuL",
-	"ClTvvip57nDzheSNxuSMB8/G2Jg261dSn6IBGxv23ohBBRysQnkj4cAq6/dL6/i8hIYmNnBBrmlcYCrN",
-	"CcDbcny35fQ+hF0zS/ZtSO6tlvqQ45fRi8lX5Pn0hB7HRU9B08gLZ4TbdoZoqCskAm9O/P2MTN9tqb3b",
-	"knc3JevuYHldWMdU0dh6jzzdIvQ8gMm+BIy/i83+ok55Ki1RlpTGoF23n8wg2QUfYYRSKBaPd5HfpBIv",
-	"3g7f/Hj+8c3Fha3oQ2+WKMpieoHrdoJaTnPEOI0EF4s1XhfhMZFYkNGO0Qpa4ppKbhT1cth94d0azJSD",
-	"JzaXv8gEeSvuERSzfTmDXQtfbJCE/gwcohFcnN7QdGyZTtFG7aDTdY48xmeu3KCNeUzWRq9F/7krQP0b",
-	"i2+tKsadG98Ab/2IJyQhPKJnS1TAN4hzZolLxmfg3oZI0phpIPYrIyOV9Mxuazex83MF3V3mQDX/bGEI",
-	"0CZhtcaOYcF4qqDhbE6h54IWS5p2yjVLSqJUbkXA7I12wfbQ2fV49udzDyDI76Qu7GP4ygKB3m+qlvLD",
-	"3GrxHnyyPkdOyHRFzJxLvTE0o6YYNATT7W1Ba5IP9muNtYfxrY3CGgKXSPVEpL7wpup04a2u2K+GIx42",
-	"gKcPIqsCfQhKkzX0NgHqiHtIDfLszaV0dWicqezUls/GmAS39KwEtntlk3kMN/KpKRP208d3eaTmXGAJ",
-	"HHsg56+/ySFAGKqT2U26nyuJ7Weu29dSt0nl2QG1si3ug/WbDYKXxVQyV8a3AHPeOJtZaRckpuC7yTgr",
-	"bKf7h+C2Qcs6rCvi+pI1TpbFB2+dw52Miya+h23MfvP9Jrlei4stQrgLyWkKTTvfHezL8sDOYvJl8bOG",
-	"pMeq2OynyROFPnvFFztd0qU9pfyOXATTPghiI692/2JHZSdfSZBXj9vRUFATSz7LeNAkxZVMCg53iiBZ",
-	"5ohF2M+oXYF9bZNcH0Jr80LwnRpbNSnbPPccBA1tSzKjp2AUO9vKjUJClH1swPFRNL4yIakHCy7J2hY8",
-	"9Fm+QS7spDymElYEw/RcIH6ldB5ToOliKSSRLFmPeCE4/LQsOTEfo4SN70qhiXlEoos6dBXn0B3iYhOd",
-	"udHpiXbVpfSAYgCfSw+w6JWP1/L41hhD5NB5q9X7QSw+VfPlXh9viIm+MEJSAJyuqNJOxM+SZvq9Xmdn",
-	"N0SN/NbLjpQZnZZX4+PpC9KPBpOX8RE9np6Q55OvohfxS/q50pAqdZW9JzOt0ek6x6iNvDcp30KYC5so",
-	"EuHKKgqE2l3yJpLehOflPZr7cZjivIOoXdOxloQr7PnLeOEPkerxVMixb1ZZybbJUBpfWrLoKl1mpRHy",
-	"eFuHeKlEbmSofpJsw7UMyGoY56tHVqr9vvkB/vnh498DwLq/22pe5h+9pksibQ85NmMcpiRiyQZBUETI",
-	"l/bC5nuB4Kb6rn4HpaU0XfcnBIaHrKFUjfC8gxmVSidtq5X0GIWPFJtxI6XRSDb1TH+7WKTaciDC1y6j",
-	"GtmPjWa3akSTO7vpghurJD3kFE1+i2qKTA1DGmHd5bL6dKQZUg+sL8uhsUwudrreN/+oHC1s5bFuFj91",
-	"F2F0zbW3lXZtKuhcZ8qOixStwEZ6HHtjMDZj2pZ0Vf2yvzNNGdXKh49akM2rrNnRvnRy+R2c/ePNqLVr",
-	"Ls22g3H47uWGjbnT78RsZ/G2mo/dwPB9PvCmtDCfaWxU9KCYgcxjl1LcnB5dTdpWO2ZtKzeTmIKXcE5q",
-	"yctoOZCMqqCQp606GIlFMdgaY0LRRERvNHVNU8yxxGlCuw9l98R5N4gv+Ntlcz5BXc6Kk+txb9KPBhUZ",
-	"qzftk6aZjWbgTvZMN3rZea6aFDLcbXdqf56C0wAD4grvZheCXemYgjjNM5fRSMcFp7BiSWLokLmtbjUo",
-	"YAeGmgn7u6UAF4YotDhqPPomYa3yUX5zxXsqCGkZVpTFtAIK7oDCD6CfVonC7+JYdIu4KJxhA8m+R9ZP",
-	"WUh5KKFkewHHn/fJ4qxi6Wp+Ne6TweQoOo5P6PPpV+TF5GXUi/t0MP1cbciJIvvUXdxdSymVXAwqFVX8",
-	"uRZhfUc4eDgQL0HXHwXMf2B6nguif1SA/2PC8x1y/MUcWytwbGnofQSuTgP8ndIlMFsHxMiLa8jT6MoS",
-	"6mquaDQeTL6a9qJ+/JK+IMeTo+h5fEKPp0dkMOlHvQ2WCodvj4hD1TOoAx36J6JUMr2+MMfnfOPYFPQs",
-	"bRLfQ3UdjY3MM7YdH82f5mTGIUxFkogVRrPD82N0jZFIU1tdBG8HIQgHzw/EUBnbh5LxqfB1HUmEV2Yj",
-	"h5CMGpmBcU0Yp1K508hp1IzpeTpBEoUvH8T02pGpWofLzKvvRQ3BQRhJDZteGsHtu8vL8yEs0kSzA2+L",
-	"xMhcFQBRax7NpeAiVdUOgQHmLvNYQftasFh1gswL5friebNMAM4LYkZ07bKuC5rJiJt1EJ79OBHiynbf",
-	"cxnHUBQp3OjmumlchNURH3ErR/sMJrsfBeFZsd3qEL62nWBHaa93FGHyJP4TQx9dMqXSRGpzcAUgGPGV",
-	"kFcqa3uIKZjtLOyF8HgiboKsy3fuVe0EJeBhPO+W2B1xI5rrlcA/bYLDNMXuo0okBrpLG3MFdvzOCK8U",
-	"NXA9k7vwZmNpFpgTBWTEEQQwLj/8zTaJQRd+AN1u9zaEtiUyEGIcddg5hdC8hdEoGyqHmIV+zHq6YN9m",
-	"c5a2LXUpdzbreI0Py220T20EeFZcYcQNatiiAPiCOcCmRtvQDiUlsQqh3+sdKpik0hc6Ci1IhzDoHaoR",
-	"t7+cmB8m6Ro/KLwfQOhgu/6Dg9GxJZUN4/kXMLTLTQiF3x1IZ7/3i7933L2VGlyjK37fhtuBTd9rbv7d",
-	"tkl6ZlIDmhvagLdtbTrflh0SOtWdpsbh2Ie8nXJ2M+KGHW9vSN7BXAvbD939buP7FdbiKvcH98XWSv3Q",
-	"264hegBSpDzG5p+B0WATSpSGfgcBsRDVOsxPSRXTpEGJBbXI2tTaPxjx0tPfWHx7aCEjAPuLr7Lh/86y",
-	"qjqu2CuE5VjccMQZzzJiDL25otiPFyuFuDArmqeYa5fq7f5F9VzEWWPSSHDD7OiIL4meW5JZSVjvwke6",
-	"pARJWZ7amWWBKbKguAI/JD4wSxvxNgbvShoDURARLjg29jNko5OFFRQzcxAA82Jha21DXfAftosulnpB",
-	"AgVhdj8GhJYJWdN4CEY4w+bJtjayUYORQmE+zssRL57m+Iqux5FIEmaoD9Juvz/baovZ/FWFG1TaKNGM",
-	"w1KKGbKZFcEGy+nSHHq/59vs45qZPXoOEpeG8V1C5oDaewm1pTA+ThUNRxwNJuuOS20rHool7+aKhkAM",
-	"MEPWyKp9fHMTGDrdKV+MDaDERDfJPDMo0Uew5FFnpWmYtvVoPJ10MtaBLUZzCiHSnuGPITDMyVOYkEfi",
-	"4Y/OOZiwiLpsHyeVnC1JNKcHg26vJo6sVqsuwZ+7Qs4O3bfq8N3bV2++v3iD3xjxmOkkl2+Ul0vOzt+2",
-	"gta1L3HRuu7b2B3KyZK1hq2jbq97ZMuLzlFgy1HM/DWjmyoUFmSJUpmEZ6rGg8rePiPBZWeL3ceN4pU1",
-	"77Wec7KgGls8/9QsoOevHDot6Da4803Xz//nvAYe7nHQ6+3Qjn23Vui1QOyGruhn6Ec3h6bM23mmaNdc",
-	"zbFdTdMk2aoPvyZZ4gJ+0r/7k1Lrf/zo6O6PvhFywuKYopJ2PBjsMk291z1++/Luby+FeE/42kdwm+9O",
-	"djmNt1xTyUni+9AHLeWLBSJsVc/ZKAxkprASYfbs56BVF3mw+jjBaupVPHc/DfMRboPWUqgm9VALaWVJ",
-	"jzWGBGLbPZtHa/50aiD2by8ElRiRE4USH7z8g22XXuF6LgkSRdgmxtHru5C0zVzBkqYyZpZ617WySmBf",
-	"i3j9YCjT2B/vtqy8mgXe1tC2/yho24SyGANYBKI/Oqr2dkC3V4JPE2btRcf9HaY4J+tEkPhSiHdG7frT",
-	"0gRz20Vs9DJhgaXtRSLKKkkzrbAiQYFY3AYFVnto1R00zDWSkFdzGl2pvGcrRgYggy3ie8mz57fTdp3+",
-	"14kVFz9djHhBjEayIDj1HTZRYYzmhM+wzKyrpNhEHND7uX5c4lDJn/6iRKGpr/AG2lA0txhhNE30H51C",
-	"/MUR3nw12OnsvyWarqxJ+WSXY3RR1Z8KDW7L5MXiha8A6xGyQHDuRVwchdiduOQ29UYhHgOasrqge0nw",
-	"1RICPhgL3Bk0S/hvvLH5kcX7oLH0vT0Nu0+msB6rUWhtPEwpn5wXSraiXjwY1OuvtkP7j6GrwOroaFgo",
-	"B2tkMmXTPWzZC98wYcQxFZHhcWLdVqYCkMSlkmO7ZWe/wYBbW63V7OSX1Ia8OaXRVe3Lqdkd1SK3BzY9",
-	"ql6UF5PcqhDZW3rSgx5JD8r8PZ785H3r7qX7eOucJTjWireR4Fxk3os9iY0RThBAiAYCmi1oM4F5Z+f/",
-	"nQhM7pzxLkBXQ79dSTy2Ac4N6JwFbOyos1Qybx7XrlFMU9hu0/Dn8ITFj2XN8CdcQGSHe/dF5HzIAiY7",
-	"K/1mpeTCtdS2HpPcU4eSj5WShq7VNvYUOIVKEs8QshYyzNZXHXHNqDwFTplhh4UXhNF7ksQ6SHyHz2Le",
-	"RgCrOYvmYA41oZqqES/6V5N1F85FktQzvG0+Z2jRzxYDKFScErKQ9oG1swrF2aGphLV14VSrWKNh2XbJ",
-	"3Wi7KbsN0DC/wZwzQKv/iJfs/3fZ/I97tuXOkqzNysbW2xF6yeeKLnUw4kqUDeTWJ4s5aQTcp95RwpSR",
-	"aZ3V3MbpCQELQ/H8eSggiYGxNfoDssL1vmiV9btYu78Z7qR3NOLZ+Y8xxG88TZMkhLqnaljyBbvKvN7T",
-	"Yp0SWL97KikNoLix3IPNbdsENP5jaXS12RD2zhUZfjwzWKnV/k767uDBaXwjfW/urIi4YvOyvjC5H+yk",
-	"vS6w8rc7wHta0o7v/uJ7ob8RKY+fTG9/LE3c4hRShEm69kb03dnmJF1vNec1s00MhdjMNd+xa9+FB8uf",
-	"kSTJS/hVRGOMYIHvcyJntHVMEcqqBdRIFRYUfExKVaonuxON6j303K5a4gZrnHRF5rzo4NyOf3CL/ROd",
-	"+dPSGYTKIk7bvl2FDMrd6I0Notqf4hgxdqPe/YEXGHZms/PBg94wVkzBLSvgnTqJ+ZZqT2D207Uv8gTT",
-	"L6KubvTleeH8r0YUfi/F9FuqC+V7H1sxxUAx/Hd3GU+3xqnYIi1Yd//45jkwHs3h/PU3QV4pZ7K25pqz",
-	"87ebIf389TdfENjdpnJYz0LyJ4yTpoZozWCeFQFCOH9IXcHDwJZpnVZpdb811dAO8Yexr8+AlfaM2ss4",
-	"VnFd+Qgxcw02ig3PqqDxbVqWe/sQX7Vv3gatYuDu3V/6Hme4qSea8Pk04bVYcSNMFJpuxSJKvxiBsJGk",
-	"mwXxM3WlSmW8tMAuYUAKxd4tlQHbQM2Mh6YG26gGDQZFC9PQRmBm3HYhsB67gDDrW+Z/L5UCtNaLmDnz",
-	"RbFVmPvQvEJ9KfWsQyhTYKtwkeTUlpWvmJbywNcR9wUG/dA2nPWOsKHBvcKGbGndBxIRHl6BKVf+vXUq",
-	"zB/LqlKpL/Okvfx3ClCyAGoTfzr7my1ccsUeeoSLB+560N4oTi3TScLUnMbwYUn52fnbjKQbonhNsYCJ",
-	"FhjE3oXvBRTyLJjgjQKWG8l80vpMnWCPnnvNoouZSZLonopBIQWuNfzp5+KVXs4t38DRMTLA7dff6YJq",
-	"0vq5dBtrskjueRtBOT1gz6v459n7d/tdhV9qfhU7Cahf8LjdnhqO22fPbVejMYvMvmkDcisyQq5aq8jH",
-	"kKi7It+/pdoX86rxycr0bmoWZ+5jV6DEeY8xu7NsiGsODdmvCtajqul+7xugw/dbfVLSH1JJ1xnAeVzw",
-	"CPBQQngWFrIJl84iza4ptI1+GNOEahp3yjmoFcSB77H8iUu+U+BykY3CKKntg1KPB/nBL+NPnVGyqVDB",
-	"9iCM4lk+BWI8ViBG8ZQL+JTB/+fHVeUpJRFJkgmJLFZRX43ut393OkLXKIT/dpjK5HazxvvDnNjwkdg1",
-	"n9QCSN5tPu+zO0SFxMZB+vbngUsJR/1zxLOurb6V3ZzewHfvz14dXHx3Njh5bsAwtBngPx44C/rBJVtQ",
-	"pcliafPBu/Z3SVY2JdImicMVXRuFNY+GKJzzMwVhqRJBeOpqmWFkGA6uYCEktaGUR70eqBEnK7LuwpkN",
-	"Mxjc3CC3ZhzTEk+BU70S8spmCqoARzoQqeHfJzc3ARz3XqCyfDx4OeK216GNF2j3YcF4ACf2fwP/f5if",
-	"wkle4YlxIEnSCbAEG7biGnEXHTYlLLHnl0XRElsB2PXv3CoUZJdkuHaA4p4UqWZ8lkkJ1sCVywn5ZdiS",
-	"htuEhlo9ia3t8UOWGTjIgoLgzg2CBoZT67p0hTBiKZYQp5Ym2jIYuyz24G38eev9xNlNlofqsqiZympK",
-	"rYgC35HpjvVkkLzLgrLCXPUVfbcRa/QuuLLDSi88ou51dI9kenG1WndwGv/4Y0O9P19Vq7tV+D/L2nX4",
-	"932KT4HUffr4zpl+KkFt/hUFxLxkPs1xTEE7/GnU+o9R6+fQNrFIko43D7rEbEcPXUcROuKuUYurlVGm",
-	"XjahD/bL5xvxQa9vyxsjqhUJpIu+M4N3PiPnz4kdjxrsVKkK+oXTe7aXSNrkOCy8XWjbWZZHn5ID/8zJ",
-	"gVl4p9HinTy0j3BXLkCyzQhXDp/3f2VmCKsZbaSCa8NRl8qLC6e+HGJesQeLIWTljbvwDjOOUfi01X9w",
-	"hTCjGo57x3Ul6jUuIKcE+2lR7rtm7+dx47YodrB60vYfxv2G55nL976616MCcrAlBqWwDMsxy1Qzb4Tj",
-	"+xw32sseBRwfVV3fhZc8Qf3DBqLcE+T3UsyJjuZNmdqEz7DaA2ZVhq6YXhhAWHjRJQlYK3HYhTCViU8c",
-	"KMmHhoaPOPNVvIeFIkMoVipq0yAWOxX1PnXmNlsSTlJXpqmqZAPjSlMSN4mHpYLun42FDy9aNhac/8JR",
-	"qnsQAdcs4a9NDP47yY8W/r4w263Jj4e5FLjRCv86FxR9bIiXdzfne9NiIfWtdvd8+M+hEsGf0lpfqpq9",
-	"1VJfrAX7VxMB/qx2/ZI1NhEz12H40WWKbVh8+Jtf0VsMbXONvZvt/P9pNEFlq7oISTP7Ju4j25lks7kG",
-	"siLrAFZzoq2LTfvE5W5DWJeW62oV98/D7Q2a7UYvd34IO3q79+tF0EAbBo9FGzZJBP6ymHIa/VPs1+8X",
-	"h+XgDbhYfXkerl2vpE3Z1zxWhi7ZQs2+8G3XfBV6k3WFr1ujNBqORy2FrUSo0qMWkMiM2pDqcUnV46jc",
-	"XxyvsKR0Rvz+utj1uxlOKYYT5z1sHh1hyi6gcq35n342MKeovPbAaquqHpIlO7zuI0S61dW5p63ObsO6",
-	"6vXYie8qnUXbIa90HMrFZjb4Sn3GlZhWY8eK32fBOPURzhqKu2fp7sXqdYXhiuUpa+EAjdXf3YBMlmSg",
-	"wpAFI8jWolKFT1ydmWYHch7FmIcDZl9inN7tz7f/PwAA//8=",
+	"7H3rchs3k+irdHG3yuTuiCIpybGpH+cotpPorGxrLflLvoRZDjgDklgNgckAI4pJqWqfZh9sn+QUGsDc",
+	"SZGypMTf6o8tkjO4NLobfe8/WoFYxIJTrmRr+EdrTklIE/zzE1H0jC2Ywn/0NyGVQcJixQRvDVtvSEwC",
+	"plbQnqSJVB0QU1BzCpM0uKIK1JxJSOhvKZUKwoQsJUwTsei2vJYM5nRB9IhqFdPWsMW4ojOatG5vvXza",
+	"T3RBGGd8Vp/6x7mIqBtcQkSnChgvzL7LLJI2bO4zZzeg2IJCW9JA8FB2gChYzlkwL+6SSZimUQRkRhjX",
+	"s+pFsYSGraFKUnrXKswOTsP6Ak5DyhWbMpoYuObAPAYSSaH3S5NEJDARIaMSiAQ/ceP5Wy1FqkSD16xE",
+	"JauTqaJJfSkXBgCgBCwJUzChU5Fo8KtkxfgM2nZLHiQi5SENIY07mxewYJwt0kVr2PPqcLn1WjFJyIIq",
+	"i4lv0kSKhoV9jMlvKYVYSKa/QfwCAnFCr5lIJcRkRl9I8Dm9UWYMhAvT7/6W0mTV8lqcLPTsgZmitEZy",
+	"c0b5TM1bw0EvX2cBaGsI45zMKEj2O103WYTvFecK6ZSkkWoNB0eentgAp6+nzUDV95pQ6GLO4gXljTjk",
+	"fgMWZkuJiZrnK2HhxmOiN2QRR7jreTz+JhzQ/rRHXk9eBd+EL+nR9JAcTAZBqwk2P9LJXIirxmWlk+zj",
+	"AyxtOb8a98lgchAchkf05fQb8mryOuiFfTqYNiztVo8qY8ElReT6loTfE0WXZKU/BYIryvFQSRxHLCB6",
+	"lfv/KfXK/yjM/88JnbaGrX/az/nnvvlV7r/TdGmmKu/cD0iSMJqMkXJ9aC+ZmoP7Fl+TfgdEAv41TZD6",
+	"7aNDIBCKJZcqoWQBcSKuWUgTmBIW0fDYEKOGZIGB/7Rn+cueOYWmJdvH93NOhMv+loT2my2Akh2FfjI0",
+	"CHpNIhaO8QmvhVtoDVvuNpiIcKU5JxcK8EH4fxcfP9jjtvxQ/z0+mvbpIDwIDidH5OXrb161br0vPYJL",
+	"zbsb54e2X1y3OQcCSlxRDkui2YmUNHQXzedPZ9D28dcx42Mkcb/zcEfwRvBpxAL1+Fh5AlIRRSGwMw7B",
+	"50KN4zQJ5kTS0Ie2vnGG+n5RacI/Tn3QRCqBgHQsRs2JsjAd8ezVjqdfmqY81DCKEzFLqJS+Bz6JEkrC",
+	"1fhasJCGvjfiPuM0YjM2iegYF6QfC1OzXTqmPIwF40p/G5EJjcZTkSyIGi+YXBAVzPUyAX+BUASpXtWI",
+	"E3lFQ5iKRB8b4ULNNdHgi3rJ5ijNS/qIJyKdzbUscWwn+Q4f9YHwcMTNV5+TyOwf3xWcAlMwJ1LvNaQR",
+	"u6bJqrRbva4F4SmJRjyh7hENLAsE+C2lqQEWC+kiForyYDW+oqtxIKKISSa4D2093RVdjbheaapRUXAj",
+	"GTjYAPITAiGbTmmij0WjetO4jI9TSfXS9JoMWeLLON4VxeVJxaIIkpRrKQyIlg6g3wMrEFmm44GPwsMe",
+	"Sg9+pzvi70gSacFF0uSaJhICkUYhEC6XNCkvxXHicSSk8o+BQCAWC6YUDZ2480LqFZrHDIItIaGBSLSg",
+	"gUtmSstGUqRJQPVBQULjiKxo6IEUBjE1XzIvj3gk+AwXx1V3xB+MXr8TyYSFIeX35JgynU5ZwChXYxmI",
+	"mBb4Jp6JiGmCowCnVEtjcwrLhCk6dDQowb14Jx/Nb9YLfGXYqgz1AJzWr+8pu/FKs9sbb5kIPhsvREj9",
+	"h+Oip1zRhJPIrPLxL3hm58tueEmmVEvOSCuOxChIzT8KlKBJruOZG0fzYTZL7WkbIV+mwRxFfCdBaA7t",
+	"HtQsuiQzVH58OHB+EOo7LeM/AST1HqZ6Lh/aCyYl4zMPQhpRzRs0nCwzJ0EgUq5eSAM+ezeknFwTFpFJ",
+	"9JDYdE5WkSDhpRBnJJnRJ4BCbGYcKyHGkZ7THxr1U4sw9CZAVtCH9+zbB92l5gGfMtn7Cc56HJtJxwuq",
+	"5iLU8m4Yal3OfA3ma0/vnW9DSw8HjQuaXLOAfs4R6gn1hCIar9EWvALdFx831OAksTGKGONpGkU+tM8/",
+	"XlzCPlKK3A8SShQdghJCiykrcO9Io+5r4UmD2c4rj7WMN9cSgZZDzNthZ2hPxUgJJZHACQyVMyk8cveR",
+	"ZNaJW+9LDvNSiPeEr+y38l5XdaKlUVThaVi8pB34nFnquASRvoXC02g5fnGRjmUYi5WzJmXyxIuC/DhL",
+	"RBqPeNu/2dMj7OEIe/it39ECFF3EapWhBGo/L6TjwSh86Qu8Cz8Spka8EQ2Owf9pL7O/7aEBztdjLzVt",
+	"r7WtjXjpNfwX5fLqcNZq6ANJKEp5WkymKHKTVPMPhQpFWBArxRQI5BvWF4yDjgeDmxtgPIjSkIbdER/x",
+	"k0gKKEPYQ24kUoXrLy3oX3ywyFggMaO2j3hhQUxwCW0uDFA9IBxSfsXFkntAb2LNiTVFJ/RaXKHoTzvG",
+	"4IWnGUTM6DthqHUOLUkbzdaor1r01SAArYxJqxGpOV3UJOAvocry4dz5etm+XBmiZP3dapj8jdpQ1sS7",
+	"5TD66S9jM5/xYEXCft/q+lxvQMHTK2kCFCaUJDSxB4uaL9WKDbhnn4K9WIFs7LaJ+9GaeWnh+gtjILFY",
+	"a8RU85XF6QeUzj7zOBEBlVLff++4Ymp1L+C7zU0Zjcoc/sRQVxfdHtYijyKS1zIPVx96muP4W27DcmYY",
+	"SRcE+UoUrcAeyhD80tbMabgTs1+hkDHivvmo+Qj+hXytZL8LBTUWNGds0dNWR1NCeFo/H3HfKkScLLTo",
+	"gAJFJCQ6h+wAmi3hXHgRoGFFmoc8oN2ZvgGkEcbeEDUTSWbDc2usOUpCFsJKpLCghEP+LtUv/x+/Y4xO",
+	"ZsH2nUzKYlKmFMUr1MlCoZkLJGlEc12Mi7G+BSRar7gYIzFq8NqpssEyqcwKk0Zsc0JeQv+TBgrtbBG7",
+	"zgUtfUEZbo1SrrO0EQkzdq2viHXyoNsTvdYStVpliveI+3ijvNM/OEuzLJjjzYXmP5xdJENuHMaSRt0l",
+	"cAKxkIpEYO+vLvjGBFikMoMXPooayQp/8j9f+F3491QoKlEWQJk2N0BKCOY0uHLDGjdZUZiFUCMoB6UR",
+	"EQfQJ6BlGCARu6LQPhwMCmhi8TrTPfDzCwkxUfPOEAh8viguXX8+v7D2VX3l0iRhSiSrEUeTVFsLAwHR",
+	"GC6VSNB1FtMEv+p4drjfWYyDHUHIZkxJPdDPp+f/eghtvz84ODzae/nNq9d+Z8St+S9O6JRpoQVSPbLe",
+	"ll6rBbGeWGpaMYBkWs43703ZjRENFkTBIpUK5uSajjhT0P707uTt+3cejNwh0gogFbmio1bHoE6caAFK",
+	"MeNiCSwnzn02H+gS/i6Sq5ZXdLO9NO4u97Ffc9546K0mvDLaCSfRCpkdvOMzxqmEMxWWx+43uPD0cIhL",
+	"De7Xi49w0H/5cq8PJIrnZG+AcNOXVT7v5wu9VaIUTfQ7//HLyd7PZO/3X/8Y3P5zq2E2LaBE5aWTkPxf",
+	"+6kbiEV5zYOjw4ZRjH+stP+QwJm4phEJ6Da7jueCV4b41z4M+gM4OjqCXr/XK49y2DRIQiVDHzUpb2lK",
+	"Ikmz5ydCRJRwvOQ0EVTQ4O91BKhNJFVCqeqX3zw46sF3bKrmcHJNedq07TswyQw7KA97kTJF4eCgCoFm",
+	"OP7O4vLr/V6//6pyhnet5Lbo5fwl263XsvKDniRH1F+z98VE3xp6GZYgT3mcGiknDNEfTqLzAhnac9nM",
+	"dzV7JNk9LykPJTA1zFkdMg7fzmjULy7AWOLahI+41VnsjcwkHA4GVbGgsxN7f2YozwzlmaE8GUPxWjd7",
+	"M7Fnv3QSW85m/obGRqNE6cWWKZPkEt4mVaYwrPWHOsNq/ZgXWqObmeGZoos7By+u8L15WY9jRyZJQlYO",
+	"fdIGWdSZU0Otvi5JYoxJ7cI6reQdiCShgTHcKGEkTSNSO+cPqkf5exgdQHm60OfiZml5LTtJpmr+eveZ",
+	"4tLLwPMy4Bdg1nRfvCkoDE2iuBXpXkjQjNy6bZUAAlqdNCqmMWB165zZvFvG4s/nF61GXhnS+vyXuVBp",
+	"V2A8YPppz9wRTMGMXKPvvcw/+/3+oN9rmuuK8YZIJL+gehWEWdiod2kNq2yX10ogWFOgh2E6KOsLATIS",
+	"S2cHjoiiicEPAz1f35h2d+jQymCtIZzp1zFJZBl13KpbXquwkJbXMuM24E+GEXfB2z5WuZbOL9A6OoTL",
+	"3ApAQ6dR65u6sA6YULWk1pQraYRLhUhYG2cX2uaYOq270Nwhkz2+fBONWI2OCMtYCsFLG6WhZrHi3hLE",
+	"LuLBfa75O6/yghfs3+jqLkZ5Wn66IApsf+PveKtvuMV3uLbvfzNvewU/rQRvcPeMTGi0LeZWGNk0EQsn",
+	"laPVtSSi+zFJAhoZl0gmb6c80iJ/IaqLWRa3ka9XQrHRBuUMXp4leGl4GL0hgXJsoirq4qVwF/oEqVTi",
+	"7iv/jXnMqEC5UPHtnSTwNnvw1msVgLilAJNN+KWEx+QnPIWm+9icj4tSc5an3KSFRzaEEg7oo8QbDQFD",
+	"E2/Ei0ihf1rQJJgTrqBtJkDVTiQhTSReejENgUaSLuc0oZ0unC7iiNEQJqsRz3GmCx95tMpuTnvW9vwX",
+	"5IqWli8RAwVGp4XHgMFnhc0xCTFhGNeWSgrtYE6SGQ2BqKKt6YWEKUu0fhoQ7hnH1oizKaRc39rWBFXn",
+	"NIWAvrsO6KzwqHvzgv1Ot3oPH7z1WgKP8E5U+mgey1DJ0Opdb53jU9lL7jzuxB/j+NOAdjGauYQjprAS",
+	"aSKHWsLS30rnYaQjLhI2Y5xEL2SJvSiB8XcVBpTF5ZnNIBPSHy05j3ibZIyHhuOZEKH0O44jZQEuGrPx",
+	"4+I4c7BaJPAy6UMkI16x7ZvIzHzBDjv1thM6pUlCw25lzWUCKXHNBVmZwJMJBWGiE7twkvlngRlDR+8Q",
+	"3QAubMlbEx6bB2WEPhz2XlejbT20wGjIjLg5swYTisHxrePzi3drk9xg4beOvVv4+WUWfp4wkZgr7s67",
+	"u3w+dyH3ReVxrb2Je3Hm27W3rU1QuJ+kWAJSUdX5qPknyJVUtGZ7OWoS7bgWmcNSDohJdajzL3TnyNJ8",
+	"v7QchnUzBGp5+Ze5QpBpznehwoLcnJpnreBjP/XrGvSXXnppEtUx7ofLy/MLE12PThnri5ECSBDQWEmY",
+	"K2Xyi3Kw66/kcH+/YPna16cr9zUowqoF5fDVXUKcXloG8UaRLRdMKmlx5gcIaRARE0NyXLFxau4UUqkY",
+	"NyGeVjS0Yds507UsrEEaMy5t+e4mjgjPTDF3Ypt77xJ/qN0UfAUR1VoJ+p/Qf4Ug11d1SRWWc7GU+pJg",
+	"HCKxtC8UVVQrXIRMar3UeXhly2vN2FS13IXleL/GWXOWXguNyRrm+fGWR6trPQ63tzIPOVlRU2gJ350q",
+	"sR7hueBWYFx9zIg/o1u7p5b3iHDNpiATwkPB77YVlc7cwWoDRt/HjdCA89D27bd+s1PhOHcc4JXWyalk",
+	"xO9FJk2OgmdCeRBCyeTMZ2qp28jdVVCgIc1barbxtULDG6GU4HC5J+csUQ1iwx32jbm8JAmbTj+ki0nV",
+	"9vqy33vd7ffqPoTaKIaK3uQWqvv7pX5LSRZ+lY0yKGe23pXb6rWuSZTSN07mqVst8XeXdb7ElPCIcQpt",
+	"EkXguzX4kHKmZAfDPAI9Wkl0GBzphUytVqinf3nY8jYmKHutJWWzufr4e/O6zK+7LUykPKDllb3UfwdR",
+	"Ktk1fe+WY2TDbLmhSI3lt2G93GBDFcOL6y2cVAnchR1uuikyxrCjsarwvr/O46y1RetxLjqZ67LQM1U9",
+	"U9XXT1WNN4oTUd8WrZmVEgg8WqFvRmqQSAq+FpgWRNHQ3b1vXaCFQLeUrd6ANqCQKNqFj9xmcXjG0hPM",
+	"KYmRGtNgjoMDWQgM2tQzoMSVy20SSIReLi44HRpbRVMspI1Oa4iF7MIJriRbmgjJCtqfL990htvYPga9",
+	"wcu93sEe0mN+iEQ1ykAOLCdK0UWsGlzY5gcanuCPpQH3FFs0jkpSJRZEsaAwbB2Hs6fATvJCgkEoaPdB",
+	"CTjqHAOZYNLCFONOTd6wexzaxDoTTWq6PiTUUVEdrlMUbXbx/jgnCpZ6Esy5RAa71N/NSRxTLoHTG2Vi",
+	"bmHUMpG/AdVQsx5KGsLh4DVcCgHvCV+N+Kcs56W2RTjQNHsERAEeVL+/1+tf9gfDwdGw1/t51NJ7GbX+",
+	"57/++7iyWzniJKFoMtObZjQctUq23Rz8EUG7wntZOjHHduqAcZkf724Cmqw7LWNknqw0cbWJgoWQeg89",
+	"D4JU6dMyGRafL7/be5VVv3GQeoE5ySa9ZCLC1fGI24N1uk1CMYGKi/xBkeC9h7ZP/Rtm25gt31GNJN/S",
+	"xZqwhh8uL8/BBA5sWGuGfphnrJYiuTIeatmEYRUmWKSc4pk0yRCODC/SxYJYj2jlXscHjG2sfoLWstX4",
+	"W0x5aDNH6j8qoUquyHWbMc/lg3mFFTV42vOdrYmryApPiKnNRjq8uUHSO7q5yeBfl29q/LJ5aHMHKEPZ",
+	"CYXsNU8fZSNH7ra87RRBO7NV4hpCaUoh6PX1vSPBvDGqxKytFgdfiI23kTRojm9Kitx6D6Wgl6YtNAaj",
+	"vCcaZHQvoSTE2Aa9EKnMn0EipIRrmkiMayjdSaUbq9Gn34wlP6QLwrPpjtH1MNGUGs8TIk3ETT6Ls4hg",
+	"rPaE6ithKfas9lyIOMTNNSzCJq1UF/FWqD1JY6JxKsTQdscx8AUP76ZqLgkeUeWiLi22kBljpeEmCwWm",
+	"XTSgEFJMnIhJRBd2AdXUja1xAfNl0Bh0qqdrQodCmkQzveG1C/o1OUQsbki68KzEJDiFgHCwmRYTLeIc",
+	"g+D1vAKXWOmbpI0pi5QpAPb9u0vYN+ZoryCHzZlUIlnBXEShNBdFBoEabKt7/EJ/6Ocm6/1Hvq46i5dV",
+	"zbG4lOcN8XKxFfNkVqSlsT5Lt9V4Ba4tp1YIXHohMUEzy2fx145VqI/RNB6WtDDicLk2h2cRolb+ont3",
+	"yJOh1GocYOF2uba5bA0oya9ppJeUXVRYss34uWTDzRKzvxnmVdZLr/uN0Xom0XsXoTgkiqy3DRilq+mY",
+	"XCkXidKQRv0sQdmFKjBVgGUOHRaWt0Kv1fggGEz6pDd9TV+F3wQvJ0fkcHpAB41cWTXae/26k03fURUv",
+	"W+krV9ao8lV+x414Y8QhAf3YcQHtS656TIU2rBZRxIa3+iDJSo74co7FflRCgiuadNNYH095FRlulL6l",
+	"NwGNTQ7niOdfG2iPlRhLykOa2KICFqW6CrluzRPd4JDcjPQse8QrImUR5ywyraWIMyYbVDmHgFvdCjjO",
+	"J6ws1MQt8yKCeiCeRrYWRMlbu2aDuI7SEGs3YhdQ10pLxPpU1Flbo0Ufu6gtIqsyAT+jzrVE91BIUlpl",
+	"E6BPa37rqtR3RaXVOSVIMqXHcEVjo5N/AyFZSYjz0jOe9VHzMONTZckHg6r2+r3e4GAPiXp3Y+RZ+a6u",
+	"c81y4bMX0t6fHgRaWOBa/TaAgrZ1wYAfh1O/MzT/e+DHGOdO4PDm5YizBZlRo7QfQBgzD171Bzf9Qf8V",
+	"xOyGRtJEMv8eRz60fz4/g9NTBI99XA+CSu6CRCCVCK463RG/LHE8jqFmTAEnil3TaFVhe1g+DIO/jHjQ",
+	"teu0H/RqReKqsnVxJfoMBI9WRr+2rMk6g+Jwqq9AVOV+j6Oy48z82Ax2F/i1BugvTKHRAlwPb14iXPX/",
+	"tigRiuRWstGgMZsU3KR4mp9HHMfRUBRacKAQJ1hPSrpU31JJOjw2s9s22uOWTFJoTFe1Sdd+Fsfmd8qw",
+	"Obx5qTV2XEYZMOaXGmDer43dR1qwIp6pUWAqsBkqtXYHc8MXXXX6LtFLYNe0MX79Yx5MV9EMblRCsrjD",
+	"upQj2YwTlSb0jeBTpkFXFXjWJBg1hQ6VYvV283qU1wlt3461rXv8MXdWtj47UGMpKBeLWA8LE6mCkC0o",
+	"lyYDZk5hwsyt6Iz1NgiVBColkf2yvo85fn9aXvrhTnZ65wEZlPwfdau9xnHNZCuT9XuPNFvRpZHNdjC4",
+	"32yHd0/HwtreXj3K1iqX80Z3YTFUdUdP4bmLW9/NSQjN+DniWyFoQxzJM4r+A6NomftZlnfrtbCsxF81",
+	"H+NryYt4zmt49LyG5zyD5zyDryTP4AGj+C13Nm6zur3kDpfUZal0jSkRnUYhwu03PTIs5yyygQ4SQhZ6",
+	"QEkwzzEu92I9mA8KfXhb26s+EdXguqjcembIJqnsk0273CZ/+2JNArd5WI/0ppaa8Lo/8LZxxQdpklAe",
+	"1GKj3rbWpgPS5DzRVNjsnamuCv4V4ogovZTvqPmqZJ55PehttdA8sIasZDUGa9PjhTicZkTE4JeiNdgU",
+	"QceqAiIBN5L0TAg0DfPQZ0345v22CZthfMQ/X75Bs4N+gNMbBUtKr0JkLjl3IDClIU1IBHMRsZCsOl04",
+	"iZZo20poXh29HmfTe7lNnM0sJQnhitKwKQCFomZb3HP2vFwXw1RbX3F1a6uEVM++KnlucfKF7KjG7KcH",
+	"T3damwfvVlKfooEaG/beSEEFGqxieSPjwH4O98ub+rKMoaZr4IJc07BwqTRn9G9K2t+UpP8QdvYse78h",
+	"W79auycZvw5eTb4hL6dH9DAseq6aRl5YI9wmGKKhrpDZvz6T/wtS9zfl6m/Kxl+Xfb+FJ2BhHKVF4/89",
+	"Eu+L2PMALqQSMv4pPqSLOuepNF+KKQ1B2b5imUGyCy6ED6VQ7AZhUytIJSGj7b/76fzTu4sLU6KL3sQo",
+	"ymL+ju2rhFpOc0oGDQQXixUeF+EhSbDCqhmj5bXENU24VtTLVujCszWcKUcnra9nkwnyRtwjKGa7+iTb",
+	"VrJZIwl9DTdEI7pYvaEJbJlO0UbtoNO1jmXGZ7Z+qAkqjlZar8UAFVtR/g8W3hpVjNs4GY28dRBPSER4",
+	"QE9iVMDXiHN6iTHjM7BPQ5DQkCkg5i0tI5X0zG5rO7HzSwXdbeZANf9koRnQOmG1dh3DgvFUQgNsjqFn",
+	"o4JLmnbKFYtKolRuRUD3Wrtge+hsC57d77kHEOS3Uhd2MXxlkXbv15U/+nFutHiHPllHNStk2qqENsSj",
+	"MVSophg0RKvubEFrkg92a8K3g/GtjcKa8TymaiJSV0lXdrpwqir2q+GI+w3o6aI0q0jvg1RkBb11iDri",
+	"DlO9PD06TmxhKWsqOzb18DFGxi49q2lvH/mrlP1YHxxXCH5L6FxgDa2y394DE22cx8Rt4/SWZc9wjrtC",
+	"88vM4rMmdn4XKXI3U+OuVsZ16toWbCHb5C4ca70x87KYZ2prihfoxRmWMwvzgoQUXGsra0HudP8SkoLX",
+	"Ms72iqoRs8bJsuSBjXNYyNhUg3vY9cw7H9bpJEpcbFAgbHhbU5jneTPiN4b6lWSZrUX8y+JrDRnRVZHf",
+	"TZNnEX7xii+2OqRLA6X8jGw04C4EYqIYt39jS0UtX4mXl7Lc0shRE6m+yPDRJIGWzCGWdoooWb7Ni7if",
+	"cbvC1btJ6n4IjdMJ8Hdqm9WKDfp7dxuhkTAmM3oMWik1fSUpRESarzU6Poq2WmYk9cDbmKxM9VVXAsDL",
+	"BbWUhzSBJcGQV5ulU6njySQouohFQhIWrUa8kDlyXJb6mIv3wy6cpTDfPLrXRvDa8pfoyrFxvpVIM1x1",
+	"KXeoGAxrc4cMeeXjtRy9NcY/WXLeaLF/EGtV1fS608trEiYutIDnAadLKpVVT7KMun6v19nahVJjv/Wa",
+	"ROWLTiVX48PpK9IPBpPX4QE9nB6Rl5Nvglfha/ql0pAs9d6+52Va49P1G6M28s6sfANjLmyiyIQrqygw",
+	"anvI61h6E52X96jPx1KK9WyiZYCOVUK4xM7ojBc+iFSNpyIZu865lVS8jKTxoZgFV2mc1U3JY9ct4aUJ",
+	"3kaa60fRJlrLkKxGca6UbaX0+Lsf4e8fP/2bB1iEfFMB3vyltzQmiWloyWaMw5QELFojCIoA76WdqPle",
+	"KLiu2LTbQWkpTcf9GZHhIQusVaOl77iMSnXVNhVSe4yqaJLNuJbSaJDQBsPa6WKRKnMDEb6y5Rbw+jGZ",
+	"IUaNaHLFNx1wYwm1h5yiyedSzZ+rUUgjrttEd5erOEPukZgu3I01u2Oij2PH5MRy5L2Rx7pZ7NddjBGn",
+	"3Fxnuqm6fP1StrdI0YKtpcexM2RjZ7hNGZnVN/tb85RRrZfBqAXZvNKYTM1DR5c/wMnf3o1a2+albQKM",
+	"pXcnN6wtrHAmZluLt9ViDQ0XvisWsC5n1JUh0Cq6VyxPwENbb6C5dkK1ooPcsqSDtDOJKTgJ56hW2QAt",
+	"Bwmj0isUcZAdjCKjGCiO8axo3qI3itoOThosYRrR7kPZbHHeNeIL/nbZnJtTl7PC6Hrcm/SDQUXG6k37",
+	"pGlmrRlYyJ6oxggBnqsmhfIXplW+g6fg1MNgvsKz2YFgi0wmIUzzsgZoYOSCU1iyKNJ8SJ9WtxrQsMWF",
+	"mgn729UHKAxR6LfWCPomYa3yUn5yxXMqCGkZVZTFtAIJbkHCD6CfVpnCn+IUtYu4KMCwgWXfI4OuLKQ8",
+	"lFCyubrrr7ukeFepdDm/GvfJYHIQHIZH9OX0G/Jq8jrohX06mH6pNmRFkV2Ksm6vpZTqsXqVcksOrkVc",
+	"3xIPHg7FS9j1V0HzH5ma54LoXxXh/5r4fIccfzHHPi8c+6s6H4Et4gL/RmkMzBQJ0vLiCvKU1LKEupxL",
+	"GowHk2+mvaAfvqavyOHkIHgZHtHD6QEZTPpBb42lwtLbI9JQFQZ1pEP/RJAmTK0uNPisXx87FJ+kTeK7",
+	"L6+DsZZ5xqb9rP6oITP2YSqiSCwxEh9eHqJbjwSKmtJDeDqIQTh4DhDNZUxTXManwhV9JQEemYl6Qjaq",
+	"ZQbGFWGcJtJCI+dRM6bm6QRZFD68F9Jry6Zq7XaziAQnaggOQktq2IFXC24/XF6eD2GRRortOVskRhVL",
+	"D4hc8WCeCC5SWW1X6mEdAB5KaF8LFsqOl3mhbJNOZ5bxwHpB9Ii2d991QTMZcb0OwrMfJ0JcmVagNnsf",
+	"iiKFHV0fNw2LuDriI27kaJd9ZfYjwT8p9n4ewremLfUo7fUOAkz8xD8xbNMmgkpFEoWJqDkSjPhSJFcy",
+	"68GK6aPtLGSH8HAibjzgQs3RL5p5hDteCXkYz1u32kxjtRT40SRnTFNshSxFpLG7tDFbfcvtjPBKgRDb",
+	"wL0L79bWbYI5kUBGHFEAcwr8P0zHKgw/8KDb7d760DZMBnyMAfc7x+DrpzCSZk1ZIb3QT1mDKWwir2Fp",
+	"euSX8tCz9vv4Zbmn/7GJXs8KlYy4Jg1TYAMfQI9zQ9d/aPsJJaH0od/r7UuYpImrguYblPZh0NuXI25+",
+	"OdI/TNIVvlB43gPf4nb9B4ujY8MqG8ZzD2BYmp0QCr9blM5+7xd/79hzK3XbxzCCXbv/eyb1cMT9WrN7",
+	"43iwi9ao2djL3oe2KVyZuGC7iE5VxwRO1FrW+9BOObsZcX0d56ER5uQ1xmiUNiVBOpgnguXi3O8mN0Fi",
+	"oT5f725sd5dVYiy0+teYSQPBQ+lBIlIeYidiT2uwESVSQb+DiFiIyB3mUJLFFG+QYkENsbbPP17kUWG2",
+	"xuSIl779g4W3+wYzPDC/uIo17nOWEdaxlaDBL8cR+yPOeJbNo/nNFcXm4Fh1x4aI0bxcg7Jp6vYvquYi",
+	"zLokB4Lry46OeEzU3LDMSvGHLnyiMSXIyvK01CyDTZIFxRW4IfELvbQRb2PgcUJDIBICwgXHLqOabXSy",
+	"sIJiVhEiYF5JcKVMmA7+YVp6Yx0oZFDgZ+ejUSiOyIqGQ9DCGXZyN4XTtRqMHApziV6PeBGa4yu6Ggci",
+	"ipjmPsi73f5M3z9mcm8lblAqrUQzDnEiZnjNLAl2e09jDfR+DyxW4ZqZAT2HBJeGsWkiyRG19xpqS2F8",
+	"nErqjzgaTFYdm5ZXBIph7/qIhkA0MkPWVa99eHPjaT7dKR+MCf7EJL2EucugxB/BsEeVlXliytR2cnzS",
+	"ylh7prDTMfjIe4Y/+cAwn1BiMiEJhz9Z52DEAmozlaxUchKTYE73Bt1eTRxZLpddgj93RTLbt+/K/bPT",
+	"N+8+XLzDd7R4zFSUyzfSySUn56ctr3XtysW0rvsmdodyErPWsHXQ7XUPTO3hOQpsOYnpTzO6rnxpQZYo",
+	"lXh4IWt3UNnbpyW4DLanYWvY0opX1knceM7JgirsN/9Ls4CeP7JvtaBb784nkZ+2bn/NC2TiHge9XqE/",
+	"gCmwE0dWeNr/T2kUHHNb7xL1jfokSqO1RstkhleNJFjUxG29q4/m0KymaZJs1fvfkizpAl/p3/3KZ7zy",
+	"tJBGQ/PSwd0vfSeSCQtDikra4WCwzTRxIgIqpRZg3pnKx/ju67vfvRTiPeErF32u3zvaBhqnXNGEk8gm",
+	"06FdzVYSRdyqwlkrDGQmsUxp9t2vXqsu8mBrAoKtFqp0bn8a5iPceq1YyCb1UInEyJKOajQLxB6gJgdY",
+	"f7RqIEbwFYJKtMiJQokLvP4RGX311rMJnCjCNl0cvb4NSVt/KxjWVKbMUiPNVlZV71sRrh6MZBqbdd6W",
+	"lVe9wNsa2fYfhWybSBZjAItI9Fcn1d4W5PZG8GnEjL3osL/FFOdkFQkSXgpxptWur5Yn6NMuUqOTCQtX",
+	"2k4soqySNPMKIxIUmMWtV7hq9426g4a5RhbyZk6DK5k3kMbIALxgi/Re8uy57bQ/X5xfgFSryIiLny9G",
+	"vCBGI1sQnLp2v6gwBnPCZ1iD2pZZbWIO6P1cPS5zqOR+PylTaGpyvoY3FM0tWhhNI/VX5xD/4ASv3xps",
+	"BfvviaJLY1I+2gaMNqr6c6Hbdpm9GLpw5aEdQRYYzr2Yi+UQ2zOX3KbeKMRjQFNWNHgnCb5a/sAFY4GF",
+	"QbOE/84Zmx9ZvPca+2IYaJh9MonFmrVCa+JhSrnwvFDPGfXipip6bd/8MbTlmS0f9Qu1orVMJk2qiinZ",
+	"4bqpjDimUTIEJxZ1ZtKDhNg0eOz9bu03GHBrSjnrnfyWmpA3qzTaCpg5N7uj8urmwKZH1YvywqwbFSJz",
+	"Ss960CPpQZm/x7GfvKnlvXQfZ50zDMdY8dYynIvMe7Ejs9HCSWwrkBJQbEGbGcyZmf9PYjC5c8a5AG2D",
+	"jXYladoEODeQcxawsaXOUsm8eVy7RjFNYbNNw8HhmYofy5rhIFwgZEt79yXkfMgCJVsr/Xql5ML29zce",
+	"k9xTh5KPkZKGtu8/1v0/hkoSzxCy/lLM1IYdccVocgycMn0dFh4QWu+JIuMgce1/i3kbHiznLJiDBmpE",
+	"FZUjXvSvRqsunIsoqmenm1xU35CfKWRQqJYlkkLaB9b9KnRugKZy8MaFU60Ij4Zl00J7re2m7DZAw/wa",
+	"c84Arf4jXrL/32XzP+yZflwxWemVjY23w3eSzxWNlTfiUpQN5MYnizlpBOyrzlHCpJZprdXcxOkJAQvN",
+	"8Rw8JJBI49gK/QFZVwtXcMv4XYzdXw931DsY8Qz+YwzxG0/TKPKh7qkalnzBtqqw87QYpwTWwp8mlHpQ",
+	"3Fjuweampwoa/7HNgFxvCDuzBbsfzwyGM+xkBBs8OI9v5O/NbVeRVkxe1hOz+8FW2usCq+hbAN7TknZ4",
+	"9xsfhPpOpDx8Nr39tTRxQ1PIESbpyhnRt782J+lqozmv+drEUIj1t+YZu3YturB0G4mivPxgRTTGCBb4",
+	"kDM5ra1jilBW6aDGqrAY4mNyqlIt3K14VO+h57aVHtdY4xJbIM+JDtbt+Be32D/zma+WzyBWFmnaNPUr",
+	"ZFBux29MENXuHEeLsWv17o+8cGFnNjsXPOgMY8UU3LIC3qmzmO+pcgxmN137Ik8wfRJ1da0vzwnn/2hM",
+	"4c9STL+nqlB6+LEVUwwUy0ribIxTMUVasGfA+dvvoH148xIYD+ZZUdRKBxZrqInJjHa8vDTPZIU2nRE/",
+	"OT/twol9I2tBB4Tb/hymUx2zIUzr2t/ZJiwYH2Vf0ULK509nTcqHI7fzt989IcVZyOYEl+UFTBgnTS0b",
+	"m2nNgOr87XdIbA+psDhE3DCtVW2NArqiCtr2TFyRCCxVqHVvfYgwpUsXpqa5ngmlQ1gV1M51y7JP7+Oj",
+	"5slbr1WMHr77Tde0EDf1v1pa+bM42Vux5FoEKvSfchW5npKtmZbF27A1x9Hg/MP3UG3VBe1qq646U4OT",
+	"89OhDUnS6xhxZ0pp7DSldf0/jQN++P6ROSACcN+C/6F434fvn3nfM+/7qnkftM8/fN95Qg74exxtxwHv",
+	"aDjo+uZBW9Eb5YH/Hz+d+PA///Xf+q+f/S/mh7/H0Z/HD38+P3tCidAeyQNxxZ/Pz5654jNX/Mq54s/n",
+	"Z0/DFU1e1Hqz8om8kqWCukpg/2gghbZLhrWCaa2tx0PHmWkZie6vor90aPKJMtvRQmBnJAF+1tHa/V4q",
+	"ym18cSGzzrhiE2n7on6EuqZGl67zEpNgasqS6Ng0eKo4SvM0rhF3pb7d0CY5644g+MG9guBNk4sHMng9",
+	"vDm+3IPj1hrk/1o+wkq1xGdb/P+mcHuDoCaNvbO7E86mCu9gFbfZbV2H2mtlyDidREzOaQgfY8pPzk9z",
+	"xh4Ifk2xHJ8SmJLZhQ8CClnDTPBGw7gdSb/S+kIL9w7d2JslHj1TQoJ7mrkLBR1aw19+LR7p5dzcGzg6",
+	"xrna/bozXVBFWr+WTmNFFtE9T8MrJ7vueBR/P3l/tttRuKXmR7GVXPuE4LZ7agC3qwWx2SmENRHMkya9",
+	"rCIj5I4iGbiIaHlXHuf3VLnStLV7sjK9nZqFWTCkLbdnYyGxVknZrdwc6LxbTddHdTq5va/BDgvuZ5fT",
+	"g7qcVIZwjhYcATyUEJ4FOa+jpZNAsWsKba1WhjSiioadckWVCuHAByzmZ0tJSLCVdbSemVDTkbAe3fyj",
+	"W8ZXnR+9ruzW5pDiIiyfw4ofK6y4COUCPWX4/+VZAnmCdECiaEICQ1XU1Vb+45+tjtDVCuE/7adJdLte",
+	"4/1xTkwwdGjbwCsBBLLw3DArezNEhcRk9VB+TSMRU88WOEL9c8T1B6LShLqm0nN6Az+8P3mzd/HDyeDo",
+	"pUZD39Qz+mnPxoPsXbIFlYosYlPdqGt+T8jSFPgwJY/giq60wprH9hbg/EKCX6qr5R/byryY54CDS1iI",
+	"hJrEoINeD+SIkyVZdeHEBM0Obm7wtmYci2wcA6dqKZIrU/dCejjSnkj1/X10c+PBYe8VKsuHg9cjbrqO",
+	"m+jXdh8WjHtwZP4buP9hfgxHeb1SxoFEUcfDgsJo5Bxxm+swJSwy8MtywojpZ2E76W8UCrJD0re2h+Je",
+	"IlLF+CyTEoxdLJcT8sMwBbo3CQ216miNC7D4AT7LDBxkQUFwG9SDBoZjE4hny7qFiYghTA1PNEXdtlns",
+	"3mn4Zev9zNlNVlXF1gRiMquQuiQSXG/UO9aTYfI2C8rKzNZX9MNaqlHb0MoWK71whLoT6B7J9GI7D2wR",
+	"AvnTTw3Vq12N2O5G4f8ka5znnncJ6wVW9/nTmTX9VFI03CMSiH5Iv5rTmIS2/8uo9S+j1q++aScXRR1n",
+	"HrRlhiw/tL396Ijblom28luZe5nyFLBbdYoRH/T6plkHklqRQdpcEj145wsqWFix41FD9ys17p84WX1z",
+	"wc91YXCFpwsN9Mvy6HOpi6+51EWWrKS1eCsP7SLclcvpbTLClZNB3afMDGE0o7VccKVv1Fg6ceHYFffO",
+	"609iaa+sWUcXzrB+DgqfppYlrhBmVMFh77CuRL3FBeScYDctyr7X7DQ9bNwWxV6yz9r+wzjhEJ65fO9q",
+	"1T4qInsbIqoLyzA3Zplr5i0pzZXXlKnxPVWPgo6Pqq5vc5c8Y/3DhlXfE+V3UsyJCuZNdYcIn2HtMqwR",
+	"4tvS0L4HfuFBm/JqrMR+F/w0iVwabEk+1Dx8xJnrSTMslMxEsVJSk9S72KpFzbE1t5kCxwm1RUerSjYw",
+	"LhUlYZN4WGpP9MVU+PCiZWP7pCfOudqBCdjWX//YzOB/k/xo8O+Jr92a/LifS4FrrfBvc0HRxYY4eXd9",
+	"9SJabAu00e6eD/8lXML7Kq31pR4wGy31xc4G/2giwNdq1y9ZYyMxM/7ex5cpNlHx/h9uRacY2qaSDbUP",
+	"/11rgtLUKBQJzeybuI9sZwmbzRWQJVl5sJwTZVxsypXh6TaEdalkVe1J9GW0vUazXevlzoGwpbd7t85a",
+	"Dbxh8Fi8YZ1E4A6LSavRP8d+/XlxWBbfgIvl09/hynb+XFdLiIdS8yXTdsS1cejqt3xnsq7c68YojYbj",
+	"UUtiYzwq1agFJNCjNiQuX1L5OCr3k9MVNkjJmN8/LnX9aYZTiuHEeUfGRyeYsguo3Dnpl181zkmaXDtk",
+	"NT0C9knM9q/7iJF2dfXb0/QaMmFd9e5CWnUuB7XjXWlvKBub2eArdfUDxLQaO1Z8PwvGqY9w0tCqKCve",
+	"VKzFXBiuWGy9Fg7Q2MvIDsiSkgxUGLJgBNlYIrXwiq2a2OxAzqMY83DA7E2M07v99fb/BwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

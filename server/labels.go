@@ -36,6 +36,7 @@ func (s *Server) CreateLabel(ctx context.Context, req gen.CreateLabelRequestObje
 		Selection:      shipping.Selection{Carrier: b.Carrier, Service: b.Service, ServiceCategory: (*string)(b.ServiceCategory), DeliverBy: deliverBy(b.DeliverBy)},
 		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx),
 	}
+	in.LabelFormat, in.LabelSize = labelFormatInput(b.LabelFormat, b.LabelSize)
 	sh, replayed, err := s.shipping.Create(ctx, callerOf(ctx), in)
 	if err != nil {
 		return nil, err
@@ -99,7 +100,7 @@ func (s *Server) GetLabelPDF(ctx context.Context, req gen.GetLabelPDFRequestObje
 		}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.labelFormatProblem(err)
 	}
 	return gen.GetLabelPDF200ApplicationpdfResponse{Body: bytes.NewReader(data), ContentLength: int64(len(data))}, nil
 }

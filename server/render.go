@@ -3,7 +3,6 @@ package server
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -53,8 +52,12 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 		v.TrackingStatus = &ts
 	}
 	if sh.HasLabel {
-		u := strings.TrimRight(publicURL, "/") + BasePath + "/labels/" + sh.ID + "/label.pdf"
+		u := labelURL(publicURL, sh.ID, sh.LabelFormat)
 		v.LabelUrl = &u
+	}
+	if sh.LabelFormat != "" {
+		f, size := gen.LabelFormat(sh.LabelFormat), gen.LabelSize(sh.LabelSize)
+		v.LabelFormat, v.LabelSize = &f, &size
 	}
 	if sh.Detail {
 		list := trackingEventViews(sh.TrackingEvents)

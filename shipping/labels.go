@@ -1,6 +1,7 @@
 package shipping
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/store"
@@ -56,6 +58,9 @@ type Shipment struct {
 	// IsReturn marks a return label; ReturnOf is the shipment it returns.
 	IsReturn bool    `json:"isReturn"`
 	ReturnOf *string `json:"returnOf,omitempty"`
+	// LabelFormat and LabelSize are the document asked for at create.
+	LabelFormat carriers.LabelFormat `json:"labelFormat"`
+	LabelSize   carriers.LabelSize   `json:"labelSize"`
 	// Detail says that TrackingEvents was read: the detail view and events
 	// show the latest scans, lists do not.
 	Detail         bool            `json:"detail"`
@@ -80,7 +85,10 @@ type NewLabel struct {
 	// Return makes it a return label (returns.go); fromAddress, toAddress
 	// and parcel may then be left out of Input, to come from Return.Of.
 	Return
-	IdempotencyKey string `json:"-"`
+	// LabelFormat ("" is pdf) and LabelSize ("" is 4x6; letter only with a PDF).
+	LabelFormat    carriers.LabelFormat `json:"labelFormat,omitempty"`
+	LabelSize      carriers.LabelSize   `json:"labelSize,omitempty"`
+	IdempotencyKey string               `json:"-"`
 	// RequestFingerprint is the hash of the request as sent, when the caller has one.
 	RequestFingerprint []byte `json:"-"`
 }
@@ -98,6 +106,9 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		}
 		input = input.normalized()
 		if err := input.check(c.Mode); err != nil {
+			return Shipment{}, err
+		}
+		if err := checkLabelFormat(in.LabelFormat, in.LabelSize); err != nil {
 			return Shipment{}, err
 		}
 		if err := s.checkDeliverBy(in.DeliverBy); err != nil {
@@ -133,6 +144,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 			CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
 			Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
 			IsReturn: in.Return.is(), ReturnOf: in.Return.Of,
+			LabelFormat: string(cmp.Or(in.LabelFormat, carriers.LabelPDF)), LabelSize: string(cmp.Or(in.LabelSize, carriers.Label4x6)),
 		}
 		return commit(ctx, func(tx *store.Tx) (Shipment, error) {
 			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
@@ -251,23 +263,10 @@ func (s *Service) Refund(ctx context.Context, c accounts.Caller, id string, in R
 	})
 }
 
-// LabelDocument returns the label PDF of the caller's shipment.
+// LabelDocument returns the label PDF of the caller's shipment (a
+// *LabelFormatError for a label bought in another format).
 func (s *Service) LabelDocument(ctx context.Context, c accounts.Caller, id string) ([]byte, error) {
-	row, err := find(ctx, c, id, s.store.CachedShipment)
-	if err != nil {
-		return nil, err
-	}
-	if Status(row.Status).LabelPending() {
-		return nil, ErrLabelPending
-	}
-	if row.LabelKey == nil {
-		return nil, ErrLabelUnavailable
-	}
-	data, err := s.cfg.Documents.Get(ctx, *row.LabelKey)
-	if errors.Is(err, ErrDocumentNotFound) {
-		return nil, ErrLabelUnavailable
-	}
-	return data, err
+	return s.LabelDocumentIn(ctx, c, id, carriers.LabelPDF)
 }
 
 // Tracker is a label's tracker with its scans, newest first.
@@ -311,7 +310,7 @@ func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 		Currency: row.Currency, EstimatedDays: row.EstimatedDays, Source: row.Source, Input: in,
 		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
 		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,
-		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, Detail: detail,
+		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, Detail: detail, LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row),
 	}
 	if detail {
 		sh.TrackingEvents = trackingEventsOf(events)

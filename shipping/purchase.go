@@ -94,7 +94,8 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		CarrierRateCents: row.CarrierRateCents, Currency: row.Currency, EstimatedDays: row.EstimatedDays}
 	shipment := in.carrierShipment()
 	shipment.Return = row.IsReturn
-	req := carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: testMode}
+	req := carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: testMode,
+		LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row)}
 	// The attempt is on record before the carrier is called: if this
 	// process dies with the call in flight, the next attempt knows that the
 	// carrier may have sold a label whose answer nobody read. Only for a
@@ -160,10 +161,17 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	// A purchased label always has its document: in the database, it is
 	// written by the transaction of the state change; elsewhere, before it,
 	// and a crash in between only writes it again.
-	key := LabelKey(id)
+	doc, format := label.Doc()
+	if format != req.Format() {
+		// An adapter that ignored the format asked for: the label is sold,
+		// so it is kept, and the shipment says what it is.
+		s.log.ErrorContext(ctx, "the carrier answered another label format than asked", slog.String("shipment_id", id),
+			slog.String("asked", string(req.Format())), slog.String("answered", string(format)))
+	}
+	key := LabelKeyIn(id, format)
 	inTx, _ := s.cfg.Documents.(TxDocuments)
 	if inTx == nil {
-		if err := s.cfg.Documents.Put(ctx, key, label.PDF); err != nil {
+		if err := s.cfg.Documents.Put(ctx, key, doc); err != nil {
 			return fmt.Errorf("store label: %w", err)
 		}
 		s.observer().LabelStored()
@@ -180,7 +188,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 			return nil
 		}
 		if inTx != nil {
-			if err := inTx.PutTx(ctx, tx, key, label.PDF); err != nil {
+			if err := inTx.PutTx(ctx, tx, key, doc); err != nil {
 				return fmt.Errorf("store label: %w", err)
 			}
 		}
@@ -196,6 +204,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		status := carriers.StatusUnknown
 		row.Status, row.UpdatedAt, row.PurchasedAt = string(to), now, &now
 		row.TrackingNumber, row.LabelKey, row.TrackerID, row.TrackingStatus = &label.TrackingNumber, &key, &tr.ID, &status
+		row.LabelFormat = string(format)
 		if label.CarrierShipmentID != "" {
 			row.CarrierShipmentID = &label.CarrierShipmentID
 		}
@@ -344,7 +353,7 @@ func (s *Service) recoverPurchase(ctx context.Context, carrier carriers.Carrier,
 		log.InfoContext(ctx, "purchase resumed: the carrier sold nothing under the shipment's reference; buying")
 		return carriers.Label{}, false, s.noteRecovery(ctx, row, "", "", "attempt "+fmt.Sprint(prev.Attempts+1)+": nothing sold before; bought")
 	}
-	if found.PDF != nil {
+	if doc, _ := found.Doc(); doc != nil {
 		note := fmt.Sprintf("attempt %d: adopted label %s sold to an earlier attempt", prev.Attempts+1, found.TrackingNumber)
 		log.WarnContext(ctx, "purchase recovered: adopting the label an earlier attempt bought", slog.String("tracking_number", found.TrackingNumber))
 		return found, true, s.noteRecovery(ctx, row, AuditPurchaseAdopted, found.TrackingNumber, note)

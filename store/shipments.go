@@ -43,21 +43,24 @@ type Shipment struct {
 	// UseChargedAt is when a return label was charged, at the carrier's
 	// first scan of it (pay on use); nil until then, and for outbound labels.
 	UseChargedAt *time.Time `db:"use_charged_at"`
+	// LabelFormat and LabelSize are the document asked for at create.
+	LabelFormat string `db:"label_format"`
+	LabelSize   string `db:"label_size"`
 }
 
 const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_at, carrier, service, service_category,
 	carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents, currency,
 	estimated_days, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at,
-	is_return, return_of, use_charged_at`
+	is_return, return_of, use_charged_at, label_format, label_size`
 
 // InsertShipment stores a new shipment.
 func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
 	seq, err := t.insertSeq(ctx, `INSERT INTO shipments (id, account_id, mode, status, created_at, updated_at, carrier, service,
 		service_category, carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents,
-		currency, estimated_days, request, source, is_return, return_of)
+		currency, estimated_days, request, source, is_return, return_of, label_format, label_size)
 		VALUES (:id, :account_id, :mode, :status, :created_at, :updated_at, :carrier, :service, :service_category,
 		:carrier_rate_cents, :platform_fee_cents, :customer_price_cents, :balance_applied_cents, :charge_amount_cents,
-		:currency, :estimated_days, :request, :source, :is_return, :return_of)
+		:currency, :estimated_days, :request, :source, :is_return, :return_of, :label_format, :label_size)
 		RETURNING seq`, s)
 	s.Seq = seq
 	return err
@@ -67,7 +70,7 @@ func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
 func (t *Tx) UpdateShipment(ctx context.Context, s *Shipment) error {
 	t.touch(detailKey{shipmentDetail, s.ID})
 	_, err := t.tx.NamedExecContext(ctx, `UPDATE shipments SET status = :status, updated_at = :updated_at,
-		tracking_number = :tracking_number, carrier_shipment_id = :carrier_shipment_id, label_key = :label_key, tracker_id = :tracker_id, tracking_status = :tracking_status,
+		tracking_number = :tracking_number, carrier_shipment_id = :carrier_shipment_id, label_key = :label_key, label_format = :label_format, tracker_id = :tracker_id, tracking_status = :tracking_status,
 		error_message = :error_message, purchased_at = :purchased_at, voided_at = :voided_at,
 		balance_applied_cents = :balance_applied_cents, charge_amount_cents = :charge_amount_cents,
 		use_charged_at = :use_charged_at

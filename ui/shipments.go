@@ -139,11 +139,11 @@ func returnProblem(err error) (string, int, bool) {
 	return "", 0, false
 }
 
-// labelDocument serves the label PDF, inline for the preview the shipment
+// labelDocument serves the label document, inline for the preview the shipment
 // page frames, or as a download.
 func (u *UI) labelDocument(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	id := r.PathValue("id")
-	pdf, err := u.shipping.LabelDocument(r.Context(), c, id)
+	doc, err := u.shipping.LabelFile(r.Context(), c, id)
 	switch {
 	case errors.Is(err, shipping.ErrLabelPending):
 		u.renderError(w, r, &c, http.StatusConflict, "The label is not ready yet: the purchase is under way. Reload in a few seconds.")
@@ -159,11 +159,13 @@ func (u *UI) labelDocument(w http.ResponseWriter, r *http.Request, c accounts.Ca
 		disposition = "attachment"
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/pdf")
-	h.Set("Content-Disposition", disposition+`; filename="label-`+id+`.pdf"`)
+	// The document in the format it was bought in: a browser shows a PDF
+	// or PNG, and downloads a ZPL file.
+	h.Set("Content-Type", doc.Format.ContentType())
+	h.Set("Content-Disposition", disposition+`; filename="label-`+id+`.`+string(doc.Format)+`"`)
 	// The shipment page frames the preview; nothing else may.
 	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'self'")
 	h.Set("X-Frame-Options", "SAMEORIGIN")
-	_, _ = w.Write(pdf)
+	_, _ = w.Write(doc.Data)
 	return nil
 }

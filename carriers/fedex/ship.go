@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	_ "image/png" // CheckLabelImage reads a PNG label's header
 	"net/http"
 	"slices"
 	"strings"
@@ -77,11 +78,39 @@ type contact struct {
 	EmailAddress string `json:"emailAddress,omitempty"`
 }
 
-// labelSpec asks for a 4x6 PDF: imageType PDF with labelStockType
-// PAPER_4X6, the laser-printer stock of the documented Label Stock Types.
+// labelSpec asks for the label's format and stock (labelSpecFor).
 type labelSpec struct {
 	ImageType      string `json:"imageType"`
 	LabelStockType string `json:"labelStockType"`
+}
+
+// labelSpecFor is the label asked of FedEx for format f and size: a 4x6
+// PDF is imageType PDF on PAPER_4X6, the laser-printer stock of the
+// documented Label Stock Types, and a letter one PAPER_85X11_TOP_HALF_LABEL
+// (the 4x6 label on the top half of a letter sheet); a PNG is PNG on
+// PAPER_4X6; ZPL is ZPLII on STOCK_4X6, the 4x6 thermal stock.
+func labelSpecFor(f carriers.LabelFormat, size carriers.LabelSize) labelSpec {
+	switch f {
+	case carriers.LabelZPL:
+		return labelSpec{ImageType: imageTypeOf(f), LabelStockType: "STOCK_4X6"}
+	case carriers.LabelPNG:
+		return labelSpec{ImageType: imageTypeOf(f), LabelStockType: "PAPER_4X6"}
+	}
+	if size == carriers.LabelLetter {
+		return labelSpec{ImageType: "PDF", LabelStockType: "PAPER_85X11_TOP_HALF_LABEL"}
+	}
+	return labelSpec{ImageType: "PDF", LabelStockType: "PAPER_4X6"}
+}
+
+// imageTypeOf is FedEx's imageType (and the answer's docType) of a format.
+func imageTypeOf(f carriers.LabelFormat) string {
+	switch f {
+	case carriers.LabelZPL:
+		return "ZPLII"
+	case carriers.LabelPNG:
+		return "PNG"
+	}
+	return "PDF"
 }
 
 // transactionID is the x-customer-transaction-id of a purchase. FedEx has
@@ -148,7 +177,7 @@ func (c *Carrier) buildShipRequest(req carriers.BuyRequest, svc service) shipReq
 		PackagingType:             packagingType,
 		TotalWeight:               poundsValue(s.Parcel.WeightOz),
 		ShippingChargesPayment:    payment{PaymentType: "SENDER"},
-		LabelSpecification:        labelSpec{ImageType: "PDF", LabelStockType: "PAPER_4X6"},
+		LabelSpecification:        labelSpecFor(req.Format(), req.Size()),
 		TotalPackageCount:         1,
 		RequestedPackageLineItems: []packageLineItem{item},
 	}
@@ -208,7 +237,7 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if err != nil {
 		return carriers.Label{}, c.scrub(err)
 	}
-	label, err := parseShipResponse(body)
+	label, err := parseShipDocument(body, req.Format())
 	return label, c.scrub(err)
 }
 
@@ -237,6 +266,11 @@ type packageDocument struct {
 // parseShipResponse reads the tracking number and decodes the base64 label
 // of the first package document, which must be a PDF.
 func parseShipResponse(body []byte) (carriers.Label, error) {
+	return parseShipDocument(body, carriers.LabelPDF)
+}
+
+// parseShipDocument reads a ship answer whose label was asked in format f.
+func parseShipDocument(body []byte, f carriers.LabelFormat) (carriers.Label, error) {
 	var r shipResponse
 	if err := json.Unmarshal(body, &r); err != nil {
 		return carriers.Label{}, malformed(opBuy, "the ship answer does not parse: %v", err)
@@ -267,8 +301,8 @@ func parseShipResponse(body []byte) (carriers.Label, error) {
 		return carriers.Label{}, malformed(opBuy, "the ship answer has no label image for %s", tn)
 	}
 	doc := piece.PackageDocuments[i]
-	if doc.DocType != "" && doc.DocType != "PDF" {
-		return carriers.Label{}, malformed(opBuy, "the label of %s is %s, not PDF", tn, doc.DocType)
+	if want := imageTypeOf(f); doc.DocType != "" && doc.DocType != want {
+		return carriers.Label{}, malformed(opBuy, "the label of %s is %s, not %s", tn, doc.DocType, want)
 	}
 	if err := carriers.CheckLabelBase64(strings.TrimSpace(doc.EncodedLabel)); err != nil {
 		return carriers.Label{}, malformed(opBuy, "the label of %s: %v", tn, err)
@@ -277,10 +311,26 @@ func parseShipResponse(body []byte) (carriers.Label, error) {
 	if err != nil {
 		return carriers.Label{}, malformed(opBuy, "the label of %s is not valid base64: %v", tn, err)
 	}
-	if !bytes.HasPrefix(pdf, []byte("%PDF")) {
-		return carriers.Label{}, malformed(opBuy, "the label of %s is not a PDF", tn)
+	label := carriers.Label{TrackingNumber: tn}
+	switch f {
+	case carriers.LabelZPL:
+		if err := carriers.CheckZPL(pdf); err != nil {
+			return carriers.Label{}, malformed(opBuy, "the label of %s: %v", tn, err)
+		}
+		label.Document, label.Format = pdf, f
+	case carriers.LabelPNG:
+		// Kept as FedEx drew it: only its header is read, to refuse an
+		// image no label is.
+		if _, err := carriers.CheckLabelImage(pdf, "png"); err != nil {
+			return carriers.Label{}, malformed(opBuy, "the label of %s: %v", tn, err)
+		}
+		label.Document, label.Format = pdf, f
+	default:
+		if !bytes.HasPrefix(pdf, []byte("%PDF")) {
+			return carriers.Label{}, malformed(opBuy, "the label of %s is not a PDF", tn)
+		}
+		label.PDF = pdf
 	}
-	label := carriers.Label{TrackingNumber: tn, PDF: pdf}
 	if master != "" && master != tn {
 		// A multi-piece shipment is cancelled by its master tracking number.
 		label.CarrierShipmentID = master

@@ -32,6 +32,9 @@ type LabelInput struct {
 	TestMode bool
 	// Return prints a large RETURN beside the SHIP TO block (return labels).
 	Return bool
+	// Size is the PDF's page: the 4x6 label ("" or carriers.Label4x6), or
+	// the same label on a US letter page (carriers.LabelLetter).
+	Size carriers.LabelSize
 }
 
 // Page geometry in inches: the 4x6 thermal label every carrier accepts.
@@ -79,10 +82,14 @@ func RenderLabel(in LabelInput) ([]byte, error) {
 		return nil, err
 	}
 
+	page := fpdf.SizeType{Wd: pageW, Ht: pageH}
+	if in.Size == carriers.LabelLetter {
+		page = fpdf.SizeType{Wd: letterW, Ht: letterH}
+	}
 	pdf := fpdf.NewCustom(&fpdf.InitType{
 		OrientationStr: "P",
 		UnitStr:        "in",
-		Size:           fpdf.SizeType{Wd: pageW, Ht: pageH},
+		Size:           page,
 	})
 	// Fixed dates and catalog order make the same label render to the same
 	// bytes, so a retried purchase returns an identical document.
@@ -99,6 +106,10 @@ func RenderLabel(in LabelInput) ([]byte, error) {
 	pdf.SetMargins(margin, margin, margin)
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.AddPage()
+	if in.Size == carriers.LabelLetter {
+		// The label's drawing is translated onto the letter page, closed before Output.
+		onLetter(pdf)
+	}
 
 	l := &labelWriter{pdf: pdf, tr: cp1252}
 	if in.TestMode {
@@ -115,6 +126,9 @@ func RenderLabel(in LabelInput) ([]byte, error) {
 	l.trackingBlock(in, bc)
 	l.footer(in)
 
+	if in.Size == carriers.LabelLetter {
+		pdf.TransformEnd()
+	}
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
 		return nil, fmt.Errorf("label: %w", err)

@@ -289,7 +289,7 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 // first purchase's document.
 func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date time.Time) (carriers.Label, error) {
 	tn := c.trackingNumber(ref)
-	pdf, err := RenderLabel(LabelInput{
+	in := LabelInput{
 		Carrier:           c.t.name,
 		Service:           svc.display,
 		TrackingNumber:    tn,
@@ -304,11 +304,24 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 		// A sandbox label can never be shipped, whatever the request says,
 		// so it is always marked as a sample.
 		TestMode: true,
-	})
+		Size:     req.Size(),
+	}
+	// Each format is drawn natively, as a carrier's own would be.
+	render := RenderLabel
+	switch req.Format() {
+	case carriers.LabelPNG:
+		render = RenderPNG
+	case carriers.LabelZPL:
+		render = RenderZPL
+	}
+	doc, err := render(in)
 	if err != nil {
 		return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.t.name, err)
 	}
-	return carriers.Label{TrackingNumber: tn, PDF: pdf}, nil
+	if req.Format() == carriers.LabelPDF {
+		return carriers.Label{TrackingNumber: tn, PDF: doc}, nil
+	}
+	return carriers.Label{TrackingNumber: tn, Document: doc, Format: req.Format()}, nil
 }
 
 // checkPurchase validates what a real carrier would validate before buying

@@ -155,7 +155,7 @@ func TestParseShipResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(shipResult{trackingNumber: "1ZA1B2C30299999981", shipmentID: "1ZA1B2C30299999990", image: img}, got,
+	if diff := cmp.Diff(shipResult{trackingNumber: "1ZA1B2C30299999981", shipmentID: "1ZA1B2C30299999990", image: img, imageFormat: "GIF"}, got,
 		cmp.AllowUnexported(shipResult{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -164,7 +164,7 @@ func TestParseShipResponse(t *testing.T) {
 		"no tracking number": `{"ShipmentResponse":{"ShipmentResults":{"PackageResults":[{"ShippingLabel":{"GraphicImage":"R0lG"}}]}}}`,
 		"no label":           `{"ShipmentResponse":{"ShipmentResults":{"PackageResults":[{"TrackingNumber":"1Z1"}]}}}`,
 		"not base64":         `{"ShipmentResponse":{"ShipmentResults":{"PackageResults":[{"TrackingNumber":"1Z1","ShippingLabel":{"GraphicImage":"***"}}]}}}`,
-		"ZPL":                `{"ShipmentResponse":{"ShipmentResults":{"PackageResults":[{"TrackingNumber":"1Z1","ShippingLabel":{"ImageFormat":{"Code":"ZPL"},"GraphicImage":"XlhB"}}]}}}`,
+		"EPL":                `{"ShipmentResponse":{"ShipmentResults":{"PackageResults":[{"TrackingNumber":"1Z1","ShippingLabel":{"ImageFormat":{"Code":"EPL"},"GraphicImage":"XlhB"}}]}}}`,
 		"no packages":        `{"ShipmentResponse":{"ShipmentResults":{"PackageResults":[]}}}`,
 		"failure status":     `{"ShipmentResponse":{"Response":{"ResponseStatus":{"Code":"0"}},"ShipmentResults":{}}}`,
 		"wrong type":         `{"ShipmentResponse":{"ShipmentResults":{"PackageResults":[{"TrackingNumber":18}]}}}`,

@@ -31,6 +31,12 @@ const (
 // context that ends while waiting returns its error, for the purchase to
 // run again.
 func (c *Carrier) labelPDF(ctx context.Context, status int, img []byte, trackingNumber string) ([]byte, error) {
+	return c.labelPDFOn(ctx, status, img, trackingNumber, carriers.Label4x6)
+}
+
+// labelPDFOn is labelPDF on a page of the given size: the 4x6 label, or
+// that label at the top of a US letter page.
+func (c *Carrier) labelPDFOn(ctx context.Context, status int, img []byte, trackingNumber string, size carriers.LabelSize) ([]byte, error) {
 	info, err := carriers.CheckLabelImage(img, "gif", "png")
 	if err != nil {
 		return nil, malformed(opBuy, status, "%v", err)
@@ -43,7 +49,7 @@ func (c *Carrier) labelPDF(ctx context.Context, status int, img []byte, tracking
 		return nil, malformed(opBuy, status, "the carrier's label image: %v", err)
 	}
 	defer release()
-	pdf, err := convertLabel(img, info, c.cfg.Now(), trackingNumber)
+	pdf, err := convertLabelOn(img, info, c.cfg.Now(), trackingNumber, size)
 	if err != nil {
 		return nil, malformed(opBuy, status, "label image: %v", err)
 	}
@@ -57,6 +63,19 @@ func (c *Carrier) labelPDF(ctx context.Context, status int, img []byte, tracking
 // without distortion. info is what carriers.CheckLabelImage read from the
 // header and allowed.
 func convertLabel(img []byte, info carriers.LabelImage, date time.Time, trackingNumber string) ([]byte, error) {
+	return convertLabelOn(img, info, date, trackingNumber, carriers.Label4x6)
+}
+
+// Letter page, in inches, and where the 4x6 label sits on it: centred
+// across, half an inch from the top, so that a sheet cut in two carries it.
+const (
+	letterW   = 8.5
+	letterH   = 11.0
+	letterTop = 0.5
+)
+
+// convertLabelOn is convertLabel on a page of the given size.
+func convertLabelOn(img []byte, info carriers.LabelImage, date time.Time, trackingNumber string, size carriers.LabelSize) ([]byte, error) {
 	var src image.Image
 	var err error
 	if info.Format == "gif" {
@@ -81,10 +100,14 @@ func convertLabel(img []byte, info carriers.LabelImage, date time.Time, tracking
 		return nil, fmt.Errorf("re-encoding the image: %w", err)
 	}
 
+	page, x0, y0 := fpdf.SizeType{Wd: pageW, Ht: pageH}, 0.0, 0.0
+	if size == carriers.LabelLetter {
+		page, x0, y0 = fpdf.SizeType{Wd: letterW, Ht: letterH}, (letterW-pageW)/2, letterTop
+	}
 	pdf := fpdf.NewCustom(&fpdf.InitType{
 		OrientationStr: "P",
 		UnitStr:        "in",
-		Size:           fpdf.SizeType{Wd: pageW, Ht: pageH},
+		Size:           page,
 	})
 	// Fixed dates and catalog order: the same label converts to the same bytes.
 	pdf.SetCreationDate(date.UTC())
@@ -99,7 +122,7 @@ func convertLabel(img []byte, info carriers.LabelImage, date time.Time, tracking
 	pdf.RegisterImageOptionsReader("label", opts, &pngBuf)
 	b := src.Bounds()
 	w, h := fit(float64(b.Dx()), float64(b.Dy()), pageW, pageH)
-	pdf.ImageOptions("label", (pageW-w)/2, (pageH-h)/2, w, h, false, opts, 0, "")
+	pdf.ImageOptions("label", x0+(pageW-w)/2, y0+(pageH-h)/2, w, h, false, opts, 0, "")
 	var out bytes.Buffer
 	if err := pdf.Output(&out); err != nil {
 		return nil, fmt.Errorf("writing the PDF: %w", err)

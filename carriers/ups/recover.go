@@ -102,15 +102,20 @@ func (c *Carrier) FindPurchase(ctx context.Context, req carriers.BuyRequest) (ca
 	if perr != nil {
 		return carriers.Label{}, false, malformed(opRecover, a.status, "%v", perr)
 	}
+	if req.Format() == carriers.LabelZPL {
+		// Recovery answers the GIF, and a ZPL label is never converted from
+		// it: with no document, the purchase voids the label and buys anew.
+		label := carriers.Label{TrackingNumber: res.trackingNumber}
+		if res.shipmentID != res.trackingNumber {
+			label.CarrierShipmentID = res.shipmentID
+		}
+		return label, true, nil
+	}
 	// Bounded like a bought label's image (label.go): a malformed answer
-	// when it is no label.
-	pdf, err := c.labelPDF(ctx, a.status, res.image, res.trackingNumber)
+	// when it is no label; in the format and size the purchase asked.
+	label, err := c.labelDocument(ctx, a.status, req.Format(), req.Size(), res)
 	if err != nil {
 		return carriers.Label{}, false, err
-	}
-	label := carriers.Label{TrackingNumber: res.trackingNumber, PDF: pdf}
-	if res.shipmentID != res.trackingNumber {
-		label.CarrierShipmentID = res.shipmentID
 	}
 	return label, true, nil
 }

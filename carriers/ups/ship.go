@@ -45,11 +45,13 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if err := carriers.CheckRequirements(carrierName, svc.name, req.Shipment); err != nil {
 		return carriers.Label{}, err
 	}
+	body := c.shipRequest(req.Shipment, svc, ref)
+	body.ShipmentRequest.LabelSpecification = labelSpecFor(req.Format())
 	a, err := c.do(ctx, apiRequest{
 		op:      opBuy,
 		method:  http.MethodPost,
 		path:    "/api/shipments/" + shippingVersion + "/ship",
-		body:    c.shipRequest(req.Shipment, svc, ref),
+		body:    body,
 		transID: buyTransID(ref),
 	})
 	if err != nil {
@@ -62,11 +64,10 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if perr != nil {
 		return carriers.Label{}, malformed(opBuy, a.status, "%v", perr)
 	}
-	pdf, err := c.labelPDF(ctx, a.status, res.image, res.trackingNumber)
+	label, err := c.labelDocument(ctx, a.status, req.Format(), req.Size(), res)
 	if err != nil {
 		return carriers.Label{}, err
 	}
-	label := carriers.Label{TrackingNumber: res.trackingNumber, PDF: pdf}
 	if res.shipmentID != res.trackingNumber {
 		label.CarrierShipmentID = res.shipmentID
 	}
@@ -124,7 +125,7 @@ type shipPackage struct {
 
 type labelSpecification struct {
 	LabelImageFormat codeDesc  `json:"LabelImageFormat"`
-	HTTPUserAgent    string    `json:"HTTPUserAgent"`
+	HTTPUserAgent    string    `json:"HTTPUserAgent,omitempty"`
 	LabelStockSize   stockSize `json:"LabelStockSize"`
 }
 
@@ -167,8 +168,8 @@ const (
 	// together, so a bad address is refused now rather than corrected
 	// (for a fee) later.
 	shipValidate = "validate"
-	// LabelImageFormat GIF: an image shipd can turn into a PDF itself.
-	// ZPL/EPL/SPL are printer languages and never asked for.
+	// LabelImageFormat GIF: an image shipd can turn into a PDF or a PNG
+	// itself; ZPL labels are asked as ZPL (formats.go), EPL/SPL never.
 	labelGIF = "GIF"
 	// formInvoice is InternationalForms/FormType "01 - Invoice".
 	formInvoice = "01"
@@ -251,12 +252,8 @@ func (c *Carrier) shipRequest(s carriers.Shipment, svc service, ref string) ship
 			TransactionReference: &transactionReference{CustomerContext: ref},
 		},
 		Shipment: sh,
-		LabelSpecification: labelSpecification{
-			LabelImageFormat: codeDesc{Code: labelGIF, Description: labelGIF},
-			// "Required if LabelImageFormat/Code = Gif"; the documented default.
-			HTTPUserAgent:  "Mozilla/4.5",
-			LabelStockSize: stockSize{Height: "6", Width: "4"},
-		},
+		// A PDF's; Buy sets the format asked for.
+		LabelSpecification: labelSpecFor(carriers.LabelPDF),
 	}}
 }
 
@@ -345,8 +342,11 @@ type packageResult struct {
 type shipResult struct {
 	trackingNumber string
 	shipmentID     string
-	// image is the decoded label image (GIF, or PNG if UPS sent that).
+	// image is the decoded label image (GIF, or PNG if UPS sent that), or
+	// the ZPL asked for.
 	image []byte
+	// imageFormat is ImageFormat/Code as answered, upper case ("" when none).
+	imageFormat string
 }
 
 // parseShipResponse reads a Shipping answer: one package, its tracking
@@ -374,10 +374,11 @@ func parseShipResponse(body []byte) (shipResult, error) {
 	if p.ShippingLabel == nil || strings.TrimSpace(p.ShippingLabel.GraphicImage) == "" {
 		return shipResult{}, fmt.Errorf("ship answer has no label image (ShippingLabel/GraphicImage)")
 	}
-	switch f := strings.ToUpper(strings.TrimSpace(p.ShippingLabel.ImageFormat.Code)); f {
-	case "", "GIF", "PNG":
+	f := strings.ToUpper(strings.TrimSpace(p.ShippingLabel.ImageFormat.Code))
+	switch f {
+	case "", "GIF", "PNG", labelZPL:
 	default:
-		return shipResult{}, fmt.Errorf("label image format is %q, not GIF", f)
+		return shipResult{}, fmt.Errorf("label image format is %q, not GIF or ZPL", f)
 	}
 	img, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(p.ShippingLabel.GraphicImage), ""))
 	if err != nil {
@@ -389,7 +390,7 @@ func parseShipResponse(body []byte) (shipResult, error) {
 		// package shipment is voided by its tracking number.
 		id = tn
 	}
-	return shipResult{trackingNumber: tn, shipmentID: id, image: img}, nil
+	return shipResult{trackingNumber: tn, shipmentID: id, image: img, imageFormat: f}, nil
 }
 
 // returnDescription is a return package's merchandise description: the

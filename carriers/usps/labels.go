@@ -162,6 +162,11 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 		return carriers.Label{}, &carriers.Error{Carrier: CarrierName, Operation: opBuy,
 			Message: fmt.Sprintf("%s does not go to %s", svc.name, carriers.NormalizeCountry(req.Shipment.To.Country)), Kind: carriers.ErrRejected}
 	}
+	if svc.international && req.Format() == carriers.LabelZPL {
+		// The International Labels API draws PDF and TIFF only.
+		return carriers.Label{}, &carriers.Error{Carrier: CarrierName, Operation: opBuy,
+			Message: "USPS draws international labels as PDF or TIFF only: buy it as a pdf or png label", Kind: carriers.ErrRejected}
+	}
 	r := request{op: opBuy, method: http.MethodPost, accept: labelsJSON, payment: true,
 		header: map[string]string{"X-Idempotency-Key": idempotencyKey(req.Reference)}}
 	if svc.international {
@@ -180,7 +185,7 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if !a.ok() {
 		return carriers.Label{}, statusError(opBuy, a, c.now())
 	}
-	return parseLabel(a.header.Get("Content-Type"), a.body)
+	return c.labelIn(ctx, a.header.Get("Content-Type"), a.body, req.Format(), req.Size())
 }
 
 // idempotencyKey derives a UUID-shaped key from the shipd shipment id: the
@@ -239,7 +244,7 @@ func sortDesc(xs []float64) {
 
 func (c *Carrier) domesticLabelRequest(req carriers.BuyRequest, svc service) domesticLabelRequest {
 	return domesticLabelRequest{
-		ImageInfo:          imageInfo{ImageType: "PDF", LabelType: "4X6LABEL", ReceiptOption: "NONE"},
+		ImageInfo:          imageInfo{ImageType: imageTypeFor(req.Format(), req.Size()), LabelType: "4X6LABEL", ReceiptOption: "NONE"},
 		ToAddress:          toDomesticAddress(req.Shipment.To),
 		FromAddress:        toDomesticAddress(req.Shipment.From),
 		PackageDescription: c.labelPackage(req, svc),
@@ -266,7 +271,7 @@ func (c *Carrier) internationalLabelRequest(req carriers.BuyRequest, svc service
 		name = country
 	}
 	return internationalLabelRequest{
-		ImageInfo: imageInfo{ImageType: "PDF", LabelType: "4X6LABEL"},
+		ImageInfo: imageInfo{ImageType: imageTypeFor(req.Format(), req.Size()), LabelType: "4X6LABEL"},
 		ToAddress: internationalAddress{
 			FirstName: first, LastName: last, Firm: firm,
 			StreetAddress: strings.TrimSpace(to.Street1), SecondaryAddress: strings.TrimSpace(to.Street2),
@@ -460,9 +465,16 @@ func (m labelMetadata) trackingNumber() string {
 // USPS sends by default (a JSON labelMetadata part and a labelImage part
 // whose content is base64 "always", per the Labels API).
 func parseLabel(contentType string, body []byte) (carriers.Label, error) {
+	return parseLabelAs(contentType, body, imagePDF)
+}
+
+// parseLabelAs is parseLabel for a label asked as imageType: a PDF, ZPL
+// (bounded, starting ^XA) or a TIFF left in Document for the caller to
+// convert.
+func parseLabelAs(contentType string, body []byte, imageType string) (carriers.Label, error) {
 	mediaType, params, err := mime.ParseMediaType(contentType)
 	if err == nil && strings.HasPrefix(mediaType, "multipart/") {
-		return parseMultipartLabel(params["boundary"], body)
+		return parseMultipartLabel(params["boundary"], body, imageType)
 	}
 	var ans labelAnswer
 	if err := decodeJSON(body, &ans); err != nil {
@@ -472,10 +484,10 @@ func parseLabel(contentType string, body []byte) (carriers.Label, error) {
 	if tracking == "" && ans.LabelMetadata != nil {
 		tracking = ans.LabelMetadata.trackingNumber()
 	}
-	return finishLabel(tracking, []byte(ans.LabelImage))
+	return finishLabel(tracking, []byte(ans.LabelImage), imageType)
 }
 
-func parseMultipartLabel(boundary string, body []byte) (carriers.Label, error) {
+func parseMultipartLabel(boundary string, body []byte, imageType string) (carriers.Label, error) {
 	if boundary == "" {
 		return carriers.Label{}, failed(opBuy, http.StatusOK, "the multipart label answer has no boundary")
 	}
@@ -510,13 +522,27 @@ func parseMultipartLabel(boundary string, body []byte) (carriers.Label, error) {
 	if !metaSeen {
 		return carriers.Label{}, failed(opBuy, http.StatusOK, "the multipart label answer has no labelMetadata part")
 	}
-	return finishLabel(meta.trackingNumber(), image)
+	return finishLabel(meta.trackingNumber(), image, imageType)
 }
 
 // finishLabel checks what every label needs: a tracking number and a PDF.
-func finishLabel(tracking string, image []byte) (carriers.Label, error) {
+func finishLabel(tracking string, image []byte, imageType string) (carriers.Label, error) {
 	if tracking == "" {
 		return carriers.Label{}, failed(opBuy, http.StatusOK, "the label answer has no tracking number")
+	}
+	if imageType != imagePDF {
+		doc, err := labelBytes(image)
+		if err == nil && imageType == imageZPL {
+			err = carriers.CheckZPL(doc)
+		}
+		if err != nil {
+			return carriers.Label{}, failed(opBuy, http.StatusOK, "label %s: %v", tracking, err)
+		}
+		label := carriers.Label{TrackingNumber: tracking, Document: doc}
+		if imageType == imageZPL {
+			label.Format = carriers.LabelZPL
+		}
+		return label, nil
 	}
 	pdf, err := labelPDF(image)
 	if err != nil {
@@ -530,11 +556,24 @@ func finishLabel(tracking string, image []byte) (carriers.Label, error) {
 // labelPDF decodes a label image, base64 as USPS sends it (wrapped lines
 // included), or raw bytes should a server send the PDF itself.
 func labelPDF(image []byte) ([]byte, error) {
+	pdf, err := labelBytes(image)
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.HasPrefix(pdf, []byte("%PDF")) {
+		return nil, errors.New("the label image is not a PDF")
+	}
+	return pdf, nil
+}
+
+// labelBytes decodes a label image, base64 as USPS sends it, or raw bytes
+// should a server send the PDF or ZPL itself; bounded before decoding.
+func labelBytes(image []byte) ([]byte, error) {
 	image = bytes.TrimLeft(image, " \t\r\n")
 	if len(bytes.TrimSpace(image)) == 0 {
 		return nil, errors.New("the answer has no label image")
 	}
-	if bytes.HasPrefix(image, []byte("%PDF")) {
+	if bytes.HasPrefix(image, []byte("%PDF")) || bytes.HasPrefix(image, []byte("^XA")) {
 		if err := carriers.CheckLabelBytes(len(image)); err != nil {
 			return nil, err
 		}
@@ -555,9 +594,5 @@ func labelPDF(image []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the label image is not base64: %v", err)
 	}
-	pdf = pdf[:n]
-	if !bytes.HasPrefix(pdf, []byte("%PDF")) {
-		return nil, errors.New("the label image is not a PDF")
-	}
-	return pdf, nil
+	return pdf[:n], nil
 }

@@ -70,6 +70,9 @@ type Config struct {
 	HTTPClient *http.Client
 	// Now is the clock (mailing dates, token expiry); default time.Now.
 	Now func() time.Time
+	// LabelMemory bounds the memory the label conversions (a TIFF to a PNG
+	// or a letter PDF) hold at once; carriers.DefaultLabelMemory when nil.
+	LabelMemory *carriers.LabelMemory
 	// OnTokenRefresh is called after every OAuth token fetch (metrics).
 	OnTokenRefresh func()
 	// Logger receives what API clients are not shown of a failed call (a
@@ -170,6 +173,9 @@ func New(cfg Config) (*Carrier, error) {
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("%w: BaseURL %q is not an http(s) URL", ErrConfig, cfg.BaseURL)
+	}
+	if cfg.LabelMemory == nil {
+		cfg.LabelMemory = carriers.NewLabelMemory(0)
 	}
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: defaultTimeout}

@@ -304,8 +304,14 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		if ls.ImageType == "PDF" && !slices.Contains(paperStocks, ls.LabelStockType) {
 			p.add("requestedShipment.labelSpecification.labelStockType %s is a thermal stock; PDF takes a PAPER_ stock", ls.LabelStockType)
 		}
-		if ls.ImageType != "PDF" {
-			p.add("the fake renders PDF labels only")
+		if ls.ImageType == "PNG" && !slices.Contains(paperStocks, ls.LabelStockType) {
+			p.add("requestedShipment.labelSpecification.labelStockType %s is a thermal stock; PNG takes a PAPER_ stock", ls.LabelStockType)
+		}
+		if ls.ImageType == "ZPLII" && slices.Contains(paperStocks, ls.LabelStockType) {
+			p.add("requestedShipment.labelSpecification.labelStockType %s is a paper stock; ZPLII takes a STOCK_ stock", ls.LabelStockType)
+		}
+		if ls.ImageType == "EPL2" {
+			p.add("the fake renders PDF, PNG and ZPLII labels only")
 		}
 	}
 	p.lineItems("requestedShipment.requestedPackageLineItems", rs.RequestedPackageLineItems)
@@ -376,14 +382,23 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	s.mu.Unlock()
 
 	doc := map[string]any{
-		"contentType": "LABEL", "copiesToPrint": 1, "docType": "PDF", "trackingNumber": sh.trackingNumber,
+		"contentType": "LABEL", "copiesToPrint": 1, "docType": rs.LabelSpecification.ImageType, "trackingNumber": sh.trackingNumber,
 	}
 	if req.LabelResponseOptions == "LABEL" {
-		pdf, err := renderLabel(labelInput{
+		in := labelInput{
 			trackingNumber: sh.trackingNumber, service: svc.name,
 			from: *from.Address, fromContact: *from.Contact, to: *to.Address, toContact: *to.Contact,
 			weightLB: *item.Weight.Value, reference: sh.reference,
-		})
+			letter: strings.HasPrefix(rs.LabelSpecification.LabelStockType, "PAPER_85X11"),
+		}
+		render := renderLabel
+		switch rs.LabelSpecification.ImageType {
+		case "PNG":
+			render = renderPNG
+		case "ZPLII":
+			render = renderZPL
+		}
+		pdf, err := render(in)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "INTERNAL.SERVER.ERROR", "the fake could not render the label: "+err.Error())
 			return

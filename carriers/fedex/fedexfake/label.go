@@ -15,13 +15,18 @@ type labelInput struct {
 	fromContact, toContact  contact
 	weightLB                float64
 	reference               string
+	letter                  bool // the label on the top half of a letter page (PAPER_85X11_TOP_HALF_LABEL)
 }
 
 // renderLabel draws a 4x6 inch PDF label, the PAPER_4X6 stock shipd asks
 // for: sender, recipient, service, tracking number with a drawn stand-in
 // for the barcode, and a mark that it is not a real label.
 func renderLabel(in labelInput) ([]byte, error) {
-	pdf := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "in", Size: fpdf.SizeType{Wd: 4, Ht: 6}})
+	page := fpdf.SizeType{Wd: 4, Ht: 6}
+	if in.letter {
+		page = fpdf.SizeType{Wd: 8.5, Ht: 11}
+	}
+	pdf := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "in", Size: page})
 	pdf.SetMargins(0.2, 0.2, 0.2)
 	pdf.SetAutoPageBreak(false, 0)
 	pdf.SetTitle("FedEx label "+in.trackingNumber, false)

@@ -426,8 +426,9 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		}
 	}
 	ls := c.object(sr, "ShipmentRequest", "LabelSpecification")
-	if f := c.str(ls, "ShipmentRequest.LabelSpecification", "LabelImageFormat.Code", 4); f != "" && f != "GIF" {
-		c.invalid("ShipmentRequest.LabelSpecification.LabelImageFormat.Code", fmt.Sprintf("%q: the fake renders GIF labels only", f))
+	labelFormat := c.str(ls, "ShipmentRequest.LabelSpecification", "LabelImageFormat.Code", 4)
+	if labelFormat != "" && labelFormat != "GIF" && labelFormat != "ZPL" {
+		c.invalid("ShipmentRequest.LabelSpecification.LabelImageFormat.Code", fmt.Sprintf("%q: the fake renders GIF and ZPL labels only", labelFormat))
 	}
 	c.oneOf(ls, "ShipmentRequest.LabelSpecification", "LabelStockSize.Height", "6", "8")
 	c.oneOf(ls, "ShipmentRequest.LabelSpecification", "LabelStockSize.Width", "4")
@@ -473,6 +474,19 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	s.mu.Unlock()
 	s.waitHold(r) // the label is sold; only its answer is held
 	html := fmt.Sprintf("<html><body><img src=\"label%s.gif\"></body></html>", tn)
+	shippingLabel := map[string]any{
+		"ImageFormat":  map[string]string{"Code": "GIF", "Description": "GIF"},
+		"GraphicImage": base64.StdEncoding.EncodeToString(gifLabel),
+		"HTMLImage":    base64.StdEncoding.EncodeToString([]byte(html)),
+	}
+	if labelFormat == "ZPL" {
+		// ZPL comes as the printer's text, base64 like an image, without HTMLImage.
+		zpl := zplLabel(svc.description, tn, partyName(sh, "ShipTo"), to)
+		shippingLabel = map[string]any{
+			"ImageFormat":  map[string]string{"Code": "ZPL", "Description": "ZPL"},
+			"GraphicImage": base64.StdEncoding.EncodeToString(zpl),
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"ShipmentResponse": map[string]any{
 		"Response": map[string]any{
 			"ResponseStatus":       map[string]string{"Code": "1", "Description": "Success"},
@@ -489,11 +503,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 			"PackageResults": []any{map[string]any{
 				"TrackingNumber":        tn,
 				"ServiceOptionsCharges": money(options),
-				"ShippingLabel": map[string]any{
-					"ImageFormat":  map[string]string{"Code": "GIF", "Description": "GIF"},
-					"GraphicImage": base64.StdEncoding.EncodeToString(gifLabel),
-					"HTMLImage":    base64.StdEncoding.EncodeToString([]byte(html)),
-				},
+				"ShippingLabel":         shippingLabel,
 			}},
 		},
 	}})

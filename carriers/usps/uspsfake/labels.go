@@ -94,7 +94,8 @@ type label struct {
 	postageCents  int64
 	reference     string
 	created       time.Time
-	pdf           []byte
+	pdf           []byte // the label image, in imageType
+	imageType     string // as asked: PDF (also ""), TIFF, ZPL203DPI
 	manifested    bool
 	canceled      bool
 	disputedOn    string
@@ -181,8 +182,12 @@ func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, i
 		oneOf(&p, "imageInfo.imageType", img.ImageType, false, "PDF", "TIFF", "JPG", "PNG", "GIF", "SVG", "ZPL203DPI", "ZPL300DPI", "LABEL_BROKER", "NONE")
 		oneOf(&p, "imageInfo.labelType", img.LabelType, false, "4X4LABEL", "4X5LABEL", "4X6LABEL", "6X4LABEL", "2X7LABEL")
 		oneOf(&p, "imageInfo.receiptOption", img.ReceiptOption, false, "SAME_PAGE", "SEPARATE_PAGE", "NONE")
-		if img.ImageType != "" && img.ImageType != "PDF" {
-			p.add("imageInfo.imageType", "the fake makes PDF labels only")
+		switch {
+		case international && img.ImageType != "" && img.ImageType != "PDF" && img.ImageType != "TIFF":
+			// The International Labels API draws PDF and TIFF only.
+			p.add("imageInfo.imageType", "%s is not an international label image type (PDF, TIFF)", img.ImageType)
+		case img.ImageType != "" && img.ImageType != "PDF" && img.ImageType != "TIFF" && img.ImageType != "ZPL203DPI":
+			p.add("imageInfo.imageType", "the fake makes PDF, TIFF and ZPL203DPI labels only")
 		}
 	}
 	if req.FromAddress == nil {
@@ -242,7 +247,10 @@ func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, i
 	s.byKey[key] = l.tracking
 	s.mu.Unlock()
 
-	pdf, err := labelPDF(l)
+	if req.ImageInfo != nil {
+		l.imageType = req.ImageInfo.ImageType
+	}
+	pdf, err := labelImage(l)
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, api, "Internal Server Error", "", "the label image could not be made", "")
 		return
@@ -462,9 +470,16 @@ func (s *Server) writeLabel(w http.ResponseWriter, r *http.Request, l *label) {
 		"Content-Disposition": {`form-data; name="labelMetadata"`},
 	})
 	_, _ = part.Write(metaJSON)
+	ctype, ext := "application/pdf", "pdf"
+	switch l.imageType {
+	case "TIFF":
+		ctype, ext = "image/tiff", "tiff"
+	case "ZPL203DPI":
+		ctype, ext = "application/zpl", "zpl"
+	}
 	part, _ = mw.CreatePart(textproto.MIMEHeader{
-		"Content-Type":              {"application/pdf"},
-		"Content-Disposition":       {`form-data; name="labelImage"; filename="labelImage.pdf"`},
+		"Content-Type":              {ctype},
+		"Content-Disposition":       {`form-data; name="labelImage"; filename="labelImage.` + ext + `"`},
 		"Content-Transfer-Encoding": {"base64"},
 	})
 	_, _ = part.Write([]byte(image))
