@@ -48,6 +48,24 @@ func (e AddressVerificationStatus) Valid() bool {
 	}
 }
 
+// Defines values for BatchStatus.
+const (
+	Completed  BatchStatus = "completed"
+	Purchasing BatchStatus = "purchasing"
+)
+
+// Valid indicates whether the value is a known member of the BatchStatus enum.
+func (e BatchStatus) Valid() bool {
+	switch e {
+	case Completed:
+		return true
+	case Purchasing:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CarrierErrorKind.
 const (
 	CarrierErrorKindFailed      CarrierErrorKind = "failed"
@@ -111,6 +129,27 @@ func (e CustomsNonDeliveryOption) Valid() bool {
 	case Abandon:
 		return true
 	case Return:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LabelFormat.
+const (
+	Pdf LabelFormat = "pdf"
+	Png LabelFormat = "png"
+	Zpl LabelFormat = "zpl"
+)
+
+// Valid indicates whether the value is a known member of the LabelFormat enum.
+func (e LabelFormat) Valid() bool {
+	switch e {
+	case Pdf:
+		return true
+	case Png:
+		return true
+	case Zpl:
 		return true
 	default:
 		return false
@@ -315,6 +354,92 @@ type AddressVerification struct {
 // AddressVerificationStatus `verified`, `warning` (deliverable, with corrections to check) or `error` (not deliverable).
 type AddressVerificationStatus string
 
+// Batch defines model for Batch.
+type Batch struct {
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+
+	// Counts The batch's items by status now; `purchased` counts labels bought, refunded since or not.
+	Counts    BatchCounts `json:"counts"`
+	CreatedAt time.Time   `json:"createdAt"`
+
+	// Id Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
+	Id string `json:"id"`
+
+	// LabelFormat The document format asked for: `pdf`, `png` or `zpl` (any letter case). Stored with
+	// the batch and shown back; labels are PDFs until the label formats work lands.
+	LabelFormat LabelFormat `json:"labelFormat"`
+
+	// LabelsUrl Where every purchased label of the batch is, as one PDF.
+	LabelsUrl *string `json:"labelsUrl,omitempty"`
+
+	// Mode The mode of the token that created the resource.
+	Mode Mode `json:"mode"`
+
+	// Status `purchasing` while any item is `paying` or `pending`, then `completed`.
+	Status BatchStatus `json:"status"`
+}
+
+// BatchStatus `purchasing` while any item is `paying` or `pending`, then `completed`.
+type BatchStatus string
+
+// BatchCounts The batch's items by status now; `purchased` counts labels bought, refunded since or not.
+type BatchCounts struct {
+	Failed    int `json:"failed"`
+	Paying    int `json:"paying"`
+	Pending   int `json:"pending"`
+	Purchased int `json:"purchased"`
+	Total     int `json:"total"`
+}
+
+// BatchList defines model for BatchList.
+type BatchList struct {
+	Data []Batch `json:"data"`
+
+	// NextCursor Cursor of the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// BatchShipmentInput One shipment of a batch; exactly a CreateLabelRequest without `idempotencyKey`.
+type BatchShipmentInput struct {
+	// Carrier With `service`, selects that exact service.
+	Carrier *string `json:"carrier,omitempty"`
+
+	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
+	// when the destination country differs from the origin.
+	Customs *CustomsInput `json:"customs,omitempty"`
+
+	// DeliverBy Only rates whose `estimatedDeliveryDate` is on or before this date. On create, the
+	// cheapest such rate among those the other fields allow; none: 422 `no_matching_service`
+	// with `availableServices`. A date before today (UTC): 422 `invalid_field`.
+	//
+	//
+	// Example: 2026-03-10
+	DeliverBy *DeliverBy `json:"deliverBy,omitempty"`
+
+	// FromAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	FromAddress AddressInput `json:"fromAddress"`
+
+	// Options Extra services (`Options` as a request sends it; no other field).
+	Options *OptionsInput `json:"options,omitempty"`
+
+	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
+	// billable weight is the actual weight.
+	Parcel ParcelInput `json:"parcel"`
+
+	// Service With `carrier`.
+	Service *string `json:"service,omitempty"`
+
+	// ServiceCategory Speed tier of a service. Requests may write it in any letter case (`EXPRESS` is `express`); responses use lower case.
+	//
+	// Example: standard
+	ServiceCategory *ServiceCategory `json:"serviceCategory,omitempty"`
+
+	// ToAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	ToAddress AddressInput `json:"toAddress"`
+}
+
 // CarrierError A carrier's own answer to a call that failed.
 type CarrierError struct {
 	// Carrier Example: UPS
@@ -355,6 +480,19 @@ type CreateAddressRequest struct {
 	Street1        string          `json:"street1"`
 	Street2        *string         `json:"street2,omitempty"`
 	Zip            string          `json:"zip"`
+}
+
+// CreateBatchRequest defines model for CreateBatchRequest.
+type CreateBatchRequest struct {
+	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
+	//
+	// Example: order-10023-label
+	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
+
+	// LabelFormat The document format asked for: `pdf`, `png` or `zpl` (any letter case). Stored with
+	// the batch and shown back; labels are PDFs until the label formats work lands.
+	LabelFormat *LabelFormat         `json:"labelFormat,omitempty"`
+	Shipments   []BatchShipmentInput `json:"shipments"`
 }
 
 // CreateLabelRequest defines model for CreateLabelRequest.
@@ -568,7 +706,8 @@ type Event struct {
 
 	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
 	// (the carrier refused a void; the label is purchased again and `errorMessage` says
-	// why), `tracker.updated`, `shipment.delivered`, `shipment.exception`,
+	// why), `batch.completed` (no item of a batch is `paying` or `pending` any more;
+	// `data` is the batch), `tracker.updated`, `shipment.delivered`, `shipment.exception`,
 	// `shipment.return_to_sender`, or `webhook.test`.
 	//
 	//
@@ -596,6 +735,10 @@ type EventRecord struct {
 //
 // Example: order-10023-label
 type IdempotencyKey = string
+
+// LabelFormat The document format asked for: `pdf`, `png` or `zpl` (any letter case). Stored with
+// the batch and shown back; labels are PDFs until the label formats work lands.
+type LabelFormat string
 
 // Mode The mode of the token that created the resource.
 type Mode string
@@ -767,6 +910,11 @@ type ServiceOption struct {
 type Shipment struct {
 	// BalanceAppliedCents Shipping balance credit applied to this purchase.
 	BalanceAppliedCents int64 `json:"balanceAppliedCents"`
+
+	// BatchId The batch the shipment was created in (POST /batches); absent for single creates.
+	//
+	// Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
+	BatchId *string `json:"batchId,omitempty"`
 
 	// Carrier Example: USPS
 	Carrier          string `json:"carrier"`
@@ -1008,6 +1156,9 @@ type WebhookSubscriptionWithSecret struct {
 	Url           string `json:"url"`
 }
 
+// BatchId Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
+type BatchId = string
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -1058,6 +1209,24 @@ type UnprocessableEntity = Error
 
 // ListAddressesParams defines parameters for ListAddresses.
 type ListAddressesParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListBatchesParams defines parameters for ListBatches.
+type ListBatchesParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListBatchShipmentsParams defines parameters for ListBatchShipments.
+type ListBatchShipmentsParams struct {
 	// Cursor Opaque position from a previous page's `nextCursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
@@ -1129,6 +1298,9 @@ type CreateAddressJSONRequestBody = CreateAddressRequest
 
 // VerifyAddressJSONRequestBody defines body for VerifyAddress for application/json ContentType.
 type VerifyAddressJSONRequestBody = AddressInput
+
+// CreateBatchJSONRequestBody defines body for CreateBatch for application/json ContentType.
+type CreateBatchJSONRequestBody = CreateBatchRequest
 
 // CreateLabelJSONRequestBody defines body for CreateLabel for application/json ContentType.
 type CreateLabelJSONRequestBody = CreateLabelRequest
@@ -1268,6 +1440,78 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /addresses/verify (the `VerifyAddress` operationId).
 	VerifyAddress(ctx context.Context, body VerifyAddressJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListBatches List batches
+	//
+	// Batches of the token's account and mode, newest first, with their counts now.
+	//
+	// Corresponds with GET /batches (the `ListBatches` operationId).
+	ListBatches(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBatchWithBody Create and buy many labels at once
+	//
+	// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+	// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+	// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+	// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+	// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+	// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+	// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+	//
+	// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+	//
+	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /batches (the `CreateBatch` operationId).
+	CreateBatchWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBatch Create and buy many labels at once
+	//
+	// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+	// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+	// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+	// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+	// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+	// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+	// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+	//
+	// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+	//
+	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /batches (the `CreateBatch` operationId).
+	CreateBatch(ctx context.Context, body CreateBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBatch Get a batch
+	//
+	// One batch with its counts now.
+	//
+	// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
+	GetBatch(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBatchLabelsPDF Download every label of a batch as one PDF
+	//
+	// Every purchased label of the batch, in item order, as one document to print;
+	// failed items (and labels refunded since) are skipped. Streamed: the document is
+	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+	//
+	// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
+	GetBatchLabelsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListBatchShipments List a batch's shipments
+	//
+	// The batch's shipments in item order (the order of `shipments` in the request), one page at a time.
+	//
+	// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
+	ListBatchShipments(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEvents List events
 	//
@@ -1574,6 +1818,138 @@ func (c *Client) VerifyAddressWithBody(ctx context.Context, contentType string, 
 // Corresponds with POST /addresses/verify (the `VerifyAddress` operationId).
 func (c *Client) VerifyAddress(ctx context.Context, body VerifyAddressJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewVerifyAddressRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBatches List batches
+//
+// Batches of the token's account and mode, newest first, with their counts now.
+//
+// Corresponds with GET /batches (the `ListBatches` operationId).
+func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBatchesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBatchWithBody Create and buy many labels at once
+//
+// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+//
+// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+//
+// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /batches (the `CreateBatch` operationId).
+func (c *Client) CreateBatchWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBatchRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBatch Create and buy many labels at once
+//
+// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+//
+// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+//
+// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /batches (the `CreateBatch` operationId).
+func (c *Client) CreateBatch(ctx context.Context, body CreateBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBatchRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBatch Get a batch
+//
+// One batch with its counts now.
+//
+// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
+func (c *Client) GetBatch(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBatchRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBatchLabelsPDF Download every label of a batch as one PDF
+//
+// Every purchased label of the batch, in item order, as one document to print;
+// failed items (and labels refunded since) are skipped. Streamed: the document is
+// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+//
+// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
+func (c *Client) GetBatchLabelsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBatchLabelsPDFRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBatchShipments List a batch's shipments
+//
+// The batch's shipments in item order (the order of `shipments` in the request), one page at a time.
+//
+// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
+func (c *Client) ListBatchShipments(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBatchShipmentsRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2173,6 +2549,253 @@ func NewVerifyAddressRequestWithBody(server string, contentType string, body io.
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListBatchesRequest constructs an http.Request for the ListBatches method
+func NewListBatchesRequest(server string, params *ListBatchesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateBatchRequest calls the generic CreateBatch builder with application/json body
+func NewCreateBatchRequest(server string, body CreateBatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateBatchRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateBatchRequestWithBody constructs an http.Request for the CreateBatch method, with any body, and a specified content type
+func NewCreateBatchRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetBatchRequest constructs an http.Request for the GetBatch method
+func NewGetBatchRequest(server string, id BatchId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetBatchLabelsPDFRequest constructs an http.Request for the GetBatchLabelsPDF method
+func NewGetBatchLabelsPDFRequest(server string, id BatchId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches/%s/labels.pdf", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListBatchShipmentsRequest constructs an http.Request for the ListBatchShipments method
+func NewListBatchShipmentsRequest(server string, id BatchId, params *ListBatchShipmentsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches/%s/shipments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -3078,6 +3701,86 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /addresses/verify (the `VerifyAddress` operationId).
 	VerifyAddressWithResponse(ctx context.Context, body VerifyAddressJSONRequestBody, reqEditors ...RequestEditorFn) (*VerifyAddressResponse, error)
 
+	// ListBatchesWithResponse List batches
+	//
+	// Batches of the token's account and mode, newest first, with their counts now.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches (the `ListBatches` operationId).
+	ListBatchesWithResponse(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*ListBatchesResponse, error)
+
+	// CreateBatchWithBodyWithResponse Create and buy many labels at once
+	//
+	// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+	// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+	// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+	// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+	// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+	// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+	// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+	//
+	// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+	//
+	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /batches (the `CreateBatch` operationId).
+	CreateBatchWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBatchResponse, error)
+
+	// CreateBatchWithResponse Create and buy many labels at once
+	//
+	// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+	// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+	// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+	// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+	// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+	// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+	// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+	//
+	// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+	//
+	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /batches (the `CreateBatch` operationId).
+	CreateBatchWithResponse(ctx context.Context, body CreateBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBatchResponse, error)
+
+	// GetBatchWithResponse Get a batch
+	//
+	// One batch with its counts now.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
+	GetBatchWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchResponse, error)
+
+	// GetBatchLabelsPDFWithResponse Download every label of a batch as one PDF
+	//
+	// Every purchased label of the batch, in item order, as one document to print;
+	// failed items (and labels refunded since) are skipped. Streamed: the document is
+	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
+	GetBatchLabelsPDFWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchLabelsPDFResponse, error)
+
+	// ListBatchShipmentsWithResponse List a batch's shipments
+	//
+	// The batch's shipments in item order (the order of `shipments` in the request), one page at a time.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
+	ListBatchShipmentsWithResponse(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*ListBatchShipmentsResponse, error)
+
 	// ListEventsWithResponse List events
 	//
 	// Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -3774,6 +4477,744 @@ func (r VerifyAddressResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r VerifyAddressResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBatchesResponse400Headers the declared response headers of an HTTP 400 response for ListBatches
+type ListBatchesResponse400Headers struct {
+	XRequestId string
+}
+
+// ListBatchesResponse401Headers the declared response headers of an HTTP 401 response for ListBatches
+type ListBatchesResponse401Headers struct {
+	XRequestId string
+}
+
+// ListBatchesResponse403Headers the declared response headers of an HTTP 403 response for ListBatches
+type ListBatchesResponse403Headers struct {
+	XRequestId string
+}
+
+// ListBatchesResponse422Headers the declared response headers of an HTTP 422 response for ListBatches
+type ListBatchesResponse422Headers struct {
+	XRequestId string
+}
+
+// ListBatchesResponse429Headers the declared response headers of an HTTP 429 response for ListBatches
+type ListBatchesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListBatchesResponse500Headers the declared response headers of an HTTP 500 response for ListBatches
+type ListBatchesResponse500Headers struct {
+	XRequestId string
+}
+
+type ListBatchesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BatchList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListBatchesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListBatchesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListBatchesResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListBatchesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBatchesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListBatchesResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBatchesResponse) GetJSON200() *BatchList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListBatchesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBatchesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListBatchesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListBatchesResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBatchesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListBatchesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBatchesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBatchesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBatchesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBatchesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateBatchResponse400Headers the declared response headers of an HTTP 400 response for CreateBatch
+type CreateBatchResponse400Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse401Headers the declared response headers of an HTTP 401 response for CreateBatch
+type CreateBatchResponse401Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse402Headers the declared response headers of an HTTP 402 response for CreateBatch
+type CreateBatchResponse402Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse403Headers the declared response headers of an HTTP 403 response for CreateBatch
+type CreateBatchResponse403Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse409Headers the declared response headers of an HTTP 409 response for CreateBatch
+type CreateBatchResponse409Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse413Headers the declared response headers of an HTTP 413 response for CreateBatch
+type CreateBatchResponse413Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse422Headers the declared response headers of an HTTP 422 response for CreateBatch
+type CreateBatchResponse422Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse429Headers the declared response headers of an HTTP 429 response for CreateBatch
+type CreateBatchResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CreateBatchResponse500Headers the declared response headers of an HTTP 500 response for CreateBatch
+type CreateBatchResponse500Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse502Headers the declared response headers of an HTTP 502 response for CreateBatch
+type CreateBatchResponse502Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse503Headers the declared response headers of an HTTP 503 response for CreateBatch
+type CreateBatchResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CreateBatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Batch
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON402 the response for an HTTP 402 `application/json` response
+	JSON402 *PaymentRequired
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateBatchResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateBatchResponse401Headers
+	// Headers402 the parsed response headers for an HTTP 402 response
+	Headers402 *CreateBatchResponse402Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateBatchResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateBatchResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateBatchResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateBatchResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateBatchResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateBatchResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CreateBatchResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateBatchResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateBatchResponse) GetJSON202() *Batch {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateBatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateBatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON402 returns the response for an HTTP 402 `application/json` response
+func (r CreateBatchResponse) GetJSON402() *PaymentRequired {
+	return r.JSON402
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateBatchResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateBatchResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateBatchResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateBatchResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateBatchResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateBatchResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CreateBatchResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateBatchResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateBatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateBatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateBatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateBatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBatchResponse400Headers the declared response headers of an HTTP 400 response for GetBatch
+type GetBatchResponse400Headers struct {
+	XRequestId string
+}
+
+// GetBatchResponse401Headers the declared response headers of an HTTP 401 response for GetBatch
+type GetBatchResponse401Headers struct {
+	XRequestId string
+}
+
+// GetBatchResponse403Headers the declared response headers of an HTTP 403 response for GetBatch
+type GetBatchResponse403Headers struct {
+	XRequestId string
+}
+
+// GetBatchResponse404Headers the declared response headers of an HTTP 404 response for GetBatch
+type GetBatchResponse404Headers struct {
+	XRequestId string
+}
+
+// GetBatchResponse429Headers the declared response headers of an HTTP 429 response for GetBatch
+type GetBatchResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetBatchResponse500Headers the declared response headers of an HTTP 500 response for GetBatch
+type GetBatchResponse500Headers struct {
+	XRequestId string
+}
+
+type GetBatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Batch
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetBatchResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBatchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetBatchResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBatchResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBatchResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBatchResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBatchResponse) GetJSON200() *Batch {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetBatchResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBatchResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBatchResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBatchLabelsPDFResponse202Headers the declared response headers of an HTTP 202 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse400Headers the declared response headers of an HTTP 400 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse400Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse401Headers the declared response headers of an HTTP 401 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse401Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse403Headers the declared response headers of an HTTP 403 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse403Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse404Headers the declared response headers of an HTTP 404 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse404Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse429Headers the declared response headers of an HTTP 429 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetBatchLabelsPDFResponse500Headers the declared response headers of an HTTP 500 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse500Headers struct {
+	XRequestId string
+}
+
+type GetBatchLabelsPDFResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetBatchLabelsPDFResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetBatchLabelsPDFResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBatchLabelsPDFResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetBatchLabelsPDFResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBatchLabelsPDFResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBatchLabelsPDFResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBatchLabelsPDFResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBatchLabelsPDFResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBatchLabelsPDFResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBatchLabelsPDFResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBatchLabelsPDFResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBatchShipmentsResponse400Headers the declared response headers of an HTTP 400 response for ListBatchShipments
+type ListBatchShipmentsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse401Headers the declared response headers of an HTTP 401 response for ListBatchShipments
+type ListBatchShipmentsResponse401Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse403Headers the declared response headers of an HTTP 403 response for ListBatchShipments
+type ListBatchShipmentsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse404Headers the declared response headers of an HTTP 404 response for ListBatchShipments
+type ListBatchShipmentsResponse404Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse422Headers the declared response headers of an HTTP 422 response for ListBatchShipments
+type ListBatchShipmentsResponse422Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse429Headers the declared response headers of an HTTP 429 response for ListBatchShipments
+type ListBatchShipmentsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListBatchShipmentsResponse500Headers the declared response headers of an HTTP 500 response for ListBatchShipments
+type ListBatchShipmentsResponse500Headers struct {
+	XRequestId string
+}
+
+type ListBatchShipmentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ShipmentList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListBatchShipmentsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListBatchShipmentsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListBatchShipmentsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListBatchShipmentsResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListBatchShipmentsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBatchShipmentsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListBatchShipmentsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON200() *ShipmentList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBatchShipmentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBatchShipmentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBatchShipmentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBatchShipmentsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6274,6 +7715,122 @@ func (c *ClientWithResponses) VerifyAddressWithResponse(ctx context.Context, bod
 	return ParseVerifyAddressResponse(rsp)
 }
 
+// ListBatchesWithResponse List batches
+//
+// Batches of the token's account and mode, newest first, with their counts now.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches (the `ListBatches` operationId).
+func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*ListBatchesResponse, error) {
+	rsp, err := c.ListBatches(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBatchesResponse(rsp)
+}
+
+// CreateBatchWithBodyWithResponse Create and buy many labels at once
+//
+// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+//
+// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+//
+// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /batches (the `CreateBatch` operationId).
+func (c *ClientWithResponses) CreateBatchWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBatchResponse, error) {
+	rsp, err := c.CreateBatchWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBatchResponse(rsp)
+}
+
+// CreateBatchWithResponse Create and buy many labels at once
+//
+// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+//
+// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+//
+// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /batches (the `CreateBatch` operationId).
+func (c *ClientWithResponses) CreateBatchWithResponse(ctx context.Context, body CreateBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBatchResponse, error) {
+	rsp, err := c.CreateBatch(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBatchResponse(rsp)
+}
+
+// GetBatchWithResponse Get a batch
+//
+// One batch with its counts now.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
+func (c *ClientWithResponses) GetBatchWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchResponse, error) {
+	rsp, err := c.GetBatch(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBatchResponse(rsp)
+}
+
+// GetBatchLabelsPDFWithResponse Download every label of a batch as one PDF
+//
+// Every purchased label of the batch, in item order, as one document to print;
+// failed items (and labels refunded since) are skipped. Streamed: the document is
+// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
+func (c *ClientWithResponses) GetBatchLabelsPDFWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchLabelsPDFResponse, error) {
+	rsp, err := c.GetBatchLabelsPDF(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBatchLabelsPDFResponse(rsp)
+}
+
+// ListBatchShipmentsWithResponse List a batch's shipments
+//
+// The batch's shipments in item order (the order of `shipments` in the request), one page at a time.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
+func (c *ClientWithResponses) ListBatchShipmentsWithResponse(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*ListBatchShipmentsResponse, error) {
+	rsp, err := c.ListBatchShipments(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBatchShipmentsResponse(rsp)
+}
+
 // ListEventsWithResponse List events
 //
 // Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -7219,6 +8776,927 @@ func ParseVerifyAddressResponse(rsp *http.Response) (*VerifyAddressResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListBatchesResponse parses an HTTP response from a ListBatchesWithResponse call
+func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBatchesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BatchList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListBatchesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListBatchesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListBatchesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListBatchesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBatchesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListBatchesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateBatchResponse parses an HTTP response from a CreateBatchWithResponse call
+func ParseCreateBatchResponse(rsp *http.Response) (*CreateBatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateBatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Batch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 402:
+		var dest PaymentRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON402 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreateBatchResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateBatchResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 402:
+		var headers CreateBatchResponse402Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers402 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateBatchResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateBatchResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateBatchResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateBatchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateBatchResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers CreateBatchResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateBatchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBatchResponse parses an HTTP response from a GetBatchWithResponse call
+func ParseGetBatchResponse(rsp *http.Response) (*GetBatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Batch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetBatchResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetBatchResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBatchResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBatchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBatchResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBatchLabelsPDFResponse parses an HTTP response from a GetBatchLabelsPDFWithResponse call
+func ParseGetBatchLabelsPDFResponse(rsp *http.Response) (*GetBatchLabelsPDFResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBatchLabelsPDFResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetBatchLabelsPDFResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetBatchLabelsPDFResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetBatchLabelsPDFResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetBatchLabelsPDFResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBatchLabelsPDFResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBatchLabelsPDFResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBatchLabelsPDFResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListBatchShipmentsResponse parses an HTTP response from a ListBatchShipmentsWithResponse call
+func ParseListBatchShipmentsResponse(rsp *http.Response) (*ListBatchShipmentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBatchShipmentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ShipmentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListBatchShipmentsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListBatchShipmentsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListBatchShipmentsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListBatchShipmentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListBatchShipmentsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBatchShipmentsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListBatchShipmentsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil
@@ -10354,6 +12832,21 @@ type ServerInterface interface {
 	// VerifyAddress Verify and standardise an address
 	// (POST /addresses/verify)
 	VerifyAddress(ctx echo.Context) error
+	// ListBatches List batches
+	// (GET /batches)
+	ListBatches(ctx echo.Context, params ListBatchesParams) error
+	// CreateBatch Create and buy many labels at once
+	// (POST /batches)
+	CreateBatch(ctx echo.Context) error
+	// GetBatch Get a batch
+	// (GET /batches/{id})
+	GetBatch(ctx echo.Context, id BatchId) error
+	// GetBatchLabelsPDF Download every label of a batch as one PDF
+	// (GET /batches/{id}/labels.pdf)
+	GetBatchLabelsPDF(ctx echo.Context, id BatchId) error
+	// ListBatchShipments List a batch's shipments
+	// (GET /batches/{id}/shipments)
+	ListBatchShipments(ctx echo.Context, id BatchId, params ListBatchShipmentsParams) error
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx echo.Context, params ListEventsParams) error
@@ -10455,6 +12948,104 @@ func (w *ServerInterfaceWrapper) VerifyAddress(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.VerifyAddress(ctx)
+	return err
+}
+
+// ListBatches converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBatches(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBatchesParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBatches(ctx, params)
+	return err
+}
+
+// CreateBatch converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateBatch(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateBatch(ctx)
+	return err
+}
+
+// GetBatch converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id BatchId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatch(ctx, id)
+	return err
+}
+
+// GetBatchLabelsPDF converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatchLabelsPDF(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id BatchId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatchLabelsPDF(ctx, id)
+	return err
+}
+
+// ListBatchShipments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBatchShipments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id BatchId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBatchShipmentsParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBatchShipments(ctx, id, params)
 	return err
 }
 
@@ -10829,6 +13420,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/labels/:id", wrapper.GetLabel, options.OperationMiddlewares["getLabel"]...)
 	router.POST(options.BaseURL+"/labels/:id/refund", wrapper.RefundLabel, options.OperationMiddlewares["refundLabel"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.pdf", wrapper.GetLabelPDF, options.OperationMiddlewares["getLabelPDF"]...)
+	router.GET(options.BaseURL+"/batches", wrapper.ListBatches, options.OperationMiddlewares["listBatches"]...)
+	router.POST(options.BaseURL+"/batches", wrapper.CreateBatch, options.OperationMiddlewares["createBatch"]...)
+	router.GET(options.BaseURL+"/batches/:id", wrapper.GetBatch, options.OperationMiddlewares["getBatch"]...)
+	router.GET(options.BaseURL+"/batches/:id/shipments", wrapper.ListBatchShipments, options.OperationMiddlewares["listBatchShipments"]...)
+	router.GET(options.BaseURL+"/batches/:id/labels.pdf", wrapper.GetBatchLabelsPDF, options.OperationMiddlewares["getBatchLabelsPDF"]...)
 	router.GET(options.BaseURL+"/trackers/:id", wrapper.GetTracker, options.OperationMiddlewares["getTracker"]...)
 	router.POST(options.BaseURL+"/addresses/verify", wrapper.VerifyAddress, options.OperationMiddlewares["verifyAddress"]...)
 	router.GET(options.BaseURL+"/addresses", wrapper.ListAddresses, options.OperationMiddlewares["listAddresses"]...)
@@ -11502,6 +14098,734 @@ func (response VerifyAddress503JSONResponse) VisitVerifyAddressResponse(w http.R
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchesRequestObject struct {
+	Params ListBatchesParams
+}
+
+type ListBatchesResponseObject interface {
+	VisitListBatchesResponse(w http.ResponseWriter) error
+}
+
+type ListBatches200JSONResponse BatchList
+
+func (response ListBatches200JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListBatches400JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListBatches401JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListBatches403JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListBatches422JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListBatches429JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListBatches500JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatchRequestObject struct {
+	Body *CreateBatchJSONRequestBody
+}
+
+type CreateBatchResponseObject interface {
+	VisitCreateBatchResponse(w http.ResponseWriter) error
+}
+
+type CreateBatch202JSONResponse Batch
+
+func (response CreateBatch202JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateBatch400JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateBatch401JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response CreateBatch402JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateBatch403JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateBatch409JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateBatch413JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreateBatch422JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateBatch429JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateBatch500JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response CreateBatch502JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateBatch503JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchRequestObject struct {
+	Id BatchId `json:"id"`
+}
+
+type GetBatchResponseObject interface {
+	VisitGetBatchResponse(w http.ResponseWriter) error
+}
+
+type GetBatch200JSONResponse Batch
+
+func (response GetBatch200JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBatch400JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBatch401JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBatch403JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBatch404JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBatch429JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBatch500JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDFRequestObject struct {
+	Id BatchId `json:"id"`
+}
+
+type GetBatchLabelsPDFResponseObject interface {
+	VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error
+}
+
+type GetBatchLabelsPDF200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetBatchLabelsPDF200ApplicationpdfResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetBatchLabelsPDF202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetBatchLabelsPDF202JSONResponse struct {
+	Body    Error
+	Headers GetBatchLabelsPDF202ResponseHeaders
+}
+
+func (response GetBatchLabelsPDF202JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBatchLabelsPDF400JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBatchLabelsPDF401JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBatchLabelsPDF403JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBatchLabelsPDF404JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBatchLabelsPDF429JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBatchLabelsPDF500JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipmentsRequestObject struct {
+	Id     BatchId `json:"id"`
+	Params ListBatchShipmentsParams
+}
+
+type ListBatchShipmentsResponseObject interface {
+	VisitListBatchShipmentsResponse(w http.ResponseWriter) error
+}
+
+type ListBatchShipments200JSONResponse ShipmentList
+
+func (response ListBatchShipments200JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListBatchShipments400JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListBatchShipments401JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListBatchShipments403JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListBatchShipments404JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListBatchShipments422JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListBatchShipments429JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListBatchShipments500JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13818,6 +17142,21 @@ type StrictServerInterface interface {
 	// VerifyAddress Verify and standardise an address
 	// (POST /addresses/verify)
 	VerifyAddress(ctx context.Context, request VerifyAddressRequestObject) (VerifyAddressResponseObject, error)
+	// ListBatches List batches
+	// (GET /batches)
+	ListBatches(ctx context.Context, request ListBatchesRequestObject) (ListBatchesResponseObject, error)
+	// CreateBatch Create and buy many labels at once
+	// (POST /batches)
+	CreateBatch(ctx context.Context, request CreateBatchRequestObject) (CreateBatchResponseObject, error)
+	// GetBatch Get a batch
+	// (GET /batches/{id})
+	GetBatch(ctx context.Context, request GetBatchRequestObject) (GetBatchResponseObject, error)
+	// GetBatchLabelsPDF Download every label of a batch as one PDF
+	// (GET /batches/{id}/labels.pdf)
+	GetBatchLabelsPDF(ctx context.Context, request GetBatchLabelsPDFRequestObject) (GetBatchLabelsPDFResponseObject, error)
+	// ListBatchShipments List a batch's shipments
+	// (GET /batches/{id}/shipments)
+	ListBatchShipments(ctx context.Context, request ListBatchShipmentsRequestObject) (ListBatchShipmentsResponseObject, error)
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -13997,6 +17336,153 @@ func (sh *strictHandler) VerifyAddress(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(VerifyAddressResponseObject); ok {
 		return validResponse.VisitVerifyAddressResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListBatches operation middleware
+func (sh *strictHandler) ListBatches(ctx echo.Context, params ListBatchesParams) error {
+	var request ListBatchesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBatches(ctx.Request().Context(), request.(ListBatchesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBatches")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBatchesResponseObject); ok {
+		return validResponse.VisitListBatchesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateBatch operation middleware
+func (sh *strictHandler) CreateBatch(ctx echo.Context) error {
+	var request CreateBatchRequestObject
+
+	var body CreateBatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateBatch(ctx.Request().Context(), request.(CreateBatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateBatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateBatchResponseObject); ok {
+		return validResponse.VisitCreateBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatch operation middleware
+func (sh *strictHandler) GetBatch(ctx echo.Context, id BatchId) error {
+	var request GetBatchRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatch(ctx.Request().Context(), request.(GetBatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchResponseObject); ok {
+		return validResponse.VisitGetBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatchLabelsPDF operation middleware
+func (sh *strictHandler) GetBatchLabelsPDF(ctx echo.Context, id BatchId) error {
+	var request GetBatchLabelsPDFRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatchLabelsPDF(ctx.Request().Context(), request.(GetBatchLabelsPDFRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatchLabelsPDF")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchLabelsPDFResponseObject); ok {
+		return validResponse.VisitGetBatchLabelsPDFResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListBatchShipments operation middleware
+func (sh *strictHandler) ListBatchShipments(ctx echo.Context, id BatchId, params ListBatchShipmentsParams) error {
+	var request ListBatchShipmentsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBatchShipments(ctx.Request().Context(), request.(ListBatchShipmentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBatchShipments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBatchShipmentsResponseObject); ok {
+		return validResponse.VisitListBatchShipmentsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14568,192 +18054,215 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rchu3muCrfMWZqlBzWhRJSY4t/dhVbCfxHjvWWPJJzgm9bLAbJDFqAh0ALYpJqWqfZh9sn2QLH4C+",
-	"kyJlSbmM/yRWsxvX7379rROJRSo45Vp1Tn7rzCmJqcR/fiCavmULpvE/5klMVSRZqpngnZPOS5KSiOkV",
-	"dCeZVHoPxBT0nMIki66oBj1nCiT9JaNKQyzJUsFUikWvE3RUNKcLYkbUq5R2TjqMazqjsnN7GxTTfqAL",
-	"wjjjs+bUP85FQv3gChI61cB4afZdZlG0ZXMfObsBzRYUuopGgsdqD4iG5ZxF8/IumYJpliRAZoRxM6tZ",
-	"FJM07pxomdG7VmF38CZuLuBNTLlmU0alPdfiME+BJEqY/VIphYSJiBlVQBSE0o8XbrUUpaU5XrsSLVdn",
-	"U01lcykX9gBAC1gSpmFCp0Ka49dyxfgMum5LAUiR8ZjGkKV7mxewYJwtskXnpB80z+U26KREkgXVDhJf",
-	"ZlKJloW9T8kvGYVUKGaeIHwBgVTSayYyBSmZ0a8UhJzeaDsGngsz3/6SUbnqBB1OFmb2yE5RWSO5eUv5",
-	"TM87J8N+sc7Soa1BjHMyo6DYr3TdZAl+V54rplOSJbpzMjwOzMT2cAZm2vyoBkEbCF3MWbqgvBWG/G/A",
-	"4nwpKdHzYiUs3nhN9IYs0gR3PU/HX8dDOpj2yYvJ8+jr+Bk9nh6Rw8kw6rSdzY90MhfiqnVZ2ST/8wGW",
-	"tpxfjQdkODmMjuJj+mz6NXk+eRH14wEdTluWdmtGVangiiJwfUPi74imS7Iyf0WCa8rxUkmaJiwiZpUH",
-	"/6XMyn8rzf/vkk47J51/Oyjo54H9VR28Nnhpp6ruPIyIlIzKMWJuCN0l03PwT/EzFe6BkBBeU4nY7149",
-	"AQKxWHKlJSULSKW4ZjGVMCUsofGpRUZzkiUC/tO+oy/79hbaluxePygoES77GxK7J1scSn4V5s3YAug1",
-	"SVg8xjeCDm6hc9Lx3GAi4pWhnFxowBfhf128/8Fdt6OH5t/j4+mADuPD6GhyTJ69+Pp55zb43Cu4NLS7",
-	"dX7ohuV123sgoMUV5bAkhpwoRWPPaD5+eAvdEH8dMz5GFA/3Hu4KXgo+TVikHx8qz0BpoilEbsYTCLnQ",
-	"4zST0ZwoGoeB4SzTjMdmo6kUM0mVMk9JIimJV+NrwWLz3oiHjNOEzdgkoWMc1bwWZ3bNdEx5nArGNT6l",
-	"CbumclUZFLoEFoRnJBlxSf0r5rLcXPBLRjMa7wUQspguUqEpj1bjK7oaRyJJmGKCh9A1N3RFVyNuLi4z",
-	"1ya45aJ+CYC4RyBm0ymVhkoasGgbl/FxpqhZmlmTBWH8GMe7org8pVmSgMy4kViAGE4Kgz444cEhaAAh",
-	"Mtp95LThXm/EXxOZGCavqLymUkEksiQGwtWSyupSPNUaJ0Lp8BQIRGKxYFrT2IsGXymzQvuaBfAlSBoJ",
-	"aZgyLplpI0cokcmIAuHmyzQhKxoHoAToOdFgcNh+POKJ4DNcHNe9EX8w2P5WyAmLY8rvSV1UNp2yiFGu",
-	"xyoSKS3RGLwTkVKJowCn1EgucwpLyTQ9UY4lKvAf3klzCi50gZ+cdGpDPQBVCpt7yrlDZXbHHZZS8Nl4",
-	"IWIaPhzFecM1lZwkdpWPzwyZmy/nhopMqZEyEVc8ilFQZEGhhAkG5fYCS50NzWKzzN22FYhVFs1RHPbc",
-	"1lAz/yKNwyp/rf34cMf5g9DfGnn4CU7S7GFq5gqhu2BKMT4LIKYJNbTBnBMXek4lkCgSGddfKXt8YUIm",
-	"NBlnnFwTlpBJ8pDQdE5WiSDxpRBviZzRJziF1M441kKMEzNneGJVNcPu6U2EpGAA79g3D7pLQwM+5HLq",
-	"E9z1OLWTjhdUz0VsZMM4NnqPfQz2cWD2zrfBpYc7jQsqr1lEPxYA9YQydRmM10jWQQnvy69bbPACzxhF",
-	"jLHR60Ponr+/uIQDxBR1EElKND0BLYQRU1bgv1FWNZ4Kicfs5lWnRsacG4nAyCH263jvxN2KlRIqIoEX",
-	"GGp3Unrl7ivJNfnb4HMu81KId4Sv3FN1L1YtjdCH6i6Ny0zaH5834ZxWTmTgTuFpNIKwvEhPMqx1x1te",
-	"cnniq5L8OJMiS0e8G97smxH2cYR9fBruGQGKLlK9ykECNYWvlKfBKHwZBt6DHwnTI94KBqcQ/rSf26r2",
-	"0VgVmrGXBrfX2qFGvPIZ/jfEGWvDOQtbCERSlPKMmExR5CaZoR8a5fa4JFaKKRAoNmwYjD+dAIY3N8B4",
-	"lGQxjXsjPuJniRJQPeEAqZHINK6/sqD/CMEBYwnFrIo74qUFMcEVdLmwhxoA4ZDxKy6WPAB6kxpKbDBa",
-	"0mtxhaI/3bPGIbzNKDFS1oiTODY6h5GkrRZoVT0j+pojAKPzGM3B3eCiIQF/DlZWL+fOz6u22NoQFUvp",
-	"VsMUXzSGcubQLYcxb38emfmIFysk+3Ur9rne2IC3V9EEKEwokVS6i10QHc2pUWzAv/sU5MUJZGO/TdyP",
-	"UYArCzcPrDHBQa0VU+0jB9MPKJ195KkUEVXK8L/XXDO9utfh+81NGU2qFP7MYlcPXQTOeo0iUtCxL9df",
-	"eprr+Edh70Ft16judEGQriTJCtylnEBY2Zq9DX9j7hEKGSMe2j8NHcF/IV2r2LpiQa21KRZRZi2yqjGa",
-	"FiIw+vmIh04h4mRhRAcUKBKh0JHiBjBkCedCRiA4auz4UgC0NzMcQFlh7CXRMyFze5dfY8OpELMYViKD",
-	"BSUcim+p+fh/hHvWtmMX7L7JpSymVEZRvEKdLBaGuIDMElroYlyMDRdQaCTiYozIaI7XTZUPlktlTpi0",
-	"YpsX8iT9LxoZLgLdhF0XgpZhUJZao5TrDd9EwYxdGxaxTh70e6LXRqLWq1zxHvEQOcpr84O3yqqS6doy",
-	"tPDh7CI5cOMwDjWa5vMzSIXSJAHHv3oQWktbGcssXIQoasgV/hR+vAh78J+Z0FShLIAy7YgXImw0p9GV",
-	"H9a6lMrCLMQGQDloA4g4gLkBI8MASdgVhe7RcFgCEwfXue6Bf3+lICV6vncCBD5elJdu/j6/cLZIw3Kp",
-	"lEwLuRpxNEl1jTAQEQPhSguJbqaUSny0F7jhfmUpDnYMMZsxrcxA/3pz/rcj6IaD4eHR8f6zr5+/CPdG",
-	"3Jn/UkmnzAgtkJmRzbbMWt0Rm4mVwRV7kMzI+fa7KbuxosGCaFhkSsOcXNMRZxq6H16fvXr3OoCRv0Ra",
-	"O0hNruios2dBJ5VGgNLMuiMiR4kL/8YPdAn/FPKqE5RdUs+sa8j/OWg4OgL07BJeG+2Mk2SFxA5e8xnj",
-	"VMFbHVfHHrS4u8xwCEstrsqL93A4ePZsfwAkSedkf4jnZphVMe/HC7NVojWV5pv//fPZ/r/I/q+ffhve",
-	"/nunZTYjoCTVpZOY/E/3Vy8Si+qah8dHLaNYX1Jl/zGBt+KaJiSi2+w6nQteG+JvAxgOhnB8fAz9Qb9f",
-	"HeWobRBJFUN/LqluaUoSRfP3J0IklHBkcgYJamDwzyYANCZSWlKqB9UvD4/78C2b6jmcXVOetW37Dkiy",
-	"ww6rw15kTFM4PKyfQPs5/srS6ueD/mDwvHaHd63ktuwR/DnfbdBx8oOZpADUT/n3YmK4hlmGQ8g3PM2s",
-	"lBPH6DsmyXkJDd29bKa7hjySnM8rymMFTJ8UpA4JR+hmtOoXF2AtcV3CR9zpLI4jMwVHw2FdLNjbibx/",
-	"IShfCMoXgvJkBCXo3OzPxL576CW2gsz8A42NVokyi61iJikkvE2qTGlY5w/1htXmNS+MRjezwzNNF3cO",
-	"Xl7hO/uxGceNTKQkKw8+WYss6s2p6CNeEmmNSd3SOp3kHQkpaWQNN1pYSdOK1N75g+pR8R160inPFuZe",
-	"/CydoOMmyVXNT3ffKS69enhBfvilM2vjFy9LCkObKO5Euq8UGELu3LZaAAGjTloV0xqwek3KbL+tQvHH",
-	"84tOK62MaXP+y0KodCuwHjDzdmB5BNMwI9fUqIhV+jkYDIaDfttcV4y3RO2EJdWrJMzCRr3LaFhVu7xR",
-	"AsGZAgMMaUFZXwhQiVh6O3BCNJUWPuzphYZjut2hQys/a3PCuX6dEqmqoONX3Qk6pYV0go4dtwV+coi4",
-	"67zdazW2dH6B1tETuCysADT2GrXh1KV1wITqJXWmXEUTXCokwtk4e9C117TXuQvMPTC56ys20QrV6Ihw",
-	"hKUU6LNRGmoXK+4tQewiHtyHzd/JyktesL/T1V2E8k317ZIosD3H35Grb+DiO7Dt+3PmbVnw00rwFnbf",
-	"kglN7gm5BdmtRRWjicjbowKHj8qSGHpDIu2xuC6JIs2+63ajTGlxN0d+aV+zGkrB87+5E0Jf5S/eBp2p",
-	"FIuzneSLfMLPxQuB53nntO/ta/m0KZERTe766hzfyj9y97HuLt1Vh9X7OpdMSAtud+JR1Q561+ouaq8b",
-	"SUrc6xpqeFK+zvKY+bGtxxQXiHs/XKkcallMeS9jKkGtlKYNvem4jSxzw+7iSqyzDeltUjk0xarKfD93",
-	"vGjRy8MSO0HxsGDmudRbvto28r8gN2/su45oub8GTen3czEik0kTQr+/vDy/sFGkaFB1dlQlgEQRTbWC",
-	"udY2jr44dvNInRwclLTWA3O76sAcRVzXfo6e30WAzdLyE28FooJq1dI/7A8Q0ygh1v97WrNPGKEmpkoz",
-	"bsOzHFl3IZfKu2QpCMlmNn2iRqqtO0q9vkkTwnM16k5o899d4g8NqZ2vIKFGokDbMdqe8chpfFoVY9Vc",
-	"LJURoRmHRCzdB2XxckENNPKYKSNTeu+MQcwZm2p0aelMchqPZ0LE5rmydxl00BBkzry43upoTYnFw/ZW",
-	"qp1nJAZDK/DuxYD1AM8Fd9xk9T5H/hxv3Z46wSOeaz4FmRAeC363nle5c39WGyD6PibAFpiHbuiehu0G",
-	"wdPC6IcWvb0CS0b8XmjSZuT7gigPgii5YPEFW5r2Lc8KSjhkaEvDrrVWaHgptBYcLvfVnEndIjbcoZvM",
-	"1SWRbDr9IVtM6naTZ4P+i96g37T/NUaxWPSy0C7vb1P+JSN56EQ+yrCawXVXDlfQuSZJRl96madpccDf",
-	"fXblElMfE8YpdEmSQOjXEELGmVZ76KKNzGgV0WF4bBZi/ZV2+mdHnWBjIl7QWVI2m+v3v7avy/6628JE",
-	"xiNaXdkz8+8oyRS7pu/8cqxsmC83Fpm12rSsl1toqEN4eb2lm6ocd2mHmzhFThh24xZh6ftwnbeIaeW9",
-	"RWUHUVMW+oJVX7Dqz49VrRzFi6ivyqaOWqovT1ZoV1XmSBSF0AhMC6Jp7HnvK+8kFWhSdlnKGOQUE017",
-	"8J67CGwMjR/xaE5JitiYRXMcHMhCYMCVmQElrkJuU0AStFBzwemJddW2xTG5yJKWOKYenOFK8qWJmKyg",
-	"+/Hy5d5Jm+vXCnoFHg37w2f7/cN9xMfiEolulYH8sZxpTRepbnE/2R9ofIY/Vgbc12zROirJtFgQzaLS",
-	"sE0Yzt8CN8lXCixAQXcAWsDx3imQCQYcTzFmzOb8+dehS5wjwKZgmktCHRXV4SZG0Xb3zI9zomFpJsF8",
-	"KSSwS/NsTtKUcgWc3mgbLwejjo3ai6g5NeddoDEcDV/ApRDwjvDViH/I49UbW4RDg7PHQDTgRQ0G+/3B",
-	"5WB4Mjw+6ff/NeqYvYw6/+///N/T2m7ViBNJ0X9hNs1oPOrYu28cf0LQrvBOVW7Mk53mwfio7dc3EZXr",
-	"bmvKpNIwWRnk6hINC6HMHvoBRJk2t2Wjoz9efrv/PK/y4E/qK8wntKHhExGvTkfcXazXbSTF5AcuiheF",
-	"RL6HsZHmN4yUt1u+I+u+2NLFGpfk95eX52CdfhvWmoMf5gjqpZBX1ruk2iCsRgTLmFO+kzYZwqPhRbZY",
-	"EOfNqPF1fMHaxpo36Cxbrb+llMcu6rv5oxa64kZYtxn7XjFYUFpRi5es2Nkan2ieYC2mLpPg6OYGUe/4",
-	"5iY//6Z806CX7UNbHqAtZksK+WeBucpWitzrBNspgm5mp8S1uMEr4aPN9b0m0bzVI2zX1ohhLcW1Oi84",
-	"pmi0JTRtvYeKw7ptC62O5HfEHBndl5TE6Jc0C1Ha/jOSQim4plKhT7LCkyocq9Uf1w4l32cLwvPpDEVc",
-	"wcRgajqXRFlveTGLt4hgnOWEGpawFPtOey5FC+HmWhbhAs7ri3gl9L6iKTEwFWNYqqcY+EGAvKkeB45X",
-	"VGPUlcWWotqdNNxmocCQ6RYQQoxJpZgkdOEWUA+73hoWMNYdjUFvzHRt4FAKcW7HN2S7YD5TJwjFLQHT",
-	"gZOYBKcQEQ4uSnpiRJxTELwZE+yTokIbcD1libaFbr57fQkH1hwdlOSwOVNayBXMRRIryyjyE2icbX2P",
-	"cn2VnZKP/iuFuUh56HbY67Ryn0oqeNt4mL1tpcdqGnrgzq+R6d2727tvAbse8lIixtcubaPlBvk1TcyS",
-	"crqOlXysW0i1EOKU/cPielWNux60BqbYnMZdZMiYaLJelbY6Sts1+aoFCoUHAyl5Lp41gJkfSmdZnA6L",
-	"q1uh13p8GA0nA9KfvqDP46+jZ5NjcjQ9pMNWIqZbzaNh0ydlSHrNKVV55Atl1B4VLGHEW4NrCJjXrF0Q",
-	"w/aNnpPParP+LGVCEHGRXCEoslIjvpxjXQstSXRFZS9LzfVUV5HDRuUpvYloatOVRrx4bE97rMVYUR5T",
-	"6fJnHUj1NBKpmvLS6r/bDPQsfyUoA2UZ5hwwrcWIt0y1aD4eALciojjOByyi0UZcitpSZiCeJS7tueLc",
-	"XLNBXEdliLUbcQtoKnEVZH0q7Gys0YGPW9QWUQq5PJxj51qkeyggqayy7aDfNNy8dSHpiiqnoilQZEpP",
-	"4YqmVoX9GmKyUpAWVRYC59LlcU6nqoKCkDGV+4N+f3i4j0i9u+3u3dqwQJzbSTM2/dEWd7Gn4tQiS1HL",
-	"ngSDu0anYde0NTTufRHcURNcbrQkPj6mhasoNuNEZ5K+FHzKDCDWGcya2OXblpuqxI7sZpStrhO6oRtr",
-	"W+/dY+6sahzzR41VJnxsTDPKRWQaYragXNngWqN+MUuFvC2R2cck0hlJ3MPmPub4/E116Uc7mRG9gXZY",
-	"Mc82jYpBJ0Ggrk026D/SbGWLaz7b4fB+sx3dPR2LG3t7/ihbqxHDjd6McujUjo4M++nOPgxoh88R3wpA",
-	"W9zcX0D0LwyiVernSN5t0MGM1XuGev5JQi6fMmTydwxIdDdpLYBNWfYO69plJYPWVqrLkhjt5r+YkWE5",
-	"Z4nz2SiIWRwAJdG8KHxXGOQezJyG5sitdYkPRLdYYWpHa4dsO78PLvp7mzSSizV5JPZlM9LLRpTli8Ew",
-	"2MarEGVSGim5PuWrztqwZyrPJYvW+WPrq4K/QZoQbZbyLbWPKqLzi2F/q4UWPkKyUnV38qbXSy7FdkBE",
-	"P15ZU7e1GDG5SUjwI6nARnPRuIjiMpqw/b5rPYCMj/jHy5eoRJsXjD4IS0qvzI++SIWr3UBjKkkCc5Gw",
-	"mKz2enCWLFHvkLQo0th0GfafbeMynGVEEq4pjdt8aRSl4PKe8/fVOndsY33l1a1NVqzffZ1LbXHzpcDw",
-	"1sDvB4/0XpuO41fSnKIFG1v23opBJRysQ3kr4cDqrffjoZ8X/NymvV2QaxqXmFB7YtGm3KFNuUIPYQPJ",
-	"k4hakobqKcRy/CJ6PvmaPJse06O4bFVsG3nhFPZNZ4hKfSnBaH1C0WdkEG1KGdqUFLQuCWgLK83CGrHL",
-	"hpl75P+UoecBzHsVYPxd7HsXTcpTq5eeUhqDdq0AcuNFD3w0AnrPsCitixIltdjSbvj6p/MPry8ubKUA",
-	"epNiSQIMRXal0CFTdE10KY0EF4sVXhfhMZFY6MmO0Qk64ppKboT6aohu6d0GzFQdrevTavOsSSvuEQ6T",
-	"Ik1y24TaNZLQn4FDtIKLM6S3HVseMtxFe+Jezxn9GZ+5MkY2PipZgeDW1+YKW/7G4ltU3hl3Lj8DvM0j",
-	"npCE8IiepWnCaLxGnDNLTBmfgXsbIkljpoHYr4yMhGFZ3hXQ62wndn6uoLvNHHMiZ/RsYQjQOmG1wY5h",
-	"wXimoOVstt3Z7izqAWTwrST9XRTo3N//bl0C9Y/zlS2v5G4+71/g5ENX18R5zlo9sA2ZviVmZmdNvI21",
-	"79byIuggJn1sS/X6+OFtEYo0F5gPbr1456++LfYuDKrk7rHe54oPuxkVdrUnrJPTtwCqfIu7wPuTk+ug",
-	"Y70jNXkvZa2T5cFoG+dw5NmFrt3DGGO/+WGdYKjFxQYpzvl/2+IgzrcHwSpD2VrOuix/1pJhU5e7/DRF",
-	"VPpnr/hiq0u6tKdU3JFzl+8CrNbNv/0XW0rLxUqCoqzJlppmg699lvbZJgZUdFKHO2WQDO5nNPRI8xCy",
-	"vhed7pTz62l/5rkn4WieScmMnoJRB2xjEQoJUfaxgcFH0ROq1KMZjpKSlS2/4/PIgoLPZjymEpYEA0Fc",
-	"qGetkAtToI3yLolkyWrES+GHp1WmzbwXHNuwVIJfipgXF9fi6p9gAImLfnFGKqdd2FVXAlDLISIuANXi",
-	"VDFexyNZq5fa4fBGW+mD2AnqRq+dPl4TdXcREa4C4HRJlXbB2XlY9qDf39vaeN2guc3E9ip30/JqfDR9",
-	"TgbRcPIiPqRH02PybPJ19Dx+QT9XHFGVRmX35KAN4txkE42Rd6bfG6hxaRNlyltbRYk6u0teR8fb8Ly6",
-	"R3M/DlNcuUDUyehYS8IVtpFjvPSHyPR4KuTYt06qxXPnKI0vpSy6ytI8+baI6HKIl0lkQYbUJ8kmXMuB",
-	"rIFxvpZRrfbc6x/hn+8//D0ArEK3qQJT8dErmhJpO5qwGeMwJRFL1kh/IkJmtJuIeR8QXFdtzO+gspS2",
-	"6/6IwPCQVTrqMUR3MKNKcY5N1Tgeo7SGYjNuRDMaybY2nG8Wi0xbDkT4yuXsIfux8ZLWt9eWO9V2wa11",
-	"OB5yijZrdz0Iu4EhrbDusqV8wPsMqQdWO+PQWrQNmyfuGuFejUezQlgv99DfRRhdv8ZNhcbaygs2mbLj",
-	"ImXboREZx96EiK0BNoX1178cbE1TRo1ilqMO5PMqa6yyLx1ffg9n/3g96mwbrb3pYBy+e7lhbXbeWzHb",
-	"WrytZ/y1MHyfcbYu8cDnsi1ITINyjhuPXdJaewJePS1QbZkXqNxMYgpewjlupMdB18VcBqVMQLWHPUso",
-	"hvNh1BH27KA3mroS3uZY4iyhvYcyueG8a8QX/O2yPWK1KWfFyfW4PxlEw5qM1Z8OSNvMRjNwJ3umW32z",
-	"vFBNSjmUtleiP0/BaQA0cSkV9t38QrBHClMQZ0VuHBrjuOAUlixJDB0yt9Wru5K3YKi5sL9dkllpiFLB",
-	"/dajbxPWah8VN1e+p5KQlmNFVUwroeAWKPwA+mmdKPwu7ii3iHKT3haSfY+48qqQ8lBCyeYSYZ92yROq",
-	"Y+lujYV304acKLJLZa/ttZRKUa+glrPvz7UM61vCwcOBeAW6/ihg/iPT80IQ/aMC/B8Tnu+Q4y/mWOiX",
-	"Y4Md33jGZQLD3ylNgdlMcyMvrqBI1KhKqMu5otF4OPl62o8G8Qv6nBxNDqNn8TE9mh6S4WQQ9ddYKhy+",
-	"PSIO1c+gCXTolIgyyfTqwhyf86hii6qzrE18D9V1NDYyz9j2HzJ/mpMZhzAVSSKWNIbJCp4dQTQnkkSa",
-	"2vx1vB2EIBy8OBBDZWxXJManwlcOI7bLtGu8jvQGFoRxTRinUrnTKGjUjOl5NkEShS/vx/TakalGv6Xc",
-	"F+xFDcFBGEkNWzAZwe37y8vzE1hkiWb73haJ8ZwqAKJWPJpLwUWm6v1qArBNqRV0rwWL1V4ARXdf23TG",
-	"mSYCcK4PM6Jr3nBd0kxG3KyD8PzHiRBXtheMy2mDskjhRjfXTeMyrI74iFs52sfI2/0oCM/Kzb9O4Bvb",
-	"l2yU9fuHEabn4D8xYM6l6yhNpDYHVwKCEV8KeaXyJjyY5NPNgyUIjyfiJsh7TjIF1u6PdtoS8DBe9O7p",
-	"jbgRzfVS4J8Kxepphr2wlEgMdFc25ko4+J0RXkubdR38evB6bfI/zIkCMuIIAlgrIPzNlixH73EAvV7v",
-	"NoSuJTIQYvRtuHcKoXkrtO22W3PTzUI/5BXGsYugOUvbJLGSnZX3X8SH1aaOpzZuOE/fHXGDGjbtFF8w",
-	"B9jW9hG6oaQkViEM+v0DBZNM+lIaoQXpEIb9AzXi9pdj88MkW+EHpffzhustPzgYHVtS2TKefwEDgtyE",
-	"UPrdgXT++6D8+567t0q7RWwwvmv7x8AmiLS3ouzaNBAzqQHNNU0pu7b6kW8SCgmd6r22NpbYFbObcXYz",
-	"4oYdb26PudeDM+66c7rfbVS4wmov1W6VvpxPpTtn17XnDECKjMfYiiowGmxCidIw2ENALMVCnhSnpMqJ",
-	"eKDEglpkbWs0G4x45elvLL49sJARgP3F53H7v/PuXXuunGClifzf6SocccbzvsiG3vgO9pFIfXAOLZIY",
-	"tUsmdP/C3sJ5m6xIcMPs6IinRM8tyaylRPbgA00pQVJWJA9VGxKbFfgh8YFZ2oh3MeRT0hiIgohwwbHN",
-	"jCEbe3nKd1EYkyQIgEU5mpWmuBD8h+3phsUEkEBBmN+PASHbBf8EjHCGrfxs9U2jBiOFYgqO+i9GvNKS",
-	"/4quxpFIEmaoD9Juvz/b+IHZDCmFG1TaKNGMQyrFDNnMkmC7vyw1hz7o+6avuGam8wbOZmlY/1HIAlD7",
-	"L6CxFMbHmaLhiKPBZLXXAyybVT4US97NFZ24Zrt5W4Xu0c1NYOj0XvVibNjdiDuXn2UGFfoIljzqvPgB",
-	"067xvqOTTsbat+UOTiG0HfR/CoEt0oRRQyUM4Tz5yTkHExZRlyPipJKzlERzuj/s9RviyHK57BH8uSfk",
-	"7MB9qw7evnn5+oeL1/iNEY+ZTgr5Rnm55Oz8TSfoXPsk6s71wAbPUE5S1jnpHPb6vUNbwG6OAluBYuav",
-	"GV1XA6skS1QScVt6AFe9fUaCy88We2EaxStvJWfd5WRBNTYc/LldQC9eOXBa0G1w55uuu+ynosoS7nHY",
-	"7z9YH+9G+G5Lj84z9KObQ1Pm7aIjYc9czZFdTdsk+aoPviF5uDt+Mrj7k0ojWvzo8O6PvhVywuKYopJ2",
-	"NBxuM02z8yp+++Lub+stuW+DzvE2p/GGayo5SXxX1KCjfDkqhK36ORuFgcwU1rrKn30KOk2RB+vbEqzX",
-	"W8dz99NJMcJt0EmFalMPtZBWlvRYY0ggNoHBuOSu+dOpgdhNtBRJYkROFEp8yOuPtnlnjesF4EvKtTOO",
-	"/sC1CF3PFSxpqmJmpZNK0cH2GxGvHgxlWru13FaVV7PA2wbaDh4FbdtQFgvflIHoj46q/S3Q7aXg04RZ",
-	"e9HRYIspzskqESS+FOKtUbv+tDTB3HYZG71MWGJpO5GIqkrSTiusSFAiFrdBidUeWHUHDXOtJOTlnEZX",
-	"qugghpEByGDL+F7x7PntdF3f2VVixcWPF3lveCNGI1kQnPp+T6gwRnPCZ1jI0NXqaiMO6P1cPS5xqGXp",
-	"PilRaOtyt4Y2lM0tRhjNEv1HpxB/cYQ3Xw23OvvviKZLa1I+3uYYXSj1x1K7tSp5sXjhawx6hCwRnHsR",
-	"F0chticuhU29VYjHgKa88txOEnw98dwHY4E7g3YJ/7U3Nj+yeB+0Fle2p5H3hderlBqF1sbDVLKQeako",
-	"oOta26zw13Vd8U9cjT9HRys91QMsKMLB98H1JblHHBPYGB4nVgZkKgBJXAIyNv9z9hsMuLX1AM1Ofsls",
-	"yJtTGl1dqIKa3VGPbHNg06PqRUW5so0Kkb2lL3rQI+lBub/Hk5+iM9K9dB9vnbMEx1rx1hKci9x7sSOx",
-	"McIJAgjRQECzBW0nMG/t/L8TgSmcM94F6Ko0d2vpqjbAuQWd84CNLXWWWrrN49o1ymkKm20a/hy+YPFj",
-	"WTP8CZcQ2eHefRG5GLKEyc5Kv14puXAdJK3HpPDUoeRjpaQT11kSq1afQi1z5wTyJgXMVvAbcc2oPAVO",
-	"mWGHpReE0XuSxDpIfA+5ct5GAMs5i+ZgDjWhmqoRL/tXk1UPzkWSNPOCM65ZYtvQZzaFuJT0UW7SG4CQ",
-	"I14u/wttRVKtC6deJxUNy7Zv41rbTdVtgIb5NeacIVr9R7xi/7/L5n/Ut00dUrIyKxtbb0foJZ8rmupg",
-	"xJWoGsitTxYT0Qi4T72jhCkj0zqruY3TEwIWhuL581BAEgNjK/QH5KWRfakj63dx3Y6ZguP+4Yjn5z/G",
-	"EL/xNEuSEJqeqpOKL9jVfvSeFuuUwAqxU0lpAOWNFR5sbgtzo/Efi++q9Yawt66M5eOZwSqNX7fSd4cP",
-	"TuNb6Xt77y7EFZuX9cTkfriV9rrA2rLuAL9Y0v7kirVFEUTwSbbyNvHtueAkW220zrVzQYxsWM8E37Jr",
-	"37YBa2CRJCnquNUkXQxIgR8KmmWUb8z48ZEsTckWq8o9JuGpFCDciuT0H3puVzJvjXFNukpjXhJwXsQv",
-	"5rX/nlQAYaaMcbYNSyldcTtqYCOWdqcHRmZcq+S+5yXumBvIfKSet0KV812r2u5ekwB8R7VH/90U24si",
-	"m/NJdMO1jjMvCf/RfWZHd3/xg9DfiozHv6sW+B3VQPJjfWwtEKOy8N+9NJ5uDAqxVV+wjPLRzTNgPJrD",
-	"+atvg6IuzGRlbSNn52/WQ/r5q2+fENjdpgpYz+PfJ4yTtv427WCel7xBOH9IwdzDwIZpnQpnFa0V1dAN",
-	"8YexL4aAxdCMjsk4Ftpc+nAscw02ZAzPqqRerVuWe/sAX7Vv3gadcpTs3V/6ljW4qS804fNpwiux5EaY",
-	"KPVQ8V2on4RA2LDN9WLymbpSleqqWmDTFyClRi+WyoDth2PGQ73e9h1A7bxszjmx4Y45t12Ia4q+/DBv",
-	"Q+N/r1Rrs6aCmDlbQbnzi/vQvEIXTGsa28X4EElbc4okp8jV63acIsp0xH0NOD+0jR29I0ZneK8YHVv9",
-	"9IFEhIdXL6rFWW+dgvHHMmHUirn85QSVLzaMDZTTAqjNstnb3ajgMhl20CNc8G3Pg/ZacSrNJglTcxrD",
-	"+5Tys/M3OUk3RPGaYrUQLTBivAc/CCglNTDBWwUsN5L5pPOZOsEOLZTaRRczkyTRPRWDUr5Z5+TnT+Ur",
-	"vZxbvoGjoxve7dff6YJq0vlUuY0VWST3vI2gGou/41X88+zd292uwi+1uIqtBNQnPG63p5bj9qlqm9Vo",
-	"TNmyb9ro15qMUKjWKvIBG+quMPPvqPaVsxp8sja9m5rFua/WVQNxrlpMpayaydrjMHYrOfWoarrf+xro",
-	"8O3zvijpD6mk6xzgPC54BHgoITyPwViHS2eRZtcUukY/jGlCNY33qgmfNcSBH7DWiMt0U+ASf43CKKkt",
-	"+tsMvvjRL+NPnb6xrirA5oiH8ll+iXp4rKiH8imX8CmH/88PYiryNyKSJBMSWayivvTbb//udISeUQj/",
-	"7SCTye16jRfb87tsLOwlpgWQonlw0TbxBBUSG3Tou9kGLv8a9c8Rz5vw+V5ic3oD3787e7l/8f3Z8PiZ",
-	"AcPQplv/tO8s6PuXbEGVJovUJl/37O+SLG3+oc3Ihiu6MgprEXpQOuevFISVtP/w1BUOwzAsHFzBQkhq",
-	"4xYP+31QI06WZNWDM+vTH97cILdmHHMAT2v96AMcaV9khn8f39wEcNR/jsry0fDFiBNZOOe7A1gwHsCx",
-	"/d/Q/x/mp3BclFNiHEiS7AVY7wy7JY24C8WaEpbY88tDVomtsevasW0UCirtom3zaikyzfgslxKsgauQ",
-	"E4rLsPUDNwkNjeING7sdhyw3cJAFBcGdGwQNDKfWseiqTsRSpBBnlibamhPbLHb/Tfx56/3I2U2e9OlS",
-	"lpnKCzgtiQLfNOeO9eSQvM2C8ipYzRV9vxZr9Da4ssVKLzyi7nR0j2R6cYVRt3Dp/vRTS3E9X8Kqt1H4",
-	"P8s7KpT7b5coiSF1Hz+8daafWgSZf0UBMS+ZT0st2aEb/jzq/Meo88n2VDd47c2DLgva0UPX9IGOuOul",
-	"4QpTVKmXzZ6D3ZLnRnzYH9hawohqZQLpQt3M4HufkWDnxI5HjSyqleB84lyazfWI1jkOS28HJZWvIo9+",
-	"ycT7M2fi5bGURot38tAuwl212scmI1w1Vt3/lZshrGa0lgquDEdNlRcXTn3twaI8DlYeyGsJ9+Atpvei",
-	"8GlL7eAKYUY1HPWPmkrUK1xAQQl206Lcd+3ez6PWbVFsMvRF238Y9xueZyHf+1JajwrIwYYYlNIyLMes",
-	"Uk10GKOab1leW+TZd1Q/Cjg+qrq+DS/5AvUPG4hyT5DfSTEnOpq3pUUTPsPSCpjCGLrKdWEAYelFF5Fv",
-	"rcRhD8JMJj5KvyIfGho+4syXzD4pVfRBsVJRm3Ow2KqC9qkzt9n6a5K6mkh1JRsYV5qSuE08rFRP/2ws",
-	"fHjRsrW6+xPHkO5ABFxngr82MfjvJD9a+HtittuQHw8KKXCtFf5VISj62BAv765PrqblquUb7e7F8J9D",
-	"JYI/pbW+UqJ6o6W+XHj1ryYC/Fnt+hVrbCJmrgnso8sUm7D44De/ojcY2uZ6L7fb+f/TaILKllARkub2",
-	"TdxHvjPJZnMNZElWASznRFsXm/ZZwr2WsC4tV/WS6Z+H22s027Ve7uIQtvR271b4v4U2DB+LNqyTCPxl",
-	"MeU0+i+xX79fHJaDN+Bi+fQ8XLvGROtSnXmsDF2yVZF9ldme+Sr0JusaX7dGaTQcjzoK+3ZQpUcdIJEZ",
-	"tSXV45Kqx1G5nxyvsH5zTvz+utj1uxlOKYYTFw1jHh1hqi6gamH3nz8ZmFNUXntgtSVMD0jKDq4HCJFu",
-	"dU3uaUuh27CuZvFzozpXw9mRVzoO5WIzW3ylPuNKTOuxY+Xv82Cc5ghnLZXU89zycqm40nDlWpCNcIDW",
-	"UutuQCYrMlBpyJIRZGMFp9InrqhLuwO5iGIswgHzLzFO7/bT7f8PAAD//w==",
+	"7H3rcuO2muCroDRT1dIMLUuy3Rf7x67Tl6R3utOetvskZ46yIkRCEsYUwACgZSXlqn2afbB9ki18AEjw",
+	"Jktu20nn+E/SFklcv/v1907ElylnhCnZOf69syA4JgL++Rkr8oEuqYL/6F9iIiNBU0U56xx3XuMUR1St",
+	"UXeaCal6iM+QWhA0zaJLopBaUIkE+TUjUqFY4JVEM8GX/U7QkdGCLLEeUa1T0jnuUKbInIjOzU1QTPuZ",
+	"LDFllM3rU/+04Alxg0uUkJlClHmz7zKLJA2b+8LoNVJ0SVBXkoizWPYQVmi1oNHC3yWVaJYlCcJzTJme",
+	"VS+KChJ3jpXIyG2rMDt4H9cX8D4mTNEZJcKca3GYJwgnkuv9EiG4QFMeUyIRligUbrxwq6VIJfTxmpUo",
+	"sT6dKSLqSzk3B4AURytMFZqSGRf6+JVYUzZHXbulAAmesZjEKEt7mxewpIwus2XneBDUz+Um6KRY4CVR",
+	"FhK/wypaNB0SPEA01pNR/UOK1aITdBhewpDxxkWQa7xME/3iFKvJaPoiOiTD2QC/il9GL6bP8dHskBzo",
+	"IerH9ToTkjcc1acU/5oRlHJJ9S8A8QijVJAryjOJUjwnzyQKGblWZowwX/uvGRHrYvGRmaJ0avj6A2Fz",
+	"tegcjwaDpnW1oOoZnhMk6W+kbbIEvvPniskMZ4nqHI+OAj2xua6hnja/vGHQBNTnC5ouCWuEavfsHu5M",
+	"LtLJi3hkbmz6MnoRPydHs0N8MB1FjXf2E5kuOL9sXFY2zf+8h6WtFpeTIR5ND6LD+Ig8n73AL6evokE8",
+	"JKNZw9Ju9Kgy5UwSC+7x91iRFV7rvyLOFGFwqThNExphvcr9/5Z65b978/+rILPOcedf9guKvm+eyv23",
+	"mlKYqco7DyMsBCViArQkRN0VVQvkfoXPZNhDXKDwigigR/bVY4RRzFdMKkHwEqWCX9GYCDTDNCHxiSEP",
+	"+iQ9lvLznqV4e+YWmpZsX98vaCMs+zsc21+2OJT8KvSbsQHQK5zQeAJvBB3YQue44/jTlMdrTcsZVwhe",
+	"RP/r/NOP9rothdb/nhzNhmQUH0SH0yP8/NWLl52b4Guv4EJzk8b5UTf0123uASPFLwlDK6zJiZQkdqzv",
+	"y+cPqBvC0wllE0DxsHd/V/Cas1lCI/XwUHmKpMKKoMjOeIxCxtUkzUS0wJLEYaB53Sxjsd5oKvhcECn1",
+	"rzgRBMfryRWnsX5vzELKSELndJqQCYyqX4szs2YyISxOOWUKfiUJvSJiXRoUdTFaYpbhZMwEca/oy7Jz",
+	"oV8zkpG4F6CQxmSZckVYtJ5ckvUk4klCJeUsRF19Q5dkPWb64jJ9bZwZvu6WgAD3MIrpbEaEppIaLJrG",
+	"pWySSaKXptdkQBg+hvEuCSxPKpokSGRMy1AIa96OhgNkxRmLoAEKgfXvAe8Pe/0xe4tFosUOScQVERJF",
+	"PEtihJlcEVFeiqNak4RLFZ4gjCK+XFKlSOyElWdSr9C8ZgB8hQSJuNBiAiyZKi3ZSJ6JiCDM9Jdpgtck",
+	"DpDkSC2wQhqHzcdjlnA2h8Ux1R+ze4Ptd1xMaRwTdkfqIrPZjEaUMDWREU+JR2PgTnhKBIyCGCFalloQ",
+	"tBJUkWNpWaJE7sNbaU7Bhc7hk+NOZah7oEphfU85dyjNbrnDSnA2nyx5TML7ozjvmSKC4cSs8uGZIbXz",
+	"5dxQ4hnRci/gikMxgiReEuRhgka5XmCos6ZZdJ7Z2zYiusyiBQjojttqauZeJHFY5q+Vh/d3nD9y9U5L",
+	"6I9wknoPMz1XiLpLKiVl8wDFJCGaNuhzYlwtiEA4injG1DNpji9M8JQkk4zhK0wTPE3uE5rO8DrhOL7g",
+	"/AMWc/IIp5CaGSeK80mi5wyPjfKo2T25joAUDNFH+h3qvoT/zbhAZ5/OL9D+VOs2RB4jzArqoXWH670l",
+	"vt7TQ+xN14rI+2TxZ3itCcjnXMh9BECZpGbSyZKoBY+1YBnHWmkyPyPzc6APjm2DiPd3GudEXNGIfCmg",
+	"8REFch8HWsTywCMa/usGlZy0NAH5ZDLLkiREXQNcgGZyPxIEK3KMFOdaxlkj9400mr6GRn3Mdl55ogXU",
+	"hRYntBBjvo57x/ZWjIhRkiectFG5E++V268kN0zcBF9zmRecf8RsbX+Vd+LzQkuMoCuT2Ofw7vicReqk",
+	"dCJDewqPo06E/iIdvTHGKmdI8slJLnzOBc/SMeuG13t6hD0YYQ9+DXta+iLLVK1zkAA145l0BBwkN839",
+	"++gnTNWYNYLBCQp/3stNb3tgewv12CuN261mtTErfQb/DWHGynDWYBgiLAiIiFrGJiCv40zTDwVCf+zJ",
+	"pHyGMCo2rLmTO50Aja6vEWVRksUk7o/ZmJ0mkqPyCQdAjXimYP2lBf1biCwweihm9OMx8xZEOZOoy7g5",
+	"1EBT/IxdMr5iASLXqabEGqMFueKXoDeQnrEswW1GiRbRxgzHsVZYtBhuVEijJ2q5WR8B0gqTVjvsDS5r",
+	"4vPXYGX5cm79vGxargxRMvxuNUzxRW0oa93dchj99teRmS9wsVzQ37Zin+2WCri9khpB0JRgQYS92KUR",
+	"EJCDm0ciL1aam7htwn609lxauP7BWCIs1BoZ1/xkYfoeRbsvLBU8IlJq/veWKarWdzp8t7kZJUmZwp8a",
+	"7OqDx8Ma40FECjrm5epLj3MdfyuMRaAqa72fLDHQlSRZI3spxygsbc3chrsx+xMIGWMWmj81HYF/AV0r",
+	"GcpiToypKuZRZsy5sjaa4jzQyv2YhVabYnipRQcQKBIuwS9kB9BkCeYCRsAZqPvwUoBIf645gDTC2Gus",
+	"5lzkxjK3xpqPJKYxWvMMLQlmqPiW6I//R9gzhiGzYPtNLmVRKTMC4hUodDHXxAWJLCGFIsf4RHMBCRYm",
+	"xieAjPp47VT5YLlUZoVJI7Y5IU+Q/yaR5iKom9CrQtDSDMpQa5ByndUcSzSnV5pFtMmDbk/kSkvUap1r",
+	"7WMWAkd5qx84k6707N6GoYX3Z1TJgRuGsahRt72fopRLhRNk+VcfhcZM52OZgYsQRA2xhkfhl/Owj/4z",
+	"44pIkAVAph2zQoSNFiS6dMMaD5kvzKJYAyhDSgMiDKBvQMswCCf0kqDu4WjkgYmF61z3gL+fSZRitegd",
+	"I4y+nPtL13+fnVtDpma5RAiquFiPGdizuloYiLCGcKm4AK9ZSgT81AvscL/RFAY7QjGdUyX1QP/1/uzf",
+	"D1E3HI4ODo/2nr94+SrsjZm1HaaCzKgWWlCmR9bb0mu1R6wnlhpXzEFSLeeb72b02ogGS6zQMpMKLfAV",
+	"GTOqUPfz29M3H98GaOwukVQOUuFLMu70DOikQgtQihpfRmQpceEc+ZGs0N+5uOwEvj/rufEruT+HNS9J",
+	"AI5qzCqjnTKcrIHYobdsThmR6IOKy2MPG3xlejiApQbP6/kndDB8/nxviHCSLvDeCM5NM6ti3i/neqtY",
+	"KSL0N//7H6d7/4X3fvvl99HNv3YaZtMCSlJeOo7x/7R/9SO+LK95dHTYMIpxRJX2H2P0gV+RBEdkm12n",
+	"C84qQ/z7EI2GI3R0dIQGw8GgPMph0yCCSAruaVze0gwnkuTvTzlPCGbA5DQSVMDg73UAqE0klSBEDctf",
+	"HhwN0Ds6Uwt0ekVY1rTtWyDJDDsqD3ueUUXQwUH1BJrP8Tealj8fDobDl5U7vG0lN7478R/5boOOlR/0",
+	"JAWg/pJ/z6eaa+hlWIR8z9LMSDlxDI5nnJx5aGjvZTPd1eQR53xeEhZLRNVxQeqAcIR2RqN+MY6MGa+L",
+	"2ZhZncVyZCrR4WhUFQt6O5H3J4LyRFCeCMqjEZSgc70353v2RyexFWTmb2BsNEqUXmwZM3Eh4W1SZbxh",
+	"rTPVGVbr17zUGt3cDE8VWd46uL/Cj+ZjPY4dGQuB1w58sgZZ1JlTwcG8wsIYk7reOq3kHXEhSGQMN4ob",
+	"SdOI1M5zBOpR8R3Y6AnLlvpe3CydoGMnyVXNX26/U1h6+fCC/PC9M2viFxAwVb86fZLgmjkFLmLEwM5x",
+	"J8aK7Cm6JJ02enfrjcCMr82r+iNjM95lHhp/TbBW0AG94J2davNiP3ivui/lF5E0RSASQaxpMQ9LMCpI",
+	"HgdpgtNkoDmrVmnP3rzrNy1wCbaHzSv7qN/ZBLl2EQCwqwVNCNL6hUYa4KYpXsMjcAwQFus/rEslzG8/",
+	"9IG0GLATFAByO4BClBRsKSiAtbj28n3kUNQKrK9zKGuImtEvPJOwS4mma2TmQ4yvTgr/RxwadUea65Fo",
+	"yrP5QgXIRJCQGEnKItDRGIfI0TJyGINtUwSnZthra6dseGaOueWhW1zzY8WVYYUN8XX+YZv38nUUk/oz",
+	"BG4LrYf8gZqwqvLGY6zw1pTXUJYGWluEOjaEEMPvDmH0mxAheYJYliQmPoagBEvzs74a/cDwCxN+txkW",
+	"YQelJbQeQR61eAdR+hPzbDTgUADIPEHkGkcqWSOMXgMCAH357AXs8EyVQmr+g6zDOgRaRbuBCoEVyJmc",
+	"AiRJQiIljSkQJnemr/4WUliUScVvv+nX5jVzUAUX/25924dv8hdvgs5M8OXpThJDPiGH7d/62SfzWv5Z",
+	"ikVEktu+OoO38o/s8bUdvb2ZsL+N7Fk2Qt62kPPK60AV7nRiFaTwT94fMz+hJhx57Vkam2x49iCeSaQ1",
+	"QBsspjjCKMJJYgDSUKGN4O3pQ2fnzUJHTJqZQXkFJu5Gvx0Y5ZIqNMdXRDPisuI1HA5Hw0HTXJeUNcQK",
+	"h57N1rOCoY0G216AwrJDX2BFkPUhBhBIC0ZCzpFMNPsyDuQEKyKMYGlOL9Sqtt0dhNHkZ61PODfMp1jI",
+	"sszpVt0JOt5CmniDJ5hYCfqW87avVfTZs3Nwqx6ji8J9oHmtAWstlHjrQFOiVsT6gA0V0+IUt87RPuqa",
+	"a+p1biP5Dpjs9RWbaIRqoMoWAbzw4o20v9kecWfTwy52hbvYB261AZTZz22k5X35bc+GsL2pYEdzwAb1",
+	"fwd9/+4q/ba6++Oa/gzsguxyN8j92nu/u15VxKnuJF2WRbQb4LjvzddHA3ul9u9hVQ6tnne+gvaj9YW1",
+	"XYnC/QhsvnUQ2OFfRYL7WtD7k0qAxX2dCcqFweS/tlgImGIzq+6GK6VD9SXATyImAsm1VKRmyz5q4nhM",
+	"SxJxKXmtpCR6DATc47I0X0EU+r7qnP9YyEk5xfKvtomzFvRptJk6fT1GZE1Gqh8uLs7OTVoQOLmtb1ty",
+	"hKOIpEqihVImVbM4dv2TPN7f9zwJ+/p25b4+irhqkT58eRtv00vLT7wRiAqqVTUPwAMUkyjBJibvpOIz",
+	"0vJiTKSizMTbW45pc2ikC5MjiAs6Nxm6VdMnhAjJt9dpgllu2r4V2tx3F/CgphCxNUqIFtbAnw/xAHDk",
+	"JD4pawhywVdSayeUoYSv7Ae+5L4kGhpZTKUW113EjEbMOZ0pCDNSmWAknsw5j/Xv0txl0AHnnD7z4nrL",
+	"o9WFQQfbW7Flx0g0hpbgfTi4DeAZZ5abrD/lyJ/jrd1TJ3jAc82nwFPMYs5uN22W7tyd1QaIvostqQHm",
+	"UTe0v4bNTtqTwhELXtZegSVjdic0aXK8PiHKvSBKg/T6z4wtZZ+jYwUeDmnaUjdNtwkNr7lSnKGLPbmg",
+	"QjWIDbeofQt5gQWdzX7MltOqSer5cPCqPxzUfbK1UQwWvS4U97v7+X/NcB7Omo8yKqfk35aUH3SucJKR",
+	"16TVkwLPnR1+BdU1EsoI6uIkQaFbQ4gyRpXsQdhcpEcriQ6jI72Q3KlHmXp+2Ak21noIOitC5wv16bfm",
+	"dZmnuy2MZywi5ZU91/+OkkzSK/LRLcfIhoUPkmfGINawXmagoeZe8Nbr3VTpuL0dbuIUOWHYjVuE3vdh",
+	"WwQPVdJF8PhBO3VZ6AmrnrDq28eqRo7iRNQ3vqmj6sVL1mCylvpIJEGhFpiWWJHY8d43LnCNg7XeFsKB",
+	"wPMYK9JHn5jNigPf+phFC4JTwMYsWsDgCC85BMHrGUDiKuQ2iXACxn/GGTk24XNNseU22rchtryPTmEl",
+	"+dJ4jNeo++Xide+4KRzPCHoFHo0Go+d7g4M9wMdSeEYTFrljOVWKLNMGDzI2D3aL98CZ4kusaOQNW4fh",
+	"/C1kJ3kmkQEo1B0ixdFR7wThKSSBzSCO3xRxcK+jLrY+FlNTQ18S6Kg9L0bDwyjS7Pn6aYEVWulJIAEe",
+	"COxK/7bAaUqYBKe2yWFA447JpIiIPjXruCExOhy9Qheco4+Yrcfsc55DWNsiOtA4e4SwQnBRw+HeYHgx",
+	"HB2Pjo4Hg/8ad/Rexp3/93/+70llt3LMsCDgGtKbpiQed8zdN4TLgF3hoyzdmCM79YNxmXRvryMi2m5r",
+	"RoVUCNKVURcrtORS72EQoChT+rZMxtqXi3d7L/NCYu6knkGBCJOuN+Xx+mTM7MU63UYQSEhlvHiRC+B7",
+	"kK+in0H2otnyLWWUii2dtwTb/HBxceZiTdrXmoMfFH1QKy4ujeNONkFYhQj6mOPfSZMM4dDwPFsusXUU",
+	"Vfg6vNAWbLIxwGVTEMvOUSp5cEqxoo3BKS3u5rxiDp/ZEKzD62tAvaPr6/z86/JNjV42D214gDKYLQjK",
+	"Pwv0VTZS5H4n2E4RtDNbJa4hXKaU0lNf31scLRqd7WZttbwiL9fIRiZC2mxTkvnWeyjFAjRtodFH/xHr",
+	"IyN7guAYXL56IVKZf0aCS4muiJDg7i3xpBLHanR1NkPJD9kSs3w6TRHXaKoxNV0ILE0gQjGLs4hA7suU",
+	"aJaw4ntWe/YiuCMT2VZbhE0CrC7iDVd7kqRYw1QMqUKOYsAHAfCmam4eXFGFUZcW62UaWmm4yUIBaWwN",
+	"IGSCFgWfJmRpF1BNhdsaFiD/EIxB7/V0TeDgpZ014xuwXaQ/k8cAxQ1JbIGVmDgjKMIM2cy1qRZxThBn",
+	"9Twtl6gemiS4GU2UqaX4/dsLtG/M0YEnhy2oVFys0YInsTSMIj+B2tlW9yjaCzl64Q/PJOSH5+l0YWM4",
+	"aKW2T9N4UI7HSI/lukKBPb9a6Z7+7YETBrCrYcgeMb6yqbQNN8iuSKKXlNN1KBZp3EKygRCn9G8G18tq",
+	"3NWwMeZn95hhF7rYrEobHaXpmlwZKgnCg4aUvD6CMYDpB95ZFqdTjVImV2pyEI2mQzyYvSIv4xfR8+kR",
+	"PpwdkFEjEVON5tGw7pPSJL3ilCr95CqfVX4qWMKYNcYtYaRfO7Ehl1OSaD2nCG2GSgyGMgGI2Oj6EEm8",
+	"lmO2WkChMoh77BcBxVDVAIKQi7DI1nhkiFheckFOxizUNwiqVh5KrcdXAkeXRPSzVF9/eZc57JV+JdcR",
+	"SU2K+pgVP5vbnCg+kYTFRNiaKRZk+wqIYEU5avQPbhEMrYwB1AP6ckA0AGsrxt1DbC6M8xmqrt0eofsQ",
+	"Ebb+AupKYokYPBb219ZowccuaosoiFzezrG/FanvC0hKq2w66Pc1N3JVCLsk0qqAEkk8IyfokqRGRX6B",
+	"YryWKC3KcgXWZczinA6WBREuYiL2hoPB6GAPiMbutsEP5TCiOlXOiwzY7GQsL02q8jEK03imsT11pOS3",
+	"NAlNZrXn9+j10bnJsDaJ8EVyBoigCy1ET3F0eeISBLSqfPbmnUQZUzTxKKJZgUSgyyWYOUEhz5mIZ5rX",
+	"gYrzW5o0BlV+bI1ghbO20qEp8WGqHxoosGqm4VC+Z0bTKq0j0ivSOOGnIlimIgheK4FdvFEDl5Z0zrDK",
+	"BHnN2YzqnVcZdkt+3k0DZJZicXYzcpfXibqhHWtbb+hD7qxsbHRHDZXUXKxRPWqIZwrFdEmYNAlkGh6p",
+	"obrONmsZH45UhhP7Y30fC/j9fXnphzuZZZ3Be1Qyd9eNtEEnASSuTDYcPNBsvgU7n+1gdLfZDm+fjsa1",
+	"vb18kK1ViP9G75AfirajY8h8urNPCDXD55htBaANYQNPIPoXBtEy9bMk7yboQFWWO4bOPiUh1UJQ/8AA",
+	"T3uTxqLakDi82Vp5UaoSY0o5Z0kMfohf9cg2VRVoj0QxjQNEcLQoKkMXBs57M0+CeXdr3ekzVg1WrcrR",
+	"miGbzu+zTVTYJuPpvCXlybysR3pdi1p9NRwF23hpokwIrRVUp3zTaQ0jJ+JM0KjNv11dFfp3lCZY6aW8",
+	"I+ankqrwajTYaqGFzxWvZdU9v+l1z0XbokdgRfy6RbZYOSTwc4HcSDIw0XFax3BRcVrzN993jUeVsjH7",
+	"cvEajAZ56uqKkEv90BVis/XJSEwETtCCJzTG614fnSYr0LMEKaqY112wg+fbuGDnGRaYKULixhx1kIL9",
+	"Pefvyzb3dm19/upaC3JU777Kpba4eS/QvjGQ/t4j51szx9xK6lM0YGPD3hsxyMPBKpQ3Eg5ITv8jMnua",
+	"tLdzfEVijwk158BtSnPblNZ2HzafPN/t1voROBaTV9HL6Qv8fHZEDmPfSvu15RlcLlx77ttXJLttym7b",
+	"lL/Wlq+2fR0H3xB1h1Q1H3ruwZxZAsY/xJ55Xqc8lYZCKSExUrZ7V2686CMX3QHeSOjaYKNuKzYr1A3f",
+	"/nz2+e35uamGRa5TKLsFod22VxDKJGmJ1iURZ3y5NiU4WIwFFDM1Y3SCDr8igmmhvhzy7L1bg5my47o9",
+	"AzxP8DXiHmZoWmT0bpv73SIJfQscohFcrOOg6djyEOwumBh7fevkoGxuS3WaeLNkjTgzvktbvP13Gt+A",
+	"8k6ZdaFq4K0f8RQnmEXkNE0TSuIWcU4vMaVsjuzbKBIkpgph85WWkSDMzbk++p2tePq0rXNbXr6lHIfu",
+	"lZXX2+qWWiGUA7okZfOE2LcrIQO7lgj6anl8Gwl8gcWcnC41nWyTqWtSA1pSlknUcIVbXsAdOOk9qApb",
+	"KSS76Pl5mMfHtpIEPy3WptKpBdC8D5kVY22JQeswbXS811SPhlCpnQ0GTRLIbq3rbKZ1YxmqL58/FBFo",
+	"Cw4VFoyr4uzNu2LvXGN07rX86iJUu9k+djV7tKkTWwBVvsVd4P3RuUrQMU6cilia0sbJ8hjEjXNYAmoj",
+	"Fu9gMzLf/Ngmvyp+vkHYtG75JkJ/tj0Ilvne1uLghf9ZQ2JVVTx00xTJCF+94vOtLunCnFJxRzaKYRdg",
+	"NdEd23+xpVBfrMQv2radQlzja1+lJDdJKyXV2eKOD5LB3WybDmnuQyVxEt43WQCtQj0aigvaaJ2uSx8M",
+	"Cj6bsZgItMIQ/5OH8pRCjKhEiixTLrCgyXrMvKjTkzLTpi44AdoplmKeilAnG85kKwpBXI8Neqp447cq",
+	"imdwqhiv45Cs0ZlucXijSfdezBlV29xOH7cEW55HmMkAMbIiUtmY/DwafzgY9La2sddobr2eQZm7KXE5",
+	"OZy9xMNoNH0VH5DD2RF+Pn0RvYxfka+uiVlqOHxHDlojznU2URt5Z/q9qVRmsQmf8lZW4VFne8ltdLwJ",
+	"z8t71PdjMcVW7gbVkUyUwExCO2jKvD94piYzLiauBWoljD9HaXgppdFlluY510WgnUW8TAAL0qQ+STbh",
+	"Wg5kNYxz1cEqZaDf/oT+/unzfwQICkJvqmlWfPSGpFiYzoR0Thma4YgmLdIfj4AZ7SZi3gUE2wr/uh2U",
+	"ltJ03V8AGO6zOEs1tOsWZlSqybKpCMtDVFSRdM60aEYi0dTg//1ymSnDgTBb21RNYD8mTNa4IJtS5pou",
+	"uLH8yn1O0WSUr8be1zCkEdZtkpzLc5gD9YD6gQw1lkGEJui7JjaU7TFGCOvngQS3EUbbd31T6b6mSt8N",
+	"da3jyu6N9XriLJ3QpWtTNkf1y+HWNGVcqys/7qB8Xmlsaualo4sf0Onf3o472wbpbzoYi+9ObmhNyvzA",
+	"51uLt9VEzwaG7xIN2/JNXArjEsck8FMbWWxzFZvzLqvZoHLLdFBpZ+Iz5CSco1pWJOraUNjASwCVPQgA",
+	"JRB1CMFR0D6PXCtiu+noY4mzhPTvy+QG87aIL/DsojmQuC5nxcnVZDAdRqOKjDWYDXHTzFozsCd7qhpd",
+	"yKxQTbzUWdPz3J0nZyRAJLGZNObd/EKgXSGVKM6KlEgwxjHOCFrRJNF0SN9Wv+rx3oKh5sL+drmF3hBe",
+	"76vGo28S1iofFTfn35MnpOVYURbTPBTcAoXvQT+tEoU/xGtmF3HunWEDyb5DuH9ZSLkvoWRzZbhfdkkP",
+	"q2LpanE5GeLR9CA6jI/I89kL/HL6KhrEQzKafa02ZEWRXQq6ba+llGq5BZVSDe5cfVjfEg7uD8RL0PVn",
+	"AfOfqFoUguifFeD/nPB8ixx/Dukb4B+lzPWAtAng6D8ISRE1BQa0vLhGRf5MWUJdLSSJJqPpi9kgGsav",
+	"yEt8OD2InsdH5HB2gEfTYTRosVRYfHtAHKqeQR3owCkRZYKq9bk+Puv4hW6xp1mT+B7Kq2iiZZ6JSZzR",
+	"f+qTmYRoxpOEr0iMpmv0/BBFCyxwpIgpWwC3AxAEgxcHoqmMaVBK2Yy7gnE4giszYTFARrXMQJnClBEh",
+	"7WkUNGpO1SKbAomCl/dicmXJVK31ae6ydqIGZ4hrSQ26oWrB7YeLi7NjtMwSRfecLRLCTqEny5pFC8EZ",
+	"z2S1daRrDSJR94rTWPaC3ENtGyY6s0yArOtDj2j7qF15msmY6XVglj+ccn5p2jLaVEPkixR2dH3dJPZh",
+	"dczGzMjRLpTf7Eei8NTvw3uMvjMtgsfZYHAQQRYR/BPi+mxWkVRYKH1wHhCM2YqLS5n3w4RcpG4e04FZ",
+	"POXXQd7+nUpk7P5gp/WAh7KijWZ/zLRorlYc/jR5VbMM2tJKnmjoLm3MVu5wO8Oski1tm2n30dvWmg9o",
+	"gSXCYwYgACUiwt9NEwDwHgeo3+/fhKhriAwKIUg47J2gUL8FoRYtJQn0Qj/nNfuhobc+S9OvvJQ0l7dC",
+	"hx/L/dVPTHhznrU9Zho1TLYxvKAPsKkDO+qGguBYhmg4GOxLNM2Eq6ASGpAO0WiwL8fMPDnSD6bZGj7w",
+	"3g9QaGG7/sDC6MSQyobx3AsQt2QnRN5zC9L582HluY3jCNHQG7hn77PUEZ3EaPcO7YHJb2nuFt81WSx6",
+	"Tg2yLX3ju6YYluvjjxIyU72mTvPQuL6bMXo9ZppNb+5g3+ujU2Yb6NvnJqhdQvGfckN5V92p1EC/azvo",
+	"B0hw07QoSwOt2SYES4WGPQBQL5TzuDgl6ecRIsmXxCCxja6x4US2btWYlX79ncY3+wZiAmSeuLR+93fe",
+	"YNf94MJ1bLHJWoObMaP2qHi81mTpkkA/Z6hUYEONSJGCqmxqpP0XUQse541tI840TyRjlmK1MJS1ktDa",
+	"R59JSjBQvCIVKm/jK/GSwArckPCDXtqYdSGAVZAYYYkizDiDxpCauvTyggBF2VScADwWxYrWisBC4B9F",
+	"8qmhYyjMr0tDVJrgNYmPkZbhoPm2qc2qtWUgZFSiw8GrMfNPc3JJ1pOIJwnVRApIvNuf6bhCTb6XhA1K",
+	"pXVtylAq+By40QpDg+4s1Yc+HCALZLBmqmx/MAFLg+qgXBRwO3iFakuhbJJJEo4Z2FXWvT6Comr+oRgu",
+	"oK/oGGEN2yjvZ9I9vL4ONDnvlS/GBBGOmfUMGp5RIqPIUFGVl8agytTDcOTUimJ7phjGCQqBRB3/HCK6",
+	"TBNKNNHQ9PX4Z+tDTGhEbMaLFV5OUxwtyN6oP6hJLavVqo/hcZ+L+b79Vu5/eP/67Y/nb+EbLUVTlRRi",
+	"kHTiy+nZ+07QuXIp8J2roYmxIQyntHPcOegP+gemvOEC5LoC4/Rfc9JWIc0TOUppxc9kjVWVnYJa0MvP",
+	"FrrXa/0sb/5svOp4SRS0CP9HsxxfvLJvlaWb4NY3gbx2bn4panDBHkeDwRbt/LdrpV8LRm7oqn8K7nZ9",
+	"aFK/XfQQ7+urOTSraZokX/X+dzgP3odPhrd/8gU4oJblSGw+Orj9o3dcTGkcE9DlDkejbaZJBY+IlFrO",
+	"eWuKK8K3r27/9oLzj5itXRSz/u5om9N4zxQRDCc2KQvMb7ZYGcBW9Zy1XoHnEiqh5b/9EnTqkhFUP8ZQ",
+	"zbmK5/bRcTHCTdBJuWzSIhUXRuR0WKNJIHRfgijrrv7TaovQ/98LONGSKcgoLoD3J9Nuv8L1AuQKDjYz",
+	"jsHQNvVv5wqGNJUxs9TCqJNXIvqOx+t7Q5nGNkk3ZR1XL/CmhrbDB0HbJpSFskg+EP3ZUXWwBbq95myW",
+	"UGNWOhxuMcUZXiccxxecf9Da2TdLE/Rt+9joZEKPpe1EIsqaSzOtMCKBRyxuAo/V7hutCOx3jSTk9YJE",
+	"l7Lo+QsBBMBgfXwvOQDddrpfzs/OkVTrxIiLX87HLJ+4Z8gCZ8Q1WgO9MlpgNocyl7aSWxNxACfp+mGJ",
+	"QyXn+FGJQlNf6hba4FtltDCaJerPTiH+4givvxptdfbfY0VWxvJ8tM0x2ojrL16fwzJ5MXjhKlA6hPQI",
+	"zp2Ii6UQ2xMXqyi3SvHfmee7Ce9BrtpS4RofM75qluntDN+2RF+0MN4oytvTfhLhH0iEn+aw5FDH/XJX",
+	"wb3o0tcquJ/aRlam5HcwGAwKU72tJVE0YW6wd9kC0bboDVhD+IrVezJbm7Prpw4N/0kcGHeCMUelgkYk",
+	"NkhoIr5sVNeYwWem0KL0au6bBLg8CqwbmpKtIYRTSTBqwNv6c1ND3CthKPvDF/2iECxkCYc9W80nt9JL",
+	"KHzWR5/UgoiVJnKk2MiURHxJwGBepCG6YG9LR0Kbwhf2kLPa2a7rUPstsN3UUUIvTct5c64nxtJlm9NS",
+	"iUaDUWFzMxv3e9b3UZER6JYV+nUkMYvHrF5fkkpEllSBVZhFpOciSzZ3vgcTUl5F2hYGNlawl+gj/Q51",
+	"w+u9Jb7e08/3oGx52Dvxlm7pKqSIgIVXKrPhwsZdNPi1lv3ucF8GqLB6n+YJkFihFdRFUfiSlALix2yK",
+	"o8uEz1GKpbIVzTMW650dDQ6KEPkJBORMZlmShMcNAKA3HHodO8PiWfVaqkXxTMULAzZ5YVCMzt68a9dH",
+	"TTf4h9RGS41PtxI7R/fLcBqZTam7klfttAB0U0yxwEEHn4/MlkZbiZZLKNtpj/VJzf3GpV6DOACA00yT",
+	"PbbOK16adLc23l0mhZ3jlwcvXz4fvGxh64Ug0CoIe5zdE4TB29QqDX9iJY6paeEm8fZ7ohwV2k22/c7m",
+	"rD+8zNqmqxou92e3Xx3e/sWPXL3T7OoPFU6/J8qVnn4Y2bQKwVbC7KfxrBWYbRH+vLy2YaxW0YPBoOuS",
+	"KZ1tBC0swQiUl8NVXIucTJ2MmQlzhbcliEoOr43nlsRIUpCOsCBIXtI01TLhuRIEL8G67JfZpXLMNJYq",
+	"wkwhdJOzgOM+CHFGipjkmX6mghuIu7eIXK0oCiWA5dmbd4+Fq/ZmClTN4+6mlOGmdgrNiLokYk5iEIU0",
+	"qN6njOEguR72xJfEL1RsevrgeI3WRIvv5euBejFKQHAcRjOycj5eTTCNHxrOyws2aFuZfXsfXjVv3gQd",
+	"P0Ln9i9dlwTY1xNx+3ri9oavmBaFSvK5V2vfEg2DW49B+0q9/Vt9006HLMLqSsTOpA+bf/JZUc1fhk4J",
+	"tYpFL4DtgYkHazKv6JJsMHWd56u7M6UJvjF3t5/kvtE+ppru5a8nhXyr5jVcv5yHQ+kiKLxNemEq75iz",
+	"o3m6XODVZRMju91m5H17dSek3RkTg8amkOY0zD6phE5FfXRqEzpL1T6Z18wIIrZGo3pnom5o/nFsexNZ",
+	"D1/oNUoKQdzDDNnM7LyV6JiB1kbhOKGjEZUBEtgW+sQM1gCBhlAxwvQx0jv5NTM52zacyfabKIjILX1O",
+	"NmfmPigJK9qgbKRf5paezPsPRH/yhAVHcuwPd6U4LozUEBwj0LYSnJxv70pstpUOjAryRxGYkhgENMZ2",
+	"l6y3MmlB5zzjcDepIK818OcQQb4ZsePbjbNrkB0s7t2T6FByr7WHy5xDSVBpQ/uLVBPwPhhL5rFx3SHo",
+	"tnmCKqWnjlHeXJmaTjljpigRJ4gRqtmh9wK/IgInifGOYesy9P0sAVotKPh1jGdJjpmfIJSs++iMJ0m9",
+	"/qbpEBQa9At9Yz+JjQEkr1vExZj5bQtRU3M3k2tQ7e8G7pufQEhojSosB7SDY6sl0HAE8ehjVopMvy0a",
+	"/XBgmlGnxiswMXH4oZN8LkmqgjGTvBy6bZKKjJsM2U9dCD+VCMex9U2ZRHPOjVXanYdEODG2jRWmKm/p",
+	"6FoKmIyAwsd4NDgYs0aXGKqnVJS8ZK7mqMsBMOHy0NluJggJkL+xIgWLmYaiEJYOtjLZ7hL7YNtjPZxL",
+	"DGb4g1xiRQG027xiuafZsxQ+Ob+enF+P6/yy0drbc8Fptt7Fo2V5BISHtDPBD/TKtZuGXhM4SYp+KRVJ",
+	"FzIq0Y9Vz77mMTYVsy7ZQveWhyQ8pUY/W5GcwX3PbVvTtFjohe3o4SQBm9/yFPj5z0kFAGZ8jDNmc6/e",
+	"3nbUwKTc7k4PbnVwF5XQnYHMpZo7K5RfsLGs7fYaneAO/XdTbM+LcoSPohu2pnQ4SfjJG36f3nB3rA+t",
+	"BRbu8I3e8Iu8wyq0Kzy8fo4oixbo7M27oChsPl0b28jp2ft2SL+LF/nuwH5fjuS8Zvvj+ZEv/D7fT07k",
+	"Jycyjr1Oxy4a5FEIhIlSaReTT+WlLHUxUxya1SNcjaAxYcRmPNDrTX9f0M59c86xidbNue2SXxHIMgvz",
+	"9vnueakrijEVxNTaCvyO8vZDLyLZxjTb5H3TNAEnJ8DVq3acov7BmLleK25oU9XgluzR0Z2yR02XsXsS",
+	"Ee5fvSg3QbuxCsafy4RRqUb+lxNUnmwYGyinAVBTJqq3u1HBluLZQY+wZSH6DrRbxak0myZULkiMPqWE",
+	"nZ69LwL8Is6uCJS7VhxqmfTRjxx51XcoZ40Clh1Jf9L5Sp2guQZ1qX5dXtysUXTRMwkc3VEx8AqmdY7/",
+	"8Yt/pRcLwzdgdHDD2/26O10ShTu/lG5jjZfJHW8jKFeJ2fEq/n768cNuV+GWWlzFVgLqIx633VPDcbta",
+	"a5vVaKg5Zt40kXDVKNtctZaRC9iQtxVA+Z4o1/qhxicr09upaZz7am05a+uqhVqAZTNZcxzGbj0THlRN",
+	"d3tvgQ573E9K+r0q6SoHOIcLDgHuSwjPYzDacOk0UvSKoK7WD2MCOXe9csXCCuKgH6FYti3JJpGtXKkV",
+	"RkFM17p68MVPbhnfdBpyW1nbzREP/lk+RT08VNSDf8oePuXw//VBTEWCcoSTZIojg1XE9S75/V+tjtDX",
+	"CuG/7GciuWnXeH9aYBOrEZuahlpSwyiPHojzspImd8MEHRJ2RRKeksAWEAX9c8z0H1hlArRXU37uGv3w",
+	"8fT13vkPp6Oj5xBhbeqF/rxnLeh7F3RJpMLL1FQP7ZvnAq9MZTxTUhRdkrVWWIvQA++cn0kUlurWhie2",
+	"8wWEYcHgEi25ICZu8WAwQHLM8Aqv++jU+PRH19fArSmD6nQniBG14uLSFIyTAYy0xzPNv4+urwN0OHgJ",
+	"yvLh6NWYYVE457tDtKQsQEfmfyP3f7Q4QUdFPwDKEE6SXgD5LFwtiBgzG4o1wzQx55eHrNqsOaNYbxYK",
+	"8kvSXDsAcU/wTFE2z6UEY+Aq5ITiMkwDnE1CQ636cOMCLHygkOYGDrwkiDPrBgEDw4lxLNqyybHgKYoz",
+	"QxNN0eRtFrv3Pv669X5h9DovR2hra1KZdyBYYYlcc/pb1pND8jYLyts41Ff0QyvWqG1wZYuVnjtE3eno",
+	"Hsj0Yjt7beHS/fnnhu4wrgdDf6Pwf5p3Lnbvu0pPHqn78vmDNf1UIsjcKxJh/ZL+tMAxibrhP8adfxt3",
+	"fgkB3TReO/Ogrc9p6aFtrkzGzPastpWVy9TL1HVDu5V1G7PRYGiyWQDVfAJpQ9304L2vKP1mxY4HjSyq",
+	"9JB65CpPmwvqtzkOvbcDT+UryaNPNeK+5RpxeSyl1uKtPLSLcFcuV73JCFeOVXd/5WYIoxm1UsG15qhp",
+	"nmR/4prnFPXdIZEzb4bXRx+g8CQIn6ZWPKwQzYlCh4PDuhL1BhZQUILdtCj7XbP387BxWwSa+T9p+/fj",
+	"foPzLOR71wviQQE52BCD4i3DcMwy1QSHMaj5huU1RZ59T9SDgOODquvb8JInqL/fQJQ7gvxOijmUfmgo",
+	"2InZHIr+QgpjaFuvhAEKvRdtRL6xEod9FGYicVH6JflQ0/Axo67n47FXax7ESklMzsFyqxaQJ9bcZhqI",
+	"CGKrlVWVbESZVATHTeJhqf3nV2Ph/YuWje1JHzmGdAciYFvr/rWJwT+T/Gjg75HZbk1+3C+kwFYr/JtC",
+	"UHSxIU7ebU+uJn7bzY1292L4r6ESwTdprS/1WNxoqfc7hz3VRPhz2PVL1tiEz42/9+Flik1YvP+7W9F7",
+	"CG1TYkPR8P/UmqAp0QKWcGffhH3kOxN0vlAIr/A6QKsFVsbFplyWcL8hrEuJdbXn59fhdotm2+rlLg5h",
+	"S2/3bp1rG2jD6KFoQ5tE4C6LSqvRP8V+/XFxWBbeEOOrx+fhitj2pS2pziyWmi6Ztn6uTVpffxU6k3WF",
+	"rxujNBiOxx0JjaeJVOMOwpEetSHV44LIh1G5Hx2voAFhTvz+utj1hxlOCYQTFx3PHxxhyi6gcmfSf/yi",
+	"YU4SceWA1TTX2scp3b8aAkTa1dW5p+nlacK66t0780KIebQd8ErLoWxsZp25ffQKo9rq1tZ0G7gEcSry",
+	"Enzlqoze+K4kU4Mz1qV08Vk1OM1fYB7tUx/htKHXaJ687ndJ8Ybz2yDV4g0am5EWm/WFLG9Iz8qysUSU",
+	"94mtGtPsoS7CJIt4w/xLCAS8+eXm/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

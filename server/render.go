@@ -46,7 +46,7 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 		FromAddress: addressView(in.From), ToAddress: addressView(in.To), Parcel: parcelView(in.Parcel),
 		Options: optionsView(in.Options), Customs: customsView(in.Customs),
 		TrackingNumber: sh.TrackingNumber, TrackerId: sh.TrackerID, ErrorMessage: sh.ErrorMessage,
-		PurchasedAt: sh.PurchasedAt, VoidedAt: sh.VoidedAt,
+		PurchasedAt: sh.PurchasedAt, VoidedAt: sh.VoidedAt, BatchId: sh.BatchID,
 	}
 	if sh.TrackingStatus != nil {
 		ts := gen.TrackerStatus(*sh.TrackingStatus)

@@ -53,6 +53,7 @@ type Shipment struct {
 	HasLabel            bool          `json:"hasLabel"`
 	PurchasedAt         *time.Time    `json:"purchasedAt,omitempty"`
 	VoidedAt            *time.Time    `json:"voidedAt,omitempty"`
+	BatchID             *string       `json:"batchId,omitempty"`
 	// Detail says that TrackingEvents was read: the detail view and events
 	// show the latest scans, lists do not.
 	Detail         bool            `json:"detail"`
@@ -297,7 +298,8 @@ func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 		Currency: row.Currency, EstimatedDays: row.EstimatedDays, Source: row.Source, Input: in,
 		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
 		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,
-		Detail: detail,
+		BatchID: row.BatchID,
+		Detail:  detail,
 	}
 	if detail {
 		sh.TrackingEvents = trackingEventsOf(events)
