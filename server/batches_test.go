@@ -295,7 +295,9 @@ func TestBatchLabelsArePendingWhileBuying(t *testing.T) {
 // A batch counts once against its own group (burst 5), whatever its size.
 func TestBatchesHaveTheirOwnRateLimit(t *testing.T) {
 	t.Parallel()
-	b := setup(t, func(c *app.Config) { c.RateLimits.Limits = map[server.Group]server.RateLimit{server.GroupBatches: {Rate: 0.001, Burst: 2}} })
+	b := setup(t, func(c *app.Config) {
+		c.RateLimits.Limits = map[server.Group]server.RateLimit{server.GroupBatches: {Rate: 0.001, Burst: 2}}
+	})
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {
