@@ -311,3 +311,21 @@ func TestBatchesHaveTheirOwnRateLimit(t *testing.T) {
 	wantError(t, b.doT(t, "POST", "/api/v1/batches", b.token, batchBody(labelBody())), http.StatusTooManyRequests, "rate_limited")
 	wantStatus(t, b.doT(t, "POST", "/api/v1/labels/create", b.token, labelBody()), http.StatusAccepted)
 }
+
+// An item's unknown field and a NUL in an item are refused like a create's,
+// naming the item.
+func TestBatchItemFieldsAreCheckedLikeACreate(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t)
+	typo := labelBody()
+	typo["toAddress"].(map[string]any)["stret1"] = "1 Main St"
+	m := wantError(t, b.doT(t, "POST", "/api/v1/batches", b.token, batchBody(labelBody(), typo)), http.StatusUnprocessableEntity, "invalid_field")
+	if m["field"] != "shipments.1.toAddress.stret1" {
+		t.Errorf("field = %v, want shipments.1.toAddress.stret1", m["field"])
+	}
+	m = wantError(t, b.doT(t, "POST", "/api/v1/batches", b.token, batchBody(labelBody(withToName("Ada\x00")))), http.StatusUnprocessableEntity, "invalid_field")
+	if m["field"] != "shipments.0.toAddress.name" {
+		t.Errorf("field = %v, want shipments.0.toAddress.name", m["field"])
+	}
+	wantError(t, b.doT(t, "POST", "/api/v1/batches", b.token, map[string]any{"shipments": []any{}}), http.StatusUnprocessableEntity, "invalid_field")
+}
