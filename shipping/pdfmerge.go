@@ -3,6 +3,7 @@ package shipping
 import (
 	"bufio"
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
@@ -16,15 +17,14 @@ import (
 // page tree, the catalog and the cross-reference table are written: memory
 // grows by a few bytes per object, not with the documents.
 //
-// The parser reads the classic PDF structure every label seen so far uses
-// (fpdf's sandbox, UPS and test-fake labels; carrier PDFs of PDF 1.4 style):
-// a cross-reference table (with incremental updates), direct and indirect
-// objects, streams copied as they are (filters untouched). Inherited page
-// attributes (Resources, MediaBox, CropBox, Rotate) are copied onto each
-// page. A document this cannot read (cross-reference streams and object
-// streams of PDF 1.5, encryption, damage) is not dropped silently: its place
-// holds a page naming the shipment and where its own label is
-// (errUnmergeable; VARIANTS.md "Batches").
+// The parser reads what label PDFs use: classic cross-reference tables
+// (with incremental updates) and PDF 1.5 cross-reference streams with object
+// streams (FlateDecode and PNG predictors), direct and indirect objects, and
+// streams copied as they are (filters untouched). Inherited page attributes
+// (Resources, MediaBox, CropBox, Rotate) are copied onto each page. A
+// document this cannot read (encryption, other filters on the structure,
+// damage) is not dropped silently: its place holds a page naming the
+// shipment and where its own label is (errUnmergeable; VARIANTS.md "Batches").
 
 // errUnmergeable: the document's structure is one the merger does not read.
 var errUnmergeable = errors.New("the PDF's structure cannot be merged")
@@ -56,13 +56,15 @@ type (
 // pdfDoc is one parsed input.
 type pdfDoc struct {
 	data    []byte
-	xref    map[int]int // object number → offset
+	xref    map[int]int    // object number → offset (-1: free)
+	inStm   map[int][2]int // object number → its object stream and index (PDF 1.5)
 	trailer *pdfDict
 	cache   map[int]any
+	stms    map[int][]byte // decoded object streams
 }
 
 func parsePDF(data []byte) (*pdfDoc, error) {
-	d := &pdfDoc{data: data, xref: map[int]int{}, cache: map[int]any{}}
+	d := &pdfDoc{data: data, xref: map[int]int{}, inStm: map[int][2]int{}, cache: map[int]any{}, stms: map[int][]byte{}}
 	i := bytes.LastIndex(data, []byte("startxref"))
 	if i < 0 {
 		return nil, errUnmergeable
@@ -80,6 +82,14 @@ func parsePDF(data []byte) (*pdfDoc, error) {
 		}
 		if d.trailer == nil {
 			d.trailer = trailer
+		}
+		// A hybrid file's classic table names a cross-reference stream too.
+		if stm, ok := trailer.get("/XRefStm").(pdfRaw); ok {
+			if n, err := strconv.Atoi(string(stm)); err == nil {
+				if _, err := d.readXrefStream(n); err != nil {
+					return nil, err
+				}
+			}
 		}
 		off = -1
 		if prev, ok := trailer.get("/Prev").(pdfRaw); ok {
@@ -102,7 +112,7 @@ func (d *pdfDoc) readXref(off int) (*pdfDict, error) {
 	}
 	p := &pdfLexer{b: d.data, pos: off}
 	if string(p.token()) != "xref" {
-		return nil, errUnmergeable // a cross-reference stream (PDF 1.5)
+		return d.readXrefStream(off) // PDF 1.5
 	}
 	for {
 		save := p.pos
@@ -145,6 +155,17 @@ func (d *pdfDoc) readXref(off int) (*pdfDict, error) {
 func (d *pdfDoc) object(num int) (any, error) {
 	if v, ok := d.cache[num]; ok {
 		return v, nil
+	}
+	if at, ok := d.inStm[num]; ok {
+		if _, known := d.xref[num]; !known {
+			d.cache[num] = nil
+			v, err := d.fromObjectStream(at[0], at[1])
+			if err != nil {
+				return nil, err
+			}
+			d.cache[num] = v
+			return v, nil
+		}
 	}
 	off, ok := d.xref[num]
 	if !ok || off < 0 {
@@ -213,6 +234,228 @@ func (d *pdfDoc) stream(p *pdfLexer, dict *pdfDict) (any, error) {
 	}
 	data := bytes.TrimRight(d.data[start:start+end], "\r\n")
 	return &pdfStream{dict: dict, data: data}, nil
+}
+
+// readXrefStream reads a cross-reference stream (PDF 1.5) at off; its
+// dictionary is the trailer. Entries already known win, as in readXref.
+func (d *pdfDoc) readXrefStream(off int) (*pdfDict, error) {
+	p := &pdfLexer{b: d.data, pos: off}
+	p.token()
+	p.token()
+	if string(p.token()) != "obj" {
+		return nil, errUnmergeable
+	}
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	dict, ok := v.(*pdfDict)
+	if !ok || string(p.token()) != "stream" {
+		return nil, errUnmergeable
+	}
+	sv, err := d.stream(p, dict)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := decodeStream(sv.(*pdfStream))
+	if err != nil {
+		return nil, err
+	}
+	w, ok := ints(dict.get("/W"))
+	if !ok || len(w) != 3 {
+		return nil, errUnmergeable
+	}
+	size, _ := ints(pdfArray{dict.get("/Size")})
+	index, ok := ints(dict.get("/Index"))
+	if !ok {
+		if len(size) != 1 {
+			return nil, errUnmergeable
+		}
+		index = []int{0, size[0]}
+	}
+	row := w[0] + w[1] + w[2]
+	if row <= 0 || len(index)%2 != 0 {
+		return nil, errUnmergeable
+	}
+	field := func(b []byte) int {
+		n := 0
+		for _, c := range b {
+			n = n<<8 | int(c)
+		}
+		return n
+	}
+	at := 0
+	for i := 0; i < len(index); i += 2 {
+		for n := range index[i+1] {
+			if at+row > len(raw) {
+				return nil, errUnmergeable
+			}
+			e := raw[at : at+row]
+			at += row
+			kind := 1
+			if w[0] > 0 {
+				kind = field(e[:w[0]])
+			}
+			num := index[i] + n
+			if _, known := d.xref[num]; known {
+				continue
+			}
+			if _, known := d.inStm[num]; known {
+				continue
+			}
+			switch kind {
+			case 0:
+				d.xref[num] = -1
+			case 1:
+				d.xref[num] = field(e[w[0] : w[0]+w[1]])
+			case 2:
+				d.inStm[num] = [2]int{field(e[w[0] : w[0]+w[1]]), field(e[w[0]+w[1]:])}
+			}
+		}
+	}
+	return dict, nil
+}
+
+// fromObjectStream reads the index-th object of object stream stm.
+func (d *pdfDoc) fromObjectStream(stm, index int) (any, error) {
+	data, ok := d.stms[stm]
+	if !ok {
+		v, err := d.object(stm)
+		if err != nil {
+			return nil, err
+		}
+		s, isStream := v.(*pdfStream)
+		if !isStream {
+			return nil, errUnmergeable
+		}
+		if data, err = decodeStream(s); err != nil {
+			return nil, err
+		}
+		d.stms[stm] = data
+	}
+	v, _ := d.object(stm)
+	n, _ := ints(pdfArray{v.(*pdfStream).dict.get("/N"), v.(*pdfStream).dict.get("/First")})
+	if len(n) != 2 || index >= n[0] {
+		return nil, errUnmergeable
+	}
+	p := &pdfLexer{b: data}
+	off := -1
+	for i := 0; i <= index; i++ {
+		p.token()
+		o, err := strconv.Atoi(string(p.token()))
+		if err != nil {
+			return nil, errUnmergeable
+		}
+		off = o
+	}
+	if n[1]+off >= len(data) {
+		return nil, errUnmergeable
+	}
+	p.pos = n[1] + off
+	return p.value()
+}
+
+// decodeStream undoes a stream's FlateDecode and PNG predictor, all that
+// cross-reference and object streams use.
+func decodeStream(s *pdfStream) ([]byte, error) {
+	filter := s.dict.get("/Filter")
+	if arr, ok := filter.(pdfArray); ok && len(arr) == 1 {
+		filter = arr[0]
+	}
+	if filter == nil {
+		return s.data, nil
+	}
+	if f, ok := filter.(pdfRaw); !ok || string(f) != "/FlateDecode" {
+		return nil, errUnmergeable
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(s.data))
+	if err != nil {
+		return nil, errUnmergeable
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, 64<<20))
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, errUnmergeable
+	}
+	parms, _ := s.dict.get("/DecodeParms").(*pdfDict)
+	if parms == nil {
+		return out, nil
+	}
+	pc, _ := ints(pdfArray{parms.get("/Predictor"), parms.get("/Columns")})
+	if len(pc) == 0 || pc[0] < 10 {
+		return out, nil
+	}
+	cols := 1
+	if len(pc) == 2 {
+		cols = pc[1]
+	}
+	if cols <= 0 {
+		return nil, errUnmergeable
+	}
+	// PNG predictors, one filter byte per row; one byte per pixel here.
+	var res []byte
+	prev := make([]byte, cols)
+	for at := 0; at+cols+1 <= len(out); at += cols + 1 {
+		kind, row := out[at], bytes.Clone(out[at+1:at+1+cols])
+		for i := range row {
+			var left, upLeft byte
+			if i > 0 {
+				left, upLeft = row[i-1], prev[i-1]
+			}
+			switch kind {
+			case 1:
+				row[i] += left
+			case 2:
+				row[i] += prev[i]
+			case 3:
+				row[i] += byte((int(left) + int(prev[i])) / 2)
+			case 4:
+				row[i] += paeth(left, prev[i], upLeft)
+			}
+		}
+		res = append(res, row...)
+		prev = row
+	}
+	return res, nil
+}
+
+func paeth(a, b, c byte) byte {
+	p := int(a) + int(b) - int(c)
+	pa, pb, pc := abs(p-int(a)), abs(p-int(b)), abs(p-int(c))
+	switch {
+	case pa <= pb && pa <= pc:
+		return a
+	case pb <= pc:
+		return b
+	}
+	return c
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// ints reads an array of integers (false when any is not one).
+func ints(v any) ([]int, bool) {
+	arr, ok := v.(pdfArray)
+	if !ok {
+		return nil, false
+	}
+	out := make([]int, 0, len(arr))
+	for _, e := range arr {
+		raw, ok := e.(pdfRaw)
+		if !ok {
+			return nil, false
+		}
+		n, err := strconv.Atoi(string(raw))
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
 }
 
 func (d *pdfDoc) resolve(v any) (any, error) {

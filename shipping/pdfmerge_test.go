@@ -2,6 +2,7 @@ package shipping
 
 import (
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"strings"
@@ -134,5 +135,97 @@ func TestMergePDFRefusesWhatItCannotRead(t *testing.T) {
 		if len(contents) != 1 || !strings.Contains(contents[0], "shp_x") {
 			t.Errorf("%s: pages %q, want the placeholder alone", name, contents)
 		}
+	}
+}
+
+// buildPDF15 writes a PDF 1.5 document as modern writers do: the catalog,
+// page tree, page and font compressed in an object stream (7), the content a
+// plain object (5), and a cross-reference stream (8), deflated with the PNG
+// Up predictor.
+func buildPDF15(content string) []byte {
+	inStm := map[int]string{
+		1: "<< /Type /Catalog /Pages 2 0 R >>",
+		2: "<< /Type /Pages /Kids [3 0 R] /Count 1 /MediaBox [0 0 288 432] >>",
+		3: "<< /Type /Page /Parent 2 0 R /Contents 5 0 R /Resources << /Font << /F1 4 0 R >> >> >>",
+		4: "<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>",
+	}
+	var header, body bytes.Buffer
+	for num := 1; num <= 4; num++ {
+		fmt.Fprintf(&header, "%d %d ", num, body.Len())
+		body.WriteString(inStm[num] + "\n")
+	}
+	objstm := deflate(append(header.Bytes(), body.Bytes()...))
+	first := header.Len()
+
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n")
+	off5 := b.Len()
+	fmt.Fprintf(&b, "5 0 obj\n%s\nendobj\n", stream(content))
+	off7 := b.Len()
+	fmt.Fprintf(&b, "7 0 obj\n<< /Type /ObjStm /N 4 /First %d /Filter /FlateDecode /Length %d >>\nstream\n", first, len(objstm))
+	b.Write(objstm)
+	b.WriteString("\nendstream\nendobj\n")
+	off8 := b.Len()
+	// Entries of W [1 2 1]: type, offset or object stream, generation or index.
+	rows := [][]byte{{0, 0, 0, 255}}
+	for i := range 4 {
+		rows = append(rows, []byte{2, 0, 7, byte(i)})
+	}
+	rows = append(rows, []byte{1, byte(off5 >> 8), byte(off5), 0}, []byte{0, 0, 0, 0}, []byte{1, byte(off7 >> 8), byte(off7), 0}, []byte{1, byte(off8 >> 8), byte(off8), 0})
+	var table []byte
+	prev := make([]byte, 4)
+	for _, r := range rows {
+		table = append(table, 2) // Up
+		for i := range r {
+			table = append(table, r[i]-prev[i])
+		}
+		prev = r
+	}
+	xs := deflate(table)
+	fmt.Fprintf(&b, "8 0 obj\n<< /Type /XRef /Size 9 /W [1 2 1] /Root 1 0 R /Filter /FlateDecode /DecodeParms << /Predictor 12 /Columns 4 >> /Length %d >>\nstream\n", len(xs))
+	b.Write(xs)
+	fmt.Fprintf(&b, "\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", off8)
+	return b.Bytes()
+}
+
+func deflate(b []byte) []byte {
+	var out bytes.Buffer
+	zw := zlib.NewWriter(&out)
+	_, _ = zw.Write(b)
+	_ = zw.Close()
+	return out.Bytes()
+}
+
+// PDF 1.5 documents (cross-reference and object streams) merge like classic ones.
+func TestMergePDF15ObjectStreams(t *testing.T) {
+	t.Parallel()
+	classic := buildPDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 288 432] /Contents 4 0 R >>",
+		stream("BT (classic) Tj ET"),
+	}, nil)
+	var out bytes.Buffer
+	m := newPDFMerger(&out)
+	for _, doc := range [][]byte{buildPDF15("BT /F1 9 Tf (modern one) Tj ET"), classic, buildPDF15("BT /F1 9 Tf (modern two) Tj ET")} {
+		if err := m.add(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.close(); err != nil {
+		t.Fatal(err)
+	}
+	contents, boxes := pageTexts(t, out.Bytes())
+	if diff := cmp.Diff([]string{"BT /F1 9 Tf (modern one) Tj ET", "BT (classic) Tj ET", "BT /F1 9 Tf (modern two) Tj ET"}, contents); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"[0 0 288 432]", "[0 0 288 432]", "[0 0 288 432]"}, boxes); diff != "" {
+		t.Errorf("MediaBoxes (-want +got):\n%s", diff)
+	}
+	if n := bytes.Count(out.Bytes(), []byte("/BaseFont /Courier")); n != 2 {
+		t.Errorf("%d fonts copied out of the object streams, want 2", n)
+	}
+	if bytes.Contains(out.Bytes(), []byte("/ObjStm")) || bytes.Contains(out.Bytes(), []byte("/XRef")) {
+		t.Error("an object or cross-reference stream was copied")
 	}
 }
