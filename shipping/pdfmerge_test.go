@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -227,5 +228,25 @@ func TestMergePDF15ObjectStreams(t *testing.T) {
 	}
 	if bytes.Contains(out.Bytes(), []byte("/ObjStm")) || bytes.Contains(out.Bytes(), []byte("/XRef")) {
 		t.Error("an object or cross-reference stream was copied")
+	}
+}
+
+// Damaged documents (every truncation, bytes overwritten) are refused or
+// merged, never a panic: the merger runs inside a response being streamed.
+func TestMergePDFSurvivesDamage(t *testing.T) {
+	t.Parallel()
+	for _, doc := range [][]byte{buildPDF15("BT (x) Tj ET"), buildPDF([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>", stream("BT (x) Tj ET")}, nil)} {
+		for cut := range len(doc) {
+			m := newPDFMerger(io.Discard)
+			_ = m.add(doc[:cut])
+			damaged := bytes.Clone(doc)
+			damaged[cut] ^= 0x5a
+			_ = m.add(damaged)
+			if err := m.close(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }
