@@ -28,8 +28,19 @@ func sampleBody(op string) any {
 		return map[string]any{"url": HookURL(), "events": []string{"*"}}
 	case "updateWebhook":
 		return map[string]any{"enabled": false}
+	case "createBatch":
+		return Batch(Shipment("Ada Lovelace"))
 	}
 	return nil
+}
+
+// Batch is a POST /batches body of the given shipments.
+func Batch(items ...map[string]any) map[string]any {
+	list := make([]any, len(items))
+	for i, it := range items {
+		list[i] = it
+	}
+	return map[string]any{"shipments": list}
 }
 
 // tooLarge is a JSON body of 2 MiB, twice the limit.
@@ -48,6 +59,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, deliveryScenarios()...)
 	out = append(out, eventAndMetaScenarios()...)
 	out = append(out, labelFormatScenarios()...)
+	out = append(out, batchScenarios()...)
 	return out
 }
 
@@ -83,6 +95,9 @@ func generatedScenarios(c *Contract) []Scenario {
 				Request: func(e *Env) Request {
 					r := base(e)
 					r.Body = tooLarge()
+					if op.ID == "createBatch" { // x-max-body-bytes: 8 MiB
+						r.Body = []byte(`{"pad":"` + strings.Repeat("x", 9<<20) + `"}`)
+					}
 					return r
 				}})
 		}
@@ -881,4 +896,142 @@ func wantField(name string, want any) func(*Exchange) error {
 		}
 		return nil
 	})
+}
+
+// completedBatch creates a batch of the given shipments and waits until it completes.
+func completedBatch(e *Env, tok string, items ...map[string]any) string {
+	b := e.Want(e.Call("POST", "/batches", tok, Batch(items...)), 202)
+	id := ID(b)
+	deadline := time.Now().Add(30 * time.Second)
+	for e.Want(e.Call("GET", "/batches/"+id, tok, nil), 200)["status"] != "completed" {
+		if time.Now().After(deadline) {
+			e.Failf("batch %s did not complete", id)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return id
+}
+
+func batchScenarios() []Scenario {
+	batchParams := map[string]string{"id": "bat_contract0000000000000000"}
+	return []Scenario{
+		// createBatch
+		{Name: "batch accepted", Op: "createBatch", Status: 202,
+			Request: func(e *Env) Request {
+				body := Batch(Shipment("Ada Lovelace"), Shipment("Grace Hopper"))
+				body["labelFormat"] = "zpl"
+				return Request{Token: e.Token("test"), Body: body}
+			},
+			Check: wantField("status", "purchasing")},
+		{Name: "retry with the same key is replayed", Op: "createBatch", Status: 202,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				body := With(Batch(Shipment("Ada Lovelace")), "idempotencyKey", "morning-1")
+				e.Want(e.Call("POST", "/batches", tok, body), 202)
+				return Request{Token: tok, Body: body}
+			},
+			Check: wantHeaderValue("Idempotent-Replayed", "true")},
+		{Name: "account without payment method", Op: "createBatch", Status: 402, Code: "no_payment_method",
+			Request: func(e *Env) Request {
+				_, tok := e.TokenOn(e.NewAccount(false), "test", allScopes, 0)
+				return Request{Token: tok, Body: Batch(Shipment("Ada Lovelace"))}
+			}},
+		{Name: "idempotency key reused with another body", Op: "createBatch", Status: 409, Code: "idempotency_key_collision",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				e.Want(e.Call("POST", "/batches", tok, With(Batch(Shipment("Ada Lovelace")), "idempotencyKey", "morning-2")), 202)
+				return Request{Token: tok, Body: With(Batch(Shipment("Grace Hopper")), "idempotencyKey", "morning-2")}
+			}},
+		{Name: "an item without rates", Op: "createBatch", Status: 422, Code: "invalid_request",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Body: Batch(Shipment("Ada Lovelace"), With(Shipment("Ada Lovelace"), "toAddress.zip", "00000"))}
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				issues, _ := m["issues"].([]any)
+				if len(issues) != 1 || issues[0].(map[string]any)["path"] != "shipments.1" {
+					return fmt.Errorf("issues %v, want one at shipments.1", issues)
+				}
+				return nil
+			})},
+		{Name: "live mode has no carriers", Op: "createBatch", Status: 500, Code: "carrier_not_configured",
+			Request: func(e *Env) Request { return Request{Token: e.Token("live"), Body: Batch(Shipment("Ada Lovelace"))} }},
+		{Name: "sandbox Carrier Error", Op: "createBatch", Status: 502, Code: "carrier_error",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Batch(Shipment("Carrier Error"))} }},
+		{Name: "sandbox Carriers Down", Op: "createBatch", Status: 503, Code: "carrier_unavailable",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Batch(Shipment("Carriers Down"))} },
+			Check:   wantHeaders("Retry-After")},
+
+		// listBatches
+		{Name: "a page of batches", Op: "listBatches", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				e.Want(e.Call("POST", "/batches", tok, Batch(Shipment("Ada Lovelace"))), 202)
+				return Request{Token: tok}
+			}},
+		{Name: "limit 0", Op: "listBatches", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Query: url.Values{"limit": {"0"}}}
+			}},
+
+		// getBatch
+		{Name: "a completed batch", Op: "getBatch", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatch(e, tok, Shipment("Ada Lovelace"), Shipment("Fail Purchase"))}}
+			},
+			Check: wantField("status", "completed")},
+		{Name: "test batch with a live token", Op: "getBatch", Status: 403, Code: "wrong_mode",
+			Request: func(e *Env) Request {
+				b := e.Want(e.Call("POST", "/batches", e.Token("test"), Batch(Shipment("Ada Lovelace"))), 202)
+				return Request{Token: e.Token("live"), Params: map[string]string{"id": ID(b)}}
+			}},
+		{Name: "no such batch", Op: "getBatch", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Params: batchParams} }},
+
+		// listBatchShipments
+		{Name: "the batch's shipments", Op: "listBatchShipments", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				b := e.Want(e.Call("POST", "/batches", tok, Batch(Shipment("Ada Lovelace"), Shipment("Grace Hopper"))), 202)
+				return Request{Token: tok, Params: map[string]string{"id": ID(b)}}
+			}},
+		{Name: "test batch with a live token", Op: "listBatchShipments", Status: 403, Code: "wrong_mode",
+			Request: func(e *Env) Request {
+				b := e.Want(e.Call("POST", "/batches", e.Token("test"), Batch(Shipment("Ada Lovelace"))), 202)
+				return Request{Token: e.Token("live"), Params: map[string]string{"id": ID(b)}}
+			}},
+		{Name: "no such batch", Op: "listBatchShipments", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Params: batchParams} }},
+		{Name: "limit 0", Op: "listBatchShipments", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Params: batchParams, Query: url.Values{"limit": {"0"}}}
+			}},
+
+		// getBatchLabelsPDF
+		{Name: "the merged labels", Op: "getBatchLabelsPDF", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatch(e, tok, Shipment("Ada Lovelace"), Shipment("Grace Hopper"))}}
+			},
+			Check: func(x *Exchange) error {
+				if !strings.HasPrefix(string(x.Body), "%PDF-") || strings.Count(string(x.Body), "/Type /Page ") != 2 {
+					return fmt.Errorf("not a PDF of two pages: %q", truncate(x.Body, 40))
+				}
+				return nil
+			}},
+		{Name: "Slow Carrier still paying", Op: "getBatchLabelsPDF", Status: 202, Code: "label_pending",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				b := e.Want(e.Call("POST", "/batches", tok, Batch(Shipment("Slow Carrier"))), 202)
+				return Request{Token: tok, Params: map[string]string{"id": ID(b)}}
+			},
+			Check: wantHeaders("Retry-After")},
+		{Name: "test batch with a live token", Op: "getBatchLabelsPDF", Status: 403, Code: "wrong_mode",
+			Request: func(e *Env) Request {
+				b := e.Want(e.Call("POST", "/batches", e.Token("test"), Batch(Shipment("Ada Lovelace"))), 202)
+				return Request{Token: e.Token("live"), Params: map[string]string{"id": ID(b)}}
+			}},
+		{Name: "no such batch", Op: "getBatchLabelsPDF", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Params: batchParams} }},
+	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/seal"
+	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/store/storetest"
 )
@@ -167,6 +168,11 @@ func startInProcess(opts inProcessOptions) (_ *Target, err error) {
 		Carriers: carriers.NewRegistry(sandbox.New(sandbox.Config{
 			ScanInterval: inProcessScanInterval, SlowDelay: inProcessSlowDelay}), nil),
 	}
+	// Every operation's generated family sends three failed authentications
+	// (no header, unknown, revoked token); with 30-odd operations that is
+	// past the default burst of 60 per client address, which would turn the
+	// later 401s into 429s. The failed-auth bucket has its own tests.
+	cfg.RateLimits.Limits = map[server.Group]server.RateLimit{server.GroupFailedAuth: {Rate: 1, Burst: 1000}}
 	if opts.configure != nil {
 		opts.configure(&cfg)
 	}

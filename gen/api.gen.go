@@ -48,6 +48,24 @@ func (e AddressVerificationStatus) Valid() bool {
 	}
 }
 
+// Defines values for BatchStatus.
+const (
+	Completed  BatchStatus = "completed"
+	Purchasing BatchStatus = "purchasing"
+)
+
+// Valid indicates whether the value is a known member of the BatchStatus enum.
+func (e BatchStatus) Valid() bool {
+	switch e {
+	case Completed:
+		return true
+	case Purchasing:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CarrierErrorKind.
 const (
 	CarrierErrorKindFailed      CarrierErrorKind = "failed"
@@ -354,6 +372,97 @@ type AddressVerification struct {
 // AddressVerificationStatus `verified`, `warning` (deliverable, with corrections to check) or `error` (not deliverable).
 type AddressVerificationStatus string
 
+// Batch defines model for Batch.
+type Batch struct {
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+
+	// Counts The batch's items by status now; `purchased` counts labels bought, refunded since or not.
+	Counts    BatchCounts `json:"counts"`
+	CreatedAt time.Time   `json:"createdAt"`
+
+	// Id Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
+	Id string `json:"id"`
+
+	// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+	// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+	// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+	// `label.zpl` and only there.
+	//
+	//
+	// Example: pdf
+	LabelFormat LabelFormat `json:"labelFormat"`
+
+	// LabelsUrl Where every purchased label of the batch is, as one PDF.
+	LabelsUrl *string `json:"labelsUrl,omitempty"`
+
+	// Mode The mode of the token that created the resource.
+	Mode Mode `json:"mode"`
+
+	// Status `purchasing` while any item is `paying` or `pending`, then `completed`.
+	Status BatchStatus `json:"status"`
+}
+
+// BatchStatus `purchasing` while any item is `paying` or `pending`, then `completed`.
+type BatchStatus string
+
+// BatchCounts The batch's items by status now; `purchased` counts labels bought, refunded since or not.
+type BatchCounts struct {
+	Failed    int `json:"failed"`
+	Paying    int `json:"paying"`
+	Pending   int `json:"pending"`
+	Purchased int `json:"purchased"`
+	Total     int `json:"total"`
+}
+
+// BatchList defines model for BatchList.
+type BatchList struct {
+	Data []Batch `json:"data"`
+
+	// NextCursor Cursor of the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// BatchShipmentInput One shipment of a batch; exactly a CreateLabelRequest without `idempotencyKey`.
+type BatchShipmentInput struct {
+	// Carrier With `service`, selects that exact service.
+	Carrier *string `json:"carrier,omitempty"`
+
+	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
+	// when the destination country differs from the origin.
+	Customs *CustomsInput `json:"customs,omitempty"`
+
+	// DeliverBy Only rates whose `estimatedDeliveryDate` is on or before this date. On create, the
+	// cheapest such rate among those the other fields allow; none: 422 `no_matching_service`
+	// with `availableServices`. A date before today (UTC): 422 `invalid_field`.
+	//
+	//
+	// Example: 2026-03-10
+	DeliverBy *DeliverBy `json:"deliverBy,omitempty"`
+
+	// FromAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	FromAddress AddressInput `json:"fromAddress"`
+
+	// Options Extra services (`Options` as a request sends it; no other field).
+	Options *OptionsInput `json:"options,omitempty"`
+
+	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
+	// billable weight is the actual weight.
+	Parcel ParcelInput `json:"parcel"`
+
+	// Service With `carrier`.
+	Service *string `json:"service,omitempty"`
+
+	// ServiceCategory Speed tier of a service. Requests may write it in any letter case (`EXPRESS` is `express`); responses use lower case.
+	//
+	// Example: standard
+	ServiceCategory *ServiceCategory `json:"serviceCategory,omitempty"`
+
+	// ToAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	ToAddress AddressInput `json:"toAddress"`
+}
+
 // CarrierError A carrier's own answer to a call that failed.
 type CarrierError struct {
 	// Carrier Example: UPS
@@ -394,6 +503,24 @@ type CreateAddressRequest struct {
 	Street1        string          `json:"street1"`
 	Street2        *string         `json:"street2,omitempty"`
 	Zip            string          `json:"zip"`
+}
+
+// CreateBatchRequest defines model for CreateBatchRequest.
+type CreateBatchRequest struct {
+	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
+	//
+	// Example: order-10023-label
+	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
+
+	// LabelFormat The label document's format, chosen at create (default `pdf`): `pdf`, `png` (a 4x6
+	// image at 203 dpi, 812x1218 pixels) or `zpl` (ZPL II for 203 dpi 4x6 thermal stock).
+	// The carrier renders it natively; the label is served at `label.pdf`, `label.png` or
+	// `label.zpl` and only there.
+	//
+	//
+	// Example: pdf
+	LabelFormat *LabelFormat         `json:"labelFormat,omitempty"`
+	Shipments   []BatchShipmentInput `json:"shipments"`
 }
 
 // CreateLabelRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
@@ -655,7 +782,8 @@ type Event struct {
 
 	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
 	// (the carrier refused a void; the label is purchased again and `errorMessage` says
-	// why), `tracker.updated`, `shipment.delivered`, `shipment.exception`,
+	// why), `batch.completed` (no item of a batch is `paying` or `pending` any more;
+	// `data` is the batch), `tracker.updated`, `shipment.delivered`, `shipment.exception`,
 	// `shipment.return_to_sender`, or `webhook.test`.
 	//
 	//
@@ -888,6 +1016,11 @@ type ServiceOption struct {
 type Shipment struct {
 	// BalanceAppliedCents Shipping balance credit applied to this purchase.
 	BalanceAppliedCents int64 `json:"balanceAppliedCents"`
+
+	// BatchId The batch the shipment was created in (POST /batches); absent for single creates.
+	//
+	// Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
+	BatchId *string `json:"batchId,omitempty"`
 
 	// Carrier Example: USPS
 	Carrier          string `json:"carrier"`
@@ -1155,6 +1288,9 @@ type WebhookSubscriptionWithSecret struct {
 	Url           string `json:"url"`
 }
 
+// BatchId Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
+type BatchId = string
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -1205,6 +1341,24 @@ type UnprocessableEntity = Error
 
 // ListAddressesParams defines parameters for ListAddresses.
 type ListAddressesParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListBatchesParams defines parameters for ListBatches.
+type ListBatchesParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListBatchShipmentsParams defines parameters for ListBatchShipments.
+type ListBatchShipmentsParams struct {
 	// Cursor Opaque position from a previous page's `nextCursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
@@ -1276,6 +1430,9 @@ type CreateAddressJSONRequestBody = CreateAddressRequest
 
 // VerifyAddressJSONRequestBody defines body for VerifyAddress for application/json ContentType.
 type VerifyAddressJSONRequestBody = AddressInput
+
+// CreateBatchJSONRequestBody defines body for CreateBatch for application/json ContentType.
+type CreateBatchJSONRequestBody = CreateBatchRequest
 
 // CreateLabelJSONRequestBody defines body for CreateLabel for application/json ContentType.
 type CreateLabelJSONRequestBody = CreateLabelRequest
@@ -1415,6 +1572,78 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /addresses/verify (the `VerifyAddress` operationId).
 	VerifyAddress(ctx context.Context, body VerifyAddressJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListBatches List batches
+	//
+	// Batches of the token's account and mode, newest first, with their counts now.
+	//
+	// Corresponds with GET /batches (the `ListBatches` operationId).
+	ListBatches(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBatchWithBody Create and buy many labels at once
+	//
+	// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+	// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+	// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+	// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+	// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+	// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+	// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+	//
+	// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+	//
+	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /batches (the `CreateBatch` operationId).
+	CreateBatchWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBatch Create and buy many labels at once
+	//
+	// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+	// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+	// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+	// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+	// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+	// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+	// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+	//
+	// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+	//
+	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /batches (the `CreateBatch` operationId).
+	CreateBatch(ctx context.Context, body CreateBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBatch Get a batch
+	//
+	// One batch with its counts now.
+	//
+	// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
+	GetBatch(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBatchLabelsPDF Download every label of a batch as one PDF
+	//
+	// Every purchased label of the batch, in item order, as one document to print;
+	// failed items (and labels refunded since) are skipped. Streamed: the document is
+	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+	//
+	// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
+	GetBatchLabelsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListBatchShipments List a batch's shipments
+	//
+	// The batch's shipments in item order (the order of `shipments` in the request), one page at a time.
+	//
+	// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
+	ListBatchShipments(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEvents List events
 	//
@@ -1741,6 +1970,138 @@ func (c *Client) VerifyAddressWithBody(ctx context.Context, contentType string, 
 // Corresponds with POST /addresses/verify (the `VerifyAddress` operationId).
 func (c *Client) VerifyAddress(ctx context.Context, body VerifyAddressJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewVerifyAddressRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBatches List batches
+//
+// Batches of the token's account and mode, newest first, with their counts now.
+//
+// Corresponds with GET /batches (the `ListBatches` operationId).
+func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBatchesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBatchWithBody Create and buy many labels at once
+//
+// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+//
+// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+//
+// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /batches (the `CreateBatch` operationId).
+func (c *Client) CreateBatchWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBatchRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBatch Create and buy many labels at once
+//
+// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+//
+// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+//
+// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /batches (the `CreateBatch` operationId).
+func (c *Client) CreateBatch(ctx context.Context, body CreateBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBatchRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBatch Get a batch
+//
+// One batch with its counts now.
+//
+// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
+func (c *Client) GetBatch(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBatchRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBatchLabelsPDF Download every label of a batch as one PDF
+//
+// Every purchased label of the batch, in item order, as one document to print;
+// failed items (and labels refunded since) are skipped. Streamed: the document is
+// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+//
+// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
+func (c *Client) GetBatchLabelsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBatchLabelsPDFRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBatchShipments List a batch's shipments
+//
+// The batch's shipments in item order (the order of `shipments` in the request), one page at a time.
+//
+// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
+func (c *Client) ListBatchShipments(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBatchShipmentsRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -2380,6 +2741,253 @@ func NewVerifyAddressRequestWithBody(server string, contentType string, body io.
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListBatchesRequest constructs an http.Request for the ListBatches method
+func NewListBatchesRequest(server string, params *ListBatchesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateBatchRequest calls the generic CreateBatch builder with application/json body
+func NewCreateBatchRequest(server string, body CreateBatchJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateBatchRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateBatchRequestWithBody constructs an http.Request for the CreateBatch method, with any body, and a specified content type
+func NewCreateBatchRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetBatchRequest constructs an http.Request for the GetBatch method
+func NewGetBatchRequest(server string, id BatchId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetBatchLabelsPDFRequest constructs an http.Request for the GetBatchLabelsPDF method
+func NewGetBatchLabelsPDFRequest(server string, id BatchId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches/%s/labels.pdf", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListBatchShipmentsRequest constructs an http.Request for the ListBatchShipments method
+func NewListBatchShipmentsRequest(server string, id BatchId, params *ListBatchShipmentsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches/%s/shipments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -3353,6 +3961,86 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /addresses/verify (the `VerifyAddress` operationId).
 	VerifyAddressWithResponse(ctx context.Context, body VerifyAddressJSONRequestBody, reqEditors ...RequestEditorFn) (*VerifyAddressResponse, error)
 
+	// ListBatchesWithResponse List batches
+	//
+	// Batches of the token's account and mode, newest first, with their counts now.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches (the `ListBatches` operationId).
+	ListBatchesWithResponse(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*ListBatchesResponse, error)
+
+	// CreateBatchWithBodyWithResponse Create and buy many labels at once
+	//
+	// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+	// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+	// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+	// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+	// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+	// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+	// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+	//
+	// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+	//
+	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /batches (the `CreateBatch` operationId).
+	CreateBatchWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBatchResponse, error)
+
+	// CreateBatchWithResponse Create and buy many labels at once
+	//
+	// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+	// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+	// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+	// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+	// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+	// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+	// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+	//
+	// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+	//
+	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /batches (the `CreateBatch` operationId).
+	CreateBatchWithResponse(ctx context.Context, body CreateBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBatchResponse, error)
+
+	// GetBatchWithResponse Get a batch
+	//
+	// One batch with its counts now.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
+	GetBatchWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchResponse, error)
+
+	// GetBatchLabelsPDFWithResponse Download every label of a batch as one PDF
+	//
+	// Every purchased label of the batch, in item order, as one document to print;
+	// failed items (and labels refunded since) are skipped. Streamed: the document is
+	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
+	GetBatchLabelsPDFWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchLabelsPDFResponse, error)
+
+	// ListBatchShipmentsWithResponse List a batch's shipments
+	//
+	// The batch's shipments in item order (the order of `shipments` in the request), one page at a time.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
+	ListBatchShipmentsWithResponse(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*ListBatchShipmentsResponse, error)
+
 	// ListEventsWithResponse List events
 	//
 	// Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -4073,6 +4761,744 @@ func (r VerifyAddressResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r VerifyAddressResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBatchesResponse400Headers the declared response headers of an HTTP 400 response for ListBatches
+type ListBatchesResponse400Headers struct {
+	XRequestId string
+}
+
+// ListBatchesResponse401Headers the declared response headers of an HTTP 401 response for ListBatches
+type ListBatchesResponse401Headers struct {
+	XRequestId string
+}
+
+// ListBatchesResponse403Headers the declared response headers of an HTTP 403 response for ListBatches
+type ListBatchesResponse403Headers struct {
+	XRequestId string
+}
+
+// ListBatchesResponse422Headers the declared response headers of an HTTP 422 response for ListBatches
+type ListBatchesResponse422Headers struct {
+	XRequestId string
+}
+
+// ListBatchesResponse429Headers the declared response headers of an HTTP 429 response for ListBatches
+type ListBatchesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListBatchesResponse500Headers the declared response headers of an HTTP 500 response for ListBatches
+type ListBatchesResponse500Headers struct {
+	XRequestId string
+}
+
+type ListBatchesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BatchList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListBatchesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListBatchesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListBatchesResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListBatchesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBatchesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListBatchesResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBatchesResponse) GetJSON200() *BatchList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListBatchesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBatchesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListBatchesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListBatchesResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBatchesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListBatchesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBatchesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBatchesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBatchesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBatchesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateBatchResponse400Headers the declared response headers of an HTTP 400 response for CreateBatch
+type CreateBatchResponse400Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse401Headers the declared response headers of an HTTP 401 response for CreateBatch
+type CreateBatchResponse401Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse402Headers the declared response headers of an HTTP 402 response for CreateBatch
+type CreateBatchResponse402Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse403Headers the declared response headers of an HTTP 403 response for CreateBatch
+type CreateBatchResponse403Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse409Headers the declared response headers of an HTTP 409 response for CreateBatch
+type CreateBatchResponse409Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse413Headers the declared response headers of an HTTP 413 response for CreateBatch
+type CreateBatchResponse413Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse422Headers the declared response headers of an HTTP 422 response for CreateBatch
+type CreateBatchResponse422Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse429Headers the declared response headers of an HTTP 429 response for CreateBatch
+type CreateBatchResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CreateBatchResponse500Headers the declared response headers of an HTTP 500 response for CreateBatch
+type CreateBatchResponse500Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse502Headers the declared response headers of an HTTP 502 response for CreateBatch
+type CreateBatchResponse502Headers struct {
+	XRequestId string
+}
+
+// CreateBatchResponse503Headers the declared response headers of an HTTP 503 response for CreateBatch
+type CreateBatchResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CreateBatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Batch
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON402 the response for an HTTP 402 `application/json` response
+	JSON402 *PaymentRequired
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateBatchResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateBatchResponse401Headers
+	// Headers402 the parsed response headers for an HTTP 402 response
+	Headers402 *CreateBatchResponse402Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateBatchResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateBatchResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateBatchResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateBatchResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateBatchResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateBatchResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CreateBatchResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateBatchResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateBatchResponse) GetJSON202() *Batch {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateBatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateBatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON402 returns the response for an HTTP 402 `application/json` response
+func (r CreateBatchResponse) GetJSON402() *PaymentRequired {
+	return r.JSON402
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateBatchResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateBatchResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateBatchResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateBatchResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateBatchResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateBatchResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CreateBatchResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateBatchResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateBatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateBatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateBatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateBatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBatchResponse400Headers the declared response headers of an HTTP 400 response for GetBatch
+type GetBatchResponse400Headers struct {
+	XRequestId string
+}
+
+// GetBatchResponse401Headers the declared response headers of an HTTP 401 response for GetBatch
+type GetBatchResponse401Headers struct {
+	XRequestId string
+}
+
+// GetBatchResponse403Headers the declared response headers of an HTTP 403 response for GetBatch
+type GetBatchResponse403Headers struct {
+	XRequestId string
+}
+
+// GetBatchResponse404Headers the declared response headers of an HTTP 404 response for GetBatch
+type GetBatchResponse404Headers struct {
+	XRequestId string
+}
+
+// GetBatchResponse429Headers the declared response headers of an HTTP 429 response for GetBatch
+type GetBatchResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetBatchResponse500Headers the declared response headers of an HTTP 500 response for GetBatch
+type GetBatchResponse500Headers struct {
+	XRequestId string
+}
+
+type GetBatchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Batch
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetBatchResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBatchResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetBatchResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBatchResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBatchResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBatchResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBatchResponse) GetJSON200() *Batch {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBatchResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBatchResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetBatchResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBatchResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBatchResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBatchResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBatchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBatchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBatchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBatchLabelsPDFResponse202Headers the declared response headers of an HTTP 202 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse400Headers the declared response headers of an HTTP 400 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse400Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse401Headers the declared response headers of an HTTP 401 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse401Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse403Headers the declared response headers of an HTTP 403 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse403Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse404Headers the declared response headers of an HTTP 404 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse404Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsPDFResponse429Headers the declared response headers of an HTTP 429 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetBatchLabelsPDFResponse500Headers the declared response headers of an HTTP 500 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse500Headers struct {
+	XRequestId string
+}
+
+type GetBatchLabelsPDFResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetBatchLabelsPDFResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetBatchLabelsPDFResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBatchLabelsPDFResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetBatchLabelsPDFResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBatchLabelsPDFResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBatchLabelsPDFResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBatchLabelsPDFResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBatchLabelsPDFResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBatchLabelsPDFResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBatchLabelsPDFResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBatchLabelsPDFResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBatchShipmentsResponse400Headers the declared response headers of an HTTP 400 response for ListBatchShipments
+type ListBatchShipmentsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse401Headers the declared response headers of an HTTP 401 response for ListBatchShipments
+type ListBatchShipmentsResponse401Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse403Headers the declared response headers of an HTTP 403 response for ListBatchShipments
+type ListBatchShipmentsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse404Headers the declared response headers of an HTTP 404 response for ListBatchShipments
+type ListBatchShipmentsResponse404Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse422Headers the declared response headers of an HTTP 422 response for ListBatchShipments
+type ListBatchShipmentsResponse422Headers struct {
+	XRequestId string
+}
+
+// ListBatchShipmentsResponse429Headers the declared response headers of an HTTP 429 response for ListBatchShipments
+type ListBatchShipmentsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListBatchShipmentsResponse500Headers the declared response headers of an HTTP 500 response for ListBatchShipments
+type ListBatchShipmentsResponse500Headers struct {
+	XRequestId string
+}
+
+type ListBatchShipmentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ShipmentList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListBatchShipmentsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListBatchShipmentsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListBatchShipmentsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListBatchShipmentsResponse404Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListBatchShipmentsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBatchShipmentsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListBatchShipmentsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON200() *ShipmentList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListBatchShipmentsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBatchShipmentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBatchShipmentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBatchShipmentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBatchShipmentsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6931,6 +8357,122 @@ func (c *ClientWithResponses) VerifyAddressWithResponse(ctx context.Context, bod
 	return ParseVerifyAddressResponse(rsp)
 }
 
+// ListBatchesWithResponse List batches
+//
+// Batches of the token's account and mode, newest first, with their counts now.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches (the `ListBatches` operationId).
+func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, params *ListBatchesParams, reqEditors ...RequestEditorFn) (*ListBatchesResponse, error) {
+	rsp, err := c.ListBatches(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBatchesResponse(rsp)
+}
+
+// CreateBatchWithBodyWithResponse Create and buy many labels at once
+//
+// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+//
+// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+//
+// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /batches (the `CreateBatch` operationId).
+func (c *ClientWithResponses) CreateBatchWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBatchResponse, error) {
+	rsp, err := c.CreateBatchWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBatchResponse(rsp)
+}
+
+// CreateBatchWithResponse Create and buy many labels at once
+//
+// Accepts 1 to 5,000 shipments, each exactly a POST /labels/create body without its
+// own `idempotencyKey`. Every item is checked, quoted and priced first; any invalid
+// item refuses the whole batch with 422 (`issues` paths name the item, e.g.
+// `shipments.17.toAddress.state`) and nothing is stored. Otherwise every item becomes a
+// shipment (`paying`, with `batchId`) in the batch's order, bought like any create;
+// the answer is 202 with the batch `purchasing`. The batch becomes `completed` (and
+// `batch.completed` is emitted once) when no item is `paying` or `pending`.
+//
+// The body may be up to 8 MiB (`x-max-body-bytes`); the batch counts once against
+// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
+// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
+//
+// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /batches (the `CreateBatch` operationId).
+func (c *ClientWithResponses) CreateBatchWithResponse(ctx context.Context, body CreateBatchJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBatchResponse, error) {
+	rsp, err := c.CreateBatch(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBatchResponse(rsp)
+}
+
+// GetBatchWithResponse Get a batch
+//
+// One batch with its counts now.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
+func (c *ClientWithResponses) GetBatchWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchResponse, error) {
+	rsp, err := c.GetBatch(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBatchResponse(rsp)
+}
+
+// GetBatchLabelsPDFWithResponse Download every label of a batch as one PDF
+//
+// Every purchased label of the batch, in item order, as one document to print;
+// failed items (and labels refunded since) are skipped. Streamed: the document is
+// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
+func (c *ClientWithResponses) GetBatchLabelsPDFWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchLabelsPDFResponse, error) {
+	rsp, err := c.GetBatchLabelsPDF(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBatchLabelsPDFResponse(rsp)
+}
+
+// ListBatchShipmentsWithResponse List a batch's shipments
+//
+// The batch's shipments in item order (the order of `shipments` in the request), one page at a time.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
+func (c *ClientWithResponses) ListBatchShipmentsWithResponse(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*ListBatchShipmentsResponse, error) {
+	rsp, err := c.ListBatchShipments(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBatchShipmentsResponse(rsp)
+}
+
 // ListEventsWithResponse List events
 //
 // Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -7912,6 +9454,927 @@ func ParseVerifyAddressResponse(rsp *http.Response) (*VerifyAddressResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListBatchesResponse parses an HTTP response from a ListBatchesWithResponse call
+func ParseListBatchesResponse(rsp *http.Response) (*ListBatchesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBatchesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BatchList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListBatchesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListBatchesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListBatchesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListBatchesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBatchesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListBatchesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateBatchResponse parses an HTTP response from a CreateBatchWithResponse call
+func ParseCreateBatchResponse(rsp *http.Response) (*CreateBatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateBatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Batch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 402:
+		var dest PaymentRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON402 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreateBatchResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateBatchResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 402:
+		var headers CreateBatchResponse402Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers402 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateBatchResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateBatchResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateBatchResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateBatchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateBatchResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers CreateBatchResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateBatchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBatchResponse parses an HTTP response from a GetBatchWithResponse call
+func ParseGetBatchResponse(rsp *http.Response) (*GetBatchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBatchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Batch
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetBatchResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetBatchResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetBatchResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBatchResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBatchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBatchResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBatchLabelsPDFResponse parses an HTTP response from a GetBatchLabelsPDFWithResponse call
+func ParseGetBatchLabelsPDFResponse(rsp *http.Response) (*GetBatchLabelsPDFResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBatchLabelsPDFResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetBatchLabelsPDFResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetBatchLabelsPDFResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetBatchLabelsPDFResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetBatchLabelsPDFResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBatchLabelsPDFResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBatchLabelsPDFResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBatchLabelsPDFResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListBatchShipmentsResponse parses an HTTP response from a ListBatchShipmentsWithResponse call
+func ParseListBatchShipmentsResponse(rsp *http.Response) (*ListBatchShipmentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBatchShipmentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ShipmentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListBatchShipmentsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListBatchShipmentsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListBatchShipmentsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListBatchShipmentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListBatchShipmentsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBatchShipmentsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListBatchShipmentsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil
@@ -11501,6 +13964,21 @@ type ServerInterface interface {
 	// VerifyAddress Verify and standardise an address
 	// (POST /addresses/verify)
 	VerifyAddress(ctx echo.Context) error
+	// ListBatches List batches
+	// (GET /batches)
+	ListBatches(ctx echo.Context, params ListBatchesParams) error
+	// CreateBatch Create and buy many labels at once
+	// (POST /batches)
+	CreateBatch(ctx echo.Context) error
+	// GetBatch Get a batch
+	// (GET /batches/{id})
+	GetBatch(ctx echo.Context, id BatchId) error
+	// GetBatchLabelsPDF Download every label of a batch as one PDF
+	// (GET /batches/{id}/labels.pdf)
+	GetBatchLabelsPDF(ctx echo.Context, id BatchId) error
+	// ListBatchShipments List a batch's shipments
+	// (GET /batches/{id}/shipments)
+	ListBatchShipments(ctx echo.Context, id BatchId, params ListBatchShipmentsParams) error
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx echo.Context, params ListEventsParams) error
@@ -11608,6 +14086,104 @@ func (w *ServerInterfaceWrapper) VerifyAddress(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.VerifyAddress(ctx)
+	return err
+}
+
+// ListBatches converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBatches(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBatchesParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBatches(ctx, params)
+	return err
+}
+
+// CreateBatch converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateBatch(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateBatch(ctx)
+	return err
+}
+
+// GetBatch converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id BatchId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatch(ctx, id)
+	return err
+}
+
+// GetBatchLabelsPDF converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatchLabelsPDF(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id BatchId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatchLabelsPDF(ctx, id)
+	return err
+}
+
+// ListBatchShipments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBatchShipments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id BatchId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBatchShipmentsParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBatchShipments(ctx, id, params)
 	return err
 }
 
@@ -12016,6 +14592,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/labels/:id/label.pdf", wrapper.GetLabelPDF, options.OperationMiddlewares["getLabelPDF"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.png", wrapper.GetLabelPNG, options.OperationMiddlewares["getLabelPNG"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.zpl", wrapper.GetLabelZPL, options.OperationMiddlewares["getLabelZPL"]...)
+	router.GET(options.BaseURL+"/batches", wrapper.ListBatches, options.OperationMiddlewares["listBatches"]...)
+	router.POST(options.BaseURL+"/batches", wrapper.CreateBatch, options.OperationMiddlewares["createBatch"]...)
+	router.GET(options.BaseURL+"/batches/:id", wrapper.GetBatch, options.OperationMiddlewares["getBatch"]...)
+	router.GET(options.BaseURL+"/batches/:id/shipments", wrapper.ListBatchShipments, options.OperationMiddlewares["listBatchShipments"]...)
+	router.GET(options.BaseURL+"/batches/:id/labels.pdf", wrapper.GetBatchLabelsPDF, options.OperationMiddlewares["getBatchLabelsPDF"]...)
 	router.GET(options.BaseURL+"/trackers/:id", wrapper.GetTracker, options.OperationMiddlewares["getTracker"]...)
 	router.POST(options.BaseURL+"/addresses/verify", wrapper.VerifyAddress, options.OperationMiddlewares["verifyAddress"]...)
 	router.GET(options.BaseURL+"/addresses", wrapper.ListAddresses, options.OperationMiddlewares["listAddresses"]...)
@@ -12689,6 +15270,734 @@ func (response VerifyAddress503JSONResponse) VisitVerifyAddressResponse(w http.R
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchesRequestObject struct {
+	Params ListBatchesParams
+}
+
+type ListBatchesResponseObject interface {
+	VisitListBatchesResponse(w http.ResponseWriter) error
+}
+
+type ListBatches200JSONResponse BatchList
+
+func (response ListBatches200JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListBatches400JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListBatches401JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListBatches403JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListBatches422JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListBatches429JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatches500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListBatches500JSONResponse) VisitListBatchesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatchRequestObject struct {
+	Body *CreateBatchJSONRequestBody
+}
+
+type CreateBatchResponseObject interface {
+	VisitCreateBatchResponse(w http.ResponseWriter) error
+}
+
+type CreateBatch202JSONResponse Batch
+
+func (response CreateBatch202JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateBatch400JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateBatch401JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch402JSONResponse struct{ PaymentRequiredJSONResponse }
+
+func (response CreateBatch402JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(402)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateBatch403JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateBatch409JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateBatch413JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreateBatch422JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateBatch429JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateBatch500JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response CreateBatch502JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBatch503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateBatch503JSONResponse) VisitCreateBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchRequestObject struct {
+	Id BatchId `json:"id"`
+}
+
+type GetBatchResponseObject interface {
+	VisitGetBatchResponse(w http.ResponseWriter) error
+}
+
+type GetBatch200JSONResponse Batch
+
+func (response GetBatch200JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBatch400JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBatch401JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBatch403JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBatch404JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBatch429JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatch500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBatch500JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDFRequestObject struct {
+	Id BatchId `json:"id"`
+}
+
+type GetBatchLabelsPDFResponseObject interface {
+	VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error
+}
+
+type GetBatchLabelsPDF200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetBatchLabelsPDF200ApplicationpdfResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetBatchLabelsPDF202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetBatchLabelsPDF202JSONResponse struct {
+	Body    Error
+	Headers GetBatchLabelsPDF202ResponseHeaders
+}
+
+func (response GetBatchLabelsPDF202JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBatchLabelsPDF400JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBatchLabelsPDF401JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBatchLabelsPDF403JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBatchLabelsPDF404JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBatchLabelsPDF429JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsPDF500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBatchLabelsPDF500JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipmentsRequestObject struct {
+	Id     BatchId `json:"id"`
+	Params ListBatchShipmentsParams
+}
+
+type ListBatchShipmentsResponseObject interface {
+	VisitListBatchShipmentsResponse(w http.ResponseWriter) error
+}
+
+type ListBatchShipments200JSONResponse ShipmentList
+
+func (response ListBatchShipments200JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListBatchShipments400JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListBatchShipments401JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListBatchShipments403JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListBatchShipments404JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListBatchShipments422JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListBatchShipments429JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBatchShipments500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListBatchShipments500JSONResponse) VisitListBatchShipmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15395,6 +18704,21 @@ type StrictServerInterface interface {
 	// VerifyAddress Verify and standardise an address
 	// (POST /addresses/verify)
 	VerifyAddress(ctx context.Context, request VerifyAddressRequestObject) (VerifyAddressResponseObject, error)
+	// ListBatches List batches
+	// (GET /batches)
+	ListBatches(ctx context.Context, request ListBatchesRequestObject) (ListBatchesResponseObject, error)
+	// CreateBatch Create and buy many labels at once
+	// (POST /batches)
+	CreateBatch(ctx context.Context, request CreateBatchRequestObject) (CreateBatchResponseObject, error)
+	// GetBatch Get a batch
+	// (GET /batches/{id})
+	GetBatch(ctx context.Context, request GetBatchRequestObject) (GetBatchResponseObject, error)
+	// GetBatchLabelsPDF Download every label of a batch as one PDF
+	// (GET /batches/{id}/labels.pdf)
+	GetBatchLabelsPDF(ctx context.Context, request GetBatchLabelsPDFRequestObject) (GetBatchLabelsPDFResponseObject, error)
+	// ListBatchShipments List a batch's shipments
+	// (GET /batches/{id}/shipments)
+	ListBatchShipments(ctx context.Context, request ListBatchShipmentsRequestObject) (ListBatchShipmentsResponseObject, error)
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -15580,6 +18904,153 @@ func (sh *strictHandler) VerifyAddress(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(VerifyAddressResponseObject); ok {
 		return validResponse.VisitVerifyAddressResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListBatches operation middleware
+func (sh *strictHandler) ListBatches(ctx echo.Context, params ListBatchesParams) error {
+	var request ListBatchesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBatches(ctx.Request().Context(), request.(ListBatchesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBatches")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBatchesResponseObject); ok {
+		return validResponse.VisitListBatchesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateBatch operation middleware
+func (sh *strictHandler) CreateBatch(ctx echo.Context) error {
+	var request CreateBatchRequestObject
+
+	var body CreateBatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateBatch(ctx.Request().Context(), request.(CreateBatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateBatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateBatchResponseObject); ok {
+		return validResponse.VisitCreateBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatch operation middleware
+func (sh *strictHandler) GetBatch(ctx echo.Context, id BatchId) error {
+	var request GetBatchRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatch(ctx.Request().Context(), request.(GetBatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchResponseObject); ok {
+		return validResponse.VisitGetBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatchLabelsPDF operation middleware
+func (sh *strictHandler) GetBatchLabelsPDF(ctx echo.Context, id BatchId) error {
+	var request GetBatchLabelsPDFRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatchLabelsPDF(ctx.Request().Context(), request.(GetBatchLabelsPDFRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatchLabelsPDF")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchLabelsPDFResponseObject); ok {
+		return validResponse.VisitGetBatchLabelsPDFResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListBatchShipments operation middleware
+func (sh *strictHandler) ListBatchShipments(ctx echo.Context, id BatchId, params ListBatchShipmentsParams) error {
+	var request ListBatchShipmentsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBatchShipments(ctx.Request().Context(), request.(ListBatchShipmentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBatchShipments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBatchShipmentsResponseObject); ok {
+		return validResponse.VisitListBatchShipmentsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -16201,212 +19672,234 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rchs3k+irdHG3yuTuiCIpybGpH+cotpPorGxrLflLvoRZDjgDklgNgckAI4pJqWqfZh9sn+QUGsDc",
-	"SZGypMTf6o8tkjO4NLobfe8/WoFYxIJTrmRr+EdrTklIE/zzE1H0jC2Ywn/0NyGVQcJixQRvDVtvSEwC",
-	"plbQnqSJVB0QU1BzCpM0uKIK1JxJSOhvKZUKwoQsJUwTsei2vJYM5nRB9IhqFdPWsMW4ojOatG5vvXza",
-	"T3RBGGd8Vp/6x7mIqBtcQkSnChgvzL7LLJI2bO4zZzeg2IJCW9JA8FB2gChYzlkwL+6SSZimUQRkRhjX",
-	"s+pFsYSGraFKUnrXKswOTsP6Ak5DyhWbMpoYuObAPAYSSaH3S5NEJDARIaMSiAQ/ceP5Wy1FqkSD16xE",
-	"JauTqaJJfSkXBgCgBCwJUzChU5Fo8KtkxfgM2nZLHiQi5SENIY07mxewYJwt0kVr2PPqcLn1WjFJyIIq",
-	"i4lv0kSKhoV9jMlvKYVYSKa/QfwCAnFCr5lIJcRkRl9I8Dm9UWYMhAvT7/6W0mTV8lqcLPTsgZmitEZy",
-	"c0b5TM1bw0EvX2cBaGsI45zMKEj2O103WYTvFecK6ZSkkWoNB0eentgAp6+nzUDV95pQ6GLO4gXljTjk",
-	"fgMWZkuJiZrnK2HhxmOiN2QRR7jreTz+JhzQ/rRHXk9eBd+EL+nR9JAcTAZBqwk2P9LJXIirxmWlk+zj",
-	"AyxtOb8a98lgchAchkf05fQb8mryOuiFfTqYNiztVo8qY8ElReT6loTfE0WXZKU/BYIryvFQSRxHLCB6",
-	"lfv/KfXK/yjM/88JnbaGrX/az/nnvvlV7r/TdGmmKu/cD0iSMJqMkXJ9aC+ZmoP7Fl+TfgdEAv41TZD6",
-	"7aNDIBCKJZcqoWQBcSKuWUgTmBIW0fDYEKOGZIGB/7Rn+cueOYWmJdvH93NOhMv+loT2my2Akh2FfjI0",
-	"CHpNIhaO8QmvhVtoDVvuNpiIcKU5JxcK8EH4fxcfP9jjtvxQ/z0+mvbpIDwIDidH5OXrb161br0vPYJL",
-	"zbsb54e2X1y3OQcCSlxRDkui2YmUNHQXzedPZ9D28dcx42Mkcb/zcEfwRvBpxAL1+Fh5AlIRRSGwMw7B",
-	"50KN4zQJ5kTS0Ie2vnGG+n5RacI/Tn3QRCqBgHQsRs2JsjAd8ezVjqdfmqY81DCKEzFLqJS+Bz6JEkrC",
-	"1fhasJCGvjfiPuM0YjM2iegYF6QfC1OzXTqmPIwF40p/G5EJjcZTkSyIGi+YXBAVzPUyAX+BUASpXtWI",
-	"E3lFQ5iKRB8b4ULNNdHgi3rJ5ijNS/qIJyKdzbUscWwn+Q4f9YHwcMTNV5+TyOwf3xWcAlMwJ1LvNaQR",
-	"u6bJqrRbva4F4SmJRjyh7hENLAsE+C2lqQEWC+kiForyYDW+oqtxIKKISSa4D2093RVdjbheaapRUXAj",
-	"GTjYAPITAiGbTmmij0WjetO4jI9TSfXS9JoMWeLLON4VxeVJxaIIkpRrKQyIlg6g3wMrEFmm44GPwsMe",
-	"Sg9+pzvi70gSacFF0uSaJhICkUYhEC6XNCkvxXHicSSk8o+BQCAWC6YUDZ2480LqFZrHDIItIaGBSLSg",
-	"gUtmSstGUqRJQPVBQULjiKxo6IEUBjE1XzIvj3gk+AwXx1V3xB+MXr8TyYSFIeX35JgynU5ZwChXYxmI",
-	"mBb4Jp6JiGmCowCnVEtjcwrLhCk6dDQowb14Jx/Nb9YLfGXYqgz1AJzWr+8pu/FKs9sbb5kIPhsvREj9",
-	"h+Oip1zRhJPIrPLxL3hm58tueEmmVEvOSCuOxChIzT8KlKBJruOZG0fzYTZL7WkbIV+mwRxFfCdBaA7t",
-	"HtQsuiQzVH58OHB+EOo7LeM/AST1HqZ6Lh/aCyYl4zMPQhpRzRs0nCwzJ0EgUq5eSAM+ezeknFwTFpFJ",
-	"9JDYdE5WkSDhpRBnJJnRJ4BCbGYcKyHGkZ7THxr1U4sw9CZAVtCH9+zbB92l5gGfMtn7Cc56HJtJxwuq",
-	"5iLU8m4Yal3OfA3ma0/vnW9DSw8HjQuaXLOAfs4R6gn1hCIar9EWvALdFx831OAksTGKGONpGkU+tM8/",
-	"XlzCPlKK3A8SShQdghJCiykrcO9Io+5r4UmD2c4rj7WMN9cSgZZDzNthZ2hPxUgJJZHACQyVMyk8cveR",
-	"ZNaJW+9LDvNSiPeEr+y38l5XdaKlUVThaVi8pB34nFnquASRvoXC02g5fnGRjmUYi5WzJmXyxIuC/DhL",
-	"RBqPeNu/2dMj7OEIe/it39ECFF3EapWhBGo/L6TjwSh86Qu8Cz8Spka8EQ2Owf9pL7O/7aEBztdjLzVt",
-	"r7WtjXjpNfwX5fLqcNZq6ANJKEp5WkymKHKTVPMPhQpFWBArxRQI5BvWF4yDjgeDmxtgPIjSkIbdER/x",
-	"k0gKKEPYQ24kUoXrLy3oX3ywyFggMaO2j3hhQUxwCW0uDFA9IBxSfsXFkntAb2LNiTVFJ/RaXKHoTzvG",
-	"4IWnGUTM6DthqHUOLUkbzdaor1r01SAArYxJqxGpOV3UJOAvocry4dz5etm+XBmiZP3dapj8jdpQ1sS7",
-	"5TD66S9jM5/xYEXCft/q+lxvQMHTK2kCFCaUJDSxB4uaL9WKDbhnn4K9WIFs7LaJ+9GaeWnh+gtjILFY",
-	"a8RU85XF6QeUzj7zOBEBlVLff++4Ymp1L+C7zU0Zjcoc/sRQVxfdHtYijyKS1zIPVx96muP4W27DcmYY",
-	"SRcE+UoUrcAeyhD80tbMabgTs1+hkDHivvmo+Qj+hXytZL8LBTUWNGds0dNWR1NCeFo/H3HfKkScLLTo",
-	"gAJFJCQ6h+wAmi3hXHgRoGFFmoc8oN2ZvgGkEcbeEDUTSWbDc2usOUpCFsJKpLCghEP+LtUv/x+/Y4xO",
-	"ZsH2nUzKYlKmFMUr1MlCoZkLJGlEc12Mi7G+BSRar7gYIzFq8NqpssEyqcwKk0Zsc0JeQv+TBgrtbBG7",
-	"zgUtfUEZbo1SrrO0EQkzdq2viHXyoNsTvdYStVpliveI+3ijvNM/OEuzLJjjzYXmP5xdJENuHMaSRt0l",
-	"cAKxkIpEYO+vLvjGBFikMoMXPooayQp/8j9f+F3491QoKlEWQJk2N0BKCOY0uHLDGjdZUZiFUCMoB6UR",
-	"EQfQJ6BlGCARu6LQPhwMCmhi8TrTPfDzCwkxUfPOEAh8viguXX8+v7D2VX3l0iRhSiSrEUeTVFsLAwHR",
-	"GC6VSNB1FtMEv+p4drjfWYyDHUHIZkxJPdDPp+f/eghtvz84ODzae/nNq9d+Z8St+S9O6JRpoQVSPbLe",
-	"ll6rBbGeWGpaMYBkWs43703ZjRENFkTBIpUK5uSajjhT0P707uTt+3cejNwh0gogFbmio1bHoE6caAFK",
-	"MeNiCSwnzn02H+gS/i6Sq5ZXdLO9NO4u97Ffc9546K0mvDLaCSfRCpkdvOMzxqmEMxWWx+43uPD0cIhL",
-	"De7Xi49w0H/5cq8PJIrnZG+AcNOXVT7v5wu9VaIUTfQ7//HLyd7PZO/3X/8Y3P5zq2E2LaBE5aWTkPxf",
-	"+6kbiEV5zYOjw4ZRjH+stP+QwJm4phEJ6Da7jueCV4b41z4M+gM4OjqCXr/XK49y2DRIQiVDHzUpb2lK",
-	"Ikmz5ydCRJRwvOQ0EVTQ4O91BKhNJFVCqeqX3zw46sF3bKrmcHJNedq07TswyQw7KA97kTJF4eCgCoFm",
-	"OP7O4vLr/V6//6pyhnet5Lbo5fwl263XsvKDniRH1F+z98VE3xp6GZYgT3mcGiknDNEfTqLzAhnac9nM",
-	"dzV7JNk9LykPJTA1zFkdMg7fzmjULy7AWOLahI+41VnsjcwkHA4GVbGgsxN7f2YozwzlmaE8GUPxWjd7",
-	"M7Fnv3QSW85m/obGRqNE6cWWKZPkEt4mVaYwrPWHOsNq/ZgXWqObmeGZoos7By+u8L15WY9jRyZJQlYO",
-	"fdIGWdSZU0Otvi5JYoxJ7cI6reQdiCShgTHcKGEkTSNSO+cPqkf5exgdQHm60OfiZml5LTtJpmr+eveZ",
-	"4tLLwPMy4Bdg1nRfvCkoDE2iuBXpXkjQjNy6bZUAAlqdNCqmMWB165zZvFvG4s/nF61GXhnS+vyXuVBp",
-	"V2A8YPppz9wRTMGMXKPvvcw/+/3+oN9rmuuK8YZIJL+gehWEWdiod2kNq2yX10ogWFOgh2E6KOsLATIS",
-	"S2cHjoiiicEPAz1f35h2d+jQymCtIZzp1zFJZBl13KpbXquwkJbXMuM24E+GEXfB2z5WuZbOL9A6OoTL",
-	"3ApAQ6dR65u6sA6YULWk1pQraYRLhUhYG2cX2uaYOq270Nwhkz2+fBONWI2OCMtYCsFLG6WhZrHi3hLE",
-	"LuLBfa75O6/yghfs3+jqLkZ5Wn66IApsf+PveKtvuMV3uLbvfzNvewU/rQRvcPeMTGi0LeZWGNk0EQsn",
-	"laPVtSSi+zFJAhoZl0gmb6c80iJ/IaqLWRa3ka9XQrHRBuUMXp4leGl4GL0hgXJsoirq4qVwF/oEqVTi",
-	"7iv/jXnMqEC5UPHtnSTwNnvw1msVgLilAJNN+KWEx+QnPIWm+9icj4tSc5an3KSFRzaEEg7oo8QbDQFD",
-	"E2/Ei0ihf1rQJJgTrqBtJkDVTiQhTSReejENgUaSLuc0oZ0unC7iiNEQJqsRz3GmCx95tMpuTnvW9vwX",
-	"5IqWli8RAwVGp4XHgMFnhc0xCTFhGNeWSgrtYE6SGQ2BqKKt6YWEKUu0fhoQ7hnH1oizKaRc39rWBFXn",
-	"NIWAvrsO6KzwqHvzgv1Ot3oPH7z1WgKP8E5U+mgey1DJ0Opdb53jU9lL7jzuxB/j+NOAdjGauYQjprAS",
-	"aSKHWsLS30rnYaQjLhI2Y5xEL2SJvSiB8XcVBpTF5ZnNIBPSHy05j3ibZIyHhuOZEKH0O44jZQEuGrPx",
-	"4+I4c7BaJPAy6UMkI16x7ZvIzHzBDjv1thM6pUlCw25lzWUCKXHNBVmZwJMJBWGiE7twkvlngRlDR+8Q",
-	"3QAubMlbEx6bB2WEPhz2XlejbT20wGjIjLg5swYTisHxrePzi3drk9xg4beOvVv4+WUWfp4wkZgr7s67",
-	"u3w+dyH3ReVxrb2Je3Hm27W3rU1QuJ+kWAJSUdX5qPknyJVUtGZ7OWoS7bgWmcNSDohJdajzL3TnyNJ8",
-	"v7QchnUzBGp5+Ze5QpBpznehwoLcnJpnreBjP/XrGvSXXnppEtUx7ofLy/MLE12PThnri5ECSBDQWEmY",
-	"K2Xyi3Kw66/kcH+/YPna16cr9zUowqoF5fDVXUKcXloG8UaRLRdMKmlx5gcIaRARE0NyXLFxau4UUqkY",
-	"NyGeVjS0Yds507UsrEEaMy5t+e4mjgjPTDF3Ypt77xJ/qN0UfAUR1VoJ+p/Qf4Ug11d1SRWWc7GU+pJg",
-	"HCKxtC8UVVQrXIRMar3UeXhly2vN2FS13IXleL/GWXOWXguNyRrm+fGWR6trPQ63tzIPOVlRU2gJ350q",
-	"sR7hueBWYFx9zIg/o1u7p5b3iHDNpiATwkPB77YVlc7cwWoDRt/HjdCA89D27bd+s1PhOHcc4JXWyalk",
-	"xO9FJk2OgmdCeRBCyeTMZ2qp28jdVVCgIc1barbxtULDG6GU4HC5J+csUQ1iwx32jbm8JAmbTj+ki0nV",
-	"9vqy33vd7ffqPoTaKIaK3uQWqvv7pX5LSRZ+lY0yKGe23pXb6rWuSZTSN07mqVst8XeXdb7ElPCIcQpt",
-	"EkXguzX4kHKmZAfDPAI9Wkl0GBzphUytVqinf3nY8jYmKHutJWWzufr4e/O6zK+7LUykPKDllb3UfwdR",
-	"Ktk1fe+WY2TDbLmhSI3lt2G93GBDFcOL6y2cVAnchR1uuikyxrCjsarwvr/O46y1RetxLjqZ67LQM1U9",
-	"U9XXT1WNN4oTUd8WrZmVEgg8WqFvRmqQSAq+FpgWRNHQ3b1vXaCFQLeUrd6ANqCQKNqFj9xmcXjG0hPM",
-	"KYmRGtNgjoMDWQgM2tQzoMSVy20SSIReLi44HRpbRVMspI1Oa4iF7MIJriRbmgjJCtqfL990htvYPga9",
-	"wcu93sEe0mN+iEQ1ykAOLCdK0UWsGlzY5gcanuCPpQH3FFs0jkpSJRZEsaAwbB2Hs6fATvJCgkEoaPdB",
-	"CTjqHAOZYNLCFONOTd6wexzaxDoTTWq6PiTUUVEdrlMUbXbx/jgnCpZ6Esy5RAa71N/NSRxTLoHTG2Vi",
-	"bmHUMpG/AdVQsx5KGsLh4DVcCgHvCV+N+Kcs56W2RTjQNHsERAEeVL+/1+tf9gfDwdGw1/t51NJ7GbX+",
-	"57/++7iyWzniJKFoMtObZjQctUq23Rz8EUG7wntZOjHHduqAcZkf724Cmqw7LWNknqw0cbWJgoWQeg89",
-	"D4JU6dMyGRafL7/be5VVv3GQeoE5ySa9ZCLC1fGI24N1uk1CMYGKi/xBkeC9h7ZP/Rtm25gt31GNJN/S",
-	"xZqwhh8uL8/BBA5sWGuGfphnrJYiuTIeatmEYRUmWKSc4pk0yRCODC/SxYJYj2jlXscHjG2sfoLWstX4",
-	"W0x5aDNH6j8qoUquyHWbMc/lg3mFFTV42vOdrYmryApPiKnNRjq8uUHSO7q5yeBfl29q/LJ5aHMHKEPZ",
-	"CYXsNU8fZSNH7ra87RRBO7NV4hpCaUoh6PX1vSPBvDGqxKytFgdfiI23kTRojm9Kitx6D6Wgl6YtNAaj",
-	"vCcaZHQvoSTE2Aa9EKnMn0EipIRrmkiMayjdSaUbq9Gn34wlP6QLwrPpjtH1MNGUGs8TIk3ETT6Ls4hg",
-	"rPaE6ithKfas9lyIOMTNNSzCJq1UF/FWqD1JY6JxKsTQdscx8AUP76ZqLgkeUeWiLi22kBljpeEmCwWm",
-	"XTSgEFJMnIhJRBd2AdXUja1xAfNl0Bh0qqdrQodCmkQzveG1C/o1OUQsbki68KzEJDiFgHCwmRYTLeIc",
-	"g+D1vAKXWOmbpI0pi5QpAPb9u0vYN+ZoryCHzZlUIlnBXEShNBdFBoEabKt7/EJ/6Ocm6/1Hvq46i5dV",
-	"zbG4lOcN8XKxFfNkVqSlsT5Lt9V4Ba4tp1YIXHohMUEzy2fx145VqI/RNB6WtDDicLk2h2cRolb+ont3",
-	"yJOh1GocYOF2uba5bA0oya9ppJeUXVRYss34uWTDzRKzvxnmVdZLr/uN0Xom0XsXoTgkiqy3DRilq+mY",
-	"XCkXidKQRv0sQdmFKjBVgGUOHRaWt0Kv1fggGEz6pDd9TV+F3wQvJ0fkcHpAB41cWTXae/26k03fURUv",
-	"W+krV9ao8lV+x414Y8QhAf3YcQHtS656TIU2rBZRxIa3+iDJSo74co7FflRCgiuadNNYH095FRlulL6l",
-	"NwGNTQ7niOdfG2iPlRhLykOa2KICFqW6CrluzRPd4JDcjPQse8QrImUR5ywyraWIMyYbVDmHgFvdCjjO",
-	"J6ws1MQt8yKCeiCeRrYWRMlbu2aDuI7SEGs3YhdQ10pLxPpU1Flbo0Ufu6gtIqsyAT+jzrVE91BIUlpl",
-	"E6BPa37rqtR3RaXVOSVIMqXHcEVjo5N/AyFZSYjz0jOe9VHzMONTZckHg6r2+r3e4GAPiXp3Y+RZ+a6u",
-	"c81y4bMX0t6fHgRaWOBa/TaAgrZ1wYAfh1O/MzT/e+DHGOdO4PDm5YizBZlRo7QfQBgzD171Bzf9Qf8V",
-	"xOyGRtJEMv8eRz60fz4/g9NTBI99XA+CSu6CRCCVCK463RG/LHE8jqFmTAEnil3TaFVhe1g+DIO/jHjQ",
-	"teu0H/RqReKqsnVxJfoMBI9WRr+2rMk6g+Jwqq9AVOV+j6Oy48z82Ax2F/i1BugvTKHRAlwPb14iXPX/",
-	"tigRiuRWstGgMZsU3KR4mp9HHMfRUBRacKAQJ1hPSrpU31JJOjw2s9s22uOWTFJoTFe1Sdd+Fsfmd8qw",
-	"Obx5qTV2XEYZMOaXGmDer43dR1qwIp6pUWAqsBkqtXYHc8MXXXX6LtFLYNe0MX79Yx5MV9EMblRCsrjD",
-	"upQj2YwTlSb0jeBTpkFXFXjWJBg1hQ6VYvV283qU1wlt3461rXv8MXdWtj47UGMpKBeLWA8LE6mCkC0o",
-	"lyYDZk5hwsyt6Iz1NgiVBColkf2yvo85fn9aXvrhTnZ65wEZlPwfdau9xnHNZCuT9XuPNFvRpZHNdjC4",
-	"32yHd0/HwtreXj3K1iqX80Z3YTFUdUdP4bmLW9/NSQjN+DniWyFoQxzJM4r+A6NomftZlnfrtbCsxF81",
-	"H+NryYt4zmt49LyG5zyD5zyDryTP4AGj+C13Nm6zur3kDpfUZal0jSkRnUYhwu03PTIs5yyygQ4SQhZ6",
-	"QEkwzzEu92I9mA8KfXhb26s+EdXguqjcembIJqnsk0273CZ/+2JNArd5WI/0ppaa8Lo/8LZxxQdpklAe",
-	"1GKj3rbWpgPS5DzRVNjsnamuCv4V4ogovZTvqPmqZJ55PehttdA8sIasZDUGa9PjhTicZkTE4JeiNdgU",
-	"QceqAiIBN5L0TAg0DfPQZ0345v22CZthfMQ/X75Bs4N+gNMbBUtKr0JkLjl3IDClIU1IBHMRsZCsOl04",
-	"iZZo20poXh29HmfTe7lNnM0sJQnhitKwKQCFomZb3HP2vFwXw1RbX3F1a6uEVM++KnlucfKF7KjG7KcH",
-	"T3damwfvVlKfooEaG/beSEEFGqxieSPjwH4O98ub+rKMoaZr4IJc07BwqTRn9G9K2t+UpP8QdvYse78h",
-	"W79auycZvw5eTb4hL6dH9DAseq6aRl5YI9wmGKKhrpDZvz6T/wtS9zfl6m/Kxl+Xfb+FJ2BhHKVF4/89",
-	"Eu+L2PMALqQSMv4pPqSLOuepNF+KKQ1B2b5imUGyCy6ED6VQ7AZhUytIJSGj7b/76fzTu4sLU6KL3sQo",
-	"ymL+ju2rhFpOc0oGDQQXixUeF+EhSbDCqhmj5bXENU24VtTLVujCszWcKUcnra9nkwnyRtwjKGa7+iTb",
-	"VrJZIwl9DTdEI7pYvaEJbJlO0UbtoNO1jmXGZ7Z+qAkqjlZar8UAFVtR/g8W3hpVjNs4GY28dRBPSER4",
-	"QE9iVMDXiHN6iTHjM7BPQ5DQkCkg5i0tI5X0zG5rO7HzSwXdbeZANf9koRnQOmG1dh3DgvFUQgNsjqFn",
-	"o4JLmnbKFYtKolRuRUD3Wrtge+hsC57d77kHEOS3Uhd2MXxlkXbv15U/+nFutHiHPllHNStk2qqENsSj",
-	"MVSophg0RKvubEFrkg92a8K3g/GtjcKa8TymaiJSV0lXdrpwqir2q+GI+w3o6aI0q0jvg1RkBb11iDri",
-	"DlO9PD06TmxhKWsqOzb18DFGxi49q2lvH/mrlP1YHxxXCH5L6FxgDa2y394DE22cx8Rt4/SWZc9wjrtC",
-	"88vM4rMmdn4XKXI3U+OuVsZ16toWbCHb5C4ca70x87KYZ2prihfoxRmWMwvzgoQUXGsra0HudP8SkoLX",
-	"Ms72iqoRs8bJsuSBjXNYyNhUg3vY9cw7H9bpJEpcbFAgbHhbU5jneTPiN4b6lWSZrUX8y+JrDRnRVZHf",
-	"TZNnEX7xii+2OqRLA6X8jGw04C4EYqIYt39jS0UtX4mXl7Lc0shRE6m+yPDRJIGWzCGWdoooWb7Ni7if",
-	"cbvC1btJ6n4IjdMJ8Hdqm9WKDfp7dxuhkTAmM3oMWik1fSUpRESarzU6Poq2WmYk9cDbmKxM9VVXAsDL",
-	"BbWUhzSBJcGQV5ulU6njySQouohFQhIWrUa8kDlyXJb6mIv3wy6cpTDfPLrXRvDa8pfoyrFxvpVIM1x1",
-	"KXeoGAxrc4cMeeXjtRy9NcY/WXLeaLF/EGtV1fS608trEiYutIDnAadLKpVVT7KMun6v19nahVJjv/Wa",
-	"ROWLTiVX48PpK9IPBpPX4QE9nB6Rl5Nvglfha/ql0pAs9d6+52Va49P1G6M28s6sfANjLmyiyIQrqygw",
-	"anvI61h6E52X96jPx1KK9WyiZYCOVUK4xM7ojBc+iFSNpyIZu865lVS8jKTxoZgFV2mc1U3JY9ct4aUJ",
-	"3kaa60fRJlrLkKxGca6UbaX0+Lsf4e8fP/2bB1iEfFMB3vyltzQmiWloyWaMw5QELFojCIoA76WdqPle",
-	"KLiu2LTbQWkpTcf9GZHhIQusVaOl77iMSnXVNhVSe4yqaJLNuJbSaJDQBsPa6WKRKnMDEb6y5Rbw+jGZ",
-	"IUaNaHLFNx1wYwm1h5yiyedSzZ+rUUgjrttEd5erOEPukZgu3I01u2Oij2PH5MRy5L2Rx7pZ7NddjBGn",
-	"3Fxnuqm6fP1StrdI0YKtpcexM2RjZ7hNGZnVN/tb85RRrZfBqAXZvNKYTM1DR5c/wMnf3o1a2+albQKM",
-	"pXcnN6wtrHAmZluLt9ViDQ0XvisWsC5n1JUh0Cq6VyxPwENbb6C5dkK1ooPcsqSDtDOJKTgJ56hW2QAt",
-	"Bwmj0isUcZAdjCKjGCiO8axo3qI3itoOThosYRrR7kPZbHHeNeIL/nbZnJtTl7PC6Hrcm/SDQUXG6k37",
-	"pGlmrRlYyJ6oxggBnqsmhfIXplW+g6fg1MNgvsKz2YFgi0wmIUzzsgZoYOSCU1iyKNJ8SJ9WtxrQsMWF",
-	"mgn729UHKAxR6LfWCPomYa3yUn5yxXMqCGkZVZTFtAIJbkHCD6CfVpnCn+IUtYu4KMCwgWXfI4OuLKQ8",
-	"lFCyubrrr7ukeFepdDm/GvfJYHIQHIZH9OX0G/Jq8jrohX06mH6pNmRFkV2Ksm6vpZTqsXqVcksOrkVc",
-	"3xIPHg7FS9j1V0HzH5ma54LoXxXh/5r4fIccfzHHPi8c+6s6H4Et4gL/RmkMzBQJ0vLiCvKU1LKEupxL",
-	"GowHk2+mvaAfvqavyOHkIHgZHtHD6QEZTPpBb42lwtLbI9JQFQZ1pEP/RJAmTK0uNPisXx87FJ+kTeK7",
-	"L6+DsZZ5xqb9rP6oITP2YSqiSCwxEh9eHqJbjwSKmtJDeDqIQTh4DhDNZUxTXManwhV9JQEemYl6Qjaq",
-	"ZQbGFWGcJtJCI+dRM6bm6QRZFD68F9Jry6Zq7XaziAQnaggOQktq2IFXC24/XF6eD2GRRortOVskRhVL",
-	"D4hc8WCeCC5SWW1X6mEdAB5KaF8LFsqOl3mhbJNOZ5bxwHpB9Ii2d991QTMZcb0OwrMfJ0JcmVagNnsf",
-	"iiKFHV0fNw2LuDriI27kaJd9ZfYjwT8p9n4ewremLfUo7fUOAkz8xD8xbNMmgkpFEoWJqDkSjPhSJFcy",
-	"68GK6aPtLGSH8HAibjzgQs3RL5p5hDteCXkYz1u32kxjtRT40SRnTFNshSxFpLG7tDFbfcvtjPBKgRDb",
-	"wL0L79bWbYI5kUBGHFEAcwr8P0zHKgw/8KDb7d760DZMBnyMAfc7x+DrpzCSZk1ZIb3QT1mDKWwir2Fp",
-	"euSX8tCz9vv4Zbmn/7GJXs8KlYy4Jg1TYAMfQI9zQ9d/aPsJJaH0od/r7UuYpImrguYblPZh0NuXI25+",
-	"OdI/TNIVvlB43gPf4nb9B4ujY8MqG8ZzD2BYmp0QCr9blM5+7xd/79hzK3XbxzCCXbv/eyb1cMT9WrN7",
-	"43iwi9ao2djL3oe2KVyZuGC7iE5VxwRO1FrW+9BOObsZcX0d56ER5uQ1xmiUNiVBOpgnguXi3O8mN0Fi",
-	"oT5f725sd5dVYiy0+teYSQPBQ+lBIlIeYidiT2uwESVSQb+DiFiIyB3mUJLFFG+QYkENsbbPP17kUWG2",
-	"xuSIl779g4W3+wYzPDC/uIo17nOWEdaxlaDBL8cR+yPOeJbNo/nNFcXm4Fh1x4aI0bxcg7Jp6vYvquYi",
-	"zLokB4Lry46OeEzU3LDMSvGHLnyiMSXIyvK01CyDTZIFxRW4IfELvbQRb2PgcUJDIBICwgXHLqOabXSy",
-	"sIJiVhEiYF5JcKVMmA7+YVp6Yx0oZFDgZ+ejUSiOyIqGQ9DCGXZyN4XTtRqMHApziV6PeBGa4yu6Ggci",
-	"ipjmPsi73f5M3z9mcm8lblAqrUQzDnEiZnjNLAl2e09jDfR+DyxW4ZqZAT2HBJeGsWkiyRG19xpqS2F8",
-	"nErqjzgaTFYdm5ZXBIph7/qIhkA0MkPWVa99eHPjaT7dKR+MCf7EJL2EucugxB/BsEeVlXliytR2cnzS",
-	"ylh7prDTMfjIe4Y/+cAwn1BiMiEJhz9Z52DEAmozlaxUchKTYE73Bt1eTRxZLpddgj93RTLbt+/K/bPT",
-	"N+8+XLzDd7R4zFSUyzfSySUn56ctr3XtysW0rvsmdodyErPWsHXQ7XUPTO3hOQpsOYnpTzO6rnxpQZYo",
-	"lXh4IWt3UNnbpyW4DLanYWvY0opX1knceM7JgirsN/9Ls4CeP7JvtaBb784nkZ+2bn/NC2TiHge9XqE/",
-	"gCmwE0dWeNr/T2kUHHNb7xL1jfokSqO1RstkhleNJFjUxG29q4/m0KymaZJs1fvfkizpAl/p3/3KZ7zy",
-	"tJBGQ/PSwd0vfSeSCQtDikra4WCwzTRxIgIqpRZg3pnKx/ju67vfvRTiPeErF32u3zvaBhqnXNGEk8gm",
-	"06FdzVYSRdyqwlkrDGQmsUxp9t2vXqsu8mBrAoKtFqp0bn8a5iPceq1YyCb1UInEyJKOajQLxB6gJgdY",
-	"f7RqIEbwFYJKtMiJQokLvP4RGX311rMJnCjCNl0cvb4NSVt/KxjWVKbMUiPNVlZV71sRrh6MZBqbdd6W",
-	"lVe9wNsa2fYfhWybSBZjAItI9Fcn1d4W5PZG8GnEjL3osL/FFOdkFQkSXgpxptWur5Yn6NMuUqOTCQtX",
-	"2k4soqySNPMKIxIUmMWtV7hq9426g4a5RhbyZk6DK5k3kMbIALxgi/Re8uy57bQ/X5xfgFSryIiLny9G",
-	"vCBGI1sQnLp2v6gwBnPCZ1iD2pZZbWIO6P1cPS5zqOR+PylTaGpyvoY3FM0tWhhNI/VX5xD/4ASv3xps",
-	"BfvviaJLY1I+2gaMNqr6c6Hbdpm9GLpw5aEdQRYYzr2Yi+UQ2zOX3KbeKMRjQFNWNHgnCb5a/sAFY4GF",
-	"QbOE/84Zmx9ZvPca+2IYaJh9MonFmrVCa+JhSrnwvFDPGfXipip6bd/8MbTlmS0f9Qu1orVMJk2qiinZ",
-	"4bqpjDimUTIEJxZ1ZtKDhNg0eOz9bu03GHBrSjnrnfyWmpA3qzTaCpg5N7uj8urmwKZH1YvywqwbFSJz",
-	"Ss960CPpQZm/x7GfvKnlvXQfZ50zDMdY8dYynIvMe7Ejs9HCSWwrkBJQbEGbGcyZmf9PYjC5c8a5AG2D",
-	"jXYladoEODeQcxawsaXOUsm8eVy7RjFNYbNNw8HhmYofy5rhIFwgZEt79yXkfMgCJVsr/Xql5ML29zce",
-	"k9xTh5KPkZKGtu8/1v0/hkoSzxCy/lLM1IYdccVocgycMn0dFh4QWu+JIuMgce1/i3kbHiznLJiDBmpE",
-	"FZUjXvSvRqsunIsoqmenm1xU35CfKWRQqJYlkkLaB9b9KnRugKZy8MaFU60Ij4Zl00J7re2m7DZAw/wa",
-	"c84Arf4jXrL/32XzP+yZflwxWemVjY23w3eSzxWNlTfiUpQN5MYnizlpBOyrzlHCpJZprdXcxOkJAQvN",
-	"8Rw8JJBI49gK/QFZVwtXcMv4XYzdXw931DsY8Qz+YwzxG0/TKPKh7qkalnzBtqqw87QYpwTWwp8mlHpQ",
-	"3Fjuweampwoa/7HNgFxvCDuzBbsfzwyGM+xkBBs8OI9v5O/NbVeRVkxe1hOz+8FW2usCq+hbAN7TknZ4",
-	"9xsfhPpOpDx8Nr39tTRxQ1PIESbpyhnRt782J+lqozmv+drEUIj1t+YZu3YturB0G4mivPxgRTTGCBb4",
-	"kDM5ra1jilBW6aDGqrAY4mNyqlIt3K14VO+h57aVHtdY4xJbIM+JDtbt+Be32D/zma+WzyBWFmnaNPUr",
-	"ZFBux29MENXuHEeLsWv17o+8cGFnNjsXPOgMY8UU3LIC3qmzmO+pcgxmN137Ik8wfRJ1da0vzwnn/2hM",
-	"4c9STL+nqlB6+LEVUwwUy0ribIxTMUVasGfA+dvvoH148xIYD+ZZUdRKBxZrqInJjHa8vDTPZIU2nRE/",
-	"OT/twol9I2tBB4Tb/hymUx2zIUzr2t/ZJiwYH2Vf0ULK509nTcqHI7fzt989IcVZyOYEl+UFTBgnTS0b",
-	"m2nNgOr87XdIbA+psDhE3DCtVW2NArqiCtr2TFyRCCxVqHVvfYgwpUsXpqa5ngmlQ1gV1M51y7JP7+Oj",
-	"5slbr1WMHr77Tde0EDf1v1pa+bM42Vux5FoEKvSfchW5npKtmZbF27A1x9Hg/MP3UG3VBe1qq646U4OT",
-	"89OhDUnS6xhxZ0pp7DSldf0/jQN++P6ROSACcN+C/6F434fvn3nfM+/7qnkftM8/fN95Qg74exxtxwHv",
-	"aDjo+uZBW9Eb5YH/Hz+d+PA///Xf+q+f/S/mh7/H0Z/HD38+P3tCidAeyQNxxZ/Pz5654jNX/Mq54s/n",
-	"Z0/DFU1e1Hqz8om8kqWCukpg/2gghbZLhrWCaa2tx0PHmWkZie6vor90aPKJMtvRQmBnJAF+1tHa/V4q",
-	"ym18cSGzzrhiE2n7on6EuqZGl67zEpNgasqS6Ng0eKo4SvM0rhF3pb7d0CY5644g+MG9guBNk4sHMng9",
-	"vDm+3IPj1hrk/1o+wkq1xGdb/P+mcHuDoCaNvbO7E86mCu9gFbfZbV2H2mtlyDidREzOaQgfY8pPzk9z",
-	"xh4Ifk2xHJ8SmJLZhQ8CClnDTPBGw7gdSb/S+kIL9w7d2JslHj1TQoJ7mrkLBR1aw19+LR7p5dzcGzg6",
-	"xrna/bozXVBFWr+WTmNFFtE9T8MrJ7vueBR/P3l/tttRuKXmR7GVXPuE4LZ7agC3qwWx2SmENRHMkya9",
-	"rCIj5I4iGbiIaHlXHuf3VLnStLV7sjK9nZqFWTCkLbdnYyGxVknZrdwc6LxbTddHdTq5va/BDgvuZ5fT",
-	"g7qcVIZwjhYcATyUEJ4FOa+jpZNAsWsKba1WhjSiioadckWVCuHAByzmZ0tJSLCVdbSemVDTkbAe3fyj",
-	"W8ZXnR+9ruzW5pDiIiyfw4ofK6y4COUCPWX4/+VZAnmCdECiaEICQ1XU1Vb+45+tjtDVCuE/7adJdLte",
-	"4/1xTkwwdGjbwCsBBLLw3DArezNEhcRk9VB+TSMRU88WOEL9c8T1B6LShLqm0nN6Az+8P3mzd/HDyeDo",
-	"pUZD39Qz+mnPxoPsXbIFlYosYlPdqGt+T8jSFPgwJY/giq60wprH9hbg/EKCX6qr5R/byryY54CDS1iI",
-	"hJrEoINeD+SIkyVZdeHEBM0Obm7wtmYci2wcA6dqKZIrU/dCejjSnkj1/X10c+PBYe8VKsuHg9cjbrqO",
-	"m+jXdh8WjHtwZP4buP9hfgxHeb1SxoFEUcfDgsJo5Bxxm+swJSwy8MtywojpZ2E76W8UCrJD0re2h+Je",
-	"IlLF+CyTEoxdLJcT8sMwBbo3CQ216miNC7D4AT7LDBxkQUFwG9SDBoZjE4hny7qFiYghTA1PNEXdtlns",
-	"3mn4Zev9zNlNVlXF1gRiMquQuiQSXG/UO9aTYfI2C8rKzNZX9MNaqlHb0MoWK71whLoT6B7J9GI7D2wR",
-	"AvnTTw3Vq12N2O5G4f8ka5znnncJ6wVW9/nTmTX9VFI03CMSiH5Iv5rTmIS2/8uo9S+j1q++aScXRR1n",
-	"HrRlhiw/tL396Ijblom28luZe5nyFLBbdYoRH/T6plkHklqRQdpcEj145wsqWFix41FD9ys17p84WX1z",
-	"wc91YXCFpwsN9Mvy6HOpi6+51EWWrKS1eCsP7SLclcvpbTLClZNB3afMDGE0o7VccKVv1Fg6ceHYFffO",
-	"609iaa+sWUcXzrB+DgqfppYlrhBmVMFh77CuRL3FBeScYDctyr7X7DQ9bNwWxV6yz9r+wzjhEJ65fO9q",
-	"1T4qInsbIqoLyzA3Zplr5i0pzZXXlKnxPVWPgo6Pqq5vc5c8Y/3DhlXfE+V3UsyJCuZNdYcIn2HtMqwR",
-	"4tvS0L4HfuFBm/JqrMR+F/w0iVwabEk+1Dx8xJnrSTMslMxEsVJSk9S72KpFzbE1t5kCxwm1RUerSjYw",
-	"LhUlYZN4WGpP9MVU+PCiZWP7pCfOudqBCdjWX//YzOB/k/xo8O+Jr92a/LifS4FrrfBvc0HRxYY4eXd9",
-	"9SJabAu00e6eD/8lXML7Kq31pR4wGy31xc4G/2giwNdq1y9ZYyMxM/7ex5cpNlHx/h9uRacY2qaSDbUP",
-	"/11rgtLUKBQJzeybuI9sZwmbzRWQJVl5sJwTZVxsypXh6TaEdalkVe1J9GW0vUazXevlzoGwpbd7t85a",
-	"Dbxh8Fi8YZ1E4A6LSavRP8d+/XlxWBbfgIvl09/hynb+XFdLiIdS8yXTdsS1cejqt3xnsq7c68YojYbj",
-	"UUtiYzwq1agFJNCjNiQuX1L5OCr3k9MVNkjJmN8/LnX9aYZTiuHEeUfGRyeYsguo3Dnpl181zkmaXDtk",
-	"NT0C9knM9q/7iJF2dfXb0/QaMmFd9e5CWnUuB7XjXWlvKBub2eArdfUDxLQaO1Z8PwvGqY9w0tCqKCve",
-	"VKzFXBiuWGy9Fg7Q2MvIDsiSkgxUGLJgBNlYIrXwiq2a2OxAzqMY83DA7E2M07v99fb/BwAA//8=",
+	"7L3rchu5cjj+Kl1MqkwmI4qkJF+kD/+/1vbuOvFFseSze/ZwwwFnQBLREJgFMKK4W67K0+TB8iS/QgOY",
+	"G4cUKUtae6MvtjgzuHc3+t5/tCIxTwWnXKvW8R+tGSUxlfjnR6LpWzZnGv8xT2KqIslSzQRvHbdekpRE",
+	"TC+hPc6k0h0QE9AzCuMsuqQa9IwpkPS3jCoNsSQLBRMp5t1W0FLRjM6J6VEvU9o6bjGu6ZTK1ufPQTHs",
+	"RzonjDM+XR36p5lIqO9cQUInGhgvjb7LKIo2LO4TZ9eg2ZxCW9FI8Fh1gGhYzFg0K6+SKZhkSQJkShg3",
+	"o5pJMUnj1rGWGb1pFnYFb+LVCbyJKddswqi0+1ps5gmQRAmzXiqlkDAWMaMKiIJQ+v7CraaitDTba2ei",
+	"5fJ0oqlcncq53QDQAhaEaRjTiZBm+7VcMj6FtltSAFJkPKYxZGln8wTmjLN5Nm8d94LVffkctFIiyZxq",
+	"B4nfER3NmjYJXwCLzWDMPEiJnrWCFidz7DLeOAl6TeZpYj4cEz0ajJ9Fh7Q/6ZEX8fPo2fgpOZoc0gPT",
+	"xep2vcykEg1b9SElv2UUUqGYeYIQDwRSSa+YyBSkZEqfKAg5vda2jzCf+28Zlcti8pEdorJr5Pot5VM9",
+	"ax0Per2mea1B1TMypaDY73TdYAm2K48V0wnJEt06HhwFZmB7XH0zbH54/aAJqM9nLJ1T3gjV/t0dnJma",
+	"paNn8cCe2Ph59Cx+So8mh+RgPIgaz+wnOp4Jcdk4rWyc/7yDqS1ml6M+GYwPosP4iD6dPCPPxy+iXtyn",
+	"g0nD1D6bXlUquKIO3OMfiKYLsjS/IsE15XioJE0TFhEzy/3/Umbmf5TG/2dJJ63j1j/tFxR9375V+68N",
+	"pbBDVVceRkRKRuUIaUkI7QXTM/BPsZkKOyAkhFdUIj1ynx4DgVgsuNKSkjmkUlyxmEqYEJbQ+MSSB7OT",
+	"pSvl5z1H8fbsKTRN2X2+X9BGnPZ3JHZPttiU/CjMl7EF0CuSsHiEXwQtXELruOXvp7GIl4aWc6EBP4R/",
+	"O//w3h23o9Dm79HRpE8H8UF0OD4iT188e976HHzpEVyY26RxfGiH5XnbcyCgxSXlsCCGnChFY3/1ffr4",
+	"Ftohvh0xPkIUDzt3dwQvBZ8kLNL3D5WnoDTRFCI34jGEXOhRmsloRhSNQ2ibO/DY3Hg6k/zDJASDpAoI",
+	"KE9i9Ixot6dDnjftBKbRJOOx2aNUiqmkSoUBhCSRlMTL0ZVgMY3DYMhDxmnCpmyc0BFOyHwWZ3a5dER5",
+	"nArGtXmakDFNRhMh50SP5kzNzc1kpgn4BmIRZWZWQ07UJY1hIqQ5NsKFnhmkwYZmyvYobSNzxGORTWeG",
+	"uzlxg3yPn4ZAeDzk9tEnmdj1Y1vBKTANM6LMWmOasCsql5XVmnnNCc9IMuSS+k/MZrlNgN8ymtnNYjGd",
+	"p0JTHi1Hl3Q5ikSSMMUED6FthrukyyE3M80MKApueRW/N4D0hEDMJhMqzbEYUG/ql/FRpqiZmpmTRUts",
+	"jP1dUpye0ixJQGbc8IVADL8C/R44Fs0RnQBCZGf2kJ8JO90hf01kYlgpReUVlQoikSUxEK4WVFan4inx",
+	"KBFKhydAIBLzOdOaxp4Be6LMDO1nFsAWIGkkpGF9cMpMG25NiUxG1BwUSJomZEnjAJSwgGnokm085Ing",
+	"U5wc190hvzN8/V7IMYtjym9JMVU2mbCIUa5HKhIpLdFNPBORUom9AKfU8IczCgvJND32OKjAN7yRjhY3",
+	"6zk2OW7VuroDShuurim/8SqjuxtvIQWfjuYipuHdUdE3XFPJSWJnef8XPHPj5Te8IhNqeHnEFY9iFJSh",
+	"HyVMMCjXCeyNY+gwm2butK3YobJohkKH5yAMhfYfGhJd4RlqL+9uO98L/b2ROh5gJ80aJmasENpzphTj",
+	"0wBimlBDG8w+OWJOokhkXD9Rdvvc3ZBxckVYQsbJXULTGVkmgsQXQrwlckofYBdSO+JICzFKzJjhsRWI",
+	"DQtDryMkBX14x76D9nP8z9x1Zx/OL2B/bG5Fqo6B8IJ6GHnoem9OrvdMF3vjpabqLtmWM7I0BORjzrg/",
+	"AKCMUjvoaE71TMSGWY5jIwjax2AfB2bj+DaIeHe7cU7lFYvopwIaH1DIKOPAGlEjKBGN8ucWlTwbN0L+",
+	"ZDTJkiSEtgUuRDO1H0lKND0GLYThcZbg2yirvTDQaLbZjatODIM4M+yEYWJs67hz7E7FshgVfsJzG7Uz",
+	"KX1y85HkypbPwZcc5oUQ7whfuqfqVve8NKwsyv80Lt/wfvu8lu2ksiN9twsPIyKF5Ul6emMVcF45ViYn",
+	"OfM5lSJLh7wdXu+ZHvawhz18GnYM90XnqV7mIIGi0xPlCThybub278JPhOkhbwSDEwh/3svViXuoTwxN",
+	"3wuD22tVhUNeaYb/IlNf784pQUMgkiKLaHhsivw6yQz90CiNxCWeVEyAQLFgczv53QlgcH0NjEdJFtO4",
+	"O+RDfpooAdUdDpAaiUzj/CsT+pcQHDCWUMzK/ENemhATXEGbC7upgaH4Gb/kYsEDoNepocQGoyW9Epco",
+	"N9CO1ZbhaUYJs8JSHBuBxbDhViy2sq/hm80WgJHklBOn9IzOV9jnL8HK6uHc2LyqLq91UVFmb9VN0WKl",
+	"K6ex3rIb8/WXkZlPeLBCst+3uj7Xa1/w9CpiBIUxJZJKd7BzyyCAh5sHIi+Omxv5ZeJ6jFhfmbh5YLUr",
+	"Dmotj2sfOZi+Q9buE0+liKhS5v57zTXTy1ttvl/chNGkSuFPLXZ10YrjDAzIIgUt+3H9o4c5jr8VCjCv",
+	"w1F0TpCuJMkS3KEcQ1hZmj0Nf2LuETIZQx7an4aO4F9I1yrKv1hQq37zmhozbL03LURghPshD500xcnc",
+	"sA7IUCRCoa3LdWDIEo6FFwFqZZT9KADanZobQFlm7CXRUyFzBaCf44rdJ2YxLEUGc0o4FG2pafz/hR2r",
+	"sbITdm1yLosplVFkr1Cgi4UhLiCzhBaCHBcjcwsoVH1xMUJkNNvrhso7y7kyx0xats0zeZL+F400KukS",
+	"dlUwWuaCstQauVyvpiMKpuzKXBHr+EG/JnplOGq9zKX2IQ/xRnltXng1tSrp8u2FFt6dUiUHbuzGocaq",
+	"PeEUUqE0ScDdX10Irf6wjGUWLkJkNeQSX4WfzsMu/EcmNFXICyBPW2gvFUQzGl36bq3Vr8zMQmwAlIM2",
+	"gIgdmBMwPAyQhF1SaB8OBiUwcXCdyx74+4mClOhZ5xgIfDovT938Pjt3yllz5VIpmRZyOeSoz2obZiAi",
+	"BsKVFhItgSmV+KgTuO5+Zyl2dgQxmzKtTEe/vDn710Noh/3BweHR3tNnz1+EnSF3usNU0gkzTAtkpmez",
+	"LDNXt8VmYGVwxW4kM3y+bTdh15Y1mBMN80xpmJErOuRMQ/vj69NX714HMPSHSGsbqcklHbY6FnRSaRgo",
+	"zax9JnKUuDD4vKcL+LuQl62gbKN7am1l/md/xfIToPGd8Fpvp5wkSyR28JpPGacK3uq42ne/wf5nukNY",
+	"arAmn3+Ag/7Tp3t9IEk6I3sD3DdzWRXjfjo3SyVaU2na/Oc/Tvd+IXu///rH4PM/txpGMwxKUp06icn/",
+	"7351IzGvznlwdNjQizWuVdYfE3grrmhCIrrNqtOZ4LUu/rUPg/4Ajo6OoNfv9aq9HDZ1IqliaHIn1SVN",
+	"SKJo/v1YiIQSjpecQYIaGPx9FQBWBlJaUqr71ZYHRz34nk30DE6vKM+aln0DJNluB9VuzzOmKRwc1Heg",
+	"eR9/Z2m1eb/X7z+vneFNM/lcNpH+I19t0HL8gxmkANRf8/ZibG4NMw2HkG94mlkuJ47RmE6SsxIaunPZ",
+	"THcNeST5Pa8ojxUwfVyQOiQcoRvRil9cgFXjtQkfciezuBuZKTgcDOpsQWcn8v5IUB4JyiNBeTCCErSu",
+	"96Zizz30HFtBZv6GykYrRJnJVjGTFBzeJlGm1K0zpnrF6uoxz41EN7XdM03nN3ZenuE729j043omUpKl",
+	"B5+sgRf16tTYiK8LIq0yqV2ap+O8IyEljaziRgvLaVqW2luOUDwq2qGOnvJsbs7Fj9IKWm6QXNT89eYz",
+	"xalXNy/IN7+0Z033BTqBrR6d2Uk0zZziLWLZwNZxKyaa7mk2p6119O7GE8ERX9pPTSOrM95lHBZ/iQNa",
+	"0Cp5Atw02belT31L9UkmTV6VVFKnWsz9JZwrgvfttA53KjA3qxFpz159322a4Bx1D5tn9s58swly3SQQ",
+	"YBczllAw8oVBGrxNU7LEV2gYoDw2P5xJJcxPPywDadFhKygA5GYARc8vXFJQAGtx7NXzyKFoLbC+zKGs",
+	"wRPIfPBE4SoVjJdgxwMuFieF/SMOrbij7PF4N5EArGsLjUExHqGMxgV6w1aRwypsm7xSzYW9dHrKhnd2",
+	"m9e89JNrfq2Ftldhg89gebPtd/k8ikHLIwR+CWs3+S2zrmLVhcdEk60pr6UsDbS2cN9scIvG5x5hzJfo",
+	"9XkCPEsS6x9DISHKPjZHY17Y+8K6FG6GRVxBZQprtyD3xLwFK/2Bl3Q0aFBAyDwBek0inSyBwEtEAKQv",
+	"H0sOOyLTFZeaf6fLcBUCnaDdQIVQC+RVTgEomtBIK6sKxMG96qu7BRcWZUqLm0/6pf3MblRxi3+3vKnh",
+	"q/zDz0FrIsX8dCeOIR9Q4PJvbPbBfpY3S4mMaHJTqzP8Km/ktm/d1ruTCbvb8J5VJeRNEzmvfY5U4VY7",
+	"VkOK8s6X+8x3qAlHXpY0jU06PLcRTxQYCdA5i2kBBCKSJBYgLRXaCN4leejsvJnpiGnzZVCdgfW7MV8H",
+	"VrhkGqbkCj3+qoJXv98f9HtNY10y3uD/HJZ0tiUtGGxU2HYCCKsGfUk0BWdDDNA5GJWEQoBKzPVlDcgJ",
+	"0VRaxtLuXmhEbbc6dKPJ99rscK6YT4lUVZ7Tz7oVtEoTabobSoyJ46Bv2G/3WU2ePTtHs+oxXBTmA3PX",
+	"WrA2TElpHjCmekGdDdhSMcNOCWcc7ULbHlOndRPJ98Dkjq9YRCNUI1V2CFBymd5I+5v1EbdWPeyiV7iN",
+	"fuBGHUD1+rmJtLypfl3SIWyvKthRHbBB/N9B3r+9SL+t7P6wqj8Lu8i73A5yv/Tcby9XFX6qO3GXVRbt",
+	"M964b2zro547Uve7X+dD6/udz2D91paZtR0ZwrB0x1pLeEVtGtqL1rqp5DrQjCdUqbKbPnO3x71xhGX1",
+	"I963fxUW8Uthm6mPeApNrI49Hx924K2BhZkRj+wYKjBgjhKZBdwYKoMhLwOFeTWnRl7jGtp2AFS3CxlT",
+	"qZCfSGkMNFF0MaOSdrrwZp4mjMYwXg55ATNd+MCTZc6UuLN25z8nl7QyfYUQKDDcID4BjCYoLY4pSAnD",
+	"QIVMUWhHMyKnNAaiy/a/JwomTCoNKiI8sM5GQ84mkHHDEDmz4CoR/0K9zDn7nW7VDj98YLHBn8eN8GOd",
+	"scxG50qksiS5FJlUx4Z5NU+V9/qiQy4kmzJOkieqQl60wICKGgHKAy3sYpAImZ8OnYe8TXLCQ+PRVIhY",
+	"hR1PkXKPZQPZ+HN+kkuvDgiCnLETcshroo4NtSkm7KHTLFvSCZWSxt3anKsIUqGac7K0mqsxBWHDTbpw",
+	"mvvMAbPGp94humZ4P/RgTbxTRVF02HtRD58K0CpmdmbI7Zk1mLUsjG8dcFlmWw7Xi4rbSJ3FmGeSCWm5",
+	"h69ZFF1z27qI09uxMpVNKkuRHwz9BLVUmq7Yw46auGZupJG4EtRbUTSV6Be62KjKeAVj0S2r3/KHhayV",
+	"cz03gULB4ww2czhffullTYruHy8uzs5tuCQ6yjj/GCWARBFNtYKZ1jaEvdh280gd7++XrJH75nTVvtmK",
+	"uG7VOnx+E39sppbveCPLVjAmdRUjvoCYRgmxfr0nNbuzoU4xVZpxG7PjuG4Xh1cQXUfCGrgx62aoXl+n",
+	"CeG5eexGaPPtLvDFyk3Bl5BQI/ChTxD6FOGWm6u6omVQM7FQ5pJgHBKxcA3K0r9jLmKmjMjvve5UK2hN",
+	"2US3/IXlab+BWXuWQQsN/GbPi+Ot9rYqUHrY3oq197yiwdAKvPd7NwE8F9wxjMsPOfLneOvW1ArucV/z",
+	"IciY8Fjwm80jlTP3e7UBom+jj26AeWiH7mnY7OhxUjhz4JXWKbBkyG+FJk3OG4+IcieI0iAB/1/Glqrf",
+	"gr8KSjhkaMuqeWsd0/BSaC04XOypGZO6gW24QXU0UxdEssnkfTYf19XaT/u9F91+b9WvY6UXi0UvC+Xf",
+	"7X2FfstI7hKf9zKopiq5KVlJ0LoiSUZf0rXWWHzvbXkLzDqUME6hTZIEQj+HEDLOtOqg621kequwDoMj",
+	"M5HcMYBx/fSwFWzMgRO0FpRNZ/rD783zsm93m5jIeESrM3tq/o6STLEr+s5Px/KGhR+DyKxSvWG+3ELD",
+	"iomyNN/SSVW2u7TCTTdFThh2VFaV2ofrvACNtOi8AMuOf6u80CNWPWLVt49VjTeKZ1FflbWZdU+AZIlm",
+	"L2W2RFEIDcM0J5rG/u595Z1fBVr8XIIw1AHFRNMufOAusjawmp5oRkmK2JhFM+wcyFxgII0ZATmugm9T",
+	"QBI0IHLB6bHVVTTFp7iIgYb4lC6c4kzyqYmYLKH96eJl53gb3cegN3i61zvYQ3ysuHg1YZHfllOt6Txt",
+	"8EIh9sVuPmMk02JONItK3a7CcP4VuEGeKLAABe0+aAFHnRMgYwwknWAskE0E4z+HNnF2WptryBwSyqid",
+	"kp9XCaNos/X8pxnRsDCDYBINJLAL82xG0pRyhY4xNg4Khi0bjRVRs2vO+EtjOBy8gAsh4B3hyyH/mMch",
+	"rywRDgzOHgHRgAfV7+/1+hf9wfHg6LjX+2XYMmsZtv73v//npLZaNeREUlSZmUUzGg9bFd1u2eUO9Qrv",
+	"VOXEPNlZ3Rgfjfv6OqJy3WlZJTOmPIA20TAXyqyhF0CUaXNaNur108X3e8/zBIt+p55gkhkb8jsW8fJk",
+	"yN3BetlGUgxq56L4UEi891D3ad5hBLRd8g3p5Yolna9x2Pvx4uLM+6utn2sOfpg4Ri+EvLTGf9UEYTUi",
+	"WMac8pk08RAeDc+z+Zw4Y3PtXscP1jmsbXSS2+QIt7OnW+7gVsxoo4PbGpeVPJOYmDg3zsPra0S9o+vr",
+	"fP9X+ZsVetnctb0DtMVsSSFvFpijbKTI3VawnSDoRnZCXIPLXSUscHV+r0k0a3TYsXNbiU0sxSs672ZU",
+	"xzclqth6DRV/oqYlNPr5vCNmy+iepCRGtxEzEaXtn5EUSsEVlQpdRip3UuXGanSXaIaSH7M54flwJ2h6",
+	"GBtMTWeSKOvMVIziNSIYPzem5kpYiD0nPZeiQCLrHbsyCRdIXJ/EK6H3FE2JgakYww09xcAGAd5N9fhe",
+	"PKLaRV2ZbCla2XHDTRoKDIVtACHr+CzFOKFzN4F6OO3WsIAxzKgMemOGawKHUuhqM77htQummTpGKG4I",
+	"hA0cxyQ4hYhwcNGvY8PinIDgq7GePtlFaANpJyzRNsfsD68vYN+qo4MSHzZjSgu5hJlIYmUvinwHVva2",
+	"vsYvtIc2uql/4OvS7QV5GkQHS0UsN69mz7Nf5ln3GhPuNfq1y/UZe0s+YU8UJs3IY4zDtX2VEp419Yc5",
+	"yiw7XE22FjiAWMln1r3Zm8xiaj02o3S7XLn8Ag0gya9oYqaUX1SYFdjauVTDzZKyv1niVZVLr/qNjpC7",
+	"B1J4f+5m3YAVupqOyefmU8gNGdDPk8Z4VwWmS3tZ7E49dINe6dFBNBj3SW/ygj6Pn0VPx0fkcHJAB41U",
+	"WTfqe8NVI5u5o2pWtsojn6ey9qi444a80ZmTgPnspAT2FVM9pqexpBZBxIUchaDIUg35YobZG9EZvFtE",
+	"WWCqF4zMKHzF1wZpYBjHXEh6MuShOcHclwTbmf61JNElld0sNcdfXWUOe5Wn9Dqiqc3bMeTFY3uaIy1G",
+	"ivKYSpdIyoFsVyNVX7F0Nxg8t4gQ0VajWwL6apQIAutajLuDgAXs5yOmorw5bOE+wg7KE1iVeivE4KGw",
+	"f2WODnzcpLbw3MoFiBz71yL1XQFJZZZNG/1mxS5e5yovqXIyrQJFJvQELmlqZf5nEJOlgrTIVRg4GziP",
+	"czpY5azQaWuv3+sNDvaQaOyu7Hxb5QVWqXI1U+4T5e7nACLDjHAj3tuNgrYz8UCYxpOwc2z/DyBMMbaR",
+	"wOH10yFnczKlVilwAHHKAnjeH1z3B/3nkLJrmijrhP57moTQ/uXsLbx5g9vjPjedoBA9JwkoLaLLTnfI",
+	"LyoUlaMrG9PAiWZXNFnWyCrmm0XnMst+dN083Q9LGH0a3y7OxJyB4MnSyu+ONPn4tXhirlgUFX9Pk6ph",
+	"zr5s3nbvWLZm05/YzPSlfT28for7av53WSyR5Xeck9kaFxjIbVoP+3rIsZ8JBkBNWEQhlZiAVPn0LpUc",
+	"xnhsdrVt1PctmKLQmKLEJdoJcz+5sFPdm8Prp62gZadR3Rj7ZmVj3q0Nu0BccCykzUtlU/ZaLHV6DctB",
+	"lE2B5i4xU2BXtDH04EPhrFeTPK61JLlf4yoXpdiUE51J+lLwCTNbV2eo1gSVN7kmVXwBd7OqVOcJ7dD1",
+	"ta35/T5XVtVu+63G9J/e13HV7UxkGmI2p1zZqGfDgTB7K3pjgGNMSKQzkriHq+uY4fM31akf7mQH8BaW",
+	"QcW+smoVMDBuiGxtsH7vnkYrm0zy0Q4Gtxvt8ObhWLyytuf3srTa5bzRHFl2hd3REnnm/eJ3M0JCM3wO",
+	"+VYA2uCn8giif2EQrVI/R/I+By1MJfa1xnt8K3EXj3ET9x438RjH8BjH8I3EMdxhlICjztYs15DBZrPJ",
+	"66KSrtDWFMmSGPftN9Ozy5mC/ISCmMUBUBLNCogrrGR3ZuNCG+HW+qqPRDeYRmq3nu2yiSv76CJmtwm9",
+	"P18Te28/Nj29XAl9eNEfBNuY+qNMSsqjFd+rV6214YZUnkmDhc3Wn/qs4F8hTYg2U/me2kcV9cyLQW+r",
+	"iRaOO2Sp6j5emz4v+fk0AyI615S1zbZqDmaSEhJ8TyqwLtY0LlyrDeLb9m3rlsP4kH+6eIlqhzyHyoLS",
+	"yxiJS0EdCExoTCVJYCYSFpNlpwunyQJ1W5IW5XRW/Xh6T7fx45lmRBKuKY0bkyWhZFtec/69WucjtTK/",
+	"8uzWZoarn32d89zi5EvRV43RVXceTrU2hYGfyeoQDdjYsPZGDCrhYB3KGwkHZkn6M0LMm66Bc3JF49Kl",
+	"0pyMYVO+hU35Fe5Cz54nXrgxkRmJ5ehF9Hz8jDydHNHDuGwZ+9I8YT4pw/okDF+QdWFTmoVNiRTWJU7Y",
+	"PqFYWfl/i5wJZei5AxNSBRj/FBvS+SrlqVXrTCmNQbvSuLlCsgveRRC5UCwf5kI3SC3gox2+/vns4+vz",
+	"c5uWlV6nyMpifJArxIlSTnPIB40EF/OlzQXHYyIxq77toxW0xBWV3AjqVS106dsVmKl6P61PRZQz8pbd",
+	"I8hm+9Qy2yYhWsMJfQs3RCO4OLmhadtymaKN0kGn6wzLjE9dznjrtJwsjVyLDjCuitAfLP5sRTHu/HAM",
+	"8K5u8ZgkhEf0NEUBfA07Z6aYMj4F9zVEksZMA7GtDI9UkTO7ra3u9PG6ssh5HsFqMFOpvpFZVrtSk6vq",
+	"FawYnybUfV3zO9s1V+UX8+PbcOCojTidGzq5jqde4RpgznimoOEIT6DnnKMrCoGMa5ZUOL5C2YFWwHZJ",
+	"RdLZ8hRvcR3fgbyxlVSzi34udzh8ty7B1k8zq2zwUJ5XCna8sEuY7TxdGj2mVuSXBqfdnRV9TWzMbsWl",
+	"d9ARtpGntAbSTI9F5os8qE4X3uiamu14yMMG8PTOqnWgD0FpsoTeOkAdcg+pQRElnkqXusxp9E5sqSZ0",
+	"FXJTz8stuU++luwn630ESz6Aks4EZmmruhcEYJ2RCtfAbWzzqmrALmBXGLKeK6bWhBDswuzuphHdVRm6",
+	"Tqrcgizki9yFYq3XuV6UbyhX7qaEL17/nSvC5ySm4Eu2OkV3p/tVMDRBy/oE1CSilDUOlsdQbBzD7YyL",
+	"uLiF+tG2eb9OdNLifIOc47zwmniMs2bAb/R4rLBcW0siF+VmDYHhdcnED1MEU37xjM+3OqQLu0vFGTmn",
+	"xV0QxDpzbt9iS3mymEk5cfV2upgVluqL9DNNjHJFa+NwpwySwc15XUtX7ybh4C4EYy9nfJP5oGuEpCHX",
+	"uvPTbftMCEHBqGU8phIWBD1/cyfeinMxU6DpPBWSSJYsh7wUQHNS5fqYd0vE6vIVb+fCydk5MrsEq2hx",
+	"cu7ONYe4rXKEW/Qq+mt5fGt003LovNGwcCdKtbqGeKfGa+JGzg2DFwCnC6q0E0/ywMJ+r9fZ2tKzQn5X",
+	"UzNVLzotL0eHk+ekHw3GL+IDejg5Ik/Hz6Ln8Qv6xSUCfJrMeI0+7lZ0evXGWOl5Z1K+qXJAsYgyEa7N",
+	"okSo3SGvI+lNeF5dozkfhynOAIsKDDrSknDFTHeMl36ITI8mQo6cj8WyFpGYozR+lLLoMkvz9DGFi71D",
+	"vEzibWSofpJswrUcyFYwzidLrlXFef0T/P3Dx38PAOvjbErxXDR6RVMibaF2NmUcJiRiyRpGUER4L+2E",
+	"zbcCwXV1UPwKKlNpOu5PCAx3mWeu7tR9w2VUSS+3KZ/cfSSHU2zKDZdGI0kb9H9v5vNM2xuI8KXLOoHX",
+	"jw2QsWJEk8dA0wE3ZpK7yyGaTEP1MMIVDGmEdRfv70M2p0g9MJ06h8as8CnRs51jNKtaQcuPdXMXtZsI",
+	"Iw65OZN5U+GjhjI/cW311oYy8vp2LFq8KTC13rK/NU0ZrpTZGrYgH1dZza796OjiRzj92+tha9vwvE0b",
+	"4/Dd8w1r80u8FdOt2dt6zoqGC9/nTFgXOuuzMRgRPShnaeCxS7vQnEKinthCbZnZQrmRxAQ8h3O0kuAB",
+	"NQeSURWUclmoDjq7UfRnR7dbVG/Ra01dcVGzLXGW0O5d6Wxx3DXsC767aA4hWuWz4uRq1Bv3o0GNx+pN",
+	"+qRpZCMZuJ091Y2ODLwQTUpZQH7LaEb9yYHgNECfw9K3+YFg9XamIM6K7A6oYOSCU1iwJDF0yJxWt+53",
+	"scWFmjP726VJKHVRKgXcuPVNzFqtUXFy5XMqMWk5VlTZtBIKboHCdyCf1onCn2K7dZM4L+1hA8m+RaBf",
+	"lUm5K6Zkc5LbX3eJdK9j6WJ2OeqTwfggOoyP6NPJM/J8/CLqxX06mHypNORYkV1y024vpVTS0ga1rFN+",
+	"X8uwviUc3B2IV6DrawHzn5ieFYzo1wrwXyc838DHn8+wkhDH0v/eRuBy2cC/U5oCs7mSDL+4hCJytsqh",
+	"LmaKRqPB+NmkF/XjF/Q5ORwfRE/jI3o4OSCDcT/qrdFUOHy7Rxyq78Eq0KF9Isok08tzs33O/YASSeVp",
+	"1sS+h+oqGhmeZ2Sj781PszOjECYiScQCAwbg6SGa9Uikqc3AhKeDEISdFxtiqEwLa+AzPhE+9y2J8Mis",
+	"cxaSUcMzMK4J41QqtxsFjZoyPcvGSKLw472YXjkyVYf7wnHCsxqCgzCc2r+df3iPjNuPFxdnxzDPEs32",
+	"vC4SnZ+xROWSRzMpuMhUvZK+r5SooH0lWKw6QW6FcvXjvVomAGcFMT26stJXJclkyM08CM9fjoW4tFXq",
+	"XZIBKLMUrndz3DQuw+qQD7nlo32QmF2PgtCcr5DsdxzvGL7Dc4Fh1usdRBifin+id6mLV1WaSI3xsgUQ",
+	"DPlCyEuFOJRnPW/nnkWEx2NxHQAXeoZ20dwi3AkqwMM4mL+wvQuI1guBP20MySRLDKoqkRjorizMJSHz",
+	"KyO8licFZpTEVHbh9dr0VTAjCsiQIwhg6EP4h62Jhu4HAXS73c8htC2RgRBd1cPOCYTmK3T4WZNdyUz0",
+	"Y17CTB27vRxn0SXVlXB5K9KY/TMP88whUymy9MQ62ef5WobcoIbNM4IfoMX5es9I1Xs40h4+DqEdSkpi",
+	"FUK/19tXMM6kTwYXWpAOYdDbV0Nu3xyZF+NsiQ1K3wcQOthefeFgdGRJZUN//gP0nnMDQum9A+n8fb/2",
+	"3nkThdAvddxx5znkJNMzyrVBHXQv8EnpJkCg2BAaF9sXwOD6GhiPkiymcWAjJ4fcgA3R9C3uH/5rDRJu",
+	"TAOy5S8+UkOSrNnC5vWU3lcwoRPdsQ4V1RaKmj4zzq6H3FzThcuEhQgDSQbUbcaUDoa5YDY9/96GVijM",
+	"Yxia1Y3c6vJElR+plsu904mm0kAsjQSPVQBS2BquWRoYyTahRGnodxBASw7Fx8UuqXKEOigxpxaJnY+X",
+	"c2pzKTiHvPL0DxZ/3rcQE4B94xP6+N95QJt/4J3GXN7slXqfQ854HptkyNIlXSLmRSL1Dm+0SD6hXdC9",
+	"+4vqmYjxSNDEJLi5E+mQp0TPLGWtpbLowkeaUoIUrwiyzePxFJlTnIHvEh+YqQ15G92oJY2BKIgIFxzr",
+	"5Bvq0sm9D8oxUgiPRd7FpbbePPiHGXHIMWsW0jEI8+MyEJUmZEnjYzA8XHgCxKWZN9IyEjKMjHox5OXd",
+	"HF3S5SgSScIMkUIS79dnC1AyG0mscIFKG1mbcUilmOJttCBMqyHPUrPp/R44IMM5M+3KJUucGrqwCVnA",
+	"be8FrEyF8VGmaDjkqFdZdlyQYXlT7C1gjugYiIFtyMs7tg+vrwNDzjvVg7GurBhyKJm/MypkFCwV1XlS",
+	"LKZtJixPTh0rtmfTYJ1AiCTq+OcQGEZHKgyNJPHxz86GmLCIurgrx7ycpiSa0b1Bt7fCtSwWiy7B110h",
+	"p/uurdp/++bl6/fnr7GN4aKZTgo2SHn25fTsTStoXfnkN62rvnXxoZykrHXcOuj2ugc2U/MM+boC48yv",
+	"KV2X7LXEclQSVjxRK1dV1ShoGL18b9/EreOWkc9O81HRwE7m1DCFreN/NPPxxSf7Tlj6HNz4JZLX1udf",
+	"i3SiuMZBr1eqpmDTBaWJ47H2/0tZOche6rv4sKPYiUxr3S8PM5WICSiCKVr80rvmaA7tbJoGyWe9/x3J",
+	"Q0iwSf/mJp/wBjS8HI1to4ObG30v5JjFMUVZ7nAw2GaYVIqIKmX4nNc2TzS2fXFz2wsh3hG+9L70pt3R",
+	"NrvxhmsqOUlcaCCq31zeVYSt+j4buYJMFSZ1zZ/9GrRWOSMs5ECwMEUdz92r46KHz0ErFapJitRCWpbT",
+	"Y40hgViM1kY0m59OWkRHv5LvieFMkUfxbuQ/IaGv33ouHBU53aaLo9d3nmvrbwVLmqqYWano2spzEH4n",
+	"4uWdoUxj1djPVRnXTPDzCtr27wVtm1AWXQXLQPS1o2pvC3R7KfgkYVatdNjfYogzskwEiS+EeGuks2+W",
+	"JpjTLmOj5wlLV9pOJKIquTTTCssSlIjF56B01e5bqQj1d40k5OWMRpfKC+1kjA4EeMGW8b1iAPTLaX86",
+	"PzsHpZeJZRc/nQ95PnDHkgXBqa87jXJlNCN8ihm7XVLaJuKARtLl/RKHWiT7gxIFN3bZFryONpS1MoYZ",
+	"zRL9tVOIvzjCm1aDrfb+B6Lpwmqej7bZRud8/alU9r1KXixe+GTaHiFLBOdWxMVRiO2JixOU13Lx39n3",
+	"uzHvQS7aMmnj6RVwsWjm6d0I3zZHj4u4mZV3u/3Iwt8TCz/OYcmjjn9yW8a9KFq+lnE/dTU5bfWSoNfr",
+	"Fap6l9EEi4AnSyDQoO9ytS5cThzUhogFX1FZeZ0zJjFG5TeNLmkcWHOCVUdhrFRskdB6fDmvriHHZjbF",
+	"siqVD7JhmLkXWDu02edDdKdSqNTAr01zWw6llLxYdfvPukVOe4xVDzsuT1yupVdGsIm78CFPoEmLhYxp",
+	"JOYUFeZFMKx39vY5OV0gadgBr7UzD54om3Iq8CnRE3ZJcdF2X0+spstqi8xEBr1BoXOzC/f+3Wa0LhRx",
+	"qX5aYTmDNOExxrvVMkszBdRmEsLQjY73LMlPqjHHNKqQ8oIYrsaB1YI9h3fsO2iH13tzcr1n3u9hBZaw",
+	"c1KauqOrGC2CGl6l7YILHbfMjQVOs9/u76sACq33aR6GSzQsMDuPJpe04hA/5GMSXSZiCilR2hVnyTjm",
+	"STrqHRQu8iN0yBlNsiQJjxsAwCy4ml41f1c/FrwV0apqxj5x5ZAs2OTpvgicvfp+vTyKJPlepVEcYSdZ",
+	"dHC3F07jZVMpFFnKc14Auk2jXOCgh88HvpYGW7GWc0zY7bb1Ucz9xrleizgIgOPMkD2+zLP72ci3dXd3",
+	"lRS2jp8fPH/+tPd8zbVeMAJrGeHSzV5ihNHatJYb/sArNyamwdvA3v5AtadCu/G237nMCffPs66TVe0t",
+	"97Xrrw5vbvFe6O/NdfWnMqc/UO2LTtwPb1qHYMdhdtN4shaYXT2hPHeky5c+KS4OLCBpi2ZYRosoVALl",
+	"ZWu0sPnTT4bcurni1wpZJY/X1nJLY1AMuSMiKahLzBHahXMtKZmjdrlSDkcNucFSTbktgWJjFkjcRSbO",
+	"ldfJI/1sHkFkd29gudaiKMbtq7NX3z8UrrqTKVA197sbM06aKkM1I+qcYppTwwoZUL1LHsND8qrbk5jT",
+	"clJWW56QxEtYUsO+V48HsxZpic5xBCZ04W28hmBaOzTuV8nZYN3M3Nf7+Kn98nPQKnvo3NzS10fCdT0S",
+	"ty8nbq/EghtWqMKfl6rsOKJhceshaF/xbpNt2suQhVtdhdjZ8GH7p5gUdXxU6IVQJ1h0Alxe6mp5ENBs",
+	"Tjeous7z2d2a0gTfmLm7HOS+UT+mm87lr8eFfKvqNbJ6OPeH0oVT+Druheu8+N+O6ulqmmEfTQxuuc3I",
+	"+/rqVki7MyYGjfWt7W7YdTKFRRe7cOoCOis5Z3mpLiN6bDVVq2mH9o9jV2bRWfjCUs3HENk9UqTG9lXR",
+	"hxylNobbicUZmQpAEpdulnCcAzoaYsYIW5LRrOS3zMZsO3cmV2mqICI3VDjbHJl7rySsKIC2kX7ZU3pU",
+	"798T/ckDFjzJcQ9uS3G8G6klOJahXUtw8nt7V2KzLXdgRZA/i8BU2CCkMa5QdruWnNRm6GhA5zzicDeu",
+	"IM818HWwIN8M2/Ht+tk18A4O9+6IdaiY19a7y5xjYlrlXPuLUBO0PlhN5rE13QHW7z2BWhaqY4hmlKQG",
+	"15mtwTbkmlF5Apwycx2WPhBXVJIksdYx4kyGZTtLAIsZQ7uOtSypIS8HCCXLLpyJJFnNAmuTKYYW/cKy",
+	"sp/GVgGS5y3C+hqlCszQVNbVxhrUK7ui+eYnZBLWehVWHdrRsLXG0XCA/uhDXvFMv8kb/bA3wCruqbUK",
+	"jKwffug5n0ua6mDIlai6btugImsmA9fUu/AzBSSOnW3KBpoLYbXSfj8UkMTqNhaE6bw6tS9sYSMCChvj",
+	"Ue9gyBtNYrAaUlGxkvnMtz4GwLrLY03biaQ0gPLCihAsbmujo1s66srUepPYW1cY8/5MYjjCn2QSKxKg",
+	"3WQVyy3NJU3hX9b4tat0+mgt+1qtZc69e/trc5wtdzGBuUsF/UnW35pv2RXFC9NVlCJJUpT5qbHGGIIJ",
+	"7+uuAOZS8ql6V0gVFh26T0pVqTm3FY3q3fXYrqLSGpW+dIVoPOvgAmL+YlqwRzrz1dAZhMoyTltNfikF",
+	"4Hb0xkYB705xbrS5FyUCvM7OR797xVg5h2RVAO802uU9gdlN1j4vMiQ+iLi6NsrEM+ePBvq7NND7bb1v",
+	"wbSw0G800Bc154nzdoP24fVTYDya5cXHapXOnaImJVPaCYrc8uMl6nSG/PTsTRdOXQvnN4kFaFwdbDRC",
+	"u0Bfb2e3D0dzplAMDgNf7Bx9VV0Tw6R8+vh2jY0d0e021vXbY9xdGdjtVj2off2iXKL/0bj+TXIrf7o1",
+	"XudA5N1qHpKs8em2ZM1TNDh7/wOwuVOUD3oHEKcM2s/7g+v+oP8cUnZNE9VA1OD07M2xC5Y18xhyr0qx",
+	"GpeKy3GYoqf3n0UB3/9wzxQQN3Dfbf9d0b73PzzSvkfa903TPmifvf+h84AU8Pc02Y4C/nL2Ft68Qfrl",
+	"iZ4hiYYYzUli/SupVNDW9FoHEP7nz6ch/O9//4/565fwi+nh72ny59HDX87ePiBH6I7kjqjiL2dvH6ni",
+	"I1X8xqniL2dvH4YqWjfw9WrlU3WpKhXhtIArwWIgdRd1G6dn+0PDmeATJudo/irbS49tOFyuO5qLK4pp",
+	"HHypliA3BlWKX1pbXMycMa4U79h1DUshfy5o0GXHskXRSHKCOqq6obRIMDbkvqSm79qmDbshPcvgVulZ",
+	"bDHpO1J43b06vlrr+rNTyH9dNsJauZ9HXfz/pUQwFkBtHtbO7kY4l+tyB624y7vW9aC9lodMs3HC1IzG",
+	"8CGl/PTsTUHYI8GvKNaT0QKTBXbhvYBSeksmeKNi3PVkmrS+UMPdXOSlkiA6zx7cyPGYkSSJbqnmLmUk",
+	"bh3/49fykV7M7L2BvaOfq1uvP9M51aT1a+U0lmSe3PI0gmoaxh2P4u+n797udhR+qsVRbMXXPuB2uzU1",
+	"bLdPZrzZKIRJfe2XNtSkHsaWG4pU5D2i1U0ZBn+g2tdWW7kna8O7oVmcO0O6ejHOFxKTbVfNys2OzrsV",
+	"JbtXo5Nf+xrocNv9aHK6U5OTzgHO44JHgLtiwnMn53W4dBppdkWhbcTKmGJSi041JXgNceA9VqNxOY8V",
+	"uNTwRs6UVKtm7+af/DS+6Tw/6+pGbHYpLu/lo1vxfbkVl3e5hE85/H95lECRASgiSTImkcUq6osD/vHP",
+	"TkboGoHwn/YzmXxeL/H+NCPWGTq2ScMNp0Ygd8+N87ztNjjaRvVQfkUTkdLAZehH+XPIzQ+iM4nSq83v",
+	"fA0/vjt9uXf+4+ng6CmGMNqE/D/vOX+QvQs2p0qTeWrT83fte0kWNvW0zdkPl3RpBNbCt7e0z08UhJXC",
+	"EOGJKy2HcQ7YuYK5kNQGBh30eqCGnCzIsgun1ml2cH2NtzXjmP75BDjVCyEvbUZmFWBPeyIz9/fR9XUA",
+	"h73nKCwfDl4MOZGF92u7D3PGAziy/w38/zA7gaOi4BbjQJKkE2DAOCo5h9zFOkwIS+z+5TFhLi2FFaw3",
+	"MwX5IZlbO0B2T4pMMz7NuQSrFyv4hOIwbIXJTUzDSnmPxgk4+ICQ5QoOMqcguHPqQQXDiXXEc3VJYilS",
+	"iDNLE21Vkm0mu/cm/rL5fuLsOs/37ZLXM5WX+FoQZRBDbzGfHJK3mVBeJ211Rj+uxRq9Da5sMdNzj6g7",
+	"bd09qV5c6dwtXCB//rmh/KIvctbdyPyf+oDEvCiaT6VaInWfPr51qp9aiIb/RAExH5mmBY4paIf/GLb+",
+	"Zdj6NUR0M3jt1YMuAb6jh1idR3A65LYQgS9dUqVeNnEy7JY3ecgHvb4NF0dUKxNIF0tiOu98QW5lx3bc",
+	"q+t+rUjrA6dR3Vyxap0bXOnroCTyVfjRxyTM33IS5jxYyUjxjh/ahbmr1oPZpISrBoP6X7kawkpGa6ng",
+	"0tyoaZ7F6sRXpywKKGGmlLzadBfeYmZ3ZD5tMSacIUyphsPe4aoQ9QonUFCC3aQo167ZaHrYuCwjCD5K",
+	"+3dlhMP9LPh7X2ztXgE52OBRXZqGvTGrVBPtzCjm2yuvKVLjB6rvBRzvVVzf5i55hPq7dau+JcjvJJhj",
+	"brWGjPiET7GqBuYICV1twzCAsPShC3m1WuKwC2EmEx8GW+EPDQ0fcuaLqh+XijkhW6moDeqdb1Vj/cSp",
+	"22yFPkldOuC6kA2MK01J3MQeVurrfzEW3j1r2Vj//4FjrnYgAhlON/5rE4P/S/yjhb8HvnZX+Mf9ggtc",
+	"q4V/VTCK3jfE87vrsxfRcl37jXr3ovsvoRLBN6mtrxQx36ipL5fmfUw69nXo9Sva2ERMrb33/nmKTVi8",
+	"/4ef0Rt0bdNyQ1We/zCSoM2BiJpwr9/EdeQrk2w600AWZBnAYka0NbFpn4an2+DWpeWyXlT/y3B7jWS7",
+	"1spdbMKW1u44uRr1xv1oULN09yZ9spW1e3BftGEdR+APiykn0T/6fv15flgO3oCLxcPf4Zpa5F6XS4jH",
+	"ytAlWzfb1yHumlahV1nX7nWrlEbF8bClKI+x7vWwBSQyvTYELl9QdT8i94PjFVb4zonfXxe7/jTFKUV3",
+	"YtxmekUfQGlaNQFVS///41cDc4rKKw+stnrtPknZ/lUfIdLNbvX2tMXyrVvXann8PNN47m2Hd6W7oZxv",
+	"5url9q5UecAFvTjVbeAzMDGZ57iupj0v9e9znjYYY32CAjGpO6eVJ5h7+6z2cNpQzD/PDlUuQ1jqrlxn",
+	"dMXfoLHaf7HYMpNV6rKkZdmYg7XUxKVlbLZQF26Shb9h3hIdAT//+vn/BQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -48,6 +48,7 @@ func problem(err error) (*apiError, bool) {
 		ae         *apiError
 		he         *echo.HTTPError
 		input      *shipping.InputError
+		batchItems *shipping.BatchItemsError
 		noMatch    *shipping.NoMatchingServiceError
 		carriers   *shipping.CarriersError
 		refund     *shipping.RefundConflictError
@@ -84,6 +85,16 @@ func problem(err error) (*apiError, bool) {
 
 	case errors.As(err, &input):
 		return issuesError(input.Issues), true
+	case errors.As(err, &batchItems):
+		// A batch's item problems are always listed, even one: the client
+		// finds the item by its path (shipments.17.toAddress.state).
+		e := newAPIError(http.StatusUnprocessableEntity, "invalid_request", batchItems.Error()+"; nothing was stored; see issues")
+		list := make([]gen.ValidationIssue, len(batchItems.Issues))
+		for i, is := range batchItems.Issues {
+			list[i] = gen.ValidationIssue{Path: is.Path, Message: is.Message}
+		}
+		e.Body.Issues = &list
+		return e, true
 	case errors.As(err, &noMatch):
 		e := newAPIError(http.StatusUnprocessableEntity, "no_matching_service", noMatch.Error())
 		avail := make([]gen.ServiceOption, len(noMatch.Available))

@@ -82,20 +82,32 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 
 // limitBody refuses bodies over the limit without reading more than the
 // limit. Operations that take no body never read it, so it is not checked there.
+// The limit is the server's MaxBodyBytes unless the contract gives the
+// operation its own (x-max-body-bytes: POST /batches takes 8 MiB).
 func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if op := s.ops[routeKey(req.Method, c.Path())]; op == nil || !op.hasBody {
+		op := s.ops[routeKey(req.Method, c.Path())]
+		if op == nil || !op.hasBody {
 			return next(c)
 		}
-		if req.ContentLength > s.cfg.MaxBodyBytes {
-			return payloadTooLarge(s.cfg.MaxBodyBytes)
+		limit := s.bodyLimit(op)
+		if req.ContentLength > limit {
+			return payloadTooLarge(limit)
 		}
 		if req.Body != nil {
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, s.cfg.MaxBodyBytes)
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
 		}
 		return next(c)
 	}
+}
+
+// bodyLimit is op's body limit: its x-max-body-bytes, else MaxBodyBytes.
+func (s *Server) bodyLimit(op *operation) int64 {
+	if op != nil && op.maxBody > 0 {
+		return op.maxBody
+	}
+	return s.cfg.MaxBodyBytes
 }
 
 func payloadTooLarge(limit int64) *apiError {

@@ -44,7 +44,7 @@ func (s *Server) refuseNUL(next echo.HandlerFunc) echo.HandlerFunc {
 		body, err := io.ReadAll(req.Body)
 		if err != nil {
 			if isBodyTooLarge(err) {
-				return payloadTooLarge(s.cfg.MaxBodyBytes)
+				return payloadTooLarge(s.bodyLimit(op))
 			}
 			return newAPIError(http.StatusBadRequest, "invalid_json", "the request body could not be read")
 		}

@@ -29,7 +29,7 @@ func TestRateLimitGroupsFromContract(t *testing.T) {
 		"quoteLabel": GroupQuotes, "createLabel": GroupBuys, "refundLabel": GroupRefunds,
 		"verifyAddress": GroupAddressVerify, "createAddress": GroupAddressWrites,
 		"createWebhook": GroupWebhookWrites, "updateWebhook": GroupWebhookWrites, "deleteWebhook": GroupWebhookWrites,
-		"testWebhook": GroupWebhookWrites, "retryWebhookDelivery": GroupWebhookWrites,
+		"testWebhook": GroupWebhookWrites, "retryWebhookDelivery": GroupWebhookWrites, "createBatch": GroupBatches,
 	}
 	got := map[string]Group{}
 	for key, op := range ops {
@@ -67,7 +67,7 @@ func TestRateLimitConfig(t *testing.T) {
 		want := map[Group]RateLimit{
 			GroupReads: {100, 7}, GroupQuotes: {20, 50}, GroupBuys: {5, 20}, GroupRefunds: {10, 20},
 			GroupAddressVerify: {20, 50}, GroupAddressWrites: {20, 50}, GroupWebhookWrites: {10, 50},
-			GroupFailedAuth: {1, 60},
+			GroupBatches: {1, 5}, GroupFailedAuth: {1, 60},
 		}
 		if diff := cmp.Diff(want, c.Limits); diff != "" {
 			t.Errorf("limits (-want +got):\n%s", diff)

@@ -45,7 +45,7 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 		FromAddress: addressView(in.From), ToAddress: addressView(in.To), Parcel: parcelView(in.Parcel),
 		Options: optionsView(in.Options), Customs: customsView(in.Customs),
 		TrackingNumber: sh.TrackingNumber, TrackerId: sh.TrackerID, ErrorMessage: sh.ErrorMessage,
-		PurchasedAt: sh.PurchasedAt, VoidedAt: sh.VoidedAt, IsReturn: sh.IsReturn, ReturnOf: sh.ReturnOf,
+		PurchasedAt: sh.PurchasedAt, VoidedAt: sh.VoidedAt, IsReturn: sh.IsReturn, ReturnOf: sh.ReturnOf, BatchId: sh.BatchID,
 	}
 	if sh.TrackingStatus != nil {
 		ts := gen.TrackerStatus(*sh.TrackingStatus)

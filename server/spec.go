@@ -21,6 +21,8 @@ type operation struct {
 	rateLimit     Group  // from x-rate-limit-group; "" for operations without security
 	public        bool
 	hasBody       bool
+	// maxBody caps the request body (x-max-body-bytes; 0: the server's MaxBodyBytes).
+	maxBody int64
 	// idempotent: the request body takes an idempotencyKey (read from the
 	// contract's schema, the only list of such operations).
 	idempotent bool
@@ -50,6 +52,13 @@ func loadOperations(doc *openapi3.T) (operations, error) {
 				if p.Value != nil && p.Value.In == openapi3.ParameterInQuery && p.Value.Schema != nil && p.Value.Schema.Value != nil && !p.Value.Schema.Value.Type.Is(openapi3.TypeArray) {
 					o.onceQuery = append(o.onceQuery, p.Value.Name)
 				}
+			}
+			if v, ok := op.Extensions["x-max-body-bytes"]; ok {
+				n, ok := v.(float64) // JSON numbers decode as float64
+				if !ok || n <= 0 || n != float64(int64(n)) {
+					return nil, fmt.Errorf("%s %s: x-max-body-bytes %v is not a positive integer", method, path, v)
+				}
+				o.maxBody = int64(n)
 			}
 			group, hasGroup := op.Extensions["x-rate-limit-group"].(string)
 			if o.public {

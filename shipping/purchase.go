@@ -214,6 +214,9 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		if err := s.charge(ctx, tx, row, now); err != nil {
 			return err
 		}
+		if err := s.batchItemFinished(ctx, tx, row); err != nil { // batches.go
+			return err
+		}
 		// The tracker was inserted above: it has no tracking events yet.
 		if err := s.recordShipment(ctx, tx, row, shipmentOf(row, in, nil, true), webhooks.EventShipmentPurchased); err != nil {
 			return err
@@ -279,6 +282,9 @@ func (s *Service) failPurchase(ctx context.Context, id string, reason string) er
 		}
 		row.Status, row.UpdatedAt, row.ErrorMessage = string(to), now, &reason
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
+			return err
+		}
+		if err := s.batchItemFinished(ctx, tx, row); err != nil { // batches.go
 			return err
 		}
 		return s.record(ctx, tx, row, webhooks.EventShipmentFailed)

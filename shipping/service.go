@@ -60,6 +60,8 @@ type Config struct {
 	Documents Documents
 	// EventData renders shipments for events.
 	EventData EventEncoder
+	// BatchEventData renders batches for batch.completed; nil: the domain's JSON.
+	BatchEventData BatchEncoder
 	// PlatformFeeCents is added to every rate; nil means the default of 8.
 	PlatformFeeCents *int64
 	// PurchaseRetryBase is the first retry delay of a purchase or void the carrier could not take.

@@ -46,21 +46,23 @@ type Shipment struct {
 	// LabelFormat and LabelSize are the document asked for at create.
 	LabelFormat string `db:"label_format"`
 	LabelSize   string `db:"label_size"`
+	// BatchID is the batch the shipment was created in (POST /batches); nil for single creates.
+	BatchID *string `db:"batch_id"`
 }
 
 const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_at, carrier, service, service_category,
 	carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents, currency,
 	estimated_days, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at,
-	is_return, return_of, use_charged_at, label_format, label_size`
+	is_return, return_of, use_charged_at, label_format, label_size, batch_id`
 
 // InsertShipment stores a new shipment.
 func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
 	seq, err := t.insertSeq(ctx, `INSERT INTO shipments (id, account_id, mode, status, created_at, updated_at, carrier, service,
 		service_category, carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents,
-		currency, estimated_days, request, source, is_return, return_of, label_format, label_size)
+		currency, estimated_days, request, source, is_return, return_of, label_format, label_size, batch_id)
 		VALUES (:id, :account_id, :mode, :status, :created_at, :updated_at, :carrier, :service, :service_category,
 		:carrier_rate_cents, :platform_fee_cents, :customer_price_cents, :balance_applied_cents, :charge_amount_cents,
-		:currency, :estimated_days, :request, :source, :is_return, :return_of, :label_format, :label_size)
+		:currency, :estimated_days, :request, :source, :is_return, :return_of, :label_format, :label_size, :batch_id)
 		RETURNING seq`, s)
 	s.Seq = seq
 	return err

@@ -145,6 +145,9 @@ func (u *UI) routes(mux *http.ServeMux, static fs.FS) {
 	mux.Handle("POST "+Prefix+"/shipments/{id}/refund", u.signedIn(u.refund))
 	mux.Handle("POST "+Prefix+"/shipments/{id}/return", u.signedIn(u.createReturn))
 
+	mux.Handle("GET "+Prefix+"/batches", u.signedIn(u.batchesPage))
+	mux.Handle("GET "+Prefix+"/batches/{id}/labels.pdf", u.signedIn(u.batchLabels))
+
 	mux.Handle("GET "+Prefix+"/account", u.signedIn(u.accountPage))
 
 	mux.HandleFunc(Prefix+"/", func(w http.ResponseWriter, r *http.Request) {

@@ -29,6 +29,9 @@ const (
 	// EventShipmentVoidRejected: the carrier refused a void; the label is
 	// purchased again and errorMessage says why (an addition to Variant B).
 	EventShipmentVoidRejected = "shipment.void_rejected"
+	// EventBatchCompleted: no item of a batch is paying or pending any more;
+	// the data is the batch with its counts.
+	EventBatchCompleted = "batch.completed"
 	// EventTest is the type of the event Send test delivers; it is not in the history.
 	EventTest = "webhook.test"
 )
@@ -38,6 +41,7 @@ func EventTypes() []string {
 	return []string{
 		EventShipmentPurchased, EventShipmentFailed, EventShipmentVoided, EventTrackerUpdated,
 		EventShipmentDelivered, EventShipmentException, EventShipmentReturnToSender, EventShipmentVoidRejected,
+		EventBatchCompleted,
 	}
 }
 

@@ -43,6 +43,7 @@ type config struct {
 	writeDuration time.Duration
 
 	purchaseLabels int
+	batchItems     int
 
 	e2eRate     int
 	e2eDuration time.Duration
@@ -64,7 +65,7 @@ type config struct {
 }
 
 // allPhases are the phases in the order they run.
-var allPhases = []string{"scale", "read", "write", "purchase", "e2e", "fanout"}
+var allPhases = []string{"scale", "read", "write", "purchase", "batch", "e2e", "fanout"}
 
 func (c config) runs(phase string) bool { return c.phases[phase] }
 
@@ -85,6 +86,7 @@ func main() {
 	flag.IntVar(&c.writeConns, "write-conns", 32, "connections of the write path")
 	flag.DurationVar(&c.writeDuration, "write-duration", 8*time.Second, "measured time of the write path")
 	flag.IntVar(&c.purchaseLabels, "purchase-labels", 5000, "labels queued before the purchase phase times their purchases")
+	flag.IntVar(&c.batchItems, "batch-items", 5000, "shipments of the batch phase's one POST /batches")
 	flag.IntVar(&c.e2eRate, "e2e-rate", 100, "creates per second of the end-to-end phase (open loop)")
 	flag.DurationVar(&c.e2eDuration, "e2e-duration", 30*time.Second, "duration of the end-to-end phase")
 	flag.IntVar(&c.fanoutSubs, "fanout-subs", 10, "webhook subscriptions of the fan-out phase")
@@ -165,6 +167,7 @@ func run(ctx context.Context, c config) error {
 			return writePhase(ctx, c, srvA, small, &res.Write, &res.Server.DBBytesPerAPIShipment)
 		}},
 		{"purchase", fmt.Sprintf("purchases: %d labels queued, then the workers started", c.purchaseLabels), func() error { return purchasePhase(ctx, c, srvA, small, &res.Purchase) }},
+		{"batch", fmt.Sprintf("batch: one POST /batches of %d shipments, their purchases, the merged PDF", c.batchItems), func() error { return batchPhase(ctx, c, srvA, small, &res.Batch) }},
 		{"e2e", fmt.Sprintf("end to end: %d creates/s for %s", c.e2eRate, c.e2eDuration), func() error { return e2ePhase(ctx, c, srvA, small, rcv, &res.EndToEnd) }},
 		{"fanout", fmt.Sprintf("fan-out: %d shipments to %d subscriptions", c.fanoutShipments, c.fanoutSubs), func() error { return fanoutPhase(ctx, c, srvA, small, rcv, &res.Fanout) }},
 	}); err != nil {

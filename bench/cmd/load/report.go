@@ -151,6 +151,7 @@ type results struct {
 	Read        readResult     `json:"readPath"`
 	Write       writeResult    `json:"writePath"`
 	Purchase    purchaseResult `json:"purchase"`
+	Batch       batchResult    `json:"batch"`
 	EndToEnd    e2eResult      `json:"endToEnd"`
 	Fanout      fanoutResult   `json:"fanout"`
 	Scale       struct {
@@ -180,7 +181,7 @@ func (c config) public() map[string]any {
 		"smallRows": c.smallRows, "largeRows": c.largeRows, "warm": c.warm.String(),
 		"readConns": c.readConns, "readDuration": c.readDuration.String(),
 		"writeConns": c.writeConns, "writeDuration": c.writeDuration.String(),
-		"purchaseLabels": c.purchaseLabels, "pgPurchaseLabels": c.pgPurchaseLabels,
+		"purchaseLabels": c.purchaseLabels, "pgPurchaseLabels": c.pgPurchaseLabels, "batchItems": c.batchItems,
 		"e2eRate": c.e2eRate, "e2eDuration": c.e2eDuration.String(),
 		"fanoutSubscriptions": c.fanoutSubs, "fanoutShipments": c.fanoutShipments,
 		"scaleConns": c.scaleConns, "scaleDuration": c.scaleDuration.String(),
@@ -215,6 +216,11 @@ func (r *results) finish() {
 		{"write", target{"write path: purchases completed while creates run", "≥ 1,000/s", fmt.Sprintf("%.0f/s", r.Write.PurchasesPerSec), r.Write.PurchasesPerSec, r.Write.PurchasesPerSec >= 1000}},
 		{"purchase", target{"purchases completed, labels queued first", "≥ 1,000/s", fmt.Sprintf("%.0f/s", r.Purchase.PerSec), r.Purchase.PerSec,
 			r.Purchase.PerSec >= 1000 && !r.Purchase.Undrained}},
+		{"batch", target{"batch of 5,000 accepted (202)", "≤ 2 s", fmt.Sprintf("%.2f s", r.Batch.AcceptSeconds), r.Batch.AcceptSeconds, r.Batch.AcceptSeconds <= 2}},
+		{"batch", target{"batch purchases vs the purchase phase", "≥ 1.0×", fmt.Sprintf("%.0f/s", r.Batch.PurchasesPerSec), r.Batch.PurchasesPerSec,
+			!r.Batch.Undrained && (!r.ran("purchase") || r.Batch.PurchasesPerSec >= r.Purchase.PerSec)}},
+		{"batch", target{"merged PDF of the batch streamed", "≤ 5 s", fmt.Sprintf("%.2f s", r.Batch.PDFSeconds), r.Batch.PDFSeconds, r.Batch.PDFSeconds <= 5}},
+		{"batch", target{"server RSS growth while it streams", "≤ 50 MiB", fmt.Sprintf("%.0f MiB", r.Batch.RSSGrowthMiB), r.Batch.RSSGrowthMiB, r.Batch.RSSGrowthMiB <= 50}},
 		{"e2e", target{"end to end at 100/s: purchased p99", "≤ 300 ms", fmt.Sprintf("%.0f ms", r.EndToEnd.Purchased.P99Ms), r.EndToEnd.Purchased.P99Ms,
 			r.EndToEnd.Purchased.P99Ms <= 300 && r.EndToEnd.NotPurchased == 0}},
 		{"e2e", target{"end to end at 100/s: webhook p99", "≤ 500 ms", fmt.Sprintf("%.0f ms", r.EndToEnd.Webhook.P99Ms), r.EndToEnd.Webhook.P99Ms,
@@ -268,6 +274,12 @@ func (r *results) print(w io.Writer) {
 		p := r.Purchase
 		row("2a. purchases completed/s, labels queued first", fmt.Sprintf("%d labels created with no purchase worker; that instance stopped (%.1f s, not counted), then start with workers → last purchased in %.1f s%s", p.Labels, p.StopSeconds, p.Seconds, undrained(p.Undrained)),
 			fmt.Sprintf("%.0f", p.PerSec), "—", "—", "—")
+	}
+	if r.ran("batch") {
+		bt := r.Batch
+		row("2b. POST /batches, then its purchases/s", fmt.Sprintf("%d shipments: 202 in %.2f s; completed %.1f s later; merged PDF %.1f MiB in %.2f s, RSS +%.0f MiB%s",
+			bt.Items, bt.AcceptSeconds, bt.PurchaseSeconds, float64(bt.PDFBytes)/(1<<20), bt.PDFSeconds, bt.RSSGrowthMiB, undrained(bt.Undrained)),
+			fmt.Sprintf("%.0f", bt.PurchasesPerSec), "—", "—", "—")
 	}
 	if r.ran("e2e") {
 		e := r.EndToEnd

@@ -1,0 +1,126 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/shipd-dev/shipd/gen"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/shipping"
+)
+
+// CreateBatch accepts many purchases at once: 202 with the batch purchasing.
+func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObject) (gen.CreateBatchResponseObject, error) {
+	b := req.Body
+	in := shipping.NewBatch{Items: make([]shipping.BatchItem, len(b.Shipments)),
+		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx)}
+	if b.LabelFormat != nil {
+		in.LabelFormat = string(*b.LabelFormat)
+	}
+	for i, it := range b.Shipments {
+		in.Items[i] = shipping.BatchItem{
+			Input:     shipmentInput(it.FromAddress, it.ToAddress, it.Parcel, it.Options, it.Customs),
+			Selection: shipping.Selection{Carrier: it.Carrier, Service: it.Service, ServiceCategory: (*string)(it.ServiceCategory), DeliverBy: deliverBy(it.DeliverBy)},
+		}
+	}
+	batch, replayed, err := s.shipping.CreateBatch(ctx, callerOf(ctx), in)
+	if err != nil {
+		return nil, err
+	}
+	markReplayed(ctx, replayed)
+	return gen.CreateBatch202JSONResponse(s.batch(batch)), nil
+}
+
+// GetBatch reads one batch with its counts now.
+func (s *Server) GetBatch(ctx context.Context, req gen.GetBatchRequestObject) (gen.GetBatchResponseObject, error) {
+	b, err := s.shipping.GetBatch(ctx, callerOf(ctx), req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetBatch200JSONResponse(s.batch(b)), nil
+}
+
+// ListBatches pages through batches, newest first.
+func (s *Server) ListBatches(ctx context.Context, req gen.ListBatchesRequestObject) (gen.ListBatchesResponseObject, error) {
+	page, err := paging.Decode(req.Params.Cursor, req.Params.Limit)
+	if err != nil {
+		return nil, err
+	}
+	rows, more, err := s.shipping.ListBatches(ctx, callerOf(ctx), page)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.BatchList{Data: make([]gen.Batch, len(rows)), NextCursor: nextCursor(rows, more, func(b shipping.Batch) string { return b.ID })}
+	for i, b := range rows {
+		out.Data[i] = s.batch(b)
+	}
+	return gen.ListBatches200JSONResponse(out), nil
+}
+
+// ListBatchShipments pages through a batch's shipments in item order.
+func (s *Server) ListBatchShipments(ctx context.Context, req gen.ListBatchShipmentsRequestObject) (gen.ListBatchShipmentsResponseObject, error) {
+	page, err := paging.Decode(req.Params.Cursor, req.Params.Limit)
+	if err != nil {
+		return nil, err
+	}
+	rows, more, err := s.shipping.BatchShipments(ctx, callerOf(ctx), req.Id, page)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.ShipmentList{Data: make([]gen.Shipment, len(rows)), NextCursor: nextCursor(rows, more, func(sh shipping.Shipment) string { return sh.ID })}
+	for i, sh := range rows {
+		out.Data[i] = s.shipment(sh)
+	}
+	return gen.ListBatchShipments200JSONResponse(out), nil
+}
+
+// GetBatchLabelsPDF streams every purchased label of the batch as one PDF;
+// 202 label_pending while any item is being bought.
+func (s *Server) GetBatchLabelsPDF(ctx context.Context, req gen.GetBatchLabelsPDFRequestObject) (gen.GetBatchLabelsPDFResponseObject, error) {
+	write, err := s.shipping.BatchLabelsPDF(ctx, callerOf(ctx), req.Id)
+	if errors.Is(err, shipping.ErrLabelPending) {
+		return gen.GetBatchLabelsPDF202JSONResponse{
+			Body:    errorBody(ctx, "label_pending", "some labels of the batch are not ready yet; retry in a few seconds"),
+			Headers: gen.GetBatchLabelsPDF202ResponseHeaders{RetryAfter: 2},
+		}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return streamedPDF(write), nil
+}
+
+// streamedPDF writes the document straight to the response as it is
+// merged: its length is not known before, and nothing holds it whole. An
+// error after the first byte can only cut the response short.
+type streamedPDF func(io.Writer) error
+
+func (f streamedPDF) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/pdf")
+	w.WriteHeader(http.StatusOK)
+	return f(w)
+}
+
+// BatchEventData renders a batch as event data (batch.completed): exactly
+// what GET /batches/{id} returns. The wiring gives it to the shipping service.
+func BatchEventData(publicURL string) shipping.BatchEncoder {
+	return func(b shipping.Batch) (json.RawMessage, error) {
+		return json.Marshal(batchView(publicURL, b))
+	}
+}
+
+func (s *Server) batch(b shipping.Batch) gen.Batch { return batchView(s.cfg.PublicURL, b) }
+
+func batchView(publicURL string, b shipping.Batch) gen.Batch {
+	u := strings.TrimRight(publicURL, "/") + BasePath + "/batches/" + b.ID + "/labels.pdf"
+	return gen.Batch{
+		Id: b.ID, Mode: gen.Mode(b.Mode), Status: gen.BatchStatus(b.Status), CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt,
+		LabelFormat: gen.LabelFormat(b.LabelFormat), LabelsUrl: &u,
+		Counts: gen.BatchCounts{Total: b.Counts.Total, Paying: b.Counts.Paying, Pending: b.Counts.Pending,
+			Purchased: b.Counts.Purchased, Failed: b.Counts.Failed},
+	}
+}

@@ -1,0 +1,430 @@
+package shipping
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+// Batches: many creates accepted together (POST /batches). Every item is
+// checked, quoted and priced before anything is stored, so a batch is all or
+// nothing; the accepted items are ordinary shipments (batch_id set) inserted
+// in the batch's order in one transaction with their purchase jobs, then
+// bought like any create. The batch's counts are counted from its items; the
+// move to completed is made by the transaction that finishes the last item
+// (batchItemFinished), guarded so batch.completed is recorded once.
+
+// MaxBatchItems is how many shipments one batch may hold.
+const MaxBatchItems = 5000
+
+// batchQuoteWorkers bounds the items quoted at once: each quote asks every
+// carrier of the mode (three calls), so a 5,000-item batch is 15,000 rate
+// calls; in the sandbox that is CPU, against live carriers it is their rate
+// limits (carriers' call budgets apply, and a refused quote fails the batch).
+const batchQuoteWorkers = 8
+
+// Batch statuses.
+const (
+	BatchPurchasing = "purchasing"
+	BatchCompleted  = "completed"
+)
+
+// Label formats a batch may ask for. Only pdf documents exist today: the
+// format is stored with the batch and shown back; per-item formats come with
+// the label formats work.
+var LabelFormats = []string{"pdf", "png", "zpl"}
+
+// Batch is a batch as the API shows it, with its counts now.
+type Batch struct {
+	ID          string        `json:"id"`
+	Mode        accounts.Mode `json:"mode"`
+	Status      string        `json:"status"`
+	LabelFormat string        `json:"labelFormat"`
+	CreatedAt   time.Time     `json:"createdAt"`
+	CompletedAt *time.Time    `json:"completedAt,omitempty"`
+	Counts      BatchCounts   `json:"counts"`
+}
+
+// BatchCounts counts a batch's items: purchased includes items bought and
+// since refunded (void_requested, voided).
+type BatchCounts struct {
+	Total     int `json:"total"`
+	Paying    int `json:"paying"`
+	Pending   int `json:"pending"`
+	Purchased int `json:"purchased"`
+	Failed    int `json:"failed"`
+}
+
+// BatchItem is one shipment of a batch: a create without its own key.
+type BatchItem struct {
+	Input
+	Selection
+}
+
+// NewBatch is what creating a batch takes.
+type NewBatch struct {
+	Items       []BatchItem `json:"items"`
+	LabelFormat string      `json:"labelFormat,omitempty"`
+	// IdempotencyKey and RequestFingerprint as for NewLabel.
+	IdempotencyKey     string `json:"-"`
+	RequestFingerprint []byte `json:"-"`
+}
+
+// BatchEncoder renders a batch as event data (batch.completed): the shape
+// GET /batches/{id} returns, which is the API layer's to define.
+type BatchEncoder func(Batch) (json.RawMessage, error)
+
+// ErrBatchSize: a batch without items or with more than MaxBatchItems.
+var ErrBatchSize = &InputError{Issues: []Issue{{Path: "shipments", Message: fmt.Sprintf("must hold 1 to %d shipments", MaxBatchItems)}}}
+
+// BatchItemsError lists every invalid item of a batch (422
+// invalid_request); paths name the item (shipments.17.toAddress.state).
+type BatchItemsError struct{ Issues []Issue }
+
+func (e *BatchItemsError) Error() string {
+	return fmt.Sprintf("%d problems in the batch's shipments", len(e.Issues))
+}
+
+// CreateBatch checks, quotes and prices every item, then accepts them all
+// in one transaction: the batch, its shipments (paying, in order), the
+// balance reserved for each and their purchase jobs. Any invalid item
+// refuses the batch with every item's problems, storing nothing.
+func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatch) (Batch, bool, error) {
+	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /batches", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
+	b, replayed, err := idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Batch]) (Batch, error) {
+		if len(in.Items) == 0 || len(in.Items) > MaxBatchItems {
+			return Batch{}, ErrBatchSize
+		}
+		rows, err := s.priceBatch(ctx, c, in.Items)
+		if err != nil {
+			return Batch{}, err
+		}
+		account, err := s.store.Account(ctx, c.AccountID)
+		if err != nil {
+			return Batch{}, err
+		}
+		if !account.HasPaymentMethod {
+			return Batch{}, ErrNoPaymentMethod
+		}
+		if err := s.admitPurchases(ctx, len(rows)); err != nil {
+			return Batch{}, err
+		}
+		format := in.LabelFormat
+		if format == "" {
+			format = "pdf"
+		}
+		now := s.now()
+		batch := store.Batch{ID: store.NewID("bat"), AccountID: c.AccountID, Mode: string(c.Mode), Status: BatchPurchasing,
+			LabelFormat: format, Total: len(rows), CreatedAt: now}
+		return commit(ctx, func(tx *store.Tx) (Batch, error) {
+			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+				return Batch{}, err
+			}
+			if err := tx.InsertBatch(ctx, &batch); err != nil {
+				return Batch{}, err
+			}
+			// One balance lock for the whole batch: the items take the
+			// balance in order, as the same creates one after another would.
+			balance, err := tx.LockBalance(ctx, c.AccountID, string(c.Mode))
+			if err != nil {
+				return Batch{}, err
+			}
+			jobs := make([]river.InsertManyParams, len(rows))
+			for i := range rows {
+				row := &rows[i]
+				row.ID, row.BatchID, row.CreatedAt, row.UpdatedAt = store.NewID("shp"), &batch.ID, now, now
+				// Every item is bought in the batch's format, on 4x6 stock (a
+				// thermal printer's morning).
+				row.LabelFormat, row.LabelSize = batch.LabelFormat, string(carriers.Label4x6)
+				row.BalanceAppliedCents = min(balance, row.CustomerPriceCents)
+				row.ChargeAmountCents = row.CustomerPriceCents - row.BalanceAppliedCents
+				balance -= row.BalanceAppliedCents
+				if err := tx.InsertShipment(ctx, row); err != nil {
+					return Batch{}, err
+				}
+				if err := s.recordReserve(ctx, tx, *row, now); err != nil {
+					return Batch{}, err
+				}
+				jobs[i] = river.InsertManyParams{Args: purchaseArgs{ShipmentID: row.ID}}
+			}
+			if err := tx.EnqueueNew(ctx, jobs...); err != nil {
+				return Batch{}, err
+			}
+			return batchOf(batch, map[string]int{string(Paying): len(rows)}), nil
+		})
+	})
+	if err != nil || !replayed {
+		return b, replayed, err
+	}
+	// A replay shows the batch as it is now, not as it was accepted.
+	now, err := s.GetBatch(ctx, c, b.ID)
+	return now, true, err
+}
+
+// priceBatch checks and quotes every item (batchQuoteWorkers at once) and
+// returns their shipment rows, in order, without ids. An item's own problem
+// (its input, no rate, no matching service, refused by the carriers) is
+// collected for BatchItemsError; anything else (carriers unavailable or
+// failing, the request cancelled) fails the batch as it would a create.
+func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []BatchItem) ([]store.Shipment, error) {
+	rows := make([]store.Shipment, len(items))
+	problems := make([][]Issue, len(items))
+	fatal := make([]error, len(items))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(batchQuoteWorkers, len(items)) {
+		wg.Go(func() {
+			for i := range next {
+				issues, err := s.priceItem(ctx, c, items[i], &rows[i])
+				problems[i], fatal[i] = issues, err
+			}
+		})
+	}
+	for i := range items {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var all []Issue
+	for i := range items {
+		if fatal[i] != nil {
+			return nil, fatal[i]
+		}
+		prefix := "shipments." + strconv.Itoa(i)
+		for _, is := range problems[i] {
+			if is.Path != "" {
+				is.Path = prefix + "." + is.Path
+			} else {
+				is.Path = prefix
+			}
+			all = append(all, is)
+		}
+	}
+	if len(all) > 0 {
+		return nil, &BatchItemsError{Issues: all}
+	}
+	return rows, nil
+}
+
+// priceItem is what Create does before its transaction, for one item.
+func (s *Service) priceItem(ctx context.Context, c accounts.Caller, item BatchItem, row *store.Shipment) ([]Issue, error) {
+	input := item.Input.normalized()
+	err := input.check(c.Mode)
+	if err == nil {
+		err = s.checkDeliverBy(item.DeliverBy)
+	}
+	var quote Quote
+	if err == nil {
+		quote, err = s.rates(ctx, c.Mode, input, false) // batch items are outbound labels
+	}
+	var rate Rate
+	if err == nil {
+		rate, err = quote.pick(item.Selection)
+	}
+	var (
+		ie   *InputError
+		none *NoMatchingServiceError
+		ce   *CarriersError
+	)
+	switch {
+	case err == nil:
+	case errors.As(err, &ie):
+		return ie.Issues, nil
+	case errors.Is(err, ErrNoRates), errors.As(err, &none), errors.As(err, &ce) && errors.Is(err, ErrCarrierRejected):
+		return []Issue{{Message: err.Error()}}, nil
+	default:
+		return nil, err
+	}
+	request, err := encodeInput(input)
+	if err != nil {
+		return nil, err
+	}
+	*row = store.Shipment{AccountID: c.AccountID, Mode: string(c.Mode), Status: string(Paying),
+		Carrier: rate.Carrier, Service: rate.Service, ServiceCategory: rate.ServiceCategory,
+		CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
+		Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api"}
+	return nil, nil
+}
+
+// admitPurchases refuses n new purchases that would take the backlog past
+// its bound: a batch is admitted whole or not at all.
+func (s *Service) admitPurchases(ctx context.Context, n int) error {
+	if s.cfg.MaxPurchaseBacklog < 0 {
+		return nil
+	}
+	waiting, err := s.backlog.count(ctx)
+	if err != nil {
+		return err
+	}
+	if waiting+n > s.cfg.MaxPurchaseBacklog {
+		return ErrPurchaseQueueFull
+	}
+	return nil
+}
+
+func batchOf(b store.Batch, counts map[string]int) Batch {
+	out := Batch{ID: b.ID, Mode: accounts.Mode(b.Mode), Status: b.Status, LabelFormat: b.LabelFormat,
+		CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt}
+	out.Counts = BatchCounts{Total: b.Total, Paying: counts[string(Paying)], Pending: counts[string(Pending)], Failed: counts[string(Failed)]}
+	out.Counts.Purchased = b.Total - out.Counts.Paying - out.Counts.Pending - out.Counts.Failed
+	return out
+}
+
+// findBatch reads the caller's batch (accounts.ErrNotFound, ErrWrongMode).
+func (s *Service) findBatch(ctx context.Context, c accounts.Caller, id string) (store.Batch, error) {
+	return accounts.Find(c, func() (store.Batch, error) { return s.store.Batch(ctx, c.AccountID, id) },
+		func(b store.Batch) (string, string) { return b.AccountID, b.Mode })
+}
+
+// GetBatch reads a batch with its counts now.
+func (s *Service) GetBatch(ctx context.Context, c accounts.Caller, id string) (Batch, error) {
+	b, err := s.findBatch(ctx, c, id)
+	if err != nil {
+		return Batch{}, err
+	}
+	counts, err := s.store.BatchCounts(ctx, b.ID)
+	if err != nil {
+		return Batch{}, err
+	}
+	return batchOf(b, counts), nil
+}
+
+// ListBatches pages through the caller's batches, newest first, with their counts.
+func (s *Service) ListBatches(ctx context.Context, c accounts.Caller, p paging.Request) ([]Batch, bool, error) {
+	rows, more, err := s.store.ListBatches(ctx, c.AccountID, string(c.Mode), p)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Batch, len(rows))
+	for i, b := range rows {
+		counts, err := s.store.BatchCounts(ctx, b.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		out[i] = batchOf(b, counts)
+	}
+	return out, more, nil
+}
+
+// BatchShipments pages through a batch's shipments in item order.
+func (s *Service) BatchShipments(ctx context.Context, c accounts.Caller, id string, p paging.Request) ([]Shipment, bool, error) {
+	b, err := s.findBatch(ctx, c, id)
+	if err != nil {
+		return nil, false, err
+	}
+	rows, more, err := s.store.BatchShipments(ctx, b.ID, p)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Shipment, len(rows))
+	for i, row := range rows {
+		in, err := s.inputs.decode(row.Request)
+		if err != nil {
+			return nil, false, fmt.Errorf("shipment %s: %w", row.ID, err)
+		}
+		out[i] = shipmentOf(row, in, nil, false)
+	}
+	return out, more, nil
+}
+
+// batchItemFinished is the purchase path's hook: in the transaction that
+// moved row to purchased or failed, it completes row's batch when no item is
+// still being bought, and records batch.completed then. The batch row is
+// locked first, so of two transactions finishing the last items at once the
+// second sees the first's commit; CompleteBatch's guard makes it act once.
+func (s *Service) batchItemFinished(ctx context.Context, tx *store.Tx, row store.Shipment) error {
+	if row.BatchID == nil {
+		return nil
+	}
+	id := *row.BatchID
+	if err := tx.LockBatch(ctx, id); err != nil {
+		return err
+	}
+	done, err := tx.CompleteBatch(ctx, id, []string{string(Paying), string(Pending)}, s.now())
+	if err != nil || !done {
+		return err
+	}
+	b, err := tx.Batch(ctx, row.AccountID, id)
+	if err != nil {
+		return err
+	}
+	counts, err := tx.BatchCounts(ctx, id)
+	if err != nil {
+		return err
+	}
+	data, err := s.batchEventData(batchOf(b, counts))
+	if err != nil {
+		return err
+	}
+	_, err = s.webhooks.Record(ctx, tx, row.AccountID, row.Mode, webhooks.EventBatchCompleted, data)
+	return err
+}
+
+func (s *Service) batchEventData(b Batch) (json.RawMessage, error) {
+	if s.cfg.BatchEventData != nil {
+		return s.cfg.BatchEventData(b)
+	}
+	return json.Marshal(b)
+}
+
+// batchLabelsPage is how many items a merged document reads at once.
+const batchLabelsPage = 200
+
+// BatchLabelsPDF returns a function that writes every purchased label of
+// the batch, in item order, as one PDF (failed items, and labels refunded
+// since, are skipped); ErrLabelPending while any item is still being bought.
+// The function reads the items a page at a time and each label once, so
+// memory does not grow with the batch (pdfmerge.go).
+func (s *Service) BatchLabelsPDF(ctx context.Context, c accounts.Caller, id string) (func(io.Writer) error, error) {
+	b, err := s.GetBatch(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	if b.Counts.Paying+b.Counts.Pending > 0 {
+		return nil, ErrLabelPending
+	}
+	return func(w io.Writer) error {
+		m := newPDFMerger(w)
+		after := int64(0)
+		for {
+			items, err := s.store.BatchLabels(ctx, id, after, batchLabelsPage)
+			if err != nil {
+				return err
+			}
+			for _, it := range items {
+				after = it.Seq
+				if Status(it.Status) != Purchased || it.LabelKey == nil {
+					continue
+				}
+				doc, err := s.cfg.Documents.Get(ctx, *it.LabelKey)
+				if err != nil {
+					return fmt.Errorf("label of %s: %w", it.ID, err)
+				}
+				if err := m.add(doc); errors.Is(err, errUnmergeable) {
+					s.log.WarnContext(ctx, "a label could not be merged; a page names it instead", slog.String("shipment_id", it.ID))
+					m.placeholder("The label of " + it.ID + " could not be merged: download it from /api/v1/labels/" + it.ID + "/label.pdf")
+				} else if err != nil {
+					return err
+				}
+			}
+			if len(items) < batchLabelsPage {
+				return m.close()
+			}
+		}
+	}, nil
+}

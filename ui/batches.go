@@ -1,0 +1,63 @@
+package ui
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/shipping"
+)
+
+// The batches page: the mode's batches (POST /api/v1/batches), newest
+// first, with their counts now and a link to download every purchased
+// label of a batch as one PDF.
+
+type batchesPage struct {
+	Batches []shipping.Batch
+	First   bool
+	More    bool
+	Next    url.Values
+}
+
+const batchesPerPage = 25
+
+func (u *UI) batchesPage(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	p, err := pageRequest(r, batchesPerPage)
+	if err != nil {
+		return err
+	}
+	list, more, err := u.shipping.ListBatches(r.Context(), c, p)
+	if err != nil {
+		return err
+	}
+	page := batchesPage{Batches: list, More: more, First: r.URL.Query().Get("after") == ""}
+	if more && len(list) > 0 {
+		page.Next = nextPage(r, list[len(list)-1].ID)
+	}
+	u.render(w, r, http.StatusOK, "batches", view{Title: "Batches", Section: "batches", Caller: &c, Page: page})
+	return nil
+}
+
+// batchLabels downloads the batch's merged labels, streamed as the API does.
+func (u *UI) batchLabels(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	id := r.PathValue("id")
+	write, err := u.shipping.BatchLabelsPDF(r.Context(), c, id)
+	if errors.Is(err, shipping.ErrLabelPending) {
+		u.renderError(w, r, &c, http.StatusConflict, "Some labels of this batch are not ready yet: their purchases are under way. Reload in a few seconds.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/pdf")
+	h.Set("Content-Disposition", `attachment; filename="labels-`+id+`.pdf"`)
+	h.Set("Content-Security-Policy", "default-src 'none'")
+	if err := write(w); err != nil {
+		// The response has begun: it can only end short.
+		u.log.ErrorContext(r.Context(), "batch labels cut short", slog.String("batch_id", id), slog.Any("error", err))
+	}
+	return nil
+}

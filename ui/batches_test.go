@@ -1,0 +1,52 @@
+package ui_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// The batches page lists the mode's batches with their counts, and its
+// Download labels link serves every purchased label as one PDF.
+func TestBatchesPageListsCountsAndDownloadsLabels(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	item := func(name string) map[string]any {
+		return map[string]any{
+			"fromAddress": map[string]any{"name": "Shop", "phone": "415 555 0100", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+			"toAddress":   map[string]any{"name": name, "phone": "212 555 0199", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+			"parcel":      map[string]any{"weightOz": 32},
+		}
+	}
+	status, batch := b.api("POST", "/batches", b.token, map[string]any{"shipments": []any{item("Ada Lovelace"), item("Fail Purchase"), item("Grace Hopper")}})
+	if status != http.StatusAccepted {
+		t.Fatalf("POST /batches: %d %v", status, batch)
+	}
+	id := batch["id"].(string)
+	eventually(t, func() bool {
+		_, got := b.api("GET", "/batches/"+id, b.token, nil)
+		return got["status"] == "completed"
+	})
+
+	br := b.browser()
+	br.signIn(b.email)
+	p := br.get("/settings/batches")
+	must(t, "batches page", p, http.StatusOK, id, "Completed", `<td class="num">3</td>`, `<td class="num">2</td>`, `<td class="num">1</td>`,
+		`href="/settings/batches/`+id+`/labels.pdf">Download labels</a>`)
+
+	pdf := br.get("/settings/batches/" + id + "/labels.pdf")
+	if pdf.status != http.StatusOK || pdf.header.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(pdf.body, "%PDF-") {
+		t.Fatalf("Download labels: %d %s %.40q", pdf.status, pdf.header.Get("Content-Type"), pdf.body)
+	}
+	if n := strings.Count(pdf.body, "/Type /Page "); n != 2 {
+		t.Errorf("the merged document has %d pages, want the 2 purchased labels", n)
+	}
+	// Another account sees nothing of it.
+	other := b.browser()
+	_, email, _ := b.newAccount("Other", "grace@example.com")
+	other.signIn(email)
+	must(t, "another account's download", other.get("/settings/batches/"+id+"/labels.pdf"), http.StatusNotFound)
+	if p := other.get("/settings/batches"); strings.Contains(p.body, id) {
+		t.Error("another account's batches page lists the batch")
+	}
+}
