@@ -2,9 +2,9 @@
 //
 //	shipd serve    [--addr HOST:PORT] [--db PATH|URL]
 //	shipd migrate  --db PATH|URL
-//	shipd accounts create|update ...
+//	shipd accounts create|update|list ...
 //	shipd tokens   create|revoke|list ...
-//	shipd users    create ...
+//	shipd users    create|list ...
 //
 // Every command but serve prints JSON on stdout; errors go to stderr with a non-zero exit.
 package main
@@ -46,10 +46,12 @@ Usage:
   shipd migrate  [--db PATH|URL]                       apply the database migrations and exit
   shipd accounts create --name NAME [--payment-method=false]
   shipd accounts update --account ID --payment-method=true|false
+  shipd accounts list                                    every account, with its number of tokens not revoked
   shipd tokens   create --account ID --mode test|live --scopes S1,S2 [--name NAME] [--expires-in 720h]
   shipd tokens   revoke --id ID
   shipd tokens   list   --account ID
   shipd users    create --account ID --email EMAIL --password-stdin   a user of the settings UI (/settings/)
+  shipd users    list   [--account ID]                  the users (never their passwords)
 
 Every command takes --db: a SQLite file (default ./shipd.db) or a postgres:// URL (or $SHIPD_DB).
 Run "shipd COMMAND [SUBCOMMAND] --help" for the flags of one command.
