@@ -238,9 +238,9 @@ func New(cfg Config) (*App, error) {
 }
 
 // fetchCooldown is the least time between two fetches of a queue's workers.
-// On SQLite a fetch follows every commit that inserted jobs: 10 ms (the half
-// of the old 20 ms poll, what it was) keeps a burst of inserts from making a
-// fetch, a write transaction, per commit. On PostgreSQL it is half the poll.
+// On SQLite a fetch follows every commit that inserted jobs: 10 ms, as
+// before (half the old 20 ms poll), keeps a burst of commits from making a
+// fetch, a write transaction, each. On PostgreSQL it is half the poll.
 func fetchCooldown(st *store.Store, poll time.Duration) time.Duration {
 	if st.Shared() {
 		return max(poll/2, river.FetchCooldownMin)
