@@ -52,6 +52,7 @@ func TestIdleServerDoesNotPollForJobs(t *testing.T) {
 	time.Sleep(polls * oldPoll)
 	fetches := st.JobFetches()
 	elapsed := time.Since(start)
+	t.Logf("%d job fetches in %v", fetches, elapsed)
 	if limit := int64(queues * (1 + 1 + elapsed/time.Second)); fetches > limit {
 		t.Errorf("%d job fetches in %v of idleness, want at most %d (one per queue at start, then one a second)", fetches, elapsed, limit)
 	}
