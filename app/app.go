@@ -73,7 +73,8 @@ type Config struct {
 	// Webhooks tunes webhook delivery.
 	Webhooks webhooks.DeliveryConfig
 	// JobPollInterval is how often idle workers look for due jobs. Default
-	// 20 ms on SQLite, 250 ms on PostgreSQL (where inserts also notify).
+	// 1 s on SQLite, where the store wakes them when jobs are inserted or
+	// come due; 250 ms on PostgreSQL (where inserts also notify).
 	JobPollInterval time.Duration
 	// JobWorkers is the number of void, tracking and upkeep jobs run at once. Default 8.
 	JobWorkers int
@@ -139,11 +140,18 @@ func New(cfg Config) (*App, error) {
 		cfg.PublicURL = "http://127.0.0.1:8080"
 	}
 	if cfg.JobPollInterval <= 0 {
-		cfg.JobPollInterval = 20 * time.Millisecond
+		// On SQLite the store wakes this process's workers when a
+		// transaction that inserted jobs commits, and when a job inserted
+		// for the next 30 s becomes due; polling only finds what River
+		// itself makes due (retries, jobs scheduled further ahead, which
+		// its scheduler promotes every 5 s anyway) and what the CLI
+		// inserts. An idle server then costs next to nothing.
+		cfg.JobPollInterval = time.Second
 		if cfg.Store.Shared() {
 			// PostgreSQL wakes workers with LISTEN/NOTIFY when a job is
-			// inserted; polling only picks up jobs whose time has come, so
-			// instances need not poll the database 50 times a second each.
+			// inserted, but River sends one per queue and 100 ms at most:
+			// polling finds the jobs inserted in between, and those whose
+			// time has come.
 			cfg.JobPollInterval = 250 * time.Millisecond
 		}
 	}
@@ -198,7 +206,7 @@ func New(cfg Config) (*App, error) {
 		Workers:           workers,
 		Queues:            queues,
 		FetchPollInterval: cfg.JobPollInterval,
-		FetchCooldown:     cfg.JobPollInterval / 2,
+		FetchCooldown:     fetchCooldown(cfg.Store, cfg.JobPollInterval),
 		Logger:            slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
 		PeriodicJobs:      idem.PeriodicJobs(),
 		// A job's run is bounded, and one that has run longer than
@@ -228,6 +236,17 @@ func New(cfg Config) (*App, error) {
 	}
 	a.handler = cfg.Telemetry.InFlight(withSettings(e, settings))
 	return a, nil
+}
+
+// fetchCooldown is the least time between two fetches of a queue's workers.
+// On SQLite a fetch follows every commit that inserted jobs: 10 ms, as
+// before (half the old 20 ms poll), keeps a burst of commits from making a
+// fetch, a write transaction, each. On PostgreSQL it is half the poll.
+func fetchCooldown(st *store.Store, poll time.Duration) time.Duration {
+	if st.Shared() {
+		return max(poll/2, river.FetchCooldownMin)
+	}
+	return max(min(10*time.Millisecond, poll), river.FetchCooldownMin)
 }
 
 // withSettings serves the settings UI under /settings/ (and sends / there)

@@ -49,3 +49,19 @@ func (r reader) CountAccounts(ctx context.Context) (int, error) {
 	err := r.get(ctx, &n, `SELECT count(*) FROM accounts`)
 	return n, err
 }
+
+// AccountSummary is an account with the number of its tokens not revoked
+// (expired or not), for the operator's list.
+type AccountSummary struct {
+	Account
+	Tokens int `db:"tokens"`
+}
+
+// ListAccounts lists every account, oldest first.
+func (r reader) ListAccounts(ctx context.Context) ([]AccountSummary, error) {
+	var as []AccountSummary
+	err := r.sel(ctx, &as, `SELECT a.id, a.name, a.has_payment_method, a.created_at,
+		(SELECT count(*) FROM tokens t WHERE t.account_id = a.id AND t.revoked_at IS NULL) AS tokens
+		FROM accounts a ORDER BY a.created_at, a.id`)
+	return as, err
+}

@@ -147,7 +147,7 @@ func (c *committer) runBatch(batch []*pendingTx) {
 		}
 		return
 	}
-	t := &Tx{reader: reader{q: tx, d: c.s.dialect}, tx: tx, jobs: c.s.jobs, details: c.s.details, deferNew: true}
+	t := &Tx{reader: reader{q: tx, d: c.s.dialect}, tx: tx, jobs: c.s.jobs, details: c.s.details, deferNew: true, notes: c.s.notes}
 	var broken error
 	for i, p := range batch {
 		if broken != nil {
@@ -169,6 +169,12 @@ func (c *committer) runBatch(batch []*pendingTx) {
 		_ = tx.Rollback()
 	}
 	t.ended() // before any caller learns its outcome
+	if broken == nil {
+		t.wakeWorkers()
+		if c.s.checkpoints != nil {
+			c.s.checkpoints.committed()
+		}
+	}
 	if broken != nil {
 		// Nothing committed: the functions that succeeded learn it too.
 		for i := range results {

@@ -18,7 +18,7 @@ func (t *Tx) Enqueue(ctx context.Context, jobs ...river.InsertManyParams) error 
 	if len(jobs) == 0 {
 		return nil
 	}
-	if _, err := t.jobs.InsertManyTx(ctx, t.tx.Tx, jobs); err != nil {
+	if _, err := t.jobs.InsertManyTx(t.wakeContext(ctx), t.tx.Tx, jobs); err != nil {
 		return fmt.Errorf("enqueue: %w", err)
 	}
 	return nil
@@ -78,10 +78,79 @@ func EnqueuerContext(ctx context.Context, i int) context.Context {
 }
 
 func (t *Tx) insertNew(ctx context.Context, jobs []river.InsertManyParams) error {
-	if _, err := t.jobs.InsertManyFastTx(ctx, t.tx.Tx, jobs); err != nil {
+	if _, err := t.jobs.InsertManyFastTx(t.wakeContext(ctx), t.tx.Tx, jobs); err != nil {
 		return fmt.Errorf("enqueue: %w", err)
 	}
 	return nil
+}
+
+// jobWake is what the workers must be told once a transaction that inserted
+// jobs commits: on SQLite, where this process holds the database
+// (ServerLock), they learn of new jobs only so (localNotifier) and otherwise
+// poll for them but rarely (a second, by default).
+type jobWake struct {
+	// due are the queues with jobs due now.
+	due map[string]struct{}
+	// later are the times at which jobs inserted as available but due in
+	// the future (dueWithoutScheduler) become due, per queue; rounded up to
+	// wakeGrain, so that many jobs due at about the same time share a timer.
+	later map[wakeAt]struct{}
+}
+
+type wakeAt struct {
+	queue string
+	at    time.Time
+}
+
+// wakeGrain: jobs due within this of each other wake their queue together.
+const wakeGrain = 10 * time.Millisecond
+
+type jobWakeKey struct{}
+
+// wakeContext carries the transaction's jobWake to dueWithoutScheduler,
+// which sees every job as River will insert it (queue, state, time).
+func (t *Tx) wakeContext(ctx context.Context) context.Context {
+	if t.notes == nil {
+		return ctx // PostgreSQL: River's NOTIFY wakes every instance
+	}
+	return context.WithValue(ctx, jobWakeKey{}, &t.wake)
+}
+
+func (w *jobWake) add(p *rivertype.JobInsertParams, now time.Time) {
+	if p.ScheduledAt == nil || !p.ScheduledAt.After(now) {
+		if w.due == nil {
+			w.due = map[string]struct{}{}
+		}
+		w.due[p.Queue] = struct{}{}
+		return
+	}
+	if w.later == nil {
+		w.later = map[wakeAt]struct{}{}
+	}
+	at := p.ScheduledAt.Add(wakeGrain - 1).Truncate(wakeGrain)
+	w.later[wakeAt{p.Queue, at}] = struct{}{}
+}
+
+// wakeWorkers tells this process's workers of the jobs a transaction
+// committed: at once for the jobs due now, and by a timer for the ones that
+// become due within dueHorizon, which River would otherwise find only at
+// its next fetch poll.
+func (t *Tx) wakeWorkers() {
+	if t.notes == nil {
+		return
+	}
+	if len(t.wake.due) > 0 {
+		queues := make([]string, 0, len(t.wake.due))
+		for q := range t.wake.due {
+			queues = append(queues, q)
+		}
+		t.notes.wake(queues...)
+	}
+	for w := range t.wake.later {
+		notes, queue := t.notes, w.queue
+		time.AfterFunc(time.Until(w.at), func() { notes.wake(queue) })
+	}
+	t.wake = jobWake{}
 }
 
 // JobClient returns a River client on this database with cfg (workers,
@@ -91,6 +160,16 @@ func (s *Store) JobClient(cfg *river.Config) (*river.Client[*sql.Tx], error) {
 	c := *cfg
 	c.Middleware = append(s.jobMiddleware(), c.Middleware...)
 	return river.NewClient(s.driver, &c)
+}
+
+// JobFetches counts the times this process's job workers looked for due jobs
+// in a SQLite database (0 on PostgreSQL): each is a write transaction, so an
+// idle server should make few.
+func (s *Store) JobFetches() int64 {
+	if s.sqliteDriver == nil {
+		return 0
+	}
+	return s.sqliteDriver.fetches.Load()
 }
 
 // ReclaimOrphanedJobs makes jobs that a dead process left running available
@@ -124,11 +203,19 @@ const dueHorizon = 30 * time.Second
 // over priority before scheduled_at), so a tracking poll due in an hour for
 // each shipment in transit would make every poll, fifty a second, read them
 // all. Five seconds late on a job an hour away is nothing.
+//
+// On SQLite it also notes in the transaction's jobWake (wakeContext) the
+// queues and times at which to wake the workers once it commits.
 func dueWithoutScheduler(ctx context.Context, params []*rivertype.JobInsertParams, doInner func(context.Context) ([]*rivertype.JobInsertResult, error)) ([]*rivertype.JobInsertResult, error) {
-	soon := time.Now().Add(dueHorizon)
+	now := time.Now()
+	soon := now.Add(dueHorizon)
+	wake, _ := ctx.Value(jobWakeKey{}).(*jobWake)
 	for _, p := range params {
 		if p.State == rivertype.JobStateScheduled && p.ScheduledAt != nil && p.ScheduledAt.Before(soon) {
 			p.State = rivertype.JobStateAvailable
+		}
+		if wake != nil && p.State == rivertype.JobStateAvailable {
+			wake.add(p, now)
 		}
 	}
 	return doInner(ctx)

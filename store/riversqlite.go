@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver"
@@ -26,23 +29,74 @@ import (
 // batch that was no longer running (cancelled meanwhile, say) is left to
 // River's statement, in the same transaction, which decides what happens to
 // it exactly as before. Anything else goes to River unchanged.
+//
+// It also carries River's notifications in process instead of through the
+// database (see localNotifier), and counts the job fetches (JobFetches).
 type completingDriver struct {
 	*riversqlite.Driver
-	db *sql.DB
+	db    *sql.DB
+	notes *localNotifier
+	// fetches counts JobGetAvailable calls: how often workers looked for jobs.
+	fetches atomic.Int64
 }
 
 func newCompletingDriver(db *sql.DB) *completingDriver {
-	return &completingDriver{Driver: riversqlite.New(db), db: db}
+	return &completingDriver{Driver: riversqlite.New(db), db: db, notes: newLocalNotifier()}
 }
 
-// GetExecutor is River's executor with batched completions.
+// GetExecutor is River's executor with batched completions and in-process
+// notifications.
 func (d *completingDriver) GetExecutor() riverdriver.Executor {
 	return &completingExecutor{Executor: d.Driver.GetExecutor(), d: d}
+}
+
+// GetListener hears the notifications of this process's River clients.
+func (d *completingDriver) GetListener(params *riverdriver.GetListenenerParams) riverdriver.Listener {
+	return &localListener{n: d.notes, schema: params.Schema}
+}
+
+// UnwrapExecutor is River's executor in a transaction of the store's, which
+// the store commits: River's insert notifications there are dropped, because
+// the store wakes the queues of the jobs its transactions inserted once they
+// commit (Tx.wake), for every job, where River sends one per queue and
+// 100 ms at most. River sends nothing else in a caller's transaction that
+// shipd uses; anything else fails loudly rather than being lost.
+func (d *completingDriver) UnwrapExecutor(tx *sql.Tx) riverdriver.ExecutorTx {
+	return storeTx{d.Driver.UnwrapExecutor(tx)}
+}
+
+type storeTx struct{ riverdriver.ExecutorTx }
+
+func (storeTx) NotifyMany(_ context.Context, params *riverdriver.NotifyManyParams) error {
+	if params.Topic == insertTopic {
+		return nil
+	}
+	return fmt.Errorf("river: notify %q in a store transaction: not supported", params.Topic)
 }
 
 type completingExecutor struct {
 	riverdriver.Executor
 	d *completingDriver
+}
+
+// Begin is River's transaction, which keeps its notifications until it commits.
+func (e *completingExecutor) Begin(ctx context.Context) (riverdriver.ExecutorTx, error) {
+	tx, err := e.Executor.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &notifyingTx{ExecutorTx: tx, n: e.d.notes}, nil
+}
+
+// NotifyMany outside a transaction: delivered at once.
+func (e *completingExecutor) NotifyMany(_ context.Context, params *riverdriver.NotifyManyParams) error {
+	e.d.notes.publish(params.Topic, params.Payload)
+	return nil
+}
+
+func (e *completingExecutor) JobGetAvailable(ctx context.Context, params *riverdriver.JobGetAvailableParams) (*riverdriver.JobGetAvailableResult, error) {
+	e.d.fetches.Add(1)
+	return e.Executor.JobGetAvailable(ctx, params)
 }
 
 // sqliteTime is how River's SQLite driver writes a time: compared as text,
@@ -152,4 +206,179 @@ func notIn(p *riverdriver.JobSetStateIfRunningManyParams, skip map[int64]bool) *
 		rest.State = append(rest.State, p.State[i])
 	}
 	return rest
+}
+
+// River's SQLite driver delivers notifications (a job was inserted in a
+// queue, a queue was paused, a leader resigned) through a table: NotifyMany
+// inserts rows in the writer's transaction, and every client polls the table
+// every 50 ms. On a SQLite database served by one process (ServerLock) the
+// only listeners are in that process, so localNotifier hands them over in
+// memory: nothing written, nothing polled, and delivered at the commit of
+// the transaction that sent them, not up to 50 ms later. A job inserted by
+// another process (the CLI) is found by the workers' fetch poll instead.
+type localNotifier struct {
+	mu        sync.Mutex
+	listeners map[*localListener]struct{}
+}
+
+// insertTopic is River's topic for "jobs were inserted in a queue"
+// (notifier.NotificationTopicInsert, internal to River), whose payload names
+// the queue; a producer fetches at once when it hears its queue.
+const insertTopic = "river_insert"
+
+func newLocalNotifier() *localNotifier {
+	return &localNotifier{listeners: map[*localListener]struct{}{}}
+}
+
+func (n *localNotifier) publish(topic string, payloads []string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for l := range n.listeners {
+		l.deliver(topic, payloads)
+	}
+}
+
+// wake tells the workers of queues that jobs are due there.
+func (n *localNotifier) wake(queues ...string) {
+	payloads := make([]string, len(queues))
+	for i, q := range queues {
+		b, _ := json.Marshal(struct {
+			Queue string `json:"queue"`
+		}{q})
+		payloads[i] = string(b)
+	}
+	n.publish(insertTopic, payloads)
+}
+
+// localListener is one River notifier's listener on a localNotifier.
+type localListener struct {
+	n      *localNotifier
+	schema string
+
+	mu     sync.Mutex
+	topics map[string]bool
+	ch     chan *riverdriver.Notification
+}
+
+func (l *localListener) Connect(context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ch != nil {
+		return errors.New("connection already established")
+	}
+	// River's notifier buffers 1,000 too and drops beyond; a dropped
+	// insert notification costs a job at most one fetch poll.
+	l.ch = make(chan *riverdriver.Notification, 1000)
+	l.topics = map[string]bool{}
+	l.n.mu.Lock()
+	l.n.listeners[l] = struct{}{}
+	l.n.mu.Unlock()
+	return nil
+}
+
+func (l *localListener) Close(context.Context) error {
+	l.n.mu.Lock()
+	delete(l.n.listeners, l)
+	l.n.mu.Unlock()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.ch, l.topics = nil, nil
+	return nil
+}
+
+func (l *localListener) Listen(_ context.Context, topic string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ch == nil {
+		return errors.New("listener is not connected")
+	}
+	l.topics[topic] = true
+	return nil
+}
+
+func (l *localListener) Unlisten(_ context.Context, topic string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ch == nil {
+		return errors.New("listener is not connected")
+	}
+	delete(l.topics, topic)
+	return nil
+}
+
+func (l *localListener) Ping(context.Context) error { return nil }
+func (l *localListener) Schema() string             { return l.schema }
+func (l *localListener) SetAfterConnectExec(string) {}
+
+func (l *localListener) WaitForNotification(ctx context.Context) (*riverdriver.Notification, error) {
+	l.mu.Lock()
+	ch := l.ch
+	l.mu.Unlock()
+	if ch == nil {
+		return nil, errors.New("listener is not connected")
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case n := <-ch:
+		return n, nil
+	}
+}
+
+// deliver is called under the notifier's lock, never blocks.
+func (l *localListener) deliver(topic string, payloads []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.topics[topic] {
+		return
+	}
+	for _, p := range payloads {
+		select {
+		case l.ch <- &riverdriver.Notification{Topic: topic, Payload: p}:
+		default:
+		}
+	}
+}
+
+// notifyingTx is a transaction River began: its notifications are delivered
+// when it commits, as PostgreSQL delivers a NOTIFY, and dropped if it rolls
+// back. A nested one (a savepoint) hands them to its parent.
+type notifyingTx struct {
+	riverdriver.ExecutorTx
+	n       *localNotifier
+	parent  *notifyingTx
+	pending []riverdriver.NotifyManyParams
+}
+
+func (t *notifyingTx) NotifyMany(_ context.Context, params *riverdriver.NotifyManyParams) error {
+	t.pending = append(t.pending, riverdriver.NotifyManyParams{Topic: params.Topic, Payload: append([]string(nil), params.Payload...)})
+	return nil
+}
+
+func (t *notifyingTx) Begin(ctx context.Context) (riverdriver.ExecutorTx, error) {
+	tx, err := t.ExecutorTx.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &notifyingTx{ExecutorTx: tx, n: t.n, parent: t}, nil
+}
+
+func (t *notifyingTx) Commit(ctx context.Context) error {
+	if err := t.ExecutorTx.Commit(ctx); err != nil {
+		return err
+	}
+	if t.parent != nil {
+		t.parent.pending = append(t.parent.pending, t.pending...)
+	} else {
+		for _, p := range t.pending {
+			t.n.publish(p.Topic, p.Payload)
+		}
+	}
+	t.pending = nil
+	return nil
+}
+
+func (t *notifyingTx) Rollback(ctx context.Context) error {
+	t.pending = nil
+	return t.ExecutorTx.Rollback(ctx)
 }

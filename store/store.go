@@ -81,6 +81,10 @@ type Store struct {
 	details *detailCache
 	// checkpoints copies SQLite's WAL into the database beside the writer (checkpoint.go).
 	checkpoints *checkpointer
+	// notes carries River's notifications in this process (SQLite, see
+	// localNotifier), sqliteDriver counts its job fetches; nil on PostgreSQL.
+	notes        *localNotifier
+	sqliteDriver *completingDriver
 }
 
 // Tx is one write transaction: the read methods see its writes, and the write
@@ -99,6 +103,10 @@ type Tx struct {
 	newJobs  []river.InsertManyParams
 	// newJobCtxs[i] is the context that enqueued newJobs[i] (EnqueuerContext).
 	newJobCtxs []context.Context
+	// notes and wake: on SQLite, the workers of this process to tell of the
+	// jobs inserted once the transaction commits (jobs.go).
+	notes *localNotifier
+	wake  jobWake
 }
 
 // queryer is a connection pool or a transaction; Rebind turns the ? of shipd's
@@ -147,7 +155,8 @@ func openSQLite(ctx context.Context, path string) (*Store, error) {
 		w.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	s := &Store{w: w, dialect: sqliteDialect, driver: newCompletingDriver(w.DB)}
+	d := newCompletingDriver(w.DB)
+	s := &Store{w: w, dialect: sqliteDialect, driver: d, sqliteDriver: d, notes: d.notes}
 	s.reader = reader{q: w, d: sqliteDialect}
 	if err := s.migrate(ctx); err != nil {
 		w.Close()
@@ -344,7 +353,7 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	t := &Tx{reader: reader{q: tx, d: s.dialect}, tx: tx, jobs: s.jobs, details: s.details}
+	t := &Tx{reader: reader{q: tx, d: s.dialect}, tx: tx, jobs: s.jobs, details: s.details, notes: s.notes}
 	defer t.ended()
 	if err := fn(t); err != nil {
 		_ = tx.Rollback()
@@ -353,6 +362,7 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *Tx) error) (err error) {
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	t.wakeWorkers()
 	return nil
 }
 

@@ -57,3 +57,10 @@ func (r reader) ListUsers(ctx context.Context, accountID string) ([]User, error)
 	err := r.sel(ctx, &us, `SELECT `+userColumns+` FROM users WHERE account_id = ? ORDER BY created_at, id`, accountID)
 	return us, err
 }
+
+// AllUsers lists the users of every account, oldest first.
+func (r reader) AllUsers(ctx context.Context) ([]User, error) {
+	var us []User
+	err := r.sel(ctx, &us, `SELECT `+userColumns+` FROM users ORDER BY created_at, id`)
+	return us, err
+}

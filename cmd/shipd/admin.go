@@ -43,7 +43,7 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError("accounts: want a subcommand: create or update")
+		return usageError("accounts: want a subcommand: create, update or list")
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
@@ -93,6 +93,33 @@ func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return err
 		}
 		return printJSON(stdout, map[string]any{"id": *id, "paymentMethod": *pm == "true"})
+	case "list":
+		fs := newFlags("accounts list", stderr)
+		db := dbFlag(fs)
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		st, err := store.Open(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		as, err := st.ListAccounts(ctx)
+		if err != nil {
+			return err
+		}
+		type accountView struct {
+			ID            string    `json:"id"`
+			Name          string    `json:"name"`
+			PaymentMethod bool      `json:"paymentMethod"`
+			CreatedAt     time.Time `json:"createdAt"`
+			Tokens        int       `json:"tokens"` // not revoked, expired or not
+		}
+		out := make([]accountView, len(as))
+		for i, a := range as {
+			out[i] = accountView{a.ID, a.Name, a.HasPaymentMethod, a.CreatedAt.UTC(), a.Tokens}
+		}
+		return printJSON(stdout, map[string]any{"data": out})
 	}
 	return usageError(fmt.Sprintf("accounts: unknown subcommand %q", args[0]))
 }

@@ -2,9 +2,9 @@
 //
 //	shipd serve    [--addr HOST:PORT] [--db PATH|URL]
 //	shipd migrate  --db PATH|URL
-//	shipd accounts create|update ...
+//	shipd accounts create|update|list ...
 //	shipd tokens   create|revoke|list ...
-//	shipd users    create ...
+//	shipd users    create|list ...
 //	shipd backup   --db PATH --to FILE
 //	shipd healthcheck [--addr HOST:PORT]
 //	shipd version  [--json]
@@ -49,10 +49,12 @@ Usage:
   shipd migrate  [--db PATH|URL]                       apply the database migrations and exit
   shipd accounts create --name NAME [--payment-method=false]
   shipd accounts update --account ID --payment-method=true|false
+  shipd accounts list                                    every account, with its number of tokens not revoked
   shipd tokens   create --account ID --mode test|live --scopes S1,S2 [--name NAME] [--expires-in 720h]
   shipd tokens   revoke --id ID
   shipd tokens   list   --account ID
   shipd users    create --account ID --email EMAIL --password-stdin   a user of the settings UI (/settings/)
+  shipd users    list   [--account ID]                  the users (never their passwords)
   shipd backup   --db PATH --to FILE                   a consistent copy of a live SQLite database
   shipd healthcheck [--addr HOST:PORT]                 exit 0 when the server's /readyz answers 200
   shipd version  [--json]                              version, commit, build date and Go version

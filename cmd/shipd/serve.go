@@ -70,7 +70,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shutdownGrace := fs.Duration("shutdown-grace", 20*time.Second, "how long in-flight requests and jobs may run on shutdown")
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); empty: off")
 	metricsAddr := fs.String("metrics-addr", os.Getenv("SHIPD_METRICS_ADDR"), "serve Prometheus metrics at /metrics on this separate address (e.g. 127.0.0.1:9090), never on the API's; empty: off")
-	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for new jobs (default 20ms)")
+	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for due jobs (default 1s on SQLite, where the server wakes them when it inserts jobs or they come due; 250ms on PostgreSQL)")
 	rescueAfter := fs.Duration("job-rescue-after", 0, "how long a job may run before another instance takes it over as its instance's (default 2m)")
 	var live liveFlags
 	live.register(fs)

@@ -9,15 +9,17 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/store"
 )
 
 // usersCmd manages the people who sign in to the settings UI. The password
 // is read from stdin, never from a flag: flags show in the process list.
 func usersCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError("users: want a subcommand: create")
+		return usageError("users: want a subcommand: create or list")
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
@@ -56,6 +58,39 @@ func usersCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return err
 		}
 		return printJSON(stdout, map[string]any{"id": u.ID, "accountId": u.AccountID, "email": u.Email})
+	case "list":
+		fs := newFlags("users list", stderr)
+		db := dbFlag(fs)
+		account := fs.String("account", "", "only this account's users (default: every account's)")
+		if err := parse(fs, args[1:]); err != nil {
+			return err
+		}
+		st, err := store.Open(ctx, *db)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		var us []store.User
+		if *account != "" {
+			us, err = st.ListUsers(ctx, *account)
+		} else {
+			us, err = st.AllUsers(ctx)
+		}
+		if err != nil {
+			return err
+		}
+		// Never the password hash.
+		type userView struct {
+			ID        string    `json:"id"`
+			AccountID string    `json:"accountId"`
+			Email     string    `json:"email"`
+			CreatedAt time.Time `json:"createdAt"`
+		}
+		out := make([]userView, len(us))
+		for i, u := range us {
+			out[i] = userView{u.ID, u.AccountID, u.Email, u.CreatedAt.UTC()}
+		}
+		return printJSON(stdout, map[string]any{"data": out})
 	}
 	return usageError(fmt.Sprintf("users: unknown subcommand %q", args[0]))
 }
