@@ -169,6 +169,7 @@ func New(cfg Config) (*App, error) {
 		Now: cfg.Now, Logger: cfg.Logger, Carriers: cfg.Carriers,
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
 		EventData:        server.ShipmentEventData(cfg.PublicURL),
+		TrackerEventData: server.TrackerEventData,
 		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval,
 		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,

@@ -407,6 +407,24 @@ type CreateLabelRequest struct {
 	ToAddress AddressInput `json:"toAddress"`
 }
 
+// CreateTrackerRequest defines model for CreateTrackerRequest.
+type CreateTrackerRequest struct {
+	// Carrier USPS, UPS or FedEx (any letter case); may be omitted when the number's form names one carrier.
+	//
+	// Example: UPS
+	Carrier *string `json:"carrier,omitempty"`
+
+	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
+	//
+	// Example: order-10023-label
+	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
+
+	// TrackingNumber The carrier's tracking number; spaces and dashes are ignored, letters are upper-cased.
+	//
+	// Example: 1Z999AA10123456784
+	TrackingNumber string `json:"trackingNumber"`
+}
+
 // CreateWebhookRequest defines model for CreateWebhookRequest.
 type CreateWebhookRequest struct {
 	// Description Example: Order system
@@ -568,7 +586,8 @@ type Event struct {
 
 	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
 	// (the carrier refused a void; the label is purchased again and `errorMessage` says
-	// why), `tracker.updated`, `shipment.delivered`, `shipment.exception`,
+	// why), `tracker.updated` (data: the shipment for a label's tracker, the tracker
+	// for a standalone one), `shipment.delivered`, `shipment.exception`,
 	// `shipment.return_to_sender`, or `webhook.test`.
 	//
 	//
@@ -875,11 +894,19 @@ type Tracker struct {
 	Id string `json:"id"`
 
 	// Mode The mode of the token that created the resource.
-	Mode           Mode          `json:"mode"`
-	ShipmentId     string        `json:"shipmentId"`
-	Status         TrackerStatus `json:"status"`
-	TrackingNumber string        `json:"trackingNumber"`
-	UpdatedAt      time.Time     `json:"updatedAt"`
+	Mode Mode `json:"mode"`
+
+	// ShipmentId The label this tracker follows; null for a standalone tracker (POST /trackers).
+	ShipmentId     nullable.Nullable[string] `json:"shipmentId"`
+	Status         TrackerStatus             `json:"status"`
+	TrackingNumber string                    `json:"trackingNumber"`
+	UpdatedAt      time.Time                 `json:"updatedAt"`
+}
+
+// TrackerList defines model for TrackerList.
+type TrackerList struct {
+	Data       []Tracker                 `json:"data"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
 // TrackerStatus defines model for TrackerStatus.
@@ -1091,6 +1118,18 @@ type ListLabelsParams struct {
 	Status *ShipmentStatus `form:"status,omitempty" json:"status,omitempty"`
 }
 
+// ListTrackersParams defines parameters for ListTrackers.
+type ListTrackersParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Status Only trackers in this status (any letter case).
+	Status *TrackerStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
 // ListWebhooksParams defines parameters for ListWebhooks.
 type ListWebhooksParams struct {
 	// Cursor Opaque position from a previous page's `nextCursor`.
@@ -1138,6 +1177,9 @@ type QuoteLabelJSONRequestBody = QuoteRequest
 
 // RefundLabelJSONRequestBody defines body for RefundLabel for application/json ContentType.
 type RefundLabelJSONRequestBody = RefundRequest
+
+// CreateTrackerJSONRequestBody defines body for CreateTracker for application/json ContentType.
+type CreateTrackerJSONRequestBody = CreateTrackerRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
@@ -1393,9 +1435,61 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListTrackers List trackers
+	//
+	// The trackers of the token's account and mode, standalone and of labels, newest
+	// first, each with its latest scans.
+	//
+	// Corresponds with GET /trackers (the `ListTrackers` operationId).
+	ListTrackers(ctx context.Context, params *ListTrackersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTrackerWithBody Track any package
+	//
+	// Follows a package by its carrier and tracking number, bought through shipd or not
+	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+	// carrier and number again in the same account and mode is 200 with the tracker
+	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /trackers (the `CreateTracker` operationId).
+	CreateTrackerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTracker Track any package
+	//
+	// Follows a package by its carrier and tracking number, bought through shipd or not
+	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+	// carrier and number again in the same account and mode is 200 with the tracker
+	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /trackers (the `CreateTracker` operationId).
+	CreateTracker(ctx context.Context, body CreateTrackerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTracker Stop a standalone tracker
+	//
+	// Stops and deletes a standalone tracker and its scans; later reads get 404. A
+	// label's tracker follows the label and cannot be deleted: 409 `tracker_of_shipment`.
+	//
+	// Corresponds with DELETE /trackers/{id} (the `DeleteTracker` operationId).
+	DeleteTracker(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTracker Get a tracker
 	//
-	// The tracker of a purchased label with its scan events, newest first.
+	// A tracker (of a purchased label, or standalone) with its scan events, newest first.
 	//
 	// Corresponds with GET /trackers/{id} (the `GetTracker` operationId).
 	GetTracker(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1828,9 +1922,101 @@ func (c *Client) GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditor
 	return c.Client.Do(req)
 }
 
+// ListTrackers List trackers
+//
+// The trackers of the token's account and mode, standalone and of labels, newest
+// first, each with its latest scans.
+//
+// Corresponds with GET /trackers (the `ListTrackers` operationId).
+func (c *Client) ListTrackers(ctx context.Context, params *ListTrackersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTrackersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTrackerWithBody Track any package
+//
+// Follows a package by its carrier and tracking number, bought through shipd or not
+// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+// carrier and number again in the same account and mode is 200 with the tracker
+// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+// returns the original answer with `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /trackers (the `CreateTracker` operationId).
+func (c *Client) CreateTrackerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTrackerRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTracker Track any package
+//
+// Follows a package by its carrier and tracking number, bought through shipd or not
+// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+// carrier and number again in the same account and mode is 200 with the tracker
+// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+// returns the original answer with `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /trackers (the `CreateTracker` operationId).
+func (c *Client) CreateTracker(ctx context.Context, body CreateTrackerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTrackerRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTracker Stop a standalone tracker
+//
+// Stops and deletes a standalone tracker and its scans; later reads get 404. A
+// label's tracker follows the label and cannot be deleted: 409 `tracker_of_shipment`.
+//
+// Corresponds with DELETE /trackers/{id} (the `DeleteTracker` operationId).
+func (c *Client) DeleteTracker(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTrackerRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTracker Get a tracker
 //
-// The tracker of a purchased label with its scan events, newest first.
+// A tracker (of a purchased label, or standalone) with its scan events, newest first.
 //
 // Corresponds with GET /trackers/{id} (the `GetTracker` operationId).
 func (c *Client) GetTracker(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2582,6 +2768,158 @@ func NewGetOpenAPIYAMLRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListTrackersRequest constructs an http.Request for the ListTrackers method
+func NewListTrackersRequest(server string, params *ListTrackersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/trackers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateTrackerRequest calls the generic CreateTracker builder with application/json body
+func NewCreateTrackerRequest(server string, body CreateTrackerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTrackerRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateTrackerRequestWithBody constructs an http.Request for the CreateTracker method, with any body, and a specified content type
+func NewCreateTrackerRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/trackers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteTrackerRequest constructs an http.Request for the DeleteTracker method
+func NewDeleteTrackerRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/trackers/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetTrackerRequest constructs an http.Request for the GetTracker method
 func NewGetTrackerRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -3214,9 +3552,65 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAMLWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIYAMLResponse, error)
 
+	// ListTrackersWithResponse List trackers
+	//
+	// The trackers of the token's account and mode, standalone and of labels, newest
+	// first, each with its latest scans.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /trackers (the `ListTrackers` operationId).
+	ListTrackersWithResponse(ctx context.Context, params *ListTrackersParams, reqEditors ...RequestEditorFn) (*ListTrackersResponse, error)
+
+	// CreateTrackerWithBodyWithResponse Track any package
+	//
+	// Follows a package by its carrier and tracking number, bought through shipd or not
+	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+	// carrier and number again in the same account and mode is 200 with the tracker
+	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /trackers (the `CreateTracker` operationId).
+	CreateTrackerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTrackerResponse, error)
+
+	// CreateTrackerWithResponse Track any package
+	//
+	// Follows a package by its carrier and tracking number, bought through shipd or not
+	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+	// carrier and number again in the same account and mode is 200 with the tracker
+	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /trackers (the `CreateTracker` operationId).
+	CreateTrackerWithResponse(ctx context.Context, body CreateTrackerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTrackerResponse, error)
+
+	// DeleteTrackerWithResponse Stop a standalone tracker
+	//
+	// Stops and deletes a standalone tracker and its scans; later reads get 404. A
+	// label's tracker follows the label and cannot be deleted: 409 `tracker_of_shipment`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /trackers/{id} (the `DeleteTracker` operationId).
+	DeleteTrackerWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteTrackerResponse, error)
+
 	// GetTrackerWithResponse Get a tracker
 	//
-	// The tracker of a purchased label with its scan events, newest first.
+	// A tracker (of a purchased label, or standalone) with its scan events, newest first.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4957,6 +5351,435 @@ func (r GetOpenAPIYAMLResponse) ContentType() string {
 	return ""
 }
 
+// ListTrackersResponse400Headers the declared response headers of an HTTP 400 response for ListTrackers
+type ListTrackersResponse400Headers struct {
+	XRequestId string
+}
+
+// ListTrackersResponse401Headers the declared response headers of an HTTP 401 response for ListTrackers
+type ListTrackersResponse401Headers struct {
+	XRequestId string
+}
+
+// ListTrackersResponse403Headers the declared response headers of an HTTP 403 response for ListTrackers
+type ListTrackersResponse403Headers struct {
+	XRequestId string
+}
+
+// ListTrackersResponse422Headers the declared response headers of an HTTP 422 response for ListTrackers
+type ListTrackersResponse422Headers struct {
+	XRequestId string
+}
+
+// ListTrackersResponse429Headers the declared response headers of an HTTP 429 response for ListTrackers
+type ListTrackersResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListTrackersResponse500Headers the declared response headers of an HTTP 500 response for ListTrackers
+type ListTrackersResponse500Headers struct {
+	XRequestId string
+}
+
+type ListTrackersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrackerList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListTrackersResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListTrackersResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListTrackersResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListTrackersResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTrackersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTrackersResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTrackersResponse) GetJSON200() *TrackerList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListTrackersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListTrackersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListTrackersResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListTrackersResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListTrackersResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListTrackersResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTrackersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTrackersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTrackersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTrackersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTrackerResponse400Headers the declared response headers of an HTTP 400 response for CreateTracker
+type CreateTrackerResponse400Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse401Headers the declared response headers of an HTTP 401 response for CreateTracker
+type CreateTrackerResponse401Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse403Headers the declared response headers of an HTTP 403 response for CreateTracker
+type CreateTrackerResponse403Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse409Headers the declared response headers of an HTTP 409 response for CreateTracker
+type CreateTrackerResponse409Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse413Headers the declared response headers of an HTTP 413 response for CreateTracker
+type CreateTrackerResponse413Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse422Headers the declared response headers of an HTTP 422 response for CreateTracker
+type CreateTrackerResponse422Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse429Headers the declared response headers of an HTTP 429 response for CreateTracker
+type CreateTrackerResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CreateTrackerResponse500Headers the declared response headers of an HTTP 500 response for CreateTracker
+type CreateTrackerResponse500Headers struct {
+	XRequestId string
+}
+
+type CreateTrackerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Tracker
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Tracker
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateTrackerResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTrackerResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateTrackerResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateTrackerResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateTrackerResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateTrackerResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateTrackerResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateTrackerResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateTrackerResponse) GetJSON200() *Tracker {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTrackerResponse) GetJSON201() *Tracker {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateTrackerResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateTrackerResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateTrackerResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateTrackerResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateTrackerResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateTrackerResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateTrackerResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateTrackerResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTrackerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTrackerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTrackerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTrackerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteTrackerResponse400Headers the declared response headers of an HTTP 400 response for DeleteTracker
+type DeleteTrackerResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse401Headers the declared response headers of an HTTP 401 response for DeleteTracker
+type DeleteTrackerResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse403Headers the declared response headers of an HTTP 403 response for DeleteTracker
+type DeleteTrackerResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse404Headers the declared response headers of an HTTP 404 response for DeleteTracker
+type DeleteTrackerResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse409Headers the declared response headers of an HTTP 409 response for DeleteTracker
+type DeleteTrackerResponse409Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse429Headers the declared response headers of an HTTP 429 response for DeleteTracker
+type DeleteTrackerResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// DeleteTrackerResponse500Headers the declared response headers of an HTTP 500 response for DeleteTracker
+type DeleteTrackerResponse500Headers struct {
+	XRequestId string
+}
+
+type DeleteTrackerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteTrackerResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteTrackerResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteTrackerResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteTrackerResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteTrackerResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteTrackerResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteTrackerResponse500Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteTrackerResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteTrackerResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteTrackerResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteTrackerResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteTrackerResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteTrackerResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteTrackerResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteTrackerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteTrackerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteTrackerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteTrackerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTrackerResponse400Headers the declared response headers of an HTTP 400 response for GetTracker
 type GetTrackerResponse400Headers struct {
 	XRequestId string
@@ -6482,9 +7305,89 @@ func (c *ClientWithResponses) GetOpenAPIYAMLWithResponse(ctx context.Context, re
 	return ParseGetOpenAPIYAMLResponse(rsp)
 }
 
+// ListTrackersWithResponse List trackers
+//
+// The trackers of the token's account and mode, standalone and of labels, newest
+// first, each with its latest scans.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /trackers (the `ListTrackers` operationId).
+func (c *ClientWithResponses) ListTrackersWithResponse(ctx context.Context, params *ListTrackersParams, reqEditors ...RequestEditorFn) (*ListTrackersResponse, error) {
+	rsp, err := c.ListTrackers(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTrackersResponse(rsp)
+}
+
+// CreateTrackerWithBodyWithResponse Track any package
+//
+// Follows a package by its carrier and tracking number, bought through shipd or not
+// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+// carrier and number again in the same account and mode is 200 with the tracker
+// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+// returns the original answer with `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /trackers (the `CreateTracker` operationId).
+func (c *ClientWithResponses) CreateTrackerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTrackerResponse, error) {
+	rsp, err := c.CreateTrackerWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTrackerResponse(rsp)
+}
+
+// CreateTrackerWithResponse Track any package
+//
+// Follows a package by its carrier and tracking number, bought through shipd or not
+// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+// carrier and number again in the same account and mode is 200 with the tracker
+// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+// returns the original answer with `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /trackers (the `CreateTracker` operationId).
+func (c *ClientWithResponses) CreateTrackerWithResponse(ctx context.Context, body CreateTrackerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTrackerResponse, error) {
+	rsp, err := c.CreateTracker(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTrackerResponse(rsp)
+}
+
+// DeleteTrackerWithResponse Stop a standalone tracker
+//
+// Stops and deletes a standalone tracker and its scans; later reads get 404. A
+// label's tracker follows the label and cannot be deleted: 409 `tracker_of_shipment`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /trackers/{id} (the `DeleteTracker` operationId).
+func (c *ClientWithResponses) DeleteTrackerWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteTrackerResponse, error) {
+	rsp, err := c.DeleteTracker(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTrackerResponse(rsp)
+}
+
 // GetTrackerWithResponse Get a tracker
 //
-// The tracker of a purchased label with its scan events, newest first.
+// A tracker (of a purchased label, or standalone) with its scan events, newest first.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -8647,6 +9550,537 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 	return response, nil
 }
 
+// ParseListTrackersResponse parses an HTTP response from a ListTrackersWithResponse call
+func ParseListTrackersResponse(rsp *http.Response) (*ListTrackersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTrackersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrackerList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListTrackersResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListTrackersResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListTrackersResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListTrackersResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListTrackersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTrackersResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTrackerResponse parses an HTTP response from a CreateTrackerWithResponse call
+func ParseCreateTrackerResponse(rsp *http.Response) (*CreateTrackerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTrackerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Tracker
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Tracker
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreateTrackerResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTrackerResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateTrackerResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateTrackerResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateTrackerResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateTrackerResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateTrackerResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateTrackerResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteTrackerResponse parses an HTTP response from a DeleteTrackerWithResponse call
+func ParseDeleteTrackerResponse(rsp *http.Response) (*DeleteTrackerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteTrackerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers DeleteTrackerResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteTrackerResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteTrackerResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteTrackerResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteTrackerResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteTrackerResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteTrackerResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetTrackerResponse parses an HTTP response from a GetTrackerWithResponse call
 func ParseGetTrackerResponse(rsp *http.Response) (*GetTrackerResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10381,6 +11815,15 @@ type ServerInterface interface {
 	// GetOpenAPIYAML This contract, as YAML
 	// (GET /openapi.yaml)
 	GetOpenAPIYAML(ctx echo.Context) error
+	// ListTrackers List trackers
+	// (GET /trackers)
+	ListTrackers(ctx echo.Context, params ListTrackersParams) error
+	// CreateTracker Track any package
+	// (POST /trackers)
+	CreateTracker(ctx echo.Context) error
+	// DeleteTracker Stop a standalone tracker
+	// (DELETE /trackers/{id})
+	DeleteTracker(ctx echo.Context, id string) error
 	// GetTracker Get a tracker
 	// (GET /trackers/{id})
 	GetTracker(ctx echo.Context, id string) error
@@ -10603,6 +12046,63 @@ func (w *ServerInterfaceWrapper) GetOpenAPIYAML(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetOpenAPIYAML(ctx)
+	return err
+}
+
+// ListTrackers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTrackers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTrackersParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTrackers(ctx, params)
+	return err
+}
+
+// CreateTracker converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTracker(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTracker(ctx)
+	return err
+}
+
+// DeleteTracker converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTracker(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTracker(ctx, id)
 	return err
 }
 
@@ -10829,6 +12329,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/labels/:id", wrapper.GetLabel, options.OperationMiddlewares["getLabel"]...)
 	router.POST(options.BaseURL+"/labels/:id/refund", wrapper.RefundLabel, options.OperationMiddlewares["refundLabel"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.pdf", wrapper.GetLabelPDF, options.OperationMiddlewares["getLabelPDF"]...)
+	router.GET(options.BaseURL+"/trackers", wrapper.ListTrackers, options.OperationMiddlewares["listTrackers"]...)
+	router.POST(options.BaseURL+"/trackers", wrapper.CreateTracker, options.OperationMiddlewares["createTracker"]...)
+	router.DELETE(options.BaseURL+"/trackers/:id", wrapper.DeleteTracker, options.OperationMiddlewares["deleteTracker"]...)
 	router.GET(options.BaseURL+"/trackers/:id", wrapper.GetTracker, options.OperationMiddlewares["getTracker"]...)
 	router.POST(options.BaseURL+"/addresses/verify", wrapper.VerifyAddress, options.OperationMiddlewares["verifyAddress"]...)
 	router.GET(options.BaseURL+"/addresses", wrapper.ListAddresses, options.OperationMiddlewares["listAddresses"]...)
@@ -12632,6 +14135,423 @@ func (response GetOpenAPIYAML400JSONResponse) VisitGetOpenAPIYAMLResponse(w http
 	return err
 }
 
+type ListTrackersRequestObject struct {
+	Params ListTrackersParams
+}
+
+type ListTrackersResponseObject interface {
+	VisitListTrackersResponse(w http.ResponseWriter) error
+}
+
+type ListTrackers200JSONResponse TrackerList
+
+func (response ListTrackers200JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTrackers400JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTrackers401JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTrackers403JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListTrackers422JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListTrackers429JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListTrackers500JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrackerRequestObject struct {
+	Body *CreateTrackerJSONRequestBody
+}
+
+type CreateTrackerResponseObject interface {
+	VisitCreateTrackerResponse(w http.ResponseWriter) error
+}
+
+type CreateTracker200JSONResponse Tracker
+
+func (response CreateTracker200JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker201JSONResponse Tracker
+
+func (response CreateTracker201JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateTracker400JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateTracker401JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateTracker403JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateTracker409JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateTracker413JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreateTracker422JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateTracker429JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateTracker500JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrackerRequestObject struct {
+	Id string `json:"id"`
+}
+
+type DeleteTrackerResponseObject interface {
+	VisitDeleteTrackerResponse(w http.ResponseWriter) error
+}
+
+type DeleteTracker204Response struct {
+}
+
+func (response DeleteTracker204Response) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTracker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTracker400JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTracker401JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTracker403JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTracker404JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteTracker409JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteTracker429JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteTracker500JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTrackerRequestObject struct {
 	Id string `json:"id"`
 }
@@ -13845,6 +15765,15 @@ type StrictServerInterface interface {
 	// GetOpenAPIYAML This contract, as YAML
 	// (GET /openapi.yaml)
 	GetOpenAPIYAML(ctx context.Context, request GetOpenAPIYAMLRequestObject) (GetOpenAPIYAMLResponseObject, error)
+	// ListTrackers List trackers
+	// (GET /trackers)
+	ListTrackers(ctx context.Context, request ListTrackersRequestObject) (ListTrackersResponseObject, error)
+	// CreateTracker Track any package
+	// (POST /trackers)
+	CreateTracker(ctx context.Context, request CreateTrackerRequestObject) (CreateTrackerResponseObject, error)
+	// DeleteTracker Stop a standalone tracker
+	// (DELETE /trackers/{id})
+	DeleteTracker(ctx context.Context, request DeleteTrackerRequestObject) (DeleteTrackerResponseObject, error)
 	// GetTracker Get a tracker
 	// (GET /trackers/{id})
 	GetTracker(ctx context.Context, request GetTrackerRequestObject) (GetTrackerResponseObject, error)
@@ -14292,6 +16221,102 @@ func (sh *strictHandler) GetOpenAPIYAML(ctx echo.Context) error {
 	return nil
 }
 
+// ListTrackers operation middleware
+func (sh *strictHandler) ListTrackers(ctx echo.Context, params ListTrackersParams) error {
+	var request ListTrackersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTrackers(ctx.Request().Context(), request.(ListTrackersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTrackers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTrackersResponseObject); ok {
+		return validResponse.VisitListTrackersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTracker operation middleware
+func (sh *strictHandler) CreateTracker(ctx echo.Context) error {
+	var request CreateTrackerRequestObject
+
+	var body CreateTrackerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTracker(ctx.Request().Context(), request.(CreateTrackerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTracker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTrackerResponseObject); ok {
+		return validResponse.VisitCreateTrackerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTracker operation middleware
+func (sh *strictHandler) DeleteTracker(ctx echo.Context, id string) error {
+	var request DeleteTrackerRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTracker(ctx.Request().Context(), request.(DeleteTrackerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTracker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTrackerResponseObject); ok {
+		return validResponse.VisitDeleteTrackerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetTracker operation middleware
 func (sh *strictHandler) GetTracker(ctx echo.Context, id string) error {
 	var request GetTrackerRequestObject
@@ -14568,192 +16593,205 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H3rchu3muCrfMWZqlBzWhRJSY4t/dhVbCfxHjvWWPJJzgm9bLAbJDFqAh0ALYpJqWqfZh9sn2QLH4C+",
-	"kyJlSbmM/yRWsxvX7379rROJRSo45Vp1Tn7rzCmJqcR/fiCavmULpvE/5klMVSRZqpngnZPOS5KSiOkV",
-	"dCeZVHoPxBT0nMIki66oBj1nCiT9JaNKQyzJUsFUikWvE3RUNKcLYkbUq5R2TjqMazqjsnN7GxTTfqAL",
-	"wjjjs+bUP85FQv3gChI61cB4afZdZlG0ZXMfObsBzRYUuopGgsdqD4iG5ZxF8/IumYJpliRAZoRxM6tZ",
-	"FJM07pxomdG7VmF38CZuLuBNTLlmU0alPdfiME+BJEqY/VIphYSJiBlVQBSE0o8XbrUUpaU5XrsSLVdn",
-	"U01lcykX9gBAC1gSpmFCp0Ka49dyxfgMum5LAUiR8ZjGkKV7mxewYJwtskXnpB80z+U26KREkgXVDhJf",
-	"ZlKJloW9T8kvGYVUKGaeIHwBgVTSayYyBSmZ0a8UhJzeaDsGngsz3/6SUbnqBB1OFmb2yE5RWSO5eUv5",
-	"TM87J8N+sc7Soa1BjHMyo6DYr3TdZAl+V54rplOSJbpzMjwOzMT2cAZm2vyoBkEbCF3MWbqgvBWG/G/A",
-	"4nwpKdHzYiUs3nhN9IYs0gR3PU/HX8dDOpj2yYvJ8+jr+Bk9nh6Rw8kw6rSdzY90MhfiqnVZ2ST/8wGW",
-	"tpxfjQdkODmMjuJj+mz6NXk+eRH14wEdTluWdmtGVangiiJwfUPi74imS7Iyf0WCa8rxUkmaJiwiZpUH",
-	"/6XMyn8rzf/vkk47J51/Oyjo54H9VR28Nnhpp6ruPIyIlIzKMWJuCN0l03PwT/EzFe6BkBBeU4nY7149",
-	"AQKxWHKlJSULSKW4ZjGVMCUsofGpRUZzkiUC/tO+oy/79hbaluxePygoES77GxK7J1scSn4V5s3YAug1",
-	"SVg8xjeCDm6hc9Lx3GAi4pWhnFxowBfhf128/8Fdt6OH5t/j4+mADuPD6GhyTJ69+Pp55zb43Cu4NLS7",
-	"dX7ohuV123sgoMUV5bAkhpwoRWPPaD5+eAvdEH8dMz5GFA/3Hu4KXgo+TVikHx8qz0BpoilEbsYTCLnQ",
-	"4zST0ZwoGoeB4SzTjMdmo6kUM0mVMk9JIimJV+NrwWLz3oiHjNOEzdgkoWMc1bwWZ3bNdEx5nArGNT6l",
-	"CbumclUZFLoEFoRnJBlxSf0r5rLcXPBLRjMa7wUQspguUqEpj1bjK7oaRyJJmGKCh9A1N3RFVyNuLi4z",
-	"1ya45aJ+CYC4RyBm0ymVhkoasGgbl/FxpqhZmlmTBWH8GMe7org8pVmSgMy4kViAGE4Kgz444cEhaAAh",
-	"Mtp95LThXm/EXxOZGCavqLymUkEksiQGwtWSyupSPNUaJ0Lp8BQIRGKxYFrT2IsGXymzQvuaBfAlSBoJ",
-	"aZgyLplpI0cokcmIAuHmyzQhKxoHoAToOdFgcNh+POKJ4DNcHNe9EX8w2P5WyAmLY8rvSV1UNp2yiFGu",
-	"xyoSKS3RGLwTkVKJowCn1EgucwpLyTQ9UY4lKvAf3klzCi50gZ+cdGpDPQBVCpt7yrlDZXbHHZZS8Nl4",
-	"IWIaPhzFecM1lZwkdpWPzwyZmy/nhopMqZEyEVc8ilFQZEGhhAkG5fYCS50NzWKzzN22FYhVFs1RHPbc",
-	"1lAz/yKNwyp/rf34cMf5g9DfGnn4CU7S7GFq5gqhu2BKMT4LIKYJNbTBnBMXek4lkCgSGddfKXt8YUIm",
-	"NBlnnFwTlpBJ8pDQdE5WiSDxpRBviZzRJziF1M441kKMEzNneGJVNcPu6U2EpGAA79g3D7pLQwM+5HLq",
-	"E9z1OLWTjhdUz0VsZMM4NnqPfQz2cWD2zrfBpYc7jQsqr1lEPxYA9YQydRmM10jWQQnvy69bbPACzxhF",
-	"jLHR60Ponr+/uIQDxBR1EElKND0BLYQRU1bgv1FWNZ4Kicfs5lWnRsacG4nAyCH263jvxN2KlRIqIoEX",
-	"GGp3Unrl7ivJNfnb4HMu81KId4Sv3FN1L1YtjdCH6i6Ny0zaH5834ZxWTmTgTuFpNIKwvEhPMqx1x1te",
-	"cnniq5L8OJMiS0e8G97smxH2cYR9fBruGQGKLlK9ykECNYWvlKfBKHwZBt6DHwnTI94KBqcQ/rSf26r2",
-	"0VgVmrGXBrfX2qFGvPIZ/jfEGWvDOQtbCERSlPKMmExR5CaZoR8a5fa4JFaKKRAoNmwYjD+dAIY3N8B4",
-	"lGQxjXsjPuJniRJQPeEAqZHINK6/sqD/CMEBYwnFrIo74qUFMcEVdLmwhxoA4ZDxKy6WPAB6kxpKbDBa",
-	"0mtxhaI/3bPGIbzNKDFS1oiTODY6h5GkrRZoVT0j+pojAKPzGM3B3eCiIQF/DlZWL+fOz6u22NoQFUvp",
-	"VsMUXzSGcubQLYcxb38emfmIFysk+3Ur9rne2IC3V9EEKEwokVS6i10QHc2pUWzAv/sU5MUJZGO/TdyP",
-	"UYArCzcPrDHBQa0VU+0jB9MPKJ195KkUEVXK8L/XXDO9utfh+81NGU2qFP7MYlcPXQTOeo0iUtCxL9df",
-	"eprr+Edh70Ft16judEGQriTJCtylnEBY2Zq9DX9j7hEKGSMe2j8NHcF/IV2r2LpiQa21KRZRZi2yqjGa",
-	"FiIw+vmIh04h4mRhRAcUKBKh0JHiBjBkCedCRiA4auz4UgC0NzMcQFlh7CXRMyFze5dfY8OpELMYViKD",
-	"BSUcim+p+fh/hHvWtmMX7L7JpSymVEZRvEKdLBaGuIDMElroYlyMDRdQaCTiYozIaI7XTZUPlktlTpi0",
-	"YpsX8iT9LxoZLgLdhF0XgpZhUJZao5TrDd9EwYxdGxaxTh70e6LXRqLWq1zxHvEQOcpr84O3yqqS6doy",
-	"tPDh7CI5cOMwDjWa5vMzSIXSJAHHv3oQWktbGcssXIQoasgV/hR+vAh78J+Z0FShLIAy7YgXImw0p9GV",
-	"H9a6lMrCLMQGQDloA4g4gLkBI8MASdgVhe7RcFgCEwfXue6Bf3+lICV6vncCBD5elJdu/j6/cLZIw3Kp",
-	"lEwLuRpxNEl1jTAQEQPhSguJbqaUSny0F7jhfmUpDnYMMZsxrcxA/3pz/rcj6IaD4eHR8f6zr5+/CPdG",
-	"3Jn/UkmnzAgtkJmRzbbMWt0Rm4mVwRV7kMzI+fa7KbuxosGCaFhkSsOcXNMRZxq6H16fvXr3OoCRv0Ra",
-	"O0hNruios2dBJ5VGgNLMuiMiR4kL/8YPdAn/FPKqE5RdUs+sa8j/OWg4OgL07BJeG+2Mk2SFxA5e8xnj",
-	"VMFbHVfHHrS4u8xwCEstrsqL93A4ePZsfwAkSedkf4jnZphVMe/HC7NVojWV5pv//fPZ/r/I/q+ffhve",
-	"/nunZTYjoCTVpZOY/E/3Vy8Si+qah8dHLaNYX1Jl/zGBt+KaJiSi2+w6nQteG+JvAxgOhnB8fAz9Qb9f",
-	"HeWobRBJFUN/LqluaUoSRfP3J0IklHBkcgYJamDwzyYANCZSWlKqB9UvD4/78C2b6jmcXVOetW37Dkiy",
-	"ww6rw15kTFM4PKyfQPs5/srS6ueD/mDwvHaHd63ktuwR/DnfbdBx8oOZpADUT/n3YmK4hlmGQ8g3PM2s",
-	"lBPH6DsmyXkJDd29bKa7hjySnM8rymMFTJ8UpA4JR+hmtOoXF2AtcV3CR9zpLI4jMwVHw2FdLNjbibx/",
-	"IShfCMoXgvJkBCXo3OzPxL576CW2gsz8A42NVokyi61iJikkvE2qTGlY5w/1htXmNS+MRjezwzNNF3cO",
-	"Xl7hO/uxGceNTKQkKw8+WYss6s2p6CNeEmmNSd3SOp3kHQkpaWQNN1pYSdOK1N75g+pR8R160inPFuZe",
-	"/CydoOMmyVXNT3ffKS69enhBfvilM2vjFy9LCkObKO5Euq8UGELu3LZaAAGjTloV0xqwek3KbL+tQvHH",
-	"84tOK62MaXP+y0KodCuwHjDzdmB5BNMwI9fUqIhV+jkYDIaDfttcV4y3RO2EJdWrJMzCRr3LaFhVu7xR",
-	"AsGZAgMMaUFZXwhQiVh6O3BCNJUWPuzphYZjut2hQys/a3PCuX6dEqmqoONX3Qk6pYV0go4dtwV+coi4",
-	"67zdazW2dH6B1tETuCysADT2GrXh1KV1wITqJXWmXEUTXCokwtk4e9C117TXuQvMPTC56ys20QrV6Ihw",
-	"hKUU6LNRGmoXK+4tQewiHtyHzd/JyktesL/T1V2E8k317ZIosD3H35Grb+DiO7Dt+3PmbVnw00rwFnbf",
-	"kglN7gm5BdmtRRWjicjbowKHj8qSGHpDIu2xuC6JIs2+63ajTGlxN0d+aV+zGkrB87+5E0Jf5S/eBp2p",
-	"FIuzneSLfMLPxQuB53nntO/ta/m0KZERTe766hzfyj9y97HuLt1Vh9X7OpdMSAtud+JR1Q561+ouaq8b",
-	"SUrc6xpqeFK+zvKY+bGtxxQXiHs/XKkcallMeS9jKkGtlKYNvem4jSxzw+7iSqyzDeltUjk0xarKfD93",
-	"vGjRy8MSO0HxsGDmudRbvto28r8gN2/su45oub8GTen3czEik0kTQr+/vDy/sFGkaFB1dlQlgEQRTbWC",
-	"udY2jr44dvNInRwclLTWA3O76sAcRVzXfo6e30WAzdLyE28FooJq1dI/7A8Q0ygh1v97WrNPGKEmpkoz",
-	"bsOzHFl3IZfKu2QpCMlmNn2iRqqtO0q9vkkTwnM16k5o899d4g8NqZ2vIKFGokDbMdqe8chpfFoVY9Vc",
-	"LJURoRmHRCzdB2XxckENNPKYKSNTeu+MQcwZm2p0aelMchqPZ0LE5rmydxl00BBkzry43upoTYnFw/ZW",
-	"qp1nJAZDK/DuxYD1AM8Fd9xk9T5H/hxv3Z46wSOeaz4FmRAeC363nle5c39WGyD6PibAFpiHbuiehu0G",
-	"wdPC6IcWvb0CS0b8XmjSZuT7gigPgii5YPEFW5r2Lc8KSjhkaEvDrrVWaHgptBYcLvfVnEndIjbcoZvM",
-	"1SWRbDr9IVtM6naTZ4P+i96g37T/NUaxWPSy0C7vb1P+JSN56EQ+yrCawXVXDlfQuSZJRl96madpccDf",
-	"fXblElMfE8YpdEmSQOjXEELGmVZ76KKNzGgV0WF4bBZi/ZV2+mdHnWBjIl7QWVI2m+v3v7avy/6628JE",
-	"xiNaXdkz8+8oyRS7pu/8cqxsmC83Fpm12rSsl1toqEN4eb2lm6ocd2mHmzhFThh24xZh6ftwnbeIaeW9",
-	"RWUHUVMW+oJVX7Dqz49VrRzFi6ivyqaOWqovT1ZoV1XmSBSF0AhMC6Jp7HnvK+8kFWhSdlnKGOQUE017",
-	"8J67CGwMjR/xaE5JitiYRXMcHMhCYMCVmQElrkJuU0AStFBzwemJddW2xTG5yJKWOKYenOFK8qWJmKyg",
-	"+/Hy5d5Jm+vXCnoFHg37w2f7/cN9xMfiEolulYH8sZxpTRepbnE/2R9ofIY/Vgbc12zROirJtFgQzaLS",
-	"sE0Yzt8CN8lXCixAQXcAWsDx3imQCQYcTzFmzOb8+dehS5wjwKZgmktCHRXV4SZG0Xb3zI9zomFpJsF8",
-	"KSSwS/NsTtKUcgWc3mgbLwejjo3ai6g5NeddoDEcDV/ApRDwjvDViH/I49UbW4RDg7PHQDTgRQ0G+/3B",
-	"5WB4Mjw+6ff/NeqYvYw6/+///N/T2m7ViBNJ0X9hNs1oPOrYu28cf0LQrvBOVW7Mk53mwfio7dc3EZXr",
-	"bmvKpNIwWRnk6hINC6HMHvoBRJk2t2Wjoz9efrv/PK/y4E/qK8wntKHhExGvTkfcXazXbSTF5AcuiheF",
-	"RL6HsZHmN4yUt1u+I+u+2NLFGpfk95eX52CdfhvWmoMf5gjqpZBX1ruk2iCsRgTLmFO+kzYZwqPhRbZY",
-	"EOfNqPF1fMHaxpo36Cxbrb+llMcu6rv5oxa64kZYtxn7XjFYUFpRi5es2Nkan2ieYC2mLpPg6OYGUe/4",
-	"5iY//6Z806CX7UNbHqAtZksK+WeBucpWitzrBNspgm5mp8S1uMEr4aPN9b0m0bzVI2zX1ohhLcW1Oi84",
-	"pmi0JTRtvYeKw7ptC62O5HfEHBndl5TE6Jc0C1Ha/jOSQim4plKhT7LCkyocq9Uf1w4l32cLwvPpDEVc",
-	"wcRgajqXRFlveTGLt4hgnOWEGpawFPtOey5FC+HmWhbhAs7ri3gl9L6iKTEwFWNYqqcY+EGAvKkeB45X",
-	"VGPUlcWWotqdNNxmocCQ6RYQQoxJpZgkdOEWUA+73hoWMNYdjUFvzHRt4FAKcW7HN2S7YD5TJwjFLQHT",
-	"gZOYBKcQEQ4uSnpiRJxTELwZE+yTokIbcD1libaFbr57fQkH1hwdlOSwOVNayBXMRRIryyjyE2icbX2P",
-	"cn2VnZKP/iuFuUh56HbY67Ryn0oqeNt4mL1tpcdqGnrgzq+R6d2727tvAbse8lIixtcubaPlBvk1TcyS",
-	"crqOlXysW0i1EOKU/cPielWNux60BqbYnMZdZMiYaLJelbY6Sts1+aoFCoUHAyl5Lp41gJkfSmdZnA6L",
-	"q1uh13p8GA0nA9KfvqDP46+jZ5NjcjQ9pMNWIqZbzaNh0ydlSHrNKVV55Atl1B4VLGHEW4NrCJjXrF0Q",
-	"w/aNnpPParP+LGVCEHGRXCEoslIjvpxjXQstSXRFZS9LzfVUV5HDRuUpvYloatOVRrx4bE97rMVYUR5T",
-	"6fJnHUj1NBKpmvLS6r/bDPQsfyUoA2UZ5hwwrcWIt0y1aD4eALciojjOByyi0UZcitpSZiCeJS7tueLc",
-	"XLNBXEdliLUbcQtoKnEVZH0q7Gys0YGPW9QWUQq5PJxj51qkeyggqayy7aDfNNy8dSHpiiqnoilQZEpP",
-	"4YqmVoX9GmKyUpAWVRYC59LlcU6nqoKCkDGV+4N+f3i4j0i9u+3u3dqwQJzbSTM2/dEWd7Gn4tQiS1HL",
-	"ngSDu0anYde0NTTufRHcURNcbrQkPj6mhasoNuNEZ5K+FHzKDCDWGcya2OXblpuqxI7sZpStrhO6oRtr",
-	"W+/dY+6sahzzR41VJnxsTDPKRWQaYragXNngWqN+MUuFvC2R2cck0hlJ3MPmPub4/E116Uc7mRG9gXZY",
-	"Mc82jYpBJ0Ggrk026D/SbGWLaz7b4fB+sx3dPR2LG3t7/ihbqxHDjd6McujUjo4M++nOPgxoh88R3wpA",
-	"W9zcX0D0LwyiVernSN5t0MGM1XuGev5JQi6fMmTydwxIdDdpLYBNWfYO69plJYPWVqrLkhjt5r+YkWE5",
-	"Z4nz2SiIWRwAJdG8KHxXGOQezJyG5sitdYkPRLdYYWpHa4dsO78PLvp7mzSSizV5JPZlM9LLRpTli8Ew",
-	"2MarEGVSGim5PuWrztqwZyrPJYvW+WPrq4K/QZoQbZbyLbWPKqLzi2F/q4UWPkKyUnV38qbXSy7FdkBE",
-	"P15ZU7e1GDG5SUjwI6nARnPRuIjiMpqw/b5rPYCMj/jHy5eoRJsXjD4IS0qvzI++SIWr3UBjKkkCc5Gw",
-	"mKz2enCWLFHvkLQo0th0GfafbeMynGVEEq4pjdt8aRSl4PKe8/fVOndsY33l1a1NVqzffZ1LbXHzpcDw",
-	"1sDvB4/0XpuO41fSnKIFG1v23opBJRysQ3kr4cDqrffjoZ8X/NymvV2QaxqXmFB7YtGm3KFNuUIPYQPJ",
-	"k4hakobqKcRy/CJ6PvmaPJse06O4bFVsG3nhFPZNZ4hKfSnBaH1C0WdkEG1KGdqUFLQuCWgLK83CGrHL",
-	"hpl75P+UoecBzHsVYPxd7HsXTcpTq5eeUhqDdq0AcuNFD3w0AnrPsCitixIltdjSbvj6p/MPry8ubKUA",
-	"epNiSQIMRXal0CFTdE10KY0EF4sVXhfhMZFY6MmO0Qk64ppKboT6aohu6d0GzFQdrevTavOsSSvuEQ6T",
-	"Ik1y24TaNZLQn4FDtIKLM6S3HVseMtxFe+Jezxn9GZ+5MkY2PipZgeDW1+YKW/7G4ltU3hl3Lj8DvM0j",
-	"npCE8IiepWnCaLxGnDNLTBmfgXsbIkljpoHYr4yMhGFZ3hXQ62wndn6uoLvNHHMiZ/RsYQjQOmG1wY5h",
-	"wXimoOVstt3Z7izqAWTwrST9XRTo3N//bl0C9Y/zlS2v5G4+71/g5ENX18R5zlo9sA2ZviVmZmdNvI21",
-	"79byIuggJn1sS/X6+OFtEYo0F5gPbr1456++LfYuDKrk7rHe54oPuxkVdrUnrJPTtwCqfIu7wPuTk+ug",
-	"Y70jNXkvZa2T5cFoG+dw5NmFrt3DGGO/+WGdYKjFxQYpzvl/2+IgzrcHwSpD2VrOuix/1pJhU5e7/DRF",
-	"VPpnr/hiq0u6tKdU3JFzl+8CrNbNv/0XW0rLxUqCoqzJlppmg699lvbZJgZUdFKHO2WQDO5nNPRI8xCy",
-	"vhed7pTz62l/5rkn4WieScmMnoJRB2xjEQoJUfaxgcFH0ROq1KMZjpKSlS2/4/PIgoLPZjymEpYEA0Fc",
-	"qGetkAtToI3yLolkyWrES+GHp1WmzbwXHNuwVIJfipgXF9fi6p9gAImLfnFGKqdd2FVXAlDLISIuANXi",
-	"VDFexyNZq5fa4fBGW+mD2AnqRq+dPl4TdXcREa4C4HRJlXbB2XlY9qDf39vaeN2guc3E9ip30/JqfDR9",
-	"TgbRcPIiPqRH02PybPJ19Dx+QT9XHFGVRmX35KAN4txkE42Rd6bfG6hxaRNlyltbRYk6u0teR8fb8Ly6",
-	"R3M/DlNcuUDUyehYS8IVtpFjvPSHyPR4KuTYt06qxXPnKI0vpSy6ytI8+baI6HKIl0lkQYbUJ8kmXMuB",
-	"rIFxvpZRrfbc6x/hn+8//D0ArEK3qQJT8dErmhJpO5qwGeMwJRFL1kh/IkJmtJuIeR8QXFdtzO+gspS2",
-	"6/6IwPCQVTrqMUR3MKNKcY5N1Tgeo7SGYjNuRDMaybY2nG8Wi0xbDkT4yuXsIfux8ZLWt9eWO9V2wa11",
-	"OB5yijZrdz0Iu4EhrbDusqV8wPsMqQdWO+PQWrQNmyfuGuFejUezQlgv99DfRRhdv8ZNhcbaygs2mbLj",
-	"ImXboREZx96EiK0BNoX1178cbE1TRo1ilqMO5PMqa6yyLx1ffg9n/3g96mwbrb3pYBy+e7lhbXbeWzHb",
-	"WrytZ/y1MHyfcbYu8cDnsi1ITINyjhuPXdJaewJePS1QbZkXqNxMYgpewjlupMdB18VcBqVMQLWHPUso",
-	"hvNh1BH27KA3mroS3uZY4iyhvYcyueG8a8QX/O2yPWK1KWfFyfW4PxlEw5qM1Z8OSNvMRjNwJ3umW32z",
-	"vFBNSjmUtleiP0/BaQA0cSkV9t38QrBHClMQZ0VuHBrjuOAUlixJDB0yt9Wru5K3YKi5sL9dkllpiFLB",
-	"/dajbxPWah8VN1e+p5KQlmNFVUwroeAWKPwA+mmdKPwu7ii3iHKT3haSfY+48qqQ8lBCyeYSYZ92yROq",
-	"Y+lujYV304acKLJLZa/ttZRKUa+glrPvz7UM61vCwcOBeAW6/ihg/iPT80IQ/aMC/B8Tnu+Q4y/mWOiX",
-	"Y4Md33jGZQLD3ylNgdlMcyMvrqBI1KhKqMu5otF4OPl62o8G8Qv6nBxNDqNn8TE9mh6S4WQQ9ddYKhy+",
-	"PSIO1c+gCXTolIgyyfTqwhyf86hii6qzrE18D9V1NDYyz9j2HzJ/mpMZhzAVSSKWNIbJCp4dQTQnkkSa",
-	"2vx1vB2EIBy8OBBDZWxXJManwlcOI7bLtGu8jvQGFoRxTRinUrnTKGjUjOl5NkEShS/vx/TakalGv6Xc",
-	"F+xFDcFBGEkNWzAZwe37y8vzE1hkiWb73haJ8ZwqAKJWPJpLwUWm6v1qArBNqRV0rwWL1V4ARXdf23TG",
-	"mSYCcK4PM6Jr3nBd0kxG3KyD8PzHiRBXtheMy2mDskjhRjfXTeMyrI74iFs52sfI2/0oCM/Kzb9O4Bvb",
-	"l2yU9fuHEabn4D8xYM6l6yhNpDYHVwKCEV8KeaXyJjyY5NPNgyUIjyfiJsh7TjIF1u6PdtoS8DBe9O7p",
-	"jbgRzfVS4J8Kxepphr2wlEgMdFc25ko4+J0RXkubdR38evB6bfI/zIkCMuIIAlgrIPzNlixH73EAvV7v",
-	"NoSuJTIQYvRtuHcKoXkrtO22W3PTzUI/5BXGsYugOUvbJLGSnZX3X8SH1aaOpzZuOE/fHXGDGjbtFF8w",
-	"B9jW9hG6oaQkViEM+v0DBZNM+lIaoQXpEIb9AzXi9pdj88MkW+EHpffzhustPzgYHVtS2TKefwEDgtyE",
-	"UPrdgXT++6D8+567t0q7RWwwvmv7x8AmiLS3ouzaNBAzqQHNNU0pu7b6kW8SCgmd6r22NpbYFbObcXYz",
-	"4oYdb26PudeDM+66c7rfbVS4wmov1W6VvpxPpTtn17XnDECKjMfYiiowGmxCidIw2ENALMVCnhSnpMqJ",
-	"eKDEglpkbWs0G4x45elvLL49sJARgP3F53H7v/PuXXuunGClifzf6SocccbzvsiG3vgO9pFIfXAOLZIY",
-	"tUsmdP/C3sJ5m6xIcMPs6IinRM8tyaylRPbgA00pQVJWJA9VGxKbFfgh8YFZ2oh3MeRT0hiIgohwwbHN",
-	"jCEbe3nKd1EYkyQIgEU5mpWmuBD8h+3phsUEkEBBmN+PASHbBf8EjHCGrfxs9U2jBiOFYgqO+i9GvNKS",
-	"/4quxpFIEmaoD9Juvz/b+IHZDCmFG1TaKNGMQyrFDNnMkmC7vyw1hz7o+6avuGam8wbOZmlY/1HIAlD7",
-	"L6CxFMbHmaLhiKPBZLXXAyybVT4US97NFZ24Zrt5W4Xu0c1NYOj0XvVibNjdiDuXn2UGFfoIljzqvPgB",
-	"067xvqOTTsbat+UOTiG0HfR/CoEt0oRRQyUM4Tz5yTkHExZRlyPipJKzlERzuj/s9RviyHK57BH8uSfk",
-	"7MB9qw7evnn5+oeL1/iNEY+ZTgr5Rnm55Oz8TSfoXPsk6s71wAbPUE5S1jnpHPb6vUNbwG6OAluBYuav",
-	"GV1XA6skS1QScVt6AFe9fUaCy88We2EaxStvJWfd5WRBNTYc/LldQC9eOXBa0G1w55uuu+ynosoS7nHY",
-	"7z9YH+9G+G5Lj84z9KObQ1Pm7aIjYc9czZFdTdsk+aoPviF5uDt+Mrj7k0ojWvzo8O6PvhVywuKYopJ2",
-	"NBxuM02z8yp+++Lub+stuW+DzvE2p/GGayo5SXxX1KCjfDkqhK36ORuFgcwU1rrKn30KOk2RB+vbEqzX",
-	"W8dz99NJMcJt0EmFalMPtZBWlvRYY0ggNoHBuOSu+dOpgdhNtBRJYkROFEp8yOuPtnlnjesF4EvKtTOO",
-	"/sC1CF3PFSxpqmJmpZNK0cH2GxGvHgxlWru13FaVV7PA2wbaDh4FbdtQFgvflIHoj46q/S3Q7aXg04RZ",
-	"e9HRYIspzskqESS+FOKtUbv+tDTB3HYZG71MWGJpO5GIqkrSTiusSFAiFrdBidUeWHUHDXOtJOTlnEZX",
-	"qugghpEByGDL+F7x7PntdF3f2VVixcWPF3lveCNGI1kQnPp+T6gwRnPCZ1jI0NXqaiMO6P1cPS5xqGXp",
-	"PilRaOtyt4Y2lM0tRhjNEv1HpxB/cYQ3Xw23OvvviKZLa1I+3uYYXSj1x1K7tSp5sXjhawx6hCwRnHsR",
-	"F0chticuhU29VYjHgKa88txOEnw98dwHY4E7g3YJ/7U3Nj+yeB+0Fle2p5H3hderlBqF1sbDVLKQeako",
-	"oOta26zw13Vd8U9cjT9HRys91QMsKMLB98H1JblHHBPYGB4nVgZkKgBJXAIyNv9z9hsMuLX1AM1Ofsls",
-	"yJtTGl1dqIKa3VGPbHNg06PqRUW5so0Kkb2lL3rQI+lBub/Hk5+iM9K9dB9vnbMEx1rx1hKci9x7sSOx",
-	"McIJAgjRQECzBW0nMG/t/L8TgSmcM94F6Ko0d2vpqjbAuQWd84CNLXWWWrrN49o1ymkKm20a/hy+YPFj",
-	"WTP8CZcQ2eHefRG5GLKEyc5Kv14puXAdJK3HpPDUoeRjpaQT11kSq1afQi1z5wTyJgXMVvAbcc2oPAVO",
-	"mWGHpReE0XuSxDpIfA+5ct5GAMs5i+ZgDjWhmqoRL/tXk1UPzkWSNPOCM65ZYtvQZzaFuJT0UW7SG4CQ",
-	"I14u/wttRVKtC6deJxUNy7Zv41rbTdVtgIb5NeacIVr9R7xi/7/L5n/Ut00dUrIyKxtbb0foJZ8rmupg",
-	"xJWoGsitTxYT0Qi4T72jhCkj0zqruY3TEwIWhuL581BAEgNjK/QH5KWRfakj63dx3Y6ZguP+4Yjn5z/G",
-	"EL/xNEuSEJqeqpOKL9jVfvSeFuuUwAqxU0lpAOWNFR5sbgtzo/Efi++q9Yawt66M5eOZwSqNX7fSd4cP",
-	"TuNb6Xt77y7EFZuX9cTkfriV9rrA2rLuAL9Y0v7kirVFEUTwSbbyNvHtueAkW220zrVzQYxsWM8E37Jr",
-	"37YBa2CRJCnquNUkXQxIgR8KmmWUb8z48ZEsTckWq8o9JuGpFCDciuT0H3puVzJvjXFNukpjXhJwXsQv",
-	"5rX/nlQAYaaMcbYNSyldcTtqYCOWdqcHRmZcq+S+5yXumBvIfKSet0KV812r2u5ekwB8R7VH/90U24si",
-	"m/NJdMO1jjMvCf/RfWZHd3/xg9DfiozHv6sW+B3VQPJjfWwtEKOy8N+9NJ5uDAqxVV+wjPLRzTNgPJrD",
-	"+atvg6IuzGRlbSNn52/WQ/r5q2+fENjdpgpYz+PfJ4yTtv427WCel7xBOH9IwdzDwIZpnQpnFa0V1dAN",
-	"8YexL4aAxdCMjsk4Ftpc+nAscw02ZAzPqqRerVuWe/sAX7Vv3gadcpTs3V/6ljW4qS804fNpwiux5EaY",
-	"KPVQ8V2on4RA2LDN9WLymbpSleqqWmDTFyClRi+WyoDth2PGQ73e9h1A7bxszjmx4Y45t12Ia4q+/DBv",
-	"Q+N/r1Rrs6aCmDlbQbnzi/vQvEIXTGsa28X4EElbc4okp8jV63acIsp0xH0NOD+0jR29I0ZneK8YHVv9",
-	"9IFEhIdXL6rFWW+dgvHHMmHUirn85QSVLzaMDZTTAqjNstnb3ajgMhl20CNc8G3Pg/ZacSrNJglTcxrD",
-	"+5Tys/M3OUk3RPGaYrUQLTBivAc/CCglNTDBWwUsN5L5pPOZOsEOLZTaRRczkyTRPRWDUr5Z5+TnT+Ur",
-	"vZxbvoGjoxve7dff6YJq0vlUuY0VWST3vI2gGou/41X88+zd292uwi+1uIqtBNQnPG63p5bj9qlqm9Vo",
-	"TNmyb9ro15qMUKjWKvIBG+quMPPvqPaVsxp8sja9m5rFua/WVQNxrlpMpayaydrjMHYrOfWoarrf+xro",
-	"8O3zvijpD6mk6xzgPC54BHgoITyPwViHS2eRZtcUukY/jGlCNY33qgmfNcSBH7DWiMt0U+ASf43CKKkt",
-	"+tsMvvjRL+NPnb6xrirA5oiH8ll+iXp4rKiH8imX8CmH/88PYiryNyKSJBMSWayivvTbb//udISeUQj/",
-	"7SCTye16jRfb87tsLOwlpgWQonlw0TbxBBUSG3Tou9kGLv8a9c8Rz5vw+V5ic3oD3787e7l/8f3Z8PiZ",
-	"AcPQplv/tO8s6PuXbEGVJovUJl/37O+SLG3+oc3Ihiu6MgprEXpQOuevFISVtP/w1BUOwzAsHFzBQkhq",
-	"4xYP+31QI06WZNWDM+vTH97cILdmHHMAT2v96AMcaV9khn8f39wEcNR/jsry0fDFiBNZOOe7A1gwHsCx",
-	"/d/Q/x/mp3BclFNiHEiS7AVY7wy7JY24C8WaEpbY88tDVomtsevasW0UCirtom3zaikyzfgslxKsgauQ",
-	"E4rLsPUDNwkNjeING7sdhyw3cJAFBcGdGwQNDKfWseiqTsRSpBBnlibamhPbLHb/Tfx56/3I2U2e9OlS",
-	"lpnKCzgtiQLfNOeO9eSQvM2C8ipYzRV9vxZr9Da4ssVKLzyi7nR0j2R6cYVRt3Dp/vRTS3E9X8Kqt1H4",
-	"P8s7KpT7b5coiSF1Hz+8daafWgSZf0UBMS+ZT0st2aEb/jzq/Meo88n2VDd47c2DLgva0UPX9IGOuOul",
-	"4QpTVKmXzZ6D3ZLnRnzYH9hawohqZQLpQt3M4HufkWDnxI5HjSyqleB84lyazfWI1jkOS28HJZWvIo9+",
-	"ycT7M2fi5bGURot38tAuwl212scmI1w1Vt3/lZshrGa0lgquDEdNlRcXTn3twaI8DlYeyGsJ9+Atpvei",
-	"8GlL7eAKYUY1HPWPmkrUK1xAQQl206Lcd+3ez6PWbVFsMvRF238Y9xueZyHf+1JajwrIwYYYlNIyLMes",
-	"Uk10GKOab1leW+TZd1Q/Cjg+qrq+DS/5AvUPG4hyT5DfSTEnOpq3pUUTPsPSCpjCGLrKdWEAYelFF5Fv",
-	"rcRhD8JMJj5KvyIfGho+4syXzD4pVfRBsVJRm3Ow2KqC9qkzt9n6a5K6mkh1JRsYV5qSuE08rFRP/2ws",
-	"fHjRsrW6+xPHkO5ABFxngr82MfjvJD9a+HtittuQHw8KKXCtFf5VISj62BAv765PrqblquUb7e7F8J9D",
-	"JYI/pbW+UqJ6o6W+XHj1ryYC/Fnt+hVrbCJmrgnso8sUm7D44De/ojcY2uZ6L7fb+f/TaILKllARkub2",
-	"TdxHvjPJZnMNZElWASznRFsXm/ZZwr2WsC4tV/WS6Z+H22s027Ve7uIQtvR271b4v4U2DB+LNqyTCPxl",
-	"MeU0+i+xX79fHJaDN+Bi+fQ8XLvGROtSnXmsDF2yVZF9ldme+Sr0JusaX7dGaTQcjzoK+3ZQpUcdIJEZ",
-	"tSXV45Kqx1G5nxyvsH5zTvz+utj1uxlOKYYTFw1jHh1hqi6gamH3nz8ZmFNUXntgtSVMD0jKDq4HCJFu",
-	"dU3uaUuh27CuZvFzozpXw9mRVzoO5WIzW3ylPuNKTOuxY+Xv82Cc5ghnLZXU89zycqm40nDlWpCNcIDW",
-	"UutuQCYrMlBpyJIRZGMFp9InrqhLuwO5iGIswgHzLzFO7/bT7f8PAAD//w==",
+	"7L3pchu3mjB8K09xpsrUTIsiKcmxpR/fp3hJ/B471ljySc4J/bLBbpDEqAkwDbQoJqWquZq5sLmSt/AA",
+	"6BXcZEmOM/6TWM1urM++/tGKxGwuOOVKtk7+aE0piWmK//xAFH3LZkzhf/STmMooZXPFBG+dtF6QOYmY",
+	"WkJ7lKVS7YEYg5pSGGXRFVWgpkxCSn/LqFQQp2QhYZyKWacVtGQ0pTOiR1TLOW2dtBhXdELT1u1tUEz7",
+	"gc4I44xPmlP/PBUJdYNLSOhYAeOl2XeZRVLP5j5ydgOKzSi0JY0Ej+UeEAWLKYum5V0yCeMsSYBMCON6",
+	"Vr0oltK4daLSjG5ahdnBm7i5gDcx5YqNGU3NuRaHeQokkULvl6apSGEkYkYlEAlh6sYLt1qKVKk+XrMS",
+	"lS7PxoqmzaVcmAMAJWBBmIIRHYtUH79Kl4xPoG23FEAqMh7TGLL53voFzBhns2zWOukGzXO5DVpzkpIZ",
+	"VRYSX2SpFJ6FvZ+T3zIKcyGZfoLwBQTmKb1mIpMwJxP6RELI6Y0yY+C5MP3tbxlNl62gxclMzx6ZKSpr",
+	"JDdvKZ+oaeuk3y3WWTq0FYhxTiYUJPudrposwe/Kc8V0TLJEtU76x4Ge2BxOT0+bH1Uv8IHQxZTNZ5R7",
+	"Ycj9BizOlzInalqshMVrr4nekNk8wV1P58Pv4j7tjbvk+ehZ9F38lB6Pj8jhqB+1fGfzMx1NhbjyLisb",
+	"5X/ew9IW06thj/RHh9FRfEyfjr8jz0bPo27co/2xZ2m3elQ5F1xSBK7vSfwDUXRBlvqvSHBFOV4qmc8T",
+	"FhG9yoP/lHrlf5Tm/9eUjlsnrX85KOjngflVHrzSeGmmqu48jEiaMpoOEXNDaC+YmoJ7ip/JcA9ECuE1",
+	"TRH77asnQCAWCy5VSskM5qm4ZjFNYUxYQuNTg4z6JEsE/Jd9S1/2zS34lmxfPygoES77exLbJ1scSn4V",
+	"+s3YAOg1SVg8xDeCFm6hddJy3GAk4qWmnFwowBfh/1y8/8let6WH+t/D43GP9uPD6Gh0TJ4+/+5Z6zb4",
+	"3Cu41LTbOz+0w/K6zT0QUOKKclgQTU6kpLFjNB8/vIV2iL8OGR8iiod793cFLwQfJyxSDw+VZyAVURQi",
+	"O+MJhFyo4TxLoymRNA4DzVnGGY/1RuepmKRUSv2UJCkl8XJ4LVis3xvwkHGasAkbJXSIo+rX4sysmQ4p",
+	"j+eCcYVPacKuabqsDAptAjPCM5IMeErdK/qy7FzwW0YzGu8FEKqURFc0HYrxUFpKh98nZESTJxLs7xAR",
+	"rm96RAc8pglV5msW09lcKMqj5fCKLoeRSBImmeAhtPX9XtHlgOtrz/SlC254sNsAIOYSiNl4TFNNYzVQ",
+	"+cZlfJhJqhemd2QQAD/G8a4obk4qliSQZlzLO0A0H4ZeF6zoYdE7gBDZ9D7y6XCvM+CvSJpoEUHS9Jqm",
+	"EiKRJTEQLhc0rS7F0bxhIqQKT4FAJGYzphSNnWDxROoVmtcMeiwgpZFINUvHJTOlpRApsjSiQLj+cp6Q",
+	"JY0DkALUlCjQFMB8POCJ4BNcHFedAb83zHgt0hGLY8rvSJtkNh6ziFGuhjISc1qiUHgnYk5THAU4pVru",
+	"mVJYpEzREwdmEtyHGylWwcMu8JOTVm2oe6BpYXNPOW+pzG55yyIVfDKciZiG90ev3nBFU04Ss8qHZ6XM",
+	"zpfzUknGVMuoiCsOxShIMqNQwgSNcnuBoe2a4rFJZm/biNMyi6YoTDterWmhe5HGYZU71368v+P8SajX",
+	"Wpp+hJPUexjruUJoz5iUjE8CsJQSz4kLNaUpkCgSGVdPpDm+EOnsMOPkmrCEjJL7hKZzskwEiS+FeEvS",
+	"CX2EU5ibGYdKiGGi5wxPjKKnhQV6EyEp6ME79v297lLTgA+5lPsIdz2cm0mHM6qmItaSZRxrrck8BvM4",
+	"0Hvn2+DS/Z3GBU2vWUQ/FgD1iBJ5GYxXyOVBCe/LrxtscOLSEAWU4ThLkhDa5+8vLuEAMUUeRCklip6A",
+	"EkILOUtw30ijWI9Fisds55WnWkKdaolAyyHm63jvxN6KkRIqIoETGGp3Unpl85XkdoDb4HMu81KId4Qv",
+	"7VN5J1adapERlWUal5m0Oz5nADqtnEjPnsLj6BNheZGOZBjbkLPb5PLEk5L8OElFNh/wdnizr0fYxxH2",
+	"8Wm4pwUoOpurZQ4SqGc8kY4Go/ClGXgHfiZMDbgXDE4h/GU/t3Tto6kr1GMvNG6vtGINeOUz/G+IM9aG",
+	"s/a5EEhKUcrTYjJFgZ1kmn4olPrjklgpxkCg2LBmMO50Aujf3ADjUZLFNO4M+ICfJVJA9YQDpEYiU7j+",
+	"yoL+LQQLjCUUMwrygJcWxASX0ObCHGoAhEPGr7hY8ADozVxTYo3RKb0WVyj60z1jWsLbjBItZQ04iWOt",
+	"sWhJ2uiQRlHUoq8+AtAak9Yc7A3OGhLw52Bl9XI2fl615NaGqNhZtxqm+KIxlDWmbjmMfvvzyMxHvFiR",
+	"st+3Yp+rTRV4exVNgMKIkpSm9mJnREVTqhUbcO8+BnmxAtnQbRP3o9XnysL1A2OKsFBrxFTzyML0PUpn",
+	"H/k8FRGVUvO/V1wxtbzT4bvNjRlNqhT+zGBXBx0M1vaNIlLQMi/XX3qc6/h7YS1CbVer7nRGkK4kyRLs",
+	"pZxAWNmauQ13Y/YRChkDHpo/NR3BfyFdq1jKYkGNrSoWUWbsubIxmhIi0Pr5gIdWIeJkpkUHFCgSIdEN",
+	"YwfQZAnnQkYgOGrs+FIAtDPRHEAaYewFUROR5tYyt8aGSyJmMSxFBjNKOBTfUv3x/xfuGcuQWbD9Jpey",
+	"mJQZRfEKdbJYaOICaZbQQhfjYqi5gEQTExdDREZ9vHaqfLBcKrPCpBHbnJCX0v+kkeYi0E7YdSFoaQZl",
+	"qDVKuc5sTiRM2LVmEavkQbcneq0larXMFe8BD5GjvNI/OJuuLBm+DUML788ukgM3DmNRo2l8P4O5kIok",
+	"YPlXB0JjpytjmYGLEEWNdIk/hR8vwg78RyYUlSgLoEw74IUIG01pdOWGNQ6psjALsQZQDkoDIg6gb0DL",
+	"MEASdkWhfdTvl8DEwnWue+DfTyTMiZrunQCBjxflpeu/zy+sJVOzXJqmTIl0OeBokmprYSAiGsKlEik6",
+	"qeZoHJR0L7DD/c7mONgxxGzClNQD/fPN+b8fQTvs9Q+Pjveffvfsebg34Nb8N0/pmGmhBTI9st6WXqs9",
+	"Yj2x1LhiDpJpOd98N2Y3RjSYEQWzTCqYkms64ExB+8Ors5fvXgUwcJdIawepyBUdtPYM6MxTLUApZpwZ",
+	"kaXEhXfkJ7qAf4j0qhWUHVpPjWPJ/dlruEkC9AsTXhvtjJNkicQOXvEJ41TCWxVXx+55nGV6OIQlj6Pz",
+	"4j0c9p4+3e8BSeZTst/Hc9PMqpj344XeKlGKpvqb//vr2f4/yf7vn/7o3/5ryzObFlCS6tJJTP5/+1cn",
+	"ErPqmvvHR55RjCeqsv+YwFtxTRMS0W12PZ8KXhvi33vQ7/Xh+PgYur1utzrKkW+QlEqG3mBS3dKYJJLm",
+	"74+ESCjhyOQ0EtTA4B9NAGhMJFVKqepVvzw87sJrNlZTOLumPPNtewMkmWH71WEvMqYoHB7WT8B/jr+z",
+	"efXzXrfXe1a7w00ruS37E3/Ndxu0rPygJykA9VP+vRhprqGXYRHyDZ9nRsqJY/Q8k+S8hIb2XtbTXU0e",
+	"Sc7nJeWxBKZOClKHhCO0Mxr1iwswlrg24QNudRbLkZmEo36/Lhbs7UTevxGUbwTlG0F5NIIStG72J2Lf",
+	"PnQSW0Fm/o7GRqNE6cVWMZMUEt46VaY0rPWmOsNq85pnWqObmOGZorONg5dX+M58rMexI5M0JUsHPplH",
+	"FnXmVPQwL0hqjEnt0jqt5B2JNKWRMdwoYSRNI1I75w+qR8V36IenPJvpe3GztIKWnSRXNT9tvlNcevXw",
+	"gvzwS2fm4xcvSgqDTxS3It0TCZqQW7etEkBAq5NGxTQGrE6TMptvq1D88fyi5aWVMW3Of1kIlXYFxgOm",
+	"3w4Mj2AKJuSaahWxSj97vV6/1/XNdcW4J+YnLKleJWEW1updWsOq2uW1EgjWFBhgQAzK+kKATMTC2YET",
+	"omhq4MOcXqg5pt0dOrTys9YnnOvXc5LKKui4VbeCVmkhraBlxvXATw4Rm87bvlZjS+cXaB09gcvCCkBj",
+	"p1FrTl1aB4yoWlBrypU0waVCIqyNswNtc017rU1g7oDJXl+xCS9UoyPCEpZSmNBaacgvVtxZgthFPLgL",
+	"m9/IyktesL/R5SZC+ab6dkkU2J7j78jV13DxHdj23Tnztiz4cSV4A7tvyYgmd4TcguzWYpLRROTsUYHF",
+	"R2lIDL0hkXJYXJdEkWZvut0ok0ps5sgvzGtGQyl4/vcbIfRl/uJt0BqnYna2k3yRT/i5eCHwPDdO+968",
+	"lk87J2lEk01fneNb+Uf2Plbdpb3qsHpf5ykTqQG3jXhUtYNuWt1F7XUtSYk7XUMNT8rXWR4zP7bVmHJp",
+	"YujuGVc0zAegmZ1I4TWNX90Y+1xCNaU2NrlTmJEljCgIG6WWOy15NhshCx2LdAaakEq0YdvpGhy1iV0b",
+	"qNjnwjAGHjI++QkXukkQcG/bfZ2CnJPIGlljIqf6nykFNuEi1VKPOSTzEG2Y+/q84pp89s/nz5+fnfW6",
+	"aLZ8+t2zoxq8Hu1GamtbWg0wNu77bgBTOaayXPs+jWkKcikVbSjaxz4+zrV8FFdC600EeZMtou1eVub7",
+	"teVk0U4eBdsKioeF9JerSbWzbUqF5OaNeddyOftXr6kufS74ZWnShLkfLy/PL0zQMlrgreFdCiBRROdK",
+	"wlQpk7ZRHLt+JE8ODkpmjgN9u/JAH0VcV5ePnm0CI720/MS9QFSwuVq2kfkBYholxAQMnNYMWpo2xFQq",
+	"xk08n5UDbIyudD58CiJlE5OtU6NXxn8pX93ME8JzvXsjtLnvLvGHhppXJWzorMAjp/FpVe+RU7GQWudi",
+	"HBKxsB+U9ZEZ1dDIYya1EuLceZqST9hYoQ9UZSmn8XAiRKyfS3OXQQsth/rMi+utjtYkgw62t7IFOMlD",
+	"Y2gF3p3cuBrgueBW/Fi+z5E/x1u7p1bwgOeaT0FGhMeCbzYMVO7cndUaiL6LzdgD89AO7dPQb0E+LazE",
+	"aALeK7BkwO+EJj6r8DdEuRdEySXRb9jSNIg6VlDCIU1bGobQlULDC6GU4HC5L6csVR6xYYMYOJWXJGXj",
+	"cSHGFWM/7XWfd3rdpsG4MYrBoheFOeLuTojfMpLH2uSj9KsJg5tSBoPWNUky+sLJPE3JFH93ybwLzLRN",
+	"GKfQJkkCoVtDCBlnSu6hTz/So1VEh/6xXohxcJvpn6IEuibvM2gtKJtM1fvf/esyv+62MJHxiFZX9lT/",
+	"O0oyya7pO7ccIxvmy41FZsx8nvUaKb0B4eX1lm6qctylHa7jFDlh2I1bhKXvw1XuRaakcy+WPYpNWegb",
+	"Vn3Dqq8fq7wcxYmoL8u2sVpmOU+WaIiX+kgkhVALTDOiaOx470vnVRfog7BJ8RgVFxNFO/Ce25B9zKUY",
+	"8GhKyRyxMYumODiQmcAIPT0DSlyF3CaBJOjS4ILTE+Pb9wW+2VAkT+BbB85wJfnSREyW0P54+WLvxBcr",
+	"YAS9Ao/63f7T/e7hPuJjcYlEeWUgdyxnStHZXHn8leYHGp/hj5UB9xWbeUclmRIzolhUGrYJw/lbYCd5",
+	"Iq0xBdo9UAKO906BjDBCfYxBhibF1L0ObWI9RybjV18S6qioDjcxivr9eT9PiYKFngQT7JDALvSzKZnP",
+	"KZfA6Y0yAZYwaJkwz4jqU7PuKBrDUf85XAoB7whfDviHPMGhsUU41Dh7DEQBXlSvt9/tXfb6J/3jk273",
+	"n4OW3sug9T//9d+ntd3KAScpRYeX3jSj8aBl7r5x/AlBu8I7WbkxR3aaB+PC/F/dRDRddVtjlkoFo6VG",
+	"rjZRMBNS76EbQJQpfVsmnP7j5ev9Z3lREXdSTzAB1eQSjES8PB1we7FOt0kpZstwUbwoUuR7GEyrf8PU",
+	"CrPlDUUeii1drPBh/3h5eQ7GS7xmrTn4YVKpWoj0yrgjpQ/CakSwjDnlO/HJEA4NL7LZjFj3V42v4wvG",
+	"Nta8QWvZ8v42pzy2aQLNH5VQFb/Tqs2Y94rBgtKKPG7VYmcrnOh5Pr8Y29STo5sbRL3jm5v8/JvyTYNe",
+	"+oc2PEAZzE4p5J8F+iq9FLnTCrZTBO3MVonzxE1U4o2b63tFoqk3hMCsrRH0XAqEtmETmNPjy4Dbeg+V",
+	"CAffFryRB++IPjK6n1ISoyNbL0Qq888oFVLCNU0lOrErPKnCsbwOXD+U/JjNCM+ny10LKZ1P06bx3FlE",
+	"MDB3RDVLWIh9qz2Xwstwc55F2AyF+iJeCrUv6ZxomIoxjtlRDPwgQN5UTxzAK6ox6spiS2kQVhr2WSgw",
+	"xt4DQogx81SMEjqzC6jH6W8NC5gcgcagN3o6HziUYuL9+IZsF/Rn8gSh2BNhH1iJyfh8ONiw+pEWcU5B",
+	"8GYQucuiC02E/pglytRV+uHVJRwYc3RQksOmTCqRLmEqklgaRpGfQONs63tMVxd1KgV1PJGYvJbH+oed",
+	"lpf7VGoH+MbDdH8jPVbrFgT2/BqlATqbw0EMYNdjpErE+Nrm+XhukF/TRC8pp+tYOMq4haSHEM/Z3w2u",
+	"V9W46543kskkwe4iQ8ZEkdWqtNFRfNfkylxIFB40pOTJm8YApn8onWVxOiyuboVeq+Fh1B/1SHf8nD6L",
+	"v4uejo7J0fiQ9r1ETHnNo2HTJ6VJes0pVXnk6rLUHhUsYcC90VgE9GvGLoh5HlrPyWc1aaKGMiGI2NC/",
+	"ECRZygFfTJel8iydbK6vJw6hrW/ipGpsNOJ4rWJLYFJezR8Dbt6RivCYJBrpBad75T3lkFbZKb2J6Nxk",
+	"yw148djc3VCJoaQ8pqlN37YA2lFI8mqqkNcbuB6FWP5KUAbxMgRb0FyJX2+Z9OhRDpy3Isk4zges4eIj",
+	"VUVhND0QzxKbdV9xla7YIK6jMsTKjdgFNFXCCuo/Fq431mjBxy5qiyCZXLrOcX0lCt8XkFRW6TvoNw2n",
+	"cV3kuqLSKnwSJBnTU7iic4OB30FMlhLmRZGPwDqIeZxTvarYIdKYpvu9brd/uI/ou7sl8N3KqFSc28pG",
+	"JvvW1BYyp2KVLEOfy34JjbtaQ2LX1BuZ+b6ILaqJQTcqJS48y8OjJJtworKUvhB8zDQg1tnVitD5W89N",
+	"VUKXdjPxVtcJ7dCOta0v8CF3VjW1uaPGIicuNKsZZCUyBTGbUS5NbLdW5pihQs4yycxjEqmMJPZhcx9T",
+	"fP6muvSjnYySztzbrxh7mybKoJUgUNcm63UfaLay/Taf7bB/t9mONk/H4sbenj3I1mrEcK1vpBy5t6Nb",
+	"xHy6s0cE/PA54FsBqMdp/g1E/8IgWqV+luTdBi1MmL5j9ORXEvH7mBG7XzAe1t6ksSc2ZdkNtrrLSgK3",
+	"KZSYJTFa4X/TI8NiyhLrAZIQszgASqJpUXexMO/dm3EOjZtb6xIfiPLYdGpHa4b0nd8Hm3ywTRbTxYo0",
+	"JvOyHulFI2bzea8fbOOjiLI01VJyfcqXrZVR9zQ9T1m0yrtbXxX8O8wTovRSXlPzqCI6P+93t1po4XEk",
+	"S1l3Tq97veSg9AMiegXLer8pBYq5dSIFN5IMTGwYjYuYMK0Jm+/bxp/I+IB/vHyBSjQGZ9MbBQtKr/SP",
+	"rkaKLR1CY5qSBKYiYTFZ7nXgLFmg3pHSokZo0wHZfbqNA3KSkZRwRWns88xRlILLe87fl6ucu431lVe3",
+	"Mle2fvd1LrXFzZfyErx5B/eeaLAyG8ytpDmFBxs9e/diUAkH61DuJRxYevhuPPTzQql92tsFuaZxiQn5",
+	"89rWpa6tS1W7DxtInsPmyWuoZ7Cnw+fRs9F35On4mB7FZRulb+SZVdjXnSEq9aX8ttX5bJ+RwLYuY21d",
+	"TtqqHLQtrDQzYxIvG2bukH5Whp57MO9VgPGL2PcumpSnVux/TmkMyvaxyI0XHXCxDeiLw5rINua0lggE",
+	"7fDVL+cfXl1cmEIV9GaOFTEwsNnW8YdM0hWxqjQSXMyWeF2ExyTFOmNmjFbQEtc05Vqorwb8lt5twEzV",
+	"bbs6qztP2jXiHuEwKrJ0t83nXiEJfQ0cwgsu1pDuO7bcJ9BGe+Jex7oQGJ/YKlom2ipZguDGc2frqv7B",
+	"4ltU3hm3DkQNvM0jHpGE8IiezecJo/EKcU4vcc74BOzbEKU0ZgqI+UrLSBjk5VwBndZ2YufnCrrbzDEl",
+	"6YSezTQBWiWsNtgxzBjPJHjOZtud7c6i7kEG30rS30WBzqMH3q3K3/95ujTVvezN5803rHxoy+pYP5zX",
+	"n9uQ6T0RODtr4j7Wvlu/lqCFmPTRlzj28cPbIrBpKrAcgfEJnr98XexdaFTJ3WOdzxUfdjMq7GpPWCWn",
+	"bwFU+RZ3gfdHJ9dBy3hHavLenHkny0Pb1s5hybMNhLuDMcZ889MqwVCJizVSnPUG+6IqzrcHwSpD2VrO",
+	"uix/5snXqctdmxKA77Dii60uyaZrF3dkne+7AKsJGtj+iy2l5WIlQVFVZ0tNs8HXPkv79IkBFZ3U4k4Z",
+	"JIO7GQ0d0tyHrO9Ep41yfj2JUD93JBzNM3Myoaeg1QHT14ZCQqR5rGHwQfSEKvVoBrfMydJUf3JZaUHB",
+	"ZzMe0xQWBMNKbOBorY4Qk6C08p6SlCXLAS8FM55WmTZzXnDsAlQJpSkiaGyUjC2/gwEkNpbGGqmsdmFW",
+	"XQlnLYeI2HBWg1PFeC2HZF4vtcXhtbbSe7ET1I1eO328IobvIiJcBsDpgkplQ73zIO9et7u3tfG6QXOb",
+	"afJV7qbSq+HR+BnpRf3R8/iQHo2PydPRd9Gz+Dn9XHFErumyd5kHSaFe4LpOjUWSiIW0eNaIYXKv2Q4R",
+	"9k+5twUCbsuxG8ygyZYaI+/ML9ZQ/9KhlSl9bRUlbmCBahXf8NEVu8d7oK8O7b6IGaV6VRqsLYGxRT5R",
+	"laVDlRIusXUk46U/RKaGY5EOXbu0WlB9TgnxpTmLrrJ5ngFdBMJZepWlyLk1h0ySdSQqx83GubsKZLWK",
+	"ka9+hn+8//C3ALB25Lq6acVHL+mcpKYPEZswDmMSsWSF0Cwi5OG7SeZ3waRVNQLdDipL8V33R4Tp+yyV",
+	"Ug+92khCShVS1pVEeYj6JpJNuJZoaZT6Wu++mc0yZRg34UubOIlc2wStGpeoL4HNd8HeYij3OYXPSVCP",
+	"hG9giBfWbcqayzqYIBHEGoUcvKUWsWHqrmkG1TA+I7t28sCGTeTM9mhdVx7QVxS0KctY5ls2uWpJe+gs",
+	"r9jQY11uRf3L3tY0ZdAoQTtoQT6vNDY+89Lx5Y9w9vdXg9a2IfPrDsbiuxO3VqZIvhWTrblWPe3Sw71c",
+	"2t+q7A+XUDgjMQ3KiYY8tpmD/izIem6m3DI5U9qZxBicYHjcyFGEtg1VDUrpmHIPi15RjILEYC3stENv",
+	"FLWF9/WxxFlCO/dlqcR53/hjfPG3S3+gb1M8jZPrYXfUi/o10bQ77hHfzFpisCd7prwubV5odKVEVtMf",
+	"1Z2n4DQAmti8FvNufiHY2YhJiLMiQRFtmFxLqAuWJJoO6dvq1D3wWzDUXEfaLtOvNESpTYb36H0yZ+2j",
+	"4ubK91SSNXOsqEqbJRTcAoXvQeysE4UvIn7aRZQbc3tI9h3C8atCyn0JJevrtH3aJVmrjqW7NRPfTYm0",
+	"osgu5dW2V7YqldWCWuEEd65lWN8SDu4PxCvQ9WcB85+ZmhaC6J8V4P+c8LxBjr+YYnlujm2xXLsom44N",
+	"f6N0Dsyk+2t5cQlFfktVQl1MJY2G/dF3427Ui5/TZ+RodBg9jY/p0fiQ9Ee9qLvCwGPx7QFxqH4GTaBD",
+	"X06UpUwtL/TxWUc0NpY7y3zieyivo6GWeYama5j+U5/MMLQmJRrDaAlPjyCakpREipoiAng7CEE4eHEg",
+	"msqYXmaMj4Ur30ZMZ3kTpoNkVMsMjCvCOE2lPY2CRk2YmmYjJFH48n5Mry2ZanRJy13oTtQQHISW1LBx",
+	"mhbcfry8PD+BWZYotu9MuBgGKwMgcsmjaSq4yGS9y1QAphG9hPa1YLHcC6DoyW1aRVnTROAsbHpE23Ll",
+	"uqSZDLheB+H5jyMhrkwHJ5sKCGWRwo6ur5vGZVgd8AE3crRLLTD7kRCelVv2ncD3ppvgIOt2DyPMasJ/",
+	"YpyhzXKSiqRKH1wJCAZ8IdIrmbfOwtyodh5jQng8EjdB3imWSTDuEjRvl4CH8aLjVmfAtWiuFgL/NLVk",
+	"xxl2sJMi0dBd2Zito+F2Rngtd9n23ezAq5UVGGBKJJABRxDAgg3hH6bRADrdA+h0OrchtA2RgRCDlsO9",
+	"Uwj1W6Fpku8tEKAX+iHvC4C9P/VZmtamlaS2vGsqPqy2Yj014dZ5DvWAm8LCTEnzgj5AX7NWaIcpJbEM",
+	"odftHkgYZamrZxIakA6h3z2QA25+OdY/jLIlflB6P4DQwnbzBwujQ0MqPeO5FzCOyk4Ipd8tSOe/9yq/",
+	"D7hL1vUPsGcvttJFlcawe1fXwCTe+DvMtk16jZ5Uw+6KXrNtU6PK9f6FhI7Vnq87LTa7bWec3Qy45tfr",
+	"u97udeCM26a79ncTbS+xJk+1Ca0rulRputu2XXcDSEXGY+wwF2gVN6FEKujtIaSWYkxPilOS5QRHkGJG",
+	"DTb7+kcHA155+geLbw8M6ARgfnHZ9u7vvCmfe5C7G2wRSAirkbLhgDOetz/XBOqKYhNIrCBgg6BokSyq",
+	"bNKm/Re2EM+74UWCa+5IB3xO1NTQ2FrqaQc+0DklSPuKJK1q33G9AjckPtBLG/A2htamNAYiISJccOwm",
+	"penMXp6oX5QzJQkCZFFEaKkoLgT/YVo3YgkIpGgQ5velQWqekCWNT0BLc9ix09RM1XozkjQm4aj7fMDL",
+	"pzm8osthJJKEaXKFxN7tz/R3YSYTTeIGpdJaN+MwT8UE+dKCYFfPbK4Pvdd1vZ1xzUzlfdr10rBqp0gL",
+	"wO0+h8ZSGB9mkoYDjhaW5V4HsNhZ+VAMP9BXdGJ7aufdU9pHNzeBJux71Ysx4Y0Dbl2rhntUCKot1K7y",
+	"khVMmToVjrBaoWzfFKk4hRBp0ckvIbDZPGFUUw1NaU9+sU7YhEXU5uJYMeZsTqIp3e93ug35ZbFYdAj+",
+	"3BHp5MB+Kw/evnnx6qeLV/iNlqeZSgqBSDpB5uz8TStoXbtk9dZ1zwQpUU7mrHXSOux0O4em7OAUJbwC",
+	"5fRfE7qqcllJ+KgkPHtafVe9qlrky88WW95qTS3vGGnCEsiMKuwr+qtfoi9eObBq022w8U3bRPpTURsL",
+	"99jvdu+tXX8jTNrTivcM4xX0oUn9dtF4tKOv5sisxjdJvuqD70meVoCf9DZ/Uuk3jR8dbv7otUhHLI4p",
+	"anVH/f420zQbLOO3zzd/W++8fxu0jrc5jTdc0ZSTxDU/DlrSFRFD2Kqfs9YwyERihbL82aeg1ZSRsCox",
+	"wSrLdTy3P50UI9wGrbmQPn1SidQInw5rNAnEXk8Y/93Wf1q9EZsGlyJ2tIyKQooLLf7Z9Oitcb0AXCFA",
+	"P+Po9mwn4NVcwZCmKmZWGiYVjaq/F/Hy3lDG25Tptqrt6gXeNtC29yBo60NZLFdUBqI/O6p2t0C3F4KP",
+	"E2YMTEe9LaY4J8tEkPhSiLdaT/tqaYK+7TI2OpmwxNJ2IhFVHcZPK4xIUCIWt0GJ1R4Y/QgteV4S8mJK",
+	"oytZNArEUAJksGV8r7gC3Xbatr30MjHi4seLAc8n3jNkQXDq2rqhhhlNCZ9g+UlbYc1HHNBdunxY4lDL",
+	"hn5UouBrZrmCNpTtM1oYzRL1Z6cQf3GE11/1tzr7H4iiC2ODPt7mGG3I+sdSV8UqeTF44SpDOoQsEZw7",
+	"ERdLIbYnLoUR3ivEYwRUXi9wJwm+nuDvorfAnoFfwn/lrNMPLN4H3pLY5jTMPpnEOo1aoTUBNJVsb14q",
+	"5WibUzfrMrZD848TW5nR0tGwVCZSy2Qo9Ll2166Q+oBjoiDD48R6jkwGkBKb6I09Pq09BwObTRVHvZPf",
+	"MhMjZ5VGW3+roGYb6r6tj4R6UL2oKAu3ViEyt/RND3ogPSh3EDnyU/SzupPu46x1huAYq95KgnORuzt2",
+	"JDZaOEEAIQoIKDajfgLz1sz/hQhM4c1xPkNbW7vRH7CzAp3zCI8tdZZaWtPD2jXK6SDrbRruHL5h8UNZ",
+	"M9wJlxDZ4t5dEbkYsoTJ1mq/Wim5sI1ijQelcO2h5GOkpBPbQBZrjZ9CLUPqBPLWEsxUShxwxWh6Cpwy",
+	"zQ5LLwit9ySJcZi4zn/l/JgAFlMWTUEfakIVlQNedsgmyw6ciyRp5l9nXLEEQoN+JlW/SK4p9+IOQKQD",
+	"Xi7aDL7StsalU69ui4Zl0551pe2m6jZAw/wKc04frf6mwmxu/99k8z/qmlYcc7LUKxsab0foJJ8rOlfB",
+	"gEtRNZAbJy4m/BGwnzpHCZNaprVWcxPYJwTMNMVz5yGBJBrGlugPyAtau5JSxu9im5ozCcfdwwHPz3+I",
+	"MYHDcZYkITQ9VycV57Gtsek8LcYpgXV9xymlAZQ3Vri8uSmnjsZ/LJksVxvC3tpyoQ9nBqv0d95K3+3f",
+	"O4330nd/xzXEFZP/9sjkvr+V9jrDGr72AL9Z0r5yxdqgCCL4KFs6m/j2XHCULdda5/xcEEMhVjPBt+za",
+	"NdvAWmMkSYp6eTVJFyNY4KeCZmnlG1OEXOhLU7LF6n0PSXgqhR63Ijnd+57bliZcYVxLbUU3JwlYL+I3",
+	"89r/TiqAMFPGONM8p5SmuR01MCFOu9MDLTOuVHLf8xJ3zA1keaN0a4Uq5xVXtd29JgH4gSqH/rspthdF",
+	"Fuuj6IYrHWdOEv6z+8yONn/xk1CvRcbjL6oF/kAVkPxYH1oLxCgt/HdnHo/XBoWYZHIsV3108xQYj6Zw",
+	"/vJ1UNTfGS2NbeTs/M1qSD9/+foRgd1uqoD1PGB+xDjxdSXyg3leWgjh/D4FcwcDa6a1KpxRtJZUQTvE",
+	"H4au6AQWndM6JuNY0HThwrH0NZiQMTyrknq1aln27QN81bx5G7TKYbWbv3SNhnBT32jC59OEl2LBtTBR",
+	"6nzjeoc/CoEwYZyrxeQzeSUrVWyVwFY9QErteQyVAdPFSI+Her3p74Daedmcc2LCHXNuOxPXFH35Yd48",
+	"yP1eqYpnTAUxs7aCcocd+6F+hc6YUjQ2i3Ehkqa2F0lOkavX7ThFlOmAu1p7bmgTO7ohRqd/pxgdU2X2",
+	"nkSE+1cvqkVwb62C8ecyYdSK5vzlBJVvNow1lNMAqEnL2dvdqGBTH3bQI2zwbceB9kpxap6NEianNIb3",
+	"c8rPzt/kJF0TxWuK5UWUwIjxDvwkoJTkwAT3Clh2JP1J6zN1gh1aVflFFz1TSqI7KgalBLXWya+fyld6",
+	"OTV8A0dHN7zdr7vTGVWk9alyG0syS+54G0E1Fn/Hq/jH2bu3u12FW2pxFVsJqI943HZPnuN2+Rtrj9q9",
+	"tNlTXKpLpR+KsUHfvJDXgHsjVhKCGWkyItxr7n/LpLp0K/1CDuX8EB7Jn1wvFfSQJoNy8au13mR3CN+c",
+	"yQ/kTFYFlDtszR/dg5qwKiT+takxhx7F6Epf9miJmFn2IedmM1NfKICRyCZTBWqa6n+ASXURqVZ9B7zt",
+	"q1JXaqv5Jg6xot1epwiHN6VFFu7t09xBOODlhdj6RqZ7qE0vQzdiIz2TSeh3u8XgeStQkzFld82w3kmt",
+	"d6jJ8jN7yjdK87h/1+06tC2gB1wYFaXIDjTLfILpBTObtYTudyw8Xqhe7bD3z//5r/8O4eP5xSn0u1qG",
+	"6PcHPGYTpiQ2ROk/DeCwq/91eATmudkUgec38ObdfBTAxwv9ea+v3+odu7de0/jVzd7pgGNDoAWT1FeO",
+	"Ctr4/2JXex04c+e8sP3LSuriE4m+7pkNyFs5XLVEnx4Vc7n0HWtij2qdLLJGixav9Rtz3XOxHjus99tj",
+	"8lhTobNO7bvnXbjCfg/pcLZzfCH/T1660C+x5OhlIwgc/iA7LPrHW7BxfBK9bMYG13uslZaIyLfUkK9Y",
+	"GcRrxtJ6li/twherqeg7aIRu5Ny3FNOE+npgXSgxN90ezRvSX5oVO0ooaeTbU5tphlwbJlTBUfeoA2cD",
+	"XmdABXrlpnweQ0Q4F1jXz8wZn5j0XLdbMR667Xhp2Uv8qqBlNWG6hkt2KSzOpVpbuM8KtVj1pEqg/BHQ",
+	"uxXV9Ui7R/7jn9sQI3sY32xFXyyLS4m5F/wfHGUDv+Z6VpRGxozNml0b5apitXuFNmokE3QNb0qV/oGq",
+	"rw+THk1e+Fo48NflaL4DWu3oSMrzCFYZhc4ixa4ptDUjsoR3r1rlqIY48BMW2LTVWyTYalcgsdyV9CcQ",
+	"/OyW8VWXIFhVCm991H75LL8ZWx4qcr98yiV8yuH/8xNxCoNLRJJkRCKDVdTVO//jX60u2RmJePkvB1ma",
+	"3K722v48JcqaJEzfcSU0y3UR8HFeiuoEhUaTOEf5NU3EnAa26Bj6UAc8b9jv+o5P6Q38+O7sxf7Fj2f9",
+	"46caDENTY+yXfRsFtn/JZlQqMpubimMd83tKFqaGjilDBld0SWNb2ghtM6VzfiIhrNS6C09ttWxMJcLB",
+	"tc6YUpN7d9jtghxwsiDLDpwZFb5/c4PcmnGsY3MKnKqFSK9MaRkZ4Ej7ItP8+/jmJoCj7jMUEo/6zwec",
+	"pEWAebsHM8YDODb/67v/w/QUjosawowDSZK9ADURNKQMuDX/jglLzPnlaZfE9OOxrdvXCgX5JWmuHaDL",
+	"IhWZYnySSwkmSKOQE4rLMEXz1wkNjYqF3gVY+ICQ5U56MqMguA3lQ6PKqQmOtaUW41TMIc4MTTSFFrdZ",
+	"7P6b+PPW+5Gzm7xwkTW0MZlXLV4QCa7B7ob15JC8zYLy0s/NFf24EmvUNriyxUovHKLudHQPFD5gm6hs",
+	"YZb65RdPRXlXt7mz1oF1lndfdO+7mhAlUvfxw1sbvlBTCt0rWhn/+OGt/rTAMQnt8NdB698GrU+h6aWC",
+	"FmgT4mIreVl6aBtEUmsszqsxVqnXJmOkN7hkwPvdnuk7hKhWJpA2XUsPvvcZxkordjyosbLWd+KR60Gs",
+	"L8K7Kvi19HZQUvkq8ug3k+HXXE0mzwfUWryVh3YR7qolLtfZIKr51u6vjVbDl3l9BmM+NOLCqSu4X9SE",
+	"xep5eQOdDrwtGQ6xviyuMLchrjD1FZRgNy3KfueP4D3ybusvaYH7YiGkeJ6FfO/qRz8oIAdr8ihKyzAc",
+	"s0o1MegZ1XzD8nzZUz9Q9SDg+KDq+ja85BvU328yxR1BfifFnKho6ivtRfgEywNiGZ7QlmsPAwhLL9qs",
+	"cmMlDjsQZmniMs0r8qGm4QPOXJ+ok1JVWhQrJTV587Ot2kadWnObKTqeUlvnt65kA+NSURL7xMNKy7DP",
+	"xsL7Fy29Lc0e2Q++AxGwEQt/bWLwv0l+NPD3yGy3IT8eFFLgSiv8y0JQdPkNTt5dXSCMllt1rbW7F8N/",
+	"DpUIvkprfaUv01pLfbnbyF9NBPhqgyjL1thETEzF3oeXKdZh8cEfbkVvMD1LpWvKi/6H1gSlKQMqUprb",
+	"N3Ef+c5SNpkqIAuyDGAxJcq42JSLTO54UpNUuqz3Cfs83F6h2a70cheHsKW3e7dudx7a0H8o2rAySs5e",
+	"FpNWo/8Wk/LlcoksvAEXi8fn4cp2411VrovHGDBmWgG51iod/VXoTNY1vm6M0mg4HrQkNqukUg1aQCI9",
+	"qqdcwSWVD6NyPzpeYYpITvz+utj1xQynFFNiiy6pD44wVRdQtZvZr580zEmaXjtgNW04DsicHVz3ECLt",
+	"6prc0/T/MjGTzY5fWnWupmQjr7QcyuYXenylLv1BjOuxZOXv82Cc5ghnnvZheX20crnz0nDlfgaNcABv",
+	"fzE7IEsrMlBpyJIRZG0V4tIntjCp34FcZOIVKW35l5hrdvvp9v8FAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

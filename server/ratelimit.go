@@ -31,10 +31,11 @@ const (
 	GroupAddressVerify Group = "address_verify" // POST /addresses/verify
 	GroupAddressWrites Group = "address_writes" // POST /addresses
 	GroupWebhookWrites Group = "webhook_writes" // POST, PATCH, DELETE /webhooks..., test, retry
+	GroupTrackerWrites Group = "tracker_writes" // POST /trackers, DELETE /trackers/{id}
 )
 
 // Groups lists every endpoint group, in a stable order.
-var Groups = []Group{GroupReads, GroupQuotes, GroupBuys, GroupRefunds, GroupAddressVerify, GroupAddressWrites, GroupWebhookWrites}
+var Groups = []Group{GroupReads, GroupQuotes, GroupBuys, GroupRefunds, GroupAddressVerify, GroupAddressWrites, GroupWebhookWrites, GroupTrackerWrites}
 
 // GroupFailedAuth is not an endpoint group: its bucket is per client address
 // and only failed authentications (a missing, unknown, expired or revoked
@@ -62,6 +63,7 @@ var defaultRateLimits = map[Group]RateLimit{
 	GroupAddressVerify: {Rate: 20, Burst: 50},
 	GroupAddressWrites: {Rate: 20, Burst: 50},
 	GroupWebhookWrites: {Rate: 10, Burst: 50},
+	GroupTrackerWrites: {Rate: 20, Burst: 50},
 	GroupFailedAuth:    {Rate: 1, Burst: 60},
 }
 

@@ -256,11 +256,12 @@ func (s *Service) LabelDocument(ctx context.Context, c accounts.Caller, id strin
 	return data, err
 }
 
-// Tracker is a label's tracker with its scans, newest first.
+// Tracker is a label's tracker, or a standalone one (ShipmentID nil), with
+// its scans, newest first.
 type Tracker struct {
 	ID                  string
 	Mode                accounts.Mode
-	ShipmentID          string
+	ShipmentID          *string
 	Carrier             string
 	TrackingNumber      string
 	Status              string

@@ -60,6 +60,9 @@ type Config struct {
 	Documents Documents
 	// EventData renders shipments for events.
 	EventData EventEncoder
+	// TrackerEventData renders standalone trackers for events (tracker.updated
+	// of a tracker without a shipment); nil: the Tracker as Go marshals it.
+	TrackerEventData TrackerEncoder
 	// PlatformFeeCents is added to every rate; nil means the default of 8.
 	PlatformFeeCents *int64
 	// PurchaseRetryBase is the first retry delay of a purchase or void the carrier could not take.
