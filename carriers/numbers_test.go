@@ -16,8 +16,8 @@ func TestTrackingNumberCarriers(t *testing.T) {
 	}{
 		{"1Z999AA10123456784", []string{"UPS"}},
 		{"1z 999 aa1 0123 4567 84", []string{"UPS"}},
-		{"9400111899223344556677", []string{"USPS"}},    // 22 digits
-		{"94001118992233445566", []string{"USPS"}},      // 20 digits
+		{"9400111899223344556677", []string{"USPS"}},     // 22 digits
+		{"94001118992233445566", []string{"USPS"}},       // 20 digits
 		{"92612999897543581074711582", []string{"USPS"}}, // 26 digits, 9x
 		{"420100019400111899223344556677", []string{"USPS"}},
 		{"123456789012", []string{"FedEx"}},

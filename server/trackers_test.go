@@ -77,7 +77,7 @@ func listTrackers(t *testing.T, b *bundle, token, query string) []standaloneDoc 
 	wantStatus(t, r, http.StatusOK)
 	var l struct {
 		Data       []standaloneDoc `json:"data"`
-		NextCursor *string      `json:"nextCursor"`
+		NextCursor *string         `json:"nextCursor"`
 	}
 	r.Decode(t, &l)
 	return l.Data
