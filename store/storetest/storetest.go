@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"addresses", testAddresses},
 		{"shipments", testShipments},
 		{"trackers", testTrackers},
+		{"standalone trackers", testStandaloneTrackers},
 		{"events", testEvents},
 		{"subscriptions", testSubscriptions},
 		{"deliveries", testDeliveries},
