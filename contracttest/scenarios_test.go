@@ -520,7 +520,7 @@ func standaloneTrackerScenarios() []Scenario {
 			}},
 		{Name: "an unknown status", Op: "listTrackers", Status: 422, Code: "invalid_field",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Query: url.Values{"status": {"lost"}}} },
-			Check: wantField("field", "status")},
+			Check:   wantField("field", "status")},
 
 		// getTracker of a standalone tracker
 		{Name: "a standalone tracker", Op: "getTracker", Status: 200,
