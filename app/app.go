@@ -178,6 +178,7 @@ func New(cfg Config) (*App, error) {
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
 		EventData:        server.ShipmentEventData(cfg.PublicURL),
 		BatchEventData:   server.BatchEventData(cfg.PublicURL),
+		TrackerEventData: server.TrackerEventData,
 		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval,
 		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,

@@ -274,6 +274,29 @@ type Planner interface {
 	TrackingPlan(ctx context.Context, s Shipment, trackingNumber string) ([]TrackingScan, error)
 }
 
+// NumberPlanner is a Planner that also plans the scans of a number it did
+// not issue, a package followed by a standalone tracker (the sandbox).
+type NumberPlanner interface {
+	NumberPlan(ctx context.Context, trackingNumber string) ([]TrackingScan, error)
+}
+
+// NumberPlannerOf finds c's NumberPlanner through the wrappers of
+// Instrument and quotas: a plan is the sandbox's own, no carrier call to
+// observe or count.
+func NumberPlannerOf(c Carrier) (NumberPlanner, bool) {
+	for c != nil {
+		if p, ok := c.(NumberPlanner); ok {
+			return p, true
+		}
+		u, ok := c.(interface{ Unwrap() Carrier })
+		if !ok {
+			return nil, false
+		}
+		c = u.Unwrap()
+	}
+	return nil, false
+}
+
 // Tracker is a carrier whose tracking API is polled for each label.
 type Tracker interface {
 	Track(ctx context.Context, trackingNumber string) (TrackingUpdate, error)

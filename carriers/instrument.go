@@ -88,6 +88,10 @@ type wrapped struct {
 
 func (w *wrapped) Name() string { return w.name }
 
+// Unwrap is the carrier wrapped, for what the wrappers do not carry
+// (NumberPlannerOf).
+func (w *wrapped) Unwrap() Carrier { return w.c }
+
 func (w *wrapped) Rates(ctx context.Context, s Shipment) (rates []Rate, err error) {
 	err = w.around(ctx, OpRates, func(ctx context.Context) error {
 		rates, err = w.c.Rates(ctx, s)

@@ -30,6 +30,8 @@ func sampleBody(op string) any {
 		return map[string]any{"enabled": false}
 	case "createBatch":
 		return Batch(Shipment("Ada Lovelace"))
+	case "createTracker":
+		return map[string]any{"trackingNumber": "123456789012"}
 	}
 	return nil
 }
@@ -55,6 +57,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, labelScenarios()...)
 	out = append(out, returnScenarios()...)
 	out = append(out, addressScenarios()...)
+	out = append(out, standaloneTrackerScenarios()...)
 	out = append(out, webhookScenarios()...)
 	out = append(out, deliveryScenarios()...)
 	out = append(out, eventAndMetaScenarios()...)
@@ -459,6 +462,111 @@ func labelScenarios() []Scenario {
 		{Name: "no such tracker", Op: "getTracker", Status: 404, Code: "not_found",
 			Request: func(e *Env) Request {
 				return Request{Token: e.Token("test"), Params: map[string]string{"id": "trk_contract0000000000000000"}}
+			}},
+	}
+}
+
+// standaloneTrackerScenarios: trackers of any package (POST /trackers).
+func standaloneTrackerScenarios() []Scenario {
+	ups := map[string]any{"trackingNumber": "1Z999AA10123456784"}
+	standalone := func(e *Env, tok string) string {
+		return ID(e.Want(e.Call("POST", "/trackers", tok, ups), 201))
+	}
+	return []Scenario{
+		// createTracker
+		{Name: "a standalone tracker, carrier from the number", Op: "createTracker", Status: 201,
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: ups} },
+			Check: wantJSON(func(m map[string]any) error {
+				if v, ok := m["shipmentId"]; !ok || v != nil || m["carrier"] != "UPS" {
+					return fmt.Errorf("shipmentId %v (present %v), carrier %v; want null and UPS", v, ok, m["carrier"])
+				}
+				return nil
+			})},
+		{Name: "the same carrier and number again", Op: "createTracker", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				standalone(e, tok)
+				return Request{Token: tok, Body: map[string]any{"trackingNumber": "1Z999AA10123456784", "carrier": "ups"}}
+			}},
+		{Name: "retry with the same key is replayed", Op: "createTracker", Status: 201,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				body := map[string]any{"trackingNumber": "123456789012", "idempotencyKey": "trk-1"}
+				e.Want(e.Call("POST", "/trackers", tok, body), 201)
+				return Request{Token: tok, Body: body}
+			},
+			Check: wantHeaderValue("Idempotent-Replayed", "true")},
+		{Name: "idempotency key reused with another body", Op: "createTracker", Status: 409, Code: "idempotency_key_collision",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				e.Want(e.Call("POST", "/trackers", tok, map[string]any{"trackingNumber": "123456789012", "idempotencyKey": "trk-1"}), 201)
+				return Request{Token: tok, Body: map[string]any{"trackingNumber": "123456789013", "idempotencyKey": "trk-1"}}
+			}},
+		{Name: "a number of no carrier's form without carrier", Op: "createTracker", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Body: map[string]any{"trackingNumber": "ABC123"}}
+			},
+			Check: wantField("field", "carrier")},
+		{Name: "a number of two carriers' forms without carrier", Op: "createTracker", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Body: map[string]any{"trackingNumber": "9611020987654312345672"}}
+			},
+			Check: wantField("field", "carrier")},
+		{Name: "trackingNumber missing", Op: "createTracker", Status: 422, Code: "missing_field",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: map[string]any{"carrier": "UPS"}} }},
+
+		// listTrackers
+		{Name: "standalone and labels' trackers", Op: "listTrackers", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				e.Purchased(tok)
+				standalone(e, tok)
+				return Request{Token: tok, Query: url.Values{"limit": {"1"}}}
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				if data, _ := m["data"].([]any); len(data) != 1 || m["nextCursor"] == nil {
+					return fmt.Errorf("want one tracker and a nextCursor: %v", m)
+				}
+				return nil
+			})},
+		{Name: "in one status", Op: "listTrackers", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				standalone(e, tok)
+				return Request{Token: tok, Query: url.Values{"status": {"UNKNOWN"}}}
+			}},
+		{Name: "an unknown status", Op: "listTrackers", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Query: url.Values{"status": {"lost"}}} },
+			Check:   wantField("field", "status")},
+
+		// getTracker of a standalone tracker
+		{Name: "a standalone tracker", Op: "getTracker", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": standalone(e, tok)}}
+			}},
+
+		// deleteTracker
+		{Name: "a standalone tracker stops", Op: "deleteTracker", Status: 204,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": standalone(e, tok)}}
+			}},
+		{Name: "a deleted tracker", Op: "deleteTracker", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				id := standalone(e, tok)
+				e.Want(e.Call("DELETE", "/trackers/"+id, tok, nil), 204)
+				return Request{Token: tok, Params: map[string]string{"id": id}}
+			}},
+		{Name: "test tracker with a live token", Op: "deleteTracker", Status: 403, Code: "wrong_mode",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Params: map[string]string{"id": standalone(e, e.Token("test"))}}
+			}},
+		{Name: "a label's tracker", Op: "deleteTracker", Status: 409, Code: "tracker_of_shipment",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": trackerID(e, e.Purchased(tok))}}
 			}},
 	}
 }

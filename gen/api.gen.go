@@ -609,6 +609,24 @@ type CreateLabelRequest struct {
 	ToAddress *AddressInput `json:"toAddress,omitempty"`
 }
 
+// CreateTrackerRequest defines model for CreateTrackerRequest.
+type CreateTrackerRequest struct {
+	// Carrier USPS, UPS or FedEx (any letter case); may be omitted when the number's form names one carrier.
+	//
+	// Example: UPS
+	Carrier *string `json:"carrier,omitempty"`
+
+	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
+	//
+	// Example: order-10023-label
+	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
+
+	// TrackingNumber The carrier's tracking number; spaces and dashes are ignored, letters are upper-cased.
+	//
+	// Example: 1Z999AA10123456784
+	TrackingNumber string `json:"trackingNumber"`
+}
+
 // CreateWebhookRequest defines model for CreateWebhookRequest.
 type CreateWebhookRequest struct {
 	// Description Example: Order system
@@ -783,7 +801,8 @@ type Event struct {
 	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
 	// (the carrier refused a void; the label is purchased again and `errorMessage` says
 	// why), `batch.completed` (no item of a batch is `paying` or `pending` any more;
-	// `data` is the batch), `tracker.updated`, `shipment.delivered`, `shipment.exception`,
+	// `data` is the batch), `tracker.updated` (data: the shipment for a label's tracker, the tracker
+	// for a standalone one), `shipment.delivered`, `shipment.exception`,
 	// `shipment.return_to_sender`, or `webhook.test`.
 	//
 	//
@@ -1155,11 +1174,19 @@ type Tracker struct {
 	Id string `json:"id"`
 
 	// Mode The mode of the token that created the resource.
-	Mode           Mode          `json:"mode"`
-	ShipmentId     string        `json:"shipmentId"`
-	Status         TrackerStatus `json:"status"`
-	TrackingNumber string        `json:"trackingNumber"`
-	UpdatedAt      time.Time     `json:"updatedAt"`
+	Mode Mode `json:"mode"`
+
+	// ShipmentId The label this tracker follows; null for a standalone tracker (POST /trackers).
+	ShipmentId     nullable.Nullable[string] `json:"shipmentId"`
+	Status         TrackerStatus             `json:"status"`
+	TrackingNumber string                    `json:"trackingNumber"`
+	UpdatedAt      time.Time                 `json:"updatedAt"`
+}
+
+// TrackerList defines model for TrackerList.
+type TrackerList struct {
+	Data       []Tracker                 `json:"data"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
 // TrackerStatus defines model for TrackerStatus.
@@ -1392,6 +1419,18 @@ type ListLabelsParams struct {
 	Status *ShipmentStatus `form:"status,omitempty" json:"status,omitempty"`
 }
 
+// ListTrackersParams defines parameters for ListTrackers.
+type ListTrackersParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Status Only trackers in this status (any letter case).
+	Status *TrackerStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
 // ListWebhooksParams defines parameters for ListWebhooks.
 type ListWebhooksParams struct {
 	// Cursor Opaque position from a previous page's `nextCursor`.
@@ -1442,6 +1481,9 @@ type QuoteLabelJSONRequestBody = QuoteRequest
 
 // RefundLabelJSONRequestBody defines body for RefundLabel for application/json ContentType.
 type RefundLabelJSONRequestBody = RefundRequest
+
+// CreateTrackerJSONRequestBody defines body for CreateTracker for application/json ContentType.
+type CreateTrackerJSONRequestBody = CreateTrackerRequest
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = CreateWebhookRequest
@@ -1789,9 +1831,61 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListTrackers List trackers
+	//
+	// The trackers of the token's account and mode, standalone and of labels, newest
+	// first, each with its latest scans.
+	//
+	// Corresponds with GET /trackers (the `ListTrackers` operationId).
+	ListTrackers(ctx context.Context, params *ListTrackersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTrackerWithBody Track any package
+	//
+	// Follows a package by its carrier and tracking number, bought through shipd or not
+	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+	// carrier and number again in the same account and mode is 200 with the tracker
+	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /trackers (the `CreateTracker` operationId).
+	CreateTrackerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTracker Track any package
+	//
+	// Follows a package by its carrier and tracking number, bought through shipd or not
+	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+	// carrier and number again in the same account and mode is 200 with the tracker
+	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /trackers (the `CreateTracker` operationId).
+	CreateTracker(ctx context.Context, body CreateTrackerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTracker Stop a standalone tracker
+	//
+	// Stops and deletes a standalone tracker and its scans; later reads get 404. A
+	// label's tracker follows the label and cannot be deleted: 409 `tracker_of_shipment`.
+	//
+	// Corresponds with DELETE /trackers/{id} (the `DeleteTracker` operationId).
+	DeleteTracker(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTracker Get a tracker
 	//
-	// The tracker of a purchased label with its scan events, newest first.
+	// A tracker (of a purchased label, or standalone) with its scan events, newest first.
 	//
 	// Corresponds with GET /trackers/{id} (the `GetTracker` operationId).
 	GetTracker(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2396,9 +2490,101 @@ func (c *Client) GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditor
 	return c.Client.Do(req)
 }
 
+// ListTrackers List trackers
+//
+// The trackers of the token's account and mode, standalone and of labels, newest
+// first, each with its latest scans.
+//
+// Corresponds with GET /trackers (the `ListTrackers` operationId).
+func (c *Client) ListTrackers(ctx context.Context, params *ListTrackersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTrackersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTrackerWithBody Track any package
+//
+// Follows a package by its carrier and tracking number, bought through shipd or not
+// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+// carrier and number again in the same account and mode is 200 with the tracker
+// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+// returns the original answer with `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /trackers (the `CreateTracker` operationId).
+func (c *Client) CreateTrackerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTrackerRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTracker Track any package
+//
+// Follows a package by its carrier and tracking number, bought through shipd or not
+// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+// carrier and number again in the same account and mode is 200 with the tracker
+// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+// returns the original answer with `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /trackers (the `CreateTracker` operationId).
+func (c *Client) CreateTracker(ctx context.Context, body CreateTrackerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTrackerRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTracker Stop a standalone tracker
+//
+// Stops and deletes a standalone tracker and its scans; later reads get 404. A
+// label's tracker follows the label and cannot be deleted: 409 `tracker_of_shipment`.
+//
+// Corresponds with DELETE /trackers/{id} (the `DeleteTracker` operationId).
+func (c *Client) DeleteTracker(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTrackerRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTracker Get a tracker
 //
-// The tracker of a purchased label with its scan events, newest first.
+// A tracker (of a purchased label, or standalone) with its scan events, newest first.
 //
 // Corresponds with GET /trackers/{id} (the `GetTracker` operationId).
 func (c *Client) GetTracker(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3465,6 +3651,158 @@ func NewGetOpenAPIYAMLRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListTrackersRequest constructs an http.Request for the ListTrackers method
+func NewListTrackersRequest(server string, params *ListTrackersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/trackers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateTrackerRequest calls the generic CreateTracker builder with application/json body
+func NewCreateTrackerRequest(server string, body CreateTrackerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTrackerRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateTrackerRequestWithBody constructs an http.Request for the CreateTracker method, with any body, and a specified content type
+func NewCreateTrackerRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/trackers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteTrackerRequest constructs an http.Request for the DeleteTracker method
+func NewDeleteTrackerRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/trackers/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetTrackerRequest constructs an http.Request for the GetTracker method
 func NewGetTrackerRequest(server string, id string) (*http.Request, error) {
 	var err error
@@ -4201,9 +4539,65 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAMLWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIYAMLResponse, error)
 
+	// ListTrackersWithResponse List trackers
+	//
+	// The trackers of the token's account and mode, standalone and of labels, newest
+	// first, each with its latest scans.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /trackers (the `ListTrackers` operationId).
+	ListTrackersWithResponse(ctx context.Context, params *ListTrackersParams, reqEditors ...RequestEditorFn) (*ListTrackersResponse, error)
+
+	// CreateTrackerWithBodyWithResponse Track any package
+	//
+	// Follows a package by its carrier and tracking number, bought through shipd or not
+	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+	// carrier and number again in the same account and mode is 200 with the tracker
+	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /trackers (the `CreateTracker` operationId).
+	CreateTrackerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTrackerResponse, error)
+
+	// CreateTrackerWithResponse Track any package
+	//
+	// Follows a package by its carrier and tracking number, bought through shipd or not
+	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+	// carrier and number again in the same account and mode is 200 with the tracker
+	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /trackers (the `CreateTracker` operationId).
+	CreateTrackerWithResponse(ctx context.Context, body CreateTrackerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTrackerResponse, error)
+
+	// DeleteTrackerWithResponse Stop a standalone tracker
+	//
+	// Stops and deletes a standalone tracker and its scans; later reads get 404. A
+	// label's tracker follows the label and cannot be deleted: 409 `tracker_of_shipment`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /trackers/{id} (the `DeleteTracker` operationId).
+	DeleteTrackerWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteTrackerResponse, error)
+
 	// GetTrackerWithResponse Get a tracker
 	//
-	// The tracker of a purchased label with its scan events, newest first.
+	// A tracker (of a purchased label, or standalone) with its scan events, newest first.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7040,6 +7434,435 @@ func (r GetOpenAPIYAMLResponse) ContentType() string {
 	return ""
 }
 
+// ListTrackersResponse400Headers the declared response headers of an HTTP 400 response for ListTrackers
+type ListTrackersResponse400Headers struct {
+	XRequestId string
+}
+
+// ListTrackersResponse401Headers the declared response headers of an HTTP 401 response for ListTrackers
+type ListTrackersResponse401Headers struct {
+	XRequestId string
+}
+
+// ListTrackersResponse403Headers the declared response headers of an HTTP 403 response for ListTrackers
+type ListTrackersResponse403Headers struct {
+	XRequestId string
+}
+
+// ListTrackersResponse422Headers the declared response headers of an HTTP 422 response for ListTrackers
+type ListTrackersResponse422Headers struct {
+	XRequestId string
+}
+
+// ListTrackersResponse429Headers the declared response headers of an HTTP 429 response for ListTrackers
+type ListTrackersResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListTrackersResponse500Headers the declared response headers of an HTTP 500 response for ListTrackers
+type ListTrackersResponse500Headers struct {
+	XRequestId string
+}
+
+type ListTrackersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TrackerList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListTrackersResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListTrackersResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListTrackersResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListTrackersResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTrackersResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTrackersResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTrackersResponse) GetJSON200() *TrackerList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListTrackersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListTrackersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListTrackersResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListTrackersResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListTrackersResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListTrackersResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTrackersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTrackersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTrackersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTrackersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTrackerResponse400Headers the declared response headers of an HTTP 400 response for CreateTracker
+type CreateTrackerResponse400Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse401Headers the declared response headers of an HTTP 401 response for CreateTracker
+type CreateTrackerResponse401Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse403Headers the declared response headers of an HTTP 403 response for CreateTracker
+type CreateTrackerResponse403Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse409Headers the declared response headers of an HTTP 409 response for CreateTracker
+type CreateTrackerResponse409Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse413Headers the declared response headers of an HTTP 413 response for CreateTracker
+type CreateTrackerResponse413Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse422Headers the declared response headers of an HTTP 422 response for CreateTracker
+type CreateTrackerResponse422Headers struct {
+	XRequestId string
+}
+
+// CreateTrackerResponse429Headers the declared response headers of an HTTP 429 response for CreateTracker
+type CreateTrackerResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CreateTrackerResponse500Headers the declared response headers of an HTTP 500 response for CreateTracker
+type CreateTrackerResponse500Headers struct {
+	XRequestId string
+}
+
+type CreateTrackerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Tracker
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Tracker
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateTrackerResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTrackerResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateTrackerResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateTrackerResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateTrackerResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateTrackerResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateTrackerResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateTrackerResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateTrackerResponse) GetJSON200() *Tracker {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTrackerResponse) GetJSON201() *Tracker {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateTrackerResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateTrackerResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateTrackerResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateTrackerResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateTrackerResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateTrackerResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateTrackerResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateTrackerResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTrackerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTrackerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTrackerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTrackerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteTrackerResponse400Headers the declared response headers of an HTTP 400 response for DeleteTracker
+type DeleteTrackerResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse401Headers the declared response headers of an HTTP 401 response for DeleteTracker
+type DeleteTrackerResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse403Headers the declared response headers of an HTTP 403 response for DeleteTracker
+type DeleteTrackerResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse404Headers the declared response headers of an HTTP 404 response for DeleteTracker
+type DeleteTrackerResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse409Headers the declared response headers of an HTTP 409 response for DeleteTracker
+type DeleteTrackerResponse409Headers struct {
+	XRequestId string
+}
+
+// DeleteTrackerResponse429Headers the declared response headers of an HTTP 429 response for DeleteTracker
+type DeleteTrackerResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// DeleteTrackerResponse500Headers the declared response headers of an HTTP 500 response for DeleteTracker
+type DeleteTrackerResponse500Headers struct {
+	XRequestId string
+}
+
+type DeleteTrackerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteTrackerResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteTrackerResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteTrackerResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteTrackerResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteTrackerResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteTrackerResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteTrackerResponse500Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteTrackerResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteTrackerResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteTrackerResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteTrackerResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteTrackerResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteTrackerResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteTrackerResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteTrackerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteTrackerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteTrackerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteTrackerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTrackerResponse400Headers the declared response headers of an HTTP 400 response for GetTracker
 type GetTrackerResponse400Headers struct {
 	XRequestId string
@@ -8717,9 +9540,89 @@ func (c *ClientWithResponses) GetOpenAPIYAMLWithResponse(ctx context.Context, re
 	return ParseGetOpenAPIYAMLResponse(rsp)
 }
 
+// ListTrackersWithResponse List trackers
+//
+// The trackers of the token's account and mode, standalone and of labels, newest
+// first, each with its latest scans.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /trackers (the `ListTrackers` operationId).
+func (c *ClientWithResponses) ListTrackersWithResponse(ctx context.Context, params *ListTrackersParams, reqEditors ...RequestEditorFn) (*ListTrackersResponse, error) {
+	rsp, err := c.ListTrackers(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTrackersResponse(rsp)
+}
+
+// CreateTrackerWithBodyWithResponse Track any package
+//
+// Follows a package by its carrier and tracking number, bought through shipd or not
+// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+// carrier and number again in the same account and mode is 200 with the tracker
+// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+// returns the original answer with `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /trackers (the `CreateTracker` operationId).
+func (c *ClientWithResponses) CreateTrackerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTrackerResponse, error) {
+	rsp, err := c.CreateTrackerWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTrackerResponse(rsp)
+}
+
+// CreateTrackerWithResponse Track any package
+//
+// Follows a package by its carrier and tracking number, bought through shipd or not
+// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
+// carrier and number again in the same account and mode is 200 with the tracker
+// that follows it (a label's tracker when shipd bought the label). `carrier` may be
+// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
+// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
+// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
+// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
+// returns the original answer with `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /trackers (the `CreateTracker` operationId).
+func (c *ClientWithResponses) CreateTrackerWithResponse(ctx context.Context, body CreateTrackerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTrackerResponse, error) {
+	rsp, err := c.CreateTracker(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTrackerResponse(rsp)
+}
+
+// DeleteTrackerWithResponse Stop a standalone tracker
+//
+// Stops and deletes a standalone tracker and its scans; later reads get 404. A
+// label's tracker follows the label and cannot be deleted: 409 `tracker_of_shipment`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /trackers/{id} (the `DeleteTracker` operationId).
+func (c *ClientWithResponses) DeleteTrackerWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteTrackerResponse, error) {
+	rsp, err := c.DeleteTracker(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTrackerResponse(rsp)
+}
+
 // GetTrackerWithResponse Get a tracker
 //
-// The tracker of a purchased label with its scan events, newest first.
+// A tracker (of a purchased label, or standalone) with its scan events, newest first.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12257,6 +13160,537 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 	return response, nil
 }
 
+// ParseListTrackersResponse parses an HTTP response from a ListTrackersWithResponse call
+func ParseListTrackersResponse(rsp *http.Response) (*ListTrackersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTrackersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TrackerList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListTrackersResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListTrackersResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListTrackersResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListTrackersResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListTrackersResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTrackersResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTrackerResponse parses an HTTP response from a CreateTrackerWithResponse call
+func ParseCreateTrackerResponse(rsp *http.Response) (*CreateTrackerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTrackerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Tracker
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Tracker
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreateTrackerResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTrackerResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateTrackerResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateTrackerResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateTrackerResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateTrackerResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateTrackerResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateTrackerResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteTrackerResponse parses an HTTP response from a DeleteTrackerWithResponse call
+func ParseDeleteTrackerResponse(rsp *http.Response) (*DeleteTrackerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteTrackerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers DeleteTrackerResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteTrackerResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteTrackerResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteTrackerResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteTrackerResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteTrackerResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteTrackerResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetTrackerResponse parses an HTTP response from a GetTrackerWithResponse call
 func ParseGetTrackerResponse(rsp *http.Response) (*GetTrackerResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -14012,6 +15446,15 @@ type ServerInterface interface {
 	// GetOpenAPIYAML This contract, as YAML
 	// (GET /openapi.yaml)
 	GetOpenAPIYAML(ctx echo.Context) error
+	// ListTrackers List trackers
+	// (GET /trackers)
+	ListTrackers(ctx echo.Context, params ListTrackersParams) error
+	// CreateTracker Track any package
+	// (POST /trackers)
+	CreateTracker(ctx echo.Context) error
+	// DeleteTracker Stop a standalone tracker
+	// (DELETE /trackers/{id})
+	DeleteTracker(ctx echo.Context, id string) error
 	// GetTracker Get a tracker
 	// (GET /trackers/{id})
 	GetTracker(ctx echo.Context, id string) error
@@ -14367,6 +15810,63 @@ func (w *ServerInterfaceWrapper) GetOpenAPIYAML(ctx echo.Context) error {
 	return err
 }
 
+// ListTrackers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTrackers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTrackersParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTrackers(ctx, params)
+	return err
+}
+
+// CreateTracker converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTracker(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTracker(ctx)
+	return err
+}
+
+// DeleteTracker converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTracker(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTracker(ctx, id)
+	return err
+}
+
 // GetTracker converts echo context to params.
 func (w *ServerInterfaceWrapper) GetTracker(ctx echo.Context) error {
 	var err error
@@ -14597,6 +16097,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/batches/:id", wrapper.GetBatch, options.OperationMiddlewares["getBatch"]...)
 	router.GET(options.BaseURL+"/batches/:id/shipments", wrapper.ListBatchShipments, options.OperationMiddlewares["listBatchShipments"]...)
 	router.GET(options.BaseURL+"/batches/:id/labels.pdf", wrapper.GetBatchLabelsPDF, options.OperationMiddlewares["getBatchLabelsPDF"]...)
+	router.GET(options.BaseURL+"/trackers", wrapper.ListTrackers, options.OperationMiddlewares["listTrackers"]...)
+	router.POST(options.BaseURL+"/trackers", wrapper.CreateTracker, options.OperationMiddlewares["createTracker"]...)
+	router.DELETE(options.BaseURL+"/trackers/:id", wrapper.DeleteTracker, options.OperationMiddlewares["deleteTracker"]...)
 	router.GET(options.BaseURL+"/trackers/:id", wrapper.GetTracker, options.OperationMiddlewares["getTracker"]...)
 	router.POST(options.BaseURL+"/addresses/verify", wrapper.VerifyAddress, options.OperationMiddlewares["verifyAddress"]...)
 	router.GET(options.BaseURL+"/addresses", wrapper.ListAddresses, options.OperationMiddlewares["listAddresses"]...)
@@ -17518,6 +19021,423 @@ func (response GetOpenAPIYAML400JSONResponse) VisitGetOpenAPIYAMLResponse(w http
 	return err
 }
 
+type ListTrackersRequestObject struct {
+	Params ListTrackersParams
+}
+
+type ListTrackersResponseObject interface {
+	VisitListTrackersResponse(w http.ResponseWriter) error
+}
+
+type ListTrackers200JSONResponse TrackerList
+
+func (response ListTrackers200JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTrackers400JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTrackers401JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTrackers403JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListTrackers422JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListTrackers429JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTrackers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListTrackers500JSONResponse) VisitListTrackersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTrackerRequestObject struct {
+	Body *CreateTrackerJSONRequestBody
+}
+
+type CreateTrackerResponseObject interface {
+	VisitCreateTrackerResponse(w http.ResponseWriter) error
+}
+
+type CreateTracker200JSONResponse Tracker
+
+func (response CreateTracker200JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker201JSONResponse Tracker
+
+func (response CreateTracker201JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateTracker400JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateTracker401JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateTracker403JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateTracker409JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateTracker413JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreateTracker422JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateTracker429JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTracker500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateTracker500JSONResponse) VisitCreateTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTrackerRequestObject struct {
+	Id string `json:"id"`
+}
+
+type DeleteTrackerResponseObject interface {
+	VisitDeleteTrackerResponse(w http.ResponseWriter) error
+}
+
+type DeleteTracker204Response struct {
+}
+
+func (response DeleteTracker204Response) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteTracker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTracker400JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTracker401JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTracker403JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTracker404JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteTracker409JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteTracker429JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTracker500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteTracker500JSONResponse) VisitDeleteTrackerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTrackerRequestObject struct {
 	Id string `json:"id"`
 }
@@ -18752,6 +20672,15 @@ type StrictServerInterface interface {
 	// GetOpenAPIYAML This contract, as YAML
 	// (GET /openapi.yaml)
 	GetOpenAPIYAML(ctx context.Context, request GetOpenAPIYAMLRequestObject) (GetOpenAPIYAMLResponseObject, error)
+	// ListTrackers List trackers
+	// (GET /trackers)
+	ListTrackers(ctx context.Context, request ListTrackersRequestObject) (ListTrackersResponseObject, error)
+	// CreateTracker Track any package
+	// (POST /trackers)
+	CreateTracker(ctx context.Context, request CreateTrackerRequestObject) (CreateTrackerResponseObject, error)
+	// DeleteTracker Stop a standalone tracker
+	// (DELETE /trackers/{id})
+	DeleteTracker(ctx context.Context, request DeleteTrackerRequestObject) (DeleteTrackerResponseObject, error)
 	// GetTracker Get a tracker
 	// (GET /trackers/{id})
 	GetTracker(ctx context.Context, request GetTrackerRequestObject) (GetTrackerResponseObject, error)
@@ -19396,6 +21325,102 @@ func (sh *strictHandler) GetOpenAPIYAML(ctx echo.Context) error {
 	return nil
 }
 
+// ListTrackers operation middleware
+func (sh *strictHandler) ListTrackers(ctx echo.Context, params ListTrackersParams) error {
+	var request ListTrackersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTrackers(ctx.Request().Context(), request.(ListTrackersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTrackers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTrackersResponseObject); ok {
+		return validResponse.VisitListTrackersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTracker operation middleware
+func (sh *strictHandler) CreateTracker(ctx echo.Context) error {
+	var request CreateTrackerRequestObject
+
+	var body CreateTrackerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTracker(ctx.Request().Context(), request.(CreateTrackerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTracker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTrackerResponseObject); ok {
+		return validResponse.VisitCreateTrackerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTracker operation middleware
+func (sh *strictHandler) DeleteTracker(ctx echo.Context, id string) error {
+	var request DeleteTrackerRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTracker(ctx.Request().Context(), request.(DeleteTrackerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTracker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTrackerResponseObject); ok {
+		return validResponse.VisitDeleteTrackerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetTracker operation middleware
 func (sh *strictHandler) GetTracker(ctx echo.Context, id string) error {
 	var request GetTrackerRequestObject
@@ -19672,234 +21697,247 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rchu5cjj+Kl1MqkwmI4qkJF+kD/+/1vbuOvFFseSze/ZwwwFnQBLREJgFMKK4W67K0+TB8iS/QgOY",
-	"G4cUKUtae6MvtjgzuHc3+t5/tCIxTwWnXKvW8R+tGSUxlfjnR6LpWzZnGv8xT2KqIslSzQRvHbdekpRE",
-	"TC+hPc6k0h0QE9AzCuMsuqQa9IwpkPS3jCoNsSQLBRMp5t1W0FLRjM6J6VEvU9o6bjGu6ZTK1ufPQTHs",
-	"RzonjDM+XR36p5lIqO9cQUInGhgvjb7LKIo2LO4TZ9eg2ZxCW9FI8Fh1gGhYzFg0K6+SKZhkSQJkShg3",
-	"o5pJMUnj1rGWGb1pFnYFb+LVCbyJKddswqi0+1ps5gmQRAmzXiqlkDAWMaMKiIJQ+v7CraaitDTba2ei",
-	"5fJ0oqlcncq53QDQAhaEaRjTiZBm+7VcMj6FtltSAFJkPKYxZGln8wTmjLN5Nm8d94LVffkctFIiyZxq",
-	"B4nfER3NmjYJXwCLzWDMPEiJnrWCFidz7DLeOAl6TeZpYj4cEz0ajJ9Fh7Q/6ZEX8fPo2fgpOZoc0gPT",
-	"xep2vcykEg1b9SElv2UUUqGYeYIQDwRSSa+YyBSkZEqfKAg5vda2jzCf+28Zlcti8pEdorJr5Pot5VM9",
-	"ax0Per2mea1B1TMypaDY73TdYAm2K48V0wnJEt06HhwFZmB7XH0zbH54/aAJqM9nLJ1T3gjV/t0dnJma",
-	"paNn8cCe2Ph59Cx+So8mh+RgPIgaz+wnOp4Jcdk4rWyc/7yDqS1ml6M+GYwPosP4iD6dPCPPxy+iXtyn",
-	"g0nD1D6bXlUquKIO3OMfiKYLsjS/IsE15XioJE0TFhEzy/3/Umbmf5TG/2dJJ63j1j/tFxR9375V+68N",
-	"pbBDVVceRkRKRuUIaUkI7QXTM/BPsZkKOyAkhFdUIj1ynx4DgVgsuNKSkjmkUlyxmEqYEJbQ+MSSB7OT",
-	"pSvl5z1H8fbsKTRN2X2+X9BGnPZ3JHZPttiU/CjMl7EF0CuSsHiEXwQtXELruOXvp7GIl4aWc6EBP4R/",
-	"O//w3h23o9Dm79HRpE8H8UF0OD4iT188e976HHzpEVyY26RxfGiH5XnbcyCgxSXlsCCGnChFY3/1ffr4",
-	"Ftohvh0xPkIUDzt3dwQvBZ8kLNL3D5WnoDTRFCI34jGEXOhRmsloRhSNQ2ibO/DY3Hg6k/zDJASDpAoI",
-	"KE9i9Ixot6dDnjftBKbRJOOx2aNUiqmkSoUBhCSRlMTL0ZVgMY3DYMhDxmnCpmyc0BFOyHwWZ3a5dER5",
-	"nArGtXmakDFNRhMh50SP5kzNzc1kpgn4BmIRZWZWQ07UJY1hIqQ5NsKFnhmkwYZmyvYobSNzxGORTWeG",
-	"uzlxg3yPn4ZAeDzk9tEnmdj1Y1vBKTANM6LMWmOasCsql5XVmnnNCc9IMuSS+k/MZrlNgN8ymtnNYjGd",
-	"p0JTHi1Hl3Q5ikSSMMUED6FthrukyyE3M80MKApueRW/N4D0hEDMJhMqzbEYUG/ql/FRpqiZmpmTRUts",
-	"jP1dUpye0ixJQGbc8IVADL8C/R44Fs0RnQBCZGf2kJ8JO90hf01kYlgpReUVlQoikSUxEK4WVFan4inx",
-	"KBFKhydAIBLzOdOaxp4Be6LMDO1nFsAWIGkkpGF9cMpMG25NiUxG1BwUSJomZEnjAJSwgGnokm085Ing",
-	"U5wc190hvzN8/V7IMYtjym9JMVU2mbCIUa5HKhIpLdFNPBORUom9AKfU8IczCgvJND32OKjAN7yRjhY3",
-	"6zk2OW7VuroDShuurim/8SqjuxtvIQWfjuYipuHdUdE3XFPJSWJnef8XPHPj5Te8IhNqeHnEFY9iFJSh",
-	"HyVMMCjXCeyNY+gwm2butK3YobJohkKH5yAMhfYfGhJd4RlqL+9uO98L/b2ROh5gJ80aJmasENpzphTj",
-	"0wBimlBDG8w+OWJOokhkXD9Rdvvc3ZBxckVYQsbJXULTGVkmgsQXQrwlckofYBdSO+JICzFKzJjhsRWI",
-	"DQtDryMkBX14x76D9nP8z9x1Zx/OL2B/bG5Fqo6B8IJ6GHnoem9OrvdMF3vjpabqLtmWM7I0BORjzrg/",
-	"AKCMUjvoaE71TMSGWY5jIwjax2AfB2bj+DaIeHe7cU7lFYvopwIaH1DIKOPAGlEjKBGN8ucWlTwbN0L+",
-	"ZDTJkiSEtgUuRDO1H0lKND0GLYThcZbg2yirvTDQaLbZjatODIM4M+yEYWJs67hz7E7FshgVfsJzG7Uz",
-	"KX1y85HkypbPwZcc5oUQ7whfuqfqVve8NKwsyv80Lt/wfvu8lu2ksiN9twsPIyKF5Ul6emMVcF45ViYn",
-	"OfM5lSJLh7wdXu+ZHvawhz18GnYM90XnqV7mIIGi0xPlCThybub278JPhOkhbwSDEwh/3svViXuoTwxN",
-	"3wuD22tVhUNeaYb/IlNf784pQUMgkiKLaHhsivw6yQz90CiNxCWeVEyAQLFgczv53QlgcH0NjEdJFtO4",
-	"O+RDfpooAdUdDpAaiUzj/CsT+pcQHDCWUMzK/ENemhATXEGbC7upgaH4Gb/kYsEDoNepocQGoyW9Epco",
-	"N9CO1ZbhaUYJs8JSHBuBxbDhViy2sq/hm80WgJHklBOn9IzOV9jnL8HK6uHc2LyqLq91UVFmb9VN0WKl",
-	"K6ex3rIb8/WXkZlPeLBCst+3uj7Xa1/w9CpiBIUxJZJKd7BzyyCAh5sHIi+Omxv5ZeJ6jFhfmbh5YLUr",
-	"Dmotj2sfOZi+Q9buE0+liKhS5v57zTXTy1ttvl/chNGkSuFPLXZ10YrjDAzIIgUt+3H9o4c5jr8VCjCv",
-	"w1F0TpCuJMkS3KEcQ1hZmj0Nf2LuETIZQx7an4aO4F9I1yrKv1hQq37zmhozbL03LURghPshD500xcnc",
-	"sA7IUCRCoa3LdWDIEo6FFwFqZZT9KADanZobQFlm7CXRUyFzBaCf44rdJ2YxLEUGc0o4FG2pafz/hR2r",
-	"sbITdm1yLosplVFkr1Cgi4UhLiCzhBaCHBcjcwsoVH1xMUJkNNvrhso7y7kyx0xats0zeZL+F400KukS",
-	"dlUwWuaCstQauVyvpiMKpuzKXBHr+EG/JnplOGq9zKX2IQ/xRnltXng1tSrp8u2FFt6dUiUHbuzGocaq",
-	"PeEUUqE0ScDdX10Irf6wjGUWLkJkNeQSX4WfzsMu/EcmNFXICyBPW2gvFUQzGl36bq3Vr8zMQmwAlIM2",
-	"gIgdmBMwPAyQhF1SaB8OBiUwcXCdyx74+4mClOhZ5xgIfDovT938Pjt3yllz5VIpmRZyOeSoz2obZiAi",
-	"BsKVFhItgSmV+KgTuO5+Zyl2dgQxmzKtTEe/vDn710Noh/3BweHR3tNnz1+EnSF3usNU0gkzTAtkpmez",
-	"LDNXt8VmYGVwxW4kM3y+bTdh15Y1mBMN80xpmJErOuRMQ/vj69NX714HMPSHSGsbqcklHbY6FnRSaRgo",
-	"zax9JnKUuDD4vKcL+LuQl62gbKN7am1l/md/xfIToPGd8Fpvp5wkSyR28JpPGacK3uq42ne/wf5nukNY",
-	"arAmn3+Ag/7Tp3t9IEk6I3sD3DdzWRXjfjo3SyVaU2na/Oc/Tvd+IXu///rH4PM/txpGMwxKUp06icn/",
-	"7351IzGvznlwdNjQizWuVdYfE3grrmhCIrrNqtOZ4LUu/rUPg/4Ajo6OoNfv9aq9HDZ1IqliaHIn1SVN",
-	"SKJo/v1YiIQSjpecQYIaGPx9FQBWBlJaUqr71ZYHRz34nk30DE6vKM+aln0DJNluB9VuzzOmKRwc1Heg",
-	"eR9/Z2m1eb/X7z+vneFNM/lcNpH+I19t0HL8gxmkANRf8/ZibG4NMw2HkG94mlkuJ47RmE6SsxIaunPZ",
-	"THcNeST5Pa8ojxUwfVyQOiQcoRvRil9cgFXjtQkfciezuBuZKTgcDOpsQWcn8v5IUB4JyiNBeTCCErSu",
-	"96Zizz30HFtBZv6GykYrRJnJVjGTFBzeJlGm1K0zpnrF6uoxz41EN7XdM03nN3ZenuE729j043omUpKl",
-	"B5+sgRf16tTYiK8LIq0yqV2ap+O8IyEljaziRgvLaVqW2luOUDwq2qGOnvJsbs7Fj9IKWm6QXNT89eYz",
-	"xalXNy/IN7+0Z033BTqBrR6d2Uk0zZziLWLZwNZxKyaa7mk2p6119O7GE8ERX9pPTSOrM95lHBZ/iQNa",
-	"0Cp5Atw02belT31L9UkmTV6VVFKnWsz9JZwrgvfttA53KjA3qxFpz159322a4Bx1D5tn9s58swly3SQQ",
-	"YBczllAw8oVBGrxNU7LEV2gYoDw2P5xJJcxPPywDadFhKygA5GYARc8vXFJQAGtx7NXzyKFoLbC+zKGs",
-	"wRPIfPBE4SoVjJdgxwMuFieF/SMOrbij7PF4N5EArGsLjUExHqGMxgV6w1aRwypsm7xSzYW9dHrKhnd2",
-	"m9e89JNrfq2Ftldhg89gebPtd/k8ikHLIwR+CWs3+S2zrmLVhcdEk60pr6UsDbS2cN9scIvG5x5hzJfo",
-	"9XkCPEsS6x9DISHKPjZHY17Y+8K6FG6GRVxBZQprtyD3xLwFK/2Bl3Q0aFBAyDwBek0inSyBwEtEAKQv",
-	"H0sOOyLTFZeaf6fLcBUCnaDdQIVQC+RVTgEomtBIK6sKxMG96qu7BRcWZUqLm0/6pf3MblRxi3+3vKnh",
-	"q/zDz0FrIsX8dCeOIR9Q4PJvbPbBfpY3S4mMaHJTqzP8Km/ktm/d1ruTCbvb8J5VJeRNEzmvfY5U4VY7",
-	"VkOK8s6X+8x3qAlHXpY0jU06PLcRTxQYCdA5i2kBBCKSJBYgLRXaCN4leejsvJnpiGnzZVCdgfW7MV8H",
-	"VrhkGqbkCj3+qoJXv98f9HtNY10y3uD/HJZ0tiUtGGxU2HYCCKsGfUk0BWdDDNA5GJWEQoBKzPVlDcgJ",
-	"0VRaxtLuXmhEbbc6dKPJ99rscK6YT4lUVZ7Tz7oVtEoTabobSoyJ46Bv2G/3WU2ePTtHs+oxXBTmA3PX",
-	"WrA2TElpHjCmekGdDdhSMcNOCWcc7ULbHlOndRPJ98Dkjq9YRCNUI1V2CFBymd5I+5v1EbdWPeyiV7iN",
-	"fuBGHUD1+rmJtLypfl3SIWyvKthRHbBB/N9B3r+9SL+t7P6wqj8Lu8i73A5yv/Tcby9XFX6qO3GXVRbt",
-	"M964b2zro547Uve7X+dD6/udz2D91paZtR0ZwrB0x1pLeEVtGtqL1rqp5DrQjCdUqbKbPnO3x71xhGX1",
-	"I963fxUW8Uthm6mPeApNrI49Hx924K2BhZkRj+wYKjBgjhKZBdwYKoMhLwOFeTWnRl7jGtp2AFS3CxlT",
-	"qZCfSGkMNFF0MaOSdrrwZp4mjMYwXg55ATNd+MCTZc6UuLN25z8nl7QyfYUQKDDcID4BjCYoLY4pSAnD",
-	"QIVMUWhHMyKnNAaiy/a/JwomTCoNKiI8sM5GQ84mkHHDEDmz4CoR/0K9zDn7nW7VDj98YLHBn8eN8GOd",
-	"scxG50qksiS5FJlUx4Z5NU+V9/qiQy4kmzJOkieqQl60wICKGgHKAy3sYpAImZ8OnYe8TXLCQ+PRVIhY",
-	"hR1PkXKPZQPZ+HN+kkuvDgiCnLETcshroo4NtSkm7KHTLFvSCZWSxt3anKsIUqGac7K0mqsxBWHDTbpw",
-	"mvvMAbPGp94humZ4P/RgTbxTRVF02HtRD58K0CpmdmbI7Zk1mLUsjG8dcFlmWw7Xi4rbSJ3FmGeSCWm5",
-	"h69ZFF1z27qI09uxMpVNKkuRHwz9BLVUmq7Yw46auGZupJG4EtRbUTSV6Be62KjKeAVj0S2r3/KHhayV",
-	"cz03gULB4ww2czhffullTYruHy8uzs5tuCQ6yjj/GCWARBFNtYKZ1jaEvdh280gd7++XrJH75nTVvtmK",
-	"uG7VOnx+E39sppbveCPLVjAmdRUjvoCYRgmxfr0nNbuzoU4xVZpxG7PjuG4Xh1cQXUfCGrgx62aoXl+n",
-	"CeG5eexGaPPtLvDFyk3Bl5BQI/ChTxD6FOGWm6u6omVQM7FQ5pJgHBKxcA3K0r9jLmKmjMjvve5UK2hN",
-	"2US3/IXlab+BWXuWQQsN/GbPi+Ot9rYqUHrY3oq197yiwdAKvPd7NwE8F9wxjMsPOfLneOvW1ArucV/z",
-	"IciY8Fjwm80jlTP3e7UBom+jj26AeWiH7mnY7OhxUjhz4JXWKbBkyG+FJk3OG4+IcieI0iAB/1/Glqrf",
-	"gr8KSjhkaMuqeWsd0/BSaC04XOypGZO6gW24QXU0UxdEssnkfTYf19XaT/u9F91+b9WvY6UXi0UvC+Xf",
-	"7X2FfstI7hKf9zKopiq5KVlJ0LoiSUZf0rXWWHzvbXkLzDqUME6hTZIEQj+HEDLOtOqg621kequwDoMj",
-	"M5HcMYBx/fSwFWzMgRO0FpRNZ/rD783zsm93m5jIeESrM3tq/o6STLEr+s5Px/KGhR+DyKxSvWG+3ELD",
-	"iomyNN/SSVW2u7TCTTdFThh2VFaV2ofrvACNtOi8AMuOf6u80CNWPWLVt49VjTeKZ1FflbWZdU+AZIlm",
-	"L2W2RFEIDcM0J5rG/u595Z1fBVr8XIIw1AHFRNMufOAusjawmp5oRkmK2JhFM+wcyFxgII0ZATmugm9T",
-	"QBI0IHLB6bHVVTTFp7iIgYb4lC6c4kzyqYmYLKH96eJl53gb3cegN3i61zvYQ3ysuHg1YZHfllOt6Txt",
-	"8EIh9sVuPmMk02JONItK3a7CcP4VuEGeKLAABe0+aAFHnRMgYwwknWAskE0E4z+HNnF2WptryBwSyqid",
-	"kp9XCaNos/X8pxnRsDCDYBINJLAL82xG0pRyhY4xNg4Khi0bjRVRs2vO+EtjOBy8gAsh4B3hyyH/mMch",
-	"rywRDgzOHgHRgAfV7+/1+hf9wfHg6LjX+2XYMmsZtv73v//npLZaNeREUlSZmUUzGg9bFd1u2eUO9Qrv",
-	"VOXEPNlZ3Rgfjfv6OqJy3WlZJTOmPIA20TAXyqyhF0CUaXNaNur108X3e8/zBIt+p55gkhkb8jsW8fJk",
-	"yN3BetlGUgxq56L4UEi891D3ad5hBLRd8g3p5Yolna9x2Pvx4uLM+6utn2sOfpg4Ri+EvLTGf9UEYTUi",
-	"WMac8pk08RAeDc+z+Zw4Y3PtXscP1jmsbXSS2+QIt7OnW+7gVsxoo4PbGpeVPJOYmDg3zsPra0S9o+vr",
-	"fP9X+ZsVetnctb0DtMVsSSFvFpijbKTI3VawnSDoRnZCXIPLXSUscHV+r0k0a3TYsXNbiU0sxSs672ZU",
-	"xzclqth6DRV/oqYlNPr5vCNmy+iepCRGtxEzEaXtn5EUSsEVlQpdRip3UuXGanSXaIaSH7M54flwJ2h6",
-	"GBtMTWeSKOvMVIziNSIYPzem5kpYiD0nPZeiQCLrHbsyCRdIXJ/EK6H3FE2JgakYww09xcAGAd5N9fhe",
-	"PKLaRV2ZbCla2XHDTRoKDIVtACHr+CzFOKFzN4F6OO3WsIAxzKgMemOGawKHUuhqM77htQummTpGKG4I",
-	"hA0cxyQ4hYhwcNGvY8PinIDgq7GePtlFaANpJyzRNsfsD68vYN+qo4MSHzZjSgu5hJlIYmUvinwHVva2",
-	"vsYvtIc2uql/4OvS7QV5GkQHS0UsN69mz7Nf5ln3GhPuNfq1y/UZe0s+YU8UJs3IY4zDtX2VEp419Yc5",
-	"yiw7XE22FjiAWMln1r3Zm8xiaj02o3S7XLn8Ag0gya9oYqaUX1SYFdjauVTDzZKyv1niVZVLr/qNjpC7",
-	"B1J4f+5m3YAVupqOyefmU8gNGdDPk8Z4VwWmS3tZ7E49dINe6dFBNBj3SW/ygj6Pn0VPx0fkcHJAB41U",
-	"WTfqe8NVI5u5o2pWtsojn6ey9qi444a80ZmTgPnspAT2FVM9pqexpBZBxIUchaDIUg35YobZG9EZvFtE",
-	"WWCqF4zMKHzF1wZpYBjHXEh6MuShOcHclwTbmf61JNElld0sNcdfXWUOe5Wn9Dqiqc3bMeTFY3uaIy1G",
-	"ivKYSpdIyoFsVyNVX7F0Nxg8t4gQ0VajWwL6apQIAutajLuDgAXs5yOmorw5bOE+wg7KE1iVeivE4KGw",
-	"f2WODnzcpLbw3MoFiBz71yL1XQFJZZZNG/1mxS5e5yovqXIyrQJFJvQELmlqZf5nEJOlgrTIVRg4GziP",
-	"czpY5azQaWuv3+sNDvaQaOyu7Hxb5QVWqXI1U+4T5e7nACLDjHAj3tuNgrYz8UCYxpOwc2z/DyBMMbaR",
-	"wOH10yFnczKlVilwAHHKAnjeH1z3B/3nkLJrmijrhP57moTQ/uXsLbx5g9vjPjedoBA9JwkoLaLLTnfI",
-	"LyoUlaMrG9PAiWZXNFnWyCrmm0XnMst+dN083Q9LGH0a3y7OxJyB4MnSyu+ONPn4tXhirlgUFX9Pk6ph",
-	"zr5s3nbvWLZm05/YzPSlfT28for7av53WSyR5Xeck9kaFxjIbVoP+3rIsZ8JBkBNWEQhlZiAVPn0LpUc",
-	"xnhsdrVt1PctmKLQmKLEJdoJcz+5sFPdm8Prp62gZadR3Rj7ZmVj3q0Nu0BccCykzUtlU/ZaLHV6DctB",
-	"lE2B5i4xU2BXtDH04EPhrFeTPK61JLlf4yoXpdiUE51J+lLwCTNbV2eo1gSVN7kmVXwBd7OqVOcJ7dD1",
-	"ta35/T5XVtVu+63G9J/e13HV7UxkGmI2p1zZqGfDgTB7K3pjgGNMSKQzkriHq+uY4fM31akf7mQH8BaW",
-	"QcW+smoVMDBuiGxtsH7vnkYrm0zy0Q4Gtxvt8ObhWLyytuf3srTa5bzRHFl2hd3REnnm/eJ3M0JCM3wO",
-	"+VYA2uCn8giif2EQrVI/R/I+By1MJfa1xnt8K3EXj3ET9x438RjH8BjH8I3EMdxhlICjztYs15DBZrPJ",
-	"66KSrtDWFMmSGPftN9Ozy5mC/ISCmMUBUBLNCogrrGR3ZuNCG+HW+qqPRDeYRmq3nu2yiSv76CJmtwm9",
-	"P18Te28/Nj29XAl9eNEfBNuY+qNMSsqjFd+rV6214YZUnkmDhc3Wn/qs4F8hTYg2U/me2kcV9cyLQW+r",
-	"iRaOO2Sp6j5emz4v+fk0AyI615S1zbZqDmaSEhJ8TyqwLtY0LlyrDeLb9m3rlsP4kH+6eIlqhzyHyoLS",
-	"yxiJS0EdCExoTCVJYCYSFpNlpwunyQJ1W5IW5XRW/Xh6T7fx45lmRBKuKY0bkyWhZFtec/69WucjtTK/",
-	"8uzWZoarn32d89zi5EvRV43RVXceTrU2hYGfyeoQDdjYsPZGDCrhYB3KGwkHZkn6M0LMm66Bc3JF49Kl",
-	"0pyMYVO+hU35Fe5Cz54nXrgxkRmJ5ehF9Hz8jDydHNHDuGwZ+9I8YT4pw/okDF+QdWFTmoVNiRTWJU7Y",
-	"PqFYWfl/i5wJZei5AxNSBRj/FBvS+SrlqVXrTCmNQbvSuLlCsgveRRC5UCwf5kI3SC3gox2+/vns4+vz",
-	"c5uWlV6nyMpifJArxIlSTnPIB40EF/OlzQXHYyIxq77toxW0xBWV3AjqVS106dsVmKl6P61PRZQz8pbd",
-	"I8hm+9Qy2yYhWsMJfQs3RCO4OLmhadtymaKN0kGn6wzLjE9dznjrtJwsjVyLDjCuitAfLP5sRTHu/HAM",
-	"8K5u8ZgkhEf0NEUBfA07Z6aYMj4F9zVEksZMA7GtDI9UkTO7ra3u9PG6ssh5HsFqMFOpvpFZVrtSk6vq",
-	"FawYnybUfV3zO9s1V+UX8+PbcOCojTidGzq5jqde4RpgznimoOEIT6DnnKMrCoGMa5ZUOL5C2YFWwHZJ",
-	"RdLZ8hRvcR3fgbyxlVSzi34udzh8ty7B1k8zq2zwUJ5XCna8sEuY7TxdGj2mVuSXBqfdnRV9TWzMbsWl",
-	"d9ARtpGntAbSTI9F5os8qE4X3uiamu14yMMG8PTOqnWgD0FpsoTeOkAdcg+pQRElnkqXusxp9E5sqSZ0",
-	"FXJTz8stuU++luwn630ESz6Aks4EZmmruhcEYJ2RCtfAbWzzqmrALmBXGLKeK6bWhBDswuzuphHdVRm6",
-	"Tqrcgizki9yFYq3XuV6UbyhX7qaEL17/nSvC5ySm4Eu2OkV3p/tVMDRBy/oE1CSilDUOlsdQbBzD7YyL",
-	"uLiF+tG2eb9OdNLifIOc47zwmniMs2bAb/R4rLBcW0siF+VmDYHhdcnED1MEU37xjM+3OqQLu0vFGTmn",
-	"xV0QxDpzbt9iS3mymEk5cfV2upgVluqL9DNNjHJFa+NwpwySwc15XUtX7ybh4C4EYy9nfJP5oGuEpCHX",
-	"uvPTbftMCEHBqGU8phIWBD1/cyfeinMxU6DpPBWSSJYsh7wUQHNS5fqYd0vE6vIVb+fCydk5MrsEq2hx",
-	"cu7ONYe4rXKEW/Qq+mt5fGt003LovNGwcCdKtbqGeKfGa+JGzg2DFwCnC6q0E0/ywMJ+r9fZ2tKzQn5X",
-	"UzNVLzotL0eHk+ekHw3GL+IDejg5Ik/Hz6Ln8Qv6xSUCfJrMeI0+7lZ0evXGWOl5Z1K+qXJAsYgyEa7N",
-	"okSo3SGvI+lNeF5dozkfhynOAIsKDDrSknDFTHeMl36ITI8mQo6cj8WyFpGYozR+lLLoMkvz9DGFi71D",
-	"vEzibWSofpJswrUcyFYwzidLrlXFef0T/P3Dx38PAOvjbErxXDR6RVMibaF2NmUcJiRiyRpGUER4L+2E",
-	"zbcCwXV1UPwKKlNpOu5PCAx3mWeu7tR9w2VUSS+3KZ/cfSSHU2zKDZdGI0kb9H9v5vNM2xuI8KXLOoHX",
-	"jw2QsWJEk8dA0wE3ZpK7yyGaTEP1MMIVDGmEdRfv70M2p0g9MJ06h8as8CnRs51jNKtaQcuPdXMXtZsI",
-	"Iw65OZN5U+GjhjI/cW311oYy8vp2LFq8KTC13rK/NU0ZrpTZGrYgH1dZza796OjiRzj92+tha9vwvE0b",
-	"4/Dd8w1r80u8FdOt2dt6zoqGC9/nTFgXOuuzMRgRPShnaeCxS7vQnEKinthCbZnZQrmRxAQ8h3O0kuAB",
-	"NQeSURWUclmoDjq7UfRnR7dbVG/Ra01dcVGzLXGW0O5d6Wxx3DXsC767aA4hWuWz4uRq1Bv3o0GNx+pN",
-	"+qRpZCMZuJ091Y2ODLwQTUpZQH7LaEb9yYHgNECfw9K3+YFg9XamIM6K7A6oYOSCU1iwJDF0yJxWt+53",
-	"scWFmjP726VJKHVRKgXcuPVNzFqtUXFy5XMqMWk5VlTZtBIKboHCdyCf1onCn2K7dZM4L+1hA8m+RaBf",
-	"lUm5K6Zkc5LbX3eJdK9j6WJ2OeqTwfggOoyP6NPJM/J8/CLqxX06mHypNORYkV1y024vpVTS0ga1rFN+",
-	"X8uwviUc3B2IV6DrawHzn5ieFYzo1wrwXyc838DHn8+wkhDH0v/eRuBy2cC/U5oCs7mSDL+4hCJytsqh",
-	"LmaKRqPB+NmkF/XjF/Q5ORwfRE/jI3o4OSCDcT/qrdFUOHy7Rxyq78Eq0KF9Isok08tzs33O/YASSeVp",
-	"1sS+h+oqGhmeZ2Sj781PszOjECYiScQCAwbg6SGa9Uikqc3AhKeDEISdFxtiqEwLa+AzPhE+9y2J8Mis",
-	"cxaSUcMzMK4J41QqtxsFjZoyPcvGSKLw472YXjkyVYf7wnHCsxqCgzCc2r+df3iPjNuPFxdnxzDPEs32",
-	"vC4SnZ+xROWSRzMpuMhUvZK+r5SooH0lWKw6QW6FcvXjvVomAGcFMT26stJXJclkyM08CM9fjoW4tFXq",
-	"XZIBKLMUrndz3DQuw+qQD7nlo32QmF2PgtCcr5DsdxzvGL7Dc4Fh1usdRBifin+id6mLV1WaSI3xsgUQ",
-	"DPlCyEuFOJRnPW/nnkWEx2NxHQAXeoZ20dwi3AkqwMM4mL+wvQuI1guBP20MySRLDKoqkRjorizMJSHz",
-	"KyO8licFZpTEVHbh9dr0VTAjCsiQIwhg6EP4h62Jhu4HAXS73c8htC2RgRBd1cPOCYTmK3T4WZNdyUz0",
-	"Y17CTB27vRxn0SXVlXB5K9KY/TMP88whUymy9MQ62ef5WobcoIbNM4IfoMX5es9I1Xs40h4+DqEdSkpi",
-	"FUK/19tXMM6kTwYXWpAOYdDbV0Nu3xyZF+NsiQ1K3wcQOthefeFgdGRJZUN//gP0nnMDQum9A+n8fb/2",
-	"3nkThdAvddxx5znkJNMzyrVBHXQv8EnpJkCg2BAaF9sXwOD6GhiPkiymcWAjJ4fcgA3R9C3uH/5rDRJu",
-	"TAOy5S8+UkOSrNnC5vWU3lcwoRPdsQ4V1RaKmj4zzq6H3FzThcuEhQgDSQbUbcaUDoa5YDY9/96GVijM",
-	"Yxia1Y3c6vJElR+plsu904mm0kAsjQSPVQBS2BquWRoYyTahRGnodxBASw7Fx8UuqXKEOigxpxaJnY+X",
-	"c2pzKTiHvPL0DxZ/3rcQE4B94xP6+N95QJt/4J3GXN7slXqfQ854HptkyNIlXSLmRSL1Dm+0SD6hXdC9",
-	"+4vqmYjxSNDEJLi5E+mQp0TPLGWtpbLowkeaUoIUrwiyzePxFJlTnIHvEh+YqQ15G92oJY2BKIgIFxzr",
-	"5Bvq0sm9D8oxUgiPRd7FpbbePPiHGXHIMWsW0jEI8+MyEJUmZEnjYzA8XHgCxKWZN9IyEjKMjHox5OXd",
-	"HF3S5SgSScIMkUIS79dnC1AyG0mscIFKG1mbcUilmOJttCBMqyHPUrPp/R44IMM5M+3KJUucGrqwCVnA",
-	"be8FrEyF8VGmaDjkqFdZdlyQYXlT7C1gjugYiIFtyMs7tg+vrwNDzjvVg7GurBhyKJm/MypkFCwV1XlS",
-	"LKZtJixPTh0rtmfTYJ1AiCTq+OcQGEZHKgyNJPHxz86GmLCIurgrx7ycpiSa0b1Bt7fCtSwWiy7B110h",
-	"p/uurdp/++bl6/fnr7GN4aKZTgo2SHn25fTsTStoXfnkN62rvnXxoZykrHXcOuj2ugc2U/MM+boC48yv",
-	"KV2X7LXEclQSVjxRK1dV1ShoGL18b9/EreOWkc9O81HRwE7m1DCFreN/NPPxxSf7Tlj6HNz4JZLX1udf",
-	"i3SiuMZBr1eqpmDTBaWJ47H2/0tZOche6rv4sKPYiUxr3S8PM5WICSiCKVr80rvmaA7tbJoGyWe9/x3J",
-	"Q0iwSf/mJp/wBjS8HI1to4ObG30v5JjFMUVZ7nAw2GaYVIqIKmX4nNc2TzS2fXFz2wsh3hG+9L70pt3R",
-	"NrvxhmsqOUlcaCCq31zeVYSt+j4buYJMFSZ1zZ/9GrRWOSMs5ECwMEUdz92r46KHz0ErFapJitRCWpbT",
-	"Y40hgViM1kY0m59OWkRHv5LvieFMkUfxbuQ/IaGv33ouHBU53aaLo9d3nmvrbwVLmqqYWano2spzEH4n",
-	"4uWdoUxj1djPVRnXTPDzCtr27wVtm1AWXQXLQPS1o2pvC3R7KfgkYVatdNjfYogzskwEiS+EeGuks2+W",
-	"JpjTLmOj5wlLV9pOJKIquTTTCssSlIjF56B01e5bqQj1d40k5OWMRpfKC+1kjA4EeMGW8b1iAPTLaX86",
-	"PzsHpZeJZRc/nQ95PnDHkgXBqa87jXJlNCN8ihm7XVLaJuKARtLl/RKHWiT7gxIFN3bZFryONpS1MoYZ",
-	"zRL9tVOIvzjCm1aDrfb+B6Lpwmqej7bZRud8/alU9r1KXixe+GTaHiFLBOdWxMVRiO2JixOU13Lx39n3",
-	"uzHvQS7aMmnj6RVwsWjm6d0I3zZHj4u4mZV3u/3Iwt8TCz/OYcmjjn9yW8a9KFq+lnE/dTU5bfWSoNfr",
-	"Fap6l9EEi4AnSyDQoO9ytS5cThzUhogFX1FZeZ0zJjFG5TeNLmkcWHOCVUdhrFRskdB6fDmvriHHZjbF",
-	"siqVD7JhmLkXWDu02edDdKdSqNTAr01zWw6llLxYdfvPukVOe4xVDzsuT1yupVdGsIm78CFPoEmLhYxp",
-	"JOYUFeZFMKx39vY5OV0gadgBr7UzD54om3Iq8CnRE3ZJcdF2X0+spstqi8xEBr1BoXOzC/f+3Wa0LhRx",
-	"qX5aYTmDNOExxrvVMkszBdRmEsLQjY73LMlPqjHHNKqQ8oIYrsaB1YI9h3fsO2iH13tzcr1n3u9hBZaw",
-	"c1KauqOrGC2CGl6l7YILHbfMjQVOs9/u76sACq33aR6GSzQsMDuPJpe04hA/5GMSXSZiCilR2hVnyTjm",
-	"STrqHRQu8iN0yBlNsiQJjxsAwCy4ml41f1c/FrwV0apqxj5x5ZAs2OTpvgicvfp+vTyKJPlepVEcYSdZ",
-	"dHC3F07jZVMpFFnKc14Auk2jXOCgh88HvpYGW7GWc0zY7bb1Ucz9xrleizgIgOPMkD2+zLP72ci3dXd3",
-	"lRS2jp8fPH/+tPd8zbVeMAJrGeHSzV5ihNHatJYb/sArNyamwdvA3v5AtadCu/G237nMCffPs66TVe0t",
-	"97Xrrw5vbvFe6O/NdfWnMqc/UO2LTtwPb1qHYMdhdtN4shaYXT2hPHeky5c+KS4OLCBpi2ZYRosoVALl",
-	"ZWu0sPnTT4bcurni1wpZJY/X1nJLY1AMuSMiKahLzBHahXMtKZmjdrlSDkcNucFSTbktgWJjFkjcRSbO",
-	"ldfJI/1sHkFkd29gudaiKMbtq7NX3z8UrrqTKVA197sbM06aKkM1I+qcYppTwwoZUL1LHsND8qrbk5jT",
-	"clJWW56QxEtYUsO+V48HsxZpic5xBCZ04W28hmBaOzTuV8nZYN3M3Nf7+Kn98nPQKnvo3NzS10fCdT0S",
-	"ty8nbq/EghtWqMKfl6rsOKJhceshaF/xbpNt2suQhVtdhdjZ8GH7p5gUdXxU6IVQJ1h0Alxe6mp5ENBs",
-	"Tjeous7z2d2a0gTfmLm7HOS+UT+mm87lr8eFfKvqNbJ6OPeH0oVT+Druheu8+N+O6ulqmmEfTQxuuc3I",
-	"+/rqVki7MyYGjfWt7W7YdTKFRRe7cOoCOis5Z3mpLiN6bDVVq2mH9o9jV2bRWfjCUs3HENk9UqTG9lXR",
-	"hxylNobbicUZmQpAEpdulnCcAzoaYsYIW5LRrOS3zMZsO3cmV2mqICI3VDjbHJl7rySsKIC2kX7ZU3pU",
-	"798T/ckDFjzJcQ9uS3G8G6klOJahXUtw8nt7V2KzLXdgRZA/i8BU2CCkMa5QdruWnNRm6GhA5zzicDeu",
-	"IM818HWwIN8M2/Ht+tk18A4O9+6IdaiY19a7y5xjYlrlXPuLUBO0PlhN5rE13QHW7z2BWhaqY4hmlKQG",
-	"15mtwTbkmlF5Apwycx2WPhBXVJIksdYx4kyGZTtLAIsZQ7uOtSypIS8HCCXLLpyJJFnNAmuTKYYW/cKy",
-	"sp/GVgGS5y3C+hqlCszQVNbVxhrUK7ui+eYnZBLWehVWHdrRsLXG0XCA/uhDXvFMv8kb/bA3wCruqbUK",
-	"jKwffug5n0ua6mDIlai6btugImsmA9fUu/AzBSSOnW3KBpoLYbXSfj8UkMTqNhaE6bw6tS9sYSMCChvj",
-	"Ue9gyBtNYrAaUlGxkvnMtz4GwLrLY03biaQ0gPLCihAsbmujo1s66srUepPYW1cY8/5MYjjCn2QSKxKg",
-	"3WQVyy3NJU3hX9b4tat0+mgt+1qtZc69e/trc5wtdzGBuUsF/UnW35pv2RXFC9NVlCJJUpT5qbHGGIIJ",
-	"7+uuAOZS8ql6V0gVFh26T0pVqTm3FY3q3fXYrqLSGpW+dIVoPOvgAmL+YlqwRzrz1dAZhMoyTltNfikF",
-	"4Hb0xkYB705xbrS5FyUCvM7OR797xVg5h2RVAO802uU9gdlN1j4vMiQ+iLi6NsrEM+ePBvq7NND7bb1v",
-	"wbSw0G800Bc154nzdoP24fVTYDya5cXHapXOnaImJVPaCYrc8uMl6nSG/PTsTRdOXQvnN4kFaFwdbDRC",
-	"u0Bfb2e3D0dzplAMDgNf7Bx9VV0Tw6R8+vh2jY0d0e021vXbY9xdGdjtVj2off2iXKL/0bj+TXIrf7o1",
-	"XudA5N1qHpKs8em2ZM1TNDh7/wOwuVOUD3oHEKcM2s/7g+v+oP8cUnZNE9VA1OD07M2xC5Y18xhyr0qx",
-	"GpeKy3GYoqf3n0UB3/9wzxQQN3Dfbf9d0b73PzzSvkfa903TPmifvf+h84AU8Pc02Y4C/nL2Ft68Qfrl",
-	"iZ4hiYYYzUli/SupVNDW9FoHEP7nz6ch/O9//4/565fwi+nh72ny59HDX87ePiBH6I7kjqjiL2dvH6ni",
-	"I1X8xqniL2dvH4YqWjfw9WrlU3WpKhXhtIArwWIgdRd1G6dn+0PDmeATJudo/irbS49tOFyuO5qLK4pp",
-	"HHypliA3BlWKX1pbXMycMa4U79h1DUshfy5o0GXHskXRSHKCOqq6obRIMDbkvqSm79qmDbshPcvgVulZ",
-	"bDHpO1J43b06vlrr+rNTyH9dNsJauZ9HXfz/pUQwFkBtHtbO7kY4l+tyB624y7vW9aC9lodMs3HC1IzG",
-	"8CGl/PTsTUHYI8GvKNaT0QKTBXbhvYBSeksmeKNi3PVkmrS+UMPdXOSlkiA6zx7cyPGYkSSJbqnmLmUk",
-	"bh3/49fykV7M7L2BvaOfq1uvP9M51aT1a+U0lmSe3PI0gmoaxh2P4u+n797udhR+qsVRbMXXPuB2uzU1",
-	"bLdPZrzZKIRJfe2XNtSkHsaWG4pU5D2i1U0ZBn+g2tdWW7kna8O7oVmcO0O6ejHOFxKTbVfNys2OzrsV",
-	"JbtXo5Nf+xrocNv9aHK6U5OTzgHO44JHgLtiwnMn53W4dBppdkWhbcTKmGJSi041JXgNceA9VqNxOY8V",
-	"uNTwRs6UVKtm7+af/DS+6Tw/6+pGbHYpLu/lo1vxfbkVl3e5hE85/H95lECRASgiSTImkcUq6osD/vHP",
-	"TkboGoHwn/YzmXxeL/H+NCPWGTq2ScMNp0Ygd8+N87ztNjjaRvVQfkUTkdLAZehH+XPIzQ+iM4nSq83v",
-	"fA0/vjt9uXf+4+ng6CmGMNqE/D/vOX+QvQs2p0qTeWrT83fte0kWNvW0zdkPl3RpBNbCt7e0z08UhJXC",
-	"EOGJKy2HcQ7YuYK5kNQGBh30eqCGnCzIsgun1ml2cH2NtzXjmP75BDjVCyEvbUZmFWBPeyIz9/fR9XUA",
-	"h73nKCwfDl4MOZGF92u7D3PGAziy/w38/zA7gaOi4BbjQJKkE2DAOCo5h9zFOkwIS+z+5TFhLi2FFaw3",
-	"MwX5IZlbO0B2T4pMMz7NuQSrFyv4hOIwbIXJTUzDSnmPxgk4+ICQ5QoOMqcguHPqQQXDiXXEc3VJYilS",
-	"iDNLE21Vkm0mu/cm/rL5fuLsOs/37ZLXM5WX+FoQZRBDbzGfHJK3mVBeJ211Rj+uxRq9Da5sMdNzj6g7",
-	"bd09qV5c6dwtXCB//rmh/KIvctbdyPyf+oDEvCiaT6VaInWfPr51qp9aiIb/RAExH5mmBY4paIf/GLb+",
-	"Zdj6NUR0M3jt1YMuAb6jh1idR3A65LYQgS9dUqVeNnEy7JY3ecgHvb4NF0dUKxNIF0tiOu98QW5lx3bc",
-	"q+t+rUjrA6dR3Vyxap0bXOnroCTyVfjRxyTM33IS5jxYyUjxjh/ahbmr1oPZpISrBoP6X7kawkpGa6ng",
-	"0tyoaZ7F6sRXpywKKGGmlLzadBfeYmZ3ZD5tMSacIUyphsPe4aoQ9QonUFCC3aQo167ZaHrYuCwjCD5K",
-	"+3dlhMP9LPh7X2ztXgE52OBRXZqGvTGrVBPtzCjm2yuvKVLjB6rvBRzvVVzf5i55hPq7dau+JcjvJJhj",
-	"brWGjPiET7GqBuYICV1twzCAsPShC3m1WuKwC2EmEx8GW+EPDQ0fcuaLqh+XijkhW6moDeqdb1Vj/cSp",
-	"22yFPkldOuC6kA2MK01J3MQeVurrfzEW3j1r2Vj//4FjrnYgAhlON/5rE4P/S/yjhb8HvnZX+Mf9ggtc",
-	"q4V/VTCK3jfE87vrsxfRcl37jXr3ovsvoRLBN6mtrxQx36ipL5fmfUw69nXo9Sva2ERMrb33/nmKTVi8",
-	"/4ef0Rt0bdNyQ1We/zCSoM2BiJpwr9/EdeQrk2w600AWZBnAYka0NbFpn4an2+DWpeWyXlT/y3B7jWS7",
-	"1spdbMKW1u44uRr1xv1oULN09yZ9spW1e3BftGEdR+APiykn0T/6fv15flgO3oCLxcPf4Zpa5F6XS4jH",
-	"ytAlWzfb1yHumlahV1nX7nWrlEbF8bClKI+x7vWwBSQyvTYELl9QdT8i94PjFVb4zonfXxe7/jTFKUV3",
-	"YtxmekUfQGlaNQFVS///41cDc4rKKw+stnrtPknZ/lUfIdLNbvX2tMXyrVvXann8PNN47m2Hd6W7oZxv",
-	"5url9q5UecAFvTjVbeAzMDGZ57iupj0v9e9znjYYY32CAjGpO6eVJ5h7+6z2cNpQzD/PDlUuQ1jqrlxn",
-	"dMXfoLHaf7HYMpNV6rKkZdmYg7XUxKVlbLZQF26Shb9h3hIdAT//+vn/BQAA//8=",
+	"7L3pctvIdjj+KqeYVJlMIIqkFsvUh/9f42VGiRfFku/MncsJ0QSaZEdgNwbdEMWZclWeJg+WJ/lVn+7G",
+	"RnCTJdme6IstAuj99NmXPxuBmMWCU65ko/9nY0pJSBP88yNR9C2bMYX/6CchlUHCYsUEb/QbL0lMAqYW",
+	"0ByliVQtEGNQUwqjNLimCtSUSUjo7ymVCsKEzCWMEzFrN7yGDKZ0RnSPahHTRr/BuKITmjQ+f/byYT/S",
+	"GWGc8cny0D9PRURd5xIiOlbAeGH0XUaRtGZxnzi7BcVmFJqSBoKHsgVEwXzKgmlxlUzCOI0iIBPCuB5V",
+	"T4olNGz0VZLSTbMwKzgPlydwHlKu2JjRxOxrvpmnQCIp9HppkogERiJkVAKR4CeuP3+rqUiV6O01M1HJ",
+	"4mysaLI8lUuzAaAEzAlTMKJjkejtV8mC8Qk07ZI8SETKQxpCGrfWT2DGOJuls0a/4y3vy2evEZOEzKiy",
+	"kPgDUcG0bpPwBbBQD8b0g5ioacNrcDLDLsO1k6C3ZBZH+sMRUcPe6HlwSLvjDnkRngTPR8fkaHxID3QX",
+	"y9v1Mk2kqNmqDzH5PaUQC8n0E4R4IBAn9IaJVEJMJvSZBJ/TW2X68LO5/57SZJFPPjBDlHaN3L6lfKKm",
+	"jX6v06mb14qrekEmFCT7g64aLMJ2xbFCOiZppBr93pGnBzbH1dXDZofX9eqA+nLK4hnltVDt3t3Dmclp",
+	"PHwe9syJjU6C5+ExPRofkoNRL6g9s5/paCrEde200lH28x6mNp9eD7ukNzoIDsMjejx+Tk5GL4JO2KW9",
+	"cc3UPuteZSy4pBbcwx+JonOy0L8CwRXleKgkjiMWED3L/f+SeuZ/Fsb/54SOG/3GP+3nGH3fvJX7rzWm",
+	"MEOVV+4HJEkYTYaIS3xozpmagnuKzaTfApGAf0MTxEf20z4QCMWcS5VQMoM4ETcspAmMCYtoeGrQg97J",
+	"Akn5Zc9ivD1zCnVTtp/v57gRp/0DCe2TLTYlOwr9ZWgA9IZELBziF14Dl9DoNxx9GolwoXE5FwrwQ/i3",
+	"yw/v7XFbDK3/Hh6Nu7QXHgSHoyNy/OL5SeOz96VHcKWpSe340PSL8zbnQECJa8phTjQ6kZKGjvR9+vgW",
+	"mj6+HTI+xCvut+7vCF4KPo5YoB4eKs9AKqIoBHbEPvhcqGGcJsGUSBr60NQ0sK8pnkoT/mHsg76kEghI",
+	"h2LUlCi7pwOeNW15utE45aHeozgRk4RK6XvgkyihJFwMbwQLaeh7A+4zTiM2YaOIDnFC+rMwNculQ8rD",
+	"WDCu9NOIjGg0HItkRtRwxuRMUyY9TcA3EIog1bMacCKvaQhjkehjI1yoqb402FBP2RylaaSPeCTSyVRz",
+	"N6d2kDf4qQ+EhwNuHn1KIrN+bCs4BaZgSqRea0gjdkOTRWm1el4zwlMSDXhC3Sd6s+wmwO8pTc1mqYQE",
+	"1zQZivHQbW2+rmcS7HsICNfQO6IDHtKIKtOahXQWC0V5sBhe08UwEFHEJBPch6ae7DVdDLheZ6oBWXDD",
+	"6bidBcRGBEI2HtNEH6q+KHX9Mj5MJdUT0ysylxobY3/XFBcnFYsiSFKuuUogmtuBbgcsg2dRlgc+MkN7",
+	"yA35rfaAvyZJpBkxSZMbmkgIRBqFQLic06Q8FYfHh5GQyj8FAoGYzZhSNHTs2zOpZ2g+M+A5h4QGItGM",
+	"E06ZKc3rSZEmAdXHDAmNI7KgoQdSGLDWWM00HvBI8AlOjqv2gN/bbX8jkhELQ8rviG9lOh6zgFGuhjIQ",
+	"MS1gXTwTEdMEewFOqeYupxTmCVO078BMgmu4EQvndPkSm/Qbla7uAU/7y2vK6GVpdEsv54ngk+FMhNS/",
+	"Pxx8zhVNOInMLB+ePWB2vIw/kGRMtSSAd8VdMQpSY5/CTdBXruUZeqWxOJuk9rSN0CLTYIoii+M/NH53",
+	"H2oEX+I4Ki/vbzvfC/VGyyyPsJN6DWM9lg/NGZOS8YkHFlPiPllSQIJApFw9k2b7LGVJObkhLCKj6D6h",
+	"6YIsIkHCKyHekmRCH2EXYjPiUAkxjPSYft+I05oBorcBooIuvGM/QPME/9OU8uLD5RXsjzRNpbIPhOfY",
+	"Q0tTt3szcrunu9gbLRSV98n0XJCFRiAfM7b/EQBlGJtBhzOqpiLUrHYYajHSPAbz2NMbx7e5iPe3G5c0",
+	"uWEB/ZRD4yOKKMU7sEJQ8QpIo/i5uUqOCRwidzMcp1HkQ9MAF14zuR8klCjaByWE5pAW4NpIo/vQ0Ki3",
+	"2Y4rTzV7OdXshGZiTOuw1benYliMEj/huI3KmRQ+2Xwkmarms/clh3klxDvCF/apvBOdTzQjjNoDGhYp",
+	"vNs+p6M7Le1I1+7C4whYfnGSDt8Y9Z1TrRXRScZ8ThKRxgPe9G/3dA972MMePvVbmvuis1gtMpBAweuZ",
+	"dAgcOTdN/dvwM2FqwGvB4BT8X/YyZeQeaiN93fdc3+2VisYBLzXDf1EkqHZnVag+kIQii6h5bIrcPkk1",
+	"/lAoy4QFnlSMgUC+YE2d3O540Lu9BcaDKA1p2B7wAT+LpIDyDnuIjUSqcP6lCf2LDxYYC1fMaAwGvDAh",
+	"JriEJhdmUz2N8VN+zcWce0BvY42J9Y1O6I24RrmBtoyuDU8ziJgRtcJQizuaDTdCtZGcNd+stwC0HCit",
+	"MKamdLbEPn/JrSwfzsbmZWV7pYuSKnyrbvIWS11ZffeW3eivvwzNfMKDFQn7YyvyuVp3g6dXEiMojChJ",
+	"aGIPdmYYBHBw80joxXJzQ7dMXI+vhdTixPUDo5uxUGt4XPPIwvQ9snafeJyIgEqp6d9rrpha3Gnz3eLG",
+	"jEZlDH9mblcbbUDWPIEsktcwH1c/epzj+FuuPnMaIElnBPFKFC3AHkof/NLSzGm4E7OPkMkYcN/81HgE",
+	"/0K8VlIdhoIa5Z3T8+hhq70pITwt3A+4b6UpTmaadUCGIhISLWW2A42WcCwkBKjTkeYjD2h7oimANMzY",
+	"S6ImIsnUh26OS1ajkIWwECnMKOGQt6W68f/nt4y+y0zYtsm4LCZlSpG9QoEuFBq5QJJGNBfkuBhqKiBR",
+	"ccbFEC+j3l47VNZZxpVZZtKwbY7JS+h/0UChii9iNzmjpQmUwdbI5TolH5EwYTeaRKziB92a6I3mqNUi",
+	"k9oH3EeK8lq/cEpuWbAEGILm359SJQNu7MZejWVrxBnEQioSgaVfbfCN9rF4ywxc+MhqJAt85X+69Nvw",
+	"H6lQVCIvgDxtrvuUEExpcO26NTbDIjMLoQZQDkoDInagT0DzMEAidk2hedjrFcDEwnUme+DvZxJioqat",
+	"PhD4dFmcuv59cWlVu5rk0iRhSiSLAUd9VlMzAwHREC6VSNCOGKNmUdKWZ7v7g8XY2RGEbMKU1B39en7x",
+	"r4fQ9Lu9g8OjvePnJy/81oBb3WGc0DHTTAukume9LD1Xu8V6YKnvitlIpvl8027Mbg1rMCMKZqlUMCU3",
+	"dMCZgubH12ev3r32YOAOkVY2UpFrOmi0DOjEiWagFDPWncBi4txc9J7O4e8iuW54RQvfsbG0uZ/dJbuR",
+	"h6Z7wiu9nXESLRDZwWs+YZxKeKvCct/dGuuh7g5hqcYWffkBDrrHx3tdIFE8JXs93DdNrPJxP13qpRKl",
+	"aKLb/Oc/zvZ+JXt//PZn7/M/N2pG0wxKVJ46Ccn/b3+1AzErz7l3dFjTizHNldYfEngrbmhEArrNquOp",
+	"4JUu/rULvW4Pjo6OoNPtdMq9HNZ1klDJ0GBPyksak0jS7PuREBElHImcvgQVMPj7MgAsDSRVQqnqllse",
+	"HHXgDRurKZzdUJ7WLXsDJJlue+VuL1OmKBwcVHegfh//YHG5ebfT7Z5UznDTTD4XDaz/yFbrNSz/oAfJ",
+	"AfW3rL0Yaaqhp2Ev5DmPU8PlhCGa4kl0UbiG9lzW412NHklG5yXloQSm+jmqQ8Th2xGN+MUFGDVek/AB",
+	"tzKLpchMwmGvV2ULWjuh9yeE8oRQnhDKoyEUr3G7NxF79qHj2HI08zdUNhohSk+2fDNJzuGtE2UK3VpT",
+	"rFOsLh/zTEt0E9M9U3S2sfPiDN+Zxrof2zNJErJw4JPW8KJOnRpq8XVOEqNMahbmaTnvQCQJDYziRgnD",
+	"aRqW2lmOUDzK26GOnvJ0ps/FjdLwGnaQTNT8bfOZ4tTLm+dlm1/Yszp6gS5ky0endxJNM2dIRQwb2Og3",
+	"QqLonmIz2liF7zaeCI740nyqGxmd8S7jsPBL3Ne8RsGPYNNk3xY+dS3lpySq88mkCbWqxczbwjoyOM9Q",
+	"464nPU1ZtUh78epNu26CM9Q9rJ/ZO/3NOsi1k0CAnU9ZREHLF/rSIDWNyQJfoWGA8lD/sCYVPzt9vwik",
+	"eYcNLweQzQCKfmO4JC8H1vzYy+eRQdFKYH2ZQVmNH5H+4JnEVUoYLcCMB1zMT3P7R+gbcUea43FOJh4Y",
+	"xxgagmQ8QBmNC/SlLV8Oo7Ct82nVBHth9ZQ178w2r3jpJlf/WgllSGGNx2Fxs8132TzyQYsjeG4JKzf5",
+	"LTOOZuWFh0SRrTGvwSw1uDZ3/qxxqsbn7sLoL9Fn9BR4GkXGP4ZCRKR5rI9GvzD0wjgkrodFXEFpCiu3",
+	"IPPjvAMr/YEXdDRoUEDIPAV6SwIVLYDAS7wAiF8+Fhx2RKpKLjX/Thf+MgRaQbsGC6EWyKmcPJA0ooGS",
+	"RhWIgzvVV3sLLixIpRKbT/ql+cxsVE7Ff1hsavgq+/Cz1xgnYna2E8eQDShw+RubfTCfZc1ikgQ02tTq",
+	"Ar/KGtntW7X19mT89ja8Z1kJuWkil5XPESvcaccql6K488U+sx2quyMvC5rGOh2e3YhnErQEaJ3FlAAC",
+	"AYkiA5AGC60F74I8dHFZz3SEtJ4YlGdg/G70154RLpmCCblBf8Gy4NXtdnvdTt1Y14zXeE/7BZ1tQQsG",
+	"axW2LQ/8skE/IYqCtSF66FqMSkIhQEaafBkDckQUTQxjaXbP16K2XR260WR7rXc4U8zHJJFlntPNuuE1",
+	"ChOpow0FxsRy0Bv2235WkWcvLtGs2oer3Hygaa0Ba82UFOYBI6rm1NqADRbT7JSwxtE2NM0xtRqbUL4D",
+	"Jnt8+SJqoRqxsr0ABYfrtbi/Xh9xZ9XDLnqFu+gHNuoAyuRnE2o5L39d0CFsryrYUR2wRvzfQd6/u0i/",
+	"rez+uKo/A7vIu9wNcr/03O8uV+V+qjtxl2UW7TNS3HPT+qhjj9T+7lb50Op+ZzNYvbVFZm1HhtAv0Fhj",
+	"CS+pTX1DaI2bSqYDTXlEpSw6+TNLPR6MIyyqH5He/lVYxC+FbSY/4inUsTrmfFzQgrMG5mZGPLI+lGBA",
+	"HyUyC7gxNPEGvAgU+tWManmNK2iaAVDdLpKQJhL5iZiGQCNJ51Oa0FYbzmdxxGgIo8WA5zDThg88WmRM",
+	"iT1re/4zck1L05cIgQLDDcJTwGiCwuKYhJgwDFRIJYVmMCXJhIZAVNH+90zCmCVSgQwI94yz0YCzMaRc",
+	"M0TWLLiMxL9QL3PJ/qBbtcMPH1lscOexEX6MM5be6EyJVJQkFyJNZF8zr/qpdF5fdMBFwiaMk+iZLKEX",
+	"JTCgooKAskALsxhEQvqnvc4D3iQZ4qHhcCJEKP2Ww0iZx7KGbPw5O82kVwsEXsbYiWTAK6KOCdTJJ+yg",
+	"Uy87oWOaJDRsV+ZcviAlrDkjC6O5GlEQJtykDWeZzxwwY3zqHKJrhvND91ZES5UURYedF9XgKw+tYnpn",
+	"BtycWY1Zy8D41uGaRbblcLWouI3UmY95kTCRGO7hWxZFV1DbKxNYdUcmfBU51GTNAy2LiATe0PD1rfG7",
+	"iKhmpI2vxSkCVA5LuTMqT2cjg99EMrMhd4JniG9J4FkmoBuYzC8lUxiNxvjkPU50k5zmvrbrOgUZk8A6",
+	"z4RETqkhB2zCRaKFUrNJ5iH6puzp/Qor4vOvL168ODvrdtAd5fj5yeEyfO/CCVeWtJo9swHOdwOY0jYV",
+	"1Q4fNMEFuZCKLhlQj+rELK7F17AUQ17STBYIHvpkydJ4OSfaLuprs4e5cJ6xyZtwR84U99azxF8Ofmmd",
+	"ZeSnq6uLSxOdi55V1qFKCiBBQGMlYaqUyZiQb7t+JPv7+wXz9b4+XbmvtyKsmkEPTzaBkZ5atuO1QJRz",
+	"slWdNL6AkAYRMY7gpxVHBY0bQioV4ybIy4ppNnAzp9KW5tWw78YvVb6+jSPCM3vqRmhz7a7wxRJrUUZs",
+	"6ISGW655u5JaSk7FXGqugnGIxNw2KKqLLDcaMkkbXsO5acqG15iwsWo4DscxCxpmzVl6DfQI0XueH2+5",
+	"t2U06GB7K1nQCRf6hpbgvdvZBPBccCthLD5klz+7t3ZNDe8B9zUbgowIDwXfbE8rnbnbqzUQfRcDRg3M",
+	"Q9O3T/16z6DT3PsHeaBWfksG/E7XpM7b5+mi3MtFqVGZ/F++LWVHF0cKCndI45Zle+gqpuGlUEpwuNqT",
+	"U5aoGrZhAxs4lVckYeNxzsblfR93Oy/a3c6yI9BSL+YWvcy1xXd3Lvs9JVkMRdZLr5wZZ1NuHK9xQ6KU",
+	"vqQrzff43hl/55jkKmKcQpNEEfhuDj6knCnZQl/tQPdWYh16R3oimScJ4+oYOdA1KZe8xpyyyVR9+KN+",
+	"XubtbhMTKQ9oeWbH+u8gSiW7oe/cdAxvmDu+iNRYYWrma7j0ZZt2Yb6Fkyptd2GF6yhFhhh21G4W2vur",
+	"3EaZks5ttOgpuswLPd2qp1v1/d+qWoriWNRXRfV31XUkWqCdVOotkRR8zTDNiKKho72vnLe0QBOxzUeH",
+	"SsOQKNqGD9yGYntGNRhMKYnxNqbBFDsHMhMYeaVHQI4r59skkAgtzlxw2jfKrbqAJhtiUhPQ1IYznEk2",
+	"NRGSBTQ/Xb1s9bdRlvU6veO9zsEe3seST2DdLXLbcqYUncU1bkvEvNjNyZCkSsyIYkGh22UYzr4CO8gz",
+	"aZUp0OyCEnDUOgUywsjjMQaPmbxD7nNoEmvYN6mt9CGhjNoqOAYWbhStd7f4eUoUzPUgmHUFEexcP5uS",
+	"OKZcoieVCZyDQcOE7wVU75r1FqAhHPZewJUQ8I7wxYB/zALXl5YIB/rOHgFRgAfV7e51ulfdXr931O90",
+	"fh009FoGjf/97/85raxWDjhJKOpY9aIZDQeNkjGg6KOJeoV3snRiDu0sb4wL3359G9Bk1WkZqwTmyIAm",
+	"UTATUq+h40GQKn1aJkz609WbvZMsn6fbqWeYlcjEiI9EuDgdcHuwTrZJKGZB4CL/UCRI91BZrt9hyLxZ",
+	"8oZshvmSLld4eP50dXXhHBxXzzUDP8w0pOYiuTbeIrIOwipIsHhzimdSx0O4a3iZzmbEeidU6Dp+sMrD",
+	"ca1X5TrPyZ1dIzOPyHxGaz0iV/g4ZYnrxNj6/R7e3uLVO7q9zfZ/mb9Zwpf1XRsaoMzNTihkzTx9lLUY",
+	"ud3wthME7chWiKvx0SzFkS7P7zUJprUeXmZuS8GshQBX6w6P9pu6zCZbr6HkgFa3hFrHsHdEbxndSygJ",
+	"0c9IT0Qq82eQCCnhhiYSfYxKNKlEsWr9a+qh5Kd0Rng2XGZaSGg8TZaV504jggGXI6pJwlzsWem5EDYU",
+	"GHfqpUnYyPPqJF4JtSdpTDRMhRif6jAGNvCQNlUDwvGIKoS6NNlCeLvlhus0FBg7XQNCxlM+EaOIzuwE",
+	"qvHXW8MCBr2jMuhcD1cHDoVY5/r7hmQXdDPZRyiuiZz2LMdkbD4cbLj0SLM4pyD4cnCwy47im8jrMYuU",
+	"SWn84+sr2DfqaK/Ah02ZVCJZwFREoTSEItuBpb2trvELDei1cQ0f+Krsjl6WddPCUh78z8vJGs2XWZLH",
+	"2vyOtYEQyeoE0QUnwmcSs6xkQen+yr4KGfLq+sOkdoYdLmfn8yxALCXAa292PzQ3tRrMU6AuNzYhRQ1I",
+	"8hsa6SllhAqTUBs7l6yhLDH7m0FeZbn0plvrObt75I0LAKjXDRihq+6YXDJHidyQBv0sy5DzbWGqsJf5",
+	"7lRjfeiNGh4EvVGXdMYv6En4PDgeHZHD8QHt1WJlVavv9ZeNbJpGVaxspUcuLWrlUU7jBrzW+5eA/uy0",
+	"APYl3w7MZ2RQLYKIjVHzQZKFHPD5FNN9YvRAOw/LwdxAGMqTBxesjOrBuJ+ZSOjpgPv6BDPnI2xXSHLa",
+	"TmN9/Lp//V2/rJ018ksl76m52vbHgJtvpCI8JJHGkoLTVnHPMkgu7SS9DWhs0sYMeP7YwMZQiaGkPKSJ",
+	"zWNmL0BbIY1YcrSoMZ9uEaCkjH64cIXKQUoI+ivv7z3Ey2A/HzET6uaomYeIeilOYFmGLqGWx8IlS3O0",
+	"4GMntYXjYCaOZLhkJYq4LyApzbJuo8+XrOxVHvWaSishS5BkTE/hmsbmBj6HkCwkxHmqTM9a1HmYYdUy",
+	"n4Y+g3vdTqd3sIfXd3fV6dsyZ7GM48tpnq2HDFEeBJq14UCUVUlB0xqMwI/Dsd/qm/898GMMrSVweHs8",
+	"4GxGJtSoGA4gjJkHJ93ebbfXPYGY3dJImhiIP+LIh+avF2/h/By3x36uO0GRfEYikEoE1632gF+V8DNH",
+	"T0qmgBPFbmi0qCBpTHeMvo2GmWnbedofBs26HNRtnIk+A8GjhdEGWNTkwifDsSbYKHj+EUdlM595Wb/t",
+	"zq9xxaY/M2UVCvt6eHuM+6r/t0lUUYCwfJjeGhuXyk1WGfN6wLGfMcbfjVlAIU4w/6102YVKCbjx2Mxq",
+	"m6g9nDNJoTZDjs3z5Gdumn6rvDeHt8cNr2GmUd4Y82ZpY96tjPrBu2AZUpMWzWSMNrfUakkMP1I0LGpa",
+	"oqfAbmht5MuH3Fe0IsfcqoRkbrXLPJlkE05UmtCXgo+Z3roqe7Yip0GdZ1zJFXU3G015ntD0bV/bGvMf",
+	"cmVlXbnbasw+61xtl70eRaogZDPKpQm61/wMM1TRmRYsm0MClZLIPlxexxSfn5enfriTVcHZa3ola82y",
+	"jUHDuEaylcG6nQcarWiAyUY76N1ttMPNw7FwaW0nD7K0CnFea9wsemLvaNe8cGEZu5k0oR4+B3wrAK3x",
+	"enkC0b8wiJaxn0V5n70GZrL7VsONvpewn6ewnQcP23kKo3kKo/lOwmjuMUjFYmdj5KtJoLTegHZVypZp",
+	"StqkUYj79rvu2absQX5CQshCDygJpjnE5Ta3e7OYocVxa33VR6JqDC0Vqme6rOPKPtqA7W0yP1yuSP1g",
+	"PtY9vVwKpHjR7XnbOA4EaZJQHix5cr1qrIx2pclFom9hvS2pOiv4V4gjovRU3lDzqKSeedHrbDXR3A2I",
+	"LGTVY2zd5wWvoXpARFedou7aFG3CRGYiAdeT9IzDNg1zR2198U37pnHyYXzAP129RLVDlsJnTul1iMgl",
+	"xw4ExjSkCYlgKiIWkkWrDWfRHHVbCc2rOS17BXWOt/EKmqQkIVxRGtbm6kLJtrjm7Hu5yuNqaX7F2a1M",
+	"TFg9+yrnucXJF4L/aoP77j2ab2UGDTeT5SFqbmPN2mtvUOEOVqG8FnFgkq6vkeGgjgxckhsaFohKfS6Q",
+	"dek+1qX3uA89e5b3Y2MePRImwxfByeg5OR4f0cOwaGf70jR1LifI6hwgX5D0Y12Wj3V5PFbl7dg+n11R",
+	"+X+HlB1F6LkHE1IJGL+KDelyGfNUSs3GlIagbF3nTCHZBudwiFwoVq+zgSCV6Fxo+q9/ufj4+vLSZAWm",
+	"tzGyshhtZKvIopRTH0BCA8HFbGFSEfKQJFjUwfTR8BrihiZcC+plLXTh2yWYKftSrc6ElTHyht0jyGa7",
+	"zEbb5sBawQl9DxSiFlys3FC3bZlM0UTpoNW2ZmrGJ7ZkgXGBjhZarkV3GlvE6k8WfjaiGLdePRp4l7d4",
+	"RCLCA3oWowC+gp3TU4wZn4D9GoKEhkwBMa00j1SSM9uNrWj6aFVN7yyNZdn4XiivpZfVLJWEK/sYS8Yn",
+	"EbVfV7zYdk2V+sX8+DYcOGojzmYaT67iqZe4BpgxnkqoOcJT6FhXhZJCIOWKRSWOL1d2oBWwWVCRtLY8",
+	"xTuQ43uQN7aSanbRz2Xui+9W5Xf7eWqUDQ7KszLXlhe2+dqt30yt/9WS/FLjAryzoq+OjdmtMvoOOsIm",
+	"8pTGQJqqkUhdjRHZasO5qqjZ+gPu14Cnc32tAr0PUpEFdFYB6oA7SPXymPM4sZnzrEbv1FQKQ8cjO/Ws",
+	"2pf95FtJvrPa47DgUZjQqcAkgWX3Ag+Ma1PuaLiNbV6WDdg57AqN1jPF1IqAhF2Y3d00orsqQ1dJlVug",
+	"hWyRu2Cs1TrXqyKFstWWCvfF6b8zRfiMhBRcxWCr6G61vwmGxmsYn4CKRBSz2sGyiIy1Y9idsfEbd1A/",
+	"mjbvV4lOSlyukXOsT14dj3FRD/i1/pMllmtrSeSq2KwmzLwqmWzKW3OHGV9udUg2y1B+RtYFcpcLYlxD",
+	"t2+xpTyZz6SYN307XcwSS/VF+pk6RrmktbF3pwiS3ua0wgXSu044uA/B2MkZ32U68goiqUn1b71+my6v",
+	"gpczaikPaQJzgn7EmUtwyVWZSVB0FouEJCxaDHghHOe0zPUx55YYYm9F3+ncZdq6Rdv8vmhxss7TFYe4",
+	"rVLUm+uV99dw963WTcte57WGhXtRqlU1xDs1XhGFcqkZPA84nVOprHiShSl2O53W1paeJfS7nOipTOhU",
+	"cj08HJ+QbtAbvQgP6OH4iByPngcn4Qv6xRUqXJbWcJ3rKLIPlmbBWESRmEt7z5acyt1nVgq2P2Vriwu4",
+	"LfFeogvLFGqp551Jx7pCGfmmFZF+ZRYFwmCBahUJqcMrdo33gF/dtfsqOsfyUWmwtgjG2q1R70OHKiFc",
+	"Mr0rjBd+iFQNxyIZWteURSUsNMOE+FHMgus0znL45JEJFl+lCRJxTSyjaB2Kyu7m0r67FOeVWlavf4a/",
+	"f/j47x5gVat1idnzRq9oTBIsYI0uAjAmAYtW8M8iQHK+ExK8001aVb3IraA0lbrj/oQwfZ/J/qq+8BtR",
+	"SCHH37qkfg+RoU+yCdfMLQ0SWqM2PZ/NUmUIN+ELm/oDqbaJUjLSV52jRd0B16bzu88h6ixq1VjOpRtS",
+	"C+s26YKLm50gEsQiCBxqaznERE13DpQtK1MNG9vOPPs2oTMccn39gbpyZTXFucLK6o3paejMFFhqfF10",
+	"cLVld2ucMlgqjjdoQDauNApx89HR1U9w9rfXg8a2MZLrNsbed8durUzy8VZMtqZa1cQhNdTLJa5YFb/s",
+	"UmLMSEi9YqoMHtrcF/V5PKrZReSW6UWkHUmMwTGGR0tZNlDhkjAqvUJCEdlCH0GKYQDorYxaQXqrqC0J",
+	"rLclTCPavi9VN457Xh90he+u6iOvltnTMLoZdkbdoFdhTTvjLqkbWXMMdmfPVK3/B88lukIqlt9TmlJ3",
+	"ciA49dBVs/BtdiCC05ZGe2Gap9hAvSzXHOqcRZHGQ/q02lV3lS0IaiYjbZerotBFoYB37dbX8ZyVRvnJ",
+	"Fc+pwGtmt6LMbRau4BZX+B7YzipS+Crsp53EZWEPa1D2HeIjy0zKfTEl6zMN/7ZLuoHqLZ1Pr4dd0hsd",
+	"BIfhET0ePycnoxdBJ+zS3vhLhUjLiuySIHh7YauUG9irpP5y+1qE9S3h4P5AvARd3wqY/8zUNGdEv1WA",
+	"/zbheQMffznF+l88WgDjzrRiEwrBv1MaAzMJqzS/uIA84LjMoc6nkgbD3uj5uBN0wxf0hByODoLj8Ige",
+	"jg9Ib9QNOisUPPa+PeAdqu7BMtChWSdIE6YWl3r7rNcGJQlNztI69t2XN8FQ8zxDkwJB/9Q7M/StSgnj",
+	"LOD4EK2hJFDUpMHC00EIws7zDdFYpvFZz4TxsXAJiEmAR2Z82hCNap6BcUUYp4m0u5HjqAlT03SEKAo/",
+	"3gvpjUVTVbjP/U0cqyE4CM2p/dvlh/fIuP10dXXRh1kaKbbnVLjoM46FZRc8mCaCi9RWNx1wh91dfVMJ",
+	"zRvBQtnyMuOdtPEvVjXhOQ2b7tEWg78pSCYDrudBePZyJMS1Z7LOGTQBRZbC9q6Pm4ZFWB3wATd8tIut",
+	"M+uR4OvzFQn7A8frww94LjBIO52DAMN68U90yrVhvlKRRGGYcQ4EAz4XybXEO5Slnm9mDlmEhyNx6wEX",
+	"aorm5MyQjjkrcuBhHPRf2N7Gkau5wJ8m9GacRvqqShFp6C4tzGaCcysjvJKsBqaUhDRpw+uVOcRgSiSQ",
+	"AUcQwIgR/09TyRC9Njxot9uffWgaJAM+evj7rVPw9VfoJ7UixZWe6Mes8KDs270cpcE1VaUsA0ak0fun",
+	"H2bpWyaJSONTE5uQJc0ZcFMagylpPkBD/e2elqr3cKQ9fOxD008oCaUP3U5nX8IoTVxGPt+AtA+9zr4c",
+	"cPPmSL8YpQtsUPjeA9/C9vILC6NDgypr+nMfoNOhHRAK7y1IZ++7lffWCcuHbqHjPKlKfb8te94DTlI1",
+	"pVzpq4VeGy5z4BgI5BtGw3x7Pejd3gLjQZSGNPRMQOqAa7Aiir7F/cV/jZ3HzkmDdPGLj1SjLGMNMslX",
+	"E+eCGdGxahk/lXILSXWfKWe3A67JeO6JYiBGQ5q+CiatTQujhzDloXtvIlYkJpv09eqGdnVZNtGPVCWL",
+	"vbOxoomGaBoIHkoPEmEqM6expyXfiBKpoNtCAC74affzXZLFwH+QYkbNJbdGA+sraPOkDnjp6Z8s/Lxv",
+	"IMoD88ZlXXK/szhB98CCgfuZGSVssvOlqr4DzngWAqbR2DVd4E0NROz8Cmme40PZ3Ab2L6qmIsQjQkue",
+	"4JqG0gGPiZoaTFzJGNKGjzSmBDFkHsuchT1KMqM4A9clPtBTG/AmeqsnNAQiISBccBaQCAlSK3PyKIai",
+	"IXzmyTIXyjhN4R96xAHHVGeI98DPjk9DWByRBQ37oHk+/xSIrQ2gpWtEfBiA9mLAi7s5vKaLYSCiiGmk",
+	"hiTBrc+UmWUmYFviAqXSsjnjECdigtRrTpiSA57GetO7HbBAh3NmyhZFT3Bq6CkokhyOOy9gaSqMD1NJ",
+	"/QFHPcyiZWM5i5tiqIY+oj4QDeuQFXFtHt7eehr9t8oHYzyGMbIzYY7GlNCuLUikskxmTJn0ZQ79WtZt",
+	"z+QuOwUfUVP/Fx8YBqFKjEAlYf8Xa6qNWEBteJtlds5iEkzpXq/dWeJy5vN5m+Drtkgm+7at3H97/vL1",
+	"+8vX2EZz3UxFOdskHbtzdnHe8Bo3LsdQ46ZrPKkoJzFr9BsH7U77wKTXniIfmN9A/WtCV2XoLbAopbwg",
+	"z+QSaSvbXjVjmO3tedjoN7Q8d5aNin4MZEY1E9no/6Oe788/2bfC1Wdv45eIbhuff8tzwOIae51OoQSG",
+	"ycoUR5Yn2/8vaeQmwwTsEiqAYioyuVX3R0wII8YgCWbCcUtv66M5NLOpGySb9f4PJIvUwSbdzU0+IUXU",
+	"vB8NTaODzY3eiGTEwpCi7HfY620zTJyIgEqp+aLXJrk3tn2xue2VEO8IX7iQBd3uaJvdOOeKJpxENgIT",
+	"1XU2WS7CVnWftRxCJhIz8WbPfvMay5wUVt8gWE2kes/tq37ew2evEQtZJ3UqkRgW1d0ajQKx5LQJHNc/",
+	"rXSJ/pQFFx/NySLP4rz1f0ZEX6V6NuoXOeM6wtHpWgfB1VTBoKbyzSzVbW5kiSN/EOHi3q5MbW3oz2WZ",
+	"WE/w89K17T7Ita27suiRWQSib/2qdra4bi8FH0fMqKEOu1sMcUEWkSDhlRBvtTT33eIEfdrF2+h4wgJJ",
+	"2wlFlCWdelxhWIICsvjsFUjtvpGiUN9Xi0JeTmlwLZ2QT0bocIAEtnjfSwZDt5zmp8uLS5BqERl28dPl",
+	"gGcDtwxaEJy66vIohwZTwieYZt1mEq5DDmhUXTwscqgkDHhUpGDHLtqOV+GGohZHM6NppL51DPEXv/C6",
+	"VW+rvf+RKDo3muqjbbbR+rh/yr05K+jF3AuXAd1dyALCuRNysRhie+RiBeeVXPwP5v1uzLuXibYsMWkL",
+	"JHAxr+fp7QjfN0ePi9jMytvdfmLhH4iFH2Ww5K6Oe3JXxj1T0q9m3M9sIVVTcsbrdDq5at8mjsFS/9EC",
+	"CNTov2yBEpt6CLUhYs6XVFZOR42Zp1FZToNrGnrG/GDUURiSFppLaDzErBfYgGMzkxdbFmo+mWjXzGus",
+	"6ZuSAT66X0lUauDXurmpYVPIES3b3eftvBABpgTwWzYdX6bVl1qwCdvwIctTSvOFjGggZhQV7HnMsfOp",
+	"d6lPbbyu3wKntdMPnkmT2ctzeewjdk1x0WZfT42my2iL9ER6nV6uczMLd270erQ25OG/blp+Me034SGG",
+	"FVbSgTMJ1NaqFjygLeeJkp1UbWJwVCFlVUxsYQqjBTuBd+wHaPq3ezNyu6ff72HZHL91Wpi6xasYlIMa",
+	"X6nMgnOdeJIZF6wloNndl55Tg7facJZFOxMFc0yCpMg1LcUdDPiIBNeRmEBMpLIVdVKO6aiOOgd5JMIQ",
+	"HXiG4zSK/H4NAOgFl7PYZu+qx4JUEa2weuxTW8PKgE2WVY3Axas3q+VRRMkPKo3iCDvJor37JTi1xKZU",
+	"3bOQnD4HdJOtOr+DDj4fmSz1tmItZ5gX3W7rk5j7nXO95uIgAI5Sjfb4IkuiaAIMV9HuMips9E8OTk6O",
+	"OycryHrOCKxkhAuUvcAIo/VpJTf8gZcoJmYbXMPe/kiVw0K78bY/2AQVD8+zrpJVDZX71vVXh5tbvBfq",
+	"jSZXX5U5/ZEqVynkYXjTKgRbDrMdh+OVwGyLQGUpOm1a+nFOOLDqp6l0YhgtIlEJlNUaUsKkqT8dcOMW",
+	"i19LZJXcvTaWXBqCZMgdkYSCvMZUrG24VAklM9Qul2oYyQHXt1RRburWmBgHEraRibM1kbKASpOuEdnd",
+	"DSzXyiuK6RHkxas3j3VX7cnkVzXz0xsxTurKedVf1BnFbLKaFdKgep88hoPkZTcpMaPF3LempiQJF7Cg",
+	"mn0vHw8mh1IJOtMRGNO5s/FqhGns0LhfBeeDVTOzX+/jp+bLz16j6NGzuaUraoXrekJuX47cXok516xQ",
+	"iT8vlEaySMPcrcfAffm7dbZpJ0PmbnglZGeitM2fYpyXS5K+E0KtYNHycHmxLZlCQLEZXaPqusxmd2dM",
+	"431n5u5iLoG1+jFVdy5/PS7ke1WvkeXDebgrnTuRr+JeuMoqNu6oni5nc3bRx2CXW395X9/c6dLufBO9",
+	"2qLkZjfMOpnESpltOLMBoKXUvrxQTBM9tuqKAjV980ff1sa0Fj6/UKjTR3aP5BnIXSn7AUepjeF2YkVN",
+	"Jj1IiM3qSzjOAR0PMTGHqaOpV/J7amK8rTuTLeiVI5ENheTWR/I+KArL68ytxV/mlJ7U+w+Ef7IAB4dy",
+	"7IO7YhznVmoQjmFoVyKcjG7vimy25Q6MCPK1EEyJDUIcY6ubNys5YE0ilJrrnEUo7sYVZLkJvg0W5Lth",
+	"O75fP7sa3sHevXtiHUrmtdXuMpeY/1daV/88NAWtD0aT2TemO8Ciy6dQSfbVh2BKSazvOjOl7gZcMZqc",
+	"AqdMk8PCB+KGJiSKjHWMWJNh0c7iwXzK0K5jLEtywIsBRdGiDRciipaT7Zqclb65fn5R2U9DowDJ0kNh",
+	"GZNC2Wyoq8VrYg+q5XjRfPMzMgkrvQrLDu1o2FrhaNhDf3RTsjbzTN/kjX7Y6WHp/dhYBYbGD993nM81",
+	"jZU34FKUXbdNEJIxk4Ft6lz4mQQShtY2ZQLThTBaabcfEkhkdBtzwlRWUtzVDzERAbmN8ahzMOC1JjFY",
+	"DrEoWclcgmEXA2Dc5bEQ8Tih1IPiwvKQLW4K2qNbOurK5GqT2Ftbf/ThTGI4wlcyieV55jZZxTJLc0FT",
+	"+Jc1fu0qnT5Zy75Va5l1796ebI7SxS4mMEtU0J9kNdV8y24oEkxbuItEUV5NqcIaY8gmvK+6Amii5DIi",
+	"L6EqrO30kJiqVNpvKxzVue+xbeGqFSr9xNb7cayDDYj5i2nBnvDMN4NnECqLd9po8guZD7fDNyZqeHeM",
+	"s9HmnldicDo7Fy3vFGPFVJ1lAbxVa5d3CGY3WfsyTwz5KOLqyigTx5w/Gejv00DvtvWhBdPcQr/WQJ/n",
+	"ZyXW2w2ah7fHwHgwzWq8VQrKW0VNTCa05eUp/EcL1OkM+NnFeRvObAvrN4l1fmy5cTRC20BfZ2c3D4cz",
+	"JlEM9j1XUx59VW0TzaR8+vh2hY0dr9tdrOt3v3H3ZWA3W/Wo9vV8WCvaPhnXvztu5atb41UGRM6t5jHR",
+	"Gp9si9YcRoOL9z8Cm1lFea9zAGHMoHnS7d12e90TiNktjWQNUoOzi/O+DZbV8xhwp0oxGpeSy7Efo6f3",
+	"18KA7398YAyIG7hvt/++cN/7H59w3xPu+65xHzQv3v/YekQM+EccbYcBf714C+fniL8c0tMoUSOjGYmM",
+	"fyVNJDQVvVUe+P/5y5kP//vf/6P/+tX/Ynz4Rxx9PXz468XbR+QI7ZHcE1b89eLtE1Z8worfOVb89eLt",
+	"42BF4wa+Wq18Jq9lqfCeEnAjWAik6qJu4vRMf2g4E3zMkhmav4r20r4Jh8t0RzNxQzGNg6uI42XGoFKN",
+	"UWOLC5k1xhXiHdu2YSHkzwYN2uxYpvYciU5RR1U1lOYJxgbcVS51XZu0YRvSs/TulJ7F1Oy+J4XX/avj",
+	"yyXFP1uF/LdlI6xUVXrSxf9fSgRjANTkbW3tboSzuTF30IrbvGttB9orecg4HUVMTmkIH2LKzy7Oc8Qe",
+	"CH5Dsf6MEpgssA3vBRTSXTLBaxXjtifdpPGFGu76ojClhNJZtuFajkePlJDgjmruQgbjRv8fvxWP9Gpq",
+	"6Ab2jn6udr3uTGdUkcZvpdNYkFl0x9PwymkYdzyKv5+9e7vbUbip5kexFV/7iNtt11Sz3S5159qtdh9t",
+	"dsUsFC7TD8XYCkXORjTgtS7hEcGUxVj1t46mvmVSXbmZfiWPzWwTHslhs1pL6iENYMXqaOsjRuwmPHlr",
+	"PpC3psqh3N3W7NEDJlV5Y4oQostecK0Pe7Qw8dYFJ83MCGwKUGWJQNQ00X+AyXIqEi0xD3izroyhl3s6",
+	"noc+ljxstfNMiKb2zNx9fZp54A14cSK2ABam4XDhYeint5S/G9OQdPLObcdaVCHKlV7EiviW0XiWF2bE",
+	"vCJmTdlCaZby0bcT8m0ykQEXNitJlifaTPMZZpac2YS1LjWN3hO3pKbf/fV///t/fPh0cXkKvY7mIXq9",
+	"AQ/ZhCmJpsfesQcHHf3XwSGY52ZRBF7cwvm7eOTBp0vdvNvTX3WP3FdvaPj6tnU6MPolzAdTU68Mmvh/",
+	"virMVmL32eXKKYiLz6zeyUa8rOyuXMNR94ppfPUZa2SPYp0ccJc/vG2LOPpLJ2bikiWERBGTb3O1Yyzm",
+	"DV4W6KzX6N1TbrrKjw/p0WnH+Er+Ullty3qOJbte1kXX3R8khxlkOLBxdBK90ozqrvtYMy0gkaesoN+x",
+	"MIjHjKkGLF3ahS6WixLsIBG6njNPqZBG1DhpLiURjiVSG/OFrK/dqz/QyAv521ObZBipNkyogsPOYRvO",
+	"BrxKgPLrldkveAgB4Vxg4UczZtg3pgK3WjEeuuXU4rJX2CrHZRVmunKX7FRYmHG1trKjZWqxLE4ZQdWH",
+	"GO5WdbmG2z2s3/7Y+vDbzXjSFX21BL5KxLXg/+BX1quXXM/y2tmYHqGi10a+Kp9tK5dGDWdyYxIKrs+S",
+	"/yNV399NejR+4XuhwN+X2+QdrtWOhqQsUHeVUugsUOyGQlMTIot4W+UyWJWLA++xAqut4yPBlkMDifXQ",
+	"ZH2E7s9uGt91rtpVtRLXh8UW9/JJ2fJQobHFXS7cpwz+vzzSPVe4BCSKRiQwt4q6gvh//rOVJdsjES7+",
+	"aT9Nos+rrbY/T4myKgkshAVKaJLrQkzDrFaZSfBlMlNQfkMjEVPPVqVDG+qA6x9EpQkqSUyNolv46d3Z",
+	"y73Ln856R8eYhscUoftlz8Y07F2xGZWKzGJTkq5t3idkbsonmTp1cE0XNLRFrlA3U9jnZxL8UjFE/9SW",
+	"U8dYfexcy4wJNcktDjodkANO5mTRhjMjwvdub5FaM44ljE6BUzUXybWpKiQ97GlPpJp+H93eenDYOUEm",
+	"8bD3YsBJkkdwNrswY9yDI/Nfz/0P01M4yotMMw4kiloeSiKoSBlwq/4dExaZ/cvymtjUiob5Xs8UZIek",
+	"qbaHJotEpIrxScYlGN+OnE/IDwOzZKxlGpZKWtZOwMIH+Cwz0pMZBcFtYAoqVU5NMJmtxRkmIoYwNTjR",
+	"VOLcZrJ75+GXzfcTZ7dZzSqraGMyK2s9J1JfDLXFfDJI3mZCWW3w5Rn9tPLWqG3uyhYzvXQXdaeteyD3",
+	"AQNz26ilfvllGX+9coW922sNWGcuqU5WCNyVAymguk8f31r3hYpQ6D7Rwvinj2910/yOSWj6/xg0/mXQ",
+	"+M3H60ZQA21cXGwRN4sPsSKt4NQqi7NynWXstUkZWetcMuC9TtekPMOrVkSQNh+C7rz1BcpKy3Y8qLLS",
+	"jvGV6gOtr9K8KpSr8LVXEPlK/OiTyvB7LiSUJdzQUrzlh3Zh7so1UNfpIMoJjdyvjVrDV1kCNKM+NOzC",
+	"KWD2imLRYMz2GRAe0CjSfNvbguIQCxDjDDMd4gpVX44JdpOibLt6x9/D2mX9JTVwX82RFPcz5+9dgfEH",
+	"BWRvTVRwYRqGYpaxJvpKo5hvSF5dtoEfqXoQcHxQcX0bWvIE9fcbGnxHkN9JMMf84DVV3QifYGVIzHPp",
+	"23r+vgd+4UObtsloif02+GkSuVROJf5Q4/ABZ7NZilXJ+4WCxMhWSmoSU81Mzm0tCLvQkRrD+qlVt5mq",
+	"9Am1JW2qQjYwLhUlYR17+AlN7Pd1C++ftSzN7yvZwXdAAtZj4a+NDP4v8Y8G/h6Z7C7xj/s5F7hSC/8q",
+	"ZxRdfIPjd1dn4KVWRYUKk7V697z7L8ES3neprXcs+mZNfX5OT4mzvxknyqI2NhITkx7/4XmKdbd4/083",
+	"o3MMz1LJmsqy/6ElQZPHHzXhTr+J68hWlrDJVAGZk4UH8ylRxsSmnGdyuyY0SSWLCoR/4d1eIdmutHLn",
+	"m7CltTuMboadUTfoVSzdnXGXbGXt7j0UbljpJWcPi0kr0T/5pHy9WCILb8DF/PFpuKLmcq/Kh8tDdBhD",
+	"qxz4tm1bt/KdyrpC141SGhXHg4akPAT99aABJNC91iTfuqLyYUTuR79XGCKSIb+/7u36aopTiiGxuM30",
+	"hj6C0rRsAvqzMaIkoclZqqaN/j9+0zAnaXLjgDVNoka/sU9itn/TRYi0s1umngIzOhqfyTzhsw0NhKxa",
+	"VhYxhrTSUigbX7hM3N4VqufZgACruvVcFmGWZHWayqW7Cv27uh01xlgXXyHGVWe14gQzb5/lHmxp2HLp",
+	"c5fhuFhKv9BdoUL1Un/2ZpYdJQqLLTJZhS4LWpa1dUQKTWxpgXoLdR7ql8fMZS0xmO3zb5//XwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -130,6 +130,8 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusInternalServerError, "carrier_not_configured", err.Error()), true
 	case errors.As(err, &refund):
 		return newAPIError(http.StatusConflict, refund.Code, refund.Message), true
+	case errors.Is(err, shipping.ErrTrackerOfShipment):
+		return newAPIError(http.StatusConflict, "tracker_of_shipment", err.Error()), true
 	case errors.Is(err, shipping.ErrLabelUnavailable):
 		return newAPIError(http.StatusNotFound, "label_unavailable", err.Error()), true
 	case errors.Is(err, shipping.ErrVerifierNotConfigured):

@@ -32,10 +32,11 @@ const (
 	GroupAddressWrites Group = "address_writes" // POST /addresses
 	GroupWebhookWrites Group = "webhook_writes" // POST, PATCH, DELETE /webhooks..., test, retry
 	GroupBatches       Group = "batches"        // POST /batches: a batch counts once, whatever its size
+	GroupTrackerWrites Group = "tracker_writes" // POST /trackers, DELETE /trackers/{id}
 )
 
 // Groups lists every endpoint group, in a stable order.
-var Groups = []Group{GroupReads, GroupQuotes, GroupBuys, GroupRefunds, GroupAddressVerify, GroupAddressWrites, GroupWebhookWrites, GroupBatches}
+var Groups = []Group{GroupReads, GroupQuotes, GroupBuys, GroupRefunds, GroupAddressVerify, GroupAddressWrites, GroupWebhookWrites, GroupBatches, GroupTrackerWrites}
 
 // GroupFailedAuth is not an endpoint group: its bucket is per client address
 // and only failed authentications (a missing, unknown, expired or revoked
@@ -64,6 +65,7 @@ var defaultRateLimits = map[Group]RateLimit{
 	GroupAddressWrites: {Rate: 20, Burst: 50},
 	GroupWebhookWrites: {Rate: 10, Burst: 50},
 	GroupBatches:       {Rate: 1, Burst: 5},
+	GroupTrackerWrites: {Rate: 20, Burst: 50},
 	GroupFailedAuth:    {Rate: 1, Burst: 60},
 }
 

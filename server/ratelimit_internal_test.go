@@ -30,6 +30,7 @@ func TestRateLimitGroupsFromContract(t *testing.T) {
 		"verifyAddress": GroupAddressVerify, "createAddress": GroupAddressWrites,
 		"createWebhook": GroupWebhookWrites, "updateWebhook": GroupWebhookWrites, "deleteWebhook": GroupWebhookWrites,
 		"testWebhook": GroupWebhookWrites, "retryWebhookDelivery": GroupWebhookWrites, "createBatch": GroupBatches,
+		"createTracker": GroupTrackerWrites, "deleteTracker": GroupTrackerWrites,
 	}
 	got := map[string]Group{}
 	for key, op := range ops {
@@ -66,7 +67,7 @@ func TestRateLimitConfig(t *testing.T) {
 		c.setDefaults()
 		want := map[Group]RateLimit{
 			GroupReads: {100, 7}, GroupQuotes: {20, 50}, GroupBuys: {5, 20}, GroupRefunds: {10, 20},
-			GroupAddressVerify: {20, 50}, GroupAddressWrites: {20, 50}, GroupWebhookWrites: {10, 50},
+			GroupAddressVerify: {20, 50}, GroupAddressWrites: {20, 50}, GroupWebhookWrites: {10, 50}, GroupTrackerWrites: {20, 50},
 			GroupBatches: {1, 5}, GroupFailedAuth: {1, 60},
 		}
 		if diff := cmp.Diff(want, c.Limits); diff != "" {

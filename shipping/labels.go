@@ -270,11 +270,12 @@ func (s *Service) LabelDocument(ctx context.Context, c accounts.Caller, id strin
 	return s.LabelDocumentIn(ctx, c, id, carriers.LabelPDF)
 }
 
-// Tracker is a label's tracker with its scans, newest first.
+// Tracker is a label's tracker, or a standalone one (ShipmentID nil), with
+// its scans, newest first.
 type Tracker struct {
 	ID                  string
 	Mode                accounts.Mode
-	ShipmentID          string
+	ShipmentID          *string
 	Carrier             string
 	TrackingNumber      string
 	Status              string

@@ -195,7 +195,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		now := s.now()
 		purchased, sinceCreate = true, now.Sub(row.CreatedAt)
 		eta := now.Add(time.Duration(row.EstimatedDays) * 24 * time.Hour)
-		tr := store.Tracker{ID: store.NewID("trk"), AccountID: row.AccountID, Mode: row.Mode, ShipmentID: row.ID,
+		tr := store.Tracker{ID: store.NewID("trk"), AccountID: row.AccountID, Mode: row.Mode, ShipmentID: &row.ID,
 			Carrier: row.Carrier, TrackingNumber: label.TrackingNumber, Status: carriers.StatusUnknown,
 			EstimatedDeliveryAt: &eta, Plan: string(planJSON), CreatedAt: now, UpdatedAt: now}
 		if err := tx.InsertTracker(ctx, &tr); err != nil {

@@ -62,6 +62,9 @@ type Config struct {
 	EventData EventEncoder
 	// BatchEventData renders batches for batch.completed; nil: the domain's JSON.
 	BatchEventData BatchEncoder
+	// TrackerEventData renders standalone trackers for events (tracker.updated
+	// of a tracker without a shipment); nil: the Tracker as Go marshals it.
+	TrackerEventData TrackerEncoder
 	// PlatformFeeCents is added to every rate; nil means the default of 8.
 	PlatformFeeCents *int64
 	// PurchaseRetryBase is the first retry delay of a purchase or void the carrier could not take.

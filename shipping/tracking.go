@@ -76,6 +76,9 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 	s := w.s
 	return s.store.Tx(ctx, func(tx *store.Tx) error {
 		tr, err := tx.TrackerByID(ctx, job.Args.TrackerID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // a standalone tracker deleted since: nothing to scan
+		}
 		if err != nil {
 			return err
 		}
@@ -87,7 +90,10 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 		if i >= len(plan) {
 			return nil
 		}
-		row, err := tx.LockShipment(ctx, tr.ShipmentID)
+		if tr.ShipmentID == nil {
+			return s.scanStandalone(ctx, tx, tr.ID, i, plan)
+		}
+		row, err := tx.LockShipment(ctx, *tr.ShipmentID)
 		if err != nil {
 			return err
 		}
@@ -186,10 +192,16 @@ type pollWorker struct {
 func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 	s := w.s
 	tr, err := s.store.TrackerByID(ctx, job.Args.TrackerID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // a standalone tracker deleted since: nothing to ask
+	}
 	if err != nil {
 		return err
 	}
-	row, err := s.store.ShipmentByID(ctx, tr.ShipmentID)
+	if tr.ShipmentID == nil {
+		return s.pollStandalone(ctx, tr, job.Args.Poll)
+	}
+	row, err := s.store.ShipmentByID(ctx, *tr.ShipmentID)
 	if err != nil {
 		return err
 	}
@@ -237,7 +249,7 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 		return next()
 	}
 	return s.store.Tx(ctx, func(tx *store.Tx) error {
-		row, err := tx.LockShipment(ctx, tr.ShipmentID)
+		row, err := tx.LockShipment(ctx, *tr.ShipmentID)
 		if err != nil {
 			return err
 		}

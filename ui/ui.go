@@ -1,6 +1,6 @@
 // Package ui is shipd's settings UI: the pages a merchant's developer uses
 // every day (API tokens, webhooks and their delivery log, events, shipments,
-// the account), served by shipd itself under /settings/.
+// trackers, the account), served by shipd itself under /settings/.
 //
 // It is server-rendered HTML (html/template) with plain forms doing post →
 // redirect → get, one file per page, wired explicitly in routes. Templates,
@@ -147,6 +147,7 @@ func (u *UI) routes(mux *http.ServeMux, static fs.FS) {
 
 	mux.Handle("GET "+Prefix+"/batches", u.signedIn(u.batchesPage))
 	mux.Handle("GET "+Prefix+"/batches/{id}/labels.pdf", u.signedIn(u.batchLabels))
+	mux.Handle("GET "+Prefix+"/trackers", u.signedIn(u.trackersPage))
 
 	mux.Handle("GET "+Prefix+"/account", u.signedIn(u.accountPage))
 

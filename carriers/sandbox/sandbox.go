@@ -443,6 +443,36 @@ func (c *carrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackin
 	return plan, nil
 }
 
+// NumberPlan returns the scans of a number the sandbox did not issue (a
+// standalone tracker of any package): the normal path with no places known,
+// ending as the number's last digits say (TriggerNumberException,
+// TriggerNumberReturn), else delivered.
+func (c *carrier) NumberPlan(ctx context.Context, trackingNumber string) ([]carriers.TrackingScan, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	every := c.cfg.ScanInterval
+	scan := func(status, msg string) carriers.TrackingScan {
+		return carriers.TrackingScan{Status: status, Message: msg, After: every}
+	}
+	plan := []carriers.TrackingScan{
+		scan(carriers.StatusPreTransit, "Shipping label created"),
+		scan(carriers.StatusInTransit, "Departed origin facility"),
+		scan(carriers.StatusInTransit, "Arrived at destination facility"),
+		scan(carriers.StatusOutForDelivery, "Out for delivery"),
+	}
+	n := carriers.NormalizeTrackingNumber(trackingNumber)
+	switch {
+	case strings.HasSuffix(n, TriggerNumberException):
+		plan = append(plan, scan(carriers.StatusFailure, "Delivery exception: address not accessible"))
+	case strings.HasSuffix(n, TriggerNumberReturn):
+		plan = append(plan, scan(carriers.StatusReturnToSender, "Returned to sender: undeliverable as addressed"))
+	default:
+		plan = append(plan, scan(carriers.StatusDelivered, "Delivered"))
+	}
+	return plan, nil
+}
+
 // location formats "City, ST" and adds the country only when the shipment
 // crosses a border, where the state alone is ambiguous.
 func location(a carriers.Address, withCountry bool) string {

@@ -15,6 +15,11 @@ const (
 	TriggerCarriersDown       = "Carriers Down"
 	TriggerSlowCarrier        = "Slow Carrier"
 	TriggerVoidRejected       = "Void Rejected"
+	// A standalone tracker's number (POST /trackers) ending in these digits
+	// ends in failure or return_to_sender: digits, so that the number keeps
+	// its carrier's form (USPS and FedEx numbers are all digits).
+	TriggerNumberException = "999"
+	TriggerNumberReturn    = "888"
 )
 
 // UnavailableFailures is how many Buy calls per reference fail with
@@ -70,6 +75,16 @@ func Triggers() []Trigger {
 			Field:  "toAddress.name",
 			Value:  TriggerSlowCarrier,
 			Effect: "The purchase and the void each take Config.SlowDelay (3 s by default), so paying and void_requested can be observed.",
+		},
+		{
+			Field:  "trackingNumber (POST /trackers), last digits",
+			Value:  TriggerNumberException,
+			Effect: "The standalone tracker's scans end in failure (delivery exception) instead of delivered.",
+		},
+		{
+			Field:  "trackingNumber (POST /trackers), last digits",
+			Value:  TriggerNumberReturn,
+			Effect: "The standalone tracker's scans end in return_to_sender instead of delivered.",
 		},
 		{
 			Field:  "toAddress.name",

@@ -16,6 +16,12 @@ import (
 // triggerChecks holds one check per trigger value. TestTriggers walks
 // sandbox.Triggers(), so a trigger added to the table without a check fails.
 var triggerChecks = map[string]func(t *testing.T, c carriers.Carrier, typed string){
+	sandbox.TriggerNumberException: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkNumberPlanEnds(t, c, "9400111899223344556"+typed, carriers.StatusFailure)
+	},
+	sandbox.TriggerNumberReturn: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkNumberPlanEnds(t, c, "9400111899223344556"+typed, carriers.StatusReturnToSender)
+	},
 	sandbox.TriggerCarrierError: func(t *testing.T, c carriers.Carrier, typed string) {
 		_, err := c.Rates(context.Background(), withRecipient(domestic(), typed))
 		if err == nil || errors.Is(err, carriers.ErrUnavailable) {
@@ -206,5 +212,24 @@ func TestSlowCarrierDelaysBuyAndVoid(t *testing.T) {
 	}
 	if _, err := c.Void(context.Background(), carriers.VoidRequest{TrackingNumber: label.TrackingNumber}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkNumberPlanEnds checks that a standalone number's plan ends in status.
+func checkNumberPlanEnds(t *testing.T, c carriers.Carrier, number, status string) {
+	t.Helper()
+	plan, err := c.(carriers.NumberPlanner).NumberPlan(context.Background(), number)
+	if err != nil {
+		t.Fatalf("NumberPlan(%q): %v", number, err)
+	}
+	if last := plan[len(plan)-1]; last.Status != status {
+		t.Errorf("NumberPlan(%q) ends in %+v, want status %q", number, last, status)
+	}
+}
+
+func TestNumberPlanDelivers(t *testing.T) {
+	t.Parallel()
+	for _, cn := range carrierNames {
+		checkNumberPlanEnds(t, carrierNamed(t, newCarriers(), cn), "9400111899223344556677", carriers.StatusDelivered)
 	}
 }

@@ -21,7 +21,7 @@ func testFreshness(t *testing.T, open Opener) {
 	leaf(t, open, "reads see every commit that finished before them", func(t *testing.T, s *store.Store) {
 		acct := newAccount(t, s)
 		tr := newTracker(t, s, acct.ID)
-		sh, err := s.Shipment(t.Context(), acct.ID, tr.ShipmentID)
+		sh, err := s.Shipment(t.Context(), acct.ID, *tr.ShipmentID)
 		noErr(t, "shipment", err)
 
 		// One writer moves the shipment and adds a scan, one transaction per

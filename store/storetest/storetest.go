@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"shipments", testShipments},
 		{"returns", testReturns},
 		{"trackers", testTrackers},
+		{"standalone trackers", testStandaloneTrackers},
 		{"events", testEvents},
 		{"subscriptions", testSubscriptions},
 		{"deliveries", testDeliveries},

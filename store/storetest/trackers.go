@@ -143,7 +143,7 @@ func testTrackers(t *testing.T, open Opener) {
 
 // trackerRow is a tracker of sh with an estimated delivery.
 func trackerRow(sh store.Shipment) *store.Tracker {
-	return &store.Tracker{ID: store.NewID("trk"), AccountID: sh.AccountID, Mode: sh.Mode, ShipmentID: sh.ID,
+	return &store.Tracker{ID: store.NewID("trk"), AccountID: sh.AccountID, Mode: sh.Mode, ShipmentID: &sh.ID,
 		Carrier: "usps", TrackingNumber: "9400111899223344556677", Status: "pre_transit",
 		EstimatedDeliveryAt: ptr(at(72 * time.Hour)), Plan: `[{"after":"1h","status":"in_transit"}]`,
 		CreatedAt: t0, UpdatedAt: t0}

@@ -1,0 +1,251 @@
+package shipping
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+// Trackers of any package: POST /trackers follows a tracking number that was
+// not bought through shipd (a standalone tracker, without a shipment). It is
+// tracked as labels are (tracking.go): in test mode by the sandbox's plan for
+// the number (carriers.NumberPlanner), in live mode by polling the carrier's
+// tracking API on the labels' schedule. Each new scan records tracker.updated
+// with the tracker as its data; a standalone tracker has no shipment events.
+
+// ErrTrackerOfShipment: a label's tracker follows the label and cannot be
+// deleted (409 tracker_of_shipment).
+var ErrTrackerOfShipment = errors.New("this tracker follows a label bought through shipd: it stops when the label is delivered or voided and cannot be deleted")
+
+// UnknownNumberGiveUpAfter is how long a standalone tracker's number that
+// the carrier does not know is polled before polling stops.
+const UnknownNumberGiveUpAfter = 24 * time.Hour
+
+// unknownNumberScan is the scan index of the event that says the carrier
+// does not know the number: before every carrier scan (they count from 0).
+const unknownNumberScan = -1
+
+// UnknownNumberMessage is the event a standalone tracker gets when the
+// carrier does not know its number.
+const UnknownNumberMessage = "The carrier does not know this tracking number yet; it is asked again for a day"
+
+// TrackerEncoder renders a tracker as event data: the same shape the API's
+// GET /trackers/{id} returns, which is the API layer's to define.
+type TrackerEncoder func(Tracker) (json.RawMessage, error)
+
+// NewTracker is what following a package takes.
+type NewTracker struct {
+	TrackingNumber string `json:"trackingNumber"`
+	// Carrier may be empty when the number's form names one carrier.
+	Carrier        string `json:"carrier,omitempty"`
+	IdempotencyKey string `json:"-"`
+	// RequestFingerprint is the hash of the request as sent, when the caller has one.
+	RequestFingerprint []byte `json:"-"`
+}
+
+// CreatedTracker is a create's result: Created is false when the account
+// already followed that carrier's number in that mode (200, not 201).
+type CreatedTracker struct {
+	Tracker Tracker `json:"tracker"`
+	Created bool    `json:"created"`
+}
+
+// CreateTracker follows a package by its carrier and tracking number.
+func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTracker) (CreatedTracker, bool, error) {
+	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /trackers", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
+	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[CreatedTracker]) (CreatedTracker, error) {
+		number := carriers.NormalizeTrackingNumber(in.TrackingNumber)
+		carrier, formErr := s.trackerCarrier(c.Mode, in.Carrier, number)
+		var input *InputError
+		if formErr != nil && !(errors.As(formErr, &input) && input.Issues[0].Path == "trackingNumber") {
+			return CreatedTracker{}, formErr
+		}
+		name := carrier.Name()
+		var plan []carriers.TrackingScan
+		planner, planned := carriers.NumberPlannerOf(carrier)
+		if planned {
+			var err error
+			if plan, err = planner.NumberPlan(ctx, number); err != nil {
+				return CreatedTracker{}, fmt.Errorf("tracking plan: %w", err)
+			}
+		}
+		_, polled := carrier.(carriers.Tracker)
+		planJSON, err := json.Marshal(plan)
+		if err != nil {
+			return CreatedTracker{}, err
+		}
+		return commit(ctx, func(tx *store.Tx) (CreatedTracker, error) {
+			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+				return CreatedTracker{}, err
+			}
+			existing := func() (CreatedTracker, error) {
+				tr, err := tx.TrackerByNumber(ctx, c.AccountID, string(c.Mode), name, number)
+				if err != nil {
+					return CreatedTracker{}, err
+				}
+				t, err := trackerDetail(ctx, tx.TrackingEvents, tr)
+				return CreatedTracker{Tracker: t}, err
+			}
+			if found, err := existing(); !errors.Is(err, store.ErrNotFound) {
+				return found, err
+			}
+			// A number without the carrier's form is refused unless the
+			// account already follows it (a sandbox label's number).
+			if formErr != nil {
+				return CreatedTracker{}, formErr
+			}
+			now := s.now()
+			tr := store.Tracker{ID: store.NewID("trk"), AccountID: c.AccountID, Mode: string(c.Mode),
+				Carrier: name, TrackingNumber: number, Status: carriers.StatusUnknown, Plan: string(planJSON),
+				CreatedAt: now, UpdatedAt: now}
+			inserted, err := tx.InsertStandaloneTracker(ctx, &tr)
+			if err != nil {
+				return CreatedTracker{}, err
+			}
+			if !inserted {
+				// Another request inserted it since the read above.
+				return existing()
+			}
+			switch {
+			case planned:
+				err = s.scheduleScan(ctx, tx, tr.ID, 0, plan, true)
+			case polled:
+				err = s.schedulePoll(ctx, tx, tr.ID, 1, now)
+			}
+			if err != nil {
+				return CreatedTracker{}, err
+			}
+			return CreatedTracker{Tracker: trackerOf(tr, nil), Created: true}, nil
+		})
+	})
+}
+
+// trackerCarrier resolves a create's carrier: the one named (any letter
+// case), or the one the number's form names. A number without one of the
+// carrier's forms is an InputError on trackingNumber, returned with the
+// carrier.
+func (s *Service) trackerCarrier(mode accounts.Mode, name, number string) (carriers.Carrier, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		switch names := carriers.TrackingNumberCarriers(number); len(names) {
+		case 0:
+			return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has no carrier's form (UPS 1Z…, USPS 20 to 22 digits, FedEx 12 or 15 digits)"}}}
+		case 1:
+			name = names[0]
+		default:
+			return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has the form of several carriers (" + strings.Join(names, ", ") + ")"}}}
+		}
+	}
+	carrier, err := s.cfg.Carriers.Lookup(mode == accounts.Test, name)
+	if errors.Is(err, carriers.ErrUnknownCarrier) {
+		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+	}
+	if errors.Is(err, carriers.ErrNotConfigured) {
+		return nil, ErrCarrierNotConfigured
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !carriers.WellFormedTrackingNumber(carrier.Name(), number) {
+		return carrier, &InputError{Issues: []Issue{{Path: "trackingNumber", Message: "is not a " + carrier.Name() + " tracking number"}}}
+	}
+	return carrier, nil
+}
+
+// Trackers pages through the caller's trackers, standalone and of labels,
+// newest first, optionally in one status; each with its latest scans.
+func (s *Service) Trackers(ctx context.Context, c accounts.Caller, status string, p paging.Request) ([]Tracker, bool, error) {
+	rows, more, err := s.store.ListTrackers(ctx, c.AccountID, string(c.Mode), status, p)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Tracker, len(rows))
+	for i, r := range rows {
+		if out[i], err = trackerDetail(ctx, s.store.CachedTrackingEvents, r); err != nil {
+			return nil, false, err
+		}
+	}
+	return out, more, nil
+}
+
+// DeleteTracker stops a standalone tracker: it and its scans are deleted,
+// and its pending scan or poll finds nothing to do.
+func (s *Service) DeleteTracker(ctx context.Context, c accounts.Caller, id string) error {
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+			return err
+		}
+		tr, err := accounts.Find(c, func() (store.Tracker, error) { return tx.Tracker(ctx, c.AccountID, id) },
+			func(t store.Tracker) (string, string) { return t.AccountID, t.Mode })
+		if err != nil {
+			return err
+		}
+		if tr.ShipmentID != nil {
+			return ErrTrackerOfShipment
+		}
+		if _, err := tx.LockTracker(ctx, id); err != nil {
+			return err
+		}
+		err = tx.DeleteStandaloneTracker(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return accounts.ErrNotFound
+		}
+		return err
+	})
+}
+
+func trackerDetail(ctx context.Context, scans scansReader, t store.Tracker) (Tracker, error) {
+	events, err := scans(ctx, t.ID, MaxTrackingEvents)
+	if err != nil {
+		return Tracker{}, err
+	}
+	return trackerOf(t, events), nil
+}
+
+func trackerOf(t store.Tracker, events []store.TrackingEvent) Tracker {
+	return Tracker{
+		ID: t.ID, Mode: accounts.Mode(t.Mode), ShipmentID: t.ShipmentID, Carrier: t.Carrier, TrackingNumber: t.TrackingNumber,
+		Status: t.Status, EstimatedDeliveryAt: t.EstimatedDeliveryAt, Events: trackingEventsOf(events),
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+	}
+}
+
+// recordTracker records tracker.updated for a standalone tracker, n times
+// (once per new scan), with the tracker as it is now as the data.
+func (s *Service) recordTracker(ctx context.Context, tx *store.Tx, id string, n int) error {
+	tr, err := tx.TrackerByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	t, err := trackerDetail(ctx, tx.TrackingEvents, tr)
+	if err != nil {
+		return err
+	}
+	data, err := s.trackerEventData(t)
+	if err != nil {
+		return fmt.Errorf("event data: %w", err)
+	}
+	for range n {
+		if _, err := s.webhooks.Record(ctx, tx, tr.AccountID, tr.Mode, webhooks.EventTrackerUpdated, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) trackerEventData(t Tracker) (json.RawMessage, error) {
+	if s.cfg.TrackerEventData != nil {
+		return s.cfg.TrackerEventData(t)
+	}
+	return json.Marshal(t)
+}

@@ -1,0 +1,148 @@
+package shipping
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// The tracking of standalone trackers (trackers.go): the scan and poll jobs
+// of tracking.go branch here for a tracker without a shipment. There is no
+// shipment to move nor shipment event to record: the tracker's status and
+// scans change, and each new scan records tracker.updated with the tracker.
+
+// scanStandalone applies scan i of a standalone tracker's plan (the sandbox).
+func (s *Service) scanStandalone(ctx context.Context, tx *store.Tx, id string, i int, plan []carriers.TrackingScan) error {
+	// Locked so that a delete and a scan of the tracker take turns.
+	if _, err := tx.LockTracker(ctx, id); errors.Is(err, store.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	scan, now := plan[i], s.now()
+	inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: id, ScanIndex: i,
+		Status: scan.Status, Message: scan.Message, Location: scan.Location, OccurredAt: now})
+	if err != nil || !inserted {
+		return err
+	}
+	if err := tx.UpdateTrackerStatus(ctx, id, scan.Status, now); err != nil {
+		return err
+	}
+	if err := s.recordTracker(ctx, tx, id, 1); err != nil {
+		return err
+	}
+	return s.scheduleScan(ctx, tx, id, i+1, plan, false)
+}
+
+// pollStandalone asks a live carrier about a standalone tracker's number, on
+// the labels' schedule counted from the tracker's creation. A number the
+// carrier does not know leaves the tracker unknown, with one event saying
+// so, and is asked about for UnknownNumberGiveUpAfter.
+func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int) error {
+	next := func(tx *store.Tx, known bool) error {
+		if !known && s.now().Sub(tr.CreatedAt) > UnknownNumberGiveUpAfter {
+			s.log.InfoContext(ctx, "tracking polls given up: the carrier does not know the number", "tracker_id", tr.ID)
+			return nil
+		}
+		return s.schedulePoll(ctx, tx, tr.ID, poll+1, tr.CreatedAt)
+	}
+	known := tr.Status != carriers.StatusUnknown
+	carrier, err := s.cfg.Carriers.Lookup(accounts.Mode(tr.Mode) == accounts.Test, tr.Carrier)
+	if err != nil {
+		return nil // the carrier is no longer configured: nothing to ask
+	}
+	tracker, ok := carrier.(carriers.Tracker)
+	if !ok {
+		return nil
+	}
+	upd, err := tracker.Track(ctx, tr.TrackingNumber)
+	if errors.Is(err, carriers.ErrOverQuota) {
+		// As for a label (pollWorker): wait for the budget, spread.
+		var ce *carriers.Error
+		wait := time.Minute
+		if errors.As(err, &ce) && ce.RetryAfter > 0 {
+			wait = ce.RetryAfter
+		}
+		spread := s.pollDelay(s.now().Sub(tr.CreatedAt)) / 2
+		return river.JobSnooze(wait + rand.N(spread+1))
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		s.log.WarnContext(ctx, "tracking poll failed", "tracker_id", tr.ID, "carrier", tr.Carrier, "error", err)
+		return s.store.Tx(ctx, func(tx *store.Tx) error { return next(tx, known) })
+	}
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		cur, err := tx.LockTracker(ctx, tr.ID)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil // deleted since the poll began
+		}
+		if err != nil {
+			return err
+		}
+		now := s.now()
+		added := 0
+		if len(upd.Events) == 0 && (upd.Status == "" || upd.Status == carriers.StatusUnknown) {
+			// The carrier does not know the number (yet): say so once.
+			inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: cur.ID, ScanIndex: unknownNumberScan,
+				Status: carriers.StatusUnknown, Message: UnknownNumberMessage, OccurredAt: now})
+			if err != nil {
+				return err
+			}
+			if inserted {
+				if err := tx.UpdateTrackerStatus(ctx, cur.ID, carriers.StatusUnknown, now); err != nil {
+					return err
+				}
+				if err := s.recordTracker(ctx, tx, cur.ID, 1); err != nil {
+					return err
+				}
+			}
+			return next(tx, cur.Status != carriers.StatusUnknown)
+		}
+		// Carriers list scans oldest first and only add to them: a scan's
+		// position is its identity (as for labels).
+		for i, ev := range upd.Events {
+			at := ev.OccurredAt
+			if at.IsZero() {
+				at = now
+			}
+			inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: cur.ID, ScanIndex: i,
+				Status: ev.Status, Message: ev.Message, Location: ev.Location, OccurredAt: at.UTC()})
+			if err != nil {
+				return err
+			}
+			if inserted {
+				added++
+			}
+		}
+		if upd.EstimatedDeliveryAt != nil {
+			if err := tx.UpdateTrackerEstimate(ctx, cur.ID, *upd.EstimatedDeliveryAt, now); err != nil {
+				return err
+			}
+		}
+		status := upd.Status
+		if status == "" {
+			status = cur.Status
+		}
+		if added > 0 || status != cur.Status {
+			if err := tx.UpdateTrackerStatus(ctx, cur.ID, status, now); err != nil {
+				return err
+			}
+			if err := s.recordTracker(ctx, tx, cur.ID, max(added, 1)); err != nil {
+				return err
+			}
+		}
+		if pollEnds(status) {
+			return nil
+		}
+		return next(tx, true)
+	})
+}
