@@ -112,7 +112,8 @@ func (s *Store) ReclaimFromDeadInstances(ctx context.Context, self string, deadA
 
 // HandBackJobs makes available, due now, those of ids that node's attempt
 // left unfinished: still running, or waiting for a retry after the attempt
-// was cut off. A stopping instance calls it once its job client has stopped
+// was cut off (River writes a retry due soon as available with a later
+// scheduled_at). A stopping instance calls it once its job client has stopped
 // (nothing of node runs any more), so that another instance runs them at
 // once instead of after River's rescuer or the retry's backoff.
 func (s *Store) HandBackJobs(ctx context.Context, node string, ids []int64) (int64, error) {
@@ -123,7 +124,7 @@ func (s *Store) HandBackJobs(ctx context.Context, node string, ids []int64) (int
 		return 0, nil
 	}
 	res, err := s.w.ExecContext(ctx, `UPDATE river_job SET state = 'available', scheduled_at = now()
-		WHERE id = ANY($2::bigint[]) AND state IN ('running', 'retryable')
+		WHERE id = ANY($2::bigint[]) AND state IN ('running', 'retryable', 'available')
 		AND attempted_by[cardinality(attempted_by)] = $1`, node, ids)
 	if err != nil {
 		return 0, fmt.Errorf("hand back jobs: %w", err)

@@ -33,6 +33,12 @@ func (holdWorker) Work(ctx context.Context, _ *river.Job[holdArgs]) error {
 // and one job on that queue that it keeps running: with its only worker
 // busy, the client fetches nothing more (a reclaimed job stays available).
 func holding(t *testing.T, s *store.Store, node string) int64 {
+	id, _ := holdingStoppable(t, s, node)
+	return id
+}
+
+// holdingStoppable is holding, and stops the client (cancelling the job).
+func holdingStoppable(t *testing.T, s *store.Store, node string) (int64, func()) {
 	t.Helper()
 	workers := river.NewWorkers()
 	river.AddWorker(workers, holdWorker{})
@@ -41,11 +47,12 @@ func holding(t *testing.T, s *store.Store, node string) int64 {
 		Queues: map[string]river.QueueConfig{queue: {MaxWorkers: 1}}, JobTimeout: -1})
 	noErr(t, "JobClient", err)
 	noErr(t, "Start", client.Start(context.WithoutCancel(t.Context())))
-	t.Cleanup(func() {
+	stop := func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = client.StopAndCancel(ctx)
-	})
+	}
+	t.Cleanup(stop)
 	var id int64
 	mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
 		return tx.Enqueue(ctx, river.InsertManyParams{Args: holdArgs{Queue: queue}, InsertOpts: &river.InsertOpts{Queue: queue}})
@@ -63,7 +70,7 @@ func holding(t *testing.T, s *store.Store, node string) int64 {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return id
+	return id, stop
 }
 
 func jobState(t *testing.T, s *store.Store, id int64) rivertype.JobState {
@@ -174,10 +181,25 @@ func testInstances(t *testing.T, open Opener) {
 			return
 		}
 		mine, theirs := holding(t, s, "me"), holding(t, s, "them")
+		// A job whose attempt the stop cut off waits for its retry.
+		cut, stop := holdingStoppable(t, s, "me2")
+		stop()
 		n, err := s.HandBackJobs(ctx, "me", []int64{mine, theirs})
 		noErr(t, "HandBackJobs", err)
 		if n != 1 {
 			t.Errorf("handed back %d jobs, want 1", n)
+		}
+		n, err = s.HandBackJobs(ctx, "me2", []int64{cut})
+		noErr(t, "HandBackJobs", err)
+		if n != 1 {
+			t.Errorf("handed back %d cut-off jobs, want 1", n)
+		}
+		client, err := s.JobClient(&river.Config{})
+		noErr(t, "JobClient", err)
+		job, err := client.JobGet(ctx, cut)
+		noErr(t, "JobGet", err)
+		if job.State != rivertype.JobStateAvailable || job.ScheduledAt.After(time.Now().Add(time.Second)) {
+			t.Errorf("the cut-off job is %s, due %s; want available now", job.State, job.ScheduledAt)
 		}
 		if st := jobState(t, s, mine); st != rivertype.JobStateAvailable {
 			t.Errorf("my job is %s, want available", st)
