@@ -118,14 +118,6 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	if err == nil && !adopted {
 		label, err = carrier.Buy(ctx, req)
 	}
-	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
-		// Cut off by this instance's shutdown (a job's time-out is
-		// DeadlineExceeded), not turned away by the carrier: no deferral,
-		// no attempt of the shipment's spent. River runs the job again (a
-		// stopping instance hands it to the others at once), and that
-		// attempt asks the carrier what this one bought.
-		return err
-	}
 	if errors.Is(err, carriers.ErrOverQuota) {
 		// shipd did not call the carrier: its call budget is spent, or the
 		// carrier asked for a pause. Not an attempt: the job waits until a
