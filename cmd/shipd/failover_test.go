@@ -6,6 +6,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -142,7 +143,8 @@ func TestKilledInstancesPurchasesResumeWithinSeconds(t *testing.T) {
 		ids = append(ids, c.create(a, 16+i))
 	}
 	c.waitSold(ids...) // a is running all five, each waiting for UPS's answer
-	b := c.start("b")
+	metricsAddr := freeAddr(t)
+	b := c.start("b", "--metrics-addr", metricsAddr)
 	waitFor(t, "b to see a alive", func() bool { return slices.Contains(b.readyz(t).InstancesAlive, "a") })
 
 	if err := a.cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -167,6 +169,17 @@ func TestKilledInstancesPurchasesResumeWithinSeconds(t *testing.T) {
 	c.checkOnce(ids...)
 	if r := b.readyz(t); r.JobsReclaimed != int64(len(ids)) || !slices.Equal(r.InstancesAlive, []string{"b"}) {
 		t.Errorf("b's readyz %+v, want %d jobs reclaimed and only b alive", r, len(ids))
+	}
+	res, err := http.Get("http://" + metricsAddr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, line := range []string{fmt.Sprintf(`shipd_jobs_reclaimed_total{reason="dead_instance"} %d`, len(ids)), "shipd_instances_alive 1"} {
+		if !strings.Contains(string(scrape), "\n"+line+"\n") {
+			t.Errorf("b's metrics lack %q", line)
+		}
 	}
 	if !strings.Contains(b.logs.String(), `"took back the jobs of a dead instance"`) {
 		t.Errorf("b did not log the take-back:\n%s", b.logs.String())
