@@ -23,7 +23,8 @@ import (
 // before the others take back its running jobs.
 const DefaultInstanceDeadAfter = 10 * time.Second
 
-// failover is an App's part of it; nil on SQLite (one server, trivially alive).
+// failover is an App's part of it; nil on SQLite (one server, trivially
+// alive) and without a NodeID (cmd/shipd always sets one).
 type failover struct {
 	st        *store.Store
 	tel       *telemetry.Telemetry
@@ -40,7 +41,9 @@ type failover struct {
 }
 
 func newFailover(cfg Config) *failover {
-	if !cfg.Store.Shared() {
+	if !cfg.Store.Shared() || cfg.NodeID == "" {
+		// Without a node id River names the client itself, and nothing
+		// would tie this instance's heartbeat to the jobs it runs.
 		return nil
 	}
 	deadAfter := cfg.InstanceDeadAfter
