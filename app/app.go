@@ -92,6 +92,10 @@ type Config struct {
 	JobRescueAfter time.Duration
 	// NodeID names this instance among those of one database (River's client id).
 	NodeID string
+	// InstanceDeadAfter is, on PostgreSQL, how stale an instance's
+	// heartbeat must be before another takes back its running jobs (see
+	// failover.go). Default 10 s (DefaultInstanceDeadAfter).
+	InstanceDeadAfter time.Duration
 	// TrustedProxies are the networks of the reverse proxies in front of
 	// shipd, whose X-Forwarded-For names the client (API and settings UI).
 	TrustedProxies []*net.IPNet
@@ -115,6 +119,8 @@ type App struct {
 	cfg     Config
 	handler http.Handler
 	jobs    *river.Client[*sql.Tx]
+	// failover heartbeats and takes jobs back (nil on SQLite).
+	failover *failover
 
 	stopBackground context.CancelFunc
 	backgroundDone chan struct{}
@@ -167,7 +173,7 @@ func New(cfg Config) (*App, error) {
 	if err := instrument(&cfg); err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg}
+	a := &App{cfg: cfg, failover: newFailover(cfg)}
 	a.Accounts = accounts.New(cfg.Store, accounts.Config{Now: cfg.Now, Logger: cfg.Logger, PasswordCost: cfg.PasswordCost,
 		PasswordChecks: cfg.PasswordChecks})
 	idem := idempotency.New(cfg.Store, cfg.Cipher, idempotency.Config{Now: cfg.Now, Wait: cfg.IdempotencyWait, Logger: cfg.Logger})
@@ -215,7 +221,7 @@ func New(cfg Config) (*App, error) {
 		JobTimeout:           min(time.Minute, cfg.JobRescueAfter),
 		RescueStuckJobsAfter: cfg.JobRescueAfter,
 		ID:                   cfg.NodeID,
-		Middleware:           jobMiddleware(cfg.Telemetry, deliveryQueue),
+		Middleware:           append(jobMiddleware(cfg.Telemetry, deliveryQueue), a.failover.middleware()...),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("job client: %w", err)
@@ -224,6 +230,7 @@ func New(cfg Config) (*App, error) {
 	e, _, err := server.New(server.Config{
 		Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
+		ReadyDetails:   a.failover.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,
 		Metrics:        cfg.Telemetry.Registerer(), TracerProvider: cfg.Telemetry.TracerProvider(),
 	})
@@ -277,6 +284,7 @@ func (a *App) Start(ctx context.Context) error {
 	}
 	done := a.jobs.Stopped()
 	a.jobsDone.Store(&done)
+	a.failover.start(context.WithoutCancel(ctx))
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.stopBackground = cancel
 	a.backgroundDone = make(chan struct{})
@@ -309,12 +317,23 @@ func (a *App) Drain(ctx context.Context) (DrainReport, error) {
 	a.stopping.Store(true)
 	r := DrainReport{JobsRunning: a.cfg.Telemetry.RunningJobs()}
 	var errs []error
+	var unfinished []int64 // the jobs cut off by the end of the grace
 	if err := a.jobs.Stop(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("stop jobs: %w", err))
 		r.JobsCancelled = a.cfg.Telemetry.RunningJobs()
+		unfinished = a.failover.runningIDs()
 		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		errs = append(errs, a.jobs.StopAndCancel(cctx))
 		cancel()
+	}
+	{
+		// Handed back rather than left to River's rescuer or their retry's
+		// backoff: another instance runs them now.
+		hctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		n, err := a.failover.handBack(hctx, unfinished)
+		cancel()
+		r.JobsHandedBack = n
+		errs = append(errs, err)
 	}
 	if a.stopBackground != nil {
 		a.stopBackground()

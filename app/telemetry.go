@@ -103,6 +103,9 @@ type DrainReport struct {
 	// them were still running when the grace ended and were cancelled
 	// (River runs them again); the others finished.
 	JobsRunning, JobsCancelled int64
+	// JobsHandedBack of the cancelled ones were made available at once to
+	// the other instances (PostgreSQL).
+	JobsHandedBack int64
 	// TokenUsageFlushed: the pending token use was written.
 	TokenUsageFlushed bool
 	Took              time.Duration
@@ -114,6 +117,7 @@ func (r DrainReport) LogValue() slog.Value {
 		slog.Int64("jobs_running", r.JobsRunning),
 		slog.Int64("jobs_finished", r.JobsRunning-r.JobsCancelled),
 		slog.Int64("jobs_cancelled", r.JobsCancelled),
+		slog.Int64("jobs_handed_back", r.JobsHandedBack),
 		slog.Bool("token_usage_flushed", r.TokenUsageFlushed),
 		slog.Float64("took_ms", float64(r.Took.Microseconds())/1000),
 	)

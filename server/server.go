@@ -47,6 +47,9 @@ type Config struct {
 	// Ready tells /readyz whether the server can do its work (database
 	// reachable, job workers running); nil means always ready.
 	Ready func(ctx context.Context) error
+	// ReadyDetails, when set, adds its fields to every /readyz answer (the
+	// instances seen alive, say); it must not block.
+	ReadyDetails func() map[string]any
 	// TrustedProxies are the networks of the reverse proxies in front of
 	// shipd. The client's address (a token's last IP, the limit on failed
 	// authentications) is the peer's unless the peer is one of these, then
@@ -174,7 +177,21 @@ func (s *Server) readyz(c echo.Context) error {
 		if nr := (*NotReadyError)(nil); errors.As(err, &nr) {
 			body["checks"] = nr.Checks
 		}
+		s.readyDetails(body)
 		return c.JSON(http.StatusServiceUnavailable, body)
 	}
-	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+	body := map[string]any{"status": "ready"}
+	s.readyDetails(body)
+	return c.JSON(http.StatusOK, body)
+}
+
+func (s *Server) readyDetails(body map[string]any) {
+	if s.cfg.ReadyDetails == nil {
+		return
+	}
+	for k, v := range s.cfg.ReadyDetails() {
+		if _, taken := body[k]; !taken {
+			body[k] = v
+		}
+	}
 }

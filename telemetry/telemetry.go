@@ -41,6 +41,7 @@ type Telemetry struct {
 	shipping *ShipmentMetrics
 	webhooks *WebhookMetrics
 	carriers *carrierMetrics
+	failover *failoverMetrics
 }
 
 // instrumentation is the name of shipd's tracers.
@@ -64,6 +65,9 @@ func New(cfg Config) (*Telemetry, error) {
 		return nil, err
 	}
 	if t.carriers, err = newCarrierMetrics(t.reg, t.tracer); err != nil {
+		return nil, err
+	}
+	if t.failover, err = newFailoverMetrics(t.reg); err != nil {
 		return nil, err
 	}
 	err = registerAll(t.reg,

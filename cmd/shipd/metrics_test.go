@@ -122,7 +122,7 @@ func TestServeMetricsAddr(t *testing.T) {
 	if diff := cmp.Diff(map[string]float64{"in_flight": 0, "finished": 0, "cut_off": 0}, report.Requests); diff != "" {
 		t.Errorf("shutdown report, requests (-want +got):\n%s", diff)
 	}
-	want := map[string]any{"jobs_running": 1.0, "jobs_finished": 1.0, "jobs_cancelled": 0.0, "token_usage_flushed": true}
+	want := map[string]any{"jobs_running": 1.0, "jobs_finished": 1.0, "jobs_cancelled": 0.0, "jobs_handed_back": 0.0, "token_usage_flushed": true}
 	if diff := cmp.Diff(want, report.App); diff != "" {
 		t.Errorf("shutdown report, app (-want +got):\n%s\nstderr: %s", diff, stderr.String())
 	}

@@ -71,7 +71,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pprofAddr := fs.String("pprof-addr", "", "serve net/http/pprof on this separate address (e.g. 127.0.0.1:6060); empty: off")
 	metricsAddr := fs.String("metrics-addr", os.Getenv("SHIPD_METRICS_ADDR"), "serve Prometheus metrics at /metrics on this separate address (e.g. 127.0.0.1:9090), never on the API's; empty: off")
 	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for due jobs (default 1s on SQLite, where the server wakes them when it inserts jobs or they come due; 250ms on PostgreSQL)")
-	rescueAfter := fs.Duration("job-rescue-after", 0, "how long a job may run before another instance takes it over as its instance's (default 2m)")
+	rescueAfter := fs.Duration("job-rescue-after", 0, "how long a job may run before another instance takes it over as its instance's (default 2m); the last resort behind --instance-dead-after")
+	deadAfter := fs.Duration("instance-dead-after", 0, "on PostgreSQL, how stale an instance's heartbeat (written every second) must be, on the database's clock, before another instance takes back the jobs it was running (default 10s)")
 	var live liveFlags
 	live.register(fs)
 	if err := parse(fs, args); err != nil {
@@ -186,6 +187,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		RateLimits:           limits,
 		JobPollInterval:      *jobPoll,
 		JobRescueAfter:       *rescueAfter,
+		InstanceDeadAfter:    *deadAfter,
 		JobWorkers:           *jobWorkers,
 		TrackingPollInterval: time.Duration(trackingInterval),
 		CarrierQuotas:        quotas,

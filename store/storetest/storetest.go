@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"freshness", testFreshness},
 		{"documents", testDocuments},
 		{"batches", testBatches},
+		{"instances", testInstances},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
