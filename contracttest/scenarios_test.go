@@ -1008,7 +1008,14 @@ func wantField(name string, want any) func(*Exchange) error {
 
 // completedBatch creates a batch of the given shipments and waits until it completes.
 func completedBatch(e *Env, tok string, items ...map[string]any) string {
-	b := e.Want(e.Call("POST", "/batches", tok, Batch(items...)), 202)
+	return completedBatchIn(e, tok, "pdf", items...)
+}
+
+// completedBatchIn is completedBatch of labels in format.
+func completedBatchIn(e *Env, tok, format string, items ...map[string]any) string {
+	body := Batch(items...)
+	body["labelFormat"] = format
+	b := e.Want(e.Call("POST", "/batches", tok, body), 202)
 	id := ID(b)
 	deadline := time.Now().Add(30 * time.Second)
 	for e.Want(e.Call("GET", "/batches/"+id, tok, nil), 200)["status"] != "completed" {
@@ -1141,5 +1148,44 @@ func batchScenarios() []Scenario {
 			}},
 		{Name: "no such batch", Op: "getBatchLabelsPDF", Status: 404, Code: "not_found",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Params: batchParams} }},
+		{Name: "a ZPL batch's labels as one PDF", Op: "getBatchLabelsPDF", Status: 409, Code: "label_format_mismatch",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatchIn(e, tok, "zpl", Shipment("Ada Lovelace"))}}
+			}},
+
+		// getBatchLabelsZPL
+		{Name: "the labels as one ZPL stream", Op: "getBatchLabelsZPL", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatchIn(e, tok, "zpl", Shipment("Ada Lovelace"), Shipment("Grace Hopper"))}}
+			},
+			Check: func(x *Exchange) error {
+				if n := strings.Count(string(x.Body), "^XA"); n != 2 {
+					return fmt.Errorf("%d ZPL labels, want 2: %q", n, truncate(x.Body, 40))
+				}
+				return nil
+			}},
+		{Name: "Slow Carrier still paying", Op: "getBatchLabelsZPL", Status: 202, Code: "label_pending",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				body := Batch(Shipment("Slow Carrier"))
+				body["labelFormat"] = "zpl"
+				b := e.Want(e.Call("POST", "/batches", tok, body), 202)
+				return Request{Token: tok, Params: map[string]string{"id": ID(b)}}
+			},
+			Check: wantHeaders("Retry-After")},
+		{Name: "test batch with a live token", Op: "getBatchLabelsZPL", Status: 403, Code: "wrong_mode",
+			Request: func(e *Env) Request {
+				b := e.Want(e.Call("POST", "/batches", e.Token("test"), Batch(Shipment("Ada Lovelace"))), 202)
+				return Request{Token: e.Token("live"), Params: map[string]string{"id": ID(b)}}
+			}},
+		{Name: "no such batch", Op: "getBatchLabelsZPL", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Params: batchParams} }},
+		{Name: "a PDF batch's labels as ZPL", Op: "getBatchLabelsZPL", Status: 409, Code: "label_format_mismatch",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatch(e, tok, Shipment("Ada Lovelace"))}}
+			}},
 	}
 }

@@ -1675,10 +1675,23 @@ type ClientInterface interface {
 	//
 	// Every purchased label of the batch, in item order, as one document to print;
 	// failed items (and labels refunded since) are skipped. Streamed: the document is
-	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`;
+	// 409 `label_format_mismatch` for a batch bought in another format (`labels.zpl` for
+	// ZPL; PNG labels are not merged).
 	//
 	// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
 	GetBatchLabelsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBatchLabelsZPL Download every label of a ZPL batch as one ZPL stream
+	//
+	// Every purchased label of a batch bought with `labelFormat` `zpl`, in item order, as
+	// one ZPL II stream for a thermal printer (the labels' documents one after another);
+	// failed items (and labels refunded since) are skipped. Streamed. 202 `label_pending`
+	// while any item is `paying` or `pending`; 409 `label_format_mismatch` for a batch of
+	// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged).
+	//
+	// Corresponds with GET /batches/{id}/labels.zpl (the `GetBatchLabelsZPL` operationId).
+	GetBatchLabelsZPL(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListBatchShipments List a batch's shipments
 	//
@@ -2174,11 +2187,34 @@ func (c *Client) GetBatch(ctx context.Context, id BatchId, reqEditors ...Request
 //
 // Every purchased label of the batch, in item order, as one document to print;
 // failed items (and labels refunded since) are skipped. Streamed: the document is
-// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+// written as it is read. 202 `label_pending` while any item is `paying` or `pending`;
+// 409 `label_format_mismatch` for a batch bought in another format (`labels.zpl` for
+// ZPL; PNG labels are not merged).
 //
 // Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
 func (c *Client) GetBatchLabelsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetBatchLabelsPDFRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBatchLabelsZPL Download every label of a ZPL batch as one ZPL stream
+//
+// Every purchased label of a batch bought with `labelFormat` `zpl`, in item order, as
+// one ZPL II stream for a thermal printer (the labels' documents one after another);
+// failed items (and labels refunded since) are skipped. Streamed. 202 `label_pending`
+// while any item is `paying` or `pending`; 409 `label_format_mismatch` for a batch of
+// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged).
+//
+// Corresponds with GET /batches/{id}/labels.zpl (the `GetBatchLabelsZPL` operationId).
+func (c *Client) GetBatchLabelsZPL(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBatchLabelsZPLRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -3088,6 +3124,40 @@ func NewGetBatchLabelsPDFRequest(server string, id BatchId) (*http.Request, erro
 	}
 
 	operationPath := fmt.Sprintf("/batches/%s/labels.pdf", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetBatchLabelsZPLRequest constructs an http.Request for the GetBatchLabelsZPL method
+func NewGetBatchLabelsZPLRequest(server string, id BatchId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches/%s/labels.zpl", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -4363,12 +4433,27 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every purchased label of the batch, in item order, as one document to print;
 	// failed items (and labels refunded since) are skipped. Streamed: the document is
-	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`;
+	// 409 `label_format_mismatch` for a batch bought in another format (`labels.zpl` for
+	// ZPL; PNG labels are not merged).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
 	GetBatchLabelsPDFWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchLabelsPDFResponse, error)
+
+	// GetBatchLabelsZPLWithResponse Download every label of a ZPL batch as one ZPL stream
+	//
+	// Every purchased label of a batch bought with `labelFormat` `zpl`, in item order, as
+	// one ZPL II stream for a thermal printer (the labels' documents one after another);
+	// failed items (and labels refunded since) are skipped. Streamed. 202 `label_pending`
+	// while any item is `paying` or `pending`; 409 `label_format_mismatch` for a batch of
+	// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches/{id}/labels.zpl (the `GetBatchLabelsZPL` operationId).
+	GetBatchLabelsZPLWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchLabelsZPLResponse, error)
 
 	// ListBatchShipmentsWithResponse List a batch's shipments
 	//
@@ -5645,6 +5730,11 @@ type GetBatchLabelsPDFResponse404Headers struct {
 	XRequestId string
 }
 
+// GetBatchLabelsPDFResponse409Headers the declared response headers of an HTTP 409 response for GetBatchLabelsPDF
+type GetBatchLabelsPDFResponse409Headers struct {
+	XRequestId string
+}
+
 // GetBatchLabelsPDFResponse429Headers the declared response headers of an HTTP 429 response for GetBatchLabelsPDF
 type GetBatchLabelsPDFResponse429Headers struct {
 	RetryAfter          int
@@ -5672,6 +5762,8 @@ type GetBatchLabelsPDFResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5686,6 +5778,8 @@ type GetBatchLabelsPDFResponse struct {
 	Headers403 *GetBatchLabelsPDFResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetBatchLabelsPDFResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetBatchLabelsPDFResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetBatchLabelsPDFResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -5715,6 +5809,11 @@ func (r GetBatchLabelsPDFResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetBatchLabelsPDFResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetBatchLabelsPDFResponse) GetJSON409() *Conflict {
+	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5750,6 +5849,157 @@ func (r GetBatchLabelsPDFResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetBatchLabelsPDFResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBatchLabelsZPLResponse202Headers the declared response headers of an HTTP 202 response for GetBatchLabelsZPL
+type GetBatchLabelsZPLResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetBatchLabelsZPLResponse400Headers the declared response headers of an HTTP 400 response for GetBatchLabelsZPL
+type GetBatchLabelsZPLResponse400Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsZPLResponse401Headers the declared response headers of an HTTP 401 response for GetBatchLabelsZPL
+type GetBatchLabelsZPLResponse401Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsZPLResponse403Headers the declared response headers of an HTTP 403 response for GetBatchLabelsZPL
+type GetBatchLabelsZPLResponse403Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsZPLResponse404Headers the declared response headers of an HTTP 404 response for GetBatchLabelsZPL
+type GetBatchLabelsZPLResponse404Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsZPLResponse409Headers the declared response headers of an HTTP 409 response for GetBatchLabelsZPL
+type GetBatchLabelsZPLResponse409Headers struct {
+	XRequestId string
+}
+
+// GetBatchLabelsZPLResponse429Headers the declared response headers of an HTTP 429 response for GetBatchLabelsZPL
+type GetBatchLabelsZPLResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetBatchLabelsZPLResponse500Headers the declared response headers of an HTTP 500 response for GetBatchLabelsZPL
+type GetBatchLabelsZPLResponse500Headers struct {
+	XRequestId string
+}
+
+type GetBatchLabelsZPLResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetBatchLabelsZPLResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetBatchLabelsZPLResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBatchLabelsZPLResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetBatchLabelsZPLResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBatchLabelsZPLResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetBatchLabelsZPLResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBatchLabelsZPLResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBatchLabelsZPLResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetBatchLabelsZPLResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBatchLabelsZPLResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBatchLabelsZPLResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetBatchLabelsZPLResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBatchLabelsZPLResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetBatchLabelsZPLResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBatchLabelsZPLResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBatchLabelsZPLResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBatchLabelsZPLResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBatchLabelsZPLResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBatchLabelsZPLResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBatchLabelsZPLResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9268,7 +9518,9 @@ func (c *ClientWithResponses) GetBatchWithResponse(ctx context.Context, id Batch
 //
 // Every purchased label of the batch, in item order, as one document to print;
 // failed items (and labels refunded since) are skipped. Streamed: the document is
-// written as it is read. 202 `label_pending` while any item is `paying` or `pending`.
+// written as it is read. 202 `label_pending` while any item is `paying` or `pending`;
+// 409 `label_format_mismatch` for a batch bought in another format (`labels.zpl` for
+// ZPL; PNG labels are not merged).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9279,6 +9531,25 @@ func (c *ClientWithResponses) GetBatchLabelsPDFWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseGetBatchLabelsPDFResponse(rsp)
+}
+
+// GetBatchLabelsZPLWithResponse Download every label of a ZPL batch as one ZPL stream
+//
+// Every purchased label of a batch bought with `labelFormat` `zpl`, in item order, as
+// one ZPL II stream for a thermal printer (the labels' documents one after another);
+// failed items (and labels refunded since) are skipped. Streamed. 202 `label_pending`
+// while any item is `paying` or `pending`; 409 `label_format_mismatch` for a batch of
+// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches/{id}/labels.zpl (the `GetBatchLabelsZPL` operationId).
+func (c *ClientWithResponses) GetBatchLabelsZPLWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchLabelsZPLResponse, error) {
+	rsp, err := c.GetBatchLabelsZPL(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBatchLabelsZPLResponse(rsp)
 }
 
 // ListBatchShipmentsWithResponse List a batch's shipments
@@ -10980,6 +11251,13 @@ func ParseGetBatchLabelsPDFResponse(rsp *http.Response) (*GetBatchLabelsPDFRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11054,6 +11332,16 @@ func ParseGetBatchLabelsPDFResponse(rsp *http.Response) (*GetBatchLabelsPDFRespo
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetBatchLabelsPDFResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetBatchLabelsPDFResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11094,6 +11382,199 @@ func ParseGetBatchLabelsPDFResponse(rsp *http.Response) (*GetBatchLabelsPDFRespo
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetBatchLabelsPDFResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBatchLabelsZPLResponse parses an HTTP response from a GetBatchLabelsZPLWithResponse call
+func ParseGetBatchLabelsZPLResponse(rsp *http.Response) (*GetBatchLabelsZPLResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBatchLabelsZPLResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetBatchLabelsZPLResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetBatchLabelsZPLResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetBatchLabelsZPLResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetBatchLabelsZPLResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBatchLabelsZPLResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetBatchLabelsZPLResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBatchLabelsZPLResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBatchLabelsZPLResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15410,6 +15891,9 @@ type ServerInterface interface {
 	// GetBatchLabelsPDF Download every label of a batch as one PDF
 	// (GET /batches/{id}/labels.pdf)
 	GetBatchLabelsPDF(ctx echo.Context, id BatchId) error
+	// GetBatchLabelsZPL Download every label of a ZPL batch as one ZPL stream
+	// (GET /batches/{id}/labels.zpl)
+	GetBatchLabelsZPL(ctx echo.Context, id BatchId) error
 	// ListBatchShipments List a batch's shipments
 	// (GET /batches/{id}/shipments)
 	ListBatchShipments(ctx echo.Context, id BatchId, params ListBatchShipmentsParams) error
@@ -15595,6 +16079,22 @@ func (w *ServerInterfaceWrapper) GetBatchLabelsPDF(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetBatchLabelsPDF(ctx, id)
+	return err
+}
+
+// GetBatchLabelsZPL converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatchLabelsZPL(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id BatchId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatchLabelsZPL(ctx, id)
 	return err
 }
 
@@ -16097,6 +16597,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/batches/:id", wrapper.GetBatch, options.OperationMiddlewares["getBatch"]...)
 	router.GET(options.BaseURL+"/batches/:id/shipments", wrapper.ListBatchShipments, options.OperationMiddlewares["listBatchShipments"]...)
 	router.GET(options.BaseURL+"/batches/:id/labels.pdf", wrapper.GetBatchLabelsPDF, options.OperationMiddlewares["getBatchLabelsPDF"]...)
+	router.GET(options.BaseURL+"/batches/:id/labels.zpl", wrapper.GetBatchLabelsZPL, options.OperationMiddlewares["getBatchLabelsZPL"]...)
 	router.GET(options.BaseURL+"/trackers", wrapper.ListTrackers, options.OperationMiddlewares["listTrackers"]...)
 	router.POST(options.BaseURL+"/trackers", wrapper.CreateTracker, options.OperationMiddlewares["createTracker"]...)
 	router.DELETE(options.BaseURL+"/trackers/:id", wrapper.DeleteTracker, options.OperationMiddlewares["deleteTracker"]...)
@@ -17329,6 +17830,21 @@ func (response GetBatchLabelsPDF404JSONResponse) VisitGetBatchLabelsPDFResponse(
 	return err
 }
 
+type GetBatchLabelsPDF409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetBatchLabelsPDF409JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBatchLabelsPDF429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetBatchLabelsPDF429JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
@@ -17355,6 +17871,171 @@ func (response GetBatchLabelsPDF429JSONResponse) VisitGetBatchLabelsPDFResponse(
 type GetBatchLabelsPDF500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetBatchLabelsPDF500JSONResponse) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsZPLRequestObject struct {
+	Id BatchId `json:"id"`
+}
+
+type GetBatchLabelsZPLResponseObject interface {
+	VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error
+}
+
+type GetBatchLabelsZPL200ApplicationzplResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetBatchLabelsZPL200ApplicationzplResponse) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/zpl")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetBatchLabelsZPL202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetBatchLabelsZPL202JSONResponse struct {
+	Body    Error
+	Headers GetBatchLabelsZPL202ResponseHeaders
+}
+
+func (response GetBatchLabelsZPL202JSONResponse) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsZPL400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBatchLabelsZPL400JSONResponse) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsZPL401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBatchLabelsZPL401JSONResponse) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsZPL403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBatchLabelsZPL403JSONResponse) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsZPL404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBatchLabelsZPL404JSONResponse) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsZPL409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetBatchLabelsZPL409JSONResponse) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsZPL429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBatchLabelsZPL429JSONResponse) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchLabelsZPL500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBatchLabelsZPL500JSONResponse) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -20636,6 +21317,9 @@ type StrictServerInterface interface {
 	// GetBatchLabelsPDF Download every label of a batch as one PDF
 	// (GET /batches/{id}/labels.pdf)
 	GetBatchLabelsPDF(ctx context.Context, request GetBatchLabelsPDFRequestObject) (GetBatchLabelsPDFResponseObject, error)
+	// GetBatchLabelsZPL Download every label of a ZPL batch as one ZPL stream
+	// (GET /batches/{id}/labels.zpl)
+	GetBatchLabelsZPL(ctx context.Context, request GetBatchLabelsZPLRequestObject) (GetBatchLabelsZPLResponseObject, error)
 	// ListBatchShipments List a batch's shipments
 	// (GET /batches/{id}/shipments)
 	ListBatchShipments(ctx context.Context, request ListBatchShipmentsRequestObject) (ListBatchShipmentsResponseObject, error)
@@ -20954,6 +21638,31 @@ func (sh *strictHandler) GetBatchLabelsPDF(ctx echo.Context, id BatchId) error {
 		return err
 	} else if validResponse, ok := response.(GetBatchLabelsPDFResponseObject); ok {
 		return validResponse.VisitGetBatchLabelsPDFResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatchLabelsZPL operation middleware
+func (sh *strictHandler) GetBatchLabelsZPL(ctx echo.Context, id BatchId) error {
+	var request GetBatchLabelsZPLRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatchLabelsZPL(ctx.Request().Context(), request.(GetBatchLabelsZPLRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatchLabelsZPL")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchLabelsZPLResponseObject); ok {
+		return validResponse.VisitGetBatchLabelsZPLResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -21697,247 +22406,251 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pctvIdjj+KqeYVJlMIIqkFsvUh/9f42VGiRfFku/MncsJ0QSaZEdgNwbdEMWZclWeJg+WJ/lVn+7G",
-	"RnCTJdme6IstAuj99NmXPxuBmMWCU65ko/9nY0pJSBP88yNR9C2bMYX/6CchlUHCYsUEb/QbL0lMAqYW",
-	"0ByliVQtEGNQUwqjNLimCtSUSUjo7ymVCsKEzCWMEzFrN7yGDKZ0RnSPahHTRr/BuKITmjQ+f/byYT/S",
-	"GWGc8cny0D9PRURd5xIiOlbAeGH0XUaRtGZxnzi7BcVmFJqSBoKHsgVEwXzKgmlxlUzCOI0iIBPCuB5V",
-	"T4olNGz0VZLSTbMwKzgPlydwHlKu2JjRxOxrvpmnQCIp9HppkogERiJkVAKR4CeuP3+rqUiV6O01M1HJ",
-	"4mysaLI8lUuzAaAEzAlTMKJjkejtV8mC8Qk07ZI8SETKQxpCGrfWT2DGOJuls0a/4y3vy2evEZOEzKiy",
-	"kPgDUcG0bpPwBbBQD8b0g5ioacNrcDLDLsO1k6C3ZBZH+sMRUcPe6HlwSLvjDnkRngTPR8fkaHxID3QX",
-	"y9v1Mk2kqNmqDzH5PaUQC8n0E4R4IBAn9IaJVEJMJvSZBJ/TW2X68LO5/57SZJFPPjBDlHaN3L6lfKKm",
-	"jX6v06mb14qrekEmFCT7g64aLMJ2xbFCOiZppBr93pGnBzbH1dXDZofX9eqA+nLK4hnltVDt3t3Dmclp",
-	"PHwe9syJjU6C5+ExPRofkoNRL6g9s5/paCrEde200lH28x6mNp9eD7ukNzoIDsMjejx+Tk5GL4JO2KW9",
-	"cc3UPuteZSy4pBbcwx+JonOy0L8CwRXleKgkjiMWED3L/f+SeuZ/Fsb/54SOG/3GP+3nGH3fvJX7rzWm",
-	"MEOVV+4HJEkYTYaIS3xozpmagnuKzaTfApGAf0MTxEf20z4QCMWcS5VQMoM4ETcspAmMCYtoeGrQg97J",
-	"Akn5Zc9ivD1zCnVTtp/v57gRp/0DCe2TLTYlOwr9ZWgA9IZELBziF14Dl9DoNxx9GolwoXE5FwrwQ/i3",
-	"yw/v7XFbDK3/Hh6Nu7QXHgSHoyNy/OL5SeOz96VHcKWpSe340PSL8zbnQECJa8phTjQ6kZKGjvR9+vgW",
-	"mj6+HTI+xCvut+7vCF4KPo5YoB4eKs9AKqIoBHbEPvhcqGGcJsGUSBr60NQ0sK8pnkoT/mHsg76kEghI",
-	"h2LUlCi7pwOeNW15utE45aHeozgRk4RK6XvgkyihJFwMbwQLaeh7A+4zTiM2YaOIDnFC+rMwNculQ8rD",
-	"WDCu9NOIjGg0HItkRtRwxuRMUyY9TcA3EIog1bMacCKvaQhjkehjI1yoqb402FBP2RylaaSPeCTSyVRz",
-	"N6d2kDf4qQ+EhwNuHn1KIrN+bCs4BaZgSqRea0gjdkOTRWm1el4zwlMSDXhC3Sd6s+wmwO8pTc1mqYQE",
-	"1zQZivHQbW2+rmcS7HsICNfQO6IDHtKIKtOahXQWC0V5sBhe08UwEFHEJBPch6ae7DVdDLheZ6oBWXDD",
-	"6bidBcRGBEI2HtNEH6q+KHX9Mj5MJdUT0ysylxobY3/XFBcnFYsiSFKuuUogmtuBbgcsg2dRlgc+MkN7",
-	"yA35rfaAvyZJpBkxSZMbmkgIRBqFQLic06Q8FYfHh5GQyj8FAoGYzZhSNHTs2zOpZ2g+M+A5h4QGItGM",
-	"E06ZKc3rSZEmAdXHDAmNI7KgoQdSGLDWWM00HvBI8AlOjqv2gN/bbX8jkhELQ8rviG9lOh6zgFGuhjIQ",
-	"MS1gXTwTEdMEewFOqeYupxTmCVO078BMgmu4EQvndPkSm/Qbla7uAU/7y2vK6GVpdEsv54ngk+FMhNS/",
-	"Pxx8zhVNOInMLB+ePWB2vIw/kGRMtSSAd8VdMQpSY5/CTdBXruUZeqWxOJuk9rSN0CLTYIoii+M/NH53",
-	"H2oEX+I4Ki/vbzvfC/VGyyyPsJN6DWM9lg/NGZOS8YkHFlPiPllSQIJApFw9k2b7LGVJObkhLCKj6D6h",
-	"6YIsIkHCKyHekmRCH2EXYjPiUAkxjPSYft+I05oBorcBooIuvGM/QPME/9OU8uLD5RXsjzRNpbIPhOfY",
-	"Q0tTt3szcrunu9gbLRSV98n0XJCFRiAfM7b/EQBlGJtBhzOqpiLUrHYYajHSPAbz2NMbx7e5iPe3G5c0",
-	"uWEB/ZRD4yOKKMU7sEJQ8QpIo/i5uUqOCRwidzMcp1HkQ9MAF14zuR8klCjaByWE5pAW4NpIo/vQ0Ki3",
-	"2Y4rTzV7OdXshGZiTOuw1benYliMEj/huI3KmRQ+2Xwkmarms/clh3klxDvCF/apvBOdTzQjjNoDGhYp",
-	"vNs+p6M7Le1I1+7C4whYfnGSDt8Y9Z1TrRXRScZ8ThKRxgPe9G/3dA972MMePvVbmvuis1gtMpBAweuZ",
-	"dAgcOTdN/dvwM2FqwGvB4BT8X/YyZeQeaiN93fdc3+2VisYBLzXDf1EkqHZnVag+kIQii6h5bIrcPkk1",
-	"/lAoy4QFnlSMgUC+YE2d3O540Lu9BcaDKA1p2B7wAT+LpIDyDnuIjUSqcP6lCf2LDxYYC1fMaAwGvDAh",
-	"JriEJhdmUz2N8VN+zcWce0BvY42J9Y1O6I24RrmBtoyuDU8ziJgRtcJQizuaDTdCtZGcNd+stwC0HCit",
-	"MKamdLbEPn/JrSwfzsbmZWV7pYuSKnyrbvIWS11ZffeW3eivvwzNfMKDFQn7YyvyuVp3g6dXEiMojChJ",
-	"aGIPdmYYBHBw80joxXJzQ7dMXI+vhdTixPUDo5uxUGt4XPPIwvQ9snafeJyIgEqp6d9rrpha3Gnz3eLG",
-	"jEZlDH9mblcbbUDWPIEsktcwH1c/epzj+FuuPnMaIElnBPFKFC3AHkof/NLSzGm4E7OPkMkYcN/81HgE",
-	"/0K8VlIdhoIa5Z3T8+hhq70pITwt3A+4b6UpTmaadUCGIhISLWW2A42WcCwkBKjTkeYjD2h7oimANMzY",
-	"S6ImIsnUh26OS1ajkIWwECnMKOGQt6W68f/nt4y+y0zYtsm4LCZlSpG9QoEuFBq5QJJGNBfkuBhqKiBR",
-	"ccbFEC+j3l47VNZZxpVZZtKwbY7JS+h/0UChii9iNzmjpQmUwdbI5TolH5EwYTeaRKziB92a6I3mqNUi",
-	"k9oH3EeK8lq/cEpuWbAEGILm359SJQNu7MZejWVrxBnEQioSgaVfbfCN9rF4ywxc+MhqJAt85X+69Nvw",
-	"H6lQVCIvgDxtrvuUEExpcO26NTbDIjMLoQZQDkoDInagT0DzMEAidk2hedjrFcDEwnUme+DvZxJioqat",
-	"PhD4dFmcuv59cWlVu5rk0iRhSiSLAUd9VlMzAwHREC6VSNCOGKNmUdKWZ7v7g8XY2RGEbMKU1B39en7x",
-	"r4fQ9Lu9g8OjvePnJy/81oBb3WGc0DHTTAukume9LD1Xu8V6YKnvitlIpvl8027Mbg1rMCMKZqlUMCU3",
-	"dMCZgubH12ev3r32YOAOkVY2UpFrOmi0DOjEiWagFDPWncBi4txc9J7O4e8iuW54RQvfsbG0uZ/dJbuR",
-	"h6Z7wiu9nXESLRDZwWs+YZxKeKvCct/dGuuh7g5hqcYWffkBDrrHx3tdIFE8JXs93DdNrPJxP13qpRKl",
-	"aKLb/Oc/zvZ+JXt//PZn7/M/N2pG0wxKVJ46Ccn/b3+1AzErz7l3dFjTizHNldYfEngrbmhEArrNquOp",
-	"4JUu/rULvW4Pjo6OoNPtdMq9HNZ1klDJ0GBPyksak0jS7PuREBElHImcvgQVMPj7MgAsDSRVQqnqllse",
-	"HHXgDRurKZzdUJ7WLXsDJJlue+VuL1OmKBwcVHegfh//YHG5ebfT7Z5UznDTTD4XDaz/yFbrNSz/oAfJ",
-	"AfW3rL0Yaaqhp2Ev5DmPU8PlhCGa4kl0UbiG9lzW412NHklG5yXloQSm+jmqQ8Th2xGN+MUFGDVek/AB",
-	"tzKLpchMwmGvV2ULWjuh9yeE8oRQnhDKoyEUr3G7NxF79qHj2HI08zdUNhohSk+2fDNJzuGtE2UK3VpT",
-	"rFOsLh/zTEt0E9M9U3S2sfPiDN+Zxrof2zNJErJw4JPW8KJOnRpq8XVOEqNMahbmaTnvQCQJDYziRgnD",
-	"aRqW2lmOUDzK26GOnvJ0ps/FjdLwGnaQTNT8bfOZ4tTLm+dlm1/Yszp6gS5ky0endxJNM2dIRQwb2Og3",
-	"QqLonmIz2liF7zaeCI740nyqGxmd8S7jsPBL3Ne8RsGPYNNk3xY+dS3lpySq88mkCbWqxczbwjoyOM9Q",
-	"464nPU1ZtUh78epNu26CM9Q9rJ/ZO/3NOsi1k0CAnU9ZREHLF/rSIDWNyQJfoWGA8lD/sCYVPzt9vwik",
-	"eYcNLweQzQCKfmO4JC8H1vzYy+eRQdFKYH2ZQVmNH5H+4JnEVUoYLcCMB1zMT3P7R+gbcUea43FOJh4Y",
-	"xxgagmQ8QBmNC/SlLV8Oo7Ct82nVBHth9ZQ178w2r3jpJlf/WgllSGGNx2Fxs8132TzyQYsjeG4JKzf5",
-	"LTOOZuWFh0SRrTGvwSw1uDZ3/qxxqsbn7sLoL9Fn9BR4GkXGP4ZCRKR5rI9GvzD0wjgkrodFXEFpCiu3",
-	"IPPjvAMr/YEXdDRoUEDIPAV6SwIVLYDAS7wAiF8+Fhx2RKpKLjX/Thf+MgRaQbsGC6EWyKmcPJA0ooGS",
-	"RhWIgzvVV3sLLixIpRKbT/ql+cxsVE7Ff1hsavgq+/Cz1xgnYna2E8eQDShw+RubfTCfZc1ikgQ02tTq",
-	"Ar/KGtntW7X19mT89ja8Z1kJuWkil5XPESvcaccql6K488U+sx2quyMvC5rGOh2e3YhnErQEaJ3FlAAC",
-	"AYkiA5AGC60F74I8dHFZz3SEtJ4YlGdg/G70154RLpmCCblBf8Gy4NXtdnvdTt1Y14zXeE/7BZ1tQQsG",
-	"axW2LQ/8skE/IYqCtSF66FqMSkIhQEaafBkDckQUTQxjaXbP16K2XR260WR7rXc4U8zHJJFlntPNuuE1",
-	"ChOpow0FxsRy0Bv2235WkWcvLtGs2oer3Hygaa0Ba82UFOYBI6rm1NqADRbT7JSwxtE2NM0xtRqbUL4D",
-	"Jnt8+SJqoRqxsr0ABYfrtbi/Xh9xZ9XDLnqFu+gHNuoAyuRnE2o5L39d0CFsryrYUR2wRvzfQd6/u0i/",
-	"rez+uKo/A7vIu9wNcr/03O8uV+V+qjtxl2UW7TNS3HPT+qhjj9T+7lb50Op+ZzNYvbVFZm1HhtAv0Fhj",
-	"CS+pTX1DaI2bSqYDTXlEpSw6+TNLPR6MIyyqH5He/lVYxC+FbSY/4inUsTrmfFzQgrMG5mZGPLI+lGBA",
-	"HyUyC7gxNPEGvAgU+tWManmNK2iaAVDdLpKQJhL5iZiGQCNJ51Oa0FYbzmdxxGgIo8WA5zDThg88WmRM",
-	"iT1re/4zck1L05cIgQLDDcJTwGiCwuKYhJgwDFRIJYVmMCXJhIZAVNH+90zCmCVSgQwI94yz0YCzMaRc",
-	"M0TWLLiMxL9QL3PJ/qBbtcMPH1lscOexEX6MM5be6EyJVJQkFyJNZF8zr/qpdF5fdMBFwiaMk+iZLKEX",
-	"JTCgooKAskALsxhEQvqnvc4D3iQZ4qHhcCJEKP2Ww0iZx7KGbPw5O82kVwsEXsbYiWTAK6KOCdTJJ+yg",
-	"Uy87oWOaJDRsV+ZcviAlrDkjC6O5GlEQJtykDWeZzxwwY3zqHKJrhvND91ZES5UURYedF9XgKw+tYnpn",
-	"BtycWY1Zy8D41uGaRbblcLWouI3UmY95kTCRGO7hWxZFV1DbKxNYdUcmfBU51GTNAy2LiATe0PD1rfG7",
-	"iKhmpI2vxSkCVA5LuTMqT2cjg99EMrMhd4JniG9J4FkmoBuYzC8lUxiNxvjkPU50k5zmvrbrOgUZk8A6",
-	"z4RETqkhB2zCRaKFUrNJ5iH6puzp/Qor4vOvL168ODvrdtAd5fj5yeEyfO/CCVeWtJo9swHOdwOY0jYV",
-	"1Q4fNMEFuZCKLhlQj+rELK7F17AUQ17STBYIHvpkydJ4OSfaLuprs4e5cJ6xyZtwR84U99azxF8Ofmmd",
-	"ZeSnq6uLSxOdi55V1qFKCiBBQGMlYaqUyZiQb7t+JPv7+wXz9b4+XbmvtyKsmkEPTzaBkZ5atuO1QJRz",
-	"slWdNL6AkAYRMY7gpxVHBY0bQioV4ybIy4ppNnAzp9KW5tWw78YvVb6+jSPCM3vqRmhz7a7wxRJrUUZs",
-	"6ISGW655u5JaSk7FXGqugnGIxNw2KKqLLDcaMkkbXsO5acqG15iwsWo4DscxCxpmzVl6DfQI0XueH2+5",
-	"t2U06GB7K1nQCRf6hpbgvdvZBPBccCthLD5klz+7t3ZNDe8B9zUbgowIDwXfbE8rnbnbqzUQfRcDRg3M",
-	"Q9O3T/16z6DT3PsHeaBWfksG/E7XpM7b5+mi3MtFqVGZ/F++LWVHF0cKCndI45Zle+gqpuGlUEpwuNqT",
-	"U5aoGrZhAxs4lVckYeNxzsblfR93Oy/a3c6yI9BSL+YWvcy1xXd3Lvs9JVkMRdZLr5wZZ1NuHK9xQ6KU",
-	"vqQrzff43hl/55jkKmKcQpNEEfhuDj6knCnZQl/tQPdWYh16R3oimScJ4+oYOdA1KZe8xpyyyVR9+KN+",
-	"XubtbhMTKQ9oeWbH+u8gSiW7oe/cdAxvmDu+iNRYYWrma7j0ZZt2Yb6Fkyptd2GF6yhFhhh21G4W2vur",
-	"3EaZks5ttOgpuswLPd2qp1v1/d+qWoriWNRXRfV31XUkWqCdVOotkRR8zTDNiKKho72vnLe0QBOxzUeH",
-	"SsOQKNqGD9yGYntGNRhMKYnxNqbBFDsHMhMYeaVHQI4r59skkAgtzlxw2jfKrbqAJhtiUhPQ1IYznEk2",
-	"NRGSBTQ/Xb1s9bdRlvU6veO9zsEe3seST2DdLXLbcqYUncU1bkvEvNjNyZCkSsyIYkGh22UYzr4CO8gz",
-	"aZUp0OyCEnDUOgUywsjjMQaPmbxD7nNoEmvYN6mt9CGhjNoqOAYWbhStd7f4eUoUzPUgmHUFEexcP5uS",
-	"OKZcoieVCZyDQcOE7wVU75r1FqAhHPZewJUQ8I7wxYB/zALXl5YIB/rOHgFRgAfV7e51ulfdXr931O90",
-	"fh009FoGjf/97/85raxWDjhJKOpY9aIZDQeNkjGg6KOJeoV3snRiDu0sb4wL3359G9Bk1WkZqwTmyIAm",
-	"UTATUq+h40GQKn1aJkz609WbvZMsn6fbqWeYlcjEiI9EuDgdcHuwTrZJKGZB4CL/UCRI91BZrt9hyLxZ",
-	"8oZshvmSLld4eP50dXXhHBxXzzUDP8w0pOYiuTbeIrIOwipIsHhzimdSx0O4a3iZzmbEeidU6Dp+sMrD",
-	"ca1X5TrPyZ1dIzOPyHxGaz0iV/g4ZYnrxNj6/R7e3uLVO7q9zfZ/mb9Zwpf1XRsaoMzNTihkzTx9lLUY",
-	"ud3wthME7chWiKvx0SzFkS7P7zUJprUeXmZuS8GshQBX6w6P9pu6zCZbr6HkgFa3hFrHsHdEbxndSygJ",
-	"0c9IT0Qq82eQCCnhhiYSfYxKNKlEsWr9a+qh5Kd0Rng2XGZaSGg8TZaV504jggGXI6pJwlzsWem5EDYU",
-	"GHfqpUnYyPPqJF4JtSdpTDRMhRif6jAGNvCQNlUDwvGIKoS6NNlCeLvlhus0FBg7XQNCxlM+EaOIzuwE",
-	"qvHXW8MCBr2jMuhcD1cHDoVY5/r7hmQXdDPZRyiuiZz2LMdkbD4cbLj0SLM4pyD4cnCwy47im8jrMYuU",
-	"SWn84+sr2DfqaK/Ah02ZVCJZwFREoTSEItuBpb2trvELDei1cQ0f+Krsjl6WddPCUh78z8vJGs2XWZLH",
-	"2vyOtYEQyeoE0QUnwmcSs6xkQen+yr4KGfLq+sOkdoYdLmfn8yxALCXAa292PzQ3tRrMU6AuNzYhRQ1I",
-	"8hsa6SllhAqTUBs7l6yhLDH7m0FeZbn0plvrObt75I0LAKjXDRihq+6YXDJHidyQBv0sy5DzbWGqsJf5",
-	"7lRjfeiNGh4EvVGXdMYv6En4PDgeHZHD8QHt1WJlVavv9ZeNbJpGVaxspUcuLWrlUU7jBrzW+5eA/uy0",
-	"APYl3w7MZ2RQLYKIjVHzQZKFHPD5FNN9YvRAOw/LwdxAGMqTBxesjOrBuJ+ZSOjpgPv6BDPnI2xXSHLa",
-	"TmN9/Lp//V2/rJ018ksl76m52vbHgJtvpCI8JJHGkoLTVnHPMkgu7SS9DWhs0sYMeP7YwMZQiaGkPKSJ",
-	"zWNmL0BbIY1YcrSoMZ9uEaCkjH64cIXKQUoI+ivv7z3Ey2A/HzET6uaomYeIeilOYFmGLqGWx8IlS3O0",
-	"4GMntYXjYCaOZLhkJYq4LyApzbJuo8+XrOxVHvWaSishS5BkTE/hmsbmBj6HkCwkxHmqTM9a1HmYYdUy",
-	"n4Y+g3vdTqd3sIfXd3fV6dsyZ7GM48tpnq2HDFEeBJq14UCUVUlB0xqMwI/Dsd/qm/898GMMrSVweHs8",
-	"4GxGJtSoGA4gjJkHJ93ebbfXPYGY3dJImhiIP+LIh+avF2/h/By3x36uO0GRfEYikEoE1632gF+V8DNH",
-	"T0qmgBPFbmi0qCBpTHeMvo2GmWnbedofBs26HNRtnIk+A8GjhdEGWNTkwifDsSbYKHj+EUdlM595Wb/t",
-	"zq9xxaY/M2UVCvt6eHuM+6r/t0lUUYCwfJjeGhuXyk1WGfN6wLGfMcbfjVlAIU4w/6102YVKCbjx2Mxq",
-	"m6g9nDNJoTZDjs3z5Gdumn6rvDeHt8cNr2GmUd4Y82ZpY96tjPrBu2AZUpMWzWSMNrfUakkMP1I0LGpa",
-	"oqfAbmht5MuH3Fe0IsfcqoRkbrXLPJlkE05UmtCXgo+Z3roqe7Yip0GdZ1zJFXU3G015ntD0bV/bGvMf",
-	"cmVlXbnbasw+61xtl70eRaogZDPKpQm61/wMM1TRmRYsm0MClZLIPlxexxSfn5enfriTVcHZa3ola82y",
-	"jUHDuEaylcG6nQcarWiAyUY76N1ttMPNw7FwaW0nD7K0CnFea9wsemLvaNe8cGEZu5k0oR4+B3wrAK3x",
-	"enkC0b8wiJaxn0V5n70GZrL7VsONvpewn6ewnQcP23kKo3kKo/lOwmjuMUjFYmdj5KtJoLTegHZVypZp",
-	"StqkUYj79rvu2absQX5CQshCDygJpjnE5Ta3e7OYocVxa33VR6JqDC0Vqme6rOPKPtqA7W0yP1yuSP1g",
-	"PtY9vVwKpHjR7XnbOA4EaZJQHix5cr1qrIx2pclFom9hvS2pOiv4V4gjovRU3lDzqKSeedHrbDXR3A2I",
-	"LGTVY2zd5wWvoXpARFedou7aFG3CRGYiAdeT9IzDNg1zR2198U37pnHyYXzAP129RLVDlsJnTul1iMgl",
-	"xw4ExjSkCYlgKiIWkkWrDWfRHHVbCc2rOS17BXWOt/EKmqQkIVxRGtbm6kLJtrjm7Hu5yuNqaX7F2a1M",
-	"TFg9+yrnucXJF4L/aoP77j2ab2UGDTeT5SFqbmPN2mtvUOEOVqG8FnFgkq6vkeGgjgxckhsaFohKfS6Q",
-	"dek+1qX3uA89e5b3Y2MePRImwxfByeg5OR4f0cOwaGf70jR1LifI6hwgX5D0Y12Wj3V5PFbl7dg+n11R",
-	"+X+HlB1F6LkHE1IJGL+KDelyGfNUSs3GlIagbF3nTCHZBudwiFwoVq+zgSCV6Fxo+q9/ufj4+vLSZAWm",
-	"tzGyshhtZKvIopRTH0BCA8HFbGFSEfKQJFjUwfTR8BrihiZcC+plLXTh2yWYKftSrc6ElTHyht0jyGa7",
-	"zEbb5sBawQl9DxSiFlys3FC3bZlM0UTpoNW2ZmrGJ7ZkgXGBjhZarkV3GlvE6k8WfjaiGLdePRp4l7d4",
-	"RCLCA3oWowC+gp3TU4wZn4D9GoKEhkwBMa00j1SSM9uNrWj6aFVN7yyNZdn4XiivpZfVLJWEK/sYS8Yn",
-	"EbVfV7zYdk2V+sX8+DYcOGojzmYaT67iqZe4BpgxnkqoOcJT6FhXhZJCIOWKRSWOL1d2oBWwWVCRtLY8",
-	"xTuQ43uQN7aSanbRz2Xui+9W5Xf7eWqUDQ7KszLXlhe2+dqt30yt/9WS/FLjAryzoq+OjdmtMvoOOsIm",
-	"8pTGQJqqkUhdjRHZasO5qqjZ+gPu14Cnc32tAr0PUpEFdFYB6oA7SPXymPM4sZnzrEbv1FQKQ8cjO/Ws",
-	"2pf95FtJvrPa47DgUZjQqcAkgWX3Ag+Ma1PuaLiNbV6WDdg57AqN1jPF1IqAhF2Y3d00orsqQ1dJlVug",
-	"hWyRu2Cs1TrXqyKFstWWCvfF6b8zRfiMhBRcxWCr6G61vwmGxmsYn4CKRBSz2sGyiIy1Y9idsfEbd1A/",
-	"mjbvV4lOSlyukXOsT14dj3FRD/i1/pMllmtrSeSq2KwmzLwqmWzKW3OHGV9udUg2y1B+RtYFcpcLYlxD",
-	"t2+xpTyZz6SYN307XcwSS/VF+pk6RrmktbF3pwiS3ua0wgXSu044uA/B2MkZ32U68goiqUn1b71+my6v",
-	"gpczaikPaQJzgn7EmUtwyVWZSVB0FouEJCxaDHghHOe0zPUx55YYYm9F3+ncZdq6Rdv8vmhxss7TFYe4",
-	"rVLUm+uV99dw963WTcte57WGhXtRqlU1xDs1XhGFcqkZPA84nVOprHiShSl2O53W1paeJfS7nOipTOhU",
-	"cj08HJ+QbtAbvQgP6OH4iByPngcn4Qv6xRUqXJbWcJ3rKLIPlmbBWESRmEt7z5acyt1nVgq2P2Vriwu4",
-	"LfFeogvLFGqp551Jx7pCGfmmFZF+ZRYFwmCBahUJqcMrdo33gF/dtfsqOsfyUWmwtgjG2q1R70OHKiFc",
-	"Mr0rjBd+iFQNxyIZWteURSUsNMOE+FHMgus0znL45JEJFl+lCRJxTSyjaB2Kyu7m0r67FOeVWlavf4a/",
-	"f/j47x5gVat1idnzRq9oTBIsYI0uAjAmAYtW8M8iQHK+ExK8001aVb3IraA0lbrj/oQwfZ/J/qq+8BtR",
-	"SCHH37qkfg+RoU+yCdfMLQ0SWqM2PZ/NUmUIN+ELm/oDqbaJUjLSV52jRd0B16bzu88h6ixq1VjOpRtS",
-	"C+s26YKLm50gEsQiCBxqaznERE13DpQtK1MNG9vOPPs2oTMccn39gbpyZTXFucLK6o3paejMFFhqfF10",
-	"cLVld2ucMlgqjjdoQDauNApx89HR1U9w9rfXg8a2MZLrNsbed8durUzy8VZMtqZa1cQhNdTLJa5YFb/s",
-	"UmLMSEi9YqoMHtrcF/V5PKrZReSW6UWkHUmMwTGGR0tZNlDhkjAqvUJCEdlCH0GKYQDorYxaQXqrqC0J",
-	"rLclTCPavi9VN457Xh90he+u6iOvltnTMLoZdkbdoFdhTTvjLqkbWXMMdmfPVK3/B88lukIqlt9TmlJ3",
-	"ciA49dBVs/BtdiCC05ZGe2Gap9hAvSzXHOqcRZHGQ/q02lV3lS0IaiYjbZerotBFoYB37dbX8ZyVRvnJ",
-	"Fc+pwGtmt6LMbRau4BZX+B7YzipS+Crsp53EZWEPa1D2HeIjy0zKfTEl6zMN/7ZLuoHqLZ1Pr4dd0hsd",
-	"BIfhET0ePycnoxdBJ+zS3vhLhUjLiuySIHh7YauUG9irpP5y+1qE9S3h4P5AvARd3wqY/8zUNGdEv1WA",
-	"/zbheQMffznF+l88WgDjzrRiEwrBv1MaAzMJqzS/uIA84LjMoc6nkgbD3uj5uBN0wxf0hByODoLj8Ige",
-	"jg9Ib9QNOisUPPa+PeAdqu7BMtChWSdIE6YWl3r7rNcGJQlNztI69t2XN8FQ8zxDkwJB/9Q7M/StSgnj",
-	"LOD4EK2hJFDUpMHC00EIws7zDdFYpvFZz4TxsXAJiEmAR2Z82hCNap6BcUUYp4m0u5HjqAlT03SEKAo/",
-	"3gvpjUVTVbjP/U0cqyE4CM2p/dvlh/fIuP10dXXRh1kaKbbnVLjoM46FZRc8mCaCi9RWNx1wh91dfVMJ",
-	"zRvBQtnyMuOdtPEvVjXhOQ2b7tEWg78pSCYDrudBePZyJMS1Z7LOGTQBRZbC9q6Pm4ZFWB3wATd8tIut",
-	"M+uR4OvzFQn7A8frww94LjBIO52DAMN68U90yrVhvlKRRGGYcQ4EAz4XybXEO5Slnm9mDlmEhyNx6wEX",
-	"aorm5MyQjjkrcuBhHPRf2N7Gkau5wJ8m9GacRvqqShFp6C4tzGaCcysjvJKsBqaUhDRpw+uVOcRgSiSQ",
-	"AUcQwIgR/09TyRC9Njxot9uffWgaJAM+evj7rVPw9VfoJ7UixZWe6Mes8KDs270cpcE1VaUsA0ak0fun",
-	"H2bpWyaJSONTE5uQJc0ZcFMagylpPkBD/e2elqr3cKQ9fOxD008oCaUP3U5nX8IoTVxGPt+AtA+9zr4c",
-	"cPPmSL8YpQtsUPjeA9/C9vILC6NDgypr+nMfoNOhHRAK7y1IZ++7lffWCcuHbqHjPKlKfb8te94DTlI1",
-	"pVzpq4VeGy5z4BgI5BtGw3x7Pejd3gLjQZSGNPRMQOqAa7Aiir7F/cV/jZ3HzkmDdPGLj1SjLGMNMslX",
-	"E+eCGdGxahk/lXILSXWfKWe3A67JeO6JYiBGQ5q+CiatTQujhzDloXtvIlYkJpv09eqGdnVZNtGPVCWL",
-	"vbOxoomGaBoIHkoPEmEqM6expyXfiBKpoNtCAC74affzXZLFwH+QYkbNJbdGA+sraPOkDnjp6Z8s/Lxv",
-	"IMoD88ZlXXK/szhB98CCgfuZGSVssvOlqr4DzngWAqbR2DVd4E0NROz8Cmme40PZ3Ab2L6qmIsQjQkue",
-	"4JqG0gGPiZoaTFzJGNKGjzSmBDFkHsuchT1KMqM4A9clPtBTG/AmeqsnNAQiISBccBaQCAlSK3PyKIai",
-	"IXzmyTIXyjhN4R96xAHHVGeI98DPjk9DWByRBQ37oHk+/xSIrQ2gpWtEfBiA9mLAi7s5vKaLYSCiiGmk",
-	"hiTBrc+UmWUmYFviAqXSsjnjECdigtRrTpiSA57GetO7HbBAh3NmyhZFT3Bq6CkokhyOOy9gaSqMD1NJ",
-	"/QFHPcyiZWM5i5tiqIY+oj4QDeuQFXFtHt7eehr9t8oHYzyGMbIzYY7GlNCuLUikskxmTJn0ZQ79WtZt",
-	"z+QuOwUfUVP/Fx8YBqFKjEAlYf8Xa6qNWEBteJtlds5iEkzpXq/dWeJy5vN5m+Drtkgm+7at3H97/vL1",
-	"+8vX2EZz3UxFOdskHbtzdnHe8Bo3LsdQ46ZrPKkoJzFr9BsH7U77wKTXniIfmN9A/WtCV2XoLbAopbwg",
-	"z+QSaSvbXjVjmO3tedjoN7Q8d5aNin4MZEY1E9no/6Oe788/2bfC1Wdv45eIbhuff8tzwOIae51OoQSG",
-	"ycoUR5Yn2/8vaeQmwwTsEiqAYioyuVX3R0wII8YgCWbCcUtv66M5NLOpGySb9f4PJIvUwSbdzU0+IUXU",
-	"vB8NTaODzY3eiGTEwpCi7HfY620zTJyIgEqp+aLXJrk3tn2xue2VEO8IX7iQBd3uaJvdOOeKJpxENgIT",
-	"1XU2WS7CVnWftRxCJhIz8WbPfvMay5wUVt8gWE2kes/tq37ew2evEQtZJ3UqkRgW1d0ajQKx5LQJHNc/",
-	"rXSJ/pQFFx/NySLP4rz1f0ZEX6V6NuoXOeM6wtHpWgfB1VTBoKbyzSzVbW5kiSN/EOHi3q5MbW3oz2WZ",
-	"WE/w89K17T7Ita27suiRWQSib/2qdra4bi8FH0fMqKEOu1sMcUEWkSDhlRBvtTT33eIEfdrF2+h4wgJJ",
-	"2wlFlCWdelxhWIICsvjsFUjtvpGiUN9Xi0JeTmlwLZ2QT0bocIAEtnjfSwZDt5zmp8uLS5BqERl28dPl",
-	"gGcDtwxaEJy66vIohwZTwieYZt1mEq5DDmhUXTwscqgkDHhUpGDHLtqOV+GGohZHM6NppL51DPEXv/C6",
-	"VW+rvf+RKDo3muqjbbbR+rh/yr05K+jF3AuXAd1dyALCuRNysRhie+RiBeeVXPwP5v1uzLuXibYsMWkL",
-	"JHAxr+fp7QjfN0ePi9jMytvdfmLhH4iFH2Ww5K6Oe3JXxj1T0q9m3M9sIVVTcsbrdDq5at8mjsFS/9EC",
-	"CNTov2yBEpt6CLUhYs6XVFZOR42Zp1FZToNrGnrG/GDUURiSFppLaDzErBfYgGMzkxdbFmo+mWjXzGus",
-	"6ZuSAT66X0lUauDXurmpYVPIES3b3eftvBABpgTwWzYdX6bVl1qwCdvwIctTSvOFjGggZhQV7HnMsfOp",
-	"d6lPbbyu3wKntdMPnkmT2ctzeewjdk1x0WZfT42my2iL9ER6nV6uczMLd270erQ25OG/blp+Me034SGG",
-	"FVbSgTMJ1NaqFjygLeeJkp1UbWJwVCFlVUxsYQqjBTuBd+wHaPq3ezNyu6ff72HZHL91Wpi6xasYlIMa",
-	"X6nMgnOdeJIZF6wloNndl55Tg7facJZFOxMFc0yCpMg1LcUdDPiIBNeRmEBMpLIVdVKO6aiOOgd5JMIQ",
-	"HXiG4zSK/H4NAOgFl7PYZu+qx4JUEa2weuxTW8PKgE2WVY3Axas3q+VRRMkPKo3iCDvJor37JTi1xKZU",
-	"3bOQnD4HdJOtOr+DDj4fmSz1tmItZ5gX3W7rk5j7nXO95uIgAI5Sjfb4IkuiaAIMV9HuMips9E8OTk6O",
-	"OycryHrOCKxkhAuUvcAIo/VpJTf8gZcoJmYbXMPe/kiVw0K78bY/2AQVD8+zrpJVDZX71vVXh5tbvBfq",
-	"jSZXX5U5/ZEqVynkYXjTKgRbDrMdh+OVwGyLQGUpOm1a+nFOOLDqp6l0YhgtIlEJlNUaUsKkqT8dcOMW",
-	"i19LZJXcvTaWXBqCZMgdkYSCvMZUrG24VAklM9Qul2oYyQHXt1RRburWmBgHEraRibM1kbKASpOuEdnd",
-	"DSzXyiuK6RHkxas3j3VX7cnkVzXz0xsxTurKedVf1BnFbLKaFdKgep88hoPkZTcpMaPF3LempiQJF7Cg",
-	"mn0vHw8mh1IJOtMRGNO5s/FqhGns0LhfBeeDVTOzX+/jp+bLz16j6NGzuaUraoXrekJuX47cXok516xQ",
-	"iT8vlEaySMPcrcfAffm7dbZpJ0PmbnglZGeitM2fYpyXS5K+E0KtYNHycHmxLZlCQLEZXaPqusxmd2dM",
-	"431n5u5iLoG1+jFVdy5/PS7ke1WvkeXDebgrnTuRr+JeuMoqNu6oni5nc3bRx2CXW395X9/c6dLufBO9",
-	"2qLkZjfMOpnESpltOLMBoKXUvrxQTBM9tuqKAjV980ff1sa0Fj6/UKjTR3aP5BnIXSn7AUepjeF2YkVN",
-	"Jj1IiM3qSzjOAR0PMTGHqaOpV/J7amK8rTuTLeiVI5ENheTWR/I+KArL68ytxV/mlJ7U+w+Ef7IAB4dy",
-	"7IO7YhznVmoQjmFoVyKcjG7vimy25Q6MCPK1EEyJDUIcY6ubNys5YE0ilJrrnEUo7sYVZLkJvg0W5Lth",
-	"O75fP7sa3sHevXtiHUrmtdXuMpeY/1daV/88NAWtD0aT2TemO8Ciy6dQSfbVh2BKSazvOjOl7gZcMZqc",
-	"AqdMk8PCB+KGJiSKjHWMWJNh0c7iwXzK0K5jLEtywIsBRdGiDRciipaT7Zqclb65fn5R2U9DowDJ0kNh",
-	"GZNC2Wyoq8VrYg+q5XjRfPMzMgkrvQrLDu1o2FrhaNhDf3RTsjbzTN/kjX7Y6WHp/dhYBYbGD993nM81",
-	"jZU34FKUXbdNEJIxk4Ft6lz4mQQShtY2ZQLThTBaabcfEkhkdBtzwlRWUtzVDzERAbmN8ahzMOC1JjFY",
-	"DrEoWclcgmEXA2Dc5bEQ8Tih1IPiwvKQLW4K2qNbOurK5GqT2Ftbf/ThTGI4wlcyieV55jZZxTJLc0FT",
-	"+Jc1fu0qnT5Zy75Va5l1796ebI7SxS4mMEtU0J9kNdV8y24oEkxbuItEUV5NqcIaY8gmvK+6Amii5DIi",
-	"L6EqrO30kJiqVNpvKxzVue+xbeGqFSr9xNb7cayDDYj5i2nBnvDMN4NnECqLd9po8guZD7fDNyZqeHeM",
-	"s9HmnldicDo7Fy3vFGPFVJ1lAbxVa5d3CGY3WfsyTwz5KOLqyigTx5w/Gejv00DvtvWhBdPcQr/WQJ/n",
-	"ZyXW2w2ah7fHwHgwzWq8VQrKW0VNTCa05eUp/EcL1OkM+NnFeRvObAvrN4l1fmy5cTRC20BfZ2c3D4cz",
-	"JlEM9j1XUx59VW0TzaR8+vh2hY0dr9tdrOt3v3H3ZWA3W/Wo9vV8WCvaPhnXvztu5atb41UGRM6t5jHR",
-	"Gp9si9YcRoOL9z8Cm1lFea9zAGHMoHnS7d12e90TiNktjWQNUoOzi/O+DZbV8xhwp0oxGpeSy7Efo6f3",
-	"18KA7398YAyIG7hvt/++cN/7H59w3xPu+65xHzQv3v/YekQM+EccbYcBf714C+fniL8c0tMoUSOjGYmM",
-	"fyVNJDQVvVUe+P/5y5kP//vf/6P/+tX/Ynz4Rxx9PXz468XbR+QI7ZHcE1b89eLtE1Z8worfOVb89eLt",
-	"42BF4wa+Wq18Jq9lqfCeEnAjWAik6qJu4vRMf2g4E3zMkhmav4r20r4Jh8t0RzNxQzGNg6uI42XGoFKN",
-	"UWOLC5k1xhXiHdu2YSHkzwYN2uxYpvYciU5RR1U1lOYJxgbcVS51XZu0YRvSs/TulJ7F1Oy+J4XX/avj",
-	"yyXFP1uF/LdlI6xUVXrSxf9fSgRjANTkbW3tboSzuTF30IrbvGttB9orecg4HUVMTmkIH2LKzy7Oc8Qe",
-	"CH5Dsf6MEpgssA3vBRTSXTLBaxXjtifdpPGFGu76ojClhNJZtuFajkePlJDgjmruQgbjRv8fvxWP9Gpq",
-	"6Ab2jn6udr3uTGdUkcZvpdNYkFl0x9PwymkYdzyKv5+9e7vbUbip5kexFV/7iNtt11Sz3S5159qtdh9t",
-	"dsUsFC7TD8XYCkXORjTgtS7hEcGUxVj1t46mvmVSXbmZfiWPzWwTHslhs1pL6iENYMXqaOsjRuwmPHlr",
-	"PpC3psqh3N3W7NEDJlV5Y4oQostecK0Pe7Qw8dYFJ83MCGwKUGWJQNQ00X+AyXIqEi0xD3izroyhl3s6",
-	"noc+ljxstfNMiKb2zNx9fZp54A14cSK2ABam4XDhYeint5S/G9OQdPLObcdaVCHKlV7EiviW0XiWF2bE",
-	"vCJmTdlCaZby0bcT8m0ykQEXNitJlifaTPMZZpac2YS1LjWN3hO3pKbf/fV///t/fPh0cXkKvY7mIXq9",
-	"AQ/ZhCmJpsfesQcHHf3XwSGY52ZRBF7cwvm7eOTBp0vdvNvTX3WP3FdvaPj6tnU6MPolzAdTU68Mmvh/",
-	"virMVmL32eXKKYiLz6zeyUa8rOyuXMNR94ppfPUZa2SPYp0ccJc/vG2LOPpLJ2bikiWERBGTb3O1Yyzm",
-	"DV4W6KzX6N1TbrrKjw/p0WnH+Er+Ullty3qOJbte1kXX3R8khxlkOLBxdBK90ozqrvtYMy0gkaesoN+x",
-	"MIjHjKkGLF3ahS6WixLsIBG6njNPqZBG1DhpLiURjiVSG/OFrK/dqz/QyAv521ObZBipNkyogsPOYRvO",
-	"BrxKgPLrldkveAgB4Vxg4UczZtg3pgK3WjEeuuXU4rJX2CrHZRVmunKX7FRYmHG1trKjZWqxLE4ZQdWH",
-	"GO5WdbmG2z2s3/7Y+vDbzXjSFX21BL5KxLXg/+BX1quXXM/y2tmYHqGi10a+Kp9tK5dGDWdyYxIKrs+S",
-	"/yNV399NejR+4XuhwN+X2+QdrtWOhqQsUHeVUugsUOyGQlMTIot4W+UyWJWLA++xAqut4yPBlkMDifXQ",
-	"ZH2E7s9uGt91rtpVtRLXh8UW9/JJ2fJQobHFXS7cpwz+vzzSPVe4BCSKRiQwt4q6gvh//rOVJdsjES7+",
-	"aT9Nos+rrbY/T4myKgkshAVKaJLrQkzDrFaZSfBlMlNQfkMjEVPPVqVDG+qA6x9EpQkqSUyNolv46d3Z",
-	"y73Ln856R8eYhscUoftlz8Y07F2xGZWKzGJTkq5t3idkbsonmTp1cE0XNLRFrlA3U9jnZxL8UjFE/9SW",
-	"U8dYfexcy4wJNcktDjodkANO5mTRhjMjwvdub5FaM44ljE6BUzUXybWpKiQ97GlPpJp+H93eenDYOUEm",
-	"8bD3YsBJkkdwNrswY9yDI/Nfz/0P01M4yotMMw4kiloeSiKoSBlwq/4dExaZ/cvymtjUiob5Xs8UZIek",
-	"qbaHJotEpIrxScYlGN+OnE/IDwOzZKxlGpZKWtZOwMIH+Cwz0pMZBcFtYAoqVU5NMJmtxRkmIoYwNTjR",
-	"VOLcZrJ75+GXzfcTZ7dZzSqraGMyK2s9J1JfDLXFfDJI3mZCWW3w5Rn9tPLWqG3uyhYzvXQXdaeteyD3",
-	"AQNz26ilfvllGX+9coW922sNWGcuqU5WCNyVAymguk8f31r3hYpQ6D7Rwvinj2910/yOSWj6/xg0/mXQ",
-	"+M3H60ZQA21cXGwRN4sPsSKt4NQqi7NynWXstUkZWetcMuC9TtekPMOrVkSQNh+C7rz1BcpKy3Y8qLLS",
-	"jvGV6gOtr9K8KpSr8LVXEPlK/OiTyvB7LiSUJdzQUrzlh3Zh7so1UNfpIMoJjdyvjVrDV1kCNKM+NOzC",
-	"KWD2imLRYMz2GRAe0CjSfNvbguIQCxDjDDMd4gpVX44JdpOibLt6x9/D2mX9JTVwX82RFPcz5+9dgfEH",
-	"BWRvTVRwYRqGYpaxJvpKo5hvSF5dtoEfqXoQcHxQcX0bWvIE9fcbGnxHkN9JMMf84DVV3QifYGVIzHPp",
-	"23r+vgd+4UObtsloif02+GkSuVROJf5Q4/ABZ7NZilXJ+4WCxMhWSmoSU81Mzm0tCLvQkRrD+qlVt5mq",
-	"9Am1JW2qQjYwLhUlYR17+AlN7Pd1C++ftSzN7yvZwXdAAtZj4a+NDP4v8Y8G/h6Z7C7xj/s5F7hSC/8q",
-	"ZxRdfIPjd1dn4KVWRYUKk7V697z7L8ES3neprXcs+mZNfX5OT4mzvxknyqI2NhITkx7/4XmKdbd4/083",
-	"o3MMz1LJmsqy/6ElQZPHHzXhTr+J68hWlrDJVAGZk4UH8ylRxsSmnGdyuyY0SSWLCoR/4d1eIdmutHLn",
-	"m7CltTuMboadUTfoVSzdnXGXbGXt7j0UbljpJWcPi0kr0T/5pHy9WCILb8DF/PFpuKLmcq/Kh8tDdBhD",
-	"qxz4tm1bt/KdyrpC141SGhXHg4akPAT99aABJNC91iTfuqLyYUTuR79XGCKSIb+/7u36aopTiiGxuM30",
-	"hj6C0rRsAvqzMaIkoclZqqaN/j9+0zAnaXLjgDVNoka/sU9itn/TRYi0s1umngIzOhqfyTzhsw0NhKxa",
-	"VhYxhrTSUigbX7hM3N4VqufZgACruvVcFmGWZHWayqW7Cv27uh01xlgXXyHGVWe14gQzb5/lHmxp2HLp",
-	"c5fhuFhKv9BdoUL1Un/2ZpYdJQqLLTJZhS4LWpa1dUQKTWxpgXoLdR7ql8fMZS0xmO3zb5//XwAAAP//",
+	"7L3pdtvGlij8Knvx9lomb0MUSUkeqB/fp9hO4tsedC35JCcHaaIIFMk6AqsQVEEUk+W1+mn6wfpJ7qpd",
+	"VZgITrIkxzn6Y4sAat615+GPVijmieCUK9ka/tGaURLRFP/8SBR9y+ZM4T/6SURlmLJEMcFbw9ZLkpCQ",
+	"qSW0x1kqVQfEBNSMwjgLr6gCNWMSUvpbRqWCKCULCZNUzLstryXDGZ0T3aNaJrQ1bDGu6JSmrc+fvWLY",
+	"j3ROGGd8ujr0TzMRU9e5hJhOFDBeGn2fUSRtWNwnzm5AsTmFtqSh4JHsAFGwmLFwVl4lkzDJ4hjIlDCu",
+	"R9WTYimNWkOVZnTbLMwK3kSrE3gTUa7YhNHU7GuxmadAYin0emmaihTGImJUApEQpK6/YKepSJXq7TUz",
+	"UenybKJoujqVC7MBoAQsCFMwphOR6u1X6ZLxKbTtkjxIRcYjGkGWdDZPYM44m2fz1rDnre7LZ6+VkJTM",
+	"qbKQ+B1R4axpk/AFsEgPxvSDhKhZy2txMscuo42ToDdknsT6wzFRo8H4WXhM+5MeeRE9D5+Nn5KTyTE9",
+	"0l2sbtfLLJWiYas+JOS3jEIiJNNPEOKBQJLSayYyCQmZ0icSAk5vlOkjyOf+W0bTZTH50AxR2TVy85by",
+	"qZq1hoNer2lea67qOZlSkOx3um6wGNuVx4rohGSxag0HJ54e2BxXXw+bH17fawLqixlL5pQ3QrV7dwdn",
+	"JmfJ6Fk0MCc2fh4+i57Sk8kxORoPwsYz+4mOZ0JcNU4rG+c/72Bqi9nVqE8G46PwODqhTyfPyPPxi7AX",
+	"9elg0jC1z7pXmQguqQX36Aei6IIs9a9QcEU5HipJkpiFRM/y8J9Sz/yP0vj/ltJJa9j6X4cFRj80b+Xh",
+	"a40pzFDVlQchSVNG0xHikgDaC6Zm4J5iMxl0QKQQXNMU8ZH9dAgEIrHgUqWUzCFJxTWLaAoTwmIanRr0",
+	"oHeyRFJ+PrAY78CcQtOU7eeHBW7EaX9HIvtkh03Jj0J/GRkAvSYxi0b4hdfCJbSGLUefxiJaalzOhQL8",
+	"EP7PxYf39rgthtZ/j04mfTqIjsLj8Ql5+uLZ89Zn70uP4FJTk8bxoR2U523OgYASV5TDgmh0IiWNHOn7",
+	"9PEttAN8O2J8hFc86NzdEbwUfBKzUN0/VJ6BVERRCO2IQwi4UKMkS8MZkTQKoK1p4FBTPJWl/MMkAH1J",
+	"JRCQDsWoGVF2T32eN+14utEk45HeoyQV05RKGXgQkDilJFqOrgWLaBR4Pg8YpzGbsnFMRzgh/VmUmeXS",
+	"EeVRIhhX+mlMxjQeTUQ6J2o0Z3KuKZOeJuAbiESY6Vn5nMgrGsFEpPrYCBdqpi8NNtRTNkdpGukjHots",
+	"OtPczakd5Hv8NADCI5+bR5/S2Kwf2wpOgSmYEanXGtGYXdN0WVmtntec8IzEPk+p+0Rvlt0E+C2jmdks",
+	"lZLwiqYjMRm5rS3W9USCfQ8h4Rp6x9TnEY2pMq1ZROeJUJSHy9EVXY5CEcdMMsEDaOvJXtGlz/U6Mw3I",
+	"ghtOx+0sIDYiELHJhKb6UPVFaeqX8VEmqZ6YXpG51NgY+7uiuDipWBxDmnHNVQLR3A70e2AZPIuyPAiQ",
+	"GTpAbijodH3+mqSxZsQkTa9pKiEUWRwB4XJB0+pUHB4fxUKq4BQIhGI+Z0rRyLFvT6SeofnMgOcCUhqK",
+	"VDNOOGWmNK8nRZaGVB8zpDSJyZJGHkhhwFpjNdPY57HgU5wcV12f39lt/16kYxZFlN8S38psMmEho1yN",
+	"ZCgSWsK6eCYioSn2ApxSzV3OKCxSpujQgZkE13ArFi7o8gU2GbZqXd0Bng5W15TTy8roll4uUsGno7mI",
+	"aHB3OPgNVzTlJDazvH/2gNnxcv5AkgnVkgDeFXfFKEiNfUo3QV+5jmfolcbibJrZ0zZCi8zCGYosjv/Q",
+	"+N19qBF8heOovby77Xwv1PdaZnmAndRrmOixAmjPmZSMTz2wmBL3yZICEoYi4+qJNNtnKUvGyTVhMRnH",
+	"dwlN52QZCxJdCvGWpFP6ALuQmBFHSohRrMcMhkac1gwQvQkRFfThHfsO2s/xP00pzz9cXMLhWNNUKodA",
+	"eIE9tDR1czAnNwe6i4PxUlF5l0zPOVlqBPIxZ/sfAFBGiRl0NKdqJiLNakeRFiPNYzCPPb1xfJeLeHe7",
+	"cUHTaxbSTwU0PqCIUr4DawQVr4Q0yp+bq+SYwBFyN6NJFscBtA1w4TWTh2FKiaJDUEJoDmkJro00ug8N",
+	"jXqb7bjyVLOXM81OaCbGtI46Q3sqhsWo8BOO26idSemT7UeSq2o+e19ymJdCvCN8aZ/KW9H5VDPCqD2g",
+	"UZnCu+1zOrrTyo707S48jIAVlCfp8I1R3znVWhmd5MznNBVZ4vN2cHOgezjAHg7wadDR3BedJ2qZgwQK",
+	"Xk+kQ+DIuWnq34WfCFM+bwSDUwh+PsiVkQeojQx03wt9t9cqGn1eaYb/okhQ786qUAMgKUUWUfPYFLl9",
+	"kmn8oVCWiUo8qZgAgWLBmjq53fFgcHMDjIdxFtGo63Ofn8VSQHWHPcRGIlM4/8qE/ncAFhhLV8xoDHxe",
+	"mhATXEKbC7Opnsb4Gb/iYsE9oDeJxsT6Rqf0Wlyh3EA7RteGpxnGzIhaUaTFHc2GG6HaSM6ab9ZbAFoO",
+	"lFYYUzM6X2Gfv+RWVg9na/Oqsr3WRUUVvlM3RYuVrqy+e8du9NdfhmY+4cGKlP2+E/lcr7vB06uIERTG",
+	"lKQ0tQc7NwwCOLh5IPRiubmRWyauJ9BCanni+oHRzVioNTyueWRh+g5Zu088SUVIpdT07zVXTC1vtflu",
+	"cRNG4yqGPzO3q4s2IGueQBbJa5mP6x89zHH8rVCfOQ2QpHOCeCWOl2APZQhBZWnmNNyJ2UfIZPg8MD81",
+	"HsG/EK9VVIeRoEZ55/Q8eth6b0oITwv3Pg+sNMXJXLMOyFDEQqKlzHag0RKOhYQAdTrSfOQB7U41BZCG",
+	"GXtJ1FSkufrQzXHFahSxCJYigzklHIq2VDf+/4KO0XeZCds2OZfFpMwoslco0EVCIxdIs5gWghwXI00F",
+	"JCrOuBjhZdTba4fKO8u5MstMGrbNMXkp/ScNFar4YnZdMFqaQBlsjVyuU/IRCVN2rUnEOn7QrYlea45a",
+	"LXOp3ecBUpTX+oVTcsuSJcAQtODulCo5cGM39mqsWiPOIBFSkRgs/epCYLSP5Vtm4CJAViNd4qvg00XQ",
+	"hf+bCUUl8gLI0xa6TwnhjIZXrltjMywzsxBpAOWgNCBiB/oENA8DJGZXFNrHg0EJTCxc57IH/n4iISFq",
+	"1hkCgU8X5anr3+cXVrWrSS5NU6ZEuvQ56rPamhkIiYZwqUSKdsQENYuSdjzb3e8swc5OIGJTpqTu6Jc3",
+	"5/9+DO2gPzg6Pjl4+uz5i6Djc6s7TFI6YZppgUz3rJel52q3WA8s9V0xG8k0n2/aTdiNYQ3mRME8kwpm",
+	"5Jr6nClof3x99urdaw98d4i0tpGKXFG/1TGgk6SagVLMWHdCi4kLc9F7uoC/i/Sq5ZUtfE+Npc397K/Y",
+	"jTw03RNe6+2Mk3iJyA5e8ynjVMJbFVX77jdYD3V3CEsNtuiLD3DUf/r0oA8kTmbkYID7polVMe6nC71U",
+	"ohRNdZv//MfZwS/k4Pdf/xh8/rdWw2iaQYmrUycR+f/tr24o5tU5D06OG3oxprnK+iMCb8U1jUlId1l1",
+	"MhO81sW/92HQH8DJyQn0+r1etZfjpk5SKhka7El1SRMSS5p/PxYipoQjkdOXoAYGf18FgJWBpEopVf1q",
+	"y6OTHnzPJmoGZ9eUZ03L3gJJpttBtduLjCkKR0f1HWjex99ZUm3e7/X7z2tnuG0mn8sG1n/kq/Valn/Q",
+	"gxSA+mveXow11dDTsBfyDU8yw+VEEZriSXxeuob2XDbjXY0eSU7nJeWRBKaGBapDxBHYEY34xQUYNV6b",
+	"cJ9bmcVSZCbheDCoswWdvdD7I0J5RCiPCOXBEIrXujmYigP70HFsBZr5GyobjRClJ1u9maTg8DaJMqVu",
+	"rSnWKVZXj3muJbqp6Z4pOt/aeXmG70xj3Y/tmaQpWTrwyRp4UadOjbT4uiCpUSa1S/O0nHco0pSGRnGj",
+	"hOE0DUvtLEcoHhXtUEdPeTbX5+JGaXktO0guav66/Uxx6tXN8/LNL+1ZE71AF7LVo9M7iaaZM6Qihg1s",
+	"DVsRUfRAsTltrcN3W08ER3xpPtWNjM54n3FY9CXua16r5EewbbJvS5+6lvJTGjf5ZNKUWtVi7m1hHRmc",
+	"Z6hx15OepqxapD1/9X23aYJz1D1sntk7/c0myLWTQIBdzFhMQcsX+tIgNU3IEl+hYYDySP+wJpUgP/2g",
+	"DKRFhy2vAJDtAIp+Y7gkrwDW4tir55FD0VpgfZlDWYMfkf7gicRVShgvwYwHXCxOC/tHFBhxR5rjcU4m",
+	"HhjHGBqBZDxEGY0L9KWtXg6jsG3yadUEe2n1lA3vzDaveekm1/xaCWVIYYPHYXmzzXf5PIpByyN4bglr",
+	"N/ktM45m1YVHRJGdMa/BLA24tnD+bHCqxufuwugv0Wf0FHgWx8Y/hkJMpHmsj0a/MPTCOCRuhkVcQWUK",
+	"a7cg9+O8BSv9gZd0NGhQQMg8BXpDQhUvgcBLvACIXz6WHHZEpiouNf9Bl8EqBFpBuwELoRbIqZw8kDSm",
+	"oZJGFYiDO9VXdwcuLMykEttP+qX5zGxUQcW/W25r+Cr/8LPXmqRifrYXx5APKHD5W5t9MJ/lzRKShjTe",
+	"1uocv8ob2e1bt/X2ZILuLrxnVQm5bSIXtc8RK9xqx2qXorzz5T7zHWq6Iy9LmsYmHZ7diCcStARoncWU",
+	"AAIhiWMDkAYLbQTvkjx0ftHMdES0mRhUZ2D8bvTXnhEumYIpuUZ/warg1e/3B/1e01hXjDd4TwclnW1J",
+	"CwYbFbYdD4KqQT8lioK1IXroWoxKQiFAxpp8GQNyTBRNDWNpdi/QorZdHbrR5HutdzhXzCcklVWe0826",
+	"5bVKE2miDSXGxHLQW/bbflaTZ88v0Kw6hMvCfKBprQFrzZSU5gFjqhbU2oANFtPslLDG0S60zTF1WttQ",
+	"vgMme3zFIhqhGrGyvQAlh+uNuL9ZH3Fr1cM+eoXb6Ae26gCq5GcbanlT/bqkQ9hdVbCnOmCD+L+HvH97",
+	"kX5X2f1hVX8GdpF3uR3kfum5316uKvxU9+IuqyzaZ6S4b0zrk549Uvu7X+dD6/udz2D91paZtT0ZwqBE",
+	"Y40lvKI2DQyhNW4quQ404zGVsuzkzyz1uDeOsKx+RHr7V2ERvxS2mfyIp9DE6pjzcUELzhpYmBnxyIZQ",
+	"gQF9lMgs4MbQ1PN5GSj0qznV8hpX0DYDoLpdpBFNJfITCY2AxpIuZjSlnS68mScxoxGMlz4vYKYLH3i8",
+	"zJkSe9b2/OfkilamLxECBYYbRKeA0QSlxTEJCWEYqJBJCu1wRtIpjYCosv3viYQJS6UCGRLuGWcjn7MJ",
+	"ZFwzRNYsuIrEv1Avc8F+pzu1ww8fWGxw57EVfowzlt7oXIlUliSXIkvlUDOv+ql0Xl/U5yJlU8ZJ/ERW",
+	"0IsSGFBRQ0B5oIVZDCIh/dNeZ5+3SY54aDSaChHJoOMwUu6xrCEbf85Pc+nVAoGXM3Yi9XlN1DGBOsWE",
+	"HXTqZad0QtOURt3anKsXpII152RpNFdjCsKEm3ThLPeZA2aMT71jdM1wfujemmipiqLouPeiHnzloVVM",
+	"74zPzZk1mLUMjO8crllmW47Xi4q7SJ3FmOcpE6nhHv7MougaantpAqtuyYSvI4earHmgZRGRwvc0en1j",
+	"/C5iqhlp42txigBVwFLhjMqz+djgN5HObcid4DniWxF4VgnoFibzS8kURqMxPn2PE90mp7mv7bpOQSYk",
+	"tM4zEZEzasgBm3KRaqHUbJJ5iL4pB3q/opr4/MuLFy/Ozvo9dEd5+uz58Sp878MJ15a0nj2zAc63A5jK",
+	"NpXVDh80wQW5lIquGFBPmsQsrsXXqBJDXtFMlgge+mTJyngFJ9ot62vzh4VwnrPJ23BHwRQPNrPEXw5+",
+	"WZNl5MfLy/MLE52LnlXWoUoKIGFIEyVhppTJmFBsu34kh4eHJfP1oT5deai3IqqbQY+fbwMjPbV8xxuB",
+	"qOBk6zppfAERDWNiHMFPa44KGjdEVCrGTZCXFdNs4GZBpS3Na2DfjV+qfH2TxITn9tSt0ObaXeKLFdai",
+	"itjQCQ23XPN2FbWUnImF1FwF4xCLhW1QVhdZbjRikra8lnPTlC2vNWUT1XIcjmMWNMyas/Ra6BGi97w4",
+	"3mpvq2jQwfZOsqATLvQNrcB7v7cN4LngVsJYfsgvf35v7Zpa3j3uaz4EGRMeCb7dnlY5c7dXGyD6NgaM",
+	"BpiHdmCfBs2eQaeF9w/yQJ3ilvj8Vtekydvn8aLcyUVpUJn8K9+WqqOLIwWlO6Rxy6o9dB3T8FIoJThc",
+	"HsgZS1UD27CFDZzJS5KyyaRg44q+n/Z7L7r93qoj0Eov5ha9LLTFt3cu+y0jeQxF3sugmhlnW24cr3VN",
+	"4oy+pGvN9/jeGX8XmOQqZpxCm8QxBG4OAWScKdlBX+1Q91ZhHQYneiK5Jwnj6ilyoBtSLnmtBWXTmfrw",
+	"e/O8zNv9JiYyHtLqzJ7qv8M4k+yavnPTMbxh4fgiMmOFaZiv4dJXbdql+ZZOqrLdpRVuohQ5YthTu1lq",
+	"H6xzG2VKOrfRsqfoKi/0eKseb9W3f6saKYpjUV+V1d9115F4iXZSqbdEUgg0wzQnikaO9r5y3tICTcQ2",
+	"Hx0qDSOiaBc+cBuK7RnVYDijJMHbmIUz7BzIXGDklR4BOa6Cb5NAYrQ4c8Hp0Ci3mgKabIhJQ0BTF85w",
+	"JvnURESW0P50+bIz3EVZNugNnh70jg7wPlZ8AptukduWM6XoPGlwWyLmxX5OhiRTYk4UC0vdrsJw/hXY",
+	"QZ5Iq0yBdh+UgJPOKZAxRh5PMHjM5B1yn0ObWMO+SW2lDwll1E7JMbB0o2izu8VPM6JgoQfBrCuIYBf6",
+	"2YwkCeUSPalM4Bz4LRO+F1K9a9ZbgEZwPHgBl0LAO8KXPv+YB66vLBGO9J09AaIAD6rfP+j1L/uD4eBk",
+	"2Ov94rf0WvzW//zXf5/WVit9TlKKOla9aEYjv1UxBpR9NFGv8E5WTsyhndWNceHbr29Cmq47LWOVwBwZ",
+	"0CYK5kLqNfQ8CDOlT8uESX+6/P7geZ7P0+3UE8xKZGLExyJanvrcHqyTbVKKWRC4KD4UKdI9VJbrdxgy",
+	"b5a8JZthsaSLNR6eP15enjsHx/VzzcEPMw2phUivjLeIbIKwGhIs35zymTTxEO4aXmTzObHeCTW6jh+s",
+	"83Dc6FW5yXNyb9fI3COymNFGj8g1Pk554joxsX6/xzc3ePVObm7y/V/lb1bwZXPXhgYoc7NTCnkzTx9l",
+	"I0butrzdBEE7shXiGnw0K3Gkq/N7TcJZo4eXmdtKMGspwNW6w6P9pimzyc5rqDigNS2h0THsHdFbRg9S",
+	"SiL0M9ITkcr8GaZCSrimqUQfowpNqlCsRv+aZij5MZsTng+XmxZSmszSVeW504hgwOWYapKwEAdWei6F",
+	"DYXGnXplEjbyvD6JV0IdSJoQDVMRxqc6jIENPKRN9YBwPKIaoa5MthTebrnhJg0Fxk43gJDxlE/FOKZz",
+	"O4F6/PXOsIBB76gMeqOHawKHUqxz831Dsgu6mRwiFDdETnuWYzI2Hw42XHqsWZxTEHw1ONhlRwlM5PWE",
+	"xcqkNP7h9SUcGnW0V+LDZkwqkS5hJuJIGkKR78DK3tbX+IUG9Ma4hg98XXZHL8+6aWGpCP7n1WSN5ss8",
+	"yWNjfsfGQIh0fYLokhPhE4lZVvKg9GBtX6UMeU39YVI7ww5Xs/N5FiBWEuB1t7sfmptaD+YpUZdrm5Ci",
+	"AST5NY31lHJChUmojZ1LNlCWhP3NIK+qXHrdb/Sc3T/yxgUANOsGjNDVdEwumaNEbkiDfp5lyPm2MFXa",
+	"y2J36rE+9FqNjsLBuE96kxf0efQsfDo+IceTIzpoxMqqUd8brBrZNI2qWdkqj1xa1Nqjgsb5vNH7l4D+",
+	"7LQE9hXfDsxnZFAtgoiNUQtAkqX0+WKG6T4xeqBbhOVgbiAM5SmCC9ZG9WDcz1yk9NTngT7B3PkI25WS",
+	"nHazRB+/7l9/N6xqZ438Ust7aq62/eFz841UhEck1lhScNop71kOyZWdpDchTUzaGJ8Xjw1sjJQYScoj",
+	"mto8ZvYCdBXSiBVHiwbz6Q4BSsroh0tXqBqkhKC/9v7eQbwM9vMRM6Fuj5q5j6iX8gRWZegKankoXLIy",
+	"Rws+dlI7OA7m4kiOS9aiiLsCksosmzb6zYqVvc6jXlFpJWQJkkzoKVzRxNzAZxCRpYSkSJXpWYs6j3Ks",
+	"WuXT0GfwoN/rDY4O8Prurzp9W+UsVnF8Nc2z9ZAhyoNQszYciLIqKWhbgxEESTQJOkPzvwdBgqG1BI5v",
+	"nvqczcmUGhXDEUQJ8+B5f3DTH/SfQ8JuaCxNDMTvSRxA+5fzt/DmDW6P/Vx3giL5nMQglQivOl2fX1bw",
+	"M0dPSqaAE8WuabysIWlMd4y+jYaZ6dp52h8Gzboc1F2ciT4DweOl0QZY1OTCJ6OJJtgoeP6exFUzn3nZ",
+	"vO3Or3HNpj8xZRVK+3p88xT3Vf9vk6iiAGH5ML01Ni6Vm6wy5rXPsZ8Jxt9NWEghSTH/rXTZhSoJuPHY",
+	"zGrbqD1cMEmhMUOOzfMU5G6aQae6N8c3T1tey0yjujHmzcrGvFsb9YN3wTKkJi2ayRhtbqnVkhh+pGxY",
+	"1LRET4Fd08bIlw+Fr2hNjrlRKcndald5MsmmnKgspS8FnzC9dXX2bE1OgybPuIor6n42muo8oR3YvnY1",
+	"5t/nyqq6crfVmH3Wudquej2KTEHE5pRLE3Sv+RlmqKIzLVg2h4QqI7F9uLqOGT5/U5368V5WBWevGVSs",
+	"Nas2Bg3jGsnWBuv37mm0sgEmH+1ocLvRjrcPx6KVtT2/l6XViPNG42bZE3tPu+a5C8vYz6QJzfDp850A",
+	"tMHr5RFE/8IgWsV+FuV99lqYye7PGm70rYT9PIbt3HvYzmMYzWMYzTcSRnOHQSoWOxsjX0MCpc0GtMtK",
+	"tkxT0iaLI9y333TPNmUP8hMSIhZ5QEk4KyCusLndmcUMLY4766s+EtVgaKlRPdNlE1f20QZs75L54WJN",
+	"6gfzse7p5UogxYv+wNvFcSDM0pTycMWT61VrbbQrTc9TfQubbUn1WcG/QxITpafyPTWPKuqZF4PeThMt",
+	"3IDIUtY9xjZ9XvIaagZEdNUp665N0SZMZCZScD1Jzzhs06hw1NYX37RvGycfxn3+6fIlqh3yFD4LSq8i",
+	"RC4FdiAwoRFNSQwzEbOILDtdOIsXqNtKaVHNadUrqPd0F6+gaUZSwhWlUWOuLpRsy2vOv5frPK5W5lee",
+	"3drEhPWzr3OeO5x8KfivMbjvzqP51mbQcDNZHaLhNjasvfEGle5gHcobEQcm6foaGQ6ayMAFuaZRiag0",
+	"5wLZlO5jU3qPu9Cz53k/tubRI1E6ehE+Hz8jTycn9Dgq29m+NE2dywmyPgfIFyT92JTlY1Mej3V5O3bP",
+	"Z1dW/t8iZUcZeu7AhFQBxq9iQ7pYxTy1UrMJpREoW9c5V0h2wTkcIheK1etsIEgtOhfaweufzz++vrgw",
+	"WYHpTYKsLEYb2SqyKOU0B5DQUHAxX5pUhDwiKRZ1MH20vJa4pinXgnpVC136dgVmqr5U6zNh5Yy8YfcI",
+	"stkus9GuObDWcELfAoVoBBcrNzRtWy5TtFE66HStmZrxqS1ZYFyg46WWa9Gdxhax+oNFn40oxq1Xjwbe",
+	"1S0ek5jwkJ4lKICvYef0FBPGp2C/hjClEVNATCvNI1XkzG5rJ5o+XlfTO09jWTW+l8pr6WW1KyXhqj7G",
+	"kvFpTO3XNS+2fVOlfjE/vgsHjtqIs7nGk+t46hWuAeaMZxIajvAUetZVoaIQyLhicYXjK5QdaAVsl1Qk",
+	"nR1P8Rbk+A7kjZ2kmn30c7n74rt1+d1+mhllg4PyvMy15YVtvnbrN9Pof7UivzS4AO+t6GtiY/arjL6H",
+	"jrCNPKUxkGZqLDJXY0R2uvBG1dRsQ58HDeDpXF/rQB+AVGQJvXWA6nMHqV4Rc56kNnOe1eidmkph6Hhk",
+	"p55X+7Kf/FmS76z3OCx5FKZ0JjBJYNW9wAPj2lQ4Gu5im5dVA3YBu0Kj9VwxtSYgYR9mdz+N6L7K0HVS",
+	"5Q5oIV/kPhhrvc71skyhbLWl0n1x+u9cET4nEQVXMdgqujvdPwVD47WMT0BNIkpY42B5RMbGMezO2PiN",
+	"W6gfTZv360QnJS42yDnWJ6+JxzhvBvxG/8kKy7WzJHJZbtYQZl6XTLblrbnFjC92OiSbZag4I+sCuc8F",
+	"Ma6hu7fYUZ4sZlLOm76bLmaFpfoi/UwTo1zR2ti7UwZJb3ta4RLp3SQc3IVg7OSMbzIdeQ2RNKT6t16/",
+	"bZdXwSsYtYxHNIUFQT/i3CW44qrMJCg6T0RKUhYvfV4Kxzmtcn3MuSVG2FvZd7pwmbZu0Ta/L1qcrPN0",
+	"zSFupxT15noV/bXcfWt007LXeaNh4U6UanUN8V6N10ShXGgGzwNOF1QqK57kYYr9Xq+zs6VnBf2uJnqq",
+	"EjqVXo2OJ89JPxyMX0RH9HhyQp6On4XPoxf0iytUuCyt0SbXUWQfLM2CiYhjsZD2nq04lbvPrBRsf8rO",
+	"DhdwV+K9QhdWKdRKz3uTjk2FMopNKyP92ixKhMEC1ToS0oRX7BrvAL+6a/dVdI7Vo9JgbRGMtVuj3oeO",
+	"VEq4ZHpXGC/9EJkaTUQ6sq4py1pYaI4J8aOEhVdZkufwKSITLL7KUiTimljG8SYUld/NlX13Kc5rtaxe",
+	"/wR///DxPzzAqlabErMXjV7RhKRYwBpdBGBCQhav4Z9FiOR8LyR4q5u0rnqRW0FlKk3H/Qlh+i6T/dV9",
+	"4beikFKOv01J/e4jQ59kU66ZWxqmtEFt+mY+z5Qh3IQvbeoPpNomSslIX02OFk0H3JjO7y6HaLKo1WM5",
+	"V25II6zbpAsubnaKSBCLIHBorOWQEDXbO1C2qkw1bGw39+zbhs5wyM31B5rKlTUU54pqqzemp5EzU2Cp",
+	"8U3RwfWW/Z1xir9SHM9vQT6uNApx89HJ5Y9w9rfXfmvXGMlNG2Pvu2O31ib5eCumO1OteuKQBurlEles",
+	"i192KTHmJKJeOVUGj2zui+Y8HvXsInLH9CLSjiQm4BjDk5UsG6hwSRmVXimhiOygjyDFMAD0VkatIL1R",
+	"1JYE1tsSZTHt3pWqG8d90xx0he8umyOvVtnTKL4e9cb9cFBjTXuTPmkaWXMMdmfPVKP/By8kulIqlt8y",
+	"mlF3ciA49dBVs/RtfiCC045Ge1FWpNhAvSzXHOqCxbHGQ/q0unV3lR0Iai4j7ZarotRFqYB349Y38Zy1",
+	"RsXJlc+pxGvmt6LKbZau4A5X+A7YzjpS+Crsp53ERWkPG1D2LeIjq0zKXTElmzMN/7pPuoH6LV3MrkZ9",
+	"MhgfhcfRCX06eUaej1+EvahPB5MvFSItK7JPguDdha1KbmCvlvrL7WsZ1neEg7sD8Qp0/VnA/CemZgUj",
+	"+mcF+D8nPG/h4y9mWP+Lx0tg3JlWbEIh+A9KE2AmYZXmF5dQBBxXOdTFTNJwNBg/m/TCfvSCPifH46Pw",
+	"aXRCjydHZDDuh701Ch573+7xDtX3YBXo0KwTZilTywu9fdZrg5KUpmdZE/seyOtwpHmekUmBoH/qnRkF",
+	"VqWEcRbw9BitoSRU1KTBwtNBCMLOiw3RWKb1Wc+E8YlwCYhJiEdmfNoQjWqegXFFGKeptLtR4KgpU7Ns",
+	"jCgKPz6I6LVFU3W4L/xNHKshOAjNqf2fiw/vkXH78fLyfAjzLFbswKlw0WccC8sueThLBReZrW7qc4fd",
+	"XX1TCe1rwSLZ8XLjnbTxL1Y14TkNm+7RFoO/LkkmPtfzIDx/ORbiyjNZ5wyagDJLYXvXx02jMqz63OeG",
+	"j3axdWY9EgJ9viJlv+N4Q/gOzwX8rNc7CjGsF/9Ep1wb5isVSRWGGRdA4POFSK8k3qE89Xw7d8giPBqL",
+	"Gw+4UDM0J+eGdMxZUQAP46D/wvY2jlwtBP40oTeTLNZXVYpYQ3dlYTYTnFsZ4bVkNTCjJKJpF16vzSEG",
+	"MyKB+BxBACNGgj9MJUP02vCg2+1+DqBtkAwE6OEfdE4h0F+hn9SaFFd6oh/zwoNyaPdynIVXVFWyDBiR",
+	"Ru+ffpinb5mmIktOTWxCnjTH56Y0BlPSfICG+psDLVUf4EgH+DiAdpBSEskA+r3eoYRxlrqMfIEB6QAG",
+	"vUPpc/PmRL8YZ0tsUPreg8DC9uoLC6Mjgyob+nMfoNOhHRBK7y1I5+/7tffWCSuAfqnjIqlKc78de94+",
+	"J5maUa701UKvDZc5cAIEig2jUbG9HgxuboDxMM4iGnkmINXnGqyIom9xf/FfY+exc9IgXf7iI9Uoy1iD",
+	"TPLV1LlgxnSiOsZPpdpCUt1nxtmNzzUZLzxRDMRoSNNXwaS16WD0EKY8dO9NxIrEZJOBXt3Iri7PJvqR",
+	"qnR5cDZRNNUQTUPBI+lBKkxl5izxtOQbUyIV9DsIwCU/7WGxS7Ic+A9SzKm55NZoYH0FbZ5Un1ee/sGi",
+	"z4cGojwwb1zWJfc7jxN0DywYuJ+5UcImO1+p6utzxvMQMI3GrugSb2ooEudXSIscH8rmNrB/UTUTER4R",
+	"WvIE1zSU+jwhamYwcS1jSBc+0oQSxJBFLHMe9ijJnOIMXJf4QE/N5230Vk9pBERCSLjgLCQxEqRO7uRR",
+	"DkVD+CySZS6VcZrCP/SIPsdUZ4j3IMiPT0NYEpMljYageb7gFIitDaCla0R8GID2wufl3Rxd0eUoFHHM",
+	"NFJDkuDWZ8rMMhOwLXGBUmnZnHFIUjFF6rUgTEmfZ4ne9H4PLNDhnJmyRdFTnBp6Coq0gOPeC1iZCuOj",
+	"TNLA56iHWXZsLGd5UwzV0Ec0BKJhHfIiru3jmxtPo/9O9WCMxzBGdqbM0ZgK2rUFiVSeyYwpk77MoV/L",
+	"uh2Y3GWnECBqGv4cAMMgVIkRqCQa/mxNtTELqQ1vs8zOWULCGT0YdHsrXM5isegSfN0V6fTQtpWHb9+8",
+	"fP3+4jW20Vw3U3HBNknH7pydv2l5rWuXY6h13TeeVJSThLWGraNur3tk0mvPkA8sbqD+NaXrMvSWWJRK",
+	"XpAncoW0VW2vmjHM9/ZN1Bq2tDx3lo+KfgxkTjUT2Rr+o5nvLz45tMLVZ2/rl4huW59/LXLA4hoHvV6p",
+	"BIbJypTElic7/Kc0cpNhAvYJFUAxFZncuvsjJoQRE5AEM+G4pXf10Ryb2TQNks/68DuSR+pgk/72Jp+Q",
+	"Imrej0am0dH2Rt+LdMyiiKLsdzwY7DJMkoqQSqn5otcmuTe2fbG97aUQ7whfupAF3e5kl914wxVNOYlt",
+	"BCaq62yyXISt+j5rOYRMJWbizZ/96rVWOSmsvkGwmkj9nttXw6KHz14rEbJJ6lQiNSyquzUaBWLJaRM4",
+	"rn9a6RL9KUsuPpqTRZ7Feev/hIi+TvVs1C9yxk2Eo9e3DoLrqYJBTdWbWanb3MoTR34nouWdXZnG2tCf",
+	"qzKxnuDnlWvbv5dr23Rl0SOzDER/9qva2+G6vRR8EjOjhjru7zDEOVnGgkSXQrzV0tw3ixP0aZdvo+MJ",
+	"SyRtLxRRlXSacYVhCUrI4rNXIrWHRopCfV8jCnk5o+GVdEI+GaPDARLY8n2vGAzdctqfLs4vQKplbNjF",
+	"Txc+zwfuGLQgOHXV5VEODWeETzHNus0k3IQc0Ki6vF/kUEsY8KBIwY5dth2vww1lLY5mRrNY/dkxxF/8",
+	"wutWg532/gei6MJoqk922Ubr4/6p8OasoRdzL1wGdHchSwjnVsjFYojdkYsVnNdy8d+Z9/sx714u2rLU",
+	"pC2QwMWimae3I3zbHD0uYjsrb3f7kYW/JxZ+nMOSuzruyW0Z91xJv55xP7OFVE3JGa/X6xWqfZs4Bkv9",
+	"x0sg0KD/sgVKbOoh1IaIBV9RWTkdNWaeRmU5Da9o5Bnzg1FHYUhaZC6h8RCzXmA+x2YmL7Ys1Xwy0a65",
+	"11g7MCUDAnS/kqjUwK91c1PDppQjWnb7z7pFIQJMCRB0bDq+XKsvtWATdeFDnqeUFgsZ01DMKSrYi5hj",
+	"51PvUp/aeN2gA05rpx88kSazl+fy2MfsiuKizb6eGk2X0RbpiQx6g0LnZhbu3Oj1aF0own/dtIJy2m/C",
+	"IwwrrKUDZxKorVUteEg7zhMlP6nGxOCoQsqrmNjCFEYL9hzese+gHdwczMnNgX5/gGVzgs5paeoWr2JQ",
+	"Dmp8pTILLnTiaW5csJaAdv9Qek4N3unCWR7tTBQsMAmSIle0Enfg8zEJr2IxhYRIZSvqZBzTUZ30jopI",
+	"hBE68IwmWRwHwwYA0AuuZrHN39WPBakiWmH12Ke2hpUBmzyrGoHzV9+vl0cRJd+rNIoj7CWLDu6W4DQS",
+	"m0p1z1Jy+gLQTbbq4g46+HxgsjTYibWcY150u62PYu43zvWai4MAOM402uPLPImiCTBcR7urqLA1fH70",
+	"/PnT3vM1ZL1gBNYywiXKXmKE0fq0lhv+wCsUE7MNbmBvf6DKYaH9eNvvbIKK++dZ18mqhsr92fVXx9tb",
+	"vBfqe02uvipz+gNVrlLI/fCmdQi2HGY3iSZrgdkWgcpTdNq09JOCcGDVT1PpxDBaRKISKK81pIRJU3/q",
+	"c+MWi19LZJXcvTaWXBqBZMgdkZSCvMJUrF24UCklc9QuV2oYSZ/rW6ooN3VrTIwDibrIxNmaSHlApUnX",
+	"iOzuJpbr1OdoMmyuqGQj3Sz/5yojAeE2EbspoNQO7M5iWoOJSH3+y/nbUzh//0M5GywXCuYUnVmaOBSH",
+	"GDApgzx/9f1DYQgLDwWCyL0Dx4yTpiJizejBrA0ZMH1B7pKzcfdn1TlLzGl9jzVMLGFJ84PJgQJTUqkU",
+	"XfgITOjCWZY1mjbWb9yvksvDupnZrw/xU/PlZ69V9iPa3tKV0sJ1/ZVQ6t7M1dfCwa/EgmuOrSJGlCo4",
+	"WdxmLuMDoujfk3h/FF3DU00VQjSCakDgPoZI2KItEtGvxXyuYostPGLC1M0kn+So2WyS85pA1Nj5Yuzf",
+	"iNV9vitah12xupj4vI7PUYq07xGrSWBcCQgKChp8GXr/5fztQ6F3C0tfjN7dqf9y/tarUvzKyT/i/kfc",
+	"/43jfo0IK/hfPzBo8YHIQPFukyeV03gWTuMVzG6QtflTTIrifjJwKlOrBuuY+5zYAl8EFJvTDYaZi3x2",
+	"t0Zh3jfmnFXOfLPRmqOazuWvJzN/q8Ygsno493eli5CndYwcV3l94T2NqdXaAy5XBtjlNl/e19e3urR7",
+	"30RvVUUWL23Qs1knk1jXuQtnNl1BJRE9L5V+Rv/iphJ27cD8MbSVnK0/SlAqKx2gcoIU9TLMWIbjW0LM",
+	"cDux/jOTHqTE5qAnHOeAbvKYRspUfdYr+S0zGUms860tP1kgkS1lTzfnnbhXFFZURd2Iv8wpPRqj7wn/",
+	"5OF4DuXYB7fFOC4IwiAcwwyvRTg53d4X2ezKHRjZ5mshmAobhDjGxMdr2bOSsdyk7Wq4znk8/X5cQZ5J",
+	"58/BgnwzbMe36xXewDvYu3dHrEPFGWS9c+cFZquXNjCtCKREW7mxuw2Nowmg6uMUaqkphxDOKEn0XWem",
+	"MKvPFaPpKXDKNDksfSCuaUri2PhyEOvgUvYK8GAxY+iFYPwgpM/L4a/xsgvnIo5XU8ObDMuBuX5B2TRN",
+	"I6PXyZMZYtEtE8o61ggMmirHm0i5evF4dDb4CZmEtT7w1fArdMNY4xY/wOgpU2A9j6PaFjt13BtAwMUo",
+	"MTbskYkaCxznc0UT5flcimqgkQmZNU4dYJu6gDMmgUSR9aQwaVSEMDZUtx8SSGz0IgvClC3EVlS7MvFr",
+	"hUfMSe/I540OHLAaEFjx6XDp8F3EmgnuwrL5k5RSD8oLKwKMse6CDaJCy45c78Dx1lbLvj8HDhzhKzlw",
+	"FFlRt/lw5H5RJQXoX9ZV495VUI++HQ/k22GDkXYnm+NsuY/DhiUq6P24nmq+ZdcUCaYtM0niuKj9V2ON",
+	"McEAvK87rmmi5PL3r6AqrER4n5iqUoh2JxzVu+uxbZnFNbaC1Fanc6yDDd/8V1d1P+KZ+8IzCJXlO22U",
+	"+qU8vbvhG5PjYn+Ms9VDrKgb5HR2LreLU4yVE0tXBfBOoxeZQzD7ydoXRRrjBxFX18ZEOub80Z3sLt3J",
+	"3Lbet2BaOCtsdCcrsokT65sN7eObp8B4OMsrkuoH1vrGNYdgFDUJmdKOVxScGS9Rp+Pzs/M3XTizLdb6",
+	"ZDG5yQPAA07mSNCVRBFON9FMyqePb9cY7/G63cYr6/Y37q4cs8xWPahfVjGsFW0fDfOPhvl9DfO5r1Hu",
+	"avKQaI1Pd0VrDqOhRxCbW0X5oHcEUcKg/bw/uOkP+s8hYTc0lg1IDc7O3wxtagc9D587VUqTE1eCcUlf",
+	"CwO+/+GeMSBu4KHd/rvCfe9/eMR9j7jvm8Z90D5//0PnATHgJifUCga0jqMafzmkp1FizXdUQlvRG+VB",
+	"8J8/nwXwP//13/qvX4Ivxoe/J/HXw4e3ceS8PUd4p76c+tweseIjVvzGseIv528fBisat/X1auUzeSUr",
+	"ZWKVgGvBIiB1b30TVW76Q8OZ4BOWztH8VbaXDk3wdq47motrikmHXP02LzcGVSpiG1tcxKwxrhSd37UN",
+	"SwHqNsTd5nI0lVJJfIo6qrqhtEiH6XNXZ9t1bZJcbkkmNrhVMrGPuFN3pPC6e3W8mV5JH/8ntBHWagA+",
+	"6uL/ldKWGQA1WcY7+xvhbCbnPbTiNkto14H2Wh4yycYxkzMawYeE8rPzNwViDwW/plgtTQlMbduF9wJK",
+	"yZmZ4I2KcduTbtL6Qg13cwmzSvmDPDd+I8ejR0pJeEs1dynffmv4j1/LR3o5M3QDe0c/V7ted6Zzqkjr",
+	"18ppLMk8vuVpeNWkwXsexd/P3r3d7yjcVIuj2ImvfcDttmtq2G6XaHrjVruPtrtilsps6odiYoUiZyPy",
+	"eaNLeEwwwT7WqG+iqW+ZVJdupl/JYzPfhAdy2KxXPrxPA1i5lufmiBG7CY/emvfkrakKKHe3NX90jynA",
+	"vjclc9FlL7zShz1emuwgJSfN3AhsyiXmaavULNV/gMnJLVItMfu83VR01ys8Hd9EARbo7XSLvL2mUtrC",
+	"fX2ae+D5vDwRW64Rk0a58DD001upNoFJs3pF57ZjLaoQ5QoFA8MwWsRUT4oywpgFy6wpXyjNExQHdkKB",
+	"TX3lc2FzaOVVDcw0n2Ae5LlNr+4Sqek9cUtqB/1f/ue//juAT+cXpzDoaR5iMPB5xKZMSTQ9Dp56cNTT",
+	"fx0dg3luFkXgxQ28eZeMPfh0oZv3B/qr/on76nsavb7pnPpGv4TZyxqqa0Ib/y9Whbm17D67zG4lcfGJ",
+	"1TvZiJe13VUrDuteMem8PmON7FGskz531S66tuRwsHJiJouGhIgoYrJDr3eMxSz3qwKd9Rq9fYJoV6f4",
+	"Pj067RhfyV8qr8TczLHk18u66Lr7g+QwhwwHNo5OoleaUd31H2qmJSTymMP6GxYG8Zgxg4KlS/vQxWoJ",
+	"nT0kQtdz7ikV0ZgaJ82VlPeJRGpjvpDNleb1Bxp5IX97alPiI9WGKVVw3DvuwpnP6wSouF65/YJHEBLO",
+	"BZYpNmNGQ2MqcKsVk5FbTiMue4WtClxWY6Zrd8lOhUU5V2vrEFumFou4VRFUc4ihSq9Gx5PnpB8Oxi9q",
+	"hVhbu0QXHjdvf2J9+O1mPOqKvlq6eSWSRvC/9yvrNUuuZ/lFamOmhJpeG/mqYradQho1nMm1SX+7uabL",
+	"D1R9ezfpwfiFb4UCf1tuk7e4VnsakvJA3XVKobNQsWsKbU2ILOLtVIs21i4OvMd64bbqnARbvBMkVu+U",
+	"zRG6P7lpfNOZ1ddV9t0cFlvey0dly32FxpZ3uXSfcvj/8kj3QuESkjgek9DcKqQu+o8//s3Kkt2xiJb/",
+	"6zBL48/rrbY/zYiyKgks2whKaJLrQkyjvLKmSUdpMlNQfk1jkVDP1lBFG6rP9Q+ishSVJKai3g38+O7s",
+	"5cHFj2eDk6eYhseUTP35wMY0HFyyOZWKzBNTQLVr3qdkYYr9maqqcEWXNLIlGVE3U9rnJxKCSune4BRS",
+	"+k8aKozVx861zJhSk9ziqNcD6XOyIMsunBkRfnBzg9SacSy4dwqcqoVIr0wNPOlhTwci0/T75ObGg+Pe",
+	"c2QSjwcvfE7SIoKz3Yc54x6cmP8G7n+YncKJq+2PKl8Sxx0PJRFUpPjcqn8nhMVm//K8JjYRsGG+NzMF",
+	"+SFpqu2hySIVmWJ8mnMJxrej4BOKw8AsGRuZhpUCzI0TsPABAcuN9GROQXAbmIJKlVMTTGYrR0epSCDK",
+	"DE40daN3mezBm+jL5vuJs5u8wqJVtDHpDgoWROqLoXaYTw7Ju0yIcUWnyOeszOjHtbdG7XJXdpjphbuo",
+	"e23dPbkPGJjbRS3188+r+OuVuSIopm0wYJ25pDqR+94Vryqhuk8f31r3hZpQ6D7Rwvinj2910+KOSWgH",
+	"//Bb/9tv/WpTK6IG2ri42JKjFh9i/XTBqVUW58Wlq9hrmzKy0bnE54Ne36Q8w6tWRpA2H4LuvPMFykrL",
+	"dtyrstKO8ZWq2TUwVvoobEH4daFcpa+9kshX4UcfVYbfctm7POGGluItP7QPc1et2L1JB1FNaOR+bdUa",
+	"vsoToBn1oWEXTgGzV5RL3GOm0JDwkMax5tvelhSHWC4fZ5jrENeo+gpMsJ8UZds1O/4eNy7rL6mB+2qO",
+	"pLifBX9v9vmeAdnbEBVcmoahmFWsib7SKOYbkteUbeAHqu4FHO9VXN+FljxC/d2GBt8S5PcSzLGaRUMN",
+	"UsKnWMcY81wGlGvCpiWjoPShTdtktMRBF4IsjV0qpwp/qHG4z9l8nindz7BUPh/ZSklNYqq5qRChBWEX",
+	"OtJgWD+16jafm6KotgBbXcgGxqWiJGpiDz+hif2ubuHds5aV+X0lO/geSMB6LPy1kcG/Ev9o4O+Bye4K",
+	"/3hYcIFrtfCvCkbRxTc4fnd9Bl5qVVSoMNmody+6/xIs4X2T2nrHom/X1Bfn9Jg4+0/jRFnWxsZiajLl",
+	"3z9PsekWH/7hZvQGw7NUuqEO+v/VkqBJ54+acKffxHXkK0vZdKaALMjSg8WMKGNiU84zudsQmqTSZQ3C",
+	"v/Bur5Fs11q5i03Y0dodxdej3rgfDmqW7t6kT3aydg/uCzes9ZKzh8WklegffVK+XiyRhTfgYvHwNFxR",
+	"c7nX5cPlETqMoVUOAtu2q1sFTmVdo+tGKY2KY78lKY9Af+23gIS614bkW5dU3o/I/eD3CkNEcuT3171d",
+	"X01xSjEkFreZXtMHUJpWTUB/tMaUpDQ9y9SsNfzHrxrmJE2vHbBmadwatg5Jwg6v+wiRdnar1FNgRkfj",
+	"M1kkfLahgZBX9yqKgnULCmXjC1eJ27tSrVcbEGBVt57LIszSvMZTtdBkqX9Xt6PBGOviK8Sk7qxWnmDu",
+	"7bPagy1kDprlmNjLmGc4JvblWCOZojv7uHFG9mZWHSVKiy0zWaUuS1qWjXVESk1saYFmC3UR6lfEzOUt",
+	"MZjt86+f/18AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
@@ -89,9 +91,62 @@ func (s *Server) GetBatchLabelsPDF(ctx context.Context, req gen.GetBatchLabelsPD
 		}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, s.batchFormatProblem(err)
 	}
 	return streamedPDF(write), nil
+}
+
+// GetBatchLabelsZPL streams every purchased label of a ZPL batch as one ZPL
+// stream; 202 label_pending while any item is being bought.
+func (s *Server) GetBatchLabelsZPL(ctx context.Context, req gen.GetBatchLabelsZPLRequestObject) (gen.GetBatchLabelsZPLResponseObject, error) {
+	write, err := s.shipping.BatchLabelsZPL(ctx, callerOf(ctx), req.Id)
+	if errors.Is(err, shipping.ErrLabelPending) {
+		return gen.GetBatchLabelsZPL202JSONResponse{
+			Body:    errorBody(ctx, "label_pending", "some labels of the batch are not ready yet; retry in a few seconds"),
+			Headers: gen.GetBatchLabelsZPL202ResponseHeaders{RetryAfter: 2},
+		}, nil
+	}
+	if err != nil {
+		return nil, s.batchFormatProblem(err)
+	}
+	return streamedZPL(write), nil
+}
+
+// streamedZPL writes the concatenated ZPL straight to the response.
+type streamedZPL func(io.Writer) error
+
+func (f streamedZPL) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "application/zpl")
+	w.WriteHeader(http.StatusOK)
+	return f(w)
+}
+
+// batchFormatProblem answers a batch's document asked for in another
+// format than its labels' with 409 label_format_mismatch, naming the
+// batch's format and, when it has one, its merged document's URL.
+func (s *Server) batchFormatProblem(err error) error {
+	var fe *shipping.BatchFormatError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	e := newAPIError(http.StatusConflict, "label_format_mismatch", fe.Error())
+	f := gen.LabelFormat(fe.Format)
+	e.Body.LabelFormat = &f
+	if u := batchLabelsURL(s.cfg.PublicURL, fe.BatchID, string(fe.Format)); u != nil {
+		e.Body.LabelUrl = u
+	}
+	return e
+}
+
+// batchLabelsURL is the batch's merged document: labels.pdf or labels.zpl;
+// nil for PNG labels, which are not merged.
+func batchLabelsURL(publicURL, id, format string) *string {
+	switch format {
+	case "", string(carriers.LabelPDF), string(carriers.LabelZPL):
+		u := strings.TrimRight(publicURL, "/") + BasePath + "/batches/" + id + "/labels." + cmp.Or(format, "pdf")
+		return &u
+	}
+	return nil
 }
 
 // streamedPDF writes the document straight to the response as it is
@@ -116,10 +171,9 @@ func BatchEventData(publicURL string) shipping.BatchEncoder {
 func (s *Server) batch(b shipping.Batch) gen.Batch { return batchView(s.cfg.PublicURL, b) }
 
 func batchView(publicURL string, b shipping.Batch) gen.Batch {
-	u := strings.TrimRight(publicURL, "/") + BasePath + "/batches/" + b.ID + "/labels.pdf"
 	return gen.Batch{
 		Id: b.ID, Mode: gen.Mode(b.Mode), Status: gen.BatchStatus(b.Status), CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt,
-		LabelFormat: gen.LabelFormat(b.LabelFormat), LabelsUrl: &u,
+		LabelFormat: gen.LabelFormat(b.LabelFormat), LabelsUrl: batchLabelsURL(publicURL, b.ID, b.LabelFormat),
 		Counts: gen.BatchCounts{Total: b.Counts.Total, Paying: b.Counts.Paying, Pending: b.Counts.Pending,
 			Purchased: b.Counts.Purchased, Failed: b.Counts.Failed},
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -75,6 +76,15 @@ func batchCompletedEvents(t *testing.T, b *bundle) []map[string]any {
 // purchased labels into one PDF in that order, the failed item skipped.
 func TestBatchIsBoughtInOrderAndMergedIntoOneDocument(t *testing.T) {
 	t.Parallel()
+	for _, format := range []string{"PDF", "ZPL"} {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			testBatchInOrder(t, format)
+		})
+	}
+}
+
+func testBatchInOrder(t *testing.T, format string) {
 	b := setupLabels(t)
 	names := []string{"Ada One", "Fail Purchase", "Cy Three", "Di Four", "Ed Five"}
 	items := make([]map[string]any, len(names))
@@ -82,10 +92,11 @@ func TestBatchIsBoughtInOrderAndMergedIntoOneDocument(t *testing.T) {
 		items[i] = labelBody(withToName(n))
 	}
 	body := batchBody(items...)
-	body["labelFormat"] = "ZPL"
+	body["labelFormat"] = format
+	want := strings.ToLower(format)
 	d := createBatch(t, b, body)
-	if d.Status != "purchasing" || d.Counts.Total != 5 || d.Counts.Paying+d.Counts.Purchased+d.Counts.Failed != 5 || d.LabelFormat != "zpl" {
-		t.Fatalf("accepted batch = %+v, want purchasing with 5 items, labelFormat zpl", d)
+	if d.Status != "purchasing" || d.Counts.Total != 5 || d.Counts.Paying+d.Counts.Purchased+d.Counts.Failed != 5 || d.LabelFormat != want {
+		t.Fatalf("accepted batch = %+v, want purchasing with 5 items, labelFormat %s", d, want)
 	}
 	done := waitForBatch(t, b, d.ID)
 	if diff := cmp.Diff(struct{ Total, Paying, Pending, Purchased, Failed int }{5, 0, 0, 4, 1}, done.Counts); diff != "" {
@@ -126,12 +137,32 @@ func TestBatchIsBoughtInOrderAndMergedIntoOneDocument(t *testing.T) {
 		t.Errorf("batch.completed events = %v, want one for %s", ev, d.ID)
 	}
 
-	r := b.doT(t, "GET", "/api/v1/batches/"+d.ID+"/labels.pdf", b.token, nil)
+	other := map[string]string{"pdf": "zpl", "zpl": "pdf"}[want]
+	m := wantError(t, b.doT(t, "GET", "/api/v1/batches/"+d.ID+"/labels."+other, b.token, nil), http.StatusConflict, "label_format_mismatch")
+	if m["labelFormat"] != want || !strings.HasSuffix(fmt.Sprint(m["labelUrl"]), "/batches/"+d.ID+"/labels."+want) {
+		t.Errorf("labels.%s of a %s batch: %v, want its format and its document's URL", other, want, m)
+	}
+	r := b.doT(t, "GET", "/api/v1/batches/"+d.ID+"/labels."+want, b.token, nil)
 	wantStatus(t, r, http.StatusOK)
-	if ct := r.Header.Get("Content-Type"); ct != "application/pdf" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/"+want {
 		t.Errorf("Content-Type = %q", ct)
 	}
-	checkMergedPDF(t, r.Body, tracking)
+	if want == "pdf" {
+		checkMergedPDF(t, r.Body, tracking)
+		return
+	}
+	// ZPL: the labels' documents one after another, in item order.
+	if n := bytes.Count(r.Body, []byte("^XA")); n != len(tracking) || bytes.Count(r.Body, []byte("^XZ")) != n {
+		t.Errorf("%d ^XA in the batch's ZPL, want %d labels", n, len(tracking))
+	}
+	at := -1
+	for _, tn := range tracking {
+		i := bytes.Index(r.Body, []byte(tn))
+		if i < 0 || i < at {
+			t.Errorf("tracking number %s at %d, after %d: labels out of order", tn, i, at)
+		}
+		at = i
+	}
 }
 
 // checkMergedPDF checks the merged document's page count and that the

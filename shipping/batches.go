@@ -1,6 +1,8 @@
 package shipping
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -391,12 +393,8 @@ const batchLabelsPage = 200
 // The function reads the items a page at a time and each label once, so
 // memory does not grow with the batch (pdfmerge.go).
 func (s *Service) BatchLabelsPDF(ctx context.Context, c accounts.Caller, id string) (func(io.Writer) error, error) {
-	b, err := s.GetBatch(ctx, c, id)
-	if err != nil {
+	if _, err := s.batchDocument(ctx, c, id, carriers.LabelPDF); err != nil {
 		return nil, err
-	}
-	if b.Counts.Paying+b.Counts.Pending > 0 {
-		return nil, ErrLabelPending
 	}
 	return func(w io.Writer) error {
 		m := newPDFMerger(w)
@@ -424,6 +422,78 @@ func (s *Service) BatchLabelsPDF(ctx context.Context, c accounts.Caller, id stri
 			}
 			if len(items) < batchLabelsPage {
 				return m.close()
+			}
+		}
+	}, nil
+}
+
+// BatchFormatError: a batch's merged document was asked for in another
+// format than its labels' (409 label_format_mismatch). A batch of PDF labels
+// merges into labels.pdf, of ZPL labels into labels.zpl; PNG labels are
+// images, which shipd does not merge (each label's own labelUrl serves it).
+type BatchFormatError struct {
+	BatchID string
+	Format  carriers.LabelFormat // the batch's labels' format
+	Asked   carriers.LabelFormat
+}
+
+func (e *BatchFormatError) Error() string {
+	if e.Format == carriers.LabelPNG {
+		return fmt.Sprintf("this batch's labels are png images, which are not merged into one %s: download each label from its labelUrl (GET /batches/%s/shipments)", e.Asked, e.BatchID)
+	}
+	return fmt.Sprintf("this batch's labels are %s, not %s; download labels.%s", e.Format, e.Asked, e.Format)
+}
+
+// batchDocument checks that the batch's merged document can be served in
+// format now: a batch of that format whose items are all bought.
+func (s *Service) batchDocument(ctx context.Context, c accounts.Caller, id string, format carriers.LabelFormat) (Batch, error) {
+	b, err := s.GetBatch(ctx, c, id)
+	if err != nil {
+		return Batch{}, err
+	}
+	if f := carriers.LabelFormat(cmp.Or(b.LabelFormat, string(carriers.LabelPDF))); f != format {
+		return Batch{}, &BatchFormatError{BatchID: id, Format: f, Asked: format}
+	}
+	if b.Counts.Paying+b.Counts.Pending > 0 {
+		return Batch{}, ErrLabelPending
+	}
+	return b, nil
+}
+
+// BatchLabelsZPL returns a function that writes every purchased label of a
+// ZPL batch, in item order, as one ZPL stream: ZPL II documents print one
+// after another as sent, so the merge is their concatenation (each ends
+// with ^XZ and a line break). Failed items and labels refunded since are
+// skipped; memory holds one label at a time.
+func (s *Service) BatchLabelsZPL(ctx context.Context, c accounts.Caller, id string) (func(io.Writer) error, error) {
+	if _, err := s.batchDocument(ctx, c, id, carriers.LabelZPL); err != nil {
+		return nil, err
+	}
+	return func(w io.Writer) error {
+		after := int64(0)
+		for {
+			items, err := s.store.BatchLabels(ctx, id, after, batchLabelsPage)
+			if err != nil {
+				return err
+			}
+			for _, it := range items {
+				after = it.Seq
+				if Status(it.Status) != Purchased || it.LabelKey == nil {
+					continue
+				}
+				doc, err := s.cfg.Documents.Get(ctx, *it.LabelKey)
+				if err != nil {
+					return fmt.Errorf("label of %s: %w", it.ID, err)
+				}
+				if !bytes.HasSuffix(doc, []byte("\n")) {
+					doc = append(doc, '\n')
+				}
+				if _, err := w.Write(doc); err != nil {
+					return err
+				}
+			}
+			if len(items) < batchLabelsPage {
+				return nil
 			}
 		}
 	}, nil

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -40,20 +42,36 @@ func (u *UI) batchesPage(w http.ResponseWriter, r *http.Request, c accounts.Call
 	return nil
 }
 
-// batchLabels downloads the batch's merged labels, streamed as the API does.
-func (u *UI) batchLabels(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+// batchLabels downloads the batch's merged labels (labels.pdf, or
+// labels.zpl for a ZPL batch), streamed as the API does.
+func (u *UI) batchLabels(ext string) func(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	merged := u.shipping.BatchLabelsPDF
+	if ext == "zpl" {
+		merged = u.shipping.BatchLabelsZPL
+	}
+	return func(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+		return u.writeBatchLabels(w, r, c, ext, merged)
+	}
+}
+
+func (u *UI) writeBatchLabels(w http.ResponseWriter, r *http.Request, c accounts.Caller, ext string,
+	merged func(context.Context, accounts.Caller, string) (func(io.Writer) error, error)) error {
 	id := r.PathValue("id")
-	write, err := u.shipping.BatchLabelsPDF(r.Context(), c, id)
-	if errors.Is(err, shipping.ErrLabelPending) {
+	write, err := merged(r.Context(), c, id)
+	var format *shipping.BatchFormatError
+	switch {
+	case errors.Is(err, shipping.ErrLabelPending):
 		u.renderError(w, r, &c, http.StatusConflict, "Some labels of this batch are not ready yet: their purchases are under way. Reload in a few seconds.")
 		return nil
-	}
-	if err != nil {
+	case errors.As(err, &format):
+		u.renderError(w, r, &c, http.StatusConflict, sentence(err))
+		return nil
+	case err != nil:
 		return err
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/pdf")
-	h.Set("Content-Disposition", `attachment; filename="labels-`+id+`.pdf"`)
+	h.Set("Content-Type", "application/"+ext)
+	h.Set("Content-Disposition", `attachment; filename="labels-`+id+`.`+ext+`"`)
 	h.Set("Content-Security-Policy", "default-src 'none'")
 	if err := write(w); err != nil {
 		// The response has begun: it can only end short.

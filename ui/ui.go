@@ -146,7 +146,8 @@ func (u *UI) routes(mux *http.ServeMux, static fs.FS) {
 	mux.Handle("POST "+Prefix+"/shipments/{id}/return", u.signedIn(u.createReturn))
 
 	mux.Handle("GET "+Prefix+"/batches", u.signedIn(u.batchesPage))
-	mux.Handle("GET "+Prefix+"/batches/{id}/labels.pdf", u.signedIn(u.batchLabels))
+	mux.Handle("GET "+Prefix+"/batches/{id}/labels.pdf", u.signedIn(u.batchLabels("pdf")))
+	mux.Handle("GET "+Prefix+"/batches/{id}/labels.zpl", u.signedIn(u.batchLabels("zpl")))
 	mux.Handle("GET "+Prefix+"/trackers", u.signedIn(u.trackersPage))
 
 	mux.Handle("GET "+Prefix+"/account", u.signedIn(u.accountPage))
