@@ -61,7 +61,7 @@ type Shipment struct {
 	// LabelFormat and LabelSize are the document asked for at create.
 	LabelFormat carriers.LabelFormat `json:"labelFormat"`
 	LabelSize   carriers.LabelSize   `json:"labelSize"`
-	BatchID             *string       `json:"batchId,omitempty"`
+	BatchID     *string              `json:"batchId,omitempty"`
 	// Detail says that TrackingEvents was read: the detail view and events
 	// show the latest scans, lists do not.
 	Detail         bool            `json:"detail"`
