@@ -45,7 +45,7 @@ func TestBrowserFlows(t *testing.T) {
 
 	dir := t.TempDir()
 	serve := exec.CommandContext(ctx, bin, "serve", "--db", filepath.Join(dir, "shipd.db"), "--addr", "127.0.0.1:0",
-		"--sandbox-scan-interval", "1s")
+		"--sandbox-scan-interval", "5s")
 	serve.Dir = dir
 	serve.Cancel = func() error { return serve.Process.Signal(syscall.SIGTERM) }
 	serve.WaitDelay = 20 * time.Second
