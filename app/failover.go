@@ -129,8 +129,11 @@ func (f *failover) beat(ctx context.Context, failing *bool) {
 	}
 }
 
-// runningIDs are the jobs being worked now.
+// runningIDs are the jobs being worked now; none without failover (SQLite).
 func (f *failover) runningIDs() []int64 {
+	if f == nil {
+		return nil
+	}
 	var ids []int64
 	f.running.Range(func(k, _ any) bool {
 		ids = append(ids, k.(int64))
