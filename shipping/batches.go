@@ -333,15 +333,8 @@ func (s *Service) BatchShipments(ctx context.Context, c accounts.Caller, id stri
 	if err != nil {
 		return nil, false, err
 	}
-	out := make([]Shipment, len(rows))
-	for i, row := range rows {
-		in, err := s.inputs.decode(row.Request)
-		if err != nil {
-			return nil, false, fmt.Errorf("shipment %s: %w", row.ID, err)
-		}
-		out[i] = shipmentOf(row, in, nil, false)
-	}
-	return out, more, nil
+	out, err := s.listed(rows)
+	return out, more, err
 }
 
 // batchItemFinished is the purchase path's hook: in the transaction that

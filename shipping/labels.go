@@ -213,15 +213,21 @@ func (s *Service) List(ctx context.Context, c accounts.Caller, status Status, p 
 	if err != nil {
 		return nil, false, err
 	}
+	out, err := s.listed(rows)
+	return out, more, err
+}
+
+// listed are rows as a list shows them: without their scans.
+func (s *Service) listed(rows []store.Shipment) ([]Shipment, error) {
 	out := make([]Shipment, len(rows))
 	for i, row := range rows {
 		in, err := s.inputs.decode(row.Request)
 		if err != nil {
-			return nil, false, fmt.Errorf("shipment %s: %w", row.ID, err)
+			return nil, fmt.Errorf("shipment %s: %w", row.ID, err)
 		}
 		out[i] = shipmentOf(row, in, nil, false)
 	}
-	return out, more, nil
+	return out, nil
 }
 
 // RefundRequest is what refunding a label takes.

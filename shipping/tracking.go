@@ -261,27 +261,9 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 			return err
 		}
 		now := s.now()
-		// Carriers list a label's scans oldest first and only ever add to
-		// them, so a scan's position is its identity.
-		added := 0
-		for i, ev := range upd.Events {
-			at := ev.OccurredAt
-			if at.IsZero() {
-				at = now
-			}
-			inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: tr.ID, ScanIndex: i,
-				Status: ev.Status, Message: ev.Message, Location: ev.Location, OccurredAt: at.UTC()})
-			if err != nil {
-				return err
-			}
-			if inserted {
-				added++
-			}
-		}
-		if upd.EstimatedDeliveryAt != nil {
-			if err := tx.UpdateTrackerEstimate(ctx, tr.ID, *upd.EstimatedDeliveryAt, now); err != nil {
-				return err
-			}
+		added, err := recordUpdate(ctx, tx, tr.ID, upd, now)
+		if err != nil {
+			return err
 		}
 		status := upd.Status
 		if status == "" || status == carriers.StatusUnknown && len(upd.Events) == 0 {
@@ -322,4 +304,31 @@ func (s *Service) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &voidWorker{s: s})
 	river.AddWorker(w, &scanWorker{s: s})
 	river.AddWorker(w, &pollWorker{s: s})
+}
+
+// recordUpdate stores what a carrier's tracking says of a tracker: the scans
+// it has not stored yet (carriers list scans oldest first and only ever add
+// to them, so a scan's position is its identity) and the estimated
+// delivery; added counts the new scans.
+func recordUpdate(ctx context.Context, tx *store.Tx, trackerID string, upd carriers.TrackingUpdate, now time.Time) (added int, err error) {
+	for i, ev := range upd.Events {
+		at := ev.OccurredAt
+		if at.IsZero() {
+			at = now
+		}
+		inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: trackerID, ScanIndex: i,
+			Status: ev.Status, Message: ev.Message, Location: ev.Location, OccurredAt: at.UTC()})
+		if err != nil {
+			return added, err
+		}
+		if inserted {
+			added++
+		}
+	}
+	if upd.EstimatedDeliveryAt != nil {
+		if err := tx.UpdateTrackerEstimate(ctx, trackerID, *upd.EstimatedDeliveryAt, now); err != nil {
+			return added, err
+		}
+	}
+	return added, nil
 }

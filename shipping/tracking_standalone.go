@@ -89,7 +89,6 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 			return err
 		}
 		now := s.now()
-		added := 0
 		if len(upd.Events) == 0 && (upd.Status == "" || upd.Status == carriers.StatusUnknown) {
 			// The carrier does not know the number (yet): say so once.
 			inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: cur.ID, ScanIndex: unknownNumberScan,
@@ -107,26 +106,9 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 			}
 			return next(tx, cur.Status != carriers.StatusUnknown)
 		}
-		// Carriers list scans oldest first and only add to them: a scan's
-		// position is its identity (as for labels).
-		for i, ev := range upd.Events {
-			at := ev.OccurredAt
-			if at.IsZero() {
-				at = now
-			}
-			inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: cur.ID, ScanIndex: i,
-				Status: ev.Status, Message: ev.Message, Location: ev.Location, OccurredAt: at.UTC()})
-			if err != nil {
-				return err
-			}
-			if inserted {
-				added++
-			}
-		}
-		if upd.EstimatedDeliveryAt != nil {
-			if err := tx.UpdateTrackerEstimate(ctx, cur.ID, *upd.EstimatedDeliveryAt, now); err != nil {
-				return err
-			}
+		added, err := recordUpdate(ctx, tx, cur.ID, upd, now)
+		if err != nil {
+			return err
 		}
 		status := upd.Status
 		if status == "" {
