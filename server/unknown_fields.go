@@ -36,6 +36,15 @@ func unknownProperty(se *openapi3.SchemaError) (string, bool) {
 // whose schema is object: its path, and the closest documented field at the
 // same level when one is close enough to be a slip of the keyboard.
 func unknownFieldIssue(parent []string, name string, object *openapi3.Schema) validationIssue {
+	if name == "" {
+		// A member with an empty name: there is no name to show, so the
+		// issue is the object's (the body's at the top).
+		path := strings.Join(parent, ".")
+		if path == "" {
+			path = "body"
+		}
+		return validationIssue{path: path, message: "has a member with an empty name, which is no field of this request", unknown: true}
+	}
 	path := strings.Join(append(slices.Clip(parent), shortName(name)), ".")
 	is := validationIssue{path: path, message: "is not a field of this request", unknown: true}
 	if object == nil {

@@ -63,3 +63,19 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// A member with an empty name is the object's issue (the body's at the
+// top): an issue needs a field to name (FuzzCreateRequests found `{"":""}`
+// answered with field "").
+func TestUnknownFieldWithAnEmptyName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		parent []string
+		want   string
+	}{{nil, "body"}, {[]string{"toAddress"}, "toAddress"}, {[]string{"customs", "items", "0"}, "customs.items.0"}} {
+		is := unknownFieldIssue(tc.parent, "", nil)
+		if is.path != tc.want || is.message == "" || !is.unknown {
+			t.Errorf("parent %v: %+v, want path %q", tc.parent, is, tc.want)
+		}
+	}
+}
