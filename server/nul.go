@@ -29,7 +29,8 @@ func (s *Server) refuseNUL(next echo.HandlerFunc) echo.HandlerFunc {
 		if strings.Contains(req.URL.RawQuery, "%00") || hasNUL(req.URL.RawQuery) {
 			query := req.URL.Query()
 			for _, name := range slices.Sorted(maps.Keys(query)) {
-				if hasNUL(name) {
+				if hasNUL(name) || name == "" {
+					// No usable name to report: the query is the field.
 					return nulError("query")
 				}
 				if slices.ContainsFunc(query[name], hasNUL) {
