@@ -149,10 +149,10 @@ func TestUnusedReturnThroughTheAPI(t *testing.T) {
 	wantError(t, b.do("POST", "/api/v1/labels/create", b.token, map[string]any{"returnOf": out.ID}), http.StatusConflict, "not_purchased")
 }
 
-// Live mode: a return is quoted only by the carriers that make return
-// labels (UPS and FedEx; not USPS yet), bought as a return from the
-// original's carrier (FedEx) or the one named (UPS), and charged to the card
-// when the carrier first reports it used, once.
+// Live mode: a return is quoted by the carriers' return services (UPS,
+// FedEx, USPS's domestic return-label API), bought as a return from the
+// original's carrier (FedEx) or the one named (UPS, USPS), and charged to the
+// card when the carrier first reports it used, once.
 func TestLiveReturnIsChargedAtFirstUse(t *testing.T) {
 	t.Parallel()
 	b, f, live := setupLive(t)
@@ -163,14 +163,16 @@ func TestLiveReturnIsChargedAtFirstUse(t *testing.T) {
 	for _, r := range quoteRates(t, b, live, map[string]any{"returnOf": out.ID}) {
 		quoted[r.Carrier] = true
 	}
-	if d := cmp.Diff(map[string]bool{"UPS": true, "FedEx": true}, quoted); d != "" {
+	if d := cmp.Diff(map[string]bool{"UPS": true, "FedEx": true, "USPS": true}, quoted); d != "" {
 		t.Errorf("carriers quoting a return (-want +got):\n%s", d)
 	}
 	ret := createReturn(t, b, live, map[string]any{"returnOf": out.ID})
 	named := createReturn(t, b, live, map[string]any{"returnOf": out.ID, "carrier": "UPS", "service": "Ground"})
-	if ret.Carrier != "FedEx" || ret.ChargeAmountCents != 0 || named.Carrier != "UPS" || named.ChargeAmountCents != 0 {
-		t.Fatalf("live returns: %s charged %d, %s charged %d; want FedEx (the original's) and UPS, both 0",
-			ret.Carrier, ret.ChargeAmountCents, named.Carrier, named.ChargeAmountCents)
+	postal := createReturn(t, b, live, map[string]any{"returnOf": out.ID, "carrier": "USPS", "service": "GroundAdvantage"})
+	if ret.Carrier != "FedEx" || ret.ChargeAmountCents != 0 || named.Carrier != "UPS" || named.ChargeAmountCents != 0 ||
+		postal.Carrier != "USPS" || postal.ChargeAmountCents != 0 {
+		t.Fatalf("live returns: %s charged %d, %s charged %d, %s charged %d; want FedEx (the original's), UPS and USPS, all 0",
+			ret.Carrier, ret.ChargeAmountCents, named.Carrier, named.ChargeAmountCents, postal.Carrier, postal.ChargeAmountCents)
 	}
 	entries := func() []int64 {
 		t.Helper()
@@ -180,26 +182,48 @@ func TestLiveReturnIsChargedAtFirstUse(t *testing.T) {
 		}
 		var amounts []int64
 		for _, e := range all {
-			if e.ShipmentID == ret.ID || e.ShipmentID == named.ID {
+			if e.ShipmentID == ret.ID || e.ShipmentID == named.ID || e.ShipmentID == postal.ID {
 				amounts = append(amounts, e.AmountCents)
 			}
 		}
 		return amounts
 	}
-	for _, r := range []*returnDoc{&ret, &named} {
+	for _, r := range []*returnDoc{&ret, &named, &postal} {
 		r.shipmentDoc = waitForStatus(t, b, live, r.ID, "purchased")
 	}
-	if !f.fedex.IsReturn(ret.str(ret.TrackingNumber)) || !f.ups.IsReturn(named.str(named.TrackingNumber)) {
+	if !f.fedex.IsReturn(ret.str(ret.TrackingNumber)) || !f.ups.IsReturn(named.str(named.TrackingNumber)) ||
+		!f.usps.IsReturn(postal.str(postal.TrackingNumber)) {
 		t.Error("a carrier sold the label as an outbound shipment, not a return")
 	}
-	for _, r := range []*returnDoc{&ret, &named} {
+	for _, r := range []*returnDoc{&ret, &named, &postal} {
 		r.shipmentDoc = waitForTracking(t, b, live, r.ID, "delivered")
 		if r.ChargeAmountCents != r.CustomerPriceCents {
 			t.Errorf("used live return %s: charge %d, want the price %d", r.Carrier, r.ChargeAmountCents, r.CustomerPriceCents)
 		}
 	}
-	if d := cmp.Diff([]int64{ret.CustomerPriceCents, named.CustomerPriceCents}, entries(),
+	if d := cmp.Diff([]int64{ret.CustomerPriceCents, named.CustomerPriceCents, postal.CustomerPriceCents}, entries(),
 		cmpopts.SortSlices(func(a, b int64) bool { return a < b })); d != "" {
 		t.Errorf("card charges of the live returns (-want +got):\n%s", d)
+	}
+}
+
+// Test mode refuses what live mode would: USPS makes domestic return labels
+// only, so an international return is quoted by UPS and FedEx alone.
+func TestInternationalReturnLeavesOutUSPS(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t)
+	carriersOf := func(body map[string]any) map[string]bool {
+		t.Helper()
+		got := map[string]bool{}
+		for _, r := range quoteRates(t, b, b.token, body) {
+			got[r.Carrier] = true
+		}
+		return got
+	}
+	if d := cmp.Diff(map[string]bool{"UPS": true, "FedEx": true}, carriersOf(labelBody(withInternational(true), withField("isReturn", true)))); d != "" {
+		t.Errorf("carriers quoting an international return (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(map[string]bool{"UPS": true, "FedEx": true, "USPS": true}, carriersOf(labelBody(withField("isReturn", true)))); d != "" {
+		t.Errorf("carriers quoting a domestic return (-want +got):\n%s", d)
 	}
 }

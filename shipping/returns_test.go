@@ -272,8 +272,9 @@ func TestReturnOfTakesTheOriginal(t *testing.T) {
 	}
 
 	// What the body gives wins; a hint selects as usual.
-	given := b.returnOf(t, out.ID, Selection{Carrier: ptr(sandbox.CarrierUSPS), ServiceCategory: ptr(carriers.CategoryEconomy)})
-	if given.Carrier != sandbox.CarrierUSPS {
+	// (Not USPS: its return labels are domestic, and this one crosses a border.)
+	given := b.returnOf(t, out.ID, Selection{Carrier: ptr(sandbox.CarrierUPS), ServiceCategory: ptr(carriers.CategoryStandard)})
+	if given.Carrier != sandbox.CarrierUPS {
 		t.Errorf("return with a carrier hint bought %s", given.Carrier)
 	}
 	parcel := Parcel{WeightOz: 5}

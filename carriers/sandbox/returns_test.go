@@ -31,9 +31,6 @@ func TestReturnLabelAndPlan(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			c := carrierNamed(t, newCarriers(), cn)
-			if !carriers.CanReturn(c, "anything") {
-				t.Errorf("sandbox %s cannot make return labels", cn)
-			}
 			s := domestic()
 			s.Return = true
 			l, err := c.Buy(ctx, buyRequest(t, c, "shp_return", s))
@@ -51,6 +48,35 @@ func TestReturnLabelAndPlan(t *testing.T) {
 				t.Errorf("TrackingPlan (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// The sandbox makes return labels where the live carrier does: UPS and FedEx
+// on every service, USPS on its domestic services only (its return-label
+// API is domestic).
+func TestReturnServices(t *testing.T) {
+	t.Parallel()
+	cs := newCarriers()
+	got := map[string]bool{}
+	for _, cn := range carrierNames {
+		c := carrierNamed(t, cs, cn)
+		for _, svc := range []string{"GroundAdvantage", "PriorityMailInternational", "Ground", "WorldwideSaver", "FedExGround", "InternationalPriority"} {
+			if carriers.CanReturn(c, svc) {
+				got[cn+" "+svc] = true
+			}
+		}
+	}
+	want := map[string]bool{"USPS GroundAdvantage": true}
+	for _, cn := range carrierNames {
+		if cn == "USPS" {
+			continue
+		}
+		for _, svc := range []string{"GroundAdvantage", "PriorityMailInternational", "Ground", "WorldwideSaver", "FedExGround", "InternationalPriority"} {
+			want[cn+" "+svc] = true
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("return services (-want +got):\n%s", d)
 	}
 }
 

@@ -114,10 +114,21 @@ func newCarrier(t tariff, cfg Config) *carrier {
 
 func (c *carrier) Name() string { return c.t.name }
 
-// ReturnService: every sandbox service can be bought as a return label, as
-// the live carriers' return services cover their domestic and international
-// services alike (a live adapter answers for itself).
-func (c *carrier) ReturnService(string) bool { return true }
+// ReturnService: the sandbox sells return labels where the live carrier
+// does, so test mode refuses what live mode would. UPS and FedEx make
+// returns on every service; USPS's return labels (Domestic Labels 3.0
+// /return-label) are domestic only.
+func (c *carrier) ReturnService(service string) bool {
+	if c.t.name != CarrierUSPS {
+		return true
+	}
+	for _, s := range c.t.domestic {
+		if strings.EqualFold(s.name, strings.TrimSpace(service)) {
+			return true
+		}
+	}
+	return false
+}
 
 // services returns the services that apply to the shipment: only
 // international services cross a border.

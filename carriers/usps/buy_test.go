@@ -219,6 +219,7 @@ func TestParseLabel(t *testing.T) {
 		{"vendor JSON", labelsJSON, `{"trackingNumber":"9205590234567800000011","labelImage":"` + b64 + `"}`},
 		{"vendor JSON with nested metadata", labelsJSON, `{"labelMetadata":` + meta + `,"labelImage":"` + b64 + `"}`},
 		{"international", labelsJSON, `{"internationalTrackingNumber":"9205590234567800000011","labelImage":"` + b64 + `"}`},
+		{"return", labelsJSON, `{"trackingNumber":"9205590234567800000011","returnLabelImage":"` + b64 + `"}`},
 	}
 	for _, tc := range ok {
 		label, err := parseLabel(tc.contentType, []byte(tc.body))
@@ -230,6 +231,7 @@ func TestParseLabel(t *testing.T) {
 		"base64 part with line breaks": {{"application/json", "labelMetadata", meta}, {"application/pdf", "labelImage", wrapped}},
 		"raw PDF part":                 {{"application/json", "labelMetadata", meta}, {"application/pdf", "labelImage", pdf}},
 		"unnamed parts":                {{"application/json", "", meta}, {"application/pdf", "", b64}},
+		"return parts":                 {{"application/json", "returnLabelMetadata", meta}, {"application/pdf", "returnLabelImage", b64}},
 		"receipt part ignored": {{"application/json", "labelMetadata", meta}, {"application/pdf", "labelImage", b64},
 			{"application/pdf", "receiptImage", "garbage"}},
 	} {

@@ -20,8 +20,10 @@ import (
 )
 
 const (
-	labelPath     = "/labels/v3/label"
-	intlLabelPath = "/international-labels/v3/international-label"
+	labelPath = "/labels/v3/label"
+	// returnLabelPath makes a domestic return label, paid on use.
+	returnLabelPath = "/labels/v3/return-label"
+	intlLabelPath   = "/international-labels/v3/international-label"
 	// labelsJSON asks for the "vendor" representation: one JSON document
 	// with the label image base64-encoded in labelImage, instead of the
 	// default multipart answer.
@@ -162,6 +164,11 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 		return carriers.Label{}, &carriers.Error{Carrier: CarrierName, Operation: opBuy,
 			Message: fmt.Sprintf("%s does not go to %s", svc.name, carriers.NormalizeCountry(req.Shipment.To.Country)), Kind: carriers.ErrRejected}
 	}
+	if req.Shipment.Return && svc.returnMailClass == "" {
+		// The shipping flow quotes returns from ReturnService only.
+		return carriers.Label{}, &carriers.Error{Carrier: CarrierName, Operation: opBuy,
+			Message: fmt.Sprintf("USPS makes no %s return label", svc.name), Kind: carriers.ErrRejected}
+	}
 	if svc.international && req.Format() == carriers.LabelZPL {
 		// The International Labels API draws PDF and TIFF only.
 		return carriers.Label{}, &carriers.Error{Carrier: CarrierName, Operation: opBuy,
@@ -169,13 +176,16 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	}
 	r := request{op: opBuy, method: http.MethodPost, accept: labelsJSON, payment: true,
 		header: map[string]string{"X-Idempotency-Key": idempotencyKey(req.Reference)}}
-	if svc.international {
+	switch {
+	case req.Shipment.Return:
+		r.path, r.body = returnLabelPath, c.returnLabelRequest(req, svc)
+	case svc.international:
 		body, err := c.internationalLabelRequest(req, svc)
 		if err != nil {
 			return carriers.Label{}, err
 		}
 		r.path, r.body = intlLabelPath, body
-	} else {
+	default:
 		r.path, r.body = labelPath, c.domesticLabelRequest(req, svc)
 	}
 	a, err := c.send(ctx, r)
@@ -248,6 +258,45 @@ func (c *Carrier) domesticLabelRequest(req carriers.BuyRequest, svc service) dom
 		ToAddress:          toDomesticAddress(req.Shipment.To),
 		FromAddress:        toDomesticAddress(req.Shipment.From),
 		PackageDescription: c.labelPackage(req, svc),
+	}
+}
+
+// returnLabelRequest is ReturnLabelRequest: the customer (From) sends to the
+// merchant (To), who pays when USPS first scans it. Its package is a
+// BaseReturnsPackageDescription, which has no mailing date or entry
+// facility: a return is mailed whenever the customer drops it off.
+type returnLabelRequest struct {
+	ImageInfo          imageInfo       `json:"imageInfo"`
+	ToAddress          domesticAddress `json:"toAddress"`
+	FromAddress        domesticAddress `json:"fromAddress"`
+	PackageDescription returnPackage   `json:"packageDescription"`
+}
+
+type returnPackage struct {
+	MailClass          string              `json:"mailClass"`
+	RateIndicator      string              `json:"rateIndicator"`
+	WeightUOM          string              `json:"weightUOM"`
+	Weight             float64             `json:"weight"`
+	DimensionsUOM      string              `json:"dimensionsUOM"`
+	Length             float64             `json:"length"`
+	Width              float64             `json:"width"`
+	Height             float64             `json:"height"`
+	ProcessingCategory string              `json:"processingCategory"`
+	CustomerReference  []customerReference `json:"customerReference,omitempty"`
+}
+
+func (c *Carrier) returnLabelRequest(req carriers.BuyRequest, svc service) returnLabelRequest {
+	out := c.labelPackage(req, svc)
+	return returnLabelRequest{
+		ImageInfo:   imageInfo{ImageType: imageTypeFor(req.Format(), req.Size()), LabelType: "4X6LABEL", ReceiptOption: "NONE"},
+		ToAddress:   toDomesticAddress(req.Shipment.To),
+		FromAddress: toDomesticAddress(req.Shipment.From),
+		PackageDescription: returnPackage{
+			MailClass: svc.returnMailClass, RateIndicator: svc.rateIndicator,
+			WeightUOM: out.WeightUOM, Weight: out.Weight,
+			DimensionsUOM: out.DimensionsUOM, Length: out.Length, Width: out.Width, Height: out.Height,
+			ProcessingCategory: out.ProcessingCategory, CustomerReference: out.CustomerReference,
+		},
 	}
 }
 
@@ -450,6 +499,10 @@ type labelAnswer struct {
 	labelMetadata
 	LabelImage    string         `json:"labelImage"`
 	LabelMetadata *labelMetadata `json:"labelMetadata"`
+	// The return label answer (ReturnLabelVendorResponse) names its image
+	// and nested metadata returnLabel*.
+	ReturnLabelImage    string         `json:"returnLabelImage"`
+	ReturnLabelMetadata *labelMetadata `json:"returnLabelMetadata"`
 }
 
 type labelMetadata struct {
@@ -481,10 +534,13 @@ func parseLabelAs(contentType string, body []byte, imageType string) (carriers.L
 		return carriers.Label{}, failed(opBuy, http.StatusOK, "the label answer does not parse: %v", err)
 	}
 	tracking := ans.trackingNumber()
-	if tracking == "" && ans.LabelMetadata != nil {
-		tracking = ans.LabelMetadata.trackingNumber()
+	for _, nested := range []*labelMetadata{ans.LabelMetadata, ans.ReturnLabelMetadata} {
+		if tracking == "" && nested != nil {
+			tracking = nested.trackingNumber()
+		}
 	}
-	return finishLabel(tracking, []byte(ans.LabelImage), imageType)
+	image := orDefault(ans.LabelImage, ans.ReturnLabelImage)
+	return finishLabel(tracking, []byte(image), imageType)
 }
 
 func parseMultipartLabel(boundary string, body []byte, imageType string) (carriers.Label, error) {
@@ -509,13 +565,13 @@ func parseMultipartLabel(boundary string, body []byte, imageType string) (carrie
 		}
 		partType, _, _ := mime.ParseMediaType(part.Header.Get("Content-Type"))
 		switch name := part.FormName(); {
-		case name == "labelMetadata" || (name == "" && !metaSeen && partType == "application/json"):
+		case name == "labelMetadata" || name == "returnLabelMetadata" || (name == "" && !metaSeen && partType == "application/json"):
 			var m labelMetadata
 			if err := json.Unmarshal(content, &m); err != nil {
 				return carriers.Label{}, failed(opBuy, http.StatusOK, "the labelMetadata part does not parse: %v", err)
 			}
 			meta, metaSeen = m, true
-		case name == "labelImage" || (name == "" && image == nil && partType != "application/json"):
+		case name == "labelImage" || name == "returnLabelImage" || (name == "" && image == nil && partType != "application/json"):
 			image = content
 		}
 	}

@@ -79,7 +79,12 @@ func (c *Carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 		// No USPS international service offers a signature at delivery.
 		return []carriers.Rate{}, nil
 	}
-	q := rateQuery{international: !domestic, signature: s.Options.SignatureConfirmation, mailingDate: c.mailingDate()}
+	if s.Return && (!domestic || s.Options.SignatureConfirmation) {
+		// USPS return labels are domestic only, and shipd does not sell a
+		// signature on a return (the merchant receives it).
+		return []carriers.Rate{}, nil
+	}
+	q := rateQuery{international: !domestic, signature: s.Options.SignatureConfirmation, returns: s.Return, mailingDate: c.mailingDate()}
 	a, err := c.send(ctx, request{op: opRate, method: http.MethodPost, path: optionsPath, body: c.optionsRequest(s, q)})
 	if err != nil {
 		return nil, err
@@ -126,6 +131,11 @@ func (c *Carrier) optionsRequest(s carriers.Shipment, q rateQuery) optionsReques
 	req.DestinationZIPCode = zip5(s.To.Zip)
 	req.DestinationEntryFacilityType = "NONE"
 	req.PackageDescription.MailClass = "ALL_OUTBOUND"
+	if q.returns {
+		// The return services' prices: what the merchant's account is
+		// billed when the customer uses the label.
+		req.PackageDescription.MailClass = "ALL_RETURNS"
+	}
 	if q.signature {
 		req.PackageDescription.ExtraServices = signatureCodes()
 	}
@@ -169,6 +179,7 @@ func isDigits(s string) bool {
 type rateQuery struct {
 	international bool
 	signature     bool
+	returns       bool
 	mailingDate   string
 }
 
@@ -219,7 +230,7 @@ func parseRates(body []byte, q rateQuery) ([]carriers.Rate, error) {
 	best := map[string]carriers.Rate{}
 	for _, po := range ans.PricingOptions {
 		for _, so := range po.ShippingOptions {
-			svc, ok := serviceByMailClass(so.MailClass)
+			svc, ok := serviceByMailClass(so.MailClass, q.returns)
 			if !ok || svc.international != q.international {
 				continue
 			}

@@ -35,26 +35,44 @@ type service struct {
 	// Priority Mail Express takes. 0: USPS offers none (international).
 	signatureCode int
 	typicalDays   int
+	// returnMailClass is the mail class of the service's return label
+	// (Domestic Labels 3.0 /return-label, BaseReturnsPackageDescription):
+	// paid on use by the merchant's EPS account. "": no return service
+	// (international mail has none).
+	returnMailClass string
 }
 
 // services is the service-code table.
 var services = []service{
-	{name: "GroundAdvantage", mailClass: "USPS_GROUND_ADVANTAGE", category: carriers.CategoryEconomy, rateIndicator: "SP", signatureCode: 921, typicalDays: 5},
-	{name: "Priority", mailClass: "PRIORITY_MAIL", category: carriers.CategoryStandard, rateIndicator: "SP", signatureCode: 921, typicalDays: 3},
-	{name: "PriorityExpress", mailClass: "PRIORITY_MAIL_EXPRESS", category: carriers.CategoryExpress, rateIndicator: "PA", signatureCode: 981, typicalDays: 2},
+	{name: "GroundAdvantage", mailClass: "USPS_GROUND_ADVANTAGE", category: carriers.CategoryEconomy, rateIndicator: "SP", signatureCode: 921, typicalDays: 5,
+		returnMailClass: "USPS_GROUND_ADVANTAGE_RETURN_SERVICE"},
+	{name: "Priority", mailClass: "PRIORITY_MAIL", category: carriers.CategoryStandard, rateIndicator: "SP", signatureCode: 921, typicalDays: 3,
+		returnMailClass: "PRIORITY_MAIL_RETURN_SERVICE"},
+	{name: "PriorityExpress", mailClass: "PRIORITY_MAIL_EXPRESS", category: carriers.CategoryExpress, rateIndicator: "PA", signatureCode: 981, typicalDays: 2,
+		returnMailClass: "PRIORITY_MAIL_EXPRESS_RETURN_SERVICE"},
 	{name: "FirstClassPackageInternational", mailClass: "FIRST-CLASS_PACKAGE_INTERNATIONAL_SERVICE", category: carriers.CategoryEconomy, international: true, rateIndicator: "SP", typicalDays: 12},
 	{name: "PriorityMailInternational", mailClass: "PRIORITY_MAIL_INTERNATIONAL", category: carriers.CategoryStandard, international: true, rateIndicator: "SP", typicalDays: 8},
 	{name: "PriorityMailExpressInternational", mailClass: "PRIORITY_MAIL_EXPRESS_INTERNATIONAL", category: carriers.CategoryExpress, international: true, rateIndicator: "PA", typicalDays: 4},
 }
 
-// serviceByMailClass finds the service USPS calls mailClass.
-func serviceByMailClass(mailClass string) (service, bool) {
+// serviceByMailClass finds the service USPS calls mailClass, or whose
+// return label it calls so when returns is set.
+func serviceByMailClass(mailClass string, returns bool) (service, bool) {
 	for _, s := range services {
-		if s.mailClass == mailClass {
+		if (!returns && s.mailClass == mailClass) || (returns && s.returnMailClass != "" && s.returnMailClass == mailClass) {
 			return s, true
 		}
 	}
 	return service{}, false
+}
+
+// ReturnService: the domestic services, each sold as its USPS return
+// service (Domestic Labels 3.0 /return-label), which USPS bills to the
+// merchant's account when the label is first scanned. USPS makes no
+// international return label.
+func (c *Carrier) ReturnService(name string) bool {
+	svc, ok := serviceByName(name)
+	return ok && svc.returnMailClass != ""
 }
 
 // serviceByName finds a service by its shipd name; clients type names back

@@ -62,6 +62,7 @@ const (
 	OpRates              = "rates"
 	OpLabel              = "label"
 	OpInternationalLabel = "international-label"
+	OpReturnLabel        = "return-label"
 	OpVoid               = "void" // domestic and international cancels
 	OpTrack              = "track"
 	OpAddress            = "address"
@@ -144,6 +145,7 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("POST /payments/v3/payment-authorization", s.handle(OpPayment, true, s.payment))
 	mux.HandleFunc("POST /shipments/v3/options/search", s.handle(OpRates, true, s.options))
 	mux.HandleFunc("POST /labels/v3/label", s.handle(OpLabel, true, s.domesticLabel))
+	mux.HandleFunc("POST /labels/v3/return-label", s.handle(OpReturnLabel, true, s.returnLabel))
 	mux.HandleFunc("POST /international-labels/v3/international-label", s.handle(OpInternationalLabel, true, s.internationalLabel))
 	mux.HandleFunc("DELETE /labels/v3/label/{trackingNumber}", s.handle(OpVoid, true, s.cancel("/labels/v3")))
 	mux.HandleFunc("DELETE /international-labels/v3/international-label/{trackingNumber}", s.handle(OpVoid, true, s.cancel("/international-labels/v3")))

@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -88,40 +89,67 @@ type labelRequest struct {
 type label struct {
 	tracking      string
 	international bool
-	mailClass     string
-	from, to      labelAddressIn
-	weightLb      float64
-	postageCents  int64
-	reference     string
-	created       time.Time
-	pdf           []byte // the label image, in imageType
-	imageType     string // as asked: PDF (also ""), TIFF, ZPL203DPI
-	manifested    bool
-	canceled      bool
-	disputedOn    string
-	events        []scan
+	// isReturn: sold by /return-label, paid on use.
+	isReturn     bool
+	mailClass    string
+	from, to     labelAddressIn
+	weightLb     float64
+	postageCents int64
+	reference    string
+	created      time.Time
+	pdf          []byte // the label image, in imageType
+	imageType    string // as asked: PDF (also ""), TIFF, ZPL203DPI
+	manifested   bool
+	canceled     bool
+	disputedOn   string
+	events       []scan
 }
 
 var (
 	rateIndicators   = strings.Fields("3D 3N 3R 5D BA BB CP CM DC DE DF DN DR E4 E6 FA FB FE FP FS LC LF LL LO LS NP OS P5 P6 P7 P8 P9 Q6 Q7 Q8 Q9 Q0 PA PL PM PR SN SP SR")
 	labelMailClasses = []string{"PARCEL_SELECT", "PARCEL_SELECT_LIGHTWEIGHT", "USPS_CONNECT_LOCAL", "USPS_CONNECT_REGIONAL", "USPS_CONNECT_MAIL",
 		"USPS_GROUND_ADVANTAGE", "PRIORITY_MAIL_EXPRESS", "PRIORITY_MAIL", "FIRST-CLASS_PACKAGE_SERVICE", "LIBRARY_MAIL", "MEDIA_MAIL", "BOUND_PRINTED_MATTER"}
+	// returnMailClasses are BaseReturnsPackageDescription's, by the outbound
+	// class each is priced as.
+	returnMailClasses = map[string]string{
+		"USPS_GROUND_ADVANTAGE_RETURN_SERVICE": "USPS_GROUND_ADVANTAGE",
+		"GROUND_RETURN_SERVICE":                "USPS_GROUND_ADVANTAGE",
+		"FIRST-CLASS_PACKAGE_RETURN_SERVICE":   "USPS_GROUND_ADVANTAGE",
+		"PRIORITY_MAIL_RETURN_SERVICE":         "PRIORITY_MAIL",
+		"PRIORITY_MAIL_EXPRESS_RETURN_SERVICE": "PRIORITY_MAIL_EXPRESS",
+	}
 	intlLabelMailClasses = []string{"FIRST-CLASS_PACKAGE_INTERNATIONAL_SERVICE", "PRIORITY_MAIL_INTERNATIONAL", "PRIORITY_MAIL_EXPRESS_INTERNATIONAL"}
 	facilityTypes        = []string{"NONE", "DESTINATION_NETWORK_DISTRIBUTION_CENTER", "DESTINATION_SECTIONAL_CENTER_FACILITY", "DESTINATION_DELIVERY_UNIT", "DESTINATION_SERVICE_HUB"}
 	processingCategories = []string{"LETTERS", "FLATS", "MACHINABLE", "IRREGULAR", "NON_MACHINABLE", "NONSTANDARD"}
 )
 
+// labelKind is which of the three label operations is answering.
+type labelKind int
+
+const (
+	domesticKind labelKind = iota
+	internationalKind
+	returnKind
+)
+
 // domesticLabel is POST /labels/v3/label (Domestic Labels 3.0).
 func (s *Server) domesticLabel(w http.ResponseWriter, r *http.Request, body []byte) {
-	s.buyLabel(w, r, body, false)
+	s.buyLabel(w, r, body, domesticKind)
 }
 
 // internationalLabel is POST /international-labels/v3/international-label.
 func (s *Server) internationalLabel(w http.ResponseWriter, r *http.Request, body []byte) {
-	s.buyLabel(w, r, body, true)
+	s.buyLabel(w, r, body, internationalKind)
 }
 
-func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, international bool) {
+// returnLabel is POST /labels/v3/return-label (Domestic Labels 3.0): a
+// domestic return label, which USPS bills when it is first scanned.
+func (s *Server) returnLabel(w http.ResponseWriter, r *http.Request, body []byte) {
+	s.buyLabel(w, r, body, returnKind)
+}
+
+func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, kind labelKind) {
+	international := kind == internationalKind
 	api := "/labels/v3"
 	if international {
 		api = "/international-labels/v3"
@@ -178,6 +206,13 @@ func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, i
 	} else {
 		checkKeys(&p, body, "request", "imageInfo", "toAddress", "fromAddress", "senderAddress", "returnAddress", "packageDescription", "customsForm")
 	}
+	if kind == returnKind {
+		// BaseReturnsPackageDescription has no mailing date (a return is
+		// mailed when the customer drops it off) nor entry facility.
+		checkKeys(&p, top["packageDescription"], "packageDescription", "weightUOM", "weight", "dimensionsUOM", "length", "height", "width",
+			"girth", "hasNonstandardCharacteristics", "mailClass", "rateIndicator", "packagingType", "shape", "processingCategory",
+			"customerReference", "extraServices", "packageOptions")
+	}
 	if img := req.ImageInfo; img != nil {
 		oneOf(&p, "imageInfo.imageType", img.ImageType, false, "PDF", "TIFF", "JPG", "PNG", "GIF", "SVG", "ZPL203DPI", "ZPL300DPI", "LABEL_BROKER", "NONE")
 		oneOf(&p, "imageInfo.labelType", img.LabelType, false, "4X4LABEL", "4X5LABEL", "4X6LABEL", "6X4LABEL", "2X7LABEL")
@@ -206,7 +241,7 @@ func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, i
 	if pkg == nil {
 		p.add("packageDescription", "packageDescription is required")
 	} else {
-		s.checkLabelPackage(&p, *pkg, international)
+		s.checkLabelPackage(&p, *pkg, kind)
 	}
 	if international {
 		if req.CustomsForm == nil {
@@ -228,9 +263,13 @@ func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, i
 		return
 	}
 	s.serial++
+	priced := pkg.MailClass
+	if kind == returnKind {
+		priced = returnMailClasses[pkg.MailClass]
+	}
 	l := &label{
-		international: international, mailClass: pkg.MailClass, from: *req.FromAddress, to: *req.ToAddress,
-		weightLb: *pkg.Weight, postageCents: priceFor(pkg.MailClass, *pkg.Weight), created: s.now(),
+		international: international, isReturn: kind == returnKind, mailClass: pkg.MailClass, from: *req.FromAddress, to: *req.ToAddress,
+		weightLb: *pkg.Weight, postageCents: priceFor(priced, *pkg.Weight), created: s.now(),
 	}
 	if international {
 		l.tracking = s10("LZ", s.serial)
@@ -309,9 +348,28 @@ func checkAddressee(p *problems, where string, a labelAddressIn) {
 	}
 }
 
-func (s *Server) checkLabelPackage(p *problems, pkg labelPackageIn, international bool) {
+func (s *Server) checkLabelPackage(p *problems, pkg labelPackageIn, kind labelKind) {
 	const w = "packageDescription."
-	if international {
+	switch kind {
+	case returnKind:
+		classes := make([]string, 0, len(returnMailClasses))
+		for c := range returnMailClasses {
+			classes = append(classes, c)
+		}
+		sort.Strings(classes)
+		oneOf(p, w+"mailClass", pkg.MailClass, true, classes...)
+		oneOf(p, w+"rateIndicator", pkg.RateIndicator, true, rateIndicators...)
+		oneOf(p, w+"processingCategory", pkg.ProcessingCategory, true, processingCategories...)
+		if pkg.ProcessingCategory == "FLATS" && returnMailClasses[pkg.MailClass] == "USPS_GROUND_ADVANTAGE" {
+			p.add(w+"processingCategory", "FLATS is not valid for USPS_GROUND_ADVANTAGE_RETURN_SERVICE")
+		}
+		if pkg.MailClass == "PRIORITY_MAIL_EXPRESS_RETURN_SERVICE" && pkg.RateIndicator == "SP" {
+			p.add(w+"rateIndicator", "no price (SKU) found for PRIORITY_MAIL_EXPRESS_RETURN_SERVICE with rate indicator SP")
+		}
+		if len(pkg.CustomerReference) > 4 {
+			p.add(w+"customerReference", "at most 4 customer references")
+		}
+	case internationalKind:
 		oneOf(p, w+"mailClass", pkg.MailClass, true, intlLabelMailClasses...)
 		oneOf(p, w+"rateIndicator", pkg.RateIndicator, false, "E4", "E6", "FA", "FB", "FE", "FP", "FS", "PA", "PL", "SP")
 		oneOf(p, w+"destinationEntryFacilityType", pkg.DestinationEntryFacilityType, true, "NONE", "INTERNATIONAL_SERVICE_CENTER")
@@ -322,7 +380,7 @@ func (s *Server) checkLabelPackage(p *problems, pkg labelPackageIn, internationa
 		if o := pkg.PackageOptions; o != nil {
 			oneOf(p, w+"packageOptions.nonDeliveryOption", o.NonDeliveryOption, false, "RETURN", "REDIRECT", "ABANDON")
 		}
-	} else {
+	default:
 		oneOf(p, w+"mailClass", pkg.MailClass, true, labelMailClasses...)
 		oneOf(p, w+"rateIndicator", pkg.RateIndicator, true, rateIndicators...)
 		oneOf(p, w+"destinationEntryFacilityType", pkg.DestinationEntryFacilityType, true, facilityTypes...)
@@ -357,9 +415,11 @@ func (s *Server) checkLabelPackage(p *problems, pkg labelPackageIn, internationa
 	positive(p, w+"length", pkg.Length, 0)
 	positive(p, w+"width", pkg.Width, 0)
 	positive(p, w+"height", pkg.Height, 0)
-	if pkg.MailingDate == "" {
+	switch {
+	case kind == returnKind:
+	case pkg.MailingDate == "":
 		p.add(w+"mailingDate", "mailingDate is required")
-	} else {
+	default:
 		checkMailingDate(p, w+"mailingDate", pkg.MailingDate, s.now(), 7)
 	}
 }
@@ -454,8 +514,14 @@ func (s *Server) writeLabel(w http.ResponseWriter, r *http.Request, l *label) {
 	if l.international {
 		status = http.StatusCreated
 	}
+	// A return label's answer (ReturnLabelVendorResponse,
+	// ReturnLabelMultiPartResponse) names its parts returnLabel*.
+	metaName, imageName := "labelMetadata", "labelImage"
+	if l.isReturn {
+		metaName, imageName = "returnLabelMetadata", "returnLabelImage"
+	}
 	if strings.Contains(r.Header.Get("Accept"), labelsVendorJSON) {
-		meta["labelImage"] = image
+		meta[imageName] = image
 		b, _ := json.Marshal(meta)
 		w.Header().Set("Content-Type", labelsVendorJSON)
 		w.WriteHeader(status)
@@ -467,7 +533,7 @@ func (s *Server) writeLabel(w http.ResponseWriter, r *http.Request, l *label) {
 	metaJSON, _ := json.Marshal(meta)
 	part, _ := mw.CreatePart(textproto.MIMEHeader{
 		"Content-Type":        {"application/json"},
-		"Content-Disposition": {`form-data; name="labelMetadata"`},
+		"Content-Disposition": {`form-data; name="` + metaName + `"`},
 	})
 	_, _ = part.Write(metaJSON)
 	ctype, ext := "application/pdf", "pdf"
@@ -479,7 +545,7 @@ func (s *Server) writeLabel(w http.ResponseWriter, r *http.Request, l *label) {
 	}
 	part, _ = mw.CreatePart(textproto.MIMEHeader{
 		"Content-Type":              {ctype},
-		"Content-Disposition":       {`form-data; name="labelImage"; filename="labelImage.` + ext + `"`},
+		"Content-Disposition":       {`form-data; name="` + imageName + `"; filename="` + imageName + `.` + ext + `"`},
 		"Content-Transfer-Encoding": {"base64"},
 	})
 	_, _ = part.Write([]byte(image))
@@ -531,6 +597,15 @@ func (s *Server) ManifestLabel(trackingNumber string) bool {
 		l.manifested = true
 	}
 	return ok
+}
+
+// IsReturn reports whether the label of trackingNumber was sold by
+// /return-label.
+func (s *Server) IsReturn(trackingNumber string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.labels[trackingNumber]
+	return ok && l.isReturn
 }
 
 // LabelCount is the number of labels sold.

@@ -58,6 +58,24 @@ var extraServicePrices = map[int]struct {
 	981: {"Signature Requested", 0, true},
 }
 
+// returnTariffs are the domestic tariffs of the classes that have a return
+// service, under the return class's current name.
+func returnTariffs() []tariff {
+	current := map[string]string{
+		"USPS_GROUND_ADVANTAGE": "USPS_GROUND_ADVANTAGE_RETURN_SERVICE",
+		"PRIORITY_MAIL":         "PRIORITY_MAIL_RETURN_SERVICE",
+		"PRIORITY_MAIL_EXPRESS": "PRIORITY_MAIL_EXPRESS_RETURN_SERVICE",
+	}
+	var out []tariff
+	for _, t := range domesticTariffs {
+		if ret, ok := current[t.mailClass]; ok {
+			t.mailClass, t.description = ret, t.description+" Return"
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 func (t tariff) cents(lb float64) int64 {
 	return t.baseCents + t.perLbCents*int64(math.Max(1, math.Ceil(lb)))
 }
@@ -198,6 +216,10 @@ func (s *Server) options(w http.ResponseWriter, r *http.Request, body []byte) {
 		tariffs = internationalTariffs
 	}
 	all := pkg.MailClass == "ALL" || pkg.MailClass == "ALL_OUTBOUND"
+	if !international && (pkg.MailClass == "ALL_RETURNS" || returnMailClasses[pkg.MailClass] != "") {
+		// The return services, priced as the outbound class each returns.
+		all, tariffs = pkg.MailClass == "ALL_RETURNS", returnTariffs()
+	}
 	var shippingOptions []any
 	byClass := map[string][]any{}
 	var order []string
