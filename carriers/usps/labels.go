@@ -89,20 +89,26 @@ type packageOptions struct {
 // labelPackage is the packageDescription of both label APIs: weight in
 // pounds (weightUOM "lb"), dimensions in inches (dimensionsUOM "in").
 type labelPackage struct {
-	MailClass                    string              `json:"mailClass"`
-	RateIndicator                string              `json:"rateIndicator"`
-	WeightUOM                    string              `json:"weightUOM"`
-	Weight                       float64             `json:"weight"`
-	DimensionsUOM                string              `json:"dimensionsUOM"`
-	Length                       float64             `json:"length"`
-	Width                        float64             `json:"width"`
-	Height                       float64             `json:"height"`
-	ProcessingCategory           string              `json:"processingCategory"`
+	parcelShape
 	DestinationEntryFacilityType string              `json:"destinationEntryFacilityType"`
 	MailingDate                  string              `json:"mailingDate"`
 	ExtraServices                []int               `json:"extraServices,omitempty"`
 	CustomerReference            []customerReference `json:"customerReference,omitempty"`
 	PackageOptions               *packageOptions     `json:"packageOptions,omitempty"`
+}
+
+// parcelShape is what every label request says of the parcel, outbound or
+// return: its class, weight in pounds and dimensions in inches.
+type parcelShape struct {
+	MailClass          string  `json:"mailClass"`
+	RateIndicator      string  `json:"rateIndicator"`
+	WeightUOM          string  `json:"weightUOM"`
+	Weight             float64 `json:"weight"`
+	DimensionsUOM      string  `json:"dimensionsUOM"`
+	Length             float64 `json:"length"`
+	Width              float64 `json:"width"`
+	Height             float64 `json:"height"`
+	ProcessingCategory string  `json:"processingCategory"`
 }
 
 type domesticLabelRequest struct {
@@ -212,10 +218,12 @@ func (c *Carrier) labelPackage(req carriers.BuyRequest, svc service) labelPackag
 	p := req.Shipment.Parcel
 	l, w, h := dimensions(p)
 	pkg := labelPackage{
-		MailClass: svc.mailClass, RateIndicator: svc.rateIndicator,
-		WeightUOM: "lb", Weight: poundsFromOunces(p.WeightOz),
-		DimensionsUOM: "in", Length: l, Width: w, Height: h,
-		ProcessingCategory:           processingCategory(p),
+		parcelShape: parcelShape{
+			MailClass: svc.mailClass, RateIndicator: svc.rateIndicator,
+			WeightUOM: "lb", Weight: poundsFromOunces(p.WeightOz),
+			DimensionsUOM: "in", Length: l, Width: w, Height: h,
+			ProcessingCategory: processingCategory(p),
+		},
 		DestinationEntryFacilityType: "NONE",
 		MailingDate:                  c.mailingDate(),
 	}
@@ -273,30 +281,18 @@ type returnLabelRequest struct {
 }
 
 type returnPackage struct {
-	MailClass          string              `json:"mailClass"`
-	RateIndicator      string              `json:"rateIndicator"`
-	WeightUOM          string              `json:"weightUOM"`
-	Weight             float64             `json:"weight"`
-	DimensionsUOM      string              `json:"dimensionsUOM"`
-	Length             float64             `json:"length"`
-	Width              float64             `json:"width"`
-	Height             float64             `json:"height"`
-	ProcessingCategory string              `json:"processingCategory"`
-	CustomerReference  []customerReference `json:"customerReference,omitempty"`
+	parcelShape
+	CustomerReference []customerReference `json:"customerReference,omitempty"`
 }
 
 func (c *Carrier) returnLabelRequest(req carriers.BuyRequest, svc service) returnLabelRequest {
 	out := c.labelPackage(req, svc)
+	out.MailClass = svc.returnMailClass
 	return returnLabelRequest{
-		ImageInfo:   imageInfo{ImageType: imageTypeFor(req.Format(), req.Size()), LabelType: "4X6LABEL", ReceiptOption: "NONE"},
-		ToAddress:   toDomesticAddress(req.Shipment.To),
-		FromAddress: toDomesticAddress(req.Shipment.From),
-		PackageDescription: returnPackage{
-			MailClass: svc.returnMailClass, RateIndicator: svc.rateIndicator,
-			WeightUOM: out.WeightUOM, Weight: out.Weight,
-			DimensionsUOM: out.DimensionsUOM, Length: out.Length, Width: out.Width, Height: out.Height,
-			ProcessingCategory: out.ProcessingCategory, CustomerReference: out.CustomerReference,
-		},
+		ImageInfo:          imageInfo{ImageType: imageTypeFor(req.Format(), req.Size()), LabelType: "4X6LABEL", ReceiptOption: "NONE"},
+		ToAddress:          toDomesticAddress(req.Shipment.To),
+		FromAddress:        toDomesticAddress(req.Shipment.From),
+		PackageDescription: returnPackage{parcelShape: out.parcelShape, CustomerReference: out.CustomerReference},
 	}
 }
 
