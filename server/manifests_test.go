@@ -60,9 +60,11 @@ func waitForManifest(t *testing.T, b *bundle, id string) manifestDoc {
 	return m
 }
 
-func manifestIDOf(t *testing.T, b *bundle, shipmentID string) string {
+func manifestIDOf(t *testing.T, b *bundle, token, shipmentID string) string {
 	t.Helper()
-	m := b.doT(t, "GET", "/api/v1/labels/"+shipmentID, b.token, nil).JSON(t)
+	r := b.doT(t, "GET", "/api/v1/labels/"+shipmentID, token, nil)
+	wantStatus(t, r, http.StatusOK)
+	m := r.JSON(t)
 	id, _ := m["manifestId"].(string)
 	return id
 }
@@ -90,11 +92,11 @@ func TestManifestTakesEveryWaitingLabel(t *testing.T) {
 		t.Fatalf("manifest after its job: %+v", done)
 	}
 	for _, id := range []string{first, second} {
-		if got := manifestIDOf(t, b, id); got != m.ID {
+		if got := manifestIDOf(t, b, b.token, id); got != m.ID {
 			t.Errorf("label %s manifestId %q, want %q", id, got, m.ID)
 		}
 	}
-	if got := manifestIDOf(t, b, ups.ID); got != "" {
+	if got := manifestIDOf(t, b, b.token, ups.ID); got != "" {
 		t.Errorf("the UPS label is on manifest %q", got)
 	}
 	events := b.doT(t, "GET", "/api/v1/events?type=manifest.created", b.token, nil).JSON(t)["data"].([]any)
@@ -124,7 +126,7 @@ func TestManifestTakesEveryWaitingLabel(t *testing.T) {
 	// refund goes through and the label stays listed on its manifest.
 	wantStatus(t, b.doT(t, "POST", "/api/v1/labels/"+first+"/refund", b.token, map[string]any{}), http.StatusAccepted)
 	waitForStatus(t, b, b.token, first, "voided")
-	if got := manifestIDOf(t, b, first); got != m.ID {
+	if got := manifestIDOf(t, b, b.token, first); got != m.ID {
 		t.Errorf("a refunded label left its manifest: manifestId %q, want %q", got, m.ID)
 	}
 	list := b.doT(t, "GET", "/api/v1/manifests", b.token, nil).JSON(t)["data"].([]any)
@@ -188,7 +190,7 @@ func TestManifestRefusedFreesItsLabels(t *testing.T) {
 	if done.Status != "failed" || done.ErrorMessage == nil || !strings.Contains(*done.ErrorMessage, "refused") || done.FormURL != nil {
 		t.Fatalf("refused manifest: %+v", done)
 	}
-	if got := manifestIDOf(t, b, id); got != "" {
+	if got := manifestIDOf(t, b, b.token, id); got != "" {
 		t.Errorf("label still on manifest %q after the carrier refused it", got)
 	}
 	wantError(t, b.doT(t, "GET", "/api/v1/manifests/"+m.ID+"/form.pdf", b.token, nil), http.StatusNotFound, "label_unavailable")

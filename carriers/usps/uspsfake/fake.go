@@ -1,7 +1,8 @@
 // Package uspsfake is an offline USPS: an httptest server that answers the
 // USPS v3 REST APIs shipd uses (OAuth 2.0 tokens, Payments 3.0 payment
 // authorization, Shipping Options 3.0, Domestic and International Labels
-// 3.0 including cancel/refund, Tracking 3.0 and Addresses 3.0) from the
+// 3.0 including cancel/refund, Tracking 3.0, Addresses 3.0 and SCAN Forms
+// 3.0) from the
 // request and response schemas of USPS's OpenAPI documents.
 //
 // It checks what a client sends (method, path, bearer token, payment
@@ -104,6 +105,7 @@ type Server struct {
 	byKey         map[string]string // idempotency key -> tracking number
 	serial        int
 	disputes      int
+	scanForms     int
 }
 
 // Option configures a Server.
@@ -149,6 +151,7 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("DELETE /international-labels/v3/international-label/{trackingNumber}", s.handle(OpVoid, true, s.cancel("/international-labels/v3")))
 	mux.HandleFunc("POST /tracking/v3r2/tracking", s.handle(OpTrack, true, s.track))
 	mux.HandleFunc("GET /addresses/v3/address", s.handle(OpAddress, true, s.address))
+	mux.HandleFunc("POST /scan-forms/v3/scan-form", s.handle(OpSCANForm, true, s.scanForm))
 	s.srv = httptest.NewServer(mux)
 	return s
 }
