@@ -280,3 +280,22 @@ func TestManifestConcurrentCreatesShareNoLabel(t *testing.T) {
 		}
 	}
 }
+
+// A return label ships from the customer, who hands it over: it is never
+// on the merchant's manifest, neither by default nor listed.
+func TestManifestLeavesReturnLabelsOut(t *testing.T) {
+	t.Parallel()
+	b := setup(t, withoutRateLimits())
+	out := uspsLabel(t, b)
+	ret := createReturn(t, b, b.token, map[string]any{"returnOf": out, "carrier": "USPS", "service": "Priority"})
+	waitForStatus(t, b, b.token, ret.ID, "purchased")
+
+	e := wantError(t, b.doT(t, "POST", "/api/v1/manifests", b.token, map[string]any{"carrier": "USPS", "shipmentIds": []string{ret.ID}}), http.StatusUnprocessableEntity, "invalid_field")
+	if e["field"] != "shipmentIds.0" {
+		t.Errorf("a listed return label: %v", e)
+	}
+	m := createManifest(t, b, map[string]any{"carrier": "USPS"})
+	if !slices.Equal(m.ShipmentIDs, []string{out}) {
+		t.Errorf("manifest %v, want the outbound label %s alone", m.ShipmentIDs, out)
+	}
+}

@@ -268,6 +268,9 @@ func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c account
 			case !ok || r.Mode != string(c.Mode):
 				issues = append(issues, Issue{Path: path, Message: "is not a shipment of this account and mode: " + id})
 				continue
+			case r.IsReturn:
+				issues = append(issues, Issue{Path: path, Message: "is a return label, which its sender hands over: " + id})
+				continue
 			case r.Carrier != carrier:
 				issues = append(issues, Issue{Path: path, Message: fmt.Sprintf("is a %s label, not %s: %s", r.Carrier, carrier, id)})
 				continue

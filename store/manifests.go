@@ -76,24 +76,25 @@ func (r reader) ListManifests(ctx context.Context, accountID, mode string, p pag
 }
 
 // UnmanifestedLabels reads up to limit labels of a carrier in an account and
-// mode that are purchased and on no manifest, oldest first.
+// mode that are purchased, outbound (a return label's sender hands it over)
+// and on no manifest, oldest first.
 func (r reader) UnmanifestedLabels(ctx context.Context, accountID, mode, carrier string, limit int) ([]Shipment, error) {
 	var rows []Shipment
 	err := r.sel(ctx, &rows, `SELECT `+shipmentColumns+` FROM shipments
-		WHERE account_id = ? AND mode = ? AND carrier = ? AND status = 'purchased' AND manifest_id IS NULL
+		WHERE account_id = ? AND mode = ? AND carrier = ? AND status = 'purchased' AND manifest_id IS NULL AND NOT is_return
 		ORDER BY seq LIMIT ?`, accountID, mode, carrier, limit)
 	return rows, err
 }
 
-// UnmanifestedCounts counts, per carrier, an account's labels in a mode that
-// are purchased and on no manifest (the settings page's "waiting").
+// UnmanifestedCounts counts, per carrier, an account's outbound labels in a
+// mode that are purchased and on no manifest (the settings page's "waiting").
 func (r reader) UnmanifestedCounts(ctx context.Context, accountID, mode string) (map[string]int, error) {
 	var rows []struct {
 		Carrier string `db:"carrier"`
 		N       int    `db:"n"`
 	}
 	if err := r.sel(ctx, &rows, `SELECT carrier, COUNT(*) AS n FROM shipments
-		WHERE account_id = ? AND mode = ? AND status = 'purchased' AND manifest_id IS NULL GROUP BY carrier`, accountID, mode); err != nil {
+		WHERE account_id = ? AND mode = ? AND status = 'purchased' AND manifest_id IS NULL AND NOT is_return GROUP BY carrier`, accountID, mode); err != nil {
 		return nil, err
 	}
 	out := make(map[string]int, len(rows))
@@ -150,7 +151,7 @@ func (t *Tx) ClaimForManifest(ctx context.Context, manifestID string, ids []stri
 			t.touch(detailKey{shipmentDetail, id})
 		}
 		q, args, err := sqlx.In(`UPDATE shipments SET manifest_id = ?
-			WHERE id IN (?) AND manifest_id IS NULL AND status = 'purchased'`, manifestID, chunk)
+			WHERE id IN (?) AND manifest_id IS NULL AND status = 'purchased' AND NOT is_return`, manifestID, chunk)
 		if err != nil {
 			return 0, err
 		}
