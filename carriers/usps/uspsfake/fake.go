@@ -364,7 +364,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token": token, "token_type": "Bearer", "issued_at": now.UnixMilli(), "expires_in": expiresIn,
-		"status": "approved", "scope": "addresses payments tracking labels international-labels shipments",
+		"status": "approved", "scope": "addresses payments tracking labels international-labels shipments scan-forms",
 		"issuer": "api.usps.com", "client_id": ClientID, "application_name": "shipd fake",
 	})
 }
