@@ -53,6 +53,9 @@ type batched struct {
 	pending *trackBatch
 }
 
+// Unwrap lets the finders of optional steps (ManifesterOf) see the carrier.
+func (b *batched) Unwrap() Carrier { return b.batchCarrier }
+
 // trackBatch is the numbers gathered for one request, and its answer once
 // done is closed.
 type trackBatch struct {

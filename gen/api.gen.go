@@ -174,6 +174,27 @@ func (e LabelSize) Valid() bool {
 	}
 }
 
+// Defines values for ManifestStatus.
+const (
+	ManifestStatusCreated  ManifestStatus = "created"
+	ManifestStatusCreating ManifestStatus = "creating"
+	ManifestStatusFailed   ManifestStatus = "failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestStatus enum.
+func (e ManifestStatus) Valid() bool {
+	switch e {
+	case ManifestStatusCreated:
+		return true
+	case ManifestStatusCreating:
+		return true
+	case ManifestStatusFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Mode.
 const (
 	Live Mode = "live"
@@ -609,6 +630,24 @@ type CreateLabelRequest struct {
 	ToAddress *AddressInput `json:"toAddress,omitempty"`
 }
 
+// CreateManifestRequest defines model for CreateManifestRequest.
+type CreateManifestRequest struct {
+	// Carrier Example: USPS
+	Carrier string `json:"carrier"`
+
+	// FromAddress A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	FromAddress *AddressInput `json:"fromAddress,omitempty"`
+
+	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
+	//
+	// Example: order-10023-label
+	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
+
+	// ShipmentIds The labels to put on the manifest; without it, every `purchased` label of the carrier on no manifest yet.
+	ShipmentIds *[]string `json:"shipmentIds,omitempty"`
+}
+
 // CreateTrackerRequest defines model for CreateTrackerRequest.
 type CreateTrackerRequest struct {
 	// Carrier USPS, UPS or FedEx (any letter case); may be omitted when the number's form names one carrier.
@@ -801,7 +840,8 @@ type Event struct {
 	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
 	// (the carrier refused a void; the label is purchased again and `errorMessage` says
 	// why), `batch.completed` (no item of a batch is `paying` or `pending` any more;
-	// `data` is the batch), `tracker.updated` (data: the shipment for a label's tracker, the tracker
+	// `data` is the batch), `manifest.created` and `manifest.failed` (the carrier made or
+	// refused a manifest; `data` is the manifest), `tracker.updated` (data: the shipment for a label's tracker, the tracker
 	// for a standalone one), `shipment.delivered`, `shipment.exception`,
 	// `shipment.return_to_sender`, or `webhook.test`.
 	//
@@ -845,6 +885,54 @@ type LabelFormat string
 //
 // Example: 4x6
 type LabelSize string
+
+// Manifest defines model for Manifest.
+type Manifest struct {
+	// Carrier Example: USPS
+	Carrier string `json:"carrier"`
+
+	// CompletedAt When the manifest became `created` or `failed`.
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	CreatedAt   time.Time  `json:"createdAt"`
+
+	// ErrorMessage Why the carrier refused the manifest; present when `failed`.
+	ErrorMessage *string `json:"errorMessage,omitempty"`
+
+	// FormNumber The carrier's number of the form (the SCAN form's barcode, the close's reference); present once `created`.
+	FormNumber *string `json:"formNumber,omitempty"`
+
+	// FormUrl Where the form is (GET /manifests/{id}/form.pdf); present once `created`.
+	FormUrl *string `json:"formUrl,omitempty"`
+
+	// FromAddress A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
+	FromAddress *Address `json:"fromAddress,omitempty"`
+
+	// Id Example: man_5c1d2e3f4a5b6c7d8e9f0a1b
+	Id string `json:"id"`
+
+	// Mode The mode of the token that created the resource.
+	Mode        Mode     `json:"mode"`
+	ShipmentIds []string `json:"shipmentIds"`
+
+	// Status `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
+	Status ManifestStatus `json:"status"`
+}
+
+// ManifestStatus `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
+type ManifestStatus string
+
+// ManifestList defines model for ManifestList.
+type ManifestList struct {
+	Data []Manifest `json:"data"`
+
+	// NextCursor Cursor of the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
 
 // Mode The mode of the token that created the resource.
 type Mode string
@@ -1097,6 +1185,11 @@ type Shipment struct {
 	// `label.zpl` as `labelFormat`; present once purchased.
 	LabelUrl *string `json:"labelUrl,omitempty"`
 
+	// ManifestId The manifest the label is on (POST /manifests); absent while it is on none.
+	//
+	// Example: man_5c1d2e3f4a5b6c7d8e9f0a1b
+	ManifestId nullable.Nullable[string] `json:"manifestId,omitempty"`
+
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
@@ -1324,6 +1417,9 @@ type Cursor = string
 // Limit defines model for Limit.
 type Limit = int
 
+// ManifestId Example: man_5c1d2e3f4a5b6c7d8e9f0a1b
+type ManifestId = string
+
 // ShipmentId Example: shp_7d2e1f0a9b8c7d6e5f4a3b2c
 type ShipmentId = string
 
@@ -1419,6 +1515,15 @@ type ListLabelsParams struct {
 	Status *ShipmentStatus `form:"status,omitempty" json:"status,omitempty"`
 }
 
+// ListManifestsParams defines parameters for ListManifests.
+type ListManifestsParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // ListTrackersParams defines parameters for ListTrackers.
 type ListTrackersParams struct {
 	// Cursor Opaque position from a previous page's `nextCursor`.
@@ -1481,6 +1586,9 @@ type QuoteLabelJSONRequestBody = QuoteRequest
 
 // RefundLabelJSONRequestBody defines body for RefundLabel for application/json ContentType.
 type RefundLabelJSONRequestBody = RefundRequest
+
+// CreateManifestJSONRequestBody defines body for CreateManifest for application/json ContentType.
+type CreateManifestJSONRequestBody = CreateManifestRequest
 
 // CreateTrackerJSONRequestBody defines body for CreateTracker for application/json ContentType.
 type CreateTrackerJSONRequestBody = CreateTrackerRequest
@@ -1829,6 +1937,80 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /labels/{id}/refund (the `RefundLabel` operationId).
 	RefundLabel(ctx context.Context, id ShipmentId, body RefundLabelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListManifests List manifests
+	//
+	// Manifests of the token's account and mode, newest first.
+	//
+	// Corresponds with GET /manifests (the `ListManifests` operationId).
+	ListManifests(ctx context.Context, params *ListManifestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateManifestWithBody Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+	//
+	// Puts labels of one carrier on one manifest, so the carrier accepts them all with one
+	// scan (USPS SCAN form, PS Form 5630) or one end-of-day close (FedEx Ground). With
+	// `shipmentIds`, those labels; without, every label of `carrier` in the token's
+	// account and mode that is `purchased` and on no manifest yet. The labels of one
+	// manifest share one origin address: when they have several, `fromAddress` picks one
+	// (the labels shipped from it), otherwise the answer is 422 `invalid_field` (field
+	// `fromAddress`) listing them.
+	//
+	// Errors: no label to manifest is 422 `nothing_to_manifest`; a listed label already on
+	// a manifest is 409 `already_manifested` (naming it); a listed label of another
+	// carrier, another mode or not found is 422 `invalid_field` (field `shipmentIds.N`), one
+	// that is not `purchased` 409 `not_purchased`; a carrier without a manifest step (UPS
+	// scans each package) is 422 `manifest_not_supported`.
+	//
+	// The answer is 202 with the manifest `creating`; the carrier is asked by a job, then
+	// the manifest is `created` with `formUrl` and `manifest.created` is emitted, or
+	// `failed` with `errorMessage` (its labels are free for another manifest again) and
+	// `manifest.failed` is emitted. Each label on a manifest shows `manifestId`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /manifests (the `CreateManifest` operationId).
+	CreateManifestWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateManifest Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+	//
+	// Puts labels of one carrier on one manifest, so the carrier accepts them all with one
+	// scan (USPS SCAN form, PS Form 5630) or one end-of-day close (FedEx Ground). With
+	// `shipmentIds`, those labels; without, every label of `carrier` in the token's
+	// account and mode that is `purchased` and on no manifest yet. The labels of one
+	// manifest share one origin address: when they have several, `fromAddress` picks one
+	// (the labels shipped from it), otherwise the answer is 422 `invalid_field` (field
+	// `fromAddress`) listing them.
+	//
+	// Errors: no label to manifest is 422 `nothing_to_manifest`; a listed label already on
+	// a manifest is 409 `already_manifested` (naming it); a listed label of another
+	// carrier, another mode or not found is 422 `invalid_field` (field `shipmentIds.N`), one
+	// that is not `purchased` 409 `not_purchased`; a carrier without a manifest step (UPS
+	// scans each package) is 422 `manifest_not_supported`.
+	//
+	// The answer is 202 with the manifest `creating`; the carrier is asked by a job, then
+	// the manifest is `created` with `formUrl` and `manifest.created` is emitted, or
+	// `failed` with `errorMessage` (its labels are free for another manifest again) and
+	// `manifest.failed` is emitted. Each label on a manifest shows `manifestId`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /manifests (the `CreateManifest` operationId).
+	CreateManifest(ctx context.Context, body CreateManifestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetManifest Get a manifest
+	//
+	// Corresponds with GET /manifests/{id} (the `GetManifest` operationId).
+	GetManifest(ctx context.Context, id ManifestId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetManifestForm Download the manifest's form
+	//
+	// The form to hand to the carrier with the packages (USPS: the SCAN form, PS Form
+	// 5630, whose barcode the driver scans; FedEx: the Ground close report). 202
+	// `label_pending` while the manifest is `creating`; 404 `label_unavailable` when it
+	// `failed`.
+	//
+	// Corresponds with GET /manifests/{id}/form.pdf (the `GetManifestForm` operationId).
+	GetManifestForm(ctx context.Context, id ManifestId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIJSON This contract, as JSON
 	//
@@ -2482,6 +2664,130 @@ func (c *Client) RefundLabelWithBody(ctx context.Context, id ShipmentId, content
 // Corresponds with POST /labels/{id}/refund (the `RefundLabel` operationId).
 func (c *Client) RefundLabel(ctx context.Context, id ShipmentId, body RefundLabelJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRefundLabelRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListManifests List manifests
+//
+// Manifests of the token's account and mode, newest first.
+//
+// Corresponds with GET /manifests (the `ListManifests` operationId).
+func (c *Client) ListManifests(ctx context.Context, params *ListManifestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListManifestsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateManifestWithBody Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+//
+// Puts labels of one carrier on one manifest, so the carrier accepts them all with one
+// scan (USPS SCAN form, PS Form 5630) or one end-of-day close (FedEx Ground). With
+// `shipmentIds`, those labels; without, every label of `carrier` in the token's
+// account and mode that is `purchased` and on no manifest yet. The labels of one
+// manifest share one origin address: when they have several, `fromAddress` picks one
+// (the labels shipped from it), otherwise the answer is 422 `invalid_field` (field
+// `fromAddress`) listing them.
+//
+// Errors: no label to manifest is 422 `nothing_to_manifest`; a listed label already on
+// a manifest is 409 `already_manifested` (naming it); a listed label of another
+// carrier, another mode or not found is 422 `invalid_field` (field `shipmentIds.N`), one
+// that is not `purchased` 409 `not_purchased`; a carrier without a manifest step (UPS
+// scans each package) is 422 `manifest_not_supported`.
+//
+// The answer is 202 with the manifest `creating`; the carrier is asked by a job, then
+// the manifest is `created` with `formUrl` and `manifest.created` is emitted, or
+// `failed` with `errorMessage` (its labels are free for another manifest again) and
+// `manifest.failed` is emitted. Each label on a manifest shows `manifestId`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /manifests (the `CreateManifest` operationId).
+func (c *Client) CreateManifestWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateManifestRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateManifest Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+//
+// Puts labels of one carrier on one manifest, so the carrier accepts them all with one
+// scan (USPS SCAN form, PS Form 5630) or one end-of-day close (FedEx Ground). With
+// `shipmentIds`, those labels; without, every label of `carrier` in the token's
+// account and mode that is `purchased` and on no manifest yet. The labels of one
+// manifest share one origin address: when they have several, `fromAddress` picks one
+// (the labels shipped from it), otherwise the answer is 422 `invalid_field` (field
+// `fromAddress`) listing them.
+//
+// Errors: no label to manifest is 422 `nothing_to_manifest`; a listed label already on
+// a manifest is 409 `already_manifested` (naming it); a listed label of another
+// carrier, another mode or not found is 422 `invalid_field` (field `shipmentIds.N`), one
+// that is not `purchased` 409 `not_purchased`; a carrier without a manifest step (UPS
+// scans each package) is 422 `manifest_not_supported`.
+//
+// The answer is 202 with the manifest `creating`; the carrier is asked by a job, then
+// the manifest is `created` with `formUrl` and `manifest.created` is emitted, or
+// `failed` with `errorMessage` (its labels are free for another manifest again) and
+// `manifest.failed` is emitted. Each label on a manifest shows `manifestId`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /manifests (the `CreateManifest` operationId).
+func (c *Client) CreateManifest(ctx context.Context, body CreateManifestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateManifestRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetManifest Get a manifest
+//
+// Corresponds with GET /manifests/{id} (the `GetManifest` operationId).
+func (c *Client) GetManifest(ctx context.Context, id ManifestId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetManifestRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetManifestForm Download the manifest's form
+//
+// The form to hand to the carrier with the packages (USPS: the SCAN form, PS Form
+// 5630, whose barcode the driver scans; FedEx: the Ground close report). 202
+// `label_pending` while the manifest is `creating`; 404 `label_unavailable` when it
+// `failed`.
+//
+// Corresponds with GET /manifests/{id}/form.pdf (the `GetManifestForm` operationId).
+func (c *Client) GetManifestForm(ctx context.Context, id ManifestId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetManifestFormRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -3667,6 +3973,180 @@ func NewRefundLabelRequestWithBody(server string, id ShipmentId, contentType str
 	return req, nil
 }
 
+// NewListManifestsRequest constructs an http.Request for the ListManifests method
+func NewListManifestsRequest(server string, params *ListManifestsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/manifests")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateManifestRequest calls the generic CreateManifest builder with application/json body
+func NewCreateManifestRequest(server string, body CreateManifestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateManifestRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateManifestRequestWithBody constructs an http.Request for the CreateManifest method, with any body, and a specified content type
+func NewCreateManifestRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/manifests")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetManifestRequest constructs an http.Request for the GetManifest method
+func NewGetManifestRequest(server string, id ManifestId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/manifests/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetManifestFormRequest constructs an http.Request for the GetManifestForm method
+func NewGetManifestFormRequest(server string, id ManifestId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/manifests/%s/form.pdf", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetOpenAPIJSONRequest constructs an http.Request for the GetOpenAPIJSON method
 func NewGetOpenAPIJSONRequest(server string) (*http.Request, error) {
 	var err error
@@ -4605,6 +5085,86 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /labels/{id}/refund (the `RefundLabel` operationId).
 	RefundLabelWithResponse(ctx context.Context, id ShipmentId, body RefundLabelJSONRequestBody, reqEditors ...RequestEditorFn) (*RefundLabelResponse, error)
+
+	// ListManifestsWithResponse List manifests
+	//
+	// Manifests of the token's account and mode, newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /manifests (the `ListManifests` operationId).
+	ListManifestsWithResponse(ctx context.Context, params *ListManifestsParams, reqEditors ...RequestEditorFn) (*ListManifestsResponse, error)
+
+	// CreateManifestWithBodyWithResponse Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+	//
+	// Puts labels of one carrier on one manifest, so the carrier accepts them all with one
+	// scan (USPS SCAN form, PS Form 5630) or one end-of-day close (FedEx Ground). With
+	// `shipmentIds`, those labels; without, every label of `carrier` in the token's
+	// account and mode that is `purchased` and on no manifest yet. The labels of one
+	// manifest share one origin address: when they have several, `fromAddress` picks one
+	// (the labels shipped from it), otherwise the answer is 422 `invalid_field` (field
+	// `fromAddress`) listing them.
+	//
+	// Errors: no label to manifest is 422 `nothing_to_manifest`; a listed label already on
+	// a manifest is 409 `already_manifested` (naming it); a listed label of another
+	// carrier, another mode or not found is 422 `invalid_field` (field `shipmentIds.N`), one
+	// that is not `purchased` 409 `not_purchased`; a carrier without a manifest step (UPS
+	// scans each package) is 422 `manifest_not_supported`.
+	//
+	// The answer is 202 with the manifest `creating`; the carrier is asked by a job, then
+	// the manifest is `created` with `formUrl` and `manifest.created` is emitted, or
+	// `failed` with `errorMessage` (its labels are free for another manifest again) and
+	// `manifest.failed` is emitted. Each label on a manifest shows `manifestId`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /manifests (the `CreateManifest` operationId).
+	CreateManifestWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateManifestResponse, error)
+
+	// CreateManifestWithResponse Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+	//
+	// Puts labels of one carrier on one manifest, so the carrier accepts them all with one
+	// scan (USPS SCAN form, PS Form 5630) or one end-of-day close (FedEx Ground). With
+	// `shipmentIds`, those labels; without, every label of `carrier` in the token's
+	// account and mode that is `purchased` and on no manifest yet. The labels of one
+	// manifest share one origin address: when they have several, `fromAddress` picks one
+	// (the labels shipped from it), otherwise the answer is 422 `invalid_field` (field
+	// `fromAddress`) listing them.
+	//
+	// Errors: no label to manifest is 422 `nothing_to_manifest`; a listed label already on
+	// a manifest is 409 `already_manifested` (naming it); a listed label of another
+	// carrier, another mode or not found is 422 `invalid_field` (field `shipmentIds.N`), one
+	// that is not `purchased` 409 `not_purchased`; a carrier without a manifest step (UPS
+	// scans each package) is 422 `manifest_not_supported`.
+	//
+	// The answer is 202 with the manifest `creating`; the carrier is asked by a job, then
+	// the manifest is `created` with `formUrl` and `manifest.created` is emitted, or
+	// `failed` with `errorMessage` (its labels are free for another manifest again) and
+	// `manifest.failed` is emitted. Each label on a manifest shows `manifestId`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /manifests (the `CreateManifest` operationId).
+	CreateManifestWithResponse(ctx context.Context, body CreateManifestJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateManifestResponse, error)
+
+	// GetManifestWithResponse Get a manifest
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /manifests/{id} (the `GetManifest` operationId).
+	GetManifestWithResponse(ctx context.Context, id ManifestId, reqEditors ...RequestEditorFn) (*GetManifestResponse, error)
+
+	// GetManifestFormWithResponse Download the manifest's form
+	//
+	// The form to hand to the carrier with the packages (USPS: the SCAN form, PS Form
+	// 5630, whose barcode the driver scans; FedEx: the Ground close report). 202
+	// `label_pending` while the manifest is `creating`; 404 `label_unavailable` when it
+	// `failed`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /manifests/{id}/form.pdf (the `GetManifestForm` operationId).
+	GetManifestFormWithResponse(ctx context.Context, id ManifestId, reqEditors ...RequestEditorFn) (*GetManifestFormResponse, error)
 
 	// GetOpenAPIJSONWithResponse This contract, as JSON
 	//
@@ -7574,6 +8134,558 @@ func (r RefundLabelResponse) ContentType() string {
 	return ""
 }
 
+// ListManifestsResponse400Headers the declared response headers of an HTTP 400 response for ListManifests
+type ListManifestsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListManifestsResponse401Headers the declared response headers of an HTTP 401 response for ListManifests
+type ListManifestsResponse401Headers struct {
+	XRequestId string
+}
+
+// ListManifestsResponse403Headers the declared response headers of an HTTP 403 response for ListManifests
+type ListManifestsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListManifestsResponse422Headers the declared response headers of an HTTP 422 response for ListManifests
+type ListManifestsResponse422Headers struct {
+	XRequestId string
+}
+
+// ListManifestsResponse429Headers the declared response headers of an HTTP 429 response for ListManifests
+type ListManifestsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListManifestsResponse500Headers the declared response headers of an HTTP 500 response for ListManifests
+type ListManifestsResponse500Headers struct {
+	XRequestId string
+}
+
+type ListManifestsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ManifestList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListManifestsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListManifestsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListManifestsResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListManifestsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListManifestsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListManifestsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListManifestsResponse) GetJSON200() *ManifestList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListManifestsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListManifestsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListManifestsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListManifestsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListManifestsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListManifestsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListManifestsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListManifestsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListManifestsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListManifestsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateManifestResponse400Headers the declared response headers of an HTTP 400 response for CreateManifest
+type CreateManifestResponse400Headers struct {
+	XRequestId string
+}
+
+// CreateManifestResponse401Headers the declared response headers of an HTTP 401 response for CreateManifest
+type CreateManifestResponse401Headers struct {
+	XRequestId string
+}
+
+// CreateManifestResponse403Headers the declared response headers of an HTTP 403 response for CreateManifest
+type CreateManifestResponse403Headers struct {
+	XRequestId string
+}
+
+// CreateManifestResponse409Headers the declared response headers of an HTTP 409 response for CreateManifest
+type CreateManifestResponse409Headers struct {
+	XRequestId string
+}
+
+// CreateManifestResponse413Headers the declared response headers of an HTTP 413 response for CreateManifest
+type CreateManifestResponse413Headers struct {
+	XRequestId string
+}
+
+// CreateManifestResponse422Headers the declared response headers of an HTTP 422 response for CreateManifest
+type CreateManifestResponse422Headers struct {
+	XRequestId string
+}
+
+// CreateManifestResponse429Headers the declared response headers of an HTTP 429 response for CreateManifest
+type CreateManifestResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CreateManifestResponse500Headers the declared response headers of an HTTP 500 response for CreateManifest
+type CreateManifestResponse500Headers struct {
+	XRequestId string
+}
+
+type CreateManifestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Manifest
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateManifestResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateManifestResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateManifestResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateManifestResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateManifestResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateManifestResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateManifestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateManifestResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateManifestResponse) GetJSON202() *Manifest {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateManifestResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateManifestResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateManifestResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateManifestResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateManifestResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateManifestResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateManifestResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateManifestResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateManifestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateManifestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateManifestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateManifestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetManifestResponse400Headers the declared response headers of an HTTP 400 response for GetManifest
+type GetManifestResponse400Headers struct {
+	XRequestId string
+}
+
+// GetManifestResponse401Headers the declared response headers of an HTTP 401 response for GetManifest
+type GetManifestResponse401Headers struct {
+	XRequestId string
+}
+
+// GetManifestResponse403Headers the declared response headers of an HTTP 403 response for GetManifest
+type GetManifestResponse403Headers struct {
+	XRequestId string
+}
+
+// GetManifestResponse404Headers the declared response headers of an HTTP 404 response for GetManifest
+type GetManifestResponse404Headers struct {
+	XRequestId string
+}
+
+// GetManifestResponse429Headers the declared response headers of an HTTP 429 response for GetManifest
+type GetManifestResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetManifestResponse500Headers the declared response headers of an HTTP 500 response for GetManifest
+type GetManifestResponse500Headers struct {
+	XRequestId string
+}
+
+type GetManifestResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Manifest
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetManifestResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetManifestResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetManifestResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetManifestResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetManifestResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetManifestResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetManifestResponse) GetJSON200() *Manifest {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetManifestResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetManifestResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetManifestResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetManifestResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetManifestResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetManifestResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetManifestResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetManifestResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetManifestResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetManifestResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetManifestFormResponse202Headers the declared response headers of an HTTP 202 response for GetManifestForm
+type GetManifestFormResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetManifestFormResponse400Headers the declared response headers of an HTTP 400 response for GetManifestForm
+type GetManifestFormResponse400Headers struct {
+	XRequestId string
+}
+
+// GetManifestFormResponse401Headers the declared response headers of an HTTP 401 response for GetManifestForm
+type GetManifestFormResponse401Headers struct {
+	XRequestId string
+}
+
+// GetManifestFormResponse403Headers the declared response headers of an HTTP 403 response for GetManifestForm
+type GetManifestFormResponse403Headers struct {
+	XRequestId string
+}
+
+// GetManifestFormResponse404Headers the declared response headers of an HTTP 404 response for GetManifestForm
+type GetManifestFormResponse404Headers struct {
+	XRequestId string
+}
+
+// GetManifestFormResponse429Headers the declared response headers of an HTTP 429 response for GetManifestForm
+type GetManifestFormResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetManifestFormResponse500Headers the declared response headers of an HTTP 500 response for GetManifestForm
+type GetManifestFormResponse500Headers struct {
+	XRequestId string
+}
+
+type GetManifestFormResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetManifestFormResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetManifestFormResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetManifestFormResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetManifestFormResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetManifestFormResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetManifestFormResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetManifestFormResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetManifestFormResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetManifestFormResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetManifestFormResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetManifestFormResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetManifestFormResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetManifestFormResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetManifestFormResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetManifestFormResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetManifestFormResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetManifestFormResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetManifestFormResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetOpenAPIJSONResponse400Headers the declared response headers of an HTTP 400 response for GetOpenAPIJSON
 type GetOpenAPIJSONResponse400Headers struct {
 	XRequestId string
@@ -9779,6 +10891,116 @@ func (c *ClientWithResponses) RefundLabelWithResponse(ctx context.Context, id Sh
 		return nil, err
 	}
 	return ParseRefundLabelResponse(rsp)
+}
+
+// ListManifestsWithResponse List manifests
+//
+// Manifests of the token's account and mode, newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /manifests (the `ListManifests` operationId).
+func (c *ClientWithResponses) ListManifestsWithResponse(ctx context.Context, params *ListManifestsParams, reqEditors ...RequestEditorFn) (*ListManifestsResponse, error) {
+	rsp, err := c.ListManifests(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListManifestsResponse(rsp)
+}
+
+// CreateManifestWithBodyWithResponse Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+//
+// Puts labels of one carrier on one manifest, so the carrier accepts them all with one
+// scan (USPS SCAN form, PS Form 5630) or one end-of-day close (FedEx Ground). With
+// `shipmentIds`, those labels; without, every label of `carrier` in the token's
+// account and mode that is `purchased` and on no manifest yet. The labels of one
+// manifest share one origin address: when they have several, `fromAddress` picks one
+// (the labels shipped from it), otherwise the answer is 422 `invalid_field` (field
+// `fromAddress`) listing them.
+//
+// Errors: no label to manifest is 422 `nothing_to_manifest`; a listed label already on
+// a manifest is 409 `already_manifested` (naming it); a listed label of another
+// carrier, another mode or not found is 422 `invalid_field` (field `shipmentIds.N`), one
+// that is not `purchased` 409 `not_purchased`; a carrier without a manifest step (UPS
+// scans each package) is 422 `manifest_not_supported`.
+//
+// The answer is 202 with the manifest `creating`; the carrier is asked by a job, then
+// the manifest is `created` with `formUrl` and `manifest.created` is emitted, or
+// `failed` with `errorMessage` (its labels are free for another manifest again) and
+// `manifest.failed` is emitted. Each label on a manifest shows `manifestId`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /manifests (the `CreateManifest` operationId).
+func (c *ClientWithResponses) CreateManifestWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateManifestResponse, error) {
+	rsp, err := c.CreateManifestWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateManifestResponse(rsp)
+}
+
+// CreateManifestWithResponse Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+//
+// Puts labels of one carrier on one manifest, so the carrier accepts them all with one
+// scan (USPS SCAN form, PS Form 5630) or one end-of-day close (FedEx Ground). With
+// `shipmentIds`, those labels; without, every label of `carrier` in the token's
+// account and mode that is `purchased` and on no manifest yet. The labels of one
+// manifest share one origin address: when they have several, `fromAddress` picks one
+// (the labels shipped from it), otherwise the answer is 422 `invalid_field` (field
+// `fromAddress`) listing them.
+//
+// Errors: no label to manifest is 422 `nothing_to_manifest`; a listed label already on
+// a manifest is 409 `already_manifested` (naming it); a listed label of another
+// carrier, another mode or not found is 422 `invalid_field` (field `shipmentIds.N`), one
+// that is not `purchased` 409 `not_purchased`; a carrier without a manifest step (UPS
+// scans each package) is 422 `manifest_not_supported`.
+//
+// The answer is 202 with the manifest `creating`; the carrier is asked by a job, then
+// the manifest is `created` with `formUrl` and `manifest.created` is emitted, or
+// `failed` with `errorMessage` (its labels are free for another manifest again) and
+// `manifest.failed` is emitted. Each label on a manifest shows `manifestId`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /manifests (the `CreateManifest` operationId).
+func (c *ClientWithResponses) CreateManifestWithResponse(ctx context.Context, body CreateManifestJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateManifestResponse, error) {
+	rsp, err := c.CreateManifest(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateManifestResponse(rsp)
+}
+
+// GetManifestWithResponse Get a manifest
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /manifests/{id} (the `GetManifest` operationId).
+func (c *ClientWithResponses) GetManifestWithResponse(ctx context.Context, id ManifestId, reqEditors ...RequestEditorFn) (*GetManifestResponse, error) {
+	rsp, err := c.GetManifest(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetManifestResponse(rsp)
+}
+
+// GetManifestFormWithResponse Download the manifest's form
+//
+// The form to hand to the carrier with the packages (USPS: the SCAN form, PS Form
+// 5630, whose barcode the driver scans; FedEx: the Ground close report). 202
+// `label_pending` while the manifest is `creating`; 404 `label_unavailable` when it
+// `failed`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /manifests/{id}/form.pdf (the `GetManifestForm` operationId).
+func (c *ClientWithResponses) GetManifestFormWithResponse(ctx context.Context, id ManifestId, reqEditors ...RequestEditorFn) (*GetManifestFormResponse, error) {
+	rsp, err := c.GetManifestForm(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetManifestFormResponse(rsp)
 }
 
 // GetOpenAPIJSONWithResponse This contract, as JSON
@@ -13549,6 +14771,693 @@ func ParseRefundLabelResponse(rsp *http.Response) (*RefundLabelResponse, error) 
 	return response, nil
 }
 
+// ParseListManifestsResponse parses an HTTP response from a ListManifestsWithResponse call
+func ParseListManifestsResponse(rsp *http.Response) (*ListManifestsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListManifestsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ManifestList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListManifestsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListManifestsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListManifestsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListManifestsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListManifestsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListManifestsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateManifestResponse parses an HTTP response from a CreateManifestWithResponse call
+func ParseCreateManifestResponse(rsp *http.Response) (*CreateManifestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateManifestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Manifest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreateManifestResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateManifestResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateManifestResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateManifestResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateManifestResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateManifestResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateManifestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateManifestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetManifestResponse parses an HTTP response from a GetManifestWithResponse call
+func ParseGetManifestResponse(rsp *http.Response) (*GetManifestResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetManifestResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Manifest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetManifestResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetManifestResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetManifestResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetManifestResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetManifestResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetManifestResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetManifestFormResponse parses an HTTP response from a GetManifestFormWithResponse call
+func ParseGetManifestFormResponse(rsp *http.Response) (*GetManifestFormResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetManifestFormResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetManifestFormResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetManifestFormResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetManifestFormResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetManifestFormResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetManifestFormResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetManifestFormResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetManifestFormResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetOpenAPIJSONResponse parses an HTTP response from a GetOpenAPIJSONWithResponse call
 func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -15924,6 +17833,18 @@ type ServerInterface interface {
 	// RefundLabel Refund (void) a label
 	// (POST /labels/{id}/refund)
 	RefundLabel(ctx echo.Context, id ShipmentId) error
+	// ListManifests List manifests
+	// (GET /manifests)
+	ListManifests(ctx echo.Context, params ListManifestsParams) error
+	// CreateManifest Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+	// (POST /manifests)
+	CreateManifest(ctx echo.Context) error
+	// GetManifest Get a manifest
+	// (GET /manifests/{id})
+	GetManifest(ctx echo.Context, id ManifestId) error
+	// GetManifestForm Download the manifest's form
+	// (GET /manifests/{id}/form.pdf)
+	GetManifestForm(ctx echo.Context, id ManifestId) error
 	// GetOpenAPIJSON This contract, as JSON
 	// (GET /openapi.json)
 	GetOpenAPIJSON(ctx echo.Context) error
@@ -16292,6 +18213,72 @@ func (w *ServerInterfaceWrapper) RefundLabel(ctx echo.Context) error {
 	return err
 }
 
+// ListManifests converts echo context to params.
+func (w *ServerInterfaceWrapper) ListManifests(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListManifestsParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListManifests(ctx, params)
+	return err
+}
+
+// CreateManifest converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateManifest(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateManifest(ctx)
+	return err
+}
+
+// GetManifest converts echo context to params.
+func (w *ServerInterfaceWrapper) GetManifest(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ManifestId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetManifest(ctx, id)
+	return err
+}
+
+// GetManifestForm converts echo context to params.
+func (w *ServerInterfaceWrapper) GetManifestForm(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ManifestId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetManifestForm(ctx, id)
+	return err
+}
+
 // GetOpenAPIJSON converts echo context to params.
 func (w *ServerInterfaceWrapper) GetOpenAPIJSON(ctx echo.Context) error {
 	var err error
@@ -16598,6 +18585,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/batches/:id/shipments", wrapper.ListBatchShipments, options.OperationMiddlewares["listBatchShipments"]...)
 	router.GET(options.BaseURL+"/batches/:id/labels.pdf", wrapper.GetBatchLabelsPDF, options.OperationMiddlewares["getBatchLabelsPDF"]...)
 	router.GET(options.BaseURL+"/batches/:id/labels.zpl", wrapper.GetBatchLabelsZPL, options.OperationMiddlewares["getBatchLabelsZPL"]...)
+	router.GET(options.BaseURL+"/manifests", wrapper.ListManifests, options.OperationMiddlewares["listManifests"]...)
+	router.POST(options.BaseURL+"/manifests", wrapper.CreateManifest, options.OperationMiddlewares["createManifest"]...)
+	router.GET(options.BaseURL+"/manifests/:id", wrapper.GetManifest, options.OperationMiddlewares["getManifest"]...)
+	router.GET(options.BaseURL+"/manifests/:id/form.pdf", wrapper.GetManifestForm, options.OperationMiddlewares["getManifestForm"]...)
 	router.GET(options.BaseURL+"/trackers", wrapper.ListTrackers, options.OperationMiddlewares["listTrackers"]...)
 	router.POST(options.BaseURL+"/trackers", wrapper.CreateTracker, options.OperationMiddlewares["createTracker"]...)
 	router.DELETE(options.BaseURL+"/trackers/:id", wrapper.DeleteTracker, options.OperationMiddlewares["deleteTracker"]...)
@@ -19624,6 +21615,550 @@ func (response RefundLabel500JSONResponse) VisitRefundLabelResponse(w http.Respo
 	return err
 }
 
+type ListManifestsRequestObject struct {
+	Params ListManifestsParams
+}
+
+type ListManifestsResponseObject interface {
+	VisitListManifestsResponse(w http.ResponseWriter) error
+}
+
+type ListManifests200JSONResponse ManifestList
+
+func (response ListManifests200JSONResponse) VisitListManifestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListManifests400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListManifests400JSONResponse) VisitListManifestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListManifests401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListManifests401JSONResponse) VisitListManifestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListManifests403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListManifests403JSONResponse) VisitListManifestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListManifests422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListManifests422JSONResponse) VisitListManifestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListManifests429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListManifests429JSONResponse) VisitListManifestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListManifests500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListManifests500JSONResponse) VisitListManifestsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateManifestRequestObject struct {
+	Body *CreateManifestJSONRequestBody
+}
+
+type CreateManifestResponseObject interface {
+	VisitCreateManifestResponse(w http.ResponseWriter) error
+}
+
+type CreateManifest202JSONResponse Manifest
+
+func (response CreateManifest202JSONResponse) VisitCreateManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateManifest400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateManifest400JSONResponse) VisitCreateManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateManifest401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateManifest401JSONResponse) VisitCreateManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateManifest403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateManifest403JSONResponse) VisitCreateManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateManifest409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateManifest409JSONResponse) VisitCreateManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateManifest413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateManifest413JSONResponse) VisitCreateManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateManifest422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreateManifest422JSONResponse) VisitCreateManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateManifest429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateManifest429JSONResponse) VisitCreateManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateManifest500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateManifest500JSONResponse) VisitCreateManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifestRequestObject struct {
+	Id ManifestId `json:"id"`
+}
+
+type GetManifestResponseObject interface {
+	VisitGetManifestResponse(w http.ResponseWriter) error
+}
+
+type GetManifest200JSONResponse Manifest
+
+func (response GetManifest200JSONResponse) VisitGetManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifest400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetManifest400JSONResponse) VisitGetManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifest401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetManifest401JSONResponse) VisitGetManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifest403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetManifest403JSONResponse) VisitGetManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifest404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetManifest404JSONResponse) VisitGetManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifest429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetManifest429JSONResponse) VisitGetManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifest500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetManifest500JSONResponse) VisitGetManifestResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifestFormRequestObject struct {
+	Id ManifestId `json:"id"`
+}
+
+type GetManifestFormResponseObject interface {
+	VisitGetManifestFormResponse(w http.ResponseWriter) error
+}
+
+type GetManifestForm200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetManifestForm200ApplicationpdfResponse) VisitGetManifestFormResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetManifestForm202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetManifestForm202JSONResponse struct {
+	Body    Error
+	Headers GetManifestForm202ResponseHeaders
+}
+
+func (response GetManifestForm202JSONResponse) VisitGetManifestFormResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifestForm400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetManifestForm400JSONResponse) VisitGetManifestFormResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifestForm401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetManifestForm401JSONResponse) VisitGetManifestFormResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifestForm403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetManifestForm403JSONResponse) VisitGetManifestFormResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifestForm404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetManifestForm404JSONResponse) VisitGetManifestFormResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifestForm429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetManifestForm429JSONResponse) VisitGetManifestFormResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetManifestForm500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetManifestForm500JSONResponse) VisitGetManifestFormResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOpenAPIJSONRequestObject struct {
 }
 
@@ -21350,6 +23885,18 @@ type StrictServerInterface interface {
 	// RefundLabel Refund (void) a label
 	// (POST /labels/{id}/refund)
 	RefundLabel(ctx context.Context, request RefundLabelRequestObject) (RefundLabelResponseObject, error)
+	// ListManifests List manifests
+	// (GET /manifests)
+	ListManifests(ctx context.Context, request ListManifestsRequestObject) (ListManifestsResponseObject, error)
+	// CreateManifest Close out labels on a manifest (USPS SCAN form, FedEx Ground close)
+	// (POST /manifests)
+	CreateManifest(ctx context.Context, request CreateManifestRequestObject) (CreateManifestResponseObject, error)
+	// GetManifest Get a manifest
+	// (GET /manifests/{id})
+	GetManifest(ctx context.Context, request GetManifestRequestObject) (GetManifestResponseObject, error)
+	// GetManifestForm Download the manifest's form
+	// (GET /manifests/{id}/form.pdf)
+	GetManifestForm(ctx context.Context, request GetManifestFormRequestObject) (GetManifestFormResponseObject, error)
 	// GetOpenAPIJSON This contract, as JSON
 	// (GET /openapi.json)
 	GetOpenAPIJSON(ctx context.Context, request GetOpenAPIJSONRequestObject) (GetOpenAPIJSONResponseObject, error)
@@ -21988,6 +24535,127 @@ func (sh *strictHandler) RefundLabel(ctx echo.Context, id ShipmentId) error {
 	return nil
 }
 
+// ListManifests operation middleware
+func (sh *strictHandler) ListManifests(ctx echo.Context, params ListManifestsParams) error {
+	var request ListManifestsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListManifests(ctx.Request().Context(), request.(ListManifestsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListManifests")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListManifestsResponseObject); ok {
+		return validResponse.VisitListManifestsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateManifest operation middleware
+func (sh *strictHandler) CreateManifest(ctx echo.Context) error {
+	var request CreateManifestRequestObject
+
+	var body CreateManifestJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateManifest(ctx.Request().Context(), request.(CreateManifestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateManifest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateManifestResponseObject); ok {
+		return validResponse.VisitCreateManifestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetManifest operation middleware
+func (sh *strictHandler) GetManifest(ctx echo.Context, id ManifestId) error {
+	var request GetManifestRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetManifest(ctx.Request().Context(), request.(GetManifestRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetManifest")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetManifestResponseObject); ok {
+		return validResponse.VisitGetManifestResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetManifestForm operation middleware
+func (sh *strictHandler) GetManifestForm(ctx echo.Context, id ManifestId) error {
+	var request GetManifestFormRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetManifestForm(ctx.Request().Context(), request.(GetManifestFormRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetManifestForm")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetManifestFormResponseObject); ok {
+		return validResponse.VisitGetManifestFormResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetOpenAPIJSON operation middleware
 func (sh *strictHandler) GetOpenAPIJSON(ctx echo.Context) error {
 	var request GetOpenAPIJSONRequestObject
@@ -22406,251 +25074,271 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pdtvGlij8Knvx9lomb0MUSUkeqB/fp9hO4tsedC35JCcHaaIIFMk6AqsQVEEUk+W1+mn6wfpJ7qpd",
-	"VZgITrIkxzn6Y4sAat615+GPVijmieCUK9ka/tGaURLRFP/8SBR9y+ZM4T/6SURlmLJEMcFbw9ZLkpCQ",
-	"qSW0x1kqVQfEBNSMwjgLr6gCNWMSUvpbRqWCKCULCZNUzLstryXDGZ0T3aNaJrQ1bDGu6JSmrc+fvWLY",
-	"j3ROGGd8ujr0TzMRU9e5hJhOFDBeGn2fUSRtWNwnzm5AsTmFtqSh4JHsAFGwmLFwVl4lkzDJ4hjIlDCu",
-	"R9WTYimNWkOVZnTbLMwK3kSrE3gTUa7YhNHU7GuxmadAYin0emmaihTGImJUApEQpK6/YKepSJXq7TUz",
-	"UenybKJoujqVC7MBoAQsCFMwphOR6u1X6ZLxKbTtkjxIRcYjGkGWdDZPYM44m2fz1rDnre7LZ6+VkJTM",
-	"qbKQ+B1R4axpk/AFsEgPxvSDhKhZy2txMscuo42ToDdknsT6wzFRo8H4WXhM+5MeeRE9D5+Nn5KTyTE9",
-	"0l2sbtfLLJWiYas+JOS3jEIiJNNPEOKBQJLSayYyCQmZ0icSAk5vlOkjyOf+W0bTZTH50AxR2TVy85by",
-	"qZq1hoNer2lea67qOZlSkOx3um6wGNuVx4rohGSxag0HJ54e2BxXXw+bH17fawLqixlL5pQ3QrV7dwdn",
-	"JmfJ6Fk0MCc2fh4+i57Sk8kxORoPwsYz+4mOZ0JcNU4rG+c/72Bqi9nVqE8G46PwODqhTyfPyPPxi7AX",
-	"9elg0jC1z7pXmQguqQX36Aei6IIs9a9QcEU5HipJkpiFRM/y8J9Sz/yP0vj/ltJJa9j6X4cFRj80b+Xh",
-	"a40pzFDVlQchSVNG0xHikgDaC6Zm4J5iMxl0QKQQXNMU8ZH9dAgEIrHgUqWUzCFJxTWLaAoTwmIanRr0",
-	"oHeyRFJ+PrAY78CcQtOU7eeHBW7EaX9HIvtkh03Jj0J/GRkAvSYxi0b4hdfCJbSGLUefxiJaalzOhQL8",
-	"EP7PxYf39rgthtZ/j04mfTqIjsLj8Ql5+uLZ89Zn70uP4FJTk8bxoR2U523OgYASV5TDgmh0IiWNHOn7",
-	"9PEttAN8O2J8hFc86NzdEbwUfBKzUN0/VJ6BVERRCO2IQwi4UKMkS8MZkTQKoK1p4FBTPJWl/MMkAH1J",
-	"JRCQDsWoGVF2T32eN+14utEk45HeoyQV05RKGXgQkDilJFqOrgWLaBR4Pg8YpzGbsnFMRzgh/VmUmeXS",
-	"EeVRIhhX+mlMxjQeTUQ6J2o0Z3KuKZOeJuAbiESY6Vn5nMgrGsFEpPrYCBdqpi8NNtRTNkdpGukjHots",
-	"OtPczakd5Hv8NADCI5+bR5/S2Kwf2wpOgSmYEanXGtGYXdN0WVmtntec8IzEPk+p+0Rvlt0E+C2jmdks",
-	"lZLwiqYjMRm5rS3W9USCfQ8h4Rp6x9TnEY2pMq1ZROeJUJSHy9EVXY5CEcdMMsEDaOvJXtGlz/U6Mw3I",
-	"ghtOx+0sIDYiELHJhKb6UPVFaeqX8VEmqZ6YXpG51NgY+7uiuDipWBxDmnHNVQLR3A70e2AZPIuyPAiQ",
-	"GTpAbijodH3+mqSxZsQkTa9pKiEUWRwB4XJB0+pUHB4fxUKq4BQIhGI+Z0rRyLFvT6SeofnMgOcCUhqK",
-	"VDNOOGWmNK8nRZaGVB8zpDSJyZJGHkhhwFpjNdPY57HgU5wcV12f39lt/16kYxZFlN8S38psMmEho1yN",
-	"ZCgSWsK6eCYioSn2ApxSzV3OKCxSpujQgZkE13ArFi7o8gU2GbZqXd0Bng5W15TTy8roll4uUsGno7mI",
-	"aHB3OPgNVzTlJDazvH/2gNnxcv5AkgnVkgDeFXfFKEiNfUo3QV+5jmfolcbibJrZ0zZCi8zCGYosjv/Q",
-	"+N19qBF8heOovby77Xwv1PdaZnmAndRrmOixAmjPmZSMTz2wmBL3yZICEoYi4+qJNNtnKUvGyTVhMRnH",
-	"dwlN52QZCxJdCvGWpFP6ALuQmBFHSohRrMcMhkac1gwQvQkRFfThHfsO2s/xP00pzz9cXMLhWNNUKodA",
-	"eIE9tDR1czAnNwe6i4PxUlF5l0zPOVlqBPIxZ/sfAFBGiRl0NKdqJiLNakeRFiPNYzCPPb1xfJeLeHe7",
-	"cUHTaxbSTwU0PqCIUr4DawQVr4Q0yp+bq+SYwBFyN6NJFscBtA1w4TWTh2FKiaJDUEJoDmkJro00ug8N",
-	"jXqb7bjyVLOXM81OaCbGtI46Q3sqhsWo8BOO26idSemT7UeSq2o+e19ymJdCvCN8aZ/KW9H5VDPCqD2g",
-	"UZnCu+1zOrrTyo707S48jIAVlCfp8I1R3znVWhmd5MznNBVZ4vN2cHOgezjAHg7wadDR3BedJ2qZgwQK",
-	"Xk+kQ+DIuWnq34WfCFM+bwSDUwh+PsiVkQeojQx03wt9t9cqGn1eaYb/okhQ786qUAMgKUUWUfPYFLl9",
-	"kmn8oVCWiUo8qZgAgWLBmjq53fFgcHMDjIdxFtGo63Ofn8VSQHWHPcRGIlM4/8qE/ncAFhhLV8xoDHxe",
-	"mhATXEKbC7Opnsb4Gb/iYsE9oDeJxsT6Rqf0Wlyh3EA7RteGpxnGzIhaUaTFHc2GG6HaSM6ab9ZbAFoO",
-	"lFYYUzM6X2Gfv+RWVg9na/Oqsr3WRUUVvlM3RYuVrqy+e8du9NdfhmY+4cGKlP2+E/lcr7vB06uIERTG",
-	"lKQ0tQc7NwwCOLh5IPRiubmRWyauJ9BCanni+oHRzVioNTyueWRh+g5Zu088SUVIpdT07zVXTC1vtflu",
-	"cRNG4yqGPzO3q4s2IGueQBbJa5mP6x89zHH8rVCfOQ2QpHOCeCWOl2APZQhBZWnmNNyJ2UfIZPg8MD81",
-	"HsG/EK9VVIeRoEZ55/Q8eth6b0oITwv3Pg+sNMXJXLMOyFDEQqKlzHag0RKOhYQAdTrSfOQB7U41BZCG",
-	"GXtJ1FSkufrQzXHFahSxCJYigzklHIq2VDf+/4KO0XeZCds2OZfFpMwoslco0EVCIxdIs5gWghwXI00F",
-	"JCrOuBjhZdTba4fKO8u5MstMGrbNMXkp/ScNFar4YnZdMFqaQBlsjVyuU/IRCVN2rUnEOn7QrYlea45a",
-	"LXOp3ecBUpTX+oVTcsuSJcAQtODulCo5cGM39mqsWiPOIBFSkRgs/epCYLSP5Vtm4CJAViNd4qvg00XQ",
-	"hf+bCUUl8gLI0xa6TwnhjIZXrltjMywzsxBpAOWgNCBiB/oENA8DJGZXFNrHg0EJTCxc57IH/n4iISFq",
-	"1hkCgU8X5anr3+cXVrWrSS5NU6ZEuvQ56rPamhkIiYZwqUSKdsQENYuSdjzb3e8swc5OIGJTpqTu6Jc3",
-	"5/9+DO2gPzg6Pjl4+uz5i6Djc6s7TFI6YZppgUz3rJel52q3WA8s9V0xG8k0n2/aTdiNYQ3mRME8kwpm",
-	"5Jr6nClof3x99urdaw98d4i0tpGKXFG/1TGgk6SagVLMWHdCi4kLc9F7uoC/i/Sq5ZUtfE+Npc397K/Y",
-	"jTw03RNe6+2Mk3iJyA5e8ynjVMJbFVX77jdYD3V3CEsNtuiLD3DUf/r0oA8kTmbkYID7polVMe6nC71U",
-	"ohRNdZv//MfZwS/k4Pdf/xh8/rdWw2iaQYmrUycR+f/tr24o5tU5D06OG3oxprnK+iMCb8U1jUlId1l1",
-	"MhO81sW/92HQH8DJyQn0+r1etZfjpk5SKhka7El1SRMSS5p/PxYipoQjkdOXoAYGf18FgJWBpEopVf1q",
-	"y6OTHnzPJmoGZ9eUZ03L3gJJpttBtduLjCkKR0f1HWjex99ZUm3e7/X7z2tnuG0mn8sG1n/kq/Valn/Q",
-	"gxSA+mveXow11dDTsBfyDU8yw+VEEZriSXxeuob2XDbjXY0eSU7nJeWRBKaGBapDxBHYEY34xQUYNV6b",
-	"cJ9bmcVSZCbheDCoswWdvdD7I0J5RCiPCOXBEIrXujmYigP70HFsBZr5GyobjRClJ1u9maTg8DaJMqVu",
-	"rSnWKVZXj3muJbqp6Z4pOt/aeXmG70xj3Y/tmaQpWTrwyRp4UadOjbT4uiCpUSa1S/O0nHco0pSGRnGj",
-	"hOE0DUvtLEcoHhXtUEdPeTbX5+JGaXktO0guav66/Uxx6tXN8/LNL+1ZE71AF7LVo9M7iaaZM6Qihg1s",
-	"DVsRUfRAsTltrcN3W08ER3xpPtWNjM54n3FY9CXua16r5EewbbJvS5+6lvJTGjf5ZNKUWtVi7m1hHRmc",
-	"Z6hx15OepqxapD1/9X23aYJz1D1sntk7/c0myLWTQIBdzFhMQcsX+tIgNU3IEl+hYYDySP+wJpUgP/2g",
-	"DKRFhy2vAJDtAIp+Y7gkrwDW4tir55FD0VpgfZlDWYMfkf7gicRVShgvwYwHXCxOC/tHFBhxR5rjcU4m",
-	"HhjHGBqBZDxEGY0L9KWtXg6jsG3yadUEe2n1lA3vzDaveekm1/xaCWVIYYPHYXmzzXf5PIpByyN4bglr",
-	"N/ktM45m1YVHRJGdMa/BLA24tnD+bHCqxufuwugv0Wf0FHgWx8Y/hkJMpHmsj0a/MPTCOCRuhkVcQWUK",
-	"a7cg9+O8BSv9gZd0NGhQQMg8BXpDQhUvgcBLvACIXz6WHHZEpiouNf9Bl8EqBFpBuwELoRbIqZw8kDSm",
-	"oZJGFYiDO9VXdwcuLMykEttP+qX5zGxUQcW/W25r+Cr/8LPXmqRifrYXx5APKHD5W5t9MJ/lzRKShjTe",
-	"1uocv8ob2e1bt/X2ZILuLrxnVQm5bSIXtc8RK9xqx2qXorzz5T7zHWq6Iy9LmsYmHZ7diCcStARoncWU",
-	"AAIhiWMDkAYLbQTvkjx0ftHMdES0mRhUZ2D8bvTXnhEumYIpuUZ/warg1e/3B/1e01hXjDd4TwclnW1J",
-	"CwYbFbYdD4KqQT8lioK1IXroWoxKQiFAxpp8GQNyTBRNDWNpdi/QorZdHbrR5HutdzhXzCcklVWe0826",
-	"5bVKE2miDSXGxHLQW/bbflaTZ88v0Kw6hMvCfKBprQFrzZSU5gFjqhbU2oANFtPslLDG0S60zTF1WttQ",
-	"vgMme3zFIhqhGrGyvQAlh+uNuL9ZH3Fr1cM+eoXb6Ae26gCq5GcbanlT/bqkQ9hdVbCnOmCD+L+HvH97",
-	"kX5X2f1hVX8GdpF3uR3kfum5316uKvxU9+IuqyzaZ6S4b0zrk549Uvu7X+dD6/udz2D91paZtT0ZwqBE",
-	"Y40lvKI2DQyhNW4quQ404zGVsuzkzyz1uDeOsKx+RHr7V2ERvxS2mfyIp9DE6pjzcUELzhpYmBnxyIZQ",
-	"gQF9lMgs4MbQ1PN5GSj0qznV8hpX0DYDoLpdpBFNJfITCY2AxpIuZjSlnS68mScxoxGMlz4vYKYLH3i8",
-	"zJkSe9b2/OfkilamLxECBYYbRKeA0QSlxTEJCWEYqJBJCu1wRtIpjYCosv3viYQJS6UCGRLuGWcjn7MJ",
-	"ZFwzRNYsuIrEv1Avc8F+pzu1ww8fWGxw57EVfowzlt7oXIlUliSXIkvlUDOv+ql0Xl/U5yJlU8ZJ/ERW",
-	"0IsSGFBRQ0B5oIVZDCIh/dNeZ5+3SY54aDSaChHJoOMwUu6xrCEbf85Pc+nVAoGXM3Yi9XlN1DGBOsWE",
-	"HXTqZad0QtOURt3anKsXpII152RpNFdjCsKEm3ThLPeZA2aMT71jdM1wfujemmipiqLouPeiHnzloVVM",
-	"74zPzZk1mLUMjO8crllmW47Xi4q7SJ3FmOcpE6nhHv7MougaantpAqtuyYSvI4earHmgZRGRwvc0en1j",
-	"/C5iqhlp42txigBVwFLhjMqz+djgN5HObcid4DniWxF4VgnoFibzS8kURqMxPn2PE90mp7mv7bpOQSYk",
-	"tM4zEZEzasgBm3KRaqHUbJJ5iL4pB3q/opr4/MuLFy/Ozvo9dEd5+uz58Sp878MJ15a0nj2zAc63A5jK",
-	"NpXVDh80wQW5lIquGFBPmsQsrsXXqBJDXtFMlgge+mTJyngFJ9ot62vzh4VwnrPJ23BHwRQPNrPEXw5+",
-	"WZNl5MfLy/MLE52LnlXWoUoKIGFIEyVhppTJmFBsu34kh4eHJfP1oT5deai3IqqbQY+fbwMjPbV8xxuB",
-	"qOBk6zppfAERDWNiHMFPa44KGjdEVCrGTZCXFdNs4GZBpS3Na2DfjV+qfH2TxITn9tSt0ObaXeKLFdai",
-	"itjQCQ23XPN2FbWUnImF1FwF4xCLhW1QVhdZbjRikra8lnPTlC2vNWUT1XIcjmMWNMyas/Ra6BGi97w4",
-	"3mpvq2jQwfZOsqATLvQNrcB7v7cN4LngVsJYfsgvf35v7Zpa3j3uaz4EGRMeCb7dnlY5c7dXGyD6NgaM",
-	"BpiHdmCfBs2eQaeF9w/yQJ3ilvj8Vtekydvn8aLcyUVpUJn8K9+WqqOLIwWlO6Rxy6o9dB3T8FIoJThc",
-	"HsgZS1UD27CFDZzJS5KyyaRg44q+n/Z7L7r93qoj0Eov5ha9LLTFt3cu+y0jeQxF3sugmhlnW24cr3VN",
-	"4oy+pGvN9/jeGX8XmOQqZpxCm8QxBG4OAWScKdlBX+1Q91ZhHQYneiK5Jwnj6ilyoBtSLnmtBWXTmfrw",
-	"e/O8zNv9JiYyHtLqzJ7qv8M4k+yavnPTMbxh4fgiMmOFaZiv4dJXbdql+ZZOqrLdpRVuohQ5YthTu1lq",
-	"H6xzG2VKOrfRsqfoKi/0eKseb9W3f6saKYpjUV+V1d9115F4iXZSqbdEUgg0wzQnikaO9r5y3tICTcQ2",
-	"Hx0qDSOiaBc+cBuK7RnVYDijJMHbmIUz7BzIXGDklR4BOa6Cb5NAYrQ4c8Hp0Ci3mgKabIhJQ0BTF85w",
-	"JvnURESW0P50+bIz3EVZNugNnh70jg7wPlZ8AptukduWM6XoPGlwWyLmxX5OhiRTYk4UC0vdrsJw/hXY",
-	"QZ5Iq0yBdh+UgJPOKZAxRh5PMHjM5B1yn0ObWMO+SW2lDwll1E7JMbB0o2izu8VPM6JgoQfBrCuIYBf6",
-	"2YwkCeUSPalM4Bz4LRO+F1K9a9ZbgEZwPHgBl0LAO8KXPv+YB66vLBGO9J09AaIAD6rfP+j1L/uD4eBk",
-	"2Ov94rf0WvzW//zXf5/WVit9TlKKOla9aEYjv1UxBpR9NFGv8E5WTsyhndWNceHbr29Cmq47LWOVwBwZ",
-	"0CYK5kLqNfQ8CDOlT8uESX+6/P7geZ7P0+3UE8xKZGLExyJanvrcHqyTbVKKWRC4KD4UKdI9VJbrdxgy",
-	"b5a8JZthsaSLNR6eP15enjsHx/VzzcEPMw2phUivjLeIbIKwGhIs35zymTTxEO4aXmTzObHeCTW6jh+s",
-	"83Dc6FW5yXNyb9fI3COymNFGj8g1Pk554joxsX6/xzc3ePVObm7y/V/lb1bwZXPXhgYoc7NTCnkzTx9l",
-	"I0butrzdBEE7shXiGnw0K3Gkq/N7TcJZo4eXmdtKMGspwNW6w6P9pimzyc5rqDigNS2h0THsHdFbRg9S",
-	"SiL0M9ITkcr8GaZCSrimqUQfowpNqlCsRv+aZij5MZsTng+XmxZSmszSVeW504hgwOWYapKwEAdWei6F",
-	"DYXGnXplEjbyvD6JV0IdSJoQDVMRxqc6jIENPKRN9YBwPKIaoa5MthTebrnhJg0Fxk43gJDxlE/FOKZz",
-	"O4F6/PXOsIBB76gMeqOHawKHUqxz831Dsgu6mRwiFDdETnuWYzI2Hw42XHqsWZxTEHw1ONhlRwlM5PWE",
-	"xcqkNP7h9SUcGnW0V+LDZkwqkS5hJuJIGkKR78DK3tbX+IUG9Ma4hg98XXZHL8+6aWGpCP7n1WSN5ss8",
-	"yWNjfsfGQIh0fYLokhPhE4lZVvKg9GBtX6UMeU39YVI7ww5Xs/N5FiBWEuB1t7sfmptaD+YpUZdrm5Ci",
-	"AST5NY31lHJChUmojZ1LNlCWhP3NIK+qXHrdb/Sc3T/yxgUANOsGjNDVdEwumaNEbkiDfp5lyPm2MFXa",
-	"y2J36rE+9FqNjsLBuE96kxf0efQsfDo+IceTIzpoxMqqUd8brBrZNI2qWdkqj1xa1Nqjgsb5vNH7l4D+",
-	"7LQE9hXfDsxnZFAtgoiNUQtAkqX0+WKG6T4xeqBbhOVgbiAM5SmCC9ZG9WDcz1yk9NTngT7B3PkI25WS",
-	"nHazRB+/7l9/N6xqZ438Ust7aq62/eFz841UhEck1lhScNop71kOyZWdpDchTUzaGJ8Xjw1sjJQYScoj",
-	"mto8ZvYCdBXSiBVHiwbz6Q4BSsroh0tXqBqkhKC/9v7eQbwM9vMRM6Fuj5q5j6iX8gRWZegKankoXLIy",
-	"Rws+dlI7OA7m4kiOS9aiiLsCksosmzb6zYqVvc6jXlFpJWQJkkzoKVzRxNzAZxCRpYSkSJXpWYs6j3Ks",
-	"WuXT0GfwoN/rDY4O8Prurzp9W+UsVnF8Nc2z9ZAhyoNQszYciLIqKWhbgxEESTQJOkPzvwdBgqG1BI5v",
-	"nvqczcmUGhXDEUQJ8+B5f3DTH/SfQ8JuaCxNDMTvSRxA+5fzt/DmDW6P/Vx3giL5nMQglQivOl2fX1bw",
-	"M0dPSqaAE8WuabysIWlMd4y+jYaZ6dp52h8Gzboc1F2ciT4DweOl0QZY1OTCJ6OJJtgoeP6exFUzn3nZ",
-	"vO3Or3HNpj8xZRVK+3p88xT3Vf9vk6iiAGH5ML01Ni6Vm6wy5rXPsZ8Jxt9NWEghSTH/rXTZhSoJuPHY",
-	"zGrbqD1cMEmhMUOOzfMU5G6aQae6N8c3T1tey0yjujHmzcrGvFsb9YN3wTKkJi2ayRhtbqnVkhh+pGxY",
-	"1LRET4Fd08bIlw+Fr2hNjrlRKcndald5MsmmnKgspS8FnzC9dXX2bE1OgybPuIor6n42muo8oR3YvnY1",
-	"5t/nyqq6crfVmH3Wudquej2KTEHE5pRLE3Sv+RlmqKIzLVg2h4QqI7F9uLqOGT5/U5368V5WBWevGVSs",
-	"Nas2Bg3jGsnWBuv37mm0sgEmH+1ocLvRjrcPx6KVtT2/l6XViPNG42bZE3tPu+a5C8vYz6QJzfDp850A",
-	"tMHr5RFE/8IgWsV+FuV99lqYye7PGm70rYT9PIbt3HvYzmMYzWMYzTcSRnOHQSoWOxsjX0MCpc0GtMtK",
-	"tkxT0iaLI9y333TPNmUP8hMSIhZ5QEk4KyCusLndmcUMLY4766s+EtVgaKlRPdNlE1f20QZs75L54WJN",
-	"6gfzse7p5UogxYv+wNvFcSDM0pTycMWT61VrbbQrTc9TfQubbUn1WcG/QxITpafyPTWPKuqZF4PeThMt",
-	"3IDIUtY9xjZ9XvIaagZEdNUp665N0SZMZCZScD1Jzzhs06hw1NYX37RvGycfxn3+6fIlqh3yFD4LSq8i",
-	"RC4FdiAwoRFNSQwzEbOILDtdOIsXqNtKaVHNadUrqPd0F6+gaUZSwhWlUWOuLpRsy2vOv5frPK5W5lee",
-	"3drEhPWzr3OeO5x8KfivMbjvzqP51mbQcDNZHaLhNjasvfEGle5gHcobEQcm6foaGQ6ayMAFuaZRiag0",
-	"5wLZlO5jU3qPu9Cz53k/tubRI1E6ehE+Hz8jTycn9Dgq29m+NE2dywmyPgfIFyT92JTlY1Mej3V5O3bP",
-	"Z1dW/t8iZUcZeu7AhFQBxq9iQ7pYxTy1UrMJpREoW9c5V0h2wTkcIheK1etsIEgtOhfaweufzz++vrgw",
-	"WYHpTYKsLEYb2SqyKOU0B5DQUHAxX5pUhDwiKRZ1MH20vJa4pinXgnpVC136dgVmqr5U6zNh5Yy8YfcI",
-	"stkus9GuObDWcELfAoVoBBcrNzRtWy5TtFE66HStmZrxqS1ZYFyg46WWa9Gdxhax+oNFn40oxq1Xjwbe",
-	"1S0ek5jwkJ4lKICvYef0FBPGp2C/hjClEVNATCvNI1XkzG5rJ5o+XlfTO09jWTW+l8pr6WW1KyXhqj7G",
-	"kvFpTO3XNS+2fVOlfjE/vgsHjtqIs7nGk+t46hWuAeaMZxIajvAUetZVoaIQyLhicYXjK5QdaAVsl1Qk",
-	"nR1P8Rbk+A7kjZ2kmn30c7n74rt1+d1+mhllg4PyvMy15YVtvnbrN9Pof7UivzS4AO+t6GtiY/arjL6H",
-	"jrCNPKUxkGZqLDJXY0R2uvBG1dRsQ58HDeDpXF/rQB+AVGQJvXWA6nMHqV4Rc56kNnOe1eidmkph6Hhk",
-	"p55X+7Kf/FmS76z3OCx5FKZ0JjBJYNW9wAPj2lQ4Gu5im5dVA3YBu0Kj9VwxtSYgYR9mdz+N6L7K0HVS",
-	"5Q5oIV/kPhhrvc71skyhbLWl0n1x+u9cET4nEQVXMdgqujvdPwVD47WMT0BNIkpY42B5RMbGMezO2PiN",
-	"W6gfTZv360QnJS42yDnWJ6+JxzhvBvxG/8kKy7WzJHJZbtYQZl6XTLblrbnFjC92OiSbZag4I+sCuc8F",
-	"Ma6hu7fYUZ4sZlLOm76bLmaFpfoi/UwTo1zR2ti7UwZJb3ta4RLp3SQc3IVg7OSMbzIdeQ2RNKT6t16/",
-	"bZdXwSsYtYxHNIUFQT/i3CW44qrMJCg6T0RKUhYvfV4Kxzmtcn3MuSVG2FvZd7pwmbZu0Ta/L1qcrPN0",
-	"zSFupxT15noV/bXcfWt007LXeaNh4U6UanUN8V6N10ShXGgGzwNOF1QqK57kYYr9Xq+zs6VnBf2uJnqq",
-	"EjqVXo2OJ89JPxyMX0RH9HhyQp6On4XPoxf0iytUuCyt0SbXUWQfLM2CiYhjsZD2nq04lbvPrBRsf8rO",
-	"DhdwV+K9QhdWKdRKz3uTjk2FMopNKyP92ixKhMEC1ToS0oRX7BrvAL+6a/dVdI7Vo9JgbRGMtVuj3oeO",
-	"VEq4ZHpXGC/9EJkaTUQ6sq4py1pYaI4J8aOEhVdZkufwKSITLL7KUiTimljG8SYUld/NlX13Kc5rtaxe",
-	"/wR///DxPzzAqlabErMXjV7RhKRYwBpdBGBCQhav4Z9FiOR8LyR4q5u0rnqRW0FlKk3H/Qlh+i6T/dV9",
-	"4beikFKOv01J/e4jQ59kU66ZWxqmtEFt+mY+z5Qh3IQvbeoPpNomSslIX02OFk0H3JjO7y6HaLKo1WM5",
-	"V25II6zbpAsubnaKSBCLIHBorOWQEDXbO1C2qkw1bGw39+zbhs5wyM31B5rKlTUU54pqqzemp5EzU2Cp",
-	"8U3RwfWW/Z1xir9SHM9vQT6uNApx89HJ5Y9w9rfXfmvXGMlNG2Pvu2O31ib5eCumO1OteuKQBurlEles",
-	"i192KTHmJKJeOVUGj2zui+Y8HvXsInLH9CLSjiQm4BjDk5UsG6hwSRmVXimhiOygjyDFMAD0VkatIL1R",
-	"1JYE1tsSZTHt3pWqG8d90xx0he8umyOvVtnTKL4e9cb9cFBjTXuTPmkaWXMMdmfPVKP/By8kulIqlt8y",
-	"mlF3ciA49dBVs/RtfiCC045Ge1FWpNhAvSzXHOqCxbHGQ/q0unV3lR0Iai4j7ZarotRFqYB349Y38Zy1",
-	"RsXJlc+pxGvmt6LKbZau4A5X+A7YzjpS+Crsp53ERWkPG1D2LeIjq0zKXTElmzMN/7pPuoH6LV3MrkZ9",
-	"MhgfhcfRCX06eUaej1+EvahPB5MvFSItK7JPguDdha1KbmCvlvrL7WsZ1neEg7sD8Qp0/VnA/CemZgUj",
-	"+mcF+D8nPG/h4y9mWP+Lx0tg3JlWbEIh+A9KE2AmYZXmF5dQBBxXOdTFTNJwNBg/m/TCfvSCPifH46Pw",
-	"aXRCjydHZDDuh701Ch573+7xDtX3YBXo0KwTZilTywu9fdZrg5KUpmdZE/seyOtwpHmekUmBoH/qnRkF",
-	"VqWEcRbw9BitoSRU1KTBwtNBCMLOiw3RWKb1Wc+E8YlwCYhJiEdmfNoQjWqegXFFGKeptLtR4KgpU7Ns",
-	"jCgKPz6I6LVFU3W4L/xNHKshOAjNqf2fiw/vkXH78fLyfAjzLFbswKlw0WccC8sueThLBReZrW7qc4fd",
-	"XX1TCe1rwSLZ8XLjnbTxL1Y14TkNm+7RFoO/LkkmPtfzIDx/ORbiyjNZ5wyagDJLYXvXx02jMqz63OeG",
-	"j3axdWY9EgJ9viJlv+N4Q/gOzwX8rNc7CjGsF/9Ep1wb5isVSRWGGRdA4POFSK8k3qE89Xw7d8giPBqL",
-	"Gw+4UDM0J+eGdMxZUQAP46D/wvY2jlwtBP40oTeTLNZXVYpYQ3dlYTYTnFsZ4bVkNTCjJKJpF16vzSEG",
-	"MyKB+BxBACNGgj9MJUP02vCg2+1+DqBtkAwE6OEfdE4h0F+hn9SaFFd6oh/zwoNyaPdynIVXVFWyDBiR",
-	"Ru+ffpinb5mmIktOTWxCnjTH56Y0BlPSfICG+psDLVUf4EgH+DiAdpBSEskA+r3eoYRxlrqMfIEB6QAG",
-	"vUPpc/PmRL8YZ0tsUPreg8DC9uoLC6Mjgyob+nMfoNOhHRBK7y1I5+/7tffWCSuAfqnjIqlKc78de94+",
-	"J5maUa701UKvDZc5cAIEig2jUbG9HgxuboDxMM4iGnkmINXnGqyIom9xf/FfY+exc9IgXf7iI9Uoy1iD",
-	"TPLV1LlgxnSiOsZPpdpCUt1nxtmNzzUZLzxRDMRoSNNXwaS16WD0EKY8dO9NxIrEZJOBXt3Iri7PJvqR",
-	"qnR5cDZRNNUQTUPBI+lBKkxl5izxtOQbUyIV9DsIwCU/7WGxS7Ic+A9SzKm55NZoYH0FbZ5Un1ee/sGi",
-	"z4cGojwwb1zWJfc7jxN0DywYuJ+5UcImO1+p6utzxvMQMI3GrugSb2ooEudXSIscH8rmNrB/UTUTER4R",
-	"WvIE1zSU+jwhamYwcS1jSBc+0oQSxJBFLHMe9ijJnOIMXJf4QE/N5230Vk9pBERCSLjgLCQxEqRO7uRR",
-	"DkVD+CySZS6VcZrCP/SIPsdUZ4j3IMiPT0NYEpMljYageb7gFIitDaCla0R8GID2wufl3Rxd0eUoFHHM",
-	"NFJDkuDWZ8rMMhOwLXGBUmnZnHFIUjFF6rUgTEmfZ4ne9H4PLNDhnJmyRdFTnBp6Coq0gOPeC1iZCuOj",
-	"TNLA56iHWXZsLGd5UwzV0Ec0BKJhHfIiru3jmxtPo/9O9WCMxzBGdqbM0ZgK2rUFiVSeyYwpk77MoV/L",
-	"uh2Y3GWnECBqGv4cAMMgVIkRqCQa/mxNtTELqQ1vs8zOWULCGT0YdHsrXM5isegSfN0V6fTQtpWHb9+8",
-	"fP3+4jW20Vw3U3HBNknH7pydv2l5rWuXY6h13TeeVJSThLWGraNur3tk0mvPkA8sbqD+NaXrMvSWWJRK",
-	"XpAncoW0VW2vmjHM9/ZN1Bq2tDx3lo+KfgxkTjUT2Rr+o5nvLz45tMLVZ2/rl4huW59/LXLA4hoHvV6p",
-	"BIbJypTElic7/Kc0cpNhAvYJFUAxFZncuvsjJoQRE5AEM+G4pXf10Ryb2TQNks/68DuSR+pgk/72Jp+Q",
-	"Imrej0am0dH2Rt+LdMyiiKLsdzwY7DJMkoqQSqn5otcmuTe2fbG97aUQ7whfupAF3e5kl914wxVNOYlt",
-	"BCaq62yyXISt+j5rOYRMJWbizZ/96rVWOSmsvkGwmkj9nttXw6KHz14rEbJJ6lQiNSyquzUaBWLJaRM4",
-	"rn9a6RL9KUsuPpqTRZ7Feev/hIi+TvVs1C9yxk2Eo9e3DoLrqYJBTdWbWanb3MoTR34nouWdXZnG2tCf",
-	"qzKxnuDnlWvbv5dr23Rl0SOzDER/9qva2+G6vRR8EjOjhjru7zDEOVnGgkSXQrzV0tw3ixP0aZdvo+MJ",
-	"SyRtLxRRlXSacYVhCUrI4rNXIrWHRopCfV8jCnk5o+GVdEI+GaPDARLY8n2vGAzdctqfLs4vQKplbNjF",
-	"Txc+zwfuGLQgOHXV5VEODWeETzHNus0k3IQc0Ki6vF/kUEsY8KBIwY5dth2vww1lLY5mRrNY/dkxxF/8",
-	"wutWg532/gei6MJoqk922Ubr4/6p8OasoRdzL1wGdHchSwjnVsjFYojdkYsVnNdy8d+Z9/sx714u2rLU",
-	"pC2QwMWimae3I3zbHD0uYjsrb3f7kYW/JxZ+nMOSuzruyW0Z91xJv55xP7OFVE3JGa/X6xWqfZs4Bkv9",
-	"x0sg0KD/sgVKbOoh1IaIBV9RWTkdNWaeRmU5Da9o5Bnzg1FHYUhaZC6h8RCzXmA+x2YmL7Ys1Xwy0a65",
-	"11g7MCUDAnS/kqjUwK91c1PDppQjWnb7z7pFIQJMCRB0bDq+XKsvtWATdeFDnqeUFgsZ01DMKSrYi5hj",
-	"51PvUp/aeN2gA05rpx88kSazl+fy2MfsiuKizb6eGk2X0RbpiQx6g0LnZhbu3Oj1aF0own/dtIJy2m/C",
-	"IwwrrKUDZxKorVUteEg7zhMlP6nGxOCoQsqrmNjCFEYL9hzese+gHdwczMnNgX5/gGVzgs5paeoWr2JQ",
-	"Dmp8pTILLnTiaW5csJaAdv9Qek4N3unCWR7tTBQsMAmSIle0Enfg8zEJr2IxhYRIZSvqZBzTUZ30jopI",
-	"hBE68IwmWRwHwwYA0AuuZrHN39WPBakiWmH12Ke2hpUBmzyrGoHzV9+vl0cRJd+rNIoj7CWLDu6W4DQS",
-	"m0p1z1Jy+gLQTbbq4g46+HxgsjTYibWcY150u62PYu43zvWai4MAOM402uPLPImiCTBcR7urqLA1fH70",
-	"/PnT3vM1ZL1gBNYywiXKXmKE0fq0lhv+wCsUE7MNbmBvf6DKYaH9eNvvbIKK++dZ18mqhsr92fVXx9tb",
-	"vBfqe02uvipz+gNVrlLI/fCmdQi2HGY3iSZrgdkWgcpTdNq09JOCcGDVT1PpxDBaRKISKK81pIRJU3/q",
-	"c+MWi19LZJXcvTaWXBqBZMgdkZSCvMJUrF24UCklc9QuV2oYSZ/rW6ooN3VrTIwDibrIxNmaSHlApUnX",
-	"iOzuJpbr1OdoMmyuqGQj3Sz/5yojAeE2EbspoNQO7M5iWoOJSH3+y/nbUzh//0M5GywXCuYUnVmaOBSH",
-	"GDApgzx/9f1DYQgLDwWCyL0Dx4yTpiJizejBrA0ZMH1B7pKzcfdn1TlLzGl9jzVMLGFJ84PJgQJTUqkU",
-	"XfgITOjCWZY1mjbWb9yvksvDupnZrw/xU/PlZ69V9iPa3tKV0sJ1/ZVQ6t7M1dfCwa/EgmuOrSJGlCo4",
-	"WdxmLuMDoujfk3h/FF3DU00VQjSCakDgPoZI2KItEtGvxXyuYostPGLC1M0kn+So2WyS85pA1Nj5Yuzf",
-	"iNV9vitah12xupj4vI7PUYq07xGrSWBcCQgKChp8GXr/5fztQ6F3C0tfjN7dqf9y/tarUvzKyT/i/kfc",
-	"/43jfo0IK/hfPzBo8YHIQPFukyeV03gWTuMVzG6QtflTTIrifjJwKlOrBuuY+5zYAl8EFJvTDYaZi3x2",
-	"t0Zh3jfmnFXOfLPRmqOazuWvJzN/q8Ygsno493eli5CndYwcV3l94T2NqdXaAy5XBtjlNl/e19e3urR7",
-	"30RvVUUWL23Qs1knk1jXuQtnNl1BJRE9L5V+Rv/iphJ27cD8MbSVnK0/SlAqKx2gcoIU9TLMWIbjW0LM",
-	"cDux/jOTHqTE5qAnHOeAbvKYRspUfdYr+S0zGUms860tP1kgkS1lTzfnnbhXFFZURd2Iv8wpPRqj7wn/",
-	"5OF4DuXYB7fFOC4IwiAcwwyvRTg53d4X2ezKHRjZ5mshmAobhDjGxMdr2bOSsdyk7Wq4znk8/X5cQZ5J",
-	"58/BgnwzbMe36xXewDvYu3dHrEPFGWS9c+cFZquXNjCtCKREW7mxuw2Nowmg6uMUaqkphxDOKEn0XWem",
-	"MKvPFaPpKXDKNDksfSCuaUri2PhyEOvgUvYK8GAxY+iFYPwgpM/L4a/xsgvnIo5XU8ObDMuBuX5B2TRN",
-	"I6PXyZMZYtEtE8o61ggMmirHm0i5evF4dDb4CZmEtT7w1fArdMNY4xY/wOgpU2A9j6PaFjt13BtAwMUo",
-	"MTbskYkaCxznc0UT5flcimqgkQmZNU4dYJu6gDMmgUSR9aQwaVSEMDZUtx8SSGz0IgvClC3EVlS7MvFr",
-	"hUfMSe/I540OHLAaEFjx6XDp8F3EmgnuwrL5k5RSD8oLKwKMse6CDaJCy45c78Dx1lbLvj8HDhzhKzlw",
-	"FFlRt/lw5H5RJQXoX9ZV495VUI++HQ/k22GDkXYnm+NsuY/DhiUq6P24nmq+ZdcUCaYtM0niuKj9V2ON",
-	"McEAvK87rmmi5PL3r6AqrER4n5iqUoh2JxzVu+uxbZnFNbaC1Fanc6yDDd/8V1d1P+KZ+8IzCJXlO22U",
-	"+qU8vbvhG5PjYn+Ms9VDrKgb5HR2LreLU4yVE0tXBfBOoxeZQzD7ydoXRRrjBxFX18ZEOub80Z3sLt3J",
-	"3Lbet2BaOCtsdCcrsokT65sN7eObp8B4OMsrkuoH1vrGNYdgFDUJmdKOVxScGS9Rp+Pzs/M3XTizLdb6",
-	"ZDG5yQPAA07mSNCVRBFON9FMyqePb9cY7/G63cYr6/Y37q4cs8xWPahfVjGsFW0fDfOPhvl9DfO5r1Hu",
-	"avKQaI1Pd0VrDqOhRxCbW0X5oHcEUcKg/bw/uOkP+s8hYTc0lg1IDc7O3wxtagc9D587VUqTE1eCcUlf",
-	"CwO+/+GeMSBu4KHd/rvCfe9/eMR9j7jvm8Z90D5//0PnATHgJifUCga0jqMafzmkp1FizXdUQlvRG+VB",
-	"8J8/nwXwP//13/qvX4Ivxoe/J/HXw4e3ceS8PUd4p76c+tweseIjVvzGseIv528fBisat/X1auUzeSUr",
-	"ZWKVgGvBIiB1b30TVW76Q8OZ4BOWztH8VbaXDk3wdq47motrikmHXP02LzcGVSpiG1tcxKwxrhSd37UN",
-	"SwHqNsTd5nI0lVJJfIo6qrqhtEiH6XNXZ9t1bZJcbkkmNrhVMrGPuFN3pPC6e3W8mV5JH/8ntBHWagA+",
-	"6uL/ldKWGQA1WcY7+xvhbCbnPbTiNkto14H2Wh4yycYxkzMawYeE8rPzNwViDwW/plgtTQlMbduF9wJK",
-	"yZmZ4I2KcduTbtL6Qg13cwmzSvmDPDd+I8ejR0pJeEs1dynffmv4j1/LR3o5M3QDe0c/V7ted6Zzqkjr",
-	"18ppLMk8vuVpeNWkwXsexd/P3r3d7yjcVIuj2ImvfcDttmtq2G6XaHrjVruPtrtilsps6odiYoUiZyPy",
-	"eaNLeEwwwT7WqG+iqW+ZVJdupl/JYzPfhAdy2KxXPrxPA1i5lufmiBG7CY/emvfkrakKKHe3NX90jynA",
-	"vjclc9FlL7zShz1emuwgJSfN3AhsyiXmaavULNV/gMnJLVItMfu83VR01ys8Hd9EARbo7XSLvL2mUtrC",
-	"fX2ae+D5vDwRW64Rk0a58DD001upNoFJs3pF57ZjLaoQ5QoFA8MwWsRUT4oywpgFy6wpXyjNExQHdkKB",
-	"TX3lc2FzaOVVDcw0n2Ae5LlNr+4Sqek9cUtqB/1f/ue//juAT+cXpzDoaR5iMPB5xKZMSTQ9Dp56cNTT",
-	"fx0dg3luFkXgxQ28eZeMPfh0oZv3B/qr/on76nsavb7pnPpGv4TZyxqqa0Ib/y9Whbm17D67zG4lcfGJ",
-	"1TvZiJe13VUrDuteMem8PmON7FGskz531S66tuRwsHJiJouGhIgoYrJDr3eMxSz3qwKd9Rq9fYJoV6f4",
-	"Pj067RhfyV8qr8TczLHk18u66Lr7g+QwhwwHNo5OoleaUd31H2qmJSTymMP6GxYG8Zgxg4KlS/vQxWoJ",
-	"nT0kQtdz7ikV0ZgaJ82VlPeJRGpjvpDNleb1Bxp5IX97alPiI9WGKVVw3DvuwpnP6wSouF65/YJHEBLO",
-	"BZYpNmNGQ2MqcKsVk5FbTiMue4WtClxWY6Zrd8lOhUU5V2vrEFumFou4VRFUc4ihSq9Gx5PnpB8Oxi9q",
-	"hVhbu0QXHjdvf2J9+O1mPOqKvlq6eSWSRvC/9yvrNUuuZ/lFamOmhJpeG/mqYradQho1nMm1SX+7uabL",
-	"D1R9ezfpwfiFb4UCf1tuk7e4VnsakvJA3XVKobNQsWsKbU2ILOLtVIs21i4OvMd64bbqnARbvBMkVu+U",
-	"zRG6P7lpfNOZ1ddV9t0cFlvey0dly32FxpZ3uXSfcvj/8kj3QuESkjgek9DcKqQu+o8//s3Kkt2xiJb/",
-	"6zBL48/rrbY/zYiyKgks2whKaJLrQkyjvLKmSUdpMlNQfk1jkVDP1lBFG6rP9Q+ishSVJKai3g38+O7s",
-	"5cHFj2eDk6eYhseUTP35wMY0HFyyOZWKzBNTQLVr3qdkYYr9maqqcEWXNLIlGVE3U9rnJxKCSune4BRS",
-	"+k8aKozVx861zJhSk9ziqNcD6XOyIMsunBkRfnBzg9SacSy4dwqcqoVIr0wNPOlhTwci0/T75ObGg+Pe",
-	"c2QSjwcvfE7SIoKz3Yc54x6cmP8G7n+YncKJq+2PKl8Sxx0PJRFUpPjcqn8nhMVm//K8JjYRsGG+NzMF",
-	"+SFpqu2hySIVmWJ8mnMJxrej4BOKw8AsGRuZhpUCzI0TsPABAcuN9GROQXAbmIJKlVMTTGYrR0epSCDK",
-	"DE40daN3mezBm+jL5vuJs5u8wqJVtDHpDgoWROqLoXaYTw7Ju0yIcUWnyOeszOjHtbdG7XJXdpjphbuo",
-	"e23dPbkPGJjbRS3188+r+OuVuSIopm0wYJ25pDqR+94Vryqhuk8f31r3hZpQ6D7Rwvinj2910+KOSWgH",
-	"//Bb/9tv/WpTK6IG2ri42JKjFh9i/XTBqVUW58Wlq9hrmzKy0bnE54Ne36Q8w6tWRpA2H4LuvPMFykrL",
-	"dtyrstKO8ZWq2TUwVvoobEH4daFcpa+9kshX4UcfVYbfctm7POGGluItP7QPc1et2L1JB1FNaOR+bdUa",
-	"vsoToBn1oWEXTgGzV5RL3GOm0JDwkMax5tvelhSHWC4fZ5jrENeo+gpMsJ8UZds1O/4eNy7rL6mB+2qO",
-	"pLifBX9v9vmeAdnbEBVcmoahmFWsib7SKOYbkteUbeAHqu4FHO9VXN+FljxC/d2GBt8S5PcSzLGaRUMN",
-	"UsKnWMcY81wGlGvCpiWjoPShTdtktMRBF4IsjV0qpwp/qHG4z9l8nindz7BUPh/ZSklNYqq5qRChBWEX",
-	"OtJgWD+16jafm6KotgBbXcgGxqWiJGpiDz+hif2ubuHds5aV+X0lO/geSMB6LPy1kcG/Ev9o4O+Bye4K",
-	"/3hYcIFrtfCvCkbRxTc4fnd9Bl5qVVSoMNmody+6/xIs4X2T2nrHom/X1Bfn9Jg4+0/jRFnWxsZiajLl",
-	"3z9PsekWH/7hZvQGw7NUuqEO+v/VkqBJ54+acKffxHXkK0vZdKaALMjSg8WMKGNiU84zudsQmqTSZQ3C",
-	"v/Bur5Fs11q5i03Y0dodxdej3rgfDmqW7t6kT3aydg/uCzes9ZKzh8WklegffVK+XiyRhTfgYvHwNFxR",
-	"c7nX5cPlETqMoVUOAtu2q1sFTmVdo+tGKY2KY78lKY9Af+23gIS614bkW5dU3o/I/eD3CkNEcuT3171d",
-	"X01xSjEkFreZXtMHUJpWTUB/tMaUpDQ9y9SsNfzHrxrmJE2vHbBmadwatg5Jwg6v+wiRdnar1FNgRkfj",
-	"M1kkfLahgZBX9yqKgnULCmXjC1eJ27tSrVcbEGBVt57LIszSvMZTtdBkqX9Xt6PBGOviK8Sk7qxWnmDu",
-	"7bPagy1kDprlmNjLmGc4JvblWCOZojv7uHFG9mZWHSVKiy0zWaUuS1qWjXVESk1saYFmC3UR6lfEzOUt",
-	"MZjt86+f/18AAAD//w==",
+	"7L3rctu4lij8KiidqYp0hpYl2c7F/vF97iTdnZlcfGJnd+/e6iNCJGRhmwLYBGhZ3ZWqeZp5sHmSU1gL",
+	"IEGKujm20+ntP4lFgriuO9blj1YkZ6kUTGjVOv6jNWU0Zhn8+ZFq9pbPuIZ/zJOYqSjjqeZStI5bL2lK",
+	"I64XpD3OM6U7RE6InjIyzqMrpomeckUy9lvOlCZxRueKTDI567aCloqmbEZNj3qRstZxiwvNLlnW+vw5",
+	"KIf9yGaUCy4ul4f+aSoT5jpXJGETTbjwRt9lFMUaFvdJ8Bui+YyRtmKRFLHqEKrJfMqjqb9KrsgkTxJC",
+	"LykXZlQzKZ6xuHWss5xtmgWu4E28PIE3MROaTzjLcF/LzTwhNFHSrJdlmczIWMacKUIVCTPXX7jVVJTO",
+	"zPbiTHS2OJ1oli1P5Rw3gGhJ5pRrMmYTmZnt19mCi0vStksKSCZzEbOY5Gln/QRmXPBZPmsd94Llffkc",
+	"tFKa0RnTFhK/ozqaNm0SvCA8NoNx8yCletoKWoLOoMt47STYDZ2liWk4pno0GD+LDll/0qMv4ufRs/FT",
+	"ejQ5ZAemi+XteplnSjZs1YeU/pYzkkrFzROAeEJJmrFrLnNFUnrJnigSCnajsY+wmPtvOcsW5eQjHKKy",
+	"a/TmLROXeto6HvR6TfNagapn9JIRxX9nqwZL4Dt/rJhNaJ7o1vHgKDAD43H1zbDF4fWDJqB+RwWfrIBq",
+	"9+4OzmxGxego6scDdjA5pEfjp9Gz+Dl7MenR/rjxzM6nPJ0x0Tgv9+4O5qWm6ehZPEBIGj+PnsVP2dHk",
+	"kB6MB1HjvH5i46mUV43TysfFzzuY2nx6NerTwfggOoyP2NPJM/p8/CLqxX02mDRM7bPpVaVSKGbRMP6B",
+	"ajanC/MrkkIzAcBG0zThETWz3P+nMjP/wxv/3zI2aR23/td+yWn28a3af20oGA5VXXkY0SzjLBsBjQtJ",
+	"e871lLin8JkKO0RmJLxmGdBJ2/SYUBLLuVA6Y3RG0kxe85hlZEJ5wuITJFtmJz1W9/OepcR7eApNU7bN",
+	"90uaDdP+jsb2yRabUhyFaRkj4lzThMcjaBG0YAmt45bjm2MZLwyPEVITaEj+4/zDe3vcFsfM36OjSZ8N",
+	"4oPocHxEn7549rz1OfjSI7gwXK5xfNIO/XnjOVCi5RUTZE4NmVOKxY4lf/r4lrRDeDviYgSkJ+zc3RG8",
+	"lGKS8EjfP1SeEqWpZiSyIx6TUEg9SvMsmlLF4pC0DW8+NpxY55n4MAmJQVJFKFGOxOgp1XZPh6L4tBOY",
+	"jya5iM0epZm8zJhSYUBCmmSMxovRteQxi/0nM0tNcWCS0DFLCFdDYRsQKQglrtUJHMaMKWW4AU6L604w",
+	"FCEXLOGXfJywESzQDBLnuH1sxEScSi60eQpjjCYym1E9mnE1MxzYGz2WUW5WORRUXbGYTGRmwIAKqacG",
+	"CeFDswUIGviRAZmxzC+nRoo7sYN8D01DQkU8FPjoU5bgfsK3UjDCNZlSZfYuZgm/ZtmisntmXjMqcpoM",
+	"RcZcE7P5bod+y1mOm68zGl2xbCQnI3dU5bqeKGLfk4gKgw1jNhQxS5jGr3nMZqnUTESL0RVbjCKZJFxx",
+	"KULSNpO9YouhMOvMDWJIgRKd21kC1I2SmE8mLDNAYhCvqV8uRrliZmJmRUgk4GPo74rB4pTmSUKyXBjp",
+	"mVAj1ZF+j1hB1pLAgIQg9O2B1Bd2ukPxmmaJETgVy65Zpkgk8yQmVKg5y6pTcXxhlEilwxNCSSRnM641",
+	"i52Y+kSZGWIzBPc5yVgkMyMgwpS5NjKtknkWMXPMJGNpQhcsDoiSiCaGSuLHQ5FIcQmTE7o7FHdGPb6X",
+	"2ZjHMRO3pN8qn0x4xJnQIxXJlHlUHM5EpiyDXohgzEjRU0bmGdfs2IGZIu7DjVS95PPn8Mlxq9bVHdD9",
+	"cHlNBf+tjG757zyT4nI0kzEL746mvxGaZYImOMv7Fze4Ha+QNxSdMKPxAK44FGNEGerjYYJBuU6A/M9w",
+	"BX6Z29NG5Uzl0RRUMyfPGH7hGhq6XZFgai/vbjvfS/290c0eYCfNGiZmrJC0Z1wpLi4DYikl7JNlBTSK",
+	"ZC70E4XbZzlLLug15QkdJ3cJTWd0kUgaX0j5lmaX7AF2IcURR1rKUWLGDI/RbGAEKnYTASnok3f8O9J+",
+	"Dv8ZTnn24fyC7I8NT2XqmFBRUg+jNd7szejNnulib7zQTN2lEHVGF4aAfCzUiAcAlFGKg45mTE9lbET3",
+	"ODbqMj4m+DgwGye2QcS7241zll3ziH0qofEBVR4fB1YoPoFHNPzmiEpOqByBdDOa5EkSkjYCF6CZ2o8y",
+	"RjU7JlpKIyEtiPtGoY3HQKPZZjuuOjHi6tSIE0aIwa/jzrE9FRQxKvKEkzZqZ+I12XwkhUnqc/Alh3kh",
+	"5TsqFvapuhWfz4wgDFYSFvsc3m2fs0WeVHakb3fhYRS20J+kozdopnQmRJ+cFMLnZSbzdCja4c2e6WEP",
+	"etiDp2HHSF9slupFARKgyD1RjoCD5Ga4f5f8RLkeikYwOCHhz3uF0XUPrK6h6XtucHulQXUoKp/Bv6AS",
+	"1LuzpuKQ0IyBiGhkbAbSPs0N/dCgy8SeTConhJJywYY7ud0JyODmhnARJXnM4u5QDMVpoiSp7nAA1Ejm",
+	"GuZfmdD/DokFRg/F0AIxFN6EuBSKtIXETQ0Mxc/FlZBzERB2kxpKbDA6Y9fyCvQG1kGbIpxmlHBUteLY",
+	"qDtGDEclHTVxIzebLSBGr1RWGdNTNlsSn78EK6uHs/Hz6qVCrYuKyX+rbsovlrqydv0tuzGtv4zMfIKD",
+	"lRn/fSv2udoWBKdXUSMYGTOascwe7AwFBOLg5oHIi5XmRm6ZsJ7QKKn+xM0DtPVYqEUZFx9ZmL5D0e6T",
+	"SDMZMaUM/3stNNeLW22+W9yEs6RK4U8Ru7pw12WvYUBEClrYuN7oYY7jb6U5zlmUFJtRoCtJsiD2UI5J",
+	"WFkanoY7MfsIhIyhCPGnoSPwF9C1iikylgyNgc7OY4at96alDIxyPxSh1aYEnRnRAQSKRCq4EbQdGLIE",
+	"YwEjAJuOwkYBYd1LwwEUCmMvqb6UWWGOdHNcuh2LeUwWMiczRgUpv2Xm4/8vtPYunLD9ppCyuFI5A/EK",
+	"FLpYGuJCsjxhpSIn5MhwARWajoQcATKa7bVDFZ0VUpkVJlFsc0Jexv7JIrTcJfy6FLQMg0JqDVKuMxpS",
+	"RS75tWERq+RBtyZ2bSRqvSi09qEIgaO8Ni+wrfLuFZCdGay1Et5Iy8KyWIiN7oEioNuhQQaMd1qSNAd2",
+	"C9zJQJdrDPqsytNUZrhST6IkUwoEzLUlSrO0c3eGnQLBoBuLnss3LKcklUrThFge2iUhWkB9TEfYDEHc",
+	"yRbwKvx0HnbJ/8mlZgrkEdiM0p6rSDRl0ZXrFu9nfYGaxAZJBNFm7dCBgQIjRxGa8CtG2oeDgQeqFrcK",
+	"/Qd+P1EkpXraOSaUfDr3p25+n51bc7Vh+yzLuJbZYijAptY2AklEDZYpLTO4s03BuqlYJ7Dd/c5T6OyI",
+	"xPySa2U6+uXN2b8fknbYHxwcHu09ffb8RdgZCmu/TDM24UZwIrnp2SzLzNVusRlYGXzFjeRG18DvJvwG",
+	"xZMZ1WSWK02m9JoNBdek/fH16at3rwMydIfIahup6RUbtizopJkR4jTHG6vIcoPyCuw9m5O/y+yqFfi3",
+	"qU/xVtP97C/dhQXgJkFFrbdTQZMFEFzyWlxywRR5q+Nq3/2Gm1rTHcBSw73/+Qdy0H/6dK9PaJJO6d4A",
+	"9s0wzHLcT+dmqVRrlplv/u8/Tvd+oXu///rH4PO/tRpGM0JSUp06jen/b391IzmrznlwdNjQC143VtYf",
+	"U/JWXrOERmybVadTKWpd/HufDPoDcnR0RHr9Xq/ay2FTJxlTHJwjaHVJE5ooVrQfS5kwKoDRGiSogcHf",
+	"lwFgaSClM8Z0v/rlwVGPfM8nekpOr5nIm5a9AZKw20G12/Oca0YODuo70LyPv/O0+nm/1+8/r53hppl8",
+	"9i+N/1GsNmhZGcYMUgLqr8X3cmw4l5mGRcg3Is1R0opjcHugyZmHhvZc1tNdQx5pIWsoJmJFuD4uSR0Q",
+	"jtCOiCqgkARNiW0qhsLqTVYq4IocDgZ10aSzE3l/JCiPBOWRoDwYQQlaN3uXcs8+dBJbSWb+BgZPVOTM",
+	"ZKuYSUsJb5065XVrr4OdcXf5mO1VOfTJNZtt7Nyf4Tv82PRje6ZZRhcOfPIGWdSZdOGOf04zNGi1vXla",
+	"6T+SWcYiNB5piZImSt7u9gpUtPI7uCdgIp+Zc3GjtIKWHaRQd3/dfKYw9ermBcXme3vWxC/AXW/56MxO",
+	"wvXQKXARFANbx62Yaran+Yy1VtG7jScCI77EpuYjtFvvMg6Pv8RVMGh5vgybJvvWa+q+VJ+ypMn/lWXM",
+	"mjcLDxLrTOG8cNE1UgWGsxq1+uzV992mCc7A/rF+Zu9Mm3WQaycBADuf8oQRo18YpAFumtIFvILLCSZi",
+	"88Ne64TF6Yc+kJYdtoISQDYDKPjCwZKCEljLY6+eRwFFK4H1ZQFlDb5RpsETBatUZLwgOB4Rcn5S3sHE",
+	"Iao7Co/HOboEBJ19WEwUFxHoaEKC33IVOdBo3OQ/bBj2wtpKG97hNq946SbX/FpLjaywwbvT32xsV8yj",
+	"HNQfIXBLWLnJbzk6z1UXHlNNt6a8SFkaaG3paNvgwA7PHcKYluCfe0JEniToo8NIQhU+NkdjXiC/QCfL",
+	"9bAIK6hMYeUWFL6ptxClPwjPTgSXGgCZJ4Td0EgnC0LJS0AAoC8fPachmeuKW89/skW4DIFW0W6gQmCJ",
+	"cmavgCiWsEgrNEfC4M781t1CCotypeXmk36JzXCjSi7+3WLTh6+Khp+D1iSTs9OdJIZiQAnL3/jZB2xW",
+	"fJbSLGLJpq/OoFXxkd2+VVtvTybsbiN7Vg2hmyZyXmsOVOFWO1ZDCn/n/T6LHWrCkZeetbPJhmc34oki",
+	"RgO0DmtaEkoimiQIkEiF1oK3pw+dnTcLHTFrZgbVGaDvj2kdoHLJNbmk1+CzWFW8+v3+oN9rGuuKiwaP",
+	"8NCzG/vW1LVG405AwqpTQUY1I/YeMwB3aTASSklUYtgXXmInVLMMBUvcvdCo2nZ14MpT7LXZ4eJyIKWZ",
+	"qsqcbtatoOVNpIk3eIKJlaA37LdtVtNnz87haveYXJRXGIbXIlgbocSbBxkzPWf2HhqpmBGnpL2g7ZI2",
+	"HlOntYnkO2Cyx1cuohGqgSpbBPCcyNfS/mZ7xK1ND7vYFW5jH9hoA6iyn02k5U21tWdD2N5UsKM5YI36",
+	"v4O+f3uVflvd/WFNfwi7ILvcDnK/9Nxvr1eVvrI7SZdVEe0zcNw3+PVRzx6p/d2vy6H1/S5msHprfWFt",
+	"R4Ew9Hgs3sZXzKYhMlp0lSlsoLlImFJ+4AK33OPeJELf/Aj89q8iIn4pbHP1EU6hSdTB83GBE+42sLxm",
+	"hCM7JhUYMEcJwgJsDMuCofCBAsNCjL4mNGnjAGBul1nMMgXyRMpiwhLF5lOWsU6XvJmlCWcxGS+GooSZ",
+	"LvkgkkUhlNiztuc/o1esMn0FECgh5CE+IRDR4C2OK5JSDsESuWKkHU1pdsliQrV///dEkQnPlCYqoiJA",
+	"h6eh4BOSCyMQ2WvBZSL+hXaZc/472+o7aPjAaoM7j43wgw5hZqMLI5KvSS5knqljI7yap8p5nrGhkBm/",
+	"5IImT1SFvGgJQR01AlQEe+BigAiZnxadh6JNC8LD4tGllLEKO44iFV7TBrLh5+yk0F4tEASFYCezoaip",
+	"OhgsVE7YQadZdsYmLMtY3K3NuYogFao5owu0XI0ZkRjy0iWnhd8e4Xj51DsE9xDnCx+siACrGIoOey/q",
+	"AWUB3IqZnXH+Fg3XWgjjW4eg+mLL4WpVcRutsxzzLOMyQ+nhz6yKruC2Li75llJ4owrZyNM2yH1fkemo",
+	"Ijx6hb3T0uzS3wf4RhFc6FCS68Bapn3QrtimHQZKUfEAWmDehkIkq8Hphq27vTjmjm+1MHaBsX9fDB21",
+	"HBPnZ+cBMaqqzMj3LH59g245CTN6FrrinAC9KUlN6S8t8tkY2Z/MZjacU4pic5f04Z1h8UsBCgImubh8",
+	"DxPdpMa71nZdJ0SlNLK+VTFVU4bSAr8UMmNxYDcJH4Lr0p7Zr7hmXfnlxYsXp6f9HngrPX32/HCZ/O2i",
+	"KNWWtBpgbEz/7QCmsk0+Sflg5DGiFkqzpfv1oyYtXNCxvTwo0jlUDNeePARug6oyXqmodH1zfvGwtN2s",
+	"Qtk1SDpYj6JfDn5508XZjxcXZ+cYkA6Od9bfTklCo4ilWpGp1pi8pNx280gd7+973g375nTVvtmKuH5L",
+	"fvh8ExiZqRU73ghEpaJTv7KAFyRmUUIxVuGk5sdiaEPMlOYC4xCtFm9ji0shzopEDdoduk6r1zdpQkVx",
+	"3b4R2tx3F/BiSfKsEjbwUYQtN6J/xWqppnKujNDJBUnk3H7gWxOtshJzxVpBy3kSq1bQuuQT3XICsJMl",
+	"DcziWQYtcBgye+4lEqn0tkwGHWxvZSpwuqfB0Aq893ubAF5IYRXQxYcC+Qu8tWtqBfe4r8UQdExFLMXm",
+	"69bKmbu9WgPRt7nfaoB50g7t07DZceykdA4DEblTYslQ3ApNmpzBHhHlThClwaL2r4wtVT8oxwo8HDK0",
+	"Zfm6fJXQ8FJqLQW52FNTnukGsWGDGDhVFzTjk0kpxpV9P+33XnT7vWU/saVeEItelpcJt/c9/C2nRZhP",
+	"0cugmqRqU5qqoHVNk5y9ZCu9O+C9U1jmkG8u4YKRNk0SEro5hCQXXKsOuPJHpreK6DA4MhMpHI240E9B",
+	"Al2T/SxozRm/nOoPvzfPC9/uNjGZi4hVZ/bU/B0lueLX7J2bDsqGpV+UzPGSrmG+KKUvuzx48/VOqrLd",
+	"3grXcYqCMOxo/Pa+D1d5FXOtnFex70i8LAs9YtUjVn37WNXIUZyI+sq/Hal7FiULuEZXZksUI6ERmGZU",
+	"s9jx3lfOmV6CB4FNDQk25Zhq1iUfhM0WEKDlOJoymgI25tEUOid0JiE40IwAElcptylCE3BIEFKwY7R9",
+	"NsXc2Qikhpi7LjmFmRRTkzFdkPani5ed421sqYPe4Ole72AP8LHiMtqERW5bTrVms7TBq43ii918UGmu",
+	"5YxqHnndLsNw0YrYQZ4oa0wh7T7Rkhx1TggdQ3D8BOIbMTWWa07a1Pp9YDY3c0igo3Y8v1EPo1izN85P",
+	"U6rJ3AwCiYGAwM7NsylNUyYUONphbCcZtjDCNGJm16wzCYvJ4eAFuZCSvKNiMRQfi9wKS0skBwZnjwjV",
+	"BA6q39/r9S/6g+PB0XGv98uwZdYybP3Pf/33SW21aihoxsAEbxbNWTxsVe6KfBdesCu8U5UTc2RneWNc",
+	"hoHXNxHLVp0WXlpBGhfSpprMpDJr6AUkyrU5LYzk/3Tx/d7zIrWu26knkDgL0xiMZbw4GQp7sE63yRgk",
+	"6hCybCgz4Htwl2LeQVYHXPKGxKLlks5XOAD/eHFx5vxfV8+1AD9IhqXnMrtCZyLVBGE1Iuhjjn8mTTKE",
+	"Q8PzfDaj1nmlxtehwSoH2LVOt+sca3f2nC0cZssZrXWYXeECV+RqlBNrfD+8uQHUO7q5KfZ/Wb5ZopfN",
+	"XSMP0IjZGSPFZ4E5ykaKXLHkb3G9Y5W4BhfeSqjz8vxe02ja6ACIc1uKt/ZisG20BFzvNSXf2XoNFf/E",
+	"piU0+g2+o2bL2F7GaAxuaGYiSuOfUSaVItcsU+CCVuFJFY7V6H7VDCU/5jMqiuGKq4WMpdNs2XjuLCIQ",
+	"jztmhiXM5Z7Vnr2osgi97ZfvsjA5Qn0Sr6TeUyylBqZiCF92FAM+CIA31XMWwBHVGHVlsl4GBisNN1ko",
+	"ILy/AYQwkCKT44TN7ATqKQK2hgXIywDGoDdmuCZw8MLxm/EN2C4xn6ljgOKG4P7ASkx45yOIjekfGxHn",
+	"hEixHDvuEviEmBxgwhON2cV/eH1B9tEcHXhy2JQrLbMFmcokVsgoih1Y2tv6Gr/Qv6Ix7OWDWJWANCgS",
+	"zVpYKvNTiGo+UWxZ5CFtTEHaGCeTrc7V7vmYPlGQCKjIWRCu7MtL4tjUH+RdRHG4mkAysACxlKOxu9k7",
+	"FTG1HuvlcZdrmzOlASTFNUvMlApGBfng8Z5LNXCWlP8NiVdVL73uNzpW7x6Y5eJDmm0DqHQ1HZPLN6pA",
+	"GjKgXyTCcq5PXHt7We5OPRSMXevRQTQY92lv8oI9j59FT8dH9HBywAaNVFk32nvD5Us2w6Nqt2yVR2Um",
+	"4MqjkscNRaNzOCWm2YkH9hXXH0i5haQWQMSGMIZE0YUaivkUMtJCcEm3jNqC9FUQ6VXGnqwM+oKwsJnM",
+	"2MlQhOYEC980+M7079wBuhYmLPEvHhee6P4KZzRG359yqaVnQnUg99zL+dvN0xiHapumx1VLMOpKtTTA",
+	"SEbsj6HANkpTEdPEUGQpWMc/nwJrKqfGbiKWYhaloSgfIxyOtBwpJmKW2bR+Ftm6GvjRks9Pw1XtFrFy",
+	"Gm3RHrpW4+UAzVbSijsI3YJ+PkJi4M0BXPcRgOVPYFlfr5Cxh6JbS3O04GMntYUPa6H6FHRrJTm6KyCp",
+	"zLJpo98s3ejX5eErpqw2roiiE3ZCrliKGPiMxHShSFpmjg3s7b2ICwpelQnBfXWv3+sNDvYAfXc3076t",
+	"SjErnKIKacN641AdkMiIUYJQbc1fpG0vp0iYxpOwc4z/ByRMIcqbksObp0PBZ/SSoTnjgMQpD8jz/uCm",
+	"P+g/Jym/YYnCcJzf0yQk7V/O3pI3b2B7bHPTCaj/M5oQpWV01ekOxUWFFwhw6uWaCKr5NUsWNYYA2b/B",
+	"zRYFp66dp/2BJN2lZO/CTMwZSJEs0PJgSZOL5I0nRjgAJff3NKleKeLL5m13LrYrNv0JVlPx9vXw5ins",
+	"q/nf5hQGZcXKfGZrrBuawARH+HoooJ8JhIJOeMRImkE6aOWSbVXy0cOx4WrbYKmcc8VIY7Imm/YsLDyG",
+	"w051bw5vnraCFk6jujH4ZmljnJ9iQxD9Gh/ExgAgL+J+Kbi86ttHxiyiM0bCgiN7EWHdull0dcT+7rTS",
+	"F0OaJrogq2LgSu6fZqy0jPmzXlZYZTbbzlnNmlWd3iqzGYoj5y9P38PPJ4qMaYYBgEXWO7CEQX7/iHXK",
+	"iUkReXu7cmZrEgEUk+CKtEGZK9K17f/B48/75qVB4x1H3dkZtUlK3q1Oz475CKo+q9trpysTGcCGeGkM",
+	"fPjiikBRiyJzgUMHm/DPnlJYi5jElxWJuhIb6YYseeq6uMg1+Q7K4MMi84G/QT4GNrFnR1vuQKYryNQ3",
+	"GZH/bmWULwgcdnaYihWrVOC+WrM3Kpj+CRuB3dB5fs0aI10/lLEhNcPUjc5oEUazrGQrfimozjP2UooJ",
+	"NxS1rm+vyGHU5AlfCT3Z7dK9Ok/SDm1f23pn3efKqpefbqsh470LrVmOcpC5JjGfMaEwyY5RUDlCmrsr",
+	"tuokjXROE/tweR1TeP6mOvXDna6J3QX8oHL9vnxpbAQJI8nWBuv37mk0/0a9GO1gcLvRDjcPx+OltT2/",
+	"l6XViMZabxU/8mpHR5UzF4a5m48KaYbPodgKQBvcGB9B9C8MolXqZ0ne56AFmWv/rOHF30qY72OY7r2H",
+	"6T6GzT6GzX4jYbN3GJRqqTN6bay09azyiLioZMfGMnp5EsO+/WZ6trotyBOKxDwOCKPRtIS40onizlwg",
+	"wIVkawXyI9UNN+c1roddNkllH22Cli8xkWFj09PLpci4F/1BsI0nWJRnGRPRkmvuq9bK7BYsO8sMFjY7",
+	"B9RnRf6dpAnVZirfM3xUsYG/GPS2mmjp10kXqu4CvK655wbaDIjge+lbUbBQJMQRy4y4nlSAETgsLiNv",
+	"DOLj92302uRiKD5dvATbbmEgmDN2FQNxKakDJRMWs4wmZCoTHtNFp0tOkzlcIKD9a5WbZ+/pNm6elznN",
+	"qNCMxY0mOdBs/TUX7dUqF9ql+fmzW5mIuH72dclzi5P3gv0bg/nvPHp/ZcYsN5PlIRqwsWHtjRjk4WAd",
+	"yhsJByTl/BoZjZrYwDm9ZrHHVJpzf61L77UundedGOhdnq+NeXNpnI1eRM/Hz+jTyRE7jH3HiS81A7sc",
+	"YKtzfn1Bkq91Wb3W5e1aladrB3uud8N6ixRdPvTcgU23Aoxf5aL+fJny1Mrlp4zFRHO8mikMkl3iPMhB",
+	"CoWKuTayr5ZugbTD1z+ffXx9fo5VANhNCqIshI/aSvig5TRHBLJICjlboAFexDSDQlLYRytoyWuWCaOo",
+	"V6/6vLZLMFN1jl2d+bIQ5FHcoyBmu0yG2+a8XCEJfQscohFcrN7QtG2FTtEG7aDTtb5AXFzaMkkY05JA",
+	"DXW4UrOFM//g8WdUxYR10zTAu7zFY5pQEbHTFBTwFeKcmWLKxSWxrUmUsZhrQvErIyNV9MzKZetqng6+",
+	"VKscFdFBq+Lh5JX0NMtqV8rQVoNGFBeXCbOta27Ju6ZG/2J5fBsJHKwRpzNDJ1fJ1EtSA5lxkSvScIQn",
+	"pGf9wSoGgVxonlQkvtLYAa4Wbc9E0tnyFG/Bju9A39hKq9nFPrf9Pb6Dcpuqd5er+yX9pSGm405uszfY",
+	"CBpczre0EbZBpkQvlFyPocgakpxOl7zRNTPb8VCEDeDpYhnqQB8SpemC9FYB6lA4SA3KJCJpZjPlWove",
+	"CVYnBRcLO/Wiwqht8mdJtrfahdxzEc/YVEJS4KoPV0DQV7X0HN/GAUpVvYRqfhaFYWpFhJlz11hFswtP",
+	"nIqjlhRL1flKYo0mHq5tQ7GUeXqDX8YGAW43AX03K+6uBtxVmvAWpKw4mF2o7Go78YXPVW1VSg/Hnc2+",
+	"MN6D2zL6hxTG+U73TyGEBS30Y6hpcSlvHKxwp1k7ht0ZG0R4C5MpfvN+lbqn5fka3cw6azfh2FkzsjY6",
+	"8VfExK21pwv/s4ZcJ3VtalPytFvM+HyrQ7Kp7sozsr7xuyAIxids/8WWOnA5E7+2y3b2oyUx8ItsSk3C",
+	"fcXSZHHHB8lgc+kDT1xYp9DchTLvdKNv0kGrRkgayhHZ0JO2S+4TlMJlLmKWkTmFYJYiLqVdc/TTbJbK",
+	"jGY8WQyFFxN6UpVUufNXj6E3P4CnjNuxsTm2BgHcktkInpqn9FZldBC9yv5aDt8aXcssOq+9DLkTQ2Dd",
+	"qr3TxytCIc+NUBoQweZG9kGVqoiV7/d6na1vp5bI73K2wSqj09nV6HDynPajwfhFfMAOJ0f06fhZ9Dx+",
+	"we7Oa3VdTAGID5ZnkYlMEjlXFs+Woo1cMysO2p+q091GkFO34wvLHGqp551Zx7piXuWm+US/NguPMVig",
+	"WsVCmuiKXeMd0FeHdl/FTlo9KgPWlsDYu3awVbGRzqhQ3OwKF94PmevRRGYj606zqOUmKCghNEp5dJWn",
+	"RSK5MmTN0qs8Q8dkEbEkWUeiCtxc2ndXhqVWb/P1T+TvHz7+Z0Cg8ua64jHlR69YSjOj8aFbA5nQiCcr",
+	"5GcZATvfiQjeCpNWVVh0K6hMpem4PwFM32XG2XqQ1EYS4iWaXZdZ9j7SxCp+KYxwy6KMNZh638xmuUbG",
+	"TcXC5p8Cro2hsqh9NTmHNB1wY07Zuxyi6RawnlBgCUMaYd2GqLjkDZdABKFQkyCN9aZSqqc7Z2uomhRQ",
+	"jO0W3oibyBkMub5GUlNJ1YYConFt9XhdNnJXK/x3Fq9NUVH/sr81TRkuFfAdtkgxrkIjPjY6uviRnP7t",
+	"9bC1baD+uo2x+O7ErZWZpt7Ky625Vj17VQP3ctmTViXRcHmZZjRmgZ+vScQ2AVNzMql6iiu1ZY4rZUeS",
+	"E+IEw6OlVE9gcMk4U4GX1Up1wK+RQegCeFiDJZPdaCZsHbVoyuI8Yd27Ms/DuG+ao3Hh3UVzSO6yeBon",
+	"16PeuB8NaqJpb9KnTSMbicHu7NqQP9DovHxgv+UsZ+7kiBQsAPdSr21xIFKwjiF7cc48IyRD0yOZ8yQx",
+	"dMic1vYhg2pJhNkyYZLXBaZFgZU2bn2TzFn7qDw5/5w8WbPAiqq06aHgFih8B2JnnSh8FfHTTuLc28MG",
+	"kn2LwPmqkHJXQsn6dPe/7pLzpo6l8+nVqE8H44PoMD5iTyfP6PPxi6gX99lg8qVKpBVFdslSv72yVUlQ",
+	"H9TyT7p93RRP2AAHdwfiFej6s4D5T1xPS0H0zwrwf0543iDHn0+hRqlIFoQLd7Vis9qR/2QsJRyzJhp5",
+	"cUHKTBRVCXU+VSwaDcbPJr2oH79gz+nh+CB6Gh+xw8kBHYz7UW+Fgcfi2z3iUH0PloEOrnWiPON6cW62",
+	"z3qaMJqx7DRvEt9DdR2NjMwzwqB989PszCi0JiWIDSFPD+EGl0aaYS5GOB2AIOi83BBDZVqfzUy4mEiX",
+	"BZ9GcGTohwdk1MgMXGjKBcuU3Y2SRl1yPc3HQKKg8V7Mri2ZqsN96SPjRA0piDSS2n+cf3gPgtuPFxdn",
+	"x2SWJ5rvORMu+LlD8fuFiKaZFDK3FdiHwlF3V4Ndkfa15LHqBMXlnbIxO9Y0ETgLm+kRrfYIaVYzGQoz",
+	"DyqKl2MprwJMfYpkgvgihe3dHDeLfVgdiqFAOdrFA+J6FAnN+cqM/w7jHZPv4FzIMO/1DiIIRYY/wZHY",
+	"hiYrTTMN+SdKIBiKucyuFOBQUf+kXTiRURGP5U1AhNRTuAIvLv8hmVEJPFwQ8xd8bxOM6LmEnxguNMkT",
+	"g6pKJga6Kwuz6UjdyqioZUwjU0ZjlnXJ65WJLMmUKkKHAkAAolzCPzDZAniaBKTb7X4OSRuJDAkhKiHs",
+	"nJDQtALfrhV5Fs1EPxbFkdWx3ctxHl0xXUk/gyqN2T/zsMghdpnJPD3BeIoic9tQYH0mrhU2AOeCmz2j",
+	"Ve/BSHvwOCTtMGM0ViHp93r7iozzzKWFDRGkQzLo7auhwDdH5sU4X8AHXvuAhBa2l19YGB0hqWzozzUA",
+	"R0k7IPHeW5Au3vdr763jWEj6Xsdltq3mfjv2vIeC5nrKhDaoBZ4mLn3thFBSbhiLy+0NyODmhnARJXnM",
+	"4gCDaIfCgBXV7C3sL/yL9zx2Tgak/RYfmSFZeBuEGcAz5zaasInuoG9N9QvFTJ+54DdDYdh46T2DEGMg",
+	"zaAC5lbrQMQT5N117zHKRkHG49CsbmRXV6S0/sh0ttg7nWiWGYhmkRSxCkgmcxGzmORpYDTfhFGlSb8D",
+	"AOz5lh+Xu6T8ZAVEyRlDJLeXBta/0SbrHorKU8gighAVEHzjUv+530Vso3tgwcD9LClo3WfFluAgYdWD",
+	"PhwKLoo4NkPXrtgCUDeSqXOOZGU2KG0TNNi/mJ7KGM4MrvakMEyVDUVK9RRJcy23VJd8ZCmm4vACsovY",
+	"TUVnDGbguoQHZmpD0QaX+4zFhCoSUSEFj2gCHKpTeH348XQAsGUK54VGzy/4w4w4FJCAEwghCYvzNCCX",
+	"JnTB4mNihMDwhFBbscao20AJIYruxVD4uzm6YotRJJOEGyoHPMKtD2vjc4w6V7BApY2yzgVJM3kJ7GxO",
+	"uVZDkadm0/s9YqEQ5sy1zYeSwdTA3VFmJWD3XpClqXAxyhULhwIMM4uODUj1NwXZiDmiY0IN8JOi8nz7",
+	"8OYmMPygUz0YdHuG8NSMO6ZTocO2TJ4u8mtyjUk1HT22stweZtQ8ISHQquOfQ8IhklZBGC2Nj3+2d7cJ",
+	"j5iN0bPSz2lKoynbG3R7S2LPfD7vUnjdldnlvv1W7b998/L1+/PX8I0Rw7lOSjlKOfnn9OxNK2hdu2x0",
+	"res+ulYxQVPeOm4ddHvdAyz6MAXBsERJ8+uSrcob78ksleQmT9QSr6texhpJsdjbN3HruGUUvNNiVHBs",
+	"oDNmpMrW8T+aFYGyyb7Vtj4HG1sC/W19/rXMTA5rHPR6XmEmzN+XJlZI2/+nQkUKpYJd4h1AbwWpt+7D",
+	"CanD5IQoCjnT3NK75mgOcTZNgxSz3v+OFuFG8El/8yefgEUaYZDF+NHB5o++l9mYxzEDZfBwMNhmmDST",
+	"EVPKCEqvseQEfPti87cXUr6jYuHiLsx3R9vsxhuhWSZoYsNIwX5nU7gDbNX32Sgm9FJBfvji2a9Ba1m0",
+	"gppQFNIg1fHcvjoue/gctFKpmtRQLTOUWR3WGBKYwNUKRL+bn1bdBKdQz+fHiLYgxLiQg5+A0Ne5ng1d",
+	"BlG5iXH0+tZjcDVXQNJUxUysS1m6HFn6/52MF3eGMpUxCqiuKslmgp+X0LZ/L2jbhLLgoukD0Z8dVXtb",
+	"oNtLKSYJR7vUYX+LIc7oIpE0vpDyrVHvvlmaYE7bx0YnE3osbScSUVV9mmkFigQesfgceKx2H9UqMAA2",
+	"kpCXUxZdKaf10zF4IACD9fG9coPoltP+dH52TpReJCgufjofimLgDpIFKYzsC/eGoJhGUyouofiHzW/f",
+	"RBzglnVxv8ShlvXgQYmCHdu/TF5FG3yzjhFG80T/2SnEXxzhzVeDrfb+B6rZHE3XR9tso3V6/1S6d9bI",
+	"C+KFq8vhENIjOLciLpZCbE9crCa9Uor/Dt/vJrwHhWrLM8y9oIiQ82aZ3o7wbUv0sIjNorzd7UcR/p5E",
+	"+HEBSw513JPbCu6F1X614H5qy3tjIbSg1+uVtn6b/Ybd0EgnC0JJg0HMls2y+ZPAGiLnYslk5YzWUA8B",
+	"rOcsgoyxYLxFcxTE1cWIhOgyZt3ChgI+wzTGyqtEiCG7hRtZO8RCNiH4YykwakBr8zlWVvOqCahu/1m3",
+	"LI8DeQ3Cjs0pWJj5lVFs4i75UGS0ZuVCxiySMwYW9zJw2jnZuyTZNug47BBntTMPnihMTxa46ioJv2Kw",
+	"aNzXE7R0obXITGTQG5Q2N1y486s3o3VJGcPsphX6xSioiCE2slakgivCMOsUhMx0nGtKcVKN5SrAhFTU",
+	"1rLlktAK9py849+RdnizN6M3e+b9HhRzCzsn3tQtXYUoHTABK40LLo3kWXHbYK8G2v19FTi7eKdLTouQ",
+	"barJHDI5aXrFKoEIQzGm0VUiL0lKlbZ13nIBObWOegdlaMIIPHpGkzxJwuMGADALruY7L97VjwW4IlzL",
+	"mrFPbGVFBJsiRpGSs1ffr9ZHgSTfqzYKI+ykiw7uluE0MptKzWmvZEoJ6FjXoMRBB58PzJYGW4mWM6ig",
+	"Ybf1Uc39xqVeRBwAwHFuyJ5YFJkgMeJwFe+uksLW8fOD58+f9p6vYOulILBSEPY4uycIw3XUSmn4g6hw",
+	"TEiZuEa8/YFpR4V2k22/s1k27l9mXaWrIpf7s9uvDjd/8V7q7w27+qrC6Q9Mu/pV9yOb1iHYSpjdNJ6s",
+	"BGZbmrDIM2oLmExKxgG1qLH+FgpaVIERqKiApyUWNDkZCvSThdYKRCWH13i1y2KiOEhHNGNEXUE+2S45",
+	"1xmjM7AuVyrrqaEwWKqZwGpqGPRA4y4IcbZSXxFhiQkJQNxdJ3KdDAVcGTbX+bOhb1b+c/X6CBU2mzyW",
+	"9WuHdmchN8NEZkPxy9nbE3L2/gc/pa2QmswYeLc0SSiOMEBmCXX26vuHohAWHkoCUbgLjrmgTaUtm8kD",
+	"rg0EMIMgdynZOPxZ9taSM1bfYwMTC7JgxcEUQAF5tXQGPn2UTNjc3SwbMo2337Bfng/EqpnZ1vvQFFt+",
+	"Dlq+Y9HmL12BR1jXX4mk7ixcfS0a/ErOhZHYKmqEV1fQ0jZExgck0b+nye4kukanmmpJGQLVQMCHEDNh",
+	"y3spIL+W8rnaXrZEFcat4ySfFKQZN8l5TQBp7Hwx9W+k6kOxLVkn21J1ORmKOj0HLdK+B6qmCBdakrDk",
+	"oOGXkfdfzt4+FHm3sPTF5N2d+i9nb4Mqx6+c/CPtf6T93zjtN4SwQv/NAySLD8QGynfrPKmcxbP0Iq9Q",
+	"diTW+KeclGVgVehMptYM1kF8Tm0pSEo0n7E1FzPnxexuTcKCb8w5y0+Fs/Y2Rzedy19PZ/5WL4Po8uHc",
+	"H0qXMVCrBDmhi6r3O16mVgsouOQZxC63GXlfX98KaXfGxGDZRJYsbBQ0rpMrYmSOLjm1+Qsq2fRdplvT",
+	"BPyLm4qdtkP845iEpl1o/VFCSDlik+qCcYKWRT9wLJT4FiThsJ2JhpuggGTUJtKnAuYAfvOQVwrEOW5W",
+	"8luOKUqs860tVFwSkQ0FstcnorhXElbWz15Lv/CUHi+j74n+FPF5juTYB7elOC4qAgkOCsMrCU7Bt3cl",
+	"NttKB6jbfC0CUxGDgMZgwLzRPStp1zGPVwM6l3VMd5IKitQ6fw4R5JsRO75dr/AG2cHi3h2JDhVnkNXO",
+	"neeQcl/ZSLUyshLuyvHe7RgdTQiYPk5ILVflMYmmjKYG1zlWlx0KzVl2QgTjhh16DeQ1y2iSoC8HtQ4u",
+	"vldAQOZTDl4I6AehhsKPh00WXXImk2Q5vz2miQ4R/UL/arpW/TvAymEY2zo2BKxUa7reJxA6V7xwmbyH",
+	"Yggx82S1D3w1/ArcMFa4xQ8gemooKnFUm2KnDnsDEgo5SvEOe4RRY6GTfK5YqoOhULIaaIQxtOjUQeyn",
+	"LuCMK0Lj2HpSYF4VKfEO1e2HIjRBu8iccm2ryZUluzB+rfSIOeodDEWjAwdZjhCs+HS4nP4uYg2Du+hC",
+	"DcUkYywg/sLKiGMoHmGDqOBmR6124AAOc68OHDDCV3LgKNOkbvLhKPyiPAPoX9ZV495NUI++HQ/k22GD",
+	"kbZnm+N8sYvDhmUq4P24mmu+5dcMGKatlUmTpCxgWBONIeMAeV93XDNMyRUhWCJVUE7xPilVpZruVjSq",
+	"d9dj21qRK+4KMltiz4kONnzzX93U/Uhn7ovOAFT6OI1GfS9x73b0BpNe7E5xNnqIlcWPnM3OJXtxhjE/",
+	"03RVAe80epE5ArObrn1e5jV+EHV1ZUykE84f3cnu0p3Mbet9K6als8Jad7IyvTi1vtmkfXjzlHARTYuy",
+	"quaBvX0TRkJAQ01KL1knKKvmjBdg0xmK07M3XXJqv1jpk8XVOg+AgAg6A4auFahw5hMjpHz6+HbF5T2g",
+	"2228sm6PcXflmIVb9aB+WRd+4aDHi/nHi/nbXMyX1aecq8lDkjVxuS1ZcxQNPIL4zBrKB70DEqectJ/3",
+	"Bzf9Qf85SfkNS1QDUSOnZ2+ObWoHM4+hcKaUJieuFOKSvhYFfP/DPVNA2MB9u/13Rfve//BI+x5p3zdN",
+	"+0j77P0PnQekgOucUCsU0DqOGvrliJ4hiTXfUUXamt3ogIT/9+fTkPzPf/23+euX8Ivp4e9p8vXo4W0c",
+	"OW8vEd6pL6c5t0eq+EgVv3Gq+MvZ24ehiui2vtqsfKquVKXWrZbkWvKY0Lq3PkaVY39wcSbFhGczuP7y",
+	"70uPMXi7sB3N5DWDpEOuoFtQXAZVynrjXVzM7WWcF53ftR96Aeo2xN3mcsTSqTQ5ARtV/aK0TIc5FK5Y",
+	"uOsak1xuSCY2uFUysY+wU3dk8Lp7czxOz7PH/wnvCGtFAR9t8f9KacsQQDHteGf3Szib2nkHq3iRbHel",
+	"APnOtbiLFKBFZ992wiC3jM0uXsX+Prp43ZOL18wDKYcm5bN7zBx0lmvloprkBFwvnTwhBabbs9Mo/GkK",
+	"r6/SJwsvtV2GPqy3b/P5nb88fQ86UUDOzonRosjR04Neh8gMumci3pOTvZguSJRIxUj7exa/viE/QArw",
+	"Mo9oWSFTgRximuK8T1zioqAeWxPaqRYRKBbrh2Ipy73zCA9rbl1QXL6sUL9gGgWYypYNRdFATWnGYGG2",
+	"CqNNdnZc5E5fkCm9ZkQx8G8LKklUQ5LyCJyv2FB4wY8oc7EYLxs5hNAUqYyq/lQNlfhIG/4fispQHfBI",
+	"N3KcOUBMJ23AUx2bFdsqrd7SXd/WA2uk5ci9A2cz01sRH+pcwKB4RLUPoxTb10UHkNuo0Ig7S93JiVOv",
+	"h8KeaVAo3HB+MgMtb+LSAq3eBuKDUvd9iOFIRvQtYwJ8KIAJC6lH5TMzP4cFLmmWt0qlWUran87OEREU",
+	"Rk+kNLqil1hFDGbn2o9M5ypPU5lp5zd4sTprVDFMCFYKDD+t1Xem6grNG5T8U44xgzkK9/5RhNbM4Tzt",
+	"DJZ+yhLrz+hadotWpRCPjpHOTdJ+DunLbRXDkLR5SVigZEbGMK1ncWxuJlg8wGoOxaiub19zgHTn3t2d",
+	"h3Vyrsopv4nXJAl2bO9e3frcIF/Js69Y40apfRkevoJv32M6pbsUKF4CGzU0yTGpCq4ssWWf3yIP7uwk",
+	"hezoNFd0WPdiWbJ4epi6m5j9rqADDyNBr0xR4ojZo9fJXXqdzEq4uBdZeRlK9w2mbHQ9MY2MyDQFj/Sq",
+	"sFywbysG2HTXmHRoWUYeCiMkB2QOcu6YZhEKqYzEGb9mGQHB4gRxFzvxEZhkzEgTHchq4VIe1pMVrSb/",
+	"J+Swd+iuLvLSCy5EIZbrkvevuKxwmGHW8oDoe1cuLHgW9OGdWACEHm8s/sXJXOUCwqHoE6jGMbtPomer",
+	"7XQdQK+kdGk+Triasph8SJk4PXtTXpBEUlwzo8gYCvgf5x/ed8l7SbyqZ1yKRgdT25P5pPWFPJvGMcd7",
+	"hTOvSmmlrmhRdLIRDc1IGY1uybi9Qpat43/86p/sxRTvX6B3iBe36y3OlGna+rVyGgs6S255GkG1+NaO",
+	"R/H303dvdzsKN9XyKLYitw+43XZNDdvtKrit3WrXaLMZGTPqJ5CqSsSmPUrjzsA8FI2pFRIKlSuBvTfx",
+	"1rdc6Qs3068U+VxswgMFPtv1Pkjcsx1ri8wrdhMeTeL3ZBLXJZQ7bC0e3aNB/HsoHKwg9BUkdTJeYJZd",
+	"L9i5CKYQ+WzspX/X08z8QbC2Hdokh6JNfWpgFxH4dsiQiDxJQFzvl6qCYHPX+qSIZC0MoJjjHsZHE5oz",
+	"ckO865KBG8yIvbJz27G1e07sqjmkowNK9US5Nij145qKhbKi0FdpZccU8kMhbS76olwoTtNKMLZMoStI",
+	"4F85tMP+L//zX/8dkk9n5ydk0DMyxGAwFDG/5FqBC//gaUAOeuavg0OCz3FRlLy4IW/epeOAGM3qhPQH",
+	"plX/yLUCXalzMhSl6XydlditCnLU2312xl5Ps3ti/bc2GZ0dyLyHnkyvYM00Zwy3JWwGrmCujGw3T2PP",
+	"NuudGGajVSSmmuLtyOoAc6gWuewYYS3Lty+0ZqnkvZpQ7RhfKe7QrXCFxFKgl73ncPgD7LCADAc2jk9C",
+	"dCfqk/2HmqlHRB6tut+wVReOGTKRWr60C1+s1qbewVjrei5stTFLGAY7L5WOTBVwG2xhGOgy04MGhnhZ",
+	"8xWWlgSuTS6ZJoe9wy45HYo6AyrRq/ADFjGJqBBSkzGzY8bHeFnnVisnI7ecRlr2Cr4qaVlNmK7hkp0K",
+	"jwupNqV6Wgq1PG7VCVRzqi6dXY0OJ89pPxqMX8QH7HByRJ+On0XP4xestU2WrsPm7U9tLgy7GY8+V1+t",
+	"bKOWaSP43zvKBs2a62mBSG3IOFrzDwW5qpxtp9RGUTK5xjJS6x2jfmD628OkB5MXvhUO/G1dBN0CrXa0",
+	"iBYJ71YZhU4jza8ZaRtGZAlvh9iMUdCmjjjkPbsGkTBK8pgpovilMJqkYlHGtGr2OPzJTeObdji0qzj3",
+	"dmeL9HL+Xj4aW+4rxZy/yx4+FfD/5RkjS4NLRJNkTCPEKuAu5o8//s3qkt2xjBf/az/Pks+rox9+mlJt",
+	"TRKKiRjCFCgpUrXFhIk4lVxovBzFDK9MXLNEpiwArLOxCENhflCdZ2AkMa2n7Ib8+O705d75j6eDo6fg",
+	"SjjMe72D6Oc9mxtk74LPmNJ0lsIL1sX3GZ1DbAM+DMkVW7B4KMo8b94+P1EktNh/DsgfnpCM/ZNFGnJe",
+	"QudGZ8wYJok96PWIGgo6p4suOUUVfnBzA9yaC9LvEXVCBNNzmV0RcMZSAfS0J3PDv49ubgJy2HsOQuLh",
+	"4MVQ0KzMhNbukxkXATnC/wbufzI9IUeEas1mKea6pEnSCUATsR551vw7oTzB/SvyA9uCWih8rxcKikMy",
+	"XDuAK4tM5pqLy0JKwBvHUk4oDwOyza4VGuqyQNA4AQsfJORFsAudMSKF9SwFo8oJJmUiHIoPxZlMSZwj",
+	"TWRq28nuvYm/bL6fBL9x177O0MaVOygyp8oght5iPgUkbzMhLjS7BDlnaUY/rsQavQ2ubDHTc4eoO23d",
+	"PYXhIMxtY5b6+edl+vUKUQTUtDUXWKcuOXXs2jvHEo/Uffr41oYB1ZRC18Qo458+vjWfljimSDv8x7D1",
+	"v4etX22JErBAY6gYTt/RQynQTmuNxWjfWqJem4yRjUFaQzHo9bF0AKCaTyBtXlHTeecLjJVW7LhXY6Ud",
+	"YydjZf8+BStzFHguK1Miea0DT+WryKOPJsNv2GRY4D/kl7fy0C7CnW2whQ2imhjc/dpoNXxVFBJA8yGK",
+	"CycEssDGjugZWmNElYiKiCWJkdveeoZDQyVwhoUNcYWpr6QEu2lR9rtmf7TDxmX9JS1wX80fCvazlO9x",
+	"n+8ZkIM12fW8aSDHrFJN8OADNR9ZXlPWzh+YvhdwvFd1fRte8gj1d5ti75Ygv5NiDlVhl0D95ZSKS0N7",
+	"BdSLCZkwjM1oRqHX0IYLoZU47JIwL0KIqvKhoeFDwWezXJt+jkEuxKzcIFYq5oIJodKqUYRdCpaGi/UT",
+	"a24bCjNUxjBKaUnJJlwozWjcJB5+giv2u8LCuxctK/P7SvfgOxAB67Hw1yYG/0ryI8LfA7PdJflxv5QC",
+	"V1rhX5WCossT4uTd1ZWsmDVRgcFkrd297P5LqETwTVrrnYi+2VJfntNjAbo/jROlb41N5CVWnLx/mWId",
+	"Fu//4Wb0BtIc6Wyx2s7/f4wmiGUxwRLu7JuwjmJlGb+cakLndBGQ+ZRqvGLTzjO525DiR2eLGoR/IW6v",
+	"0GxX3nKXm7DlbXecXI964340qN109yZ9utVt9+C+aMNKLzl7WFxZjf7RJ+Xr5eSx8EaEnD88D9cMkXtV",
+	"XSkRg8MY3MqR0H7bNV+FzmRd4+tolAbD8bClmIiJaT1sERqZXhuS2F8wdT8q94PjFYSIFMTvr4tdX81w",
+	"yiC1HGwzu2YPYDStXgH90RozmrHsNNfT1vE/fjUwp1h27YA1z5LWcWufpnz/ug8QaWe3zD0lVEZBn8my",
+	"cJpNsUWKKvllcf1uyaFsnq5l5vYOAn0wuYANCLCm28BV4+JZkfxDVcq3e/27+rfLA7zGiKnY8HNdybZD",
+	"zUOXmgj87mv5DFRjQgNv1DJqsuES2MV1yEndSc7fmMLLaLkHm12HGFFnYolAUaHM5gIiY0Pcyu7s48ad",
+	"sBSh6qDhbbIv3HldetadtXWAvU9sadDmm/EyxLCM1St3lGna+vzr5/8XAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -55,6 +55,8 @@ func problem(err error) (*apiError, bool) {
 		badEvent   *webhooks.InvalidEventTypeError
 		badFilter  *webhooks.UnknownEventTypeError
 		fieldError *webhooks.FieldError
+		onManifest *shipping.AlreadyManifestedError
+		notBought  *shipping.ManifestNotPurchasedError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -106,6 +108,14 @@ func problem(err error) (*apiError, bool) {
 	case errors.Is(err, shipping.ErrNoRates):
 		return newAPIError(http.StatusUnprocessableEntity, "no_rates", err.Error()), true
 	case errors.Is(err, shipping.ErrReturnNotPurchased):
+		return newAPIError(http.StatusConflict, "not_purchased", err.Error()), true
+	case errors.Is(err, shipping.ErrNothingToManifest):
+		return newAPIError(http.StatusUnprocessableEntity, "nothing_to_manifest", err.Error()), true
+	case errors.Is(err, shipping.ErrManifestNotSupported):
+		return newAPIError(http.StatusUnprocessableEntity, "manifest_not_supported", err.Error()), true
+	case errors.As(err, &onManifest):
+		return newAPIError(http.StatusConflict, "already_manifested", err.Error()), true
+	case errors.As(err, &notBought):
 		return newAPIError(http.StatusConflict, "not_purchased", err.Error()), true
 	case errors.Is(err, shipping.ErrNoPaymentMethod):
 		return newAPIError(http.StatusPaymentRequired, "no_payment_method", err.Error()), true

@@ -47,6 +47,9 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 		TrackingNumber: sh.TrackingNumber, TrackerId: sh.TrackerID, ErrorMessage: sh.ErrorMessage,
 		PurchasedAt: sh.PurchasedAt, VoidedAt: sh.VoidedAt, IsReturn: sh.IsReturn, ReturnOf: sh.ReturnOf, BatchId: sh.BatchID,
 	}
+	if sh.ManifestID != nil {
+		v.ManifestId = nullable.NewNullableWithValue(*sh.ManifestID)
+	}
 	if sh.TrackingStatus != nil {
 		ts := gen.TrackerStatus(*sh.TrackingStatus)
 		v.TrackingStatus = &ts

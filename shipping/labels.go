@@ -62,6 +62,7 @@ type Shipment struct {
 	LabelFormat carriers.LabelFormat `json:"labelFormat"`
 	LabelSize   carriers.LabelSize   `json:"labelSize"`
 	BatchID     *string              `json:"batchId,omitempty"`
+	ManifestID  *string              `json:"manifestId,omitempty"`
 	// Detail says that TrackingEvents was read: the detail view and events
 	// show the latest scans, lists do not.
 	Detail         bool            `json:"detail"`
@@ -318,7 +319,7 @@ func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 		Currency: row.Currency, EstimatedDays: row.EstimatedDays, Source: row.Source, Input: in,
 		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
 		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,
-		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, BatchID: row.BatchID, Detail: detail, LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row),
+		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, BatchID: row.BatchID, ManifestID: row.ManifestID, Detail: detail, LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row),
 	}
 	if detail {
 		sh.TrackingEvents = trackingEventsOf(events)

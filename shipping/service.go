@@ -62,6 +62,9 @@ type Config struct {
 	EventData EventEncoder
 	// BatchEventData renders batches for batch.completed; nil: the domain's JSON.
 	BatchEventData BatchEncoder
+	// ManifestEventData renders manifests for manifest.created and
+	// manifest.failed; nil: the domain's JSON.
+	ManifestEventData ManifestEncoder
 	// TrackerEventData renders standalone trackers for events (tracker.updated
 	// of a tracker without a shipment); nil: the Tracker as Go marshals it.
 	TrackerEventData TrackerEncoder

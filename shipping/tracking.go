@@ -298,12 +298,13 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 	})
 }
 
-// RegisterWorkers adds the purchase, void and tracking workers.
+// RegisterWorkers adds the purchase, void, tracking and manifest workers.
 func (s *Service) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &purchaseWorker{s: s})
 	river.AddWorker(w, &voidWorker{s: s})
 	river.AddWorker(w, &scanWorker{s: s})
 	river.AddWorker(w, &pollWorker{s: s})
+	river.AddWorker(w, &manifestWorker{s: s})
 }
 
 // recordUpdate stores what a carrier's tracking says of a tracker: the scans

@@ -163,6 +163,7 @@ var notices = map[string]string{
 	"return-created":   "Return label created: send it to your customer. It is charged when the carrier first scans it, never if it is not used.",
 	"refund-requested": "Refund requested: the label is voided with the carrier, then the price is credited to your balance.",
 	"signed-out":       "You are signed out.",
+	"manifest-created": "Manifest created: the carrier is asked for its form, which appears below within seconds (reload to see it).",
 }
 
 // renderError writes the error page.

@@ -32,6 +32,10 @@ const (
 	// EventBatchCompleted: no item of a batch is paying or pending any more;
 	// the data is the batch with its counts.
 	EventBatchCompleted = "batch.completed"
+	// EventManifestCreated and EventManifestFailed: the carrier made or
+	// refused a manifest; the data is the manifest.
+	EventManifestCreated = "manifest.created"
+	EventManifestFailed  = "manifest.failed"
 	// EventTest is the type of the event Send test delivers; it is not in the history.
 	EventTest = "webhook.test"
 )
@@ -41,7 +45,7 @@ func EventTypes() []string {
 	return []string{
 		EventShipmentPurchased, EventShipmentFailed, EventShipmentVoided, EventTrackerUpdated,
 		EventShipmentDelivered, EventShipmentException, EventShipmentReturnToSender, EventShipmentVoidRejected,
-		EventBatchCompleted,
+		EventBatchCompleted, EventManifestCreated, EventManifestFailed,
 	}
 }
 

@@ -57,9 +57,9 @@ func New(cfg Config) []carriers.Carrier {
 		cfg.Now = time.Now
 	}
 	return []carriers.Carrier{
-		newCarrier(uspsTariff(), cfg),
+		manifesting{newCarrier(uspsTariff(), cfg)},
 		newCarrier(upsTariff(), cfg),
-		newCarrier(fedexTariff(), cfg),
+		manifesting{newCarrier(fedexTariff(), cfg)},
 	}
 }
 

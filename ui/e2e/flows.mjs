@@ -462,6 +462,8 @@ try {
     await page.getByText("You are looking at test data").waitFor();
   });
 
+  await manifestsFlow();
+
   await step("sign out ends the session", async () => {
     const before = (await context.cookies(base)).find((c) => c.name === "shipd_session");
     await page.getByRole("button", { name: "Sign out" }).click();
@@ -499,3 +501,43 @@ if (problems.length) {
 }
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);
+
+// manifestsFlow: end of day. A USPS label bought through the API waits on
+// the Manifests page; Create manifest (confirmed) puts it on a manifest,
+// whose SCAN form downloads as a PDF once the carrier made it. It buys its
+// own label, so it needs only a signed-in page in test mode.
+async function manifestsFlow() {
+  await step("manifests: Create manifest puts the waiting USPS labels on one, and its SCAN form downloads", async () => {
+    const res = await api("POST", "/labels/create", demoToken, {
+      carrier: "USPS",
+      service: "Priority",
+      fromAddress: { name: "Shop", phone: "415 555 0100", street1: "1 Market St", city: "San Francisco", state: "CA", zip: "94105", country: "US" },
+      toAddress: { name: "Ada Manifest", phone: "212 555 0199", street1: "350 Fifth Avenue", city: "New York", state: "NY", zip: "10118", country: "US" },
+      parcel: { weightOz: 32 },
+    });
+    check(res.status === 202 && res.json && res.json.id, `POST /labels/create: ${res.status} ${res.text}`);
+    const id = res.json.id;
+    await eventually(async () => {
+      const sh = await api("GET", `/labels/${id}`, demoToken);
+      check(sh.json && sh.json.status === "purchased", `label ${id}: ${sh.text}`);
+    });
+    await page.goto(`${base}/settings/manifests`);
+    await heading("Manifests").waitFor();
+    const usps = page.getByRole("row").filter({ has: page.getByRole("cell", { name: "USPS", exact: true }) });
+    check(/Create manifest/.test(await usps.textContent()), `USPS row: ${await usps.textContent()}`);
+    await audit(page, "20-manifests");
+    await usps.getByRole("button", { name: "Create manifest" }).click();
+    await page.getByText("Manifest created").waitFor();
+    check(dialogs.some((d) => /waiting USPS labels on one manifest/.test(d)), "no confirmation before Create manifest");
+    let href = "";
+    await eventually(async () => {
+      await page.reload();
+      href = await page.getByRole("link", { name: /Download form/ }).first().getAttribute("href", { timeout: 1000 });
+    });
+    const form = await page.request.get(`${base}${href}`);
+    check(form.status() === 200 && (await form.body()).subarray(0, 5).toString() === "%PDF-", `SCAN form: ${form.status()}`);
+    const m = await api("GET", `/labels/${id}`, demoToken);
+    check(m.json && typeof m.json.manifestId === "string" && href.includes(m.json.manifestId), `the label's manifestId ${m.json && m.json.manifestId}, form ${href}`);
+    await audit(page, "21-manifest-created");
+  });
+}

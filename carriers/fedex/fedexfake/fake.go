@@ -114,6 +114,7 @@ func New(tb testing.TB) *Server {
 	mux.HandleFunc(PathCancel, s.api(OpCancel, http.MethodPut, s.cancel))
 	mux.HandleFunc(PathTrack, s.api(OpTrack, http.MethodPost, s.track))
 	mux.HandleFunc(PathTrackReference, s.api(OpTrackReference, http.MethodPost, s.trackReference))
+	mux.HandleFunc(PathEndOfDay, s.api(OpEndOfDay, http.MethodPut, s.endOfDay))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NOT.FOUND.ERROR",
 			"The resource you requested is no longer available. Please modify your request and try again.")

@@ -236,6 +236,7 @@ type shipment struct {
 	trackCalls     int
 	events         []event // oldest first
 	isReturn       bool    // sold as a printed return label
+	closed         bool    // covered by an end of day close
 }
 
 type place struct{ city, state, country string }

@@ -1,7 +1,8 @@
 // Package uspsfake is an offline USPS: an httptest server that answers the
 // USPS v3 REST APIs shipd uses (OAuth 2.0 tokens, Payments 3.0 payment
 // authorization, Shipping Options 3.0, Domestic and International Labels
-// 3.0 including cancel/refund, Tracking 3.0 and Addresses 3.0) from the
+// 3.0 including cancel/refund, Tracking 3.0, Addresses 3.0 and SCAN Forms
+// 3.0) from the
 // request and response schemas of USPS's OpenAPI documents.
 //
 // It checks what a client sends (method, path, bearer token, payment
@@ -105,6 +106,7 @@ type Server struct {
 	byKey         map[string]string // idempotency key -> tracking number
 	serial        int
 	disputes      int
+	scanForms     int
 }
 
 // Option configures a Server.
@@ -151,6 +153,7 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("DELETE /international-labels/v3/international-label/{trackingNumber}", s.handle(OpVoid, true, s.cancel("/international-labels/v3")))
 	mux.HandleFunc("POST /tracking/v3r2/tracking", s.handle(OpTrack, true, s.track))
 	mux.HandleFunc("GET /addresses/v3/address", s.handle(OpAddress, true, s.address))
+	mux.HandleFunc("POST /scan-forms/v3/scan-form", s.handle(OpSCANForm, true, s.scanForm))
 	s.srv = httptest.NewServer(mux)
 	return s
 }
@@ -363,7 +366,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request, body []byte) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"access_token": token, "token_type": "Bearer", "issued_at": now.UnixMilli(), "expires_in": expiresIn,
-		"status": "approved", "scope": "addresses payments tracking labels international-labels shipments",
+		"status": "approved", "scope": "addresses payments tracking labels international-labels shipments scan-forms",
 		"issuer": "api.usps.com", "client_id": ClientID, "application_name": "shipd fake",
 	})
 }

@@ -100,6 +100,7 @@ type label struct {
 	pdf          []byte // the label image, in imageType
 	imageType    string // as asked: PDF (also ""), TIFF, ZPL203DPI
 	manifested   bool
+	scanForm     string // the SCAN form the label is on
 	canceled     bool
 	disputedOn   string
 	events       []scan

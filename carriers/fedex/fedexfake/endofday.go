@@ -1,0 +1,96 @@
+package fedexfake
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/go-pdf/fpdf"
+)
+
+// OpEndOfDay is the Ground End of Day Close.
+const OpEndOfDay = "endofday"
+
+// PathEndOfDay is the Ship API's Ground End of Day Close (PUT).
+const PathEndOfDay = "/ship/v1/endofday/"
+
+type endOfDayRequest struct {
+	AccountNumber         *accountNumber `json:"accountNumber"`
+	CloseReqType          string         `json:"closeReqType"`
+	GroundServiceCategory string         `json:"groundServiceCategory"`
+	CloseDate             string         `json:"closeDate"`
+	TrackingNumber        string         `json:"trackingNumber"`
+	ReprintOption         string         `json:"reprintOption"`
+}
+
+// endOfDay closes the account's open FedEx Ground shipments created on
+// closeDate: they are marked closed and listed on the manifest report,
+// returned as one PDF part. A close with no open Ground shipment is
+// refused, as FedEx refuses a close with nothing to close.
+func (s *Server) endOfDay(w http.ResponseWriter, _ *http.Request, body []byte) {
+	var req endOfDayRequest
+	if err := decodeStrict(body, &req); err != nil {
+		invalid(w, []string{"the request does not match the end of day schema: " + err.Error()})
+		return
+	}
+	var p problems
+	p.account(req.AccountNumber)
+	p.enum("closeReqType", req.CloseReqType, []string{"GCDR", "RGCDR"})
+	p.enum("groundServiceCategory", req.GroundServiceCategory, []string{"GROUND", "HOME_DELIVERY"})
+	p.date("closeDate", req.CloseDate)
+	if len(p) > 0 {
+		invalid(w, p)
+		return
+	}
+	if req.AccountNumber.Value != AccountNumber {
+		writeAccountError(w)
+		return
+	}
+	s.mu.Lock()
+	var closed []string
+	for tn, sh := range s.shipments {
+		if sh.cancelled || sh.closed || sh.serviceType != "FEDEX_GROUND" || sh.created.UTC().Format(time.DateOnly) != req.CloseDate {
+			continue
+		}
+		sh.closed = true
+		closed = append(closed, tn)
+	}
+	s.mu.Unlock()
+	if len(closed) == 0 {
+		writeError(w, http.StatusBadRequest, "CLOSE.NOSHIPMENTS.ERROR", "No shipments to close for the date requested.")
+		return
+	}
+	sort.Strings(closed)
+	pdf := fpdf.New("P", "pt", "Letter", "")
+	pdf.SetCompression(false)
+	pdf.AddPage()
+	pdf.SetFont("Helvetica", "B", 14)
+	pdf.Text(40, 50, "FEDEX GROUND MANIFEST - TEST "+req.CloseDate)
+	pdf.SetFont("Courier", "", 10)
+	for i, tn := range closed {
+		pdf.Text(40, 80+float64(i%50)*14, fmt.Sprintf("%3d %s", i+1, tn))
+	}
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		writeError(w, http.StatusInternalServerError, "INTERNAL.SERVER.ERROR", "the report could not be drawn")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"transactionId": newTransactionID(),
+		"output": map[string]any{"closeDocuments": []any{map[string]any{
+			"type": "MANIFEST", "shippingDocumentDisposition": "RETURNED", "copiesToPrint": 1,
+			"parts": []any{map[string]any{"documentPartSequenceNumber": 1, "image": base64.StdEncoding.EncodeToString(buf.Bytes())}},
+		}}},
+	})
+}
+
+// Closed reports whether a shipment was closed by an end of day close.
+func (s *Server) Closed(trackingNumber string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sh, ok := s.shipments[trackingNumber]
+	return ok && sh.closed
+}

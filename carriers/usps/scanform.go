@@ -1,0 +1,110 @@
+package usps
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
+
+const (
+	opManifest   = "manifest"
+	scanFormPath = "/scan-forms/v3/scan-form"
+)
+
+// scanFormRequest is SCANFormRequest of the SCAN Forms 3.0 API, with the
+// label-level shipment (LabelShipment: the tracking numbers listed).
+type scanFormRequest struct {
+	ImageInfo                    scanFormImageInfo `json:"imageInfo"`
+	MailingDate                  string            `json:"mailingDate"`
+	OverwriteMailingDate         bool              `json:"overwriteMailingDate"`
+	EntryFacilityZIPCode         string            `json:"entryFacilityZIPCode"`
+	DestinationEntryFacilityType string            `json:"destinationEntryFacilityType"`
+	Shipment                     scanFormShipment  `json:"shipment"`
+	FromAddress                  scanFormAddress   `json:"fromAddress"`
+}
+
+type scanFormImageInfo struct {
+	ImageType string `json:"imageType"`
+	LabelType string `json:"labelType"`
+}
+
+type scanFormShipment struct {
+	TrackingNumbers []string `json:"trackingNumbers"`
+}
+
+type scanFormAddress struct {
+	FirstName        string `json:"firstName,omitempty"`
+	LastName         string `json:"lastName,omitempty"`
+	Firm             string `json:"firm,omitempty"`
+	StreetAddress    string `json:"streetAddress"`
+	SecondaryAddress string `json:"secondaryAddress,omitempty"`
+	City             string `json:"city"`
+	State            string `json:"state"`
+	ZIPCode          string `json:"ZIPCode"`
+	ZIPPlus4         string `json:"ZIPPlus4,omitempty"`
+	IgnoreBadAddress bool   `json:"ignoreBadAddress"`
+}
+
+// Manifest makes a SCAN form (PS Form 5630) of the labels: POST
+// /scan-forms/v3/scan-form with the tracking numbers listed. The answer is
+// asked as application/vnd.usps.labels+json, one JSON document with the
+// form's number (manifestNumber, the EFN its barcode carries) and its PDF
+// in SCANFormImage, instead of the default multipart answer. The labels are
+// entered at the origin's own post office (entry facility: the origin's
+// ZIP, type NONE), and mailed today (mailingDate, as labels are bought): overwriteMailingDate
+// moves labels bought on earlier days to it, as USPS requires one mailing
+// date per form.
+func (c *Carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (carriers.ManifestForm, error) {
+	if len(req.Labels) == 0 {
+		return carriers.ManifestForm{}, &carriers.Error{Carrier: CarrierName, Operation: opManifest, Message: "no labels to put on a SCAN form", Kind: carriers.ErrRejected}
+	}
+	from := toDomesticAddress(req.From)
+	numbers := make([]string, len(req.Labels))
+	for i, l := range req.Labels {
+		numbers[i] = l.TrackingNumber
+	}
+	body := scanFormRequest{
+		ImageInfo:   scanFormImageInfo{ImageType: "PDF", LabelType: "8.5X11LABEL"},
+		MailingDate: c.mailingDate(), OverwriteMailingDate: true,
+		EntryFacilityZIPCode: from.ZIPCode, DestinationEntryFacilityType: "NONE",
+		Shipment: scanFormShipment{TrackingNumbers: numbers},
+		FromAddress: scanFormAddress{FirstName: from.FirstName, LastName: from.LastName, Firm: from.Firm,
+			StreetAddress: from.StreetAddress, SecondaryAddress: from.SecondaryAddress, City: from.City,
+			State: from.State, ZIPCode: from.ZIPCode, ZIPPlus4: from.ZIPPlus4},
+	}
+	a, err := c.send(ctx, request{op: opManifest, method: http.MethodPost, path: scanFormPath, body: body,
+		accept: "application/vnd.usps.labels+json"})
+	if err != nil {
+		return carriers.ManifestForm{}, err
+	}
+	if !a.ok() {
+		return carriers.ManifestForm{}, statusError(opManifest, a, c.now())
+	}
+	var ans struct {
+		ManifestNumber  string   `json:"manifestNumber"`
+		TrackingNumbers []string `json:"trackingNumbers"`
+		SCANFormImage   string   `json:"SCANFormImage"`
+	}
+	if err := decodeJSON(a.body, &ans); err != nil {
+		return carriers.ManifestForm{}, failed(opManifest, a.status, "the SCAN form answer does not parse: %v", err)
+	}
+	if strings.TrimSpace(ans.ManifestNumber) == "" {
+		return carriers.ManifestForm{}, failed(opManifest, a.status, "the SCAN form answer has no manifestNumber")
+	}
+	pdf, err := base64.StdEncoding.DecodeString(ans.SCANFormImage)
+	if err != nil || len(pdf) == 0 {
+		return carriers.ManifestForm{}, failed(opManifest, a.status, "the SCAN form answer has no readable SCANFormImage")
+	}
+	if len(ans.TrackingNumbers) != len(numbers) {
+		// USPS leaves out labels it cannot add (already on a form, already
+		// manifested): the form would not cover every package handed over.
+		return carriers.ManifestForm{}, &carriers.Error{Carrier: CarrierName, Operation: opManifest, HTTPStatus: a.status,
+			Message: "USPS put " + strconv.Itoa(len(ans.TrackingNumbers)) + " of " + strconv.Itoa(len(numbers)) + " labels on the SCAN form " + ans.ManifestNumber,
+			Kind:    carriers.ErrRejected}
+	}
+	return carriers.ManifestForm{Number: ans.ManifestNumber, PDF: pdf}, nil
+}

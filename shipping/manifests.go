@@ -1,0 +1,554 @@
+package shipping
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+	"github.com/shipd-dev/shipd/webhooks"
+)
+
+// Manifests (POST /manifests): the labels of a day on one carrier form, so
+// the carrier accepts them with one scan (USPS SCAN form) or one close
+// (FedEx Ground). A label is on one manifest at most: the transaction that
+// inserts a manifest claims its labels with a guarded update
+// (store.ClaimForManifest) and queues the manifest job; the job asks the
+// carrier outside any transaction, then records created (with the form) or
+// failed (the labels are released) and the event, guarded by the
+// manifest's status, so a job run twice after a crash acts once.
+
+// Manifest statuses.
+const (
+	ManifestCreating = "creating"
+	ManifestCreated  = "created"
+	ManifestFailed   = "failed"
+)
+
+// MaxManifestLabels is how many labels one manifest takes. Without
+// shipmentIds, the oldest waiting labels up to it go on the manifest, and
+// the rest wait for the next one.
+const MaxManifestLabels = 5000
+
+// Manifest is a manifest as the API shows it.
+type Manifest struct {
+	ID           string        `json:"id"`
+	Mode         accounts.Mode `json:"mode"`
+	Carrier      string        `json:"carrier"`
+	Status       string        `json:"status"`
+	ShipmentIDs  []string      `json:"shipmentIds"`
+	From         Address       `json:"fromAddress"`
+	FormNumber   *string       `json:"formNumber,omitempty"`
+	HasForm      bool          `json:"hasForm"`
+	ErrorMessage *string       `json:"errorMessage,omitempty"`
+	CreatedAt    time.Time     `json:"createdAt"`
+	CompletedAt  *time.Time    `json:"completedAt,omitempty"`
+}
+
+// NewManifest is what creating a manifest takes.
+type NewManifest struct {
+	Carrier     string   `json:"carrier"`
+	ShipmentIDs []string `json:"shipmentIds,omitempty"`
+	// From picks one origin when the labels have several.
+	From *Address `json:"fromAddress,omitempty"`
+	// IdempotencyKey and RequestFingerprint as for NewLabel.
+	IdempotencyKey     string `json:"-"`
+	RequestFingerprint []byte `json:"-"`
+}
+
+// ManifestEncoder renders a manifest as event data (manifest.created,
+// manifest.failed): the shape GET /manifests/{id} returns.
+type ManifestEncoder func(Manifest) (json.RawMessage, error)
+
+// Errors of manifests; the API maps each to its code.
+var (
+	// ErrNothingToManifest: no label to put on a manifest (422 nothing_to_manifest).
+	ErrNothingToManifest = errors.New("no purchased label of this carrier is waiting for a manifest")
+	// ErrManifestNotSupported: the carrier has no manifest step (422 manifest_not_supported).
+	ErrManifestNotSupported = errors.New("this carrier has no manifest step: it scans each package when it picks it up")
+	// ErrManifestPending: the form is not ready yet (202 label_pending).
+	ErrManifestPending = errors.New("the manifest's form is not ready yet; retry in a few seconds")
+)
+
+// AlreadyManifestedError: a listed label is on a manifest already (409 already_manifested).
+type AlreadyManifestedError struct{ ShipmentID, ManifestID string }
+
+func (e *AlreadyManifestedError) Error() string {
+	if e.ManifestID == "" {
+		return "shipment " + e.ShipmentID + " is already on a manifest"
+	}
+	return "shipment " + e.ShipmentID + " is already on manifest " + e.ManifestID
+}
+
+// ManifestNotPurchasedError: a listed label is not purchased (409 not_purchased).
+type ManifestNotPurchasedError struct {
+	ShipmentID string
+	Status     Status
+}
+
+func (e *ManifestNotPurchasedError) Error() string {
+	return fmt.Sprintf("shipment %s is %s; only purchased labels go on a manifest", e.ShipmentID, e.Status)
+}
+
+// manifester finds the carrier's manifest step in the caller's mode.
+func (s *Service) manifester(c accounts.Caller, name string) (string, carriers.Manifester, error) {
+	carrier, err := s.cfg.Carriers.Lookup(c.Mode == accounts.Test, name)
+	switch {
+	case errors.Is(err, carriers.ErrNotConfigured):
+		return "", nil, ErrCarrierNotConfigured
+	case errors.Is(err, carriers.ErrUnknownCarrier):
+		return "", nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+	case err != nil:
+		return "", nil, err
+	}
+	m, ok := carriers.ManifesterOf(carrier)
+	if !ok {
+		return "", nil, fmt.Errorf("%s: %w", carrier.Name(), ErrManifestNotSupported)
+	}
+	return carrier.Name(), m, nil
+}
+
+// ManifestCarriers lists the carriers of the caller's mode that have a
+// manifest step, with how many labels of each wait for a manifest.
+func (s *Service) ManifestCarriers(ctx context.Context, c accounts.Caller) ([]string, map[string]int, error) {
+	cs, err := s.cfg.Carriers.For(c.Mode == accounts.Test)
+	if errors.Is(err, carriers.ErrNotConfigured) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	for _, carrier := range cs {
+		if _, ok := carriers.ManifesterOf(carrier); ok {
+			names = append(names, carrier.Name())
+		}
+	}
+	counts, err := s.store.UnmanifestedCounts(ctx, c.AccountID, string(c.Mode))
+	return names, counts, err
+}
+
+// CreateManifest selects the labels, claims them and queues the carrier
+// call, in one transaction: 202 with the manifest creating.
+func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewManifest) (Manifest, bool, error) {
+	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /manifests", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
+	m, replayed, err := idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Manifest]) (Manifest, error) {
+		name, _, err := s.manifester(c, in.Carrier)
+		if err != nil {
+			return Manifest{}, err
+		}
+		var want *string
+		if in.From != nil {
+			k := originKey(*in.From)
+			want = &k
+		}
+		return commit(ctx, func(tx *store.Tx) (Manifest, error) {
+			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+				return Manifest{}, err
+			}
+			rows, from, err := s.manifestSelection(ctx, tx, c, name, in.ShipmentIDs, want)
+			if err != nil {
+				return Manifest{}, err
+			}
+			fromJSON, err := json.Marshal(from)
+			if err != nil {
+				return Manifest{}, err
+			}
+			ids := make([]string, len(rows))
+			for i, r := range rows {
+				ids[i] = r.ID
+			}
+			idsJSON, _ := json.Marshal(ids)
+			row := store.Manifest{ID: store.NewID("man"), AccountID: c.AccountID, Mode: string(c.Mode), Carrier: name,
+				Status: ManifestCreating, FromAddress: string(fromJSON), ShipmentIDs: string(idsJSON), CreatedAt: s.now()}
+			if err := tx.InsertManifest(ctx, &row); err != nil {
+				return Manifest{}, err
+			}
+			n, err := tx.ClaimForManifest(ctx, row.ID, ids)
+			if err != nil {
+				return Manifest{}, err
+			}
+			if int(n) < len(ids) {
+				// Another manifest took some of the labels between the read
+				// and the claim (PostgreSQL; SQLite writes one at a time).
+				if ids, err = s.claimRace(ctx, tx, row, in.ShipmentIDs != nil); err != nil {
+					return Manifest{}, err
+				}
+			}
+			if err := tx.Enqueue(ctx, river.InsertManyParams{Args: manifestArgs{ManifestID: row.ID},
+				InsertOpts: &river.InsertOpts{MaxAttempts: s.cfg.PurchaseAttempts}}); err != nil {
+				return Manifest{}, err
+			}
+			out, err := manifestOf(row)
+			out.ShipmentIDs = ids
+			return out, err
+		})
+	})
+	if err != nil || !replayed {
+		return m, replayed, err
+	}
+	// A replay shows the manifest as it is now.
+	now, err := s.GetManifest(ctx, c, m.ID)
+	return now, true, err
+}
+
+// claimRace settles a claim that took fewer labels than selected: a listed
+// label taken by another manifest is already_manifested (nothing is kept);
+// without a list the manifest keeps what it got, or there was nothing left.
+func (s *Service) claimRace(ctx context.Context, tx *store.Tx, row store.Manifest, listed bool) ([]string, error) {
+	got, err := tx.ManifestShipmentIDs(ctx, row.ID)
+	if err != nil {
+		return nil, err
+	}
+	if listed {
+		var all []string
+		if err := json.Unmarshal([]byte(row.ShipmentIDs), &all); err != nil {
+			return nil, err
+		}
+		rows, err := tx.ShipmentsByIDs(ctx, row.AccountID, all)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if r.ManifestID != nil && *r.ManifestID != row.ID {
+				return nil, &AlreadyManifestedError{ShipmentID: r.ID, ManifestID: *r.ManifestID}
+			}
+			if Status(r.Status) != Purchased {
+				return nil, &ManifestNotPurchasedError{ShipmentID: r.ID, Status: Status(r.Status)}
+			}
+		}
+		return nil, &AlreadyManifestedError{ShipmentID: all[0]}
+	}
+	if len(got) == 0 {
+		return nil, ErrNothingToManifest
+	}
+	idsJSON, _ := json.Marshal(got)
+	return got, tx.SetManifestShipments(ctx, row.ID, string(idsJSON))
+}
+
+// manifestSelection picks the labels of a manifest: the listed ones, each
+// checked, or every waiting label of the carrier; then one origin, the one
+// asked for (want) or the only one.
+func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c accounts.Caller, carrier string, listed []string, want *string) ([]store.Shipment, Address, error) {
+	type labelFrom struct {
+		row  store.Shipment
+		from Address
+		path string // shipmentIds.N, for a listed label
+	}
+	var labels []labelFrom
+	if listed != nil {
+		rows, err := tx.ShipmentsByIDs(ctx, c.AccountID, listed)
+		if err != nil {
+			return nil, Address{}, err
+		}
+		byID := make(map[string]store.Shipment, len(rows))
+		for _, r := range rows {
+			byID[r.ID] = r
+		}
+		seen := make(map[string]bool, len(listed))
+		var issues []Issue
+		for i, id := range listed {
+			path := "shipmentIds." + strconv.Itoa(i)
+			r, ok := byID[id]
+			switch {
+			case seen[id]:
+				issues = append(issues, Issue{Path: path, Message: "lists " + id + " twice"})
+				continue
+			case !ok || r.Mode != string(c.Mode):
+				issues = append(issues, Issue{Path: path, Message: "is not a shipment of this account and mode: " + id})
+				continue
+			case r.IsReturn:
+				issues = append(issues, Issue{Path: path, Message: "is a return label, which its sender hands over: " + id})
+				continue
+			case r.Carrier != carrier:
+				issues = append(issues, Issue{Path: path, Message: fmt.Sprintf("is a %s label, not %s: %s", r.Carrier, carrier, id)})
+				continue
+			}
+			seen[id] = true
+			labels = append(labels, labelFrom{row: r, path: path})
+		}
+		if len(issues) > 0 {
+			return nil, Address{}, &InputError{Issues: issues}
+		}
+		for _, l := range labels {
+			if l.row.ManifestID != nil {
+				return nil, Address{}, &AlreadyManifestedError{ShipmentID: l.row.ID, ManifestID: *l.row.ManifestID}
+			}
+			if Status(l.row.Status) != Purchased {
+				return nil, Address{}, &ManifestNotPurchasedError{ShipmentID: l.row.ID, Status: Status(l.row.Status)}
+			}
+		}
+	} else {
+		rows, err := tx.UnmanifestedLabels(ctx, c.AccountID, string(c.Mode), carrier, MaxManifestLabels)
+		if err != nil {
+			return nil, Address{}, err
+		}
+		for _, r := range rows {
+			labels = append(labels, labelFrom{row: r})
+		}
+	}
+	// One origin per manifest: the carrier's form names one address.
+	var origins []string
+	fromOf := make(map[string]Address)
+	for i := range labels {
+		in, err := s.inputs.decode(labels[i].row.Request)
+		if err != nil {
+			return nil, Address{}, fmt.Errorf("shipment %s: %w", labels[i].row.ID, err)
+		}
+		labels[i].from = in.From
+		k := originKey(in.From)
+		if _, ok := fromOf[k]; !ok {
+			fromOf[k] = in.From
+			origins = append(origins, k)
+		}
+	}
+	if want != nil {
+		var kept []labelFrom
+		var issues []Issue
+		for _, l := range labels {
+			if originKey(l.from) == *want {
+				kept = append(kept, l)
+			} else if l.path != "" {
+				issues = append(issues, Issue{Path: l.path, Message: "ships from another address than fromAddress: " + l.row.ID})
+			}
+		}
+		if len(issues) > 0 {
+			return nil, Address{}, &InputError{Issues: issues}
+		}
+		labels, origins = kept, []string{*want}
+	}
+	if len(labels) == 0 {
+		return nil, Address{}, ErrNothingToManifest
+	}
+	if len(origins) > 1 {
+		shown := make([]string, len(origins))
+		for i, k := range origins {
+			shown[i] = originText(fromOf[k])
+		}
+		return nil, Address{}, &InputError{Issues: []Issue{{Path: "fromAddress",
+			Message: fmt.Sprintf("is required: the labels ship from %d addresses (%s); give fromAddress to pick one", len(origins), strings.Join(shown, "; "))}}}
+	}
+	rows := make([]store.Shipment, len(labels))
+	for i, l := range labels {
+		rows[i] = l.row
+	}
+	return rows, labels[0].from, nil
+}
+
+// originKey is an address as a carrier's form compares origins: the street,
+// city, state, 5-digit ZIP and country, whatever the case and spacing; the
+// name and company may differ (one dock, several brands).
+func originKey(a Address) string {
+	norm := func(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), " ")) }
+	zip, _, _ := strings.Cut(strings.TrimSpace(a.Zip), "-")
+	return strings.Join([]string{norm(a.Street1), norm(deref(a.Street2)), norm(a.City), norm(deref(a.State)), norm(zip), norm(a.Country)}, "|")
+}
+
+func originText(a Address) string {
+	parts := []string{a.Street1}
+	if st := deref(a.Street2); st != "" {
+		parts = append(parts, st)
+	}
+	parts = append(parts, a.City, strings.TrimSpace(deref(a.State)+" "+a.Zip), strings.ToUpper(a.Country))
+	return strings.Join(parts, ", ")
+}
+
+func manifestOf(row store.Manifest) (Manifest, error) {
+	m := Manifest{ID: row.ID, Mode: accounts.Mode(row.Mode), Carrier: row.Carrier, Status: row.Status,
+		FormNumber: row.FormNumber, HasForm: row.FormKey != nil, ErrorMessage: row.ErrorMessage,
+		CreatedAt: row.CreatedAt, CompletedAt: row.CompletedAt}
+	if err := json.Unmarshal([]byte(row.ShipmentIDs), &m.ShipmentIDs); err != nil {
+		return Manifest{}, fmt.Errorf("manifest %s: shipment ids: %w", row.ID, err)
+	}
+	if err := json.Unmarshal([]byte(row.FromAddress), &m.From); err != nil {
+		return Manifest{}, fmt.Errorf("manifest %s: from address: %w", row.ID, err)
+	}
+	return m, nil
+}
+
+func (s *Service) findManifest(ctx context.Context, c accounts.Caller, id string) (store.Manifest, error) {
+	return accounts.Find(c, func() (store.Manifest, error) { return s.store.Manifest(ctx, c.AccountID, id) },
+		func(m store.Manifest) (string, string) { return m.AccountID, m.Mode })
+}
+
+// GetManifest reads one of the caller's manifests.
+func (s *Service) GetManifest(ctx context.Context, c accounts.Caller, id string) (Manifest, error) {
+	row, err := s.findManifest(ctx, c, id)
+	if err != nil {
+		return Manifest{}, err
+	}
+	return manifestOf(row)
+}
+
+// ListManifests pages through the caller's manifests, newest first.
+func (s *Service) ListManifests(ctx context.Context, c accounts.Caller, p paging.Request) ([]Manifest, bool, error) {
+	rows, more, err := s.store.ListManifests(ctx, c.AccountID, string(c.Mode), p)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Manifest, len(rows))
+	for i, row := range rows {
+		if out[i], err = manifestOf(row); err != nil {
+			return nil, false, err
+		}
+	}
+	return out, more, nil
+}
+
+// ManifestForm returns the manifest's form PDF: ErrManifestPending while
+// it is creating, ErrLabelUnavailable when it failed.
+func (s *Service) ManifestForm(ctx context.Context, c accounts.Caller, id string) ([]byte, error) {
+	row, err := s.findManifest(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case row.Status == ManifestCreating:
+		return nil, ErrManifestPending
+	case row.FormKey == nil:
+		return nil, ErrLabelUnavailable
+	}
+	doc, err := s.cfg.Documents.Get(ctx, *row.FormKey)
+	if errors.Is(err, ErrDocumentNotFound) {
+		return nil, ErrLabelUnavailable
+	}
+	return doc, err
+}
+
+// ManifestFormKey is where a manifest's form is stored.
+func ManifestFormKey(id string) string { return "manifests/" + id + ".pdf" }
+
+// manifestArgs asks the carrier for a manifest's form.
+type manifestArgs struct {
+	ManifestID string `json:"manifest_id"`
+}
+
+func (manifestArgs) Kind() string { return "create_manifest" }
+
+type manifestWorker struct {
+	river.WorkerDefaults[manifestArgs]
+	s *Service
+}
+
+func (w *manifestWorker) NextRetry(job *river.Job[manifestArgs]) time.Time {
+	return w.s.jobNow().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+}
+
+// Work asks the carrier once per run; an unavailable carrier is retried by
+// River, a refusal (or the last attempt) fails the manifest.
+func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs]) error {
+	s := w.s
+	row, err := s.store.ManifestByID(ctx, job.Args.ManifestID)
+	if err != nil {
+		return err
+	}
+	if row.Status != ManifestCreating {
+		return nil
+	}
+	m, err := manifestOf(row)
+	if err != nil {
+		return err
+	}
+	labels, err := s.store.ManifestLabels(ctx, row.ID)
+	if err != nil {
+		return err
+	}
+	carrier, err := s.cfg.Carriers.Lookup(accounts.Mode(row.Mode) == accounts.Test, row.Carrier)
+	if err != nil {
+		return s.failManifest(ctx, row.ID, err)
+	}
+	mf, ok := carriers.ManifesterOf(carrier)
+	if !ok {
+		return s.failManifest(ctx, row.ID, ErrManifestNotSupported)
+	}
+	req := carriers.ManifestRequest{Reference: row.ID, From: carrierAddress(m.From), ShipDate: s.now(),
+		TestMode: accounts.Mode(row.Mode) == accounts.Test, Labels: make([]carriers.ManifestLabel, len(labels))}
+	for i, l := range labels {
+		req.Labels[i] = carriers.ManifestLabel{TrackingNumber: deref(l.TrackingNumber), CarrierShipmentID: deref(l.CarrierShipmentID)}
+	}
+	form, err := mf.Manifest(ctx, req)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return err
+	case errors.Is(err, carriers.ErrRejected) || err != nil && job.Attempt >= job.MaxAttempts:
+		return s.failManifest(ctx, row.ID, err)
+	case err != nil:
+		return fmt.Errorf("manifest: %w", err)
+	}
+	key := ManifestFormKey(row.ID)
+	inTx, _ := s.cfg.Documents.(TxDocuments)
+	if inTx == nil {
+		if err := s.cfg.Documents.Put(ctx, key, form.PDF); err != nil {
+			return fmt.Errorf("store manifest form: %w", err)
+		}
+	}
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		if inTx != nil {
+			if err := inTx.PutTx(ctx, tx, key, form.PDF); err != nil {
+				return fmt.Errorf("store manifest form: %w", err)
+			}
+		}
+		now := s.now()
+		row.Status, row.FormNumber, row.FormKey, row.CompletedAt = ManifestCreated, &form.Number, &key, &now
+		done, err := tx.FinishManifest(ctx, row)
+		if err != nil || !done {
+			return err
+		}
+		return s.recordManifest(ctx, tx, row, webhooks.EventManifestCreated)
+	})
+}
+
+// failManifest records a manifest the carrier refused and frees its labels
+// for another.
+func (s *Service) failManifest(ctx context.Context, id string, cause error) error {
+	s.log.WarnContext(ctx, "manifest failed", slog.String("manifest_id", id), slog.String("error", cause.Error()))
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		row, err := tx.ManifestByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		ids, err := tx.ManifestShipmentIDs(ctx, id)
+		if err != nil {
+			return err
+		}
+		now, msg := s.now(), "manifest refused by the carrier: "+cause.Error()
+		row.Status, row.ErrorMessage, row.CompletedAt = ManifestFailed, &msg, &now
+		done, err := tx.FinishManifest(ctx, row)
+		if err != nil || !done {
+			return err
+		}
+		if err := tx.ReleaseManifest(ctx, id, ids); err != nil {
+			return err
+		}
+		return s.recordManifest(ctx, tx, row, webhooks.EventManifestFailed)
+	})
+}
+
+func (s *Service) recordManifest(ctx context.Context, tx *store.Tx, row store.Manifest, eventType string) error {
+	m, err := manifestOf(row)
+	if err != nil {
+		return err
+	}
+	var data json.RawMessage
+	if s.cfg.ManifestEventData != nil {
+		data, err = s.cfg.ManifestEventData(m)
+	} else {
+		data, err = json.Marshal(m)
+	}
+	if err != nil {
+		return fmt.Errorf("event data: %w", err)
+	}
+	_, err = s.webhooks.Record(ctx, tx, row.AccountID, row.Mode, eventType, data)
+	return err
+}

@@ -1,0 +1,113 @@
+package ui
+
+import (
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/shipping"
+)
+
+// The manifests page (end of day): per carrier with a manifest step, the
+// labels waiting for one and a button that makes it (POST /api/v1/manifests
+// without shipmentIds), then the mode's manifests, newest first, with their
+// form to download.
+
+type manifestsPage struct {
+	Carriers  []manifestCarrier
+	Manifests []shipping.Manifest
+	First     bool
+	More      bool
+	Next      url.Values
+	// Key makes a double-submitted form one manifest (an idempotency key).
+	Key string
+}
+
+type manifestCarrier struct {
+	Name    string
+	Waiting int
+}
+
+const manifestsPerPage = 25
+
+func (u *UI) manifestsPage(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	return u.renderManifests(w, r, c, http.StatusOK, "")
+}
+
+func (u *UI) renderManifests(w http.ResponseWriter, r *http.Request, c accounts.Caller, status int, problem string) error {
+	p, err := pageRequest(r, manifestsPerPage)
+	if err != nil {
+		return err
+	}
+	names, waiting, err := u.shipping.ManifestCarriers(r.Context(), c)
+	if err != nil {
+		return err
+	}
+	list, more, err := u.shipping.ListManifests(r.Context(), c, p)
+	if err != nil {
+		return err
+	}
+	page := manifestsPage{Manifests: list, More: more, First: r.URL.Query().Get("after") == "", Key: rand.Text()}
+	for _, n := range names {
+		page.Carriers = append(page.Carriers, manifestCarrier{Name: n, Waiting: waiting[n]})
+	}
+	if more && len(list) > 0 {
+		page.Next = nextPage(r, list[len(list)-1].ID)
+	}
+	u.render(w, r, status, "manifests", view{Title: "Manifests", Section: "manifests", Caller: &c, Page: page, Problem: problem})
+	return nil
+}
+
+// createManifest makes a manifest of every waiting label of the carrier, as
+// POST /api/v1/manifests without shipmentIds does.
+func (u *UI) createManifest(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	key := r.PostFormValue("key")
+	if key == "" || len(key) > 64 {
+		key = rand.Text()
+	}
+	_, _, err := u.shipping.CreateManifest(r.Context(), c, shipping.NewManifest{Carrier: r.PostFormValue("carrier"), IdempotencyKey: "ui-manifest-" + key})
+	var (
+		input  *shipping.InputError
+		listed *shipping.AlreadyManifestedError
+	)
+	switch {
+	case errors.Is(err, shipping.ErrNothingToManifest), errors.Is(err, shipping.ErrManifestNotSupported), errors.As(err, &listed):
+		return u.renderManifests(w, r, c, http.StatusUnprocessableEntity, sentence(err))
+	case errors.As(err, &input):
+		msgs := make([]string, len(input.Issues))
+		for i, is := range input.Issues {
+			msgs[i] = is.Path + " " + is.Message
+		}
+		return u.renderManifests(w, r, c, http.StatusUnprocessableEntity,
+			sentence(errors.New(strings.Join(msgs, "; ")))+" Make the manifest of one address through the API (POST /api/v1/manifests with fromAddress).")
+	case err != nil:
+		return err
+	}
+	redirect(w, r, Prefix+"/manifests?done=manifest-created")
+	return nil
+}
+
+// manifestForm downloads a manifest's form.
+func (u *UI) manifestForm(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	id := r.PathValue("id")
+	doc, err := u.shipping.ManifestForm(r.Context(), c, id)
+	switch {
+	case errors.Is(err, shipping.ErrManifestPending):
+		u.renderError(w, r, &c, http.StatusConflict, "The form is not ready yet: the carrier is being asked. Reload in a few seconds.")
+		return nil
+	case errors.Is(err, shipping.ErrLabelUnavailable):
+		u.renderError(w, r, &c, http.StatusNotFound, "This manifest has no form: the carrier refused it.")
+		return nil
+	case err != nil:
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/pdf")
+	h.Set("Content-Disposition", `attachment; filename="manifest-`+id+`.pdf"`)
+	h.Set("Content-Security-Policy", "default-src 'none'")
+	_, err = w.Write(doc)
+	return err
+}
