@@ -32,6 +32,8 @@ func sampleBody(op string) any {
 		return Batch(Shipment("Ada Lovelace"))
 	case "createTracker":
 		return map[string]any{"trackingNumber": "123456789012"}
+	case "createPickup":
+		return Pickup("")
 	}
 	return nil
 }
@@ -63,6 +65,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, eventAndMetaScenarios()...)
 	out = append(out, labelFormatScenarios()...)
 	out = append(out, batchScenarios()...)
+	out = append(out, pickupScenarios()...)
 	return out
 }
 

@@ -192,6 +192,27 @@ func (e Mode) Valid() bool {
 	}
 }
 
+// Defines values for PickupStatus.
+const (
+	PickupStatusCancelled  PickupStatus = "cancelled"
+	PickupStatusRequesting PickupStatus = "requesting"
+	PickupStatusScheduled  PickupStatus = "scheduled"
+)
+
+// Valid indicates whether the value is a known member of the PickupStatus enum.
+func (e PickupStatus) Valid() bool {
+	switch e {
+	case PickupStatusCancelled:
+		return true
+	case PickupStatusRequesting:
+		return true
+	case PickupStatusScheduled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ServiceCategory.
 const (
 	Economy   ServiceCategory = "economy"
@@ -877,6 +898,99 @@ type Parcel struct {
 // billable weight is the actual weight.
 type ParcelInput = Parcel
 
+// Pickup defines model for Pickup.
+type Pickup struct {
+	// Address A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
+	Address     Address    `json:"address"`
+	CancelledAt *time.Time `json:"cancelledAt,omitempty"`
+
+	// Carrier Example: USPS
+	Carrier string `json:"carrier"`
+
+	// CloseAt When the location closes, in the offset it was given in.
+	CloseAt time.Time `json:"closeAt"`
+
+	// ConfirmationNumber The carrier's confirmation number; null while `requesting`.
+	//
+	// Example: WTC12345678
+	ConfirmationNumber nullable.Nullable[string] `json:"confirmationNumber"`
+	CreatedAt          time.Time                 `json:"createdAt"`
+
+	// Id Example: pck_3c9d2e1f0a8b7c6d5e4f3a2b
+	Id           string  `json:"id"`
+	Instructions *string `json:"instructions,omitempty"`
+
+	// Mode The mode of the token that created the resource.
+	Mode         Mode `json:"mode"`
+	PackageCount int  `json:"packageCount"`
+
+	// ReadyAt When the packages are ready, in the offset it was given in.
+	ReadyAt     time.Time `json:"readyAt"`
+	ShipmentIds []string  `json:"shipmentIds"`
+
+	// Status `requesting` (the carrier call is under way, or its answer was never recorded:
+	// the server stopped in between), `scheduled` (confirmed by the carrier), `cancelled`.
+	Status        PickupStatus `json:"status"`
+	TotalWeightOz *float64     `json:"totalWeightOz,omitempty"`
+	UpdatedAt     time.Time    `json:"updatedAt"`
+}
+
+// PickupCreateRequest defines model for PickupCreateRequest.
+type PickupCreateRequest struct {
+	// Address A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	Address AddressInput `json:"address"`
+
+	// Carrier USPS, UPS or FedEx (any letter case).
+	//
+	// Example: USPS
+	Carrier string `json:"carrier"`
+
+	// CloseAt RFC 3339, after `readyAt` and on the same day.
+	//
+	// Example: 2026-12-01T17:00:00-05:00
+	CloseAt time.Time `json:"closeAt"`
+
+	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
+	//
+	// Example: order-10023-label
+	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
+
+	// Instructions For the driver (where the packages are).
+	//
+	// Example: Packages are at the side door
+	Instructions *string `json:"instructions,omitempty"`
+
+	// PackageCount Defaults to the number of `shipmentIds`, else 1.
+	PackageCount *int `json:"packageCount,omitempty"`
+
+	// ReadyAt RFC 3339 with the pickup address's UTC offset.
+	//
+	// Example: 2026-12-01T09:00:00-05:00
+	ReadyAt time.Time `json:"readyAt"`
+
+	// ShipmentIds Purchased labels of this carrier that the driver collects.
+	ShipmentIds   *[]string `json:"shipmentIds,omitempty"`
+	TotalWeightOz *float64  `json:"totalWeightOz,omitempty"`
+}
+
+// PickupList defines model for PickupList.
+type PickupList struct {
+	Data []Pickup `json:"data"`
+
+	// NextCursor Cursor of the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// PickupStatus `requesting` (the carrier call is under way, or its answer was never recorded:
+// the server stopped in between), `scheduled` (confirmed by the carrier), `cancelled`.
+type PickupStatus string
+
 // QuoteRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
 type QuoteRequest struct {
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
@@ -1324,6 +1438,9 @@ type Cursor = string
 // Limit defines model for Limit.
 type Limit = int
 
+// PickupId Example: pck_3c9d2e1f0a8b7c6d5e4f3a2b
+type PickupId = string
+
 // ShipmentId Example: shp_7d2e1f0a9b8c7d6e5f4a3b2c
 type ShipmentId = string
 
@@ -1419,6 +1536,15 @@ type ListLabelsParams struct {
 	Status *ShipmentStatus `form:"status,omitempty" json:"status,omitempty"`
 }
 
+// ListPickupsParams defines parameters for ListPickups.
+type ListPickupsParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // ListTrackersParams defines parameters for ListTrackers.
 type ListTrackersParams struct {
 	// Cursor Opaque position from a previous page's `nextCursor`.
@@ -1481,6 +1607,9 @@ type QuoteLabelJSONRequestBody = QuoteRequest
 
 // RefundLabelJSONRequestBody defines body for RefundLabel for application/json ContentType.
 type RefundLabelJSONRequestBody = RefundRequest
+
+// CreatePickupJSONRequestBody defines body for CreatePickup for application/json ContentType.
+type CreatePickupJSONRequestBody = PickupCreateRequest
 
 // CreateTrackerJSONRequestBody defines body for CreateTracker for application/json ContentType.
 type CreateTrackerJSONRequestBody = CreateTrackerRequest
@@ -1843,6 +1972,73 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPickups List pickups
+	//
+	// The pickups of the token's account and mode, newest first.
+	//
+	// Corresponds with GET /pickups (the `ListPickups` operationId).
+	ListPickups(ctx context.Context, params *ListPickupsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePickupWithBody Schedule a carrier pickup
+	//
+	// Asks the carrier to come and collect packages at `address` between `readyAt` and
+	// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+	// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+	// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+	// `confirmationNumber` once the carrier confirmed it.
+	//
+	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+	// picks up then). `shipmentIds` are purchased labels of this account, mode and
+	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+	// returns the original 201 with `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /pickups (the `CreatePickup` operationId).
+	CreatePickupWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePickup Schedule a carrier pickup
+	//
+	// Asks the carrier to come and collect packages at `address` between `readyAt` and
+	// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+	// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+	// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+	// `confirmationNumber` once the carrier confirmed it.
+	//
+	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+	// picks up then). `shipmentIds` are purchased labels of this account, mode and
+	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+	// returns the original 201 with `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /pickups (the `CreatePickup` operationId).
+	CreatePickup(ctx context.Context, body CreatePickupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPickup Get a pickup
+	//
+	// Corresponds with GET /pickups/{id} (the `GetPickup` operationId).
+	GetPickup(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelPickup Cancel a pickup
+	//
+	// Asks the carrier to cancel a scheduled pickup; 200 with `status` `cancelled` once it
+	// did. A pickup already cancelled is 409 `already_cancelled`; one still `requesting`
+	// (its carrier call has no recorded answer) is 409 `ineligible_state`. A carrier that
+	// refuses (the driver is on the way) is 422 `carrier_rejected`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`, and the pickup stays `scheduled`.
+	//
+	// Corresponds with POST /pickups/{id}/cancel (the `CancelPickup` operationId).
+	CancelPickup(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTrackers List trackers
 	//
@@ -2516,6 +2712,123 @@ func (c *Client) GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditor
 // Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 func (c *Client) GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIYAMLRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPickups List pickups
+//
+// The pickups of the token's account and mode, newest first.
+//
+// Corresponds with GET /pickups (the `ListPickups` operationId).
+func (c *Client) ListPickups(ctx context.Context, params *ListPickupsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPickupsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePickupWithBody Schedule a carrier pickup
+//
+// Asks the carrier to come and collect packages at `address` between `readyAt` and
+// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+// `confirmationNumber` once the carrier confirmed it.
+//
+// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+// picks up then). `shipmentIds` are purchased labels of this account, mode and
+// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+// returns the original 201 with `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /pickups (the `CreatePickup` operationId).
+func (c *Client) CreatePickupWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePickupRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePickup Schedule a carrier pickup
+//
+// Asks the carrier to come and collect packages at `address` between `readyAt` and
+// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+// `confirmationNumber` once the carrier confirmed it.
+//
+// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+// picks up then). `shipmentIds` are purchased labels of this account, mode and
+// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+// returns the original 201 with `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /pickups (the `CreatePickup` operationId).
+func (c *Client) CreatePickup(ctx context.Context, body CreatePickupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePickupRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPickup Get a pickup
+//
+// Corresponds with GET /pickups/{id} (the `GetPickup` operationId).
+func (c *Client) GetPickup(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPickupRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelPickup Cancel a pickup
+//
+// Asks the carrier to cancel a scheduled pickup; 200 with `status` `cancelled` once it
+// did. A pickup already cancelled is 409 `already_cancelled`; one still `requesting`
+// (its carrier call has no recorded answer) is 409 `ineligible_state`. A carrier that
+// refuses (the driver is on the way) is 422 `carrier_rejected`; an outage is 503
+// `carrier_unavailable` with `Retry-After`, and the pickup stays `scheduled`.
+//
+// Corresponds with POST /pickups/{id}/cancel (the `CancelPickup` operationId).
+func (c *Client) CancelPickup(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelPickupRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -3721,6 +4034,180 @@ func NewGetOpenAPIYAMLRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListPickupsRequest constructs an http.Request for the ListPickups method
+func NewListPickupsRequest(server string, params *ListPickupsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pickups")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreatePickupRequest calls the generic CreatePickup builder with application/json body
+func NewCreatePickupRequest(server string, body CreatePickupJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePickupRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreatePickupRequestWithBody constructs an http.Request for the CreatePickup method, with any body, and a specified content type
+func NewCreatePickupRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pickups")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetPickupRequest constructs an http.Request for the GetPickup method
+func NewGetPickupRequest(server string, id PickupId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pickups/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCancelPickupRequest constructs an http.Request for the CancelPickup method
+func NewCancelPickupRequest(server string, id PickupId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pickups/%s/cancel", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListTrackersRequest constructs an http.Request for the ListTrackers method
 func NewListTrackersRequest(server string, params *ListTrackersParams) (*http.Request, error) {
 	var err error
@@ -4623,6 +5110,79 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAMLWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIYAMLResponse, error)
+
+	// ListPickupsWithResponse List pickups
+	//
+	// The pickups of the token's account and mode, newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /pickups (the `ListPickups` operationId).
+	ListPickupsWithResponse(ctx context.Context, params *ListPickupsParams, reqEditors ...RequestEditorFn) (*ListPickupsResponse, error)
+
+	// CreatePickupWithBodyWithResponse Schedule a carrier pickup
+	//
+	// Asks the carrier to come and collect packages at `address` between `readyAt` and
+	// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+	// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+	// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+	// `confirmationNumber` once the carrier confirmed it.
+	//
+	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+	// picks up then). `shipmentIds` are purchased labels of this account, mode and
+	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+	// returns the original 201 with `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /pickups (the `CreatePickup` operationId).
+	CreatePickupWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePickupResponse, error)
+
+	// CreatePickupWithResponse Schedule a carrier pickup
+	//
+	// Asks the carrier to come and collect packages at `address` between `readyAt` and
+	// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+	// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+	// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+	// `confirmationNumber` once the carrier confirmed it.
+	//
+	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+	// picks up then). `shipmentIds` are purchased labels of this account, mode and
+	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+	// returns the original 201 with `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /pickups (the `CreatePickup` operationId).
+	CreatePickupWithResponse(ctx context.Context, body CreatePickupJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePickupResponse, error)
+
+	// GetPickupWithResponse Get a pickup
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /pickups/{id} (the `GetPickup` operationId).
+	GetPickupWithResponse(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*GetPickupResponse, error)
+
+	// CancelPickupWithResponse Cancel a pickup
+	//
+	// Asks the carrier to cancel a scheduled pickup; 200 with `status` `cancelled` once it
+	// did. A pickup already cancelled is 409 `already_cancelled`; one still `requesting`
+	// (its carrier call has no recorded answer) is 409 `ineligible_state`. A carrier that
+	// refuses (the driver is on the way) is 422 `carrier_rejected`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`, and the pickup stays `scheduled`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /pickups/{id}/cancel (the `CancelPickup` operationId).
+	CancelPickupWithResponse(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*CancelPickupResponse, error)
 
 	// ListTrackersWithResponse List trackers
 	//
@@ -7684,6 +8244,636 @@ func (r GetOpenAPIYAMLResponse) ContentType() string {
 	return ""
 }
 
+// ListPickupsResponse400Headers the declared response headers of an HTTP 400 response for ListPickups
+type ListPickupsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListPickupsResponse401Headers the declared response headers of an HTTP 401 response for ListPickups
+type ListPickupsResponse401Headers struct {
+	XRequestId string
+}
+
+// ListPickupsResponse403Headers the declared response headers of an HTTP 403 response for ListPickups
+type ListPickupsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListPickupsResponse422Headers the declared response headers of an HTTP 422 response for ListPickups
+type ListPickupsResponse422Headers struct {
+	XRequestId string
+}
+
+// ListPickupsResponse429Headers the declared response headers of an HTTP 429 response for ListPickups
+type ListPickupsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListPickupsResponse500Headers the declared response headers of an HTTP 500 response for ListPickups
+type ListPickupsResponse500Headers struct {
+	XRequestId string
+}
+
+type ListPickupsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PickupList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListPickupsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListPickupsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListPickupsResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListPickupsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPickupsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListPickupsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPickupsResponse) GetJSON200() *PickupList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListPickupsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListPickupsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListPickupsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListPickupsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListPickupsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListPickupsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPickupsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPickupsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPickupsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPickupsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreatePickupResponse400Headers the declared response headers of an HTTP 400 response for CreatePickup
+type CreatePickupResponse400Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse401Headers the declared response headers of an HTTP 401 response for CreatePickup
+type CreatePickupResponse401Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse403Headers the declared response headers of an HTTP 403 response for CreatePickup
+type CreatePickupResponse403Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse409Headers the declared response headers of an HTTP 409 response for CreatePickup
+type CreatePickupResponse409Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse413Headers the declared response headers of an HTTP 413 response for CreatePickup
+type CreatePickupResponse413Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse422Headers the declared response headers of an HTTP 422 response for CreatePickup
+type CreatePickupResponse422Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse429Headers the declared response headers of an HTTP 429 response for CreatePickup
+type CreatePickupResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CreatePickupResponse500Headers the declared response headers of an HTTP 500 response for CreatePickup
+type CreatePickupResponse500Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse502Headers the declared response headers of an HTTP 502 response for CreatePickup
+type CreatePickupResponse502Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse503Headers the declared response headers of an HTTP 503 response for CreatePickup
+type CreatePickupResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CreatePickupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Pickup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreatePickupResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreatePickupResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreatePickupResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreatePickupResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreatePickupResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreatePickupResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePickupResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreatePickupResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CreatePickupResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePickupResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreatePickupResponse) GetJSON201() *Pickup {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreatePickupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreatePickupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreatePickupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreatePickupResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreatePickupResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreatePickupResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreatePickupResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreatePickupResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CreatePickupResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePickupResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePickupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePickupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePickupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePickupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPickupResponse400Headers the declared response headers of an HTTP 400 response for GetPickup
+type GetPickupResponse400Headers struct {
+	XRequestId string
+}
+
+// GetPickupResponse401Headers the declared response headers of an HTTP 401 response for GetPickup
+type GetPickupResponse401Headers struct {
+	XRequestId string
+}
+
+// GetPickupResponse403Headers the declared response headers of an HTTP 403 response for GetPickup
+type GetPickupResponse403Headers struct {
+	XRequestId string
+}
+
+// GetPickupResponse404Headers the declared response headers of an HTTP 404 response for GetPickup
+type GetPickupResponse404Headers struct {
+	XRequestId string
+}
+
+// GetPickupResponse429Headers the declared response headers of an HTTP 429 response for GetPickup
+type GetPickupResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetPickupResponse500Headers the declared response headers of an HTTP 500 response for GetPickup
+type GetPickupResponse500Headers struct {
+	XRequestId string
+}
+
+type GetPickupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Pickup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetPickupResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetPickupResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetPickupResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetPickupResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPickupResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetPickupResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPickupResponse) GetJSON200() *Pickup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetPickupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetPickupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetPickupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetPickupResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPickupResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetPickupResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPickupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPickupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPickupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPickupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CancelPickupResponse400Headers the declared response headers of an HTTP 400 response for CancelPickup
+type CancelPickupResponse400Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse401Headers the declared response headers of an HTTP 401 response for CancelPickup
+type CancelPickupResponse401Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse403Headers the declared response headers of an HTTP 403 response for CancelPickup
+type CancelPickupResponse403Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse404Headers the declared response headers of an HTTP 404 response for CancelPickup
+type CancelPickupResponse404Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse409Headers the declared response headers of an HTTP 409 response for CancelPickup
+type CancelPickupResponse409Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse422Headers the declared response headers of an HTTP 422 response for CancelPickup
+type CancelPickupResponse422Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse429Headers the declared response headers of an HTTP 429 response for CancelPickup
+type CancelPickupResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CancelPickupResponse500Headers the declared response headers of an HTTP 500 response for CancelPickup
+type CancelPickupResponse500Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse502Headers the declared response headers of an HTTP 502 response for CancelPickup
+type CancelPickupResponse502Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse503Headers the declared response headers of an HTTP 503 response for CancelPickup
+type CancelPickupResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CancelPickupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Pickup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CancelPickupResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelPickupResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelPickupResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelPickupResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelPickupResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CancelPickupResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelPickupResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelPickupResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CancelPickupResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelPickupResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CancelPickupResponse) GetJSON200() *Pickup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CancelPickupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CancelPickupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CancelPickupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CancelPickupResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CancelPickupResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CancelPickupResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CancelPickupResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CancelPickupResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CancelPickupResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelPickupResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelPickupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelPickupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelPickupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelPickupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListTrackersResponse400Headers the declared response headers of an HTTP 400 response for ListTrackers
 type ListTrackersResponse400Headers struct {
 	XRequestId string
@@ -9809,6 +10999,109 @@ func (c *ClientWithResponses) GetOpenAPIYAMLWithResponse(ctx context.Context, re
 		return nil, err
 	}
 	return ParseGetOpenAPIYAMLResponse(rsp)
+}
+
+// ListPickupsWithResponse List pickups
+//
+// The pickups of the token's account and mode, newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /pickups (the `ListPickups` operationId).
+func (c *ClientWithResponses) ListPickupsWithResponse(ctx context.Context, params *ListPickupsParams, reqEditors ...RequestEditorFn) (*ListPickupsResponse, error) {
+	rsp, err := c.ListPickups(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPickupsResponse(rsp)
+}
+
+// CreatePickupWithBodyWithResponse Schedule a carrier pickup
+//
+// Asks the carrier to come and collect packages at `address` between `readyAt` and
+// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+// `confirmationNumber` once the carrier confirmed it.
+//
+// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+// picks up then). `shipmentIds` are purchased labels of this account, mode and
+// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+// returns the original 201 with `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /pickups (the `CreatePickup` operationId).
+func (c *ClientWithResponses) CreatePickupWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePickupResponse, error) {
+	rsp, err := c.CreatePickupWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePickupResponse(rsp)
+}
+
+// CreatePickupWithResponse Schedule a carrier pickup
+//
+// Asks the carrier to come and collect packages at `address` between `readyAt` and
+// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+// `confirmationNumber` once the carrier confirmed it.
+//
+// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+// picks up then). `shipmentIds` are purchased labels of this account, mode and
+// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+// returns the original 201 with `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /pickups (the `CreatePickup` operationId).
+func (c *ClientWithResponses) CreatePickupWithResponse(ctx context.Context, body CreatePickupJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePickupResponse, error) {
+	rsp, err := c.CreatePickup(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePickupResponse(rsp)
+}
+
+// GetPickupWithResponse Get a pickup
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /pickups/{id} (the `GetPickup` operationId).
+func (c *ClientWithResponses) GetPickupWithResponse(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*GetPickupResponse, error) {
+	rsp, err := c.GetPickup(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPickupResponse(rsp)
+}
+
+// CancelPickupWithResponse Cancel a pickup
+//
+// Asks the carrier to cancel a scheduled pickup; 200 with `status` `cancelled` once it
+// did. A pickup already cancelled is 409 `already_cancelled`; one still `requesting`
+// (its carrier call has no recorded answer) is 409 `ineligible_state`. A carrier that
+// refuses (the driver is on the way) is 422 `carrier_rejected`; an outage is 503
+// `carrier_unavailable` with `Retry-After`, and the pickup stays `scheduled`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /pickups/{id}/cancel (the `CancelPickup` operationId).
+func (c *ClientWithResponses) CancelPickupWithResponse(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*CancelPickupResponse, error) {
+	rsp, err := c.CancelPickup(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelPickupResponse(rsp)
 }
 
 // ListTrackersWithResponse List trackers
@@ -13641,6 +14934,792 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 	return response, nil
 }
 
+// ParseListPickupsResponse parses an HTTP response from a ListPickupsWithResponse call
+func ParseListPickupsResponse(rsp *http.Response) (*ListPickupsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPickupsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PickupList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListPickupsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListPickupsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListPickupsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListPickupsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPickupsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListPickupsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreatePickupResponse parses an HTTP response from a CreatePickupWithResponse call
+func ParseCreatePickupResponse(rsp *http.Response) (*CreatePickupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePickupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Pickup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreatePickupResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreatePickupResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreatePickupResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreatePickupResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreatePickupResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreatePickupResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreatePickupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreatePickupResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers CreatePickupResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePickupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPickupResponse parses an HTTP response from a GetPickupWithResponse call
+func ParseGetPickupResponse(rsp *http.Response) (*GetPickupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPickupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Pickup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetPickupResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetPickupResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetPickupResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetPickupResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPickupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetPickupResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCancelPickupResponse parses an HTTP response from a CancelPickupWithResponse call
+func ParseCancelPickupResponse(rsp *http.Response) (*CancelPickupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelPickupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Pickup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CancelPickupResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelPickupResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelPickupResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelPickupResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelPickupResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers CancelPickupResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CancelPickupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelPickupResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers CancelPickupResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelPickupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListTrackersResponse parses an HTTP response from a ListTrackersWithResponse call
 func ParseListTrackersResponse(rsp *http.Response) (*ListTrackersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -15930,6 +18009,18 @@ type ServerInterface interface {
 	// GetOpenAPIYAML This contract, as YAML
 	// (GET /openapi.yaml)
 	GetOpenAPIYAML(ctx echo.Context) error
+	// ListPickups List pickups
+	// (GET /pickups)
+	ListPickups(ctx echo.Context, params ListPickupsParams) error
+	// CreatePickup Schedule a carrier pickup
+	// (POST /pickups)
+	CreatePickup(ctx echo.Context) error
+	// GetPickup Get a pickup
+	// (GET /pickups/{id})
+	GetPickup(ctx echo.Context, id PickupId) error
+	// CancelPickup Cancel a pickup
+	// (POST /pickups/{id}/cancel)
+	CancelPickup(ctx echo.Context, id PickupId) error
 	// ListTrackers List trackers
 	// (GET /trackers)
 	ListTrackers(ctx echo.Context, params ListTrackersParams) error
@@ -16310,6 +18401,72 @@ func (w *ServerInterfaceWrapper) GetOpenAPIYAML(ctx echo.Context) error {
 	return err
 }
 
+// ListPickups converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPickups(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPickupsParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPickups(ctx, params)
+	return err
+}
+
+// CreatePickup converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePickup(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePickup(ctx)
+	return err
+}
+
+// GetPickup converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPickup(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PickupId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPickup(ctx, id)
+	return err
+}
+
+// CancelPickup converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelPickup(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PickupId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelPickup(ctx, id)
+	return err
+}
+
 // ListTrackers converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTrackers(ctx echo.Context) error {
 	var err error
@@ -16602,6 +18759,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/trackers", wrapper.CreateTracker, options.OperationMiddlewares["createTracker"]...)
 	router.DELETE(options.BaseURL+"/trackers/:id", wrapper.DeleteTracker, options.OperationMiddlewares["deleteTracker"]...)
 	router.GET(options.BaseURL+"/trackers/:id", wrapper.GetTracker, options.OperationMiddlewares["getTracker"]...)
+	router.GET(options.BaseURL+"/pickups", wrapper.ListPickups, options.OperationMiddlewares["listPickups"]...)
+	router.POST(options.BaseURL+"/pickups", wrapper.CreatePickup, options.OperationMiddlewares["createPickup"]...)
+	router.GET(options.BaseURL+"/pickups/:id", wrapper.GetPickup, options.OperationMiddlewares["getPickup"]...)
+	router.POST(options.BaseURL+"/pickups/:id/cancel", wrapper.CancelPickup, options.OperationMiddlewares["cancelPickup"]...)
 	router.POST(options.BaseURL+"/addresses/verify", wrapper.VerifyAddress, options.OperationMiddlewares["verifyAddress"]...)
 	router.GET(options.BaseURL+"/addresses", wrapper.ListAddresses, options.OperationMiddlewares["listAddresses"]...)
 	router.POST(options.BaseURL+"/addresses", wrapper.CreateAddress, options.OperationMiddlewares["createAddress"]...)
@@ -19702,6 +21863,614 @@ func (response GetOpenAPIYAML400JSONResponse) VisitGetOpenAPIYAMLResponse(w http
 	return err
 }
 
+type ListPickupsRequestObject struct {
+	Params ListPickupsParams
+}
+
+type ListPickupsResponseObject interface {
+	VisitListPickupsResponse(w http.ResponseWriter) error
+}
+
+type ListPickups200JSONResponse PickupList
+
+func (response ListPickups200JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPickups400JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPickups401JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPickups403JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListPickups422JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListPickups429JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListPickups500JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickupRequestObject struct {
+	Body *CreatePickupJSONRequestBody
+}
+
+type CreatePickupResponseObject interface {
+	VisitCreatePickupResponse(w http.ResponseWriter) error
+}
+
+type CreatePickup201JSONResponse Pickup
+
+func (response CreatePickup201JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePickup400JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePickup401JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePickup403JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreatePickup409JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreatePickup413JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreatePickup422JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreatePickup429JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreatePickup500JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response CreatePickup502JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePickup503JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickupRequestObject struct {
+	Id PickupId `json:"id"`
+}
+
+type GetPickupResponseObject interface {
+	VisitGetPickupResponse(w http.ResponseWriter) error
+}
+
+type GetPickup200JSONResponse Pickup
+
+func (response GetPickup200JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPickup400JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPickup401JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPickup403JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPickup404JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPickup429JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetPickup500JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickupRequestObject struct {
+	Id PickupId `json:"id"`
+}
+
+type CancelPickupResponseObject interface {
+	VisitCancelPickupResponse(w http.ResponseWriter) error
+}
+
+type CancelPickup200JSONResponse Pickup
+
+func (response CancelPickup200JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CancelPickup400JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CancelPickup401JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CancelPickup403JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CancelPickup404JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CancelPickup409JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CancelPickup422JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CancelPickup429JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CancelPickup500JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response CancelPickup502JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CancelPickup503JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTrackersRequestObject struct {
 	Params ListTrackersParams
 }
@@ -21356,6 +24125,18 @@ type StrictServerInterface interface {
 	// GetOpenAPIYAML This contract, as YAML
 	// (GET /openapi.yaml)
 	GetOpenAPIYAML(ctx context.Context, request GetOpenAPIYAMLRequestObject) (GetOpenAPIYAMLResponseObject, error)
+	// ListPickups List pickups
+	// (GET /pickups)
+	ListPickups(ctx context.Context, request ListPickupsRequestObject) (ListPickupsResponseObject, error)
+	// CreatePickup Schedule a carrier pickup
+	// (POST /pickups)
+	CreatePickup(ctx context.Context, request CreatePickupRequestObject) (CreatePickupResponseObject, error)
+	// GetPickup Get a pickup
+	// (GET /pickups/{id})
+	GetPickup(ctx context.Context, request GetPickupRequestObject) (GetPickupResponseObject, error)
+	// CancelPickup Cancel a pickup
+	// (POST /pickups/{id}/cancel)
+	CancelPickup(ctx context.Context, request CancelPickupRequestObject) (CancelPickupResponseObject, error)
 	// ListTrackers List trackers
 	// (GET /trackers)
 	ListTrackers(ctx context.Context, request ListTrackersRequestObject) (ListTrackersResponseObject, error)
@@ -22034,6 +24815,127 @@ func (sh *strictHandler) GetOpenAPIYAML(ctx echo.Context) error {
 	return nil
 }
 
+// ListPickups operation middleware
+func (sh *strictHandler) ListPickups(ctx echo.Context, params ListPickupsParams) error {
+	var request ListPickupsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPickups(ctx.Request().Context(), request.(ListPickupsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPickups")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPickupsResponseObject); ok {
+		return validResponse.VisitListPickupsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePickup operation middleware
+func (sh *strictHandler) CreatePickup(ctx echo.Context) error {
+	var request CreatePickupRequestObject
+
+	var body CreatePickupJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePickup(ctx.Request().Context(), request.(CreatePickupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePickup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePickupResponseObject); ok {
+		return validResponse.VisitCreatePickupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPickup operation middleware
+func (sh *strictHandler) GetPickup(ctx echo.Context, id PickupId) error {
+	var request GetPickupRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPickup(ctx.Request().Context(), request.(GetPickupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPickup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPickupResponseObject); ok {
+		return validResponse.VisitGetPickupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelPickup operation middleware
+func (sh *strictHandler) CancelPickup(ctx echo.Context, id PickupId) error {
+	var request CancelPickupRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelPickup(ctx.Request().Context(), request.(CancelPickupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelPickup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelPickupResponseObject); ok {
+		return validResponse.VisitCancelPickupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTrackers operation middleware
 func (sh *strictHandler) ListTrackers(ctx echo.Context, params ListTrackersParams) error {
 	var request ListTrackersRequestObject
@@ -22406,251 +25308,272 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pdtvGlij8Knvx9lomb0MUSUkeqB/fp9hO4tsedC35JCcHaaIIFMk6AqsQVEEUk+W1+mn6wfpJ7qpd",
-	"VZgITrIkxzn6Y4sAat615+GPVijmieCUK9ka/tGaURLRFP/8SBR9y+ZM4T/6SURlmLJEMcFbw9ZLkpCQ",
-	"qSW0x1kqVQfEBNSMwjgLr6gCNWMSUvpbRqWCKCULCZNUzLstryXDGZ0T3aNaJrQ1bDGu6JSmrc+fvWLY",
-	"j3ROGGd8ujr0TzMRU9e5hJhOFDBeGn2fUSRtWNwnzm5AsTmFtqSh4JHsAFGwmLFwVl4lkzDJ4hjIlDCu",
-	"R9WTYimNWkOVZnTbLMwK3kSrE3gTUa7YhNHU7GuxmadAYin0emmaihTGImJUApEQpK6/YKepSJXq7TUz",
-	"UenybKJoujqVC7MBoAQsCFMwphOR6u1X6ZLxKbTtkjxIRcYjGkGWdDZPYM44m2fz1rDnre7LZ6+VkJTM",
-	"qbKQ+B1R4axpk/AFsEgPxvSDhKhZy2txMscuo42ToDdknsT6wzFRo8H4WXhM+5MeeRE9D5+Nn5KTyTE9",
-	"0l2sbtfLLJWiYas+JOS3jEIiJNNPEOKBQJLSayYyCQmZ0icSAk5vlOkjyOf+W0bTZTH50AxR2TVy85by",
-	"qZq1hoNer2lea67qOZlSkOx3um6wGNuVx4rohGSxag0HJ54e2BxXXw+bH17fawLqixlL5pQ3QrV7dwdn",
-	"JmfJ6Fk0MCc2fh4+i57Sk8kxORoPwsYz+4mOZ0JcNU4rG+c/72Bqi9nVqE8G46PwODqhTyfPyPPxi7AX",
-	"9elg0jC1z7pXmQguqQX36Aei6IIs9a9QcEU5HipJkpiFRM/y8J9Sz/yP0vj/ltJJa9j6X4cFRj80b+Xh",
-	"a40pzFDVlQchSVNG0xHikgDaC6Zm4J5iMxl0QKQQXNMU8ZH9dAgEIrHgUqWUzCFJxTWLaAoTwmIanRr0",
-	"oHeyRFJ+PrAY78CcQtOU7eeHBW7EaX9HIvtkh03Jj0J/GRkAvSYxi0b4hdfCJbSGLUefxiJaalzOhQL8",
-	"EP7PxYf39rgthtZ/j04mfTqIjsLj8Ql5+uLZ89Zn70uP4FJTk8bxoR2U523OgYASV5TDgmh0IiWNHOn7",
-	"9PEttAN8O2J8hFc86NzdEbwUfBKzUN0/VJ6BVERRCO2IQwi4UKMkS8MZkTQKoK1p4FBTPJWl/MMkAH1J",
-	"JRCQDsWoGVF2T32eN+14utEk45HeoyQV05RKGXgQkDilJFqOrgWLaBR4Pg8YpzGbsnFMRzgh/VmUmeXS",
-	"EeVRIhhX+mlMxjQeTUQ6J2o0Z3KuKZOeJuAbiESY6Vn5nMgrGsFEpPrYCBdqpi8NNtRTNkdpGukjHots",
-	"OtPczakd5Hv8NADCI5+bR5/S2Kwf2wpOgSmYEanXGtGYXdN0WVmtntec8IzEPk+p+0Rvlt0E+C2jmdks",
-	"lZLwiqYjMRm5rS3W9USCfQ8h4Rp6x9TnEY2pMq1ZROeJUJSHy9EVXY5CEcdMMsEDaOvJXtGlz/U6Mw3I",
-	"ghtOx+0sIDYiELHJhKb6UPVFaeqX8VEmqZ6YXpG51NgY+7uiuDipWBxDmnHNVQLR3A70e2AZPIuyPAiQ",
-	"GTpAbijodH3+mqSxZsQkTa9pKiEUWRwB4XJB0+pUHB4fxUKq4BQIhGI+Z0rRyLFvT6SeofnMgOcCUhqK",
-	"VDNOOGWmNK8nRZaGVB8zpDSJyZJGHkhhwFpjNdPY57HgU5wcV12f39lt/16kYxZFlN8S38psMmEho1yN",
-	"ZCgSWsK6eCYioSn2ApxSzV3OKCxSpujQgZkE13ArFi7o8gU2GbZqXd0Bng5W15TTy8roll4uUsGno7mI",
-	"aHB3OPgNVzTlJDazvH/2gNnxcv5AkgnVkgDeFXfFKEiNfUo3QV+5jmfolcbibJrZ0zZCi8zCGYosjv/Q",
-	"+N19qBF8heOovby77Xwv1PdaZnmAndRrmOixAmjPmZSMTz2wmBL3yZICEoYi4+qJNNtnKUvGyTVhMRnH",
-	"dwlN52QZCxJdCvGWpFP6ALuQmBFHSohRrMcMhkac1gwQvQkRFfThHfsO2s/xP00pzz9cXMLhWNNUKodA",
-	"eIE9tDR1czAnNwe6i4PxUlF5l0zPOVlqBPIxZ/sfAFBGiRl0NKdqJiLNakeRFiPNYzCPPb1xfJeLeHe7",
-	"cUHTaxbSTwU0PqCIUr4DawQVr4Q0yp+bq+SYwBFyN6NJFscBtA1w4TWTh2FKiaJDUEJoDmkJro00ug8N",
-	"jXqb7bjyVLOXM81OaCbGtI46Q3sqhsWo8BOO26idSemT7UeSq2o+e19ymJdCvCN8aZ/KW9H5VDPCqD2g",
-	"UZnCu+1zOrrTyo707S48jIAVlCfp8I1R3znVWhmd5MznNBVZ4vN2cHOgezjAHg7wadDR3BedJ2qZgwQK",
-	"Xk+kQ+DIuWnq34WfCFM+bwSDUwh+PsiVkQeojQx03wt9t9cqGn1eaYb/okhQ786qUAMgKUUWUfPYFLl9",
-	"kmn8oVCWiUo8qZgAgWLBmjq53fFgcHMDjIdxFtGo63Ofn8VSQHWHPcRGIlM4/8qE/ncAFhhLV8xoDHxe",
-	"mhATXEKbC7Opnsb4Gb/iYsE9oDeJxsT6Rqf0Wlyh3EA7RteGpxnGzIhaUaTFHc2GG6HaSM6ab9ZbAFoO",
-	"lFYYUzM6X2Gfv+RWVg9na/Oqsr3WRUUVvlM3RYuVrqy+e8du9NdfhmY+4cGKlP2+E/lcr7vB06uIERTG",
-	"lKQ0tQc7NwwCOLh5IPRiubmRWyauJ9BCanni+oHRzVioNTyueWRh+g5Zu088SUVIpdT07zVXTC1vtflu",
-	"cRNG4yqGPzO3q4s2IGueQBbJa5mP6x89zHH8rVCfOQ2QpHOCeCWOl2APZQhBZWnmNNyJ2UfIZPg8MD81",
-	"HsG/EK9VVIeRoEZ55/Q8eth6b0oITwv3Pg+sNMXJXLMOyFDEQqKlzHag0RKOhYQAdTrSfOQB7U41BZCG",
-	"GXtJ1FSkufrQzXHFahSxCJYigzklHIq2VDf+/4KO0XeZCds2OZfFpMwoslco0EVCIxdIs5gWghwXI00F",
-	"JCrOuBjhZdTba4fKO8u5MstMGrbNMXkp/ScNFar4YnZdMFqaQBlsjVyuU/IRCVN2rUnEOn7QrYlea45a",
-	"LXOp3ecBUpTX+oVTcsuSJcAQtODulCo5cGM39mqsWiPOIBFSkRgs/epCYLSP5Vtm4CJAViNd4qvg00XQ",
-	"hf+bCUUl8gLI0xa6TwnhjIZXrltjMywzsxBpAOWgNCBiB/oENA8DJGZXFNrHg0EJTCxc57IH/n4iISFq",
-	"1hkCgU8X5anr3+cXVrWrSS5NU6ZEuvQ56rPamhkIiYZwqUSKdsQENYuSdjzb3e8swc5OIGJTpqTu6Jc3",
-	"5/9+DO2gPzg6Pjl4+uz5i6Djc6s7TFI6YZppgUz3rJel52q3WA8s9V0xG8k0n2/aTdiNYQ3mRME8kwpm",
-	"5Jr6nClof3x99urdaw98d4i0tpGKXFG/1TGgk6SagVLMWHdCi4kLc9F7uoC/i/Sq5ZUtfE+Npc397K/Y",
-	"jTw03RNe6+2Mk3iJyA5e8ynjVMJbFVX77jdYD3V3CEsNtuiLD3DUf/r0oA8kTmbkYID7polVMe6nC71U",
-	"ohRNdZv//MfZwS/k4Pdf/xh8/rdWw2iaQYmrUycR+f/tr24o5tU5D06OG3oxprnK+iMCb8U1jUlId1l1",
-	"MhO81sW/92HQH8DJyQn0+r1etZfjpk5SKhka7El1SRMSS5p/PxYipoQjkdOXoAYGf18FgJWBpEopVf1q",
-	"y6OTHnzPJmoGZ9eUZ03L3gJJpttBtduLjCkKR0f1HWjex99ZUm3e7/X7z2tnuG0mn8sG1n/kq/Valn/Q",
-	"gxSA+mveXow11dDTsBfyDU8yw+VEEZriSXxeuob2XDbjXY0eSU7nJeWRBKaGBapDxBHYEY34xQUYNV6b",
-	"cJ9bmcVSZCbheDCoswWdvdD7I0J5RCiPCOXBEIrXujmYigP70HFsBZr5GyobjRClJ1u9maTg8DaJMqVu",
-	"rSnWKVZXj3muJbqp6Z4pOt/aeXmG70xj3Y/tmaQpWTrwyRp4UadOjbT4uiCpUSa1S/O0nHco0pSGRnGj",
-	"hOE0DUvtLEcoHhXtUEdPeTbX5+JGaXktO0guav66/Uxx6tXN8/LNL+1ZE71AF7LVo9M7iaaZM6Qihg1s",
-	"DVsRUfRAsTltrcN3W08ER3xpPtWNjM54n3FY9CXua16r5EewbbJvS5+6lvJTGjf5ZNKUWtVi7m1hHRmc",
-	"Z6hx15OepqxapD1/9X23aYJz1D1sntk7/c0myLWTQIBdzFhMQcsX+tIgNU3IEl+hYYDySP+wJpUgP/2g",
-	"DKRFhy2vAJDtAIp+Y7gkrwDW4tir55FD0VpgfZlDWYMfkf7gicRVShgvwYwHXCxOC/tHFBhxR5rjcU4m",
-	"HhjHGBqBZDxEGY0L9KWtXg6jsG3yadUEe2n1lA3vzDaveekm1/xaCWVIYYPHYXmzzXf5PIpByyN4bglr",
-	"N/ktM45m1YVHRJGdMa/BLA24tnD+bHCqxufuwugv0Wf0FHgWx8Y/hkJMpHmsj0a/MPTCOCRuhkVcQWUK",
-	"a7cg9+O8BSv9gZd0NGhQQMg8BXpDQhUvgcBLvACIXz6WHHZEpiouNf9Bl8EqBFpBuwELoRbIqZw8kDSm",
-	"oZJGFYiDO9VXdwcuLMykEttP+qX5zGxUQcW/W25r+Cr/8LPXmqRifrYXx5APKHD5W5t9MJ/lzRKShjTe",
-	"1uocv8ob2e1bt/X2ZILuLrxnVQm5bSIXtc8RK9xqx2qXorzz5T7zHWq6Iy9LmsYmHZ7diCcStARoncWU",
-	"AAIhiWMDkAYLbQTvkjx0ftHMdES0mRhUZ2D8bvTXnhEumYIpuUZ/warg1e/3B/1e01hXjDd4TwclnW1J",
-	"CwYbFbYdD4KqQT8lioK1IXroWoxKQiFAxpp8GQNyTBRNDWNpdi/QorZdHbrR5HutdzhXzCcklVWe0826",
-	"5bVKE2miDSXGxHLQW/bbflaTZ88v0Kw6hMvCfKBprQFrzZSU5gFjqhbU2oANFtPslLDG0S60zTF1WttQ",
-	"vgMme3zFIhqhGrGyvQAlh+uNuL9ZH3Fr1cM+eoXb6Ae26gCq5GcbanlT/bqkQ9hdVbCnOmCD+L+HvH97",
-	"kX5X2f1hVX8GdpF3uR3kfum5316uKvxU9+IuqyzaZ6S4b0zrk549Uvu7X+dD6/udz2D91paZtT0ZwqBE",
-	"Y40lvKI2DQyhNW4quQ404zGVsuzkzyz1uDeOsKx+RHr7V2ERvxS2mfyIp9DE6pjzcUELzhpYmBnxyIZQ",
-	"gQF9lMgs4MbQ1PN5GSj0qznV8hpX0DYDoLpdpBFNJfITCY2AxpIuZjSlnS68mScxoxGMlz4vYKYLH3i8",
-	"zJkSe9b2/OfkilamLxECBYYbRKeA0QSlxTEJCWEYqJBJCu1wRtIpjYCosv3viYQJS6UCGRLuGWcjn7MJ",
-	"ZFwzRNYsuIrEv1Avc8F+pzu1ww8fWGxw57EVfowzlt7oXIlUliSXIkvlUDOv+ql0Xl/U5yJlU8ZJ/ERW",
-	"0IsSGFBRQ0B5oIVZDCIh/dNeZ5+3SY54aDSaChHJoOMwUu6xrCEbf85Pc+nVAoGXM3Yi9XlN1DGBOsWE",
-	"HXTqZad0QtOURt3anKsXpII152RpNFdjCsKEm3ThLPeZA2aMT71jdM1wfujemmipiqLouPeiHnzloVVM",
-	"74zPzZk1mLUMjO8crllmW47Xi4q7SJ3FmOcpE6nhHv7MougaantpAqtuyYSvI4earHmgZRGRwvc0en1j",
-	"/C5iqhlp42txigBVwFLhjMqz+djgN5HObcid4DniWxF4VgnoFibzS8kURqMxPn2PE90mp7mv7bpOQSYk",
-	"tM4zEZEzasgBm3KRaqHUbJJ5iL4pB3q/opr4/MuLFy/Ozvo9dEd5+uz58Sp878MJ15a0nj2zAc63A5jK",
-	"NpXVDh80wQW5lIquGFBPmsQsrsXXqBJDXtFMlgge+mTJyngFJ9ot62vzh4VwnrPJ23BHwRQPNrPEXw5+",
-	"WZNl5MfLy/MLE52LnlXWoUoKIGFIEyVhppTJmFBsu34kh4eHJfP1oT5deai3IqqbQY+fbwMjPbV8xxuB",
-	"qOBk6zppfAERDWNiHMFPa44KGjdEVCrGTZCXFdNs4GZBpS3Na2DfjV+qfH2TxITn9tSt0ObaXeKLFdai",
-	"itjQCQ23XPN2FbWUnImF1FwF4xCLhW1QVhdZbjRikra8lnPTlC2vNWUT1XIcjmMWNMyas/Ra6BGi97w4",
-	"3mpvq2jQwfZOsqATLvQNrcB7v7cN4LngVsJYfsgvf35v7Zpa3j3uaz4EGRMeCb7dnlY5c7dXGyD6NgaM",
-	"BpiHdmCfBs2eQaeF9w/yQJ3ilvj8Vtekydvn8aLcyUVpUJn8K9+WqqOLIwWlO6Rxy6o9dB3T8FIoJThc",
-	"HsgZS1UD27CFDZzJS5KyyaRg44q+n/Z7L7r93qoj0Eov5ha9LLTFt3cu+y0jeQxF3sugmhlnW24cr3VN",
-	"4oy+pGvN9/jeGX8XmOQqZpxCm8QxBG4OAWScKdlBX+1Q91ZhHQYneiK5Jwnj6ilyoBtSLnmtBWXTmfrw",
-	"e/O8zNv9JiYyHtLqzJ7qv8M4k+yavnPTMbxh4fgiMmOFaZiv4dJXbdql+ZZOqrLdpRVuohQ5YthTu1lq",
-	"H6xzG2VKOrfRsqfoKi/0eKseb9W3f6saKYpjUV+V1d9115F4iXZSqbdEUgg0wzQnikaO9r5y3tICTcQ2",
-	"Hx0qDSOiaBc+cBuK7RnVYDijJMHbmIUz7BzIXGDklR4BOa6Cb5NAYrQ4c8Hp0Ci3mgKabIhJQ0BTF85w",
-	"JvnURESW0P50+bIz3EVZNugNnh70jg7wPlZ8AptukduWM6XoPGlwWyLmxX5OhiRTYk4UC0vdrsJw/hXY",
-	"QZ5Iq0yBdh+UgJPOKZAxRh5PMHjM5B1yn0ObWMO+SW2lDwll1E7JMbB0o2izu8VPM6JgoQfBrCuIYBf6",
-	"2YwkCeUSPalM4Bz4LRO+F1K9a9ZbgEZwPHgBl0LAO8KXPv+YB66vLBGO9J09AaIAD6rfP+j1L/uD4eBk",
-	"2Ov94rf0WvzW//zXf5/WVit9TlKKOla9aEYjv1UxBpR9NFGv8E5WTsyhndWNceHbr29Cmq47LWOVwBwZ",
-	"0CYK5kLqNfQ8CDOlT8uESX+6/P7geZ7P0+3UE8xKZGLExyJanvrcHqyTbVKKWRC4KD4UKdI9VJbrdxgy",
-	"b5a8JZthsaSLNR6eP15enjsHx/VzzcEPMw2phUivjLeIbIKwGhIs35zymTTxEO4aXmTzObHeCTW6jh+s",
-	"83Dc6FW5yXNyb9fI3COymNFGj8g1Pk554joxsX6/xzc3ePVObm7y/V/lb1bwZXPXhgYoc7NTCnkzTx9l",
-	"I0butrzdBEE7shXiGnw0K3Gkq/N7TcJZo4eXmdtKMGspwNW6w6P9pimzyc5rqDigNS2h0THsHdFbRg9S",
-	"SiL0M9ITkcr8GaZCSrimqUQfowpNqlCsRv+aZij5MZsTng+XmxZSmszSVeW504hgwOWYapKwEAdWei6F",
-	"DYXGnXplEjbyvD6JV0IdSJoQDVMRxqc6jIENPKRN9YBwPKIaoa5MthTebrnhJg0Fxk43gJDxlE/FOKZz",
-	"O4F6/PXOsIBB76gMeqOHawKHUqxz831Dsgu6mRwiFDdETnuWYzI2Hw42XHqsWZxTEHw1ONhlRwlM5PWE",
-	"xcqkNP7h9SUcGnW0V+LDZkwqkS5hJuJIGkKR78DK3tbX+IUG9Ma4hg98XXZHL8+6aWGpCP7n1WSN5ss8",
-	"yWNjfsfGQIh0fYLokhPhE4lZVvKg9GBtX6UMeU39YVI7ww5Xs/N5FiBWEuB1t7sfmptaD+YpUZdrm5Ci",
-	"AST5NY31lHJChUmojZ1LNlCWhP3NIK+qXHrdb/Sc3T/yxgUANOsGjNDVdEwumaNEbkiDfp5lyPm2MFXa",
-	"y2J36rE+9FqNjsLBuE96kxf0efQsfDo+IceTIzpoxMqqUd8brBrZNI2qWdkqj1xa1Nqjgsb5vNH7l4D+",
-	"7LQE9hXfDsxnZFAtgoiNUQtAkqX0+WKG6T4xeqBbhOVgbiAM5SmCC9ZG9WDcz1yk9NTngT7B3PkI25WS",
-	"nHazRB+/7l9/N6xqZ438Ust7aq62/eFz841UhEck1lhScNop71kOyZWdpDchTUzaGJ8Xjw1sjJQYScoj",
-	"mto8ZvYCdBXSiBVHiwbz6Q4BSsroh0tXqBqkhKC/9v7eQbwM9vMRM6Fuj5q5j6iX8gRWZegKankoXLIy",
-	"Rws+dlI7OA7m4kiOS9aiiLsCksosmzb6zYqVvc6jXlFpJWQJkkzoKVzRxNzAZxCRpYSkSJXpWYs6j3Ks",
-	"WuXT0GfwoN/rDY4O8Prurzp9W+UsVnF8Nc2z9ZAhyoNQszYciLIqKWhbgxEESTQJOkPzvwdBgqG1BI5v",
-	"nvqczcmUGhXDEUQJ8+B5f3DTH/SfQ8JuaCxNDMTvSRxA+5fzt/DmDW6P/Vx3giL5nMQglQivOl2fX1bw",
-	"M0dPSqaAE8WuabysIWlMd4y+jYaZ6dp52h8Gzboc1F2ciT4DweOl0QZY1OTCJ6OJJtgoeP6exFUzn3nZ",
-	"vO3Or3HNpj8xZRVK+3p88xT3Vf9vk6iiAGH5ML01Ni6Vm6wy5rXPsZ8Jxt9NWEghSTH/rXTZhSoJuPHY",
-	"zGrbqD1cMEmhMUOOzfMU5G6aQae6N8c3T1tey0yjujHmzcrGvFsb9YN3wTKkJi2ayRhtbqnVkhh+pGxY",
-	"1LRET4Fd08bIlw+Fr2hNjrlRKcndald5MsmmnKgspS8FnzC9dXX2bE1OgybPuIor6n42muo8oR3YvnY1",
-	"5t/nyqq6crfVmH3Wudquej2KTEHE5pRLE3Sv+RlmqKIzLVg2h4QqI7F9uLqOGT5/U5368V5WBWevGVSs",
-	"Nas2Bg3jGsnWBuv37mm0sgEmH+1ocLvRjrcPx6KVtT2/l6XViPNG42bZE3tPu+a5C8vYz6QJzfDp850A",
-	"tMHr5RFE/8IgWsV+FuV99lqYye7PGm70rYT9PIbt3HvYzmMYzWMYzTcSRnOHQSoWOxsjX0MCpc0GtMtK",
-	"tkxT0iaLI9y333TPNmUP8hMSIhZ5QEk4KyCusLndmcUMLY4766s+EtVgaKlRPdNlE1f20QZs75L54WJN",
-	"6gfzse7p5UogxYv+wNvFcSDM0pTycMWT61VrbbQrTc9TfQubbUn1WcG/QxITpafyPTWPKuqZF4PeThMt",
-	"3IDIUtY9xjZ9XvIaagZEdNUp665N0SZMZCZScD1Jzzhs06hw1NYX37RvGycfxn3+6fIlqh3yFD4LSq8i",
-	"RC4FdiAwoRFNSQwzEbOILDtdOIsXqNtKaVHNadUrqPd0F6+gaUZSwhWlUWOuLpRsy2vOv5frPK5W5lee",
-	"3drEhPWzr3OeO5x8KfivMbjvzqP51mbQcDNZHaLhNjasvfEGle5gHcobEQcm6foaGQ6ayMAFuaZRiag0",
-	"5wLZlO5jU3qPu9Cz53k/tubRI1E6ehE+Hz8jTycn9Dgq29m+NE2dywmyPgfIFyT92JTlY1Mej3V5O3bP",
-	"Z1dW/t8iZUcZeu7AhFQBxq9iQ7pYxTy1UrMJpREoW9c5V0h2wTkcIheK1etsIEgtOhfaweufzz++vrgw",
-	"WYHpTYKsLEYb2SqyKOU0B5DQUHAxX5pUhDwiKRZ1MH20vJa4pinXgnpVC136dgVmqr5U6zNh5Yy8YfcI",
-	"stkus9GuObDWcELfAoVoBBcrNzRtWy5TtFE66HStmZrxqS1ZYFyg46WWa9Gdxhax+oNFn40oxq1Xjwbe",
-	"1S0ek5jwkJ4lKICvYef0FBPGp2C/hjClEVNATCvNI1XkzG5rJ5o+XlfTO09jWTW+l8pr6WW1KyXhqj7G",
-	"kvFpTO3XNS+2fVOlfjE/vgsHjtqIs7nGk+t46hWuAeaMZxIajvAUetZVoaIQyLhicYXjK5QdaAVsl1Qk",
-	"nR1P8Rbk+A7kjZ2kmn30c7n74rt1+d1+mhllg4PyvMy15YVtvnbrN9Pof7UivzS4AO+t6GtiY/arjL6H",
-	"jrCNPKUxkGZqLDJXY0R2uvBG1dRsQ58HDeDpXF/rQB+AVGQJvXWA6nMHqV4Rc56kNnOe1eidmkph6Hhk",
-	"p55X+7Kf/FmS76z3OCx5FKZ0JjBJYNW9wAPj2lQ4Gu5im5dVA3YBu0Kj9VwxtSYgYR9mdz+N6L7K0HVS",
-	"5Q5oIV/kPhhrvc71skyhbLWl0n1x+u9cET4nEQVXMdgqujvdPwVD47WMT0BNIkpY42B5RMbGMezO2PiN",
-	"W6gfTZv360QnJS42yDnWJ6+JxzhvBvxG/8kKy7WzJHJZbtYQZl6XTLblrbnFjC92OiSbZag4I+sCuc8F",
-	"Ma6hu7fYUZ4sZlLOm76bLmaFpfoi/UwTo1zR2ti7UwZJb3ta4RLp3SQc3IVg7OSMbzIdeQ2RNKT6t16/",
-	"bZdXwSsYtYxHNIUFQT/i3CW44qrMJCg6T0RKUhYvfV4Kxzmtcn3MuSVG2FvZd7pwmbZu0Ta/L1qcrPN0",
-	"zSFupxT15noV/bXcfWt007LXeaNh4U6UanUN8V6N10ShXGgGzwNOF1QqK57kYYr9Xq+zs6VnBf2uJnqq",
-	"EjqVXo2OJ89JPxyMX0RH9HhyQp6On4XPoxf0iytUuCyt0SbXUWQfLM2CiYhjsZD2nq04lbvPrBRsf8rO",
-	"DhdwV+K9QhdWKdRKz3uTjk2FMopNKyP92ixKhMEC1ToS0oRX7BrvAL+6a/dVdI7Vo9JgbRGMtVuj3oeO",
-	"VEq4ZHpXGC/9EJkaTUQ6sq4py1pYaI4J8aOEhVdZkufwKSITLL7KUiTimljG8SYUld/NlX13Kc5rtaxe",
-	"/wR///DxPzzAqlabErMXjV7RhKRYwBpdBGBCQhav4Z9FiOR8LyR4q5u0rnqRW0FlKk3H/Qlh+i6T/dV9",
-	"4beikFKOv01J/e4jQ59kU66ZWxqmtEFt+mY+z5Qh3IQvbeoPpNomSslIX02OFk0H3JjO7y6HaLKo1WM5",
-	"V25II6zbpAsubnaKSBCLIHBorOWQEDXbO1C2qkw1bGw39+zbhs5wyM31B5rKlTUU54pqqzemp5EzU2Cp",
-	"8U3RwfWW/Z1xir9SHM9vQT6uNApx89HJ5Y9w9rfXfmvXGMlNG2Pvu2O31ib5eCumO1OteuKQBurlEles",
-	"i192KTHmJKJeOVUGj2zui+Y8HvXsInLH9CLSjiQm4BjDk5UsG6hwSRmVXimhiOygjyDFMAD0VkatIL1R",
-	"1JYE1tsSZTHt3pWqG8d90xx0he8umyOvVtnTKL4e9cb9cFBjTXuTPmkaWXMMdmfPVKP/By8kulIqlt8y",
-	"mlF3ciA49dBVs/RtfiCC045Ge1FWpNhAvSzXHOqCxbHGQ/q0unV3lR0Iai4j7ZarotRFqYB349Y38Zy1",
-	"RsXJlc+pxGvmt6LKbZau4A5X+A7YzjpS+Crsp53ERWkPG1D2LeIjq0zKXTElmzMN/7pPuoH6LV3MrkZ9",
-	"MhgfhcfRCX06eUaej1+EvahPB5MvFSItK7JPguDdha1KbmCvlvrL7WsZ1neEg7sD8Qp0/VnA/CemZgUj",
-	"+mcF+D8nPG/h4y9mWP+Lx0tg3JlWbEIh+A9KE2AmYZXmF5dQBBxXOdTFTNJwNBg/m/TCfvSCPifH46Pw",
-	"aXRCjydHZDDuh701Ch573+7xDtX3YBXo0KwTZilTywu9fdZrg5KUpmdZE/seyOtwpHmekUmBoH/qnRkF",
-	"VqWEcRbw9BitoSRU1KTBwtNBCMLOiw3RWKb1Wc+E8YlwCYhJiEdmfNoQjWqegXFFGKeptLtR4KgpU7Ns",
-	"jCgKPz6I6LVFU3W4L/xNHKshOAjNqf2fiw/vkXH78fLyfAjzLFbswKlw0WccC8sueThLBReZrW7qc4fd",
-	"XX1TCe1rwSLZ8XLjnbTxL1Y14TkNm+7RFoO/LkkmPtfzIDx/ORbiyjNZ5wyagDJLYXvXx02jMqz63OeG",
-	"j3axdWY9EgJ9viJlv+N4Q/gOzwX8rNc7CjGsF/9Ep1wb5isVSRWGGRdA4POFSK8k3qE89Xw7d8giPBqL",
-	"Gw+4UDM0J+eGdMxZUQAP46D/wvY2jlwtBP40oTeTLNZXVYpYQ3dlYTYTnFsZ4bVkNTCjJKJpF16vzSEG",
-	"MyKB+BxBACNGgj9MJUP02vCg2+1+DqBtkAwE6OEfdE4h0F+hn9SaFFd6oh/zwoNyaPdynIVXVFWyDBiR",
-	"Ru+ffpinb5mmIktOTWxCnjTH56Y0BlPSfICG+psDLVUf4EgH+DiAdpBSEskA+r3eoYRxlrqMfIEB6QAG",
-	"vUPpc/PmRL8YZ0tsUPreg8DC9uoLC6Mjgyob+nMfoNOhHRBK7y1I5+/7tffWCSuAfqnjIqlKc78de94+",
-	"J5maUa701UKvDZc5cAIEig2jUbG9HgxuboDxMM4iGnkmINXnGqyIom9xf/FfY+exc9IgXf7iI9Uoy1iD",
-	"TPLV1LlgxnSiOsZPpdpCUt1nxtmNzzUZLzxRDMRoSNNXwaS16WD0EKY8dO9NxIrEZJOBXt3Iri7PJvqR",
-	"qnR5cDZRNNUQTUPBI+lBKkxl5izxtOQbUyIV9DsIwCU/7WGxS7Ic+A9SzKm55NZoYH0FbZ5Un1ee/sGi",
-	"z4cGojwwb1zWJfc7jxN0DywYuJ+5UcImO1+p6utzxvMQMI3GrugSb2ooEudXSIscH8rmNrB/UTUTER4R",
-	"WvIE1zSU+jwhamYwcS1jSBc+0oQSxJBFLHMe9ijJnOIMXJf4QE/N5230Vk9pBERCSLjgLCQxEqRO7uRR",
-	"DkVD+CySZS6VcZrCP/SIPsdUZ4j3IMiPT0NYEpMljYageb7gFIitDaCla0R8GID2wufl3Rxd0eUoFHHM",
-	"NFJDkuDWZ8rMMhOwLXGBUmnZnHFIUjFF6rUgTEmfZ4ne9H4PLNDhnJmyRdFTnBp6Coq0gOPeC1iZCuOj",
-	"TNLA56iHWXZsLGd5UwzV0Ec0BKJhHfIiru3jmxtPo/9O9WCMxzBGdqbM0ZgK2rUFiVSeyYwpk77MoV/L",
-	"uh2Y3GWnECBqGv4cAMMgVIkRqCQa/mxNtTELqQ1vs8zOWULCGT0YdHsrXM5isegSfN0V6fTQtpWHb9+8",
-	"fP3+4jW20Vw3U3HBNknH7pydv2l5rWuXY6h13TeeVJSThLWGraNur3tk0mvPkA8sbqD+NaXrMvSWWJRK",
-	"XpAncoW0VW2vmjHM9/ZN1Bq2tDx3lo+KfgxkTjUT2Rr+o5nvLz45tMLVZ2/rl4huW59/LXLA4hoHvV6p",
-	"BIbJypTElic7/Kc0cpNhAvYJFUAxFZncuvsjJoQRE5AEM+G4pXf10Ryb2TQNks/68DuSR+pgk/72Jp+Q",
-	"Imrej0am0dH2Rt+LdMyiiKLsdzwY7DJMkoqQSqn5otcmuTe2fbG97aUQ7whfupAF3e5kl914wxVNOYlt",
-	"BCaq62yyXISt+j5rOYRMJWbizZ/96rVWOSmsvkGwmkj9nttXw6KHz14rEbJJ6lQiNSyquzUaBWLJaRM4",
-	"rn9a6RL9KUsuPpqTRZ7Feev/hIi+TvVs1C9yxk2Eo9e3DoLrqYJBTdWbWanb3MoTR34nouWdXZnG2tCf",
-	"qzKxnuDnlWvbv5dr23Rl0SOzDER/9qva2+G6vRR8EjOjhjru7zDEOVnGgkSXQrzV0tw3ixP0aZdvo+MJ",
-	"SyRtLxRRlXSacYVhCUrI4rNXIrWHRopCfV8jCnk5o+GVdEI+GaPDARLY8n2vGAzdctqfLs4vQKplbNjF",
-	"Txc+zwfuGLQgOHXV5VEODWeETzHNus0k3IQc0Ki6vF/kUEsY8KBIwY5dth2vww1lLY5mRrNY/dkxxF/8",
-	"wutWg532/gei6MJoqk922Ubr4/6p8OasoRdzL1wGdHchSwjnVsjFYojdkYsVnNdy8d+Z9/sx714u2rLU",
-	"pC2QwMWimae3I3zbHD0uYjsrb3f7kYW/JxZ+nMOSuzruyW0Z91xJv55xP7OFVE3JGa/X6xWqfZs4Bkv9",
-	"x0sg0KD/sgVKbOoh1IaIBV9RWTkdNWaeRmU5Da9o5Bnzg1FHYUhaZC6h8RCzXmA+x2YmL7Ys1Xwy0a65",
-	"11g7MCUDAnS/kqjUwK91c1PDppQjWnb7z7pFIQJMCRB0bDq+XKsvtWATdeFDnqeUFgsZ01DMKSrYi5hj",
-	"51PvUp/aeN2gA05rpx88kSazl+fy2MfsiuKizb6eGk2X0RbpiQx6g0LnZhbu3Oj1aF0own/dtIJy2m/C",
-	"IwwrrKUDZxKorVUteEg7zhMlP6nGxOCoQsqrmNjCFEYL9hzese+gHdwczMnNgX5/gGVzgs5paeoWr2JQ",
-	"Dmp8pTILLnTiaW5csJaAdv9Qek4N3unCWR7tTBQsMAmSIle0Enfg8zEJr2IxhYRIZSvqZBzTUZ30jopI",
-	"hBE68IwmWRwHwwYA0AuuZrHN39WPBakiWmH12Ke2hpUBmzyrGoHzV9+vl0cRJd+rNIoj7CWLDu6W4DQS",
-	"m0p1z1Jy+gLQTbbq4g46+HxgsjTYibWcY150u62PYu43zvWai4MAOM402uPLPImiCTBcR7urqLA1fH70",
-	"/PnT3vM1ZL1gBNYywiXKXmKE0fq0lhv+wCsUE7MNbmBvf6DKYaH9eNvvbIKK++dZ18mqhsr92fVXx9tb",
-	"vBfqe02uvipz+gNVrlLI/fCmdQi2HGY3iSZrgdkWgcpTdNq09JOCcGDVT1PpxDBaRKISKK81pIRJU3/q",
-	"c+MWi19LZJXcvTaWXBqBZMgdkZSCvMJUrF24UCklc9QuV2oYSZ/rW6ooN3VrTIwDibrIxNmaSHlApUnX",
-	"iOzuJpbr1OdoMmyuqGQj3Sz/5yojAeE2EbspoNQO7M5iWoOJSH3+y/nbUzh//0M5GywXCuYUnVmaOBSH",
-	"GDApgzx/9f1DYQgLDwWCyL0Dx4yTpiJizejBrA0ZMH1B7pKzcfdn1TlLzGl9jzVMLGFJ84PJgQJTUqkU",
-	"XfgITOjCWZY1mjbWb9yvksvDupnZrw/xU/PlZ69V9iPa3tKV0sJ1/ZVQ6t7M1dfCwa/EgmuOrSJGlCo4",
-	"WdxmLuMDoujfk3h/FF3DU00VQjSCakDgPoZI2KItEtGvxXyuYostPGLC1M0kn+So2WyS85pA1Nj5Yuzf",
-	"iNV9vitah12xupj4vI7PUYq07xGrSWBcCQgKChp8GXr/5fztQ6F3C0tfjN7dqf9y/tarUvzKyT/i/kfc",
-	"/43jfo0IK/hfPzBo8YHIQPFukyeV03gWTuMVzG6QtflTTIrifjJwKlOrBuuY+5zYAl8EFJvTDYaZi3x2",
-	"t0Zh3jfmnFXOfLPRmqOazuWvJzN/q8Ygsno493eli5CndYwcV3l94T2NqdXaAy5XBtjlNl/e19e3urR7",
-	"30RvVUUWL23Qs1knk1jXuQtnNl1BJRE9L5V+Rv/iphJ27cD8MbSVnK0/SlAqKx2gcoIU9TLMWIbjW0LM",
-	"cDux/jOTHqTE5qAnHOeAbvKYRspUfdYr+S0zGUms860tP1kgkS1lTzfnnbhXFFZURd2Iv8wpPRqj7wn/",
-	"5OF4DuXYB7fFOC4IwiAcwwyvRTg53d4X2ezKHRjZ5mshmAobhDjGxMdr2bOSsdyk7Wq4znk8/X5cQZ5J",
-	"58/BgnwzbMe36xXewDvYu3dHrEPFGWS9c+cFZquXNjCtCKREW7mxuw2Nowmg6uMUaqkphxDOKEn0XWem",
-	"MKvPFaPpKXDKNDksfSCuaUri2PhyEOvgUvYK8GAxY+iFYPwgpM/L4a/xsgvnIo5XU8ObDMuBuX5B2TRN",
-	"I6PXyZMZYtEtE8o61ggMmirHm0i5evF4dDb4CZmEtT7w1fArdMNY4xY/wOgpU2A9j6PaFjt13BtAwMUo",
-	"MTbskYkaCxznc0UT5flcimqgkQmZNU4dYJu6gDMmgUSR9aQwaVSEMDZUtx8SSGz0IgvClC3EVlS7MvFr",
-	"hUfMSe/I540OHLAaEFjx6XDp8F3EmgnuwrL5k5RSD8oLKwKMse6CDaJCy45c78Dx1lbLvj8HDhzhKzlw",
-	"FFlRt/lw5H5RJQXoX9ZV495VUI++HQ/k22GDkXYnm+NsuY/DhiUq6P24nmq+ZdcUCaYtM0niuKj9V2ON",
-	"McEAvK87rmmi5PL3r6AqrER4n5iqUoh2JxzVu+uxbZnFNbaC1Fanc6yDDd/8V1d1P+KZ+8IzCJXlO22U",
-	"+qU8vbvhG5PjYn+Ms9VDrKgb5HR2LreLU4yVE0tXBfBOoxeZQzD7ydoXRRrjBxFX18ZEOub80Z3sLt3J",
-	"3Lbet2BaOCtsdCcrsokT65sN7eObp8B4OMsrkuoH1vrGNYdgFDUJmdKOVxScGS9Rp+Pzs/M3XTizLdb6",
-	"ZDG5yQPAA07mSNCVRBFON9FMyqePb9cY7/G63cYr6/Y37q4cs8xWPahfVjGsFW0fDfOPhvl9DfO5r1Hu",
-	"avKQaI1Pd0VrDqOhRxCbW0X5oHcEUcKg/bw/uOkP+s8hYTc0lg1IDc7O3wxtagc9D587VUqTE1eCcUlf",
-	"CwO+/+GeMSBu4KHd/rvCfe9/eMR9j7jvm8Z90D5//0PnATHgJifUCga0jqMafzmkp1FizXdUQlvRG+VB",
-	"8J8/nwXwP//13/qvX4Ivxoe/J/HXw4e3ceS8PUd4p76c+tweseIjVvzGseIv528fBisat/X1auUzeSUr",
-	"ZWKVgGvBIiB1b30TVW76Q8OZ4BOWztH8VbaXDk3wdq47motrikmHXP02LzcGVSpiG1tcxKwxrhSd37UN",
-	"SwHqNsTd5nI0lVJJfIo6qrqhtEiH6XNXZ9t1bZJcbkkmNrhVMrGPuFN3pPC6e3W8mV5JH/8ntBHWagA+",
-	"6uL/ldKWGQA1WcY7+xvhbCbnPbTiNkto14H2Wh4yycYxkzMawYeE8rPzNwViDwW/plgtTQlMbduF9wJK",
-	"yZmZ4I2KcduTbtL6Qg13cwmzSvmDPDd+I8ejR0pJeEs1dynffmv4j1/LR3o5M3QDe0c/V7ted6Zzqkjr",
-	"18ppLMk8vuVpeNWkwXsexd/P3r3d7yjcVIuj2ImvfcDttmtq2G6XaHrjVruPtrtilsps6odiYoUiZyPy",
-	"eaNLeEwwwT7WqG+iqW+ZVJdupl/JYzPfhAdy2KxXPrxPA1i5lufmiBG7CY/emvfkrakKKHe3NX90jynA",
-	"vjclc9FlL7zShz1emuwgJSfN3AhsyiXmaavULNV/gMnJLVItMfu83VR01ys8Hd9EARbo7XSLvL2mUtrC",
-	"fX2ae+D5vDwRW64Rk0a58DD001upNoFJs3pF57ZjLaoQ5QoFA8MwWsRUT4oywpgFy6wpXyjNExQHdkKB",
-	"TX3lc2FzaOVVDcw0n2Ae5LlNr+4Sqek9cUtqB/1f/ue//juAT+cXpzDoaR5iMPB5xKZMSTQ9Dp56cNTT",
-	"fx0dg3luFkXgxQ28eZeMPfh0oZv3B/qr/on76nsavb7pnPpGv4TZyxqqa0Ib/y9Whbm17D67zG4lcfGJ",
-	"1TvZiJe13VUrDuteMem8PmON7FGskz531S66tuRwsHJiJouGhIgoYrJDr3eMxSz3qwKd9Rq9fYJoV6f4",
-	"Pj067RhfyV8qr8TczLHk18u66Lr7g+QwhwwHNo5OoleaUd31H2qmJSTymMP6GxYG8Zgxg4KlS/vQxWoJ",
-	"nT0kQtdz7ikV0ZgaJ82VlPeJRGpjvpDNleb1Bxp5IX97alPiI9WGKVVw3DvuwpnP6wSouF65/YJHEBLO",
-	"BZYpNmNGQ2MqcKsVk5FbTiMue4WtClxWY6Zrd8lOhUU5V2vrEFumFou4VRFUc4ihSq9Gx5PnpB8Oxi9q",
-	"hVhbu0QXHjdvf2J9+O1mPOqKvlq6eSWSRvC/9yvrNUuuZ/lFamOmhJpeG/mqYradQho1nMm1SX+7uabL",
-	"D1R9ezfpwfiFb4UCf1tuk7e4VnsakvJA3XVKobNQsWsKbU2ILOLtVIs21i4OvMd64bbqnARbvBMkVu+U",
-	"zRG6P7lpfNOZ1ddV9t0cFlvey0dly32FxpZ3uXSfcvj/8kj3QuESkjgek9DcKqQu+o8//s3Kkt2xiJb/",
-	"6zBL48/rrbY/zYiyKgks2whKaJLrQkyjvLKmSUdpMlNQfk1jkVDP1lBFG6rP9Q+ishSVJKai3g38+O7s",
-	"5cHFj2eDk6eYhseUTP35wMY0HFyyOZWKzBNTQLVr3qdkYYr9maqqcEWXNLIlGVE3U9rnJxKCSune4BRS",
-	"+k8aKozVx861zJhSk9ziqNcD6XOyIMsunBkRfnBzg9SacSy4dwqcqoVIr0wNPOlhTwci0/T75ObGg+Pe",
-	"c2QSjwcvfE7SIoKz3Yc54x6cmP8G7n+YncKJq+2PKl8Sxx0PJRFUpPjcqn8nhMVm//K8JjYRsGG+NzMF",
-	"+SFpqu2hySIVmWJ8mnMJxrej4BOKw8AsGRuZhpUCzI0TsPABAcuN9GROQXAbmIJKlVMTTGYrR0epSCDK",
-	"DE40daN3mezBm+jL5vuJs5u8wqJVtDHpDgoWROqLoXaYTw7Ju0yIcUWnyOeszOjHtbdG7XJXdpjphbuo",
-	"e23dPbkPGJjbRS3188+r+OuVuSIopm0wYJ25pDqR+94Vryqhuk8f31r3hZpQ6D7Rwvinj2910+KOSWgH",
-	"//Bb/9tv/WpTK6IG2ri42JKjFh9i/XTBqVUW58Wlq9hrmzKy0bnE54Ne36Q8w6tWRpA2H4LuvPMFykrL",
-	"dtyrstKO8ZWq2TUwVvoobEH4daFcpa+9kshX4UcfVYbfctm7POGGluItP7QPc1et2L1JB1FNaOR+bdUa",
-	"vsoToBn1oWEXTgGzV5RL3GOm0JDwkMax5tvelhSHWC4fZ5jrENeo+gpMsJ8UZds1O/4eNy7rL6mB+2qO",
-	"pLifBX9v9vmeAdnbEBVcmoahmFWsib7SKOYbkteUbeAHqu4FHO9VXN+FljxC/d2GBt8S5PcSzLGaRUMN",
-	"UsKnWMcY81wGlGvCpiWjoPShTdtktMRBF4IsjV0qpwp/qHG4z9l8nindz7BUPh/ZSklNYqq5qRChBWEX",
-	"OtJgWD+16jafm6KotgBbXcgGxqWiJGpiDz+hif2ubuHds5aV+X0lO/geSMB6LPy1kcG/Ev9o4O+Bye4K",
-	"/3hYcIFrtfCvCkbRxTc4fnd9Bl5qVVSoMNmody+6/xIs4X2T2nrHom/X1Bfn9Jg4+0/jRFnWxsZiajLl",
-	"3z9PsekWH/7hZvQGw7NUuqEO+v/VkqBJ54+acKffxHXkK0vZdKaALMjSg8WMKGNiU84zudsQmqTSZQ3C",
-	"v/Bur5Fs11q5i03Y0dodxdej3rgfDmqW7t6kT3aydg/uCzes9ZKzh8WklegffVK+XiyRhTfgYvHwNFxR",
-	"c7nX5cPlETqMoVUOAtu2q1sFTmVdo+tGKY2KY78lKY9Af+23gIS614bkW5dU3o/I/eD3CkNEcuT3171d",
-	"X01xSjEkFreZXtMHUJpWTUB/tMaUpDQ9y9SsNfzHrxrmJE2vHbBmadwatg5Jwg6v+wiRdnar1FNgRkfj",
-	"M1kkfLahgZBX9yqKgnULCmXjC1eJ27tSrVcbEGBVt57LIszSvMZTtdBkqX9Xt6PBGOviK8Sk7qxWnmDu",
-	"7bPagy1kDprlmNjLmGc4JvblWCOZojv7uHFG9mZWHSVKiy0zWaUuS1qWjXVESk1saYFmC3UR6lfEzOUt",
-	"MZjt86+f/18AAAD//w==",
+	"7L3rchs3kzd+Kyi+W2Xy3RFNUpItUR/+f8WxE+/6oLXkJ3nyTJYDzoAkVkNgMsCIYlKu2qvZC9sreQvd",
+	"wJw4FEmdHOfRF1skZ3Bs9Andv/6jFcp5IgUTWrWGf7RmjEYshT8/Uc3e8TnX8I/5JmIqTHmiuRStYesV",
+	"TWjI9ZK0x1mqdIfICdEzRsZZeMk00TOuSMp+y5jSJErpQpFJKufdltdS4YzNqWlRLxPWGra40GzK0taX",
+	"L17R7Sc2p1xwMV3t+qeZjJlrXJGYTTThotT7Lr0o1jC5z4JfE83njLQVC6WIVIdQTRYzHs7Ks+SKTLI4",
+	"JnRKuTC9mkHxlEWtoU4ztmkUOIO30eoA3kZMaD7hLMV1LRbzhNBYSTNflqYyJWMZcaYIVSRIXXvBVkNR",
+	"OjXLiyPR6fJ0olm6OpRzXACiJVlQrsmYTWRqll+nSy6mpG2n5JFUZiJiEcmSzs0DmHPB59m8Nex5q+vy",
+	"xWslNKVzpi0lfkd1OGtaJPiB8Mh0xs0XCdWzltcSdA5NRjcOgl3TeRKbB8dUjwbjl+EB60969Dg6Cl+O",
+	"X9DDyQHbN02sLterLFWyYak+JvS3jJFEKm6+AYonlCQpu+IyUyShU/ZMkUCwa41tBPnYf8tYuiwGH2IX",
+	"lVWj1++YmOpZazjo9ZrGteaontEpI4r/ztZ1FsN75b4iNqFZrFvDwaFnOsbt6ptu883re01EfcbDyyxp",
+	"2i785R72KwkvR/vhcTSA/ToavwxfRIfsYLJPB+PG/Tqf8WTORONJc7/dw7jULBm9tKM6Hh+FL6MX7HBy",
+	"QPfHg7BxXD+x8UzKy8ZhZeP84z0MbTG7HPXpYLwfHkSH7MXkJT0aH4e9qM8Gk4ahfTGtqkQKxewRjH6g",
+	"mi3o0nwKpdBMAKHRJIl5SM0on/+XMiP/o9T/v6Rs0hq2/s/zQso8x1/V89eGe2FX1ZkHIU1TztIR8LeA",
+	"tBdcz4j7Fl5TQYfIlARXLAUeaR8dEkoiuRBKp4zOSZLKKx6xlEwoj1l0gizLrGRJzP28Z7nwHu5C05Dt",
+	"488Lfg3D/o5G9pstFiXfCvNkhIfmisY8GsETXgum0Bq2nMwcy2hp5IuQmsCD5N/OP36w222lhvl7dDjp",
+	"s0G0Hx6MD+mL45dHrS/eXbfgwki4xv5JOyiPG/eBEi0vmSALalicUixy4vjzp3ekHcCvIy5GwHaCzv1t",
+	"wSspJjEP9cNT5SlRmmpGQtvjkARC6lGSpeGMKhYFpG3k8tBIYZ2l4uMkIOaQKkKJcixGz6i2a+qL/NWO",
+	"Z16aZCIya5SkcpoypQKPBDROGY2WoyvJIxYFni8CLljMp3wcsxEMyDwWZThdNmIiSiQX2nwb0zGLRxOZ",
+	"zqkezbmaG2lphkngFxLJMDOj8gVVlywiE5mabaNC6pk5NPCiGTJuJb5ktngss+nMaFwntpM38GhAqIh8",
+	"gV99TmOcP7wrBSNckxlVZq4Ri/kVS5eV2ZpxzanIaOyLlLlHzGLZRSC/ZSzDxdIpDS9ZOpKTkVvaYl7P",
+	"FLG/k5AKQ71j5ouIxUzj225RQypCFse4dSRB4ZR/adUc8wKP2DyRmolwObpky1Eo45grLkVA2mZ2l2zp",
+	"C7MwmaF8KVBdc1tBgH1REvHJhKWGCszJamqXi1GmmBmNWQLkAvAytHfJYDWU5nFM0kwY1ZhQo7KRfo9Y",
+	"LdXyOI8EoNHtgUoXdLq+eE3T2GiTiqVXLFUklFkcESrUgqXVoTjGP4ql0sEJoSSU8znXmkVOB32mzAjx",
+	"MaTnBUlZKFOj/cGQuTYKq5JZGjJDFyRlSUyXLPKIkngODBvEl30RSzGFwQnd9cW9sYc3Mh3zKGLilgxa",
+	"ZZMJDzkTeqRCmbASm4Y9kQlLoRUiGDMq8oyRRco1Gzq6VMS9uJFtF4L8HF4ZtmpN3QNjD1bnlAvYSu9W",
+	"wC5SKaajuYxYcH9M+63QLBU0xlE+vD7BbX+5QqHohBlzBs6KO2KMKMOuSifBHLmOhwLOsH0+zexuo+Wl",
+	"snAGdpdTWIxAcA8atlJRUWo/3t9yfpD6jTG8HmElzRwmpq+AtOdcKS6mHrGsFdbJyg4ahjIT+pnC5bOi",
+	"KBP0ivKYjuP7pKYzuowljS6kfEfTKXuEVUiwx5GWchSbPoMh+gSMxsSuQ2AFffKef0faR/CfEa1nH88v",
+	"yPOxEcJMDQkVBfcwJuH13pxe75km9sZLzdR9aklndGkYyKfcTngEQhkl2OlozvRMRkY3jyJjC+PXBL/2",
+	"zMKJbQ7i/a3GOUuveMg+F9T4iDZN+QyssWy8EtMoP45HyWmNI1CHRpMsjgPSRuKCY6aehymjmg2JltKo",
+	"VEvi3lHowDHUaJbZ9qtOjD46M+qEUWLw7agztLuCKkZFn3DaRm1PSo9s3pLc3/TFu8tmXkj5noql/Vbd",
+	"Ss6nRnMGFwiLyhLeLZ9zNJ5UVqRvV+FxLLKgPEjHb9AH6fyDZXaSK5/TVGaJL9rB9Z5pYQ9a2INvg47R",
+	"vtg80cucJMBSe6YcAwfNzUj/LvmJcu2LRjI4IcHPe7lHdQ9cqoFpe2HO9lpvqS8qr8G/YEPUm7N+4IDQ",
+	"lIGKaHRsBuYBzQz/0GD8RCWdVE4IJcWEjXRyq+ORwfU14SKMs4hFXV/44jRWklRX2ANuJDMN468M6P8G",
+	"xBJj6Yihi8EXpQFxKRRpC4mL6hmOn4lLIRfCI+w6MZzYnOiUXclLsBtYBx2GsJthzNE2iyJjHxk1HK1w",
+	"NLWN3myWgBjDUVnrTc/YfEV9vsuprG7OxterNwa1Jir+/K2aKd5Yaco67bdsxjx9NzbzGTZWpvz3rcTn",
+	"emcP7F7FjGBkzGjKUruxc1QQiKObR2IvVpsbuWnCfAJjpJYHbr5AZ46lWtRx8StL0/eo2n0WSSpDppSR",
+	"f6+F5np5q8V3k5twFlc5/Cmeri5cZNk7FlCRvBY+XH/ocbbjb4W/zbmMFJtT4CtxvCR2U4YkqEwNd8Pt",
+	"mP0KlAxfBPjR8BH4C/haxdcYSYbePucYMt3WW9NSesa490VgrSlB50Z1AIUilgqu+2wDhi1BXyAIwAmk",
+	"8CGPsO7USACFytgrqqcyzf2NbowrV18Rj8hSZmTOqCDFu8y8/P8FHXSQ4YDtO7mWxZXKGKhXYNBF0jAX",
+	"kmYxKww5IUdGCijwtAk5gsNoltd2lTeWa2VWmUS1zSl5KfsvFmpwLMX8qlC0jIBCbg1arvMKUkWm/MqI",
+	"iHX6oJsTuzIatV7mVrsvApAor80PziuuSlcHKNCC+3Oq5MQNzdijsXp9cUoSqTSNiZVfXRKgu7J8ypAu",
+	"AlA10iX8FHw+D7rkPzKpmQJdAHTawlmqSDhj4aVrFi8+y8osiQyBCqINIUIDZgeMDkNozC8ZaR8MBiUy",
+	"sXSd2x7w+ZkiCdWzzpBQ8vm8PHTz+ezc+oKNyGVpyrVMl74Af1bbKAMhNRSutEzhMjQBV6RiHc829ztP",
+	"oLFDEvEp18o09Mvbs389IO2gP9g/ONx78fLoOOj4wvoOk5RNuFFaSGZaNtMyY7VLbDpW5qzgQnKj5+N7",
+	"E36NqsGcajLPlCYzesV8wTVpf3p9+v371x7x3Say2kJqesn8VgdJJ0mNAqU5XgeFlhMX90sf2IL8XaaX",
+	"La98TfkCrwvdx/7KRZMH8QdU1Fo7FTReArMjr8WUC6bIOx1V2+43XIGa5oCWGi7Uzz+S/f6LF3t9QuNk",
+	"RvcGsG5GWBX9fj43U6Vas9S885//ON37he79/usfgy//0mrozSgocXXoNKL/v/3UDeW8OubB4UFDK3iX",
+	"V5l/RMk7ecViGrJtZp3MpKg18a99MugPyOHhIen1e71qKwdNjaRMcYg6oNUpTWisWP78WMqYUQFCzhyC",
+	"Ghn8fZUAVjpSOmVM96tv7h/2yBs+0TNyesVE1jTtDZSEzQ6qzZ5nXDOyv19fgeZ1/J0n1df7vX7/qLaH",
+	"m0bypXwj+498tl7L6g+mk4JQf83fl2MjNcww7IF8K5IMtZwogngCGp+VjqHdl5v5rmGPNJfziolIEa6H",
+	"BasDxhHYHtH8EpKgG69NhS+szWIlMlfkYDCoqwWdndj7E0N5YihPDOXRGIrXut6byj37pdPYCjbzN3A2",
+	"ohFlBls9mbTQ8G4yZUrN2rtb51hd3ea5seim2DzXbL6x8fII3+PLph3bMk1TunTkkzXoos6dGhnzdUFT",
+	"dCa1S+O0mnco05SF6LjREjVNVKndzRGYR8V74KNnIpubfXG9tLyW7SQ3NX/dvKcw9Oriefnil9asSV5A",
+	"HNzq1pmVhKuZU5AiqAa2hq2Iaran+Zy11vG7jTsCPb7CR81L6DPepR8e3SUGz2uVAg82DfZd6VH3pvqc",
+	"xk2BpSxl1rWYh2fYyAcX3ooxh8ozktWYtGffv+k2DXAOvoebR/bePHMT5dpBAMEuZjxmxNgX5tCANE3o",
+	"En6CiwEmIvPBXqkE+e4HZSItGmx5BYFsJlAINIMpeQWxFtte3Y+citYS66ucyhoCj8wDzxTMUpHxkmB/",
+	"RMjFSXH/EQVo7ijcHheV4hGMpGERUVyEYKMJCQHB1cOBDtumwFwjsJfWT9nwGy7zmh/d4Jp/1lKjKGwI",
+	"mywvNj6Xj6PotNyD56awdpHfcYxMq048oppuzXmRszTw2iKCtSEyHL53B8Y8CYGvJ0RkcYzxMYzEVOHX",
+	"ZmvMDygvMILxZlqEGVSGsHYJ8sDPW6jSH0XJRwMXCkCZJ4Rd01DHS0LJKzgAwF8+lQJ2ZKYrITX/zpbB",
+	"KgVaQ7uBC4EXyLmcPKJYzEKt0BUInTvXV3cLLSzMlJabd/oVPoYLVUjx75abXvw+f/CL15qkcn66k8aQ",
+	"dyhh+htf+4iP5a8lNA1ZvOmtM3gqf8ku37qltzsTdLfRPatOyE0DOa89DlzhVitWOxTllS+3ma9Q0xl5",
+	"VfI0Nvnw7EI8U8RYgDZYTEtCSUjjGAkSudCN5F2yh87Om5WOiDULg+oIMO7GPO2hcck1mdIrCDCsGl79",
+	"fn/Q7zX1dclFQ7h1UPLZlrxg5EaHbccjQfVCP6WaEXuH6EEsMjgJpSQqNuILL5BjqlmKiiWuXmBMbTs7",
+	"CKPJ19qscO6YT2iqqjqnG3XLa5UG0iQbSoqJ1aA3rLd9rGbPnp3DteqQXBTXB0bWIlkbpaQ0DjJmesHs",
+	"HTByMaNOSXs52iVt3KZOaxPLd8Rkt6+YRCNVA1e2B6AUoX0j72/2R9za9bCLX+E2/oGNPoCq+NnEWt5W",
+	"ny75ELZ3FezoDrjB/N/B3r+9Sb+t7f64rj+kXdBdbke5d93329tVRZzqTtplVUX7AhL3Lb592LNbaj/3",
+	"63pofb3zEaxf2rKytqNCGJRkLN6EV9ymAQpaDFPJfaCZiJlS5awAbqXHg2mEZfcjyNu/iop4V9rm6hPs",
+	"QpOqg/vjshzcbWBxzQhbNiQVGjBbCcoCLAxLPV+UicL8NGfGXhOatLEDcLfLNGKpAn0iYRFhsWKLGUtZ",
+	"p0vezpOYs4iMl74oaKZLPop4mSsldq/t/s/pJasMXwEFSkg3iE4IZBOUJscVSSiHRIVMMdIOZzSdsohQ",
+	"Xb7/e6bIhKdKExVS4WGwkS/4hGTCKET2WnCVid/RL3POf2dbvQcPPrLZ4PZjI/1gMJZZ6NyJVLYklzJL",
+	"1dAor+Zb5aK+mC9kyqdc0PiZqrAXLSGhosaA8kQLnAwwIfPRHmdftGnOeFg0mkoZqaDjOFIesWwoGz7O",
+	"T3Lr1RKBlyt2MvVFzdTBzJ5iwI46zbRTNmFpyqJubczVA1LhmnO6RM/VmBGJ6SZdcprHzBGOl0+9AwjN",
+	"cHHo3pr0qoqj6KB3XM/W8uBWzKyML3DPGq61kMa3zu8sqy0H603FbazOos+zlMsUtYc/sym6RtpeYCbW",
+	"LZXwdeLQiDWPGFtEpuQNi15fY9xFzIwijbEWJ0BQBS0Vwagim4+Rv8l0bnP0pMgZ34rBsypANyiZdxVT",
+	"kL7GxfQDDHSTneaetvM6ISqhoQ2eiaiaMRQHfCpkaoxSXCT8EmJT9sx6RTXz+Zfj4+PT034PwlFevDw6",
+	"WKXvXTTh2pTWq2c2I/p2BFNZprLb4aMRuEQtlWYrF6iHTWaWMOZrVEmEr3gmSwIPYrJUpb9CE+2W/bX5",
+	"l4VxnqvJm3hHoRQPblaJ705+WdPNyI8XF2fnmM4LkVU2oEpJQsOQJVqRmdYI+1Asu/lKDZ8/L11fPze7",
+	"q56bpYjq16AHR5vIyAwtX/FGIio02bpPGn4gEQtjioHgJ7VABcMbIqY0F5jkZc00m7hZSGkr8xrUd4xL",
+	"Va+vk5iK/D51I7W59y7ghxXVosrYIAgNltzodhW3lJrJhTJaBRcklgv7QtldZLXRiCvW8louTFO1vNaU",
+	"T3TLaThOWTA0i3vptSAixKx5sb3V1lbZoKPtrWxBZ1yYE1qh935vE8ELKayFsfyYH/783No5tbwHXNe8",
+	"CzqmIpJi831aZc/dWt1A0be5wGigedIO7LdBc2TQSRH9AzpQpzglvrjVMWmK9nk6KPdyUBpcJv/Mp6Ua",
+	"6OJEQekMGd6yeh+6Tml4JbWWglzsqRlPdYPasEENnKkLmvLJpFDjirZf9HvH3X5vNRBopRU8Ra8Kb/Ht",
+	"g8t+y2ieQ5G3MqjC+2wC+PFaVzTO2Cu29voefneXvwtA6oq5YKRN45gEbgwByQTXqgOx2qFpraI6DA7N",
+	"QPJIEi70C9BAb8CN8loLxqcz/fH35nHhr7sNTGYiZNWRvTB/h3Gm+BV774aDumER+CIzvIVpGC9q6at3",
+	"2qXxlnaqstylGd4kKXLGsKN3s/R+sC5slGvlwkbLkaKrutDTqXo6Vd/+qWqUKE5F/b7s/q6HjsRLuCdV",
+	"ZkkUI4FRmOZUs8jJ3u9dtLSEK2ILqgdOw4hq1iUfhU3F9tA1GM4YTeA0ZuEMGid0LiHzyvQAGlehtylC",
+	"Y7hxFlKwITq3mhKabIpJQ0JTl5zCSPKhyYguSfvzxavOcBtn2aA3eLHX29+D81iJCWw6RW5ZTrVm86Qh",
+	"bIniD7sFGdJMyznVPCw1u0rD+VPEdvJMWWcKafeJluSwc0LoGDKPJ5A8hkBF7nHSpvZiH7GwzCaBjdop",
+	"BQaWThRrDrf4aUY1WZhOAHUFGOzCfDejScKEgkgqTJwjfgvT90JmVs1GC7CIHAyOyYWU5D0VS198yhPX",
+	"V6ZI9s2ZPSRUE9iofn+v17/oD4aDw2Gv94vfMnPxW//73/9zUput8gVNGfhYzaQ5i/xW5TKgHKMJfoX3",
+	"qrJjju2sLoxL3359HbJ03W7hrQRgZJA21WQulZlDzyNhps1uYZr054s3e0c5KKlbqWeASoQ54mMZLU98",
+	"YTfW2TYpAxQEIYsHZQpyD5zl5jdImccpb4BkLKZ0vibC88eLizMX4Lh+rDn5AdKQXsj0EqNFVBOF1Zhg",
+	"+eSU96RJh3DH8Dybz6mNTqjJdXhgXYTjjVGVN0VO7hwamUdEFiO6MSJyTYxTjnQnJzbu9+D6Go7e4fV1",
+	"vv6r+s0Kv2xuGmWAxpOdMpK/5pmtbOTI3Za3nSFoe7ZGXEOMZiWPdHV8r2k4a4zwwrGtJLOWElxtODzc",
+	"3zQhm2w9h0oAWtMUGgPD3lOzZGwvZTSCOCMzEKXxzzCVSpErliqIMarIpIrEaoyvaaaSH7M5FXl3+dVC",
+	"ypJZuuo8dx4RSLgcMyMSFnLPWs+ltKEQw6lXBmEzz+uD+F7qPcUSamgqgvxUxzHgBQ9kUz0hHLaoJqgr",
+	"gy2lt1ttuMlDAbnTDSSEkfKpHMdsbgdQz7/emhYg6R2cQW9Nd03kUMp1bj5vIHaJeU0NgYobMqc9qzHh",
+	"nY8gNl16bFScEyLFanKwQ0cJMPN6wmONuMw/vL4gz9Ed7ZX0sBlXWqZLMpNxpFBQ5Cuwsrb1Od7xAr0x",
+	"r+GjWAcH6eUwnZaWiuR/UUV3xCdzVMhGQMjGRIh0Pcp1KYjwmQKUlTwpPVjbVgkhr6k9ALVDdbiKzudZ",
+	"glgBwOtuDj/Ek1pP5ilJlysLSNFAkuKKxWZIuaACJG2851INkiXhf0PmVbVLr/qNkbO7Z964BIBm3wAa",
+	"XU3b5MAcFWhDhvRzlCEX28J1aS2L1ann+rArPdoPB+M+7U2O2VH0MnwxPqQHk302aOTKutHfG6xeshkZ",
+	"Vbtlq3zlcFRrXxUyzheN0b+UmMdOSmRfie0APCNktUAiNkctIIoulS8WM4D7hOyBbpGWA9hAkMpTJBes",
+	"zeqBvJ+5TNmJLwKzg3nwEbxXQkXtZonZftO+eW5Y9c6i/VIDSsWjbT/4Ap9RmoqIxoZLSgE4qPma5ZRc",
+	"WUl2HbIEYWN8UXyNtDHScqSYiFhqcczsAehqkBErgRYN16dbJChp9A+XjlA1SQlIf+35vYd8GWjnEyCh",
+	"bs6aeYisl/IAVm3oCmt5LF6yMkZLPnZQWwQO5uZIzkvWsoj7IpLKKJsW+u3KLXtdR71kylrIiig6YSfk",
+	"kiV4Al+SiC4VSQqoTM/eqIso56pVPQ1iBvf6vd5gfw+O7+6u03dVzWKVx1dxoW2EDNUeCY1qIwjV1iVF",
+	"2vbCiARJNAk6Q/zfI0ECqbWUHFy/8AWf0ylDF8M+iRLukaP+4Lo/6B+RhF+zWGEOxO9JHJD2L2fvyNu3",
+	"sDz2cdMImORzGhOlZXjZ6friosKfBURSck0E1fyKxcsakwa4Y4htRGWma8dpPyCbdaDVXRiJ2QMp4iV6",
+	"AyxrcumT0cQIbDA8f0/i6jUf/ti87C6ucc2iP8PaEKV1Pbh+Aetq/rcgqmBAWD3MLI3NSxWIKoM/+wLa",
+	"mUD+3YSHjCQp4N8qhy5UQeyGbcPZtsF7uOCKkUaEHIvzFORhmkGnujYH1y9aXguHUV0Y/GVlYd6vzfqB",
+	"s2AVUoRFQ8RoPKXWS4L6SPli0cgSMwR+xRozXz4WsaI1O+ZapzQPq13VyRSfCqqzlL2SYsLN0tXVszWY",
+	"Bk2RcZVQ1N3uaKrjJO3AtrXtZf5DzqzqK3dLDeizLtR2NepRZppEfM6EwqR7o89wlIruasGqOTTUGY3t",
+	"l6vzmMH3b6tDP9jpVsHd1wwqtzWrdwyGxg2TrXXW7z1Qb+ULmLy3/cHtejvY3B2PVuZ29CBTqwnnGy83",
+	"y5HYO95rnrm0jN2uNEkzffpiKwJtiHp5ItG/MIlWuZ9leXk1pPuAVckrU+yE5tGYhHu+Jgs3loqd6kZY",
+	"DJu0b1M3LdKj58q8yMlEMW3UsIXLjbXeoG1BRwrhs13Uc/mNPPIZ8AUQJsPVQjO2c1WR/unilQtq3ow8",
+	"cC/QJruVq/JaXCidZmGuq9wJWiSh4SWdMgh1aL56gWooN267bUPZzDYaLe9t51VemasaAbfRTVpAptyY",
+	"wAPHz16+uWumn0rcapU3rHAb60/ZngJugE4p8pgLEJVV2i8D/7jdKY5nbU+ra1g1ZYuhN8pUWByMu79d",
+	"wD29XR7fnRI7tslw3JSnvY7RfXrziuzv7x97DvXerr4zCovqBBFddlfDHfoDuEV/Oez1hr3eXu9w2Ott",
+	"fRTunN1YYxvVqb2xdxhRChEDbUg4XDndtdU9Kx986/ZXPGIkklCbsOKAaEwOr3Gf2o0WGrsAtlVk5gAg",
+	"YYmmAw8yJEm/W5bcx8fHm2Kq1jI2t81Fnqet/mTp+Zkiny9eWd62dpt7x7fa5hrHq5VIrIJOqRwB2Xk8",
+	"wA4u7WMoY0gFrtyy7ZKoU8u3XmW0KyzzFmpW/0UtBm6jplUwyptY4Xqudg++XKu6fZPgRxW51wR2kitH",
+	"VbgTgHUBEI+IpWRBl56LfrGAJBAbYwsPYL2voS8Q3iM13yotIaeZCwf+ATcH4YxFGQKdWHkHOc7lhGME",
+	"0HYl2aqupWK8tkgpNNYqKcWN/h6Akf6z5vp/Kzn3TznzD54z/5TD/pTD/o3ksN9jhrjlzhhh14BeenP0",
+	"2kUFqh7rSWZxBOv2m2nZOgLAmadIxCOPMBrOCoorAt7uLVwNwv22VjA+Ud0Q5VST99hkk4z/ZNGStoFd",
+	"W+fxwYdNS69WspiP+wNvm6jdMEtTY4bUu/y+tRZqhqVnqTmFzYFc9VGRfyVJTLUZyhuGX1WU8uNBb6uB",
+	"FjH4dKnq6Ro3PV4K2W8mRIiTr+hRUDEVDBuZEteS8jBbkkVFlqQ5+Ph+GyPsufDF54tXoHjlKuSCscsI",
+	"mEvBHSiZsIilNCYzGfOILjtdchov4GI5ZUUp1dWQ/N6LbULypxlNqdCMRY2uIbhWKs85f16tS3dYGV95",
+	"dGtRwet7X3f7brHzJeSNRmSNe4fSWGvNuJGsdtFwGhvm3niCSmewTuWNjAMQcr8GvFiTGDinVywqCZVm",
+	"IL6bsPZuwta7D39uDrq30dNLo3R0HB6NX9IXk0N2EJWD3O6KEe0A+dYD8N0Bce8miL2bQPTWgebt4BEt",
+	"uStvgZdXpp57sPkrxPhVArjOVzlPlfWeJ4xFRHN0lOXRAF3isn1AC4XS0TYLu+ZBJe3g9c9nn16fn2NJ",
+	"DnadgCoLqf6ojUEp8zXZ2yyUQs6X6MIWEU2hohq20fJa8oqlgk9nuhoCUnp2hWaqiQzrYWhzRR7VPQpq",
+	"toMV3RaAdo0m9C1IiEZysXZD07LlNkUbrINO18aIcjG19cIw/zBeGrsWYtltBdk/ePQFTTFhQ+oN8a4u",
+	"8ZjGVITsNAEDfI06Z4aYcDEl9mkSpizimlB8C52/JTuzcnm0XqZD3Ou6oHIMpq1EvpZq25pptSv1mKsJ",
+	"foqLaczs07UUkl3rFNxZH99GAwdvxOnc8Ml1OvWK1kDmXGSKNGzhCenZOOGKQyATmscVja9wdkAIXrvk",
+	"IulsuYu3EMf3YG9sZdXs4p/Lc4ferwNX/mmGzgZH5RY3+8TpwrZYkg1ab0x+WLFfGvLvdnb0NakxG3wE",
+	"DelBW/oI26BTYnRipscycwX+VKdL3uqam23oi6CBPF3eWZ3oA6I0XZLeOkL1haNUrwB8SlILW209eidY",
+	"phei/u3Q81K79pE/C/Ll+nSfUjpPymYSELqrsb0ewbyCIstnm8BYVY0eLWhXGraeO6bWZAPvouzu5hHd",
+	"1Rm6zqrcgi3kk9yFY633uV6UJZQtdVo6L87/nTvC5zRiNo43d3R3un8KhcZrYUBuzSJKeGNnW0VvOOWm",
+	"HL+xO3fT8sM600nL8xvsHJsQ06RjnDUTfmPyUkXl2toSuSi/1oDxtHJNuwE08hYjPt9qkyzEZ7FHO8fL",
+	"eC3My7qfCJvG8JdyvM12vpgVlepO/pkmRbnitbFnp0yS3uaaHiXRe5NxcB+GsbMzvsnr8BojaaizZVPu",
+	"2g7UzCsUtfwuvOOV8vEq1+ZcEc3miUxpyuOlL0q58CdVrY+7nKAIWisnLhb5ijYn0RbXgBsnm7lYy0bZ",
+	"qj4UHq+ivZY7b4135vY433ixcC9OtbqHeKeX16SAnxsFzyOCLZjS1jzJMUL6vV5n65ueFfa7irJaFXQ6",
+	"vRwdTI5oPxyMj6N9djA5pC/GL8Oj6JjduTxcHjJ0U94WqA9WZpGJjGO5UPacrWR0usesFWw/qk53m5BY",
+	"dTu5sCqhVlq+z1DL0qKVmX5tFCXBYIlqlwhKO8d74K/u2H0Vn2N1qwxZWwZj763B78NGOqVCcbMqXJQ+",
+	"yEyPJjId2dCUZQ2TJeeE8BAG2uUAmkVasOVXWco2hvVUz+bKursg9Voh2dc/kb9//PTvHoGSsjdVRSpe",
+	"+p4lNDXWE4YIkAkNebxGf5YhiPOdmOCtTtK60qFuBpWhNG33Z6Dp+0TarieibmQhJYDtmxC1HwIeW/Gp",
+	"MMotC1PW4DZ9O59nGgU3FUuLuwdSGyEC0PpqCrRo2uBGLO377KLpRq0OpLJyQhpp3QbfOtCaKTBBCDgV",
+	"pLGQWkL1bGeUmqozFdXYbp5Ws4mdQZc3F/9qqhXcUBk3qs0er55G7pqC/86iG6F56m/2t+Yp/kplar9F",
+	"8n4VOsTxocOLH8np3177rW0BSm5aGHvenbq1FmHvnZxuLbXqqH0N0suhxq0DD3J4dHMaMa+MUyciCzzX",
+	"DKJXh/ZTW2L7KduTnBCnGB6uQNyBwyXlTHklND/VgRhBBjm4kCoIXkF2rZmwBQJtZGr3vlzd0O/bZsQD",
+	"+O2iGfZgVT2N4qtRb9wPBzXVtDfp06aejcZgV/bG1CCw6Eo4iL9lLGNu54gUzAbvF8/mGyIF6xi2F2UF",
+	"vh34ZYXRUBc8jg0fMru1QzrRigqzJVBcqQmEg4KZNi59k85Ze6nYufI+lXTN/FRUtc3SEdziCN+D2lln",
+	"Cl9F/bSDOC+tYQPLvgU4SVVJuS+l5OYyH7/ugvVVP6WL2eWoTwfj/fAgOmQvJi/p0fg47EV9Npjc1Yi0",
+	"qsgu1Tm2N7YqhTm8Gu6uW9cyrW9JB/dH4hXq+rOQ+U9czwpF9M9K8H9Oet6gx5/PoPiuiJeYqsoLNNUu",
+	"+XfGEsIRLdboi0tSoP1UNdTFTLFwNBi/nPTCfnTMjujBeL+Uv9sPe2scPPa8PeAZqq/BKtHBtU6YpVwv",
+	"z83y2agNRlOWnmZN6nugrsKR0XlGiD9mPpqVGQXWpYR5Oy8O4DaUhpohBi3sDlAQNF4siOEyrS9fID9x",
+	"Il31DxrClmFMG7BRozNwoSkXLFV2NQoeNeV6lo2BRcHDexG7smyqTvdFvIlTNaQg0mhq/3b+8QMobj9e",
+	"XJwNyTyLNd9zLlyIGVceoWopwlkqhcwUOtZ84bi7B4BwIlKkfSV5pDpefnmnbP6LdU14zsNmWkSvPVKa",
+	"tUx8YcZBRf7jWMpLDyGfkU2QskphWzfbzaIyrfrCF6hHO2ALnI8igdlfmfLfob8h+Q72hfhZr7cfAqYO",
+	"/AlBuRZjR2maasD4KYjAFwuZXio4Q3ndp3YekEVFNJbXHhFSz+A6Ob9Ih7Svgni4IOYveN+COOmFhI+Y",
+	"ejPJYnNUlYwNdVcmZmGY3cyoqCFFkhmjEUu75PVaAF8yo4pQXwAJQMZI8AeWEYeoDY90u90vAWkjkyEB",
+	"RPgHnRMSmKcgTmoNvqwZ6Ke86rca2rUcZ+El0xWILzRpzPqZL3PsxGkqs+QEcxNyxEpfYF06rhU+ABf1",
+	"13vGqt6Dnvbg64C0IUdZBaTf6z1XZJylDg47QJIOyKD3XPkCfzk0P4yzJbxQet4jgaXt1R8sjY6QVTa0",
+	"5x6AoEPbISn9bkk6/71f+90GYQWkX2q4QDRsbrdj99sXNNMzJrQ5WhC14WC7J4SSYsFYVCyvRwbX14SL",
+	"MM4iFnmIBuMLQ1ZUs3ewvvAv3vPYMRmSLj/xiRmWhbdBWPkgdSGYMZvoDsapVN9QzLSZCX7tCyPGi0gU",
+	"pBhDaeYoIKZkB7KHAG/c/Y4ZKwqQ3gMzu5GdXQ7l/4npdLl3OtEsNRTNQiki5ZFUZiJiEckSz1i+MaNK",
+	"k34HCLgUpz0sVkmVUbeIknOGh9xeGthYQVukwBeVb//g0ZfnSFEewV8c5Kn7nOcJui8sGbiPBQfFz+g6",
+	"NlY43NGRoBqLHvjCYlKY82242iVbwsENZeLCDFmBt6ctzpj9i+mZjGDH4GJPCiNSmS8SqmfImGvofV3y",
+	"iSWMAsMscIXyLEhACTAjcE3CF2ZovmhD8HrKIkIVCamQgoc0BvnUyWM+yplpQK4FcP1SYwwV/GF6xBRc",
+	"ZIMkyHfTEFwS0yWLhsSogMEJobZOlzG2gQ9CPtqxL8qrObpky1Eo45gbHgcSws0PKGLCETxJwQSVNqY6",
+	"FyRJ5RSE2YJyrXyRJWbR+z1iaRDGzHHpBUlhaBA4KNOCrHvHZGUoXIwyxQJfgFtm2bGpneVFQSFitmho",
+	"sRuoQN5O2gfX156RBp3qxmAAMSR6ptyJnAoXtsVBdY4qzDVCCTtubDW5PcQRPiEBcKrhzwHhkJOqICGV",
+	"RsOf7c1tzENms92s7nOa0HDG9gbd3orSs1gsuhR+7sp0+ty+q56/e/vq9Yfz1/COUcK5jgstSjnt5/Ts",
+	"bctrXTm8z9ZVHwOrmKAJbw1b+91edx9L3cxALSwOpPk0ZeuqZZQ0lgpG3zO1IumqV7FGT8zX9m3UGraM",
+	"eXea9wphDXTOjE7ZGv6j2QwoHnluba0v3sYngfu2vvxa1GOAOQ56vVI5OkRITWKroj3/L4VmFOoEu2QO",
+	"gNUKOm89GhLAGeWEKAqolG7qXbM1Bziapk7yUT//juaJO/BKf/Mrn0FAGlWQRfjS/uaX3sh0zKOIgSl4",
+	"MBhs002SypApZdSk11hoB9493vzuhZTvqVi6DAbz3uE2q/FWaJYKGtuETPDe2cIVQFv1dTZmCZ0qqIqR",
+	"f/er11pVrKASHgVAnfo5tz8Nixa+eK1EqiYjVMsUNVZ3agwLjOFiBfLIzUdrbEJ4ZSnixyi2oMK44P2f",
+	"gNHXpZ5NAgZFuUlw9Po2XnC9VEDWVD2ZiAp0WsLegK35TkbLezsylT5yqq6ayGaAX1aObf9Bjm3TkYUA",
+	"zTIR/dmPam+L4/ZKiknM0St10N+iizO6jCWNLqR8Z4y7b5YnmN0un0anE5ZE2k4somr4NPMKVAlKzOKL",
+	"VxK1z9GoAvdfIwt5NWPhpXI2Px1D/AEI2PJ5r9wfuum0P5+fnROllzGqi5/PfZF33EG2IIXRfeHWEMzS",
+	"cEbFFEoe2aoeTcwB7liXD8scavgBj8oUbN/lq+R1vKHs1DHKaBbrPzuH+IsfePPWYKu1/4FqtkDH9eE2",
+	"y2hD3j8XwZ019oLnwlUjcgeyxHBuxVwsh9ieuVg7eq0W/x3+vpvy7uWmLU8RxUARIRfNOr3t4dvW6GES",
+	"m1V5u9pPKvwDqfDjnJbc0XHf3FZxz3326xX3U3AxKYLlH71er1d4+i2ODLumoY6XhJIGd5gtFmiRiMAb",
+	"IhdixWXlXNZQBQZ85yy8ZJGHtxHojoIMtQgPIQaM2aAwX8BrWKNGleqvYvJrHkTWDrB8VwDRWAqcGvC0",
+	"eR3rSZbqtahu/2W3KAoGCAFBx0Jj505+ZQybqEs+5jUDWDGRMQvlnIG/vUhBdiH2rgyBTd8NOg5JFr54",
+	"phDoy3M1pWJ+yWDSuK4n6OmyYHRckUFvUPjccOIuqh6gf0mRDeyGFZRL8FARQZZhrTQPV4QhfhMkzHRc",
+	"YEq+U41FesCFlFcUtEXi0At2RN7z70g7uN6b0+s98/selLAMOieloVu+Cjk64ABWGidcuMjT/K7BXgy0",
+	"+8+V57zinS45zZOfqSYLwETS9JJV0hB8MabhZSynJKFK2+qWmQB0qsPefpGYMIJ4ntEki+Ng2EAAZsLV",
+	"ihL5b/VtAakIl7Km7xNbTxbJJgdZo+Ts+zfr7VFgyQ9qjUIPO9mig/sVOI3CplJpv1QoqiB0rBxTnEFH",
+	"n48slgZbqZZzqFFkl/XJzP3GtV48OECA48ywPbHMMRUx33Cd7K6ywtbwaP/o6EXvaI1YLxSBtYpwSbKX",
+	"FGG4jFqrDX8UFYkJ4IM3qLc/MO240G667XcWr+LhddZ1tipKuT+7/+pg8xsfpH5jxNVXVU5/YNpV7XsY",
+	"3bROwVbD7CbRZC0x24KsVRRpZ+hBY4Dcj1UHUdGiCpxAed1PLbFk1IkvMEoWnlagKrlzjRe7LCKKg3ZE",
+	"U0bUJSCzdsm5Thmdg3e5Uk9U+cKcUs0E1pDElAcadUGJs/VJ8/xKRG8EdfcmlevEF3Bl2Fzd1Ca+Wf3P",
+	"VSklVNiiSFjMtB3YlQWUg4lMffHL2bsTcvbhhzI4rJCazBnEtjRpKI4xAEaDOvv+zWNxCEsPBYPIgwXH",
+	"XNCmgr7N7AHnBgqYOSD3qdm487MaqyXnrL7GAPNNlizfmJwoAKFKpxDRR8mELdzNsmHTePsN61WKgFg3",
+	"Mvv0c3gUn/zitcphRZvfdGVtYV5/JZa6s3L1tXjw93IhjMZWMSNK1VQtb8PD+Igs+vck3p1F1/hUU7U+",
+	"w6AaGLgPGRO2gKIC9ms5n6ueaIsAYtY6DvJZzppxkVzUBLDGzp25fyNX98W2bJ1sy9XlxBd1fg5WpP0d",
+	"uJoiXGhJgkKCBndj77+cvXss9m5p6c7s3e36L2fvvKrEr+z8E+9/4v3fOO83jLDC/80XyBYfSQwUv90U",
+	"SeU8nkUMeYWzI7PGP8slcVTgXKbWDdbB85zYYruUaD5nN1zMnOejuzUL876x4KwyEM6Ntzm6aV/+ejbz",
+	"t3oZRFc35+GOdJEBtU6RE5rMuNIyXe56mVotReCgM4idbvPhfX11q0O780n0Vl1k8dLmQOcFqYzO0SWn",
+	"Fr2ggkvvMGPNIxBf3FROuh3gH0MSmOcCG48SAOCIhacF5wQtymdgX6jxLUnMYTljDTdBHkmphaSnAsYA",
+	"UfOAKgXqHDcz+S1DgBIbfGtLwRdMpIyBuZLauak6xoOyMFiSzfwLd+npMvqB+E+enedYjv3ithzH5UQg",
+	"w0FleC3DyeX2rsxmW+0AbZuvxWAqahDwGEyXby4B2XSc8/T63bSCHFjnz6GCfDNqx7cbFd6gO9izd0+q",
+	"QyUYZH1w5zmA1yubp1bkVcJdOd67DTHQhIDr44TUkCqHJJwxmpizDoeGal9oDrWQGTfisPSAvGIpjWOM",
+	"5aA2wKUcFeCRxYxDFALGQShflLNh42WXnMk4XkWKR8DlAI9fUL6aZhH6dXJsQ6jBhZmtY8PACrOmW3oF",
+	"EufyHxwmti98yJgn62Pgq+lXEIaxJix+ANlTvqjkUW3KnTroDUgg5CjBO+wRZo0FTvO5ZIn2fKFkNdEI",
+	"M2gxqIPYV13CGVeERpGNpEBUFSnxDtWthyI0Rr/IgnJt67IVxa8wf62IiDns7fuiMYCDrOYHVmI6HDq+",
+	"y1jD5C66VL6YpIx5pDyxIt8YyjDYJCq42VHrAzhAwjxoAAf08JUCOAqQ1E0xHHlcVMkB+pcN1XhwF9RT",
+	"bMcjxXbYZKTtxeY4W+4SsGGFCkQ/rpea7/gVA4Fpq07SOC5KAdZUY8AbIB/qgWtGKDk4/xVWBYUJH5JT",
+	"VerSbsWjevfdt626uOauILXF6pzqYNM3/9ld3U985qH4DFBl+UyjU78E27sdv0HIi905zsYIsaKMkPPZ",
+	"OagX5xgr40xXDfBOYxSZYzC72drnBarxo5ira3MinXL+FE52n+Fkblkf2jAtghVuDCcrwMWpjc0m7YPr",
+	"F4SLcJYXKDVf2Ns3YTQEdNQkdMo6XlF/Boq9c+WL07O3XXJq31gbk8XVTREAHhF0DgJdKzDhzCtGSfn8",
+	"6d2ay3s4breJyrr9ibuvwCxcqkeNyyq6tabt08X808X8rhfzeaxRHmrymGxNTLdla46jQUQQn1tH+aC3",
+	"T6KEk/ZRf3DdH/SPSMKvWawamBo5PXs7tNAOZhy+cK6UpiCuBPKSvhYH/PDDA3NAWMDndvnvi/d9+OGJ",
+	"9z3xvm+a95H22YcfOo/IAW8KQq1wQBs4aviXY3qGJdZiRxVpa3atPRL858+nAfnf//4f89cvwZ354e9J",
+	"/PX44W0COW+vEd5rLKfZtyeu+MQVv3Gu+MvZu8fhihi2vt6tfKouVaVqrJbkSvKI0Hq0PmaVY3twcSbF",
+	"hKdzuP4q35cOMXk79x3N5RUD0CFXzs3LL4MqBbLxLi7i9jKulJ3ftS+WEtRtirvFcsTCqTQ+AR9V/aK0",
+	"gMP0hSu77ZpGkMsNYGKDW4GJfYKVuieH1/2743F4JX/8n/COsFYS8MkX/88EW4YEiqDjnd0v4Syw8w5e",
+	"cYsS2nWkvVaHTLJxzNWMReRjwsTp2duCsYdSXDEonqYlQNt2yQdJSljNXIpGx7htybzSuqOHu7miWaUa",
+	"Qg6V36jxmJ5SGt7SzV2C328N//FreUsvZig3oHWIc7XzdXs6Z5q2fq3sxpLO41vuhlcFDd5xK/5++v7d",
+	"blvhhlpsxVZ67SMut51Tw3JbnOmbVxqfuQ/82zPb3TeNlYWT2BzbaNftKbLxgSIbk5yYHGG7bx4SLKtB",
+	"cQ7lHMNGQhnHLNQkoeElnTLABHEFAwIyZnrBmCCAkr081YHVd8NYKmY+tj+9eUX29/ePi9A+nJGD1Hum",
+	"yOeLV0ROJorpHM1q0Bu82OsP9nr9i97xsNcb9np7vcNhrxegbhVRhOmbySzF7EMzABdDaVvroGod0ji2",
+	"6nKl4nNJ1R+WcHZdFGTgqsHZeMbS28+UmSIaDXDasBhtgDGC5W4Ky4JrLDWRxUyRdkNxSNs9fugMSbGG",
+	"mN9ZWWJXeVvROfNFRJdQwsPllSVU6ZPyC+5m+wCQ7wk1xvWJrX8Hl37nmWmEtIV0Q/eF2ScF8FczJjrd",
+	"IqDzbaQCWPOaWVUkl+Qg/VAuw5IEthuckMDS0ivzTEAiNqFZrB2aK0+JLWXZhspzfcDEyknTbK+FTPMF",
+	"JqcQ1/bIVeAMimt+B47KRf4YnD4VnBAqiMw0/OriLl1LpQrgTXGXJxUsLUcophMM24U4d0c2q6DPGJZJ",
+	"JiljiAu9U0gsQN7fN1T0WVHY9/4tNGwcO/pKQNF2fusUl5XzWnCqJ8TopzCoLcOgzi0nIDSnqLxg9rYC",
+	"fceQS9tcPQJqxRTIz/duWiq+9tDRSjcfzm/kGH5bkUo70+WOntsyXT7HevC7uW7xHUJL4hXbPCGDXq+u",
+	"rOUV560SxrUvIh4Z1cHpmzYJI38yv5Gyv4yKNk4g5Q4L4wRWICL+SRvw5Zy0oHEMlcmEJCkLZRqBw1ct",
+	"WNrJW+eCxXzKxzEbIRhrXZ0x4hwhYAEwIEr5FSqoVsdb0GWHrNV07qLFeLlia9cI1ZKS5tuoL8AyfaP8",
+	"5JXb4ycP7JM435g94VjQLZjlri5bVy3tRreVe2iz3wrx62MAhjLm4sSaaM6j5YtGIIOYQpVIFVLRmAX2",
+	"jit94Ub6lfKM80V4pDRjO99HyTK2fW2Bc2IX4ckT90CeOF1QuTv0+VcP6It7A0V6FSSagpOEjJekrHOA",
+	"xHapC+goycHW9Sw1fxCsJCdTIqT2RZuWuYGdhFd25wREZHHc6RYuBCz3v3BPn5ScTeWBWEcNQJ075xO4",
+	"KVZKpgLUe69o3DbsCyxIaGfNAfwNONUz5Z5B7HacUz5RlpfVyh1LFrDdF9Iiv+elOXGYz6B619wWBXTw",
+	"/2ZN3JTaQf+X//3v/wnI57Nzo2UaNXQwMIrklGsFAfODFx7Z75m/9g8Ifo+TouT4mrx9n4w98vncvN4f",
+	"mKf6h+6pNyx6fd058TEqCjD3m7yAbfi/mBV4v+w6u3oENVckzMopiGuacyRjPZWdLoFSiWaPDbOHYATl",
+	"C1eytZslES0caaUdQ+xXRSKq6Sbf1RpHlc11vr2vynLJB81Dtn18pSw/N8M1FnF+vKxN484PiMOcMhzZ",
+	"ODkJuZQYcNZ/rJGWmMiTH+0bDmGAbQbcTyuXdpGL1TrQt1CKc+9WxGKGqcUrhRoTBdIGnzACdFXowQOG",
+	"eYF+e2ILOYLUJlOmyUHvoEtOfVEXQMXxyqNuRURCKoTUZMxsn9EQDX43WzkZuek08rLv4a2Cl9WU6dpZ",
+	"skPhUa7VJlTPCqWWR606g2oGxtLp5ehgckT74WB8HO2zg8khfTF+GR5Fx6y1DSbWQfPyJxZ5wi7Gk339",
+	"1Yokapk0kv+DH1mv2XI9zQ9SG/A9a9eGoFcVo+0U1ihqJldYtOnmSIwfmP72TtKj6QvfigT+tlzotzhW",
+	"OzrRc3i5dU6h01DzK0baRhBZxtshFp8JnqkfHPIBLv25COMsYoooPhXGklQsTJlWzSFOP7lhfNMxTnYW",
+	"56XV2QLMrbyWT86WhwJ0K69y6Tzl9H93fMbC4RLSOB7TEE8VSBfzxx//Ym3J7lhGy//zPEvjL+svrH6a",
+	"UW1dEoqJCGJXKMmB0SLCRJRILjQWUUE8VSauWCwT5sGps5H/vjAfqM5ScJKYp2fsmvz4/vTV3vmPp4PD",
+	"FwAe7We93n748571We9d8DlTms4T+IF18feULjBCBL4MyCVbssgXRQhJaZ2fKRLY038Ohz84IXirBAiT",
+	"0LixGVOGkKz7vR5RvqALuuySUzThB9fXIK25IP0eUSdEML2Q6SVhEGLjQUt7MjPy+/D62iMHvSNQEg8G",
+	"x77AsC3EHWv3yZwLjxzifwP3P5mdkENCtWbzBJElaRx3PLBEwJHiC+v+nVAe4/rlaLy2fBUq3zcrBfkm",
+	"GantQaBtKjPNxTTXEjAjqdATis0AbNcblYa6LuA1DsDSBwl4nlpC54xIYeFUwKlyghBIhEOpnyiVCYky",
+	"5IlMbTvYvbfR3cb7WfBrlxbmHG1cuY0iC6rMwdBbjCen5G0GxIVmU9BzVkb049pTo7c5K1uM9Nwd1J2W",
+	"7oGSXpDmtnFL/fzzKv/6Ho8ImGk3hF2fOijoyD3vSq6XWN3nT+9s0k3NKHSPGGP886d35tXijCnSDv7h",
+	"t/6v3/rVFgQBDzQmZuHwHT+UAv201lmM/q0V7rUxkK7JF+mLQa+P9+5w1MoM0qJ4msY7d3BWWrXjQZ2V",
+	"to+vFFrXoFiZrcB9WQtAVHraK5l8FX30yWX4DbsM8/MPaO5WH9pFubMPbOGDqMJwu08bvYbf57D96D5E",
+	"deGEAOZq5Jie4TVGVcnDg7rkXclxaLgEjjD3Ia5x9RWcYDcryr7XHDRz0Ditv6QH7qulP8N6Fvo9rvMD",
+	"E7J3A5ZdaRgoMatcEzL8wcxHkdeEkfkD0w9Cjg9qrm8jS56o/n4B7W5J8jsZ5lCDdYXUX82ogIQjAdVZ",
+	"AiaMYDOWUVB60IKNo5c46JIgS2MHQF7RDw0P9wWfzzNt2hmCXogY2KBWKoZw6nOsa4rhlUUV/trF+ol1",
+	"t/nCdJUyBEhZMbIJF0ozGjWph5/hiv2+TuH9q5aV8X2le/AdmICNWPhrM4N/Jv0R6e+Rxe6K/vi80ALX",
+	"euG/LxRFh8rh9N31daOYdVGBw+RGv3vR/F24hPdNeuudir7ZU1/s01O5tz9NEGXZGxvLKdZ3fHid4qZT",
+	"/PwPN6K3ACqk0+V6P/9/GEsQi1CCJ9z5N2Ee+cxSPp1pQhd06ZHFjGq8YtMuMrnbAKij02WNwu94ttdY",
+	"tmtvuYtF2PK2O4qvRr1xPxzUbrp7kz7d6rZ78FC8YW2UnN0srqxF/xST8vUQcCy9ESEXjy/DNcPDva6K",
+	"k4ggYAxu5Uhg3+2atwLnsq7JdXRKg+PYbykmImKe9luEhqbVBsj4C6YexuR+9HMFKSI58/vrnq6v5jhl",
+	"AOQGy8yu2CM4TatXQH+0xoymLD3N9Kw1/MevhuYUS68csWZp3Bq2ntOEP7/qA0Xa0a1KTwl1SDBmsihT",
+	"ZrOjSF6Tvihl3y0klEXFWhVu7yHRBxEnbEKAdd3mCY08zSuTq0qx9FL7rtpsw2Wsy6+QkxWMi1IDebTP",
+	"aguvKtnfeb5WRJfPVA6lUmrK5ZOttnSKMCnEKC8Te6zztE2LoULGhl0VrdmvG+dmz3g15KK0bGV1rdRk",
+	"yV9zYx3d0iu2tGbzXXcBdVVgRuVvApjTl1+//L8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
