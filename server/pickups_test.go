@@ -1,12 +1,18 @@
 package server_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/sandbox"
 )
 
 type pickupDoc struct {
@@ -184,5 +190,66 @@ func TestPickupCarrierFailures(t *testing.T) {
 	b.do("GET", "/api/v1/pickups/"+doc.ID, b.token, nil).Decode(t, &still)
 	if still.Status != "scheduled" {
 		t.Errorf("after an unavailable cancel: %s, want scheduled", still.Status)
+	}
+}
+
+// lostAnswer schedules pickups with the carrier it wraps but reports the
+// first call as failed, as when the answer is lost on its way (a time-out,
+// the server stopping): the carrier has the pickup, shipd has no answer.
+type lostAnswer struct {
+	carriers.Carrier
+	calls      atomic.Int32
+	references []string
+	mu         sync.Mutex
+}
+
+func (l *lostAnswer) SchedulePickup(ctx context.Context, req carriers.PickupRequest) (carriers.PickupConfirmation, error) {
+	pc, err := l.Carrier.(carriers.PickupScheduler).SchedulePickup(ctx, req)
+	l.mu.Lock()
+	l.references = append(l.references, req.Reference)
+	l.mu.Unlock()
+	if l.calls.Add(1) == 1 {
+		return carriers.PickupConfirmation{}, &carriers.Error{Carrier: l.Name(), Operation: "schedule_pickup", Message: "answer lost", Kind: carriers.ErrFailed}
+	}
+	return pc, err
+}
+
+func (l *lostAnswer) CancelPickup(ctx context.Context, req carriers.PickupCancelRequest) error {
+	return l.Carrier.(carriers.PickupScheduler).CancelPickup(ctx, req)
+}
+
+// A pickup whose carrier answer was lost stays visible as requesting, and a
+// retry under the same idempotency key adopts it: the same pickup, asked
+// again with the same reference, not a second one.
+func TestPickupLostAnswerRetried(t *testing.T) {
+	t.Parallel()
+	cs := sandbox.New(sandbox.Config{})
+	lost := &lostAnswer{Carrier: cs[0]} // USPS
+	b := setupLabels(t, withCarriers([]carriers.Carrier{lost, cs[1], cs[2]}, nil))
+	body := pickupBody(pickupDay(b.clock.Now()), withField("idempotencyKey", "lost-1"))
+
+	wantError(t, b.do("POST", "/api/v1/pickups", b.token, body), http.StatusBadGateway, "carrier_error")
+	var list struct{ Data []pickupDoc }
+	b.do("GET", "/api/v1/pickups", b.token, nil).Decode(t, &list)
+	if len(list.Data) != 1 || list.Data[0].Status != "requesting" {
+		t.Fatalf("after the lost answer: %+v, want one requesting pickup", list.Data)
+	}
+	first := list.Data[0].ID
+
+	r := b.do("POST", "/api/v1/pickups", b.token, body)
+	wantStatus(t, r, http.StatusCreated)
+	var p pickupDoc
+	r.Decode(t, &p)
+	if p.ID != first || p.Status != "scheduled" || p.ConfirmationNumber == nil {
+		t.Errorf("retry: %+v, want %s scheduled with a confirmation", p, first)
+	}
+	b.do("GET", "/api/v1/pickups", b.token, nil).Decode(t, &list)
+	if len(list.Data) != 1 {
+		t.Errorf("pickups after the retry: %+v, want one", list.Data)
+	}
+	lost.mu.Lock()
+	defer lost.mu.Unlock()
+	if diff := cmp.Diff([]string{first, first}, lost.references); diff != "" {
+		t.Errorf("references sent to the carrier (-want +got):\n%s", diff)
 	}
 }
