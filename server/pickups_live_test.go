@@ -1,0 +1,75 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/carriers/usps/uspsfake"
+)
+
+// livePickup schedules a live pickup with carrier, checks its answer and
+// returns it.
+func livePickup(t *testing.T, b *bundle, live, carrier string, mods ...func(m map[string]any)) pickupDoc {
+	t.Helper()
+	r := b.doT(t, "POST", "/api/v1/pickups", live, pickupBody(pickupDay(b.clock.Now()), append([]func(m map[string]any){withField("carrier", carrier)}, mods...)...))
+	wantStatus(t, r, http.StatusCreated)
+	var p pickupDoc
+	r.Decode(t, &p)
+	if p.Mode != "live" || p.Status != "scheduled" || p.ConfirmationNumber == nil || *p.ConfirmationNumber == "" {
+		t.Fatalf("live %s pickup: %+v", carrier, p)
+	}
+	return p
+}
+
+func TestLivePickupUSPS(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupLive(t)
+	day := pickupDay(b.clock.Now())
+	p := livePickup(t, b, live, "USPS", withField("instructions", "Side door"), withField("packageCount", 3), withField("totalWeightOz", 40))
+
+	sent, cancelled, ok := f.usps.Pickup(*p.ConfirmationNumber)
+	if !ok || cancelled {
+		t.Fatalf("the fake has no open pickup %s", *p.ConfirmationNumber)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(sent, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"pickupDate": day.Format("2006-01-02"),
+		"pickupAddress": map[string]any{"firstName": "Ada", "lastName": "Lovelace",
+			"address": map[string]any{"streetAddress": "350 Fifth Avenue", "city": "New York", "state": "NY", "ZIPCode": "10118"},
+			"contact": []any{map[string]any{"cellNumber": "2125550100"}}},
+		"packages":        []any{map[string]any{"packageType": "OTHER", "packageCount": float64(3)}},
+		"estimatedWeight": float64(3),
+		"pickupLocation":  map[string]any{"packageLocation": "OTHER", "specialInstructions": "Side door"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("USPS schedule request (-want +got):\n%s", diff)
+	}
+
+	wantStatus(t, b.do("POST", "/api/v1/pickups/"+p.ID+"/cancel", live, nil), http.StatusOK)
+	if _, cancelled, _ := f.usps.Pickup(*p.ConfirmationNumber); !cancelled {
+		t.Errorf("USPS was not asked to cancel %s", *p.ConfirmationNumber)
+	}
+
+	// USPS refuses an ineligible address: 422 with USPS's message.
+	r := b.do("POST", "/api/v1/pickups", live, pickupBody(day, withField("address", map[string]any{
+		"name": "Ada Lovelace", "phone": "212 555 0100", "street1": "1 No Pickup Lane", "city": "New York", "state": "NY", "zip": "10118", "country": "US"})))
+	m := wantError(t, r, http.StatusUnprocessableEntity, "carrier_rejected")
+	if !strings.Contains(m["error"].(string), "not eligible for Carrier Pickup") {
+		t.Errorf("carrier_rejected without USPS's message: %v", m["error"])
+	}
+	// USPS down: 503 with its Retry-After.
+	f.usps.FailNextWith(uspsfake.OpPickup, uspsfake.Failure{Status: http.StatusServiceUnavailable,
+		Body: uspsfake.ErrorBody("3.0.0", 503, "down", "503", "down", ""), Header: http.Header{"Retry-After": {"120"}}})
+	r = b.do("POST", "/api/v1/pickups", live, pickupBody(day))
+	wantError(t, r, http.StatusServiceUnavailable, "carrier_unavailable")
+	if r.Header.Get("Retry-After") != "120" {
+		t.Errorf("Retry-After %q, want USPS's 120", r.Header.Get("Retry-After"))
+	}
+}
