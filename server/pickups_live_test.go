@@ -73,3 +73,60 @@ func TestLivePickupUSPS(t *testing.T) {
 		t.Errorf("Retry-After %q, want USPS's 120", r.Header.Get("Retry-After"))
 	}
 }
+
+func TestLivePickupUPS(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupLive(t)
+	day := pickupDay(b.clock.Now())
+	sh := createLabel(t, b, live, liveBody(withField("carrier", "UPS")))
+	sh = waitForStatus(t, b, live, sh.ID, "purchased")
+	p := livePickup(t, b, live, "UPS", withField("shipmentIds", []string{sh.ID}), withField("totalWeightOz", 40), withField("instructions", "Dock 4"))
+
+	sent, cancelled, ok := f.ups.Pickup(*p.ConfirmationNumber)
+	if !ok || cancelled {
+		t.Fatalf("the fake has no open pickup %s", *p.ConfirmationNumber)
+	}
+	var got struct {
+		PickupCreationRequest struct {
+			Request                             map[string]any
+			Shipper                             map[string]any
+			PickupDateInfo                      map[string]string
+			PickupAddress                       map[string]any
+			PickupPiece                         []map[string]string
+			TotalWeight                         map[string]string
+			TrackingData                        []map[string]string
+			PaymentMethod                       string
+			SpecialInstruction, ReferenceNumber string
+		}
+	}
+	if err := json.Unmarshal(sent, &got); err != nil {
+		t.Fatal(err)
+	}
+	req := got.PickupCreationRequest
+	wantDate := map[string]string{"PickupDate": day.Format("20060102"), "ReadyTime": "0900", "CloseTime": "1700"}
+	if diff := cmp.Diff(wantDate, req.PickupDateInfo); diff != "" {
+		t.Errorf("PickupDateInfo (-want +got):\n%s", diff)
+	}
+	wantPiece := []map[string]string{{"ServiceCode": "003", "Quantity": "1", "DestinationCountryCode": "US", "ContainerCode": "01"}}
+	if diff := cmp.Diff(wantPiece, req.PickupPiece); diff != "" {
+		t.Errorf("PickupPiece (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]map[string]string{{"TrackingNumber": *sh.TrackingNumber}}, req.TrackingData); diff != "" {
+		t.Errorf("TrackingData (-want +got):\n%s", diff)
+	}
+	if req.TotalWeight["Weight"] != "2.5" || req.PaymentMethod != "01" || req.SpecialInstruction != "Dock 4" || req.ReferenceNumber != p.ID ||
+		req.PickupAddress["ContactName"] != "Ada Lovelace" || req.PickupAddress["Phone"].(map[string]any)["Number"] != "2125550100" {
+		t.Errorf("UPS creation request: %s", sent)
+	}
+
+	wantStatus(t, b.do("POST", "/api/v1/pickups/"+p.ID+"/cancel", live, nil), http.StatusOK)
+	if _, cancelled, _ := f.ups.Pickup(*p.ConfirmationNumber); !cancelled {
+		t.Errorf("UPS was not asked to cancel %s", *p.ConfirmationNumber)
+	}
+	r := b.do("POST", "/api/v1/pickups", live, pickupBody(day, withField("carrier", "UPS"), withField("address", map[string]any{
+		"name": "Ada Lovelace", "phone": "907 555 0100", "street1": "1 Front St", "city": "Ketchikan", "state": "AK", "zip": "99950", "country": "US"})))
+	m := wantError(t, r, http.StatusUnprocessableEntity, "carrier_rejected")
+	if !strings.Contains(m["error"].(string), "does not offer pickup service") {
+		t.Errorf("carrier_rejected without UPS's message: %v", m["error"])
+	}
+}
