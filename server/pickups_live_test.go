@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 	"github.com/shipd-dev/shipd/carriers/usps/uspsfake"
 )
 
@@ -128,5 +129,52 @@ func TestLivePickupUPS(t *testing.T) {
 	m := wantError(t, r, http.StatusUnprocessableEntity, "carrier_rejected")
 	if !strings.Contains(m["error"].(string), "does not offer pickup service") {
 		t.Errorf("carrier_rejected without UPS's message: %v", m["error"])
+	}
+}
+
+func TestLivePickupFedEx(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupLive(t)
+	day := pickupDay(b.clock.Now())
+	p := livePickup(t, b, live, "fedex", withField("packageCount", 4), withField("totalWeightOz", 100), withField("instructions", "Ring the bell at the loading dock"))
+	if p.Carrier != "FedEx" {
+		t.Errorf("carrier %q, want FedEx", p.Carrier)
+	}
+	sent, cancelled, ok := f.fedex.Pickup(*p.ConfirmationNumber)
+	if !ok || cancelled {
+		t.Fatalf("the fake has no open pickup %s", *p.ConfirmationNumber)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(sent, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"associatedAccountNumber": map[string]any{"value": fedexfake.AccountNumber},
+		"originDetail": map[string]any{
+			"pickupLocation": map[string]any{
+				"contact": map[string]any{"personName": "Ada Lovelace", "phoneNumber": "2125550100"},
+				"address": map[string]any{"streetLines": []any{"350 Fifth Avenue"}, "city": "New York", "stateOrProvinceCode": "NY", "postalCode": "10118", "countryCode": "US"},
+			},
+			"readyDateTimestamp": day.Format("2006-01-02") + "T09:00:00", "customerCloseTime": "17:00:00",
+			"pickupDateType": "FUTURE_DAY", "packageLocation": "NONE",
+		},
+		"totalWeight":  map[string]any{"units": "LB", "value": 6.3},
+		"packageCount": float64(4), "carrierCode": "FDXG", "remarks": "Ring the bell at the loading dock", "countryRelationships": "DOMESTIC",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("FedEx create pickup request (-want +got):\n%s", diff)
+	}
+	wantStatus(t, b.do("POST", "/api/v1/pickups/"+p.ID+"/cancel", live, nil), http.StatusOK)
+	if _, cancelled, _ := f.fedex.Pickup(*p.ConfirmationNumber); !cancelled {
+		t.Errorf("FedEx was not asked to cancel %s", *p.ConfirmationNumber)
+	}
+	// A second cancel is ours to refuse; FedEx is not asked again.
+	wantError(t, b.do("POST", "/api/v1/pickups/"+p.ID+"/cancel", live, nil), http.StatusConflict, "already_cancelled")
+
+	r := b.do("POST", "/api/v1/pickups", live, pickupBody(day, withField("carrier", "FedEx"), withField("address", map[string]any{
+		"name": "Ada Lovelace", "phone": "907 555 0100", "street1": "1 Front St", "city": "Ketchikan", "state": "AK", "zip": "99950", "country": "US"})))
+	m := wantError(t, r, http.StatusUnprocessableEntity, "carrier_rejected")
+	if !strings.Contains(m["error"].(string), "not available for this postal code") {
+		t.Errorf("carrier_rejected without FedEx's message: %v", m["error"])
 	}
 }
