@@ -163,6 +163,8 @@ var notices = map[string]string{
 	"return-created":   "Return label created: send it to your customer. It is charged when the carrier first scans it, never if it is not used.",
 	"refund-requested": "Refund requested: the label is voided with the carrier, then the price is credited to your balance.",
 	"signed-out":       "You are signed out.",
+	"pickup-scheduled": "Pickup scheduled: the carrier confirmed it; its confirmation number is in the list.",
+	"pickup-cancelled": "Pickup cancelled with the carrier.",
 }
 
 // renderError writes the error page.

@@ -149,6 +149,9 @@ func (u *UI) routes(mux *http.ServeMux, static fs.FS) {
 	mux.Handle("GET "+Prefix+"/batches/{id}/labels.pdf", u.signedIn(u.batchLabels("pdf")))
 	mux.Handle("GET "+Prefix+"/batches/{id}/labels.zpl", u.signedIn(u.batchLabels("zpl")))
 	mux.Handle("GET "+Prefix+"/trackers", u.signedIn(u.trackersPage))
+	mux.Handle("GET "+Prefix+"/pickups", u.signedIn(u.pickupsPage))
+	mux.Handle("POST "+Prefix+"/pickups", u.signedIn(u.schedulePickup))
+	mux.Handle("POST "+Prefix+"/pickups/{id}/cancel", u.signedIn(u.cancelPickup))
 
 	mux.Handle("GET "+Prefix+"/account", u.signedIn(u.accountPage))
 
