@@ -31,6 +31,7 @@ func TestRateLimitGroupsFromContract(t *testing.T) {
 		"createWebhook": GroupWebhookWrites, "updateWebhook": GroupWebhookWrites, "deleteWebhook": GroupWebhookWrites,
 		"testWebhook": GroupWebhookWrites, "retryWebhookDelivery": GroupWebhookWrites, "createBatch": GroupBatches,
 		"createTracker": GroupTrackerWrites, "deleteTracker": GroupTrackerWrites,
+		"createPickup": GroupBuys, "cancelPickup": GroupRefunds,
 	}
 	got := map[string]Group{}
 	for key, op := range ops {
