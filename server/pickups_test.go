@@ -198,6 +198,8 @@ func TestPickupCarrierFailures(t *testing.T) {
 // the server stopping): the carrier has the pickup, shipd has no answer.
 type lostAnswer struct {
 	carriers.Carrier
+	// first is the first call's error; nil: a failure without a status.
+	first      error
 	calls      atomic.Int32
 	references []string
 	mu         sync.Mutex
@@ -209,6 +211,9 @@ func (l *lostAnswer) SchedulePickup(ctx context.Context, req carriers.PickupRequ
 	l.references = append(l.references, req.Reference)
 	l.mu.Unlock()
 	if l.calls.Add(1) == 1 {
+		if l.first != nil {
+			return carriers.PickupConfirmation{}, l.first
+		}
 		return carriers.PickupConfirmation{}, &carriers.Error{Carrier: l.Name(), Operation: "schedule_pickup", Message: "answer lost", Kind: carriers.ErrFailed}
 	}
 	return pc, err
@@ -252,4 +257,22 @@ func TestPickupLostAnswerRetried(t *testing.T) {
 	if diff := cmp.Diff([]string{first, first}, lost.references); diff != "" {
 		t.Errorf("references sent to the carrier (-want +got):\n%s", diff)
 	}
+}
+
+// A time-out is unavailable (503) yet may have reached the carrier: unlike
+// a carrier's own 503, it keeps the pickup as requesting.
+func TestPickupTimeoutKeepsRequesting(t *testing.T) {
+	t.Parallel()
+	cs := sandbox.New(sandbox.Config{})
+	timeout := &carriers.Error{Carrier: "USPS", Operation: "schedule_pickup", Message: "no answer within 10 s", Kind: carriers.ErrUnavailable}
+	lost := &lostAnswer{Carrier: cs[0], first: timeout}
+	b := setupLabels(t, withCarriers([]carriers.Carrier{lost, cs[1], cs[2]}, nil))
+	body := pickupBody(pickupDay(b.clock.Now()), withField("idempotencyKey", "timeout-1"))
+	wantError(t, b.do("POST", "/api/v1/pickups", b.token, body), http.StatusServiceUnavailable, "carrier_unavailable")
+	var list struct{ Data []pickupDoc }
+	b.do("GET", "/api/v1/pickups", b.token, nil).Decode(t, &list)
+	if len(list.Data) != 1 || list.Data[0].Status != "requesting" {
+		t.Fatalf("after a time-out: %+v, want one requesting pickup", list.Data)
+	}
+	wantStatus(t, b.do("POST", "/api/v1/pickups", b.token, body), http.StatusCreated)
 }

@@ -196,12 +196,13 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 			PackageCount: row.PackageCount, TotalWeightOz: deref(in.TotalWeightOz), Instructions: in.Instructions, TrackingNumbers: numbers,
 		})
 		if err != nil {
-			if errors.Is(err, carriers.ErrRejected) || errors.Is(err, carriers.ErrUnavailable) {
+			if carrierSaidNo(err) {
 				// The carrier said no, so nothing is scheduled: the row goes.
 				// Any other failure (a time-out, an answer that does not parse)
 				// may have scheduled it, so the row stays 'requesting'.
-				if derr := s.store.Tx(context.WithoutCancel(ctx), func(tx *store.Tx) error {
-					return tx.DeletePickup(ctx, row.ID)
+				dctx := context.WithoutCancel(ctx)
+				if derr := s.store.Tx(dctx, func(tx *store.Tx) error {
+					return tx.DeletePickup(dctx, row.ID)
 				}); derr != nil && !errors.Is(derr, store.ErrNotFound) {
 					s.log.WarnContext(ctx, "pickup: removing a refused pickup", "pickup_id", row.ID, "error", derr)
 				}
@@ -269,6 +270,18 @@ func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier 
 		return tx.InsertPickup(ctx, &row)
 	})
 	return row, err
+}
+
+// carrierSaidNo reports whether a failed schedule surely scheduled
+// nothing: the carrier refused it, or answered that it is unavailable (an
+// HTTP answer: 429, 503), or shipd did not call it. A call without an answer
+// (a time-out, a reset connection) may have reached the carrier.
+func carrierSaidNo(err error) bool {
+	if errors.Is(err, carriers.ErrRejected) || errors.Is(err, carriers.ErrOverQuota) || errors.Is(err, carriers.ErrPickupsNotSupported) {
+		return true
+	}
+	var ce *carriers.Error
+	return errors.Is(err, carriers.ErrUnavailable) && errors.As(err, &ce) && ce.HTTPStatus != 0
 }
 
 // pickupCarrierError is a carrier's failure as the API answers it.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/shipd-dev/shipd/carriers"
@@ -65,8 +66,17 @@ func (c *carrier) CancelPickup(ctx context.Context, req carriers.PickupCancelReq
 	return nil
 }
 
+// pickupError is the sandbox's answer as a live carrier's would be: with
+// the HTTP status that carries it (a refusal 400, an outage 503, a failure 500).
 func (c *carrier) pickupError(op string, retryAfter time.Duration, msg string, kind error) error {
-	return &carriers.Error{Carrier: c.t.name, Operation: op + "_pickup", Message: "sandbox: " + msg, RetryAfter: retryAfter, Kind: kind}
+	status := http.StatusInternalServerError
+	switch kind {
+	case carriers.ErrRejected:
+		status = http.StatusBadRequest
+	case carriers.ErrUnavailable:
+		status = http.StatusServiceUnavailable
+	}
+	return &carriers.Error{Carrier: c.t.name, Operation: op + "_pickup", HTTPStatus: status, Message: "sandbox: " + msg, RetryAfter: retryAfter, Kind: kind}
 }
 
 // pickupPrefix mimics each carrier's confirmation numbers: USPS "WTC…",
