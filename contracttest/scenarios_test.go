@@ -34,6 +34,8 @@ func sampleBody(op string) any {
 		return map[string]any{"trackingNumber": "123456789012"}
 	case "createManifest":
 		return map[string]any{"carrier": "USPS"}
+	case "createPickup":
+		return Pickup("")
 	}
 	return nil
 }
@@ -66,6 +68,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, labelFormatScenarios()...)
 	out = append(out, batchScenarios()...)
 	out = append(out, manifestScenarios()...)
+	out = append(out, pickupScenarios()...)
 	return out
 }
 

@@ -213,6 +213,27 @@ func (e Mode) Valid() bool {
 	}
 }
 
+// Defines values for PickupStatus.
+const (
+	PickupStatusCancelled  PickupStatus = "cancelled"
+	PickupStatusRequesting PickupStatus = "requesting"
+	PickupStatusScheduled  PickupStatus = "scheduled"
+)
+
+// Valid indicates whether the value is a known member of the PickupStatus enum.
+func (e PickupStatus) Valid() bool {
+	switch e {
+	case PickupStatusCancelled:
+		return true
+	case PickupStatusRequesting:
+		return true
+	case PickupStatusScheduled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ServiceCategory.
 const (
 	Economy   ServiceCategory = "economy"
@@ -965,6 +986,99 @@ type Parcel struct {
 // billable weight is the actual weight.
 type ParcelInput = Parcel
 
+// Pickup defines model for Pickup.
+type Pickup struct {
+	// Address A postal address. `state` is required when `country` is `US`. Quotes and label
+	// purchases check addresses as the carriers do, in test and live mode alike (422
+	// `invalid_field` with the field's path): a US `state` is a USPS state or territory
+	// code (any case, stored upper case), a US `zip` is 5 digits or ZIP+4 (`12345-6789`)
+	// with a prefix in use, and the postal codes of countries with a fixed format must have
+	// it (README, "Addresses the carriers take").
+	Address     Address    `json:"address"`
+	CancelledAt *time.Time `json:"cancelledAt,omitempty"`
+
+	// Carrier Example: USPS
+	Carrier string `json:"carrier"`
+
+	// CloseAt When the location closes, in the offset it was given in.
+	CloseAt time.Time `json:"closeAt"`
+
+	// ConfirmationNumber The carrier's confirmation number; null while `requesting`.
+	//
+	// Example: WTC12345678
+	ConfirmationNumber nullable.Nullable[string] `json:"confirmationNumber"`
+	CreatedAt          time.Time                 `json:"createdAt"`
+
+	// Id Example: pck_3c9d2e1f0a8b7c6d5e4f3a2b
+	Id           string  `json:"id"`
+	Instructions *string `json:"instructions,omitempty"`
+
+	// Mode The mode of the token that created the resource.
+	Mode         Mode `json:"mode"`
+	PackageCount int  `json:"packageCount"`
+
+	// ReadyAt When the packages are ready, in the offset it was given in.
+	ReadyAt     time.Time `json:"readyAt"`
+	ShipmentIds []string  `json:"shipmentIds"`
+
+	// Status `requesting` (the carrier call is under way, or its answer was never recorded:
+	// the server stopped in between), `scheduled` (confirmed by the carrier), `cancelled`.
+	Status        PickupStatus `json:"status"`
+	TotalWeightOz *float64     `json:"totalWeightOz,omitempty"`
+	UpdatedAt     time.Time    `json:"updatedAt"`
+}
+
+// PickupCreateRequest defines model for PickupCreateRequest.
+type PickupCreateRequest struct {
+	// Address A postal address as a request sends it: the fields of `Address` and no other (an
+	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
+	Address AddressInput `json:"address"`
+
+	// Carrier USPS, UPS or FedEx (any letter case).
+	//
+	// Example: USPS
+	Carrier string `json:"carrier"`
+
+	// CloseAt RFC 3339, after `readyAt` and on the same day.
+	//
+	// Example: 2026-12-01T17:00:00-05:00
+	CloseAt time.Time `json:"closeAt"`
+
+	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
+	//
+	// Example: order-10023-label
+	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
+
+	// Instructions For the driver (where the packages are).
+	//
+	// Example: Packages are at the side door
+	Instructions *string `json:"instructions,omitempty"`
+
+	// PackageCount Defaults to the number of `shipmentIds`, else 1.
+	PackageCount *int `json:"packageCount,omitempty"`
+
+	// ReadyAt RFC 3339 with the pickup address's UTC offset.
+	//
+	// Example: 2026-12-01T09:00:00-05:00
+	ReadyAt time.Time `json:"readyAt"`
+
+	// ShipmentIds Purchased labels of this carrier that the driver collects.
+	ShipmentIds   *[]string `json:"shipmentIds,omitempty"`
+	TotalWeightOz *float64  `json:"totalWeightOz,omitempty"`
+}
+
+// PickupList defines model for PickupList.
+type PickupList struct {
+	Data []Pickup `json:"data"`
+
+	// NextCursor Cursor of the next page; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// PickupStatus `requesting` (the carrier call is under way, or its answer was never recorded:
+// the server stopped in between), `scheduled` (confirmed by the carrier), `cancelled`.
+type PickupStatus string
+
 // QuoteRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
 type QuoteRequest struct {
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
@@ -1420,6 +1534,9 @@ type Limit = int
 // ManifestId Example: man_5c1d2e3f4a5b6c7d8e9f0a1b
 type ManifestId = string
 
+// PickupId Example: pck_3c9d2e1f0a8b7c6d5e4f3a2b
+type PickupId = string
+
 // ShipmentId Example: shp_7d2e1f0a9b8c7d6e5f4a3b2c
 type ShipmentId = string
 
@@ -1524,6 +1641,15 @@ type ListManifestsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// ListPickupsParams defines parameters for ListPickups.
+type ListPickupsParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // ListTrackersParams defines parameters for ListTrackers.
 type ListTrackersParams struct {
 	// Cursor Opaque position from a previous page's `nextCursor`.
@@ -1589,6 +1715,9 @@ type RefundLabelJSONRequestBody = RefundRequest
 
 // CreateManifestJSONRequestBody defines body for CreateManifest for application/json ContentType.
 type CreateManifestJSONRequestBody = CreateManifestRequest
+
+// CreatePickupJSONRequestBody defines body for CreatePickup for application/json ContentType.
+type CreatePickupJSONRequestBody = PickupCreateRequest
 
 // CreateTrackerJSONRequestBody defines body for CreateTracker for application/json ContentType.
 type CreateTrackerJSONRequestBody = CreateTrackerRequest
@@ -2025,6 +2154,73 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPickups List pickups
+	//
+	// The pickups of the token's account and mode, newest first.
+	//
+	// Corresponds with GET /pickups (the `ListPickups` operationId).
+	ListPickups(ctx context.Context, params *ListPickupsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePickupWithBody Schedule a carrier pickup
+	//
+	// Asks the carrier to come and collect packages at `address` between `readyAt` and
+	// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+	// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+	// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+	// `confirmationNumber` once the carrier confirmed it.
+	//
+	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+	// picks up then). `shipmentIds` are purchased labels of this account, mode and
+	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+	// returns the original 201 with `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /pickups (the `CreatePickup` operationId).
+	CreatePickupWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePickup Schedule a carrier pickup
+	//
+	// Asks the carrier to come and collect packages at `address` between `readyAt` and
+	// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+	// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+	// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+	// `confirmationNumber` once the carrier confirmed it.
+	//
+	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+	// picks up then). `shipmentIds` are purchased labels of this account, mode and
+	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+	// returns the original 201 with `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /pickups (the `CreatePickup` operationId).
+	CreatePickup(ctx context.Context, body CreatePickupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPickup Get a pickup
+	//
+	// Corresponds with GET /pickups/{id} (the `GetPickup` operationId).
+	GetPickup(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelPickup Cancel a pickup
+	//
+	// Asks the carrier to cancel a scheduled pickup; 200 with `status` `cancelled` once it
+	// did. A pickup already cancelled is 409 `already_cancelled`; one still `requesting`
+	// (its carrier call has no recorded answer) is 409 `ineligible_state`. A carrier that
+	// refuses (the driver is on the way) is 422 `carrier_rejected`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`, and the pickup stays `scheduled`.
+	//
+	// Corresponds with POST /pickups/{id}/cancel (the `CancelPickup` operationId).
+	CancelPickup(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTrackers List trackers
 	//
@@ -2822,6 +3018,123 @@ func (c *Client) GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditor
 // Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 func (c *Client) GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIYAMLRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPickups List pickups
+//
+// The pickups of the token's account and mode, newest first.
+//
+// Corresponds with GET /pickups (the `ListPickups` operationId).
+func (c *Client) ListPickups(ctx context.Context, params *ListPickupsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPickupsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePickupWithBody Schedule a carrier pickup
+//
+// Asks the carrier to come and collect packages at `address` between `readyAt` and
+// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+// `confirmationNumber` once the carrier confirmed it.
+//
+// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+// picks up then). `shipmentIds` are purchased labels of this account, mode and
+// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+// returns the original 201 with `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /pickups (the `CreatePickup` operationId).
+func (c *Client) CreatePickupWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePickupRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePickup Schedule a carrier pickup
+//
+// Asks the carrier to come and collect packages at `address` between `readyAt` and
+// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+// `confirmationNumber` once the carrier confirmed it.
+//
+// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+// picks up then). `shipmentIds` are purchased labels of this account, mode and
+// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+// returns the original 201 with `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /pickups (the `CreatePickup` operationId).
+func (c *Client) CreatePickup(ctx context.Context, body CreatePickupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePickupRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPickup Get a pickup
+//
+// Corresponds with GET /pickups/{id} (the `GetPickup` operationId).
+func (c *Client) GetPickup(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPickupRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelPickup Cancel a pickup
+//
+// Asks the carrier to cancel a scheduled pickup; 200 with `status` `cancelled` once it
+// did. A pickup already cancelled is 409 `already_cancelled`; one still `requesting`
+// (its carrier call has no recorded answer) is 409 `ineligible_state`. A carrier that
+// refuses (the driver is on the way) is 422 `carrier_rejected`; an outage is 503
+// `carrier_unavailable` with `Retry-After`, and the pickup stays `scheduled`.
+//
+// Corresponds with POST /pickups/{id}/cancel (the `CancelPickup` operationId).
+func (c *Client) CancelPickup(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelPickupRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -4201,6 +4514,180 @@ func NewGetOpenAPIYAMLRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListPickupsRequest constructs an http.Request for the ListPickups method
+func NewListPickupsRequest(server string, params *ListPickupsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pickups")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreatePickupRequest calls the generic CreatePickup builder with application/json body
+func NewCreatePickupRequest(server string, body CreatePickupJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePickupRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreatePickupRequestWithBody constructs an http.Request for the CreatePickup method, with any body, and a specified content type
+func NewCreatePickupRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pickups")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetPickupRequest constructs an http.Request for the GetPickup method
+func NewGetPickupRequest(server string, id PickupId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pickups/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCancelPickupRequest constructs an http.Request for the CancelPickup method
+func NewCancelPickupRequest(server string, id PickupId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/pickups/%s/cancel", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListTrackersRequest constructs an http.Request for the ListTrackers method
 func NewListTrackersRequest(server string, params *ListTrackersParams) (*http.Request, error) {
 	var err error
@@ -5183,6 +5670,79 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAMLWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIYAMLResponse, error)
+
+	// ListPickupsWithResponse List pickups
+	//
+	// The pickups of the token's account and mode, newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /pickups (the `ListPickups` operationId).
+	ListPickupsWithResponse(ctx context.Context, params *ListPickupsParams, reqEditors ...RequestEditorFn) (*ListPickupsResponse, error)
+
+	// CreatePickupWithBodyWithResponse Schedule a carrier pickup
+	//
+	// Asks the carrier to come and collect packages at `address` between `readyAt` and
+	// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+	// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+	// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+	// `confirmationNumber` once the carrier confirmed it.
+	//
+	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+	// picks up then). `shipmentIds` are purchased labels of this account, mode and
+	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+	// returns the original 201 with `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /pickups (the `CreatePickup` operationId).
+	CreatePickupWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePickupResponse, error)
+
+	// CreatePickupWithResponse Schedule a carrier pickup
+	//
+	// Asks the carrier to come and collect packages at `address` between `readyAt` and
+	// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+	// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+	// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+	// `confirmationNumber` once the carrier confirmed it.
+	//
+	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+	// picks up then). `shipmentIds` are purchased labels of this account, mode and
+	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+	// returns the original 201 with `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /pickups (the `CreatePickup` operationId).
+	CreatePickupWithResponse(ctx context.Context, body CreatePickupJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePickupResponse, error)
+
+	// GetPickupWithResponse Get a pickup
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /pickups/{id} (the `GetPickup` operationId).
+	GetPickupWithResponse(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*GetPickupResponse, error)
+
+	// CancelPickupWithResponse Cancel a pickup
+	//
+	// Asks the carrier to cancel a scheduled pickup; 200 with `status` `cancelled` once it
+	// did. A pickup already cancelled is 409 `already_cancelled`; one still `requesting`
+	// (its carrier call has no recorded answer) is 409 `ineligible_state`. A carrier that
+	// refuses (the driver is on the way) is 422 `carrier_rejected`; an outage is 503
+	// `carrier_unavailable` with `Retry-After`, and the pickup stays `scheduled`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /pickups/{id}/cancel (the `CancelPickup` operationId).
+	CancelPickupWithResponse(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*CancelPickupResponse, error)
 
 	// ListTrackersWithResponse List trackers
 	//
@@ -8796,6 +9356,636 @@ func (r GetOpenAPIYAMLResponse) ContentType() string {
 	return ""
 }
 
+// ListPickupsResponse400Headers the declared response headers of an HTTP 400 response for ListPickups
+type ListPickupsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListPickupsResponse401Headers the declared response headers of an HTTP 401 response for ListPickups
+type ListPickupsResponse401Headers struct {
+	XRequestId string
+}
+
+// ListPickupsResponse403Headers the declared response headers of an HTTP 403 response for ListPickups
+type ListPickupsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListPickupsResponse422Headers the declared response headers of an HTTP 422 response for ListPickups
+type ListPickupsResponse422Headers struct {
+	XRequestId string
+}
+
+// ListPickupsResponse429Headers the declared response headers of an HTTP 429 response for ListPickups
+type ListPickupsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListPickupsResponse500Headers the declared response headers of an HTTP 500 response for ListPickups
+type ListPickupsResponse500Headers struct {
+	XRequestId string
+}
+
+type ListPickupsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PickupList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListPickupsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListPickupsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListPickupsResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListPickupsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPickupsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListPickupsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPickupsResponse) GetJSON200() *PickupList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListPickupsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListPickupsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListPickupsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListPickupsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListPickupsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListPickupsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPickupsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPickupsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPickupsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPickupsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreatePickupResponse400Headers the declared response headers of an HTTP 400 response for CreatePickup
+type CreatePickupResponse400Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse401Headers the declared response headers of an HTTP 401 response for CreatePickup
+type CreatePickupResponse401Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse403Headers the declared response headers of an HTTP 403 response for CreatePickup
+type CreatePickupResponse403Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse409Headers the declared response headers of an HTTP 409 response for CreatePickup
+type CreatePickupResponse409Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse413Headers the declared response headers of an HTTP 413 response for CreatePickup
+type CreatePickupResponse413Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse422Headers the declared response headers of an HTTP 422 response for CreatePickup
+type CreatePickupResponse422Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse429Headers the declared response headers of an HTTP 429 response for CreatePickup
+type CreatePickupResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CreatePickupResponse500Headers the declared response headers of an HTTP 500 response for CreatePickup
+type CreatePickupResponse500Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse502Headers the declared response headers of an HTTP 502 response for CreatePickup
+type CreatePickupResponse502Headers struct {
+	XRequestId string
+}
+
+// CreatePickupResponse503Headers the declared response headers of an HTTP 503 response for CreatePickup
+type CreatePickupResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CreatePickupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Pickup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreatePickupResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreatePickupResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreatePickupResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreatePickupResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreatePickupResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreatePickupResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePickupResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreatePickupResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CreatePickupResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePickupResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreatePickupResponse) GetJSON201() *Pickup {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreatePickupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreatePickupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreatePickupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreatePickupResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreatePickupResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreatePickupResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreatePickupResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreatePickupResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CreatePickupResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePickupResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePickupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePickupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePickupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePickupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPickupResponse400Headers the declared response headers of an HTTP 400 response for GetPickup
+type GetPickupResponse400Headers struct {
+	XRequestId string
+}
+
+// GetPickupResponse401Headers the declared response headers of an HTTP 401 response for GetPickup
+type GetPickupResponse401Headers struct {
+	XRequestId string
+}
+
+// GetPickupResponse403Headers the declared response headers of an HTTP 403 response for GetPickup
+type GetPickupResponse403Headers struct {
+	XRequestId string
+}
+
+// GetPickupResponse404Headers the declared response headers of an HTTP 404 response for GetPickup
+type GetPickupResponse404Headers struct {
+	XRequestId string
+}
+
+// GetPickupResponse429Headers the declared response headers of an HTTP 429 response for GetPickup
+type GetPickupResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetPickupResponse500Headers the declared response headers of an HTTP 500 response for GetPickup
+type GetPickupResponse500Headers struct {
+	XRequestId string
+}
+
+type GetPickupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Pickup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetPickupResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetPickupResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetPickupResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetPickupResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPickupResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetPickupResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPickupResponse) GetJSON200() *Pickup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetPickupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetPickupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetPickupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetPickupResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPickupResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetPickupResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPickupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPickupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPickupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPickupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CancelPickupResponse400Headers the declared response headers of an HTTP 400 response for CancelPickup
+type CancelPickupResponse400Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse401Headers the declared response headers of an HTTP 401 response for CancelPickup
+type CancelPickupResponse401Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse403Headers the declared response headers of an HTTP 403 response for CancelPickup
+type CancelPickupResponse403Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse404Headers the declared response headers of an HTTP 404 response for CancelPickup
+type CancelPickupResponse404Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse409Headers the declared response headers of an HTTP 409 response for CancelPickup
+type CancelPickupResponse409Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse422Headers the declared response headers of an HTTP 422 response for CancelPickup
+type CancelPickupResponse422Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse429Headers the declared response headers of an HTTP 429 response for CancelPickup
+type CancelPickupResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CancelPickupResponse500Headers the declared response headers of an HTTP 500 response for CancelPickup
+type CancelPickupResponse500Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse502Headers the declared response headers of an HTTP 502 response for CancelPickup
+type CancelPickupResponse502Headers struct {
+	XRequestId string
+}
+
+// CancelPickupResponse503Headers the declared response headers of an HTTP 503 response for CancelPickup
+type CancelPickupResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CancelPickupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Pickup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CancelPickupResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelPickupResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelPickupResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelPickupResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelPickupResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CancelPickupResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CancelPickupResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelPickupResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CancelPickupResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelPickupResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CancelPickupResponse) GetJSON200() *Pickup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CancelPickupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CancelPickupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CancelPickupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CancelPickupResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CancelPickupResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CancelPickupResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CancelPickupResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CancelPickupResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CancelPickupResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelPickupResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelPickupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelPickupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelPickupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelPickupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListTrackersResponse400Headers the declared response headers of an HTTP 400 response for ListTrackers
 type ListTrackersResponse400Headers struct {
 	XRequestId string
@@ -11031,6 +12221,109 @@ func (c *ClientWithResponses) GetOpenAPIYAMLWithResponse(ctx context.Context, re
 		return nil, err
 	}
 	return ParseGetOpenAPIYAMLResponse(rsp)
+}
+
+// ListPickupsWithResponse List pickups
+//
+// The pickups of the token's account and mode, newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /pickups (the `ListPickups` operationId).
+func (c *ClientWithResponses) ListPickupsWithResponse(ctx context.Context, params *ListPickupsParams, reqEditors ...RequestEditorFn) (*ListPickupsResponse, error) {
+	rsp, err := c.ListPickups(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPickupsResponse(rsp)
+}
+
+// CreatePickupWithBodyWithResponse Schedule a carrier pickup
+//
+// Asks the carrier to come and collect packages at `address` between `readyAt` and
+// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+// `confirmationNumber` once the carrier confirmed it.
+//
+// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+// picks up then). `shipmentIds` are purchased labels of this account, mode and
+// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+// returns the original 201 with `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /pickups (the `CreatePickup` operationId).
+func (c *ClientWithResponses) CreatePickupWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePickupResponse, error) {
+	rsp, err := c.CreatePickupWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePickupResponse(rsp)
+}
+
+// CreatePickupWithResponse Schedule a carrier pickup
+//
+// Asks the carrier to come and collect packages at `address` between `readyAt` and
+// `closeAt` (RFC 3339 with the pickup address's UTC offset, e.g.
+// `2026-12-01T09:00:00-05:00`; the day and hours are read in that offset). The call
+// to the carrier is synchronous: 201 with `status` `scheduled` and the carrier's
+// `confirmationNumber` once the carrier confirmed it.
+//
+// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
+// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
+// picks up then). `shipmentIds` are purchased labels of this account, mode and
+// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
+// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
+// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
+// returns the original 201 with `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /pickups (the `CreatePickup` operationId).
+func (c *ClientWithResponses) CreatePickupWithResponse(ctx context.Context, body CreatePickupJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePickupResponse, error) {
+	rsp, err := c.CreatePickup(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePickupResponse(rsp)
+}
+
+// GetPickupWithResponse Get a pickup
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /pickups/{id} (the `GetPickup` operationId).
+func (c *ClientWithResponses) GetPickupWithResponse(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*GetPickupResponse, error) {
+	rsp, err := c.GetPickup(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPickupResponse(rsp)
+}
+
+// CancelPickupWithResponse Cancel a pickup
+//
+// Asks the carrier to cancel a scheduled pickup; 200 with `status` `cancelled` once it
+// did. A pickup already cancelled is 409 `already_cancelled`; one still `requesting`
+// (its carrier call has no recorded answer) is 409 `ineligible_state`. A carrier that
+// refuses (the driver is on the way) is 422 `carrier_rejected`; an outage is 503
+// `carrier_unavailable` with `Retry-After`, and the pickup stays `scheduled`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /pickups/{id}/cancel (the `CancelPickup` operationId).
+func (c *ClientWithResponses) CancelPickupWithResponse(ctx context.Context, id PickupId, reqEditors ...RequestEditorFn) (*CancelPickupResponse, error) {
+	rsp, err := c.CancelPickup(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelPickupResponse(rsp)
 }
 
 // ListTrackersWithResponse List trackers
@@ -15550,6 +16843,792 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 	return response, nil
 }
 
+// ParseListPickupsResponse parses an HTTP response from a ListPickupsWithResponse call
+func ParseListPickupsResponse(rsp *http.Response) (*ListPickupsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPickupsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PickupList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListPickupsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListPickupsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListPickupsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListPickupsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPickupsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListPickupsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreatePickupResponse parses an HTTP response from a CreatePickupWithResponse call
+func ParseCreatePickupResponse(rsp *http.Response) (*CreatePickupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePickupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Pickup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreatePickupResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreatePickupResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreatePickupResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreatePickupResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreatePickupResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreatePickupResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreatePickupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreatePickupResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers CreatePickupResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePickupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPickupResponse parses an HTTP response from a GetPickupWithResponse call
+func ParseGetPickupResponse(rsp *http.Response) (*GetPickupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPickupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Pickup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetPickupResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetPickupResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetPickupResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetPickupResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPickupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetPickupResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCancelPickupResponse parses an HTTP response from a CancelPickupWithResponse call
+func ParseCancelPickupResponse(rsp *http.Response) (*CancelPickupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelPickupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Pickup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CancelPickupResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelPickupResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelPickupResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelPickupResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelPickupResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers CancelPickupResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CancelPickupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelPickupResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers CancelPickupResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelPickupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListTrackersResponse parses an HTTP response from a ListTrackersWithResponse call
 func ParseListTrackersResponse(rsp *http.Response) (*ListTrackersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -17851,6 +19930,18 @@ type ServerInterface interface {
 	// GetOpenAPIYAML This contract, as YAML
 	// (GET /openapi.yaml)
 	GetOpenAPIYAML(ctx echo.Context) error
+	// ListPickups List pickups
+	// (GET /pickups)
+	ListPickups(ctx echo.Context, params ListPickupsParams) error
+	// CreatePickup Schedule a carrier pickup
+	// (POST /pickups)
+	CreatePickup(ctx echo.Context) error
+	// GetPickup Get a pickup
+	// (GET /pickups/{id})
+	GetPickup(ctx echo.Context, id PickupId) error
+	// CancelPickup Cancel a pickup
+	// (POST /pickups/{id}/cancel)
+	CancelPickup(ctx echo.Context, id PickupId) error
 	// ListTrackers List trackers
 	// (GET /trackers)
 	ListTrackers(ctx echo.Context, params ListTrackersParams) error
@@ -18297,6 +20388,72 @@ func (w *ServerInterfaceWrapper) GetOpenAPIYAML(ctx echo.Context) error {
 	return err
 }
 
+// ListPickups converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPickups(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPickupsParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPickups(ctx, params)
+	return err
+}
+
+// CreatePickup converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePickup(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePickup(ctx)
+	return err
+}
+
+// GetPickup converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPickup(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PickupId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPickup(ctx, id)
+	return err
+}
+
+// CancelPickup converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelPickup(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PickupId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelPickup(ctx, id)
+	return err
+}
+
 // ListTrackers converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTrackers(ctx echo.Context) error {
 	var err error
@@ -18593,6 +20750,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/trackers", wrapper.CreateTracker, options.OperationMiddlewares["createTracker"]...)
 	router.DELETE(options.BaseURL+"/trackers/:id", wrapper.DeleteTracker, options.OperationMiddlewares["deleteTracker"]...)
 	router.GET(options.BaseURL+"/trackers/:id", wrapper.GetTracker, options.OperationMiddlewares["getTracker"]...)
+	router.GET(options.BaseURL+"/pickups", wrapper.ListPickups, options.OperationMiddlewares["listPickups"]...)
+	router.POST(options.BaseURL+"/pickups", wrapper.CreatePickup, options.OperationMiddlewares["createPickup"]...)
+	router.GET(options.BaseURL+"/pickups/:id", wrapper.GetPickup, options.OperationMiddlewares["getPickup"]...)
+	router.POST(options.BaseURL+"/pickups/:id/cancel", wrapper.CancelPickup, options.OperationMiddlewares["cancelPickup"]...)
 	router.POST(options.BaseURL+"/addresses/verify", wrapper.VerifyAddress, options.OperationMiddlewares["verifyAddress"]...)
 	router.GET(options.BaseURL+"/addresses", wrapper.ListAddresses, options.OperationMiddlewares["listAddresses"]...)
 	router.POST(options.BaseURL+"/addresses", wrapper.CreateAddress, options.OperationMiddlewares["createAddress"]...)
@@ -22237,6 +24398,614 @@ func (response GetOpenAPIYAML400JSONResponse) VisitGetOpenAPIYAMLResponse(w http
 	return err
 }
 
+type ListPickupsRequestObject struct {
+	Params ListPickupsParams
+}
+
+type ListPickupsResponseObject interface {
+	VisitListPickupsResponse(w http.ResponseWriter) error
+}
+
+type ListPickups200JSONResponse PickupList
+
+func (response ListPickups200JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListPickups400JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListPickups401JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListPickups403JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListPickups422JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListPickups429JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPickups500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListPickups500JSONResponse) VisitListPickupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickupRequestObject struct {
+	Body *CreatePickupJSONRequestBody
+}
+
+type CreatePickupResponseObject interface {
+	VisitCreatePickupResponse(w http.ResponseWriter) error
+}
+
+type CreatePickup201JSONResponse Pickup
+
+func (response CreatePickup201JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreatePickup400JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreatePickup401JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreatePickup403JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreatePickup409JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreatePickup413JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreatePickup422JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreatePickup429JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreatePickup500JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response CreatePickup502JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePickup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreatePickup503JSONResponse) VisitCreatePickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickupRequestObject struct {
+	Id PickupId `json:"id"`
+}
+
+type GetPickupResponseObject interface {
+	VisitGetPickupResponse(w http.ResponseWriter) error
+}
+
+type GetPickup200JSONResponse Pickup
+
+func (response GetPickup200JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPickup400JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPickup401JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPickup403JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPickup404JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPickup429JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPickup500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetPickup500JSONResponse) VisitGetPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickupRequestObject struct {
+	Id PickupId `json:"id"`
+}
+
+type CancelPickupResponseObject interface {
+	VisitCancelPickupResponse(w http.ResponseWriter) error
+}
+
+type CancelPickup200JSONResponse Pickup
+
+func (response CancelPickup200JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CancelPickup400JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CancelPickup401JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CancelPickup403JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CancelPickup404JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CancelPickup409JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CancelPickup422JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CancelPickup429JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CancelPickup500JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response CancelPickup502JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelPickup503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CancelPickup503JSONResponse) VisitCancelPickupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTrackersRequestObject struct {
 	Params ListTrackersParams
 }
@@ -23903,6 +26672,18 @@ type StrictServerInterface interface {
 	// GetOpenAPIYAML This contract, as YAML
 	// (GET /openapi.yaml)
 	GetOpenAPIYAML(ctx context.Context, request GetOpenAPIYAMLRequestObject) (GetOpenAPIYAMLResponseObject, error)
+	// ListPickups List pickups
+	// (GET /pickups)
+	ListPickups(ctx context.Context, request ListPickupsRequestObject) (ListPickupsResponseObject, error)
+	// CreatePickup Schedule a carrier pickup
+	// (POST /pickups)
+	CreatePickup(ctx context.Context, request CreatePickupRequestObject) (CreatePickupResponseObject, error)
+	// GetPickup Get a pickup
+	// (GET /pickups/{id})
+	GetPickup(ctx context.Context, request GetPickupRequestObject) (GetPickupResponseObject, error)
+	// CancelPickup Cancel a pickup
+	// (POST /pickups/{id}/cancel)
+	CancelPickup(ctx context.Context, request CancelPickupRequestObject) (CancelPickupResponseObject, error)
 	// ListTrackers List trackers
 	// (GET /trackers)
 	ListTrackers(ctx context.Context, request ListTrackersRequestObject) (ListTrackersResponseObject, error)
@@ -24702,6 +27483,127 @@ func (sh *strictHandler) GetOpenAPIYAML(ctx echo.Context) error {
 	return nil
 }
 
+// ListPickups operation middleware
+func (sh *strictHandler) ListPickups(ctx echo.Context, params ListPickupsParams) error {
+	var request ListPickupsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPickups(ctx.Request().Context(), request.(ListPickupsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPickups")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPickupsResponseObject); ok {
+		return validResponse.VisitListPickupsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePickup operation middleware
+func (sh *strictHandler) CreatePickup(ctx echo.Context) error {
+	var request CreatePickupRequestObject
+
+	var body CreatePickupJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePickup(ctx.Request().Context(), request.(CreatePickupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePickup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePickupResponseObject); ok {
+		return validResponse.VisitCreatePickupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPickup operation middleware
+func (sh *strictHandler) GetPickup(ctx echo.Context, id PickupId) error {
+	var request GetPickupRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPickup(ctx.Request().Context(), request.(GetPickupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPickup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPickupResponseObject); ok {
+		return validResponse.VisitGetPickupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelPickup operation middleware
+func (sh *strictHandler) CancelPickup(ctx echo.Context, id PickupId) error {
+	var request CancelPickupRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelPickup(ctx.Request().Context(), request.(CancelPickupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelPickup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelPickupResponseObject); ok {
+		return validResponse.VisitCancelPickupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTrackers operation middleware
 func (sh *strictHandler) ListTrackers(ctx echo.Context, params ListTrackersParams) error {
 	var request ListTrackersRequestObject
@@ -25074,271 +27976,292 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rctu4lij8KiidqYp0hpYl2c7F/vF97iTdnZlcfGJnd+/e6iNCJGRhmwLYBGhZ3ZWqeZp5sHmSU1gL",
-	"IEGKujm20+ntP4lFgriuO9blj1YkZ6kUTGjVOv6jNWU0Zhn8+ZFq9pbPuIZ/zJOYqSjjqeZStI5bL2lK",
-	"I64XpD3OM6U7RE6InjIyzqMrpomeckUy9lvOlCZxRueKTDI567aCloqmbEZNj3qRstZxiwvNLlnW+vw5",
-	"KIf9yGaUCy4ul4f+aSoT5jpXJGETTbjwRt9lFMUaFvdJ8Bui+YyRtmKRFLHqEKrJfMqjqb9KrsgkTxJC",
-	"LykXZlQzKZ6xuHWss5xtmgWu4E28PIE3MROaTzjLcF/LzTwhNFHSrJdlmczIWMacKUIVCTPXX7jVVJTO",
-	"zPbiTHS2OJ1oli1P5Rw3gGhJ5pRrMmYTmZnt19mCi0vStksKSCZzEbOY5Gln/QRmXPBZPmsd94Llffkc",
-	"tFKa0RnTFhK/ozqaNm0SvCA8NoNx8yCletoKWoLOoMt47STYDZ2liWk4pno0GD+LDll/0qMv4ufRs/FT",
-	"ejQ5ZAemi+XteplnSjZs1YeU/pYzkkrFzROAeEJJmrFrLnNFUnrJnigSCnajsY+wmPtvOcsW5eQjHKKy",
-	"a/TmLROXeto6HvR6TfNagapn9JIRxX9nqwZL4Dt/rJhNaJ7o1vHgKDAD43H1zbDF4fWDJqB+RwWfrIBq",
-	"9+4OzmxGxego6scDdjA5pEfjp9Gz+Dl7MenR/rjxzM6nPJ0x0Tgv9+4O5qWm6ehZPEBIGj+PnsVP2dHk",
-	"kB6MB1HjvH5i46mUV43TysfFzzuY2nx6NerTwfggOoyP2NPJM/p8/CLqxX02mDRM7bPpVaVSKGbRMP6B",
-	"ajanC/MrkkIzAcBG0zThETWz3P+nMjP/wxv/3zI2aR23/td+yWn28a3af20oGA5VXXkY0SzjLBsBjQtJ",
-	"e871lLin8JkKO0RmJLxmGdBJ2/SYUBLLuVA6Y3RG0kxe85hlZEJ5wuITJFtmJz1W9/OepcR7eApNU7bN",
-	"90uaDdP+jsb2yRabUhyFaRkj4lzThMcjaBG0YAmt45bjm2MZLwyPEVITaEj+4/zDe3vcFsfM36OjSZ8N",
-	"4oPocHxEn7549rz1OfjSI7gwXK5xfNIO/XnjOVCi5RUTZE4NmVOKxY4lf/r4lrRDeDviYgSkJ+zc3RG8",
-	"lGKS8EjfP1SeEqWpZiSyIx6TUEg9SvMsmlLF4pC0DW8+NpxY55n4MAmJQVJFKFGOxOgp1XZPh6L4tBOY",
-	"jya5iM0epZm8zJhSYUBCmmSMxovRteQxi/0nM0tNcWCS0DFLCFdDYRsQKQglrtUJHMaMKWW4AU6L604w",
-	"FCEXLOGXfJywESzQDBLnuH1sxEScSi60eQpjjCYym1E9mnE1MxzYGz2WUW5WORRUXbGYTGRmwIAKqacG",
-	"CeFDswUIGviRAZmxzC+nRoo7sYN8D01DQkU8FPjoU5bgfsK3UjDCNZlSZfYuZgm/ZtmisntmXjMqcpoM",
-	"RcZcE7P5bod+y1mOm68zGl2xbCQnI3dU5bqeKGLfk4gKgw1jNhQxS5jGr3nMZqnUTESL0RVbjCKZJFxx",
-	"KULSNpO9YouhMOvMDWJIgRKd21kC1I2SmE8mLDNAYhCvqV8uRrliZmJmRUgk4GPo74rB4pTmSUKyXBjp",
-	"mVAj1ZF+j1hB1pLAgIQg9O2B1Bd2ukPxmmaJETgVy65Zpkgk8yQmVKg5y6pTcXxhlEilwxNCSSRnM641",
-	"i52Y+kSZGWIzBPc5yVgkMyMgwpS5NjKtknkWMXPMJGNpQhcsDoiSiCaGSuLHQ5FIcQmTE7o7FHdGPb6X",
-	"2ZjHMRO3pN8qn0x4xJnQIxXJlHlUHM5EpiyDXohgzEjRU0bmGdfs2IGZIu7DjVS95PPn8Mlxq9bVHdD9",
-	"cHlNBf+tjG757zyT4nI0kzEL746mvxGaZYImOMv7Fze4Ha+QNxSdMKPxAK44FGNEGerjYYJBuU6A/M9w",
-	"BX6Z29NG5Uzl0RRUMyfPGH7hGhq6XZFgai/vbjvfS/290c0eYCfNGiZmrJC0Z1wpLi4DYikl7JNlBTSK",
-	"ZC70E4XbZzlLLug15QkdJ3cJTWd0kUgaX0j5lmaX7AF2IcURR1rKUWLGDI/RbGAEKnYTASnok3f8O9J+",
-	"Dv8ZTnn24fyC7I8NT2XqmFBRUg+jNd7szejNnulib7zQTN2lEHVGF4aAfCzUiAcAlFGKg45mTE9lbET3",
-	"ODbqMj4m+DgwGye2QcS7241zll3ziH0qofEBVR4fB1YoPoFHNPzmiEpOqByBdDOa5EkSkjYCF6CZ2o8y",
-	"RjU7JlpKIyEtiPtGoY3HQKPZZjuuOjHi6tSIE0aIwa/jzrE9FRQxKvKEkzZqZ+I12XwkhUnqc/Alh3kh",
-	"5TsqFvapuhWfz4wgDFYSFvsc3m2fs0WeVHakb3fhYRS20J+kozdopnQmRJ+cFMLnZSbzdCja4c2e6WEP",
-	"etiDp2HHSF9slupFARKgyD1RjoCD5Ga4f5f8RLkeikYwOCHhz3uF0XUPrK6h6XtucHulQXUoKp/Bv6AS",
-	"1LuzpuKQ0IyBiGhkbAbSPs0N/dCgy8SeTConhJJywYY7ud0JyODmhnARJXnM4u5QDMVpoiSp7nAA1Ejm",
-	"GuZfmdD/DokFRg/F0AIxFN6EuBSKtIXETQ0Mxc/FlZBzERB2kxpKbDA6Y9fyCvQG1kGbIpxmlHBUteLY",
-	"qDtGDEclHTVxIzebLSBGr1RWGdNTNlsSn78EK6uHs/Hz6qVCrYuKyX+rbsovlrqydv0tuzGtv4zMfIKD",
-	"lRn/fSv2udoWBKdXUSMYGTOascwe7AwFBOLg5oHIi5XmRm6ZsJ7QKKn+xM0DtPVYqEUZFx9ZmL5D0e6T",
-	"SDMZMaUM/3stNNeLW22+W9yEs6RK4U8Ru7pw12WvYUBEClrYuN7oYY7jb6U5zlmUFJtRoCtJsiD2UI5J",
-	"WFkanoY7MfsIhIyhCPGnoSPwF9C1iikylgyNgc7OY4at96alDIxyPxSh1aYEnRnRAQSKRCq4EbQdGLIE",
-	"YwEjAJuOwkYBYd1LwwEUCmMvqb6UWWGOdHNcuh2LeUwWMiczRgUpv2Xm4/8vtPYunLD9ppCyuFI5A/EK",
-	"FLpYGuJCsjxhpSIn5MhwARWajoQcATKa7bVDFZ0VUpkVJlFsc0Jexv7JIrTcJfy6FLQMg0JqDVKuMxpS",
-	"RS75tWERq+RBtyZ2bSRqvSi09qEIgaO8Ni+wrfLuFZCdGay1Et5Iy8KyWIiN7oEioNuhQQaMd1qSNAd2",
-	"C9zJQJdrDPqsytNUZrhST6IkUwoEzLUlSrO0c3eGnQLBoBuLnss3LKcklUrThFge2iUhWkB9TEfYDEHc",
-	"yRbwKvx0HnbJ/8mlZgrkEdiM0p6rSDRl0ZXrFu9nfYGaxAZJBNFm7dCBgQIjRxGa8CtG2oeDgQeqFrcK",
-	"/Qd+P1EkpXraOSaUfDr3p25+n51bc7Vh+yzLuJbZYijAptY2AklEDZYpLTO4s03BuqlYJ7Dd/c5T6OyI",
-	"xPySa2U6+uXN2b8fknbYHxwcHu09ffb8RdgZCmu/TDM24UZwIrnp2SzLzNVusRlYGXzFjeRG18DvJvwG",
-	"xZMZ1WSWK02m9JoNBdek/fH16at3rwMydIfIahup6RUbtizopJkR4jTHG6vIcoPyCuw9m5O/y+yqFfi3",
-	"qU/xVtP97C/dhQXgJkFFrbdTQZMFEFzyWlxywRR5q+Nq3/2Gm1rTHcBSw73/+Qdy0H/6dK9PaJJO6d4A",
-	"9s0wzHLcT+dmqVRrlplv/u8/Tvd+oXu///rH4PO/tRpGM0JSUp06jen/b391IzmrznlwdNjQC143VtYf",
-	"U/JWXrOERmybVadTKWpd/HufDPoDcnR0RHr9Xq/ay2FTJxlTHJwjaHVJE5ooVrQfS5kwKoDRGiSogcHf",
-	"lwFgaSClM8Z0v/rlwVGPfM8nekpOr5nIm5a9AZKw20G12/Oca0YODuo70LyPv/O0+nm/1+8/r53hppl8",
-	"9i+N/1GsNmhZGcYMUgLqr8X3cmw4l5mGRcg3Is1R0opjcHugyZmHhvZc1tNdQx5pIWsoJmJFuD4uSR0Q",
-	"jtCOiCqgkARNiW0qhsLqTVYq4IocDgZ10aSzE3l/JCiPBOWRoDwYQQlaN3uXcs8+dBJbSWb+BgZPVOTM",
-	"ZKuYSUsJb5065XVrr4OdcXf5mO1VOfTJNZtt7Nyf4Tv82PRje6ZZRhcOfPIGWdSZdOGOf04zNGi1vXla",
-	"6T+SWcYiNB5piZImSt7u9gpUtPI7uCdgIp+Zc3GjtIKWHaRQd3/dfKYw9ermBcXme3vWxC/AXW/56MxO",
-	"wvXQKXARFANbx62Yaran+Yy1VtG7jScCI77EpuYjtFvvMg6Pv8RVMGh5vgybJvvWa+q+VJ+ypMn/lWXM",
-	"mjcLDxLrTOG8cNE1UgWGsxq1+uzV992mCc7A/rF+Zu9Mm3WQaycBADuf8oQRo18YpAFumtIFvILLCSZi",
-	"88Ne64TF6Yc+kJYdtoISQDYDKPjCwZKCEljLY6+eRwFFK4H1ZQFlDb5RpsETBatUZLwgOB4Rcn5S3sHE",
-	"Iao7Co/HOboEBJ19WEwUFxHoaEKC33IVOdBo3OQ/bBj2wtpKG97hNq946SbX/FpLjaywwbvT32xsV8yj",
-	"HNQfIXBLWLnJbzk6z1UXHlNNt6a8SFkaaG3paNvgwA7PHcKYluCfe0JEniToo8NIQhU+NkdjXiC/QCfL",
-	"9bAIK6hMYeUWFL6ptxClPwjPTgSXGgCZJ4Td0EgnC0LJS0AAoC8fPachmeuKW89/skW4DIFW0W6gQmCJ",
-	"cmavgCiWsEgrNEfC4M781t1CCotypeXmk36JzXCjSi7+3WLTh6+Khp+D1iSTs9OdJIZiQAnL3/jZB2xW",
-	"fJbSLGLJpq/OoFXxkd2+VVtvTybsbiN7Vg2hmyZyXmsOVOFWO1ZDCn/n/T6LHWrCkZeetbPJhmc34oki",
-	"RgO0DmtaEkoimiQIkEiF1oK3pw+dnTcLHTFrZgbVGaDvj2kdoHLJNbmk1+CzWFW8+v3+oN9rGuuKiwaP",
-	"8NCzG/vW1LVG405AwqpTQUY1I/YeMwB3aTASSklUYtgXXmInVLMMBUvcvdCo2nZ14MpT7LXZ4eJyIKWZ",
-	"qsqcbtatoOVNpIk3eIKJlaA37LdtVtNnz87haveYXJRXGIbXIlgbocSbBxkzPWf2HhqpmBGnpL2g7ZI2",
-	"HlOntYnkO2Cyx1cuohGqgSpbBPCcyNfS/mZ7xK1ND7vYFW5jH9hoA6iyn02k5U21tWdD2N5UsKM5YI36",
-	"v4O+f3uVflvd/WFNfwi7ILvcDnK/9Nxvr1eVvrI7SZdVEe0zcNw3+PVRzx6p/d2vy6H1/S5msHprfWFt",
-	"R4Ew9Hgs3sZXzKYhMlp0lSlsoLlImFJ+4AK33OPeJELf/Aj89q8iIn4pbHP1EU6hSdTB83GBE+42sLxm",
-	"hCM7JhUYMEcJwgJsDMuCofCBAsNCjL4mNGnjAGBul1nMMgXyRMpiwhLF5lOWsU6XvJmlCWcxGS+GooSZ",
-	"LvkgkkUhlNiztuc/o1esMn0FECgh5CE+IRDR4C2OK5JSDsESuWKkHU1pdsliQrV///dEkQnPlCYqoiJA",
-	"h6eh4BOSCyMQ2WvBZSL+hXaZc/472+o7aPjAaoM7j43wgw5hZqMLI5KvSS5knqljI7yap8p5nrGhkBm/",
-	"5IImT1SFvGgJQR01AlQEe+BigAiZnxadh6JNC8LD4tGllLEKO44iFV7TBrLh5+yk0F4tEASFYCezoaip",
-	"OhgsVE7YQadZdsYmLMtY3K3NuYogFao5owu0XI0ZkRjy0iWnhd8e4Xj51DsE9xDnCx+siACrGIoOey/q",
-	"AWUB3IqZnXH+Fg3XWgjjW4eg+mLL4WpVcRutsxzzLOMyQ+nhz6yKruC2Li75llJ4owrZyNM2yH1fkemo",
-	"Ijx6hb3T0uzS3wf4RhFc6FCS68Bapn3QrtimHQZKUfEAWmDehkIkq8Hphq27vTjmjm+1MHaBsX9fDB21",
-	"HBPnZ+cBMaqqzMj3LH59g245CTN6FrrinAC9KUlN6S8t8tkY2Z/MZjacU4pic5f04Z1h8UsBCgImubh8",
-	"DxPdpMa71nZdJ0SlNLK+VTFVU4bSAr8UMmNxYDcJH4Lr0p7Zr7hmXfnlxYsXp6f9HngrPX32/HCZ/O2i",
-	"KNWWtBpgbEz/7QCmsk0+Sflg5DGiFkqzpfv1oyYtXNCxvTwo0jlUDNeePARug6oyXqmodH1zfvGwtN2s",
-	"Qtk1SDpYj6JfDn5508XZjxcXZ+cYkA6Od9bfTklCo4ilWpGp1pi8pNx280gd7+973g375nTVvtmKuH5L",
-	"fvh8ExiZqRU73ghEpaJTv7KAFyRmUUIxVuGk5sdiaEPMlOYC4xCtFm9ji0shzopEDdoduk6r1zdpQkVx",
-	"3b4R2tx3F/BiSfKsEjbwUYQtN6J/xWqppnKujNDJBUnk3H7gWxOtshJzxVpBy3kSq1bQuuQT3XICsJMl",
-	"DcziWQYtcBgye+4lEqn0tkwGHWxvZSpwuqfB0Aq893ubAF5IYRXQxYcC+Qu8tWtqBfe4r8UQdExFLMXm",
-	"69bKmbu9WgPRt7nfaoB50g7t07DZceykdA4DEblTYslQ3ApNmpzBHhHlThClwaL2r4wtVT8oxwo8HDK0",
-	"Zfm6fJXQ8FJqLQW52FNTnukGsWGDGDhVFzTjk0kpxpV9P+33XnT7vWU/saVeEItelpcJt/c9/C2nRZhP",
-	"0cugmqRqU5qqoHVNk5y9ZCu9O+C9U1jmkG8u4YKRNk0SEro5hCQXXKsOuPJHpreK6DA4MhMpHI240E9B",
-	"Al2T/SxozRm/nOoPvzfPC9/uNjGZi4hVZ/bU/B0lueLX7J2bDsqGpV+UzPGSrmG+KKUvuzx48/VOqrLd",
-	"3grXcYqCMOxo/Pa+D1d5FXOtnFex70i8LAs9YtUjVn37WNXIUZyI+sq/Hal7FiULuEZXZksUI6ERmGZU",
-	"s9jx3lfOmV6CB4FNDQk25Zhq1iUfhM0WEKDlOJoymgI25tEUOid0JiE40IwAElcptylCE3BIEFKwY7R9",
-	"NsXc2Qikhpi7LjmFmRRTkzFdkPani5ed421sqYPe4Ole72AP8LHiMtqERW5bTrVms7TBq43ii918UGmu",
-	"5YxqHnndLsNw0YrYQZ4oa0wh7T7Rkhx1TggdQ3D8BOIbMTWWa07a1Pp9YDY3c0igo3Y8v1EPo1izN85P",
-	"U6rJ3AwCiYGAwM7NsylNUyYUONphbCcZtjDCNGJm16wzCYvJ4eAFuZCSvKNiMRQfi9wKS0skBwZnjwjV",
-	"BA6q39/r9S/6g+PB0XGv98uwZdYybP3Pf/33SW21aihoxsAEbxbNWTxsVe6KfBdesCu8U5UTc2RneWNc",
-	"hoHXNxHLVp0WXlpBGhfSpprMpDJr6AUkyrU5LYzk/3Tx/d7zIrWu26knkDgL0xiMZbw4GQp7sE63yRgk",
-	"6hCybCgz4Htwl2LeQVYHXPKGxKLlks5XOAD/eHFx5vxfV8+1AD9IhqXnMrtCZyLVBGE1Iuhjjn8mTTKE",
-	"Q8PzfDaj1nmlxtehwSoH2LVOt+sca3f2nC0cZssZrXWYXeECV+RqlBNrfD+8uQHUO7q5KfZ/Wb5ZopfN",
-	"XSMP0IjZGSPFZ4E5ykaKXLHkb3G9Y5W4BhfeSqjz8vxe02ja6ACIc1uKt/ZisG20BFzvNSXf2XoNFf/E",
-	"piU0+g2+o2bL2F7GaAxuaGYiSuOfUSaVItcsU+CCVuFJFY7V6H7VDCU/5jMqiuGKq4WMpdNs2XjuLCIQ",
-	"jztmhiXM5Z7Vnr2osgi97ZfvsjA5Qn0Sr6TeUyylBqZiCF92FAM+CIA31XMWwBHVGHVlsl4GBisNN1ko",
-	"ILy/AYQwkCKT44TN7ATqKQK2hgXIywDGoDdmuCZw8MLxm/EN2C4xn6ljgOKG4P7ASkx45yOIjekfGxHn",
-	"hEixHDvuEviEmBxgwhON2cV/eH1B9tEcHXhy2JQrLbMFmcokVsgoih1Y2tv6Gr/Qv6Ix7OWDWJWANCgS",
-	"zVpYKvNTiGo+UWxZ5CFtTEHaGCeTrc7V7vmYPlGQCKjIWRCu7MtL4tjUH+RdRHG4mkAysACxlKOxu9k7",
-	"FTG1HuvlcZdrmzOlASTFNUvMlApGBfng8Z5LNXCWlP8NiVdVL73uNzpW7x6Y5eJDmm0DqHQ1HZPLN6pA",
-	"GjKgXyTCcq5PXHt7We5OPRSMXevRQTQY92lv8oI9j59FT8dH9HBywAaNVFk32nvD5Us2w6Nqt2yVR2Um",
-	"4MqjkscNRaNzOCWm2YkH9hXXH0i5haQWQMSGMIZE0YUaivkUMtJCcEm3jNqC9FUQ6VXGnqwM+oKwsJnM",
-	"2MlQhOYEC980+M7079wBuhYmLPEvHhee6P4KZzRG359yqaVnQnUg99zL+dvN0xiHapumx1VLMOpKtTTA",
-	"SEbsj6HANkpTEdPEUGQpWMc/nwJrKqfGbiKWYhaloSgfIxyOtBwpJmKW2bR+Ftm6GvjRks9Pw1XtFrFy",
-	"Gm3RHrpW4+UAzVbSijsI3YJ+PkJi4M0BXPcRgOVPYFlfr5Cxh6JbS3O04GMntYUPa6H6FHRrJTm6KyCp",
-	"zLJpo98s3ejX5eErpqw2roiiE3ZCrliKGPiMxHShSFpmjg3s7b2ICwpelQnBfXWv3+sNDvYAfXc3076t",
-	"SjErnKIKacN641AdkMiIUYJQbc1fpG0vp0iYxpOwc4z/ByRMIcqbksObp0PBZ/SSoTnjgMQpD8jz/uCm",
-	"P+g/Jym/YYnCcJzf0yQk7V/O3pI3b2B7bHPTCaj/M5oQpWV01ekOxUWFFwhw6uWaCKr5NUsWNYYA2b/B",
-	"zRYFp66dp/2BJN2lZO/CTMwZSJEs0PJgSZOL5I0nRjgAJff3NKleKeLL5m13LrYrNv0JVlPx9vXw5ins",
-	"q/nf5hQGZcXKfGZrrBuawARH+HoooJ8JhIJOeMRImkE6aOWSbVXy0cOx4WrbYKmcc8VIY7Imm/YsLDyG",
-	"w051bw5vnraCFk6jujH4ZmljnJ9iQxD9Gh/ExgAgL+J+Kbi86ttHxiyiM0bCgiN7EWHdull0dcT+7rTS",
-	"F0OaJrogq2LgSu6fZqy0jPmzXlZYZTbbzlnNmlWd3iqzGYoj5y9P38PPJ4qMaYYBgEXWO7CEQX7/iHXK",
-	"iUkReXu7cmZrEgEUk+CKtEGZK9K17f/B48/75qVB4x1H3dkZtUlK3q1Oz475CKo+q9trpysTGcCGeGkM",
-	"fPjiikBRiyJzgUMHm/DPnlJYi5jElxWJuhIb6YYseeq6uMg1+Q7K4MMi84G/QT4GNrFnR1vuQKYryNQ3",
-	"GZH/bmWULwgcdnaYihWrVOC+WrM3Kpj+CRuB3dB5fs0aI10/lLEhNcPUjc5oEUazrGQrfimozjP2UooJ",
-	"NxS1rm+vyGHU5AlfCT3Z7dK9Ok/SDm1f23pn3efKqpefbqsh470LrVmOcpC5JjGfMaEwyY5RUDlCmrsr",
-	"tuokjXROE/tweR1TeP6mOvXDna6J3QX8oHL9vnxpbAQJI8nWBuv37mk0/0a9GO1gcLvRDjcPx+OltT2/",
-	"l6XViMZabxU/8mpHR5UzF4a5m48KaYbPodgKQBvcGB9B9C8MolXqZ0ne56AFmWv/rOHF30qY72OY7r2H",
-	"6T6GzT6GzX4jYbN3GJRqqTN6bay09azyiLioZMfGMnp5EsO+/WZ6trotyBOKxDwOCKPRtIS40onizlwg",
-	"wIVkawXyI9UNN+c1roddNkllH22Cli8xkWFj09PLpci4F/1BsI0nWJRnGRPRkmvuq9bK7BYsO8sMFjY7",
-	"B9RnRf6dpAnVZirfM3xUsYG/GPS2mmjp10kXqu4CvK655wbaDIjge+lbUbBQJMQRy4y4nlSAETgsLiNv",
-	"DOLj92302uRiKD5dvATbbmEgmDN2FQNxKakDJRMWs4wmZCoTHtNFp0tOkzlcIKD9a5WbZ+/pNm6elznN",
-	"qNCMxY0mOdBs/TUX7dUqF9ql+fmzW5mIuH72dclzi5P3gv0bg/nvPHp/ZcYsN5PlIRqwsWHtjRjk4WAd",
-	"yhsJByTl/BoZjZrYwDm9ZrHHVJpzf61L77UundedGOhdnq+NeXNpnI1eRM/Hz+jTyRE7jH3HiS81A7sc",
-	"YKtzfn1Bkq91Wb3W5e1aladrB3uud8N6ixRdPvTcgU23Aoxf5aL+fJny1Mrlp4zFRHO8mikMkl3iPMhB",
-	"CoWKuTayr5ZugbTD1z+ffXx9fo5VANhNCqIshI/aSvig5TRHBLJICjlboAFexDSDQlLYRytoyWuWCaOo",
-	"V6/6vLZLMFN1jl2d+bIQ5FHcoyBmu0yG2+a8XCEJfQscohFcrN7QtG2FTtEG7aDTtb5AXFzaMkkY05JA",
-	"DXW4UrOFM//g8WdUxYR10zTAu7zFY5pQEbHTFBTwFeKcmWLKxSWxrUmUsZhrQvErIyNV9MzKZetqng6+",
-	"VKscFdFBq+Lh5JX0NMtqV8rQVoNGFBeXCbOta27Ju6ZG/2J5fBsJHKwRpzNDJ1fJ1EtSA5lxkSvScIQn",
-	"pGf9wSoGgVxonlQkvtLYAa4Wbc9E0tnyFG/Bju9A39hKq9nFPrf9Pb6Dcpuqd5er+yX9pSGm405uszfY",
-	"CBpczre0EbZBpkQvlFyPocgakpxOl7zRNTPb8VCEDeDpYhnqQB8SpemC9FYB6lA4SA3KJCJpZjPlWove",
-	"CVYnBRcLO/Wiwqht8mdJtrfahdxzEc/YVEJS4KoPV0DQV7X0HN/GAUpVvYRqfhaFYWpFhJlz11hFswtP",
-	"nIqjlhRL1flKYo0mHq5tQ7GUeXqDX8YGAW43AX03K+6uBtxVmvAWpKw4mF2o7Go78YXPVW1VSg/Hnc2+",
-	"MN6D2zL6hxTG+U73TyGEBS30Y6hpcSlvHKxwp1k7ht0ZG0R4C5MpfvN+lbqn5fka3cw6azfh2FkzsjY6",
-	"8VfExK21pwv/s4ZcJ3VtalPytFvM+HyrQ7Kp7sozsr7xuyAIxids/8WWOnA5E7+2y3b2oyUx8ItsSk3C",
-	"fcXSZHHHB8lgc+kDT1xYp9DchTLvdKNv0kGrRkgayhHZ0JO2S+4TlMJlLmKWkTmFYJYiLqVdc/TTbJbK",
-	"jGY8WQyFFxN6UpVUufNXj6E3P4CnjNuxsTm2BgHcktkInpqn9FZldBC9yv5aDt8aXcssOq+9DLkTQ2Dd",
-	"qr3TxytCIc+NUBoQweZG9kGVqoiV7/d6na1vp5bI73K2wSqj09nV6HDynPajwfhFfMAOJ0f06fhZ9Dx+",
-	"we7Oa3VdTAGID5ZnkYlMEjlXFs+Woo1cMysO2p+q091GkFO34wvLHGqp551Zx7piXuWm+US/NguPMVig",
-	"WsVCmuiKXeMd0FeHdl/FTlo9KgPWlsDYu3awVbGRzqhQ3OwKF94PmevRRGYj606zqOUmKCghNEp5dJWn",
-	"RSK5MmTN0qs8Q8dkEbEkWUeiCtxc2ndXhqVWb/P1T+TvHz7+Z0Cg8ua64jHlR69YSjOj8aFbA5nQiCcr",
-	"5GcZATvfiQjeCpNWVVh0K6hMpem4PwFM32XG2XqQ1EYS4iWaXZdZ9j7SxCp+KYxwy6KMNZh638xmuUbG",
-	"TcXC5p8Cro2hsqh9NTmHNB1wY07Zuxyi6RawnlBgCUMaYd2GqLjkDZdABKFQkyCN9aZSqqc7Z2uomhRQ",
-	"jO0W3oibyBkMub5GUlNJ1YYConFt9XhdNnJXK/x3Fq9NUVH/sr81TRkuFfAdtkgxrkIjPjY6uviRnP7t",
-	"9bC1baD+uo2x+O7ErZWZpt7Ky625Vj17VQP3ctmTViXRcHmZZjRmgZ+vScQ2AVNzMql6iiu1ZY4rZUeS",
-	"E+IEw6OlVE9gcMk4U4GX1Up1wK+RQegCeFiDJZPdaCZsHbVoyuI8Yd27Ms/DuG+ao3Hh3UVzSO6yeBon",
-	"16PeuB8NaqJpb9KnTSMbicHu7NqQP9DovHxgv+UsZ+7kiBQsAPdSr21xIFKwjiF7cc48IyRD0yOZ8yQx",
-	"dMic1vYhg2pJhNkyYZLXBaZFgZU2bn2TzFn7qDw5/5w8WbPAiqq06aHgFih8B2JnnSh8FfHTTuLc28MG",
-	"kn2LwPmqkHJXQsn6dPe/7pLzpo6l8+nVqE8H44PoMD5iTyfP6PPxi6gX99lg8qVKpBVFdslSv72yVUlQ",
-	"H9TyT7p93RRP2AAHdwfiFej6s4D5T1xPS0H0zwrwf0543iDHn0+hRqlIFoQLd7Vis9qR/2QsJRyzJhp5",
-	"cUHKTBRVCXU+VSwaDcbPJr2oH79gz+nh+CB6Gh+xw8kBHYz7UW+Fgcfi2z3iUH0PloEOrnWiPON6cW62",
-	"z3qaMJqx7DRvEt9DdR2NjMwzwqB989PszCi0JiWIDSFPD+EGl0aaYS5GOB2AIOi83BBDZVqfzUy4mEiX",
-	"BZ9GcGTohwdk1MgMXGjKBcuU3Y2SRl1yPc3HQKKg8V7Mri2ZqsN96SPjRA0piDSS2n+cf3gPgtuPFxdn",
-	"x2SWJ5rvORMu+LlD8fuFiKaZFDK3FdiHwlF3V4Ndkfa15LHqBMXlnbIxO9Y0ETgLm+kRrfYIaVYzGQoz",
-	"DyqKl2MprwJMfYpkgvgihe3dHDeLfVgdiqFAOdrFA+J6FAnN+cqM/w7jHZPv4FzIMO/1DiIIRYY/wZHY",
-	"hiYrTTMN+SdKIBiKucyuFOBQUf+kXTiRURGP5U1AhNRTuAIvLv8hmVEJPFwQ8xd8bxOM6LmEnxguNMkT",
-	"g6pKJga6Kwuz6UjdyqioZUwjU0ZjlnXJ65WJLMmUKkKHAkAAolzCPzDZAniaBKTb7X4OSRuJDAkhKiHs",
-	"nJDQtALfrhV5Fs1EPxbFkdWx3ctxHl0xXUk/gyqN2T/zsMghdpnJPD3BeIoic9tQYH0mrhU2AOeCmz2j",
-	"Ve/BSHvwOCTtMGM0ViHp93r7iozzzKWFDRGkQzLo7auhwDdH5sU4X8AHXvuAhBa2l19YGB0hqWzozzUA",
-	"R0k7IPHeW5Au3vdr763jWEj6Xsdltq3mfjv2vIeC5nrKhDaoBZ4mLn3thFBSbhiLy+0NyODmhnARJXnM",
-	"4gCDaIfCgBXV7C3sL/yL9zx2Tgak/RYfmSFZeBuEGcAz5zaasInuoG9N9QvFTJ+54DdDYdh46T2DEGMg",
-	"zaAC5lbrQMQT5N117zHKRkHG49CsbmRXV6S0/sh0ttg7nWiWGYhmkRSxCkgmcxGzmORpYDTfhFGlSb8D",
-	"AOz5lh+Xu6T8ZAVEyRlDJLeXBta/0SbrHorKU8gighAVEHzjUv+530Vso3tgwcD9LClo3WfFluAgYdWD",
-	"PhwKLoo4NkPXrtgCUDeSqXOOZGU2KG0TNNi/mJ7KGM4MrvakMEyVDUVK9RRJcy23VJd8ZCmm4vACsovY",
-	"TUVnDGbguoQHZmpD0QaX+4zFhCoSUSEFj2gCHKpTeH348XQAsGUK54VGzy/4w4w4FJCAEwghCYvzNCCX",
-	"JnTB4mNihMDwhFBbscao20AJIYruxVD4uzm6YotRJJOEGyoHPMKtD2vjc4w6V7BApY2yzgVJM3kJ7GxO",
-	"uVZDkadm0/s9YqEQ5sy1zYeSwdTA3VFmJWD3XpClqXAxyhULhwIMM4uODUj1NwXZiDmiY0IN8JOi8nz7",
-	"8OYmMPygUz0YdHuG8NSMO6ZTocO2TJ4u8mtyjUk1HT22stweZtQ8ISHQquOfQ8IhklZBGC2Nj3+2d7cJ",
-	"j5iN0bPSz2lKoynbG3R7S2LPfD7vUnjdldnlvv1W7b998/L1+/PX8I0Rw7lOSjlKOfnn9OxNK2hdu2x0",
-	"res+ulYxQVPeOm4ddHvdAyz6MAXBsERJ8+uSrcob78ksleQmT9QSr6texhpJsdjbN3HruGUUvNNiVHBs",
-	"oDNmpMrW8T+aFYGyyb7Vtj4HG1sC/W19/rXMTA5rHPR6XmEmzN+XJlZI2/+nQkUKpYJd4h1AbwWpt+7D",
-	"CanD5IQoCjnT3NK75mgOcTZNgxSz3v+OFuFG8El/8yefgEUaYZDF+NHB5o++l9mYxzEDZfBwMNhmmDST",
-	"EVPKCEqvseQEfPti87cXUr6jYuHiLsx3R9vsxhuhWSZoYsNIwX5nU7gDbNX32Sgm9FJBfvji2a9Ba1m0",
-	"gppQFNIg1fHcvjoue/gctFKpmtRQLTOUWR3WGBKYwNUKRL+bn1bdBKdQz+fHiLYgxLiQg5+A0Ne5ng1d",
-	"BlG5iXH0+tZjcDVXQNJUxUysS1m6HFn6/52MF3eGMpUxCqiuKslmgp+X0LZ/L2jbhLLgoukD0Z8dVXtb",
-	"oNtLKSYJR7vUYX+LIc7oIpE0vpDyrVHvvlmaYE7bx0YnE3osbScSUVV9mmkFigQesfgceKx2H9UqMAA2",
-	"kpCXUxZdKaf10zF4IACD9fG9coPoltP+dH52TpReJCgufjofimLgDpIFKYzsC/eGoJhGUyouofiHzW/f",
-	"RBzglnVxv8ShlvXgQYmCHdu/TF5FG3yzjhFG80T/2SnEXxzhzVeDrfb+B6rZHE3XR9tso3V6/1S6d9bI",
-	"C+KFq8vhENIjOLciLpZCbE9crCa9Uor/Dt/vJrwHhWrLM8y9oIiQ82aZ3o7wbUv0sIjNorzd7UcR/p5E",
-	"+HEBSw513JPbCu6F1X614H5qy3tjIbSg1+uVtn6b/Ybd0EgnC0JJg0HMls2y+ZPAGiLnYslk5YzWUA8B",
-	"rOcsgoyxYLxFcxTE1cWIhOgyZt3ChgI+wzTGyqtEiCG7hRtZO8RCNiH4YykwakBr8zlWVvOqCahu/1m3",
-	"LI8DeQ3Cjs0pWJj5lVFs4i75UGS0ZuVCxiySMwYW9zJw2jnZuyTZNug47BBntTMPnihMTxa46ioJv2Kw",
-	"aNzXE7R0obXITGTQG5Q2N1y486s3o3VJGcPsphX6xSioiCE2slakgivCMOsUhMx0nGtKcVKN5SrAhFTU",
-	"1rLlktAK9py849+RdnizN6M3e+b9HhRzCzsn3tQtXYUoHTABK40LLo3kWXHbYK8G2v19FTi7eKdLTouQ",
-	"barJHDI5aXrFKoEIQzGm0VUiL0lKlbZ13nIBObWOegdlaMIIPHpGkzxJwuMGADALruY7L97VjwW4IlzL",
-	"mrFPbGVFBJsiRpGSs1ffr9ZHgSTfqzYKI+ykiw7uluE0MptKzWmvZEoJ6FjXoMRBB58PzJYGW4mWM6ig",
-	"Ybf1Uc39xqVeRBwAwHFuyJ5YFJkgMeJwFe+uksLW8fOD58+f9p6vYOulILBSEPY4uycIw3XUSmn4g6hw",
-	"TEiZuEa8/YFpR4V2k22/s1k27l9mXaWrIpf7s9uvDjd/8V7q7w27+qrC6Q9Mu/pV9yOb1iHYSpjdNJ6s",
-	"BGZbmrDIM2oLmExKxgG1qLH+FgpaVIERqKiApyUWNDkZCvSThdYKRCWH13i1y2KiOEhHNGNEXUE+2S45",
-	"1xmjM7AuVyrrqaEwWKqZwGpqGPRA4y4IcbZSXxFhiQkJQNxdJ3KdDAVcGTbX+bOhb1b+c/X6CBU2mzyW",
-	"9WuHdmchN8NEZkPxy9nbE3L2/gc/pa2QmswYeLc0SSiOMEBmCXX26vuHohAWHkoCUbgLjrmgTaUtm8kD",
-	"rg0EMIMgdynZOPxZ9taSM1bfYwMTC7JgxcEUQAF5tXQGPn2UTNjc3SwbMo2337Bfng/EqpnZ1vvQFFt+",
-	"Dlq+Y9HmL12BR1jXX4mk7ixcfS0a/ErOhZHYKmqEV1fQ0jZExgck0b+nye4kukanmmpJGQLVQMCHEDNh",
-	"y3spIL+W8rnaXrZEFcat4ySfFKQZN8l5TQBp7Hwx9W+k6kOxLVkn21J1ORmKOj0HLdK+B6qmCBdakrDk",
-	"oOGXkfdfzt4+FHm3sPTF5N2d+i9nb4Mqx6+c/CPtf6T93zjtN4SwQv/NAySLD8QGynfrPKmcxbP0Iq9Q",
-	"diTW+KeclGVgVehMptYM1kF8Tm0pSEo0n7E1FzPnxexuTcKCb8w5y0+Fs/Y2Rzedy19PZ/5WL4Po8uHc",
-	"H0qXMVCrBDmhi6r3O16mVgsouOQZxC63GXlfX98KaXfGxGDZRJYsbBQ0rpMrYmSOLjm1+Qsq2fRdplvT",
-	"BPyLm4qdtkP845iEpl1o/VFCSDlik+qCcYKWRT9wLJT4FiThsJ2JhpuggGTUJtKnAuYAfvOQVwrEOW5W",
-	"8luOKUqs860tVFwSkQ0FstcnorhXElbWz15Lv/CUHi+j74n+FPF5juTYB7elOC4qAgkOCsMrCU7Bt3cl",
-	"NttKB6jbfC0CUxGDgMZgwLzRPStp1zGPVwM6l3VMd5IKitQ6fw4R5JsRO75dr/AG2cHi3h2JDhVnkNXO",
-	"neeQcl/ZSLUyshLuyvHe7RgdTQiYPk5ILVflMYmmjKYG1zlWlx0KzVl2QgTjhh16DeQ1y2iSoC8HtQ4u",
-	"vldAQOZTDl4I6AehhsKPh00WXXImk2Q5vz2miQ4R/UL/arpW/TvAymEY2zo2BKxUa7reJxA6V7xwmbyH",
-	"Yggx82S1D3w1/ArcMFa4xQ8gemooKnFUm2KnDnsDEgo5SvEOe4RRY6GTfK5YqoOhULIaaIQxtOjUQeyn",
-	"LuCMK0Lj2HpSYF4VKfEO1e2HIjRBu8iccm2ryZUluzB+rfSIOeodDEWjAwdZjhCs+HS4nP4uYg2Du+hC",
-	"DcUkYywg/sLKiGMoHmGDqOBmR6124AAOc68OHDDCV3LgKNOkbvLhKPyiPAPoX9ZV495NUI++HQ/k22GD",
-	"kbZnm+N8sYvDhmUq4P24mmu+5dcMGKatlUmTpCxgWBONIeMAeV93XDNMyRUhWCJVUE7xPilVpZruVjSq",
-	"d9dj21qRK+4KMltiz4kONnzzX93U/Uhn7ovOAFT6OI1GfS9x73b0BpNe7E5xNnqIlcWPnM3OJXtxhjE/",
-	"03RVAe80epE5ArObrn1e5jV+EHV1ZUykE84f3cnu0p3Mbet9K6als8Jad7IyvTi1vtmkfXjzlHARTYuy",
-	"quaBvX0TRkJAQ01KL1knKKvmjBdg0xmK07M3XXJqv1jpk8XVOg+AgAg6A4auFahw5hMjpHz6+HbF5T2g",
-	"2228sm6PcXflmIVb9aB+WRd+4aDHi/nHi/nbXMyX1aecq8lDkjVxuS1ZcxQNPIL4zBrKB70DEqectJ/3",
-	"Bzf9Qf85SfkNS1QDUSOnZ2+ObWoHM4+hcKaUJieuFOKSvhYFfP/DPVNA2MB9u/13Rfve//BI+x5p3zdN",
-	"+0j77P0PnQekgOucUCsU0DqOGvrliJ4hiTXfUUXamt3ogIT/9+fTkPzPf/23+euX8Ivp4e9p8vXo4W0c",
-	"OW8vEd6pL6c5t0eq+EgVv3Gq+MvZ24ehiui2vtqsfKquVKXWrZbkWvKY0Lq3PkaVY39wcSbFhGczuP7y",
-	"70uPMXi7sB3N5DWDpEOuoFtQXAZVynrjXVzM7WWcF53ftR96Aeo2xN3mcsTSqTQ5ARtV/aK0TIc5FK5Y",
-	"uOsak1xuSCY2uFUysY+wU3dk8Lp7czxOz7PH/wnvCGtFAR9t8f9KacsQQDHteGf3Szib2nkHq3iRbHel",
-	"APnOtbiLFKBFZ992wiC3jM0uXsX+Prp43ZOL18wDKYcm5bN7zBx0lmvloprkBFwvnTwhBabbs9Mo/GkK",
-	"r6/SJwsvtV2GPqy3b/P5nb88fQ86UUDOzonRosjR04Neh8gMumci3pOTvZguSJRIxUj7exa/viE/QArw",
-	"Mo9oWSFTgRximuK8T1zioqAeWxPaqRYRKBbrh2Ipy73zCA9rbl1QXL6sUL9gGgWYypYNRdFATWnGYGG2",
-	"CqNNdnZc5E5fkCm9ZkQx8G8LKklUQ5LyCJyv2FB4wY8oc7EYLxs5hNAUqYyq/lQNlfhIG/4fispQHfBI",
-	"N3KcOUBMJ23AUx2bFdsqrd7SXd/WA2uk5ci9A2cz01sRH+pcwKB4RLUPoxTb10UHkNuo0Ig7S93JiVOv",
-	"h8KeaVAo3HB+MgMtb+LSAq3eBuKDUvd9iOFIRvQtYwJ8KIAJC6lH5TMzP4cFLmmWt0qlWUran87OEREU",
-	"Rk+kNLqil1hFDGbn2o9M5ypPU5lp5zd4sTprVDFMCFYKDD+t1Xem6grNG5T8U44xgzkK9/5RhNbM4Tzt",
-	"DJZ+yhLrz+hadotWpRCPjpHOTdJ+DunLbRXDkLR5SVigZEbGMK1ncWxuJlg8wGoOxaiub19zgHTn3t2d",
-	"h3Vyrsopv4nXJAl2bO9e3frcIF/Js69Y40apfRkevoJv32M6pbsUKF4CGzU0yTGpCq4ssWWf3yIP7uwk",
-	"hezoNFd0WPdiWbJ4epi6m5j9rqADDyNBr0xR4ojZo9fJXXqdzEq4uBdZeRlK9w2mbHQ9MY2MyDQFj/Sq",
-	"sFywbysG2HTXmHRoWUYeCiMkB2QOcu6YZhEKqYzEGb9mGQHB4gRxFzvxEZhkzEgTHchq4VIe1pMVrSb/",
-	"J+Swd+iuLvLSCy5EIZbrkvevuKxwmGHW8oDoe1cuLHgW9OGdWACEHm8s/sXJXOUCwqHoE6jGMbtPomer",
-	"7XQdQK+kdGk+Triasph8SJk4PXtTXpBEUlwzo8gYCvgf5x/ed8l7SbyqZ1yKRgdT25P5pPWFPJvGMcd7",
-	"hTOvSmmlrmhRdLIRDc1IGY1uybi9Qpat43/86p/sxRTvX6B3iBe36y3OlGna+rVyGgs6S255GkG1+NaO",
-	"R/H303dvdzsKN9XyKLYitw+43XZNDdvtKrit3WrXaLMZGTPqJ5CqSsSmPUrjzsA8FI2pFRIKlSuBvTfx",
-	"1rdc6Qs3068U+VxswgMFPtv1Pkjcsx1ri8wrdhMeTeL3ZBLXJZQ7bC0e3aNB/HsoHKwg9BUkdTJeYJZd",
-	"L9i5CKYQ+WzspX/X08z8QbC2Hdokh6JNfWpgFxH4dsiQiDxJQFzvl6qCYHPX+qSIZC0MoJjjHsZHE5oz",
-	"ckO865KBG8yIvbJz27G1e07sqjmkowNK9US5Nij145qKhbKi0FdpZccU8kMhbS76olwoTtNKMLZMoStI",
-	"4F85tMP+L//zX/8dkk9n5ydk0DMyxGAwFDG/5FqBC//gaUAOeuavg0OCz3FRlLy4IW/epeOAGM3qhPQH",
-	"plX/yLUCXalzMhSl6XydlditCnLU2312xl5Ps3ti/bc2GZ0dyLyHnkyvYM00Zwy3JWwGrmCujGw3T2PP",
-	"NuudGGajVSSmmuLtyOoAc6gWuewYYS3Lty+0ZqnkvZpQ7RhfKe7QrXCFxFKgl73ncPgD7LCADAc2jk9C",
-	"dCfqk/2HmqlHRB6tut+wVReOGTKRWr60C1+s1qbewVjrei5stTFLGAY7L5WOTBVwG2xhGOgy04MGhnhZ",
-	"8xWWlgSuTS6ZJoe9wy45HYo6AyrRq/ADFjGJqBBSkzGzY8bHeFnnVisnI7ecRlr2Cr4qaVlNmK7hkp0K",
-	"jwupNqV6Wgq1PG7VCVRzqi6dXY0OJ89pPxqMX8QH7HByRJ+On0XP4xestU2WrsPm7U9tLgy7GY8+V1+t",
-	"bKOWaSP43zvKBs2a62mBSG3IOFrzDwW5qpxtp9RGUTK5xjJS6x2jfmD628OkB5MXvhUO/G1dBN0CrXa0",
-	"iBYJ71YZhU4jza8ZaRtGZAlvh9iMUdCmjjjkPbsGkTBK8pgpovilMJqkYlHGtGr2OPzJTeObdji0qzj3",
-	"dmeL9HL+Xj4aW+4rxZy/yx4+FfD/5RkjS4NLRJNkTCPEKuAu5o8//s3qkt2xjBf/az/Pks+rox9+mlJt",
-	"TRKKiRjCFCgpUrXFhIk4lVxovBzFDK9MXLNEpiwArLOxCENhflCdZ2AkMa2n7Ib8+O705d75j6eDo6fg",
-	"SjjMe72D6Oc9mxtk74LPmNJ0lsIL1sX3GZ1DbAM+DMkVW7B4KMo8b94+P1EktNh/DsgfnpCM/ZNFGnJe",
-	"QudGZ8wYJok96PWIGgo6p4suOUUVfnBzA9yaC9LvEXVCBNNzmV0RcMZSAfS0J3PDv49ubgJy2HsOQuLh",
-	"4MVQ0KzMhNbukxkXATnC/wbufzI9IUeEas1mKea6pEnSCUATsR551vw7oTzB/SvyA9uCWih8rxcKikMy",
-	"XDuAK4tM5pqLy0JKwBvHUk4oDwOyza4VGuqyQNA4AQsfJORFsAudMSKF9SwFo8oJJmUiHIoPxZlMSZwj",
-	"TWRq28nuvYm/bL6fBL9x177O0MaVOygyp8oght5iPgUkbzMhLjS7BDlnaUY/rsQavQ2ubDHTc4eoO23d",
-	"PYXhIMxtY5b6+edl+vUKUQTUtDUXWKcuOXXs2jvHEo/Uffr41oYB1ZRC18Qo458+vjWfljimSDv8x7D1",
-	"v4etX22JErBAY6gYTt/RQynQTmuNxWjfWqJem4yRjUFaQzHo9bF0AKCaTyBtXlHTeecLjJVW7LhXY6Ud",
-	"YydjZf8+BStzFHguK1Miea0DT+WryKOPJsNv2GRY4D/kl7fy0C7CnW2whQ2imhjc/dpoNXxVFBJA8yGK",
-	"CycEssDGjugZWmNElYiKiCWJkdveeoZDQyVwhoUNcYWpr6QEu2lR9rtmf7TDxmX9JS1wX80fCvazlO9x",
-	"n+8ZkIM12fW8aSDHrFJN8OADNR9ZXlPWzh+YvhdwvFd1fRte8gj1d5ti75Ygv5NiDlVhl0D95ZSKS0N7",
-	"BdSLCZkwjM1oRqHX0IYLoZU47JIwL0KIqvKhoeFDwWezXJt+jkEuxKzcIFYq5oIJodKqUYRdCpaGi/UT",
-	"a24bCjNUxjBKaUnJJlwozWjcJB5+giv2u8LCuxctK/P7SvfgOxAB67Hw1yYG/0ryI8LfA7PdJflxv5QC",
-	"V1rhX5WCossT4uTd1ZWsmDVRgcFkrd297P5LqETwTVrrnYi+2VJfntNjAbo/jROlb41N5CVWnLx/mWId",
-	"Fu//4Wb0BtIc6Wyx2s7/f4wmiGUxwRLu7JuwjmJlGb+cakLndBGQ+ZRqvGLTzjO525DiR2eLGoR/IW6v",
-	"0GxX3nKXm7DlbXecXI964340qN109yZ9utVt9+C+aMNKLzl7WFxZjf7RJ+Xr5eSx8EaEnD88D9cMkXtV",
-	"XSkRg8MY3MqR0H7bNV+FzmRd4+tolAbD8bClmIiJaT1sERqZXhuS2F8wdT8q94PjFYSIFMTvr4tdX81w",
-	"yiC1HGwzu2YPYDStXgH90RozmrHsNNfT1vE/fjUwp1h27YA1z5LWcWufpnz/ug8QaWe3zD0lVEZBn8my",
-	"cJpNsUWKKvllcf1uyaFsnq5l5vYOAn0wuYANCLCm28BV4+JZkfxDVcq3e/27+rfLA7zGiKnY8HNdybZD",
-	"zUOXmgj87mv5DFRjQgNv1DJqsuES2MV1yEndSc7fmMLLaLkHm12HGFFnYolAUaHM5gIiY0Pcyu7s48ad",
-	"sBSh6qDhbbIv3HldetadtXWAvU9sadDmm/EyxLCM1St3lGna+vzr5/8XAAD//w==",
+	"7L1td9u2si/+VbB0z1qR7qEVSbaTWH7x/7tp0uacPPjGzm53t3pFiIQsbFMAS4CW1a6sdT7N+WDnk9yF",
+	"GYAEKcqSHNtpuv2mjSkSjzOD3wzm4Y9WJOepFExo1Rr+0ZoxGrMM/vmRavaWz7mG/5gnMVNRxlPNpWgN",
+	"Wy9pSiOul6Q9yTOlO0ROiZ4xMsmjS6aJnnFFMvZbzpQmcUYXikwzOe+2gpaKZmxOTYt6mbLWsMWFZhcs",
+	"a33+HJTdfmRzygUXF6td/zSTCXONK5KwqSZceL3v0otiDZP7JPg10XzOSFuxSIpYdQjVZDHj0cyfJVdk",
+	"micJoReUC9OrGRTPWNwa6ixnm0aBM3gTrw7gTcyE5lPOMlzXcjGPCU2UNPNlWSYzMpExZ4pQRcLMtRdu",
+	"NRSlM7O8OBKdLU+mmmWrQznDBSBakgXlmkzYVGZm+XW25OKCtO2UApLJXMQsJnnauXkAcy74PJ+3hr1g",
+	"dV0+B62UZnTOtKXE76iOZk2LBD8QHpvOuHmQUj1rBS1B59BkfOMg2DWdp4l5cUL1eDB5Hh2w/rRHj+IX",
+	"0fPJM3o4PWD7ponV5XqZZ0o2LNWHlP6WM5JKxc0ToHhCSZqxKy5zRVJ6wZ4oEgp2rbGNsBj7bznLluXg",
+	"I+yismr0+i0TF3rWGg56vaZxrWHVU3rBiOK/s3WdJfCd31fMpjRPdGs4OAxMx7hdfdNtsXn9oImo31HB",
+	"p2uo2v12B3s2p2J8GPXjAdufHtDDybPoefyCHU17tD9p3LNTHl3madOo8Jc7GFMaXY73o6N4AHT0YvI8",
+	"ehYfsoPpPh00j+lsxtM5E41r5X67g3GpWTp+bkd1NHkRPY+fscPpAd2fDKLGcf3EJjMpLxuHlU+KP+9g",
+	"aIvZ5bhPB5P96CA+ZM+mz+mLyVHUi/tsMG0Y2mfTqkqlUMyKhvgHqtmCLs1fkRSaCWAAmqYJj6gZ5dN/",
+	"KjPyP7z+/y1j09aw9b+elqffU/xVPX1lpCp2VZ15GNEs4ywbg9wNSXvB9Yy4p/CZCjtEZiS8YhnIbvvq",
+	"kFASy4VQOmN0TtJMXvGYZWRKecLiYxSlZiW94/fnPXs67OEuNA3Zvv60PEdg2N/R2D7ZYlGKrTBvxsjM",
+	"VzTh8RjeCFowhdaw5c7yiYyX5twTUhN4kfzH2Yf3drst35t/jw+nfTaI96ODySF9dvT8Retz8KVbcG5O",
+	"3sb+STv0x437QImWl0yQBTWiVykWO5jw6eNb0g7h1zEXYxCHYefutuClFNOER/r+qfKEKE01I5HtcUhC",
+	"IfU4zbNoRhWLQ9I2eGFo0IHOM/FhGhLDpIpQopyI0TOq7ZqORPFpJzAfTXMRmzVKM3mRMaXCgIQ0yRiN",
+	"l+MryWMW+0/mVsJjxyShE5YQrkbCvkCkIJS4t45hM+ZMKXNC4bC47gQjEXLBEn7BJwkbwwRNJ3GOy8fG",
+	"TMSp5EKbp9DHeCqzOdXjOVdzgwq83mMZ5WaWI0HVJYvJVGaGDKiQemaYED40S4CkgR8ZkpnI/GJmkOWx",
+	"7eQ1vBoSKuKRwEefsgTXE76VghGuyYwqs3YxS/gVy5aV1TPjmlOR02QkMuZeMYvvVui3nOW4+Dqj0SXL",
+	"xnI6dltVzuuJIvZ3ElFhuGHCRiJmCdP4tduSiIqIJYndkRQPu+KhhXPmAx6zeSo1E9FyfMmW40gmCVdc",
+	"ipC0zewu2XIkzMLkhpOkQFjqtoKAOKQk5tMpywxVGU5tapeLca6YGY1ZApQq8DG0d8lgNZTmSUKyXBgV",
+	"gFADTUm/RywatzIzICEg1z2ArmGnOxKvaJYY1KxYdsUyRSKZJzGhQi1YVh2KO0jGiVQ6PCaURHI+51qz",
+	"2GHtJ8qMEF9D/liQjEUyMygXhsy1AeZK5lnEDF2QjKUJXbI4IEoiXxmxih+PRCLFBQxO6O5I3Jm4eS2z",
+	"CY9jJm4p8FU+nfKIM6HHKpIp88Q+7IlMWQatEMGYUQVmjCwyrtnQ0aUi7sONx0AJDM7gk2Gr1tQdHBTh",
+	"6pyKA7vSuz2wF5kUF+O5jFl4d4fAG6FZJmiCo7x/fMJtfwVAUXTKjNoGvOJYjBFlxJXHCYblOgEemOYY",
+	"4Re53W3UMFUezUC/dADIHDDuRSNWKpCn9uPdLed7qV8bBfMBVtLMYWr6Ckl7zpXi4iIgVrTCOtmzg0aR",
+	"zIV+onD57FGUC3pFeUInyV1S0yldJpLG51K+pdkFe4BVSLHHsZZynJg+wyHaPgwCY9cRiII+ece/I+0X",
+	"8D9ztJ5+ODsnTyfmEGZqSKgopYdRfa/35vR6zzSxN1lqpu4SdZ3SpREgHwu94wEIZZxip+M50zMZG6wf",
+	"x0bnx8cEHwdm4cQ2jHh3q3HGsisesU8lNT6gjuTzwBpNKfCEhv86spJDoWOAQ+NpniQhaSNxAZupp1HG",
+	"qGZDoqU0kGpJ3DcKDVWGGs0y237VscG3MwMnDIjBr+PO0O4KQowKnnBoo7Yn3iubt6Swq30OvmQzz6V8",
+	"R8XSPlW3Ouczg5zB1MNi/4R3y+cMqseVFenbVXgYDS/0B+nkDdpanR3UFycF+LzIZJ6ORDu83jMt7EEL",
+	"e/A07Bj0xeapXhYkAZrfE+UEOCA3c/p3yU+U65FoJINjEv68V1iO98B0HJq2F4a311qFR6LyGfwXdIh6",
+	"c9beHRKaMYCIBmMzUA9obuSHBuUn9jCpnBJKygmb08mtTkAG19eEiyjJYxZ3R2IkThIlSXWFA5BGMtcw",
+	"/sqA/ndILDF6LIYmi5HwBsSlUKQtJC5qYCR+Li6FXIiAsOvUSGLD0Rm7kpegN7AOGkZhN6OEo24Wx0Y/",
+	"MjActXpU3Q1uNktAjCKqrPamZ2y+Ap+/hCurm7Px8+rNSK2Jyr3FVs2UX6w0ZS8ntmzGvP1lYuYTbKzM",
+	"+O9bHZ/rjUewexU1gpEJoxnL7MbOESAQRzcPJF4smhu7acJ8QqOk+gM3D9A4ZKkWMS4+sjR9h9Duk0gz",
+	"GTGlzPn3Smiul7dafDe5KWdJVcKfIHd14cLO3iUBRApa+HL9pYfZjr+V9jtnglJsTkGuJMmS2E0ZkrAy",
+	"NdwNt2P2EYCMkQjxTyNH4F8g1yq2y1gytB46w5Dptt6aljIwyv1IhFabEnRuoAMAikQquNa0DRixBH3B",
+	"QQBGIIUvBYR1L8wJoBCMvaT6QmaF/dKNceWKL+YxWcqczBkVpPyWmY//v9AayHDA9psCZXGlcgbwChS6",
+	"WBrhQrI8YaUiJ+TYnAIqNA0JOQZmNMtruyoaK1CZBZMI2xzIy9g/WYSmvoRflUDLHFAorQHlOisjVeSC",
+	"X5kjYh0edHNiVwZR62WhtY9ECCfKK/MDvqu8iwg8zgzXWoQ31rIwRRaw0T1QBHQ7NMiAtU9LkuZw3MLp",
+	"ZKjLvQz6rMrTVGY4Uw9RkhkFAebeJUqztHN3hp2CwaAZy56rVzInJJVK04TYM7RLQjSZ+pyOtBkC3MmW",
+	"8FP46Szskv+TS80U4BFYjNIArEg0Y9GlaxYvmX1ATWLDJIJoM3dowFCBwVGEJvySkfbBYOCRquWtQv+B",
+	"v58oklI96wwJJZ/O/KGbv0/PrH3bHPssy7iW2XIkwKbWNoAkoobLlJYZXDynYA5VrBPY5n7nKTR2SGJ+",
+	"wbUyDf3y5vTfD0g77A/2Dw73nj1/cRR2RsLaL9OMTbkBTiQ3LZtpmbHaJTYdK8OvuJDc6Br43ZRfIzyZ",
+	"U03mudJkRq/YSHBN2h9fnXz/7lVARm4TWW0hNb1ko5YlnTQzIE5zvOKK7GlQ3pm9Zwvyd5ldtgL/SvgZ",
+	"Xs26P/srl2cB+HpQUWvtRNBkCQKXvBIXXDBF3uq42na/4brZNAe01OC8cPaB7PefPdvrE5qkM7o3gHUz",
+	"B2bZ76czM1WqNcvMN//3Hyd7v9C933/9Y/D531oNvRmQlFSHTmP6/9u/upGcV8c8ODxoaAXvJyvzjyl5",
+	"K69YQiO2zazTmRS1Jv69Twb9ATk8PCS9fq9XbeWgqZGMKQ4eHrQ6pSlNFCven0iZMCrgoDVMUCODv68S",
+	"wEpHSmeM6X71y/3DHnnNp3pGTq6YyJumvYGSsNlBtdmznGtG9vfrK9C8jr/ztPp5v9fvv6jt4aaRfPZv",
+	"mf9RzDZoWQxjOikJ9dfiezkxJ5cZhmXINyLNEWnFMfhu0OTUY0O7LzfLXSMeaYE1FBOxIlwPS1EHgiO0",
+	"PaIKKCRBU2KbipGwepNFBVyRg8GgDk06O4n3R4HyKFAeBcqDCZSgdb13IffsQ4fYSjHzNzB4oiJnBlvl",
+	"TFoivJvUKa9Ze3/sjLur22zv1qFNrtl8Y+P+CN/hx6Yd2zLNMrp05JM3YFFn0gWngAXN0KDV9sZp0X8k",
+	"s4xFaDzSEpEmIm93ewUqWvkd3BMwkc/NvrheWkHLdlKou79u3lMYenXxgmLxvTVrOi/A53B168xKwvXQ",
+	"CZwiCANbw1ZMNdvTfM5a6+Tdxh2BHl/iq+YjtFvv0g+Pv8TfMWh5zg+bBvvWe9V9qT5lSZMTL8uYNW8W",
+	"LifW+8K5EqN/pwrMyWrU6tPvX3ebBjgH+8fNI3tn3rmJcu0ggGAXM54wYvQLwzRwmqZ0CT/B5QQTsfnD",
+	"XuuExe6HPpGWDbaCkkA2Eyg4z8GUgpJYy22v7kdBRWuJ9WVBZQ3OVOaFJwpmqchkSbA/IuTiuLyDiUNU",
+	"dxRuj/OMCQh6B7GYKC4i0NGEBOfrKnOg0bjJCdoc2EtrK234DZd5zY9ucM0/a6nxKGxwUfUXG98rxlF2",
+	"6vcQuCmsXeS3HL3tqhOPqaZbS16ULA2ytvQWbvDCh+eOYcyb4GR8TESeJOijw0hCFT42W2N+wPMCvTJv",
+	"pkWYQWUIa5egcGa9BZT+IDw7EVxqAGUeE3ZNI50sCSUvgQFAvnz0nIZkrituPf/JluEqBVpFu0EKgSXK",
+	"mb0ColjCIq3QHAmdO/NbdwsUFuVKy807/RJfw4UqT/Hvlps+/L548XPQmmZyfrITYig6lDD9jZ99wNeK",
+	"z1KaRSzZ9NUpvFV8ZJdv3dLbnQm722DPqiF000DOaq+DVLjVitWYwl95v81ihZp45KVn7Wyy4dmFeKKI",
+	"0QCtw5qWhJKIJgkSJEqhG8nb04dOz5pBR8yaD4PqCND3x7wdoHLJNbmgV+DkWFW8+v3+oN9r6uuSiwYX",
+	"8tCzG/vW1BuNxp2AhFWngoxqRuw9ZgD+1WAklJKoxBxfeImdUM0yBJa4eqFRte3swJWnWGuzwsXlQEoz",
+	"VcWcbtStoOUNpOls8ICJRdAb1tu+VtNnT8/gandIzssrDHPWIlkbUOKNg0yYXjB7D41SzMApaS9ou6SN",
+	"29RpbRL5jpjs9pWTaKRqkMqWATyv8xtlf7M94tamh13sCrexD2y0AVSPn02i5U31bc+GsL2pYEdzwA3q",
+	"/w76/u1V+m1194c1/SHtAna5HeV+6b7fXq8qfWV3QpdViPYZTtw3+PVhz26p/btfx6H19S5GsH5pfbC2",
+	"IyAMvTMWb+MrZtMQD1p0lSlsoLlImFJ+pAO3p8e9IULf/Ajn7V8FIn4pbXP1EXahCerg/rhIC3cbWF4z",
+	"wpYNSYUGzFYCWICFYVkwEj5RYByJ0deEJm3sAMztMotZpgBPpCwmLFFsMWMZ63TJm3macBaTyXIkSprp",
+	"kg8iWRagxO613f85vWSV4SugQAkhD/ExgYgGb3JckZRyCJbIFSPtaEazCxYTqv37vyeKTHmmNFERFQE6",
+	"PI0En5JcGEBkrwVXhfgX2mXO+O9sq+/gxQdWG9x+bKQfdAgzC10YkXxNcinzTA0NeDVPlfM8YyMhM37B",
+	"BU2eqIp40RKCOmoCqAj2wMmAEDJ/WnYeiTYtBA+LxxdSxirsOIlUeE0byoY/58eF9mqJICiAncxGoqbq",
+	"YHRROWBHnWbaGZuyLGNxtzbmKoNUpOacLtFyNWFEYshLl5wUfnuE4+VT7wDcQ5wvfLAmZKxiKDroHdUj",
+	"0AK4FTMr4/wtGq61kMa3jln1YcvBelVxG62z7PM04zJD9PBnVkXXnLYuuPqWKLxRhWw80zbgvq946Kgi",
+	"nnqNvdPK7NLfB86NIhrRsSTXgbVM+6RdsU07DpSi4gG0xOQTBSSr0emGpbs9HHPbtx6MnWOw4BdTRy1R",
+	"xtnpWUCMqioz8prFr67RLSdhRs9CV5xjkDelqCn9pUU+n+DxJ7O5jf+UoljcFX14Z1r8UoKCCEsuLt7D",
+	"QDep8e5tO69jolIaWd+qmKoZQ7TAL4TMWBzYRcKH4Lq0Z9YrrllXfjk6Ojo56ffAW+nZ8xcHq+JvF0Wp",
+	"NqX1BGOTANyOYCrL5IuUDwaPEbVUmq3crx82aeGCTuzlQZGTomK49vAQuA2qSn+lotL1zfnFw9J2s45l",
+	"b2DSwc0s+uXklzddnP14fn56hhHs4Hhn/e2UJDSKWKoVmWmNGVjKZTeP1PDpU8+74anZXfXULEVcvyU/",
+	"eLGJjMzQihVvJKJS0alfWcAPJGZRQjFW4bjmx2JkQ8yU5gLjEK0Wb2OLSxBnIVGDdoeu0+rVdZpQUVy3",
+	"b6Q29905/LCCPKuCDXwUYckN9K9YLdVMLpQBnVyQRC7sB7410SorMVesFbScJ7FqBa0LPtUtB4AdljQ0",
+	"i3sZtMBhyKy5lw2l0tqqGHS0vZWpwOmehkMr9N7vbSJ4IYVVQJcfCuYv+NbOqRXc47oWXdAJFbEUm69b",
+	"K3vu1uoGir7N/VYDzZN2aJ+GzY5jx6VzGEDkTsklI3ErNmlyBntklDthlAaL2r8yt1T9oNxR4PGQkS2r",
+	"1+XrQMNLqbUU5HxPzXimG2DDBhg4U+c049NpCePKtp/1e0fdfm/VT2ylFeSil+Vlwu19D3/LaRHmU7Qy",
+	"qGba2pRrK2hd0SRnL9la7w743SksC0ial3DBSJsmCQndGEKSC65VB1z5I9NaBToMDs1ACkcjLvQzQKA3",
+	"pHALWgvGL2b6w+/N48JfdxuYzEXEqiN7Zv4dJbniV+ydGw5iw9IvSuZ4SdcwXkTpqy4P3ni9naostzfD",
+	"m06KQjDsaPz2vg/XeRVzrZxXse9IvIqFHrnqkau+fa5qPFEcRP3evx2pexYlS7hGV2ZJFCOhAUxzqlns",
+	"zt7vnTO9BA8Cm98SbMox1axLPgibLSBAy3E0YzQFbsyjGTRO6FxCcKDpARBXidsUoQk4JAgp2BBtn00x",
+	"dzYCqSHmrktOYCTF0GRMl6T96fxlZ7iNLXXQGzzb6+3vAT9WXEabuMgty4nWbJ42eLVR/GE3H1Saazmn",
+	"mkdes6s0XLxFbCdPlDWmkHafaEkOO8eETiA4fgrxjZhLy71O2tT6fWD6N7NJoKN2PL9Rj6NYszfOTzOq",
+	"ycJ0AomBQMAuzLMZTVMmFDjaYWwnGbUwwjRiZtWsMwmLycHgiJxLSd5RsRyJj0VuhZUpkn3Ds4eEagIb",
+	"1e/v9frn/cFwcDjs9X4ZtcxcRq3/+a//Pq7NVo0EzRiY4M2kOYtHrcpdke/CC3aFd6qyY07srC6MyzDw",
+	"6jpi2brdwksrSONC2lSTuVRmDr2ARLk2u4WR/J/OX++9KPIDu5V6AomzMI3BRMbL45GwG+t0m4xBog4h",
+	"yxdlBuce3KWY3yCrA055Q3bUckpnaxyAfzw/P3X+r+vHWpAfJMPSC5ldojORaqKwmhD0OcffkyYM4djw",
+	"LJ/PqXVeqZ3r8MI6B9gbnW5vcqzd2XO2cJgtR3Sjw+waF7giuaOcWuP7wfU1sN7h9XWx/qv4ZkVeNjeN",
+	"Z4BGzs4YKT4LzFY2SuSKJX+L6x2rxDW48FZCnVfH94pGs0YHQBzbSry1F4NtoyXgeq8p+c7Wc6j4JzZN",
+	"odFv8B01S8b2MkZjcEMzA1Ea/xllUilyxTIFLmiVM6lyYjW6XzVTyY/5nIqiu+JqIWPpLFs1njuLCMTj",
+	"Tpg5EhZyz2rPXlRZhN72q3dZmByhPojvpd5TLKWGpmIIX3YSAz4I4Gyq5yyALaod1JXBehkYLBpuslBA",
+	"eH8DCWEgRSYnCZvbAdRTBGxNC5CXAYxBb0x3TeTgheM38xscu8R8poZAxQ3B/YFFTHjnI4iN6Z8YiHNM",
+	"pFiNHXcJfEJMDjDlicYU6T+8OidP0RwdeDhsxpWW2ZLMZBIrPCiKFVhZ2/ocv9C/ojHs5YNYl7E0KDLT",
+	"Wloq81OIagJSfLNIXNqYs7QxTiZbn3De8zF9oiARUJGzIFzblpfEsak9yLuIcLiaQDKwBLGSo7G72TsV",
+	"ObUe6+WdLlc2Z0oDSYorlpghFQcVJLXHey7VcLKk/G8ovKp66VW/0bF698AsFx/SbBtApatpm1y+UQVo",
+	"yJB+kQjLuT5x7a1luTr1UDB2pcf70WDSp73pEXsRP4+eTQ7pwXSfDRqlsm6094arl2zmjKrdslUelamD",
+	"K4/KM24kGp3DKTGvHXtkX3H9gZRbKGqBRGwIY0gUXaqRWMwgIy0El3TLqC1IXwWRXmXsydqgLwgLm8uM",
+	"HY9EaHaw8E2D70z7zh2ga2nCCv/iceGJ7s9wTmP0/SmnWnomVDtyz70kwd08jbGrtnl1WLUEo65UyxuM",
+	"YsT+MRL4jtJUxDQxElkKSAtc7E/BNZVdY9cRSzGL0kiUj5EOx1qOFRMxy2xaP8tsXQ3n0YrPT8NV7Rax",
+	"chpt0R67VuPlgM3Wyoo7CN2Cdj5CYuDNAVz3EYDlD2BVX6+IsYeSWytjtORjB7WFD2uh+hRya604uisi",
+	"qYyyaaHfrNzo1/HwJVNWG1dE0Sk7JpcsRQ58TmK6VCQtM8cG9vZexIUEr2JCcF/d6/d6g/09YN/dzbRv",
+	"qyhmjVNUgTasNw7VAYkMjBKEamv+Im17OUXCNJ6GnSH+PyBhClHelBxcPxsJPqcXDM0Z+yROeUBe9AfX",
+	"/UH/BUn5NUsUhuP8niYhaf9y+pa8eQPLY183jYD6P6cJUVpGl53uSJxXzgIBTr1cE0E1v2LJsnYgQPZv",
+	"cLNF4NS147R/oEh3Ody7MBKzB1IkS7Q8WNHkInnjqQEHoOT+nibVK0X8sXnZnYvtmkV/giVhvHU9uH4G",
+	"62r+b3MKg7JiMZ9ZGuuGJjDBEf48EtDOFEJBpzxiJM0gHbRyybYqCexh23C2bbBULrhipDFZk017FhYe",
+	"w2GnujYH189aQQuHUV0Y/GVlYZyfYkMQ/Q0+iI0BQF7E/UpwedW3j0xYROeMhMWJ7EWEdetm0fUR+7vL",
+	"Sh+GNA10SdbFwJWnf5qx0jLmj3pVYZXZfDtnNWtWdXqrzOYIR85enryHP58oMqEZBgAWWe/AEgb5/SPW",
+	"KQcmReSt7dqR3ZAIoBgEV6QNylyRru3pHzz+/NT8aNh4x153dkZtQsm7FRvaMR9B1Wd1e+10bSIDWBAv",
+	"jYFPX1wRqIJRZC5w7GAT/tldCmsRk/hjBVFXYiNdl+WZelNc5A35DsrgwyLzgb9APgc2Hc9OttwBpivE",
+	"1DcZkf9ubZQvAA47OkzFilUqcF2t2RsVTH+HDWA3cp5fscZI1w9lbEjNMHWtM1qE0awq2YpfCKrzjL2U",
+	"YsqNRK3r22tyGDV5wldCT3a7dK+Ok7RD29a23ln3ObPq5adbash470JrVqMcZK5JzOdMKEyyYxRUjpTm",
+	"7oqtOkkjndPEPlydxwyev6kO/WCna2J3AT+oXL+vXhobIGGQbK2zfu+eevNv1Ive9ge36+1gc3c8Xpnb",
+	"i3uZWk1o3Oit4kde7eiocurCMHfzUSHN9DkSWxFogxvjI4n+hUm0Kv2syCsqOt5FGrWiGtZO2bt20lYM",
+	"eL5RU3GpGmx26cCVqpPTqWLa6LoLlwvDmve3TTJWHj7baQb+F0UoC6AXxJOuzqyBmFVrxU/nL12UymZc",
+	"cyepzHYruRm0uFA6y6MCq3wRdE9pdEkvGPiuNd+lQwW2G7fdtqFsJDuNl3e283egWdwYsAvsZ70pnN/A",
+	"T560WpUNK9LGGq23p4DdVIcG2vcT/bndKdmztqfrlQ9/6I1nKiwOBlLdLoKK3i6E8osi9bbJaLApL8s6",
+	"Qffx9Uuyv79/FLhKO3b1neWtrIgU02V31X+tPwC3qOfDXm/Y6+31Doe93tas8MXZDGpiozq11/ZSOs7A",
+	"Bay9KCwaPnfXVvfUZ3x7j6t4zEgsoe5zxcrbmAymJn1qLgpoUYRY1zLUEhIQezQdBpARgfS7/sl9dHS0",
+	"yUl2rWBz21zmdbAVJy09P1Hk0/lLK9vWbnPv6FbbfGP872k1yaQqqi442wjowd4+RjKB1B93FdC7KmhX",
+	"ROYtYFb/Wc2peSPSKgXlTaJwvVS7A+OKhW7fpGmlcu41JTcrwFH1fhfSuEHSrphlZEGXgXNntAnIwNnR",
+	"FjvCGqPDkcB0Xpl5qrSEHCZcuGRfcD0bzVico5nOnneQ08Q3+2HRDlcGtmq/L8drC8BDYy0PFDfae6Bs",
+	"xJ81t8+3kmPnMUfOvefIecxZ85iz5hvJWXOHGWGsdEaX6bUXrevckc8rpWmwhnWexLBuv5mWrSEAjHmK",
+	"xDwOCKPRrKS40oP5zvyPwX97a4DxkeoGt9XaeY9NNp3xH212xC+5n8aXTUsvV9JSHPUHwTZhGFGeZUYN",
+	"qXf5fWttajmWnWaGC5s9c+ujIv9O0oRqM5TXDB9VQPnRoLfVQMugKrpU9fi7m173YrCaCRECnyo4Cqq0",
+	"g2IjM+JaUgGGv7O4DHs3jI/ftzFkiouR+HT+EoBXASEXjF3GIFxK6UDJlMUsowmZyYTHdNnpkpNkAd47",
+	"ePm8Lsaq92ybGKuLnGZUaMbiRtMQXCv5cy7eV+vi11bG549ubRWQ+t7Xzb5b7LyXaasxk9adp85aq824",
+	"kax20cCNDXNv5CCPB+tU3ig4ICP+10gn2nQMnNErFnuHSnPi3Zty696US/dOvGNckt2Nll4aZ+Oj6MXk",
+	"OX02PWQHse+1/KU+GC4B7/qEu1+QYfemlLo3Jc1dlyR3B4uoZ668RX5cn3ruQOevEONX8ZI9W5U8VdF7",
+	"ljIWE83RUFZ4A3SJC98EFLrIuGY2rUbNgkra4aufTz++OjvDElzsOgUoC7lbEI0p0HKa03GwSAo5X6IJ",
+	"W8Q0gyqu2EYraMkrlgl+MdNVPzvv3RWaqUamrU87XwB5hHsUYLZLI75twvk1SOhbOCEaycXqDU3LVugU",
+	"bdAOOl3riM/Fha1RigHlydLoteDPZqvW/8Hjz6iKCRsjZYh3dYknNKEiYicpKOBr4JwZYsrFBbFvkyhj",
+	"MdeE4ldo/PX0zMrl0fozHQIZ1kUJYXREJbzAq6dvpmXrrU6wxHM1YltxcZEw+3YtJnDXukRfjMe3QeBg",
+	"jTiZGzm5DlOvoAYy5yJXpGELj0nPBmNUDAK50DypIL7S2AF+zm3PRNLZchdvcRzfgb6xlVazi31ueyda",
+	"R+W2TsYufrMr+ktDQPWduJJusBE0xHtuaSNsA6ZEF/BcT6DCMYqcTpe80TUz23AkwgbydIHEdaIPidJ0",
+	"SXrrCHUkHKUGZQa/NLNlKqxF75hQYc11buhFeX/7yp8l0/X6+E0vPjNjMwkVOaoBFAHBQLEybHOb6ANV",
+	"ddGvOTkXhqk16R2cr/Q6mV24wVeiJKRYKY1dCms08XBtXxQrZV82OEVv9P7YBaDvZsXd1YC7ThPeQpQV",
+	"G7OLlF1vJz73T1VbEt7jcWezL4z3EDOIztmFcb7T/VOAsKCFTsQ1LS7ljZ1t5XHiAJnvc7K7RNby/Tp1",
+	"T8uzG3QzGynZxGOnzczaGEFbgYlba0/n/mcNiQZXrpY3ZC6+xYjPttokm2e63KOdfXyCFgYH341XUKPL",
+	"ju8jtJ39aAUGfpFNqQncVyxNlnd8kgw21x3z4MJNCs1dKPNON/omr/BrgqShFqiN+267zJpBCS6L+/tO",
+	"4AWFt2tRNprNU5nRjCfLkfASshxXkSp3waIxtOZHz5dB8zYw3hYAg1syGz5fC1PcqoYlslfZXsvxW+M9",
+	"v2XnGy9D7sQQWLdq7/TxmjwkZwaUBkSwhcE+qFIViar6vV5n69upFfG7muq7etDp7HJ8MH1B+9FgchTv",
+	"s4PpIX02eR69iI/Y3YWM3RTQC/DBnllkKpNELpTls5VQf/eahYP2T9XpbgPk1O3OhdUTaqXlu3QP9RbN",
+	"F/q1UXgHgyWqXbw+7RzvQL46tvsqdtLqVhmytgLG3rWDrYqNdUaF4mZVuPD+kLkeT2U2tu40y1pisEIS",
+	"wkvoHFhkcS7zRVh5lWdsoytSlTdX1t051teK3b/6ifz9w8f/DAiUvb+pcmP50fcspZnR+NCtgUxpxJM1",
+	"+FlGcJzvJARvxUnrypu7GVSG0rTdn4Cm77LcQz1DwUYR4lV5uKmsw33UaFD8Qhhwy6KMNZh638znucaD",
+	"m4qlTf4KpzbmqUHtq8k5pGmDGws63GUXTbeA9WxeKxzSSOvWYdhlTrsAIQhOsoI0FntNqZ7tnCqtalJA",
+	"GNstQoE2iTPo8uYCpX9jGZ9ylACeAbGeBT+uzR6vy8buaoX/zuIb88PVv+xvLVNGrf3DHnnNp3pGTq6Y",
+	"yNmoRYp+FRrx8aXD8x/Jyd9ejVrbZsm6aWEsvzu4tTbN61t5sfWpVU8d23B6udSl6zLYuaSocxqzwE+W",
+	"KmKb/bQ5k2s9v6zaMsGssj3JKXHA8HAlzyoYXDLOVOCllFUd8GtkEDcM4Y1gyWTXmglbxNh603bvyjwP",
+	"/b5pToUDv50358NZhadxcjXuTfrRoAZNe9M+berZIAa7sjeGM4FG5yXj/S1nOXM7R6RgNuCgfLfYEClY",
+	"x4i9OGeeEZKh6ZEseJIYOWR2a4cQqBUIs2W2Uq8JzEkIM21c+ibMWfuo3Dl/nzysWXBFFW16LLgFC98B",
+	"7KwLha8CP+0gzrw1bBDZt8haVQUpdwVKbq419esuCSfrXLqYXY77dDDZjw7iQ/Zs+py+mBxFvbjPBtMv",
+	"VSItFNmlRNT2ylalOlRQS/7u1nVTMo8GOrg7Eq9Q15+FzH/ielYC0T8rwf856XkDjj+byYVAhwwIr+Vl",
+	"Su8u+U/GUsIxZbnBi0tSpoGrItTFTLFoPJg8n/aifnzEXtCDyb4Xc9yPemsMPJbf7pGH6muwSnRwrRPl",
+	"GdfLM7N81tOE0YxlJ3kTfA/VVTQ2mGeMGbPMn2ZlxqE1KWGs0bMDuMGlkWaYCB12BygIGi8XxEiZ1ufP",
+	"EFM5la4EFY1gy9APD8SowQxcaMoFy5RdjVJGXXA9yycgouDlvZhdWTFVp/vSR8ZBDSmINEjtP84+vAfg",
+	"9uP5+emQzPNE8z1nwgU/dxUQqpYimmVSyFyhYW0knHQPIF2XiBVpX0keq05QXN4pG7NjTROBs7CZFtFq",
+	"j5RmNZORMOOgovhxIuVlgHUHUEwQH1LY1s12s9in1ZEYCcTRLhkHzkeR0OyvzPjv0N+QfAf7QkZ5r7cf",
+	"QR4g+Cc4Etu8QErTTEPyt5IIRmIhs0sFPFQUH2wXTmRUxBN5HRAh9QyuwIvLfwhVK4mHC2L+Bd/b7H56",
+	"IeFPDBea5olhVSUTQ92VidlaAG5mVNTSFZMZozHLuuTV2izyZEYVoSMBJABRLuEfmOkMPE0C0u12P4ek",
+	"jUKGhBCVEHaOSWjeAt+uNUnOzUA/Us1Iwudcq6Fdy0keXTJdyf2IKo1ZP/OwSOB7kck8PcZ4iiJt8khg",
+	"cVSuFb4AzgXXe0ar3oOe9uBxSNoQV61C0u/1nioyyTNXkyFEkg7JoPdUjQT+cmh+mORL+MB7PyChpe3V",
+	"HyyNjlFUNrTnXgBHSdsh8X63JF383q/9bh3HQtL3Gi5T3Ta327H7PRI01zMmtGEt8DRxtSOmhJJywVhc",
+	"Lm9ABtfXhIsoyWMWB5jBZiQMWVHN3sL6wn/xnseOyZC0/8ZHZkQW3gZh+Z3MuY0mbKo76FtT/UIx02Yu",
+	"+PVImGO89J5BijGUZlgBExt3IOIJil643zHKRkG5kdDMbmxnV9ST+ch0ttw7mWqWGYpmkRSxCkgmcxGz",
+	"mORpYDTfhFGlSb8DBOz5lg/LVVJ+pjCi5Jwhk9tLA+vfaCvljETlKaTwQ4oKCP7i8m67v4vYRvfAkoH7",
+	"s5SgNZ+Voi80Jhu9HG7tSFj1qA9HwmbWMBxv5NwlWwIrRzJ1zpKsTM2qbbY0+y+mZzKGPYSrPinMIctG",
+	"IqV6hqK6lui1Sz6yFPPiedmRilhOyHVgRuCahAdmaCPRBhf8jMWEKhJRIQWPaAInVqfwAvHj64CAy3oq",
+	"S42eYPAP0yMGEqNgJGGxv4YE04QuWTwkBhSGx4Ta8pFG/QbJCFF1RyPhr+b4ki3HkUwSbqQenBlufkAj",
+	"U44poBRMUGmjvHNB0kxewPG2oFyrkchTs+j9HrFUCWPm2iYnzGBo4P4os5LQe0dkZShcjHPFwpEAQ82y",
+	"YwNU/UXBY8Vs0dBmoKACpT1pH1xfB+Z86FQ3Bt2gIVw14+4QqshlW7NaF8nuucYM904+W2y3h+ntj0kI",
+	"smv4c0g4RNYqCKul8fBne5eb8IjZmD2Lhk5SGs3Y3qDbW4FBi8WiS+Hnrswuntpv1dO3b16+en/2Cr4x",
+	"sJzrpMRVyuGhk9M3raB15VJDt6766GrFBE15a9ja7/a6+1iBbQZAsWRR89cFW1fEycMwlUyDT9TK2Ve9",
+	"nDXIsVjbN3Fr2DIK30nRKzg60DkzKLM1/EezYlC+8tRqX5+DjW+CPG59/rUsEwRzHPR6XpVUTKadJha0",
+	"Pf2nQsUKUcIu8Q+gxwIKrvt0Qh5fOSWKQgJjN/Wu2ZoDHE1TJ8Won35Hi/Aj+KS/+ZNPcGQacMhi/Gh/",
+	"80evZTbhccxAOTwYDLbpJs1kxJQywOkV1n+Db482f3su5Tsqli4Ow3x3uM1qvBGaZYImNqwU7Hm2nhLQ",
+	"Vn2djaJCLxQUayqe/Rq0VqEWFGilkBaozuf2p2HZwueglUrVpJZqmSGGdVxjRGACVy0QDW/+tOonOIl6",
+	"PkAG6gKocSEIP4Ggr596NpQZoHPTwdHrWw/C9acCiqYqZ2JuoxMvgwhszXcyXt4Zy1T6KKi6qjSbAX5e",
+	"Ydv+vbBtE8uCy6ZPRH92Vu1twW4vpZgmHO1UB/0tujily0TS+FzKt0bd+2ZlgtltnxsdJvSOtJ1ERFUV",
+	"apYVCAk8YfE58I7ap6hmgUGwUYS8nLHoUjkrAJ2ARwIcsD6/V24U3XTan85Oz4jSywTh4qezkSg67qBY",
+	"kMJgX7hHBEU1mlFxAZX4bLGpJuEAt67L+xUOtSwIDyoUbN/+5fI62eCbeQwYzRP9Z5cQf3GGN18Ntlr7",
+	"H6hmCzRlH26zjNYJ/lPp7lkTL8gXrkieY0hP4NxKuFgJsb1wsZr1WhT/Hf6+G3gPCtWWZ5iLQREhF82Y",
+	"3vbwbSN6mMRmKG9X+xHC3xOEnxS05FjHPbktcC+s+OuB+wmYmBTBqsRBr9crbf82Gw67ppFOloSSBgOZ",
+	"rWFr8ymBNUQuxIrJyhmxoTgZWNNZBOUbwJiL5iiIs4uRCdGFzLqJjQR8hjVFlFcWHEN4C7eydohVJUPw",
+	"z1Jg1IC3zedY5tgr7aW6/efdslYl5DkIOzbBd2H2V0axibvkQ1FehpUTmbBIzhlY4MtAaud07yrW2CDk",
+	"sOPy4cKDJwrTlQWu1GHCLxlMGtf1GC1dNqUeV2TQG5Q2N5y487OHBMakjGl2wwr9ynBUxBArWasYxxVh",
+	"mIUKQmg6zlWl2KnG2nFgQioK3drapWgFe0He8e9IO7zem9PrPfP7HlRWDjvH3tCtXIWoHTAJK40TLo3m",
+	"WXH7YK8K2v2nKnB28k6XnBQh3FSTBWR20vSSVQITRmJCo8tEXpCUKm2LLucCcmwd9vbLUIUxePiMp3mS",
+	"hMMGAjATrhYfKn6rbwucinBNa/o+tmXOkWyKmEVKTr9/vV4fBZF8r9oo9LCTLjq42wOn8bCxYSo+qQAN",
+	"loSORcZKHnT0+cDH0mAraDmHcnZ2WR/V3G8c9SLjAAFOciP2xLLIDIkRiOvO7qoobA1f7L948az3Ys2x",
+	"XgKBtUDYO9k9IAzXU2vR8AdROTEhheIN8PYHpp0U2g3bfmezbtw/Zl2nq+Ip92e3Xx1s/uK91K/NcfVV",
+	"wekPTLtisveDTesUbBFmN42na4nZ1gmv5sJ2ih40BvUHsBguAi2qwAhUlKPWEqsLHo8E+s3C2wqgkuNr",
+	"vOplMVEc0BHNGFGXkF+2S850xugcrMuVMtdqJAyXaiawtDEGQdC4CyDOls0uIi4xQQHA3Zsg1/FIwJVh",
+	"c9FtGwpn8Z8rnk2osKWdsMZ2O7QrC7kapjIbiV9O3x6T0/c/+CluhdRkzsDbpQmhOMEAmSbU6fevH0pC",
+	"WHooBUThPjjhgjbVmW8WDzg3AGCGQe4S2Tj+WfXeknNWX2NIVk6WrNiYgiggz5bOwMePkilbuJtlI6bx",
+	"9hvWy/OJWDcy+/ZTeBXf/By0fEejzV+6auswr7+SSN0ZXH0tGfy9XAiD2CpqhFfk28o2ZMYHFNG/p8nu",
+	"Iromp5oKuxoB1SDARxBDYWvtKhC/VvK5Qru2XizGseMgnxSiGRfJeU2AaOx8sfRvlOojsa1YJ9tKdTkd",
+	"ibo8By3S/g5STREutCRheYKGXybefzl9+1Di3dLSF4t3t+u/nL4Nqid+ZecfZf+j7P/GZb8RhBX5bx6g",
+	"WHygY6D87SZPKmfxLL3KK5IdhTX+0y/so0JnMrVmsA7yc2rrslOi+ZzdcDFzVozu1iIs+Macs/zUODfe",
+	"5uimffnr6czf6mUQXd2c+2PpMiZqHZATmsy40jJb7nqZWi2o4JJpEDvdZuZ9dXUrpt2ZE4NVE1mytFHR",
+	"RVktgzm65MTmM6hk13eZb80r4F88GIxELbkBaYf4jyEJzXuh9UcJIQWJTbILxglaFgHBvhDxLUnCYTkT",
+	"DTdBAcmoTaxPBYwB/OghzxTAOW5m8luOKUus8622gbqFEPEzea4Ee26q8XGvIgyWZLP8wl16vIy+J/lT",
+	"xOs5kWMf3FbiuCgJFDgIhtcKnOLc3lXYbIsOULf5WgKmAoNAxmAAfXMhyyZ2LgLud0MFRaqdPwcE+WZg",
+	"x7frFd6AHSzv3RF0qDiDrHfuPIMU/MpGrpWRlnBXjvduQ3Q0IWD6OCa13JVDEs0YTQ2vA9NQPRKaQ0Vn",
+	"xs1x6L0gr1hGkwR9Oah1cPG9AgKymHHwQkA/CDUSfnxssuySU5kkq/nuMW10iOwX+lfTLEa7TpHtECqJ",
+	"YazrxAiwUq3pep9AKF3xg8vsPRIjiKEn633gq+FX4Iaxxi1+ANFTI1GJo9oUO3XQG5BQyHGKd9hjjBoL",
+	"HfK5ZKkORkLJaqARxtSiUwexn7qAM64IjWPrSYF5VqTEO1S3HorQBO0iC8q1rS5XlvDC+LXSI+awtz8S",
+	"jQ4cZDVisOLT4XL8u4g1DO6iSzUS04yxgPgTKyOQoZiEDaKCmx213oEDTph7deCAHr6SA0eZNnWTD0fh",
+	"F+UZQP+yrhr3boJ69O14IN8OG4y0/bE5yZe7OGzYQwW8H9efmm/5FYMD09bOpElSFjSsQWPIQEDe1x3X",
+	"zKHkihKsiCoor3ifkqpSXXcrGdW7675t7cg1dwWZLbnnoIMN3/xXN3U/ypn7kjNAlT5Po1HfS+S7nbzB",
+	"JBi7S5yNHmJlMSRns3PJX5xhzM88XVXAO41eZE7A7KZrn5V5jh9EXV0bE+nA+aM72V26k7llvW/FtHRW",
+	"uNGdrEw3Tq1vNmkfXD8jXESzosyqeWBv34RBCGioSekF6wRlFR0oWc/VSJycvumSE/vFWp8srm7yAAiI",
+	"oHM40LUCFc58YkDKp49v11zeA7vdxivr9hx3V45ZuFQP6pd17hcSeryYf7yYv83FfFmNyrmaPKRYExfb",
+	"ijUn0cAjiM+toXzQ2ydxykn7RX9w3R/0X5CUX7NENQg1cnL6ZmhTO5hxjIQzpTQ5caUQl/S1JOD7H+5Z",
+	"AsICPrXLf1ey7/0Pj7LvUfZ907KPtE/f/9B5QAl4kxNqRQJax1Ejv5zQMyKx5juqSFuzax2Q8P/+fBKS",
+	"//mv/zb/+iX8Ynn4e5p8PXl4G0fO2yPCO/XlNPv2KBUfpeI3LhV/OX37MFIR3dbXm5VP1KWq1L7VklxJ",
+	"HhNa99bHqHJsDy7OpJjybA7XX/596RCDtwvb0VxeMUg65Aq8BcVlUKXMN97FxdxexnnR+V37oRegbkPc",
+	"bS5HLKVKk2OwUdUvSst0mCPhioe7pjHJ5YZkYoNbJRP7CCt1RwavuzfH4/A8e/yf8I6wViTw0Rb/r5S2",
+	"DAkU05B3dr+Es6med7CKF8l31wLId+6Nu0gBWjT2bScMctPY7OJVrO+ji9c9uXjNPZJybFI+u8fMQae5",
+	"Vi6qSU7B9dLhCSkw3Z4dRuFPU3h9lT5ZeKntMvRh/X2bz+/s5cl70IkCcnpGjBZFDp/t9zpEZtA8E/Ge",
+	"nO7FdEmiRCpG2q9Z/Oqa/AApwcs8omXFTAU4xLyK4z52iYuCemxNaIdaRKBYrh+Jlaz3ziM8rLl1QbH5",
+	"smL9kmkEMJUlG4niBTWjGYOJ2aqMNtnZsMilviQzesWIYuDfFlSSqIYk5RE4X7GR8IIfEXOxGC8bOYTQ",
+	"FKmMqv5UDZX5SBv+PxKVrjrgkW5wnNlATCdtyFMNzYxt1VZv6q5t64E11nLsfgNnM9NaER/qXMCgmES1",
+	"DaMU25+LBiC3UaERd1aak1OnXo+E3dOgULhh/2QGWt7UpQVavwzEJ6Xu+xDDkQz0LWMCfCqAAQupx+Uz",
+	"Mz7HBS5pljdLpVlK2p9Oz5ARFEZPpDS6pBdYVQxG594fm8ZVnqYy085v8Hx91qiimxCsFBh+Wqv3TNUl",
+	"mjco+aecYAZzBPf+VoTWzOE87QyXfsoS68/o3uwWb5UgHh0jnZuk/RzSl9uqhiFp81KwQAmNjGFaz2Lb",
+	"3EiwmIDVHIpeXdu+5gDpzr27O4/r5EKVQ34T35Ak2B179+rW5zr5Sp59xRw3ovZVevgKvn2P6ZTuElC8",
+	"hGPUyCR3SFV4ZeVY9s9bPIM7O6GQHZ3migbrXiwrFk+PU3eD2e8KOfAwCHptihInzB69Tu7S62Re0sW9",
+	"YOVVKn1qOGWj64l5yUCmGXikV8FycXxbGGDTXWPSoVWMPBIGJAdkATh3QrMIQSojccavWEYAWBwj72Ij",
+	"PgOTjBk00YGsFi7lYT1Z0Xrxf0wOegfu6iIvveBCBLFcl2f/mssKxxlmLg/IvnflwoJ7QR/eiQVI6PHG",
+	"4l9czFUuIByLPoFqHPP7FHq22k7XEfRaSZfmk4SrGYvJh5SJk9M35QVJJMUVM4qMkYD/cfbhfZe8l8Sr",
+	"gsalaHQwtS2ZT1pfeGbTOOZ4r3DqVS2t1BktilA2sqHpKaPRLQ9ur7Bla/iPX/2dPZ/h/Qu0DvHidr7F",
+	"njJNW79WdmNJ58ktdyOoFt/acSv+fvLu7W5b4YZabsVW4vYBl9vOqWG5bb22m1ca37kLI/Kp7e6bNiHj",
+	"JDYbkO26PZqP78l8nBbE5AjbPbnPpPMNF9CRnGP4VSSThEW6hLtUF6U4QzJhesGYIFBtbnmiQ2v9AfBq",
+	"/mx/fP2S7O/vH3nAGWbk7KlPFPl0/pLI6VQxXWSFH/QGz/b6g71e/7x3NOz1hr3eXu9w2OtZE1lMsdzF",
+	"TOYZmqXMAFwssm2tgxbeiCaJvXau2Na8K/OhV6/KRROHhjfiPHEGZO/rJ8pMES/fgdve5/MJy0KMtfW7",
+	"KW/oucYirnliVIYmq6a13cEfnSEp1xDzpFWWmEhRhMSOREyXUBzXWcdTqvSx/4GLEDmACpKEGsh3TAS7",
+	"wtsBSs5y0whpC+mGPhJowc5TMDp2uhVzawhrXnNPKJO0FMUuwaRrScKa8I9JaGnppXknJDGb0jzRrioS",
+	"z4iA5SRtlihG+pBbviBNs7229MBIOAus/XWcMQMGCksm16ooMsRF8Rpax8NjQgWRuYZfXfyya6mqLK3E",
+	"Lx9XctI7QjGdYPg75ItwZLNaPA3Dm8GUivciO4WWQ+nIuy65hifAPdlSsXHs6CsVXLPzWwdcVvi1lFSP",
+	"NtTHcMItwwnPrCTwrpVSx1fbHug7WmFtcxttsAV/74ZS8bP7tr/ezJzfCBt+W7bXnelyRxOET5dPIyoi",
+	"luzmAonfEOodr9jmMRn0enWwhm8DWAMQxvVIxDw20MHhTXuTXby5coldtnEMF/9YYDq0ByLmEYbb0OK0",
+	"oEkCNf+FJBmLZBaD46RasKxTtM4FS/gFnyRsjEWN6nDGHOdYSqnt2YW5chhvQZflXfMK0vkSFBMUwNau",
+	"EcISD/k24gVYpm9Unrx0e/zoyfh4nG/MQuJE0C2E5a6ujxDWb839a81W7qXNdiusA5lAgnWjLk6tiuYs",
+	"WiPRmBA0oRrcMCIqGrMpveVKn7uRfqV8fcUiPFC6PjvfB8nWZ/vaIl+wXYRHS9w9WeJ0SeWO6YtH92iL",
+	"ey2TRC4UJGwDIwmZLImPOeDEdilA0FBSFC3Us8z8A5wMY+tJNxJt6ksDO4nAN+eERORJApfM/dLeINjC",
+	"vX3sGZv8gVhDDTh+OeMTmClW3DLB+a1XNm4btt56UztrDkUUQFI9Ue4dvKvGORUTZUV5+tI3FAsfjoS0",
+	"FRSdo6Ydpr13gzqUqiij6TvKtsP+L//zX/8dkk+nZwZlGhg6GBggecG1gsQTg2cB2e+Zf+0fEHyOk6Lk",
+	"6Jq8eZdOAvLpzHzeH5i3+ofuLbjh7xyPROnweZNvo5sVWL/sOjsXxZop0t0139ScIxlrqexYHzyzx+Dj",
+	"y+YQwBjaNe/maex5FHo7hjWUFImppptsV2sMVdYf8va2Kisl79Xxz/bxlbJluRmu0YgL9rI6jeMfOA4L",
+	"ynBk485JyEmGXhD9hxqpJ0Qe7WjfsC8ibDPUz7Hn0i7non1hDMD3NqC4sG7FLGGYoq+W0FbLVMFpg2+Y",
+	"A3T10IMXjPCyTlcG7WZwc6TIBdPkoHfQJScjUT+ASvYqotdFTCIqhNRkwmyf8RAVfjdbOR276TTKsu/h",
+	"q1KW1cB0jZfsUHhcoNqU6lkJanncqguo5gTzOrscH0xf0H40mBzF++xgekifTZ5HL+Ij1tomt/xB8/Kn",
+	"NoOrXYxH/fprsarZjEbyv3eWDZo115OCkdpQJ6d2bQi4qhxtp9RGEZlcYfHzmz0xfmD62+OkB8ML38oJ",
+	"/G2Z0G/BVjsa0YsyDeuMQieR5leMtM1BZAVvh9g85/BOnXHIe7j05yJK8pgpoviFMJqkYlHGtGp2cfrJ",
+	"DeOb9nGyszjzVmeLogj+Wj4aW+6rMIK/yh4/FfT/5XVOSoNLRJNkQiPkKjhdzD/++DerS3YnMl7+r6d5",
+	"lnxef2H104xqa5JQTMTgu0JJUWAgJkzEqeRCo0s/1iVi4oolMmUBcJ3NoDES5g+q8wyMJObtGbsmP747",
+	"ebl39uPJ4PAZBMCO8l5vP/p5z9qs9875nClN5yn8wLr4e0YX6CECD0NyyZYsHonShcRb5yeKhJb7z4D5",
+	"w2OCt0pQqQUaNzpjxrC00X6vR9RI0AVddskJqvCD62s4rbkg/R5Rx0QwvZDZJYEQQhVAS3syN+f34fV1",
+	"QA56LwAkHgyORgLdtjB/f7tP5lwE5BD/N3D/J7Njckio1myeYoUWmiSdADQRG0dqzb9TyhNcv6KqlS0D",
+	"j+D7ZlBQbJI5tQNwtM1krrm4KFAC+smXOKHcDKiRdCNoqGOBoHEAlj5IyIsULXTOiBQ2HhqMKseYSpxw",
+	"KJkdZzIlcY4ykaltB7v3Jv6y8X4S/NoFKzhDG1duo8iCKsMYeovxFJS8zYC40OwCcM7KiH5cyzV6G17Z",
+	"YqRnjlF3Wrp7Sh6DNLeNWernn1fl1/fIIqCm3eB2feJKqsXufRcO5Ym6Tx/f2uQ1NaXQvWKU8U8f35pP",
+	"Sx5TpB3+Y9T636PWr7awLligMcERDt/JQynQTmuNxWjfWpFeGx3pmmyRIzHo9fHeHVjNF5C2Go5pvPMF",
+	"xkoLO+7VWGn7+EqudQ3AymwF7svaRN7e24Gn8lXw6KPJ8Bs2GRb8D1URLR7aBdzZF7awQVTL2bm/NloN",
+	"vy/KX6L5EOHCMYHaRbETekbWGKhSuAd1yVvPcGikBI6wsCGuMfWVkmA3Lcp+1+w0c9A4rb+kBe6rRfHB",
+	"epb4Htf5ngk5uKEmhDcMPDGrUhPiTkHNxyOvqdbMD0zfCzneq7q+zVnySPV3WxjiliS/k2JOdTRbJfWX",
+	"Myog4EhAleOQCXOwGc0o9F60SW7QShx2SZgXiW+q+NDI8JHg83muTTtDwIVYSw5gpWIuBRZXxLlXIjBp",
+	"uFg/tua2kTBdZQxz66wo2YQLpRmNm+DhJ7hivysuvHtoWRnfV7oH30EIWI+Fv7Yw+FfCj0h/D3zsruDH",
+	"pyUKXGuF/74Eii67rcO76+uvM2uiAoPJjXb3svkvkRLBN2mtdxB9s6W+3Ke/HgT4Zp0ofWtsIi8g/98D",
+	"YIqbuPjpH25EbyA5t86W6+38/8doggrTZ8qMFfZNmEcxs4xfzDShC7oMyGJGNV6xaeeZ3G1ITK2zZY3C",
+	"v5C312i2a2+5y0XY8rY7Tq7GvUk/GtRuunvTPt3qtntwX7JhrZec3SyurEb/6JPy9TJJW3ojQi4e/gzX",
+	"DJl7XTV0EYPDGNzKkdB+2zVfhc5kXTvX0SgNhuNRSzERE/P2qEVoZFptKL14ztT9qNwPzlcQIlIIv78u",
+	"d301wymDggiwzOyKPYDRtHoF9EdrwmjGspNcz1rDf/xqaE6x7MoRa54lrWHrKU3506s+UKQd3erpKaGe",
+	"L/pMluX+bXQUaOnVshxwVtoTymaXXz3c3kGgD2acsAEB1nRbBDTyrEhZi6e368Brf0J1NGNNHbzCiClI",
+	"q6ErOaIpZB6xCbXB776WhVM1puH0ei1zfTVcAru4Djldya3hNVF4Ga228LISdV7EicV0+UQVKVy8plwc",
+	"22pLNrs0MaBpasVJES5qc7eQiRGTZWv2ceOaWtlSdfXwtsuHiV6Tnp1oZZdAMM+40jJbep+gKajVfMde",
+	"ptgqc1WVe8M0bX3+9fP/CwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

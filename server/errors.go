@@ -140,6 +140,10 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusInternalServerError, "carrier_not_configured", err.Error()), true
 	case errors.As(err, &refund):
 		return newAPIError(http.StatusConflict, refund.Code, refund.Message), true
+	case errors.Is(err, shipping.ErrPickupCancelled):
+		return newAPIError(http.StatusConflict, "already_cancelled", err.Error()), true
+	case errors.Is(err, shipping.ErrPickupRequesting):
+		return newAPIError(http.StatusConflict, "ineligible_state", err.Error()), true
 	case errors.Is(err, shipping.ErrTrackerOfShipment):
 		return newAPIError(http.StatusConflict, "tracker_of_shipment", err.Error()), true
 	case errors.Is(err, shipping.ErrLabelUnavailable):

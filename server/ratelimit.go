@@ -26,8 +26,8 @@ type Group string
 const (
 	GroupReads         Group = "reads"          // every GET
 	GroupQuotes        Group = "quotes"         // POST /labels/quote
-	GroupBuys          Group = "buys"           // POST /labels/create
-	GroupRefunds       Group = "refunds"        // POST /labels/{id}/refund
+	GroupBuys          Group = "buys"           // POST /labels/create, POST /pickups
+	GroupRefunds       Group = "refunds"        // POST /labels/{id}/refund, POST /pickups/{id}/cancel
 	GroupAddressVerify Group = "address_verify" // POST /addresses/verify
 	GroupAddressWrites Group = "address_writes" // POST /addresses
 	GroupWebhookWrites Group = "webhook_writes" // POST, PATCH, DELETE /webhooks..., test, retry

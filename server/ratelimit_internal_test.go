@@ -32,6 +32,7 @@ func TestRateLimitGroupsFromContract(t *testing.T) {
 		"testWebhook": GroupWebhookWrites, "retryWebhookDelivery": GroupWebhookWrites, "createBatch": GroupBatches,
 		"createTracker": GroupTrackerWrites, "deleteTracker": GroupTrackerWrites,
 		"createManifest": GroupBuys,
+		"createPickup":   GroupBuys, "cancelPickup": GroupRefunds,
 	}
 	got := map[string]Group{}
 	for key, op := range ops {

@@ -164,6 +164,8 @@ var notices = map[string]string{
 	"refund-requested": "Refund requested: the label is voided with the carrier, then the price is credited to your balance.",
 	"signed-out":       "You are signed out.",
 	"manifest-created": "Manifest created: the carrier is asked for its form, which appears below within seconds (reload to see it).",
+	"pickup-scheduled": "Pickup scheduled: the carrier confirmed it; its confirmation number is in the list.",
+	"pickup-cancelled": "Pickup cancelled with the carrier.",
 }
 
 // renderError writes the error page.

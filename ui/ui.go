@@ -152,6 +152,9 @@ func (u *UI) routes(mux *http.ServeMux, static fs.FS) {
 	mux.Handle("POST "+Prefix+"/manifests", u.signedIn(u.createManifest))
 	mux.Handle("GET "+Prefix+"/manifests/{id}/form.pdf", u.signedIn(u.manifestForm))
 	mux.Handle("GET "+Prefix+"/trackers", u.signedIn(u.trackersPage))
+	mux.Handle("GET "+Prefix+"/pickups", u.signedIn(u.pickupsPage))
+	mux.Handle("POST "+Prefix+"/pickups", u.signedIn(u.schedulePickup))
+	mux.Handle("POST "+Prefix+"/pickups/{id}/cancel", u.signedIn(u.cancelPickup))
 
 	mux.Handle("GET "+Prefix+"/account", u.signedIn(u.accountPage))
 

@@ -91,6 +91,36 @@ func Triggers() []Trigger {
 			Value:  TriggerVoidRejected,
 			Effect: "The carrier refuses the label's void, as a live carrier does outside its void window: the label is purchased again and shipment.void_rejected is recorded.",
 		},
+		{
+			Field:  "instructions (POST /pickups)",
+			Value:  TriggerPickupRejected,
+			Effect: "The carrier refuses the pickup (the API answers 422 carrier_rejected).",
+		},
+		{
+			Field:  "instructions (POST /pickups)",
+			Value:  TriggerPickupUnavailable,
+			Effect: "The carrier is temporarily unavailable for pickups (503 carrier_unavailable).",
+		},
+		{
+			Field:  "instructions (POST /pickups)",
+			Value:  TriggerPickupError,
+			Effect: "The carrier fails to answer the pickup (502 carrier_error).",
+		},
+		{
+			Field:  "instructions (POST /pickups)",
+			Value:  TriggerCancelRejected,
+			Effect: "The pickup is scheduled, but the carrier refuses its cancellation (422 carrier_rejected).",
+		},
+		{
+			Field:  "instructions (POST /pickups)",
+			Value:  TriggerCancelUnavailable,
+			Effect: "The pickup is scheduled, but its cancellation finds the carrier unavailable (503 carrier_unavailable).",
+		},
+		{
+			Field:  "instructions (POST /pickups)",
+			Value:  TriggerCancelError,
+			Effect: "The pickup is scheduled, but the carrier fails to answer its cancellation (502 carrier_error).",
+		},
 	}
 }
 

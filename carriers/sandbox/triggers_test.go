@@ -95,6 +95,24 @@ var triggerChecks = map[string]func(t *testing.T, c carriers.Carrier, typed stri
 			t.Errorf("Void of another label: %v %v, want confirmed", st, err)
 		}
 	},
+	sandbox.TriggerPickupRejected: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkPickup(t, c, typed, carriers.ErrRejected, nil)
+	},
+	sandbox.TriggerPickupUnavailable: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkPickup(t, c, typed, carriers.ErrUnavailable, nil)
+	},
+	sandbox.TriggerPickupError: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkPickup(t, c, typed, carriers.ErrFailed, nil)
+	},
+	sandbox.TriggerCancelRejected: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkPickup(t, c, typed, nil, carriers.ErrRejected)
+	},
+	sandbox.TriggerCancelUnavailable: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkPickup(t, c, typed, nil, carriers.ErrUnavailable)
+	},
+	sandbox.TriggerCancelError: func(t *testing.T, c carriers.Carrier, typed string) {
+		checkPickup(t, c, typed, nil, carriers.ErrFailed)
+	},
 	sandbox.TriggerTrackingException: func(t *testing.T, c carriers.Carrier, typed string) {
 		checkFinalScan(t, c, withRecipient(domestic(), typed), carriers.StatusFailure, "Delivery exception: address not accessible")
 	},

@@ -93,6 +93,8 @@ type apiRequest struct {
 	// transID is the transId header; a random one when empty. UPS
 	// documents it as "An identifier unique to the request. Length 32".
 	transID string
+	// header holds further headers (the Pickup API's Prn).
+	header map[string]string
 }
 
 // apiAnswer is whatever HTTP answer UPS gave.
@@ -151,6 +153,9 @@ func (c *Carrier) do(ctx context.Context, r apiRequest) (apiAnswer, error) {
 		}
 		req.Header.Set("transId", transID)
 		req.Header.Set("transactionSrc", transactionSrc)
+		for k, v := range r.header {
+			req.Header.Set(k, v)
+		}
 		return req, nil
 	})
 	red := c.redact.With(usedToken)

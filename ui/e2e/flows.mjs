@@ -488,6 +488,8 @@ try {
   rmSync(userData, { recursive: true, force: true });
 }
 
+await pickupsFlow();
+
 console.log("\naccessibility (axe-core, WCAG 2.1 A/AA and best practices):");
 for (const line of pagesChecked) {
   console.log(`  ${line}`);
@@ -540,4 +542,76 @@ async function manifestsFlow() {
     check(m.json && typeof m.json.manifestId === "string" && href.includes(m.json.manifestId), `the label's manifestId ${m.json && m.json.manifestId}, form ${href}`);
     await audit(page, "21-manifest-created");
   });
+}
+
+// pickupsFlow schedules and cancels a pickup on the Pickups page, in a
+// browser context of its own (the main flow signed out): sign in, the form,
+// the list with its confirmation number, the cancel with its confirmation.
+async function pickupsFlow() {
+  const dir = mkdtempSync(join(tmpdir(), "shipd-chromium-pickups-"));
+  const ctx = await chromium.launchPersistentContext(dir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    viewport: { width: 1280, height: 900 },
+  });
+  const pg = ctx.pages()[0] || (await ctx.newPage());
+  pg.setDefaultTimeout(15000);
+  const asked = [];
+  pg.on("dialog", async (dialog) => {
+    asked.push(dialog.message());
+    await dialog.accept();
+  });
+  const h1 = (name) => pg.getByRole("heading", { level: 1, name });
+  // The first Monday at least two days ahead: a day every carrier picks up.
+  const day = new Date(Date.now() + 2 * 86400000);
+  while (day.getUTCDay() !== 1) {
+    day.setUTCDate(day.getUTCDate() + 1);
+  }
+  const date = day.toISOString().slice(0, 10);
+  try {
+    await step("pickups: sign in and open the page", async () => {
+      await pg.goto(`${base}/settings/login`);
+      await pg.getByLabel("Email").fill(email);
+      await pg.getByLabel("Password").fill(password);
+      await pg.getByRole("button", { name: "Sign in" }).click();
+      await h1("API tokens").waitFor();
+      await pg.getByRole("link", { name: "Pickups" }).click();
+      await h1("Pickups").waitFor();
+      await audit(pg, "30-pickups");
+    }, { critical: true });
+
+    await step("pickups: schedule one with the form", async () => {
+      await pg.getByLabel("Carrier").selectOption("UPS");
+      await pg.getByLabel("Day").fill(date);
+      await pg.getByLabel("Contact name").fill("Ada Lovelace");
+      await pg.getByLabel("Phone", { exact: true }).fill("212 555 0100");
+      await pg.getByLabel("Street", { exact: true }).fill("350 Fifth Avenue");
+      await pg.getByLabel("City").fill("New York");
+      await pg.getByLabel("State").fill("NY");
+      await pg.getByLabel("ZIP code").fill("10118");
+      await pg.getByLabel("Packages").fill("2");
+      await pg.getByLabel(/Instructions for the driver/).fill("Side door");
+      await pg.getByRole("button", { name: "Schedule pickup" }).click();
+      await pg.getByText("Pickup scheduled").waitFor();
+      const row = pg.locator("tbody tr").first();
+      const text = await row.textContent();
+      check(/Scheduled/.test(text) && /09:00–17:00/.test(text) && /350 Fifth Avenue/.test(text), `pickup row: ${text}`);
+      await audit(pg, "31-pickup-scheduled");
+    }, { critical: true });
+
+    await step("pickups: cancel it, confirming first", async () => {
+      await pg.getByRole("button", { name: /^Cancel pickup/ }).first().click();
+      await pg.getByText("Pickup cancelled with the carrier.").waitFor();
+      check(asked.some((m) => /Cancel the UPS pickup/.test(m)), `no confirmation asked: ${asked.join(" | ")}`);
+      const text = await pg.locator("tbody tr").first().textContent();
+      check(/Cancelled/.test(text), `cancelled row: ${text}`);
+      await audit(pg, "32-pickup-cancelled");
+    });
+  } catch {
+    // a critical step failed: the rest depends on it
+  } finally {
+    await ctx.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

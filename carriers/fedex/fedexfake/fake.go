@@ -1,7 +1,8 @@
 // Package fedexfake is an in-process FedEx REST API for offline tests: the
-// Authorization, Rate, Ship (create and cancel) and Track endpoints, written
-// from FedEx's OpenAPI documents (authorization/v1, rate/v1, ship/v1,
-// track/v1 on developer.fedex.com).
+// Authorization, Rate, Ship (create and cancel), Track and Pickup (create
+// and cancel) endpoints, written from FedEx's OpenAPI documents
+// (authorization/v1, rate/v1, ship/v1, track/v1, pickup/v1 on
+// developer.fedex.com).
 //
 // It is strict where FedEx is: it serves the token endpoint as documented
 // (form POST, client credentials in the body), refuses API calls without a
@@ -89,7 +90,9 @@ type Server struct {
 	lastBody        map[string][]byte
 	lastHeader      map[string]http.Header
 	failures        map[string][]Failure
-	shipments       map[string]*shipment // by tracking number
+	shipments       map[string]*shipment   // by tracking number
+	pickups         map[string]*fakePickup // by confirmation code
+	pickupSeq       int
 	nextTracking    int64
 	hold            chan struct{} // while not nil, ship answers wait for it to close
 }
@@ -105,6 +108,7 @@ func New(tb testing.TB) *Server {
 		lastHeader:   map[string]http.Header{},
 		failures:     map[string][]Failure{},
 		shipments:    map[string]*shipment{},
+		pickups:      map[string]*fakePickup{},
 		nextTracking: 794600000001,
 	}
 	mux := http.NewServeMux()
@@ -115,6 +119,8 @@ func New(tb testing.TB) *Server {
 	mux.HandleFunc(PathTrack, s.api(OpTrack, http.MethodPost, s.track))
 	mux.HandleFunc(PathTrackReference, s.api(OpTrackReference, http.MethodPost, s.trackReference))
 	mux.HandleFunc(PathEndOfDay, s.api(OpEndOfDay, http.MethodPut, s.endOfDay))
+	mux.HandleFunc(PathPickup, s.api(OpPickup, http.MethodPost, s.createPickup))
+	mux.HandleFunc(PathCancelPickup, s.api(OpCancelPickup, http.MethodPut, s.cancelPickup))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NOT.FOUND.ERROR",
 			"The resource you requested is no longer available. Please modify your request and try again.")

@@ -1,7 +1,7 @@
 // Package upsfake is a fake UPS written from the UPS OpenAPI documents
 // (github.com/UPS-API/api-documentation): the OAuth client-credentials
-// token endpoint, Rating, Shipping (ship and void), Tracking and Street
-// Level Address Validation. It checks methods, paths, headers and the
+// token endpoint, Rating, Shipping (ship and void), Tracking, Street
+// Level Address Validation and Pickup (creation, cancel by PRN). It checks methods, paths, headers and the
 // documented required fields and units of every request, answering UPS's
 // documented 400 error body when something is wrong, so tests against it
 // prove that a client sends what UPS expects. It is safe for concurrent use.
@@ -65,7 +65,8 @@ type Server struct {
 	bodies     map[string][]byte
 	headers    map[string]http.Header
 	failures   map[string][]Failure
-	shipments  map[string]*shipment // by tracking number (= shipment id)
+	shipments  map[string]*shipment   // by tracking number (= shipment id)
+	pickups    map[string]*fakePickup // by PRN
 	seq        int
 	// labelImage, when set, is the GraphicImage of every ship answer
 	// instead of the rendered label.
@@ -92,6 +93,7 @@ func NewServer() *Server {
 		headers:   map[string]http.Header{},
 		failures:  map[string][]Failure{},
 		shipments: map[string]*shipment{},
+		pickups:   map[string]*fakePickup{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /security/v1/oauth/token", s.token)
@@ -101,6 +103,8 @@ func NewServer() *Server {
 	mux.HandleFunc("GET /api/track/v1/details/{inquiryNumber}", s.api(OpTrack, s.track))
 	mux.HandleFunc("POST /api/addressvalidation/{version}/{requestoption}", s.api(OpVerify, s.verify))
 	mux.HandleFunc("POST /api/labels/{version}/recovery", s.api(OpRecover, s.recover))
+	mux.HandleFunc("POST /api/pickupcreation/{version}/pickup", s.api(OpPickup, s.pickupCreation))
+	mux.HandleFunc("DELETE /api/shipments/{version}/pickup/{CancelBy}", s.api(OpCancelPickup, s.pickupCancel))
 	s.srv = httptest.NewServer(mux)
 	return s
 }

@@ -1,8 +1,9 @@
 // Package uspsfake is an offline USPS: an httptest server that answers the
 // USPS v3 REST APIs shipd uses (OAuth 2.0 tokens, Payments 3.0 payment
 // authorization, Shipping Options 3.0, Domestic and International Labels
-// 3.0 including cancel/refund, Tracking 3.0, Addresses 3.0 and SCAN Forms
-// 3.0) from the
+// 3.0 including cancel/refund, Tracking 3.0, Addresses 3.0, SCAN Forms 3.0
+// and Carrier Pickup 3.0: schedule, read for its ETag, cancel with If-Match)
+// from the
 // request and response schemas of USPS's OpenAPI documents.
 //
 // It checks what a client sends (method, path, bearer token, payment
@@ -102,8 +103,9 @@ type Server struct {
 	requests      map[string]int
 	last          map[string][]byte
 	failures      map[string][]Failure
-	labels        map[string]*label // by tracking number
-	byKey         map[string]string // idempotency key -> tracking number
+	labels        map[string]*label      // by tracking number
+	byKey         map[string]string      // idempotency key -> tracking number
+	pickups       map[string]*fakePickup // by confirmation number
 	serial        int
 	disputes      int
 	scanForms     int
@@ -137,7 +139,7 @@ func NewServer(opts ...Option) *Server {
 		now: time.Now, tokenTTL: DefaultTokenTTL,
 		tokens: map[string]time.Time{}, paymentTokens: map[string]time.Time{},
 		requests: map[string]int{}, last: map[string][]byte{}, failures: map[string][]Failure{},
-		labels: map[string]*label{}, byKey: map[string]string{},
+		labels: map[string]*label{}, byKey: map[string]string{}, pickups: map[string]*fakePickup{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -154,6 +156,9 @@ func NewServer(opts ...Option) *Server {
 	mux.HandleFunc("POST /tracking/v3r2/tracking", s.handle(OpTrack, true, s.track))
 	mux.HandleFunc("GET /addresses/v3/address", s.handle(OpAddress, true, s.address))
 	mux.HandleFunc("POST /scan-forms/v3/scan-form", s.handle(OpSCANForm, true, s.scanForm))
+	mux.HandleFunc("POST /pickup/v3/carrier-pickup", s.handle(OpPickup, true, s.schedulePickup))
+	mux.HandleFunc("GET /pickup/v3/carrier-pickup/{confirmationNumber}", s.handle(OpGetPickup, true, s.getPickup))
+	mux.HandleFunc("DELETE /pickup/v3/carrier-pickup/{confirmationNumber}", s.handle(OpCancelPickup, true, s.cancelPickup))
 	s.srv = httptest.NewServer(mux)
 	return s
 }

@@ -1,0 +1,414 @@
+package shipping
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// Pickups: POST /pickups asks a carrier to collect packages. The carrier is
+// called synchronously, so the answer carries its confirmation number. The
+// pickup is stored as 'requesting' in a transaction of its own before the
+// call, and becomes 'scheduled' in the transaction that records the answer
+// (and the idempotency key's result): a crash between the carrier's
+// confirmation and that commit leaves a 'requesting' pickup that the account
+// sees, instead of a pickup the carrier knows and shipd lost. A retry under
+// the same idempotency key adopts that row and asks the carrier again with
+// the same reference.
+
+// Pickup statuses.
+const (
+	PickupRequesting = "requesting"
+	PickupScheduled  = "scheduled"
+	PickupCancelled  = "cancelled"
+)
+
+// Pickup limits beyond the schema's.
+const (
+	// PickupMaxDaysAhead is how far ahead a pickup may be booked: the
+	// carriers take a few business days to two weeks.
+	PickupMaxDaysAhead = 14
+)
+
+// ErrPickupCancelled: the pickup was cancelled before (409 already_cancelled).
+var ErrPickupCancelled = errors.New("this pickup was already cancelled")
+
+// ErrPickupRequesting: the pickup's carrier call has no recorded answer, so
+// there is no confirmation to cancel (409 ineligible_state).
+var ErrPickupRequesting = errors.New("this pickup is still requesting: its carrier call has no recorded answer, so it has no confirmation number to cancel; retry the create with its idempotency key, or ask the carrier")
+
+// NewPickup is what scheduling a pickup takes.
+type NewPickup struct {
+	Carrier       string    `json:"carrier"`
+	Address       Address   `json:"address"`
+	ReadyAt       time.Time `json:"readyAt"`
+	CloseAt       time.Time `json:"closeAt"`
+	ShipmentIDs   []string  `json:"shipmentIds,omitempty"`
+	PackageCount  *int      `json:"packageCount,omitempty"`
+	TotalWeightOz *float64  `json:"totalWeightOz,omitempty"`
+	Instructions  string    `json:"instructions,omitempty"`
+	// IdempotencyKey and RequestFingerprint as for other creates.
+	IdempotencyKey     string `json:"-"`
+	RequestFingerprint []byte `json:"-"`
+}
+
+// Pickup is a carrier's visit as the API shows it.
+type Pickup struct {
+	ID                 string        `json:"id"`
+	Mode               accounts.Mode `json:"mode"`
+	Carrier            string        `json:"carrier"`
+	Status             string        `json:"status"`
+	ConfirmationNumber *string       `json:"confirmationNumber"`
+	Address            Address       `json:"address"`
+	ReadyAt            time.Time     `json:"readyAt"`
+	CloseAt            time.Time     `json:"closeAt"`
+	PackageCount       int           `json:"packageCount"`
+	TotalWeightOz      *float64      `json:"totalWeightOz,omitempty"`
+	ShipmentIDs        []string      `json:"shipmentIds"`
+	Instructions       string        `json:"instructions,omitempty"`
+	CreatedAt          time.Time     `json:"createdAt"`
+	UpdatedAt          time.Time     `json:"updatedAt"`
+	CancelledAt        *time.Time    `json:"cancelledAt,omitempty"`
+}
+
+// pickupIssues checks a pickup's window and address: the rules every
+// carrier shares, so that a bad request is a clear 422 before any call.
+// Days and hours are read in readyAt's own offset, the pickup's local time.
+func pickupIssues(mode accounts.Mode, now time.Time, in NewPickup) []Issue {
+	var issues []Issue
+	ready, closes := in.ReadyAt, in.CloseAt.In(in.ReadyAt.Location())
+	day := ready.Format(time.DateOnly)
+	switch {
+	case !closes.After(ready):
+		issues = append(issues, Issue{Path: "closeAt", Message: "must be after readyAt (" + ready.Format(time.RFC3339) + ")"})
+	case closes.Format(time.DateOnly) != day:
+		issues = append(issues, Issue{Path: "closeAt", Message: "must be on the same day as readyAt (" + day + ", in readyAt's offset): a pickup is one day's visit"})
+	case !closes.After(now):
+		issues = append(issues, Issue{Path: "closeAt", Message: "is in the past: a pickup must close after now (" + now.Format(time.RFC3339) + ")"})
+	}
+	if ready.Weekday() == time.Sunday {
+		issues = append(issues, Issue{Path: "readyAt", Message: "is a Sunday (" + day + "): no carrier picks up on Sundays; choose Monday to Saturday"})
+	}
+	if ready.After(now.AddDate(0, 0, PickupMaxDaysAhead)) {
+		issues = append(issues, Issue{Path: "readyAt", Message: "is more than " + strconv.Itoa(PickupMaxDaysAhead) + " days ahead; carriers book pickups up to two weeks ahead"})
+	}
+	if !strings.EqualFold(in.Address.Country, "US") {
+		issues = append(issues, Issue{Path: "address.country", Message: "must be US: pickups are scheduled at US addresses"})
+	}
+	if strings.TrimSpace(deref(in.Address.Name)) == "" {
+		issues = append(issues, Issue{Path: "address.name", Message: "is required: the carrier's driver asks for a contact", Missing: true})
+	}
+	if strings.TrimSpace(deref(in.Address.Phone)) == "" {
+		issues = append(issues, Issue{Path: "address.phone", Message: "is required: every carrier's pickup takes a contact phone", Missing: true})
+	}
+	issues = append(issues, addressIssues(mode, "address.", in.Address, false)...)
+	if in.PackageCount != nil && len(in.ShipmentIDs) > *in.PackageCount {
+		issues = append(issues, Issue{Path: "packageCount", Message: fmt.Sprintf("is %d, fewer than the %d shipmentIds", *in.PackageCount, len(in.ShipmentIDs))})
+	}
+	return issues
+}
+
+// pickupLabels checks that each of ids is a purchased label of the caller's
+// account and mode bought from carrier, and returns their tracking numbers.
+func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier string, ids []string) ([]string, []Issue) {
+	var (
+		numbers []string
+		issues  []Issue
+		seen    = make(map[string]bool, len(ids))
+	)
+	for i, id := range ids {
+		path := "shipmentIds." + strconv.Itoa(i)
+		if seen[id] {
+			issues = append(issues, Issue{Path: path, Message: "names " + id + " twice"})
+			continue
+		}
+		seen[id] = true
+		sh, err := s.store.Shipment(ctx, c.AccountID, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound) || (err == nil && sh.Mode != string(c.Mode)):
+			issues = append(issues, Issue{Path: path, Message: id + " is not a label of this account in " + string(c.Mode) + " mode"})
+		case err != nil:
+			issues = append(issues, Issue{Path: path, Message: "could not be read: " + err.Error()})
+		case !strings.EqualFold(sh.Carrier, carrier):
+			issues = append(issues, Issue{Path: path, Message: id + " is a " + sh.Carrier + " label, not " + carrier})
+		case Status(sh.Status) != Purchased || sh.TrackingNumber == nil:
+			issues = append(issues, Issue{Path: path, Message: id + " is " + sh.Status + ": only purchased labels are picked up"})
+		default:
+			numbers = append(numbers, *sh.TrackingNumber)
+		}
+	}
+	return numbers, issues
+}
+
+// pickupScheduler resolves a pickup's carrier in the caller's mode.
+func (s *Service) pickupScheduler(mode accounts.Mode, name string) (carriers.Carrier, carriers.PickupScheduler, error) {
+	carrier, err := s.cfg.Carriers.Lookup(mode == accounts.Test, name)
+	if errors.Is(err, carriers.ErrUnknownCarrier) {
+		return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+	}
+	if errors.Is(err, carriers.ErrNotConfigured) {
+		return nil, nil, ErrCarrierNotConfigured
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	ps, ok := carrier.(carriers.PickupScheduler)
+	if !ok || !carriers.SchedulesPickups(carrier) {
+		return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: carrier.Name() + " pickups cannot be scheduled through shipd"}}}
+	}
+	return carrier, ps, nil
+}
+
+// CreatePickup schedules a pickup with the carrier: the pickup once the
+// carrier confirmed it, an InputError for a request no carrier takes, or a
+// *CarriersError (rejected, unavailable, failed).
+func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPickup) (Pickup, bool, error) {
+	in.Address = in.Address.normalized()
+	in.Instructions = strings.TrimSpace(in.Instructions)
+	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /pickups", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
+	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Pickup]) (Pickup, error) {
+		carrier, ps, err := s.pickupScheduler(c.Mode, in.Carrier)
+		if err != nil {
+			return Pickup{}, err
+		}
+		name := carrier.Name()
+		issues := pickupIssues(c.Mode, s.now(), in)
+		numbers, labelIssues := s.pickupLabels(ctx, c, name, in.ShipmentIDs)
+		if issues = append(issues, labelIssues...); len(issues) > 0 {
+			return Pickup{}, &InputError{Issues: issues}
+		}
+		row, err := s.requestPickup(ctx, c, name, in)
+		if err != nil {
+			return Pickup{}, err
+		}
+		pc, err := ps.SchedulePickup(ctx, carriers.PickupRequest{
+			Reference: row.ID, Address: carrierAddress(in.Address), ReadyAt: in.ReadyAt, CloseAt: in.CloseAt,
+			PackageCount: row.PackageCount, TotalWeightOz: deref(in.TotalWeightOz), Instructions: in.Instructions, TrackingNumbers: numbers,
+		})
+		if err != nil {
+			if carrierSaidNo(err) {
+				// The carrier said no, so nothing is scheduled: the row goes.
+				// Any other failure (a time-out, an answer that does not parse)
+				// may have scheduled it, so the row stays 'requesting'.
+				dctx := context.WithoutCancel(ctx)
+				if derr := s.store.Tx(dctx, func(tx *store.Tx) error {
+					return tx.DeletePickup(dctx, row.ID)
+				}); derr != nil && !errors.Is(derr, store.ErrNotFound) {
+					s.log.WarnContext(ctx, "pickup: removing a refused pickup", "pickup_id", row.ID, "error", derr)
+				}
+			}
+			return Pickup{}, pickupCarrierError(name, err)
+		}
+		return commit(ctx, func(tx *store.Tx) (Pickup, error) {
+			// No Recheck of the token here: the carrier has scheduled the
+			// pickup, and recording it matters more than a token revoked
+			// during the call.
+			if err := tx.ConfirmPickup(ctx, row.ID, pc.ConfirmationNumber, pc.Location, s.now()); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return Pickup{}, err
+			}
+			got, err := tx.LockPickup(ctx, row.ID)
+			if err != nil {
+				return Pickup{}, err
+			}
+			return pickupOf(got)
+		})
+	})
+}
+
+// requestPickup stores the pickup as 'requesting' in a transaction of its
+// own, or finds the one a request under the same key left so.
+func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier string, in NewPickup) (store.Pickup, error) {
+	if in.IdempotencyKey != "" {
+		row, err := s.store.RequestingPickupByKey(ctx, c.AccountID, string(c.Mode), in.IdempotencyKey)
+		if err == nil {
+			return row, nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return store.Pickup{}, err
+		}
+	}
+	addr, err := json.Marshal(in.Address)
+	if err != nil {
+		return store.Pickup{}, err
+	}
+	ids := in.ShipmentIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	shipments, err := json.Marshal(ids)
+	if err != nil {
+		return store.Pickup{}, err
+	}
+	count := len(in.ShipmentIDs)
+	if in.PackageCount != nil {
+		count = *in.PackageCount
+	}
+	now := s.now()
+	row := store.Pickup{
+		ID: store.NewID("pck"), AccountID: c.AccountID, Mode: string(c.Mode), Carrier: carrier, Status: PickupRequesting,
+		Address: string(addr), ReadyAt: in.ReadyAt.Format(time.RFC3339Nano), CloseAt: in.CloseAt.Format(time.RFC3339Nano),
+		PackageCount: max(count, 1), TotalWeightOz: in.TotalWeightOz, Instructions: in.Instructions, ShipmentIDs: string(shipments),
+		CreatedAt: now, UpdatedAt: now,
+	}
+	if in.IdempotencyKey != "" {
+		row.IdempotencyKey = &in.IdempotencyKey
+	}
+	err = s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+			return err
+		}
+		return tx.InsertPickup(ctx, &row)
+	})
+	return row, err
+}
+
+// carrierSaidNo reports whether a failed schedule surely scheduled
+// nothing: the carrier refused it, or answered that it is unavailable (an
+// HTTP answer: 429, 503), or shipd did not call it. A call without an answer
+// (a time-out, a reset connection) may have reached the carrier.
+func carrierSaidNo(err error) bool {
+	if errors.Is(err, carriers.ErrRejected) || errors.Is(err, carriers.ErrOverQuota) || errors.Is(err, carriers.ErrPickupsNotSupported) {
+		return true
+	}
+	var ce *carriers.Error
+	return errors.Is(err, carriers.ErrUnavailable) && errors.As(err, &ce) && ce.HTTPStatus != 0
+}
+
+// pickupCarrierError is a carrier's failure as the API answers it.
+func pickupCarrierError(name string, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if errors.Is(err, carriers.ErrPickupsNotSupported) {
+		return &InputError{Issues: []Issue{{Path: "carrier", Message: name + " pickups cannot be scheduled through shipd"}}}
+	}
+	e := noRates([]CarrierFailure{failureOf(name, err)}).(*CarriersError)
+	switch e.Kind {
+	case ErrCarrierRejected:
+		e.Kind = errPickupRejected
+	case ErrCarrierUnavailable:
+		e.Kind = errPickupUnavailable
+	default:
+		e.Kind = errPickupFailed
+	}
+	return e
+}
+
+// pickupKind words a carrier failure for a pickup while errors.Is still
+// sees the kind the API maps (ErrCarrierRejected, ...).
+type pickupKind struct {
+	msg  string
+	kind error
+}
+
+func (k *pickupKind) Error() string { return k.msg }
+func (k *pickupKind) Unwrap() error { return k.kind }
+
+var (
+	errPickupRejected    = &pickupKind{"the carrier refused this pickup", ErrCarrierRejected}
+	errPickupUnavailable = &pickupKind{"the carrier is temporarily unavailable; retry after the Retry-After delay", ErrCarrierUnavailable}
+	errPickupFailed      = &pickupKind{"the carrier failed to answer; retry", ErrCarrierFailed}
+)
+
+// GetPickup reads one pickup.
+func (s *Service) GetPickup(ctx context.Context, c accounts.Caller, id string) (Pickup, error) {
+	row, err := accounts.Find(c, func() (store.Pickup, error) { return s.store.Pickup(ctx, c.AccountID, id) },
+		func(p store.Pickup) (string, string) { return p.AccountID, p.Mode })
+	if err != nil {
+		return Pickup{}, err
+	}
+	return pickupOf(row)
+}
+
+// Pickups pages through the caller's pickups, newest first.
+func (s *Service) Pickups(ctx context.Context, c accounts.Caller, p paging.Request) ([]Pickup, bool, error) {
+	rows, more, err := s.store.ListPickups(ctx, c.AccountID, string(c.Mode), p)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]Pickup, len(rows))
+	for i, r := range rows {
+		if out[i], err = pickupOf(r); err != nil {
+			return nil, false, err
+		}
+	}
+	return out, more, nil
+}
+
+// CancelPickup asks the carrier to cancel a scheduled pickup, then records
+// it cancelled. A carrier that refuses or cannot answer leaves it scheduled.
+func (s *Service) CancelPickup(ctx context.Context, c accounts.Caller, id string) (Pickup, error) {
+	row, err := accounts.Find(c, func() (store.Pickup, error) { return s.store.Pickup(ctx, c.AccountID, id) },
+		func(p store.Pickup) (string, string) { return p.AccountID, p.Mode })
+	if err != nil {
+		return Pickup{}, err
+	}
+	switch row.Status {
+	case PickupCancelled:
+		return Pickup{}, ErrPickupCancelled
+	case PickupRequesting:
+		return Pickup{}, ErrPickupRequesting
+	}
+	carrier, ps, err := s.pickupScheduler(c.Mode, row.Carrier)
+	if err != nil {
+		return Pickup{}, err
+	}
+	p, err := pickupOf(row)
+	if err != nil {
+		return Pickup{}, err
+	}
+	if err := ps.CancelPickup(ctx, carriers.PickupCancelRequest{
+		Reference: row.ID, ConfirmationNumber: deref(row.ConfirmationNumber), Location: row.CarrierLocation,
+		Address: carrierAddress(p.Address), ReadyAt: p.ReadyAt, Instructions: row.Instructions,
+	}); err != nil {
+		return Pickup{}, pickupCarrierError(carrier.Name(), err)
+	}
+	err = s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+			return err
+		}
+		if err := tx.CancelPickup(ctx, row.ID, s.now()); errors.Is(err, store.ErrNotFound) {
+			return ErrPickupCancelled // another cancel got there first
+		} else if err != nil {
+			return err
+		}
+		row, err = tx.LockPickup(ctx, row.ID)
+		return err
+	})
+	if err != nil {
+		return Pickup{}, err
+	}
+	return pickupOf(row)
+}
+
+func pickupOf(r store.Pickup) (Pickup, error) {
+	p := Pickup{
+		ID: r.ID, Mode: accounts.Mode(r.Mode), Carrier: r.Carrier, Status: r.Status, ConfirmationNumber: r.ConfirmationNumber,
+		PackageCount: r.PackageCount, TotalWeightOz: r.TotalWeightOz, Instructions: r.Instructions,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CancelledAt: r.CancelledAt,
+	}
+	var err error
+	if p.ReadyAt, err = time.Parse(time.RFC3339Nano, r.ReadyAt); err != nil {
+		return Pickup{}, fmt.Errorf("pickup %s ready_at: %w", r.ID, err)
+	}
+	if p.CloseAt, err = time.Parse(time.RFC3339Nano, r.CloseAt); err != nil {
+		return Pickup{}, fmt.Errorf("pickup %s close_at: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(r.Address), &p.Address); err != nil {
+		return Pickup{}, fmt.Errorf("pickup %s address: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(r.ShipmentIDs), &p.ShipmentIDs); err != nil {
+		return Pickup{}, fmt.Errorf("pickup %s shipment ids: %w", r.ID, err)
+	}
+	return p, nil
+}

@@ -1,0 +1,190 @@
+package ui
+
+import (
+	"crypto/rand"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/shipping"
+)
+
+// The pickups page: the pickups of the mode looked at, the form that
+// schedules one (POST /api/v1/pickups does the same), and cancellation.
+
+type pickupsPage struct {
+	Pickups  []pickupRow
+	Form     pickupForm
+	Offsets  []pickupOffset
+	Carriers []string
+	First    bool
+	More     bool
+	Next     url.Values
+}
+
+// pickupRow is one pickup as the list shows it: the window in the
+// address's own time, as it was given.
+type pickupRow struct {
+	shipping.Pickup
+	Window, Where string
+}
+
+func pickupRowOf(p shipping.Pickup) pickupRow {
+	closes := p.CloseAt.In(p.ReadyAt.Location())
+	return pickupRow{Pickup: p,
+		Window: p.ReadyAt.Format("Mon 2 Jan 2006, 15:04") + "–" + closes.Format("15:04") + " (UTC" + p.ReadyAt.Format("-07:00") + ")",
+		Where:  strings.Join([]string{p.Address.Street1, p.Address.City, derefString(p.Address.State) + " " + p.Address.Zip}, ", ")}
+}
+
+// pickupForm is the schedule form as typed. The day and times are local to
+// the pickup address, whose UTC offset is chosen from a list: the browser's
+// own zone may not be the address's.
+type pickupForm struct {
+	Carrier, Name, Company, Phone, Email, Street1, Street2, City, State, Zip string
+	Date, Ready, Close, Offset, Packages, Instructions                       string
+	// Key makes a double submit schedule one pickup (the idempotency key).
+	Key string
+}
+
+type pickupOffset struct{ Value, Label string }
+
+// pickupOffsets are the US mainland, Alaska and Hawaii offsets, standard
+// and daylight time.
+var pickupOffsets = []pickupOffset{
+	{"-04:00", "UTC−4 (Eastern daylight)"},
+	{"-05:00", "UTC−5 (Eastern standard, Central daylight)"},
+	{"-06:00", "UTC−6 (Central standard, Mountain daylight)"},
+	{"-07:00", "UTC−7 (Mountain standard, Pacific daylight)"},
+	{"-08:00", "UTC−8 (Pacific standard, Alaska daylight)"},
+	{"-09:00", "UTC−9 (Alaska standard)"},
+	{"-10:00", "UTC−10 (Hawaii)"},
+}
+
+const pickupsPerPage = 25
+
+func (u *UI) pickupsPage(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	return u.renderPickups(w, r, c, http.StatusOK, u.blankPickupForm(), "")
+}
+
+// blankPickupForm proposes tomorrow, 9:00 to 17:00, Eastern standard time.
+func (u *UI) blankPickupForm() pickupForm {
+	day := u.now().AddDate(0, 0, 1)
+	if day.Weekday() == time.Sunday {
+		day = day.AddDate(0, 0, 1)
+	}
+	return pickupForm{Carrier: "USPS", Date: day.Format(time.DateOnly), Ready: "09:00", Close: "17:00", Offset: "-05:00",
+		Packages: "1", Key: rand.Text()}
+}
+
+func (u *UI) renderPickups(w http.ResponseWriter, r *http.Request, c accounts.Caller, status int, form pickupForm, problem string) error {
+	p, err := pageRequest(r, pickupsPerPage)
+	if err != nil {
+		return err
+	}
+	list, more, err := u.shipping.Pickups(r.Context(), c, p)
+	if err != nil {
+		return err
+	}
+	rows := make([]pickupRow, len(list))
+	for i, p := range list {
+		rows[i] = pickupRowOf(p)
+	}
+	page := pickupsPage{Pickups: rows, Form: form, Offsets: pickupOffsets, Carriers: []string{"USPS", "UPS", "FedEx"}, First: r.URL.Query().Get("after") == "", More: more}
+	if more && len(list) > 0 {
+		page.Next = nextPage(r, list[len(list)-1].ID)
+	}
+	u.render(w, r, status, "pickups", view{Title: "Pickups", Section: "pickups", Caller: &c, Problem: problem, Page: page})
+	return nil
+}
+
+// schedulePickup schedules a pickup from the form; a refusal re-renders
+// the form as typed, with the reason.
+func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	v := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
+	form := pickupForm{
+		Carrier: v("carrier"), Name: v("name"), Company: v("company"), Phone: v("phone"), Email: v("email"),
+		Street1: v("street1"), Street2: v("street2"), City: v("city"), State: v("state"), Zip: v("zip"),
+		Date: v("date"), Ready: v("ready"), Close: v("close"), Offset: v("offset"), Packages: v("packages"),
+		Instructions: v("instructions"), Key: v("key"),
+	}
+	if form.Key == "" || len(form.Key) > 64 {
+		form.Key = rand.Text()
+	}
+	ready, err1 := time.Parse(time.RFC3339, form.Date+"T"+form.Ready+":00"+form.Offset)
+	closes, err2 := time.Parse(time.RFC3339, form.Date+"T"+form.Close+":00"+form.Offset)
+	if err1 != nil || err2 != nil {
+		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the day (YYYY-MM-DD), the ready and close times (HH:MM) and the address's UTC offset.")
+	}
+	in := shipping.NewPickup{
+		Carrier: form.Carrier, ReadyAt: ready, CloseAt: closes, Instructions: form.Instructions,
+		Address: shipping.Address{Name: optional(form.Name), Company: optional(form.Company), Phone: optional(form.Phone), Email: optional(form.Email),
+			Street1: form.Street1, Street2: optional(form.Street2), City: form.City, State: optional(form.State), Zip: form.Zip, Country: "US"},
+		IdempotencyKey: "ui-pickup-" + form.Key,
+	}
+	if form.Packages != "" {
+		n, err := strconv.Atoi(form.Packages)
+		if err != nil || n < 1 || n > 999 {
+			return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "The number of packages is a whole number from 1 to 999.")
+		}
+		in.PackageCount = &n
+	}
+	if form.Street1 == "" || form.City == "" || form.Zip == "" {
+		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the pickup address: street, city, state and ZIP code.")
+	}
+	_, _, err := u.shipping.CreatePickup(r.Context(), c, in)
+	if problem, status, ok := pickupProblem(err); ok {
+		return u.renderPickups(w, r, c, status, form, problem)
+	}
+	if err != nil {
+		return err
+	}
+	redirect(w, r, Prefix+"/pickups?done=pickup-scheduled")
+	return nil
+}
+
+func (u *UI) cancelPickup(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	_, err := u.shipping.CancelPickup(r.Context(), c, r.PathValue("id"))
+	if problem, status, ok := pickupProblem(err); ok {
+		return u.renderPickups(w, r, c, status, u.blankPickupForm(), problem)
+	}
+	if err != nil {
+		return err
+	}
+	redirect(w, r, Prefix+"/pickups?done=pickup-cancelled")
+	return nil
+}
+
+// pickupProblem is the page's message for an error a pickup can meet that
+// the user can act on; false for the others.
+func pickupProblem(err error) (string, int, bool) {
+	var (
+		input   *shipping.InputError
+		carrier *shipping.CarriersError
+	)
+	switch {
+	case err == nil:
+		return "", 0, false
+	case errors.As(err, &input):
+		return sentence(err), http.StatusUnprocessableEntity, true
+	case errors.Is(err, shipping.ErrPickupCancelled), errors.Is(err, shipping.ErrPickupRequesting):
+		return sentence(err), http.StatusConflict, true
+	case errors.Is(err, shipping.ErrCarrierNotConfigured):
+		return sentence(err), http.StatusUnprocessableEntity, true
+	case errors.Is(err, shipping.ErrCarrierRejected):
+		return sentence(err), http.StatusUnprocessableEntity, true
+	case errors.As(err, &carrier):
+		return sentence(err), http.StatusBadGateway, true
+	}
+	return "", 0, false
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,75 @@
+package ui_test
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// nextMonday is the first Monday at least two days after now.
+func nextMonday(now time.Time) time.Time {
+	d := now.AddDate(0, 0, 2)
+	for d.Weekday() != time.Monday {
+		d = d.AddDate(0, 0, 1)
+	}
+	return d
+}
+
+func pickupForm(day time.Time, mods ...func(url.Values)) url.Values {
+	f := url.Values{"carrier": {"UPS"}, "date": {day.Format(time.DateOnly)}, "ready": {"09:00"}, "close": {"17:00"}, "offset": {"-05:00"},
+		"name": {"Ada Lovelace"}, "phone": {"212 555 0100"}, "street1": {"350 Fifth Avenue"}, "city": {"New York"}, "state": {"NY"},
+		"zip": {"10118"}, "packages": {"3"}, "instructions": {"Side door"}, "key": {"form-1"}}
+	for _, m := range mods {
+		m(f)
+	}
+	return f
+}
+
+func TestPickupsPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	br := b.browser()
+	br.signIn(b.email)
+	day := nextMonday(b.clock.Now())
+
+	must(t, "empty list", br.get("/settings/pickups"), http.StatusOK, "No pickups in test mode",
+		`<a href="/settings/pickups" aria-current="page">Pickups</a>`, "Schedule a pickup")
+
+	// A Sunday is refused with the reason, the form kept as typed.
+	sunday := pickupForm(day.AddDate(0, 0, -1), func(f url.Values) { f.Set("key", "form-sunday") })
+	must(t, "a Sunday", br.post("/settings/pickups", sunday), http.StatusUnprocessableEntity, "is a Sunday", `value="350 Fifth Avenue"`)
+
+	p := br.post("/settings/pickups", pickupForm(day))
+	if p.status != http.StatusSeeOther || p.location() != "/settings/pickups?done=pickup-scheduled" {
+		t.Fatalf("schedule: %d → %q\n%s", p.status, p.location(), p.body)
+	}
+	// The same form again (a double submit) schedules nothing more.
+	if p := br.post("/settings/pickups", pickupForm(day)); p.status != http.StatusSeeOther {
+		t.Fatalf("second submit: %d\n%s", p.status, p.body)
+	}
+	list := br.get("/settings/pickups?done=pickup-scheduled")
+	must(t, "scheduled", list, http.StatusOK, "Pickup scheduled", "Scheduled", "UPS", day.Format("Mon 2 Jan 2006")+", 09:00–17:00 (UTC-05:00)",
+		"350 Fifth Avenue, New York, NY 10118")
+	ids := regexp.MustCompile(`pck_[0-9a-f]+`).FindAllString(list.body, -1)
+	if len(ids) == 0 || strings.Count(list.body, "<code>"+ids[0]+"</code>") != 1 || strings.Count(list.body, "/cancel") != 1 {
+		t.Fatalf("want one pickup listed with a cancel button:\n%s", list.body)
+	}
+	status, api := b.api("GET", "/pickups/"+ids[0], b.token, nil)
+	if status != http.StatusOK || api["status"] != "scheduled" || api["packageCount"] != float64(3) || api["instructions"] != "Side door" {
+		t.Fatalf("the API sees %d %v", status, api)
+	}
+
+	c := br.post("/settings/pickups/"+ids[0]+"/cancel", nil)
+	if c.status != http.StatusSeeOther || c.location() != "/settings/pickups?done=pickup-cancelled" {
+		t.Fatalf("cancel: %d → %q\n%s", c.status, c.location(), c.body)
+	}
+	must(t, "cancelled", br.get("/settings/pickups?done=pickup-cancelled"), http.StatusOK, "Pickup cancelled with the carrier", "Cancelled")
+	must(t, "cancelled again", br.post("/settings/pickups/"+ids[0]+"/cancel", nil), http.StatusConflict, "already cancelled")
+
+	// A form from another site is refused (CSRF), as on every page.
+	br.header = http.Header{"Sec-Fetch-Site": {"cross-site"}}
+	must(t, "cross-site", br.post("/settings/pickups", pickupForm(day, func(f url.Values) { f.Set("key", "form-x") })), http.StatusForbidden)
+}
