@@ -66,6 +66,45 @@ func (e BatchStatus) Valid() bool {
 	}
 }
 
+// Defines values for CarrierAccountCarrier.
+const (
+	CarrierAccountCarrierFedEx CarrierAccountCarrier = "FedEx"
+	CarrierAccountCarrierUPS   CarrierAccountCarrier = "UPS"
+	CarrierAccountCarrierUSPS  CarrierAccountCarrier = "USPS"
+)
+
+// Valid indicates whether the value is a known member of the CarrierAccountCarrier enum.
+func (e CarrierAccountCarrier) Valid() bool {
+	switch e {
+	case CarrierAccountCarrierFedEx:
+		return true
+	case CarrierAccountCarrierUPS:
+		return true
+	case CarrierAccountCarrierUSPS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CarrierEnvironment.
+const (
+	CarrierEnvironmentProduction CarrierEnvironment = "production"
+	CarrierEnvironmentTest       CarrierEnvironment = "test"
+)
+
+// Valid indicates whether the value is a known member of the CarrierEnvironment enum.
+func (e CarrierEnvironment) Valid() bool {
+	switch e {
+	case CarrierEnvironmentProduction:
+		return true
+	case CarrierEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CarrierErrorKind.
 const (
 	CarrierErrorKindFailed      CarrierErrorKind = "failed"
@@ -81,6 +120,27 @@ func (e CarrierErrorKind) Valid() bool {
 	case CarrierErrorKindRejected:
 		return true
 	case CarrierErrorKindUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateCarrierAccountRequestCarrier.
+const (
+	CreateCarrierAccountRequestCarrierFedEx CreateCarrierAccountRequestCarrier = "FedEx"
+	CreateCarrierAccountRequestCarrierUPS   CreateCarrierAccountRequestCarrier = "UPS"
+	CreateCarrierAccountRequestCarrierUSPS  CreateCarrierAccountRequestCarrier = "USPS"
+)
+
+// Valid indicates whether the value is a known member of the CreateCarrierAccountRequestCarrier enum.
+func (e CreateCarrierAccountRequestCarrier) Valid() bool {
+	switch e {
+	case CreateCarrierAccountRequestCarrierFedEx:
+		return true
+	case CreateCarrierAccountRequestCarrierUPS:
+		return true
+	case CreateCarrierAccountRequestCarrierUSPS:
 		return true
 	default:
 		return false
@@ -176,16 +236,16 @@ func (e LabelSize) Valid() bool {
 
 // Defines values for Mode.
 const (
-	Live Mode = "live"
-	Test Mode = "test"
+	ModeLive Mode = "live"
+	ModeTest Mode = "test"
 )
 
 // Valid indicates whether the value is a known member of the Mode enum.
 func (e Mode) Valid() bool {
 	switch e {
-	case Live:
+	case ModeLive:
 		return true
-	case Test:
+	case ModeTest:
 		return true
 	default:
 		return false
@@ -463,6 +523,60 @@ type BatchShipmentInput struct {
 	ToAddress AddressInput `json:"toAddress"`
 }
 
+// CarrierAccount defines model for CarrierAccount.
+type CarrierAccount struct {
+	// AccountNumber Example: A1B2C3
+	AccountNumber string                `json:"accountNumber"`
+	Carrier       CarrierAccountCarrier `json:"carrier"`
+
+	// ClientId The client id, masked (its last 4 characters).
+	//
+	// Example: ••••a1b2
+	ClientId    string                    `json:"clientId"`
+	CreatedAt   time.Time                 `json:"createdAt"`
+	Description nullable.Nullable[string] `json:"description"`
+	Enabled     bool                      `json:"enabled"`
+
+	// Environment Which of the carrier's APIs the account talks to: `production` (default) or the
+	// carrier's `test` environment, at the base URLs the operator configured.
+	Environment CarrierEnvironment `json:"environment"`
+
+	// Id Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+	Id        string     `json:"id"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// CarrierAccountCarrier defines model for CarrierAccount.Carrier.
+type CarrierAccountCarrier string
+
+// CarrierAccountList defines model for CarrierAccountList.
+type CarrierAccountList struct {
+	Data       []CarrierAccount          `json:"data"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// CarrierCredentialsInput A carrier's API credentials. UPS: the OAuth client id and secret of the UPS
+// developer app and the 6-character shipper number. FedEx: the API key (`clientId`),
+// secret key and the 9-digit account number. USPS: the consumer key and secret, the
+// EPS account number, and `crid` and `mid` (required for USPS).
+type CarrierCredentialsInput struct {
+	AccountNumber string `json:"accountNumber"`
+	ClientId      string `json:"clientId"`
+
+	// ClientSecret Never returned, logged or stored in clear.
+	ClientSecret string `json:"clientSecret"`
+
+	// Crid USPS Customer Registration ID.
+	Crid *string `json:"crid,omitempty"`
+
+	// Mid USPS Mailer ID.
+	Mid *string `json:"mid,omitempty"`
+}
+
+// CarrierEnvironment Which of the carrier's APIs the account talks to: `production` (default) or the
+// carrier's `test` environment, at the base URLs the operator configured.
+type CarrierEnvironment string
+
 // CarrierError A carrier's own answer to a call that failed.
 type CarrierError struct {
 	// Carrier Example: UPS
@@ -523,12 +637,46 @@ type CreateBatchRequest struct {
 	Shipments   []BatchShipmentInput `json:"shipments"`
 }
 
+// CreateCarrierAccountRequest defines model for CreateCarrierAccountRequest.
+type CreateCarrierAccountRequest struct {
+	Carrier CreateCarrierAccountRequestCarrier `json:"carrier"`
+
+	// Credentials A carrier's API credentials. UPS: the OAuth client id and secret of the UPS
+	// developer app and the 6-character shipper number. FedEx: the API key (`clientId`),
+	// secret key and the 9-digit account number. USPS: the consumer key and secret, the
+	// EPS account number, and `crid` and `mid` (required for USPS).
+	Credentials CarrierCredentialsInput `json:"credentials"`
+
+	// Description Example: Our UPS contract
+	Description *string `json:"description,omitempty"`
+
+	// Environment Which of the carrier's APIs the account talks to: `production` (default) or the
+	// carrier's `test` environment, at the base URLs the operator configured.
+	Environment *CarrierEnvironment `json:"environment,omitempty"`
+
+	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
+	//
+	// Example: order-10023-label
+	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
+}
+
+// CreateCarrierAccountRequestCarrier defines model for CreateCarrierAccountRequest.Carrier.
+type CreateCarrierAccountRequestCarrier string
+
 // CreateLabelRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
 type CreateLabelRequest struct {
 	// Carrier With `service`, selects that exact service.
 	//
 	// Example: USPS
 	Carrier *string `json:"carrier,omitempty"`
+
+	// CarrierAccountId Live mode: only the rates of this carrier account of yours (a rate's
+	// `carrierAccountId`). An id that is not one of your enabled carrier accounts
+	// leaves no rate: 422 `no_matching_service`.
+	//
+	//
+	// Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+	CarrierAccountId *string `json:"carrierAccountId,omitempty"`
 
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
 	// when the destination country differs from the origin.
@@ -879,6 +1027,14 @@ type ParcelInput = Parcel
 
 // QuoteRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
 type QuoteRequest struct {
+	// CarrierAccountId Live mode: only the rates of this carrier account of yours (a rate's
+	// `carrierAccountId`). An id that is not one of your enabled carrier accounts
+	// leaves no rate: 422 `no_matching_service`.
+	//
+	//
+	// Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+	CarrierAccountId *string `json:"carrierAccountId,omitempty"`
+
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
 	// when the destination country differs from the origin.
 	Customs *CustomsInput `json:"customs,omitempty"`
@@ -937,6 +1093,13 @@ type QuoteResponse struct {
 type Rate struct {
 	// Carrier Example: USPS
 	Carrier string `json:"carrier"`
+
+	// CarrierAccountId Live mode: the account's carrier account (POST /carrier-accounts) that quoted
+	// this rate and would buy it; absent for the operator's carriers and the sandbox.
+	//
+	//
+	// Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+	CarrierAccountId *string `json:"carrierAccountId,omitempty"`
 
 	// CarrierRateCents Example: 912
 	CarrierRateCents int64 `json:"carrierRateCents"`
@@ -1203,6 +1366,17 @@ type TrackingEvent struct {
 	Status     TrackerStatus `json:"status"`
 }
 
+// UpdateCarrierAccountRequest defines model for UpdateCarrierAccountRequest.
+type UpdateCarrierAccountRequest struct {
+	// Credentials A carrier's API credentials. UPS: the OAuth client id and secret of the UPS
+	// developer app and the 6-character shipper number. FedEx: the API key (`clientId`),
+	// secret key and the 9-digit account number. USPS: the consumer key and secret, the
+	// EPS account number, and `crid` and `mid` (required for USPS).
+	Credentials *CarrierCredentialsInput  `json:"credentials,omitempty"`
+	Description nullable.Nullable[string] `json:"description,omitempty"`
+	Enabled     *bool                     `json:"enabled,omitempty"`
+}
+
 // UpdateWebhookRequest defines model for UpdateWebhookRequest.
 type UpdateWebhookRequest struct {
 	Description nullable.Nullable[string] `json:"description,omitempty"`
@@ -1318,6 +1492,9 @@ type WebhookSubscriptionWithSecret struct {
 // BatchId Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 type BatchId = string
 
+// CarrierAccountId Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+type CarrierAccountId = string
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -1386,6 +1563,15 @@ type ListBatchesParams struct {
 
 // ListBatchShipmentsParams defines parameters for ListBatchShipments.
 type ListBatchShipmentsParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListCarrierAccountsParams defines parameters for ListCarrierAccounts.
+type ListCarrierAccountsParams struct {
 	// Cursor Opaque position from a previous page's `nextCursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
@@ -1472,6 +1658,12 @@ type VerifyAddressJSONRequestBody = AddressInput
 
 // CreateBatchJSONRequestBody defines body for CreateBatch for application/json ContentType.
 type CreateBatchJSONRequestBody = CreateBatchRequest
+
+// CreateCarrierAccountJSONRequestBody defines body for CreateCarrierAccount for application/json ContentType.
+type CreateCarrierAccountJSONRequestBody = CreateCarrierAccountRequest
+
+// UpdateCarrierAccountJSONRequestBody defines body for UpdateCarrierAccount for application/json ContentType.
+type UpdateCarrierAccountJSONRequestBody = UpdateCarrierAccountRequest
 
 // CreateLabelJSONRequestBody defines body for CreateLabel for application/json ContentType.
 type CreateLabelJSONRequestBody = CreateLabelRequest
@@ -1699,6 +1891,86 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
 	ListBatchShipments(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCarrierAccounts List carrier accounts
+	//
+	// The account's carrier accounts of the token's mode (not deleted), newest first.
+	//
+	// Corresponds with GET /carrier-accounts (the `ListCarrierAccounts` operationId).
+	ListCarrierAccounts(ctx context.Context, params *ListCarrierAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCarrierAccountWithBody Connect a carrier account
+	//
+	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+	// shipd asks the carrier for a token with the credentials before storing anything:
+	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// `environment` `production` (default) uses the operator's base URL for the carrier,
+	// `test` the carrier's test environment as the operator configured it. The client
+	// secret is never returned, logged or stored in clear; the client id is shown
+	// masked. With `idempotencyKey`, a retry returns the original 201 with
+	// `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+	CreateCarrierAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCarrierAccount Connect a carrier account
+	//
+	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+	// shipd asks the carrier for a token with the credentials before storing anything:
+	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// `environment` `production` (default) uses the operator's base URL for the carrier,
+	// `test` the carrier's test environment as the operator configured it. The client
+	// secret is never returned, logged or stored in clear; the client id is shown
+	// masked. With `idempotencyKey`, a retry returns the original 201 with
+	// `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+	CreateCarrierAccount(ctx context.Context, body CreateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteCarrierAccount Delete a carrier account
+	//
+	// The account quotes and buys nothing more, and later reads get 404. It is kept for
+	// the labels it bought: they are still voided and tracked through it.
+	//
+	// Corresponds with DELETE /carrier-accounts/{id} (the `DeleteCarrierAccount` operationId).
+	DeleteCarrierAccount(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCarrierAccount Get a carrier account
+	//
+	// One carrier account. The client secret is never returned.
+	//
+	// Corresponds with GET /carrier-accounts/{id} (the `GetCarrierAccount` operationId).
+	GetCarrierAccount(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCarrierAccountWithBody Update a carrier account
+	//
+	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+	// checked with the carrier again as on create). A disabled account quotes and buys
+	// nothing; its labels are still voided and tracked through it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+	UpdateCarrierAccountWithBody(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCarrierAccount Update a carrier account
+	//
+	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+	// checked with the carrier again as on create). A disabled account quotes and buys
+	// nothing; its labels are still voided and tracked through it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+	UpdateCarrierAccount(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEvents List events
 	//
@@ -2232,6 +2504,156 @@ func (c *Client) GetBatchLabelsZPL(ctx context.Context, id BatchId, reqEditors .
 // Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
 func (c *Client) ListBatchShipments(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListBatchShipmentsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCarrierAccounts List carrier accounts
+//
+// The account's carrier accounts of the token's mode (not deleted), newest first.
+//
+// Corresponds with GET /carrier-accounts (the `ListCarrierAccounts` operationId).
+func (c *Client) ListCarrierAccounts(ctx context.Context, params *ListCarrierAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCarrierAccountsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCarrierAccountWithBody Connect a carrier account
+//
+// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+// shipd asks the carrier for a token with the credentials before storing anything:
+// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// `environment` `production` (default) uses the operator's base URL for the carrier,
+// `test` the carrier's test environment as the operator configured it. The client
+// secret is never returned, logged or stored in clear; the client id is shown
+// masked. With `idempotencyKey`, a retry returns the original 201 with
+// `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+func (c *Client) CreateCarrierAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCarrierAccountRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCarrierAccount Connect a carrier account
+//
+// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+// shipd asks the carrier for a token with the credentials before storing anything:
+// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// `environment` `production` (default) uses the operator's base URL for the carrier,
+// `test` the carrier's test environment as the operator configured it. The client
+// secret is never returned, logged or stored in clear; the client id is shown
+// masked. With `idempotencyKey`, a retry returns the original 201 with
+// `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+func (c *Client) CreateCarrierAccount(ctx context.Context, body CreateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCarrierAccountRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteCarrierAccount Delete a carrier account
+//
+// The account quotes and buys nothing more, and later reads get 404. It is kept for
+// the labels it bought: they are still voided and tracked through it.
+//
+// Corresponds with DELETE /carrier-accounts/{id} (the `DeleteCarrierAccount` operationId).
+func (c *Client) DeleteCarrierAccount(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCarrierAccountRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCarrierAccount Get a carrier account
+//
+// One carrier account. The client secret is never returned.
+//
+// Corresponds with GET /carrier-accounts/{id} (the `GetCarrierAccount` operationId).
+func (c *Client) GetCarrierAccount(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCarrierAccountRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCarrierAccountWithBody Update a carrier account
+//
+// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+// checked with the carrier again as on create). A disabled account quotes and buys
+// nothing; its labels are still voided and tracked through it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+func (c *Client) UpdateCarrierAccountWithBody(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCarrierAccountRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCarrierAccount Update a carrier account
+//
+// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+// checked with the carrier again as on create). A disabled account quotes and buys
+// nothing; its labels are still voided and tracked through it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+func (c *Client) UpdateCarrierAccount(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCarrierAccountRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3244,6 +3666,227 @@ func NewListBatchShipmentsRequest(server string, id BatchId, params *ListBatchSh
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewListCarrierAccountsRequest constructs an http.Request for the ListCarrierAccounts method
+func NewListCarrierAccountsRequest(server string, params *ListCarrierAccountsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateCarrierAccountRequest calls the generic CreateCarrierAccount builder with application/json body
+func NewCreateCarrierAccountRequest(server string, body CreateCarrierAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCarrierAccountRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateCarrierAccountRequestWithBody constructs an http.Request for the CreateCarrierAccount method, with any body, and a specified content type
+func NewCreateCarrierAccountRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteCarrierAccountRequest constructs an http.Request for the DeleteCarrierAccount method
+func NewDeleteCarrierAccountRequest(server string, id CarrierAccountId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCarrierAccountRequest constructs an http.Request for the GetCarrierAccount method
+func NewGetCarrierAccountRequest(server string, id CarrierAccountId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateCarrierAccountRequest calls the generic UpdateCarrierAccount builder with application/json body
+func NewUpdateCarrierAccountRequest(server string, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCarrierAccountRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateCarrierAccountRequestWithBody constructs an http.Request for the UpdateCarrierAccount method, with any body, and a specified content type
+func NewUpdateCarrierAccountRequestWithBody(server string, id CarrierAccountId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -4463,6 +5106,92 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
 	ListBatchShipmentsWithResponse(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*ListBatchShipmentsResponse, error)
+
+	// ListCarrierAccountsWithResponse List carrier accounts
+	//
+	// The account's carrier accounts of the token's mode (not deleted), newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /carrier-accounts (the `ListCarrierAccounts` operationId).
+	ListCarrierAccountsWithResponse(ctx context.Context, params *ListCarrierAccountsParams, reqEditors ...RequestEditorFn) (*ListCarrierAccountsResponse, error)
+
+	// CreateCarrierAccountWithBodyWithResponse Connect a carrier account
+	//
+	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+	// shipd asks the carrier for a token with the credentials before storing anything:
+	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// `environment` `production` (default) uses the operator's base URL for the carrier,
+	// `test` the carrier's test environment as the operator configured it. The client
+	// secret is never returned, logged or stored in clear; the client id is shown
+	// masked. With `idempotencyKey`, a retry returns the original 201 with
+	// `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+	CreateCarrierAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCarrierAccountResponse, error)
+
+	// CreateCarrierAccountWithResponse Connect a carrier account
+	//
+	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+	// shipd asks the carrier for a token with the credentials before storing anything:
+	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// `environment` `production` (default) uses the operator's base URL for the carrier,
+	// `test` the carrier's test environment as the operator configured it. The client
+	// secret is never returned, logged or stored in clear; the client id is shown
+	// masked. With `idempotencyKey`, a retry returns the original 201 with
+	// `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+	CreateCarrierAccountWithResponse(ctx context.Context, body CreateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCarrierAccountResponse, error)
+
+	// DeleteCarrierAccountWithResponse Delete a carrier account
+	//
+	// The account quotes and buys nothing more, and later reads get 404. It is kept for
+	// the labels it bought: they are still voided and tracked through it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /carrier-accounts/{id} (the `DeleteCarrierAccount` operationId).
+	DeleteCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*DeleteCarrierAccountResponse, error)
+
+	// GetCarrierAccountWithResponse Get a carrier account
+	//
+	// One carrier account. The client secret is never returned.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /carrier-accounts/{id} (the `GetCarrierAccount` operationId).
+	GetCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*GetCarrierAccountResponse, error)
+
+	// UpdateCarrierAccountWithBodyWithResponse Update a carrier account
+	//
+	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+	// checked with the carrier again as on create). A disabled account quotes and buys
+	// nothing; its labels are still voided and tracked through it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+	UpdateCarrierAccountWithBodyWithResponse(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error)
+
+	// UpdateCarrierAccountWithResponse Update a carrier account
+	//
+	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+	// checked with the carrier again as on create). A disabled account quotes and buys
+	// nothing; its labels are still voided and tracked through it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+	UpdateCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error)
 
 	// ListEventsWithResponse List events
 	//
@@ -6143,6 +6872,730 @@ func (r ListBatchShipmentsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListBatchShipmentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCarrierAccountsResponse400Headers the declared response headers of an HTTP 400 response for ListCarrierAccounts
+type ListCarrierAccountsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListCarrierAccountsResponse401Headers the declared response headers of an HTTP 401 response for ListCarrierAccounts
+type ListCarrierAccountsResponse401Headers struct {
+	XRequestId string
+}
+
+// ListCarrierAccountsResponse403Headers the declared response headers of an HTTP 403 response for ListCarrierAccounts
+type ListCarrierAccountsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListCarrierAccountsResponse422Headers the declared response headers of an HTTP 422 response for ListCarrierAccounts
+type ListCarrierAccountsResponse422Headers struct {
+	XRequestId string
+}
+
+// ListCarrierAccountsResponse429Headers the declared response headers of an HTTP 429 response for ListCarrierAccounts
+type ListCarrierAccountsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListCarrierAccountsResponse500Headers the declared response headers of an HTTP 500 response for ListCarrierAccounts
+type ListCarrierAccountsResponse500Headers struct {
+	XRequestId string
+}
+
+type ListCarrierAccountsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CarrierAccountList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListCarrierAccountsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListCarrierAccountsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListCarrierAccountsResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListCarrierAccountsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCarrierAccountsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListCarrierAccountsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON200() *CarrierAccountList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCarrierAccountsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCarrierAccountsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCarrierAccountsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCarrierAccountsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateCarrierAccountResponse400Headers the declared response headers of an HTTP 400 response for CreateCarrierAccount
+type CreateCarrierAccountResponse400Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse401Headers the declared response headers of an HTTP 401 response for CreateCarrierAccount
+type CreateCarrierAccountResponse401Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse403Headers the declared response headers of an HTTP 403 response for CreateCarrierAccount
+type CreateCarrierAccountResponse403Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse409Headers the declared response headers of an HTTP 409 response for CreateCarrierAccount
+type CreateCarrierAccountResponse409Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse413Headers the declared response headers of an HTTP 413 response for CreateCarrierAccount
+type CreateCarrierAccountResponse413Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse422Headers the declared response headers of an HTTP 422 response for CreateCarrierAccount
+type CreateCarrierAccountResponse422Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse429Headers the declared response headers of an HTTP 429 response for CreateCarrierAccount
+type CreateCarrierAccountResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CreateCarrierAccountResponse500Headers the declared response headers of an HTTP 500 response for CreateCarrierAccount
+type CreateCarrierAccountResponse500Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse503Headers the declared response headers of an HTTP 503 response for CreateCarrierAccount
+type CreateCarrierAccountResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CreateCarrierAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CarrierAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateCarrierAccountResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateCarrierAccountResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateCarrierAccountResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateCarrierAccountResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateCarrierAccountResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateCarrierAccountResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCarrierAccountResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateCarrierAccountResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCarrierAccountResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON201() *CarrierAccount {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCarrierAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCarrierAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCarrierAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCarrierAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteCarrierAccountResponse400Headers the declared response headers of an HTTP 400 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountResponse401Headers the declared response headers of an HTTP 401 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountResponse403Headers the declared response headers of an HTTP 403 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountResponse404Headers the declared response headers of an HTTP 404 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountResponse429Headers the declared response headers of an HTTP 429 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// DeleteCarrierAccountResponse500Headers the declared response headers of an HTTP 500 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse500Headers struct {
+	XRequestId string
+}
+
+type DeleteCarrierAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteCarrierAccountResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteCarrierAccountResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteCarrierAccountResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteCarrierAccountResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteCarrierAccountResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteCarrierAccountResponse500Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteCarrierAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteCarrierAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteCarrierAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteCarrierAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCarrierAccountResponse400Headers the declared response headers of an HTTP 400 response for GetCarrierAccount
+type GetCarrierAccountResponse400Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountResponse401Headers the declared response headers of an HTTP 401 response for GetCarrierAccount
+type GetCarrierAccountResponse401Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountResponse403Headers the declared response headers of an HTTP 403 response for GetCarrierAccount
+type GetCarrierAccountResponse403Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountResponse404Headers the declared response headers of an HTTP 404 response for GetCarrierAccount
+type GetCarrierAccountResponse404Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountResponse429Headers the declared response headers of an HTTP 429 response for GetCarrierAccount
+type GetCarrierAccountResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetCarrierAccountResponse500Headers the declared response headers of an HTTP 500 response for GetCarrierAccount
+type GetCarrierAccountResponse500Headers struct {
+	XRequestId string
+}
+
+type GetCarrierAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CarrierAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCarrierAccountResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCarrierAccountResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetCarrierAccountResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCarrierAccountResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCarrierAccountResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCarrierAccountResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON200() *CarrierAccount {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCarrierAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCarrierAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCarrierAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCarrierAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateCarrierAccountResponse400Headers the declared response headers of an HTTP 400 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse400Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse401Headers the declared response headers of an HTTP 401 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse401Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse403Headers the declared response headers of an HTTP 403 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse403Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse404Headers the declared response headers of an HTTP 404 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse404Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse413Headers the declared response headers of an HTTP 413 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse413Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse422Headers the declared response headers of an HTTP 422 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse422Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse429Headers the declared response headers of an HTTP 429 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// UpdateCarrierAccountResponse500Headers the declared response headers of an HTTP 500 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse500Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse503Headers the declared response headers of an HTTP 503 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type UpdateCarrierAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CarrierAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UpdateCarrierAccountResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdateCarrierAccountResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateCarrierAccountResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UpdateCarrierAccountResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateCarrierAccountResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *UpdateCarrierAccountResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateCarrierAccountResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *UpdateCarrierAccountResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateCarrierAccountResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON200() *CarrierAccount {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCarrierAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCarrierAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCarrierAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCarrierAccountResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9567,6 +11020,134 @@ func (c *ClientWithResponses) ListBatchShipmentsWithResponse(ctx context.Context
 	return ParseListBatchShipmentsResponse(rsp)
 }
 
+// ListCarrierAccountsWithResponse List carrier accounts
+//
+// The account's carrier accounts of the token's mode (not deleted), newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /carrier-accounts (the `ListCarrierAccounts` operationId).
+func (c *ClientWithResponses) ListCarrierAccountsWithResponse(ctx context.Context, params *ListCarrierAccountsParams, reqEditors ...RequestEditorFn) (*ListCarrierAccountsResponse, error) {
+	rsp, err := c.ListCarrierAccounts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCarrierAccountsResponse(rsp)
+}
+
+// CreateCarrierAccountWithBodyWithResponse Connect a carrier account
+//
+// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+// shipd asks the carrier for a token with the credentials before storing anything:
+// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// `environment` `production` (default) uses the operator's base URL for the carrier,
+// `test` the carrier's test environment as the operator configured it. The client
+// secret is never returned, logged or stored in clear; the client id is shown
+// masked. With `idempotencyKey`, a retry returns the original 201 with
+// `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+func (c *ClientWithResponses) CreateCarrierAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCarrierAccountResponse, error) {
+	rsp, err := c.CreateCarrierAccountWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCarrierAccountResponse(rsp)
+}
+
+// CreateCarrierAccountWithResponse Connect a carrier account
+//
+// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+// shipd asks the carrier for a token with the credentials before storing anything:
+// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// `environment` `production` (default) uses the operator's base URL for the carrier,
+// `test` the carrier's test environment as the operator configured it. The client
+// secret is never returned, logged or stored in clear; the client id is shown
+// masked. With `idempotencyKey`, a retry returns the original 201 with
+// `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+func (c *ClientWithResponses) CreateCarrierAccountWithResponse(ctx context.Context, body CreateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCarrierAccountResponse, error) {
+	rsp, err := c.CreateCarrierAccount(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCarrierAccountResponse(rsp)
+}
+
+// DeleteCarrierAccountWithResponse Delete a carrier account
+//
+// The account quotes and buys nothing more, and later reads get 404. It is kept for
+// the labels it bought: they are still voided and tracked through it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /carrier-accounts/{id} (the `DeleteCarrierAccount` operationId).
+func (c *ClientWithResponses) DeleteCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*DeleteCarrierAccountResponse, error) {
+	rsp, err := c.DeleteCarrierAccount(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteCarrierAccountResponse(rsp)
+}
+
+// GetCarrierAccountWithResponse Get a carrier account
+//
+// One carrier account. The client secret is never returned.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /carrier-accounts/{id} (the `GetCarrierAccount` operationId).
+func (c *ClientWithResponses) GetCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*GetCarrierAccountResponse, error) {
+	rsp, err := c.GetCarrierAccount(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCarrierAccountResponse(rsp)
+}
+
+// UpdateCarrierAccountWithBodyWithResponse Update a carrier account
+//
+// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+// checked with the carrier again as on create). A disabled account quotes and buys
+// nothing; its labels are still voided and tracked through it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+func (c *ClientWithResponses) UpdateCarrierAccountWithBodyWithResponse(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error) {
+	rsp, err := c.UpdateCarrierAccountWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCarrierAccountResponse(rsp)
+}
+
+// UpdateCarrierAccountWithResponse Update a carrier account
+//
+// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+// checked with the carrier again as on create). A disabled account quotes and buys
+// nothing; its labels are still voided and tracked through it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+func (c *ClientWithResponses) UpdateCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error) {
+	rsp, err := c.UpdateCarrierAccount(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCarrierAccountResponse(rsp)
+}
+
 // ListEventsWithResponse List events
 //
 // Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -11759,6 +13340,913 @@ func ParseListBatchShipmentsResponse(rsp *http.Response) (*ListBatchShipmentsRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCarrierAccountsResponse parses an HTTP response from a ListCarrierAccountsWithResponse call
+func ParseListCarrierAccountsResponse(rsp *http.Response) (*ListCarrierAccountsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCarrierAccountsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CarrierAccountList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListCarrierAccountsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListCarrierAccountsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListCarrierAccountsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListCarrierAccountsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCarrierAccountsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListCarrierAccountsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateCarrierAccountResponse parses an HTTP response from a CreateCarrierAccountWithResponse call
+func ParseCreateCarrierAccountResponse(rsp *http.Response) (*CreateCarrierAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCarrierAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CarrierAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreateCarrierAccountResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateCarrierAccountResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateCarrierAccountResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateCarrierAccountResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateCarrierAccountResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateCarrierAccountResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateCarrierAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateCarrierAccountResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateCarrierAccountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteCarrierAccountResponse parses an HTTP response from a DeleteCarrierAccountWithResponse call
+func ParseDeleteCarrierAccountResponse(rsp *http.Response) (*DeleteCarrierAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteCarrierAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers DeleteCarrierAccountResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteCarrierAccountResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteCarrierAccountResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteCarrierAccountResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteCarrierAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteCarrierAccountResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCarrierAccountResponse parses an HTTP response from a GetCarrierAccountWithResponse call
+func ParseGetCarrierAccountResponse(rsp *http.Response) (*GetCarrierAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCarrierAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CarrierAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetCarrierAccountResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCarrierAccountResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetCarrierAccountResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCarrierAccountResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCarrierAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCarrierAccountResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCarrierAccountResponse parses an HTTP response from a UpdateCarrierAccountWithResponse call
+func ParseUpdateCarrierAccountResponse(rsp *http.Response) (*UpdateCarrierAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCarrierAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CarrierAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers UpdateCarrierAccountResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers UpdateCarrierAccountResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateCarrierAccountResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers UpdateCarrierAccountResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateCarrierAccountResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers UpdateCarrierAccountResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateCarrierAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers UpdateCarrierAccountResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateCarrierAccountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -15897,6 +18385,21 @@ type ServerInterface interface {
 	// ListBatchShipments List a batch's shipments
 	// (GET /batches/{id}/shipments)
 	ListBatchShipments(ctx echo.Context, id BatchId, params ListBatchShipmentsParams) error
+	// ListCarrierAccounts List carrier accounts
+	// (GET /carrier-accounts)
+	ListCarrierAccounts(ctx echo.Context, params ListCarrierAccountsParams) error
+	// CreateCarrierAccount Connect a carrier account
+	// (POST /carrier-accounts)
+	CreateCarrierAccount(ctx echo.Context) error
+	// DeleteCarrierAccount Delete a carrier account
+	// (DELETE /carrier-accounts/{id})
+	DeleteCarrierAccount(ctx echo.Context, id CarrierAccountId) error
+	// GetCarrierAccount Get a carrier account
+	// (GET /carrier-accounts/{id})
+	GetCarrierAccount(ctx echo.Context, id CarrierAccountId) error
+	// UpdateCarrierAccount Update a carrier account
+	// (PATCH /carrier-accounts/{id})
+	UpdateCarrierAccount(ctx echo.Context, id CarrierAccountId) error
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx echo.Context, params ListEventsParams) error
@@ -16127,6 +18630,88 @@ func (w *ServerInterfaceWrapper) ListBatchShipments(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListBatchShipments(ctx, id, params)
+	return err
+}
+
+// ListCarrierAccounts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCarrierAccounts(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCarrierAccountsParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCarrierAccounts(ctx, params)
+	return err
+}
+
+// CreateCarrierAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCarrierAccount(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCarrierAccount(ctx)
+	return err
+}
+
+// DeleteCarrierAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCarrierAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCarrierAccount(ctx, id)
+	return err
+}
+
+// GetCarrierAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCarrierAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCarrierAccount(ctx, id)
+	return err
+}
+
+// UpdateCarrierAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCarrierAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCarrierAccount(ctx, id)
 	return err
 }
 
@@ -16613,6 +19198,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
 	router.GET(options.BaseURL+"/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/webhooks/:id/deliveries/:deliveryId/retry", wrapper.RetryWebhookDelivery, options.OperationMiddlewares["retryWebhookDelivery"]...)
+	router.GET(options.BaseURL+"/carrier-accounts", wrapper.ListCarrierAccounts, options.OperationMiddlewares["listCarrierAccounts"]...)
+	router.POST(options.BaseURL+"/carrier-accounts", wrapper.CreateCarrierAccount, options.OperationMiddlewares["createCarrierAccount"]...)
+	router.DELETE(options.BaseURL+"/carrier-accounts/:id", wrapper.DeleteCarrierAccount, options.OperationMiddlewares["deleteCarrierAccount"]...)
+	router.GET(options.BaseURL+"/carrier-accounts/:id", wrapper.GetCarrierAccount, options.OperationMiddlewares["getCarrierAccount"]...)
+	router.PATCH(options.BaseURL+"/carrier-accounts/:id", wrapper.UpdateCarrierAccount, options.OperationMiddlewares["updateCarrierAccount"]...)
 	router.GET(options.BaseURL+"/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPIYAML, options.OperationMiddlewares["getOpenAPIYAML"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenAPIJSON, options.OperationMiddlewares["getOpenAPIJSON"]...)
@@ -18182,6 +20772,699 @@ func (response ListBatchShipments500JSONResponse) VisitListBatchShipmentsRespons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccountsRequestObject struct {
+	Params ListCarrierAccountsParams
+}
+
+type ListCarrierAccountsResponseObject interface {
+	VisitListCarrierAccountsResponse(w http.ResponseWriter) error
+}
+
+type ListCarrierAccounts200JSONResponse CarrierAccountList
+
+func (response ListCarrierAccounts200JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCarrierAccounts400JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCarrierAccounts401JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCarrierAccounts403JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListCarrierAccounts422JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListCarrierAccounts429JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListCarrierAccounts500JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccountRequestObject struct {
+	Body *CreateCarrierAccountJSONRequestBody
+}
+
+type CreateCarrierAccountResponseObject interface {
+	VisitCreateCarrierAccountResponse(w http.ResponseWriter) error
+}
+
+type CreateCarrierAccount201JSONResponse CarrierAccount
+
+func (response CreateCarrierAccount201JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCarrierAccount400JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCarrierAccount401JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCarrierAccount403JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCarrierAccount409JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCarrierAccount413JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreateCarrierAccount422JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateCarrierAccount429JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateCarrierAccount500JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCarrierAccount503JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRequestObject struct {
+	Id CarrierAccountId `json:"id"`
+}
+
+type DeleteCarrierAccountResponseObject interface {
+	VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error
+}
+
+type DeleteCarrierAccount204Response struct {
+}
+
+func (response DeleteCarrierAccount204Response) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteCarrierAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteCarrierAccount400JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteCarrierAccount401JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteCarrierAccount403JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteCarrierAccount404JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteCarrierAccount429JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteCarrierAccount500JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRequestObject struct {
+	Id CarrierAccountId `json:"id"`
+}
+
+type GetCarrierAccountResponseObject interface {
+	VisitGetCarrierAccountResponse(w http.ResponseWriter) error
+}
+
+type GetCarrierAccount200JSONResponse CarrierAccount
+
+func (response GetCarrierAccount200JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCarrierAccount400JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCarrierAccount401JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCarrierAccount403JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCarrierAccount404JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCarrierAccount429JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCarrierAccount500JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccountRequestObject struct {
+	Id   CarrierAccountId `json:"id"`
+	Body *UpdateCarrierAccountJSONRequestBody
+}
+
+type UpdateCarrierAccountResponseObject interface {
+	VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error
+}
+
+type UpdateCarrierAccount200JSONResponse CarrierAccount
+
+func (response UpdateCarrierAccount200JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCarrierAccount400JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCarrierAccount401JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCarrierAccount403JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCarrierAccount404JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCarrierAccount413JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response UpdateCarrierAccount422JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateCarrierAccount429JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateCarrierAccount500JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCarrierAccount503JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21323,6 +24606,21 @@ type StrictServerInterface interface {
 	// ListBatchShipments List a batch's shipments
 	// (GET /batches/{id}/shipments)
 	ListBatchShipments(ctx context.Context, request ListBatchShipmentsRequestObject) (ListBatchShipmentsResponseObject, error)
+	// ListCarrierAccounts List carrier accounts
+	// (GET /carrier-accounts)
+	ListCarrierAccounts(ctx context.Context, request ListCarrierAccountsRequestObject) (ListCarrierAccountsResponseObject, error)
+	// CreateCarrierAccount Connect a carrier account
+	// (POST /carrier-accounts)
+	CreateCarrierAccount(ctx context.Context, request CreateCarrierAccountRequestObject) (CreateCarrierAccountResponseObject, error)
+	// DeleteCarrierAccount Delete a carrier account
+	// (DELETE /carrier-accounts/{id})
+	DeleteCarrierAccount(ctx context.Context, request DeleteCarrierAccountRequestObject) (DeleteCarrierAccountResponseObject, error)
+	// GetCarrierAccount Get a carrier account
+	// (GET /carrier-accounts/{id})
+	GetCarrierAccount(ctx context.Context, request GetCarrierAccountRequestObject) (GetCarrierAccountResponseObject, error)
+	// UpdateCarrierAccount Update a carrier account
+	// (PATCH /carrier-accounts/{id})
+	UpdateCarrierAccount(ctx context.Context, request UpdateCarrierAccountRequestObject) (UpdateCarrierAccountResponseObject, error)
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -21689,6 +24987,175 @@ func (sh *strictHandler) ListBatchShipments(ctx echo.Context, id BatchId, params
 		return err
 	} else if validResponse, ok := response.(ListBatchShipmentsResponseObject); ok {
 		return validResponse.VisitListBatchShipmentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCarrierAccounts operation middleware
+func (sh *strictHandler) ListCarrierAccounts(ctx echo.Context, params ListCarrierAccountsParams) error {
+	var request ListCarrierAccountsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCarrierAccounts(ctx.Request().Context(), request.(ListCarrierAccountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCarrierAccounts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCarrierAccountsResponseObject); ok {
+		return validResponse.VisitListCarrierAccountsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCarrierAccount operation middleware
+func (sh *strictHandler) CreateCarrierAccount(ctx echo.Context) error {
+	var request CreateCarrierAccountRequestObject
+
+	var body CreateCarrierAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCarrierAccount(ctx.Request().Context(), request.(CreateCarrierAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCarrierAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCarrierAccountResponseObject); ok {
+		return validResponse.VisitCreateCarrierAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteCarrierAccount operation middleware
+func (sh *strictHandler) DeleteCarrierAccount(ctx echo.Context, id CarrierAccountId) error {
+	var request DeleteCarrierAccountRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteCarrierAccount(ctx.Request().Context(), request.(DeleteCarrierAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteCarrierAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteCarrierAccountResponseObject); ok {
+		return validResponse.VisitDeleteCarrierAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCarrierAccount operation middleware
+func (sh *strictHandler) GetCarrierAccount(ctx echo.Context, id CarrierAccountId) error {
+	var request GetCarrierAccountRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCarrierAccount(ctx.Request().Context(), request.(GetCarrierAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCarrierAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCarrierAccountResponseObject); ok {
+		return validResponse.VisitGetCarrierAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCarrierAccount operation middleware
+func (sh *strictHandler) UpdateCarrierAccount(ctx echo.Context, id CarrierAccountId) error {
+	var request UpdateCarrierAccountRequestObject
+
+	request.Id = id
+
+	var body UpdateCarrierAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCarrierAccount(ctx.Request().Context(), request.(UpdateCarrierAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCarrierAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCarrierAccountResponseObject); ok {
+		return validResponse.VisitUpdateCarrierAccountResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -22406,251 +25873,275 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pdtvGlij8Knvx9lomb0MUSUkeqB/fp9hO4tsedC35JCcHaaIIFMk6AqsQVEEUk+W1+mn6wfpJ7qpd",
-	"VZgITrIkxzn6Y4sAat615+GPVijmieCUK9ka/tGaURLRFP/8SBR9y+ZM4T/6SURlmLJEMcFbw9ZLkpCQ",
-	"qSW0x1kqVQfEBNSMwjgLr6gCNWMSUvpbRqWCKCULCZNUzLstryXDGZ0T3aNaJrQ1bDGu6JSmrc+fvWLY",
-	"j3ROGGd8ujr0TzMRU9e5hJhOFDBeGn2fUSRtWNwnzm5AsTmFtqSh4JHsAFGwmLFwVl4lkzDJ4hjIlDCu",
-	"R9WTYimNWkOVZnTbLMwK3kSrE3gTUa7YhNHU7GuxmadAYin0emmaihTGImJUApEQpK6/YKepSJXq7TUz",
-	"UenybKJoujqVC7MBoAQsCFMwphOR6u1X6ZLxKbTtkjxIRcYjGkGWdDZPYM44m2fz1rDnre7LZ6+VkJTM",
-	"qbKQ+B1R4axpk/AFsEgPxvSDhKhZy2txMscuo42ToDdknsT6wzFRo8H4WXhM+5MeeRE9D5+Nn5KTyTE9",
-	"0l2sbtfLLJWiYas+JOS3jEIiJNNPEOKBQJLSayYyCQmZ0icSAk5vlOkjyOf+W0bTZTH50AxR2TVy85by",
-	"qZq1hoNer2lea67qOZlSkOx3um6wGNuVx4rohGSxag0HJ54e2BxXXw+bH17fawLqixlL5pQ3QrV7dwdn",
-	"JmfJ6Fk0MCc2fh4+i57Sk8kxORoPwsYz+4mOZ0JcNU4rG+c/72Bqi9nVqE8G46PwODqhTyfPyPPxi7AX",
-	"9elg0jC1z7pXmQguqQX36Aei6IIs9a9QcEU5HipJkpiFRM/y8J9Sz/yP0vj/ltJJa9j6X4cFRj80b+Xh",
-	"a40pzFDVlQchSVNG0xHikgDaC6Zm4J5iMxl0QKQQXNMU8ZH9dAgEIrHgUqWUzCFJxTWLaAoTwmIanRr0",
-	"oHeyRFJ+PrAY78CcQtOU7eeHBW7EaX9HIvtkh03Jj0J/GRkAvSYxi0b4hdfCJbSGLUefxiJaalzOhQL8",
-	"EP7PxYf39rgthtZ/j04mfTqIjsLj8Ql5+uLZ89Zn70uP4FJTk8bxoR2U523OgYASV5TDgmh0IiWNHOn7",
-	"9PEttAN8O2J8hFc86NzdEbwUfBKzUN0/VJ6BVERRCO2IQwi4UKMkS8MZkTQKoK1p4FBTPJWl/MMkAH1J",
-	"JRCQDsWoGVF2T32eN+14utEk45HeoyQV05RKGXgQkDilJFqOrgWLaBR4Pg8YpzGbsnFMRzgh/VmUmeXS",
-	"EeVRIhhX+mlMxjQeTUQ6J2o0Z3KuKZOeJuAbiESY6Vn5nMgrGsFEpPrYCBdqpi8NNtRTNkdpGukjHots",
-	"OtPczakd5Hv8NADCI5+bR5/S2Kwf2wpOgSmYEanXGtGYXdN0WVmtntec8IzEPk+p+0Rvlt0E+C2jmdks",
-	"lZLwiqYjMRm5rS3W9USCfQ8h4Rp6x9TnEY2pMq1ZROeJUJSHy9EVXY5CEcdMMsEDaOvJXtGlz/U6Mw3I",
-	"ghtOx+0sIDYiELHJhKb6UPVFaeqX8VEmqZ6YXpG51NgY+7uiuDipWBxDmnHNVQLR3A70e2AZPIuyPAiQ",
-	"GTpAbijodH3+mqSxZsQkTa9pKiEUWRwB4XJB0+pUHB4fxUKq4BQIhGI+Z0rRyLFvT6SeofnMgOcCUhqK",
-	"VDNOOGWmNK8nRZaGVB8zpDSJyZJGHkhhwFpjNdPY57HgU5wcV12f39lt/16kYxZFlN8S38psMmEho1yN",
-	"ZCgSWsK6eCYioSn2ApxSzV3OKCxSpujQgZkE13ArFi7o8gU2GbZqXd0Bng5W15TTy8roll4uUsGno7mI",
-	"aHB3OPgNVzTlJDazvH/2gNnxcv5AkgnVkgDeFXfFKEiNfUo3QV+5jmfolcbibJrZ0zZCi8zCGYosjv/Q",
-	"+N19qBF8heOovby77Xwv1PdaZnmAndRrmOixAmjPmZSMTz2wmBL3yZICEoYi4+qJNNtnKUvGyTVhMRnH",
-	"dwlN52QZCxJdCvGWpFP6ALuQmBFHSohRrMcMhkac1gwQvQkRFfThHfsO2s/xP00pzz9cXMLhWNNUKodA",
-	"eIE9tDR1czAnNwe6i4PxUlF5l0zPOVlqBPIxZ/sfAFBGiRl0NKdqJiLNakeRFiPNYzCPPb1xfJeLeHe7",
-	"cUHTaxbSTwU0PqCIUr4DawQVr4Q0yp+bq+SYwBFyN6NJFscBtA1w4TWTh2FKiaJDUEJoDmkJro00ug8N",
-	"jXqb7bjyVLOXM81OaCbGtI46Q3sqhsWo8BOO26idSemT7UeSq2o+e19ymJdCvCN8aZ/KW9H5VDPCqD2g",
-	"UZnCu+1zOrrTyo707S48jIAVlCfp8I1R3znVWhmd5MznNBVZ4vN2cHOgezjAHg7wadDR3BedJ2qZgwQK",
-	"Xk+kQ+DIuWnq34WfCFM+bwSDUwh+PsiVkQeojQx03wt9t9cqGn1eaYb/okhQ786qUAMgKUUWUfPYFLl9",
-	"kmn8oVCWiUo8qZgAgWLBmjq53fFgcHMDjIdxFtGo63Ofn8VSQHWHPcRGIlM4/8qE/ncAFhhLV8xoDHxe",
-	"mhATXEKbC7Opnsb4Gb/iYsE9oDeJxsT6Rqf0Wlyh3EA7RteGpxnGzIhaUaTFHc2GG6HaSM6ab9ZbAFoO",
-	"lFYYUzM6X2Gfv+RWVg9na/Oqsr3WRUUVvlM3RYuVrqy+e8du9NdfhmY+4cGKlP2+E/lcr7vB06uIERTG",
-	"lKQ0tQc7NwwCOLh5IPRiubmRWyauJ9BCanni+oHRzVioNTyueWRh+g5Zu088SUVIpdT07zVXTC1vtflu",
-	"cRNG4yqGPzO3q4s2IGueQBbJa5mP6x89zHH8rVCfOQ2QpHOCeCWOl2APZQhBZWnmNNyJ2UfIZPg8MD81",
-	"HsG/EK9VVIeRoEZ55/Q8eth6b0oITwv3Pg+sNMXJXLMOyFDEQqKlzHag0RKOhYQAdTrSfOQB7U41BZCG",
-	"GXtJ1FSkufrQzXHFahSxCJYigzklHIq2VDf+/4KO0XeZCds2OZfFpMwoslco0EVCIxdIs5gWghwXI00F",
-	"JCrOuBjhZdTba4fKO8u5MstMGrbNMXkp/ScNFar4YnZdMFqaQBlsjVyuU/IRCVN2rUnEOn7QrYlea45a",
-	"LXOp3ecBUpTX+oVTcsuSJcAQtODulCo5cGM39mqsWiPOIBFSkRgs/epCYLSP5Vtm4CJAViNd4qvg00XQ",
-	"hf+bCUUl8gLI0xa6TwnhjIZXrltjMywzsxBpAOWgNCBiB/oENA8DJGZXFNrHg0EJTCxc57IH/n4iISFq",
-	"1hkCgU8X5anr3+cXVrWrSS5NU6ZEuvQ56rPamhkIiYZwqUSKdsQENYuSdjzb3e8swc5OIGJTpqTu6Jc3",
-	"5/9+DO2gPzg6Pjl4+uz5i6Djc6s7TFI6YZppgUz3rJel52q3WA8s9V0xG8k0n2/aTdiNYQ3mRME8kwpm",
-	"5Jr6nClof3x99urdaw98d4i0tpGKXFG/1TGgk6SagVLMWHdCi4kLc9F7uoC/i/Sq5ZUtfE+Npc397K/Y",
-	"jTw03RNe6+2Mk3iJyA5e8ynjVMJbFVX77jdYD3V3CEsNtuiLD3DUf/r0oA8kTmbkYID7polVMe6nC71U",
-	"ohRNdZv//MfZwS/k4Pdf/xh8/rdWw2iaQYmrUycR+f/tr24o5tU5D06OG3oxprnK+iMCb8U1jUlId1l1",
-	"MhO81sW/92HQH8DJyQn0+r1etZfjpk5SKhka7El1SRMSS5p/PxYipoQjkdOXoAYGf18FgJWBpEopVf1q",
-	"y6OTHnzPJmoGZ9eUZ03L3gJJpttBtduLjCkKR0f1HWjex99ZUm3e7/X7z2tnuG0mn8sG1n/kq/Valn/Q",
-	"gxSA+mveXow11dDTsBfyDU8yw+VEEZriSXxeuob2XDbjXY0eSU7nJeWRBKaGBapDxBHYEY34xQUYNV6b",
-	"cJ9bmcVSZCbheDCoswWdvdD7I0J5RCiPCOXBEIrXujmYigP70HFsBZr5GyobjRClJ1u9maTg8DaJMqVu",
-	"rSnWKVZXj3muJbqp6Z4pOt/aeXmG70xj3Y/tmaQpWTrwyRp4UadOjbT4uiCpUSa1S/O0nHco0pSGRnGj",
-	"hOE0DUvtLEcoHhXtUEdPeTbX5+JGaXktO0guav66/Uxx6tXN8/LNL+1ZE71AF7LVo9M7iaaZM6Qihg1s",
-	"DVsRUfRAsTltrcN3W08ER3xpPtWNjM54n3FY9CXua16r5EewbbJvS5+6lvJTGjf5ZNKUWtVi7m1hHRmc",
-	"Z6hx15OepqxapD1/9X23aYJz1D1sntk7/c0myLWTQIBdzFhMQcsX+tIgNU3IEl+hYYDySP+wJpUgP/2g",
-	"DKRFhy2vAJDtAIp+Y7gkrwDW4tir55FD0VpgfZlDWYMfkf7gicRVShgvwYwHXCxOC/tHFBhxR5rjcU4m",
-	"HhjHGBqBZDxEGY0L9KWtXg6jsG3yadUEe2n1lA3vzDaveekm1/xaCWVIYYPHYXmzzXf5PIpByyN4bglr",
-	"N/ktM45m1YVHRJGdMa/BLA24tnD+bHCqxufuwugv0Wf0FHgWx8Y/hkJMpHmsj0a/MPTCOCRuhkVcQWUK",
-	"a7cg9+O8BSv9gZd0NGhQQMg8BXpDQhUvgcBLvACIXz6WHHZEpiouNf9Bl8EqBFpBuwELoRbIqZw8kDSm",
-	"oZJGFYiDO9VXdwcuLMykEttP+qX5zGxUQcW/W25r+Cr/8LPXmqRifrYXx5APKHD5W5t9MJ/lzRKShjTe",
-	"1uocv8ob2e1bt/X2ZILuLrxnVQm5bSIXtc8RK9xqx2qXorzz5T7zHWq6Iy9LmsYmHZ7diCcStARoncWU",
-	"AAIhiWMDkAYLbQTvkjx0ftHMdES0mRhUZ2D8bvTXnhEumYIpuUZ/warg1e/3B/1e01hXjDd4TwclnW1J",
-	"CwYbFbYdD4KqQT8lioK1IXroWoxKQiFAxpp8GQNyTBRNDWNpdi/QorZdHbrR5HutdzhXzCcklVWe0826",
-	"5bVKE2miDSXGxHLQW/bbflaTZ88v0Kw6hMvCfKBprQFrzZSU5gFjqhbU2oANFtPslLDG0S60zTF1WttQ",
-	"vgMme3zFIhqhGrGyvQAlh+uNuL9ZH3Fr1cM+eoXb6Ae26gCq5GcbanlT/bqkQ9hdVbCnOmCD+L+HvH97",
-	"kX5X2f1hVX8GdpF3uR3kfum5316uKvxU9+IuqyzaZ6S4b0zrk549Uvu7X+dD6/udz2D91paZtT0ZwqBE",
-	"Y40lvKI2DQyhNW4quQ404zGVsuzkzyz1uDeOsKx+RHr7V2ERvxS2mfyIp9DE6pjzcUELzhpYmBnxyIZQ",
-	"gQF9lMgs4MbQ1PN5GSj0qznV8hpX0DYDoLpdpBFNJfITCY2AxpIuZjSlnS68mScxoxGMlz4vYKYLH3i8",
-	"zJkSe9b2/OfkilamLxECBYYbRKeA0QSlxTEJCWEYqJBJCu1wRtIpjYCosv3viYQJS6UCGRLuGWcjn7MJ",
-	"ZFwzRNYsuIrEv1Avc8F+pzu1ww8fWGxw57EVfowzlt7oXIlUliSXIkvlUDOv+ql0Xl/U5yJlU8ZJ/ERW",
-	"0IsSGFBRQ0B5oIVZDCIh/dNeZ5+3SY54aDSaChHJoOMwUu6xrCEbf85Pc+nVAoGXM3Yi9XlN1DGBOsWE",
-	"HXTqZad0QtOURt3anKsXpII152RpNFdjCsKEm3ThLPeZA2aMT71jdM1wfujemmipiqLouPeiHnzloVVM",
-	"74zPzZk1mLUMjO8crllmW47Xi4q7SJ3FmOcpE6nhHv7MougaantpAqtuyYSvI4earHmgZRGRwvc0en1j",
-	"/C5iqhlp42txigBVwFLhjMqz+djgN5HObcid4DniWxF4VgnoFibzS8kURqMxPn2PE90mp7mv7bpOQSYk",
-	"tM4zEZEzasgBm3KRaqHUbJJ5iL4pB3q/opr4/MuLFy/Ozvo9dEd5+uz58Sp878MJ15a0nj2zAc63A5jK",
-	"NpXVDh80wQW5lIquGFBPmsQsrsXXqBJDXtFMlgge+mTJyngFJ9ot62vzh4VwnrPJ23BHwRQPNrPEXw5+",
-	"WZNl5MfLy/MLE52LnlXWoUoKIGFIEyVhppTJmFBsu34kh4eHJfP1oT5deai3IqqbQY+fbwMjPbV8xxuB",
-	"qOBk6zppfAERDWNiHMFPa44KGjdEVCrGTZCXFdNs4GZBpS3Na2DfjV+qfH2TxITn9tSt0ObaXeKLFdai",
-	"itjQCQ23XPN2FbWUnImF1FwF4xCLhW1QVhdZbjRikra8lnPTlC2vNWUT1XIcjmMWNMyas/Ra6BGi97w4",
-	"3mpvq2jQwfZOsqATLvQNrcB7v7cN4LngVsJYfsgvf35v7Zpa3j3uaz4EGRMeCb7dnlY5c7dXGyD6NgaM",
-	"BpiHdmCfBs2eQaeF9w/yQJ3ilvj8Vtekydvn8aLcyUVpUJn8K9+WqqOLIwWlO6Rxy6o9dB3T8FIoJThc",
-	"HsgZS1UD27CFDZzJS5KyyaRg44q+n/Z7L7r93qoj0Eov5ha9LLTFt3cu+y0jeQxF3sugmhlnW24cr3VN",
-	"4oy+pGvN9/jeGX8XmOQqZpxCm8QxBG4OAWScKdlBX+1Q91ZhHQYneiK5Jwnj6ilyoBtSLnmtBWXTmfrw",
-	"e/O8zNv9JiYyHtLqzJ7qv8M4k+yavnPTMbxh4fgiMmOFaZiv4dJXbdql+ZZOqrLdpRVuohQ5YthTu1lq",
-	"H6xzG2VKOrfRsqfoKi/0eKseb9W3f6saKYpjUV+V1d9115F4iXZSqbdEUgg0wzQnikaO9r5y3tICTcQ2",
-	"Hx0qDSOiaBc+cBuK7RnVYDijJMHbmIUz7BzIXGDklR4BOa6Cb5NAYrQ4c8Hp0Ci3mgKabIhJQ0BTF85w",
-	"JvnURESW0P50+bIz3EVZNugNnh70jg7wPlZ8AptukduWM6XoPGlwWyLmxX5OhiRTYk4UC0vdrsJw/hXY",
-	"QZ5Iq0yBdh+UgJPOKZAxRh5PMHjM5B1yn0ObWMO+SW2lDwll1E7JMbB0o2izu8VPM6JgoQfBrCuIYBf6",
-	"2YwkCeUSPalM4Bz4LRO+F1K9a9ZbgEZwPHgBl0LAO8KXPv+YB66vLBGO9J09AaIAD6rfP+j1L/uD4eBk",
-	"2Ov94rf0WvzW//zXf5/WVit9TlKKOla9aEYjv1UxBpR9NFGv8E5WTsyhndWNceHbr29Cmq47LWOVwBwZ",
-	"0CYK5kLqNfQ8CDOlT8uESX+6/P7geZ7P0+3UE8xKZGLExyJanvrcHqyTbVKKWRC4KD4UKdI9VJbrdxgy",
-	"b5a8JZthsaSLNR6eP15enjsHx/VzzcEPMw2phUivjLeIbIKwGhIs35zymTTxEO4aXmTzObHeCTW6jh+s",
-	"83Dc6FW5yXNyb9fI3COymNFGj8g1Pk554joxsX6/xzc3ePVObm7y/V/lb1bwZXPXhgYoc7NTCnkzTx9l",
-	"I0butrzdBEE7shXiGnw0K3Gkq/N7TcJZo4eXmdtKMGspwNW6w6P9pimzyc5rqDigNS2h0THsHdFbRg9S",
-	"SiL0M9ITkcr8GaZCSrimqUQfowpNqlCsRv+aZij5MZsTng+XmxZSmszSVeW504hgwOWYapKwEAdWei6F",
-	"DYXGnXplEjbyvD6JV0IdSJoQDVMRxqc6jIENPKRN9YBwPKIaoa5MthTebrnhJg0Fxk43gJDxlE/FOKZz",
-	"O4F6/PXOsIBB76gMeqOHawKHUqxz831Dsgu6mRwiFDdETnuWYzI2Hw42XHqsWZxTEHw1ONhlRwlM5PWE",
-	"xcqkNP7h9SUcGnW0V+LDZkwqkS5hJuJIGkKR78DK3tbX+IUG9Ma4hg98XXZHL8+6aWGpCP7n1WSN5ss8",
-	"yWNjfsfGQIh0fYLokhPhE4lZVvKg9GBtX6UMeU39YVI7ww5Xs/N5FiBWEuB1t7sfmptaD+YpUZdrm5Ci",
-	"AST5NY31lHJChUmojZ1LNlCWhP3NIK+qXHrdb/Sc3T/yxgUANOsGjNDVdEwumaNEbkiDfp5lyPm2MFXa",
-	"y2J36rE+9FqNjsLBuE96kxf0efQsfDo+IceTIzpoxMqqUd8brBrZNI2qWdkqj1xa1Nqjgsb5vNH7l4D+",
-	"7LQE9hXfDsxnZFAtgoiNUQtAkqX0+WKG6T4xeqBbhOVgbiAM5SmCC9ZG9WDcz1yk9NTngT7B3PkI25WS",
-	"nHazRB+/7l9/N6xqZ438Ust7aq62/eFz841UhEck1lhScNop71kOyZWdpDchTUzaGJ8Xjw1sjJQYScoj",
-	"mto8ZvYCdBXSiBVHiwbz6Q4BSsroh0tXqBqkhKC/9v7eQbwM9vMRM6Fuj5q5j6iX8gRWZegKankoXLIy",
-	"Rws+dlI7OA7m4kiOS9aiiLsCksosmzb6zYqVvc6jXlFpJWQJkkzoKVzRxNzAZxCRpYSkSJXpWYs6j3Ks",
-	"WuXT0GfwoN/rDY4O8Prurzp9W+UsVnF8Nc2z9ZAhyoNQszYciLIqKWhbgxEESTQJOkPzvwdBgqG1BI5v",
-	"nvqczcmUGhXDEUQJ8+B5f3DTH/SfQ8JuaCxNDMTvSRxA+5fzt/DmDW6P/Vx3giL5nMQglQivOl2fX1bw",
-	"M0dPSqaAE8WuabysIWlMd4y+jYaZ6dp52h8Gzboc1F2ciT4DweOl0QZY1OTCJ6OJJtgoeP6exFUzn3nZ",
-	"vO3Or3HNpj8xZRVK+3p88xT3Vf9vk6iiAGH5ML01Ni6Vm6wy5rXPsZ8Jxt9NWEghSTH/rXTZhSoJuPHY",
-	"zGrbqD1cMEmhMUOOzfMU5G6aQae6N8c3T1tey0yjujHmzcrGvFsb9YN3wTKkJi2ayRhtbqnVkhh+pGxY",
-	"1LRET4Fd08bIlw+Fr2hNjrlRKcndald5MsmmnKgspS8FnzC9dXX2bE1OgybPuIor6n42muo8oR3YvnY1",
-	"5t/nyqq6crfVmH3Wudquej2KTEHE5pRLE3Sv+RlmqKIzLVg2h4QqI7F9uLqOGT5/U5368V5WBWevGVSs",
-	"Nas2Bg3jGsnWBuv37mm0sgEmH+1ocLvRjrcPx6KVtT2/l6XViPNG42bZE3tPu+a5C8vYz6QJzfDp850A",
-	"tMHr5RFE/8IgWsV+FuV99lqYye7PGm70rYT9PIbt3HvYzmMYzWMYzTcSRnOHQSoWOxsjX0MCpc0GtMtK",
-	"tkxT0iaLI9y333TPNmUP8hMSIhZ5QEk4KyCusLndmcUMLY4766s+EtVgaKlRPdNlE1f20QZs75L54WJN",
-	"6gfzse7p5UogxYv+wNvFcSDM0pTycMWT61VrbbQrTc9TfQubbUn1WcG/QxITpafyPTWPKuqZF4PeThMt",
-	"3IDIUtY9xjZ9XvIaagZEdNUp665N0SZMZCZScD1Jzzhs06hw1NYX37RvGycfxn3+6fIlqh3yFD4LSq8i",
-	"RC4FdiAwoRFNSQwzEbOILDtdOIsXqNtKaVHNadUrqPd0F6+gaUZSwhWlUWOuLpRsy2vOv5frPK5W5lee",
-	"3drEhPWzr3OeO5x8KfivMbjvzqP51mbQcDNZHaLhNjasvfEGle5gHcobEQcm6foaGQ6ayMAFuaZRiag0",
-	"5wLZlO5jU3qPu9Cz53k/tubRI1E6ehE+Hz8jTycn9Dgq29m+NE2dywmyPgfIFyT92JTlY1Mej3V5O3bP",
-	"Z1dW/t8iZUcZeu7AhFQBxq9iQ7pYxTy1UrMJpREoW9c5V0h2wTkcIheK1etsIEgtOhfaweufzz++vrgw",
-	"WYHpTYKsLEYb2SqyKOU0B5DQUHAxX5pUhDwiKRZ1MH20vJa4pinXgnpVC136dgVmqr5U6zNh5Yy8YfcI",
-	"stkus9GuObDWcELfAoVoBBcrNzRtWy5TtFE66HStmZrxqS1ZYFyg46WWa9Gdxhax+oNFn40oxq1Xjwbe",
-	"1S0ek5jwkJ4lKICvYef0FBPGp2C/hjClEVNATCvNI1XkzG5rJ5o+XlfTO09jWTW+l8pr6WW1KyXhqj7G",
-	"kvFpTO3XNS+2fVOlfjE/vgsHjtqIs7nGk+t46hWuAeaMZxIajvAUetZVoaIQyLhicYXjK5QdaAVsl1Qk",
-	"nR1P8Rbk+A7kjZ2kmn30c7n74rt1+d1+mhllg4PyvMy15YVtvnbrN9Pof7UivzS4AO+t6GtiY/arjL6H",
-	"jrCNPKUxkGZqLDJXY0R2uvBG1dRsQ58HDeDpXF/rQB+AVGQJvXWA6nMHqV4Rc56kNnOe1eidmkph6Hhk",
-	"p55X+7Kf/FmS76z3OCx5FKZ0JjBJYNW9wAPj2lQ4Gu5im5dVA3YBu0Kj9VwxtSYgYR9mdz+N6L7K0HVS",
-	"5Q5oIV/kPhhrvc71skyhbLWl0n1x+u9cET4nEQVXMdgqujvdPwVD47WMT0BNIkpY42B5RMbGMezO2PiN",
-	"W6gfTZv360QnJS42yDnWJ6+JxzhvBvxG/8kKy7WzJHJZbtYQZl6XTLblrbnFjC92OiSbZag4I+sCuc8F",
-	"Ma6hu7fYUZ4sZlLOm76bLmaFpfoi/UwTo1zR2ti7UwZJb3ta4RLp3SQc3IVg7OSMbzIdeQ2RNKT6t16/",
-	"bZdXwSsYtYxHNIUFQT/i3CW44qrMJCg6T0RKUhYvfV4Kxzmtcn3MuSVG2FvZd7pwmbZu0Ta/L1qcrPN0",
-	"zSFupxT15noV/bXcfWt007LXeaNh4U6UanUN8V6N10ShXGgGzwNOF1QqK57kYYr9Xq+zs6VnBf2uJnqq",
-	"EjqVXo2OJ89JPxyMX0RH9HhyQp6On4XPoxf0iytUuCyt0SbXUWQfLM2CiYhjsZD2nq04lbvPrBRsf8rO",
-	"DhdwV+K9QhdWKdRKz3uTjk2FMopNKyP92ixKhMEC1ToS0oRX7BrvAL+6a/dVdI7Vo9JgbRGMtVuj3oeO",
-	"VEq4ZHpXGC/9EJkaTUQ6sq4py1pYaI4J8aOEhVdZkufwKSITLL7KUiTimljG8SYUld/NlX13Kc5rtaxe",
-	"/wR///DxPzzAqlabErMXjV7RhKRYwBpdBGBCQhav4Z9FiOR8LyR4q5u0rnqRW0FlKk3H/Qlh+i6T/dV9",
-	"4beikFKOv01J/e4jQ59kU66ZWxqmtEFt+mY+z5Qh3IQvbeoPpNomSslIX02OFk0H3JjO7y6HaLKo1WM5",
-	"V25II6zbpAsubnaKSBCLIHBorOWQEDXbO1C2qkw1bGw39+zbhs5wyM31B5rKlTUU54pqqzemp5EzU2Cp",
-	"8U3RwfWW/Z1xir9SHM9vQT6uNApx89HJ5Y9w9rfXfmvXGMlNG2Pvu2O31ib5eCumO1OteuKQBurlEles",
-	"i192KTHmJKJeOVUGj2zui+Y8HvXsInLH9CLSjiQm4BjDk5UsG6hwSRmVXimhiOygjyDFMAD0VkatIL1R",
-	"1JYE1tsSZTHt3pWqG8d90xx0he8umyOvVtnTKL4e9cb9cFBjTXuTPmkaWXMMdmfPVKP/By8kulIqlt8y",
-	"mlF3ciA49dBVs/RtfiCC045Ge1FWpNhAvSzXHOqCxbHGQ/q0unV3lR0Iai4j7ZarotRFqYB349Y38Zy1",
-	"RsXJlc+pxGvmt6LKbZau4A5X+A7YzjpS+Crsp53ERWkPG1D2LeIjq0zKXTElmzMN/7pPuoH6LV3MrkZ9",
-	"MhgfhcfRCX06eUaej1+EvahPB5MvFSItK7JPguDdha1KbmCvlvrL7WsZ1neEg7sD8Qp0/VnA/CemZgUj",
-	"+mcF+D8nPG/h4y9mWP+Lx0tg3JlWbEIh+A9KE2AmYZXmF5dQBBxXOdTFTNJwNBg/m/TCfvSCPifH46Pw",
-	"aXRCjydHZDDuh701Ch573+7xDtX3YBXo0KwTZilTywu9fdZrg5KUpmdZE/seyOtwpHmekUmBoH/qnRkF",
-	"VqWEcRbw9BitoSRU1KTBwtNBCMLOiw3RWKb1Wc+E8YlwCYhJiEdmfNoQjWqegXFFGKeptLtR4KgpU7Ns",
-	"jCgKPz6I6LVFU3W4L/xNHKshOAjNqf2fiw/vkXH78fLyfAjzLFbswKlw0WccC8sueThLBReZrW7qc4fd",
-	"XX1TCe1rwSLZ8XLjnbTxL1Y14TkNm+7RFoO/LkkmPtfzIDx/ORbiyjNZ5wyagDJLYXvXx02jMqz63OeG",
-	"j3axdWY9EgJ9viJlv+N4Q/gOzwX8rNc7CjGsF/9Ep1wb5isVSRWGGRdA4POFSK8k3qE89Xw7d8giPBqL",
-	"Gw+4UDM0J+eGdMxZUQAP46D/wvY2jlwtBP40oTeTLNZXVYpYQ3dlYTYTnFsZ4bVkNTCjJKJpF16vzSEG",
-	"MyKB+BxBACNGgj9MJUP02vCg2+1+DqBtkAwE6OEfdE4h0F+hn9SaFFd6oh/zwoNyaPdynIVXVFWyDBiR",
-	"Ru+ffpinb5mmIktOTWxCnjTH56Y0BlPSfICG+psDLVUf4EgH+DiAdpBSEskA+r3eoYRxlrqMfIEB6QAG",
-	"vUPpc/PmRL8YZ0tsUPreg8DC9uoLC6Mjgyob+nMfoNOhHRBK7y1I5+/7tffWCSuAfqnjIqlKc78de94+",
-	"J5maUa701UKvDZc5cAIEig2jUbG9HgxuboDxMM4iGnkmINXnGqyIom9xf/FfY+exc9IgXf7iI9Uoy1iD",
-	"TPLV1LlgxnSiOsZPpdpCUt1nxtmNzzUZLzxRDMRoSNNXwaS16WD0EKY8dO9NxIrEZJOBXt3Iri7PJvqR",
-	"qnR5cDZRNNUQTUPBI+lBKkxl5izxtOQbUyIV9DsIwCU/7WGxS7Ic+A9SzKm55NZoYH0FbZ5Un1ee/sGi",
-	"z4cGojwwb1zWJfc7jxN0DywYuJ+5UcImO1+p6utzxvMQMI3GrugSb2ooEudXSIscH8rmNrB/UTUTER4R",
-	"WvIE1zSU+jwhamYwcS1jSBc+0oQSxJBFLHMe9ijJnOIMXJf4QE/N5230Vk9pBERCSLjgLCQxEqRO7uRR",
-	"DkVD+CySZS6VcZrCP/SIPsdUZ4j3IMiPT0NYEpMljYageb7gFIitDaCla0R8GID2wufl3Rxd0eUoFHHM",
-	"NFJDkuDWZ8rMMhOwLXGBUmnZnHFIUjFF6rUgTEmfZ4ne9H4PLNDhnJmyRdFTnBp6Coq0gOPeC1iZCuOj",
-	"TNLA56iHWXZsLGd5UwzV0Ec0BKJhHfIiru3jmxtPo/9O9WCMxzBGdqbM0ZgK2rUFiVSeyYwpk77MoV/L",
-	"uh2Y3GWnECBqGv4cAMMgVIkRqCQa/mxNtTELqQ1vs8zOWULCGT0YdHsrXM5isegSfN0V6fTQtpWHb9+8",
-	"fP3+4jW20Vw3U3HBNknH7pydv2l5rWuXY6h13TeeVJSThLWGraNur3tk0mvPkA8sbqD+NaXrMvSWWJRK",
-	"XpAncoW0VW2vmjHM9/ZN1Bq2tDx3lo+KfgxkTjUT2Rr+o5nvLz45tMLVZ2/rl4huW59/LXLA4hoHvV6p",
-	"BIbJypTElic7/Kc0cpNhAvYJFUAxFZncuvsjJoQRE5AEM+G4pXf10Ryb2TQNks/68DuSR+pgk/72Jp+Q",
-	"Imrej0am0dH2Rt+LdMyiiKLsdzwY7DJMkoqQSqn5otcmuTe2fbG97aUQ7whfupAF3e5kl914wxVNOYlt",
-	"BCaq62yyXISt+j5rOYRMJWbizZ/96rVWOSmsvkGwmkj9nttXw6KHz14rEbJJ6lQiNSyquzUaBWLJaRM4",
-	"rn9a6RL9KUsuPpqTRZ7Feev/hIi+TvVs1C9yxk2Eo9e3DoLrqYJBTdWbWanb3MoTR34nouWdXZnG2tCf",
-	"qzKxnuDnlWvbv5dr23Rl0SOzDER/9qva2+G6vRR8EjOjhjru7zDEOVnGgkSXQrzV0tw3ixP0aZdvo+MJ",
-	"SyRtLxRRlXSacYVhCUrI4rNXIrWHRopCfV8jCnk5o+GVdEI+GaPDARLY8n2vGAzdctqfLs4vQKplbNjF",
-	"Txc+zwfuGLQgOHXV5VEODWeETzHNus0k3IQc0Ki6vF/kUEsY8KBIwY5dth2vww1lLY5mRrNY/dkxxF/8",
-	"wutWg532/gei6MJoqk922Ubr4/6p8OasoRdzL1wGdHchSwjnVsjFYojdkYsVnNdy8d+Z9/sx714u2rLU",
-	"pC2QwMWimae3I3zbHD0uYjsrb3f7kYW/JxZ+nMOSuzruyW0Z91xJv55xP7OFVE3JGa/X6xWqfZs4Bkv9",
-	"x0sg0KD/sgVKbOoh1IaIBV9RWTkdNWaeRmU5Da9o5Bnzg1FHYUhaZC6h8RCzXmA+x2YmL7Ys1Xwy0a65",
-	"11g7MCUDAnS/kqjUwK91c1PDppQjWnb7z7pFIQJMCRB0bDq+XKsvtWATdeFDnqeUFgsZ01DMKSrYi5hj",
-	"51PvUp/aeN2gA05rpx88kSazl+fy2MfsiuKizb6eGk2X0RbpiQx6g0LnZhbu3Oj1aF0own/dtIJy2m/C",
-	"IwwrrKUDZxKorVUteEg7zhMlP6nGxOCoQsqrmNjCFEYL9hzese+gHdwczMnNgX5/gGVzgs5paeoWr2JQ",
-	"Dmp8pTILLnTiaW5csJaAdv9Qek4N3unCWR7tTBQsMAmSIle0Enfg8zEJr2IxhYRIZSvqZBzTUZ30jopI",
-	"hBE68IwmWRwHwwYA0AuuZrHN39WPBakiWmH12Ke2hpUBmzyrGoHzV9+vl0cRJd+rNIoj7CWLDu6W4DQS",
-	"m0p1z1Jy+gLQTbbq4g46+HxgsjTYibWcY150u62PYu43zvWai4MAOM402uPLPImiCTBcR7urqLA1fH70",
-	"/PnT3vM1ZL1gBNYywiXKXmKE0fq0lhv+wCsUE7MNbmBvf6DKYaH9eNvvbIKK++dZ18mqhsr92fVXx9tb",
-	"vBfqe02uvipz+gNVrlLI/fCmdQi2HGY3iSZrgdkWgcpTdNq09JOCcGDVT1PpxDBaRKISKK81pIRJU3/q",
-	"c+MWi19LZJXcvTaWXBqBZMgdkZSCvMJUrF24UCklc9QuV2oYSZ/rW6ooN3VrTIwDibrIxNmaSHlApUnX",
-	"iOzuJpbr1OdoMmyuqGQj3Sz/5yojAeE2EbspoNQO7M5iWoOJSH3+y/nbUzh//0M5GywXCuYUnVmaOBSH",
-	"GDApgzx/9f1DYQgLDwWCyL0Dx4yTpiJizejBrA0ZMH1B7pKzcfdn1TlLzGl9jzVMLGFJ84PJgQJTUqkU",
-	"XfgITOjCWZY1mjbWb9yvksvDupnZrw/xU/PlZ69V9iPa3tKV0sJ1/ZVQ6t7M1dfCwa/EgmuOrSJGlCo4",
-	"WdxmLuMDoujfk3h/FF3DU00VQjSCakDgPoZI2KItEtGvxXyuYostPGLC1M0kn+So2WyS85pA1Nj5Yuzf",
-	"iNV9vitah12xupj4vI7PUYq07xGrSWBcCQgKChp8GXr/5fztQ6F3C0tfjN7dqf9y/tarUvzKyT/i/kfc",
-	"/43jfo0IK/hfPzBo8YHIQPFukyeV03gWTuMVzG6QtflTTIrifjJwKlOrBuuY+5zYAl8EFJvTDYaZi3x2",
-	"t0Zh3jfmnFXOfLPRmqOazuWvJzN/q8Ygsno493eli5CndYwcV3l94T2NqdXaAy5XBtjlNl/e19e3urR7",
-	"30RvVUUWL23Qs1knk1jXuQtnNl1BJRE9L5V+Rv/iphJ27cD8MbSVnK0/SlAqKx2gcoIU9TLMWIbjW0LM",
-	"cDux/jOTHqTE5qAnHOeAbvKYRspUfdYr+S0zGUms860tP1kgkS1lTzfnnbhXFFZURd2Iv8wpPRqj7wn/",
-	"5OF4DuXYB7fFOC4IwiAcwwyvRTg53d4X2ezKHRjZ5mshmAobhDjGxMdr2bOSsdyk7Wq4znk8/X5cQZ5J",
-	"58/BgnwzbMe36xXewDvYu3dHrEPFGWS9c+cFZquXNjCtCKREW7mxuw2Nowmg6uMUaqkphxDOKEn0XWem",
-	"MKvPFaPpKXDKNDksfSCuaUri2PhyEOvgUvYK8GAxY+iFYPwgpM/L4a/xsgvnIo5XU8ObDMuBuX5B2TRN",
-	"I6PXyZMZYtEtE8o61ggMmirHm0i5evF4dDb4CZmEtT7w1fArdMNY4xY/wOgpU2A9j6PaFjt13BtAwMUo",
-	"MTbskYkaCxznc0UT5flcimqgkQmZNU4dYJu6gDMmgUSR9aQwaVSEMDZUtx8SSGz0IgvClC3EVlS7MvFr",
-	"hUfMSe/I540OHLAaEFjx6XDp8F3EmgnuwrL5k5RSD8oLKwKMse6CDaJCy45c78Dx1lbLvj8HDhzhKzlw",
-	"FFlRt/lw5H5RJQXoX9ZV495VUI++HQ/k22GDkXYnm+NsuY/DhiUq6P24nmq+ZdcUCaYtM0niuKj9V2ON",
-	"McEAvK87rmmi5PL3r6AqrER4n5iqUoh2JxzVu+uxbZnFNbaC1Fanc6yDDd/8V1d1P+KZ+8IzCJXlO22U",
-	"+qU8vbvhG5PjYn+Ms9VDrKgb5HR2LreLU4yVE0tXBfBOoxeZQzD7ydoXRRrjBxFX18ZEOub80Z3sLt3J",
-	"3Lbet2BaOCtsdCcrsokT65sN7eObp8B4OMsrkuoH1vrGNYdgFDUJmdKOVxScGS9Rp+Pzs/M3XTizLdb6",
-	"ZDG5yQPAA07mSNCVRBFON9FMyqePb9cY7/G63cYr6/Y37q4cs8xWPahfVjGsFW0fDfOPhvl9DfO5r1Hu",
-	"avKQaI1Pd0VrDqOhRxCbW0X5oHcEUcKg/bw/uOkP+s8hYTc0lg1IDc7O3wxtagc9D587VUqTE1eCcUlf",
-	"CwO+/+GeMSBu4KHd/rvCfe9/eMR9j7jvm8Z90D5//0PnATHgJifUCga0jqMafzmkp1FizXdUQlvRG+VB",
-	"8J8/nwXwP//13/qvX4Ivxoe/J/HXw4e3ceS8PUd4p76c+tweseIjVvzGseIv528fBisat/X1auUzeSUr",
-	"ZWKVgGvBIiB1b30TVW76Q8OZ4BOWztH8VbaXDk3wdq47motrikmHXP02LzcGVSpiG1tcxKwxrhSd37UN",
-	"SwHqNsTd5nI0lVJJfIo6qrqhtEiH6XNXZ9t1bZJcbkkmNrhVMrGPuFN3pPC6e3W8mV5JH/8ntBHWagA+",
-	"6uL/ldKWGQA1WcY7+xvhbCbnPbTiNkto14H2Wh4yycYxkzMawYeE8rPzNwViDwW/plgtTQlMbduF9wJK",
-	"yZmZ4I2KcduTbtL6Qg13cwmzSvmDPDd+I8ejR0pJeEs1dynffmv4j1/LR3o5M3QDe0c/V7ted6Zzqkjr",
-	"18ppLMk8vuVpeNWkwXsexd/P3r3d7yjcVIuj2ImvfcDttmtq2G6XaHrjVruPtrtilsps6odiYoUiZyPy",
-	"eaNLeEwwwT7WqG+iqW+ZVJdupl/JYzPfhAdy2KxXPrxPA1i5lufmiBG7CY/emvfkrakKKHe3NX90jynA",
-	"vjclc9FlL7zShz1emuwgJSfN3AhsyiXmaavULNV/gMnJLVItMfu83VR01ys8Hd9EARbo7XSLvL2mUtrC",
-	"fX2ae+D5vDwRW64Rk0a58DD001upNoFJs3pF57ZjLaoQ5QoFA8MwWsRUT4oywpgFy6wpXyjNExQHdkKB",
-	"TX3lc2FzaOVVDcw0n2Ae5LlNr+4Sqek9cUtqB/1f/ue//juAT+cXpzDoaR5iMPB5xKZMSTQ9Dp56cNTT",
-	"fx0dg3luFkXgxQ28eZeMPfh0oZv3B/qr/on76nsavb7pnPpGv4TZyxqqa0Ib/y9Whbm17D67zG4lcfGJ",
-	"1TvZiJe13VUrDuteMem8PmON7FGskz531S66tuRwsHJiJouGhIgoYrJDr3eMxSz3qwKd9Rq9fYJoV6f4",
-	"Pj067RhfyV8qr8TczLHk18u66Lr7g+QwhwwHNo5OoleaUd31H2qmJSTymMP6GxYG8Zgxg4KlS/vQxWoJ",
-	"nT0kQtdz7ikV0ZgaJ82VlPeJRGpjvpDNleb1Bxp5IX97alPiI9WGKVVw3DvuwpnP6wSouF65/YJHEBLO",
-	"BZYpNmNGQ2MqcKsVk5FbTiMue4WtClxWY6Zrd8lOhUU5V2vrEFumFou4VRFUc4ihSq9Gx5PnpB8Oxi9q",
-	"hVhbu0QXHjdvf2J9+O1mPOqKvlq6eSWSRvC/9yvrNUuuZ/lFamOmhJpeG/mqYradQho1nMm1SX+7uabL",
-	"D1R9ezfpwfiFb4UCf1tuk7e4VnsakvJA3XVKobNQsWsKbU2ILOLtVIs21i4OvMd64bbqnARbvBMkVu+U",
-	"zRG6P7lpfNOZ1ddV9t0cFlvey0dly32FxpZ3uXSfcvj/8kj3QuESkjgek9DcKqQu+o8//s3Kkt2xiJb/",
-	"6zBL48/rrbY/zYiyKgks2whKaJLrQkyjvLKmSUdpMlNQfk1jkVDP1lBFG6rP9Q+ishSVJKai3g38+O7s",
-	"5cHFj2eDk6eYhseUTP35wMY0HFyyOZWKzBNTQLVr3qdkYYr9maqqcEWXNLIlGVE3U9rnJxKCSune4BRS",
-	"+k8aKozVx861zJhSk9ziqNcD6XOyIMsunBkRfnBzg9SacSy4dwqcqoVIr0wNPOlhTwci0/T75ObGg+Pe",
-	"c2QSjwcvfE7SIoKz3Yc54x6cmP8G7n+YncKJq+2PKl8Sxx0PJRFUpPjcqn8nhMVm//K8JjYRsGG+NzMF",
-	"+SFpqu2hySIVmWJ8mnMJxrej4BOKw8AsGRuZhpUCzI0TsPABAcuN9GROQXAbmIJKlVMTTGYrR0epSCDK",
-	"DE40daN3mezBm+jL5vuJs5u8wqJVtDHpDgoWROqLoXaYTw7Ju0yIcUWnyOeszOjHtbdG7XJXdpjphbuo",
-	"e23dPbkPGJjbRS3188+r+OuVuSIopm0wYJ25pDqR+94Vryqhuk8f31r3hZpQ6D7Rwvinj2910+KOSWgH",
-	"//Bb/9tv/WpTK6IG2ri42JKjFh9i/XTBqVUW58Wlq9hrmzKy0bnE54Ne36Q8w6tWRpA2H4LuvPMFykrL",
-	"dtyrstKO8ZWq2TUwVvoobEH4daFcpa+9kshX4UcfVYbfctm7POGGluItP7QPc1et2L1JB1FNaOR+bdUa",
-	"vsoToBn1oWEXTgGzV5RL3GOm0JDwkMax5tvelhSHWC4fZ5jrENeo+gpMsJ8UZds1O/4eNy7rL6mB+2qO",
-	"pLifBX9v9vmeAdnbEBVcmoahmFWsib7SKOYbkteUbeAHqu4FHO9VXN+FljxC/d2GBt8S5PcSzLGaRUMN",
-	"UsKnWMcY81wGlGvCpiWjoPShTdtktMRBF4IsjV0qpwp/qHG4z9l8nindz7BUPh/ZSklNYqq5qRChBWEX",
-	"OtJgWD+16jafm6KotgBbXcgGxqWiJGpiDz+hif2ubuHds5aV+X0lO/geSMB6LPy1kcG/Ev9o4O+Bye4K",
-	"/3hYcIFrtfCvCkbRxTc4fnd9Bl5qVVSoMNmody+6/xIs4X2T2nrHom/X1Bfn9Jg4+0/jRFnWxsZiajLl",
-	"3z9PsekWH/7hZvQGw7NUuqEO+v/VkqBJ54+acKffxHXkK0vZdKaALMjSg8WMKGNiU84zudsQmqTSZQ3C",
-	"v/Bur5Fs11q5i03Y0dodxdej3rgfDmqW7t6kT3aydg/uCzes9ZKzh8WklegffVK+XiyRhTfgYvHwNFxR",
-	"c7nX5cPlETqMoVUOAtu2q1sFTmVdo+tGKY2KY78lKY9Af+23gIS614bkW5dU3o/I/eD3CkNEcuT3171d",
-	"X01xSjEkFreZXtMHUJpWTUB/tMaUpDQ9y9SsNfzHrxrmJE2vHbBmadwatg5Jwg6v+wiRdnar1FNgRkfj",
-	"M1kkfLahgZBX9yqKgnULCmXjC1eJ27tSrVcbEGBVt57LIszSvMZTtdBkqX9Xt6PBGOviK8Sk7qxWnmDu",
-	"7bPagy1kDprlmNjLmGc4JvblWCOZojv7uHFG9mZWHSVKiy0zWaUuS1qWjXVESk1saYFmC3UR6lfEzOUt",
-	"MZjt86+f/18AAAD//w==",
+	"7L37chs3lgf8KijuVpncbdEkJfki/fF9iuMk3vVFa8mTTKazbLAbJDFqAgyAFsWkXDXP8v2xDzZP8hXO",
+	"AfrGpkjq5jijqqmJxe7G9eDgXH/n91YsZ3MpmDC6dfR7a8powhT88yM17C2fcQP/Z39JmI4VnxsuReuo",
+	"9YrOaczNkrRHmdKmQ+SYmCkjoyy+YIaYKddEsV8zpg1JFF1oMlZy1m0FLR1P2YzaFs1yzlpHLS4MmzDV",
+	"+vw5KLr9yGaUCy4mq13/OJUp841rkrKxIVyUet+lF80aJvdJ8Cti+IyRtmaxFInuEGrIYsrjaXmWXJNx",
+	"lqaETigXtlc7KK5Y0joyKmObRoEzeJOsDuBNwoThY84UrmuxmMeEplra+TKlpCIjmXCmCdUkUr69aKuh",
+	"aKPs8uJIjFqejA1Tq0M5wwUgRpIF5YaM2Fgqu/xGLbmYkLabUkCUzETCEpLNO9cPYMYFn2Wz1lEvWF2X",
+	"z0FrThWdMeMo8Rtq4mnTIsEDwhPbGbc/zKmZtoKWoDNoMrl2EOyKzuapfXFEzXAweh4fsP64R18mL+Ln",
+	"o2f0cHzA9m0Tq8v1iirFmTqJY5mJxv1zbxCKr9zBIGM6PBjvs0HSj3ujl/TF+Dl7lhzGB6N92jzGTGnZ",
+	"sJ0f5vTXjJG51Nz+AqeSUDJX7JLLTJM5nbAnmkSCXRlsI8qH/mvG1LIYe4xdVHaWXr1lYmKmraNBr9c0",
+	"rjXs5JROGNH8N7ausxS+K/eVsDHNUtM6GhwGtmMkqb7tNiewftB08M6mfD5jzTvnn93BlunpfPg8GSBV",
+	"jV7Ez5Nn7HB8QPdHg7hxz35ko6mUF43Dykb5n3cwtMX0Yting9F+fJAcsmfj5/TF6GXcS/psMG4Y2mfb",
+	"qp5LoZk7ksn31LAFXdq/YikME7CpdD5PeUztKJ/+XduR/17q/98VG7eOWv/2tLh1nuJT/fS15WbYVXXm",
+	"UYxnaQj8LiLtBTdT4n+Fz3TUIVKR6JIp4Jnu1SNCSSIXQhvF6IzMlbzkCVNkTHnKkmNkYXYlS9feT3uO",
+	"K+/hLjQN2b3+tODfMOxvaOJ+2WJR8q2wbyZIoJc05ckQ3ghaMIXWUcvfoSOZLO19I6Qh8CL5r7MP7912",
+	"u1vE/nt4OO6zQbIfH4wO6bOXz1+0Pge33YJze+M19k/aUXncuA+UGHnBBFlQy060Zom/nj99fEvaETwd",
+	"cjGEIx517m4LXkkxTnls7p8qT4g21DASux6PSCSkGc4zFU+pZklE2vaePrK3ssmU+DCOiD2kmlCiPYsx",
+	"U2rcmoYi/7QT2I/GmUjsGs2VnCimdRSQiKaK0WQ5vJQ8YUkUhCLigqV8wkcpG8KA7GtJhtNlQyaSueTC",
+	"2F9TOmLpcCzVjJrhjOuZvT3tMAk8IYmMMzuqUFB9wRIylspuGxXSTO2hgQ/tkHEr8SO7xSOZTaZWAjt2",
+	"nXwHr0aEiiQU+NMnleL84VspGOGGTKm2c01Yyi+ZWlZma8c1oyKjaSgU86/YxXKLQH7NWIaLZRSNL5ga",
+	"yvHQL20xryeauOckpsJS74iFImEpM/g1T9hsLg0T8XJ4wZbDWKYp11yKiLTtYC/YMhR2npklZClQGvMr",
+	"S4AbUZLw8Zgpu6n2oDS1y8Uw08wOzM4IDzV8DO1dMJicNjxNicqElXwJtRIZ6feIE0IdywpIBALbHkhs",
+	"UacbitdUpVbe0ExdMqVJLLM0IVToBVPVoXg+PkylNtExoSSWsxk3hiVexHyi7QjxNSTPBVEslsoKdzBk",
+	"bqw8qmWmYma3mSg2T+mSJQHREsnacjX8OBSpFBMYnDDdUNzZaf9OqhFPEiZuyG91Nh7zmDNhhjqWc1bi",
+	"urAncs4UtEIEY1YCnjKyUNywI09mmvgPN3Lh4l4+g0+OWrWm7oBPR6tzyu/LSu/uvlwoKSbDmUxYdHc8",
+	"+I0wTAma4ijvXzzgrr9cPtB0zKy2AmfFHzFGtOU+pZNgj1wnwPvKcnE+ydxuo2Kls3gKapWXPyx/9y9a",
+	"Bl+ROGoP724530vzndWrHmAl7RzGtq+ItGdcay4mAXGcEtbJXQVOqXmicfnczZIJekl5SkfpXVLTKV2m",
+	"kibnUr6lasIeYBXm2OPQSDlMbZ/REar8VgBiVzGwgj55x78h7RfwH3tTnn44OydPR/ZOZfqIUFFwD6tN",
+	"Xe3N6NWebWJvtDRM36XQc0qXloF8zMX+ByCU4Rw7Hc6YmcrEitpJYtVI/Jngz4FdOLHNQby71Thj6pLH",
+	"7FNBjQ+oopTPwBpFJSgxjfLreJS8EDgE6WY4ztI0Im0kLjhm+mmsGDXsiBgprYS0JP4bjfYZS412mV2/",
+	"+tiKl1MrTlghBr9OOkduV1DEqMgTXtqo7Unplc1bkpuTPge32cxzKd9RsXS/6hvd88oKwmA9YEn5hvfL",
+	"5+2Ix5UV6btVeBgFKyoP0vMbNDF681+ZneTC50TJbB6KdnS1Z1vYgxb24NeoY6UvNpubZU4SoHg90blV",
+	"ykpu9vbvkh8pN6FoJINjEv20lxtM98BiGtm2F/ZsrzWGhqLyGfw/qAT15pyZNyJUMRARrYzNQNqnmeUf",
+	"BnSZpCSTyjGhpJiwvZ386gRkcHVFuIjTLGFJNxShOEm1JNUVDoAbyczA+CsD+o+IOGIsHTG0GISiNCAu",
+	"hSZtIXFRA8vxM3Eh5EIEhF3NLSe2J1qxS3kBegProK0NdjNOOapaSWLVHSuGo1KNmrOVm+0SEKsHaqeM",
+	"mSmbrYjPtzmV1c3Z+HnVIVBromKu36qZ4ouVppxNfstm7Nu3YzOfYGOl4r9tdX2ut93A7lXUCEZGjCqm",
+	"3MbOUEAgnm4eiL04aW7opwnziaySWh64/QFtM45qUcbFnxxN36Fo90nMlYyZ1vb+ey0MN8sbLb6f3Jiz",
+	"tMrhT/B0dcFP5VwoICIFLXy5/tLDbMdfCvOZtwBpNqPAV9J0SdymHJGoMjXcDb9j7icQMkIR4Z+Wj8C/",
+	"gK9VTIeJZGi883Ye2229NSNlYJX7UEROmxJ0ZkUHEChSqcGb5xqwbAn6gosAbDoaXwoI607sDaBRGHtF",
+	"zUSq3Hzox7ji2Up4QpYyIzNGBSm+Zfbj/yfqoL0LB+y+yaUsrnXGQLwChS6RlrkQlaWsUOSEHNpbQIPh",
+	"TMghHEa7vK6rvLFcKnPCJIptXshT7O8sNmDiS/llIWjZCwq5NUi53shHNZnwS3tFrJMH/ZzYpZWozTLX",
+	"2kMRwY3y2j7Ad3XJD4DXWVQaWqwYOA5pqoeuVbCEuef+OgkF7GfxMt6ocdVpdUw8EXANFp+ZPasThrYD",
+	"IYe+V/e+jkKBK2JlCmhS5KKGv2+pIEzYpU3q3QWWjpQzEMJ1LlUo5HjMFPBLv8y2YTsauRCdu7Mm5aca",
+	"mnE8YdUNc0LmUhuaEndxd0mEZtcye8EDEcGs1BIeRZ/Ooi75n0wapkEIAmG+MPpqEk9ZfOGbRYduWYon",
+	"iT2Zghh7AqGBfKFpyi8YaR8MBqXz4Q50rnTB3080mVMz7RwRSj6dlYdu/z49czZtK2swpbiRahkKMOS1",
+	"rRQUU3u0tZEKnLxzMKlq1glcc7/xOTR2SBI+gS1S5Oc3p/95QNpRf7B/cLj37PmLl1EnFM5oOldszK20",
+	"RjLbsp2WHatbYtsx7DYuJLcKDn435lcoE82oIbNMGzKllywU3JD2x9cn3757HZDQbyKrLaShFyxsOdKZ",
+	"K0tqhqNbK3ZXUOEne88W5K9SXbSCsmvzGboY/Z/9FYdZAHEVVNRaOxE0XQKXJ6/FhAumyVuTVNvuN7hN",
+	"bXNASw2BAmcfyH7/2bO9PqHpfEr3BrBu9pYu+v10ZqdKjWHKfvO/fzvZ+5nu/fbL74PP/95q6M1KZml1",
+	"6DSh/6/7qxvLWXXMg8ODhlbQJ1mZf0LJW3nJUhqzbWY9n0pRa+I/+2TQH5DDw0PS6/d61VYOmhpRTHPH",
+	"5ypNjWmqWf7+SMqUUQG3uz0ENTL46yoBrHSkjWLM9Ktf7h/2yHd8bKbk5JKJrGnaGygJmx1Umz3LuGFk",
+	"f7++As3r+BufVz/v9/r9F7U93DSSz2XP8t/y2QYtJzjZTgpC/SX/Xo7sdWmH4Q7kGzHPULxLEohBoOlp",
+	"6Ri6fbme71r2SHMBRzOR2CvqqGB1wDgi1yPqnUIStF+2qQiFU9acKMI1ORgM6vJQZyf2/shQHhnKI0N5",
+	"MIYStK72JnLP/egltoLN/AWsrKg92sFWTyYtJLzrdLhSs84H7S3Kq9vsxGNokxs229h4eYTv8GPbjmuZ",
+	"KkWXnnyyBlnU25ETqwEsqEIrWrs0TqdyxFIpFqPFykiUNFGI9y4z0AuL78A5wUQ2s/vie2kFLddJrmP/",
+	"snlPYejVxQvyxS+tWdN9AfF9q1tnVxJ8Uidwi6AY2DpqJdSwPcNnrLWO323cEejxFb5qP0Jj+S798OQ2",
+	"sYVBqxRAsWmwb0uv+i/1J5U2BcxaxQptqnmYiYvg8GG7GEupA3uzWl3+9Nvvuk0DnIHR5fqRvbPvXEe5",
+	"bhBAsIspTxmx+oU9NHCbzukSHoFHhInE/uF8SVG++1GZSIsGW0FBIJsJFALmYEpBQazFtlf3I6eitcT6",
+	"KqeyhgAq+8ITDbPUZLQk2B8RcnFcOH6SCNUdjdvjo2sCghFBLCGaixh0NCEh0Ll6ONBS3RRwbC/spTPQ",
+	"NjzDZV7z0A+u+bGRBq/ChlDL8mLje/k4ik7LPQR+CmsX+S3HCLvqxBNq6NacFzlLA68tol4bYnrhd39g",
+	"7JsQLHtMRJamGBjESEo1/my3xj7A+wIjMa+nRZhBZQhrlyAPYL2BKP1BlIxTYPcByjwm7IrGJl0SSl7B",
+	"AQD+8rEUqSQzU4kl+m+2jFYp0CnaDVwIzF/e1hYQzVIWG402UOjc2/y6W0hhcaaN3LzTr/A1XKjiFv9m",
+	"uenDb/MXPwetsZKzk50khrxDCdPf+NkHfC3/bE5VzNJNX53CW/lHbvnWLb3bmai7jexZtb5uGshZ7XXg",
+	"CjdasdqhKK98uc18hZrOSDU+v0H4wwfvs9kICbWkUfS/Gbzab5QgCrr2t86nU6sHfceS11etoPXp7PSs",
+	"4cYJWujsa4rqPgezOsdw84DMMPKyzYH9a0MOSDylisaGKd2pqmD//Mf/l/+P9keDxiHvLr9Uxvf7Jg5m",
+	"L2Aw5jZLxExcciXFzLlzrj2nzipe+qJBmtopCSJoZfNkt/k3SQd+36trU9rVoEZP1XkXS1Tej81Uewe3",
+	"XO0YbLzu7uO6cmN4Vfgabmb+cbvwRJOT0zdl10WXfDo9Q8PPh5PMajv+PIHRR7NY+SgKZl8NRcIuWWo7",
+	"JHQ+z43Oz/byowbXo30uYEO7BE449mF7v2BL0o78/oNfynVjn/gGX+6BFTz3gPjGLJvAtmIpdDZjKv8M",
+	"WwFJNxSvT89q36KFPIoVT1wkxQz8O7lhaiwVNN9o3F5herUbdpP9qcTE6lk+W316BpNb5YHvXaCDyZRg",
+	"SUBSOZlg7ITzNHBB4pRRVbu2DrfpWfEGrguuDhQMmCIf2YRr40I/33y7jewxW9vqOyu7qq2aqR2nEjup",
+	"rFedu1xzyF5X2W2eH2UJIclix7fqqiGPp/54VA4Zuk08BRqaXmhi5BGJitbA2gCdgDkByLZoIzLgoC0x",
+	"w4BQ47RNDckguuLtI0UALRJwrt2Vx29bbbxmX5Ucq02eu2JkciF8bLyR4PhMUxRDUfe4VqgtWUHh+m8w",
+	"NSRszVVfGQGGGdu3AzQpc0Mm9BLSI6p3fb/fH/R7TX1dcNFAilHJRV3aV3Ktf7oTkKgav6ioYcSFTAWQ",
+	"SQW7LCXRqVVaMV4upYYpNCfh6kWkTf3sIGo4X2u7wnkcwpwqXbU0+VG3glZpIE0aYekoOrvZhvV2r9Ws",
+	"2KdnEEV2RM6LaAmrYaMwS7gmpXGQETML5kLeUHdhCUmliwXrkjZuU2ejWFFIFLB9xSQazzbIDE7sLeWX",
+	"XXt7Nnshbuxw2MWbcBOvwEbLf1Xp3CT3vKm+XfIcbO8g2NEJcI3Rfwcr/80N+dta7B/W4Ye0CxaLm1Hu",
+	"bff95tbUIi1nJ5tS1TDzGWSAN/j1Yc9tqfu7XxfH6+udj2D90lYl/Btyh5vrtYUUvqUqsqIGrGqcBXv+",
+	"kCkrsFupwFjBvO4iPGxUR2+tcd6G4tYy+vJSrd/OssVtRw0pKhlKMI6z4vuO0FqCQda5vpCJlGldTlHl",
+	"Thi4N7Ne2YcMVLbRzrcRa+Gtj4Q6IlKkSwx9pAZjhzDauobGIMdkKTOlSRvDyJ/oUET1jqJOl5wIq0eW",
+	"0nTBNeI+XxfIpkORMnqJUb4oX0BsQVPEoZNztzRwlK+Sg6/YJnpbts71R6DYJikfadmnJ/vwtyKuDsj7",
+	"iFTOi91ckJOdThiEonyA7KMZU/GUCmO1bdsBEJdUCVPamQsSwlLNIIax0yVvZvOUs4SMlqEozleXfLAU",
+	"6gnGUYE7KzN6wSrD13BaIQKSJccE8oZLk+OazCmHlORMM9KOp1RZzdnpWIXwO+ZKG6JjKgJMKwgFH5NM",
+	"WF3AmQpW5ZdbOiLP+G9sq+/gxQe2k/v92Eg/mHZhFzr3mpZdJ8BEjqzeZn/VPr+DhUIqPuGCpqAGlyhJ",
+	"QuhqjVnnKdU4GWDY9k93nEPRpjmTZslwImWio47n3nluoqVs+HN2nLtrHBEEuU4jVShqtn3UwYsBe+q0",
+	"01ZszJTVx2tjrh6Qyg0zo0t01Y4YkZhYDozUB1xxjLbqHUAQts84DdbgIlQ8owe9l3WYhQDCwOzKhAL3",
+	"rCGOq85lNwCzbGKzO7hZij5PFZcKBec/su9ljWRyjhAKt5YwV01mAch4UqGRFQONU2Z1SAwuPgaCKmip",
+	"SDtDo6jlb1LNHLiGvZ5ddyu6/qqwsUG/uu01BbgTXEwKk+t1Jgr/tpvXMdFzGrto8YTqKcPrgE+EVGAn",
+	"hUXCHyEYe8+uV1KzHP388uXLk5N+D+Kvnz1/cbBK37sogbUprRdlHZTRzQhmvUpgL1yil9qw2XbqQO6d",
+	"yq2hFd9G2Vl16dW9vL9CCeuWAxTyHwu7VK4hbuIdhT44uF4bvD35ZU2hQD+cn5+eIQ4PpBK4DAItrfTK",
+	"5kaTqTHzmq/R/qSPnj4txWs+tburn9qlSOpxfwcvNpGRHVq+4o1EVEiy9SAMeEASFqcUjfbHtchcyxsS",
+	"pg0XaNN3FgoH0VLc0u7Oa1B1MANNv76ap1TkAYQbqc1/dw4PVkSLKmODrAtYcivbVSyyeioX2koVXJBU",
+	"LtwHZUupk0YTrlkraPmELN0KWhM+Ni0v4XhhwdIs7mXQghBou+bF9lZbW2WDnra3czo65cKe0Aq993ub",
+	"CF5I4TSM5Yf88BdeDJzTigfjLtc174KOqEik2BxAVtlzv1bXUPRNvJ8NNE/akfs1ag6FPy7C3UEG6hSn",
+	"JBQ3OiZN4e2PB+VODkqDtfBf+bRUI7v9VVA6Q5a3rIZGrBMaXkljpCDne3rKVZMVcYMYONXnVPHxuClc",
+	"6Fm/97Lb761Gvq+0gqfoVeEouXk2xa8ZzbOl81YGVQzMTSiYQeuSphl7xdbGq8Jz7xleAORuygUjbZqm",
+	"JPJjiEgmuNEdSE6MbWsV0WEAXvo89IYL8wwk0GsAYIPWgvHJ1Hz4rXlc+HS3gclMxKw6smf233GaaX7J",
+	"3vnhoGxYRArJDB2QDeNFKX01KqYSI5TvVGW5SzO87qbIGcOOluDS99G6PClutM+TKqdGrcpCj6fq8VR9",
+	"/aeq8UbxIuq3ZfN3PVY6XTpfwmIqNSORFZhm1LDE373f+vRACdERDh0bjIYJNaxLPggHuuTiuuIpo3M4",
+	"jVk8hcYJnUnAWLA9gMRVyG2a0BSCLYQU1zkSXE51A3RBl5zASPKhyYQuSfvT+avO0TbGskFv8Gyvt78H",
+	"57ESRNl0ivyynBjDZvOm2Ft8sFtUKs2MnFHD41KzqzScv0VcJ0+0M6aQdp8YSQ47x4SOAGNoDDARiDDq",
+	"Xwd3EMS0IIit3STQUTulTJjSiWLNkUY/TqkhC9sJ4CsCg13Y36Z0PmdCQ+oAQmSQsIVAHTGzq+YCZVhC",
+	"DgYvybmU5B0Vy1B8zCGqVqZI9u2ZPSTUENiofn+v1z/vD44Gh0e93s9hy84lbP3zH/93XJutDgVVDGys",
+	"dtKcJWGr4gwoJyWBXeGdruyYZzurC+OBml5fxUyt2y30SgAaHmlTQ2ZS2zn0AhJnxu4WAiJ9Ov9u70Ve",
+	"XcCv1BPAH0U0qJFMlsehcBvrdRvFAO9MyOJFqeDeA2O5fQbgWDjlDbjlxZTO1qQ0/XB+fuozetaPNSc/",
+	"wBQ1C6kuMFBKN1FYjQmWT055T5pkCH8Mz7LZjLrAnNq9Di+sS+m5No3oulShnXOB8hSgYkTXpgCtCe/L",
+	"Iarl2CW6HVxdwdE7vLrK139Vvlnhl81N4x1g8GQrRvLPAruVza7dVrCdIuh6dkpcQ5R2BTFmdXyvaTxt",
+	"DG7Esa3A1pTwYlz+J4YVN2AYbj2HSuxl0xQaYyLfUbtkbE8xmkCIHQRBG/xnrKTW5JIpDeF1lTupcmM1",
+	"hpY1U8kP2YyKvLvctaDYfKpWjefeIgIIIyNmr4SF3HPacylPPsb8wZVBOIyp+iC+lWZPszm1NJUAIIvn",
+	"GPBBAHdTHfoJtqh2UVcGWwKyctJwk4UCUJIaSAhTQ5UcpWzmBlBHWtqaFgDeCoxBb2x3TeRQQjVqPm9w",
+	"7RL7mT4CKm7ASAqcxIQ+H0EcNNLIijjHRIpVNByPgxghxtKYpwYLrHz/+pw8RXN0UJLDplwbqZZkKtNE",
+	"40WRr8DK2tbneEsHemMi7wexDsc9yPH1HS0VMF+iCsuOb+Zw7o1I7o2Zv2p9uZpS/OwTDXiKOQpTtLat",
+	"EhZ2U3sAX12KD89xuANHECtQ193Nkbd4UuvZ66Xb5TIPnl8hSYFpIyS/qKAkDvq5dMPNMud/QeZV1Usv",
+	"+3eVquVygZptA6h0NW2Th21HUC9L+jmeqI9t4aa0lsXq1NOx2KUZ7seDUZ/2xi/Zi+R5/Gx0SDGAqWnE",
+	"ptHeG6062ewdVfOyVX7yBRBqPxV3XCgaA98psa8dl8i+EtsByKXIaoFEHChDRDRd6lAspgDsD+my3SIP",
+	"HVBAIXe9yKZdm8YOie4zqdhxKCK7g3nwEXxXKmfQddlrEWnb946q1lnUX2oVDvBouz9Cge9oQ0VCUwhc",
+	"E6xTXrOckisrya5iNkeAyFAUPyNtDI0caiYSphxisTsAXUj2WA20aHCfbpFzZ9A+XDpC1ax8IP215/cO",
+	"UuegnY9Q8+DL5M2VB7CqQ1dYy0PxkpUxOvJxg9oicDBXR3JespZF3BWRVEbZtNBvVrzsdRn1gmmnIWui",
+	"6Zgdkws2xxP4nCR0qcm8jGKIHnWR5Fy1KqdBzOBev9cb7O/B8d3ddPq2Klms8vhqQRcXIUNNQGIr2ghC",
+	"jTNJ5flbJJon46hzhP8NSDQHLBlKDq6ehYLP6IShiWGfJHMekBf9wVV/0H9B5vyKpRrTf36bpxFp/3z6",
+	"lrx5A8vjXreNgEo+oynRRsYXnW4oziv8WUAkJTdEUMMvWbqsMWkobAKxjSjMdN043R/IZn21mS6MxO6B",
+	"DwhWrJZRlozthQ2K52/ztOrmw4fNy+7jGtcs+hMsoFZa14OrZ7Cu9r+uXAIoEE4Os0vjgFgEwiji41BA",
+	"O2MAnBjzmJG5gkoX2uOIVkrtwLbhbNtgPVxwzUgjJKRDdI3yMM2oU12bg6tnraCFw6guDD5ZWZh3axPe",
+	"PBBoDj7uasPgKXVWEpRHyo5FSPELWvbcNiYefChiRWt6zJVRNA+rXZXJNJ8IajLFXkkx5nbp6uLZGhCv",
+	"psi4Sijqbj6a6jhJO3JtbevMv8+ZVW3lfqmhzoQPtV2NepSZIQmfMaERZcrKMxxvRe9a4D6h1GQ0dT+u",
+	"zmMKv7+pDv1gJ6+C99cMKt6aVR+DpXHLZGud9Xv31FvZAZP3tj+4WW8Hm7vjycrcXtzL1GqX87XOzXIk",
+	"9o5+zVOfwrKbS5M002cotiLQhqiXRxL9E5Nolfs5lvc5aAF08x87NesxRerPlCL1mOJ07ylOjylHjylH",
+	"X0nK0R0m9LibDB2iDeiq1zsbzytQ+ljoM0sTWLdfbcsOzxNkL00SngSE0XhaUFzhn7wz7yJcZVvb9j5S",
+	"0+CUqkkI2GSTBPvR4TpsAxBztgYhZpcLu4TC82T1nna14dzPe/5+7eDewI5AuQ+uXaiRSMgCdmyULUG1",
+	"LAXElMF4ir50DmmlqUhG8mq3G3nd7O06vlpJuXnZHwTbhJjEmVJMxCsxf9+21l76TJ0qy4OavY71UZH/",
+	"JPOUGjuU7xj+VDHkvRz0thpoETBGl7oeW3jd66X4suZjCEFdZS8HFvIFjGepiG9JBxjaz5IipN+yPfy+",
+	"jeFgXITi0/mrwME4IbrpgrGLBFhrwRspGbOEKZqSqUx5QpdWBEwXYAVVrKjwuxo/1nu2TfzYJKOKCsNY",
+	"0ghjDDaQ8pzz9/W62LyV8ZVHtxazvb73dR1li50vpYk2poHeed7nWvQJP5LVLhpOY8PcG09Q6QzWqbyR",
+	"bQJ+8ZeAgWm6BM/oJUtKV2ozYNJ1mEjXYSDdhUcmB0faCDFOEzV8Gb8YPafPxofsICl7ZG+L4O2Bk9YD",
+	"Jd0CGek6KKTrwI7WgRttD/VddhPdANeoTD134GysEOMX8TaerXKeKus9mzOWEMMxXCY3XXeJD00FGRwq",
+	"mruUoVoeN2lHr386/fj67AwLprCrOQjykJeGsihU2F+TasRiKeRsiSjtIqEKCv1hG62gJS+ZEnwyNVV/",
+	"RendFZqpRt2thwvM1RgUdikoGR7+bVugwDVy4NdwQzSSi9OampYt16jaoBt1ui6ggYuJK2OHwfLp0mr1",
+	"EHjlChv/zpPPqIgKF/9liXd1iUc0pSJmJ3MwP6wR5+wQ51xMiHsbIGO5IRS/sjJSRcvutra60yFIY10E",
+	"FEZ+VMI0SiWX7bTalTLh1Wh0zcUkZe7tWrzjrlUkbqKNVOTxbSRwsMWczCyfXCdTr0gNZMZFpknDFh6T",
+	"ngtqqZhDMmF4WpH4ClMP+IvbJQNRZ8tdvMF1fAf6xlZazS7WyTzQ9d06EMwfp2hq8VTu8E2PvSzsSlm5",
+	"CKvGSL0V/aUhWHxnM2eTGLPBQtIQy7qlhbQNMiW60jMzkpkvv6g7XfLG1IyMR6GIGsjTB0nXiT4i2tAl",
+	"6a0j1FB4Sg0KdIK5cvCizp55jNWjIUTNDT2vAO1e+aPANK2PTS3Fnio2lYCkWg1ECQgGwRUhqdtEcehq",
+	"qENBu9Ky9dwstyZ1ZRdhdzd78K6m4HVa5RZsIZ/kLhxrvcX5vHxDuQq8pfPirf+5G2BGE+aCTnIzf6f7",
+	"hxBoghZGj9Q0ojlv7CzP3bm2D7cyLtPnBsZX/Ob9OtXJyLNr9BwXvdkkY5w2E35jpG1F5NpaEzkvf9YA",
+	"SFDXTDYhHN1gxGdbbZLDoyr2aOdSD0ELg4hvVxyiQZ8sRlIuKbWdLWZFpLqVfaZJUK5YbdzZKZNksLni",
+	"SunqvU45uAvF2OsZX2WlphojaaiC5uLD2x6BIygEtUwkTJEFhYjzPHi8EtTONTFsNpeKKp4uQ1FK3Dqu",
+	"Sn3cB7Am0Fo5yr4IrncB9A4EHfxtLsy+Fjq5VfUuPF5Fey1/3hoD+txxvtatcidGtbqFeKeP1+QrnVkB",
+	"LyCCLZg2Tj3JE1r7vV5naz/XCvtdhQSrXnRGXQwPxi9oPx6MXib77GB8SJ+Nnscvkpfs1sX7PJR1cl2Q",
+	"MYgP7s4iY5mmcqHdOVtJP/CvOS3Y/YmFjTYWGtI3uxdWb6j7qRLkawgWi1Zm+rVRlC4GR1TrrpAmvuLm",
+	"eAf81R+7L2JzrG5VCX3cee3B7sOGRlGhuV0VLkp/yMwMx1INXWDOspZAnHNCeGnO44tsnqM9FTksjl9l",
+	"Ci5xe1mm6XUsKj+bK+vu60DUyvy+/pH89cPH/w4IFPy9rnpF8dG3bE6VgRI4fMIFGdOYp2vkZxnDdb4T",
+	"E7zRSVpX2NXPoDKUpu3+BDR9J4D19wE7X0/BuE3hs89rp3+XqJh3OeLy5XYfUJaaT4SV7deUgHozm2UG",
+	"5RYqlg4jB4QWTOdD5bMpyqax6luTdeIuu2ja33rS8wqDaDzqDp3EJ5hP4A6AQjmCNNb7mVMz3TmjvGpL",
+	"Rim+m4fAbuLm0OX1NWqaClk3lG1OarNHz9vQe2n4byy5No2+/mV/a5YarpRND1sk71ejPwBfOjz/gZz8",
+	"5XXY2jaZ+LqFcefdS5tr0XDeysnWl3YdYafh8vYIL+sS/T12zIwmLChjyojEgcQ0A97UYXj0ljg82vUk",
+	"x8TLxYcrcDRgb1Kc6aCEvKM7ECDKIF8GwvrBKMquDPMxSfGUJVnKundl6Yd+3zRnJ8Kz8+YUxVXpPEkv",
+	"h71RPx7UJPPeuN8YGGUFJreyJ6Yx/EUUCm0Js+jXjGXM7xyRggUQp1t6N98QKVjHsr0kK7BowCwtrIC+",
+	"4Glq+ZDdrW49WmcLeSJXEbcDdSk1gdANMNPGpW8SuWsfFTtX3qeSqJ2fiqqwXTqCWxzhO5C660zhi0jf",
+	"bhBnpTVsYNlfun7slpDcv+yCy1E/pYvpxbBPB6P9+CA5ZM/Gz+mL0cu4l/TZYHxbHdqJIrsgaW+va1ZA",
+	"tOvVabctOttAB3dH4hXq+qOQ+Y/cTAtB9I9K8H9Met4gx59NoUakSJeEC+9Zcshb5L8ZmxOOyG5WXlyS",
+	"IjO/KqEupprFw8Ho+bgX95OX7AU9GO3Hz5JDdjDep4NRP+6tsW+583aPZ6i+BqtEB16tOFPcLM/s8rmg",
+	"FUYVUydZk/ge6ct4aGWeIWKF2D/tygwjZ1GDJBvyrFwN3K4Y7A5QEDReLIjlMq3PdiRcjKVH6qYxbBmG",
+	"9AEbtTIDF4ZywZR2q1HwqAk302wELApe3kvYpWNTdbovwm28qCEFkVZS+6+zD+9BcPvh/Pz0iMyy1PA9",
+	"b8GG8HQdEKqXIp4qKWSm0a4YCs/dAwBvEYkm7UvJE90Jct+ldslPzjITeAOjbRGdFkhpTjMJhR0HFfnD",
+	"kZQXWFPZgZiQskjhWrfbzZIyrYYiFChH+yRUnI8mkd1fqfhv0N8R+Qb2hYRZr7cfQ/47/BNikl0+vDZU",
+	"GcjHL4ggFAupLjScobxGQzuPR8Mg/IAIaabgTc/jCADcpSAeLkjq8wgc4IJZSPgT867GWWqPqpappe7K",
+	"xBxkop8ZFTVUJzJlNGGqS16vBdsjU6oJDQWQAKQLRb9jtVsIWglIt9v9HJE2MhkSQXpH1DkmkX0LwsTW",
+	"YMHZgX7Mi9PqI7eWoyy+YKYCx4EqjV0/+2OOczRRMpsfY2JKji4VCqwhw43GFyBO4WrPatV70NMe/ByR",
+	"dqQYTXRE+r3eU01GmfLQlRGSdEQGvac6FPjk0D4YZUv4oPR+QCJH26sPHI0OkVU2tOdfgJhL1yEpPXck",
+	"nT/v1567GLSI9EsNF+hDa9v1MIH++WFp3B1HDqGgmZkyYezJg5gWj8A5JphOuufKCherH5DB1RXhIk6z",
+	"hCUBJnaHwlIdNewtLD/8P3rB3JAtxZff+MgsR0NfGYIYKx+gmrKx6WAUT/ULzWybmeBXobC3fBGngwRl",
+	"CdGeFISHwpRXgA71zzGbSQNoa2RnN3Szy1F5PzKjlnsnY8OUJXgWS5HogCiZiYQlJJtDZeyUUW1IvwP0",
+	"XYpiPypWSZcBNIiWM4Y8wLlUXCSlwxsOReXX33ny+SkSXEDwiUcv83/nOaT+B0cl/s+cwfqmV/OO0JdJ",
+	"omrMfhQKLvK8Qcv+LtgSTngs5z4ckxUgOsaBh7h/MTOVSZ6GFEth714Wijk1U+TgNUieLvnI5owCZy3A",
+	"AvJcWU1nrFKsH36wQwtFG4L8FUsI1SSmQgoe0xQusk4eG1POXwTCLdBolwZjzeAftsdQAJYg8EsS5ftq",
+	"SW+e0iVLjoiVFaNjQl3xDauVA8OErMWXoSiv5vCCLYexTFNumSFcJX5+WMKcIyKChglqY3V6LshcyQnc",
+	"egvKjQ5FNreL3u8RR40wZo5LL4iCoUGApVQFgfdekpWhcDHMNItCAfabZcclAJcXBW8bu0VHhNpDQPIC",
+	"4e2Dq6vAXhud6sZgoDWkAyvu76YKu3YVv0wOFcgN4gN6tu1Evj0EBzwmEbCso58iwiFzWUPaMk2OfnIe",
+	"7pTHzOVEOiHpZE7jKdsbdHsr0tFisehSeNyVavLUfaufvn3z6vX7s9fwjZXWuUkLcUt7Menk9E0raF16",
+	"EK/WZR8D0Jigc946au13e919xK+fgvxYHE3714Stg8AuiTYV4J0neuVKrLqsrUCZr+2bBHIQtTnJe4Xw",
+	"DzpjVvhsHf2tWV8oXnnqlLLPwcY3gQ+3Pv9SgCzDHAe9XqnGDMKezVMnyz39u0Z9C4WHXTIsQL0F4bge",
+	"NQqIS3JMNAWoKT/1rt2aAxxNUyf5qJ9+Q/MEJ/ikv/mTT3BVWpmRJfjR/uaPvpNqxJOEgc54MBhs081c",
+	"yZhpbeWp14ieD9++3PztuZTvqFj6TA/73eE2q/FGGKYETV3aLpj5HBo10FZ9na3+QicaoK7z334JWqsS",
+	"GJS3oVCup37O3aOjooXPQWsudZO2aqRC0dafGssCU/DAANqA/dNppRCGWoqMshIwCDM+yeFHYPT1W8+l",
+	"ioNE3XRx9PournL9rYCsqXoyscReEZjl+P83Mlne2ZGp9JFTdVWXtgP8vHJs+/dybJuOLASylonoj35U",
+	"e1sct1dSjFOO5quD/hZdnNJlKmlyLuVbqwV+tTzB7nb5NHqZsHSl7cQiqhpSM69AkaDELD4Hpav2KWpf",
+	"YCdsZCGvpiy+0N44QEcQpwEXbPm8VxyNfjrtT2enZ0SbZYri4qezUOQdd5AtSGFlX3Avgv4aT6mYQB0D",
+	"B9XdxBzAGbu8X+ZQQ5l4UKbg+i77nNfxhrL1xwqjWWr+6BziT37g7VeDrdb+e2rYAi3ch9sso0sN+FQE",
+	"wdbYC54LX2LAH8gSw7kRc3EcYnvm4jTqtVL8N/h8N+E9yFVbrhDtQRMhF80yvevh65boYRKbRXm32o8i",
+	"/D2J8KOclvzR8b/cVHDPjfvrBfcTV6kYazoFvV6vcAk4tCF2RWOTLgklDYYxVwHI4VWBNUQuxIrJytu2",
+	"AdodjOwsvmBJ4FB14ChCJl+ChxAjy1z0WCjgMwSe16WiapgknEebtSOsyRFB2JYGowa8bT/HIlElEHbd",
+	"7T/vFpU+AEkh6ji8y9wboK1ik3TJhxwImBUTGbFYzhgY5otUbZ+K4LGFXZpz1CHeamd/eKIRDi7whSJS",
+	"fsFg0riux2jpQmuRHcigNyhsbjhxn31ge+uSImvaDysq4+pTkUA2Zg1vn2vCXDF4KWLW8REs+U41Iu+D",
+	"CSkvE+Qqv6AV7AV5x78h7ehqb0av9uzzPahLFXWOS0N3fBVymcAUrA1OuLClq9wp4TwI7f5THXjzeadL",
+	"TvIkcWocDpOhF6ySrhGKEY0vUjkhc6qNK1mVCcAwO+ztFwkcQwj8GY6zNI2OGgjATrgKE50/q28L3Irg",
+	"vbV9H7sicUg2ORQfJafffrdeHwWWfK/aKPSwky46uNsLp/GyqZTPLVV/KAgd4eCLM+jp84GvpcFWouWM",
+	"YWA2LOujmvuVS714cIAAR5lle2KZI29iXua6u7vKCltHL/ZfvHjWe7HmWi8EgbWCcOlmLwnC4JZaKw1/",
+	"EJUbEyAqrxFvv2fGc6HdZNtvHK7H/cus63RVvOX+6Parg81fvJfmO3tdfVHh9HtmfCme+5FN6xTsJMzu",
+	"PBmvJWZXZS3HdXV1H8bFxQFldbGUEApaVIMRKC/mZSTWgTgOBYbTwtsaRCV/rtHFyxKiOUhHVDGiLwC/",
+	"t0vOjGJ0BtblSpEwHQp7Sg0TWBgKcyNo0gUhzhUdy/NQEeMTxN3rRK7jUIDLsLlkmUsQdPKfLz1GqHCV",
+	"DrBCWTtyKwtoEGOpQvHz6dtjcvr++zKEsJCGzBgEwTRJKJ4xAJaFPv32u4fiEI4eCgaRRxWOuKBNVfqa",
+	"2QPODQQwe0DuUrLx52c1qEvOWH2NLU0syZLlG5MTBSB5GQWhf5SM2cJ7li2bRu83rFcpFmLdyNzbT+FV",
+	"fPNz0CrHH23+0teqg3n9mVjqzsLVl+LB38qFsBJbRY0olUhzvA0P4wOy6N/m6e4susanmkrwWAbVwMBD",
+	"SK1wVZE0sF/H+XxJJFfZB7P7cZBPctaMi+SjJoA1dm7N/Ru5eii2ZetkW64ux6Go83PQIt1z4GqacGEk",
+	"iYobNLode//59O1DsXdHS7dm737Xfz59G1Rv/MrOP/L+R97/lfN+ywgr/N/+gGzxga6B4tl1kVTe4lkE",
+	"m1c4OzJr/KccF9UzdeRNps4M1sHzPHcV9CgxfMauccyc5aO7MQsLvrLgrDJg0LXeHNO0L38+nflrdQbR",
+	"1c25vyNdjzy+PixyXf2EFT8r5lrY2y5h4G7obBMmWYW1+Mpdq9XJbD6V9SV9dLbe0/mqL3TpcK2chpue",
+	"Ml/zY7339ZUUgsVG1wqTyIUgn07PAvIdS15fEYhoOj0jliIVjcFylScjWSXAWGHO/hEKzN6ZMKObADgC",
+	"BLEgkX05OiqlRFGs65A7WF1mlNUQMNya6gtdhWRFvQv6yz1gJTwZMmJjaRUmIxWkDoglONWOQkHRl0vB",
+	"EwbD9Jkwpe+HbuhRqfW8RpWL5AoI9T+GwoOKQ2kN9JuCi8+3XcJ0w6QxJqgwDgUBA+Ap+fTx7VEoIiYu",
+	"uZLC8siIRHMlkyyGMt55NdpOsValMi8jqpltIy8B4ys4hSKCqt61eSA6Q9GZFeTKTdo9H/NJpkA/RSdv",
+	"nHImTCg0ZE0W6La+wlRAUjmZAOaR91ByQeKUUYV+NWzAVXICT2UoZlRfWF32R1DGbxZ6G4obxd5WeeS9",
+	"Oj2bIZMeOOiuNt81WmyMrGG13t9jXO7X57C8E+8jEkTB8TxB3OTqqmYeXudpLC6xJkkx9ziihHetxOhS",
+	"lL3/VOdRFjOpGGaeYcIA3Kv2DiMHvQMPK+6T0jBMxFlTuHFGRHDBLNFAB1laCJCJOWmQaJcQM1X2XctH",
+	"G3jRtzCBFV60o+xZL0bWIFweNGBOoXj86LG8K4sJrOeXOynBegd8nZmXbnSy7kJv9M0/AKX2HvrK+8ou",
+	"uq/LgX8HZ2EnhQfiBRqyPKiYwCWwBFtf6WkUkMjBhPgKEYU2EJE25NHGLMHgT7gwQuECSVd0BIwqRLuo",
+	"C6mEkMGEa6yivOZSCoW7lY4hQKZktb/hvdKE1XlXp/XuxeTrkEW3EpMfmmc4eN8/Pe94FJK3EpKRfr+s",
+	"jFwAT61ziwtDptyq5stdU1Oq5X89YDNxC9BsUH19yR7Ejhqsyjvp0kFP5rXxzXLOLB9G0NhKNVRfqcy+",
+	"4gxDoagZsEg7wn8ckci+F7nsvghgrl1RNAj1okXJauwL/edLknJYztRAXH1AFHWFUKmAMQAaCdQyAG7O",
+	"7Ux+zRAW20EZGIeGmPOxcuWlFUS9TRWp71XygiXZbHfGXXq0Nt+TtTkHRfNMyP1wU0HLY80gw0EhZS3D",
+	"yb2guzKbbX2tGCnypRhMxakMPAZRSkm7VjYTa0c0HOcc1XQ3H2sO5/7HcOh+NU7crxdjo8ET687eHTli",
+	"K6l161Plz6Bkqnb4XwWcHWQeoYh0hGl7BALJjkmtPtIRiaeMzu1Zh0NDTSgMZ+qYCMbtdVh6QV4yRdMU",
+	"M+OoSxcs51gFZDHlkNOFWWU6FGUQwnTZJacyTVfrk2KZvwiPX1RO9LEaoFSlijpShcIBCo4sAyuCRLql",
+	"T0BpzB/4SoyhCMUGt0YVzAqS2tZ4OgaARRWKCirVJiSqg96AREIO55gRNEQMrshLPhdsboJQaFmFbULg",
+	"QkyRI+5TD9/FNaFJ4vLSEMxaSsxI8euhCU0xymxBuak7pDSigRX5hYe9/VA0psORVdy1Soacr8nq8b8Q",
+	"KotaXXqsGAtIeWIFzCMU/3WQVBAnr9e7iOCGuVfPEPTwhdLhitJcmzLi8izTUjjpnzbx7d4D+h4z5R4o",
+	"U85BO21/bY6y5S7pb+5SAVPe+lvzLb9kcGFqMlZyRmia5tywKXSpS97X04DtpeSLyK6wqv+x3d8np4IO",
+	"vpA1zvWNra8zxsHiBoXo4KK8/tUDhx/5zH3xGaDK8pnGEOlSsbjt+A06AXbnOBvzbYvi9d5m5xG2vWGs",
+	"XN2wqoB3Gv1+nsHspmufFbX0HkRdXYsw54XzR9/eXfr2/LLet2JapH5dm5xblLSkDumCtA+unhEu4qnV",
+	"5eCqtT+4XAZhJQQ01MzphHWCour5aAk2nVCcnL7pkhP3xdoMV66vy6cKiKAzuNCNBhXOfmKFlE8f365J",
+	"hYLjdpMc15ufuLtKc8WletAs16Jbp9o+pjk9pjntmuaUx3fliXsPydbEZFu25jka5FfymTOUD3r7JJlz",
+	"0n7RH1z1B/0XZM6vWKobmBo5OX1z5IBy7ThC4U0pTSmxc0B5+lIc8P3398wBYQGfuuW/K973/vtH3vfI",
+	"+75q3kfap++/7zwgB7wupb/CAV0avuVfnulZlljLxNekbdiVCUj0vz+dROSf//g/+6+fo1vzw9/m6Zfj",
+	"hzdJi7+5RHinmfF23x654iNX/Mq54s+nbx+GKyIIyHqz8kk9Mc5IiBIltI59gsHe2B44zqQYczUD91fZ",
+	"X3qEOQ657WgmLxlAuEcYfRoFuTMICqCMaEpFzJwvLuHOGVfCOu26D0twnw4w1FXGkXMsnI5Rr3VHaVFc",
+	"KBSAJM+LtGRM3NiQHza4UWmGj7BSd2TwuntzPA6vZI//A/oI7b4P3eRZEj3a4v+VikAggWKtx87uTjhX",
+	"T28Hq7irudT1pL1Whpxno5TrKUvIhzkTJ6dvCsYeS3HJlME6Zv919uF9l7yXpFQDj0vRaBh3LdlPWre0",
+	"cNMk4cgPT0slbStFaPMKpeuSNyFT+2bnrVT1tHX0t1/KW3o+xXsDWoc4Vzdfv6czZmjrl8puLOksveFu",
+	"BNUSbDtuxV9P3r3dbSv8UIut2EqufcDldnNqWG5fz+/apfYvbQ7FxLoKKQCWicS+j8fV+4hC0RgSnlJI",
+	"KdcxFY3xNG+5Nud+pF8oYjNfhAcK2HTzfZB4TdfXFvg7bhEeozXvKVrTFFTuT2v+0z0WVPgOqkxrCNmL",
+	"L+xmj5aItVwK0sydwCKbjUpFAHwqGUJuSGU15lC0aZkbuEkERaTjmyQiIkvTTreogmaZi2AL//ZxHoEX",
+	"ivJAsH+XLOfAtiBOb6XmL5Qg6BWNu4Yd7MbYzZoDKCFwqifav4M1BXBO+URZXu7NA3RErpBAKKSrSJAX",
+	"j8VhPoGqcjOH1eHLUshSVm076v/8z3/8X0Q+nZ4dk0HPyhCDQSgSPuFGg+tx8Cwg+z37r/0Dgr/jpCh5",
+	"eUXevJuPAkBbOSb9gX2rf+jfAjCWznGI9iWoBdEAsULaDmLFzwrSDt06+zoZFRAQtDvlUChrmvMk8x5a",
+	"sq1CCU+7x5bZg1qnQ+FrDnddYly0smOISaxJQg3dhPcBNUNXFToXNXrzcnuOS95rRKfr4wvFS/kZrpFY",
+	"8uPlQnT9+YHrsICHcWTj70mISkPTXf+hRlpiIo/II1+xMgjbDGnX7l7a5V6sFjLfQSP0LW/ECTkzco5Z",
+	"2PiGvUBXLz14wTIvkG+Pm/FCTkJRv4CK45X7L0TisaJGzOPTHaGrwM9Wjod+OtF6yJCCl9WE6dpZckPh",
+	"SS7VzqmZFkItT1p1BtWcYmjUxfBg/IL248HoZbLPDsaH9Nnoefwiecla22QXHjQv/9zF8Cd/UjSSr8bu",
+	"bTejkfzv/ciuAS45yQ9SG3Bna3btAJHG/Gg7hTaKksklFhO7Hvrxe2a+vpP0YPLC13IDf11hkzc4Vjs6",
+	"kvJE3XVGoZPY8MsaSipxmW7wTv3gkPeADcRFnGYJ00TzibCaJIIH6eYM3R/9ML5qMFU3i7PS6myRFlte",
+	"y0djy32lxpZXuXSecvq/faZ7YXCJaZqOaIynCm4X+4/f/93pkt2RTJb/9jRT6ef1Xtsfp9Q4k4RmIgH3",
+	"KiV5imlCmEjmkgtElnPIFExcslTOWQCnzvlQQ2H/oCZTYCSxb0/ZFfnh3cmrvbMfTgaHzwDoKMx6vf34",
+	"pz2X07B3zmdMGzqbwwPWxeeKLsAniz9G5IItWRKKIj+1tM5PNInc6T+Dwx8dE8X+zmIDufrQuAZwPQS3",
+	"2O/1iA4FXdBll5ygCj+4uoLbmgvS7xF9TAQzC6kuCLM7rQNoaU9m9v4+vLoKyEHvBQiJB4OXoaCqyOBs",
+	"98mMi4Ac4n8G/r9kekwOCTWGzeaYo0/TtBMgAJSZMhUKZ/4dU57i+uW4Jq6sGgrf1wsF+SbZWzsAl4WS",
+	"meFikksJGNtRyAnFZgBKxrVCQ10WCBoH4OiDRDx30tMZI1K4xBQwqhxjMhnhAOSbKDknSYY8keltB7v3",
+	"JrndeD8JfuUDbLyhjWu/UWRBtT0YZovx5JS8zYC4MGwCcs7KiH5Ye2rMNmdli5Ge+YO609LdU/gA0tw2",
+	"ZqmffmqEjLRHBNS0axxYJx5UJ/HvEyPLnMSyuk8f37rwhZpS6F9xwMj20+KMadKO/ha2/iNs/eIK1YAF",
+	"GkNccPieH0qBdtoco1kpzla4143Ah0Mx6PWxgAQctTKDdHgItvHOLYyVTuy4V2Ol6+MLIRI3CFZ2K3Bf",
+	"1qZyld4OSipfRR59NBl+xSbD/PwDLpaTh3YR7twLW9ggqoBG/q+NVsNvcwA0NB+iuHBMAL0i8UzP8hor",
+	"qsRUxCxNrdz2tmQ4tFwCR5jbENeY+gpOsJsW5b57xAP+0njAZZ5134R8DQhweRh4Y1a55pYQwPdCjveq",
+	"rm9zlzxS/d2mBt+Q5HdSzLfD+vXgvkEV9hdhm9BKHHVJlKnUQzlV5EPLw0PBZ7PM2HaOQC5ENCEQKzVD",
+	"YKoZ1tv9O1ZPAMGkwbF+7MxtobBdKYapJitKNuFCG0aT9dC+d3UK7wvM9yai5RdhAh7K90/NDP6V5Mcc",
+	"jPchr90V+fFpIQWutcJ/WwiKPr/By7vrEXiZM1GBweRau3vR/G24RPBVWuu9iL7ZUl/s02MZwj9MEGXZ",
+	"GpvKCdYdvX+Z4rpT/PR3P6I3kJ5l1HK9nf9/rCaIxVHBEu7tmzCPfGaKT6aG0AVdBmQxpQZdbMZHJncb",
+	"UpOMWtYo/JZne41mu9bLXSzClt7uJL0c9kb9eFDzdPfGfbqVt3twX7xhbZSc2yyunUb/GJPy5XKJHL0R",
+	"IRcPf4cbhod7HR6uSCBgDLxyJHLfdrHinjNZ1+51NEqD4ThsaSYSqMUXtgiFQn8N4FvnTN+Pyv3g5wpS",
+	"RHLm9+c9XV/McMogJRaLO16yBzCaVl1Av7dGjCqmTjIzbR397RdLc5qpS0+smUpbR62ndM6fXvaBIt3o",
+	"Vm9PCYiOGDNZAD671EBXs62cmA13pbuhXH7h6uX2DhJ9sLSOSwhwptvAowhzldfe0ZUi/qX2fRXkBmes",
+	"z6+Q43qwWnmAebTPagsnSaKY1sSKHGN3GHOEY+oejiyTKZpzPzeOyJ3MaqBEabJlIavUZMnKcn0tZrkQ",
+	"eRaET1jTiKXhK8WWml2pgbLafKVMSelTV7mgeTxFJmGRkpd/Cblyn3/5/P8HAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -193,12 +193,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		CarrierQuotas:        quotas,
 		CarrierLimiter:       carrierLimiter,
 		PurchaseWorkers:      *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
-		TrustedProxies: proxies,
-		NodeID:         *nodeID,
-		Carriers:       carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
-		TestVerifier:   verifier.NewSandbox(),
-		LiveVerifier:   liveVerifier,
-		Telemetry:      tel,
+		TrustedProxies:     proxies,
+		NodeID:             *nodeID,
+		Carriers:           carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
+		CarrierAccounts:    live.accountCarriers(tel.CarrierTokenRefreshed),
+		NoPlatformCarriers: !live.platformCarriers,
+		TestVerifier:       verifier.NewSandbox(),
+		LiveVerifier:       liveVerifier,
+		Telemetry:          tel,
 	})
 	if err != nil {
 		return err
