@@ -8,6 +8,8 @@ package contracttest
 
 import (
 	"fmt"
+
+	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 	"net/url"
 	"strings"
 	"time"
@@ -32,6 +34,10 @@ func sampleBody(op string) any {
 		return Batch(Shipment("Ada Lovelace"))
 	case "createTracker":
 		return map[string]any{"trackingNumber": "123456789012"}
+	case "createCarrierAccount":
+		return CarrierAccount(upsfake.ClientID, upsfake.ClientSecret)
+	case "updateCarrierAccount":
+		return map[string]any{"enabled": false}
 	}
 	return nil
 }
@@ -63,6 +69,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, eventAndMetaScenarios()...)
 	out = append(out, labelFormatScenarios()...)
 	out = append(out, batchScenarios()...)
+	out = append(out, carrierAccountScenarios()...)
 	return out
 }
 

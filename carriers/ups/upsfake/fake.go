@@ -81,7 +81,22 @@ type Server struct {
 }
 
 // fakeClient is one set of accepted credentials and its shipper number.
-type fakeClient struct{ secret, account string }
+type fakeClient struct {
+	secret, account string
+	// down, when set, answers every token request of the client.
+	down *Failure
+}
+
+// FailClient answers every token request of the client id with f, whatever
+// else happens at once: a carrier down for that customer only, so that
+// concurrent tests do not take each other's failures.
+func (s *Server) FailClient(id string, f Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cl := s.clients[id]
+	cl.down = &f
+	s.clients[id] = cl
+}
 
 // accountKey carries the shipper number of the token's client to the handlers.
 type accountKey struct{}
@@ -317,11 +332,19 @@ func writeFailure(w http.ResponseWriter, f Failure) {
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.tokenCalls++
-	f, failing := s.nextFailure(OpToken)
 	ttl, now := s.tokenTTL, s.now()
 	id, secret, ok := r.BasicAuth()
 	cl, known := s.clients[id]
 	s.callers[OpToken] = append(s.callers[OpToken], id)
+	var (
+		f       Failure
+		failing bool
+	)
+	if known && cl.down != nil {
+		f, failing = *cl.down, true
+	} else {
+		f, failing = s.nextFailure(OpToken)
+	}
 	s.mu.Unlock()
 	if failing {
 		writeFailure(w, f)
