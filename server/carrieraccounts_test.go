@@ -284,3 +284,62 @@ func TestNoCarrierAccountsWithoutPlatformCarriers(t *testing.T) {
 		t.Fatalf("audit log (-want +got):\n%s", diff)
 	}
 }
+
+// countOfClient is how many of calls were made by id.
+func countOfClient(calls []string, id string) int {
+	n := 0
+	for _, c := range calls {
+		if c == id {
+			n++
+		}
+	}
+	return n
+}
+
+// Every carrier account has its own token cache: a 401 or a 429 that UPS
+// answers one account's call leaves the other's token and calls alone, and
+// new credentials get a new client.
+func TestCarrierAccountTokensApart(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupCarrierAccounts(t)
+	f.ups.AddClient(acmeClientID, acmeSecret, acmeShipper)
+	f.ups.AddClient(zedClientID, zedSecret, zedShipper)
+	other := b.newAccount("Zed", true)
+	_, otherLive := b.newToken(other.ID, "live", allScopes...)
+	acme := connectUPS(t, b, live, acmeClientID, acmeSecret, acmeShipper)
+	connectUPS(t, b, otherLive, zedClientID, zedSecret, zedShipper)
+	quoteAccountRates(t, b, live)
+	quoteAccountRates(t, b, otherLive)
+	zedTokens := countOfClient(f.ups.Callers(upsfake.OpToken), zedClientID)
+
+	// Acme's next call is refused 401: its client fetches a new token and
+	// retries; Zed's token is not touched.
+	acmeTokens := countOfClient(f.ups.Callers(upsfake.OpToken), acmeClientID)
+	f.ups.FailNext(upsfake.OpRate, http.StatusUnauthorized, upsfake.ErrorBody("250002", "Invalid Authentication Information."))
+	quoteAccountRates(t, b, live)
+	if got := countOfClient(f.ups.Callers(upsfake.OpToken), acmeClientID); got != acmeTokens+1 {
+		t.Errorf("Acme fetched %d tokens after its 401, want %d", got, acmeTokens+1)
+	}
+	// Acme is rate limited: its quote fails, Zed's still answers.
+	f.ups.FailNext(upsfake.OpRate, http.StatusTooManyRequests, upsfake.ErrorBody("9999", "slow down"))
+	wantError(t, b.do("POST", "/api/v1/labels/quote", live, liveBody()), http.StatusServiceUnavailable, "carrier_unavailable")
+	before := len(f.ups.Callers(upsfake.OpRate))
+	quoteAccountRates(t, b, otherLive)
+	if diff := cmp.Diff([]string{zedClientID}, f.ups.Callers(upsfake.OpRate)[before:]); diff != "" {
+		t.Errorf("Zed's quote after Acme's 429 (-want +got):\n%s", diff)
+	}
+	if got := countOfClient(f.ups.Callers(upsfake.OpToken), zedClientID); got != zedTokens {
+		t.Errorf("Zed fetched %d tokens, want %d: another account's 401 or 429 reached its cache", got, zedTokens)
+	}
+
+	// New credentials: checked, then the next quote goes out with them.
+	const newID, newSecret = "acme-rotated-id-9999", "acme-rotated-secret-0b0b"
+	f.ups.AddClient(newID, newSecret, acmeShipper)
+	wantStatus(t, b.do("PATCH", "/api/v1/carrier-accounts/"+acme.ID, live, map[string]any{
+		"credentials": map[string]any{"clientId": newID, "clientSecret": newSecret, "accountNumber": acmeShipper}}), http.StatusOK)
+	before = len(f.ups.Callers(upsfake.OpRate))
+	quoteAccountRates(t, b, live)
+	if diff := cmp.Diff([]string{newID}, f.ups.Callers(upsfake.OpRate)[before:]); diff != "" {
+		t.Errorf("the quote after new credentials (-want +got):\n%s", diff)
+	}
+}
