@@ -153,16 +153,21 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 
 // notices are what ?done= says after a form's redirect.
 var notices = map[string]string{
-	"token-revoked":    "Token revoked: the API refuses it from now on.",
-	"webhook-saved":    "Endpoint saved.",
-	"webhook-paused":   "Endpoint paused: no new deliveries until you resume it.",
-	"webhook-resumed":  "Endpoint resumed.",
-	"webhook-deleted":  "Endpoint deleted; its pending deliveries were cancelled.",
-	"test-sent":        "Test event queued: it appears in the delivery log below within seconds (reload to see it).",
-	"retry-queued":     "Retry queued: the new attempt appears in the delivery log within seconds.",
-	"return-created":   "Return label created: send it to your customer. It is charged when the carrier first scans it, never if it is not used.",
-	"refund-requested": "Refund requested: the label is voided with the carrier, then the price is credited to your balance.",
-	"signed-out":       "You are signed out.",
+	"token-revoked":         "Token revoked: the API refuses it from now on.",
+	"webhook-saved":         "Endpoint saved.",
+	"webhook-paused":        "Endpoint paused: no new deliveries until you resume it.",
+	"webhook-resumed":       "Endpoint resumed.",
+	"webhook-deleted":       "Endpoint deleted; its pending deliveries were cancelled.",
+	"test-sent":             "Test event queued: it appears in the delivery log below within seconds (reload to see it).",
+	"retry-queued":          "Retry queued: the new attempt appears in the delivery log within seconds.",
+	"return-created":        "Return label created: send it to your customer. It is charged when the carrier first scans it, never if it is not used.",
+	"refund-requested":      "Refund requested: the label is voided with the carrier, then the price is credited to your balance.",
+	"signed-out":            "You are signed out.",
+	"carrier-connected":     "Carrier account connected: live quotes and labels of this account now go through your carrier accounts.",
+	"carrier-connection-ok": "Connection works: the carrier granted a token for these credentials.",
+	"carrier-disabled":      "Carrier account disabled: it quotes and buys nothing until you enable it; its labels are still voided and tracked through it.",
+	"carrier-enabled":       "Carrier account enabled.",
+	"carrier-deleted":       "Carrier account deleted; the labels it bought are still voided and tracked through it.",
 }
 
 // renderError writes the error page.
