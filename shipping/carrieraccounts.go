@@ -515,3 +515,24 @@ func KeepCarrierAccount(q Quote, id *string) (Quote, error) {
 	}
 	return q, nil
 }
+
+// LiveCarriersFor names what the caller's live mode quotes and buys with:
+// its enabled carrier accounts when it has any, else the operator's
+// carriers (none when the operator offers them to no tenant).
+func (s *Service) LiveCarriersFor(ctx context.Context, c accounts.Caller) ([]string, error) {
+	rows, err := s.store.EnabledCarrierAccounts(ctx, c.AccountID, string(accounts.Live))
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) > 0 {
+		names := make([]string, len(rows))
+		for i, r := range rows {
+			names[i] = r.Carrier + " (your account " + r.AccountNumber + ")"
+		}
+		return names, nil
+	}
+	if s.cfg.NoPlatformCarriers {
+		return nil, nil
+	}
+	return s.LiveCarriers(), nil
+}

@@ -47,7 +47,7 @@ func TestCarrierAccountsPage(t *testing.T) {
 		t.Fatalf("connect: %d %s\n%s", p.status, p.location(), p.body)
 	}
 	p = br.get(p.location())
-	must(t, "connected", p, http.StatusOK, "Carrier account connected", "our &lt;contract&gt;", "••••"+upsfake.ClientID[len(upsfake.ClientID)-4:],
+	must(t, "connected", p, http.StatusOK, "Carrier account connected", "our &lt;contract&gt;", "Carriers: UPS (your account "+upsfake.AccountNumber+").", "••••"+upsfake.ClientID[len(upsfake.ClientID)-4:],
 		upsfake.AccountNumber, "enabled", "Test connection")
 	if strings.Contains(p.body, upsfake.ClientSecret) || strings.Contains(p.body, upsfake.ClientID) {
 		t.Fatal("the page shows the secret or the whole client id")

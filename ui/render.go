@@ -138,7 +138,13 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 		v.Notice = notices[r.URL.Query().Get("done")]
 	}
 	if v.Caller != nil && v.Caller.Mode == accounts.Live {
-		v.LiveCarriers = u.shipping.LiveCarriers()
+		live, err := u.shipping.LiveCarriersFor(r.Context(), *v.Caller)
+		if err != nil {
+			// The bar is a hint: the page itself still renders.
+			u.logError(r, err)
+			live = u.shipping.LiveCarriers()
+		}
+		v.LiveCarriers = live
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
