@@ -19,7 +19,9 @@ import (
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/connect"
+	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
+	"github.com/shipd-dev/shipd/carriers/usps/uspsfake"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -341,5 +343,39 @@ func TestCarrierAccountTokensApart(t *testing.T) {
 	quoteAccountRates(t, b, live)
 	if diff := cmp.Diff([]string{newID}, f.ups.Callers(upsfake.OpRate)[before:]); diff != "" {
 		t.Errorf("the quote after new credentials (-want +got):\n%s", diff)
+	}
+}
+
+// FedEx and USPS accounts connect with the fields each needs (USPS also its
+// CRID and MID), and quote through their carriers' APIs.
+func TestCarrierAccountsOfEveryCarrier(t *testing.T) {
+	t.Parallel()
+	b, _, live := setupCarrierAccounts(t)
+	usps := map[string]any{"carrier": "USPS", "credentials": map[string]any{
+		"clientId": uspsfake.ClientID, "clientSecret": uspsfake.ClientSecret, "accountNumber": uspsfake.AccountNumber}}
+	m := wantError(t, b.do("POST", "/api/v1/carrier-accounts", live, usps), http.StatusUnprocessableEntity, "missing_field")
+	if m["field"] != "credentials.crid" {
+		t.Errorf("field %v, want credentials.crid", m["field"])
+	}
+	usps["credentials"].(map[string]any)["crid"] = uspsfake.CRID
+	usps["credentials"].(map[string]any)["mid"] = uspsfake.MID
+	r := b.doT(t, "POST", "/api/v1/carrier-accounts", live, usps)
+	wantStatus(t, r, http.StatusCreated)
+	var u carrierAccountDoc
+	r.Decode(t, &u)
+	r = b.doT(t, "POST", "/api/v1/carrier-accounts", live, map[string]any{"carrier": "FedEx", "environment": "test", "credentials": map[string]any{
+		"clientId": fedexfake.ClientID, "clientSecret": fedexfake.ClientSecret, "accountNumber": fedexfake.AccountNumber}})
+	wantStatus(t, r, http.StatusCreated)
+	var fx carrierAccountDoc
+	r.Decode(t, &fx)
+	if fx.Environment != "test" || u.Environment != "production" {
+		t.Errorf("environments %q and %q", fx.Environment, u.Environment)
+	}
+	got := map[string]string{}
+	for _, rate := range quoteAccountRates(t, b, live) {
+		got[rate.Carrier] = rate.CarrierAccountID
+	}
+	if diff := cmp.Diff(map[string]string{"USPS": u.ID, "FedEx": fx.ID}, got); diff != "" {
+		t.Fatalf("carriers quoted and their carrier accounts (-want +got):\n%s", diff)
 	}
 }
