@@ -379,3 +379,20 @@ func TestCarrierAccountsOfEveryCarrier(t *testing.T) {
 		t.Fatalf("carriers quoted and their carrier accounts (-want +got):\n%s", diff)
 	}
 }
+
+// A label is tracked through the carrier account that bought it, also after
+// that account is deleted.
+func TestCarrierAccountTracksItsLabelsAfterDelete(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupCarrierAccounts(t)
+	f.ups.AddClient(acmeClientID, acmeSecret, acmeShipper)
+	acme := connectUPS(t, b, live, acmeClientID, acmeSecret, acmeShipper)
+	sh := createLabel(t, b, live, liveBody(withField("carrier", "UPS"), withField("service", "Ground")))
+	sh = waitForStatus(t, b, live, sh.ID, "purchased")
+	wantStatus(t, b.do("DELETE", "/api/v1/carrier-accounts/"+acme.ID, live, nil), http.StatusNoContent)
+	waitForTracking(t, b, live, sh.ID, "delivered")
+	calls := f.ups.Callers(upsfake.OpTrack)
+	if len(calls) == 0 || countOfClient(calls, acmeClientID) != len(calls) {
+		t.Fatalf("tracking calls by %v, want Acme's only", calls)
+	}
+}
