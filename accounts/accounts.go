@@ -47,11 +47,13 @@ const (
 	WriteAddresses = "write:addresses"
 	ReadWebhooks   = "read:webhooks"
 	WriteWebhooks  = "write:webhooks"
+	ReadCarriers   = "read:carriers"
+	WriteCarriers  = "write:carriers"
 )
 
 // Scopes returns every scope, in a stable order.
 func Scopes() []string {
-	return []string{ReadShipments, WriteShipments, ReadAddresses, WriteAddresses, ReadWebhooks, WriteWebhooks}
+	return []string{ReadShipments, WriteShipments, ReadAddresses, WriteAddresses, ReadWebhooks, WriteWebhooks, ReadCarriers, WriteCarriers}
 }
 
 // Errors of this package; the API maps each to its code.

@@ -183,6 +183,13 @@ const (
 	AuditWebhookPaused  = "webhook.paused"
 	AuditWebhookResumed = "webhook.resumed"
 	AuditWebhookDeleted = "webhook.deleted"
+	// A carrier account's changes: enabled and disabled apart from the
+	// other changes (description, credentials), as webhooks' pause and resume.
+	AuditCarrierAccountCreated  = "carrier_account.created"
+	AuditCarrierAccountUpdated  = "carrier_account.updated"
+	AuditCarrierAccountDisabled = "carrier_account.disabled"
+	AuditCarrierAccountEnabled  = "carrier_account.enabled"
+	AuditCarrierAccountDeleted  = "carrier_account.deleted"
 )
 
 // Audit records a change made by c (the zero Caller: the operator) to an

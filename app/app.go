@@ -44,6 +44,13 @@ type Config struct {
 	PublicURL string
 	// Carriers serves rates and purchases per mode.
 	Carriers *carriers.Registry
+	// CarrierAccounts builds the clients of the accounts' own carrier
+	// accounts (POST /carrier-accounts); nil: none can be connected.
+	CarrierAccounts carriers.Factory
+	// NoPlatformCarriers: in live mode, an account without an enabled
+	// carrier account gets 422 no_carrier_accounts instead of Carriers'
+	// live carriers (serve --platform-carriers=false).
+	NoPlatformCarriers bool
 	// TestVerifier and LiveVerifier verify addresses per mode; nil: not configured.
 	TestVerifier, LiveVerifier verifier.Verifier
 	// Documents stores label documents.
@@ -189,7 +196,8 @@ func New(cfg Config) (*App, error) {
 		PlatformFeeCents:  cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval,
 		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,
-		Observer: cfg.Telemetry.Shipments(),
+		Observer:        cfg.Telemetry.Shipments(),
+		CarrierAccounts: cfg.CarrierAccounts, Cipher: cfg.Cipher, NoPlatformCarriers: cfg.NoPlatformCarriers,
 	})
 	if err != nil {
 		return nil, err

@@ -485,3 +485,13 @@ func NormalizeCountry(c string) string {
 func IsInternational(from, to Address) bool {
 	return NormalizeCountry(from.Country) != NormalizeCountry(to.Country)
 }
+
+// CredentialChecker is a live carrier that can prove its credentials by
+// asking its token endpoint for a token, before anyone relies on them.
+type CredentialChecker interface {
+	// CheckCredentials fetches a token: nil when the carrier granted one, a
+	// *Error of Operation "token" otherwise (ErrFailed with the HTTP status
+	// when the carrier refused the credentials, ErrUnavailable when it
+	// could not answer).
+	CheckCredentials(ctx context.Context) error
+}

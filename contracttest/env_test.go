@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-var allScopes = []string{"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks"}
+var allScopes = []string{"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks", "read:carriers", "write:carriers"}
 
 // Env is created per scenario run.
 type Env struct {

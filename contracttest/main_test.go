@@ -134,6 +134,8 @@ func specialServer(kind ServerKind) (*Target, error) {
 		opts.closedDB = true
 	case RateLimitedServer:
 		opts.configure = tinyBuckets
+	case CarrierAccountsServer:
+		opts.configure = withCarrierAccounts
 	}
 	t, err := startInProcess(opts)
 	if err != nil {

@@ -29,10 +29,14 @@ const (
 	BrokenDBServer
 	// RateLimitedServer is an in-process server whose buckets hold one request.
 	RateLimitedServer
+	// CarrierAccountsServer is an in-process server whose carrier accounts
+	// reach a fake UPS in this process (carrierAccountUPS), which accepts
+	// its own credentials: a deployment would send them to the real UPS.
+	CarrierAccountsServer
 )
 
 func (k ServerKind) String() string {
-	return [...]string{"default", "closed database", "rate limited"}[k]
+	return [...]string{"default", "closed database", "rate limited", "carrier accounts"}[k]
 }
 
 // Scenario provokes one documented status of one operation.

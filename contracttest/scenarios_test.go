@@ -8,6 +8,8 @@ package contracttest
 
 import (
 	"fmt"
+
+	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 	"net/url"
 	"strings"
 	"time"
@@ -36,6 +38,10 @@ func sampleBody(op string) any {
 		return map[string]any{"carrier": "USPS"}
 	case "createPickup":
 		return Pickup("")
+	case "createCarrierAccount":
+		return CarrierAccount(upsfake.ClientID, upsfake.ClientSecret)
+	case "updateCarrierAccount":
+		return map[string]any{"enabled": false}
 	}
 	return nil
 }
@@ -69,6 +75,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, batchScenarios()...)
 	out = append(out, manifestScenarios()...)
 	out = append(out, pickupScenarios()...)
+	out = append(out, carrierAccountScenarios()...)
 	return out
 }
 

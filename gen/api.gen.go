@@ -66,6 +66,45 @@ func (e BatchStatus) Valid() bool {
 	}
 }
 
+// Defines values for CarrierAccountCarrier.
+const (
+	CarrierAccountCarrierFedEx CarrierAccountCarrier = "FedEx"
+	CarrierAccountCarrierUPS   CarrierAccountCarrier = "UPS"
+	CarrierAccountCarrierUSPS  CarrierAccountCarrier = "USPS"
+)
+
+// Valid indicates whether the value is a known member of the CarrierAccountCarrier enum.
+func (e CarrierAccountCarrier) Valid() bool {
+	switch e {
+	case CarrierAccountCarrierFedEx:
+		return true
+	case CarrierAccountCarrierUPS:
+		return true
+	case CarrierAccountCarrierUSPS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CarrierEnvironment.
+const (
+	CarrierEnvironmentProduction CarrierEnvironment = "production"
+	CarrierEnvironmentTest       CarrierEnvironment = "test"
+)
+
+// Valid indicates whether the value is a known member of the CarrierEnvironment enum.
+func (e CarrierEnvironment) Valid() bool {
+	switch e {
+	case CarrierEnvironmentProduction:
+		return true
+	case CarrierEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CarrierErrorKind.
 const (
 	CarrierErrorKindFailed      CarrierErrorKind = "failed"
@@ -81,6 +120,27 @@ func (e CarrierErrorKind) Valid() bool {
 	case CarrierErrorKindRejected:
 		return true
 	case CarrierErrorKindUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateCarrierAccountRequestCarrier.
+const (
+	CreateCarrierAccountRequestCarrierFedEx CreateCarrierAccountRequestCarrier = "FedEx"
+	CreateCarrierAccountRequestCarrierUPS   CreateCarrierAccountRequestCarrier = "UPS"
+	CreateCarrierAccountRequestCarrierUSPS  CreateCarrierAccountRequestCarrier = "USPS"
+)
+
+// Valid indicates whether the value is a known member of the CreateCarrierAccountRequestCarrier enum.
+func (e CreateCarrierAccountRequestCarrier) Valid() bool {
+	switch e {
+	case CreateCarrierAccountRequestCarrierFedEx:
+		return true
+	case CreateCarrierAccountRequestCarrierUPS:
+		return true
+	case CreateCarrierAccountRequestCarrierUSPS:
 		return true
 	default:
 		return false
@@ -197,16 +257,16 @@ func (e ManifestStatus) Valid() bool {
 
 // Defines values for Mode.
 const (
-	Live Mode = "live"
-	Test Mode = "test"
+	ModeLive Mode = "live"
+	ModeTest Mode = "test"
 )
 
 // Valid indicates whether the value is a known member of the Mode enum.
 func (e Mode) Valid() bool {
 	switch e {
-	case Live:
+	case ModeLive:
 		return true
-	case Test:
+	case ModeTest:
 		return true
 	default:
 		return false
@@ -505,6 +565,60 @@ type BatchShipmentInput struct {
 	ToAddress AddressInput `json:"toAddress"`
 }
 
+// CarrierAccount defines model for CarrierAccount.
+type CarrierAccount struct {
+	// AccountNumber Example: A1B2C3
+	AccountNumber string                `json:"accountNumber"`
+	Carrier       CarrierAccountCarrier `json:"carrier"`
+
+	// ClientId The client id, masked (its last 4 characters).
+	//
+	// Example: ••••a1b2
+	ClientId    string                    `json:"clientId"`
+	CreatedAt   time.Time                 `json:"createdAt"`
+	Description nullable.Nullable[string] `json:"description"`
+	Enabled     bool                      `json:"enabled"`
+
+	// Environment Which of the carrier's APIs the account talks to: `production` (default) or the
+	// carrier's `test` environment, at the base URLs the operator configured.
+	Environment CarrierEnvironment `json:"environment"`
+
+	// Id Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+	Id        string     `json:"id"`
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+}
+
+// CarrierAccountCarrier defines model for CarrierAccount.Carrier.
+type CarrierAccountCarrier string
+
+// CarrierAccountList defines model for CarrierAccountList.
+type CarrierAccountList struct {
+	Data       []CarrierAccount          `json:"data"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// CarrierCredentialsInput A carrier's API credentials. UPS: the OAuth client id and secret of the UPS
+// developer app and the 6-character shipper number. FedEx: the API key (`clientId`),
+// secret key and the 9-digit account number. USPS: the consumer key and secret, the
+// EPS account number, and `crid` and `mid` (required for USPS).
+type CarrierCredentialsInput struct {
+	AccountNumber string `json:"accountNumber"`
+	ClientId      string `json:"clientId"`
+
+	// ClientSecret Never returned, logged or stored in clear.
+	ClientSecret string `json:"clientSecret"`
+
+	// Crid USPS Customer Registration ID.
+	Crid *string `json:"crid,omitempty"`
+
+	// Mid USPS Mailer ID.
+	Mid *string `json:"mid,omitempty"`
+}
+
+// CarrierEnvironment Which of the carrier's APIs the account talks to: `production` (default) or the
+// carrier's `test` environment, at the base URLs the operator configured.
+type CarrierEnvironment string
+
 // CarrierError A carrier's own answer to a call that failed.
 type CarrierError struct {
 	// Carrier Example: UPS
@@ -565,12 +679,46 @@ type CreateBatchRequest struct {
 	Shipments   []BatchShipmentInput `json:"shipments"`
 }
 
+// CreateCarrierAccountRequest defines model for CreateCarrierAccountRequest.
+type CreateCarrierAccountRequest struct {
+	Carrier CreateCarrierAccountRequestCarrier `json:"carrier"`
+
+	// Credentials A carrier's API credentials. UPS: the OAuth client id and secret of the UPS
+	// developer app and the 6-character shipper number. FedEx: the API key (`clientId`),
+	// secret key and the 9-digit account number. USPS: the consumer key and secret, the
+	// EPS account number, and `crid` and `mid` (required for USPS).
+	Credentials CarrierCredentialsInput `json:"credentials"`
+
+	// Description Example: Our UPS contract
+	Description *string `json:"description,omitempty"`
+
+	// Environment Which of the carrier's APIs the account talks to: `production` (default) or the
+	// carrier's `test` environment, at the base URLs the operator configured.
+	Environment *CarrierEnvironment `json:"environment,omitempty"`
+
+	// IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
+	//
+	// Example: order-10023-label
+	IdempotencyKey *IdempotencyKey `json:"idempotencyKey,omitempty"`
+}
+
+// CreateCarrierAccountRequestCarrier defines model for CreateCarrierAccountRequest.Carrier.
+type CreateCarrierAccountRequestCarrier string
+
 // CreateLabelRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
 type CreateLabelRequest struct {
 	// Carrier With `service`, selects that exact service.
 	//
 	// Example: USPS
 	Carrier *string `json:"carrier,omitempty"`
+
+	// CarrierAccountId Live mode: only the rates of this carrier account of yours (a rate's
+	// `carrierAccountId`). An id that is not one of your enabled carrier accounts
+	// leaves no rate: 422 `no_matching_service`.
+	//
+	//
+	// Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+	CarrierAccountId *string `json:"carrierAccountId,omitempty"`
 
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
 	// when the destination country differs from the origin.
@@ -1081,6 +1229,14 @@ type PickupStatus string
 
 // QuoteRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
 type QuoteRequest struct {
+	// CarrierAccountId Live mode: only the rates of this carrier account of yours (a rate's
+	// `carrierAccountId`). An id that is not one of your enabled carrier accounts
+	// leaves no rate: 422 `no_matching_service`.
+	//
+	//
+	// Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+	CarrierAccountId *string `json:"carrierAccountId,omitempty"`
+
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
 	// when the destination country differs from the origin.
 	Customs *CustomsInput `json:"customs,omitempty"`
@@ -1139,6 +1295,13 @@ type QuoteResponse struct {
 type Rate struct {
 	// Carrier Example: USPS
 	Carrier string `json:"carrier"`
+
+	// CarrierAccountId Live mode: the account's carrier account (POST /carrier-accounts) that quoted
+	// this rate and would buy it; absent for the operator's carriers and the sandbox.
+	//
+	//
+	// Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+	CarrierAccountId *string `json:"carrierAccountId,omitempty"`
 
 	// CarrierRateCents Example: 912
 	CarrierRateCents int64 `json:"carrierRateCents"`
@@ -1410,6 +1573,17 @@ type TrackingEvent struct {
 	Status     TrackerStatus `json:"status"`
 }
 
+// UpdateCarrierAccountRequest defines model for UpdateCarrierAccountRequest.
+type UpdateCarrierAccountRequest struct {
+	// Credentials A carrier's API credentials. UPS: the OAuth client id and secret of the UPS
+	// developer app and the 6-character shipper number. FedEx: the API key (`clientId`),
+	// secret key and the 9-digit account number. USPS: the consumer key and secret, the
+	// EPS account number, and `crid` and `mid` (required for USPS).
+	Credentials *CarrierCredentialsInput  `json:"credentials,omitempty"`
+	Description nullable.Nullable[string] `json:"description,omitempty"`
+	Enabled     *bool                     `json:"enabled,omitempty"`
+}
+
 // UpdateWebhookRequest defines model for UpdateWebhookRequest.
 type UpdateWebhookRequest struct {
 	Description nullable.Nullable[string] `json:"description,omitempty"`
@@ -1525,6 +1699,9 @@ type WebhookSubscriptionWithSecret struct {
 // BatchId Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 type BatchId = string
 
+// CarrierAccountId Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
+type CarrierAccountId = string
+
 // Cursor defines model for Cursor.
 type Cursor = string
 
@@ -1599,6 +1776,15 @@ type ListBatchesParams struct {
 
 // ListBatchShipmentsParams defines parameters for ListBatchShipments.
 type ListBatchShipmentsParams struct {
+	// Cursor Opaque position from a previous page's `nextCursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListCarrierAccountsParams defines parameters for ListCarrierAccounts.
+type ListCarrierAccountsParams struct {
 	// Cursor Opaque position from a previous page's `nextCursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
@@ -1703,6 +1889,12 @@ type VerifyAddressJSONRequestBody = AddressInput
 
 // CreateBatchJSONRequestBody defines body for CreateBatch for application/json ContentType.
 type CreateBatchJSONRequestBody = CreateBatchRequest
+
+// CreateCarrierAccountJSONRequestBody defines body for CreateCarrierAccount for application/json ContentType.
+type CreateCarrierAccountJSONRequestBody = CreateCarrierAccountRequest
+
+// UpdateCarrierAccountJSONRequestBody defines body for UpdateCarrierAccount for application/json ContentType.
+type UpdateCarrierAccountJSONRequestBody = UpdateCarrierAccountRequest
 
 // CreateLabelJSONRequestBody defines body for CreateLabel for application/json ContentType.
 type CreateLabelJSONRequestBody = CreateLabelRequest
@@ -1936,6 +2128,86 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
 	ListBatchShipments(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCarrierAccounts List carrier accounts
+	//
+	// The account's carrier accounts of the token's mode (not deleted), newest first.
+	//
+	// Corresponds with GET /carrier-accounts (the `ListCarrierAccounts` operationId).
+	ListCarrierAccounts(ctx context.Context, params *ListCarrierAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCarrierAccountWithBody Connect a carrier account
+	//
+	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+	// shipd asks the carrier for a token with the credentials before storing anything:
+	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// `environment` `production` (default) uses the operator's base URL for the carrier,
+	// `test` the carrier's test environment as the operator configured it. The client
+	// secret is never returned, logged or stored in clear; the client id is shown
+	// masked. With `idempotencyKey`, a retry returns the original 201 with
+	// `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+	CreateCarrierAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCarrierAccount Connect a carrier account
+	//
+	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+	// shipd asks the carrier for a token with the credentials before storing anything:
+	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// `environment` `production` (default) uses the operator's base URL for the carrier,
+	// `test` the carrier's test environment as the operator configured it. The client
+	// secret is never returned, logged or stored in clear; the client id is shown
+	// masked. With `idempotencyKey`, a retry returns the original 201 with
+	// `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+	CreateCarrierAccount(ctx context.Context, body CreateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteCarrierAccount Delete a carrier account
+	//
+	// The account quotes and buys nothing more, and later reads get 404. It is kept for
+	// the labels it bought: they are still voided and tracked through it.
+	//
+	// Corresponds with DELETE /carrier-accounts/{id} (the `DeleteCarrierAccount` operationId).
+	DeleteCarrierAccount(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCarrierAccount Get a carrier account
+	//
+	// One carrier account. The client secret is never returned.
+	//
+	// Corresponds with GET /carrier-accounts/{id} (the `GetCarrierAccount` operationId).
+	GetCarrierAccount(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCarrierAccountWithBody Update a carrier account
+	//
+	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+	// checked with the carrier again as on create). A disabled account quotes and buys
+	// nothing; its labels are still voided and tracked through it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+	UpdateCarrierAccountWithBody(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCarrierAccount Update a carrier account
+	//
+	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+	// checked with the carrier again as on create). A disabled account quotes and buys
+	// nothing; its labels are still voided and tracked through it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+	UpdateCarrierAccount(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEvents List events
 	//
@@ -2610,6 +2882,156 @@ func (c *Client) GetBatchLabelsZPL(ctx context.Context, id BatchId, reqEditors .
 // Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
 func (c *Client) ListBatchShipments(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListBatchShipmentsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCarrierAccounts List carrier accounts
+//
+// The account's carrier accounts of the token's mode (not deleted), newest first.
+//
+// Corresponds with GET /carrier-accounts (the `ListCarrierAccounts` operationId).
+func (c *Client) ListCarrierAccounts(ctx context.Context, params *ListCarrierAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCarrierAccountsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCarrierAccountWithBody Connect a carrier account
+//
+// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+// shipd asks the carrier for a token with the credentials before storing anything:
+// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// `environment` `production` (default) uses the operator's base URL for the carrier,
+// `test` the carrier's test environment as the operator configured it. The client
+// secret is never returned, logged or stored in clear; the client id is shown
+// masked. With `idempotencyKey`, a retry returns the original 201 with
+// `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+func (c *Client) CreateCarrierAccountWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCarrierAccountRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCarrierAccount Connect a carrier account
+//
+// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+// shipd asks the carrier for a token with the credentials before storing anything:
+// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// `environment` `production` (default) uses the operator's base URL for the carrier,
+// `test` the carrier's test environment as the operator configured it. The client
+// secret is never returned, logged or stored in clear; the client id is shown
+// masked. With `idempotencyKey`, a retry returns the original 201 with
+// `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+func (c *Client) CreateCarrierAccount(ctx context.Context, body CreateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCarrierAccountRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteCarrierAccount Delete a carrier account
+//
+// The account quotes and buys nothing more, and later reads get 404. It is kept for
+// the labels it bought: they are still voided and tracked through it.
+//
+// Corresponds with DELETE /carrier-accounts/{id} (the `DeleteCarrierAccount` operationId).
+func (c *Client) DeleteCarrierAccount(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCarrierAccountRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCarrierAccount Get a carrier account
+//
+// One carrier account. The client secret is never returned.
+//
+// Corresponds with GET /carrier-accounts/{id} (the `GetCarrierAccount` operationId).
+func (c *Client) GetCarrierAccount(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCarrierAccountRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCarrierAccountWithBody Update a carrier account
+//
+// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+// checked with the carrier again as on create). A disabled account quotes and buys
+// nothing; its labels are still voided and tracked through it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+func (c *Client) UpdateCarrierAccountWithBody(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCarrierAccountRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCarrierAccount Update a carrier account
+//
+// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+// checked with the carrier again as on create). A disabled account quotes and buys
+// nothing; its labels are still voided and tracked through it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+func (c *Client) UpdateCarrierAccount(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCarrierAccountRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -3863,6 +4285,227 @@ func NewListBatchShipmentsRequest(server string, id BatchId, params *ListBatchSh
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewListCarrierAccountsRequest constructs an http.Request for the ListCarrierAccounts method
+func NewListCarrierAccountsRequest(server string, params *ListCarrierAccountsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateCarrierAccountRequest calls the generic CreateCarrierAccount builder with application/json body
+func NewCreateCarrierAccountRequest(server string, body CreateCarrierAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCarrierAccountRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateCarrierAccountRequestWithBody constructs an http.Request for the CreateCarrierAccount method, with any body, and a specified content type
+func NewCreateCarrierAccountRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteCarrierAccountRequest constructs an http.Request for the DeleteCarrierAccount method
+func NewDeleteCarrierAccountRequest(server string, id CarrierAccountId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCarrierAccountRequest constructs an http.Request for the GetCarrierAccount method
+func NewGetCarrierAccountRequest(server string, id CarrierAccountId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateCarrierAccountRequest calls the generic UpdateCarrierAccount builder with application/json body
+func NewUpdateCarrierAccountRequest(server string, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCarrierAccountRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateCarrierAccountRequestWithBody constructs an http.Request for the UpdateCarrierAccount method, with any body, and a specified content type
+func NewUpdateCarrierAccountRequestWithBody(server string, id CarrierAccountId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -5430,6 +6073,92 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /batches/{id}/shipments (the `ListBatchShipments` operationId).
 	ListBatchShipmentsWithResponse(ctx context.Context, id BatchId, params *ListBatchShipmentsParams, reqEditors ...RequestEditorFn) (*ListBatchShipmentsResponse, error)
+
+	// ListCarrierAccountsWithResponse List carrier accounts
+	//
+	// The account's carrier accounts of the token's mode (not deleted), newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /carrier-accounts (the `ListCarrierAccounts` operationId).
+	ListCarrierAccountsWithResponse(ctx context.Context, params *ListCarrierAccountsParams, reqEditors ...RequestEditorFn) (*ListCarrierAccountsResponse, error)
+
+	// CreateCarrierAccountWithBodyWithResponse Connect a carrier account
+	//
+	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+	// shipd asks the carrier for a token with the credentials before storing anything:
+	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// `environment` `production` (default) uses the operator's base URL for the carrier,
+	// `test` the carrier's test environment as the operator configured it. The client
+	// secret is never returned, logged or stored in clear; the client id is shown
+	// masked. With `idempotencyKey`, a retry returns the original 201 with
+	// `Idempotent-Replayed: true`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+	CreateCarrierAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCarrierAccountResponse, error)
+
+	// CreateCarrierAccountWithResponse Connect a carrier account
+	//
+	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+	// shipd asks the carrier for a token with the credentials before storing anything:
+	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// `environment` `production` (default) uses the operator's base URL for the carrier,
+	// `test` the carrier's test environment as the operator configured it. The client
+	// secret is never returned, logged or stored in clear; the client id is shown
+	// masked. With `idempotencyKey`, a retry returns the original 201 with
+	// `Idempotent-Replayed: true`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+	CreateCarrierAccountWithResponse(ctx context.Context, body CreateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCarrierAccountResponse, error)
+
+	// DeleteCarrierAccountWithResponse Delete a carrier account
+	//
+	// The account quotes and buys nothing more, and later reads get 404. It is kept for
+	// the labels it bought: they are still voided and tracked through it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /carrier-accounts/{id} (the `DeleteCarrierAccount` operationId).
+	DeleteCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*DeleteCarrierAccountResponse, error)
+
+	// GetCarrierAccountWithResponse Get a carrier account
+	//
+	// One carrier account. The client secret is never returned.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /carrier-accounts/{id} (the `GetCarrierAccount` operationId).
+	GetCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*GetCarrierAccountResponse, error)
+
+	// UpdateCarrierAccountWithBodyWithResponse Update a carrier account
+	//
+	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+	// checked with the carrier again as on create). A disabled account quotes and buys
+	// nothing; its labels are still voided and tracked through it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+	UpdateCarrierAccountWithBodyWithResponse(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error)
+
+	// UpdateCarrierAccountWithResponse Update a carrier account
+	//
+	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+	// checked with the carrier again as on create). A disabled account quotes and buys
+	// nothing; its labels are still voided and tracked through it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+	UpdateCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error)
 
 	// ListEventsWithResponse List events
 	//
@@ -7263,6 +7992,730 @@ func (r ListBatchShipmentsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListBatchShipmentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCarrierAccountsResponse400Headers the declared response headers of an HTTP 400 response for ListCarrierAccounts
+type ListCarrierAccountsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListCarrierAccountsResponse401Headers the declared response headers of an HTTP 401 response for ListCarrierAccounts
+type ListCarrierAccountsResponse401Headers struct {
+	XRequestId string
+}
+
+// ListCarrierAccountsResponse403Headers the declared response headers of an HTTP 403 response for ListCarrierAccounts
+type ListCarrierAccountsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListCarrierAccountsResponse422Headers the declared response headers of an HTTP 422 response for ListCarrierAccounts
+type ListCarrierAccountsResponse422Headers struct {
+	XRequestId string
+}
+
+// ListCarrierAccountsResponse429Headers the declared response headers of an HTTP 429 response for ListCarrierAccounts
+type ListCarrierAccountsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// ListCarrierAccountsResponse500Headers the declared response headers of an HTTP 500 response for ListCarrierAccounts
+type ListCarrierAccountsResponse500Headers struct {
+	XRequestId string
+}
+
+type ListCarrierAccountsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CarrierAccountList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListCarrierAccountsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListCarrierAccountsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListCarrierAccountsResponse403Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ListCarrierAccountsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCarrierAccountsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListCarrierAccountsResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON200() *CarrierAccountList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListCarrierAccountsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCarrierAccountsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCarrierAccountsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCarrierAccountsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCarrierAccountsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateCarrierAccountResponse400Headers the declared response headers of an HTTP 400 response for CreateCarrierAccount
+type CreateCarrierAccountResponse400Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse401Headers the declared response headers of an HTTP 401 response for CreateCarrierAccount
+type CreateCarrierAccountResponse401Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse403Headers the declared response headers of an HTTP 403 response for CreateCarrierAccount
+type CreateCarrierAccountResponse403Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse409Headers the declared response headers of an HTTP 409 response for CreateCarrierAccount
+type CreateCarrierAccountResponse409Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse413Headers the declared response headers of an HTTP 413 response for CreateCarrierAccount
+type CreateCarrierAccountResponse413Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse422Headers the declared response headers of an HTTP 422 response for CreateCarrierAccount
+type CreateCarrierAccountResponse422Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse429Headers the declared response headers of an HTTP 429 response for CreateCarrierAccount
+type CreateCarrierAccountResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// CreateCarrierAccountResponse500Headers the declared response headers of an HTTP 500 response for CreateCarrierAccount
+type CreateCarrierAccountResponse500Headers struct {
+	XRequestId string
+}
+
+// CreateCarrierAccountResponse503Headers the declared response headers of an HTTP 503 response for CreateCarrierAccount
+type CreateCarrierAccountResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type CreateCarrierAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CarrierAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateCarrierAccountResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateCarrierAccountResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateCarrierAccountResponse403Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateCarrierAccountResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateCarrierAccountResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateCarrierAccountResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCarrierAccountResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateCarrierAccountResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCarrierAccountResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON201() *CarrierAccount {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCarrierAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCarrierAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCarrierAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCarrierAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteCarrierAccountResponse400Headers the declared response headers of an HTTP 400 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountResponse401Headers the declared response headers of an HTTP 401 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountResponse403Headers the declared response headers of an HTTP 403 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountResponse404Headers the declared response headers of an HTTP 404 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountResponse429Headers the declared response headers of an HTTP 429 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// DeleteCarrierAccountResponse500Headers the declared response headers of an HTTP 500 response for DeleteCarrierAccount
+type DeleteCarrierAccountResponse500Headers struct {
+	XRequestId string
+}
+
+type DeleteCarrierAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteCarrierAccountResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteCarrierAccountResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteCarrierAccountResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteCarrierAccountResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteCarrierAccountResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteCarrierAccountResponse500Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteCarrierAccountResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteCarrierAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteCarrierAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteCarrierAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteCarrierAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCarrierAccountResponse400Headers the declared response headers of an HTTP 400 response for GetCarrierAccount
+type GetCarrierAccountResponse400Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountResponse401Headers the declared response headers of an HTTP 401 response for GetCarrierAccount
+type GetCarrierAccountResponse401Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountResponse403Headers the declared response headers of an HTTP 403 response for GetCarrierAccount
+type GetCarrierAccountResponse403Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountResponse404Headers the declared response headers of an HTTP 404 response for GetCarrierAccount
+type GetCarrierAccountResponse404Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountResponse429Headers the declared response headers of an HTTP 429 response for GetCarrierAccount
+type GetCarrierAccountResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetCarrierAccountResponse500Headers the declared response headers of an HTTP 500 response for GetCarrierAccount
+type GetCarrierAccountResponse500Headers struct {
+	XRequestId string
+}
+
+type GetCarrierAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CarrierAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCarrierAccountResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCarrierAccountResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetCarrierAccountResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCarrierAccountResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCarrierAccountResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCarrierAccountResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON200() *CarrierAccount {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCarrierAccountResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCarrierAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCarrierAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCarrierAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCarrierAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateCarrierAccountResponse400Headers the declared response headers of an HTTP 400 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse400Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse401Headers the declared response headers of an HTTP 401 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse401Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse403Headers the declared response headers of an HTTP 403 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse403Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse404Headers the declared response headers of an HTTP 404 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse404Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse413Headers the declared response headers of an HTTP 413 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse413Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse422Headers the declared response headers of an HTTP 422 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse422Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse429Headers the declared response headers of an HTTP 429 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// UpdateCarrierAccountResponse500Headers the declared response headers of an HTTP 500 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse500Headers struct {
+	XRequestId string
+}
+
+// UpdateCarrierAccountResponse503Headers the declared response headers of an HTTP 503 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse503Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type UpdateCarrierAccountResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CarrierAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *UpdateCarrierAccountResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdateCarrierAccountResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *UpdateCarrierAccountResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *UpdateCarrierAccountResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *UpdateCarrierAccountResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *UpdateCarrierAccountResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateCarrierAccountResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *UpdateCarrierAccountResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateCarrierAccountResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON200() *CarrierAccount {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCarrierAccountResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCarrierAccountResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCarrierAccountResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCarrierAccountResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -11869,6 +13322,134 @@ func (c *ClientWithResponses) ListBatchShipmentsWithResponse(ctx context.Context
 	return ParseListBatchShipmentsResponse(rsp)
 }
 
+// ListCarrierAccountsWithResponse List carrier accounts
+//
+// The account's carrier accounts of the token's mode (not deleted), newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /carrier-accounts (the `ListCarrierAccounts` operationId).
+func (c *ClientWithResponses) ListCarrierAccountsWithResponse(ctx context.Context, params *ListCarrierAccountsParams, reqEditors ...RequestEditorFn) (*ListCarrierAccountsResponse, error) {
+	rsp, err := c.ListCarrierAccounts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCarrierAccountsResponse(rsp)
+}
+
+// CreateCarrierAccountWithBodyWithResponse Connect a carrier account
+//
+// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+// shipd asks the carrier for a token with the credentials before storing anything:
+// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// `environment` `production` (default) uses the operator's base URL for the carrier,
+// `test` the carrier's test environment as the operator configured it. The client
+// secret is never returned, logged or stored in clear; the client id is shown
+// masked. With `idempotencyKey`, a retry returns the original 201 with
+// `Idempotent-Replayed: true`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+func (c *ClientWithResponses) CreateCarrierAccountWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCarrierAccountResponse, error) {
+	rsp, err := c.CreateCarrierAccountWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCarrierAccountResponse(rsp)
+}
+
+// CreateCarrierAccountWithResponse Connect a carrier account
+//
+// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
+// shipd asks the carrier for a token with the credentials before storing anything:
+// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
+// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// `environment` `production` (default) uses the operator's base URL for the carrier,
+// `test` the carrier's test environment as the operator configured it. The client
+// secret is never returned, logged or stored in clear; the client id is shown
+// masked. With `idempotencyKey`, a retry returns the original 201 with
+// `Idempotent-Replayed: true`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /carrier-accounts (the `CreateCarrierAccount` operationId).
+func (c *ClientWithResponses) CreateCarrierAccountWithResponse(ctx context.Context, body CreateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCarrierAccountResponse, error) {
+	rsp, err := c.CreateCarrierAccount(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCarrierAccountResponse(rsp)
+}
+
+// DeleteCarrierAccountWithResponse Delete a carrier account
+//
+// The account quotes and buys nothing more, and later reads get 404. It is kept for
+// the labels it bought: they are still voided and tracked through it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /carrier-accounts/{id} (the `DeleteCarrierAccount` operationId).
+func (c *ClientWithResponses) DeleteCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*DeleteCarrierAccountResponse, error) {
+	rsp, err := c.DeleteCarrierAccount(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteCarrierAccountResponse(rsp)
+}
+
+// GetCarrierAccountWithResponse Get a carrier account
+//
+// One carrier account. The client secret is never returned.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /carrier-accounts/{id} (the `GetCarrierAccount` operationId).
+func (c *ClientWithResponses) GetCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*GetCarrierAccountResponse, error) {
+	rsp, err := c.GetCarrierAccount(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCarrierAccountResponse(rsp)
+}
+
+// UpdateCarrierAccountWithBodyWithResponse Update a carrier account
+//
+// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+// checked with the carrier again as on create). A disabled account quotes and buys
+// nothing; its labels are still voided and tracked through it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+func (c *ClientWithResponses) UpdateCarrierAccountWithBodyWithResponse(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error) {
+	rsp, err := c.UpdateCarrierAccountWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCarrierAccountResponse(rsp)
+}
+
+// UpdateCarrierAccountWithResponse Update a carrier account
+//
+// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
+// checked with the carrier again as on create). A disabled account quotes and buys
+// nothing; its labels are still voided and tracked through it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
+func (c *ClientWithResponses) UpdateCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error) {
+	rsp, err := c.UpdateCarrierAccount(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCarrierAccountResponse(rsp)
+}
+
 // ListEventsWithResponse List events
 //
 // Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -14274,6 +15855,913 @@ func ParseListBatchShipmentsResponse(rsp *http.Response) (*ListBatchShipmentsRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCarrierAccountsResponse parses an HTTP response from a ListCarrierAccountsWithResponse call
+func ParseListCarrierAccountsResponse(rsp *http.Response) (*ListCarrierAccountsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCarrierAccountsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CarrierAccountList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers ListCarrierAccountsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListCarrierAccountsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListCarrierAccountsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 422:
+		var headers ListCarrierAccountsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCarrierAccountsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListCarrierAccountsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateCarrierAccountResponse parses an HTTP response from a CreateCarrierAccountWithResponse call
+func ParseCreateCarrierAccountResponse(rsp *http.Response) (*CreateCarrierAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCarrierAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CarrierAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers CreateCarrierAccountResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateCarrierAccountResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateCarrierAccountResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateCarrierAccountResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateCarrierAccountResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateCarrierAccountResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateCarrierAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateCarrierAccountResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateCarrierAccountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteCarrierAccountResponse parses an HTTP response from a DeleteCarrierAccountWithResponse call
+func ParseDeleteCarrierAccountResponse(rsp *http.Response) (*DeleteCarrierAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteCarrierAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers DeleteCarrierAccountResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteCarrierAccountResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteCarrierAccountResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteCarrierAccountResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteCarrierAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteCarrierAccountResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCarrierAccountResponse parses an HTTP response from a GetCarrierAccountWithResponse call
+func ParseGetCarrierAccountResponse(rsp *http.Response) (*GetCarrierAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCarrierAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CarrierAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetCarrierAccountResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCarrierAccountResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetCarrierAccountResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCarrierAccountResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCarrierAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCarrierAccountResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCarrierAccountResponse parses an HTTP response from a UpdateCarrierAccountWithResponse call
+func ParseUpdateCarrierAccountResponse(rsp *http.Response) (*UpdateCarrierAccountResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCarrierAccountResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CarrierAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers UpdateCarrierAccountResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers UpdateCarrierAccountResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers UpdateCarrierAccountResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers UpdateCarrierAccountResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers UpdateCarrierAccountResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers UpdateCarrierAccountResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateCarrierAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers UpdateCarrierAccountResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateCarrierAccountResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -19885,6 +22373,21 @@ type ServerInterface interface {
 	// ListBatchShipments List a batch's shipments
 	// (GET /batches/{id}/shipments)
 	ListBatchShipments(ctx echo.Context, id BatchId, params ListBatchShipmentsParams) error
+	// ListCarrierAccounts List carrier accounts
+	// (GET /carrier-accounts)
+	ListCarrierAccounts(ctx echo.Context, params ListCarrierAccountsParams) error
+	// CreateCarrierAccount Connect a carrier account
+	// (POST /carrier-accounts)
+	CreateCarrierAccount(ctx echo.Context) error
+	// DeleteCarrierAccount Delete a carrier account
+	// (DELETE /carrier-accounts/{id})
+	DeleteCarrierAccount(ctx echo.Context, id CarrierAccountId) error
+	// GetCarrierAccount Get a carrier account
+	// (GET /carrier-accounts/{id})
+	GetCarrierAccount(ctx echo.Context, id CarrierAccountId) error
+	// UpdateCarrierAccount Update a carrier account
+	// (PATCH /carrier-accounts/{id})
+	UpdateCarrierAccount(ctx echo.Context, id CarrierAccountId) error
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx echo.Context, params ListEventsParams) error
@@ -20139,6 +22642,88 @@ func (w *ServerInterfaceWrapper) ListBatchShipments(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListBatchShipments(ctx, id, params)
+	return err
+}
+
+// ListCarrierAccounts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCarrierAccounts(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCarrierAccountsParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCarrierAccounts(ctx, params)
+	return err
+}
+
+// CreateCarrierAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCarrierAccount(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCarrierAccount(ctx)
+	return err
+}
+
+// DeleteCarrierAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCarrierAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCarrierAccount(ctx, id)
+	return err
+}
+
+// GetCarrierAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCarrierAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCarrierAccount(ctx, id)
+	return err
+}
+
+// UpdateCarrierAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCarrierAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCarrierAccount(ctx, id)
 	return err
 }
 
@@ -20765,6 +23350,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/webhooks/:id/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
 	router.GET(options.BaseURL+"/webhooks/:id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 	router.POST(options.BaseURL+"/webhooks/:id/deliveries/:deliveryId/retry", wrapper.RetryWebhookDelivery, options.OperationMiddlewares["retryWebhookDelivery"]...)
+	router.GET(options.BaseURL+"/carrier-accounts", wrapper.ListCarrierAccounts, options.OperationMiddlewares["listCarrierAccounts"]...)
+	router.POST(options.BaseURL+"/carrier-accounts", wrapper.CreateCarrierAccount, options.OperationMiddlewares["createCarrierAccount"]...)
+	router.DELETE(options.BaseURL+"/carrier-accounts/:id", wrapper.DeleteCarrierAccount, options.OperationMiddlewares["deleteCarrierAccount"]...)
+	router.GET(options.BaseURL+"/carrier-accounts/:id", wrapper.GetCarrierAccount, options.OperationMiddlewares["getCarrierAccount"]...)
+	router.PATCH(options.BaseURL+"/carrier-accounts/:id", wrapper.UpdateCarrierAccount, options.OperationMiddlewares["updateCarrierAccount"]...)
 	router.GET(options.BaseURL+"/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPIYAML, options.OperationMiddlewares["getOpenAPIYAML"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenAPIJSON, options.OperationMiddlewares["getOpenAPIJSON"]...)
@@ -22334,6 +24924,699 @@ func (response ListBatchShipments500JSONResponse) VisitListBatchShipmentsRespons
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccountsRequestObject struct {
+	Params ListCarrierAccountsParams
+}
+
+type ListCarrierAccountsResponseObject interface {
+	VisitListCarrierAccountsResponse(w http.ResponseWriter) error
+}
+
+type ListCarrierAccounts200JSONResponse CarrierAccountList
+
+func (response ListCarrierAccounts200JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCarrierAccounts400JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCarrierAccounts401JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCarrierAccounts403JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response ListCarrierAccounts422JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListCarrierAccounts429JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCarrierAccounts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListCarrierAccounts500JSONResponse) VisitListCarrierAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccountRequestObject struct {
+	Body *CreateCarrierAccountJSONRequestBody
+}
+
+type CreateCarrierAccountResponseObject interface {
+	VisitCreateCarrierAccountResponse(w http.ResponseWriter) error
+}
+
+type CreateCarrierAccount201JSONResponse CarrierAccount
+
+func (response CreateCarrierAccount201JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCarrierAccount400JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCarrierAccount401JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCarrierAccount403JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCarrierAccount409JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCarrierAccount413JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response CreateCarrierAccount422JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateCarrierAccount429JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateCarrierAccount500JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCarrierAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCarrierAccount503JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRequestObject struct {
+	Id CarrierAccountId `json:"id"`
+}
+
+type DeleteCarrierAccountResponseObject interface {
+	VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error
+}
+
+type DeleteCarrierAccount204Response struct {
+}
+
+func (response DeleteCarrierAccount204Response) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteCarrierAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteCarrierAccount400JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteCarrierAccount401JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteCarrierAccount403JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteCarrierAccount404JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteCarrierAccount429JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteCarrierAccount500JSONResponse) VisitDeleteCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRequestObject struct {
+	Id CarrierAccountId `json:"id"`
+}
+
+type GetCarrierAccountResponseObject interface {
+	VisitGetCarrierAccountResponse(w http.ResponseWriter) error
+}
+
+type GetCarrierAccount200JSONResponse CarrierAccount
+
+func (response GetCarrierAccount200JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCarrierAccount400JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCarrierAccount401JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCarrierAccount403JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCarrierAccount404JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCarrierAccount429JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCarrierAccount500JSONResponse) VisitGetCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccountRequestObject struct {
+	Id   CarrierAccountId `json:"id"`
+	Body *UpdateCarrierAccountJSONRequestBody
+}
+
+type UpdateCarrierAccountResponseObject interface {
+	VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error
+}
+
+type UpdateCarrierAccount200JSONResponse CarrierAccount
+
+func (response UpdateCarrierAccount200JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCarrierAccount400JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCarrierAccount401JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCarrierAccount403JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCarrierAccount404JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCarrierAccount413JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response UpdateCarrierAccount422JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateCarrierAccount429JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateCarrierAccount500JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCarrierAccount503JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -26627,6 +29910,21 @@ type StrictServerInterface interface {
 	// ListBatchShipments List a batch's shipments
 	// (GET /batches/{id}/shipments)
 	ListBatchShipments(ctx context.Context, request ListBatchShipmentsRequestObject) (ListBatchShipmentsResponseObject, error)
+	// ListCarrierAccounts List carrier accounts
+	// (GET /carrier-accounts)
+	ListCarrierAccounts(ctx context.Context, request ListCarrierAccountsRequestObject) (ListCarrierAccountsResponseObject, error)
+	// CreateCarrierAccount Connect a carrier account
+	// (POST /carrier-accounts)
+	CreateCarrierAccount(ctx context.Context, request CreateCarrierAccountRequestObject) (CreateCarrierAccountResponseObject, error)
+	// DeleteCarrierAccount Delete a carrier account
+	// (DELETE /carrier-accounts/{id})
+	DeleteCarrierAccount(ctx context.Context, request DeleteCarrierAccountRequestObject) (DeleteCarrierAccountResponseObject, error)
+	// GetCarrierAccount Get a carrier account
+	// (GET /carrier-accounts/{id})
+	GetCarrierAccount(ctx context.Context, request GetCarrierAccountRequestObject) (GetCarrierAccountResponseObject, error)
+	// UpdateCarrierAccount Update a carrier account
+	// (PATCH /carrier-accounts/{id})
+	UpdateCarrierAccount(ctx context.Context, request UpdateCarrierAccountRequestObject) (UpdateCarrierAccountResponseObject, error)
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -27017,6 +30315,175 @@ func (sh *strictHandler) ListBatchShipments(ctx echo.Context, id BatchId, params
 		return err
 	} else if validResponse, ok := response.(ListBatchShipmentsResponseObject); ok {
 		return validResponse.VisitListBatchShipmentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCarrierAccounts operation middleware
+func (sh *strictHandler) ListCarrierAccounts(ctx echo.Context, params ListCarrierAccountsParams) error {
+	var request ListCarrierAccountsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCarrierAccounts(ctx.Request().Context(), request.(ListCarrierAccountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCarrierAccounts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCarrierAccountsResponseObject); ok {
+		return validResponse.VisitListCarrierAccountsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCarrierAccount operation middleware
+func (sh *strictHandler) CreateCarrierAccount(ctx echo.Context) error {
+	var request CreateCarrierAccountRequestObject
+
+	var body CreateCarrierAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCarrierAccount(ctx.Request().Context(), request.(CreateCarrierAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCarrierAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCarrierAccountResponseObject); ok {
+		return validResponse.VisitCreateCarrierAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteCarrierAccount operation middleware
+func (sh *strictHandler) DeleteCarrierAccount(ctx echo.Context, id CarrierAccountId) error {
+	var request DeleteCarrierAccountRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteCarrierAccount(ctx.Request().Context(), request.(DeleteCarrierAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteCarrierAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteCarrierAccountResponseObject); ok {
+		return validResponse.VisitDeleteCarrierAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCarrierAccount operation middleware
+func (sh *strictHandler) GetCarrierAccount(ctx echo.Context, id CarrierAccountId) error {
+	var request GetCarrierAccountRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCarrierAccount(ctx.Request().Context(), request.(GetCarrierAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCarrierAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCarrierAccountResponseObject); ok {
+		return validResponse.VisitGetCarrierAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCarrierAccount operation middleware
+func (sh *strictHandler) UpdateCarrierAccount(ctx echo.Context, id CarrierAccountId) error {
+	var request UpdateCarrierAccountRequestObject
+
+	request.Id = id
+
+	var body UpdateCarrierAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCarrierAccount(ctx.Request().Context(), request.(UpdateCarrierAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCarrierAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCarrierAccountResponseObject); ok {
+		return validResponse.VisitUpdateCarrierAccountResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -27976,292 +31443,316 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1td9u2si/+VbB0z1qR7qEVSbaTWH7x/7tp0uacPPjGzm53t3pFiIQsbFMAS4CW1a6sdT7N+WDnk9yF",
-	"GYAEKcqSHNtpuv2mjSkSjzOD3wzm4Y9WJOepFExo1Rr+0ZoxGrMM/vmRavaWz7mG/5gnMVNRxlPNpWgN",
-	"Wy9pSiOul6Q9yTOlO0ROiZ4xMsmjS6aJnnFFMvZbzpQmcUYXikwzOe+2gpaKZmxOTYt6mbLWsMWFZhcs",
-	"a33+HJTdfmRzygUXF6td/zSTCXONK5KwqSZceL3v0otiDZP7JPg10XzOSFuxSIpYdQjVZDHj0cyfJVdk",
-	"micJoReUC9OrGRTPWNwa6ixnm0aBM3gTrw7gTcyE5lPOMlzXcjGPCU2UNPNlWSYzMpExZ4pQRcLMtRdu",
-	"NRSlM7O8OBKdLU+mmmWrQznDBSBakgXlmkzYVGZm+XW25OKCtO2UApLJXMQsJnnauXkAcy74PJ+3hr1g",
-	"dV0+B62UZnTOtKXE76iOZk2LBD8QHpvOuHmQUj1rBS1B59BkfOMg2DWdp4l5cUL1eDB5Hh2w/rRHj+IX",
-	"0fPJM3o4PWD7ponV5XqZZ0o2LNWHlP6WM5JKxc0ToHhCSZqxKy5zRVJ6wZ4oEgp2rbGNsBj7bznLluXg",
-	"I+yismr0+i0TF3rWGg56vaZxrWHVU3rBiOK/s3WdJfCd31fMpjRPdGs4OAxMx7hdfdNtsXn9oImo31HB",
-	"p2uo2v12B3s2p2J8GPXjAdufHtDDybPoefyCHU17tD9p3LNTHl3madOo8Jc7GFMaXY73o6N4AHT0YvI8",
-	"ehYfsoPpPh00j+lsxtM5E41r5X67g3GpWTp+bkd1NHkRPY+fscPpAd2fDKLGcf3EJjMpLxuHlU+KP+9g",
-	"aIvZ5bhPB5P96CA+ZM+mz+mLyVHUi/tsMG0Y2mfTqkqlUMyKhvgHqtmCLs1fkRSaCWAAmqYJj6gZ5dN/",
-	"KjPyP7z+/y1j09aw9b+elqffU/xVPX1lpCp2VZ15GNEs4ywbg9wNSXvB9Yy4p/CZCjtEZiS8YhnIbvvq",
-	"kFASy4VQOmN0TtJMXvGYZWRKecLiYxSlZiW94/fnPXs67OEuNA3Zvv60PEdg2N/R2D7ZYlGKrTBvxsjM",
-	"VzTh8RjeCFowhdaw5c7yiYyX5twTUhN4kfzH2Yf3drst35t/jw+nfTaI96ODySF9dvT8Retz8KVbcG5O",
-	"3sb+STv0x437QImWl0yQBTWiVykWO5jw6eNb0g7h1zEXYxCHYefutuClFNOER/r+qfKEKE01I5HtcUhC",
-	"IfU4zbNoRhWLQ9I2eGFo0IHOM/FhGhLDpIpQopyI0TOq7ZqORPFpJzAfTXMRmzVKM3mRMaXCgIQ0yRiN",
-	"l+MryWMW+0/mVsJjxyShE5YQrkbCvkCkIJS4t45hM+ZMKXNC4bC47gQjEXLBEn7BJwkbwwRNJ3GOy8fG",
-	"TMSp5EKbp9DHeCqzOdXjOVdzgwq83mMZ5WaWI0HVJYvJVGaGDKiQemaYED40S4CkgR8ZkpnI/GJmkOWx",
-	"7eQ1vBoSKuKRwEefsgTXE76VghGuyYwqs3YxS/gVy5aV1TPjmlOR02QkMuZeMYvvVui3nOW4+Dqj0SXL",
-	"xnI6dltVzuuJIvZ3ElFhuGHCRiJmCdP4tduSiIqIJYndkRQPu+KhhXPmAx6zeSo1E9FyfMmW40gmCVdc",
-	"ipC0zewu2XIkzMLkhpOkQFjqtoKAOKQk5tMpywxVGU5tapeLca6YGY1ZApQq8DG0d8lgNZTmSUKyXBgV",
-	"gFADTUm/RywatzIzICEg1z2ArmGnOxKvaJYY1KxYdsUyRSKZJzGhQi1YVh2KO0jGiVQ6PCaURHI+51qz",
-	"2GHtJ8qMEF9D/liQjEUyMygXhsy1AeZK5lnEDF2QjKUJXbI4IEoiXxmxih+PRCLFBQxO6O5I3Jm4eS2z",
-	"CY9jJm4p8FU+nfKIM6HHKpIp88Q+7IlMWQatEMGYUQVmjCwyrtnQ0aUi7sONx0AJDM7gk2Gr1tQdHBTh",
-	"6pyKA7vSuz2wF5kUF+O5jFl4d4fAG6FZJmiCo7x/fMJtfwVAUXTKjNoGvOJYjBFlxJXHCYblOgEemOYY",
-	"4Re53W3UMFUezUC/dADIHDDuRSNWKpCn9uPdLed7qV8bBfMBVtLMYWr6Ckl7zpXi4iIgVrTCOtmzg0aR",
-	"zIV+onD57FGUC3pFeUInyV1S0yldJpLG51K+pdkFe4BVSLHHsZZynJg+wyHaPgwCY9cRiII+ece/I+0X",
-	"8D9ztJ5+ODsnTyfmEGZqSKgopYdRfa/35vR6zzSxN1lqpu4SdZ3SpREgHwu94wEIZZxip+M50zMZG6wf",
-	"x0bnx8cEHwdm4cQ2jHh3q3HGsisesU8lNT6gjuTzwBpNKfCEhv86spJDoWOAQ+NpniQhaSNxAZupp1HG",
-	"qGZDoqU0kGpJ3DcKDVWGGs0y237VscG3MwMnDIjBr+PO0O4KQowKnnBoo7Yn3iubt6Swq30OvmQzz6V8",
-	"R8XSPlW3Ouczg5zB1MNi/4R3y+cMqseVFenbVXgYDS/0B+nkDdpanR3UFycF+LzIZJ6ORDu83jMt7EEL",
-	"e/A07Bj0xeapXhYkAZrfE+UEOCA3c/p3yU+U65FoJINjEv68V1iO98B0HJq2F4a311qFR6LyGfwXdIh6",
-	"c9beHRKaMYCIBmMzUA9obuSHBuUn9jCpnBJKygmb08mtTkAG19eEiyjJYxZ3R2IkThIlSXWFA5BGMtcw",
-	"/sqA/ndILDF6LIYmi5HwBsSlUKQtJC5qYCR+Li6FXIiAsOvUSGLD0Rm7kpegN7AOGkZhN6OEo24Wx0Y/",
-	"MjActXpU3Q1uNktAjCKqrPamZ2y+Ap+/hCurm7Px8+rNSK2Jyr3FVs2UX6w0ZS8ntmzGvP1lYuYTbKzM",
-	"+O9bHZ/rjUewexU1gpEJoxnL7MbOESAQRzcPJF4smhu7acJ8QqOk+gM3D9A4ZKkWMS4+sjR9h9Duk0gz",
-	"GTGlzPn3Smiul7dafDe5KWdJVcKfIHd14cLO3iUBRApa+HL9pYfZjr+V9jtnglJsTkGuJMmS2E0ZkrAy",
-	"NdwNt2P2EYCMkQjxTyNH4F8g1yq2y1gytB46w5Dptt6aljIwyv1IhFabEnRuoAMAikQquNa0DRixBH3B",
-	"QQBGIIUvBYR1L8wJoBCMvaT6QmaF/dKNceWKL+YxWcqczBkVpPyWmY//v9AayHDA9psCZXGlcgbwChS6",
-	"WBrhQrI8YaUiJ+TYnAIqNA0JOQZmNMtruyoaK1CZBZMI2xzIy9g/WYSmvoRflUDLHFAorQHlOisjVeSC",
-	"X5kjYh0edHNiVwZR62WhtY9ECCfKK/MDvqu8iwg8zgzXWoQ31rIwRRaw0T1QBHQ7NMiAtU9LkuZw3MLp",
-	"ZKjLvQz6rMrTVGY4Uw9RkhkFAebeJUqztHN3hp2CwaAZy56rVzInJJVK04TYM7RLQjSZ+pyOtBkC3MmW",
-	"8FP46Szskv+TS80U4BFYjNIArEg0Y9GlaxYvmX1ATWLDJIJoM3dowFCBwVGEJvySkfbBYOCRquWtQv+B",
-	"v58oklI96wwJJZ/O/KGbv0/PrH3bHPssy7iW2XIkwKbWNoAkoobLlJYZXDynYA5VrBPY5n7nKTR2SGJ+",
-	"wbUyDf3y5vTfD0g77A/2Dw73nj1/cRR2RsLaL9OMTbkBTiQ3LZtpmbHaJTYdK8OvuJDc6Br43ZRfIzyZ",
-	"U03mudJkRq/YSHBN2h9fnXz/7lVARm4TWW0hNb1ko5YlnTQzIE5zvOKK7GlQ3pm9Zwvyd5ldtgL/SvgZ",
-	"Xs26P/srl2cB+HpQUWvtRNBkCQKXvBIXXDBF3uq42na/4brZNAe01OC8cPaB7PefPdvrE5qkM7o3gHUz",
-	"B2bZ76czM1WqNcvMN//3Hyd7v9C933/9Y/D531oNvRmQlFSHTmP6/9u/upGcV8c8ODxoaAXvJyvzjyl5",
-	"K69YQiO2zazTmRS1Jv69Twb9ATk8PCS9fq9XbeWgqZGMKQ4eHrQ6pSlNFCven0iZMCrgoDVMUCODv68S",
-	"wEpHSmeM6X71y/3DHnnNp3pGTq6YyJumvYGSsNlBtdmznGtG9vfrK9C8jr/ztPp5v9fvv6jt4aaRfPZv",
-	"mf9RzDZoWQxjOikJ9dfiezkxJ5cZhmXINyLNEWnFMfhu0OTUY0O7LzfLXSMeaYE1FBOxIlwPS1EHgiO0",
-	"PaIKKCRBU2KbipGwepNFBVyRg8GgDk06O4n3R4HyKFAeBcqDCZSgdb13IffsQ4fYSjHzNzB4oiJnBlvl",
-	"TFoivJvUKa9Ze3/sjLur22zv1qFNrtl8Y+P+CN/hx6Yd2zLNMrp05JM3YFFn0gWngAXN0KDV9sZp0X8k",
-	"s4xFaDzSEpEmIm93ewUqWvkd3BMwkc/NvrheWkHLdlKou79u3lMYenXxgmLxvTVrOi/A53B168xKwvXQ",
-	"CZwiCANbw1ZMNdvTfM5a6+Tdxh2BHl/iq+YjtFvv0g+Pv8TfMWh5zg+bBvvWe9V9qT5lSZMTL8uYNW8W",
-	"LifW+8K5EqN/pwrMyWrU6tPvX3ebBjgH+8fNI3tn3rmJcu0ggGAXM54wYvQLwzRwmqZ0CT/B5QQTsfnD",
-	"XuuExe6HPpGWDbaCkkA2Eyg4z8GUgpJYy22v7kdBRWuJ9WVBZQ3OVOaFJwpmqchkSbA/IuTiuLyDiUNU",
-	"dxRuj/OMCQh6B7GYKC4i0NGEBOfrKnOg0bjJCdoc2EtrK234DZd5zY9ucM0/a6nxKGxwUfUXG98rxlF2",
-	"6vcQuCmsXeS3HL3tqhOPqaZbS16ULA2ytvQWbvDCh+eOYcyb4GR8TESeJOijw0hCFT42W2N+wPMCvTJv",
-	"pkWYQWUIa5egcGa9BZT+IDw7EVxqAGUeE3ZNI50sCSUvgQFAvnz0nIZkrituPf/JluEqBVpFu0EKgSXK",
-	"mb0ColjCIq3QHAmdO/NbdwsUFuVKy807/RJfw4UqT/Hvlps+/L548XPQmmZyfrITYig6lDD9jZ99wNeK",
-	"z1KaRSzZ9NUpvFV8ZJdv3dLbnQm722DPqiF000DOaq+DVLjVitWYwl95v81ihZp45KVn7Wyy4dmFeKKI",
-	"0QCtw5qWhJKIJgkSJEqhG8nb04dOz5pBR8yaD4PqCND3x7wdoHLJNbmgV+DkWFW8+v3+oN9r6uuSiwYX",
-	"8tCzG/vW1BuNxp2AhFWngoxqRuw9ZgD+1WAklJKoxBxfeImdUM0yBJa4eqFRte3swJWnWGuzwsXlQEoz",
-	"VcWcbtStoOUNpOls8ICJRdAb1tu+VtNnT8/gandIzssrDHPWIlkbUOKNg0yYXjB7D41SzMApaS9ou6SN",
-	"29RpbRL5jpjs9pWTaKRqkMqWATyv8xtlf7M94tamh13sCrexD2y0AVSPn02i5U31bc+GsL2pYEdzwA3q",
-	"/w76/u1V+m1194c1/SHtAna5HeV+6b7fXq8qfWV3QpdViPYZTtw3+PVhz26p/btfx6H19S5GsH5pfbC2",
-	"IyAMvTMWb+MrZtMQD1p0lSlsoLlImFJ+pAO3p8e9IULf/Ajn7V8FIn4pbXP1EXahCerg/rhIC3cbWF4z",
-	"wpYNSYUGzFYCWICFYVkwEj5RYByJ0deEJm3sAMztMotZpgBPpCwmLFFsMWMZ63TJm3macBaTyXIkSprp",
-	"kg8iWRagxO613f85vWSV4SugQAkhD/ExgYgGb3JckZRyCJbIFSPtaEazCxYTqv37vyeKTHmmNFERFQE6",
-	"PI0En5JcGEBkrwVXhfgX2mXO+O9sq+/gxQdWG9x+bKQfdAgzC10YkXxNcinzTA0NeDVPlfM8YyMhM37B",
-	"BU2eqIp40RKCOmoCqAj2wMmAEDJ/WnYeiTYtBA+LxxdSxirsOIlUeE0byoY/58eF9mqJICiAncxGoqbq",
-	"YHRROWBHnWbaGZuyLGNxtzbmKoNUpOacLtFyNWFEYshLl5wUfnuE4+VT7wDcQ5wvfLAmZKxiKDroHdUj",
-	"0AK4FTMr4/wtGq61kMa3jln1YcvBelVxG62z7PM04zJD9PBnVkXXnLYuuPqWKLxRhWw80zbgvq946Kgi",
-	"nnqNvdPK7NLfB86NIhrRsSTXgbVM+6RdsU07DpSi4gG0xOQTBSSr0emGpbs9HHPbtx6MnWOw4BdTRy1R",
-	"xtnpWUCMqioz8prFr67RLSdhRs9CV5xjkDelqCn9pUU+n+DxJ7O5jf+UoljcFX14Z1r8UoKCCEsuLt7D",
-	"QDep8e5tO69jolIaWd+qmKoZQ7TAL4TMWBzYRcKH4Lq0Z9YrrllXfjk6Ojo56ffAW+nZ8xcHq+JvF0Wp",
-	"NqX1BGOTANyOYCrL5IuUDwaPEbVUmq3crx82aeGCTuzlQZGTomK49vAQuA2qSn+lotL1zfnFw9J2s45l",
-	"b2DSwc0s+uXklzddnP14fn56hhHs4Hhn/e2UJDSKWKoVmWmNGVjKZTeP1PDpU8+74anZXfXULEVcvyU/",
-	"eLGJjMzQihVvJKJS0alfWcAPJGZRQjFW4bjmx2JkQ8yU5gLjEK0Wb2OLSxBnIVGDdoeu0+rVdZpQUVy3",
-	"b6Q29905/LCCPKuCDXwUYckN9K9YLdVMLpQBnVyQRC7sB7410SorMVesFbScJ7FqBa0LPtUtB4AdljQ0",
-	"i3sZtMBhyKy5lw2l0tqqGHS0vZWpwOmehkMr9N7vbSJ4IYVVQJcfCuYv+NbOqRXc47oWXdAJFbEUm69b",
-	"K3vu1uoGir7N/VYDzZN2aJ+GzY5jx6VzGEDkTsklI3ErNmlyBntklDthlAaL2r8yt1T9oNxR4PGQkS2r",
-	"1+XrQMNLqbUU5HxPzXimG2DDBhg4U+c049NpCePKtp/1e0fdfm/VT2ylFeSil+Vlwu19D3/LaRHmU7Qy",
-	"qGba2pRrK2hd0SRnL9la7w743SksC0ial3DBSJsmCQndGEKSC65VB1z5I9NaBToMDs1ACkcjLvQzQKA3",
-	"pHALWgvGL2b6w+/N48JfdxuYzEXEqiN7Zv4dJbniV+ydGw5iw9IvSuZ4SdcwXkTpqy4P3ni9naostzfD",
-	"m06KQjDsaPz2vg/XeRVzrZxXse9IvIqFHrnqkau+fa5qPFEcRP3evx2pexYlS7hGV2ZJFCOhAUxzqlns",
-	"zt7vnTO9BA8Cm98SbMox1axLPgibLSBAy3E0YzQFbsyjGTRO6FxCcKDpARBXidsUoQk4JAgp2BBtn00x",
-	"dzYCqSHmrktOYCTF0GRMl6T96fxlZ7iNLXXQGzzb6+3vAT9WXEabuMgty4nWbJ42eLVR/GE3H1Saazmn",
-	"mkdes6s0XLxFbCdPlDWmkHafaEkOO8eETiA4fgrxjZhLy71O2tT6fWD6N7NJoKN2PL9Rj6NYszfOTzOq",
-	"ycJ0AomBQMAuzLMZTVMmFDjaYWwnGbUwwjRiZtWsMwmLycHgiJxLSd5RsRyJj0VuhZUpkn3Ds4eEagIb",
-	"1e/v9frn/cFwcDjs9X4ZtcxcRq3/+a//Pq7NVo0EzRiY4M2kOYtHrcpdke/CC3aFd6qyY07srC6MyzDw",
-	"6jpi2brdwksrSONC2lSTuVRmDr2ARLk2u4WR/J/OX++9KPIDu5V6AomzMI3BRMbL45GwG+t0m4xBog4h",
-	"yxdlBuce3KWY3yCrA055Q3bUckpnaxyAfzw/P3X+r+vHWpAfJMPSC5ldojORaqKwmhD0OcffkyYM4djw",
-	"LJ/PqXVeqZ3r8MI6B9gbnW5vcqzd2XO2cJgtR3Sjw+waF7giuaOcWuP7wfU1sN7h9XWx/qv4ZkVeNjeN",
-	"Z4BGzs4YKT4LzFY2SuSKJX+L6x2rxDW48FZCnVfH94pGs0YHQBzbSry1F4NtoyXgeq8p+c7Wc6j4JzZN",
-	"odFv8B01S8b2MkZjcEMzA1Ea/xllUilyxTIFLmiVM6lyYjW6XzVTyY/5nIqiu+JqIWPpLFs1njuLCMTj",
-	"Tpg5EhZyz2rPXlRZhN72q3dZmByhPojvpd5TLKWGpmIIX3YSAz4I4Gyq5yyALaod1JXBehkYLBpuslBA",
-	"eH8DCWEgRSYnCZvbAdRTBGxNC5CXAYxBb0x3TeTgheM38xscu8R8poZAxQ3B/YFFTHjnI4iN6Z8YiHNM",
-	"pFiNHXcJfEJMDjDlicYU6T+8OidP0RwdeDhsxpWW2ZLMZBIrPCiKFVhZ2/ocv9C/ojHs5YNYl7E0KDLT",
-	"Wloq81OIagJSfLNIXNqYs7QxTiZbn3De8zF9oiARUJGzIFzblpfEsak9yLuIcLiaQDKwBLGSo7G72TsV",
-	"ObUe6+WdLlc2Z0oDSYorlpghFQcVJLXHey7VcLKk/G8ovKp66VW/0bF698AsFx/SbBtApatpm1y+UQVo",
-	"yJB+kQjLuT5x7a1luTr1UDB2pcf70WDSp73pEXsRP4+eTQ7pwXSfDRqlsm6094arl2zmjKrdslUelamD",
-	"K4/KM24kGp3DKTGvHXtkX3H9gZRbKGqBRGwIY0gUXaqRWMwgIy0El3TLqC1IXwWRXmXsydqgLwgLm8uM",
-	"HY9EaHaw8E2D70z7zh2ga2nCCv/iceGJ7s9wTmP0/SmnWnomVDtyz70kwd08jbGrtnl1WLUEo65UyxuM",
-	"YsT+MRL4jtJUxDQxElkKSAtc7E/BNZVdY9cRSzGL0kiUj5EOx1qOFRMxy2xaP8tsXQ3n0YrPT8NV7Rax",
-	"chpt0R67VuPlgM3Wyoo7CN2Cdj5CYuDNAVz3EYDlD2BVX6+IsYeSWytjtORjB7WFD2uh+hRya604uisi",
-	"qYyyaaHfrNzo1/HwJVNWG1dE0Sk7JpcsRQ58TmK6VCQtM8cG9vZexIUEr2JCcF/d6/d6g/09YN/dzbRv",
-	"qyhmjVNUgTasNw7VAYkMjBKEamv+Im17OUXCNJ6GnSH+PyBhClHelBxcPxsJPqcXDM0Z+yROeUBe9AfX",
-	"/UH/BUn5NUsUhuP8niYhaf9y+pa8eQPLY183jYD6P6cJUVpGl53uSJxXzgIBTr1cE0E1v2LJsnYgQPZv",
-	"cLNF4NS147R/oEh3Ody7MBKzB1IkS7Q8WNHkInnjqQEHoOT+nibVK0X8sXnZnYvtmkV/giVhvHU9uH4G",
-	"62r+b3MKg7JiMZ9ZGuuGJjDBEf48EtDOFEJBpzxiJM0gHbRyybYqCexh23C2bbBULrhipDFZk017FhYe",
-	"w2GnujYH189aQQuHUV0Y/GVlYZyfYkMQ/Q0+iI0BQF7E/UpwedW3j0xYROeMhMWJ7EWEdetm0fUR+7vL",
-	"Sh+GNA10SdbFwJWnf5qx0jLmj3pVYZXZfDtnNWtWdXqrzOYIR85enryHP58oMqEZBgAWWe/AEgb5/SPW",
-	"KQcmReSt7dqR3ZAIoBgEV6QNylyRru3pHzz+/NT8aNh4x153dkZtQsm7FRvaMR9B1Wd1e+10bSIDWBAv",
-	"jYFPX1wRqIJRZC5w7GAT/tldCmsRk/hjBVFXYiNdl+WZelNc5A35DsrgwyLzgb9APgc2Hc9OttwBpivE",
-	"1DcZkf9ubZQvAA47OkzFilUqcF2t2RsVTH+HDWA3cp5fscZI1w9lbEjNMHWtM1qE0awq2YpfCKrzjL2U",
-	"YsqNRK3r22tyGDV5wldCT3a7dK+Ok7RD29a23ln3ObPq5adbash470JrVqMcZK5JzOdMKEyyYxRUjpTm",
-	"7oqtOkkjndPEPlydxwyev6kO/WCna2J3AT+oXL+vXhobIGGQbK2zfu+eevNv1Ive9ge36+1gc3c8Xpnb",
-	"i3uZWk1o3Oit4kde7eiocurCMHfzUSHN9DkSWxFogxvjI4n+hUm0Kv2syCsqOt5FGrWiGtZO2bt20lYM",
-	"eL5RU3GpGmx26cCVqpPTqWLa6LoLlwvDmve3TTJWHj7baQb+F0UoC6AXxJOuzqyBmFVrxU/nL12UymZc",
-	"cyepzHYruRm0uFA6y6MCq3wRdE9pdEkvGPiuNd+lQwW2G7fdtqFsJDuNl3e283egWdwYsAvsZ70pnN/A",
-	"T560WpUNK9LGGq23p4DdVIcG2vcT/bndKdmztqfrlQ9/6I1nKiwOBlLdLoKK3i6E8osi9bbJaLApL8s6",
-	"Qffx9Uuyv79/FLhKO3b1neWtrIgU02V31X+tPwC3qOfDXm/Y6+31Doe93tas8MXZDGpiozq11/ZSOs7A",
-	"Bay9KCwaPnfXVvfUZ3x7j6t4zEgsoe5zxcrbmAymJn1qLgpoUYRY1zLUEhIQezQdBpARgfS7/sl9dHS0",
-	"yUl2rWBz21zmdbAVJy09P1Hk0/lLK9vWbnPv6FbbfGP872k1yaQqqi442wjowd4+RjKB1B93FdC7KmhX",
-	"ROYtYFb/Wc2peSPSKgXlTaJwvVS7A+OKhW7fpGmlcu41JTcrwFH1fhfSuEHSrphlZEGXgXNntAnIwNnR",
-	"FjvCGqPDkcB0Xpl5qrSEHCZcuGRfcD0bzVico5nOnneQ08Q3+2HRDlcGtmq/L8drC8BDYy0PFDfae6Bs",
-	"xJ81t8+3kmPnMUfOvefIecxZ85iz5hvJWXOHGWGsdEaX6bUXrevckc8rpWmwhnWexLBuv5mWrSEAjHmK",
-	"xDwOCKPRrKS40oP5zvyPwX97a4DxkeoGt9XaeY9NNp3xH212xC+5n8aXTUsvV9JSHPUHwTZhGFGeZUYN",
-	"qXf5fWttajmWnWaGC5s9c+ujIv9O0oRqM5TXDB9VQPnRoLfVQMugKrpU9fi7m173YrCaCRECnyo4Cqq0",
-	"g2IjM+JaUgGGv7O4DHs3jI/ftzFkiouR+HT+EoBXASEXjF3GIFxK6UDJlMUsowmZyYTHdNnpkpNkAd47",
-	"ePm8Lsaq92ybGKuLnGZUaMbiRtMQXCv5cy7eV+vi11bG549ubRWQ+t7Xzb5b7LyXaasxk9adp85aq824",
-	"kax20cCNDXNv5CCPB+tU3ig4ICP+10gn2nQMnNErFnuHSnPi3Zty696US/dOvGNckt2Nll4aZ+Oj6MXk",
-	"OX02PWQHse+1/KU+GC4B7/qEu1+QYfemlLo3Jc1dlyR3B4uoZ668RX5cn3ruQOevEONX8ZI9W5U8VdF7",
-	"ljIWE83RUFZ4A3SJC98EFLrIuGY2rUbNgkra4aufTz++OjvDElzsOgUoC7lbEI0p0HKa03GwSAo5X6IJ",
-	"W8Q0gyqu2EYraMkrlgl+MdNVPzvv3RWaqUamrU87XwB5hHsUYLZLI75twvk1SOhbOCEaycXqDU3LVugU",
-	"bdAOOl3riM/Fha1RigHlydLoteDPZqvW/8Hjz6iKCRsjZYh3dYknNKEiYicpKOBr4JwZYsrFBbFvkyhj",
-	"MdeE4ldo/PX0zMrl0fozHQIZ1kUJYXREJbzAq6dvpmXrrU6wxHM1YltxcZEw+3YtJnDXukRfjMe3QeBg",
-	"jTiZGzm5DlOvoAYy5yJXpGELj0nPBmNUDAK50DypIL7S2AF+zm3PRNLZchdvcRzfgb6xlVazi31ueyda",
-	"R+W2TsYufrMr+ktDQPWduJJusBE0xHtuaSNsA6ZEF/BcT6DCMYqcTpe80TUz23AkwgbydIHEdaIPidJ0",
-	"SXrrCHUkHKUGZQa/NLNlKqxF75hQYc11buhFeX/7yp8l0/X6+E0vPjNjMwkVOaoBFAHBQLEybHOb6ANV",
-	"ddGvOTkXhqk16R2cr/Q6mV24wVeiJKRYKY1dCms08XBtXxQrZV82OEVv9P7YBaDvZsXd1YC7ThPeQpQV",
-	"G7OLlF1vJz73T1VbEt7jcWezL4z3EDOIztmFcb7T/VOAsKCFTsQ1LS7ljZ1t5XHiAJnvc7K7RNby/Tp1",
-	"T8uzG3QzGynZxGOnzczaGEFbgYlba0/n/mcNiQZXrpY3ZC6+xYjPttokm2e63KOdfXyCFgYH341XUKPL",
-	"ju8jtJ39aAUGfpFNqQncVyxNlnd8kgw21x3z4MJNCs1dKPNON/omr/BrgqShFqiN+267zJpBCS6L+/tO",
-	"4AWFt2tRNprNU5nRjCfLkfASshxXkSp3waIxtOZHz5dB8zYw3hYAg1syGz5fC1PcqoYlslfZXsvxW+M9",
-	"v2XnGy9D7sQQWLdq7/TxmjwkZwaUBkSwhcE+qFIViar6vV5n69upFfG7muq7etDp7HJ8MH1B+9FgchTv",
-	"s4PpIX02eR69iI/Y3YWM3RTQC/DBnllkKpNELpTls5VQf/eahYP2T9XpbgPk1O3OhdUTaqXlu3QP9RbN",
-	"F/q1UXgHgyWqXbw+7RzvQL46tvsqdtLqVhmytgLG3rWDrYqNdUaF4mZVuPD+kLkeT2U2tu40y1pisEIS",
-	"wkvoHFhkcS7zRVh5lWdsoytSlTdX1t051teK3b/6ifz9w8f/DAiUvb+pcmP50fcspZnR+NCtgUxpxJM1",
-	"+FlGcJzvJARvxUnrypu7GVSG0rTdn4Cm77LcQz1DwUYR4lV5uKmsw33UaFD8Qhhwy6KMNZh638znucaD",
-	"m4qlTf4KpzbmqUHtq8k5pGmDGws63GUXTbeA9WxeKxzSSOvWYdhlTrsAIQhOsoI0FntNqZ7tnCqtalJA",
-	"GNstQoE2iTPo8uYCpX9jGZ9ylACeAbGeBT+uzR6vy8buaoX/zuIb88PVv+xvLVNGrf3DHnnNp3pGTq6Y",
-	"yNmoRYp+FRrx8aXD8x/Jyd9ejVrbZsm6aWEsvzu4tTbN61t5sfWpVU8d23B6udSl6zLYuaSocxqzwE+W",
-	"KmKb/bQ5k2s9v6zaMsGssj3JKXHA8HAlzyoYXDLOVOCllFUd8GtkEDcM4Y1gyWTXmglbxNh603bvyjwP",
-	"/b5pToUDv50358NZhadxcjXuTfrRoAZNe9M+berZIAa7sjeGM4FG5yXj/S1nOXM7R6RgNuCgfLfYEClY",
-	"x4i9OGeeEZKh6ZEseJIYOWR2a4cQqBUIs2W2Uq8JzEkIM21c+ibMWfuo3Dl/nzysWXBFFW16LLgFC98B",
-	"7KwLha8CP+0gzrw1bBDZt8haVQUpdwVKbq419esuCSfrXLqYXY77dDDZjw7iQ/Zs+py+mBxFvbjPBtMv",
-	"VSItFNmlRNT2ylalOlRQS/7u1nVTMo8GOrg7Eq9Q15+FzH/ielYC0T8rwf856XkDjj+byYVAhwwIr+Vl",
-	"Su8u+U/GUsIxZbnBi0tSpoGrItTFTLFoPJg8n/aifnzEXtCDyb4Xc9yPemsMPJbf7pGH6muwSnRwrRPl",
-	"GdfLM7N81tOE0YxlJ3kTfA/VVTQ2mGeMGbPMn2ZlxqE1KWGs0bMDuMGlkWaYCB12BygIGi8XxEiZ1ufP",
-	"EFM5la4EFY1gy9APD8SowQxcaMoFy5RdjVJGXXA9yycgouDlvZhdWTFVp/vSR8ZBDSmINEjtP84+vAfg",
-	"9uP5+emQzPNE8z1nwgU/dxUQqpYimmVSyFyhYW0knHQPIF2XiBVpX0keq05QXN4pG7NjTROBs7CZFtFq",
-	"j5RmNZORMOOgovhxIuVlgHUHUEwQH1LY1s12s9in1ZEYCcTRLhkHzkeR0OyvzPjv0N+QfAf7QkZ5r7cf",
-	"QR4g+Cc4Etu8QErTTEPyt5IIRmIhs0sFPFQUH2wXTmRUxBN5HRAh9QyuwIvLfwhVK4mHC2L+Bd/b7H56",
-	"IeFPDBea5olhVSUTQ92VidlaAG5mVNTSFZMZozHLuuTV2izyZEYVoSMBJABRLuEfmOkMPE0C0u12P4ek",
-	"jUKGhBCVEHaOSWjeAt+uNUnOzUA/Us1Iwudcq6Fdy0keXTJdyf2IKo1ZP/OwSOB7kck8PcZ4iiJt8khg",
-	"cVSuFb4AzgXXe0ar3oOe9uBxSNoQV61C0u/1nioyyTNXkyFEkg7JoPdUjQT+cmh+mORL+MB7PyChpe3V",
-	"HyyNjlFUNrTnXgBHSdsh8X63JF383q/9bh3HQtL3Gi5T3Ta327H7PRI01zMmtGEt8DRxtSOmhJJywVhc",
-	"Lm9ABtfXhIsoyWMWB5jBZiQMWVHN3sL6wn/xnseOyZC0/8ZHZkQW3gZh+Z3MuY0mbKo76FtT/UIx02Yu",
-	"+PVImGO89J5BijGUZlgBExt3IOIJil643zHKRkG5kdDMbmxnV9ST+ch0ttw7mWqWGYpmkRSxCkgmcxGz",
-	"mORpYDTfhFGlSb8DBOz5lg/LVVJ+pjCi5Jwhk9tLA+vfaCvljETlKaTwQ4oKCP7i8m67v4vYRvfAkoH7",
-	"s5SgNZ+Voi80Jhu9HG7tSFj1qA9HwmbWMBxv5NwlWwIrRzJ1zpKsTM2qbbY0+y+mZzKGPYSrPinMIctG",
-	"IqV6hqK6lui1Sz6yFPPiedmRilhOyHVgRuCahAdmaCPRBhf8jMWEKhJRIQWPaAInVqfwAvHj64CAy3oq",
-	"S42eYPAP0yMGEqNgJGGxv4YE04QuWTwkBhSGx4Ta8pFG/QbJCFF1RyPhr+b4ki3HkUwSbqQenBlufkAj",
-	"U44poBRMUGmjvHNB0kxewPG2oFyrkchTs+j9HrFUCWPm2iYnzGBo4P4os5LQe0dkZShcjHPFwpEAQ82y",
-	"YwNU/UXBY8Vs0dBmoKACpT1pH1xfB+Z86FQ3Bt2gIVw14+4QqshlW7NaF8nuucYM904+W2y3h+ntj0kI",
-	"smv4c0g4RNYqCKul8fBne5eb8IjZmD2Lhk5SGs3Y3qDbW4FBi8WiS+Hnrswuntpv1dO3b16+en/2Cr4x",
-	"sJzrpMRVyuGhk9M3raB15VJDt6766GrFBE15a9ja7/a6+1iBbQZAsWRR89cFW1fEycMwlUyDT9TK2Ve9",
-	"nDXIsVjbN3Fr2DIK30nRKzg60DkzKLM1/EezYlC+8tRqX5+DjW+CPG59/rUsEwRzHPR6XpVUTKadJha0",
-	"Pf2nQsUKUcIu8Q+gxwIKrvt0Qh5fOSWKQgJjN/Wu2ZoDHE1TJ8Won35Hi/Aj+KS/+ZNPcGQacMhi/Gh/",
-	"80evZTbhccxAOTwYDLbpJs1kxJQywOkV1n+Db482f3su5Tsqli4Ow3x3uM1qvBGaZYImNqwU7Hm2nhLQ",
-	"Vn2djaJCLxQUayqe/Rq0VqEWFGilkBaozuf2p2HZwueglUrVpJZqmSGGdVxjRGACVy0QDW/+tOonOIl6",
-	"PkAG6gKocSEIP4Ggr596NpQZoHPTwdHrWw/C9acCiqYqZ2JuoxMvgwhszXcyXt4Zy1T6KKi6qjSbAX5e",
-	"Ydv+vbBtE8uCy6ZPRH92Vu1twW4vpZgmHO1UB/0tujily0TS+FzKt0bd+2ZlgtltnxsdJvSOtJ1ERFUV",
-	"apYVCAk8YfE58I7ap6hmgUGwUYS8nLHoUjkrAJ2ARwIcsD6/V24U3XTan85Oz4jSywTh4qezkSg67qBY",
-	"kMJgX7hHBEU1mlFxAZX4bLGpJuEAt67L+xUOtSwIDyoUbN/+5fI62eCbeQwYzRP9Z5cQf3GGN18Ntlr7",
-	"H6hmCzRlH26zjNYJ/lPp7lkTL8gXrkieY0hP4NxKuFgJsb1wsZr1WhT/Hf6+G3gPCtWWZ5iLQREhF82Y",
-	"3vbwbSN6mMRmKG9X+xHC3xOEnxS05FjHPbktcC+s+OuB+wmYmBTBqsRBr9crbf82Gw67ppFOloSSBgOZ",
-	"rWFr8ymBNUQuxIrJyhmxoTgZWNNZBOUbwJiL5iiIs4uRCdGFzLqJjQR8hjVFlFcWHEN4C7eydohVJUPw",
-	"z1Jg1IC3zedY5tgr7aW6/efdslYl5DkIOzbBd2H2V0axibvkQ1FehpUTmbBIzhlY4MtAaud07yrW2CDk",
-	"sOPy4cKDJwrTlQWu1GHCLxlMGtf1GC1dNqUeV2TQG5Q2N5y487OHBMakjGl2wwr9ynBUxBArWasYxxVh",
-	"mIUKQmg6zlWl2KnG2nFgQioK3drapWgFe0He8e9IO7zem9PrPfP7HlRWDjvH3tCtXIWoHTAJK40TLo3m",
-	"WXH7YK8K2v2nKnB28k6XnBQh3FSTBWR20vSSVQITRmJCo8tEXpCUKm2LLucCcmwd9vbLUIUxePiMp3mS",
-	"hMMGAjATrhYfKn6rbwucinBNa/o+tmXOkWyKmEVKTr9/vV4fBZF8r9oo9LCTLjq42wOn8bCxYSo+qQAN",
-	"loSORcZKHnT0+cDH0mAraDmHcnZ2WR/V3G8c9SLjAAFOciP2xLLIDIkRiOvO7qoobA1f7L948az3Ys2x",
-	"XgKBtUDYO9k9IAzXU2vR8AdROTEhheIN8PYHpp0U2g3bfmezbtw/Zl2nq+Ip92e3Xx1s/uK91K/NcfVV",
-	"wekPTLtisveDTesUbBFmN42na4nZ1gmv5sJ2ih40BvUHsBguAi2qwAhUlKPWEqsLHo8E+s3C2wqgkuNr",
-	"vOplMVEc0BHNGFGXkF+2S850xugcrMuVMtdqJAyXaiawtDEGQdC4CyDOls0uIi4xQQHA3Zsg1/FIwJVh",
-	"c9FtGwpn8Z8rnk2osKWdsMZ2O7QrC7kapjIbiV9O3x6T0/c/+CluhdRkzsDbpQmhOMEAmSbU6fevH0pC",
-	"WHooBUThPjjhgjbVmW8WDzg3AGCGQe4S2Tj+WfXeknNWX2NIVk6WrNiYgiggz5bOwMePkilbuJtlI6bx",
-	"9hvWy/OJWDcy+/ZTeBXf/By0fEejzV+6auswr7+SSN0ZXH0tGfy9XAiD2CpqhFfk28o2ZMYHFNG/p8nu",
-	"Iromp5oKuxoB1SDARxBDYWvtKhC/VvK5Qru2XizGseMgnxSiGRfJeU2AaOx8sfRvlOojsa1YJ9tKdTkd",
-	"ibo8By3S/g5STREutCRheYKGXybefzl9+1Di3dLSF4t3t+u/nL4Nqid+ZecfZf+j7P/GZb8RhBX5bx6g",
-	"WHygY6D87SZPKmfxLL3KK5IdhTX+0y/so0JnMrVmsA7yc2rrslOi+ZzdcDFzVozu1iIs+Macs/zUODfe",
-	"5uimffnr6czf6mUQXd2c+2PpMiZqHZATmsy40jJb7nqZWi2o4JJpEDvdZuZ9dXUrpt2ZE4NVE1mytFHR",
-	"RVktgzm65MTmM6hk13eZb80r4F88GIxELbkBaYf4jyEJzXuh9UcJIQWJTbILxglaFgHBvhDxLUnCYTkT",
-	"DTdBAcmoTaxPBYwB/OghzxTAOW5m8luOKUus8622gbqFEPEzea4Ee26q8XGvIgyWZLP8wl16vIy+J/lT",
-	"xOs5kWMf3FbiuCgJFDgIhtcKnOLc3lXYbIsOULf5WgKmAoNAxmAAfXMhyyZ2LgLud0MFRaqdPwcE+WZg",
-	"x7frFd6AHSzv3RF0qDiDrHfuPIMU/MpGrpWRlnBXjvduQ3Q0IWD6OCa13JVDEs0YTQ2vA9NQPRKaQ0Vn",
-	"xs1x6L0gr1hGkwR9Oah1cPG9AgKymHHwQkA/CDUSfnxssuySU5kkq/nuMW10iOwX+lfTLEa7TpHtECqJ",
-	"YazrxAiwUq3pep9AKF3xg8vsPRIjiKEn633gq+FX4Iaxxi1+ANFTI1GJo9oUO3XQG5BQyHGKd9hjjBoL",
-	"HfK5ZKkORkLJaqARxtSiUwexn7qAM64IjWPrSYF5VqTEO1S3HorQBO0iC8q1rS5XlvDC+LXSI+awtz8S",
-	"jQ4cZDVisOLT4XL8u4g1DO6iSzUS04yxgPgTKyOQoZiEDaKCmx213oEDTph7deCAHr6SA0eZNnWTD0fh",
-	"F+UZQP+yrhr3boJ69O14IN8OG4y0/bE5yZe7OGzYQwW8H9efmm/5FYMD09bOpElSFjSsQWPIQEDe1x3X",
-	"zKHkihKsiCoor3ifkqpSXXcrGdW7675t7cg1dwWZLbnnoIMN3/xXN3U/ypn7kjNAlT5Po1HfS+S7nbzB",
-	"JBi7S5yNHmJlMSRns3PJX5xhzM88XVXAO41eZE7A7KZrn5V5jh9EXV0bE+nA+aM72V26k7llvW/FtHRW",
-	"uNGdrEw3Tq1vNmkfXD8jXESzosyqeWBv34RBCGioSekF6wRlFR0oWc/VSJycvumSE/vFWp8srm7yAAiI",
-	"oHM40LUCFc58YkDKp49v11zeA7vdxivr9hx3V45ZuFQP6pd17hcSeryYf7yYv83FfFmNyrmaPKRYExfb",
-	"ijUn0cAjiM+toXzQ2ydxykn7RX9w3R/0X5CUX7NENQg1cnL6ZmhTO5hxjIQzpTQ5caUQl/S1JOD7H+5Z",
-	"AsICPrXLf1ey7/0Pj7LvUfZ907KPtE/f/9B5QAl4kxNqRQJax1Ejv5zQMyKx5juqSFuzax2Q8P/+fBKS",
-	"//mv/zb/+iX8Ynn4e5p8PXl4G0fO2yPCO/XlNPv2KBUfpeI3LhV/OX37MFIR3dbXm5VP1KWq1L7VklxJ",
-	"HhNa99bHqHJsDy7OpJjybA7XX/596RCDtwvb0VxeMUg65Aq8BcVlUKXMN97FxdxexnnR+V37oRegbkPc",
-	"bS5HLKVKk2OwUdUvSst0mCPhioe7pjHJ5YZkYoNbJRP7CCt1RwavuzfH4/A8e/yf8I6wViTw0Rb/r5S2",
-	"DAkU05B3dr+Es6med7CKF8l31wLId+6Nu0gBWjT2bScMctPY7OJVrO+ji9c9uXjNPZJybFI+u8fMQae5",
-	"Vi6qSU7B9dLhCSkw3Z4dRuFPU3h9lT5ZeKntMvRh/X2bz+/s5cl70IkCcnpGjBZFDp/t9zpEZtA8E/Ge",
-	"nO7FdEmiRCpG2q9Z/Oqa/AApwcs8omXFTAU4xLyK4z52iYuCemxNaIdaRKBYrh+Jlaz3ziM8rLl1QbH5",
-	"smL9kmkEMJUlG4niBTWjGYOJ2aqMNtnZsMilviQzesWIYuDfFlSSqIYk5RE4X7GR8IIfEXOxGC8bOYTQ",
-	"FKmMqv5UDZX5SBv+PxKVrjrgkW5wnNlATCdtyFMNzYxt1VZv6q5t64E11nLsfgNnM9NaER/qXMCgmES1",
-	"DaMU25+LBiC3UaERd1aak1OnXo+E3dOgULhh/2QGWt7UpQVavwzEJ6Xu+xDDkQz0LWMCfCqAAQupx+Uz",
-	"Mz7HBS5pljdLpVlK2p9Oz5ARFEZPpDS6pBdYVQxG594fm8ZVnqYy085v8Hx91qiimxCsFBh+Wqv3TNUl",
-	"mjco+aecYAZzBPf+VoTWzOE87QyXfsoS68/o3uwWb5UgHh0jnZuk/RzSl9uqhiFp81KwQAmNjGFaz2Lb",
-	"3EiwmIDVHIpeXdu+5gDpzr27O4/r5EKVQ34T35Ak2B179+rW5zr5Sp59xRw3ovZVevgKvn2P6ZTuElC8",
-	"hGPUyCR3SFV4ZeVY9s9bPIM7O6GQHZ3migbrXiwrFk+PU3eD2e8KOfAwCHptihInzB69Tu7S62Re0sW9",
-	"YOVVKn1qOGWj64l5yUCmGXikV8FycXxbGGDTXWPSoVWMPBIGJAdkATh3QrMIQSojccavWEYAWBwj72Ij",
-	"PgOTjBk00YGsFi7lYT1Z0Xrxf0wOegfu6iIvveBCBLFcl2f/mssKxxlmLg/IvnflwoJ7QR/eiQVI6PHG",
-	"4l9czFUuIByLPoFqHPP7FHq22k7XEfRaSZfmk4SrGYvJh5SJk9M35QVJJMUVM4qMkYD/cfbhfZe8l8Sr",
-	"gsalaHQwtS2ZT1pfeGbTOOZ4r3DqVS2t1BktilA2sqHpKaPRLQ9ur7Bla/iPX/2dPZ/h/Qu0DvHidr7F",
-	"njJNW79WdmNJ58ktdyOoFt/acSv+fvLu7W5b4YZabsVW4vYBl9vOqWG5bb22m1ca37kLI/Kp7e6bNiHj",
-	"JDYbkO26PZqP78l8nBbE5AjbPbnPpPMNF9CRnGP4VSSThEW6hLtUF6U4QzJhesGYIFBtbnmiQ2v9AfBq",
-	"/mx/fP2S7O/vH3nAGWbk7KlPFPl0/pLI6VQxXWSFH/QGz/b6g71e/7x3NOz1hr3eXu9w2OtZE1lMsdzF",
-	"TOYZmqXMAFwssm2tgxbeiCaJvXau2Na8K/OhV6/KRROHhjfiPHEGZO/rJ8pMES/fgdve5/MJy0KMtfW7",
-	"KW/oucYirnliVIYmq6a13cEfnSEp1xDzpFWWmEhRhMSOREyXUBzXWcdTqvSx/4GLEDmACpKEGsh3TAS7",
-	"wtsBSs5y0whpC+mGPhJowc5TMDp2uhVzawhrXnNPKJO0FMUuwaRrScKa8I9JaGnppXknJDGb0jzRrioS",
-	"z4iA5SRtlihG+pBbviBNs7229MBIOAus/XWcMQMGCksm16ooMsRF8Rpax8NjQgWRuYZfXfyya6mqLK3E",
-	"Lx9XctI7QjGdYPg75ItwZLNaPA3Dm8GUivciO4WWQ+nIuy65hifAPdlSsXHs6CsVXLPzWwdcVvi1lFSP",
-	"NtTHcMItwwnPrCTwrpVSx1fbHug7WmFtcxttsAV/74ZS8bP7tr/ezJzfCBt+W7bXnelyRxOET5dPIyoi",
-	"luzmAonfEOodr9jmMRn0enWwhm8DWAMQxvVIxDw20MHhTXuTXby5coldtnEMF/9YYDq0ByLmEYbb0OK0",
-	"oEkCNf+FJBmLZBaD46RasKxTtM4FS/gFnyRsjEWN6nDGHOdYSqnt2YW5chhvQZflXfMK0vkSFBMUwNau",
-	"EcISD/k24gVYpm9Unrx0e/zoyfh4nG/MQuJE0C2E5a6ujxDWb839a81W7qXNdiusA5lAgnWjLk6tiuYs",
-	"WiPRmBA0oRrcMCIqGrMpveVKn7uRfqV8fcUiPFC6PjvfB8nWZ/vaIl+wXYRHS9w9WeJ0SeWO6YtH92iL",
-	"ey2TRC4UJGwDIwmZLImPOeDEdilA0FBSFC3Us8z8A5wMY+tJNxJt6ksDO4nAN+eERORJApfM/dLeINjC",
-	"vX3sGZv8gVhDDTh+OeMTmClW3DLB+a1XNm4btt56UztrDkUUQFI9Ue4dvKvGORUTZUV5+tI3FAsfjoS0",
-	"FRSdo6Ydpr13gzqUqiij6TvKtsP+L//zX/8dkk+nZwZlGhg6GBggecG1gsQTg2cB2e+Zf+0fEHyOk6Lk",
-	"6Jq8eZdOAvLpzHzeH5i3+ofuLbjh7xyPROnweZNvo5sVWL/sOjsXxZop0t0139ScIxlrqexYHzyzx+Dj",
-	"y+YQwBjaNe/maex5FHo7hjWUFImppptsV2sMVdYf8va2Kisl79Xxz/bxlbJluRmu0YgL9rI6jeMfOA4L",
-	"ynBk485JyEmGXhD9hxqpJ0Qe7WjfsC8ibDPUz7Hn0i7non1hDMD3NqC4sG7FLGGYoq+W0FbLVMFpg2+Y",
-	"A3T10IMXjPCyTlcG7WZwc6TIBdPkoHfQJScjUT+ASvYqotdFTCIqhNRkwmyf8RAVfjdbOR276TTKsu/h",
-	"q1KW1cB0jZfsUHhcoNqU6lkJanncqguo5gTzOrscH0xf0H40mBzF++xgekifTZ5HL+Ij1tomt/xB8/Kn",
-	"NoOrXYxH/fprsarZjEbyv3eWDZo115OCkdpQJ6d2bQi4qhxtp9RGEZlcYfHzmz0xfmD62+OkB8ML38oJ",
-	"/G2Z0G/BVjsa0YsyDeuMQieR5leMtM1BZAVvh9g85/BOnXHIe7j05yJK8pgpoviFMJqkYlHGtGp2cfrJ",
-	"DeOb9nGyszjzVmeLogj+Wj4aW+6rMIK/yh4/FfT/5XVOSoNLRJNkQiPkKjhdzD/++DerS3YnMl7+r6d5",
-	"lnxef2H104xqa5JQTMTgu0JJUWAgJkzEqeRCo0s/1iVi4oolMmUBcJ3NoDES5g+q8wyMJObtGbsmP747",
-	"ebl39uPJ4PAZBMCO8l5vP/p5z9qs9875nClN5yn8wLr4e0YX6CECD0NyyZYsHonShcRb5yeKhJb7z4D5",
-	"w2OCt0pQqQUaNzpjxrC00X6vR9RI0AVddskJqvCD62s4rbkg/R5Rx0QwvZDZJYEQQhVAS3syN+f34fV1",
-	"QA56LwAkHgyORgLdtjB/f7tP5lwE5BD/N3D/J7Njckio1myeYoUWmiSdADQRG0dqzb9TyhNcv6KqlS0D",
-	"j+D7ZlBQbJI5tQNwtM1krrm4KFAC+smXOKHcDKiRdCNoqGOBoHEAlj5IyIsULXTOiBQ2HhqMKseYSpxw",
-	"KJkdZzIlcY4ykaltB7v3Jv6y8X4S/NoFKzhDG1duo8iCKsMYeovxFJS8zYC40OwCcM7KiH5cyzV6G17Z",
-	"YqRnjlF3Wrp7Sh6DNLeNWernn1fl1/fIIqCm3eB2feJKqsXufRcO5Ym6Tx/f2uQ1NaXQvWKU8U8f35pP",
-	"Sx5TpB3+Y9T636PWr7awLligMcERDt/JQynQTmuNxWjfWpFeGx3pmmyRIzHo9fHeHVjNF5C2Go5pvPMF",
-	"xkoLO+7VWGn7+EqudQ3AymwF7svaRN7e24Gn8lXw6KPJ8Bs2GRb8D1URLR7aBdzZF7awQVTL2bm/NloN",
-	"vy/KX6L5EOHCMYHaRbETekbWGKhSuAd1yVvPcGikBI6wsCGuMfWVkmA3Lcp+1+w0c9A4rb+kBe6rRfHB",
-	"epb4Htf5ngk5uKEmhDcMPDGrUhPiTkHNxyOvqdbMD0zfCzneq7q+zVnySPV3WxjiliS/k2JOdTRbJfWX",
-	"Myog4EhAleOQCXOwGc0o9F60SW7QShx2SZgXiW+q+NDI8JHg83muTTtDwIVYSw5gpWIuBRZXxLlXIjBp",
-	"uFg/tua2kTBdZQxz66wo2YQLpRmNm+DhJ7hivysuvHtoWRnfV7oH30EIWI+Fv7Yw+FfCj0h/D3zsruDH",
-	"pyUKXGuF/74Eii67rcO76+uvM2uiAoPJjXb3svkvkRLBN2mtdxB9s6W+3Ke/HgT4Zp0ofWtsIi8g/98D",
-	"YIqbuPjpH25EbyA5t86W6+38/8doggrTZ8qMFfZNmEcxs4xfzDShC7oMyGJGNV6xaeeZ3G1ITK2zZY3C",
-	"v5C312i2a2+5y0XY8rY7Tq7GvUk/GtRuunvTPt3qtntwX7JhrZec3SyurEb/6JPy9TJJW3ojQi4e/gzX",
-	"DJl7XTV0EYPDGNzKkdB+2zVfhc5kXTvX0SgNhuNRSzERE/P2qEVoZFptKL14ztT9qNwPzlcQIlIIv78u",
-	"d301wymDggiwzOyKPYDRtHoF9EdrwmjGspNcz1rDf/xqaE6x7MoRa54lrWHrKU3506s+UKQd3erpKaGe",
-	"L/pMluX+bXQUaOnVshxwVtoTymaXXz3c3kGgD2acsAEB1nRbBDTyrEhZi6e368Brf0J1NGNNHbzCiClI",
-	"q6ErOaIpZB6xCbXB776WhVM1puH0ei1zfTVcAru4Djldya3hNVF4Ga228LISdV7EicV0+UQVKVy8plwc",
-	"22pLNrs0MaBpasVJES5qc7eQiRGTZWv2ceOaWtlSdfXwtsuHiV6Tnp1oZZdAMM+40jJbep+gKajVfMde",
-	"ptgqc1WVe8M0bX3+9fP/CwAA//8=",
+	"7L37cts4tjf6Kih9X1Wkb9OKJNu5yH+c406ne7J3Lt6xM93To/5EiIQsjClAQ4CW1V2p2s9y/tgPtp/k",
+	"FNYCSJAidXFsp9PjqqnpWCRxXwvr+lu/tyI5X0jBhFat4e+tGaMxS+GfH6lmb/mca/g/80vMVJTyheZS",
+	"tIatV3RBI65XpD3JUqU7RE6JnjEyyaIrpomecUVS9s+MKU3ilC4VmaZy3m0FLRXN2JyaFvVqwVrDFhea",
+	"XbK09flzUHT7kc0pF1xcrnf900wmzDWuSMKmmnDh9b5PL4rVTO6T4DdE8zkjbcUiKWLVIVST5YxHM3+W",
+	"XJFpliSEXlIuTK9mUDxlcWuo04xtGwXO4E28PoA3MROaTzlLcV2LxTwhNFHSzJelqUzJRMacKUIVCVPX",
+	"XrjTUJROzfLiSHS6Op1qlq4P5RwXgGhJlpRrMmFTmZrl1+mKi0vStlMKSCozEbOYZIvO5gHMueDzbN4a",
+	"9oL1dfkctBY0pXOm7Un8jupoVrdI8IDw2HTGzQ8LqmetoCXoHJqMNw6C3dD5IjEvTqgeDybPoyPWn/bo",
+	"y/hF9HzyjB5Pj9ihaWJ9uV7RNOUsPY0imYna/bNvEIqv3MEgIzo+mh6yQdyPepOX9MX0OXsWH0dHk0Na",
+	"P8YsVbJmOz8s6D8zRhZScfMLUCWhZJGyay4zRRb0kj1RJBTsRmMbYT70f2YsXRVjj7CL0s7Sm7dMXOpZ",
+	"azjo9erG1cBOzuglI4r/xpo6S+A7v6+YTWmW6NZwcByYjvFI9U23+QHrB3WE944KPm2gPPfsDrZsTsX4",
+	"OOrHA3Y4PaLHk2fR8/gFeznt0f6kds/OeHSVLepGhU/uYEyL6Gp8GL2MB3DWX0yeR8/iY3Y0PaSD+jGd",
+	"z/hizupPuXt2B+NSs8X4uR3Vy8mL6Hn8jB1Pj+jhZBDVjusnNplJeVU7rGyS/3kHQ1vOrsZ9OpgcRkfx",
+	"MXs2fU5fTF5GvbjPBtOaoX02raqFFIpZ9hX/SDVb0pX5K5JCMwEEQBeLhEfUjPLpP5QZ+e9e//87ZdPW",
+	"sPW/nhY39FN8qp6+NpwfuyrPPIyQ74zhbghJe8n1jLhf4TMVdohMSXjNUrhf7KtDQkksl0LplNE5WaTy",
+	"mscsJVPKExafILs3K+mJCD8f2BvsAHehbsj29afFXQfD/o7G9pcdFiXfCvNmjMR8TRMej+GNoAVTaA1b",
+	"Tt6YyHhl7mYhNYEXyb+ff3hvt9vSvfn3+HjaZ4P4MDqaHNNnL5+/aH0OvnQLLox0UNs/aYf+uHEfKNHy",
+	"igmypIb1KsViJ8p8+viWtEN4OuZiDOww7NzdFrySYprwSN//qTwlSlPNSGR7HJJQSD1eZGk0o4rFIWkb",
+	"mWZoJBidpeLDNCSGSBWhRDkWo2dU2zUdifzTTmA+mmYiNmu0SOVlypQKAxLSJGU0Xo2vJY9Z7P8ytxwe",
+	"OyYJnbCEcDUS9gUiBaHEvXUCmzFnSpkbCofFdScYiZALlvBLPknYGCZoOokzXD42ZiJeSC60+RX6GE9l",
+	"Oqd6POdqbiQXr/dYRpmZ5UhQdcViMpWpOQZUSD0zRAgfmiXAo4EfmSMzkdnlzEi/J7aTH+DVkFARjwT+",
+	"9ClNcD3hWykY4ZrMqDJrF7OEX7N0VVo9M645FRlNRiJl7hWz+G6F/pmxDBdfpzS6YulYTsduq4p5PVHE",
+	"PicRFYYaJmwkYpYwjV+7LYmoiFiS2B1Z4GWX/2hFTvMBj9l8ITUT0Wp8xVbjSCYJV1yKkLTN7K7YaiTM",
+	"wmSGkqRA0dltBQF2SEnMp1OWmlNlKLWuXS7GmWJmNGYJkKvAx9DeFYPVUJonCUkzYdQUQo34TPo9YjUG",
+	"yzMDEoJ0fQDiddjpjsRrmiZGOFQsvWapIpHMkphQoZYsLQ/FXSTjRCodnhBKIjmfc61Z7PSBJ8qMEF9D",
+	"+liSlEUyNZI4DJlrozwomaURM+eCpGyR0BWLA6Ik0pVhq/jxSCRSXMLghO6OxJ2xmx9kOuFxzMQtGb7K",
+	"plMecSb0WEVywTy2D3siFyyFVohgzKgrM0aWKdds6M6lIu7DrddAIRicwyfDVqWpO7gowvU55Rd2qXd7",
+	"YS9TKS7Hcxmz8O4ugTdCs1TQBEd5//IJt/3lAoqiU2ZUS6AVR2KMKMOuPEowJNcJ8MI01wi/zOxuoxas",
+	"smgGOrATgMwF4140bKUk8lQe3t1yvpf6B6MEP8BKmjlMTV8hac+5UlxcBsSyVlgne3dYDfSJwuWzV1Em",
+	"6DXlCZ0kd3mazugqkTS+kPItTS/ZA6zCAnscaynHiekzHKJ9xkhg7CYCVtAn7/h3pP0C/mOu1rMP5xfk",
+	"6cRcwkwNCRUF9zCq783BnN4cmCYOJivN1F1KXWd0ZRjIx1zveICDMl5gp+M50zMZG1k/jo3Ojz8T/Dkw",
+	"Cyd2IcS7W41zll7ziH0qTuMD6kg+DTRoSoHHNPzXkZScFDoGcWg8zZIkJG08XEBm6mmUMqrZkGgpjUi1",
+	"Iu4bhcY0cxrNMtt+1YmRb2dGnDBCDH4dd4Z2V1DEKMkTTtqo7In3yvYtyW1/n4Mv2cwLKd9RsbK/qlvd",
+	"86mRnMHUw2L/hnfL54y+J6UV6dtVeBgNL/QH6fgN2oOdrdZnJ7nweZnKbDES7fDmwLRwAC0cwK9hx0hf",
+	"bL7Qq/xIgOb3ROUmRCO5mdu/S36iXI9E7TE4IeHPB7l1+wDM26Fpe2lou9FyPRKlz+D/QYeoNmdt8iGh",
+	"KQMR0cjYDNQDmhn+oUH5iT2ZVE4JJcWEze3kVicgg5sbwkWUZDGLuyMxEqeJkqS8wgFwI5lpGH9pQP8n",
+	"JPYweiSGJouR8AbEpVCkLSQuamA4fiauhFyKgLCbheHEhqJTdi2vQG9gHTSMwm5GCUfdLI6NfmTEcNTq",
+	"UXU3crNZAmIUUWW1Nz1j8zXx+Uuosrw5Wz8ve28qTZR8Kzs1U3yx1pR1oOzYjHn7y9jMJ9hYmfLfdro+",
+	"m41HsHslNYKRCaMpS+3GzlFAIO7cPBB7sdLc2E0T5hMaJdUfuPkBjUP21KKMiz/ZM32Hot0nsUhlxJQy",
+	"999roble3Wrx3eSmnCVlDn+K1NUFp6L1d4GIFLTw5epLD7Mdfy3sd84EpdicAl9JkhWxmzIkYWlquBtu",
+	"x+xPIGSMRIh/Gj4C/wK+VrJdxpKh9dAZhky31da0lIFR7kcitNqUoHMjOoBAkUgFrlfbgGFL0BdcBGAE",
+	"UvhSQFj30twACoWxV1RfyjS3X7oxrrkhYx6TlczInFFBim+Z+fj/Ca2BDAdsv8mlLK5UxkC8AoUuloa5",
+	"kDRLWKHICTk2t4AKTUNCjoEYzfLarvLGcqnMCpMotjkhL2X/YBGa+hJ+XQha5oJCbg1SrrMyUkUu+bW5",
+	"IprkQTcndm0kar3KtfaRCOFGeW0e4LvKc0TgdWao1kp4Yy1zU2QuNrofFAHdDg0yYO3TkiwyuG7N7RSQ",
+	"0L0K2qzKFguZ4jw9eZLMKLAv9y5Rmi1ga9z6RCkDVzNN1NhODWxwrgF/lbx38VaPyl7Ok+IkcgVmJ2s2",
+	"RQOGkGPXq/1AuV0xcg00KXJxx935VIwEE2Z/42p/gTnMqTVrgkwhUyKnU5bCpN1Wm4bNYORSdO7OopVz",
+	"FmjG8qV1X9QpWUilaUKs8NAlIdqKfRaHRBnCpNIVPAo/nYdd8p+Z1EyBIAanoLB8KxLNWHTlmsUIAF+T",
+	"ILHhDoJos+3QQL7QNOFXjLSPBgOPRi1TyRU/+PuJIguqZ50hoeTTuT908/fZuTXsG3mHpSnXMl2NBBgT",
+	"20YSi6hhL0rLFKICFmAHVub0YnO/8QU0dkxifglblJJf3pz92xFph/3B4dHxwbPnL16GnZGwhttFyqbc",
+	"SIwkMy2baZmx2iU2HcNu40Jyo2Thd1N+g3LZnGoyz5QmM3rNRoJr0v74+vT7d68DMnKbyCoLqekVG7Xs",
+	"0Vmk5qRpjr69yF6DhbPwPVuSv8n0qhX4vvBn6JN2f/bXvIYBBOJQUWntVNBkBTcNeS0uuWCKvNVxue1+",
+	"jZ/dNAdnqSay5PwDOew/e3bQJzRZzOjBANbNSApFv5/OzVSp1iw13/zfv58e/EIPfvv198Hn/92q6c1I",
+	"h0l56DSm/6/9qxvJeXnMg+OjmlbQMVuaf0zJW3nNEhqxXWa9mElRaeLf+mTQH5Dj42PS6/d65VaO6hpJ",
+	"meKWz5WamtJEsfz9iZQJowIkDEMElWPwt/UDsNaR0iljul/+8vC4R37gUz0jp9dMZHXT3nKSsNlBudnz",
+	"jGtGDg+rK1C/jr/xRfnzfq/ff1HZw20j+ey71/+ezzZoWeHNdFIc1F/z7+XEXNlmGJYg34hFhiJmHEPQ",
+	"Ck3OPDK0+7KZ7xr2SHMhSzERmxtqWLA6YByh7RF1XyEJ2lDb5hKyCqMVh7giR4NBVSbr7MXeHxnKI0N5",
+	"ZCgPxlCC1s3BpTywPzqJrWAzfwVLL2qwZrBlyqSFhLdJj/SatY5zZ9Ve32YrHUObXLP51sb9Eb7Dj007",
+	"tmWapnTljk9WI4s6WzZEQyxpipa8tjdOq/ZEMk1ZhFYzLVHSRBneue1ANy2+AwcJE9nc7IvrpRW0bCe5",
+	"nv/r9j2FoZcXL8gX31uzuvsCAkLXt86sJPjFTuEWQTGwNWzFVLMDzees1cTvtu4I9PgKXzUfocF+n354",
+	"/CXBqEHLi/rYNti33qvuS/UpTeoirI1ehXbdPNbGhp24OG8MvlWBuVmlYOTs+x+6dQOcg+Fn88jemXc2",
+	"nVw7CDiwyxlPGDH6hSEauE0XdAWPwCvDRGz+sP6sMN/90D+kRYOtoDgg2w8oRA3ClILisBbbXt6P/BQ1",
+	"HtZX+SmriSIzLzxRMEtFJiuC/REhlyeF8ykOUd1RuD0uJCggGBbFYqK4iEBHExIi48vEgdbyugh1c2Gv",
+	"rJG45hkuc8NDN7j6x1pqvAprYnP9xcb38nEUnfo9BG4KjYv8lmOYYXniMdV0Z86LnKWG1xZh0jVB4PC7",
+	"IxjzJkRXnxCRJQkGJzGSUIU/m60xD/C+wHDUzWcRZlAaQuMS5FG8txClPwjPQAZ2HziZJ4Td0EgnK0LJ",
+	"KyAA4C8fvWgpmelSPNN/sFW4fgKtol3DhcAE5+x9AVEsYZFWaIeFzp3dsbuDFBZlSsvtO/0KX8OFKm7x",
+	"71bbPvw+f/Fz0Jqmcn66l8SQdyhh+ls/+4Cv5Z8taBqxZNtXZ/BW/pFdvqaltzsTdneRPcsW4G0DOa+8",
+	"DlzhVitWIQp/5f028xWqo5FyQkeN8IcP3mfzCR5UT6Pofzd4dVgrQRTn2t06n86MHvQDi1/ftILWp/Oz",
+	"85obJ2ihw7EutP0CTPscY+4DMsdw0TYH9q80OSLRjKY00ixVnbIK9j//9f/l/6P9yaB2yPvLL6Xx/b6N",
+	"g5kLGGy59RIxE9c8lWJuXUob6dRa5r0vaqSpvbJmgla2iPebf5104Pa9vDbergaV81Sed7FE/n5sP7V3",
+	"cMtVyGDrdXcf15Udw6vC13A784/dhSeKnJ698V0XXfLp7BwNPx9OM6PtOHoCo49iUeoiOZh5dSRids0S",
+	"0yGhi0VudH52kJMaXI/muYAN7RKgcOzD9H7FVqQduv0H35jtxjxxDb48ACt47gFxjRk2gW1FUqhsztL8",
+	"M2wFJN2ReH12XvkWLeRhlPLYRnPMwb2TG6amMoXma43ba0yvcsNusz95TKyaFrbTp+cwuXUe+N4GW+gs",
+	"FSwOSCIvLzF+w3oauCBRwmhaubaOd+k55TVcF1wdKBiwlHxkl1xpG3765vtdZI95Y6vvjOya7tRMhZw8",
+	"dlJaryp32UBkr8vsNk+oMwchziLLt6qqIY9mjjxKRIZuE3cCNU2uFNFySMKiNbA2QCdgToBjW7QRanCF",
+	"eswwIFRbbVNBRowqO/uKIF48wLl254/ftFp7zb7ynLt1nrtiZHIpXHy+luD4TBIUQ1H32CjUelZQuP5r",
+	"TA0xa7jqSyPAUGfzdoAmZa7JJb2GnI7yXd/v9wf9Xl1fV1zUHMXQc5P77uONPvJOQMJyDGVKNSM2bCuA",
+	"dDLYZSmJSozSijF7CdUsRXMSrl5I2tTNDiKX87U2K5zHQixoqsqWJjfqVtDyBlKnEXqkaO1mW9bbvlax",
+	"Yp+dQyTbkFwUERtGw0ZhlnBFvHGQCdNLZsPuUHdhMUmkjUfrkjZuU2erWFFIFLB9xSRqaRtkBiv2ekl2",
+	"G2/Pei/ErR0O+3gTbuMV2Gr5Lyud2+SeN+W3Pc/B7g6CPZ0AG4z+e1j5b2/I39Vi/7AOPzy7YLG43cn9",
+	"0n2/vTW1SA3ay6ZUNsx8BhngDX593LNbav/uV8Xx6nrnI2he2rKEf0vucHu9tpDCd1RF1tSAdY2zYM8f",
+	"stQI7EYq0EYwr7oIj2vV0S/WOL/kxDUyen+pmrfTt7jtqSGFnqEEY0lLvu8QrSUY6J3rC5lImFJ+ni63",
+	"wsC9mfV8HzKcsq12vq3gHG9dJNSQSJGsMPySaowdwojvCnyHnJKVzFJF2hjK/kQVIXR5R2GnS06F0SO9",
+	"XGVwjdjPSUMcmxqJhNFrjDRG+QJiC+qiHq2cu6OBw79Kjr5hm+iXsnWuPsKJrZPy8Sy7nGoX/lbE1cHx",
+	"HpISvZjNBTnZ6oTBSPgEhBnjaTSjQhtt23QAh0umMUuVNRfEhCWKQQhjp0vezBcJZzGZrEaioK8u+WBO",
+	"qDsw9hRYWpnTK1YavgJqhQhIFp8QyF32JscVWVAOadGZYqQdzWhqNGerYxXC75SnShMVURFgasNI8CnJ",
+	"hNEFrKlgXX75QkfkOf+N7fQdvPjAdnK3H1vPD6Z+mIXOvaa+6wSYyNDobeZX5XJM2EjIlF9yQRNQg72T",
+	"JCF0tcKs87RunAwwbPOnJeeRaNOcSbN4fCllrMKO4955fqQ52fDn/CR319hDEOQ6jUxHomLbRx28GLA7",
+	"nWbaKZuy1OjjlTGXCaR0w8zpCl21E0YkJrcDI3UBVxyjrXpHEAjusl6DBnCIkmf0qPeyijURQBiYWRkX",
+	"WV0Tx1XlslvQabax2T3cLEWfZymXKQrOf2TfS4Nk4mCUvlzE3HL/b1F5vuKlo3LkpAYHv+XZRWQ/3Bs5",
+	"7ogjSa4DG4rhH+1SMIajQClK0f4rhMLLtZHKOd2ydLfXRNz2NQuuFwgL8sWnY92iGoAKIFO0wWMcesK0",
+	"drHnJ8BvClZTZEaizdxcfzKdW6QXI73Z7tZMQXufxS89UIClwsVlYZHfZMFyb9t5nRC1oJFNJoipmjGU",
+	"FvilkCmY0WGR8EeI1T8w6xVXDIu/vHz58vS034Pw/GfPXxyts799bASVKTUfGAv3dbsD06wxGnmMqJXS",
+	"bL6btpg7L3Njecn15fsyr501IO+v0NG7fvxK/mNhtmwi2Q1EOthMol9+/LK6SLG/XFycnSNWFWSa2AQT",
+	"JY1ywxZakZnWi4or2vykhk+feuG8T83uqqdmKeJqWOjRi23HyAwtX/HaQ1QoOtUYHXhAYhYlFH06J5XA",
+	"bcMbYqY0F+jysQYsiyJUCHFWJKrRhDFJUr2+WSRU5PGlW0+b++4CHqxJnmXGBkk5sORG9C8Z7NVMLpUR",
+	"OrkgiVzaD3xDulVWYq5YK2i5nEHVClqXfKpbTgB2sqQ5s7iXQQsi5M2ae7iHpdbW2aA727v5pK3uaSi0",
+	"dN77vW0HXkhhFdDVh5z4CycXzmnNwXWX65p3QSdUxFJsjy8s7blbqw0n+jbO8ZozT9qh/TWsz5Q4KbIh",
+	"QETuFFQyErcik7rsh0dCuRNCqTEm/ytTSznw310FHg0Z3rIeOdMkNLySWktBLg7UjKd1RuYtYuBMXdCU",
+	"T6d10WTP+r2X3X5vPTFirRWkoleFH+32yTb/zGie0J+3Mihj6m5D1Q1a1zTJ2CvWGM4Mz53CsgQI74QL",
+	"Rto0SUjoxhCSTHCtOpC7GpnWSqLDAII48sgsLvQzkEA3AEoHrSXjlzP94bf6ceHT/QYmMxGx8siemX9H",
+	"Sab4NXvnhoOyYRFIJjP0T9eMF6X09aCpUghZvlOl5fZmuOmmyBnDno4C7/uwKY2Oa+XS6PzMuXVZ6JGq",
+	"Hqnq26eq2hvFiajf+96Raih9srKupuVMKkZCIzDNqWaxu3u/d9mjEoJnLNo+2JRjqlmXfBAWF8yG/UUz",
+	"RhdAjVk0g8YJnUuAATE9gMRVyG2K0ARicYQUm/xMNuW+Bl2jS05hJPnQZExXpP3p4lVnuIstddAbPDvo",
+	"HR4APZZibOuoyC3LqdZsvqgLzcYH+wUt00zLOdU88ppdP8P5W8R28kRZYwpp94mW5LhzQugEYLCmgGSC",
+	"qLnudfAWQsgTAj2bTQIdteMlSnkUxeoD0X6aUU2WphOAAAUGuzS/zehiwYSCzBJEcSGjFmLJRMysmo2j",
+	"YjE5GrwkF1KSd1SsRuJjjqK2NkVyaGj2mFBNYKP6/YNe/6I/GA6Oh73eL6OWmcuo9T//9d8nldmqkaAp",
+	"AxO8mTRn8ahV8hX5OWtgV3inSjvm2M76wjgssdc3EUubdgudVgDYSNpUk7lUZg69gESZNruFmF2fLn44",
+	"eJFXK3Er9QQgchGwbCLj1clI2I11uk3KAJJPyOJFmcK9B74U8wzw23DKW+ogFFM6b8h4+8vFxZlL+Goe",
+	"a378APZWL2V6hXF0qu6EVZigTzn+ntTJEI4Mz7P5nNq4rcq9Di80ZXxtzDLblEm2d6pYniFWjGhjhlhD",
+	"9GcO4y6n1vh+dHMDpHd8c5Ov/7p8s8Yv65vGO0AjZaeM5J8FZivrPf++JX8H945V4mqC+EugRuvje02j",
+	"WW3sK45tDVnJQ1uy6cEYdV4Ds7nzHEqhuXVTqA2ZfUfNkrGDlNEYIjAhRl7jP6NUKkWuWaog+rJ0J5Vu",
+	"rNrIw/pT8pdsTkXeXe5aSNlilq4bz51FBABoJsxcCUt5YLVnD0YhwvTSdV8WwqBVB/G91AeKLag5UzHg",
+	"9TiOAR8EcDdV0clgiyoXdWmwHtaalYbrLBQA5FVzhDBzOJWThM3tAKpgYDufBUBgA2PQG9Nd3XHwgLfq",
+	"6Q2uXWI+U0M4xTUwXoGVmNDnI4hF75oYEeeESLEOluSgOkOEAZvyRGPBph9fX5CnaI4OPDlsxpWW6YrM",
+	"ZBIrvCjyFVhb2+ocvzC+ojbP+4Noqk0Q5DUo7FkqkOhEudQAvpmXKKitTlCbGJ42l7/ywqufKID8zEG6",
+	"wsa2PLj2uvYAYd1LH8ih4gN7INbQ2LvbA7ORUqvgBt7tcp3nVqwdSYFZRSS/qKDEFvq5VM3NsuB/ReZV",
+	"1kuv+3eVyWdTxeptA6h01W2TqyyAkG/m6OeQty70iWtvLYvVqWbrsWs9PowGkz7tTV+yF/Hz6NnkmGJ8",
+	"W92Ida29N1x3spk7quJlK/1UFAkp/VTccSNRmxdBiXntxDv2pdAfANdFVgtHxGJ2hETRlRqJ5QxqT0A2",
+	"dbeAKQCgWoA2KJKtG1EOAAdhLlN2MhKh2cE8Ng2+84ECu/ZMuFQw93OehOHPcE5jjP0pplpEJpQ7cr97",
+	"5UC6NpEyJG3z6rBsCUZdqVIhBNmI/WMk8B2lqYhpAjGUiHqY709ONaVdYzcRWyBe6kgUP+M5HGs5VkzE",
+	"LLUA3pbYupB3tB7zU+Oq3SH9U6Mt2iPXMkAEkFkjr7iDLE5o5yOUAPk6KZz+ANb19RIbeyi+tTZGe3zs",
+	"oHaIYc1Vn5xvNbKjuzokpVHWLfSbNY9+VR6+Yspq44ooOmUn5IotkAKfk5iuFFn4eJrovRdxzsHLMiGE",
+	"rx70e73B4QGQ7/5m2rdlKaYhKCqXNmw0DtUBiYwYJQjV1vyVpxKScBFPw84Q/xuQcAGwRpQc3TwbCT6n",
+	"lwzNGYckXvCAvOgPbvqD/guy4DcsUZiJ9tsiCUn7l7O35M0bWB77umkE1P85TYjSMrrqdEfionQXCAjq",
+	"5ZoIqvk1S1aVCwHq/ECYLQpOXTtO+weydFetqQsjMXvgYtNTVklujKdGOAAl97dFUnYp4sP6ZXchtg2L",
+	"/gSLP3rrenTzDNbV/NdWDwFlxcp8ZmlsGJpARE98PBLQzhTRWHnEyCKFwi/KweqWSlXBtuFs22CpXHLF",
+	"SC06qQU4DvOI4bBTXpujm2etoIXDKC8MPllbGBenWIMatSEGsTb3zYOYWkNTKsf2kQmL6JyRML+RvWTI",
+	"btUs2gxRtT+v9MWQuoGuSFP6Z3H7L1JWWMb8Ua8rrDKd7xasZs2qTm+V6RzFkfNXp+/hzyeKTGiKua85",
+	"vjVYwqCSV8Q6xcCkiLy1bRzZBuSrfBBckTYoczkw89Pfefz5qXloyHjPXvcORq2TkvcrK7onAFc5ZnV3",
+	"7bQRuQsWxMPt8s8XVwQATHKoLkcOFtrb7lJYSRbGhyWJupQW7Los7tRNKcEbAL6KdKwc6stfoG34HI63",
+	"3IFMl7OpbxKC6l1jgrsD/s4Lnth6dLiu1uyNCqa/w5DSH7SMcFSbaPihyA2pGKZudErzNJp1JVvxS0F1",
+	"lrJXUky54ahVfbsBtLMuEr6UerKf0708TtIObVu7Rmfd58zKzk+31FDbyqXWrGc5yEyTmM+ZUIgqaRRU",
+	"jifN+Yq5A5DQGU3sj+vzmMHvb8pDP9rLTewc8IOS+33daWwECSPJVjrr9+6pN9+jnvd2OLhdb0fbu+Px",
+	"2txe3MvUKkxjY7SKn3m1Z6DKmUtZ3S9GhdSfz5HY6YDWhDE+HtE/8REtcz/L8vLa7XeBG5zXvd0LrnYv",
+	"bcUIzxs1FYdSYuvIBK4otZxOFdNG1106GBhr3t8VVbe4fHbTDPwv8lQWkF5QngwtoRsRs2yt+OnilctS",
+	"2S7X3Al2737F9YMWF0qniFNUL2XvI7ovaHRFL9krh2BYF0ZB49XGbbdtKJv1T+PVne38HWgWGxN2gfxs",
+	"NIWLG/jJ41brvGGN29wJ+l+z6lBz9n1ka7c7BXlW9rRZ+fCHXnunwuJgItXtMqjo7VIovyhTbxf0h61A",
+	"cg2M7uMPr8jh4eHLwNXUtKvvLG9F7dOYrrrr8Wv9AYRFPR/2esNe76B3POz1diaFL0YzqLCN8tR+sE7p",
+	"OIUQsHZRI8mn7srqnvmEb/24iseMxFKmVStvLQ5ShftUQhTQogi5rkWqJVTc8M50GAAiAul3/Zv75cuX",
+	"24JkGxmb2+YC18HWlrfn+Ykiny5eWd7WuM29l7fa5o35v2dlVPV16BHQg719jGQCMCl3ldC7zmjXWOYt",
+	"xKz+s0pQ81ZJq2CUm1hhM1e7A+OKFd2+SdNK6d6rw/XLhaOyfxcQDAGvLmYpWdJV4MIZLfYeBDtapM1I",
+	"pjGLhyOBSHap+VVpCRgmXDicO3DPRjMWZ2ims/cdYJr4Zj8sz2dl3LBsvy/G28L6atBYyxOKa+09UCft",
+	"j42D9IhH9GfCI3rEE7p3PKFHfJ9HfJ9vBN/nDtFz7E2G4eWNTumm0O2LUt1K8KTILIlh3f5pWrZGEzB8",
+	"KhLzOCCMRrPixBXR3ncWqw1X2c7C2Eeqa0J8K7IRNlknD320IKpf4svf58L2IK+frN/Ttqqv/fnA3a8d",
+	"3BvYkdhIVVzZxC0RkyXs2CRbgV/HSy/yka+LvlSOH6+oiCfyZr8buWn2Zh1frQGYvOwPgl0SdqIsTY3C",
+	"Wl3w71uNlz5Lz1LDg+pjuKujIv9GFgnVZig/MPyppL69HPR2GmiRfkdXqpqpuel1L1uvngwhRa4kccv5",
+	"nKMKLFPiWlIBAiWwuABIMGwPv29jch0XI/Hp4lVgMdNR2VgydhUDay14IyVTFrOUJmQmEx7TlREBkyXE",
+	"eWGYQlM2Xu/ZLtl4lxlNqdCMxbVGRHBA+nPO31dNmY5r4/NH11ggsbr3VQfBDjvvYbLVYq7dOchao97r",
+	"RrLeRQ011sy9loI8Gqye8lq2CcXCvgbmct0leE6vWexdqfXo5JsAyDcBjt9JHJVDIt/qE6BxOn4ZvZg8",
+	"p8+mx+wo9uPbvzRax6GUN6OSfwEM+Sbc8U3I4k1I4nvYzj3D9i1AxP3TcwfWodJh/Crx1OfrnKfMes8X",
+	"jMVEczSp5nEjXeISfUEGX6ZcMwvAUrG1k3b4+uezj6/Pz7E6MbtZgCAPKD8oiyrQ8eqBW1gkhZyv0Nkh",
+	"YprGwMUX1pwnr1kq+OVMlyMyvXfXzkw5h7G5NkeuxqCwS0HJcLUWdq3K0SAHfgs3RO1xsVpT3bLlGlUb",
+	"dKNO16ZscHGJ6XMWeiBZGa0eIh/REgBhj6iICptNZw7v+hJPaEJFxE4XYH5oEOfMEBdcXBL7NtRn4ppQ",
+	"/ArdBJ6WXXIzNt/pkPLSlE+GeTSlRJQlVXmoGRdOWocXmSrn9isuLhNm365kj+5bsvU22khJHt9FAgdb",
+	"zOnc8MkmmXpNaiBzLjJFarbwhPRs2k7JHJIJzZOSxFeYeiAivu0ZiDo77uItruM70Dd20mr2sU7uHm7t",
+	"TrktJrRPhPWa/lKTen8nQcdbLCQ1mcE7WkjbIFNiskCmJzITziXW6ZI3umJkHI5EWHM8Xcp59dCHRGm6",
+	"Ir2mgzoS7qQGBdbjIrW1fKw984RQYY2Vbujc+UbsK38UTPTmTF8vkzdlMwlli8qpNgHBlMIiwXeXPBVV",
+	"TuaohMPnZrkGIBAXVd/Es/OEiVI+jcxZdR6VXzBrNHBxbV8Ua7WxtoTPb40T2kdA38+Gva/5ukkT3oGV",
+	"5RuzD5dttpJf+LcqmrN8Gncei9x1AdmlGMafuyY63T+EEBa0MNy8osUteG1nO8UmOYHMj07anyNr+b5J",
+	"3dPyfINuZnNq62jsrJ5Ya3OtS2LiztrThf9ZDSTlWhDCFozrW4z4fKdNsojkxR7tHQ0WtDCN/G7ix2qD",
+	"u/xost3sR2ti4BfZlOqE+5KlydKOfySD7SWZPXFhk0JzF8q8042+yWCPCiNZD/dwCAFth8EaFMJlHunR",
+	"CTz4gHYlH0uz+UKmNOXJaiQ86J6TsqTKXVpxDK35OAsFvIKFULBVEsFHaIEWKgmtO5X3R/Iq2ms5equN",
+	"CLHkvNEVdCeGwKpVe6+PGxBrzo1QGhDBlkb2QZUqhzTr93qdnX1za+x3HRS+fNHp9Gp8NH1B+9Fg8jI+",
+	"ZEfTY/ps8jx6Eb9kd5dcuCn1G8QHe2eRqUwSuVSWztZAIdxrVhy0f2Ll862CnLrdvbB+Q91PGXF7EXiL",
+	"5jP9yii8i8Eeqn3ig+0c74C/OrL7KnbS8lZ55QltpAHYqthYp1QoblaFC+8PmenxVKZjG0y0qkDI5ZwQ",
+	"XsIw0hzvu0AWsfwqS9nWoLUyba6tu0vBKNPn+9c/kb99+PgfAXn/t9bm8rbFR9+zBU011Mjml1yQKY14",
+	"0iA/ywiu872Y4K0oaa1aqD2/bgalodRt9yc403dS0fI+6lJWgTG28iOvuMgu2aU4/busi3KXI/Yvt/so",
+	"ZqL4pTCyfUON+DfzeaZRbqFiZVGSQWhBQCdUPusig+rOd23lk7vsom5/q7B3awyiltRtZL2DGLyEOwCi",
+	"yQWpLQi+oGY79sQULFtUUIrv5jlz27g5dLm5iPVfWcqnHBmgZz+tlouIK7NHb+HYeZb4byzeCKRY/bK/",
+	"M0sdtQ6Pe+QHPtUzcnrNRMZGLZL3q9CHgS8dX/yFnP719ai1K5zcpoWx9O6kzUY85LfycudLu4qxXHN5",
+	"O4zfJqhHhx48pzELfFRhEVuY4HrI4yoQs9oRiVnZnuSUOLn4eA2QGOxNKWcq8LCXVQeCWhkk2EMeMBhy",
+	"2Y1mLo7Khp1378o7Af2+qceMgmcX9cBR69J5nFyPe5N+NKhI5r1pvzaYywhMdmU35v2BQuuhVv8zYxlz",
+	"O0ekYDYzp3g33xApWMewvThjng2WoeWVLHmSGD5kdmuPXME1CW5HWF+vCQTvhJnWLn2dyF35qNg5f588",
+	"UTunirKw7ZHgDiR8B1J3lSl8FenbDuLcW8Maln0LeLeykHJXQsnmomy/7oPMWqXS5exq3KeDyWF0FB+z",
+	"Z9Pn9MXkZdSL+2ww/VId2ooi+9RS213XLJVRCypVEty6bkO9qTkHd3fES6frj3LMf+J6Vgiif9QD/8c8",
+	"z1vk+POZXAqMR4E8dF5g33fJfzC2IByx/Y28uCIFXmJZQl3OFIvGg8nzaS/qxy/ZC3o0OfSS8/tRr8G+",
+	"ZentHmmougbrhw68WlGWcr06N8tnA20YTVl6mtWJ76G6jsZG5hkjtJz506zMOLQWNUzKe3YEDmwaaYYV",
+	"A2B34ARB48WCGC7T+vwZko+n0tVqoxFsGYYhAhs1MgMXmnLBUmVXo+BRl1zPsgmwKHj5IGbXlk1Vz30R",
+	"IuREDSmINJLav59/eA+C218uLs6GZJ4lmh84CzaE1KuAULUS0SyVQmYK7Yoj4bh7ALh2IlakfS15rDpB",
+	"7rtUNmHLWmYCZ2A0LaLTAk+a1UxGwoyDivzhRMqrAKP4kU0QX6SwrZvtZrF/VkdiJFCOdqg1OB9FQrO/",
+	"MuW/QX9D8h3sCxllvd5hBIBZ8E+Io7YAWkrTVANKYnEIRmIp0ysFNJRX6WznMXSYOBAQIfUMIgDy2AfI",
+	"6SwODxckcbkPFgZTLyX8ibli0ywxpKpkYk53aWK2aIabGRUVXG8yYzRmaZe8biy3QGZUEToScAQgxSn8",
+	"HSEBIdAmIN1u93NI2shkSAgpKWHnhITmLQhta6gGYAb6kWpGEj7nWg3tWk6y6IrpEkgqqjRm/cyPOdL1",
+	"ZSqzxQkm0+T44iOBVYS5VvgCxFbcHBit+gB6OoCfQ9IGAAIVkn6v91SRSZa64iUhHumQDHpP1Ujgk2Pz",
+	"YJKt4APv/YCE9myvP7BndIyssqY99wLEidoOiffcHun8eb/y3MbNhaTvNVxgQje26wpFuOfH3rg79jiM",
+	"BM30jAltKA/icFwNlinBFFhcTxYXqx+Qwc0N4SJKspjFASJBjYQ5dVSzt7D88P/oBbNDNifef+MjMxwN",
+	"fWVYxip1QbUJm+oORh6Vv1DMtJkJfjMS5pYvYovwQJmDaCgFAcIxTReKx7jnmIGloGxPaGY3trPL6zJ9",
+	"ZDpdHZxONUvNgWeRFLEKSCozEbOYZIvAKMYJo0qTfgfOtxd5PyxWSfmIe0TJOUMeYF0qNvrTVpwaidKv",
+	"AIWJBy4g+MTh17u/87xX94M9Je7PgsFWInryvtDUnr+wnkuFvk4SlvMQwpGwyDWGURj2eMVWwAEiuXAh",
+	"pqyAPtYWjdD+i+mZjPPUqkgKczezkVhQPUMOXwFS7pKPbIG4kx76WJ7/C1giZgRFttYchzYSbUhcSFlM",
+	"qCIRFVLwiCZw0XXy2Bk/JxMOdlGvaKUxfg7+YXrERH3kpyTM990czUVCVyweEiNLhieE2vKsRmsHhgqZ",
+	"mC9Hwl/N8RVbjSOZJNwwS7hq3Pzg7Ew5QqwpmKDSRufngixSeQm34pJyrUYiW5hF7/eIPa0wZq4t+GcK",
+	"Q4OgUZkWBNB7SdaGwsU4UywcCbDvrDo2qdlfFLyNzBYNLcILFXhJkPbRzU1grpVOeWMweBxSnFPu7q4S",
+	"O7c14XVeTIJrrCDh2LoVCQ+wfMQJCYGlDX8OCYdsbAWp2DQe/mw94AmPmM3ztELU6YJGM3Yw6PbWpKfl",
+	"ctml8Lgr08un9lv19O2bV6/fn7+Gb4w0z3VSiGPKiVGnZ29aQevaQa+3rvsYoMYEXfDWsHXY7XUPscLh",
+	"DOTLgnTNX5esqUiaJ/qUkDyfqLUrs+zSNgJnvrZvYsirVPo07xXCQ+icGeG0Nfx7vT5RvPLUKm2fg61v",
+	"Ap9uff61KMMFcxz0el4VYgSrXyRW1nv6D4X6GAoX+2SNgPoLwnM1EhZwsuWUKAoA4W7qXbM1Rziauk7y",
+	"UT/9juZJW/BJf/snn+AqNTIli/Gjw+0f/SDTCY9jBjrl0WCwSzeLVEZMKSNvvcb6ivDty+3fXkj5joqV",
+	"y14x3x3vshpvhGapoIlNRQYzoK1XBmerus5Gv6GXCoqh5b/9GrTWJTQogEwBdqtK5/bRsGjhc9BaSFWn",
+	"zWqZoujrqMawwAQ8NICgYP60WiuE1nqRU0ZCBmHHJW78BIy+euvZ9HeQuOsujl7fxl023wrImsqUidhh",
+	"px5CD2zNdzJe3RnJlPrIT3VZ1zYD/LxGtv17Ids6koVAV/8Q/dFJtbcDub2SYppwNG8d9Xfo4oyuEknj",
+	"CynfGi3xm+UJZrd9anQyoXel7cUiyhpUPa9AkcBjFp8D76p9itoZ2BFrWcirGYuulDMe0AnEccAF69N7",
+	"yRHpptP+dH52TpReJSgufjofibzjDrIFKYzsC+5H0G+jGRWXUOnSFnOrYw7grF3dL3OoIGc8KFOwffs+",
+	"6Sbe4FuHjDCaJfqPziH+5ARvvhrstPY/Us2WaAE/3mUZberApyJItsJekC5cEUpHkB7DuRVzsRxid+Zi",
+	"Ne5GKf47fL6f8B7kqi1PEcFCESGX9TK97eHbluhhEttFebvajyL8PYnwk/wsOdJxv9xWcM+N/82C+ymY",
+	"mBTBqt9Br9crXAYWQYnd0EgnK0JJjeHM1oi2GFxgDZFLsWaycrZvKP4HRngWQXkURAoCUoTsxBiJECPP",
+	"bHTZSMBnWLNHeWX3MfE5j0Zrh1i1NYSwLgVGDXjbfI5lxL3Searbf94tasECOkTYsQD6ubdAGcUm7pIP",
+	"efkmVkxkwiI5Z2C4L9LPXaqCqwhlU7fDjsObhh+eKIS4C1wp0YRfMZg0rusJWrosZCVXZNAbFDY3nLjL",
+	"TgCAcFJkgrthhX7lRSpiyDCtVGTkijBELoPEo46LcMl3qrY2I5iQ8kLStjYwWsFekHf8O9IObw7m9ObA",
+	"PD+AyuVh58QbuuWrkOsEpmKlccKFrT3NnRbWw9DuP1WBM693uuQ0T3yn2mJLaXrFSukcIzGh0VUiL8mC",
+	"Km2LmmcCcNmOe4dFgscYAoPG0yxJwmHNATATLhf3yp9VtwVuRfDumr5PCCId4bHJMz0pOfv+h2Z9FFjy",
+	"vWqj0MNeuujgbi+c2svGJvf4RwXOYHHQsYhfQYPufD7wtTTYSbScMwzchmV9VHO/cakXCQcO4CQzbE+s",
+	"cjRRzNtsurvLrLA1fHH44sWz3ouGa70QBBoFYe9m9wRhcFs1SsMfROnGBNjNDeLtj0w7LrSfbPudxSq5",
+	"f5m1SVfFW+6Pbr862v7Fe6l/MNfVVxVOf2TaFWu+H9m0eoKthNldxNPGw2zr8Jex5p2iB41BfQ8sNo2C",
+	"FlVgBMrLvWuJ1TtPRgLDbeFtBaKSo2t0AbOYKA7SEU0ZUVeASdwl5zpldA7W5VIZeTUShko1E1g6HHMn",
+	"aNwFIc6Wpc/zVBHWAcTdTSLXyUiAy7C+qL1NILTynytOT6iwpdOwhn07tCsLCBdTmY7EL2dvT8jZ+x99",
+	"WGQhNZkzCJKpk1AcYwB8DnX2/Q8PxSHseSgYRB51OOGCpjVJX/XsAecGApghkLuUbBz9rAd9yTmrrjEU",
+	"AyArlm9MfigAnUynEBpIyZQtnWfZsGn0fsN6ebESTSOzbz+FV/HNz0HLj0/a/iW8afbr85+Mpe4tXH0t",
+	"Hvy9XAojsZXUCK+IvuVtSIwPyKJ/WyT7s+gKn6ornGwYVA0DH0Hqha1lrYD9Ws7nClnbesyY/Y+DfJKz",
+	"ZlwkFzUBrLHzxdy/lquPxK5snezK1eV0JKr8HLRI+xy4miJcaEnC4gYNv4y9/3L29qHYuz1LX8ze3a7/",
+	"cvY2KN/4pZ1/5P2PvP8b5/2GEZb4v/kB2eIDXQPFs02RVM7iWQSjlzg7Mmv8p184S4XOZGrNYB2kZ3BI",
+	"UKOUaD5nGxwz5/nobs3Cgm8sOMsHFNrozdF1+/Ln05m/VWcQXd+c+yPpauTx5rDIppoQa35WzMUwt13M",
+	"wN3Q2SVMsgx78Y27VsuT2U6V1SV9dLbeE31VF9ojrjVquC2VuTomzd7XV1IIFmlVKbYil4J8OjsPbP1Q",
+	"iGg6OyfmRKY0AstVnqxklABthDnzx0hgds8l06oOoCNAkAsSmpfDoZcyRbFWRe5gtZlTRkPAcGuqrlQZ",
+	"Zhb1Lugv94B5eDNkwqbSKExappA6IFbgVBuOBEVfLgVPGAzTZcp434/t0EOv9bzulo3kCgh1P46EA0qH",
+	"ciHoNwUXn2vbw3zDpDImqNAWJQED4Cn59PHtcCRCJq55KoXhkSEJF6mMsSppSNoxVvzsFGvlla6ZUMVM",
+	"G3lZG1eVaiRCs9hhZR6I3lB0ZgQ5v0ksEn2ZpaCfopM3SjgTeiQUZFUWiL2ualZAEnl5CZhIzkPJBYkS",
+	"RlP0q2EDtjoVeCpHYk7VldFlfwJl/HahtyNxq9jbMo+8V6dnPaTSAwfdVebboMVGyBrWaxg+xuV+ew7L",
+	"O/E+4oEoOJ47ELe5usqZiZs8jcUlVicp5h5HlPA2Sow2hdn5T1UeZTGXKcPMM0wYgHvV3GHkqHfkoNJd",
+	"UhqGiVhrCtfWiAgumBUa6CBLCwE0MScNEvFiomepedfw0Rpe9D1MYI0X7Sl7Vgus1QiXR3VFpEE8fvRY",
+	"3pXFBNbz61FK0OyArzJz70YnTRd6rW/+AU5q76GvvG/sovu2HPh3QAt7KTwQL1CT5UEFVOMXK7D1eU/D",
+	"gIQWRsRVvSi0gZC0IY82YjEGf8KFMRI2kHRNR8CoQrSL2pBKCBmMucLK0A2X0kjYW+kEAmQ8q/0t75U6",
+	"LM+7ota7F5M3IY/uJCY/NM+w8L9/et7xKCTvJCTj+f26MnIBTNXkFheazLhRzVf7pqaUSxo7QGdiF6De",
+	"oPr6mj2IHTVYl3eSlYWmzOv969WCGT6MoLKlCq+u+pp5xRqGRqJiwCLtEP8xJKF5L7TZfSHAYNtCbxDq",
+	"RYsy3NgX+s9XJOGwnImGuPqApNQWd6UCxgBoJVDrALg5NzP5Z4aw2RbKQFu0xJyP+dWk1hD3tlXZvlfJ",
+	"C5Zku90Zd+nR2nxP1uYcNM0xIfvDbQUth0WDDAeFlEaGk3tB92U2u/paMVLkazGYklMZeAyimJJ2pRQo",
+	"1paoIecc9XQ/H2sO9/7HcOh+M07cbxdjo8YTa2nvjhyxpdS65lT5cygDqyw+WAF3B5lHKCINMW2PQCDZ",
+	"CanUTxqSaMbowtA6EA3VI6E5S0+IYNxch94L8pqlNEkwM47adEE/xyogyxmHnC7MKlMj4YMUJqsuOZNJ",
+	"sl5zFUsXhkh+oZ/oYzRAmXoVd2Q6EhZwcGIYWBEk0vU+AaUxf+CqS47ESGxxa5TBrCCprcHTMQAsqpEo",
+	"oVJtQ6I66g1IKOR4gRlBY8TgCp3kc8UWOhgJJcuwTQhsiClyxH7q4Lu4IjSObV4agl1LiRkpbj0UoQlG",
+	"mS0p11WHlEI0sCK/8Lh3OBK16XBkHZetlCHn6sw6/C+EyqJGl56mjAXEn1gBAwkFjS0kFcTJq2YXEdww",
+	"9+oZgh6+UjpcUbprW0ZcnmXqhZP+aRPf7j2g7zFT7oEy5Sy00+7X5iRb7ZP+Zi8VMOU135pv+TWDC1OR",
+	"aSrnhCZJzg3rQpe65H01DdhcSq4w7hqr+k/T/X1yKujgK1njbN/YepMxDhY3KEQHG+X1rx44/Mhn7ovP",
+	"wKn0aRpDpL1icrvxG3QC7M9xtubbFgX5nc3OIXA7w5hf/bCsgHdq/X6Oweyna58XtfYeRF1tRJhzwvmj",
+	"b+8ufXtuWe9bMS1SvzYm5xYlL6lFuiDto5tnhItoZnQ5uGrNDzaXQRgJAQ01C3rJOkFRyX2yApvOSJye",
+	"vemSU/tFY4YrV5vyqQIi6BwudK1AhTOfGCHl08e3DalQQG63yXG9PcXdVZorLtWDZrle+MXsH9OcHtOc",
+	"bpPmlMd35Yl7D8nWxOWubM1xNMiv5HNrKB/0Dkm84KT9oj+46Q/6L8iC37BE1TA1cnr2ZmiBcs04RsKZ",
+	"UupSYheA8vS1OOD7H++ZA8ICPrXLf1e87/2Pj7zvkfd907yPtM/e/9h5QA64KaW/xAFtGr7hX47pGZZY",
+	"ycRXpK3ZjQ5I+H9/Pg3J//zXf5t//RJ+MT/8bZF8PX54m7T420uEd5oZb/btkSs+csVvnCv+cvb2Ybgi",
+	"goA0m5VPq4lxWkKUKKFV7BMM9sb2wHEmxZSnc3B/+f7SIeY45LajubxmAOEeYvRpGOTOICiAMqEJFRGz",
+	"vriYW2ech3XatR96cJ8WMNRWxpELLKyOUa9VR2lRXGgkAEmeF2nJmLixJT9scKvSDB9hpe7I4HX35ngc",
+	"nmeP/wP6CM2+j+3kWRw+2uL/lYpA4AHFWpCd/Z1wtt7eHlbxvMRZowD5zr1xFwWV8sa+bYwAN43tIV75",
+	"+j6GeN1TiNfcO1KOTIrf7hGH/Swrsk3kFEIvnTwhBRYvscPI42m8EHcXk4VObVfvZCRURIWtjnL+6vQ9",
+	"6EQBOTsnRosix88Oex0iU2ieifhATg9iuiJRIhUjbQQf+BEKLxZVmVR+sSqQQ8yrOO4TBwMfVJGKXAp+",
+	"judjqX4k1kqPuojwsBLWJQGU3K2B0R9QgCkt2UjkL6gZTRlMDMUQV5himFesXJEZvWZEMYhvC0olqUKy",
+	"4BEEX7GR8KDkUOZiMTobOQAS5cDw5XiqGvQF0ob/jkSpqw5EpBs5zmwgFuczx1MNzYxxDbU3dde2jcAa",
+	"azl2zyDYzLSWo+25EDCo6FtuwyjF9nHeACDF5xpxZ605OXXq9Ug4ZINc4Yb9kyloeVMHst68DMQ/St33",
+	"IYI7WRgHqyz6pwAGLKQeF7+deIkergSBN0ul2YK0P52dIyEozJ5Y0OiKXrJOPjr3/tg0rrLFQqbaxQ1e",
+	"NGPw592EYKVAMD+fLrkiAKpAJitCyT/kBOtBonDvb0VozRwu0s5Q6ac0sfGM7s1u/lYhxGNgpAuTtJ9D",
+	"Mch3CJARknYljW2aMiySlG+bGwmWbLWaQ96ra9vXHKB4pOe786hOLlUx5DfxBtgHd+3da1if6+QrRfbl",
+	"c9wqta+fh68Q2/eI9XCXAsUruEYNT3KXVIlW1q5l/77FO7izlxSyZ9Bc3mA1imXN4ulR6n5i9rucDzyM",
+	"BN0I+OyY2WPUyV1GncyLc3EvsvL6KX1qKGVr6Il5yYhMM4hILwvL+fVtxQBbPBAh3Ndl5JEwQnJAliDn",
+	"TmgaoZDKSJzya5YSECxOkHaxEZ+AScqMNNEBjGBXQKYK/d7M/k/IUe/IuS58+CoUYrku7v4GZ4WjDDOX",
+	"ByTfuwphwb2gDx/EAkfo0WPxr44j4zsgHIk+gdrG8/tkerZ2edcd6EZOt8gmCVczFpMPCyZOz94UDpJI",
+	"imtmFBnDAf/9/MP7Lnkvidk7JrSlmNoAU9uS+aT1hXc2jWOOfoWz1PSjuWnHCN05/cvJP1i0CQQNEA9v",
+	"d3GbvWRRlhpBcPj3X/2dvZih/wVah3xxO998T5mmrV9Lu7Gi8+SWuxFgrphLGttzK/52+u7tflvhhlps",
+	"xU7s9gGX286pZrkXPLrKFpsxaO07d2FEPrPdfdMmZJzEdgOyXbdH8/E9mY8X+WFyB9v9cp8lPGsc0JGc",
+	"Y/pVJJOERboQd6kmIXVWzgnTS8YECUHGOdWhtf6A8Gr+bH/84RU5PDx86QnOMCNnT32iyKeLV0ROp4rp",
+	"vMbmoDd4dtAfHPT6F72Xw15v2Osd9I6HvZ41kcUUiwfPZJaiWcoMwOUi29Y6FhyNJol1O5dsa57LfOhV",
+	"/3fZxKGhjTjLwaRKuKtmiuh8B2p7n80nLA0x19bvpvDQA7jTSHzMEqMy1Fk1re0O/ugMSbGGWHWitMRE",
+	"ijwldiRiugpA0rTW8QVV+sT/wGWIHJmFU4Qake/EgsSBUeE8M42QtpAFHC5asLMFGB073ZK5NYQ1r4Qn",
+	"FCAtlo8GFhoYj4Q14Z+Q0J6lV+adkFg8XFdjnqdEwHKSNksUI32A3cqPptleW8h1JKrovyn7B0CehkW6",
+	"jCvZzkX+GlrHwxNCBZGZhqcuf7kO67cmf/mkVOHTHRTTCaa/A16EOzYjsRYPAenNYErdipi7nlo+EhtR",
+	"dMmtQHTxBrgnWyo2jh19JdBcO78tyIEFvRac6tGG+phOuGM64bnlBJ5baeHoatcLfU8rrG1uqw02p+/9",
+	"pFT87L7tr5uJ8xshw2/L9rr3udzTBOGfy6cRFRFL9guBxG8I9a5XbPOEDHq9qrCGb4OwBkIY1yMR89iI",
+	"Dk7etJ7s/M01J3bRxgk4/hGwM7QXIlZlA29oflvQJCEzqoiQJGWRTBHZUy1Z2slb54Il/JJPEjbGEvFV",
+	"ccZc51iYvu3ZhblyMt6SrjqkUdL5EikmyAVbu0YolniSb628AMv0jfKTV26PHyMZH6/zrSgkjgXdglnu",
+	"G/qIYMDpZrOVe2m73UppKmKaQLlKoy5OrYrmLFojUQsImlAoKAJOqTraf8uVvnAj/Up4ffkiPBBcn53v",
+	"g6D12b52qL5mF+HREndPljhdnHJH9PlP92iL+0EmiVwqAGwDIwmZrIgvc+TA4VxcWkNJ4JLXHJA4FlzC",
+	"SLqRaFOfG9hJBL45JyQiSxJwMvcLe4NgS/f2iWds8gdiDTUIlc4Lk9QaQ8Lgt17RuG3YRutN7aw5lKQF",
+	"TvVEuXfQV41zyidqAyo7XS82dE5XZMJGQmKYWR6oaYdp/W62UhOgGyarUqBsO+z/8j//9d8h+XR2bqRM",
+	"I4YOBkaQvORaAfDE4FlADnvmX4dHBH/HSVHy8oa8ebeYBFBr64T0B+at/rF7Czz8nZORKAI+N8U2ulmB",
+	"9cuuswtRrJgina95U3PuyFhLZcfG4Jk9hhhfNocExtCuedfCoodrO4YV6RWJqabbbFcNhiobD3l7W5Xl",
+	"kvca+Gf7+EpoWW6GDRpxTl5Wp3H0A9dhURzMHht3TwImGUZB9B9qpB4TebSjfcOxiLDNUHTD3kv73Iv2",
+	"hR2A8BuE4q1Vos61XGANDnzDXKDrlx68YJiXDbqqrRZ1OhLVC6ggrzx7XcSuUuCEueqkQ1T43WzldOym",
+	"EzYXjCp4WUWYrtCSHQqPc6l2QfWsEGp53KoyqHqAeZ1ejY+mL2g/GkxexofsaHpMn02eRy/il6y1C7b8",
+	"Uf3yLyyCa/wnrUX1zWQ9m82oPf73TrINZatOc0JqQ9XxitswwDqTbrSdQhtFyQRg7rZFYvzI9LdHSQ8m",
+	"L3wrN/C3ZUK/BVntaUTPyzQ0GYVOI82vKzWyicU5h3eqhEPeg9OfiyjJYqaI4pfCaJJYOk7Vhzj95Ibx",
+	"Tcc42Vmce6uzQ1EEfy0fjS33VRjBX2WPnvLz/+V1TgqDS0STZEIjpCq4Xcw/fv/fVpfsTmS8+l9PszT5",
+	"3Oyw+mlGtTVJKCZiiF2hJC8wEBMm4oXkAuuK2rpETFyzRC5YAFRnETRGwvxBdZaCkcS8PWM35C/vTl8d",
+	"nP/ldHD8DBJgR1mvdxj9fGBt1gcXfM6UpvMFPGBdfJ7SJUaIwI8huWIrFo9EEULirfMTRUJL/edA/OEJ",
+	"Qa8SVGqBxhWUVsXSRoe9HlEjQZd01SWnqMIPbm7gtuaC9HtEnRDB9FKmVwRSCFUALR3IzNzfxzc3ATnq",
+	"vQAh8WjwciQwbAvx+9t9MuciIMf4n4H7L5mdkGNCtWbzBVZooUnSCbD8H+aRWvPvlPIE1y+vakU1OANR",
+	"+N4sFOSbZG7tAAJtU5lpLi5zKQHj5As5odgMqJG0UWioygJB7QDs+SAhzyFa6JwRKWw+NBhVThBKnHAo",
+	"4x6nckHiDHkiU7sO9uBN/GXj/ST4jUtWcIY2rtxGkSVVhjD0DuPJT/IuA+JCs0uQc9ZG9JdGqtG70MoO",
+	"Iz13hLrX0t0TeAyeuV3MUj//XFsw2JAIqGkbwq5PXUm12L3v0qE8Vvfp41sLXlNRCt0rtiy++bSgMUXa",
+	"4d9Hrf8zav0aYjoxWKAR4AiH7/ihFGinzSv0pylna9zrVqXnR2LQ66PfHUjNZ5C2Go5pvPMFxkordtyr",
+	"sdL28ZVC62oEK7MVuC+NQN7e24Gn8pXk0UeT4TdsMszpH6oiWnloH+HOvrCDDaJczs79tdVq+H1e/hLN",
+	"hygunBCoXRQ7pmd4jRFV8vCgLnnrGQ4Nl8AR5jbEBlNfwQn206Lsd4/V4L92NXifZ933Qd5QAt4fBt6Y",
+	"Za65YwH4ezmO96qu73KXPJ76uy0Mccsjv5divluld1faPSgXfUeQG7QSh10SZjnwTVk+NDx8JPh8nmnT",
+	"zhDkQqwlB2KlYg4CiyviwitRMKlxrJ9Yc9tImK5Shtg6a0o24UJpRuPmwu53RYX3Vcr9NqLlV2ECrpD7",
+	"n5oZ/CvJj3kp9oe8dtfkx6eFFNhohf++EBQduq2Td5vrrzNrogKDyUa7e9H8l3CJ4Ju01jsRfbulvtin",
+	"P58I8M0GUfrW2EReAv7fA8gUm6j46e9uRG8AnFunq2Y7/38aTVAhfKZMWW7fhHnkM0v55UwTuqSrgCxn",
+	"VKOLTbvI5G4NMLVOV5UT/oW03aDZNnq5i0XY0dsdJ9fj3qQfDSqe7t60T3fydg/uizc0RsnZzeLKavSP",
+	"MSlfD0nanjci5PLh73DNkLibqqGLGALGwCtHQvtt13wVOpN15V5HozQYjkctxURMzNujFqGRabWm9OIF",
+	"U/ejcj84XUGKSM78/rzU9dUMpwwKIsAys2v2AEbTsgvo99aE0ZSlp5metYZ//9WcOcXSa3dYszRpDVtP",
+	"6YI/ve7DibSjW789JdTzxZjJoty/zY4CLb1clgPuSntDWXT59cvtHST6IOKETQiwpts8oZGnOWQt3t6u",
+	"A6/9CdXRjNV18BozpgBWQ5cwoikgj1hAbYi7r6BwqloYTq/XAuurxgns8jrkdA1bw2sijzJab+FVKes8",
+	"zxOL6eqJyiFcvKZcHtt6SxZdmhihaWrZSZ4uarFbyMSwyaI1+3PtmlreUg718LbLFxO9Jj070e/NgfBP",
+	"FJFL4aM4AFCUwlpQ/JrZ2Pe8Wfvmgf2+9hAA359xpWW68j5FS1PDeAoErwIKq9h6pmnr86+f//8AAAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -92,7 +92,7 @@ func TestContractOperationIDs(t *testing.T) {
 func TestContractRequiredScopes(t *testing.T) {
 	t.Parallel()
 	doc := load(t)
-	known := []string{"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks"}
+	known := []string{"read:shipments", "write:shipments", "read:addresses", "write:addresses", "read:webhooks", "write:webhooks", "read:carriers", "write:carriers"}
 	var public []string
 	for _, o := range operations(doc) {
 		scope, has := o.Extensions["x-required-scope"]

@@ -136,6 +136,10 @@ func problem(err error) (*apiError, bool) {
 		}
 		e.Body.CarrierErrors = carrierErrorViews(carriers.Failures)
 		return e, true
+	case errors.Is(err, shipping.ErrCarrierCredentialsInvalid):
+		return newAPIError(http.StatusUnprocessableEntity, "carrier_credentials_invalid", "the carrier refused the credentials: "+err.Error()).withField("credentials"), true
+	case errors.Is(err, shipping.ErrNoCarrierAccounts):
+		return newAPIError(http.StatusUnprocessableEntity, "no_carrier_accounts", err.Error()), true
 	case errors.Is(err, shipping.ErrCarrierNotConfigured):
 		return newAPIError(http.StatusInternalServerError, "carrier_not_configured", err.Error()), true
 	case errors.As(err, &refund):

@@ -15,6 +15,9 @@ func (s *Server) QuoteLabel(ctx context.Context, req gen.QuoteLabelRequestObject
 	b := req.Body
 	q, err := s.shipping.QuoteReturn(ctx, callerOf(ctx), shipmentInput(deref(b.FromAddress), deref(b.ToAddress), deref(b.Parcel), b.Options, b.Customs),
 		deliverBy(b.DeliverBy), shipping.Return{Of: b.ReturnOf, IsReturn: deref(b.IsReturn)})
+	if err == nil {
+		q, err = shipping.KeepCarrierAccount(q, b.CarrierAccountId)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +36,7 @@ func (s *Server) CreateLabel(ctx context.Context, req gen.CreateLabelRequestObje
 		// completes from returnOf or refuses (missing_field).
 		Input:          shipmentInput(deref(b.FromAddress), deref(b.ToAddress), deref(b.Parcel), b.Options, b.Customs),
 		Return:         shipping.Return{Of: b.ReturnOf, IsReturn: deref(b.IsReturn)},
-		Selection:      shipping.Selection{Carrier: b.Carrier, Service: b.Service, ServiceCategory: (*string)(b.ServiceCategory), DeliverBy: deliverBy(b.DeliverBy)},
+		Selection:      shipping.Selection{Carrier: b.Carrier, Service: b.Service, ServiceCategory: (*string)(b.ServiceCategory), DeliverBy: deliverBy(b.DeliverBy), CarrierAccountID: b.CarrierAccountId},
 		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx),
 	}
 	in.LabelFormat, in.LabelSize = labelFormatInput(b.LabelFormat, b.LabelSize)

@@ -33,10 +33,14 @@ const (
 	GroupWebhookWrites Group = "webhook_writes" // POST, PATCH, DELETE /webhooks..., test, retry
 	GroupBatches       Group = "batches"        // POST /batches: a batch counts once, whatever its size
 	GroupTrackerWrites Group = "tracker_writes" // POST /trackers, DELETE /trackers/{id}
+	// GroupCarrierWrites: POST, PATCH, DELETE /carrier-accounts...; each
+	// create and credentials change asks the carrier for a token, so the
+	// bucket is small.
+	GroupCarrierWrites Group = "carrier_writes"
 )
 
 // Groups lists every endpoint group, in a stable order.
-var Groups = []Group{GroupReads, GroupQuotes, GroupBuys, GroupRefunds, GroupAddressVerify, GroupAddressWrites, GroupWebhookWrites, GroupBatches, GroupTrackerWrites}
+var Groups = []Group{GroupReads, GroupQuotes, GroupBuys, GroupRefunds, GroupAddressVerify, GroupAddressWrites, GroupWebhookWrites, GroupBatches, GroupTrackerWrites, GroupCarrierWrites}
 
 // GroupFailedAuth is not an endpoint group: its bucket is per client address
 // and only failed authentications (a missing, unknown, expired or revoked
@@ -66,6 +70,7 @@ var defaultRateLimits = map[Group]RateLimit{
 	GroupWebhookWrites: {Rate: 10, Burst: 50},
 	GroupBatches:       {Rate: 1, Burst: 5},
 	GroupTrackerWrites: {Rate: 20, Burst: 50},
+	GroupCarrierWrites: {Rate: 5, Burst: 20},
 	GroupFailedAuth:    {Rate: 1, Burst: 60},
 }
 

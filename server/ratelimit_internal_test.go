@@ -33,6 +33,7 @@ func TestRateLimitGroupsFromContract(t *testing.T) {
 		"createTracker": GroupTrackerWrites, "deleteTracker": GroupTrackerWrites,
 		"createManifest": GroupBuys,
 		"createPickup":   GroupBuys, "cancelPickup": GroupRefunds,
+		"createCarrierAccount": GroupCarrierWrites, "updateCarrierAccount": GroupCarrierWrites, "deleteCarrierAccount": GroupCarrierWrites,
 	}
 	got := map[string]Group{}
 	for key, op := range ops {
@@ -70,7 +71,7 @@ func TestRateLimitConfig(t *testing.T) {
 		want := map[Group]RateLimit{
 			GroupReads: {100, 7}, GroupQuotes: {20, 50}, GroupBuys: {5, 20}, GroupRefunds: {10, 20},
 			GroupAddressVerify: {20, 50}, GroupAddressWrites: {20, 50}, GroupWebhookWrites: {10, 50}, GroupTrackerWrites: {20, 50},
-			GroupBatches: {1, 5}, GroupFailedAuth: {1, 60},
+			GroupBatches: {1, 5}, GroupFailedAuth: {1, 60}, GroupCarrierWrites: {5, 20},
 		}
 		if diff := cmp.Diff(want, c.Limits); diff != "" {
 			t.Errorf("limits (-want +got):\n%s", diff)

@@ -69,6 +69,9 @@ var groupCalls = map[server.Group][]limitedCall{
 		{"POST", "/api/v1/webhooks/whk_nope/test", nil}, {"POST", "/api/v1/webhooks/whk_nope/deliveries/dlv_nope/retry", nil},
 	},
 	server.GroupTrackerWrites: {{"POST", "/api/v1/trackers", "{}"}, {"DELETE", "/api/v1/trackers/trk_nope", nil}},
+	server.GroupCarrierWrites: {
+		{"POST", "/api/v1/carrier-accounts", "{}"}, {"PATCH", "/api/v1/carrier-accounts/ca_nope", "{}"}, {"DELETE", "/api/v1/carrier-accounts/ca_nope", nil},
+	},
 }
 
 // Each group's bucket allows exactly its burst at one instant, refills one

@@ -146,6 +146,7 @@ func rateView(r shipping.Rate) gen.Rate {
 		CarrierRateCents: r.CarrierRateCents, PlatformFeeCents: r.PlatformFeeCents, CustomerPriceCents: r.CustomerPriceCents,
 		Currency: r.Currency, EstimatedDays: r.EstimatedDays,
 		EstimatedDeliveryDate: &openapi_types.Date{Time: r.EstimatedDeliveryDate}, Guaranteed: &r.Guaranteed,
+		CarrierAccountId: optional(r.CarrierAccountID),
 	}
 }
 

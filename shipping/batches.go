@@ -232,7 +232,7 @@ func (s *Service) priceItem(ctx context.Context, c accounts.Caller, item BatchIt
 	}
 	var quote Quote
 	if err == nil {
-		quote, err = s.rates(ctx, c.Mode, input, false) // batch items are outbound labels
+		quote, err = s.rates(ctx, c, input, false) // batch items are outbound labels
 	}
 	var rate Rate
 	if err == nil {
@@ -259,7 +259,8 @@ func (s *Service) priceItem(ctx context.Context, c accounts.Caller, item BatchIt
 	*row = store.Shipment{AccountID: c.AccountID, Mode: string(c.Mode), Status: string(Paying),
 		Carrier: rate.Carrier, Service: rate.Service, ServiceCategory: rate.ServiceCategory,
 		CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
-		Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api"}
+		Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
+		CarrierAccountID: optional(rate.CarrierAccountID)}
 	return nil, nil
 }
 

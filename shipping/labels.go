@@ -116,7 +116,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err := s.checkDeliverBy(in.DeliverBy); err != nil {
 			return Shipment{}, err
 		}
-		quote, err := s.rates(ctx, c.Mode, input, in.Return.is())
+		quote, err := s.rates(ctx, c, input, in.Return.is())
 		if err != nil {
 			return Shipment{}, err
 		}
@@ -147,6 +147,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 			Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
 			IsReturn: in.Return.is(), ReturnOf: in.Return.Of,
 			LabelFormat: string(cmp.Or(in.LabelFormat, carriers.LabelPDF)), LabelSize: string(cmp.Or(in.LabelSize, carriers.Label4x6)),
+			CarrierAccountID: optional(rate.CarrierAccountID),
 		}
 		return commit(ctx, func(tx *store.Tx) (Shipment, error) {
 			if err := s.accounts.Recheck(ctx, tx, c); err != nil {

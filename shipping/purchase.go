@@ -86,7 +86,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		return s.failPurchase(ctx, id, "the stored shipment cannot be read; contact support")
 	}
 	testMode := accounts.Mode(row.Mode) == accounts.Test
-	carrier, err := s.cfg.Carriers.Lookup(testMode, row.Carrier)
+	carrier, err := s.carrierOf(ctx, row)
 	if err != nil {
 		return s.failPurchase(ctx, id, "the carrier "+row.Carrier+" is not available for this mode")
 	}

@@ -28,6 +28,9 @@ type Rate struct {
 	// (midnight UTC); Guaranteed says whether the carrier guarantees it.
 	EstimatedDeliveryDate time.Time `json:"estimatedDeliveryDate"`
 	Guaranteed            bool      `json:"guaranteed"`
+	// CarrierAccountID is the account's carrier account that quoted the
+	// rate and buys it; "" for the operator's carriers and the sandbox.
+	CarrierAccountID string `json:"carrierAccountId,omitempty"`
 }
 
 // ServiceOption names a service one can select.
@@ -45,6 +48,8 @@ type Selection struct {
 	// DeliverBy, a calendar date (midnight UTC), keeps only the rates that
 	// arrive on or before it.
 	DeliverBy *time.Time `json:"deliverBy,omitempty"`
+	// CarrierAccountID keeps only the rates of that carrier account.
+	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
 }
 
 // Errors of quoting and selection; the API maps each to its code.
@@ -131,6 +136,9 @@ func (e *NoMatchingServiceError) Error() string {
 	if e.Selection.DeliverBy != nil {
 		parts = append(parts, "deliverBy "+e.Selection.DeliverBy.Format(time.DateOnly))
 	}
+	if e.Selection.CarrierAccountID != nil {
+		parts = append(parts, "carrierAccountId "+*e.Selection.CarrierAccountID)
+	}
 	return fmt.Sprintf("no rate matches %s; see availableServices", strings.Join(parts, ", "))
 }
 
@@ -176,7 +184,7 @@ func (s *Service) QuoteReturn(ctx context.Context, c accounts.Caller, in Input, 
 	if err := s.checkDeliverBy(deliverBy); err != nil {
 		return Quote{}, err
 	}
-	q, err := s.rates(ctx, c.Mode, in, r.is())
+	q, err := s.rates(ctx, c, in, r.is())
 	if err == nil && len(q.Rates) == 0 {
 		// Every rate is blocked by a carrier's requirements (requirements.go).
 		return Quote{}, q.blocked[0].err()
@@ -218,11 +226,8 @@ const DefaultCarrierTimeout = 10 * time.Second
 // deadline. One carrier failing does not fail the quote while others answer;
 // its failure is reported beside the rates. For a return (ret), only the
 // services a carrier can sell as return labels are quoted.
-func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input, ret bool) (Quote, error) {
-	cs, err := s.cfg.Carriers.For(mode == accounts.Test)
-	if errors.Is(err, carriers.ErrNotConfigured) {
-		return Quote{}, ErrCarrierNotConfigured
-	}
+func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bool) (Quote, error) {
+	cs, accountIDs, err := s.quoteCarriers(ctx, c)
 	if err != nil {
 		return Quote{}, err
 	}
@@ -277,6 +282,7 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input, ret b
 				CarrierRateCents: r.CarrierRateCents, PlatformFeeCents: fee, CustomerPriceCents: r.CarrierRateCents + fee,
 				Currency: r.Currency, EstimatedDays: r.EstimatedDays,
 				EstimatedDeliveryDate: carriers.Date(r.EstimatedDeliveryDate), Guaranteed: r.Guaranteed,
+				CarrierAccountID: accountIDs[i],
 			})
 		}
 	}
@@ -352,6 +358,9 @@ func selectRate(rates []Rate, sel Selection) (Rate, error) {
 			continue
 		}
 		if !arrivesBy(r, sel.DeliverBy) {
+			continue
+		}
+		if sel.CarrierAccountID != nil && r.CarrierAccountID != *sel.CarrierAccountID {
 			continue
 		}
 		return r, nil

@@ -9,7 +9,6 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -68,7 +67,7 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 	if _, ok := Status(row.Status).Next(VoidConfirmed); !ok {
 		return nil
 	}
-	carrier, err := s.cfg.Carriers.Lookup(accounts.Mode(row.Mode) == accounts.Test, row.Carrier)
+	carrier, err := s.carrierOf(ctx, row)
 	if err != nil {
 		return s.rejectVoid(ctx, row.ID, err)
 	}

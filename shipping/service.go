@@ -17,6 +17,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -91,6 +92,15 @@ type Config struct {
 	MaxPurchaseBacklog int
 	// Observer is told what purchases and voids came to (metrics); nil: nothing.
 	Observer Observer
+	// CarrierAccounts builds the live clients of the accounts' own carrier
+	// accounts (carrieraccounts.go); nil: none can be connected.
+	CarrierAccounts carriers.Factory
+	// Cipher seals carrier accounts' client secrets; required with CarrierAccounts.
+	Cipher *seal.Cipher
+	// NoPlatformCarriers: an account without an enabled carrier account
+	// gets ErrNoCarrierAccounts in live mode instead of the operator's
+	// carriers (serve --platform-carriers=false).
+	NoPlatformCarriers bool
 }
 
 // Service owns shipments and the address book.
@@ -105,6 +115,7 @@ type Service struct {
 	log      *slog.Logger
 	backlog  backlog
 	inputs   decodedInputs
+	clients  accountClients
 }
 
 // DefaultPlatformFeeCents is the fee on every API-created label (the spec's default).
@@ -117,6 +128,9 @@ func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *ide
 	}
 	if cfg.Documents == nil {
 		return nil, errors.New("shipping: Config.Documents is required")
+	}
+	if cfg.CarrierAccounts != nil && cfg.Cipher == nil {
+		return nil, errors.New("shipping: Config.Cipher is required with CarrierAccounts")
 	}
 	if cfg.EventData == nil {
 		return nil, errors.New("shipping: Config.EventData is required")

@@ -10,7 +10,6 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -218,7 +217,7 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 	case ScanHold:
 		return next()
 	}
-	carrier, err := s.cfg.Carriers.Lookup(accounts.Mode(row.Mode) == accounts.Test, row.Carrier)
+	carrier, err := s.carrierOf(ctx, row)
 	if err != nil {
 		return nil // the carrier is no longer configured: nothing to ask
 	}

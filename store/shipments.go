@@ -50,21 +50,24 @@ type Shipment struct {
 	BatchID *string `db:"batch_id"`
 	// ManifestID is the manifest the label is on (manifests.go); nil while on none.
 	ManifestID *string `db:"manifest_id"`
+	// CarrierAccountID is the account's carrier account the label is bought,
+	// voided and tracked through; nil: the operator's carriers (or the sandbox).
+	CarrierAccountID *string `db:"carrier_account_id"`
 }
 
 const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_at, carrier, service, service_category,
 	carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents, currency,
 	estimated_days, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at,
-	is_return, return_of, use_charged_at, label_format, label_size, batch_id, manifest_id`
+	is_return, return_of, use_charged_at, label_format, label_size, batch_id, manifest_id, carrier_account_id`
 
 // InsertShipment stores a new shipment.
 func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
 	seq, err := t.insertSeq(ctx, `INSERT INTO shipments (id, account_id, mode, status, created_at, updated_at, carrier, service,
 		service_category, carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents,
-		currency, estimated_days, request, source, is_return, return_of, label_format, label_size, batch_id)
+		currency, estimated_days, request, source, is_return, return_of, label_format, label_size, batch_id, carrier_account_id)
 		VALUES (:id, :account_id, :mode, :status, :created_at, :updated_at, :carrier, :service, :service_category,
 		:carrier_rate_cents, :platform_fee_cents, :customer_price_cents, :balance_applied_cents, :charge_amount_cents,
-		:currency, :estimated_days, :request, :source, :is_return, :return_of, :label_format, :label_size, :batch_id)
+		:currency, :estimated_days, :request, :source, :is_return, :return_of, :label_format, :label_size, :batch_id, :carrier_account_id)
 		RETURNING seq`, s)
 	s.Seq = seq
 	return err

@@ -138,7 +138,13 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 		v.Notice = notices[r.URL.Query().Get("done")]
 	}
 	if v.Caller != nil && v.Caller.Mode == accounts.Live {
-		v.LiveCarriers = u.shipping.LiveCarriers()
+		live, err := u.shipping.LiveCarriersFor(r.Context(), *v.Caller)
+		if err != nil {
+			// The bar is a hint: the page itself still renders.
+			u.logError(r, err)
+			live = u.shipping.LiveCarriers()
+		}
+		v.LiveCarriers = live
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", v); err != nil {
@@ -153,19 +159,24 @@ func (u *UI) render(w http.ResponseWriter, r *http.Request, status int, name str
 
 // notices are what ?done= says after a form's redirect.
 var notices = map[string]string{
-	"token-revoked":    "Token revoked: the API refuses it from now on.",
-	"webhook-saved":    "Endpoint saved.",
-	"webhook-paused":   "Endpoint paused: no new deliveries until you resume it.",
-	"webhook-resumed":  "Endpoint resumed.",
-	"webhook-deleted":  "Endpoint deleted; its pending deliveries were cancelled.",
-	"test-sent":        "Test event queued: it appears in the delivery log below within seconds (reload to see it).",
-	"retry-queued":     "Retry queued: the new attempt appears in the delivery log within seconds.",
-	"return-created":   "Return label created: send it to your customer. It is charged when the carrier first scans it, never if it is not used.",
-	"refund-requested": "Refund requested: the label is voided with the carrier, then the price is credited to your balance.",
-	"signed-out":       "You are signed out.",
-	"manifest-created": "Manifest created: the carrier is asked for its form, which appears below within seconds (reload to see it).",
-	"pickup-scheduled": "Pickup scheduled: the carrier confirmed it; its confirmation number is in the list.",
-	"pickup-cancelled": "Pickup cancelled with the carrier.",
+	"token-revoked":         "Token revoked: the API refuses it from now on.",
+	"webhook-saved":         "Endpoint saved.",
+	"webhook-paused":        "Endpoint paused: no new deliveries until you resume it.",
+	"webhook-resumed":       "Endpoint resumed.",
+	"webhook-deleted":       "Endpoint deleted; its pending deliveries were cancelled.",
+	"test-sent":             "Test event queued: it appears in the delivery log below within seconds (reload to see it).",
+	"retry-queued":          "Retry queued: the new attempt appears in the delivery log within seconds.",
+	"return-created":        "Return label created: send it to your customer. It is charged when the carrier first scans it, never if it is not used.",
+	"refund-requested":      "Refund requested: the label is voided with the carrier, then the price is credited to your balance.",
+	"signed-out":            "You are signed out.",
+	"manifest-created":      "Manifest created: the carrier is asked for its form, which appears below within seconds (reload to see it).",
+	"pickup-scheduled":      "Pickup scheduled: the carrier confirmed it; its confirmation number is in the list.",
+	"pickup-cancelled":      "Pickup cancelled with the carrier.",
+	"carrier-connected":     "Carrier account connected: live quotes and labels of this account now go through your carrier accounts.",
+	"carrier-connection-ok": "Connection works: the carrier granted a token for these credentials.",
+	"carrier-disabled":      "Carrier account disabled: it quotes and buys nothing until you enable it; its labels are still voided and tracked through it.",
+	"carrier-enabled":       "Carrier account enabled.",
+	"carrier-deleted":       "Carrier account deleted; the labels it bought are still voided and tracked through it.",
 }
 
 // renderError writes the error page.

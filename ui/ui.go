@@ -137,6 +137,13 @@ func (u *UI) routes(mux *http.ServeMux, static fs.FS) {
 	mux.Handle("POST "+Prefix+"/webhooks/{id}/test", u.signedIn(u.sendTest))
 	mux.Handle("POST "+Prefix+"/webhooks/{id}/deliveries/{delivery}/retry", u.signedIn(u.retryDelivery))
 
+	mux.Handle("GET "+Prefix+"/carrier-accounts", u.signedIn(u.carrierAccountsPage))
+	mux.Handle("POST "+Prefix+"/carrier-accounts", u.signedIn(u.createCarrierAccount))
+	mux.Handle("POST "+Prefix+"/carrier-accounts/{id}/test", u.signedIn(u.testCarrierAccount))
+	mux.Handle("POST "+Prefix+"/carrier-accounts/{id}/disable", u.signedIn(u.disableCarrierAccount))
+	mux.Handle("POST "+Prefix+"/carrier-accounts/{id}/enable", u.signedIn(u.enableCarrierAccount))
+	mux.Handle("POST "+Prefix+"/carrier-accounts/{id}/delete", u.signedIn(u.deleteCarrierAccount))
+
 	mux.Handle("GET "+Prefix+"/events", u.signedIn(u.eventsPage))
 
 	mux.Handle("GET "+Prefix+"/shipments", u.signedIn(u.shipmentsPage))

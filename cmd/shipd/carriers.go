@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connect"
 	"github.com/shipd-dev/shipd/carriers/fedex"
 	"github.com/shipd-dev/shipd/carriers/ups"
 	"github.com/shipd-dev/shipd/carriers/usps"
@@ -18,6 +19,13 @@ type liveFlags struct {
 	ups   ups.Config
 	fedex fedex.Config
 	usps  usps.Config
+	// testURLs are the carriers' test environments, for the carrier
+	// accounts that tenants connect with environment "test"; the
+	// production URLs are the BaseURLs above.
+	upsTestURL, fedexTestURL, uspsTestURL string
+	// platformCarriers: accounts without a carrier account of their own
+	// ship on the carriers above in live mode.
+	platformCarriers bool
 }
 
 func (l *liveFlags) register(fs *flag.FlagSet) {
@@ -37,6 +45,21 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 	str(&l.usps.MID, "usps-mid", "SHIPD_USPS_MID", "USPS Mailer ID")
 	secret(&l.usps.AccountNumber, "usps-account-number", "SHIPD_USPS_ACCOUNT_NUMBER", "USPS EPS account number paying for labels")
 	str(&l.usps.BaseURL, "usps-base-url", "SHIPD_USPS_BASE_URL", "USPS API base URL (default "+usps.ProductionURL+"; test: "+usps.TestingURL+")")
+	str(&l.upsTestURL, "ups-test-base-url", "SHIPD_UPS_TEST_BASE_URL", "UPS test environment base URL for carrier accounts connected with environment test (default "+ups.CustomerIntegrationURL+")")
+	str(&l.fedexTestURL, "fedex-test-base-url", "SHIPD_FEDEX_TEST_BASE_URL", "FedEx test environment base URL for carrier accounts connected with environment test (default "+fedex.SandboxURL+")")
+	str(&l.uspsTestURL, "usps-test-base-url", "SHIPD_USPS_TEST_BASE_URL", "USPS test environment base URL for carrier accounts connected with environment test (default "+usps.TestingURL+")")
+	fs.BoolVar(&l.platformCarriers, "platform-carriers", envOr("SHIPD_PLATFORM_CARRIERS", "true") != "false",
+		"live mode of an account without an enabled carrier account of its own uses the carriers configured here; false: its live quotes answer 422 no_carrier_accounts ($SHIPD_PLATFORM_CARRIERS)")
+}
+
+// accountCarriers builds the clients of tenants' carrier accounts at the
+// operator's base URLs: the production ones of the flags above (the
+// carrier's own by default) and the test environments'.
+func (l *liveFlags) accountCarriers(onRefresh func(carrier string) func()) carriers.Factory {
+	return connect.New(connect.Options{URLs: connect.URLs{
+		UPS: l.ups.BaseURL, UPSTest: l.upsTestURL, FedEx: l.fedex.BaseURL, FedExTest: l.fedexTestURL,
+		USPS: l.usps.BaseURL, USPSTest: l.uspsTestURL,
+	}, OnTokenRefresh: onRefresh})
 }
 
 // carriers builds the configured live carriers and the live address

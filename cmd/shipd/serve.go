@@ -53,7 +53,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.Var(&trackingInterval, "live-tracking-interval", fmt.Sprintf("poll each live label's tracking at this fixed interval (at least %s) instead of the schedule (every 15 min for 6 h, hourly until 3 days, then every 6 h); for watching tracking in seconds, e.g. against a carrier's test API ($SHIPD_LIVE_TRACKING_INTERVAL)", minLiveTrackingInterval))
 	var limits server.RateLimitConfig
 	fs.BoolVar(&limits.Disabled, "rate-limits-disabled", false, "turn off per-account rate limits")
-	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes, tracker_writes, and failed_auth (failed authentications per client address)")
+	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes, tracker_writes, carrier_writes, and failed_auth (failed authentications per client address)")
 	quotas := carriers.DefaultQuotas()
 	if err := quotas.Set(os.Getenv("SHIPD_CARRIER_QUOTA")); err != nil {
 		return usageError("SHIPD_CARRIER_QUOTA: " + err.Error())
@@ -193,12 +193,14 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		CarrierQuotas:        quotas,
 		CarrierLimiter:       carrierLimiter,
 		PurchaseWorkers:      *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
-		TrustedProxies: proxies,
-		NodeID:         *nodeID,
-		Carriers:       carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
-		TestVerifier:   verifier.NewSandbox(),
-		LiveVerifier:   liveVerifier,
-		Telemetry:      tel,
+		TrustedProxies:     proxies,
+		NodeID:             *nodeID,
+		Carriers:           carriers.NewRegistry(sandbox.New(sandbox.Config{ScanInterval: *scanInterval}), liveCarriers),
+		CarrierAccounts:    live.accountCarriers(tel.CarrierTokenRefreshed),
+		NoPlatformCarriers: !live.platformCarriers,
+		TestVerifier:       verifier.NewSandbox(),
+		LiveVerifier:       liveVerifier,
+		Telemetry:          tel,
 	})
 	if err != nil {
 		return err

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 )
 
 func TestBrowserFlows(t *testing.T) {
@@ -44,8 +46,12 @@ func TestBrowserFlows(t *testing.T) {
 	}
 
 	dir := t.TempDir()
+	// Carrier accounts connected with environment "test" reach a fake UPS:
+	// the page's flow connects one (the operator's own carriers stay unset).
+	ups := upsfake.New(t)
 	serve := exec.CommandContext(ctx, bin, "serve", "--db", filepath.Join(dir, "shipd.db"), "--addr", "127.0.0.1:0",
 		"--sandbox-scan-interval", "5s")
+	serve.Env = append(os.Environ(), "SHIPD_UPS_TEST_BASE_URL="+ups.URL())
 	serve.Dir = dir
 	serve.Cancel = func() error { return serve.Process.Signal(syscall.SIGTERM) }
 	serve.WaitDelay = 20 * time.Second
@@ -93,7 +99,8 @@ func TestBrowserFlows(t *testing.T) {
 	}
 	flows := exec.CommandContext(ctx, "node", "flows.mjs")
 	flows.Env = append(os.Environ(), "SHIPD_URL="+base, "SHIPD_TOKEN="+demo.Token, "SHIPD_EMAIL="+demo.Email,
-		"SHIPD_PASSWORD="+demo.Password, "SHIPD_SCREENSHOTS="+shots)
+		"SHIPD_PASSWORD="+demo.Password, "SHIPD_SCREENSHOTS="+shots,
+		"SHIPD_UPS_FAKE_CLIENT_ID="+upsfake.ClientID, "SHIPD_UPS_FAKE_SECRET="+upsfake.ClientSecret, "SHIPD_UPS_FAKE_ACCOUNT="+upsfake.AccountNumber)
 	out, err := flows.CombinedOutput()
 	t.Logf("flows.mjs:\n%s", out)
 	if err != nil {

@@ -478,6 +478,8 @@ try {
   await step("no Content-Security-Policy refusal nor script error on any page", async () => {
     check(cspErrors.length === 0, cspErrors.join("\n"));
   });
+
+  await carrierAccountsFlow();
 } catch {
   // a critical step failed: the rest depends on it
 } finally {
@@ -614,4 +616,62 @@ async function pickupsFlow() {
     await ctx.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+// The carrier accounts page (issue 31), independent of the flows above: it
+// signs in again if their session ended, works in live mode against the
+// fake UPS that e2e_test.go serves as the UPS test environment, and leaves
+// test mode selected and no carrier account behind.
+async function carrierAccountsFlow() {
+  await step("carrier accounts: connect UPS in live mode (refused, then accepted), Test connection, disable, delete", async () => {
+    await page.goto(`${base}/settings/carrier-accounts`);
+    if (page.url().includes("/settings/login")) {
+      await page.getByLabel("Email").fill(email);
+      await page.getByLabel("Password").fill(password);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.waitForURL((u) => !u.pathname.endsWith("/login"));
+      await page.goto(`${base}/settings/carrier-accounts`);
+    }
+    await heading("Carrier accounts").waitFor();
+    const toLive = page.getByRole("button", { name: "Switch to live mode" });
+    if (await toLive.count()) {
+      await page.getByText("Carrier accounts are connected in live mode").waitFor();
+      await audit(page, "20-carrier-accounts-test-mode");
+      await toLive.click();
+      await page.getByText("You are looking at live data").waitFor();
+    }
+    await heading("Carrier accounts").waitFor();
+    await page.locator("summary", { hasText: /^UPS$/ }).click();
+    const form = page.getByRole("form", { name: "Add a UPS account" });
+    await form.getByLabel("Description").fill("e2e UPS contract");
+    await form.getByLabel("Client ID").fill(env("SHIPD_UPS_FAKE_CLIENT_ID"));
+    await form.getByLabel("Client secret").fill("not the secret");
+    await form.getByLabel("Shipper number").fill(env("SHIPD_UPS_FAKE_ACCOUNT"));
+    await form.getByLabel("Environment").selectOption("test");
+    await form.getByRole("button", { name: "Connect UPS" }).click();
+    await page.getByText("UPS refused these credentials").waitFor();
+    check(!(await page.content()).includes("not the secret"), "the refused secret is shown again");
+    await audit(page, "21-carrier-account-refused");
+    // The form stays open with what was typed, but the secret.
+    const again = page.getByRole("form", { name: "Add a UPS account" });
+    check((await again.getByLabel("Client ID").inputValue()) === env("SHIPD_UPS_FAKE_CLIENT_ID"), "the client id was not kept");
+    await again.getByLabel("Client secret").fill(env("SHIPD_UPS_FAKE_SECRET"));
+    await again.getByRole("button", { name: "Connect UPS" }).click();
+    await page.getByText("Carrier account connected").waitFor();
+    const row = page.locator("tr.carrier-account").filter({ hasText: "e2e UPS contract" });
+    await row.getByText("enabled").waitFor();
+    check(!(await page.content()).includes(env("SHIPD_UPS_FAKE_SECRET")), "the secret is shown");
+    await audit(page, "22-carrier-account-connected");
+    await row.getByRole("button", { name: /^Test connection/ }).click();
+    await page.getByText("Connection works").waitFor();
+    await page.locator("tr.carrier-account").filter({ hasText: "e2e UPS contract" }).getByRole("button", { name: /^Disable/ }).click();
+    await page.getByText("Carrier account disabled").waitFor();
+    await page.locator("tr.carrier-account").filter({ hasText: "e2e UPS contract" }).getByText("disabled").waitFor();
+    await page.locator("tr.carrier-account").filter({ hasText: "e2e UPS contract" }).getByRole("button", { name: /^Delete/ }).click();
+    await page.getByText("Carrier account deleted").waitFor();
+    check(dialogs.some((d) => d.startsWith("Delete the UPS account")), `confirmation asked: ${JSON.stringify(dialogs)}`);
+    check((await page.locator("tr.carrier-account").count()) === 0, "the deleted carrier account is still listed");
+    await page.getByRole("button", { name: "Switch to test mode" }).click();
+    await page.getByText("You are looking at test data").waitFor();
+    check(cspErrors.length === 0, cspErrors.join("\n"));
+  });
 }

@@ -8,6 +8,7 @@
 package upsfake
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -72,6 +73,56 @@ type Server struct {
 	// instead of the rendered label.
 	labelImage []byte
 	hold       chan struct{} // while not nil, ship answers wait for it to close
+	// clients are the credentials accepted besides ClientID's (AddClient);
+	// tokenClient names the client id each token was issued to, and
+	// callers the client ids that called each operation, in order.
+	clients     map[string]fakeClient
+	tokenClient map[string]string
+	callers     map[string][]string
+}
+
+// fakeClient is one set of accepted credentials and its shipper number.
+type fakeClient struct {
+	secret, account string
+	// down, when set, answers every token request of the client.
+	down *Failure
+}
+
+// FailClient answers every token request of the client id with f, whatever
+// else happens at once: a carrier down for that customer only, so that
+// concurrent tests do not take each other's failures.
+func (s *Server) FailClient(id string, f Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cl := s.clients[id]
+	cl.down = &f
+	s.clients[id] = cl
+}
+
+// accountKey carries the shipper number of the token's client to the handlers.
+type accountKey struct{}
+
+// accountOf is the shipper number of the client whose token made r.
+func accountOf(r *http.Request) string {
+	if a, ok := r.Context().Value(accountKey{}).(string); ok {
+		return a
+	}
+	return AccountNumber
+}
+
+// AddClient makes the fake accept another client's credentials, whose
+// shipper number is account: a second UPS customer, with tokens of its own.
+func (s *Server) AddClient(id, secret, account string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clients[id] = fakeClient{secret: secret, account: account}
+}
+
+// Callers are the client ids whose tokens called op, in order.
+func (s *Server) Callers(op string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.callers[op]...)
 }
 
 // New starts a fake UPS that is closed when the test ends.
@@ -85,15 +136,18 @@ func New(t testing.TB) *Server {
 // NewServer starts a fake UPS outside a test; Close stops it.
 func NewServer() *Server {
 	s := &Server{
-		now:       time.Now,
-		tokenTTL:  DefaultTokenTTL,
-		tokens:    map[string]time.Time{},
-		requests:  map[string]int{},
-		bodies:    map[string][]byte{},
-		headers:   map[string]http.Header{},
-		failures:  map[string][]Failure{},
-		shipments: map[string]*shipment{},
-		pickups:   map[string]*fakePickup{},
+		now:         time.Now,
+		tokenTTL:    DefaultTokenTTL,
+		tokens:      map[string]time.Time{},
+		requests:    map[string]int{},
+		bodies:      map[string][]byte{},
+		headers:     map[string]http.Header{},
+		failures:    map[string][]Failure{},
+		shipments:   map[string]*shipment{},
+		clients:     map[string]fakeClient{ClientID: {secret: ClientSecret, account: AccountNumber}},
+		tokenClient: map[string]string{},
+		callers:     map[string][]string{},
+		pickups:     map[string]*fakePickup{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /security/v1/oauth/token", s.token)
@@ -282,19 +336,29 @@ func writeFailure(w http.ResponseWriter, f Failure) {
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.tokenCalls++
-	f, failing := s.nextFailure(OpToken)
 	ttl, now := s.tokenTTL, s.now()
+	id, secret, ok := r.BasicAuth()
+	cl, known := s.clients[id]
+	s.callers[OpToken] = append(s.callers[OpToken], id)
+	var (
+		f       Failure
+		failing bool
+	)
+	if known && cl.down != nil {
+		f, failing = *cl.down, true
+	} else {
+		f, failing = s.nextFailure(OpToken)
+	}
 	s.mu.Unlock()
 	if failing {
 		writeFailure(w, f)
 		return
 	}
-	id, secret, ok := r.BasicAuth()
 	if !ok {
 		writeErrors(w, http.StatusUnauthorized, apiError{"10400", "Invalid/Missing Authorization Header"})
 		return
 	}
-	if id != ClientID || secret != ClientSecret {
+	if !known || secret != cl.secret {
 		writeErrors(w, http.StatusUnauthorized, apiError{"10401", "ClientId is Invalid"})
 		return
 	}
@@ -306,7 +370,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		writeErrors(w, http.StatusBadRequest, apiError{"10400", "Invalid/Missing grant_type"})
 		return
 	}
-	if m := r.Header.Get("x-merchant-id"); m != "" && m != AccountNumber {
+	if m := r.Header.Get("x-merchant-id"); m != "" && m != cl.account {
 		writeErrors(w, http.StatusForbidden, apiError{"10403", "Blocked Merchant"})
 		return
 	}
@@ -320,11 +384,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.tokens[tok] = now.Add(ttl)
+	s.tokenClient[tok] = id
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]string{
 		"token_type":    "Bearer",
 		"issued_at":     fmt.Sprint(now.UnixMilli()),
-		"client_id":     ClientID,
+		"client_id":     id,
 		"access_token":  tok,
 		"scope":         "",
 		"expires_in":    fmt.Sprint(int64(ttl / time.Second)),
@@ -350,6 +415,11 @@ func (s *Server) api(op string, h func(w http.ResponseWriter, r *http.Request, b
 		tok, hasBearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		exp, known := s.tokens[tok]
 		valid := hasBearer && known && s.now().Before(exp)
+		client := s.tokenClient[tok]
+		account := s.clients[client].account
+		if valid {
+			s.callers[op] = append(s.callers[op], client)
+		}
 		var f Failure
 		failing := false
 		if valid {
@@ -380,7 +450,7 @@ func (s *Server) api(op string, h func(w http.ResponseWriter, r *http.Request, b
 				return
 			}
 		}
-		h(w, r, body)
+		h(w, r.WithContext(context.WithValue(r.Context(), accountKey{}, account)), body)
 	}
 }
 

@@ -162,7 +162,7 @@ func (c *checker) payment(v any, where string) {
 		if c.oneOf(ch, at, "Type", "01", "02") == "01" {
 			transport = true
 		}
-		if acct := c.str(ch, at, "BillShipper.AccountNumber", 6); acct != "" && acct != AccountNumber {
+		if acct := c.str(ch, at, "BillShipper.AccountNumber", 6); acct != "" && acct != c.account {
 			c.fail("120100", "Missing or invalid shipper number")
 		}
 	}
@@ -177,7 +177,7 @@ func domestic(from, to addr) bool {
 
 // rate is POST /api/rating/{version}/{requestoption}.
 func (s *Server) rate(w http.ResponseWriter, r *http.Request, body []byte) {
-	c := &checker{}
+	c := &checker{account: accountOf(r)}
 	if v := r.PathValue("version"); v != "v2409" {
 		c.invalid("version", fmt.Sprintf("%q is not v2409", v))
 	}
@@ -200,7 +200,7 @@ func (s *Server) rate(w http.ResponseWriter, r *http.Request, body []byte) {
 	sh := c.object(rq, "RateRequest", "Shipment")
 	shipper := c.party(sh, base, "Shipper", false)
 	shipperNumber, _ := c.optStr(sh, base, "Shipper.ShipperNumber", 6)
-	if shipperNumber != "" && shipperNumber != AccountNumber {
+	if shipperNumber != "" && shipperNumber != c.account {
 		c.fail("111057", "This measurement system is not valid for the selected country or the Shipper number is invalid.")
 	}
 	to := c.party(sh, base, "ShipTo", false)
@@ -212,7 +212,7 @@ func (s *Server) rate(w http.ResponseWriter, r *http.Request, body []byte) {
 		c.payment(pd, base+".PaymentDetails")
 	}
 	_, negotiated := c.optStr(sh, base, "ShipmentRatingOptions.NegotiatedRatesIndicator", 0)
-	if negotiated && shipperNumber != AccountNumber {
+	if negotiated && shipperNumber != c.account {
 		c.missing(base + ".Shipper.ShipperNumber (required for negotiated rates)")
 	}
 	dom := domestic(from, to)
@@ -341,7 +341,7 @@ func success() map[string]any {
 
 // ship is POST /api/shipments/{version}/ship.
 func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
-	c := &checker{}
+	c := &checker{account: accountOf(r)}
 	if v := r.PathValue("version"); v != "v2409" {
 		c.invalid("version", fmt.Sprintf("%q is not v2409", v))
 	}
@@ -356,7 +356,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	base := "ShipmentRequest.Shipment"
 	sh := c.object(sr, "ShipmentRequest", "Shipment")
 	shipper := c.party(sh, base, "Shipper", true)
-	if n := c.str(sh, base, "Shipper.ShipperNumber", 6); n != "" && n != AccountNumber {
+	if n := c.str(sh, base, "Shipper.ShipperNumber", 6); n != "" && n != c.account {
 		c.fail("120100", "Missing or invalid shipper number")
 	}
 	to := c.party(sh, base, "ShipTo", true)
@@ -449,7 +449,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	s.mu.Lock()
 	s.seq++
 	seq := s.seq
-	tn := trackingNumber(AccountNumber, svc.code, seq)
+	tn := trackingNumber(c.account, svc.code, seq)
 	now := s.now()
 	labelImage := s.labelImage
 	s.mu.Unlock()
@@ -468,6 +468,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	// The sale and its label (kept for Label Recovery) are recorded together.
 	s.mu.Lock()
 	s.shipments[tn] = &shipment{
+		account:        c.account,
 		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
 		from: from, to: to, seq: seq, label: gifLabel, isReturn: isReturn,
 	}
@@ -632,7 +633,7 @@ func (s *Server) void(w http.ResponseWriter, r *http.Request, _ []byte) {
 	var status int
 	var e apiError
 	switch {
-	case sh == nil:
+	case sh == nil || sh.account != accountOf(r):
 		status, e = http.StatusBadRequest, apiError{"190102", "No shipment found within the allowed void period"}
 	case sh.voided:
 		status, e = http.StatusBadRequest, apiError{"190117", "The Shipment has already been voided"}
@@ -658,8 +659,10 @@ type shipment struct {
 	reference      string
 	from, to       addr
 	voided         bool
-	trackCalls     int
-	seq            int    // the order of sale
-	label          []byte // the GIF sold, for Label Recovery
-	isReturn       bool   // sold with ReturnService (a UPS Print Return Label)
+	// account is the shipper number that bought it: only its client may void it.
+	account    string
+	trackCalls int
+	seq        int    // the order of sale
+	label      []byte // the GIF sold, for Label Recovery
+	isReturn   bool   // sold with ReturnService (a UPS Print Return Label)
 }

@@ -78,7 +78,7 @@ func (s *Server) waitHold(r *http.Request) {
 }
 
 func (s *Server) recover(w http.ResponseWriter, r *http.Request, body []byte) {
-	c := &checker{}
+	c := &checker{account: accountOf(r)}
 	if v := r.PathValue("version"); v != "v1" && v != "v1701" && v != "v1903" {
 		c.invalid("version", fmt.Sprintf("%q is not v1, v1701 or v1903", v))
 	}
@@ -98,7 +98,7 @@ func (s *Server) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 	var ref string
 	if rv := c.optObject(lr, base, "ReferenceValues"); rv != nil {
 		ref = c.str(rv, base+".ReferenceValues", "ReferenceNumber.Value", 35)
-		if shipper := c.str(rv, base+".ReferenceValues", "ShipperNumber", 6); shipper != "" && shipper != AccountNumber {
+		if shipper := c.str(rv, base+".ReferenceValues", "ShipperNumber", 6); shipper != "" && shipper != c.account {
 			c.invalid(base+".ReferenceValues.ShipperNumber", "not the shipper number of this account")
 		}
 	} else if !byNumber {

@@ -135,7 +135,7 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request, _ []byte) {
 // and comes back upper-cased with standard abbreviations and a ZIP+4
 // derived from the address.
 func (s *Server) verify(w http.ResponseWriter, r *http.Request, body []byte) {
-	c := &checker{}
+	c := &checker{account: accountOf(r)}
 	if v := r.PathValue("version"); v != "v2" {
 		c.invalid("version", fmt.Sprintf("%q is not v2", v))
 	}

@@ -22,6 +22,8 @@ const (
 // and collects every problem as a UPS error.
 type checker struct {
 	errs []apiError
+	// account is the caller's shipper number (accountOf).
+	account string
 }
 
 func (c *checker) ok() bool { return len(c.errs) == 0 }

@@ -1,0 +1,16 @@
+package ups
+
+import (
+	"context"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
+
+var _ carriers.CredentialChecker = (*Carrier)(nil)
+
+// CheckCredentials asks the token endpoint for a token, through the token
+// cache, so that the token it gets serves the calls that follow.
+func (c *Carrier) CheckCredentials(ctx context.Context) error {
+	_, err := c.cache.Token(ctx)
+	return err
+}

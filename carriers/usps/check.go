@@ -1,0 +1,16 @@
+package usps
+
+import (
+	"context"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
+
+var _ carriers.CredentialChecker = (*Carrier)(nil)
+
+// CheckCredentials asks the token endpoint for a token, through the token
+// cache, so that the token it gets serves the calls that follow.
+func (c *Carrier) CheckCredentials(ctx context.Context) error {
+	_, err := c.tokens.Token(ctx)
+	return err
+}

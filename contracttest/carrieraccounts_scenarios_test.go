@@ -1,0 +1,181 @@
+package contracttest
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/carriers/connect"
+	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
+)
+
+// carrierAccountUPS is the fake UPS the CarrierAccountsServer's carrier
+// accounts reach, started with that server and kept for the run.
+var carrierAccountUPS struct {
+	once sync.Once
+	srv  *upsfake.Server
+}
+
+// downClientID is a UPS customer whose token requests the fake answers 503.
+const downClientID, downSecret = "contract-down-client", "contract-down-secret"
+
+func fakeUPS() *upsfake.Server {
+	carrierAccountUPS.once.Do(func() {
+		s := upsfake.NewServer()
+		s.AddClient(downClientID, downSecret, upsfake.AccountNumber)
+		s.FailClient(downClientID, upsfake.Failure{Status: http.StatusServiceUnavailable, Body: upsfake.ErrorBody("9999", "down"),
+			Header: http.Header{"Retry-After": {"5"}}})
+		carrierAccountUPS.srv = s
+	})
+	return carrierAccountUPS.srv
+}
+
+// withCarrierAccounts lets the server's tenants connect UPS accounts, which
+// reach the fake UPS whatever their environment.
+func withCarrierAccounts(c *app.Config) {
+	u := fakeUPS().URL()
+	c.CarrierAccounts = connect.New(connect.Options{URLs: connect.URLs{UPS: u, UPSTest: u}})
+}
+
+// CarrierAccount is a POST /carrier-accounts body of a UPS account.
+func CarrierAccount(clientID, secret string) map[string]any {
+	return map[string]any{"carrier": "UPS", "description": "contract test",
+		"credentials": map[string]any{"clientId": clientID, "clientSecret": secret, "accountNumber": upsfake.AccountNumber}}
+}
+
+func carrierAccountScenarios() []Scenario {
+	// connected is a live token of the scenario's account and a UPS carrier
+	// account it connected (on the CarrierAccountsServer).
+	connected := func(e *Env) (string, string) {
+		tok := e.Token("live")
+		return tok, ID(e.Want(e.Call("POST", "/carrier-accounts", tok, CarrierAccount(upsfake.ClientID, upsfake.ClientSecret)), 201))
+	}
+	id := func(id string) map[string]string { return map[string]string{"id": id} }
+	return []Scenario{
+		// createCarrierAccount
+		{Name: "connected, the secret not shown", Op: "createCarrierAccount", Status: 201, Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Body: CarrierAccount(upsfake.ClientID, upsfake.ClientSecret)}
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				if m["clientId"] == upsfake.ClientID || m["enabled"] != true || !strings.HasPrefix(ID(m), "ca_") {
+					return fmt.Errorf("carrier account %v: the client id unmasked, not enabled or not a ca_ id", m)
+				}
+				if _, ok := m["clientSecret"]; ok {
+					return fmt.Errorf("the answer shows clientSecret")
+				}
+				return nil
+			})},
+		{Name: "idempotency key reused with another body", Op: "createCarrierAccount", Status: 409, Code: "idempotency_key_collision", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok := e.Token("live")
+				body := CarrierAccount(upsfake.ClientID, upsfake.ClientSecret)
+				body["idempotencyKey"] = "contract-carrier-" + randomHex(4)
+				e.Want(e.Call("POST", "/carrier-accounts", tok, body), 201)
+				body["description"] = "another"
+				return Request{Token: tok, Body: body}
+			}},
+		{Name: "a test-mode token", Op: "createCarrierAccount", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Body: CarrierAccount(upsfake.ClientID, upsfake.ClientSecret)}
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				if m["field"] != "mode" {
+					return fmt.Errorf("field %v, want mode", m["field"])
+				}
+				return nil
+			})},
+		{Name: "credentials the carrier refuses", Op: "createCarrierAccount", Status: 422, Code: "carrier_credentials_invalid", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Body: CarrierAccount(upsfake.ClientID, "not-the-secret")}
+			}},
+		{Name: "the carrier is down", Op: "createCarrierAccount", Status: 503, Code: "carrier_unavailable", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				// A customer of its own, whom the fake answers 503: other
+				// scenarios' token requests are not refused meanwhile.
+				return Request{Token: e.Token("live"), Body: CarrierAccount(downClientID, downSecret)}
+			}},
+
+		// listCarrierAccounts
+		{Name: "a page of carrier accounts", Op: "listCarrierAccounts", Status: 200, Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, _ := connected(e)
+				return Request{Token: tok}
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				if n := len(m["data"].([]any)); n != 1 {
+					return fmt.Errorf("%d carrier accounts, want 1", n)
+				}
+				return nil
+			})},
+		{Name: "limit 0", Op: "listCarrierAccounts", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request { return Request{Token: e.Token("live"), Query: url.Values{"limit": {"0"}}} }},
+
+		// getCarrierAccount
+		{Name: "a carrier account", Op: "getCarrierAccount", Status: 200, Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := connected(e)
+				return Request{Token: tok, Params: id(ca)}
+			}},
+		{Name: "live carrier account with a test token", Op: "getCarrierAccount", Status: 403, Code: "wrong_mode", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				_, ca := connected(e)
+				return Request{Token: e.Token("test"), Params: id(ca)}
+			}},
+		{Name: "no such carrier account", Op: "getCarrierAccount", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Params: id("ca_contract0000000000000000")}
+			}},
+
+		// updateCarrierAccount
+		{Name: "disabled", Op: "updateCarrierAccount", Status: 200, Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := connected(e)
+				return Request{Token: tok, Params: id(ca), Body: map[string]any{"enabled": false}}
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				if m["enabled"] != false {
+					return fmt.Errorf("enabled %v after disabling", m["enabled"])
+				}
+				return nil
+			})},
+		{Name: "live carrier account with a test token", Op: "updateCarrierAccount", Status: 403, Code: "wrong_mode", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				_, ca := connected(e)
+				return Request{Token: e.Token("test"), Params: id(ca), Body: map[string]any{"enabled": false}}
+			}},
+		{Name: "no such carrier account", Op: "updateCarrierAccount", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Params: id("ca_contract0000000000000000"), Body: map[string]any{"enabled": false}}
+			}},
+		{Name: "a description too long", Op: "updateCarrierAccount", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Params: id("ca_contract0000000000000000"), Body: map[string]any{"description": strings.Repeat("x", 256)}}
+			}},
+		{Name: "new credentials while the carrier is down", Op: "updateCarrierAccount", Status: 503, Code: "carrier_unavailable", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := connected(e)
+				creds := CarrierAccount(downClientID, downSecret)["credentials"]
+				return Request{Token: tok, Params: id(ca), Body: map[string]any{"credentials": creds}}
+			}},
+
+		// deleteCarrierAccount
+		{Name: "deleted", Op: "deleteCarrierAccount", Status: 204, Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := connected(e)
+				return Request{Token: tok, Params: id(ca)}
+			}},
+		{Name: "live carrier account with a test token", Op: "deleteCarrierAccount", Status: 403, Code: "wrong_mode", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				_, ca := connected(e)
+				return Request{Token: e.Token("test"), Params: id(ca)}
+			}},
+		{Name: "no such carrier account", Op: "deleteCarrierAccount", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Params: id("ca_contract0000000000000000")}
+			}},
+	}
+}

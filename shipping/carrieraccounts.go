@@ -1,0 +1,538 @@
+package shipping
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// Carrier accounts: an account's own carrier contracts for live mode. An
+// account with enabled carrier accounts quotes and buys through them only;
+// a label is voided and tracked through the one that bought it, even after
+// it is disabled or deleted.
+
+// Errors of carrier accounts; the API maps each to its code.
+var (
+	// ErrCarrierCredentialsInvalid: the carrier refused the credentials
+	// (422 carrier_credentials_invalid); CredentialsError carries its answer.
+	ErrCarrierCredentialsInvalid = errors.New("the carrier refused these credentials")
+	// ErrNoCarrierAccounts: live mode of an account without an enabled
+	// carrier account, where the operator offers no carriers of its own
+	// (422 no_carrier_accounts).
+	ErrNoCarrierAccounts = errors.New("this account has no enabled carrier account for live mode, and this server offers no carriers of its own: connect one (POST /carrier-accounts)")
+	// ErrCarrierAccountsUnsupported: the server was assembled without a
+	// carrier factory (500).
+	ErrCarrierAccountsUnsupported = errors.New("this server cannot connect carrier accounts")
+)
+
+// CredentialsError is the carrier's refusal of a carrier account's credentials.
+type CredentialsError struct{ Message string }
+
+func (e *CredentialsError) Error() string { return e.Message }
+
+func (e *CredentialsError) Unwrap() error { return ErrCarrierCredentialsInvalid }
+
+// The carriers one can connect, by the names rates and labels use.
+var carrierAccountCarriers = []string{"UPS", "FedEx", "USPS"}
+
+// CarrierAccountCarriers lists the carriers one can connect.
+func CarrierAccountCarriers() []string { return append([]string(nil), carrierAccountCarriers...) }
+
+// Limits of a carrier account's fields (openapi.yaml states them too).
+const (
+	maxCarrierDescription = 255
+	maxClientID           = 200
+	maxClientSecret       = 500
+	maxAccountNumber      = 40
+	maxUSPSID             = 40
+)
+
+// CarrierAccount is a carrier account as shown: never its secret, its client id masked.
+type CarrierAccount struct {
+	ID            string    `json:"id"`
+	Carrier       string    `json:"carrier"`
+	Description   *string   `json:"description"`
+	ClientID      string    `json:"clientId"`
+	AccountNumber string    `json:"accountNumber"`
+	Environment   string    `json:"environment"`
+	Enabled       bool      `json:"enabled"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+}
+
+// CarrierCredentialsInput are the credentials a caller gives.
+type CarrierCredentialsInput struct {
+	ClientID      string `json:"clientId"`
+	ClientSecret  string `json:"-"`
+	AccountNumber string `json:"accountNumber"`
+	CRID          string `json:"crid,omitempty"`
+	MID           string `json:"mid,omitempty"`
+}
+
+// NewCarrierAccount is what connecting a carrier account takes.
+type NewCarrierAccount struct {
+	Carrier     string                  `json:"carrier"`
+	Description *string                 `json:"description,omitempty"`
+	Credentials CarrierCredentialsInput `json:"credentials"`
+	Environment string                  `json:"environment,omitempty"`
+	// IdempotencyKey and RequestFingerprint as for every create. The
+	// fingerprint covers the secret as sent; the stored input does not.
+	IdempotencyKey     string `json:"-"`
+	RequestFingerprint []byte `json:"-"`
+}
+
+// CarrierAccountPatch is a partial update; nil fields are left as they are.
+type CarrierAccountPatch struct {
+	Enabled *bool
+	// SetDescription says whether Description is given (nil clears it).
+	SetDescription bool
+	Description    *string
+	// Credentials replace the stored ones whole, checked with the carrier first.
+	Credentials *CarrierCredentialsInput
+}
+
+// maskClientID shows the last four characters of a client id.
+func maskClientID(id string) string {
+	r := []rune(id)
+	if len(r) <= 4 {
+		return strings.Repeat("•", len(r))
+	}
+	return "••••" + string(r[len(r)-4:])
+}
+
+func carrierAccountOf(r store.CarrierAccount) CarrierAccount {
+	return CarrierAccount{ID: r.ID, Carrier: r.Carrier, Description: r.Description, ClientID: maskClientID(r.ClientID),
+		AccountNumber: r.AccountNumber, Environment: r.Environment, Enabled: r.Enabled, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
+func fieldIssue(path, msg string) error {
+	return &InputError{Issues: []Issue{{Path: path, Message: msg}}}
+}
+
+// checkCredentials applies the rules of the fields, for the carrier.
+func checkCredentials(carrier string, in *CarrierCredentialsInput) error {
+	in.ClientID, in.AccountNumber = strings.TrimSpace(in.ClientID), strings.TrimSpace(in.AccountNumber)
+	in.CRID, in.MID = strings.TrimSpace(in.CRID), strings.TrimSpace(in.MID)
+	for _, f := range []struct {
+		path, value string
+		max         int
+	}{
+		{"credentials.clientId", in.ClientID, maxClientID},
+		{"credentials.clientSecret", in.ClientSecret, maxClientSecret},
+		{"credentials.accountNumber", in.AccountNumber, maxAccountNumber},
+	} {
+		if f.value == "" {
+			return &InputError{Issues: []Issue{{Path: f.path, Message: "is required", Missing: true}}}
+		}
+		if utf8.RuneCountInString(f.value) > f.max {
+			return fieldIssue(f.path, fmt.Sprintf("maximum string length is %d", f.max))
+		}
+	}
+	for _, f := range []struct{ path, value string }{{"credentials.crid", in.CRID}, {"credentials.mid", in.MID}} {
+		if carrier == "USPS" && f.value == "" {
+			return &InputError{Issues: []Issue{{Path: f.path, Message: "is required for USPS", Missing: true}}}
+		}
+		if utf8.RuneCountInString(f.value) > maxUSPSID {
+			return fieldIssue(f.path, fmt.Sprintf("maximum string length is %d", maxUSPSID))
+		}
+	}
+	return nil
+}
+
+func checkCarrierDescription(d *string) error {
+	if d != nil && utf8.RuneCountInString(*d) > maxCarrierDescription {
+		return fieldIssue("description", fmt.Sprintf("maximum string length is %d", maxCarrierDescription))
+	}
+	return nil
+}
+
+// proveCredentials builds a client with the credentials and asks the carrier
+// for a token: nil, a *CredentialsError when it refuses them, a
+// *CarriersError (unavailable) when it cannot answer.
+func (s *Service) proveCredentials(ctx context.Context, cr carriers.Credentials) error {
+	if s.cfg.CarrierAccounts == nil {
+		return ErrCarrierAccountsUnsupported
+	}
+	client, err := s.cfg.CarrierAccounts(cr)
+	if err != nil {
+		return fieldIssue("credentials", err.Error())
+	}
+	checker, ok := client.(carriers.CredentialChecker)
+	if !ok {
+		return fmt.Errorf("carrier %s cannot check credentials: %w", cr.Carrier, ErrCarrierAccountsUnsupported)
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.cfg.CarrierTimeout)
+	defer cancel()
+	err = checker.CheckCredentials(cctx)
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ce *carriers.Error
+	if errors.As(err, &ce) && errors.Is(err, carriers.ErrFailed) && ce.HTTPStatus >= 400 && ce.HTTPStatus < 500 {
+		return &CredentialsError{Message: ce.Error()}
+	}
+	f := failureOf(cr.Carrier, err)
+	f.Kind = FailureUnavailable
+	if cctx.Err() == context.DeadlineExceeded {
+		f.Message = fmt.Sprintf("%s did not answer within %s", cr.Carrier, s.cfg.CarrierTimeout)
+	}
+	return noRates([]CarrierFailure{f})
+}
+
+// CreateCarrierAccount connects a carrier account in live mode, once the
+// carrier granted a token for its credentials; nothing is stored otherwise.
+func (s *Service) CreateCarrierAccount(ctx context.Context, c accounts.Caller, in NewCarrierAccount) (CarrierAccount, bool, error) {
+	if c.Mode != accounts.Live {
+		return CarrierAccount{}, false, fieldIssue("mode", "carrier accounts are connected in live mode (a live token); test mode always uses the sandbox")
+	}
+	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /carrier-accounts", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
+	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[CarrierAccount]) (CarrierAccount, error) {
+		known := false
+		for _, name := range carrierAccountCarriers {
+			if strings.EqualFold(name, strings.TrimSpace(in.Carrier)) {
+				in.Carrier, known = name, true
+			}
+		}
+		if !known {
+			return CarrierAccount{}, fieldIssue("carrier", "must be one of "+strings.Join(carrierAccountCarriers, ", "))
+		}
+		if in.Environment == "" {
+			in.Environment = carriers.EnvironmentProduction
+		}
+		if in.Environment != carriers.EnvironmentProduction && in.Environment != carriers.EnvironmentTest {
+			return CarrierAccount{}, fieldIssue("environment", "must be production or test")
+		}
+		if err := checkCarrierDescription(in.Description); err != nil {
+			return CarrierAccount{}, err
+		}
+		if err := checkCredentials(in.Carrier, &in.Credentials); err != nil {
+			return CarrierAccount{}, err
+		}
+		cr := carriers.Credentials{Carrier: in.Carrier, Environment: in.Environment, ClientID: in.Credentials.ClientID,
+			ClientSecret: in.Credentials.ClientSecret, AccountNumber: in.Credentials.AccountNumber, CRID: in.Credentials.CRID, MID: in.Credentials.MID}
+		if err := s.proveCredentials(ctx, cr); err != nil {
+			return CarrierAccount{}, err
+		}
+		sealed, err := s.cfg.Cipher.Encrypt(cr.ClientSecret)
+		if err != nil {
+			return CarrierAccount{}, err
+		}
+		now := s.now()
+		row := store.CarrierAccount{ID: store.NewID("ca"), AccountID: c.AccountID, Mode: string(c.Mode), Carrier: in.Carrier,
+			Description: in.Description, Environment: in.Environment, ClientID: cr.ClientID, SecretCiphertext: sealed,
+			AccountNumber: cr.AccountNumber, CRID: cr.CRID, MID: cr.MID, Enabled: true, Version: 1, CreatedAt: now, UpdatedAt: now}
+		return commit(ctx, func(tx *store.Tx) (CarrierAccount, error) {
+			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+				return CarrierAccount{}, err
+			}
+			if err := tx.InsertCarrierAccount(ctx, &row); err != nil {
+				return CarrierAccount{}, err
+			}
+			if err := s.auditCarrierAccount(ctx, tx, c, row, accounts.AuditCarrierAccountCreated); err != nil {
+				return CarrierAccount{}, err
+			}
+			return carrierAccountOf(row), nil
+		})
+	})
+}
+
+// ListCarrierAccounts pages through the caller's carrier accounts, newest first.
+func (s *Service) ListCarrierAccounts(ctx context.Context, c accounts.Caller, p paging.Request) ([]CarrierAccount, bool, error) {
+	rows, more, err := s.store.ListCarrierAccounts(ctx, c.AccountID, string(c.Mode), p)
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]CarrierAccount, len(rows))
+	for i, r := range rows {
+		out[i] = carrierAccountOf(r)
+	}
+	return out, more, nil
+}
+
+func findCarrierAccount(ctx context.Context, r interface {
+	CarrierAccount(ctx context.Context, accountID, id string) (store.CarrierAccount, error)
+}, c accounts.Caller, id string) (store.CarrierAccount, error) {
+	return accounts.Find(c, func() (store.CarrierAccount, error) { return r.CarrierAccount(ctx, c.AccountID, id) },
+		func(a store.CarrierAccount) (string, string) { return a.AccountID, a.Mode })
+}
+
+// GetCarrierAccount reads one carrier account.
+func (s *Service) GetCarrierAccount(ctx context.Context, c accounts.Caller, id string) (CarrierAccount, error) {
+	row, err := findCarrierAccount(ctx, s.store, c, id)
+	if err != nil {
+		return CarrierAccount{}, err
+	}
+	return carrierAccountOf(row), nil
+}
+
+// UpdateCarrierAccount changes the description, enabled and the
+// credentials; new credentials are checked with the carrier before they
+// replace the old ones.
+func (s *Service) UpdateCarrierAccount(ctx context.Context, c accounts.Caller, id string, p CarrierAccountPatch) (CarrierAccount, error) {
+	cur, err := findCarrierAccount(ctx, s.store, c, id)
+	if err != nil {
+		return CarrierAccount{}, err
+	}
+	if p.SetDescription {
+		if err := checkCarrierDescription(p.Description); err != nil {
+			return CarrierAccount{}, err
+		}
+	}
+	var sealed string
+	if p.Credentials != nil {
+		if err := checkCredentials(cur.Carrier, p.Credentials); err != nil {
+			return CarrierAccount{}, err
+		}
+		cr := carriers.Credentials{Carrier: cur.Carrier, Environment: cur.Environment, ClientID: p.Credentials.ClientID,
+			ClientSecret: p.Credentials.ClientSecret, AccountNumber: p.Credentials.AccountNumber, CRID: p.Credentials.CRID, MID: p.Credentials.MID}
+		if err := s.proveCredentials(ctx, cr); err != nil {
+			return CarrierAccount{}, err
+		}
+		if sealed, err = s.cfg.Cipher.Encrypt(cr.ClientSecret); err != nil {
+			return CarrierAccount{}, err
+		}
+	}
+	var row store.CarrierAccount
+	err = s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+			return err
+		}
+		var err error
+		if row, err = findCarrierAccount(ctx, tx, c, id); err != nil {
+			return err
+		}
+		before := row
+		if p.Enabled != nil {
+			row.Enabled = *p.Enabled
+		}
+		if p.SetDescription {
+			row.Description = p.Description
+		}
+		if p.Credentials != nil {
+			row.ClientID, row.SecretCiphertext, row.AccountNumber = p.Credentials.ClientID, sealed, p.Credentials.AccountNumber
+			row.CRID, row.MID = p.Credentials.CRID, p.Credentials.MID
+			// A new version: clients built from the old credentials (and
+			// their tokens) are dropped at their next use.
+			row.Version++
+		}
+		row.UpdatedAt = s.now()
+		if err := tx.UpdateCarrierAccount(ctx, &row); err != nil {
+			return err
+		}
+		return s.auditCarrierAccountUpdate(ctx, tx, c, before, row)
+	})
+	if err != nil {
+		return CarrierAccount{}, err
+	}
+	return carrierAccountOf(row), nil
+}
+
+// DeleteCarrierAccount stops a carrier account quoting and buying; the row
+// stays for the labels it bought, which are voided and tracked through it.
+func (s *Service) DeleteCarrierAccount(ctx context.Context, c accounts.Caller, id string) error {
+	return s.store.Tx(ctx, func(tx *store.Tx) error {
+		if err := s.accounts.Recheck(ctx, tx, c); err != nil {
+			return err
+		}
+		row, err := findCarrierAccount(ctx, tx, c, id)
+		if err != nil {
+			return err
+		}
+		if err := tx.DeleteCarrierAccount(ctx, c.AccountID, id, s.now()); err != nil {
+			return err
+		}
+		return s.auditCarrierAccount(ctx, tx, c, row, accounts.AuditCarrierAccountDeleted)
+	})
+}
+
+// CheckCarrierAccount asks the carrier for a token with the stored
+// credentials ("Test connection"): nil, a *CredentialsError or a *CarriersError.
+func (s *Service) CheckCarrierAccount(ctx context.Context, c accounts.Caller, id string) error {
+	row, err := findCarrierAccount(ctx, s.store, c, id)
+	if err != nil {
+		return err
+	}
+	cr, err := s.credentialsOf(row)
+	if err != nil {
+		return err
+	}
+	return s.proveCredentials(ctx, cr)
+}
+
+func (s *Service) auditCarrierAccount(ctx context.Context, tx *store.Tx, c accounts.Caller, row store.CarrierAccount, action string) error {
+	return s.accounts.Audit(ctx, tx, c, row.AccountID, accounts.Mode(row.Mode), action, row.ID+" "+row.Carrier+" "+row.AccountNumber)
+}
+
+// auditCarrierAccountUpdate records a disable or enable, and a change of
+// the description or credentials; an update that changed nothing is not recorded.
+func (s *Service) auditCarrierAccountUpdate(ctx context.Context, tx *store.Tx, c accounts.Caller, before, after store.CarrierAccount) error {
+	if before.Enabled != after.Enabled {
+		action := accounts.AuditCarrierAccountDisabled
+		if after.Enabled {
+			action = accounts.AuditCarrierAccountEnabled
+		}
+		if err := s.auditCarrierAccount(ctx, tx, c, after, action); err != nil {
+			return err
+		}
+	}
+	if before.Version != after.Version || deref(before.Description) != deref(after.Description) || (before.Description == nil) != (after.Description == nil) {
+		return s.auditCarrierAccount(ctx, tx, c, after, accounts.AuditCarrierAccountUpdated)
+	}
+	return nil
+}
+
+func (s *Service) credentialsOf(row store.CarrierAccount) (carriers.Credentials, error) {
+	secret, err := s.cfg.Cipher.Decrypt(row.SecretCiphertext)
+	if err != nil {
+		return carriers.Credentials{}, fmt.Errorf("carrier account %s: unseal the secret: %w", row.ID, err)
+	}
+	return carriers.Credentials{Carrier: row.Carrier, Environment: row.Environment, ClientID: row.ClientID, ClientSecret: secret,
+		AccountNumber: row.AccountNumber, CRID: row.CRID, MID: row.MID}, nil
+}
+
+// accountClients caches the live clients of carrier accounts by id, each
+// with the credentials version it was built from: a client (and its token
+// cache) serves one carrier account only, so one account's 401 or 429
+// never touches another's tokens, and new credentials get a new client.
+type accountClients struct {
+	mu sync.Mutex
+	m  map[string]accountClient
+}
+
+type accountClient struct {
+	version int64
+	carrier carriers.Carrier
+}
+
+// accountCarrier is the client of a carrier account row, built at first use.
+func (s *Service) accountCarrier(row store.CarrierAccount) (carriers.Carrier, error) {
+	s.clients.mu.Lock()
+	defer s.clients.mu.Unlock()
+	if ac, ok := s.clients.m[row.ID]; ok && ac.version == row.Version {
+		return ac.carrier, nil
+	}
+	if s.cfg.CarrierAccounts == nil {
+		return nil, ErrCarrierAccountsUnsupported
+	}
+	cr, err := s.credentialsOf(row)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.cfg.CarrierAccounts(cr)
+	if err != nil {
+		return nil, fmt.Errorf("carrier account %s: %w", row.ID, err)
+	}
+	if s.clients.m == nil {
+		s.clients.m = map[string]accountClient{}
+	}
+	s.clients.m[row.ID] = accountClient{version: row.Version, carrier: c}
+	return c, nil
+}
+
+// quoteCarriers are the carriers a caller quotes and buys with, and for
+// each the carrier account it belongs to ("" for the operator's carriers
+// and the sandbox): in live mode, the account's enabled carrier accounts
+// when it has any; otherwise the mode's carriers, unless the operator
+// offers none of its own to tenants (PlatformCarriers off).
+func (s *Service) quoteCarriers(ctx context.Context, c accounts.Caller) ([]carriers.Carrier, []string, error) {
+	if c.Mode == accounts.Live {
+		rows, err := s.store.EnabledCarrierAccounts(ctx, c.AccountID, string(c.Mode))
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(rows) > 0 {
+			cs, ids := make([]carriers.Carrier, 0, len(rows)), make([]string, 0, len(rows))
+			for _, r := range rows {
+				client, err := s.accountCarrier(r)
+				if err != nil {
+					s.log.ErrorContext(ctx, "carrier account unusable", slog.String("carrier_account_id", r.ID), slog.Any("error", err))
+					continue
+				}
+				cs, ids = append(cs, client), append(ids, r.ID)
+			}
+			if len(cs) == 0 {
+				return nil, nil, fmt.Errorf("no carrier account of %s could be used", c.AccountID)
+			}
+			return cs, ids, nil
+		}
+		if s.cfg.NoPlatformCarriers {
+			return nil, nil, ErrNoCarrierAccounts
+		}
+	}
+	cs, err := s.cfg.Carriers.For(c.Mode == accounts.Test)
+	if errors.Is(err, carriers.ErrNotConfigured) {
+		return nil, nil, ErrCarrierNotConfigured
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return cs, make([]string, len(cs)), nil
+}
+
+// carrierOf is the carrier a stored label is bought, voided and tracked
+// through: its carrier account's client, whatever became of that account
+// since, or the mode's carrier of its name.
+func (s *Service) carrierOf(ctx context.Context, row store.Shipment) (carriers.Carrier, error) {
+	if row.CarrierAccountID != nil && *row.CarrierAccountID != "" {
+		ca, err := s.store.CarrierAccountByID(ctx, *row.CarrierAccountID)
+		if err != nil {
+			return nil, fmt.Errorf("carrier account %s of %s: %w", *row.CarrierAccountID, row.ID, err)
+		}
+		return s.accountCarrier(ca)
+	}
+	return s.cfg.Carriers.Lookup(accounts.Mode(row.Mode) == accounts.Test, row.Carrier)
+}
+
+// KeepCarrierAccount keeps the quote's rates of one carrier account (a
+// quote's carrierAccountId); none: a NoMatchingServiceError listing them all.
+func KeepCarrierAccount(q Quote, id *string) (Quote, error) {
+	if id == nil {
+		return q, nil
+	}
+	all := q.Rates
+	q.Rates = nil
+	for _, r := range all {
+		if r.CarrierAccountID == *id {
+			q.Rates = append(q.Rates, r)
+		}
+	}
+	if len(q.Rates) == 0 {
+		return Quote{}, noMatch(all, Selection{CarrierAccountID: id})
+	}
+	return q, nil
+}
+
+// LiveCarriersFor names what the caller's live mode quotes and buys with:
+// its enabled carrier accounts when it has any, else the operator's
+// carriers (none when the operator offers them to no tenant).
+func (s *Service) LiveCarriersFor(ctx context.Context, c accounts.Caller) ([]string, error) {
+	rows, err := s.store.EnabledCarrierAccounts(ctx, c.AccountID, string(accounts.Live))
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) > 0 {
+		names := make([]string, len(rows))
+		for i, r := range rows {
+			names[i] = r.Carrier + " (your account " + r.AccountNumber + ")"
+		}
+		return names, nil
+	}
+	if s.cfg.NoPlatformCarriers {
+		return nil, nil
+	}
+	return s.LiveCarriers(), nil
+}

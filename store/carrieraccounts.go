@@ -1,0 +1,106 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/shipd-dev/shipd/paging"
+)
+
+// CarrierAccount is an account's own carrier contract; the client secret is
+// kept sealed.
+type CarrierAccount struct {
+	Seq              int64      `db:"seq"`
+	ID               string     `db:"id"`
+	AccountID        string     `db:"account_id"`
+	Mode             string     `db:"mode"`
+	Carrier          string     `db:"carrier"`
+	Description      *string    `db:"description"`
+	Environment      string     `db:"environment"`
+	ClientID         string     `db:"client_id"`
+	SecretCiphertext string     `db:"secret_ciphertext"`
+	AccountNumber    string     `db:"account_number"`
+	CRID             string     `db:"crid"`
+	MID              string     `db:"mid"`
+	Enabled          bool       `db:"enabled"`
+	Version          int64      `db:"version"`
+	CreatedAt        time.Time  `db:"created_at"`
+	UpdatedAt        time.Time  `db:"updated_at"`
+	DeletedAt        *time.Time `db:"deleted_at"`
+}
+
+const carrierAccountColumns = `seq, id, account_id, mode, carrier, description, environment, client_id, secret_ciphertext,
+	account_number, crid, mid, enabled, version, created_at, updated_at, deleted_at`
+
+// InsertCarrierAccount stores a new carrier account.
+func (t *Tx) InsertCarrierAccount(ctx context.Context, a *CarrierAccount) error {
+	seq, err := t.insertSeq(ctx, `INSERT INTO carrier_accounts
+		(id, account_id, mode, carrier, description, environment, client_id, secret_ciphertext, account_number, crid, mid,
+		enabled, version, created_at, updated_at)
+		VALUES (:id, :account_id, :mode, :carrier, :description, :environment, :client_id, :secret_ciphertext, :account_number,
+		:crid, :mid, :enabled, :version, :created_at, :updated_at)
+		RETURNING seq`, a)
+	if err != nil {
+		return fmt.Errorf("insert carrier account: %w", err)
+	}
+	a.Seq = seq
+	return nil
+}
+
+// CarrierAccount reads a carrier account of an account that is not deleted, in either mode.
+func (r reader) CarrierAccount(ctx context.Context, accountID, id string) (CarrierAccount, error) {
+	var a CarrierAccount
+	err := r.get(ctx, &a, `SELECT `+carrierAccountColumns+` FROM carrier_accounts
+		WHERE account_id = ? AND id = ? AND deleted_at IS NULL`, accountID, id)
+	return a, err
+}
+
+// CarrierAccountByID reads a carrier account by id alone, deleted or not:
+// the labels it bought are voided and tracked through it whatever happened to it.
+func (r reader) CarrierAccountByID(ctx context.Context, id string) (CarrierAccount, error) {
+	var a CarrierAccount
+	err := r.get(ctx, &a, `SELECT `+carrierAccountColumns+` FROM carrier_accounts WHERE id = ?`, id)
+	return a, err
+}
+
+// EnabledCarrierAccounts returns an account's enabled, not deleted carrier
+// accounts of one mode, oldest first.
+func (r reader) EnabledCarrierAccounts(ctx context.Context, accountID, mode string) ([]CarrierAccount, error) {
+	var rows []CarrierAccount
+	err := r.sel(ctx, &rows, `SELECT `+carrierAccountColumns+` FROM carrier_accounts
+		WHERE account_id = ? AND mode = ? AND enabled = TRUE AND deleted_at IS NULL ORDER BY seq`, accountID, mode)
+	return rows, err
+}
+
+// UpdateCarrierAccount writes the mutable fields of a carrier account.
+func (t *Tx) UpdateCarrierAccount(ctx context.Context, a *CarrierAccount) error {
+	return t.execOne(ctx, `UPDATE carrier_accounts SET description = ?, enabled = ?, client_id = ?, secret_ciphertext = ?,
+		account_number = ?, crid = ?, mid = ?, version = ?, updated_at = ?
+		WHERE id = ? AND account_id = ? AND deleted_at IS NULL`,
+		a.Description, a.Enabled, a.ClientID, a.SecretCiphertext, a.AccountNumber, a.CRID, a.MID, a.Version, a.UpdatedAt.UTC(),
+		a.ID, a.AccountID)
+}
+
+// DeleteCarrierAccount hides a carrier account from every later read but
+// CarrierAccountByID; the row stays for the labels it bought.
+func (t *Tx) DeleteCarrierAccount(ctx context.Context, accountID, id string, now time.Time) error {
+	return t.execOne(ctx, `UPDATE carrier_accounts SET deleted_at = ?, updated_at = ?
+		WHERE account_id = ? AND id = ? AND deleted_at IS NULL`, now.UTC(), now.UTC(), accountID, id)
+}
+
+// ListCarrierAccounts returns a page of carrier accounts that are not deleted, newest first.
+func (r reader) ListCarrierAccounts(ctx context.Context, accountID, mode string, p paging.Request) ([]CarrierAccount, bool, error) {
+	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM carrier_accounts WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
+	if err != nil {
+		return nil, false, err
+	}
+	var rows []CarrierAccount
+	err = r.sel(ctx, &rows, `SELECT `+carrierAccountColumns+` FROM carrier_accounts
+		WHERE account_id = ? AND mode = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n)
+	if err != nil {
+		return nil, false, err
+	}
+	rows, more := trimPage(rows, p.Limit)
+	return rows, more, nil
+}
