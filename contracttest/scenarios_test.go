@@ -62,6 +62,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, deliveryScenarios()...)
 	out = append(out, eventAndMetaScenarios()...)
 	out = append(out, labelFormatScenarios()...)
+	out = append(out, customsScenarios()...)
 	out = append(out, batchScenarios()...)
 	return out
 }

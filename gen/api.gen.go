@@ -117,6 +117,24 @@ func (e CustomsContentsType) Valid() bool {
 	}
 }
 
+// Defines values for CustomsIncoterm.
+const (
+	DAP CustomsIncoterm = "DAP"
+	DDP CustomsIncoterm = "DDP"
+)
+
+// Valid indicates whether the value is a known member of the CustomsIncoterm enum.
+func (e CustomsIncoterm) Valid() bool {
+	switch e {
+	case DAP:
+		return true
+	case DDP:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CustomsNonDeliveryOption.
 const (
 	Abandon CustomsNonDeliveryOption = "abandon"
@@ -655,7 +673,42 @@ type Customs struct {
 	//
 	// Example: merchandise
 	ContentsType CustomsContentsType `json:"contentsType"`
-	Items        []CustomsItem       `json:"items"`
+
+	// EelPfc US exports only: the exemption legend (`NOEEI 30.37(a)` and the other `NOEEI 30.xx`
+	// legends) or the proof of filing citation with the AES ITN (`AES X20261127123456`).
+	// A US export with more than $2,500 of goods under one Schedule B number
+	// (`hsTariffNumber`; items without one counted together) needs the ITN: without
+	// it, 422 `missing_field` naming `customs.eelPfc`, an exemption legend there is
+	// 422 `invalid_field`. Otherwise it defaults to `NOEEI 30.37(a)`.
+	//
+	//
+	// Example: NOEEI 30.37(a)
+	EelPfc *string `json:"eelPfc,omitempty"`
+
+	// ExporterTaxId The exporter's (shipper's) tax id (EIN, EORI, ...), printed on the invoice and sent to the carrier.
+	//
+	// Example: 12-3456789
+	ExporterTaxId *string `json:"exporterTaxId,omitempty"`
+
+	// ImporterTaxId The importer's (recipient's) tax id (VAT, EORI, ...), printed on the invoice and sent to the carrier.
+	//
+	// Example: GB123456789000
+	ImporterTaxId *string `json:"importerTaxId,omitempty"`
+
+	// Incoterm Who pays duties and taxes at the destination: `DAP` (delivered at place, the
+	// recipient pays; the default) or `DDP` (delivered duty paid, the shipper pays: the
+	// rate's `dutiesCents` is charged with the label where the carrier quotes it).
+	// Any letter case is accepted.
+	//
+	//
+	// Example: DDP
+	Incoterm *CustomsIncoterm `json:"incoterm,omitempty"`
+
+	// InvoiceNumber The commercial invoice's number; the shipment id when absent.
+	//
+	// Example: INV-1042
+	InvoiceNumber *string       `json:"invoiceNumber,omitempty"`
+	Items         []CustomsItem `json:"items"`
 
 	// NonDeliveryOption Any letter case is accepted; the shipment shows it in lower case.
 	NonDeliveryOption *CustomsNonDeliveryOption `json:"nonDeliveryOption,omitempty"`
@@ -665,6 +718,14 @@ type Customs struct {
 //
 // Example: merchandise
 type CustomsContentsType string
+
+// CustomsIncoterm Who pays duties and taxes at the destination: `DAP` (delivered at place, the
+// recipient pays; the default) or `DDP` (delivered duty paid, the shipper pays: the
+// rate's `dutiesCents` is charged with the label where the carrier quotes it).
+// Any letter case is accepted.
+//
+// Example: DDP
+type CustomsIncoterm string
 
 // CustomsNonDeliveryOption Any letter case is accepted; the shipment shows it in lower case.
 type CustomsNonDeliveryOption string
@@ -678,10 +739,16 @@ type CustomsItem struct {
 	// Description Example: Cotton T-shirt
 	Description string `json:"description"`
 
-	// HsTariffNumber Example: 6109.10
+	// HsTariffNumber The HS tariff (or Schedule B) number: 6 to 10 digits, dots and spaces between
+	// them allowed (`6109.10`); anything else is 422 `invalid_field`.
+	//
+	//
+	// Example: 6109.10
 	HsTariffNumber *string `json:"hsTariffNumber,omitempty"`
 
-	// OriginCountry Example: US
+	// OriginCountry Where the item was made (ISO 3166-1 alpha-2), printed on the invoice.
+	//
+	// Example: US
 	OriginCountry *string `json:"originCountry,omitempty"`
 
 	// Quantity Example: 2
@@ -948,6 +1015,14 @@ type Rate struct {
 	//
 	// Example: 920
 	CustomerPriceCents int64 `json:"customerPriceCents"`
+
+	// DutiesCents With `customs.incoterm` `DDP`, the duties and taxes the carrier quotes for the
+	// destination (landed cost), included in `carrierRateCents` and so charged with the
+	// label. Absent when the carrier quotes none.
+	//
+	//
+	// Example: 1450
+	DutiesCents *int64 `json:"dutiesCents,omitempty"`
 
 	// EstimatedDays Example: 2
 	EstimatedDays int `json:"estimatedDays"`
@@ -1779,6 +1854,17 @@ type ClientInterface interface {
 	// Corresponds with GET /labels/{id} (the `GetLabel` operationId).
 	GetLabel(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetCustomsPDF Download the customs document
+	//
+	// The customs paperwork of an international label as a PDF: the commercial invoice
+	// (exporter, importer, every item with its HS number and origin, totals, reason for
+	// export, incoterm, signature line), the carrier's own when it returns one. Print it
+	// and attach it to the parcel where the carrier did not take it electronically. A
+	// domestic shipment has none: 404 `not_found`.
+	//
+	// Corresponds with GET /labels/{id}/customs.pdf (the `GetCustomsPDF` operationId).
+	GetCustomsPDF(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLabelPDF Download the label document
 	//
 	// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
@@ -2381,6 +2467,27 @@ func (c *Client) QuoteLabel(ctx context.Context, body QuoteLabelJSONRequestBody,
 // Corresponds with GET /labels/{id} (the `GetLabel` operationId).
 func (c *Client) GetLabel(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLabelRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCustomsPDF Download the customs document
+//
+// The customs paperwork of an international label as a PDF: the commercial invoice
+// (exporter, importer, every item with its HS number and origin, totals, reason for
+// export, incoterm, signature line), the carrier's own when it returns one. Print it
+// and attach it to the parcel where the carrier did not take it electronically. A
+// domestic shipment has none: 404 `not_found`.
+//
+// Corresponds with GET /labels/{id}/customs.pdf (the `GetCustomsPDF` operationId).
+func (c *Client) GetCustomsPDF(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCustomsPDFRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -3518,6 +3625,40 @@ func NewGetLabelRequest(server string, id ShipmentId) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetCustomsPDFRequest constructs an http.Request for the GetCustomsPDF method
+func NewGetCustomsPDFRequest(server string, id ShipmentId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/labels/%s/customs.pdf", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetLabelPDFRequest constructs an http.Request for the GetLabelPDF method
 func NewGetLabelPDFRequest(server string, id ShipmentId) (*http.Request, error) {
 	var err error
@@ -4548,6 +4689,19 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /labels/{id} (the `GetLabel` operationId).
 	GetLabelWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelResponse, error)
+
+	// GetCustomsPDFWithResponse Download the customs document
+	//
+	// The customs paperwork of an international label as a PDF: the commercial invoice
+	// (exporter, importer, every item with its HS number and origin, totals, reason for
+	// export, incoterm, signature line), the carrier's own when it returns one. Print it
+	// and attach it to the parcel where the carrier did not take it electronically. A
+	// domestic shipment has none: 404 `not_found`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /labels/{id}/customs.pdf (the `GetCustomsPDF` operationId).
+	GetCustomsPDFWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetCustomsPDFResponse, error)
 
 	// GetLabelPDFWithResponse Download the label document
 	//
@@ -6944,6 +7098,143 @@ func (r GetLabelResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLabelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCustomsPDFResponse202Headers the declared response headers of an HTTP 202 response for GetCustomsPDF
+type GetCustomsPDFResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetCustomsPDFResponse400Headers the declared response headers of an HTTP 400 response for GetCustomsPDF
+type GetCustomsPDFResponse400Headers struct {
+	XRequestId string
+}
+
+// GetCustomsPDFResponse401Headers the declared response headers of an HTTP 401 response for GetCustomsPDF
+type GetCustomsPDFResponse401Headers struct {
+	XRequestId string
+}
+
+// GetCustomsPDFResponse403Headers the declared response headers of an HTTP 403 response for GetCustomsPDF
+type GetCustomsPDFResponse403Headers struct {
+	XRequestId string
+}
+
+// GetCustomsPDFResponse404Headers the declared response headers of an HTTP 404 response for GetCustomsPDF
+type GetCustomsPDFResponse404Headers struct {
+	XRequestId string
+}
+
+// GetCustomsPDFResponse429Headers the declared response headers of an HTTP 429 response for GetCustomsPDF
+type GetCustomsPDFResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetCustomsPDFResponse500Headers the declared response headers of an HTTP 500 response for GetCustomsPDF
+type GetCustomsPDFResponse500Headers struct {
+	XRequestId string
+}
+
+type GetCustomsPDFResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetCustomsPDFResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCustomsPDFResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCustomsPDFResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetCustomsPDFResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCustomsPDFResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCustomsPDFResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCustomsPDFResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCustomsPDFResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCustomsPDFResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCustomsPDFResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCustomsPDFResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9692,6 +9983,25 @@ func (c *ClientWithResponses) GetLabelWithResponse(ctx context.Context, id Shipm
 		return nil, err
 	}
 	return ParseGetLabelResponse(rsp)
+}
+
+// GetCustomsPDFWithResponse Download the customs document
+//
+// The customs paperwork of an international label as a PDF: the commercial invoice
+// (exporter, importer, every item with its HS number and origin, totals, reason for
+// export, incoterm, signature line), the carrier's own when it returns one. Print it
+// and attach it to the parcel where the carrier did not take it electronically. A
+// domestic shipment has none: 404 `not_found`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /labels/{id}/customs.pdf (the `GetCustomsPDF` operationId).
+func (c *ClientWithResponses) GetCustomsPDFWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetCustomsPDFResponse, error) {
+	rsp, err := c.GetCustomsPDF(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCustomsPDFResponse(rsp)
 }
 
 // GetLabelPDFWithResponse Download the label document
@@ -12747,6 +13057,182 @@ func ParseGetLabelResponse(rsp *http.Response) (*GetLabelResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetLabelResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCustomsPDFResponse parses an HTTP response from a GetCustomsPDFWithResponse call
+func ParseGetCustomsPDFResponse(rsp *http.Response) (*GetCustomsPDFResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCustomsPDFResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetCustomsPDFResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetCustomsPDFResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCustomsPDFResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetCustomsPDFResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCustomsPDFResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCustomsPDFResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCustomsPDFResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -15912,6 +16398,9 @@ type ServerInterface interface {
 	// GetLabel Get a shipment
 	// (GET /labels/{id})
 	GetLabel(ctx echo.Context, id ShipmentId) error
+	// GetCustomsPDF Download the customs document
+	// (GET /labels/{id}/customs.pdf)
+	GetCustomsPDF(ctx echo.Context, id ShipmentId) error
 	// GetLabelPDF Download the label document
 	// (GET /labels/{id}/label.pdf)
 	GetLabelPDF(ctx echo.Context, id ShipmentId) error
@@ -16225,6 +16714,22 @@ func (w *ServerInterfaceWrapper) GetLabel(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetLabel(ctx, id)
+	return err
+}
+
+// GetCustomsPDF converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCustomsPDF(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ShipmentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCustomsPDF(ctx, id)
 	return err
 }
 
@@ -16590,6 +17095,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/labels/:id", wrapper.GetLabel, options.OperationMiddlewares["getLabel"]...)
 	router.POST(options.BaseURL+"/labels/:id/refund", wrapper.RefundLabel, options.OperationMiddlewares["refundLabel"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.pdf", wrapper.GetLabelPDF, options.OperationMiddlewares["getLabelPDF"]...)
+	router.GET(options.BaseURL+"/labels/:id/customs.pdf", wrapper.GetCustomsPDF, options.OperationMiddlewares["getCustomsPDF"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.png", wrapper.GetLabelPNG, options.OperationMiddlewares["getLabelPNG"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.zpl", wrapper.GetLabelZPL, options.OperationMiddlewares["getLabelZPL"]...)
 	router.GET(options.BaseURL+"/batches", wrapper.ListBatches, options.OperationMiddlewares["listBatches"]...)
@@ -18949,6 +19455,156 @@ func (response GetLabel429JSONResponse) VisitGetLabelResponse(w http.ResponseWri
 type GetLabel500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetLabel500JSONResponse) VisitGetLabelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDFRequestObject struct {
+	Id ShipmentId `json:"id"`
+}
+
+type GetCustomsPDFResponseObject interface {
+	VisitGetCustomsPDFResponse(w http.ResponseWriter) error
+}
+
+type GetCustomsPDF200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetCustomsPDF200ApplicationpdfResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetCustomsPDF202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetCustomsPDF202JSONResponse struct {
+	Body    Error
+	Headers GetCustomsPDF202ResponseHeaders
+}
+
+func (response GetCustomsPDF202JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCustomsPDF400JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCustomsPDF401JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCustomsPDF403JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCustomsPDF404JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCustomsPDF429JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCustomsPDF500JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -21338,6 +21994,9 @@ type StrictServerInterface interface {
 	// GetLabel Get a shipment
 	// (GET /labels/{id})
 	GetLabel(ctx context.Context, request GetLabelRequestObject) (GetLabelResponseObject, error)
+	// GetCustomsPDF Download the customs document
+	// (GET /labels/{id}/customs.pdf)
+	GetCustomsPDF(ctx context.Context, request GetCustomsPDFRequestObject) (GetCustomsPDFResponseObject, error)
 	// GetLabelPDF Download the label document
 	// (GET /labels/{id}/label.pdf)
 	GetLabelPDF(ctx context.Context, request GetLabelPDFRequestObject) (GetLabelPDFResponseObject, error)
@@ -21856,6 +22515,31 @@ func (sh *strictHandler) GetLabel(ctx echo.Context, id ShipmentId) error {
 		return err
 	} else if validResponse, ok := response.(GetLabelResponseObject); ok {
 		return validResponse.VisitGetLabelResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCustomsPDF operation middleware
+func (sh *strictHandler) GetCustomsPDF(ctx echo.Context, id ShipmentId) error {
+	var request GetCustomsPDFRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCustomsPDF(ctx.Request().Context(), request.(GetCustomsPDFRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCustomsPDF")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCustomsPDFResponseObject); ok {
+		return validResponse.VisitGetCustomsPDFResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -22406,251 +23090,266 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pdtvGlij8Knvx9lomb0MUSUkeqB/fp9hO4tsedC35JCcHaaIIFMk6AqsQVEEUk+W1+mn6wfpJ7qpd",
-	"VZgITrIkxzn6Y4sAat615+GPVijmieCUK9ka/tGaURLRFP/8SBR9y+ZM4T/6SURlmLJEMcFbw9ZLkpCQ",
-	"qSW0x1kqVQfEBNSMwjgLr6gCNWMSUvpbRqWCKCULCZNUzLstryXDGZ0T3aNaJrQ1bDGu6JSmrc+fvWLY",
-	"j3ROGGd8ujr0TzMRU9e5hJhOFDBeGn2fUSRtWNwnzm5AsTmFtqSh4JHsAFGwmLFwVl4lkzDJ4hjIlDCu",
-	"R9WTYimNWkOVZnTbLMwK3kSrE3gTUa7YhNHU7GuxmadAYin0emmaihTGImJUApEQpK6/YKepSJXq7TUz",
-	"UenybKJoujqVC7MBoAQsCFMwphOR6u1X6ZLxKbTtkjxIRcYjGkGWdDZPYM44m2fz1rDnre7LZ6+VkJTM",
-	"qbKQ+B1R4axpk/AFsEgPxvSDhKhZy2txMscuo42ToDdknsT6wzFRo8H4WXhM+5MeeRE9D5+Nn5KTyTE9",
-	"0l2sbtfLLJWiYas+JOS3jEIiJNNPEOKBQJLSayYyCQmZ0icSAk5vlOkjyOf+W0bTZTH50AxR2TVy85by",
-	"qZq1hoNer2lea67qOZlSkOx3um6wGNuVx4rohGSxag0HJ54e2BxXXw+bH17fawLqixlL5pQ3QrV7dwdn",
-	"JmfJ6Fk0MCc2fh4+i57Sk8kxORoPwsYz+4mOZ0JcNU4rG+c/72Bqi9nVqE8G46PwODqhTyfPyPPxi7AX",
-	"9elg0jC1z7pXmQguqQX36Aei6IIs9a9QcEU5HipJkpiFRM/y8J9Sz/yP0vj/ltJJa9j6X4cFRj80b+Xh",
-	"a40pzFDVlQchSVNG0xHikgDaC6Zm4J5iMxl0QKQQXNMU8ZH9dAgEIrHgUqWUzCFJxTWLaAoTwmIanRr0",
-	"oHeyRFJ+PrAY78CcQtOU7eeHBW7EaX9HIvtkh03Jj0J/GRkAvSYxi0b4hdfCJbSGLUefxiJaalzOhQL8",
-	"EP7PxYf39rgthtZ/j04mfTqIjsLj8Ql5+uLZ89Zn70uP4FJTk8bxoR2U523OgYASV5TDgmh0IiWNHOn7",
-	"9PEttAN8O2J8hFc86NzdEbwUfBKzUN0/VJ6BVERRCO2IQwi4UKMkS8MZkTQKoK1p4FBTPJWl/MMkAH1J",
-	"JRCQDsWoGVF2T32eN+14utEk45HeoyQV05RKGXgQkDilJFqOrgWLaBR4Pg8YpzGbsnFMRzgh/VmUmeXS",
-	"EeVRIhhX+mlMxjQeTUQ6J2o0Z3KuKZOeJuAbiESY6Vn5nMgrGsFEpPrYCBdqpi8NNtRTNkdpGukjHots",
-	"OtPczakd5Hv8NADCI5+bR5/S2Kwf2wpOgSmYEanXGtGYXdN0WVmtntec8IzEPk+p+0Rvlt0E+C2jmdks",
-	"lZLwiqYjMRm5rS3W9USCfQ8h4Rp6x9TnEY2pMq1ZROeJUJSHy9EVXY5CEcdMMsEDaOvJXtGlz/U6Mw3I",
-	"ghtOx+0sIDYiELHJhKb6UPVFaeqX8VEmqZ6YXpG51NgY+7uiuDipWBxDmnHNVQLR3A70e2AZPIuyPAiQ",
-	"GTpAbijodH3+mqSxZsQkTa9pKiEUWRwB4XJB0+pUHB4fxUKq4BQIhGI+Z0rRyLFvT6SeofnMgOcCUhqK",
-	"VDNOOGWmNK8nRZaGVB8zpDSJyZJGHkhhwFpjNdPY57HgU5wcV12f39lt/16kYxZFlN8S38psMmEho1yN",
-	"ZCgSWsK6eCYioSn2ApxSzV3OKCxSpujQgZkE13ArFi7o8gU2GbZqXd0Bng5W15TTy8roll4uUsGno7mI",
-	"aHB3OPgNVzTlJDazvH/2gNnxcv5AkgnVkgDeFXfFKEiNfUo3QV+5jmfolcbibJrZ0zZCi8zCGYosjv/Q",
-	"+N19qBF8heOovby77Xwv1PdaZnmAndRrmOixAmjPmZSMTz2wmBL3yZICEoYi4+qJNNtnKUvGyTVhMRnH",
-	"dwlN52QZCxJdCvGWpFP6ALuQmBFHSohRrMcMhkac1gwQvQkRFfThHfsO2s/xP00pzz9cXMLhWNNUKodA",
-	"eIE9tDR1czAnNwe6i4PxUlF5l0zPOVlqBPIxZ/sfAFBGiRl0NKdqJiLNakeRFiPNYzCPPb1xfJeLeHe7",
-	"cUHTaxbSTwU0PqCIUr4DawQVr4Q0yp+bq+SYwBFyN6NJFscBtA1w4TWTh2FKiaJDUEJoDmkJro00ug8N",
-	"jXqb7bjyVLOXM81OaCbGtI46Q3sqhsWo8BOO26idSemT7UeSq2o+e19ymJdCvCN8aZ/KW9H5VDPCqD2g",
-	"UZnCu+1zOrrTyo707S48jIAVlCfp8I1R3znVWhmd5MznNBVZ4vN2cHOgezjAHg7wadDR3BedJ2qZgwQK",
-	"Xk+kQ+DIuWnq34WfCFM+bwSDUwh+PsiVkQeojQx03wt9t9cqGn1eaYb/okhQ786qUAMgKUUWUfPYFLl9",
-	"kmn8oVCWiUo8qZgAgWLBmjq53fFgcHMDjIdxFtGo63Ofn8VSQHWHPcRGIlM4/8qE/ncAFhhLV8xoDHxe",
-	"mhATXEKbC7Opnsb4Gb/iYsE9oDeJxsT6Rqf0Wlyh3EA7RteGpxnGzIhaUaTFHc2GG6HaSM6ab9ZbAFoO",
-	"lFYYUzM6X2Gfv+RWVg9na/Oqsr3WRUUVvlM3RYuVrqy+e8du9NdfhmY+4cGKlP2+E/lcr7vB06uIERTG",
-	"lKQ0tQc7NwwCOLh5IPRiubmRWyauJ9BCanni+oHRzVioNTyueWRh+g5Zu088SUVIpdT07zVXTC1vtflu",
-	"cRNG4yqGPzO3q4s2IGueQBbJa5mP6x89zHH8rVCfOQ2QpHOCeCWOl2APZQhBZWnmNNyJ2UfIZPg8MD81",
-	"HsG/EK9VVIeRoEZ55/Q8eth6b0oITwv3Pg+sNMXJXLMOyFDEQqKlzHag0RKOhYQAdTrSfOQB7U41BZCG",
-	"GXtJ1FSkufrQzXHFahSxCJYigzklHIq2VDf+/4KO0XeZCds2OZfFpMwoslco0EVCIxdIs5gWghwXI00F",
-	"JCrOuBjhZdTba4fKO8u5MstMGrbNMXkp/ScNFar4YnZdMFqaQBlsjVyuU/IRCVN2rUnEOn7QrYlea45a",
-	"LXOp3ecBUpTX+oVTcsuSJcAQtODulCo5cGM39mqsWiPOIBFSkRgs/epCYLSP5Vtm4CJAViNd4qvg00XQ",
-	"hf+bCUUl8gLI0xa6TwnhjIZXrltjMywzsxBpAOWgNCBiB/oENA8DJGZXFNrHg0EJTCxc57IH/n4iISFq",
-	"1hkCgU8X5anr3+cXVrWrSS5NU6ZEuvQ56rPamhkIiYZwqUSKdsQENYuSdjzb3e8swc5OIGJTpqTu6Jc3",
-	"5/9+DO2gPzg6Pjl4+uz5i6Djc6s7TFI6YZppgUz3rJel52q3WA8s9V0xG8k0n2/aTdiNYQ3mRME8kwpm",
-	"5Jr6nClof3x99urdaw98d4i0tpGKXFG/1TGgk6SagVLMWHdCi4kLc9F7uoC/i/Sq5ZUtfE+Npc397K/Y",
-	"jTw03RNe6+2Mk3iJyA5e8ynjVMJbFVX77jdYD3V3CEsNtuiLD3DUf/r0oA8kTmbkYID7polVMe6nC71U",
-	"ohRNdZv//MfZwS/k4Pdf/xh8/rdWw2iaQYmrUycR+f/tr24o5tU5D06OG3oxprnK+iMCb8U1jUlId1l1",
-	"MhO81sW/92HQH8DJyQn0+r1etZfjpk5SKhka7El1SRMSS5p/PxYipoQjkdOXoAYGf18FgJWBpEopVf1q",
-	"y6OTHnzPJmoGZ9eUZ03L3gJJpttBtduLjCkKR0f1HWjex99ZUm3e7/X7z2tnuG0mn8sG1n/kq/Valn/Q",
-	"gxSA+mveXow11dDTsBfyDU8yw+VEEZriSXxeuob2XDbjXY0eSU7nJeWRBKaGBapDxBHYEY34xQUYNV6b",
-	"cJ9bmcVSZCbheDCoswWdvdD7I0J5RCiPCOXBEIrXujmYigP70HFsBZr5GyobjRClJ1u9maTg8DaJMqVu",
-	"rSnWKVZXj3muJbqp6Z4pOt/aeXmG70xj3Y/tmaQpWTrwyRp4UadOjbT4uiCpUSa1S/O0nHco0pSGRnGj",
-	"hOE0DUvtLEcoHhXtUEdPeTbX5+JGaXktO0guav66/Uxx6tXN8/LNL+1ZE71AF7LVo9M7iaaZM6Qihg1s",
-	"DVsRUfRAsTltrcN3W08ER3xpPtWNjM54n3FY9CXua16r5EewbbJvS5+6lvJTGjf5ZNKUWtVi7m1hHRmc",
-	"Z6hx15OepqxapD1/9X23aYJz1D1sntk7/c0myLWTQIBdzFhMQcsX+tIgNU3IEl+hYYDySP+wJpUgP/2g",
-	"DKRFhy2vAJDtAIp+Y7gkrwDW4tir55FD0VpgfZlDWYMfkf7gicRVShgvwYwHXCxOC/tHFBhxR5rjcU4m",
-	"HhjHGBqBZDxEGY0L9KWtXg6jsG3yadUEe2n1lA3vzDaveekm1/xaCWVIYYPHYXmzzXf5PIpByyN4bglr",
-	"N/ktM45m1YVHRJGdMa/BLA24tnD+bHCqxufuwugv0Wf0FHgWx8Y/hkJMpHmsj0a/MPTCOCRuhkVcQWUK",
-	"a7cg9+O8BSv9gZd0NGhQQMg8BXpDQhUvgcBLvACIXz6WHHZEpiouNf9Bl8EqBFpBuwELoRbIqZw8kDSm",
-	"oZJGFYiDO9VXdwcuLMykEttP+qX5zGxUQcW/W25r+Cr/8LPXmqRifrYXx5APKHD5W5t9MJ/lzRKShjTe",
-	"1uocv8ob2e1bt/X2ZILuLrxnVQm5bSIXtc8RK9xqx2qXorzz5T7zHWq6Iy9LmsYmHZ7diCcStARoncWU",
-	"AAIhiWMDkAYLbQTvkjx0ftHMdES0mRhUZ2D8bvTXnhEumYIpuUZ/warg1e/3B/1e01hXjDd4TwclnW1J",
-	"CwYbFbYdD4KqQT8lioK1IXroWoxKQiFAxpp8GQNyTBRNDWNpdi/QorZdHbrR5HutdzhXzCcklVWe0826",
-	"5bVKE2miDSXGxHLQW/bbflaTZ88v0Kw6hMvCfKBprQFrzZSU5gFjqhbU2oANFtPslLDG0S60zTF1WttQ",
-	"vgMme3zFIhqhGrGyvQAlh+uNuL9ZH3Fr1cM+eoXb6Ae26gCq5GcbanlT/bqkQ9hdVbCnOmCD+L+HvH97",
-	"kX5X2f1hVX8GdpF3uR3kfum5316uKvxU9+IuqyzaZ6S4b0zrk549Uvu7X+dD6/udz2D91paZtT0ZwqBE",
-	"Y40lvKI2DQyhNW4quQ404zGVsuzkzyz1uDeOsKx+RHr7V2ERvxS2mfyIp9DE6pjzcUELzhpYmBnxyIZQ",
-	"gQF9lMgs4MbQ1PN5GSj0qznV8hpX0DYDoLpdpBFNJfITCY2AxpIuZjSlnS68mScxoxGMlz4vYKYLH3i8",
-	"zJkSe9b2/OfkilamLxECBYYbRKeA0QSlxTEJCWEYqJBJCu1wRtIpjYCosv3viYQJS6UCGRLuGWcjn7MJ",
-	"ZFwzRNYsuIrEv1Avc8F+pzu1ww8fWGxw57EVfowzlt7oXIlUliSXIkvlUDOv+ql0Xl/U5yJlU8ZJ/ERW",
-	"0IsSGFBRQ0B5oIVZDCIh/dNeZ5+3SY54aDSaChHJoOMwUu6xrCEbf85Pc+nVAoGXM3Yi9XlN1DGBOsWE",
-	"HXTqZad0QtOURt3anKsXpII152RpNFdjCsKEm3ThLPeZA2aMT71jdM1wfujemmipiqLouPeiHnzloVVM",
-	"74zPzZk1mLUMjO8crllmW47Xi4q7SJ3FmOcpE6nhHv7MougaantpAqtuyYSvI4earHmgZRGRwvc0en1j",
-	"/C5iqhlp42txigBVwFLhjMqz+djgN5HObcid4DniWxF4VgnoFibzS8kURqMxPn2PE90mp7mv7bpOQSYk",
-	"tM4zEZEzasgBm3KRaqHUbJJ5iL4pB3q/opr4/MuLFy/Ozvo9dEd5+uz58Sp878MJ15a0nj2zAc63A5jK",
-	"NpXVDh80wQW5lIquGFBPmsQsrsXXqBJDXtFMlgge+mTJyngFJ9ot62vzh4VwnrPJ23BHwRQPNrPEXw5+",
-	"WZNl5MfLy/MLE52LnlXWoUoKIGFIEyVhppTJmFBsu34kh4eHJfP1oT5deai3IqqbQY+fbwMjPbV8xxuB",
-	"qOBk6zppfAERDWNiHMFPa44KGjdEVCrGTZCXFdNs4GZBpS3Na2DfjV+qfH2TxITn9tSt0ObaXeKLFdai",
-	"itjQCQ23XPN2FbWUnImF1FwF4xCLhW1QVhdZbjRikra8lnPTlC2vNWUT1XIcjmMWNMyas/Ra6BGi97w4",
-	"3mpvq2jQwfZOsqATLvQNrcB7v7cN4LngVsJYfsgvf35v7Zpa3j3uaz4EGRMeCb7dnlY5c7dXGyD6NgaM",
-	"BpiHdmCfBs2eQaeF9w/yQJ3ilvj8Vtekydvn8aLcyUVpUJn8K9+WqqOLIwWlO6Rxy6o9dB3T8FIoJThc",
-	"HsgZS1UD27CFDZzJS5KyyaRg44q+n/Z7L7r93qoj0Eov5ha9LLTFt3cu+y0jeQxF3sugmhlnW24cr3VN",
-	"4oy+pGvN9/jeGX8XmOQqZpxCm8QxBG4OAWScKdlBX+1Q91ZhHQYneiK5Jwnj6ilyoBtSLnmtBWXTmfrw",
-	"e/O8zNv9JiYyHtLqzJ7qv8M4k+yavnPTMbxh4fgiMmOFaZiv4dJXbdql+ZZOqrLdpRVuohQ5YthTu1lq",
-	"H6xzG2VKOrfRsqfoKi/0eKseb9W3f6saKYpjUV+V1d9115F4iXZSqbdEUgg0wzQnikaO9r5y3tICTcQ2",
-	"Hx0qDSOiaBc+cBuK7RnVYDijJMHbmIUz7BzIXGDklR4BOa6Cb5NAYrQ4c8Hp0Ci3mgKabIhJQ0BTF85w",
-	"JvnURESW0P50+bIz3EVZNugNnh70jg7wPlZ8AptukduWM6XoPGlwWyLmxX5OhiRTYk4UC0vdrsJw/hXY",
-	"QZ5Iq0yBdh+UgJPOKZAxRh5PMHjM5B1yn0ObWMO+SW2lDwll1E7JMbB0o2izu8VPM6JgoQfBrCuIYBf6",
-	"2YwkCeUSPalM4Bz4LRO+F1K9a9ZbgEZwPHgBl0LAO8KXPv+YB66vLBGO9J09AaIAD6rfP+j1L/uD4eBk",
-	"2Ov94rf0WvzW//zXf5/WVit9TlKKOla9aEYjv1UxBpR9NFGv8E5WTsyhndWNceHbr29Cmq47LWOVwBwZ",
-	"0CYK5kLqNfQ8CDOlT8uESX+6/P7geZ7P0+3UE8xKZGLExyJanvrcHqyTbVKKWRC4KD4UKdI9VJbrdxgy",
-	"b5a8JZthsaSLNR6eP15enjsHx/VzzcEPMw2phUivjLeIbIKwGhIs35zymTTxEO4aXmTzObHeCTW6jh+s",
-	"83Dc6FW5yXNyb9fI3COymNFGj8g1Pk554joxsX6/xzc3ePVObm7y/V/lb1bwZXPXhgYoc7NTCnkzTx9l",
-	"I0butrzdBEE7shXiGnw0K3Gkq/N7TcJZo4eXmdtKMGspwNW6w6P9pimzyc5rqDigNS2h0THsHdFbRg9S",
-	"SiL0M9ITkcr8GaZCSrimqUQfowpNqlCsRv+aZij5MZsTng+XmxZSmszSVeW504hgwOWYapKwEAdWei6F",
-	"DYXGnXplEjbyvD6JV0IdSJoQDVMRxqc6jIENPKRN9YBwPKIaoa5MthTebrnhJg0Fxk43gJDxlE/FOKZz",
-	"O4F6/PXOsIBB76gMeqOHawKHUqxz831Dsgu6mRwiFDdETnuWYzI2Hw42XHqsWZxTEHw1ONhlRwlM5PWE",
-	"xcqkNP7h9SUcGnW0V+LDZkwqkS5hJuJIGkKR78DK3tbX+IUG9Ma4hg98XXZHL8+6aWGpCP7n1WSN5ss8",
-	"yWNjfsfGQIh0fYLokhPhE4lZVvKg9GBtX6UMeU39YVI7ww5Xs/N5FiBWEuB1t7sfmptaD+YpUZdrm5Ci",
-	"AST5NY31lHJChUmojZ1LNlCWhP3NIK+qXHrdb/Sc3T/yxgUANOsGjNDVdEwumaNEbkiDfp5lyPm2MFXa",
-	"y2J36rE+9FqNjsLBuE96kxf0efQsfDo+IceTIzpoxMqqUd8brBrZNI2qWdkqj1xa1Nqjgsb5vNH7l4D+",
-	"7LQE9hXfDsxnZFAtgoiNUQtAkqX0+WKG6T4xeqBbhOVgbiAM5SmCC9ZG9WDcz1yk9NTngT7B3PkI25WS",
-	"nHazRB+/7l9/N6xqZ438Ust7aq62/eFz841UhEck1lhScNop71kOyZWdpDchTUzaGJ8Xjw1sjJQYScoj",
-	"mto8ZvYCdBXSiBVHiwbz6Q4BSsroh0tXqBqkhKC/9v7eQbwM9vMRM6Fuj5q5j6iX8gRWZegKankoXLIy",
-	"Rws+dlI7OA7m4kiOS9aiiLsCksosmzb6zYqVvc6jXlFpJWQJkkzoKVzRxNzAZxCRpYSkSJXpWYs6j3Ks",
-	"WuXT0GfwoN/rDY4O8Prurzp9W+UsVnF8Nc2z9ZAhyoNQszYciLIqKWhbgxEESTQJOkPzvwdBgqG1BI5v",
-	"nvqczcmUGhXDEUQJ8+B5f3DTH/SfQ8JuaCxNDMTvSRxA+5fzt/DmDW6P/Vx3giL5nMQglQivOl2fX1bw",
-	"M0dPSqaAE8WuabysIWlMd4y+jYaZ6dp52h8Gzboc1F2ciT4DweOl0QZY1OTCJ6OJJtgoeP6exFUzn3nZ",
-	"vO3Or3HNpj8xZRVK+3p88xT3Vf9vk6iiAGH5ML01Ni6Vm6wy5rXPsZ8Jxt9NWEghSTH/rXTZhSoJuPHY",
-	"zGrbqD1cMEmhMUOOzfMU5G6aQae6N8c3T1tey0yjujHmzcrGvFsb9YN3wTKkJi2ayRhtbqnVkhh+pGxY",
-	"1LRET4Fd08bIlw+Fr2hNjrlRKcndald5MsmmnKgspS8FnzC9dXX2bE1OgybPuIor6n42muo8oR3YvnY1",
-	"5t/nyqq6crfVmH3Wudquej2KTEHE5pRLE3Sv+RlmqKIzLVg2h4QqI7F9uLqOGT5/U5368V5WBWevGVSs",
-	"Nas2Bg3jGsnWBuv37mm0sgEmH+1ocLvRjrcPx6KVtT2/l6XViPNG42bZE3tPu+a5C8vYz6QJzfDp850A",
-	"tMHr5RFE/8IgWsV+FuV99lqYye7PGm70rYT9PIbt3HvYzmMYzWMYzTcSRnOHQSoWOxsjX0MCpc0GtMtK",
-	"tkxT0iaLI9y333TPNmUP8hMSIhZ5QEk4KyCusLndmcUMLY4766s+EtVgaKlRPdNlE1f20QZs75L54WJN",
-	"6gfzse7p5UogxYv+wNvFcSDM0pTycMWT61VrbbQrTc9TfQubbUn1WcG/QxITpafyPTWPKuqZF4PeThMt",
-	"3IDIUtY9xjZ9XvIaagZEdNUp665N0SZMZCZScD1Jzzhs06hw1NYX37RvGycfxn3+6fIlqh3yFD4LSq8i",
-	"RC4FdiAwoRFNSQwzEbOILDtdOIsXqNtKaVHNadUrqPd0F6+gaUZSwhWlUWOuLpRsy2vOv5frPK5W5lee",
-	"3drEhPWzr3OeO5x8KfivMbjvzqP51mbQcDNZHaLhNjasvfEGle5gHcobEQcm6foaGQ6ayMAFuaZRiag0",
-	"5wLZlO5jU3qPu9Cz53k/tubRI1E6ehE+Hz8jTycn9Dgq29m+NE2dywmyPgfIFyT92JTlY1Mej3V5O3bP",
-	"Z1dW/t8iZUcZeu7AhFQBxq9iQ7pYxTy1UrMJpREoW9c5V0h2wTkcIheK1etsIEgtOhfaweufzz++vrgw",
-	"WYHpTYKsLEYb2SqyKOU0B5DQUHAxX5pUhDwiKRZ1MH20vJa4pinXgnpVC136dgVmqr5U6zNh5Yy8YfcI",
-	"stkus9GuObDWcELfAoVoBBcrNzRtWy5TtFE66HStmZrxqS1ZYFyg46WWa9Gdxhax+oNFn40oxq1Xjwbe",
-	"1S0ek5jwkJ4lKICvYef0FBPGp2C/hjClEVNATCvNI1XkzG5rJ5o+XlfTO09jWTW+l8pr6WW1KyXhqj7G",
-	"kvFpTO3XNS+2fVOlfjE/vgsHjtqIs7nGk+t46hWuAeaMZxIajvAUetZVoaIQyLhicYXjK5QdaAVsl1Qk",
-	"nR1P8Rbk+A7kjZ2kmn30c7n74rt1+d1+mhllg4PyvMy15YVtvnbrN9Pof7UivzS4AO+t6GtiY/arjL6H",
-	"jrCNPKUxkGZqLDJXY0R2uvBG1dRsQ58HDeDpXF/rQB+AVGQJvXWA6nMHqV4Rc56kNnOe1eidmkph6Hhk",
-	"p55X+7Kf/FmS76z3OCx5FKZ0JjBJYNW9wAPj2lQ4Gu5im5dVA3YBu0Kj9VwxtSYgYR9mdz+N6L7K0HVS",
-	"5Q5oIV/kPhhrvc71skyhbLWl0n1x+u9cET4nEQVXMdgqujvdPwVD47WMT0BNIkpY42B5RMbGMezO2PiN",
-	"W6gfTZv360QnJS42yDnWJ6+JxzhvBvxG/8kKy7WzJHJZbtYQZl6XTLblrbnFjC92OiSbZag4I+sCuc8F",
-	"Ma6hu7fYUZ4sZlLOm76bLmaFpfoi/UwTo1zR2ti7UwZJb3ta4RLp3SQc3IVg7OSMbzIdeQ2RNKT6t16/",
-	"bZdXwSsYtYxHNIUFQT/i3CW44qrMJCg6T0RKUhYvfV4Kxzmtcn3MuSVG2FvZd7pwmbZu0Ta/L1qcrPN0",
-	"zSFupxT15noV/bXcfWt007LXeaNh4U6UanUN8V6N10ShXGgGzwNOF1QqK57kYYr9Xq+zs6VnBf2uJnqq",
-	"EjqVXo2OJ89JPxyMX0RH9HhyQp6On4XPoxf0iytUuCyt0SbXUWQfLM2CiYhjsZD2nq04lbvPrBRsf8rO",
-	"DhdwV+K9QhdWKdRKz3uTjk2FMopNKyP92ixKhMEC1ToS0oRX7BrvAL+6a/dVdI7Vo9JgbRGMtVuj3oeO",
-	"VEq4ZHpXGC/9EJkaTUQ6sq4py1pYaI4J8aOEhVdZkufwKSITLL7KUiTimljG8SYUld/NlX13Kc5rtaxe",
-	"/wR///DxPzzAqlabErMXjV7RhKRYwBpdBGBCQhav4Z9FiOR8LyR4q5u0rnqRW0FlKk3H/Qlh+i6T/dV9",
-	"4beikFKOv01J/e4jQ59kU66ZWxqmtEFt+mY+z5Qh3IQvbeoPpNomSslIX02OFk0H3JjO7y6HaLKo1WM5",
-	"V25II6zbpAsubnaKSBCLIHBorOWQEDXbO1C2qkw1bGw39+zbhs5wyM31B5rKlTUU54pqqzemp5EzU2Cp",
-	"8U3RwfWW/Z1xir9SHM9vQT6uNApx89HJ5Y9w9rfXfmvXGMlNG2Pvu2O31ib5eCumO1OteuKQBurlEles",
-	"i192KTHmJKJeOVUGj2zui+Y8HvXsInLH9CLSjiQm4BjDk5UsG6hwSRmVXimhiOygjyDFMAD0VkatIL1R",
-	"1JYE1tsSZTHt3pWqG8d90xx0he8umyOvVtnTKL4e9cb9cFBjTXuTPmkaWXMMdmfPVKP/By8kulIqlt8y",
-	"mlF3ciA49dBVs/RtfiCC045Ge1FWpNhAvSzXHOqCxbHGQ/q0unV3lR0Iai4j7ZarotRFqYB349Y38Zy1",
-	"RsXJlc+pxGvmt6LKbZau4A5X+A7YzjpS+Crsp53ERWkPG1D2LeIjq0zKXTElmzMN/7pPuoH6LV3MrkZ9",
-	"MhgfhcfRCX06eUaej1+EvahPB5MvFSItK7JPguDdha1KbmCvlvrL7WsZ1neEg7sD8Qp0/VnA/CemZgUj",
-	"+mcF+D8nPG/h4y9mWP+Lx0tg3JlWbEIh+A9KE2AmYZXmF5dQBBxXOdTFTNJwNBg/m/TCfvSCPifH46Pw",
-	"aXRCjydHZDDuh701Ch573+7xDtX3YBXo0KwTZilTywu9fdZrg5KUpmdZE/seyOtwpHmekUmBoH/qnRkF",
-	"VqWEcRbw9BitoSRU1KTBwtNBCMLOiw3RWKb1Wc+E8YlwCYhJiEdmfNoQjWqegXFFGKeptLtR4KgpU7Ns",
-	"jCgKPz6I6LVFU3W4L/xNHKshOAjNqf2fiw/vkXH78fLyfAjzLFbswKlw0WccC8sueThLBReZrW7qc4fd",
-	"XX1TCe1rwSLZ8XLjnbTxL1Y14TkNm+7RFoO/LkkmPtfzIDx/ORbiyjNZ5wyagDJLYXvXx02jMqz63OeG",
-	"j3axdWY9EgJ9viJlv+N4Q/gOzwX8rNc7CjGsF/9Ep1wb5isVSRWGGRdA4POFSK8k3qE89Xw7d8giPBqL",
-	"Gw+4UDM0J+eGdMxZUQAP46D/wvY2jlwtBP40oTeTLNZXVYpYQ3dlYTYTnFsZ4bVkNTCjJKJpF16vzSEG",
-	"MyKB+BxBACNGgj9MJUP02vCg2+1+DqBtkAwE6OEfdE4h0F+hn9SaFFd6oh/zwoNyaPdynIVXVFWyDBiR",
-	"Ru+ffpinb5mmIktOTWxCnjTH56Y0BlPSfICG+psDLVUf4EgH+DiAdpBSEskA+r3eoYRxlrqMfIEB6QAG",
-	"vUPpc/PmRL8YZ0tsUPreg8DC9uoLC6Mjgyob+nMfoNOhHRBK7y1I5+/7tffWCSuAfqnjIqlKc78de94+",
-	"J5maUa701UKvDZc5cAIEig2jUbG9HgxuboDxMM4iGnkmINXnGqyIom9xf/FfY+exc9IgXf7iI9Uoy1iD",
-	"TPLV1LlgxnSiOsZPpdpCUt1nxtmNzzUZLzxRDMRoSNNXwaS16WD0EKY8dO9NxIrEZJOBXt3Iri7PJvqR",
-	"qnR5cDZRNNUQTUPBI+lBKkxl5izxtOQbUyIV9DsIwCU/7WGxS7Ic+A9SzKm55NZoYH0FbZ5Un1ee/sGi",
-	"z4cGojwwb1zWJfc7jxN0DywYuJ+5UcImO1+p6utzxvMQMI3GrugSb2ooEudXSIscH8rmNrB/UTUTER4R",
-	"WvIE1zSU+jwhamYwcS1jSBc+0oQSxJBFLHMe9ijJnOIMXJf4QE/N5230Vk9pBERCSLjgLCQxEqRO7uRR",
-	"DkVD+CySZS6VcZrCP/SIPsdUZ4j3IMiPT0NYEpMljYageb7gFIitDaCla0R8GID2wufl3Rxd0eUoFHHM",
-	"NFJDkuDWZ8rMMhOwLXGBUmnZnHFIUjFF6rUgTEmfZ4ne9H4PLNDhnJmyRdFTnBp6Coq0gOPeC1iZCuOj",
-	"TNLA56iHWXZsLGd5UwzV0Ec0BKJhHfIiru3jmxtPo/9O9WCMxzBGdqbM0ZgK2rUFiVSeyYwpk77MoV/L",
-	"uh2Y3GWnECBqGv4cAMMgVIkRqCQa/mxNtTELqQ1vs8zOWULCGT0YdHsrXM5isegSfN0V6fTQtpWHb9+8",
-	"fP3+4jW20Vw3U3HBNknH7pydv2l5rWuXY6h13TeeVJSThLWGraNur3tk0mvPkA8sbqD+NaXrMvSWWJRK",
-	"XpAncoW0VW2vmjHM9/ZN1Bq2tDx3lo+KfgxkTjUT2Rr+o5nvLz45tMLVZ2/rl4huW59/LXLA4hoHvV6p",
-	"BIbJypTElic7/Kc0cpNhAvYJFUAxFZncuvsjJoQRE5AEM+G4pXf10Ryb2TQNks/68DuSR+pgk/72Jp+Q",
-	"Imrej0am0dH2Rt+LdMyiiKLsdzwY7DJMkoqQSqn5otcmuTe2fbG97aUQ7whfupAF3e5kl914wxVNOYlt",
-	"BCaq62yyXISt+j5rOYRMJWbizZ/96rVWOSmsvkGwmkj9nttXw6KHz14rEbJJ6lQiNSyquzUaBWLJaRM4",
-	"rn9a6RL9KUsuPpqTRZ7Feev/hIi+TvVs1C9yxk2Eo9e3DoLrqYJBTdWbWanb3MoTR34nouWdXZnG2tCf",
-	"qzKxnuDnlWvbv5dr23Rl0SOzDER/9qva2+G6vRR8EjOjhjru7zDEOVnGgkSXQrzV0tw3ixP0aZdvo+MJ",
-	"SyRtLxRRlXSacYVhCUrI4rNXIrWHRopCfV8jCnk5o+GVdEI+GaPDARLY8n2vGAzdctqfLs4vQKplbNjF",
-	"Txc+zwfuGLQgOHXV5VEODWeETzHNus0k3IQc0Ki6vF/kUEsY8KBIwY5dth2vww1lLY5mRrNY/dkxxF/8",
-	"wutWg532/gei6MJoqk922Ubr4/6p8OasoRdzL1wGdHchSwjnVsjFYojdkYsVnNdy8d+Z9/sx714u2rLU",
-	"pC2QwMWimae3I3zbHD0uYjsrb3f7kYW/JxZ+nMOSuzruyW0Z91xJv55xP7OFVE3JGa/X6xWqfZs4Bkv9",
-	"x0sg0KD/sgVKbOoh1IaIBV9RWTkdNWaeRmU5Da9o5Bnzg1FHYUhaZC6h8RCzXmA+x2YmL7Ys1Xwy0a65",
-	"11g7MCUDAnS/kqjUwK91c1PDppQjWnb7z7pFIQJMCRB0bDq+XKsvtWATdeFDnqeUFgsZ01DMKSrYi5hj",
-	"51PvUp/aeN2gA05rpx88kSazl+fy2MfsiuKizb6eGk2X0RbpiQx6g0LnZhbu3Oj1aF0own/dtIJy2m/C",
-	"IwwrrKUDZxKorVUteEg7zhMlP6nGxOCoQsqrmNjCFEYL9hzese+gHdwczMnNgX5/gGVzgs5paeoWr2JQ",
-	"Dmp8pTILLnTiaW5csJaAdv9Qek4N3unCWR7tTBQsMAmSIle0Enfg8zEJr2IxhYRIZSvqZBzTUZ30jopI",
-	"hBE68IwmWRwHwwYA0AuuZrHN39WPBakiWmH12Ke2hpUBmzyrGoHzV9+vl0cRJd+rNIoj7CWLDu6W4DQS",
-	"m0p1z1Jy+gLQTbbq4g46+HxgsjTYibWcY150u62PYu43zvWai4MAOM402uPLPImiCTBcR7urqLA1fH70",
-	"/PnT3vM1ZL1gBNYywiXKXmKE0fq0lhv+wCsUE7MNbmBvf6DKYaH9eNvvbIKK++dZ18mqhsr92fVXx9tb",
-	"vBfqe02uvipz+gNVrlLI/fCmdQi2HGY3iSZrgdkWgcpTdNq09JOCcGDVT1PpxDBaRKISKK81pIRJU3/q",
-	"c+MWi19LZJXcvTaWXBqBZMgdkZSCvMJUrF24UCklc9QuV2oYSZ/rW6ooN3VrTIwDibrIxNmaSHlApUnX",
-	"iOzuJpbr1OdoMmyuqGQj3Sz/5yojAeE2EbspoNQO7M5iWoOJSH3+y/nbUzh//0M5GywXCuYUnVmaOBSH",
-	"GDApgzx/9f1DYQgLDwWCyL0Dx4yTpiJizejBrA0ZMH1B7pKzcfdn1TlLzGl9jzVMLGFJ84PJgQJTUqkU",
-	"XfgITOjCWZY1mjbWb9yvksvDupnZrw/xU/PlZ69V9iPa3tKV0sJ1/ZVQ6t7M1dfCwa/EgmuOrSJGlCo4",
-	"WdxmLuMDoujfk3h/FF3DU00VQjSCakDgPoZI2KItEtGvxXyuYostPGLC1M0kn+So2WyS85pA1Nj5Yuzf",
-	"iNV9vitah12xupj4vI7PUYq07xGrSWBcCQgKChp8GXr/5fztQ6F3C0tfjN7dqf9y/tarUvzKyT/i/kfc",
-	"/43jfo0IK/hfPzBo8YHIQPFukyeV03gWTuMVzG6QtflTTIrifjJwKlOrBuuY+5zYAl8EFJvTDYaZi3x2",
-	"t0Zh3jfmnFXOfLPRmqOazuWvJzN/q8Ygsno493eli5CndYwcV3l94T2NqdXaAy5XBtjlNl/e19e3urR7",
-	"30RvVUUWL23Qs1knk1jXuQtnNl1BJRE9L5V+Rv/iphJ27cD8MbSVnK0/SlAqKx2gcoIU9TLMWIbjW0LM",
-	"cDux/jOTHqTE5qAnHOeAbvKYRspUfdYr+S0zGUms860tP1kgkS1lTzfnnbhXFFZURd2Iv8wpPRqj7wn/",
-	"5OF4DuXYB7fFOC4IwiAcwwyvRTg53d4X2ezKHRjZ5mshmAobhDjGxMdr2bOSsdyk7Wq4znk8/X5cQZ5J",
-	"58/BgnwzbMe36xXewDvYu3dHrEPFGWS9c+cFZquXNjCtCKREW7mxuw2Nowmg6uMUaqkphxDOKEn0XWem",
-	"MKvPFaPpKXDKNDksfSCuaUri2PhyEOvgUvYK8GAxY+iFYPwgpM/L4a/xsgvnIo5XU8ObDMuBuX5B2TRN",
-	"I6PXyZMZYtEtE8o61ggMmirHm0i5evF4dDb4CZmEtT7w1fArdMNY4xY/wOgpU2A9j6PaFjt13BtAwMUo",
-	"MTbskYkaCxznc0UT5flcimqgkQmZNU4dYJu6gDMmgUSR9aQwaVSEMDZUtx8SSGz0IgvClC3EVlS7MvFr",
-	"hUfMSe/I540OHLAaEFjx6XDp8F3EmgnuwrL5k5RSD8oLKwKMse6CDaJCy45c78Dx1lbLvj8HDhzhKzlw",
-	"FFlRt/lw5H5RJQXoX9ZV495VUI++HQ/k22GDkXYnm+NsuY/DhiUq6P24nmq+ZdcUCaYtM0niuKj9V2ON",
-	"McEAvK87rmmi5PL3r6AqrER4n5iqUoh2JxzVu+uxbZnFNbaC1Fanc6yDDd/8V1d1P+KZ+8IzCJXlO22U",
-	"+qU8vbvhG5PjYn+Ms9VDrKgb5HR2LreLU4yVE0tXBfBOoxeZQzD7ydoXRRrjBxFX18ZEOub80Z3sLt3J",
-	"3Lbet2BaOCtsdCcrsokT65sN7eObp8B4OMsrkuoH1vrGNYdgFDUJmdKOVxScGS9Rp+Pzs/M3XTizLdb6",
-	"ZDG5yQPAA07mSNCVRBFON9FMyqePb9cY7/G63cYr6/Y37q4cs8xWPahfVjGsFW0fDfOPhvl9DfO5r1Hu",
-	"avKQaI1Pd0VrDqOhRxCbW0X5oHcEUcKg/bw/uOkP+s8hYTc0lg1IDc7O3wxtagc9D587VUqTE1eCcUlf",
-	"CwO+/+GeMSBu4KHd/rvCfe9/eMR9j7jvm8Z90D5//0PnATHgJifUCga0jqMafzmkp1FizXdUQlvRG+VB",
-	"8J8/nwXwP//13/qvX4Ivxoe/J/HXw4e3ceS8PUd4p76c+tweseIjVvzGseIv528fBisat/X1auUzeSUr",
-	"ZWKVgGvBIiB1b30TVW76Q8OZ4BOWztH8VbaXDk3wdq47motrikmHXP02LzcGVSpiG1tcxKwxrhSd37UN",
-	"SwHqNsTd5nI0lVJJfIo6qrqhtEiH6XNXZ9t1bZJcbkkmNrhVMrGPuFN3pPC6e3W8mV5JH/8ntBHWagA+",
-	"6uL/ldKWGQA1WcY7+xvhbCbnPbTiNkto14H2Wh4yycYxkzMawYeE8rPzNwViDwW/plgtTQlMbduF9wJK",
-	"yZmZ4I2KcduTbtL6Qg13cwmzSvmDPDd+I8ejR0pJeEs1dynffmv4j1/LR3o5M3QDe0c/V7ted6Zzqkjr",
-	"18ppLMk8vuVpeNWkwXsexd/P3r3d7yjcVIuj2ImvfcDttmtq2G6XaHrjVruPtrtilsps6odiYoUiZyPy",
-	"eaNLeEwwwT7WqG+iqW+ZVJdupl/JYzPfhAdy2KxXPrxPA1i5lufmiBG7CY/emvfkrakKKHe3NX90jynA",
-	"vjclc9FlL7zShz1emuwgJSfN3AhsyiXmaavULNV/gMnJLVItMfu83VR01ys8Hd9EARbo7XSLvL2mUtrC",
-	"fX2ae+D5vDwRW64Rk0a58DD001upNoFJs3pF57ZjLaoQ5QoFA8MwWsRUT4oywpgFy6wpXyjNExQHdkKB",
-	"TX3lc2FzaOVVDcw0n2Ae5LlNr+4Sqek9cUtqB/1f/ue//juAT+cXpzDoaR5iMPB5xKZMSTQ9Dp56cNTT",
-	"fx0dg3luFkXgxQ28eZeMPfh0oZv3B/qr/on76nsavb7pnPpGv4TZyxqqa0Ib/y9Whbm17D67zG4lcfGJ",
-	"1TvZiJe13VUrDuteMem8PmON7FGskz531S66tuRwsHJiJouGhIgoYrJDr3eMxSz3qwKd9Rq9fYJoV6f4",
-	"Pj067RhfyV8qr8TczLHk18u66Lr7g+QwhwwHNo5OoleaUd31H2qmJSTymMP6GxYG8Zgxg4KlS/vQxWoJ",
-	"nT0kQtdz7ikV0ZgaJ82VlPeJRGpjvpDNleb1Bxp5IX97alPiI9WGKVVw3DvuwpnP6wSouF65/YJHEBLO",
-	"BZYpNmNGQ2MqcKsVk5FbTiMue4WtClxWY6Zrd8lOhUU5V2vrEFumFou4VRFUc4ihSq9Gx5PnpB8Oxi9q",
-	"hVhbu0QXHjdvf2J9+O1mPOqKvlq6eSWSRvC/9yvrNUuuZ/lFamOmhJpeG/mqYradQho1nMm1SX+7uabL",
-	"D1R9ezfpwfiFb4UCf1tuk7e4VnsakvJA3XVKobNQsWsKbU2ILOLtVIs21i4OvMd64bbqnARbvBMkVu+U",
-	"zRG6P7lpfNOZ1ddV9t0cFlvey0dly32FxpZ3uXSfcvj/8kj3QuESkjgek9DcKqQu+o8//s3Kkt2xiJb/",
-	"6zBL48/rrbY/zYiyKgks2whKaJLrQkyjvLKmSUdpMlNQfk1jkVDP1lBFG6rP9Q+ishSVJKai3g38+O7s",
-	"5cHFj2eDk6eYhseUTP35wMY0HFyyOZWKzBNTQLVr3qdkYYr9maqqcEWXNLIlGVE3U9rnJxKCSune4BRS",
-	"+k8aKozVx861zJhSk9ziqNcD6XOyIMsunBkRfnBzg9SacSy4dwqcqoVIr0wNPOlhTwci0/T75ObGg+Pe",
-	"c2QSjwcvfE7SIoKz3Yc54x6cmP8G7n+YncKJq+2PKl8Sxx0PJRFUpPjcqn8nhMVm//K8JjYRsGG+NzMF",
-	"+SFpqu2hySIVmWJ8mnMJxrej4BOKw8AsGRuZhpUCzI0TsPABAcuN9GROQXAbmIJKlVMTTGYrR0epSCDK",
-	"DE40daN3mezBm+jL5vuJs5u8wqJVtDHpDgoWROqLoXaYTw7Ju0yIcUWnyOeszOjHtbdG7XJXdpjphbuo",
-	"e23dPbkPGJjbRS3188+r+OuVuSIopm0wYJ25pDqR+94Vryqhuk8f31r3hZpQ6D7Rwvinj2910+KOSWgH",
-	"//Bb/9tv/WpTK6IG2ri42JKjFh9i/XTBqVUW58Wlq9hrmzKy0bnE54Ne36Q8w6tWRpA2H4LuvPMFykrL",
-	"dtyrstKO8ZWq2TUwVvoobEH4daFcpa+9kshX4UcfVYbfctm7POGGluItP7QPc1et2L1JB1FNaOR+bdUa",
-	"vsoToBn1oWEXTgGzV5RL3GOm0JDwkMax5tvelhSHWC4fZ5jrENeo+gpMsJ8UZds1O/4eNy7rL6mB+2qO",
-	"pLifBX9v9vmeAdnbEBVcmoahmFWsib7SKOYbkteUbeAHqu4FHO9VXN+FljxC/d2GBt8S5PcSzLGaRUMN",
-	"UsKnWMcY81wGlGvCpiWjoPShTdtktMRBF4IsjV0qpwp/qHG4z9l8nindz7BUPh/ZSklNYqq5qRChBWEX",
-	"OtJgWD+16jafm6KotgBbXcgGxqWiJGpiDz+hif2ubuHds5aV+X0lO/geSMB6LPy1kcG/Ev9o4O+Bye4K",
-	"/3hYcIFrtfCvCkbRxTc4fnd9Bl5qVVSoMNmody+6/xIs4X2T2nrHom/X1Bfn9Jg4+0/jRFnWxsZiajLl",
-	"3z9PsekWH/7hZvQGw7NUuqEO+v/VkqBJ54+acKffxHXkK0vZdKaALMjSg8WMKGNiU84zudsQmqTSZQ3C",
-	"v/Bur5Fs11q5i03Y0dodxdej3rgfDmqW7t6kT3aydg/uCzes9ZKzh8WklegffVK+XiyRhTfgYvHwNFxR",
-	"c7nX5cPlETqMoVUOAtu2q1sFTmVdo+tGKY2KY78lKY9Af+23gIS614bkW5dU3o/I/eD3CkNEcuT3171d",
-	"X01xSjEkFreZXtMHUJpWTUB/tMaUpDQ9y9SsNfzHrxrmJE2vHbBmadwatg5Jwg6v+wiRdnar1FNgRkfj",
-	"M1kkfLahgZBX9yqKgnULCmXjC1eJ27tSrVcbEGBVt57LIszSvMZTtdBkqX9Xt6PBGOviK8Sk7qxWnmDu",
-	"7bPagy1kDprlmNjLmGc4JvblWCOZojv7uHFG9mZWHSVKiy0zWaUuS1qWjXVESk1saYFmC3UR6lfEzOUt",
-	"MZjt86+f/18AAAD//w==",
+	"7L3rdhu3ki/+Klg8s5bJMy2apCRfqA//v2I7ic74omPJO9nZnWGD3SCJrSbQaaBFMllea55mHmye5CxU",
+	"AX1jkyJlSY6z9cUW+4LGpVA3VP3qj1Yo54kUTGjVGv7RmjEasRT+/Eg1e8vnXMM/5krEVJjyRHMpWsPW",
+	"K5rQkOsVaY+zVOkOkROiZ4yMs/CKaaJnXJGU/ZYxpUmU0oUik1TOuy2vpcIZm1PTol4lrDVscaHZlKWt",
+	"z5+94rMf2ZxywcV0/dM/zWTMXOOKxGyiCRelr+/zFcUaBvdJ8CXRfM5IW7FQikh1CNVkMePhrDxKrsgk",
+	"i2NCp5QL81XTKZ6yqDXUacZu6gWO4Cxa78BZxITmE85SnNdiMk8IjZU042VpKlMylhFnilBFgtS1F+zU",
+	"FaVTM73YE52uTieapetducAJIFqSBeWajNlEpmb6dbriYkradkgeSWUmIhaRLOls78CcCz7P5q1hz1uf",
+	"l89eK6EpnTNtKfE7qsNZ0yTBDcIj8zFuLiRUz1peS9A5NBlt7QRb0nkSmwfHVI8G4+fhEetPevRl9CJ8",
+	"Pn5GjydH7NA0sT5dr7JUyYap+pDQ3zJGEqm4uQIUTyhJUnbNZaZIQqfsiSKBYEuNbQR533/LWLoqOh/i",
+	"JyqzRpdvmZjqWWs46PWa+rVhq57TKSOK/842fSyG98rfitiEZrFuDQfHnvkwLlfffDZfvL7XRNQXM57M",
+	"mWikanfvDtZMzZLR82iAKzZ+ET6PnrHjyRE9HA/CxjX7iY1nUl41disb5z/voGuL2dWoTwfjw/AoOmbP",
+	"Js/pi/HLsBf12WDS0LXPplWVSKGYJffoB6rZgq7Mr1AKzQQsKk2SmIfU9PLpP5Xp+R+l7/9byiatYet/",
+	"PS04+lO8q56+MZwCP1UdeRDSNOUsHQEvCUh7wfWMuKvwmgo6RKYkuGYp8CP76JBQEsmFUDpldE6SVF7z",
+	"iKVkQnnMohNkD2YmSyLl5wPL8Q5wFZq6bB9/WvBG6PZ3NLJXdpiUfCnMkxES6DWNeTSCJ7wWDKE1bDn5",
+	"NJbRyvByITWBB8n/ufjw3i635dDm79HxpM8G0WF4ND6mz14+f9H67H3pElwaadL4fdIOyv3GdaBEyysm",
+	"yIIadqIUi5zo+/TxLWkHcHfExQi2eNC5uyV4JcUk5qG+f6o8JUpTzUhovzgkgZB6lGRpOKOKRQFpGxk4",
+	"NBJPZ6n4MAmI2aSKUKIci9Ezqu2c+iJ/teOZlyaZiMwcJamcpkypwCMBjVNGo9XoWvKIRYHni4ALFvMp",
+	"H8dsBB0yj0UZDpeNmIgSyYU2V2M6ZvFoItM51aM5V3MjmUw3CdwhkQwz0ytfUHXFIjKRqVk2KqSemU0D",
+	"L5ou41LiS2aJxzKbzox2c2I/8j08GhAqIl/gpU9pjOOHd6VghGsyo8qMNWIxv2bpqjJa0685FRmNfZEy",
+	"94iZLDsJ5LeMZThZOqXhFUtHcjJyU1uM64ki9j4JqTDUO2a+iFjMNL7NIzZPpGYiXI2u2GoUyjjmiksR",
+	"kLbp7BVb+cKMMzOELAVqOm5mCXAjSiI+mbDULKrZKE3tcjHKFDMdMyPCTQ0vQ3tXDAanNI9jkmbCaJWE",
+	"Gm2H9HvEKniWZXkkAGXoALShoNP1xRuaxkYRUyy9ZqkiocziiFChFiytdsXx8VEslQ5OCCWhnM+51ixy",
+	"6tsTZXqIjyF5LkjKQpkaxQm6zLXR9ZTM0pCZZSYpS2K6YpFHlESyNlwNX/ZFLMUUOid01xd3ttu/l+mY",
+	"RxETt+S3KptMeMiZ0CMVyoSVuC6siUxYCq0QwZjRLmeMLFKu2dCRmSLuxRu5cCGXL+CVYavW1B3w6WB9",
+	"TLm8rHzdystFKsV0NJcRC+6OB58JzVJBY+zl/asH3H4v1w8UnTBjCcBecVuMEWW4T2knmC3X8VBeGS7O",
+	"p5ldbTRaVBbOwGRx+ofh7+5Bw+ArGkft5t1N53upvzc2ywPMpBnDxHwrIO05V4qLqUcsp4R5sqKAhqHM",
+	"hH6icPqsZMkEvaY8puP4LqnpnK5iSaNLKd/SdMoeYBYS/OJISzmKzTeDIZrTRgFiyxBYQZ+849+R9gv4",
+	"z0jK8w8Xl+Tp2MhUpoaEioJ7GGtqeTCnywPTxMF4pZm6S6XnnK4MA/mYq/0PQCijBD86mjM9k5FRtaPI",
+	"mJF4meBlz0yc2GUj3t1sXLD0mofsU0GND2iilPfABkPFKzGN8uO4lZwSOALtZjTJ4jggbSQu2GbqaZgy",
+	"qtmQaCmNhrQi7h2Fvg9DjWaa7XfViVEvZ0adMEoMvh11hnZVUMWo6BNO26itSemRm5ckd9V89r5kMS+l",
+	"fEfFyl5Vt5LzqVGEwXvAorKEd9PnfHQnlRnp21l4GAMrKHfS8Rt03znXWpmd5MrnNJVZ4ot2sDwwLRxA",
+	"CwdwNegY7YvNE73KSQIMryfKMXDQ3Iz075KfKNe+aCSDExL8fJA7Iw/AGxmYthdmb290NPqi8hr8CyZB",
+	"vTnrQg0ITRmoiEbHZqDt08zwDw22TFTSSeWEUFIM2EgnNzseGSyXhIswziIWdX3hi9NYSVKdYQ+4kcw0",
+	"9L/Sof8dEEuMpS2GHgNflDrEpVCkLSROqmc4fiauhFwIj7BlYjix2dEpu5ZXYDewDvraYDXDmKOpFUXG",
+	"3DFqOBrVaDkbvdlMATF2oLLGmJ6x+Zr6/CW7sro4N75edbbXmqi4wndqpnhjrSnr796xGfP0l7GZT7Cw",
+	"MuW/7yQ+N/tuYPUqZgQjY0ZTltqFnaOCQBzdPBB7sdrcyA0TxhMYI7XccXMBfTOWalHHxUuWpu9Qtfsk",
+	"klSGTCkj/94IzfXqVpPvBjfhLK5y+FPcXV04A7LHE6AieS18uP7QwyzH3wr3mfMAKTanwFfieEXsogxJ",
+	"UBkaroZbMXsJlAxfBPjT8BH4C/haxXUYSYbOO+fnMZ+tt6al9Ixx74vAWlOCzo3qAApFLBWclNkGDFuC",
+	"b4EgAJ+Owoc8wrpTIwEUKmOvqJ7KNHcfuj6unRpFPCIrmZE5o4IU7zLz8v8XdNDfhR227+RaFlcqY6Be",
+	"gUEXScNcSJrFrDDkhBwZKaDAcSbkCDajmV77qbyxXCuzyiSqbU7JS9k/WajBxRfz60LRMgIKuTVouc7J",
+	"RxWZ8msjIjbpg25M7Npo1HqVW+2+CECivDE3nJNblU4CUKAFd+dUyYkbmrFbY/004pQkUmkaEyu/uiRA",
+	"72N5lyFdBKBqpCu4FXy6CLrk/2ZSMwW6AOi0he9TkXDGwivXLJ4ZlpVZEhkCFUQbQoQGzAoYHYbQmF8x",
+	"0j4aDEpkYuk6tz3g9xNFEqpnnSGh5NNFuevm9/mFde0akcvSlGuZrnwB/qy2UQZCaihcaZnCOWICnkXF",
+	"Op5t7neeQGPHJOJTrpVp6Jez838/Iu2gPzg8Oj549vzFy6DjC+s7TFI24UZpIZlp2QzL9NVOsfmwMnsF",
+	"J5IbPR/fm/AlqgZzqsk8U5rM6DXzBdek/fHN6et3bzziu0VktYnU9Ir5rQ6STpIaBUpzPN0JLScujove",
+	"swX5u0yvWl75hO8ZnrS5n/21cyMPju6pqLV2Kmi8AmZH3ogpF0yRtzqqtt1vOD00zQEtNZxFX3wgh/1n",
+	"zw76hMbJjB4MYN6MsCq+++nCDJVqzVLzzn/+4/TgF3rw+69/DD7/W6vha0ZBiatdpxH9/+2vbijn1T4P",
+	"jo8aWsGjucr4I0reymsW05DtMupkJkWtiX/vk0F/QI6Pj0mv3+tVWzlqaiRlisOBPa0OaUJjxfLnx1LG",
+	"jAoQcmYT1Mjg7+sEsPYhpVPGdL/65uFxj3zPJ3pGTq+ZyJqGfQMlYbODarMXGdeMHB7WZ6B5Hn/nSfX1",
+	"fq/ff1Fbw5t68rl8wPqPfLRey+oP5iMFof6avy/HRmqYbtgNeSaSDLWcKIKjeBqfl7ahXZftfNewR5rL",
+	"ecVEpAjXw4LVAeMI7BfR/BKSoBuvTYUvrM1iJTJX5GgwqKsFnb3Y+yNDeWQojwzlwRiK11oeTOWBveg0",
+	"toLN/A2cjWhEmc5WdyYtNLxtpkypWXsU6xyr68s8NxbdFJvnms1vbLzcw3f4smnHtkzTlK4c+WQNuqhz",
+	"p0bGfF3QFJ1J7VI/reYdyjRlITputERNE1Vqd3IE5lHxHvjomcjmZl3cV1pey34kNzV/vXlNoevVyfPy",
+	"yS/NWZO8gBCy9aUzMwlHM6cgRVANbA1bEdXsQPM5a23idzeuCHzxFT5qXkKf8T7f4dGXhK95rVIcwU2d",
+	"fVt61L2pPqVxU0wmS5l1LebRFjaQwUWGYrie8oxkNSbt+evvu00dnIPvYXvP3plntlGu7QQQ7GLGY0aM",
+	"fWE2DUjThK7gFhwMMBGZH/ZIJchXPygTadFgyysI5GYChbgxGJJXEGux7NX1yKloI7G+yqmsIY7IPPBE",
+	"wSgVGa8Ifo8IuTgpzj+iAM0dhcvjgkw8goExLCKKixBsNCEhlra6OdBh2xTTagT2yvopG+7hNG+46TrX",
+	"fFtLjaKwIeKwPNn4XN6P4qPlL3huCBsn+S3HQLPqwCOq6c6cFzlLA68tgj8bgqrhutsw5kmIGT0hIotj",
+	"jI9hJKYKL5ulMTdQXmBA4nZahBFUurBxCvI4zluo0h9EyUcDBwpAmSeELWmo4xWh5BVsAOAvH0sBOzLT",
+	"lZCa/2CrYJ0CraHdwIXAC+RcTh5RLGahVugKhI8711d3By0szJSWN6/0K3wMJ6qQ4t+tbnrxdf7gZ681",
+	"SeX8dC+NIf+ghOHf+NoHfCx/LaFpyOKb3jqHp/KX7PRtmnq7MkF3F92z6oS8qSMXtceBK9xqxmqbojzz",
+	"5TbzGWraI69KnsYmH56diCeKGAvQBotpSSgJaRwjQSIX2kreJXvo/KJZ6YhYszCo9gDjbszTHhqXXJMp",
+	"vYZ4warh1e/3B/1e07euuGiIng5KPtuSF4xsddh2PBJUD/RTqhmxZ4gehBaDk1BKomIjvvAAOaaapahY",
+	"4uwFxtS2o4MwmnyuzQznjvmEpqqqc7pet7xWqSNNsqGkmFgN+ob5to/V7NnzCzhWHZLL4vjAyFoka6OU",
+	"lPpBxkwvmD0DRi5m1ClpD0e7pI3L1GndxPIdMdnlKwbRSNXAle0GKAVcb+X9zf6IW7se9vEr3MY/cKMP",
+	"oCp+bmItZ9WnSz6E3V0Fe7oDtpj/e9j7tzfpd7XdH9b1h7QLusvtKPdL1/32dlURp7qXdllV0T6DxD3D",
+	"t497dknt735dD63Pd96DzVNbVtb2VAiDkozFk/CK2zRAQYthKrkPNBMxU6oc5M+t9Lg3jbDsfgR5+1dR",
+	"Eb+Utrn6CKvQpOrg+rikBXcaWBwzwpINSYUGzFKCsgATw1LPF2WiMLfmzNhrQpM2fgDc7TKNWKpAn0hY",
+	"RFis2GLGUtbpkrN5EnMWkfHKFwXNdMkHEa9ypcSutV3/Ob1ile4roEAJ6QbRCYFsgtLguCIJ5ZCokClG",
+	"2uGMplMWEarL539PFJnwVGmiQio8DDbyBZ+QTBiFyB4LrjPxL/TLXPDf2U7vwYMPbDa49biRfjAYy0x0",
+	"7kQqW5IrmaVqaJRXc1W5qC/mC5nyKRc0fqIq7EVLSKioMaA80QIHA0zI/LTb2RdtmjMeFo2mUkYq6DiO",
+	"lEcsG8qGn/OT3Hq1RODlip1MfVEzdTBRp+iwo04z7JRNWJqyqFvrc3WDVLjmnK7QczVmRGK6SZec5jFz",
+	"hOPhU+8IQjNcHLq3IVuq4ig66r2sJ195cCpmZsYXuGYNx1pI4zuna5bVlqPNpuIuVmfxzfOUyxS1hz+z",
+	"KbpB2l5iYtUtlfBN4tCINY8YW0Sm5HsWvVli3EXMjCKNsRYnQFAFLRXBqCKbj5G/yXRuU+6kyBnfmsGz",
+	"LkBvUDK/VExBNhoX0/fQ0ZvsNPe0HdcJUQkNbfBMRNWMoTjgUyFTY5TiJOFFiE05MPMV1cznX16+fHl6",
+	"2u9BOMqz5y+O1ul7H024NqTN6plNcL4dwVSmqex2+GAELlErpdnaAepxk5kljPkaVXLIK57JksCDmCxV",
+	"+V6hiXbL/tr8YmGc52ryTbyjUIoH21XiLye/rOlk5MfLy/MLzM6FyCobUKUkoWHIEq3ITGtETCim3VxS",
+	"w6dPS8fXT83qqqdmKqL6MejRi5vIyHQtn/FGIio02bpPGm6QiIUxxUDwk1qgguENEVOaC0zysmaaTdws",
+	"pLSVeQ3qO8alqjfLJKYiP0+9kdrce5dwY021qDI2CEKDKTe6XcUtpWZyoYxWwQWJ5cK+UHYXWW004oq1",
+	"vJYL01QtrzXlE91yGo5TFgzN4lp6LYgIMXNeLG+1tfVNxOLzSdjEvQlbJjLVhu3GK4xFYUs2R+iCmE2Z",
+	"iEg7eP/hzZszctjrHj5v006QR71hbEpxe7kMfIFvKXCqQWhcKo2iPSETHhvmGHKNq5qr9qdvLsjZ5XvS",
+	"DsxfPw96g2f9/uA5MjxImT0leVfxtblMGeY3/9vAO+71TPswUSQThsEYKXIRzliUxYx8ZxmyL9rBTF3S",
+	"lE8myP6CE3u25bQtkD6G2lhEtJwyM8BOKaX07PL90D3sC649VFZqsb82EDew6l8X5z+AxIO16dVw0smV",
+	"L5r0HvLB3F9wBVnYlgXCmXh9VeoqUvX2DrYnzi9LL+myCdXiEmgDH3miSBttpvSJ6hBNl0YpbL85e++R",
+	"Nx8+nnmk2+12PJKkHKbSnjRxcS25zUKG7BEty4ZOTfANDlDgvaz2/bBp4/L5jX13j5i+pyzkCWeQF5n3",
+	"/m+nl3fX+x++c/L6Za8eoNI8AhFKzdJ5IzwRSehKkSjT3KoTmi7NX7rOKockeH16XoRUoDGZxDRkHto1",
+	"+dChzRPbAJAV+sFfv66+H2V6BWaql/O4hKXw9tA2STXA0GD/XkH8M8SXW3M23+jWpAeCL7v2f8MgY65h",
+	"r2/mspbELQt9fXre8lqvX59XeaG50Di/sHpbNTk5N4yU09it9ROV63IV/s6toKJjyJOvrPzZ+78d9HtH",
+	"g13W3OkcO/nonNPHaE4VPaTfu0kREVJYz8/qQ66U5fqUlTUt7x7lXf4JOqYikuLmOIeKLHZztUXTuM3B",
+	"coMuQtqBvRo0R2yeFFGZwKM7hfbii1upL01RmI8KzKMC86jAPCowjwrMowLzF1RgGo4Y/5W1mGpguHOd",
+	"lHQbo/Otxw9ucrK9klpLQS4P1IynusHNdoPbtCpjmmntxwui4SHSlmlJVHUswQ3JM8Nf+j2bWeeRSGrc",
+	"+9YtakNSfKFnbE5obKbcCOtn/d7Lbr8XdE4IFSuEw2AxrtwORwP29fXI/rVhovr1alNayU/5Noco3wVV",
+	"ZE4jRtrr+SYbee2X5aD8ltE81TpvZVAF0LwJQtNrXdM4Y6/YxihfuO9iRBeAhRtzwUibxjEJXB8Ckgmu",
+	"VQdSOkPTWmVsg2PTkTzgnAv9DBzVW5BZvdaC8elMf/i9uV94d7+OyUyErNqzZ+bvMM4Uv2bvXHfQhVzE",
+	"x8sMg7Ua+ovkvB76WupvaaUq010a4TbDJeeHewZBlN4PNmWXca1cdlk5oWzdZfrITB6ZySMz+UaZSaP+",
+	"4BxFr8vBQfXA+ngFUaTKTIliJDCa+JxqFjlN67XLJZUQQGvRuiGkIqKadckHYYGqrH4ezhhNgAll4Qwa",
+	"J3QuAZfCfKEwux1biiEeV0jBhrglm+AebAJ+A9xDl5xCT/KuyYiuSPvT5avOcJctbqz1g97hAezySsZU",
+	"0y5y03KqtTGDG7L08MZ+KVg003JONQ9Lza7TcP4UsR/JtXvS7hv+eGy4HGj0EPfiUFnd46RNbdgzAv+a",
+	"RYITvE4pbaq0o1hzMPpPM6rJwnwEMCmBCy/MtRlNEiYU5JkgrAjxWwhuEjIzazaWmkXkaPCSXEpJ3lGx",
+	"8sXHHNZrbYjk0OzZY2MEwkL1+we9/mV/MBwcD3u9X/yWGYvf+p//+u+T2miVL2jKIALFDJqzyG9VQqXK",
+	"GWxw6vpOVVbMsZ31iXHgVm+WIUs3rRbGbAGCIGlTTeZSmTH0PBJmYHojiNSny+8PXuTVDtxMPQHMVkTQ",
+	"GstodeILu7DOw5gyECJCFg/KFMQ9hBKZewAohkO+Aeu9GNLFhvy3Hy8vz1361+a+5uQHOKx6IdMrjKVX",
+	"TRRWY4LlnVNekybVyW3Di2w+pzZ2u6bOWPO/Of9ra87ZtryyvRPH8nyxokdb88U2ZIDksN5yYrMij5ZL",
+	"2HrHy2U+/+tq3Rq/bG4aZYDGnZ0ykr/mmaVs5Mjdlreb2W+/bE32hgy2CsrOev/e0HDWmP+CfVuD+inB",
+	"/9hkYYhua8J93HkMlfScpiE0ps28o2bK2EHKaARZGKCwavwzTKVS5JqlCjIwKjKpIrEaHeLNVPJjNqci",
+	"/1weeJWyZJauhxa5cwmAoxkzIxIW8sD6Skp6aYjJpmudsLhc9U68lvpAsYQamooAvcdxDHjBA9lU9zjD",
+	"EtUEdaWzJfAvq2M3+aMAWaqBhDCPOJXjmM1tB+roVDvTAkCCgbPyzHyuiRxKSFAb/NDX4H9dJUwNgYob",
+	"cKU8qzFhRJwgFkxqbFScEyLFOnSSw44MEJdqwmONBV9+eHNJnmKwjlfSw2ZcaZmuyEzGkUJBkc/A2tzW",
+	"x/iF4cWNWd8fxCbsey+vSWBpqYBGE1Uoe3wyh8BvRL9vTBNPN5fPKaVYPVGAQZlDdgUb2yrhhze1B5Df",
+	"qA5Xscs9SxBr8ODdm5OzcKfWoQ5K0uXawvU1kKS4ZrHpUuE515IsMApQNUiWhP8NmVfVX3Ddb8wr3B+X",
+	"wKVHN7tE0OhqWiYHda9AGzKkn2Owush/rktzWcxOHQmBXevRYTgY92lv8pK9iJ6Hz8bH9GhyyAaNXFk3",
+	"nroG6yGIRkbVYhArl1zRiNqlQsb5ojE3khLz2EmJ7CuR74D2iqwWSMQieARE0ZXyxWIGxRAgt7pbgBYA",
+	"cip4LYrU642YB4CKMJcpO/FFYFYwT82A90olILpZYpbftG+eG1Z98Wi/1KpC4Na2P3yBzyhNRURjwyWl",
+	"YJ3ynOWUXJlJtgxZgqCaviguI22MtBwpJiKWWpRnuwG6GmTEWhh6Q3DpDvANGk8DSluoCuEApL9x/94B",
+	"mgC08xHqRNyMKXAfmADlDqzb0BXW8lC8ZK2Plnxsp3ZIq8rNkZyXbGQRd0UklV42TfTZWgxyXUe9Yspa",
+	"yIooOmEn5IoluAOfk4iuFEmKQgKejTcWUc5Vq3oaZFQd9Hu9weEBbN/9PcZvq5rFOo+vFsGx+QNUeyQ0",
+	"qo0gVFuXFGnb40ESJNEk6Azxf48ECQAPUXK0fOYLPqdThi6GQxIl3CMv+oNlf9B/QRK+ZDHGggS/J3FA",
+	"2r+cvyVnZzA99nHTCJjkcxoTpWV41en64rLCnwXkmXFNBNX8msWrGpOGYjBw1o3KTNf20/5ANusq9HSh",
+	"J2YNpIhX6A2oHi0n0cQIbDA8f0/i6gEz3myedpf1tWHSn2DRudK8Hi2fwbya/22JCTAgrB5mpsai9gjE",
+	"3MTbvoB2JoBOMuEhsz7vVDns1Up5Ilg2HG1b5gEljfihLnYlT2ILOtW5OVo+a3kt7EZ1YvDO2sS824iJ",
+	"AHvBKqQIGo31dHCXWi8J6iPlY2QjS0wX+DVrxAX4UGTS1eyYpU5pnnS4rpMpPhVUZyl7JcWEm6mrq2cb",
+	"EN+a8oYqiXr7HU1V+0nagW1r15C6+xxZ1Vfuphpqc7hExPWcMJlpEvE5EwohyYw+w1EquqMFq+bQUGc0",
+	"thfXxzGD62fVrh/tdargzmsGldOa9TMGQ+OGydY+1u/d09fKBzD51w4Ht/va0c2f49Ha2F7cy9Bqwnnr",
+	"mW45T3XP49xzl7S+30kuaaZPX+xEoA2xp48k+hcm0Sr3syzvs9cCnO8/KxjDtwKK8AhqcO+gBo8gA48g",
+	"A98IyMAdpvBb7oyHfA3wstsP0C4rtQSw4GcWRzBvELlsAU1Bn1Ak4pFHGA1nBcUVZ253dmIGJ447+6s+",
+	"Ut1w0FKTethkk1b20cJZ7YKLd7EBGA8fNi29Wkszf9kfeLsEDoRZmjIRruqffN3aiAXE0vPU7MLms6R6",
+	"r8i/kySm2nTle4aXKu6Zl4PeTh0tRcJvBMmwuSEu7j/AyHs0+9ci/Rui5e1plS/KuVLtmAJkbCiVhigs",
+	"LA4Gpzz1wSJHUXItTt/u8S45rcZM1HsgpGC1Td8/Ot5thopAKbpS9Zi6bY+X4qqatyoEM5V7i0V/IWdG",
+	"psS1pLw80SdPKDOsEd9vYxgUF774dPnKc7lMAAG7YOwqAvZb8E9KJixiKY3JTMY8oqtOl5zGC/D+payo",
+	"BrweN9V7tkvc1DSjKRWasagxNhJs//KY8+fVppi0tf6Ve7cR2L6+O+q6+Q4rXwKPaQSHuXM0mI0IjK4n",
+	"659o4FcNY2/kMSUuVafyRtYKIM9fAyGvSVBe0GsWlcRuM5bkNrjIbfCQd3ESkeNG3ojDTqN09DJ8MX5O",
+	"n02O2VFUPon8Uphzhym5GUPyC0Ajt6FEbsOB3IT7uDseevl45BaQj2XquYNDtgoxfpVTtot1zlNlvRcJ",
+	"YxHRHMNEcpdtl7iQTNDTofq5TYyqoTuRdvDm5/OPby4usKoMWyag7ENWNOqrUI1/Q0IVC6WQ8xVC2YuI",
+	"plAUENtoeS15zVLBpzNd9dOXnl2jmWq02WYk5dzUQYWYgiHikHF3xVDeoCt+CxKikVysZdU0bbnV1Qbd",
+	"qtO1B/lcTG3JOwwSj1fG8oeAI1sE+Q8efUZjVdi4J0O861M8pjEVITtNwEWxQfc0XUy4mBL7NAlTFnFN",
+	"KL6FKa0lS7zb2kmmQ3DCpsgfjHiohCeUyjObYbUrJcWrUdiKi2nM7NO1OL99S218scWyi40CyvTp3PDJ",
+	"TVbHmtZA5lxkijQs4Qnp2WCOisskE5rHFY2vcAfBOWm75ETq7LiKtxDHd2CR7WT37ePBzAM8323CB/9p",
+	"hu4YR+UW+v3E6cK23peNLGqMUFuzXxqCpPd2hTapMTd4URpiOHf0orZBp8Qj5EyPZeZqVKpOl5zpmiNy",
+	"6IuggTxdcHCd6AOiNF2R3iZC9YWjVK8wL5PUIq9bg/QEK01DaJbtel4t2j7yZwFv3RyTWYq5TNlMAsh8",
+	"NQDDIxj8VYRi7hK9oKpH/AXtSsPWc9fdhpSNfZTd/XzG+7qLN1mVO7CFfJD7cKzNXunLsoSy1XpL+8Wd",
+	"EORHBZCAiMEW+VFAp/unUGi8FkZN1CyihDd+LM9Z2foNOzM2w+UWDlp85/0m00nLiy12jo1abNIxzpsJ",
+	"vzHCtKJy7WyJXJZfa4BdqFsmN+Ge3qLHFzstkkWpLdbIBonus0EweHb3N3a0J4uelOtu7eaLWVOpvsg/",
+	"06QoV7w2du+USdK7uSxNSfRuMw7uwjB2dsY3Wc6qxkgaSsXZuOi2wxnxCkUN0Z0WFCKt86DpSjA3V0Sz",
+	"eSJTmvJ45YtSwtJJVevjLnAzgtbK0eVFULkNHLf1YeBMzoaX10IGdypxhturaK/l9ltjIJvdzluPXu7E",
+	"qVb3EO/18oY8nQuj4HlEsAVT2poneSJnv9fr7HwWtsZ+14GCq4JOp1ejo8kL2g8H45fRITuaHNNn4+fh",
+	"i+gl++IKh67KR7QtuBbUByuzyETGsVwou8/Wwu7dY9YKtj9VZ4cNuKvwXpML6xJqreW9Rce2QovFpJWZ",
+	"fq0XJcFgiWqTCGniK3aMd8Bf3bb7Kj7H6lIZsrYMxp7sg9+HjXRKheJmVrgo/ZCZHk1kOrLBO6ta4mzO",
+	"CeGhhIdXWZJjDRa5G5ZfZSkIcSMs43gbi8r35tq8uxJZtVrIb34if//w8T88AlWRtxX2KuF6sYSmgOoB",
+	"QRRkQkMeb9CfZQjifC8meKudtKn6rRtBpStNy/0JaPouweLr2QI3spASRvw2UPj7QHhXfCqMcsvClDW4",
+	"Tc/m80yj4KZiZcFRQGpjHhdaX02hKE0L3AgHf5efaDpRq2e7ru2QRlq3sBQus3gKTDBFwMvGWoAJ1bO9",
+	"U4mrzlRUY7t57ONN7Aw+ub1+XVO564bizlFt9Hj0NHLHFPx3Fm3Nn66/2d+Zp/hrxdX9Fsm/q9Ahjg8d",
+	"X/5ITv/2xm/tmkW6bWLsfnfq1kYYlLdyurPUqkOrNEgvB+2xKcPbgYbMacS8MpiIiCw6SDPSSR1/Re0I",
+	"wKLsl+SEOMXweA2HBBwuKWfKK0GuqA5EUTJIlIB4bvAKsqW2kKpEWRSs7l25uuG7Z81paXDvsjk3bV09",
+	"jeLrUW/cDwc11bQ36dOmLxuNwc7sqW6M/xCFRVcCq/ktYxlzK0ekYB5idxXP5gsiBesYthdlBQgJ+GWF",
+	"0VAXPI4NHzKr1a2Hq+wgUHMbaTc0j1ITmLMPI22c+iads/ZSsXLldSrpmvmuqGqbpS24wxa+A7WzzhS+",
+	"ivppO3FRmsMGln2LDNKqknJXSsn2SjW/7gPIUN+li9nVqE8H48PwKDpmzybP6Yvxy7AX9dlg8qVGpFVF",
+	"9ikws7uxVakt49XA0dy8lml9Rzq4OxKvUNefhcx/4npWKKJ/VoL/c9LzDXr8xQzqR4t4RbhwRysWcon8",
+	"B2MJ4QjpZfTFFSlSsqsa6mKmWDgajJ9PemE/esle0KPxYfgsOmZHk0M6GPfD3gYHj91v97iH6nOwTnRw",
+	"rBNmKderCzN9NmqD0ZSlp1mT+h6o63BkdJ4RgkSYn2ZmRoF1KUEmCnl2BKehNNQMgcJgdYCCoPFiQgyX",
+	"aX3+DGjYE+kKJdAQlgxj2oCNGp2BC025YKmys1HwqCnXs2wMLAoePojYtWVTdbov4k2cqiEFkUZT+z8X",
+	"H96D4vbj5eX5kMyzWPODanyxR6haiXCWSiEzhY41Xzju7gFqh4gUaV9LHqmOlx/eKRvJbF0TnvOwmRbR",
+	"a4+UZi0TX5h+UJHfHEt55SEuH7IJUlYpbOtmuVlUplVf+AL1aJd9iONRJDDrK1P+u8Vo/w7WhfhZr3cY",
+	"QuIz/AlBuTYRWmmaakjELojAFwuZXinYQ3npsnYekEVFNJZLjwiJOK3FQTqgehTEwwUxf8H7NtNeLyT8",
+	"xOSkSRabrapkTBF1vRiYxcpzI6OiBudDZoxGLO2SNxtR1siMKkJ9ASQAOTXBH1gJH6I2AH3/c0DayGRI",
+	"ADkQQeeEBOYpiJPaAAJmOvoxL1yvhnYux1l4xXQFhwFNGjN/5mIOcDNNZZacYPZGDivkCyytyLXCB+Cg",
+	"fnlgrOoD+NIBXA5IO0gZjVRA+r3eU0XGWeowCwMk6YAMek+VL/DOsbkxzlbwQul5jwSWttdvWBodIats",
+	"aM89AEGH9oOkdN+SdH6/X7tvg7AC0i81XMDONLfbsevtC5rpGRPabC2I2nDYihNCSTFhLCqm1yOD5TLP",
+	"VPAwZdcXhqyoZm9hfuFfPOexfTIkXX7iIzMsC0+DEJ42dSGYMZvoDsapVN9QzLSZCb70hRHjRSQKUoyh",
+	"NLMVEPinA/lVAArp7mNOjwI4zsCMbmRHl+OtfmQ6XR2cTjRLDUWzUIpIeSSVGaRpZIlnLN+YUaVJvwME",
+	"XIrTHhazpMrQCETJOcNNbg8NbKygRZL1ReXqHzz6/BQpyiN4x+FSud95JqW7YMnA/cwPJSz4PwmqweeB",
+	"L7jIk+QMG7tiK9ipoUxcXCErUFC0RX+wfzE9k1FeViaUwshQ5ouE6hly4hqmSpd8ZAmjwCGLbO88MVTR",
+	"OYMeuCbhgumaL9oQrQ6VMRQJqZCChzQGgdTJgzzKyXpAnwWc6Epj0BT8Yb4IoNmW75EgXz5DYUlMVywa",
+	"EqPzBSeE2hpGxroGxgcpei99UZ7N0RVbjUIZx9wwNRAJbnxAAhOOKe0KBqi0sc25IEkqpyC9FpRr5Yss",
+	"sZDfluigzxynXpAUugaRgjIt6Lj3kqx1hYtRpljgC/DDrDo227U8KSg1zBINCTW0DoVuDNsm7aPl0jPs",
+	"v1NdGIwYhtzXlDsZU2G7tqCtzrHeuLaFeCz7tarbAaK7nZAAWNPw54BwSNNVkKNLo+HP9qg25iGzCYBW",
+	"2TlNaDhjB4Nub03LWSwWXQq3uzKdPrXvqqdvz169eX/xBt4xWjfXcaE2KafunJ6ftbzWtUNhal33MZKK",
+	"CZrw1rB12O11DxGAfAZ6YLEDza8p24RhXFJRKsgpT9SaaKuevRrFMJ/bs6g1bBl77jT/KsQx0DkzSmRr",
+	"+I9mvb945Kk1rj57Nz4J7Lb1+dcCJRfGOOj1SqW6ELcqia1O9vSfCu0mVAL2SRUAMxWU3Hr4I0DmyAlR",
+	"FLCC3NC7ZmmOsDdNH8l7/fQ7mmfqwCv9m1/5BBLR6H4swpcOb37pe5mOeRQxsP2OBoNdPpOkMmRKGb3o",
+	"DcKfw7svb373Usp3VKxcyoJ573iX2TgTmqWCxjZHFdx1Fk4YaKs+z8YOoVMFWMX5tV+91romBdVoKFQ9",
+	"q+9ze2tYtPDZayVSNVmdWqaoorpdY1hgDCcpkFpvflrrEuIpSyE+RpMFncVF6/8EjL4u9WxeNGjGTYKj",
+	"17cBgpulArKm6s7ECtJFhJHl/9/JaHVnW6byjZyqqzax6eDntW3bv5dt27RlISKzTER/9q3a22G7vZJi",
+	"EnN0Qx31d/jEOV3FkkaXUr411tw3yxPMapd3o9MJSyJtLxZRtXSaeQWqBCVm8dkridqnaEWBv6+Rhbya",
+	"sfBKOSOfjiHgAARseb9XDgzdcNqfLs4viNKrGNXFTxe+yD/cQbYghdF94ZgQ7NBwRsUUgOgt1nITc4BD",
+	"1dX9MocapMKDMgX77fLZ8SbeUPbiGGU0i/WfnUP8xTe8eWuw09z/QDVboKf6eJdptDHun4pozhp7wX3h",
+	"MOLdhiwxnFsxF8shdmcu1nDeqMV/h/f3U9693LTlKcIWKCLkolmnt1/4tjV6GMTNqryd7UcV/p5U+HFO",
+	"S27ruCu3VdxzJ/1mxf0UXEyKYFEer9frFa59C63DljTU8YpQ0uD/siVcLDgTeEPkQqy5rJyPGrC5wVnO",
+	"wisWeXj8gO4oSEmLcBNihJiNAvMFvIbI4apUFQuzXfOosXaARRUCCL9S4NTI65hhlZ8Sirbq9p93i1IN",
+	"AAkQdCxgYe7VV8awicqlgVkxkDEL5ZyBg73IOXYx9Q4c1ubrBh3ivHbmwhOF2GeeQ/qP+RWDQeO8nqCn",
+	"C71FpiOD3qDwueHAXRi9+VqXFOm/rltBGRidigjSCmuA6VwRhpBWkCHTcZEo+Uo1QqeDCymv82JLd6AX",
+	"7AV5x78j7WB5MKfLA3P/AAoLBZ2TUtctX4WkHPD4Ko0DLnziaX64YE8C2v2nynNu8E6XnObZzlSTBcBE",
+	"aXrFKnkHvhjT8CqWU5JQpW3NoUwAYNdx77DIRBhBAM9oksVxMGwgADPgKs5vfq++LCAV4RTWfPvEVvlC",
+	"sslx5yg5f/39ZnsUWPK9WqPwhb1s0cHdCpxGYVOpdluC7y8IHfG8iz3o6POBxdJgJ9VyDsjxdlofzdxv",
+	"XOvFjQMEOM4M2xOrHGYSEww3ye4qK2wNXxy+ePGs92KDWC8UgY2KcEmylxRhOH3aqA1/EBWJCXiMW9Tb",
+	"H5h2XGg/3fY7C1Bx/zrrJlsVpdyf3X91dPMb76X+3oirr6qc/sC0q6VyP7ppnYKthtlNoslGYrZlsnIQ",
+	"UwvcPykEB9RFxVowqGhRBU6gvBqTlgjkf+ILDIuFpxWoSm5f40kui4jioB3RlBF1BWC1XXKhU0bn4F2u",
+	"VHlSvjC7VDOBlX0wx4FGXVDibNWoPKESAS1B3d2mcp34Ao4Mm2tO2Uw3q/+52lGECgtVjyWm2oGdWYA1",
+	"mMjUF7+cvz0h5+9/KOPlCqnJnEEwS5OG4hgDgDKo89ffPxSHsPRQMIg8OnDMBW0qs9bMHnBsoICZDXKX",
+	"mo3bP+vBWXLO6nNsaGJFVixfmJwoAJJKpxDCR8mELdzJsmHTePoN81UKedjUM/v0U3gUn/zstcpxRDe/",
+	"6YqNwbj+Six1b+Xqa/Hg13IhjMZWMSNKNa4sb8PN+IAs+vck3p9F1/hUUw0Vw6AaGLgPKRK2rI0C9ms5",
+	"n6tpY0uzYJo6dvJJzppxklzUBLDGzhdz/0au7otd2TrZlavLiS/q/BysSHsfuJoiXGhJgkKCBl/G3n85",
+	"f/tQ7N3S0hezd7fqv5y/9aoSv7Lyj7z/kfd/47zfMMIK/zcXkC0+kBgo7m2LpHIezyJovMLZkVnjn3JS",
+	"lD9UgXOZWjdYB/dzYkugUaL5nG05mLnIe3drFuZ9Y8FZZeSbrac5umld/no287d6GETXF+f+tnSR8rRJ",
+	"kRM6r8C852FqtTqDw8ogdrjNm/fN9a027d470Vt3kcUrm/SM4+QKKl93yamFK6gA0YtScWyIL24q8tcO",
+	"8I+hrXVt41GCUuHtAJwTtKgogt9CjW9FYg7TCRWyufJISi0GPRXQBwiTBxgprIttRvJbhogkNvjWFugs",
+	"mMgNhWG3407cKwsr6sZu5V+4So+H0ffEf/J0PMdy7IXbchyXBIEMB5XhjQwnl9v7MptdtQO0bb4Wg6mo",
+	"QcBjMD/e2J4VxHKE7WrYznk+/X5aQY6k8+dQQb4ZtePbjQpv0B3s3rsj1aESDLI5uPMC0OqVTUwrEinh",
+	"rBzP3YYYaELA9XFCatCUQxLOGE3MXudYutYXmrP0hAjGjTgsPSCvWUrjGGM5qA1wKUcFeGQx4xCFgHEQ",
+	"yhfl9Nd41SXnMo7XoeERYTnA7ReUj6ZZhH6dHMwQypJhKuvYMDDSVFsfM+Xq5fUh2AArF22Mga+mX0EY",
+	"xoaw+AFkT2EJ+jyP6qbcqaPegARCjhI8wx5h1ljgNJ8rlmjPF0pWE40wZRaDOoh91SWccUVoFNlICoRR",
+	"kRLPUN18KEJj9IssKNeu6FJeDwzz14qImOPeoS8aAzjIekJgJabDweG7jDVM7qIr5YtJyphHygMrEoyh",
+	"7oJNooKTHbU5gOOtrSd+fwEc8IWvFMBRoKLeFMORx0WVHKB/2VCNe3dBPcZ2PFBsh01G2l1sjrPVPgEb",
+	"VqhA9ONmqfmWXzMQmLYQJ43jojpiTTUGgAHyvh64ZoSSw+9fY1VQq/E+OVWlVO9OPKp319+2hSg3nBWk",
+	"tjqdUx1s+ua/uqv7kc/cF58BqizvaXTql3B6d+M3iHGxP8e5MUKsqBvkfHYO28U5xsrA0lUDvNMYReYY",
+	"zH629kUBY/wg5urGnEinnD+Gk91lOJmb1vs2TOGUytV/3RZQdplXL1ckoQlLjTEDx2yCcBwOYgTbAzhq",
+	"Y7iHFkZjPmdpyGlMuLiWPGS+aLNlIlPNUo/wufurFLmcb7AfL4gFoTXqB5puHtFS01h5JGVUSYHRWtgi",
+	"1JqFQrYeQCNRnaWMxFywjlcrXC4XAiP6uc7tQylYl5yn3Cjl2gIyaU3DmUUGA0sZ63ZDLfZKRaGIYzFm",
+	"iLTnmoBdnyKuh7GbT30RyTlTmocFK5lRLGA7JEe9I1Kqkb0h/sAWl7pNaNnt2cZdRZc5IsqjDh40zqyA",
+	"xbem+mOgwb8qo83jBnQDVT4I380LbG3lulV+StpHy2eGwc3yStDmgo16MJRqHeQJnRp+lxf6Gq/Al+6L",
+	"0/OzLjm1b2yMheVqW+SVRwSdgyGlFbjOzCuGU376+HYD0wI159tkWThVj3zqMSDq2wqIymM8vwpbE9Nd",
+	"2ZrjaBCJyef2gHLQOyRRwkn7RX+w7A/6L0jClyxWDUyNnJ6fDS2kjumHL5wLuyl4NoF80K/FAd//cM8c",
+	"ECbwqZ3+u+J973945H2PvO+b5n2kff7+h84DcsBtwf8VDmgD9g3/ckzPsMRazL4ibc2W2iPBf/58GpD/",
+	"+a//Nn/9EnwxP/w9ib8eP7xNAP3tNcI7jaE36/bIFR+54jfOFX85f/swXBHThTYf552qK1VxpmlJriWP",
+	"CK1nSSGaB7YHAQtSTHg6h7CDcpzKEEEzckfbXF4zAHtzdTO9/BAeoFJtOVYbAxFxGwRRQkXp2hdLwCAW",
+	"WsRi6GKFahqfgOuyHqBSwBD7AlyJvAhgRnDhG0AcB7cCcfwIM3VHBw13fwyK3Sudg/4JYzNqtVcfz0D/",
+	"leAikUCxukNn/+AHi6C/x2mkRWfuOtLeqEMm2TjmasYi8iFh4vT8rGDsoRTXDKpUagmQ4l3yXpISKD6X",
+	"ovFA0rZkXml94clic+nIStmZvCZJ82mBFDql4S2PF0t1TlrDf/xaXtLLGcoNaB3yC+x43ZrOmaatXyur",
+	"saLz+Jar4VXB2vdcir+fvnu731K4rhZLsdvhzMNNtx1Tw3Q7gP+tU+0eujkEvlTeGM4PJ9YocmfzvmhM",
+	"xYkpFDZRIRWNcYxvudKXrqdfKVI+n4QHCpSvV5y9z8CDcg3l7Zl6dhIeo+TvKUpeF1Tudmt+6R6hF7/H",
+	"UuUQKh1emcUerxCVqRQcnwffYIRADheoZ6n5g2AtBJkai9kX7aZi514RYX4WBVAYvdMt8NKxQuXCPX2S",
+	"Rz77otwRF6EwpVy4tFyIj16r8gNghb2icduwMVWodgXaCQf4AuBUT4ry7RCrgGPKB8pyYPjAdiiwkIO+",
+	"kBa7MK8mg918Avjzc1vWwgFYmjlxQ2oH/V/+57/+OyCfzi9OyKBndIjBwBcRn3Kt4Ohx8Mwjhz3z1+ER",
+	"wes4KEpeLsnZu2TskU8X5vX+wDzVP3ZPfc+iN8vOiY/+JUCNbKhqTNrwfzEqwDS08+wQNSvhHOh3spmG",
+	"G5urVno3rUKxD7PGhtmDWad84aoMdW2p92BtxRC9SJGIaoqo/JsTEqC6yLpBZ6P1bw/M7+rD32ckvf3G",
+	"V4pTzSvgN2ss+fayqRFu/4A4LAJ9LNk4OQnRwOi66z9UT0tM5LF2wDdsDMIyA3KNlUv7yMVq6bI9LELX",
+	"ch6hGrGYYXD8WqmRRIG0wSeMAF0XevCAYV6g357YUiQgtcmUaXLUO4JgtboAKrZXfn4hIhJSISSUh8dv",
+	"RkM8KnCjlZORG04jL3sNbxW8rKZM1/aS7QqPcq3W1n+3Si0Uz6wyqObUbp1ejY4mL2g/HIxf1gpgt3bJ",
+	"6j5qnv7E5k7ZyXj0FX21Mh9aJo3kf+9b1mu2XE/zjdQGhJqaXxv0qqK3ncIaRc3kGmHHt9fS+oHpb28n",
+	"PZi+8K1I4G8rXP0W22rPg6QcIGGTU+g01PyakbYRRJbxdqrFcmsbh7xn16ASQrVPRWzRZKKgarJqRkb4",
+	"yXXjm65osami+nY4gvJcPjpb7guSoDzLpf2U0/+XI4wUDpeQxvGYhrirQLqYP/74N2tLdscyWv2vp1ka",
+	"f958avvTjGrrkoByuURLI3Jdan+UVzTGTBBEBGLimsUyYZ6tXQ1nqL4osjU4qpgztiQ/vjt9dXDx4+ng",
+	"+BnAn2Gp6p8PbC7ZwSWfM6XpPMHC1V28n9IFFlnFatbkiq1YZEvhgm+mNM9PFAkqJdODE5Kyf7JQA0YK",
+	"NG5sRsj1oIIc9npE+YIu6KpLTtGEHyyXIK25gEKnJ0QwDSkyUHtUedDSgcyM/D5eLj1y1HsBSuLR4KUv",
+	"aFpkzrf7ZM6FR47xv4H7n8xOyDGhWrN5gtgoNI47Hlgi4EjxhXX/TiiPcf5yPCkLwI7K93alIF8kI7U9",
+	"OLJIZaa5mOZaAsZ2FHpCsRiATrRVaVgrfN/YAUsfJOD5IT2dMyKFzRACp8oJJvHavJwolQmJMuSJWK9/",
+	"l84enEVf1t9Pgi/zyrbW0caVWyiyoMpsDL1Df3JK3qVDXGg2BT1nrUc/btw1epe9skNPL9xG3Wvq7il8",
+	"AGluF7fUzz+v86/XuEXATNtygHXqwMwi97zLBSuxuk8f39rwhZpR6B4xxvinj2/Nq8UeU6Qd/MNv/W+/",
+	"9auFtAUPNIa42FLPlh9KgX5a6yzOi/pXuddNzsjG4BJfDHp9hJqErVZmkBaHxjTe+QJnpVU77tVZab/x",
+	"laqINihWZilwXTam0Jae9komX0UffXQZfsvlRnOgI2PFW31oH+XOPrCDD6IKJOd+3eg1fJ0DT6L7ENWF",
+	"EwKoQZFjetyWVw+pCFkcG73tbclxaLgE9jD3IW5w9RWcYD8ryr7XHPh71Disv6QH7qsFksJ8Fvo9zvM9",
+	"E7K3BY2h1A2UmFWuCbHSYOajyGtCefmB6Xshx3s113eRJY9Uf7eQDLck+b0Mc6gi1FD7mYop1I8HfOGA",
+	"CSPYjGUUlB60cHnoJQ66JMjS2EHoVfRDw8N9wefzTJt2hqAXIoobqJWKISDgHCvzGEPYpY40HKyfWHcb",
+	"QiWkzBa+rBvZhAulGY2a1MNPcMR+V7vw7lXLSv++0jn4HkzARiz8tZnBv5L+iPT3wGJ3TX98WmiBG73w",
+	"rwtF0eU3OH13M/I5sy4qcJhs9bsXzX8Jl/C+SW+9U9Fv9tQX6/RYsOBPE0RZ9sbGcooVSu5fp9i2i5/+",
+	"4Xp0BulZOl1t9vP/X2MJYhkV8IQ7/yaMIx9ZyqczTeiCrjyymFGNR2zaRSZ3G1KTdLqqUfgX7u0Nlu3G",
+	"U+5iEnY87Y7i61Fv3A8HtZPu3qRPdzrtHtwXb9gYJWcXiytr0T/GpHy9XCJLb0TIxcPLcM1wc2/CIRcR",
+	"BIzBqRwJ7Ltd81bgXNY1uY5OaXAc+y3FRETM036L0NC02gB6eMnU/ZjcD76vIEUkZ35/3d311RynDFJi",
+	"YZrZNXsAp2n1COiP1pjRlKWnmZ61hv/41dCcYum1I9YsjVvD1lOa8KfXfaBI27t16SkBSRdjJgugfZsa",
+	"SPKqikUxxm4hoWx+4bpwe1eqsW0TAqzr1nPo7TzNa+tVC/yW2nf1khoOY11+hZzUg9XKHcyjfdZbOI2i",
+	"lClFjMoxsZsxR5an9ubYMJmiOXu5sUd2Z1YDJUqDLStZpSZLXpat9ZtKr9iSLs0n1EWqX5Ezl78JyWyf",
+	"f/38/wIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -28,6 +28,9 @@ type Rate struct {
 	// (midnight UTC); Guaranteed says whether the carrier guarantees it.
 	EstimatedDeliveryDate time.Time `json:"estimatedDeliveryDate"`
 	Guaranteed            bool      `json:"guaranteed"`
+	// DutiesCents is the part of CarrierRateCents that is the
+	// destination's duties and taxes (DDP); 0 when none was quoted.
+	DutiesCents int64 `json:"dutiesCents,omitempty"`
 }
 
 // ServiceOption names a service one can select.
@@ -277,6 +280,7 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input, ret b
 				CarrierRateCents: r.CarrierRateCents, PlatformFeeCents: fee, CustomerPriceCents: r.CarrierRateCents + fee,
 				Currency: r.Currency, EstimatedDays: r.EstimatedDays,
 				EstimatedDeliveryDate: carriers.Date(r.EstimatedDeliveryDate), Guaranteed: r.Guaranteed,
+				DutiesCents: r.DutiesCents,
 			})
 		}
 	}

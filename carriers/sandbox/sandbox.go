@@ -192,6 +192,11 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 	if s.To.Residential {
 		cents += c.t.residential
 	}
+	duties, ok := c.duties(s) // duties.go
+	if !ok {
+		return carriers.Rate{}, false
+	}
+	cents += duties
 	days := svc.days(z)
 	ship := s.ShipDate
 	if ship.IsZero() {
@@ -206,6 +211,7 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 		EstimatedDays:         days,
 		EstimatedDeliveryDate: carriers.DeliveryDate(ship, days, carriers.DeliversSaturday(c.t.name)),
 		Guaranteed:            svc.guaranteed,
+		DutiesCents:           duties,
 	}, true
 }
 
