@@ -280,3 +280,44 @@ func cents(t *testing.T, dollars string) int64 {
 }
 
 func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// USPS prints its customs declaration with the label: a CN22 up to $400 of
+// contents, a CN23 above, on a page after the label; UPS and FedEx labels
+// have none (their paperwork is the invoice).
+func TestCustomsPostalForms(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t)
+	for _, tc := range []struct {
+		name, carrier, service string
+		valueCents             int64
+		form                   string // "" for a label of one page
+	}{
+		{"USPS up to $400", "USPS", "PriorityMailInternational", 40000, "CN 22"},
+		{"USPS above $400", "USPS", "PriorityMailInternational", 40001, "CN 23"},
+		{"UPS", "UPS", "WorldwideSaver", 1000, ""},
+	} {
+		items := []any{customsItem("Cotton T-shirt", 2, tc.valueCents-1000, 12, "6109.10", "US"), customsItem("Ceramic mug", 1, 1000, 14, "6912.00", "PT")}
+		c := createLabel(t, b, b.token, labelBody(withInternational(true), withCustomsItems(items, nil),
+			withField("carrier", tc.carrier), withField("service", tc.service)))
+		waitForStatus(t, b, b.token, c.ID, "purchased")
+		r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", b.token, nil)
+		wantStatus(t, r, http.StatusOK)
+		pages := strings.Split(strings.TrimRight(pdfText(t, r.Body), "\f"), "\f")
+		if tc.form == "" {
+			if len(pages) != 1 || strings.Contains(pages[0], "CUSTOMS DECLARATION") {
+				t.Errorf("%s: %d pages, want the label alone:\n%s", tc.name, len(pages), strings.Join(pages, "\n---\n"))
+			}
+			continue
+		}
+		if len(pages) != 2 {
+			t.Fatalf("%s: %d pages, want the label and its %s:\n%s", tc.name, len(pages), tc.form, strings.Join(pages, "\n---\n"))
+		}
+		form := normalizeSpace(pages[1])
+		for _, s := range []string{"CUSTOMS DECLARATION " + tc.form, "[X] Sale of goods", "Cotton T-shirt 2", "Ceramic mug 1",
+			"6109.10 US", "6912.00 PT", "Total 1.62 lb " + strconv.FormatFloat(float64(tc.valueCents)/100, 'f', 2, 64), "Sender's signature"} {
+			if !strings.Contains(form, s) {
+				t.Errorf("%s: the form does not say %q:\n%s", tc.name, s, pages[1])
+			}
+		}
+	}
+}

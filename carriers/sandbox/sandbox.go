@@ -305,6 +305,8 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 		Date:              date,
 		SignatureRequired: req.Shipment.Options.SignatureConfirmation,
 		CustomsContents:   customsContents(req.Shipment.Customs),
+		CustomsForm:       postalForm(c.t.name, req.Shipment), // cn22.go
+		Customs:           req.Shipment.Customs,
 		Reference:         ref,
 		Return:            req.Shipment.Return,
 		// A sandbox label can never be shipped, whatever the request says,
