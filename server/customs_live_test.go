@@ -1,0 +1,53 @@
+package server_test
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Live, the customs document is the carrier's own when it returns one (UPS's
+// invoice, sent paperless where the lane allows), and the invoice shipd
+// renders otherwise.
+func TestLiveCustomsDocuments(t *testing.T) {
+	t.Parallel()
+	b, _, live := setupLive(t, unscanned)
+	for _, tc := range []struct {
+		carrier string
+		says    []string
+	}{
+		{"UPS", []string{"UPS COMMERCIAL INVOICE", "Invoice number: INV-77", "Terms of shipment: DDP"}},
+		{"FedEx", []string{"COMMERCIAL INVOICE", "INV-77", "Incoterm: DDP", "Cotton T-shirt"}},
+		{"USPS", []string{"COMMERCIAL INVOICE", "INV-77", "Cotton T-shirt"}},
+	} {
+		fields := map[string]any{"invoiceNumber": "INV-77", "incoterm": "DDP"}
+		if tc.carrier == "USPS" {
+			delete(fields, "incoterm")
+		}
+		body := liveBody(withInternational(true), withCustomsItems([]any{customsItem("Cotton T-shirt", 2, 5000, 12, "6109.10", "US")}, fields),
+			withField("carrier", tc.carrier))
+		r := b.doT(t, "POST", "/api/v1/labels/create", live, body)
+		if r.Status != http.StatusAccepted {
+			t.Errorf("%s: create: %d %s", tc.carrier, r.Status, r.Body)
+			continue
+		}
+		var c shipmentDoc
+		r.Decode(t, &c)
+		s := waitForStatus(t, b, live, c.ID, "purchased")
+		if s.Carrier != tc.carrier {
+			t.Errorf("%s: bought from %s", tc.carrier, s.Carrier)
+		}
+		r = b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/customs.pdf", live, nil)
+		wantStatus(t, r, http.StatusOK)
+		if !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
+			t.Fatalf("%s: customs.pdf is not a PDF", tc.carrier)
+		}
+		text := normalizeSpace(pdfText(t, r.Body))
+		for _, want := range tc.says {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s: customs.pdf does not say %q:\n%s", tc.carrier, want, text)
+			}
+		}
+	}
+}
