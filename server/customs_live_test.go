@@ -18,7 +18,7 @@ func TestLiveCustomsDocuments(t *testing.T) {
 		says    []string
 	}{
 		{"UPS", []string{"UPS COMMERCIAL INVOICE", "Invoice number: INV-77", "Terms of shipment: DDP"}},
-		{"FedEx", []string{"COMMERCIAL INVOICE", "INV-77", "Incoterm: DDP", "Cotton T-shirt"}},
+		{"FedEx", []string{"FEDEX COMMERCIAL INVOICE", "Invoice number: INV-77", "Terms of sale: DDP", "Cotton T-shirt"}},
 		{"USPS", []string{"COMMERCIAL INVOICE", "INV-77", "Cotton T-shirt"}},
 	} {
 		fields := map[string]any{"invoiceNumber": "INV-77", "incoterm": "DDP"}
