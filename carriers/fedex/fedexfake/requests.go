@@ -175,10 +175,10 @@ type shipRequest struct {
 			} `json:"exportDetail"`
 		} `json:"customsClearanceDetail"`
 		ShippingDocumentSpecification *shippingDocumentSpecification `json:"shippingDocumentSpecification"`
-		RateRequestType           []string          `json:"rateRequestType"`
-		TotalPackageCount         *int              `json:"totalPackageCount"`
-		RequestedPackageLineItems []packageLineItem `json:"requestedPackageLineItems"`
-		ShipmentSpecialServices   *struct {
+		RateRequestType               []string                       `json:"rateRequestType"`
+		TotalPackageCount             *int                           `json:"totalPackageCount"`
+		RequestedPackageLineItems     []packageLineItem              `json:"requestedPackageLineItems"`
+		ShipmentSpecialServices       *struct {
 			SpecialServiceTypes  []string `json:"specialServiceTypes"`
 			ReturnShipmentDetail *struct {
 				ReturnType string `json:"returnType"`
