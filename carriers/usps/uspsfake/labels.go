@@ -59,6 +59,7 @@ type customsIn struct {
 	CustomsContentType string `json:"customsContentType"`
 	ContentComments    string `json:"contentComments"`
 	AESITN             string `json:"AESITN"`
+	InvoiceNumber      string `json:"invoiceNumber"`
 	Contents           []struct {
 		ItemDescription string   `json:"itemDescription"`
 		ItemQuantity    *int     `json:"itemQuantity"`
@@ -372,6 +373,9 @@ func checkCustoms(p *problems, c customsIn) {
 		length(p, w+"contentComments", c.ContentComments, 1, 25)
 	}
 	length(p, w+"AESITN", c.AESITN, 1, 35)
+	if c.InvoiceNumber != "" {
+		length(p, w+"invoiceNumber", c.InvoiceNumber, 1, 15)
+	}
 	if len(c.Contents) == 0 || len(c.Contents) > 30 {
 		p.add(w+"contents", "contents needs 1 to 30 items")
 	}
