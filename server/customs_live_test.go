@@ -17,14 +17,11 @@ func TestLiveCustomsDocuments(t *testing.T) {
 		carrier string
 		says    []string
 	}{
-		{"UPS", []string{"UPS COMMERCIAL INVOICE", "Invoice number: INV-77", "Terms of shipment: DDP"}},
-		{"FedEx", []string{"FEDEX COMMERCIAL INVOICE", "Invoice number: INV-77", "Terms of sale: DDP", "Cotton T-shirt"}},
-		{"USPS", []string{"COMMERCIAL INVOICE", "INV-77", "Cotton T-shirt"}},
+		{"UPS", []string{"UPS COMMERCIAL INVOICE", "Invoice number: INV-77", "Terms of shipment: DAP"}},
+		{"FedEx", []string{"FEDEX COMMERCIAL INVOICE", "Invoice number: INV-77", "Terms of sale: DAP", "Cotton T-shirt"}},
+		{"USPS", []string{"COMMERCIAL INVOICE", "INV-77", "Cotton T-shirt", "Incoterm: DAP"}},
 	} {
-		fields := map[string]any{"invoiceNumber": "INV-77", "incoterm": "DDP"}
-		if tc.carrier == "USPS" {
-			delete(fields, "incoterm")
-		}
+		fields := map[string]any{"invoiceNumber": "INV-77", "incoterm": "DAP"}
 		body := liveBody(withInternational(true), withCustomsItems([]any{customsItem("Cotton T-shirt", 2, 5000, 12, "6109.10", "US")}, fields),
 			withField("carrier", tc.carrier))
 		r := b.doT(t, "POST", "/api/v1/labels/create", live, body)
@@ -49,5 +46,23 @@ func TestLiveCustomsDocuments(t *testing.T) {
 				t.Errorf("%s: customs.pdf does not say %q:\n%s", tc.carrier, want, text)
 			}
 		}
+	}
+}
+
+// Live carriers quote no duties (no landed cost): a DDP shipment of goods
+// gets no rate from them rather than one whose duties the carrier would
+// bill to the platform, unpaid by the customer.
+func TestLiveDDPNeedsQuotedDuties(t *testing.T) {
+	t.Parallel()
+	b, _, live := setupLive(t, unscanned)
+	items := []any{customsItem("Cotton T-shirt", 2, 5000, 12, "6109.10", "US")}
+	r := b.doT(t, "POST", "/api/v1/labels/quote", live, liveBody(withInternational(true), withCustomsItems(items, map[string]any{"incoterm": "DDP"})))
+	wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
+	if rates := quoteRates(t, b, live, liveBody(withInternational(true), withCustomsItems(items, map[string]any{"incoterm": "DAP"}))); len(rates) == 0 {
+		t.Error("no rates for the same shipment DAP")
+	}
+	docs := liveBody(withInternational(true), withCustomsItems(items, map[string]any{"incoterm": "DDP", "contentsType": "documents"}))
+	if rates := quoteRates(t, b, live, docs); len(rates) == 0 {
+		t.Error("no rates for documents DDP (they pay no duties)")
 	}
 }

@@ -127,3 +127,16 @@ func (s *Service) CustomsDocument(ctx context.Context, c accounts.Caller, id str
 	}
 	return data, err
 }
+
+// dutiesQuoted reports whether a rate may sell shipment: a DDP shipment of
+// goods only with a rate that quotes its duties and taxes (DutiesCents),
+// since they are charged with the label. A carrier that ships DDP without
+// quoting them would bill the platform's account for duties no customer
+// paid; documents pay none.
+func dutiesQuoted(shipment carriers.Shipment, r carriers.Rate) bool {
+	c := shipment.Customs
+	if !c.DDP() || !carriers.IsInternational(shipment.From, shipment.To) || c.ContentsType == carriers.ContentsDocuments {
+		return true
+	}
+	return r.DutiesCents > 0
+}

@@ -267,6 +267,9 @@ func (s *Service) rates(ctx context.Context, mode accounts.Mode, in Input, ret b
 			continue
 		}
 		for _, r := range a.rates {
+			if !dutiesQuoted(shipment, r) { // customs.go
+				continue
+			}
 			if ret && !carriers.CanReturn(cs[i], r.Service) {
 				continue
 			}
