@@ -321,3 +321,32 @@ func TestCustomsPostalForms(t *testing.T) {
 		}
 	}
 }
+
+// The return of an international label declares the same goods as returned
+// goods: the tax ids swap with the parties, the outbound's export filing
+// and incoterm stay behind.
+func TestCustomsOfAReturn(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t)
+	items := []any{customsItem("Watch", 1, 300000, 4, "9102.11", "CH")}
+	out := createLabel(t, b, b.token, labelBody(withInternational(true), withCustomsItems(items, map[string]any{
+		"incoterm": "DDP", "eelPfc": "AES X20261127123456", "invoiceNumber": "INV-9", "importerTaxId": "CA123", "exporterTaxId": "US456",
+	}), withField("carrier", "UPS")))
+	waitForStatus(t, b, b.token, out.ID, "purchased")
+	r := b.doT(t, "POST", "/api/v1/labels/create", b.token, map[string]any{"returnOf": out.ID})
+	wantStatus(t, r, http.StatusAccepted)
+	var ret struct {
+		Customs map[string]any `json:"customs"`
+	}
+	r.Decode(t, &ret)
+	got := map[string]any{}
+	for _, k := range []string{"contentsType", "incoterm", "eelPfc", "invoiceNumber", "importerTaxId", "exporterTaxId"} {
+		if v, ok := ret.Customs[k]; ok {
+			got[k] = v
+		}
+	}
+	want := map[string]any{"contentsType": "returned_goods", "invoiceNumber": "INV-9", "importerTaxId": "US456", "exporterTaxId": "CA123"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the return's declaration (-want +got):\n%s", diff)
+	}
+}
