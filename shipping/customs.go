@@ -140,3 +140,9 @@ func dutiesQuoted(shipment carriers.Shipment, r carriers.Rate) bool {
 	}
 	return r.DutiesCents > 0
 }
+
+// International reports whether the shipment crosses a border with a
+// declaration, and so has a customs document once its label is bought.
+func (s Shipment) International() bool {
+	return s.Input.Customs != nil && s.Input.international()
+}
