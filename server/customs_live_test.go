@@ -66,3 +66,34 @@ func TestLiveDDPNeedsQuotedDuties(t *testing.T) {
 		t.Error("no rates for documents DDP (they pay no duties)")
 	}
 }
+
+// Live USPS integrates its CN22 (up to $400) or CN23 with the label: the
+// label document carries the declaration USPS drew from customsForm.
+func TestLiveUSPSLabelCarriesItsCustomsForm(t *testing.T) {
+	t.Parallel()
+	b, _, live := setupLive(t, unscanned)
+	for _, tc := range []struct {
+		valueCents int64
+		form       string
+	}{{40000, "CN 22"}, {40001, "CN 23"}} {
+		body := liveBody(withInternational(true), withCustomsItems([]any{customsItem("Cotton T-shirt", 2, tc.valueCents, 12, "6109.10", "US")},
+			map[string]any{"invoiceNumber": "INV-78"}), withField("carrier", "USPS"))
+		r := b.doT(t, "POST", "/api/v1/labels/create", live, body)
+		wantStatus(t, r, http.StatusAccepted)
+		var c shipmentDoc
+		r.Decode(t, &c)
+		waitForStatus(t, b, live, c.ID, "purchased")
+		r = b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", live, nil)
+		wantStatus(t, r, http.StatusOK)
+		pages := strings.Split(strings.TrimRight(pdfText(t, r.Body), "\f"), "\f")
+		if len(pages) != 2 {
+			t.Fatalf("%s: %d pages, want the label and its customs form", tc.form, len(pages))
+		}
+		form := normalizeSpace(pages[1])
+		for _, want := range []string{"CUSTOMS DECLARATION " + tc.form, "AES/ITN: NO EEI 30.37(a)", "Invoice: INV-78", "2 x Cotton T-shirt", "6109.10 US"} {
+			if !strings.Contains(form, want) {
+				t.Errorf("%s: the form does not say %q:\n%s", tc.form, want, form)
+			}
+		}
+	}
+}

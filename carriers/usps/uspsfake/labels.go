@@ -101,6 +101,8 @@ type label struct {
 	canceled      bool
 	disputedOn    string
 	events        []scan
+	// customs is the CN22 / CN23 printed on an international label.
+	customs *customsDeclaration
 }
 
 var (
@@ -235,6 +237,7 @@ func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, i
 	}
 	if international {
 		l.tracking = s10("LZ", s.serial)
+		l.customs = customsOf(*req.CustomsForm) // customs.go
 	} else {
 		l.tracking = impb(s.serial)
 	}
