@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"strings"
 
 	"github.com/go-pdf/fpdf"
 )
@@ -31,11 +32,8 @@ func (c *checker) invoiceTerms(f map[string]any, where string) *invoiceForm {
 }
 
 // form is ShipmentResults/Form: the invoice as a base64 PDF, "01 - All
-// Requested International Forms"; nil without an invoice.
+// Requested International Forms".
 func (inv *invoiceForm) form(trackingNumber string) any {
-	if inv == nil {
-		return nil
-	}
 	pdf := fpdf.New("P", "pt", "Letter", "")
 	pdf.SetCompression(false)
 	pdf.AddPage()
@@ -56,4 +54,17 @@ func (inv *invoiceForm) form(trackingNumber string) any {
 		"Image":       map[string]any{"ImageFormat": map[string]string{"Code": "PDF", "Description": "PDF"}, "GraphicImage": base64.StdEncoding.EncodeToString(buf.Bytes())},
 		"FormGroupId": fmt.Sprintf("FG%s", trackingNumber),
 	}
+}
+
+// productDescription is a Product's Description lines joined.
+func productDescription(p any) string {
+	d, _ := lookup(p, "Description")
+	lines, _ := d.([]any)
+	parts := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if s, ok := l.(string); ok {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " ")
 }

@@ -489,26 +489,29 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 			"GraphicImage": base64.StdEncoding.EncodeToString(zpl),
 		}
 	}
+	results := map[string]any{
+		"ShipmentCharges": map[string]any{
+			"TransportationCharges": money(transport),
+			"ServiceOptionsCharges": money(options),
+			"TotalCharges":          money(transport + options),
+		},
+		"BillingWeight":                map[string]any{"UnitOfMeasurement": map[string]string{"Code": "LBS", "Description": "Pounds"}, "Weight": fmt.Sprintf("%d.0", lbs)},
+		"ShipmentIdentificationNumber": tn,
+		"PackageResults": []any{map[string]any{
+			"TrackingNumber":        tn,
+			"ServiceOptionsCharges": money(options),
+			"ShippingLabel":         shippingLabel,
+		}},
+	}
+	if inv != nil {
+		results["Form"] = inv.form(tn) // customs.go
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"ShipmentResponse": map[string]any{
 		"Response": map[string]any{
 			"ResponseStatus":       map[string]string{"Code": "1", "Description": "Success"},
 			"TransactionReference": map[string]string{"CustomerContext": customerContext},
 		},
-		"ShipmentResults": map[string]any{
-			"ShipmentCharges": map[string]any{
-				"TransportationCharges": money(transport),
-				"ServiceOptionsCharges": money(options),
-				"TotalCharges":          money(transport + options),
-			},
-			"BillingWeight":                map[string]any{"UnitOfMeasurement": map[string]string{"Code": "LBS", "Description": "Pounds"}, "Weight": fmt.Sprintf("%d.0", lbs)},
-			"ShipmentIdentificationNumber": tn,
-			"PackageResults": []any{map[string]any{
-				"TrackingNumber":        tn,
-				"ServiceOptionsCharges": money(options),
-				"ShippingLabel":         shippingLabel,
-			}},
-			"Form": inv.form(tn), // customs.go; nil without an invoice
-		},
+		"ShipmentResults": results,
 	}})
 }
 
@@ -577,8 +580,7 @@ func (c *checker) invoice(opts map[string]any, where string, to addr) *invoiceFo
 		if oc, ok := c.optStr(p, at, "OriginCountryCode", 2); ok && !country2.MatchString(oc) {
 			c.invalid(at+".OriginCountryCode", "not a country code")
 		}
-		d, _ := lookup(p, "Description")
-		inv.products = append(inv.products, fmt.Sprint(d))
+		inv.products = append(inv.products, productDescription(p))
 	}
 	return inv
 }
