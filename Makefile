@@ -66,7 +66,8 @@ run: build ## Start a server on 127.0.0.1:8080 with ./shipd.db (prints a test to
 	./bin/shipd serve
 
 .PHONY: test
-test: ## Run every test
+test: ## Run every test (installs Debian's poppler-utils, whose pdftotext reads the customs invoice, when missing)
+	@command -v pdftotext >/dev/null || { echo "test: installing Debian's poppler-utils"; export DEBIAN_FRONTEND=noninteractive; apt-get update -qq >/dev/null && apt-get install -y -qq poppler-utils >/dev/null; }
 	$(GO) test -count=1 ./...
 
 .PHONY: test-postgres

@@ -57,6 +57,16 @@ type Customs struct {
 	ContentsExplanation string
 	NonDeliveryOption   string // return|abandon
 	Items               []CustomsItem
+	// Incoterm is IncotermDAP or IncotermDDP ("" is DAP): who pays duties.
+	Incoterm string
+	// EELPFC is the US export filing: an exemption legend (NOEEI 30.37(a))
+	// or "AES " and the ITN; EEL() gives the default for a US export.
+	EELPFC string
+	// InvoiceNumber is the commercial invoice's number ("" lets the
+	// carrier or the renderer choose: the shipd shipment id).
+	InvoiceNumber string
+	// ImporterTaxID and ExporterTaxID are the parties' tax ids (VAT, EORI, EIN).
+	ImporterTaxID, ExporterTaxID string
 }
 
 // Options are extra services requested for a shipment.
@@ -107,6 +117,10 @@ type Rate struct {
 	EstimatedDeliveryDate time.Time
 	// Guaranteed: the carrier guarantees EstimatedDeliveryDate.
 	Guaranteed bool
+	// DutiesCents is the part of CarrierRateCents that is the destination's
+	// duties and taxes, quoted for a DDP shipment (landed cost); 0 when the
+	// carrier quoted none.
+	DutiesCents int64
 }
 
 // LabelFormat is the format of a label document.
@@ -159,6 +173,10 @@ type Label struct {
 	// it differs from the tracking number (UPS ShipmentIdentificationNumber);
 	// it is kept with the shipment and given back in VoidRequest.
 	CarrierShipmentID string
+	// CustomsDocument is the customs paperwork the carrier returned with an
+	// international label (its commercial invoice, a PDF); nil when it
+	// returned none, and shipd renders its own.
+	CustomsDocument []byte
 }
 
 // Doc is the label's document and its format: Document in Format, else the

@@ -72,6 +72,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, deliveryScenarios()...)
 	out = append(out, eventAndMetaScenarios()...)
 	out = append(out, labelFormatScenarios()...)
+	out = append(out, customsScenarios()...)
 	out = append(out, batchScenarios()...)
 	out = append(out, manifestScenarios()...)
 	out = append(out, pickupScenarios()...)

@@ -177,6 +177,24 @@ func (e CustomsContentsType) Valid() bool {
 	}
 }
 
+// Defines values for CustomsIncoterm.
+const (
+	DAP CustomsIncoterm = "DAP"
+	DDP CustomsIncoterm = "DDP"
+)
+
+// Valid indicates whether the value is a known member of the CustomsIncoterm enum.
+func (e CustomsIncoterm) Valid() bool {
+	switch e {
+	case DAP:
+		return true
+	case DDP:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CustomsNonDeliveryOption.
 const (
 	Abandon CustomsNonDeliveryOption = "abandon"
@@ -863,7 +881,42 @@ type Customs struct {
 	//
 	// Example: merchandise
 	ContentsType CustomsContentsType `json:"contentsType"`
-	Items        []CustomsItem       `json:"items"`
+
+	// EelPfc US exports only: the exemption legend (`NOEEI 30.37(a)` and the other `NOEEI 30.xx`
+	// legends) or the proof of filing citation with the AES ITN (`AES X20261127123456`).
+	// A US export with more than $2,500 of goods under one Schedule B number
+	// (`hsTariffNumber`; items without one counted together) needs the ITN: without
+	// it, 422 `missing_field` naming `customs.eelPfc`, an exemption legend there is
+	// 422 `invalid_field`. Otherwise it defaults to `NOEEI 30.37(a)`.
+	//
+	//
+	// Example: NOEEI 30.37(a)
+	EelPfc *string `json:"eelPfc,omitempty"`
+
+	// ExporterTaxId The exporter's (shipper's) tax id (EIN, EORI, ...), printed on the invoice and sent to the carrier.
+	//
+	// Example: 12-3456789
+	ExporterTaxId *string `json:"exporterTaxId,omitempty"`
+
+	// ImporterTaxId The importer's (recipient's) tax id (VAT, EORI, ...), printed on the invoice and sent to the carrier.
+	//
+	// Example: GB123456789000
+	ImporterTaxId *string `json:"importerTaxId,omitempty"`
+
+	// Incoterm Who pays duties and taxes at the destination: `DAP` (delivered at place, the
+	// recipient pays; the default) or `DDP` (delivered duty paid, the shipper pays: the
+	// rate's `dutiesCents` is charged with the label where the carrier quotes it).
+	// Any letter case is accepted.
+	//
+	//
+	// Example: DDP
+	Incoterm *CustomsIncoterm `json:"incoterm,omitempty"`
+
+	// InvoiceNumber The commercial invoice's number; the shipment id when absent.
+	//
+	// Example: INV-1042
+	InvoiceNumber *string       `json:"invoiceNumber,omitempty"`
+	Items         []CustomsItem `json:"items"`
 
 	// NonDeliveryOption Any letter case is accepted; the shipment shows it in lower case.
 	NonDeliveryOption *CustomsNonDeliveryOption `json:"nonDeliveryOption,omitempty"`
@@ -873,6 +926,14 @@ type Customs struct {
 //
 // Example: merchandise
 type CustomsContentsType string
+
+// CustomsIncoterm Who pays duties and taxes at the destination: `DAP` (delivered at place, the
+// recipient pays; the default) or `DDP` (delivered duty paid, the shipper pays: the
+// rate's `dutiesCents` is charged with the label where the carrier quotes it).
+// Any letter case is accepted.
+//
+// Example: DDP
+type CustomsIncoterm string
 
 // CustomsNonDeliveryOption Any letter case is accepted; the shipment shows it in lower case.
 type CustomsNonDeliveryOption string
@@ -886,10 +947,16 @@ type CustomsItem struct {
 	// Description Example: Cotton T-shirt
 	Description string `json:"description"`
 
-	// HsTariffNumber Example: 6109.10
+	// HsTariffNumber The HS tariff (or Schedule B) number: 6 to 10 digits, dots and spaces between
+	// them allowed (`6109.10`); anything else is 422 `invalid_field`.
+	//
+	//
+	// Example: 6109.10
 	HsTariffNumber *string `json:"hsTariffNumber,omitempty"`
 
-	// OriginCountry Example: US
+	// OriginCountry Where the item was made (ISO 3166-1 alpha-2), printed on the invoice.
+	//
+	// Example: US
 	OriginCountry *string `json:"originCountry,omitempty"`
 
 	// Quantity Example: 2
@@ -1313,6 +1380,14 @@ type Rate struct {
 	//
 	// Example: 920
 	CustomerPriceCents int64 `json:"customerPriceCents"`
+
+	// DutiesCents With `customs.incoterm` `DDP`, the duties and taxes the carrier quotes for the
+	// destination (landed cost), included in `carrierRateCents` and so charged with the
+	// label. Absent when the carrier quotes none.
+	//
+	//
+	// Example: 1450
+	DutiesCents *int64 `json:"dutiesCents,omitempty"`
 
 	// EstimatedDays Example: 2
 	EstimatedDays int `json:"estimatedDays"`
@@ -2288,6 +2363,17 @@ type ClientInterface interface {
 	// Corresponds with GET /labels/{id} (the `GetLabel` operationId).
 	GetLabel(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetCustomsPDF Download the customs document
+	//
+	// The customs paperwork of an international label as a PDF: the commercial invoice
+	// (exporter, importer, every item with its HS number and origin, totals, reason for
+	// export, incoterm, signature line), the carrier's own when it returns one. Print it
+	// and attach it to the parcel where the carrier did not take it electronically. A
+	// domestic shipment has none: 404 `not_found`.
+	//
+	// Corresponds with GET /labels/{id}/customs.pdf (the `GetCustomsPDF` operationId).
+	GetCustomsPDF(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetLabelPDF Download the label document
 	//
 	// The label as a PDF (4x6 inch, or the 4x6 label on a letter page), rehosted by this
@@ -3181,6 +3267,27 @@ func (c *Client) QuoteLabel(ctx context.Context, body QuoteLabelJSONRequestBody,
 // Corresponds with GET /labels/{id} (the `GetLabel` operationId).
 func (c *Client) GetLabel(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetLabelRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCustomsPDF Download the customs document
+//
+// The customs paperwork of an international label as a PDF: the commercial invoice
+// (exporter, importer, every item with its HS number and origin, totals, reason for
+// export, incoterm, signature line), the carrier's own when it returns one. Print it
+// and attach it to the parcel where the carrier did not take it electronically. A
+// domestic shipment has none: 404 `not_found`.
+//
+// Corresponds with GET /labels/{id}/customs.pdf (the `GetCustomsPDF` operationId).
+func (c *Client) GetCustomsPDF(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCustomsPDFRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -4780,6 +4887,40 @@ func NewGetLabelRequest(server string, id ShipmentId) (*http.Request, error) {
 	return req, nil
 }
 
+// NewGetCustomsPDFRequest constructs an http.Request for the GetCustomsPDF method
+func NewGetCustomsPDFRequest(server string, id ShipmentId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/labels/%s/customs.pdf", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetLabelPDFRequest constructs an http.Request for the GetLabelPDF method
 func NewGetLabelPDFRequest(server string, id ShipmentId) (*http.Request, error) {
 	var err error
@@ -6244,6 +6385,19 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /labels/{id} (the `GetLabel` operationId).
 	GetLabelWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetLabelResponse, error)
+
+	// GetCustomsPDFWithResponse Download the customs document
+	//
+	// The customs paperwork of an international label as a PDF: the commercial invoice
+	// (exporter, importer, every item with its HS number and origin, totals, reason for
+	// export, incoterm, signature line), the carrier's own when it returns one. Print it
+	// and attach it to the parcel where the carrier did not take it electronically. A
+	// domestic shipment has none: 404 `not_found`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /labels/{id}/customs.pdf (the `GetCustomsPDF` operationId).
+	GetCustomsPDFWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetCustomsPDFResponse, error)
 
 	// GetLabelPDFWithResponse Download the label document
 	//
@@ -9517,6 +9671,143 @@ func (r GetLabelResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetLabelResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCustomsPDFResponse202Headers the declared response headers of an HTTP 202 response for GetCustomsPDF
+type GetCustomsPDFResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetCustomsPDFResponse400Headers the declared response headers of an HTTP 400 response for GetCustomsPDF
+type GetCustomsPDFResponse400Headers struct {
+	XRequestId string
+}
+
+// GetCustomsPDFResponse401Headers the declared response headers of an HTTP 401 response for GetCustomsPDF
+type GetCustomsPDFResponse401Headers struct {
+	XRequestId string
+}
+
+// GetCustomsPDFResponse403Headers the declared response headers of an HTTP 403 response for GetCustomsPDF
+type GetCustomsPDFResponse403Headers struct {
+	XRequestId string
+}
+
+// GetCustomsPDFResponse404Headers the declared response headers of an HTTP 404 response for GetCustomsPDF
+type GetCustomsPDFResponse404Headers struct {
+	XRequestId string
+}
+
+// GetCustomsPDFResponse429Headers the declared response headers of an HTTP 429 response for GetCustomsPDF
+type GetCustomsPDFResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetCustomsPDFResponse500Headers the declared response headers of an HTTP 500 response for GetCustomsPDF
+type GetCustomsPDFResponse500Headers struct {
+	XRequestId string
+}
+
+type GetCustomsPDFResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetCustomsPDFResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCustomsPDFResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCustomsPDFResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetCustomsPDFResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCustomsPDFResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCustomsPDFResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCustomsPDFResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCustomsPDFResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCustomsPDFResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCustomsPDFResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCustomsPDFResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCustomsPDFResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13575,6 +13866,25 @@ func (c *ClientWithResponses) GetLabelWithResponse(ctx context.Context, id Shipm
 		return nil, err
 	}
 	return ParseGetLabelResponse(rsp)
+}
+
+// GetCustomsPDFWithResponse Download the customs document
+//
+// The customs paperwork of an international label as a PDF: the commercial invoice
+// (exporter, importer, every item with its HS number and origin, totals, reason for
+// export, incoterm, signature line), the carrier's own when it returns one. Print it
+// and attach it to the parcel where the carrier did not take it electronically. A
+// domestic shipment has none: 404 `not_found`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /labels/{id}/customs.pdf (the `GetCustomsPDF` operationId).
+func (c *ClientWithResponses) GetCustomsPDFWithResponse(ctx context.Context, id ShipmentId, reqEditors ...RequestEditorFn) (*GetCustomsPDFResponse, error) {
+	rsp, err := c.GetCustomsPDF(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCustomsPDFResponse(rsp)
 }
 
 // GetLabelPDFWithResponse Download the label document
@@ -17750,6 +18060,182 @@ func ParseGetLabelResponse(rsp *http.Response) (*GetLabelResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetLabelResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCustomsPDFResponse parses an HTTP response from a GetCustomsPDFWithResponse call
+func ParseGetCustomsPDFResponse(rsp *http.Response) (*GetCustomsPDFResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCustomsPDFResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetCustomsPDFResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetCustomsPDFResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCustomsPDFResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetCustomsPDFResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCustomsPDFResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCustomsPDFResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCustomsPDFResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22403,6 +22889,9 @@ type ServerInterface interface {
 	// GetLabel Get a shipment
 	// (GET /labels/{id})
 	GetLabel(ctx echo.Context, id ShipmentId) error
+	// GetCustomsPDF Download the customs document
+	// (GET /labels/{id}/customs.pdf)
+	GetCustomsPDF(ctx echo.Context, id ShipmentId) error
 	// GetLabelPDF Download the label document
 	// (GET /labels/{id}/label.pdf)
 	GetLabelPDF(ctx echo.Context, id ShipmentId) error
@@ -22822,6 +23311,22 @@ func (w *ServerInterfaceWrapper) GetLabel(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetLabel(ctx, id)
+	return err
+}
+
+// GetCustomsPDF converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCustomsPDF(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ShipmentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCustomsPDF(ctx, id)
 	return err
 }
 
@@ -23319,6 +23824,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/labels/:id", wrapper.GetLabel, options.OperationMiddlewares["getLabel"]...)
 	router.POST(options.BaseURL+"/labels/:id/refund", wrapper.RefundLabel, options.OperationMiddlewares["refundLabel"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.pdf", wrapper.GetLabelPDF, options.OperationMiddlewares["getLabelPDF"]...)
+	router.GET(options.BaseURL+"/labels/:id/customs.pdf", wrapper.GetCustomsPDF, options.OperationMiddlewares["getCustomsPDF"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.png", wrapper.GetLabelPNG, options.OperationMiddlewares["getLabelPNG"]...)
 	router.GET(options.BaseURL+"/labels/:id/label.zpl", wrapper.GetLabelZPL, options.OperationMiddlewares["getLabelZPL"]...)
 	router.GET(options.BaseURL+"/batches", wrapper.ListBatches, options.OperationMiddlewares["listBatches"]...)
@@ -26384,6 +26890,156 @@ func (response GetLabel429JSONResponse) VisitGetLabelResponse(w http.ResponseWri
 type GetLabel500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetLabel500JSONResponse) VisitGetLabelResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDFRequestObject struct {
+	Id ShipmentId `json:"id"`
+}
+
+type GetCustomsPDFResponseObject interface {
+	VisitGetCustomsPDFResponse(w http.ResponseWriter) error
+}
+
+type GetCustomsPDF200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetCustomsPDF200ApplicationpdfResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetCustomsPDF202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetCustomsPDF202JSONResponse struct {
+	Body    Error
+	Headers GetCustomsPDF202ResponseHeaders
+}
+
+func (response GetCustomsPDF202JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCustomsPDF400JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCustomsPDF401JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCustomsPDF403JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCustomsPDF404JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCustomsPDF429JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomsPDF500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCustomsPDF500JSONResponse) VisitGetCustomsPDFResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -29940,6 +30596,9 @@ type StrictServerInterface interface {
 	// GetLabel Get a shipment
 	// (GET /labels/{id})
 	GetLabel(ctx context.Context, request GetLabelRequestObject) (GetLabelResponseObject, error)
+	// GetCustomsPDF Download the customs document
+	// (GET /labels/{id}/customs.pdf)
+	GetCustomsPDF(ctx context.Context, request GetCustomsPDFRequestObject) (GetCustomsPDFResponseObject, error)
 	// GetLabelPDF Download the label document
 	// (GET /labels/{id}/label.pdf)
 	GetLabelPDF(ctx context.Context, request GetLabelPDFRequestObject) (GetLabelPDFResponseObject, error)
@@ -30651,6 +31310,31 @@ func (sh *strictHandler) GetLabel(ctx echo.Context, id ShipmentId) error {
 		return err
 	} else if validResponse, ok := response.(GetLabelResponseObject); ok {
 		return validResponse.VisitGetLabelResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCustomsPDF operation middleware
+func (sh *strictHandler) GetCustomsPDF(ctx echo.Context, id ShipmentId) error {
+	var request GetCustomsPDFRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCustomsPDF(ctx.Request().Context(), request.(GetCustomsPDFRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCustomsPDF")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCustomsPDFResponseObject); ok {
+		return validResponse.VisitGetCustomsPDFResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -31443,316 +32127,332 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L37cts4tjf6Kih9X1Wkb9OKJNu5yH+c406ne7J3Lt6xM93To/5EiIQsjClAQ4CW1V2p2s9y/tgPtp/k",
-	"FNYCSJAidXFsp9PjqqnpWCRxXwvr+lu/tyI5X0jBhFat4e+tGaMxS+GfH6lmb/mca/g/80vMVJTyheZS",
-	"tIatV3RBI65XpD3JUqU7RE6JnjEyyaIrpomecUVS9s+MKU3ilC4VmaZy3m0FLRXN2JyaFvVqwVrDFhea",
-	"XbK09flzUHT7kc0pF1xcrnf900wmzDWuSMKmmnDh9b5PL4rVTO6T4DdE8zkjbcUiKWLVIVST5YxHM3+W",
-	"XJFpliSEXlIuTK9mUDxlcWuo04xtGwXO4E28PoA3MROaTzlLcV2LxTwhNFHSzJelqUzJRMacKUIVCVPX",
-	"XrjTUJROzfLiSHS6Op1qlq4P5RwXgGhJlpRrMmFTmZrl1+mKi0vStlMKSCozEbOYZIvO5gHMueDzbN4a",
-	"9oL1dfkctBY0pXOm7Un8jupoVrdI8IDw2HTGzQ8LqmetoCXoHJqMNw6C3dD5IjEvTqgeDybPoyPWn/bo",
-	"y/hF9HzyjB5Pj9ihaWJ9uV7RNOUsPY0imYna/bNvEIqv3MEgIzo+mh6yQdyPepOX9MX0OXsWH0dHk0Na",
-	"P8YsVbJmOz8s6D8zRhZScfMLUCWhZJGyay4zRRb0kj1RJBTsRmMbYT70f2YsXRVjj7CL0s7Sm7dMXOpZ",
-	"azjo9erG1cBOzuglI4r/xpo6S+A7v6+YTWmW6NZwcByYjvFI9U23+QHrB3WE944KPm2gPPfsDrZsTsX4",
-	"OOrHA3Y4PaLHk2fR8/gFeznt0f6kds/OeHSVLepGhU/uYEyL6Gp8GL2MB3DWX0yeR8/iY3Y0PaSD+jGd",
-	"z/hizupPuXt2B+NSs8X4uR3Vy8mL6Hn8jB1Pj+jhZBDVjusnNplJeVU7rGyS/3kHQ1vOrsZ9OpgcRkfx",
-	"MXs2fU5fTF5GvbjPBtOaoX02raqFFIpZ9hX/SDVb0pX5K5JCMwEEQBeLhEfUjPLpP5QZ+e9e//87ZdPW",
-	"sPW/nhY39FN8qp6+NpwfuyrPPIyQ74zhbghJe8n1jLhf4TMVdohMSXjNUrhf7KtDQkksl0LplNE5WaTy",
-	"mscsJVPKExafILs3K+mJCD8f2BvsAHehbsj29afFXQfD/o7G9pcdFiXfCvNmjMR8TRMej+GNoAVTaA1b",
-	"Tt6YyHhl7mYhNYEXyb+ff3hvt9vSvfn3+HjaZ4P4MDqaHNNnL5+/aH0OvnQLLox0UNs/aYf+uHEfKNHy",
-	"igmypIb1KsViJ8p8+viWtEN4OuZiDOww7NzdFrySYprwSN//qTwlSlPNSGR7HJJQSD1eZGk0o4rFIWkb",
-	"mWZoJBidpeLDNCSGSBWhRDkWo2dU2zUdifzTTmA+mmYiNmu0SOVlypQKAxLSJGU0Xo2vJY9Z7P8ytxwe",
-	"OyYJnbCEcDUS9gUiBaHEvXUCmzFnSpkbCofFdScYiZALlvBLPknYGCZoOokzXD42ZiJeSC60+RX6GE9l",
-	"Oqd6POdqbiQXr/dYRpmZ5UhQdcViMpWpOQZUSD0zRAgfmiXAo4EfmSMzkdnlzEi/J7aTH+DVkFARjwT+",
-	"9ClNcD3hWykY4ZrMqDJrF7OEX7N0VVo9M645FRlNRiJl7hWz+G6F/pmxDBdfpzS6YulYTsduq4p5PVHE",
-	"PicRFYYaJmwkYpYwjV+7LYmoiFiS2B1Z4GWX/2hFTvMBj9l8ITUT0Wp8xVbjSCYJV1yKkLTN7K7YaiTM",
-	"wmSGkqRA0dltBQF2SEnMp1OWmlNlKLWuXS7GmWJmNGYJkKvAx9DeFYPVUJonCUkzYdQUQo34TPo9YjUG",
-	"yzMDEoJ0fQDiddjpjsRrmiZGOFQsvWapIpHMkphQoZYsLQ/FXSTjRCodnhBKIjmfc61Z7PSBJ8qMEF9D",
-	"+liSlEUyNZI4DJlrozwomaURM+eCpGyR0BWLA6Ik0pVhq/jxSCRSXMLghO6OxJ2xmx9kOuFxzMQtGb7K",
-	"plMecSb0WEVywTy2D3siFyyFVohgzKgrM0aWKdds6M6lIu7DrddAIRicwyfDVqWpO7gowvU55Rd2qXd7",
-	"YS9TKS7Hcxmz8O4ugTdCs1TQBEd5//IJt/3lAoqiU2ZUS6AVR2KMKMOuPEowJNcJ8MI01wi/zOxuoxas",
-	"smgGOrATgMwF4140bKUk8lQe3t1yvpf6B6MEP8BKmjlMTV8hac+5UlxcBsSyVlgne3dYDfSJwuWzV1Em",
-	"6DXlCZ0kd3mazugqkTS+kPItTS/ZA6zCAnscaynHiekzHKJ9xkhg7CYCVtAn7/h3pP0C/mOu1rMP5xfk",
-	"6cRcwkwNCRUF9zCq783BnN4cmCYOJivN1F1KXWd0ZRjIx1zveICDMl5gp+M50zMZG1k/jo3Ojz8T/Dkw",
-	"Cyd2IcS7W41zll7ziH0qTuMD6kg+DTRoSoHHNPzXkZScFDoGcWg8zZIkJG08XEBm6mmUMqrZkGgpjUi1",
-	"Iu4bhcY0cxrNMtt+1YmRb2dGnDBCDH4dd4Z2V1DEKMkTTtqo7In3yvYtyW1/n4Mv2cwLKd9RsbK/qlvd",
-	"86mRnMHUw2L/hnfL54y+J6UV6dtVeBgNL/QH6fgN2oOdrdZnJ7nweZnKbDES7fDmwLRwAC0cwK9hx0hf",
-	"bL7Qq/xIgOb3ROUmRCO5mdu/S36iXI9E7TE4IeHPB7l1+wDM26Fpe2lou9FyPRKlz+D/QYeoNmdt8iGh",
-	"KQMR0cjYDNQDmhn+oUH5iT2ZVE4JJcWEze3kVicgg5sbwkWUZDGLuyMxEqeJkqS8wgFwI5lpGH9pQP8n",
-	"JPYweiSGJouR8AbEpVCkLSQuamA4fiauhFyKgLCbheHEhqJTdi2vQG9gHTSMwm5GCUfdLI6NfmTEcNTq",
-	"UXU3crNZAmIUUWW1Nz1j8zXx+Uuosrw5Wz8ve28qTZR8Kzs1U3yx1pR1oOzYjHn7y9jMJ9hYmfLfdro+",
-	"m41HsHslNYKRCaMpS+3GzlFAIO7cPBB7sdLc2E0T5hMaJdUfuPkBjUP21KKMiz/ZM32Hot0nsUhlxJQy",
-	"999roble3Wrx3eSmnCVlDn+K1NUFp6L1d4GIFLTw5epLD7Mdfy3sd84EpdicAl9JkhWxmzIkYWlquBtu",
-	"x+xPIGSMRIh/Gj4C/wK+VrJdxpKh9dAZhky31da0lIFR7kcitNqUoHMjOoBAkUgFrlfbgGFL0BdcBGAE",
-	"UvhSQFj30twACoWxV1RfyjS3X7oxrrkhYx6TlczInFFBim+Z+fj/Ca2BDAdsv8mlLK5UxkC8AoUuloa5",
-	"kDRLWKHICTk2t4AKTUNCjoEYzfLarvLGcqnMCpMotjkhL2X/YBGa+hJ+XQha5oJCbg1SrrMyUkUu+bW5",
-	"IprkQTcndm0kar3KtfaRCOFGeW0e4LvKc0TgdWao1kp4Yy1zU2QuNrofFAHdDg0yYO3TkiwyuG7N7RSQ",
-	"0L0K2qzKFguZ4jw9eZLMKLAv9y5Rmi1ga9z6RCkDVzNN1NhODWxwrgF/lbx38VaPyl7Ok+IkcgVmJ2s2",
-	"RQOGkGPXq/1AuV0xcg00KXJxx935VIwEE2Z/42p/gTnMqTVrgkwhUyKnU5bCpN1Wm4bNYORSdO7OopVz",
-	"FmjG8qV1X9QpWUilaUKs8NAlIdqKfRaHRBnCpNIVPAo/nYdd8p+Z1EyBIAanoLB8KxLNWHTlmsUIAF+T",
-	"ILHhDoJos+3QQL7QNOFXjLSPBgOPRi1TyRU/+PuJIguqZ50hoeTTuT908/fZuTXsG3mHpSnXMl2NBBgT",
-	"20YSi6hhL0rLFKICFmAHVub0YnO/8QU0dkxifglblJJf3pz92xFph/3B4dHxwbPnL16GnZGwhttFyqbc",
-	"SIwkMy2baZmx2iU2HcNu40Jyo2Thd1N+g3LZnGoyz5QmM3rNRoJr0v74+vT7d68DMnKbyCoLqekVG7Xs",
-	"0Vmk5qRpjr69yF6DhbPwPVuSv8n0qhX4vvBn6JN2f/bXvIYBBOJQUWntVNBkBTcNeS0uuWCKvNVxue1+",
-	"jZ/dNAdnqSay5PwDOew/e3bQJzRZzOjBANbNSApFv5/OzVSp1iw13/zfv58e/EIPfvv198Hn/92q6c1I",
-	"h0l56DSm/6/9qxvJeXnMg+OjmlbQMVuaf0zJW3nNEhqxXWa9mElRaeLf+mTQH5Dj42PS6/d65VaO6hpJ",
-	"meKWz5WamtJEsfz9iZQJowIkDEMElWPwt/UDsNaR0iljul/+8vC4R37gUz0jp9dMZHXT3nKSsNlBudnz",
-	"jGtGDg+rK1C/jr/xRfnzfq/ff1HZw20j+ey71/+ezzZoWeHNdFIc1F/z7+XEXNlmGJYg34hFhiJmHEPQ",
-	"Ck3OPDK0+7KZ7xr2SHMhSzERmxtqWLA6YByh7RF1XyEJ2lDb5hKyCqMVh7giR4NBVSbr7MXeHxnKI0N5",
-	"ZCgPxlCC1s3BpTywPzqJrWAzfwVLL2qwZrBlyqSFhLdJj/SatY5zZ9Ve32YrHUObXLP51sb9Eb7Dj007",
-	"tmWapnTljk9WI4s6WzZEQyxpipa8tjdOq/ZEMk1ZhFYzLVHSRBneue1ANy2+AwcJE9nc7IvrpRW0bCe5",
-	"nv/r9j2FoZcXL8gX31uzuvsCAkLXt86sJPjFTuEWQTGwNWzFVLMDzees1cTvtu4I9PgKXzUfocF+n354",
-	"/CXBqEHLi/rYNti33qvuS/UpTeoirI1ehXbdPNbGhp24OG8MvlWBuVmlYOTs+x+6dQOcg+Fn88jemXc2",
-	"nVw7CDiwyxlPGDH6hSEauE0XdAWPwCvDRGz+sP6sMN/90D+kRYOtoDgg2w8oRA3ClILisBbbXt6P/BQ1",
-	"HtZX+SmriSIzLzxRMEtFJiuC/REhlyeF8ykOUd1RuD0uJCggGBbFYqK4iEBHExIi48vEgdbyugh1c2Gv",
-	"rJG45hkuc8NDN7j6x1pqvAprYnP9xcb38nEUnfo9BG4KjYv8lmOYYXniMdV0Z86LnKWG1xZh0jVB4PC7",
-	"IxjzJkRXnxCRJQkGJzGSUIU/m60xD/C+wHDUzWcRZlAaQuMS5FG8txClPwjPQAZ2HziZJ4Td0EgnK0LJ",
-	"KyAA4C8fvWgpmelSPNN/sFW4fgKtol3DhcAE5+x9AVEsYZFWaIeFzp3dsbuDFBZlSsvtO/0KX8OFKm7x",
-	"71bbPvw+f/Fz0Jqmcn66l8SQdyhh+ls/+4Cv5Z8taBqxZNtXZ/BW/pFdvqaltzsTdneRPcsW4G0DOa+8",
-	"DlzhVitWIQp/5f028xWqo5FyQkeN8IcP3mfzCR5UT6Pofzd4dVgrQRTn2t06n86MHvQDi1/ftILWp/Oz",
-	"85obJ2ihw7EutP0CTPscY+4DMsdw0TYH9q80OSLRjKY00ixVnbIK9j//9f/l/6P9yaB2yPvLL6Xx/b6N",
-	"g5kLGGy59RIxE9c8lWJuXUob6dRa5r0vaqSpvbJmgla2iPebf5104Pa9vDbergaV81Sed7FE/n5sP7V3",
-	"cMtVyGDrdXcf15Udw6vC13A784/dhSeKnJ698V0XXfLp7BwNPx9OM6PtOHoCo49iUeoiOZh5dSRids0S",
-	"0yGhi0VudH52kJMaXI/muYAN7RKgcOzD9H7FVqQduv0H35jtxjxxDb48ACt47gFxjRk2gW1FUqhsztL8",
-	"M2wFJN2ReH12XvkWLeRhlPLYRnPMwb2TG6amMoXma43ba0yvcsNusz95TKyaFrbTp+cwuXUe+N4GW+gs",
-	"FSwOSCIvLzF+w3oauCBRwmhaubaOd+k55TVcF1wdKBiwlHxkl1xpG3765vtdZI95Y6vvjOya7tRMhZw8",
-	"dlJaryp32UBkr8vsNk+oMwchziLLt6qqIY9mjjxKRIZuE3cCNU2uFNFySMKiNbA2QCdgToBjW7QRanCF",
-	"eswwIFRbbVNBRowqO/uKIF48wLl254/ftFp7zb7ynLt1nrtiZHIpXHy+luD4TBIUQ1H32CjUelZQuP5r",
-	"TA0xa7jqSyPAUGfzdoAmZa7JJb2GnI7yXd/v9wf9Xl1fV1zUHMXQc5P77uONPvJOQMJyDGVKNSM2bCuA",
-	"dDLYZSmJSozSijF7CdUsRXMSrl5I2tTNDiKX87U2K5zHQixoqsqWJjfqVtDyBlKnEXqkaO1mW9bbvlax",
-	"Yp+dQyTbkFwUERtGw0ZhlnBFvHGQCdNLZsPuUHdhMUmkjUfrkjZuU2erWFFIFLB9xSRqaRtkBiv2ekl2",
-	"G2/Pei/ErR0O+3gTbuMV2Gr5Lyud2+SeN+W3Pc/B7g6CPZ0AG4z+e1j5b2/I39Vi/7AOPzy7YLG43cn9",
-	"0n2/vTW1SA3ay6ZUNsx8BhngDX593LNbav/uV8Xx6nrnI2he2rKEf0vucHu9tpDCd1RF1tSAdY2zYM8f",
-	"stQI7EYq0EYwr7oIj2vV0S/WOL/kxDUyen+pmrfTt7jtqSGFnqEEY0lLvu8QrSUY6J3rC5lImFJ+ni63",
-	"wsC9mfV8HzKcsq12vq3gHG9dJNSQSJGsMPySaowdwojvCnyHnJKVzFJF2hjK/kQVIXR5R2GnS06F0SO9",
-	"XGVwjdjPSUMcmxqJhNFrjDRG+QJiC+qiHq2cu6OBw79Kjr5hm+iXsnWuPsKJrZPy8Sy7nGoX/lbE1cHx",
-	"HpISvZjNBTnZ6oTBSPgEhBnjaTSjQhtt23QAh0umMUuVNRfEhCWKQQhjp0vezBcJZzGZrEaioK8u+WBO",
-	"qDsw9hRYWpnTK1YavgJqhQhIFp8QyF32JscVWVAOadGZYqQdzWhqNGerYxXC75SnShMVURFgasNI8CnJ",
-	"hNEFrKlgXX75QkfkOf+N7fQdvPjAdnK3H1vPD6Z+mIXOvaa+6wSYyNDobeZX5XJM2EjIlF9yQRNQg72T",
-	"JCF0tcKs87RunAwwbPOnJeeRaNOcSbN4fCllrMKO4955fqQ52fDn/CR319hDEOQ6jUxHomLbRx28GLA7",
-	"nWbaKZuy1OjjlTGXCaR0w8zpCl21E0YkJrcDI3UBVxyjrXpHEAjusl6DBnCIkmf0qPeyijURQBiYWRkX",
-	"WV0Tx1XlslvQabax2T3cLEWfZymXKQrOf2TfS4Nk4mCUvlzE3HL/b1F5vuKlo3LkpAYHv+XZRWQ/3Bs5",
-	"7ogjSa4DG4rhH+1SMIajQClK0f4rhMLLtZHKOd2ydLfXRNz2NQuuFwgL8sWnY92iGoAKIFO0wWMcesK0",
-	"drHnJ8BvClZTZEaizdxcfzKdW6QXI73Z7tZMQXufxS89UIClwsVlYZHfZMFyb9t5nRC1oJFNJoipmjGU",
-	"FvilkCmY0WGR8EeI1T8w6xVXDIu/vHz58vS034Pw/GfPXxyts799bASVKTUfGAv3dbsD06wxGnmMqJXS",
-	"bL6btpg7L3Njecn15fsyr501IO+v0NG7fvxK/mNhtmwi2Q1EOthMol9+/LK6SLG/XFycnSNWFWSa2AQT",
-	"JY1ywxZakZnWi4or2vykhk+feuG8T83uqqdmKeJqWOjRi23HyAwtX/HaQ1QoOtUYHXhAYhYlFH06J5XA",
-	"bcMbYqY0F+jysQYsiyJUCHFWJKrRhDFJUr2+WSRU5PGlW0+b++4CHqxJnmXGBkk5sORG9C8Z7NVMLpUR",
-	"OrkgiVzaD3xDulVWYq5YK2i5nEHVClqXfKpbTgB2sqQ5s7iXQQsi5M2ae7iHpdbW2aA727v5pK3uaSi0",
-	"dN77vW0HXkhhFdDVh5z4CycXzmnNwXWX65p3QSdUxFJsjy8s7blbqw0n+jbO8ZozT9qh/TWsz5Q4KbIh",
-	"QETuFFQyErcik7rsh0dCuRNCqTEm/ytTSznw310FHg0Z3rIeOdMkNLySWktBLg7UjKd1RuYtYuBMXdCU",
-	"T6d10WTP+r2X3X5vPTFirRWkoleFH+32yTb/zGie0J+3Mihj6m5D1Q1a1zTJ2CvWGM4Mz53CsgQI74QL",
-	"Rto0SUjoxhCSTHCtOpC7GpnWSqLDAII48sgsLvQzkEA3AEoHrSXjlzP94bf6ceHT/QYmMxGx8siemX9H",
-	"Sab4NXvnhoOyYRFIJjP0T9eMF6X09aCpUghZvlOl5fZmuOmmyBnDno4C7/uwKY2Oa+XS6PzMuXVZ6JGq",
-	"Hqnq26eq2hvFiajf+96Raih9srKupuVMKkZCIzDNqWaxu3u/d9mjEoJnLNo+2JRjqlmXfBAWF8yG/UUz",
-	"RhdAjVk0g8YJnUuAATE9gMRVyG2K0ARicYQUm/xMNuW+Bl2jS05hJPnQZExXpP3p4lVnuIstddAbPDvo",
-	"HR4APZZibOuoyC3LqdZsvqgLzcYH+wUt00zLOdU88ppdP8P5W8R28kRZYwpp94mW5LhzQugEYLCmgGSC",
-	"qLnudfAWQsgTAj2bTQIdteMlSnkUxeoD0X6aUU2WphOAAAUGuzS/zehiwYSCzBJEcSGjFmLJRMysmo2j",
-	"YjE5GrwkF1KSd1SsRuJjjqK2NkVyaGj2mFBNYKP6/YNe/6I/GA6Oh73eL6OWmcuo9T//9d8nldmqkaAp",
-	"AxO8mTRn8ahV8hX5OWtgV3inSjvm2M76wjgssdc3EUubdgudVgDYSNpUk7lUZg69gESZNruFmF2fLn44",
-	"eJFXK3Er9QQgchGwbCLj1clI2I11uk3KAJJPyOJFmcK9B74U8wzw23DKW+ogFFM6b8h4+8vFxZlL+Goe",
-	"a378APZWL2V6hXF0qu6EVZigTzn+ntTJEI4Mz7P5nNq4rcq9Di80ZXxtzDLblEm2d6pYniFWjGhjhlhD",
-	"9GcO4y6n1vh+dHMDpHd8c5Ov/7p8s8Yv65vGO0AjZaeM5J8FZivrPf++JX8H945V4mqC+EugRuvje02j",
-	"WW3sK45tDVnJQ1uy6cEYdV4Ds7nzHEqhuXVTqA2ZfUfNkrGDlNEYIjAhRl7jP6NUKkWuWaog+rJ0J5Vu",
-	"rNrIw/pT8pdsTkXeXe5aSNlilq4bz51FBABoJsxcCUt5YLVnD0YhwvTSdV8WwqBVB/G91AeKLag5UzHg",
-	"9TiOAR8EcDdV0clgiyoXdWmwHtaalYbrLBQA5FVzhDBzOJWThM3tAKpgYDufBUBgA2PQG9Nd3XHwgLfq",
-	"6Q2uXWI+U0M4xTUwXoGVmNDnI4hF75oYEeeESLEOluSgOkOEAZvyRGPBph9fX5CnaI4OPDlsxpWW6YrM",
-	"ZBIrvCjyFVhb2+ocvzC+ojbP+4Noqk0Q5DUo7FkqkOhEudQAvpmXKKitTlCbGJ42l7/ywqufKID8zEG6",
-	"wsa2PLj2uvYAYd1LH8ih4gN7INbQ2LvbA7ORUqvgBt7tcp3nVqwdSYFZRSS/qKDEFvq5VM3NsuB/ReZV",
-	"1kuv+3eVyWdTxeptA6h01W2TqyyAkG/m6OeQty70iWtvLYvVqWbrsWs9PowGkz7tTV+yF/Hz6NnkmGJ8",
-	"W92Ida29N1x3spk7quJlK/1UFAkp/VTccSNRmxdBiXntxDv2pdAfANdFVgtHxGJ2hETRlRqJ5QxqT0A2",
-	"dbeAKQCgWoA2KJKtG1EOAAdhLlN2MhKh2cE8Ng2+84ECu/ZMuFQw93OehOHPcE5jjP0pplpEJpQ7cr97",
-	"5UC6NpEyJG3z6rBsCUZdqVIhBNmI/WMk8B2lqYhpAjGUiHqY709ONaVdYzcRWyBe6kgUP+M5HGs5VkzE",
-	"LLUA3pbYupB3tB7zU+Oq3SH9U6Mt2iPXMkAEkFkjr7iDLE5o5yOUAPk6KZz+ANb19RIbeyi+tTZGe3zs",
-	"oHaIYc1Vn5xvNbKjuzokpVHWLfSbNY9+VR6+Yspq44ooOmUn5IotkAKfk5iuFFn4eJrovRdxzsHLMiGE",
-	"rx70e73B4QGQ7/5m2rdlKaYhKCqXNmw0DtUBiYwYJQjV1vyVpxKScBFPw84Q/xuQcAGwRpQc3TwbCT6n",
-	"lwzNGYckXvCAvOgPbvqD/guy4DcsUZiJ9tsiCUn7l7O35M0bWB77umkE1P85TYjSMrrqdEfionQXCAjq",
-	"5ZoIqvk1S1aVCwHq/ECYLQpOXTtO+weydFetqQsjMXvgYtNTVklujKdGOAAl97dFUnYp4sP6ZXchtg2L",
-	"/gSLP3rrenTzDNbV/NdWDwFlxcp8ZmlsGJpARE98PBLQzhTRWHnEyCKFwi/KweqWSlXBtuFs22CpXHLF",
-	"SC06qQU4DvOI4bBTXpujm2etoIXDKC8MPllbGBenWIMatSEGsTb3zYOYWkNTKsf2kQmL6JyRML+RvWTI",
-	"btUs2gxRtT+v9MWQuoGuSFP6Z3H7L1JWWMb8Ua8rrDKd7xasZs2qTm+V6RzFkfNXp+/hzyeKTGiKua85",
-	"vjVYwqCSV8Q6xcCkiLy1bRzZBuSrfBBckTYoczkw89Pfefz5qXloyHjPXvcORq2TkvcrK7onAFc5ZnV3",
-	"7bQRuQsWxMPt8s8XVwQATHKoLkcOFtrb7lJYSRbGhyWJupQW7Los7tRNKcEbAL6KdKwc6stfoG34HI63",
-	"3IFMl7OpbxKC6l1jgrsD/s4Lnth6dLiu1uyNCqa/w5DSH7SMcFSbaPihyA2pGKZudErzNJp1JVvxS0F1",
-	"lrJXUky54ahVfbsBtLMuEr6UerKf0708TtIObVu7Rmfd58zKzk+31FDbyqXWrGc5yEyTmM+ZUIgqaRRU",
-	"jifN+Yq5A5DQGU3sj+vzmMHvb8pDP9rLTewc8IOS+33daWwECSPJVjrr9+6pN9+jnvd2OLhdb0fbu+Px",
-	"2txe3MvUKkxjY7SKn3m1Z6DKmUtZ3S9GhdSfz5HY6YDWhDE+HtE/8REtcz/L8vLa7XeBG5zXvd0LrnYv",
-	"bcUIzxs1FYdSYuvIBK4otZxOFdNG1106GBhr3t8VVbe4fHbTDPwv8lQWkF5QngwtoRsRs2yt+OnilctS",
-	"2S7X3Al2737F9YMWF0qniFNUL2XvI7ovaHRFL9krh2BYF0ZB49XGbbdtKJv1T+PVne38HWgWGxN2gfxs",
-	"NIWLG/jJ41brvGGN29wJ+l+z6lBz9n1ka7c7BXlW9rRZ+fCHXnunwuJgItXtMqjo7VIovyhTbxf0h61A",
-	"cg2M7uMPr8jh4eHLwNXUtKvvLG9F7dOYrrrr8Wv9AYRFPR/2esNe76B3POz1diaFL0YzqLCN8tR+sE7p",
-	"OIUQsHZRI8mn7srqnvmEb/24iseMxFKmVStvLQ5ShftUQhTQogi5rkWqJVTc8M50GAAiAul3/Zv75cuX",
-	"24JkGxmb2+YC18HWlrfn+Ykiny5eWd7WuM29l7fa5o35v2dlVPV16BHQg719jGQCMCl3ldC7zmjXWOYt",
-	"xKz+s0pQ81ZJq2CUm1hhM1e7A+OKFd2+SdNK6d6rw/XLhaOyfxcQDAGvLmYpWdJV4MIZLfYeBDtapM1I",
-	"pjGLhyOBSHap+VVpCRgmXDicO3DPRjMWZ2ims/cdYJr4Zj8sz2dl3LBsvy/G28L6atBYyxOKa+09UCft",
-	"j42D9IhH9GfCI3rEE7p3PKFHfJ9HfJ9vBN/nDtFz7E2G4eWNTumm0O2LUt1K8KTILIlh3f5pWrZGEzB8",
-	"KhLzOCCMRrPixBXR3ncWqw1X2c7C2Eeqa0J8K7IRNlknD320IKpf4svf58L2IK+frN/Ttqqv/fnA3a8d",
-	"3BvYkdhIVVzZxC0RkyXs2CRbgV/HSy/yka+LvlSOH6+oiCfyZr8buWn2Zh1frQGYvOwPgl0SdqIsTY3C",
-	"Wl3w71uNlz5Lz1LDg+pjuKujIv9GFgnVZig/MPyppL69HPR2GmiRfkdXqpqpuel1L1uvngwhRa4kccv5",
-	"nKMKLFPiWlIBAiWwuABIMGwPv29jch0XI/Hp4lVgMdNR2VgydhUDay14IyVTFrOUJmQmEx7TlREBkyXE",
-	"eWGYQlM2Xu/ZLtl4lxlNqdCMxbVGRHBA+nPO31dNmY5r4/NH11ggsbr3VQfBDjvvYbLVYq7dOchao97r",
-	"RrLeRQ011sy9loI8Gqye8lq2CcXCvgbmct0leE6vWexdqfXo5JsAyDcBjt9JHJVDIt/qE6BxOn4ZvZg8",
-	"p8+mx+wo9uPbvzRax6GUN6OSfwEM+Sbc8U3I4k1I4nvYzj3D9i1AxP3TcwfWodJh/Crx1OfrnKfMes8X",
-	"jMVEczSp5nEjXeISfUEGX6ZcMwvAUrG1k3b4+uezj6/Pz7E6MbtZgCAPKD8oiyrQ8eqBW1gkhZyv0Nkh",
-	"YprGwMUX1pwnr1kq+OVMlyMyvXfXzkw5h7G5NkeuxqCwS0HJcLUWdq3K0SAHfgs3RO1xsVpT3bLlGlUb",
-	"dKNO16ZscHGJ6XMWeiBZGa0eIh/REgBhj6iICptNZw7v+hJPaEJFxE4XYH5oEOfMEBdcXBL7NtRn4ppQ",
-	"/ArdBJ6WXXIzNt/pkPLSlE+GeTSlRJQlVXmoGRdOWocXmSrn9isuLhNm365kj+5bsvU22khJHt9FAgdb",
-	"zOnc8MkmmXpNaiBzLjJFarbwhPRs2k7JHJIJzZOSxFeYeiAivu0ZiDo77uItruM70Dd20mr2sU7uHm7t",
-	"TrktJrRPhPWa/lKTen8nQcdbLCQ1mcE7WkjbIFNiskCmJzITziXW6ZI3umJkHI5EWHM8Xcp59dCHRGm6",
-	"Ir2mgzoS7qQGBdbjIrW1fKw984RQYY2Vbujc+UbsK38UTPTmTF8vkzdlMwlli8qpNgHBlMIiwXeXPBVV",
-	"TuaohMPnZrkGIBAXVd/Es/OEiVI+jcxZdR6VXzBrNHBxbV8Ua7WxtoTPb40T2kdA38+Gva/5ukkT3oGV",
-	"5RuzD5dttpJf+LcqmrN8Gncei9x1AdmlGMafuyY63T+EEBa0MNy8osUteG1nO8UmOYHMj07anyNr+b5J",
-	"3dPyfINuZnNq62jsrJ5Ya3OtS2LiztrThf9ZDSTlWhDCFozrW4z4fKdNsojkxR7tHQ0WtDCN/G7ix2qD",
-	"u/xost3sR2ti4BfZlOqE+5KlydKOfySD7SWZPXFhk0JzF8q8042+yWCPCiNZD/dwCAFth8EaFMJlHunR",
-	"CTz4gHYlH0uz+UKmNOXJaiQ86J6TsqTKXVpxDK35OAsFvIKFULBVEsFHaIEWKgmtO5X3R/Iq2ms5equN",
-	"CLHkvNEVdCeGwKpVe6+PGxBrzo1QGhDBlkb2QZUqhzTr93qdnX1za+x3HRS+fNHp9Gp8NH1B+9Fg8jI+",
-	"ZEfTY/ps8jx6Eb9kd5dcuCn1G8QHe2eRqUwSuVSWztZAIdxrVhy0f2Ll862CnLrdvbB+Q91PGXF7EXiL",
-	"5jP9yii8i8Eeqn3ig+0c74C/OrL7KnbS8lZ55QltpAHYqthYp1QoblaFC+8PmenxVKZjG0y0qkDI5ZwQ",
-	"XsIw0hzvu0AWsfwqS9nWoLUyba6tu0vBKNPn+9c/kb99+PgfAXn/t9bm8rbFR9+zBU011Mjml1yQKY14",
-	"0iA/ywiu872Y4K0oaa1aqD2/bgalodRt9yc403dS0fI+6lJWgTG28iOvuMgu2aU4/busi3KXI/Yvt/so",
-	"ZqL4pTCyfUON+DfzeaZRbqFiZVGSQWhBQCdUPusig+rOd23lk7vsom5/q7B3awyiltRtZL2DGLyEOwCi",
-	"yQWpLQi+oGY79sQULFtUUIrv5jlz27g5dLm5iPVfWcqnHBmgZz+tlouIK7NHb+HYeZb4byzeCKRY/bK/",
-	"M0sdtQ6Pe+QHPtUzcnrNRMZGLZL3q9CHgS8dX/yFnP719ai1K5zcpoWx9O6kzUY85LfycudLu4qxXHN5",
-	"O4zfJqhHhx48pzELfFRhEVuY4HrI4yoQs9oRiVnZnuSUOLn4eA2QGOxNKWcq8LCXVQeCWhkk2EMeMBhy",
-	"2Y1mLo7Khp1378o7Af2+qceMgmcX9cBR69J5nFyPe5N+NKhI5r1pvzaYywhMdmU35v2BQuuhVv8zYxlz",
-	"O0ekYDYzp3g33xApWMewvThjng2WoeWVLHmSGD5kdmuPXME1CW5HWF+vCQTvhJnWLn2dyF35qNg5f588",
-	"UTunirKw7ZHgDiR8B1J3lSl8FenbDuLcW8Maln0LeLeykHJXQsnmomy/7oPMWqXS5exq3KeDyWF0FB+z",
-	"Z9Pn9MXkZdSL+2ww/VId2ooi+9RS213XLJVRCypVEty6bkO9qTkHd3fES6frj3LMf+J6Vgiif9QD/8c8",
-	"z1vk+POZXAqMR4E8dF5g33fJfzC2IByx/Y28uCIFXmJZQl3OFIvGg8nzaS/qxy/ZC3o0OfSS8/tRr8G+",
-	"ZentHmmougbrhw68WlGWcr06N8tnA20YTVl6mtWJ76G6jsZG5hkjtJz506zMOLQWNUzKe3YEDmwaaYYV",
-	"A2B34ARB48WCGC7T+vwZko+n0tVqoxFsGYYhAhs1MgMXmnLBUmVXo+BRl1zPsgmwKHj5IGbXlk1Vz30R",
-	"IuREDSmINJLav59/eA+C218uLs6GZJ4lmh84CzaE1KuAULUS0SyVQmYK7Yoj4bh7ALh2IlakfS15rDpB",
-	"7rtUNmHLWmYCZ2A0LaLTAk+a1UxGwoyDivzhRMqrAKP4kU0QX6SwrZvtZrF/VkdiJFCOdqg1OB9FQrO/",
-	"MuW/QX9D8h3sCxllvd5hBIBZ8E+Io7YAWkrTVANKYnEIRmIp0ysFNJRX6WznMXSYOBAQIfUMIgDy2AfI",
-	"6SwODxckcbkPFgZTLyX8ibli0ywxpKpkYk53aWK2aIabGRUVXG8yYzRmaZe8biy3QGZUEToScAQgxSn8",
-	"HSEBIdAmIN1u93NI2shkSAgpKWHnhITmLQhta6gGYAb6kWpGEj7nWg3tWk6y6IrpEkgqqjRm/cyPOdL1",
-	"ZSqzxQkm0+T44iOBVYS5VvgCxFbcHBit+gB6OoCfQ9IGAAIVkn6v91SRSZa64iUhHumQDHpP1Ujgk2Pz",
-	"YJKt4APv/YCE9myvP7BndIyssqY99wLEidoOiffcHun8eb/y3MbNhaTvNVxgQje26wpFuOfH3rg79jiM",
-	"BM30jAltKA/icFwNlinBFFhcTxYXqx+Qwc0N4SJKspjFASJBjYQ5dVSzt7D88P/oBbNDNifef+MjMxwN",
-	"fWVYxip1QbUJm+oORh6Vv1DMtJkJfjMS5pYvYovwQJmDaCgFAcIxTReKx7jnmIGloGxPaGY3trPL6zJ9",
-	"ZDpdHZxONUvNgWeRFLEKSCozEbOYZIvAKMYJo0qTfgfOtxd5PyxWSfmIe0TJOUMeYF0qNvrTVpwaidKv",
-	"AIWJBy4g+MTh17u/87xX94M9Je7PgsFWInryvtDUnr+wnkuFvk4SlvMQwpGwyDWGURj2eMVWwAEiuXAh",
-	"pqyAPtYWjdD+i+mZjPPUqkgKczezkVhQPUMOXwFS7pKPbIG4kx76WJ7/C1giZgRFttYchzYSbUhcSFlM",
-	"qCIRFVLwiCZw0XXy2Bk/JxMOdlGvaKUxfg7+YXrERH3kpyTM990czUVCVyweEiNLhieE2vKsRmsHhgqZ",
-	"mC9Hwl/N8RVbjSOZJNwwS7hq3Pzg7Ew5QqwpmKDSRufngixSeQm34pJyrUYiW5hF7/eIPa0wZq4t+GcK",
-	"Q4OgUZkWBNB7SdaGwsU4UywcCbDvrDo2qdlfFLyNzBYNLcILFXhJkPbRzU1grpVOeWMweBxSnFPu7q4S",
-	"O7c14XVeTIJrrCDh2LoVCQ+wfMQJCYGlDX8OCYdsbAWp2DQe/mw94AmPmM3ztELU6YJGM3Yw6PbWpKfl",
-	"ctml8Lgr08un9lv19O2bV6/fn7+Gb4w0z3VSiGPKiVGnZ29aQevaQa+3rvsYoMYEXfDWsHXY7XUPscLh",
-	"DOTLgnTNX5esqUiaJ/qUkDyfqLUrs+zSNgJnvrZvYsirVPo07xXCQ+icGeG0Nfx7vT5RvPLUKm2fg61v",
-	"Ap9uff61KMMFcxz0el4VYgSrXyRW1nv6D4X6GAoX+2SNgPoLwnM1EhZwsuWUKAoA4W7qXbM1Rziauk7y",
-	"UT/9juZJW/BJf/snn+AqNTIli/Gjw+0f/SDTCY9jBjrl0WCwSzeLVEZMKSNvvcb6ivDty+3fXkj5joqV",
-	"y14x3x3vshpvhGapoIlNRQYzoK1XBmerus5Gv6GXCoqh5b/9GrTWJTQogEwBdqtK5/bRsGjhc9BaSFWn",
-	"zWqZoujrqMawwAQ8NICgYP60WiuE1nqRU0ZCBmHHJW78BIy+euvZ9HeQuOsujl7fxl023wrImsqUidhh",
-	"px5CD2zNdzJe3RnJlPrIT3VZ1zYD/LxGtv17Ids6koVAV/8Q/dFJtbcDub2SYppwNG8d9Xfo4oyuEknj",
-	"CynfGi3xm+UJZrd9anQyoXel7cUiyhpUPa9AkcBjFp8D76p9itoZ2BFrWcirGYuulDMe0AnEccAF69N7",
-	"yRHpptP+dH52TpReJSgufjofibzjDrIFKYzsC+5H0G+jGRWXUOnSFnOrYw7grF3dL3OoIGc8KFOwffs+",
-	"6Sbe4FuHjDCaJfqPziH+5ARvvhrstPY/Us2WaAE/3mUZberApyJItsJekC5cEUpHkB7DuRVzsRxid+Zi",
-	"Ne5GKf47fL6f8B7kqi1PEcFCESGX9TK97eHbluhhEttFebvajyL8PYnwk/wsOdJxv9xWcM+N/82C+ymY",
-	"mBTBqt9Br9crXAYWQYnd0EgnK0JJjeHM1oi2GFxgDZFLsWaycrZvKP4HRngWQXkURAoCUoTsxBiJECPP",
-	"bHTZSMBnWLNHeWX3MfE5j0Zrh1i1NYSwLgVGDXjbfI5lxL3Searbf94tasECOkTYsQD6ubdAGcUm7pIP",
-	"efkmVkxkwiI5Z2C4L9LPXaqCqwhlU7fDjsObhh+eKIS4C1wp0YRfMZg0rusJWrosZCVXZNAbFDY3nLjL",
-	"TgCAcFJkgrthhX7lRSpiyDCtVGTkijBELoPEo46LcMl3qrY2I5iQ8kLStjYwWsFekHf8O9IObw7m9ObA",
-	"PD+AyuVh58QbuuWrkOsEpmKlccKFrT3NnRbWw9DuP1WBM693uuQ0T3yn2mJLaXrFSukcIzGh0VUiL8mC",
-	"Km2LmmcCcNmOe4dFgscYAoPG0yxJwmHNATATLhf3yp9VtwVuRfDumr5PCCId4bHJMz0pOfv+h2Z9FFjy",
-	"vWqj0MNeuujgbi+c2svGJvf4RwXOYHHQsYhfQYPufD7wtTTYSbScMwzchmV9VHO/cakXCQcO4CQzbE+s",
-	"cjRRzNtsurvLrLA1fHH44sWz3ouGa70QBBoFYe9m9wRhcFs1SsMfROnGBNjNDeLtj0w7LrSfbPudxSq5",
-	"f5m1SVfFW+6Pbr862v7Fe6l/MNfVVxVOf2TaFWu+H9m0eoKthNldxNPGw2zr8Jex5p2iB41BfQ8sNo2C",
-	"FlVgBMrLvWuJ1TtPRgLDbeFtBaKSo2t0AbOYKA7SEU0ZUVeASdwl5zpldA7W5VIZeTUShko1E1g6HHMn",
-	"aNwFIc6Wpc/zVBHWAcTdTSLXyUiAy7C+qL1NILTynytOT6iwpdOwhn07tCsLCBdTmY7EL2dvT8jZ+x99",
-	"WGQhNZkzCJKpk1AcYwB8DnX2/Q8PxSHseSgYRB51OOGCpjVJX/XsAecGApghkLuUbBz9rAd9yTmrrjEU",
-	"AyArlm9MfigAnUynEBpIyZQtnWfZsGn0fsN6ebESTSOzbz+FV/HNz0HLj0/a/iW8afbr85+Mpe4tXH0t",
-	"Hvy9XAojsZXUCK+IvuVtSIwPyKJ/WyT7s+gKn6ornGwYVA0DH0Hqha1lrYD9Ws7nClnbesyY/Y+DfJKz",
-	"ZlwkFzUBrLHzxdy/lquPxK5snezK1eV0JKr8HLRI+xy4miJcaEnC4gYNv4y9/3L29qHYuz1LX8ze3a7/",
-	"cvY2KN/4pZ1/5P2PvP8b5/2GEZb4v/kB2eIDXQPFs02RVM7iWQSjlzg7Mmv8p184S4XOZGrNYB2kZ3BI",
-	"UKOUaD5nGxwz5/nobs3Cgm8sOMsHFNrozdF1+/Ln05m/VWcQXd+c+yPpauTx5rDIppoQa35WzMUwt13M",
-	"wN3Q2SVMsgx78Y27VsuT2U6V1SV9dLbeE31VF9ojrjVquC2VuTomzd7XV1IIFmlVKbYil4J8OjsPbP1Q",
-	"iGg6OyfmRKY0AstVnqxklABthDnzx0hgds8l06oOoCNAkAsSmpfDoZcyRbFWRe5gtZlTRkPAcGuqrlQZ",
-	"Zhb1Lugv94B5eDNkwqbSKExappA6IFbgVBuOBEVfLgVPGAzTZcp434/t0EOv9bzulo3kCgh1P46EA0qH",
-	"ciHoNwUXn2vbw3zDpDImqNAWJQED4Cn59PHtcCRCJq55KoXhkSEJF6mMsSppSNoxVvzsFGvlla6ZUMVM",
-	"G3lZG1eVaiRCs9hhZR6I3lB0ZgQ5v0ksEn2ZpaCfopM3SjgTeiQUZFUWiL2ualZAEnl5CZhIzkPJBYkS",
-	"RlP0q2EDtjoVeCpHYk7VldFlfwJl/HahtyNxq9jbMo+8V6dnPaTSAwfdVebboMVGyBrWaxg+xuV+ew7L",
-	"O/E+4oEoOJ47ELe5usqZiZs8jcUlVicp5h5HlPA2Sow2hdn5T1UeZTGXKcPMM0wYgHvV3GHkqHfkoNJd",
-	"UhqGiVhrCtfWiAgumBUa6CBLCwE0MScNEvFiomepedfw0Rpe9D1MYI0X7Sl7Vgus1QiXR3VFpEE8fvRY",
-	"3pXFBNbz61FK0OyArzJz70YnTRd6rW/+AU5q76GvvG/sovu2HPh3QAt7KTwQL1CT5UEFVOMXK7D1eU/D",
-	"gIQWRsRVvSi0gZC0IY82YjEGf8KFMRI2kHRNR8CoQrSL2pBKCBmMucLK0A2X0kjYW+kEAmQ8q/0t75U6",
-	"LM+7ota7F5M3IY/uJCY/NM+w8L9/et7xKCTvJCTj+f26MnIBTNXkFheazLhRzVf7pqaUSxo7QGdiF6De",
-	"oPr6mj2IHTVYl3eSlYWmzOv969WCGT6MoLKlCq+u+pp5xRqGRqJiwCLtEP8xJKF5L7TZfSHAYNtCbxDq",
-	"RYsy3NgX+s9XJOGwnImGuPqApNQWd6UCxgBoJVDrALg5NzP5Z4aw2RbKQFu0xJyP+dWk1hD3tlXZvlfJ",
-	"C5Zku90Zd+nR2nxP1uYcNM0xIfvDbQUth0WDDAeFlEaGk3tB92U2u/paMVLkazGYklMZeAyimJJ2pRQo",
-	"1paoIecc9XQ/H2sO9/7HcOh+M07cbxdjo8YTa2nvjhyxpdS65lT5cygDqyw+WAF3B5lHKCINMW2PQCDZ",
-	"CanUTxqSaMbowtA6EA3VI6E5S0+IYNxch94L8pqlNEkwM47adEE/xyogyxmHnC7MKlMj4YMUJqsuOZNJ",
-	"sl5zFUsXhkh+oZ/oYzRAmXoVd2Q6EhZwcGIYWBEk0vU+AaUxf+CqS47ESGxxa5TBrCCprcHTMQAsqpEo",
-	"oVJtQ6I66g1IKOR4gRlBY8TgCp3kc8UWOhgJJcuwTQhsiClyxH7q4Lu4IjSObV4agl1LiRkpbj0UoQlG",
-	"mS0p11WHlEI0sCK/8Lh3OBK16XBkHZetlCHn6sw6/C+EyqJGl56mjAXEn1gBAwkFjS0kFcTJq2YXEdww",
-	"9+oZgh6+UjpcUbprW0ZcnmXqhZP+aRPf7j2g7zFT7oEy5Sy00+7X5iRb7ZP+Zi8VMOU135pv+TWDC1OR",
-	"aSrnhCZJzg3rQpe65H01DdhcSq4w7hqr+k/T/X1yKujgK1njbN/YepMxDhY3KEQHG+X1rx44/Mhn7ovP",
-	"wKn0aRpDpL1icrvxG3QC7M9xtubbFgX5nc3OIXA7w5hf/bCsgHdq/X6Oweyna58XtfYeRF1tRJhzwvmj",
-	"b+8ufXtuWe9bMS1SvzYm5xYlL6lFuiDto5tnhItoZnQ5uGrNDzaXQRgJAQ01C3rJOkFRyX2yApvOSJye",
-	"vemSU/tFY4YrV5vyqQIi6BwudK1AhTOfGCHl08e3DalQQG63yXG9PcXdVZorLtWDZrle+MXsH9OcHtOc",
-	"bpPmlMd35Yl7D8nWxOWubM1xNMiv5HNrKB/0Dkm84KT9oj+46Q/6L8iC37BE1TA1cnr2ZmiBcs04RsKZ",
-	"UupSYheA8vS1OOD7H++ZA8ICPrXLf1e87/2Pj7zvkfd907yPtM/e/9h5QA64KaW/xAFtGr7hX47pGZZY",
-	"ycRXpK3ZjQ5I+H9/Pg3J//zXf5t//RJ+MT/8bZF8PX54m7T420uEd5oZb/btkSs+csVvnCv+cvb2Ybgi",
-	"goA0m5VPq4lxWkKUKKFV7BMM9sb2wHEmxZSnc3B/+f7SIeY45LajubxmAOEeYvRpGOTOICiAMqEJFRGz",
-	"vriYW2ech3XatR96cJ8WMNRWxpELLKyOUa9VR2lRXGgkAEmeF2nJmLixJT9scKvSDB9hpe7I4HX35ngc",
-	"nmeP/wP6CM2+j+3kWRw+2uL/lYpA4AHFWpCd/Z1wtt7eHlbxvMRZowD5zr1xFwWV8sa+bYwAN43tIV75",
-	"+j6GeN1TiNfcO1KOTIrf7hGH/Swrsk3kFEIvnTwhBRYvscPI42m8EHcXk4VObVfvZCRURIWtjnL+6vQ9",
-	"6EQBOTsnRosix88Oex0iU2ieifhATg9iuiJRIhUjbQQf+BEKLxZVmVR+sSqQQ8yrOO4TBwMfVJGKXAp+",
-	"judjqX4k1kqPuojwsBLWJQGU3K2B0R9QgCkt2UjkL6gZTRlMDMUQV5himFesXJEZvWZEMYhvC0olqUKy",
-	"4BEEX7GR8KDkUOZiMTobOQAS5cDw5XiqGvQF0ob/jkSpqw5EpBs5zmwgFuczx1MNzYxxDbU3dde2jcAa",
-	"azl2zyDYzLSWo+25EDCo6FtuwyjF9nHeACDF5xpxZ605OXXq9Ug4ZINc4Yb9kyloeVMHst68DMQ/St33",
-	"IYI7WRgHqyz6pwAGLKQeF7+deIkergSBN0ul2YK0P52dIyEozJ5Y0OiKXrJOPjr3/tg0rrLFQqbaxQ1e",
-	"NGPw592EYKVAMD+fLrkiAKpAJitCyT/kBOtBonDvb0VozRwu0s5Q6ac0sfGM7s1u/lYhxGNgpAuTtJ9D",
-	"Mch3CJARknYljW2aMiySlG+bGwmWbLWaQ96ra9vXHKB4pOe786hOLlUx5DfxBtgHd+3da1if6+QrRfbl",
-	"c9wqta+fh68Q2/eI9XCXAsUruEYNT3KXVIlW1q5l/77FO7izlxSyZ9Bc3mA1imXN4ulR6n5i9rucDzyM",
-	"BN0I+OyY2WPUyV1GncyLc3EvsvL6KX1qKGVr6Il5yYhMM4hILwvL+fVtxQBbPBAh3Ndl5JEwQnJAliDn",
-	"TmgaoZDKSJzya5YSECxOkHaxEZ+AScqMNNEBjGBXQKYK/d7M/k/IUe/IuS58+CoUYrku7v4GZ4WjDDOX",
-	"ByTfuwphwb2gDx/EAkfo0WPxr44j4zsgHIk+gdrG8/tkerZ2edcd6EZOt8gmCVczFpMPCyZOz94UDpJI",
-	"imtmFBnDAf/9/MP7Lnkvidk7JrSlmNoAU9uS+aT1hXc2jWOOfoWz1PSjuWnHCN05/cvJP1i0CQQNEA9v",
-	"d3GbvWRRlhpBcPj3X/2dvZih/wVah3xxO998T5mmrV9Lu7Gi8+SWuxFgrphLGttzK/52+u7tflvhhlps",
-	"xU7s9gGX286pZrkXPLrKFpsxaO07d2FEPrPdfdMmZJzEdgOyXbdH8/E9mY8X+WFyB9v9cp8lPGsc0JGc",
-	"Y/pVJJOERboQd6kmIXVWzgnTS8YECUHGOdWhtf6A8Gr+bH/84RU5PDx86QnOMCNnT32iyKeLV0ROp4rp",
-	"vMbmoDd4dtAfHPT6F72Xw15v2Osd9I6HvZ41kcUUiwfPZJaiWcoMwOUi29Y6FhyNJol1O5dsa57LfOhV",
-	"/3fZxKGhjTjLwaRKuKtmiuh8B2p7n80nLA0x19bvpvDQA7jTSHzMEqMy1Fk1re0O/ugMSbGGWHWitMRE",
-	"ijwldiRiugpA0rTW8QVV+sT/wGWIHJmFU4Qake/EgsSBUeE8M42QtpAFHC5asLMFGB073ZK5NYQ1r4Qn",
-	"FCAtlo8GFhoYj4Q14Z+Q0J6lV+adkFg8XFdjnqdEwHKSNksUI32A3cqPptleW8h1JKrovyn7B0CehkW6",
-	"jCvZzkX+GlrHwxNCBZGZhqcuf7kO67cmf/mkVOHTHRTTCaa/A16EOzYjsRYPAenNYErdipi7nlo+EhtR",
-	"dMmtQHTxBrgnWyo2jh19JdBcO78tyIEFvRac6tGG+phOuGM64bnlBJ5baeHoatcLfU8rrG1uqw02p+/9",
-	"pFT87L7tr5uJ8xshw2/L9rr3udzTBOGfy6cRFRFL9guBxG8I9a5XbPOEDHq9qrCGb4OwBkIY1yMR89iI",
-	"Dk7etJ7s/M01J3bRxgk4/hGwM7QXIlZlA29oflvQJCEzqoiQJGWRTBHZUy1Z2slb54Il/JJPEjbGEvFV",
-	"ccZc51iYvu3ZhblyMt6SrjqkUdL5EikmyAVbu0YolniSb628AMv0jfKTV26PHyMZH6/zrSgkjgXdglnu",
-	"G/qIYMDpZrOVe2m73UppKmKaQLlKoy5OrYrmLFojUQsImlAoKAJOqTraf8uVvnAj/Up4ffkiPBBcn53v",
-	"g6D12b52qL5mF+HREndPljhdnHJH9PlP92iL+0EmiVwqAGwDIwmZrIgvc+TA4VxcWkNJ4JLXHJA4FlzC",
-	"SLqRaFOfG9hJBL45JyQiSxJwMvcLe4NgS/f2iWds8gdiDTUIlc4Lk9QaQ8Lgt17RuG3YRutN7aw5lKQF",
-	"TvVEuXfQV41zyidqAyo7XS82dE5XZMJGQmKYWR6oaYdp/W62UhOgGyarUqBsO+z/8j//9d8h+XR2bqRM",
-	"I4YOBkaQvORaAfDE4FlADnvmX4dHBH/HSVHy8oa8ebeYBFBr64T0B+at/rF7Czz8nZORKAI+N8U2ulmB",
-	"9cuuswtRrJgina95U3PuyFhLZcfG4Jk9hhhfNocExtCuedfCoodrO4YV6RWJqabbbFcNhiobD3l7W5Xl",
-	"kvca+Gf7+EpoWW6GDRpxTl5Wp3H0A9dhURzMHht3TwImGUZB9B9qpB4TebSjfcOxiLDNUHTD3kv73Iv2",
-	"hR2A8BuE4q1Vos61XGANDnzDXKDrlx68YJiXDbqqrRZ1OhLVC6ggrzx7XcSuUuCEueqkQ1T43WzldOym",
-	"EzYXjCp4WUWYrtCSHQqPc6l2QfWsEGp53KoyqHqAeZ1ejY+mL2g/GkxexofsaHpMn02eRy/il6y1C7b8",
-	"Uf3yLyyCa/wnrUX1zWQ9m82oPf73TrINZatOc0JqQ9XxitswwDqTbrSdQhtFyQRg7rZFYvzI9LdHSQ8m",
-	"L3wrN/C3ZUK/BVntaUTPyzQ0GYVOI82vKzWyicU5h3eqhEPeg9OfiyjJYqaI4pfCaJJYOk7Vhzj95Ibx",
-	"Tcc42Vmce6uzQ1EEfy0fjS33VRjBX2WPnvLz/+V1TgqDS0STZEIjpCq4Xcw/fv/fVpfsTmS8+l9PszT5",
-	"3Oyw+mlGtTVJKCZiiF2hJC8wEBMm4oXkAuuK2rpETFyzRC5YAFRnETRGwvxBdZaCkcS8PWM35C/vTl8d",
-	"nP/ldHD8DBJgR1mvdxj9fGBt1gcXfM6UpvMFPGBdfJ7SJUaIwI8huWIrFo9EEULirfMTRUJL/edA/OEJ",
-	"Qa8SVGqBxhWUVsXSRoe9HlEjQZd01SWnqMIPbm7gtuaC9HtEnRDB9FKmVwRSCFUALR3IzNzfxzc3ATnq",
-	"vQAh8WjwciQwbAvx+9t9MuciIMf4n4H7L5mdkGNCtWbzBVZooUnSCbD8H+aRWvPvlPIE1y+vakU1OANR",
-	"+N4sFOSbZG7tAAJtU5lpLi5zKQHj5As5odgMqJG0UWioygJB7QDs+SAhzyFa6JwRKWw+NBhVThBKnHAo",
-	"4x6nckHiDHkiU7sO9uBN/GXj/ST4jUtWcIY2rtxGkSVVhjD0DuPJT/IuA+JCs0uQc9ZG9JdGqtG70MoO",
-	"Iz13hLrX0t0TeAyeuV3MUj//XFsw2JAIqGkbwq5PXUm12L3v0qE8Vvfp41sLXlNRCt0rtiy++bSgMUXa",
-	"4d9Hrf8zav0aYjoxWKAR4AiH7/ihFGinzSv0pylna9zrVqXnR2LQ66PfHUjNZ5C2Go5pvPMFxkordtyr",
-	"sdL28ZVC62oEK7MVuC+NQN7e24Gn8pXk0UeT4TdsMszpH6oiWnloH+HOvrCDDaJczs79tdVq+H1e/hLN",
-	"hygunBCoXRQ7pmd4jRFV8vCgLnnrGQ4Nl8AR5jbEBlNfwQn206Lsd4/V4L92NXifZ933Qd5QAt4fBt6Y",
-	"Za65YwH4ezmO96qu73KXPJ76uy0Mccsjv5divluld1faPSgXfUeQG7QSh10SZjnwTVk+NDx8JPh8nmnT",
-	"zhDkQqwlB2KlYg4CiyviwitRMKlxrJ9Yc9tImK5Shtg6a0o24UJpRuPmwu53RYX3Vcr9NqLlV2ECrpD7",
-	"n5oZ/CvJj3kp9oe8dtfkx6eFFNhohf++EBQduq2Td5vrrzNrogKDyUa7e9H8l3CJ4Ju01jsRfbulvtin",
-	"P58I8M0GUfrW2EReAv7fA8gUm6j46e9uRG8AnFunq2Y7/38aTVAhfKZMWW7fhHnkM0v55UwTuqSrgCxn",
-	"VKOLTbvI5G4NMLVOV5UT/oW03aDZNnq5i0XY0dsdJ9fj3qQfDSqe7t60T3fydg/uizc0RsnZzeLKavSP",
-	"MSlfD0nanjci5PLh73DNkLibqqGLGALGwCtHQvtt13wVOpN15V5HozQYjkctxURMzNujFqGRabWm9OIF",
-	"U/ejcj84XUGKSM78/rzU9dUMpwwKIsAys2v2AEbTsgvo99aE0ZSlp5metYZ//9WcOcXSa3dYszRpDVtP",
-	"6YI/ve7DibSjW789JdTzxZjJoty/zY4CLb1clgPuSntDWXT59cvtHST6IOKETQiwpts8oZGnOWQt3t6u",
-	"A6/9CdXRjNV18BozpgBWQ5cwoikgj1hAbYi7r6BwqloYTq/XAuurxgns8jrkdA1bw2sijzJab+FVKes8",
-	"zxOL6eqJyiFcvKZcHtt6SxZdmhihaWrZSZ4uarFbyMSwyaI1+3PtmlreUg718LbLFxO9Jj070e/NgfBP",
-	"FJFL4aM4AFCUwlpQ/JrZ2Pe8Wfvmgf2+9hAA359xpWW68j5FS1PDeAoErwIKq9h6pmnr86+f//8AAAD/",
-	"/w==",
+	"7L3tcts4lj98Kyj9tyrSf2lFkl8Syx+ex+2ku7ObF2/sTPf0qFeESMjCmAI4BGhb3ZWqvZbnw17YXMlT",
+	"OAcgQYqyJMd2Oj2umpqORRKvBwfn9Xd+b0VynkrBhFat4e+tGaMxy+CfH6lmb/mca/g/80vMVJTxVHMp",
+	"WsPWCU1pxPWCtCd5pnSHyCnRM0YmeXTJNNEzrkjG/pEzpUmc0WtFppmcd1tBS0UzNqemRb1IWWvY4kKz",
+	"C5a1Pn8Oym4/sjnlgouL5a5/msmEucYVSdhUEy683rfpRbGGyX0S/IZoPmekrVgkRaw6hGpyPePRzJ8l",
+	"V2SaJwmhF5QL06sZFM9Y3BrqLGfrRoEzeBMvD+BNzITmU84yXNdyMY8ITZQ082VZJjMykTFnilBFwsy1",
+	"F240FKUzs7w4Ep0tjqeaZctDOcMFIFqSa8o1mbCpzMzy62zBxQVp2ykFJJO5iFlM8rRz+wDmXPB5Pm8N",
+	"e8HyunwOWinN6JxpS4nfUR3NmhYJHhAem864+SGletYKWoLOocn41kGwGzpPE/PihOrxYPIi2mP9aY8e",
+	"xi+jF5MDuj/dY7umieXlOqFZxll2HEUyF437Z98gFF+5h0FGdLw33WWDuB/1Jof05fQFO4j3o73JLm0e",
+	"Y54p2bCdH1L6j5yRVCpufoFTSShJM3bFZa5ISi/YM0VCwW40thEWQ/9HzrJFOfYIu6jsLL15y8SFnrWG",
+	"g16vaVwr2MkpvWBE8d/Yqs4S+M7vK2ZTmie6NRzsB6ZjJKm+6bYgsH7QdPDeUcGnK06ee3YPWzanYrwf",
+	"9eMB253u0f3JQfQifskOpz3anzTu2SmPLvO0aVT45B7GlEaX493oMB4Arb+cvIgO4n22N92lg+Yxnc14",
+	"OmfNVO6e3cO41Cwdv7CjOpy8jF7EB2x/ukd3J4OocVw/sclMysvGYeWT4s97GNr17HLcp4PJbrQX77OD",
+	"6Qv6cnIY9eI+G0wbhvbZtKpSKRSz7Cv+gWp2TRfmr0gKzQQcAJqmCY+oGeXzvysz8t+9/v8tY9PWsPV/",
+	"npc39HN8qp6/Npwfu6rOPIyQ74zhbghJ+5rrGXG/wmcq7BCZkfCKZXC/2FeHhJJYXgulM0bnJM3kFY9Z",
+	"RqaUJyw+QnZvVtITEX7esTfYDu5C05Dt68/Luw6G/R2N7S8bLEqxFebNGA/zFU14PIY3ghZMoTVsOXlj",
+	"IuOFuZuF1AReJP9x9uG93W577s2/x/vTPhvEu9HeZJ8eHL542focfOkWnBvpoLF/0g79ceM+UKLlJRPk",
+	"mhrWqxSLnSjz6eNb0g7h6ZiLMbDDsHN/W3AixTThkX54qjwmSlPNSGR7HJJQSD1O8yyaUcXikLSNTDM0",
+	"EozOM/FhGhJzSBWhRDkWo2dU2zUdieLTTmA+muYiNmuUZvIiY0qFAQlpkjEaL8ZXkscs9n+ZWw6PHZOE",
+	"TlhCuBoJ+wKRglDi3jqCzZgzpcwNhcPiuhOMRMgFS/gFnyRsDBM0ncQ5Lh8bMxGnkgttfoU+xlOZzake",
+	"z7maG8nF6z2WUW5mORJUXbKYTGVmyIAKqWfmEMKHZgmQNPAjQzITmV/MjPR7ZDv5Hl4NCRXxSOBPn7IE",
+	"1xO+lYIRrsmMKrN2MUv4FcsWldUz45pTkdNkJDLmXjGL71boHznLcfF1RqNLlo3ldOy2qpzXM0XscxJR",
+	"YU7DhI1EzBKm8Wu3JREVEUsSuyMpXnbFj1bkNB/wmM1TqZmIFuNLthhHMkm44lKEpG1md8kWI2EWJjcn",
+	"SQoUnd1WEGCHlMR8OmWZoSpzUpva5WKcK2ZGY5YAuQp8DO1dMlgNpXmSkCwXRk0h1IjPpN8jVmOwPDMg",
+	"IUjXOyBeh53uSLymWWKEQ8WyK5YpEsk8iQkV6ppl1aG4i2ScSKXDI0JJJOdzrjWLnT7wTJkR4mt4Pq5J",
+	"xiKZGUkchsy1UR6UzLOIGbogGUsTumBxQJTEc2XYKn48EokUFzA4obsjcW/s5nuZTXgcM3FHhq/y6ZRH",
+	"nAk9VpFMmcf2YU9kyjJohQjGjLoyY+Q645oNHV0q4j5cew2UgsEZfDJs1Zq6h4siXJ5TcWFXercX9nUm",
+	"xcV4LmMW3t8l8EZolgma4CgfXj7htr9CQFF0yoxqCWfFHTFGlGFX3kkwR64T4IVprhF+kdvdRi1Y5dEM",
+	"dGAnAJkLxr1o2EpF5Kk9vL/lfC/190YJfoSVNHOYmr5C0p5zpbi4CIhlrbBO9u6wGugzhctnr6Jc0CvK",
+	"EzpJ7pOaTukikTQ+l/ItzS7YI6xCij2OtZTjxPQZDtE+YyQwdhMBK+iTd/w70n4J/zFX6+mHs3PyfGIu",
+	"YaaGhIqSexjV92ZnTm92TBM7k4Vm6j6lrlO6MAzkY6F3PAKhjFPsdDxneiZjI+vHsdH58WeCPwdm4cQm",
+	"B/H+VuOMZVc8Yp9KanxEHck/Ays0pcBjGv7reJScFDoGcWg8zZMkJG0kLjhm6nmUMarZkGgpjUi1IO4b",
+	"hcY0Q41mmW2/6sjItzMjThghBr+OO0O7KyhiVOQJJ23U9sR7Zf2WFLa/z8GXbOa5lO+oWNhf1Z3u+cxI",
+	"zmDqYbF/w7vlc0bfo8qK9O0qPI6GF/qDdPwG7cHOVuuzk0L4vMhkno5EO7zZMS3sQAs78GvYMdIXm6d6",
+	"UZAEaH7PVGFCNJKbuf275CfK9Ug0ksERCX/eKazbO2DeDk3b1+Zsr7Rcj0TlM/h/0CHqzVmbfEhoxkBE",
+	"NDI2A/WA5oZ/aFB+Yk8mlVNCSTlhczu51QnI4OaGcBEleczi7kiMxHGiJKmucADcSOYaxl8Z0P8NiSVG",
+	"74ihyWIkvAFxKRRpC4mLGhiOn4tLIa9FQNhNajixOdEZu5KXoDewDhpGYTejhKNuFsdGPzJiOGr1qLob",
+	"udksATGKqLLam56x+ZL4/CWnsro5az+vem9qTVR8Kxs1U36x1JR1oGzYjHn7y9jMJ9hYmfHfNro+VxuP",
+	"YPcqagQjE0YzltmNnaOAQBzdPBJ7sdLc2E0T5hMaJdUfuPkBjUOWalHGxZ8sTd+jaPdJpJmMmFLm/nst",
+	"NNeLOy2+m9yUs6TK4Y/xdHXBqWj9XSAiBS18uf7S42zHX0r7nTNBKTanwFeSZEHspgxJWJka7obbMfsT",
+	"CBkjEeKfho/Av4CvVWyXsWRoPXSGIdNtvTUtZWCU+5EIrTYl6NyIDiBQJFKB69U2YNgS9AUXARiBFL4U",
+	"ENa9MDeAQmHshOoLmRX2SzfGJTdkzGOykDmZMypI+S0zH/8/oTWQ4YDtN4WUxZXKGYhXoNDF0jAXkuUJ",
+	"KxU5IcfmFlChaUjIMRxGs7y2q6KxQiqzwiSKbU7Iy9jfWYSmvoRflYKWuaCQW4OU66yMVJELfmWuiFXy",
+	"oJsTuzIStV4UWvtIhHCjvDYP8F3lOSLwOjOn1kp4Yy0LU2QhNrofFAHdDg0yYO3TkqQ5XLfmdgpI6F4F",
+	"bVblaSoznKcnT5IZBfbl3iVKsxS2xq1PlDFwNdNEje3UwAbnGvBXyXsXb/Wo6uU8KimRKzA7WbMpGjCE",
+	"HLte7QfK7YqRa6BJUYg77s6nYiSYMPsb1/sLDDFn1qwJMoXMiJxOWQaTdlttGjaDkdeic38WrYKzQDOW",
+	"Ly37oo5JKpWmCbHCQ5eEaCv2WRweyhAmlS3gUfjpLOyS/8qlZgoEMaCC0vKtSDRj0aVrFiMAfE2CxIY7",
+	"CKLNtkMDxULThF8y0t4bDLwzaplKofjB388USamedYaEkk9n/tDN36dn1rBv5B2WZVzLbDESYExsG0ks",
+	"ooa9KC0ziApIwQ6sDPVic7/xFBrbJzG/gC3KyC9vTv99j7TD/mB3b3/n4MXLw7AzEtZwm2Zsyo3ESHLT",
+	"spmWGatdYtMx7DYuJDdKFn435Tcol82pJvNcaTKjV2wkuCbtj6+PX717HZCR20RWW0hNL9moZUknzQyl",
+	"aY6+vcheg6Wz8D27Jn+V2WUr8H3hB+iTdn/2l7yGAQTiUFFr7VjQZAE3DXktLrhgirzVcbXtfoOf3TQH",
+	"tNQQWXL2gez2Dw52+oQm6YzuDGDdjKRQ9vvpzEyVas0y881//+145xe689uvvw8+/1uroTcjHSbVodOY",
+	"/r/2r24k59UxD/b3GlpBx2xl/jElb+UVS2jENpl1OpOi1sS/98mgPyD7+/uk1+/1qq3sNTWSMcUtn6s0",
+	"NaWJYsX7EykTRgVIGOYQ1Mjgr8sEsNSR0hljul/9cne/R77nUz0jx1dM5E3TXkNJ2Oyg2uxZzjUju7v1",
+	"FWhex994Wv283+v3X9b2cN1IPvvu9b8Vsw1aVngznZSE+mvxvZyYK9sMwx7INyLNUcSMYwhaocmpdwzt",
+	"vtzOdw17pIWQpZiIzQ01LFkdMI7Q9oi6r5AEbahtcwlZhdGKQ1yRvcGgLpN1tmLvTwzliaE8MZRHYyhB",
+	"62bnQu7YH53EVrKZv4ClFzVYM9jqyaSlhHebHuk1ax3nzqq9vM1WOoY2uWbztY37I3yHH5t2bMs0y+jC",
+	"kU/eIIs6WzZEQ1zTDC15bW+cVu2JZJaxCK1mWqKkiTK8c9uBblp+Bw4SJvK52RfXSyto2U4KPf/X9XsK",
+	"Q68uXlAsvrdmTfcFBIQub51ZSfCLHcMtgmJga9iKqWY7ms9ZaxW/W7sj0OMJvmo+QoP9Nv3w+EuCUYOW",
+	"F/WxbrBvvVfdl+pTljRFWBu9Cu26RayNDTtxcd4YfKsCc7NKwcjpq++7TQOcg+Hn9pG9M+/cRrl2EECw",
+	"1zOeMGL0C3No4DZN6QIegVeGidj8Yf1ZYbH7oU+kZYOtoCSQ9QQKUYMwpaAk1nLbq/tRUNFKYj0pqKwh",
+	"isy88EzBLBWZLAj2R4S8PiqdT3GI6o7C7XEhQQHBsCgWE8VFBDqakBAZXz0caC1vilA3F/bCGokbnuEy",
+	"r3joBtf8WEuNV2FDbK6/2PheMY6yU7+HwE1h5SK/5RhmWJ14TDXdmPMiZ2ngtWWYdEMQOPzuDox5E6Kr",
+	"j4jIkwSDkxhJqMKfzdaYB3hfYDjq7bQIM6gMYeUSFFG8dxClPwjPQAZ2H6DMI8JuaKSTBaHkBA4A8JeP",
+	"XrSUzHUlnuk/2SJcpkCraDdwITDBOXtfQBRLWKQV2mGhc2d37G4ghUW50nL9Tp/ga7hQ5S3+3WLdh6+K",
+	"Fz8HrWkm58dbSQxFhxKmv/azD/ha8VlKs4gl6746hbeKj+zyrVp6uzNhdxPZs2oBXjeQs9rrwBXutGK1",
+	"Q+GvvN9msUJNZ6Sa0NEg/OGD9/l8goTqaRT97wYnu40SREnX7tb5dGr0oO9Z/PqmFbQ+nZ2eNdw4QQsd",
+	"jk2h7edg2ucYcx+QOYaLtjmwf6XJHolmNKORZpnqVFWwf/7P/1f8j/Yng8Yhby+/VMb3+zoOZi5gsOU2",
+	"S8RMXPFMirl1Kd16Tq1l3vuiQZraKmsmaOVpvN38m6QDt+/VtfF2NajRU3Xe5RL5+7Geau/hlqsdg7XX",
+	"3UNcV3YMJ6Wv4W7mH7sLzxQ5Pn3juy665NPpGRp+PhznRttx5wmMPopFmYvkYObVkYjZFUtMh4SmaWF0",
+	"Ptgpjhpcj+a5gA3tEjjh2Ifp/ZItSDt0+w++MduNeeIaPNwBK3jhAXGNGTaBbUVSqHzOsuIzbAUk3ZF4",
+	"fXpW+xYt5GGU8dhGc8zBvVMYpqYyg+YbjdtLTK92w66zP3lMrJ4WttGnZzC5ZR743gZb6DwTLA5IIi8u",
+	"MH7Dehq4IFHCaFa7tvY36TnjDVwXXB0oGLCMfGQXXGkbfvrm1Sayx3xlq++M7Jpt1EztOHnspLJede5y",
+	"yyF7XWW3RUKdIYQ4jyzfqquGPJq541E5ZOg2cRSoaXKpiJZDEpatgbUBOgFzApBt2UaowRXqMcOAUG21",
+	"TQUZMarq7CuDeJGAC+3OH79ptfGaPfGcu02eu3Jk8lq4+HwtwfGZJCiGou5xq1DrWUHh+m8wNcRsxVVf",
+	"GQGGOpu3AzQpc00u6BXkdFTv+n6/P+j3mvq65KKBFEPPTe67j2/1kXcCElZjKDOqGbFhWwGkk8EuS0lU",
+	"YpRWjNlLqGYZmpNw9ULSpm52ELlcrLVZ4SIWIqWZqlqa3KhbQcsbSJNG6B1Fazdbs972tZoV+/QMItmG",
+	"5LyM2DAaNgqzhCvijYNMmL5mNuwOdRcWk0TaeLQuaeM2ddaKFaVEAdtXTqLxbIPMYMVeL8nu1tuz2Qtx",
+	"Z4fDNt6Eu3gF1lr+q0rnOrnnTfVtz3OwuYNgSyfALUb/Laz8dzfkb2qxf1yHH9IuWCzuRrlfuu93t6aW",
+	"qUFb2ZSqhpnPIAO8wa/3e3ZL7d/9ujheX+9iBKuXtirh35E73F2vLaXwDVWRJTVgWeMs2fOHPDMCu5EK",
+	"tBHM6y7C/UZ19Is1zi+huJWM3l+q1dvpW9y21JBCz1CCsaQV33eI1hIM9C70hVwkTCk/T5dbYeDBzHq+",
+	"DxmobK2dby04x1sXCTUkUiQLDL+kGmOHMOK7Bt8hp2Qh80yRNoayP1NlCF3RUdjpkmNh9EgvVxlcI/Zz",
+	"siKOTY1EwugVRhqjfAGxBU1Rj1bO3dDA4V8le9+wTfRL2TpXH4Fim6R8pGWXU+3C38q4OiDvIamcF7O5",
+	"ICdbnTAYCf8AYcZ4Fs2o0EbbNh0AccksZpmy5oKYsEQxCGHsdMmbeZpwFpPJYiTK89UlHwyFOoKxVGDP",
+	"ypxessrwFZxWiIBk8RGB3GVvclyRlHJIi84VI+1oRjOjOVsdqxR+pzxTmqiIigBTG0aCT0kujC5gTQXL",
+	"8ssXOiLP+G9so+/gxUe2k7v9WEs/mPphFrrwmvquE2AiQ6O3mV+VyzFhIyEzfsEFTUAN9ihJQuhqjVkX",
+	"ad04GWDY5k97nEeiTQsmzeLxhZSxCjuOexf5kYay4c/5UeGusUQQFDqNzEaiZttHHbwcsKNOM+2MTVlm",
+	"9PHamKsHpHLDzOkCXbUTRiQmtwMjdQFXHKOtensQCO6yXoMV4BAVz+he77CONRFAGJhZGRdZ3RDHVeey",
+	"a9Bp1rHZLdwsZZ+nGZcZCs5/ZN/LCsnEwSh9uYi55v5fo/J8xUtHFchJKxz8lmeXkf1wbxS4I+5Ich3Y",
+	"UAyftCvBGO4ESlGJ9l8gFF6hjdTodM3S3V0Tcdu3WnA9R1iQL6aOZYtqACqAzNAGj3HoCdPaxZ4fAb8p",
+	"WU2ZGYk2c3P9yWxukV6M9Ga7WzIFbU2LX0pQgKXCxUVpkb/NguXetvM6IiqlkU0miKmaMZQW+IWQGZjR",
+	"YZHwR4jV3zHrFdcMi78cHh4eH/d7EJ5/8OLl3jL728ZGUJvSaoKxcF93I5jVGqORx4haKM3mm2mLhfOy",
+	"MJZXXF++L/PKWQOK/kodvevHrxQ/lmbLVUf2lkM6uP2Ifjn55U2RYj+en5+eIVYVZJrYBBMljXLDUq3I",
+	"TOu05oo2P6nh8+deOO9zs7vquVmKuB4WuvdyHRmZoRUr3khEpaJTj9GBByRmUULRp3NUC9w2vCFmSnOB",
+	"Lh9rwLIoQqUQZ0WiBk0YkyTV65s0oaKIL11Lbe67c3iwJHlWGRsk5cCSG9G/YrBXM3mtjNDJBUnktf3A",
+	"N6RbZSXmirWClssZVK2gdcGnuuUEYCdLGprFvQxaECFv1tzDPay0tnyIWHI6jZq4N2E3qcy0ArUcXZ7s",
+	"hs0RyC9hF0zEpB2+//D69Ruy2+vuvmjTTlj4TzFWv3x8cxMaxdp8pZy7iaSZNHrYlEx5YphjxDXuaqH5",
+	"Hb8+I2/O35N2aP7186A3OOj3By+Q4QF+0zEphoqfzSVkoVFB/m0Q7Pd6pn1YKJKLGK5lRs6iGYvzhJHv",
+	"LEMeiXY4U+c049Mpsr/wyMb6uZsfbh9DbSwmWl4wM8GOh2/05vz90L08EkZOAFm2lohqs0JDqx10cf1D",
+	"yIJfWl4NkZ9cjUSTWEw+mOfXXAGGmGWBIMHUd6UuQVcfb2DGwfVl2Tm9WRUI4155pkjbeuCfqQ7R9Mbo",
+	"DO3Xb94H5PWHj28C0u12OwFJMw5LaSUtLq4kt5BYAGWgpS9M1S6+wQ5eeIfVse82HVw+Xzt294oZe8Yi",
+	"nnIGID3F6P9yfH5/o//hO3dfH/bqAfvNMxCR1CybN4Ivk5QuFIlzza04oemN+Zeus8ohCV8dn5Yh5mhr",
+	"SBMaMRuzUEwd2jyyDZQe4vDVq+r3ca4XYMUICh6Xsgy+HtomwT5HQhzfCSTjQrKztXYUB91afIoUUidE",
+	"/wOTLrmGs76ay1Zdzq+OT1tB69Wr0yovND80ri/s3q2SnJwbRspp4vb6mSpkuQp/5/aiohMAbavs/Jv3",
+	"f9np9/YGm+y5kzk2ixWyNkEjOVXkkH5vnSAipLCGwcWHQigrgw/wrlkKPLjP+67ogk6oiKVYH/dduYvd",
+	"Wt0iadwlaKlBFiHt0P4aNmewHZVZasCjO6X0MhJ3El+astKeBJgnAeZJgHkSYJ4EmCcB5k8owDQEX/wr",
+	"SzHVRFlnOvFkGyPzLUearzKynUitpSDnO2rGs6agjDVm0+od00xrP54RDS+Rtsy8q6pjCW5IDgx/6fcs",
+	"0khAYqnx7FuzqA3WGwk9Y3NCE7Pk5rI+6PcOu/1e2DkiVCwQm5EluHMbeI7s58uZzkvTRPHrZFWa/U/F",
+	"MYesx2uqyJzGjLSX8+9X8tovy8n/R04L3K+ilUG19Ma64htB64omOTthK7Me4bnza1xDpZ+EC0baNElI",
+	"6MYQklxwrToAcROZ1ipzG0Csd5HAwYU+AEP1LXVngtY14xcz/eG35nHh0+0GJnMRserIDsy/oyRX/Iq9",
+	"c8NBE3KZbyJzDGNtGC+S83JuRSXTpNipynJ7M7xNcSn44ZbxRN734Sq0Da6VQ9vwATaWTaZPzOSJmTwx",
+	"k2+UmTTKD85Q9MqPHasnGicLG4h3PZOKkdBI4nOqWewkrVcOW0dCaoGtRQYRNzHVrEs+CIuabOXzaMZo",
+	"Ckwoj2bQOKFzCSCJpodS7XZsKYFMBSHFbVF4FpCsAXuwS45hJMXQZEwXpP3p/KQz3OSIG219p7e7A6e8",
+	"koHYdIrcshxrbdTghsRVfLBdSifNtZxTzSOv2WUaLt4itpNCuiftvuGP+4bLgUQPYVGupoh7HWIpISEE",
+	"y+CYTQIPXseDkfBOFGtO0/lpRjW5Np1AgQTgwtfmtxlNUyYU5N0jxiUZtRBpM2Jm1WyWCYvJ3uCQnEtJ",
+	"3lGxGImPBcb00hTJrjmz+0YJhI3q93d6/fP+YDjYH/Z6v4xaZi6j1j//53+ParNVI0EzBgFKZtKcxaNW",
+	"JZLOR/QAr+s7Vdkxx3aWF8YhLb++iVi2arcwpA/g7EmbajKXysyhF5AoB9UbEY0/nX+/87Ko5ehW6hkU",
+	"EEE454mMF0cjYTfWWRgzBpeIkOWLMoPrHiLNzDNAt8Ypr6kSV07pbAUeyI/n56cODmP1WAvyg6Ig+lpm",
+	"l5hlpJoorMYE/ZPj70mT6OSO4Vk+n1Ob1VITZ6z634yHcSsGx204G1sDaRT4GeWIbsXPWJEbVxS5klMb",
+	"mrR3cwNHb//mplj/ZbFuiV82N413gMaTnTFSfBaYrWyOi/bjnDYIfrMqe0OKcwXydXl8r2k0a8wMxLEt",
+	"4c56WLQWPAlzchuKEGw8h0riYtMUGhMK31GzZGwnYzSG/DQQWDX+M8qkUuSKZQpy0yp3UuXGajSIN1PJ",
+	"j/mciqK7IvAqY+ksWw4tcn4JgOecMHMlXMsdayvx5NIIwXeWI/0QJLo+iFdS7yiWUkNTMaCZOo4BHwRw",
+	"N9UtzrBFtYu6MlgPidrK2E32KIA5biAhxFXK5CRhczuAOlTyxrQA+NRgrHxjumsiBw+WeIUd+grsr4uU",
+	"qSFQcQPIcWAlJoyIE8RiG0+MiHNEpFiGknWFDEIESZ7yRGM52x9en5PnGKwTeHLYjCstswWZySRWeFEU",
+	"K7C0tvU5fmH0eSMK1gexqnJbUFTos7RU4nSLaiE2fLMo4NZYu60RNitbXRzYSz59pqAgQgFhHK5syytm",
+	"1dQe1J/ykquLQlqBJYilWlXd9WmreFLr0G/e7XJVZJ4vkaRAzAVSWs61JNcYBagabpaU/wWZV9VecNW/",
+	"L5wTC6TRbBJBpatpm1zdNQTENqRfFARxiSFce2tZrk4dy4Rd6fFuNJj0aW96yF7GL6KDyT7F7J+mEetG",
+	"r2u4HIJo7qhaDGLlp7KEYuWn8o4bicascUrMa0ce2VcSI6D0CLJaIBGLaBgSRRdqJK5nUJkPsKa6JYgb",
+	"lPEAq0UJRbUSAw5Q4uYyY0cjEZodLDJ34DsfRr1racIBZbifixR1f4ZgLJFZCSLv14usduR+94oldi3M",
+	"TEja5tVh1e6PulKtfiKyEfvHSOA7SlMR0wQyzBATvtif4tRUdo3dRCzFahIjUf6MdDjWcqyYiFlmyxvZ",
+	"w9YFVIbljIiGQNYNwHE0eh6841qFz4NjtpJX3APGDbTzEQokfh2AG38Ay/p6hY09Ft9aGqMlHzuoDTL8",
+	"CtWn4Fsr2dF9EUlllE0L/WYp3rkuD18yZbVxRRSdsiNyyVI8gS9ITBeKpH61AYxtFnHBwasyIST37fR7",
+	"vcHuDhzf7a3Tb6tSzIqUkULasLkKVAckMmKUIFRb81cBtELCNJ6GnSH+NyBhCqCvlOzdHIwEn9MLhuaM",
+	"XRKnPCAv+4Ob/qD/kqT8hiUYdxL+liYhaf9y+pa8eQPLY183jYD6P6cJUVpGl53uSJxX7gIBKY9cE0E1",
+	"v2LJonYhQBVU8Kuj4NS147R/IEt3tWy7MBKzBy5zN2M16Jd4aoQDUHJ/S5OqMxsfNi+7S0BcsejPsDS+",
+	"t657Nwewrua/trYiKCtW5jNLY5N0BNY7wMcjAe1MsVYFj5i1r2fKFR2pFPKFbcPZtmURvNJYu8HFyRT5",
+	"lGGnujZ7NwetoIXDqC4MPllaGJfF1YCpe0uGViMyiAfAu+SLqGY+kQmL6JyRsLiRPaiYbt0suhrAd3te",
+	"6YshTQNdkFXgOOXtn2astIz5o15WWGU23yyVx5pVnd4qszmKI2cnx+/hz2eKTGiGyEBF9R+whEGd44h1",
+	"yoFJEXlru3Jkt+ACF4PgirRBmSvK1jz/ncefn5uH5hhv2evWqXpNUvKcivF+1I8HbHe6R/cnB9GL+CU7",
+	"nPZof/LF8MTVjL7NtdOVuMawIB6qsU9fXBGAdyyAjN1xsIWP7C6FNSglfFiRqCugSa7L8k69DTDpFvjj",
+	"EqyiAEL2F2gdeqHjLfcg0xVs6psE6H23Ev7LlUUqykHaat24rtbsjQqmv8MAeBa0jHDUCMPyocycrxmm",
+	"bnRGC5CBZSVb8QtBdZ6xEymm3HDUur69oqRBU55wJTF/u1iD6jhJO7RtbRoj/ZAzqzo/3VJD5V8HPLCc",
+	"Ay5zTWI+Z0Ih5r5RUDlSmvMVcwevp3Oa2B+X5zGD399Uh763lZvYOeAHFff7stPYCBJGkq111u89UG++",
+	"R73obXdwt9721nfH46W5vXyQqdWYxq1BOj4uxZbxOacO0Ge70BzSTJ8jsRGBNiQTPJHon5hEq9zPsjxD",
+	"tzy6zNP7qKoSURGxJNmymMdW2ooRnm/VVByGo62yiXX2ZoC8o5g2uu61A8m05v1Na46Ul89mmoH/RRFb",
+	"DdILypOhPehGxKxaK346P3Eh9evlmnupbJJGl+Pd6NDCqLycvIgO4n22N92lg0lziLnSGaK4NkvZ24ju",
+	"KY0u6QU7cfjuTWEUNF7cuu22DWUx0Wi8uLedvwfN4lY4Izh+NprCxQ385HGrZd6wxG3uBRt9terQQPt+",
+	"3R+3O+XxrO3pauXDH3rjnQqLgzATd8OXoHcDmPkiHJNNsPHWwmyvYHQfvz8hu7u7h4Gtrx/a1XeWN3RY",
+	"0DkjMV10l+PX+gMIi3ox7PWGvd5Ob3/Y6218FL4Y663GNqpT+946peMMQsDaZfaMf7prq3vqH3zrx1U8",
+	"ZiSWMqtbeRtRYmvcpxai4KWhlUA0UI/Qo+kwwFDhfte/uQ8PD9cFya5kbG6by4yiFI6CA797psin8xPL",
+	"21Zuc+/wTtt8KzrSabXm1DIwI+jB3j5GMgEQyfuCO1pmtEss8w5iVv+gFtS8VtIqGeVtrHA1V7sH44oV",
+	"3b5J00rl3mtCPS+Eo6p/F/Dduct+vaaLwIUzWmRyCHa0dQgimcUsHkKwP3ozoBIBIDxy4XIBwD1rUwni",
+	"kLTtfQeIj77ZD4uXWxk3rNrvy/G2sPo0NNbyhOJGew9Ukf5jo8Q+obX+mdBan9BWHxxt9Qn99An99BtB",
+	"P71HbFF7k2F4+Uqn9KrQ7fNKVX/wpMg8iWHdIGfeGk3A8KlIzOOAMBrNSooro73vLVYbrrKNhbGPVDeE",
+	"+NZkI2yySR76aEtMfIkvf5sL2ysI9Gz5nm6ffjg7J8/tzzvufu3g3sCOxEaq4sombomYXMOOTfIF+HW8",
+	"9CK/LlDZlyrAVRQV8UTebHcjr5q9WceTJXjHw/4g2CRhJ8qzzCis9QV/1Vp56bPsNDM8qDmGuz4q8u8k",
+	"Tag2Q/me4U8V9e1w0NtooB4CxUrsYovJ4vA2QkS8wDCEJYSNBpSKqasD5WMUtRMKpWsjCYGTXERJHqM4",
+	"HdYni/xUySV8DMvhuuS4mqtUH4GQgtXIor+3v9kKlQmKdKHquay3ve7lMzYzKkgirOgkcj7naCSQGXEt",
+	"qaAA2CmAnMzFgN+3Mf2Qi5H4dH4SOAwhUMeuGbuM4fIpbw9KpixmGU3ITCY8pgsjJCfXEAmHgRyr8hV7",
+	"B5vkK17kNKNCMxY3mlnBRevPuXhfrcoFXRqfP7qVBfbrp6PuQtlg5z1M70bM7nsH6V5pGXAjWe6igV81",
+	"zL2Rx3hcqk7ljRcLFJv+GjV7msSEM3rFYk/oaK5udVsBq9sKVt1LpJmrZLXWa0LjbHwYvZy8oAfTfbYX",
+	"+xkAXxrP5Kpcra5q9QVlrG6rW3VbZapVlai28C54pv87FKHyqece7GcVYvwqEedny5ynynrPUsZiojka",
+	"nYvImi5xqdCgpVxnXDMLSFTzRpB2+Prn04+vz85AWQ/ZTQqqDqARorSuQAtuBjJikRRyvkB3kIhpFgMX",
+	"T63BU16xTPCLma7GrHrvLtFMNctzdW3HQtFDdYCCGuZq9W1a1XGFpPwt3BCN5GL1yqZlK3TONshWna5N",
+	"auHiAhMMLThDsiBSYKIf2kogMBRVdWHzDQ3xLi/xhCZUROw4BQPNCtnTDDHl4oLYt6G+L9eE4lfoSPHs",
+	"EBVH7Oo7HZKCVmXcYaZRJVXnmqoiGI8Lp8/Ai0xV0Q8UFxcJs2/X8msnVI8HkxfRHmrY8cvoxeSA7k/3",
+	"2G785dEMDRrLJjoKCNPHc8MnV2kdS1IDmXORK9KwhUekZxObKgajXGieVCS+0hgGOQNtz4TW2XAX73Ad",
+	"34NGtpHet439dvOAdEflthjtNjHoS/pLAzjBvYRlr7EhNeROb2hDboNMiekUuZ7IXDinYadL3uiaGXY4",
+	"EmEDebqk/DrRh0RpuiC9VYQ6Eo5Sg1K9TDNbC9YqpEeECmvOdUPnzntkX/mj1NRanQvt5TpnbCah7G01",
+	"GSkgmHRZpkBvksmjqukutYSBwnC5AirF5R2s4tlFSkkl40gWrLrIWyiZNZoAubYviqXaymsSDNZGUm0j",
+	"oG9n5d/WwL9KE96AlRUbsw2XXe1HOPdvVTT4+Wfc+XQK5w7k32KiQ+G86XT/EEJY0MKA/JoWl/LGzjaK",
+	"3nICmR+/tT1H1vL9KnVPy7NbdDObddx0xk6bD2tjNnpFTNxYezr3P2uAaF0K01hTI+kOIz7baJNsRaty",
+	"j7aOlwtamGh/PxF2jeFvfrzdZvajJTHwi2xKTcJ9xdJkz45PklUJxKf9gtt54sJtCs19KPNON/omw2Fq",
+	"jGQ5IMZhKLQdJnFQCpdFLEwn8AAW2rWMNc3mqcxoxpPFSHjgRkdVSZW7xOsYWvORKEoACgsyYavsgxfV",
+	"QlHUUn5h1BV4Kx+VwOa24fEq22u589YYM2OP863OsnsxBNat2lt9vALT58wIpQER7NrIPqhSFaBv/V6v",
+	"s7H3con9LhcVq150Orsc701f0n40mBzGu2xvuk8PJi+il/Ehu7/0y9uS40F8sHcWmcokkdfKnrMl2Az3",
+	"mhUH7Z+q091EkFN3uxeWb6illu8z1NpbNJ/p10bhXQyWqLaJoLZzvAf+6o7dV7GTVrfKK29vYzHAVsXG",
+	"OqNCcbMqXHh/yFyPpzIb23CrRQ1kr+CE8BIG2hZ1SUrsFcuv8oytDeurns2ldXdJKtXz+f71T+SvHz7+",
+	"Z0De/7XxPJbGBq8GAEtpBgjAEPZCpjTiyQr5WUZwnW/FBO90kmpbXNCvm0FlKE3b/Qlo+qQSz3DHgqRe",
+	"sf7NwkFOyi+8OL0K5nUdOmQtP/KKU26Sf4vTv8+6mvc5Yv9ye4himIpfCCPbsyhjDZbuN/N5rlFuoWJh",
+	"caRBaEHIK1Q+m2Knmui7sXLmfXbRtL91YMAlBtF41G3ugQNhvIA7IMPaQL1WY2qD2Y4tURerFhWU4rtF",
+	"VuE6bg5dlge96Wz/hWV8ypEBevbTelmruDZ79BaOnWeJ/8biW6Em61/2N2apo9bufo98z6d6Ro6vmMjZ",
+	"qEWKfhX6MPCl/fMfyfFfXo9amwLu3bYw9rw7aXMlYvRbebHxpV1HoW64vB0K8iowTIevPKcxC3zcZRFb",
+	"IOVmUOg6VLXaEKta2Z7klDi5eH8JshnsTRlnKvDQqVUHwn4ZQBBApjQYctmNZi7SzAbmd+/LOwH9vmlG",
+	"1YJn583QWsvSeZxcjXuTfjSoSea9ab8x3M0ITHZlb82MBIXWw/X+R85y5naOSMFs7lL5brEhUrCOYXtx",
+	"zjwbLEPLK7nmSWL4kNmtLbIplyS4DYGPvSYQ3hRm2rj0TSJ37aNy5/x98kTt4lRUhW3vCG5whO9B6q4z",
+	"ha8ifdtBnHlr2MCy7wCAVxVS7ksoub2o96/bYNfWT+n17HLcp4PJbrQX77OD6Qv6cnIY9eI+G0y/VIe2",
+	"osg2tbg31zUrZbiDWh0Jt67rcIEa6OD+SLxCXX8UMv+J61kpiP5RCf6PSc9r5PizmbwWGI8Cmfq8rA7Q",
+	"Jf/JWEo4Vj8w8uKClIiSVQn1eqZYNB5MXkx7UT8+ZC/p3mTXgy/oR70V9i173h7wDNXXYJnowKsV5RnX",
+	"izOzfDbQhtGMZcd5k/geqqtobGSeMYLvmT/NyoxDa1HDtMWDPXBg00gzrKkAuwMUBI2XC2K4TOvzZ0jP",
+	"nkpXU5ZGsGUYhghs1MgMXGjKBcuUXY2SR11wPcsnwKLg5Z2YXVk2Vaf7MkTIiRpSEGkktf84+/AeBLcf",
+	"z89Ph2SeJ5rvVEPCA0LVQkSzTAqZK7QrjoTj7gEg/4lYkfaV5LHqBIXvUtngc2uZCZyB0bSITgukNKuZ",
+	"jIQZBxXFw4mUlwHmOSCbIL5IYVs3281in1ZHYiRQjna4PjgfRUKzvzLjv9lylt/BvpBR3uvtRgApBv+E",
+	"OGoLMaY0zTTgSJZEMBLXMrtUcIZM8wBM1i5i6DC1IiBCYkmrMvYBsl5L4uGCJC47xAKF6msJf2I23TRP",
+	"zFFVMqFYoLKcmC0r4mZGRQ35nMwYjVnWJa9XFqQgM6oIHQkgAUgCC39H0EQItIFCpZ9D0kYmQ0JI2gk7",
+	"RyQ0b0Fo24p6CWagH6lmJOFzrtXQruUkjy6ZrsDIokpj1s/8WGCBX2QyT48w3ahAYB8JczQQORxegNiK",
+	"mx2jVe9ATzvwc0jaANGgQtLv9Z4rMskzV94lRJIOyaD3XI0EPtk3Dyb5Aj7w3g9IaGl7+YGl0TGyyob2",
+	"3AsQJ2o7JN5zS9LF837tuY2bC0nfa7hEzV7Zriul4Z7ve+PuWHIYCZrrGRPanDyIw3FVaqYEk4RxPVlc",
+	"rn5ABjc3Re5JgFhZI2Gojmr2FpYf/h+9YHbIhuL9Nz4yw9HQV4aFvjIXVJuwqe5g5FH1C8VMm7ngNyNh",
+	"bvkytggJyhCiOSkIoY6JzFBexz3HHDUFhY1CM7uxnV1Rueoj09li53iqWWYInkVSxCogmcwh8SZPA6MY",
+	"J4wqTfodoG8v8n5YrpLyMQmJknOGPMC6VGz0p63JNRKVXwEsFAkuIPjEIfy7v4vMYPeDpRL3Z8lgaxE9",
+	"RV9oai9eWM42Q18nCat5COFIWGwfwygMe7xkC+AAkUxdiCkrwaG1xWu0/2J6JuMi+SySwtzNbCRSqmfI",
+	"4WtQ013ykaWIzOnhsxUZ0oC2YkZQ5rPNcWgj0YbEBShOrEhEhRQ8oglcdJ0idsbPWgXCLis6LTTGz8E/",
+	"TI8IZYD8lITFvhvSTBO6YPGQGFkyPCLUlpE3WjswVMhVPRwJfzXHl2wxjmSScMMs4apx8wPamXIEoVMw",
+	"QaWNzs8FSTN5AbfiNeVajUSe2qqLllphzFxbeNQMhgZBozIrD0DvkCwNhYtxrlg4EmDfWXRs2re/KHgb",
+	"mS0aWgwcKvCSIO29m5vAXCud6sZg8DgkgWfc3V0Vdk6Qm+ui3AbXtha6ZetWJNzBAhtHJASWNvw5JBzy",
+	"1RUkq9N4+LP1gCc8YjYT1gpRxymNZmxn0O0tSU/X19ddCo+7Mrt4br9Vz9++OXn9/uw1fGOkea6TUhxT",
+	"Tow6Pn3TClpXDpy+ddXHADUmaMpbw9Zut9fdxRqQM5Avy6Nr/rpgq8rIeaJPBev0mVq6MqsubSNwFmv7",
+	"JobMU6WPi14hPITOmRFOW8O/NesT5SvPrdL2OVj7JvDp1udfy0JlMMdBr+ckW+uRg3h0lPWe/12hPobC",
+	"xTZZI6D+gvBcj4QFJHE5JYoChLqbetdszR6OpqmTYtTPv6NF0hZ80l//ySe4So1MyWL8aHf9R9/LbMLj",
+	"mIFOuTcYbNJNmsmIKWXkrddYgRK+PVz/7bmU76hYuOwV893+JqvxRmiWCZrYZG0wA9qKbkBb9XU2+g29",
+	"UFAurvjt16C1LKFBQXAKwGT1c24fDcsWPgetVKombVbLDEVfd2oMC0zAQwMYE+ZPq7VCaK0XOWUkZBB2",
+	"XOLGT8Do67eeBQgAibvp4uj1bdzl6lsBWVP1ZCK62rGHYQRb852MF/d2ZCp9FFRd1bXNAD8vHdv+gxzb",
+	"piMLga4+Ef3Rj2pvg+N2IsU04Wje2utv0MUpXSSSxudSvjVa4jfLE8xu+6fRyYTelbYVi6hqUM28AkUC",
+	"j1l8Dryr9jlqZ2BHbGQhJzMWXSpnPKATiOOAC9Y/7xVHpJtO+9PZ6RlRepGguPjpbCSKjjvIFqQwsi+4",
+	"H0G/jWZUXEAtUFvurok5gLN28bDMoYYt8qhMwfbt+6RX8QbfOmSE0TzRf3QO8Sc/8OarwUZr/wPV7Bot",
+	"4PubLKNNHfhUBsnW2AueC1em0x1Ij+HciblYDrE5c7Ea90op/jt8vp3wHhSqLc8QwUIRIa+bZXrbw7ct",
+	"0cMk1ovydrWfRPgHEuEnBS25o+N+uavgXhj/Vwvux2BiUgTroge9Xq90GViMKXZDI50sCCUNhjNbRdui",
+	"lIE1RF6LJZOVs31DeUQwwrMICsgglhIcRchOjPEQYuSZjS4bCfgMqxqhGID2Skx8LqLR2iHWtQ0hrEuB",
+	"UQPeNp9joXWvuKDq9l90y2q5gA4RdmyJgcJboIxiE3fJh6LAFSsnMmGRnDMw3Jfp5y5VwdXMsqnbYcch",
+	"csMPzxSCAAau2GrCLxlMGtf1CC1dFtSTKzLoDUqbG07cZScAhDopM8HdsEK/NiUVMWSY1mpWckUYYrtB",
+	"4lHHRbgUO9VYvRJMSEWpbVs9Ga1gL8k7/h1phzc7c3qzY57vQG33sHPkDd3yVch1AlOx0jjh0taeFU4L",
+	"62Fo95+rwJnXO11yXCS+U23RtzS9ZJV0jpGY0OgykRckpUrbsu+5AOS6/d5umeAxhsCg8TRPknDYQABm",
+	"wtXyZ8Wz+rbArQjeXdP3EUGkIySbItOTktNX36/WR4ElP6g2Cj1spYsO7vfCabxsbHKPTypAgyWhY5nD",
+	"8gw6+nzka2mwkWg5Zxi4Dcv6pOZ+41IvHhwgwElu2J5YFHirmLe56u6ussLW8OXuy5cHvZcrrvVSEFgp",
+	"CHs3uycIg9tqpTT8QVRuTAAmvUW8/YFpx4W2k22/s1glDy+zrtJV8Zb7o9uv9tZ/8V7q78119VWF0x+Y",
+	"duWsH0Y2rVOwlTC7aTxdScwoTqZVNH6n6EFjUAEFy3GjoEUVGIGKgvhaYn3To5HAcFt4W4Go5M41uoBZ",
+	"TBQH6YhmjKhLQG3ukjOdMToH63Kl0L4aCXNKNRNYXB1zJ2jcBSHOFu4v8lQR1gHE3dtErqORAJdhc9l/",
+	"m0Bo5T9Xvp9QYYvLYZX/dmhXFhAupjIbiV9O3x6R0/c/+MDRQmoyZxAk0yShOMYA+Bzq9NX3j8UhLD2U",
+	"DKKIOpxwQbOGpK9m9oBzAwHMHJD7lGzc+VkO+pJzVl9jKJdAFqzYmIIoAJ1MZxAaSMmUXTvPsmHT6P2G",
+	"9fJiJVaNzL79HF7FNz8HLT8+af2X8KbZr89/Mpa6tXD1tXjwK3ktjMRWUSPAaWZ1DuRteBgfkUX/libb",
+	"s+gan2oqLW0YVAMDH0Hqha32rYD9Ws7nSn3bitWY/Y+DfFawZlwkFzUBrLHzxdy/kauPxKZsnWzK1eV0",
+	"JOr8HLRI+xy4miJcaEnC8gYNv4y9/3L69rHYu6WlL2bvbtd/OX0bVG/8ys4/8f4n3v+N837DCCv83/yA",
+	"bPGRroHy2W2RVM7iWQajVzg7Mmv8p19aTIXOZGrNYB08z+CQoEYp0XzObnHMnBWjuzMLC76x4CwfUOhW",
+	"b45u2pc/n878rTqD6PLmPNyRrkce3x4WuapqxpKfFXMxzG0XM3A3dDYJk6zCXnzjrtXqZNafyvqSPjlb",
+	"H+h81RfaO1xLp+Gup8xVelntfT2RQrBIq1o5GnktyKfTs8BWWIWIptMzYigyoxFYropkJaMEaCPMmT9G",
+	"ArN7LphWTQAdAYJckNC8HA69lCmKtSoKB6vNnDIaAoZbU3VZrZJi9S7or/CAeXgzZMKm0ihMWmaQOiAW",
+	"4FQbjgRFXy4FTxgM02XKeN+P7dBDr/WiMpmN5AoIdT+OhANKh3Ih6DcFF59r28N8w6QyJqjQFiUBA+Ap",
+	"+fTx7XAkQiaueCaF4ZEhCdNMxli3NSTtGGuidsq18or7TKhipo2i8I+r2zUSoVnssDYPRG8oOzOCnN8k",
+	"ltG+yDPQT9HJGyWcCT0SCrIqS8ReV1csIIm8uABMJOeh5IJECaMZ+tWwAVu/CzyVIzGn6tLoslg7526h",
+	"tyNxp9jbKo98UKdnM6TSIwfd1ea7QouNkDUsV3l8isv99hyW9+J9RIIoOZ4jiLtcXdXMxNs8jeUl1iQp",
+	"Fh5HlPBulRhdVSvrP1VFlMVcZgwzzzBhAO5Vc4eRvd6eg0p3SWkYJmKtKVxbIyK4YBZooIMsLQTQxJw0",
+	"SMSLiZ5l5l3DRxt40SuYwBIv2lL2rJegaxAu95rKbIN4/OSxvC+LCazn1zspwWoHfJ2Zezc6WXWhN/rm",
+	"H4FSe4995X1jF9235cC/h7OwlcID8QINWR5UXMAlsABbn/c0DEhoYURc1YtSGwhJG/JoIxZj8CdcGCNh",
+	"A0mXdASMKkS7qA2phJDBmCusnb3iUhoJeysdQYCMZ7W/473ShOV5X6f1/sXk25BHNxKTH5tnWPjfPz3v",
+	"eBKSNxKSkX6/roxcAlOtcosLTWbcqOaLbVNTqkWfHaAzsQvQbFB9fcUexY4aLMs7ycJCU+I8uSJ6kTLD",
+	"hxFUtlLh1VVfM69Yw9BI1AxYpB3iP4YkNO+FNrsvBBhsW+gNQr1oWagc+0L/+YIkHJYz0RBXH5CM2uKu",
+	"VMAYAK0Eah0AN+dmJv/IETbbQhloi5ZY8DG/mtQS4t66OuQPKnnBkqy3O+MuPVmbH8jaXICmOSZkf7ir",
+	"oOWwaJDhoJCykuEUXtBtmc2mvlaMFPlaDKbiVAYegyimpF0rBYq1JRqOc4F6up2PtYB7/2M4dL8ZJ+63",
+	"i7HR4Im1Z++eHLGV1LrVqfJnUAZWWXywEu4OMo9QRBpi2h6BQLIjUqufNCTRjNHUnHU4NFSPhOYsOyKC",
+	"cXMdei/IK5bRJMHMOGrTBf0cq4BczzjkdGFWmRoJH6QwWXTJqUyS5ZqrWLowxOMX+ok+RgOUmVdxR2Yj",
+	"YQEHJ4aBlUEiXe8TUBqLB6665EiMxBq3RhXMCpLaVng6BoBFNRIVVKp1SFR7vQEJhRynmBE0Rgyu0Ek+",
+	"lyzVwUgoWYVtQmBDTJEj9lMH38UVoXFs89IQ7FpKzEhx66EITTDK7JpyXXdIKUQDK/ML93u7I9GYDkeW",
+	"cdkqGXKuzqzD/0KoLGp06WnGWED8iZUwkFDQ2EJSQZy8Wu0ighvmQT1D0MNXSocrS3ety4grsky9cNI/",
+	"beLbgwf0PWXKPVKmnIV22vzanOSLbdLf7KUCprzVt+ZbfsXgwlRkmsk5oUlScMOm0KUueV9PAzaXkiuM",
+	"u8Sq/st0/5CcCjr4StY42ze2vsoYB4sblKKDjfL6Vw8cfuIzD8VngCr9M40h0l4xuc34DToBtuc4a/Nt",
+	"y4L8zmbnELidYcyvflhVwDuNfj/HYLbTtc/KWnuPoq6uRJhzwvmTb+8+fXtuWR9aMYWYf6yfe3t6Lrhz",
+	"8T2S0pRlRpmBpAVBOE4HK7nZdAZqETGGFpR4PmdZxGlCuLiSPGIj0WY3qcw0ywLC5+5fHg5EccB+PCO2",
+	"VJgRP1B1C4iWmiYqIBmjSgoMJMEWA8JFJDXL5gEA2FOdZ4wkXLBOUIvWk9cC8VG4LvRDKViXnGbcCOXa",
+	"wuZrTaOZrd8AmjKUETOfZqzipIw5gM0gbgnXBPT6DFGSjd58PBKxnDOleVSykhlVUIJoSPZ6e0av1OOp",
+	"ocNwRTbXCe7DXRJ178427itX1xFRkcP1qFm7535x/qe0rX/pmCKXhaUbqPJR+C78ey3XrfJT0t67OTAM",
+	"bhYQawAyP9gcMkOp1kCe0gvD7zI2k0pjDRU942okjk/fdMmx/WIlsgBXt+WxBkTQOShSWoHpzHxiOOWn",
+	"j29XMC0Qc75NloVL9cSnntJLv6300iKu9quwNXGxKVtzHA3y2vncOigHvV0Sp5y0X/YHN/1B/yVJ+Q1L",
+	"VANTI8enb4YWoNyMYyScCbsJiiAFdL2vxQHf//DAHBAW8Lld/vvife9/eOJ9T7zvm+Z9pH36/ofOI3LA",
+	"26BUKhzQwp8Y/uWYnmGJNQQURdqa3eiAhP/983FI/vk//2v+9Uv4xfzwtzT5evzwLnAkd5cI7xWRxOzb",
+	"E1d84orfOFf85fTt43BFBF9a7c47rickawnR+YTWMacwyQbbg4AFKaY8m0PYgR+nMsTcssLQNpdXDEpn",
+	"hBj1HwaFEx4KT01oQkXEbAxEzG0QhIcx3bUfejDLFqjZViSTKZpBMdugHqBSFnUbCTAl8hIOAhPm1uTl",
+	"Du5UEucjrNQ9ORru3w2Kw/P8oH/A2Ayz72M7eRaHTz7Qf6XiO0igWIO3s33wg61zuoU3sigtuVKAfOfe",
+	"uI9CdkVj3zY2i5vG+tDaYn2fQmsfKLR27pGUOyblbw9Y/+I0L7P85BRC3p08IQUWjbLDKOIYvdQiFwuL",
+	"wUSuztRIqIgKW5Xq7OT4PehEATk9I0aLIvsHu70OkRk0z0S8I6c7MV2QKJGKkTaCvvwABW/LaniquFgV",
+	"yCHmVRz3kSu/EdQR4hz0SYGjZk/9SCyVfHaZOGEtnFZCMQi3BkZ/QAGmsmQjUbygZjRjMDEUQ1xBoGFR",
+	"KXhBZvSKEcUgrjiolAIMScojCHplI+FBeKLMxWIM8uAABFcU5KjGsTag3pA2/HckKl11IBPIyHFmA7Eo",
+	"qiFPNTQzxjXU3tRd2zbydazl2D2DIF/TWoFy6kJvoZJ6tQ2jFNvHRQNQoaPQiDtLzYHjHGY8Eg5RplC4",
+	"Yf9kBlre1BW3WL0MxCel7vsQQfUsfI5VFn0qgAELqcflb0degp0r/eLNUmmWkvan0zM8CAqz1lIaXdIL",
+	"1ilG594fm8ZVnoJTPy5ri6yofVJ0E4KVAkFU/XPJFQEwGzJZEEr+LidYhxeFe38rQmvmcBHO5pR+yhIb",
+	"R+7e7BZvlUI8BqS78HT7ORThfYfARCFp19KHpxnD4nTFtrmRYKlsqzkUvbq2fc0BivZ6vjvv1MlrVQ75",
+	"TXwL3I679h40nNp18pUiqos5rpXal+nhK8RUP2Hs3KdAcQLXqOFJ7pKqnJWla9m/b/EO7mwlhWwZrFw0",
+	"WI8eXLJ4eid1OzH7XcEHHkeCXgm075jZU7TffUb7zUu6eBBZeZlKn5uTsjb0xLxkRKYZZAJVheXi+rZi",
+	"gC3aivF+yzLySBghOSDXIOdOaBahkMpInPErlhEQLI7w7GIj/gEmGTPSRAew2V3hrnrJjdXs/wgj6/Ar",
+	"HzbQRf+Vd/8KZ4U7GWYuj3h87yuEBfeCPn4QC5DQk8fiKdaudEC4I/oMasrPH5LpyZQJmvKuI+iVnC7N",
+	"JwlXMxaTDykTx6dvSgdJJMUVM4qM4YD/cfbhfZe8l8TsHRPanpjGwH7bkvmk9YV3No1jjn6F08z0o7lp",
+	"xwjdxfmXk7+z6DbwSUCavdvFbfaSRXlmBMHh3371d/Z8hv4XaB1wOux8iz1lmrZ+rezGgs6TO+5GgDm6",
+	"Lll3y6346/G7t9tthRtquRWbBTk/3nLbOTUsd8qjyzy9HfvbvnMfRuRT2903bULGSaw3INt1ezIfP5D5",
+	"OC2IyRG2++UhSyc3OKAjOce010gmCYt0Ke5STULqrJwTpq8ZEyQEGedYh9b6A8Kr+bP98fsTsru7e+gJ",
+	"zjAjZ099psin8xMip1PFdFHbeNAbHOz0Bzu9/nnvcNjrDXu9nd7+sNezJrKYYtH2mcwzNEuZATgMCNta",
+	"x4JS0iSxbueKbc1zmQ8L6OcSxSE0ZyPOCxC/SgaNmSI63+G0vYc8nRAxDvxuSg89gOqNxMc8MSpDk1XT",
+	"2u7gj86QlGuI1X4qS0ykKKAIRiKmiwAkTWsdT6nSR/4HLjNvzyycItSIfEcWnBOMCme5aYS0hSxhyNGC",
+	"nadgdOx0K+bWENa8Fp5QgmNZPhpYSHYkCWvCPyKhpaUT805ILA65spoWz1zaU5slipE+wB0WpGm21xbQ",
+	"Hok66nrG/g5Q02GZRWUB1s3SuNfQOh4eESqIzDU8dbgRTRjrDbgRR5XKyo5QTCcIOwI4PY5sRmIpHgJg",
+	"JcCUuhapfBnSYyRuRS8ndwIvxxvggWyp2Dh29JXAyu381iC2lue15FRPNtSnNO4N07jPLCfw3EqpO1eb",
+	"XuhbWmFtc2ttsMX53k5Kxc8e2v56++H8Ro7ht2V73ZoutzRB+HT5PKIiYsl2IZD4DaHe9YptHpFBr1cX",
+	"1vBtENZACON6JGIeG9HByZvWk128ueTELts4Asc/AiWH9kLEapjgDS1uC5okNouZZCySGSIqq2uWdYrW",
+	"uWAJv+CThI3NaLFkiy/OmOsc5BksH2ftwlw5Ge+aLjpkpaTzJVJMUAi2do1QLPEk30Z5AZbpG+UnJ26P",
+	"nyIZn67ztehPjgXdgVluG/qIIOzZ7WYr99J6u5XSVMQ0gTLBRl2cWhXNWbRGohGIOaFQyAmcUk1n/y1X",
+	"+tyN9CvhpBaL8EgwqXa+j4KSavvaoOqlXYQnS9wDWeJ0SeXu0Bc/PaAt7nuZJPJaAVAmGEnIZEF8maMo",
+	"2MDFhTWUBC55zRVwwEJ3GEk3Em3qcwM7icA354RE5EkCTuZ+aW8Q7Nq9feQZm/yBOHwaKFHBS5PUEkPC",
+	"4Lde2bht2EbrTe2sOZQCB071TLl30FeNcyomagMqO10vNnROF2TCRkJimFkRqGmHaf1utkIeoMomi0qg",
+	"bDvs//LP//nfkHw6PTNSphFDBwMjSF5wrQB4YnAQkN2e+dfuHsHfcVKUHN6QN+/SSQA1Do9If2De6u+7",
+	"t8DD3zkaiTLg87bYRjcrsH7ZdXYhijVTpPM139acIxlrqezYGDyzxxDjy+aQwBjaNe/achTh0o4BwqlW",
+	"JKaarrNdrTBU2XjIu9uqLJd80MA/28dXQil0M1yhERfHy+o07vzAdVjCPFmycfckYEFiFET/sUbqMZEn",
+	"O9o3HIsI2wzFjuy9tM29aF/YoADJCqF4bXW+My1TrH2Eb5gLdPnSgxcM87JBV41V+o5Hon4BlceryF4X",
+	"savQOmGuKvQQFX43Wzkdu+mEqwv1lbysJkzXzpIdCo8LqTalelYKtTxu1RlUc2EPnV2O96YvaT8aTA7j",
+	"XbY33acHkxfRy/iQtTap6bHXvPypRc6O/6Q1AL+ZrGezGY3k/+BHdkW5wOPiILXldDmrOcD6vm60nVIb",
+	"RckE4EXXRWL8wPS3d5IeTV74Vm7gb8uEfodjtaURvSiPs8oodBxpfsVI21xElvF2iK0vAe/UDw55D05/",
+	"LqIkj5kCoFCjSWLJTtUc4vSTG8Y3HeNkZ3Hmrc4GxWj8tXwytjxUQRp/lb3zVND/l9eXKg0uEU2SCY3w",
+	"VMHtYv7x+79ZXbI7kfHi/zzPs+TzaofVTzOqrUlCMRFD7AolRWGXmDARp5ILrOds68ExccUSmTKE57UI",
+	"GiNRYvVyFDFn7Ib8+O74ZOfsx+PB/gEkwI7yXm83+nnH2qx3zvmcKU3nKTxgXXye0WuMEIEfQ3LJFiwe",
+	"iTKExFvnZ4qE9vSfweEPjwh6laBCFjSuoKQ1lpTb7fWIGgl6TRddcowq/ODmBm5rLki/R9QREUwDQDKk",
+	"EKoAWtqRubm/929uArLXewlC4t7gcCQwbAvrprT7ZM5FQPbxPwP3XzI7IvuEas3mKVbGoknSCbDsKuaR",
+	"WvPvlPIE16+oJkg1OANR+L5dKCg2ydzaAQTaZjLXXFwUUgLGyZdyQrkZUJvuVqGhLgsEjQOw9EFCXkC0",
+	"0DkjUth8aDCqHGEJB4vKHGcyJXGOPJGpTQe78yb+svF+EvzGJSs4QxtXbqPINVXmYOgNxlNQ8iYD4kKz",
+	"C5Bzlkb048pTozc5KxuM9Mwd1K2W7oHAY5DmNjFL/fxzY6F2c0RATbsl7PrYlbKM3fsuHcpjdZ8+vrXg",
+	"NTWl0L1ilPFPH9+aT8szpkg7/Nuo9X9HrV9DTCcGCzQCHOHwHT+UAu201liM9q0l7rU2kK7JFjkSg14f",
+	"/e5w1HwGaauQmcY7X2CstGLHgxorbR9fKbSuQbAyW4H7srKAgvd24Kl8FXn0yWT4DZsMi/MP1WitPLSN",
+	"cGdf2MAGUS0j6v5aazV8VZQdRvMhigtHBGrGxY7pGV5jRJUiPKhL3nqGQ8MlcISFDXGFqa/kBNtpUfa7",
+	"5qCZvcZp/SktcF8tiw/Ws5TvcZ0fmJCDW2rxeMPAG7PKNSHvFNR8vPKaanz9wPSDkOODquub3CVPVH+/",
+	"BXnuSPJbKeZUR7NlUj+ZUQEJRwKqy4dMmIvNaEah96IFuUErcdglYV4A31TlQ8PDR4LP57k27QxBLsQa",
+	"niBWKuYgsLgiLrwSBZMGx/qRNbdhoZyMIbbOkpJNuFCa0bhJPMQS//d1Cu9ftKyM7yv5wbdgAjZi4c/N",
+	"DP6V5Eekv0e+dpfkx+elFLjSCv+qFBQduq2Td+ul6MtwS2ZNVGAwudXuXjb/JVwi+Cat9U5EX2+pL/fp",
+	"zycCfLNBlL41NpEXgP/3CDLFbaf4+e9uRG8AnFtni9V2/v8ymqBC+EyZscK+CfMoZpbxi5km9JouAnI9",
+	"oxpdbNpFJncbgKl1tqhR+Bee7RWa7Uovd7kIG3q74+Rq3Jv0o0HN092b9ulG3u7BQ/GGlVFydrO4shr9",
+	"U0zK10OStvRGhLx+/DtcMzzczYf8DDx41HrlSGi/7ZqvQmeyrt3raJQGw/GopZiIiXl71CI0Mq02lLw9",
+	"Z+phVO5HP1eQIlIwvz/v6fpqhlMGBRFgmdkVewSjadUF9HtrwmjGsuNcz1rDv/1qaE6x7MoRa54lrWHr",
+	"OU3586s+UKQd3fLtKaGOOsZMurCvwFawQNNptSwH3JX2hrLo8suX2ztI9EHECZsQYE23RUIjzwrIWry9",
+	"XQde+xOqoxlr6uA1ZkwBrIauYERTQB6xgNoQd19D4VSNMJxeryXWV4MT2OV1yOkStobXRBFltNzCSSXr",
+	"vMgTi+nimSogXLymXB7bcksWXZoYoWlq2UmRLmqxW8jEsMmyNftz45pa3lIN9fC2yxcTvSY9O9HvqwPh",
+	"bUljD8UBgKIU1oLiV8zGvhfN2jd37PeNRAB8f8aVltnC+xQtTSvGUyJ4lVBY5dYzTVuff/38/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -77,3 +77,19 @@ func (s *Server) GetLabelZPL(ctx context.Context, req gen.GetLabelZPLRequestObje
 	}
 	return gen.GetLabelZPL200ApplicationzplResponse{Body: bytes.NewReader(data), ContentLength: int64(len(data))}, nil
 }
+
+// GetCustomsPDF serves an international label's customs document; 202
+// label_pending while the purchase runs, 404 for a domestic shipment.
+func (s *Server) GetCustomsPDF(ctx context.Context, req gen.GetCustomsPDFRequestObject) (gen.GetCustomsPDFResponseObject, error) {
+	data, err := s.shipping.CustomsDocument(ctx, callerOf(ctx), req.Id)
+	if errors.Is(err, shipping.ErrLabelPending) {
+		return gen.GetCustomsPDF202JSONResponse{
+			Body:    errorBody(ctx, "label_pending", err.Error()),
+			Headers: gen.GetCustomsPDF202ResponseHeaders{RetryAfter: 2},
+		}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetCustomsPDF200ApplicationpdfResponse{Body: bytes.NewReader(data), ContentLength: int64(len(data))}, nil
+}

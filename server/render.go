@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -111,6 +112,11 @@ func customsView(c *shipping.Customs) *gen.Customs {
 		o := gen.CustomsNonDeliveryOption(*c.NonDeliveryOption)
 		v.NonDeliveryOption = &o
 	}
+	v.EelPfc, v.InvoiceNumber, v.ImporterTaxId, v.ExporterTaxId = c.EELPFC, c.InvoiceNumber, c.ImporterTaxID, c.ExporterTaxID
+	if c.Incoterm != nil {
+		t := gen.CustomsIncoterm(strings.ToUpper(*c.Incoterm))
+		v.Incoterm = &t
+	}
 	for i, it := range c.Items {
 		v.Items[i] = gen.CustomsItem{Description: it.Description, Quantity: it.Quantity, ValueCents: it.ValueCents,
 			WeightOz: it.WeightOz, HsTariffNumber: it.HSTariffNumber, OriginCountry: it.OriginCountry}
@@ -131,6 +137,11 @@ func shipmentInput(from, to gen.Address, p gen.Parcel, o *gen.Options, c *gen.Cu
 			o := string(*c.NonDeliveryOption)
 			cc.NonDeliveryOption = &o
 		}
+		cc.EELPFC, cc.InvoiceNumber, cc.ImporterTaxID, cc.ExporterTaxID = c.EelPfc, c.InvoiceNumber, c.ImporterTaxId, c.ExporterTaxId
+		if c.Incoterm != nil {
+			t := string(*c.Incoterm)
+			cc.Incoterm = &t
+		}
 		for i, it := range c.Items {
 			cc.Items[i] = shipping.CustomsItem{Description: it.Description, Quantity: it.Quantity, ValueCents: it.ValueCents,
 				WeightOz: it.WeightOz, HSTariffNumber: it.HsTariffNumber, OriginCountry: it.OriginCountry}
@@ -147,7 +158,16 @@ func rateView(r shipping.Rate) gen.Rate {
 		Currency: r.Currency, EstimatedDays: r.EstimatedDays,
 		EstimatedDeliveryDate: &openapi_types.Date{Time: r.EstimatedDeliveryDate}, Guaranteed: &r.Guaranteed,
 		CarrierAccountId: optional(r.CarrierAccountID),
+		DutiesCents:      positive(r.DutiesCents),
 	}
+}
+
+// positive is v, or nil (absent) when it is 0.
+func positive(v int64) *int64 {
+	if v == 0 {
+		return nil
+	}
+	return &v
 }
 
 // deliverBy is the request's deliverBy as the domain takes it; nil when absent.

@@ -59,6 +59,11 @@ type Customs struct {
 	ContentsExplanation *string       `json:"contentsExplanation,omitempty"`
 	NonDeliveryOption   *string       `json:"nonDeliveryOption,omitempty"`
 	Items               []CustomsItem `json:"items"`
+	Incoterm            *string       `json:"incoterm,omitempty"`
+	EELPFC              *string       `json:"eelPfc,omitempty"`
+	InvoiceNumber       *string       `json:"invoiceNumber,omitempty"`
+	ImporterTaxID       *string       `json:"importerTaxId,omitempty"`
+	ExporterTaxID       *string       `json:"exporterTaxId,omitempty"`
 }
 
 // CustomsItem is one line of a customs declaration.
@@ -127,6 +132,9 @@ func (in Input) check(mode accounts.Mode) error {
 	}
 	if in.international() && in.Customs == nil {
 		return errCustomsRequired
+	}
+	if issues := in.customsIssues(); len(issues) > 0 {
+		return &InputError{Issues: issues}
 	}
 	return nil
 }
@@ -204,6 +212,8 @@ func (in Input) carrierShipment() carriers.Shipment {
 				HSTariffNumber: deref(it.HSTariffNumber), OriginCountry: strings.ToUpper(deref(it.OriginCountry)),
 			})
 		}
+		cc.Incoterm, cc.EELPFC, cc.InvoiceNumber = strings.ToUpper(deref(c.Incoterm)), deref(c.EELPFC), deref(c.InvoiceNumber)
+		cc.ImporterTaxID, cc.ExporterTaxID = deref(c.ImporterTaxID), deref(c.ExporterTaxID)
 		s.Customs = cc
 	}
 	return s

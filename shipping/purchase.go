@@ -169,10 +169,19 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 			slog.String("asked", string(req.Format())), slog.String("answered", string(format)))
 	}
 	key := LabelKeyIn(id, format)
+	customsDoc, err := customsPaperwork(row, shipment, label, s.now()) // customs.go
+	if err != nil {
+		return err
+	}
 	inTx, _ := s.cfg.Documents.(TxDocuments)
 	if inTx == nil {
 		if err := s.cfg.Documents.Put(ctx, key, doc); err != nil {
 			return fmt.Errorf("store label: %w", err)
+		}
+		if customsDoc != nil {
+			if err := s.cfg.Documents.Put(ctx, CustomsKey(id), customsDoc); err != nil {
+				return fmt.Errorf("store customs document: %w", err)
+			}
 		}
 		s.observer().LabelStored()
 	}
@@ -190,6 +199,11 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		if inTx != nil {
 			if err := inTx.PutTx(ctx, tx, key, doc); err != nil {
 				return fmt.Errorf("store label: %w", err)
+			}
+			if customsDoc != nil {
+				if err := inTx.PutTx(ctx, tx, CustomsKey(id), customsDoc); err != nil {
+					return fmt.Errorf("store customs document: %w", err)
+				}
 			}
 		}
 		now := s.now()

@@ -31,6 +31,9 @@ type Rate struct {
 	// CarrierAccountID is the account's carrier account that quoted the
 	// rate and buys it; "" for the operator's carriers and the sandbox.
 	CarrierAccountID string `json:"carrierAccountId,omitempty"`
+	// DutiesCents is the part of CarrierRateCents that is the
+	// destination's duties and taxes (DDP); 0 when none was quoted.
+	DutiesCents int64 `json:"dutiesCents,omitempty"`
 }
 
 // ServiceOption names a service one can select.
@@ -269,6 +272,9 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			continue
 		}
 		for _, r := range a.rates {
+			if !dutiesQuoted(shipment, r) { // customs.go
+				continue
+			}
 			if ret && !carriers.CanReturn(cs[i], r.Service) {
 				continue
 			}
@@ -283,6 +289,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 				Currency: r.Currency, EstimatedDays: r.EstimatedDays,
 				EstimatedDeliveryDate: carriers.Date(r.EstimatedDeliveryDate), Guaranteed: r.Guaranteed,
 				CarrierAccountID: accountIDs[i],
+				DutiesCents:      r.DutiesCents,
 			})
 		}
 	}

@@ -106,11 +106,15 @@ func (in Input) complete() error {
 }
 
 // reversed is the declaration of the same goods coming back: the items as
-// declared, as returned goods.
+// declared, as returned goods. The parties swap, so do their tax ids; the
+// outbound's export filing and incoterm were the outbound's (a return is
+// DAP unless the body declares it again).
 func (c *Customs) reversed() *Customs {
 	out := *c
 	out.ContentsType = carriers.ContentsReturnedGoods
 	out.Items = append([]CustomsItem(nil), c.Items...)
+	out.ImporterTaxID, out.ExporterTaxID = c.ExporterTaxID, c.ImporterTaxID
+	out.Incoterm, out.EELPFC = nil, nil
 	return &out
 }
 

@@ -149,6 +149,7 @@ func (u *UI) routes(mux *http.ServeMux, static fs.FS) {
 	mux.Handle("GET "+Prefix+"/shipments", u.signedIn(u.shipmentsPage))
 	mux.Handle("GET "+Prefix+"/shipments/{id}", u.signedIn(u.shipmentPage))
 	mux.Handle("GET "+Prefix+"/shipments/{id}/label.pdf", u.signedIn(u.labelDocument))
+	mux.Handle("GET "+Prefix+"/shipments/{id}/customs.pdf", u.signedIn(u.customsDocument))
 	mux.Handle("POST "+Prefix+"/shipments/{id}/refund", u.signedIn(u.refund))
 	mux.Handle("POST "+Prefix+"/shipments/{id}/return", u.signedIn(u.createReturn))
 

@@ -76,6 +76,10 @@ type commodity struct {
 
 type commercialInvoice struct {
 	ShipmentPurpose string `json:"shipmentPurpose"`
+	// TermsOfSale (the incoterm) and CustomerReferences (the invoice's
+	// number) are set on the Ship API's invoice only (customs.go).
+	TermsOfSale        string              `json:"termsOfSale,omitempty"`
+	CustomerReferences []customerReference `json:"customerReferences,omitempty"`
 }
 
 type payment struct {
@@ -88,6 +92,7 @@ type customsClearance struct {
 	IsDocumentOnly    bool              `json:"isDocumentOnly,omitempty"`
 	TotalCustomsValue *money            `json:"totalCustomsValue,omitempty"`
 	Commodities       []commodity       `json:"commodities"`
+	ExportDetail      *exportDetail     `json:"exportDetail,omitempty"`
 }
 
 // poundsValue converts ounces to FedEx's LB unit: pounds with one decimal,

@@ -43,14 +43,18 @@ type shipRequestedShipment struct {
 	CustomsClearanceDetail *customsClearance `json:"customsClearanceDetail,omitempty"`
 	// ShipmentSpecialServices makes a return: RETURN_SHIPMENT with
 	// returnShipmentDetail.returnType PRINT_RETURN_LABEL.
-	ShipmentSpecialServices   *shipmentSpecialServices `json:"shipmentSpecialServices,omitempty"`
-	TotalPackageCount         int                      `json:"totalPackageCount"`
-	RequestedPackageLineItems []packageLineItem        `json:"requestedPackageLineItems"`
+	ShipmentSpecialServices *shipmentSpecialServices `json:"shipmentSpecialServices,omitempty"`
+	// ShippingDocumentSpecification asks for the commercial invoice
+	// (customs.go).
+	ShippingDocumentSpecification *shippingDocumentSpecification `json:"shippingDocumentSpecification,omitempty"`
+	TotalPackageCount             int                            `json:"totalPackageCount"`
+	RequestedPackageLineItems     []packageLineItem              `json:"requestedPackageLineItems"`
 }
 
 type shipmentSpecialServices struct {
 	SpecialServiceTypes  []string              `json:"specialServiceTypes"`
 	ReturnShipmentDetail *returnShipmentDetail `json:"returnShipmentDetail,omitempty"`
+	EtdDetail            *etdDetail            `json:"etdDetail,omitempty"`
 }
 
 type returnShipmentDetail struct {
@@ -60,6 +64,8 @@ type returnShipmentDetail struct {
 type shipParty struct {
 	Address shipAddress `json:"address"`
 	Contact contact     `json:"contact"`
+	// Tins are the party's tax ids (customs.go).
+	Tins []tin `json:"tins,omitempty"`
 }
 
 type shipAddress struct {
@@ -191,6 +197,9 @@ func (c *Carrier) buildShipRequest(req carriers.BuyRequest, svc service) shipReq
 		rs.ShipmentSpecialServices = &shipmentSpecialServices{SpecialServiceTypes: []string{"RETURN_SHIPMENT"},
 			ReturnShipmentDetail: &returnShipmentDetail{ReturnType: "PRINT_RETURN_LABEL"}}
 	}
+	if rs.CustomsClearanceDetail != nil {
+		tradeDocuments(&rs, s, req.Reference) // customs.go
+	}
 	return shipRequest{
 		LabelResponseOptions: "LABEL",
 		RequestedShipment:    rs,
@@ -245,8 +254,9 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 type shipResponse struct {
 	Output *struct {
 		TransactionShipments []struct {
-			MasterTrackingNumber string          `json:"masterTrackingNumber"`
-			PieceResponses       []pieceResponse `json:"pieceResponses"`
+			MasterTrackingNumber string            `json:"masterTrackingNumber"`
+			PieceResponses       []pieceResponse   `json:"pieceResponses"`
+			ShipmentDocuments    []packageDocument `json:"shipmentDocuments"`
 		} `json:"transactionShipments"`
 	} `json:"output"`
 }
@@ -335,6 +345,11 @@ func parseShipDocument(body []byte, f carriers.LabelFormat) (carriers.Label, err
 		// A multi-piece shipment is cancelled by its master tracking number.
 		label.CarrierShipmentID = master
 	}
+	invoice, err := commercialInvoiceOf(ts.ShipmentDocuments, tn) // customs.go
+	if err != nil {
+		return carriers.Label{}, err
+	}
+	label.CustomsDocument = invoice
 	return label, nil
 }
 

@@ -27,7 +27,11 @@ type LabelInput struct {
 	SignatureRequired bool
 	// CustomsContents is the customs contents type; empty for domestic labels.
 	CustomsContents string
-	Reference       string
+	// CustomsForm is the postal customs declaration ("CN 22", "CN 23")
+	// drawn on a page after the label (PDF only), of Customs; "" for none.
+	CustomsForm string
+	Customs     *carriers.Customs
+	Reference   string
 	// TestMode adds the "SAMPLE - NOT FOR SHIPPING" marks.
 	TestMode bool
 	// Return prints a large RETURN beside the SHIP TO block (return labels).
@@ -128,6 +132,9 @@ func RenderLabel(in LabelInput) ([]byte, error) {
 
 	if in.Size == carriers.LabelLetter {
 		pdf.TransformEnd()
+	}
+	if in.CustomsForm != "" && in.Customs != nil {
+		customsFormPage(pdf, in) // cn22.go
 	}
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {

@@ -203,6 +203,11 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 	if s.To.Residential {
 		cents += c.t.residential
 	}
+	duties, ok := c.duties(s) // duties.go
+	if !ok {
+		return carriers.Rate{}, false
+	}
+	cents += duties
 	days := svc.days(z)
 	ship := s.ShipDate
 	if ship.IsZero() {
@@ -217,6 +222,7 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 		EstimatedDays:         days,
 		EstimatedDeliveryDate: carriers.DeliveryDate(ship, days, carriers.DeliversSaturday(c.t.name)),
 		Guaranteed:            svc.guaranteed,
+		DutiesCents:           duties,
 	}, true
 }
 
@@ -310,6 +316,8 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 		Date:              date,
 		SignatureRequired: req.Shipment.Options.SignatureConfirmation,
 		CustomsContents:   customsContents(req.Shipment.Customs),
+		CustomsForm:       postalForm(c.t.name, req.Shipment), // cn22.go
+		Customs:           req.Shipment.Customs,
 		Reference:         ref,
 		Return:            req.Shipment.Return,
 		// A sandbox label can never be shipped, whatever the request says,

@@ -86,12 +86,15 @@ type rateRequestHeader struct {
 }
 
 type party struct {
-	Name          string  `json:"Name"`
-	AttentionName string  `json:"AttentionName,omitempty"`
-	ShipperNumber string  `json:"ShipperNumber,omitempty"`
-	Phone         *phone  `json:"Phone,omitempty"`
-	EMailAddress  string  `json:"EMailAddress,omitempty"`
-	Address       address `json:"Address"`
+	Name          string `json:"Name"`
+	AttentionName string `json:"AttentionName,omitempty"`
+	ShipperNumber string `json:"ShipperNumber,omitempty"`
+	Phone         *phone `json:"Phone,omitempty"`
+	EMailAddress  string `json:"EMailAddress,omitempty"`
+	// TaxIdentificationNumber: the shipper's (exporter's) or the sold-to
+	// party's (importer's) on an international shipment (customs.go).
+	TaxIdentificationNumber string  `json:"TaxIdentificationNumber,omitempty"`
+	Address                 address `json:"Address"`
 }
 
 type rateShipment struct {

@@ -71,6 +71,7 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if res.shipmentID != res.trackingNumber {
 		label.CarrierShipmentID = res.shipmentID
 	}
+	label.CustomsDocument = res.forms
 	return label, nil
 }
 
@@ -142,6 +143,12 @@ type internationalForms struct {
 	CurrencyCode    string         `json:"CurrencyCode"`
 	Contacts        formContacts   `json:"Contacts"`
 	Product         []invoiceEntry `json:"Product"`
+	// InvoiceNumber is "Required for Invoice forms"; TermsOfShipment the
+	// incoterm; OverridePaperlessIndicator has UPS return the invoice's
+	// image even when the account sends it paperless (customs.go).
+	InvoiceNumber              string     `json:"InvoiceNumber,omitempty"`
+	TermsOfShipment            string     `json:"TermsOfShipment,omitempty"`
+	OverridePaperlessIndicator *indicator `json:"OverridePaperlessIndicator,omitempty"`
 }
 
 type formContacts struct {
@@ -238,6 +245,7 @@ func (c *Carrier) shipRequest(s carriers.Shipment, svc service, ref string) ship
 		if !documents {
 			opts.InternationalForms = c.invoice(s)
 		}
+		c.customsDetail(&sh, opts.InternationalForms, s, ref) // customs.go
 	}
 	if opts != (shipmentServiceOptions{}) {
 		sh.ShipmentServiceOptions = &opts
@@ -326,6 +334,7 @@ type shipAnswer struct {
 		ShipmentResults *struct {
 			ShipmentIdentificationNumber string                   `json:"ShipmentIdentificationNumber"`
 			PackageResults               oneOrMany[packageResult] `json:"PackageResults"`
+			Form                         *shipForm                `json:"Form"`
 		} `json:"ShipmentResults"`
 	} `json:"ShipmentResponse"`
 }
@@ -347,6 +356,9 @@ type shipResult struct {
 	image []byte
 	// imageFormat is ImageFormat/Code as answered, upper case ("" when none).
 	imageFormat string
+	// forms is the international forms' PDF (the commercial invoice), nil
+	// when UPS returned none.
+	forms []byte
 }
 
 // parseShipResponse reads a Shipping answer: one package, its tracking
@@ -390,7 +402,11 @@ func parseShipResponse(body []byte) (shipResult, error) {
 		// package shipment is voided by its tracking number.
 		id = tn
 	}
-	return shipResult{trackingNumber: tn, shipmentID: id, image: img, imageFormat: f}, nil
+	forms, err := r.Form.pdf()
+	if err != nil {
+		return shipResult{}, err
+	}
+	return shipResult{trackingNumber: tn, shipmentID: id, image: img, imageFormat: f, forms: forms}, nil
 }
 
 // returnDescription is a return package's merchandise description: the

@@ -124,7 +124,7 @@ func TestBuyRefusals(t *testing.T) {
 	ctx := context.Background()
 
 	tooValuable := internationalShipment()
-	tooValuable.Customs.Items[0].ValueCents = 200000
+	tooValuable.Customs.Items[0].ValueCents = 250001 // the whole line: over $2,500 under 6109.10
 	noCustoms := internationalShipment()
 	noCustoms.Customs = nil
 	badState := domesticShipment()

@@ -32,9 +32,9 @@ const (
 	// Export Information: 15 CFR 30.37(a), goods worth $2,500 or less per
 	// Schedule B number. USPS's own example.
 	aesExemption = "NO EEI 30.37(a)"
-	// aesLimitCents is that $2,500 limit; shipd files no EEI, so a higher
-	// declared value cannot be shipped through it.
-	aesLimitCents = 250000
+	// aesLimitCents is that $2,500 limit: above it, per Schedule B number,
+	// the export needs its ITN.
+	aesLimitCents = carriers.EEIThresholdCents
 )
 
 // imageInfo asks for a 4x6 PDF label without a receipt. USPS does not print
@@ -130,6 +130,7 @@ type customsForm struct {
 	CustomsContentType string           `json:"customsContentType"`
 	ContentComments    string           `json:"contentComments,omitempty"`
 	AESITN             string           `json:"AESITN"`
+	InvoiceNumber      string           `json:"invoiceNumber,omitempty"`
 	Contents           []customsContent `json:"contents"`
 }
 
@@ -340,15 +341,16 @@ var customsContentTypes = map[string]string{
 }
 
 // toCustomsForm maps the declaration. shipd's CustomsItem gives the value and
-// weight of one unit (a T-shirt: 2 x $25.00, 6 oz each), so the line totals
-// USPS asks for are multiplied by the quantity.
+// weight of the whole line (all its units), which is what USPS's
+// itemTotalValue and itemTotalWeight are. The CN22 or CN23 USPS prints
+// with the label (integrated on the label document) is drawn from it.
 func toCustomsForm(s carriers.Shipment) (customsForm, error) {
 	cu := s.Customs
 	kind, ok := customsContentTypes[cu.ContentsType]
 	if !ok {
 		kind = "OTHER"
 	}
-	form := customsForm{CustomsContentType: kind, AESITN: aesExemption}
+	form := customsForm{CustomsContentType: kind, AESITN: aesITN(cu), InvoiceNumber: truncate(strings.TrimSpace(cu.InvoiceNumber), 15)}
 	if kind == "OTHER" {
 		// Required for OTHER, at most 25 characters.
 		form.ContentComments = truncate(orDefault(strings.TrimSpace(cu.ContentsExplanation), "Other"), 25)
@@ -357,7 +359,7 @@ func toCustomsForm(s carriers.Shipment) (customsForm, error) {
 	origin := carriers.NormalizeCountry(s.From.Country)
 	for _, it := range cu.Items {
 		qty := max(it.Quantity, 1)
-		value := it.ValueCents * int64(qty)
+		value := it.ValueCents
 		total += value
 		item := customsContent{
 			// USPS takes at most 30 characters; the start of a
@@ -368,7 +370,7 @@ func toCustomsForm(s carriers.Shipment) (customsForm, error) {
 			// (documents and samples are often declared at no value).
 			ItemTotalValue:  dollars(max(value, 1)),
 			WeightUOM:       "lb",
-			ItemTotalWeight: poundsFromOunces(it.WeightOz * float64(qty)),
+			ItemTotalWeight: poundsFromOunces(it.WeightOz),
 			CountryOfOrigin: carriers.NormalizeCountry(orDefault(it.OriginCountry, origin)),
 		}
 		if hs := tariffNumber(it.HSTariffNumber); hs != "" {
@@ -376,9 +378,14 @@ func toCustomsForm(s carriers.Shipment) (customsForm, error) {
 		}
 		form.Contents = append(form.Contents, item)
 	}
-	if total > aesLimitCents {
-		return customsForm{}, &carriers.Error{Carrier: CarrierName, Operation: opBuy, Kind: carriers.ErrRejected,
-			Message: fmt.Sprintf("exports declared above $2,500 (here $%d.%02d) need an AES filing (ITN), which shipd cannot make", total/100, total%100)}
+	// The shipping flow refuses such an export without its ITN; this is
+	// the defence for one that reaches USPS anyway.
+	if _, filed := carriers.ITN(cu.EELPFC); !filed {
+		if v := cu.ScheduleBValues(); len(v) > 0 && v[0].ValueCents > aesLimitCents {
+			return customsForm{}, &carriers.Error{Carrier: CarrierName, Operation: opBuy, Kind: carriers.ErrRejected,
+				Message: fmt.Sprintf("exports with more than $2,500 under one Schedule B number (here $%d.%02d of %d declared) need an AES filing: give its ITN in eelPfc",
+					v[0].ValueCents/100, v[0].ValueCents%100, total)}
+		}
 	}
 	return form, nil
 }
@@ -647,4 +654,21 @@ func labelBytes(image []byte) ([]byte, error) {
 		return nil, fmt.Errorf("the label image is not base64: %v", err)
 	}
 	return pdf[:n], nil
+}
+
+// aesITN is the AESITN of a declaration: its ITN as "AES X...", or its
+// exemption legend in USPS's spelling ("NO EEI 30.37(a)"), by default
+// 30.37(a).
+func aesITN(cu *carriers.Customs) string {
+	if itn, ok := carriers.ITN(cu.EELPFC); ok {
+		return "AES " + itn
+	}
+	e := strings.TrimSpace(cu.EELPFC)
+	if len(e) > 6 && strings.EqualFold(e[:6], "NOEEI ") {
+		return "NO EEI " + e[6:]
+	}
+	if e == "" {
+		return aesExemption
+	}
+	return truncate(e, 35)
 }

@@ -491,6 +491,56 @@ try {
 }
 
 await pickupsFlow();
+// customsFlow: an international shipment's page links its customs invoice,
+// a PDF. Its own browser context and session, so it depends on no other flow.
+async function customsFlow() {
+  const dir = mkdtempSync(join(tmpdir(), "shipd-chromium-customs-"));
+  const ctx = await chromium.launchPersistentContext(dir, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"],
+    viewport: { width: 1280, height: 900 },
+  });
+  const p = ctx.pages()[0] || (await ctx.newPage());
+  p.setDefaultTimeout(15000);
+  try {
+    await step("an international shipment's page links its customs invoice (PDF)", async () => {
+      const res = await api("POST", "/labels/create", demoToken, {
+        fromAddress: { name: "Shop", phone: "415 555 0100", street1: "1 Market St", city: "San Francisco", state: "CA", zip: "94105", country: "US" },
+        toAddress: { name: "Pierre Tremblay", phone: "416 555 0123", street1: "100 Queen St W", city: "Toronto", state: "ON", zip: "M5H 2N2", country: "CA" },
+        parcel: { weightOz: 32 },
+        customs: {
+          contentsType: "merchandise",
+          invoiceNumber: "INV-E2E",
+          items: [{ description: "Cotton T-shirt", quantity: 2, valueCents: 2500, weightOz: 6, hsTariffNumber: "6109.10", originCountry: "US" }],
+        },
+      });
+      check(res.status === 202 && res.json && res.json.id, `POST /labels/create: ${res.status} ${res.text}`);
+      const id = res.json.id;
+      await eventually(async () => {
+        const sh = await api("GET", `/labels/${id}`, demoToken);
+        check(sh.json && sh.json.status === "purchased", `status ${sh.json && sh.json.status}`);
+      });
+      await p.goto(`${base}/settings/login`);
+      await p.getByLabel("Email").fill(email);
+      await p.getByLabel("Password").fill(password);
+      await p.getByRole("button", { name: "Sign in" }).click();
+      await p.getByRole("heading", { level: 1, name: "API tokens" }).waitFor();
+      await p.goto(`${base}/settings/shipments/${id}`);
+      const link = p.getByRole("link", { name: "Download customs invoice (PDF)" });
+      await link.waitFor();
+      await audit(p, "30-shipment-international");
+      const doc = await p.request.get(`${base}${await link.getAttribute("href")}`);
+      const body = await doc.body();
+      check(doc.status() === 200 && doc.headers()["content-type"] === "application/pdf", `customs.pdf: ${doc.status()} ${doc.headers()["content-type"]}`);
+      check(body.subarray(0, 5).toString() === "%PDF-", "customs.pdf is not a PDF");
+    });
+  } finally {
+    await ctx.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+await customsFlow();
 
 console.log("\naccessibility (axe-core, WCAG 2.1 A/AA and best practices):");
 for (const line of pagesChecked) {

@@ -353,6 +353,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 			p.commodities("requestedShipment.customsClearanceDetail.commodities", cc.Commodities)
 		}
 	}
+	inv := p.tradeDocuments(req) // customs.go
 	if len(p) > 0 {
 		invalid(w, p)
 		return
@@ -420,6 +421,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 				"serviceType":          svc.code,
 				"serviceName":          svc.name,
 				"shipDatestamp":        sh.created.UTC().Format("2006-01-02"),
+				"shipmentDocuments":    inv.documents(sh.trackingNumber), // customs.go
 				"pieceResponses": []any{map[string]any{
 					"masterTrackingNumber":  sh.trackingNumber,
 					"trackingNumber":        sh.trackingNumber,

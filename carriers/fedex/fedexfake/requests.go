@@ -69,8 +69,9 @@ type commodity struct {
 }
 
 type commercialInvoice struct {
-	ShipmentPurpose string `json:"shipmentPurpose"`
-	TermsOfSale     string `json:"termsOfSale"`
+	ShipmentPurpose    string              `json:"shipmentPurpose"`
+	TermsOfSale        string              `json:"termsOfSale"`
+	CustomerReferences []customerReference `json:"customerReferences"`
 }
 
 type payment struct {
@@ -139,6 +140,7 @@ type contact struct {
 type shipParty struct {
 	Address *shipAddress `json:"address"`
 	Contact *contact     `json:"contact"`
+	Tins    []tin        `json:"tins"`
 }
 
 // shipRequest is Full_Schema_Ship (ship/v1).
@@ -168,15 +170,22 @@ type shipRequest struct {
 			IsDocumentOnly    *bool              `json:"isDocumentOnly"`
 			TotalCustomsValue *money             `json:"totalCustomsValue"`
 			Commodities       []commodity        `json:"commodities"`
+			ExportDetail      *struct {
+				ExportComplianceStatement string `json:"exportComplianceStatement"`
+			} `json:"exportDetail"`
 		} `json:"customsClearanceDetail"`
-		RateRequestType           []string          `json:"rateRequestType"`
-		TotalPackageCount         *int              `json:"totalPackageCount"`
-		RequestedPackageLineItems []packageLineItem `json:"requestedPackageLineItems"`
-		ShipmentSpecialServices   *struct {
+		ShippingDocumentSpecification *shippingDocumentSpecification `json:"shippingDocumentSpecification"`
+		RateRequestType               []string                       `json:"rateRequestType"`
+		TotalPackageCount             *int                           `json:"totalPackageCount"`
+		RequestedPackageLineItems     []packageLineItem              `json:"requestedPackageLineItems"`
+		ShipmentSpecialServices       *struct {
 			SpecialServiceTypes  []string `json:"specialServiceTypes"`
 			ReturnShipmentDetail *struct {
 				ReturnType string `json:"returnType"`
 			} `json:"returnShipmentDetail"`
+			EtdDetail *struct {
+				RequestedDocumentTypes []string `json:"requestedDocumentTypes"`
+			} `json:"etdDetail"`
 		} `json:"shipmentSpecialServices"`
 	} `json:"requestedShipment"`
 }

@@ -409,6 +409,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		pk.signature = c.deliveryConfirmation(c.optObject(p, where, "PackageServiceOptions"), nil, where+".PackageServiceOptions", "", dom)
 	}
 	opts := c.optObject(sh, base, "ShipmentServiceOptions")
+	var inv *invoiceForm // the commercial invoice asked for (customs.go)
 	if c.deliveryConfirmation(nil, opts, "", base+".ShipmentServiceOptions", dom) {
 		pk.signature = true
 	}
@@ -422,8 +423,9 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		c.str(sh, base, "ShipTo.AttentionName", 35)
 		c.str(sh, base, "ShipTo.Phone.Number", 15)
 		if !documentsOnly {
-			c.invoice(opts, base+".ShipmentServiceOptions", to)
+			inv = c.invoice(opts, base+".ShipmentServiceOptions", to)
 		}
+		c.optStr(sh, base, "Shipper.TaxIdentificationNumber", 15)
 	}
 	ls := c.object(sr, "ShipmentRequest", "LabelSpecification")
 	labelFormat := c.str(ls, "ShipmentRequest.LabelSpecification", "LabelImageFormat.Code", 4)
@@ -488,25 +490,29 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 			"GraphicImage": base64.StdEncoding.EncodeToString(zpl),
 		}
 	}
+	results := map[string]any{
+		"ShipmentCharges": map[string]any{
+			"TransportationCharges": money(transport),
+			"ServiceOptionsCharges": money(options),
+			"TotalCharges":          money(transport + options),
+		},
+		"BillingWeight":                map[string]any{"UnitOfMeasurement": map[string]string{"Code": "LBS", "Description": "Pounds"}, "Weight": fmt.Sprintf("%d.0", lbs)},
+		"ShipmentIdentificationNumber": tn,
+		"PackageResults": []any{map[string]any{
+			"TrackingNumber":        tn,
+			"ServiceOptionsCharges": money(options),
+			"ShippingLabel":         shippingLabel,
+		}},
+	}
+	if inv != nil {
+		results["Form"] = inv.form(tn) // customs.go
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"ShipmentResponse": map[string]any{
 		"Response": map[string]any{
 			"ResponseStatus":       map[string]string{"Code": "1", "Description": "Success"},
 			"TransactionReference": map[string]string{"CustomerContext": customerContext},
 		},
-		"ShipmentResults": map[string]any{
-			"ShipmentCharges": map[string]any{
-				"TransportationCharges": money(transport),
-				"ServiceOptionsCharges": money(options),
-				"TotalCharges":          money(transport + options),
-			},
-			"BillingWeight":                map[string]any{"UnitOfMeasurement": map[string]string{"Code": "LBS", "Description": "Pounds"}, "Weight": fmt.Sprintf("%d.0", lbs)},
-			"ShipmentIdentificationNumber": tn,
-			"PackageResults": []any{map[string]any{
-				"TrackingNumber":        tn,
-				"ServiceOptionsCharges": money(options),
-				"ShippingLabel":         shippingLabel,
-			}},
-		},
+		"ShipmentResults": results,
 	}})
 }
 
@@ -528,11 +534,12 @@ func (c *checker) references(v any, where string) string {
 }
 
 // invoice checks the commercial invoice of a non-document international
-// shipment (InternationalForms with FormType 01).
-func (c *checker) invoice(opts map[string]any, where string, to addr) {
+// shipment (InternationalForms with FormType 01) and returns what the
+// fake prints on it; nil when there is none.
+func (c *checker) invoice(opts map[string]any, where string, to addr) *invoiceForm {
 	f := c.object(opts, where, "InternationalForms")
 	if f == nil {
-		return
+		return nil
 	}
 	where += ".InternationalForms"
 	types := c.stringArray(f, where, "FormType", 6, 2)
@@ -542,8 +549,9 @@ func (c *checker) invoice(opts map[string]any, where string, to addr) {
 	}
 	if !hasInvoice {
 		c.missing(where + ".FormType 01 (Invoice)")
-		return
+		return nil
 	}
+	inv := c.invoiceTerms(f, where) // customs.go
 	if d := c.str(f, where, "InvoiceDate", 8); d != "" && (len(d) != 8 || !isDigits(d)) {
 		c.invalid(where+".InvoiceDate", "format is yyyyMMdd")
 	}
@@ -573,7 +581,9 @@ func (c *checker) invoice(opts map[string]any, where string, to addr) {
 		if oc, ok := c.optStr(p, at, "OriginCountryCode", 2); ok && !country2.MatchString(oc) {
 			c.invalid(at+".OriginCountryCode", "not a country code")
 		}
+		inv.products = append(inv.products, productDescription(p))
 	}
+	return inv
 }
 
 func partyName(sh any, path string) string {

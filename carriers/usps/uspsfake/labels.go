@@ -60,6 +60,7 @@ type customsIn struct {
 	CustomsContentType string `json:"customsContentType"`
 	ContentComments    string `json:"contentComments"`
 	AESITN             string `json:"AESITN"`
+	InvoiceNumber      string `json:"invoiceNumber"`
 	Contents           []struct {
 		ItemDescription string   `json:"itemDescription"`
 		ItemQuantity    *int     `json:"itemQuantity"`
@@ -104,6 +105,8 @@ type label struct {
 	canceled     bool
 	disputedOn   string
 	events       []scan
+	// customs is the CN22 / CN23 printed on an international label.
+	customs *customsDeclaration
 }
 
 var (
@@ -274,6 +277,7 @@ func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, k
 	}
 	if international {
 		l.tracking = s10("LZ", s.serial)
+		l.customs = customsOf(*req.CustomsForm) // customs.go
 	} else {
 		l.tracking = impb(s.serial)
 	}
@@ -433,6 +437,9 @@ func checkCustoms(p *problems, c customsIn) {
 		length(p, w+"contentComments", c.ContentComments, 1, 25)
 	}
 	length(p, w+"AESITN", c.AESITN, 1, 35)
+	if c.InvoiceNumber != "" {
+		length(p, w+"invoiceNumber", c.InvoiceNumber, 1, 15)
+	}
 	if len(c.Contents) == 0 || len(c.Contents) > 30 {
 		p.add(w+"contents", "contents needs 1 to 30 items")
 	}

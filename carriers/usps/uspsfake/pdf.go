@@ -85,6 +85,9 @@ func labelPDF(l *label) ([]byte, error) {
 		pdf.SetFont("Helvetica", "", 8)
 		pdf.Text(14, 396, "Ref: "+ascii(l.reference))
 	}
+	if l.customs != nil {
+		l.customs.draw(pdf, w, h) // customs.go
+	}
 	var buf bytes.Buffer
 	if err := pdf.Output(&buf); err != nil {
 		return nil, err
