@@ -6,8 +6,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/internal/fakeclock"
+	"github.com/shipd-dev/shipd/store/storetest"
 )
 
 type manifestDoc struct {
@@ -225,13 +229,20 @@ func TestManifestFormPendingWhileCreating(t *testing.T) {
 // the two transactions really overlap; on SQLite they are serial.
 func TestManifestConcurrentCreatesShareNoLabel(t *testing.T) {
 	t.Parallel()
-	b := setup(t, withoutRateLimits())
+	// On SQLite, which serve gives one server, neither instance serves the
+	// file as serve would (no ServerLock, nothing cached): a serving one
+	// would keep its own cached "paying" while the other buys the label.
+	dsn, docs := storetest.NewDatabase(t), t.TempDir()
+	clock := fakeclock.New(time.Now().UTC())
+	b := startInstance(t, dsn, docs, clock, false, withoutRateLimits())
+	other := startInstance(t, dsn, docs, clock, false, withoutRateLimits())
+	b.account = b.newAccount("Acme", true)
+	b.tokenID, b.token = b.newToken(b.account.ID, "test", allScopes...)
+	other.account, other.tokenID, other.token = b.account, b.tokenID, b.token
 	var ids []string
 	for range 4 {
 		ids = append(ids, uspsLabel(t, b))
 	}
-	other := startInstance(t, b.dsn, b.docs, b.clock, false, withoutRateLimits())
-	other.account, other.tokenID, other.token = b.account, b.tokenID, b.token
 
 	for round, body := range []map[string]any{{"carrier": "USPS"}, {"carrier": "USPS", "shipmentIds": ids}} {
 		if round == 1 {
