@@ -68,8 +68,12 @@ type Options struct {
 type Shipment struct {
 	From, To Address
 	Parcel   Parcel
-	Options  Options
-	Customs  *Customs
+	// Pieces are every piece of a multi-piece shipment (pieces.go), Parcel
+	// being the first; nil for a single parcel. Only a MultiPiecer is
+	// asked to rate or buy a shipment with pieces.
+	Pieces  []Parcel
+	Options Options
+	Customs *Customs
 	// ShipDate is the day the parcel leaves (ShipDate(now) of the caller's
 	// clock), from which delivery dates count; zero: the carrier's own today.
 	ShipDate time.Time
@@ -159,6 +163,10 @@ type Label struct {
 	// it differs from the tracking number (UPS ShipmentIdentificationNumber);
 	// it is kept with the shipment and given back in VoidRequest.
 	CarrierShipmentID string
+	// Pieces are the tracking numbers of a multi-piece shipment's pieces in
+	// the order of Shipment.Pieces, the first equal to TrackingNumber (the
+	// master); nil for a single parcel. Document holds a label per piece.
+	Pieces []string
 }
 
 // Doc is the label's document and its format: Document in Format, else the
@@ -229,6 +237,9 @@ func Statuses() []string {
 // TrackingScan is one carrier scan event.
 type TrackingScan struct {
 	Status, Message, Location string
+	// TrackingNumber is the piece a scan is of, on a multi-piece shipment
+	// when it is not of the shipment as a whole; "" otherwise.
+	TrackingNumber string `json:",omitempty"`
 	// After is the delay after the previous scan (for the first scan: after
 	// the purchase). Relative delays let the caller schedule the scans from
 	// whatever clock it trusts.
@@ -240,6 +251,9 @@ type VoidRequest struct {
 	TrackingNumber    string
 	CarrierShipmentID string // Label.CarrierShipmentID, "" when the carrier gave none
 	Reference         string // the shipd shipment id
+	// Pieces are the tracking numbers of every piece of a multi-piece
+	// shipment (Label.Pieces), nil for a single parcel: a void voids them all.
+	Pieces []string
 }
 
 // VoidStatus is what a carrier said to a void.
@@ -340,6 +354,9 @@ type TrackingEvent struct {
 	OccurredAt time.Time
 	// CarrierCode is the carrier's own status code, kept for support.
 	CarrierCode string
+	// TrackingNumber is the piece a scan is of, on a multi-piece shipment
+	// when it is not the master; "" otherwise.
+	TrackingNumber string
 }
 
 // PlausibleScanTime reports whether a carrier's scan time could be real: a

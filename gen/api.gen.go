@@ -422,7 +422,7 @@ type BatchList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// BatchShipmentInput One shipment of a batch; exactly a CreateLabelRequest without `idempotencyKey`.
+// BatchShipmentInput One shipment of a batch; exactly a CreateLabelRequest without `idempotencyKey`. `parcel` or `parcels` is required (one of the two).
 type BatchShipmentInput struct {
 	// Carrier With `service`, selects that exact service.
 	Carrier *string `json:"carrier,omitempty"`
@@ -448,7 +448,14 @@ type BatchShipmentInput struct {
 
 	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
 	// billable weight is the actual weight.
-	Parcel ParcelInput `json:"parcel"`
+	Parcel *ParcelInput `json:"parcel,omitempty"`
+
+	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
+	// of the two, never both (422 `invalid_field` on `parcels`; neither: 422
+	// `missing_field` on `parcel`). One item is the same as `parcel`. Only carrier
+	// services that ship several pieces under one shipment (UPS, FedEx) are
+	// quoted; the price is the carrier's for the whole shipment.
+	Parcels *[]ParcelInput `json:"parcels,omitempty"`
 
 	// Service With `carrier`.
 	Service *string `json:"service,omitempty"`
@@ -523,7 +530,7 @@ type CreateBatchRequest struct {
 	Shipments   []BatchShipmentInput `json:"shipments"`
 }
 
-// CreateLabelRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
+// CreateLabelRequest `fromAddress`, `toAddress` and `parcel` (or `parcels`) are required unless `returnOf` is given.
 type CreateLabelRequest struct {
 	// Carrier With `service`, selects that exact service.
 	//
@@ -581,6 +588,13 @@ type CreateLabelRequest struct {
 	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
 	// billable weight is the actual weight.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
+
+	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
+	// of the two, never both (422 `invalid_field` on `parcels`; neither: 422
+	// `missing_field` on `parcel`). One item is the same as `parcel`. Only carrier
+	// services that ship several pieces under one shipment (UPS, FedEx) are
+	// quoted; the price is the carrier's for the whole shipment.
+	Parcels *[]ParcelInput `json:"parcels,omitempty"`
 
 	// ReturnOf A return label for this purchased shipment of yours: it ships from the
 	// original's `toAddress` to its `fromAddress`, with its parcel and its customs
@@ -858,6 +872,17 @@ type Options struct {
 // OptionsInput Extra services (`Options` as a request sends it; no other field).
 type OptionsInput = Options
 
+// Package One piece of a multi-piece shipment.
+type Package struct {
+	// TrackingNumber The piece's own tracking number; the first piece's is the master.
+	//
+	// Example: 1Z999AA10123456784
+	TrackingNumber string `json:"trackingNumber"`
+
+	// WeightOz Example: 32
+	WeightOz float64 `json:"weightOz"`
+}
+
 // Parcel Without dimensions the billable weight is the actual weight.
 type Parcel struct {
 	// HeightIn Example: 4
@@ -877,7 +902,7 @@ type Parcel struct {
 // billable weight is the actual weight.
 type ParcelInput = Parcel
 
-// QuoteRequest `fromAddress`, `toAddress` and `parcel` are required unless `returnOf` is given.
+// QuoteRequest `fromAddress`, `toAddress` and `parcel` (or `parcels`) are required unless `returnOf` is given.
 type QuoteRequest struct {
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
 	// when the destination country differs from the origin.
@@ -908,6 +933,13 @@ type QuoteRequest struct {
 	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
 	// billable weight is the actual weight.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
+
+	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
+	// of the two, never both (422 `invalid_field` on `parcels`; neither: 422
+	// `missing_field` on `parcel`). One item is the same as `parcel`. Only carrier
+	// services that ship several pieces under one shipment (UPS, FedEx) are
+	// quoted; the price is the carrier's for the whole shipment.
+	Parcels *[]ParcelInput `json:"parcels,omitempty"`
 
 	// ReturnOf A return label for this purchased shipment of yours: it ships from the
 	// original's `toAddress` to its `fromAddress`, with its parcel and its customs
@@ -1103,8 +1135,16 @@ type Shipment struct {
 	// Options Extra services.
 	Options *Options `json:"options,omitempty"`
 
+	// Packages One entry per piece of a purchased multi-piece shipment, in the order of
+	// `parcels`; the first is the master, whose `trackingNumber` is the shipment's.
+	// Absent for a single parcel.
+	Packages *[]Package `json:"packages,omitempty"`
+
 	// Parcel Without dimensions the billable weight is the actual weight.
-	Parcel           Parcel     `json:"parcel"`
+	Parcel Parcel `json:"parcel"`
+
+	// Parcels Every piece of a multi-piece shipment, as given; absent for a single parcel.
+	Parcels          *[]Parcel  `json:"parcels,omitempty"`
 	PlatformFeeCents int64      `json:"platformFeeCents"`
 	PurchasedAt      *time.Time `json:"purchasedAt,omitempty"`
 
@@ -1201,6 +1241,10 @@ type TrackingEvent struct {
 	Message    string        `json:"message"`
 	OccurredAt time.Time     `json:"occurredAt"`
 	Status     TrackerStatus `json:"status"`
+
+	// TrackingNumber The piece a scan is of, on a multi-piece shipment when the scan is of one
+	// piece other than the master; absent for the shipment as a whole.
+	TrackingNumber *string `json:"trackingNumber,omitempty"`
 }
 
 // UpdateWebhookRequest defines model for UpdateWebhookRequest.
@@ -22406,251 +22450,257 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pdtvGlij8Knvx9lomb0MUSUkeqB/fp9hO4tsedC35JCcHaaIIFMk6AqsQVEEUk+W1+mn6wfpJ7qpd",
-	"VZgITrIkxzn6Y4sAat615+GPVijmieCUK9ka/tGaURLRFP/8SBR9y+ZM4T/6SURlmLJEMcFbw9ZLkpCQ",
-	"qSW0x1kqVQfEBNSMwjgLr6gCNWMSUvpbRqWCKCULCZNUzLstryXDGZ0T3aNaJrQ1bDGu6JSmrc+fvWLY",
-	"j3ROGGd8ujr0TzMRU9e5hJhOFDBeGn2fUSRtWNwnzm5AsTmFtqSh4JHsAFGwmLFwVl4lkzDJ4hjIlDCu",
-	"R9WTYimNWkOVZnTbLMwK3kSrE3gTUa7YhNHU7GuxmadAYin0emmaihTGImJUApEQpK6/YKepSJXq7TUz",
-	"UenybKJoujqVC7MBoAQsCFMwphOR6u1X6ZLxKbTtkjxIRcYjGkGWdDZPYM44m2fz1rDnre7LZ6+VkJTM",
-	"qbKQ+B1R4axpk/AFsEgPxvSDhKhZy2txMscuo42ToDdknsT6wzFRo8H4WXhM+5MeeRE9D5+Nn5KTyTE9",
-	"0l2sbtfLLJWiYas+JOS3jEIiJNNPEOKBQJLSayYyCQmZ0icSAk5vlOkjyOf+W0bTZTH50AxR2TVy85by",
-	"qZq1hoNer2lea67qOZlSkOx3um6wGNuVx4rohGSxag0HJ54e2BxXXw+bH17fawLqixlL5pQ3QrV7dwdn",
-	"JmfJ6Fk0MCc2fh4+i57Sk8kxORoPwsYz+4mOZ0JcNU4rG+c/72Bqi9nVqE8G46PwODqhTyfPyPPxi7AX",
-	"9elg0jC1z7pXmQguqQX36Aei6IIs9a9QcEU5HipJkpiFRM/y8J9Sz/yP0vj/ltJJa9j6X4cFRj80b+Xh",
-	"a40pzFDVlQchSVNG0xHikgDaC6Zm4J5iMxl0QKQQXNMU8ZH9dAgEIrHgUqWUzCFJxTWLaAoTwmIanRr0",
-	"oHeyRFJ+PrAY78CcQtOU7eeHBW7EaX9HIvtkh03Jj0J/GRkAvSYxi0b4hdfCJbSGLUefxiJaalzOhQL8",
-	"EP7PxYf39rgthtZ/j04mfTqIjsLj8Ql5+uLZ89Zn70uP4FJTk8bxoR2U523OgYASV5TDgmh0IiWNHOn7",
-	"9PEttAN8O2J8hFc86NzdEbwUfBKzUN0/VJ6BVERRCO2IQwi4UKMkS8MZkTQKoK1p4FBTPJWl/MMkAH1J",
-	"JRCQDsWoGVF2T32eN+14utEk45HeoyQV05RKGXgQkDilJFqOrgWLaBR4Pg8YpzGbsnFMRzgh/VmUmeXS",
-	"EeVRIhhX+mlMxjQeTUQ6J2o0Z3KuKZOeJuAbiESY6Vn5nMgrGsFEpPrYCBdqpi8NNtRTNkdpGukjHots",
-	"OtPczakd5Hv8NADCI5+bR5/S2Kwf2wpOgSmYEanXGtGYXdN0WVmtntec8IzEPk+p+0Rvlt0E+C2jmdks",
-	"lZLwiqYjMRm5rS3W9USCfQ8h4Rp6x9TnEY2pMq1ZROeJUJSHy9EVXY5CEcdMMsEDaOvJXtGlz/U6Mw3I",
-	"ghtOx+0sIDYiELHJhKb6UPVFaeqX8VEmqZ6YXpG51NgY+7uiuDipWBxDmnHNVQLR3A70e2AZPIuyPAiQ",
-	"GTpAbijodH3+mqSxZsQkTa9pKiEUWRwB4XJB0+pUHB4fxUKq4BQIhGI+Z0rRyLFvT6SeofnMgOcCUhqK",
-	"VDNOOGWmNK8nRZaGVB8zpDSJyZJGHkhhwFpjNdPY57HgU5wcV12f39lt/16kYxZFlN8S38psMmEho1yN",
-	"ZCgSWsK6eCYioSn2ApxSzV3OKCxSpujQgZkE13ArFi7o8gU2GbZqXd0Bng5W15TTy8roll4uUsGno7mI",
-	"aHB3OPgNVzTlJDazvH/2gNnxcv5AkgnVkgDeFXfFKEiNfUo3QV+5jmfolcbibJrZ0zZCi8zCGYosjv/Q",
-	"+N19qBF8heOovby77Xwv1PdaZnmAndRrmOixAmjPmZSMTz2wmBL3yZICEoYi4+qJNNtnKUvGyTVhMRnH",
-	"dwlN52QZCxJdCvGWpFP6ALuQmBFHSohRrMcMhkac1gwQvQkRFfThHfsO2s/xP00pzz9cXMLhWNNUKodA",
-	"eIE9tDR1czAnNwe6i4PxUlF5l0zPOVlqBPIxZ/sfAFBGiRl0NKdqJiLNakeRFiPNYzCPPb1xfJeLeHe7",
-	"cUHTaxbSTwU0PqCIUr4DawQVr4Q0yp+bq+SYwBFyN6NJFscBtA1w4TWTh2FKiaJDUEJoDmkJro00ug8N",
-	"jXqb7bjyVLOXM81OaCbGtI46Q3sqhsWo8BOO26idSemT7UeSq2o+e19ymJdCvCN8aZ/KW9H5VDPCqD2g",
-	"UZnCu+1zOrrTyo707S48jIAVlCfp8I1R3znVWhmd5MznNBVZ4vN2cHOgezjAHg7wadDR3BedJ2qZgwQK",
-	"Xk+kQ+DIuWnq34WfCFM+bwSDUwh+PsiVkQeojQx03wt9t9cqGn1eaYb/okhQ786qUAMgKUUWUfPYFLl9",
-	"kmn8oVCWiUo8qZgAgWLBmjq53fFgcHMDjIdxFtGo63Ofn8VSQHWHPcRGIlM4/8qE/ncAFhhLV8xoDHxe",
-	"mhATXEKbC7Opnsb4Gb/iYsE9oDeJxsT6Rqf0Wlyh3EA7RteGpxnGzIhaUaTFHc2GG6HaSM6ab9ZbAFoO",
-	"lFYYUzM6X2Gfv+RWVg9na/Oqsr3WRUUVvlM3RYuVrqy+e8du9NdfhmY+4cGKlP2+E/lcr7vB06uIERTG",
-	"lKQ0tQc7NwwCOLh5IPRiubmRWyauJ9BCanni+oHRzVioNTyueWRh+g5Zu088SUVIpdT07zVXTC1vtflu",
-	"cRNG4yqGPzO3q4s2IGueQBbJa5mP6x89zHH8rVCfOQ2QpHOCeCWOl2APZQhBZWnmNNyJ2UfIZPg8MD81",
-	"HsG/EK9VVIeRoEZ55/Q8eth6b0oITwv3Pg+sNMXJXLMOyFDEQqKlzHag0RKOhYQAdTrSfOQB7U41BZCG",
-	"GXtJ1FSkufrQzXHFahSxCJYigzklHIq2VDf+/4KO0XeZCds2OZfFpMwoslco0EVCIxdIs5gWghwXI00F",
-	"JCrOuBjhZdTba4fKO8u5MstMGrbNMXkp/ScNFar4YnZdMFqaQBlsjVyuU/IRCVN2rUnEOn7QrYlea45a",
-	"LXOp3ecBUpTX+oVTcsuSJcAQtODulCo5cGM39mqsWiPOIBFSkRgs/epCYLSP5Vtm4CJAViNd4qvg00XQ",
-	"hf+bCUUl8gLI0xa6TwnhjIZXrltjMywzsxBpAOWgNCBiB/oENA8DJGZXFNrHg0EJTCxc57IH/n4iISFq",
-	"1hkCgU8X5anr3+cXVrWrSS5NU6ZEuvQ56rPamhkIiYZwqUSKdsQENYuSdjzb3e8swc5OIGJTpqTu6Jc3",
-	"5/9+DO2gPzg6Pjl4+uz5i6Djc6s7TFI6YZppgUz3rJel52q3WA8s9V0xG8k0n2/aTdiNYQ3mRME8kwpm",
-	"5Jr6nClof3x99urdaw98d4i0tpGKXFG/1TGgk6SagVLMWHdCi4kLc9F7uoC/i/Sq5ZUtfE+Npc397K/Y",
-	"jTw03RNe6+2Mk3iJyA5e8ynjVMJbFVX77jdYD3V3CEsNtuiLD3DUf/r0oA8kTmbkYID7polVMe6nC71U",
-	"ohRNdZv//MfZwS/k4Pdf/xh8/rdWw2iaQYmrUycR+f/tr24o5tU5D06OG3oxprnK+iMCb8U1jUlId1l1",
-	"MhO81sW/92HQH8DJyQn0+r1etZfjpk5SKhka7El1SRMSS5p/PxYipoQjkdOXoAYGf18FgJWBpEopVf1q",
-	"y6OTHnzPJmoGZ9eUZ03L3gJJpttBtduLjCkKR0f1HWjex99ZUm3e7/X7z2tnuG0mn8sG1n/kq/Valn/Q",
-	"gxSA+mveXow11dDTsBfyDU8yw+VEEZriSXxeuob2XDbjXY0eSU7nJeWRBKaGBapDxBHYEY34xQUYNV6b",
-	"cJ9bmcVSZCbheDCoswWdvdD7I0J5RCiPCOXBEIrXujmYigP70HFsBZr5GyobjRClJ1u9maTg8DaJMqVu",
-	"rSnWKVZXj3muJbqp6Z4pOt/aeXmG70xj3Y/tmaQpWTrwyRp4UadOjbT4uiCpUSa1S/O0nHco0pSGRnGj",
-	"hOE0DUvtLEcoHhXtUEdPeTbX5+JGaXktO0guav66/Uxx6tXN8/LNL+1ZE71AF7LVo9M7iaaZM6Qihg1s",
-	"DVsRUfRAsTltrcN3W08ER3xpPtWNjM54n3FY9CXua16r5EewbbJvS5+6lvJTGjf5ZNKUWtVi7m1hHRmc",
-	"Z6hx15OepqxapD1/9X23aYJz1D1sntk7/c0myLWTQIBdzFhMQcsX+tIgNU3IEl+hYYDySP+wJpUgP/2g",
-	"DKRFhy2vAJDtAIp+Y7gkrwDW4tir55FD0VpgfZlDWYMfkf7gicRVShgvwYwHXCxOC/tHFBhxR5rjcU4m",
-	"HhjHGBqBZDxEGY0L9KWtXg6jsG3yadUEe2n1lA3vzDaveekm1/xaCWVIYYPHYXmzzXf5PIpByyN4bglr",
-	"N/ktM45m1YVHRJGdMa/BLA24tnD+bHCqxufuwugv0Wf0FHgWx8Y/hkJMpHmsj0a/MPTCOCRuhkVcQWUK",
-	"a7cg9+O8BSv9gZd0NGhQQMg8BXpDQhUvgcBLvACIXz6WHHZEpiouNf9Bl8EqBFpBuwELoRbIqZw8kDSm",
-	"oZJGFYiDO9VXdwcuLMykEttP+qX5zGxUQcW/W25r+Cr/8LPXmqRifrYXx5APKHD5W5t9MJ/lzRKShjTe",
-	"1uocv8ob2e1bt/X2ZILuLrxnVQm5bSIXtc8RK9xqx2qXorzz5T7zHWq6Iy9LmsYmHZ7diCcStARoncWU",
-	"AAIhiWMDkAYLbQTvkjx0ftHMdES0mRhUZ2D8bvTXnhEumYIpuUZ/warg1e/3B/1e01hXjDd4TwclnW1J",
-	"CwYbFbYdD4KqQT8lioK1IXroWoxKQiFAxpp8GQNyTBRNDWNpdi/QorZdHbrR5HutdzhXzCcklVWe0826",
-	"5bVKE2miDSXGxHLQW/bbflaTZ88v0Kw6hMvCfKBprQFrzZSU5gFjqhbU2oANFtPslLDG0S60zTF1WttQ",
-	"vgMme3zFIhqhGrGyvQAlh+uNuL9ZH3Fr1cM+eoXb6Ae26gCq5GcbanlT/bqkQ9hdVbCnOmCD+L+HvH97",
-	"kX5X2f1hVX8GdpF3uR3kfum5316uKvxU9+IuqyzaZ6S4b0zrk549Uvu7X+dD6/udz2D91paZtT0ZwqBE",
-	"Y40lvKI2DQyhNW4quQ404zGVsuzkzyz1uDeOsKx+RHr7V2ERvxS2mfyIp9DE6pjzcUELzhpYmBnxyIZQ",
-	"gQF9lMgs4MbQ1PN5GSj0qznV8hpX0DYDoLpdpBFNJfITCY2AxpIuZjSlnS68mScxoxGMlz4vYKYLH3i8",
-	"zJkSe9b2/OfkilamLxECBYYbRKeA0QSlxTEJCWEYqJBJCu1wRtIpjYCosv3viYQJS6UCGRLuGWcjn7MJ",
-	"ZFwzRNYsuIrEv1Avc8F+pzu1ww8fWGxw57EVfowzlt7oXIlUliSXIkvlUDOv+ql0Xl/U5yJlU8ZJ/ERW",
-	"0IsSGFBRQ0B5oIVZDCIh/dNeZ5+3SY54aDSaChHJoOMwUu6xrCEbf85Pc+nVAoGXM3Yi9XlN1DGBOsWE",
-	"HXTqZad0QtOURt3anKsXpII152RpNFdjCsKEm3ThLPeZA2aMT71jdM1wfujemmipiqLouPeiHnzloVVM",
-	"74zPzZk1mLUMjO8crllmW47Xi4q7SJ3FmOcpE6nhHv7MougaantpAqtuyYSvI4earHmgZRGRwvc0en1j",
-	"/C5iqhlp42txigBVwFLhjMqz+djgN5HObcid4DniWxF4VgnoFibzS8kURqMxPn2PE90mp7mv7bpOQSYk",
-	"tM4zEZEzasgBm3KRaqHUbJJ5iL4pB3q/opr4/MuLFy/Ozvo9dEd5+uz58Sp878MJ15a0nj2zAc63A5jK",
-	"NpXVDh80wQW5lIquGFBPmsQsrsXXqBJDXtFMlgge+mTJyngFJ9ot62vzh4VwnrPJ23BHwRQPNrPEXw5+",
-	"WZNl5MfLy/MLE52LnlXWoUoKIGFIEyVhppTJmFBsu34kh4eHJfP1oT5deai3IqqbQY+fbwMjPbV8xxuB",
-	"qOBk6zppfAERDWNiHMFPa44KGjdEVCrGTZCXFdNs4GZBpS3Na2DfjV+qfH2TxITn9tSt0ObaXeKLFdai",
-	"itjQCQ23XPN2FbWUnImF1FwF4xCLhW1QVhdZbjRikra8lnPTlC2vNWUT1XIcjmMWNMyas/Ra6BGi97w4",
-	"3mpvq2jQwfZOsqATLvQNrcB7v7cN4LngVsJYfsgvf35v7Zpa3j3uaz4EGRMeCb7dnlY5c7dXGyD6NgaM",
-	"BpiHdmCfBs2eQaeF9w/yQJ3ilvj8Vtekydvn8aLcyUVpUJn8K9+WqqOLIwWlO6Rxy6o9dB3T8FIoJThc",
-	"HsgZS1UD27CFDZzJS5KyyaRg44q+n/Z7L7r93qoj0Eov5ha9LLTFt3cu+y0jeQxF3sugmhlnW24cr3VN",
-	"4oy+pGvN9/jeGX8XmOQqZpxCm8QxBG4OAWScKdlBX+1Q91ZhHQYneiK5Jwnj6ilyoBtSLnmtBWXTmfrw",
-	"e/O8zNv9JiYyHtLqzJ7qv8M4k+yavnPTMbxh4fgiMmOFaZiv4dJXbdql+ZZOqrLdpRVuohQ5YthTu1lq",
-	"H6xzG2VKOrfRsqfoKi/0eKseb9W3f6saKYpjUV+V1d9115F4iXZSqbdEUgg0wzQnikaO9r5y3tICTcQ2",
-	"Hx0qDSOiaBc+cBuK7RnVYDijJMHbmIUz7BzIXGDklR4BOa6Cb5NAYrQ4c8Hp0Ci3mgKabIhJQ0BTF85w",
-	"JvnURESW0P50+bIz3EVZNugNnh70jg7wPlZ8AptukduWM6XoPGlwWyLmxX5OhiRTYk4UC0vdrsJw/hXY",
-	"QZ5Iq0yBdh+UgJPOKZAxRh5PMHjM5B1yn0ObWMO+SW2lDwll1E7JMbB0o2izu8VPM6JgoQfBrCuIYBf6",
-	"2YwkCeUSPalM4Bz4LRO+F1K9a9ZbgEZwPHgBl0LAO8KXPv+YB66vLBGO9J09AaIAD6rfP+j1L/uD4eBk",
-	"2Ov94rf0WvzW//zXf5/WVit9TlKKOla9aEYjv1UxBpR9NFGv8E5WTsyhndWNceHbr29Cmq47LWOVwBwZ",
-	"0CYK5kLqNfQ8CDOlT8uESX+6/P7geZ7P0+3UE8xKZGLExyJanvrcHqyTbVKKWRC4KD4UKdI9VJbrdxgy",
-	"b5a8JZthsaSLNR6eP15enjsHx/VzzcEPMw2phUivjLeIbIKwGhIs35zymTTxEO4aXmTzObHeCTW6jh+s",
-	"83Dc6FW5yXNyb9fI3COymNFGj8g1Pk554joxsX6/xzc3ePVObm7y/V/lb1bwZXPXhgYoc7NTCnkzTx9l",
-	"I0butrzdBEE7shXiGnw0K3Gkq/N7TcJZo4eXmdtKMGspwNW6w6P9pimzyc5rqDigNS2h0THsHdFbRg9S",
-	"SiL0M9ITkcr8GaZCSrimqUQfowpNqlCsRv+aZij5MZsTng+XmxZSmszSVeW504hgwOWYapKwEAdWei6F",
-	"DYXGnXplEjbyvD6JV0IdSJoQDVMRxqc6jIENPKRN9YBwPKIaoa5MthTebrnhJg0Fxk43gJDxlE/FOKZz",
-	"O4F6/PXOsIBB76gMeqOHawKHUqxz831Dsgu6mRwiFDdETnuWYzI2Hw42XHqsWZxTEHw1ONhlRwlM5PWE",
-	"xcqkNP7h9SUcGnW0V+LDZkwqkS5hJuJIGkKR78DK3tbX+IUG9Ma4hg98XXZHL8+6aWGpCP7n1WSN5ss8",
-	"yWNjfsfGQIh0fYLokhPhE4lZVvKg9GBtX6UMeU39YVI7ww5Xs/N5FiBWEuB1t7sfmptaD+YpUZdrm5Ci",
-	"AST5NY31lHJChUmojZ1LNlCWhP3NIK+qXHrdb/Sc3T/yxgUANOsGjNDVdEwumaNEbkiDfp5lyPm2MFXa",
-	"y2J36rE+9FqNjsLBuE96kxf0efQsfDo+IceTIzpoxMqqUd8brBrZNI2qWdkqj1xa1Nqjgsb5vNH7l4D+",
-	"7LQE9hXfDsxnZFAtgoiNUQtAkqX0+WKG6T4xeqBbhOVgbiAM5SmCC9ZG9WDcz1yk9NTngT7B3PkI25WS",
-	"nHazRB+/7l9/N6xqZ438Ust7aq62/eFz841UhEck1lhScNop71kOyZWdpDchTUzaGJ8Xjw1sjJQYScoj",
-	"mto8ZvYCdBXSiBVHiwbz6Q4BSsroh0tXqBqkhKC/9v7eQbwM9vMRM6Fuj5q5j6iX8gRWZegKankoXLIy",
-	"Rws+dlI7OA7m4kiOS9aiiLsCksosmzb6zYqVvc6jXlFpJWQJkkzoKVzRxNzAZxCRpYSkSJXpWYs6j3Ks",
-	"WuXT0GfwoN/rDY4O8Prurzp9W+UsVnF8Nc2z9ZAhyoNQszYciLIqKWhbgxEESTQJOkPzvwdBgqG1BI5v",
-	"nvqczcmUGhXDEUQJ8+B5f3DTH/SfQ8JuaCxNDMTvSRxA+5fzt/DmDW6P/Vx3giL5nMQglQivOl2fX1bw",
-	"M0dPSqaAE8WuabysIWlMd4y+jYaZ6dp52h8Gzboc1F2ciT4DweOl0QZY1OTCJ6OJJtgoeP6exFUzn3nZ",
-	"vO3Or3HNpj8xZRVK+3p88xT3Vf9vk6iiAGH5ML01Ni6Vm6wy5rXPsZ8Jxt9NWEghSTH/rXTZhSoJuPHY",
-	"zGrbqD1cMEmhMUOOzfMU5G6aQae6N8c3T1tey0yjujHmzcrGvFsb9YN3wTKkJi2ayRhtbqnVkhh+pGxY",
-	"1LRET4Fd08bIlw+Fr2hNjrlRKcndald5MsmmnKgspS8FnzC9dXX2bE1OgybPuIor6n42muo8oR3YvnY1",
-	"5t/nyqq6crfVmH3Wudquej2KTEHE5pRLE3Sv+RlmqKIzLVg2h4QqI7F9uLqOGT5/U5368V5WBWevGVSs",
-	"Nas2Bg3jGsnWBuv37mm0sgEmH+1ocLvRjrcPx6KVtT2/l6XViPNG42bZE3tPu+a5C8vYz6QJzfDp850A",
-	"tMHr5RFE/8IgWsV+FuV99lqYye7PGm70rYT9PIbt3HvYzmMYzWMYzTcSRnOHQSoWOxsjX0MCpc0GtMtK",
-	"tkxT0iaLI9y333TPNmUP8hMSIhZ5QEk4KyCusLndmcUMLY4766s+EtVgaKlRPdNlE1f20QZs75L54WJN",
-	"6gfzse7p5UogxYv+wNvFcSDM0pTycMWT61VrbbQrTc9TfQubbUn1WcG/QxITpafyPTWPKuqZF4PeThMt",
-	"3IDIUtY9xjZ9XvIaagZEdNUp665N0SZMZCZScD1Jzzhs06hw1NYX37RvGycfxn3+6fIlqh3yFD4LSq8i",
-	"RC4FdiAwoRFNSQwzEbOILDtdOIsXqNtKaVHNadUrqPd0F6+gaUZSwhWlUWOuLpRsy2vOv5frPK5W5lee",
-	"3drEhPWzr3OeO5x8KfivMbjvzqP51mbQcDNZHaLhNjasvfEGle5gHcobEQcm6foaGQ6ayMAFuaZRiag0",
-	"5wLZlO5jU3qPu9Cz53k/tubRI1E6ehE+Hz8jTycn9Dgq29m+NE2dywmyPgfIFyT92JTlY1Mej3V5O3bP",
-	"Z1dW/t8iZUcZeu7AhFQBxq9iQ7pYxTy1UrMJpREoW9c5V0h2wTkcIheK1etsIEgtOhfaweufzz++vrgw",
-	"WYHpTYKsLEYb2SqyKOU0B5DQUHAxX5pUhDwiKRZ1MH20vJa4pinXgnpVC136dgVmqr5U6zNh5Yy8YfcI",
-	"stkus9GuObDWcELfAoVoBBcrNzRtWy5TtFE66HStmZrxqS1ZYFyg46WWa9Gdxhax+oNFn40oxq1Xjwbe",
-	"1S0ek5jwkJ4lKICvYef0FBPGp2C/hjClEVNATCvNI1XkzG5rJ5o+XlfTO09jWTW+l8pr6WW1KyXhqj7G",
-	"kvFpTO3XNS+2fVOlfjE/vgsHjtqIs7nGk+t46hWuAeaMZxIajvAUetZVoaIQyLhicYXjK5QdaAVsl1Qk",
-	"nR1P8Rbk+A7kjZ2kmn30c7n74rt1+d1+mhllg4PyvMy15YVtvnbrN9Pof7UivzS4AO+t6GtiY/arjL6H",
-	"jrCNPKUxkGZqLDJXY0R2uvBG1dRsQ58HDeDpXF/rQB+AVGQJvXWA6nMHqV4Rc56kNnOe1eidmkph6Hhk",
-	"p55X+7Kf/FmS76z3OCx5FKZ0JjBJYNW9wAPj2lQ4Gu5im5dVA3YBu0Kj9VwxtSYgYR9mdz+N6L7K0HVS",
-	"5Q5oIV/kPhhrvc71skyhbLWl0n1x+u9cET4nEQVXMdgqujvdPwVD47WMT0BNIkpY42B5RMbGMezO2PiN",
-	"W6gfTZv360QnJS42yDnWJ6+JxzhvBvxG/8kKy7WzJHJZbtYQZl6XTLblrbnFjC92OiSbZag4I+sCuc8F",
-	"Ma6hu7fYUZ4sZlLOm76bLmaFpfoi/UwTo1zR2ti7UwZJb3ta4RLp3SQc3IVg7OSMbzIdeQ2RNKT6t16/",
-	"bZdXwSsYtYxHNIUFQT/i3CW44qrMJCg6T0RKUhYvfV4Kxzmtcn3MuSVG2FvZd7pwmbZu0Ta/L1qcrPN0",
-	"zSFupxT15noV/bXcfWt007LXeaNh4U6UanUN8V6N10ShXGgGzwNOF1QqK57kYYr9Xq+zs6VnBf2uJnqq",
-	"EjqVXo2OJ89JPxyMX0RH9HhyQp6On4XPoxf0iytUuCyt0SbXUWQfLM2CiYhjsZD2nq04lbvPrBRsf8rO",
-	"DhdwV+K9QhdWKdRKz3uTjk2FMopNKyP92ixKhMEC1ToS0oRX7BrvAL+6a/dVdI7Vo9JgbRGMtVuj3oeO",
-	"VEq4ZHpXGC/9EJkaTUQ6sq4py1pYaI4J8aOEhVdZkufwKSITLL7KUiTimljG8SYUld/NlX13Kc5rtaxe",
-	"/wR///DxPzzAqlabErMXjV7RhKRYwBpdBGBCQhav4Z9FiOR8LyR4q5u0rnqRW0FlKk3H/Qlh+i6T/dV9",
-	"4beikFKOv01J/e4jQ59kU66ZWxqmtEFt+mY+z5Qh3IQvbeoPpNomSslIX02OFk0H3JjO7y6HaLKo1WM5",
-	"V25II6zbpAsubnaKSBCLIHBorOWQEDXbO1C2qkw1bGw39+zbhs5wyM31B5rKlTUU54pqqzemp5EzU2Cp",
-	"8U3RwfWW/Z1xir9SHM9vQT6uNApx89HJ5Y9w9rfXfmvXGMlNG2Pvu2O31ib5eCumO1OteuKQBurlEles",
-	"i192KTHmJKJeOVUGj2zui+Y8HvXsInLH9CLSjiQm4BjDk5UsG6hwSRmVXimhiOygjyDFMAD0VkatIL1R",
-	"1JYE1tsSZTHt3pWqG8d90xx0he8umyOvVtnTKL4e9cb9cFBjTXuTPmkaWXMMdmfPVKP/By8kulIqlt8y",
-	"mlF3ciA49dBVs/RtfiCC045Ge1FWpNhAvSzXHOqCxbHGQ/q0unV3lR0Iai4j7ZarotRFqYB349Y38Zy1",
-	"RsXJlc+pxGvmt6LKbZau4A5X+A7YzjpS+Crsp53ERWkPG1D2LeIjq0zKXTElmzMN/7pPuoH6LV3MrkZ9",
-	"MhgfhcfRCX06eUaej1+EvahPB5MvFSItK7JPguDdha1KbmCvlvrL7WsZ1neEg7sD8Qp0/VnA/CemZgUj",
-	"+mcF+D8nPG/h4y9mWP+Lx0tg3JlWbEIh+A9KE2AmYZXmF5dQBBxXOdTFTNJwNBg/m/TCfvSCPifH46Pw",
-	"aXRCjydHZDDuh701Ch573+7xDtX3YBXo0KwTZilTywu9fdZrg5KUpmdZE/seyOtwpHmekUmBoH/qnRkF",
-	"VqWEcRbw9BitoSRU1KTBwtNBCMLOiw3RWKb1Wc+E8YlwCYhJiEdmfNoQjWqegXFFGKeptLtR4KgpU7Ns",
-	"jCgKPz6I6LVFU3W4L/xNHKshOAjNqf2fiw/vkXH78fLyfAjzLFbswKlw0WccC8sueThLBReZrW7qc4fd",
-	"XX1TCe1rwSLZ8XLjnbTxL1Y14TkNm+7RFoO/LkkmPtfzIDx/ORbiyjNZ5wyagDJLYXvXx02jMqz63OeG",
-	"j3axdWY9EgJ9viJlv+N4Q/gOzwX8rNc7CjGsF/9Ep1wb5isVSRWGGRdA4POFSK8k3qE89Xw7d8giPBqL",
-	"Gw+4UDM0J+eGdMxZUQAP46D/wvY2jlwtBP40oTeTLNZXVYpYQ3dlYTYTnFsZ4bVkNTCjJKJpF16vzSEG",
-	"MyKB+BxBACNGgj9MJUP02vCg2+1+DqBtkAwE6OEfdE4h0F+hn9SaFFd6oh/zwoNyaPdynIVXVFWyDBiR",
-	"Ru+ffpinb5mmIktOTWxCnjTH56Y0BlPSfICG+psDLVUf4EgH+DiAdpBSEskA+r3eoYRxlrqMfIEB6QAG",
-	"vUPpc/PmRL8YZ0tsUPreg8DC9uoLC6Mjgyob+nMfoNOhHRBK7y1I5+/7tffWCSuAfqnjIqlKc78de94+",
-	"J5maUa701UKvDZc5cAIEig2jUbG9HgxuboDxMM4iGnkmINXnGqyIom9xf/FfY+exc9IgXf7iI9Uoy1iD",
-	"TPLV1LlgxnSiOsZPpdpCUt1nxtmNzzUZLzxRDMRoSNNXwaS16WD0EKY8dO9NxIrEZJOBXt3Iri7PJvqR",
-	"qnR5cDZRNNUQTUPBI+lBKkxl5izxtOQbUyIV9DsIwCU/7WGxS7Ic+A9SzKm55NZoYH0FbZ5Un1ee/sGi",
-	"z4cGojwwb1zWJfc7jxN0DywYuJ+5UcImO1+p6utzxvMQMI3GrugSb2ooEudXSIscH8rmNrB/UTUTER4R",
-	"WvIE1zSU+jwhamYwcS1jSBc+0oQSxJBFLHMe9ijJnOIMXJf4QE/N5230Vk9pBERCSLjgLCQxEqRO7uRR",
-	"DkVD+CySZS6VcZrCP/SIPsdUZ4j3IMiPT0NYEpMljYageb7gFIitDaCla0R8GID2wufl3Rxd0eUoFHHM",
-	"NFJDkuDWZ8rMMhOwLXGBUmnZnHFIUjFF6rUgTEmfZ4ne9H4PLNDhnJmyRdFTnBp6Coq0gOPeC1iZCuOj",
-	"TNLA56iHWXZsLGd5UwzV0Ec0BKJhHfIiru3jmxtPo/9O9WCMxzBGdqbM0ZgK2rUFiVSeyYwpk77MoV/L",
-	"uh2Y3GWnECBqGv4cAMMgVIkRqCQa/mxNtTELqQ1vs8zOWULCGT0YdHsrXM5isegSfN0V6fTQtpWHb9+8",
-	"fP3+4jW20Vw3U3HBNknH7pydv2l5rWuXY6h13TeeVJSThLWGraNur3tk0mvPkA8sbqD+NaXrMvSWWJRK",
-	"XpAncoW0VW2vmjHM9/ZN1Bq2tDx3lo+KfgxkTjUT2Rr+o5nvLz45tMLVZ2/rl4huW59/LXLA4hoHvV6p",
-	"BIbJypTElic7/Kc0cpNhAvYJFUAxFZncuvsjJoQRE5AEM+G4pXf10Ryb2TQNks/68DuSR+pgk/72Jp+Q",
-	"Imrej0am0dH2Rt+LdMyiiKLsdzwY7DJMkoqQSqn5otcmuTe2fbG97aUQ7whfupAF3e5kl914wxVNOYlt",
-	"BCaq62yyXISt+j5rOYRMJWbizZ/96rVWOSmsvkGwmkj9nttXw6KHz14rEbJJ6lQiNSyquzUaBWLJaRM4",
-	"rn9a6RL9KUsuPpqTRZ7Feev/hIi+TvVs1C9yxk2Eo9e3DoLrqYJBTdWbWanb3MoTR34nouWdXZnG2tCf",
-	"qzKxnuDnlWvbv5dr23Rl0SOzDER/9qva2+G6vRR8EjOjhjru7zDEOVnGgkSXQrzV0tw3ixP0aZdvo+MJ",
-	"SyRtLxRRlXSacYVhCUrI4rNXIrWHRopCfV8jCnk5o+GVdEI+GaPDARLY8n2vGAzdctqfLs4vQKplbNjF",
-	"Txc+zwfuGLQgOHXV5VEODWeETzHNus0k3IQc0Ki6vF/kUEsY8KBIwY5dth2vww1lLY5mRrNY/dkxxF/8",
-	"wutWg532/gei6MJoqk922Ubr4/6p8OasoRdzL1wGdHchSwjnVsjFYojdkYsVnNdy8d+Z9/sx714u2rLU",
-	"pC2QwMWimae3I3zbHD0uYjsrb3f7kYW/JxZ+nMOSuzruyW0Z91xJv55xP7OFVE3JGa/X6xWqfZs4Bkv9",
-	"x0sg0KD/sgVKbOoh1IaIBV9RWTkdNWaeRmU5Da9o5Bnzg1FHYUhaZC6h8RCzXmA+x2YmL7Ys1Xwy0a65",
-	"11g7MCUDAnS/kqjUwK91c1PDppQjWnb7z7pFIQJMCRB0bDq+XKsvtWATdeFDnqeUFgsZ01DMKSrYi5hj",
-	"51PvUp/aeN2gA05rpx88kSazl+fy2MfsiuKizb6eGk2X0RbpiQx6g0LnZhbu3Oj1aF0own/dtIJy2m/C",
-	"IwwrrKUDZxKorVUteEg7zhMlP6nGxOCoQsqrmNjCFEYL9hzese+gHdwczMnNgX5/gGVzgs5paeoWr2JQ",
-	"Dmp8pTILLnTiaW5csJaAdv9Qek4N3unCWR7tTBQsMAmSIle0Enfg8zEJr2IxhYRIZSvqZBzTUZ30jopI",
-	"hBE68IwmWRwHwwYA0AuuZrHN39WPBakiWmH12Ke2hpUBmzyrGoHzV9+vl0cRJd+rNIoj7CWLDu6W4DQS",
-	"m0p1z1Jy+gLQTbbq4g46+HxgsjTYibWcY150u62PYu43zvWai4MAOM402uPLPImiCTBcR7urqLA1fH70",
-	"/PnT3vM1ZL1gBNYywiXKXmKE0fq0lhv+wCsUE7MNbmBvf6DKYaH9eNvvbIKK++dZ18mqhsr92fVXx9tb",
-	"vBfqe02uvipz+gNVrlLI/fCmdQi2HGY3iSZrgdkWgcpTdNq09JOCcGDVT1PpxDBaRKISKK81pIRJU3/q",
-	"c+MWi19LZJXcvTaWXBqBZMgdkZSCvMJUrF24UCklc9QuV2oYSZ/rW6ooN3VrTIwDibrIxNmaSHlApUnX",
-	"iOzuJpbr1OdoMmyuqGQj3Sz/5yojAeE2EbspoNQO7M5iWoOJSH3+y/nbUzh//0M5GywXCuYUnVmaOBSH",
-	"GDApgzx/9f1DYQgLDwWCyL0Dx4yTpiJizejBrA0ZMH1B7pKzcfdn1TlLzGl9jzVMLGFJ84PJgQJTUqkU",
-	"XfgITOjCWZY1mjbWb9yvksvDupnZrw/xU/PlZ69V9iPa3tKV0sJ1/ZVQ6t7M1dfCwa/EgmuOrSJGlCo4",
-	"WdxmLuMDoujfk3h/FF3DU00VQjSCakDgPoZI2KItEtGvxXyuYostPGLC1M0kn+So2WyS85pA1Nj5Yuzf",
-	"iNV9vitah12xupj4vI7PUYq07xGrSWBcCQgKChp8GXr/5fztQ6F3C0tfjN7dqf9y/tarUvzKyT/i/kfc",
-	"/43jfo0IK/hfPzBo8YHIQPFukyeV03gWTuMVzG6QtflTTIrifjJwKlOrBuuY+5zYAl8EFJvTDYaZi3x2",
-	"t0Zh3jfmnFXOfLPRmqOazuWvJzN/q8Ygsno493eli5CndYwcV3l94T2NqdXaAy5XBtjlNl/e19e3urR7",
-	"30RvVUUWL23Qs1knk1jXuQtnNl1BJRE9L5V+Rv/iphJ27cD8MbSVnK0/SlAqKx2gcoIU9TLMWIbjW0LM",
-	"cDux/jOTHqTE5qAnHOeAbvKYRspUfdYr+S0zGUms860tP1kgkS1lTzfnnbhXFFZURd2Iv8wpPRqj7wn/",
-	"5OF4DuXYB7fFOC4IwiAcwwyvRTg53d4X2ezKHRjZ5mshmAobhDjGxMdr2bOSsdyk7Wq4znk8/X5cQZ5J",
-	"58/BgnwzbMe36xXewDvYu3dHrEPFGWS9c+cFZquXNjCtCKREW7mxuw2Nowmg6uMUaqkphxDOKEn0XWem",
-	"MKvPFaPpKXDKNDksfSCuaUri2PhyEOvgUvYK8GAxY+iFYPwgpM/L4a/xsgvnIo5XU8ObDMuBuX5B2TRN",
-	"I6PXyZMZYtEtE8o61ggMmirHm0i5evF4dDb4CZmEtT7w1fArdMNY4xY/wOgpU2A9j6PaFjt13BtAwMUo",
-	"MTbskYkaCxznc0UT5flcimqgkQmZNU4dYJu6gDMmgUSR9aQwaVSEMDZUtx8SSGz0IgvClC3EVlS7MvFr",
-	"hUfMSe/I540OHLAaEFjx6XDp8F3EmgnuwrL5k5RSD8oLKwKMse6CDaJCy45c78Dx1lbLvj8HDhzhKzlw",
-	"FFlRt/lw5H5RJQXoX9ZV495VUI++HQ/k22GDkXYnm+NsuY/DhiUq6P24nmq+ZdcUCaYtM0niuKj9V2ON",
-	"McEAvK87rmmi5PL3r6AqrER4n5iqUoh2JxzVu+uxbZnFNbaC1Fanc6yDDd/8V1d1P+KZ+8IzCJXlO22U",
-	"+qU8vbvhG5PjYn+Ms9VDrKgb5HR2LreLU4yVE0tXBfBOoxeZQzD7ydoXRRrjBxFX18ZEOub80Z3sLt3J",
-	"3Lbet2BaOCtsdCcrsokT65sN7eObp8B4OMsrkuoH1vrGNYdgFDUJmdKOVxScGS9Rp+Pzs/M3XTizLdb6",
-	"ZDG5yQPAA07mSNCVRBFON9FMyqePb9cY7/G63cYr6/Y37q4cs8xWPahfVjGsFW0fDfOPhvl9DfO5r1Hu",
-	"avKQaI1Pd0VrDqOhRxCbW0X5oHcEUcKg/bw/uOkP+s8hYTc0lg1IDc7O3wxtagc9D587VUqTE1eCcUlf",
-	"CwO+/+GeMSBu4KHd/rvCfe9/eMR9j7jvm8Z90D5//0PnATHgJifUCga0jqMafzmkp1FizXdUQlvRG+VB",
-	"8J8/nwXwP//13/qvX4Ivxoe/J/HXw4e3ceS8PUd4p76c+tweseIjVvzGseIv528fBisat/X1auUzeSUr",
-	"ZWKVgGvBIiB1b30TVW76Q8OZ4BOWztH8VbaXDk3wdq47motrikmHXP02LzcGVSpiG1tcxKwxrhSd37UN",
-	"SwHqNsTd5nI0lVJJfIo6qrqhtEiH6XNXZ9t1bZJcbkkmNrhVMrGPuFN3pPC6e3W8mV5JH/8ntBHWagA+",
-	"6uL/ldKWGQA1WcY7+xvhbCbnPbTiNkto14H2Wh4yycYxkzMawYeE8rPzNwViDwW/plgtTQlMbduF9wJK",
-	"yZmZ4I2KcduTbtL6Qg13cwmzSvmDPDd+I8ejR0pJeEs1dynffmv4j1/LR3o5M3QDe0c/V7ted6Zzqkjr",
-	"18ppLMk8vuVpeNWkwXsexd/P3r3d7yjcVIuj2ImvfcDttmtq2G6XaHrjVruPtrtilsps6odiYoUiZyPy",
-	"eaNLeEwwwT7WqG+iqW+ZVJdupl/JYzPfhAdy2KxXPrxPA1i5lufmiBG7CY/emvfkrakKKHe3NX90jynA",
-	"vjclc9FlL7zShz1emuwgJSfN3AhsyiXmaavULNV/gMnJLVItMfu83VR01ys8Hd9EARbo7XSLvL2mUtrC",
-	"fX2ae+D5vDwRW64Rk0a58DD001upNoFJs3pF57ZjLaoQ5QoFA8MwWsRUT4oywpgFy6wpXyjNExQHdkKB",
-	"TX3lc2FzaOVVDcw0n2Ae5LlNr+4Sqek9cUtqB/1f/ue//juAT+cXpzDoaR5iMPB5xKZMSTQ9Dp56cNTT",
-	"fx0dg3luFkXgxQ28eZeMPfh0oZv3B/qr/on76nsavb7pnPpGv4TZyxqqa0Ib/y9Whbm17D67zG4lcfGJ",
-	"1TvZiJe13VUrDuteMem8PmON7FGskz531S66tuRwsHJiJouGhIgoYrJDr3eMxSz3qwKd9Rq9fYJoV6f4",
-	"Pj067RhfyV8qr8TczLHk18u66Lr7g+QwhwwHNo5OoleaUd31H2qmJSTymMP6GxYG8Zgxg4KlS/vQxWoJ",
-	"nT0kQtdz7ikV0ZgaJ82VlPeJRGpjvpDNleb1Bxp5IX97alPiI9WGKVVw3DvuwpnP6wSouF65/YJHEBLO",
-	"BZYpNmNGQ2MqcKsVk5FbTiMue4WtClxWY6Zrd8lOhUU5V2vrEFumFou4VRFUc4ihSq9Gx5PnpB8Oxi9q",
-	"hVhbu0QXHjdvf2J9+O1mPOqKvlq6eSWSRvC/9yvrNUuuZ/lFamOmhJpeG/mqYradQho1nMm1SX+7uabL",
-	"D1R9ezfpwfiFb4UCf1tuk7e4VnsakvJA3XVKobNQsWsKbU2ILOLtVIs21i4OvMd64bbqnARbvBMkVu+U",
-	"zRG6P7lpfNOZ1ddV9t0cFlvey0dly32FxpZ3uXSfcvj/8kj3QuESkjgek9DcKqQu+o8//s3Kkt2xiJb/",
-	"6zBL48/rrbY/zYiyKgks2whKaJLrQkyjvLKmSUdpMlNQfk1jkVDP1lBFG6rP9Q+ishSVJKai3g38+O7s",
-	"5cHFj2eDk6eYhseUTP35wMY0HFyyOZWKzBNTQLVr3qdkYYr9maqqcEWXNLIlGVE3U9rnJxKCSune4BRS",
-	"+k8aKozVx861zJhSk9ziqNcD6XOyIMsunBkRfnBzg9SacSy4dwqcqoVIr0wNPOlhTwci0/T75ObGg+Pe",
-	"c2QSjwcvfE7SIoKz3Yc54x6cmP8G7n+YncKJq+2PKl8Sxx0PJRFUpPjcqn8nhMVm//K8JjYRsGG+NzMF",
-	"+SFpqu2hySIVmWJ8mnMJxrej4BOKw8AsGRuZhpUCzI0TsPABAcuN9GROQXAbmIJKlVMTTGYrR0epSCDK",
-	"DE40daN3mezBm+jL5vuJs5u8wqJVtDHpDgoWROqLoXaYTw7Ju0yIcUWnyOeszOjHtbdG7XJXdpjphbuo",
-	"e23dPbkPGJjbRS3188+r+OuVuSIopm0wYJ25pDqR+94Vryqhuk8f31r3hZpQ6D7Rwvinj2910+KOSWgH",
-	"//Bb/9tv/WpTK6IG2ri42JKjFh9i/XTBqVUW58Wlq9hrmzKy0bnE54Ne36Q8w6tWRpA2H4LuvPMFykrL",
-	"dtyrstKO8ZWq2TUwVvoobEH4daFcpa+9kshX4UcfVYbfctm7POGGluItP7QPc1et2L1JB1FNaOR+bdUa",
-	"vsoToBn1oWEXTgGzV5RL3GOm0JDwkMax5tvelhSHWC4fZ5jrENeo+gpMsJ8UZds1O/4eNy7rL6mB+2qO",
-	"pLifBX9v9vmeAdnbEBVcmoahmFWsib7SKOYbkteUbeAHqu4FHO9VXN+FljxC/d2GBt8S5PcSzLGaRUMN",
-	"UsKnWMcY81wGlGvCpiWjoPShTdtktMRBF4IsjV0qpwp/qHG4z9l8nindz7BUPh/ZSklNYqq5qRChBWEX",
-	"OtJgWD+16jafm6KotgBbXcgGxqWiJGpiDz+hif2ubuHds5aV+X0lO/geSMB6LPy1kcG/Ev9o4O+Bye4K",
-	"/3hYcIFrtfCvCkbRxTc4fnd9Bl5qVVSoMNmody+6/xIs4X2T2nrHom/X1Bfn9Jg4+0/jRFnWxsZiajLl",
-	"3z9PsekWH/7hZvQGw7NUuqEO+v/VkqBJ54+acKffxHXkK0vZdKaALMjSg8WMKGNiU84zudsQmqTSZQ3C",
-	"v/Bur5Fs11q5i03Y0dodxdej3rgfDmqW7t6kT3aydg/uCzes9ZKzh8WklegffVK+XiyRhTfgYvHwNFxR",
-	"c7nX5cPlETqMoVUOAtu2q1sFTmVdo+tGKY2KY78lKY9Af+23gIS614bkW5dU3o/I/eD3CkNEcuT3171d",
-	"X01xSjEkFreZXtMHUJpWTUB/tMaUpDQ9y9SsNfzHrxrmJE2vHbBmadwatg5Jwg6v+wiRdnar1FNgRkfj",
-	"M1kkfLahgZBX9yqKgnULCmXjC1eJ27tSrVcbEGBVt57LIszSvMZTtdBkqX9Xt6PBGOviK8Sk7qxWnmDu",
-	"7bPagy1kDprlmNjLmGc4JvblWCOZojv7uHFG9mZWHSVKiy0zWaUuS1qWjXVESk1saYFmC3UR6lfEzOUt",
-	"MZjt86+f/18AAAD//w==",
+	"7L3rdhu3ki/+Klg8s5bJMy2KpCRfqA//v2I7ic/4omPJO9nZnWGD3SCJrSbQaaBFMVlea55mHmye5CxU",
+	"AX1j8yZLcpytL7ZIduNaKNTlV1V/tEI5T6RgQqvW8I/WjNGIpfDnR6rZWz7nGv4x30RMhSlPNJeiNWy9",
+	"pAkNuV6S9jhLle4QOSF6xsg4C6+YJnrGFUnZbxlTmkQpXSgySeW82/JaKpyxOTUt6mXCWsMWF5pNWdr6",
+	"/Nkruv3I5pQLLqarXf80kzFzjSsSs4kmXJR636cXxRom90nwG6L5nJG2YqEUkeoQqslixsNZeZZckUkW",
+	"x4ROKRemVzMonrKoNdRpxraNAmfwJlodwJuICc0nnKW4rsVinhIaK2nmy9JUpmQsI84UoYoEqWsv2Gko",
+	"SqdmeXEkOl2eTTRLV4dygQtAtCQLyjUZs4lMzfLrdMnFlLTtlDySykxELCJZ0tk8gDkXfJ7NW8Oet7ou",
+	"n71WQlM6Z9pS4ndUh7OmRYIfCI9MZ9x8kVA9a3ktQefQZLRxEOyGzpPYPDimejQYPwuPWX/Soy+i5+Gz",
+	"8VN6MjlmR6aJ1eV6maVKNizVh4T+ljGSSMXNN0DxhJIkZddcZookdMqeKBIIdqOxjSAf+28ZS5fF4EPs",
+	"orJq9OYtE1M9aw0HvV7TuNYc1XM6ZUTx39m6zmJ4r9xXxCY0i3VrODjxTMe4XX3Tbb55fa+JqC9mPJkz",
+	"0UjV7rc72DM1S0bPogHu2Ph5+Cx6yk4mx/RoPAgb9+wnNp5JedU4rGycf7yDoS1mV6M+HYyPwuPohD2d",
+	"PKPPxy/CXtRng0nD0D6bVlUihWKW3KMfqGYLujSfQik0E7CpNEliHlIzysN/KjPyP0r9/1vKJq1h638d",
+	"Fhz9EH9Vh68Np8CuqjMPQpqmnKUj4CUBaS+4nhH3Lbymgg6RKQmuWQr8yD46JJREciGUThmdkySV1zxi",
+	"KZlQHrPoFNmDWcnSlfLzgeV4B7gLTUO2jx8WvBGG/R2N7Dc7LEq+FebJCAn0msY8GsETXgum0Bq23P00",
+	"ltHS8HIhNYEHyf+5+PDebrfl0Obv0cmkzwbRUXg8PqFPXzx73vrsfekWXJrbpLF/0g7K48Z9oETLKybI",
+	"ghp2ohSL3NX36eNb0g7g1xEXIzjiQefutuClFJOYh/r+qfKMKE01I6HtcUgCIfUoydJwRhWLAtI2d+DQ",
+	"3Hg6S8WHSUDMIVWEEuVYjJ5RbdfUF/mrHc+8NMlEZNYoSeU0ZUoFHglonDIaLUfXkkcsCjxfBFywmE/5",
+	"OGYjGJB5LMpwumzERJRILrT5NqZjFo8mMp1TPZpzNTc3kxkmgV9IJMPMjMoXVF2xiExkaraNCqln5tDA",
+	"i2bIuJX4ktniscymMyPdnNpOvodHA0JF5Av86lMa4/zhXSkY4ZrMqDJzjVjMr1m6rMzWjGtORUZjX6TM",
+	"PWIWyy4C+S1jGS6WTml4xdKRnIzc0hbzeqKI/Z2EVBjqHTNfRCxmGt/mEZsnUjMRLkdXbDkKZRxzxaUI",
+	"SNsM9ootfWHmmRlClgIlHbeyBLgRJRGfTFhqNtUclKZ2uRhlipmBmRnhoYaXob0rBpNTmscxSTNhpEpC",
+	"jbRD+j1iBTzLsjwSgDB0ANJQ0On64jVNYyOIKZZes1SRUGZxRKhQC5ZWh+L4+CiWSgenhJJQzudcaxY5",
+	"8e2JMiPEx5A8FyRloUyN4ARD5trIekpmacjMNpOUJTFdssgjSiJZG66GL/silmIKgxO664s7O+3fy3TM",
+	"o4iJW/JblU0mPORM6JEKZcJKXBf2RCYshVaIYMxIlzNGFinXbOjITBH34lYuXNzLF/DKsFVr6g74dLA6",
+	"p/y+rPRu78tFKsV0NJcRC+6OB78RmqWCxjjK+xcPuO0vlw8UnTCjCcBZcUeMEWW4T+kkmCPX8fC+Mlyc",
+	"TzO726i0qCycgcri5A/D392DhsFXJI7aj3e3nO+l/t7oLA+wkmYOE9NXQNpzrhQXU49YTgnrZK8CGoYy",
+	"E/qJwuWzN0sm6DXlMR3Hd0lN53QZSxpdSvmWplP2AKuQYI8jLeUoNn0GQ1SnjQDEbkJgBX3yjn9H2s/h",
+	"P3NTnn+4uCSHY3OnMjUkVBTcw2hTNwdzenNgmjgYLzVTdyn0nNOlYSAfc7H/AQhllGCnoznTMxkZUTuK",
+	"jBqJXxP82jMLJ3Y5iHe3GhcsveYh+1RQ4wOqKOUzsEZR8UpMo/w4HiUnBI5AuhlNsjgOSBuJC46ZOgxT",
+	"RjUbEi2lkZCWxL2j0PZhqNEss+1XnRrxcmbECSPE4NtRZ2h3BUWMijzhpI3anpQe2b4luanms/clm3kp",
+	"5TsqlvZbdat7PjWCMFgPWFS+4d3yORvdaWVF+nYVHkbBCsqDdPwGzXfOtFZmJ7nwOU1llviiHdwcmBYO",
+	"oIUD+DboGOmLzRO9zEkCFK8nyjFwkNzM7d8lP1GufdFIBqck+PkgN0YegDUyMG0vzNlea2j0ReU1+BdU",
+	"gnpz1oQaEJoyEBGNjM1A2qeZ4R8adJmoJJPKCaGkmLC5ndzqeGRwc0O4COMsYlHXF744i5Uk1RX2gBvJ",
+	"TMP4KwP63wGxxFg6Ymgx8EVpQFwKRdpC4qJ6huNn4krIhfAIu0kMJzYnOmXX8gr0BtZBWxvsZhhzVLWi",
+	"yKg7RgxHpRo1ZyM3myUgRg9UVhnTMzZfEZ+/5FRWN2fr61Vje62Jiil8p2aKN1aasvbuHZsxT38Zm/kE",
+	"GytT/vtO1+d62w3sXkWNYGTMaMpSu7FzFBCIo5sHYi9Wmhu5acJ8AqOklgduvkDbjKValHHxK0vTdyja",
+	"fRJJKkOmlLn/XgvN9fJWi+8mN+EsrnL4MzxdXfABWfcEiEheCx+uP/Qw2/G3wnzmLECKzSnwlTheErsp",
+	"QxJUpoa74XbMfgVChi8C/Gj4CPwFfK1iOowkQ+Ods/OYbuutaSk9o9z7IrDalKBzIzqAQBFLBZ4y24Bh",
+	"S9AXXARg01H4kEdYd2puAIXC2EuqpzLNzYdujCteo4hHZCkzMmdUkOJdZl7+/4IO2rtwwPadXMriSmUM",
+	"xCtQ6CJpmAtJs5gVipyQI3MLKDCcCTmCw2iW13aVN5ZLZVaYRLHNCXkp+ycLNZj4Yn5dCFrmgkJuDVKu",
+	"M/JRRab82lwR6+RBNyd2bSRqvcy1dl8EcKO8Nj84I7cqeQLwQgvuzqiSEzc0Y4/GqjfijCRSaRoTe391",
+	"SYDWx/IpQ7oIQNRIl/BT8Oki6JL/m0nNFMgCINMWtk9FwhkLr1yz6DMsC7MkMgQqiDaECA2YHTAyDKEx",
+	"v2KkfTwYlMjE0nWue8DnJ4okVM86Q0LJp4vy0M3n8wtr2jVXLktTrmW69AXYs9pGGAipoXClZQp+xAQs",
+	"i4p1PNvc7zyBxk5IxKdcK9PQL2/O//2YtIP+4Oj45ODps+cvgo4vrO0wSdmEG6GFZKZlMy0zVrvEpmNl",
+	"zgouJDdyPr434TcoGsypJvNMaTKj18wXXJP2x9dnr9699ojvNpHVFlLTK+a3Okg6SWoEKM3RuxNaTly4",
+	"i96zBfm7TK9aXtnD9xQ9be5jf8Vv5IHrnopaa2eCxktgduS1mHLBFHmro2rb/QbvoWkOaKnBF33xgRz1",
+	"nz496BMaJzN6MIB1M5dV0e+nCzNVqjVLzTv/+Y+zg1/owe+//jH4/G+tht6MgBJXh04j+v/bT91Qzqtj",
+	"HpwcN7SCrrnK/CNK3sprFtOQ7TLrZCZFrYl/75NBf0BOTk5Ir9/rVVs5bmokZYqDw55WpzShsWL582Mp",
+	"Y0YFXHLmENTI4O+rBLDSkdIpY7pfffPopEe+5xM9I2fXTGRN095CSdjsoNrsRcY1I0dH9RVoXsffeVJ9",
+	"vd/r95/X9nDbSD6XHaz/yGfrtaz8YDopCPXX/H05NreGGYY9kG9EkqGUE0XgiqfxeekY2n3ZzHcNe6T5",
+	"Pa+YiBTheliwOmAcge0R1S8hCZrx2lT4wuos9kbmihwPBnWxoLMXe39kKI8M5ZGhPBhD8Vo3B1N5YL90",
+	"ElvBZv4GxkZUosxgqyeTFhLeJlWm1Kx1xTrD6uo2z41GN8XmuWbzrY2XR/gOXzbt2JZpmtKlI5+sQRZ1",
+	"5tTIqK8LmqIxqV0ap5W8Q5mmLETDjZYoaaJI7TxHoB4V74GNnolsbvbF9dLyWraTXNX8dfuewtCri+fl",
+	"i19as6b7AiBkq1tnVhJcM2dwi6AY2Bq2IqrZgeZz1lrH77buCPT4Eh81L6HNeJ9+ePQl8DWvVcIRbBvs",
+	"29Kj7k31KY2bMJksZda0mKMtLJDBIUMRrqc8c7Malfb81ffdpgHOwfaweWTvzDObKNcOAgh2MeMxI0a/",
+	"MIcGbtOELuEncAwwEZkP1qUS5LsflIm0aLDlFQSynUABNwZT8gpiLba9uh85Fa0l1pc5lTXgiMwDTxTM",
+	"UpHxkmB/RMjFaeH/iAJUdxRujwOZeASBMSwiiosQdDQhAUtbPRxosG3CtJoLe2ntlA2/4TKv+dENrvln",
+	"LTVehQ2Iw/Ji43P5OIpOyz14bgprF/ktR6BZdeIR1XRnzoucpYHXFuDPBlA1fO8OjHkSMKOnRGRxjPgY",
+	"RmKq8GuzNeYHvC8QkLiZFmEGlSGsXYIcx3kLUfqDKNlowKEAlHlK2A0NdbwklLyEAwD85WMJsCMzXYHU",
+	"/AdbBl1zWtOQxfa0wt+qKi+3DT+xy6YXsrNKtVY5b+BcYDlyZiqPKBazUCs0H8KAnbmsu4PkFmZKy+3U",
+	"8RIfw8Utbv7vlttefJU/+NlrTVI5P9tLysg7lDD9ra99wMfy13Dxt711Dk/VXlJN0HJzYcdkLG+YIob3",
+	"pHAx5LTTnmex5gcJZyHreIQLpRkF46YjiSEYAM1bvij237MunrHUMzBbrVhjpSgo6ZQIxo3aNiRo4aqb",
+	"hvNnjbr2AQB2eI3kLneq8kfME/HSGYN8YYnHEpSZGlF23jCv5ol/Or/wyPcsen3TITRlvvgtk5pFp2i9",
+	"SnnIXP+2oycqd0UuID7CtYVK4048q7Zvc3rzBl+zgrb91G8QIHGS606XHWPQ3UUlqdqmt435ovY4XBa3",
+	"OhQ1Xlk+XOU2mzjmy5LducmiW+yRXAgHHdSSUBLSOEbKwDtpI+MqacfnF80iaMSaRYPqCBCFZZ720NTA",
+	"NZlSPEdVNbzf7w/6vaa+rrhowNIHJQt+iTrJRvN9xyNBFd6RUs2I9Sh7ADQHk7GURMVGmEE4QUw1S1HN",
+	"wNULSJu62QGoKl9rs8K5myahqapqIG7ULa9VGkiTpFASU60+tWW97WM168b5BTjZh+SycCYZyQup2Zzt",
+	"0jjImOkFs4gAvJ+McC2tq7xL2rhNndY2AcARk92+YhKNVA13tKX7Evx+oyTQbJ26tSFqHyvTbaxFWy1C",
+	"VWFkG0d5U326ZFHa3XC0p3FogzFoD+vP7Q08u1pyHtYQjLQLkuztKPdL9/32WnaBWt5L16gK7JXr+6TX",
+	"23yB19c7H8H6pS2L7nuqB0HpakVcRMWInkv77bK4D2JQIfBnImZKlSNAuL1M7k30L9um4fr9q+gCX0rq",
+	"XH2EXWiSfHB/XESLcxUXPmjYsiGpkEQu2cLCsNTzRZlGzE9zZpR5IyhjB+CLkWnEUgXiRcIiwmLFFjOW",
+	"sk6XvJknMWcRGS99UdBMVVQnVUl9Tq9YZfgKKFBCLEp0SiDUpDQ5rkhCOUSxZIqRdjij6ZRFhOq6mM5T",
+	"pYkKqbBqii/4hGTCyEfWZ7zK07/QaHfBf2c7vQcPPuqHj/rh3eqH7shtZRE4RnOWciNy2ZK0lFmqhkZd",
+	"Md8qh/o0m5vyKRc0fqIqF4qWEFBVu3LyQCvcE7h2zEfLsX3RpvndwqLRVMrI3ED20skjFgxpwcf5aW69",
+	"ssvt5aK8LPbYKakYqFcM2DEgM+2UTViasqhbG3OVB1buyTldouV6zIjEcLMuOcsxs4Sj87l3DNAsF4fi",
+	"rYmWrBiKj3sv6sGXHnjFzcr4Aves4fwgUe0crl0WVI/X2wR2MS8UfZ6nXKYoL/6ZbQ5r5KtLDKy8pdq1",
+	"TuIxkotHjPYpU2QfiLuKmVGdEGt1CgRV0FIBRhfZfOw4ydyG3Bq2ZLtbUXFXZaQtasWXSiIQjcrF9D0M",
+	"dJtm7p628zolKqGhBc9FVM0Y3vh8KmTKIs8uEn4J2LQDs15RzWDyy4sXL87O+j2Aoz199vx4lb730X1q",
+	"U1ovkNsEB7cjmMoylQ1NH4xMRdRSabYCoDhpUqwFHVvvUJ5DouKZKMk0gMlUlf4K3aNb9tfkXxbmmPzC",
+	"2sY79rilvpT8sibP6I+Xl+cXGJ0PyEoLqFSS0DBkiVZkpjVmTCmW3XylhoeHJfjKodlddWiWIqrDII6f",
+	"byMjM7R8xRuJqFBW6j4p+IFELIwpBoKc1oBKhjdETGkuMMjTKuY2cLu4pe2d16ChIS5dvb5JYipyPMVW",
+	"anPvXcIPK6JFlbEBCBWW3MlJ+fWnZnKhjFTBBYnlwr5QNhBahSPiirW8loNpq5bXmvKJbjkJxwkLhmZx",
+	"L70WIMLMmhfbW21tlQ062t5JKnP6ozmhFXrv97YRvJDCKpHLD/nhz8+tnVPLu8d1zbugYyoiKbb70yt7",
+	"7tZqA0XfxoHZQPOkHdhvg2Zk4GmB/gMZqFOcEl/c6pg0of0eD8qdHJQGHeZf+bRUgW7uKiidIcNbVvEQ",
+	"64SGl1JrKcjlgZrxVDeIDVvEwJm6pCmfTAoxrmj7ab/3otvvrQIBV1rBU/Sy8A/cHlz6W0bzGKq8lUE1",
+	"M9a23Fhe65rGGXvJ1sJ34HeHYkAlPeaCkTaNYxK4MQQkE1wrMHeQ0LRWER0GJ2YgOZKMC/0UJNANKde8",
+	"1oLx6Ux/+L15XPjrfgOTmQhZdWRPzd9hnCl+zd654aBsWADfZIZ+t4bxopS+imkpjbe0U5XlLs1w002R",
+	"M4Y97dml94N1sHGulYONl5Hiq7LQ46l6PFXf/qlqvFGciPqq7OGoQ8fiJXjGlVkSxUhgBKY51Sxyd+8r",
+	"Fy0hARRg81GC0TCimnXJB2FTMXhoGgxnjCZwGrNwBo0TOpcQeWl6AImrkNsUoTFgDIQUbIjGraaARhti",
+	"1hDQ2CVnMJJ8aDKiS9L+dPmyM9zFWDboDZ4e9I4O4DxWMMFNp8gty5nWbJ40wBYp/rAfyJhmWs6p5mGp",
+	"2VUazp8itpMnyhpTSLtPtCQnnVNCx5B5YALBo5h3zD1O2tRCOTC1ndkk0FE7JWBw6USxZoDNTzOqycJ0",
+	"AlmXgMEuzHczmiRMKEBSYuAs8VsYvhsys2oWH8Iicjx4QS6lJO+oWPriY564YmWK5Mic2RNCNYGN6vcP",
+	"ev3L/mA4OBn2er/4LTMXv/U///Xfp7XZKl/QlIGN1Uyas8hvVfw9ZYw22BXeqcqOObazujAufcPrm5Cl",
+	"63YLHU+QI4e0qSZzqcwceh4JM212C9MkfLr8/uB5ns/XrdQTyEqGOSLGMlqe+sJurNNtUgZZUIQsHpQp",
+	"3HtgLDe/QcoMnPKWbKbFlC7WILx/vLw8dwDn9WPNyQ8yjemFTK8QH6SaKKzGBMsnp7wnTTKEO4YX2XxO",
+	"LR6ldq/DA+sQzhtR1ZuQ03tDo3NEdDGijYjoNai2PHGlnFjc//HNDRy9k5ubfP1X5ZsVftncNN4BGk92",
+	"ykj+mgf+tiaO3N3Vj2V7tkpcA0a7Eke+Or7XNJw1YvpwbCvB7KUAdxsOA/6bpsxGO8+hAjlsmkIjFPAd",
+	"NUvGDlJGI0CWmYEojX+GqVSKXLNUAaqscidVbqxGRFUzlfyYzanIu8tdCylLZumq8dxZRCDgeszMlbCQ",
+	"B1Z7LoUNhhhOsTIIm3miPohXUh8ollBDUxHEpzuOAS94cDfVvbqwRbWLujLYUnoLKw03WSggd0IDCWGk",
+	"TCrHMZvbAdTzL+xMC5D0AoxBb0x3TeRQynXQfN7g2iXmNTUEKm7InOBZiQl9PoLYdAljI+KcEilWkwM4",
+	"l3OAmRcmPNaY0vyH15fkEM3RXkkOm3GlZbokMxlHquaZXlnb+hy/ECPRGNf0QazL7urlWXctLRXJP0Q1",
+	"WSs+mSd5bczv2hgIla5PEF+CjT5RkGUpT0oRrG2rlCGzqT1IaonicDU7p2cJYiUBZnc74BRPaj2Yr3S7",
+	"XNuENA0kKa5ZbIaUX1SQhB79XKrhZkn435B5VfXS634jVnr/yDsXANRsG0Clq2mbXDJXBdKQIf08y5iD",
+	"L3FdWstideqxfuxaj47CwbhPe5MX7Hn0LHw6PqHHkyM2aOTKutHeG6w62cwdVfOyVb5yaZFrXxV3nC8a",
+	"8d6UmMdOS2RfwXZAPjNktUAiNkY1IIoulS8WM0j3C9FD3SIsD3KDAcamCC5aG9UHcX9zmbJTXwRmB3N8",
+	"GbxXSnLczRKz/aZ989ywap1F/aWW9xiPtv3gC3xGaSoiGkNIkmCd8prllFxZSXYTsgTTRvmi+BppY6Tl",
+	"SDERsdTmMbQHoKvhjlgBWjS4T3cIUNRoHy4doWqQIpD+2vN7B/Fy0M5HyIS8PWruPqLeygNY1aErrOWh",
+	"eMnKGC352EHtgA3N1ZGcl6xlEXdFJJVRNi30mxUve11GvWLKasiKKDphp+SKJXgCn5GILhVJilS5nvWo",
+	"iyjnqlU5DWChB/1eb3B0AMd3f9Pp26pkscrjq2neLUKGao+ERrQRhGprkiJt6zAiQRJNgs4Q//dIkEBo",
+	"PSXHN099wed0ytDEcESihHvkeX9w0x/0n5OE37BYYdTL70kckPYv52/JmzewPPZx0wio5HMaE6VleNXp",
+	"+uKywp8FgGW5JoJqfs3iZY1JQ7pzgK+iMNO147QfkM26HPRdGInZAyniJVoDLGty4dPRxFzYoHj+nsRV",
+	"Nx/+2LzsDrq6ZtGfYFmV0roe3zyFdTX/2yTKoEBYOcwsjY1LF5hVCn/2BbQzgfjbCQ8BRik0S5XLLlZJ",
+	"wA/bhrNtg/VwwRUjjRmybJ63IEfiBp3q2hzfPG15LRxGdWHwl5WFebc2zgvOggO6QlpEzBiPp9RaSVAe",
+	"KTsWzV1ihsCvWWOs04cCDlzTY250SnPk9KpMpvhUUJ2l7KUUE26Wri6erclp0oSMq6CN9/PRVMdJ2oFt",
+	"a1dn/n3OrGord0sN2afDq8YIsw+CITgYBaASCrqA9a4MeBdwHLRhTRor8Did2xDdY1aQmlOl6/C/Rhzc",
+	"Cl2VXST5u0eDJt/FZn9FbXJbHH7nOUx9FU4qM00iPmdCYTYTIyhyFDecz8ZOm4Y6o7H9cnW9Z/D9mypN",
+	"HO/lrnGOsEHFDbbqvDHMw9xetc76vXvqbe223aa34+3d8Whlbs/vZWo1qtqBiG7lMD63yO09fcWkmT59",
+	"sROBNsCJHkn0L0yi1WvFsrzPXgtShH4jkXvfSgTdYwTcvUfAPUakPUakPUakPUak/Tki0u4w3svex+gv",
+	"b8hFuNkXfVlJPI3V4bI4gnWDE2iz34EEqUjEI48wGs4Kiivc13fmfAbn/c6m349UN/gsa3IONtkkh3+0",
+	"2S52SZtzsSZvDj5sWnq5EpP0oj/wdsHghFmaMhGugCJftdbmBmDpuWGMa9CL9VGRfydJTLUZyvcMv6ro",
+	"3C8GvZ0GWiDq6FLVwZebHi8B8JoJEVBvZTcQ1j+EnKAyJa4l5WHsA4uKmAe4ZuD9NuLluPDFp8uXYMHL",
+	"s+EtGLuKgLkU3IGSCYvgdprJmEd02emSs3gBZuKUFYURVwF2vae7AOymGU2p0IxFjWkvwUhUnnP+vFoH",
+	"XlwZX3l0a3P81ve+rmvssPOlONrGONk7D4xdm37IjWS1i4bT2DD3xhNUOoN1Km9kHJDv8mukh2m6Bi7o",
+	"NYtKl0pzIqVNuZI25Ua6C5dVnjRpa0paGqWjF+Hz8TP6dHLCjqOyy/pLM766hErrEyh9QcakTSmSNiVB",
+	"Wpf0aPfUsGU/2i3yHZWp5w68sRVi/Cru2ItVzlNTxRLGIqI54oly236XOOwuSKFQCNbGVNUC3Uk7eP3z",
+	"+cfXFxeYYJ/dJCDKQuCeLcgOimxzLBYLpZDzJWb1FRFNoT4SttHyWvKapYJPZ7rq0Ck9u0IzVVji+jSC",
+	"uSCP4h4FMdulhds1geAaSehbuCEaycXqDU3LVuiooB10uhbxwcXUVv/BaIJ4aRRnQKbZepB/8OgzqmLC",
+	"AuQM8a4u8ZjGVITsLAEbyxpxzgwx4WJK7NMkTFnENaH4lpGRKnpmt7XTnQ4olnUQMYTGVHAspUqVZlrt",
+	"SnXVKlxfcTGNmX26BgjdN+v4F8vju0jgYHA6mxs+uU6mXpEayJyLTJGGLTwlPYv6qRgEMqF5XJH4CnsW",
+	"ONTbJStYZ8ddvMV1fAf6xk5azT4m2BwJ/G5dcsyfZmhscFRu856eOlnYlj6xELRGKOOK/tKApt/bltsk",
+	"xmyxETSAfXc0A7dBpkSsQabHMnPlulSnS97omiV16IuggTwdirxO9AFRmi5Jbx2h+sJRqlekb8gNdNZo",
+	"e4pFNwHDZ4eeF860j/xZUpWtB++WwLkpm0nIsFpF6ngEUYIFZncXmIuqYkEK2pWGreeGqTWxPfsIu/sZ",
+	"vdF0DZgB1QwaYACvT1hahg8Uhs0mIAHWhAPzIBh9J74o2aELTEAFC+C56L2qXz53bLjGn6iuL87KAWL2",
+	"zsEe9rIEI1aiQVjdxwXQakLwYgOn68EWnnXZ5tgI0ralMOADV0BfuUOsu9HH8Lr05oYeXfLkWoBddf32",
+	"s6M3Ll6D1WGHayOnqX1utPU2+cuyBGMLW5b4qXOB5b6wOY2YRW3lvq5O908h8HothF/VNOaEN3aWB79t",
+	"7MOujA2Vu4V5Gt95v0611vJigx5s4c9NMuh5M2NshKpXRPKdNdXL8msNGT3q9LwNBXWLEV/stEk2oVux",
+	"RxZtvs8BQRT+7m/saG8oRlIuUbObrW5F5P4i+12TIlWx6tmzUyZJb22q/pz1l0SzTcrjXRhOnB76TVZ+",
+	"qTGShqpKNsCi7VLYeIUgj07hBYWQjTz6ohIVYm5/Nk9kSlMeL31Rinw8rWoF3CHAI2itHKZSRKfYCBSb",
+	"PB88kjZOpYY93qkaEB6vor2WO2+NiFh7nDc6nu7E6Fr3IOz18pqAvwujAHhEsAVT2soteUR4v9fr7Cw4",
+	"rLDf1Zx61YtOp1ej48lz2g8H4xfRETuenNCn42fh8+gF++JiYC4FerQJpQ/ig72zyETGsVwoe85W4nfc",
+	"Y9ZKYj+qzg4HcNfLe+VeWL2hVlre++rYVJOsWLQy018B1OYXgyWqdVdIE1+xc7wD/uqO3VexSVe3ypC1",
+	"ZTAW1wB2QTbSKRWKm1XhovRBZno0kenIotOWtQj8nBPCQwkPr7IkT5dWBIFZfpWlcImbyzKON7Go/Gyu",
+	"rLurH1IrG/r6J/L3Dx//wyNQQHRT1ZPipVcsoanRrhFCQiY05PEa+VmGcJ3vxQTv7CStQbybQx9SMHHI",
+	"iYeBIU1aV2EvKR5HJJdV16wzmIqSLlxR0Or1byhinxpNBesqXbotqKxlE71+gkN5l4lh63FTW3lgKR/s",
+	"pgSw95HNVfGpMNI5C1PW4Bd4M59nGiUPKpY2TRSIHRjRiupjE5KoiUIbU7/eZRdNLuN63P/KEW88rDZB",
+	"j8uxMAUubqm2sdJTQvVs76QKVW+BNUfkYOVttA5dbq5O1FTatqGQa1SbPfpWR84Px39n0cZMEvU3+zsz",
+	"RX+lkLLfInm/Cj0++NDJ5Y/k7G+v/dau8fSbFsaedycvrk0I9VZOd75260mmGq5fl+RonUHLpU+a04h5",
+	"5bRKIrJ5kppzPtUzUakdU1Ep25OcECfZnqxkZAKLUcqZ8krJpxQi1hmEjEEABpi92Y1mwlYwC2csymLW",
+	"vStfDvT7pjlAF367bI7SXZWvo/h61Bv3w0FNtu5N+rSpZyPy2JU9040AJ1GopKW0Xb9lLGNu58wd6AHc",
+	"vPRsviFSsI5he1FWpGOCi1QYEXvB49jwIbNb3ToeaweJIFfydstrVGoCs5fATBuXvklorr1U7Fx5n0rC",
+	"cn4qquJy6QjucITvQG6uM4WvIj/bQVyU1rCBZd8ilr4qpNyVULI5K/2v+6SmqZ/Sxexq1KeD8VF4HJ2w",
+	"p5Nn9Pn4RdiL+mww+VIt2Ioi+yST311brOSR92ppIt26lml9Rzq4OxKvUNefhcx/4npWCKJ/VoL/c9Lz",
+	"Fjn+YgbVQUW8REclL5L/dcl/MJYQjskNjby4JEVyiqqEupgpFo4G42eTXtiPXrDn9Hh8FD6NTtjx5IgO",
+	"xv2wt8ZCZc/bPZ6h+hqsEh34pcIs5Xp5YZbPwpIYTVl6ljWJ74G6DkdG5hlhuhzz0azMKLA2MYgVI0+P",
+	"wd1PQ80wZSLsDlAQNF4siOEyrc9mJFxMpEtWT0PYMgRtAhs1MgMXmnLBUmVXo+BRU65n2RhYFDx8ELFr",
+	"y6bqdF8AqpyoIQWRRlL7Pxcf3oPg9uPl5fnQavLOBg1BEcojVC1FOEulkJmthO8Lx91dLXxF2teSR6rj",
+	"5Uq7sjF81rTgOROhaRHdDkhpVjPxhRkHFfmPYymvPMxQimyClEUK27rZbhaVadUXvkA52oUL43wUCcz+",
+	"ypT/Dv0NyXewL8TPer2jEFJAwJ+AOrcpIZSmqYaUFAUR+GIh0ytwVBdlSto54pCKaCxvPCKkngFeIkeK",
+	"QH6jgni4IOYveN/mHNELCR8xfHCSxeaoKhkb6q5MzGYNdTOjopbYjMwYjVjaJa/X5pskM6oI9QWQAIRE",
+	"BX9gnWOAJXmk2+1+DkgbmQwJIIQl6JySwDwF+IQ16RDNQD/mZYnV0K7lOAuvmK5kpEGVxqyf+TJP9TVN",
+	"ZZacYvBNnmDNF1hGiWuFDwBS4ObAaNUH0NMBfB2QdpAyGqmA9Hu9Q0XGWeqytwZI0gEZ9A6VL/CXE/PD",
+	"OFvCC6XnPRJY2l79wdLoCFllQ3vuAUDV2g5J6XdL0vnv/drvFmUYkH6p4SIBV3O7HbvfvqCZnjGhzdEC",
+	"WJLLMjshlBQLxqJieT0yuLkhXIRxFrHIwxh7Xxiyopq9hfWFf9FRZcdkSLr8xEdmWBa6szBUMXUY45hN",
+	"dAeBWNU3FDNtZoLf+MJc44XpECnGUJo5CpgCrQPhcZAe1/2OIVkKEhMHZnYjO7s88/RHptPlwdlEs9RQ",
+	"NAuliJRHUpmJiEUkSzyj+caMKk36HSDgUiDCsFglVU4SQ5ScMzzk1uthwbA2p7YvKt/+waPPh0hRHsFf",
+	"XIY+9zmPdXZfWDJwH3Ovii2MQYJqdEXgCwtBMgfasLErtoSTGsrEAWdZkQ9K2zw49i+mZzKCLQJXpBTm",
+	"DmW+SKieISeuZZfqko8sYRQ4ZJGeIQ/dhvBZMwLXJHxhhuaLNoRjpCwiVJGQCil4SGO4kDo5SqUcawn0",
+	"WSRWXmpEBcIfpkdfQFpM4HskyLfPUFgS0yWLhsTIfMEpobaOjNGugfFBhOULX5RXc3TFlqNQxjE3TA2u",
+	"BDc/LELPMQeFggkqbXRzLkiSyincXgvKtfJFlphF7/eIJToYM8elFySFoQEUVqYFHfdekJWhcDHKFAt8",
+	"AXaYZceGIpcXBW8Ns0VDQg2tk7zEe/v45sYz7L9T3RiExEN0esrdHVNhu7Z4nc6zXnKNqS4d+7Wi2wHm",
+	"uTwlAbCm4c8B4RBIryCKnkbDn62vOeYhs/GbVtg5S2g4YweDbm9FylksFl0KP3dlOj2076rDt29evn5/",
+	"8RreMVI313EhNikn7pydv2l5rWuXj6513UeoIBM04a1h66jb6x5hKYYZyIHFCTSfpmxdNveSiFLJIfVE",
+	"rVxtVeexEQzztX0TtYYto8+d5b0CEIPOmREiW8N/NMv9xSOHVrn67G19Etht6/OvRb5wmOOg1yuVS8IM",
+	"fklsZbLDfyrUm1AI2CcWBtRUEHLr+F5IHiYnRFHImuamDlC/YxxNUyf5qA+/o3koGrzS3/7KJ7gRjezH",
+	"InzpaPtL38t0zKOIge53PBjs0k2SypApZeSi11gIAt59sf3dSynfUbF0MTnmvZNdVuON0CwVNLYhxmCu",
+	"s4nVgbbq62z0EDpVkLU9/+5Xr7UqSUGlJgqVp+rn3P40LFr47LUSqZq0Ti1TFFHdqTEsMAZPCiS/MB+t",
+	"dgmA4RJGyUiyILO4cJSfgNHXbz0b1g6ScdPF0etbhOP6WwFZU/VkYrXIAiJl+f93Mlre2ZGp9JFTdVUn",
+	"NgP8vHJs+/dybJuOLEBKy0T0Zz+qvR2O20spJjFHM9Rxf4cuzukyljS6lPKt0ea+WZ5gdrt8Gp1MWLrS",
+	"9mIRVU2nmVegSFBiFp+90lV7iFoU2PsaWcjLGQuvlFPy6RgQE3DBls97xWHoptP+dHF+QZRexigufrrw",
+	"Rd5xB9mCFEb2BTch6KHhjIoplOSwWeebmAM4VZf3yxxqGTEelCnYvsu+43W8oWzFMcJoFus/O4f4ix94",
+	"89Zgp7X/gWq2QEv1yS7LaEH6nwo4ao294Llw1TLcgSwxnFsxF8shdmcuVnFeK8V/h7/vJ7x7uWrLU8zL",
+	"oYiQi2aZ3vbwbUv0MIntorxd7UcR/p5E+HFOS+7ouG9uK7jnRvr1gvuZLbqN5cm8Xq9XmPZtZiR2Q0Md",
+	"LwklDfYvW8zK5tYCa4hciBWTlbNRu7xrobnsWeSh+wHNURBzGeEhRISYRYH5Al7DGgqqlCENw7lz1Fg7",
+	"wPIyAcCvFBg14GnzOtY7K9UTUN3+s25RtAZyXgQdm2E0t+oro9hEXfIhz2nNiomMWSjnDAzsRVC9Cwpw",
+	"abJtQHrQcYGD8MUThQGEnqt5EvMrBpPGdT1FSxdai8xABr1BYXPDibs4ANNblxTx7W5YQblEBBURxM3W",
+	"SkdwRRhmJIMQn45DouQ71VhEAkxIecUrW8QIrWDPyTv+HWkHNwdzenNgfj+AEmtB57Q0dMtXIaoILL5K",
+	"44QLm3iaOxesJ6DdP1SeM4N3uuQsD+enmiwgy5emV6wSOOGLMQ2vYjklCVXaVl/LBORbO+kdFaEUIwDw",
+	"jCZZHAfDBgIwE65mPM9/q28L3IrghTV9n9p6h0g2eWZISs5ffb9eHwWWfK/aKPSwly46uNsLp/GyqVSC",
+	"LhUyKQgdKxsUZ9DR5wNfS4OdRMs51NCwy/qo5n7jUi8eHCDAcWbYnljmiWAxQnLd3V1lha3h86Pnz5/2",
+	"nq+51gtBYK0gXLrZS4IweJ/WSsMfROXGhHSaG8TbH5h2XGg/2fY7m4Hl/mXWdboq3nJ/dvvV8fY33kv9",
+	"vbmuvqpw+gPTrqrU/cimdQq2EmY3iSZridlmBchTNdgSJpPi4oBEDVgVCwUtqsAIlNel0xJLmpz6AmGx",
+	"8LQCUcmda/TksogoDtIRTRlRV5BOuksudMroHKzLlXp3yhfmlGomsMYZxjjQqAtCnK2fl0eEYj5SEHc3",
+	"iVynvgCXYXP1PRuqZ+U/V0WPUGGLdmCxvXZgVxbydkxk6otfzt+ekvP3P5QzWgupyZwBmKVJQnGMAbKO",
+	"qPNX3z8Uh7D0UDCIHB045oI2FZxsZg84NxDAzAG5S8nGnZ9VcJacs/oaG5pYkiXLNyYnCsi5plOA8FEy",
+	"YQvnWTZsGr3fsF4lyMO6kdmnD+FRfPKz1yrjiLa/6couwrz+Six1b+Hqa/HgV3IhjMRWUSNK1f4sb8PD",
+	"+IAs+vck3p9F1/hUUzUpw6AaGLgPIRK2wJcC9ms5n6vuZYtUYZw9DvJJzppxkRxqAlhj54u5fyNX98Wu",
+	"bJ3sytXlxBd1fg5apP0duJoiXGhJguIGDb6Mvf9y/vah2LulpS9m727Xfzl/61Vv/MrOP/L+R97/jfN+",
+	"wwgr/N98gWzxga6B4rdNSCpn8SxA4xXOjsza5VMrCsGqwJlMrRmsg+c5scUgKdF8zjY4Zi7y0d2ahXnf",
+	"GDirnLpnozdHN+3LX09n/ladQXR1c+7vSBchT+sEOaHzWvR7OlOrxTVcsg9ip9t8eF9f3+rQ7n0SvVUT",
+	"Wby0Qc84T66IkTm65MymK6hUWnBZkM0jgC9uKnfaDvCPoa36b/EoAaRIsQmXwThBi4Iw2BdKfEsSc1jO",
+	"WIMnyCMpLfJqUAeThzxYmB/SzOS3DFOqWPCtLVVcMJEtJbI35524VxZWVNDeyL9wlx6d0ffEf/JwPMdy",
+	"7Be35TguCAIZDgrDaxlOfm/vy2x2lQ5Qt/laDKYiBgGPwfh4o3tWUvJj3rGG45zH0+8nFbhUQH8SEeSb",
+	"ETu+XVR4g+xgz94diQ4VMMh6cOcFlGNQNjCtCKQEXzn63YYINCFg+jgltdyaQxLOGE3MWedYxNsXmrO0",
+	"VPovf0BCcb4YsRzUAlzKqACPLGYcUAiIg1C+KIe/xssuOZdxvFr7AFOIB3j8grJrmkVo18mzMUJVOQxl",
+	"HRsGVqg13dIrECmX/+CyvPvChxB5sh4DXw2/AhjGGlj8AKKnfFGJo9oWO3XcG5BAyFGCPuwRRo0FTvK5",
+	"Yon2fKFkNdAIQ2YR1EHsqy7gjCtCo8giKTCNipToQ3XroQiN0S6yoLzID+bKuWH8WoGIOekd+aIRwEFW",
+	"AwIrmA5X78FFrGFwF10qX0xSxjxSnlgRYAyFRWwQFXh21HoAB9ww9wrggB6+EoCjSOu6DcOR46JKBtC/",
+	"LFTj3k1Qj9iOB8J22GCk3a/NcbbcB7BhLxVAP66/Nd/yawYXpq2jSuO4KG5ZE40hwQB5XweumUvJFahY",
+	"YVVQavM+OVWltvZOPKp3133bOqJrfAWpLb/oRAcbvvmvbup+5DP3xWeAKstnGo36pUTDu/EbzHGxP8fZ",
+	"ihArcrs6m53L7eIMY+XM2FUFvNOIInMMZj9d+6LIw/wg6uramEgnnD/Cye4STuaW9b4V0wKssBFOVqRD",
+	"pxabTdrHN08JF+EsL7lrvrDeN2EkBDTUJHTKOl5RUWm8BJuOL87O33TJmX1jLSaLq00IAI8IOocLXStQ",
+	"4cwrRkj59PHtGuc9HLfboLJuf+LuCpiFS/WguKyiW6vaPjrmHx3z+zrmc6xRDjV5SLYmpruyNcfRABHE",
+	"59ZQPugdkSjhpP28P7jpD/rPScJvWKwamBo5O38ztKkdzDh84UwpTSCuBOKSvhYHfP/DPXNAWMBDu/x3",
+	"xfve//DI+x553zfN+0j7/P0PnQfkgJtAqBUOaIGjhn85pmdYYg07qkhbsxvtkeA/fz4LyP/813+bv34J",
+	"vpgf/p7EX48f3gbIeXuJ8E6xnGbfHrniI1f8xrniL+dvH4YrImx9vVn5TF2pSh1kLcm15FGl9i2yVogq",
+	"x/bAcSbFhKdzcH+V/aVDDN7ObUdzec0g6ZArQOflzqBKyXf0xUXcOuNK0fld+2IpQN2GuNtcjlgKmMan",
+	"YKOqO0qLdJi+cIXkS7ViRbQtmdjgVsnEPsJK3ZHB6+7N8Ti8kj3+T+gjrBUxfLTF/yulLUMCxSzjnf2d",
+	"cDaT8x5WcZsltOtIe60MmWTjmKsZi8iHhImz8zcFYw+luGZQ7k1LSG3bJe8lKSVn5lI0GsZtS+aV1hda",
+	"uJtLmFXKH+S58RslHtNTSsNbmrlL+fZbw3/8Wt7SyxneG9A64FztfN2ezpmmrV8ru7Gk8/iWu+FVkwbv",
+	"uRV/P3v3dr+tcEMttmInufYBl9vOqWG5XaLpjUvtHtoOxSzVCTVfyolVipyPyBeNkPCYQoJ9FVLRiKd5",
+	"y5W+dCP9SojNfBEeCLBZK914rw6wcjHSzREjdhEe0Zr3hNbUBZW705p/dY8pwL7Hmr8A2QuvzGaPl5gd",
+	"pATSzJ3AWC4xT1ulZ6n5g2BObpkajdkX7aaqwV6BdHwTBVBhuNMt8vZipbSFe/o0R+D5ojwQW64Rkka5",
+	"8DDA6a1Um4CkWb2icduwUVWodpWOCYcwWuBUT4o6yJAFC+eUT5TlCYoDO6DApr7yhbQ5tPKqBjjMJ5AH",
+	"eW7Tq7tEamZN3JTaQf+X//mv/w7Ip/OLUzLoGRliMPBFxKdcK3A9Dp565Khn/jo6Jvg9ToqSFzfkzbtk",
+	"7JFPF+b1/sA81T9xT33Potc3nVMf7UuQvayhuiZpw//FrCC3ll1nl9mtpC4+sXYnG/GytrlquVnTKiSd",
+	"N3sM5WKNWqd84apddG3N5GBlxzCLhiIR1RSzQ68HxkKW+1WFzqJGb58g2hVavk9Ep+3jK+Gl8lLSzRJL",
+	"frwsRNedH7gOc8pwZOPuSUCloemu/1AjLTGRxxzW37AyCNsMGRTsvbTPvVgtobOHRuhazpFSEYsZgjRX",
+	"Ut4nCm4bfEI1l8o3DxjmBfLtqU2JD7c2mTJNjnvHXXLmi/oFVByv3H8hIhJSISSUKcY+oyG6Ctxs5WTk",
+	"ptPIy17BWwUvqwnTtbNkh8KjXKq1dYitUAtF3KoMqjnEUKdXo+PJc9oPB+MXtUKsrV2iC4+blz+xGH67",
+	"GI+2oq+Wbl7LpJH87/3Ies2a61l+kNqQKaFm1wa5qhhtp9BGUTK5xvS3m2u6/MD0t3eSHkxe+FZu4G8L",
+	"NnmLY7WnIykP1F1nFDoLNb9mpG0uIst4O9WijbWDQ95DvXBbdU4RW7yTKKjeqZojdH9yw/imM6uvq+y7",
+	"OSy2vJaPxpb7Co0tr3LpPOX0/+WR7oXBJaRxPKYhniq4Xcwff/yb1SW7Yxkt/9dhlsaf13ttf5pRbU0S",
+	"ULaRaGmuXBdiGuWVNTEdJWamYOKaxTJhnq2hCj5UX5gPVGcpGEmwot4N+fHd2cuDix/PBidPIQ0Plkz9",
+	"+cDGNBxc8jlTms4TLKDaxd9TusBif1hVlVyxJYtsSUawzZTW+YkiQaV0b3BKUvZPFmqI1YfGjc6YMkxu",
+	"cdTrEeULuqDLLjlDFX5wcwO3NRdQcO+UCKYXMr3CGnjKg5YOZGbu75ObG48c956DkHg8eOELmhYRnO0+",
+	"mXPhkRP8b+D+J7NTcuJq+4PJl8ZxxwNNBAwpvrDm3wnlMa5fntfEJgJG4XuzUJBvkrm1PXBZpDLTXExz",
+	"KQGxHYWcUGwGZMnYKDSsFGBuHIClDxLw3ElP54xIYQNTwKhyisFktnJ0lMqERBnyRKwbvctgD95EXzbe",
+	"T4Lf5BUWraGNK7dRZEGVORh6h/HklLzLgLjQbApyzsqIflx7avQuZ2WHkV64g7rX0t0TfABpbhez1M8/",
+	"r/KvV3hEQE3b4MA6c0l1Ive8K15VYnWfPr618IWaUugeMcr4p49vzavFGVOkHfzDb/1vv/WrTa0IFmiE",
+	"uNiSo5YfQv10KZg1FufFpavca5sxshFc4otBr48pz+ColRmkzYdgGu98gbHSih33aqy0fXylanYNgpXZ",
+	"ClsQfl0oV+lpr6TyVeTRR5Pht1z2Lk+4YbR4Kw/tI9xVK3ZvskFUExq5T1uthq/yBGhoPkRx4ZRA9opy",
+	"iXvIFBpSEbI4NnLb25LhEMrlwwhzG+IaU1/BCfbToux7zcDf48Zp/SUtcF8NSArrWcj3uM73TMjehqjg",
+	"0jDwxqxyTcBKg5qPV15TtoEfmL4XcrxXdX2Xu+SR6u82NPiWJL+XYg7VLBpqkFIxhTrGkOcyYMJcbEYz",
+	"CkoP2rRNaCUOuiTI0tilcqrIh4aH+4LP55k27QxL5fNBrFQME1PNsUKEUYRd6EiDY/3Umtt8gUVRbQG2",
+	"upJNuFCa0ahJPPwELva7OoV3L1pWxveV/OB7MAGLWPhrM4N/JfkR6e+Br90V+fGwkALXWuFfFYKii29w",
+	"8u76DLzMmqjAYLLR7l40/yVcwvsmrfVORN9uqS/26TFx9p8GRFm2xsZyipny71+m2HSKD/9wI3oD4Vk6",
+	"3VAH/f8aTRDT+YMl3Nk3YR75zFI+nWlCF3TpkcWManSxaYdM7jaEJul0WaPwLzzbazTbtV7uYhF29HZH",
+	"8fWoN+6Hg5qnuzfp05283YP74g1rUXJ2s7iyGv0jJuXrxRJZeiNCLh7+DtcMD/e6fLgiAsAYeOVIYN/t",
+	"mrcCZ7Ku3etolAbDsd9STETEPO23CA1Nqw3Jty6Zuh+V+8HPFYSI5Mzvr3u6vprhlEFILCwzu2YPYDSt",
+	"uoD+aI0ZTVl6lulZa/iPXw3NKZZeO2LN0rg1bB3ShB9e94Ei7ehWb08JGR0RM1kkfLahgSSv7lUUBesW",
+	"N5SNL1y93N6Var3agABruvVcFmGe5jWeqoUmS+27uh0NzlgXXyEndbBaeYA52me1BVvInBiRY2IPY57h",
+	"mNofx4bJFM3ZrxtHZE9mFShRmmxZyCo1WbKybKwjUnrFlhZo9lAXoX5FzFz+JgSzff718/8LAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

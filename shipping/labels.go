@@ -62,6 +62,8 @@ type Shipment struct {
 	LabelFormat carriers.LabelFormat `json:"labelFormat"`
 	LabelSize   carriers.LabelSize   `json:"labelSize"`
 	BatchID     *string              `json:"batchId,omitempty"`
+	// Packages are the pieces of a purchased multi-piece shipment (pieces.go).
+	Packages []Package `json:"packages,omitempty"`
 	// Detail says that TrackingEvents was read: the detail view and events
 	// show the latest scans, lists do not.
 	Detail         bool            `json:"detail"`

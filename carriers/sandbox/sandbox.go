@@ -177,20 +177,13 @@ func (c *carrier) checkShipment(s carriers.Shipment) error {
 
 // rate prices one service, or reports false when the parcel is too heavy for it.
 func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
-	oz := carriers.BillableWeightOz(s.Parcel)
-	if svc.maxOz > 0 && oz > svc.maxOz {
-		return carriers.Rate{}, false
-	}
 	z := 1 // international: one flat zone
 	if !carriers.IsInternational(s.From, s.To) {
 		z = zone(s.From.Zip, s.To.Zip)
 	}
-	cents := svc.price(oz, z)
-	if s.Options.SignatureConfirmation {
-		cents += c.t.signature
-	}
-	if s.To.Residential {
-		cents += c.t.residential
+	cents, ok := c.piecesCents(s, svc, z)
+	if !ok {
+		return carriers.Rate{}, false
 	}
 	days := svc.days(z)
 	ship := s.ShipDate
