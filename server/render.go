@@ -70,7 +70,7 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 func trackingEventViews(events []shipping.TrackingEvent) []gen.TrackingEvent {
 	out := make([]gen.TrackingEvent, len(events))
 	for i, e := range events {
-		out[i] = gen.TrackingEvent{Status: gen.TrackerStatus(e.Status), Message: e.Message, Location: optional(e.Location), OccurredAt: e.OccurredAt}
+		out[i] = gen.TrackingEvent{Status: gen.TrackerStatus(e.Status), Message: e.Message, Location: optional(e.Location), OccurredAt: e.OccurredAt, TrackingNumber: e.TrackingNumber}
 	}
 	return out
 }

@@ -112,6 +112,9 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 		if len(in.Items) == 0 || len(in.Items) > MaxBatchItems {
 			return Batch{}, ErrBatchSize
 		}
+		if issues := batchPieceIssues(in.Items, in.LabelFormat); len(issues) > 0 {
+			return Batch{}, &BatchItemsError{Issues: issues}
+		}
 		rows, err := s.priceBatch(ctx, c, in.Items)
 		if err != nil {
 			return Batch{}, err

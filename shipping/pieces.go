@@ -1,6 +1,10 @@
 package shipping
 
 import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
 	"github.com/shipd-dev/shipd/carriers"
 )
 
@@ -57,4 +61,79 @@ func (in Input) pieceCount() int { return max(len(in.Parcels), 1) }
 
 func carrierParcel(p Parcel) carriers.Parcel {
 	return carriers.Parcel{WeightOz: p.WeightOz, LengthIn: deref(p.LengthIn), WidthIn: deref(p.WidthIn), HeightIn: deref(p.HeightIn)}
+}
+
+// errPiecesPNG: a PNG is one image, one label; a multi-piece shipment has a
+// label per piece, which a PDF (a page each) or ZPL (a label each) holds.
+var errPiecesPNG = &InputError{Issues: []Issue{{Path: "labelFormat", Message: "png holds one label: a shipment of several parcels is printed as pdf (a page per parcel) or zpl (a label per parcel)"}}}
+
+// checkPieceFormat refuses a PNG label for a multi-piece input (normalized).
+func checkPieceFormat(in Input, f carriers.LabelFormat) error {
+	if in.MultiPiece() && f == carriers.LabelPNG {
+		return errPiecesPNG
+	}
+	return nil
+}
+
+// batchPieceIssues are the items of a batch that checkPieceFormat refuses
+// in the batch's format.
+func batchPieceIssues(items []BatchItem, format string) []Issue {
+	var issues []Issue
+	for i, it := range items {
+		if err := checkPieceFormat(it.Input.normalized(), carriers.LabelFormat(format)); err != nil {
+			issues = append(issues, Issue{Path: "shipments." + strconv.Itoa(i) + ".parcels", Message: "cannot be bought as png labels: png holds one label; a batch of several-parcel shipments is pdf or zpl"})
+		}
+	}
+	return issues
+}
+
+// packagesOf records the pieces a carrier sold: each piece's tracking
+// number beside its weight; nil for a single parcel.
+func packagesOf(in Input, label carriers.Label) ([]Package, error) {
+	if !in.MultiPiece() {
+		return nil, nil
+	}
+	if len(label.Pieces) != len(in.Parcels) {
+		return nil, fmt.Errorf("the carrier sold %d pieces for a shipment of %d", len(label.Pieces), len(in.Parcels))
+	}
+	out := make([]Package, len(in.Parcels))
+	for i, p := range in.Parcels {
+		out[i] = Package{TrackingNumber: label.Pieces[i], WeightOz: p.WeightOz}
+	}
+	return out, nil
+}
+
+// encodePackages is the stored form of a shipment's packages (nil: none).
+func encodePackages(ps []Package) (*string, error) {
+	if len(ps) == 0 {
+		return nil, nil
+	}
+	raw, err := json.Marshal(ps)
+	if err != nil {
+		return nil, fmt.Errorf("encode packages: %w", err)
+	}
+	s := string(raw)
+	return &s, nil
+}
+
+// decodePackages reads a row's packages; a row that does not decode shows
+// none rather than failing every read of the shipment.
+func decodePackages(raw *string) []Package {
+	if raw == nil {
+		return nil
+	}
+	var ps []Package
+	if err := json.Unmarshal([]byte(*raw), &ps); err != nil {
+		return nil
+	}
+	return ps
+}
+
+// pieceNumbers are the tracking numbers of a row's pieces, for a void.
+func pieceNumbers(raw *string) []string {
+	var out []string
+	for _, p := range decodePackages(raw) {
+		out = append(out, p.TrackingNumber)
+	}
+	return out
 }

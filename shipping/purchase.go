@@ -146,6 +146,16 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		}
 		return s.failPurchase(ctx, id, err.Error())
 	}
+	packages, err := packagesOf(in, label)
+	if err != nil {
+		// Sold, but not as asked: kept as bought for the operator to
+		// settle, the pieces unrecorded rather than misnumbered.
+		s.log.ErrorContext(ctx, "multi-piece purchase answered another number of labels", slog.String("shipment_id", id), slog.Any("error", err))
+	}
+	packagesJSON, err := encodePackages(packages)
+	if err != nil {
+		return err
+	}
 	var plan []carriers.TrackingScan
 	planner, planned := carrier.(carriers.Planner)
 	if planned {
@@ -205,6 +215,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		row.Status, row.UpdatedAt, row.PurchasedAt = string(to), now, &now
 		row.TrackingNumber, row.LabelKey, row.TrackerID, row.TrackingStatus = &label.TrackingNumber, &key, &tr.ID, &status
 		row.LabelFormat = string(format)
+		row.Packages = packagesJSON
 		if label.CarrierShipmentID != "" {
 			row.CarrierShipmentID = &label.CarrierShipmentID
 		}

@@ -299,6 +299,9 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 		TestMode: true,
 		Size:     req.Size(),
 	}
+	if len(req.Shipment.Pieces) > 1 {
+		return c.piecesLabel(req, in) // pieces.go
+	}
 	// Each format is drawn natively, as a carrier's own would be.
 	render := RenderLabel
 	switch req.Format() {
@@ -373,6 +376,9 @@ func (c *carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.
 		return "", fmt.Errorf("sandbox: %s cannot void %q: not a %s sandbox tracking number: %w",
 			c.t.name, trackingNumber, c.t.name, carriers.ErrRejected)
 	}
+	if err := c.checkPieces(req); err != nil {
+		return "", err
+	}
 	key := strings.ToUpper(strings.TrimSpace(trackingNumber))
 	c.mu.Lock()
 	slow, refuse := c.slow[key], c.refuseVoid[key]
@@ -433,7 +439,7 @@ func (c *carrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackin
 	default:
 		plan = append(plan, scan(carriers.StatusDelivered, "Delivered", dest))
 	}
-	return plan, nil
+	return c.piecesPlan(plan, s, trackingNumber), nil
 }
 
 // NumberPlan returns the scans of a number the sandbox did not issue (a
