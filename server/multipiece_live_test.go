@@ -1,0 +1,45 @@
+package server_test
+
+import (
+	"net/http"
+	"regexp"
+	"testing"
+)
+
+// Live multi-piece shipments end to end, on the carriers' fakes.
+func TestLiveMultiPiece(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupLive(t, unscanned)
+	body := liveBody(withParcels(16, 24, 40))
+
+	for _, r := range quoteRates(t, b, live, body) {
+		if r.Carrier == "USPS" {
+			t.Errorf("USPS rate %s for several pieces", r.Service)
+		}
+	}
+
+	c := createLabel(t, b, live, liveBody(withParcels(16, 24, 40), withField("carrier", "UPS"), withField("service", "Ground")))
+	s := waitForStatus(t, b, live, c.ID, "purchased")
+	var d piecesDoc
+	b.doT(t, "GET", "/api/v1/labels/"+c.ID, live, nil).Decode(t, &d)
+	if len(d.Packages) != 3 || d.Packages[0].TrackingNumber != s.str(s.TrackingNumber) {
+		t.Fatalf("packages %+v, master %s", d.Packages, s.str(s.TrackingNumber))
+	}
+	sold, _ := f.ups.Pieces(s.str(s.TrackingNumber))
+	for i, p := range d.Packages {
+		if i >= len(sold) || sold[i] != p.TrackingNumber {
+			t.Errorf("package %d is %s; UPS sold %v", i, p.TrackingNumber, sold)
+		}
+	}
+	r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", live, nil)
+	wantStatus(t, r, http.StatusOK)
+	if m := regexp.MustCompile(`/Type /Pages\s*/Kids \[[^\]]*\]\s*/Count (\d+)`).FindSubmatch(r.Body); m == nil || string(m[1]) != "3" {
+		t.Errorf("label page count = %s, want 3", m)
+	}
+
+	wantStatus(t, b.doT(t, "POST", "/api/v1/labels/"+c.ID+"/refund", live, nil), http.StatusAccepted)
+	waitForStatus(t, b, live, c.ID, "voided")
+	if _, voided := f.ups.Pieces(s.str(s.TrackingNumber)); !voided {
+		t.Error("UPS has not voided the shipment")
+	}
+}
