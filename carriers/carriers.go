@@ -167,6 +167,10 @@ type Label struct {
 	// the order of Shipment.Pieces, the first equal to TrackingNumber (the
 	// master); nil for a single parcel. Document holds a label per piece.
 	Pieces []string
+	// PieceDocuments, set instead of Document or PDF by a carrier that
+	// answers a document per piece (FedEx), are each piece's label in
+	// Format, in the order of Pieces; the purchase joins them into one.
+	PieceDocuments [][]byte
 }
 
 // Doc is the label's document and its format: Document in Format, else the

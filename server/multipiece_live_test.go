@@ -1,9 +1,12 @@
 package server_test
 
 import (
+	"bytes"
 	"net/http"
 	"regexp"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // Live multi-piece shipments end to end, on the carriers' fakes.
@@ -41,5 +44,43 @@ func TestLiveMultiPiece(t *testing.T) {
 	waitForStatus(t, b, live, c.ID, "voided")
 	if _, voided := f.ups.Pieces(s.str(s.TrackingNumber)); !voided {
 		t.Error("UPS has not voided the shipment")
+	}
+}
+
+// FedEx answers a PDF per piece; the purchase joins them into one document
+// of a page per piece, and the refund cancels the master, every piece.
+func TestLiveMultiPieceFedEx(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupLive(t, unscanned)
+	c := createLabel(t, b, live, liveBody(withParcels(16, 24, 40), withField("carrier", "FedEx"), withField("service", "Ground")))
+	s := waitForStatus(t, b, live, c.ID, "purchased")
+	var d piecesDoc
+	b.doT(t, "GET", "/api/v1/labels/"+c.ID, live, nil).Decode(t, &d)
+	sold, _ := f.fedex.Pieces(s.str(s.TrackingNumber))
+	var got []string
+	for _, p := range d.Packages {
+		got = append(got, p.TrackingNumber)
+	}
+	if diff := cmp.Diff(sold, got); diff != "" || len(got) != 3 {
+		t.Fatalf("packages (-sold +shipment):\n%s", diff)
+	}
+	r := b.doT(t, "GET", "/api/v1/labels/"+c.ID+"/label.pdf", live, nil)
+	wantStatus(t, r, http.StatusOK)
+	if m := regexp.MustCompile(`/Type /Pages /Count (\d+)`).FindSubmatch(r.Body); m == nil || string(m[1]) != "3" {
+		t.Errorf("label page count = %s, want 3", m)
+	}
+	at := -1
+	for _, tn := range got {
+		i := bytes.Index(r.Body, []byte(tn))
+		if i < 0 || i < at {
+			t.Errorf("piece %s missing or out of order in the label", tn)
+		}
+		at = i
+	}
+
+	wantStatus(t, b.doT(t, "POST", "/api/v1/labels/"+c.ID+"/refund", live, nil), http.StatusAccepted)
+	waitForStatus(t, b, live, c.ID, "voided")
+	if _, cancelled := f.fedex.Pieces(s.str(s.TrackingNumber)); !cancelled {
+		t.Error("FedEx has not cancelled the shipment")
 	}
 }

@@ -238,7 +238,7 @@ func TestMultiPiecePurchase(t *testing.T) {
 		at := -1
 		for _, tn := range numbers {
 			i := bytes.Index(r.Body, []byte(tn))
-			if i < at {
+			if i < 0 || i < at {
 				t.Errorf("tracking number %s at %d, after %d: missing or pages out of order", tn, i, at)
 			}
 			at = i

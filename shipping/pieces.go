@@ -1,8 +1,12 @@
 package shipping
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 
 	"github.com/shipd-dev/shipd/carriers"
@@ -136,4 +140,43 @@ func pieceNumbers(raw *string) []string {
 		out = append(out, p.TrackingNumber)
 	}
 	return out
+}
+
+// joinPieces makes a label answered as a document per piece (FedEx) one
+// document: a PDF of their pages (pdfmerge.go), or their ZPL labels one
+// after the other. The labels are sold: a PDF that cannot be merged keeps
+// a page naming it, never failing the purchase.
+func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Label) carriers.Label {
+	if len(label.PieceDocuments) == 0 {
+		return label
+	}
+	docs := label.PieceDocuments
+	label.PieceDocuments = nil
+	if label.Format != "" && label.Format != carriers.LabelPDF {
+		label.Document = bytes.Join(docs, nil)
+		return label
+	}
+	var buf bytes.Buffer
+	m := newPDFMerger(&buf)
+	for i, doc := range docs {
+		if err := m.add(doc); errors.Is(err, errUnmergeable) {
+			s.log.ErrorContext(ctx, "a piece's label could not be merged; a page names it instead", slog.String("shipment_id", id), slog.String("tracking_number", pieceAt(label.Pieces, i)))
+			m.placeholder("The label of piece " + pieceAt(label.Pieces, i) + " could not be merged: the carrier has it under the master tracking number " + label.TrackingNumber)
+		} else if err != nil {
+			m.placeholder("The label of piece " + pieceAt(label.Pieces, i) + " could not be merged")
+		}
+	}
+	if err := m.close(); err != nil {
+		// Only a writer failing: a bytes.Buffer does not.
+		s.log.ErrorContext(ctx, "joining the pieces' labels", slog.String("shipment_id", id), slog.Any("error", err))
+	}
+	label.PDF, label.Document, label.Format = buf.Bytes(), nil, carriers.LabelPDF
+	return label
+}
+
+func pieceAt(numbers []string, i int) string {
+	if i < len(numbers) {
+		return numbers[i]
+	}
+	return strconv.Itoa(i + 1)
 }

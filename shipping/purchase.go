@@ -146,6 +146,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		}
 		return s.failPurchase(ctx, id, err.Error())
 	}
+	label = s.joinPieces(ctx, id, label) // pieces.go
 	packages, err := packagesOf(in, label)
 	if err != nil {
 		// Sold, but not as asked: kept as bought for the operator to
