@@ -461,7 +461,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 				"serviceType":          svc.code,
 				"serviceName":          svc.name,
 				"shipDatestamp":        sh.created.UTC().Format("2006-01-02"),
-				"pieceResponses": pieces,
+				"pieceResponses":       pieces,
 				"completedShipmentDetail": map[string]any{
 					"masterTrackingId": map[string]any{"trackingIdType": "FEDEX", "formId": "0201", "trackingNumber": sh.trackingNumber},
 					"shipmentRating": map[string]any{"shipmentRateDetails": []any{map[string]any{
