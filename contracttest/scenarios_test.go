@@ -63,6 +63,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, eventAndMetaScenarios()...)
 	out = append(out, labelFormatScenarios()...)
 	out = append(out, batchScenarios()...)
+	out = append(out, multiPieceScenarios()...)
 	return out
 }
 
