@@ -320,3 +320,52 @@ func TestMultiPiecePurchase(t *testing.T) {
 		}
 	})
 }
+
+func TestMultiPieceBatchAndReturn(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t)
+
+	t.Run("a batch item of several parcels", func(t *testing.T) {
+		t.Parallel()
+		d := createBatch(t, b, batchBody(labelBody(withParcels(16, 24)), labelBody()))
+		waitForBatch(t, b, d.ID)
+		var page batchShipmentList
+		b.doT(t, "GET", "/api/v1/batches/"+d.ID+"/shipments", b.token, nil).Decode(t, &page)
+		if len(page.Data) != 2 {
+			t.Fatalf("%d shipments, want 2", len(page.Data))
+		}
+		multi := getPieces(t, b, page.Data[0].ID)
+		if len(multi.Packages) != 2 || multi.Status != "purchased" {
+			t.Errorf("multi-piece item: status %s, %d packages, want purchased with 2", multi.Status, len(multi.Packages))
+		}
+		r := b.doT(t, "GET", "/api/v1/batches/"+d.ID+"/labels.pdf", b.token, nil)
+		wantStatus(t, r, http.StatusOK)
+		if m := regexp.MustCompile(`/Type /Pages /Count (\d+)`).FindSubmatch(r.Body); m == nil || string(m[1]) != "3" {
+			t.Errorf("batch labels page count = %s, want 3 (two pieces and one parcel)", m)
+		}
+	})
+
+	t.Run("a png batch of several parcels is refused", func(t *testing.T) {
+		t.Parallel()
+		body := batchBody(labelBody(), labelBody(withParcels(16, 24)))
+		body["labelFormat"] = "png"
+		r := b.doT(t, "POST", "/api/v1/batches", b.token, body)
+		m := wantError(t, r, http.StatusUnprocessableEntity, "invalid_request")
+		is, _ := m["issues"].([]any)
+		if len(is) != 1 || is[0].(map[string]any)["path"] != "shipments.1.parcels" {
+			t.Errorf("issues %v, want shipments.1.parcels", m["issues"])
+		}
+	})
+
+	t.Run("the return of several parcels takes them", func(t *testing.T) {
+		t.Parallel()
+		c := createLabel(t, b, b.token, labelBody(withParcels(16, 24, 40)))
+		waitForStatus(t, b, b.token, c.ID, "purchased")
+		ret := createLabel(t, b, b.token, map[string]any{"returnOf": c.ID})
+		waitForStatus(t, b, b.token, ret.ID, "purchased")
+		d := getPieces(t, b, ret.ID)
+		if len(d.Parcels) != 3 || len(d.Packages) != 3 {
+			t.Errorf("return has %d parcels and %d packages, want 3 each", len(d.Parcels), len(d.Packages))
+		}
+	})
+}
