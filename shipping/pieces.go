@@ -180,3 +180,12 @@ func pieceAt(numbers []string, i int) string {
 	}
 	return strconv.Itoa(i + 1)
 }
+
+// wholeLabel reports whether a label found by a rescued purchase can be
+// adopted: for a multi-piece shipment, only with every piece's number (UPS
+// Label Recovery gives the first package's label alone); otherwise it is
+// voided, the whole shipment with it, and bought again.
+func wholeLabel(req carriers.BuyRequest, found carriers.Label) bool {
+	n := len(req.Shipment.Pieces)
+	return n < 2 || len(found.Pieces) == n
+}

@@ -371,13 +371,13 @@ func (s *Service) recoverPurchase(ctx context.Context, carrier carriers.Carrier,
 		log.InfoContext(ctx, "purchase resumed: the carrier sold nothing under the shipment's reference; buying")
 		return carriers.Label{}, false, s.noteRecovery(ctx, row, "", "", "attempt "+fmt.Sprint(prev.Attempts+1)+": nothing sold before; bought")
 	}
-	if doc, _ := found.Doc(); doc != nil {
+	if doc, _ := found.Doc(); doc != nil && wholeLabel(req, found) { // pieces.go
 		note := fmt.Sprintf("attempt %d: adopted label %s sold to an earlier attempt", prev.Attempts+1, found.TrackingNumber)
 		log.WarnContext(ctx, "purchase recovered: adopting the label an earlier attempt bought", slog.String("tracking_number", found.TrackingNumber))
 		return found, true, s.noteRecovery(ctx, row, AuditPurchaseAdopted, found.TrackingNumber, note)
 	}
-	// The carrier sold a label but cannot give its document again: void it
-	// now, so it is not billed, and buy the label again.
+	// The carrier sold a label but cannot give its document again (or not
+	// every piece's): void it now, so it is not billed, and buy again.
 	st, err := carrier.Void(ctx, carriers.VoidRequest{TrackingNumber: found.TrackingNumber,
 		CarrierShipmentID: found.CarrierShipmentID, Reference: row.ID})
 	switch {
