@@ -77,3 +77,26 @@ func TestLiveMultiPieceFedEx(t *testing.T) {
 		t.Error("FedEx has not cancelled the shipment")
 	}
 }
+
+// Live tracking follows the master; UPS answers the other packages' scans
+// with it, and they appear among the shipment's events named by their box.
+func TestLiveMultiPieceTracking(t *testing.T) {
+	t.Parallel()
+	b, _, live := setupLive(t)
+	c := createLabel(t, b, live, liveBody(withParcels(16, 24, 40), withField("carrier", "UPS"), withField("service", "Ground")))
+	waitForStatus(t, b, live, c.ID, "purchased")
+	waitForTracking(t, b, live, c.ID, "delivered")
+	var d piecesDoc
+	b.doT(t, "GET", "/api/v1/labels/"+c.ID, live, nil).Decode(t, &d)
+	var named []string
+	for _, e := range d.TrackingEvents {
+		if e.TrackingNumber != "" {
+			named = append(named, e.TrackingNumber)
+		}
+	}
+	// Newest first: the third box's origin scan, then the second's.
+	want := []string{d.Packages[2].TrackingNumber, d.Packages[1].TrackingNumber}
+	if diff := cmp.Diff(want, named); diff != "" {
+		t.Errorf("scans naming a box (-want +got):\n%s", diff)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/shipd-dev/shipd/carriers"
 )
@@ -120,4 +121,24 @@ func (c *Carrier) piecesLabel(ctx context.Context, status int, f carriers.LabelF
 		label.PDF = pdf
 	}
 	return label, nil
+}
+
+// pieceEvents are the scans of every package of a track answer but the one
+// asked about (asked), each named by its package's tracking number: the
+// tracker follows the master, and shows its pieces' scans beside its own.
+// The caller sorts them with the master's, oldest first.
+func pieceEvents(all []*trackPackage, asked *trackPackage) ([]carriers.TrackingEvent, error) {
+	var out []carriers.TrackingEvent
+	for _, p := range all {
+		tn := strings.ToUpper(strings.TrimSpace(p.TrackingNumber))
+		if p == asked || tn == "" || strings.EqualFold(tn, strings.TrimSpace(asked.TrackingNumber)) {
+			continue
+		}
+		evs, err := packageEvents(p, tn)
+		if err != nil {
+			return nil, fmt.Errorf("package %s: %w", carriers.Excerpt(tn), err)
+		}
+		out = append(out, evs...)
+	}
+	return out, nil
 }

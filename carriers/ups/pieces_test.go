@@ -79,3 +79,38 @@ func TestBuyPiecesZPL(t *testing.T) {
 		}
 	}
 }
+
+// The Track answer for a multi-piece shipment's master lists its other
+// packages too: their scans come with the master's, oldest first, each
+// named by its package.
+func TestTrackPieces(t *testing.T) {
+	t.Parallel()
+	c, _, _ := testCarrier(t)
+	l, err := c.Buy(context.Background(), buyRequest(threePieces(), "Ground"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u carriers.TrackingUpdate
+	for range 2 { // the fake shows the origin scans from its second answer
+		if u, err = c.Track(context.Background(), l.TrackingNumber); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, e := range u.Events {
+		got = append(got, e.TrackingNumber+" "+e.Message)
+	}
+	want := []string{
+		" Shipper created a label, UPS has not received the package yet.",
+		" Origin Scan",
+		l.Pieces[1] + " Origin Scan",
+		l.Pieces[2] + " Origin Scan",
+		" Departed from Facility",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events, oldest first (-want +got):\n%s", diff)
+	}
+	if u.Status != carriers.StatusInTransit {
+		t.Errorf("status %s, want the master's in_transit", u.Status)
+	}
+}
