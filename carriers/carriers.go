@@ -78,8 +78,12 @@ type Options struct {
 type Shipment struct {
 	From, To Address
 	Parcel   Parcel
-	Options  Options
-	Customs  *Customs
+	// Pieces are every piece of a multi-piece shipment (pieces.go), Parcel
+	// being the first; nil for a single parcel. Only a MultiPiecer is
+	// asked to rate or buy a shipment with pieces.
+	Pieces  []Parcel
+	Options Options
+	Customs *Customs
 	// ShipDate is the day the parcel leaves (ShipDate(now) of the caller's
 	// clock), from which delivery dates count; zero: the carrier's own today.
 	ShipDate time.Time
@@ -177,6 +181,14 @@ type Label struct {
 	// international label (its commercial invoice, a PDF); nil when it
 	// returned none, and shipd renders its own.
 	CustomsDocument []byte
+	// Pieces are the tracking numbers of a multi-piece shipment's pieces in
+	// the order of Shipment.Pieces, the first equal to TrackingNumber (the
+	// master); nil for a single parcel. Document holds a label per piece.
+	Pieces []string
+	// PieceDocuments, set instead of Document or PDF by a carrier that
+	// answers a document per piece (FedEx), are each piece's label in
+	// Format, in the order of Pieces; the purchase joins them into one.
+	PieceDocuments [][]byte
 }
 
 // Doc is the label's document and its format: Document in Format, else the
@@ -247,6 +259,9 @@ func Statuses() []string {
 // TrackingScan is one carrier scan event.
 type TrackingScan struct {
 	Status, Message, Location string
+	// TrackingNumber is the piece a scan is of, on a multi-piece shipment
+	// when it is not of the shipment as a whole; "" otherwise.
+	TrackingNumber string `json:",omitempty"`
 	// After is the delay after the previous scan (for the first scan: after
 	// the purchase). Relative delays let the caller schedule the scans from
 	// whatever clock it trusts.
@@ -258,6 +273,9 @@ type VoidRequest struct {
 	TrackingNumber    string
 	CarrierShipmentID string // Label.CarrierShipmentID, "" when the carrier gave none
 	Reference         string // the shipd shipment id
+	// Pieces are the tracking numbers of every piece of a multi-piece
+	// shipment (Label.Pieces), nil for a single parcel: a void voids them all.
+	Pieces []string
 }
 
 // VoidStatus is what a carrier said to a void.
@@ -358,6 +376,9 @@ type TrackingEvent struct {
 	OccurredAt time.Time
 	// CarrierCode is the carrier's own status code, kept for support.
 	CarrierCode string
+	// TrackingNumber is the piece a scan is of, on a multi-piece shipment
+	// when it is not the master; "" otherwise.
+	TrackingNumber string
 }
 
 // PlausibleScanTime reports whether a carrier's scan time could be real: a

@@ -77,6 +77,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, manifestScenarios()...)
 	out = append(out, pickupScenarios()...)
 	out = append(out, carrierAccountScenarios()...)
+	out = append(out, multiPieceScenarios()...)
 	return out
 }
 

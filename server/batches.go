@@ -25,7 +25,7 @@ func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObje
 	}
 	for i, it := range b.Shipments {
 		in.Items[i] = shipping.BatchItem{
-			Input:     shipmentInput(it.FromAddress, it.ToAddress, it.Parcel, it.Options, it.Customs),
+			Input:     shipmentInput(it.FromAddress, it.ToAddress, it.Parcel, it.Parcels, it.Options, it.Customs),
 			Selection: shipping.Selection{Carrier: it.Carrier, Service: it.Service, ServiceCategory: (*string)(it.ServiceCategory), DeliverBy: deliverBy(it.DeliverBy)},
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // QuoteLabel returns every carrier's rates; nothing is stored or charged.
 func (s *Server) QuoteLabel(ctx context.Context, req gen.QuoteLabelRequestObject) (gen.QuoteLabelResponseObject, error) {
 	b := req.Body
-	q, err := s.shipping.QuoteReturn(ctx, callerOf(ctx), shipmentInput(deref(b.FromAddress), deref(b.ToAddress), deref(b.Parcel), b.Options, b.Customs),
+	q, err := s.shipping.QuoteReturn(ctx, callerOf(ctx), shipmentInput(deref(b.FromAddress), deref(b.ToAddress), b.Parcel, b.Parcels, b.Options, b.Customs),
 		deliverBy(b.DeliverBy), shipping.Return{Of: b.ReturnOf, IsReturn: deref(b.IsReturn)})
 	if err == nil {
 		q, err = shipping.KeepCarrierAccount(q, b.CarrierAccountId)
@@ -34,7 +34,7 @@ func (s *Server) CreateLabel(ctx context.Context, req gen.CreateLabelRequestObje
 	in := shipping.NewLabel{
 		// An address or parcel left out is a zero value, which the domain
 		// completes from returnOf or refuses (missing_field).
-		Input:          shipmentInput(deref(b.FromAddress), deref(b.ToAddress), deref(b.Parcel), b.Options, b.Customs),
+		Input:          shipmentInput(deref(b.FromAddress), deref(b.ToAddress), b.Parcel, b.Parcels, b.Options, b.Customs),
 		Return:         shipping.Return{Of: b.ReturnOf, IsReturn: deref(b.IsReturn)},
 		Selection:      shipping.Selection{Carrier: b.Carrier, Service: b.Service, ServiceCategory: (*string)(b.ServiceCategory), DeliverBy: deliverBy(b.DeliverBy), CarrierAccountID: b.CarrierAccountId},
 		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx),

@@ -63,6 +63,7 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 		f, size := gen.LabelFormat(sh.LabelFormat), gen.LabelSize(sh.LabelSize)
 		v.LabelFormat, v.LabelSize = &f, &size
 	}
+	v.Parcels, v.Packages = piecesView(in.Parcels, sh.Packages)
 	if sh.Detail {
 		list := trackingEventViews(sh.TrackingEvents)
 		v.TrackingEvents = &list
@@ -73,7 +74,7 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 func trackingEventViews(events []shipping.TrackingEvent) []gen.TrackingEvent {
 	out := make([]gen.TrackingEvent, len(events))
 	for i, e := range events {
-		out[i] = gen.TrackingEvent{Status: gen.TrackerStatus(e.Status), Message: e.Message, Location: optional(e.Location), OccurredAt: e.OccurredAt}
+		out[i] = gen.TrackingEvent{Status: gen.TrackerStatus(e.Status), Message: e.Message, Location: optional(e.Location), OccurredAt: e.OccurredAt, TrackingNumber: e.TrackingNumber}
 	}
 	return out
 }
@@ -90,6 +91,10 @@ func addressInput(a gen.Address) shipping.Address {
 		Name: a.Name, Company: a.Company, Street1: a.Street1, Street2: a.Street2, City: a.City, State: a.State,
 		Zip: a.Zip, Country: a.Country, Phone: a.Phone, Email: a.Email, Residential: a.Residential,
 	}
+}
+
+func parcelInput(p gen.Parcel) shipping.Parcel {
+	return shipping.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz}
 }
 
 func parcelView(p shipping.Parcel) gen.Parcel {
@@ -125,9 +130,19 @@ func customsView(c *shipping.Customs) *gen.Customs {
 }
 
 // shipmentInput is a request's shipment as the domain takes it.
-func shipmentInput(from, to gen.Address, p gen.Parcel, o *gen.Options, c *gen.Customs) shipping.Input {
-	in := shipping.Input{From: addressInput(from), To: addressInput(to),
-		Parcel: shipping.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz}}
+// A parcel or parcels left out is a zero value or nil, which the domain
+// completes from returnOf or refuses (one of the two is required).
+func shipmentInput(from, to gen.Address, p *gen.Parcel, ps *[]gen.Parcel, o *gen.Options, c *gen.Customs) shipping.Input {
+	in := shipping.Input{From: addressInput(from), To: addressInput(to)}
+	if p != nil {
+		in.Parcel = parcelInput(*p)
+	}
+	if ps != nil {
+		in.Parcels = make([]shipping.Parcel, len(*ps))
+		for i, p := range *ps {
+			in.Parcels[i] = parcelInput(p)
+		}
+	}
 	if o != nil {
 		in.Options = &shipping.Options{SignatureConfirmation: o.SignatureConfirmation}
 	}

@@ -112,6 +112,9 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 		if len(in.Items) == 0 || len(in.Items) > MaxBatchItems {
 			return Batch{}, ErrBatchSize
 		}
+		if issues := batchPieceIssues(in.Items, in.LabelFormat); len(issues) > 0 {
+			return Batch{}, &BatchItemsError{Issues: issues}
+		}
 		rows, err := s.priceBatch(ctx, c, in.Items)
 		if err != nil {
 			return Batch{}, err
@@ -225,8 +228,16 @@ func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []Bat
 
 // priceItem is what Create does before its transaction, for one item.
 func (s *Service) priceItem(ctx context.Context, c accounts.Caller, item BatchItem, row *store.Shipment) ([]Issue, error) {
+	err := item.Input.onePieceForm()
+	if err == nil {
+		// The schema cannot require one of parcel and parcels; a batch item
+		// has no returnOf to supply it.
+		err = item.Input.complete()
+	}
 	input := item.Input.normalized()
-	err := input.check(c.Mode)
+	if err == nil {
+		err = input.check(c.Mode)
+	}
 	if err == nil {
 		err = s.checkDeliverBy(item.DeliverBy)
 	}

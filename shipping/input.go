@@ -17,9 +17,12 @@ import (
 // kept stable on purpose, and independent of the API's generated types, so
 // renaming a field in the contract can never silently empty stored rows.
 type Input struct {
-	From    Address  `json:"fromAddress"`
-	To      Address  `json:"toAddress"`
-	Parcel  Parcel   `json:"parcel"`
+	From   Address `json:"fromAddress"`
+	To     Address `json:"toAddress"`
+	Parcel Parcel  `json:"parcel"`
+	// Parcels are the pieces of a multi-piece shipment (pieces.go): set
+	// only with more than one, Parcel then being the first.
+	Parcels []Parcel `json:"parcels,omitempty"`
 	Options *Options `json:"options,omitempty"`
 	Customs *Customs `json:"customs,omitempty"`
 }
@@ -151,7 +154,7 @@ func (in Input) international() bool {
 func (in Input) normalized() Input {
 	in.From = in.From.normalized()
 	in.To = in.To.normalized()
-	return in
+	return in.pieces()
 }
 
 func (a Address) normalized() Address {
@@ -193,10 +196,12 @@ func decodeInput(raw string) (Input, error) {
 // carrierShipment is the input as the carrier port takes it.
 func (in Input) carrierShipment() carriers.Shipment {
 	s := carriers.Shipment{
-		From: carrierAddress(in.From),
-		To:   carrierAddress(in.To),
-		Parcel: carriers.Parcel{WeightOz: in.Parcel.WeightOz,
-			LengthIn: deref(in.Parcel.LengthIn), WidthIn: deref(in.Parcel.WidthIn), HeightIn: deref(in.Parcel.HeightIn)},
+		From:   carrierAddress(in.From),
+		To:     carrierAddress(in.To),
+		Parcel: carrierParcel(in.Parcel),
+	}
+	for _, p := range in.Parcels {
+		s.Pieces = append(s.Pieces, carrierParcel(p))
 	}
 	if in.Options != nil {
 		s.Options.SignatureConfirmation = deref(in.Options.SignatureConfirmation)

@@ -63,6 +63,8 @@ type Shipment struct {
 	LabelSize   carriers.LabelSize   `json:"labelSize"`
 	BatchID     *string              `json:"batchId,omitempty"`
 	ManifestID  *string              `json:"manifestId,omitempty"`
+	// Packages are the pieces of a purchased multi-piece shipment (pieces.go).
+	Packages []Package `json:"packages,omitempty"`
 	// Detail says that TrackingEvents was read: the detail view and events
 	// show the latest scans, lists do not.
 	Detail         bool            `json:"detail"`
@@ -78,6 +80,9 @@ type TrackingEvent struct {
 	Message    string    `json:"message"`
 	Location   string    `json:"location"`
 	OccurredAt time.Time `json:"occurredAt"`
+	// TrackingNumber is the piece a scan is of (multi-piece), nil for the
+	// shipment as a whole.
+	TrackingNumber *string `json:"trackingNumber,omitempty"`
 }
 
 // NewLabel is what buying a label takes.
@@ -111,6 +116,9 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 			return Shipment{}, err
 		}
 		if err := checkLabelFormat(in.LabelFormat, in.LabelSize); err != nil {
+			return Shipment{}, err
+		}
+		if err := checkPieceFormat(input, in.LabelFormat); err != nil {
 			return Shipment{}, err
 		}
 		if err := s.checkDeliverBy(in.DeliverBy); err != nil {
@@ -321,6 +329,7 @@ func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
 		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,
 		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, BatchID: row.BatchID, ManifestID: row.ManifestID, Detail: detail, LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row),
+		Packages: decodePackages(row.Packages),
 	}
 	if detail {
 		sh.TrackingEvents = trackingEventsOf(events)
@@ -331,7 +340,7 @@ func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 func trackingEventsOf(events []store.TrackingEvent) []TrackingEvent {
 	out := make([]TrackingEvent, len(events))
 	for i, e := range events {
-		out[i] = TrackingEvent{Status: e.Status, Message: e.Message, Location: e.Location, OccurredAt: e.OccurredAt}
+		out[i] = TrackingEvent{Status: e.Status, Message: e.Message, Location: e.Location, OccurredAt: e.OccurredAt, TrackingNumber: e.TrackingNumber}
 	}
 	return out
 }

@@ -146,6 +146,17 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		}
 		return s.failPurchase(ctx, id, err.Error())
 	}
+	label = s.joinPieces(ctx, id, label) // pieces.go
+	packages, err := packagesOf(in, label)
+	if err != nil {
+		// Sold, but not as asked: kept as bought for the operator to
+		// settle, the pieces unrecorded rather than misnumbered.
+		s.log.ErrorContext(ctx, "multi-piece purchase answered another number of labels", slog.String("shipment_id", id), slog.Any("error", err))
+	}
+	packagesJSON, err := encodePackages(packages)
+	if err != nil {
+		return err
+	}
 	var plan []carriers.TrackingScan
 	planner, planned := carrier.(carriers.Planner)
 	if planned {
@@ -219,6 +230,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		row.Status, row.UpdatedAt, row.PurchasedAt = string(to), now, &now
 		row.TrackingNumber, row.LabelKey, row.TrackerID, row.TrackingStatus = &label.TrackingNumber, &key, &tr.ID, &status
 		row.LabelFormat = string(format)
+		row.Packages = packagesJSON
 		if label.CarrierShipmentID != "" {
 			row.CarrierShipmentID = &label.CarrierShipmentID
 		}
@@ -373,13 +385,13 @@ func (s *Service) recoverPurchase(ctx context.Context, carrier carriers.Carrier,
 		log.InfoContext(ctx, "purchase resumed: the carrier sold nothing under the shipment's reference; buying")
 		return carriers.Label{}, false, s.noteRecovery(ctx, row, "", "", "attempt "+fmt.Sprint(prev.Attempts+1)+": nothing sold before; bought")
 	}
-	if doc, _ := found.Doc(); doc != nil {
+	if doc, _ := found.Doc(); doc != nil && wholeLabel(req, found) { // pieces.go
 		note := fmt.Sprintf("attempt %d: adopted label %s sold to an earlier attempt", prev.Attempts+1, found.TrackingNumber)
 		log.WarnContext(ctx, "purchase recovered: adopting the label an earlier attempt bought", slog.String("tracking_number", found.TrackingNumber))
 		return found, true, s.noteRecovery(ctx, row, AuditPurchaseAdopted, found.TrackingNumber, note)
 	}
-	// The carrier sold a label but cannot give its document again: void it
-	// now, so it is not billed, and buy the label again.
+	// The carrier sold a label but cannot give its document again (or not
+	// every piece's): void it now, so it is not billed, and buy again.
 	st, err := carrier.Void(ctx, carriers.VoidRequest{TrackingNumber: found.TrackingNumber,
 		CarrierShipmentID: found.CarrierShipmentID, Reference: row.ID})
 	switch {

@@ -278,6 +278,11 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			if ret && !carriers.CanReturn(cs[i], r.Service) {
 				continue
 			}
+			if len(shipment.Pieces) > 1 && !carriers.CanShipPieces(cs[i], r.Service) {
+				// Several boxes: only a service that ships them under one
+				// shipment, priced as one (pieces.go).
+				continue
+			}
 			if r.EstimatedDeliveryDate.IsZero() {
 				// The carrier gave no date: estimate one, never guaranteed.
 				r.EstimatedDeliveryDate = carriers.DeliveryDate(shipment.ShipDate, r.EstimatedDays, carriers.DeliversSaturday(r.Carrier))

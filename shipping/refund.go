@@ -72,7 +72,7 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 		return s.rejectVoid(ctx, row.ID, err)
 	}
 	status, err := carrier.Void(ctx, carriers.VoidRequest{TrackingNumber: deref(row.TrackingNumber),
-		CarrierShipmentID: deref(row.CarrierShipmentID), Reference: row.ID})
+		CarrierShipmentID: deref(row.CarrierShipmentID), Reference: row.ID, Pieces: pieceNumbers(row.Packages)})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return err

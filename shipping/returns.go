@@ -49,6 +49,9 @@ var errReturnOfReturn = &InputError{Issues: []Issue{{Path: "returnOf", Message: 
 // leaves them out), also returning that shipment's carrier, which a create
 // without selection prefers. Without r.Of, every part must be given.
 func (s *Service) returnInput(ctx context.Context, c accounts.Caller, in Input, r Return) (Input, string, error) {
+	if err := in.onePieceForm(); err != nil {
+		return Input{}, "", err
+	}
 	if r.Of == nil {
 		return in, "", in.complete()
 	}
@@ -77,8 +80,8 @@ func (s *Service) returnInput(ctx context.Context, c accounts.Caller, in Input, 
 	if in.To.Street1 == "" {
 		in.To = orig.From
 	}
-	if in.Parcel.WeightOz == 0 {
-		in.Parcel = orig.Parcel
+	if in.Parcel.WeightOz == 0 && len(in.Parcels) == 0 {
+		in.Parcel, in.Parcels = orig.Parcel, orig.Parcels
 	}
 	if in.Customs == nil && orig.Customs != nil {
 		in.Customs = orig.Customs.reversed()
@@ -96,7 +99,7 @@ func (in Input) complete() error {
 	if in.To.Street1 == "" {
 		issues = append(issues, Issue{Path: "toAddress", Message: "is required", Missing: true})
 	}
-	if in.Parcel.WeightOz == 0 {
+	if in.Parcel.WeightOz == 0 && len(in.Parcels) == 0 {
 		issues = append(issues, Issue{Path: "parcel", Message: "is required", Missing: true})
 	}
 	if len(issues) > 0 {

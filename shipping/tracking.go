@@ -105,7 +105,7 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 		scan := plan[i]
 		now := s.now()
 		inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: tr.ID, ScanIndex: i,
-			Status: scan.Status, Message: scan.Message, Location: scan.Location, OccurredAt: now})
+			Status: scan.Status, Message: scan.Message, Location: scan.Location, OccurredAt: now, TrackingNumber: optional(scan.TrackingNumber)})
 		if err != nil || !inserted {
 			return err
 		}
@@ -317,7 +317,7 @@ func recordUpdate(ctx context.Context, tx *store.Tx, trackerID string, upd carri
 			at = now
 		}
 		inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: trackerID, ScanIndex: i,
-			Status: ev.Status, Message: ev.Message, Location: ev.Location, OccurredAt: at.UTC()})
+			Status: ev.Status, Message: ev.Message, Location: ev.Location, OccurredAt: at.UTC(), TrackingNumber: optional(ev.TrackingNumber)})
 		if err != nil {
 			return added, err
 		}

@@ -53,12 +53,15 @@ type Shipment struct {
 	// CarrierAccountID is the account's carrier account the label is bought,
 	// voided and tracked through; nil: the operator's carriers (or the sandbox).
 	CarrierAccountID *string `db:"carrier_account_id"`
+	// Packages are a purchased multi-piece shipment's pieces (JSON, the
+	// domain's); nil for a single parcel.
+	Packages *string `db:"packages"`
 }
 
 const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_at, carrier, service, service_category,
 	carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents, currency,
 	estimated_days, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at,
-	is_return, return_of, use_charged_at, label_format, label_size, batch_id, manifest_id, carrier_account_id`
+	is_return, return_of, use_charged_at, label_format, label_size, batch_id, manifest_id, carrier_account_id, packages`
 
 // InsertShipment stores a new shipment.
 func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
@@ -80,7 +83,7 @@ func (t *Tx) UpdateShipment(ctx context.Context, s *Shipment) error {
 		tracking_number = :tracking_number, carrier_shipment_id = :carrier_shipment_id, label_key = :label_key, label_format = :label_format, tracker_id = :tracker_id, tracking_status = :tracking_status,
 		error_message = :error_message, purchased_at = :purchased_at, voided_at = :voided_at,
 		balance_applied_cents = :balance_applied_cents, charge_amount_cents = :charge_amount_cents,
-		use_charged_at = :use_charged_at
+		use_charged_at = :use_charged_at, packages = :packages
 		WHERE id = :id`, s)
 	return err
 }

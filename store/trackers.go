@@ -35,6 +35,9 @@ type TrackingEvent struct {
 	Message    string    `db:"message"`
 	Location   string    `db:"location"`
 	OccurredAt time.Time `db:"occurred_at"`
+	// TrackingNumber is the piece a scan is of (multi-piece), nil for the
+	// shipment as a whole.
+	TrackingNumber *string `db:"tracking_number"`
 }
 
 const trackerColumns = `seq, id, account_id, mode, shipment_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at`
@@ -148,8 +151,8 @@ func (r reader) TrackerByID(ctx context.Context, id string) (Tracker, error) {
 // InsertTrackingEvent records a scan; false when that scan was already recorded.
 func (t *Tx) InsertTrackingEvent(ctx context.Context, e *TrackingEvent) (bool, error) {
 	t.touch(detailKey{scansDetail, e.TrackerID})
-	res, err := t.tx.NamedExecContext(ctx, `INSERT INTO tracking_events (tracker_id, scan_index, status, message, location, occurred_at)
-		VALUES (:tracker_id, :scan_index, :status, :message, :location, :occurred_at) ON CONFLICT (tracker_id, scan_index) DO NOTHING`, e)
+	res, err := t.tx.NamedExecContext(ctx, `INSERT INTO tracking_events (tracker_id, scan_index, status, message, location, occurred_at, tracking_number)
+		VALUES (:tracker_id, :scan_index, :status, :message, :location, :occurred_at, :tracking_number) ON CONFLICT (tracker_id, scan_index) DO NOTHING`, e)
 	if err != nil {
 		return false, err
 	}
@@ -160,7 +163,7 @@ func (t *Tx) InsertTrackingEvent(ctx context.Context, e *TrackingEvent) (bool, e
 // TrackingEvents returns a tracker's latest scans, newest first, at most limit.
 func (r reader) TrackingEvents(ctx context.Context, trackerID string, limit int) ([]TrackingEvent, error) {
 	var evs []TrackingEvent
-	err := r.sel(ctx, &evs, `SELECT seq, tracker_id, scan_index, status, message, location, occurred_at
+	err := r.sel(ctx, &evs, `SELECT seq, tracker_id, scan_index, status, message, location, occurred_at, tracking_number
 		FROM tracking_events WHERE tracker_id = ? ORDER BY scan_index DESC LIMIT ?`, trackerID, limit)
 	return evs, err
 }

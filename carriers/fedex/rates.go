@@ -95,9 +95,12 @@ func (c *Carrier) buildRateRequest(s carriers.Shipment) rateRequest {
 		TotalPackageCount:         1,
 		RequestedPackageLineItems: []packageLineItem{parcelLineItem(s)},
 	}
+	if items := pieceItems(rs.RequestedPackageLineItems[0], s); items != nil { // pieces.go
+		rs.RequestedPackageLineItems, rs.TotalPackageCount = items, len(items)
+	}
 	if carriers.IsInternational(s.From, s.To) {
 		// totalWeight "only applies to International shipments".
-		rs.TotalWeight = poundsValue(s.Parcel.WeightOz)
+		rs.TotalWeight = piecesWeight(s)
 		if cc := customsFor(s); cc != nil {
 			rs.CustomsClearanceDetail = &rateCustoms{CommercialInvoice: cc.CommercialInvoice, Commodities: cc.Commodities}
 		}

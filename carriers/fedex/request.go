@@ -57,6 +57,8 @@ type customerReference struct {
 }
 
 type packageLineItem struct {
+	// SequenceNumber numbers the packages of a multi-piece shipment (pieces.go).
+	SequenceNumber         int                     `json:"sequenceNumber,omitempty"`
 	GroupPackageCount      int                     `json:"groupPackageCount"`
 	Weight                 weight                  `json:"weight"`
 	Dimensions             *dimensions             `json:"dimensions,omitempty"`

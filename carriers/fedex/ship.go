@@ -187,6 +187,9 @@ func (c *Carrier) buildShipRequest(req carriers.BuyRequest, svc service) shipReq
 		TotalPackageCount:         1,
 		RequestedPackageLineItems: []packageLineItem{item},
 	}
+	if items := pieceItems(item, s); items != nil { // pieces.go
+		rs.RequestedPackageLineItems, rs.TotalPackageCount, rs.TotalWeight = items, len(items), piecesWeight(s)
+	}
 	if carriers.IsInternational(s.From, s.To) {
 		rs.CustomsClearanceDetail = customsFor(s)
 	}
@@ -245,6 +248,10 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	})
 	if err != nil {
 		return carriers.Label{}, c.scrub(err)
+	}
+	if n := len(req.Shipment.Pieces); n > 1 {
+		label, err := parsePieces(body, req.Format(), n) // pieces.go
+		return label, c.scrub(err)
 	}
 	label, err := parseShipDocument(body, req.Format())
 	return label, c.scrub(err)

@@ -39,6 +39,9 @@ type LabelInput struct {
 	// Size is the PDF's page: the 4x6 label ("" or carriers.Label4x6), or
 	// the same label on a US letter page (carriers.LabelLetter).
 	Size carriers.LabelSize
+	// Piece and Pieces print "PACKAGE 1 OF 3" on a multi-piece shipment's
+	// labels (pieces.go); Pieces is 0 or 1 for a single parcel.
+	Piece, Pieces int
 }
 
 // Page geometry in inches: the 4x6 thermal label every carrier accepts.
@@ -77,15 +80,13 @@ func cp1252(s string) string {
 }
 
 // RenderLabel draws a 4x6 inch shipping label PDF.
-func RenderLabel(in LabelInput) ([]byte, error) {
-	if strings.TrimSpace(in.TrackingNumber) == "" {
-		return nil, errors.New("label: tracking number is required")
-	}
-	bc, err := barcodeBars(in.TrackingNumber)
-	if err != nil {
-		return nil, err
-	}
+func RenderLabel(in LabelInput) ([]byte, error) { return renderPDF([]LabelInput{in}) }
 
+// renderPDF draws one label per page, in order: a shipment's label, or the
+// labels of a multi-piece shipment's pieces (pieces.go); the document's
+// title and dates are the first's.
+func renderPDF(ins []LabelInput) ([]byte, error) {
+	in := ins[0]
 	page := fpdf.SizeType{Wd: pageW, Ht: pageH}
 	if in.Size == carriers.LabelLetter {
 		page = fpdf.SizeType{Wd: letterW, Ht: letterH}
@@ -109,9 +110,30 @@ func RenderLabel(in LabelInput) ([]byte, error) {
 	pdf.SetCreator("shipd sandbox", true)
 	pdf.SetMargins(margin, margin, margin)
 	pdf.SetAutoPageBreak(false, 0)
+	for _, in := range ins {
+		if err := drawPage(pdf, in); err != nil {
+			return nil, err
+		}
+	}
+	var buf bytes.Buffer
+	if err := pdf.Output(&buf); err != nil {
+		return nil, fmt.Errorf("label: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// drawPage adds a page with the label in.
+func drawPage(pdf *fpdf.Fpdf, in LabelInput) error {
+	if strings.TrimSpace(in.TrackingNumber) == "" {
+		return errors.New("label: tracking number is required")
+	}
+	bc, err := barcodeBars(in.TrackingNumber)
+	if err != nil {
+		return err
+	}
 	pdf.AddPage()
 	if in.Size == carriers.LabelLetter {
-		// The label's drawing is translated onto the letter page, closed before Output.
+		// The label's drawing is translated onto the letter page, closed below.
 		onLetter(pdf)
 	}
 
@@ -134,13 +156,11 @@ func RenderLabel(in LabelInput) ([]byte, error) {
 		pdf.TransformEnd()
 	}
 	if in.CustomsForm != "" && in.Customs != nil {
+		// USPS international: its CN22 / CN23 follows the label (a
+		// single piece: USPS sells no multi-piece shipment).
 		customsFormPage(pdf, in) // cn22.go
 	}
-	var buf bytes.Buffer
-	if err := pdf.Output(&buf); err != nil {
-		return nil, fmt.Errorf("label: %w", err)
-	}
-	return buf.Bytes(), nil
+	return nil
 }
 
 type labelWriter struct {
@@ -263,19 +283,13 @@ func (l *labelWriter) shipTo(in LabelInput) {
 		p.CellFormat(lw, 12*ptIn*1.22, l.tr(line), "", 2, "L", false, 0, "")
 	}
 
-	var flags []string
-	if in.SignatureRequired {
-		flags = append(flags, "SIGNATURE REQUIRED")
-	}
-	if in.CustomsContents != "" {
-		flags = append(flags, "CUSTOMS: "+strings.ToUpper(strings.ReplaceAll(in.CustomsContents, "_", " ")))
-	}
-	if len(flags) > 0 {
+	// The band is labelFlags', which the PNG and ZPL labels draw too.
+	if flags := labelFlags(in); flags != "" {
 		p.SetFillColor(0, 0, 0)
 		p.SetTextColor(255, 255, 255)
-		l.fit(strings.Join(flags, "  |  "), w, "B", 9, 6)
+		l.fit(flags, w, "B", 9, 6)
 		p.SetXY(x, flagsTop)
-		p.CellFormat(w, 0.2, l.tr(strings.Join(flags, "  |  ")), "", 0, "CM", true, 0, "")
+		p.CellFormat(w, 0.2, l.tr(flags), "", 0, "CM", true, 0, "")
 		p.SetTextColor(0, 0, 0)
 	}
 

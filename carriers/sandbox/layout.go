@@ -19,6 +19,9 @@ func labelFacts(in LabelInput) [][2]string {
 // writes it; "" when there is none.
 func labelFlags(in LabelInput) string {
 	var flags []string
+	if in.Pieces > 1 {
+		flags = append(flags, pieceMark(in))
+	}
 	if in.SignatureRequired {
 		flags = append(flags, "SIGNATURE REQUIRED")
 	}

@@ -188,20 +188,13 @@ func (c *carrier) checkShipment(s carriers.Shipment) error {
 
 // rate prices one service, or reports false when the parcel is too heavy for it.
 func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
-	oz := carriers.BillableWeightOz(s.Parcel)
-	if svc.maxOz > 0 && oz > svc.maxOz {
-		return carriers.Rate{}, false
-	}
 	z := 1 // international: one flat zone
 	if !carriers.IsInternational(s.From, s.To) {
 		z = zone(s.From.Zip, s.To.Zip)
 	}
-	cents := svc.price(oz, z)
-	if s.Options.SignatureConfirmation {
-		cents += c.t.signature
-	}
-	if s.To.Residential {
-		cents += c.t.residential
+	cents, ok := c.piecesCents(s, svc, z)
+	if !ok {
+		return carriers.Rate{}, false
 	}
 	duties, ok := c.duties(s) // duties.go
 	if !ok {
@@ -325,6 +318,9 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 		TestMode: true,
 		Size:     req.Size(),
 	}
+	if len(req.Shipment.Pieces) > 1 {
+		return c.piecesLabel(req, in) // pieces.go
+	}
 	// Each format is drawn natively, as a carrier's own would be.
 	render := RenderLabel
 	switch req.Format() {
@@ -399,6 +395,9 @@ func (c *carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.
 		return "", fmt.Errorf("sandbox: %s cannot void %q: not a %s sandbox tracking number: %w",
 			c.t.name, trackingNumber, c.t.name, carriers.ErrRejected)
 	}
+	if err := c.checkPieces(req); err != nil {
+		return "", err
+	}
 	key := strings.ToUpper(strings.TrimSpace(trackingNumber))
 	c.mu.Lock()
 	slow, refuse := c.slow[key], c.refuseVoid[key]
@@ -459,7 +458,7 @@ func (c *carrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackin
 	default:
 		plan = append(plan, scan(carriers.StatusDelivered, "Delivered", dest))
 	}
-	return plan, nil
+	return c.piecesPlan(plan, s, trackingNumber), nil
 }
 
 // NumberPlan returns the scans of a number the sandbox did not issue (a

@@ -76,6 +76,12 @@ const (
 
 // convertLabelOn is convertLabel on a page of the given size.
 func convertLabelOn(img []byte, info carriers.LabelImage, date time.Time, trackingNumber string, size carriers.LabelSize) ([]byte, error) {
+	return convertLabelsOn([][]byte{img}, []carriers.LabelImage{info}, date, trackingNumber, size)
+}
+
+// labelPage is a label image decoded and brought upright, as the PNG a
+// PDF page embeds, and its size in pixels.
+func labelPage(img []byte, info carriers.LabelImage) (*bytes.Buffer, image.Rectangle, error) {
 	var src image.Image
 	var err error
 	if info.Format == "gif" {
@@ -84,7 +90,7 @@ func convertLabelOn(img []byte, info carriers.LabelImage, date time.Time, tracki
 		src, err = png.Decode(bytes.NewReader(img))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("image does not decode: %w", err)
+		return nil, image.Rectangle{}, fmt.Errorf("image does not decode: %w", err)
 	}
 	if _, paletted := src.(*image.Paletted); !paletted {
 		// A thermal label is black on white: grey keeps it, at one byte a
@@ -97,9 +103,14 @@ func convertLabelOn(img []byte, info carriers.LabelImage, date time.Time, tracki
 	}
 	var pngBuf bytes.Buffer
 	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&pngBuf, src); err != nil {
-		return nil, fmt.Errorf("re-encoding the image: %w", err)
+		return nil, image.Rectangle{}, fmt.Errorf("re-encoding the image: %w", err)
 	}
+	return &pngBuf, src.Bounds(), nil
+}
 
+// convertLabelsOn is a PDF of a page per label image (a multi-piece
+// shipment's labels, pieces.go), titled with the first's tracking number.
+func convertLabelsOn(imgs [][]byte, infos []carriers.LabelImage, date time.Time, trackingNumber string, size carriers.LabelSize) ([]byte, error) {
 	page, x0, y0 := fpdf.SizeType{Wd: pageW, Ht: pageH}, 0.0, 0.0
 	if size == carriers.LabelLetter {
 		page, x0, y0 = fpdf.SizeType{Wd: letterW, Ht: letterH}, (letterW-pageW)/2, letterTop
@@ -117,12 +128,21 @@ func convertLabelOn(img []byte, info carriers.LabelImage, date time.Time, tracki
 	pdf.SetCreator("shipd", true)
 	pdf.SetMargins(0, 0, 0)
 	pdf.SetAutoPageBreak(false, 0)
-	pdf.AddPage()
-	opts := fpdf.ImageOptions{ImageType: "PNG"}
-	pdf.RegisterImageOptionsReader("label", opts, &pngBuf)
-	b := src.Bounds()
-	w, h := fit(float64(b.Dx()), float64(b.Dy()), pageW, pageH)
-	pdf.ImageOptions("label", x0+(pageW-w)/2, y0+(pageH-h)/2, w, h, false, opts, 0, "")
+	for i, img := range imgs {
+		pngBuf, b, err := labelPage(img, infos[i])
+		if err != nil {
+			return nil, err
+		}
+		pdf.AddPage()
+		opts := fpdf.ImageOptions{ImageType: "PNG"}
+		name := "label"
+		if i > 0 {
+			name = fmt.Sprintf("label%d", i+1)
+		}
+		pdf.RegisterImageOptionsReader(name, opts, pngBuf)
+		w, h := fit(float64(b.Dx()), float64(b.Dy()), pageW, pageH)
+		pdf.ImageOptions(name, x0+(pageW-w)/2, y0+(pageH-h)/2, w, h, false, opts, 0, "")
+	}
 	var out bytes.Buffer
 	if err := pdf.Output(&out); err != nil {
 		return nil, fmt.Errorf("writing the PDF: %w", err)

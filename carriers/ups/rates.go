@@ -200,6 +200,7 @@ func (c *Carrier) rateRequest(s carriers.Shipment) rateEnvelope {
 		}
 		sh.InvoiceLineTotal = &money{CurrencyCode: "USD", MonetaryValue: wholeDollarsUp(total)}
 	}
+	ratePieces(&sh, s) // pieces.go
 	return rateEnvelope{RateRequest: rateRequest{
 		Request:  rateRequestHeader{RequestOption: rateOption},
 		Shipment: sh,

@@ -64,7 +64,12 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if perr != nil {
 		return carriers.Label{}, malformed(opBuy, a.status, "%v", perr)
 	}
-	label, err := c.labelDocument(ctx, a.status, req.Format(), req.Size(), res)
+	var label carriers.Label
+	if n := len(req.Shipment.Pieces); n > 1 {
+		label, err = c.piecesLabel(ctx, a.status, req.Format(), req.Size(), res, n) // pieces.go
+	} else {
+		label, err = c.labelDocument(ctx, a.status, req.Format(), req.Size(), res)
+	}
 	if err != nil {
 		return carriers.Label{}, err
 	}
@@ -253,7 +258,7 @@ func (c *Carrier) shipRequest(s carriers.Shipment, svc service, ref string) ship
 	if s.Return {
 		sh.ReturnService = &codeDesc{Code: returnPrintLabel, Description: "UPS Print Return Label"}
 	}
-	sh.Package = []shipPackage{pkg}
+	sh.Package = shipPackages(pkg, s) // pieces.go
 	return shipEnvelope{ShipmentRequest: shipRequest{
 		Request: shipRequestHeader{
 			RequestOption:        shipValidate,
@@ -359,6 +364,9 @@ type shipResult struct {
 	// forms is the international forms' PDF (the commercial invoice), nil
 	// when UPS returned none.
 	forms []byte
+	// pieces are every package's number and label when there are several
+	// (multi-piece), the first's above too; nil for one package.
+	pieces []pieceResult
 }
 
 // parseShipResponse reads a Shipping answer: one package, its tracking
@@ -378,24 +386,15 @@ func parseShipResponse(body []byte) (shipResult, error) {
 	if len(r.PackageResults) == 0 {
 		return shipResult{}, fmt.Errorf("ship answer has no PackageResults")
 	}
-	p := r.PackageResults[0]
-	tn := strings.ToUpper(strings.TrimSpace(p.TrackingNumber))
-	if tn == "" {
-		return shipResult{}, fmt.Errorf("ship answer has no TrackingNumber")
+	var pieces []pieceResult
+	for _, p := range r.PackageResults {
+		pr, err := parsePackageResult(p)
+		if err != nil {
+			return shipResult{}, err
+		}
+		pieces = append(pieces, pr)
 	}
-	if p.ShippingLabel == nil || strings.TrimSpace(p.ShippingLabel.GraphicImage) == "" {
-		return shipResult{}, fmt.Errorf("ship answer has no label image (ShippingLabel/GraphicImage)")
-	}
-	f := strings.ToUpper(strings.TrimSpace(p.ShippingLabel.ImageFormat.Code))
-	switch f {
-	case "", "GIF", "PNG", labelZPL:
-	default:
-		return shipResult{}, fmt.Errorf("label image format is %q, not GIF or ZPL", f)
-	}
-	img, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(p.ShippingLabel.GraphicImage), ""))
-	if err != nil {
-		return shipResult{}, fmt.Errorf("label image is not base64: %w", err)
-	}
+	tn, img, f := pieces[0].trackingNumber, pieces[0].image, pieces[0].imageFormat
 	id := strings.ToUpper(strings.TrimSpace(r.ShipmentIdentificationNumber))
 	if id == "" {
 		// The shipment id is the first package's 1Z number; a single
@@ -406,7 +405,34 @@ func parseShipResponse(body []byte) (shipResult, error) {
 	if err != nil {
 		return shipResult{}, err
 	}
-	return shipResult{trackingNumber: tn, shipmentID: id, image: img, imageFormat: f, forms: forms}, nil
+	res := shipResult{trackingNumber: tn, shipmentID: id, image: img, imageFormat: f, forms: forms}
+	if len(pieces) > 1 {
+		res.pieces = pieces
+	}
+	return res, nil
+}
+
+// parsePackageResult reads one package of a Shipping answer: its tracking
+// number and its label image.
+func parsePackageResult(p packageResult) (pieceResult, error) {
+	tn := strings.ToUpper(strings.TrimSpace(p.TrackingNumber))
+	if tn == "" {
+		return pieceResult{}, fmt.Errorf("ship answer has no TrackingNumber")
+	}
+	if p.ShippingLabel == nil || strings.TrimSpace(p.ShippingLabel.GraphicImage) == "" {
+		return pieceResult{}, fmt.Errorf("ship answer has no label image (ShippingLabel/GraphicImage)")
+	}
+	f := strings.ToUpper(strings.TrimSpace(p.ShippingLabel.ImageFormat.Code))
+	switch f {
+	case "", "GIF", "PNG", labelZPL:
+	default:
+		return pieceResult{}, fmt.Errorf("label image format is %q, not GIF or ZPL", f)
+	}
+	img, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(p.ShippingLabel.GraphicImage), ""))
+	if err != nil {
+		return pieceResult{}, fmt.Errorf("label image is not base64: %w", err)
+	}
+	return pieceResult{trackingNumber: tn, image: img, imageFormat: f}, nil
 }
 
 // returnDescription is a return package's merchandise description: the

@@ -134,11 +134,13 @@ func parseTrackResponse(body []byte, tn string) (u carriers.TrackingUpdate, foun
 	}
 	var pkg *trackPackage
 	var warnings []upsError
+	var all []*trackPackage
 	for i := range a.TrackResponse.Shipment {
 		sh := &a.TrackResponse.Shipment[i]
 		warnings = append(warnings, sh.Warnings...)
 		for j := range sh.Package {
 			p := &sh.Package[j]
+			all = append(all, p)
 			if pkg == nil || strings.EqualFold(strings.TrimSpace(p.TrackingNumber), tn) {
 				pkg = p
 			}
@@ -156,23 +158,17 @@ func parseTrackResponse(body []byte, tn string) (u carriers.TrackingUpdate, foun
 		return u, false, fmt.Errorf("track answer has no package")
 	}
 
-	events := make([]carriers.TrackingEvent, 0, len(pkg.Activity))
-	for i, act := range pkg.Activity {
-		at, err := activityTime(act)
-		if err != nil {
-			return u, false, fmt.Errorf("activity %d: %w", i, err)
-		}
-		status, code := trackingStatus(act.Status)
-		events = append(events, carriers.TrackingEvent{
-			Status:      status,
-			Message:     carriers.Excerpt(firstNonEmpty(strings.TrimSpace(act.Status.Description), strings.TrimSpace(act.Status.SimplifiedTextDescription))),
-			Location:    activityLocation(act),
-			OccurredAt:  at,
-			CarrierCode: code,
-		})
+	events, err := packageEvents(pkg, "")
+	if err != nil {
+		return u, false, err
 	}
-	// UPS lists the newest activity first; the tracker wants oldest first.
-	slices.Reverse(events)
+	// The other packages of a multi-piece shipment, when UPS answers them
+	// with the one asked (pieces.go): their scans, named by their number.
+	others, err := pieceEvents(all, pkg)
+	if err != nil {
+		return u, false, err
+	}
+	events = append(events, others...)
 	slices.SortStableFunc(events, func(x, y carriers.TrackingEvent) int { return x.OccurredAt.Compare(y.OccurredAt) })
 
 	u = carriers.TrackingUpdate{Status: carriers.StatusUnknown, Events: events}
@@ -184,6 +180,30 @@ func parseTrackResponse(body []byte, tn string) (u carriers.TrackingUpdate, foun
 	}
 	u.EstimatedDeliveryAt = estimatedDelivery(pkg)
 	return u, true, nil
+}
+
+// packageEvents are a package's scans, oldest first; piece names them
+// ("" for the package asked about).
+func packageEvents(pkg *trackPackage, piece string) ([]carriers.TrackingEvent, error) {
+	events := make([]carriers.TrackingEvent, 0, len(pkg.Activity))
+	for i, act := range pkg.Activity {
+		at, err := activityTime(act)
+		if err != nil {
+			return nil, fmt.Errorf("activity %d: %w", i, err)
+		}
+		status, code := trackingStatus(act.Status)
+		events = append(events, carriers.TrackingEvent{
+			Status:         status,
+			Message:        carriers.Excerpt(firstNonEmpty(strings.TrimSpace(act.Status.Description), strings.TrimSpace(act.Status.SimplifiedTextDescription))),
+			Location:       activityLocation(act),
+			OccurredAt:     at,
+			CarrierCode:    code,
+			TrackingNumber: piece,
+		})
+	}
+	// UPS lists the newest activity first; the tracker wants oldest first.
+	slices.Reverse(events)
+	return events, nil
 }
 
 // activityTime reads when a scan happened. The local date and time come

@@ -237,6 +237,22 @@ type shipment struct {
 	events         []event // oldest first
 	isReturn       bool    // sold as a printed return label
 	closed         bool    // covered by an end of day close
+	// pieces are every package's tracking number, the master first; the
+	// master's cancellation (DELETE_ALL_PACKAGES) cancels them all.
+	pieces []string
+}
+
+// Pieces are the tracking numbers of the packages of the shipment whose
+// master is trackingNumber, and whether it is cancelled; nil when the fake
+// sold no such shipment.
+func (s *Server) Pieces(trackingNumber string) ([]string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sh, ok := s.shipments[trackingNumber]
+	if !ok {
+		return nil, false
+	}
+	return append([]string(nil), sh.pieces...), sh.cancelled
 }
 
 type place struct{ city, state, country string }
@@ -330,8 +346,17 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 			p.add("requestedShipment.shipmentSpecialServices.returnShipmentDetail needs RETURN_SHIPMENT in specialServiceTypes")
 		}
 	}
-	if len(rs.RequestedPackageLineItems) > 1 {
-		p.add("the fake sells single-package shipments only")
+	if n := len(rs.RequestedPackageLineItems); n > 1 {
+		// A single-shot multi-piece shipment: totalPackageCount counts the
+		// packages, each numbered by its sequenceNumber.
+		if rs.TotalPackageCount == nil || *rs.TotalPackageCount != n {
+			p.add("requestedShipment.totalPackageCount must be the %d packages of a multi-piece shipment", n)
+		}
+		for i, it := range rs.RequestedPackageLineItems {
+			if it.SequenceNumber == nil || *it.SequenceNumber != i+1 {
+				p.add("requestedShipment.requestedPackageLineItems[%d].sequenceNumber must be %d", i, i+1)
+			}
+		}
 	}
 	intl := rs.Shipper != nil && rs.Shipper.Address != nil && len(rs.Recipients) == 1 && rs.Recipients[0].Address != nil &&
 		rs.Shipper.Address.CountryCode != rs.Recipients[0].Address.CountryCode
@@ -378,40 +403,57 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		}
 	}
 	s.mu.Lock()
-	sh.trackingNumber = strconv.FormatInt(s.nextTracking, 10)
-	s.nextTracking++
+	for range rs.RequestedPackageLineItems {
+		sh.pieces = append(sh.pieces, strconv.FormatInt(s.nextTracking, 10))
+		s.nextTracking++
+	}
+	sh.trackingNumber = sh.pieces[0]
 	s.shipments[sh.trackingNumber] = sh
 	s.mu.Unlock()
 
-	doc := map[string]any{
-		"contentType": "LABEL", "copiesToPrint": 1, "docType": rs.LabelSpecification.ImageType, "trackingNumber": sh.trackingNumber,
-	}
-	if req.LabelResponseOptions == "LABEL" {
-		in := labelInput{
-			trackingNumber: sh.trackingNumber, service: svc.name,
-			from: *from.Address, fromContact: *from.Contact, to: *to.Address, toContact: *to.Contact,
-			weightLB: *item.Weight.Value, reference: sh.reference,
-			letter: strings.HasPrefix(rs.LabelSpecification.LabelStockType, "PAPER_85X11"),
+	pieces := make([]any, len(sh.pieces))
+	residential := to.Address.Residential != nil && *to.Address.Residential
+	for i, it := range rs.RequestedPackageLineItems {
+		tn := sh.pieces[i]
+		doc := map[string]any{
+			"contentType": "LABEL", "copiesToPrint": 1, "docType": rs.LabelSpecification.ImageType, "trackingNumber": tn,
 		}
-		render := renderLabel
-		switch rs.LabelSpecification.ImageType {
-		case "PNG":
-			render = renderPNG
-		case "ZPLII":
-			render = renderZPL
+		if req.LabelResponseOptions == "LABEL" {
+			in := labelInput{
+				trackingNumber: tn, service: svc.name,
+				from: *from.Address, fromContact: *from.Contact, to: *to.Address, toContact: *to.Contact,
+				weightLB: *it.Weight.Value, reference: sh.reference,
+				letter: strings.HasPrefix(rs.LabelSpecification.LabelStockType, "PAPER_85X11"),
+			}
+			render := renderLabel
+			switch rs.LabelSpecification.ImageType {
+			case "PNG":
+				render = renderPNG
+			case "ZPLII":
+				render = renderZPL
+			}
+			pdf, err := render(in)
+			if err != nil {
+				writeError(w, http.StatusInternalServerError, "INTERNAL.SERVER.ERROR", "the fake could not render the label: "+err.Error())
+				return
+			}
+			doc["encodedLabel"] = base64.StdEncoding.EncodeToString(pdf)
+		} else {
+			doc["url"] = s.URL() + "/document/v2/document/retrieve/SH," + tn + "_SHIPPING_P"
 		}
-		pdf, err := render(in)
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, "INTERNAL.SERVER.ERROR", "the fake could not render the label: "+err.Error())
-			return
+		one := []packageLineItem{it}
+		pieces[i] = map[string]any{
+			"masterTrackingNumber":  sh.trackingNumber,
+			"trackingNumber":        tn,
+			"packageSequenceNumber": i + 1,
+			"netChargeAmount":       amount(priceCents(svc, billableLB(one), residential, hasSignature(one))),
+			"packageDocuments":      []any{doc},
+			"customerReferences":    it.CustomerReferences,
 		}
-		doc["encodedLabel"] = base64.StdEncoding.EncodeToString(pdf)
-	} else {
-		doc["url"] = s.URL() + "/document/v2/document/retrieve/SH," + sh.trackingNumber + "_SHIPPING_P"
 	}
 	s.waitHold(r) // the label is sold; only its answer is held
 	lbs := billableLB(rs.RequestedPackageLineItems)
-	net := priceCents(svc, lbs, to.Address.Residential != nil && *to.Address.Residential, hasSignature(rs.RequestedPackageLineItems))
+	net := priceCents(svc, lbs, residential, hasSignature(rs.RequestedPackageLineItems))
 	writeJSON(w, http.StatusOK, map[string]any{
 		"transactionId":         newTransactionID(),
 		"customerTransactionId": txID,
@@ -422,14 +464,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 				"serviceName":          svc.name,
 				"shipDatestamp":        sh.created.UTC().Format("2006-01-02"),
 				"shipmentDocuments":    inv.documents(sh.trackingNumber), // customs.go
-				"pieceResponses": []any{map[string]any{
-					"masterTrackingNumber":  sh.trackingNumber,
-					"trackingNumber":        sh.trackingNumber,
-					"packageSequenceNumber": 1,
-					"netChargeAmount":       amount(net),
-					"packageDocuments":      []any{doc},
-					"customerReferences":    item.CustomerReferences,
-				}},
+				"pieceResponses":       pieces,
 				"completedShipmentDetail": map[string]any{
 					"masterTrackingId": map[string]any{"trackingIdType": "FEDEX", "formId": "0201", "trackingNumber": sh.trackingNumber},
 					"shipmentRating": map[string]any{"shipmentRateDetails": []any{map[string]any{

@@ -389,14 +389,16 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		reference = c.references(refs, base+".ReferenceNumber")
 	}
 	pkgs := c.array(sh, base, "Package")
-	if pkgs != nil && len(pkgs) != 1 {
-		c.invalid(base+".Package", fmt.Sprintf("the fake ships one package per shipment, got %d", len(pkgs)))
+	if pkgs != nil && (len(pkgs) == 0 || len(pkgs) > maxPackages) {
+		c.invalid(base+".Package", fmt.Sprintf("a shipment has 1 to %d packages, got %d", maxPackages, len(pkgs)))
 	}
-	var pk pkg
+	// Several packages are one multi-piece shipment: each is priced and
+	// labelled on its own, under one ShipmentIdentificationNumber.
+	var pieces []pkg
 	for i, p := range pkgs {
 		where := fmt.Sprintf("%s.Package[%d]", base, i)
 		c.str(p, where, "Packaging.Code", 2)
-		pk = c.weightAndDims(p, where, true)
+		pk := c.weightAndDims(p, where, true)
 		if isReturn {
 			c.str(p, where, "Description", 35)
 		}
@@ -407,11 +409,14 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 			reference = c.references(refs, where+".ReferenceNumber")
 		}
 		pk.signature = c.deliveryConfirmation(c.optObject(p, where, "PackageServiceOptions"), nil, where+".PackageServiceOptions", "", dom)
+		pieces = append(pieces, pk)
 	}
 	opts := c.optObject(sh, base, "ShipmentServiceOptions")
 	var inv *invoiceForm // the commercial invoice asked for (customs.go)
 	if c.deliveryConfirmation(nil, opts, "", base+".ShipmentServiceOptions", dom) {
-		pk.signature = true
+		for i := range pieces {
+			pieces[i].signature = true
+		}
 	}
 	if intl {
 		// Required when the destination is international.
@@ -439,58 +444,74 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 
-	lbs := billablePounds(pk.pounds, pk.dimsIn)
-	transport := svc.base + svc.perLb*lbs
-	var options int64
-	if to.residential && dom {
-		options += residentialSurcharge
-	}
-	if pk.signature {
-		options += signatureSurcharge
-	}
+	var lbs, transport, options int64
+	results := make([]any, len(pieces))
+	numbers := make([]string, len(pieces))
+	var gifLabel []byte // the first package's, kept for Label Recovery
 	s.mu.Lock()
-	s.seq++
-	seq := s.seq
-	tn := trackingNumber(c.account, svc.code, seq)
 	now := s.now()
 	labelImage := s.labelImage
-	s.mu.Unlock()
-
-	gifLabel, err := renderLabel(labelContent{
-		service: svc.description, trackingNumber: tn, weight: fmt.Sprintf("%d LBS", lbs),
-		from: from, to: to, toName: partyName(sh, "ShipTo"), fromName: partyName(sh, "Shipper"), reference: reference,
-	})
-	if err != nil {
-		writeErrors(w, http.StatusInternalServerError, apiError{"20001", "General process failure: " + err.Error()})
-		return
+	for i := range pieces {
+		s.seq++
+		numbers[i] = trackingNumber(c.account, svc.code, s.seq)
 	}
-	if labelImage != nil {
-		gifLabel = labelImage
+	seq := s.seq - len(pieces) + 1
+	s.mu.Unlock()
+	tn := numbers[0]
+	for i, pk := range pieces {
+		plbs := billablePounds(pk.pounds, pk.dimsIn)
+		ptransport := svc.base + svc.perLb*plbs
+		var poptions int64
+		if to.residential && dom {
+			poptions += residentialSurcharge
+		}
+		if pk.signature {
+			poptions += signatureSurcharge
+		}
+		lbs, transport, options = lbs+plbs, transport+ptransport, options+poptions
+		img, err := renderLabel(labelContent{
+			service: svc.description, trackingNumber: numbers[i], weight: fmt.Sprintf("%d LBS", plbs),
+			from: from, to: to, toName: partyName(sh, "ShipTo"), fromName: partyName(sh, "Shipper"), reference: reference,
+		})
+		if err != nil {
+			writeErrors(w, http.StatusInternalServerError, apiError{"20001", "General process failure: " + err.Error()})
+			return
+		}
+		if labelImage != nil {
+			img = labelImage
+		}
+		if i == 0 {
+			gifLabel = img
+		}
+		html := fmt.Sprintf("<html><body><img src=\"label%s.gif\"></body></html>", numbers[i])
+		shippingLabel := map[string]any{
+			"ImageFormat":  map[string]string{"Code": "GIF", "Description": "GIF"},
+			"GraphicImage": base64.StdEncoding.EncodeToString(img),
+			"HTMLImage":    base64.StdEncoding.EncodeToString([]byte(html)),
+		}
+		if labelFormat == "ZPL" {
+			// ZPL comes as the printer's text, base64 like an image, without HTMLImage.
+			zpl := zplLabel(svc.description, numbers[i], partyName(sh, "ShipTo"), to)
+			shippingLabel = map[string]any{
+				"ImageFormat":  map[string]string{"Code": "ZPL", "Description": "ZPL"},
+				"GraphicImage": base64.StdEncoding.EncodeToString(zpl),
+			}
+		}
+		results[i] = map[string]any{
+			"TrackingNumber":        numbers[i],
+			"ServiceOptionsCharges": money(poptions),
+			"ShippingLabel":         shippingLabel,
+		}
 	}
 	// The sale and its label (kept for Label Recovery) are recorded together.
 	s.mu.Lock()
 	s.shipments[tn] = &shipment{
 		account:        c.account,
 		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
-		from: from, to: to, seq: seq, label: gifLabel, isReturn: isReturn,
+		from: from, to: to, seq: seq, label: gifLabel, isReturn: isReturn, pieces: numbers,
 	}
 	s.mu.Unlock()
-	s.waitHold(r) // the label is sold; only its answer is held
-	html := fmt.Sprintf("<html><body><img src=\"label%s.gif\"></body></html>", tn)
-	shippingLabel := map[string]any{
-		"ImageFormat":  map[string]string{"Code": "GIF", "Description": "GIF"},
-		"GraphicImage": base64.StdEncoding.EncodeToString(gifLabel),
-		"HTMLImage":    base64.StdEncoding.EncodeToString([]byte(html)),
-	}
-	if labelFormat == "ZPL" {
-		// ZPL comes as the printer's text, base64 like an image, without HTMLImage.
-		zpl := zplLabel(svc.description, tn, partyName(sh, "ShipTo"), to)
-		shippingLabel = map[string]any{
-			"ImageFormat":  map[string]string{"Code": "ZPL", "Description": "ZPL"},
-			"GraphicImage": base64.StdEncoding.EncodeToString(zpl),
-		}
-	}
-	results := map[string]any{
+	shipmentResults := map[string]any{
 		"ShipmentCharges": map[string]any{
 			"TransportationCharges": money(transport),
 			"ServiceOptionsCharges": money(options),
@@ -498,21 +519,18 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		},
 		"BillingWeight":                map[string]any{"UnitOfMeasurement": map[string]string{"Code": "LBS", "Description": "Pounds"}, "Weight": fmt.Sprintf("%d.0", lbs)},
 		"ShipmentIdentificationNumber": tn,
-		"PackageResults": []any{map[string]any{
-			"TrackingNumber":        tn,
-			"ServiceOptionsCharges": money(options),
-			"ShippingLabel":         shippingLabel,
-		}},
+		"PackageResults":               results,
 	}
 	if inv != nil {
-		results["Form"] = inv.form(tn) // customs.go
+		shipmentResults["Form"] = inv.form(tn) // customs.go
 	}
+	s.waitHold(r) // the label is sold; only its answer is held
 	writeJSON(w, http.StatusOK, map[string]any{"ShipmentResponse": map[string]any{
 		"Response": map[string]any{
 			"ResponseStatus":       map[string]string{"Code": "1", "Description": "Success"},
 			"TransactionReference": map[string]string{"CustomerContext": customerContext},
 		},
-		"ShipmentResults": results,
+		"ShipmentResults": shipmentResults,
 	}})
 }
 
@@ -675,4 +693,24 @@ type shipment struct {
 	seq        int    // the order of sale
 	label      []byte // the GIF sold, for Label Recovery
 	isReturn   bool   // sold with ReturnService (a UPS Print Return Label)
+	// pieces are the tracking numbers of every package, the first the
+	// shipment's; a void of the shipment voids them all.
+	pieces []string
+}
+
+// maxPackages is the most packages of one shipment (Shipping.yaml
+// ShipmentRequest/Shipment/Package: maximum 200).
+const maxPackages = 200
+
+// Pieces are the tracking numbers of the packages of the shipment sold as
+// trackingNumber, and whether it is void (voiding the shipment voids every
+// package); nil when the fake sold no such shipment.
+func (s *Server) Pieces(trackingNumber string) ([]string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sh := s.shipments[trackingNumber]
+	if sh == nil {
+		return nil, false
+	}
+	return append([]string(nil), sh.pieces...), sh.voided
 }

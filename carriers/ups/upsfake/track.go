@@ -122,10 +122,43 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request, _ []byte) {
 		pkg["deliveryDate"] = []map[string]string{{"type": "SDD", "date": sched.In(trackZone).Format("20060102")}}
 		pkg["deliveryTime"] = map[string]string{"type": "CMT", "endTime": "200000"}
 	}
+	packages := []any{pkg}
+	if len(sh.pieces) > 1 {
+		pkg["packageCount"] = len(sh.pieces)
+		packages = append(packages, sh.pieceScans(list)...)
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"trackResponse": map[string]any{"shipment": []any{map[string]any{
 		"inquiryNumber": sh.trackingNumber,
-		"package":       []any{pkg},
+		"package":       packages,
 	}}}})
+}
+
+// pieceScans are the other packages of a multi-piece shipment, answered
+// with the master's: each gets its own origin scan a minute apart after the
+// master's, once the master has one (shown, newest first, is the master's).
+func (sh *shipment) pieceScans(shown []scan) []any {
+	var origin *scan
+	for i := range shown {
+		if shown[i].code == "OR" {
+			origin = &shown[i]
+		}
+	}
+	var out []any
+	for i, tn := range sh.pieces[1:] {
+		p := map[string]any{"trackingNumber": tn, "packageCount": len(sh.pieces), "activity": []any{}}
+		if origin != nil {
+			at := origin.at.Add(time.Duration(i+1) * time.Minute)
+			p["activity"] = []any{map[string]any{
+				"location": map[string]any{"address": map[string]string{"city": strings.ToUpper(origin.where.city), "stateProvince": origin.where.state, "countryCode": origin.where.country, "country": origin.where.country}},
+				"status":   map[string]string{"type": "I", "description": "Origin Scan", "code": "OR", "statusCode": "005"},
+				"date":     at.In(trackZone).Format("20060102"), "time": at.In(trackZone).Format("150405"),
+				"gmtDate": at.UTC().Format("20060102"), "gmtOffset": "-05:00", "gmtTime": at.UTC().Format("15:04:05"),
+			}}
+			p["currentStatus"] = map[string]string{"description": "Origin Scan", "code": "005"}
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // verify is POST /api/addressvalidation/{version}/{requestoption}: Street
