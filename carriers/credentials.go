@@ -31,3 +31,34 @@ func (c Credentials) GoString() string { return c.String() }
 // Factory builds a live carrier client, with a token cache of its own, from
 // a carrier account's credentials.
 type Factory func(Credentials) (Carrier, error)
+
+// Observed returns f with every client it builds observed like the
+// operator's carriers (Instrument): a carrier account's calls are counted and
+// traced by carrier and operation too.
+func (f Factory) Observed(observe Observe) Factory {
+	if f == nil || observe == nil {
+		return f
+	}
+	return func(c Credentials) (Carrier, error) {
+		client, err := f(c)
+		if err != nil {
+			return nil, err
+		}
+		return Instrument(client, observe), nil
+	}
+}
+
+// CredentialCheckerOf finds c's CredentialChecker under its wrappers.
+func CredentialCheckerOf(c Carrier) (CredentialChecker, bool) {
+	for c != nil {
+		if ch, ok := c.(CredentialChecker); ok {
+			return ch, true
+		}
+		u, ok := c.(interface{ Unwrap() Carrier })
+		if !ok {
+			break
+		}
+		c = u.Unwrap()
+	}
+	return nil, false
+}

@@ -40,3 +40,34 @@ func TestManifestIsObservedThroughWrappers(t *testing.T) {
 		t.Errorf("observed calls (-want +got):\n%s", d)
 	}
 }
+
+type checking struct{ plain }
+
+func (checking) CheckCredentials(context.Context) error { return nil }
+
+// A carrier account's clients are observed like the operator's carriers, and
+// still prove their credentials through the wrapper.
+func TestObservedFactory(t *testing.T) {
+	t.Parallel()
+	var calls []string
+	observe := func(ctx context.Context, carrier, op string) (context.Context, func(error)) {
+		return ctx, func(err error) { calls = append(calls, carrier+" "+op) }
+	}
+	f := carriers.Factory(func(carriers.Credentials) (carriers.Carrier, error) { return checking{}, nil }).Observed(observe)
+	c, err := f(carriers.Credentials{Carrier: "Plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Rates(context.Background(), carriers.Shipment{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"Plain rates"}, calls); d != "" {
+		t.Errorf("observed calls (-want +got):\n%s", d)
+	}
+	if ch, ok := carriers.CredentialCheckerOf(c); !ok || ch.CheckCredentials(context.Background()) != nil {
+		t.Error("the observed client cannot prove its credentials")
+	}
+	if _, ok := carriers.CredentialCheckerOf(carriers.Instrument(plain{}, observe)); ok {
+		t.Error("a carrier without a credentials check has one")
+	}
+}

@@ -396,3 +396,20 @@ func TestCarrierAccountTracksItsLabelsAfterDelete(t *testing.T) {
 		t.Fatalf("tracking calls by %v, want Acme's only", calls)
 	}
 }
+
+// A carrier account's calls are counted like the operator's carriers': its
+// quote is a UPS rates call in the metrics.
+func TestCarrierAccountCallsAreMeasured(t *testing.T) {
+	t.Parallel()
+	b, _, live := setupCarrierAccounts(t)
+	connectUPS(t, b, live, upsfake.ClientID, upsfake.ClientSecret, upsfake.AccountNumber)
+	for _, r := range quoteAccountRates(t, b, live) {
+		if r.CarrierAccountID == "" {
+			t.Fatalf("rate %s %s not quoted through the carrier account", r.Carrier, r.Service)
+		}
+	}
+	waitForMetrics(t, b, map[string]float64{
+		`shipd_carrier_calls_total{carrier="UPS",operation="rates"}`:   1,
+		`shipd_carrier_calls_total{carrier="FedEx",operation="rates"}`: 0,
+	})
+}

@@ -168,7 +168,7 @@ func (s *Service) proveCredentials(ctx context.Context, cr carriers.Credentials)
 	if err != nil {
 		return fieldIssue("credentials", err.Error())
 	}
-	checker, ok := client.(carriers.CredentialChecker)
+	checker, ok := carriers.CredentialCheckerOf(client)
 	if !ok {
 		return fmt.Errorf("carrier %s cannot check credentials: %w", cr.Carrier, ErrCarrierAccountsUnsupported)
 	}
