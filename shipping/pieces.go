@@ -60,9 +60,6 @@ func (in Input) pieces() Input {
 // MultiPiece reports whether the shipment has several pieces.
 func (in Input) MultiPiece() bool { return len(in.Parcels) > 1 }
 
-// pieceCount is the number of pieces, 1 for a single parcel.
-func (in Input) pieceCount() int { return max(len(in.Parcels), 1) }
-
 func carrierParcel(p Parcel) carriers.Parcel {
 	return carriers.Parcel{WeightOz: p.WeightOz, LengthIn: deref(p.LengthIn), WidthIn: deref(p.WidthIn), HeightIn: deref(p.HeightIn)}
 }
