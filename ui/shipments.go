@@ -144,6 +144,14 @@ func returnProblem(err error) (string, int, bool) {
 func (u *UI) labelDocument(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	id := r.PathValue("id")
 	doc, err := u.shipping.LabelFile(r.Context(), c, id)
+	// The document in the format it was bought in: a browser shows a PDF
+	// or PNG, and downloads a ZPL file.
+	return u.serveDocument(w, r, c, err, doc.Data, doc.Format.ContentType(), "label-"+id+"."+string(doc.Format))
+}
+
+// serveDocument answers a shipment's document (the label, its customs
+// invoice), or the page saying why there is none yet.
+func (u *UI) serveDocument(w http.ResponseWriter, r *http.Request, c accounts.Caller, err error, data []byte, contentType, filename string) error {
 	switch {
 	case errors.Is(err, shipping.ErrLabelPending):
 		u.renderError(w, r, &c, http.StatusConflict, "The label is not ready yet: the purchase is under way. Reload in a few seconds.")
@@ -159,13 +167,11 @@ func (u *UI) labelDocument(w http.ResponseWriter, r *http.Request, c accounts.Ca
 		disposition = "attachment"
 	}
 	h := w.Header()
-	// The document in the format it was bought in: a browser shows a PDF
-	// or PNG, and downloads a ZPL file.
-	h.Set("Content-Type", doc.Format.ContentType())
-	h.Set("Content-Disposition", disposition+`; filename="label-`+id+`.`+string(doc.Format)+`"`)
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Disposition", disposition+`; filename="`+filename+`"`)
 	// The shipment page frames the preview; nothing else may.
 	h.Set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'self'")
 	h.Set("X-Frame-Options", "SAMEORIGIN")
-	_, _ = w.Write(doc.Data)
+	_, _ = w.Write(data)
 	return nil
 }
