@@ -207,9 +207,16 @@ func RenderInvoice(in Invoice) ([]byte, error) {
 
 type writer struct{ pdf *fpdf.Fpdf }
 
-// tr maps UTF-8 to Windows-1252, the core fonts' code page ('.' for what it
-// cannot encode).
-func (writer) tr(s string) string {
+// tr maps UTF-8 to Windows-1252, the core fonts' code page.
+func (writer) tr(s string) string { return CP1252(s) }
+
+// CP1252 maps UTF-8 text to Windows-1252, the code page of fpdf's core
+// fonts, and writes '.' for what it cannot encode, as fpdf's own translator
+// does. It keeps no state: fpdf's translator reuses one buffer across calls,
+// so it cannot serve documents rendered at once, and building one per
+// document (scanning a text descriptor with Sscanf) cost a third of a
+// label's rendering.
+func CP1252(s string) string {
 	b := make([]byte, 0, len(s))
 	for _, r := range s {
 		if r < utf8.RuneSelf {

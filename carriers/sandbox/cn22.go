@@ -33,7 +33,7 @@ func postalForm(carrier string, s carriers.Shipment) string {
 // customsFormPage adds the CN22 / CN23 as a 4x6 page after the label.
 func customsFormPage(pdf *fpdf.Fpdf, in LabelInput) {
 	c := in.Customs
-	tr := cp1252
+	tr := paperwork.CP1252
 	pdf.AddPageFormat("P", fpdf.SizeType{Wd: pageW, Ht: pageH})
 	pdf.SetLineWidth(0.02)
 	pdf.Rect(margin, margin, innerW, pageH-2*margin, "D")

@@ -7,13 +7,12 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/boombuler/barcode/code128"
 	"github.com/go-pdf/fpdf"
-	"golang.org/x/text/encoding/charmap"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/paperwork"
 )
 
 // LabelInput is what goes on a label.
@@ -55,29 +54,8 @@ const (
 	ptIn = 1.0 / 72
 )
 
-// sampleMark uses an en dash; the cp1252 translator maps it for the core fonts.
+// sampleMark uses an en dash; the CP1252 translator maps it for the core fonts.
 const sampleMark = "SAMPLE – NOT FOR SHIPPING"
-
-// cp1252 maps UTF-8 text to Windows-1252, the code page of fpdf's core
-// fonts, and writes '.' for what it cannot encode, as fpdf's own translator
-// does. It keeps no state: fpdf's translator reuses one buffer across calls,
-// so it cannot serve labels rendered at once, and building one per label
-// (scanning a text descriptor with Sscanf) cost a third of the rendering.
-func cp1252(s string) string {
-	b := make([]byte, 0, len(s))
-	for _, r := range s {
-		if r < utf8.RuneSelf {
-			b = append(b, byte(r))
-			continue
-		}
-		c, ok := charmap.Windows1252.EncodeRune(r)
-		if !ok {
-			c = '.'
-		}
-		b = append(b, c)
-	}
-	return string(b)
-}
 
 // RenderLabel draws a 4x6 inch shipping label PDF.
 func RenderLabel(in LabelInput) ([]byte, error) { return renderPDF([]LabelInput{in}) }
@@ -137,7 +115,7 @@ func drawPage(pdf *fpdf.Fpdf, in LabelInput) error {
 		onLetter(pdf)
 	}
 
-	l := &labelWriter{pdf: pdf, tr: cp1252}
+	l := &labelWriter{pdf: pdf, tr: paperwork.CP1252}
 	if in.TestMode {
 		// Drawn first so it sits under the content: the address and barcode
 		// stay legible and scannable.

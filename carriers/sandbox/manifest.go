@@ -15,6 +15,7 @@ import (
 	"github.com/go-pdf/fpdf"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/paperwork"
 )
 
 // Manifest triggers: the origin's name (fromAddress.name of the labels, or
@@ -113,7 +114,7 @@ func RenderManifest(in ManifestInput) ([]byte, error) {
 	pdf.SetCreator("shipd sandbox", true)
 	pdf.SetMargins(formMargin, formMargin, formMargin)
 	pdf.SetAutoPageBreak(false, 0)
-	tr := cp1252
+	tr := paperwork.CP1252
 	w := letterW - 2*formMargin
 	date := in.Date.Format("01/02/2006")
 	pdf.SetCreationDate(in.Date.UTC())

@@ -1,4 +1,4 @@
-package sandbox
+package paperwork
 
 import (
 	"testing"
@@ -7,14 +7,14 @@ import (
 	"github.com/go-pdf/fpdf"
 )
 
-// cp1252 writes what fpdf's own cp1252 translator writes, for every rune of
+// CP1252 writes what fpdf's own cp1252 translator writes, for every rune of
 // the Basic Multilingual Plane and a few beyond.
 func TestCP1252MatchesFpdf(t *testing.T) {
 	t.Parallel()
 	want := fpdf.New("P", "in", "", "").UnicodeTranslatorFromDescriptor("")
 	check := func(r rune) {
 		s := "a" + string(r) + "z"
-		if got, w := cp1252(s), want(s); got != w {
+		if got, w := CP1252(s), want(s); got != w {
 			t.Errorf("U+%04X: cp1252 %q, fpdf %q", r, got, w)
 		}
 	}
