@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 )
 
 // Live multi-piece shipments end to end, on the carriers' fakes.
@@ -98,5 +100,30 @@ func TestLiveMultiPieceTracking(t *testing.T) {
 	want := []string{d.Packages[2].TrackingNumber, d.Packages[1].TrackingNumber}
 	if diff := cmp.Diff(want, named); diff != "" {
 		t.Errorf("scans naming a box (-want +got):\n%s", diff)
+	}
+}
+
+// FedEx tracks a master alone: the other boxes' scans come from its Track
+// by associated shipments, asked when the master says it has some, and
+// appear named by their box, as many as the master's own.
+func TestLiveMultiPieceTrackingFedEx(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupLive(t)
+	c := createLabel(t, b, live, liveBody(withParcels(16, 24, 40), withField("carrier", "FedEx"), withField("service", "Ground")))
+	waitForStatus(t, b, live, c.ID, "purchased")
+	waitForTracking(t, b, live, c.ID, "delivered")
+	var d piecesDoc
+	b.doT(t, "GET", "/api/v1/labels/"+c.ID, live, nil).Decode(t, &d)
+	perBox := map[string]int{}
+	for _, e := range d.TrackingEvents {
+		perBox[e.TrackingNumber]++
+	}
+	master := perBox[""]
+	want := map[string]int{"": master, d.Packages[1].TrackingNumber: master, d.Packages[2].TrackingNumber: master}
+	if diff := cmp.Diff(want, perBox); master == 0 || diff != "" {
+		t.Errorf("scans per box, \"\" the master's (-want +got):\n%s", diff)
+	}
+	if f.fedex.Requests(fedexfake.OpTrackAssociated) == 0 {
+		t.Error("the other boxes were never asked for")
 	}
 }

@@ -49,7 +49,14 @@ func (c *Carrier) Track(ctx context.Context, trackingNumber string) (carriers.Tr
 	if err != nil {
 		return carriers.TrackingUpdate{}, c.scrub(err)
 	}
-	up, err := parseTrackResponse(body, tn)
+	r, err := decodeTrack(body)
+	if err != nil {
+		return carriers.TrackingUpdate{}, err
+	}
+	up, err := r.update(tn, true)
+	if err == nil && r.hasPieces(tn) {
+		up = c.withPieces(ctx, tn, up)
+	}
 	return up, c.scrub(err)
 }
 
@@ -91,12 +98,15 @@ func (c *Carrier) TrackMany(ctx context.Context, trackingNumbers []string) ([]ca
 	if err != nil {
 		return nil, c.scrub(err)
 	}
-	var r trackResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, malformed(opTrack, "the track answer does not parse: %v", err)
+	r, err := decodeTrack(body)
+	if err != nil {
+		return nil, err
 	}
 	for i, tn := range tns {
 		up, err := r.update(tn, false)
+		if err == nil && r.hasPieces(tn) {
+			up = c.withPieces(ctx, tn, up)
+		}
 		out[i] = carriers.TrackResult{Update: up, Err: c.scrub(err)}
 	}
 	return out, nil
@@ -128,6 +138,9 @@ type trackResult struct {
 			Ends string `json:"ends"`
 		} `json:"window"`
 	} `json:"estimatedDeliveryTimeWindow"`
+	AdditionalTrackingInfo *struct {
+		HasAssociatedShipments bool `json:"hasAssociatedShipments"`
+	} `json:"additionalTrackingInfo"`
 }
 
 type scanEvent struct {
@@ -150,11 +163,20 @@ type scanLocation struct {
 // not-found-yet number is StatusUnknown without events, any other
 // per-number error is a rejection.
 func parseTrackResponse(body []byte, trackingNumber string) (carriers.TrackingUpdate, error) {
-	var r trackResponse
-	if err := json.Unmarshal(body, &r); err != nil {
-		return carriers.TrackingUpdate{}, malformed(opTrack, "the track answer does not parse: %v", err)
+	r, err := decodeTrack(body)
+	if err != nil {
+		return carriers.TrackingUpdate{}, err
 	}
 	return r.update(trackingNumber, true)
+}
+
+// decodeTrack decodes a Track API answer.
+func decodeTrack(body []byte) (trackResponse, error) {
+	var r trackResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return trackResponse{}, malformed(opTrack, "the track answer does not parse: %v", err)
+	}
+	return r, nil
 }
 
 // update maps the answer for one number. orFirst: a request of one number

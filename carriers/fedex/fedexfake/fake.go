@@ -118,6 +118,7 @@ func New(tb testing.TB) *Server {
 	mux.HandleFunc(PathCancel, s.api(OpCancel, http.MethodPut, s.cancel))
 	mux.HandleFunc(PathTrack, s.api(OpTrack, http.MethodPost, s.track))
 	mux.HandleFunc(PathTrackReference, s.api(OpTrackReference, http.MethodPost, s.trackReference))
+	mux.HandleFunc(PathTrackAssociated, s.api(OpTrackAssociated, http.MethodPost, s.trackAssociated))
 	mux.HandleFunc(PathEndOfDay, s.api(OpEndOfDay, http.MethodPut, s.endOfDay))
 	mux.HandleFunc(PathPickup, s.api(OpPickup, http.MethodPost, s.createPickup))
 	mux.HandleFunc(PathCancelPickup, s.api(OpCancelPickup, http.MethodPut, s.cancelPickup))

@@ -663,12 +663,15 @@ func (sh *shipment) trackResult(detailed bool) map[string]any {
 			"trackingNumberUniqueId": "12029~" + sh.trackingNumber + "~FDEG"},
 		"latestStatusDetail": map[string]any{"code": last.code, "derivedCode": last.derivedCode,
 			"statusByLocale": last.desc, "description": last.desc, "scanLocation": last.where.json()},
-		"serviceDetail":        map[string]any{"type": sh.serviceType},
-		"dateAndTimes":         dates,
-		"scanEvents":           scans,
-		"availableImages":      []any{},
-		"packageDetails":       map[string]any{"count": "1"},
-		"shipperInformation":   map[string]any{"address": sh.from.json()},
-		"recipientInformation": map[string]any{"address": sh.to.json()},
+		"serviceDetail":   map[string]any{"type": sh.serviceType},
+		"dateAndTimes":    dates,
+		"scanEvents":      scans,
+		"availableImages": []any{},
+		"packageDetails":  map[string]any{"count": strconv.Itoa(max(len(sh.pieces), 1))},
+		// A multi-piece shipment's master says it has associated shipments:
+		// its children (trackAssociated).
+		"additionalTrackingInfo": map[string]any{"hasAssociatedShipments": len(sh.pieces) > 1},
+		"shipperInformation":     map[string]any{"address": sh.from.json()},
+		"recipientInformation":   map[string]any{"address": sh.to.json()},
 	}
 }
