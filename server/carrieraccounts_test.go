@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -264,6 +265,8 @@ func TestNoCarrierAccountsWithoutPlatformCarriers(t *testing.T) {
 	t.Parallel()
 	b, _, live := setupCarrierAccounts(t, func(c *app.Config) { c.NoPlatformCarriers = true })
 	wantError(t, b.do("POST", "/api/v1/labels/quote", live, liveBody()), http.StatusUnprocessableEntity, "no_carrier_accounts")
+	wantError(t, b.do("POST", "/api/v1/trackers", live, map[string]any{"trackingNumber": "1Z999AA10123456784"}),
+		http.StatusUnprocessableEntity, "no_carrier_accounts")
 	// Test mode is the sandbox, whatever the operator offers live.
 	wantStatus(t, b.do("POST", "/api/v1/labels/quote", b.token, liveBody()), http.StatusOK)
 	a := connectUPS(t, b, live, upsfake.ClientID, upsfake.ClientSecret, upsfake.AccountNumber)
@@ -412,4 +415,37 @@ func TestCarrierAccountCallsAreMeasured(t *testing.T) {
 		`shipd_carrier_calls_total{carrier="UPS",operation="rates"}`:   1,
 		`shipd_carrier_calls_total{carrier="FedEx",operation="rates"}`: 0,
 	})
+}
+
+// A live standalone tracker follows its number through the account's own
+// carrier account of that carrier, even after the account is deleted; an
+// account without one uses the operator's carrier.
+func TestCarrierAccountTracksStandaloneTrackers(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupCarrierAccounts(t)
+	f.ups.AddClient(acmeClientID, acmeSecret, acmeShipper)
+	acme := connectUPS(t, b, live, acmeClientID, acmeSecret, acmeShipper)
+	wantStatus(t, b.do("POST", "/api/v1/trackers", live, map[string]any{"trackingNumber": "1Z999AA10123456784"}), http.StatusCreated)
+	wantStatus(t, b.do("DELETE", "/api/v1/carrier-accounts/"+acme.ID, live, nil), http.StatusNoContent)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(f.ups.Callers(upsfake.OpTrack)) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the tracker was polled %d times in 10 s", len(f.ups.Callers(upsfake.OpTrack)))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if calls := f.ups.Callers(upsfake.OpTrack); countOfClient(calls, acmeClientID) != len(calls) {
+		t.Fatalf("tracking calls by %v, want Acme's only", calls)
+	}
+
+	other := b.newAccount("Zed", true)
+	_, otherLive := b.newToken(other.ID, "live", allScopes...)
+	before := countOfClient(f.ups.Callers(upsfake.OpTrack), upsfake.ClientID)
+	wantStatus(t, b.do("POST", "/api/v1/trackers", otherLive, map[string]any{"trackingNumber": "1Z999AA10123456791"}), http.StatusCreated)
+	for countOfClient(f.ups.Callers(upsfake.OpTrack), upsfake.ClientID) == before {
+		if time.Now().After(deadline.Add(10 * time.Second)) {
+			t.Fatal("the account without a carrier account was never tracked through the operator's UPS")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

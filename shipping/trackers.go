@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -65,7 +66,7 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /trackers", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[CreatedTracker]) (CreatedTracker, error) {
 		number := carriers.NormalizeTrackingNumber(in.TrackingNumber)
-		carrier, formErr := s.trackerCarrier(c.Mode, in.Carrier, number)
+		carrier, carrierAccountID, formErr := s.trackerCarrier(ctx, c, in.Carrier, number)
 		var input *InputError
 		if formErr != nil && !(errors.As(formErr, &input) && input.Issues[0].Path == "trackingNumber") {
 			return CreatedTracker{}, formErr
@@ -106,7 +107,7 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 			}
 			now := s.now()
 			tr := store.Tracker{ID: store.NewID("trk"), AccountID: c.AccountID, Mode: string(c.Mode),
-				Carrier: name, TrackingNumber: number, Status: carriers.StatusUnknown, Plan: string(planJSON),
+				CarrierAccountID: carrierAccountID, Carrier: name, TrackingNumber: number, Status: carriers.StatusUnknown, Plan: string(planJSON),
 				CreatedAt: now, UpdatedAt: now}
 			inserted, err := tx.InsertStandaloneTracker(ctx, &tr)
 			if err != nil {
@@ -131,35 +132,76 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 }
 
 // trackerCarrier resolves a create's carrier: the one named (any letter
-// case), or the one the number's form names. A number without one of the
-// carrier's forms is an InputError on trackingNumber, returned with the
-// carrier.
-func (s *Service) trackerCarrier(mode accounts.Mode, name, number string) (carriers.Carrier, error) {
+// case), or the one the number's form names; in live mode, the account's
+// carrier account of that carrier when it has an enabled one (its id is
+// returned too), else the operator's carrier unless the operator offers
+// none to tenants. A number without one of the carrier's forms is an
+// InputError on trackingNumber, returned with the carrier.
+func (s *Service) trackerCarrier(ctx context.Context, c accounts.Caller, name, number string) (carriers.Carrier, *string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		switch names := carriers.TrackingNumberCarriers(number); len(names) {
 		case 0:
-			return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has no carrier's form (UPS 1Z…, USPS 20 to 22 digits, FedEx 12 or 15 digits)"}}}
+			return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has no carrier's form (UPS 1Z…, USPS 20 to 22 digits, FedEx 12 or 15 digits)"}}}
 		case 1:
 			name = names[0]
 		default:
-			return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has the form of several carriers (" + strings.Join(names, ", ") + ")"}}}
+			return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has the form of several carriers (" + strings.Join(names, ", ") + ")"}}}
 		}
 	}
-	carrier, err := s.cfg.Carriers.Lookup(mode == accounts.Test, name)
+	var (
+		carrier    carriers.Carrier
+		viaAccount *string
+		err        error
+	)
+	if c.Mode == accounts.Live {
+		own, id, ownErr := s.ownCarrier(ctx, c, name)
+		switch {
+		case ownErr != nil:
+			return nil, nil, ownErr
+		case own != nil:
+			carrier, viaAccount = own, &id
+		case s.cfg.NoPlatformCarriers:
+			return nil, nil, ErrNoCarrierAccounts
+		}
+	}
+	if carrier == nil {
+		carrier, err = s.cfg.Carriers.Lookup(c.Mode == accounts.Test, name)
+	}
 	if errors.Is(err, carriers.ErrUnknownCarrier) {
-		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+		return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
 	}
 	if errors.Is(err, carriers.ErrNotConfigured) {
-		return nil, ErrCarrierNotConfigured
+		return nil, nil, ErrCarrierNotConfigured
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !carriers.WellFormedTrackingNumber(carrier.Name(), number) {
-		return carrier, &InputError{Issues: []Issue{{Path: "trackingNumber", Message: "is not a " + carrier.Name() + " tracking number"}}}
+		return carrier, viaAccount, &InputError{Issues: []Issue{{Path: "trackingNumber", Message: "is not a " + carrier.Name() + " tracking number"}}}
 	}
-	return carrier, nil
+	return carrier, viaAccount, nil
+}
+
+// ownCarrier is the client of the caller's oldest enabled carrier account
+// of the carrier named, and its id; nil when it has none.
+func (s *Service) ownCarrier(ctx context.Context, c accounts.Caller, name string) (carriers.Carrier, string, error) {
+	rows, err := s.store.EnabledCarrierAccounts(ctx, c.AccountID, string(c.Mode))
+	if err != nil {
+		return nil, "", err
+	}
+	for _, r := range rows {
+		if !strings.EqualFold(r.Carrier, name) {
+			continue
+		}
+		client, err := s.accountCarrier(r)
+		if err != nil {
+			s.log.ErrorContext(ctx, "carrier account unusable", slog.String("carrier_account_id", r.ID), slog.Any("error", err))
+			continue
+		}
+		return client, r.ID, nil
+	}
+	return nil, "", nil
 }
 
 // Trackers pages through the caller's trackers, standalone and of labels,

@@ -3,6 +3,7 @@ package shipping
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -54,7 +55,7 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 		return s.schedulePoll(ctx, tx, tr.ID, poll+1, tr.CreatedAt)
 	}
 	known := tr.Status != carriers.StatusUnknown
-	carrier, err := s.cfg.Carriers.Lookup(accounts.Mode(tr.Mode) == accounts.Test, tr.Carrier)
+	carrier, err := s.trackerCarrierOf(ctx, tr)
 	if err != nil {
 		return nil // the carrier is no longer configured: nothing to ask
 	}
@@ -127,4 +128,18 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 		}
 		return next(tx, true)
 	})
+}
+
+// trackerCarrierOf is the carrier a standalone tracker asks: its carrier
+// account's client, whatever became of that account since, or the mode's
+// carrier of its name.
+func (s *Service) trackerCarrierOf(ctx context.Context, tr store.Tracker) (carriers.Carrier, error) {
+	if tr.CarrierAccountID != nil && *tr.CarrierAccountID != "" {
+		ca, err := s.store.CarrierAccountByID(ctx, *tr.CarrierAccountID)
+		if err != nil {
+			return nil, fmt.Errorf("carrier account %s of %s: %w", *tr.CarrierAccountID, tr.ID, err)
+		}
+		return s.accountCarrier(ca)
+	}
+	return s.cfg.Carriers.Lookup(accounts.Mode(tr.Mode) == accounts.Test, tr.Carrier)
 }

@@ -12,11 +12,14 @@ import (
 // Tracker follows one purchased label, or any package (ShipmentID nil: a
 // standalone tracker); Plan is the carrier's scan schedule (JSON).
 type Tracker struct {
-	Seq                 int64      `db:"seq"`
-	ID                  string     `db:"id"`
-	AccountID           string     `db:"account_id"`
-	Mode                string     `db:"mode"`
-	ShipmentID          *string    `db:"shipment_id"`
+	Seq        int64   `db:"seq"`
+	ID         string  `db:"id"`
+	AccountID  string  `db:"account_id"`
+	Mode       string  `db:"mode"`
+	ShipmentID *string `db:"shipment_id"`
+	// CarrierAccountID is the carrier account a standalone tracker asks
+	// through; nil: the operator's carriers (or the sandbox).
+	CarrierAccountID    *string    `db:"carrier_account_id"`
 	Carrier             string     `db:"carrier"`
 	TrackingNumber      string     `db:"tracking_number"`
 	Status              string     `db:"status"`
@@ -40,10 +43,10 @@ type TrackingEvent struct {
 	TrackingNumber *string `db:"tracking_number"`
 }
 
-const trackerColumns = `seq, id, account_id, mode, shipment_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at`
+const trackerColumns = `seq, id, account_id, mode, shipment_id, carrier_account_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at`
 
-const trackerInsert = `INSERT INTO trackers (id, account_id, mode, shipment_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at)
-		VALUES (:id, :account_id, :mode, :shipment_id, :carrier, :tracking_number, :status, :estimated_delivery_at, :plan, :created_at, :updated_at)`
+const trackerInsert = `INSERT INTO trackers (id, account_id, mode, shipment_id, carrier_account_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at)
+		VALUES (:id, :account_id, :mode, :shipment_id, :carrier_account_id, :carrier, :tracking_number, :status, :estimated_delivery_at, :plan, :created_at, :updated_at)`
 
 // InsertTracker stores a tracker.
 func (t *Tx) InsertTracker(ctx context.Context, tr *Tracker) error {
