@@ -84,10 +84,30 @@ func TestCreateWithDeliverBy(t *testing.T) {
 	}
 	r := b.doT(t, http.MethodPost, "/api/v1/labels/create", b.token, quoteBody(func(m map[string]any) { m["deliverBy"] = "2026-07-07" }))
 	wantStatus(t, r, http.StatusAccepted)
-	var sh struct{ Carrier, Service string }
+	var sh struct {
+		ID, Carrier, Service  string
+		EstimatedDeliveryDate string `json:"estimatedDeliveryDate"`
+		Guaranteed            *bool  `json:"guaranteed"`
+	}
 	r.Decode(t, &sh)
 	if sh.Carrier != by[0].Carrier || sh.Service != by[0].Service {
 		t.Errorf("create by 2026-07-07 bought %s %s, want the cheapest arriving by then: %s %s", sh.Carrier, sh.Service, by[0].Carrier, by[0].Service)
+	}
+	// The label reports the delivery date of the rate it was bought at,
+	// on create and when read again.
+	var again struct {
+		EstimatedDeliveryDate string `json:"estimatedDeliveryDate"`
+		Guaranteed            *bool  `json:"guaranteed"`
+	}
+	b.doT(t, http.MethodGet, "/api/v1/labels/"+sh.ID, b.token, nil).Decode(t, &again)
+	for _, got := range []struct {
+		date       string
+		guaranteed *bool
+	}{{sh.EstimatedDeliveryDate, sh.Guaranteed}, {again.EstimatedDeliveryDate, again.Guaranteed}} {
+		if got.date != by[0].EstimatedDeliveryDate || got.guaranteed == nil || *got.guaranteed != *by[0].Guaranteed {
+			t.Errorf("label's delivery date %q guaranteed %v, want the bought rate's %q %v",
+				got.date, got.guaranteed, by[0].EstimatedDeliveryDate, *by[0].Guaranteed)
+		}
 	}
 }
 

@@ -51,6 +51,10 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 	if sh.ManifestID != nil {
 		v.ManifestId = nullable.NewNullableWithValue(*sh.ManifestID)
 	}
+	if sh.EstimatedDeliveryDate != nil {
+		v.EstimatedDeliveryDate = &openapi_types.Date{Time: *sh.EstimatedDeliveryDate}
+		v.Guaranteed = sh.Guaranteed
+	}
 	if sh.TrackingStatus != nil {
 		ts := gen.TrackerStatus(*sh.TrackingStatus)
 		v.TrackingStatus = &ts

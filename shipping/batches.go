@@ -271,6 +271,7 @@ func (s *Service) priceItem(ctx context.Context, c accounts.Caller, item BatchIt
 		Carrier: rate.Carrier, Service: rate.Service, ServiceCategory: rate.ServiceCategory,
 		CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
 		Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
+		EstimatedDeliveryDate: rate.deliveryDate(), Guaranteed: &rate.Guaranteed,
 		CarrierAccountID: optional(rate.CarrierAccountID)}
 	return nil, nil
 }

@@ -46,15 +46,19 @@ type Shipment struct {
 	ChargeAmountCents   int64         `json:"chargeAmountCents"`
 	Currency            string        `json:"currency"`
 	EstimatedDays       int           `json:"estimatedDays"`
-	Source              string        `json:"source"`
-	Input               Input         `json:"input"`
-	TrackingNumber      *string       `json:"trackingNumber,omitempty"`
-	TrackerID           *string       `json:"trackerId,omitempty"`
-	TrackingStatus      *string       `json:"trackingStatus,omitempty"`
-	ErrorMessage        *string       `json:"errorMessage,omitempty"`
-	HasLabel            bool          `json:"hasLabel"`
-	PurchasedAt         *time.Time    `json:"purchasedAt,omitempty"`
-	VoidedAt            *time.Time    `json:"voidedAt,omitempty"`
+	// EstimatedDeliveryDate and Guaranteed are the bought rate's (nil for
+	// labels bought before they were kept).
+	EstimatedDeliveryDate *time.Time `json:"estimatedDeliveryDate,omitempty"`
+	Guaranteed            *bool      `json:"guaranteed,omitempty"`
+	Source                string     `json:"source"`
+	Input                 Input      `json:"input"`
+	TrackingNumber        *string    `json:"trackingNumber,omitempty"`
+	TrackerID             *string    `json:"trackerId,omitempty"`
+	TrackingStatus        *string    `json:"trackingStatus,omitempty"`
+	ErrorMessage          *string    `json:"errorMessage,omitempty"`
+	HasLabel              bool       `json:"hasLabel"`
+	PurchasedAt           *time.Time `json:"purchasedAt,omitempty"`
+	VoidedAt              *time.Time `json:"voidedAt,omitempty"`
 	// IsReturn marks a return label; ReturnOf is the shipment it returns.
 	IsReturn bool    `json:"isReturn"`
 	ReturnOf *string `json:"returnOf,omitempty"`
@@ -153,6 +157,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 			Carrier: rate.Carrier, Service: rate.Service, ServiceCategory: rate.ServiceCategory,
 			CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
 			Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
+			EstimatedDeliveryDate: rate.deliveryDate(), Guaranteed: &rate.Guaranteed,
 			IsReturn: in.Return.is(), ReturnOf: in.Return.Of,
 			LabelFormat: string(cmp.Or(in.LabelFormat, carriers.LabelPDF)), LabelSize: string(cmp.Or(in.LabelSize, carriers.Label4x6)),
 			CarrierAccountID: optional(rate.CarrierAccountID),
@@ -326,6 +331,7 @@ func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 		CarrierRateCents: row.CarrierRateCents, PlatformFeeCents: row.PlatformFeeCents, CustomerPriceCents: row.CustomerPriceCents,
 		BalanceAppliedCents: row.BalanceAppliedCents, ChargeAmountCents: row.ChargeAmountCents,
 		Currency: row.Currency, EstimatedDays: row.EstimatedDays, Source: row.Source, Input: in,
+		EstimatedDeliveryDate: rowDeliveryDate(row), Guaranteed: row.Guaranteed,
 		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
 		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,
 		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, BatchID: row.BatchID, ManifestID: row.ManifestID, Detail: detail, LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row),
@@ -343,4 +349,27 @@ func trackingEventsOf(events []store.TrackingEvent) []TrackingEvent {
 		out[i] = TrackingEvent{Status: e.Status, Message: e.Message, Location: e.Location, OccurredAt: e.OccurredAt, TrackingNumber: e.TrackingNumber}
 	}
 	return out
+}
+
+// deliveryDate is the rate's delivery date as a label keeps it
+// (YYYY-MM-DD); nil when the rate has none.
+func (r Rate) deliveryDate() *string {
+	if r.EstimatedDeliveryDate.IsZero() {
+		return nil
+	}
+	d := r.EstimatedDeliveryDate.UTC().Format(time.DateOnly)
+	return &d
+}
+
+// rowDeliveryDate reads a label's kept delivery date; nil when it has none
+// (or an unreadable one, which no write makes).
+func rowDeliveryDate(row store.Shipment) *time.Time {
+	if row.EstimatedDeliveryDate == nil {
+		return nil
+	}
+	d, err := time.Parse(time.DateOnly, *row.EstimatedDeliveryDate)
+	if err != nil {
+		return nil
+	}
+	return &d
 }

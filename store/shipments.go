@@ -9,33 +9,37 @@ import (
 
 // Shipment is a label: its selected rate, money, state and purchase results.
 type Shipment struct {
-	Seq                 int64      `db:"seq"`
-	ID                  string     `db:"id"`
-	AccountID           string     `db:"account_id"`
-	Mode                string     `db:"mode"`
-	Status              string     `db:"status"`
-	CreatedAt           time.Time  `db:"created_at"`
-	UpdatedAt           time.Time  `db:"updated_at"`
-	Carrier             string     `db:"carrier"`
-	Service             string     `db:"service"`
-	ServiceCategory     string     `db:"service_category"`
-	CarrierRateCents    int64      `db:"carrier_rate_cents"`
-	PlatformFeeCents    int64      `db:"platform_fee_cents"`
-	CustomerPriceCents  int64      `db:"customer_price_cents"`
-	BalanceAppliedCents int64      `db:"balance_applied_cents"`
-	ChargeAmountCents   int64      `db:"charge_amount_cents"`
-	Currency            string     `db:"currency"`
-	EstimatedDays       int        `db:"estimated_days"`
-	Request             string     `db:"request"`
-	Source              string     `db:"source"`
-	TrackingNumber      *string    `db:"tracking_number"`
-	CarrierShipmentID   *string    `db:"carrier_shipment_id"`
-	LabelKey            *string    `db:"label_key"`
-	TrackerID           *string    `db:"tracker_id"`
-	TrackingStatus      *string    `db:"tracking_status"`
-	ErrorMessage        *string    `db:"error_message"`
-	PurchasedAt         *time.Time `db:"purchased_at"`
-	VoidedAt            *time.Time `db:"voided_at"`
+	Seq                 int64     `db:"seq"`
+	ID                  string    `db:"id"`
+	AccountID           string    `db:"account_id"`
+	Mode                string    `db:"mode"`
+	Status              string    `db:"status"`
+	CreatedAt           time.Time `db:"created_at"`
+	UpdatedAt           time.Time `db:"updated_at"`
+	Carrier             string    `db:"carrier"`
+	Service             string    `db:"service"`
+	ServiceCategory     string    `db:"service_category"`
+	CarrierRateCents    int64     `db:"carrier_rate_cents"`
+	PlatformFeeCents    int64     `db:"platform_fee_cents"`
+	CustomerPriceCents  int64     `db:"customer_price_cents"`
+	BalanceAppliedCents int64     `db:"balance_applied_cents"`
+	ChargeAmountCents   int64     `db:"charge_amount_cents"`
+	Currency            string    `db:"currency"`
+	EstimatedDays       int       `db:"estimated_days"`
+	// EstimatedDeliveryDate (YYYY-MM-DD) and Guaranteed are the bought
+	// rate's; nil for labels bought before they were kept.
+	EstimatedDeliveryDate *string    `db:"estimated_delivery_date"`
+	Guaranteed            *bool      `db:"guaranteed"`
+	Request               string     `db:"request"`
+	Source                string     `db:"source"`
+	TrackingNumber        *string    `db:"tracking_number"`
+	CarrierShipmentID     *string    `db:"carrier_shipment_id"`
+	LabelKey              *string    `db:"label_key"`
+	TrackerID             *string    `db:"tracker_id"`
+	TrackingStatus        *string    `db:"tracking_status"`
+	ErrorMessage          *string    `db:"error_message"`
+	PurchasedAt           *time.Time `db:"purchased_at"`
+	VoidedAt              *time.Time `db:"voided_at"`
 	// IsReturn marks a return label; ReturnOf is the shipment it returns,
 	// when it was made from one. Both are set at insert and never change.
 	IsReturn bool    `db:"is_return"`
@@ -60,17 +64,17 @@ type Shipment struct {
 
 const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_at, carrier, service, service_category,
 	carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents, currency,
-	estimated_days, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at,
+	estimated_days, estimated_delivery_date, guaranteed, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at,
 	is_return, return_of, use_charged_at, label_format, label_size, batch_id, manifest_id, carrier_account_id, packages`
 
 // InsertShipment stores a new shipment.
 func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
 	seq, err := t.insertSeq(ctx, `INSERT INTO shipments (id, account_id, mode, status, created_at, updated_at, carrier, service,
 		service_category, carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents,
-		currency, estimated_days, request, source, is_return, return_of, label_format, label_size, batch_id, carrier_account_id)
+		currency, estimated_days, estimated_delivery_date, guaranteed, request, source, is_return, return_of, label_format, label_size, batch_id, carrier_account_id)
 		VALUES (:id, :account_id, :mode, :status, :created_at, :updated_at, :carrier, :service, :service_category,
 		:carrier_rate_cents, :platform_fee_cents, :customer_price_cents, :balance_applied_cents, :charge_amount_cents,
-		:currency, :estimated_days, :request, :source, :is_return, :return_of, :label_format, :label_size, :batch_id, :carrier_account_id)
+		:currency, :estimated_days, :estimated_delivery_date, :guaranteed, :request, :source, :is_return, :return_of, :label_format, :label_size, :batch_id, :carrier_account_id)
 		RETURNING seq`, s)
 	s.Seq = seq
 	return err
