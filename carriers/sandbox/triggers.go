@@ -92,6 +92,11 @@ func Triggers() []Trigger {
 			Effect: "The carrier refuses the label's void, as a live carrier does outside its void window: the label is purchased again and shipment.void_rejected is recorded.",
 		},
 		{
+			Field:  "fromAddress.name (the origin of POST /manifests)",
+			Value:  TriggerManifestRejected,
+			Effect: "USPS and FedEx refuse the manifest: it fails (manifest.failed) and its labels are free again.",
+		},
+		{
 			Field:  "instructions (POST /pickups)",
 			Value:  TriggerPickupRejected,
 			Effect: "The carrier refuses the pickup (the API answers 422 carrier_rejected).",

@@ -95,6 +95,19 @@ var triggerChecks = map[string]func(t *testing.T, c carriers.Carrier, typed stri
 			t.Errorf("Void of another label: %v %v, want confirmed", st, err)
 		}
 	},
+	sandbox.TriggerManifestRejected: func(t *testing.T, c carriers.Carrier, typed string) {
+		m, ok := carriers.ManifesterOf(c)
+		if !ok {
+			return // the sandbox UPS has no manifest step, as UPS
+		}
+		s := domestic()
+		s.From.Name = typed
+		_, err := m.Manifest(context.Background(), carriers.ManifestRequest{Reference: "man_rejected", From: s.From, ShipDate: time.Now(),
+			Labels: []carriers.ManifestLabel{{TrackingNumber: "9400SANDBOX000000000001"}}, TestMode: true})
+		if !errors.Is(err, carriers.ErrRejected) {
+			t.Errorf("Manifest: err = %v, want ErrRejected", err)
+		}
+	},
 	sandbox.TriggerPickupRejected: func(t *testing.T, c carriers.Carrier, typed string) {
 		checkPickup(t, c, typed, carriers.ErrRejected, nil)
 	},
