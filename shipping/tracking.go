@@ -226,18 +226,8 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 		return nil
 	}
 	upd, err := tracker.Track(ctx, tr.TrackingNumber)
-	if errors.Is(err, carriers.ErrOverQuota) {
-		// The carrier's budget is spent (or it asked us to wait): the poll
-		// waits until a call may go, without counting as a failure. The
-		// jitter spreads the polls that waited together, so they do not all
-		// ask for the one call that becomes free.
-		var ce *carriers.Error
-		wait := time.Minute
-		if errors.As(err, &ce) && ce.RetryAfter > 0 {
-			wait = ce.RetryAfter
-		}
-		spread := s.pollDelay(s.now().Sub(purchasedAt)) / 2
-		return river.JobSnooze(wait + rand.N(spread+1))
+	if snooze := s.budgetSnooze(err, purchasedAt); snooze != nil {
+		return snooze
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -295,6 +285,24 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 		}
 		return s.schedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt)
 	})
+}
+
+// budgetSnooze is the snooze of a poll whose carrier refused the call for
+// its budget (or asked us to wait), nil for any other outcome: the poll
+// waits until a call may go, without counting as a failure. The jitter, a
+// half of the poll interval of a tracker that age, spreads the polls that
+// waited together, so they do not all ask for the one call that becomes free.
+func (s *Service) budgetSnooze(err error, since time.Time) error {
+	if !errors.Is(err, carriers.ErrOverQuota) {
+		return nil
+	}
+	var ce *carriers.Error
+	wait := time.Minute
+	if errors.As(err, &ce) && ce.RetryAfter > 0 {
+		wait = ce.RetryAfter
+	}
+	spread := s.pollDelay(s.now().Sub(since)) / 2
+	return river.JobSnooze(wait + rand.N(spread+1))
 }
 
 // RegisterWorkers adds the purchase, void, tracking and manifest workers.

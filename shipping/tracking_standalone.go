@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"time"
-
-	"github.com/riverqueue/river"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
@@ -64,15 +60,8 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 		return nil
 	}
 	upd, err := tracker.Track(ctx, tr.TrackingNumber)
-	if errors.Is(err, carriers.ErrOverQuota) {
-		// As for a label (pollWorker): wait for the budget, spread.
-		var ce *carriers.Error
-		wait := time.Minute
-		if errors.As(err, &ce) && ce.RetryAfter > 0 {
-			wait = ce.RetryAfter
-		}
-		spread := s.pollDelay(s.now().Sub(tr.CreatedAt)) / 2
-		return river.JobSnooze(wait + rand.N(spread+1))
+	if snooze := s.budgetSnooze(err, tr.CreatedAt); snooze != nil {
+		return snooze
 	}
 	if err != nil {
 		if ctx.Err() != nil {
