@@ -41,16 +41,5 @@ func (t *Tx) InsertAddress(ctx context.Context, a *Address) error {
 // ListAddresses returns a page of an account's addresses in one mode, newest first,
 // and the seq to continue from (0 on the last page).
 func (r reader) ListAddresses(ctx context.Context, accountID, mode string, p paging.Request) ([]Address, bool, error) {
-	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM addresses WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
-	if err != nil {
-		return nil, false, err
-	}
-	var rows []Address
-	err = r.sel(ctx, &rows, `SELECT `+addressColumns+` FROM addresses
-		WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n)
-	if err != nil {
-		return nil, false, err
-	}
-	rows, more := trimPage(rows, p.Limit)
-	return rows, more, nil
+	return modePage[Address](ctx, r, p, "addresses", addressColumns, "", accountID, mode)
 }

@@ -40,17 +40,7 @@ func (r reader) Batch(ctx context.Context, accountID, id string) (Batch, error) 
 
 // ListBatches pages through an account's batches in one mode, newest first.
 func (r reader) ListBatches(ctx context.Context, accountID, mode string, p paging.Request) ([]Batch, bool, error) {
-	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM batches WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
-	if err != nil {
-		return nil, false, err
-	}
-	var rows []Batch
-	if err := r.sel(ctx, &rows, `SELECT `+batchColumns+` FROM batches
-		WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n); err != nil {
-		return nil, false, err
-	}
-	rows, more := trimPage(rows, p.Limit)
-	return rows, more, nil
+	return modePage[Batch](ctx, r, p, "batches", batchColumns, "", accountID, mode)
 }
 
 // BatchCounts counts a batch's items by status (the index on (batch_id,

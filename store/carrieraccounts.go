@@ -91,16 +91,5 @@ func (t *Tx) DeleteCarrierAccount(ctx context.Context, accountID, id string, now
 
 // ListCarrierAccounts returns a page of carrier accounts that are not deleted, newest first.
 func (r reader) ListCarrierAccounts(ctx context.Context, accountID, mode string, p paging.Request) ([]CarrierAccount, bool, error) {
-	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM carrier_accounts WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
-	if err != nil {
-		return nil, false, err
-	}
-	var rows []CarrierAccount
-	err = r.sel(ctx, &rows, `SELECT `+carrierAccountColumns+` FROM carrier_accounts
-		WHERE account_id = ? AND mode = ? AND deleted_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n)
-	if err != nil {
-		return nil, false, err
-	}
-	rows, more := trimPage(rows, p.Limit)
-	return rows, more, nil
+	return modePage[CarrierAccount](ctx, r, p, "carrier_accounts", carrierAccountColumns, "deleted_at IS NULL", accountID, mode)
 }

@@ -62,17 +62,7 @@ func (r reader) ManifestByID(ctx context.Context, id string) (Manifest, error) {
 
 // ListManifests pages through an account's manifests in one mode, newest first.
 func (r reader) ListManifests(ctx context.Context, accountID, mode string, p paging.Request) ([]Manifest, bool, error) {
-	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM manifests WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
-	if err != nil {
-		return nil, false, err
-	}
-	var rows []Manifest
-	if err := r.sel(ctx, &rows, `SELECT `+manifestColumns+` FROM manifests
-		WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n); err != nil {
-		return nil, false, err
-	}
-	rows, more := trimPage(rows, p.Limit)
-	return rows, more, nil
+	return modePage[Manifest](ctx, r, p, "manifests", manifestColumns, "", accountID, mode)
 }
 
 // UnmanifestedLabels reads up to limit labels of a carrier in an account and

@@ -37,3 +37,24 @@ func trimPage[T any](rows []T, limit int) ([]T, bool) {
 	}
 	return rows[:limit], true
 }
+
+// modePage reads a page of an account's rows of one mode from table, newest
+// first; also narrows them further (a constant condition such as
+// "deleted_at IS NULL", "" for none). table, columns and also are the
+// store's own text, never a caller's: every value is a parameter.
+func modePage[T any](ctx context.Context, r reader, p paging.Request, table, columns, also, accountID, mode string) ([]T, bool, error) {
+	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM `+table+` WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
+	if err != nil {
+		return nil, false, err
+	}
+	if also != "" {
+		also += " AND "
+	}
+	var rows []T
+	if err := r.sel(ctx, &rows, `SELECT `+columns+` FROM `+table+`
+		WHERE account_id = ? AND mode = ? AND `+also+`seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n); err != nil {
+		return nil, false, err
+	}
+	rows, more := trimPage(rows, p.Limit)
+	return rows, more, nil
+}

@@ -64,17 +64,7 @@ func (r reader) RequestingPickupByKey(ctx context.Context, accountID, mode, key 
 
 // ListPickups pages through an account's pickups in one mode, newest first.
 func (r reader) ListPickups(ctx context.Context, accountID, mode string, p paging.Request) ([]Pickup, bool, error) {
-	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM pickups WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
-	if err != nil {
-		return nil, false, err
-	}
-	var rows []Pickup
-	if err := r.sel(ctx, &rows, `SELECT `+pickupColumns+` FROM pickups
-		WHERE account_id = ? AND mode = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n); err != nil {
-		return nil, false, err
-	}
-	rows, more := trimPage(rows, p.Limit)
-	return rows, more, nil
+	return modePage[Pickup](ctx, r, p, "pickups", pickupColumns, "", accountID, mode)
 }
 
 // LockPickup reads a pickup for update.

@@ -100,16 +100,5 @@ func (t *Tx) RevokeSubscription(ctx context.Context, accountID, id string, now t
 
 // ListSubscriptions returns a page of active subscriptions, newest first.
 func (r reader) ListSubscriptions(ctx context.Context, accountID, mode string, p paging.Request) ([]Subscription, bool, error) {
-	before, n, err := r.pageArgs(ctx, p, `SELECT seq FROM webhook_subscriptions WHERE id = ? AND account_id = ? AND mode = ?`, accountID, mode)
-	if err != nil {
-		return nil, false, err
-	}
-	var rows []Subscription
-	err = r.sel(ctx, &rows, `SELECT `+subscriptionColumns+` FROM webhook_subscriptions
-		WHERE account_id = ? AND mode = ? AND revoked_at IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`, accountID, mode, before, n)
-	if err != nil {
-		return nil, false, err
-	}
-	rows, more := trimPage(rows, p.Limit)
-	return rows, more, nil
+	return modePage[Subscription](ctx, r, p, "webhook_subscriptions", subscriptionColumns, "revoked_at IS NULL", accountID, mode)
 }
