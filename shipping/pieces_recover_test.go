@@ -26,13 +26,7 @@ func TestRescuedMultiPiecePurchaseVoidsAndBuysAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sales := func() []sale {
-		var out []sale
-		for _, s := range b.ups.Sales(sh.ID) {
-			out = append(out, sale(s))
-		}
-		return out
-	}
+	sales := salesOf(b.ups.Sales, sh.ID)
 	b.interruptPurchase(t, sh.ID, sales, b.ups.HoldShips, b.ups.ReleaseShips)
 	first := sales()[0].TrackingNumber
 

@@ -77,6 +77,20 @@ type sale struct {
 	Voided         bool
 }
 
+// salesOf reads a fake carrier's sales of the shipment id, as sales.
+func salesOf[S ~struct {
+	TrackingNumber string
+	Voided         bool
+}](list func(reference string) []S, id string) func() []sale {
+	return func() []sale {
+		var out []sale
+		for _, s := range list(id) {
+			out = append(out, sale(s))
+		}
+		return out
+	}
+}
+
 // interruptPurchase runs the purchase of sh while the carrier holds its
 // ship answer, and abandons it (as a killed process does) once the carrier
 // has sold the label; then it lets the carrier answer again.
@@ -122,13 +136,7 @@ func TestRescuedPurchaseAdoptsTheUPSLabelAlreadySold(t *testing.T) {
 	t.Parallel()
 	b := setupLiveWorkers(t)
 	sh := b.create(t, "UPS")
-	sales := func() []sale {
-		var out []sale
-		for _, s := range b.ups.Sales(sh.ID) {
-			out = append(out, sale(s))
-		}
-		return out
-	}
+	sales := salesOf(b.ups.Sales, sh.ID)
 	b.interruptPurchase(t, sh.ID, sales, b.ups.HoldShips, b.ups.ReleaseShips)
 	first := sales()[0].TrackingNumber
 

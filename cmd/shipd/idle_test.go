@@ -2,7 +2,6 @@ package main
 
 import (
 	"testing"
-	"time"
 
 	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 )
@@ -21,18 +20,5 @@ func TestServeWakesJobWorkersWithoutPolling(t *testing.T) {
 		t.Fatalf("create: %d %v", status, created)
 	}
 	id, _ := created["id"].(string)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, got := s.call(t, "GET", "/api/v1/labels/"+id, token, nil)
-		if got["trackingStatus"] == "delivered" {
-			break
-		}
-		if got["status"] == "failed" {
-			t.Fatalf("label failed: %v", got["errorMessage"])
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("label %s not delivered after 30 s with a job poll of an hour: %v (FedEx tracked %d times)", id, got, fake.Requests(fedexfake.OpTrack))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitDelivered(t, s, token, id, fake, "with a job poll of an hour")
 }

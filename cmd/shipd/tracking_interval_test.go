@@ -48,17 +48,24 @@ func TestServeLiveTrackingInterval(t *testing.T) {
 		t.Fatalf("create: %d %v", status, created)
 	}
 	id, _ := created["id"].(string)
+	waitDelivered(t, s, token, id, fake, "of 1 s polls")
+}
+
+// waitDelivered waits up to 30 s for the label id to be tracked to
+// delivered; why says what should have made it so.
+func waitDelivered(t *testing.T, s *serveProc, token, id string, fake *fedexfake.Server, why string) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		_, got := s.call(t, "GET", "/api/v1/labels/"+id, token, nil)
 		if got["trackingStatus"] == "delivered" {
-			break
+			return
 		}
 		if got["status"] == "failed" {
 			t.Fatalf("label failed: %v", got["errorMessage"])
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("label %s not delivered after 30 s of 1 s polls: %v (FedEx tracked %d times)", id, got, fake.Requests(fedexfake.OpTrack))
+			t.Fatalf("label %s not delivered after 30 s %s: %v (FedEx tracked %d times)", id, why, got, fake.Requests(fedexfake.OpTrack))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
