@@ -71,6 +71,22 @@ func waitTrackerStatus(t *testing.T, b *bundle, token, id, want string) standalo
 	}
 }
 
+// waitTrackerScanned waits for a tracker's first scan, whatever it is.
+func waitTrackerScanned(t *testing.T, b *bundle, token, id string) standaloneDoc {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		d := getTracker(t, b, token, id)
+		if len(d.Events) > 0 {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tracker %s has no scan after 20 s: %+v", id, d)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func listTrackers(t *testing.T, b *bundle, token, query string) []standaloneDoc {
 	t.Helper()
 	r := b.doT(t, "GET", "/api/v1/trackers?"+query, token, nil)
@@ -236,9 +252,12 @@ func TestTrackersListAndDelete(t *testing.T) {
 
 func TestDeletedTrackerStopsScanning(t *testing.T) {
 	t.Parallel()
-	b := setupLabels(t, withSandbox(20*time.Millisecond))
+	// Scans half a second apart: the delete lands after the first scan and
+	// before the rest, however late a loaded machine runs the first job
+	// (waiting for "pre_transit" itself lost that race under -race in CI).
+	b := setupLabels(t, withSandbox(500*time.Millisecond))
 	d := postTracker(t, b, b.token, map[string]any{"trackingNumber": "123456789012"}, http.StatusCreated)
-	waitTrackerStatus(t, b, b.token, d.ID, "pre_transit")
+	waitTrackerScanned(t, b, b.token, d.ID)
 	wantStatus(t, b.do("DELETE", "/api/v1/trackers/"+d.ID, b.token, nil), http.StatusNoContent)
 	// A control tracker made after the delete is delivered: by then every
 	// scan of the deleted one was due.
