@@ -51,6 +51,39 @@ func customsScenarios() []Scenario {
 				tok := e.Token("test")
 				return Request{Token: tok, Params: map[string]string{"id": ID(e.Purchased(tok))}}
 			}},
+		{Name: "a batch's customs documents", Op: "getBatchCustomsPDF", Status: 200,
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				id := completedBatch(e, tok, internationalShipment("Ada Lovelace"), Shipment("Grace Hopper"))
+				return Request{Token: tok, Params: map[string]string{"id": id}}
+			},
+			Check: func(x *Exchange) error {
+				if !strings.HasPrefix(string(x.Body), "%PDF-") {
+					return fmt.Errorf("the body does not start with %%PDF-: %q", truncate(x.Body, 20))
+				}
+				return nil
+			}},
+		{Name: "Slow Carrier still paying", Op: "getBatchCustomsPDF", Status: 202, Code: "label_pending",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				b := e.Want(e.Call("POST", "/batches", tok, Batch(internationalShipment("Slow Carrier"))), 202)
+				return Request{Token: tok, Params: map[string]string{"id": ID(b)}}
+			},
+			Check: wantHeaders("Retry-After")},
+		{Name: "test batch with a live token", Op: "getBatchCustomsPDF", Status: 403, Code: "wrong_mode",
+			Request: func(e *Env) Request {
+				b := e.Want(e.Call("POST", "/batches", e.Token("test"), Batch(internationalShipment("Ada Lovelace"))), 202)
+				return Request{Token: e.Token("live"), Params: map[string]string{"id": ID(b)}}
+			}},
+		{Name: "a batch of domestic labels has none", Op: "getBatchCustomsPDF", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatch(e, tok, Shipment("Ada Lovelace"))}}
+			}},
+		{Name: "no such batch", Op: "getBatchCustomsPDF", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Params: map[string]string{"id": "bat_contract0000000000000000"}}
+			}},
 		{Name: "DDP rates show the duties", Op: "quoteLabel", Status: 200,
 			Request: func(e *Env) Request {
 				return Request{Token: e.Token("test"), Body: With(internationalShipment("Ada Lovelace"), "customs.incoterm", "DDP")}

@@ -2231,6 +2231,18 @@ type ClientInterface interface {
 	// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
 	GetBatch(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetBatchCustomsPDF Download the customs documents of a batch as one PDF
+	//
+	// The customs document (`GET /labels/{id}/customs.pdf`) of every purchased
+	// international label of the batch, in item order, as one PDF to print on office
+	// paper beside the labels (`labels.pdf` or `labels.zpl` go to the label printer).
+	// Domestic items, failed items and labels refunded since are skipped. Streamed. 202
+	// `label_pending` while any item is `paying` or `pending`; 404 `not_found` when no
+	// purchased label of the batch crosses a border.
+	//
+	// Corresponds with GET /batches/{id}/customs.pdf (the `GetBatchCustomsPDF` operationId).
+	GetBatchCustomsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetBatchLabelsPDF Download every label of a batch as one PDF
 	//
 	// Every purchased label of the batch, in item order, as one document to print;
@@ -2969,6 +2981,28 @@ func (c *Client) CreateBatch(ctx context.Context, body CreateBatchJSONRequestBod
 // Corresponds with GET /batches/{id} (the `GetBatch` operationId).
 func (c *Client) GetBatch(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetBatchRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBatchCustomsPDF Download the customs documents of a batch as one PDF
+//
+// The customs document (`GET /labels/{id}/customs.pdf`) of every purchased
+// international label of the batch, in item order, as one PDF to print on office
+// paper beside the labels (`labels.pdf` or `labels.zpl` go to the label printer).
+// Domestic items, failed items and labels refunded since are skipped. Streamed. 202
+// `label_pending` while any item is `paying` or `pending`; 404 `not_found` when no
+// purchased label of the batch crosses a border.
+//
+// Corresponds with GET /batches/{id}/customs.pdf (the `GetBatchCustomsPDF` operationId).
+func (c *Client) GetBatchCustomsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBatchCustomsPDFRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -4302,6 +4336,40 @@ func NewGetBatchRequest(server string, id BatchId) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/batches/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetBatchCustomsPDFRequest constructs an http.Request for the GetBatchCustomsPDF method
+func NewGetBatchCustomsPDFRequest(server string, id BatchId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/batches/%s/customs.pdf", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6244,6 +6312,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /batches/{id} (the `GetBatch` operationId).
 	GetBatchWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchResponse, error)
 
+	// GetBatchCustomsPDFWithResponse Download the customs documents of a batch as one PDF
+	//
+	// The customs document (`GET /labels/{id}/customs.pdf`) of every purchased
+	// international label of the batch, in item order, as one PDF to print on office
+	// paper beside the labels (`labels.pdf` or `labels.zpl` go to the label printer).
+	// Domestic items, failed items and labels refunded since are skipped. Streamed. 202
+	// `label_pending` while any item is `paying` or `pending`; 404 `not_found` when no
+	// purchased label of the batch crosses a border.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /batches/{id}/customs.pdf (the `GetBatchCustomsPDF` operationId).
+	GetBatchCustomsPDFWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchCustomsPDFResponse, error)
+
 	// GetBatchLabelsPDFWithResponse Download every label of a batch as one PDF
 	//
 	// Every purchased label of the batch, in item order, as one document to print;
@@ -7769,6 +7851,143 @@ func (r GetBatchResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetBatchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBatchCustomsPDFResponse202Headers the declared response headers of an HTTP 202 response for GetBatchCustomsPDF
+type GetBatchCustomsPDFResponse202Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetBatchCustomsPDFResponse400Headers the declared response headers of an HTTP 400 response for GetBatchCustomsPDF
+type GetBatchCustomsPDFResponse400Headers struct {
+	XRequestId string
+}
+
+// GetBatchCustomsPDFResponse401Headers the declared response headers of an HTTP 401 response for GetBatchCustomsPDF
+type GetBatchCustomsPDFResponse401Headers struct {
+	XRequestId string
+}
+
+// GetBatchCustomsPDFResponse403Headers the declared response headers of an HTTP 403 response for GetBatchCustomsPDF
+type GetBatchCustomsPDFResponse403Headers struct {
+	XRequestId string
+}
+
+// GetBatchCustomsPDFResponse404Headers the declared response headers of an HTTP 404 response for GetBatchCustomsPDF
+type GetBatchCustomsPDFResponse404Headers struct {
+	XRequestId string
+}
+
+// GetBatchCustomsPDFResponse429Headers the declared response headers of an HTTP 429 response for GetBatchCustomsPDF
+type GetBatchCustomsPDFResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetBatchCustomsPDFResponse500Headers the declared response headers of an HTTP 500 response for GetBatchCustomsPDF
+type GetBatchCustomsPDFResponse500Headers struct {
+	XRequestId string
+}
+
+type GetBatchCustomsPDFResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *Error
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *GetBatchCustomsPDFResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetBatchCustomsPDFResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBatchCustomsPDFResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetBatchCustomsPDFResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBatchCustomsPDFResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBatchCustomsPDFResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBatchCustomsPDFResponse500Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r GetBatchCustomsPDFResponse) GetJSON202() *Error {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBatchCustomsPDFResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBatchCustomsPDFResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetBatchCustomsPDFResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBatchCustomsPDFResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBatchCustomsPDFResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBatchCustomsPDFResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBatchCustomsPDFResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBatchCustomsPDFResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBatchCustomsPDFResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBatchCustomsPDFResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13628,6 +13847,26 @@ func (c *ClientWithResponses) GetBatchWithResponse(ctx context.Context, id Batch
 	return ParseGetBatchResponse(rsp)
 }
 
+// GetBatchCustomsPDFWithResponse Download the customs documents of a batch as one PDF
+//
+// The customs document (`GET /labels/{id}/customs.pdf`) of every purchased
+// international label of the batch, in item order, as one PDF to print on office
+// paper beside the labels (`labels.pdf` or `labels.zpl` go to the label printer).
+// Domestic items, failed items and labels refunded since are skipped. Streamed. 202
+// `label_pending` while any item is `paying` or `pending`; 404 `not_found` when no
+// purchased label of the batch crosses a border.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /batches/{id}/customs.pdf (the `GetBatchCustomsPDF` operationId).
+func (c *ClientWithResponses) GetBatchCustomsPDFWithResponse(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*GetBatchCustomsPDFResponse, error) {
+	rsp, err := c.GetBatchCustomsPDF(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBatchCustomsPDFResponse(rsp)
+}
+
 // GetBatchLabelsPDFWithResponse Download every label of a batch as one PDF
 //
 // Every purchased label of the batch, in item order, as one document to print;
@@ -15667,6 +15906,182 @@ func ParseGetBatchResponse(rsp *http.Response) (*GetBatchResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetBatchResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBatchCustomsPDFResponse parses an HTTP response from a GetBatchCustomsPDFWithResponse call
+func ParseGetBatchCustomsPDFResponse(rsp *http.Response) (*GetBatchCustomsPDFResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBatchCustomsPDFResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers GetBatchCustomsPDFResponse202Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetBatchCustomsPDFResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetBatchCustomsPDFResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetBatchCustomsPDFResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBatchCustomsPDFResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBatchCustomsPDFResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBatchCustomsPDFResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -22922,6 +23337,9 @@ type ServerInterface interface {
 	// GetBatch Get a batch
 	// (GET /batches/{id})
 	GetBatch(ctx echo.Context, id BatchId) error
+	// GetBatchCustomsPDF Download the customs documents of a batch as one PDF
+	// (GET /batches/{id}/customs.pdf)
+	GetBatchCustomsPDF(ctx echo.Context, id BatchId) error
 	// GetBatchLabelsPDF Download every label of a batch as one PDF
 	// (GET /batches/{id}/labels.pdf)
 	GetBatchLabelsPDF(ctx echo.Context, id BatchId) error
@@ -23139,6 +23557,22 @@ func (w *ServerInterfaceWrapper) GetBatch(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetBatch(ctx, id)
+	return err
+}
+
+// GetBatchCustomsPDF converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBatchCustomsPDF(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id BatchId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBatchCustomsPDF(ctx, id)
 	return err
 }
 
@@ -23905,6 +24339,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/batches/:id/shipments", wrapper.ListBatchShipments, options.OperationMiddlewares["listBatchShipments"]...)
 	router.GET(options.BaseURL+"/batches/:id/labels.pdf", wrapper.GetBatchLabelsPDF, options.OperationMiddlewares["getBatchLabelsPDF"]...)
 	router.GET(options.BaseURL+"/batches/:id/labels.zpl", wrapper.GetBatchLabelsZPL, options.OperationMiddlewares["getBatchLabelsZPL"]...)
+	router.GET(options.BaseURL+"/batches/:id/customs.pdf", wrapper.GetBatchCustomsPDF, options.OperationMiddlewares["getBatchCustomsPDF"]...)
 	router.GET(options.BaseURL+"/manifests", wrapper.ListManifests, options.OperationMiddlewares["listManifests"]...)
 	router.POST(options.BaseURL+"/manifests", wrapper.CreateManifest, options.OperationMiddlewares["createManifest"]...)
 	router.GET(options.BaseURL+"/manifests/:id", wrapper.GetManifest, options.OperationMiddlewares["getManifest"]...)
@@ -25026,6 +25461,156 @@ func (response GetBatch429JSONResponse) VisitGetBatchResponse(w http.ResponseWri
 type GetBatch500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response GetBatch500JSONResponse) VisitGetBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCustomsPDFRequestObject struct {
+	Id BatchId `json:"id"`
+}
+
+type GetBatchCustomsPDFResponseObject interface {
+	VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error
+}
+
+type GetBatchCustomsPDF200ApplicationpdfResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetBatchCustomsPDF200ApplicationpdfResponse) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetBatchCustomsPDF202ResponseHeaders struct {
+	RetryAfter int
+	XRequestId string
+}
+
+type GetBatchCustomsPDF202JSONResponse struct {
+	Body    Error
+	Headers GetBatchCustomsPDF202ResponseHeaders
+}
+
+func (response GetBatchCustomsPDF202JSONResponse) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCustomsPDF400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBatchCustomsPDF400JSONResponse) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCustomsPDF401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBatchCustomsPDF401JSONResponse) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCustomsPDF403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBatchCustomsPDF403JSONResponse) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCustomsPDF404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBatchCustomsPDF404JSONResponse) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCustomsPDF429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBatchCustomsPDF429JSONResponse) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBatchCustomsPDF500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBatchCustomsPDF500JSONResponse) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -30629,6 +31214,9 @@ type StrictServerInterface interface {
 	// GetBatch Get a batch
 	// (GET /batches/{id})
 	GetBatch(ctx context.Context, request GetBatchRequestObject) (GetBatchResponseObject, error)
+	// GetBatchCustomsPDF Download the customs documents of a batch as one PDF
+	// (GET /batches/{id}/customs.pdf)
+	GetBatchCustomsPDF(ctx context.Context, request GetBatchCustomsPDFRequestObject) (GetBatchCustomsPDFResponseObject, error)
 	// GetBatchLabelsPDF Download every label of a batch as one PDF
 	// (GET /batches/{id}/labels.pdf)
 	GetBatchLabelsPDF(ctx context.Context, request GetBatchLabelsPDFRequestObject) (GetBatchLabelsPDFResponseObject, error)
@@ -30970,6 +31558,31 @@ func (sh *strictHandler) GetBatch(ctx echo.Context, id BatchId) error {
 		return err
 	} else if validResponse, ok := response.(GetBatchResponseObject); ok {
 		return validResponse.VisitGetBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBatchCustomsPDF operation middleware
+func (sh *strictHandler) GetBatchCustomsPDF(ctx echo.Context, id BatchId) error {
+	var request GetBatchCustomsPDFRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBatchCustomsPDF(ctx.Request().Context(), request.(GetBatchCustomsPDFRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBatchCustomsPDF")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBatchCustomsPDFResponseObject); ok {
+		return validResponse.VisitGetBatchCustomsPDFResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -32199,342 +32812,344 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39cts4ljd8Kyg9WxXpeWhFku0klv94X7eT7sluPryxMz3bw35EiIQsjCmAQ0CW1V2p2mt5/9gL2yt5",
-	"C+cAJEhRluTYTqfXVVPTsUjiG+f7/M7vrVjOMimY0Ko1/L01ZTRhOfzzE9XsHZ9xDf9nfkmYinOeaS5F",
-	"a9g6pRmNuV6S9nieK90hckL0lJHxPL5imugpVyRn/5wzpUmS04Uik1zOuq2gpeIpm1HTol5mrDVscaHZ",
-	"JctbX74EZbef2IxywcXlatc/T2XKXOOKpGyiCRde77v0oljD5D4LfkM0nzHSViyWIlEdQjVZTHk89WfJ",
-	"FZnM05TQS8qF6dUMiucsaQ11PmebRoEzeJusDuBtwoTmE85yXNdyMY8JTZU082V5LnMylglnilBFoty1",
-	"F201FKVzs7w4Ep0vTyaa5atDOccFIFqSBeWajNlE5mb5db7k4pK07ZQCksu5SFhC5lnn9gHMuOCz+aw1",
-	"7AWr6/IlaGU0pzOm7Un8gep42rRI8IDwxHTGzQ8Z1dNW0BJ0Bk0mtw6C3dBZlpoXx1SPBuOX8QHrT3r0",
-	"KHkVvxy/oIeTA7ZvmlhdrlOa55zlJ3Es56Jx/+wbhOIr9zDImI4OJvtskPTj3viIvpq8ZC+Sw/hgvE+b",
-	"xzjPlWzYzo8Z/eeckUwqbn6BW0koyXJ2zeVckYxesmeKRILdaGwjKob+zznLl+XYY+yisrP05h0Tl3ra",
-	"Gg56vaZxrSEnZ/SSEcV/Y+s6S+E7v6+ETeg81a3h4DAwHeOR6ptuiwPWD5ou3nsq+GTNzXPP7mHLZlSM",
-	"DuN+MmD7kwN6OH4Rv0xesaNJj/bHjXt2xuOredY0KnxyD2PK4qvRfnyUDOCsvxq/jF8kh+xgsk8HzWM6",
-	"n/JsxppPuXt2D+NS02z00o7qaPwqfpm8YIeTA7o/HsSN4/qZjadSXjUOaz4u/ryHoS2mV6M+HYz344Pk",
-	"kL2YvKSvxkdxL+mzwaRhaF9MqyqTQjFLvpKfqGYLujR/xVJoJuAC0CxLeUzNKJ//Q5mR/+71/y85m7SG",
-	"rf/1vOTQz/Gpev7GUH7sqjrzKEa6MwLeEJH2guspcb/CZyrqEJmT6JrlwF/sq0NCSSIXQumc0RnJcnnN",
-	"E5aTCeUpS46R3JuV9ESEv+1ZDraHu9A0ZPv685LXwbB/oIn9ZYtFKbbCvJngZb6mKU9G8EbQgim0hi0n",
-	"b4xlsjS8WUhN4EXyr+cfP9jttvfe/Ht0OOmzQbIfH4wP6Yujl69aX4Kv3YILIx009k/akT9u3AdKtLxi",
-	"giyoIb1KscSJMp8/vSPtCJ6OuBgBOYw697cFp1JMUh7rhz+VJ0RpqhmJbY9DEgmpR9k8j6dUsSQibSPT",
-	"DI0Eo+e5+DiJiLmkilCiHInRU6rtmoai+LQTmI8mc5GYNcpyeZkzpaKARDTNGU2Wo2vJE5b4v8wshceO",
-	"SUrHLCVchcK+QKQglLi3jmEzZkwpw6FwWFx3glBEXLCUX/JxykYwQdNJMsflYyMmkkxyoc2v0MdoIvMZ",
-	"1aMZVzMjuXi9JzKem1mGgqorlpCJzM0xoELqqbmE8KFZAjwa+JE5MmM5v5wa6ffYdvIjvBoRKpJQ4E+f",
-	"8xTXE76VghGuyZQqs3YJS/k1y5eV1TPjmlExp2kocuZeMYvvVuifczbHxdc5ja9YPpKTkduqcl7PFLHP",
-	"SUyFuQ1jFoqEpUzj125LYipilqZ2RzJkdsWPVuQ0H/CEzTKpmYiXoyu2HMUyTbniUkSkbWZ3xZahMAsz",
-	"NzdJChSd3VYQIIeUJHwyYbk5VeamNrXLxWiumBmNWQKkKvAxtHfFYDWU5mlK8rkwagqhRnwm/R6xGoOl",
-	"mQGJQLreA/E66nRD8YbmqREOFcuvWa5ILOdpQqhQC5ZXh+IYySiVSkfHhJJYzmZca5Y4feCZMiPE1/B+",
-	"LEjOYpkbSRyGzLVRHpSc5zEz54LkLEvpkiUBURLvlSGr+HEoUikuYXBCd0Nxb+TmR5mPeZIwcUeCr+aT",
-	"CY85E3qkYpkxj+zDnsiM5dAKEYwZdWXKyCLnmg3duVTEfbiRDZSCwTl8MmzVmroHRhGtzqlg2JXeLcNe",
-	"5FJcjmYyYdH9MYG3QrNc0BRH+fDyCbf9FQKKohNmVEu4K+6KMaIMufJugrlynQAZpmEj/HJudxu1YDWP",
-	"p6ADOwHIMBj3oiErFZGn9vD+lvOD1D8aJfgRVtLMYWL6ikh7xpXi4jIglrTCOlneYTXQZwqXz7KiuaDX",
-	"lKd0nN7naTqjy1TS5ELKdzS/ZI+wChn2ONJSjlLTZzRE+4yRwNhNDKSgT97zH0j7FfzHsNazj+cX5PnY",
-	"MGGmhoSKknoY1fdmb0Zv9kwTe+OlZuo+pa4zujQE5FOhdzzCQRll2OloxvRUJkbWTxKj8+PPBH8OzMKJ",
-	"bS7i/a3GOcuvecw+l6fxEXUk/w6s0ZQCj2j4r+NVclLoCMSh0WSephFp4+GCa6aexzmjmg2JltKIVEvi",
-	"vlFoTDOn0Syz7VcdG/l2asQJI8Tg10lnaHcFRYyKPOGkjdqeeK9s3pLC9vcl+JrNvJDyPRVL+6u6E5/P",
-	"jeQMph6W+BzeLZ8z+h5XVqRvV+FxNLzIH6SjN2gPdrZan5wUwudlLudZKNrRzZ5pYQ9a2INfo46Rvtgs",
-	"08viSIDm90wVJkQjuRnu3yU/U65D0XgMjkn0t73Cur0H5u3ItL0wd3ut5ToUlc/g/0GHqDdnbfIRoTkD",
-	"EdHI2AzUAzo39EOD8pN4MqmcEErKCRvu5FYnIIObG8JFnM4TlnRDEYqTVElSXeEAqJGcaxh/ZUD/OyL2",
-	"MHpXDE0WofAGxKVQpC0kLmpgKP5cXAm5EAFhN5mhxOZG5+xaXoHewDpoGIXdjFOOulmSGP3IiOGo1aPq",
-	"buRmswTEKKLKam96ymYr4vPX3Mrq5mz8vOq9qTVR8a1s1Uz5xUpT1oGyZTPm7a8jM59hY2XOf9uKfa43",
-	"HsHuVdQIRsaM5iy3GztDAYG4c/NI5MVKcyM3TZhPZJRUf+DmBzQO2VOLMi7+ZM/0PYp2n0WWy5gpZfjf",
-	"G6G5Xt5p8d3kJpylVQp/grerC05F6+8CESlo4cv1lx5nO/5a2u+cCUqxGQW6kqZLYjdlSKLK1HA33I7Z",
-	"n0DICEWEfxo6Av8CulaxXSaSofXQGYZMt/XWtJSBUe5DEVltStCZER1AoEilAterbcCQJegLGAEYgRS+",
-	"FBDWvTQcQKEwdkr1pcwL+6Ub44obMuEJWco5mTEqSPktMx//P5E1kOGA7TeFlMWVmjMQr0ChS6QhLiSf",
-	"p6xU5IQcGS6gItOQkCO4jGZ5bVdFY4VUZoVJFNuckJezf7AYTX0pvy4FLcOgkFqDlOusjFSRS35tWMQ6",
-	"edDNiV0biVovC609FBFwlDfmAb6rPEcEsjNza62EN9KyMEUWYqP7QRHQ7dAgA9Y+LUk2B3ZruFNAIvcq",
-	"aLNqnmUyx3l68iSZUiBf7l2iNMtga9z6xDkDVzNN1chODWxwrgF/lbx3kavHVS/ncXkSuQKzkzWbogFD",
-	"yJHr1X6g3K4YuQaaFIW443g+FaFgwuxvUu8vMIc5t2ZNkClkTuRkwnKYtNtq07AZjFyIzv1ZtArKAs1Y",
-	"urTqizohmVSapsQKD10Soa3YJ3F4KSOYVL6ER9Hn86hL/n0uNVMgiMEpKC3fisRTFl+5ZjECwNckSGKo",
-	"gyDabDs0UCw0TfkVI+2DwcC7o5aoFIof/P1MkYzqaWdIKPl87g/d/H12bg37Rt5hec61zJehAGNi20hi",
-	"MTXkRWmZQ1RABnZgZU4vNvcbz6CxQ5LwS9iinPzy9uz/HJB21B/sHxzuvXj56ijqhMIabrOcTbiRGMnc",
-	"tGymZcZql9h0DLuNC8mNkoXfTfgNymUzqslsrjSZ0msWCq5J+9Obk9fv3wQkdJvIagup6RULW/boZLk5",
-	"aZqjby+2bLB0Fn5gC/IfMr9qBb4v/AX6pN2f/RWvYQCBOFTUWjsRNF0CpyFvxCUXTJF3Oqm23W/ws5vm",
-	"4Cw1RJacfyT7/Rcv9vqEptmU7g1g3YykUPb7+dxMlWrNcvPN//37yd4vdO+3X38ffPmXVkNvRjpMq0On",
-	"Cf1/7V/dWM6qYx4cHjS0go7ZyvwTSt7Ja5bSmG0z62wqRa2J/9Mng/6AHB4ekl6/16u2ctDUSM4Ut3Su",
-	"0tSEpooV74+lTBkVIGGYS1A7Bv+xegBWOlI6Z0z3q1/uH/bIj3yip+Tkmol507Q3nCRsdlBt9nzONSP7",
-	"+/UVaF7H33hW/bzf6/df1fZw00i++O71vxezDVpWeDOdlAf11+J7OTYs2wzDXsi3IpujiJkkELRC0zPv",
-	"Gtp9uZ3uGvJICyFLMZEYDjUsSR0Qjsj2iLqvkARtqG3DhKzCaMUhrsjBYFCXyTo7kfcngvJEUJ4IyqMR",
-	"lKB1s3cp9+yPTmIrycxfwdKLGqwZbPVm0lLCu02P9Jq1jnNn1V7dZisdQ5tcs9nGxv0RvsePTTu2ZZrn",
-	"dOmOz7xBFnW2bIiGWNAcLXltb5xW7YllnrMYrWZaoqSJMrxz24FuWn4HDhIm5jOzL66XVtCynRR6/q+b",
-	"9xSGXl28oFh8b82a+AUEhK5unVlJ8IudABdBMbA1bCVUsz3NZ6y1jt5t3BHo8RRfNR+hwX6XfnjyNcGo",
-	"QcuL+tg02Hfeq+5L9TlPmyKsjV6Fdt0i1saGnbg4bwy+VYHhrFIwcvb6x27TAGdg+Ll9ZO/NO7edXDsI",
-	"OLCLKU8ZMfqFuTTATTO6hEfglWEiMX9Yf1ZU7H7kH9KywVZQHpDNBxSiBmFKQXlYy22v7kdxitYe1tPi",
-	"lDVEkZkXnimYpSLjJcH+iJCL49L5lESo7ijcHhcSFBAMi2IJUVzEoKMJCZHx1cuB1vKmCHXDsJfWSNzw",
-	"DJd5zUM3uObHWmpkhQ2xuf5i43vFOMpO/R4CN4W1i/yOY5hhdeIJ1XRryouUpYHWlmHSDUHg8Lu7MOZN",
-	"iK4+JmKephicxEhKFf5stsY8QH6B4ai3n0WYQWUIa5egiOK9gyj9UXgGMrD7wMk8JuyGxjpdEkpO4QIA",
-	"ffnkRUvJua7EM/0bW0Zdc1vzmKX2tsK/VVVebht6YpdNL2Rn9dRa5byBcoHZztkIA6JYymKt0HYLA3a2",
-	"yu4Wkls8V1puPh2n+Boubsn5f1hu+vB18eKXoDXJ5exkJymj6FDC9Dd+9hFfKz7Dxd/01Rm8VftINSWK",
-	"GIadkrG8YYoY2pMDYyjOTns2TzXfyziLWScgXCjNKFiW3ZEYgvXVfBWKcv8D618bSz0Fs9WKKVyK8iQd",
-	"E8G4UduGBC1cdbt88a5R1z5COCSykSLegariFfNGunTGoFDYw2MPlJkaUXbeMK/miX8+Ow/Ijyx5c9Mh",
-	"NGeh+OdcapZgbGmW85i5/m1Hz1ThB15AtpNrC5XGrWhWbd9m9OYtfmYFbftXv0GAxEmuu112jFF3G5Wk",
-	"6hjYNObz2uvALO50KWq00r9cfptNFLOa3tOgCuCDD/PZGEmQp1/2fxic7jfKkyXFcjLI5zOjFcOxaAWt",
-	"z+dn5w3yR9BC93NTosMFOHo4ZmAEZIbBw20OwoDS5IDEU5rTWLNcdaoK+X//5/9X/I/2x4PGIe8uzVbG",
-	"9/smfmbEMbDsN+tHTFzzXIqZdTDeSoGtn8b7okG23imHKmjNs2S3+TfJim7fq2vj7WpQO0/VeZdL5O/H",
-	"5lN7DzJP7RpsFH4eQnixYzgtPU93MwaWZPXk7K3vyOqSz2fnaAb8eDI3uq+7T2ACVCzOXVwPM6+GImHX",
-	"LDUdEpplhQvixV5x1YBWm+cCNrSLhB/7ML1fsSVpR27/wVNquzFPXINHe+ATKfxhrjFDJrCtWAo1n7G8",
-	"+AxbAb0nFG/Ozmvfor8kinOe2NieGTj7CrHLcBzTfKOrY4Xo1WSnTdZIj4jVkwS3+vQcJrdKAz/Y0Bs9",
-	"zwVLApLKy0uM5rF+Jy5InDKa17jV4TY957yB6oLjC0U+lpNP7JIrbYOR377eRqqcrW31vdFk8q2aqV0n",
-	"j5xU1qtOXW65ZG+q5LZIrzQHIZnHlm7VDQU8nrrrUblkKM64E6hpeqWIlkMSla2B7Qk6AeMSHNuyjUiD",
-	"Y9wjhgGh2toeFORHqarrtwzpxgNc6Pr++E2rjWz21HP1N/lxy5HJhXDZGlqCGzxNUR5ETfRWdcWziQP7",
-	"bzA8JWwNq6+MAAPfzdsBOhi4JpcUpecqr+/3+4N+r6mvKy4ajmLkBU34wQS3Rkx0AhJVI2pzqhmxQXwB",
-	"JBfCLktJVCoXLoIzpZrlaFzE1YtIm7rZQRx7sdZmhYvImIzmqmp3dKNuBS1vIE32Ae8qWivqhvW2r9V8",
-	"GmfnENc4JBdl/A5LnH5pJHpvHGTM9ILZIEzUSllCUmmjE7ukjdvU2ShWlBIFbF85ica7DTKDlXa9lMtb",
-	"uWezT+rO7qddfEt38RFt9ANVTRCb5J631bc9P9L27qIdXUK3uIB28Pnc3a2zrf/mcd2/eHbBfnW3k/u1",
-	"+35323qZKLaThbFqpqso7Ye93u1qe329ixGsX9qqhH9H6nB3vbaUwrdURVbUgFWNsyTPH+e5EdiNVKCN",
-	"YF53GB82qqNfrXF+zYlbS+j9pVq/nb79dUcNKfLsIxhZXImEKEy2bd9mC7as0mo7FylTyk/i5lY2eDD7",
-	"rR9gAIduo0F3I3LLOxcmNyRSpEuMzaUaA8swHaCG7SInZCnnuSJtzHN4psr4yqKjqNMlJ8KolV4iO7F2",
-	"bvM5WRPkqEKRMnqNYegoboAFtCkk1oq9W9o7fM5y8B0bv7+WynP1CU5sk9CPZ9kl3LvYyDLoEo73kFSu",
-	"T2HKtSpiEAr/PiGcQB5PqdBG+TYdwOGSecJyZa0HCWGpYhDf2umSt7Ms5Swh42UoyvtVtU2Tqml6Rq9Y",
-	"ZfgKbiuEx7LkmEBiuzc5rkhGOeTMzxUj7XhKc6NIW5XLs0vzXGmiYiqsXT4UfELmwqgG1nKwKs58pZf6",
-	"nP/GtvoOXnxyiDw5RO7XIeKu3EYSgWM0d6mImvBdp8AnhkZTN78ql2NmNjfnl1zQFAwfHrGQELpeY88F",
-	"rAPuCbBo86el2KFo04IPs2R0KWViuLVl0EV+tDla8OfsuHDX2uUOCi1WlnvsvDJodSkH7AiQmXbOJizP",
-	"WdKtjblKAysyxYwuMVRjzIhEcAvglS7gkmO0Ze8AEkFc1nuwBhymEhlx0DuqY80EEAZqVsZlVjTcnzoj",
-	"3YBOtYmT7uBPK/s8y7nMUVX6IzvZ1siiDkbt65WKDSLeBiX3G8oVqkBOWxPgY9lymdkDokGBO+SuJNeB",
-	"DcXyj3YlGMvdQCkq2T5LhMIsiGPtnG5Yurvrnm771qsqFwgL9NWnY9WGHoDSJ3PkLpiHkjKtXe7JMdCb",
-	"ktSUmdHoJUFGM7NIT4Zr2e5WjH87n8WvPVCApcTFZemDuc1m6d628zomKqOxTSZKqJoyFAj5pZA5OE5g",
-	"kfBHyNXZM+uV1EzJvxwdHZ2c9HuQnvPi5auDVfK3i1WoNqX1B8bC/d3twKy3ERiRm6il0my2nX2gcFcX",
-	"7pGKs9P3Xl87+0/RX2mV6frxa8WPpaF63ZW95ZJuFGK+9vjNmyJF/3JxcXaOWHWQaWYTzJQ0+ivLtCJT",
-	"rbNa8IH5SQ2fP/fC+Z+b3VXPzVIk9bDwg1ebjpEZWrHijYeo1GXrMXrwgCQsTil68Y5riRuGNiRMaS7Q",
-	"yWdNlhZFrBTirEjUYOzAJGn15iZLqSjiyzeeNvfdBTxYkTyrhA2S8mDJnRhdSEdqKhfKCJ1ckFQu7Ae+",
-	"68TqowlXrBW0XM6wagWtSz7RLScAO1nSnFncy6AFGTJmzT3c00prq5eIpWeTuIl6E3aTyVwrsLygk5vd",
-	"sBkCeabskomEtKMPH9+8eUv2e939l23aiQqPOebqlI9vbqJQ4FfKORhJlkujak/IhKeGOMZc464Wyv3J",
-	"m3Py9uIDaUfmX38b9AYv+v3BSyR4gN92Qoqh4mczCVmoVJB/GQSHvZ5pHxbK033O4ylL5ikjP1iCHIp2",
-	"NFUXNOeTCZK/6NjG+jrOD9zHnDaWEC0vmZlgx8M3e3vxYeheDoWRE0CWrel3Nis8stpBF9c/AhSMleXV",
-	"EPnNVSiaxGLy0TxfcAUYgpYEggRT35W6BF19vIWlDteX5Rf0Zl3ok3vlmSJtG3PxTHWIpjdGZ2i/efsh",
-	"IG8+fnobkG632wmMXglLaSUtLq4lt5B4AGWipS9M1RjfYA8Z3lF17PtNF5fPNo7dvWLGnrOYZ5wBSFcx",
-	"+r+eXNzf6H/6wfHro149Yad5BiKWmuWzRvB1ktGlIslccytOaHpj/qXrpHJIotcnZ2WKCZqTspTGzEap",
-	"FFOHNo9tA2VMQPT6dfX7ZK6XYKgKChqXsRy+HtomwQRLIhzfKSTjA9iBNWgVF90a9YoUcidE/xOTrrmG",
-	"u76eylaDDF6fnLWC1uvXZ1VaaH5oXF/YvVslOTkzhJTT1O31M1XIchX6zi2jomMAbazs/NsPf93r9w4G",
-	"2+y5kzm2iw6zZl8jOVXkkH5vkyAipLC23+XHQigrw02Q16yEmtwnvyu6oGMqEik2531UeLFbq1skjbuE",
-	"qTXIIqQd2V+j5gzW4zJLFWh0p5ReQnEn8aUpK/VJgHkSYJ4EmCcB5kmAeRJg/oQCTINL6H+yFFNNlHem",
-	"E0+2MTLfam7BOiPbqdRaCnKxp6Y8bwrD2WA2rfKY5rP2l3Oi4SWIUClZVcceuCF5YehLv2eRhgKSSI13",
-	"35pFbXhmKPSUzQhNzZIbZv2i3zvq9ntR55hQsURsVpbizm3hObKfryIdrEwTxa/TdTAbPxfXHLyzC6rI",
-	"jCaMtFfxN9bS2q/D5PjnnBa4f0Urg2rpnU3Fd4LWNU3n7JStzXqG586vga7elAtG2jRNSeTGEJG54FqB",
-	"05zEprXK3AYQ3V+k7HChX4Ch+pa6U0FrwfjlVH/8rXlc+HS3gcm5iFl1ZC/Mv+N0rvg1e++GgybkMsNI",
-	"zjFwuWG8eJxXs2kquUXFTlWW25vhbYpLQQ93jCDzvo/Woe1wrRzajg+ws2oyfSImT8TkiZh8p8SkUX5w",
-	"hqLXfnhgHWggXdpYy8VUKkYiI4nPqGaJk7ReO2wtCckkthYhRNwkVLMu+SgsarqVz+MpoxkQoXk8hcYJ",
-	"nUkASTU9lGq3I0sp5KYIKW4LtLSAhA3Yo11yAiMphiYTuiTtzxenneE2V9xo63u9/T245ZWc06Zb5Jbl",
-	"RGujBjekKuOD3ZJ46VzLGdU89ppdPcPFW8R2Ukj3pN039PHQUDmQ6CEsytUUcq9DuCykAGEZLLNJ4MHr",
-	"eDAy3o1izYlZP0+pJgvTCRRIASq8ML9NaZYxoQB3AzFuSdhCpN2YmVWzeUUsIQeDI3IhJXlPxTIUnwqM",
-	"+ZUpkn1zZw+NEggb1e/v9foX/cFwcDjs9X4JW2YuYeu///O/jmuzVaGgOYMAJTNpzpKwVQmW9BF9wOv6",
-	"XlV2zJGd1YVxSOtvbmKWr9stjNqEchakTTWZSWXm0AtIPAfVGxHNP1/8uPeqqOXqVuoZFBBCOPexTJbH",
-	"obAb6yyMOQMmImT5osyB3UOkmXkG6PY45Q1VIsspna/BA/rLxcWZg8NZP9bi+EFRIL2Q+RXmlammE1Yj",
-	"gv7N8fekSXRy1/B8PptRm8dUE2es+t+Mh3MrBs9tODs7A+kU+DnliG7Fz1mTDVkUuZMTG5p0cHMDV+/w",
-	"5qZY/1WxboVeNjeNPEDjzc4ZKT4LIFi1MfR92yBQ27NV2RuS2iuQz6vje0PjaWMuKI5tBXfaw6K24GmY",
-	"hd1QhGTrOVRSVZum0JhC+p6aJWN7OaMJZCSCwKrxn3EulSLXLFeQjVjhSRWO1WgQbz4lf5nPqCi6KwKv",
-	"cpZN89XQIueXAHjeMTMsYSH3rK3Ek0tjBN9ajfRDkPj6IF5LvadYRs2ZSgDN2FEM+CAA3lS3OMMW1Rh1",
-	"ZbAeEr2VsZvsUQBz3nCEEFctl+OUzewA6lDpW58FwKcHY+Vb013TcfBgydfYoa/B/rrMmBrCKW4AOQ+s",
-	"xIQRcYJYbPOxEXGOiRSrUNIuXjtCkPQJTzWWs/7pzQV5jsE6gSeHTbnSMl+SqUwTVQvrXlnb+hy/MsGg",
-	"EQXvo1hXuTEoKnTas1Ti9ItqIUZ8syjg2Fi7sRE2L19fHNxLN36moCBKAWEerW3LK2bX1B7Un/PS6YtC",
-	"eoE9ECu16rqbE5XxptahHz3ucl1gDawcSYEoG6S0nGtJFhgFqBo4S8b/isSrai+47t8Xso2FTmk2iaDS",
-	"1bRNru4iAuKbo18UBHK5P1x7a1muTh29hl3r0X48GPdpb3LEXiUv4xfjQ4oJXk0j1o1e12g1BNHwqFoM",
-	"YuWnsoRq5aeSx4WiESeAEvPasXfsK4kRUHoISS0cEYtoGhFFlyoUiylU5gSsuW4J4ghlfMBqUULRrcWA",
-	"BJTImczZcSgis4NFchZ855dR6Noz4aBR3M8FKIE/QzCWyLwsIuHXi6125H73iqV2LbBQRNrm1WHV7o+6",
-	"Uq1+KpIR+0co8B2lqUhoCkmEWBOi2J/i1lR2jd3ELMNqMqEof8ZzONJypJhIWG7Lm9nL1gUcjtWMiIZA",
-	"1i3gkDR6HrzrWoXPhGu2llbcA6oRtPMJCqR+G0gjfwCr+nqFjD0W3VoZoz0+dlBbJHEWqk9Bt9aSo/s6",
-	"JJVRNi3025V457o8fMWU1cYVUXTCjskVy/AGviQJXSqS+dVGMLZZJAUFr8qEkL+51+/1Bvt7cH13t06/",
-	"q0oxa1JGCmnD5ipQHZDYiFGCUG3NXwW0DomyZBJ1hvjfgEQZgD5TcnDzIhR8Ri8ZmjP2SZLxgLzqD276",
-	"g/4rkvEblmLcSfRblkak/cvZO/L2LSyPfd00Aur/jKZEaRlfdbqhuKjwAgFZrVwTQTW/ZumyxhCgCjL4",
-	"1VFw6tpx2j+QpLta1l0YidkDl5ydsxrYTzIxwgEoub9ladWZjQ+bl93lmK5ZdCiFcumv68HNC1hX819b",
-	"WxWUFSvzmaWxSToC653g41BAOxOsVcNjZu3ruXJFhyqFvGHbcLZtWQSvNNZucXEyRcps1KmuzcHNi1bQ",
-	"wmFUFwafrCyMy+JqwNS+JUOrEQvGA+Be8UVUM5/ImMV0xkhUcGQPHKhbN4uuB/DenVb6YkjTQJdkHRxS",
-	"yf2znJWWMX/UqwqrzGfbpfJYs6rTW2U+Q3Hk/PTkA/z5TJExzRELqqj+BZYwqHMes045MClib23XjuwW",
-	"XPBiEFyRNihzRdmq57/z5Mtz89Bc4x173TlVr0lKnlExOoz7yYDtTw7o4fhF/DJ5xY4mPdoffzU8eTWj",
-	"b3vtdC2uOSyIh2runy+uCAB6FkDm7jrYwmd2l6IaeBY+rEjUFZgs12XJU2+DyLoF/ryEJymA0P0F2oRX",
-	"6WjLPch0BZn6LgG6368FfHNl0YpysLZaP66rNXujgunvMEDcBS0jHDUC73wswRFqhqkbndMCR2JVyVb8",
-	"UlA9z9mpFBNuKGpd315T0qQpT7iCvbBbrEF1nKQd2ba2jZF+yJlVnZ9uqaHyd3zVyFc+CoZQCajRepgQ",
-	"JcjByoC3yQWFNqyNeiUbVBdOIfdaobAqvRI82pT2uXKufJ938e3+oMkZfbsDuja5DYErZwVox2pyvZxr",
-	"kvAZEwqLmRjNn+MVdk547pAq9Zym9sfV9Z7C72+rZ+JgJ/+7i2wYVOIaVr3xRkIzKkKts37vgXpbu213",
-	"6e1gc3c8WZnbqweZWu1UbXGI7hT4dGZxLHaMeSLN5zMUWx3QhiyNpyP6Jz6iVbZiSZ45tzy+mmf3Ua4q",
-	"piJmabpjlaSd1ECjldyqAjo4VFu+GAuYTgG1SjFNuAbHCYBuWb/JtsWcSq6+ncrlf1HwTBALUVCP7EU3",
-	"snuVV/58ceq45GaB8V5KRmXx1Wg/PrL4NK/GL+MXySE7mOzTwbg5dl/pHAGRm9WXXXSiDMWaU1cqoSk+",
-	"hSbLW7fdtqEsniBNlve28/egst0KKQXXz4apuICMnz1qtVH0uacyA+t1soaz7xdUc7tTXs/anq7X6vyh",
-	"N/JUWBzE77gbcAe9G3LPVwHEbIMruRGxfg2h+/TjKdnf3z8KCJ2YDiO7+s6kWSKuJXTZXQ0M7A8g3uzl",
-	"sNcb9np7vcNhr7f1VfhqnMQa2ahO7Ufr7U9yiK1rl2lJ/u2ure6Zf/Gtg1zxhJFEyrxuPm8EXK5Rn1rs",
-	"h5ffVyL8AL6ed6ajAGOw+12fcx8dHW2KPl5L2Nw2l6laGVwFBxz5TJHPF6eWtq3d5t7Rnbb5Vtips2ox",
-	"v1VQUzAwePsYyxQAWO8LR2qV0K6QzDuIWf0XtWjxjZJWSShvI4Xrqdo9WK2s6PZd2qwqfK+pgEAhHFUd",
-	"51Aqgbu04gVdBi5O1IL8QxSpLekRyzxhyRCyKNBNBEU9AB2VC5dkAX5vm6ORRKRt+R2gpfr21A5E4lkZ",
-	"N6o6RsrxtrCsPzTW8oTiRkMalOf/rgCXn4CP/0zAx0/AxQ8OXPwEJPwEJPwEJPwEJPzHABK+R5heK7tg",
-	"psba+I51WRCescxe2FjO0wTWDW6gNZOBqVuRhCcBYTSelieuTJy4t7QHkFa2Fr8/Ud0QLV+ThrHJJgn4",
-	"k63P8zVhMbvIZF41tWerolj77OP5BXluf95zIlQH9wZpopGjubI5kCIhC9ix8XwJLlIvU88vqlb2pQqc",
-	"IkVFMpY3uwld62Zv1vF0BSn1qD8Itsl9i+d5zkS8rC/469ZauY7lZ4YtrMkaro+K/B+SpVSbofzI8KeK",
-	"wn406G01UA/MZS0MuIU3ctA1EYLHYETPClhNA+DLxBXR8+G+2imFKvCxhBhkLuJ0nqACFdUni/RUyRWo",
-	"GUvhuuSkmvZXH4GQgtWORf/gcLsVKnN96VLV08Jve91LDW4mVJCPW9FC5WzG0Swkc+JaUkGBVVVgooEY",
-	"At+3MZOXi1B8vjgNHBwXKOALxq4SYD4l96BkwhKQXqYy5QldGj0oXUBQKcZErUv97b3YJvX3ck5zKjRj",
-	"SaNhHaId/DkX76t1adUr4/NHtyb8IWjVb0fdabbFznvw+I3w9/eOd7/WFuRGstpFA71qmHsjjfGoVP2U",
-	"NzIWNpmL5FsUPGsSE87pNUs8oaO5NOBt1f9uq/Z3L0GbrgzgRj8ZTfLRUfxq/JK+mByyg8RPpvna0EBX",
-	"InB9ScCvqAF4W9G/28r6rSvjt4M/yXP23KGCn3967sFiWjmM3yR543yV8tRU9YyxhGiOboYiSK1LHKoA",
-	"aCmLnGtmsb1q/ifSjt787ezTm/NzsMdE7CYDVQeAPVFaV2DoaMYEY7EUcrZEB6BIaJ4AFc+siVtes1zw",
-	"y6muhn97766cmWrC9PrCuIWih+oABTXMFTrdtiTuGkn5e+AQjcfF6pVNy1baMEC26nRtfhgXl5ira3FO",
-	"0iWRAnNm0RwGMdaoqgubumsO7+oSj2lKRcxOMrDBrZE9zRAzLi6JfRuKo3NNKH6FrjPPDlFxva/n6ZBf",
-	"ty55FZP2KllvC6qKuFYunD4DLzJVBRJRXFymzL5dS1UfUz0ajF/GB6hhJ6/il+MX9HBywPaTr49fadBY",
-	"ttFRQJg+mRk6uU7rWJEayIyLuSINW3hMejZHsGIwmgvN04rEV9o7If2m7VlJO1vu4h3Y8T1oZFvpfbuY",
-	"6LfP7XCn3Fby3iWdY0V/+Tqdxb6ByofDOHGKzEoSOdXDmpETdRyA7cpDUfQM7QWEogKJpho1BXgyrgv9",
-	"zpwva3u3HVg4I6jPAVlyoeD62M9KfdakWJzoaNX+mlIE+7Evf50edLeskfvXngoSZS1c3UZ3Ql0k3WAP",
-	"bICU2NLl0wb9ALPM5nos58K5/Dtd8lbXvCbDUEQNpMZhldQJWESUpkvSW0d0QuGoTlCaCgpjvDUuHBMq",
-	"rPfFDZ0736995Y9STXI9RIQHAZGzqYT679UczYBgLnqJDLFNgqOqZgHW8qgKI/QaBCmXjrWO/xaZdpVE",
-	"TFmw3SKdq2S8aM7l2r4Ihp7Krd2Qd7UxDnIXZWs3p5wXJ6Sasy8YAM8ADHOZh1E6XpoyMsoARSghJSeh",
-	"8PxkZXJFJakicLh21QSHgkS6xp+pbihOfOg0K/NgDzt5qjDppEFZ2sVFeat30sLZ3J7BAiwHnM41ULjq",
-	"zApnTihwTUQ9UQXxcuKUg5QEusaVkAtwC95hedzsVlanway1hVxSHJpdRKb1TsELX0RG671P5J0PvnDG",
-	"Ay4FJgAWzvZO9w+hUQUtTFSrmWQy3tjZVsG3Trvyw293FwW0/LDOdqPl+S2GFiv3NBHZs2Zq3YjSUtH5",
-	"tjaFXPifNUCXr0TZbcgXu8OIz7faJFvpsdyjncOdgxYC0NxPgHRj9LIfLr2dMXhFp/sqA3GTpl4xG9u7",
-	"4x/Jqujrn/2Ctnvy4m3WifuwzDlDx3cZzVgjJKvxjA5bqO2w+oNSUyxCGTuBBzzUrmVyazbLZE5zni5D",
-	"4YH+HVfVTu4ASRJozUdoKoGZLPgS2BPNL6GILERTDQoDRl2BffTRemzON16vsr2Wu2+NIY/2Ot/q+b4X",
-	"q/6qJrnDx2uw7s6NVhIQwRZG+EWhogBD7fd6na1DEVbI72qxzSqj0/nV6GDyivbjwfgo2WcHk0P6Yvwy",
-	"fpUcsfuDJbgNNAbEB8uzyESmqVwoe89W4KTca1YfsH+qTncbSV7djS+scqiVlu8zU8ZbNJ/or6QeF4zB",
-	"HqpdEmDsHO+Bvrpr902cHtWtMsfaEhgbWAWGZzbSORWKm1XhwvtDzvVoIvORs2jVwGcLSggvYZ5EUa+r",
-	"xCSz9Gqes41R2dW7ubLuLsewej8/vPmZ/MfHT/8WkA//0XgfS8uhVxuHZTRHExu/5IJMaMzTNfKzjIGd",
-	"70QE7+0mrcEGMJc+pmB3kZMAcYqalLfSiFO+jqGkVuuz9jIqPGV3JaSoaA0SpSH4stF+UTujxQV0W1BZ",
-	"y6bz+hku5WkluuqOlcZzZj202wannZZfeIHhlWIWdUywjQTVqzq9DbAGTv8+C2bf54h97vwQVa4VvxRG",
-	"OWFxzhr8bm9ns7lGwYuKpS0QAVIXYlmi9twUydl0QRtLYt9nF037W0f8XaFwjbTK5r45dOVLYGL20vZa",
-	"jal1Zjt2hFOu2gStPabIat901aHL8qI33e2/spxPOFJwz5tTr1eZ1GaPsQsj5+fmv7HkVgzp+pf9rXlC",
-	"2No/7JEf+URPyck1E3MWtkjRr0KPKr50ePEXcvLXN2FrWyTd2xbG3ncnLq8tBfFOXm4tddTLSzRIH668",
-	"wTqzoCucMKMJC/yCCiKxFRKaqz3Ua1CoLYtQKNuTnBAn2B+u1GIAg1nOmQq8shMKs6sYYAsBUge4ItiN",
-	"Zi7u1SaGde/LVwr9vm2Gy4RnF82YmavqRZJej3rjfjyoqRa9Sb8x+NZIfHZlb83MB43cK9jxzzmbM7dz",
-	"RgSwubPlu8WGSME6huwlc+Z5ERj6DsiCp6mhQ2a3dsjmXxFBt6xo4DWBuOUw08alb9IZah+VO+fvk6cr",
-	"FLeiqi14V3CLK3wPakOdKHwT9cEO4txbwwaSfQdk26qQcl9CSXGp/t4EcvzrLqD09Vu6mF6N+nQw3o8P",
-	"kkP2YvKSvhofxb2kzwaTrzUCWFGk7GyqdaaGz5/bX7qxnD0H8PTn4MTfSVk2jXsacLVAlFvXTYB/Defg",
-	"/o545XT9UY75z1xPS0H0j3rg/5jneYMcfz6VC4HRceCI5WXZny75N8YywrGskZEXl6SEiq5KqIupYvFo",
-	"MH456cX95Ii9ogfjfQ8+px/31hjo7H17wDtUX4PVQwduuXiec708N8tnw/4YzVl+Mm8S3yN1HY+MzDNC",
-	"VF3zp1mZUWRNgpg2/+IAQjBorBkWS4LdgRMEjZcLYqhM68sXgAeZSFcsnsawZRgU3cKgoRnlQlMuWK7s",
-	"apQ06pLr6XwMJApe3kvYtSVT9XNfBiw6UUMKIo2k9q/nHz+A4PaXi4uzoTVkVBNUAkLVUsTTXAo5V2gY",
-	"DYWj7gFA+opEkfa15InqBIXNQtlUGGtZCZyF1LSIXhc8aVYzCYUZBxXFw7GUVwFmXSGZIL5IYVs3280S",
-	"/6yGIhQoRztcOZyPIpHZX5nz32yd6h9gX0g47/X2Y8AKhX9CVofFDlWa5hoAostDEIqFzK8U3CHTPCCO",
-	"touIXkz0CoiQWKuyjN4B1IXy8HBBUperZhHA9ULCn5i+PZmn5qoqmVKsPF1OzNYLczOjolbShEwZTVje",
-	"JW/WVpoiU6oIDQUcAUhJjX5HNGQI+4MK5F8i0kYiQyJIIYw6xyQyb0H8xZpCSGagn6hmJOUzrtXQruV4",
-	"Hl8xXcGHR5XGrJ/5sSjycZnLeXaMyY9FaZVQmKuBJUHgBYgOutkzWvUe9LQHP0ekDRBBKiL9Xu+5IuN5",
-	"7uq2RXikIzLoPVehwCeH5sF4voQPvPcDEtmzvfrAntERksqG9twLELVuOyTec3uki+f92nMbxRuRvtdw",
-	"WQ5jbbuuRpZ7fuiNu2OPQyjoXE+Z0ObmQSSZKz83IYhKgevJknL1AzK4uSky4QLEagyFOXVUs3ew/PD/",
-	"6MazQzYn3n/jEzMUDZ19mEmeuxD/lE10B2Pnql8oZtqcC34TCsPlS8MqHihzEM1NwdooiJwBdfPcc8yY",
-	"VVCxMDKzG9nZFSUpPzGdL/dOJprl5sCzWIpEBSSXc0gDnGeBUYxTRpUm/Q6cby8PaFiukvLBhomSM4Y0",
-	"wPqEbCy6LbYZisqvgAKOBy4g+MSV7nF/F1AU7gd7StyfJYGtxaQVfaGvoHhhNfcVnbUkqmZFRaGwoVuG",
-	"UBjyeMWWQAFimbmAd1ZWfdAWiNn+i+mpTIpU2FgKw5tZKDKqp0jhazUkuuQTyxBy28MHLSA5ABbBjKDM",
-	"rp3h0ELRhjSqnCWEKhJTIQWPaQqMrlME//g59HCwy1KNS40RoPAP0yNC6SA9JVGx7+ZoZildsmRIjCwZ",
-	"HRNKEg6IG0IjQYXM+aNQ+Ks5umLLUSzTlBtiCazGzQ/OzoQjCKqCCSptdH4uSJbLS+CKC8q1CsU8s+WU",
-	"7WmFMXNtcc9zGBqEsMu8vAC9I7IyFC5Gc8WiUIB9Z9mxEBP+oiA3Mls0tBhsVCCTIO2Dm5vAsJVOdWMw",
-	"lQVQR3LueFeFnBOk5rqoo8U1Fs9yZN2KhHtYOeuYREDShn+LCAeAFAXoKDQZ/s268FMeM5uXb4Wok4zG",
-	"U7Y36PZWpKfFYtGl8Lgr88vn9lv1/N3b0zcfzt/AN0aa5zotxTHlxKiTs7etoHXtqs60rvsYYskEzXhr",
-	"2Nrv9rr7WNx5CvJleXXNX5dsXX1YT/SpgJg/Uysss+qTNwJnsbZvE8iDV/qk6BXiW+iMGeG0Nfx7sz5R",
-	"vvLcKm1fgo1vAp1uffm1rEAKcxz0ek6ytS5FyI5BWe/5PxTqYyhc7JLDBuovCM/1WG4oESInRFGojeKm",
-	"3jVbc4CjaeqkGPXzH2iRQgqf9Dd/8hlYqZEpWYIf7W/+6EeZj3mSMNApDwaDbbrJchkzpYy89QZLS8O3",
-	"R5u/vZDyPRVLl0tnvjvcZjXeCs1yQVMLHQFmQFuqFc5WfZ2NfkMvFdSBLX77NWitSmitIcDGKQDord5z",
-	"+2hYtvAlaGVSNWmzWuYo+rpbgxkYhj4BqJH502qtEBzuhX4ZCRmEHZdG9jMQ+jrXs3AlIHE3MY5e3waO",
-	"rucKSJqqNxPRPU88DD3Ymh9ksry3K1PpozjVVV3bDPDLyrXtP8i1bbqyEKnrH6I/+lXtbXHdTqWYpBzN",
-	"Wwf9Lbo4o8tU0uRCyndGS/xuaYLZbf82OpnQY2k7kYiqBtVMK1Ak8IjFl8Bjtc9ROwM7YiMJOZ2y+Eo5",
-	"4wEdQyAKMFj/vlcckW467c/nZ+dE6WWK4uLn81AUHXeQLEhhZF9wP4J+G0+puIQi37aObRNxAGft8mGJ",
-	"Qw3p6FGJgu3b90mvow2+dcgIo/NU/9EpxJ/8wpuvBlut/U9UswVawA+3WUab+/C5jPKtkRe8F67+truQ",
-	"HsG5E3GxFGJ74mI17rVS/A/4fDfhPShUW54jno4iQi6aZXrbw/ct0cMkNovydrWfRPgHEuHHxVlyV8f9",
-	"clfBvTD+rxfcT8DEpEjfiAiHQa/XK10GFvGO3dBYp0tCSYPhDG0rDjMRrCFyIVZMVs727fA0Y8PsWRJY",
-	"ZDe4ipBfm+AlxMgzG10WCvgMyxUqD/kSYRiKaLR2hAXrIwjrUmDUgLfN5wFh3cuuVzVYdfsvu2UZfMCq",
-	"iTq2xE3hLVBGsUm65GNRuZKVExmzWM4YGO5LMAyXa+GKYVogiajjEi7hh2cKEy8Dl5+e8isGk8Z1PUZL",
-	"lwWV5ooMeoPS5oYTd+kVUMKDlLgUbliRX3SaigRypGvFqLkizKXZi5h1XIRLsVONZanBhHTh0DNndEnG",
-	"jKAV7BV5z38g7ehmb0Zv9szzvfFSM8B/KYdu6Soka4GpWGmccGlrzwunhfUwtPvPVeDM650uOSlgOKi2",
-	"WICaXrFKPkooxjS+SuUlyaiC80kwlZwrctjbLzNURhAYNJrM0zQaNhwAM+FqXdPiWX1bgCuCd9f0fUwQ",
-	"dw2PTZGrTMnZ6x/X66NAkh9UG4UedtJFB/fLcBqZjc1O8o8KnMHyoGP94vIOuvP5yGxpsJVoOWMYuA3L",
-	"+qTmfudSL14cOIDjuSF7YlkAfGPi6TreXSWFreGr/VevXvRerWHrpSCwVhD2OLsnCIPbaq00/FFUOCbA",
-	"JN8i3v7EtKNCu8m2P1jkpIeXWdfpqsjl/uj2q4PNX3yQ+kfDrr6pcPoT04Timj6MbFo/wVbC7GbJZO1h",
-	"tpgN1WowTtGDxgDgAliEFbSoAiOQwzUxwgoULj8OBYbbwtsKRCV3r9EFzBKiOEhHNGdEXUGZgC451zmj",
-	"M7AuT712uQqFuaWaCdMnQo6YOXdBiEMpYlQk2iIwCYi7t4lcx6EAlyF+jfF2oxlXUEoishmQVv5DiRKg",
-	"+WzVWHidtCO7soDRMpF5KH45e3dMzj785FcqEFKTGYMgmSYJxREGQJhRZ69/fCwKYc9DSSCKqMMxFzRv",
-	"yFprJg84NxDAzAW5T8nG3Z/VoC85Y/U1hnI9ZMmKjSkOBWAl6hxCAymZsIXzLBsyjd5vWC8vVmLdyOzb",
-	"z+FVfPNL0PLjkzZ/CW+a/fryJyOpOwtX34oGv5YLYSS2ihoBTjOrcyBtw8v4iCT6tyzdnUTX6BSqyRXd",
-	"KjIEqoGAh5B68cvZO/L2LVFAfi3lM2RuRlOk6CxH+AIc5LOCNOMiuagJII2dr6b+jVQ9FNuSdbItVZeT",
-	"UNTpOWiR9jlQNUW40JJEJQeNvo68/3L27rHIuz1LX03e3a7/cvYuqHL8ys4/0f4n2v+d035DCCv03/yA",
-	"ZPGR2ED57LZIKmfxLIPRK5QdibXDoStLW6rImUytGawTWJS0Syi2SYnmM3aLY+a8GN2dSVjwnQVn+YhI",
-	"t3pzdNO+/Pl05u/VGURXN+fhrnQ98vj2sMh1NXxW/KyYi2G4XcLA3dDZJkyyCnvxnbtWq5PZfCvrS/rk",
-	"bH2g+1VfaO9yrdyGu94yV3dqvff1VArBYq1qxbHkQpCyLiCBiKazc2JOZE5jsFwVyUpGCdBGmDN/hAKz",
-	"ey6ZVk0AHQGCXJDIvBwNvZQpipVzCgerzZwyGgKGW1N1Va3ZZPUu6K/wgHl4MwXitpY5pA6IJTjVhqGg",
-	"6Mul4AmDYbpMGe/7kR165LVeIHDbSK6A0LL+oivbAMWL0G8KLj7Xtgdah0llTFChLUoCBsBT8vnTu2Eo",
-	"IiaueS6FoZERibJcJlg3PCLtBGtyd8q18kqNjalipo0CM8hVEQxFZBY7qs0D0RvKzhyuuWuSQDHgy3lu",
-	"4c2hbB1Ax4ZCQVZliTntqhwGJJWXlwDq5DyUXJA4ZTRHvxo2YKsJgqcyFDOqrowui5W87hZ6G4o7xd5W",
-	"aeSDOj2bIZUeOeiuNt81WmyMpGG1rPBTXO7357C8F+8jHoiS4rkDcRfWVc1MvM3TWDKxJkmx8DiihHer",
-	"xOhq7Fn/qSqiLGYyZ5h5hgkDwFcNDyMHvQMH9u+S0jBMxFpTuLZGRHDBLNFAB1laiACKOWmQiJcQPc3N",
-	"u4aONtCi1zCBFVq0o+xZL4jZIFweNGBSoXj85LG8L4sJrOe3uynBegd8nZh7HJ2sY+iNvvlHOKm9x2Z5",
-	"3xmj+74c+PdwF3ZSeCBeoCHLg4pLYAJLsPV5T6OARBZGxNVtKbWBiLQhjzZmCQZ/AsMIhQ0kXdERMKoQ",
-	"7aI2pBJCBhMOokCyjimFwnKlYwiQ8az2d+QrTVie93Vb719Mvg15dCsx+bFphsUv/tPTjicheSshGc/v",
-	"t5WRS2CqdW5xocmUG9V8uWtqSrUEfVFjzS5As0H1zTV7FDtqsCrvpEsLTYnz5IroZcYMHUZQ2Uq9aVcL",
-	"0rxiDUOhqBmwSDvCfwxJZN6LbHZfBDjetuwkhHpBbS741faF/vMlSTksZ6ohrj4gOS3Bn6lDK4FiDViG",
-	"x8zkn3PE/bZQBtqiJRZ0zK+HtoK4F2xAB35QyQuWZLPdGXfpydr8QNbmAjTNESH7w10FLYdFgwQHhZS1",
-	"BKfwgu5KbLb1tWKkyLciMBWnMtAYRDEl7VphYiyO0XCdC9TT3XysDq/+D+LQ/W6cuN8vxkaDJ9bevXty",
-	"xFZS69anyp9DUWpl8cFKuDvIPEIRaYhpewQCyY5JrQDUkMRTRjNz1+HSUB0KzVl+TATjhh16L8hrltM0",
-	"xcw4atMF/RyrgCymHHK6MKtMhcIHKUyXXXIm03S1AjQW34zw+kV+oo/RAGXulQySeSgs4ODYELAySKTr",
-	"fQJKY/HA1boNRSg2uDWqYFaQ1LbG0zEALKpQVFCpNiFRHfQGJBJylGFG0AgxuCIn+VyxTAehULIK24TA",
-	"hpgiR+ynDr6LK0KTxOalIdi1lJiR4tZDEZpilNmCcl13SClEAyvzCw97+6FoTIcjq7hslQw5V/Xa4X8h",
-	"VBY1uvQkZywg/sRKGEgor24hqSBOXq13EQGHeVDPEPTwjdLhytpjmzLiiixTL5z0T5v49uABfU+Zco+U",
-	"KWehnbZnm+P5cpf0N8tUwJS3nmu+49dYgVyRSS5nhKZpQQ2bQpe65EM9DdgwJVfaeYVU/bvp/iEpFXTw",
-	"jaxxtm9sfZ0xDhY3KEUHG+X1Pz1w+InOPBSdgVPp32kMkfaq4W1Hb9AJsDvF2ZhvWxYgczY7h8DtDGN+",
-	"+caqAt5p9Ps5ArObrn1eFgt8FHV1LcKcE86ffHv36dtzy/rQiinE/GMB4NvTc8Gdi++RjGYsN8oMJC0I",
-	"wnE6WMnNpjNQi4gxtKDEsxnLY05TwsW15DELRZvdZDKHGvR85v7l4UAUF+wv58SWCjPiB6puAdFS01QF",
-	"JGdUSYGBJNhiQLiIpWb5LAAAe6rnOSMpF6wT1KL15EIgPgrXhX4oBeuSs5wboVxb2HytaTy19RtAU4Yy",
-	"YubTnFWclAkHsBnELeGagF6fI0qy0ZtPQpHIGVOaxyUpmVIFJYiG5KB3YPRKPZqYcxityeY6xX24S6Lu",
-	"3cnGfeXqukNU5HA9atZuWXzWqupPaVv/Y2OKXBaWbjiVj0J34d8bqW6VnpL2wc0LQ+CmAbEGIPODzSEz",
-	"J9UayDN6aehdzqZSaayhoqdcheLk7G2XnNgv1iILcHVbHmtABJ2BIqUVmM7MJ4ZSfv70bg3RAjHn+yRZ",
-	"uFRPdOopvfT7Si8t4mq/CVkTl9uSNUfRIK+dz6yDctDbJ0nGSftVf3DTH/RfkYzfsFQ1EDVycvZ2aAHK",
-	"zThC4UzYTVAEGaDrfSsK+OGnB6aAsIDP7fLfF+378NMT7Xuifd817SPtsw8/dR6RAt4GpVKhgBb+xNAv",
-	"R/QMSawhoCjS1uxGByT6v387ich//+d/mX/9En01PfwtS78dPbwLHMndJcJ7RSQx+/ZEFZ+o4ndOFX85",
-	"e/c4VBHBl9a7807qCclaQnQ+oXXMKUyywfYgYEGKCc9nEHbgx6kMMbesMLTN5DWD0hkRRv1HQeGEh8JT",
-	"Y5pSETMbA5FwGwThYUx37YcezLIFarYVyWSGZlDMNqgHqJRF3UIBpkRewkFgwtyGvNzBnUrifIKVuidH",
-	"w/27QXF4nh/0DxibYfZ9ZCfPkujJB/o/qfgOHlCswdvZPfjB1jndwRtZlJZcK0C+d2/cRyG7orHvG5vF",
-	"TWNzaG2xvk+htQ8UWjvzjpS7JuVvD1j/4mxeZvnJCYS8O3lCCiwaZYdRxDF6qUUuFhaDiVydqVComApb",
-	"ler89OQD6EQBOTsnRosihy/2ex0ic2ieiWRPTvYSuiRxKhUjbQR9+QkK3pbV8FTBWBXIIeZVHPexK78R",
-	"1BHiHPRJgaNmb30oVko+u0ycqBZOK6EYhFsDoz+gAFNZslAUL6gpzRlMDMUQVxBoWFQKXpIpvWZEMYgr",
-	"DiqlACOS8RiCXlkoPAhPlLlYgkEeHIDgioIc1TjWBtQb0ob/hqLSVQcygYwcZzYQi6Ka46mGZsa4htqb",
-	"umvbRr6OtBy5ZxDka1orUE5d6C1UUq+2YZRi+7hoACp0FBpxZ6U5cJzDjEPhEGUKhRv2T+ag5U1ccYv1",
-	"y0D8o9T9ECGonoXPscqifwpgwELqUfnbsZdg50q/eLNUmmWk/fnsHC+Cwqy1jMZX9JJ1itG590emcTXP",
-	"wKmflLVF1tQ+KbqJwEqBIKr+veSKAJgNGS8JJf+QY6zDi8K9vxWRNXO4CGdzSz/nqY0jd292i7dKIR4D",
-	"0l14uv0civC+R2CiiLRr6cOTnGFxumLb3EiwVLbVHIpeXdu+5gBFez3fnXfr5EKVQ36b3AK349jeg4ZT",
-	"u06+UUR1MceNUvvqefgGMdVPGDv3KVCcAhs1NMkxqcpdWWHLPr9FHtzZSQrZMVi5aPD26MEL/3BaoR0F",
-	"9CLSyea5UWHokYhZSdACeG6m90yBSbXJoOoRgt2k+PcFmXkcAX0tjr+jlU/BhPcZTDgrz8WDiOKrl+C5",
-	"OakbI1vMS0Yim0KiUVUWL6QDK2XYmrAYTrgqgofCyOABWYAYPaZ5jDIwI0nOr1lOQG45RtKAjfj0geTM",
-	"CCsdgH53dcHqFT3Wc5djDNzDr3xUQhdcWIoWa3wh7maYuTzi9b2vCBncC/r4MTJwhJ4cIk+hfKV/w13R",
-	"Z8gvH5LoyYwJmvGuO9BrKV02H6dcTVlCPmZMnJy9Lf0vsRTXzOhJhgL+6/nHD13yQRKzd0xoe2Maub1t",
-	"yXzS+kqeTZOEo9viLDf9aG7aMTJ9cf/l+B8svg3bEoBs78a4zV6yeJ4bOXP491/9nb2YonsHWgcYEDvf",
-	"Yk+Zpq1fK7uxpLP0jrsRYAqwywXecSv+4+T9u922wg213IrtYqgfb7ntnBqWO+Px1Ty7HVrcvnMfNuoz",
-	"2913baHGSWy2T9t1e7JOP5B1OisOkzvY7peHrMzc4N+O5QyzamOZpizWpbhLNYmoM6KOmV4wJkgEMs6J",
-	"jqxxCYRX82f704+nZH9//8gTnGFGzlxr1MaLUyInE8V0UTp50Bu82OsP9nr9i97RsNcb9np7vcNhr2ct",
-	"cAnFmvBTOc/R6mUG4CAmbGsdi3lJ09R6tSumO88jPyyQpUuQiMjcjWReYARWEnTMFNG3D7ftA6QBRagb",
-	"+92UAQCA2ReKT/PUqAxNRlNrGoQ/OkNSriEWE6osMZGiQDoIRUKXAUia1vieUaWP/Q9c4t+BWThFqBH5",
-	"ji32J9gszuemEdIWskQ5RwP5PAObZqdbseZGsOa16IcSe8vS0cAivuORsB6CYxLZs3Rq3omIhTlXVtPi",
-	"ucuqarNUMdIHNMXiaJrttfW5Q1EHdc/ZPwDJOipNFxa/3SyNew2N79ExoYLIuYanDpaiCcK9AZbiuFK4",
-	"2R0U0wmimgAMkDs2oVgJtwDUCrDUbgRCX0UMCcWt4OjkTtjoyAEeyFSLjWNH3wgL3c5vAyBseV9LSvVk",
-	"on3KEt8yS/zcUgLPa5W5e7UtQ9/RyGub22zitWx3k4G3lojqczlLlxs1jYJ87CYE42cPbd69/e5/J7f8",
-	"+zLt7nzsd7Rw+Mf+eUxFzNLdAjjxG0I97o1tHpNBr1eXBfFtkAVBxuM6FAlPjGTixFnrhy/eXHHBl20c",
-	"Q9gCwjxHlt9iLU/w5RbMiKapzcEmOYtljnjQasHyTtE6Fyzll3ycspEZLRac8aUlIy2AuITF76zZmSsn",
-	"Qi7oskPWClJfIyQFBT2xa4RSjydYN4ojsEzfKT05dXv8FIf5JC1sxK5yJOgOxHLXwE2EkM9vt4q5lzab",
-	"xZSmIqEpFDk22ujEaoDOYBaKRhjplEIZKvB5Nd39d1zpCzfSb4TyWizCI4G82vk+Csar7WuLmp12EZ4M",
-	"fQ9k6NPlKXeXvvjpAU19P8o0lQsFMJ9ggyHjJfFljqLcBBeXVt4PXOqdKz+BZfowDjAUbepTAzuJwLcW",
-	"RUTM0xR82P3SnCHYwr197Nmy/IE4dB0osMFLi9cKQcLQvV7ZuG3YxhpO7Kw5FDIHSvVMuXfQFY5zKiZq",
-	"w0E7XS+ydUaXZMxCITFIrggztcO0bj1b3w8wcdNlJcy3HfV/+e///K+IfD47N1KmEUMHAyNIXnKtADZj",
-	"8CIg+z3zr/0Dgr/jpCg5uiFv32fjACo0HpP+wLzVP3RvQQBB5zgUZbjqbZGZblZgXLPr7AIsa5ZO58q+",
-	"rTl3ZKwhtGMjCM0eQ4Qym0H6ZWTXvGuLaUQrOwb4rFqRhGq6yTS2xg5moznvbgqzVPJBwxZtH98IY9HN",
-	"cI1GXFwvq9O4+wPssLQN2GPj+CQgWWKQRf+xRuoRkScz3XccSQnbDKWaLF/ahS/aF7Yon7JGKN5YW/Bc",
-	"ywytY/iGYaCrTA9eAGsaxnQ11hg8CUWdAZXXq8i9F4mrLztmrqb1EBV+N1s5GbnpROvLDJa0rCZM1+6S",
-	"HQpPCqk2o3paCrU8adUJVHNZEp1fjQ4mr2g/HoyPkn12MDmkL8Yv41fJEWttU5HkoHn5M4v7nfxJKxh+",
-	"NznbZjMaj/+DX9k1xQ5PiovUlpPVnOwAqxO70XY8o3fsKgGpTYEePzH9/d2kR5MXvhcO/H2Z0O9wrXY0",
-	"ohfFfdYZhU5iza8ZaRtGZAlvh9jqGPBO/eKQDxBTwEWczhOmAObUaJJYcFQ1R1D97IbxXYdQ2Vmce6uz",
-	"RSkdfy2fjC0PVU7HX2XvPhXn/+urY5UGl5im6ZjGeKuAu5h//P4vVpfsjmWy/F/P53n6Zb3D6ucp1dYk",
-	"oZhIIDSGkqIsTUKYSDLJBVajttXsmLhmqcwYggtb/I9QlEjDHEXMKbshf3l/crp3/peTweELSN8N573e",
-	"fvy3PWuz3rvgM6Y0nWXwgHXxeU4XGIACP0bkii1ZEooyQsVb52eKRPb2n8Plj44JepWgvhc0rqAgNxbE",
-	"2+/1iAoFXdBll5ygCj+4uQFuzQXp94g6JoJpgHeGBEgVQEt7cm749+HNTUAOeq9ASDwYHIUCo8Kw6ku7",
-	"T2ZcBOQQ/zNw/yXTY3JIqNZslmFdL5qmnQCLxmIWrDX/TihPcf2KWohUgzMQhe/bhYJikwzXDiCON5dz",
-	"zcVlISVgGH4pJ5SbAZX1bhUa6rJA0DgAez5IxAuAGTpjRAqbzQ1GlWMsQGExpZNcZiSZI01katvB7r1N",
-	"vm68nwW/cbkQztDGldsosqDKXAy9xXiKk7zNgLjQ7BLknJUR/WXtrdHb3JUtRnruLupOS/dA0Dd45rYx",
-	"S/3tb41l5s0VATXtlqjuE1eIM3Hvu2wrj9R9/vTOQu/UlEL3ilHGP396Zz4t75gi7ejvYet/h61fI0yG",
-	"Bgs0wjPh8B09lALttNZYjPatFeq1MU6vyRYZikGvj353uGo+gbQ11Ezjna8wVlqx40GNlbaPbxS51yBY",
-	"ma3AfVlb/sF7249zqsijTybD79hkWNx/qKVr5aFdhDv7whY2iGoRVPfXRqvh66JoMpoPUVw4JlDxLnFE",
-	"z9AaI6oU4UFd8s4zHBoqgSMsbIhrTH0lJdhNi7LfNQfNHDRO609pgftmSYKwnqV8j+v8wAc5uKWSkDcM",
-	"5JhVqglpraDmI8trqlD2E9MPchwfVF3fhpc8nfr7LSd0xyO/k2JOdTxdPeqnUyogn0lAbfyICcPYjGYU",
-	"eS9aiB60EkddEs0L2J6qfGhoeCj4bDbXpp0hyIVYgRTESsUcgBdXxIVXomDS4Fg/tuY2LPOTM4TbWFGy",
-	"CRdKM5o0iYefwcV+X7fw/kXLyvi+kR98ByJgIxb+3MTgf5L8iOfvkdnuivz4vJQC11rhX5eCosPmdfJu",
-	"vZB+GW7JrIkKDCa32t3L5r+GSgTfpbXeieibLfXlPv35RIDvNojSt8am8hLQCx9BprjtFj//3Y3oLUCL",
-	"63y53s7/70YTVAj+KXNW2DdhHsXMcn451YQu6DIgiynV6GIrsra6DbDaOl/WTvhX3u01mu1aL3e5CFt6",
-	"u5P0etQb9+NBzdPdm/TpVt7uwUPRhrVRcnazuLIa/VNMyrfDwbbnjQi5eHwerhle7uZLfg4ePGq9ciSy",
-	"33bNV5EzWdf4OhqlwXActhQTCTFvhy1CY9NqQ8HeC6YeRuV+9HsFKSIF8fvz3q5vZjhlUM4Blplds0cw",
-	"mlZdQL+3xozmLD+Z62lr+PdfzZlTLL92h3Wep61h6znN+PPrPpxIO7pV7imhCjzGTLqwr8DW30DTabWo",
-	"CPBKy6EsNv4qc3sPiT4IaGETAqzptkho5HkBuIvc23XgtT+mOp6ypg7eYMYUoHboCsI1BWATCwcOcfc1",
-	"DFHVCCLq9VpCiTU4gV1eh5ysQHd4TRRRRqstnFaS2os8sYQun6kCIcZryuWxrbZksbGJEZomlpwU6aIW",
-	"GoaMDZksW7M/N66ppS3VUA9vu3wx0WvSsxP9vj4Q3hZk9kAiAIdKYSUrfs1s7HvRrH1zz37feAiA7k+5",
-	"0jJfep+ipWnNeEqAsBJpq9x6pmnry69f/v8AAAD//w==",
+	"7L37ctvGljf6Kl38psrk90E0SUm2Rf1xjiI7iWd80VjyTnY28hFNoCn2FtjNoJuimJSr5lnOH/Ng8ySn",
+	"eq1uoAGCN90cZ6tq145FAH3vdV+/9UcjlpOpFExo1ej/0RgzmrAM/vmJavaOT7iG/zO/JEzFGZ9qLkWj",
+	"3zilUxpzvSDN4SxTukXkiOgxI8NZfMU00WOuSMZ+mzGlSZLRuSKjTE7ajaCh4jGbUNOiXkxZo9/gQrNL",
+	"ljW+fAmKbj+xCeWCi8vlrn8ay5S5xhVJ2UgTLrzed+lFsZrJfRb8hmg+YaSpWCxFolqEajIf83jsz5Ir",
+	"MpqlKaGXlAvTqxkUz1jS6OtsxjaNAmfwNlkewNuECc1HnGW4rsViHhOaKmnmy7JMZmQoE84UoYpEmWsv",
+	"2mooSmdmeXEkOlucjDTLlodyjgtAtCRzyjUZspHMzPLrbMHFJWnaKQUkkzORsITMpq31A5hwwSezSaPf",
+	"CZbX5UvQmNKMTpi2J/E7quNx3SLBA8IT0xk3P0ypHjeChqATaDJZOwh2QyfT1Lw4pHrQG76MD1h31KFH",
+	"yav45fAFPRwdsH3TxPJyndIs4yw7iWM5E7X7Z98gFF+5h0HGdHAw2me9pBt3hkf01egle5EcxgfDfVo/",
+	"xlmmZM12fpzS32aMTKXi5he4lYSSacauuZwpMqWX7JkikWA3GtuI8qH/NmPZohh7jF2UdpbevGPiUo8b",
+	"/V6nUzeuFeTkjF4yovjvbFVnKXzn95WwEZ2lutHvHQamYzxSXdNtfsC6Qd3Fe08FH624ee7ZPWzZhIrB",
+	"YdxNemx/dEAPhy/il8krdjTq0O6wds/OeHw1m9aNCp/cw5im8dVgPz5KenDWXw1fxi+SQ3Yw2qe9+jGd",
+	"j/l0wupPuXt2D+NS4+ngpR3V0fBV/DJ5wQ5HB3R/2Itrx/UTG46lvKod1myY/3kPQ5uPrwZd2hvuxwfJ",
+	"IXsxeklfDY/iTtJlvVHN0L6YVtVUCsUs+Up+oJrN6cL8FUuhmYALQKfTlMfUjPL5P5UZ+R9e//+WsVGj",
+	"3/hfzwsO/RyfqudvDOXHrsozj2KkOwPgDRFpzrkeE/crfKaiFpEZia5ZBvzFvtonlCRyLpTOGJ2QaSav",
+	"ecIyMqI8Zckxknuzkp6I8POe5WB7uAt1Q7avPy94HQz7O5rYX7ZYlHwrzJsJXuZrmvJkAG8EDZhCo99w",
+	"8sZQJgvDm4XUBF4k/37+8YPdbnvvzb8Hh6Mu6yX78cHwkL44evmq8SW46xZcGOmgtn/SjPxx4z5QouUV",
+	"E2RODelViiVOlPn86R1pRvB0wMUAyGHUur8tOJVilPJYP/ypPCFKU81IbHvsk0hIPZjOsnhMFUsi0jQy",
+	"Td9IMHqWiY+jiJhLqgglypEYPabarmko8k9bgfloNBOJWaNpJi8zplQUkIimGaPJYnAtecIS/5eJpfDY",
+	"MUnpkKWEq1DYF4gUhBL31jFsxoQpZTgUDovrVhCKiAuW8ks+TNkAJmg6SWa4fGzARDKVXGjzK/QxGMls",
+	"QvVgwtXESC5e74mMZ2aWoaDqiiVkJDNzDKiQemwuIXxolgCPBn5kjsxQzi7HRvo9tp18D69GhIokFPjT",
+	"5yzF9YRvpWCEazKmyqxdwlJ+zbJFafXMuCZUzGgaioy5V8ziuxX6bcZmuPg6o/EVywZyNHBbVczrmSL2",
+	"OYmpMLdhyEKRsJRp/NptSUxFzNLU7sgUmV3+oxU5zQc8YZOp1EzEi8EVWwximaZccSki0jSzu2KLUJiF",
+	"mZmbJAWKzm4rCJBDShI+GrHMnCpzU+va5WIwU8yMxiwBUhX4GNq7YrAaSvM0JdlMGDWFUCM+k26HWI3B",
+	"0syARCBd74F4HbXaoXhDs9QIh4pl1yxTJJazNCFUqDnLykNxjGSQSqWjY0JJLCcTrjVLnD7wTJkR4mt4",
+	"P+YkY7HMjCQOQ+baKA9KzrKYmXNBMjZN6YIlAVES75Uhq/hxKFIpLmFwQrdDcW/k5nuZDXmSMHFLgq9m",
+	"oxGPORN6oGI5ZR7Zhz2RU5ZBK0QwZtSVMSPzjGvWd+dSEffhRjZQCAbn8Em/UWnqHhhFtDynnGGXercM",
+	"e55JcTmYyIRF98cE3grNMkFTHOXDyyfc9pcLKIqOmFEt4a64K8aIMuTKuwnmyrUCZJiGjfDLmd1t1ILV",
+	"LB6DDuwEIMNg3IuGrJREnsrD+1vOD1J/b5TgR1hJM4eR6SsizQlXiovLgFjSCutkeYfVQJ8pXD7LimaC",
+	"XlOe0mF6n6fpjC5SSZMLKd/R7JI9wipMsceBlnKQmj6jPtpnjATGbmIgBV3ynn9Hmq/gP4a1nn08vyDP",
+	"h4YJM9UnVBTUw6i+N3sTerNnmtgbLjRT9yl1ndGFISCfcr3jEQ7KYIqdDiZMj2ViZP0kMTo//kzw58As",
+	"nNjmIt7fapyz7JrH7HNxGh9RR/LvwApNKfCIhv86XiUnhQ5AHBqMZmkakSYeLrhm6nmcMapZn2gpjUi1",
+	"IO4bhcY0cxrNMtt+1bGRb8dGnDBCDH6dtPp2V1DEKMkTTtqo7In3yuYtyW1/X4K7bOaFlO+pWNhf1a34",
+	"fGYkZzD1sMTn8G75nNH3uLQiXbsKj6PhRf4gHb1Be7Cz1frkJBc+LzM5m4aiGd3smRb2oIU9+DVqGemL",
+	"TaZ6kR8J0PyeqdyEaCQ3w/3b5CfKdShqj8ExiX7ey63be2Dejkzbc3O3V1quQ1H6DP4fdIhqc9YmHxGa",
+	"MRARjYzNQD2gM0M/NCg/iSeTyhGhpJiw4U5udQLSu7khXMTpLGFJOxShOEmVJOUVDoAayZmG8ZcG9L8j",
+	"Yg+jd8XQZBEKb0BcCkWaQuKiBobiz8SVkHMREHYzNZTY3OiMXcsr0BtYCw2jsJtxylE3SxKjHxkxHLV6",
+	"VN2N3GyWgBhFVFntTY/ZZEl8vsutLG/Oxs/L3ptKEyXfylbNFF8sNWUdKFs2Y96+G5n5DBsrM/77Vuxz",
+	"tfEIdq+kRjAyZDRjmd3YCQoIxJ2bRyIvVpobuGnCfCKjpPoDNz+gccieWpRx8Sd7pu9RtPssppmMmVKG",
+	"/70RmuvFrRbfTW7EWVqm8Cd4u9rgVLT+LhCRgga+XH3pcbbjb4X9zpmgFJtQoCtpuiB2U/okKk0Nd8Pt",
+	"mP0JhIxQRPinoSPwL6BrJdtlIhlaD51hyHRbbU1LGRjlPhSR1aYEnRjRAQSKVCpwvdoGDFmCvoARgBFI",
+	"4UsBYe1LwwEUCmOnVF/KLLdfujEuuSETnpCFnJEJo4IU3zLz8f8TWQMZDth+k0tZXKkZA/EKFLpEGuJC",
+	"slnKCkVOyIHhAioyDQk5gMtoltd2lTeWS2VWmESxzQl5Gfsni9HUl/LrQtAyDAqpNUi5zspIFbnk14ZF",
+	"rJIH3ZzYtZGo9SLX2kMRAUd5Yx7gu8pzRCA7M7fWSngDLXNTZC42uh8UAd0ODTJg7dOSTGfAbg13Ckjk",
+	"XgVtVs2mU5nhPD15kowpkC/3LlGaTWFr3PrEGQNXM03VwE4NbHCuAX+VvHeRq8dlL+dxcRK5ArOTNZui",
+	"AUPIgevVfqDcrhi5BpoUubjjeD4VoWDC7G9S7S8whzmzZk2QKWRG5GjEMpi022rTsBmMnIvW/Vm0csoC",
+	"zVi6tOyLOiFTqTRNiRUe2iRCW7FP4vBSRjCpbAGPos/nUZv850xqpkAQg1NQWL4ViccsvnLNYgSAr0mQ",
+	"xFAHQbTZdmggX2ia8itGmge9nndHLVHJFT/4+5kiU6rHrT6h5PO5P3Tz99m5NewbeYdlGdcyW4QCjIlN",
+	"I4nF1JAXpWUGUQFTsAMrc3qxud/5FBo7JAm/hC3KyC9vz/7PAWlG3d7+weHei5evjqJWKKzhdpqxETcS",
+	"I5mZls20zFjtEpuOYbdxIblRsvC7Eb9BuWxCNZnMlCZjes1CwTVpfnpz8vr9m4CEbhNZZSE1vWJhwx6d",
+	"aWZOmubo24stGyychR/YnPxdZleNwPeFv0CftPuzu+Q1DCAQh4pKayeCpgvgNOSNuOSCKfJOJ+W2uzV+",
+	"dtMcnKWayJLzj2S/++LFXpfQdDqmez1YNyMpFP1+PjdTpVqzzHzzf/9xsvcL3fv91z96X/6tUdObkQ7T",
+	"8tBpQv9f+1c7lpPymHuHBzWtoGO2NP+EknfymqU0ZtvMejqWotLE/+mSXrdHDg8PSafb6ZRbOahrJGOK",
+	"WzpXampEU8Xy94dSpowKkDDMJagcg78vH4CljpTOGNPd8pf7hx3yPR/pMTm5ZmJWN+0NJwmb7ZWbPZ9x",
+	"zcj+fnUF6tfxdz4tf97tdLuvKnu4aSRffPf6P/LZBg0rvJlOioP6a/69HBqWbYZhL+RbMZ2hiJkkELRC",
+	"0zPvGtp9WU93DXmkuZClmEgMh+oXpA4IR2R7RN1XSII21KZhQlZhtOIQV+Sg16vKZK2dyPsTQXkiKE8E",
+	"5dEIStC42buUe/ZHJ7EVZOZvYOlFDdYMtnwzaSHhrdMjvWat49xZtZe32UrH0CbXbLKxcX+E7/Fj045t",
+	"mWYZXbjjM6uRRZ0tG6Ih5jRDS17TG6dVe2KZZSxGq5mWKGmiDO/cdqCbFt+Bg4SJ2cTsi+ulETRsJ7me",
+	"/+vmPYWhlxcvyBffW7M6fgEBoctbZ1YS/GInwEVQDGz0GwnVbE/zCWusoncbdwR6PMVXzUdosN+lH57c",
+	"JRg1aHhRH5sG+8571X2pPmdpXYS10avQrpvH2tiwExfnjcG3KjCcVQpGzl5/364b4AQMP+tH9t68s+7k",
+	"2kHAgZ2PecqI0S/MpQFuOqULeAReGSYS84f1Z0X57kf+IS0abATFAdl8QCFqEKYUFIe12PbyfuSnaOVh",
+	"Pc1PWU0UmXnhmYJZKjJcEOyPCDk/LpxPSYTqjsLtcSFBAcGwKJYQxUUMOpqQEBlfvhxoLa+LUDcMe2GN",
+	"xDXPcJlXPHSDq3+spUZWWBOb6y82vpePo+jU7yFwU1i5yO84hhmWJ55QTbemvEhZamhtESZdEwQOv7sL",
+	"Y96E6OpjImZpisFJjKRU4c9ma8wD5BcYjrr+LMIMSkNYuQR5FO8tROmPwjOQgd0HTuYxYTc01umCUHIK",
+	"FwDoyycvWkrOdCme6T/YImqb25rFLLW3Ff6tyvJy09ATu2x6LlvLp9Yq5zWUC8x2zkYYEMVSFmuFtlsY",
+	"sLNVtreQ3OKZ0nLz6TjF13BxC87/3WLTh6/zF78EjVEmJyc7SRl5hxKmv/Gzj/ha/hku/qavzuCtykeq",
+	"LlHEMOyUDOUNU8TQngwYQ352mpNZqvnelLOYtQLChdKMgmXZHYk+WF/NV6Eo9j+w/rWh1GMwWy2ZwqUo",
+	"TtIxEYwbta1P0MJVtcvn7xp17SOEQyIbyeMdqMpfMW+kC2cMCoU9PPZAmakRZecN86qf+Oez84B8z5I3",
+	"Ny1CMxaK32ZSswRjS6cZj5nr33b0TOV+4DlkO7m2UGncimZV9m1Cb97iZ1bQtn91awRInOSq22XHGLW3",
+	"UUnKjoFNYz6vvA7M4laXokIr/cvlt1lHMcvpPTWqAD74MJsMkQR5+mX3u97pfq08WVAsJ4N8PjNaMRyL",
+	"RtD4fH52XiN/BA10P9clOlyAo4djBkZAJhg83OQgDChNDkg8phmNNctUq6yQ/89//X/5/2h32Ksd8u7S",
+	"bGl8f2ziZ0YcA8t+vX7ExDXPpJhYB+NaCmz9NN4XNbL1TjlUQWM2TXabf52s6Pa9vDbergaV81Sed7FE",
+	"/n5sPrX3IPNUrsFG4echhBc7htPC83Q7Y2BBVk/O3vqOrDb5fHaOZsCPJzOj+7r7BCZAxeLMxfUw82oo",
+	"EnbNUtMhodNp7oJ4sZdfNaDV5rmADW0j4cc+TO9XbEGakdt/8JTabswT1+DRHvhEcn+Ya8yQCWwrlkLN",
+	"JizLP8NWQO8JxZuz88q36C+J4ownNrZnAs6+XOwyHMc0X+vqWCJ6FdlpkzXSI2LVJMGtPj2HyS3TwA82",
+	"9EbPMsGSgKTy8hKjeazfiQsSp4xmFW51uE3PGa+huuD4QpGPZeQTu+RK22Dkt6+3kSonK1t9bzSZbKtm",
+	"KtfJIyel9apSlzWX7E2Z3ObpleYgJLPY0q2qoYDHY3c9SpcMxRl3AjVNrxTRsk+iojWwPUEnYFyCY1u0",
+	"EWlwjHvEMCBUW9uDgvwoVXb9FiHdeIBzXd8fv2m1ls2eeq7+Oj9uMTI5Fy5bQ0twg6cpyoOoia5VVzyb",
+	"OLD/GsNTwlaw+tIIMPDdvB2gg4FrcklRei7z+m632+t26vq64qLmKEZe0IQfTLA2YqIVkKgcUZtRzYgN",
+	"4gsguRB2WUqiUjl3EZwp1SxD4yKuXkSa1M0O4tjztTYrnEfGTGmmynZHN+pG0PAGUmcf8K6itaJuWG/7",
+	"WsWncXYOcY19clHE77DE6ZdGovfGQYZMz5kNwkStlCUklTY6sU2auE2tjWJFIVHA9hWTqL3bIDNYaddL",
+	"uVzLPet9Urd2P+3iW7qNj2ijH6hsgtgk97wtv+35kbZ3F+3oElrjAtrB53N7t862/pvHdf/i2QX71e1O",
+	"7l33/fa29SJRbCcLY9lMV1LaDzud9Wp7db3zEaxe2rKEf0vqcHu9tpDCt1RFltSAZY2zIM8fZ5kR2I1U",
+	"oI1gXnUYH9aqo3fWOO9y4lYSen+pVm+nb3/dUUOKPPsIRhaXIiFyk23Tt9mCLauw2s5EypTyk7i5lQ0e",
+	"zH7rBxjAodto0N2I3PLOhcn1iRTpAmNzqcbAMkwHqGC7yBFZyFmmSBPzHJ6pIr4y7yhqtcmJMGqll8hO",
+	"rJ3bfE5WBDmqUKSMXmMYOoobYAGtC4m1Yu+W9g6fsxx8w8bvu1J5rj7Bia0T+vEsu4R7FxtZBF3C8e6T",
+	"0vXJTblWRQxC4d8nhBPI4jEV2ijfpgM4XDJLWKas9SAhLFUM4ltbbfJ2Mk05S8hwEYrifpVt06Rsmp7Q",
+	"K1YavoLbCuGxLDkmkNjuTY4rMqUccuZnipFmPKaZUaStyuXZpXmmNFExFdYuHwo+IjNhVANrOVgWZ+7o",
+	"pT7nv7OtvoMXnxwiTw6R+3WIuCu3kUTgGM1dyqMmfNcp8Im+0dTNr8rlmJnNzfglFzQFw4dHLCSErlfY",
+	"cw7rgHsCLNr8aSl2KJo058MsGVxKmRhubRl0nh9tjhb8OTnO3bV2uYNci5XFHjuvDFpdigE7AmSmnbER",
+	"yzKWtCtjLtPAkkwxoQsM1RgyIhHcAnilC7jkGG3ZOYBEEJf1HqwAhylFRhx0jqpYMwGEgZqVcZkVNfen",
+	"ykg3oFNt4qQ7+NOKPs8yLjNUlf7MTrYVsqiDUbu7UrFBxNug5H5FuULlyGkrAnwsWy4ye0A0yHGH3JXk",
+	"OrChWP7RLgVjuRsoRSnbZ4FQmDlxrJzTDUt3e93Tbd9qVeUCYYHufDqWbegBKH0yQ+6CeSgp09rlnhwD",
+	"vSlITZEZjV4SZDQTi/RkuJbtbsn4t/NZvOuBAiwlLi4LH8w6m6V7287rmKgpjW0yUULVmKFAyC+FzMBx",
+	"AouEP0Kuzp5Zr6RiSv7l6Ojo5KTbgfScFy9fHSyTv12sQpUprT4wFu7vdgdmtY3AiNxELZRmk+3sA7m7",
+	"OnePlJydvvf62tl/8v4Kq0zbj1/LfywM1auu7JpLulGIuevxm9VFiv54cXF2jlh1kGlmE8yUNPorm2pF",
+	"xlpPK8EH5ifVf/7cC+d/bnZXPTdLkVTDwg9ebTpGZmj5itceokKXrcbowQOSsDil6MU7riRuGNqQMKW5",
+	"QCefNVlaFLFCiLMiUY2xA5Ok1ZubaUpFHl++8bS57y7gwZLkWSZskJQHS+7E6Fw6UmM5V0bo5IKkcm4/",
+	"8F0nVh9NuGKNoOFyhlUjaFzykW44AdjJkubM4l4GDciQMWvu4Z6WWlu+RCw9G8V11Juwm6nMtALLCzq5",
+	"2Q2bIJBnyi6ZSEgz+vDxzZu3ZL/T3n/ZpK0o95hjrk7x+OYmCgV+pZyDkUwzaVTtERnx1BDHmGvc1Vy5",
+	"P3lzTt5efCDNyPzr516n96Lb7b1Eggf4bSckHyp+NpGQhUoF+bdecNjpmPZhoTzd5zwes2SWMvKdJcih",
+	"aEZjdUEzPhoh+YuObayv4/zAfcxpYwnR8pKZCbY8fLO3Fx/67uVQGDkBZNmKfmezwiOrHbRx/SNAwVha",
+	"Xg2R31yFok4sJh/N8zlXgCFoSSBIMNVdqUrQ5cdbWOpwfVl2QW9WhT65V54p0rQxF89Ui2h6Y3SG5pu3",
+	"HwLy5uOntwFpt9utwOiVsJRW0uLiWnILiQdQJlr6wlSF8fX2kOEdlce+X3dx+WTj2N0rZuwZi/mUMwDp",
+	"ykf/t5OL+xv9D985fn3UqSbs1M9AxFKzbFILvk6mdKFIMtPcihOa3ph/6Sqp7JPo9clZkWKC5qRpSmNm",
+	"o1TyqUObx7aBIiYgev26/H0y0wswVAU5jZuyDL7u2ybBBEsiHN8pJOMD2IE1aOUX3Rr18hRyJ0T/hknX",
+	"XMNdX01ly0EGr0/OGkHj9euzMi00P9SuL+zeWklOTgwh5TR1e/1M5bJcib5zy6joEEAbSzv/9sPf9rqd",
+	"g942e+5kju2iw6zZ10hOJTmk29kkiAgprO138TEXyopwE+Q1S6Em98nv8i7okIpEis15HyVe7NZqjaRx",
+	"mzC1GlmENCP7a1SfwXpcZKkCjW4V0ksobiW+1GWlPgkwTwLMkwDzJMA8CTBPAsxfUICpcQn9K0sx5UR5",
+	"ZzrxZBsj8y3nFqwysp1KraUgF3tqzLO6MJwNZtMyj6k/az+eEw0vQYRKwapa9sD1yQtDX7odizQUkERq",
+	"vPvWLGrDM0Ohx2xCaGqW3DDrF93OUbvbiVrHhIoFYrOyFHduC8+R/XwZ6WBpmih+na6C2fgpv+bgnZ1T",
+	"RSY0YaS5jL+xktbeDZPjtxnNcf/yVnrl0jubiu8EjWuaztgpW5n1DM+dXwNdvSkXjDRpmpLIjSEiM8G1",
+	"Aqc5iU1rpbn1ILo/T9nhQr8AQ/WaulNBY8745Vh//L1+XPh0t4HJmYhZeWQvzL/jdKb4NXvvhoMm5CLD",
+	"SM4wcLlmvHicl7NpSrlF+U6Vltub4TrFJaeHO0aQed9Hq9B2uFYObccH2Fk2mT4Rkydi8kRMvlFiUis/",
+	"OEPRaz88sAo0kC5srOV8LBUjkZHEJ1SzxElarx22loRkEluLECJuEqpZm3wUFjXdyufxmNEpEKFZPIbG",
+	"CZ1IAEk1PRRqtyNLKeSmCCnWBVpaQMIa7NE2OYGR5EOTCV2Q5ueL01Z/mytutPW9zv4e3PJSzmndLXLL",
+	"cqK1UYNrUpXxwW5JvHSm5YRqHnvNLp/h/C1iO8mle9LsGvp4aKgcSPQQFuVqCrnXIVwWUoCwDJbZJPDg",
+	"tTwYGe9GsfrErJ/GVJO56QQKpAAVnpvfxnQ6ZUIB7gZi3JKwgUi7MTOrZvOKWEIOekfkQkrynopFKD7l",
+	"GPNLUyT75s4eGiUQNqrb3et0L7q9fu+w3+n8EjbMXMLG//zXfx9XZqtCQTMGAUpm0pwlYaMULOkj+oDX",
+	"9b0q7ZgjO8sL45DW39zELFu1Wxi1CeUsSJNqMpHKzKETkHgGqjcimn+++H7vVV7L1a3UMygghHDuQ5ks",
+	"jkNhN9ZZGDMGTETI4kWZAbuHSDPzDNDtccobqkQWUzpfgQf048XFmYPDWT3W/PhBUSA9l9kV5pWpuhNW",
+	"IYL+zfH3pE50ctfwfDaZUJvHVBFnrPpfj4ezFoNnHc7OzkA6OX5OMaK1+DkrsiHzIndyZEOTDm5u4Ood",
+	"3tzk678s1i3Ry/qmkQdovNkZI/lnAQSr1oa+bxsEanu2KntNUnsJ8nl5fG9oPK7NBcWxLeFOe1jUFjwN",
+	"s7BripBsPYdSqmrdFGpTSN9Ts2RsL2M0gYxEEFg1/jPOpFLkmmUKshFLPKnEsWoN4vWn5MfZhIq8uzzw",
+	"KmPTcbYcWuT8EgDPO2SGJczlnrWVeHJpjOBby5F+CBJfHcRrqfcUm1JzphJAM3YUAz4IgDdVLc6wRRVG",
+	"XRqsh0RvZew6exTAnNccIcRVy+QwZRM7gCpU+tZnAfDpwVj51nRXdxw8WPIVduhrsL8upkz14RTXgJwH",
+	"VmLCiDhBLLb50Ig4x0SKZShpF68dIUj6iKcay1n/8OaCPMdgncCTw8ZcaZktyFimiaqEdS+tbXWOd0ww",
+	"qEXB+yhWVW4M8gqd9iwVOP2iXIgR38wLONbWbqyFzctWFwf30o2fKSiIkkOYRyvb8orZ1bUH9ee8dPq8",
+	"kF5gD8RSrbr25kRlvKlV6EePu1znWANLR1IgygYpLOdakjlGAaoazjLlf0PiVbYXXHfvC9nGQqfUm0RQ",
+	"6arbJld3EQHxzdHPCwK53B+uvbUsVqeKXsOu9WA/7g27tDM6Yq+Sl/GL4SHFBK+6Eetar2u0HIJoeFQl",
+	"BrH0U1FCtfRTweNCUYsTQIl57dg79qXECCg9hKQWjohFNI2IogsVivkYKnMC1ly7AHGEMj5gtSig6FZi",
+	"QAJK5ERm7DgUkdnBPDkLvvPLKLTtmXDQKO7nHJTAnyEYS2RWFJHw68WWO3K/e8VS2xZYKCJN82q/bPdH",
+	"XalSPxXJiP0jFPiO0lQkNIUkQqwJke9PfmtKu8ZuYjbFajKhKH7GczjQcqCYSFhmy5vZy9YGHI7ljIia",
+	"QNYt4JA0eh6861qGz4RrtpJW3AOqEbTzCQqkfh1II38Ay/p6iYw9Ft1aGqM9PnZQWyRx5qpPTrdWkqP7",
+	"OiSlUdYt9NuleOeqPHzFlNXGFVF0xI7JFZviDXxJErpQZOpXG8HYZpHkFLwsE0L+5l630+nt78H13d06",
+	"/a4sxaxIGcmlDZurQHVAYiNGCUK1NX/l0DokmiajqNXH/wYkmgLoMyUHNy9CwSf0kqE5Y58kUx6QV93e",
+	"TbfXfUWm/IalGHcS/T5NI9L85ewdefsWlse+bhoB9X9CU6K0jK9a7VBclHiBgKxWromgml+zdFFhCFAF",
+	"GfzqKDi17TjtH0jSXS3rNozE7IFLzs5YBewnGRnhAJTc36dp2ZmND+uX3eWYrlh0KIVy6a/rwc0LWFfz",
+	"X1tbFZQVK/OZpbFJOgLrneDjUEA7I6xVw2Nm7euZckWHSoW8Ydtwtk2ZB6/U1m5xcTJ5ymzUKq/Nwc2L",
+	"RtDAYZQXBp8sLYzL4qrB1F6ToVWLBeMBcC/5IsqZT2TIYjphJMo5sgcO1K6aRVcDeO9OK30xpG6gC7IK",
+	"Dqng/tOMFZYxf9TLCqvMJtul8lizqtNbZTZBceT89OQD/PlMkSHNEAsqr/4FljCocx6zVjEwKWJvbVeO",
+	"bA0ueD4IrkgTlLm8bNXzP3jy5bl5aK7xjr3unKpXJyVPqBgcxt2kx/ZHB/Rw+CJ+mbxiR6MO7Q7vDE9e",
+	"zujbXjtdiWsOC+KhmvvniysCgJ45kLm7Drbwmd2lqAKehQ9LEnUJJst1WfDUdRBZa+DPC3iSHAjdX6BN",
+	"eJWOttyDTJeTqW8SoPv9SsA3VxYtLwdrq/XjulqzNyqY/g4DxF3QMMJRLfDOxwIcoWKYutEZzXEklpVs",
+	"xS8F1bOMnUox4oaiVvXtFSVN6vKES9gLu8UalMdJmpFta9sY6YecWdn56ZYaKn/HV7V85aNgCJWAGq2H",
+	"CVGAHCwNeJtcUGjD2qiXskF17hRyr+UKq9JLwaN1aZ9L58r3eeff7vfqnNHrHdCVyW0IXDnLQTuWk+vl",
+	"TJOET5hQWMzEaP4cr7BzwnOHVKlnNLU/Lq/3GH5/Wz4TBzv5311kQ68U17DsjTcSmlERKp11Ow/U28pt",
+	"u01vB5u748nS3F49yNQqp2qLQ3SrwKczi2OxY8wTqT+fodjqgNZkaTwd0b/wES2zFUvyzLnl8dVseh/l",
+	"qmIqYpamO1ZJ2kkNNFrJWhXQwaHa8sVYwHQMqFWKacI1OE4AdMv6TbYt5lRw9e1ULv+LnGeCWIiCemQv",
+	"upHdy7zyp4tTxyU3C4z3UjJqGl8N9uMji0/zavgyfpEcsoPRPu0N62P3lc4QELlefdlFJ5qiWHPqSiXU",
+	"xafQZLF2220byuIJ0mRxbzt/DyrbWkgpuH42TMUFZPzkUauNos89lRlYrZPVnH2/oJrbneJ6VvZ0tVbn",
+	"D72Wp8LiIH7H7YA76O2Qe+4EELMNruRGxPoVhO7T96dkf3//KCB0ZDqM7Oo7k2aBuJbQRXs5MLDbg3iz",
+	"l/1Op9/p7HUO+53O1lfhzjiJFbJRntr31tufZBBb1yzSkvzbXVndM//iWwe54gkjiZRZ1XxeC7hcoT6V",
+	"2A8vv69A+AF8Pe9MRwHGYHfbPuc+OjraFH28krC5bS5StaZwFRxw5DNFPl+cWtq2cps7R7fa5rWwU2fl",
+	"Yn7LoKZgYPD2MZYpALDeF47UMqFdIpm3ELO6LyrR4hslrYJQriOFq6naPVitrOj2TdqsSnyvroBALhyV",
+	"HedQKoG7tOI5XQQuTtSC/EMUqS3pEcssYUkfsijQTQRFPQAdlQuXZAF+b5ujkUSkafkdoKX69tQWROJZ",
+	"GTcqO0aK8TawrD801vCE4lpDGpTn/6YAl5+Aj/9KwMdPwMUPDlz8BCT8BCT8BCT8BCT85wASvkeYXiu7",
+	"YKbGyviOVVkQnrHMXthYztIE1g1uoDWTgalbkYQnAWE0HhcnrkicuLe0B5BWtha/P1FdEy1fkYaxyToJ",
+	"+JOtz3OXsJhdZDKvmtqzZVGsefbx/II8tz/vORGqhXuDNNHI0VzZHEiRkDns2HC2ABepl6nnF1Ur+lI5",
+	"TpGiIhnKm92ErlWzN+t4uoSUetTtBdvkvsWzLGMiXlQX/HVjpVzHsjPDFlZkDVdHRf4PmaZUm6F8z/Cn",
+	"ksJ+1OtsNVAPzGUlDLiFN3LQNRGCx2BEzxJYTQ3gy8gV0fPhvpophSrwsYQYZC7idJagAhVVJ4v0VMkl",
+	"qBlL4drkpJz2Vx2BkIJVjkX34HC7FSpyfelCVdPC173upQbXEyrIxy1poXIy4WgWkhlxLakgx6rKMdFA",
+	"DIHvm5jJy0UoPl+cBg6OCxTwOWNXCTCfgntQMmIJSC9jmfKELowelM4hqBRjolal/nZebJP6ezmjGRWa",
+	"saTWsA7RDv6c8/fVqrTqpfH5o1sR/hA0qrej6jTbYuc9ePxa+Pt7x7tfaQtyI1nuooZe1cy9lsZ4VKp6",
+	"ymsZCxvNRPI1Cp7ViQnn9JolntBRXxpwXfW/ddX+7iVo05UB3Ogno0k2OIpfDV/SF6NDdpD4yTR3DQ10",
+	"JQJXlwS8Qw3AdUX/1pX1W1XGbwd/kufsuUUFP//03IPFtHQYv0ryxvky5amo6lPGEqI5uhnyILU2cagC",
+	"oKXMM66Zxfaq+J9IM3rz89mnN+fnYI+J2M0UVB0A9kRpXYGhox4TjMVSyMkCHYAioVkCVHxqTdzymmWC",
+	"X451Ofzbe3fpzJQTplcXxs0VPVQHKKhhrtDptiVxV0jK3wKHqD0uVq+sW7bChgGyVatt88O4uMRcXYtz",
+	"ki6IFJgzi+YwiLFGVV3Y1F1zeJeXeEhTKmJ2MgUb3ArZ0wxxysUlsW9DcXSuCcWv0HXm2SFKrvfVPB3y",
+	"61Ylr2LSXinrbU5VHtfKhdNn4EWmykAiiovLlNm3K6nqQ6oHveHL+AA17ORV/HL4gh6ODth+cvf4lRqN",
+	"ZRsdBYTpk4mhk6u0jiWpgUy4mClSs4XHpGNzBEsGo5nQPC1JfIW9E9Jvmp6VtLXlLt6CHd+DRraV3reL",
+	"iX773A53ym0l713SOZb0l7vpLPYNVD4cxolTZJaSyKnuV4ycqOMAbFcWirxnaC8gFBVINNWoMcCTcZ3r",
+	"d+Z8Wdu77cDCGUF9DsiSCwXXx35W6rM6xeJER8v215Qi2I99+W560O2yRu5fe8pJlLVwtWvdCVWRdIM9",
+	"sAZSYkuXTxP0A8wym+mhnAnn8m+1yVtd8Zr0QxHVkBqHVVIlYBFRmi5IZxXRCYWjOkFhKsiN8da4cEyo",
+	"sN4XN3TufL/2lT9LNcnVEBEeBETGxhLqv5dzNAOCuegFMsQ2CY6qnAVYyaPKjdArEKRcOtYq/ptn2pUS",
+	"MWXOdvN0roLxojmXa/siGHpKt3ZD3tXGOMhdlK3dnHJenJCqz75gADwDMMxFHkbheKnLyCgCFKGElByF",
+	"wvOTFckVpaSKwOHalRMcchLpGn+m2qE48aHTrMyDPezkqcKkkxplaRcX5VrvpIWzWZ/BAiwHnM4VULjy",
+	"zHJnTihwTUQ1UQXxcuKUg5QEusaVkHNwC95iedzsllanxqy1hVySH5pdRKbVTsELX0RG671P5J0PPnfG",
+	"Ay4FJgDmzvZW+0+hUQUNTFSrmGSmvLazrYJvnXblh9/uLgpo+WGV7UbL8zWGFiv31BHZs3pqXYvSUtL5",
+	"tjaFXPif1UCXL0XZbcgXu8WIz7faJFvpsdijncOdgwYC0NxPgHRt9LIfLr2dMXhJp7uTgbhOUy+Zje3d",
+	"8Y9kWfT1z35O2z15cZ114j4sc87Q8U1GM1YIyXI8o8MWajqs/qDQFPNQxlbgAQ81K5ncmk2mMqMZTxeh",
+	"8ED/jstqJ3eAJAm05iM0FcBMFnwJ7Inml1BEFqKpAoUBoy7BPvpoPTbnG69X0V7D3bfakEd7ndd6vu/F",
+	"qr+sSe7w8Qqsu3OjlQREsLkRflGoyMFQu51Oa+tQhCXyu1xss8zodHY1OBi9ot24NzxK9tnB6JC+GL6M",
+	"XyVH7P5gCdaBxoD4YHkWGck0lXNl79kSnJR7zeoD9k/Vam8jyavb8YVlDrXU8n1myniL5hP9pdTjnDHY",
+	"Q7VLAoyd4z3QV3ftvorTo7xV5lhbAmMDq8DwzAY6o0JxsypceH/ImR6MZDZwFq0K+GxOCeElzJPI63UV",
+	"mGSWXs0ytjEqu3w3l9bd5RiW7+eHNz+Rv3/89B8B+fD32vtYWA692jhsSjM0sfFLLsiIxjxdIT/LGNj5",
+	"TkTw3m7SCmwAc+ljCnYXOQoQp6hOeSuMOMXrGEpqtT5rL6PCU3aXQory1iBRGoIva+0XlTOaX0C3BaW1",
+	"rDuvn+FSnpaiq25ZaTxj1kO7bXDaafGFFxheKmZRxQTbSFC9qtPbAGvg9O+zYPZ9jtjnzg9R5VrxS2GU",
+	"ExZnrMbv9nYymWkUvKhY2AIRIHUhliVqz3WRnHUXtLYk9n12Ube/VcTfJQpXS6ts7ptDV74EJmYvbadR",
+	"m1pntmNHOOWyTdDaY/Ks9k1XHbosLnrd3f4by/iIIwX3vDnVepVJZfYYuzBwfm7+O0vWYkhXv+xuzRPC",
+	"xv5hh3zPR3pMTq6ZmLGwQfJ+FXpU8aXDix/Jyd/ehI1tkXTXLYy9705cXlkK4p283FrqqJaXqJE+XHmD",
+	"VWZBVzhhQhMW+AUVRGIrJNRXe6jWoFBbFqFQtic5Ik6wP1yqxQAGs4wzFXhlJxRmVzHAFgKkDnBFsBvN",
+	"XNyrTQxr35evFPp9Ww+XCc8u6jEzl9WLJL0edIbduFdRLTqjbm3wrZH47MquzcwHjdwr2PHbjM2Y2zkj",
+	"Atjc2eLdfEOkYC1D9pIZ87wIDH0HZM7T1NAhs1s7ZPMviaBbVjTwmkDccphp7dLX6QyVj4qd8/fJ0xXy",
+	"W1HWFrwruMUVvge1oUoUvor6YAdx7q1hDcm+BbJtWUi5L6Ekv1T/qAM5/nUXUPrqLZ2PrwZd2hvuxwfJ",
+	"IXsxeklfDY/iTtJlvdFdjQBWFCk6G2s9Vf3nz+0v7VhOngN4+nNw4u+kLJvGPQ24XCDKresmwL+ac3B/",
+	"R7x0uv4sx/wnrseFIPpnPfB/zvO8QY4/H8u5wOg4cMTyouxPm/wHY1PCsayRkRcXpICKLkuo87Fi8aA3",
+	"fDnqxN3kiL2iB8N9Dz6nG3dWGOjsfXvAO1Rdg+VDB265eJZxvTg3y2fD/hjNWHYyqxPfI3UdD4zMM0BU",
+	"XfOnWZlBZE2CmDb/4gBCMGisGRZLgt2BEwSNFwtiqEzjyxeABxlJVyyexrBlGBTdwKChCeVCUy5Ypuxq",
+	"FDTqkuvxbAgkCl7eS9i1JVPVc18ELDpRQwoijaT27+cfP4Dg9uPFxVnfGjLKCSoBoWoh4nEmhZwpNIyG",
+	"wlH3ACB9RaJI81ryRLWC3GahbCqMtawEzkJqWkSvC540q5mEwoyDivzhUMqrALOukEwQX6SwrZvtZol/",
+	"VkMRCpSjHa4czkeRyOyvzPjvtk71d7AvJJx1OvsxYIXCPyGrw2KHKk0zDQDRxSEIxVxmVwrukGkeEEeb",
+	"eUQvJnoFREisVVlE7wDqQnF4uCCpy1WzCOB6LuFPTN8ezVJzVZVMKVaeLiZm64W5mVFRKWlCxowmLGuT",
+	"NysrTZExVYSGAo4ApKRGfyAaMoT9QQXyLxFpIpEhEaQQRq1jEpm3IP5iRSEkM9BPVDOS8gnXqm/XcjiL",
+	"r5gu4cOjSmPWz/yYF/m4zORseozJj3lplVCYq4ElQeAFiA662TNa9R70tAc/R6QJEEEqIt1O57kiw1nm",
+	"6rZFeKQj0us8V6HAJ4fmwXC2gA+89wMS2bO9/MCe0QGSypr23AsQtW47JN5ze6Tz593KcxvFG5Gu13BR",
+	"DmNlu65Glnt+6I27ZY9DKOhMj5nQ5uZBJJkrPzciiEqB68mSYvUD0ru5yTPhAsRqDIU5dVSzd7D88P/o",
+	"xrNDNifef+MTMxQNnX2YSZ65EP+UjXQLY+fKXyhm2pwJfhMKw+ULwyoeKHMQzU3B2iiInAF189xzzJhV",
+	"ULEwMrMb2NnlJSk/MZ0t9k5GmmXmwLNYikQFJJMzSAOcTQOjGKeMKk26LTjfXh5Qv1gl5YMNEyUnDGmA",
+	"9QnZWHRbbDMUpV8BBRwPXEDwiSvd4/7OoSjcD/aUuD8LAluJScv7Ql9B/sJy7is6a0lUzoqKQmFDtwyh",
+	"MOTxii2AAsRy6gLeWVH1QVsgZvsvpscyyVNhYykMb2ahmFI9RgpfqSHRJp/YFCG3PXzQHJIDYBHMCIrs",
+	"2gkOLRRNSKPKWEKoIjEVUvCYpsDoWnnwj59DDwe7KNW40BgBCv8wPSKUDtJTEuX7bo7mNKULlvSJkSWj",
+	"Y0JJwgFxQ2gkqJA5fxQKfzUHV2wxiGWackMsgdW4+cHZGXEEQVUwQaWNzs8FmWbyErjinHKtQjGb2nLK",
+	"9rTCmLm2uOcZDA1C2GVWXIDOEVkaCheDmWJRKMC+s2hZiAl/UZAbmS3qWww2KpBJkObBzU1g2EqrvDGY",
+	"ygKoIxl3vKtEzglSc53X0eIai2c5sm5Fwj2snHVMIiBp/Z8jwgEgRQE6Ck36P1sXfspjZvPyrRB1MqXx",
+	"mO312p0l6Wk+n7cpPG7L7PK5/VY9f/f29M2H8zfwjZHmuU4LcUw5Merk7G0jaFy7qjON6y6GWDJBp7zR",
+	"b+y3O+19LO48BvmyuLrmr0u2qj6sJ/qUQMyfqSWWWfbJG4EzX9u3CeTBK32S9wrxLXTCjHDa6P+jXp8o",
+	"XnlulbYvwcY3gU43vvxaVCCFOfY6HSfZWpciZMegrPf8nwr1MRQudslhA/UXhOdqLDeUCJEjoijURnFT",
+	"b5utOcDR1HWSj/r5dzRPIYVPups/+Qys1MiULMGP9jd/9L3MhjxJGOiUB73eNt1MMxkzpYy89QZLS8O3",
+	"R5u/vZDyPRULl0tnvjvcZjXeCs0yQVMLHQFmQFuqFc5WdZ2NfkMvFdSBzX/7NWgsS2iNPsDGKQDoLd9z",
+	"+6hftPAlaEylqtNmtcxQ9HW3BjMwDH0CUCPzp9VaITjcC/0yEjIIOy6N7Ccg9FWuZ+FKQOKuYxydrg0c",
+	"Xc0VkDSVbyaie554GHqwNd/JZHFvV6bUR36qy7q2GeCXpWvbfZBrW3dlIVLXP0R/9qva2eK6nUoxSjma",
+	"tw66W3RxRheppMmFlO+MlvjN0gSz2/5tdDKhx9J2IhFlDaqeVqBI4BGLL4HHap+jdgZ2xFoScjpm8ZVy",
+	"xgM6hEAUYLD+fS85It10mp/Pz86J0osUxcXP56HIO24hWZDCyL7gfgT9Nh5TcQlFvm0d2zriAM7axcMS",
+	"hwrS0aMSBdu375NeRRt865ARRmep/rNTiL/4hTdf9bZa+x+oZnO0gB9us4w29+FzEeVbIS94L1z9bXch",
+	"PYJzK+JiKcT2xMVq3Cul+O/w+W7Ce5CrtjxDPB1FhJzXy/S2h29boodJbBbl7Wo/ifAPJMIP87Pkro77",
+	"5baCe278Xy24n4CJSZGuEREOg06nU7gMLOIdu6GxTheEkhrDGdpWHGYiWEPkXCyZrJzt2+FpxobZsySw",
+	"yG5wFSG/NsFLiJFnNrosFPAZlitUHvIlwjDk0WjNCAvWRxDWpcCoAW+bzwPC2pdtr2qwandftosy+IBV",
+	"E7VsiZvcW6CMYpO0yce8ciUrJjJksZwwMNwXYBgu18IVw7RAElHLJVzCD88UJl4GLj895VcMJo3reoyW",
+	"LgsqzRXpdXqFzQ0n7tIroIQHKXAp3LAiv+g0FQnkSFeKUXNFmEuzFzFruQiXfKdqy1KDCenCoWdO6IIM",
+	"GUEr2Cvynn9HmtHN3oTe7Jnne8OFZoD/Ugzd0lVI1gJTsdI44cLWnuVOC+thaHafq8CZ11ttcpLDcFBt",
+	"sQA1vWKlfJRQDGl8lcpLMqUKzifBVHKuyGFnv8hQGUBg0GA0S9OoX3MAzITLdU3zZ9VtAa4I3l3T9zFB",
+	"3DU8NnmuMiVnr79frY8CSX5QbRR62EkX7d0vw6llNjY7yT8qcAaLg471i4s76M7nI7Ol3lai5YRh4DYs",
+	"65Oa+41LvXhx4AAOZ4bsiUUO8I2Jp6t4d5kUNvqv9l+9etF5tYKtF4LASkHY4+yeIAxuq5XS8EdR4pgA",
+	"k7xGvP2BaUeFdpNtv7PISQ8vs67SVZHL/dntVwebv/gg9feGXX1V4fQHpgnFNX0Y2bR6gp87INlpMlrr",
+	"obHv5VAlpBlVYcb8tqKWUWOQd+QBkaHgOHfMLHEVz0cFBwKkDOA1VmKjCqxJZ6+/NwIPFD8nUthi6KGY",
+	"0inLyBDAEQuAEkWaKD/gULDcOv4NiCmX0hnpcAS2pnqrHYrXRprTPIZBqMBCO+FfQI1sB+ivZglRHOSq",
+	"jBF1BSUN2uRcZ4xOzL96nZ4TZQZ5ti+io4DMvU7uOyYHnQPiYY87cbGIQUpqVpBATIoRlMkQ1rBO8HH0",
+	"xkJenb3+/rEojz1mBeHJoxmHXNCsJhuunuxMGGAOV08lasz3KT+5W7ocWiYnzK85IaTGcnRkwbQ7gPmu",
+	"AyKjziAAkZIRmzv/tWEG6GOH1fMiMlaNzL79HF7FN78EDT8KavOX8KbZvS9PhPteCPdrORdGzPNqonin",
+	"En1uVmXJKdojUfiCEq4k8G/KdHoHwpyzA0edj0NRopnNlUSzVU81EZsub5erUBg5TDNh+kRQKTNnoK7k",
+	"tsQ1FBAUgl8jDRpMuIJiQZHNcbcaPtoMAHzV1gWH1wseAzxlJLNQ/HL27picffihSheQWrXWkWLAEPuG",
+	"KbFRsZ9o77807d1Zff7qxNo3FP0JSPTv03R3El2hU2gILVnPIkOgagh4CMl1v5y9I2/fEgXk11I+Q+Ym",
+	"NBeMEaAGB/nM52qC5XFxQBpbd6b+tVQ9FDvIzNtRdTkKRZWeg53QPgeqpggXWhJfl7gbef/l7N1jkXd7",
+	"lu5M3t2u/3L2Lihz/NLOP9H+J9r/jdN+QwhL9N/8gGTxkdhA8WydJcb5tIp0oxJlR2LtkEaL4sUqck4x",
+	"6+hoBRYH8xLKKVOi+YStcb2f56O7NQkLvrHwWx/zbq2/Xtfty1/PKvqtuvvp8uY83JWu5pasD3xfVaVt",
+	"KZIGs+0Mt0sYOJRb2wTCl4GNvvHgmfJkNt/K6pI+hdM80P2qLrR3uZZuw21vmassuDq+5lQKwWKtKuUP",
+	"5VyQovIrgZjVs3NiTmRGY7Bc5emoRgnQRpgzf4QC8zcvmVZ1EEwBwhiRyLwc9b2kWIq10fIQGpsbazQE",
+	"TKih6qpclc/qXdBfHuPgIYrlNRW0zCA5TCwgbKIfCorROhRiHWCYLhfS+35ghx55rec1FmysbkBoUWHX",
+	"FeaB8nQYGQNBHK5tD5YU04aZoEJbHBxMcaLk86d3/VBETFzzTApDIyMSTTOZzGKzZxFpJmxEZ6luFWvl",
+	"FZMcUsVMGzkqnKsTG4rILHZUmQfi8xSducoVrkkC5d4vZ5ktYAF+LQAHD4WCvPmiqoCrYxuQVF5eAmyf",
+	"i0HhgsQpoxlGTmADtl4sxKKEYkLVldFlsVbj7ZIrQnGr7IoyjXzQsJZ60LxHDquuzHeFFhsjaVguHP+U",
+	"efHthaTcS3wJHoiC4rkDcRvWVc49XxdLUjCxOkkxjylBCW+txOiqqNoIGZXH0U1kxgLrqtZAyGiiDA8j",
+	"B50DV87FpR1jIKC1pnBtjYjgglmggQ7ycBHjGbOOIdU6IXqcmXcNHa2hRa9hAku0aEfZs1ryuEa4PKhB",
+	"HUTx+Ckm5b4sJrCeX++mBKtDrKrE3OPoZBVDr42+eoST2nlslveNMbpvK0TrHu7CTgoPRITV5PFRcQlM",
+	"YAG2Pu9pFJDIAkW5ylyFNhCRJiAlxCzB8H5gGKGwqQJLOgLGjaNd1AbNQ1B4wkEUSFYxpVBYrnQMIZCe",
+	"1f6WfKUOrfm+buv9i8nrsKW3EpMfm2ZYhPq/PO14EpK3EpLx/H5dGbmAHlzlFheajLlRzRe7Jh9CylUe",
+	"oJ1X0bQLUG9QfXPNHsWOGizLO+nCgg/jPLkiejFlhg4jbDiYbDhoAgBUA0tjXrGGoVBUDFikGeE/+iQy",
+	"70U2fzuCSg22sDCEekH1RfjV9oX+8wVJOSxnqiFzKiAZLeD9qcOjgnI8WGjNzOS3GVZ2sGA12uLh5nTM",
+	"r3i5hKkabMB/f1DJC5Zks90Zd+nJ2vxA1uYcFtMRIfvDbQUthzaGBAeFlJUEJ/eC7kpstvW1YqTI1yIw",
+	"Jacy0BjEqSbNSul5LH9Uc51zXOvdfKyuIsmfxKH7zThxv10UpRpPrL179+SILSVPrwZDOWcpeI0QAbIA",
+	"NIXcUhSR+piYTSCQ7JhUSvz1STxmdGruOlwaqkOhOcuOiWDcsEPvBXnNMpqmmPtMbUK4n0UbkPmYQ9Yu",
+	"5g2rUPgwtOmiTc5kmi7X+MfyyhFev8hP5TQaoMy8onAyC4WFlB0aAlYEibS9T0BpzB+4auahCMUGt0YZ",
+	"rhDSlld4OnqANhiKEu7gJqzBg06PREIOppjzOUCUxchJPldsqoNQKFkG5kPoWkyCJvZTB9DIFaFJYjOP",
+	"sZyBlJhz6NZDEZpilNmccl11SCnEeywyyA87+6GoTXgmy8ibpRxoC+mcIzwiGCI1uvQoYywg/sQKoF9B",
+	"hsxVA4Q4ebXaRQQc5kE9Q9DDV0p4LqpLbsp5znEEvHDSv2xq84MH9D3lQj9SLrQF79uebQ5ni10SnC1T",
+	"AVPeaq75jl8zYJiKjDI5ITRNc2pYF7rUJh+qQA+GKbni/Uuk6j9N9w9JqaCDr2SNs31j66uMcbC4QSE6",
+	"2Civf/XA4Sc681B0Bk6lf6cxRNqrd7odvUEnwO4UZyOiQlFi0tnsXI0FZxjzC/SWFfBWrd/PEZjddO3z",
+	"ohzso6irKzFEnXD+5Nu7T9+eW9aHVkxvhb8AiAdGmYGkBUHqEBWoxTzqW9j5yYRlMacp4eJaAm5Ck91M",
+	"ZaZZFhA+cf/ykH7yC/bjObHFII34gapbQLTUNFUByRhVUmAgCbYYEC5iqVk2CaBECdWzjJGUC9YKKtF6",
+	"ci4Q0oDrXD+UgrXJGaA8cG0Lo2hN47Gt0AOaMhSKNJ9mrOSkTDjAiSEyFdcE9PoMcfCN3nwSisTBO+Sk",
+	"ZEwVFJnrV+EWVmRz3QEy4fZk475ydZdAPB41a7coL25V9ae0rSe4hJpT+Sh0F/69keqW6SlpHty8MARu",
+	"HBBrADI/2Bwyc1KtgXxKLw29y9hYKo1VsvSYq1CcnL1tkxP7xUpkAa7W5bEGRNAJKFJagenMfGIo5edP",
+	"71YQLRBzvk2ShUv1RKee0ku/rfTSAl3qa5A1cbktWXMUDfLa+cQ6KHudfZJMOWm+6vZuur3uKzLlNyxV",
+	"NUSNnJy97dsSFGYcoXAm7Doogingp34tCvjhhwemgLCAz+3y3xft+/DDE+17on3fNO0jzbMPP7QekQKu",
+	"g1IpUUALf2LolyN6hiRWEFAUaWp2owMS/d+fTyLyP//13+Zfv0R3poe/T9OvRw9vA0dye4nwXhFJzL49",
+	"UcUnqviNU8Vfzt49DlVE8KXV7ryTakKylhCdT2gVcwqTbLA9CFiQYsSzCYQd+HEqfcwtyw1tE3nNoDhS",
+	"hFH/UZA74aG04JCmVMTMxkAk3AZBeFUE2vZDD0jfQvHbmpNyimZQzDaoBqgUZTtDAaZEXsBBYMLchrzc",
+	"3q2Knn2ClbonR8P9u0FxeJ4f9E8Ym2H2fWAnz5LoyQf6r1ReDQ8oVllv7R78YCtZ7+CNzIsHrxQg37s3",
+	"7qNUad7Yt43N4qaxObQ2X9+n0NoHCq2deEfKXZPitwescHQ2K7L85AhC3p08IQWWBbTDyOMYvdQiFwuL",
+	"wUSukmAoVEyFrTt4fnryAXSigJydE6NFkcMX+50WkRk0z0SyJ0d7CV2QOJWKkSaCvvwAJc2LeqcqZ6wK",
+	"5BDzKo772BVYCqoIcQ76JMdRs7c+FEtF/V0mTlQJp5VQ7setgdEfUIApLVko8hfUmGYMJoZiiCv51s9r",
+	"wS/ImF4zohjEFQelYq8RmfIYgl5ZKDwIT5S5WIJBHhyA4PKSS+U41hrUG9KE/4ai1FULMoGMHGc2EMte",
+	"m+Op+mbGuIbam7pr20a+DrQcuGcQ5Gtay1FOXeitFKGg5TaMUmwf5w1ADaZcI24tNQeOc5hxKByiTK5w",
+	"w/7JDLS8kStftHoZiH+U2h8iBNWz8DlWWfRPAQxYSD0ofjv2EuxccS9vlkqzKWl+PjvHi6Awa21K4yt6",
+	"yVr56Nz7A9O4mk3BqZ8U1aNWVLfKu4nASoEgqv695IoAmA0ZLggl/5RDrLSOwr2/FZE1c7gIZ3NLP2ep",
+	"jSN3b7bztwohHgPSXXi6/RzKrL9HYKKINCvpw6OMYfnRfNvcSCBTuWU1h7xX17avOUBZds935906OVfF",
+	"kN8ma+B2HNt70HBq18lXiqjO57hRal8+D18hpvoJY+c+BYpTYKOGJjkmVborS2zZ57fIg1s7SSE7Bivn",
+	"Da6PHrzwD6cV2lFAzyOdbJ4bFYYeiZgVBC2A52Z6zxSYVOsMqh4h2E2Kf5+TmccR0Ffi+Dta+RRMeJ/B",
+	"hJPiXDyIKL58CZ6bk7oxssW8ZCSyMSQalWXxXDqwUoat+o3hhMsieCiMDB6QOYjRQ5rF0lZjSjJ+zTIC",
+	"cssxkgZsxKcPJGNGWGmtLZe0mrvYOkn4lY9K6IILC9FihS/E3Qwzl0e8vvcVIYN7QR8/RgaO0JND5CmU",
+	"r/BvuCv6DPnlQxI9OWWCTnnbHeiVlG46G6ZcjVlCPk6ZODl7W/hfYimumdGTDAX89/OPH9rkgyRm75jQ",
+	"9sbUcnvbkvmkcUeeTZOEo9viLDP9aG7aMTJ9fv/l8J8sXodtCUC2t2PcZi9ZPMuMnNn/x6/+zl6M0b0D",
+	"rQMMiJ1vvqdM08avpd1Y0El6y90IMAXY5QLvuBV/P3n/bretcEMttmK7GOrHW247p5rlnvL4ajZdDy1u",
+	"37kPG/WZ7e6btlDjJDbbp+26PVmnH8g6Pc0PkzvY7peHrL1f49+O5QSzamOZpizWhbhLNYmoM6IOmZ4z",
+	"JkgEMs6JjqxxCYRX82fz0/enZH9//8gTnGFGzlxr1MaLUyJHI8V0Xhy/1+m92Ov29jrdi85Rv9Ppdzp7",
+	"ncN+p2MtcAldwOjGcpah1csMwEFM2NZaFvOSpqn1apdMd55Hvp8jSxcgEZG5G8ksxwgsJeiYKaJvH27b",
+	"B0gDilA39rspAgAAsy8Un2apURnqjKbWNAh/tPqkWEMsJlRaYiJFjnQQioQuApA0rfF9SpU+9j9wiX8H",
+	"ZuEUoUbkO7bYn2CzOJ+ZRkhTyALlHA3ksynYNFvtkjU3gjWvRD8U2FuWjgYW8R2PhPUQHJPInqVT805E",
+	"LMy5spoWz1xWVZOlipEuoCnmR9NsL2C6MxWKKqh7xv4JSNZRYbqw+O1madxraHyPjgkVRM40PHWwFHUQ",
+	"7jWwFMel0vzuoJhOENUEYIDcsQnFUrgFoFaApXYjEPoyYkgo1oKjk1thoyMHeCBTLTaOHX0lLHQ7vw2A",
+	"sMV9LSjVk4n2KUt8yyzxc0sJPK/V1N2rbRn6jkZe29xmE69lu5sMvJVEVJ/LWbpcq2nk5GM3IRg/e2jz",
+	"7vq7/43c8m/LtLvzsd/RwuEf++cxFTFLdwvgxG8I9bg3tnlMep1OVRbEt0EWBBmP61AkPDGSiRNnrR8+",
+	"f3PJBV+0cQxhCwjzHFl+i7U8wZebMyOapjYHm2QslhniQas5y1p561ywlF/yYcoGZrRYcMaXloy0AOIS",
+	"Fr+zZmeunAg5p4sWWSlI3UVICnJ6YtcIpR5PsK4VR2CZvlF6cur2+CkO80la2Ihd5UjQLYjlroGbCCGf",
+	"rbeKuZc2m8WUpiKhKRQ5NtroyGqAzmAWiloY6ZRCGSrwedXd/Xdc6Qs30q+E8povwiOBvNr5PgrGq+1r",
+	"i5qddhGeDH0PZOjTxSl3lz7/6QFNfd/LNJVzBTCfYIMhwwXxZY683AQXl1beD1zqnSs/gWX6MA4wFE3q",
+	"UwM7icC3FkVEzNIUfNjdwpwh2Ny9fezZsvyBOHQdKLDBC4vXEkHC0L1O0bht2MYajuysORQyB0r1TLl3",
+	"0BWOc8onasNBW20vsnVCF2TIQiExSC4PM7XDtG49W98PMHHTRSnMtxl1f/mf//rviHw+OzdSphFDez0j",
+	"SF5yrQA2o/ciIPsd86/9A4K/46QoObohb99PhwFUaDwm3Z55q3vo3oIAgtZxKIpw1XWRmW5WYFyz6+wC",
+	"LCuWTufKXtecOzLWENqyEYRmjyFCmU0g/TKya962xTSipR0DfFatSEI13WQaW2EHs9GctzeFWSr5oGGL",
+	"to+vhLHoZrhCI86vl9Vp3P0BdljYBuyxcXwSkCwxyKL7WCP1iMiTme4bjqSEbYZSTZYv7cIX7QtblE9Z",
+	"IRRvrC14ruUUrWP4hmGgy0wPXgBrGsZ01dYYPAlFlQEV1yvPvReJqy87ZK6mdR8VfjdbORq46USrywwW",
+	"tKwiTFfukh0KT3Kpdkr1uBBqedKoEqj6siQ6uxocjF7RbtwbHiX77GB0SF8MX8avkiPW2KYiyUH98k8t",
+	"7nfyF61g+M3kbJvNqD3+D35lVxQ7PMkvUlOOlnOyA6xO7Ebb8ozesasEpDYFevzA9Ld3kx5NXvhWOPC3",
+	"ZUK/xbXa0YieF/dZZRQ6iTW/ZqRpGJElvC1iq2PAO9WLQz5ATAEXcTpLmAKYU6NJYsFRVR9B9ZMbxjcd",
+	"QmVnce6tzhaldPy1fDK2PFQ5HX+VvfuUn/+7V8cqDC4xTdMhjfFWAXcx//jj36wu2R7KZPG/ns+y9Mtq",
+	"h9VPY6qtSUIxkUBoDCV5WZqEMJFMJRdYjdpWs2PimqVyyhBc2OJ/hKJAGuYoYo7ZDfnx/cnp3vmPJ73D",
+	"F5C+G846nf345z1rs9674BOmNJ1M4QFr4/OMzjEABX6MyBVbsCQURYSKt87PFIns7T+Hyx8dE/QqQX0v",
+	"aFxBQW4siLff6RAVCjqnizY5QRW+d3MD3JoL0u0QdUwE0wDvDAmQKoCW9uTM8O/Dm5uAHHRegZB40DsK",
+	"BUaFYdWXZpdMuAjIIf6n5/5LxsfkkFCt2WSKdb1omrYCLBqLWbDW/DuiPMX1y2shUg3OQBS+1wsF+SYZ",
+	"rh1AHG8mZ5qLy1xKwDD8Qk4oNgMq660VGqqyQFA7AHs+SMRzgBk6YUQKm80NRpVjLEBhMaWTTE5JMkOa",
+	"yNS2g917m9xtvJ8Fv3G5EM7QxpXbKDKnylwMvcV48pO8zYC40OwS5JylEf248tbobe7KFiM9dxd1p6V7",
+	"IOgbPHPbmKV+/rm2zLy5IqCmrYnqPnGFOBP3vsu28kjd50/vLPRORSl0rxhl/POnd+bT4o4p0oz+ETb+",
+	"d9j4NcJkaLBAIzwTDt/RQynQTmuNxWjfWqJeG+P06myRoeh1uuh3h6vmE0hbQ8003rqDsdKKHQ9qrLR9",
+	"fKXIvRrBymwF7svK8g/e236cU0kefTIZfsMmw/z+Qy1dKw/tItzZF7awQZSLoLq/NloNX+dFk9F8iOLC",
+	"MYGKd4kjeobWGFElDw9qk3ee4dBQCRxhbkNcYeorKMFuWpT9rj5o5qB2Wn9JC9xXSxKE9Szke1znBz7I",
+	"wZpKQt4wkGOWqSaktYKajyyvrkLZD0w/yHF8UHV9G17ydOrvt5zQLY/8Too51fF4+aifjqmAfCYBtfEj",
+	"JgxjM5pR5L1oIXrQShy1STTLYXvK8qGh4aHgk8lMm3b6IBdiBVIQKxVzAF5cERdeiYJJjWP92JrbsMxP",
+	"xhBuY0nJJlwozWhSJx5+Bhf7fd3C+xctS+P7Sn7wHYiAjVj4axODfyX5Ec/fI7PdJfnxeSEFrrTCvy4E",
+	"RYfN6+TdaiH9ItySWRMVGEzW2t2L5u9CJYJv0lrvRPTNlvpin/56IsA3G0TpW2NTeQnohY8gU6y7xc//",
+	"cCN6C9DiOlustvP/p9EEFYJ/yozl9k2YRz6zjF+ONaFzugjIfEw1utjyrK12Day2zhaVE37Hu71Cs13p",
+	"5S4WYUtvd5JeDzrDbtyreLo7oy7dytvdeyjasDJKzm4WV1ajf4pJ+Xo42Pa8ESHnj8/DNcPLXX/Jz8GD",
+	"R61XjkT227b5KnIm6wpfR6M0GI7DhmIiIebtsEFobFqtKdh7wdTDqNyPfq8gRSQnfn/d2/XVDKcMyjnA",
+	"MrNr9ghG07IL6I/GkNGMZSczPW70//GrOXOKZdfusM6ytNFvPKdT/vy6CyfSjm6Ze0qoAo8xky7sK7D1",
+	"N9B0Wi4qArzSciiLjb/M3N5Dog8CWtiEAGu6zRMaeZYD7iL3dh147Q+pjsesroM3mDEFqB26hHBNAdjE",
+	"woFD3H0FQ1TVgoh6vRZQYjVOYJfXIUdL0B1eE3mU0XILp6Wk9jxPLKGLZypHiPGacnlsyy1ZbGxihKaR",
+	"JSd5uqiFhiFDQyaL1uzPtWtqaUs51MPbLl9M9Jr07ER/rA6EtwWZPZAIwKFSWMmKXzMb+543a9/cs9/X",
+	"HgKg+2OutMwW3qdoaVoxngIgrEDaKraeadr48uuX/z8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -112,6 +112,23 @@ func (s *Server) GetBatchLabelsZPL(ctx context.Context, req gen.GetBatchLabelsZP
 	return streamedZPL(write), nil
 }
 
+// GetBatchCustomsPDF streams the customs documents of the batch's
+// international labels as one PDF; 202 label_pending while any item is
+// being bought, 404 when none crosses a border.
+func (s *Server) GetBatchCustomsPDF(ctx context.Context, req gen.GetBatchCustomsPDFRequestObject) (gen.GetBatchCustomsPDFResponseObject, error) {
+	write, err := s.shipping.BatchCustomsPDF(ctx, callerOf(ctx), req.Id)
+	if errors.Is(err, shipping.ErrLabelPending) {
+		return gen.GetBatchCustomsPDF202JSONResponse{
+			Body:    errorBody(ctx, "label_pending", "some labels of the batch are not ready yet; retry in a few seconds"),
+			Headers: gen.GetBatchCustomsPDF202ResponseHeaders{RetryAfter: 2},
+		}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return streamedPDF(write), nil
+}
+
 // streamedZPL writes the concatenated ZPL straight to the response.
 type streamedZPL func(io.Writer) error
 
@@ -158,6 +175,10 @@ func (f streamedPDF) VisitGetBatchLabelsPDFResponse(w http.ResponseWriter) error
 	w.Header().Set("Content-Type", "application/pdf")
 	w.WriteHeader(http.StatusOK)
 	return f(w)
+}
+
+func (f streamedPDF) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) error {
+	return f.VisitGetBatchLabelsPDFResponse(w)
 }
 
 // BatchEventData renders a batch as event data (batch.completed): exactly

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -349,4 +350,48 @@ func TestCustomsOfAReturn(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the return's declaration (-want +got):\n%s", diff)
 	}
+}
+
+// A batch's customs.pdf holds the invoice of every purchased international
+// label, in item order: not the domestic item's, not the failed one's, and
+// not a label's refunded since.
+func TestBatchCustomsPDF(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t)
+	abroad := func(name, invoice string) map[string]any {
+		return labelBody(withInternational(true), withToName(name), withCustomsItems(
+			[]any{customsItem("Cotton T-shirt", 1, 1500, 6, "6109.10", "US")}, map[string]any{"invoiceNumber": invoice}))
+	}
+	d := createBatch(t, b, batchBody(
+		abroad("Ada One", "INV-ONE"),
+		labelBody(withToName("Bo Two")),
+		abroad("Fail Purchase", "INV-FAILED"),
+		abroad("Cy Three", "INV-THREE"),
+		abroad("Di Four", "INV-FOUR"),
+	))
+	wantError(t, b.doT(t, "GET", "/api/v1/batches/"+d.ID+"/customs.pdf", b.token, nil), http.StatusAccepted, "label_pending")
+	waitForBatch(t, b, d.ID)
+
+	var page batchShipmentList
+	b.doT(t, "GET", "/api/v1/batches/"+d.ID+"/shipments", b.token, nil).Decode(t, &page)
+	wantStatus(t, b.doT(t, "POST", "/api/v1/labels/"+page.Data[4].ID+"/refund", b.token, nil), http.StatusAccepted)
+
+	r := b.doT(t, "GET", "/api/v1/batches/"+d.ID+"/customs.pdf", b.token, nil)
+	wantStatus(t, r, http.StatusOK)
+	if ct := r.Header.Get("Content-Type"); ct != "application/pdf" {
+		t.Errorf("Content-Type = %q, want application/pdf", ct)
+	}
+	text := normalizeSpace(pdfText(t, r.Body))
+	got := regexp.MustCompile(`INV-[A-Z]+`).FindAllString(text, -1)
+	got = slices.Compact(got) // an invoice may name its number more than once
+	if diff := cmp.Diff([]string{"INV-ONE", "INV-THREE"}, got); diff != "" {
+		t.Errorf("invoices in the batch's customs.pdf (-want +got):\n%s\n%s", diff, text)
+	}
+	if n := strings.Count(text, "COMMERCIAL INVOICE"); n != 2 {
+		t.Errorf("%d commercial invoices, want 2:\n%s", n, text)
+	}
+
+	domestic := createBatch(t, b, batchBody(labelBody(withToName("Bo Two"))))
+	waitForBatch(t, b, domestic.ID)
+	wantError(t, b.doT(t, "GET", "/api/v1/batches/"+domestic.ID+"/customs.pdf", b.token, nil), http.StatusNotFound, "not_found")
 }

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/paperwork"
+	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -95,20 +98,17 @@ func invoiceOf(row store.Shipment, shipment carriers.Shipment, tracking string, 
 
 // CustomsDocument returns the customs document of the caller's
 // international shipment: ErrLabelPending while it is being bought,
-// accounts.ErrNotFound for a domestic shipment (it has none). A label
-// bought before shipd kept customs documents gets the invoice rendered
-// now from its stored declaration.
+// accounts.ErrNotFound for a domestic shipment (it has none).
 func (s *Service) CustomsDocument(ctx context.Context, c accounts.Caller, id string) ([]byte, error) {
 	row, err := find(ctx, c, id, s.store.CachedShipment)
 	if err != nil {
 		return nil, err
 	}
-	in, err := s.inputs.decode(row.Request)
+	shipment, international, err := s.customsShipment(row)
 	if err != nil {
-		return nil, fmt.Errorf("shipment %s: %w", row.ID, err)
+		return nil, err
 	}
-	shipment := in.carrierShipment()
-	if shipment.Customs == nil || !carriers.IsInternational(shipment.From, shipment.To) {
+	if !international {
 		return nil, fmt.Errorf("%w: shipment %s is domestic and has no customs document", accounts.ErrNotFound, row.ID)
 	}
 	if Status(row.Status).LabelPending() {
@@ -117,6 +117,24 @@ func (s *Service) CustomsDocument(ctx context.Context, c accounts.Caller, id str
 	if row.LabelKey == nil {
 		return nil, ErrLabelUnavailable
 	}
+	return s.customsDocumentOf(ctx, row, shipment)
+}
+
+// customsShipment decodes a shipment's request and says whether it crosses
+// a border with a declaration, so has a customs document once bought.
+func (s *Service) customsShipment(row store.Shipment) (carriers.Shipment, bool, error) {
+	in, err := s.inputs.decode(row.Request)
+	if err != nil {
+		return carriers.Shipment{}, false, fmt.Errorf("shipment %s: %w", row.ID, err)
+	}
+	shipment := in.carrierShipment()
+	return shipment, shipment.Customs != nil && carriers.IsInternational(shipment.From, shipment.To), nil
+}
+
+// customsDocumentOf reads a bought international label's customs document.
+// A label bought before shipd kept customs documents gets the invoice
+// rendered now from its stored declaration.
+func (s *Service) customsDocumentOf(ctx context.Context, row store.Shipment, shipment carriers.Shipment) ([]byte, error) {
 	data, err := s.cfg.Documents.Get(ctx, CustomsKey(row.ID))
 	if errors.Is(err, ErrDocumentNotFound) {
 		when := row.CreatedAt
@@ -126,6 +144,87 @@ func (s *Service) CustomsDocument(ctx context.Context, c accounts.Caller, id str
 		return paperwork.RenderInvoice(invoiceOf(row, shipment, deref(row.TrackingNumber), when))
 	}
 	return data, err
+}
+
+// BatchCustomsPDF returns a function that writes the customs document of
+// every purchased international label of the batch, in item order, as one
+// PDF: the paperwork to print beside labels.pdf, on office paper rather
+// than the label printer. ErrLabelPending while any item is being bought;
+// accounts.ErrNotFound when no purchased label of the batch crosses a
+// border. The batch is read a page at a time, as for labels.pdf.
+func (s *Service) BatchCustomsPDF(ctx context.Context, c accounts.Caller, id string) (func(io.Writer) error, error) {
+	b, err := s.GetBatch(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	if b.Counts.Paying+b.Counts.Pending > 0 {
+		return nil, ErrLabelPending
+	}
+	// Looked for first, so that a batch with no paperwork is a 404 before
+	// the 200 is written.
+	found := false
+	if err := s.eachBatchCustoms(ctx, id, func(store.Shipment, carriers.Shipment) error {
+		found = true
+		return errStopWalk
+	}); err != nil && !errors.Is(err, errStopWalk) {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("%w: no purchased label of batch %s crosses a border, so it has no customs documents", accounts.ErrNotFound, id)
+	}
+	return func(w io.Writer) error {
+		m := newPDFMerger(w)
+		err := s.eachBatchCustoms(ctx, id, func(row store.Shipment, shipment carriers.Shipment) error {
+			doc, err := s.customsDocumentOf(ctx, row, shipment)
+			if err != nil {
+				return fmt.Errorf("customs document of %s: %w", row.ID, err)
+			}
+			if err := m.add(doc); errors.Is(err, errUnmergeable) {
+				s.log.WarnContext(ctx, "a customs document could not be merged; a page names it instead", slog.String("shipment_id", row.ID))
+				m.placeholder("The customs document of " + row.ID + " could not be merged: download it from /api/v1/labels/" + row.ID + "/customs.pdf")
+				return nil
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		return m.close()
+	}, nil
+}
+
+// errStopWalk ends a walk early without an error.
+var errStopWalk = errors.New("stop")
+
+// eachBatchCustoms calls fn for every purchased international item of the
+// batch, in item order, a page of items at a time.
+func (s *Service) eachBatchCustoms(ctx context.Context, batchID string, fn func(store.Shipment, carriers.Shipment) error) error {
+	p := paging.Request{Limit: batchLabelsPage}
+	for {
+		rows, more, err := s.store.BatchShipments(ctx, batchID, p)
+		if err != nil {
+			return err
+		}
+		for _, row := range rows {
+			if Status(row.Status) != Purchased || row.LabelKey == nil {
+				continue
+			}
+			shipment, international, err := s.customsShipment(row)
+			if err != nil {
+				return err
+			}
+			if !international {
+				continue
+			}
+			if err := fn(row, shipment); err != nil {
+				return err
+			}
+		}
+		if !more {
+			return nil
+		}
+		p.After = rows[len(rows)-1].ID
+	}
 }
 
 // dutiesQuoted reports whether a rate may sell shipment: a DDP shipment of
