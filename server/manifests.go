@@ -15,7 +15,7 @@ import (
 // CreateManifest puts labels on a manifest: 202 with it creating.
 func (s *Server) CreateManifest(ctx context.Context, req gen.CreateManifestRequestObject) (gen.CreateManifestResponseObject, error) {
 	b := req.Body
-	in := shipping.NewManifest{Carrier: b.Carrier, IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx)}
+	in := shipping.NewManifest{Carrier: b.Carrier, CarrierAccountID: b.CarrierAccountId, IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx)}
 	if b.ShipmentIds != nil {
 		in.ShipmentIDs = *b.ShipmentIds
 	}
@@ -86,7 +86,7 @@ func manifestView(publicURL string, m shipping.Manifest) gen.Manifest {
 	from := addressView(m.From)
 	v := gen.Manifest{Id: m.ID, Mode: gen.Mode(m.Mode), Carrier: m.Carrier, Status: gen.ManifestStatus(m.Status),
 		ShipmentIds: m.ShipmentIDs, FromAddress: &from, FormNumber: m.FormNumber, ErrorMessage: m.ErrorMessage,
-		CreatedAt: m.CreatedAt, CompletedAt: m.CompletedAt}
+		CreatedAt: m.CreatedAt, CompletedAt: m.CompletedAt, CarrierAccountId: m.CarrierAccountID}
 	if v.ShipmentIds == nil {
 		v.ShipmentIds = []string{}
 	}

@@ -16,7 +16,7 @@ func pickupView(p shipping.Pickup) gen.Pickup {
 		ConfirmationNumber: nullable.NewNullNullable[string](), Address: addressView(p.Address),
 		ReadyAt: p.ReadyAt, CloseAt: p.CloseAt, PackageCount: p.PackageCount, TotalWeightOz: p.TotalWeightOz,
 		ShipmentIds: p.ShipmentIDs, Instructions: optional(p.Instructions),
-		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, CancelledAt: p.CancelledAt,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, CancelledAt: p.CancelledAt, CarrierAccountId: p.CarrierAccountID,
 	}
 	if v.ShipmentIds == nil {
 		v.ShipmentIds = []string{}
@@ -33,7 +33,7 @@ func (s *Server) CreatePickup(ctx context.Context, req gen.CreatePickupRequestOb
 	in := shipping.NewPickup{
 		Carrier: b.Carrier, Address: addressInput(b.Address), ReadyAt: b.ReadyAt, CloseAt: b.CloseAt,
 		PackageCount: b.PackageCount, TotalWeightOz: b.TotalWeightOz, Instructions: deref(b.Instructions),
-		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx),
+		CarrierAccountID: b.CarrierAccountId, IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx),
 	}
 	if b.ShipmentIds != nil {
 		in.ShipmentIDs = *b.ShipmentIds

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,9 @@ type Manifest struct {
 	ErrorMessage *string       `json:"errorMessage,omitempty"`
 	CreatedAt    time.Time     `json:"createdAt"`
 	CompletedAt  *time.Time    `json:"completedAt,omitempty"`
+	// CarrierAccountID is the carrier account the labels were bought
+	// through, whose credentials make the form; nil: the operator's carriers.
+	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
 }
 
 // NewManifest is what creating a manifest takes.
@@ -62,6 +66,9 @@ type NewManifest struct {
 	ShipmentIDs []string `json:"shipmentIds,omitempty"`
 	// From picks one origin when the labels have several.
 	From *Address `json:"fromAddress,omitempty"`
+	// CarrierAccountID picks the labels of one carrier account when they
+	// were bought through several.
+	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
 	// IdempotencyKey and RequestFingerprint as for NewLabel.
 	IdempotencyKey     string `json:"-"`
 	RequestFingerprint []byte `json:"-"`
@@ -101,9 +108,16 @@ func (e *ManifestNotPurchasedError) Error() string {
 	return fmt.Sprintf("shipment %s is %s; only purchased labels go on a manifest", e.ShipmentID, e.Status)
 }
 
-// manifester finds the carrier's manifest step in the caller's mode.
+// manifester finds the carrier's manifest step in the caller's mode. In
+// live mode a carrier the server has no credentials of its own for may still
+// be reached through the account's carrier accounts; whether it has a
+// manifest step is then learnt from the sandbox's carrier of that name,
+// which does what the live one does.
 func (s *Service) manifester(c accounts.Caller, name string) (string, carriers.Manifester, error) {
 	carrier, err := s.cfg.Carriers.Lookup(c.Mode == accounts.Test, name)
+	if c.Mode == accounts.Live && errors.Is(err, carriers.ErrNotConfigured) {
+		carrier, err = s.cfg.Carriers.Lookup(true, name)
+	}
 	switch {
 	case errors.Is(err, carriers.ErrNotConfigured):
 		return "", nil, ErrCarrierNotConfigured
@@ -148,6 +162,10 @@ func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewM
 		if err != nil {
 			return Manifest{}, err
 		}
+		asked, err := s.askedCarrierAccount(ctx, c, name, in.CarrierAccountID, false)
+		if err != nil {
+			return Manifest{}, err
+		}
 		var want *string
 		if in.From != nil {
 			k := originKey(*in.From)
@@ -157,9 +175,14 @@ func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewM
 			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
 				return Manifest{}, err
 			}
-			rows, from, err := s.manifestSelection(ctx, tx, c, name, in.ShipmentIDs, want)
+			rows, from, ca, err := s.manifestSelection(ctx, tx, c, name, in.ShipmentIDs, want, asked)
 			if err != nil {
 				return Manifest{}, err
+			}
+			if ca == nil && c.Mode == accounts.Live {
+				if _, err := s.cfg.Carriers.Lookup(false, name); errors.Is(err, carriers.ErrNotConfigured) {
+					return Manifest{}, ErrCarrierNotConfigured
+				}
 			}
 			fromJSON, err := json.Marshal(from)
 			if err != nil {
@@ -171,7 +194,7 @@ func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewM
 			}
 			idsJSON, _ := json.Marshal(ids)
 			row := store.Manifest{ID: store.NewID("man"), AccountID: c.AccountID, Mode: string(c.Mode), Carrier: name,
-				Status: ManifestCreating, FromAddress: string(fromJSON), ShipmentIDs: string(idsJSON), CreatedAt: s.now()}
+				Status: ManifestCreating, FromAddress: string(fromJSON), ShipmentIDs: string(idsJSON), CreatedAt: s.now(), CarrierAccountID: ca}
 			if err := tx.InsertManifest(ctx, &row); err != nil {
 				return Manifest{}, err
 			}
@@ -238,9 +261,10 @@ func (s *Service) claimRace(ctx context.Context, tx *store.Tx, row store.Manifes
 }
 
 // manifestSelection picks the labels of a manifest: the listed ones, each
-// checked, or every waiting label of the carrier; then one origin, the one
-// asked for (want) or the only one.
-func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c accounts.Caller, carrier string, listed []string, want *string) ([]store.Shipment, Address, error) {
+// checked, or every waiting label of the carrier; then those of one carrier
+// account, the one asked for or the only one; then one origin, the one
+// asked for (want) or the only one. It returns the carrier account too.
+func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c accounts.Caller, carrier string, listed []string, want *string, asked *store.CarrierAccount) ([]store.Shipment, Address, *string, error) {
 	type labelFrom struct {
 		row  store.Shipment
 		from Address
@@ -250,7 +274,7 @@ func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c account
 	if listed != nil {
 		rows, err := tx.ShipmentsByIDs(ctx, c.AccountID, listed)
 		if err != nil {
-			return nil, Address{}, err
+			return nil, Address{}, nil, err
 		}
 		byID := make(map[string]store.Shipment, len(rows))
 		for _, r := range rows {
@@ -279,24 +303,30 @@ func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c account
 			labels = append(labels, labelFrom{row: r, path: path})
 		}
 		if len(issues) > 0 {
-			return nil, Address{}, &InputError{Issues: issues}
+			return nil, Address{}, nil, &InputError{Issues: issues}
 		}
 		for _, l := range labels {
 			if l.row.ManifestID != nil {
-				return nil, Address{}, &AlreadyManifestedError{ShipmentID: l.row.ID, ManifestID: *l.row.ManifestID}
+				return nil, Address{}, nil, &AlreadyManifestedError{ShipmentID: l.row.ID, ManifestID: *l.row.ManifestID}
 			}
 			if Status(l.row.Status) != Purchased {
-				return nil, Address{}, &ManifestNotPurchasedError{ShipmentID: l.row.ID, Status: Status(l.row.Status)}
+				return nil, Address{}, nil, &ManifestNotPurchasedError{ShipmentID: l.row.ID, Status: Status(l.row.Status)}
 			}
 		}
 	} else {
 		rows, err := tx.UnmanifestedLabels(ctx, c.AccountID, string(c.Mode), carrier, MaxManifestLabels)
 		if err != nil {
-			return nil, Address{}, err
+			return nil, Address{}, nil, err
 		}
 		for _, r := range rows {
 			labels = append(labels, labelFrom{row: r})
 		}
+	}
+	// One carrier account per manifest: the form is made with the
+	// credentials that bought its labels.
+	labels, ca, err := oneCarrierAccount(labels, asked, func(l labelFrom) (*string, string) { return l.row.CarrierAccountID, l.path })
+	if err != nil {
+		return nil, Address{}, nil, err
 	}
 	// One origin per manifest: the carrier's form names one address.
 	var origins []string
@@ -304,7 +334,7 @@ func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c account
 	for i := range labels {
 		in, err := s.inputs.decode(labels[i].row.Request)
 		if err != nil {
-			return nil, Address{}, fmt.Errorf("shipment %s: %w", labels[i].row.ID, err)
+			return nil, Address{}, nil, fmt.Errorf("shipment %s: %w", labels[i].row.ID, err)
 		}
 		labels[i].from = in.From
 		k := originKey(in.From)
@@ -324,26 +354,68 @@ func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c account
 			}
 		}
 		if len(issues) > 0 {
-			return nil, Address{}, &InputError{Issues: issues}
+			return nil, Address{}, nil, &InputError{Issues: issues}
 		}
 		labels, origins = kept, []string{*want}
 	}
 	if len(labels) == 0 {
-		return nil, Address{}, ErrNothingToManifest
+		return nil, Address{}, nil, ErrNothingToManifest
 	}
 	if len(origins) > 1 {
 		shown := make([]string, len(origins))
 		for i, k := range origins {
 			shown[i] = originText(fromOf[k])
 		}
-		return nil, Address{}, &InputError{Issues: []Issue{{Path: "fromAddress",
+		return nil, Address{}, nil, &InputError{Issues: []Issue{{Path: "fromAddress",
 			Message: fmt.Sprintf("is required: the labels ship from %d addresses (%s); give fromAddress to pick one", len(origins), strings.Join(shown, "; "))}}}
 	}
 	rows := make([]store.Shipment, len(labels))
 	for i, l := range labels {
 		rows[i] = l.row
 	}
-	return rows, labels[0].from, nil
+	return rows, labels[0].from, ca, nil
+}
+
+// oneCarrierAccount keeps the labels bought through one carrier account:
+// the one asked for (a listed label of another is an issue at its path), or
+// the only one among them; several without one asked for is an issue at
+// carrierAccountId naming them. nil is the operator's carriers.
+func oneCarrierAccount[L any](labels []L, asked *store.CarrierAccount, of func(L) (id *string, path string)) ([]L, *string, error) {
+	if asked != nil {
+		var kept []L
+		var issues []Issue
+		for _, l := range labels {
+			id, path := of(l)
+			if deref(id) == asked.ID {
+				kept = append(kept, l)
+			} else if path != "" {
+				issues = append(issues, Issue{Path: path, Message: "was not bought through carrier account " + asked.ID})
+			}
+		}
+		if len(issues) > 0 {
+			return nil, nil, &InputError{Issues: issues}
+		}
+		return kept, &asked.ID, nil
+	}
+	var ids []string
+	for _, l := range labels {
+		id, _ := of(l)
+		if !slices.Contains(ids, deref(id)) {
+			ids = append(ids, deref(id))
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return labels, nil, nil
+	case 1:
+		first, _ := of(labels[0])
+		if deref(first) == "" {
+			return labels, nil, nil
+		}
+		return labels, first, nil
+	}
+	return nil, nil, &InputError{Issues: []Issue{{Path: "carrierAccountId", Missing: true,
+		Message: fmt.Sprintf("is required: the labels were bought through %d carrier accounts (%s), and each one's go on forms of their own; give carrierAccountId, or list shipmentIds", len(ids), carrierAccountsText(ids))}}}
 }
 
 // originKey is an address as a carrier's form compares origins: the street,
@@ -367,7 +439,7 @@ func originText(a Address) string {
 func manifestOf(row store.Manifest) (Manifest, error) {
 	m := Manifest{ID: row.ID, Mode: accounts.Mode(row.Mode), Carrier: row.Carrier, Status: row.Status,
 		FormNumber: row.FormNumber, HasForm: row.FormKey != nil, ErrorMessage: row.ErrorMessage,
-		CreatedAt: row.CreatedAt, CompletedAt: row.CompletedAt}
+		CreatedAt: row.CreatedAt, CompletedAt: row.CompletedAt, CarrierAccountID: row.CarrierAccountID}
 	if err := json.Unmarshal([]byte(row.ShipmentIDs), &m.ShipmentIDs); err != nil {
 		return Manifest{}, fmt.Errorf("manifest %s: shipment ids: %w", row.ID, err)
 	}
@@ -464,7 +536,7 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 	if err != nil {
 		return err
 	}
-	carrier, err := s.cfg.Carriers.Lookup(accounts.Mode(row.Mode) == accounts.Test, row.Carrier)
+	carrier, err := s.carrierThrough(ctx, accounts.Mode(row.Mode), row.Carrier, row.CarrierAccountID)
 	if err != nil {
 		return s.failManifest(ctx, row.ID, err)
 	}

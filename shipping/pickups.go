@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +58,9 @@ type NewPickup struct {
 	PackageCount  *int      `json:"packageCount,omitempty"`
 	TotalWeightOz *float64  `json:"totalWeightOz,omitempty"`
 	Instructions  string    `json:"instructions,omitempty"`
+	// CarrierAccountID books the pickup on one of the account's carrier
+	// accounts (live mode); nil: as pickupCarrier decides.
+	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
 	// IdempotencyKey and RequestFingerprint as for other creates.
 	IdempotencyKey     string `json:"-"`
 	RequestFingerprint []byte `json:"-"`
@@ -79,6 +83,7 @@ type Pickup struct {
 	CreatedAt          time.Time     `json:"createdAt"`
 	UpdatedAt          time.Time     `json:"updatedAt"`
 	CancelledAt        *time.Time    `json:"cancelledAt,omitempty"`
+	CarrierAccountID   *string       `json:"carrierAccountId,omitempty"`
 }
 
 // pickupIssues checks a pickup's window and address: the rules every
@@ -119,12 +124,14 @@ func pickupIssues(mode accounts.Mode, now time.Time, in NewPickup) []Issue {
 }
 
 // pickupLabels checks that each of ids is a purchased label of the caller's
-// account and mode bought from carrier, and returns their tracking numbers.
-func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier string, ids []string) ([]string, []Issue) {
+// account and mode bought from carrier, and returns their tracking numbers
+// and the carrier accounts they were bought through ("" for the operator's
+// carriers), without repeats.
+func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier string, ids []string) ([]string, []string, []Issue) {
 	var (
-		numbers []string
-		issues  []Issue
-		seen    = make(map[string]bool, len(ids))
+		numbers, through []string
+		issues           []Issue
+		seen             = make(map[string]bool, len(ids))
 	)
 	for i, id := range ids {
 		path := "shipmentIds." + strconv.Itoa(i)
@@ -145,14 +152,18 @@ func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier s
 			issues = append(issues, Issue{Path: path, Message: id + " is " + sh.Status + ": only purchased labels are picked up"})
 		default:
 			numbers = append(numbers, *sh.TrackingNumber)
+			if ca := deref(sh.CarrierAccountID); !slices.Contains(through, ca) {
+				through = append(through, ca)
+			}
 		}
 	}
-	return numbers, issues
+	return numbers, through, issues
 }
 
-// pickupScheduler resolves a pickup's carrier in the caller's mode.
-func (s *Service) pickupScheduler(mode accounts.Mode, name string) (carriers.Carrier, carriers.PickupScheduler, error) {
-	carrier, err := s.cfg.Carriers.Lookup(mode == accounts.Test, name)
+// pickupScheduler resolves a pickup's carrier in the caller's mode: the
+// client of the carrier account that books it, or the mode's carrier.
+func (s *Service) pickupScheduler(ctx context.Context, mode accounts.Mode, name string, carrierAccountID *string) (carriers.Carrier, carriers.PickupScheduler, error) {
+	carrier, err := s.carrierThrough(ctx, mode, name, carrierAccountID)
 	if errors.Is(err, carriers.ErrUnknownCarrier) {
 		return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
 	}
@@ -169,6 +180,76 @@ func (s *Service) pickupScheduler(mode accounts.Mode, name string) (carriers.Car
 	return carrier, ps, nil
 }
 
+// pickupCarrierName is the carrier's name as rates and labels spell it:
+// the mode's carrier of that name (in live mode, the sandbox's when the
+// server has no credentials of its own for it: a carrier account may be
+// the way to it).
+func (s *Service) pickupCarrierName(mode accounts.Mode, name string) (string, error) {
+	carrier, err := s.cfg.Carriers.Lookup(mode == accounts.Test, name)
+	if mode == accounts.Live && errors.Is(err, carriers.ErrNotConfigured) {
+		carrier, err = s.cfg.Carriers.Lookup(true, name)
+	}
+	switch {
+	case errors.Is(err, carriers.ErrUnknownCarrier):
+		return "", &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+	case errors.Is(err, carriers.ErrNotConfigured):
+		return "", ErrCarrierNotConfigured
+	case err != nil:
+		return "", err
+	}
+	return carrier.Name(), nil
+}
+
+// pickupCarrierAccount decides which carrier account books a pickup (nil:
+// the operator's carriers): the one asked for; else the one the listed
+// labels were bought through; else, without labels, the account's only
+// enabled carrier account of the carrier, or the operator's carrier when it
+// has none. Labels of several carrier accounts, or several enabled ones,
+// need carrierAccountId.
+func (s *Service) pickupCarrierAccount(ctx context.Context, c accounts.Caller, carrier string, asked *string, through []string) (*string, error) {
+	row, err := s.askedCarrierAccount(ctx, c, carrier, asked, true)
+	if err != nil || row != nil || c.Mode == accounts.Test {
+		if row != nil {
+			return &row.ID, nil
+		}
+		return nil, err
+	}
+	switch len(through) {
+	case 1:
+		if through[0] == "" {
+			return nil, nil
+		}
+		return &through[0], nil
+	case 0:
+	default:
+		return nil, &InputError{Issues: []Issue{{Path: "carrierAccountId", Missing: true,
+			Message: fmt.Sprintf("is required: the shipmentIds were bought through %d carrier accounts (%s); give the one that books the pickup", len(through), carrierAccountsText(through))}}}
+	}
+	enabled, err := s.store.EnabledCarrierAccounts(ctx, c.AccountID, string(c.Mode))
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range enabled {
+		if strings.EqualFold(r.Carrier, carrier) {
+			ids = append(ids, r.ID)
+		}
+	}
+	switch {
+	case len(ids) == 1:
+		return &ids[0], nil
+	case len(ids) > 1:
+		return nil, &InputError{Issues: []Issue{{Path: "carrierAccountId", Missing: true,
+			Message: fmt.Sprintf("is required: this account has %d enabled %s carrier accounts (%s); give the one that books the pickup", len(ids), carrier, carrierAccountsText(ids))}}}
+	case len(enabled) > 0:
+		// Live mode with carrier accounts uses them only, as quotes do.
+		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "has no enabled carrier account of this account: connect one (POST /carrier-accounts)"}}}
+	case s.cfg.NoPlatformCarriers:
+		return nil, ErrNoCarrierAccounts
+	}
+	return nil, nil
+}
+
 // CreatePickup schedules a pickup with the carrier: the pickup once the
 // carrier confirmed it, an InputError for a request no carrier takes, or a
 // *CarriersError (rejected, unavailable, failed).
@@ -177,17 +258,24 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 	in.Instructions = strings.TrimSpace(in.Instructions)
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /pickups", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Pickup]) (Pickup, error) {
-		carrier, ps, err := s.pickupScheduler(c.Mode, in.Carrier)
+		name, err := s.pickupCarrierName(c.Mode, in.Carrier)
 		if err != nil {
 			return Pickup{}, err
 		}
-		name := carrier.Name()
 		issues := pickupIssues(c.Mode, s.now(), in)
-		numbers, labelIssues := s.pickupLabels(ctx, c, name, in.ShipmentIDs)
+		numbers, through, labelIssues := s.pickupLabels(ctx, c, name, in.ShipmentIDs)
 		if issues = append(issues, labelIssues...); len(issues) > 0 {
 			return Pickup{}, &InputError{Issues: issues}
 		}
-		row, err := s.requestPickup(ctx, c, name, in)
+		ca, err := s.pickupCarrierAccount(ctx, c, name, in.CarrierAccountID, through)
+		if err != nil {
+			return Pickup{}, err
+		}
+		_, ps, err := s.pickupScheduler(ctx, c.Mode, name, ca)
+		if err != nil {
+			return Pickup{}, err
+		}
+		row, err := s.requestPickup(ctx, c, name, ca, in)
 		if err != nil {
 			return Pickup{}, err
 		}
@@ -227,7 +315,7 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 
 // requestPickup stores the pickup as 'requesting' in a transaction of its
 // own, or finds the one a request under the same key left so.
-func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier string, in NewPickup) (store.Pickup, error) {
+func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier string, carrierAccountID *string, in NewPickup) (store.Pickup, error) {
 	if in.IdempotencyKey != "" {
 		row, err := s.store.RequestingPickupByKey(ctx, c.AccountID, string(c.Mode), in.IdempotencyKey)
 		if err == nil {
@@ -258,7 +346,7 @@ func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier 
 		ID: store.NewID("pck"), AccountID: c.AccountID, Mode: string(c.Mode), Carrier: carrier, Status: PickupRequesting,
 		Address: string(addr), ReadyAt: in.ReadyAt.Format(time.RFC3339Nano), CloseAt: in.CloseAt.Format(time.RFC3339Nano),
 		PackageCount: max(count, 1), TotalWeightOz: in.TotalWeightOz, Instructions: in.Instructions, ShipmentIDs: string(shipments),
-		CreatedAt: now, UpdatedAt: now,
+		CreatedAt: now, UpdatedAt: now, CarrierAccountID: carrierAccountID,
 	}
 	if in.IdempotencyKey != "" {
 		row.IdempotencyKey = &in.IdempotencyKey
@@ -359,7 +447,7 @@ func (s *Service) CancelPickup(ctx context.Context, c accounts.Caller, id string
 	case PickupRequesting:
 		return Pickup{}, ErrPickupRequesting
 	}
-	carrier, ps, err := s.pickupScheduler(c.Mode, row.Carrier)
+	carrier, ps, err := s.pickupScheduler(ctx, c.Mode, row.Carrier, row.CarrierAccountID)
 	if err != nil {
 		return Pickup{}, err
 	}
@@ -395,7 +483,7 @@ func pickupOf(r store.Pickup) (Pickup, error) {
 	p := Pickup{
 		ID: r.ID, Mode: accounts.Mode(r.Mode), Carrier: r.Carrier, Status: r.Status, ConfirmationNumber: r.ConfirmationNumber,
 		PackageCount: r.PackageCount, TotalWeightOz: r.TotalWeightOz, Instructions: r.Instructions,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CancelledAt: r.CancelledAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CancelledAt: r.CancelledAt, CarrierAccountID: r.CarrierAccountID,
 	}
 	var err error
 	if p.ReadyAt, err = time.Parse(time.RFC3339Nano, r.ReadyAt); err != nil {

@@ -27,15 +27,18 @@ type Manifest struct {
 	ErrorMessage *string    `db:"error_message"`
 	CreatedAt    time.Time  `db:"created_at"`
 	CompletedAt  *time.Time `db:"completed_at"`
+	// CarrierAccountID is the carrier account whose credentials make the
+	// form (its labels were bought through it); nil: the operator's carriers.
+	CarrierAccountID *string `db:"carrier_account_id"`
 }
 
 const manifestColumns = `seq, id, account_id, mode, carrier, status, from_address, shipment_ids, form_number, form_key,
-	error_message, created_at, completed_at`
+	error_message, created_at, completed_at, carrier_account_id`
 
 // InsertManifest stores a new manifest (before its labels name it).
 func (t *Tx) InsertManifest(ctx context.Context, m *Manifest) error {
-	seq, err := t.insertSeq(ctx, `INSERT INTO manifests (id, account_id, mode, carrier, status, from_address, shipment_ids, created_at)
-		VALUES (:id, :account_id, :mode, :carrier, :status, :from_address, :shipment_ids, :created_at) RETURNING seq`, m)
+	seq, err := t.insertSeq(ctx, `INSERT INTO manifests (id, account_id, mode, carrier, status, from_address, shipment_ids, created_at, carrier_account_id)
+		VALUES (:id, :account_id, :mode, :carrier, :status, :from_address, :shipment_ids, :created_at, :carrier_account_id) RETURNING seq`, m)
 	m.Seq = seq
 	return err
 }

@@ -29,17 +29,20 @@ type Pickup struct {
 	CreatedAt          time.Time  `db:"created_at"`
 	UpdatedAt          time.Time  `db:"updated_at"`
 	CancelledAt        *time.Time `db:"cancelled_at"`
+	// CarrierAccountID is the carrier account that booked the pickup, and
+	// cancels it; nil: the operator's carriers (or the sandbox).
+	CarrierAccountID *string `db:"carrier_account_id"`
 }
 
 const pickupColumns = `seq, id, account_id, mode, carrier, status, confirmation_number, carrier_location, address, ready_at, close_at,
-	package_count, total_weight_oz, instructions, shipment_ids, idempotency_key, created_at, updated_at, cancelled_at`
+	package_count, total_weight_oz, instructions, shipment_ids, idempotency_key, created_at, updated_at, cancelled_at, carrier_account_id`
 
 // InsertPickup stores a new pickup.
 func (t *Tx) InsertPickup(ctx context.Context, p *Pickup) error {
 	seq, err := t.insertSeq(ctx, `INSERT INTO pickups (id, account_id, mode, carrier, status, confirmation_number, carrier_location,
-		address, ready_at, close_at, package_count, total_weight_oz, instructions, shipment_ids, idempotency_key, created_at, updated_at)
+		address, ready_at, close_at, package_count, total_weight_oz, instructions, shipment_ids, idempotency_key, created_at, updated_at, carrier_account_id)
 		VALUES (:id, :account_id, :mode, :carrier, :status, :confirmation_number, :carrier_location,
-		:address, :ready_at, :close_at, :package_count, :total_weight_oz, :instructions, :shipment_ids, :idempotency_key, :created_at, :updated_at)
+		:address, :ready_at, :close_at, :package_count, :total_weight_oz, :instructions, :shipment_ids, :idempotency_key, :created_at, :updated_at, :carrier_account_id)
 		RETURNING seq`, p)
 	p.Seq = seq
 	return err

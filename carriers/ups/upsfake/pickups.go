@@ -87,7 +87,7 @@ func (s *Server) pickupCreation(w http.ResponseWriter, r *http.Request, body []b
 	case p.PaymentMethod == "":
 		missing("PaymentMethod")
 		return
-	case p.PaymentMethod == "01" && (p.Shipper == nil || p.Shipper.Account == nil || p.Shipper.Account.AccountNumber != AccountNumber):
+	case p.PaymentMethod == "01" && (p.Shipper == nil || p.Shipper.Account == nil || p.Shipper.Account.AccountNumber != accountOf(r)):
 		bad("9500505", "The shipper account number is missing or not valid for pickups paid by the shipper.")
 		return
 	case p.PickupDateInfo == nil || !hhmm.MatchString(p.PickupDateInfo.ReadyTime) || !hhmm.MatchString(p.PickupDateInfo.CloseTime):
