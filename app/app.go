@@ -68,6 +68,10 @@ type Config struct {
 	// (carriers.Limit; cmd/shipd gives carriers.DefaultQuotas); nil: none,
 	// though a carrier's 429 still pauses its API.
 	CarrierQuotas carriers.Quotas
+	// CarrierAccountQuotas are the budgets of each carrier account's client,
+	// by its client id (carriers.Factory.Limited); nil: none, though a
+	// carrier's 429 still pauses that client's API.
+	CarrierAccountQuotas carriers.Quotas
 	// CarrierLimiter keeps the budgets: nil, in this process; shared by
 	// instances through Redis when cmd/shipd is given --redis-url.
 	CarrierLimiter carriers.Limiter

@@ -43,9 +43,11 @@ func instrument(cfg *Config) error {
 	cfg.Carriers = cfg.Carriers.Instrument(tel.ObserveCarrier).
 		Limit(carriers.QuotaConfig{Quotas: cfg.CarrierQuotas, Limiter: cfg.CarrierLimiter, Now: cfg.Now, OnDecision: tel.CarrierQuotaDecision}).
 		Batch(carriers.DefaultTrackBatchWindow)
-	// Carrier accounts' clients are observed too; they draw on no operator
-	// budget (the carrier limits each client by its own credentials).
-	cfg.CarrierAccounts = cfg.CarrierAccounts.Observed(tel.ObserveCarrier)
+	// Carrier accounts' clients are observed too, and draw on budgets of
+	// their own client ids, never the operator's (the carrier limits each
+	// client by its own credentials).
+	cfg.CarrierAccounts = cfg.CarrierAccounts.Observed(tel.ObserveCarrier).
+		Limited(carriers.QuotaConfig{Quotas: cfg.CarrierAccountQuotas, Limiter: cfg.CarrierLimiter, Now: cfg.Now, OnDecision: tel.CarrierQuotaDecision})
 	return nil
 }
 

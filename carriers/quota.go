@@ -2,6 +2,8 @@ package carriers
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -19,14 +21,21 @@ import (
 
 // The APIs a budget is kept for. A carrier's purchase and void are one API
 // at every carrier (USPS Labels, the UPS Shipping API, the FedEx Ship API),
-// so they share the "labels" budget; APIAll is a budget every call of the
-// carrier also draws from (FedEx's limit per project).
+// so they share the "labels" budget; end-of-day forms (USPS SCAN Forms, the
+// FedEx close) and pickups (scheduled and cancelled) are APIs of their own;
+// APIAll is a budget every call of the carrier also draws from (FedEx's
+// limit per project).
 const (
-	APIRates    = "rates"
-	APILabels   = "labels"
-	APITracking = "tracking"
-	APIAll      = "all"
+	APIRates     = "rates"
+	APILabels    = "labels"
+	APITracking  = "tracking"
+	APIManifests = "manifests"
+	APIPickups   = "pickups"
+	APIAll       = "all"
 )
+
+// quotaAPIs are the APIs a budget may be set for.
+var quotaAPIs = []string{APIRates, APILabels, APITracking, APIManifests, APIPickups, APIAll}
 
 // apiOf is the budget of an operation; "" for calls that reach no carrier
 // API (the sandbox's tracking plan).
@@ -38,6 +47,10 @@ func apiOf(op string) string {
 		return APILabels
 	case OpTrack:
 		return APITracking
+	case OpManifest:
+		return APIManifests
+	case OpSchedulePickup, OpCancelPickup:
+		return APIPickups
 	}
 	return ""
 }
@@ -99,6 +112,8 @@ func DefaultQuotas() Quotas {
 		{"usps", APIRates}:     {60, time.Hour},
 		{"usps", APILabels}:    {60, time.Hour},
 		{"usps", APITracking}:  {60, time.Hour},
+		{"usps", APIManifests}: {60, time.Hour},
+		{"usps", APIPickups}:   {60, time.Hour},
 		{"fedex", APIAll}:      {1400, 10 * time.Second},
 		{"fedex", APITracking}: {100000, 24 * time.Hour},
 	}
@@ -119,7 +134,7 @@ func (q Quotas) String() string {
 }
 
 // Set parses CARRIER:API=CALLS/PERIOD[,…]: API is rates, labels (purchases
-// and voids), tracking or all; PERIOD is s, m, h, d or a Go duration (10s);
+// and voids), tracking, manifests, pickups or all; PERIOD is s, m, h, d or a Go duration (10s);
 // "off" or "unlimited" instead of CALLS/PERIOD removes a budget.
 func (q Quotas) Set(v string) error {
 	for item := range strings.SplitSeq(v, ",") {
@@ -136,8 +151,8 @@ func (q Quotas) Set(v string) error {
 		if api == "track" {
 			api = APITracking
 		}
-		if !slices.Contains([]string{APIRates, APILabels, APITracking, APIAll}, api) {
-			return fmt.Errorf("carrier quota %q: API %q is not one of rates, labels, tracking, all", item, api)
+		if !slices.Contains(quotaAPIs, api) {
+			return fmt.Errorf("carrier quota %q: API %q is not one of %s", item, api, strings.Join(quotaAPIs, ", "))
 		}
 		quota, err := parseQuota(strings.TrimSpace(value))
 		if err != nil {
@@ -296,14 +311,46 @@ func Limit(c Carrier, cfg QuotaConfig) Carrier {
 	if c == nil {
 		return c
 	}
+	return limitAs(c, cfg, strings.ToLower(c.Name()))
+}
+
+// limitAs is Limit with the budgets' keys under prefix ("prefix:api").
+func limitAs(c Carrier, cfg QuotaConfig, prefix string) Carrier {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
 	if cfg.Limiter == nil {
 		cfg.Limiter = NewMemoryLimiter(cfg.Now)
 	}
-	l := &limited{cfg: cfg, name: c.Name()}
+	l := &limited{cfg: cfg, name: c.Name(), prefix: prefix}
 	return wrap(c, l.around)
+}
+
+// Limited returns f with every client it builds kept within cfg's budgets
+// (see Limit) under keys of their own: a carrier grants each client its
+// budget by its credentials (USPS per app, FedEx per project), so a carrier
+// account's calls draw on its client id's budgets, "carrier/<client>:api",
+// never the operator's, and its carrier's 429 pauses only them. Two carrier
+// accounts with one client id share its budgets, as they do at the carrier.
+// The key names the client by a hash of its id, not the id itself.
+func (f Factory) Limited(cfg QuotaConfig) Factory {
+	if f == nil {
+		return f
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Limiter == nil {
+		cfg.Limiter = NewMemoryLimiter(cfg.Now)
+	}
+	return func(cr Credentials) (Carrier, error) {
+		client, err := f(cr)
+		if err != nil || client == nil {
+			return client, err
+		}
+		sum := sha256.Sum256([]byte(cr.ClientID))
+		return limitAs(client, cfg, strings.ToLower(client.Name())+"/"+hex.EncodeToString(sum[:8])), nil
+	}
 }
 
 // Limit returns a registry of the same carriers, the live ones limited
@@ -321,11 +368,12 @@ func (r *Registry) Limit(cfg QuotaConfig) *Registry {
 }
 
 type limited struct {
-	cfg  QuotaConfig
-	name string
+	cfg    QuotaConfig
+	name   string
+	prefix string // of the budgets' keys: the carrier, or carrier/client
 }
 
-func (l *limited) key(api string) string { return strings.ToLower(l.name) + ":" + api }
+func (l *limited) key(api string) string { return l.prefix + ":" + api }
 
 func (l *limited) decided(api, decision string) {
 	if l.cfg.OnDecision != nil {

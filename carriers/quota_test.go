@@ -228,7 +228,7 @@ func TestQuotasFlag(t *testing.T) {
 	if err := q.Set("USPS:tracking=600/h, fedex:all=off,UPS:labels=5/10s,ups:track=1/d"); err != nil {
 		t.Fatal(err)
 	}
-	want := "fedex:all=unlimited,fedex:tracking=100000/d,ups:labels=5/10s,ups:tracking=1/d,usps:labels=60/h,usps:rates=60/h,usps:tracking=600/h"
+	want := "fedex:all=unlimited,fedex:tracking=100000/d,ups:labels=5/10s,ups:tracking=1/d,usps:labels=60/h,usps:manifests=60/h,usps:pickups=60/h,usps:rates=60/h,usps:tracking=600/h"
 	if got := q.String(); got != want {
 		t.Errorf("quotas %s, want %s", got, want)
 	}
@@ -240,11 +240,143 @@ func TestQuotasFlag(t *testing.T) {
 		{"USPS:labels=60", "CALLS/PERIOD"},
 		{"USPS:labels=60/week", `period "week"`},
 		{"USPS:labels=60/1ms", "want 1s to 31 days"},
-		{"USPS:shipping=60/h", "not one of rates, labels, tracking, all"},
+		{"USPS:shipping=60/h", "not one of rates, labels, tracking, manifests, pickups, all"},
 	} {
 		err := carriers.Quotas{}.Set(c.value)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", c.value, err, c.want)
 		}
+	}
+}
+
+// endOfDay is a carrier with a manifest step and pickups, counting calls.
+type endOfDay struct {
+	counting
+	name      string
+	pickupErr error
+}
+
+func (e *endOfDay) Name() string { return e.name }
+func (e *endOfDay) Manifest(context.Context, carriers.ManifestRequest) (carriers.ManifestForm, error) {
+	e.count("manifest")
+	return carriers.ManifestForm{Number: "F1"}, nil
+}
+func (e *endOfDay) SchedulePickup(context.Context, carriers.PickupRequest) (carriers.PickupConfirmation, error) {
+	e.count("pickup")
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	err := e.pickupErr
+	e.pickupErr = nil
+	return carriers.PickupConfirmation{ConfirmationNumber: "P1"}, err
+}
+func (e *endOfDay) CancelPickup(context.Context, carriers.PickupCancelRequest) error {
+	e.count("cancel_pickup")
+	return nil
+}
+
+// Manifests and pickups draw on budgets of their own (USPS counts calls
+// per API): a spent one refuses its calls and leaves the others alone.
+func TestQuotaManifestsAndPickups(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	inner := &endOfDay{name: "USPS"}
+	var d decisions
+	c := carriers.Limit(inner, carriers.QuotaConfig{Now: clk.Now, OnDecision: d.record, Quotas: carriers.Quotas{
+		{Carrier: "usps", API: carriers.APIManifests}: {Calls: 1, Per: time.Hour},
+		{Carrier: "usps", API: carriers.APIPickups}:   {Calls: 2, Per: time.Hour},
+	}})
+	ctx := context.Background()
+	m, ok := carriers.ManifesterOf(c)
+	if !ok {
+		t.Fatal("the limited carrier lost its manifest step")
+	}
+	p := c.(carriers.PickupScheduler)
+	if _, err := m.Manifest(ctx, carriers.ManifestRequest{}); err != nil {
+		t.Fatalf("first manifest: %v", err)
+	}
+	var ce *carriers.Error
+	if _, err := m.Manifest(ctx, carriers.ManifestRequest{}); !errors.Is(err, carriers.ErrOverQuota) || !errors.As(err, &ce) || ce.RetryAfter != time.Hour {
+		t.Fatalf("second manifest: %v, want ErrOverQuota with RetryAfter 1h", err)
+	}
+	if _, err := p.SchedulePickup(ctx, carriers.PickupRequest{}); err != nil {
+		t.Fatalf("a pickup beside a spent manifest budget: %v", err)
+	}
+	if err := p.CancelPickup(ctx, carriers.PickupCancelRequest{}); err != nil {
+		t.Fatalf("its cancel: %v", err)
+	}
+	if _, err := p.SchedulePickup(ctx, carriers.PickupRequest{}); !errors.Is(err, carriers.ErrOverQuota) {
+		t.Fatalf("a third pickup call: %v, want ErrOverQuota", err)
+	}
+	if _, err := c.Rates(ctx, carriers.Shipment{}); err != nil {
+		t.Fatalf("rates are another API: %v", err)
+	}
+	if diff := cmp.Diff(map[string]int{"manifest": 1, "pickup": 1, "cancel_pickup": 1, "rates": 1}, inner.calls); diff != "" {
+		t.Errorf("calls that reached the carrier (-want +got):\n%s", diff)
+	}
+	want := []string{"USPS manifests taken", "USPS manifests refused", "USPS pickups taken", "USPS pickups taken", "USPS pickups refused", "USPS rates taken"}
+	if diff := cmp.Diff(want, d.take()); diff != "" {
+		t.Errorf("decisions (-want +got):\n%s", diff)
+	}
+}
+
+// A carrier account's client draws on the budgets of its client id: two
+// client ids have a budget each, one client id's accounts share one, and a
+// 429 pauses only the client it answered.
+func TestFactoryLimitedBudgetsPerClient(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	inners := map[string]*endOfDay{}
+	var mu sync.Mutex
+	factory := carriers.Factory(func(cr carriers.Credentials) (carriers.Carrier, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		e := &endOfDay{name: "USPS"}
+		inners[cr.ClientID+"/"+cr.AccountNumber] = e
+		return e, nil
+	}).Limited(carriers.QuotaConfig{Now: clk.Now, Quotas: carriers.Quotas{{Carrier: "usps", API: carriers.APIPickups}: {Calls: 1, Per: time.Hour}}})
+	build := func(client, account string) carriers.PickupScheduler {
+		c, err := factory(carriers.Credentials{Carrier: "USPS", ClientID: client, AccountNumber: account})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.(carriers.PickupScheduler)
+	}
+	ctx := context.Background()
+	acme, acmeAgain, zed := build("acme", "A1"), build("acme", "A2"), build("zed", "Z1")
+	if _, err := acme.SchedulePickup(ctx, carriers.PickupRequest{}); err != nil {
+		t.Fatalf("acme's first pickup: %v", err)
+	}
+	if _, err := acmeAgain.SchedulePickup(ctx, carriers.PickupRequest{}); !errors.Is(err, carriers.ErrOverQuota) {
+		t.Fatalf("another account of acme's client id: %v, want ErrOverQuota (one budget per client id)", err)
+	}
+	if _, err := zed.SchedulePickup(ctx, carriers.PickupRequest{}); err != nil {
+		t.Fatalf("zed's own budget: %v", err)
+	}
+	clk.Add(time.Hour)
+	if _, err := acme.SchedulePickup(ctx, carriers.PickupRequest{}); err != nil {
+		t.Fatalf("acme an hour later: %v", err)
+	}
+	if diff := cmp.Diff(map[string]int{"pickup": 2}, inners["acme/A1"].calls); diff != "" {
+		t.Errorf("acme's calls (-want +got):\n%s", diff)
+	}
+
+	// Without budgets, a 429 still pauses the client it answered, and only it.
+	paused := carriers.Factory(func(cr carriers.Credentials) (carriers.Carrier, error) {
+		e := &endOfDay{name: "USPS"}
+		if cr.ClientID == "zed" {
+			e.pickupErr = &carriers.Error{HTTPStatus: http.StatusTooManyRequests, RetryAfter: 10 * time.Minute, Kind: carriers.ErrUnavailable}
+		}
+		return e, nil
+	}).Limited(carriers.QuotaConfig{Now: clk.Now})
+	zedC, _ := paused(carriers.Credentials{Carrier: "USPS", ClientID: "zed"})
+	acmeC, _ := paused(carriers.Credentials{Carrier: "USPS", ClientID: "acme"})
+	if _, err := zedC.(carriers.PickupScheduler).SchedulePickup(ctx, carriers.PickupRequest{}); errors.Is(err, carriers.ErrOverQuota) || !errors.Is(err, carriers.ErrUnavailable) {
+		t.Fatalf("zed's 429: %v", err)
+	}
+	if _, err := zedC.(carriers.PickupScheduler).SchedulePickup(ctx, carriers.PickupRequest{}); !errors.Is(err, carriers.ErrOverQuota) {
+		t.Fatalf("zed during its pause: %v, want ErrOverQuota", err)
+	}
+	if _, err := acmeC.(carriers.PickupScheduler).SchedulePickup(ctx, carriers.PickupRequest{}); err != nil {
+		t.Fatalf("acme during zed's pause: %v", err)
 	}
 }

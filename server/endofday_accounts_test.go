@@ -2,11 +2,14 @@ package server_test
 
 import (
 	"net/http"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/connect"
 	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
@@ -162,4 +165,59 @@ func TestPickupGoesThroughACarrierAccount(t *testing.T) {
 	}
 	wantError(t, b.do("POST", "/api/v1/pickups", b.token, pickupBody(day, withField("carrierAccountId", zed.ID))),
 		http.StatusUnprocessableEntity, "invalid_field")
+}
+
+// Pickups and manifests draw on the carrier's budgets of their own APIs: a
+// pickup past it is 503 carrier_unavailable with Retry-After and reaches no
+// carrier; a manifest past it waits, creating, without spending an attempt,
+// and the form is made once.
+func TestPickupAndManifestBudgets(t *testing.T) {
+	t.Parallel()
+	b, f, live := setupLive(t, unscanned, func(c *app.Config) {
+		c.CarrierQuotas = carriers.Quotas{
+			{Carrier: "usps", API: carriers.APIPickups}:   {Calls: 1, Per: time.Hour},
+			{Carrier: "usps", API: carriers.APIManifests}: {Calls: 1, Per: time.Hour},
+		}
+	})
+	day := pickupDay(b.clock.Now())
+	wantStatus(t, b.doT(t, "POST", "/api/v1/pickups", live, pickupBody(day)), http.StatusCreated)
+	r := b.doT(t, "POST", "/api/v1/pickups", live, pickupBody(day))
+	wantError(t, r, http.StatusServiceUnavailable, "carrier_unavailable")
+	if n, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || n < 60 {
+		t.Errorf("Retry-After = %q, want the budget's next call (about an hour)", r.Header.Get("Retry-After"))
+	}
+	if n := f.usps.Requests(uspsfake.OpPickup); n != 1 {
+		t.Errorf("%d pickup calls reached USPS, want 1", n)
+	}
+
+	buy := func() {
+		sh := createLabel(t, b, live, liveBody(withField("carrier", "USPS"), withField("service", "Priority")))
+		waitForStatus(t, b, live, sh.ID, "purchased")
+	}
+	manifest := func() accountManifestDoc {
+		r := b.doT(t, "POST", "/api/v1/manifests", live, map[string]any{"carrier": "USPS"})
+		wantStatus(t, r, http.StatusAccepted)
+		var m accountManifestDoc
+		r.Decode(t, &m)
+		return m
+	}
+	buy()
+	first := manifest()
+	waitUntil(t, "the first manifest", func() bool {
+		b.doT(t, "GET", "/api/v1/manifests/"+first.ID, live, nil).Decode(t, &first)
+		return first.Status != "creating"
+	})
+	if first.Status != "created" {
+		t.Fatalf("first manifest %s: %q", first.Status, deref(first.ErrorMessage))
+	}
+	buy()
+	second := manifest()
+	refused := map[string]string{"carrier": "USPS", "api": "manifests", "decision": "refused"}
+	waitUntil(t, "the second manifest refused for its budget", func() bool {
+		return scrapeMetrics(t, b).value("shipd_carrier_quota_decisions_total", refused) >= 1
+	})
+	b.doT(t, "GET", "/api/v1/manifests/"+second.ID, live, nil).Decode(t, &second)
+	if second.Status != "creating" || f.usps.Requests(uspsfake.OpSCANForm) != 1 {
+		t.Errorf("second manifest %s after its budget refused it, %d SCAN form calls; want creating and 1", second.Status, f.usps.Requests(uspsfake.OpSCANForm))
+	}
 }

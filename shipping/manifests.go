@@ -550,6 +550,12 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 		req.Labels[i] = carriers.ManifestLabel{TrackingNumber: deref(l.TrackingNumber), CarrierShipmentID: deref(l.CarrierShipmentID)}
 	}
 	form, err := mf.Manifest(ctx, req)
+	if wait, ok := overQuotaWait(err); ok {
+		// Not called: the carrier's budget of forms is spent. Not an
+		// attempt: the manifest waits for its call.
+		s.log.InfoContext(ctx, "manifest waits for the carrier's call budget", slog.String("manifest_id", row.ID), slog.Duration("wait", wait))
+		return river.JobSnooze(wait)
+	}
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return err

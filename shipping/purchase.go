@@ -120,15 +120,10 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	if err == nil && !adopted {
 		label, err = carrier.Buy(ctx, req)
 	}
-	if errors.Is(err, carriers.ErrOverQuota) {
+	if wait, ok := overQuotaWait(err); ok {
 		// shipd did not call the carrier: its call budget is spent, or the
 		// carrier asked for a pause. Not an attempt: the job waits until a
 		// call may go, however long the budget stays short.
-		wait := time.Second
-		var ce *carriers.Error
-		if errors.As(err, &ce) && ce.RetryAfter > wait {
-			wait = ce.RetryAfter
-		}
 		s.log.InfoContext(ctx, "purchase waits for the carrier's call budget", slog.String("shipment_id", id), slog.Duration("wait", wait))
 		return river.JobSnooze(wait)
 	}
@@ -428,4 +423,19 @@ func (s *Service) noteRecovery(ctx context.Context, row store.Shipment, action, 
 		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: auditActor,
 			Action: action, Target: row.ID + " " + trackingNumber, CreatedAt: s.now()})
 	})
+}
+
+// overQuotaWait says whether err is a call shipd did not make for the
+// carrier's budget (carriers.ErrOverQuota), and how long until a call may
+// go (at least a second).
+func overQuotaWait(err error) (time.Duration, bool) {
+	if !errors.Is(err, carriers.ErrOverQuota) {
+		return 0, false
+	}
+	wait := time.Second
+	var ce *carriers.Error
+	if errors.As(err, &ce) && ce.RetryAfter > wait {
+		wait = ce.RetryAfter
+	}
+	return wait, true
 }

@@ -168,7 +168,7 @@ func newCarrierMetrics(reg prometheus.Registerer, tracer trace.Tracer) (*carrier
 		}, []string{"carrier"}),
 		quota: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "shipd_carrier_quota_decisions_total",
-			Help: "Decisions of the carrier call budgets by carrier, API (rates, labels, tracking) and decision: taken (the call went), deferred (a tracking poll waits), refused (a purchase, void or quote found no budget), paused (the carrier answered 429), error (the limiter failed; the call went).",
+			Help: "Decisions of the carrier call budgets by carrier, API (rates, labels, tracking, manifests, pickups) and decision: taken (the call went), deferred (a tracking poll waits), refused (a purchase, void, quote, manifest or pickup found no budget), paused (the carrier answered 429), error (the limiter failed; the call went).",
 		}, []string{"carrier", "api", "decision"}),
 	}
 	return m, registerAll(reg, m.calls, m.latency, m.errors, m.refreshes, m.quota)

@@ -58,7 +58,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := quotas.Set(os.Getenv("SHIPD_CARRIER_QUOTA")); err != nil {
 		return usageError("SHIPD_CARRIER_QUOTA: " + err.Error())
 	}
-	fs.Var(quotas, "carrier-quota", "budget of live carrier calls as CARRIER:API=CALLS/PERIOD (API: rates, labels, tracking, or all for every call of the carrier; PERIOD: s, m, h, d or a duration such as 10s; off: no budget), repeatable or comma-separated, over the defaults "+quotas.String()+" ($SHIPD_CARRIER_QUOTA)")
+	fs.Var(quotas, "carrier-quota", "budget of live carrier calls as CARRIER:API=CALLS/PERIOD (API: rates, labels, tracking, manifests, pickups, or all for every call of the carrier; PERIOD: s, m, h, d or a duration such as 10s; off: no budget), repeatable or comma-separated, over the defaults "+quotas.String()+" ($SHIPD_CARRIER_QUOTA)")
+	accountQuotas := carriers.DefaultQuotas()
+	if err := accountQuotas.Set(os.Getenv("SHIPD_CARRIER_ACCOUNT_QUOTA")); err != nil {
+		return usageError("SHIPD_CARRIER_ACCOUNT_QUOTA: " + err.Error())
+	}
+	fs.Var(accountQuotas, "carrier-account-quota", "budget of each carrier account's calls, per client id, as --carrier-quota takes them; the carriers' published defaults unless your tenants' quotas were raised ($SHIPD_CARRIER_ACCOUNT_QUOTA)")
 	var proxies trustedProxies
 	if err := proxies.Set(os.Getenv("SHIPD_TRUSTED_PROXIES")); err != nil {
 		return usageError("SHIPD_TRUSTED_PROXIES: " + err.Error())
@@ -191,6 +196,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		JobWorkers:           *jobWorkers,
 		TrackingPollInterval: time.Duration(trackingInterval),
 		CarrierQuotas:        quotas,
+		CarrierAccountQuotas: accountQuotas,
 		CarrierLimiter:       carrierLimiter,
 		PurchaseWorkers:      *purchaseWorkers, MaxPurchaseBacklog: *purchaseBacklog,
 		TrustedProxies:     proxies,
