@@ -1,6 +1,7 @@
 package shipping
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,6 +70,9 @@ type NewManifest struct {
 	// CarrierAccountID picks the labels of one carrier account when they
 	// were bought through several.
 	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
+	// ServerCarrierOnly picks the labels bought through the server's own
+	// carrier (the settings page's row of them; the API lists shipmentIds).
+	ServerCarrierOnly bool `json:"serverCarrierOnly,omitempty"`
 	// IdempotencyKey and RequestFingerprint as for NewLabel.
 	IdempotencyKey     string `json:"-"`
 	RequestFingerprint []byte `json:"-"`
@@ -133,24 +137,87 @@ func (s *Service) manifester(c accounts.Caller, name string) (string, carriers.M
 	return carrier.Name(), m, nil
 }
 
-// ManifestCarriers lists the carriers of the caller's mode that have a
-// manifest step, with how many labels of each wait for a manifest.
-func (s *Service) ManifestCarriers(ctx context.Context, c accounts.Caller) ([]string, map[string]int, error) {
-	cs, err := s.cfg.Carriers.For(c.Mode == accounts.Test)
-	if errors.Is(err, carriers.ErrNotConfigured) {
-		return nil, nil, nil
+// ManifestGroup is the labels a manifest of the caller's can take at once:
+// one carrier's, bought through one carrier account (nil: the server's own
+// carrier, or the sandbox), with how many wait for a manifest.
+type ManifestGroup struct {
+	Carrier          string
+	CarrierAccountID *string
+	// AccountNumber is the carrier account's, to tell several apart.
+	AccountNumber string
+	Waiting       int
+}
+
+// ManifestGroups lists the groups of the caller's mode whose carrier has a
+// manifest step: each with labels waiting, and those that could have some
+// (the mode's configured carriers; in live mode the enabled carrier
+// accounts), ordered by carrier, the server's own carrier first.
+func (s *Service) ManifestGroups(ctx context.Context, c accounts.Caller) ([]ManifestGroup, error) {
+	capable := map[string]bool{}
+	hasStep := func(name string) bool {
+		ok, seen := capable[name]
+		if !seen {
+			_, _, err := s.manifester(c, name)
+			ok = err == nil
+			capable[name] = ok
+		}
+		return ok
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	var names []string
-	for _, carrier := range cs {
-		if _, ok := carriers.ManifesterOf(carrier); ok {
-			names = append(names, carrier.Name())
+	var groups []ManifestGroup
+	seen := map[string]bool{}
+	add := func(g ManifestGroup) {
+		k := g.Carrier + "|" + deref(g.CarrierAccountID)
+		if !seen[k] && hasStep(g.Carrier) {
+			seen[k] = true
+			groups = append(groups, g)
 		}
 	}
-	counts, err := s.store.UnmanifestedCounts(ctx, c.AccountID, string(c.Mode))
-	return names, counts, err
+	waiting, err := s.store.UnmanifestedCounts(ctx, c.AccountID, string(c.Mode))
+	if err != nil {
+		return nil, err
+	}
+	numbers := map[string]string{}
+	if c.Mode == accounts.Live {
+		enabled, err := s.store.EnabledCarrierAccounts(ctx, c.AccountID, string(c.Mode))
+		if err != nil {
+			return nil, err
+		}
+		for _, ca := range enabled {
+			numbers[ca.ID] = ca.AccountNumber
+		}
+		for _, w := range waiting {
+			if id := deref(w.CarrierAccountID); id != "" && numbers[id] == "" {
+				if ca, err := s.store.CarrierAccountByID(ctx, id); err == nil {
+					numbers[id] = ca.AccountNumber
+				}
+			}
+		}
+		for _, w := range waiting {
+			add(ManifestGroup{Carrier: w.Carrier, CarrierAccountID: w.CarrierAccountID, AccountNumber: numbers[deref(w.CarrierAccountID)], Waiting: w.N})
+		}
+		for _, ca := range enabled {
+			add(ManifestGroup{Carrier: ca.Carrier, CarrierAccountID: &ca.ID, AccountNumber: ca.AccountNumber})
+		}
+	} else {
+		for _, w := range waiting {
+			add(ManifestGroup{Carrier: w.Carrier, Waiting: w.N})
+		}
+	}
+	// The server's own carriers can have labels waiting only where new
+	// labels are bought through them: not beside enabled carrier accounts.
+	if c.Mode == accounts.Test || len(numbers) == 0 && !s.cfg.NoPlatformCarriers {
+		if cs, err := s.cfg.Carriers.For(c.Mode == accounts.Test); err == nil {
+			for _, carrier := range cs {
+				add(ManifestGroup{Carrier: carrier.Name()})
+			}
+		} else if !errors.Is(err, carriers.ErrNotConfigured) {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(groups, func(a, b ManifestGroup) int {
+		return cmp.Or(strings.Compare(a.Carrier, b.Carrier), strings.Compare(deref(a.CarrierAccountID), deref(b.CarrierAccountID)))
+	})
+	return groups, nil
 }
 
 // CreateManifest selects the labels, claims them and queues the carrier
@@ -165,6 +232,9 @@ func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewM
 		asked, err := s.askedCarrierAccount(ctx, c, name, in.CarrierAccountID, false)
 		if err != nil {
 			return Manifest{}, err
+		}
+		if asked == nil && in.ServerCarrierOnly {
+			asked = &store.CarrierAccount{} // the id "": the server's own carrier
 		}
 		var want *string
 		if in.From != nil {
@@ -377,9 +447,10 @@ func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c account
 }
 
 // oneCarrierAccount keeps the labels bought through one carrier account:
-// the one asked for (a listed label of another is an issue at its path), or
-// the only one among them; several without one asked for is an issue at
-// carrierAccountId naming them. nil is the operator's carriers.
+// the one asked for (a listed label of another is an issue at its path; an
+// asked id "" is the operator's carriers), or the only one among them;
+// several without one asked for is an issue at carrierAccountId naming
+// them. nil is the operator's carriers.
 func oneCarrierAccount[L any](labels []L, asked *store.CarrierAccount, of func(L) (id *string, path string)) ([]L, *string, error) {
 	if asked != nil {
 		var kept []L
@@ -389,11 +460,14 @@ func oneCarrierAccount[L any](labels []L, asked *store.CarrierAccount, of func(L
 			if deref(id) == asked.ID {
 				kept = append(kept, l)
 			} else if path != "" {
-				issues = append(issues, Issue{Path: path, Message: "was not bought through carrier account " + asked.ID})
+				issues = append(issues, Issue{Path: path, Message: "was not bought through " + carrierAccountsText([]string{asked.ID})})
 			}
 		}
 		if len(issues) > 0 {
 			return nil, nil, &InputError{Issues: issues}
+		}
+		if asked.ID == "" {
+			return kept, nil, nil
 		}
 		return kept, &asked.ID, nil
 	}

@@ -79,22 +79,23 @@ func (r reader) UnmanifestedLabels(ctx context.Context, accountID, mode, carrier
 	return rows, err
 }
 
-// UnmanifestedCounts counts, per carrier, an account's outbound labels in a
-// mode that are purchased and on no manifest (the settings page's "waiting").
-func (r reader) UnmanifestedCounts(ctx context.Context, accountID, mode string) (map[string]int, error) {
-	var rows []struct {
-		Carrier string `db:"carrier"`
-		N       int    `db:"n"`
-	}
-	if err := r.sel(ctx, &rows, `SELECT carrier, COUNT(*) AS n FROM shipments
-		WHERE account_id = ? AND mode = ? AND status = 'purchased' AND manifest_id IS NULL AND NOT is_return GROUP BY carrier`, accountID, mode); err != nil {
-		return nil, err
-	}
-	out := make(map[string]int, len(rows))
-	for _, row := range rows {
-		out[row.Carrier] = row.N
-	}
-	return out, nil
+// WaitingGroup counts an account's outbound labels of one carrier and
+// carrier account that are purchased and on no manifest.
+type WaitingGroup struct {
+	Carrier          string  `db:"carrier"`
+	CarrierAccountID *string `db:"carrier_account_id"`
+	N                int     `db:"n"`
+}
+
+// UnmanifestedCounts counts, per carrier and carrier account, an account's
+// outbound labels in a mode that are purchased and on no manifest (the
+// settings page's "waiting"), ordered by carrier.
+func (r reader) UnmanifestedCounts(ctx context.Context, accountID, mode string) ([]WaitingGroup, error) {
+	var rows []WaitingGroup
+	err := r.sel(ctx, &rows, `SELECT carrier, carrier_account_id, COUNT(*) AS n FROM shipments
+		WHERE account_id = ? AND mode = ? AND status = 'purchased' AND manifest_id IS NULL AND NOT is_return
+		GROUP BY carrier, carrier_account_id ORDER BY carrier, carrier_account_id`, accountID, mode)
+	return rows, err
 }
 
 // ShipmentsByIDs reads the account's shipments among ids (any order; a

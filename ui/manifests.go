@@ -17,18 +17,13 @@ import (
 // form to download.
 
 type manifestsPage struct {
-	Carriers  []manifestCarrier
+	Groups    []shipping.ManifestGroup
 	Manifests []shipping.Manifest
 	First     bool
 	More      bool
 	Next      url.Values
 	// Key makes a double-submitted form one manifest (an idempotency key).
 	Key string
-}
-
-type manifestCarrier struct {
-	Name    string
-	Waiting int
 }
 
 const manifestsPerPage = 25
@@ -42,7 +37,7 @@ func (u *UI) renderManifests(w http.ResponseWriter, r *http.Request, c accounts.
 	if err != nil {
 		return err
 	}
-	names, waiting, err := u.shipping.ManifestCarriers(r.Context(), c)
+	groups, err := u.shipping.ManifestGroups(r.Context(), c)
 	if err != nil {
 		return err
 	}
@@ -50,10 +45,7 @@ func (u *UI) renderManifests(w http.ResponseWriter, r *http.Request, c accounts.
 	if err != nil {
 		return err
 	}
-	page := manifestsPage{Manifests: list, More: more, First: r.URL.Query().Get("after") == "", Key: rand.Text()}
-	for _, n := range names {
-		page.Carriers = append(page.Carriers, manifestCarrier{Name: n, Waiting: waiting[n]})
-	}
+	page := manifestsPage{Groups: groups, Manifests: list, More: more, First: r.URL.Query().Get("after") == "", Key: rand.Text()}
 	if more && len(list) > 0 {
 		page.Next = nextPage(r, list[len(list)-1].ID)
 	}
@@ -61,14 +53,19 @@ func (u *UI) renderManifests(w http.ResponseWriter, r *http.Request, c accounts.
 	return nil
 }
 
-// createManifest makes a manifest of every waiting label of the carrier, as
+// createManifest makes a manifest of every waiting label of the carrier
+// bought through one carrier account (or the server's own carrier), as
 // POST /api/v1/manifests without shipmentIds does.
 func (u *UI) createManifest(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	key := r.PostFormValue("key")
 	if key == "" || len(key) > 64 {
 		key = rand.Text()
 	}
-	_, _, err := u.shipping.CreateManifest(r.Context(), c, shipping.NewManifest{Carrier: r.PostFormValue("carrier"), IdempotencyKey: "ui-manifest-" + key})
+	in := shipping.NewManifest{Carrier: r.PostFormValue("carrier"), IdempotencyKey: "ui-manifest-" + key, ServerCarrierOnly: true}
+	if id := r.PostFormValue("carrierAccountId"); id != "" {
+		in.CarrierAccountID, in.ServerCarrierOnly = &id, false
+	}
+	_, _, err := u.shipping.CreateManifest(r.Context(), c, in)
 	var (
 		input  *shipping.InputError
 		listed *shipping.AlreadyManifestedError

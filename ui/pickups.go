@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
 )
 
@@ -20,7 +21,7 @@ type pickupsPage struct {
 	Pickups  []pickupRow
 	Form     pickupForm
 	Offsets  []pickupOffset
-	Carriers []string
+	Carriers []pickupCarrier
 	First    bool
 	More     bool
 	Next     url.Values
@@ -51,6 +52,30 @@ type pickupForm struct {
 }
 
 type pickupOffset struct{ Value, Label string }
+
+// pickupCarrier is a choice of the carrier select: a carrier (the API
+// decides which of the account's carrier accounts books it), or in live mode
+// one enabled carrier account, its value "CARRIER|ca_…".
+type pickupCarrier struct{ Value, Label string }
+
+// pickupCarriers are the three carriers, then the caller's enabled carrier
+// accounts (live mode).
+func (u *UI) pickupCarriers(r *http.Request, c accounts.Caller) ([]pickupCarrier, error) {
+	out := []pickupCarrier{{"USPS", "USPS"}, {"UPS", "UPS"}, {"FedEx", "FedEx"}}
+	if c.Mode != accounts.Live {
+		return out, nil
+	}
+	list, _, err := u.shipping.ListCarrierAccounts(r.Context(), c, paging.Request{Limit: 100}) // an account has a few
+	if err != nil {
+		return nil, err
+	}
+	for _, ca := range list {
+		if ca.Enabled {
+			out = append(out, pickupCarrier{ca.Carrier + "|" + ca.ID, ca.Carrier + " (your account " + ca.AccountNumber + ")"})
+		}
+	}
+	return out, nil
+}
 
 // pickupOffsets are the US mainland, Alaska and Hawaii offsets, standard
 // and daylight time.
@@ -93,7 +118,11 @@ func (u *UI) renderPickups(w http.ResponseWriter, r *http.Request, c accounts.Ca
 	for i, p := range list {
 		rows[i] = pickupRowOf(p)
 	}
-	page := pickupsPage{Pickups: rows, Form: form, Offsets: pickupOffsets, Carriers: []string{"USPS", "UPS", "FedEx"}, First: r.URL.Query().Get("after") == "", More: more}
+	choices, err := u.pickupCarriers(r, c)
+	if err != nil {
+		return err
+	}
+	page := pickupsPage{Pickups: rows, Form: form, Offsets: pickupOffsets, Carriers: choices, First: r.URL.Query().Get("after") == "", More: more}
 	if more && len(list) > 0 {
 		page.Next = nextPage(r, list[len(list)-1].ID)
 	}
@@ -119,11 +148,15 @@ func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.C
 	if err1 != nil || err2 != nil {
 		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the day (YYYY-MM-DD), the ready and close times (HH:MM) and the address's UTC offset.")
 	}
+	carrier, account, _ := strings.Cut(form.Carrier, "|")
 	in := shipping.NewPickup{
-		Carrier: form.Carrier, ReadyAt: ready, CloseAt: closes, Instructions: form.Instructions,
+		Carrier: carrier, ReadyAt: ready, CloseAt: closes, Instructions: form.Instructions,
 		Address: shipping.Address{Name: optional(form.Name), Company: optional(form.Company), Phone: optional(form.Phone), Email: optional(form.Email),
 			Street1: form.Street1, Street2: optional(form.Street2), City: form.City, State: optional(form.State), Zip: form.Zip, Country: "US"},
 		IdempotencyKey: "ui-pickup-" + form.Key,
+	}
+	if account != "" {
+		in.CarrierAccountID = &account
 	}
 	if form.Packages != "" {
 		n, err := strconv.Atoi(form.Packages)

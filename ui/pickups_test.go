@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/carriers/connect"
+	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 )
 
 // nextMonday is the first Monday at least two days after now.
@@ -72,4 +76,35 @@ func TestPickupsPage(t *testing.T) {
 	// A form from another site is refused (CSRF), as on every page.
 	br.header = http.Header{"Sec-Fetch-Site": {"cross-site"}}
 	must(t, "cross-site", br.post("/settings/pickups", pickupForm(day, func(f url.Values) { f.Set("key", "form-x") })), http.StatusForbidden)
+}
+
+// In live mode the carrier select offers each enabled carrier account, and
+// a pickup chosen so is booked through that account.
+func TestPickupsPageThroughACarrierAccount(t *testing.T) {
+	t.Parallel()
+	fake := upsfake.New(t)
+	b := setup(t, func(c *app.Config) {
+		c.CarrierAccounts = connect.New(connect.Options{URLs: connect.URLs{UPS: fake.URL(), UPSTest: fake.URL()}})
+	})
+	live := b.liveToken(b.account.ID)
+	status, ca := b.api("POST", "/carrier-accounts", live, map[string]any{"carrier": "UPS", "credentials": map[string]any{
+		"clientId": upsfake.ClientID, "clientSecret": upsfake.ClientSecret, "accountNumber": upsfake.AccountNumber}})
+	if status != http.StatusCreated {
+		t.Fatalf("POST /carrier-accounts: %d %v", status, ca)
+	}
+	id := ca["id"].(string)
+	br := b.browser()
+	br.signIn(b.email)
+	br.post("/settings/mode", url.Values{"mode": {"live"}, "next": {"/settings/pickups"}})
+	must(t, "live pickups page", br.get("/settings/pickups"), http.StatusOK,
+		`<option value="UPS|`+id+`">UPS (your account `+upsfake.AccountNumber+`)</option>`)
+	p := br.post("/settings/pickups", pickupForm(nextMonday(b.clock.Now()), func(f url.Values) { f.Set("carrier", "UPS|"+id) }))
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("schedule: %d\n%s", p.status, p.body)
+	}
+	_, list := b.api("GET", "/pickups", live, nil)
+	data := list["data"].([]any)
+	if len(data) != 1 || data[0].(map[string]any)["carrierAccountId"] != id || fake.Requests(upsfake.OpPickup) != 1 {
+		t.Fatalf("pickups %v, %d UPS pickup calls; want one through %s", data, fake.Requests(upsfake.OpPickup), id)
+	}
 }
