@@ -38,14 +38,18 @@ func setupCarrierAccounts(t *testing.T, opts ...setupOption) (*bundle, *liveFake
 	t.Helper()
 	var f *liveFakes // set before any request: the factory is called per request
 	b, fakes, live := setupLive(t, append([]setupOption{func(c *app.Config) {
-		c.CarrierAccounts = func(cr carriers.Credentials) (carriers.Carrier, error) {
-			return connect.New(connect.Options{URLs: connect.URLs{
-				UPS: f.ups.URL(), UPSTest: f.ups.URL(), FedEx: f.fedex.URL(), FedExTest: f.fedex.URL(), USPS: f.usps.URL(), USPSTest: f.usps.URL(),
-			}})(cr)
-		}
+		c.CarrierAccounts = func(cr carriers.Credentials) (carriers.Carrier, error) { return reaching(f)(cr) }
 	}}, opts...)...)
 	f = fakes
 	return b, fakes, live
+}
+
+// reaching builds carrier accounts' clients that reach f's fakes, in
+// production and test environments alike.
+func reaching(f *liveFakes) carriers.Factory {
+	return connect.New(connect.Options{URLs: connect.URLs{
+		UPS: f.ups.URL(), UPSTest: f.ups.URL(), FedEx: f.fedex.URL(), FedExTest: f.fedex.URL(), USPS: f.usps.URL(), USPSTest: f.usps.URL(),
+	}})
 }
 
 // liveCaller is b's account in live mode, as the operator.

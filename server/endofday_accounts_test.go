@@ -10,7 +10,6 @@ import (
 
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
-	"github.com/shipd-dev/shipd/carriers/connect"
 	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 	"github.com/shipd-dev/shipd/carriers/usps/uspsfake"
@@ -22,11 +21,7 @@ import (
 func setupOwnFakes(t *testing.T, opts ...setupOption) (b *bundle, operator, own *liveFakes, live string) {
 	t.Helper()
 	own = &liveFakes{ups: upsfake.New(t), fedex: fedexfake.New(t), usps: uspsfake.New(t)}
-	b, operator, live = setupLive(t, append([]setupOption{unscanned, func(c *app.Config) {
-		c.CarrierAccounts = connect.New(connect.Options{URLs: connect.URLs{
-			UPS: own.ups.URL(), UPSTest: own.ups.URL(), FedEx: own.fedex.URL(), FedExTest: own.fedex.URL(), USPS: own.usps.URL(), USPSTest: own.usps.URL(),
-		}})
-	}}, opts...)...)
+	b, operator, live = setupLive(t, append([]setupOption{unscanned, func(c *app.Config) { c.CarrierAccounts = reaching(own) }}, opts...)...)
 	return b, operator, own, live
 }
 
@@ -41,11 +36,6 @@ func connectUSPS(t *testing.T, b *bundle, token string) carrierAccountDoc {
 	return a
 }
 
-type accountManifestDoc struct {
-	manifestDoc
-	CarrierAccountID *string `json:"carrierAccountId"`
-}
-
 // A SCAN form is made with the credentials that bought its labels: the
 // labels of a carrier account go on a form of their own, made through that
 // account, and the operator's labels on another, through the operator's.
@@ -56,15 +46,8 @@ func TestManifestGoesThroughTheLabelsCarrierAccount(t *testing.T) {
 		sh := createLabel(t, b, live, liveBody(withField("carrier", "USPS"), withField("service", "Priority")))
 		return waitForStatus(t, b, live, sh.ID, "purchased").ID
 	}
-	manifest := func(body map[string]any) accountManifestDoc {
-		r := b.doT(t, "POST", "/api/v1/manifests", live, body)
-		wantStatus(t, r, http.StatusAccepted)
-		var m accountManifestDoc
-		r.Decode(t, &m)
-		waitUntil(t, "manifest "+m.ID, func() bool {
-			b.doT(t, "GET", "/api/v1/manifests/"+m.ID, live, nil).Decode(t, &m)
-			return m.Status != "creating"
-		})
+	manifest := func(body map[string]any) manifestDoc {
+		m := waitForManifestAs(t, b, live, createManifestAs(t, b, live, body).ID)
 		if m.Status != "created" {
 			t.Fatalf("manifest %s: %s, %q", m.ID, m.Status, deref(m.ErrorMessage))
 		}
@@ -110,11 +93,6 @@ func TestManifestGoesThroughTheLabelsCarrierAccount(t *testing.T) {
 	}
 }
 
-type accountPickupDoc struct {
-	pickupDoc
-	CarrierAccountID *string `json:"carrierAccountId"`
-}
-
 // A pickup is booked, and cancelled, on the carrier account that pays for
 // it: the account's only one of the carrier, or the one named when it has
 // several.
@@ -122,10 +100,10 @@ func TestPickupGoesThroughACarrierAccount(t *testing.T) {
 	t.Parallel()
 	b, operator, own, live := setupOwnFakes(t)
 	day := pickupDay(b.clock.Now())
-	schedule := func(mods ...func(m map[string]any)) accountPickupDoc {
+	schedule := func(mods ...func(m map[string]any)) pickupDoc {
 		r := b.doT(t, "POST", "/api/v1/pickups", live, pickupBody(day, append([]func(m map[string]any){withField("carrier", "UPS")}, mods...)...))
 		wantStatus(t, r, http.StatusCreated)
-		var p accountPickupDoc
+		var p pickupDoc
 		r.Decode(t, &p)
 		return p
 	}
@@ -194,19 +172,9 @@ func TestPickupAndManifestBudgets(t *testing.T) {
 		sh := createLabel(t, b, live, liveBody(withField("carrier", "USPS"), withField("service", "Priority")))
 		waitForStatus(t, b, live, sh.ID, "purchased")
 	}
-	manifest := func() accountManifestDoc {
-		r := b.doT(t, "POST", "/api/v1/manifests", live, map[string]any{"carrier": "USPS"})
-		wantStatus(t, r, http.StatusAccepted)
-		var m accountManifestDoc
-		r.Decode(t, &m)
-		return m
-	}
+	manifest := func() manifestDoc { return createManifestAs(t, b, live, map[string]any{"carrier": "USPS"}) }
 	buy()
-	first := manifest()
-	waitUntil(t, "the first manifest", func() bool {
-		b.doT(t, "GET", "/api/v1/manifests/"+first.ID, live, nil).Decode(t, &first)
-		return first.Status != "creating"
-	})
+	first := waitForManifestAs(t, b, live, manifest().ID)
 	if first.Status != "created" {
 		t.Fatalf("first manifest %s: %q", first.Status, deref(first.ErrorMessage))
 	}

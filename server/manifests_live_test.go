@@ -19,18 +19,11 @@ func TestLiveManifests(t *testing.T) {
 		return waitForStatus(t, b, live, sh.ID, "purchased")
 	}
 	manifest := func(carrier string) manifestDoc {
-		r := b.doT(t, "POST", "/api/v1/manifests", live, map[string]any{"carrier": carrier})
-		wantStatus(t, r, http.StatusAccepted)
-		var m manifestDoc
-		r.Decode(t, &m)
-		waitUntil(t, "live manifest "+m.ID, func() bool {
-			b.doT(t, "GET", "/api/v1/manifests/"+m.ID, live, nil).Decode(t, &m)
-			return m.Status != "creating"
-		})
+		m := waitForManifestAs(t, b, live, createManifestAs(t, b, live, map[string]any{"carrier": carrier}).ID)
 		if m.Status != "created" || m.FormNumber == nil {
 			t.Fatalf("%s manifest: status %s, errorMessage %q", carrier, m.Status, deref(m.ErrorMessage))
 		}
-		r = b.doT(t, "GET", "/api/v1/manifests/"+m.ID+"/form.pdf", live, nil)
+		r := b.doT(t, "GET", "/api/v1/manifests/"+m.ID+"/form.pdf", live, nil)
 		wantStatus(t, r, http.StatusOK)
 		if !bytes.HasPrefix(r.Body, []byte("%PDF-")) {
 			t.Errorf("%s form is not a PDF: %q", carrier, r.Body[:min(16, len(r.Body))])

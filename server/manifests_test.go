@@ -24,6 +24,8 @@ type manifestDoc struct {
 	FormNumber   *string        `json:"formNumber"`
 	FormURL      *string        `json:"formUrl"`
 	ErrorMessage *string        `json:"errorMessage"`
+	// CarrierAccountID is the carrier account that makes the form (live mode).
+	CarrierAccountID *string `json:"carrierAccountId"`
 }
 
 // uspsLabel buys a USPS Priority label (mods change the body) and waits for it.
@@ -45,7 +47,13 @@ func withFromName(name string) func(m map[string]any) {
 
 func createManifest(t *testing.T, b *bundle, body map[string]any) manifestDoc {
 	t.Helper()
-	r := b.doT(t, "POST", "/api/v1/manifests", b.token, body)
+	return createManifestAs(t, b, b.token, body)
+}
+
+// createManifestAs is createManifest with token.
+func createManifestAs(t *testing.T, b *bundle, token string, body map[string]any) manifestDoc {
+	t.Helper()
+	r := b.doT(t, "POST", "/api/v1/manifests", token, body)
 	wantStatus(t, r, http.StatusAccepted)
 	var m manifestDoc
 	r.Decode(t, &m)
@@ -54,9 +62,15 @@ func createManifest(t *testing.T, b *bundle, body map[string]any) manifestDoc {
 
 func waitForManifest(t *testing.T, b *bundle, id string) manifestDoc {
 	t.Helper()
+	return waitForManifestAs(t, b, b.token, id)
+}
+
+// waitForManifestAs is waitForManifest with token.
+func waitForManifestAs(t *testing.T, b *bundle, token, id string) manifestDoc {
+	t.Helper()
 	var m manifestDoc
 	waitUntil(t, "manifest "+id+" done", func() bool {
-		r := b.doT(t, "GET", "/api/v1/manifests/"+id, b.token, nil)
+		r := b.doT(t, "GET", "/api/v1/manifests/"+id, token, nil)
 		wantStatus(t, r, http.StatusOK)
 		r.Decode(t, &m)
 		return m.Status != "creating"

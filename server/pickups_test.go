@@ -28,6 +28,7 @@ type pickupDoc struct {
 	ShipmentIDs        []string       `json:"shipmentIds"`
 	Instructions       string         `json:"instructions"`
 	CancelledAt        *time.Time     `json:"cancelledAt"`
+	CarrierAccountID   *string        `json:"carrierAccountId"`
 }
 
 // pickupDay is the first Monday at least two days after now, at 09:00 in
