@@ -2,9 +2,12 @@ package server_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 )
 
 // Live, the customs document is the carrier's own when it returns one (UPS's
@@ -49,18 +52,59 @@ func TestLiveCustomsDocuments(t *testing.T) {
 	}
 }
 
-// Live carriers quote no duties (no landed cost): a DDP shipment of goods
-// gets no rate from them rather than one whose duties the carrier would
-// bill to the platform, unpaid by the customer.
-func TestLiveDDPNeedsQuotedDuties(t *testing.T) {
+// Live landed cost: FedEx estimates the duties and taxes of a DDP shipment
+// of classified goods (its Rate API's estimated duties and taxes), so its
+// rates carry them in their price and the label bills them to the sender;
+// UPS and USPS quote none, so they are left out rather than sold with
+// duties the carrier would bill to the platform, unpaid by the customer.
+// Without HS numbers FedEx estimates nothing, and nothing is offered.
+func TestLiveDDPIsFedExLandedCost(t *testing.T) {
 	t.Parallel()
-	b, _, live := setupLive(t, unscanned)
+	b, f, live := setupLive(t, unscanned)
 	items := []any{customsItem("Cotton T-shirt", 2, 5000, 12, "6109.10", "US")}
-	r := b.doT(t, "POST", "/api/v1/labels/quote", live, liveBody(withInternational(true), withCustomsItems(items, map[string]any{"incoterm": "DDP"})))
-	wantError(t, r, http.StatusUnprocessableEntity, "no_rates")
-	if rates := quoteRates(t, b, live, liveBody(withInternational(true), withCustomsItems(items, map[string]any{"incoterm": "DAP"}))); len(rates) == 0 {
-		t.Error("no rates for the same shipment DAP")
+	ddp := liveBody(withInternational(true), withCustomsItems(items, map[string]any{"incoterm": "DDP"}))
+	var q struct {
+		Rates []struct {
+			rateDoc
+			DutiesCents *int64 `json:"dutiesCents"`
+		} `json:"rates"`
 	}
+	r := b.doT(t, "POST", "/api/v1/labels/quote", live, ddp)
+	wantStatus(t, r, http.StatusOK)
+	r.Decode(t, &q)
+	dap := map[string]int64{}
+	for _, rate := range quoteRates(t, b, live, liveBody(withInternational(true), withCustomsItems(items, map[string]any{"incoterm": "DAP"}))) {
+		dap[rate.Carrier+" "+rate.Service] = rate.CarrierRateCents
+	}
+	wantDuties := int64(5000 * fedexfake.DutyRatePercent / 100)
+	if len(q.Rates) == 0 {
+		t.Fatal("no DDP rates")
+	}
+	for _, rate := range q.Rates {
+		name := rate.Carrier + " " + rate.Service
+		if rate.Carrier != "FedEx" || rate.DutiesCents == nil || *rate.DutiesCents != wantDuties || rate.CarrierRateCents != dap[name]+wantDuties {
+			t.Errorf("%s: %d with duties %v; want FedEx only, its DAP price %d plus %d of duties", name, rate.CarrierRateCents, rate.DutiesCents, dap[name], wantDuties)
+		}
+	}
+
+	sh := createLabel(t, b, live, liveBody(withInternational(true), withCustomsItems(items, map[string]any{"incoterm": "DDP"}), withField("carrier", "FedEx")))
+	sh = waitForStatus(t, b, live, sh.ID, "purchased")
+	var shipped struct {
+		RequestedShipment struct {
+			CustomsClearanceDetail struct {
+				DutiesPayment struct{ PaymentType string } `json:"dutiesPayment"`
+			} `json:"customsClearanceDetail"`
+		} `json:"requestedShipment"`
+	}
+	if err := json.Unmarshal(f.fedex.LastRequestBody(fedexfake.OpShip), &shipped); err != nil {
+		t.Fatal(err)
+	}
+	if got := shipped.RequestedShipment.CustomsClearanceDetail.DutiesPayment.PaymentType; got != "SENDER" {
+		t.Errorf("the DDP label bills the duties to %q, want SENDER", got)
+	}
+
+	unclassified := liveBody(withInternational(true), withCustomsItems([]any{customsItem("Cotton T-shirt", 2, 5000, 12, "", "US")}, map[string]any{"incoterm": "DDP"}))
+	wantError(t, b.doT(t, "POST", "/api/v1/labels/quote", live, unclassified), http.StatusUnprocessableEntity, "no_rates")
 	docs := liveBody(withInternational(true), withCustomsItems(items, map[string]any{"incoterm": "DDP", "contentsType": "documents"}))
 	if rates := quoteRates(t, b, live, docs); len(rates) == 0 {
 		t.Error("no rates for documents DDP (they pay no duties)")

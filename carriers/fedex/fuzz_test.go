@@ -45,7 +45,7 @@ func FuzzParseRate(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		rates, err := parseRateResponse(body)
+		rates, err := parseRateResponse(body, true)
 		if err != nil {
 			checkFailed(t, err)
 			return

@@ -37,6 +37,26 @@ func (a *amount) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// moneyAmount is an amount FedEx writes either as a number (what its
+// documented rate answers show for totals: "totalDutiesAndTaxes": 0) or as
+// the schema's Money object ({"amount": 12.45, "currency": "USD"}).
+type moneyAmount amount
+
+func (m *moneyAmount) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '{' {
+		var o struct {
+			Amount amount `json:"amount"`
+		}
+		if err := json.Unmarshal(b, &o); err != nil {
+			return err
+		}
+		*m = moneyAmount(o.Amount)
+		return nil
+	}
+	return (*amount)(m).UnmarshalJSON(b)
+}
+
 // maxAmountDigits keeps cents within int64 with room to spare.
 const maxAmountDigits = 15
 

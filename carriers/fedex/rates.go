@@ -37,6 +37,10 @@ type rateRequestedShipment struct {
 	TotalWeight               json.Number       `json:"totalWeight,omitempty"`
 	RequestedPackageLineItems []packageLineItem `json:"requestedPackageLineItems"`
 	CustomsClearanceDetail    *rateCustoms      `json:"customsClearanceDetail,omitempty"`
+	// EdtRequestType ALL asks for the estimated duties and taxes
+	// (totalDutiesAndTaxes), as the Rate API's documented international
+	// example does; sent for DDP shipments only.
+	EdtRequestType string `json:"edtRequestType,omitempty"`
 }
 
 // rateParty is where a rated shipment leaves from or goes to: the Rate API
@@ -56,7 +60,9 @@ type rateAddress struct {
 // rateCustoms is the part of the customs detail the Rate API takes.
 type rateCustoms struct {
 	CommercialInvoice commercialInvoice `json:"commercialInvoice"`
-	Commodities       []commodity       `json:"commodities"`
+	// DutiesPayment SENDER prices a DDP shipment, as it is shipped.
+	DutiesPayment *payment    `json:"dutiesPayment,omitempty"`
+	Commodities   []commodity `json:"commodities"`
 }
 
 func toRateAddress(a carriers.Address) rateAddress {
@@ -103,6 +109,10 @@ func (c *Carrier) buildRateRequest(s carriers.Shipment) rateRequest {
 		rs.TotalWeight = piecesWeight(s)
 		if cc := customsFor(s); cc != nil {
 			rs.CustomsClearanceDetail = &rateCustoms{CommercialInvoice: cc.CommercialInvoice, Commodities: cc.Commodities}
+			if landedCost(s) {
+				rs.CustomsClearanceDetail.DutiesPayment = &payment{PaymentType: "SENDER"}
+				rs.EdtRequestType = "ALL"
+			}
 		}
 	}
 	return rateRequest{
@@ -121,7 +131,7 @@ func (c *Carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 	if err != nil {
 		return nil, c.scrub(err)
 	}
-	rates, err := parseRateResponse(body)
+	rates, err := parseRateResponse(body, landedCost(s))
 	if err != nil {
 		return nil, c.scrub(err)
 	}
@@ -162,9 +172,13 @@ type rateReplyDetail struct {
 }
 
 type ratedShipmentDetail struct {
-	RateType           string `json:"rateType"`
-	TotalNetCharge     amount `json:"totalNetCharge"`
-	Currency           string `json:"currency"`
+	RateType       string `json:"rateType"`
+	TotalNetCharge amount `json:"totalNetCharge"`
+	// TotalDutiesAndTaxes is the estimate of duties and taxes, answered to
+	// edtRequestType ALL (absent when FedEx could not estimate them, e.g.
+	// without harmonized codes: alert EDT.DETAILS.MISSING).
+	TotalDutiesAndTaxes moneyAmount `json:"totalDutiesAndTaxes"`
+	Currency string `json:"currency"`
 	ShipmentRateDetail struct {
 		Currency string `json:"currency"`
 	} `json:"shipmentRateDetail"`
@@ -205,8 +219,11 @@ func (r *rateReplyDetail) UnmarshalJSON(b []byte) error {
 // parseRateResponse maps every known service of a Rate API answer to a
 // carriers.Rate. Unknown service codes are skipped; a known service without
 // a usable charge fails the whole answer (ErrFailed), since a quote that
-// silently lost a service or a cent is worse than none.
-func parseRateResponse(body []byte) ([]carriers.Rate, error) {
+// silently lost a service or a cent is worse than none. With landed cost
+// (a DDP shipment) a service's estimated duties and taxes are its
+// DutiesCents and part of its price; a service without them has none, and
+// the caller leaves it out of a DDP quote.
+func parseRateResponse(body []byte, landed bool) ([]carriers.Rate, error) {
 	var r rateResponse
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, malformed(opRate, "the rate answer does not parse: %v", err)
@@ -235,6 +252,13 @@ func parseRateResponse(body []byte) ([]carriers.Rate, error) {
 		if len(currency) != 3 {
 			return nil, malformed(opRate, "service %s has no currency", d.ServiceType)
 		}
+		var duties int64
+		if t := amount(detail.TotalDutiesAndTaxes); landed && t != "" {
+			if duties, err = t.cents(); err != nil {
+				return nil, malformed(opRate, "service %s: totalDutiesAndTaxes: %v", d.ServiceType, err)
+			}
+			cents += duties
+		}
 		days := svc.typicalDays
 		if n, ok := d.transitDays(); ok {
 			days = n
@@ -252,6 +276,7 @@ func parseRateResponse(body []byte) ([]carriers.Rate, error) {
 			// committed dates, not Ground's estimates.
 			Guaranteed: dated && (svc.category == carriers.CategoryExpress || svc.category == carriers.CategoryOvernight) &&
 				!d.OperationalDetail.IneligibleForMoneyBackGuarantee,
+			DutiesCents: duties,
 		})
 	}
 	return rates, nil
@@ -306,4 +331,11 @@ func (d rateReplyDetail) transitDays() (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// landedCost reports whether a shipment's rates must include the duties and
+// taxes: goods crossing a border DDP, whose duties the sender pays.
+func landedCost(s carriers.Shipment) bool {
+	c := s.Customs
+	return c != nil && c.DDP() && c.ContentsType != carriers.ContentsDocuments && carriers.IsInternational(s.From, s.To)
 }

@@ -160,7 +160,7 @@ func TestParseDocumentedRateReply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := parseRateResponse(body)
+	got, err := parseRateResponse(body, false)
 	if err != nil {
 		t.Fatalf("parseRateResponse: %v", err)
 	}

@@ -161,6 +161,14 @@ func (s *Server) rate(w http.ResponseWriter, _ *http.Request, body []byte) {
 		return
 	}
 
+	if rs.EdtRequestType != "" {
+		p.enum("requestedShipment.edtRequestType", rs.EdtRequestType, []string{"ALL", "NONE"})
+		if len(p) > 0 {
+			invalid(w, p)
+			return
+		}
+	}
+	duties, alerts := estimatedDuties(rs.EdtRequestType, intl, rs.CustomsClearanceDetail)
 	lbs := billableLB(rs.RequestedPackageLineItems)
 	residential := rs.Recipient.Address.Residential != nil && *rs.Recipient.Address.Residential
 	signature := hasSignature(rs.RequestedPackageLineItems)
@@ -176,16 +184,20 @@ func (s *Server) rate(w http.ResponseWriter, _ *http.Request, body []byte) {
 		net := priceCents(svc, lbs, residential, signature)
 		list := net + net/4
 		rated := func(rateType string, cents int64) map[string]any {
-			return map[string]any{
+			r := map[string]any{
 				"rateType": rateType, "ratedWeightMethod": "ACTUAL",
 				"totalBaseCharge": amount(svc.base + svc.perLb*lbs), "totalNetCharge": amount(cents),
-				"totalNetFedExCharge": amount(cents), "totalNetChargeWithDutiesAndTaxes": amount(cents),
+				"totalNetFedExCharge": amount(cents), "totalNetChargeWithDutiesAndTaxes": amount(cents + max(duties, 0)),
 				"shipmentRateDetail": map[string]any{
 					"rateZone": "05", "currency": "USD",
 					"totalBillingWeight": map[string]any{"units": "LB", "value": lbs},
 				},
 				"currency": "USD",
 			}
+			if duties >= 0 { // numbers, as the documented answers write these totals
+				r["totalDutiesAndTaxes"], r["totalDutiesTaxesAndFees"] = amount(duties), amount(duties)
+			}
+			return r
 		}
 		d := map[string]any{
 			"serviceType": svc.code, "serviceName": svc.name, "packagingType": "YOUR_PACKAGING",
@@ -216,8 +228,34 @@ func (s *Server) rate(w http.ResponseWriter, _ *http.Request, body []byte) {
 			"rateReplyDetails": details,
 			"quoteDate":        time.Now().UTC().Format("2006-01-02"),
 			"encoded":          false,
+			"alerts":           alerts,
 		},
 	})
+}
+
+// DutyRatePercent is the fake's estimate of duties and taxes: this share of
+// the commodities' customs value, when every commodity has a harmonized code.
+const DutyRatePercent = 12
+
+// estimatedDuties is the fake's answer to edtRequestType ALL for an
+// international shipment: the duties and taxes in cents, or -1 (none
+// estimated) with the alert FedEx gives when a commodity has no harmonized
+// code. FedEx estimates them for whoever pays; the sender's when DDP.
+func estimatedDuties(edt string, intl bool, cc *rateCustoms) (int64, []any) {
+	if edt != "ALL" || !intl || cc == nil {
+		return -1, []any{}
+	}
+	var value float64
+	for i, c := range cc.Commodities {
+		if strings.TrimSpace(c.HarmonizedCode) == "" {
+			return -1, []any{map[string]any{"code": "EDT.DETAILS.MISSING", "alertType": "NOTE",
+				"message": fmt.Sprintf("The harmonized code for the commodity at array index %d is missing or invalid; estimated duties and taxes were not returned.", i)}}
+		}
+		if c.CustomsValue != nil && c.CustomsValue.Amount != nil {
+			value += *c.CustomsValue.Amount
+		}
+	}
+	return int64(math.Round(value*100)) * DutyRatePercent / 100, []any{}
 }
 
 func writeAccountError(w http.ResponseWriter) {

@@ -91,6 +91,13 @@ type rateParty struct {
 }
 
 // rateRequest is Full_Schema_Quote_Rate (rate/v1).
+// rateCustoms is the Rate API's customsClearanceDetail.
+type rateCustoms struct {
+	CommercialInvoice *commercialInvoice `json:"commercialInvoice"`
+	DutiesPayment     *payment           `json:"dutiesPayment"`
+	Commodities       []commodity        `json:"commodities"`
+}
+
 type rateRequest struct {
 	AccountNumber                *accountNumber `json:"accountNumber"`
 	RateRequestControlParameters *struct {
@@ -111,11 +118,11 @@ type rateRequest struct {
 		TotalWeight               *float64          `json:"totalWeight"`
 		DocumentShipment          *bool             `json:"documentShipment"`
 		RequestedPackageLineItems []packageLineItem `json:"requestedPackageLineItems"`
-		CustomsClearanceDetail    *struct {
-			CommercialInvoice *commercialInvoice `json:"commercialInvoice"`
-			DutiesPayment     *payment           `json:"dutiesPayment"`
-			Commodities       []commodity        `json:"commodities"`
-		} `json:"customsClearanceDetail"`
+		CustomsClearanceDetail    *rateCustoms      `json:"customsClearanceDetail"`
+		// EdtRequestType is not in the published schema's RequestedShipment
+		// but is in its international example ("edtRequestType": "NONE"):
+		// ALL asks for estimated duties and taxes.
+		EdtRequestType string `json:"edtRequestType"`
 	} `json:"requestedShipment"`
 	CarrierCodes []string `json:"carrierCodes"`
 }
