@@ -271,11 +271,16 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 		if err != nil {
 			return Pickup{}, err
 		}
-		_, ps, err := s.pickupScheduler(ctx, c.Mode, name, ca)
-		if err != nil {
+		if _, _, err := s.pickupScheduler(ctx, c.Mode, name, ca); err != nil {
 			return Pickup{}, err
 		}
 		row, err := s.requestPickup(ctx, c, name, ca, in)
+		if err != nil {
+			return Pickup{}, err
+		}
+		// A retry that adopted a 'requesting' row asks through the carrier
+		// account that row was stored with, whatever was decided now.
+		_, ps, err := s.pickupScheduler(ctx, c.Mode, name, row.CarrierAccountID)
 		if err != nil {
 			return Pickup{}, err
 		}
