@@ -192,10 +192,15 @@ func BatchEventData(publicURL string) shipping.BatchEncoder {
 func (s *Server) batch(b shipping.Batch) gen.Batch { return batchView(s.cfg.PublicURL, b) }
 
 func batchView(publicURL string, b shipping.Batch) gen.Batch {
-	return gen.Batch{
+	v := gen.Batch{
 		Id: b.ID, Mode: gen.Mode(b.Mode), Status: gen.BatchStatus(b.Status), CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt,
 		LabelFormat: gen.LabelFormat(b.LabelFormat), LabelsUrl: batchLabelsURL(publicURL, b.ID, b.LabelFormat),
 		Counts: gen.BatchCounts{Total: b.Counts.Total, Paying: b.Counts.Paying, Pending: b.Counts.Pending,
 			Purchased: b.Counts.Purchased, Failed: b.Counts.Failed},
 	}
+	if b.CustomsItems > 0 {
+		u := strings.TrimRight(publicURL, "/") + BasePath + "/batches/" + b.ID + "/customs.pdf"
+		v.CustomsUrl = &u
+	}
+	return v
 }

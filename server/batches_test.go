@@ -17,11 +17,12 @@ import (
 )
 
 type batchDoc struct {
-	ID          string `json:"id"`
-	Mode        string `json:"mode"`
-	Status      string `json:"status"`
-	LabelFormat string `json:"labelFormat"`
-	LabelsURL   string `json:"labelsUrl"`
+	ID          string  `json:"id"`
+	Mode        string  `json:"mode"`
+	Status      string  `json:"status"`
+	LabelFormat string  `json:"labelFormat"`
+	LabelsURL   string  `json:"labelsUrl"`
+	CustomsURL  *string `json:"customsUrl"`
 	Counts      struct {
 		Total, Paying, Pending, Purchased, Failed int
 	} `json:"counts"`

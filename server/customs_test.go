@@ -370,6 +370,9 @@ func TestBatchCustomsPDF(t *testing.T) {
 		abroad("Di Four", "INV-FOUR"),
 	))
 	waitForBatch(t, b, d.ID) // while it buys: 202 label_pending (the contract's "Slow Carrier still paying")
+	if want := b.http.URL + "/api/v1/batches/" + d.ID + "/customs.pdf"; deref(d.CustomsURL) != want {
+		t.Errorf("customsUrl %q, want %q", deref(d.CustomsURL), want)
+	}
 
 	var page batchShipmentList
 	b.doT(t, "GET", "/api/v1/batches/"+d.ID+"/shipments", b.token, nil).Decode(t, &page)
@@ -391,6 +394,9 @@ func TestBatchCustomsPDF(t *testing.T) {
 	}
 
 	domestic := createBatch(t, b, batchBody(labelBody(withToName("Bo Two"))))
+	if domestic.CustomsURL != nil {
+		t.Errorf("a domestic batch has customsUrl %q", *domestic.CustomsURL)
+	}
 	waitForBatch(t, b, domestic.ID)
 	wantError(t, b.doT(t, "GET", "/api/v1/batches/"+domestic.ID+"/customs.pdf", b.token, nil), http.StatusNotFound, "not_found")
 }

@@ -60,6 +60,9 @@ type Batch struct {
 	CreatedAt   time.Time     `json:"createdAt"`
 	CompletedAt *time.Time    `json:"completedAt,omitempty"`
 	Counts      BatchCounts   `json:"counts"`
+	// CustomsItems counts the items that cross a border with a
+	// declaration: the batch has customs documents (BatchCustomsPDF).
+	CustomsItems int `json:"customsItems"`
 }
 
 // BatchCounts counts a batch's items: purchased includes items bought and
@@ -136,6 +139,11 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 		now := s.now()
 		batch := store.Batch{ID: store.NewID("bat"), AccountID: c.AccountID, Mode: string(c.Mode), Status: BatchPurchasing,
 			LabelFormat: format, Total: len(rows), CreatedAt: now}
+		for _, it := range in.Items {
+			if it.Customs != nil && it.international() {
+				batch.CustomsItems++
+			}
+		}
 		return commit(ctx, func(tx *store.Tx) (Batch, error) {
 			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
 				return Batch{}, err
@@ -294,7 +302,7 @@ func (s *Service) admitPurchases(ctx context.Context, n int) error {
 
 func batchOf(b store.Batch, counts map[string]int) Batch {
 	out := Batch{ID: b.ID, Mode: accounts.Mode(b.Mode), Status: b.Status, LabelFormat: b.LabelFormat,
-		CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt}
+		CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt, CustomsItems: b.CustomsItems}
 	out.Counts = BatchCounts{Total: b.Total, Paying: counts[string(Paying)], Pending: counts[string(Pending)], Failed: counts[string(Failed)]}
 	out.Counts.Purchased = b.Total - out.Counts.Paying - out.Counts.Pending - out.Counts.Failed
 	return out

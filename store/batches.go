@@ -19,14 +19,16 @@ type Batch struct {
 	Total       int        `db:"total"`
 	CreatedAt   time.Time  `db:"created_at"`
 	CompletedAt *time.Time `db:"completed_at"`
+	// CustomsItems counts the items that cross a border with a declaration.
+	CustomsItems int `db:"customs_items"`
 }
 
-const batchColumns = `seq, id, account_id, mode, status, label_format, total, created_at, completed_at`
+const batchColumns = `seq, id, account_id, mode, status, label_format, total, created_at, completed_at, customs_items`
 
 // InsertBatch stores a new batch (before its items, which reference it).
 func (t *Tx) InsertBatch(ctx context.Context, b *Batch) error {
-	seq, err := t.insertSeq(ctx, `INSERT INTO batches (id, account_id, mode, status, label_format, total, created_at)
-		VALUES (:id, :account_id, :mode, :status, :label_format, :total, :created_at) RETURNING seq`, b)
+	seq, err := t.insertSeq(ctx, `INSERT INTO batches (id, account_id, mode, status, label_format, total, created_at, customs_items)
+		VALUES (:id, :account_id, :mode, :status, :label_format, :total, :created_at, :customs_items) RETURNING seq`, b)
 	b.Seq = seq
 	return err
 }

@@ -50,11 +50,19 @@ func (u *UI) batchLabels(ext string) func(w http.ResponseWriter, r *http.Request
 		merged = u.shipping.BatchLabelsZPL
 	}
 	return func(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
-		return u.writeBatchLabels(w, r, c, ext, merged)
+		return u.writeBatchDocument(w, r, c, "labels", ext, merged)
 	}
 }
 
-func (u *UI) writeBatchLabels(w http.ResponseWriter, r *http.Request, c accounts.Caller, ext string,
+// batchCustoms downloads the customs documents of the batch's
+// international labels (customs.pdf), streamed as the API does.
+func (u *UI) batchCustoms(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	return u.writeBatchDocument(w, r, c, "customs", "pdf", u.shipping.BatchCustomsPDF)
+}
+
+// writeBatchDocument streams a batch's merged document, downloaded as
+// name-<batch id>.ext.
+func (u *UI) writeBatchDocument(w http.ResponseWriter, r *http.Request, c accounts.Caller, name, ext string,
 	merged func(context.Context, accounts.Caller, string) (func(io.Writer) error, error)) error {
 	id := r.PathValue("id")
 	write, err := merged(r.Context(), c, id)
@@ -71,11 +79,11 @@ func (u *UI) writeBatchLabels(w http.ResponseWriter, r *http.Request, c accounts
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/"+ext)
-	h.Set("Content-Disposition", `attachment; filename="labels-`+id+`.`+ext+`"`)
+	h.Set("Content-Disposition", `attachment; filename="`+name+`-`+id+`.`+ext+`"`)
 	h.Set("Content-Security-Policy", "default-src 'none'")
 	if err := write(w); err != nil {
 		// The response has begun: it can only end short.
-		u.log.ErrorContext(r.Context(), "batch labels cut short", slog.String("batch_id", id), slog.Any("error", err))
+		u.log.ErrorContext(r.Context(), "batch document cut short", slog.String("batch_id", id), slog.String("document", name), slog.Any("error", err))
 	}
 	return nil
 }

@@ -33,6 +33,9 @@ func TestBatchesPageListsCountsAndDownloadsLabels(t *testing.T) {
 	p := br.get("/settings/batches")
 	must(t, "batches page", p, http.StatusOK, id, "Completed", `<td class="num">3</td>`, `<td class="num">2</td>`, `<td class="num">1</td>`,
 		`href="/settings/batches/`+id+`/labels.pdf">Download labels</a>`)
+	if strings.Contains(p.body, "Customs documents") {
+		t.Error("a domestic batch offers customs documents")
+	}
 
 	pdf := br.get("/settings/batches/" + id + "/labels.pdf")
 	if pdf.status != http.StatusOK || pdf.header.Get("Content-Type") != "application/pdf" || !strings.HasPrefix(pdf.body, "%PDF-") {
@@ -48,5 +51,38 @@ func TestBatchesPageListsCountsAndDownloadsLabels(t *testing.T) {
 	must(t, "another account's download", other.get("/settings/batches/"+id+"/labels.pdf"), http.StatusNotFound)
 	if p := other.get("/settings/batches"); strings.Contains(p.body, id) {
 		t.Error("another account's batches page lists the batch")
+	}
+}
+
+// A batch with international items links its customs documents, which
+// download as one PDF of their commercial invoices.
+func TestBatchesPageDownloadsCustomsDocuments(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	abroad := map[string]any{
+		"fromAddress": map[string]any{"name": "Shop", "phone": "415 555 0100", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"name": "Pierre Tremblay", "phone": "416 555 0123", "street1": "100 Queen St W", "city": "Toronto", "state": "ON", "zip": "M5H 2N2", "country": "CA"},
+		"parcel":      map[string]any{"weightOz": 32},
+		"customs": map[string]any{"contentsType": "merchandise", "items": []any{map[string]any{
+			"description": "Cotton T-shirt", "quantity": 2, "valueCents": 2500, "weightOz": 12, "hsTariffNumber": "6109.10", "originCountry": "US"}}},
+	}
+	status, batch := b.api("POST", "/batches", b.token, map[string]any{"shipments": []any{abroad, abroad}})
+	if status != http.StatusAccepted || batch["customsUrl"] == nil {
+		t.Fatalf("POST /batches: %d, customsUrl %v", status, batch["customsUrl"])
+	}
+	id := batch["id"].(string)
+	eventually(t, func() bool {
+		_, got := b.api("GET", "/batches/"+id, b.token, nil)
+		return got["status"] == "completed"
+	})
+	br := b.browser()
+	br.signIn(b.email)
+	must(t, "batches page", br.get("/settings/batches"), http.StatusOK, `href="/settings/batches/`+id+`/customs.pdf">Customs documents</a>`)
+	pdf := br.get("/settings/batches/" + id + "/customs.pdf")
+	if pdf.status != http.StatusOK || !strings.HasPrefix(pdf.body, "%PDF-") || pdf.header.Get("Content-Disposition") != `attachment; filename="customs-`+id+`.pdf"` {
+		t.Fatalf("Customs documents: %d %q %.40q", pdf.status, pdf.header.Get("Content-Disposition"), pdf.body)
+	}
+	if n := strings.Count(pdf.body, "/Type /Page "); n != 2 {
+		t.Errorf("%d pages, want the 2 invoices", n)
 	}
 }

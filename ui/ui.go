@@ -156,6 +156,7 @@ func (u *UI) routes(mux *http.ServeMux, static fs.FS) {
 	mux.Handle("GET "+Prefix+"/batches", u.signedIn(u.batchesPage))
 	mux.Handle("GET "+Prefix+"/batches/{id}/labels.pdf", u.signedIn(u.batchLabels("pdf")))
 	mux.Handle("GET "+Prefix+"/batches/{id}/labels.zpl", u.signedIn(u.batchLabels("zpl")))
+	mux.Handle("GET "+Prefix+"/batches/{id}/customs.pdf", u.signedIn(u.batchCustoms))
 	mux.Handle("GET "+Prefix+"/manifests", u.signedIn(u.manifestsPage))
 	mux.Handle("POST "+Prefix+"/manifests", u.signedIn(u.createManifest))
 	mux.Handle("GET "+Prefix+"/manifests/{id}/form.pdf", u.signedIn(u.manifestForm))
