@@ -178,8 +178,8 @@ type ratedShipmentDetail struct {
 	// edtRequestType ALL (absent when FedEx could not estimate them, e.g.
 	// without harmonized codes: alert EDT.DETAILS.MISSING).
 	TotalDutiesAndTaxes moneyAmount `json:"totalDutiesAndTaxes"`
-	Currency string `json:"currency"`
-	ShipmentRateDetail struct {
+	Currency            string      `json:"currency"`
+	ShipmentRateDetail  struct {
 		Currency string `json:"currency"`
 	} `json:"shipmentRateDetail"`
 }
