@@ -11,6 +11,8 @@ import (
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
+	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/carriers/ups"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 	"github.com/shipd-dev/shipd/carriers/usps/uspsfake"
 )
@@ -188,4 +190,27 @@ func TestPickupAndManifestBudgets(t *testing.T) {
 	if second.Status != "creating" || f.usps.Requests(uspsfake.OpSCANForm) != 1 {
 		t.Errorf("second manifest %s after its budget refused it, %d SCAN form calls; want creating and 1", second.Status, f.usps.Requests(uspsfake.OpSCANForm))
 	}
+}
+
+// A server whose own carriers are UPS alone still makes a tenant's SCAN
+// form and books its USPS pickup through the tenant's USPS carrier account.
+func TestEndOfDayThroughACarrierOfNoOwnCredentials(t *testing.T) {
+	t.Parallel()
+	u, err := ups.New(ups.Config{ClientID: upsfake.ClientID, ClientSecret: upsfake.ClientSecret, AccountNumber: upsfake.AccountNumber, BaseURL: upsfake.New(t).URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, own, live := setupOwnFakes(t, withCarriers(sandbox.New(sandbox.Config{}), []carriers.Carrier{u}))
+	connectUSPS(t, b, live)
+	sh := createLabel(t, b, live, liveBody(withField("carrier", "USPS"), withField("service", "Priority")))
+	waitForStatus(t, b, live, sh.ID, "purchased")
+	m := waitForManifestAs(t, b, live, createManifestAs(t, b, live, map[string]any{"carrier": "USPS"}).ID)
+	if m.Status != "created" || own.usps.Requests(uspsfake.OpSCANForm) != 1 {
+		t.Errorf("manifest %s, %d SCAN forms through the carrier account; want created and 1", m.Status, own.usps.Requests(uspsfake.OpSCANForm))
+	}
+	wantStatus(t, b.doT(t, "POST", "/api/v1/pickups", live, pickupBody(pickupDay(b.clock.Now()))), http.StatusCreated)
+	if n := own.usps.Requests(uspsfake.OpPickup); n != 1 {
+		t.Errorf("%d USPS pickups through the carrier account, want 1", n)
+	}
+	wantError(t, b.doT(t, "POST", "/api/v1/manifests", live, map[string]any{"carrier": "DHL"}), http.StatusUnprocessableEntity, "invalid_field")
 }

@@ -56,6 +56,13 @@ func (s *Service) carrierThrough(ctx context.Context, mode accounts.Mode, name s
 	return s.accountCarrier(ca)
 }
 
+// notServed reports whether a live lookup found no carrier of the server's
+// own by that name (none configured, or not that one), when a carrier
+// account may still reach it.
+func notServed(err error) bool {
+	return errors.Is(err, carriers.ErrNotConfigured) || errors.Is(err, carriers.ErrUnknownCarrier)
+}
+
 // carrierAccountsText names the carrier accounts of a choice the caller has
 // to make: their ids, "" being the operator's carriers.
 func carrierAccountsText(ids []string) string {

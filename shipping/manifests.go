@@ -119,7 +119,7 @@ func (e *ManifestNotPurchasedError) Error() string {
 // which does what the live one does.
 func (s *Service) manifester(c accounts.Caller, name string) (string, carriers.Manifester, error) {
 	carrier, err := s.cfg.Carriers.Lookup(c.Mode == accounts.Test, name)
-	if c.Mode == accounts.Live && errors.Is(err, carriers.ErrNotConfigured) {
+	if c.Mode == accounts.Live && notServed(err) {
 		carrier, err = s.cfg.Carriers.Lookup(true, name)
 	}
 	switch {
@@ -250,7 +250,7 @@ func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewM
 				return Manifest{}, err
 			}
 			if ca == nil && c.Mode == accounts.Live {
-				if _, err := s.cfg.Carriers.Lookup(false, name); errors.Is(err, carriers.ErrNotConfigured) {
+				if _, err := s.cfg.Carriers.Lookup(false, name); notServed(err) {
 					return Manifest{}, ErrCarrierNotConfigured
 				}
 			}

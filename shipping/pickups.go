@@ -186,7 +186,7 @@ func (s *Service) pickupScheduler(ctx context.Context, mode accounts.Mode, name 
 // the way to it).
 func (s *Service) pickupCarrierName(mode accounts.Mode, name string) (string, error) {
 	carrier, err := s.cfg.Carriers.Lookup(mode == accounts.Test, name)
-	if mode == accounts.Live && errors.Is(err, carriers.ErrNotConfigured) {
+	if mode == accounts.Live && notServed(err) {
 		carrier, err = s.cfg.Carriers.Lookup(true, name)
 	}
 	switch {
