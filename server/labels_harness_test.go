@@ -21,8 +21,10 @@ import (
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 )
 
-// waitDeadline bounds every wait for an asynchronous outcome.
-const waitDeadline = 10 * time.Second
+// waitDeadline bounds every wait for an asynchronous outcome: generous, as
+// a wait ends when the outcome comes, and under -race on a loaded machine a
+// PNG label alone took over 10 s to draw (5.9 s on a quiet one).
+const waitDeadline = 30 * time.Second
 
 type rateDoc struct {
 	Carrier            string `json:"carrier"`

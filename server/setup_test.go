@@ -404,7 +404,7 @@ func wantError(t *testing.T, r response, status int, code string) map[string]any
 // waitUntil polls cond until it holds or 10 s pass.
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(waitDeadline)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
