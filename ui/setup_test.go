@@ -279,10 +279,10 @@ func (b *bundle) buyLabel(token string) string {
 // eventually waits up to 10 s for cond.
 func eventually(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second) // ends as soon as cond holds
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10 s")
+			t.Fatal("condition not met within 30 s")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
