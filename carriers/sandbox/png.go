@@ -137,9 +137,10 @@ func RenderPNG(in LabelInput) ([]byte, error) {
 	}
 
 	var buf bytes.Buffer
-	// Best compression: a label is mostly white and is stored and served
-	// many times for the one time it is drawn.
-	enc := png.Encoder{CompressionLevel: png.BestCompression}
+	// Default compression: on this label, best compression saves 11% of
+	// the bytes (20.6 against 23.0 KB) for 13 times the CPU (245 against
+	// 19 ms), on the purchase path of every PNG label.
+	enc := png.Encoder{CompressionLevel: png.DefaultCompression}
 	if err := enc.Encode(&buf, c.img); err != nil {
 		return nil, fmt.Errorf("label: %w", err)
 	}

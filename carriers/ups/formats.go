@@ -105,7 +105,7 @@ func (c *Carrier) labelPNG(ctx context.Context, status int, img []byte) ([]byte,
 		src = rotateClockwise(src)
 	}
 	var buf bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, src); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.DefaultCompression}).Encode(&buf, src); err != nil { // as label.go
 		return nil, malformed(opBuy, status, "re-encoding the label image: %v", fmt.Errorf("png: %w", err))
 	}
 	return buf.Bytes(), nil
