@@ -23,10 +23,7 @@ func TestBatchesPageListsCountsAndDownloadsLabels(t *testing.T) {
 		t.Fatalf("POST /batches: %d %v", status, batch)
 	}
 	id := batch["id"].(string)
-	eventually(t, func() bool {
-		_, got := b.api("GET", "/batches/"+id, b.token, nil)
-		return got["status"] == "completed"
-	})
+	b.waitBatchCompleted(t, id)
 
 	br := b.browser()
 	br.signIn(b.email)
@@ -71,10 +68,7 @@ func TestBatchesPageDownloadsCustomsDocuments(t *testing.T) {
 		t.Fatalf("POST /batches: %d, customsUrl %v", status, batch["customsUrl"])
 	}
 	id := batch["id"].(string)
-	eventually(t, func() bool {
-		_, got := b.api("GET", "/batches/"+id, b.token, nil)
-		return got["status"] == "completed"
-	})
+	b.waitBatchCompleted(t, id)
 	br := b.browser()
 	br.signIn(b.email)
 	must(t, "batches page", br.get("/settings/batches"), http.StatusOK, `href="/settings/batches/`+id+`/customs.pdf">Customs documents</a>`)

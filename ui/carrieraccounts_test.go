@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers/connect"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 )
@@ -15,9 +14,7 @@ import (
 func TestCarrierAccountsPage(t *testing.T) {
 	t.Parallel()
 	fake := upsfake.New(t)
-	b := setup(t, func(c *app.Config) {
-		c.CarrierAccounts = connect.New(connect.Options{URLs: connect.URLs{UPS: fake.URL(), UPSTest: fake.URL()}})
-	})
+	b := setup(t, withCarrierAccounts(connect.URLs{UPS: fake.URL(), UPSTest: fake.URL()}))
 	br := b.browser()
 	br.signIn(b.email)
 

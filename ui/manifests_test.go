@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers/connect"
 	"github.com/shipd-dev/shipd/carriers/usps/uspsfake"
 )
@@ -109,16 +108,11 @@ func TestManifestFormRefusesCrossOrigin(t *testing.T) {
 func TestManifestsPageRowPerCarrierAccount(t *testing.T) {
 	t.Parallel()
 	fake := uspsfake.New(t)
-	b := setup(t, func(c *app.Config) {
-		c.CarrierAccounts = connect.New(connect.Options{URLs: connect.URLs{USPS: fake.URL(), USPSTest: fake.URL()}})
-	})
+	b := setup(t, withCarrierAccounts(connect.URLs{USPS: fake.URL(), USPSTest: fake.URL()}))
 	live := b.liveToken(b.account.ID)
-	status, ca := b.api("POST", "/carrier-accounts", live, map[string]any{"carrier": "USPS", "credentials": map[string]any{
+	caID := b.connectCarrierAccount(t, live, map[string]any{"carrier": "USPS", "credentials": map[string]any{
 		"clientId": uspsfake.ClientID, "clientSecret": uspsfake.ClientSecret, "accountNumber": uspsfake.AccountNumber,
 		"crid": uspsfake.CRID, "mid": uspsfake.MID}})
-	if status != http.StatusCreated {
-		t.Fatalf("POST /carrier-accounts: %d %v", status, ca)
-	}
 	status, sh := b.api("POST", "/labels/create", live, map[string]any{
 		"fromAddress": map[string]any{"name": "Shop", "phone": "415 555 0100", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
 		"toAddress":   map[string]any{"name": "Ada Lovelace", "phone": "212 555 0199", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
@@ -137,15 +131,15 @@ func TestManifestsPageRowPerCarrierAccount(t *testing.T) {
 	br.post("/settings/mode", url.Values{"mode": {"live"}, "next": {"/settings/manifests"}})
 	p := br.get("/settings/manifests")
 	must(t, "live manifests page", p, http.StatusOK, "your account "+uspsfake.AccountNumber, `<td class="num">1</td>`,
-		`name="carrierAccountId" value="`+ca["id"].(string)+`"`, `aria-label="Create manifest (USPS, your account `+uspsfake.AccountNumber+`)"`)
+		`name="carrierAccountId" value="`+caID+`"`, `aria-label="Create manifest (USPS, your account `+uspsfake.AccountNumber+`)"`)
 	key := regexp.MustCompile(`name="key" value="([^"]+)"`).FindStringSubmatch(p.body)
-	created := br.post("/settings/manifests", url.Values{"carrier": {"USPS"}, "carrierAccountId": {ca["id"].(string)}, "key": {key[1]}})
+	created := br.post("/settings/manifests", url.Values{"carrier": {"USPS"}, "carrierAccountId": {caID}, "key": {key[1]}})
 	if created.status != http.StatusSeeOther {
 		t.Fatalf("create manifest: %d\n%s", created.status, created.body)
 	}
 	_, list := b.api("GET", "/manifests", live, nil)
 	data := list["data"].([]any)
-	if len(data) != 1 || data[0].(map[string]any)["carrierAccountId"] != ca["id"] {
+	if len(data) != 1 || data[0].(map[string]any)["carrierAccountId"] != caID {
 		t.Fatalf("manifests: %v", data)
 	}
 	id := data[0].(map[string]any)["id"].(string)

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers/connect"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 )
@@ -83,16 +82,10 @@ func TestPickupsPage(t *testing.T) {
 func TestPickupsPageThroughACarrierAccount(t *testing.T) {
 	t.Parallel()
 	fake := upsfake.New(t)
-	b := setup(t, func(c *app.Config) {
-		c.CarrierAccounts = connect.New(connect.Options{URLs: connect.URLs{UPS: fake.URL(), UPSTest: fake.URL()}})
-	})
+	b := setup(t, withCarrierAccounts(connect.URLs{UPS: fake.URL(), UPSTest: fake.URL()}))
 	live := b.liveToken(b.account.ID)
-	status, ca := b.api("POST", "/carrier-accounts", live, map[string]any{"carrier": "UPS", "credentials": map[string]any{
+	id := b.connectCarrierAccount(t, live, map[string]any{"carrier": "UPS", "credentials": map[string]any{
 		"clientId": upsfake.ClientID, "clientSecret": upsfake.ClientSecret, "accountNumber": upsfake.AccountNumber}})
-	if status != http.StatusCreated {
-		t.Fatalf("POST /carrier-accounts: %d %v", status, ca)
-	}
-	id := ca["id"].(string)
 	br := b.browser()
 	br.signIn(b.email)
 	br.post("/settings/mode", url.Values{"mode": {"live"}, "next": {"/settings/pickups"}})

@@ -23,6 +23,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connect"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/internal/fakeclock"
@@ -289,3 +290,29 @@ func eventually(t *testing.T, cond func() bool) {
 }
 
 var idPattern = func(prefix string) *regexp.Regexp { return regexp.MustCompile(prefix + `_[0-9a-f]{24}`) }
+
+// withCarrierAccounts lets tenants connect carrier accounts whose clients
+// reach the given base URLs (the carriers' fakes).
+func withCarrierAccounts(urls connect.URLs) option {
+	return func(c *app.Config) { c.CarrierAccounts = connect.New(connect.Options{URLs: urls}) }
+}
+
+// connectCarrierAccount connects a carrier account with token (live) and
+// returns its id.
+func (b *bundle) connectCarrierAccount(t *testing.T, token string, body map[string]any) string {
+	t.Helper()
+	status, ca := b.api("POST", "/carrier-accounts", token, body)
+	if status != http.StatusCreated {
+		t.Fatalf("POST /carrier-accounts: %d %v", status, ca)
+	}
+	return ca["id"].(string)
+}
+
+// waitBatchCompleted waits until the batch is completed.
+func (b *bundle) waitBatchCompleted(t *testing.T, id string) {
+	t.Helper()
+	eventually(t, func() bool {
+		_, got := b.api("GET", "/batches/"+id, b.token, nil)
+		return got["status"] == "completed"
+	})
+}
