@@ -177,11 +177,13 @@ func (s *Service) ManifestGroups(ctx context.Context, c accounts.Caller) ([]Mani
 		return nil, err
 	}
 	numbers := map[string]string{}
+	hasEnabled := false
 	if c.Mode == accounts.Live {
 		enabled, err := s.store.EnabledCarrierAccounts(ctx, c.AccountID, string(c.Mode))
 		if err != nil {
 			return nil, err
 		}
+		hasEnabled = len(enabled) > 0
 		for _, ca := range enabled {
 			numbers[ca.ID] = ca.AccountNumber
 		}
@@ -205,7 +207,7 @@ func (s *Service) ManifestGroups(ctx context.Context, c accounts.Caller) ([]Mani
 	}
 	// The server's own carriers can have labels waiting only where new
 	// labels are bought through them: not beside enabled carrier accounts.
-	if c.Mode == accounts.Test || len(numbers) == 0 && !s.cfg.NoPlatformCarriers {
+	if c.Mode == accounts.Test || !hasEnabled && !s.cfg.NoPlatformCarriers {
 		if cs, err := s.cfg.Carriers.For(c.Mode == accounts.Test); err == nil {
 			for _, carrier := range cs {
 				add(ManifestGroup{Carrier: carrier.Name()})
