@@ -59,7 +59,7 @@ type NewPickup struct {
 	TotalWeightOz *float64  `json:"totalWeightOz,omitempty"`
 	Instructions  string    `json:"instructions,omitempty"`
 	// CarrierAccountID books the pickup on one of the account's carrier
-	// accounts (live mode); nil: as pickupCarrier decides.
+	// accounts (live mode); nil: as pickupCarrierAccount decides.
 	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
 	// IdempotencyKey and RequestFingerprint as for other creates.
 	IdempotencyKey     string `json:"-"`
@@ -208,11 +208,13 @@ func (s *Service) pickupCarrierName(mode accounts.Mode, name string) (string, er
 // need carrierAccountId.
 func (s *Service) pickupCarrierAccount(ctx context.Context, c accounts.Caller, carrier string, asked *string, through []string) (*string, error) {
 	row, err := s.askedCarrierAccount(ctx, c, carrier, asked, true)
-	if err != nil || row != nil || c.Mode == accounts.Test {
-		if row != nil {
-			return &row.ID, nil
-		}
+	switch {
+	case err != nil:
 		return nil, err
+	case row != nil:
+		return &row.ID, nil
+	case c.Mode == accounts.Test:
+		return nil, nil // the sandbox
 	}
 	switch len(through) {
 	case 1:
