@@ -52,6 +52,11 @@ func manifestScenarios() []Scenario {
 			}},
 		{Name: "nothing to manifest", Op: "createManifest", Status: 422, Code: "nothing_to_manifest",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: map[string]any{"carrier": "USPS"}} }},
+		{Name: "a carrier account in test mode", Op: "createManifest", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Body: map[string]any{"carrier": "USPS", "carrierAccountId": "ca_4f3e2d1c0b9a8f7e6d5c4b3a"}}
+			},
+			Check: wantField("field", "carrierAccountId")},
 		{Name: "UPS has no manifest step", Op: "createManifest", Status: 422, Code: "manifest_not_supported",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: map[string]any{"carrier": "UPS"}} }},
 		{Name: "labels of two origins", Op: "createManifest", Status: 422, Code: "invalid_field",

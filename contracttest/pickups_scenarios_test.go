@@ -68,6 +68,11 @@ func pickupScenarios() []Scenario {
 				return Request{Token: e.Token("test"), Body: body}
 			},
 			Check: wantField("field", "readyAt")},
+		{Name: "a carrier account in test mode", Op: "createPickup", Status: 422, Code: "invalid_field",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Body: With(Pickup(""), "carrierAccountId", "ca_4f3e2d1c0b9a8f7e6d5c4b3a")}
+			},
+			Check: wantField("field", "carrierAccountId")},
 		{Name: "the carrier refuses", Op: "createPickup", Status: 422, Code: "carrier_rejected",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Pickup("Pickup Rejected")} }},
 		{Name: "the carrier fails", Op: "createPickup", Status: 502, Code: "carrier_error",
