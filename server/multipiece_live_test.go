@@ -80,16 +80,24 @@ func TestLiveMultiPieceFedEx(t *testing.T) {
 	}
 }
 
+// deliveredThreeBoxes buys a live three-box Ground shipment of carrier and
+// reads it once its master is delivered.
+func deliveredThreeBoxes(t *testing.T, b *bundle, live, carrier string) piecesDoc {
+	t.Helper()
+	c := createLabel(t, b, live, liveBody(withParcels(16, 24, 40), withField("carrier", carrier), withField("service", "Ground")))
+	waitForStatus(t, b, live, c.ID, "purchased")
+	waitForTracking(t, b, live, c.ID, "delivered")
+	var d piecesDoc
+	b.doT(t, "GET", "/api/v1/labels/"+c.ID, live, nil).Decode(t, &d)
+	return d
+}
+
 // Live tracking follows the master; UPS answers the other packages' scans
 // with it, and they appear among the shipment's events named by their box.
 func TestLiveMultiPieceTracking(t *testing.T) {
 	t.Parallel()
 	b, _, live := setupLive(t)
-	c := createLabel(t, b, live, liveBody(withParcels(16, 24, 40), withField("carrier", "UPS"), withField("service", "Ground")))
-	waitForStatus(t, b, live, c.ID, "purchased")
-	waitForTracking(t, b, live, c.ID, "delivered")
-	var d piecesDoc
-	b.doT(t, "GET", "/api/v1/labels/"+c.ID, live, nil).Decode(t, &d)
+	d := deliveredThreeBoxes(t, b, live, "UPS")
 	var named []string
 	for _, e := range d.TrackingEvents {
 		if e.TrackingNumber != "" {
@@ -109,11 +117,7 @@ func TestLiveMultiPieceTracking(t *testing.T) {
 func TestLiveMultiPieceTrackingFedEx(t *testing.T) {
 	t.Parallel()
 	b, f, live := setupLive(t)
-	c := createLabel(t, b, live, liveBody(withParcels(16, 24, 40), withField("carrier", "FedEx"), withField("service", "Ground")))
-	waitForStatus(t, b, live, c.ID, "purchased")
-	waitForTracking(t, b, live, c.ID, "delivered")
-	var d piecesDoc
-	b.doT(t, "GET", "/api/v1/labels/"+c.ID, live, nil).Decode(t, &d)
+	d := deliveredThreeBoxes(t, b, live, "FedEx")
 	perBox := map[string]int{}
 	for _, e := range d.TrackingEvents {
 		perBox[e.TrackingNumber]++

@@ -208,16 +208,20 @@ type cancelRequest struct {
 
 // trackRequest is Full_Schema_Tracking_Numbers (track/v1).
 type trackRequest struct {
-	IncludeDetailedScans *bool `json:"includeDetailedScans"`
-	TrackingInfo         []struct {
-		ShipDateBegin      string `json:"shipDateBegin"`
-		ShipDateEnd        string `json:"shipDateEnd"`
-		TrackingNumberInfo *struct {
-			TrackingNumber         string `json:"trackingNumber"`
-			CarrierCode            string `json:"carrierCode"`
-			TrackingNumberUniqueID string `json:"trackingNumberUniqueId"`
-		} `json:"trackingNumberInfo"`
-	} `json:"trackingInfo"`
+	IncludeDetailedScans *bool               `json:"includeDetailedScans"`
+	TrackingInfo         []trackingNumberRef `json:"trackingInfo"`
+}
+
+// trackingNumberRef names one shipment to track, as both Track requests
+// (by tracking numbers, by associated shipments) take it.
+type trackingNumberRef struct {
+	ShipDateBegin      string `json:"shipDateBegin"`
+	ShipDateEnd        string `json:"shipDateEnd"`
+	TrackingNumberInfo *struct {
+		TrackingNumber         string `json:"trackingNumber"`
+		CarrierCode            string `json:"carrierCode"`
+		TrackingNumberUniqueID string `json:"trackingNumberUniqueId"`
+	} `json:"trackingNumberInfo"`
 }
 
 // Documented enumerations.

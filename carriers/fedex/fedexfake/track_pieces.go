@@ -13,18 +13,10 @@ const OpTrackAssociated = "track-associated"
 
 // associatedRequest is Full_Schema_Multiple_Piece_Shipment.
 type associatedRequest struct {
-	IncludeDetailedScans     *bool  `json:"includeDetailedScans"`
-	AssociatedType           string `json:"associatedType"`
-	MasterTrackingNumberInfo *struct {
-		ShipDateBegin      string `json:"shipDateBegin"`
-		ShipDateEnd        string `json:"shipDateEnd"`
-		TrackingNumberInfo *struct {
-			TrackingNumber         string `json:"trackingNumber"`
-			CarrierCode            string `json:"carrierCode"`
-			TrackingNumberUniqueID string `json:"trackingNumberUniqueId"`
-		} `json:"trackingNumberInfo"`
-	} `json:"masterTrackingNumberInfo"`
-	PagingDetails *struct {
+	IncludeDetailedScans     *bool              `json:"includeDetailedScans"`
+	AssociatedType           string             `json:"associatedType"`
+	MasterTrackingNumberInfo *trackingNumberRef `json:"masterTrackingNumberInfo"`
+	PagingDetails            *struct {
 		ResultsPerPage int    `json:"resultsPerPage"`
 		PagingToken    string `json:"pagingToken"`
 	} `json:"pagingDetails"`
