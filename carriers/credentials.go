@@ -47,18 +47,3 @@ func (f Factory) Observed(observe Observe) Factory {
 		return Instrument(client, observe), nil
 	}
 }
-
-// CredentialCheckerOf finds c's CredentialChecker under its wrappers.
-func CredentialCheckerOf(c Carrier) (CredentialChecker, bool) {
-	for c != nil {
-		if ch, ok := c.(CredentialChecker); ok {
-			return ch, true
-		}
-		u, ok := c.(interface{ Unwrap() Carrier })
-		if !ok {
-			break
-		}
-		c = u.Unwrap()
-	}
-	return nil, false
-}

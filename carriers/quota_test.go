@@ -82,6 +82,7 @@ func TestMemoryLimiterBudget(t *testing.T) {
 // counting is a tracking carrier that counts its calls and answers what
 // trackErr says.
 type counting struct {
+	carriers.Unsupported
 	mu       sync.Mutex
 	calls    map[string]int
 	trackErr error
@@ -97,6 +98,9 @@ func (c *counting) count(op string) {
 }
 
 func (c *counting) Name() string { return "FedEx" }
+func (c *counting) Capabilities() carriers.Capabilities {
+	return carriers.CapRates | carriers.CapBuy | carriers.CapVoid | carriers.CapTrack
+}
 func (c *counting) Rates(context.Context, carriers.Shipment) ([]carriers.Rate, error) {
 	c.count("rates")
 	return nil, nil
@@ -146,7 +150,7 @@ func TestQuotaTrackingDefersToPurchases(t *testing.T) {
 	var d decisions
 	c := carriers.Limit(inner, carriers.QuotaConfig{Now: clk.Now, OnDecision: d.record,
 		Quotas: carriers.Quotas{{Carrier: "fedex", API: carriers.APIAll}: {Calls: 10, Per: time.Hour}}})
-	tr := c.(carriers.Tracker)
+	tr := c
 	ctx := context.Background()
 	for i := range 9 {
 		if _, err := tr.Track(ctx, "T1"); err != nil {
@@ -186,7 +190,7 @@ func TestQuota429PausesTheAPI(t *testing.T) {
 		RetryAfter: 2 * time.Minute, Kind: carriers.ErrUnavailable}}
 	var d decisions
 	c := carriers.Limit(inner, carriers.QuotaConfig{Now: clk.Now, OnDecision: d.record})
-	tr := c.(carriers.Tracker)
+	tr := c
 	ctx := context.Background()
 	if _, err := tr.Track(ctx, "T1"); !errors.Is(err, carriers.ErrUnavailable) || errors.Is(err, carriers.ErrOverQuota) {
 		t.Fatalf("the 429 itself: %v", err)
@@ -257,6 +261,9 @@ type endOfDay struct {
 }
 
 func (e *endOfDay) Name() string { return e.name }
+func (e *endOfDay) Capabilities() carriers.Capabilities {
+	return e.counting.Capabilities() | carriers.CapManifests | carriers.CapPickups
+}
 func (e *endOfDay) Manifest(context.Context, carriers.ManifestRequest) (carriers.ManifestForm, error) {
 	e.count("manifest")
 	return carriers.ManifestForm{Number: "F1"}, nil
@@ -286,11 +293,10 @@ func TestQuotaManifestsAndPickups(t *testing.T) {
 		{Carrier: "usps", API: carriers.APIPickups}:   {Calls: 2, Per: time.Hour},
 	}})
 	ctx := context.Background()
-	m, ok := carriers.ManifesterOf(c)
-	if !ok {
-		t.Fatal("the limited carrier lost its manifest step")
+	if !c.Capabilities().Has(carriers.CapManifests | carriers.CapPickups) {
+		t.Fatal("the limited carrier lost its manifest step or its pickups")
 	}
-	p := c.(carriers.PickupScheduler)
+	m, p := c, c
 	if _, err := m.Manifest(ctx, carriers.ManifestRequest{}); err != nil {
 		t.Fatalf("first manifest: %v", err)
 	}
@@ -334,12 +340,12 @@ func TestFactoryLimitedBudgetsPerClient(t *testing.T) {
 		inners[cr.ClientID+"/"+cr.AccountNumber] = e
 		return e, nil
 	}).Limited(carriers.QuotaConfig{Now: clk.Now, Quotas: carriers.Quotas{{Carrier: "usps", API: carriers.APIPickups}: {Calls: 1, Per: time.Hour}}})
-	build := func(client, account string) carriers.PickupScheduler {
+	build := func(client, account string) carriers.Carrier {
 		c, err := factory(carriers.Credentials{Carrier: "USPS", ClientID: client, AccountNumber: account})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return c.(carriers.PickupScheduler)
+		return c
 	}
 	ctx := context.Background()
 	acme, acmeAgain, zed := build("acme", "A1"), build("acme", "A2"), build("zed", "Z1")
@@ -370,13 +376,13 @@ func TestFactoryLimitedBudgetsPerClient(t *testing.T) {
 	}).Limited(carriers.QuotaConfig{Now: clk.Now})
 	zedC, _ := paused(carriers.Credentials{Carrier: "USPS", ClientID: "zed"})
 	acmeC, _ := paused(carriers.Credentials{Carrier: "USPS", ClientID: "acme"})
-	if _, err := zedC.(carriers.PickupScheduler).SchedulePickup(ctx, carriers.PickupRequest{}); errors.Is(err, carriers.ErrOverQuota) || !errors.Is(err, carriers.ErrUnavailable) {
+	if _, err := zedC.SchedulePickup(ctx, carriers.PickupRequest{}); errors.Is(err, carriers.ErrOverQuota) || !errors.Is(err, carriers.ErrUnavailable) {
 		t.Fatalf("zed's 429: %v", err)
 	}
-	if _, err := zedC.(carriers.PickupScheduler).SchedulePickup(ctx, carriers.PickupRequest{}); !errors.Is(err, carriers.ErrOverQuota) {
+	if _, err := zedC.SchedulePickup(ctx, carriers.PickupRequest{}); !errors.Is(err, carriers.ErrOverQuota) {
 		t.Fatalf("zed during its pause: %v, want ErrOverQuota", err)
 	}
-	if _, err := acmeC.(carriers.PickupScheduler).SchedulePickup(ctx, carriers.PickupRequest{}); err != nil {
+	if _, err := acmeC.SchedulePickup(ctx, carriers.PickupRequest{}); err != nil {
 		t.Fatalf("acme during zed's pause: %v", err)
 	}
 }

@@ -168,13 +168,12 @@ func (s *Service) proveCredentials(ctx context.Context, cr carriers.Credentials)
 	if err != nil {
 		return fieldIssue("credentials", err.Error())
 	}
-	checker, ok := carriers.CredentialCheckerOf(client)
-	if !ok {
+	if !client.Capabilities().Has(carriers.CapCheckCredentials) {
 		return fmt.Errorf("carrier %s cannot check credentials: %w", cr.Carrier, ErrCarrierAccountsUnsupported)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CarrierTimeout)
 	defer cancel()
-	err = checker.CheckCredentials(cctx)
+	err = client.CheckCredentials(cctx)
 	if err == nil {
 		return nil
 	}

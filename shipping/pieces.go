@@ -167,7 +167,7 @@ func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Labe
 		// Only a writer failing: a bytes.Buffer does not.
 		s.log.ErrorContext(ctx, "joining the pieces' labels", slog.String("shipment_id", id), slog.Any("error", err))
 	}
-	label.PDF, label.Document, label.Format = buf.Bytes(), nil, carriers.LabelPDF
+	label.Document, label.Format = buf.Bytes(), carriers.LabelPDF
 	return label
 }
 

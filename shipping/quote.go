@@ -275,10 +275,10 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			if !dutiesQuoted(shipment, r) { // customs.go
 				continue
 			}
-			if ret && !carriers.CanReturn(cs[i], r.Service) {
+			if ret && !(cs[i].Capabilities().Has(carriers.CapReturns) && cs[i].ReturnService(r.Service)) {
 				continue
 			}
-			if len(shipment.Pieces) > 1 && !carriers.CanShipPieces(cs[i], r.Service) {
+			if len(shipment.Pieces) > 1 && !(cs[i].Capabilities().Has(carriers.CapMultiPiece) && cs[i].MultiPieceService(r.Service)) {
 				// Several boxes: only a service that ships them under one
 				// shipment, priced as one (pieces.go).
 				continue

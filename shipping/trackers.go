@@ -20,7 +20,7 @@ import (
 // Trackers of any package: POST /trackers follows a tracking number that was
 // not bought through shipd (a standalone tracker, without a shipment). It is
 // tracked as labels are (tracking.go): in test mode by the sandbox's plan for
-// the number (carriers.NumberPlanner), in live mode by polling the carrier's
+// the number (carriers.CapNumberPlan), in live mode by polling the carrier's
 // tracking API on the labels' schedule. Each new scan records tracker.updated
 // with the tracker as its data; a standalone tracker has no shipment events.
 
@@ -73,14 +73,14 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 		}
 		name := carrier.Name()
 		var plan []carriers.TrackingScan
-		planner, planned := carriers.NumberPlannerOf(carrier)
+		caps := carrier.Capabilities()
+		planned, polled := caps.Has(carriers.CapNumberPlan), caps.Has(carriers.CapTrack)
 		if planned {
 			var err error
-			if plan, err = planner.NumberPlan(ctx, number); err != nil {
+			if plan, err = carrier.NumberPlan(ctx, number); err != nil {
 				return CreatedTracker{}, fmt.Errorf("tracking plan: %w", err)
 			}
 		}
-		_, polled := carrier.(carriers.Tracker)
 		planJSON, err := json.Marshal(plan)
 		if err != nil {
 			return CreatedTracker{}, err

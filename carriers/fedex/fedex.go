@@ -88,6 +88,7 @@ func redacted(s string) string {
 
 // Carrier is the live FedEx carrier. It is safe for concurrent use.
 type Carrier struct {
+	carriers.Unsupported
 	clientID     string
 	clientSecret string
 	account      string
@@ -100,10 +101,16 @@ type Carrier struct {
 	redact *carriers.Redactor
 }
 
-var (
-	_ carriers.Carrier = (*Carrier)(nil)
-	_ carriers.Tracker = (*Carrier)(nil)
-)
+var _ carriers.Carrier = (*Carrier)(nil)
+
+// capabilities are what the FedEx connector does.
+const capabilities = carriers.CapRates | carriers.CapBuy | carriers.CapVoid | carriers.CapTrack |
+	carriers.CapTrackMany | carriers.CapPickups | carriers.CapManifests | carriers.CapReturns |
+	carriers.CapMultiPiece | carriers.CapPaperless | carriers.CapLandedCost | carriers.CapFindPurchase |
+	carriers.CapCheckCredentials
+
+// Capabilities are what the FedEx connector does.
+func (*Carrier) Capabilities() carriers.Capabilities { return capabilities }
 
 // New checks the configuration and returns the carrier. It does not call
 // FedEx: the first token is fetched by the first request.

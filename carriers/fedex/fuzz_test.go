@@ -74,8 +74,8 @@ func FuzzParseShip(f *testing.F) {
 			checkFailed(t, err)
 			return
 		}
-		if label.TrackingNumber == "" || !bytes.HasPrefix(label.PDF, []byte("%PDF")) || label.CarrierShipmentID == label.TrackingNumber {
-			t.Fatalf("implausible label %q / %q with %d bytes", label.TrackingNumber, label.CarrierShipmentID, len(label.PDF))
+		if label.TrackingNumber == "" || !bytes.HasPrefix(label.Document, []byte("%PDF")) || label.CarrierShipmentID == label.TrackingNumber {
+			t.Fatalf("implausible label %q / %q with %d bytes", label.TrackingNumber, label.CarrierShipmentID, len(label.Document))
 		}
 	})
 }

@@ -346,7 +346,7 @@ func parseShipDocument(body []byte, f carriers.LabelFormat) (carriers.Label, err
 		if !bytes.HasPrefix(pdf, []byte("%PDF")) {
 			return carriers.Label{}, malformed(opBuy, "the label of %s is not a PDF", tn)
 		}
-		label.PDF = pdf
+		label.Document, label.Format = pdf, carriers.LabelPDF
 	}
 	if master != "" && master != tn {
 		// A multi-piece shipment is cancelled by its master tracking number.

@@ -170,7 +170,7 @@ func TestParseShipResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(carriers.Label{TrackingNumber: "794953535000", PDF: []byte("%PDF-1.4 label")}, got); diff != "" {
+	if diff := cmp.Diff(carriers.Label{TrackingNumber: "794953535000", Document: []byte("%PDF-1.4 label"), Format: carriers.LabelPDF}, got); diff != "" {
 		t.Errorf("label (-want +got):\n%s", diff)
 	}
 

@@ -25,20 +25,18 @@ const (
 	TriggerManifestRejected = "Manifest Rejected"
 )
 
-// manifesting is a sandbox carrier with a manifest step (USPS's SCAN form,
-// FedEx's Ground close); the sandbox UPS, like UPS, has none.
-type manifesting struct{ *carrier }
-
-// Unwrap lets carriers.ManifesterOf and the other finders see the carrier.
-func (m manifesting) Unwrap() carriers.Carrier { return m.carrier }
-
-// Manifest draws the form: at once, after the slow trigger's delay for an
+// Manifest draws the form of a sandbox carrier with a manifest step
+// (USPS's SCAN form, FedEx's Ground close; the sandbox UPS, like UPS, has
+// none): at once, after the slow trigger's delay for an
 // origin named "Slow Carrier", or refused for one named "Manifest Rejected".
 // The form number derives from the reference, so a retried job gets the
 // same form.
-func (m manifesting) Manifest(ctx context.Context, req carriers.ManifestRequest) (carriers.ManifestForm, error) {
+func (m *carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (carriers.ManifestForm, error) {
 	if err := ctx.Err(); err != nil {
 		return carriers.ManifestForm{}, err
+	}
+	if !m.Capabilities().Has(carriers.CapManifests) {
+		return carriers.Unsupported{}.Manifest(ctx, req)
 	}
 	if len(req.Labels) == 0 {
 		return carriers.ManifestForm{}, fmt.Errorf("sandbox: %s manifest without labels: %w", m.t.name, carriers.ErrRejected)
@@ -71,7 +69,7 @@ func (m manifesting) Manifest(ctx context.Context, req carriers.ManifestRequest)
 
 // formNumber is a 22-digit number like a SCAN form's (a 94 prefix, as
 // USPS's forms have), derived from the reference.
-func (m manifesting) formNumber(ref string) string {
+func (m *carrier) formNumber(ref string) string {
 	sum := sha256.Sum256([]byte(m.t.name + "\x00manifest\x00" + ref))
 	a := binary.BigEndian.Uint64(sum[0:8]) % 1e10
 	b := binary.BigEndian.Uint64(sum[8:16]) % 1e10

@@ -13,7 +13,7 @@ import (
 // MultiPieceService: the sandbox's UPS and FedEx ship several pieces under
 // one shipment, as the live ones do; its USPS does not (USPS sells no
 // multi-piece shipment: each box is its own label).
-func (c *carrier) MultiPieceService(string) bool { return c.t.name != CarrierUSPS }
+func (c *carrier) MultiPieceService(string) bool { return c.t.capabilities.Has(carriers.CapMultiPiece) }
 
 // piecesCents prices every piece of s with svc in zone z, each piece with
 // its surcharges as UPS and FedEx charge them (per package); false when a
@@ -73,7 +73,7 @@ func (c *carrier) piecesLabel(req carriers.BuyRequest, in LabelInput) (carriers.
 		if doc, err = renderPDF(ins); err != nil {
 			return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.t.name, err)
 		}
-		return carriers.Label{TrackingNumber: numbers[0], PDF: doc, Pieces: numbers}, nil
+		return carriers.Label{TrackingNumber: numbers[0], Document: doc, Format: carriers.LabelPDF, Pieces: numbers}, nil
 	case carriers.LabelZPL:
 		// A ZPL document of several ^XA..^XZ formats prints a label each.
 		for _, in := range ins {

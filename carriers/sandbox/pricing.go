@@ -47,6 +47,10 @@ type tariff struct {
 	residential   int64 // per-label residential delivery surcharge
 	trackingCode  func(digits string) string
 	trackingShape func(tn string) bool
+	// capabilities are the live carrier's that the sandbox imitates beyond
+	// what every sandbox carrier does: a manifest step, several pieces, a
+	// landed cost.
+	capabilities carriers.Capabilities
 }
 
 const (
@@ -71,6 +75,7 @@ func uspsTariff() tariff {
 			{name: "PriorityMailExpressInternational", display: "PRIORITY MAIL EXPRESS INTL", category: carriers.CategoryExpress, base: 5200, perLb: 610, minDays: 4, maxDays: 4, maxOz: maxUSPSOz},
 		},
 		signature:     365,
+		capabilities:  carriers.CapManifests,
 		trackingCode:  func(d string) string { return "9400SANDBOX" + d[:12] },
 		trackingShape: shape("9400SANDBOX", 12),
 	}
@@ -89,8 +94,9 @@ func upsTariff() tariff {
 			{name: "WorldwideExpedited", display: "WORLDWIDE EXPEDITED", category: carriers.CategoryStandard, base: 6800, perLb: 900, minDays: 5, maxDays: 5, maxOz: maxXPOz},
 			{name: "WorldwideSaver", display: "WORLDWIDE SAVER", category: carriers.CategoryExpress, base: 8200, perLb: 1050, minDays: 3, maxDays: 3, maxOz: maxXPOz},
 		},
-		signature:   695,
-		residential: 545,
+		signature:    695,
+		residential:  545,
+		capabilities: carriers.CapMultiPiece | carriers.CapLandedCost,
 		// Real UPS numbers are "1Z" plus 16 characters; keep the length so
 		// clients that validate the shape still accept sandbox numbers.
 		trackingCode:  func(d string) string { return "1ZSANDBOX" + d[:9] },
@@ -111,8 +117,9 @@ func fedexTariff() tariff {
 			{name: "InternationalEconomy", display: "INTERNATIONAL ECONOMY", category: carriers.CategoryStandard, base: 6500, perLb: 880, minDays: 5, maxDays: 5, maxOz: maxXPOz},
 			{name: "InternationalPriority", display: "INTERNATIONAL PRIORITY", category: carriers.CategoryExpress, base: 7900, perLb: 1020, minDays: 3, maxDays: 3, maxOz: maxXPOz},
 		},
-		signature:   690,
-		residential: 550,
+		signature:    690,
+		residential:  550,
+		capabilities: carriers.CapManifests | carriers.CapMultiPiece | carriers.CapLandedCost,
 		// FedEx numbers are 12 digits; the SANDBOX prefix marks them as stubs.
 		trackingCode:  func(d string) string { return "SANDBOX7" + d[:11] },
 		trackingShape: shape("SANDBOX7", 11),

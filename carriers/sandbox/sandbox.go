@@ -57,13 +57,14 @@ func New(cfg Config) []carriers.Carrier {
 		cfg.Now = time.Now
 	}
 	return []carriers.Carrier{
-		manifesting{newCarrier(uspsTariff(), cfg)},
+		newCarrier(uspsTariff(), cfg),
 		newCarrier(upsTariff(), cfg),
-		manifesting{newCarrier(fedexTariff(), cfg)},
+		newCarrier(fedexTariff(), cfg),
 	}
 }
 
 type carrier struct {
+	carriers.Unsupported
 	t   tariff
 	cfg Config
 
@@ -113,6 +114,14 @@ func newCarrier(t tariff, cfg Config) *carrier {
 }
 
 func (c *carrier) Name() string { return c.t.name }
+
+// Capabilities are the sandbox's: every label's scans are planned at
+// purchase, and the end-of-day and landed-cost steps are the live
+// carrier's (tariff.capabilities).
+func (c *carrier) Capabilities() carriers.Capabilities {
+	return carriers.CapRates | carriers.CapBuy | carriers.CapVoid | carriers.CapTrackingPlan |
+		carriers.CapNumberPlan | carriers.CapPickups | carriers.CapReturns | c.t.capabilities
+}
 
 // ReturnService: the sandbox sells return labels where the live carrier
 // does, so test mode refuses what live mode would. UPS and FedEx make
@@ -332,9 +341,6 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 	doc, err := render(in)
 	if err != nil {
 		return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.t.name, err)
-	}
-	if req.Format() == carriers.LabelPDF {
-		return carriers.Label{TrackingNumber: tn, PDF: doc}, nil
 	}
 	return carriers.Label{TrackingNumber: tn, Document: doc, Format: req.Format()}, nil
 }

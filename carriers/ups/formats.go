@@ -67,7 +67,7 @@ func (c *Carrier) labelDocument(ctx context.Context, status int, f carriers.Labe
 		if err != nil {
 			return carriers.Label{}, err
 		}
-		label.PDF = pdf
+		label.Document, label.Format = pdf, carriers.LabelPDF
 	}
 	return label, nil
 }

@@ -44,6 +44,7 @@ const transactionSrc = "shipd"
 
 // Carrier is the live UPS carrier. It is safe for concurrent use.
 type Carrier struct {
+	carriers.Unsupported
 	cfg   Config
 	cache *oauth.Cache
 	// redact hides the secret and the account number in anything UPS
@@ -53,9 +54,18 @@ type Carrier struct {
 
 var (
 	_ carriers.Carrier  = (*Carrier)(nil)
-	_ carriers.Tracker  = (*Carrier)(nil)
 	_ verifier.Verifier = (*Carrier)(nil)
 )
+
+// capabilities are what the UPS connector does: UPS scans every package on
+// pickup, so it has no manifest step, and it quotes no landed cost (its
+// Landed Cost API is a product of its own).
+const capabilities = carriers.CapRates | carriers.CapBuy | carriers.CapVoid | carriers.CapTrack |
+	carriers.CapPickups | carriers.CapReturns | carriers.CapMultiPiece | carriers.CapPaperless |
+	carriers.CapAddressValidation | carriers.CapFindPurchase | carriers.CapCheckCredentials
+
+// Capabilities are what the UPS connector does.
+func (*Carrier) Capabilities() carriers.Capabilities { return capabilities }
 
 // New returns a UPS carrier, or an error wrapping ErrConfig when the
 // credentials are missing.

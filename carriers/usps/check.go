@@ -1,12 +1,6 @@
 package usps
 
-import (
-	"context"
-
-	"github.com/shipd-dev/shipd/carriers"
-)
-
-var _ carriers.CredentialChecker = (*Carrier)(nil)
+import "context"
 
 // CheckCredentials asks the token endpoint for a token, through the token
 // cache, so that the token it gets serves the calls that follow.

@@ -72,8 +72,8 @@ func FuzzParseLabel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, contentType string, body []byte) {
 		label, err := parseLabel(contentType, body)
 		checkFailed(t, err)
-		if err == nil && (label.TrackingNumber == "" || len(label.PDF) < 4 || string(label.PDF[:4]) != "%PDF") {
-			t.Fatalf("label without a tracking number or a PDF: %q, %q", label.TrackingNumber, label.PDF)
+		if err == nil && (label.TrackingNumber == "" || len(label.Document) < 4 || string(label.Document[:4]) != "%PDF") {
+			t.Fatalf("label without a tracking number or a PDF: %q, %q", label.TrackingNumber, label.Document)
 		}
 	})
 }

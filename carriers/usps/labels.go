@@ -609,7 +609,7 @@ func finishLabel(tracking string, image []byte, imageType string) (carriers.Labe
 	}
 	// USPS voids and refunds by tracking number, so there is no other id
 	// to keep.
-	return carriers.Label{TrackingNumber: tracking, PDF: pdf}, nil
+	return carriers.Label{TrackingNumber: tracking, Document: pdf, Format: carriers.LabelPDF}, nil
 }
 
 // labelPDF decodes a label image, base64 as USPS sends it (wrapped lines

@@ -118,6 +118,7 @@ var ErrConfig = errors.New("usps: invalid configuration")
 
 // Carrier is the live USPS carrier. It is safe for concurrent use.
 type Carrier struct {
+	carriers.Unsupported
 	cfg    Config
 	base   string
 	client *http.Client
@@ -135,9 +136,18 @@ type Carrier struct {
 
 var (
 	_ carriers.Carrier  = (*Carrier)(nil)
-	_ carriers.Tracker  = (*Carrier)(nil)
 	_ verifier.Verifier = (*Carrier)(nil)
 )
+
+// capabilities are what the USPS connector does. Its purchases carry an
+// idempotency key, so it needs no lookup by reference; it ships one piece
+// per label.
+const capabilities = carriers.CapRates | carriers.CapBuy | carriers.CapVoid | carriers.CapTrack |
+	carriers.CapPickups | carriers.CapManifests | carriers.CapReturns | carriers.CapAddressValidation |
+	carriers.CapCheckCredentials
+
+// Capabilities are what the USPS connector does.
+func (*Carrier) Capabilities() carriers.Capabilities { return capabilities }
 
 // New checks cfg and returns the carrier. Every credential is required
 // because a USPS connection that can quote but not buy would fail each
