@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -226,33 +225,6 @@ func TestQuota429PausesTheAPI(t *testing.T) {
 	}
 }
 
-func TestQuotasFlag(t *testing.T) {
-	t.Parallel()
-	q := carriers.DefaultQuotas()
-	if err := q.Set("USPS:tracking=600/h, fedex:all=off,UPS:labels=5/10s,ups:track=1/d"); err != nil {
-		t.Fatal(err)
-	}
-	want := "fedex:all=unlimited,fedex:tracking=100000/d,ups:labels=5/10s,ups:tracking=1/d,usps:labels=60/h,usps:manifests=60/h,usps:pickups=60/h,usps:rates=60/h,usps:tracking=600/h"
-	if got := q.String(); got != want {
-		t.Errorf("quotas %s, want %s", got, want)
-	}
-	for _, c := range []struct{ value, want string }{
-		{"USPS=60/h", "CARRIER:API=CALLS/PERIOD"},
-		{"USPS:tracking", "CARRIER:API=CALLS/PERIOD"},
-		{"USPS:labels=0/h", "at least 1 call"},
-		{"USPS:labels=-3/h", "at least 1 call"},
-		{"USPS:labels=60", "CALLS/PERIOD"},
-		{"USPS:labels=60/week", `period "week"`},
-		{"USPS:labels=60/1ms", "want 1s to 31 days"},
-		{"USPS:shipping=60/h", "not one of rates, labels, tracking, manifests, pickups, all"},
-	} {
-		err := carriers.Quotas{}.Set(c.value)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an error with %q", c.value, err, c.want)
-		}
-	}
-}
-
 // endOfDay is a carrier with a manifest step and pickups, counting calls.
 type endOfDay struct {
 	counting
@@ -337,11 +309,11 @@ func TestFactoryLimitedBudgetsPerClient(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		e := &endOfDay{name: "USPS"}
-		inners[cr.ClientID+"/"+cr.AccountNumber] = e
+		inners[cr.Identity+"/"+cr.Get("accountNumber")] = e
 		return e, nil
 	}).Limited(carriers.QuotaConfig{Now: clk.Now, Quotas: carriers.Quotas{{Carrier: "usps", API: carriers.APIPickups}: {Calls: 1, Per: time.Hour}}})
 	build := func(client, account string) carriers.Carrier {
-		c, err := factory(carriers.Credentials{Carrier: "USPS", ClientID: client, AccountNumber: account})
+		c, err := factory(carriers.Credentials{Carrier: "USPS", Identity: client, Fields: map[string]string{"clientId": client, "accountNumber": account}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -369,13 +341,13 @@ func TestFactoryLimitedBudgetsPerClient(t *testing.T) {
 	// Without budgets, a 429 still pauses the client it answered, and only it.
 	paused := carriers.Factory(func(cr carriers.Credentials) (carriers.Carrier, error) {
 		e := &endOfDay{name: "USPS"}
-		if cr.ClientID == "zed" {
+		if cr.Identity == "zed" {
 			e.pickupErr = &carriers.Error{HTTPStatus: http.StatusTooManyRequests, RetryAfter: 10 * time.Minute, Kind: carriers.ErrUnavailable}
 		}
 		return e, nil
 	}).Limited(carriers.QuotaConfig{Now: clk.Now})
-	zedC, _ := paused(carriers.Credentials{Carrier: "USPS", ClientID: "zed"})
-	acmeC, _ := paused(carriers.Credentials{Carrier: "USPS", ClientID: "acme"})
+	zedC, _ := paused(carriers.Credentials{Carrier: "USPS", Identity: "zed"})
+	acmeC, _ := paused(carriers.Credentials{Carrier: "USPS", Identity: "acme"})
 	if _, err := zedC.SchedulePickup(ctx, carriers.PickupRequest{}); errors.Is(err, carriers.ErrOverQuota) || !errors.Is(err, carriers.ErrUnavailable) {
 		t.Fatalf("zed's 429: %v", err)
 	}

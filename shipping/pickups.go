@@ -506,3 +506,17 @@ func pickupOf(r store.Pickup) (Pickup, error) {
 	}
 	return p, nil
 }
+
+// PickupCarriers names the carriers that book pickups, as the sandbox has
+// them (each the twin of its live carrier, which a carrier account may
+// reach in live mode), in its order.
+func (s *Service) PickupCarriers() []string {
+	cs, _ := s.cfg.Carriers.For(true)
+	var names []string
+	for _, c := range cs {
+		if c.Capabilities().Has(carriers.CapPickups) {
+			names = append(names, c.Name())
+		}
+	}
+	return names
+}

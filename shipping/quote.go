@@ -285,7 +285,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			}
 			if r.EstimatedDeliveryDate.IsZero() {
 				// The carrier gave no date: estimate one, never guaranteed.
-				r.EstimatedDeliveryDate = carriers.DeliveryDate(shipment.ShipDate, r.EstimatedDays, carriers.DeliversSaturday(r.Carrier))
+				r.EstimatedDeliveryDate = carriers.DeliveryDate(shipment.ShipDate, r.EstimatedDays, s.cfg.Catalog.DeliversSaturday(r.Carrier))
 				r.Guaranteed = false
 			}
 			q.Rates = append(q.Rates, Rate{
@@ -298,7 +298,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			})
 		}
 	}
-	q = q.withoutUnbuyable(shipment)
+	q = q.withoutUnbuyable(s.cfg.Catalog, shipment)
 	if len(q.Rates) == 0 && len(q.blocked) == 0 {
 		if err := noRates(q.Failures); err != nil {
 			return Quote{}, err

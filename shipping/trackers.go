@@ -140,9 +140,9 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 func (s *Service) trackerCarrier(ctx context.Context, c accounts.Caller, name, number string) (carriers.Carrier, *string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		switch names := carriers.TrackingNumberCarriers(number); len(names) {
+		switch names := s.cfg.Catalog.TrackingNumberCarriers(number); len(names) {
 		case 0:
-			return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has no carrier's form (UPS 1Z…, USPS 20 to 22 digits, FedEx 12 or 15 digits)"}}}
+			return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has no carrier's form (" + s.numberHints() + ")"}}}
 		case 1:
 			name = names[0]
 		default:
@@ -177,7 +177,7 @@ func (s *Service) trackerCarrier(ctx context.Context, c accounts.Caller, name, n
 	if err != nil {
 		return nil, nil, err
 	}
-	if !carriers.WellFormedTrackingNumber(carrier.Name(), number) {
+	if !s.cfg.Catalog.WellFormedTrackingNumber(carrier.Name(), number) {
 		return carrier, viaAccount, &InputError{Issues: []Issue{{Path: "trackingNumber", Message: "is not a " + carrier.Name() + " tracking number"}}}
 	}
 	return carrier, viaAccount, nil
@@ -290,4 +290,16 @@ func (s *Service) trackerEventData(t Tracker) (json.RawMessage, error) {
 		return s.cfg.TrackerEventData(t)
 	}
 	return json.Marshal(t)
+}
+
+// numberHints names the forms of every carrier's tracking numbers, for the
+// message that a number has none of them ("UPS 1Z…, FedEx 12 or 15 digits").
+func (s *Service) numberHints() string {
+	var hints []string
+	for _, d := range s.cfg.Catalog.Descriptors() {
+		if d.TrackingNumberHint != "" {
+			hints = append(hints, string(d.ID)+" "+d.TrackingNumberHint)
+		}
+	}
+	return strings.Join(hints, ", ")
 }

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -177,3 +178,74 @@ func (c *Carrier) String() string { return "fedex.Carrier{" + c.baseURL + "}" }
 
 // GoString keeps the credentials out of %#v.
 func (c *Carrier) GoString() string { return c.String() }
+
+// Descriptor is the FedEx connector as shipd offers it.
+func Descriptor() carriers.Descriptor {
+	return carriers.Descriptor{
+		ID: Name, DisplayName: "FedEx", Slug: "fedex",
+		Credentials: []carriers.CredentialField{
+			// The API key too is redacted: FedEx's Config treats it as a credential.
+			{Name: "clientId", Label: "API key", Flag: "client-id", Usage: "FedEx API key", Redact: true},
+			{Name: "clientSecret", Label: "Secret key", Flag: "client-secret", Usage: "FedEx secret key", Secret: true, MaxLen: 500},
+			{Name: "accountNumber", Label: "Account number", Flag: "account-number", Usage: "FedEx account number", Redact: true, MaxLen: 40,
+				Check: accountNumberForm},
+		},
+		IdentityField: "clientId", AccountField: "accountNumber",
+		URLs: carriers.Endpoints{Production: ProductionURL, Test: SandboxURL},
+		// Express and Ground: 12 or 15 digits; Ground's 22-digit 96 barcode,
+		// which has the form of a USPS number too (so needs its carrier named).
+		TrackingNumbers:    []*regexp.Regexp{regexp.MustCompile(`^(\d{12}|\d{15}|96\d{20})$`)},
+		TrackingNumberHint: "12 or 15 digits",
+		Requirements:       requirements(),
+		// 1,400 calls per 10 s per project across its APIs and 100,000 Track
+		// calls a day (developer.fedex.com, "Quotas & rate limits").
+		Quotas: map[string]carriers.Quota{
+			carriers.APIAll:      {Calls: 1400, Per: 10 * time.Second},
+			carriers.APITracking: {Calls: 100000, Per: 24 * time.Hour},
+		},
+		LabelFormats: []carriers.LabelFormat{carriers.LabelPDF, carriers.LabelPNG, carriers.LabelZPL},
+		LabelSizes:   []carriers.LabelSize{carriers.Label4x6, carriers.LabelLetter},
+		Capabilities: capabilities,
+		New: func(cc carriers.ConnectorConfig) (carriers.Carrier, error) {
+			cr := cc.Credentials
+			return New(Config{ClientID: cr.Get("clientId"), ClientSecret: cr.Get("clientSecret"), AccountNumber: cr.Get("accountNumber"),
+				BaseURL: cc.BaseURL, HTTPClient: cc.HTTPClient, Now: cc.Now, Logger: cc.Logger, OnTokenRefresh: cc.OnTokenRefresh})
+		},
+	}
+}
+
+// accountNumberForm is the form of a FedEx account number: 9 digits.
+func accountNumberForm(v string) error {
+	if len(v) != 9 || strings.Trim(v, "0123456789") != "" {
+		return errors.New("must be the 9-digit FedEx account number")
+	}
+	return nil
+}
+
+// requirements are the fields FedEx needs that the API leaves optional
+// (Ship API: a contact with personName or companyName and a phoneNumber,
+// 10 digits for the US and Canada, for shipper and recipient).
+func requirements() []carriers.Requirement {
+	from, to := carriers.From, carriers.To
+	return []carriers.Requirement{
+		{Field: "fromAddress.name", Rule: "FedEx requires the sender's name or company", Met: carriers.HasNameOrCompany(from)},
+		{Field: "fromAddress.phone", Rule: "FedEx requires the sender's phone number: 10 digits (or 11 starting with 1) in the US and Canada, 10 to 15 elsewhere", Met: phoneMet(from)},
+		{Field: "toAddress.name", Rule: "FedEx requires the recipient's name or company", Met: carriers.HasNameOrCompany(to)},
+		{Field: "toAddress.phone", Rule: "FedEx requires the recipient's phone number: 10 digits (or 11 starting with 1) in the US and Canada, 10 to 15 elsewhere", Met: phoneMet(to)},
+	}
+}
+
+// phoneMet is FedEx's rule for a contact's phone number, counted in digits
+// (the adapter sends only the digits).
+func phoneMet(side func(carriers.Shipment) carriers.Address) func(carriers.Shipment) bool {
+	return func(s carriers.Shipment) bool {
+		a := side(s)
+		d := carriers.PhoneDigits(a.Phone)
+		switch carriers.NormalizeCountry(a.Country) {
+		case "US", "CA":
+			return len(d) == 10 || len(d) == 11 && d[0] == '1'
+		default:
+			return len(d) >= 10 && len(d) <= 15
+		}
+	}
+}

@@ -230,7 +230,7 @@ func checkPurchase(req carriers.BuyRequest) (service, error) {
 	}
 	// The shipping flow leaves out rates that break the table; this is the
 	// defence for a purchase that reaches FedEx anyway.
-	if err := carriers.CheckRequirements(Name, svc.name, req.Shipment); err != nil {
+	if err := carriers.CheckRequirements(Name, requirements(), svc.name, req.Shipment); err != nil {
 		return service{}, err
 	}
 	return svc, nil

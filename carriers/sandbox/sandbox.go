@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 )
 
 // Carrier names. They match the live carriers' names so a carrier/service
@@ -41,6 +42,9 @@ type Config struct {
 	// SlowDelay is how long a purchase and a void take under
 	// TriggerSlowCarrier; <= 0 means DefaultSlowDelay.
 	SlowDelay time.Duration
+	// Catalog holds the live connectors the sandbox carriers imitate: their
+	// requirements and delivery days; nil: connectors.Catalog().
+	Catalog *carriers.Catalog
 }
 
 // DefaultSlowDelay is the delay of TriggerSlowCarrier: long enough for a
@@ -55,6 +59,9 @@ func New(cfg Config) []carriers.Carrier {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Catalog == nil {
+		cfg.Catalog = connectors.Catalog()
 	}
 	return []carriers.Carrier{
 		newCarrier(uspsTariff(), cfg),
@@ -114,6 +121,12 @@ func newCarrier(t tariff, cfg Config) *carrier {
 }
 
 func (c *carrier) Name() string { return c.t.name }
+
+// requirements are the live carrier's (carriers.Descriptor.Requirements).
+func (c *carrier) requirements() []carriers.Requirement {
+	d, _ := c.cfg.Catalog.Lookup(c.t.name)
+	return d.Requirements
+}
 
 // Capabilities are the sandbox's: every label's scans are planned at
 // purchase, and the end-of-day and landed-cost steps are the live
@@ -222,7 +235,7 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 		CarrierRateCents:      cents,
 		Currency:              "USD",
 		EstimatedDays:         days,
-		EstimatedDeliveryDate: carriers.DeliveryDate(ship, days, carriers.DeliversSaturday(c.t.name)),
+		EstimatedDeliveryDate: carriers.DeliveryDate(ship, days, c.cfg.Catalog.DeliversSaturday(c.t.name)),
 		Guaranteed:            svc.guaranteed,
 		DutiesCents:           duties,
 	}, true
@@ -366,7 +379,7 @@ func (c *carrier) checkPurchase(req carriers.BuyRequest) (service, error) {
 			}
 			// The live carrier's requirements (names, phone numbers), as the
 			// live adapters check them.
-			if err := carriers.CheckRequirements(c.t.name, svc.name, s); err != nil {
+			if err := carriers.CheckRequirements(c.t.name, c.requirements(), svc.name, s); err != nil {
 				return service{}, fmt.Errorf("sandbox: %w", err)
 			}
 			return svc, nil

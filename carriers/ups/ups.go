@@ -15,10 +15,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/oauth"
@@ -202,4 +205,72 @@ func randomTransID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+).
 	return hex.EncodeToString(b[:])
+}
+
+// Descriptor is the UPS connector as shipd offers it.
+func Descriptor() carriers.Descriptor {
+	return carriers.Descriptor{
+		ID: carrierName, DisplayName: "UPS", Slug: "ups",
+		Credentials: []carriers.CredentialField{
+			{Name: "clientId", Label: "Client ID", Flag: "client-id", Usage: "UPS OAuth client id"},
+			{Name: "clientSecret", Label: "Client secret", Flag: "client-secret", Usage: "UPS OAuth client secret", Secret: true, MaxLen: 500},
+			{Name: "accountNumber", Label: "Shipper number", Flag: "account-number", Usage: "UPS shipper number", Redact: true, MaxLen: 40,
+				Check: shipperNumber},
+		},
+		IdentityField: "clientId", AccountField: "accountNumber",
+		URLs: carriers.Endpoints{Production: ProductionURL, Test: CustomerIntegrationURL},
+		// 1Z, a 6-character shipper number, a 2-digit service code, 8 digits.
+		TrackingNumbers:    []*regexp.Regexp{regexp.MustCompile(`^1Z[0-9A-Z]{16}$`)},
+		TrackingNumberHint: "1Z…",
+		Requirements:       requirements(),
+		// UPS publishes no call budgets: it answers 429, which is honoured.
+		LabelFormats: []carriers.LabelFormat{carriers.LabelPDF, carriers.LabelPNG, carriers.LabelZPL},
+		LabelSizes:   []carriers.LabelSize{carriers.Label4x6, carriers.LabelLetter},
+		Capabilities: capabilities,
+		VerifierRank: 2,
+		New: func(cc carriers.ConnectorConfig) (carriers.Carrier, error) {
+			cr := cc.Credentials
+			return New(Config{ClientID: cr.Get("clientId"), ClientSecret: cr.Get("clientSecret"), AccountNumber: cr.Get("accountNumber"),
+				BaseURL: cc.BaseURL, HTTPClient: cc.HTTPClient, Now: cc.Now, Logger: cc.Logger, LabelMemory: cc.LabelMemory,
+				OnTokenRefresh: cc.OnTokenRefresh})
+		},
+	}
+}
+
+// shipperNumber is the form of a UPS shipper number: 6 letters and digits.
+func shipperNumber(v string) error {
+	if len(v) != 6 || strings.Trim(strings.ToUpper(v), "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
+		return errors.New("must be the 6-character UPS shipper number (letters and digits)")
+	}
+	return nil
+}
+
+// requirements are the fields UPS needs that the API leaves optional
+// (Shipping.yaml: Shipper/ShipTo Name always, AttentionName and
+// Phone.Number for an international shipment and for Next Day Air Early).
+func requirements() []carriers.Requirement {
+	from, to := carriers.From, carriers.To
+	return []carriers.Requirement{
+		{Field: "fromAddress.name", Rule: "UPS requires the sender's name or company", Met: carriers.HasNameOrCompany(from)},
+		{Field: "toAddress.name", Rule: "UPS requires the recipient's name or company", Met: carriers.HasNameOrCompany(to)},
+		{Field: "fromAddress.name", Rule: "UPS requires the sender's contact name (name, not only company) on an international shipment", When: carriers.International, Met: carriers.HasName(from)},
+		{Field: "fromAddress.phone", Rule: "UPS requires the sender's phone number (at most 15 digits) on an international shipment", When: carriers.International, Met: phoneMet(from)},
+		{Field: "toAddress.name", Rule: "UPS requires the recipient's contact name (name, not only company) on an international shipment", When: carriers.International, Met: carriers.HasName(to)},
+		{Field: "toAddress.phone", Rule: "UPS requires the recipient's phone number (at most 15 digits) on an international shipment", When: carriers.International, Met: phoneMet(to)},
+		{Field: "toAddress.name", Rule: "UPS requires the recipient's contact name (name, not only company) for Next Day Air Early", Services: []string{"NextDayAirEarly"}, Met: carriers.HasName(to)},
+		{Field: "toAddress.phone", Rule: "UPS requires the recipient's phone number (at most 15 digits) for Next Day Air Early", Services: []string{"NextDayAirEarly"}, Met: phoneMet(to)},
+	}
+}
+
+// phoneMet is UPS's rule for Phone.Number: 1 to 15 digits, a US number
+// without its leading 1 (the adapter drops it).
+func phoneMet(side func(carriers.Shipment) carriers.Address) func(carriers.Shipment) bool {
+	return func(s carriers.Shipment) bool {
+		a := side(s)
+		d := carriers.PhoneDigits(a.Phone)
+		if carriers.NormalizeCountry(a.Country) == "US" && len(d) == 11 && d[0] == '1' {
+			d = d[1:]
+		}
+		return len(d) >= 1 && len(d) <= 15
+	}
 }

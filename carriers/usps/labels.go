@@ -164,7 +164,7 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	}
 	// The shipping flow leaves out rates that break the table; this is the
 	// defence for a purchase that reaches USPS anyway.
-	if err := carriers.CheckRequirements(CarrierName, svc.name, req.Shipment); err != nil {
+	if err := carriers.CheckRequirements(CarrierName, requirements(), svc.name, req.Shipment); err != nil {
 		return carriers.Label{}, err
 	}
 	if svc.international == isDomestic(req.Shipment.To) {

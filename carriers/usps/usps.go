@@ -21,6 +21,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -215,4 +216,58 @@ func (c *Carrier) Name() string { return CarrierName }
 // mailing dates from today up to 7 days ahead, so it is always valid.
 func (c *Carrier) mailingDate() string {
 	return c.now().UTC().Format(time.DateOnly)
+}
+
+// Descriptor is the USPS connector as shipd offers it.
+func Descriptor() carriers.Descriptor {
+	return carriers.Descriptor{
+		ID: CarrierName, DisplayName: "USPS", Slug: "usps",
+		Credentials: []carriers.CredentialField{
+			{Name: "clientId", Label: "Consumer key", Flag: "client-id", Usage: "USPS OAuth client id (consumer key)"},
+			{Name: "clientSecret", Label: "Consumer secret", Flag: "client-secret", Usage: "USPS OAuth client secret", Secret: true, MaxLen: 500},
+			{Name: "accountNumber", Label: "EPS account number", Flag: "account-number", Usage: "USPS EPS account number paying for labels", Redact: true, MaxLen: 40},
+			// The CRID and MID are not secrets (the MID is printed in every
+			// IMpb tracking number).
+			{Name: "crid", Label: "CRID (Customer Registration ID)", Flag: "crid", Usage: "USPS Customer Registration ID", MaxLen: 40},
+			{Name: "mid", Label: "MID (Mailer ID)", Flag: "mid", Usage: "USPS Mailer ID", MaxLen: 40},
+		},
+		IdentityField: "clientId", AccountField: "accountNumber",
+		URLs: carriers.Endpoints{Production: ProductionURL, Test: TestingURL},
+		// IMpb: 20 to 22 digits; with the routing code in front (420 and a
+		// 5- or 9-digit ZIP code) 30 or 34 digits ending in a 9x-led IMpb; and
+		// 26-digit 9x numbers (Certified Mail and the like).
+		TrackingNumbers:    []*regexp.Regexp{regexp.MustCompile(`^(\d{20,22}|9\d{25}|420\d{5}9\d{21}|420\d{9}9\d{21})$`)},
+		TrackingNumberHint: "20 to 22 digits",
+		Requirements:       requirements(),
+		// USPS grants 60 calls an hour per API (developers.usps.com, until a
+		// higher quota is granted).
+		Quotas: map[string]carriers.Quota{
+			carriers.APIRates:     {Calls: 60, Per: time.Hour},
+			carriers.APILabels:    {Calls: 60, Per: time.Hour},
+			carriers.APITracking:  {Calls: 60, Per: time.Hour},
+			carriers.APIManifests: {Calls: 60, Per: time.Hour},
+			carriers.APIPickups:   {Calls: 60, Per: time.Hour},
+		},
+		// USPS delivers on Saturdays for every mail class.
+		SaturdayDelivery: true,
+		LabelFormats:     []carriers.LabelFormat{carriers.LabelPDF, carriers.LabelPNG, carriers.LabelZPL},
+		LabelSizes:       []carriers.LabelSize{carriers.Label4x6, carriers.LabelLetter},
+		Capabilities:     capabilities,
+		VerifierRank:     1,
+		New: func(cc carriers.ConnectorConfig) (carriers.Carrier, error) {
+			cr := cc.Credentials
+			return New(Config{ClientID: cr.Get("clientId"), ClientSecret: cr.Get("clientSecret"), AccountNumber: cr.Get("accountNumber"),
+				CRID: cr.Get("crid"), MID: cr.Get("mid"), BaseURL: cc.BaseURL, HTTPClient: cc.HTTPClient, Now: cc.Now, Logger: cc.Logger,
+				LabelMemory: cc.LabelMemory, OnTokenRefresh: cc.OnTokenRefresh})
+		},
+	}
+}
+
+// requirements are the fields USPS needs that the API leaves optional
+// (Labels API: "The First and Last Name or Firm Name are always required").
+func requirements() []carriers.Requirement {
+	return []carriers.Requirement{
+		{Field: "fromAddress.name", Rule: "USPS requires the sender's name or company", Met: carriers.HasNameOrCompany(carriers.From)},
+		{Field: "toAddress.name", Rule: "USPS requires the recipient's name or company", Met: carriers.HasNameOrCompany(carriers.To)},
+	}
 }

@@ -1,4 +1,4 @@
-package carriers_test
+package connectors_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 )
 
 // complete is a domestic shipment with everything any carrier asks for.
@@ -26,7 +27,7 @@ func abroad(s *carriers.Shipment) {
 // unmetFields is the fields of Unmet, in the table's order.
 func unmetFields(carrier, service string, s carriers.Shipment) []string {
 	var out []string
-	for _, r := range carriers.Unmet(carrier, service, s) {
+	for _, r := range connectors.Catalog().Unmet(carrier, service, s) {
 		out = append(out, r.Field)
 	}
 	return out
@@ -83,8 +84,8 @@ func TestRequirementsTable(t *testing.T) {
 // row of it says what it needs.
 func TestRequirementsEveryCarrier(t *testing.T) {
 	t.Parallel()
-	for _, carrier := range []string{"UPS", "FedEx", "USPS"} {
-		rows := carriers.Requirements(carrier)
+	for _, d := range connectors.All() {
+		carrier, rows := d.ID, d.Requirements
 		if len(rows) == 0 {
 			t.Errorf("%s has no requirements", carrier)
 		}
@@ -98,12 +99,13 @@ func TestRequirementsEveryCarrier(t *testing.T) {
 
 func TestCheckRequirements(t *testing.T) {
 	t.Parallel()
-	if err := carriers.CheckRequirements("FedEx", "Ground", complete()); err != nil {
+	fedex, _ := connectors.Catalog().Lookup("FedEx")
+	if err := carriers.CheckRequirements("FedEx", fedex.Requirements, "Ground", complete()); err != nil {
 		t.Fatalf("complete shipment: %v", err)
 	}
 	s := complete()
 	s.From.Phone = ""
-	err := carriers.CheckRequirements("FedEx", "Ground", s)
+	err := carriers.CheckRequirements("FedEx", fedex.Requirements, "Ground", s)
 	var ce *carriers.Error
 	if !errors.Is(err, carriers.ErrRejected) || !errors.As(err, &ce) || ce.Carrier != "FedEx" || ce.Operation != "buy" {
 		t.Fatalf("err = %#v, want a FedEx buy *Error of kind ErrRejected", err)

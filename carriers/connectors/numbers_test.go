@@ -1,11 +1,11 @@
-package carriers_test
+package connectors_test
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 )
 
 func TestTrackingNumberCarriers(t *testing.T) {
@@ -22,13 +22,13 @@ func TestTrackingNumberCarriers(t *testing.T) {
 		{"420100019400111899223344556677", []string{"USPS"}},
 		{"123456789012", []string{"FedEx"}},
 		{"123456789012345", []string{"FedEx"}},
-		{"9611020987654312345672", []string{"USPS", "FedEx"}},
+		{"9611020987654312345672", []string{"FedEx", "USPS"}}, // in the registry's order
 		{"12345", nil},
 		{"1Z123", nil},
 		{"ABCDEFGHIJKL", nil},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, carriers.TrackingNumberCarriers(tt.number)); diff != "" {
+		if diff := cmp.Diff(tt.want, connectors.Catalog().TrackingNumberCarriers(tt.number)); diff != "" {
 			t.Errorf("TrackingNumberCarriers(%q) (-want +got):\n%s", tt.number, diff)
 		}
 	}
@@ -48,7 +48,7 @@ func TestWellFormedTrackingNumber(t *testing.T) {
 		{"DHL", "anything", true},
 	}
 	for _, tt := range tests {
-		if got := carriers.WellFormedTrackingNumber(tt.carrier, tt.number); got != tt.want {
+		if got := connectors.Catalog().WellFormedTrackingNumber(tt.carrier, tt.number); got != tt.want {
 			t.Errorf("WellFormedTrackingNumber(%q, %q) = %v, want %v", tt.carrier, tt.number, got, tt.want)
 		}
 	}
