@@ -169,6 +169,29 @@ func TestDeprecatedDuplicateLoses(t *testing.T) {
 	}
 }
 
+// Of oneOf's alternatives, the problems of the one the value was meant to
+// be are reported, at their full paths, through allOf.
+func TestCheckRequestOneOf(t *testing.T) {
+	t.Parallel()
+	s := loadThings(t)
+	body := `{"Batch":{"name":"","size":11}}`
+	r := newRequest(t, http.MethodPost, "/v2/batches", body)
+	_, got := problems(t, s.CheckRequest(r, []byte(body)))
+	const closest = ` (in the closest of 2 "oneOf" alternatives)`
+	want := []Problem{
+		{In: "body", Pointer: "/Batch/name", Reason: `minimum string length is 1 (got "")` + closest},
+		{In: "body", Pointer: "/Batch/size", Reason: "number must be at most 10 (got 11)" + closest},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	for _, ok := range []string{`{"Batch":{"name":"a","size":3}}`, `{"Trigger":"now"}`} {
+		if err := s.CheckRequest(newRequest(t, http.MethodPost, "/v2/batches", ok), []byte(ok)); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}
+
 func TestCheckRequestUndocumentedBody(t *testing.T) {
 	t.Parallel()
 	s := loadThings(t)

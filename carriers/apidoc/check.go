@@ -98,6 +98,16 @@ func options() *openapi3filter.Options {
 	}
 }
 
+// Operation returns the documented operation r is addressed to, or an error
+// wrapping ErrUndocumented.
+func (s *Set) Operation(r *http.Request) (Operation, error) {
+	rt, _, err := s.find(r.Method, r.URL)
+	if err != nil {
+		return Operation{}, err
+	}
+	return rt.operation(), nil
+}
+
 // CheckRequest checks a request's method, path, query, headers and body
 // against the operation it is addressed to. body is the request's body,
 // read by the caller; r.Body is not read.
@@ -253,12 +263,24 @@ func collect(problems *[]Problem, at Problem, err error) {
 		}
 		collect(problems, at, respErr.Err)
 	case asDirect(err, &schemaErr):
+		entry := at
 		at := at
 		if ptr := schemaErr.JSONPointer(); len(ptr) > 0 {
 			at.Pointer += "/" + strings.Join(ptr, "/")
 		}
-		if o := schemaErr.Origin; o != nil && isStructured(o) {
+		var alternatives openapi3.MultiError
+		switch o := schemaErr.Origin; {
+		case o != nil && isStructured(o):
 			collect(problems, at, o)
+			return
+		// kin-openapi marks the errors of oneOf's alternatives and of
+		// allOf's parts with the full path, as it marks the error itself:
+		// they start from entry.
+		case schemaErr.SchemaField == "oneOf" && errors.As(o, &alternatives):
+			*problems = append(*problems, closest(entry, alternatives)...)
+			return
+		case schemaErr.SchemaField == "allOf" && errors.As(o, &alternatives):
+			collect(problems, entry, alternatives)
 			return
 		}
 		reason := schemaErr.Reason
@@ -293,6 +315,32 @@ func collect(problems *[]Problem, at Problem, err error) {
 		}
 		*problems = append(*problems, with(at, err.Error()))
 	}
+}
+
+// closest returns the problems of the oneOf alternative the value came
+// closest to matching, each reason saying so: listing every alternative's
+// problems would mostly say the value is not the alternatives it was never
+// meant to be. Closest is the alternative whose problems lie deepest in the
+// value (it matched the most structure), then the one with fewest problems.
+func closest(at Problem, alternatives openapi3.MultiError) []Problem {
+	var best []Problem
+	bestDepth := -1
+	for _, alt := range alternatives {
+		var ps []Problem
+		collect(&ps, at, alt)
+		depth := 0
+		for _, p := range ps {
+			depth = max(depth, strings.Count(p.Pointer, "/"))
+		}
+		if depth > bestDepth || (depth == bestDepth && len(ps) < len(best)) {
+			best, bestDepth = ps, depth
+		}
+	}
+	suffix := fmt.Sprintf(` (in the closest of %d "oneOf" alternatives)`, len(alternatives))
+	for i := range best {
+		best[i].Reason += suffix
+	}
+	return best
 }
 
 func with(at Problem, reason string) Problem {
