@@ -294,9 +294,28 @@ func TestExcept(t *testing.T) {
 	if err := Except(err, func(Operation, Problem) bool { return true }); err != nil {
 		t.Errorf("all excused: %v", err)
 	}
+	excused := Excusing(Exception{Document: "things.yaml", Path: "/things/{kind}", In: "body", Pointer: "/count", Reason: "number must be at least"})
+	_, left = problems(t, Except(err, excused))
+	if diff := cmp.Diff([]Problem{{In: "body", Pointer: "/name", Reason: `property "name" is missing`}}, left); diff != "" {
+		t.Errorf("left by an Exception (-want +got):\n%s", diff)
+	}
 	other := errors.New("transport")
 	if got := Except(other, missingName); got != other {
 		t.Errorf("Except changed a foreign error: %v", got)
+	}
+}
+
+func TestExceptionPointer(t *testing.T) {
+	t.Parallel()
+	e := Exception{Document: "d", Path: "/p", In: "body", Pointer: "/a/*/b", Reason: "bad"}
+	op := Operation{Document: "d", Path: "/p"}
+	for pointer, want := range map[string]bool{"/a/0/b": true, "/a/12/b": true, "/a/x/b": false, "/a/0/c": false, "/a/0/b/c": false} {
+		if got := e.Excuses(op, Problem{In: "body", Pointer: pointer, Reason: "bad thing"}); got != want {
+			t.Errorf("%s: excused %v, want %v", pointer, got, want)
+		}
+	}
+	if e.Excuses(Operation{Document: "other", Path: "/p"}, Problem{In: "body", Pointer: "/a/0/b", Reason: "bad"}) {
+		t.Error("excused in another document")
 	}
 }
 

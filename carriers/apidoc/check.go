@@ -395,3 +395,53 @@ func dedupe(problems []Problem) []Problem {
 	}
 	return out
 }
+
+// Exception excuses one problem a document reports where the document, not
+// the adapter or the fake, is wrong. Tests list them, each with its reason.
+type Exception struct {
+	// Document and Path name the operation: the document's file name and
+	// the path as documented.
+	Document, Path string
+	// In, Name and Pointer say where, as in Problem; a "*" segment of
+	// Pointer stands for any array index.
+	In, Name, Pointer string
+	// Reason is how the problem's reason starts.
+	Reason string
+}
+
+// Excuses reports whether e excuses problem p of operation op.
+func (e Exception) Excuses(op Operation, p Problem) bool {
+	return op.Document == e.Document && op.Path == e.Path && p.In == e.In && p.Name == e.Name &&
+		pointerMatches(e.Pointer, p.Pointer) && strings.HasPrefix(p.Reason, e.Reason)
+}
+
+// Excusing returns, for Except, what excuses the problems any of
+// exceptions excuses.
+func Excusing(exceptions ...Exception) func(Operation, Problem) bool {
+	return func(op Operation, p Problem) bool {
+		for _, e := range exceptions {
+			if e.Excuses(op, p) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// pointerMatches compares JSON pointers, a "*" segment of pattern matching
+// any array index.
+func pointerMatches(pattern, pointer string) bool {
+	want, got := strings.Split(pattern, "/"), strings.Split(pointer, "/")
+	if len(want) != len(got) {
+		return false
+	}
+	for i := range want {
+		if want[i] == got[i] {
+			continue
+		}
+		if _, err := strconv.Atoi(got[i]); want[i] != "*" || err != nil {
+			return false
+		}
+	}
+	return true
+}
