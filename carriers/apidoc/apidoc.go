@@ -28,6 +28,14 @@
 // to pass kin-openapi's document validation, which validates none of what
 // CheckRequest and CheckResponse compare. Swagger 2.0 documents are refused:
 // none of the vendored documents is one.
+//
+// One defect is repaired in memory, the file left as published: a "oneOf"
+// alternative that says nothing but, at most, "type: object" matches every
+// object, so no object can match exactly one alternative and the "oneOf"
+// refuses every object. FedEx's rate-api.json has its request body as a
+// oneOf of the full schema and 22 such empty sample payloads. Load drops
+// those alternatives from a "oneOf" that has others, so the body is held to
+// the schema that has properties.
 package apidoc
 
 import (
@@ -137,7 +145,72 @@ func loadDocument(fsys fs.FS, name string) (*openapi3.T, error) {
 	if doc.Paths == nil || doc.Paths.Len() == 0 {
 		return nil, fmt.Errorf("%w: %s documents no paths", ErrDocument, name)
 	}
+	dropEmptyAlternatives(doc)
 	return doc, nil
+}
+
+// dropEmptyAlternatives removes, from every "oneOf" that has alternatives
+// with constraints, the alternatives that have none (see the package doc).
+func dropEmptyAlternatives(doc *openapi3.T) {
+	seen := map[*openapi3.Schema]bool{}
+	var visit func(ref *openapi3.SchemaRef)
+	visit = func(ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		if kept := slices.DeleteFunc(slices.Clone(s.OneOf), func(alt *openapi3.SchemaRef) bool {
+			return alt == nil || alt.Value == nil || unconstrained(alt.Value)
+		}); len(kept) > 0 && len(kept) < len(s.OneOf) {
+			s.OneOf = kept
+		}
+		for _, group := range [][]*openapi3.SchemaRef{s.OneOf, s.AnyOf, s.AllOf} {
+			for _, sub := range group {
+				visit(sub)
+			}
+		}
+		for _, p := range s.Properties {
+			visit(p)
+		}
+		visit(s.Items)
+		visit(s.Not)
+		visit(s.AdditionalProperties.Schema)
+	}
+	if doc.Components != nil {
+		for _, s := range doc.Components.Schemas {
+			visit(s)
+		}
+	}
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			if rb := op.RequestBody; rb != nil && rb.Value != nil {
+				for _, mt := range rb.Value.Content {
+					visit(mt.Schema)
+				}
+			}
+			if op.Responses == nil {
+				continue
+			}
+			for _, res := range op.Responses.Map() {
+				if res.Value != nil {
+					for _, mt := range res.Value.Content {
+						visit(mt.Schema)
+					}
+				}
+			}
+		}
+	}
+}
+
+// unconstrained reports whether s accepts every value (an object type
+// alone, with nothing else said, accepts every object).
+func unconstrained(s *openapi3.Schema) bool {
+	return (s.Type == nil || len(*s.Type) == 0 || s.Type.Is("object")) &&
+		len(s.Properties) == 0 && s.Items == nil && len(s.OneOf) == 0 && len(s.AnyOf) == 0 &&
+		len(s.AllOf) == 0 && s.Not == nil && len(s.Enum) == 0 && len(s.Required) == 0 &&
+		s.AdditionalProperties.Has == nil && s.AdditionalProperties.Schema == nil &&
+		s.MinProps == 0 && s.MaxProps == nil
 }
 
 // documentRoutes lists every operation of doc at every server path.

@@ -192,6 +192,26 @@ func TestCheckRequestOneOf(t *testing.T) {
 	}
 }
 
+// A oneOf whose other alternatives are empty (FedEx's rate body) holds the
+// body to the one with constraints.
+func TestEmptyOneOfAlternativesDropped(t *testing.T) {
+	t.Parallel()
+	s := loadThings(t)
+	ok := `{"name":"crate"}`
+	if err := s.CheckRequest(newRequest(t, http.MethodPost, "/v2/quotes", ok), []byte(ok)); err != nil {
+		t.Fatal(err)
+	}
+	bad := `{"count":0}`
+	_, got := problems(t, s.CheckRequest(newRequest(t, http.MethodPost, "/v2/quotes", bad), []byte(bad)))
+	want := []Problem{
+		{In: "body", Pointer: "/count", Reason: "number must be at least 1 (got 0)"},
+		{In: "body", Pointer: "/name", Reason: `property "name" is missing`},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
 func TestCheckRequestUndocumentedBody(t *testing.T) {
 	t.Parallel()
 	s := loadThings(t)

@@ -336,6 +336,9 @@ func closest(at Problem, alternatives openapi3.MultiError) []Problem {
 			best, bestDepth = ps, depth
 		}
 	}
+	if len(alternatives) < 2 {
+		return best
+	}
 	suffix := fmt.Sprintf(` (in the closest of %d "oneOf" alternatives)`, len(alternatives))
 	for i := range best {
 		best[i].Reason += suffix
