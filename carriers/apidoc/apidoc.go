@@ -29,13 +29,22 @@
 // CheckRequest and CheckResponse compare. Swagger 2.0 documents are refused:
 // none of the vendored documents is one.
 //
-// One defect is repaired in memory, the file left as published: a "oneOf"
-// alternative that says nothing but, at most, "type: object" matches every
-// object, so no object can match exactly one alternative and the "oneOf"
-// refuses every object. FedEx's rate-api.json has its request body as a
-// oneOf of the full schema and 22 such empty sample payloads. Load drops
-// those alternatives from a "oneOf" that has others, so the body is held to
-// the schema that has properties.
+// Two defects are repaired in memory, the files left as published:
+//
+//   - A "oneOf" alternative that says nothing but, at most, "type: object"
+//     matches every object, so no object can match exactly one alternative
+//     and the "oneOf" refuses every object. FedEx's rate-api.json has its
+//     request body as a oneOf of the full schema and 22 such empty sample
+//     payloads. Load drops those alternatives from a "oneOf" that has
+//     others, so the body is held to the schema that has properties.
+//   - "additionalProperties: false" beside "allOf", or in one of its parts,
+//     refuses in JSON Schema every property the other parts declare (even
+//     the ones that part itself requires), where the document means the
+//     composed object is closed. USPS's international-labels.yaml
+//     (InternationalPackageDescription, InternationalCustomsForm, ...) and
+//     carrier-pickup.yaml (PickupAddress) are written so. Load closes the
+//     composed schema over the union of the parts' properties instead, so
+//     a property no part declares is still refused.
 package apidoc
 
 import (
@@ -146,12 +155,13 @@ func loadDocument(fsys fs.FS, name string) (*openapi3.T, error) {
 		return nil, fmt.Errorf("%w: %s documents no paths", ErrDocument, name)
 	}
 	dropEmptyAlternatives(doc)
+	closeComposedObjects(doc)
 	return doc, nil
 }
 
-// dropEmptyAlternatives removes, from every "oneOf" that has alternatives
-// with constraints, the alternatives that have none (see the package doc).
-func dropEmptyAlternatives(doc *openapi3.T) {
+// visitSchemas calls f on every schema of doc once, children before their
+// parent.
+func visitSchemas(doc *openapi3.T, f func(*openapi3.Schema)) {
 	seen := map[*openapi3.Schema]bool{}
 	var visit func(ref *openapi3.SchemaRef)
 	visit = func(ref *openapi3.SchemaRef) {
@@ -160,11 +170,6 @@ func dropEmptyAlternatives(doc *openapi3.T) {
 		}
 		s := ref.Value
 		seen[s] = true
-		if kept := slices.DeleteFunc(slices.Clone(s.OneOf), func(alt *openapi3.SchemaRef) bool {
-			return alt == nil || alt.Value == nil || unconstrained(alt.Value)
-		}); len(kept) > 0 && len(kept) < len(s.OneOf) {
-			s.OneOf = kept
-		}
 		for _, group := range [][]*openapi3.SchemaRef{s.OneOf, s.AnyOf, s.AllOf} {
 			for _, sub := range group {
 				visit(sub)
@@ -176,6 +181,7 @@ func dropEmptyAlternatives(doc *openapi3.T) {
 		visit(s.Items)
 		visit(s.Not)
 		visit(s.AdditionalProperties.Schema)
+		f(s)
 	}
 	if doc.Components != nil {
 		for _, s := range doc.Components.Schemas {
@@ -201,6 +207,73 @@ func dropEmptyAlternatives(doc *openapi3.T) {
 			}
 		}
 	}
+}
+
+// closeComposedObjects repairs "additionalProperties: false" beside or
+// inside "allOf" (see the package doc): the parts are replaced by copies
+// that allow any property, and the composed schema declares the union of
+// their properties and refuses others.
+func closeComposedObjects(doc *openapi3.T) {
+	visitSchemas(doc, func(s *openapi3.Schema) {
+		if len(s.AllOf) == 0 {
+			return
+		}
+		closed := closedObject(s)
+		for _, part := range s.AllOf {
+			closed = closed || (part.Value != nil && closedObject(part.Value))
+		}
+		if !closed {
+			return
+		}
+		union := openapi3.Schemas{}
+		collectProperties(s, union)
+		for i, part := range s.AllOf {
+			if part.Value == nil || !closedObject(part.Value) {
+				continue
+			}
+			open := *part.Value
+			open.AdditionalProperties = openapi3.AdditionalProperties{}
+			s.AllOf[i] = &openapi3.SchemaRef{Ref: part.Ref, Value: &open}
+		}
+		if s.Properties == nil {
+			s.Properties = openapi3.Schemas{}
+		}
+		for name, p := range union {
+			if _, ok := s.Properties[name]; !ok {
+				s.Properties[name] = p
+			}
+		}
+		no := false
+		s.AdditionalProperties = openapi3.AdditionalProperties{Has: &no}
+	})
+}
+
+func closedObject(s *openapi3.Schema) bool {
+	return s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has
+}
+
+// collectProperties adds the properties s and its allOf parts declare.
+func collectProperties(s *openapi3.Schema, into openapi3.Schemas) {
+	for name, p := range s.Properties {
+		into[name] = p
+	}
+	for _, part := range s.AllOf {
+		if part.Value != nil {
+			collectProperties(part.Value, into)
+		}
+	}
+}
+
+// dropEmptyAlternatives removes, from every "oneOf" that has alternatives
+// with constraints, the alternatives that have none (see the package doc).
+func dropEmptyAlternatives(doc *openapi3.T) {
+	visitSchemas(doc, func(s *openapi3.Schema) {
+		if kept := slices.DeleteFunc(slices.Clone(s.OneOf), func(alt *openapi3.SchemaRef) bool {
+			return alt == nil || alt.Value == nil || unconstrained(alt.Value)
+		}); len(kept) > 0 && len(kept) < len(s.OneOf) {
+			s.OneOf = kept
+		}
+	})
 }
 
 // unconstrained reports whether s accepts every value (an object type

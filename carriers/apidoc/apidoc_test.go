@@ -212,6 +212,23 @@ func TestEmptyOneOfAlternativesDropped(t *testing.T) {
 	}
 }
 
+// A composed object closed beside its allOf (USPS's labels) accepts what
+// its parts declare and still refuses what none does.
+func TestClosedAllOfComposed(t *testing.T) {
+	t.Parallel()
+	s := loadThings(t)
+	ok := `{"name":"crate","count":1,"weight":2.5}`
+	if err := s.CheckRequest(newRequest(t, http.MethodPost, "/v2/parcels", ok), []byte(ok)); err != nil {
+		t.Fatal(err)
+	}
+	bad := `{"name":"crate","weight":2.5,"colour":"red"}`
+	_, got := problems(t, s.CheckRequest(newRequest(t, http.MethodPost, "/v2/parcels", bad), []byte(bad)))
+	want := []Problem{{In: "body", Reason: `property "colour" is unsupported`}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
 func TestCheckRequestUndocumentedBody(t *testing.T) {
 	t.Parallel()
 	s := loadThings(t)
