@@ -232,7 +232,6 @@ func collect(problems *[]Problem, at Problem, err error) {
 			collect(problems, at, e)
 		}
 	case asDirect(err, &reqErr):
-		at := at
 		if p := reqErr.Parameter; p != nil {
 			at.In, at.Name = p.In, p.Name
 		} else {
@@ -244,7 +243,6 @@ func collect(problems *[]Problem, at Problem, err error) {
 		}
 		collect(problems, at, reqErr.Err)
 	case asDirect(err, &respErr):
-		at := at
 		switch {
 		case strings.Contains(respErr.Reason, "status is not supported"):
 			at.In = "status"
@@ -263,24 +261,23 @@ func collect(problems *[]Problem, at Problem, err error) {
 		}
 		collect(problems, at, respErr.Err)
 	case asDirect(err, &schemaErr):
-		entry := at
-		at := at
+		here := at
 		if ptr := schemaErr.JSONPointer(); len(ptr) > 0 {
-			at.Pointer += "/" + strings.Join(ptr, "/")
+			here.Pointer += "/" + strings.Join(ptr, "/")
 		}
 		var alternatives openapi3.MultiError
 		switch o := schemaErr.Origin; {
 		case o != nil && isStructured(o):
-			collect(problems, at, o)
+			collect(problems, here, o)
 			return
 		// kin-openapi marks the errors of oneOf's alternatives and of
 		// allOf's parts with the full path, as it marks the error itself:
-		// they start from entry.
+		// they start from at, not here.
 		case schemaErr.SchemaField == "oneOf" && errors.As(o, &alternatives):
-			*problems = append(*problems, closest(entry, alternatives)...)
+			*problems = append(*problems, closest(at, alternatives)...)
 			return
 		case schemaErr.SchemaField == "allOf" && errors.As(o, &alternatives):
-			collect(problems, entry, alternatives)
+			collect(problems, at, alternatives)
 			return
 		}
 		reason := schemaErr.Reason
@@ -293,9 +290,8 @@ func collect(problems *[]Problem, at Problem, err error) {
 		if v := short(schemaErr.Value); v != "" {
 			reason += " (got " + v + ")"
 		}
-		*problems = append(*problems, with(at, reason))
+		*problems = append(*problems, with(here, reason))
 	case asDirect(err, &parseErr):
-		at := at
 		if p := parseErr.Path(); len(p) > 0 {
 			for _, k := range p {
 				at.Pointer += "/" + fmt.Sprint(k)
