@@ -13,6 +13,17 @@
 //
 // all authenticated with OAuth 2.0 client credentials (POST /oauth2/v3/token)
 // through carriers/oauth.
+//
+// The documents of these APIs are vendored in carriers/usps/spec, and
+// spec_test.go holds every golden request and every uspsfake exchange to
+// them. The wire types are written by hand, not generated: oapi-codegen
+// v2.8.2 (-generate types) copes with the seven documents and its 31,700
+// lines compile, but USPS publishes no document for the token nor for
+// Tracking's POST /tracking/v3r2/tracking, so those would stay hand-written
+// anyway; Shipping Options prices come as `*float64` where json.Number
+// keeps exact cents; and codes USPS sends as numbers or strings (an extra
+// service, an error's code and status) are generated as strings, which
+// refuse the numbers flexString reads.
 package usps
 
 import (
