@@ -179,7 +179,7 @@ func New(cfg Config) (*Carrier, error) {
 		// The API key too: FedEx's Config treats it as a credential.
 		redact: carriers.NewRedactor(cfg.ClientID, cfg.ClientSecret, account),
 	}
-	c.tokens = oauth.NewCache(c.fetchToken, oauth.Options{Now: now, OnRefresh: cfg.OnTokenRefresh})
+	c.tokens = oauth.NewCache(c.tokenSource().Fetch, oauth.Options{Now: now, OnRefresh: cfg.OnTokenRefresh})
 	return c, nil
 }
 

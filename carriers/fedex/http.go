@@ -6,16 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/shipd-dev/shipd/carriers"
 )
-
-// maxBodyBytes bounds how much of an answer is read, so that a broken or
-// hostile server cannot exhaust memory. Base64 PDF labels are far smaller.
-const maxBodyBytes = 10 << 20
 
 // Operations, as carriers.Error.Operation names them.
 const (
@@ -72,28 +67,12 @@ func (c *Carrier) do(ctx context.Context, r request) ([]byte, error) {
 		}
 		return nil, c.transportError(r.op, err, red)
 	}
-	defer res.Body.Close()
-	body, err := readBody(res.Body)
-	if err != nil {
-		return nil, c.bodyError(r.op, res.StatusCode, err, red)
-	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, c.statusError(r.op, res, body, red)
-	}
-	return body, nil
-}
-
-// errTooLarge is an answer longer than maxBodyBytes.
-var errTooLarge = fmt.Errorf("the answer is larger than %d MiB", maxBodyBytes>>20)
-
-// readBody reads at most maxBodyBytes; a longer answer is errTooLarge.
-func readBody(r io.Reader) ([]byte, error) {
-	body, err := io.ReadAll(io.LimitReader(r, maxBodyBytes+1))
+	body, err := carriers.ReadAnswer(c.log, red, Name, r.op, res, 0)
 	if err != nil {
 		return nil, err
 	}
-	if len(body) > maxBodyBytes {
-		return nil, errTooLarge
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return nil, c.statusError(r.op, res, body, red)
 	}
 	return body, nil
 }
@@ -103,19 +82,6 @@ func readBody(r io.Reader) ([]byte, error) {
 // URL, host and port go to the log.
 func (c *Carrier) transportError(op string, err error, red *carriers.Redactor) *carriers.Error {
 	return carriers.TransportError(c.log, red, Name, op, err)
-}
-
-// bodyError is an answer whose body could not be read. A body cut off in
-// transit is as transient as a refused connection. A read error names the
-// connection's addresses: the log's business, not the API client's.
-func (c *Carrier) bodyError(op string, status int, err error, red *carriers.Redactor) *carriers.Error {
-	if errors.Is(err, errTooLarge) {
-		return &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: status, Kind: carriers.ErrFailed,
-			Message: "could not read FedEx's answer: " + err.Error()}
-	}
-	c.log.Warn("carrier answer cut off", "carrier", Name, "operation", op, "status", status, "error", red.Redact(err.Error()))
-	return &carriers.Error{Carrier: Name, Operation: op, HTTPStatus: status, Kind: carriers.ErrUnavailable,
-		Message: "could not read FedEx's answer: it was cut off"}
 }
 
 // apiError is one entry of FedEx's documented error body

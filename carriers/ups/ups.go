@@ -46,11 +46,6 @@ const (
 	validationVersion = "v2"
 )
 
-// maxBody bounds how much of an answer is read, so a hostile or broken
-// server cannot exhaust memory. A UPS label answer (a base64 GIF of a few
-// tens of KiB plus an HTML copy) is far below it.
-const maxBody = 10 << 20
-
 // transactionSrc identifies shipd to UPS in the transactionSrc header
 // ("An identifier of the client/source application that is making the request").
 const transactionSrc = "shipd"
@@ -88,10 +83,12 @@ func New(cfg Config) (*Carrier, error) {
 		return nil, err
 	}
 	c := &Carrier{
-		cfg:    cfg,
-		redact: carriers.NewRedactor(cfg.ClientSecret, cfg.AccountNumber),
+		cfg: cfg,
+		// The secret, the shipper number, and the two together as the token
+		// request's Basic header, which an endpoint may echo.
+		redact: carriers.NewRedactor(cfg.ClientSecret, cfg.AccountNumber, carriers.BasicCredentials(cfg.ClientID, cfg.ClientSecret)),
 	}
-	c.cache = oauth.NewCache(c.fetchToken, oauth.Options{Now: cfg.Now, OnRefresh: cfg.OnTokenRefresh})
+	c.cache = oauth.NewCache(c.tokenSource().Fetch, oauth.Options{Now: cfg.Now, OnRefresh: cfg.OnTokenRefresh})
 	return c, nil
 }
 
@@ -192,23 +189,11 @@ func (c *Carrier) do(ctx context.Context, r apiRequest) (apiAnswer, error) {
 	return apiAnswer{status: res.StatusCode, header: res.Header, body: body, clean: red.Redact, redact: red}, nil
 }
 
-// readBody reads at most maxBody bytes of an answer and closes it.
+// readBody reads at most carriers.MaxAnswerBytes of an answer and closes
+// it (a UPS label answer, a base64 GIF of a few tens of KiB plus an HTML
+// copy, is far below).
 func (c *Carrier) readBody(op string, res *http.Response, red *carriers.Redactor) ([]byte, error) {
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody+1))
-	if err != nil {
-		// The connection broke mid-answer: worth another try later. The
-		// read error names addresses and ports: the log's business.
-		c.cfg.Logger.Warn("carrier answer cut off", "carrier", carrierName, "operation", op,
-			"status", res.StatusCode, "error", red.Redact(err.Error()))
-		return nil, &carriers.Error{Carrier: carrierName, HTTPStatus: res.StatusCode,
-			Message: "the answer was cut off", Kind: carriers.ErrUnavailable}
-	}
-	if len(body) > maxBody {
-		return nil, &carriers.Error{Carrier: carrierName, HTTPStatus: res.StatusCode,
-			Message: fmt.Sprintf("the answer is larger than %d bytes", maxBody), Kind: carriers.ErrFailed}
-	}
-	return body, nil
+	return carriers.ReadAnswer(c.cfg.Logger, red, carrierName, op, res, 0)
 }
 
 func randomTransID() string {

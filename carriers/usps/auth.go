@@ -2,10 +2,7 @@ package usps
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -21,82 +18,17 @@ const (
 	paymentTokenLifetime = 8 * time.Hour
 )
 
-// fetchToken asks the OAuth 2.0 token endpoint for a client-credentials
-// token. The credentials go in a form body (the first content type the
-// OAuth 2.0 3.0 API documents, and the RFC 6749 one), never in the URL, so
-// no transport error can print the secret.
-func (c *Carrier) fetchToken(ctx context.Context) (oauth.Token, error) {
-	form := url.Values{
-		"grant_type":    {"client_credentials"},
-		"client_id":     {c.cfg.ClientID},
-		"client_secret": {c.cfg.ClientSecret},
+// tokenSource is the carrier kit's client-credentials grant as USPS takes
+// it (OAuth 2.0 3.0 API): the credentials in a form body (its first
+// documented content type, and RFC 6749's), USPS's error body for a refusal.
+func (c *Carrier) tokenSource() oauth.ClientCredentials {
+	return oauth.ClientCredentials{
+		Carrier: CarrierName, URL: c.base + tokenPath, ClientID: c.cfg.ClientID, ClientSecret: c.cfg.ClientSecret, InBody: true,
+		Client: c.client, Now: c.now, Redactor: c.redact, Logger: c.log,
+		StatusError: func(status int, header http.Header, body []byte) *carriers.Error {
+			return statusError(opToken, answer{status: status, header: header, body: body, redact: c.redact, log: c.log}, c.now())
+		},
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base+tokenPath, strings.NewReader(form.Encode()))
-	if err != nil {
-		return oauth.Token{}, failed(opToken, 0, "build the token request: %v", err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	res, err := c.client.Do(req)
-	if err != nil {
-		return oauth.Token{}, c.transportError(opToken, err, c.redact)
-	}
-	a, err := c.readAnswer(opToken, res, c.redact)
-	if err != nil {
-		return oauth.Token{}, err
-	}
-	if !a.ok() {
-		e := statusError(opToken, a, c.now())
-		if a.status >= 400 && a.status < 500 && a.status != http.StatusTooManyRequests {
-			// invalid_client and friends: retrying with the same
-			// credentials cannot help, and it is no fault of the shipment.
-			e.Kind = carriers.ErrFailed
-			e.Message = "the carrier refused the credentials"
-		}
-		return oauth.Token{}, e
-	}
-	return parseToken(a.body, c.now())
-}
-
-// tokenAnswer is the part of ProviderAccessTokenResponse the adapter uses.
-type tokenAnswer struct {
-	AccessToken string          `json:"access_token"`
-	TokenType   string          `json:"token_type"`
-	ExpiresIn   json.RawMessage `json:"expires_in"`
-}
-
-// parseToken reads a token answer. expires_in is documented as an integer of
-// seconds, but USPS's own examples send it as a string ("28799"), so both are
-// accepted.
-func parseToken(body []byte, now time.Time) (oauth.Token, error) {
-	var t tokenAnswer
-	if err := decodeJSON(body, &t); err != nil {
-		return oauth.Token{}, failed(opToken, http.StatusOK, "the token answer is not JSON: %v", err)
-	}
-	if strings.TrimSpace(t.AccessToken) == "" {
-		return oauth.Token{}, failed(opToken, http.StatusOK, "the token answer has no access_token")
-	}
-	if t.TokenType != "" && !strings.EqualFold(t.TokenType, "Bearer") {
-		return oauth.Token{}, failed(opToken, http.StatusOK, "the token answer has token_type %q, not Bearer", t.TokenType)
-	}
-	secs, ok := parseSeconds(t.ExpiresIn)
-	if !ok || secs <= 0 {
-		return oauth.Token{}, failed(opToken, http.StatusOK, "the token answer has no usable expires_in (%s)", carriers.Excerpt(t.ExpiresIn))
-	}
-	return oauth.Token{AccessToken: t.AccessToken, ExpiresAt: now.Add(time.Duration(secs) * time.Second)}, nil
-}
-
-// parseSeconds reads a JSON integer or a string holding one.
-func parseSeconds(raw json.RawMessage) (int64, bool) {
-	s := strings.TrimSpace(string(raw))
-	if unq, err := strconv.Unquote(s); err == nil {
-		s = strings.TrimSpace(unq)
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n > int64(365*24*time.Hour/time.Second) {
-		return 0, false
-	}
-	return n, true
 }
 
 // paymentRole is one role of a Payments 3.0 authorization. The PAYER pays

@@ -28,10 +28,6 @@ const (
 	opVerify  = "verify"
 )
 
-// maxBody bounds how much of an answer is read: a label PDF is tens of
-// kilobytes, so a larger answer is a broken or hostile server, not a label.
-const maxBody = 10 << 20
-
 // request describes one authenticated call.
 type request struct {
 	op     string
@@ -126,19 +122,12 @@ func (c *Carrier) send(ctx context.Context, r request) (answer, error) {
 	return c.readAnswer(r.op, res, red)
 }
 
-// readAnswer reads a bounded body and closes it.
+// readAnswer reads at most carriers.MaxAnswerBytes of an answer (a label
+// PDF is tens of KiB, base64 or raw) and closes it.
 func (c *Carrier) readAnswer(op string, res *http.Response, red *carriers.Redactor) (answer, error) {
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, maxBody+1))
+	body, err := carriers.ReadAnswer(c.log, red, CarrierName, op, res, 0)
 	if err != nil {
-		// The read error names the connection's addresses: logged only.
-		c.log.Warn("carrier answer cut off", "carrier", CarrierName, "operation", op, "status", res.StatusCode, "error", red.Redact(err.Error()))
-		return answer{}, &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: res.StatusCode,
-			Message: "the answer was cut off", Kind: carriers.ErrFailed}
-	}
-	if len(body) > maxBody {
-		return answer{}, &carriers.Error{Carrier: CarrierName, Operation: op, HTTPStatus: res.StatusCode,
-			Message: fmt.Sprintf("the answer is larger than %d MiB", maxBody>>20), Kind: carriers.ErrFailed}
+		return answer{}, err
 	}
 	return answer{status: res.StatusCode, header: res.Header, body: body, redact: red, log: c.log}, nil
 }

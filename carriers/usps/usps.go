@@ -214,7 +214,7 @@ func New(cfg Config) (*Carrier, error) {
 	}
 	c := &Carrier{cfg: cfg, base: strings.TrimRight(cfg.BaseURL, "/"), client: cfg.HTTPClient, now: cfg.Now,
 		log: cfg.Logger, redact: carriers.NewRedactor(cfg.ClientSecret, cfg.AccountNumber)}
-	c.tokens = oauth.NewCache(c.fetchToken, oauth.Options{Now: cfg.Now, OnRefresh: cfg.OnTokenRefresh})
+	c.tokens = oauth.NewCache(c.tokenSource().Fetch, oauth.Options{Now: cfg.Now, OnRefresh: cfg.OnTokenRefresh})
 	c.payments = oauth.NewCache(c.fetchPaymentToken, oauth.Options{Now: cfg.Now})
 	return c, nil
 }
