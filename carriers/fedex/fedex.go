@@ -44,8 +44,6 @@ const (
 
 	// Name is the carrier name shipd shows and looks carriers up by.
 	Name = "FedEx"
-
-	defaultTimeout = 20 * time.Second
 )
 
 // ErrInvalidConfig is wrapped by New for a configuration it cannot use.
@@ -153,13 +151,10 @@ func New(cfg Config) (*Carrier, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("%w: BaseURL %q is not an http(s) URL", ErrInvalidConfig, base)
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = &http.Client{Timeout: defaultTimeout}
-	}
-	// FedEx never redirects an API call; following one would send the
-	// client secret (token form) or the account and addresses elsewhere.
-	client = carriers.NoRedirects(client)
+	// The kit's client: FedEx never redirects an API call; following one
+	// would send the client secret (token form) or the account and
+	// addresses elsewhere.
+	client := carriers.HTTPClient(cfg.HTTPClient)
 	now := cfg.Now
 	if now == nil {
 		now = time.Now

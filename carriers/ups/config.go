@@ -25,9 +25,6 @@ const (
 	CustomerIntegrationURL = "https://wwwcie.ups.com"
 )
 
-// DefaultTimeout bounds one HTTP exchange with UPS when Config.HTTPClient is nil.
-const DefaultTimeout = 20 * time.Second
-
 // Config holds the credentials and wiring of the live UPS carrier.
 type Config struct {
 	// ClientID and ClientSecret are the OAuth client credentials of the
@@ -40,7 +37,7 @@ type Config struct {
 	// BaseURL is ProductionURL when empty; CustomerIntegrationURL for UPS's
 	// test environment, or a fake's URL in tests.
 	BaseURL string
-	// HTTPClient defaults to a client with DefaultTimeout.
+	// HTTPClient defaults to a client with carriers.DefaultTimeout.
 	HTTPClient *http.Client
 	// Now is the clock (token expiry, ship and invoice dates); default time.Now.
 	Now func() time.Time
@@ -116,12 +113,9 @@ func (c Config) withDefaults() (Config, error) {
 		return Config{}, fmt.Errorf("%w: BaseURL %q is not an http(s) URL", ErrConfig, c.BaseURL)
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	if c.HTTPClient == nil {
-		c.HTTPClient = &http.Client{Timeout: DefaultTimeout}
-	}
-	// UPS never redirects an API call; following one would send the
-	// credentials and the shipment elsewhere.
-	c.HTTPClient = carriers.NoRedirects(c.HTTPClient)
+	// The kit's client: UPS never redirects an API call; following one would
+	// send the credentials and the shipment elsewhere.
+	c.HTTPClient = carriers.HTTPClient(c.HTTPClient)
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}

@@ -57,8 +57,6 @@ const CarrierName = "USPS"
 // the payment authorization, which Config does not carry.
 const AccountTypeEPS = "EPS"
 
-const defaultTimeout = 20 * time.Second
-
 // Config is everything the adapter needs to reach USPS for one shipd
 // installation. The zero values of BaseURL, HTTPClient, Now and AccountType
 // are replaced by defaults in New.
@@ -199,13 +197,10 @@ func New(cfg Config) (*Carrier, error) {
 	if cfg.LabelMemory == nil {
 		cfg.LabelMemory = carriers.NewLabelMemory(0)
 	}
-	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: defaultTimeout}
-	}
-	// USPS never redirects an API call; following one would send the
-	// client secret (token form), the payment account or the addresses
-	// elsewhere.
-	cfg.HTTPClient = carriers.NoRedirects(cfg.HTTPClient)
+	// The kit's client: USPS never redirects an API call; following one
+	// would send the client secret (token form), the payment account or the
+	// addresses elsewhere.
+	cfg.HTTPClient = carriers.HTTPClient(cfg.HTTPClient)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
