@@ -23,6 +23,9 @@
 package fedex
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -255,5 +258,94 @@ func phoneMet(side func(carriers.Shipment) carriers.Address) func(carriers.Shipm
 		default:
 			return len(d) >= 10 && len(d) <= 15
 		}
+	}
+}
+
+// Operations, as carriers.Error.Operation names them.
+const (
+	opToken = "token"
+	opRate  = "rate"
+	opBuy   = "buy"
+	opVoid  = "void"
+	opTrack = "track"
+)
+
+// request is one authenticated JSON call.
+type request struct {
+	op     string
+	method string
+	path   string
+	body   any
+	// transactionID goes in x-customer-transaction-id, FedEx's field for
+	// matching a request with its reply ("" for none).
+	transactionID string
+}
+
+// do sends an authenticated JSON request and returns the body of a 2xx
+// answer. Every failure is a *carriers.Error.
+func (c *Carrier) do(ctx context.Context, r request) ([]byte, error) {
+	payload, err := json.Marshal(r.body)
+	if err != nil {
+		return nil, &carriers.Error{Carrier: Name, Operation: r.op, Kind: carriers.ErrFailed,
+			Message: "could not encode the request: " + err.Error()}
+	}
+	build := func(ctx context.Context, token string) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, r.method, c.baseURL+r.path, bytes.NewReader(payload))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("X-locale", "en_US")
+		if r.transactionID != "" {
+			req.Header.Set("x-customer-transaction-id", r.transactionID)
+		}
+		return req, nil
+	}
+	var used string
+	res, err := c.tokens.Do(ctx, c.client, func(ctx context.Context, token string) (*http.Request, error) {
+		used = token
+		return build(ctx, token)
+	})
+	red := c.redact.With(used)
+	if err != nil {
+		var ce *carriers.Error
+		if errors.As(err, &ce) {
+			return nil, ce // the token endpoint's own answer
+		}
+		return nil, c.transportError(r.op, err, red)
+	}
+	body, err := carriers.ReadAnswer(c.log, red, Name, r.op, res, 0)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return nil, c.statusError(r.op, res, body, red)
+	}
+	return body, nil
+}
+
+// CheckCredentials asks the token endpoint for a token, through the token
+// cache, so that the token it gets serves the calls that follow.
+func (c *Carrier) CheckCredentials(ctx context.Context) error {
+	_, err := c.tokens.Token(ctx)
+	return err
+}
+
+// tokenPath is the Authorization API v1 endpoint.
+const tokenPath = "/oauth/token"
+
+// tokenSource is the carrier kit's client-credentials grant as FedEx takes
+// it (Authorization API v1, APIAuthorization-Resource.json): grant_type,
+// client_id and client_secret in a form body, FedEx's error body for a
+// refusal.
+func (c *Carrier) tokenSource() oauth.ClientCredentials {
+	return oauth.ClientCredentials{
+		Carrier: Name, URL: c.baseURL + tokenPath, ClientID: c.clientID, ClientSecret: c.clientSecret, InBody: true,
+		Client: c.client, Now: c.now, Redactor: c.redact, Logger: c.log,
+		StatusError: func(status int, header http.Header, body []byte) *carriers.Error {
+			return c.statusError(opToken, &http.Response{StatusCode: status, Header: header}, body, c.redact)
+		},
 	}
 }

@@ -1,81 +1,13 @@
 package fedex
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/shipd-dev/shipd/carriers"
 )
-
-// Operations, as carriers.Error.Operation names them.
-const (
-	opToken = "token"
-	opRate  = "rate"
-	opBuy   = "buy"
-	opVoid  = "void"
-	opTrack = "track"
-)
-
-// request is one authenticated JSON call.
-type request struct {
-	op     string
-	method string
-	path   string
-	body   any
-	// transactionID goes in x-customer-transaction-id, FedEx's field for
-	// matching a request with its reply ("" for none).
-	transactionID string
-}
-
-// do sends an authenticated JSON request and returns the body of a 2xx
-// answer. Every failure is a *carriers.Error.
-func (c *Carrier) do(ctx context.Context, r request) ([]byte, error) {
-	payload, err := json.Marshal(r.body)
-	if err != nil {
-		return nil, &carriers.Error{Carrier: Name, Operation: r.op, Kind: carriers.ErrFailed,
-			Message: "could not encode the request: " + err.Error()}
-	}
-	build := func(ctx context.Context, token string) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, r.method, c.baseURL+r.path, bytes.NewReader(payload))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		req.Header.Set("X-locale", "en_US")
-		if r.transactionID != "" {
-			req.Header.Set("x-customer-transaction-id", r.transactionID)
-		}
-		return req, nil
-	}
-	var used string
-	res, err := c.tokens.Do(ctx, c.client, func(ctx context.Context, token string) (*http.Request, error) {
-		used = token
-		return build(ctx, token)
-	})
-	red := c.redact.With(used)
-	if err != nil {
-		var ce *carriers.Error
-		if errors.As(err, &ce) {
-			return nil, ce // the token endpoint's own answer
-		}
-		return nil, c.transportError(r.op, err, red)
-	}
-	body, err := carriers.ReadAnswer(c.log, red, Name, r.op, res, 0)
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return nil, c.statusError(r.op, res, body, red)
-	}
-	return body, nil
-}
 
 // transportError is a request that got no HTTP answer: refused connection,
 // timeout, reset. All are transient. The message says what happened; the
