@@ -163,6 +163,8 @@ type Descriptor struct {
 	// (CapAddressValidation): of those configured, the lowest rank is live
 	// mode's verifier.
 	VerifierRank int
+	// Sandbox is the carrier's twin in test mode; nil: none.
+	Sandbox *SandboxTariff
 	// New builds a client; its error names what is wrong with the
 	// configuration, never a secret.
 	New func(ConnectorConfig) (Carrier, error)

@@ -15,9 +15,9 @@ import (
 // All are the connectors' descriptors, in the order shipd lists them.
 func All() []carriers.Descriptor {
 	return []carriers.Descriptor{
+		usps.Descriptor(),
 		ups.Descriptor(),
 		fedex.Descriptor(),
-		usps.Descriptor(),
 	}
 }
 

@@ -22,7 +22,7 @@ func TestTrackingNumberCarriers(t *testing.T) {
 		{"420100019400111899223344556677", []string{"USPS"}},
 		{"123456789012", []string{"FedEx"}},
 		{"123456789012345", []string{"FedEx"}},
-		{"9611020987654312345672", []string{"FedEx", "USPS"}}, // in the registry's order
+		{"9611020987654312345672", []string{"USPS", "FedEx"}}, // in the registry's order
 		{"12345", nil},
 		{"1Z123", nil},
 		{"ABCDEFGHIJKL", nil},

@@ -217,6 +217,7 @@ func Descriptor() carriers.Descriptor {
 		LabelFormats: []carriers.LabelFormat{carriers.LabelPDF, carriers.LabelPNG, carriers.LabelZPL},
 		LabelSizes:   []carriers.LabelSize{carriers.Label4x6, carriers.LabelLetter},
 		Capabilities: capabilities,
+		Sandbox:      sandboxTariff(),
 		New: func(cc carriers.ConnectorConfig) (carriers.Carrier, error) {
 			cr := cc.Credentials
 			return New(Config{ClientID: cr.Get("clientId"), ClientSecret: cr.Get("clientSecret"), AccountNumber: cr.Get("accountNumber"),

@@ -39,7 +39,7 @@ func (m *carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (c
 		return carriers.Unsupported{}.Manifest(ctx, req)
 	}
 	if len(req.Labels) == 0 {
-		return carriers.ManifestForm{}, fmt.Errorf("sandbox: %s manifest without labels: %w", m.t.name, carriers.ErrRejected)
+		return carriers.ManifestForm{}, fmt.Errorf("sandbox: %s manifest without labels: %w", m.name, carriers.ErrRejected)
 	}
 	switch {
 	case matches(req.From.Name, TriggerSlowCarrier):
@@ -48,16 +48,16 @@ func (m *carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (c
 		}
 	case matches(req.From.Name, TriggerManifestRejected):
 		return carriers.ManifestForm{}, fmt.Errorf("sandbox: %s refused the manifest (trigger: origin name '%s'): %w",
-			m.t.name, TriggerManifestRejected, carriers.ErrRejected)
+			m.name, TriggerManifestRejected, carriers.ErrRejected)
 	}
 	number := m.formNumber(req.Reference)
 	numbers := make([]string, len(req.Labels))
 	for i, l := range req.Labels {
 		numbers[i] = l.TrackingNumber
 	}
-	title := "USPS SCAN FORM - PS FORM 5630"
-	if m.t.name != CarrierUSPS {
-		title = strings.ToUpper(m.t.name) + " GROUND END OF DAY CLOSE"
+	title := m.t.ManifestTitle
+	if title == "" {
+		title = strings.ToUpper(m.name) + " END OF DAY FORM"
 	}
 	pdf, err := RenderManifest(ManifestInput{Title: title, Number: number, From: req.From, Date: req.ShipDate,
 		TrackingNumbers: numbers, TestMode: req.TestMode})
@@ -70,7 +70,7 @@ func (m *carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (c
 // formNumber is a 22-digit number like a SCAN form's (a 94 prefix, as
 // USPS's forms have), derived from the reference.
 func (m *carrier) formNumber(ref string) string {
-	sum := sha256.Sum256([]byte(m.t.name + "\x00manifest\x00" + ref))
+	sum := sha256.Sum256([]byte(m.name + "\x00manifest\x00" + ref))
 	a := binary.BigEndian.Uint64(sum[0:8]) % 1e10
 	b := binary.BigEndian.Uint64(sum[8:16]) % 1e10
 	return fmt.Sprintf("94%010d%010d", a, b)

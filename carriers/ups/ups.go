@@ -224,6 +224,7 @@ func Descriptor() carriers.Descriptor {
 		LabelFormats: []carriers.LabelFormat{carriers.LabelPDF, carriers.LabelPNG, carriers.LabelZPL},
 		LabelSizes:   []carriers.LabelSize{carriers.Label4x6, carriers.LabelLetter},
 		Capabilities: capabilities,
+		Sandbox:      sandboxTariff(),
 		VerifierRank: 2,
 		New: func(cc carriers.ConnectorConfig) (carriers.Carrier, error) {
 			cr := cc.Credentials
