@@ -22,9 +22,9 @@ func TestFaultsAnswerTheNextCallsInOrder(t *testing.T) {
 		Header: http.Header{"X-Carrier": {"down"}}})
 	f.FailNext("echo", http.StatusInternalServerError, "")
 	type seen struct {
-		Status                       int
+		Status                        int
 		Body, ContentType, RetryAfter string
-		Header                       string
+		Header                        string
 	}
 	var got []seen
 	for range 4 {

@@ -149,7 +149,9 @@ func TestTokenIsTheClientsAndAdmitHasTheLastWord(t *testing.T) {
 				}
 				return nil
 			},
-			Answer: func(t fakekit.Issued) any { return map[string]string{"access_token": t.Token, "account": t.Client.Account} },
+			Answer: func(t fakekit.Issued) any {
+				return map[string]string{"access_token": t.Token, "account": t.Client.Account}
+			},
 		})
 		rt.Operation("POST /echo", "echo", f.echo)
 	})
