@@ -11,15 +11,21 @@ import (
 	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
-// label is a fake's own record of a sale.
-type label struct {
-	fakekit.Sale
-	scans int
-}
+// A fake's own records embed the kit's: label a sale, booked a pickup.
+type (
+	label struct {
+		fakekit.Sale
+		scans int
+	}
+	booked struct {
+		fakekit.Pickup
+		date string
+	}
+)
 
 func TestSalesStates(t *testing.T) {
 	t.Parallel()
-	b := fakekit.NewSales[*label]()
+	var b fakekit.Sales[*label]
 	// Sold in this order; tracking numbers that do not sort that way.
 	b.Sell(&label{Sale: fakekit.Sale{TrackingNumber: "9", Reference: "shp_1", Account: "A1", Pieces: []string{"9", "10"}}})
 	b.Sell(&label{Sale: fakekit.Sale{TrackingNumber: "10", Reference: "shp_2", Account: "A1", Pieces: []string{"10"}, Return: true}})
@@ -78,7 +84,7 @@ func TestSalesStates(t *testing.T) {
 
 func TestSalesAreSafeForConcurrentUse(t *testing.T) {
 	t.Parallel()
-	b := fakekit.NewSales[*label]()
+	var b fakekit.Sales[*label]
 	b.Sell(&label{Sale: fakekit.Sale{TrackingNumber: "1"}})
 	var wg sync.WaitGroup
 	for range 8 {
@@ -96,15 +102,9 @@ func TestSalesAreSafeForConcurrentUse(t *testing.T) {
 	})
 }
 
-// booked is a fake's own record of a pickup.
-type booked struct {
-	fakekit.Pickup
-	date string
-}
-
 func TestPickupsStates(t *testing.T) {
 	t.Parallel()
-	b := fakekit.NewPickups[*booked]()
+	var b fakekit.Pickups[*booked]
 	b.Schedule(&booked{Pickup: fakekit.Pickup{Code: "PRN1", Body: []byte(`{"n":1}`)}, date: "2026-03-10"})
 	errWrongDate := errors.New("wrong date")
 	onDate := func(date string) func(*booked) error {

@@ -37,20 +37,18 @@ type kitFake struct {
 func startFake(t *testing.T, tb testing.TB, style fakekit.CredentialStyle, tune func(*fakekit.Config)) *kitFake {
 	t.Helper()
 	f := &kitFake{}
-	cfg := fakekit.Config{
-		Client:          fakekit.Client{ID: clientID, Secret: secret, Account: account},
-		TokenTTL:        time.Hour,
-		TokenPrefix:     "kit-",
-		MaxRequestBytes: 1 << 10,
-		Refuse:          f.refuse,
-	}
+	cfg := fakekit.Config{MaxRequestBytes: 1 << 10, Refuse: f.refuse}
 	if tune != nil {
 		tune(&cfg)
 	}
 	f.Server = fakekit.Start(tb, cfg, func(rt *fakekit.Router) {
-		rt.Token("/token", fakekit.TokenEndpoint{Credentials: style, Answer: func(t fakekit.Issued) any {
-			return map[string]any{"access_token": t.Token, "expires_in": t.ExpiresIn, "account": t.Client.Account}
-		}})
+		rt.Token("/token", fakekit.TokenEndpoint{
+			Client: fakekit.Client{ID: clientID, Secret: secret, Account: account}, TTL: time.Hour, Prefix: "kit-",
+			Credentials: style,
+			Answer: func(t fakekit.Issued) any {
+				return map[string]any{"access_token": t.Token, "expires_in": t.ExpiresIn, "account": t.Client.Account}
+			},
+		})
 		rt.Operation("POST /echo", "echo", f.echo)
 		rt.Operation("GET /find", "find", f.echo)
 	})
@@ -106,11 +104,8 @@ type reply struct {
 
 func do(t *testing.T, req *http.Request) reply {
 	t.Helper()
-	r, err := send(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	res, body := fakekit.Send(t, req)
+	return reply{res.StatusCode, res.Header, string(body)}
 }
 
 // send is do for a goroutine other than the test's.

@@ -158,6 +158,14 @@ const (
 
 // TokenEndpoint is an OAuth 2.0 client-credentials token endpoint.
 type TokenEndpoint struct {
+	// Client is the credentials the endpoint accepts from the start;
+	// AddClient adds others.
+	Client Client
+	// TTL is the lifetime of the tokens issued until SetTokenTTL.
+	TTL time.Duration
+	// Prefix starts every token, so that a token in a log says which fake
+	// issued it.
+	Prefix      string
 	Credentials CredentialStyle
 	// Admit, when set, has the carrier's last word on a request whose
 	// credentials and grant are good (UPS: its x-merchant-id header); its
@@ -184,12 +192,10 @@ type Issued struct {
 // (CredentialStyle) before a token is issued.
 func (k *Server) tokenEndpoint(e TokenEndpoint) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		x := exchangeOf(r)
-		if x.readErr != nil {
-			k.cfg.Refuse(w, r, fmt.Errorf("%w: %w", ErrUnreadable, x.readErr))
+		x, ok := k.begin(w, r, OpToken)
+		if !ok {
 			return
 		}
-		k.record(OpToken, r, x.body)
 		fields, parseErr := tokenFields(e.Credentials, r, x.body)
 		id := fields.Get("client_id")
 		if e.Credentials == BasicAuth {

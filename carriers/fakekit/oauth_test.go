@@ -137,11 +137,10 @@ func TestTokenIsTheClientsAndAdmitHasTheLastWord(t *testing.T) {
 	t.Parallel()
 	errBlocked := errors.New("blocked merchant")
 	f := &kitFake{}
-	f.Server = fakekit.Start(t, fakekit.Config{
-		Client:   fakekit.Client{ID: clientID, Secret: secret, Account: account},
-		TokenTTL: time.Hour, Refuse: f.refuse,
-	}, func(rt *fakekit.Router) {
+	f.Server = fakekit.Start(t, fakekit.Config{Refuse: f.refuse}, func(rt *fakekit.Router) {
 		rt.Token("POST /token", fakekit.TokenEndpoint{
+			Client:      fakekit.Client{ID: clientID, Secret: secret, Account: account},
+			TTL:         time.Hour,
 			Credentials: fakekit.BasicAuth,
 			Admit: func(r *http.Request, c fakekit.Client) error {
 				if m := r.Header.Get("X-Merchant"); m != "" && m != c.Account {

@@ -32,22 +32,21 @@ func (p *Pickup) pickup() *Pickup { return p }
 type PickupRecord interface{ pickup() *Pickup }
 
 // Pickups is the book of the pickups a fake scheduled, by confirmation
-// code. It is safe for concurrent use; a record is read and changed only
-// inside the functions given to With and Cancel.
+// code; the zero value is an empty book. It is safe for concurrent use; a
+// record is read and changed only inside the functions given to With and
+// Cancel.
 type Pickups[T PickupRecord] struct {
 	mu     sync.Mutex
 	byCode map[string]T
-}
-
-// NewPickups is an empty book.
-func NewPickups[T PickupRecord]() *Pickups[T] {
-	return &Pickups[T]{byCode: map[string]T{}}
 }
 
 // Schedule books rec under its code.
 func (b *Pickups[T]) Schedule(rec T) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.byCode == nil {
+		b.byCode = map[string]T{}
+	}
 	b.byCode[rec.pickup().Code] = rec
 }
 

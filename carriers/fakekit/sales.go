@@ -56,24 +56,23 @@ func (s *Sale) sale() *Sale { return s }
 // embeds Sale.
 type SaleRecord interface{ sale() *Sale }
 
-// Sales is the book of the labels a fake sold, by tracking number. It is
-// safe for concurrent use; a record is read and changed only inside the
-// functions given to With, Update and Each, under the book's lock.
+// Sales is the book of the labels a fake sold, by tracking number; the
+// zero value is an empty book. It is safe for concurrent use; a record is
+// read and changed only inside the functions given to With, Update and
+// Each, under the book's lock.
 type Sales[T SaleRecord] struct {
 	mu       sync.Mutex
 	byNumber map[string]T
 	sold     int
 }
 
-// NewSales is an empty book.
-func NewSales[T SaleRecord]() *Sales[T] {
-	return &Sales[T]{byNumber: map[string]T{}}
-}
-
 // Sell books rec under its tracking number, after every sale so far.
 func (b *Sales[T]) Sell(rec T) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.byNumber == nil {
+		b.byNumber = map[string]T{}
+	}
 	b.sold++
 	rec.sale().order = b.sold
 	b.byNumber[rec.sale().TrackingNumber] = rec

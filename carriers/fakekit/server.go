@@ -41,15 +41,9 @@ var (
 	ErrMethod = errors.New("fakekit: method not allowed")
 )
 
-// Config is what a fake tells the kit about its carrier.
+// Config is what a fake tells the kit about its carrier's API besides its
+// routes.
 type Config struct {
-	// Client is the credentials the fake accepts from the start.
-	Client Client
-	// TokenTTL is the lifetime of the tokens issued until SetTokenTTL.
-	TokenTTL time.Duration
-	// TokenPrefix starts every access token, so that a token in a log
-	// says which fake issued it.
-	TokenPrefix string
 	// MaxRequestBytes bounds what the fake reads of a request body; a
 	// larger body is refused with ErrUnreadable.
 	MaxRequestBytes int64
@@ -105,8 +99,12 @@ func (rt *Router) Operation(pattern, op string, h Handler) {
 	rt.mux.HandleFunc(pattern, rt.k.operation(op, h))
 }
 
-// Token serves pattern as the OAuth token endpoint e (operation OpToken).
+// Token serves pattern as the fake's OAuth token endpoint e (operation
+// OpToken), whose tokens the operations take.
 func (rt *Router) Token(pattern string, e TokenEndpoint) {
+	rt.k.clients[e.Client.ID] = e.Client
+	rt.k.tokenTTL = e.TTL
+	rt.k.tokens = NewTokens(e.Prefix, rt.k.Now)
 	rt.mux.HandleFunc(pattern, rt.k.tokenEndpoint(e))
 }
 
@@ -129,15 +127,14 @@ func Start(tb testing.TB, cfg Config, routes func(*Router)) *Server {
 		tb:           tb,
 		closing:      make(chan struct{}),
 		now:          time.Now,
-		tokenTTL:     cfg.TokenTTL,
-		clients:      map[string]Client{cfg.Client.ID: cfg.Client},
+		clients:      map[string]Client{},
 		calls:        map[string]*opCalls{},
 		faults:       map[string][]Fault{},
 		clientFaults: map[string]Fault{},
 		holds:        map[string]chan struct{}{},
 		held:         map[string]int{},
 	}
-	k.tokens = NewTokens(cfg.TokenPrefix, k.Now)
+	k.tokens = NewTokens("", k.Now)
 	rt := &Router{k: k, mux: http.NewServeMux()}
 	routes(rt)
 	k.srv = httptest.NewServer(k.serve(rt.mux))
@@ -283,15 +280,25 @@ func (a *answer) send(w http.ResponseWriter) {
 	_, _ = w.Write(a.body.Bytes())
 }
 
+// begin refuses a call whose body could not be read, and records the
+// others as calls of op.
+func (k *Server) begin(w http.ResponseWriter, r *http.Request, op string) (*exchange, bool) {
+	x := exchangeOf(r)
+	if x.readErr != nil {
+		k.cfg.Refuse(w, r, fmt.Errorf("%w: %w", ErrUnreadable, x.readErr))
+		return nil, false
+	}
+	k.record(op, r, x.body)
+	return x, true
+}
+
 // operation is the kit's part of a call of op, around the carrier's h.
 func (k *Server) operation(op string, h Handler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		x := exchangeOf(r)
-		if x.readErr != nil {
-			k.cfg.Refuse(w, r, fmt.Errorf("%w: %w", ErrUnreadable, x.readErr))
+		x, ok := k.begin(w, r, op)
+		if !ok {
 			return
 		}
-		k.record(op, r, x.body)
 		if k.cfg.FaultsBeforeAuth && k.answerFault(r, op, "", true) {
 			return
 		}
@@ -308,4 +315,20 @@ func (k *Server) operation(op string, h Handler) http.HandlerFunc {
 		h(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, client)), x.body)
 		k.waitHold(r.Context(), op)
 	}
+}
+
+// Send sends req with the default client and reads the whole answer,
+// failing tb if it cannot: how a fake's own tests talk to it.
+func Send(tb testing.TB, req *http.Request) (*http.Response, []byte) {
+	tb.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res, body
 }

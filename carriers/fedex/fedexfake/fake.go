@@ -77,8 +77,8 @@ type Failure = fakekit.Fault
 // ExpireTokens) and checks exchanges (SetChecker).
 type Server struct {
 	*fakekit.Server
-	sales   *fakekit.Sales[*shipment]
-	pickups *fakekit.Pickups[*fakePickup]
+	sales   fakekit.Sales[*shipment]
+	pickups fakekit.Pickups[*fakePickup]
 
 	mu           sync.Mutex
 	pickupSeq    int
@@ -88,32 +88,33 @@ type Server struct {
 // New starts a fake FedEx API that stops when the test ends.
 func New(tb testing.TB) *Server {
 	tb.Helper()
-	s := &Server{sales: fakekit.NewSales[*shipment](), pickups: fakekit.NewPickups[*fakePickup](), nextTracking: 794600000001}
-	s.Server = fakekit.Start(tb, fakekit.Config{
-		Client:          fakekit.Client{ID: ClientID, Secret: ClientSecret, Account: AccountNumber},
-		TokenTTL:        DefaultTokenTTL,
-		TokenPrefix:     "fake-",
-		MaxRequestBytes: maxRequestBytes,
-		Refuse:          refuse,
-	}, func(rt *fakekit.Router) {
-		rt.Token(PathToken, fakekit.TokenEndpoint{Credentials: fakekit.FormBody, Answer: func(t fakekit.Issued) any {
-			return map[string]any{"access_token": t.Token, "token_type": "bearer", "expires_in": t.ExpiresIn, "scope": "CXS"}
-		}})
-		rt.Operation(PathRate, OpRate, api(http.MethodPost, s.rate))
-		rt.Operation(PathShip, OpShip, api(http.MethodPost, s.ship))
-		rt.Operation(PathCancel, OpCancel, api(http.MethodPut, s.cancel))
-		rt.Operation(PathTrack, OpTrack, api(http.MethodPost, s.track))
-		rt.Operation(PathTrackReference, OpTrackReference, api(http.MethodPost, s.trackReference))
-		rt.Operation(PathTrackAssociated, OpTrackAssociated, api(http.MethodPost, s.trackAssociated))
-		rt.Operation(PathEndOfDay, OpEndOfDay, api(http.MethodPut, s.endOfDay))
-		rt.Operation(PathPickup, OpPickup, api(http.MethodPost, s.createPickup))
-		rt.Operation(PathCancelPickup, OpCancelPickup, api(http.MethodPut, s.cancelPickup))
-		rt.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			writeError(w, http.StatusNotFound, "NOT.FOUND.ERROR",
-				"The resource you requested is no longer available. Please modify your request and try again.")
-		}))
-	})
+	s := &Server{nextTracking: 794600000001}
+	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: maxRequestBytes, Refuse: refuse}, s.routes)
 	return s
+}
+
+// routes are the FedEx APIs the fake serves; any other path is FedEx's 404.
+func (s *Server) routes(rt *fakekit.Router) {
+	rt.Token(PathToken, fakekit.TokenEndpoint{
+		Client: fakekit.Client{ID: ClientID, Secret: ClientSecret, Account: AccountNumber}, TTL: DefaultTokenTTL, Prefix: "fake-",
+		Credentials: fakekit.FormBody,
+		Answer: func(t fakekit.Issued) any {
+			return map[string]any{"access_token": t.Token, "token_type": "bearer", "expires_in": t.ExpiresIn, "scope": "CXS"}
+		},
+	})
+	rt.Operation(PathRate, OpRate, api(http.MethodPost, s.rate))
+	rt.Operation(PathShip, OpShip, api(http.MethodPost, s.ship))
+	rt.Operation(PathCancel, OpCancel, api(http.MethodPut, s.cancel))
+	rt.Operation(PathTrack, OpTrack, api(http.MethodPost, s.track))
+	rt.Operation(PathTrackReference, OpTrackReference, api(http.MethodPost, s.trackReference))
+	rt.Operation(PathTrackAssociated, OpTrackAssociated, api(http.MethodPost, s.trackAssociated))
+	rt.Operation(PathEndOfDay, OpEndOfDay, api(http.MethodPut, s.endOfDay))
+	rt.Operation(PathPickup, OpPickup, api(http.MethodPost, s.createPickup))
+	rt.Operation(PathCancelPickup, OpCancelPickup, api(http.MethodPut, s.cancelPickup))
+	rt.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "NOT.FOUND.ERROR",
+			"The resource you requested is no longer available. Please modify your request and try again.")
+	}))
 }
 
 // IsReturn reports whether the label of trackingNumber was sold as a

@@ -51,8 +51,8 @@ type Failure = fakekit.Fault
 // SetTokenTTL, ExpireTokens, SetNow) and checks exchanges (SetChecker).
 type Server struct {
 	*fakekit.Server
-	sales   *fakekit.Sales[*shipment]
-	pickups *fakekit.Pickups[*fakekit.Pickup]
+	sales   fakekit.Sales[*shipment]
+	pickups fakekit.Pickups[*fakekit.Pickup]
 
 	mu  sync.Mutex
 	seq int // numbers the packages and the pickups
@@ -79,25 +79,25 @@ func New(t testing.TB) *Server {
 func NewServer() *Server { return start(nil) }
 
 func start(tb testing.TB) *Server {
-	s := &Server{sales: fakekit.NewSales[*shipment](), pickups: fakekit.NewPickups[*fakekit.Pickup]()}
-	s.Server = fakekit.Start(tb, fakekit.Config{
-		Client:          fakekit.Client{ID: ClientID, Secret: ClientSecret, Account: AccountNumber},
-		TokenTTL:        DefaultTokenTTL,
-		TokenPrefix:     "upsfake-",
-		MaxRequestBytes: maxRequest,
-		Refuse:          refuse,
-	}, func(rt *fakekit.Router) {
-		rt.Token("POST /security/v1/oauth/token", fakekit.TokenEndpoint{Credentials: fakekit.BasicAuth, Admit: admitMerchant, Answer: tokenAnswer})
-		rt.Operation("POST /api/rating/{version}/{requestoption}", OpRate, api(s.rate))
-		rt.Operation("POST /api/shipments/{version}/ship", OpShip, api(s.ship))
-		rt.Operation("DELETE /api/shipments/{version}/void/cancel/{id}", OpVoid, api(s.void))
-		rt.Operation("GET /api/track/v1/details/{inquiryNumber}", OpTrack, api(s.track))
-		rt.Operation("POST /api/addressvalidation/{version}/{requestoption}", OpVerify, api(s.verify))
-		rt.Operation("POST /api/labels/{version}/recovery", OpRecover, api(s.recover))
-		rt.Operation("POST /api/pickupcreation/{version}/pickup", OpPickup, api(s.pickupCreation))
-		rt.Operation("DELETE /api/shipments/{version}/pickup/{CancelBy}", OpCancelPickup, api(s.pickupCancel))
-	})
+	s := &Server{}
+	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: maxRequest, Refuse: refuse}, s.routes)
 	return s
+}
+
+// routes are the UPS APIs the fake serves.
+func (s *Server) routes(rt *fakekit.Router) {
+	rt.Token("POST /security/v1/oauth/token", fakekit.TokenEndpoint{
+		Client: fakekit.Client{ID: ClientID, Secret: ClientSecret, Account: AccountNumber}, TTL: DefaultTokenTTL, Prefix: "upsfake-",
+		Credentials: fakekit.BasicAuth, Admit: admitMerchant, Answer: tokenAnswer,
+	})
+	rt.Operation("POST /api/rating/{version}/{requestoption}", OpRate, api(s.rate))
+	rt.Operation("POST /api/shipments/{version}/ship", OpShip, api(s.ship))
+	rt.Operation("DELETE /api/shipments/{version}/void/cancel/{id}", OpVoid, api(s.void))
+	rt.Operation("GET /api/track/v1/details/{inquiryNumber}", OpTrack, api(s.track))
+	rt.Operation("POST /api/addressvalidation/{version}/{requestoption}", OpVerify, api(s.verify))
+	rt.Operation("POST /api/labels/{version}/recovery", OpRecover, api(s.recover))
+	rt.Operation("POST /api/pickupcreation/{version}/pickup", OpPickup, api(s.pickupCreation))
+	rt.Operation("DELETE /api/shipments/{version}/pickup/{CancelBy}", OpCancelPickup, api(s.pickupCancel))
 }
 
 // IsReturn reports whether the label of trackingNumber was sold as a

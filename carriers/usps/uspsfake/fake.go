@@ -90,8 +90,8 @@ type Failure = fakekit.Fault
 type Server struct {
 	*fakekit.Server
 	paymentTokens *fakekit.Tokens
-	sales         *fakekit.Sales[*label]
-	pickups       *fakekit.Pickups[*fakePickup]
+	sales         fakekit.Sales[*label]
+	pickups       fakekit.Pickups[*fakePickup]
 	disputes      atomic.Int64
 	scanForms     atomic.Int64
 
@@ -124,35 +124,34 @@ func New(t testing.TB, opts ...Option) *Server {
 func NewServer(opts ...Option) *Server { return start(nil, opts) }
 
 func start(tb testing.TB, opts []Option) *Server {
-	s := &Server{sales: fakekit.NewSales[*label](), pickups: fakekit.NewPickups[*fakePickup](), byKey: map[string]string{}}
-	s.Server = fakekit.Start(tb, fakekit.Config{
-		Client:           fakekit.Client{ID: ClientID, Secret: ClientSecret, Account: AccountNumber},
-		TokenTTL:         DefaultTokenTTL,
-		TokenPrefix:      "fake-access-",
-		MaxRequestBytes:  4 << 20,
-		FaultsBeforeAuth: true,
-		Refuse:           refuse,
-	}, func(rt *fakekit.Router) {
-		rt.Token("POST /oauth2/v3/token", fakekit.TokenEndpoint{Credentials: fakekit.FormOrJSONBody, Answer: tokenAnswer})
-		rt.Operation("POST /payments/v3/payment-authorization", OpPayment, s.payment)
-		rt.Operation("POST /shipments/v3/options/search", OpRates, s.options)
-		rt.Operation("POST /labels/v3/label", OpLabel, s.domesticLabel)
-		rt.Operation("POST /labels/v3/return-label", OpReturnLabel, s.returnLabel)
-		rt.Operation("POST /international-labels/v3/international-label", OpInternationalLabel, s.internationalLabel)
-		rt.Operation("DELETE /labels/v3/label/{trackingNumber}", OpVoid, s.cancel("/labels/v3"))
-		rt.Operation("DELETE /international-labels/v3/international-label/{trackingNumber}", OpVoid, s.cancel("/international-labels/v3"))
-		rt.Operation("POST /tracking/v3r2/tracking", OpTrack, s.track)
-		rt.Operation("GET /addresses/v3/address", OpAddress, s.address)
-		rt.Operation("POST /scan-forms/v3/scan-form", OpSCANForm, s.scanForm)
-		rt.Operation("POST /pickup/v3/carrier-pickup", OpPickup, s.schedulePickup)
-		rt.Operation("GET /pickup/v3/carrier-pickup/{confirmationNumber}", OpGetPickup, s.getPickup)
-		rt.Operation("DELETE /pickup/v3/carrier-pickup/{confirmationNumber}", OpCancelPickup, s.cancelPickup)
-	})
+	s := &Server{byKey: map[string]string{}}
+	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: 4 << 20, FaultsBeforeAuth: true, Refuse: refuse}, s.routes)
 	s.paymentTokens = fakekit.NewTokens("fake-payment-", s.Now)
 	for _, o := range opts {
 		o(s)
 	}
 	return s
+}
+
+// routes are the USPS APIs the fake serves.
+func (s *Server) routes(rt *fakekit.Router) {
+	rt.Token("POST /oauth2/v3/token", fakekit.TokenEndpoint{
+		Client: fakekit.Client{ID: ClientID, Secret: ClientSecret, Account: AccountNumber}, TTL: DefaultTokenTTL, Prefix: "fake-access-",
+		Credentials: fakekit.FormOrJSONBody, Answer: tokenAnswer,
+	})
+	rt.Operation("POST /payments/v3/payment-authorization", OpPayment, s.payment)
+	rt.Operation("POST /shipments/v3/options/search", OpRates, s.options)
+	rt.Operation("POST /labels/v3/label", OpLabel, s.domesticLabel)
+	rt.Operation("POST /labels/v3/return-label", OpReturnLabel, s.returnLabel)
+	rt.Operation("POST /international-labels/v3/international-label", OpInternationalLabel, s.internationalLabel)
+	rt.Operation("DELETE /labels/v3/label/{trackingNumber}", OpVoid, s.cancel("/labels/v3"))
+	rt.Operation("DELETE /international-labels/v3/international-label/{trackingNumber}", OpVoid, s.cancel("/international-labels/v3"))
+	rt.Operation("POST /tracking/v3r2/tracking", OpTrack, s.track)
+	rt.Operation("GET /addresses/v3/address", OpAddress, s.address)
+	rt.Operation("POST /scan-forms/v3/scan-form", OpSCANForm, s.scanForm)
+	rt.Operation("POST /pickup/v3/carrier-pickup", OpPickup, s.schedulePickup)
+	rt.Operation("GET /pickup/v3/carrier-pickup/{confirmationNumber}", OpGetPickup, s.getPickup)
+	rt.Operation("DELETE /pickup/v3/carrier-pickup/{confirmationNumber}", OpCancelPickup, s.cancelPickup)
 }
 
 // ExpireTokens invalidates every access token and payment authorization
