@@ -273,7 +273,7 @@ func (a *answer) send(w http.ResponseWriter) {
 	for k, vs := range a.header {
 		w.Header()[k] = vs
 	}
-	if a.header.Get("Content-Length") == "" {
+	if a.header.Get("Content-Length") == "" && a.body.Len() > 0 {
 		w.Header().Set("Content-Length", strconv.Itoa(a.body.Len()))
 	}
 	w.WriteHeader(a.statusCode())
