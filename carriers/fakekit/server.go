@@ -8,7 +8,8 @@
 // A fake builds its routes on a Router (Start) and embeds the *Server it
 // gets, so that its tests call Requests, Fail, Hold, ExpireTokens and the
 // rest on the fake itself. How a carrier words what the kit refuses stays
-// the carrier's: Config.Refuse writes it.
+// the carrier's: Config.Refuse writes it. WriteJSON and TextPDF write the
+// fakes' answers and paperwork; Send is how their own tests call them.
 package fakekit
 
 import (

@@ -151,6 +151,19 @@ func writeErrors(w http.ResponseWriter, status int, errs ...apiError) {
 	fakekit.WriteJSON(w, status, errorEnvelope{Response: errorList{Errors: errs}})
 }
 
+// refused answers 400 with UPS's error for err, a refusal of the kit's
+// books (fakekit.ErrVoided, say), as listed in errs; false when err is not
+// one of them.
+func refused(w http.ResponseWriter, err error, errs map[error]apiError) bool {
+	for target, e := range errs {
+		if errors.Is(err, target) {
+			writeErrors(w, http.StatusBadRequest, e)
+			return true
+		}
+	}
+	return false
+}
+
 // errBlockedMerchant refuses a token whose x-merchant-id is not the
 // client's shipper number.
 var errBlockedMerchant = errors.New("upsfake: blocked merchant")

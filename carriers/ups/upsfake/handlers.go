@@ -2,7 +2,6 @@ package upsfake
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -652,12 +651,10 @@ func (s *Server) void(w http.ResponseWriter, r *http.Request, _ []byte) {
 		writeErrors(w, http.StatusBadRequest, apiError{"190109", "Invalid TrackingNumber"})
 		return
 	}
-	switch err := s.sales.Void(id, accountOf(r), nil); {
-	case errors.Is(err, fakekit.ErrNotSold):
-		writeErrors(w, http.StatusBadRequest, apiError{"190102", "No shipment found within the allowed void period"})
-		return
-	case errors.Is(err, fakekit.ErrVoided):
-		writeErrors(w, http.StatusBadRequest, apiError{"190117", "The Shipment has already been voided"})
+	if refused(w, s.sales.Void(id, accountOf(r), nil), map[error]apiError{
+		fakekit.ErrNotSold: {"190102", "No shipment found within the allowed void period"},
+		fakekit.ErrVoided:  {"190117", "The Shipment has already been voided"},
+	}) {
 		return
 	}
 	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"VoidShipmentResponse": map[string]any{

@@ -2,7 +2,6 @@ package upsfake
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -141,12 +140,10 @@ func (s *Server) pickupCancel(w http.ResponseWriter, r *http.Request, _ []byte) 
 		writeErrors(w, http.StatusBadRequest, apiError{"20002", "Missing or invalid Prn."})
 		return
 	}
-	switch err := s.pickups.Cancel(prn, nil); {
-	case errors.Is(err, fakekit.ErrNoPickup):
-		writeErrors(w, http.StatusBadRequest, apiError{"9510151", "No pickup was found for this PRN."})
-		return
-	case errors.Is(err, fakekit.ErrPickupCancelled):
-		writeErrors(w, http.StatusBadRequest, apiError{"9510152", "The pickup was already cancelled."})
+	if refused(w, s.pickups.Cancel(prn, nil), map[error]apiError{
+		fakekit.ErrNoPickup:        {"9510151", "No pickup was found for this PRN."},
+		fakekit.ErrPickupCancelled: {"9510152", "The pickup was already cancelled."},
+	}) {
 		return
 	}
 	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"PickupCancelResponse": map[string]any{
