@@ -104,12 +104,17 @@ func NewTokens(prefix string, now func() time.Time) *Tokens {
 	return &Tokens{prefix: prefix, now: now, issued: map[string]issuedToken{}}
 }
 
+// NewID is prefix then 32 random hex digits: a token, an ETag, anything a
+// fake makes that must not be guessed.
+func NewID(prefix string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
 // Issue makes a token for c that lasts ttl, and says when it was issued.
 func (t *Tokens) Issue(c Client, ttl time.Duration) (token string, at time.Time) {
-	var b [24]byte
-	_, _ = rand.Read(b[:])
-	token = t.prefix + hex.EncodeToString(b[:])
-	at = t.now()
+	token, at = NewID(t.prefix), t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for old, it := range t.issued {

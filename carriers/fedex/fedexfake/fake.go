@@ -19,8 +19,6 @@ package fedexfake
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -188,10 +186,9 @@ func invalid(w http.ResponseWriter, problems []string) {
 	fakekit.WriteJSON(w, http.StatusBadRequest, eb)
 }
 
+// newTransactionID is a transactionId as FedEx writes them: a UUID.
 func newTransactionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	h := hex.EncodeToString(b[:])
+	h := fakekit.NewID("")
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 

@@ -32,8 +32,6 @@
 package uspsfake
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -198,12 +196,6 @@ func refuse(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("WWW-Authenticate", `Basic realm="https://api.usps.com"`)
 		writeOAuthError(w, http.StatusUnauthorized, "invalid_client", "Client authentication failed.")
 	}
-}
-
-func newSecret(prefix string) string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
 }
 
 // tokenAnswer is USPS's answer to POST /oauth2/v3/token (client

@@ -144,7 +144,7 @@ func (s *Server) schedulePickup(w http.ResponseWriter, r *http.Request, body []b
 	s.serial++
 	cn := fmt.Sprintf("WTC%08d", 40000000+s.serial)
 	s.mu.Unlock()
-	s.pickups.Schedule(&fakePickup{Pickup: fakekit.Pickup{Code: cn, Body: append([]byte(nil), body...)}, etag: newSecret("etag"), date: req.PickupDate})
+	s.pickups.Schedule(&fakePickup{Pickup: fakekit.Pickup{Code: cn, Body: append([]byte(nil), body...)}, etag: fakekit.NewID("etag"), date: req.PickupDate})
 	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"confirmationNumber": cn, "pickupDate": req.PickupDate, "carrierPickupRequest": json.RawMessage(body)})
 }
 
@@ -186,7 +186,7 @@ func (s *Server) cancelPickup(w http.ResponseWriter, r *http.Request, _ []byte) 
 	case errors.Is(err, fakekit.ErrPickupCancelled):
 		writeError(w, http.StatusBadRequest, pickupAPI, "Bad Request", "", "This pickup was already cancelled.", "confirmationNumber")
 	default:
-		s.pickups.With(cn, func(p *fakePickup) { p.etag = newSecret("etag") }) // the cancelled pickup is another version
+		s.pickups.With(cn, func(p *fakePickup) { p.etag = fakekit.NewID("etag") }) // the cancelled pickup is another version
 		w.WriteHeader(http.StatusOK)
 	}
 }
