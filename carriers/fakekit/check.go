@@ -15,7 +15,8 @@ type Checker interface {
 
 // SetChecker checks every request the server gets and every answer it
 // gives from now on, but for the answers of injected faults, which are
-// meant to break the documents; nil stops checking. A request whose body
+// meant to break the documents, and those to requests that break them;
+// nil stops checking. A request whose body
 // cannot be read is not checked, its answer is. A failed check is reported
 // to the test the server was started with, and kept for CheckFailures.
 func (k *Server) SetChecker(c Checker) {

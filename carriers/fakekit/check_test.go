@@ -15,8 +15,8 @@ import (
 
 var errUndocumented = errors.New("undocumented")
 
-// stubChecker notes what it was asked to check, and refuses requests to
-// /echo whose body has "bad", and answers that carry "bad".
+// stubChecker notes what it was asked to check, and refuses requests whose
+// body has "bad-request", and answers that carry "bad".
 type stubChecker struct {
 	mu   sync.Mutex
 	seen []string
@@ -24,7 +24,7 @@ type stubChecker struct {
 
 func (c *stubChecker) CheckRequest(r *http.Request, body []byte) error {
 	c.note(fmt.Sprintf("request %s %s %s", r.Method, r.URL.Path, body))
-	if strings.Contains(string(body), "bad") {
+	if strings.Contains(string(body), "bad-request") {
 		return fmt.Errorf("%w: request body %s", errUndocumented, body)
 	}
 	return nil
@@ -80,17 +80,20 @@ func TestFailedChecksAreKeptWithoutATest(t *testing.T) {
 	f := startFake(t, nil, fakekit.FormBody, nil)
 	tok := tokenOf(t, f, clientID, secret)
 	f.SetChecker(&stubChecker{})
-	// The echo answer repeats the body: both the request and the answer fail.
+	// The echo answer repeats the body: a well-formed request whose answer
+	// fails, then a request that fails, whose answer (the fake's refusal of
+	// it) is not checked.
 	if r := call(t, f, tok, http.MethodPost, "/echo", `{"bad":1}`); r.status != http.StatusOK {
 		t.Errorf("a failed check changed the answer: %d", r.status)
 	}
+	call(t, f, tok, http.MethodPost, "/echo", `{"bad-request":1}`)
 	failures := f.CheckFailures()
 	if len(failures) != 2 || !errors.Is(failures[0], errUndocumented) || !errors.Is(failures[1], errUndocumented) ||
-		!strings.HasPrefix(failures[0].Error(), "request of POST /echo") || !strings.HasPrefix(failures[1].Error(), "answer of POST /echo") {
-		t.Errorf("CheckFailures = %v, want the request's and the answer's, each errUndocumented", failures)
+		!strings.HasPrefix(failures[0].Error(), "answer of POST /echo") || !strings.HasPrefix(failures[1].Error(), "request of POST /echo") {
+		t.Errorf("CheckFailures = %v, want the first answer's and the second request's, each errUndocumented", failures)
 	}
 	f.SetChecker(nil)
-	call(t, f, tok, http.MethodPost, "/echo", `{"bad":2}`)
+	call(t, f, tok, http.MethodPost, "/echo", `{"bad-request":2}`)
 	if n := len(f.CheckFailures()); n != 2 {
 		t.Errorf("%d failures after SetChecker(nil), want still 2", n)
 	}
@@ -116,7 +119,7 @@ func TestFailedChecksAreReportedToTheTest(t *testing.T) {
 	tb := &recordingTB{TB: t}
 	f := startFake(t, tb, fakekit.FormBody, nil)
 	f.SetChecker(&stubChecker{})
-	formToken(t, f, clientID, secret+"bad") // the checker refuses this body; the fake refuses the secret
+	formToken(t, f, clientID, secret+"bad-request") // the checker refuses this body; the fake refuses the secret
 	f.Close()
 	tb.mu.Lock()
 	defer tb.mu.Unlock()

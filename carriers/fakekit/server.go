@@ -213,15 +213,20 @@ func (k *Server) serve(next http.Handler) http.Handler {
 		k.mu.Lock()
 		checker := k.checker
 		k.mu.Unlock()
+		wellFormed := true
 		if checker != nil && x.readErr == nil {
-			k.report(r, "request", checker.CheckRequest(r, x.body))
+			err := checker.CheckRequest(r, x.body)
+			wellFormed = err == nil
+			k.report(r, "request", err)
 		}
 		answer := &answer{header: http.Header{}}
 		next.ServeHTTP(answer, r)
 		if x.faulted {
 			return
 		}
-		if checker != nil {
+		// The answer to a request that breaks the documents is the fake's
+		// refusal of it: no document says what it must be.
+		if checker != nil && wellFormed {
 			k.report(r, "answer", checker.CheckResponse(r, answer.statusCode(), answer.header, answer.body.Bytes()))
 		}
 		answer.send(w)

@@ -22,8 +22,8 @@ func sandboxTariff() *carriers.SandboxTariff {
 		},
 		SignatureCents: 690, ResidentialCents: 550,
 		TrackingPrefix: "SANDBOX7", TrackingDigits: 11,
-		Capabilities:   carriers.CapManifests | carriers.CapMultiPiece | carriers.CapLandedCost,
-		ManifestTitle:  "FEDEX GROUND END OF DAY CLOSE",
-		PickupPrefix:   "SBX", PickupLocation: "SBXA",
+		Capabilities:  carriers.CapManifests | carriers.CapMultiPiece | carriers.CapLandedCost,
+		ManifestTitle: "FEDEX GROUND END OF DAY CLOSE",
+		PickupPrefix:  "SBX", PickupLocation: "SBXA",
 	}
 }

@@ -42,38 +42,6 @@ func loadFedExDocuments(t *testing.T) *apidoc.Set {
 	return set
 }
 
-// fedexExceptions are where FedEx's documents are wrong or stricter than
-// what FedEx exchanges and the adapter and fedexfake were built for. Each
-// is narrow: one document, one operation, one JSON path, one reason.
-func fedexExceptions() []apidoc.Exception {
-	const notFoundCarrierCode = "/output/completeTrackResults/*/trackResults/*/trackingNumberInfo/carrierCode"
-	return []apidoc.Exception{
-		// A commodity's weight units (Weight_4) allow KG only, while the
-		// description says "The package and commodity weight unit should be
-		// the same", and package weights (Weight_3) take KG or LB: the
-		// adapter weighs packages and commodities alike in LB.
-		{Document: "ship-api.json", Path: shipPath, In: "body",
-			Pointer: "/requestedShipment/customsClearanceDetail/commodities/*/weight/units",
-			Reason:  "value is not one of the allowed values"},
-		// shipDateBegin and shipDateEndDate are required, while both
-		// descriptions say they "are recommended to narrow the search": the
-		// adapter looks a purchase up by its reference and account alone.
-		{Document: "track.json", Path: referencePath, In: "body", Pointer: "/referencesInformation/shipDateBegin",
-			Reason: `property "shipDateBegin" is missing`},
-		{Document: "track.json", Path: referencePath, In: "body", Pointer: "/referencesInformation/shipDateEndDate",
-			Reason: `property "shipDateEndDate" is missing`},
-		// For a number it does not know, FedEx answers carrierCode "" with
-		// the TRACKING.TRACKINGNUMBER.NOTFOUND error (karrio's fixture
-		// captured from FedEx, modules/connectors/fedex/tests/fedex/
-		// test_tracking.py); the enum has no empty value. fedexfake answers
-		// the same for numbers and references it does not know.
-		{Document: "track.json", Path: trackPath, In: "body", Pointer: notFoundCarrierCode,
-			Reason: "value is not one of the allowed values"},
-		{Document: "track.json", Path: referencePath, In: "body", Pointer: notFoundCarrierCode,
-			Reason: "value is not one of the allowed values"},
-	}
-}
-
 // undocumentedChecks check by hand, for each endpoint no vendored document
 // covers, what the adapter relies on; the key is the request path.
 func undocumentedChecks() map[string]func(t *testing.T, x apidoc.Exchange) {
@@ -133,7 +101,7 @@ var isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 // went to.
 func checkExchanges(t *testing.T, set *apidoc.Set, exchanges []apidoc.Exchange) []string {
 	t.Helper()
-	excused := apidoc.Excusing(fedexExceptions()...)
+	excused := apidoc.Excusing(spec.Exceptions()...)
 	var ops []string
 	for _, x := range exchanges {
 		op, err := set.Operation(x.Request)
@@ -198,7 +166,7 @@ func TestSpecGoldenRequests(t *testing.T) {
 	if diff := cmp.Diff(slices.Sorted(maps.Keys(sentTo)), slices.DeleteFunc(names, func(n string) bool { return n == reply })); diff != "" {
 		t.Errorf("golden files without an operation here, or gone (-here +testdata):\n%s", diff)
 	}
-	excused := apidoc.Excusing(fedexExceptions()...)
+	excused := apidoc.Excusing(spec.Exceptions()...)
 	for name, to := range sentTo {
 		body, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {

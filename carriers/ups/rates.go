@@ -86,7 +86,10 @@ type rateRequestHeader struct {
 }
 
 type party struct {
-	Name          string `json:"Name"`
+	// Name is left out when empty: Rating.yaml makes it optional but at
+	// least 1 character when sent, and a quote need not name anyone (a
+	// purchase always does: its requirements).
+	Name          string `json:"Name,omitempty"`
 	AttentionName string `json:"AttentionName,omitempty"`
 	ShipperNumber string `json:"ShipperNumber,omitempty"`
 	Phone         *phone `json:"Phone,omitempty"`

@@ -42,33 +42,6 @@ func loadUSPSDocuments(t *testing.T) *apidoc.Set {
 	return set
 }
 
-// uspsExceptions are where USPS's documents are wrong or stricter than what
-// USPS exchanges and the adapter and uspsfake were built for. Each is
-// narrow: one document, one operation, one JSON path, one reason.
-func uspsExceptions() []apidoc.Exception {
-	// NotificationMethod is a oneOf of EmailNotification and
-	// SMSNotification, neither with a required property, so every contact
-	// matches both and the oneOf refuses it. The conflict is reported only
-	// when the contact is valid against both alternatives.
-	const bothContacts = `value matches more than one schema from "oneOf"`
-	return []apidoc.Exception{
-		{Document: "carrier-pickup.yaml", Path: "/carrier-pickup", In: "body",
-			Pointer: "/pickupAddress/contact/*", Reason: bothContacts},
-		{Document: "carrier-pickup.yaml", Path: "/carrier-pickup", In: "body",
-			Pointer: "/carrierPickupRequest/pickupAddress/contact/*", Reason: bothContacts},
-		{Document: "carrier-pickup.yaml", Path: "/carrier-pickup/{confirmationNumber}", In: "body",
-			Pointer: "/*/carrierPickupRequest/pickupAddress/contact/*", Reason: bothContacts},
-		// USPS answers null for the abbreviations it has none for (USPS's
-		// own README example, testdata/examples/address_readme.json);
-		// addresses.yaml does not say nullable. uspsfake answers the same;
-		// the adapter reads neither.
-		{Document: "addresses.yaml", Path: "/address", In: "body", Pointer: "/address/streetAddressAbbreviation",
-			Reason: "Value is not nullable"},
-		{Document: "addresses.yaml", Path: "/address", In: "body", Pointer: "/address/cityAbbreviation",
-			Reason: "Value is not nullable"},
-	}
-}
-
 // undocumentedChecks check by hand, for each endpoint no vendored document
 // covers, what the adapter relies on; the key is the request path.
 func undocumentedChecks() map[string]func(t *testing.T, x apidoc.Exchange) {
@@ -125,7 +98,7 @@ func undocumentedChecks() map[string]func(t *testing.T, x apidoc.Exchange) {
 // went to.
 func checkExchanges(t *testing.T, set *apidoc.Set, exchanges []apidoc.Exchange) []string {
 	t.Helper()
-	excused := apidoc.Excusing(uspsExceptions()...)
+	excused := apidoc.Excusing(spec.Exceptions()...)
 	var ops []string
 	for _, x := range exchanges {
 		op, err := set.Operation(x.Request)
@@ -182,7 +155,7 @@ func TestSpecGoldenRequests(t *testing.T) {
 	if diff := cmp.Diff(slices.Sorted(maps.Keys(sentTo)), names); diff != "" {
 		t.Errorf("golden files without an operation here, or gone (-here +testdata):\n%s", diff)
 	}
-	excused := apidoc.Excusing(uspsExceptions()...)
+	excused := apidoc.Excusing(spec.Exceptions()...)
 	read := func(name string) []byte {
 		body, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/carriers/fakekit"
+	"github.com/shipd-dev/shipd/carriers/fedex/spec"
 )
 
 // The credentials the fake accepts.
@@ -88,6 +89,13 @@ func New(tb testing.TB) *Server {
 	tb.Helper()
 	s := &Server{nextTracking: 794600000001}
 	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: maxRequestBytes, Refuse: refuse}, s.routes)
+	// Every request it gets and every answer it gives (but injected
+	// faults) is held to the carrier's published documents.
+	documents, err := spec.Checker()
+	if err != nil {
+		panic(fmt.Sprintf("the vendored documents do not load: %v", err))
+	}
+	s.SetChecker(documents.DocumentedOnly())
 	return s
 }
 

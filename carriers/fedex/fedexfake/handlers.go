@@ -471,14 +471,18 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 			doc["url"] = s.URL() + "/document/v2/document/retrieve/SH," + tn + "_SHIPPING_P"
 		}
 		one := []packageLineItem{it}
-		pieces[i] = map[string]any{
+		piece := map[string]any{
 			"masterTrackingNumber":  sh.TrackingNumber,
 			"trackingNumber":        tn,
 			"packageSequenceNumber": i + 1,
 			"netChargeAmount":       amount(priceCents(svc, billableLB(one), residential, hasSignature(one))),
 			"packageDocuments":      []any{doc},
-			"customerReferences":    it.CustomerReferences,
 		}
+		if len(it.CustomerReferences) > 0 {
+			// ship-api.json: an array, never null.
+			piece["customerReferences"] = it.CustomerReferences
+		}
+		pieces[i] = piece
 	}
 	lbs := billableLB(rs.RequestedPackageLineItems)
 	net := priceCents(svc, lbs, residential, hasSignature(rs.RequestedPackageLineItems))

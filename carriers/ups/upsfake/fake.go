@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/carriers/fakekit"
+	"github.com/shipd-dev/shipd/carriers/ups/spec"
 )
 
 // Credentials the fake accepts.
@@ -81,6 +82,13 @@ func NewServer() *Server { return start(nil) }
 func start(tb testing.TB) *Server {
 	s := &Server{}
 	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: maxRequest, Refuse: refuse}, s.routes)
+	// Every request it gets and every answer it gives (but injected
+	// faults) is held to the carrier's published documents.
+	documents, err := spec.Checker()
+	if err != nil {
+		panic(fmt.Sprintf("the vendored documents do not load: %v", err))
+	}
+	s.SetChecker(documents.DocumentedOnly())
 	return s
 }
 

@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/carriers/fakekit"
+	"github.com/shipd-dev/shipd/carriers/usps/spec"
 )
 
 // Credentials the fake accepts.
@@ -124,6 +125,13 @@ func NewServer(opts ...Option) *Server { return start(nil, opts) }
 func start(tb testing.TB, opts []Option) *Server {
 	s := &Server{byKey: map[string]string{}}
 	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: 4 << 20, FaultsBeforeAuth: true, Refuse: refuse}, s.routes)
+	// Every request it gets and every answer it gives (but injected
+	// faults) is held to the carrier's published documents.
+	documents, err := spec.Checker()
+	if err != nil {
+		panic(fmt.Sprintf("the vendored documents do not load: %v", err))
+	}
+	s.SetChecker(documents.DocumentedOnly())
 	s.paymentTokens = fakekit.NewTokens("fake-payment-", s.Now)
 	for _, o := range opts {
 		o(s)
