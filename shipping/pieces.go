@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/internal/pdfmerge"
 )
 
 // Multi-piece shipments: several boxes under one shipment, bought from a
@@ -140,7 +141,7 @@ func pieceNumbers(raw *string) []string {
 }
 
 // joinPieces makes a label answered as a document per piece (FedEx) one
-// document: a PDF of their pages (pdfmerge.go), or their ZPL labels one
+// document: a PDF of their pages (internal/pdfmerge), or their ZPL labels one
 // after the other. The labels are sold: a PDF that cannot be merged keeps
 // a page naming it, never failing the purchase.
 func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Label) carriers.Label {
@@ -154,16 +155,16 @@ func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Labe
 		return label
 	}
 	var buf bytes.Buffer
-	m := newPDFMerger(&buf)
+	m := pdfmerge.NewMerger(&buf)
 	for i, doc := range docs {
-		if err := m.add(doc); errors.Is(err, errUnmergeable) {
+		if err := m.Add(doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
 			s.log.ErrorContext(ctx, "a piece's label could not be merged; a page names it instead", slog.String("shipment_id", id), slog.String("tracking_number", pieceAt(label.Pieces, i)))
-			m.placeholder("The label of piece " + pieceAt(label.Pieces, i) + " could not be merged: the carrier has it under the master tracking number " + label.TrackingNumber)
+			m.Placeholder("The label of piece " + pieceAt(label.Pieces, i) + " could not be merged: the carrier has it under the master tracking number " + label.TrackingNumber)
 		} else if err != nil {
-			m.placeholder("The label of piece " + pieceAt(label.Pieces, i) + " could not be merged")
+			m.Placeholder("The label of piece " + pieceAt(label.Pieces, i) + " could not be merged")
 		}
 	}
-	if err := m.close(); err != nil {
+	if err := m.Close(); err != nil {
 		// Only a writer failing: a bytes.Buffer does not.
 		s.log.ErrorContext(ctx, "joining the pieces' labels", slog.String("shipment_id", id), slog.Any("error", err))
 	}

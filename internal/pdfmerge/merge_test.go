@@ -1,4 +1,4 @@
-package shipping
+package pdfmerge
 
 import (
 	"bytes"
@@ -94,13 +94,13 @@ func TestMergePDFsKeepsPagesInOrder(t *testing.T) {
 	}, map[int]string{4: stream("BT (second \\(new\\)) Tj ET")})
 
 	var out bytes.Buffer
-	m := newPDFMerger(&out)
+	m := NewMerger(&out)
 	for _, doc := range [][]byte{first, second} {
-		if err := m.add(doc); err != nil {
+		if err := m.Add(doc); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := m.close(); err != nil {
+	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
 	contents, boxes := pageTexts(t, out.Bytes())
@@ -124,12 +124,12 @@ func TestMergePDFRefusesWhatItCannotRead(t *testing.T) {
 		[]byte("/Root 1 0 R"), []byte("/Root 1 0 R /Encrypt 3 0 R"), 1)
 	for name, doc := range map[string][]byte{"xref stream": xrefStream, "encrypted": encrypted, "not a PDF": []byte("GIF89a"), "no pages": buildPDF([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>"}, nil)} {
 		var out bytes.Buffer
-		m := newPDFMerger(&out)
-		if err := m.add(doc); !errors.Is(err, errUnmergeable) {
-			t.Errorf("%s: %v, want errUnmergeable", name, err)
+		m := NewMerger(&out)
+		if err := m.Add(doc); !errors.Is(err, ErrUnmergeable) {
+			t.Errorf("%s: %v, want ErrUnmergeable", name, err)
 		}
-		m.placeholder("The label of shp_x could not be merged")
-		if err := m.close(); err != nil {
+		m.Placeholder("The label of shp_x could not be merged")
+		if err := m.Close(); err != nil {
 			t.Fatal(err)
 		}
 		contents, _ := pageTexts(t, out.Bytes())
@@ -207,13 +207,13 @@ func TestMergePDF15ObjectStreams(t *testing.T) {
 		stream("BT (classic) Tj ET"),
 	}, nil)
 	var out bytes.Buffer
-	m := newPDFMerger(&out)
+	m := NewMerger(&out)
 	for _, doc := range [][]byte{buildPDF15("BT /F1 9 Tf (modern one) Tj ET"), classic, buildPDF15("BT /F1 9 Tf (modern two) Tj ET")} {
-		if err := m.add(doc); err != nil {
+		if err := m.Add(doc); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := m.close(); err != nil {
+	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
 	contents, boxes := pageTexts(t, out.Bytes())
@@ -239,12 +239,12 @@ func TestMergePDFSurvivesDamage(t *testing.T) {
 		"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>", stream("BT (x) Tj ET")}, nil)} {
 		for cut := range len(doc) {
-			m := newPDFMerger(io.Discard)
-			_ = m.add(doc[:cut])
+			m := NewMerger(io.Discard)
+			_ = m.Add(doc[:cut])
 			damaged := bytes.Clone(doc)
 			damaged[cut] ^= 0x5a
-			_ = m.add(damaged)
-			if err := m.close(); err != nil {
+			_ = m.Add(damaged)
+			if err := m.Close(); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -1,4 +1,4 @@
-package shipping
+package pdfmerge
 
 import (
 	"bufio"
@@ -10,24 +10,8 @@ import (
 	"strconv"
 )
 
-// Merging label PDFs into one document, streamed. Each input is parsed on
-// its own (its cross-reference table, then only the objects its pages
-// reach), its pages' objects are written out renumbered, and only the
-// output's object offsets and page numbers are kept until the end, where the
-// page tree, the catalog and the cross-reference table are written: memory
-// grows by a few bytes per object, not with the documents.
-//
-// The parser reads what label PDFs use: classic cross-reference tables
-// (with incremental updates) and PDF 1.5 cross-reference streams with object
-// streams (FlateDecode and PNG predictors), direct and indirect objects, and
-// streams copied as they are (filters untouched). Inherited page attributes
-// (Resources, MediaBox, CropBox, Rotate) are copied onto each page. A
-// document this cannot read (encryption, other filters on the structure,
-// damage) is not dropped silently: its place holds a page naming the
-// shipment and where its own label is (errUnmergeable; VARIANTS.md "Batches").
-
-// errUnmergeable: the document's structure is one the merger does not read.
-var errUnmergeable = errors.New("the PDF's structure cannot be merged")
+// ErrUnmergeable: the document's structure is one the merger does not read.
+var ErrUnmergeable = errors.New("the PDF's structure cannot be merged")
 
 type pdfDict struct {
 	keys []string // with the leading slash, as written
@@ -67,13 +51,13 @@ func parsePDF(data []byte) (*pdfDoc, error) {
 	d := &pdfDoc{data: data, xref: map[int]int{}, inStm: map[int][2]int{}, cache: map[int]any{}, stms: map[int][]byte{}}
 	i := bytes.LastIndex(data, []byte("startxref"))
 	if i < 0 {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	p := &pdfLexer{b: data, pos: i + len("startxref")}
 	tok := p.token()
 	off, err := strconv.Atoi(string(tok))
 	if err != nil {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	for seen := 0; off >= 0 && seen < 64; seen++ {
 		trailer, err := d.readXref(off)
@@ -94,12 +78,12 @@ func parsePDF(data []byte) (*pdfDoc, error) {
 		off = -1
 		if prev, ok := trailer.get("/Prev").(pdfRaw); ok {
 			if off, err = strconv.Atoi(string(prev)); err != nil {
-				return nil, errUnmergeable
+				return nil, ErrUnmergeable
 			}
 		}
 	}
 	if d.trailer == nil || d.trailer.get("/Encrypt") != nil {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	return d, nil
 }
@@ -108,7 +92,7 @@ func parsePDF(data []byte) (*pdfDoc, error) {
 // entries already known (from a newer section) win.
 func (d *pdfDoc) readXref(off int) (*pdfDict, error) {
 	if off < 0 || off >= len(d.data) {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	p := &pdfLexer{b: d.data, pos: off}
 	if string(p.token()) != "xref" {
@@ -124,14 +108,14 @@ func (d *pdfDoc) readXref(off int) (*pdfDict, error) {
 		count, err2 := strconv.Atoi(string(p.token()))
 		if err1 != nil || err2 != nil || count < 0 || count > len(d.data) {
 			_ = save
-			return nil, errUnmergeable
+			return nil, ErrUnmergeable
 		}
 		for n := range count {
 			o, err1 := strconv.Atoi(string(p.token()))
 			_ = p.token() // generation
 			kind := string(p.token())
 			if err1 != nil || (kind != "n" && kind != "f") {
-				return nil, errUnmergeable
+				return nil, ErrUnmergeable
 			}
 			if _, known := d.xref[start+n]; !known && kind == "n" {
 				d.xref[start+n] = o
@@ -146,7 +130,7 @@ func (d *pdfDoc) readXref(off int) (*pdfDict, error) {
 	}
 	t, ok := v.(*pdfDict)
 	if !ok {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	return t, nil
 }
@@ -172,14 +156,14 @@ func (d *pdfDoc) object(num int) (any, error) {
 		return nil, nil
 	}
 	if off >= len(d.data) {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	d.cache[num] = nil // a reference cycle through /Length reads nil
 	p := &pdfLexer{b: d.data, pos: off}
 	p.token()
 	p.token()
 	if string(p.token()) != "obj" {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	v, err := p.value()
 	if err != nil {
@@ -230,7 +214,7 @@ func (d *pdfDoc) stream(p *pdfLexer, dict *pdfDict) (any, error) {
 	}
 	end := bytes.Index(d.data[start:], []byte("endstream"))
 	if end < 0 {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	data := bytes.TrimRight(d.data[start:start+end], "\r\n")
 	return &pdfStream{dict: dict, data: data}, nil
@@ -243,7 +227,7 @@ func (d *pdfDoc) readXrefStream(off int) (*pdfDict, error) {
 	p.token()
 	p.token()
 	if string(p.token()) != "obj" {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	v, err := p.value()
 	if err != nil {
@@ -251,7 +235,7 @@ func (d *pdfDoc) readXrefStream(off int) (*pdfDict, error) {
 	}
 	dict, ok := v.(*pdfDict)
 	if !ok || string(p.token()) != "stream" {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	sv, err := d.stream(p, dict)
 	if err != nil {
@@ -263,19 +247,19 @@ func (d *pdfDoc) readXrefStream(off int) (*pdfDict, error) {
 	}
 	w, ok := ints(dict.get("/W"))
 	if !ok || len(w) != 3 {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	size, _ := ints(pdfArray{dict.get("/Size")})
 	index, ok := ints(dict.get("/Index"))
 	if !ok {
 		if len(size) != 1 {
-			return nil, errUnmergeable
+			return nil, ErrUnmergeable
 		}
 		index = []int{0, size[0]}
 	}
 	row := w[0] + w[1] + w[2]
 	if row <= 0 || len(index)%2 != 0 {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	field := func(b []byte) int {
 		n := 0
@@ -288,7 +272,7 @@ func (d *pdfDoc) readXrefStream(off int) (*pdfDict, error) {
 	for i := 0; i < len(index); i += 2 {
 		for n := range index[i+1] {
 			if at+row > len(raw) {
-				return nil, errUnmergeable
+				return nil, ErrUnmergeable
 			}
 			e := raw[at : at+row]
 			at += row
@@ -326,7 +310,7 @@ func (d *pdfDoc) fromObjectStream(stm, index int) (any, error) {
 		}
 		s, isStream := v.(*pdfStream)
 		if !isStream {
-			return nil, errUnmergeable
+			return nil, ErrUnmergeable
 		}
 		if data, err = decodeStream(s); err != nil {
 			return nil, err
@@ -336,7 +320,7 @@ func (d *pdfDoc) fromObjectStream(stm, index int) (any, error) {
 	v, _ := d.object(stm)
 	n, _ := ints(pdfArray{v.(*pdfStream).dict.get("/N"), v.(*pdfStream).dict.get("/First")})
 	if len(n) != 2 || index >= n[0] {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	p := &pdfLexer{b: data}
 	off := -1
@@ -344,12 +328,12 @@ func (d *pdfDoc) fromObjectStream(stm, index int) (any, error) {
 		p.token()
 		o, err := strconv.Atoi(string(p.token()))
 		if err != nil {
-			return nil, errUnmergeable
+			return nil, ErrUnmergeable
 		}
 		off = o
 	}
 	if n[1]+off >= len(data) {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	p.pos = n[1] + off
 	return p.value()
@@ -366,15 +350,15 @@ func decodeStream(s *pdfStream) ([]byte, error) {
 		return s.data, nil
 	}
 	if f, ok := filter.(pdfRaw); !ok || string(f) != "/FlateDecode" {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	zr, err := zlib.NewReader(bytes.NewReader(s.data))
 	if err != nil {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	out, err := io.ReadAll(io.LimitReader(zr, 64<<20))
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	parms, _ := s.dict.get("/DecodeParms").(*pdfDict)
 	if parms == nil {
@@ -389,7 +373,7 @@ func decodeStream(s *pdfStream) ([]byte, error) {
 		cols = pc[1]
 	}
 	if cols <= 0 {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	// PNG predictors, one filter byte per row; one byte per pixel here.
 	var res []byte
@@ -476,18 +460,18 @@ func (d *pdfDoc) pages() ([]pdfRef, []*pdfDict, error) {
 	}
 	cat, ok := root.(*pdfDict)
 	if !ok {
-		return nil, nil, errUnmergeable
+		return nil, nil, ErrUnmergeable
 	}
 	top, ok := cat.get("/Pages").(pdfRef)
 	if !ok {
-		return nil, nil, errUnmergeable
+		return nil, nil, ErrUnmergeable
 	}
 	var refs []pdfRef
 	var dicts []*pdfDict
 	var walk func(ref pdfRef, inherited map[string]any, depth int) error
 	walk = func(ref pdfRef, inherited map[string]any, depth int) error {
 		if depth > 32 || len(refs) > 10000 {
-			return errUnmergeable
+			return ErrUnmergeable
 		}
 		v, err := d.object(ref.num)
 		if err != nil {
@@ -495,7 +479,7 @@ func (d *pdfDoc) pages() ([]pdfRef, []*pdfDict, error) {
 		}
 		node, ok := v.(*pdfDict)
 		if !ok {
-			return errUnmergeable
+			return ErrUnmergeable
 		}
 		here := map[string]any{}
 		for k, v := range inherited {
@@ -513,12 +497,12 @@ func (d *pdfDoc) pages() ([]pdfRef, []*pdfDict, error) {
 			}
 			arr, ok := kv.(pdfArray)
 			if !ok {
-				return errUnmergeable
+				return ErrUnmergeable
 			}
 			for _, k := range arr {
 				kr, ok := k.(pdfRef)
 				if !ok {
-					return errUnmergeable
+					return ErrUnmergeable
 				}
 				if err := walk(kr, here, depth+1); err != nil {
 					return err
@@ -544,14 +528,14 @@ func (d *pdfDoc) pages() ([]pdfRef, []*pdfDict, error) {
 		return nil, nil, err
 	}
 	if len(refs) == 0 {
-		return nil, nil, errUnmergeable
+		return nil, nil, ErrUnmergeable
 	}
 	return refs, dicts, nil
 }
 
-// pdfMerger writes the merged document. Object 1 is the catalog and 2 the
+// Merger writes the merged document. Object 1 is the catalog and 2 the
 // page tree, both written last.
-type pdfMerger struct {
+type Merger struct {
 	w       *bufio.Writer
 	n       int64 // bytes written
 	offsets []int64
@@ -560,13 +544,13 @@ type pdfMerger struct {
 	err     error
 }
 
-func newPDFMerger(w io.Writer) *pdfMerger {
-	m := &pdfMerger{w: bufio.NewWriterSize(w, 64<<10), offsets: []int64{0, 0}}
+func NewMerger(w io.Writer) *Merger {
+	m := &Merger{w: bufio.NewWriterSize(w, 64<<10), offsets: []int64{0, 0}}
 	m.write([]byte("%PDF-1.7\n%\xe2\xe3\xcf\xd3\n"))
 	return m
 }
 
-func (m *pdfMerger) write(b []byte) {
+func (m *Merger) write(b []byte) {
 	if m.err != nil {
 		return
 	}
@@ -575,22 +559,22 @@ func (m *pdfMerger) write(b []byte) {
 	m.err = err
 }
 
-func (m *pdfMerger) writeString(s string) { m.write([]byte(s)) }
+func (m *Merger) writeString(s string) { m.write([]byte(s)) }
 
 // alloc reserves the next object number.
-func (m *pdfMerger) alloc() int {
+func (m *Merger) alloc() int {
 	m.offsets = append(m.offsets, 0)
 	return len(m.offsets)
 }
 
-func (m *pdfMerger) begin(num int) {
+func (m *Merger) begin(num int) {
 	m.offsets[num-1] = m.n
 	m.writeString(strconv.Itoa(num) + " 0 obj\n")
 }
 
-// add appends every page of the document doc; errUnmergeable (nothing
+// add appends every page of the document doc; ErrUnmergeable (nothing
 // written) when its structure is not one this reads.
-func (m *pdfMerger) add(doc []byte) error {
+func (m *Merger) Add(doc []byte) error {
 	d, err := parsePDF(doc)
 	if err != nil {
 		return err
@@ -649,7 +633,7 @@ func (m *pdfMerger) add(doc []byte) error {
 }
 
 // placeholder appends a page saying text, for a document that could not be merged.
-func (m *pdfMerger) placeholder(text string) {
+func (m *Merger) Placeholder(text string) {
 	if m.font == 0 {
 		m.font = m.alloc()
 		m.begin(m.font)
@@ -676,7 +660,7 @@ func (m *pdfMerger) placeholder(text string) {
 }
 
 // close writes the page tree, the catalog, the cross-reference table and the trailer.
-func (m *pdfMerger) close() error {
+func (m *Merger) Close() error {
 	m.begin(2)
 	m.writeString("<</Type /Pages /Count " + strconv.Itoa(len(m.kids)) + " /Kids [")
 	for i, k := range m.kids {
@@ -706,7 +690,7 @@ func (m *pdfMerger) close() error {
 
 // pdfCopy renumbers one input's objects into the output.
 type pdfCopy struct {
-	m      *pdfMerger
+	m      *Merger
 	d      *pdfDoc
 	mapped map[int]int // input object → output object
 	queue  []int       // input objects to write
@@ -750,7 +734,7 @@ func (c *pdfCopy) reach(pages []*pdfDict) error {
 				}
 			}
 			if len(c.mapped) > 100000 {
-				return errUnmergeable
+				return ErrUnmergeable
 			}
 			c.mapped[x.num] = c.m.alloc()
 			c.queue = append(c.queue, x.num)
@@ -872,11 +856,11 @@ func (p *pdfLexer) value() (any, error) {
 
 func (p *pdfLexer) valueDepth(depth int) (any, error) {
 	if depth > 64 {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	p.skip()
 	if p.pos >= len(p.b) {
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	start := p.pos
 	switch c := p.b[p.pos]; {
@@ -896,7 +880,7 @@ func (p *pdfLexer) valueDepth(depth int) (any, error) {
 				return pdfRaw(p.b[start:p.pos]), nil
 			}
 		}
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	case c == '/':
 		p.pos++
 		for p.pos < len(p.b) && !isPDFSpace(p.b[p.pos]) && !isPDFDelim(p.b[p.pos]) {
@@ -909,7 +893,7 @@ func (p *pdfLexer) valueDepth(depth int) (any, error) {
 		for {
 			p.skip()
 			if p.pos >= len(p.b) {
-				return nil, errUnmergeable
+				return nil, ErrUnmergeable
 			}
 			if p.b[p.pos] == ']' {
 				p.pos++
@@ -931,7 +915,7 @@ func (p *pdfLexer) valueDepth(depth int) (any, error) {
 				return d, nil
 			}
 			if p.pos >= len(p.b) || p.b[p.pos] != '/' {
-				return nil, errUnmergeable
+				return nil, ErrUnmergeable
 			}
 			k, _ := p.valueDepth(depth + 1)
 			v, err := p.valueDepth(depth + 1)
@@ -943,12 +927,12 @@ func (p *pdfLexer) valueDepth(depth int) (any, error) {
 	case c == '<':
 		end := bytes.IndexByte(p.b[p.pos:], '>')
 		if end < 0 {
-			return nil, errUnmergeable
+			return nil, ErrUnmergeable
 		}
 		p.pos += end + 1
 		return pdfRaw(p.b[start:p.pos]), nil
 	case isPDFDelim(c):
-		return nil, errUnmergeable
+		return nil, ErrUnmergeable
 	}
 	tok := p.token()
 	if isInt(tok) {
