@@ -412,7 +412,7 @@ func (s *Service) BatchLabelsPDF(ctx context.Context, c accounts.Caller, id stri
 		return nil, err
 	}
 	return func(w io.Writer) error {
-		m := pdfmerge.NewMerger(w)
+		m := pdfmerge.NewMerger(w, s.cfg.PDFBudget)
 		after := int64(0)
 		for {
 			items, err := s.store.BatchLabels(ctx, id, after, batchLabelsPage)
@@ -428,7 +428,7 @@ func (s *Service) BatchLabelsPDF(ctx context.Context, c accounts.Caller, id stri
 				if err != nil {
 					return fmt.Errorf("label of %s: %w", it.ID, err)
 				}
-				if err := m.Add(doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
+				if err := m.Add(ctx, doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
 					s.log.WarnContext(ctx, "a label could not be merged; a page names it instead", slog.String("shipment_id", it.ID))
 					m.Placeholder("The label of " + it.ID + " could not be merged: download it from /api/v1/labels/" + it.ID + "/label.pdf")
 				} else if err != nil {

@@ -174,13 +174,13 @@ func (s *Service) BatchCustomsPDF(ctx context.Context, c accounts.Caller, id str
 		return nil, fmt.Errorf("%w: no purchased label of batch %s crosses a border, so it has no customs documents", accounts.ErrNotFound, id)
 	}
 	return func(w io.Writer) error {
-		m := pdfmerge.NewMerger(w)
+		m := pdfmerge.NewMerger(w, s.cfg.PDFBudget)
 		err := s.eachBatchCustoms(ctx, id, func(row store.Shipment, shipment carriers.Shipment) error {
 			doc, err := s.customsDocumentOf(ctx, row, shipment)
 			if err != nil {
 				return fmt.Errorf("customs document of %s: %w", row.ID, err)
 			}
-			if err := m.Add(doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
+			if err := m.Add(ctx, doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
 				s.log.WarnContext(ctx, "a customs document could not be merged; a page names it instead", slog.String("shipment_id", row.ID))
 				m.Placeholder("The customs document of " + row.ID + " could not be merged: download it from /api/v1/labels/" + row.ID + "/customs.pdf")
 				return nil

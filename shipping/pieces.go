@@ -155,9 +155,9 @@ func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Labe
 		return label
 	}
 	var buf bytes.Buffer
-	m := pdfmerge.NewMerger(&buf)
+	m := pdfmerge.NewMerger(&buf, s.cfg.PDFBudget)
 	for i, doc := range docs {
-		if err := m.Add(doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
+		if err := m.Add(ctx, doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
 			s.log.ErrorContext(ctx, "a piece's label could not be merged; a page names it instead", slog.String("shipment_id", id), slog.String("tracking_number", pieceAt(label.Pieces, i)))
 			m.Placeholder("The label of piece " + pieceAt(label.Pieces, i) + " could not be merged: the carrier has it under the master tracking number " + label.TrackingNumber)
 		} else if err != nil {

@@ -46,7 +46,7 @@ func stream(content string) string {
 // pages in order, each page's content and MediaBox.
 func pageTexts(t *testing.T, doc []byte) (contents, boxes []string) {
 	t.Helper()
-	d, err := parsePDF(doc)
+	d, err := parse(doc, newMeter(Limits{}.withDefaults(), len(doc)))
 	if err != nil {
 		t.Fatalf("the merged document does not parse: %v", err)
 	}
@@ -65,7 +65,7 @@ func pageTexts(t *testing.T, doc []byte) (contents, boxes []string) {
 		}
 		contents = append(contents, string(s.data))
 		var box bytes.Buffer
-		(&pdfCopy{mapped: map[int]int{}}).value(&box, p.get("/MediaBox"))
+		writeValue(&box, p.get("/MediaBox"), nil)
 		boxes = append(boxes, box.String())
 	}
 	return contents, boxes
@@ -94,9 +94,9 @@ func TestMergePDFsKeepsPagesInOrder(t *testing.T) {
 	}, map[int]string{4: stream("BT (second \\(new\\)) Tj ET")})
 
 	var out bytes.Buffer
-	m := NewMerger(&out)
+	m := NewMerger(&out, NewBudget(0, Limits{}))
 	for _, doc := range [][]byte{first, second} {
-		if err := m.Add(doc); err != nil {
+		if err := m.Add(t.Context(), doc); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -124,8 +124,8 @@ func TestMergePDFRefusesWhatItCannotRead(t *testing.T) {
 		[]byte("/Root 1 0 R"), []byte("/Root 1 0 R /Encrypt 3 0 R"), 1)
 	for name, doc := range map[string][]byte{"xref stream": xrefStream, "encrypted": encrypted, "not a PDF": []byte("GIF89a"), "no pages": buildPDF([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>"}, nil)} {
 		var out bytes.Buffer
-		m := NewMerger(&out)
-		if err := m.Add(doc); !errors.Is(err, ErrUnmergeable) {
+		m := NewMerger(&out, NewBudget(0, Limits{}))
+		if err := m.Add(t.Context(), doc); !errors.Is(err, ErrUnmergeable) {
 			t.Errorf("%s: %v, want ErrUnmergeable", name, err)
 		}
 		m.Placeholder("The label of shp_x could not be merged")
@@ -207,9 +207,9 @@ func TestMergePDF15ObjectStreams(t *testing.T) {
 		stream("BT (classic) Tj ET"),
 	}, nil)
 	var out bytes.Buffer
-	m := NewMerger(&out)
+	m := NewMerger(&out, NewBudget(0, Limits{}))
 	for _, doc := range [][]byte{buildPDF15("BT /F1 9 Tf (modern one) Tj ET"), classic, buildPDF15("BT /F1 9 Tf (modern two) Tj ET")} {
-		if err := m.Add(doc); err != nil {
+		if err := m.Add(t.Context(), doc); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -239,11 +239,11 @@ func TestMergePDFSurvivesDamage(t *testing.T) {
 		"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>", stream("BT (x) Tj ET")}, nil)} {
 		for cut := range len(doc) {
-			m := NewMerger(io.Discard)
-			_ = m.Add(doc[:cut])
+			m := NewMerger(io.Discard, NewBudget(0, Limits{}))
+			_ = m.Add(t.Context(), doc[:cut])
 			damaged := bytes.Clone(doc)
 			damaged[cut] ^= 0x5a
-			_ = m.Add(damaged)
+			_ = m.Add(t.Context(), damaged)
 			if err := m.Close(); err != nil {
 				t.Fatal(err)
 			}
