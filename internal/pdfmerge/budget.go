@@ -73,6 +73,10 @@ type Budget struct {
 	budget int64
 	sem    *semaphore.Weighted
 
+	// inflaters keeps zlib readers for reuse: each holds a 32 KiB window
+	// and tables, two per PDF 1.5 label, garbage after every document.
+	inflaters sync.Pool
+
 	mu           sync.Mutex
 	held         int64
 	peakHeld     int64
@@ -129,6 +133,7 @@ func (b *Budget) read(ctx context.Context, doc []byte, fn func(*meter) error) er
 	b.peakHeld = max(b.peakHeld, b.held)
 	b.mu.Unlock()
 	m := newMeter(b.limits, len(doc))
+	m.inflaters = &b.inflaters
 	err := fn(m)
 	b.mu.Lock()
 	b.held -= n
@@ -157,6 +162,7 @@ func (b *Budget) count(charged int64, tooLarge bool) {
 // runtime reports allocated.
 type meter struct {
 	limits    Limits
+	inflaters *sync.Pool // zlib readers to reuse; nil: none
 	used      int64
 	work      int64
 	workLimit int64

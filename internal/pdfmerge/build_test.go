@@ -212,28 +212,32 @@ func labelPDF15(content string) pdf15 {
 }
 
 // objectStreamBomb is the label: a page whose resources name
-// objects each in an object stream of its own, every object stream
+// graphics states each in an object stream of its own, every object stream
 // inflating to inflated bytes (the same deflated data reused, so the
-// document is small: 16 streams of 64 MiB are about a megabyte).
+// document is small: 16 streams of 64 MiB are about a megabyte). The
+// document is valid PDF: a reader that validates before it inflates (as
+// pdfcpu does) still has to inflate.
 func objectStreamBomb(streams, inflated int) []byte {
 	p := labelPDF15("BT (bomb) Tj ET")
 	var names strings.Builder
 	// Every stream holds the same data, so that one deflated blob serves
 	// them all: a header naming all the objects, each at offset 0 of one
-	// null, then the padding. Object 20+i is the i-th of stream 100+i.
+	// graphics state, then the padding. Object 20+i is the i-th of stream
+	// 100+i.
 	var header strings.Builder
 	for i := range streams {
 		fmt.Fprintf(&header, "%d 0 ", 20+i)
 	}
 	first := header.Len()
-	plain := header.String() + "null\n"
+	const gs = "<< /Type /ExtGState /CA 1 >>"
+	plain := header.String() + gs + "\n"
 	blob := deflateWithPadding([]byte(plain), inflated-len(plain))
 	for i := range streams {
 		obj, stm := 20+i, 100+i
-		fmt.Fprintf(&names, " /X%d %d 0 R", i, obj)
-		p.inStm[obj] = "null"
+		fmt.Fprintf(&names, " /G%d %d 0 R", i, obj)
+		p.inStm[obj] = gs
 		p.stms[stm] = objStm{members: []int{obj}, deflated: blob, index: i, first: fmt.Sprint(first)}
 	}
-	p.inStm[3] = "<< /Type /Page /Parent 2 0 R /Contents 5 0 R /Resources << /Font << /F1 4 0 R >> /XObject <<" + names.String() + " >> >> >>"
+	p.inStm[3] = "<< /Type /Page /Parent 2 0 R /Contents 5 0 R /Resources << /Font << /F1 4 0 R >> /ExtGState <<" + names.String() + " >> >> >>"
 	return p.bytes()
 }

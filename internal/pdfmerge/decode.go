@@ -42,13 +42,16 @@ func (d *document) decode(s *pdfStream, what string) ([]byte, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	// Charged whether or not a pooled one is reused: the charge bounds, it
+	// need not be exact.
 	if err := d.m.charge(decompressorCost, "a decompressor"); err != nil {
 		return nil, 0, err
 	}
-	zr, err := zlib.NewReader(bytes.NewReader(s.data))
+	zr, err := d.m.inflater(s.data)
 	if err != nil {
 		return nil, 0, unmergeable("%s is not zlib data", what)
 	}
+	defer d.m.keepInflater(zr)
 	limit := min(d.m.limits.Stream, d.m.left())
 	n, err := io.Copy(io.Discard, io.LimitReader(zr, limit+1))
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
@@ -78,6 +81,27 @@ func (d *document) decode(s *pdfStream, what string) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	return out, n, nil
+}
+
+// inflater is a zlib reader of data, from the pool when one is there.
+func (m *meter) inflater(data []byte) (io.ReadCloser, error) {
+	if m.inflaters != nil {
+		if zr, ok := m.inflaters.Get().(io.ReadCloser); ok {
+			if err := zr.(zlib.Resetter).Reset(bytes.NewReader(data), nil); err != nil {
+				m.inflaters.Put(zr)
+				return nil, err
+			}
+			return zr, nil
+		}
+	}
+	return zlib.NewReader(bytes.NewReader(data))
+}
+
+// keepInflater gives a zlib reader back to the pool.
+func (m *meter) keepInflater(zr io.ReadCloser) {
+	if m.inflaters != nil {
+		m.inflaters.Put(zr)
+	}
 }
 
 // predictor is a stream's /DecodeParms: PNG predictors (Predictor 10 to

@@ -1,0 +1,38 @@
+package pdfmerge
+
+import (
+	"fmt"
+	"io"
+	"testing"
+)
+
+// BenchmarkMergeBatch merges a batch of PDF 1.5 labels into io.Discard.
+// Besides B/op (everything allocated, transient), it reports what the
+// merger keeps across the batch (retained-B: the output's offsets and page
+// numbers, the only memory that grows with the batch) and the most one
+// label's reading allocated (doc-B, as the meter charges it): README's "a
+// few hundred KB whatever the batch's size" is doc-B plus retained-B.
+func BenchmarkMergeBatch(b *testing.B) {
+	label := labelPDF15("BT /F1 9 Tf 18 400 Td (SHIP TO ADA LOVELACE) Tj ET").bytes()
+	for _, n := range []int{100, 5000} {
+		b.Run(fmt.Sprint("labels=", n), func(b *testing.B) {
+			b.ReportAllocs()
+			budget := NewBudget(0, Limits{})
+			var retained int
+			for b.Loop() {
+				m := NewMerger(io.Discard, budget)
+				for range n {
+					if err := m.Add(b.Context(), label); err != nil {
+						b.Fatal(err)
+					}
+				}
+				retained = 8*cap(m.offsets) + 8*cap(m.kids)
+				if err := m.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(retained), "retained-B")
+			b.ReportMetric(float64(budget.Stats().PeakDocument), "doc-B")
+		})
+	}
+}
