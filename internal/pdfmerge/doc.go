@@ -57,11 +57,10 @@
 //     allocated 573 MiB with a 104 MiB peak, where this package's peak was
 //     3.7 MiB, the collector's floor (31 MiB allocated).
 //
-// So pdfcpu neither bounds memory per document or per process nor streams,
-// and adopting it would have traded a parser of some 1,600 lines (with
-// their comments), which
-// reads only what labels use and is fuzzed here, for one that reads all of
-// PDF and had to be wrapped in recover anyway.
+// So pdfcpu neither bounds memory per document or per process nor streams.
+// Adopting it would trade a parser of some 1,600 lines (comments included)
+// that reads only what labels use and is fuzzed here for one that reads all
+// of PDF, bounds less, and would need a recover around it anyway.
 //
 // The package imports nothing of shipd (app/layers_test.go): it reads
 // documents carriers wrote and is fuzzed on its own.
