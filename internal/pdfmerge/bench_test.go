@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/shipd-dev/shipd/internal/pdfmerge/pdftest"
 )
 
 // BenchmarkMergeBatch merges a batch of PDF 1.5 labels into io.Discard.
@@ -13,7 +15,7 @@ import (
 // label's reading allocated (doc-B, as the meter charges it): README's "a
 // few hundred KB whatever the batch's size" is doc-B plus retained-B.
 func BenchmarkMergeBatch(b *testing.B) {
-	label := labelPDF15("BT /F1 9 Tf 18 400 Td (SHIP TO ADA LOVELACE) Tj ET").bytes()
+	label := pdftest.Label15("BT /F1 9 Tf 18 400 Td (SHIP TO ADA LOVELACE) Tj ET").Bytes()
 	for _, n := range []int{100, 5000} {
 		b.Run(fmt.Sprint("labels=", n), func(b *testing.B) {
 			b.ReportAllocs()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+
+	"github.com/shipd-dev/shipd/internal/pdfmerge/pdftest"
 )
 
 // The fuzz targets (make fuzz runs each; scripts/fuzz.sh finds them by
@@ -47,29 +49,29 @@ func readAndMerge(t *testing.T, doc []byte) {
 
 // FuzzMerge reads any bytes as a label.
 func FuzzMerge(f *testing.F) {
-	for _, s := range malformedSeeds() {
-		f.Add(s.doc)
+	for _, s := range pdftest.Seeds() {
+		f.Add(s.Doc)
 	}
-	f.Add(labelPDF15("BT (x) Tj ET").bytes())
+	f.Add(pdftest.Label15("BT (x) Tj ET").Bytes())
 	f.Add(buildPDF15("BT /F1 9 Tf (modern) Tj ET"))
-	f.Add(buildPDF([]string{
+	f.Add(pdftest.Classic([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /MediaBox [0 0 288 432] /Resources << /Font << /F1 7 0 R >> >> >>",
 		"<< /Type /Page /Parent 2 0 R /Contents 5 0 R >>",
 		"<< /Type /Page /Parent 2 0 R /Contents 6 0 R /Annots [<< /Type /Annot /Subtype /Link /P 3 0 R /Rect [0 0 1 1] >>] >>",
-		stream("BT (first a) Tj ET"),
+		pdftest.Stream("BT (first a) Tj ET"),
 		"<< /Length 8 0 R >>\nstream\nBT (first b) Tj ET\nendstream",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 		"18",
-	}, map[int]string{5: stream("BT (new) Tj ET")}))
-	f.Add(objectStreamBomb(4, 4<<20))
+	}, map[int]string{5: pdftest.Stream("BT (new) Tj ET")}))
+	f.Add(pdftest.ObjectStreamBomb(4, 4<<20))
 	f.Fuzz(readAndMerge)
 }
 
 // FuzzXrefStream reads a label whose cross-reference stream has any
 // dictionary entries (W, Index, DecodeParms) and inflates to any table.
 func FuzzXrefStream(f *testing.F) {
-	label := labelPDF15("BT (x) Tj ET")
+	label := pdftest.Label15("BT (x) Tj ET")
 	f.Add("/W [1 4 2]", "", "/DecodeParms << /Predictor 12 /Columns 7 >>", []byte(nil))
 	f.Add("/W [-5 10 1]", "", "", []byte(nil))
 	f.Add("/W [1 2 1]", "/Index [0 3 10 2]", "", []byte{1, 0, 9, 0, 2, 0, 10, 0, 2, 0, 10, 1, 0, 0, 0, 0, 1, 0, 30, 0})
@@ -77,14 +79,14 @@ func FuzzXrefStream(f *testing.F) {
 	f.Add("/W [1 4 2]", "", "/DecodeParms << /Predictor 12 /Columns 9000000000000000000 >>", []byte(nil))
 	f.Fuzz(func(t *testing.T, w, index, parms string, table []byte) {
 		p := label
-		p.xref = xrefOpts{w: w, extra: index, decodeParms: parms, table: table}
+		p.Xref = pdftest.XrefOpts{W: w, Extra: index, DecodeParms: parms, Table: table}
 		if w == "" {
-			p.xref.w = " "
+			p.Xref.W = " "
 		}
 		if parms == "" {
-			p.xref.decodeParms = " "
+			p.Xref.DecodeParms = " "
 		}
-		readAndMerge(t, p.bytes())
+		readAndMerge(t, p.Bytes())
 	})
 }
 
@@ -109,8 +111,8 @@ func FuzzObjectStream(f *testing.F) {
 	f.Add("9223372036854775807", first, valid)
 	f.Add("2", "4", []byte("1 0 1 0 << /Type /Catalog /Pages 1 0 R >>"))
 	f.Fuzz(func(t *testing.T, n, first string, content []byte) {
-		p := labelPDF15("BT (x) Tj ET")
-		p.stms[10] = objStm{members: []int{1, 2, 3, 4}, n: n + " ", first: first + " ", content: content}
-		readAndMerge(t, p.bytes())
+		p := pdftest.Label15("BT (x) Tj ET")
+		p.Stms[10] = pdftest.ObjStm{Members: []int{1, 2, 3, 4}, N: n + " ", First: first + " ", Content: content}
+		readAndMerge(t, p.Bytes())
 	})
 }

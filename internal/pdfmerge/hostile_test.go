@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/internal/pdfmerge/pdftest"
 )
 
 // Damaged documents are refused, or read when they can be repaired, and
@@ -19,11 +21,11 @@ import (
 // placeholder page in a refused document's place.
 func TestMalformedDocumentsAreRefusedWithoutPanic(t *testing.T) {
 	t.Parallel()
-	for _, s := range malformedSeeds() {
-		t.Run(s.name, func(t *testing.T) {
+	for _, s := range pdftest.Seeds() {
+		t.Run(s.Name, func(t *testing.T) {
 			t.Parallel()
-			_, err := prepare(s.doc, newMeter(Limits{}.withDefaults(), len(s.doc)))
-			if s.refused && !errors.Is(err, ErrUnmergeable) {
+			_, err := prepare(s.Doc, newMeter(Limits{}.withDefaults(), len(s.Doc)))
+			if s.Refused && !errors.Is(err, ErrUnmergeable) {
 				t.Fatalf("prepare: %v, want ErrUnmergeable", err)
 			}
 			if err != nil && !errors.Is(err, ErrUnmergeable) {
@@ -32,7 +34,7 @@ func TestMalformedDocumentsAreRefusedWithoutPanic(t *testing.T) {
 
 			var out bytes.Buffer
 			m := NewMerger(&out, NewBudget(0, Limits{}))
-			addErr := m.Add(t.Context(), s.doc)
+			addErr := m.Add(t.Context(), s.Doc)
 			if (addErr == nil) != (err == nil) {
 				t.Fatalf("Add: %v, prepare: %v", addErr, err)
 			}
@@ -68,7 +70,7 @@ func allocated(fn func()) uint64 {
 // held); it is now refused at the first stream, having counted past the
 // stream limit into nothing.
 func TestObjectStreamBombIsRefusedBeforeItIsHeld(t *testing.T) {
-	doc := objectStreamBomb(16, 64<<20)
+	doc := pdftest.ObjectStreamBomb(16, 64<<20)
 	if len(doc) < 1<<20-64<<10 || len(doc) > 1<<20+64<<10 {
 		t.Fatalf("the bomb is %d bytes, want about 1 MB", len(doc))
 	}
@@ -96,7 +98,7 @@ func TestObjectStreamBombIsRefusedBeforeItIsHeld(t *testing.T) {
 // document limit, and what they allocate stays within it.
 func TestDocumentLimitBoundsManyStreams(t *testing.T) {
 	limits := Limits{Stream: 1 << 20, Document: 4 << 20}
-	doc := objectStreamBomb(16, 1<<20-1024) // 16 MiB in all
+	doc := pdftest.ObjectStreamBomb(16, 1<<20-1024) // 16 MiB in all
 	b := NewBudget(0, limits)
 	var err error
 	bytes := allocated(func() { err = b.Check(t.Context(), doc) })
@@ -117,10 +119,10 @@ func TestDocumentLimitBoundsManyStreams(t *testing.T) {
 // megabytes its values would take.
 func TestParsedValuesAreChargedAsAllocated(t *testing.T) {
 	numbers := strings.Repeat("0 ", 1_000_000)
-	doc := buildPDF([]string{
+	doc := pdftest.Classic([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 288 432] /Contents 4 0 R /Annots 5 0 R >>",
-		stream("BT (x) Tj ET"), "[" + numbers + "]"}, nil)
+		pdftest.Stream("BT (x) Tj ET"), "[" + numbers + "]"}, nil)
 	limits := Limits{}.withDefaults()
 	b := NewBudget(0, limits)
 	var err error
@@ -139,7 +141,7 @@ func TestParsedValuesAreChargedAsAllocated(t *testing.T) {
 func TestBudgetBoundsConcurrentReadings(t *testing.T) {
 	t.Parallel()
 	limits := Limits{Stream: 64 << 10, Document: 256 << 10}
-	doc := labelPDF15("BT (x) Tj ET").bytes()
+	doc := pdftest.Label15("BT (x) Tj ET").Bytes()
 	reservation := int64(len(doc)) + limits.Document + decompressorCost
 	b := NewBudget(3*reservation, limits)
 	var wg sync.WaitGroup
@@ -228,11 +230,11 @@ func TestPNGPredictorsUndoneInPlace(t *testing.T) {
 // 1.5 file.
 func TestCheckAcceptsLabelsWithinWhatItCharges(t *testing.T) {
 	for name, doc := range map[string][]byte{
-		"object streams": labelPDF15("BT (a) Tj ET").bytes(),
+		"object streams": pdftest.Label15("BT (a) Tj ET").Bytes(),
 		"PDF 1.5":        buildPDF15("BT (b) Tj ET"),
-		"classic": buildPDF([]string{
+		"classic": pdftest.Classic([]string{
 			"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 288 432] /Contents 4 0 R >>", stream("BT (c) Tj ET")}, nil),
+			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 288 432] /Contents 4 0 R >>", pdftest.Stream("BT (c) Tj ET")}, nil),
 	} {
 		b := NewBudget(0, Limits{})
 		var err error
