@@ -95,6 +95,7 @@ type Server struct {
 	pickupSeq       int
 	nextTracking    int64
 	hold            chan struct{} // while not nil, ship answers wait for it to close
+	labelDocument   []byte        // when set, every package's label (labeldoc.go)
 }
 
 // New starts a fake FedEx API that stops when the test ends.
