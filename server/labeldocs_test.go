@@ -208,6 +208,25 @@ func TestLiveUnusableSoldLabelsAreVoided(t *testing.T) {
 		})
 	}
 
+	t.Run("the void tried again after an outage", func(t *testing.T) {
+		t.Parallel()
+		b, f, live := setupLive(t, unscanned)
+		f.fedex.SetLabelDocument(notPDF)
+		f.fedex.FailNext(fedexfake.OpCancel, http.StatusServiceUnavailable, fedexfake.ErrorBody("SERVICE.UNAVAILABLE.ERROR", "down"))
+		sh := createLabel(t, b, live, liveBody(withField("carrier", "FedEx"), withField("service", "Ground")))
+		waitForStatus(t, b, live, sh.ID, "failed")
+		waitForMetrics(t, b, map[string]float64{
+			`shipd_unusable_labels_total{carrier="FedEx",outcome="error"}`:  1,
+			`shipd_unusable_labels_total{carrier="FedEx",outcome="voided"}`: 1,
+		})
+		if sales := f.fedex.Sales(sh.ID); len(sales) != 1 || !sales[0].Cancelled {
+			t.Errorf("FedEx's sales %+v: want the one label, cancelled", sales)
+		}
+		if diff := cmp.Diff([]string{shipping.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID)); diff != "" {
+			t.Errorf("audit log (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("the void refused", func(t *testing.T) {
 		t.Parallel()
 		var logs syncBuffer
