@@ -38,3 +38,26 @@ func BenchmarkMergeBatch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCheck is what a purchase adds to read its label as a merge
+// will: a classic label (shipd's own, fpdf's layout) and a PDF 1.5 one.
+func BenchmarkCheck(b *testing.B) {
+	for name, doc := range map[string][]byte{
+		"classic": pdftest.Classic([]string{
+			"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 288 432] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+			pdftest.Stream("BT /F1 9 Tf 18 400 Td (SHIP TO ADA LOVELACE) Tj ET"),
+			"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}, nil),
+		"object streams": pdftest.Label15("BT /F1 9 Tf 18 400 Td (SHIP TO ADA LOVELACE) Tj ET").Bytes(),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			budget := NewBudget(0, Limits{})
+			for b.Loop() {
+				if err := budget.Check(b.Context(), doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

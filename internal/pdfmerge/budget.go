@@ -132,13 +132,15 @@ func (b *Budget) read(ctx context.Context, doc []byte, fn func(*meter) error) er
 	b.held += n
 	b.peakHeld = max(b.peakHeld, b.held)
 	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.held -= n
+		b.mu.Unlock()
+		b.sem.Release(n)
+	}()
 	m := newMeter(b.limits, len(doc))
 	m.inflaters = &b.inflaters
 	err := fn(m)
-	b.mu.Lock()
-	b.held -= n
-	b.mu.Unlock()
-	b.sem.Release(n)
 	b.count(m.used, errors.Is(err, ErrTooLarge))
 	return err
 }
