@@ -20,6 +20,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/internal/pdfmerge"
@@ -45,6 +46,8 @@ type Config struct {
 	PublicURL string
 	// Carriers serves rates and purchases per mode.
 	Carriers *carriers.Registry
+	// Catalog describes the carriers shipd knows; nil: connectors.Catalog().
+	Catalog *carriers.Catalog
 	// CarrierAccounts builds the clients of the accounts' own carrier
 	// accounts (POST /carrier-accounts); nil: none can be connected.
 	CarrierAccounts carriers.Factory
@@ -155,6 +158,9 @@ func New(cfg Config) (*App, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Catalog == nil {
+		cfg.Catalog = connectors.Catalog()
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -196,7 +202,7 @@ func New(cfg Config) (*App, error) {
 	a.Webhooks = webhooks.New(cfg.Store, a.Accounts, idem, cfg.Cipher, webhooks.Config{Now: cfg.Now, Logger: cfg.Logger, Delivery: cfg.Webhooks})
 	var err error
 	a.Shipping, err = shipping.New(cfg.Store, a.Accounts, a.Webhooks, idem, shipping.Config{
-		Now: cfg.Now, Logger: cfg.Logger, Carriers: cfg.Carriers,
+		Now: cfg.Now, Logger: cfg.Logger, Carriers: cfg.Carriers, Catalog: cfg.Catalog,
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
 		EventData:         server.ShipmentEventData(cfg.PublicURL),
 		BatchEventData:    server.BatchEventData(cfg.PublicURL),

@@ -43,10 +43,6 @@ func (c slowBuy) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.Lab
 	return c.Carrier.Buy(ctx, req)
 }
 
-func (c slowBuy) TrackingPlan(ctx context.Context, s carriers.Shipment, tn string) ([]carriers.TrackingScan, error) {
-	return c.Carrier.(carriers.Planner).TrackingPlan(ctx, s, tn)
-}
-
 func BenchmarkPurchaseDrainAfterRestart(b *testing.B) {
 	cases := []struct {
 		labels  int

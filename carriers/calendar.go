@@ -1,7 +1,6 @@
 package carriers
 
 import (
-	"strings"
 	"time"
 )
 
@@ -128,12 +127,4 @@ func DeliveryDate(ship time.Time, days int, saturdays bool) time.Time {
 		n++
 	}
 	return d
-}
-
-// DeliversSaturday is the small rule of which carriers' regular service
-// delivers on Saturdays: USPS does for every mail class; UPS and FedEx sell
-// Saturday delivery as an option shipd does not buy, so their days are
-// Monday to Friday.
-func DeliversSaturday(carrier string) bool {
-	return strings.EqualFold(strings.TrimSpace(carrier), "USPS")
 }

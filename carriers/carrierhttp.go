@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // NoRedirects returns a copy of client that follows no redirect: the
@@ -188,4 +189,55 @@ func DecodeErrorText(err error) string {
 		return before + problem + after
 	}
 	return problem
+}
+
+// DefaultTimeout bounds one exchange with a carrier when a connector is
+// given no client of its own.
+const DefaultTimeout = 20 * time.Second
+
+// MaxAnswerBytes is the most a connector reads of a carrier's answer: far
+// above any label answer (a base64 PDF of a few hundred KiB), far below
+// what would hurt the server.
+const MaxAnswerBytes = 10 << 20
+
+// HTTPClient is the client a connector talks to its carrier with: c, or
+// one with DefaultTimeout, following no redirect (NoRedirects).
+func HTTPClient(c *http.Client) *http.Client {
+	if c == nil {
+		c = &http.Client{Timeout: DefaultTimeout}
+	}
+	return NoRedirects(c)
+}
+
+// ReadAnswer reads at most max bytes of res's body (0: MaxAnswerBytes) and
+// closes it. An answer cut off in transit is an *Error of ErrUnavailable,
+// worth another try, its cause (which names addresses) logged after
+// redaction; a longer one is an *Error of ErrFailed.
+func ReadAnswer(log *slog.Logger, redact *Redactor, carrier, op string, res *http.Response, max int64) ([]byte, error) {
+	defer res.Body.Close()
+	if max <= 0 {
+		max = MaxAnswerBytes
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, max+1))
+	if err != nil {
+		if log != nil {
+			log.Warn("carrier answer cut off", "carrier", carrier, "operation", op, "status", res.StatusCode,
+				"error", redact.Redact(err.Error()))
+		}
+		return nil, &Error{Carrier: carrier, Operation: op, HTTPStatus: res.StatusCode, Kind: ErrUnavailable,
+			Message: "the answer was cut off"}
+	}
+	if int64(len(body)) > max {
+		return nil, &Error{Carrier: carrier, Operation: op, HTTPStatus: res.StatusCode, Kind: ErrFailed,
+			Message: "the answer is larger than " + sizeWords(max)}
+	}
+	return body, nil
+}
+
+// sizeWords says n bytes in MiB when it is a whole number of them.
+func sizeWords(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }

@@ -79,7 +79,7 @@ type Shipment struct {
 	From, To Address
 	Parcel   Parcel
 	// Pieces are every piece of a multi-piece shipment (pieces.go), Parcel
-	// being the first; nil for a single parcel. Only a MultiPiecer is
+	// being the first; nil for a single parcel. Only a CapMultiPiece carrier is
 	// asked to rate or buy a shipment with pieces.
 	Pieces  []Parcel
 	Options Options
@@ -89,7 +89,7 @@ type Shipment struct {
 	ShipDate time.Time
 	// Return asks for a return label: From is the customer who sends the
 	// parcel back, To the merchant. A carrier quotes and buys it with its
-	// own return service (a Returner), and it is paid for when first used.
+	// own return service (CapReturns), and it is paid for when first used.
 	Return bool
 }
 
@@ -170,9 +170,6 @@ type Label struct {
 	Document []byte
 	// Format is Document's format; "" means a PDF.
 	Format LabelFormat
-	// PDF is a PDF label document, as adapters written before Document set
-	// it; Doc reads either.
-	PDF []byte
 	// CarrierShipmentID is the carrier's own identifier of the shipment when
 	// it differs from the tracking number (UPS ShipmentIdentificationNumber);
 	// it is kept with the shipment and given back in VoidRequest.
@@ -185,22 +182,18 @@ type Label struct {
 	// the order of Shipment.Pieces, the first equal to TrackingNumber (the
 	// master); nil for a single parcel. Document holds a label per piece.
 	Pieces []string
-	// PieceDocuments, set instead of Document or PDF by a carrier that
-	// answers a document per piece (FedEx), are each piece's label in
-	// Format, in the order of Pieces; the purchase joins them into one.
+	// PieceDocuments, set instead of Document by a carrier that answers a
+	// document per piece (FedEx), are each piece's label in Format, in the
+	// order of Pieces; the purchase joins them into one.
 	PieceDocuments [][]byte
 }
 
-// Doc is the label's document and its format: Document in Format, else the
-// PDF.
+// Doc is the label's document and its format (a PDF when Format is unset).
 func (l Label) Doc() ([]byte, LabelFormat) {
-	if l.Document != nil {
-		if l.Format == "" {
-			return l.Document, LabelPDF
-		}
-		return l.Document, l.Format
+	if l.Format == "" {
+		return l.Document, LabelPDF
 	}
-	return l.PDF, LabelPDF
+	return l.Document, l.Format
 }
 
 // BuyRequest asks a carrier to purchase the label for a previously quoted rate.
@@ -290,65 +283,70 @@ const (
 	VoidRequested VoidStatus = "requested"
 )
 
-// Carrier is what the rating and purchase flows need from a carrier.
-// A carrier's tracking comes either from a Planner (the sandbox's simulated
-// schedule) or from a Tracker (a live carrier's tracking API, polled).
+// Carrier is a connector: what the rating, purchase, tracking and
+// end-of-day flows need from a carrier. Every connector has Rates, Buy and
+// Void; the rest of its operations are the ones its Capabilities declare,
+// and the others answer ErrNotSupported (a connector embeds Unsupported).
+// A carrier's tracking comes either from a plan (CapTrackingPlan: the
+// sandbox's simulated schedule) or from its tracking API, polled (CapTrack).
 type Carrier interface {
 	Name() string
+	// Capabilities are what the connector does beyond Rates, Buy and Void.
+	Capabilities() Capabilities
 	Rates(ctx context.Context, s Shipment) ([]Rate, error)
 	Buy(ctx context.Context, req BuyRequest) (Label, error)
 	// Void voids a label: VoidConfirmed or VoidRequested, or an error that
 	// wraps ErrRejected when the carrier refuses (outside its void window,
 	// already manifested or scanned) and ErrUnavailable when it cannot answer now.
 	Void(ctx context.Context, req VoidRequest) (VoidStatus, error)
-}
 
-// Planner is a carrier that knows in advance every scan a label will get
-// (the sandbox); the scans are applied on schedule.
-type Planner interface {
-	// TrackingPlan returns the scans a purchased label will receive, in order.
-	TrackingPlan(ctx context.Context, s Shipment, trackingNumber string) ([]TrackingScan, error)
-}
-
-// NumberPlanner is a Planner that also plans the scans of a number it did
-// not issue, a package followed by a standalone tracker (the sandbox).
-type NumberPlanner interface {
-	NumberPlan(ctx context.Context, trackingNumber string) ([]TrackingScan, error)
-}
-
-// NumberPlannerOf finds c's NumberPlanner through the wrappers of
-// Instrument and quotas: a plan is the sandbox's own, no carrier call to
-// observe or count.
-func NumberPlannerOf(c Carrier) (NumberPlanner, bool) {
-	for c != nil {
-		if p, ok := c.(NumberPlanner); ok {
-			return p, true
-		}
-		u, ok := c.(interface{ Unwrap() Carrier })
-		if !ok {
-			return nil, false
-		}
-		c = u.Unwrap()
-	}
-	return nil, false
-}
-
-// Tracker is a carrier whose tracking API is polled for each label.
-type Tracker interface {
+	// Track (CapTrack) is what the carrier's tracking API says of a label now.
 	Track(ctx context.Context, trackingNumber string) (TrackingUpdate, error)
-}
-
-// BatchTracker is a Tracker whose API answers for several labels in one
-// call (FedEx: up to 30 tracking numbers), which costs one call of the
-// carrier's budget instead of one per label.
-type BatchTracker interface {
-	Tracker
-	// TrackMany asks about up to MaxTrackBatch numbers at once. Its error is
-	// the call's (every number failed alike); otherwise the results are in
-	// the order of the numbers, each with its own error.
+	// TrackMany (CapTrackMany) asks about up to MaxTrackBatch numbers at
+	// once, which costs one call of the carrier's budget instead of one per
+	// label. Its error is the call's (every number failed alike); otherwise
+	// the results are in the order of the numbers, each with its own error.
 	TrackMany(ctx context.Context, trackingNumbers []string) ([]TrackResult, error)
 	// MaxTrackBatch is the most numbers one TrackMany may carry.
 	MaxTrackBatch() int
+	// TrackingPlan (CapTrackingPlan) returns the scans a purchased label
+	// will receive, in order, applied on schedule.
+	TrackingPlan(ctx context.Context, s Shipment, trackingNumber string) ([]TrackingScan, error)
+	// NumberPlan (CapNumberPlan) plans the scans of a number the carrier did
+	// not issue, a package followed by a standalone tracker.
+	NumberPlan(ctx context.Context, trackingNumber string) ([]TrackingScan, error)
+
+	// SchedulePickup and CancelPickup (CapPickups): errors wrap ErrRejected
+	// when the carrier refuses (no service at that address, a window too
+	// short) and ErrUnavailable when it cannot answer now.
+	SchedulePickup(ctx context.Context, req PickupRequest) (PickupConfirmation, error)
+	CancelPickup(ctx context.Context, req PickupCancelRequest) error
+	// Manifest (CapManifests) makes the end-of-day form, or fails with an
+	// error that wraps ErrRejected (the carrier refused the labels as given)
+	// or ErrUnavailable (retry later).
+	Manifest(ctx context.Context, req ManifestRequest) (ManifestForm, error)
+
+	// FindPurchase (CapFindPurchase) returns the label the carrier sold for
+	// req.Reference and has not voided; found is false when there is none.
+	// The label's document is nil when the carrier cannot give it again
+	// (FedEx). UPS and FedEx have no idempotency key: a purchase whose
+	// answer was lost asks this before buying again, so that it adopts, or
+	// voids, the label already sold instead of buying a second one blindly.
+	FindPurchase(ctx context.Context, req BuyRequest) (label Label, found bool, err error)
+	// CheckCredentials (CapCheckCredentials) fetches a token: nil when the
+	// carrier granted one, a *Error of Operation "token" otherwise
+	// (ErrFailed with the HTTP status when the carrier refused the
+	// credentials, ErrUnavailable when it could not answer).
+	CheckCredentials(ctx context.Context) error
+
+	// MultiPieceService (CapMultiPiece) says whether service can ship
+	// several pieces under one shipment. A shipment with Pieces is quoted
+	// only by such services, since another would price and buy its first
+	// box alone.
+	MultiPieceService(service string) bool
+	// ReturnService (CapReturns) says whether service can be bought as a
+	// return label (Shipment.Return).
+	ReturnService(service string) bool
 }
 
 // TrackResult is a carrier's answer for one number of a TrackMany.
@@ -523,14 +521,4 @@ func NormalizeCountry(c string) string {
 // countries differ. International shipments need customs.
 func IsInternational(from, to Address) bool {
 	return NormalizeCountry(from.Country) != NormalizeCountry(to.Country)
-}
-
-// CredentialChecker is a live carrier that can prove its credentials by
-// asking its token endpoint for a token, before anyone relies on them.
-type CredentialChecker interface {
-	// CheckCredentials fetches a token: nil when the carrier granted one, a
-	// *Error of Operation "token" otherwise (ErrFailed with the HTTP status
-	// when the carrier refused the credentials, ErrUnavailable when it
-	// could not answer).
-	CheckCredentials(ctx context.Context) error
 }

@@ -1,6 +1,11 @@
 package carriers
 
-import "fmt"
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
 
 // Carrier account environments: the carrier's production API or its test
 // environment, at base URLs the operator configures (a tenant never names one).
@@ -9,23 +14,45 @@ const (
 	EnvironmentTest       = "test"
 )
 
-// Credentials are one carrier account's credentials in clear, as a Factory
-// takes them. String never prints the secret.
+// Credentials are one carrier account's credentials in clear, as a
+// connector's constructor takes them. String never prints a value.
 type Credentials struct {
-	// Carrier is the carrier's name: "UPS", "FedEx" or "USPS".
+	// Carrier is the carrier's name (Descriptor.ID).
 	Carrier string
 	// Environment is EnvironmentProduction or EnvironmentTest.
-	Environment                           string
-	ClientID, ClientSecret, AccountNumber string
-	// CRID and MID are USPS's Customer Registration ID and Mailer ID.
-	CRID, MID string
+	Environment string
+	// Fields are the credentials by CredentialField.Name.
+	Fields map[string]string
+	// Identity is the value of the descriptor's IdentityField: what the
+	// carrier grants call budgets by (Factory.Limited keys budgets by a
+	// hash of it).
+	Identity string
 }
+
+// NewCredentials are the credentials fields of d's carrier, trimmed of
+// surrounding spaces, with their Identity.
+func NewCredentials(d Descriptor, environment string, fields map[string]string) Credentials {
+	clean := make(map[string]string, len(fields))
+	for k, v := range fields {
+		if f, ok := d.Field(k); ok && !f.Secret {
+			v = strings.TrimSpace(v)
+		}
+		if v != "" {
+			clean[k] = v
+		}
+	}
+	return Credentials{Carrier: string(d.ID), Environment: environment, Fields: clean, Identity: clean[d.IdentityField]}
+}
+
+// Get is the value of field name, "" when not given.
+func (c Credentials) Get(name string) string { return c.Fields[name] }
 
 func (c Credentials) String() string {
-	return fmt.Sprintf("carriers.Credentials{Carrier: %q, Environment: %q, ClientID: %q, ClientSecret: [redacted]}", c.Carrier, c.Environment, c.ClientID)
+	names := slices.Sorted(maps.Keys(c.Fields))
+	return fmt.Sprintf("carriers.Credentials{Carrier: %q, Environment: %q, Fields: %s (values not shown)}", c.Carrier, c.Environment, strings.Join(names, ","))
 }
 
-// GoString keeps %#v from printing the secret.
+// GoString keeps %#v from printing the values.
 func (c Credentials) GoString() string { return c.String() }
 
 // Factory builds a live carrier client, with a token cache of its own, from
@@ -46,19 +73,4 @@ func (f Factory) Observed(observe Observe) Factory {
 		}
 		return Instrument(client, observe), nil
 	}
-}
-
-// CredentialCheckerOf finds c's CredentialChecker under its wrappers.
-func CredentialCheckerOf(c Carrier) (CredentialChecker, bool) {
-	for c != nil {
-		if ch, ok := c.(CredentialChecker); ok {
-			return ch, true
-		}
-		u, ok := c.(interface{ Unwrap() Carrier })
-		if !ok {
-			break
-		}
-		c = u.Unwrap()
-	}
-	return nil, false
 }

@@ -9,6 +9,7 @@ const (
 	OpVoid         = "void"
 	OpTrack        = "track"
 	OpTrackingPlan = "tracking_plan"
+	OpFindPurchase = "find_purchase"
 )
 
 // Observe is called before every call to a carrier, with the carrier's name
@@ -17,10 +18,9 @@ const (
 // returns. It is how metrics and traces see the carriers.
 type Observe func(ctx context.Context, carrier, operation string) (_ context.Context, done func(error))
 
-// Instrument returns c with every call observed. What c offers beyond
-// Carrier (Planner, Tracker, BatchTracker) the result offers too, so a
-// purchase still finds the tracking it needs. A batch of tracking numbers
-// is one call (OpTrack).
+// Instrument returns c with every call of the operations its
+// Capabilities declare observed; the result declares the same. A batch of
+// tracking numbers is one call (OpTrack).
 func Instrument(c Carrier, observe Observe) Carrier {
 	if observe == nil || c == nil {
 		return c
@@ -55,46 +55,32 @@ func (r *Registry) each(f func(Carrier) Carrier) *Registry {
 // call call), or call call once with the context call is to run with.
 type around func(ctx context.Context, op string, call func(context.Context) error) error
 
-// wrap returns c with every call made through a. The result is a Planner,
-// Tracker or BatchTracker exactly when c is.
+// wrap returns c with every call of an operation its Capabilities declare
+// made through a. Calls of the others go straight to c, which answers
+// ErrNotSupported: they reach no carrier, so there is nothing to observe
+// or count. Everything else (Name, Capabilities, MaxTrackBatch, the
+// per-service answers) is c's own, through the embedded Carrier.
 func wrap(c Carrier, a around) Carrier {
-	w := &wrapped{c: c, name: c.Name(), around: a}
-	w.p, _ = c.(Planner)
-	w.t, _ = c.(Tracker)
-	w.b, _ = c.(BatchTracker)
-	switch {
-	case w.p != nil && w.b != nil:
-		return &wrappedPlannerBatch{w}
-	case w.p != nil && w.t != nil:
-		return &wrappedPlannerTracker{w}
-	case w.p != nil:
-		return &wrappedPlanner{w}
-	case w.b != nil:
-		return &wrappedBatch{w}
-	case w.t != nil:
-		return &wrappedTracker{w}
-	}
-	return w
+	return &wrapped{Carrier: c, caps: c.Capabilities(), around: a}
 }
 
 type wrapped struct {
-	c      Carrier
-	p      Planner
-	t      Tracker
-	b      BatchTracker
-	name   string
+	Carrier
+	caps   Capabilities
 	around around
 }
 
-func (w *wrapped) Name() string { return w.name }
-
-// Unwrap is the carrier wrapped, for what the wrappers do not carry
-// (NumberPlannerOf).
-func (w *wrapped) Unwrap() Carrier { return w.c }
+// call runs f through around when the carrier declares capability, else directly.
+func (w *wrapped) call(ctx context.Context, capability Capabilities, op string, f func(context.Context) error) error {
+	if !w.caps.Has(capability) {
+		return f(ctx)
+	}
+	return w.around(ctx, op, f)
+}
 
 func (w *wrapped) Rates(ctx context.Context, s Shipment) (rates []Rate, err error) {
 	err = w.around(ctx, OpRates, func(ctx context.Context) error {
-		rates, err = w.c.Rates(ctx, s)
+		rates, err = w.Carrier.Rates(ctx, s)
 		return err
 	})
 	return rates, err
@@ -102,7 +88,7 @@ func (w *wrapped) Rates(ctx context.Context, s Shipment) (rates []Rate, err erro
 
 func (w *wrapped) Buy(ctx context.Context, req BuyRequest) (l Label, err error) {
 	err = w.around(ctx, OpBuy, func(ctx context.Context) error {
-		l, err = w.c.Buy(ctx, req)
+		l, err = w.Carrier.Buy(ctx, req)
 		return err
 	})
 	return l, err
@@ -110,82 +96,66 @@ func (w *wrapped) Buy(ctx context.Context, req BuyRequest) (l Label, err error) 
 
 func (w *wrapped) Void(ctx context.Context, req VoidRequest) (st VoidStatus, err error) {
 	err = w.around(ctx, OpVoid, func(ctx context.Context) error {
-		st, err = w.c.Void(ctx, req)
+		st, err = w.Carrier.Void(ctx, req)
 		return err
 	})
 	return st, err
 }
 
-func (w *wrapped) trackingPlan(ctx context.Context, s Shipment, trackingNumber string) (plan []TrackingScan, err error) {
-	err = w.around(ctx, OpTrackingPlan, func(ctx context.Context) error {
-		plan, err = w.p.TrackingPlan(ctx, s, trackingNumber)
-		return err
-	})
-	return plan, err
-}
-
-func (w *wrapped) track(ctx context.Context, trackingNumber string) (u TrackingUpdate, err error) {
-	err = w.around(ctx, OpTrack, func(ctx context.Context) error {
-		u, err = w.t.Track(ctx, trackingNumber)
+func (w *wrapped) Track(ctx context.Context, trackingNumber string) (u TrackingUpdate, err error) {
+	err = w.call(ctx, CapTrack, OpTrack, func(ctx context.Context) error {
+		u, err = w.Carrier.Track(ctx, trackingNumber)
 		return err
 	})
 	return u, err
 }
 
-func (w *wrapped) trackMany(ctx context.Context, trackingNumbers []string) (rs []TrackResult, err error) {
-	err = w.around(ctx, OpTrack, func(ctx context.Context) error {
-		rs, err = w.b.TrackMany(ctx, trackingNumbers)
+// TrackMany is one call (OpTrack), whatever the count of numbers.
+func (w *wrapped) TrackMany(ctx context.Context, trackingNumbers []string) (rs []TrackResult, err error) {
+	err = w.call(ctx, CapTrackMany, OpTrack, func(ctx context.Context) error {
+		rs, err = w.Carrier.TrackMany(ctx, trackingNumbers)
 		return err
 	})
 	return rs, err
 }
 
-type wrappedPlanner struct{ *wrapped }
-
-func (w *wrappedPlanner) TrackingPlan(ctx context.Context, s Shipment, tn string) ([]TrackingScan, error) {
-	return w.trackingPlan(ctx, s, tn)
+func (w *wrapped) TrackingPlan(ctx context.Context, s Shipment, trackingNumber string) (plan []TrackingScan, err error) {
+	err = w.call(ctx, CapTrackingPlan, OpTrackingPlan, func(ctx context.Context) error {
+		plan, err = w.Carrier.TrackingPlan(ctx, s, trackingNumber)
+		return err
+	})
+	return plan, err
 }
 
-type wrappedTracker struct{ *wrapped }
+// NumberPlan is the sandbox's own plan, no carrier call to observe or
+// count: it goes straight to the carrier.
 
-func (w *wrappedTracker) Track(ctx context.Context, tn string) (TrackingUpdate, error) {
-	return w.track(ctx, tn)
+func (w *wrapped) SchedulePickup(ctx context.Context, req PickupRequest) (pc PickupConfirmation, err error) {
+	err = w.call(ctx, CapPickups, OpSchedulePickup, func(ctx context.Context) error {
+		pc, err = w.Carrier.SchedulePickup(ctx, req)
+		return err
+	})
+	return pc, err
 }
 
-type wrappedBatch struct{ *wrapped }
-
-func (w *wrappedBatch) Track(ctx context.Context, tn string) (TrackingUpdate, error) {
-	return w.track(ctx, tn)
+func (w *wrapped) CancelPickup(ctx context.Context, req PickupCancelRequest) error {
+	return w.call(ctx, CapPickups, OpCancelPickup, func(ctx context.Context) error {
+		return w.Carrier.CancelPickup(ctx, req)
+	})
 }
 
-func (w *wrappedBatch) TrackMany(ctx context.Context, tns []string) ([]TrackResult, error) {
-	return w.trackMany(ctx, tns)
+func (w *wrapped) Manifest(ctx context.Context, req ManifestRequest) (f ManifestForm, err error) {
+	err = w.call(ctx, CapManifests, OpManifest, func(ctx context.Context) error {
+		f, err = w.Carrier.Manifest(ctx, req)
+		return err
+	})
+	return f, err
 }
 
-func (w *wrappedBatch) MaxTrackBatch() int { return w.b.MaxTrackBatch() }
-
-type wrappedPlannerTracker struct{ *wrapped }
-
-func (w *wrappedPlannerTracker) TrackingPlan(ctx context.Context, s Shipment, tn string) ([]TrackingScan, error) {
-	return w.trackingPlan(ctx, s, tn)
+func (w *wrapped) FindPurchase(ctx context.Context, req BuyRequest) (l Label, found bool, err error) {
+	err = w.call(ctx, CapFindPurchase, OpFindPurchase, func(ctx context.Context) error {
+		l, found, err = w.Carrier.FindPurchase(ctx, req)
+		return err
+	})
+	return l, found, err
 }
-
-func (w *wrappedPlannerTracker) Track(ctx context.Context, tn string) (TrackingUpdate, error) {
-	return w.track(ctx, tn)
-}
-
-type wrappedPlannerBatch struct{ *wrapped }
-
-func (w *wrappedPlannerBatch) TrackingPlan(ctx context.Context, s Shipment, tn string) ([]TrackingScan, error) {
-	return w.trackingPlan(ctx, s, tn)
-}
-
-func (w *wrappedPlannerBatch) Track(ctx context.Context, tn string) (TrackingUpdate, error) {
-	return w.track(ctx, tn)
-}
-
-func (w *wrappedPlannerBatch) TrackMany(ctx context.Context, tns []string) ([]TrackResult, error) {
-	return w.trackMany(ctx, tns)
-}
-
-func (w *wrappedPlannerBatch) MaxTrackBatch() int { return w.b.MaxTrackBatch() }

@@ -11,9 +11,18 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 )
 
-type plain struct{ err error }
+// plain is a carrier of the given capabilities beyond rates, buy and void:
+// it plans and tracks when it declares so, and the rest it does not offer.
+type plain struct {
+	carriers.Unsupported
+	err  error
+	caps carriers.Capabilities
+}
 
 func (plain) Name() string { return "Plain" }
+func (p plain) Capabilities() carriers.Capabilities {
+	return carriers.CapRates | carriers.CapBuy | carriers.CapVoid | p.caps
+}
 func (p plain) Rates(context.Context, carriers.Shipment) ([]carriers.Rate, error) {
 	return nil, p.err
 }
@@ -23,61 +32,60 @@ func (p plain) Buy(context.Context, carriers.BuyRequest) (carriers.Label, error)
 func (p plain) Void(context.Context, carriers.VoidRequest) (carriers.VoidStatus, error) {
 	return carriers.VoidConfirmed, p.err
 }
-
-type planner struct{ plain }
-
-func (planner) TrackingPlan(context.Context, carriers.Shipment, string) ([]carriers.TrackingScan, error) {
+func (p plain) TrackingPlan(ctx context.Context, s carriers.Shipment, tn string) ([]carriers.TrackingScan, error) {
+	if !p.caps.Has(carriers.CapTrackingPlan) {
+		return p.Unsupported.TrackingPlan(ctx, s, tn)
+	}
 	return []carriers.TrackingScan{{Status: carriers.StatusPreTransit}}, nil
 }
-
-type tracker struct{ plain }
-
-func (tracker) Track(context.Context, string) (carriers.TrackingUpdate, error) {
+func (p plain) Track(ctx context.Context, tn string) (carriers.TrackingUpdate, error) {
+	if !p.caps.Has(carriers.CapTrack) {
+		return p.Unsupported.Track(ctx, tn)
+	}
 	return carriers.TrackingUpdate{Status: carriers.StatusInTransit}, nil
 }
 
-type both struct{ planner }
-
-func (both) Track(context.Context, string) (carriers.TrackingUpdate, error) {
-	return carriers.TrackingUpdate{}, nil
-}
-
-// TestInstrumentKeepsWhatACarrierOffers: the observed carrier is a Planner or
-// a Tracker exactly when the carrier is, and every call is observed with its
-// operation and error.
+// TestInstrumentKeepsWhatACarrierOffers: the observed carrier declares the
+// capabilities the carrier declares; every call of a declared operation is
+// observed with its operation and error, and an undeclared one reaches no
+// observer and answers ErrNotSupported.
 func TestInstrumentKeepsWhatACarrierOffers(t *testing.T) {
 	t.Parallel()
-	for _, c := range []carriers.Carrier{plain{}, planner{}, tracker{}, both{}} {
+	for _, caps := range []carriers.Capabilities{0, carriers.CapTrackingPlan, carriers.CapTrack, carriers.CapTrackingPlan | carriers.CapTrack} {
+		c := plain{caps: caps}
 		var calls []string
 		observe := func(ctx context.Context, carrier, op string) (context.Context, func(error)) {
 			return ctx, func(err error) { calls = append(calls, fmt.Sprintf("%s %s %v", carrier, op, err)) }
 		}
 		o := carriers.Instrument(c, observe)
-		_, isPlanner := c.(carriers.Planner)
-		_, isTracker := c.(carriers.Tracker)
-		p, oPlanner := o.(carriers.Planner)
-		tr, oTracker := o.(carriers.Tracker)
-		if oPlanner != isPlanner || oTracker != isTracker {
-			t.Fatalf("%T: observed planner %v tracker %v, want %v %v", c, oPlanner, oTracker, isPlanner, isTracker)
+		if o.Capabilities() != c.Capabilities() {
+			t.Fatalf("%s: observed capabilities %s", caps, o.Capabilities())
 		}
 		ctx := context.Background()
 		_, _ = o.Rates(ctx, carriers.Shipment{})
 		_, _ = o.Buy(ctx, carriers.BuyRequest{})
 		_, _ = o.Void(ctx, carriers.VoidRequest{})
 		want := []string{"Plain rates <nil>", "Plain buy <nil>", "Plain void <nil>"}
-		if oPlanner {
-			_, _ = p.TrackingPlan(ctx, carriers.Shipment{}, "T1")
+		_, planErr := o.TrackingPlan(ctx, carriers.Shipment{}, "T1")
+		if caps.Has(carriers.CapTrackingPlan) {
 			want = append(want, "Plain tracking_plan <nil>")
+		} else if !errors.Is(planErr, carriers.ErrNotSupported) {
+			t.Errorf("%s: TrackingPlan %v, want ErrNotSupported", caps, planErr)
 		}
-		if oTracker {
-			_, _ = tr.Track(ctx, "T1")
+		_, trackErr := o.Track(ctx, "T1")
+		if caps.Has(carriers.CapTrack) {
 			want = append(want, "Plain track <nil>")
+		} else if !errors.Is(trackErr, carriers.ErrNotSupported) {
+			t.Errorf("%s: Track %v, want ErrNotSupported", caps, trackErr)
+		}
+		if _, err := o.SchedulePickup(ctx, carriers.PickupRequest{}); !errors.Is(err, carriers.ErrPickupsNotSupported) {
+			t.Errorf("%s: SchedulePickup %v, want ErrPickupsNotSupported", caps, err)
 		}
 		if diff := cmp.Diff(want, calls); diff != "" {
-			t.Errorf("%T: calls (-want +got):\n%s", c, diff)
+			t.Errorf("%s: calls (-want +got):\n%s", caps, diff)
 		}
 		if o.Name() != "Plain" {
-			t.Errorf("%T: name %q", c, o.Name())
+			t.Errorf("%s: name %q", caps, o.Name())
 		}
 	}
 	var got error

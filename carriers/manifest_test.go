@@ -2,6 +2,7 @@ package carriers_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -11,6 +12,10 @@ import (
 )
 
 type manifester struct{ plain }
+
+func (manifester) Capabilities() carriers.Capabilities {
+	return plain{caps: carriers.CapManifests}.Capabilities()
+}
 
 func (manifester) Manifest(context.Context, carriers.ManifestRequest) (carriers.ManifestForm, error) {
 	return carriers.ManifestForm{Number: "F1"}, nil
@@ -25,11 +30,15 @@ func TestManifestIsObservedThroughWrappers(t *testing.T) {
 	observe := func(ctx context.Context, carrier, op string) (context.Context, func(error)) {
 		return ctx, func(err error) { calls = append(calls, fmt.Sprintf("%s %s %v", carrier, op, err)) }
 	}
-	if _, ok := carriers.ManifesterOf(carriers.Instrument(plain{}, observe)); ok {
+	none := carriers.Instrument(plain{}, observe)
+	if none.Capabilities().Has(carriers.CapManifests) {
 		t.Error("an observed carrier without a manifest step offers one")
 	}
-	m, ok := carriers.ManifesterOf(carriers.Instrument(manifester{}, observe))
-	if !ok {
+	if _, err := none.Manifest(context.Background(), carriers.ManifestRequest{Reference: "man_0"}); !errors.Is(err, carriers.ErrNotSupported) {
+		t.Errorf("Manifest of a carrier without a manifest step: %v, want ErrNotSupported", err)
+	}
+	m := carriers.Instrument(manifester{}, observe)
+	if !m.Capabilities().Has(carriers.CapManifests) {
 		t.Fatal("the observed carrier lost its manifest step")
 	}
 	f, err := m.Manifest(context.Background(), carriers.ManifestRequest{Reference: "man_1"})
@@ -42,6 +51,10 @@ func TestManifestIsObservedThroughWrappers(t *testing.T) {
 }
 
 type checking struct{ plain }
+
+func (checking) Capabilities() carriers.Capabilities {
+	return plain{caps: carriers.CapCheckCredentials}.Capabilities()
+}
 
 func (checking) CheckCredentials(context.Context) error { return nil }
 
@@ -64,10 +77,11 @@ func TestObservedFactory(t *testing.T) {
 	if d := cmp.Diff([]string{"Plain rates"}, calls); d != "" {
 		t.Errorf("observed calls (-want +got):\n%s", d)
 	}
-	if ch, ok := carriers.CredentialCheckerOf(c); !ok || ch.CheckCredentials(context.Background()) != nil {
+	if !c.Capabilities().Has(carriers.CapCheckCredentials) || c.CheckCredentials(context.Background()) != nil {
 		t.Error("the observed client cannot prove its credentials")
 	}
-	if _, ok := carriers.CredentialCheckerOf(carriers.Instrument(plain{}, observe)); ok {
+	if p := carriers.Instrument(plain{}, observe); p.Capabilities().Has(carriers.CapCheckCredentials) ||
+		!errors.Is(p.CheckCredentials(context.Background()), carriers.ErrNotSupported) {
 		t.Error("a carrier without a credentials check has one")
 	}
 }

@@ -102,23 +102,6 @@ type QuotaKey struct{ Carrier, API string }
 // CARRIER:API=CALLS/PERIOD, comma-separated and repeatable.
 type Quotas map[QuotaKey]Quota
 
-// DefaultQuotas are the carriers' published limits: USPS grants 60 calls
-// an hour per API (developers.usps.com, until a higher quota is granted);
-// FedEx 1,400 calls per 10 s per project across its APIs and 100,000 Track
-// calls a day (developer.fedex.com, "Quotas & rate limits"). UPS publishes
-// no numbers (it answers 429, which is honoured), so it has no budget.
-func DefaultQuotas() Quotas {
-	return Quotas{
-		{"usps", APIRates}:     {60, time.Hour},
-		{"usps", APILabels}:    {60, time.Hour},
-		{"usps", APITracking}:  {60, time.Hour},
-		{"usps", APIManifests}: {60, time.Hour},
-		{"usps", APIPickups}:   {60, time.Hour},
-		{"fedex", APIAll}:      {1400, 10 * time.Second},
-		{"fedex", APITracking}: {100000, 24 * time.Hour},
-	}
-}
-
 func (q Quotas) lookup(carrier, api string) Quota {
 	return q[QuotaKey{strings.ToLower(carrier), api}]
 }
@@ -348,7 +331,7 @@ func (f Factory) Limited(cfg QuotaConfig) Factory {
 		if err != nil || client == nil {
 			return client, err
 		}
-		sum := sha256.Sum256([]byte(cr.ClientID))
+		sum := sha256.Sum256([]byte(cr.Identity))
 		return limitAs(client, cfg, strings.ToLower(client.Name())+"/"+hex.EncodeToString(sum[:8])), nil
 	}
 }

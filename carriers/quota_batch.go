@@ -17,20 +17,19 @@ const DefaultTrackBatchWindow = 10 * time.Millisecond
 const trackBatchTimeout = time.Minute
 
 // Batch returns c with concurrent Track calls gathered into TrackMany
-// requests when c is a BatchTracker (and no Planner); any other c is
-// returned as is. A Track call waits up to window for others; a batch goes
+// requests when c declares CapTrackMany (and no CapTrackingPlan); any other
+// c is returned as is. A Track call waits up to window for others; a batch goes
 // at once when it holds MaxTrackBatch numbers. Each caller gets its own
 // number's answer, so a tracking poll still applies only its own label's
 // scans. A batch of one is a plain Track.
 func Batch(c Carrier, window time.Duration) Carrier {
-	bc, ok := c.(batchCarrier)
-	if _, planner := c.(Planner); !ok || planner {
+	if caps := c.Capabilities(); !caps.Has(CapTrackMany) || caps.Has(CapTrackingPlan) {
 		return c
 	}
 	if window <= 0 {
 		window = DefaultTrackBatchWindow
 	}
-	return &batched{batchCarrier: bc, window: window, max: max(bc.MaxTrackBatch(), 1)}
+	return &batched{Carrier: c, window: window, max: max(c.MaxTrackBatch(), 1)}
 }
 
 // Batch returns a registry of the same carriers, each batching its
@@ -39,22 +38,16 @@ func (r *Registry) Batch(window time.Duration) *Registry {
 	return r.each(func(c Carrier) Carrier { return Batch(c, window) })
 }
 
-type batchCarrier interface {
-	Carrier
-	BatchTracker
-}
-
+// batched is a carrier whose Track calls are gathered; every other call is
+// the carrier's own.
 type batched struct {
-	batchCarrier
+	Carrier
 	window time.Duration
 	max    int
 
 	mu      sync.Mutex
 	pending *trackBatch
 }
-
-// Unwrap lets the finders of optional steps (ManifesterOf) see the carrier.
-func (b *batched) Unwrap() Carrier { return b.batchCarrier }
 
 // trackBatch is the numbers gathered for one request, and its answer once
 // done is closed.
@@ -105,7 +98,7 @@ func (b *batched) send(bt *trackBatch) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(bt.ctx), trackBatchTimeout)
 	defer cancel()
 	if len(bt.numbers) == 1 {
-		up, err := b.batchCarrier.Track(ctx, bt.numbers[0])
+		up, err := b.Carrier.Track(ctx, bt.numbers[0])
 		bt.results = []TrackResult{{Update: up, Err: err}}
 		return
 	}

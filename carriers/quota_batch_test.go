@@ -10,11 +10,15 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 )
 
-// many is a BatchTracker of batches of 3 that counts its requests.
+// many tracks in batches of 3 (CapTrackMany) that counts its requests.
 type many struct {
 	counting
 	mu       sync.Mutex
 	requests [][]string
+}
+
+func (m *many) Capabilities() carriers.Capabilities {
+	return m.counting.Capabilities() | carriers.CapTrackMany
 }
 
 func (m *many) MaxTrackBatch() int { return 3 }
@@ -40,7 +44,7 @@ func TestBatchTakesOneCallOfTheBudget(t *testing.T) {
 	})
 	limited := carriers.Limit(observed, carriers.QuotaConfig{Now: newClock().Now,
 		Quotas: carriers.Quotas{{Carrier: "fedex", API: carriers.APITracking}: {Calls: 1, Per: time.Hour}}})
-	c := carriers.Batch(limited, time.Hour).(carriers.Tracker)
+	c := carriers.Batch(limited, time.Hour)
 	var wg sync.WaitGroup
 	got := make([]string, 3)
 	for i, tn := range []string{"A", "B", "C"} {
@@ -57,7 +61,7 @@ func TestBatchTakesOneCallOfTheBudget(t *testing.T) {
 		t.Fatalf("requests %v, answers %v; want one request and each its own answer", inner.requests, got)
 	}
 	// The budget of one call is spent by the batch: the next poll is deferred.
-	lone := carriers.Batch(limited, time.Millisecond).(carriers.Tracker)
+	lone := carriers.Batch(limited, time.Millisecond)
 	if _, err := lone.Track(context.Background(), "D"); !errors.Is(err, carriers.ErrOverQuota) {
 		t.Fatalf("a poll after the batch: %v, want ErrOverQuota", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,6 +81,7 @@ func TestMemoryLimiterBudget(t *testing.T) {
 // counting is a tracking carrier that counts its calls and answers what
 // trackErr says.
 type counting struct {
+	carriers.Unsupported
 	mu       sync.Mutex
 	calls    map[string]int
 	trackErr error
@@ -97,6 +97,9 @@ func (c *counting) count(op string) {
 }
 
 func (c *counting) Name() string { return "FedEx" }
+func (c *counting) Capabilities() carriers.Capabilities {
+	return carriers.CapRates | carriers.CapBuy | carriers.CapVoid | carriers.CapTrack
+}
 func (c *counting) Rates(context.Context, carriers.Shipment) ([]carriers.Rate, error) {
 	c.count("rates")
 	return nil, nil
@@ -146,7 +149,7 @@ func TestQuotaTrackingDefersToPurchases(t *testing.T) {
 	var d decisions
 	c := carriers.Limit(inner, carriers.QuotaConfig{Now: clk.Now, OnDecision: d.record,
 		Quotas: carriers.Quotas{{Carrier: "fedex", API: carriers.APIAll}: {Calls: 10, Per: time.Hour}}})
-	tr := c.(carriers.Tracker)
+	tr := c
 	ctx := context.Background()
 	for i := range 9 {
 		if _, err := tr.Track(ctx, "T1"); err != nil {
@@ -186,7 +189,7 @@ func TestQuota429PausesTheAPI(t *testing.T) {
 		RetryAfter: 2 * time.Minute, Kind: carriers.ErrUnavailable}}
 	var d decisions
 	c := carriers.Limit(inner, carriers.QuotaConfig{Now: clk.Now, OnDecision: d.record})
-	tr := c.(carriers.Tracker)
+	tr := c
 	ctx := context.Background()
 	if _, err := tr.Track(ctx, "T1"); !errors.Is(err, carriers.ErrUnavailable) || errors.Is(err, carriers.ErrOverQuota) {
 		t.Fatalf("the 429 itself: %v", err)
@@ -222,33 +225,6 @@ func TestQuota429PausesTheAPI(t *testing.T) {
 	}
 }
 
-func TestQuotasFlag(t *testing.T) {
-	t.Parallel()
-	q := carriers.DefaultQuotas()
-	if err := q.Set("USPS:tracking=600/h, fedex:all=off,UPS:labels=5/10s,ups:track=1/d"); err != nil {
-		t.Fatal(err)
-	}
-	want := "fedex:all=unlimited,fedex:tracking=100000/d,ups:labels=5/10s,ups:tracking=1/d,usps:labels=60/h,usps:manifests=60/h,usps:pickups=60/h,usps:rates=60/h,usps:tracking=600/h"
-	if got := q.String(); got != want {
-		t.Errorf("quotas %s, want %s", got, want)
-	}
-	for _, c := range []struct{ value, want string }{
-		{"USPS=60/h", "CARRIER:API=CALLS/PERIOD"},
-		{"USPS:tracking", "CARRIER:API=CALLS/PERIOD"},
-		{"USPS:labels=0/h", "at least 1 call"},
-		{"USPS:labels=-3/h", "at least 1 call"},
-		{"USPS:labels=60", "CALLS/PERIOD"},
-		{"USPS:labels=60/week", `period "week"`},
-		{"USPS:labels=60/1ms", "want 1s to 31 days"},
-		{"USPS:shipping=60/h", "not one of rates, labels, tracking, manifests, pickups, all"},
-	} {
-		err := carriers.Quotas{}.Set(c.value)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: %v, want an error with %q", c.value, err, c.want)
-		}
-	}
-}
-
 // endOfDay is a carrier with a manifest step and pickups, counting calls.
 type endOfDay struct {
 	counting
@@ -257,6 +233,9 @@ type endOfDay struct {
 }
 
 func (e *endOfDay) Name() string { return e.name }
+func (e *endOfDay) Capabilities() carriers.Capabilities {
+	return e.counting.Capabilities() | carriers.CapManifests | carriers.CapPickups
+}
 func (e *endOfDay) Manifest(context.Context, carriers.ManifestRequest) (carriers.ManifestForm, error) {
 	e.count("manifest")
 	return carriers.ManifestForm{Number: "F1"}, nil
@@ -286,11 +265,10 @@ func TestQuotaManifestsAndPickups(t *testing.T) {
 		{Carrier: "usps", API: carriers.APIPickups}:   {Calls: 2, Per: time.Hour},
 	}})
 	ctx := context.Background()
-	m, ok := carriers.ManifesterOf(c)
-	if !ok {
-		t.Fatal("the limited carrier lost its manifest step")
+	if !c.Capabilities().Has(carriers.CapManifests | carriers.CapPickups) {
+		t.Fatal("the limited carrier lost its manifest step or its pickups")
 	}
-	p := c.(carriers.PickupScheduler)
+	m, p := c, c
 	if _, err := m.Manifest(ctx, carriers.ManifestRequest{}); err != nil {
 		t.Fatalf("first manifest: %v", err)
 	}
@@ -331,15 +309,15 @@ func TestFactoryLimitedBudgetsPerClient(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		e := &endOfDay{name: "USPS"}
-		inners[cr.ClientID+"/"+cr.AccountNumber] = e
+		inners[cr.Identity+"/"+cr.Get("accountNumber")] = e
 		return e, nil
 	}).Limited(carriers.QuotaConfig{Now: clk.Now, Quotas: carriers.Quotas{{Carrier: "usps", API: carriers.APIPickups}: {Calls: 1, Per: time.Hour}}})
-	build := func(client, account string) carriers.PickupScheduler {
-		c, err := factory(carriers.Credentials{Carrier: "USPS", ClientID: client, AccountNumber: account})
+	build := func(client, account string) carriers.Carrier {
+		c, err := factory(carriers.Credentials{Carrier: "USPS", Identity: client, Fields: map[string]string{"clientId": client, "accountNumber": account}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return c.(carriers.PickupScheduler)
+		return c
 	}
 	ctx := context.Background()
 	acme, acmeAgain, zed := build("acme", "A1"), build("acme", "A2"), build("zed", "Z1")
@@ -363,20 +341,20 @@ func TestFactoryLimitedBudgetsPerClient(t *testing.T) {
 	// Without budgets, a 429 still pauses the client it answered, and only it.
 	paused := carriers.Factory(func(cr carriers.Credentials) (carriers.Carrier, error) {
 		e := &endOfDay{name: "USPS"}
-		if cr.ClientID == "zed" {
+		if cr.Identity == "zed" {
 			e.pickupErr = &carriers.Error{HTTPStatus: http.StatusTooManyRequests, RetryAfter: 10 * time.Minute, Kind: carriers.ErrUnavailable}
 		}
 		return e, nil
 	}).Limited(carriers.QuotaConfig{Now: clk.Now})
-	zedC, _ := paused(carriers.Credentials{Carrier: "USPS", ClientID: "zed"})
-	acmeC, _ := paused(carriers.Credentials{Carrier: "USPS", ClientID: "acme"})
-	if _, err := zedC.(carriers.PickupScheduler).SchedulePickup(ctx, carriers.PickupRequest{}); errors.Is(err, carriers.ErrOverQuota) || !errors.Is(err, carriers.ErrUnavailable) {
+	zedC, _ := paused(carriers.Credentials{Carrier: "USPS", Identity: "zed"})
+	acmeC, _ := paused(carriers.Credentials{Carrier: "USPS", Identity: "acme"})
+	if _, err := zedC.SchedulePickup(ctx, carriers.PickupRequest{}); errors.Is(err, carriers.ErrOverQuota) || !errors.Is(err, carriers.ErrUnavailable) {
 		t.Fatalf("zed's 429: %v", err)
 	}
-	if _, err := zedC.(carriers.PickupScheduler).SchedulePickup(ctx, carriers.PickupRequest{}); !errors.Is(err, carriers.ErrOverQuota) {
+	if _, err := zedC.SchedulePickup(ctx, carriers.PickupRequest{}); !errors.Is(err, carriers.ErrOverQuota) {
 		t.Fatalf("zed during its pause: %v, want ErrOverQuota", err)
 	}
-	if _, err := acmeC.(carriers.PickupScheduler).SchedulePickup(ctx, carriers.PickupRequest{}); err != nil {
+	if _, err := acmeC.SchedulePickup(ctx, carriers.PickupRequest{}); err != nil {
 		t.Fatalf("acme during zed's pause: %v", err)
 	}
 }

@@ -12,6 +12,10 @@ import (
 // recovering is a batch-tracking carrier that can look purchases up.
 type recovering struct{ many }
 
+func (r *recovering) Capabilities() carriers.Capabilities {
+	return r.many.Capabilities() | carriers.CapFindPurchase
+}
+
 func (r *recovering) FindPurchase(_ context.Context, req carriers.BuyRequest) (carriers.Label, bool, error) {
 	r.count("find_purchase")
 	return carriers.Label{TrackingNumber: "sold to " + req.Reference}, true, nil
@@ -29,27 +33,19 @@ func TestDecoratorsKeepThePurchaseLookup(t *testing.T) {
 		return carriers.Batch(carriers.Limit(observed, carriers.QuotaConfig{Now: newClock().Now}), time.Millisecond)
 	}
 	inner := &recovering{}
-	r, ok := decorate(inner).(carriers.Recoverer)
-	if !ok {
-		t.Fatal("the decorated carrier is not a Recoverer")
+	r := decorate(inner)
+	if !r.Capabilities().Has(carriers.CapFindPurchase) {
+		t.Fatal("the decorated carrier lost its purchase lookup")
 	}
 	l, found, err := r.FindPurchase(context.Background(), carriers.BuyRequest{Reference: "shp_1"})
 	if err != nil || !found || l.TrackingNumber != "sold to shp_1" || inner.calls["find_purchase"] != 1 {
 		t.Fatalf("FindPurchase: %+v %v %v, %d calls; want the carrier's answer", l, found, err, inner.calls["find_purchase"])
 	}
-	plain, ok := decorate(&many{}).(carriers.Recoverer)
-	if !ok {
-		t.Fatal("a decorated carrier without a lookup is not a Recoverer")
+	plain := decorate(&many{})
+	if plain.Capabilities().Has(carriers.CapFindPurchase) {
+		t.Fatal("a decorated carrier without a lookup declares one")
 	}
 	if _, _, err := plain.FindPurchase(context.Background(), carriers.BuyRequest{Reference: "shp_1"}); !errors.Is(err, carriers.ErrNoLookup) {
 		t.Fatalf("FindPurchase without a lookup: %v, want ErrNoLookup", err)
-	}
-	// Whether a purchase keeps a record of its attempts: only for a lookup
-	// behind the wrappers.
-	if !carriers.FindsPurchases(decorate(&recovering{})) || !carriers.FindsPurchases(&recovering{}) {
-		t.Error("FindsPurchases is false for a carrier with a lookup")
-	}
-	if carriers.FindsPurchases(decorate(&many{})) || carriers.FindsPurchases(&many{}) {
-		t.Error("FindsPurchases is true for a carrier without a lookup")
 	}
 }

@@ -2,7 +2,10 @@ package carriers
 
 import (
 	"cmp"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -29,14 +32,25 @@ type Redactor struct {
 	r       *strings.Replacer
 }
 
-// NewRedactor returns a Redactor of the given secrets; empty and too short
-// ones are ignored.
+// NewRedactor returns a Redactor of the given secrets and of the forms a
+// carrier may echo them in: URL-encoded (a form body, a query), escaped in
+// a JSON string, in base64 (alone, or padded as part of a longer text).
+// Empty and too short ones are ignored. An HTTP Basic header's encoding of
+// a client id and secret together is another form: add BasicCredentials.
 func NewRedactor(secrets ...string) *Redactor {
 	var keep []string
-	for _, s := range secrets {
-		s = strings.TrimSpace(s)
+	add := func(s string) {
 		if len(s) >= minSecretLen && !slices.Contains(keep, s) {
 			keep = append(keep, s)
+		}
+	}
+	for _, s := range secrets {
+		s = strings.TrimSpace(s)
+		if len(s) < minSecretLen {
+			continue
+		}
+		for _, form := range encodedForms(s) {
+			add(form)
 		}
 	}
 	// Longest first: a secret that contains another is hidden whole.
@@ -46,6 +60,28 @@ func NewRedactor(secrets ...string) *Redactor {
 		pairs = append(pairs, s, Redacted)
 	}
 	return &Redactor{secrets: keep, r: strings.NewReplacer(pairs...)}
+}
+
+// encodedForms are s and the forms a carrier's text may carry it in.
+func encodedForms(s string) []string {
+	forms := []string{s, url.QueryEscape(s), url.PathEscape(s), strings.TrimSuffix(base64.StdEncoding.EncodeToString([]byte(s)), "="),
+		base64.RawURLEncoding.EncodeToString([]byte(s))}
+	if quoted, err := json.Marshal(s); err == nil {
+		forms = append(forms, string(quoted[1:len(quoted)-1]))
+	}
+	// A secret escaped as JSON by a carrier that escapes HTML too.
+	forms = append(forms, strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`).Replace(s))
+	return forms
+}
+
+// BasicCredentials is an HTTP Basic header's credentials: the base64 of
+// "id:secret", which a token endpoint echoing its request repeats. A
+// Redactor given it hides the header's value whole.
+func BasicCredentials(id, secret string) string {
+	if id == "" && secret == "" {
+		return ""
+	}
+	return base64.StdEncoding.EncodeToString([]byte(id + ":" + secret))
 }
 
 // With returns a Redactor that also hides extra, for values known only per

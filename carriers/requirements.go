@@ -32,12 +32,11 @@ func (r Requirement) applies(service string, s Shipment) bool {
 	return r.When == nil || r.When(s)
 }
 
-// Unmet returns the requirements of carrier (its name, any case) that a
-// purchase of service for s would break, in the table's order; nil when
-// there are none or the carrier has no table.
-func Unmet(carrier, service string, s Shipment) []Requirement {
+// Unmet returns the requirements of table that a purchase of service for s
+// would break, in the table's order; nil when there are none.
+func Unmet(table []Requirement, service string, s Shipment) []Requirement {
 	var out []Requirement
-	for _, r := range requirements[strings.ToUpper(strings.TrimSpace(carrier))] {
+	for _, r := range table {
 		if r.applies(strings.TrimSpace(service), s) && !r.Met(s) {
 			out = append(out, r)
 		}
@@ -46,10 +45,10 @@ func Unmet(carrier, service string, s Shipment) []Requirement {
 }
 
 // CheckRequirements is the adapters' defence: an *Error of kind ErrRejected
-// that names the first requirement of carrier a purchase of service for s
-// breaks, nil when it breaks none.
-func CheckRequirements(carrier, service string, s Shipment) error {
-	unmet := Unmet(carrier, service, s)
+// that names the first requirement of carrier's table a purchase of service
+// for s breaks, nil when it breaks none.
+func CheckRequirements(carrier string, table []Requirement, service string, s Shipment) error {
+	unmet := Unmet(table, service, s)
 	if len(unmet) == 0 {
 		return nil
 	}
@@ -57,83 +56,30 @@ func CheckRequirements(carrier, service string, s Shipment) error {
 		Message: fmt.Sprintf("%s (%s)", unmet[0].Rule, unmet[0].Field)}
 }
 
-// Requirements returns carrier's whole table (a copy), for documentation and tests.
-func Requirements(carrier string) []Requirement {
-	return append([]Requirement(nil), requirements[strings.ToUpper(strings.TrimSpace(carrier))]...)
-}
+// The sides of a shipment a requirement reads, and the predicates the
+// connectors' tables are made of. The tables hold for the live carriers and
+// for the sandbox carriers of the same names alike: test mode refuses what
+// the live carrier would.
 
-// The tables, keyed by the upper-cased carrier name. They hold for the live
-// carriers and for the sandbox carriers of the same names alike: test mode
-// refuses what the live carrier would. Sources: the carriers' API references
-// (UPS Shipping.yaml: Shipper/ShipTo Name always, AttentionName and
-// Phone.Number for an international shipment and for Next Day Air Early;
-// FedEx Ship API: a contact with personName or companyName and a phoneNumber,
-// 10 digits for the US and Canada, for shipper and recipient; USPS Labels
-// API: "The First and Last Name or Firm Name are always required").
-var requirements = map[string][]Requirement{
-	"UPS": {
-		{Field: "fromAddress.name", Rule: "UPS requires the sender's name or company", Met: nameOrCompany(from)},
-		{Field: "toAddress.name", Rule: "UPS requires the recipient's name or company", Met: nameOrCompany(to)},
-		{Field: "fromAddress.name", Rule: "UPS requires the sender's contact name (name, not only company) on an international shipment", When: international, Met: name(from)},
-		{Field: "fromAddress.phone", Rule: "UPS requires the sender's phone number (at most 15 digits) on an international shipment", When: international, Met: upsPhone(from)},
-		{Field: "toAddress.name", Rule: "UPS requires the recipient's contact name (name, not only company) on an international shipment", When: international, Met: name(to)},
-		{Field: "toAddress.phone", Rule: "UPS requires the recipient's phone number (at most 15 digits) on an international shipment", When: international, Met: upsPhone(to)},
-		{Field: "toAddress.name", Rule: "UPS requires the recipient's contact name (name, not only company) for Next Day Air Early", Services: []string{"NextDayAirEarly"}, Met: name(to)},
-		{Field: "toAddress.phone", Rule: "UPS requires the recipient's phone number (at most 15 digits) for Next Day Air Early", Services: []string{"NextDayAirEarly"}, Met: upsPhone(to)},
-	},
-	"FEDEX": {
-		{Field: "fromAddress.name", Rule: "FedEx requires the sender's name or company", Met: nameOrCompany(from)},
-		{Field: "fromAddress.phone", Rule: "FedEx requires the sender's phone number: 10 digits (or 11 starting with 1) in the US and Canada, 10 to 15 elsewhere", Met: fedexPhone(from)},
-		{Field: "toAddress.name", Rule: "FedEx requires the recipient's name or company", Met: nameOrCompany(to)},
-		{Field: "toAddress.phone", Rule: "FedEx requires the recipient's phone number: 10 digits (or 11 starting with 1) in the US and Canada, 10 to 15 elsewhere", Met: fedexPhone(to)},
-	},
-	"USPS": {
-		{Field: "fromAddress.name", Rule: "USPS requires the sender's name or company", Met: nameOrCompany(from)},
-		{Field: "toAddress.name", Rule: "USPS requires the recipient's name or company", Met: nameOrCompany(to)},
-	},
-}
+// From is the sender's address.
+func From(s Shipment) Address { return s.From }
 
-func from(s Shipment) Address { return s.From }
-func to(s Shipment) Address   { return s.To }
+// To is the recipient's address.
+func To(s Shipment) Address { return s.To }
 
-func international(s Shipment) bool { return IsInternational(s.From, s.To) }
+// International reports whether s crosses a border.
+func International(s Shipment) bool { return IsInternational(s.From, s.To) }
 
-func name(side func(Shipment) Address) func(Shipment) bool {
+// HasName reports whether the side's address has a person's name.
+func HasName(side func(Shipment) Address) func(Shipment) bool {
 	return func(s Shipment) bool { return strings.TrimSpace(side(s).Name) != "" }
 }
 
-func nameOrCompany(side func(Shipment) Address) func(Shipment) bool {
+// HasNameOrCompany reports whether the side's address has a name or a company.
+func HasNameOrCompany(side func(Shipment) Address) func(Shipment) bool {
 	return func(s Shipment) bool {
 		a := side(s)
 		return strings.TrimSpace(a.Name) != "" || strings.TrimSpace(a.Company) != ""
-	}
-}
-
-// fedexPhone is FedEx's rule for a contact's phone number, counted in
-// digits (the adapter sends only the digits).
-func fedexPhone(side func(Shipment) Address) func(Shipment) bool {
-	return func(s Shipment) bool {
-		a := side(s)
-		d := PhoneDigits(a.Phone)
-		switch NormalizeCountry(a.Country) {
-		case "US", "CA":
-			return len(d) == 10 || len(d) == 11 && d[0] == '1'
-		default:
-			return len(d) >= 10 && len(d) <= 15
-		}
-	}
-}
-
-// upsPhone is UPS's Phone.Number: 1 to 15 digits, a US number without its
-// leading 1 (the adapter drops it).
-func upsPhone(side func(Shipment) Address) func(Shipment) bool {
-	return func(s Shipment) bool {
-		a := side(s)
-		d := PhoneDigits(a.Phone)
-		if NormalizeCountry(a.Country) == "US" && len(d) == 11 && d[0] == '1' {
-			d = d[1:]
-		}
-		return len(d) >= 1 && len(d) <= 15
 	}
 }
 

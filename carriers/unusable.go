@@ -32,7 +32,7 @@ func Unusable(sold Label, err error) error {
 	if err == nil || sold.TrackingNumber == "" || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	sold.Document, sold.PDF, sold.PieceDocuments, sold.CustomsDocument = nil, nil, nil, nil
+	sold.Document, sold.PieceDocuments, sold.CustomsDocument = nil, nil, nil
 	return &UnusableLabelError{Sold: sold, Err: err}
 }
 
@@ -42,7 +42,7 @@ func Unusable(sold Label, err error) error {
 // number when the carrier answered 2xx (so sold) with an answer that could
 // not be read at all (larger than any answer shipd reads, or not the
 // documented shape); then only the carrier can say what it sold
-// (Recoverer). ok is false for every other error: a refusal, an outage,
+// (FindPurchase). ok is false for every other error: a refusal, an outage,
 // an answer that never came.
 func SoldUnusable(err error) (sold Label, ok bool) {
 	var unusable *UnusableLabelError

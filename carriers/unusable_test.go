@@ -18,7 +18,7 @@ import (
 func TestSoldUnusable(t *testing.T) {
 	t.Parallel()
 	malformed := &carriers.Error{Carrier: "FedEx", Operation: carriers.OpBuy, HTTPStatus: http.StatusOK, Kind: carriers.ErrFailed, Message: "unusable answer"}
-	sold := carriers.Label{TrackingNumber: "794600000001", Pieces: []string{"794600000001", "794600000002"}, PDF: []byte("%PDF")}
+	sold := carriers.Label{TrackingNumber: "794600000001", Pieces: []string{"794600000001", "794600000002"}, Document: []byte("%PDF")}
 	for _, tt := range []struct {
 		name     string
 		err      error

@@ -8,7 +8,8 @@ import (
 	"sync"
 
 	"github.com/shipd-dev/shipd/app"
-	"github.com/shipd-dev/shipd/carriers/connect"
+	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 )
 
@@ -37,7 +38,7 @@ func fakeUPS() *upsfake.Server {
 // reach the fake UPS whatever their environment.
 func withCarrierAccounts(c *app.Config) {
 	u := fakeUPS().URL()
-	c.CarrierAccounts = connect.New(connect.Options{URLs: connect.URLs{UPS: u, UPSTest: u}})
+	c.CarrierAccounts = connectors.Catalog().Factory(carriers.FactoryOptions{URLs: map[carriers.ID]carriers.Endpoints{"UPS": {Production: u, Test: u}}})
 }
 
 // CarrierAccount is a POST /carrier-accounts body of a UPS account.

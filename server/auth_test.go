@@ -196,10 +196,6 @@ func (c gatedRates) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.
 	return c.Carrier.Rates(ctx, s)
 }
 
-func (c gatedRates) TrackingPlan(ctx context.Context, s carriers.Shipment, tn string) ([]carriers.TrackingScan, error) {
-	return c.Carrier.(carriers.Planner).TrackingPlan(ctx, s, tn)
-}
-
 func (g *ratesGate) wrap(cs []carriers.Carrier) []carriers.Carrier {
 	cs[0] = gatedRates{Carrier: cs[0], g: g}
 	return cs

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -83,9 +84,20 @@ func (s *Server) DeleteCarrierAccount(ctx context.Context, req gen.DeleteCarrier
 	return gen.DeleteCarrierAccount204Response{}, nil
 }
 
+// credentialsInput is the credentials object by field name: whatever
+// fields the contract names (each carrier's connector says which it takes,
+// carriers/connectors), so that a new carrier's fields need nothing here.
 func credentialsInput(c gen.CarrierCredentialsInput) shipping.CarrierCredentialsInput {
-	return shipping.CarrierCredentialsInput{ClientID: c.ClientId, ClientSecret: c.ClientSecret, AccountNumber: c.AccountNumber,
-		CRID: deref(c.Crid), MID: deref(c.Mid)}
+	fields := shipping.CarrierCredentialsInput{}
+	raw, err := json.Marshal(c)
+	if err == nil {
+		err = json.Unmarshal(raw, &fields)
+	}
+	if err != nil {
+		// Every property of the schema is a string: this cannot happen.
+		return shipping.CarrierCredentialsInput{}
+	}
+	return fields
 }
 
 func carrierAccountView(a shipping.CarrierAccount) gen.CarrierAccount {

@@ -19,7 +19,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
-	"github.com/shipd-dev/shipd/carriers/connect"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 	"github.com/shipd-dev/shipd/carriers/usps/uspsfake"
@@ -47,8 +47,9 @@ func setupCarrierAccounts(t *testing.T, opts ...setupOption) (*bundle, *liveFake
 // reaching builds carrier accounts' clients that reach f's fakes, in
 // production and test environments alike.
 func reaching(f *liveFakes) carriers.Factory {
-	return connect.New(connect.Options{URLs: connect.URLs{
-		UPS: f.ups.URL(), UPSTest: f.ups.URL(), FedEx: f.fedex.URL(), FedExTest: f.fedex.URL(), USPS: f.usps.URL(), USPSTest: f.usps.URL(),
+	return connectors.Catalog().Factory(carriers.FactoryOptions{URLs: map[carriers.ID]carriers.Endpoints{
+		"UPS": {Production: f.ups.URL(), Test: f.ups.URL()}, "FedEx": {Production: f.fedex.URL(), Test: f.fedex.URL()},
+		"USPS": {Production: f.usps.URL(), Test: f.usps.URL()},
 	}})
 }
 

@@ -426,10 +426,6 @@ func (c *gatedCarrier) Void(ctx context.Context, req carriers.VoidRequest) (carr
 	return c.Carrier.Void(ctx, req)
 }
 
-func (c *gatedCarrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackingNumber string) ([]carriers.TrackingScan, error) {
-	return c.Carrier.(carriers.Planner).TrackingPlan(ctx, s, trackingNumber)
-}
-
 // unusedFor is a gated carrier whose labels stay unused (pre-transit) for
 // d before the plan's first move, then keep the plan's pace.
 type unusedFor struct {

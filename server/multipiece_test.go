@@ -179,14 +179,6 @@ func (v *voidRecorder) Void(ctx context.Context, req carriers.VoidRequest) (carr
 	return v.Carrier.Void(ctx, req)
 }
 
-func (v *voidRecorder) TrackingPlan(ctx context.Context, s carriers.Shipment, tn string) ([]carriers.TrackingScan, error) {
-	return v.Carrier.(carriers.Planner).TrackingPlan(ctx, s, tn)
-}
-
-func (v *voidRecorder) MultiPieceService(service string) bool {
-	return carriers.CanShipPieces(v.Carrier, service)
-}
-
 func (v *voidRecorder) recorded() []carriers.VoidRequest {
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -207,7 +207,7 @@ type lostAnswer struct {
 }
 
 func (l *lostAnswer) SchedulePickup(ctx context.Context, req carriers.PickupRequest) (carriers.PickupConfirmation, error) {
-	pc, err := l.Carrier.(carriers.PickupScheduler).SchedulePickup(ctx, req)
+	pc, err := l.Carrier.SchedulePickup(ctx, req)
 	l.mu.Lock()
 	l.references = append(l.references, req.Reference)
 	l.mu.Unlock()
@@ -218,10 +218,6 @@ func (l *lostAnswer) SchedulePickup(ctx context.Context, req carriers.PickupRequ
 		return carriers.PickupConfirmation{}, &carriers.Error{Carrier: l.Name(), Operation: "schedule_pickup", Message: "answer lost", Kind: carriers.ErrFailed}
 	}
 	return pc, err
-}
-
-func (l *lostAnswer) CancelPickup(ctx context.Context, req carriers.PickupCancelRequest) error {
-	return l.Carrier.(carriers.PickupScheduler).CancelPickup(ctx, req)
 }
 
 // A pickup whose carrier answer was lost stays visible as requesting, and a

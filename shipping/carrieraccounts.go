@@ -2,9 +2,12 @@ package shipping
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,20 +46,12 @@ func (e *CredentialsError) Error() string { return e.Message }
 
 func (e *CredentialsError) Unwrap() error { return ErrCarrierCredentialsInvalid }
 
-// The carriers one can connect, by the names rates and labels use.
-var carrierAccountCarriers = []string{"UPS", "FedEx", "USPS"}
+// CarrierAccountCarriers lists the carriers one can connect: the catalog's.
+func (s *Service) CarrierAccountCarriers() []carriers.Descriptor { return s.cfg.Catalog.Descriptors() }
 
-// CarrierAccountCarriers lists the carriers one can connect.
-func CarrierAccountCarriers() []string { return append([]string(nil), carrierAccountCarriers...) }
-
-// Limits of a carrier account's fields (openapi.yaml states them too).
-const (
-	maxCarrierDescription = 255
-	maxClientID           = 200
-	maxClientSecret       = 500
-	maxAccountNumber      = 40
-	maxUSPSID             = 40
-)
+// maxCarrierDescription bounds a carrier account's description
+// (openapi.yaml states it too).
+const maxCarrierDescription = 255
 
 // CarrierAccount is a carrier account as shown: never its secret, its client id masked.
 type CarrierAccount struct {
@@ -71,20 +66,17 @@ type CarrierAccount struct {
 	UpdatedAt     time.Time `json:"updatedAt"`
 }
 
-// CarrierCredentialsInput are the credentials a caller gives.
-type CarrierCredentialsInput struct {
-	ClientID      string `json:"clientId"`
-	ClientSecret  string `json:"-"`
-	AccountNumber string `json:"accountNumber"`
-	CRID          string `json:"crid,omitempty"`
-	MID           string `json:"mid,omitempty"`
-}
+// CarrierCredentialsInput are the credentials a caller gives, by the
+// field names of the carrier's connector (carriers.CredentialField.Name).
+type CarrierCredentialsInput map[string]string
 
 // NewCarrierAccount is what connecting a carrier account takes.
 type NewCarrierAccount struct {
-	Carrier     string                  `json:"carrier"`
-	Description *string                 `json:"description,omitempty"`
-	Credentials CarrierCredentialsInput `json:"credentials"`
+	Carrier     string  `json:"carrier"`
+	Description *string `json:"description,omitempty"`
+	// Credentials are left out of the input a fingerprint is computed of
+	// when the caller gives none (the settings page): they hold secrets.
+	Credentials CarrierCredentialsInput `json:"-"`
 	Environment string                  `json:"environment,omitempty"`
 	// IdempotencyKey and RequestFingerprint as for every create. The
 	// fingerprint covers the secret as sent; the stored input does not.
@@ -120,34 +112,26 @@ func fieldIssue(path, msg string) error {
 	return &InputError{Issues: []Issue{{Path: path, Message: msg}}}
 }
 
-// checkCredentials applies the rules of the fields, for the carrier.
-func checkCredentials(carrier string, in *CarrierCredentialsInput) error {
-	in.ClientID, in.AccountNumber = strings.TrimSpace(in.ClientID), strings.TrimSpace(in.AccountNumber)
-	in.CRID, in.MID = strings.TrimSpace(in.CRID), strings.TrimSpace(in.MID)
-	for _, f := range []struct {
-		path, value string
-		max         int
-	}{
-		{"credentials.clientId", in.ClientID, maxClientID},
-		{"credentials.clientSecret", in.ClientSecret, maxClientSecret},
-		{"credentials.accountNumber", in.AccountNumber, maxAccountNumber},
-	} {
-		if f.value == "" {
-			return &InputError{Issues: []Issue{{Path: f.path, Message: "is required", Missing: true}}}
-		}
-		if utf8.RuneCountInString(f.value) > f.max {
-			return fieldIssue(f.path, fmt.Sprintf("maximum string length is %d", f.max))
+// checkCredentials applies the rules of d's credential fields to in, in
+// the form's order, and returns the credentials, or the first problem (a
+// missing field, a malformed one, a field d does not take).
+func checkCredentials(d carriers.Descriptor, environment string, in CarrierCredentialsInput) (carriers.Credentials, error) {
+	cr := carriers.NewCredentials(d, environment, in)
+	for _, f := range d.Credentials {
+		err := f.Problem(cr.Get(f.Name))
+		switch {
+		case errors.Is(err, carriers.ErrCredentialMissing):
+			return carriers.Credentials{}, &InputError{Issues: []Issue{{Path: "credentials." + f.Name, Message: "is required for " + string(d.ID), Missing: true}}}
+		case err != nil:
+			return carriers.Credentials{}, fieldIssue("credentials."+f.Name, err.Error())
 		}
 	}
-	for _, f := range []struct{ path, value string }{{"credentials.crid", in.CRID}, {"credentials.mid", in.MID}} {
-		if carrier == "USPS" && f.value == "" {
-			return &InputError{Issues: []Issue{{Path: f.path, Message: "is required for USPS", Missing: true}}}
-		}
-		if utf8.RuneCountInString(f.value) > maxUSPSID {
-			return fieldIssue(f.path, fmt.Sprintf("maximum string length is %d", maxUSPSID))
+	for _, name := range slices.Sorted(maps.Keys(cr.Fields)) {
+		if _, ok := d.Field(name); !ok {
+			return carriers.Credentials{}, fieldIssue("credentials."+name, "is not a credential of "+string(d.ID))
 		}
 	}
-	return nil
+	return cr, nil
 }
 
 func checkCarrierDescription(d *string) error {
@@ -168,13 +152,12 @@ func (s *Service) proveCredentials(ctx context.Context, cr carriers.Credentials)
 	if err != nil {
 		return fieldIssue("credentials", err.Error())
 	}
-	checker, ok := carriers.CredentialCheckerOf(client)
-	if !ok {
+	if !client.Capabilities().Has(carriers.CapCheckCredentials) {
 		return fmt.Errorf("carrier %s cannot check credentials: %w", cr.Carrier, ErrCarrierAccountsUnsupported)
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.cfg.CarrierTimeout)
 	defer cancel()
-	err = checker.CheckCredentials(cctx)
+	err = client.CheckCredentials(cctx)
 	if err == nil {
 		return nil
 	}
@@ -201,15 +184,11 @@ func (s *Service) CreateCarrierAccount(ctx context.Context, c accounts.Caller, i
 	}
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /carrier-accounts", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[CarrierAccount]) (CarrierAccount, error) {
-		known := false
-		for _, name := range carrierAccountCarriers {
-			if strings.EqualFold(name, strings.TrimSpace(in.Carrier)) {
-				in.Carrier, known = name, true
-			}
-		}
+		d, known := s.cfg.Catalog.Lookup(in.Carrier)
 		if !known {
-			return CarrierAccount{}, fieldIssue("carrier", "must be one of "+strings.Join(carrierAccountCarriers, ", "))
+			return CarrierAccount{}, fieldIssue("carrier", "must be one of "+s.carrierNames())
 		}
+		in.Carrier = string(d.ID)
 		if in.Environment == "" {
 			in.Environment = carriers.EnvironmentProduction
 		}
@@ -219,22 +198,19 @@ func (s *Service) CreateCarrierAccount(ctx context.Context, c accounts.Caller, i
 		if err := checkCarrierDescription(in.Description); err != nil {
 			return CarrierAccount{}, err
 		}
-		if err := checkCredentials(in.Carrier, &in.Credentials); err != nil {
-			return CarrierAccount{}, err
-		}
-		cr := carriers.Credentials{Carrier: in.Carrier, Environment: in.Environment, ClientID: in.Credentials.ClientID,
-			ClientSecret: in.Credentials.ClientSecret, AccountNumber: in.Credentials.AccountNumber, CRID: in.Credentials.CRID, MID: in.Credentials.MID}
-		if err := s.proveCredentials(ctx, cr); err != nil {
-			return CarrierAccount{}, err
-		}
-		sealed, err := s.cfg.Cipher.Encrypt(cr.ClientSecret)
+		cr, err := checkCredentials(d, in.Environment, in.Credentials)
 		if err != nil {
+			return CarrierAccount{}, err
+		}
+		if err := s.proveCredentials(ctx, cr); err != nil {
 			return CarrierAccount{}, err
 		}
 		now := s.now()
 		row := store.CarrierAccount{ID: store.NewID("ca"), AccountID: c.AccountID, Mode: string(c.Mode), Carrier: in.Carrier,
-			Description: in.Description, Environment: in.Environment, ClientID: cr.ClientID, SecretCiphertext: sealed,
-			AccountNumber: cr.AccountNumber, CRID: cr.CRID, MID: cr.MID, Enabled: true, Version: 1, CreatedAt: now, UpdatedAt: now}
+			Description: in.Description, Environment: in.Environment, Enabled: true, Version: 1, CreatedAt: now, UpdatedAt: now}
+		if err := s.sealCredentials(&row, d, cr); err != nil {
+			return CarrierAccount{}, err
+		}
 		return commit(ctx, func(tx *store.Tx) (CarrierAccount, error) {
 			if err := s.accounts.Recheck(ctx, tx, c); err != nil {
 				return CarrierAccount{}, err
@@ -292,17 +268,20 @@ func (s *Service) UpdateCarrierAccount(ctx context.Context, c accounts.Caller, i
 			return CarrierAccount{}, err
 		}
 	}
-	var sealed string
+	var sealed store.CarrierAccount
 	if p.Credentials != nil {
-		if err := checkCredentials(cur.Carrier, p.Credentials); err != nil {
+		d, ok := s.cfg.Catalog.Lookup(cur.Carrier)
+		if !ok {
+			return CarrierAccount{}, fieldIssue("credentials", cur.Carrier+" is no longer a carrier of this server")
+		}
+		cr, err := checkCredentials(d, cur.Environment, *p.Credentials)
+		if err != nil {
 			return CarrierAccount{}, err
 		}
-		cr := carriers.Credentials{Carrier: cur.Carrier, Environment: cur.Environment, ClientID: p.Credentials.ClientID,
-			ClientSecret: p.Credentials.ClientSecret, AccountNumber: p.Credentials.AccountNumber, CRID: p.Credentials.CRID, MID: p.Credentials.MID}
 		if err := s.proveCredentials(ctx, cr); err != nil {
 			return CarrierAccount{}, err
 		}
-		if sealed, err = s.cfg.Cipher.Encrypt(cr.ClientSecret); err != nil {
+		if err := s.sealCredentials(&sealed, d, cr); err != nil {
 			return CarrierAccount{}, err
 		}
 	}
@@ -323,8 +302,8 @@ func (s *Service) UpdateCarrierAccount(ctx context.Context, c accounts.Caller, i
 			row.Description = p.Description
 		}
 		if p.Credentials != nil {
-			row.ClientID, row.SecretCiphertext, row.AccountNumber = p.Credentials.ClientID, sealed, p.Credentials.AccountNumber
-			row.CRID, row.MID = p.Credentials.CRID, p.Credentials.MID
+			row.ClientID, row.SecretCiphertext, row.AccountNumber = sealed.ClientID, sealed.SecretCiphertext, sealed.AccountNumber
+			row.CRID, row.MID, row.CredentialsCiphertext = sealed.CRID, sealed.MID, sealed.CredentialsCiphertext
 			// A new version: clients built from the old credentials (and
 			// their tokens) are dropped at their next use.
 			row.Version++
@@ -395,13 +374,61 @@ func (s *Service) auditCarrierAccountUpdate(ctx context.Context, tx *store.Tx, c
 	return nil
 }
 
-func (s *Service) credentialsOf(row store.CarrierAccount) (carriers.Credentials, error) {
-	secret, err := s.cfg.Cipher.Decrypt(row.SecretCiphertext)
+// sealCredentials writes cr into row: every field sealed as one JSON object,
+// the identity and the account shown in clear, and, for the fields of the
+// names rows had columns for before (a client secret, a CRID, a MID), those
+// columns too, so that an earlier shipd still reads the row.
+func (s *Service) sealCredentials(row *store.CarrierAccount, d carriers.Descriptor, cr carriers.Credentials) error {
+	all, err := json.Marshal(cr.Fields)
 	if err != nil {
-		return carriers.Credentials{}, fmt.Errorf("carrier account %s: unseal the secret: %w", row.ID, err)
+		return err
 	}
-	return carriers.Credentials{Carrier: row.Carrier, Environment: row.Environment, ClientID: row.ClientID, ClientSecret: secret,
-		AccountNumber: row.AccountNumber, CRID: row.CRID, MID: row.MID}, nil
+	if row.CredentialsCiphertext, err = s.cfg.Cipher.Encrypt(string(all)); err != nil {
+		return err
+	}
+	if row.SecretCiphertext, err = s.cfg.Cipher.Encrypt(cr.Get("clientSecret")); err != nil {
+		return err
+	}
+	row.ClientID, row.AccountNumber = cr.Get(d.IdentityField), cr.Get(d.AccountField)
+	row.CRID, row.MID = cr.Get("crid"), cr.Get("mid")
+	return nil
+}
+
+// credentialsOf unseals a row's credentials: the sealed object of every
+// field, or, for a row written before it, the columns of the fields of
+// those names.
+func (s *Service) credentialsOf(row store.CarrierAccount) (carriers.Credentials, error) {
+	d, ok := s.cfg.Catalog.Lookup(row.Carrier)
+	if !ok {
+		return carriers.Credentials{}, fmt.Errorf("carrier account %s: %s: %w", row.ID, row.Carrier, carriers.ErrUnknownCarrier)
+	}
+	var fields map[string]string
+	if row.CredentialsCiphertext != "" {
+		all, err := s.cfg.Cipher.Decrypt(row.CredentialsCiphertext)
+		if err != nil {
+			return carriers.Credentials{}, fmt.Errorf("carrier account %s: unseal the credentials: %w", row.ID, err)
+		}
+		if err := json.Unmarshal([]byte(all), &fields); err != nil {
+			return carriers.Credentials{}, fmt.Errorf("carrier account %s: the sealed credentials are not an object of strings", row.ID)
+		}
+	} else {
+		secret, err := s.cfg.Cipher.Decrypt(row.SecretCiphertext)
+		if err != nil {
+			return carriers.Credentials{}, fmt.Errorf("carrier account %s: unseal the secret: %w", row.ID, err)
+		}
+		fields = map[string]string{"clientId": row.ClientID, "clientSecret": secret, "accountNumber": row.AccountNumber,
+			"crid": row.CRID, "mid": row.MID}
+	}
+	return carriers.NewCredentials(d, row.Environment, fields), nil
+}
+
+// carrierNames lists the carriers one can connect, for messages.
+func (s *Service) carrierNames() string {
+	var names []string
+	for _, id := range s.cfg.Catalog.IDs() {
+		names = append(names, string(id))
+	}
+	return strings.Join(names, ", ")
 }
 
 // accountClients caches the live clients of carrier accounts by id, each

@@ -117,24 +117,23 @@ func (e *ManifestNotPurchasedError) Error() string {
 // be reached through the account's carrier accounts; whether it has a
 // manifest step is then learnt from the sandbox's carrier of that name,
 // which does what the live one does.
-func (s *Service) manifester(c accounts.Caller, name string) (string, carriers.Manifester, error) {
+func (s *Service) manifester(c accounts.Caller, name string) (string, error) {
 	carrier, err := s.cfg.Carriers.Lookup(c.Mode == accounts.Test, name)
 	if c.Mode == accounts.Live && notServed(err) {
 		carrier, err = s.cfg.Carriers.Lookup(true, name)
 	}
 	switch {
 	case errors.Is(err, carriers.ErrNotConfigured):
-		return "", nil, ErrCarrierNotConfigured
+		return "", ErrCarrierNotConfigured
 	case errors.Is(err, carriers.ErrUnknownCarrier):
-		return "", nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+		return "", &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
 	case err != nil:
-		return "", nil, err
+		return "", err
 	}
-	m, ok := carriers.ManifesterOf(carrier)
-	if !ok {
-		return "", nil, fmt.Errorf("%s: %w", carrier.Name(), ErrManifestNotSupported)
+	if !carrier.Capabilities().Has(carriers.CapManifests) {
+		return "", fmt.Errorf("%s: %w", carrier.Name(), ErrManifestNotSupported)
 	}
-	return carrier.Name(), m, nil
+	return carrier.Name(), nil
 }
 
 // ManifestGroup is the labels a manifest of the caller's can take at once:
@@ -157,7 +156,7 @@ func (s *Service) ManifestGroups(ctx context.Context, c accounts.Caller) ([]Mani
 	hasStep := func(name string) bool {
 		ok, seen := capable[name]
 		if !seen {
-			_, _, err := s.manifester(c, name)
+			_, err := s.manifester(c, name)
 			ok = err == nil
 			capable[name] = ok
 		}
@@ -227,7 +226,7 @@ func (s *Service) ManifestGroups(ctx context.Context, c accounts.Caller) ([]Mani
 func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewManifest) (Manifest, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /manifests", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	m, replayed, err := idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Manifest]) (Manifest, error) {
-		name, _, err := s.manifester(c, in.Carrier)
+		name, err := s.manifester(c, in.Carrier)
 		if err != nil {
 			return Manifest{}, err
 		}
@@ -616,8 +615,7 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 	if err != nil {
 		return s.failManifest(ctx, row.ID, err)
 	}
-	mf, ok := carriers.ManifesterOf(carrier)
-	if !ok {
+	if !carrier.Capabilities().Has(carriers.CapManifests) {
 		return s.failManifest(ctx, row.ID, ErrManifestNotSupported)
 	}
 	req := carriers.ManifestRequest{Reference: row.ID, From: carrierAddress(m.From), ShipDate: s.now(),
@@ -625,7 +623,7 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 	for i, l := range labels {
 		req.Labels[i] = carriers.ManifestLabel{TrackingNumber: deref(l.TrackingNumber), CarrierShipmentID: deref(l.CarrierShipmentID)}
 	}
-	form, err := mf.Manifest(ctx, req)
+	form, err := carrier.Manifest(ctx, req)
 	if wait, ok := overQuotaWait(err); ok {
 		// Not called: the carrier's budget of forms is spent. Not an
 		// attempt: the manifest waits for its call.

@@ -162,22 +162,21 @@ func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier s
 
 // pickupScheduler resolves a pickup's carrier in the caller's mode: the
 // client of the carrier account that books it, or the mode's carrier.
-func (s *Service) pickupScheduler(ctx context.Context, mode accounts.Mode, name string, carrierAccountID *string) (carriers.Carrier, carriers.PickupScheduler, error) {
+func (s *Service) pickupScheduler(ctx context.Context, mode accounts.Mode, name string, carrierAccountID *string) (carriers.Carrier, error) {
 	carrier, err := s.carrierThrough(ctx, mode, name, carrierAccountID)
 	if errors.Is(err, carriers.ErrUnknownCarrier) {
-		return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
 	}
 	if errors.Is(err, carriers.ErrNotConfigured) {
-		return nil, nil, ErrCarrierNotConfigured
+		return nil, ErrCarrierNotConfigured
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ps, ok := carrier.(carriers.PickupScheduler)
-	if !ok || !carriers.SchedulesPickups(carrier) {
-		return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: carrier.Name() + " pickups cannot be scheduled through shipd"}}}
+	if !carrier.Capabilities().Has(carriers.CapPickups) {
+		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: carrier.Name() + " pickups cannot be scheduled through shipd"}}}
 	}
-	return carrier, ps, nil
+	return carrier, nil
 }
 
 // pickupCarrierName is the carrier's name as rates and labels spell it:
@@ -273,7 +272,7 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 		if err != nil {
 			return Pickup{}, err
 		}
-		if _, _, err := s.pickupScheduler(ctx, c.Mode, name, ca); err != nil {
+		if _, err := s.pickupScheduler(ctx, c.Mode, name, ca); err != nil {
 			return Pickup{}, err
 		}
 		row, err := s.requestPickup(ctx, c, name, ca, in)
@@ -282,11 +281,11 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 		}
 		// A retry that adopted a 'requesting' row asks through the carrier
 		// account that row was stored with, whatever was decided now.
-		_, ps, err := s.pickupScheduler(ctx, c.Mode, name, row.CarrierAccountID)
+		scheduler, err := s.pickupScheduler(ctx, c.Mode, name, row.CarrierAccountID)
 		if err != nil {
 			return Pickup{}, err
 		}
-		pc, err := ps.SchedulePickup(ctx, carriers.PickupRequest{
+		pc, err := scheduler.SchedulePickup(ctx, carriers.PickupRequest{
 			Reference: row.ID, Address: carrierAddress(in.Address), ReadyAt: in.ReadyAt, CloseAt: in.CloseAt,
 			PackageCount: row.PackageCount, TotalWeightOz: deref(in.TotalWeightOz), Instructions: in.Instructions, TrackingNumbers: numbers,
 		})
@@ -454,7 +453,7 @@ func (s *Service) CancelPickup(ctx context.Context, c accounts.Caller, id string
 	case PickupRequesting:
 		return Pickup{}, ErrPickupRequesting
 	}
-	carrier, ps, err := s.pickupScheduler(ctx, c.Mode, row.Carrier, row.CarrierAccountID)
+	carrier, err := s.pickupScheduler(ctx, c.Mode, row.Carrier, row.CarrierAccountID)
 	if err != nil {
 		return Pickup{}, err
 	}
@@ -462,7 +461,7 @@ func (s *Service) CancelPickup(ctx context.Context, c accounts.Caller, id string
 	if err != nil {
 		return Pickup{}, err
 	}
-	if err := ps.CancelPickup(ctx, carriers.PickupCancelRequest{
+	if err := carrier.CancelPickup(ctx, carriers.PickupCancelRequest{
 		Reference: row.ID, ConfirmationNumber: deref(row.ConfirmationNumber), Location: row.CarrierLocation,
 		Address: carrierAddress(p.Address), ReadyAt: p.ReadyAt, Instructions: row.Instructions,
 	}); err != nil {
@@ -506,4 +505,18 @@ func pickupOf(r store.Pickup) (Pickup, error) {
 		return Pickup{}, fmt.Errorf("pickup %s shipment ids: %w", r.ID, err)
 	}
 	return p, nil
+}
+
+// PickupCarriers names the carriers that book pickups, as the sandbox has
+// them (each the twin of its live carrier, which a carrier account may
+// reach in live mode), in its order.
+func (s *Service) PickupCarriers() []string {
+	cs, _ := s.cfg.Carriers.For(true)
+	var names []string
+	for _, c := range cs {
+		if c.Capabilities().Has(carriers.CapPickups) {
+			names = append(names, c.Name())
+		}
+	}
+	return names
 }

@@ -167,7 +167,7 @@ func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Labe
 	if err := m.Close(); err != nil {
 		return label, err // only a writer failing: a bytes.Buffer does not
 	}
-	label.PDF, label.Document, label.Format = buf.Bytes(), nil, carriers.LabelPDF
+	label.Document, label.Format = buf.Bytes(), carriers.LabelPDF
 	return label, nil
 }
 

@@ -98,7 +98,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	// by reference (USPS's idempotency key, the sandbox), and the record
 	// would cost every purchase a transaction for nothing.
 	var prev store.PurchaseAttempt
-	if carriers.FindsPurchases(carrier) {
+	if carrier.Capabilities().Has(carriers.CapFindPurchase) {
 		if err := s.store.Tx(ctx, func(tx *store.Tx) error {
 			var err error
 			prev, err = tx.StartPurchaseAttempt(ctx, id, s.now())
@@ -160,13 +160,13 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		return err
 	}
 	var plan []carriers.TrackingScan
-	planner, planned := carrier.(carriers.Planner)
+	caps := carrier.Capabilities()
+	planned, polled := caps.Has(carriers.CapTrackingPlan), caps.Has(carriers.CapTrack)
 	if planned {
-		if plan, err = planner.TrackingPlan(ctx, shipment, label.TrackingNumber); err != nil {
+		if plan, err = carrier.TrackingPlan(ctx, shipment, label.TrackingNumber); err != nil {
 			return fmt.Errorf("tracking plan: %w", err)
 		}
 	}
-	_, polled := carrier.(carriers.Tracker)
 	planJSON, err := json.Marshal(plan)
 	if err != nil {
 		return err
@@ -390,8 +390,8 @@ func (s *Service) recoverPurchase(ctx context.Context, carrier carriers.Carrier,
 		slog.Int("previous_attempts", prev.Attempts), slog.Time("previous_attempt_at", prev.StartedAt))
 	var found carriers.Label
 	sold, err := false, error(carriers.ErrNoLookup)
-	if r, ok := carrier.(carriers.Recoverer); ok {
-		found, sold, err = r.FindPurchase(ctx, req)
+	if carrier.Capabilities().Has(carriers.CapFindPurchase) {
+		found, sold, err = carrier.FindPurchase(ctx, req)
 	}
 	if errors.Is(err, carriers.ErrNoLookup) {
 		log.InfoContext(ctx, "purchase resumed: the carrier cannot be asked what an earlier attempt bought; its purchase is idempotent by reference")

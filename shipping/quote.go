@@ -275,17 +275,17 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			if !dutiesQuoted(shipment, r) { // customs.go
 				continue
 			}
-			if ret && !carriers.CanReturn(cs[i], r.Service) {
+			if ret && !(cs[i].Capabilities().Has(carriers.CapReturns) && cs[i].ReturnService(r.Service)) {
 				continue
 			}
-			if len(shipment.Pieces) > 1 && !carriers.CanShipPieces(cs[i], r.Service) {
+			if len(shipment.Pieces) > 1 && !(cs[i].Capabilities().Has(carriers.CapMultiPiece) && cs[i].MultiPieceService(r.Service)) {
 				// Several boxes: only a service that ships them under one
 				// shipment, priced as one (pieces.go).
 				continue
 			}
 			if r.EstimatedDeliveryDate.IsZero() {
 				// The carrier gave no date: estimate one, never guaranteed.
-				r.EstimatedDeliveryDate = carriers.DeliveryDate(shipment.ShipDate, r.EstimatedDays, carriers.DeliversSaturday(r.Carrier))
+				r.EstimatedDeliveryDate = carriers.DeliveryDate(shipment.ShipDate, r.EstimatedDays, s.cfg.Catalog.DeliversSaturday(r.Carrier))
 				r.Guaranteed = false
 			}
 			q.Rates = append(q.Rates, Rate{
@@ -298,7 +298,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			})
 		}
 	}
-	q = q.withoutUnbuyable(shipment)
+	q = q.withoutUnbuyable(s.cfg.Catalog, shipment)
 	if len(q.Rates) == 0 && len(q.blocked) == 0 {
 		if err := noRates(q.Failures); err != nil {
 			return Quote{}, err

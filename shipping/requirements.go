@@ -41,12 +41,12 @@ func (b blockedRate) err() error {
 // test mode too: the sandbox refuses what the live carriers refuse, so that
 // an integration that works in test mode works live (VARIANTS.md, "Carrier
 // requirements").
-func (q Quote) withoutUnbuyable(s carriers.Shipment) Quote {
+func (q Quote) withoutUnbuyable(catalog *carriers.Catalog, s carriers.Shipment) Quote {
 	buyable := make([]Rate, 0, len(q.Rates))
 	blockedBy := map[string][]blockedRate{} // by carrier
 	var order []string
 	for _, r := range q.Rates {
-		unmet := carriers.Unmet(r.Carrier, r.Service, s)
+		unmet := catalog.Unmet(r.Carrier, r.Service, s)
 		if len(unmet) == 0 {
 			buyable = append(buyable, r)
 			continue

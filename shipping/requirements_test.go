@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 )
 
 // reqNoPhones is a domestic shipment with names and no phone numbers: FedEx
@@ -32,7 +33,7 @@ func TestWithoutUnbuyable(t *testing.T) {
 		reqRate("UPS", "Ground", carriers.CategoryEconomy, 1100),
 		reqRate("FedEx", "2Day", carriers.CategoryExpress, 2000),
 		reqRate("UPS", "NextDayAirEarly", carriers.CategoryOvernight, 7000),
-	}}.withoutUnbuyable(reqNoPhones())
+	}}.withoutUnbuyable(connectors.Catalog(), reqNoPhones())
 
 	wantRates := []Rate{reqRate("USPS", "Priority", carriers.CategoryStandard, 900), reqRate("UPS", "Ground", carriers.CategoryEconomy, 1100)}
 	if diff := cmp.Diff(wantRates, q.Rates); diff != "" {
@@ -64,7 +65,7 @@ func TestPickSkipsWhatCannotBeBought(t *testing.T) {
 		reqRate("USPS", "GroundAdvantage", carriers.CategoryEconomy, 900),
 		reqRate("UPS", "Ground", carriers.CategoryEconomy, 1100),
 		reqRate("UPS", "NextDayAirEarly", carriers.CategoryOvernight, 7000),
-	}}.withoutUnbuyable(reqNoPhones())
+	}}.withoutUnbuyable(connectors.Catalog(), reqNoPhones())
 	str := func(s string) *string { return &s }
 
 	cases := []struct {
@@ -108,7 +109,7 @@ func TestPickWhenNothingCanBeBought(t *testing.T) {
 	q := Quote{Rates: []Rate{
 		reqRate("USPS", "Priority", carriers.CategoryStandard, 900),
 		reqRate("FedEx", "Ground", carriers.CategoryEconomy, 800),
-	}}.withoutUnbuyable(s)
+	}}.withoutUnbuyable(connectors.Catalog(), s)
 	dhl := "DHL"
 	_, err := q.pick(Selection{Carrier: &dhl})
 	var ie *InputError

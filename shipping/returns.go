@@ -15,7 +15,7 @@ import (
 // caller's (ReturnOf: its addresses swapped, its parcel, its customs
 // declared as returned goods, unless the request gives them), or from the
 // addresses given (IsReturn, for orders shipped elsewhere). Only carriers
-// and services that make return labels are quoted (carriers.Returner), and
+// and services that make return labels are quoted (carriers.CapReturns), and
 // without a selection the original's carrier is preferred.
 //
 // A return label is paid on use: the create reserves nothing and its charge

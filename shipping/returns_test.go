@@ -13,6 +13,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/internal/fakeclock"
@@ -41,7 +42,7 @@ func setupReturnWorkers(t *testing.T, mode accounts.Mode) *workerBundle {
 	idem := idempotency.New(st, cipher, idempotency.Config{Now: clock.Now})
 	wh := webhooks.New(st, acc, idem, cipher, webhooks.Config{Now: clock.Now})
 	cs := sandbox.New(sandbox.Config{ScanInterval: scanEvery, Now: clock.Now})
-	svc, err := New(st, acc, wh, idem, Config{Now: clock.Now, JobNow: clock.Now, Carriers: carriers.NewRegistry(cs, cs),
+	svc, err := New(st, acc, wh, idem, Config{Now: clock.Now, JobNow: clock.Now, Carriers: carriers.NewRegistry(cs, cs), Catalog: connectors.Catalog(),
 		Documents: docs, EventData: func(s Shipment) (json.RawMessage, error) { return json.Marshal(s) }})
 	if err != nil {
 		t.Fatal(err)

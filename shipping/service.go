@@ -56,6 +56,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Carriers serves rates and purchases per mode.
 	Carriers *carriers.Registry
+	// Catalog describes the carriers shipd knows (carriers/connectors):
+	// their requirements, tracking-number forms, delivery days and the
+	// credentials of their carrier accounts. Required.
+	Catalog *carriers.Catalog
 	// TestVerifier and LiveVerifier verify addresses per mode; nil: not configured.
 	TestVerifier, LiveVerifier verifier.Verifier
 	// Documents stores label documents.
@@ -128,6 +132,9 @@ const DefaultPlatformFeeCents = 8
 
 // New returns the shipping service.
 func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) (*Service, error) {
+	if cfg.Catalog == nil {
+		return nil, errors.New("shipping: Config.Catalog is required")
+	}
 	if cfg.Carriers == nil {
 		return nil, errors.New("shipping: Config.Carriers is required")
 	}

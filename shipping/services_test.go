@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/seal"
@@ -48,6 +49,9 @@ func NewTestServices(t *testing.T, mode accounts.Mode, cfg Config) *TestServices
 	}
 	if cfg.Carriers == nil {
 		cfg.Carriers = carriers.NewRegistry(sandbox.New(sandbox.Config{}), nil)
+	}
+	if cfg.Catalog == nil {
+		cfg.Catalog = connectors.Catalog()
 	}
 	if cfg.EventData == nil {
 		cfg.EventData = func(s Shipment) (json.RawMessage, error) { return json.Marshal(s) }

@@ -20,7 +20,7 @@ import (
 // Trackers of any package: POST /trackers follows a tracking number that was
 // not bought through shipd (a standalone tracker, without a shipment). It is
 // tracked as labels are (tracking.go): in test mode by the sandbox's plan for
-// the number (carriers.NumberPlanner), in live mode by polling the carrier's
+// the number (carriers.CapNumberPlan), in live mode by polling the carrier's
 // tracking API on the labels' schedule. Each new scan records tracker.updated
 // with the tracker as its data; a standalone tracker has no shipment events.
 
@@ -73,14 +73,14 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 		}
 		name := carrier.Name()
 		var plan []carriers.TrackingScan
-		planner, planned := carriers.NumberPlannerOf(carrier)
+		caps := carrier.Capabilities()
+		planned, polled := caps.Has(carriers.CapNumberPlan), caps.Has(carriers.CapTrack)
 		if planned {
 			var err error
-			if plan, err = planner.NumberPlan(ctx, number); err != nil {
+			if plan, err = carrier.NumberPlan(ctx, number); err != nil {
 				return CreatedTracker{}, fmt.Errorf("tracking plan: %w", err)
 			}
 		}
-		_, polled := carrier.(carriers.Tracker)
 		planJSON, err := json.Marshal(plan)
 		if err != nil {
 			return CreatedTracker{}, err
@@ -140,9 +140,9 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 func (s *Service) trackerCarrier(ctx context.Context, c accounts.Caller, name, number string) (carriers.Carrier, *string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		switch names := carriers.TrackingNumberCarriers(number); len(names) {
+		switch names := s.cfg.Catalog.TrackingNumberCarriers(number); len(names) {
 		case 0:
-			return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has no carrier's form (UPS 1Z…, USPS 20 to 22 digits, FedEx 12 or 15 digits)"}}}
+			return nil, nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is required: the tracking number has no carrier's form (" + s.numberHints() + ")"}}}
 		case 1:
 			name = names[0]
 		default:
@@ -177,7 +177,7 @@ func (s *Service) trackerCarrier(ctx context.Context, c accounts.Caller, name, n
 	if err != nil {
 		return nil, nil, err
 	}
-	if !carriers.WellFormedTrackingNumber(carrier.Name(), number) {
+	if !s.cfg.Catalog.WellFormedTrackingNumber(carrier.Name(), number) {
 		return carrier, viaAccount, &InputError{Issues: []Issue{{Path: "trackingNumber", Message: "is not a " + carrier.Name() + " tracking number"}}}
 	}
 	return carrier, viaAccount, nil
@@ -290,4 +290,16 @@ func (s *Service) trackerEventData(t Tracker) (json.RawMessage, error) {
 		return s.cfg.TrackerEventData(t)
 	}
 	return json.Marshal(t)
+}
+
+// numberHints names the forms of every carrier's tracking numbers, for the
+// message that a number has none of them ("UPS 1Z…, FedEx 12 or 15 digits").
+func (s *Service) numberHints() string {
+	var hints []string
+	for _, d := range s.cfg.Catalog.Descriptors() {
+		if d.TrackingNumberHint != "" {
+			hints = append(hints, string(d.ID)+" "+d.TrackingNumberHint)
+		}
+	}
+	return strings.Join(hints, ", ")
 }

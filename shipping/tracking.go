@@ -16,8 +16,8 @@ import (
 )
 
 // Tracking. A carrier that knows a label's scans in advance (the sandbox, a
-// carriers.Planner) gives a plan at purchase; each scan is a job scheduled
-// after the one before. A live carrier (a carriers.Tracker) is polled: often
+// carriers.CapTrackingPlan) gives a plan at purchase; each scan is a job scheduled
+// after the one before. A live carrier (carriers.CapTrack) is polled: often
 // soon after the purchase, less often as the label ages (pollDelay), until the
 // label is delivered or returned. Either way, applying a scan records the
 // tracking event, moves the tracker's and the shipment's tracking status, and
@@ -27,7 +27,7 @@ import (
 // A live poll asks the carrier through the carrier's budget
 // (carriers.Limit): when it is spent, the poll job snoozes until a call may
 // go. Polls of a carrier that answers for many labels at once
-// (carriers.BatchTracker, FedEx) that run together are sent as one call
+// (carriers.CapTrackMany, FedEx) that run together are sent as one call
 // (carriers.Batch); each poll still applies its own tracker's answer in its
 // own transaction.
 
@@ -221,11 +221,10 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 	if err != nil {
 		return nil // the carrier is no longer configured: nothing to ask
 	}
-	tracker, ok := carrier.(carriers.Tracker)
-	if !ok {
+	if !carrier.Capabilities().Has(carriers.CapTrack) {
 		return nil
 	}
-	upd, err := tracker.Track(ctx, tr.TrackingNumber)
+	upd, err := carrier.Track(ctx, tr.TrackingNumber)
 	if snooze := s.budgetSnooze(err, purchasedAt); snooze != nil {
 		return snooze
 	}

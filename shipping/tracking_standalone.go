@@ -55,11 +55,10 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 	if err != nil {
 		return nil // the carrier is no longer configured: nothing to ask
 	}
-	tracker, ok := carrier.(carriers.Tracker)
-	if !ok {
+	if !carrier.Capabilities().Has(carriers.CapTrack) {
 		return nil
 	}
-	upd, err := tracker.Track(ctx, tr.TrackingNumber)
+	upd, err := carrier.Track(ctx, tr.TrackingNumber)
 	if snooze := s.budgetSnooze(err, tr.CreatedAt); snooze != nil {
 		return snooze
 	}

@@ -110,7 +110,7 @@ func (s *Service) failUnusable(ctx context.Context, row store.Shipment, sold car
 type voidUnusableArgs struct {
 	ShipmentID string `json:"shipment_id"`
 	// TrackingNumber, CarrierShipmentID and Pieces name the label sold;
-	// without a tracking number the job asks the carrier (Recoverer).
+	// without a tracking number the job asks the carrier (FindPurchase).
 	TrackingNumber    string   `json:"tracking_number,omitempty"`
 	CarrierShipmentID string   `json:"carrier_shipment_id,omitempty"`
 	Pieces            []string `json:"pieces,omitempty"`
@@ -199,17 +199,16 @@ func (s *Service) voidUnusable(ctx context.Context, args voidUnusableArgs, lastA
 
 // findSold asks the carrier what it sold under the shipment's reference
 // (a purchase whose answer named nothing: too large, not the documented
-// shape).
+// shape); carriers.ErrNoLookup for a carrier that cannot be asked.
 func (s *Service) findSold(ctx context.Context, carrier carriers.Carrier, row store.Shipment) (carriers.Label, bool, error) {
-	r, ok := carrier.(carriers.Recoverer)
-	if !ok {
+	if !carrier.Capabilities().Has(carriers.CapFindPurchase) {
 		return carriers.Label{}, false, carriers.ErrNoLookup
 	}
 	in, err := decodeInput(row.Request)
 	if err != nil {
 		return carriers.Label{}, false, fmt.Errorf("%w: the stored shipment cannot be read: %w", carriers.ErrNoLookup, err)
 	}
-	return r.FindPurchase(ctx, buyRequestOf(row, in))
+	return carrier.FindPurchase(ctx, buyRequestOf(row, in))
 }
 
 // unusableNotVoided records, for the operator, a sold label that could not

@@ -11,35 +11,39 @@ import (
 // CarrierAccount is an account's own carrier contract; the client secret is
 // kept sealed.
 type CarrierAccount struct {
-	Seq              int64      `db:"seq"`
-	ID               string     `db:"id"`
-	AccountID        string     `db:"account_id"`
-	Mode             string     `db:"mode"`
-	Carrier          string     `db:"carrier"`
-	Description      *string    `db:"description"`
-	Environment      string     `db:"environment"`
-	ClientID         string     `db:"client_id"`
-	SecretCiphertext string     `db:"secret_ciphertext"`
-	AccountNumber    string     `db:"account_number"`
-	CRID             string     `db:"crid"`
-	MID              string     `db:"mid"`
-	Enabled          bool       `db:"enabled"`
-	Version          int64      `db:"version"`
-	CreatedAt        time.Time  `db:"created_at"`
-	UpdatedAt        time.Time  `db:"updated_at"`
-	DeletedAt        *time.Time `db:"deleted_at"`
+	Seq              int64   `db:"seq"`
+	ID               string  `db:"id"`
+	AccountID        string  `db:"account_id"`
+	Mode             string  `db:"mode"`
+	Carrier          string  `db:"carrier"`
+	Description      *string `db:"description"`
+	Environment      string  `db:"environment"`
+	ClientID         string  `db:"client_id"`
+	SecretCiphertext string  `db:"secret_ciphertext"`
+	AccountNumber    string  `db:"account_number"`
+	CRID             string  `db:"crid"`
+	MID              string  `db:"mid"`
+	// CredentialsCiphertext is every credential field sealed as one JSON
+	// object; "" for rows written before it, whose credentials are the
+	// columns above.
+	CredentialsCiphertext string     `db:"credentials_ciphertext"`
+	Enabled               bool       `db:"enabled"`
+	Version               int64      `db:"version"`
+	CreatedAt             time.Time  `db:"created_at"`
+	UpdatedAt             time.Time  `db:"updated_at"`
+	DeletedAt             *time.Time `db:"deleted_at"`
 }
 
 const carrierAccountColumns = `seq, id, account_id, mode, carrier, description, environment, client_id, secret_ciphertext,
-	account_number, crid, mid, enabled, version, created_at, updated_at, deleted_at`
+	account_number, crid, mid, credentials_ciphertext, enabled, version, created_at, updated_at, deleted_at`
 
 // InsertCarrierAccount stores a new carrier account.
 func (t *Tx) InsertCarrierAccount(ctx context.Context, a *CarrierAccount) error {
 	seq, err := t.insertSeq(ctx, `INSERT INTO carrier_accounts
 		(id, account_id, mode, carrier, description, environment, client_id, secret_ciphertext, account_number, crid, mid,
-		enabled, version, created_at, updated_at)
+		credentials_ciphertext, enabled, version, created_at, updated_at)
 		VALUES (:id, :account_id, :mode, :carrier, :description, :environment, :client_id, :secret_ciphertext, :account_number,
-		:crid, :mid, :enabled, :version, :created_at, :updated_at)
+		:crid, :mid, :credentials_ciphertext, :enabled, :version, :created_at, :updated_at)
 		RETURNING seq`, a)
 	if err != nil {
 		return fmt.Errorf("insert carrier account: %w", err)
@@ -76,10 +80,10 @@ func (r reader) EnabledCarrierAccounts(ctx context.Context, accountID, mode stri
 // UpdateCarrierAccount writes the mutable fields of a carrier account.
 func (t *Tx) UpdateCarrierAccount(ctx context.Context, a *CarrierAccount) error {
 	return t.execOne(ctx, `UPDATE carrier_accounts SET description = ?, enabled = ?, client_id = ?, secret_ciphertext = ?,
-		account_number = ?, crid = ?, mid = ?, version = ?, updated_at = ?
+		account_number = ?, crid = ?, mid = ?, credentials_ciphertext = ?, version = ?, updated_at = ?
 		WHERE id = ? AND account_id = ? AND deleted_at IS NULL`,
-		a.Description, a.Enabled, a.ClientID, a.SecretCiphertext, a.AccountNumber, a.CRID, a.MID, a.Version, a.UpdatedAt.UTC(),
-		a.ID, a.AccountID)
+		a.Description, a.Enabled, a.ClientID, a.SecretCiphertext, a.AccountNumber, a.CRID, a.MID, a.CredentialsCiphertext, a.Version,
+		a.UpdatedAt.UTC(), a.ID, a.AccountID)
 }
 
 // DeleteCarrierAccount hides a carrier account from every later read but

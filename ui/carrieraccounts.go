@@ -8,27 +8,47 @@ import (
 	"strings"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
 )
 
-// The carrier accounts page: the account's own UPS, FedEx and USPS
-// contracts for live mode, a form per carrier with the fields it needs, and
-// per account Test connection, disable or enable, and delete.
+// The carrier accounts page: the account's own carrier contracts for live
+// mode, a form per connector with the credential fields its descriptor
+// lists, and per account Test connection, disable or enable, and delete.
 
-// carrierForm is one carrier's add form: its name and the labels of the
-// fields that carrier calls its credentials.
+// carrierForm is one carrier's add form.
 type carrierForm struct {
-	Carrier, Slug                           string
-	ClientIDLabel, SecretLabel, NumberLabel string
-	// USPS also needs the CRID and MID.
-	USPS bool
+	Carrier, Slug string
+	Fields        []credentialInput
 }
 
-var carrierForms = []carrierForm{
-	{Carrier: "UPS", Slug: "ups", ClientIDLabel: "Client ID", SecretLabel: "Client secret", NumberLabel: "Shipper number"},
-	{Carrier: "FedEx", Slug: "fedex", ClientIDLabel: "API key", SecretLabel: "Secret key", NumberLabel: "Account number"},
-	{Carrier: "USPS", Slug: "usps", ClientIDLabel: "Consumer key", SecretLabel: "Consumer secret", NumberLabel: "EPS account number", USPS: true},
+// credentialInput is one credential field of a form.
+type credentialInput struct {
+	// ID is the input's id: the carrier's slug and the field's flag
+	// ("ups-client-id").
+	ID, Name, Label string
+	Secret          bool
+	Required        bool
+	MaxLen          int
+}
+
+// carrierForms are the forms of the carriers one can connect.
+func (u *UI) carrierForms() []carrierForm {
+	var forms []carrierForm
+	for _, d := range u.shipping.CarrierAccountCarriers() {
+		f := carrierForm{Carrier: string(d.ID), Slug: d.Slug}
+		for _, field := range d.Credentials {
+			max := field.MaxLen
+			if max <= 0 {
+				max = carriers.DefaultCredentialMaxLen
+			}
+			f.Fields = append(f.Fields, credentialInput{ID: d.Slug + "-" + field.Flag, Name: field.Name, Label: field.Label,
+				Secret: field.Secret, Required: !field.Optional, MaxLen: max})
+		}
+		forms = append(forms, f)
+	}
+	return forms
 }
 
 type carrierAccountsPage struct {
@@ -52,7 +72,7 @@ func (u *UI) renderCarrierAccounts(w http.ResponseWriter, r *http.Request, c acc
 	if err != nil {
 		return err
 	}
-	page.Accounts, page.Forms = list, carrierForms
+	page.Accounts, page.Forms = list, u.carrierForms()
 	u.render(w, r, status, "carrier_accounts", view{Title: "Carrier accounts", Section: "carrier-accounts", Caller: &c, Problem: problem, Page: page})
 	return nil
 }
@@ -62,16 +82,31 @@ func (u *UI) renderCarrierAccounts(w http.ResponseWriter, r *http.Request, c acc
 func (u *UI) createCarrierAccount(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	f := r.PostForm
 	in := shipping.NewCarrierAccount{Carrier: f.Get("carrier"), Environment: f.Get("environment"),
-		Credentials: shipping.CarrierCredentialsInput{ClientID: f.Get("clientId"), ClientSecret: f.Get("clientSecret"),
-			AccountNumber: f.Get("accountNumber"), CRID: f.Get("crid"), MID: f.Get("mid")}}
+		Credentials: shipping.CarrierCredentialsInput{}}
+	secret := map[string]bool{}
+	for _, form := range u.carrierForms() {
+		if !strings.EqualFold(form.Carrier, in.Carrier) {
+			continue
+		}
+		for _, field := range form.Fields {
+			in.Credentials[field.Name] = f.Get(field.Name)
+			secret[field.Name] = field.Secret
+		}
+	}
 	if d := strings.TrimSpace(f.Get("description")); d != "" {
 		in.Description = &d
 	}
 	_, _, err := u.shipping.CreateCarrierAccount(r.Context(), c, in)
 	if msg := carrierProblem(in.Carrier, err); msg != "" {
+		// The form comes back with what was typed, never a secret.
 		kept := url.Values{}
-		for _, k := range []string{"description", "clientId", "accountNumber", "crid", "mid", "environment"} {
+		for _, k := range []string{"description", "environment"} {
 			kept.Set(k, f.Get(k))
+		}
+		for name := range in.Credentials {
+			if !secret[name] {
+				kept.Set(name, f.Get(name))
+			}
 		}
 		return u.renderCarrierAccounts(w, r, c, http.StatusUnprocessableEntity, carrierAccountsPage{Open: in.Carrier, Form: kept}, msg)
 	}

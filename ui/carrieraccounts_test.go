@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipd-dev/shipd/carriers/connect"
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 )
 
 func TestCarrierAccountsPage(t *testing.T) {
 	t.Parallel()
 	fake := upsfake.New(t)
-	b := setup(t, withCarrierAccounts(connect.URLs{UPS: fake.URL(), UPSTest: fake.URL()}))
+	b := setup(t, withCarrierAccounts(map[carriers.ID]carriers.Endpoints{"UPS": {Production: fake.URL(), Test: fake.URL()}}))
 	br := b.browser()
 	br.signIn(b.email)
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shipd-dev/shipd/carriers/connect"
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/usps/uspsfake"
 )
 
@@ -108,7 +108,7 @@ func TestManifestFormRefusesCrossOrigin(t *testing.T) {
 func TestManifestsPageRowPerCarrierAccount(t *testing.T) {
 	t.Parallel()
 	fake := uspsfake.New(t)
-	b := setup(t, withCarrierAccounts(connect.URLs{USPS: fake.URL(), USPSTest: fake.URL()}))
+	b := setup(t, withCarrierAccounts(map[carriers.ID]carriers.Endpoints{"USPS": {Production: fake.URL(), Test: fake.URL()}}))
 	live := b.liveToken(b.account.ID)
 	caID := b.connectCarrierAccount(t, live, map[string]any{"carrier": "USPS", "credentials": map[string]any{
 		"clientId": uspsfake.ClientID, "clientSecret": uspsfake.ClientSecret, "accountNumber": uspsfake.AccountNumber,

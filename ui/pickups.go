@@ -58,10 +58,13 @@ type pickupOffset struct{ Value, Label string }
 // one enabled carrier account, its value "CARRIER|ca_…".
 type pickupCarrier struct{ Value, Label string }
 
-// pickupCarriers are the three carriers, then the caller's enabled carrier
-// accounts (live mode).
+// pickupCarriers are the carriers that book pickups, then the caller's
+// enabled carrier accounts (live mode).
 func (u *UI) pickupCarriers(r *http.Request, c accounts.Caller) ([]pickupCarrier, error) {
-	out := []pickupCarrier{{"USPS", "USPS"}, {"UPS", "UPS"}, {"FedEx", "FedEx"}}
+	var out []pickupCarrier
+	for _, name := range u.shipping.PickupCarriers() {
+		out = append(out, pickupCarrier{name, name})
+	}
 	if c.Mode != accounts.Live {
 		return out, nil
 	}
@@ -101,7 +104,11 @@ func (u *UI) blankPickupForm() pickupForm {
 	if day.Weekday() == time.Sunday {
 		day = day.AddDate(0, 0, 1)
 	}
-	return pickupForm{Carrier: "USPS", Date: day.Format(time.DateOnly), Ready: "09:00", Close: "17:00", Offset: "-05:00",
+	carrier := ""
+	if names := u.shipping.PickupCarriers(); len(names) > 0 {
+		carrier = names[0]
+	}
+	return pickupForm{Carrier: carrier, Date: day.Format(time.DateOnly), Ready: "09:00", Close: "17:00", Offset: "-05:00",
 		Packages: "1", Key: rand.Text()}
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shipd-dev/shipd/carriers/connect"
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 )
 
@@ -82,7 +82,7 @@ func TestPickupsPage(t *testing.T) {
 func TestPickupsPageThroughACarrierAccount(t *testing.T) {
 	t.Parallel()
 	fake := upsfake.New(t)
-	b := setup(t, withCarrierAccounts(connect.URLs{UPS: fake.URL(), UPSTest: fake.URL()}))
+	b := setup(t, withCarrierAccounts(map[carriers.ID]carriers.Endpoints{"UPS": {Production: fake.URL(), Test: fake.URL()}}))
 	live := b.liveToken(b.account.ID)
 	id := b.connectCarrierAccount(t, live, map[string]any{"carrier": "UPS", "credentials": map[string]any{
 		"clientId": upsfake.ClientID, "clientSecret": upsfake.ClientSecret, "accountNumber": upsfake.AccountNumber}})

@@ -23,7 +23,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
-	"github.com/shipd-dev/shipd/carriers/connect"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/internal/fakeclock"
@@ -293,8 +293,10 @@ var idPattern = func(prefix string) *regexp.Regexp { return regexp.MustCompile(p
 
 // withCarrierAccounts lets tenants connect carrier accounts whose clients
 // reach the given base URLs (the carriers' fakes).
-func withCarrierAccounts(urls connect.URLs) option {
-	return func(c *app.Config) { c.CarrierAccounts = connect.New(connect.Options{URLs: urls}) }
+func withCarrierAccounts(urls map[carriers.ID]carriers.Endpoints) option {
+	return func(c *app.Config) {
+		c.CarrierAccounts = connectors.Catalog().Factory(carriers.FactoryOptions{URLs: urls})
+	}
 }
 
 // connectCarrierAccount connects a carrier account with token (live) and

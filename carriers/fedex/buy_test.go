@@ -28,17 +28,17 @@ func TestBuyDomestic(t *testing.T) {
 	if label.CarrierShipmentID != "" {
 		t.Errorf("CarrierShipmentID = %q, want none: a single-package FedEx shipment is voided by its tracking number", label.CarrierShipmentID)
 	}
-	if !bytes.HasPrefix(label.PDF, []byte("%PDF")) {
-		t.Errorf("label does not start with %%PDF: %q", label.PDF[:min(16, len(label.PDF))])
+	if !bytes.HasPrefix(label.Document, []byte("%PDF")) {
+		t.Errorf("label does not start with %%PDF: %q", label.Document[:min(16, len(label.Document))])
 	}
-	if !bytes.Contains(label.PDF, []byte("%%EOF")) {
+	if !bytes.Contains(label.Document, []byte("%%EOF")) {
 		t.Errorf("label PDF has no %%%%EOF trailer; it was cut")
 	}
 	if got, want := fake.LastRequestHeader(fedexfake.OpShip).Get("x-customer-transaction-id"), "shipd-shp_0123456789abcdef01234567"; got != want {
 		t.Errorf("x-customer-transaction-id = %q, want %q", got, want)
 	}
 	if *labelOut != "" {
-		if err := os.WriteFile(*labelOut, label.PDF, 0o644); err != nil {
+		if err := os.WriteFile(*labelOut, label.Document, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -72,8 +72,8 @@ func TestBuyInternational(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Buy: %v", err)
 	}
-	if label.TrackingNumber == "" || !bytes.HasPrefix(label.PDF, []byte("%PDF")) {
-		t.Errorf("label = %q with %d bytes, want a tracking number and a PDF", label.TrackingNumber, len(label.PDF))
+	if label.TrackingNumber == "" || !bytes.HasPrefix(label.Document, []byte("%PDF")) {
+		t.Errorf("label = %q with %d bytes, want a tracking number and a PDF", label.TrackingNumber, len(label.Document))
 	}
 }
 

@@ -173,7 +173,7 @@ func TestOversizedAnswerIsFailed(t *testing.T) {
 		// An endless body: the adapter must stop reading at its limit.
 		_, _ = io.WriteString(w, `{"output":{"rateReplyDetails":[`)
 		chunk := []byte(strings.Repeat(" ", 64<<10))
-		for range (maxBodyBytes / len(chunk)) + 2 {
+		for range (carriers.MaxAnswerBytes / len(chunk)) + 2 {
 			if _, err := w.Write(chunk); err != nil {
 				return
 			}

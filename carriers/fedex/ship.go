@@ -230,7 +230,7 @@ func checkPurchase(req carriers.BuyRequest) (service, error) {
 	}
 	// The shipping flow leaves out rates that break the table; this is the
 	// defence for a purchase that reaches FedEx anyway.
-	if err := carriers.CheckRequirements(Name, svc.name, req.Shipment); err != nil {
+	if err := carriers.CheckRequirements(Name, requirements(), svc.name, req.Shipment); err != nil {
 		return service{}, err
 	}
 	return svc, nil
@@ -348,7 +348,7 @@ func parseShipDocument(body []byte, f carriers.LabelFormat) (carriers.Label, err
 		if !bytes.HasPrefix(pdf, []byte("%PDF")) {
 			return carriers.Label{}, malformed(opBuy, "the label of %s is not a PDF", tn)
 		}
-		label.PDF = pdf
+		label.Document, label.Format = pdf, carriers.LabelPDF
 	}
 	if master != "" && master != tn {
 		// A multi-piece shipment is cancelled by its master tracking number.

@@ -64,7 +64,7 @@ func (c *Carrier) Track(ctx context.Context, trackingNumber string) (carriers.Tr
 // request (trackingInfo: 1 to 30 entries).
 const MaxTrackBatch = 30
 
-// MaxTrackBatch makes FedEx a carriers.BatchTracker.
+// MaxTrackBatch is how many numbers one TrackMany carries (CapTrackMany).
 func (c *Carrier) MaxTrackBatch() int { return MaxTrackBatch }
 
 // TrackMany asks FedEx for the scans of up to MaxTrackBatch numbers in one

@@ -69,7 +69,7 @@ func TestBatchedTrackIsOneRequest(t *testing.T) {
 	known := buyDomestic(t, c, "shp_batch")
 	// The window is long: the batch goes because it is full, not because
 	// time passed, so the test does not depend on the scheduler.
-	batched := carriers.Batch(c, time.Hour).(carriers.Tracker)
+	batched := carriers.Batch(c, time.Hour)
 	numbers := []string{known.TrackingNumber}
 	for i := 1; i < MaxTrackBatch; i++ {
 		numbers = append(numbers, fmt.Sprintf("7946999%05d", i))
@@ -101,7 +101,7 @@ func TestBatchedTrackIsOneRequest(t *testing.T) {
 	}
 
 	// A lone call goes when its window ends, as a plain Track.
-	lone := carriers.Batch(c, time.Millisecond).(carriers.Tracker)
+	lone := carriers.Batch(c, time.Millisecond)
 	if up, err := lone.Track(context.Background(), known.TrackingNumber); err != nil || up.Status != carriers.StatusInTransit {
 		t.Fatalf("a lone batched Track: %+v, %v", up.Status, err)
 	}

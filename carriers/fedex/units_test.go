@@ -3,7 +3,6 @@ package fedex
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"testing"
 	"time"
 
@@ -119,44 +118,6 @@ func TestScanLocation(t *testing.T) {
 	}
 }
 
-func TestParseToken(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2026, 3, 2, 15, 0, 0, 0, time.UTC)
-	for _, tt := range []struct {
-		name    string
-		body    string
-		wantExp time.Duration
-		wantErr bool
-	}{
-		{"documented", `{"access_token":"eyJhbGci","token_type":"bearer","expires_in":3600,"scope":"CXS"}`, time.Hour, false},
-		{"expires_in as a string", `{"access_token":"eyJhbGci","token_type":"bearer","expires_in":"3599","scope":"CXS"}`, 3599 * time.Second, false},
-		{"expires_in as 3600.0", `{"access_token":"eyJhbGci","expires_in":3600.0}`, time.Hour, false},
-		{"Bearer capitalised", `{"access_token":"eyJhbGci","token_type":"Bearer","expires_in":60}`, time.Minute, false},
-		{"no token", `{"token_type":"bearer","expires_in":3600}`, 0, true},
-		{"no expiry", `{"access_token":"eyJhbGci","token_type":"bearer"}`, 0, true},
-		{"zero expiry", `{"access_token":"eyJhbGci","expires_in":0}`, 0, true},
-		{"fractional expiry", `{"access_token":"eyJhbGci","expires_in":"1.5"}`, 0, true},
-		{"expiry as a word", `{"access_token":"eyJhbGci","expires_in":"soon"}`, 0, true},
-		{"not bearer", `{"access_token":"eyJhbGci","token_type":"mac","expires_in":60}`, 0, true},
-		{"token as a number", `{"access_token":7,"expires_in":60}`, 0, true},
-		{"HTML", `<html>`, 0, true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			tok, err := parseToken([]byte(tt.body), now)
-			if tt.wantErr {
-				if !errors.Is(err, carriers.ErrFailed) {
-					t.Errorf("error = %v, want ErrFailed", err)
-				}
-				return
-			}
-			if err != nil || tok.AccessToken != "eyJhbGci" || !tok.ExpiresAt.Equal(now.Add(tt.wantExp)) {
-				t.Errorf("parseToken = %+v, %v; want expiry in %v", tok, err, tt.wantExp)
-			}
-		})
-	}
-}
-
 func TestParseShipResponse(t *testing.T) {
 	t.Parallel()
 	pdf := base64.StdEncoding.EncodeToString([]byte("%PDF-1.4 label"))
@@ -170,7 +131,7 @@ func TestParseShipResponse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(carriers.Label{TrackingNumber: "794953535000", PDF: []byte("%PDF-1.4 label")}, got); diff != "" {
+	if diff := cmp.Diff(carriers.Label{TrackingNumber: "794953535000", Document: []byte("%PDF-1.4 label"), Format: carriers.LabelPDF}, got); diff != "" {
 		t.Errorf("label (-want +got):\n%s", diff)
 	}
 

@@ -51,16 +51,16 @@ func TestBuyIdempotentPerReference(t *testing.T) {
 			if !trackingFormats[cn].MatchString(first.TrackingNumber) {
 				t.Errorf("tracking number %q does not look like a %s sandbox number", first.TrackingNumber, cn)
 			}
-			first.PDF[0] = 'X' // the caller's copy must not alter the stored purchase
+			first.Document[0] = 'X' // the caller's copy must not alter the stored purchase
 
 			again, err := c.Buy(ctx, buyRequest(t, c, "shp_1", domestic()))
 			if err != nil {
 				t.Fatalf("Buy again: %v", err)
 			}
-			if !strings.HasPrefix(string(again.PDF), "%PDF-") {
+			if !strings.HasPrefix(string(again.Document), "%PDF-") {
 				t.Error("stored label was altered through a returned slice")
 			}
-			first.PDF[0] = '%'
+			first.Document[0] = '%'
 			if diff := cmp.Diff(first, again); diff != "" {
 				t.Errorf("retried Buy differs (-first +again):\n%s", diff)
 			}

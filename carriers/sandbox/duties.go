@@ -16,7 +16,7 @@ func (c *carrier) duties(s carriers.Shipment) (int64, bool) {
 	if !s.Customs.DDP() || !carriers.IsInternational(s.From, s.To) {
 		return 0, true
 	}
-	if c.t.name == "USPS" {
+	if !c.t.Capabilities.Has(carriers.CapLandedCost) {
 		return 0, false
 	}
 	if s.Customs.ContentsType == carriers.ContentsDocuments {

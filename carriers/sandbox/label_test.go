@@ -111,10 +111,10 @@ func TestBuyReturnsLabelPDF(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Buy: %v", err)
 			}
-			if !bytes.HasPrefix(l.PDF, []byte("%PDF-")) {
+			if !bytes.HasPrefix(l.Document, []byte("%PDF-")) {
 				t.Fatal("label is not a PDF")
 			}
-			text := pdfText(t, l.PDF)
+			text := pdfText(t, l.Document)
 			// Sandbox labels are always samples, even for a request not
 			// flagged as test mode, because they can never be shipped.
 			for _, s := range []string{l.TrackingNumber, "NOT FOR SHIPPING", "GRACE HOPPER", "shp_pdf"} {

@@ -25,23 +25,21 @@ const (
 	TriggerManifestRejected = "Manifest Rejected"
 )
 
-// manifesting is a sandbox carrier with a manifest step (USPS's SCAN form,
-// FedEx's Ground close); the sandbox UPS, like UPS, has none.
-type manifesting struct{ *carrier }
-
-// Unwrap lets carriers.ManifesterOf and the other finders see the carrier.
-func (m manifesting) Unwrap() carriers.Carrier { return m.carrier }
-
-// Manifest draws the form: at once, after the slow trigger's delay for an
+// Manifest draws the form of a sandbox carrier with a manifest step
+// (USPS's SCAN form, FedEx's Ground close; the sandbox UPS, like UPS, has
+// none): at once, after the slow trigger's delay for an
 // origin named "Slow Carrier", or refused for one named "Manifest Rejected".
 // The form number derives from the reference, so a retried job gets the
 // same form.
-func (m manifesting) Manifest(ctx context.Context, req carriers.ManifestRequest) (carriers.ManifestForm, error) {
+func (m *carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (carriers.ManifestForm, error) {
 	if err := ctx.Err(); err != nil {
 		return carriers.ManifestForm{}, err
 	}
+	if !m.Capabilities().Has(carriers.CapManifests) {
+		return carriers.Unsupported{}.Manifest(ctx, req)
+	}
 	if len(req.Labels) == 0 {
-		return carriers.ManifestForm{}, fmt.Errorf("sandbox: %s manifest without labels: %w", m.t.name, carriers.ErrRejected)
+		return carriers.ManifestForm{}, fmt.Errorf("sandbox: %s manifest without labels: %w", m.name, carriers.ErrRejected)
 	}
 	switch {
 	case matches(req.From.Name, TriggerSlowCarrier):
@@ -50,16 +48,16 @@ func (m manifesting) Manifest(ctx context.Context, req carriers.ManifestRequest)
 		}
 	case matches(req.From.Name, TriggerManifestRejected):
 		return carriers.ManifestForm{}, fmt.Errorf("sandbox: %s refused the manifest (trigger: origin name '%s'): %w",
-			m.t.name, TriggerManifestRejected, carriers.ErrRejected)
+			m.name, TriggerManifestRejected, carriers.ErrRejected)
 	}
 	number := m.formNumber(req.Reference)
 	numbers := make([]string, len(req.Labels))
 	for i, l := range req.Labels {
 		numbers[i] = l.TrackingNumber
 	}
-	title := "USPS SCAN FORM - PS FORM 5630"
-	if m.t.name != CarrierUSPS {
-		title = strings.ToUpper(m.t.name) + " GROUND END OF DAY CLOSE"
+	title := m.t.ManifestTitle
+	if title == "" {
+		title = strings.ToUpper(m.name) + " END OF DAY FORM"
 	}
 	pdf, err := RenderManifest(ManifestInput{Title: title, Number: number, From: req.From, Date: req.ShipDate,
 		TrackingNumbers: numbers, TestMode: req.TestMode})
@@ -71,8 +69,8 @@ func (m manifesting) Manifest(ctx context.Context, req carriers.ManifestRequest)
 
 // formNumber is a 22-digit number like a SCAN form's (a 94 prefix, as
 // USPS's forms have), derived from the reference.
-func (m manifesting) formNumber(ref string) string {
-	sum := sha256.Sum256([]byte(m.t.name + "\x00manifest\x00" + ref))
+func (m *carrier) formNumber(ref string) string {
+	sum := sha256.Sum256([]byte(m.name + "\x00manifest\x00" + ref))
 	a := binary.BigEndian.Uint64(sum[0:8]) % 1e10
 	b := binary.BigEndian.Uint64(sum[8:16]) % 1e10
 	return fmt.Sprintf("94%010d%010d", a, b)

@@ -47,11 +47,11 @@ func TestSandboxManifesters(t *testing.T) {
 	for _, c := range sandbox.New(sandbox.Config{}) {
 		byName[c.Name()] = c
 	}
-	if _, ok := carriers.ManifesterOf(byName["UPS"]); ok {
+	if byName["UPS"].Capabilities().Has(carriers.CapManifests) {
 		t.Error("the sandbox UPS has a manifest step")
 	}
-	m, ok := carriers.ManifesterOf(byName["USPS"])
-	if !ok {
+	m := byName["USPS"]
+	if !m.Capabilities().Has(carriers.CapManifests) {
 		t.Fatal("the sandbox USPS has no manifest step")
 	}
 	req := carriers.ManifestRequest{Reference: "man_1", From: carriers.Address{Name: "Shop", Street1: "1 Market St", City: "San Francisco", State: "CA", Zip: "94105", Country: "US"},

@@ -41,13 +41,13 @@ func (c *carrier) SchedulePickup(ctx context.Context, req carriers.PickupRequest
 	case !req.CloseAt.After(req.ReadyAt):
 		return carriers.PickupConfirmation{}, c.pickupError("schedule", 0, "the close time must be after the ready time", carriers.ErrRejected)
 	}
-	sum := sha256.Sum256([]byte(c.t.name + "\x00pickup\x00" + req.Reference))
+	sum := sha256.Sum256([]byte(c.name + "\x00pickup\x00" + req.Reference))
 	n := binary.BigEndian.Uint64(sum[:8]) % 1e8
-	pc := carriers.PickupConfirmation{ConfirmationNumber: fmt.Sprintf("%s%08d", pickupPrefix(c.t.name), n)}
-	if c.t.name == CarrierFedEx {
-		pc.Location = "SBXA"
+	prefix := c.t.PickupPrefix
+	if prefix == "" {
+		prefix = "SBX"
 	}
-	return pc, nil
+	return carriers.PickupConfirmation{ConfirmationNumber: fmt.Sprintf("%s%08d", prefix, n), Location: c.t.PickupLocation}, nil
 }
 
 // CancelPickup cancels any pickup, unless its instructions name a cancel trigger.
@@ -76,17 +76,5 @@ func (c *carrier) pickupError(op string, retryAfter time.Duration, msg string, k
 	case carriers.ErrUnavailable:
 		status = http.StatusServiceUnavailable
 	}
-	return &carriers.Error{Carrier: c.t.name, Operation: op + "_pickup", HTTPStatus: status, Message: "sandbox: " + msg, RetryAfter: retryAfter, Kind: kind}
-}
-
-// pickupPrefix mimics each carrier's confirmation numbers: USPS "WTC…",
-// UPS "29…" (PRN), FedEx a location-prefixed number.
-func pickupPrefix(name string) string {
-	switch name {
-	case CarrierUSPS:
-		return "WTC"
-	case CarrierUPS:
-		return "29"
-	}
-	return "SBX"
+	return &carriers.Error{Carrier: c.name, Operation: op + "_pickup", HTTPStatus: status, Message: "sandbox: " + msg, RetryAfter: retryAfter, Kind: kind}
 }

@@ -24,7 +24,7 @@ func pickupRequest(instructions string) carriers.PickupRequest {
 func checkPickup(t *testing.T, c carriers.Carrier, typed string, scheduleErr, cancelErr error) {
 	t.Helper()
 	ctx := context.Background()
-	ps := c.(carriers.PickupScheduler)
+	ps := c
 	pc, err := ps.SchedulePickup(ctx, pickupRequest(typed))
 	if scheduleErr != nil {
 		if !errors.Is(err, scheduleErr) {
@@ -44,7 +44,7 @@ func checkPickup(t *testing.T, c carriers.Carrier, typed string, scheduleErr, ca
 func TestSandboxPickups(t *testing.T) {
 	t.Parallel()
 	for _, c := range sandbox.New(sandbox.Config{}) {
-		ps := c.(carriers.PickupScheduler)
+		ps := c
 		ctx := context.Background()
 		first, err := ps.SchedulePickup(ctx, pickupRequest("at the side door"))
 		if err != nil {

@@ -13,7 +13,7 @@ import (
 // MultiPieceService: the sandbox's UPS and FedEx ship several pieces under
 // one shipment, as the live ones do; its USPS does not (USPS sells no
 // multi-piece shipment: each box is its own label).
-func (c *carrier) MultiPieceService(string) bool { return c.t.name != CarrierUSPS }
+func (c *carrier) MultiPieceService(string) bool { return c.t.Capabilities.Has(carriers.CapMultiPiece) }
 
 // piecesCents prices every piece of s with svc in zone z, each piece with
 // its surcharges as UPS and FedEx charge them (per package); false when a
@@ -22,15 +22,15 @@ func (c *carrier) piecesCents(s carriers.Shipment, svc service, z int) (int64, b
 	var cents int64
 	for _, p := range s.AllPieces() {
 		oz := carriers.BillableWeightOz(p)
-		if svc.maxOz > 0 && oz > svc.maxOz {
+		if svc.MaxWeightOz > 0 && oz > svc.MaxWeightOz {
 			return 0, false
 		}
-		cents += svc.price(oz, z)
+		cents += price(svc, oz, z)
 		if s.Options.SignatureConfirmation {
-			cents += c.t.signature
+			cents += c.t.SignatureCents
 		}
 		if s.To.Residential {
-			cents += c.t.residential
+			cents += c.t.ResidentialCents
 		}
 	}
 	return cents, true
@@ -46,10 +46,10 @@ func pieceMark(in LabelInput) string { return fmt.Sprintf("PACKAGE %d OF %d", in
 func (c *carrier) pieceNumbers(master string, n int) []string {
 	out := []string{master}
 	for i := 2; i <= n; i++ {
-		sum := sha256.Sum256([]byte(c.t.name + "\x00" + master + "\x00" + strconv.Itoa(i)))
+		sum := sha256.Sum256([]byte(c.name + "\x00" + master + "\x00" + strconv.Itoa(i)))
 		a := binary.BigEndian.Uint64(sum[0:8]) % 1e10
 		b := binary.BigEndian.Uint64(sum[8:16]) % 1e10
-		out = append(out, c.t.trackingCode(fmt.Sprintf("%010d%010d", a, b)))
+		out = append(out, c.t.TrackingPrefix+fmt.Sprintf("%010d%010d", a, b)[:c.t.TrackingDigits])
 	}
 	return out
 }
@@ -71,21 +71,21 @@ func (c *carrier) piecesLabel(req carriers.BuyRequest, in LabelInput) (carriers.
 	case carriers.LabelPDF:
 		var err error
 		if doc, err = renderPDF(ins); err != nil {
-			return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.t.name, err)
+			return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.name, err)
 		}
-		return carriers.Label{TrackingNumber: numbers[0], PDF: doc, Pieces: numbers}, nil
+		return carriers.Label{TrackingNumber: numbers[0], Document: doc, Format: carriers.LabelPDF, Pieces: numbers}, nil
 	case carriers.LabelZPL:
 		// A ZPL document of several ^XA..^XZ formats prints a label each.
 		for _, in := range ins {
 			z, err := RenderZPL(in)
 			if err != nil {
-				return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.t.name, err)
+				return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.name, err)
 			}
 			doc = append(doc, z...)
 		}
 		return carriers.Label{TrackingNumber: numbers[0], Document: doc, Format: carriers.LabelZPL, Pieces: numbers}, nil
 	}
-	return carriers.Label{}, fmt.Errorf("sandbox: %s: a %s document holds one label, not %d: %w", c.t.name, req.Format(), len(pieces), carriers.ErrRejected)
+	return carriers.Label{}, fmt.Errorf("sandbox: %s: a %s document holds one label, not %d: %w", c.name, req.Format(), len(pieces), carriers.ErrRejected)
 }
 
 // piecesPlan adds to a multi-piece shipment's plan each other piece's own
@@ -113,7 +113,7 @@ func (c *carrier) checkPieces(req carriers.VoidRequest) error {
 	want := c.pieceNumbers(req.TrackingNumber, len(req.Pieces))
 	for i, n := range req.Pieces {
 		if !strings.EqualFold(strings.TrimSpace(n), want[i]) {
-			return fmt.Errorf("sandbox: %s cannot void piece %q: not a piece of shipment %s: %w", c.t.name, n, req.TrackingNumber, carriers.ErrRejected)
+			return fmt.Errorf("sandbox: %s cannot void piece %q: not a piece of shipment %s: %w", c.name, n, req.TrackingNumber, carriers.ErrRejected)
 		}
 	}
 	return nil

@@ -37,10 +37,10 @@ func TestReturnLabelAndPlan(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Buy: %v", err)
 			}
-			if !containsText(t, l.PDF, "(RETURN)") {
+			if !containsText(t, l.Document, "(RETURN)") {
 				t.Error("a return label does not say RETURN")
 			}
-			got, err := c.(carriers.Planner).TrackingPlan(ctx, s, l.TrackingNumber)
+			got, err := c.TrackingPlan(ctx, s, l.TrackingNumber)
 			if err != nil {
 				t.Fatalf("TrackingPlan: %v", err)
 			}
@@ -61,7 +61,7 @@ func TestReturnServices(t *testing.T) {
 	for _, cn := range carrierNames {
 		c := carrierNamed(t, cs, cn)
 		for _, svc := range []string{"GroundAdvantage", "PriorityMailInternational", "Ground", "WorldwideSaver", "FedExGround", "InternationalPriority"} {
-			if carriers.CanReturn(c, svc) {
+			if c.Capabilities().Has(carriers.CapReturns) && c.ReturnService(svc) {
 				got[cn+" "+svc] = true
 			}
 		}

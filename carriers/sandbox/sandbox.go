@@ -1,7 +1,9 @@
-// Package sandbox provides simulated USPS, UPS and FedEx carriers for test
-// mode. They quote deterministic, plausible prices, issue stub tracking
-// numbers and real (sample-marked) label PDFs, and simulate tracking, so
-// integrators can exercise every path of the API without a carrier account.
+// Package sandbox provides the simulated carriers of test mode: a twin of
+// each connector that declares a sandbox tariff (carriers.Descriptor.Sandbox),
+// under its carrier's name, with its requirements and delivery days. They
+// quote deterministic, plausible prices, issue stub tracking numbers and
+// real (sample-marked) label PDFs, and simulate tracking, so integrators
+// can exercise every path of the API without a carrier account.
 // Outcomes can be forced with the values listed by Triggers.
 package sandbox
 
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 )
 
 // Carrier names. They match the live carriers' names so a carrier/service
@@ -41,14 +44,18 @@ type Config struct {
 	// SlowDelay is how long a purchase and a void take under
 	// TriggerSlowCarrier; <= 0 means DefaultSlowDelay.
 	SlowDelay time.Duration
+	// Catalog holds the live connectors the sandbox carriers imitate: their
+	// requirements and delivery days; nil: connectors.Catalog().
+	Catalog *carriers.Catalog
 }
 
 // DefaultSlowDelay is the delay of TriggerSlowCarrier: long enough for a
 // client to see the intermediate states, short enough to wait for.
 const DefaultSlowDelay = 3 * time.Second
 
-// New returns the sandbox USPS, UPS and FedEx carriers. Each call returns
-// fresh instances with their own purchase state.
+// New returns the sandbox carriers, one per connector of cfg.Catalog with a
+// sandbox tariff, in the catalog's order. Each call returns fresh instances
+// with their own purchase state.
 func New(cfg Config) []carriers.Carrier {
 	if cfg.ScanInterval <= 0 {
 		cfg.ScanInterval = DefaultScanInterval
@@ -56,16 +63,26 @@ func New(cfg Config) []carriers.Carrier {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return []carriers.Carrier{
-		manifesting{newCarrier(uspsTariff(), cfg)},
-		newCarrier(upsTariff(), cfg),
-		manifesting{newCarrier(fedexTariff(), cfg)},
+	if cfg.Catalog == nil {
+		cfg.Catalog = connectors.Catalog()
 	}
+	var out []carriers.Carrier
+	for _, d := range cfg.Catalog.Descriptors() {
+		if d.Sandbox != nil {
+			out = append(out, newCarrier(d, cfg))
+		}
+	}
+	return out
 }
 
 type carrier struct {
-	t   tariff
-	cfg Config
+	carriers.Unsupported
+	// name is the carrier's (its descriptor's ID), t its sandbox tariff.
+	name string
+	t    *carriers.SandboxTariff
+	// requirements are the live carrier's (carriers.Descriptor.Requirements).
+	requirements []carriers.Requirement
+	cfg          Config
 
 	mu sync.Mutex
 	// bought remembers when each reference was purchased, so a retried Buy
@@ -101,29 +118,39 @@ func (c *carrier) wait(ctx context.Context) error {
 	}
 }
 
-func newCarrier(t tariff, cfg Config) *carrier {
+func newCarrier(d carriers.Descriptor, cfg Config) *carrier {
 	return &carrier{
-		t:          t,
-		cfg:        cfg,
-		bought:     make(map[string]time.Time),
-		attempts:   make(map[string]int),
-		slow:       make(map[string]bool),
-		refuseVoid: make(map[string]bool),
+		name:         string(d.ID),
+		t:            d.Sandbox,
+		requirements: d.Requirements,
+		cfg:          cfg,
+		bought:       make(map[string]time.Time),
+		attempts:     make(map[string]int),
+		slow:         make(map[string]bool),
+		refuseVoid:   make(map[string]bool),
 	}
 }
 
-func (c *carrier) Name() string { return c.t.name }
+func (c *carrier) Name() string { return c.name }
+
+// Capabilities are the sandbox's: every label's scans are planned at
+// purchase, and the end-of-day and landed-cost steps are the live
+// carrier's (tariff.capabilities).
+func (c *carrier) Capabilities() carriers.Capabilities {
+	return carriers.CapRates | carriers.CapBuy | carriers.CapVoid | carriers.CapTrackingPlan |
+		carriers.CapNumberPlan | carriers.CapPickups | carriers.CapReturns | c.t.Capabilities
+}
 
 // ReturnService: the sandbox sells return labels where the live carrier
 // does, so test mode refuses what live mode would. UPS and FedEx make
 // returns on every service; USPS's return labels (Domestic Labels 3.0
 // /return-label) are domestic only.
 func (c *carrier) ReturnService(service string) bool {
-	if c.t.name != CarrierUSPS {
+	if !c.t.ReturnsDomesticOnly {
 		return true
 	}
-	for _, s := range c.t.domestic {
-		if strings.EqualFold(s.name, strings.TrimSpace(service)) {
+	for _, s := range c.t.Domestic {
+		if strings.EqualFold(s.Name, strings.TrimSpace(service)) {
 			return true
 		}
 	}
@@ -134,9 +161,9 @@ func (c *carrier) ReturnService(service string) bool {
 // international services cross a border.
 func (c *carrier) services(s carriers.Shipment) []service {
 	if carriers.IsInternational(s.From, s.To) {
-		return c.t.international
+		return c.t.International
 	}
-	return c.t.domestic
+	return c.t.Domestic
 }
 
 func (c *carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Rate, error) {
@@ -149,10 +176,10 @@ func (c *carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 		return []carriers.Rate{}, nil
 	}
 	if matches(s.To.Name, TriggerCarrierError) {
-		return nil, fmt.Errorf("sandbox: %s failed to quote (trigger: recipient name '%s')", c.t.name, TriggerCarrierError)
+		return nil, fmt.Errorf("sandbox: %s failed to quote (trigger: recipient name '%s')", c.name, TriggerCarrierError)
 	}
 	if matches(s.To.Name, TriggerCarriersDown) {
-		return nil, fmt.Errorf("sandbox: %s is temporarily unavailable (trigger: recipient name '%s'): %w", c.t.name, TriggerCarriersDown, carriers.ErrUnavailable)
+		return nil, fmt.Errorf("sandbox: %s is temporarily unavailable (trigger: recipient name '%s'): %w", c.name, TriggerCarriersDown, carriers.ErrUnavailable)
 	}
 	if err := c.checkShipment(s); err != nil {
 		return nil, err
@@ -169,10 +196,10 @@ func (c *carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 func (c *carrier) checkShipment(s carriers.Shipment) error {
 	if s.Parcel.WeightOz <= 0 {
 		return fmt.Errorf("sandbox: %s: parcel weight must be greater than 0 (got %g oz): %w",
-			c.t.name, s.Parcel.WeightOz, carriers.ErrInvalidShipment)
+			c.name, s.Parcel.WeightOz, carriers.ErrInvalidShipment)
 	}
 	if carriers.IsInternational(s.From, s.To) && s.Customs == nil {
-		return fmt.Errorf("sandbox: %s: shipment from %s to %s: %w", c.t.name,
+		return fmt.Errorf("sandbox: %s: shipment from %s to %s: %w", c.name,
 			carriers.NormalizeCountry(s.From.Country), carriers.NormalizeCountry(s.To.Country), carriers.ErrCustomsRequired)
 	}
 	// The sandbox refuses the addresses the live carriers refuse, so that an
@@ -180,7 +207,7 @@ func (c *carrier) checkShipment(s carriers.Shipment) error {
 	// rules first and answers 422 with the field's path).
 	for side, a := range map[string]carriers.Address{"sender": s.From, "recipient": s.To} {
 		if ps := carriers.PostalProblems(a); len(ps) > 0 {
-			return fmt.Errorf("sandbox: %s: the %s's %s %s: %w", c.t.name, side, ps[0].Field, ps[0].Message, carriers.ErrInvalidShipment)
+			return fmt.Errorf("sandbox: %s: the %s's %s %s: %w", c.name, side, ps[0].Field, ps[0].Message, carriers.ErrInvalidShipment)
 		}
 	}
 	return nil
@@ -201,20 +228,20 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 		return carriers.Rate{}, false
 	}
 	cents += duties
-	days := svc.days(z)
+	days := days(svc, z)
 	ship := s.ShipDate
 	if ship.IsZero() {
 		ship = carriers.ShipDate(c.cfg.Now())
 	}
 	return carriers.Rate{
-		Carrier:               c.t.name,
-		Service:               svc.name,
-		ServiceCategory:       svc.category,
+		Carrier:               c.name,
+		Service:               svc.Name,
+		ServiceCategory:       svc.Category,
 		CarrierRateCents:      cents,
 		Currency:              "USD",
 		EstimatedDays:         days,
-		EstimatedDeliveryDate: carriers.DeliveryDate(ship, days, carriers.DeliversSaturday(c.t.name)),
-		Guaranteed:            svc.guaranteed,
+		EstimatedDeliveryDate: carriers.DeliveryDate(ship, days, c.cfg.Catalog.DeliversSaturday(c.name)),
+		Guaranteed:            svc.Guaranteed,
 		DutiesCents:           duties,
 	}, true
 }
@@ -226,7 +253,7 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	ref := strings.TrimSpace(req.Reference)
 	if ref == "" {
 		// Without a reference a retry could not be told from a new purchase.
-		return carriers.Label{}, fmt.Errorf("sandbox: %s: purchase has no reference: %w", c.t.name, carriers.ErrRejected)
+		return carriers.Label{}, fmt.Errorf("sandbox: %s: purchase has no reference: %w", c.name, carriers.ErrRejected)
 	}
 
 	c.mu.Lock()
@@ -248,7 +275,7 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	to := req.Shipment.To
 	if matches(to.Name, TriggerFailPurchase) {
 		return carriers.Label{}, fmt.Errorf("sandbox: %s rejected the purchase (trigger: recipient name '%s'): %w",
-			c.t.name, TriggerFailPurchase, carriers.ErrRejected)
+			c.name, TriggerFailPurchase, carriers.ErrRejected)
 	}
 	if matches(to.Name, TriggerCarrierUnavailable) {
 		c.mu.Lock()
@@ -257,7 +284,7 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 		c.mu.Unlock()
 		if n <= UnavailableFailures {
 			return carriers.Label{}, fmt.Errorf("sandbox: %s is temporarily unavailable, attempt %d of %d fails (trigger: recipient name '%s'): %w",
-				c.t.name, n, UnavailableFailures, TriggerCarrierUnavailable, carriers.ErrUnavailable)
+				c.name, n, UnavailableFailures, TriggerCarrierUnavailable, carriers.ErrUnavailable)
 		}
 	}
 
@@ -300,8 +327,8 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date time.Time) (carriers.Label, error) {
 	tn := c.trackingNumber(ref)
 	in := LabelInput{
-		Carrier:           c.t.name,
-		Service:           svc.display,
+		Carrier:           c.name,
+		Service:           svc.Label,
 		TrackingNumber:    tn,
 		From:              req.Shipment.From,
 		To:                req.Shipment.To,
@@ -309,7 +336,7 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 		Date:              date,
 		SignatureRequired: req.Shipment.Options.SignatureConfirmation,
 		CustomsContents:   customsContents(req.Shipment.Customs),
-		CustomsForm:       postalForm(c.t.name, req.Shipment), // cn22.go
+		CustomsForm:       postalForm(c.t, req.Shipment), // cn22.go
 		Customs:           req.Shipment.Customs,
 		Reference:         ref,
 		Return:            req.Shipment.Return,
@@ -331,10 +358,7 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 	}
 	doc, err := render(in)
 	if err != nil {
-		return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.t.name, err)
-	}
-	if req.Format() == carriers.LabelPDF {
-		return carriers.Label{TrackingNumber: tn, PDF: doc}, nil
+		return carriers.Label{}, fmt.Errorf("sandbox: %s: rendering label: %w", c.name, err)
 	}
 	return carriers.Label{TrackingNumber: tn, Document: doc, Format: req.Format()}, nil
 }
@@ -343,8 +367,8 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 // and returns the service being bought.
 func (c *carrier) checkPurchase(req carriers.BuyRequest) (service, error) {
 	s := req.Shipment
-	if !strings.EqualFold(strings.TrimSpace(req.Rate.Carrier), c.t.name) {
-		return service{}, fmt.Errorf("sandbox: %s cannot buy a %q rate: %w", c.t.name, req.Rate.Carrier, carriers.ErrRejected)
+	if !strings.EqualFold(strings.TrimSpace(req.Rate.Carrier), c.name) {
+		return service{}, fmt.Errorf("sandbox: %s cannot buy a %q rate: %w", c.name, req.Rate.Carrier, carriers.ErrRejected)
 	}
 	if err := c.checkShipment(s); err != nil {
 		// Also ErrRejected, so a purchase flow that only knows "transient
@@ -353,35 +377,35 @@ func (c *carrier) checkPurchase(req carriers.BuyRequest) (service, error) {
 	}
 	var names []string
 	for _, svc := range c.services(s) {
-		if strings.EqualFold(svc.name, strings.TrimSpace(req.Rate.Service)) {
+		if strings.EqualFold(svc.Name, strings.TrimSpace(req.Rate.Service)) {
 			if _, ok := c.rate(s, svc); !ok {
 				return service{}, fmt.Errorf("sandbox: %s %s does not accept a parcel of %g oz: %w",
-					c.t.name, svc.name, carriers.BillableWeightOz(s.Parcel), carriers.ErrRejected)
+					c.name, svc.Name, carriers.BillableWeightOz(s.Parcel), carriers.ErrRejected)
 			}
 			// The live carrier's requirements (names, phone numbers), as the
 			// live adapters check them.
-			if err := carriers.CheckRequirements(c.t.name, svc.name, s); err != nil {
+			if err := carriers.CheckRequirements(c.name, c.requirements, svc.Name, s); err != nil {
 				return service{}, fmt.Errorf("sandbox: %w", err)
 			}
 			return svc, nil
 		}
-		names = append(names, svc.name)
+		names = append(names, svc.Name)
 	}
 	return service{}, fmt.Errorf("sandbox: %s has no service %q for this shipment (available: %s): %w",
-		c.t.name, req.Rate.Service, strings.Join(names, ", "), carriers.ErrRejected)
+		c.name, req.Rate.Service, strings.Join(names, ", "), carriers.ErrRejected)
 }
 
 // trackingNumber derives the number from the reference so that a retried
 // purchase, even after a restart, yields the same number.
 func (c *carrier) trackingNumber(ref string) string {
-	sum := sha256.Sum256([]byte(c.t.name + "\x00" + ref))
+	sum := sha256.Sum256([]byte(c.name + "\x00" + ref))
 	a := binary.BigEndian.Uint64(sum[0:8]) % 1e10
 	b := binary.BigEndian.Uint64(sum[8:16]) % 1e10
-	return c.t.trackingCode(fmt.Sprintf("%010d%010d", a, b))
+	return c.t.TrackingPrefix + fmt.Sprintf("%010d%010d", a, b)[:c.t.TrackingDigits]
 }
 
 func (c *carrier) ownsTrackingNumber(tn string) bool {
-	return c.t.trackingShape(strings.ToUpper(strings.TrimSpace(tn)))
+	return isSandboxNumber(c.t, strings.ToUpper(strings.TrimSpace(tn)))
 }
 
 // Void confirms at once (after the slow trigger's delay for a slow label),
@@ -393,7 +417,7 @@ func (c *carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.
 	trackingNumber := req.TrackingNumber
 	if !c.ownsTrackingNumber(trackingNumber) {
 		return "", fmt.Errorf("sandbox: %s cannot void %q: not a %s sandbox tracking number: %w",
-			c.t.name, trackingNumber, c.t.name, carriers.ErrRejected)
+			c.name, trackingNumber, c.name, carriers.ErrRejected)
 	}
 	if err := c.checkPieces(req); err != nil {
 		return "", err
@@ -409,7 +433,7 @@ func (c *carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.
 	}
 	if refuse {
 		return "", fmt.Errorf("sandbox: %s refused the void of %s: the label is outside its void window (trigger: recipient name '%s'): %w",
-			c.t.name, trackingNumber, TriggerVoidRejected, carriers.ErrRejected)
+			c.name, trackingNumber, TriggerVoidRejected, carriers.ErrRejected)
 	}
 	return carriers.VoidConfirmed, nil
 }
@@ -420,7 +444,7 @@ func (c *carrier) TrackingPlan(ctx context.Context, s carriers.Shipment, trackin
 	}
 	if !c.ownsTrackingNumber(trackingNumber) {
 		return nil, fmt.Errorf("sandbox: %s cannot track %q: not a %s sandbox tracking number: %w",
-			c.t.name, trackingNumber, c.t.name, carriers.ErrRejected)
+			c.name, trackingNumber, c.name, carriers.ErrRejected)
 	}
 	intl := carriers.IsInternational(s.From, s.To)
 	origin, dest := location(s.From, intl), location(s.To, intl)

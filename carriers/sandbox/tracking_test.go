@@ -59,7 +59,7 @@ func TestTrackingPlan(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Buy: %v", err)
 				}
-				got, err := c.(carriers.Planner).TrackingPlan(ctx, tt.s, l.TrackingNumber)
+				got, err := c.TrackingPlan(ctx, tt.s, l.TrackingNumber)
 				if err != nil {
 					t.Fatalf("TrackingPlan: %v", err)
 				}
@@ -83,7 +83,7 @@ func TestTrackingPlanDefaultInterval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := c.(carriers.Planner).TrackingPlan(context.Background(), domestic(), l.TrackingNumber)
+	plan, err := c.TrackingPlan(context.Background(), domestic(), l.TrackingNumber)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestTrackingPlanDefaultInterval(t *testing.T) {
 func TestTrackingPlanUnknownNumber(t *testing.T) {
 	t.Parallel()
 	for _, c := range newCarriers() {
-		if _, err := c.(carriers.Planner).TrackingPlan(context.Background(), domestic(), "NOT-A-NUMBER"); !errors.Is(err, carriers.ErrRejected) {
+		if _, err := c.TrackingPlan(context.Background(), domestic(), "NOT-A-NUMBER"); !errors.Is(err, carriers.ErrRejected) {
 			t.Errorf("%s TrackingPlan(unknown) = %v, want ErrRejected", c.Name(), err)
 		}
 	}

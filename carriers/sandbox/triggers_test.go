@@ -96,10 +96,10 @@ var triggerChecks = map[string]func(t *testing.T, c carriers.Carrier, typed stri
 		}
 	},
 	sandbox.TriggerManifestRejected: func(t *testing.T, c carriers.Carrier, typed string) {
-		m, ok := carriers.ManifesterOf(c)
-		if !ok {
+		if !c.Capabilities().Has(carriers.CapManifests) {
 			return // the sandbox UPS has no manifest step, as UPS
 		}
+		m := c
 		s := domestic()
 		s.From.Name = typed
 		_, err := m.Manifest(context.Background(), carriers.ManifestRequest{Reference: "man_rejected", From: s.From, ShipDate: time.Now(),
@@ -141,7 +141,7 @@ func checkFinalScan(t *testing.T, c carriers.Carrier, s carriers.Shipment, statu
 	if err != nil {
 		t.Fatalf("Buy: %v", err)
 	}
-	plan, err := c.(carriers.Planner).TrackingPlan(ctx, s, l.TrackingNumber)
+	plan, err := c.TrackingPlan(ctx, s, l.TrackingNumber)
 	if err != nil {
 		t.Fatalf("TrackingPlan: %v", err)
 	}
@@ -202,7 +202,7 @@ func TestTriggersNeedExactValue(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Buy: %v", err)
 			}
-			plan, err := c.(carriers.Planner).TrackingPlan(context.Background(), s, l.TrackingNumber)
+			plan, err := c.TrackingPlan(context.Background(), s, l.TrackingNumber)
 			if err != nil {
 				t.Fatalf("TrackingPlan: %v", err)
 			}
@@ -249,7 +249,7 @@ func TestSlowCarrierDelaysBuyAndVoid(t *testing.T) {
 // checkNumberPlanEnds checks that a standalone number's plan ends in status.
 func checkNumberPlanEnds(t *testing.T, c carriers.Carrier, number, status string) {
 	t.Helper()
-	plan, err := c.(carriers.NumberPlanner).NumberPlan(context.Background(), number)
+	plan, err := c.NumberPlan(context.Background(), number)
 	if err != nil {
 		t.Fatalf("NumberPlan(%q): %v", number, err)
 	}

@@ -38,8 +38,8 @@ func TestBuyDomestic(t *testing.T) {
 	if !regexp.MustCompile(`^1Z` + upsfake.AccountNumber + `02\d{8}$`).MatchString(label.TrackingNumber) {
 		t.Errorf("tracking number %q is not a 1Z number of the account and service 02", label.TrackingNumber)
 	}
-	if !bytes.HasPrefix(label.PDF, []byte("%PDF")) {
-		t.Errorf("label does not start with %%PDF: %q", label.PDF[:min(len(label.PDF), 16)])
+	if !bytes.HasPrefix(label.Document, []byte("%PDF")) {
+		t.Errorf("label does not start with %%PDF: %q", label.Document[:min(len(label.Document), 16)])
 	}
 	// A one-package shipment's id is its tracking number: nothing to keep.
 	if label.CarrierShipmentID != "" {
@@ -62,7 +62,7 @@ func TestBuyDomestic(t *testing.T) {
 	}
 	if os.Getenv("UPS_WRITE_LABEL") != "" {
 		// For looking at the label: UPS_WRITE_LABEL=/tmp/label.pdf go test -run TestBuyDomestic
-		if err := os.WriteFile(os.Getenv("UPS_WRITE_LABEL"), label.PDF, 0o644); err != nil {
+		if err := os.WriteFile(os.Getenv("UPS_WRITE_LABEL"), label.Document, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -75,7 +75,7 @@ func TestBuyInternational(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(label.PDF, []byte("%PDF")) {
+	if !bytes.HasPrefix(label.Document, []byte("%PDF")) {
 		t.Error("label is not a PDF")
 	}
 	body := fake.LastRequest(upsfake.OpShip)

@@ -64,7 +64,7 @@ func TestRateFailures(t *testing.T) {
 			want: carriers.Error{HTTPStatus: 200, Kind: carriers.ErrFailed}, msg: `"ten": not a decimal amount`},
 		{name: "no RateResponse", f: upsfake.Failure{Status: 200, Body: `{"response":{"errors":[]}}`},
 			want: carriers.Error{HTTPStatus: 200, Kind: carriers.ErrFailed}, msg: "no RateResponse"},
-		{name: "oversized body", f: upsfake.Failure{Status: 200, Body: `{"RateResponse":{"x":"` + strings.Repeat("a", maxBody) + `"}}`},
+		{name: "oversized body", f: upsfake.Failure{Status: 200, Body: `{"RateResponse":{"x":"` + strings.Repeat("a", carriers.MaxAnswerBytes) + `"}}`},
 			want: carriers.Error{HTTPStatus: 200, Kind: carriers.ErrFailed}, msg: "larger than"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -159,38 +159,5 @@ func TestTokenUnavailable(t *testing.T) {
 	ce := carrierError(t, err)
 	if !errors.Is(err, carriers.ErrUnavailable) || ce.Operation != "token" || ce.RetryAfter != 7*time.Second {
 		t.Errorf("got %+v, want an unavailable token error with Retry-After 7s", ce)
-	}
-}
-
-func TestParseToken(t *testing.T) {
-	t.Parallel()
-	now := testNow()
-	for body, want := range map[string]time.Duration{
-		`{"token_type":"Bearer","access_token":"abc","expires_in":"14399"}`: 14399 * time.Second,
-		`{"access_token":"abc","expires_in":3600}`:                          time.Hour,
-		`{"access_token":"abc","expires_in":"3600.0"}`:                      time.Hour,
-		`{"access_token":"abc","expires_in":"99999999999999999"}`:           maxTokenLifetime,
-		`{"access_token":"abc","expires_in":"9999999"}`:                     maxTokenLifetime,
-		`{"access_token":"abc"}`:                                            -1,
-		`{"access_token":"abc","expires_in":"-5"}`:                          -1,
-		`{"access_token":"abc","expires_in":"soon"}`:                        -1,
-		`{"access_token":"","expires_in":"60"}`:                             -1,
-		`{"token_type":"MAC","access_token":"abc","expires_in":"60"}`:       -1,
-		`not json`: -1,
-	} {
-		tok, err := parseToken([]byte(body), now)
-		if want < 0 {
-			if err == nil {
-				t.Errorf("%s: parsed without error", body)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %v", body, err)
-			continue
-		}
-		if diff := cmp.Diff([]any{"abc", now.Add(want)}, []any{tok.AccessToken, tok.ExpiresAt}); diff != "" {
-			t.Errorf("%s (-want +got):\n%s", body, diff)
-		}
 	}
 }

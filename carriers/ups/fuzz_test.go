@@ -130,25 +130,6 @@ func FuzzParseTrack(f *testing.F) {
 	})
 }
 
-func FuzzParseToken(f *testing.F) {
-	for _, s := range append(malformedSeeds(),
-		`{"token_type":"Bearer","issued_at":"1741619045000","client_id":"id","access_token":"eyJraWQiOi","scope":"","expires_in":"14399","refresh_count":"0","status":"approved"}`,
-		`{"access_token":"abc","expires_in":3600}`, `{"access_token":"abc","expires_in":"99999999999999999999999"}`,
-		`{"access_token":"abc","expires_in":1e400}`,
-	) {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		tok, err := parseToken(body, testNow())
-		if err != nil {
-			return
-		}
-		if tok.AccessToken == "" || !tok.ExpiresAt.After(testNow()) || tok.ExpiresAt.After(testNow().Add(maxTokenLifetime)) {
-			t.Fatalf("implausible token %+v", tok)
-		}
-	})
-}
-
 func FuzzParseError(f *testing.F) {
 	for _, s := range append(malformedSeeds(),
 		`{"response":{"errors":[{"code":"250002","message":"Invalid Authentication Information."}]}}`,

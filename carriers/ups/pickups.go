@@ -65,15 +65,16 @@ type pickupDateInfo struct {
 }
 
 type pickupAddress struct {
-	CompanyName          string `json:"CompanyName"`
-	ContactName          string `json:"ContactName"`
-	AddressLine          string `json:"AddressLine"`
-	Room                 string `json:"Room,omitempty"`
-	City                 string `json:"City"`
-	StateProvince        string `json:"StateProvince,omitempty"`
-	PostalCode           string `json:"PostalCode,omitempty"`
-	CountryCode          string `json:"CountryCode"`
-	ResidentialIndicator string `json:"ResidentialIndicator"`
+	CompanyName string `json:"CompanyName"`
+	ContactName string `json:"ContactName"`
+	// AddressLine is an array in Pickup.yaml, of one line.
+	AddressLine          []string `json:"AddressLine"`
+	Room                 string   `json:"Room,omitempty"`
+	City                 string   `json:"City"`
+	StateProvince        string   `json:"StateProvince,omitempty"`
+	PostalCode           string   `json:"PostalCode,omitempty"`
+	CountryCode          string   `json:"CountryCode"`
+	ResidentialIndicator string   `json:"ResidentialIndicator"`
 	Phone                struct {
 		Number string `json:"Number"`
 	} `json:"Phone"`
@@ -123,7 +124,7 @@ func (c *Carrier) SchedulePickup(ctx context.Context, req carriers.PickupRequest
 			// Not shortened: UPS refuses what is too long (carrier_rejected),
 			// rather than a driver looking for a cut-off address.
 			CompanyName: company, ContactName: strings.TrimSpace(a.Name),
-			AddressLine: strings.TrimSpace(a.Street1), Room: strings.TrimSpace(a.Street2),
+			AddressLine: []string{strings.TrimSpace(a.Street1)}, Room: strings.TrimSpace(a.Street2),
 			City: strings.TrimSpace(a.City), StateProvince: strings.ToUpper(strings.TrimSpace(a.State)),
 			PostalCode: strings.TrimSpace(a.Zip), CountryCode: country, ResidentialIndicator: residential,
 		},

@@ -118,7 +118,7 @@ func (c *Carrier) piecesLabel(ctx context.Context, status int, f carriers.LabelF
 		if err != nil {
 			return carriers.Label{}, malformed(opBuy, status, "label image: %v", err)
 		}
-		label.PDF = pdf
+		label.Document, label.Format = pdf, carriers.LabelPDF
 	}
 	return label, nil
 }

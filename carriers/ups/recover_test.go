@@ -28,8 +28,8 @@ func TestFindPurchaseRecoversTheLabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	l, found, err := c.FindPurchase(ctx, req)
-	if err != nil || !found || l.TrackingNumber != sold.TrackingNumber || !bytes.HasPrefix(l.PDF, []byte("%PDF")) {
-		t.Fatalf("after the sale: %s (%d bytes) %v %v, want %s with its PDF", l.TrackingNumber, len(l.PDF), found, err, sold.TrackingNumber)
+	if err != nil || !found || l.TrackingNumber != sold.TrackingNumber || !bytes.HasPrefix(l.Document, []byte("%PDF")) {
+		t.Fatalf("after the sale: %s (%d bytes) %v %v, want %s with its PDF", l.TrackingNumber, len(l.Document), found, err, sold.TrackingNumber)
 	}
 	fake.FailNext(upsfake.OpRecover, http.StatusServiceUnavailable, upsfake.ErrorBody("190001", "The service is temporarily unavailable"))
 	if _, _, err := c.FindPurchase(ctx, req); !errors.Is(err, carriers.ErrUnavailable) {

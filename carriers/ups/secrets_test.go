@@ -150,7 +150,7 @@ func TestNewRefusesIncompleteConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.cfg.BaseURL != ProductionURL || c.cfg.HTTPClient == nil || c.cfg.HTTPClient.Timeout != DefaultTimeout || c.cfg.Now == nil || c.cfg.AccountNumber != "A1B2C3" {
+	if c.cfg.BaseURL != ProductionURL || c.cfg.HTTPClient == nil || c.cfg.HTTPClient.Timeout != carriers.DefaultTimeout || c.cfg.Now == nil || c.cfg.AccountNumber != "A1B2C3" {
 		t.Errorf("defaults not applied: %+v", c.cfg)
 	}
 	if c.Name() != "UPS" {

@@ -42,7 +42,7 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	}
 	// The shipping flow leaves out rates that break the table; this is the
 	// defence for a purchase that reaches UPS anyway.
-	if err := carriers.CheckRequirements(carrierName, svc.name, req.Shipment); err != nil {
+	if err := carriers.CheckRequirements(carrierName, requirements(), svc.name, req.Shipment); err != nil {
 		return carriers.Label{}, err
 	}
 	body := c.shipRequest(req.Shipment, svc, ref)

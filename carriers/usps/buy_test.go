@@ -42,14 +42,14 @@ func TestBuyDomestic(t *testing.T) {
 	if label.CarrierShipmentID != "" {
 		t.Errorf("CarrierShipmentID = %q, want empty", label.CarrierShipmentID)
 	}
-	if !bytes.HasPrefix(label.PDF, []byte("%PDF")) {
-		t.Errorf("label does not start with %%PDF: %q", label.PDF[:min(len(label.PDF), 16)])
+	if !bytes.HasPrefix(label.Document, []byte("%PDF")) {
+		t.Errorf("label does not start with %%PDF: %q", label.Document[:min(len(label.Document), 16)])
 	}
 	if fake.Requests(uspsfake.OpPayment) != 1 {
 		t.Errorf("payment authorizations = %d, want 1", fake.Requests(uspsfake.OpPayment))
 	}
 	if *labelOut != "" {
-		if err := os.WriteFile(*labelOut, label.PDF, 0o644); err != nil {
+		if err := os.WriteFile(*labelOut, label.Document, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,8 +63,8 @@ func TestBuyInternational(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !internationalTracking.MatchString(label.TrackingNumber) || !bytes.HasPrefix(label.PDF, []byte("%PDF")) {
-		t.Errorf("label %q, PDF %q...: want an S10 number and a PDF", label.TrackingNumber, label.PDF[:min(len(label.PDF), 8)])
+	if !internationalTracking.MatchString(label.TrackingNumber) || !bytes.HasPrefix(label.Document, []byte("%PDF")) {
+		t.Errorf("label %q, PDF %q...: want an S10 number and a PDF", label.TrackingNumber, label.Document[:min(len(label.Document), 8)])
 	}
 }
 
@@ -182,8 +182,8 @@ func TestBuyDecodesMultipart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if label.TrackingNumber == "" || !bytes.HasPrefix(label.PDF, []byte("%PDF")) {
-		t.Errorf("multipart label %q with %d bytes of PDF", label.TrackingNumber, len(label.PDF))
+	if label.TrackingNumber == "" || !bytes.HasPrefix(label.Document, []byte("%PDF")) {
+		t.Errorf("multipart label %q with %d bytes of PDF", label.TrackingNumber, len(label.Document))
 	}
 }
 
@@ -223,7 +223,7 @@ func TestParseLabel(t *testing.T) {
 	}
 	for _, tc := range ok {
 		label, err := parseLabel(tc.contentType, []byte(tc.body))
-		if err != nil || label.TrackingNumber != "9205590234567800000011" || string(label.PDF) != pdf {
+		if err != nil || label.TrackingNumber != "9205590234567800000011" || string(label.Document) != pdf {
 			t.Errorf("%s: %+v, %v", tc.name, label, err)
 		}
 	}
@@ -237,7 +237,7 @@ func TestParseLabel(t *testing.T) {
 	} {
 		ct, body := multipartBody(t, parts...)
 		label, err := parseLabel(ct, body)
-		if err != nil || label.TrackingNumber != "9205590234567800000011" || string(label.PDF) != pdf {
+		if err != nil || label.TrackingNumber != "9205590234567800000011" || string(label.Document) != pdf {
 			t.Errorf("%s: %+v, %v", name, label, err)
 		}
 	}

@@ -45,8 +45,8 @@ func TestReturnLabel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(label.PDF, []byte("%PDF")) || !fake.IsReturn(label.TrackingNumber) {
-		t.Errorf("return label %q (%d bytes): sold as a return %v", label.TrackingNumber, len(label.PDF), fake.IsReturn(label.TrackingNumber))
+	if !bytes.HasPrefix(label.Document, []byte("%PDF")) || !fake.IsReturn(label.TrackingNumber) {
+		t.Errorf("return label %q (%d bytes): sold as a return %v", label.TrackingNumber, len(label.Document), fake.IsReturn(label.TrackingNumber))
 	}
 	if fake.Requests(uspsfake.OpLabel) != 0 {
 		t.Error("a return was bought from the outbound label API")
@@ -84,8 +84,8 @@ func TestReturnLabelMultipart(t *testing.T) {
 		t.Fatalf("the fake answered %q without a returnLabelImage part", a.header.Get("Content-Type"))
 	}
 	label, err := parseLabel(a.header.Get("Content-Type"), a.body)
-	if err != nil || label.TrackingNumber == "" || !bytes.HasPrefix(label.PDF, []byte("%PDF")) {
-		t.Errorf("multipart return label %q with %d bytes of PDF: %v", label.TrackingNumber, len(label.PDF), err)
+	if err != nil || label.TrackingNumber == "" || !bytes.HasPrefix(label.Document, []byte("%PDF")) {
+		t.Errorf("multipart return label %q with %d bytes of PDF: %v", label.TrackingNumber, len(label.Document), err)
 	}
 }
 

@@ -1,53 +1,65 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/shipd-dev/shipd/carriers"
-	"github.com/shipd-dev/shipd/carriers/connect"
-	"github.com/shipd-dev/shipd/carriers/fedex"
-	"github.com/shipd-dev/shipd/carriers/ups"
-	"github.com/shipd-dev/shipd/carriers/usps"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 )
 
-// liveFlags are the live carriers' credentials, from flags or (better, since
-// flags show in the process list) the environment. A carrier whose
-// credentials are absent is not offered.
+// liveFlags are the live carriers' credentials and base URLs, from flags
+// or (better, since flags show in the process list) the environment, one
+// set per connector of the catalog: --<slug>-<field> and
+// $SHIPD_<SLUG>_<FIELD> for each credential field, --<slug>-base-url and
+// --<slug>-test-base-url. A carrier whose credentials are absent is not
+// offered.
 type liveFlags struct {
-	ups   ups.Config
-	fedex fedex.Config
-	usps  usps.Config
-	// testURLs are the carriers' test environments, for the carrier
-	// accounts that tenants connect with environment "test"; the
-	// production URLs are the BaseURLs above.
-	upsTestURL, fedexTestURL, uspsTestURL string
+	catalog *carriers.Catalog
+	// values are the credential fields given, by carrier and field name.
+	values map[carriers.ID]map[string]*string
+	// urls are the operator's base URLs: production for the operator's own
+	// carriers and for carrier accounts connected to production, test for
+	// those connected with environment test.
+	urls map[carriers.ID]*carriers.Endpoints
 	// platformCarriers: accounts without a carrier account of their own
 	// ship on the carriers above in live mode.
 	platformCarriers bool
 }
 
-func (l *liveFlags) register(fs *flag.FlagSet) {
-	str := func(p *string, name, env, usage string) { fs.StringVar(p, name, envOr(env, ""), usage+" ($"+env+")") }
-	secret := func(p *string, name, env, usage string) { secretFlag(fs, p, name, env, usage) }
-	str(&l.ups.ClientID, "ups-client-id", "SHIPD_UPS_CLIENT_ID", "UPS OAuth client id")
-	secret(&l.ups.ClientSecret, "ups-client-secret", "SHIPD_UPS_CLIENT_SECRET", "UPS OAuth client secret")
-	secret(&l.ups.AccountNumber, "ups-account-number", "SHIPD_UPS_ACCOUNT_NUMBER", "UPS shipper number")
-	str(&l.ups.BaseURL, "ups-base-url", "SHIPD_UPS_BASE_URL", "UPS API base URL (default "+ups.ProductionURL+"; test: "+ups.CustomerIntegrationURL+")")
-	str(&l.fedex.ClientID, "fedex-client-id", "SHIPD_FEDEX_CLIENT_ID", "FedEx API key")
-	secret(&l.fedex.ClientSecret, "fedex-client-secret", "SHIPD_FEDEX_CLIENT_SECRET", "FedEx secret key")
-	secret(&l.fedex.AccountNumber, "fedex-account-number", "SHIPD_FEDEX_ACCOUNT_NUMBER", "FedEx account number")
-	str(&l.fedex.BaseURL, "fedex-base-url", "SHIPD_FEDEX_BASE_URL", "FedEx API base URL (default "+fedex.ProductionURL+"; test: "+fedex.SandboxURL+")")
-	str(&l.usps.ClientID, "usps-client-id", "SHIPD_USPS_CLIENT_ID", "USPS OAuth client id (consumer key)")
-	secret(&l.usps.ClientSecret, "usps-client-secret", "SHIPD_USPS_CLIENT_SECRET", "USPS OAuth client secret")
-	str(&l.usps.CRID, "usps-crid", "SHIPD_USPS_CRID", "USPS Customer Registration ID")
-	str(&l.usps.MID, "usps-mid", "SHIPD_USPS_MID", "USPS Mailer ID")
-	secret(&l.usps.AccountNumber, "usps-account-number", "SHIPD_USPS_ACCOUNT_NUMBER", "USPS EPS account number paying for labels")
-	str(&l.usps.BaseURL, "usps-base-url", "SHIPD_USPS_BASE_URL", "USPS API base URL (default "+usps.ProductionURL+"; test: "+usps.TestingURL+")")
-	str(&l.upsTestURL, "ups-test-base-url", "SHIPD_UPS_TEST_BASE_URL", "UPS test environment base URL for carrier accounts connected with environment test (default "+ups.CustomerIntegrationURL+")")
-	str(&l.fedexTestURL, "fedex-test-base-url", "SHIPD_FEDEX_TEST_BASE_URL", "FedEx test environment base URL for carrier accounts connected with environment test (default "+fedex.SandboxURL+")")
-	str(&l.uspsTestURL, "usps-test-base-url", "SHIPD_USPS_TEST_BASE_URL", "USPS test environment base URL for carrier accounts connected with environment test (default "+usps.TestingURL+")")
+// envName is the environment variable of a connector's flag suffix:
+// ("ups", "client-id") gives SHIPD_UPS_CLIENT_ID.
+func envName(slug, suffix string) string {
+	return "SHIPD_" + strings.ToUpper(strings.ReplaceAll(slug+"_"+suffix, "-", "_"))
+}
+
+func (l *liveFlags) register(fs *flag.FlagSet, catalog *carriers.Catalog) {
+	l.catalog = catalog
+	l.values = map[carriers.ID]map[string]*string{}
+	l.urls = map[carriers.ID]*carriers.Endpoints{}
+	for _, d := range catalog.Descriptors() {
+		values := map[string]*string{}
+		for _, f := range d.Credentials {
+			p, name, env := new(string), d.Slug+"-"+f.Flag, envName(d.Slug, f.Flag)
+			if f.Secret || f.Redact {
+				secretFlag(fs, p, name, env, f.Usage)
+			} else {
+				fs.StringVar(p, name, envOr(env, ""), f.Usage+" ($"+env+")")
+			}
+			values[f.Name] = p
+		}
+		l.values[d.ID] = values
+		u := &carriers.Endpoints{}
+		fs.StringVar(&u.Production, d.Slug+"-base-url", envOr(envName(d.Slug, "base-url"), ""),
+			fmt.Sprintf("%s API base URL (default %s; test: %s) ($%s)", d.DisplayName, d.URLs.Production, d.URLs.Test, envName(d.Slug, "base-url")))
+		fs.StringVar(&u.Test, d.Slug+"-test-base-url", envOr(envName(d.Slug, "test-base-url"), ""),
+			fmt.Sprintf("%s test environment base URL for carrier accounts connected with environment test (default %s) ($%s)",
+				d.DisplayName, d.URLs.Test, envName(d.Slug, "test-base-url")))
+		l.urls[d.ID] = u
+	}
 	fs.BoolVar(&l.platformCarriers, "platform-carriers", envOr("SHIPD_PLATFORM_CARRIERS", "true") != "false",
 		"live mode of an account without an enabled carrier account of its own uses the carriers configured here; false: its live quotes answer 422 no_carrier_accounts ($SHIPD_PLATFORM_CARRIERS)")
 }
@@ -56,43 +68,63 @@ func (l *liveFlags) register(fs *flag.FlagSet) {
 // operator's base URLs: the production ones of the flags above (the
 // carrier's own by default) and the test environments'.
 func (l *liveFlags) accountCarriers(onRefresh func(carrier string) func()) carriers.Factory {
-	return connect.New(connect.Options{URLs: connect.URLs{
-		UPS: l.ups.BaseURL, UPSTest: l.upsTestURL, FedEx: l.fedex.BaseURL, FedExTest: l.fedexTestURL,
-		USPS: l.usps.BaseURL, USPSTest: l.uspsTestURL,
-	}, OnTokenRefresh: onRefresh})
+	urls := map[carriers.ID]carriers.Endpoints{}
+	for id, u := range l.urls {
+		urls[id] = *u
+	}
+	return l.catalog.Factory(carriers.FactoryOptions{URLs: urls, OnTokenRefresh: onRefresh})
 }
 
-// carriers builds the configured live carriers and the live address
-// verifier (USPS when configured, else UPS; none otherwise).
-func (l *liveFlags) carriers() ([]carriers.Carrier, verifier.Verifier, error) {
+// configured reports whether the operator gave d's carrier credentials:
+// its identity (the client id) or one of its secrets.
+func (l *liveFlags) configured(d carriers.Descriptor) bool {
+	for _, f := range d.Credentials {
+		if v := *l.values[d.ID][f.Name]; v != "" && (f.Secret || f.Name == d.IdentityField) {
+			return true
+		}
+	}
+	return false
+}
+
+// carriers builds the configured live carriers, each with the token-refresh
+// hook onRefresh gives it, and the live address verifier: of the configured
+// connectors that verify addresses, the one of the lowest VerifierRank
+// (USPS, else UPS; none otherwise).
+func (l *liveFlags) carriers(onRefresh func(carrier string) func()) ([]carriers.Carrier, verifier.Verifier, error) {
 	var (
 		live  []carriers.Carrier
 		verif verifier.Verifier
-		upsC  *ups.Carrier
+		rank  int
 	)
-	if l.ups.ClientID != "" || l.ups.ClientSecret != "" {
-		c, err := ups.New(l.ups)
-		if err != nil {
-			return nil, nil, fmt.Errorf("UPS: %w", err)
+	for _, d := range l.catalog.Descriptors() {
+		if !l.configured(d) {
+			continue
 		}
-		live, upsC = append(live, c), c
-	}
-	if l.fedex.ClientID != "" || l.fedex.ClientSecret != "" {
-		c, err := fedex.New(l.fedex)
+		fields := map[string]string{}
+		for name, p := range l.values[d.ID] {
+			fields[name] = *p
+		}
+		c, err := d.New(carriers.ConnectorConfig{Credentials: carriers.NewCredentials(d, carriers.EnvironmentProduction, fields),
+			BaseURL: cmp.Or(l.urls[d.ID].Production, d.URLs.Production), OnTokenRefresh: onRefresh(string(d.ID))})
 		if err != nil {
-			return nil, nil, fmt.Errorf("FedEx: %w", err)
+			return nil, nil, fmt.Errorf("%s: %w", d.ID, err)
 		}
 		live = append(live, c)
-	}
-	if l.usps.ClientID != "" || l.usps.ClientSecret != "" {
-		c, err := usps.New(l.usps)
-		if err != nil {
-			return nil, nil, fmt.Errorf("USPS: %w", err)
+		if v, ok := c.(verifier.Verifier); ok && d.Capabilities.Has(carriers.CapAddressValidation) && (verif == nil || d.VerifierRank < rank) {
+			verif, rank = v, d.VerifierRank
 		}
-		live, verif = append(live, c), c
-	}
-	if verif == nil && upsC != nil {
-		verif = upsC
 	}
 	return live, verif, nil
+}
+
+// credentialVariables are the environment variables of the carriers'
+// identities, for the message that live mode has no carrier.
+func (l *liveFlags) credentialVariables() string {
+	var names []string
+	for _, d := range l.catalog.Descriptors() {
+		if f, ok := d.Field(d.IdentityField); ok {
+			names = append(names, envName(d.Slug, f.Flag))
+		}
+	}
+	return strings.Join(slices.Compact(names), ", ")
 }

@@ -21,10 +21,9 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
-	"github.com/shipd-dev/shipd/carriers/fedex"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/quotaredis"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
-	"github.com/shipd-dev/shipd/carriers/usps"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
@@ -54,12 +53,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var limits server.RateLimitConfig
 	fs.BoolVar(&limits.Disabled, "rate-limits-disabled", false, "turn off per-account rate limits")
 	fs.Var(&limits, "rate-limit", "override a group's bucket as GROUP=RATE:BURST (per second), repeatable; groups: reads, quotes, buys, refunds, address_verify, address_writes, webhook_writes, tracker_writes, carrier_writes, and failed_auth (failed authentications per client address)")
-	quotas := carriers.DefaultQuotas()
+	catalog := connectors.Catalog()
+	quotas := catalog.DefaultQuotas()
 	if err := quotas.Set(os.Getenv("SHIPD_CARRIER_QUOTA")); err != nil {
 		return usageError("SHIPD_CARRIER_QUOTA: " + err.Error())
 	}
 	fs.Var(quotas, "carrier-quota", "budget of live carrier calls as CARRIER:API=CALLS/PERIOD (API: rates, labels, tracking, manifests, pickups, or all for every call of the carrier; PERIOD: s, m, h, d or a duration such as 10s; off: no budget), repeatable or comma-separated, over the defaults "+quotas.String()+" ($SHIPD_CARRIER_QUOTA)")
-	accountQuotas := carriers.DefaultQuotas()
+	accountQuotas := catalog.DefaultQuotas()
 	if err := accountQuotas.Set(os.Getenv("SHIPD_CARRIER_ACCOUNT_QUOTA")); err != nil {
 		return usageError("SHIPD_CARRIER_ACCOUNT_QUOTA: " + err.Error())
 	}
@@ -79,7 +79,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rescueAfter := fs.Duration("job-rescue-after", 0, "how long a job may run before another instance takes it over as its instance's (default 2m); the last resort behind --instance-dead-after")
 	deadAfter := fs.Duration("instance-dead-after", 0, "on PostgreSQL, how stale an instance's heartbeat (written every second) must be, on the database's clock, before another instance takes back the jobs it was running (default 10s)")
 	var live liveFlags
-	live.register(fs)
+	live.register(fs, catalog)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -104,10 +104,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	live.ups.OnTokenRefresh = tel.CarrierTokenRefreshed("UPS")
-	live.fedex.OnTokenRefresh = tel.CarrierTokenRefreshed(fedex.Name)
-	live.usps.OnTokenRefresh = tel.CarrierTokenRefreshed(usps.CarrierName)
-	liveCarriers, liveVerifier, err := live.carriers()
+	liveCarriers, liveVerifier, err := live.carriers(tel.CarrierTokenRefreshed)
 	if err != nil {
 		return err
 	}
@@ -245,7 +242,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	go func() { served <- httpServer.Serve(ln) }()
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", maskURL(*db)), slog.String("node_id", *nodeID),
 		slog.Bool("tracing", tracerProvider != nil))
-	logLiveCarriers(log, liveCarriers)
+	logLiveCarriers(log, liveCarriers, live.credentialVariables())
 
 	select {
 	case err := <-served:
@@ -287,9 +284,9 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // logLiveCarriers says at start which carriers live mode can use, or that
 // it can use none: a live quote then answers 500 carrier_not_configured,
 // and the operator should learn it here, not from a client.
-func logLiveCarriers(log *slog.Logger, live []carriers.Carrier) {
+func logLiveCarriers(log *slog.Logger, live []carriers.Carrier, variables string) {
 	if len(live) == 0 {
-		log.Warn("live mode has no carrier: live quotes and labels answer 500 carrier_not_configured until a carrier's credentials are set (README \"Going live\": SHIPD_UPS_CLIENT_ID, SHIPD_FEDEX_CLIENT_ID, SHIPD_USPS_CLIENT_ID and the rest)")
+		log.Warn("live mode has no carrier: live quotes and labels answer 500 carrier_not_configured until a carrier's credentials are set (README \"Going live\": " + variables + " and the rest)")
 		return
 	}
 	names := make([]string, len(live))

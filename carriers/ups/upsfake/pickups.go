@@ -62,8 +62,10 @@ func (s *Server) pickupCreation(w http.ResponseWriter, r *http.Request, body []b
 				CloseTime, ReadyTime, PickupDate string
 			} `json:"PickupDateInfo"`
 			PickupAddress *struct {
-				CompanyName, ContactName, AddressLine, City, PostalCode, CountryCode, ResidentialIndicator string
-				Phone                                                                                      *struct{ Number string }
+				CompanyName, ContactName, City, PostalCode, CountryCode, ResidentialIndicator string
+				// AddressLine is an array in Pickup.yaml (one line allowed).
+				AddressLine []string
+				Phone       *struct{ Number string }
 			} `json:"PickupAddress"`
 			AlternateAddressIndicator string
 			PickupPiece               []struct{ ServiceCode, Quantity, DestinationCountryCode, ContainerCode string }
@@ -93,7 +95,8 @@ func (s *Server) pickupCreation(w http.ResponseWriter, r *http.Request, body []b
 	case p.PickupDateInfo == nil || !hhmm.MatchString(p.PickupDateInfo.ReadyTime) || !hhmm.MatchString(p.PickupDateInfo.CloseTime):
 		missing("PickupDateInfo (ReadyTime and CloseTime are HHMM)")
 		return
-	case p.PickupAddress == nil || p.PickupAddress.CompanyName == "" || p.PickupAddress.ContactName == "" || p.PickupAddress.AddressLine == "" ||
+	case p.PickupAddress == nil || p.PickupAddress.CompanyName == "" || p.PickupAddress.ContactName == "" ||
+		len(p.PickupAddress.AddressLine) != 1 || p.PickupAddress.AddressLine[0] == "" ||
 		p.PickupAddress.City == "" || p.PickupAddress.CountryCode == "" || p.PickupAddress.Phone == nil || p.PickupAddress.Phone.Number == "" ||
 		(p.PickupAddress.ResidentialIndicator != "Y" && p.PickupAddress.ResidentialIndicator != "N"):
 		missing("PickupAddress (CompanyName, ContactName, AddressLine, City, CountryCode, ResidentialIndicator, Phone)")
@@ -134,8 +137,14 @@ func (s *Server) pickupCreation(w http.ResponseWriter, r *http.Request, body []b
 	prn := fmt.Sprintf("2929%07d", 6000000+s.seq)
 	s.pickups[prn] = &fakePickup{body: append([]byte(nil), body...)}
 	s.mu.Unlock()
+	// RateStatus is required in Pickup.yaml's PickupCreationResponse; the
+	// fake rates no pickup.
+	rateStatus := map[string]string{"Code": "04", "Description": "Rate not requested"}
+	if p.RatePickupIndicator == "Y" {
+		rateStatus = map[string]string{"Code": "02", "Description": "Rate not available"}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"PickupCreationResponse": map[string]any{
-		"Response": success(), "PRN": prn,
+		"Response": success(), "PRN": prn, "RateStatus": rateStatus,
 	}})
 }
 

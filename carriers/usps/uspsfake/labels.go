@@ -16,22 +16,25 @@ import (
 
 const labelsVendorJSON = "application/vnd.usps.labels+json"
 
+// labelAddressIn is an address as the label and SCAN form requests send
+// it; omitempty because a SCAN form answer echoes fromAddress, where
+// scan-forms.yaml refuses an empty ZIPPlus4 (pattern ^\d{4}$).
 type labelAddressIn struct {
-	FirstName            string `json:"firstName"`
-	LastName             string `json:"lastName"`
-	Firm                 string `json:"firm"`
-	StreetAddress        string `json:"streetAddress"`
-	SecondaryAddress     string `json:"secondaryAddress"`
-	City                 string `json:"city"`
-	State                string `json:"state"`
-	ZIPCode              string `json:"ZIPCode"`
-	ZIPPlus4             string `json:"ZIPPlus4"`
-	Phone                string `json:"phone"`
-	Email                string `json:"email"`
-	Province             string `json:"province"`
-	PostalCode           string `json:"postalCode"`
-	Country              string `json:"country"`
-	CountryISOAlpha2Code string `json:"countryISOAlpha2Code"`
+	FirstName            string `json:"firstName,omitempty"`
+	LastName             string `json:"lastName,omitempty"`
+	Firm                 string `json:"firm,omitempty"`
+	StreetAddress        string `json:"streetAddress,omitempty"`
+	SecondaryAddress     string `json:"secondaryAddress,omitempty"`
+	City                 string `json:"city,omitempty"`
+	State                string `json:"state,omitempty"`
+	ZIPCode              string `json:"ZIPCode,omitempty"`
+	ZIPPlus4             string `json:"ZIPPlus4,omitempty"`
+	Phone                string `json:"phone,omitempty"`
+	Email                string `json:"email,omitempty"`
+	Province             string `json:"province,omitempty"`
+	PostalCode           string `json:"postalCode,omitempty"`
+	Country              string `json:"country,omitempty"`
+	CountryISOAlpha2Code string `json:"countryISOAlpha2Code,omitempty"`
 }
 
 type labelPackageIn struct {
@@ -568,7 +571,7 @@ func labelMetadata(l *label) map[string]any {
 	if l.international {
 		return map[string]any{
 			"internationalTrackingNumber": l.tracking, "constructCode": "I01", "SKU": "IPXX0XXXXC01010",
-			"postage": money(l.postageCents), "extraServices": []any{}, "internationalPriceGroup": "1",
+			"postage": money(l.postageCents), "extraServices": []any{}, "internationalPriceGroup": "01", // two characters in international-labels.yaml
 			"weightUOM": "lb", "weight": l.weightLb, "fees": []any{},
 			"labelAddress": map[string]any{
 				"streetAddress": strings.ToUpper(l.to.StreetAddress), "city": strings.ToUpper(l.to.City),
