@@ -1,11 +1,10 @@
 package fedexfake
 
 import (
-	"bytes"
 	"encoding/base64"
 	"slices"
 
-	"github.com/go-pdf/fpdf"
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // shippingDocumentSpecification is ShippingDocumentSpecification, as far as
@@ -111,28 +110,17 @@ func (inv *fakeInvoice) documents(trackingNumber string) []any {
 	if inv == nil {
 		return []any{}
 	}
-	pdf := fpdf.New("P", "pt", "Letter", "")
-	pdf.SetCompression(false)
-	pdf.AddPage()
-	pdf.SetFont("Helvetica", "B", 16)
-	pdf.Cell(0, 24, "FEDEX COMMERCIAL INVOICE (fake)")
-	pdf.Ln(28)
-	pdf.SetFont("Helvetica", "", 10)
 	etd := "printed"
 	if inv.etd {
 		etd = "sent electronically (ETD)"
 	}
-	for _, l := range append([]string{"Invoice number: " + inv.number, "Terms of sale: " + inv.terms, "Export: " + inv.export,
-		"AWB: " + trackingNumber, "Trade documents: " + etd}, inv.lines...) {
-		pdf.Cell(0, 14, l)
-		pdf.Ln(14)
-	}
-	var buf bytes.Buffer
-	if err := pdf.Output(&buf); err != nil {
+	pdf, err := fakekit.TextPDF("FEDEX COMMERCIAL INVOICE (fake)", append([]string{"Invoice number: " + inv.number, "Terms of sale: " + inv.terms,
+		"Export: " + inv.export, "AWB: " + trackingNumber, "Trade documents: " + etd}, inv.lines...))
+	if err != nil {
 		return []any{}
 	}
 	return []any{map[string]any{
 		"contentType": "COMMERCIAL_INVOICE", "copiesToPrint": 3, "docType": "PDF", "trackingNumber": trackingNumber,
-		"encodedLabel": base64.StdEncoding.EncodeToString(buf.Bytes()),
+		"encodedLabel": base64.StdEncoding.EncodeToString(pdf),
 	}}
 }

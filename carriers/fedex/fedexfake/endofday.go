@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/go-pdf/fpdf"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // OpEndOfDay is the Ground End of Day Close.
@@ -49,16 +51,14 @@ func (s *Server) endOfDay(w http.ResponseWriter, _ *http.Request, body []byte) {
 		writeAccountError(w)
 		return
 	}
-	s.mu.Lock()
 	var closed []string
-	for tn, sh := range s.shipments {
-		if sh.cancelled || sh.closed || sh.serviceType != "FEDEX_GROUND" || sh.created.UTC().Format(time.DateOnly) != req.CloseDate {
-			continue
+	s.sales.Each(func(sh *shipment) {
+		if sh.State == fakekit.Voided || sh.closed || sh.serviceType != "FEDEX_GROUND" || sh.SoldAt.UTC().Format(time.DateOnly) != req.CloseDate {
+			return
 		}
 		sh.closed = true
-		closed = append(closed, tn)
-	}
-	s.mu.Unlock()
+		closed = append(closed, sh.TrackingNumber)
+	})
 	if len(closed) == 0 {
 		writeError(w, http.StatusBadRequest, "CLOSE.NOSHIPMENTS.ERROR", "No shipments to close for the date requested.")
 		return
@@ -78,7 +78,7 @@ func (s *Server) endOfDay(w http.ResponseWriter, _ *http.Request, body []byte) {
 		writeError(w, http.StatusInternalServerError, "INTERNAL.SERVER.ERROR", "the report could not be drawn")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"transactionId": newTransactionID(),
 		"output": map[string]any{"closeDocuments": []any{map[string]any{
 			"type": "MANIFEST", "shippingDocumentDisposition": "RETURNED", "copiesToPrint": 1,
@@ -89,8 +89,7 @@ func (s *Server) endOfDay(w http.ResponseWriter, _ *http.Request, body []byte) {
 
 // Closed reports whether a shipment was closed by an end of day close.
 func (s *Server) Closed(trackingNumber string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sh, ok := s.shipments[trackingNumber]
-	return ok && sh.closed
+	closed := false
+	s.sales.With(trackingNumber, func(sh *shipment) { closed = sh.closed })
+	return closed
 }

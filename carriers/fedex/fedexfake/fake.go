@@ -19,19 +19,18 @@ package fedexfake
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // The credentials the fake accepts.
@@ -43,7 +42,7 @@ const (
 
 // Operations: the keys of the counters, recorded bodies and failure switches.
 const (
-	OpToken  = "token"
+	OpToken  = fakekit.OpToken
 	OpRate   = "rate"
 	OpShip   = "ship"
 	OpCancel = "cancel"
@@ -66,160 +65,67 @@ const DefaultTokenTTL = time.Hour
 // maxRequestBytes bounds what the fake reads of a request.
 const maxRequestBytes = 1 << 20
 
-// Failure is a canned answer that replaces the next call of an operation.
-type Failure struct {
-	Status int
-	// Body is sent as is; ErrorBody builds FedEx's documented error body.
-	Body string
-	// RetryAfter is the Retry-After header, "" for none.
-	RetryAfter string
-	// ContentType defaults to application/json.
-	ContentType string
-}
+// Failure is a canned answer that replaces the next call of an operation
+// (Fail); ErrorBody builds FedEx's documented error body.
+type Failure = fakekit.Fault
 
-// Server is the fake FedEx API.
+// Server is the fake FedEx API. The kit it embeds records the calls
+// (Requests, LastRequest), injects failures (Fail, FailNext), holds
+// answers, issues the tokens (SetTokenTTL, SetExpiresInAsString,
+// ExpireTokens) and checks exchanges (SetChecker).
 type Server struct {
-	srv *httptest.Server
+	*fakekit.Server
+	sales   fakekit.Sales[*shipment]
+	pickups fakekit.Pickups[*fakePickup]
 
-	mu              sync.Mutex
-	tokenTTL        time.Duration
-	expiresInString bool
-	tokens          map[string]time.Time // access token → expiry
-	tokenRequests   int
-	requests        map[string]int
-	lastBody        map[string][]byte
-	lastHeader      map[string]http.Header
-	failures        map[string][]Failure
-	shipments       map[string]*shipment   // by tracking number
-	pickups         map[string]*fakePickup // by confirmation code
-	pickupSeq       int
-	nextTracking    int64
-	hold            chan struct{} // while not nil, ship answers wait for it to close
-	labelDocument   []byte        // when set, every package's label (labeldoc.go)
+	mu            sync.Mutex
+	pickupSeq     int
+	nextTracking  int64
+	labelDocument []byte // when set, every package's label (labeldoc.go)
 }
 
 // New starts a fake FedEx API that stops when the test ends.
 func New(tb testing.TB) *Server {
 	tb.Helper()
-	s := &Server{
-		tokenTTL:     DefaultTokenTTL,
-		tokens:       map[string]time.Time{},
-		requests:     map[string]int{},
-		lastBody:     map[string][]byte{},
-		lastHeader:   map[string]http.Header{},
-		failures:     map[string][]Failure{},
-		shipments:    map[string]*shipment{},
-		pickups:      map[string]*fakePickup{},
-		nextTracking: 794600000001,
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc(PathToken, s.handleToken)
-	mux.HandleFunc(PathRate, s.api(OpRate, http.MethodPost, s.rate))
-	mux.HandleFunc(PathShip, s.api(OpShip, http.MethodPost, s.ship))
-	mux.HandleFunc(PathCancel, s.api(OpCancel, http.MethodPut, s.cancel))
-	mux.HandleFunc(PathTrack, s.api(OpTrack, http.MethodPost, s.track))
-	mux.HandleFunc(PathTrackReference, s.api(OpTrackReference, http.MethodPost, s.trackReference))
-	mux.HandleFunc(PathTrackAssociated, s.api(OpTrackAssociated, http.MethodPost, s.trackAssociated))
-	mux.HandleFunc(PathEndOfDay, s.api(OpEndOfDay, http.MethodPut, s.endOfDay))
-	mux.HandleFunc(PathPickup, s.api(OpPickup, http.MethodPost, s.createPickup))
-	mux.HandleFunc(PathCancelPickup, s.api(OpCancelPickup, http.MethodPut, s.cancelPickup))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "NOT.FOUND.ERROR",
-			"The resource you requested is no longer available. Please modify your request and try again.")
-	})
-	s.srv = httptest.NewServer(mux)
-	tb.Cleanup(s.Close)
+	s := &Server{nextTracking: 794600000001}
+	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: maxRequestBytes, Refuse: refuse}, s.routes)
 	return s
 }
 
-// URL is the base URL to configure the adapter with.
-func (s *Server) URL() string { return s.srv.URL }
-
-// Close stops the server (New already arranges it at the end of the test).
-func (s *Server) Close() {
-	s.ReleaseShips() // a held answer must not keep Close waiting
-	s.srv.Close()
-}
-
-// SetTokenTTL sets the lifetime of tokens issued from now on.
-func (s *Server) SetTokenTTL(d time.Duration) {
-	s.mu.Lock()
-	s.tokenTTL = d
-	s.mu.Unlock()
-}
-
-// SetExpiresInAsString makes the token endpoint send expires_in as a JSON
-// string ("3599"), as some FedEx environments do.
-func (s *Server) SetExpiresInAsString(on bool) {
-	s.mu.Lock()
-	s.expiresInString = on
-	s.mu.Unlock()
-}
-
-// ExpireTokens makes every token issued so far invalid at once.
-func (s *Server) ExpireTokens() {
-	s.mu.Lock()
-	clear(s.tokens)
-	s.mu.Unlock()
-}
-
-// TokenRequests counts calls of the token endpoint.
-func (s *Server) TokenRequests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.tokenRequests
-}
-
-// Requests counts the calls of an operation (OpRate, ...), refused ones included.
-func (s *Server) Requests(op string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if op == OpToken {
-		return s.tokenRequests
-	}
-	return s.requests[op]
+// routes are the FedEx APIs the fake serves; any other path is FedEx's 404.
+func (s *Server) routes(rt *fakekit.Router) {
+	rt.Token(PathToken, fakekit.TokenEndpoint{
+		Client: fakekit.Client{ID: ClientID, Secret: ClientSecret, Account: AccountNumber}, TTL: DefaultTokenTTL, Prefix: "fake-",
+		Credentials: fakekit.FormBody,
+		Answer: func(t fakekit.Issued) any {
+			return map[string]any{"access_token": t.Token, "token_type": "bearer", "expires_in": t.ExpiresIn, "scope": "CXS"}
+		},
+	})
+	rt.Operation(PathRate, OpRate, api(http.MethodPost, s.rate))
+	rt.Operation(PathShip, OpShip, api(http.MethodPost, s.ship))
+	rt.Operation(PathCancel, OpCancel, api(http.MethodPut, s.cancel))
+	rt.Operation(PathTrack, OpTrack, api(http.MethodPost, s.track))
+	rt.Operation(PathTrackReference, OpTrackReference, api(http.MethodPost, s.trackReference))
+	rt.Operation(PathTrackAssociated, OpTrackAssociated, api(http.MethodPost, s.trackAssociated))
+	rt.Operation(PathEndOfDay, OpEndOfDay, api(http.MethodPut, s.endOfDay))
+	rt.Operation(PathPickup, OpPickup, api(http.MethodPost, s.createPickup))
+	rt.Operation(PathCancelPickup, OpCancelPickup, api(http.MethodPut, s.cancelPickup))
+	rt.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "NOT.FOUND.ERROR",
+			"The resource you requested is no longer available. Please modify your request and try again.")
+	}))
 }
 
 // IsReturn reports whether the label of trackingNumber was sold as a
 // return (RETURN_SHIPMENT).
-func (s *Server) IsReturn(trackingNumber string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sh, ok := s.shipments[trackingNumber]
-	return ok && sh.isReturn
-}
+func (s *Server) IsReturn(trackingNumber string) bool { return s.sales.IsReturn(trackingNumber) }
 
-// LastRequestBody is the body of the last authenticated call of an
-// operation, nil before the first.
-func (s *Server) LastRequestBody(op string) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]byte(nil), s.lastBody[op]...)
-}
+// LastRequestBody is the body of the last call of an operation, nil
+// before the first.
+func (s *Server) LastRequestBody(op string) []byte { return s.LastRequest(op) }
 
-// LastRequestHeader is the header of the last authenticated call of an operation.
-func (s *Server) LastRequestHeader(op string) http.Header {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.lastHeader[op].Clone()
-}
-
-// Fail makes the next call of op answer f instead (calls queue in order).
-func (s *Server) Fail(op string, f Failure) {
-	s.mu.Lock()
-	s.failures[op] = append(s.failures[op], f)
-	s.mu.Unlock()
-}
-
-// FailNext makes the next call of op answer status with body. A 429 or 503
-// gets "Retry-After: 7".
-func (s *Server) FailNext(op string, status int, body string) {
-	f := Failure{Status: status, Body: body}
-	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-		f.RetryAfter = "7"
-	}
-	s.Fail(op, f)
-}
+// LastRequestHeader is the header of the last call of an operation.
+func (s *Server) LastRequestHeader(op string) http.Header { return s.LastHeader(op) }
 
 // ErrorBody is FedEx's documented error body with one error.
 func ErrorBody(code, message string) string {
@@ -268,14 +174,8 @@ type errorBody struct {
 	Errors                []apiError `json:"errors"`
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 func writeError(w http.ResponseWriter, status int, code, message string) {
-	writeJSON(w, status, errorBody{TransactionID: newTransactionID(), Errors: []apiError{{Code: code, Message: message}}})
+	fakekit.WriteJSON(w, status, errorBody{TransactionID: newTransactionID(), Errors: []apiError{{Code: code, Message: message}}})
 }
 
 // invalid answers FedEx's 400 with one error per problem.
@@ -284,128 +184,49 @@ func invalid(w http.ResponseWriter, problems []string) {
 	for _, p := range problems {
 		eb.Errors = append(eb.Errors, apiError{Code: codeInvalidInput, Message: p})
 	}
-	writeJSON(w, http.StatusBadRequest, eb)
+	fakekit.WriteJSON(w, http.StatusBadRequest, eb)
 }
 
+// newTransactionID is a transactionId as FedEx writes them: a UUID.
 func newTransactionID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	h := hex.EncodeToString(b[:])
+	h := fakekit.NewID("")
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
-// takeFailure pops the next canned failure of op.
-func (s *Server) takeFailure(op string) (Failure, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.failures[op]
-	if len(q) == 0 {
-		return Failure{}, false
-	}
-	s.failures[op] = q[1:]
-	return q[0], true
-}
-
-func writeFailure(w http.ResponseWriter, f Failure) {
-	ct := f.ContentType
-	if ct == "" {
-		ct = "application/json"
-	}
-	w.Header().Set("Content-Type", ct)
-	if f.RetryAfter != "" {
-		w.Header().Set("Retry-After", f.RetryAfter)
-	}
-	w.WriteHeader(f.Status)
-	_, _ = io.WriteString(w, f.Body)
-}
-
-// handleToken is POST /oauth/token: a form with grant_type
-// client_credentials, client_id and client_secret.
-func (s *Server) handleToken(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	s.tokenRequests++
-	s.mu.Unlock()
-	if r.Method != http.MethodPost {
-		writeError(w, http.StatusMethodNotAllowed, "METHOD.NOT.ALLOWED", "The token endpoint takes POST.")
-		return
-	}
-	if f, ok := s.takeFailure(OpToken); ok {
-		writeFailure(w, f)
-		return
-	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/x-www-form-urlencoded") {
-		invalid(w, []string{fmt.Sprintf("content-type must be application/x-www-form-urlencoded, got %q", ct)})
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
-	if err := r.ParseForm(); err != nil {
-		invalid(w, []string{"the form does not parse"})
-		return
-	}
-	var problems []string
-	for _, f := range []string{"grant_type", "client_id", "client_secret"} {
-		if r.PostForm.Get(f) == "" {
-			problems = append(problems, f+" is required")
-		}
-	}
-	if len(problems) > 0 {
-		invalid(w, problems)
-		return
-	}
-	if r.PostForm.Get("grant_type") != "client_credentials" {
-		invalid(w, []string{"grant_type must be client_credentials"})
-		return
-	}
-	if r.PostForm.Get("client_id") != ClientID || r.PostForm.Get("client_secret") != ClientSecret {
+// refuse answers what the kit refuses as FedEx does.
+func refuse(w http.ResponseWriter, r *http.Request, err error) {
+	var missing *fakekit.MissingError
+	switch {
+	case errors.Is(err, fakekit.ErrUnauthorized):
+		writeError(w, http.StatusUnauthorized, codeNotAuthorized, "Access token expired. Please modify your request and try again.")
+	case errors.Is(err, fakekit.ErrBadClient):
 		writeError(w, http.StatusUnauthorized, codeNotAuthorized,
 			"The given client credentials were not valid. Please modify your request and try again.")
-		return
+	case errors.Is(err, fakekit.ErrMethod):
+		writeError(w, http.StatusMethodNotAllowed, "METHOD.NOT.ALLOWED", "The token endpoint takes POST.")
+	case errors.Is(err, fakekit.ErrUnreadable):
+		invalid(w, []string{"the request body could not be read"})
+	case errors.Is(err, fakekit.ErrContentType):
+		invalid(w, []string{fmt.Sprintf("content-type must be application/x-www-form-urlencoded, got %q", r.Header.Get("Content-Type"))})
+	case errors.Is(err, fakekit.ErrMalformed):
+		invalid(w, []string{"the form does not parse"})
+	case errors.As(err, &missing):
+		var p problems
+		for _, f := range missing.Fields {
+			p.add("%s is required", f)
+		}
+		invalid(w, p)
+	default: // fakekit.ErrGrant
+		invalid(w, []string{"grant_type must be client_credentials"})
 	}
-	s.mu.Lock()
-	tok := "fake-" + newTransactionID()
-	s.tokens[tok] = time.Now().Add(s.tokenTTL)
-	secs := int64(s.tokenTTL / time.Second)
-	var expiresIn any = secs
-	if s.expiresInString {
-		expiresIn = fmt.Sprint(secs)
-	}
-	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{
-		"access_token": tok, "token_type": "bearer", "expires_in": expiresIn, "scope": "CXS",
-	})
 }
 
-// api wraps an API handler with what every FedEx v1 call needs: the method,
-// a currently valid bearer token, a JSON content type and a body.
-func (s *Server) api(op, method string, h func(w http.ResponseWriter, r *http.Request, body []byte)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.requests[op]++
-		s.mu.Unlock()
+// api adds to an operation what every FedEx v1 call needs besides a valid
+// token: its method and a JSON content type.
+func api(method string, h fakekit.Handler) fakekit.Handler {
+	return func(w http.ResponseWriter, r *http.Request, body []byte) {
 		if r.Method != method {
-			writeError(w, http.StatusMethodNotAllowed, "METHOD.NOT.ALLOWED", op+" takes "+method)
-			return
-		}
-		tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		s.mu.Lock()
-		exp, known := s.tokens[tok]
-		s.mu.Unlock()
-		if !ok || !known || !time.Now().Before(exp) {
-			writeError(w, http.StatusUnauthorized, codeNotAuthorized,
-				"Access token expired. Please modify your request and try again.")
-			return
-		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
-		if err != nil {
-			invalid(w, []string{"the request body could not be read"})
-			return
-		}
-		s.mu.Lock()
-		s.lastBody[op] = body
-		s.lastHeader[op] = r.Header.Clone()
-		s.mu.Unlock()
-		if f, ok := s.takeFailure(op); ok {
-			writeFailure(w, f)
+			writeError(w, http.StatusMethodNotAllowed, "METHOD.NOT.ALLOWED", r.URL.Path+" takes "+method)
 			return
 		}
 		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {

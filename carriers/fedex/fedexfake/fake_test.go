@@ -2,7 +2,6 @@ package fedexfake_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 )
 
@@ -57,12 +57,7 @@ func call(t *testing.T, s *fedexfake.Server, method, path, tok string, body stri
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(res.Body)
+	res, raw := fakekit.Send(t, req)
 	a := answer{status: res.StatusCode, body: string(raw)}
 	var eb struct {
 		Errors []struct{ Code string } `json:"errors"`

@@ -3,13 +3,17 @@ package fedexfake
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // fakeService is one service the fake quotes: a price that grows with the
@@ -222,11 +226,11 @@ func (s *Server) rate(w http.ResponseWriter, _ *http.Request, body []byte) {
 		}
 		details = append(details, d)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"transactionId": newTransactionID(),
 		"output": map[string]any{
 			"rateReplyDetails": details,
-			"quoteDate":        time.Now().UTC().Format("2006-01-02"),
+			"quoteDate":        s.Now().UTC().Format("2006-01-02"),
 			"encoded":          false,
 			"alerts":           alerts,
 		},
@@ -263,34 +267,22 @@ func writeAccountError(w http.ResponseWriter) {
 		"Please enter a valid 9-digit FedEx account number or register for a new FedEx account number.")
 }
 
-// shipment is a label the fake sold.
+// shipment is a label the fake sold; the master's cancellation
+// (DELETE_ALL_PACKAGES) cancels every piece.
 type shipment struct {
-	trackingNumber string
-	serviceType    string
-	from, to       place
-	created        time.Time
-	reference      string
-	cancelled      bool
-	trackCalls     int
-	events         []event // oldest first
-	isReturn       bool    // sold as a printed return label
-	closed         bool    // covered by an end of day close
-	// pieces are every package's tracking number, the master first; the
-	// master's cancellation (DELETE_ALL_PACKAGES) cancels them all.
-	pieces []string
+	fakekit.Sale
+	serviceType string
+	from, to    place
+	trackCalls  int
+	events      []event // oldest first
+	closed      bool    // covered by an end of day close
 }
 
 // Pieces are the tracking numbers of the packages of the shipment whose
 // master is trackingNumber, and whether it is cancelled; nil when the fake
 // sold no such shipment.
 func (s *Server) Pieces(trackingNumber string) ([]string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sh, ok := s.shipments[trackingNumber]
-	if !ok {
-		return nil, false
-	}
-	return append([]string(nil), sh.pieces...), sh.cancelled
+	return s.sales.Pieces(trackingNumber)
 }
 
 type place struct{ city, state, country string }
@@ -428,31 +420,30 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 
 	from, to := rs.Shipper, rs.Recipients[0]
 	sh := &shipment{
+		Sale:        fakekit.Sale{Account: req.AccountNumber.Value, Return: isReturn, SoldAt: s.Now()},
 		serviceType: svc.code,
 		from:        place{from.Address.City, from.Address.StateOrProvinceCode, from.Address.CountryCode},
 		to:          place{to.Address.City, to.Address.StateOrProvinceCode, to.Address.CountryCode},
-		created:     time.Now(),
-		isReturn:    isReturn,
 	}
 	item := rs.RequestedPackageLineItems[0]
 	for _, ref := range item.CustomerReferences {
 		if ref.CustomerReferenceType == "CUSTOMER_REFERENCE" {
-			sh.reference = ref.Value
+			sh.Reference = ref.Value
 		}
 	}
 	s.mu.Lock()
 	for range rs.RequestedPackageLineItems {
-		sh.pieces = append(sh.pieces, strconv.FormatInt(s.nextTracking, 10))
+		sh.Pieces = append(sh.Pieces, strconv.FormatInt(s.nextTracking, 10))
 		s.nextTracking++
 	}
-	sh.trackingNumber = sh.pieces[0]
-	s.shipments[sh.trackingNumber] = sh
 	s.mu.Unlock()
+	sh.TrackingNumber = sh.Pieces[0]
+	s.sales.Sell(sh)
 
-	pieces := make([]any, len(sh.pieces))
+	pieces := make([]any, len(sh.Pieces))
 	residential := to.Address.Residential != nil && *to.Address.Residential
 	for i, it := range rs.RequestedPackageLineItems {
-		tn := sh.pieces[i]
+		tn := sh.Pieces[i]
 		doc := map[string]any{
 			"contentType": "LABEL", "copiesToPrint": 1, "docType": rs.LabelSpecification.ImageType, "trackingNumber": tn,
 		}
@@ -460,7 +451,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 			in := labelInput{
 				trackingNumber: tn, service: svc.name,
 				from: *from.Address, fromContact: *from.Contact, to: *to.Address, toContact: *to.Contact,
-				weightLB: *it.Weight.Value, reference: sh.reference,
+				weightLB: *it.Weight.Value, reference: sh.Reference,
 				letter: strings.HasPrefix(rs.LabelSpecification.LabelStockType, "PAPER_85X11"),
 			}
 			render := renderLabel
@@ -484,7 +475,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		}
 		one := []packageLineItem{it}
 		pieces[i] = map[string]any{
-			"masterTrackingNumber":  sh.trackingNumber,
+			"masterTrackingNumber":  sh.TrackingNumber,
 			"trackingNumber":        tn,
 			"packageSequenceNumber": i + 1,
 			"netChargeAmount":       amount(priceCents(svc, billableLB(one), residential, hasSignature(one))),
@@ -492,22 +483,21 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 			"customerReferences":    it.CustomerReferences,
 		}
 	}
-	s.waitHold(r) // the label is sold; only its answer is held
 	lbs := billableLB(rs.RequestedPackageLineItems)
 	net := priceCents(svc, lbs, residential, hasSignature(rs.RequestedPackageLineItems))
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"transactionId":         newTransactionID(),
 		"customerTransactionId": txID,
 		"output": map[string]any{
 			"transactionShipments": []any{map[string]any{
-				"masterTrackingNumber": sh.trackingNumber,
+				"masterTrackingNumber": sh.TrackingNumber,
 				"serviceType":          svc.code,
 				"serviceName":          svc.name,
-				"shipDatestamp":        sh.created.UTC().Format("2006-01-02"),
-				"shipmentDocuments":    inv.documents(sh.trackingNumber), // customs.go
+				"shipDatestamp":        sh.SoldAt.UTC().Format("2006-01-02"),
+				"shipmentDocuments":    inv.documents(sh.TrackingNumber), // customs.go
 				"pieceResponses":       pieces,
 				"completedShipmentDetail": map[string]any{
-					"masterTrackingId": map[string]any{"trackingIdType": "FEDEX", "formId": "0201", "trackingNumber": sh.trackingNumber},
+					"masterTrackingId": map[string]any{"trackingIdType": "FEDEX", "formId": "0201", "trackingNumber": sh.TrackingNumber},
 					"shipmentRating": map[string]any{"shipmentRateDetails": []any{map[string]any{
 						"rateType": "PAYOR_ACCOUNT_SHIPMENT", "totalNetCharge": amount(net), "currency": "USD",
 					}}},
@@ -538,43 +528,40 @@ func (s *Server) cancel(w http.ResponseWriter, _ *http.Request, body []byte) {
 		writeAccountError(w)
 		return
 	}
-	s.mu.Lock()
-	sh, ok := s.shipments[req.TrackingNumber]
-	var refusal string
+	err := s.sales.Void(req.TrackingNumber, "", func(sh *shipment) error {
+		if sh.trackCalls >= 2 {
+			return errPickedUp // FedEx has the parcel
+		}
+		return nil
+	})
 	switch {
-	case !ok:
-	case sh.cancelled:
-		refusal = "The shipment has already been cancelled."
-	case sh.trackCalls >= 2:
-		// Picked up: FedEx has the parcel.
-		refusal = "The shipment cannot be cancelled: FedEx already has the package."
-	default:
-		sh.cancelled = true
-	}
-	s.mu.Unlock()
-	switch {
-	case !ok:
+	case errors.Is(err, fakekit.ErrNotSold):
 		// The code FedEx documents for a tracking number it cannot find.
 		writeError(w, http.StatusBadRequest, "TRACKINGNUMBER.ENTERED.INVALID",
 			"Error with entered Tracking Number. Please verify the entered Tracking Number.")
-	case refusal != "":
-		writeJSON(w, http.StatusOK, map[string]any{
-			"transactionId": newTransactionID(),
-			"output": map[string]any{
-				"cancelledShipment": false, "cancelledHistory": false, "message": refusal,
-				// FedEx's OpenAPI documents no code for this refusal; the
-				// fake's is illustrative.
-				"alerts": []any{map[string]any{"code": CodeCancelNotAllowed, "alertType": "WARNING", "message": refusal}},
-			},
-		})
+	case errors.Is(err, fakekit.ErrVoided):
+		// FedEx's OpenAPI documents no code for these refusals; the fake's
+		// is illustrative.
+		writeBody(w, http.StatusOK, CancelRefusedBody(CodeCancelNotAllowed, "The shipment has already been cancelled."))
+	case errors.Is(err, errPickedUp):
+		writeBody(w, http.StatusOK, CancelRefusedBody(CodeCancelNotAllowed, "The shipment cannot be cancelled: FedEx already has the package."))
 	default:
-		writeJSON(w, http.StatusOK, map[string]any{
+		fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 			"transactionId": newTransactionID(),
 			"output": map[string]any{
 				"cancelledShipment": true, "cancelledHistory": true, "message": "Shipment is successfully cancelled",
 			},
 		})
 	}
+}
+
+// errPickedUp refuses the cancellation of a shipment FedEx has picked up.
+var errPickedUp = errors.New("fedexfake: the package was picked up")
+
+func writeBody(w http.ResponseWriter, status int, body string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
 }
 
 // CodeCancelNotAllowed is the alert code of the fake's void refusal.
@@ -599,7 +586,7 @@ func (sh *shipment) advance(now time.Time) {
 		}
 		sh.events = append(sh.events, event{at: at, code: code, derivedCode: derived, desc: desc, where: where})
 	}
-	if sh.cancelled {
+	if sh.State == fakekit.Voided {
 		if len(sh.events) == 0 || sh.events[len(sh.events)-1].code != "CA" {
 			add("CA", "CA", "Shipment cancelled by sender", sh.from)
 		}
@@ -608,7 +595,7 @@ func (sh *shipment) advance(now time.Time) {
 	sh.trackCalls++
 	switch sh.trackCalls {
 	case 1:
-		at = sh.created.Truncate(time.Second)
+		at = sh.SoldAt.Truncate(time.Second)
 		add("OC", "IN", "Shipment information sent to FedEx", sh.from)
 	case 2:
 		add("PU", "PU", "Picked up", sh.from)
@@ -650,18 +637,14 @@ func (s *Server) track(w http.ResponseWriter, _ *http.Request, body []byte) {
 	}
 	detailed := *req.IncludeDetailedScans
 	var results []any
-	now := time.Now()
+	now := s.Now()
 	for _, ti := range req.TrackingInfo {
 		tn := ti.TrackingNumberInfo.TrackingNumber
-		s.mu.Lock()
-		sh, ok := s.shipments[tn]
 		var res map[string]any
-		if ok {
+		if !s.sales.With(tn, func(sh *shipment) {
 			sh.advance(now)
 			res = sh.trackResult(detailed)
-		}
-		s.mu.Unlock()
-		if !ok {
+		}) {
 			res = map[string]any{
 				"trackingNumberInfo": map[string]any{"trackingNumber": tn, "trackingNumberUniqueId": "", "carrierCode": ""},
 				"error": map[string]any{"code": CodeTrackingNotFound,
@@ -670,14 +653,14 @@ func (s *Server) track(w http.ResponseWriter, _ *http.Request, body []byte) {
 		}
 		results = append(results, map[string]any{"trackingNumber": tn, "trackResults": []any{res}})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"transactionId": newTransactionID(),
 		"output":        map[string]any{"completeTrackResults": results},
 	})
 }
 
 // trackResult is the documented trackResults[] entry; scans newest first,
-// as FedEx lists them. Called with the server's lock held.
+// as FedEx lists them. Called with the sales book locked.
 func (sh *shipment) trackResult(detailed bool) map[string]any {
 	last := sh.events[len(sh.events)-1]
 	var scans []any
@@ -692,26 +675,26 @@ func (sh *shipment) trackResult(detailed bool) map[string]any {
 			break
 		}
 	}
-	dates := []any{map[string]any{"type": "ACTUAL_PICKUP", "dateTime": sh.created.In(zone).Format("2006-01-02T15:04:05-07:00")}}
+	dates := []any{map[string]any{"type": "ACTUAL_PICKUP", "dateTime": sh.SoldAt.In(zone).Format("2006-01-02T15:04:05-07:00")}}
 	if last.code == "DL" {
 		dates = append(dates, map[string]any{"type": "ACTUAL_DELIVERY", "dateTime": last.at.In(zone).Format("2006-01-02T15:04:05-07:00")})
 	} else if last.code != "CA" {
-		eta := time.Date(sh.created.Year(), sh.created.Month(), sh.created.Day()+3, 20, 0, 0, 0, zone)
+		eta := time.Date(sh.SoldAt.Year(), sh.SoldAt.Month(), sh.SoldAt.Day()+3, 20, 0, 0, 0, zone)
 		dates = append(dates, map[string]any{"type": "ESTIMATED_DELIVERY", "dateTime": eta.Format("2006-01-02T15:04:05-07:00")})
 	}
 	return map[string]any{
-		"trackingNumberInfo": map[string]any{"trackingNumber": sh.trackingNumber, "carrierCode": "FDXE",
-			"trackingNumberUniqueId": "12029~" + sh.trackingNumber + "~FDEG"},
+		"trackingNumberInfo": map[string]any{"trackingNumber": sh.TrackingNumber, "carrierCode": "FDXE",
+			"trackingNumberUniqueId": "12029~" + sh.TrackingNumber + "~FDEG"},
 		"latestStatusDetail": map[string]any{"code": last.code, "derivedCode": last.derivedCode,
 			"statusByLocale": last.desc, "description": last.desc, "scanLocation": last.where.json()},
 		"serviceDetail":   map[string]any{"type": sh.serviceType},
 		"dateAndTimes":    dates,
 		"scanEvents":      scans,
 		"availableImages": []any{},
-		"packageDetails":  map[string]any{"count": strconv.Itoa(max(len(sh.pieces), 1))},
+		"packageDetails":  map[string]any{"count": strconv.Itoa(max(len(sh.Pieces), 1))},
 		// A multi-piece shipment's master says it has associated shipments:
 		// its children (trackAssociated).
-		"additionalTrackingInfo": map[string]any{"hasAssociatedShipments": len(sh.pieces) > 1},
+		"additionalTrackingInfo": map[string]any{"hasAssociatedShipments": len(sh.Pieces) > 1},
 		"shipperInformation":     map[string]any{"address": sh.from.json()},
 		"recipientInformation":   map[string]any{"address": sh.to.json()},
 	}

@@ -1,10 +1,13 @@
 package fedexfake
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // Pickup API operations and paths.
@@ -26,10 +29,9 @@ var (
 )
 
 type fakePickup struct {
-	body      []byte
-	date      string
-	location  string
-	cancelled bool
+	fakekit.Pickup
+	date     string
+	location string
 }
 
 type createPickupRequest struct {
@@ -73,15 +75,7 @@ type cancelPickupRequest struct {
 
 // Pickup returns the body a pickup was created with and whether it was
 // cancelled; ok is false for an unknown confirmation code.
-func (s *Server) Pickup(code string) (body []byte, cancelled, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.pickups[code]
-	if !ok {
-		return nil, false, false
-	}
-	return p.body, p.cancelled, true
-}
+func (s *Server) Pickup(code string) (body []byte, cancelled, ok bool) { return s.pickups.Pickup(code) }
 
 // createPickup answers POST /pickup/v1/pickups after checking
 // Full_Schema_Create_Pickup's required fields and enumerations.
@@ -159,10 +153,10 @@ func (s *Server) createPickup(w http.ResponseWriter, _ *http.Request, body []byt
 	s.mu.Lock()
 	s.pickupSeq++
 	code := fmt.Sprintf("CPU%08d", 16200000+s.pickupSeq)
-	location := "NQAA"
-	s.pickups[code] = &fakePickup{body: append([]byte(nil), body...), date: day.Format("2006-01-02"), location: location}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"transactionId": newTransactionID(), "output": map[string]any{
+	location := "NQAA"
+	s.pickups.Schedule(&fakePickup{Pickup: fakekit.Pickup{Code: code, Body: append([]byte(nil), body...)}, date: day.Format("2006-01-02"), location: location})
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"transactionId": newTransactionID(), "output": map[string]any{
 		"pickupConfirmationCode": code, "message": "Courier on the way", "location": location,
 	}})
 }
@@ -186,23 +180,21 @@ func (s *Server) cancelPickup(w http.ResponseWriter, _ *http.Request, body []byt
 		invalid(w, p)
 		return
 	}
-	s.mu.Lock()
-	pk, ok := s.pickups[req.PickupConfirmationCode]
-	var refusal string
+	err := s.pickups.Cancel(req.PickupConfirmationCode, func(pk *fakePickup) error {
+		if pk.date != req.ScheduledDate {
+			return fakekit.ErrNoPickup
+		}
+		return nil
+	})
 	switch {
-	case !ok || pk.date != req.ScheduledDate:
-		refusal = "No pickup was found for this confirmation code and date."
-	case pk.cancelled:
-		refusal = "The pickup was already cancelled."
-	default:
-		pk.cancelled = true
-	}
-	s.mu.Unlock()
-	if refusal != "" {
-		writeError(w, http.StatusBadRequest, "PICKUP.CANCEL.INVALID", refusal)
+	case errors.Is(err, fakekit.ErrNoPickup):
+		writeError(w, http.StatusBadRequest, "PICKUP.CANCEL.INVALID", "No pickup was found for this confirmation code and date.")
+		return
+	case errors.Is(err, fakekit.ErrPickupCancelled):
+		writeError(w, http.StatusBadRequest, "PICKUP.CANCEL.INVALID", "The pickup was already cancelled.")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"transactionId": newTransactionID(), "output": map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"transactionId": newTransactionID(), "output": map[string]any{
 		"pickupConfirmationCode": req.PickupConfirmationCode, "cancelConfirmationMessage": "Requested pickup has been cancelled Successfully.",
 	}})
 }

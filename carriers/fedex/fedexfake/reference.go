@@ -2,8 +2,9 @@ package fedexfake
 
 import (
 	"net/http"
-	"sort"
 	"strings"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // Track by References (POST /track/v1/referencenumbers): the shipments the
@@ -49,15 +50,10 @@ type Sale struct {
 
 // Sales lists the labels sold with the CUSTOMER_REFERENCE, in the order sold.
 func (s *Server) Sales(reference string) []Sale {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []Sale
-	for _, sh := range s.shipments {
-		if sh.reference == reference {
-			out = append(out, Sale{TrackingNumber: sh.trackingNumber, Cancelled: sh.cancelled})
-		}
+	for _, sale := range s.sales.ByReference(reference) {
+		out = append(out, Sale{TrackingNumber: sale.TrackingNumber, Cancelled: sale.State == fakekit.Voided})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].TrackingNumber < out[j].TrackingNumber })
 	return out
 }
 
@@ -65,37 +61,10 @@ func (s *Server) Sales(reference string) []Sale {
 // the label is sold (Sales lists it) as the request arrives, only the answer
 // is held, as when a connection dies or the client is killed mid-call. A
 // held answer is dropped when the client goes away.
-func (s *Server) HoldShips() {
-	s.mu.Lock()
-	if s.hold == nil {
-		s.hold = make(chan struct{})
-	}
-	s.mu.Unlock()
-}
+func (s *Server) HoldShips() { s.Hold(OpShip) }
 
 // ReleaseShips sends the held ship answers and stops holding.
-func (s *Server) ReleaseShips() {
-	s.mu.Lock()
-	if s.hold != nil {
-		close(s.hold)
-		s.hold = nil
-	}
-	s.mu.Unlock()
-}
-
-// waitHold blocks a ship answer while ships are held.
-func (s *Server) waitHold(r *http.Request) {
-	s.mu.Lock()
-	hold := s.hold
-	s.mu.Unlock()
-	if hold == nil {
-		return
-	}
-	select {
-	case <-hold:
-	case <-r.Context().Done():
-	}
-}
+func (s *Server) ReleaseShips() { s.Release(OpShip) }
 
 func (s *Server) trackReference(w http.ResponseWriter, _ *http.Request, body []byte) {
 	var req referenceRequest
@@ -128,11 +97,11 @@ func (s *Server) trackReference(w http.ResponseWriter, _ *http.Request, body []b
 	}
 	var results []any
 	if ri.Type == "" || ri.Type == "CUSTOMER_REFERENCE" {
-		for _, sale := range s.Sales(ri.Value) {
-			s.mu.Lock()
-			results = append(results, s.shipments[sale.TrackingNumber].referenceResult())
-			s.mu.Unlock()
-		}
+		s.sales.Each(func(sh *shipment) {
+			if sh.Reference == ri.Value {
+				results = append(results, sh.referenceResult())
+			}
+		})
 	}
 	if len(results) == 0 {
 		results = []any{map[string]any{
@@ -141,7 +110,7 @@ func (s *Server) trackReference(w http.ResponseWriter, _ *http.Request, body []b
 				"message": "Reference number cannot be found. Please correct the reference number and try again."},
 		}}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"transactionId": newTransactionID(),
 		"output": map[string]any{"completeTrackResults": []any{map[string]any{
 			"trackingNumber": strings.TrimSpace(ri.Value), "trackResults": results,
@@ -151,22 +120,22 @@ func (s *Server) trackReference(w http.ResponseWriter, _ *http.Request, body []b
 
 // referenceResult is a shipment's trackResults[] entry in a reference
 // answer; looking it up does not move its tracking on. Called with the
-// server's lock held.
+// sales book locked.
 func (sh *shipment) referenceResult() map[string]any {
 	code, desc := "OC", "Shipment information sent to FedEx"
 	if n := len(sh.events); n > 0 {
 		code, desc = sh.events[n-1].code, sh.events[n-1].desc
 	}
-	if sh.cancelled {
+	if sh.State == fakekit.Voided {
 		code, desc = "CA", "Shipment cancelled by sender"
 	}
 	return map[string]any{
-		"trackingNumberInfo": map[string]any{"trackingNumber": sh.trackingNumber, "carrierCode": "FDXE",
-			"trackingNumberUniqueId": "12029~" + sh.trackingNumber + "~FDEG"},
+		"trackingNumberInfo": map[string]any{"trackingNumber": sh.TrackingNumber, "carrierCode": "FDXE",
+			"trackingNumberUniqueId": "12029~" + sh.TrackingNumber + "~FDEG"},
 		"latestStatusDetail": map[string]any{"code": code, "derivedCode": code, "statusByLocale": desc, "description": desc},
 		"serviceDetail":      map[string]any{"type": sh.serviceType},
 		"dateAndTimes": []any{map[string]any{"type": "SHIP",
-			"dateTime": sh.created.In(zone).Format("2006-01-02T15:04:05-07:00")}},
+			"dateTime": sh.SoldAt.In(zone).Format("2006-01-02T15:04:05-07:00")}},
 		"scanEvents": []any{},
 	}
 }

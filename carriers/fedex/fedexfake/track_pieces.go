@@ -3,6 +3,8 @@ package fedexfake
 import (
 	"net/http"
 	"strings"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // PathTrackAssociated is the Track API's track by associated shipments.
@@ -44,11 +46,12 @@ func (s *Server) trackAssociated(w http.ResponseWriter, _ *http.Request, body []
 	}
 	master := req.MasterTrackingNumberInfo.TrackingNumberInfo.TrackingNumber
 	detailed := req.IncludeDetailedScans != nil && *req.IncludeDetailedScans
-	s.mu.Lock()
-	sh, ok := s.shipments[master]
 	var results []any
-	if ok && req.AssociatedType == "STANDARD_MPS" {
-		for _, child := range sh.pieces {
+	ok := s.sales.With(master, func(sh *shipment) {
+		if req.AssociatedType != "STANDARD_MPS" {
+			return
+		}
+		for _, child := range sh.Pieces {
 			if child == master {
 				continue
 			}
@@ -58,13 +61,12 @@ func (s *Server) trackAssociated(w http.ResponseWriter, _ *http.Request, body []
 			res["additionalTrackingInfo"] = map[string]any{"hasAssociatedShipments": false}
 			results = append(results, map[string]any{"trackingNumber": child, "trackResults": []any{res}})
 		}
-	}
-	s.mu.Unlock()
+	})
 	if !ok {
 		writeError(w, http.StatusNotFound, CodeTrackingNotFound, "Tracking number cannot be found. Please correct the tracking number and try again.")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"transactionId": newTransactionID(),
 		"output":        map[string]any{"completeTrackResults": results, "alerts": []any{}},
 	})

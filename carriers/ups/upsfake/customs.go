@@ -1,12 +1,11 @@
 package upsfake
 
 import (
-	"bytes"
 	"encoding/base64"
 	"fmt"
 	"strings"
 
-	"github.com/go-pdf/fpdf"
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // invoiceForm is what the fake prints on the commercial invoice it returns
@@ -34,24 +33,14 @@ func (c *checker) invoiceTerms(f map[string]any, where string) *invoiceForm {
 // form is ShipmentResults/Form: the invoice as a base64 PDF, "01 - All
 // Requested International Forms".
 func (inv *invoiceForm) form(trackingNumber string) any {
-	pdf := fpdf.New("P", "pt", "Letter", "")
-	pdf.SetCompression(false)
-	pdf.AddPage()
-	pdf.SetFont("Helvetica", "B", 16)
-	pdf.Cell(0, 24, "UPS COMMERCIAL INVOICE (fake)")
-	pdf.Ln(28)
-	pdf.SetFont("Helvetica", "", 10)
-	for _, l := range append([]string{"Invoice number: " + inv.number, "Terms of shipment: " + inv.terms, "Waybill: " + trackingNumber}, inv.products...) {
-		pdf.Cell(0, 14, l)
-		pdf.Ln(14)
-	}
-	var buf bytes.Buffer
-	if err := pdf.Output(&buf); err != nil {
+	pdf, err := fakekit.TextPDF("UPS COMMERCIAL INVOICE (fake)",
+		append([]string{"Invoice number: " + inv.number, "Terms of shipment: " + inv.terms, "Waybill: " + trackingNumber}, inv.products...))
+	if err != nil {
 		panic(fmt.Sprintf("upsfake: invoice: %v", err))
 	}
 	return map[string]any{
 		"Code": "01", "Description": "All Requested International Forms",
-		"Image":       map[string]any{"ImageFormat": map[string]string{"Code": "PDF", "Description": "PDF"}, "GraphicImage": base64.StdEncoding.EncodeToString(buf.Bytes())},
+		"Image":       map[string]any{"ImageFormat": map[string]string{"Code": "PDF", "Description": "PDF"}, "GraphicImage": base64.StdEncoding.EncodeToString(pdf)},
 		"FormGroupId": fmt.Sprintf("FG%s", trackingNumber),
 	}
 }

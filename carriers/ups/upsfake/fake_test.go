@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // token gets an access token the documented way.
@@ -20,7 +22,7 @@ func token(t *testing.T, s *Server) string {
 	req.SetBasicAuth(ClientID, ClientSecret)
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("x-merchant-id", AccountNumber)
-	status, body := send(t, s, req)
+	status, body := send(t, req)
 	if status != http.StatusOK {
 		t.Fatalf("token: %d %s", status, body)
 	}
@@ -34,17 +36,9 @@ func token(t *testing.T, s *Server) string {
 	return a["access_token"]
 }
 
-func send(t *testing.T, s *Server, req *http.Request) (int, []byte) {
+func send(t *testing.T, req *http.Request) (int, []byte) {
 	t.Helper()
-	res, err := s.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res, b := fakekit.Send(t, req)
 	return res.StatusCode, b
 }
 
@@ -61,7 +55,7 @@ func call(t *testing.T, s *Server, tok, method, path, body string) (int, []byte)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("transId", "0123456789abcdef0123456789abcdef")
 	req.Header.Set("transactionSrc", "test")
-	return send(t, s, req)
+	return send(t, req)
 }
 
 // codes are the error codes of a UPS error body.
@@ -96,7 +90,7 @@ func TestTokenEndpoint(t *testing.T) {
 			req.SetBasicAuth(tc.user, tc.pass)
 		}
 		req.Header.Set("Content-Type", tc.ct)
-		if got, body := send(t, s, req); got != tc.want {
+		if got, body := send(t, req); got != tc.want {
 			t.Errorf("%s: %d %s, want %d", name, got, body, tc.want)
 		}
 	}

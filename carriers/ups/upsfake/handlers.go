@@ -7,7 +7,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // addr is a checked UPS address.
@@ -306,9 +307,7 @@ func (s *Server) rate(w http.ResponseWriter, r *http.Request, body []byte) {
 			rs["GuaranteedDelivery"] = map[string]string{"BusinessDaysInTransit": strconv.Itoa(svc.days)}
 		}
 		if withTransit {
-			s.mu.Lock()
-			now := s.now()
-			s.mu.Unlock()
+			now := s.Now()
 			arrival := now.AddDate(0, 0, days)
 			rs["TimeInTransit"] = map[string]any{
 				"PickupDate": now.Format("20060102"),
@@ -325,7 +324,7 @@ func (s *Server) rate(w http.ResponseWriter, r *http.Request, body []byte) {
 		}
 		rated = append(rated, rs)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"RateResponse": map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"RateResponse": map[string]any{
 		"Response":      success(),
 		"RatedShipment": rated,
 	}})
@@ -448,14 +447,13 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	results := make([]any, len(pieces))
 	numbers := make([]string, len(pieces))
 	var gifLabel []byte // the first package's, kept for Label Recovery
+	now := s.Now()
 	s.mu.Lock()
-	now := s.now()
 	labelImage := s.labelImage
 	for i := range pieces {
 		s.seq++
 		numbers[i] = trackingNumber(c.account, svc.code, s.seq)
 	}
-	seq := s.seq - len(pieces) + 1
 	s.mu.Unlock()
 	tn := numbers[0]
 	for i, pk := range pieces {
@@ -504,13 +502,11 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 		}
 	}
 	// The sale and its label (kept for Label Recovery) are recorded together.
-	s.mu.Lock()
-	s.shipments[tn] = &shipment{
-		account:        c.account,
-		trackingNumber: tn, service: svc, created: now, reference: firstNonEmpty(reference, customerContext),
-		from: from, to: to, seq: seq, label: gifLabel, isReturn: isReturn, pieces: numbers,
-	}
-	s.mu.Unlock()
+	s.sales.Sell(&shipment{
+		Sale: fakekit.Sale{TrackingNumber: tn, Reference: firstNonEmpty(reference, customerContext), Account: c.account,
+			Pieces: numbers, Return: isReturn, SoldAt: now},
+		service: svc, from: from, to: to, label: gifLabel,
+	})
 	shipmentResults := map[string]any{
 		"ShipmentCharges": map[string]any{
 			"TransportationCharges": money(transport),
@@ -524,8 +520,7 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 	if inv != nil {
 		shipmentResults["Form"] = inv.form(tn) // customs.go
 	}
-	s.waitHold(r) // the label is sold; only its answer is held
-	writeJSON(w, http.StatusOK, map[string]any{"ShipmentResponse": map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"ShipmentResponse": map[string]any{
 		"Response": map[string]any{
 			"ResponseStatus":       map[string]string{"Code": "1", "Description": "Success"},
 			"TransactionReference": map[string]string{"CustomerContext": customerContext},
@@ -656,46 +651,27 @@ func (s *Server) void(w http.ResponseWriter, r *http.Request, _ []byte) {
 		writeErrors(w, http.StatusBadRequest, apiError{"190109", "Invalid TrackingNumber"})
 		return
 	}
-	s.mu.Lock()
-	sh := s.shipments[id]
-	var status int
-	var e apiError
-	switch {
-	case sh == nil || sh.account != accountOf(r):
-		status, e = http.StatusBadRequest, apiError{"190102", "No shipment found within the allowed void period"}
-	case sh.voided:
-		status, e = http.StatusBadRequest, apiError{"190117", "The Shipment has already been voided"}
-	default:
-		sh.voided = true
-	}
-	s.mu.Unlock()
-	if status != 0 {
-		writeErrors(w, status, e)
+	if refused(w, s.sales.Void(id, accountOf(r), nil), map[error]apiError{
+		fakekit.ErrNotSold: {"190102", "No shipment found within the allowed void period"},
+		fakekit.ErrVoided:  {"190117", "The Shipment has already been voided"},
+	}) {
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"VoidShipmentResponse": map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"VoidShipmentResponse": map[string]any{
 		"Response":      success(),
 		"SummaryResult": map[string]any{"Status": map[string]string{"Code": "1", "Description": "Voided"}},
 	}})
 }
 
-// shipment is a label the fake sold.
+// shipment is a label the fake sold. Its Sale's Account is the shipper
+// number that bought it: only its client may void it; voiding the
+// shipment voids every package.
 type shipment struct {
-	trackingNumber string
-	service        fakeService
-	created        time.Time
-	reference      string
-	from, to       addr
-	voided         bool
-	// account is the shipper number that bought it: only its client may void it.
-	account    string
+	fakekit.Sale
+	service    fakeService
+	from, to   addr
 	trackCalls int
-	seq        int    // the order of sale
 	label      []byte // the GIF sold, for Label Recovery
-	isReturn   bool   // sold with ReturnService (a UPS Print Return Label)
-	// pieces are the tracking numbers of every package, the first the
-	// shipment's; a void of the shipment voids them all.
-	pieces []string
 }
 
 // maxPackages is the most packages of one shipment (Shipping.yaml
@@ -706,11 +682,5 @@ const maxPackages = 200
 // trackingNumber, and whether it is void (voiding the shipment voids every
 // package); nil when the fake sold no such shipment.
 func (s *Server) Pieces(trackingNumber string) ([]string, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sh := s.shipments[trackingNumber]
-	if sh == nil {
-		return nil, false
-	}
-	return append([]string(nil), sh.pieces...), sh.voided
+	return s.sales.Pieces(trackingNumber)
 }

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"slices"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // OpPickup and OpCancelPickup are the Pickup API's creation and cancel.
@@ -19,11 +21,6 @@ const (
 // the creation is refused as UPS refuses an address outside its area.
 const PickupNoServicePostal = "99950"
 
-type fakePickup struct {
-	body      []byte
-	cancelled bool
-}
-
 var (
 	hhmm       = regexp.MustCompile(`^([01]\d|2[0-3])[0-5]\d$`)
 	pieceCodes = []string{"01", "02", "03"}
@@ -31,15 +28,7 @@ var (
 
 // Pickup returns the body a pickup was created with and whether it was
 // cancelled; ok is false for an unknown PRN.
-func (s *Server) Pickup(prn string) (body []byte, cancelled, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.pickups[prn]
-	if !ok {
-		return nil, false, false
-	}
-	return p.body, p.cancelled, true
-}
+func (s *Server) Pickup(prn string) (body []byte, cancelled, ok bool) { return s.pickups.Pickup(prn) }
 
 // pickupCreation answers POST /pickupcreation/{version}/pickup after
 // checking PickupCreationRequest's required containers and fields.
@@ -135,7 +124,7 @@ func (s *Server) pickupCreation(w http.ResponseWriter, r *http.Request, body []b
 	s.mu.Lock()
 	s.seq++
 	prn := fmt.Sprintf("2929%07d", 6000000+s.seq)
-	s.pickups[prn] = &fakePickup{body: append([]byte(nil), body...)}
+	s.pickups.Schedule(&fakekit.Pickup{Code: prn, Body: append([]byte(nil), body...)})
 	s.mu.Unlock()
 	// RateStatus is required in Pickup.yaml's PickupCreationResponse; the
 	// fake rates no pickup.
@@ -143,7 +132,7 @@ func (s *Server) pickupCreation(w http.ResponseWriter, r *http.Request, body []b
 	if p.RatePickupIndicator == "Y" {
 		rateStatus = map[string]string{"Code": "02", "Description": "Rate not available"}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"PickupCreationResponse": map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"PickupCreationResponse": map[string]any{
 		"Response": success(), "PRN": prn, "RateStatus": rateStatus,
 	}})
 }
@@ -156,25 +145,17 @@ func (s *Server) pickupCancel(w http.ResponseWriter, r *http.Request, _ []byte) 
 		return
 	}
 	prn := r.Header.Get("Prn")
-	s.mu.Lock()
-	p, ok := s.pickups[prn]
-	var e *apiError
-	switch {
-	case prn == "":
-		e = &apiError{"20002", "Missing or invalid Prn."}
-	case !ok:
-		e = &apiError{"9510151", "No pickup was found for this PRN."}
-	case p.cancelled:
-		e = &apiError{"9510152", "The pickup was already cancelled."}
-	default:
-		p.cancelled = true
-	}
-	s.mu.Unlock()
-	if e != nil {
-		writeErrors(w, http.StatusBadRequest, *e)
+	if prn == "" {
+		writeErrors(w, http.StatusBadRequest, apiError{"20002", "Missing or invalid Prn."})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"PickupCancelResponse": map[string]any{
+	if refused(w, s.pickups.Cancel(prn, nil), map[error]apiError{
+		fakekit.ErrNoPickup:        {"9510151", "No pickup was found for this PRN."},
+		fakekit.ErrPickupCancelled: {"9510152", "The pickup was already cancelled."},
+	}) {
+		return
+	}
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"PickupCancelResponse": map[string]any{
 		"Response": success(), "PickupType": "01",
 	}})
 }

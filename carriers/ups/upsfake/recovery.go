@@ -4,7 +4,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"sort"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // OpRecover is Label Recovery (POST /api/labels/{version}/recovery): the
@@ -26,18 +27,10 @@ type Sale struct {
 // Sales lists the labels sold with the reference number (or, without
 // one, the CustomerContext), in the order sold.
 func (s *Server) Sales(reference string) []Sale {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var sold []*shipment
-	for _, sh := range s.shipments {
-		if sh.reference == reference {
-			sold = append(sold, sh)
-		}
-	}
-	sort.Slice(sold, func(i, j int) bool { return sold[i].seq < sold[j].seq })
+	sold := s.sales.ByReference(reference)
 	out := make([]Sale, len(sold))
-	for i, sh := range sold {
-		out[i] = Sale{TrackingNumber: sh.trackingNumber, Voided: sh.voided}
+	for i, sale := range sold {
+		out[i] = Sale{TrackingNumber: sale.TrackingNumber, Voided: sale.State == fakekit.Voided}
 	}
 	return out
 }
@@ -46,36 +39,10 @@ func (s *Server) Sales(reference string) []Sale {
 // the label is sold (Sales lists it) when the request arrives, only the
 // answer is held, as when the client dies mid-call. A held answer is
 // dropped when the client goes away.
-func (s *Server) HoldShips() {
-	s.mu.Lock()
-	if s.hold == nil {
-		s.hold = make(chan struct{})
-	}
-	s.mu.Unlock()
-}
+func (s *Server) HoldShips() { s.Hold(OpShip) }
 
 // ReleaseShips sends the held ship answers and stops holding.
-func (s *Server) ReleaseShips() {
-	s.mu.Lock()
-	if s.hold != nil {
-		close(s.hold)
-		s.hold = nil
-	}
-	s.mu.Unlock()
-}
-
-func (s *Server) waitHold(r *http.Request) {
-	s.mu.Lock()
-	hold := s.hold
-	s.mu.Unlock()
-	if hold == nil {
-		return
-	}
-	select {
-	case <-hold:
-	case <-r.Context().Done():
-	}
-}
+func (s *Server) ReleaseShips() { s.Release(OpShip) }
 
 func (s *Server) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 	c := &checker{account: accountOf(r)}
@@ -108,29 +75,22 @@ func (s *Server) recover(w http.ResponseWriter, r *http.Request, body []byte) {
 		writeErrors(w, http.StatusBadRequest, c.errs...)
 		return
 	}
-	s.mu.Lock()
-	var found *shipment
-	for _, sh := range s.shipments {
-		if sh.voided || sh.label == nil {
-			continue
-		}
-		if (byNumber && sh.trackingNumber == tn) || (!byNumber && sh.reference == ref) {
-			if found == nil || sh.seq > found.seq {
-				found = sh
-			}
-		}
-	}
+	// The latest label sold that matches: sales come in the order sold.
 	var label []byte
 	var id string
-	if found != nil {
-		label, id = found.label, found.trackingNumber
-	}
-	s.mu.Unlock()
-	if found == nil {
+	s.sales.Each(func(sh *shipment) {
+		if sh.State == fakekit.Voided || sh.label == nil {
+			return
+		}
+		if (byNumber && sh.TrackingNumber == tn) || (!byNumber && sh.Reference == ref) {
+			label, id = sh.label, sh.TrackingNumber
+		}
+	})
+	if label == nil {
 		writeErrors(w, http.StatusBadRequest, apiError{CodeNoLabel, "No label found for the given tracking or reference number."})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"LabelRecoveryResponse": map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"LabelRecoveryResponse": map[string]any{
 		"Response": map[string]any{
 			"ResponseStatus": map[string]string{"Code": "1", "Description": "Success"},
 		},

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // scan is one tracking activity the fake reports.
@@ -25,11 +27,11 @@ var trackZone = time.FixedZone("-05:00", -5*3600)
 // created, then a pickup and departure, out for delivery, delivered. Each
 // call shows one more step, so a poller sees the package move.
 func (sh *shipment) scans(n int) []scan {
-	t0 := sh.created
+	t0 := sh.SoldAt
 	list := []scan{{typ: "M", code: "MP", statusCode: "003",
 		description: "Shipper created a label, UPS has not received the package yet.",
 		at:          t0, where: addr{country: sh.from.country}}}
-	if sh.voided {
+	if sh.State == fakekit.Voided {
 		return append(list, scan{typ: "MV", code: "MV", statusCode: "007",
 			description: "Shipment information voided", at: t0.Add(time.Hour), where: addr{country: sh.from.country}})
 	}
@@ -60,29 +62,39 @@ var inquiry = regexp.MustCompile(`^[0-9A-Za-z]{7,34}$`)
 
 // track is GET /api/track/v1/details/{inquiryNumber}.
 func (s *Server) track(w http.ResponseWriter, r *http.Request, _ []byte) {
+	// transId and transactionSrc are required by the Track API only.
+	if r.Header.Get("transId") == "" || r.Header.Get("transactionSrc") == "" {
+		writeErrors(w, http.StatusBadRequest, apiError{"20007", "Missing Required field, transId and transactionSrc headers."})
+		return
+	}
 	tn := r.PathValue("inquiryNumber")
 	if !inquiry.MatchString(tn) {
 		writeErrors(w, http.StatusBadRequest, apiError{"TV1002", "Invalid inquiry number"})
 		return
 	}
-	s.mu.Lock()
-	sh := s.shipments[strings.ToUpper(tn)]
-	var list []scan
-	var sched time.Time
-	if sh != nil {
+	var packages []any
+	found := s.sales.With(strings.ToUpper(tn), func(sh *shipment) {
 		sh.trackCalls++
-		list = sh.scans(sh.trackCalls)
-		sched = sh.created.Add(48 * time.Hour)
-	}
-	s.mu.Unlock()
-	if sh == nil {
+		packages = sh.trackPackages(sh.scans(sh.trackCalls))
+	})
+	if !found {
 		// What UPS answers for a number it has no scan for yet.
-		writeJSON(w, http.StatusOK, map[string]any{"trackResponse": map[string]any{"shipment": []any{map[string]any{
+		fakekit.WriteJSON(w, http.StatusOK, map[string]any{"trackResponse": map[string]any{"shipment": []any{map[string]any{
 			"inquiryNumber": tn,
 			"warnings":      []apiError{{Code: "TW0001", Message: "Tracking Information Not Found"}},
 		}}}})
 		return
 	}
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"trackResponse": map[string]any{"shipment": []any{map[string]any{
+		"inquiryNumber": strings.ToUpper(tn),
+		"package":       packages,
+	}}}})
+}
+
+// trackPackages are the packages of a Track answer that shows list: the
+// shipment's, then, for a multi-piece shipment, the others'.
+func (sh *shipment) trackPackages(list []scan) []any {
+	sched := sh.SoldAt.Add(48 * time.Hour)
 	// UPS lists the newest activity first.
 	sort.SliceStable(list, func(i, j int) bool { return list[i].at.After(list[j].at) })
 	acts := make([]any, 0, len(list))
@@ -108,7 +120,7 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request, _ []byte) {
 	}
 	latest := list[0]
 	pkg := map[string]any{
-		"trackingNumber": sh.trackingNumber,
+		"trackingNumber": sh.TrackingNumber,
 		"activity":       acts,
 		// Real answers carry the three-digit status code in "code" here.
 		"currentStatus": map[string]string{"description": latest.description, "code": latest.statusCode},
@@ -118,19 +130,16 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request, _ []byte) {
 	if latest.statusCode == "011" {
 		pkg["deliveryDate"] = []map[string]string{{"type": "DEL", "date": latest.at.In(trackZone).Format("20060102")}}
 		pkg["deliveryTime"] = map[string]string{"type": "DEL", "endTime": latest.at.In(trackZone).Format("150405")}
-	} else if !sh.voided {
+	} else if sh.State != fakekit.Voided {
 		pkg["deliveryDate"] = []map[string]string{{"type": "SDD", "date": sched.In(trackZone).Format("20060102")}}
 		pkg["deliveryTime"] = map[string]string{"type": "CMT", "endTime": "200000"}
 	}
 	packages := []any{pkg}
-	if len(sh.pieces) > 1 {
-		pkg["packageCount"] = len(sh.pieces)
+	if len(sh.Pieces) > 1 {
+		pkg["packageCount"] = len(sh.Pieces)
 		packages = append(packages, sh.pieceScans(list)...)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"trackResponse": map[string]any{"shipment": []any{map[string]any{
-		"inquiryNumber": sh.trackingNumber,
-		"package":       packages,
-	}}}})
+	return packages
 }
 
 // pieceScans are the other packages of a multi-piece shipment, answered
@@ -144,8 +153,8 @@ func (sh *shipment) pieceScans(shown []scan) []any {
 		}
 	}
 	var out []any
-	for i, tn := range sh.pieces[1:] {
-		p := map[string]any{"trackingNumber": tn, "packageCount": len(sh.pieces), "activity": []any{}}
+	for i, tn := range sh.Pieces[1:] {
+		p := map[string]any{"trackingNumber": tn, "packageCount": len(sh.Pieces), "activity": []any{}}
 		if origin != nil {
 			at := origin.at.Add(time.Duration(i+1) * time.Minute)
 			p["activity"] = []any{map[string]any{
@@ -234,7 +243,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, body []byte) {
 			resp["AddressClassification"] = cand["AddressClassification"]
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"XAVResponse": resp})
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"XAVResponse": resp})
 }
 
 // standardize upper-cases a line and abbreviates the usual street words.

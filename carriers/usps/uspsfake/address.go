@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"net/http"
 	"strings"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // suffixes abbreviates the common street suffixes the way Publication 28
@@ -40,7 +42,7 @@ func (s *Server) address(w http.ResponseWriter, r *http.Request, _ []byte) {
 	street, secondary := q.Get("streetAddress"), q.Get("secondaryAddress")
 	city, state, zip, plus4 := q.Get("city"), q.Get("state"), q.Get("ZIPCode"), q.Get("ZIPPlus4")
 	docError := func(status int, message string) {
-		writeJSON(w, status, map[string]any{"apiVersion": api, "error": map[string]any{"code": fmt.Sprint(status), "message": message, "errors": []any{}}})
+		fakekit.WriteJSON(w, status, map[string]any{"apiVersion": api, "error": map[string]any{"code": fmt.Sprint(status), "message": message, "errors": []any{}}})
 	}
 	switch {
 	case !validState(state):
@@ -98,7 +100,7 @@ func (s *Server) address(w http.ResponseWriter, r *http.Request, _ []byte) {
 	if dpv == "N" {
 		zipPlus4 = nil
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{
 		"firm": strings.ToUpper(q.Get("firm")),
 		"address": map[string]any{
 			"streetAddress": std, "streetAddressAbbreviation": nil, "secondaryAddress": stdSecondary,

@@ -32,19 +32,19 @@
 package uspsfake
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // Credentials the fake accepts.
@@ -59,7 +59,7 @@ const (
 
 // Operations, for Requests, LastRequest and FailNext.
 const (
-	OpToken              = "token"
+	OpToken              = fakekit.OpToken
 	OpPayment            = "payment"
 	OpRates              = "rates"
 	OpLabel              = "label"
@@ -77,38 +77,25 @@ const DefaultTokenTTL = 8*time.Hour - time.Second
 // paymentTokenTTL is the documented life of a payment authorization token.
 const paymentTokenTTL = 8 * time.Hour
 
-// Failure is a scripted answer for the next call of an operation.
-type Failure struct {
-	Status int
-	Body   string
-	// ContentType defaults to application/json.
-	ContentType string
-	// Header is added to the answer (Retry-After, say).
-	Header http.Header
-	// Truncate declares a longer body than it sends and drops the
-	// connection, so the client reads a cut-off answer.
-	Truncate bool
-}
+// Failure is a scripted answer for the next call of an operation
+// (FailNextWith); Truncate cuts its body off.
+type Failure = fakekit.Fault
 
-// Server is the fake USPS.
+// Server is the fake USPS. The kit it embeds records the calls (Requests,
+// LastRequest), injects failures (FailNext; USPS's gateway answers them
+// before it looks at the token), issues the tokens and checks exchanges
+// (SetChecker).
 type Server struct {
-	srv             *httptest.Server
-	now             func() time.Time
-	tokenTTL        time.Duration
-	stringExpiresIn bool
+	*fakekit.Server
+	paymentTokens *fakekit.Tokens
+	sales         fakekit.Sales[*label]
+	pickups       fakekit.Pickups[*fakePickup]
+	disputes      atomic.Int64
+	scanForms     atomic.Int64
 
-	mu            sync.Mutex
-	tokens        map[string]time.Time // access token -> expiry
-	paymentTokens map[string]time.Time
-	requests      map[string]int
-	last          map[string][]byte
-	failures      map[string][]Failure
-	labels        map[string]*label      // by tracking number
-	byKey         map[string]string      // idempotency key -> tracking number
-	pickups       map[string]*fakePickup // by confirmation number
-	serial        int
-	disputes      int
-	scanForms     int
+	mu     sync.Mutex
+	byKey  map[string]string // idempotency key -> tracking number
+	serial int               // numbers the labels and the pickups
 }
 
 // Option configures a Server.
@@ -116,264 +103,109 @@ type Option func(*Server)
 
 // WithClock sets the fake's clock (token expiry, mailing date checks, scan
 // times); default time.Now.
-func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
+func WithClock(now func() time.Time) Option { return func(s *Server) { s.SetNow(now) } }
 
 // WithTokenTTL sets how long access tokens last.
-func WithTokenTTL(d time.Duration) Option { return func(s *Server) { s.tokenTTL = d } }
+func WithTokenTTL(d time.Duration) Option { return func(s *Server) { s.SetTokenTTL(d) } }
 
 // WithStringExpiresIn makes the token endpoint send expires_in as a string
 // ("28799"), as USPS's own README example does.
-func WithStringExpiresIn() Option { return func(s *Server) { s.stringExpiresIn = true } }
+func WithStringExpiresIn() Option { return func(s *Server) { s.SetExpiresInAsString(true) } }
 
 // New starts a fake USPS that is closed when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s := NewServer(opts...)
-	t.Cleanup(s.Close)
-	return s
+	return start(t, opts)
 }
 
 // NewServer starts a fake USPS; the caller closes it.
-func NewServer(opts ...Option) *Server {
-	s := &Server{
-		now: time.Now, tokenTTL: DefaultTokenTTL,
-		tokens: map[string]time.Time{}, paymentTokens: map[string]time.Time{},
-		requests: map[string]int{}, last: map[string][]byte{}, failures: map[string][]Failure{},
-		labels: map[string]*label{}, byKey: map[string]string{}, pickups: map[string]*fakePickup{},
-	}
+func NewServer(opts ...Option) *Server { return start(nil, opts) }
+
+func start(tb testing.TB, opts []Option) *Server {
+	s := &Server{byKey: map[string]string{}}
+	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: 4 << 20, FaultsBeforeAuth: true, Refuse: refuse}, s.routes)
+	s.paymentTokens = fakekit.NewTokens("fake-payment-", s.Now)
 	for _, o := range opts {
 		o(s)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /oauth2/v3/token", s.handle(OpToken, false, s.token))
-	mux.HandleFunc("POST /payments/v3/payment-authorization", s.handle(OpPayment, true, s.payment))
-	mux.HandleFunc("POST /shipments/v3/options/search", s.handle(OpRates, true, s.options))
-	mux.HandleFunc("POST /labels/v3/label", s.handle(OpLabel, true, s.domesticLabel))
-	mux.HandleFunc("POST /labels/v3/return-label", s.handle(OpReturnLabel, true, s.returnLabel))
-	mux.HandleFunc("POST /international-labels/v3/international-label", s.handle(OpInternationalLabel, true, s.internationalLabel))
-	mux.HandleFunc("DELETE /labels/v3/label/{trackingNumber}", s.handle(OpVoid, true, s.cancel("/labels/v3")))
-	mux.HandleFunc("DELETE /international-labels/v3/international-label/{trackingNumber}", s.handle(OpVoid, true, s.cancel("/international-labels/v3")))
-	mux.HandleFunc("POST /tracking/v3r2/tracking", s.handle(OpTrack, true, s.track))
-	mux.HandleFunc("GET /addresses/v3/address", s.handle(OpAddress, true, s.address))
-	mux.HandleFunc("POST /scan-forms/v3/scan-form", s.handle(OpSCANForm, true, s.scanForm))
-	mux.HandleFunc("POST /pickup/v3/carrier-pickup", s.handle(OpPickup, true, s.schedulePickup))
-	mux.HandleFunc("GET /pickup/v3/carrier-pickup/{confirmationNumber}", s.handle(OpGetPickup, true, s.getPickup))
-	mux.HandleFunc("DELETE /pickup/v3/carrier-pickup/{confirmationNumber}", s.handle(OpCancelPickup, true, s.cancelPickup))
-	s.srv = httptest.NewServer(mux)
 	return s
 }
 
-// URL is the base URL to give the adapter (Config.BaseURL).
-func (s *Server) URL() string { return s.srv.URL }
-
-// Close stops the server.
-func (s *Server) Close() { s.srv.Close() }
-
-// TokenRequests is the number of calls to the token endpoint.
-func (s *Server) TokenRequests() int { return s.Requests(OpToken) }
-
-// Requests is the number of calls to an operation, whatever their answer.
-func (s *Server) Requests(op string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests[op]
-}
-
-// LastRequest is the body of the last call to an operation (for the
-// address lookup, its query string).
-func (s *Server) LastRequest(op string) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]byte(nil), s.last[op]...)
+// routes are the USPS APIs the fake serves.
+func (s *Server) routes(rt *fakekit.Router) {
+	rt.Token("POST /oauth2/v3/token", fakekit.TokenEndpoint{
+		Client: fakekit.Client{ID: ClientID, Secret: ClientSecret, Account: AccountNumber}, TTL: DefaultTokenTTL, Prefix: "fake-access-",
+		Credentials: fakekit.FormOrJSONBody, Answer: tokenAnswer,
+	})
+	rt.Operation("POST /payments/v3/payment-authorization", OpPayment, s.payment)
+	rt.Operation("POST /shipments/v3/options/search", OpRates, s.options)
+	rt.Operation("POST /labels/v3/label", OpLabel, s.domesticLabel)
+	rt.Operation("POST /labels/v3/return-label", OpReturnLabel, s.returnLabel)
+	rt.Operation("POST /international-labels/v3/international-label", OpInternationalLabel, s.internationalLabel)
+	rt.Operation("DELETE /labels/v3/label/{trackingNumber}", OpVoid, s.cancel("/labels/v3"))
+	rt.Operation("DELETE /international-labels/v3/international-label/{trackingNumber}", OpVoid, s.cancel("/international-labels/v3"))
+	rt.Operation("POST /tracking/v3r2/tracking", OpTrack, s.track)
+	rt.Operation("GET /addresses/v3/address", OpAddress, s.address)
+	rt.Operation("POST /scan-forms/v3/scan-form", OpSCANForm, s.scanForm)
+	rt.Operation("POST /pickup/v3/carrier-pickup", OpPickup, s.schedulePickup)
+	rt.Operation("GET /pickup/v3/carrier-pickup/{confirmationNumber}", OpGetPickup, s.getPickup)
+	rt.Operation("DELETE /pickup/v3/carrier-pickup/{confirmationNumber}", OpCancelPickup, s.cancelPickup)
 }
 
 // ExpireTokens invalidates every access token and payment authorization
 // token issued so far, as if USPS had revoked them.
 func (s *Server) ExpireTokens() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	clear(s.tokens)
-	clear(s.paymentTokens)
+	s.Server.ExpireTokens()
+	s.paymentTokens.Clear()
 }
 
-// FailNext makes the next call of op answer status with body. For 429 and
-// 503 a Retry-After of 7 seconds is sent. Calls queue up: FailNext twice
+// FailNextWith queues a scripted answer for the next call of op; FailNext
+// (the kit's) queues a status and a body. Calls queue up: FailNext twice
 // fails the next two calls.
-func (s *Server) FailNext(op string, status int, body string) {
-	f := Failure{Status: status, Body: body}
-	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
-		f.Header = http.Header{"Retry-After": {"7"}}
-	}
-	s.FailNextWith(op, f)
-}
-
-// FailNextWith queues a scripted answer for the next call of op.
-func (s *Server) FailNextWith(op string, f Failure) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures[op] = append(s.failures[op], f)
-}
-
-// handle wraps an operation: count it, record its body, play a scripted
-// failure, check the bearer token.
-func (s *Server) handle(op string, authenticated bool, h func(w http.ResponseWriter, r *http.Request, body []byte)) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := readBody(r)
-		if err != nil {
-			writeError(w, http.StatusBadRequest, apiVersionFor(r.URL.Path), "Bad Request", "", "the request body could not be read", "")
-			return
-		}
-		s.mu.Lock()
-		s.requests[op]++
-		if r.Method == http.MethodGet {
-			s.last[op] = []byte(r.URL.RawQuery)
-		} else {
-			s.last[op] = body
-		}
-		var fail *Failure
-		if q := s.failures[op]; len(q) > 0 {
-			fail = &q[0]
-			s.failures[op] = q[1:]
-		}
-		s.mu.Unlock()
-		if fail != nil {
-			writeFailure(w, *fail)
-			return
-		}
-		if authenticated && !s.validBearer(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="https://api.usps.com"`)
-			writeError(w, http.StatusUnauthorized, apiVersionFor(r.URL.Path), "Unauthorized", "",
-				"The access token is missing, invalid or has expired.", "Authorization")
-			return
-		}
-		h(w, r, body)
-	}
-}
-
-func readBody(r *http.Request) ([]byte, error) {
-	defer r.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(r.Body, 4<<20+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > 4<<20 {
-		return nil, errors.New("body too large")
-	}
-	return b, nil
-}
-
-func writeFailure(w http.ResponseWriter, f Failure) {
-	for k, vs := range f.Header {
-		for _, v := range vs {
-			w.Header().Add(k, v)
-		}
-	}
-	ct := f.ContentType
-	if ct == "" {
-		ct = "application/json"
-	}
-	w.Header().Set("Content-Type", ct)
-	if f.Truncate {
-		w.Header().Set("Content-Length", strconv.Itoa(len(f.Body)+512))
-		w.WriteHeader(f.Status)
-		_, _ = w.Write([]byte(f.Body))
-		// Drop the connection with the body short of its declared length.
-		if hj, ok := w.(http.Hijacker); ok {
-			if rw, _, err := hj.Hijack(); err == nil {
-				_ = rw.Close()
-			}
-		}
-		return
-	}
-	w.WriteHeader(f.Status)
-	_, _ = w.Write([]byte(f.Body))
-}
-
-func (s *Server) validBearer(r *http.Request) bool {
-	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || token == "" {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	exp, ok := s.tokens[token]
-	return ok && s.now().Before(exp)
-}
+func (s *Server) FailNextWith(op string, f Failure) { s.Fail(op, f) }
 
 func (s *Server) validPaymentToken(r *http.Request) bool {
-	token := r.Header.Get("X-Payment-Authorization-Token")
-	if token == "" {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	exp, ok := s.paymentTokens[token]
-	return ok && s.now().Before(exp)
+	_, ok := s.paymentTokens.Valid(r.Header.Get("X-Payment-Authorization-Token"))
+	return ok
 }
 
-func newSecret(prefix string) string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return prefix + hex.EncodeToString(b[:])
-}
-
-// token is POST /oauth2/v3/token: client credentials in a form or JSON body.
-func (s *Server) token(w http.ResponseWriter, r *http.Request, body []byte) {
-	var grant, id, secret string
-	ct := mediaType(r.Header.Get("Content-Type"))
-	switch ct {
-	case "application/x-www-form-urlencoded":
-		form, err := parseForm(body)
-		if err != nil {
-			writeOAuthError(w, http.StatusBadRequest, "invalid_request", "The form body does not parse.")
-			return
-		}
-		grant, id, secret = form.Get("grant_type"), form.Get("client_id"), form.Get("client_secret")
-	case "application/json":
-		var req struct {
-			GrantType    string `json:"grant_type"`
-			ClientID     string `json:"client_id"`
-			ClientSecret string `json:"client_secret"`
-		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			writeOAuthError(w, http.StatusBadRequest, "invalid_request", "The JSON body does not parse.")
-			return
-		}
-		grant, id, secret = req.GrantType, req.ClientID, req.ClientSecret
-	default:
-		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "Content-Type must be application/x-www-form-urlencoded or application/json.")
-		return
-	}
+// refuse answers what the kit refuses as USPS does: its API error body,
+// or, from the token endpoint, an OAuth error.
+func refuse(w http.ResponseWriter, r *http.Request, err error) {
+	var missing *fakekit.MissingError
 	switch {
-	case grant == "":
+	case errors.Is(err, fakekit.ErrUnreadable):
+		writeError(w, http.StatusBadRequest, apiVersionFor(r.URL.Path), "Bad Request", "", "the request body could not be read", "")
+	case errors.Is(err, fakekit.ErrUnauthorized):
+		w.Header().Set("WWW-Authenticate", `Bearer realm="https://api.usps.com"`)
+		writeError(w, http.StatusUnauthorized, apiVersionFor(r.URL.Path), "Unauthorized", "",
+			"The access token is missing, invalid or has expired.", "Authorization")
+	case errors.Is(err, fakekit.ErrContentType):
+		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "Content-Type must be application/x-www-form-urlencoded or application/json.")
+	case errors.Is(err, fakekit.ErrMalformed) && isJSON(r):
+		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "The JSON body does not parse.")
+	case errors.Is(err, fakekit.ErrMalformed):
+		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "The form body does not parse.")
+	case errors.As(err, &missing) && slices.Contains(missing.Fields, "grant_type"):
 		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "grant_type is required.")
-		return
-	case grant != "client_credentials":
-		writeOAuthError(w, http.StatusBadRequest, "unsupported_grant_type", "Only client_credentials is supported here.")
-		return
-	case id == "" || secret == "":
+	case errors.As(err, &missing):
 		writeOAuthError(w, http.StatusBadRequest, "invalid_request", "client_id and client_secret are required.")
-		return
-	case id != ClientID || secret != ClientSecret:
+	case errors.Is(err, fakekit.ErrGrant):
+		writeOAuthError(w, http.StatusBadRequest, "unsupported_grant_type", "Only client_credentials is supported here.")
+	default: // fakekit.ErrBadClient
 		w.Header().Set("WWW-Authenticate", `Basic realm="https://api.usps.com"`)
 		writeOAuthError(w, http.StatusUnauthorized, "invalid_client", "Client authentication failed.")
-		return
 	}
-	token := newSecret("fake-access-")
-	s.mu.Lock()
-	now := s.now()
-	s.tokens[token] = now.Add(s.tokenTTL)
-	s.mu.Unlock()
-	secs := int64(s.tokenTTL / time.Second)
-	var expiresIn any = secs
-	if s.stringExpiresIn {
-		expiresIn = strconv.FormatInt(secs, 10)
-	}
-	writeJSON(w, http.StatusOK, map[string]any{
-		"access_token": token, "token_type": "Bearer", "issued_at": now.UnixMilli(), "expires_in": expiresIn,
+}
+
+// tokenAnswer is USPS's answer to POST /oauth2/v3/token (client
+// credentials in a form or JSON body).
+func tokenAnswer(t fakekit.Issued) any {
+	return map[string]any{
+		"access_token": t.Token, "token_type": "Bearer", "issued_at": t.At.UnixMilli(), "expires_in": t.ExpiresIn,
 		"status": "approved", "scope": "addresses payments tracking labels international-labels shipments scan-forms",
-		"issuer": "api.usps.com", "client_id": ClientID, "application_name": "shipd fake",
-	})
+		"issuer": "api.usps.com", "client_id": t.Client.ID, "application_name": "shipd fake",
+	}
 }
 
 // paymentRole is a Payments 3.0 role.
@@ -425,11 +257,8 @@ func (s *Server) payment(w http.ResponseWriter, r *http.Request, body []byte) {
 	case owner.MID != MID || owner.ManifestMID != MID:
 		writeError(w, http.StatusBadRequest, api, "Bad Request", "", "The LABEL_OWNER needs the MID and manifestMID of the CRID", "roles.MID")
 	default:
-		token := newSecret("fake-payment-")
-		s.mu.Lock()
-		s.paymentTokens[token] = s.now().Add(paymentTokenTTL)
-		s.mu.Unlock()
-		writeJSON(w, http.StatusOK, map[string]any{"paymentAuthorizationToken": token, "roles": req.Roles})
+		token, _ := s.paymentTokens.Issue(fakekit.Client{ID: ClientID, Account: AccountNumber}, paymentTokenTTL)
+		fakekit.WriteJSON(w, http.StatusOK, map[string]any{"paymentAuthorizationToken": token, "roles": req.Roles})
 	}
 }
 
@@ -464,18 +293,7 @@ func writeError(w http.ResponseWriter, status int, api, message, code, detail, p
 }
 
 func writeOAuthError(w http.ResponseWriter, status int, code, description string) {
-	writeJSON(w, status, map[string]string{"error": code, "error_description": description})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
+	fakekit.WriteJSON(w, status, map[string]string{"error": code, "error_description": description})
 }
 
 func apiVersionFor(path string) string {

@@ -2,13 +2,13 @@ package uspsfake_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 	"github.com/shipd-dev/shipd/carriers/usps/uspsfake"
 )
 
@@ -27,12 +27,7 @@ func call(t *testing.T, method, target string, header map[string]string, body st
 	for k, v := range header {
 		req.Header.Set(k, v)
 	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	res, b := fakekit.Send(t, req)
 	return res.StatusCode, string(b)
 }
 

@@ -24,7 +24,7 @@ func labelImage(l *label) ([]byte, error) {
 			img.Pix[20*800+x], img.Pix[1179*800+x] = 0, 0
 		}
 		x := 80
-		for _, r := range l.tracking {
+		for _, r := range l.TrackingNumber {
 			w := 2 + int(r-'0')%4
 			for y := 700; y < 900; y++ {
 				for dx := range w {
@@ -43,7 +43,7 @@ func labelImage(l *label) ([]byte, error) {
 		var b strings.Builder
 		b.WriteString("^XA\n^PW812\n^LL1218\n^FO40,40^A0N,60,60^FDUSPS^FS\n")
 		fmt.Fprintf(&b, "^FO40,120^A0N,40,40^FD%s^FS\n", text.Replace(l.mailClass))
-		fmt.Fprintf(&b, "^FO60,700^BY3^BCN,200,Y,N,N^FD%s^FS\n^XZ\n", l.tracking)
+		fmt.Fprintf(&b, "^FO60,700^BY3^BCN,200,Y,N,N^FD%s^FS\n^XZ\n", l.TrackingNumber)
 		return []byte(b.String()), nil
 	}
 	return labelPDF(l)

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 const labelsVendorJSON = "application/vnd.usps.labels+json"
@@ -89,25 +91,21 @@ type labelRequest struct {
 	CustomsForm        *customsIn      `json:"customsForm"`
 }
 
-// label is a label the fake sold.
+// label is a label the fake sold; its Sale's Return is a label sold by
+// /return-label, paid on use.
 type label struct {
-	tracking      string
+	fakekit.Sale
 	international bool
-	// isReturn: sold by /return-label, paid on use.
-	isReturn     bool
-	mailClass    string
-	from, to     labelAddressIn
-	weightLb     float64
-	postageCents int64
-	reference    string
-	created      time.Time
-	pdf          []byte // the label image, in imageType
-	imageType    string // as asked: PDF (also ""), TIFF, ZPL203DPI
-	manifested   bool
-	scanForm     string // the SCAN form the label is on
-	canceled     bool
-	disputedOn   string
-	events       []scan
+	mailClass     string
+	from, to      labelAddressIn
+	weightLb      float64
+	postageCents  int64
+	pdf           []byte // the label image, in imageType
+	imageType     string // as asked: PDF (also ""), TIFF, ZPL203DPI
+	manifested    bool
+	scanForm      string // the SCAN form the label is on
+	disputedOn    string // the day of the latest refund request
+	events        []scan
 	// customs is the CN22 / CN23 printed on an international label.
 	customs *customsDeclaration
 }
@@ -182,14 +180,10 @@ func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, k
 	}
 	s.mu.Lock()
 	tn, seen := s.byKey[key]
-	var replay *label
-	if seen {
-		replay = s.labels[tn]
-	}
 	s.mu.Unlock()
-	if replay != nil {
+	if seen {
 		// Same key, same label: a retried purchase is not sold twice.
-		s.writeLabel(w, r, replay)
+		s.writeLabel(w, r, tn)
 		return
 	}
 
@@ -261,51 +255,53 @@ func (s *Server) buyLabel(w http.ResponseWriter, r *http.Request, body []byte, k
 		return
 	}
 
-	s.mu.Lock()
-	if tn, seen := s.byKey[key]; seen {
-		// A concurrent retry with the same key got there first.
-		l := s.labels[tn]
-		s.mu.Unlock()
-		s.writeLabel(w, r, l)
-		return
-	}
-	s.serial++
 	priced := pkg.MailClass
 	if kind == returnKind {
 		priced = returnMailClasses[pkg.MailClass]
 	}
 	l := &label{
-		international: international, isReturn: kind == returnKind, mailClass: pkg.MailClass, from: *req.FromAddress, to: *req.ToAddress,
-		weightLb: *pkg.Weight, postageCents: priceFor(priced, *pkg.Weight), created: s.now(),
+		Sale:          fakekit.Sale{Account: AccountNumber, Return: kind == returnKind, SoldAt: s.Now()},
+		international: international, mailClass: pkg.MailClass, from: *req.FromAddress, to: *req.ToAddress,
+		weightLb: *pkg.Weight, postageCents: priceFor(priced, *pkg.Weight),
 	}
 	if international {
-		l.tracking = s10("LZ", s.serial)
 		l.customs = customsOf(*req.CustomsForm) // customs.go
-	} else {
-		l.tracking = impb(s.serial)
 	}
-	for _, ref := range pkg.CustomerReference {
-		if ref.PrintReferenceNumber || international {
-			l.reference = ref.ReferenceNumber
-			break
-		}
-	}
-	s.labels[l.tracking] = l
-	s.byKey[key] = l.tracking
-	s.mu.Unlock()
-
 	if req.ImageInfo != nil {
 		l.imageType = req.ImageInfo.ImageType
 	}
+	for _, ref := range pkg.CustomerReference {
+		if ref.PrintReferenceNumber || international {
+			l.Reference = ref.ReferenceNumber
+			break
+		}
+	}
+	s.mu.Lock()
+	if tn, seen := s.byKey[key]; seen {
+		// A concurrent retry with the same key got there first.
+		s.mu.Unlock()
+		s.writeLabel(w, r, tn)
+		return
+	}
+	s.serial++
+	if international {
+		l.TrackingNumber = s10("LZ", s.serial)
+	} else {
+		l.TrackingNumber = impb(s.serial)
+	}
+	l.Pieces = []string{l.TrackingNumber}
 	pdf, err := labelImage(l)
+	if err == nil {
+		l.pdf = pdf
+		s.sales.Sell(l)
+		s.byKey[key] = l.TrackingNumber
+	}
+	s.mu.Unlock()
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, api, "Internal Server Error", "", "the label image could not be made", "")
 		return
 	}
-	s.mu.Lock()
-	l.pdf = pdf
-	s.mu.Unlock()
-	s.writeLabel(w, r, l)
+	s.writeLabel(w, r, l.TrackingNumber)
 }
 
 func checkDomesticAddress(p *problems, where string, a labelAddressIn) {
@@ -428,7 +424,7 @@ func (s *Server) checkLabelPackage(p *problems, pkg labelPackageIn, kind labelKi
 	case pkg.MailingDate == "":
 		p.add(w+"mailingDate", "mailingDate is required")
 	default:
-		checkMailingDate(p, w+"mailingDate", pkg.MailingDate, s.now(), 7)
+		checkMailingDate(p, w+"mailingDate", pkg.MailingDate, s.Now(), 7)
 	}
 }
 
@@ -513,24 +509,26 @@ func s10(prefix string, serial int) string {
 	return prefix + n + strconv.Itoa(check) + "US"
 }
 
-// writeLabel answers a label as the client asked: the vendor JSON for
-// Accept: application/vnd.usps.labels+json, the default multipart
-// representation otherwise (metadata part, then the base64 label image).
-func (s *Server) writeLabel(w http.ResponseWriter, r *http.Request, l *label) {
-	s.mu.Lock()
-	meta := labelMetadata(l)
-	image := base64.StdEncoding.EncodeToString(l.pdf)
-	s.mu.Unlock()
+// writeLabel answers the label of trackingNumber as the client asked: the
+// vendor JSON for Accept: application/vnd.usps.labels+json, the default
+// multipart representation otherwise (metadata part, then the base64 label
+// image).
+func (s *Server) writeLabel(w http.ResponseWriter, r *http.Request, trackingNumber string) {
+	var meta map[string]any
+	var image, imageType string
 	status := http.StatusOK
-	if l.international {
-		status = http.StatusCreated
-	}
 	// A return label's answer (ReturnLabelVendorResponse,
 	// ReturnLabelMultiPartResponse) names its parts returnLabel*.
 	metaName, imageName := "labelMetadata", "labelImage"
-	if l.isReturn {
-		metaName, imageName = "returnLabelMetadata", "returnLabelImage"
-	}
+	s.sales.With(trackingNumber, func(l *label) {
+		meta, image, imageType = labelMetadata(l), base64.StdEncoding.EncodeToString(l.pdf), l.imageType
+		if l.international {
+			status = http.StatusCreated
+		}
+		if l.Return {
+			metaName, imageName = "returnLabelMetadata", "returnLabelImage"
+		}
+	})
 	if strings.Contains(r.Header.Get("Accept"), labelsVendorJSON) {
 		meta[imageName] = image
 		b, _ := json.Marshal(meta)
@@ -548,7 +546,7 @@ func (s *Server) writeLabel(w http.ResponseWriter, r *http.Request, l *label) {
 	})
 	_, _ = part.Write(metaJSON)
 	ctype, ext := "application/pdf", "pdf"
-	switch l.imageType {
+	switch imageType {
 	case "TIFF":
 		ctype, ext = "image/tiff", "tiff"
 	case "ZPL203DPI":
@@ -566,11 +564,12 @@ func (s *Server) writeLabel(w http.ResponseWriter, r *http.Request, l *label) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// labelMetadata is LabelMetadata or InternationalLabelMetadata. Callers hold s.mu.
+// labelMetadata is LabelMetadata or InternationalLabelMetadata. Called with
+// the sales book locked.
 func labelMetadata(l *label) map[string]any {
 	if l.international {
 		return map[string]any{
-			"internationalTrackingNumber": l.tracking, "constructCode": "I01", "SKU": "IPXX0XXXXC01010",
+			"internationalTrackingNumber": l.TrackingNumber, "constructCode": "I01", "SKU": "IPXX0XXXXC01010",
 			"postage": money(l.postageCents), "extraServices": []any{}, "internationalPriceGroup": "01", // two characters in international-labels.yaml
 			"weightUOM": "lb", "weight": l.weightLb, "fees": []any{},
 			"labelAddress": map[string]any{
@@ -587,13 +586,13 @@ func labelMetadata(l *label) map[string]any {
 			"ignoreBadAddress": false,
 		},
 		"routingInformation": "420" + l.to.ZIPCode + plus4For(l.to.StreetAddress),
-		"trackingNumber":     l.tracking, "constructCode": "C01", "SKU": "DUXP0XXXXC01010",
+		"trackingNumber":     l.TrackingNumber, "constructCode": "C01", "SKU": "DUXP0XXXXC01010",
 		"postage": money(l.postageCents), "extraServices": []any{}, "zone": "05",
-		"commitment": map[string]any{"name": "3 Days", "scheduleDeliveryDate": l.created.AddDate(0, 0, 3).Format(time.DateOnly)},
+		"commitment": map[string]any{"name": "3 Days", "scheduleDeliveryDate": l.SoldAt.AddDate(0, 0, 3).Format(time.DateOnly)},
 		"weightUOM":  "lb", "weight": l.weightLb, "dimensionalWeight": 0, "fees": []any{},
 		"bannerText": "USPS TRACKING # USPS Ship", "retailDistributionCode": "03", "serviceTypeCode": "055",
 		"links": []any{map[string]any{"rel": []string{"Tracking URL"},
-			"href": "https://tools.usps.com/go/TrackConfirmAction_input?origTrackNum=" + l.tracking, "method": "GET"}},
+			"href": "https://tools.usps.com/go/TrackConfirmAction_input?origTrackNum=" + l.TrackingNumber, "method": "GET"}},
 	}
 }
 
@@ -601,30 +600,15 @@ func labelMetadata(l *label) map[string]any {
 // at 12:30am CT after the mailing date: from then on it cannot be cancelled,
 // only refunded. False when the fake sold no such label.
 func (s *Server) ManifestLabel(trackingNumber string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l, ok := s.labels[trackingNumber]
-	if ok {
-		l.manifested = true
-	}
-	return ok
+	return s.sales.With(trackingNumber, func(l *label) { l.manifested = true })
 }
 
 // IsReturn reports whether the label of trackingNumber was sold by
 // /return-label.
-func (s *Server) IsReturn(trackingNumber string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l, ok := s.labels[trackingNumber]
-	return ok && l.isReturn
-}
+func (s *Server) IsReturn(trackingNumber string) bool { return s.sales.IsReturn(trackingNumber) }
 
 // LabelCount is the number of labels sold.
-func (s *Server) LabelCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.labels)
-}
+func (s *Server) LabelCount() int { return s.sales.Len() }
 
 // cancel is DELETE .../label/{trackingNumber}: CANCELED before the Shipping
 // Services File, a DISPUTED refund request after it, the documented 400s
@@ -640,26 +624,29 @@ func (s *Server) cancel(api string) func(w http.ResponseWriter, r *http.Request,
 			return
 		}
 		tn := r.PathValue("trackingNumber")
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		l, ok := s.labels[tn]
-		today := s.now().UTC().Format(time.DateOnly)
-		switch {
-		case !ok || l.international != (api == "/international-labels/v3"):
-			writeBody(w, http.StatusBadRequest, strings.Replace(BodyLabelNotFound, "/labels/v3", api, 1))
-		case len(l.events) > 1:
-			// USPS has scanned the parcel: it was used.
-			writeBody(w, http.StatusBadRequest, strings.Replace(BodyRefundNotSubmitted, "/labels/v3", api, 1))
-		case l.disputedOn == today:
-			writeBody(w, http.StatusBadRequest, strings.Replace(BodyRefundSameDay, "/labels/v3", api, 1))
-		case l.manifested && !l.canceled:
-			s.disputes++
-			l.disputedOn = today
-			writeJSON(w, http.StatusOK, map[string]any{"trackingNumber": tn, "status": "DISPUTED", "disputeId": strconv.Itoa(103000 + s.disputes)})
-		default:
-			l.canceled = true
-			writeJSON(w, http.StatusOK, map[string]any{"trackingNumber": tn, "status": "CANCELED"})
+		today := s.Now().UTC().Format(time.DateOnly)
+		refusal := BodyLabelNotFound
+		var answer map[string]any
+		s.sales.With(tn, func(l *label) {
+			switch {
+			case l.international != (api == "/international-labels/v3"):
+			case len(l.events) > 1:
+				refusal = BodyRefundNotSubmitted // USPS has scanned the parcel: it was used.
+			case l.disputedOn == today:
+				refusal = BodyRefundSameDay
+			case l.manifested && l.State != fakekit.Voided:
+				l.disputedOn, l.State = today, fakekit.RefundRequested
+				answer = map[string]any{"trackingNumber": tn, "status": "DISPUTED", "disputeId": strconv.FormatInt(103000+s.disputes.Add(1), 10)}
+			default:
+				l.State = fakekit.Voided
+				answer = map[string]any{"trackingNumber": tn, "status": "CANCELED"}
+			}
+		})
+		if answer == nil {
+			writeBody(w, http.StatusBadRequest, strings.Replace(refusal, "/labels/v3", api, 1))
+			return
 		}
+		fakekit.WriteJSON(w, http.StatusOK, answer)
 	}
 }
 

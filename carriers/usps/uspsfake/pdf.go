@@ -25,9 +25,9 @@ func labelPDF(l *label) ([]byte, error) {
 	pdf := fpdf.NewCustom(&fpdf.InitType{UnitStr: "pt", Size: fpdf.SizeType{Wd: w, Ht: h}})
 	pdf.SetMargins(12, 12, 12)
 	pdf.SetAutoPageBreak(false, 0)
-	pdf.SetCreationDate(l.created)
-	pdf.SetModificationDate(l.created)
-	pdf.SetTitle("USPS test label "+l.tracking, false)
+	pdf.SetCreationDate(l.SoldAt)
+	pdf.SetModificationDate(l.SoldAt)
+	pdf.SetTitle("USPS test label "+l.TrackingNumber, false)
 	pdf.AddPage()
 	pdf.SetLineWidth(1.5)
 	pdf.Rect(6, 6, w-12, h-12, "D")
@@ -43,7 +43,7 @@ func labelPDF(l *label) ([]byte, error) {
 	pdf.Text(74, 30, orDefault(mailClassTitles[l.mailClass], l.mailClass))
 	pdf.SetFont("Helvetica", "", 8)
 	pdf.Text(74, 44, "TEST LABEL - USPSFAKE - NOT FOR MAILING")
-	pdf.Text(74, 56, "Ship date: "+l.created.UTC().Format("01/02/2006"))
+	pdf.Text(74, 56, "Ship date: "+l.SoldAt.UTC().Format("01/02/2006"))
 	pdf.Line(6, 72, w-6, 72)
 
 	// Sender.
@@ -70,7 +70,7 @@ func labelPDF(l *label) ([]byte, error) {
 	pdf.SetFont("Helvetica", "B", 10)
 	pdf.Text(64, 284, "USPS TRACKING # EP")
 	x := 24.0
-	for i, c := range l.tracking {
+	for i, c := range l.TrackingNumber {
 		bar := 1 + float64(int(c)%3)
 		pdf.Rect(x, 292, bar, 58, "F")
 		x += bar + 1.5 + float64((int(c)+i)%2)
@@ -79,11 +79,11 @@ func labelPDF(l *label) ([]byte, error) {
 		}
 	}
 	pdf.SetFont("Helvetica", "", 11)
-	pdf.Text(40, 368, spaced(l.tracking))
+	pdf.Text(40, 368, spaced(l.TrackingNumber))
 	pdf.Line(6, 380, w-6, 380)
-	if l.reference != "" {
+	if l.Reference != "" {
 		pdf.SetFont("Helvetica", "", 8)
-		pdf.Text(14, 396, "Ref: "+ascii(l.reference))
+		pdf.Text(14, 396, "Ref: "+ascii(l.Reference))
 	}
 	if l.customs != nil {
 		l.customs.draw(pdf, w, h) // customs.go

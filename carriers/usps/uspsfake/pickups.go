@@ -2,12 +2,15 @@ package uspsfake
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // OpPickup and OpCancelPickup are Carrier Pickup 3.0's schedule and
@@ -23,10 +26,9 @@ const (
 const PickupIneligibleStreet = "NO PICKUP"
 
 type fakePickup struct {
-	etag      string
-	body      json.RawMessage
-	date      string
-	cancelled bool
+	fakekit.Pickup
+	etag string
+	date string
 }
 
 var (
@@ -41,13 +43,7 @@ const pickupAPI = "/pickup/v3"
 // Pickup returns the body a pickup was scheduled with and whether it was
 // cancelled; ok is false for an unknown confirmation number.
 func (s *Server) Pickup(confirmationNumber string) (body []byte, cancelled, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.pickups[confirmationNumber]
-	if !ok {
-		return nil, false, false
-	}
-	return p.body, p.cancelled, true
+	return s.pickups.Pickup(confirmationNumber)
 }
 
 // schedulePickup answers POST /carrier-pickup after checking
@@ -132,7 +128,7 @@ func (s *Server) schedulePickup(w http.ResponseWriter, r *http.Request, body []b
 			return
 		}
 	}
-	today := s.now().UTC().Format(time.DateOnly)
+	today := s.Now().UTC().Format(time.DateOnly)
 	switch {
 	case day.Weekday() == time.Sunday:
 		bad("Carrier Pickup is not available on Sundays.", "pickupDate")
@@ -147,28 +143,22 @@ func (s *Server) schedulePickup(w http.ResponseWriter, r *http.Request, body []b
 	s.mu.Lock()
 	s.serial++
 	cn := fmt.Sprintf("WTC%08d", 40000000+s.serial)
-	s.pickups[cn] = &fakePickup{etag: newSecret("etag"), body: append(json.RawMessage(nil), body...), date: req.PickupDate}
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, map[string]any{"confirmationNumber": cn, "pickupDate": req.PickupDate, "carrierPickupRequest": json.RawMessage(body)})
+	s.pickups.Schedule(&fakePickup{Pickup: fakekit.Pickup{Code: cn, Body: append([]byte(nil), body...)}, etag: fakekit.NewID("etag"), date: req.PickupDate})
+	fakekit.WriteJSON(w, http.StatusOK, map[string]any{"confirmationNumber": cn, "pickupDate": req.PickupDate, "carrierPickupRequest": json.RawMessage(body)})
 }
 
 // getPickup answers GET /carrier-pickup/{confirmationNumber} with the ETag.
 func (s *Server) getPickup(w http.ResponseWriter, r *http.Request, _ []byte) {
 	cn := r.PathValue("confirmationNumber")
-	s.mu.Lock()
-	p, ok := s.pickups[cn]
 	var etag, date string
 	var body json.RawMessage
-	if ok {
-		etag, date, body = p.etag, p.date, p.body
-	}
-	s.mu.Unlock()
-	if !ok {
+	if !s.pickups.With(cn, func(p *fakePickup) { etag, date, body = p.etag, p.date, p.Body }) {
 		writeError(w, http.StatusNotFound, pickupAPI, "Not Found", "", "No pickup was found for this confirmation number.", "confirmationNumber")
 		return
 	}
 	w.Header().Set("ETag", etag)
-	writeJSON(w, http.StatusOK, []map[string]any{{"confirmationNumber": cn, "pickupDate": date, "carrierPickupRequest": body}})
+	fakekit.WriteJSON(w, http.StatusOK, []map[string]any{{"confirmationNumber": cn, "pickupDate": date, "carrierPickupRequest": body}})
 }
 
 // cancelPickup answers DELETE /carrier-pickup/{confirmationNumber}: the
@@ -176,21 +166,33 @@ func (s *Server) getPickup(w http.ResponseWriter, r *http.Request, _ []byte) {
 // cancelled again.
 func (s *Server) cancelPickup(w http.ResponseWriter, r *http.Request, _ []byte) {
 	cn := r.PathValue("confirmationNumber")
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.pickups[cn]
+	ifMatch := r.Header.Get("If-Match")
+	err := s.pickups.Cancel(cn, func(p *fakePickup) error {
+		switch {
+		case ifMatch == "":
+			return errNoIfMatch
+		case ifMatch != p.etag:
+			return errStaleETag
+		}
+		return nil
+	})
 	switch {
-	case !ok:
+	case errors.Is(err, fakekit.ErrNoPickup):
 		writeError(w, http.StatusNotFound, pickupAPI, "Not Found", "", "No pickup was found for this confirmation number.", "confirmationNumber")
-	case r.Header.Get("If-Match") == "":
+	case errors.Is(err, errNoIfMatch):
 		writeError(w, http.StatusBadRequest, pickupAPI, "Bad Request", "", "the If-Match header is required", "If-Match")
-	case r.Header.Get("If-Match") != p.etag:
+	case errors.Is(err, errStaleETag):
 		writeError(w, http.StatusPreconditionFailed, pickupAPI, "Precondition Failed", "", "The ETag does not match the current pickup.", "If-Match")
-	case p.cancelled:
+	case errors.Is(err, fakekit.ErrPickupCancelled):
 		writeError(w, http.StatusBadRequest, pickupAPI, "Bad Request", "", "This pickup was already cancelled.", "confirmationNumber")
 	default:
-		p.cancelled = true
-		p.etag = newSecret("etag")
+		s.pickups.With(cn, func(p *fakePickup) { p.etag = fakekit.NewID("etag") }) // the cancelled pickup is another version
 		w.WriteHeader(http.StatusOK)
 	}
 }
+
+// Refusals of a cancel's If-Match.
+var (
+	errNoIfMatch = errors.New("uspsfake: no If-Match")
+	errStaleETag = errors.New("uspsfake: If-Match is not the pickup's ETag")
+)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 var (
@@ -201,7 +203,7 @@ func (s *Server) options(w http.ResponseWriter, r *http.Request, body []byte) {
 		}
 	}
 	if pkg.MailingDate != "" {
-		checkMailingDate(&p, "packageDescription.mailingDate", pkg.MailingDate, s.now(), 30)
+		checkMailingDate(&p, "packageDescription.mailingDate", pkg.MailingDate, s.Now(), 30)
 	}
 	if p.write(w, api) {
 		return
@@ -209,7 +211,7 @@ func (s *Server) options(w http.ResponseWriter, r *http.Request, body []byte) {
 
 	mailingDate := pkg.MailingDate
 	if mailingDate == "" {
-		mailingDate = s.now().UTC().Format(time.DateOnly)
+		mailingDate = s.Now().UTC().Format(time.DateOnly)
 	}
 	tariffs := domesticTariffs
 	if international {
@@ -245,7 +247,7 @@ func (s *Server) options(w http.ResponseWriter, r *http.Request, body []byte) {
 	} else {
 		out["destinationZIPCode"] = req.DestinationZIPCode
 	}
-	writeJSON(w, http.StatusOK, out)
+	fakekit.WriteJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) rateOption(t tariff, lb float64, extras []int, mailingDate string, international bool) map[string]any {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-pdf/fpdf"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // OpSCANForm is POST /scan-forms/v3/scan-form.
@@ -92,31 +94,33 @@ func (s *Server) scanForm(w http.ResponseWriter, r *http.Request, body []byte) {
 	if p.write(w, scanFormsAPI) {
 		return
 	}
-	s.mu.Lock()
-	for _, tn := range req.Shipment.TrackingNumbers {
-		l, ok := s.labels[tn]
-		switch {
-		case !ok:
-			p.add("shipment.trackingNumbers", "label %s was not found", tn)
-		case l.canceled:
-			p.add("shipment.trackingNumbers", "label %s was cancelled", tn)
-		case l.scanForm != "":
-			p.add("shipment.trackingNumbers", "label %s is already on SCAN form %s", tn, l.scanForm)
-		case !req.OverwriteMailingDate && l.created.UTC().Format(time.DateOnly) != req.MailingDate:
-			p.add("mailingDate", "label %s has another mailing date; set overwriteMailingDate", tn)
+	var number string
+	s.sales.Update(func(find func(string) (*label, bool)) {
+		for _, tn := range req.Shipment.TrackingNumbers {
+			l, ok := find(tn)
+			switch {
+			case !ok:
+				p.add("shipment.trackingNumbers", "label %s was not found", tn)
+			case l.State == fakekit.Voided:
+				p.add("shipment.trackingNumbers", "label %s was cancelled", tn)
+			case l.scanForm != "":
+				p.add("shipment.trackingNumbers", "label %s is already on SCAN form %s", tn, l.scanForm)
+			case !req.OverwriteMailingDate && l.SoldAt.UTC().Format(time.DateOnly) != req.MailingDate:
+				p.add("mailingDate", "label %s has another mailing date; set overwriteMailingDate", tn)
+			}
 		}
-	}
-	if len(p) > 0 {
-		s.mu.Unlock()
-		p.write(w, scanFormsAPI)
+		if len(p) > 0 {
+			return
+		}
+		number = fmt.Sprintf("9475711%015d", 899000000000000+s.scanForms.Add(1))
+		for _, tn := range req.Shipment.TrackingNumbers {
+			l, _ := find(tn)
+			l.scanForm = number
+		}
+	})
+	if p.write(w, scanFormsAPI) {
 		return
 	}
-	s.scanForms++
-	number := fmt.Sprintf("9475711%015d", 899000000000000+s.scanForms)
-	for _, tn := range req.Shipment.TrackingNumbers {
-		s.labels[tn].scanForm = number
-	}
-	s.mu.Unlock()
 
 	pdf, err := scanFormPDF(number, *req.FromAddress, req.MailingDate, req.Shipment.TrackingNumbers)
 	if err != nil {
@@ -155,12 +159,9 @@ func (s *Server) scanForm(w http.ResponseWriter, r *http.Request, body []byte) {
 
 // SCANForm is the SCAN form number a label is on, "" for none.
 func (s *Server) SCANForm(trackingNumber string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l, ok := s.labels[trackingNumber]; ok {
-		return l.scanForm
-	}
-	return ""
+	form := ""
+	s.sales.With(trackingNumber, func(l *label) { form = l.scanForm })
+	return form
 }
 
 // scanFormPDF draws a one-page test form: its number, the shipper and the

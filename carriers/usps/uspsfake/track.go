@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // scan is one tracking event of a fake label.
@@ -67,13 +69,14 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []any
 	missing := 0
 	for _, tn := range numbers {
-		l, ok := s.labels[strings.ToUpper(tn)]
-		if !ok {
+		now := s.Now()
+		if !s.sales.With(strings.ToUpper(tn), func(l *label) {
+			l.advance(now)
+			out = append(out, detail(l))
+		}) {
 			missing++
 			var e map[string]any
 			_ = json.Unmarshal([]byte(ErrorBody(api, 404, "Not Found", "404000",
@@ -81,29 +84,26 @@ func (s *Server) track(w http.ResponseWriter, r *http.Request, body []byte) {
 			e["statusCode"] = "404"
 			e["trackingNumber"] = tn
 			out = append(out, e)
-			continue
 		}
-		s.advance(l)
-		out = append(out, detail(l))
 	}
 	switch {
 	case missing == len(numbers) && len(numbers) == 1:
 		writeBody(w, http.StatusNotFound, ErrorBody(api, 404, "Not Found", "404000",
 			"A status update is not yet available on your package. It will be available when the shipper provides an update or the package is delivered to USPS.", "trackingNumber"))
 	case missing > 0:
-		writeJSON(w, http.StatusMultiStatus, out)
+		fakekit.WriteJSON(w, http.StatusMultiStatus, out)
 	default:
-		writeJSON(w, http.StatusOK, out)
+		fakekit.WriteJSON(w, http.StatusOK, out)
 	}
 }
 
-// advance adds the next scan. Callers hold s.mu.
-func (s *Server) advance(l *label) {
+// advance adds the next scan, at now. Called with the sales book locked.
+func (l *label) advance(now time.Time) {
 	if len(l.events) >= len(progression) {
 		return
 	}
 	step := progression[len(l.events)]
-	at := s.now().Truncate(time.Second)
+	at := now.Truncate(time.Second)
 	if n := len(l.events); n > 0 && !at.After(l.events[n-1].at) {
 		at = l.events[n-1].at.Add(time.Hour)
 	}
@@ -120,7 +120,7 @@ func (s *Server) advance(l *label) {
 }
 
 // detail is a TrackingDetail; events newest first, as USPS lists them.
-// Callers hold s.mu.
+// Called with the sales book locked.
 func detail(l *label) map[string]any {
 	step := progression[len(l.events)-1]
 	events := make([]any, 0, len(l.events))
@@ -135,7 +135,7 @@ func detail(l *label) map[string]any {
 		})
 	}
 	d := map[string]any{
-		"trackingNumber": l.tracking, "mailClass": l.mailClass, "mailType": "Domestic",
+		"trackingNumber": l.TrackingNumber, "mailClass": l.mailClass, "mailType": "Domestic",
 		"originCity": strings.ToUpper(l.from.City), "originState": l.from.State, "originZIPCode": l.from.ZIPCode,
 		"destinationCity": strings.ToUpper(l.to.City), "destinationState": l.to.State,
 		"status": step.status, "statusCategory": step.category,
@@ -148,7 +148,7 @@ func detail(l *label) map[string]any {
 	} else {
 		d["destinationZIPCode"] = l.to.ZIPCode
 		if step.code != "01" {
-			d["deliveryDateExpectation"] = map[string]any{"expectedDeliveryDate": l.created.AddDate(0, 0, 3).Format(time.DateOnly)}
+			d["deliveryDateExpectation"] = map[string]any{"expectedDeliveryDate": l.SoldAt.AddDate(0, 0, 3).Format(time.DateOnly)}
 		}
 	}
 	return d

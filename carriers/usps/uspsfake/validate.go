@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
 // problems collects what is wrong with a request, answered together in one
@@ -33,7 +35,7 @@ func (p problems) write(w http.ResponseWriter, api string) bool {
 		subs = append(subs, map[string]any{"status": "400", "code": "400000", "title": "Bad Request",
 			"detail": x.detail, "source": map[string]any{"parameter": x.parameter}})
 	}
-	writeJSON(w, http.StatusBadRequest, map[string]any{
+	fakekit.WriteJSON(w, http.StatusBadRequest, map[string]any{
 		"apiVersion": api,
 		"error":      map[string]any{"code": "400", "message": "Bad Request", "errors": subs},
 	})
