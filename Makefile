@@ -136,7 +136,7 @@ test-race: ## Run the concurrent packages' tests under the race detector
 FUZZTIME ?= 20s
 
 .PHONY: fuzz
-fuzz: ## Run every Go fuzz target (found by grep) one at a time, FUZZTIME each (20s); stops at the first failure and names it (~11 min)
+fuzz: ## Run every Go fuzz target (found by grep) one at a time, FUZZTIME each (20s); stops at the first failure and names it (~12 min)
 	GO=$(GO) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
 
 # BENCH_FLAGS, e.g. "-profile-dir /tmp/shipd-prof" (CPU profiles of each

@@ -23,6 +23,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/internal/pdfmerge"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
@@ -122,6 +123,10 @@ type Config struct {
 	// App (its collectors read this App's store); nil: a new one, with
 	// metrics and without traces.
 	Telemetry *telemetry.Telemetry
+	// PDFBudget bounds what reading label PDFs may allocate, per document
+	// and across every merge and purchase check at once; nil: pdfmerge's
+	// defaults (64 MiB in all, 8 MiB a document). Tests read its counters.
+	PDFBudget *pdfmerge.Budget
 }
 
 // App is shipd assembled.
@@ -208,6 +213,7 @@ func New(cfg Config) (*App, error) {
 		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,
 		Observer:        cfg.Telemetry.Shipments(),
 		CarrierAccounts: cfg.CarrierAccounts, Cipher: cfg.Cipher, NoPlatformCarriers: cfg.NoPlatformCarriers,
+		PDFBudget: cfg.PDFBudget,
 	})
 	if err != nil {
 		return nil, err

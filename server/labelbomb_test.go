@@ -7,6 +7,11 @@ import (
 	"image/png"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
+	"github.com/shipd-dev/shipd/shipping"
 )
 
 // hugeImage is a uniform image of any size that takes no memory.
@@ -36,4 +41,16 @@ func TestLiveLabelImageBombFailsThePurchase(t *testing.T) {
 	if msg := sh.str(sh.ErrorMessage); !strings.Contains(msg, want) {
 		t.Fatalf("errorMessage %q, want it to say %q", msg, want)
 	}
+	// UPS sold that label: it is voided, once, and the audit log says so.
+	waitUntil(t, "UPS's label voided", func() bool {
+		sales := f.ups.Sales(sh.ID)
+		return len(sales) == 1 && sales[0].Voided
+	})
+	waitUntil(t, "the void in the audit log", func() bool {
+		return cmp.Equal([]string{shipping.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID))
+	})
+	if ships, voids := f.ups.Requests(upsfake.OpShip), f.ups.Requests(upsfake.OpVoid); ships != 1 || voids != 1 {
+		t.Errorf("UPS saw %d ship and %d void requests, want one each", ships, voids)
+	}
+	noCharge(t, b)
 }

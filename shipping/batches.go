@@ -18,6 +18,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/internal/pdfmerge"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -405,13 +406,13 @@ const batchLabelsPage = 200
 // the batch, in item order, as one PDF (failed items, and labels refunded
 // since, are skipped); ErrLabelPending while any item is still being bought.
 // The function reads the items a page at a time and each label once, so
-// memory does not grow with the batch (pdfmerge.go).
+// memory does not grow with the batch (internal/pdfmerge).
 func (s *Service) BatchLabelsPDF(ctx context.Context, c accounts.Caller, id string) (func(io.Writer) error, error) {
 	if _, err := s.batchDocument(ctx, c, id, carriers.LabelPDF); err != nil {
 		return nil, err
 	}
 	return func(w io.Writer) error {
-		m := newPDFMerger(w)
+		m := pdfmerge.NewMerger(w, s.cfg.PDFBudget)
 		after := int64(0)
 		for {
 			items, err := s.store.BatchLabels(ctx, id, after, batchLabelsPage)
@@ -427,15 +428,15 @@ func (s *Service) BatchLabelsPDF(ctx context.Context, c accounts.Caller, id stri
 				if err != nil {
 					return fmt.Errorf("label of %s: %w", it.ID, err)
 				}
-				if err := m.add(doc); errors.Is(err, errUnmergeable) {
+				if err := m.Add(ctx, doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
 					s.log.WarnContext(ctx, "a label could not be merged; a page names it instead", slog.String("shipment_id", it.ID))
-					m.placeholder("The label of " + it.ID + " could not be merged: download it from /api/v1/labels/" + it.ID + "/label.pdf")
+					m.Placeholder("The label of " + it.ID + " could not be merged: download it from /api/v1/labels/" + it.ID + "/label.pdf")
 				} else if err != nil {
 					return err
 				}
 			}
 			if len(items) < batchLabelsPage {
-				return m.close()
+				return m.Close()
 			}
 		}
 	}, nil

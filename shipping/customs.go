@@ -12,6 +12,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/paperwork"
+	"github.com/shipd-dev/shipd/internal/pdfmerge"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/store"
 )
@@ -173,15 +174,15 @@ func (s *Service) BatchCustomsPDF(ctx context.Context, c accounts.Caller, id str
 		return nil, fmt.Errorf("%w: no purchased label of batch %s crosses a border, so it has no customs documents", accounts.ErrNotFound, id)
 	}
 	return func(w io.Writer) error {
-		m := newPDFMerger(w)
+		m := pdfmerge.NewMerger(w, s.cfg.PDFBudget)
 		err := s.eachBatchCustoms(ctx, id, func(row store.Shipment, shipment carriers.Shipment) error {
 			doc, err := s.customsDocumentOf(ctx, row, shipment)
 			if err != nil {
 				return fmt.Errorf("customs document of %s: %w", row.ID, err)
 			}
-			if err := m.add(doc); errors.Is(err, errUnmergeable) {
+			if err := m.Add(ctx, doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
 				s.log.WarnContext(ctx, "a customs document could not be merged; a page names it instead", slog.String("shipment_id", row.ID))
-				m.placeholder("The customs document of " + row.ID + " could not be merged: download it from /api/v1/labels/" + row.ID + "/customs.pdf")
+				m.Placeholder("The customs document of " + row.ID + " could not be merged: download it from /api/v1/labels/" + row.ID + "/customs.pdf")
 				return nil
 			}
 			return err
@@ -189,7 +190,7 @@ func (s *Service) BatchCustomsPDF(ctx context.Context, c accounts.Caller, id str
 		if err != nil {
 			return err
 		}
-		return m.close()
+		return m.Close()
 	}, nil
 }
 

@@ -18,6 +18,12 @@ type Observer interface {
 	RefundFinished(carrier, outcome string)
 	// LabelStored reports a label document written to Documents.
 	LabelStored()
+	// UnusableLabel reports one attempt to void a label the carrier sold for
+	// a purchase whose answer could not be used (unusable.go):
+	// UnusableOutcomeVoided, UnusableOutcomeRequested, UnusableOutcomeNotSold,
+	// UnusableOutcomeError (the job tries again) or UnusableOutcomeNotVoided
+	// (for good: the operator settles the label with the carrier).
+	UnusableLabel(carrier, outcome string)
 }
 
 // Purchase outcomes, as Observer.PurchaseFinished reports them.
@@ -48,3 +54,4 @@ type noObserver struct{}
 func (noObserver) PurchaseFinished(string, string, time.Duration) {}
 func (noObserver) RefundFinished(string, string)                  {}
 func (noObserver) LabelStored()                                   {}
+func (noObserver) UnusableLabel(string, string)                   {}

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/internal/pdfmerge"
 )
 
 // Multi-piece shipments: several boxes under one shipment, bought from a
@@ -140,35 +140,35 @@ func pieceNumbers(raw *string) []string {
 }
 
 // joinPieces makes a label answered as a document per piece (FedEx) one
-// document: a PDF of their pages (pdfmerge.go), or their ZPL labels one
-// after the other. The labels are sold: a PDF that cannot be merged keeps
-// a page naming it, never failing the purchase.
-func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Label) carriers.Label {
+// document: a PDF of their pages (internal/pdfmerge), or their ZPL labels
+// one after the other. A piece whose PDF cannot be read makes the whole
+// label unusable (errUnusable): the purchase fails and the shipment, every
+// piece with it, is voided (unusable.go), rather than a label sold with a
+// page missing.
+func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Label) (carriers.Label, error) {
 	if len(label.PieceDocuments) == 0 {
-		return label
+		return label, nil
 	}
 	docs := label.PieceDocuments
 	label.PieceDocuments = nil
 	if label.Format != "" && label.Format != carriers.LabelPDF {
 		label.Document = bytes.Join(docs, nil)
-		return label
+		return label, nil
 	}
 	var buf bytes.Buffer
-	m := newPDFMerger(&buf)
+	m := pdfmerge.NewMerger(&buf, s.cfg.PDFBudget)
 	for i, doc := range docs {
-		if err := m.add(doc); errors.Is(err, errUnmergeable) {
-			s.log.ErrorContext(ctx, "a piece's label could not be merged; a page names it instead", slog.String("shipment_id", id), slog.String("tracking_number", pieceAt(label.Pieces, i)))
-			m.placeholder("The label of piece " + pieceAt(label.Pieces, i) + " could not be merged: the carrier has it under the master tracking number " + label.TrackingNumber)
+		if err := m.Add(ctx, doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
+			return label, fmt.Errorf("%w: the PDF of piece %s: %w", errUnusable, pieceAt(label.Pieces, i), err)
 		} else if err != nil {
-			m.placeholder("The label of piece " + pieceAt(label.Pieces, i) + " could not be merged")
+			return label, err
 		}
 	}
-	if err := m.close(); err != nil {
-		// Only a writer failing: a bytes.Buffer does not.
-		s.log.ErrorContext(ctx, "joining the pieces' labels", slog.String("shipment_id", id), slog.Any("error", err))
+	if err := m.Close(); err != nil {
+		return label, err // only a writer failing: a bytes.Buffer does not
 	}
 	label.Document, label.Format = buf.Bytes(), carriers.LabelPDF
-	return label
+	return label, nil
 }
 
 func pieceAt(numbers []string, i int) string {

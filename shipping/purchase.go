@@ -85,17 +85,12 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	if err != nil {
 		return s.failPurchase(ctx, id, "the stored shipment cannot be read; contact support")
 	}
-	testMode := accounts.Mode(row.Mode) == accounts.Test
 	carrier, err := s.carrierOf(ctx, row)
 	if err != nil {
 		return s.failPurchase(ctx, id, "the carrier "+row.Carrier+" is not available for this mode")
 	}
-	rate := carriers.Rate{Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
-		CarrierRateCents: row.CarrierRateCents, Currency: row.Currency, EstimatedDays: row.EstimatedDays}
-	shipment := in.carrierShipment()
-	shipment.Return = row.IsReturn
-	req := carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: testMode,
-		LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row)}
+	req := buyRequestOf(row, in)
+	shipment := req.Shipment
 	// The attempt is on record before the carrier is called: if this
 	// process dies with the call in flight, the next attempt knows that the
 	// carrier may have sold a label whose answer nobody read. Only for a
@@ -139,9 +134,21 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		if ctx.Err() != nil {
 			return err // shutting down: River runs the job again
 		}
+		if sold, ok := carriers.SoldUnusable(err); ok {
+			return s.failUnusable(ctx, row, sold, err) // unusable.go
+		}
 		return s.failPurchase(ctx, id, err.Error())
 	}
-	label = s.joinPieces(ctx, id, label) // pieces.go
+	// Sold: the documents are checked now, as a merge will read them, so
+	// that one that cannot be read fails the purchase (and is voided)
+	// instead of failing every retry of it.
+	label, err = s.acceptDocuments(ctx, id, label) // unusable.go
+	if errors.Is(err, errUnusable) {
+		return s.failUnusable(ctx, row, label, err)
+	}
+	if err != nil {
+		return err // the context's, waiting for the PDF budget
+	}
 	packages, err := packagesOf(in, label)
 	if err != nil {
 		// Sold, but not as asked: kept as bought for the operator to
@@ -256,6 +263,16 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	return err
 }
 
+// buyRequestOf is what a purchase of row asks its carrier for.
+func buyRequestOf(row store.Shipment, in Input) carriers.BuyRequest {
+	rate := carriers.Rate{Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
+		CarrierRateCents: row.CarrierRateCents, Currency: row.Currency, EstimatedDays: row.EstimatedDays}
+	shipment := in.carrierShipment()
+	shipment.Return = row.IsReturn
+	return carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: accounts.Mode(row.Mode) == accounts.Test,
+		LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row)}
+}
+
 // deferPurchase moves the shipment to pending and queues the next attempt after a backoff, together.
 func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) error {
 	carrier := "" // set when this run deferred the purchase
@@ -286,6 +303,12 @@ func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) err
 // released and shipment.failed records the reason.
 func (s *Service) failPurchase(ctx context.Context, id string, reason string) error {
 	s.log.InfoContext(ctx, "purchase failed", slog.String("shipment_id", id), slog.String("reason", reason))
+	return s.endPurchase(ctx, id, reason, nil)
+}
+
+// endPurchase is failPurchase without its log; then, when not nil, runs in
+// the same transaction once the shipment has failed (a void to queue).
+func (s *Service) endPurchase(ctx context.Context, id, reason string, then func(context.Context, *store.Tx) error) error {
 	carrier := "" // set when this run failed the purchase
 	err := s.store.Tx(ctx, func(tx *store.Tx) error {
 		row, err := tx.LockShipment(ctx, id)
@@ -307,6 +330,11 @@ func (s *Service) failPurchase(ctx context.Context, id string, reason string) er
 		}
 		if err := s.batchItemFinished(ctx, tx, row); err != nil { // batches.go
 			return err
+		}
+		if then != nil {
+			if err := then(ctx, tx); err != nil {
+				return err
+			}
 		}
 		return s.record(ctx, tx, row, webhooks.EventShipmentFailed)
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/idempotency"
+	"github.com/shipd-dev/shipd/internal/pdfmerge"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -105,6 +106,10 @@ type Config struct {
 	// gets ErrNoCarrierAccounts in live mode instead of the operator's
 	// carriers (serve --platform-carriers=false).
 	NoPlatformCarriers bool
+	// PDFBudget bounds what reading label PDFs may hold, per document and
+	// across every merge and purchase check at once (internal/pdfmerge);
+	// nil: a budget of pdfmerge's defaults.
+	PDFBudget *pdfmerge.Budget
 }
 
 // Service owns shipments and the address book.
@@ -165,6 +170,9 @@ func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *ide
 	}
 	if cfg.MaxPurchaseBacklog == 0 {
 		cfg.MaxPurchaseBacklog = DefaultMaxPurchaseBacklog
+	}
+	if cfg.PDFBudget == nil {
+		cfg.PDFBudget = pdfmerge.NewBudget(0, pdfmerge.Limits{})
 	}
 	// Times are kept to the microsecond, as PostgreSQL stores them, so an
 	// answer shows a time exactly as a later read will.

@@ -308,6 +308,7 @@ func (s *Service) budgetSnooze(err error, since time.Time) error {
 func (s *Service) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &purchaseWorker{s: s})
 	river.AddWorker(w, &voidWorker{s: s})
+	river.AddWorker(w, &voidUnusableWorker{s: s}) // unusable.go
 	river.AddWorker(w, &scanWorker{s: s})
 	river.AddWorker(w, &pollWorker{s: s})
 	river.AddWorker(w, &manifestWorker{s: s})

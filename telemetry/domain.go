@@ -29,6 +29,7 @@ type ShipmentMetrics struct {
 	purchaseLatency *prometheus.HistogramVec
 	refunds         *prometheus.CounterVec
 	labels          prometheus.Counter
+	unusable        *prometheus.CounterVec
 }
 
 func newShipmentMetrics(reg prometheus.Registerer) (*ShipmentMetrics, error) {
@@ -50,8 +51,12 @@ func newShipmentMetrics(reg prometheus.Registerer) (*ShipmentMetrics, error) {
 			Name: "shipd_label_documents_stored_total",
 			Help: "Label documents written to the label store.",
 		}),
+		unusable: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "shipd_unusable_labels_total",
+			Help: "Voids of labels a carrier sold for a purchase whose answer could not be used, by carrier and outcome: voided, requested (the carrier settles later), not_sold (the carrier says it sold nothing), error (retried) or not_voided (for good: settle the label with the carrier).",
+		}, []string{"carrier", "outcome"}),
 	}
-	return m, registerAll(reg, m.purchases, m.purchaseLatency, m.refunds, m.labels)
+	return m, registerAll(reg, m.purchases, m.purchaseLatency, m.refunds, m.labels, m.unusable)
 }
 
 // PurchaseFinished counts one purchase attempt; a purchased one also
@@ -70,6 +75,11 @@ func (m *ShipmentMetrics) RefundFinished(carrier, outcome string) {
 
 // LabelStored counts one label document written.
 func (m *ShipmentMetrics) LabelStored() { m.labels.Inc() }
+
+// UnusableLabel counts one attempt to void an unusable label.
+func (m *ShipmentMetrics) UnusableLabel(carrier, outcome string) {
+	m.unusable.WithLabelValues(carrier, outcome).Inc()
+}
 
 // WebhookMetrics counts delivery attempts and traces them; it is the
 // delivery jobs' Observer.

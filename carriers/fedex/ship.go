@@ -249,12 +249,14 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 	if err != nil {
 		return carriers.Label{}, c.scrub(err)
 	}
+	var label carriers.Label
 	if n := len(req.Shipment.Pieces); n > 1 {
-		label, err := parsePieces(body, req.Format(), n) // pieces.go
-		return label, c.scrub(err)
+		label, err = parsePieces(body, req.Format(), n) // pieces.go
+	} else {
+		label, err = parseShipDocument(body, req.Format())
 	}
-	label, err := parseShipDocument(body, req.Format())
-	return label, c.scrub(err)
+	// FedEx sold the label: an answer that cannot be used says what to void.
+	return label, c.scrub(carriers.Unusable(soldIn(body), err)) // sold.go
 }
 
 // shipResponse is the part of the Ship API answer (SHPCResponseVO_ShipShipment) shipd reads.

@@ -71,13 +71,27 @@ func (c *Carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 		label, err = c.labelDocument(ctx, a.status, req.Format(), req.Size(), res)
 	}
 	if err != nil {
-		return carriers.Label{}, err
+		// UPS sold the label: an image that cannot be used says what to void.
+		return carriers.Label{}, carriers.Unusable(res.sold(), err)
 	}
 	if res.shipmentID != res.trackingNumber {
 		label.CarrierShipmentID = res.shipmentID
 	}
 	label.CustomsDocument = res.forms
 	return label, nil
+}
+
+// sold is what a ship answer sold, without its images: the numbers a void
+// needs, as a label bought from it would carry them.
+func (r shipResult) sold() carriers.Label {
+	sold := carriers.Label{TrackingNumber: r.trackingNumber}
+	if r.shipmentID != r.trackingNumber {
+		sold.CarrierShipmentID = r.shipmentID
+	}
+	for _, p := range r.pieces {
+		sold.Pieces = append(sold.Pieces, p.trackingNumber)
+	}
+	return sold
 }
 
 // buyTransID is the transId of a purchase: the first 32 hex digits of the

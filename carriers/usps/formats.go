@@ -45,7 +45,8 @@ func (c *Carrier) labelIn(ctx context.Context, contentType string, body []byte, 
 		if ctx.Err() != nil {
 			return carriers.Label{}, err
 		}
-		return carriers.Label{}, failed(opBuy, http.StatusOK, "label %s: %v", label.TrackingNumber, err)
+		return carriers.Label{}, carriers.Unusable(carriers.Label{TrackingNumber: label.TrackingNumber},
+			failed(opBuy, http.StatusOK, "label %s: %v", label.TrackingNumber, err))
 	}
 	label.Document, label.Format = doc, f
 	return label, nil

@@ -595,7 +595,8 @@ func finishLabel(tracking string, image []byte, imageType string) (carriers.Labe
 			err = carriers.CheckZPL(doc)
 		}
 		if err != nil {
-			return carriers.Label{}, failed(opBuy, http.StatusOK, "label %s: %v", tracking, err)
+			// USPS sold the label: an answer that cannot be used says what to void.
+			return carriers.Label{}, carriers.Unusable(carriers.Label{TrackingNumber: tracking}, failed(opBuy, http.StatusOK, "label %s: %v", tracking, err))
 		}
 		label := carriers.Label{TrackingNumber: tracking, Document: doc}
 		if imageType == imageZPL {
@@ -605,7 +606,7 @@ func finishLabel(tracking string, image []byte, imageType string) (carriers.Labe
 	}
 	pdf, err := labelPDF(image)
 	if err != nil {
-		return carriers.Label{}, failed(opBuy, http.StatusOK, "label %s: %v", tracking, err)
+		return carriers.Label{}, carriers.Unusable(carriers.Label{TrackingNumber: tracking}, failed(opBuy, http.StatusOK, "label %s: %v", tracking, err))
 	}
 	// USPS voids and refunds by tracking number, so there is no other id
 	// to keep.

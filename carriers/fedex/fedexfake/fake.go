@@ -79,9 +79,10 @@ type Server struct {
 	sales   fakekit.Sales[*shipment]
 	pickups fakekit.Pickups[*fakePickup]
 
-	mu           sync.Mutex
-	pickupSeq    int
-	nextTracking int64
+	mu            sync.Mutex
+	pickupSeq     int
+	nextTracking  int64
+	labelDocument []byte // when set, every package's label (labeldoc.go)
 }
 
 // New starts a fake FedEx API that stops when the test ends.

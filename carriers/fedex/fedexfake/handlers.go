@@ -466,6 +466,9 @@ func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
 				writeError(w, http.StatusInternalServerError, "INTERNAL.SERVER.ERROR", "the fake could not render the label: "+err.Error())
 				return
 			}
+			if given := s.givenLabelDocument(); given != nil { // labeldoc.go
+				pdf = given
+			}
 			doc["encodedLabel"] = base64.StdEncoding.EncodeToString(pdf)
 		} else {
 			doc["url"] = s.URL() + "/document/v2/document/retrieve/SH," + tn + "_SHIPPING_P"

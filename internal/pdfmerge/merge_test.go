@@ -1,4 +1,4 @@
-package shipping
+package pdfmerge
 
 import (
 	"bytes"
@@ -10,43 +10,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/internal/pdfmerge/pdftest"
 )
-
-// buildPDF writes a classic PDF of the given objects (numbered from 1), with
-// a correct cross-reference table; update, when given, is appended as an
-// incremental update replacing objects (its table points back with /Prev).
-func buildPDF(objects []string, update map[int]string) []byte {
-	var b bytes.Buffer
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objects))
-	for i, o := range objects {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objects)+1)
-	for _, o := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", o)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objects)+1, xref)
-	for num, o := range update {
-		at := b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", num, o)
-		x := b.Len()
-		fmt.Fprintf(&b, "xref\n%d 1\n%010d 00000 n \ntrailer\n<< /Size %d /Root 1 0 R /Prev %d >>\nstartxref\n%d\n%%%%EOF\n", num, at, len(objects)+1, xref, x)
-	}
-	return b.Bytes()
-}
-
-func stream(content string) string {
-	return fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content)
-}
 
 // pageTexts reads a merged document with the merger's own parser: its
 // pages in order, each page's content and MediaBox.
 func pageTexts(t *testing.T, doc []byte) (contents, boxes []string) {
 	t.Helper()
-	d, err := parsePDF(doc)
+	d, err := parse(doc, newMeter(Limits{}.withDefaults(), len(doc)))
 	if err != nil {
 		t.Fatalf("the merged document does not parse: %v", err)
 	}
@@ -65,7 +37,7 @@ func pageTexts(t *testing.T, doc []byte) (contents, boxes []string) {
 		}
 		contents = append(contents, string(s.data))
 		var box bytes.Buffer
-		(&pdfCopy{mapped: map[int]int{}}).value(&box, p.get("/MediaBox"))
+		writeValue(&box, p.get("/MediaBox"), nil)
 		boxes = append(boxes, box.String())
 	}
 	return contents, boxes
@@ -75,32 +47,32 @@ func TestMergePDFsKeepsPagesInOrder(t *testing.T) {
 	t.Parallel()
 	// Two pages under a Pages node that gives them MediaBox and Resources;
 	// the second page's content has an indirect /Length.
-	first := buildPDF([]string{
+	first := pdftest.Classic([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 /MediaBox [0 0 288 432] /Resources << /Font << /F1 7 0 R >> >> >>",
 		"<< /Type /Page /Parent 2 0 R /Contents 5 0 R >>",
 		"<< /Type /Page /Parent 2 0 R /Contents 6 0 R /Annots [<< /Type /Annot /Subtype /Link /P 3 0 R /Rect [0 0 1 1] >>] >>",
-		stream("BT (first a) Tj ET"),
+		pdftest.Stream("BT (first a) Tj ET"),
 		"<< /Length 8 0 R >>\nstream\nBT (first b) Tj ET\nendstream",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 		"18",
 	}, nil)
 	// An incremental update replaced the page's content: the newer one counts.
-	second := buildPDF([]string{
+	second := pdftest.Classic([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R % a comment\n>>",
-		stream("BT (old) Tj ET"),
-	}, map[int]string{4: stream("BT (second \\(new\\)) Tj ET")})
+		pdftest.Stream("BT (old) Tj ET"),
+	}, map[int]string{4: pdftest.Stream("BT (second \\(new\\)) Tj ET")})
 
 	var out bytes.Buffer
-	m := newPDFMerger(&out)
+	m := NewMerger(&out, NewBudget(0, Limits{}))
 	for _, doc := range [][]byte{first, second} {
-		if err := m.add(doc); err != nil {
+		if err := m.Add(t.Context(), doc); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := m.close(); err != nil {
+	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
 	contents, boxes := pageTexts(t, out.Bytes())
@@ -120,16 +92,16 @@ func TestMergePDFsKeepsPagesInOrder(t *testing.T) {
 func TestMergePDFRefusesWhatItCannotRead(t *testing.T) {
 	t.Parallel()
 	xrefStream := []byte("%PDF-1.5\n1 0 obj\n<< /Type /XRef /W [1 2 1] /Size 1 /Length 0 >>\nstream\n\nendstream\nendobj\nstartxref\n9\n%%EOF\n")
-	encrypted := bytes.Replace(buildPDF([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>"}, nil),
+	encrypted := bytes.Replace(pdftest.Classic([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>"}, nil),
 		[]byte("/Root 1 0 R"), []byte("/Root 1 0 R /Encrypt 3 0 R"), 1)
-	for name, doc := range map[string][]byte{"xref stream": xrefStream, "encrypted": encrypted, "not a PDF": []byte("GIF89a"), "no pages": buildPDF([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>"}, nil)} {
+	for name, doc := range map[string][]byte{"xref stream": xrefStream, "encrypted": encrypted, "not a PDF": []byte("GIF89a"), "no pages": pdftest.Classic([]string{"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>"}, nil)} {
 		var out bytes.Buffer
-		m := newPDFMerger(&out)
-		if err := m.add(doc); !errors.Is(err, errUnmergeable) {
-			t.Errorf("%s: %v, want errUnmergeable", name, err)
+		m := NewMerger(&out, NewBudget(0, Limits{}))
+		if err := m.Add(t.Context(), doc); !errors.Is(err, ErrUnmergeable) {
+			t.Errorf("%s: %v, want ErrUnmergeable", name, err)
 		}
-		m.placeholder("The label of shp_x could not be merged")
-		if err := m.close(); err != nil {
+		m.Placeholder("The label of shp_x could not be merged")
+		if err := m.Close(); err != nil {
 			t.Fatal(err)
 		}
 		contents, _ := pageTexts(t, out.Bytes())
@@ -161,7 +133,7 @@ func buildPDF15(content string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.5\n")
 	off5 := b.Len()
-	fmt.Fprintf(&b, "5 0 obj\n%s\nendobj\n", stream(content))
+	fmt.Fprintf(&b, "5 0 obj\n%s\nendobj\n", pdftest.Stream(content))
 	off7 := b.Len()
 	fmt.Fprintf(&b, "7 0 obj\n<< /Type /ObjStm /N 4 /First %d /Filter /FlateDecode /Length %d >>\nstream\n", first, len(objstm))
 	b.Write(objstm)
@@ -200,20 +172,20 @@ func deflate(b []byte) []byte {
 // PDF 1.5 documents (cross-reference and object streams) merge like classic ones.
 func TestMergePDF15ObjectStreams(t *testing.T) {
 	t.Parallel()
-	classic := buildPDF([]string{
+	classic := pdftest.Classic([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 288 432] /Contents 4 0 R >>",
-		stream("BT (classic) Tj ET"),
+		pdftest.Stream("BT (classic) Tj ET"),
 	}, nil)
 	var out bytes.Buffer
-	m := newPDFMerger(&out)
+	m := NewMerger(&out, NewBudget(0, Limits{}))
 	for _, doc := range [][]byte{buildPDF15("BT /F1 9 Tf (modern one) Tj ET"), classic, buildPDF15("BT /F1 9 Tf (modern two) Tj ET")} {
-		if err := m.add(doc); err != nil {
+		if err := m.Add(t.Context(), doc); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := m.close(); err != nil {
+	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
 	contents, boxes := pageTexts(t, out.Bytes())
@@ -235,16 +207,16 @@ func TestMergePDF15ObjectStreams(t *testing.T) {
 // merged, never a panic: the merger runs inside a response being streamed.
 func TestMergePDFSurvivesDamage(t *testing.T) {
 	t.Parallel()
-	for _, doc := range [][]byte{buildPDF15("BT (x) Tj ET"), buildPDF([]string{
+	for _, doc := range [][]byte{buildPDF15("BT (x) Tj ET"), pdftest.Classic([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-		"<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>", stream("BT (x) Tj ET")}, nil)} {
+		"<< /Type /Page /Parent 2 0 R /Contents 4 0 R >>", pdftest.Stream("BT (x) Tj ET")}, nil)} {
 		for cut := range len(doc) {
-			m := newPDFMerger(io.Discard)
-			_ = m.add(doc[:cut])
+			m := NewMerger(io.Discard, NewBudget(0, Limits{}))
+			_ = m.Add(t.Context(), doc[:cut])
 			damaged := bytes.Clone(doc)
 			damaged[cut] ^= 0x5a
-			_ = m.add(damaged)
-			if err := m.close(); err != nil {
+			_ = m.Add(t.Context(), damaged)
+			if err := m.Close(); err != nil {
 				t.Fatal(err)
 			}
 		}
