@@ -12,13 +12,13 @@ help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: generate
-generate: ## Regenerate gen/ from openapi/openapi.yaml
+generate: ## Write the carrier registry's parts of openapi.yaml and docs/ (carriers/connectors/gendocs), then gen/ from openapi.yaml
 	$(GO) generate ./...
 
 .PHONY: check-generate
-check-generate: ## Fail when gen/ is stale against the contract
+check-generate: ## Fail when gen/, or what the carrier registry writes into the contract and the documents, is stale
 	$(GO) generate ./...
-	@git diff --exit-code -- gen/ || { echo "gen/ is stale: run 'make generate' and commit"; exit 1; }
+	@git diff --exit-code -- gen/ openapi/ docs/ || { echo "gen/, openapi/ or docs/ is stale: run 'make generate' and commit"; exit 1; }
 
 # The version stamped into shipd (shipd version): git describe, or "dev"
 # outside a checkout. BUILD_DATE is the commit's time, not the clock's, so

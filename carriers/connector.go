@@ -125,6 +125,9 @@ type Descriptor struct {
 	ID ID
 	// DisplayName is the carrier's name in prose ("DHL Parcel Germany").
 	DisplayName string
+	// CredentialsHelp says where an operator or a tenant gets the
+	// credentials, for the documents.
+	CredentialsHelp string
 	// Slug is the carrier's lower-case name in flags, environment variables
 	// and form ids: "ups" gives --ups-client-id and $SHIPD_UPS_CLIENT_ID.
 	Slug string
@@ -168,6 +171,13 @@ type Descriptor struct {
 	// New builds a client; its error names what is wrong with the
 	// configuration, never a secret.
 	New func(ConnectorConfig) (Carrier, error)
+}
+
+// Env is the environment variable of one of the connector's settings:
+// Env("client-id") of the "ups" slug is SHIPD_UPS_CLIENT_ID (its flag is
+// --ups-client-id).
+func (d Descriptor) Env(suffix string) string {
+	return "SHIPD_" + strings.ToUpper(strings.ReplaceAll(d.Slug+"_"+suffix, "-", "_"))
 }
 
 // Field returns the credential field named name.

@@ -627,21 +627,27 @@ type CarrierAccountList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// CarrierCredentialsInput A carrier's API credentials. UPS: the OAuth client id and secret of the UPS
-// developer app and the 6-character shipper number. FedEx: the API key (`clientId`),
-// secret key and the 9-digit account number. USPS: the consumer key and secret, the
-// EPS account number, and `crid` and `mid` (required for USPS).
+// CarrierCredentialsInput A carrier's API credentials, by field: each carrier takes its own fields, and
+// refuses another's with 422 `invalid_field`; a field it requires and lacks is 422
+// `missing_field`. Written from the registry of carrier connectors (`make generate`).
+//
+// - USPS: `clientId` (Consumer key), `clientSecret` (Consumer secret), `accountNumber` (EPS account number), `crid` (CRID (Customer Registration ID)), `mid` (MID (Mailer ID)).
+// - UPS: `clientId` (Client ID), `clientSecret` (Client secret), `accountNumber` (Shipper number).
+// - FedEx: `clientId` (API key), `clientSecret` (Secret key), `accountNumber` (Account number).
 type CarrierCredentialsInput struct {
+	// AccountNumber USPS: EPS account number; UPS: Shipper number; FedEx: Account number.
 	AccountNumber string `json:"accountNumber"`
-	ClientId      string `json:"clientId"`
 
-	// ClientSecret Never returned, logged or stored in clear.
+	// ClientId USPS: Consumer key; UPS: Client ID; FedEx: API key.
+	ClientId string `json:"clientId"`
+
+	// ClientSecret Never returned, logged or stored in clear. USPS: Consumer secret; UPS: Client secret; FedEx: Secret key.
 	ClientSecret string `json:"clientSecret"`
 
-	// Crid USPS Customer Registration ID.
+	// Crid USPS: CRID (Customer Registration ID).
 	Crid *string `json:"crid,omitempty"`
 
-	// Mid USPS Mailer ID.
+	// Mid USPS: MID (Mailer ID).
 	Mid *string `json:"mid,omitempty"`
 }
 
@@ -713,10 +719,13 @@ type CreateBatchRequest struct {
 type CreateCarrierAccountRequest struct {
 	Carrier CreateCarrierAccountRequestCarrier `json:"carrier"`
 
-	// Credentials A carrier's API credentials. UPS: the OAuth client id and secret of the UPS
-	// developer app and the 6-character shipper number. FedEx: the API key (`clientId`),
-	// secret key and the 9-digit account number. USPS: the consumer key and secret, the
-	// EPS account number, and `crid` and `mid` (required for USPS).
+	// Credentials A carrier's API credentials, by field: each carrier takes its own fields, and
+	// refuses another's with 422 `invalid_field`; a field it requires and lacks is 422
+	// `missing_field`. Written from the registry of carrier connectors (`make generate`).
+	//
+	// - USPS: `clientId` (Consumer key), `clientSecret` (Consumer secret), `accountNumber` (EPS account number), `crid` (CRID (Customer Registration ID)), `mid` (MID (Mailer ID)).
+	// - UPS: `clientId` (Client ID), `clientSecret` (Client secret), `accountNumber` (Shipper number).
+	// - FedEx: `clientId` (API key), `clientSecret` (Secret key), `accountNumber` (Account number).
 	Credentials CarrierCredentialsInput `json:"credentials"`
 
 	// Description Example: Our UPS contract
@@ -864,7 +873,7 @@ type CreateManifestRequest struct {
 
 // CreateTrackerRequest defines model for CreateTrackerRequest.
 type CreateTrackerRequest struct {
-	// Carrier USPS, UPS or FedEx (any letter case); may be omitted when the number's form names one carrier.
+	// Carrier A carrier's name as rates give it (any letter case); may be omitted when the number's form names one carrier.
 	//
 	// Example: UPS
 	Carrier *string `json:"carrier,omitempty"`
@@ -1301,7 +1310,7 @@ type PickupCreateRequest struct {
 	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
 	Address AddressInput `json:"address"`
 
-	// Carrier USPS, UPS or FedEx (any letter case).
+	// Carrier A carrier's name as rates give it (any letter case).
 	//
 	// Example: USPS
 	Carrier string `json:"carrier"`
@@ -1742,10 +1751,13 @@ type TrackingEvent struct {
 
 // UpdateCarrierAccountRequest defines model for UpdateCarrierAccountRequest.
 type UpdateCarrierAccountRequest struct {
-	// Credentials A carrier's API credentials. UPS: the OAuth client id and secret of the UPS
-	// developer app and the 6-character shipper number. FedEx: the API key (`clientId`),
-	// secret key and the 9-digit account number. USPS: the consumer key and secret, the
-	// EPS account number, and `crid` and `mid` (required for USPS).
+	// Credentials A carrier's API credentials, by field: each carrier takes its own fields, and
+	// refuses another's with 422 `invalid_field`; a field it requires and lacks is 422
+	// `missing_field`. Written from the registry of carrier connectors (`make generate`).
+	//
+	// - USPS: `clientId` (Consumer key), `clientSecret` (Consumer secret), `accountNumber` (EPS account number), `crid` (CRID (Customer Registration ID)), `mid` (MID (Mailer ID)).
+	// - UPS: `clientId` (Client ID), `clientSecret` (Client secret), `accountNumber` (Shipper number).
+	// - FedEx: `clientId` (API key), `clientSecret` (Secret key), `accountNumber` (Account number).
 	Credentials *CarrierCredentialsInput  `json:"credentials,omitempty"`
 	Description nullable.Nullable[string] `json:"description,omitempty"`
 	Enabled     *bool                     `json:"enabled,omitempty"`
@@ -2317,7 +2329,7 @@ type ClientInterface interface {
 
 	// CreateCarrierAccountWithBody Connect a carrier account
 	//
-	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// Connects the account's own contract with a carrier to live mode (a test-mode
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
@@ -2335,7 +2347,7 @@ type ClientInterface interface {
 
 	// CreateCarrierAccount Connect a carrier account
 	//
-	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// Connects the account's own contract with a carrier to live mode (a test-mode
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
@@ -2702,8 +2714,8 @@ type ClientInterface interface {
 	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
 	// carrier and number again in the same account and mode is 200 with the tracker
 	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
-	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
-	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// omitted when the number's form names exactly one carrier (each carrier's forms:
+	// VARIANTS.md, "Number forms"; e.g. `1Z…` is UPS's);
 	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
 	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
@@ -2720,8 +2732,8 @@ type ClientInterface interface {
 	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
 	// carrier and number again in the same account and mode is 200 with the tracker
 	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
-	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
-	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// omitted when the number's form names exactly one carrier (each carrier's forms:
+	// VARIANTS.md, "Number forms"; e.g. `1Z…` is UPS's);
 	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
 	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
@@ -3127,7 +3139,7 @@ func (c *Client) ListCarrierAccounts(ctx context.Context, params *ListCarrierAcc
 
 // CreateCarrierAccountWithBody Connect a carrier account
 //
-// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// Connects the account's own contract with a carrier to live mode (a test-mode
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
@@ -3155,7 +3167,7 @@ func (c *Client) CreateCarrierAccountWithBody(ctx context.Context, contentType s
 
 // CreateCarrierAccount Connect a carrier account
 //
-// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// Connects the account's own contract with a carrier to live mode (a test-mode
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
@@ -3832,8 +3844,8 @@ func (c *Client) ListTrackers(ctx context.Context, params *ListTrackersParams, r
 // (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
 // carrier and number again in the same account and mode is 200 with the tracker
 // that follows it (a label's tracker when shipd bought the label). `carrier` may be
-// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
-// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// omitted when the number's form names exactly one carrier (each carrier's forms:
+// VARIANTS.md, "Number forms"; e.g. `1Z…` is UPS's);
 // otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
 // form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 // `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
@@ -3860,8 +3872,8 @@ func (c *Client) CreateTrackerWithBody(ctx context.Context, contentType string, 
 // (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
 // carrier and number again in the same account and mode is 200 with the tracker
 // that follows it (a label's tracker when shipd bought the label). `carrier` may be
-// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
-// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// omitted when the number's form names exactly one carrier (each carrier's forms:
+// VARIANTS.md, "Number forms"; e.g. `1Z…` is UPS's);
 // otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
 // form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 // `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
@@ -6408,7 +6420,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCarrierAccountWithBodyWithResponse Connect a carrier account
 	//
-	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// Connects the account's own contract with a carrier to live mode (a test-mode
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
@@ -6426,7 +6438,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCarrierAccountWithResponse Connect a carrier account
 	//
-	// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+	// Connects the account's own contract with a carrier to live mode (a test-mode
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
@@ -6829,8 +6841,8 @@ type ClientWithResponsesInterface interface {
 	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
 	// carrier and number again in the same account and mode is 200 with the tracker
 	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
-	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
-	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// omitted when the number's form names exactly one carrier (each carrier's forms:
+	// VARIANTS.md, "Number forms"; e.g. `1Z…` is UPS's);
 	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
 	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
@@ -6847,8 +6859,8 @@ type ClientWithResponsesInterface interface {
 	// (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
 	// carrier and number again in the same account and mode is 200 with the tracker
 	// that follows it (a label's tracker when shipd bought the label). `carrier` may be
-	// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
-	// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+	// omitted when the number's form names exactly one carrier (each carrier's forms:
+	// VARIANTS.md, "Number forms"; e.g. `1Z…` is UPS's);
 	// otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
 	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
@@ -13973,7 +13985,7 @@ func (c *ClientWithResponses) ListCarrierAccountsWithResponse(ctx context.Contex
 
 // CreateCarrierAccountWithBodyWithResponse Connect a carrier account
 //
-// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// Connects the account's own contract with a carrier to live mode (a test-mode
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
@@ -13997,7 +14009,7 @@ func (c *ClientWithResponses) CreateCarrierAccountWithBodyWithResponse(ctx conte
 
 // CreateCarrierAccountWithResponse Connect a carrier account
 //
-// Connects the account's own UPS, FedEx or USPS contract to live mode (a test-mode
+// Connects the account's own contract with a carrier to live mode (a test-mode
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
@@ -14586,8 +14598,8 @@ func (c *ClientWithResponses) ListTrackersWithResponse(ctx context.Context, para
 // (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
 // carrier and number again in the same account and mode is 200 with the tracker
 // that follows it (a label's tracker when shipd bought the label). `carrier` may be
-// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
-// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// omitted when the number's form names exactly one carrier (each carrier's forms:
+// VARIANTS.md, "Number forms"; e.g. `1Z…` is UPS's);
 // otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
 // form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 // `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
@@ -14610,8 +14622,8 @@ func (c *ClientWithResponses) CreateTrackerWithBodyWithResponse(ctx context.Cont
 // (a standalone tracker, `shipmentId` null). 201 with the new tracker; the same
 // carrier and number again in the same account and mode is 200 with the tracker
 // that follows it (a label's tracker when shipd bought the label). `carrier` may be
-// omitted when the number's form names exactly one carrier (`1Z…` UPS; 20 to 22
-// digits, or 26, 30 or 34 digits with a 9x IMpb, USPS; 12 or 15 digits FedEx);
+// omitted when the number's form names exactly one carrier (each carrier's forms:
+// VARIANTS.md, "Number forms"; e.g. `1Z…` is UPS's);
 // otherwise 422 `invalid_field` (field `carrier`). A number without the carrier's
 // form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 // `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
@@ -32848,348 +32860,350 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39cts4ljd8Kyg9WxXpeWhFku0klv94X7eT7sluPryxMz3bw35MiIQsjClAQ0C21V2p2mt5/9gL2yt5",
-	"C+cAIEhRluTYTqfXVVPTsUjiG+f7/M7vrVROZ1IwoVVr+HtrwmjGCvjnJ6rZOz7lGv7P/JIxlRZ8prkU",
-	"rWHrmM5oyvWCtEfzQukOkWOiJ4yM5ukl00RPuCIF++ecKU2ygl4rMi7ktNuKWiqdsCk1LerFjLWGLS40",
-	"u2BF68uXqOz2E5tSLri4WO7654nMmWtckZyNNeEi6H2bXhRrmNxnwW+I5lNG2oqlUmSqQ6gm1xOeTsJZ",
-	"ckXG8zwn9IJyYXo1g+IFy1pDXczZulHgDN5mywN4mzGh+ZizAte1XMxDQnMlzXxZUciCjGTGmSJUkaRw",
-	"7SUbDUXpwiwvjkQXi6OxZsXyUE5xAYiW5JpyTUZsLAuz/LpYcHFB2nZKESnkXGQsI/NZ5/YBTLng0/m0",
-	"NexFy+vyJWrNaEGnTNuT+APV6aRpkeAB4ZnpjJsfZlRPWlFL0Ck0md06CHZDp7PcvDii+nwwepnusf64",
-	"Rw+yV+nL0Qu6P95ju6aJ5eU6pkXBWXGUpnIuGvfPvkEovnIPg0zp+d54lw2yftobHdBX45fsRbaf7o12",
-	"afMY54WSDdv5cUb/OWdkJhU3v8CtJJTMCnbF5VyRGb1gzxRJBLvR2Ebih/7POSsW5dhT7KKys/TmHRMX",
-	"etIaDnq9pnGtICcn9IIRxX9jqzrL4buwr4yN6TzXreFgPzId45Hqm279AetHTRfvPRV8vOLmuWf3sGVT",
-	"Ks730342YLvjPbo/epG+zF6xg3GP9keNe3bC08v5rGlU+OQexjRLL89304NsAGf91ehl+iLbZ3vjXTpo",
-	"HtPphM+mrPmUu2f3MC41mZ2/tKM6GL1KX2Yv2P54j+6OBmnjuH5mo4mUl43Dmo/8n/cwtOvJ5XmfDka7",
-	"6V62z16MX9JXo4O0l/XZYNwwtC+mVTWTQjFLvrKfqGbXdGH+SqXQTMAFoLNZzlNqRvn8H8qM/Peg/38p",
-	"2Lg1bP2v5yWHfo5P1fM3hvJjV9WZJynSnXPgDQlpX3M9Ie5X+EwlHSILklyxAviLfXVIKMnktVC6YHRK",
-	"ZoW84hkryJjynGWHSO7NSgYiwt92LAfbwV1oGrJ9/XnJ62DYP9DM/rLBovitMG9meJmvaM6zc3gjasEU",
-	"WsOWkzdGMlsY3iykJvAi+dfTjx/sdtt7b/59vj/us0G2m+6N9umLg5evWl+ir92CMyMdNPZP2kk4btwH",
-	"SrS8ZIJcU0N6lWKZE2U+f3pH2gk8PefiHMhh0rm/LTiWYpzzVD/8qTwiSlPNSGp7HJJESH0+mxfphCqW",
-	"JaRtZJqhkWD0vBAfxwkxl1QRSpQjMXpCtV3TWPhPO5H5aDwXmVmjWSEvCqZUEpGE5gWj2eL8SvKMZeEv",
-	"U0vhsWOS0xHLCVexsC8QKQgl7q1D2IwpU8pwKBwW150oFgkXLOcXfJSzc5ig6SSb4/KxcyaymeRCm1+h",
-	"j/OxLKZUn0+5mhrJJeg9k+nczDIWVF2yjIxlYY4BFVJPzCWED80S4NHAj8yRGcn5xcRIv4e2kx/h1YRQ",
-	"kcUCf/pc5Lie8K0UjHBNJlSZtctYzq9YsaisnhnXlIo5zWNRMPeKWXy3Qv+cszkuvi5oesmKczk+d1tV",
-	"zuuZIvY5Sakwt2HEYpGxnGn82m1JSkXK8tzuyAyZnf/RipzmA56x6UxqJtLF+SVbnKcyz7niUiSkbWZ3",
-	"yRaxMAszNzdJChSd3VYQIIeUZHw8ZoU5VeamNrXLxflcMTMaswRIVeBjaO+SwWoozfOcFHNh1BRCjfhM",
-	"+j1iNQZLMyOSgHS9A+J10unG4g0tciMcKlZcsUKRVM7zjFChrllRHYpjJOe5VDo5JJSkcjrlWrPM6QPP",
-	"lBkhvob345oULJWFkcRhyFwb5UHJeZEycy5IwWY5XbAsIkrivTJkFT+ORS7FBQxO6G4s7o3c/CiLEc8y",
-	"Ju5I8NV8POYpZ0Kfq1TOWED2YU/kjBXQChGMGXVlwsh1wTUbunOpiPtwLRsoBYNT+GTYqjV1D4wiWZ6T",
-	"Z9iV3i3Dvi6kuDifyowl98cE3grNCkFzHOXDyyfc9ucFFEXHzKiWcFfcFWNEGXIV3ARz5ToRMkzDRvjF",
-	"3O42asFqnk5AB3YCkGEw7kVDVioiT+3h/S3nB6l/NErwI6ykmcPY9JWQ9pQrxcVFRCxphXWyvMNqoM8U",
-	"Lp9lRXNBryjP6Si/z9N0Qhe5pNmZlO9occEeYRVm2OO5lvI8N30mQ7TPGAmM3aRACvrkPf+BtF/Bfwxr",
-	"Pfl4ekaejwwTZmpIqCiph1F9b3am9GbHNLEzWmim7lPqOqELQ0A+eb3jEQ7K+Qw7PZ8yPZGZkfWzzOj8",
-	"+DPBnyOzcGKTi3h/q3HKiiuess/laXxEHSm8Ays0pSggGuHreJWcFHoO4tD5eJ7nCWnj4YJrpp6nBaOa",
-	"DYmW0ohUC+K+UWhMM6fRLLPtVx0a+XZixAkjxODXWWdodwVFjIo84aSN2p4Er6zfEm/7+xJ9zWaeSfme",
-	"ioX9Vd2JzxdGcgZTD8tCDu+Wzxl9Dysr0rer8DgaXhIO0tEbtAc7W21ITrzweVHI+SwW7eRmx7SwAy3s",
-	"wK9Jx0hfbDrTC38kQPN7prwJ0Uhuhvt3yc+U61g0HoNDkvxtx1u3d8C8nZi2r83dXmm5jkXlM/h/0CHq",
-	"zVmbfEJowUBENDI2A/WAzg390KD8ZIFMKseEknLChju51YnI4OaGcJHm84xl3VjE4ihXklRXOAJqJOca",
-	"xl8Z0P9OiD2MwRVDk0UsggFxKRRpC4mLGhmKPxeXQl6LiLCbmaHE5kYX7Epegt7AOmgYhd1Mc466WZYZ",
-	"/ciI4ajVo+pu5GazBMQoospqb3rCpkvi89fcyurmrP286r2pNVHxrWzUTPnFUlPWgbJhM+btryMzn2Fj",
-	"ZcF/24h9rjYewe5V1AhGRowWrLAbO0UBgbhz80jkxUpz526aMJ/EKKnhwM0PaByypxZlXPzJnul7FO0+",
-	"i1khU6aU4X9vhOZ6cafFd5Mbc5ZXKfwR3q4uOBWtvwtEpKiFL9dfepzt+Gtpv3MmKMWmFOhKni+I3ZQh",
-	"SSpTw91wO2Z/AiEjFgn+aegI/AvoWsV2mUmG1kNnGDLd1lvTUkZGuY9FYrUpQadGdACBIpcKXK+2AUOW",
-	"oC9gBGAEUvhSRFj3wnAAhcLYMdUXsvD2SzfGJTdkxjOykHMyZVSQ8ltmPv5/EmsgwwHbb7yUxZWaMxCv",
-	"QKHLpCEupJjnrFTkhDw3XEAlpiEhz+EymuW1XfnGvFRmhUkU25yQV7B/sBRNfTm/KgUtw6CQWoOU66yM",
-	"VJELfmVYxCp50M2JXRmJWi+81h6LBDjKG/MA31WBIwLZmbm1VsI719KbIr3Y6H5QBHQ7NMiAtU9LMpsD",
-	"uzXcKSKJexW0WTWfzWSB8wzkSTKhQL7cu0RpNoOtceuTFgxczTRX53ZqYINzDYSrFLyLXD2tejkPy5PI",
-	"FZidrNkUDRhCnrte7QfK7YqRa6BJ4cUdx/OpiAUTZn+zen+ROcyFNWuCTCELIsdjVsCk3Vabhs1g5LXo",
-	"3J9Fy1MWaMbSpWVf1BGZSaVpTqzw0CUJ2opDEoeXMoFJFQt4lHw+Tbrk3+dSMwWCGJyC0vKtSDph6aVr",
-	"FiMAQk2CZIY6CKLNtkMDfqFpzi8Zae8NBsEdtUTFK37w9zNFZlRPOkNCyefTcOjm75NTa9g38g4rCq5l",
-	"sYgFGBPbRhJLqSEvSssCogJmYAdW5vRic7/xGTS2TzJ+AVtUkF/envyfPdJO+oPdvf2dFy9fHSSdWFjD",
-	"7axgY24kRjI3LZtpmbHaJTYdw27jQnKjZOF3Y36DctmUajKdK00m9IrFgmvS/vTm6PX7NxGJ3Say2kJq",
-	"esnilj06s8KcNM3Rt5daNlg6Cz+wa/IfsrhsRaEv/AX6pN2f/SWvYQSBOFTUWjsSNF8ApyFvxAUXTJF3",
-	"Oqu23W/ws5vm4Cw1RJacfiS7/RcvdvqE5rMJ3RnAuhlJoez386mZKtWaFeab//v3o51f6M5vv/4++PIv",
-	"rYbejHSYV4dOM/r/2r+6qZxWxzzY32toBR2zlflnlLyTVyynKdtk1rOJFLUm/k+fDPoDsr+/T3r9Xq/a",
-	"yl5TIwVT3NK5SlNjmivm3x9JmTMqQMIwl6B2DP5j+QAsdaR0wZjuV7/c3e+RH/lYT8jRFRPzpmmvOUnY",
-	"7KDa7Omca0Z2d+sr0LyOv/FZ9fN+r99/VdvDdSP5ErrX/+5nG7Ws8GY6KQ/qr/57OTIs2wzDXsi3YjZH",
-	"ETPLIGiF5ifBNbT7cjvdNeSReiFLMZEZDjUsSR0QjsT2iLqvkARtqG3DhKzCaMUhrsjeYFCXyTpbkfcn",
-	"gvJEUJ4IyqMRlKh1s3Mhd+yPTmIrycxfwdKLGqwZbPVm0lLCu02PDJq1jnNn1V7eZisdQ5tcs+naxsMR",
-	"vsePTTu2ZVoUdOGOz7xBFnW2bIiGuKYFWvLawTit2pPKomApWs20REkTZXjntgPdtPwOHCRMzKdmX1wv",
-	"rahlO/F6/q/r9xSGXl28yC9+sGZN/AICQpe3zqwk+MWOgIugGNgatjKq2Y7mU9ZaRe/W7gj0eIyvmo/Q",
-	"YL9VP3Ol5VR9LvKmQGen3ti3vDqvfLi1GcAzRaxjFbkjKguK0MIIyQrU/ZPXP8ainfz0pvR8Pf+dZ1+e",
-	"26a7s2ycdA6NiA12XeBZSk6ZU5/ghJK0kIaZkpEsMlZ4wdyPj6U5ReMusrel+fLsa4Jvo1YQ5bJuc94F",
-	"r7ovb1totGP72CIbZhMuNOEqXNBu0wCnYOi6fWTvzTu33VQ7CLig1xOeM2L0KbMFID3M6AIegReKicz8",
-	"Yf13iT/tSXgpywZbUXkh1l9IiJKEKUXl5SyPeXU//K1ZeTmP/a1qiJpzRxkO2mhBsD8i5PVh6WzLElTv",
-	"lDvkGAIVEQwDYxlRXKSgkwoJmQBVYoDegaaIfCOgLKxRvOEZLvOKh25wzY+11Mj6G2KRw8XG9/w4yk7D",
-	"HiI3hZWL/I5jWGV14hnVdGNOg5S0gbeUYeENQe/wu7sw5k2IJj8kYp7nGIzFSE4V/my2xjxA/ojht7ef",
-	"RZhBZQgrl8BHLd9BdfgoAoMg2LngZB4SdkNTnS8IJcdwAYC+fAqiw+RcV+K3/o0tkq65rUXKcntb4d+q",
-	"qh+0DT2xy6avZWf51FpjRAPlAjOls4lGRLGcpVqhrRoG7Gyz3Q0kVUvG152OY3wNF7eUdH5YrPvwtX/x",
-	"S9QaF3J6tJVU5TuUMP21n33E1/xnuPjrvjqBt2ofqabEGCOg5GQkb5gihvYUwBj82WlP57nmOzPOUtaJ",
-	"CBdKMwqWdHckhmBtNl/Fotz/yPoTR1JPwEy3ZPqXojxJh0QwbtTUIUGLXt0P4d816ulHCP9ENuLjO6jy",
-	"r5g38oUzfsXCHh57oMzUiLLzhnk1T/zzyWlEfmTZm5uOEUJi8c+51CzDWNpZwVPm+rcdPVPe730N2V2u",
-	"LZQiNqJZtX2b0pu3+JlVLOxf/QaBGSe56nbZMSbdTVSwqiNk3ZhPa68Ds7jTpajRyvByhW02UcxqOlOD",
-	"6oMPPsynIyRBgT7d/2FwvNso15YUy8kgn09OW1ELjkUran0+PTltkD+iFrrbmxI7zsCxxTHjJCJTDJZu",
-	"cxAGlCZ7JJ3QgqaaFapTNUD893/+f/5/tD8aNA55e+m9Mr7f1/EzI46BJ6NZH2TiihdSTK1D9VYKbP1S",
-	"wRcNsvVWOWNRaz7Ltpt/k6zo9r26NsGuRrXzVJ13uUThfqw/tfcg89SuwVrh5yGEFzuG49LTdjfjZ0lW",
-	"j07eho67Lvl8copmz49Hc6Pru/sEJk/F0sLFMTHzaiwydsVy0yGhs5l3ubzY8VcNaLV5LmBDu0j4sQ/T",
-	"+yVbkHbi9h88w7Yb88Q1eLADPiDv/3ONGTKBbaVSqPmUFf4zbAX0nli8OTmtfYv+oSQteGZjmabg3PRi",
-	"l+E4pvlG184S0avJTuusrwERqydFbvTpKUxumQZ+sKFGel4IlkUklxcXGL1k/WxckDRntKhxq/1Nei54",
-	"A9UFRx+KfKwgn9gFV9oGX799vYlUOV3Z6nujyRQbNVO7TgE5qaxXnbrccsneVMmtTyc1ByGbp5Zu1Q0F",
-	"PJ2461G5ZCjOuBOoaX6piJZDkpStga0NOgFjGhzbso1EQyBAQAwjQrW1PSjIB1NVV3cZwo4H2Ov64fhN",
-	"q41s9jgIbWjyW5cjk9fCZadoCW7/PEd5EDXRW9WVwAcA7L/B0JaxFay+MgIM9DdvR2ic4ppcUJSeq7y+",
-	"3+8P+r2mvi65aDiKSRAkEgZP3Boh0olIUo0gLqhmxAYtRpBMCbssJVG5vHYRqznVrEBjKq5eQtrUzQ7i",
-	"9v1amxX2kUAzWqiqndWNuhW1goE02QeCq2itxmvW275W8+GcnEIc55CclfFKLHP6pZHog3GQEdPXzAad",
-	"olbKMpJLG43ZJW3cps5asaKUKGD7ykk03m2QGay0G6SY3so9m31wd3a3beNLu4tPbK3fq2qCWCf3vK2+",
-	"HfjNNnePbekCu8XltYWP6+5urE39VY/r7sazC/aru53cr933u9vWy8S4rSyMVTNdRWnf7/VuV9vr6+1H",
-	"sHppqxL+HanD3fXaUgrfUBVZUgOWNc6SPH+cF0ZgN1KBNoJ53UG+36iOfrXG+TUnbiWhD5dq9XaG9tct",
-	"NaQksI9gJHUl8sObbNuhzRZsWaXVdi5yplSYtM6tbPBg9tswoAIO3VqD7lqkmncuLHBIpMgXGItMNVM+",
-	"4rcWdWl+X8h5oUgb8zqeqTKe1HeUdLrkSBi1MkjcJ9bObT4nK4I6VSxyRq8w7B7FDbCANoUAW7F3Q3tH",
-	"yFn2vmPj99dSea4+wYltEvrxLDuAARcLWgaZwvEeksr18aZcqyJGsQjvE8InFOmECm2Ub9MBHC7wICtr",
-	"PcgIyxWDeN5Ol7ydznLOMjJaxKK8X1XbNKmapqf0klWGD+5vDAdm2SGBRP5gclyRGeWAETBXjLTTCS2M",
-	"Im1VrsAuzQuliUqpsHb5WPAxmQujGnQqTu5AnPlKL/Up/41t9B28+OQQeXKI3K9DxF25tSQCx2juko+a",
-	"CF2nwCeGRlM3vyqXU2c2t+AXXNAcDB8BsZAQa1Jjzx7GAvcEWLT501LsWLSp58MsO7+QMjPc2jJonw9u",
-	"jhb8OT307lq73JHXYmW5x84rg1aXcsCOAJlpF2zMioJl3dqYqzSwIlNM6QJDNUaMSATzAF7pAkw5Rpf2",
-	"9iDxxWX5RyvAcCqREXu9gzq2TgRhr2ZlXCZJw/2pM9I1aFzrOOkW/rSyz5OCywJVpT+yk22FLOpg475e",
-	"qVgj4q0zQ2wj8IXGLifd2UQk+/OOk8o6hgwp5ljrhbTxHLFwuUVRmWN8Tbnm4sK9fM0K5pCK9KQw//A0",
-	"s81oOimpq0erqHY0lsXUhbzxgkDe7pRmrKQMgcbQ+SqxcM36fkO5TXkkvhUBVHbJykwxEL08jpUjeVxH",
-	"NtQtJB2VYDd3KKSoZI8tEFrVM5/tlu7uur27HqtVwTOEmfrq27fso4hAqZYFcm/Ma8qZ1i6X6RDoeUnK",
-	"y1uAXihk5FOLHGakAtvdknF167v+tQcKsLm4uCh9XLfZhN3bdl6HRM1oapPTMqomDAVufiFkAY4pWCT8",
-	"EXK/dsx6ZTVT/S8HBwdHR/0epHu9ePlqb8sbWY+gq05p9YGx8JF3OzCrbTBGpSFqoTSbbmZ/8eEA3v1U",
-	"cSaH0QFXzr7m+yutXt0wPtD/WDoCVl3ZWy7pWiHxa4/fvCkS9y9nZyeniH0ImYs2YVFJw6DYTCsy0XpW",
-	"C+4wP6nh8+dBeshzs7vquVmKrJ5msPdq3TEyQ/Mr3niISltBPQZyKRD6sJYIZGhDxpTmGK5tsxUXFpWu",
-	"FJKtyNlgTMKke/XmZpZT4fMV1p42990ZPFiS7KuEDZI8YcmdmuKlTzWR18oI9VyQXF7bD0LXlNX3M65Y",
-	"K2r5oPVW1LrgY91yCoaT1c2Zxb2MWpBxZdY8wNGttLZ8iVh+Mk6bqDdhNzNZaAWWLRR32A2bIjBszi6Y",
-	"yEg7+fDxzZu3ZLfX3X3Zpp3ERyRg7lf5+OYmiQV+pZwDl8wKKceGbY55bohjyjXuqjeeHL05JW/PPpB2",
-	"Yv71t0Fv8KLfH7xEggd4gEfEDxU/m0oI+6eC/Msg2u/1TPuwUIFueZpOWDbPGfnBEuRYtJOJOqMFH4+R",
-	"/CWHNpbacX7gPua0sYxoecHMBDsBXt7bsw9D93IsjJwAukJNf7YoA4lLHMD1TwBVZWl5NUTWcxWLJrWD",
-	"fDTPr7kCTEpLAkGCqe9KXaarPt7AEorry4ozerMqtMy98kyRto1peaY6RNMbo5O137z9EJE3Hz+9jUi3",
-	"2+1ERm+HpbSSFhdXkluIRUih0DIUpmqMb7CDDO+gOvbdpovLp2vH7l4xYy9YymecAeibH/1fj87ub/Q/",
-	"/eD49UGvngDWPAORSs2KaSOYP5nRhSLZXHMrTmh6Y/6l66RySJLXRydlyhKa62Y5TZmNAvJThzYPbQNl",
-	"zEXy+nX1+2yuF2AIjDyNm7ECvh7aJsHETRIc3zGAOwB4hjUY+otujaZlzo4Vov+JSfxcw11fTWWrQRyv",
-	"j05aUev165MqLTQ/NK4v7N6tkpycGkLKae72+pnyslyFvnPLqOgIQEArO//2w193+r29wSZ77mSOzaLv",
-	"rFndSE4VOaTfWyeICCmsbX3x0QtlZTgP8pqlUJ775He+CzqiIpNifV5NhRe7tbpF0rhLGGCDLELaif01",
-	"ac6IPiyznoFGd0rpJRZ3El+aspyfBJgnAeZJgHkSYJ4EmCcB5k8owDS43P4nSzFV4AVnOglkGyPzLedu",
-	"rDKyHUutpSBnO2rCi6YwpzVm0yqPaT5rfzklGl6CCKCSVXXsgRuSF4a+9HsWuSoimdR4961Z1Ia/xkJP",
-	"2JTQ3Cy5YdYv+r2Dbr+XdA4JFQvE+mU57twGnjn7+TJyxtI0Ufw6XgXbUmILgPf7mir0qLSX8VxW0tqv",
-	"w3j555x6HEnfyqBaymldMaeodUXzOTtmK7PK4bnza6ArPeeCkTbNc5K4MSRkLrhWEJRAUtNaZW4DyJ7w",
-	"KVFc6BdgqL6ljlnUumb8YqI//tY8Lny63cDkXKSsOrIX5t9pPlf8ir13w0ETcpnBJecYGN4wXjzOy9lK",
-	"ldwtv1OV5Q5meJvi4unhlhF6wffJKvQmrpVDbwoBm5ZNpk/E5ImYPBGT75SYNMoPzlD0Ogy/rAM55Asb",
-	"y4rBC4mRxKdUs8xJWq8dVpuEZB1b2xIimjKqWZd8FBaF38rn6YTRGRCheTqBxgmdSgDdNT2UarcjSznk",
-	"/ggpbgtktTg6DVi2XXIEI/FDkxldkPbns+POcJMrbrT1nd7uDtzySk5v0y1yy3KktVGDG1LB8cF2SdJ0",
-	"ruWUap4GzS6fYf8WsZ146Z60+4Y+7hsqBxI9hJ25GlXudQhHhhQrLKtmNgk8eJ0Apie4Uaw58e3nCdXk",
-	"GhCQCrOvhgpfm98mdDZjQgGuCWImk7iFyM0pM6tm87ZYRvYGB+RMSvKeikUsPvmaBUtTJLvmzu4bJRA2",
-	"qt/f6fXP+oPhYH/Y6/0St8xc4tZ//+d/HdZmq2JBCwYBYGbSnGVxawXiUk7B6/peVXbMkZ3lhXHI/W9u",
-	"Ulas2i2MioXyKKRNNZlKZebQi0g6B9UbEfI/n/2488rXBnYr9QwKUmF5gJHMFoexsBvrLIwFAyYiZPmi",
-	"LIDdQySfeQbVEnDKa6qOllM6XYG39JezsxMHN7R6rP74QZEpfS2LS8zbU00nrEYEw5sT7kmT6OSu4el8",
-	"OqU2T6wmzlj1vxlv6FaMo9twjLYGKvL4ROWIbsUnWpFt6osmyrENTdq7uYGrt39z49d/WaxbopfNTSMP",
-	"0HizC0b8ZxEEAzemFmwaZGt7tip7A2hABUJ8eXxvgvi3Sq4tjm0JxzzANrdgfJjl3lDUZuM5VFKBm6bQ",
-	"mKL7npolYzsFoxlkfILAqvGfiBN3xQoF2Z4VnlThWI0G8eZT8pf5lArfnQ+8KthsUiyHFjm/BMA9j5hh",
-	"Cddyx9pKArk0RXCz5Ug/LDpQH8RrqXcUm1FzpjJAx3YUAz6IgDfVLc6wRTVGXRlsUNnAythN9iiAzW84",
-	"QohbV8hRzqZ2AHXo/Y3PAtQ7AGPlW9Nd03EIYO5X2KGvwP66mDE1hFPcAJofWYkJI+IEsVj5IyPiHBIp",
-	"lqHJXTx8gqD7Y55rLI8OmIYYrBMFctiEKy2LBZnIPFO1sPmlta3P8SsTOBpRBj+KVZVAI1/x1Z6lsu6D",
-	"qBb2xDd9QdDGWqCNsITF6mLzQTr3MwUFdjwkfrKyraA4YlN7UM8wgCvwhRkjeyCWah921yeC402tQ4kG",
-	"3OXKYzksHUmBKCaktJxrSa4xClA1cJYZ/ysSr6q94Kp/X8hBFpqm2SSCSlfTNrk6nlhgwRx9X2DK5VZx",
-	"HaxluTp1dCB2pc9308GoT3vjA/Yqe5m+GO1TjJRuGrFu9LomyyGIhkfVYhArP5UleSs/lTwuFo04DJSY",
-	"1w6DY19JPIFSVkhq4YhYhNyEKLpQsbieQKVXwPLrliCZUBYKrBYl1N9KjE1A4ZzKgh3GIjE76JPf4Luw",
-	"LEfXngkHPeN+9qAP4QzBWCKLsihJWH+42pH7PSi+27XATQlpm1eHVbs/6kq1erxIRuwfscB3lKYiozkk",
-	"aWKNEb8//tZUdo3dpGyG1YliUf6M5/Bcy3PFRMYKWy7PXrYu4JwsZ5w0BLJuADel0fMQXNcqPClcs5W0",
-	"4h5Qo6CdT1Bw99tARoUDWNbXK2TssejW0hjt8bGD2iBJ1qs+nm6tJEf3dUgqo2xa6LdL8c51efiSKauN",
-	"K6LomB2SSzbDG/iSZHShyCysXoOxzSLzFLwqE0J+7E6/1xvs7sD13d46/a4qxaxIGfHShs1VoDoiqRGj",
-	"BKHamr88dBFJACh6iP+NSDIDEHFK9m5exIJP6QVDc8YuyWY8Iq/6g5v+oP+KzPgNyzHuJPltliek/cvJ",
-	"O/L2LSyPfd00Aur/lOZEaZledrqxOKvwAgFZw1wTQTW/YvmixhCgqjb41VFw6tpx2j+QpLva6F0YidkD",
-	"l/xesBqYUjY2wgEoub/N8qozGx82L7vL4V2x6FBa5yJc172bF7Cu5r+2Vi8oK1bmM0tjk3QE1s/Bx7GA",
-	"dsZY+4inzNrXC+WKWFUKw8O24Wzb0gevNNYCcnEyPiU56VTXZu/mRStq4TCqC4NPlhbGZck1YLTfkgF3",
-	"/0luvISPbkhOi6y5OMgpiwXklzvZu2KIDDG5yuxQ5cOwFBXZSN5sl5XWiC8UgNgv+V+q2V5kxFI6ZSTx",
-	"UkgAONWtm4JXg9Nvzx9C0atpoAuyCmKrlHgqGPThqJeVdFlMN0tfsqZkp6vLYooi2Onx0Qf485kiI1og",
-	"vpivoAfWvzErmEhZAI4vRRqs7cqRrQH1h0FwRdqgwPrSbwjLbx4a0rVlr1unJzZpBlMqzvfTfjZgu+M9",
-	"uj96kb7MXrGDcY/2R18NeV/NYtxcI1+JlQ8LEiDlh+eLKwIgsR4c310HWzzQ7lJSA2TDhxUtogK95ros",
-	"5YjbYNdugdQvIW88uH64QOswUB09vQc51pPm7xL0/f1KEEFXWtCXVEY7sF1Xa+pHpTrcYYBNjFpGIGwE",
-	"c/pYAm7UjHE3uqAem2TZsKD4haB6XrBjKcbcUNS6jWFFWaCm3PMKnsd28RXVcZJ2YtvaNC78IWdWdfi6",
-	"pYbq+ellI1/5KBjCb6AWH+CMlMAZSwPeJP8V2rB2+aUMWO0dYe41r6QrvRQw25TqunSuQj+//3Z30OSA",
-	"v93pXpvcmmCdEw8EswzYIOeaZHzKhMKCQBNGRhyvsAs84A79VM9pbn9cXu8J/P62eib2too5cNEcg0os",
-	"x3IEgpFKjVpU66zfe6DeVm7bXXrbW98dz5bm9upBplY7VRscojsFe51YbJQt47xI8/mMxUYHtCEz5emI",
-	"/omPaJWtWJJnzi1PL+ez+yj5llKRsjzfsgLYo6q+IP2MpLy0ws8MJk/a5l7h8CHS32m4aBt+JBXXaFy3",
-	"qrcOPtiWN8cCxxNAeVPMqPXgCAOQOusH27TYWymxbKZOhl94eQBEXlRCEkvEjF5SlQN+Pjt2EsB6YfhO",
-	"KnhdnZull+e76YHFc3o1epm+yPbZ3niXDkbNuRhKFwgg3qyabaPvzVBkO3alRZrijWi2uHXbbRvK4m/S",
-	"bHFvO38P6uitEGxwu2zYkQuw+TmgxGvFunsqy7Fa32w4+2HBRbc75fWs7elqjTUceqO8AIuDeCx3A2Kh",
-	"d0Ni+irAn01wWL8ZSJen7iog7t1Y/Oyxn1ZxBVb69d5mKmm2i0Js+ULOi1iABXkFhmsdRqpt0b4aI1Y7",
-	"2CzEtjcwmYcE81rJcD79eEx2d3cPIkLHZuMTewucq6BEiszoorsccNsfQBzny2GvN+z1dnr7w15vY5L0",
-	"1fiuNfJdndqPlp1nBcSstst0v5DK1k75SUiAbeCJ4hkjmZRF3S3VCBRf4wK1mKogb7ZEzgJc0PBM2vPX",
-	"74bS4cHBwbqo/pUMxm1zmQJppSFLV54p8vns2PKYldvcO7jTNt8K53ZSLUK6DMYMFz3Yx1TmABx9X/hs",
-	"ywxviXXdQZTvv6hlYayV5kuGdRtLWs1d7sEyatWD79IuWpE/mgqfeCG1GpACJV64S9e/povIxV/b4iQQ",
-	"nW1LEaWyyFg2RAoO7lcoRgSozly45CWIJ7G5T1lC2lbuAJTnkFt0IMLV6lFJ1eFYjteIHa6xVqB4NRpr",
-	"/30uN5cw/hBA8U+A7X8mwPYnwPUHB1x/AkB/AkB/AkB/AkD/YwCg3yO8uJVdMANqZdzUquyiwGhpL2wq",
-	"53kG6wY30JorwZ2iSMaziAAitz9xZULSvaUTgbSysfj9ieqGLJSaNIxNNknAn2xdsccMNytRzLcz3CBN",
-	"NHI0Vza3WGTkGnZsNF+AG/7xA8+wWbOOx0sIxAf9QbRJTmk6Lwom0kV9wV+3Vsp1rDgxbGFFNn59VOT/",
-	"kFlOtRnKjwx/qijsB4PeRgMNQJJWli+wsGEOEipBUCaMGlsCgWoAUhq74p8hjF47pyIz0rWE2H4u0nye",
-	"oQKV1CeL9FTJJQgnS+G65KiaTlsfgZCC1Y5Ff29/sxUqc+jpQtXhFm57PUi5byZUkOde0ULldMrRLCQL",
-	"4lpSkceA81iDIIbA923MkOciFp/PjiMHcwcK+DVjlxkwn5J7UDJmGUgvE5nzjC6MHpRfQ7A2xt2tSqnv",
-	"vdgkpf5iTgsqNGNZo4MDImrCOfv31Sq4gqXxhaNbEWITteq3o+6Y3WDng7IejWU77r1Ox0pbkBvJchcN",
-	"9Kph7o00JqBS9VPeyFjYeC6yb1GosUlMOKVXLAuEjuaSprdVLb2tSum9BAa78qVr/ZU0K84P0lejl/TF",
-	"eJ/tZWGS2teGn7rSpqtLmX5F7dLbipXeVo50VfnRLfx6gdPtDpVHw9NzDxbTymH8JklRp8uUp6aqzxjL",
-	"iOboZvCBkF3i0DpAS7kuuGYWM6/mByTt5M3fTj69OT0Fe0zCbmag6gBgLkrrCgwdzVh7LJVCThfoiBUZ",
-	"LTKg4jNr4pZXrBD8YqKraRXBu0tnpgpEsLqgt1f0UB2goIa5As2blvJeISl/Dxyi8bhYvbJp2UobBshW",
-	"na7Nu+TiAnPgLX5QviBSYC46msMgjh9VdWFT4s3hXV7iEc2pSNnRDGxwK2RPM8QZFxfEvg3ZKVwTil+h",
-	"6yywQ1RCIFbzdMhbXZUUjsmwlWzSa6p87DQXTp+BF5mqAvQoLi5yZt+uQUCMqD4fjF6me6hhZ6/Sl6MX",
-	"dH+8x3az+4qRqmgsm+goIEwfTQ2dXKV1LEkNZMrFXJGGLTwkPZt7WzEYzYXmeUXiK+2dkNbWDqyknQ13",
-	"8Q7s+B40so30vm1M9JvnD7lTTjDpYpuUoSX95et0FvsGKh8OO8gpMkvgDLQafwGBZFNbOEoWsfA9Q3sR",
-	"oahAoqlGTQD2j2uv35nzZW3vtgMLEwZ1byD7NBZcH4bZ3s+aFIsjnSzbX3OKIFr25a/Tg+6WmXT/2pMn",
-	"UdbC1W10J9RF0jX2wAaolg1dPm3QDzB7c65Hci6cy7/TJW91zWsyjEXSQGocBlCdgCVEabogvVVEJxaO",
-	"6gTF+7wx3hoXDgkV1vvihs6d79e+8kepgrsaeiWAVinYRCrtIit87nNEEOOhRFzZJHFYVbNra7l63gi9",
-	"ApnNpfyt4r8+m7OS4Cw92/UpgyXjRXMu1/ZFMPRUbu2a3L618ajbKFvbOeWCOCHVnOHDANAJ4M3LXJ/S",
-	"8dKU9VMGikJpNjmOReAnKxN4Kok7LgE4qSbReBLpGn+murE4CiEJrcyDPWzlqcLEpgZlaRsX5a3eSQsT",
-	"dXuWFLAccDrXwBarM/POnFjgmoh6MhTiUKU5BykJdI1LIa/BLXiH5XGzW1qdBrPWBnKJPzTbiEyrnYJn",
-	"oYiM1vuQyDsfvHfGl7VLS2d7p/uH0KiiFiZD1kwyM97Y2UZB0E67CsOgtxcFtPywynaj5ekthhYr9zQR",
-	"2ZNmat2IflTR+TY2hZyFnzWUBFiKsluTk3iHEZ9utEm2gmq5R1uHnUctBHa6n0D1xijyMGx9M2Pwkk73",
-	"VQbiJk29Yja2dyc8klXRNzz7nrYH8uJt1on7sMw5Q8d3Gc1YIyTL8YwOs6vtamBEpaboQxk7UQDo1a6h",
-	"BWg2ncmCFjxfxCIA0zysqp3cAf1k0FqIfFYCnllQM7Anml9ikVjosxrEDIy6AqcaomBZXAG8XmV7LXff",
-	"GkMe7XW+1fN9L1b9ZU1yi49XYEieGq0kIoJdG+EXhQoPMtzv9TobhyIskd/lIrZVRqeLy/O98SvaTwej",
-	"g2yX7Y336YvRy/RVdsDuD/riNjAmEB8szyJjmefyWtl7tgTT5l6z+oD9U3W6m0jy6m58YZlDLbV8nxlL",
-	"waKFRH8pvd0zBnuotklEsnO8B/rqrt03cXpUt8oca0tgbGAVGJ7ZuS6oUNysChfBH3Kuz8eyOHcWrRqo",
-	"s6eE8BLmSfg6eCXWn6VX84Ktjcqu3s2ldXe5ntX7+eHNz+Q/Pn76t4h8+I/G+1haDoOaU2xGCzSx8Qsu",
-	"yJimPF8hP8sU2PlWRPDebtIK/Alz6VMKdhc5jhD/q0l5K4045esYSmq1PmsvoyJQdpdCinxrkIwPwZeN",
-	"9ovaGfUX0G1BZS2bzutnuJTHleiqO1bwL5G6NgxOOy6/CALDK0Vi6lh7awlqUM19E/AWnP59FqK/zxGH",
-	"3PkhqscrfiGMcsLSgjX43d5Op3ONghcVC1t4BaQuxIhF7bkpkrPpgjaWmr/PLpr2t46kvUThGmmVzX1z",
-	"qOUXwMTspe21GlPrzHZsCVNetQlae4xHTlh31aHL8qI33e2/soKPOVLwwJtTrwOb1WaPsQvnzs/Nf2PZ",
-	"rdjs9S/7G/OEuLW73yM/8rGekKMrJuYsbhHfr0KPKr60f/YXcvTXN3FrU4Tq2xbG3ncnLq8ssfJOXmws",
-	"ddTLtjRIH65syCqzoCtIMqUZi8JCJSKzlUeaq6jUa7uoDYu7KNuTHBMn2O8v1TgBg1nBmYqCci4Ks6sY",
-	"4FcBGgy4ItiNZi7u1SaGde/LVwr9vm2GoYVnZ81YtMvqRZZfnfdG/XRQUy16435j8K2R+OzK3oqQABp5",
-	"UAjnn3M2Z27njAhgc2fLd/2GSME6huxlcxZ4ERj6Dsg1z3NDh8xubYGqsCSCblgpJGgC6wHATBuXvkln",
-	"qH1U7ly4T4Gu4G9FVVsIruAGV/ge1IY6Ufgm6oMdxGmwhg0k+w6I0VUh5b6EEn+p/t4EHv7rNsUe6rf0",
-	"enJ53qeD0W66l+2zF+OX9NXoIO1lfTYYf60RwIoiZWcTrWdq+Py5/aWbyulzKErwHJz4WynLpvFAA64W",
-	"XnPrug5UsuEc3N8Rr5yuP8ox/5nrSSmI/lEP/B/zPK+R408n8lpgdBw4YnlZTqtL/o2xGeFYLszIiwtS",
-	"QrBXJdTriWLp+WD0ctxL+9kBe0X3RrsBjFE/7a0w0Nn79oB3qL4Gy4cO3HLpvOB6cWqWz4b9MVqw4mje",
-	"JL4n6io9NzLPOSI3mz/Nypwn1iSIafMv9iAEg6aaYREy2B04QdB4uSCGyrS+fAF4kLFE4VtomsKWYVB0",
-	"C4OGppQLTblghbKrUdKoC64n8xGQKHh5J2NXlkzVz30ZsOhEDSmINJLav55+/ACC21/Ozk6G1pBRTVCJ",
-	"CFULkU4KKeTcQnXHwlH3CGCjRaZI+0ryTHUib7NQNhXGWlYiZyE1LaLXBU+a1UxiYcZBhX84kvIywqwr",
-	"JBMkFCls62a7WRae1VjEAuVoh12I81EkMfsrC/6brf/+A+wLiee93m4KeLTwT8jqsPi0StNCA/B6eQhi",
-	"cS2LSwV3yDQPqLZtH9GLiV4RERJrwJbRO4C6UB4eLkjuctUssr6+lvAnpm+P57m5qkrmFCu6lxOzdfjc",
-	"zKiolQoiE0YzVnTJm5UV3MiEKkJjAUcAUlKT3xFxG8L+oLL/l4S0kciQBFIIk84hScxbEH+xosCYGegn",
-	"qhnJ+ZRrNbRrOZqnl0xX6i6gSmPWz/zoi+dcFHI+O8TkR1+yKBbmamCpHXgBooNudoxWvQM97cDPCWkD",
-	"RJBKSL/Xe67IaF64eogJHumEDHrPVSzwyb55MJov4IPg/Ygk9mwvP7Bn9BxJZUN77gWIWrcdkuC5PdL+",
-	"eb/23EbxJqQfNFyWmVnZrqs9557vB+Pu2OMQCzrXEya0uXkQSebKOo4JolLgerKsXP2IDG5ufCZchHig",
-	"sTCnjmr2DpYf/h/deHbI5sSHb3xihqKhsw8zyQsX4p+zse5g7Fz1C8VMm3PBb2JhuHxpWMUDZQ6iuSlY",
-	"cwiRM6AepXuOGbMKKoEmZnbndna+1OsnpovFztFYs8IceJZKkamIFHIOaYDzWWQU45xRpUm/A+c7yAMa",
-	"lqukQkBrouSUIQ2wPiEbi26L2Mai8isgzeOBiwg+cSWx3N8eisL9YE+J+7MksLWYNN8X+gr8C8u5r+is",
-	"JUk1KyqJhQ3dMoTCkMdLtgAKkMqZC3hnZTUVbcG+7b+YnsjMp8KmUhjezGIxo3qCFL5Wm6VLPrEZwroH",
-	"GLQekgNgEcwIyuzaKQ4tFm1IoypYRqgiKRVS8JTmwOg6PvgnzKGHg12WQF1ojACFf5geEUoH6SlJ/L6b",
-	"oznL6YJlQ2JkyeSQUJJxQNwQGgkqZM4fxCJczfNLtjhPZZ5zQyyB1bj5wdkZcwTaVTBBpY3OzwWZFfIC",
-	"uOI15VrFYj6zZcrtaYUxc22x9QsYGoSwy6K8AL0DsjQULs7niiWxAPvOomMhJsJFQW5ktmhoMdioQCZB",
-	"2ns3N5FhK53qxmAqC6COFNzxrgo5J0jNta9PxzUWpXNk3YqEO1iR7pAkQNKGf0sIB4AUBegoNBv+zbrw",
-	"c54ym5dvhaijGU0nbGfQ7S1JT9fX110Kj7uyuHhuv1XP3709fvPh9A18Y6R5rvNSHFNOjDo6eduKWleu",
-	"mlPrqo8hlkzQGW8NW7vdXncXi6ZPQL4sr67564KtqrsciD4VoPxnaollVn3yRuD0a/s2gzx4pY98rxDf",
-	"QqfMCKet4d+b9YnyledWafsSrX0T6HTry69lZV+Y46DXc5KtdSlCdgzKes//oVAfQ+Fimxw2UH9BeK7H",
-	"ckPpHTkmikLNITf1rtmaPRxNUyd+1M9/oD6FFD7pr//kM7BSI1OyDD/aXf/Rj7IY8SxjoFPuDQabdDMr",
-	"ZMqUMvLWGyzZDt8erP/2TMr3VCxcLp35bn+T1XgrNCsEzS10BJgBbQlkOFv1dTb6Db1QUF/Z//Zr1FqW",
-	"0FpDgI1TAAJdvef20bBs4UvUmknVpM1qWaDo624NZmAY+gSgRuZPq7VCcHgQ+mUkZBB2XBrZz0Do61zP",
-	"wpWAxN3EOHp9Gzi6misgaareTERZPQow9GBrfpDZ4t6uTKUPf6qrurYZ4Jela9t/kGvbdGUhUjc8RH/0",
-	"q9rb4LodSzHOOZq39vobdHFCF7mk2ZmU74yW+N3SBLPb4W10MmHA0rYiEVUNqplWoEgQEIsvUcBqn6N2",
-	"BnbERhJyPGHppXLGAzqCQBRgsOF9rzgi3XTan09PTonSixzFxc+nsfAdd5AsSGFkX3A/gn6bTqi4gOL5",
-	"tj50E3EAZ+3iYYlDDenoUYmC7Tv0Sa+iDaF1yAij81z/0SnEn/zCm68GG639T1Sza7SA72+yjDb34XMZ",
-	"5VsjL3gvXF17dyEDgnMn4mIpxObExWrcK6X4H/D5dsJ75FVbXiCejiJCXjfL9LaH71uih0msF+Xtaj+J",
-	"8A8kwo/8WXJXx/1yV8HdG/9XC+5HYGJSpG9EhP2o1+uVLgOLeMduaKrzBaGkwXCGtpVrj6KvYkAqrAvv",
-	"zvbt8DRTw+xZFllkN7iKkF+b4SXEyDMbXRYL+AxLYqoA+RJhGHw0WjvhSs2ZSiCsS4FRA942n0eEdS+6",
-	"QTVu1e2/7Pqcky5g1SQdW0bJewuUUWyyLvnoK8KyciIjlsopA8N9CYbhci1ckVkLJJF0XMIl/PBMYeJl",
-	"5PLTc37JYNK4rodo6bKg0lyRQW9Q2txw4i69AkqpkBKXwg0rCYu5U5FBjnStyDtXhLk0e5Gyjotw8TvV",
-	"WO4dTEhnDj1zShdkxAhawV6R9/wH0k5udqb0Zsc83xktNAP8l3Lolq5CshaYipXGCZe29sI7LayHod1/",
-	"riJnXu90yZGH4aDaYgFqV4vWecRiMaLpZS4vyIwqLG+LqeRckf3ebpmhcg6BQefjeZ4nw4YDYCZcrRfs",
-	"n9W3BbgieHdN34cEcdfw2PhcZUpOXv+4Wh8Fkvyg2ij0sJUuOrhfhtPIbGx2UnhU4AyWBx3rgpd30J3P",
-	"R2ZLg41EyynDwG1Y1ic19zuXevHiwAEczQ3ZEwsP8I2Jp6t4d5UUtoavdl+9etF7tYKtl4LASkE44OyB",
-	"IAxuq5XS8EdR4ZgAk3yLePsT044KbSfb/mCRkx5eZl2lqyKX+6Pbr/bWf/FB6h8Nu/qmwulPTBOKa/ow",
-	"smn9BD93QLKzbHyrh8a+56FKSDupw4yFbSUdo8Yg7/ABkbHgOHfMLLEc2mqMMCpAygBeYyU2qsCadPL6",
-	"RyPwzAoOaedEjsc8BUfqjBVkBOCIJUCJIm2UH3AoIE7ZvwEx5UI6Ix2OAJplRacbi9dGmtM8hUGoyEI7",
-	"4V9AjWwH6K9mGVEc5KqCEXUJJQ265FQXjE7Nvwa9gRNlzn22L6KjgMx9m9x3SPZ6eyTAHnfiYhmDlDWs",
-	"IIGYFCMokxGsYZPg4+iNhbw6ef3jY1Eee8xKwuOjGUdc0KIhG66Z7EwZYA7XTyVqzPcpP7lbuhxaJqcs",
-	"rDkhpMaygGTBtDuAftcBkVEXEIBIyZhdO/+1YQboY4fVCyIyVo3Mvv0cXsU3v0StMApq/Zfwptm9L0+E",
-	"+14I92t5LYyYF9RECU4l+tysyuIp2iNR+JISriTwb6p0egvC7NmBo86HsajQzPZKotlpppqITefb5SoW",
-	"Rg7TTJg+EVTKzBmoK7krcY0FBIXg10iDzqdcQbGgxOa4Ww0fbQYAvmprz8PrJY8BnjKWRSx+OXl3SE4+",
-	"/FSnC0itOreRYsAQ+44psVGxn2jv/2jau7X6/M2JdWgo+gOQ6N9m+fYkukan0BBasZ4lhkA1EPAYkut+",
-	"OXlH3r4lCsivpXyGzE2pF4wRoAYH+SzkaoL5uDggjZ2vpv6NVD0WW8jMm1F1OY5FnZ6DndA+B6qmCBda",
-	"klCX+Dry/svJu8ci7/YsfTV5d7v+y8m7qMrxKzv/RPufaP93TvsNIazQf/MDksVHYgPls9ssMc6nVaYb",
-	"VSg7EmuHNFoWL1aJc4pZR0cnsjiYF1BOmRLNp+wW1/upH92dSVj0nYXfhph3t/rrddO+/Pmsot+ru58u",
-	"b87DXel6bsntge+rqrQtRdJgtp3hdhkDh3Jnk0D4KrDRdx48U53M+ltZX9KncJoHul/1hQ4u19JtuOst",
-	"c5UFV8fXHEshWKpVrfyhvBakrPxKIGb15JSYE1nQFCxXPh3VKAHaCHPmj1hg/uYF06oJgilCGCOSmJeT",
-	"YZAUS7E2mg+hsbmxRkPAhBqqLqtV+azeBf35GIcAUczXVNCygOQwsYCwiWEsKEbrUIh1gGG6XMjg+3M7",
-	"9CRo3ddYsLG6EaFlhV1XmAfK02FkDARxuLYDWFJMG2aCCm1xcDDFiZLPn94NY5EwccULKQyNTEgyK2Q2",
-	"T82eJaSdsTGd57pTrlVQTHJEFTNteFQ4Vyc2FolZ7KQ2D8TnKTtzlStckwTKvV/MC1vAAvxaAA4eCwV5",
-	"82VVAVfHNiK5vLgA2D4Xg8IFSXNGC4ycwAZsvViIRYnFlKpLo8tirca7JVfE4k7ZFVUa+aBhLc2geY8c",
-	"Vl2b7wotNkXSsFw4/inz4vsLSbmX+BI8ECXFcwfiLqyrmnt+WyxJycSaJEUfU4IS3q0So6uiaiNklI+j",
-	"m8qCRdZVrYGQ0UwZHkb2enuunItLO8ZAQGtN4doaEcEFs0ADHeThIsYzZh1DqnVG9KQw7xo62kCLXsME",
-	"lmjRlrJnveRxg3C514A6iOLxU0zKfVlMYD2/3U2JVodY1Yl5wNHJKobeGH31CCe199gs7ztjdN9XiNY9",
-	"3IWtFB6ICGvI46PiApjAAmx9wdMkIokFinKVuUptICFtQEpIWYbh/cAwYmFTBZZ0BIwbR7uoDZqHoPCM",
-	"gyiQrWJKsbBc6RBCIAOr/R35ShNa833d1vsXk2/Dlt5ITH5smmER6v/0tONJSN5ISMbz+21l5BJ6cJVb",
-	"XGgy4UY1X2ybfAgpVz5A21fRtAvQbFB9c8UexY4aLcs7+cKCD+M8uSJ6MWOGDiNsOJhsOGgCAFQDS2Ne",
-	"sYahWNQMWKSd4D+GJDHvJTZ/O4FKDbawMIR6QfVF+NX2hf7zBck5LGeuIXMqIgUt4f2pw6OCcjxYaM3M",
-	"5J9zrOxgwWq0xcP1dCyseLmEqRqtwX9/UMkLlmS93Rl36cna/EDWZg+L6YiQ/eGugpZDG0OCg0LKSoLj",
-	"vaDbEptNfa0YKfKtCEzFqQw0BnGqSbtWeh7LHzVcZ49rvZ2P1VUk+YM4dL8bJ+73i6LU4Im1d++eHLGV",
-	"5OnVYCinLAevESJAloCmkFuKItIQE7MJBJIdklqJvyFJJ4zOzF2HS0N1LDRnxSERjBt2GLwgr1hB8xxz",
-	"n6lNCA+zaCNyPeGQtYt5wyoWIQxtvuiSE5nnyzX+sbxygtcvCVM5jQYoi6AonCxiYSFlR4aAlUEi3eAT",
-	"UBr9A1fNPBaxWOPWqMIVQtryCk/HANAGY1HBHVyHNbjXG5BEyPMZ5nyeI8pi4iSfSzbTUSyUrALzIXQt",
-	"JkET+6kDaOSK0CyzmcdYzkBKzDl066EIzTHK7JpyXXdIKcR7LDPI93u7sWhMeCbLyJuVHGgL6ewRHhEM",
-	"kRpdelwwFpFwYiXQryAj5qoBQpy8Wu0iAg7zoJ4h6OEbJTyX1SXX5Tx7HIEgnPRPm9r84AF9T7nQj5QL",
-	"bcH7Nmebo/limwRny1TAlLeaa77jVwwYpiLjQk4JzXNPDZtCl7rkQx3owTAlV7x/iVT9u+n+ISkVdPCN",
-	"rHG2b2x9lTEOFjcqRQcb5fU/PXD4ic48FJ2BUxneaQyRDuqdbkZv0AmwPcVZi6hQlph0NjtXY8EZxsIC",
-	"vVUFvNPo93MEZjtd+7QsB/so6upKDFEnnD/59u7Tt+eW9aEV0zvhLwDigVFmIGlBkCZEBWoxj4YWdn46",
-	"ZUXKaU64uJKAm9BmNzNZaFZEhE/dvwKkH3/B/nJKbDFII36g6hYRLTXNVUQKRpUUGEiCLUaEi1RqVkwj",
-	"KFFC9bxgJOeCdaJatJ68FghpwLXXD6VgXXICKA9c28IoWtN0Yiv0gKYMhSLNpwWrOCkzDnBiiEzFNQG9",
-	"vkAcfKM3H8Uic/AOnpRMqIIic8M63MKKbK6vgEy4O9m4r1zdJRCPR83aLcuLW1X9KW3rCS6h4VQ+Ct2F",
-	"f6+lulV6Stp7Ny8MgZtExBqAzA82h8ycVGsgn9ELQ+8KNpFKY5UsPeEqFkcnb7vkyH6xElmAq9vyWCMi",
-	"6BQUKa3AdGY+MZTy86d3K4gWiDnfJ8nCpXqiU0/ppd9XemmJLvUtyJq42JSsOYoGee18ah2Ug94uyWac",
-	"tF/1Bzf9Qf8VmfEblqsGokaOTt4ObQkKM45YOBN2ExTBDPBTvxUF/PDTA1NAWMDndvnvi/Z9+OmJ9j3R",
-	"vu+a9pH2yYefOo9IAW+DUqlQQAt/YuiXI3qGJNYQUBRpa3ajI5L8378dJeS///O/zL9+Sb6aHv42y78d",
-	"PbwLHMndJcJ7RSQx+/ZEFZ+o4ndOFX85efc4VBHBl1a7847qCclaQnQ+oXXMKUyywfYgYEGKMS+mEHYQ",
-	"xqkMMbfMG9qm8opBcaQEo/6TyDvhobTgiOZUpMzGQGTcBkEEVQS69sMASN9C8duak3KGZlDMNqgHqJRl",
-	"O2MBpkRewkFgwtyavNzBnYqefYKVuidHw/27QXF4gR/0DxibYfb93E6eZcmTD/R/Unk1PKBYZb2zffCD",
-	"rWS9hTfSFw9eKUC+d2/cR6lS39j3jc3iprE+tNav71No7QOF1k6DI+WuSfnbA1Y4OpmXWX5yDCHvTp6Q",
-	"AssC2mH4OMYgtcjFwmIwkaskGAuVUmHrDp4eH30AnSgiJ6fEaFFk/8Vur0NkAc0zke3I8U5GFyTNpWKk",
-	"jaAvP0FJ87LeqfKMVYEcYl7FcR+6AktRHSHOQZ94HDV762OxVNTfZeIktXBaCeV+3BoY/QEFmMqSxcK/",
-	"oCa0YDAxFENcybehrwW/IBN6xYhiEFccVYq9JmTGUwh6ZbEIIDxR5mIZBnlwAILzJZeqcawNqDekDf+N",
-	"RaWrDmQCGTnObCCWvTbHUw3NjHENdTB117aNfD3X8tw9gyBf05pHOXWht1LEglbbMEqxfewbgBpMXiPu",
-	"LDUHjnOYcSwcooxXuGH/ZAFa3tiVL1q9DCQ8St0PCYLqWfgcqyyGpwAGLKQ+L387DBLsXHGvYJZKsxlp",
-	"fz45xYugMGttRtNLesE6fnTu/XPTuJrPwKmfldWjVlS38t0kYKVAENXwXnJFAMyGjBaEkn/IEVZaR+E+",
-	"3IrEmjlchLO5pZ+L3MaRuze7/q1SiMeAdBeebj+HMuvvEZgoIe1a+vC4YFh+1G+bGwlkKnes5uB7dW2H",
-	"mgOUZQ98d8Gtk9eqHPLb7Ba4Hcf2HjSc2nXyjSKq/RzXSu3L5+EbxFQ/Yezcp0BxDGzU0CTHpCp3ZYkt",
-	"h/wWeXBnKylky2Bl3+Dt0YNn4eG0QjsK6D7Syea5UWHokUhZSdAieG6m90yBSbXJoBoQgu2k+PeezDyO",
-	"gL4Sx9/RyqdgwvsMJpyW5+JBRPHlS/DcnNS1kS3mJSORTSDRqCqLe+nAShm26jeGEy6L4LEwMnhErkGM",
-	"HtEilbYaU1bwK1YQkFsOkTRgIyF9IAUzwkrn1nJJq7mLrZOEX4WohC64sBQtVvhC3M0wc3nE63tfETK4",
-	"F/TxY2TgCD05RJ5C+Ur/hruiz5BfPiTRkzMm6Ix33YFeSelm81HO1YRl5OOMiaOTt6X/JZXiihk9yVDA",
-	"fz39+KFLPkhi9o4JbW9MI7e3LZlPWl/Js2mWcXRbnBSmH81NO0am9/dfjv7B0tuwLQHI9m6M2+wlS+eF",
-	"kTOHf/813NmzCbp3oHWAAbHz9XvKNG39WtmNBZ3md9yNCFOAXS7wllvxH0fv3223FW6o5VZsFkP9eMtt",
-	"59Sw3DOeXs5nt0OL23fuw0Z9Yrv7ri3UOIn19mm7bk/W6QeyTs/8YXIH2/3ykLX3G/zbqZxiVm0q85yl",
-	"uhR3qSYJdUbUEdPXjAmSgIxzpBNrXALh1fzZ/vTjMdnd3T0IBGeYkTPXGrXx7JjI8Vgx7YvjD3qDFzv9",
-	"wU6vf9Y7GPZ6w15vp7c/7PWsBS6jCxjdRM4LtHqZATiICdtax2Je0jy3Xu2K6S7wyA89snQJEpGYu5HN",
-	"PUZgJUHHTBF9+3DbPkAaUIK6cdhNGQAAmH2x+DTPjcrQZDS1pkH4ozMk5RpiMaHKEhMpPNJBLDK6iEDS",
-	"tMb3GVX6MPzAJf7tmYVThBqR79Bif4LN4nRuGiFtIUuUczSQz2dg0+x0K9bcBNa8Fv1QYm9ZOhpZxHc8",
-	"EtZDcEgSe5aOzTsJsTDnympavHBZVW2WK0b6gKboj6bZXsB0ZyoWdVD3gv0DkKyT0nRh8dvN0rjX0Pie",
-	"HBIqiJxreOpgKZog3BtgKQ4rpfndQTGdIKoJwAC5YxOLpXALQK0AS+1aIPRlxJBY3AqOTu6EjY4c4IFM",
-	"tdg4dvSNsNDt/NYAwpb3taRUTybapyzxDbPETy0lCLxWM3evNmXoWxp5bXPrTbyW7a4z8NYSUUMuZ+ly",
-	"o6bhycd2QjB+9tDm3dvv/ndyy78v0+7Wx35LC0d47J+nVKQs3y6AE78hNODe2OYhGfR6dVkQ3wZZEGQ8",
-	"rmOR8cxIJk6ctX54/+aSC75s4xDCFhDmObH8Fmt5gi/XMyOa5zYHmxQslQXiQatrVnR861ywnF/wUc7O",
-	"zWix4EwoLRlpAcQlLH5nzc5cORHymi46ZKUg9TVCUuTpiV0jlHoCwbpRHIFl+k7pybHb46c4zCdpYS12",
-	"lSNBdyCW2wZuIoR8cbtVzL203iymNBUZzaHIsdFGx1YDdAazWDTCSOcUylCBz6vp7r/jSp+5kX4jlFe/",
-	"CI8E8mrn+ygYr7avDWp22kV4MvQ9kKFPl6fcXXr/0wOa+n6UeS6vFcB8gg2GjBYklDl8uQkuLqy8H7nU",
-	"O1d+Asv0YRxgLNo0pAZ2ElFoLUqImOc5+LD7pTlDsGv39mFgywoH4tB1oMAGLy1eSwQJQ/d6ZeO2YRtr",
-	"OLaz5lDIHCjVM+XeQVc4zslP1IaDdrpBZOuULsiIxUJikJwPM7XDtG49W98PMHHzRSXMt530f/nv//yv",
-	"hHw+OTVSphFDBwMjSF5wrQA2Y/AiIrs986/dPYK/46QoObghb9/PRhFUaDwk/YF5q7/v3oIAgs5hLMpw",
-	"1dsiM92swLhm19kFWNYsnc6VfVtz7shYQ2jHRhCaPYYIZTaF9MvErnnXFtNIlnYM8Fm1IhnVdJ1pbIUd",
-	"zEZz3t0UZqnkg4Yt2j6+Ecaim+EKjdhfL6vTuPsD7LC0Ddhj4/gkIFlikEX/sUYaEJEnM913HEkJ2wyl",
-	"mixf2oYv2hc2KJ+yQiheW1vwVMsZWsfwDcNAl5kevADWNIzpaqwxeBSLOgMqr5fPvReZqy87Yq6m9RAV",
-	"fjdbOT5300lWlxksaVlNmK7dJTsUnnmpdkb1pBRqedaqE6jmsiS6uDzfG7+i/XQwOsh22d54n74YvUxf",
-	"ZQestUlFkr3m5Z9Z3O/sT1rB8LvJ2Tab0Xj8H/zKrih2eOQvUluOl3OyI6xO7EbbCYzeqasEpNYFevzE",
-	"9Pd3kx5NXvheOPD3ZUK/w7Xa0ojui/usMgodpZpfMdI2jMgS3g6x1THgnfrFIR8gpoCLNJ9nTAHMqdEk",
-	"seCoao6g+tkN47sOobKzOA1WZ4NSOuFaPhlbHqqcTrjKwX3y5//rq2OVBpeU5vmIpnirgLuYf/z+L1aX",
-	"7I5ktvhfz+dF/mW1w+rnCdXWJKGYyCA0hhJfliYjTGQzyQVWo7bV7Ji4YrmcMQQXtvgfsSiRhjmKmBN2",
-	"Q/7y/uh45/QvR4P9F5C+G897vd30bzvWZr1zxqdMaTqdwQPWxecFvcYAFPgxIZdswbJYlBEqwTo/UySx",
-	"t/8ULn9ySNCrBPW9oHEFBbmxIN5ur0dULOg1XXTJEarwg5sb4NZckH6PqEMimAZ4Z0iAVBG0tCPnhn/v",
-	"39xEZK/3CoTEvcFBLDAqDKu+tPtkykVE9vE/A/dfMjkk+4RqzaYzrOtF87wTYdFYzIK15t8x5Tmun6+F",
-	"SDU4A1H4vl0o8JtkuHYEcbyFnGsuLryUgGH4pZxQbgZU1rtVaKjLAlHjAOz5IAn3ADN0yogUNpsbjCqH",
-	"WIDCYkpnhZyRbI40kalNB7vzNvu68X4W/MblQjhDG1duo8g1VeZi6A3G40/yJgPiQrMLkHOWRvSXlbdG",
-	"b3JXNhjpqbuoWy3dA0Hf4JnbxCz1t781lpk3VwTUtFuiuo9cIc7Mve+yrQJS9/nTOwu9U1MK3StGGf/8",
-	"6Z35tLxjirSTv8et/x23fk0wGRos0AjPhMN39FAKtNNaYzHat5ao19o4vSZbZCwGvT763eGqhQTS1lAz",
-	"jXe+wlhpxY4HNVbaPr5R5F6DYGW2AvdlZfmH4O0wzqkijz6ZDL9jk6G//1BL18pD2wh39oUNbBDVIqju",
-	"r7VWw9e+aDKaD1FcOCRQ8S5zRM/QGiOq+PCgLnkXGA4NlcARehviClNfSQm206Lsd81BM3uN0/pTWuC+",
-	"WZIgrGcp3+M6P/BBjm6pJBQMAzlmlWpCWiuo+cjymiqU/cT0gxzHB1XXN+ElT6f+fssJ3fHIb6WYU51O",
-	"lo/68YQKyGcSUBs/YcIwNqMZJcGLFqIHrcRJlyRzD9tTlQ8NDY8Fn07n2rQzBLkQK5CCWKmYA/Diirjw",
-	"ShRMGhzrh9bchmV+CoZwG0tKNuFCaUazJvHwM7jY7+sW3r9oWRnfN/KDb0EEbMTCn5sY/E+SH/H8PTLb",
-	"XZIfn5dS4Eor/OtSUHTYvE7erRfSL8MtmTVRgcHkVrt72fzXUInou7TWOxF9vaW+3Kc/nwjw3QZRhtbY",
-	"XF4AeuEjyBS33eLnv7sRvQVocV0sVtv5/91oggrBP2XBvH0T5uFnVvCLiSb0mi4icj2hGl1sPmur2wCr",
-	"rYtF7YR/5d1eodmu9HKXi7ChtzvLr857o346qHm6e+M+3cjbPXgo2rAySs5uFldWo3+KSfl2ONj2vBEh",
-	"rx+fh2uGl7v5kp+CB49arxxJ7Ldd81XiTNY1vo5GaTAcxy3FREbM23GL0NS02lCw94yph1G5H/1eQYqI",
-	"J35/3tv1zQynDMo5wDKzK/YIRtOqC+j31ojRghVHcz1pDf/+qzlzihVX7rDOi7w1bD2nM/78qg8n0o5u",
-	"mXtKqAKPMZMu7Cuy9TfQdFotKgK80nIoi42/zNzeQ6IPAlrYhABruvUJjbzwgLvIvV0HQfsjqtMJa+rg",
-	"DWZMAWqHriBcUwA2sXDgEHdfwxBVjSCiQa8llFiDE9jldcjxEnRH0ISPMlpu4biS1O7zxDK6eKY8QkzQ",
-	"lMtjW27JYmMTIzSNLTnx6aIWGoaMDJksW7M/N66ppS3VUI9gu0IxMWgysBP9vjoQ3hZkDkAiAIdKYSUr",
-	"fsVs7Ltv1r65Y79vPARA9ydcaVksgk/R0rRiPCVAWIm0VW4907T15dcv/38AAAD//w==",
+	"7L3rcuM4li76KgjtiUhpb1opyXZe5B/nuJxZ1Z7Jiyft7OqpZm0TIiELbQpQE5BtVUVGzLOcH/Ng8yQn",
+	"sBYAghRlSU7bWVnjiI6utAiCuK77+tbvrVROZ1IwoVVr+HtrwmjGCvjnJ6rZOz7lGv7P/JIxlRZ8prkU",
+	"rWHriM5oyvWCtEfzQukOkWOiJ4yM5ukl00RPuCIF++ecKU2ygl4rMi7ktNuKWiqdsCk1PerFjLWGLS40",
+	"u2BF68uXqPzsJzalXHBxsfzpnycyZ65zRXI21oSL4OvbfEWxhsl9FvyGaD5lpK1YKkWmOoRqcj3h6SSc",
+	"JVdkPM9zQi8oF+arZlC8YFlrqIs5WzcKnMFxtjyA44wJzcecFbiu5WIeEJoraebLikIWZCQzzhShiiSF",
+	"6y/ZaChKF2Z5cSS6WByONSuWh3KKC0C0JNeUazJiY1mY5dfFgosL0rZTikgh5yJjGZnPOrcPYMoFn86n",
+	"rWEvWl6XL1FrRgs6ZdqexB+oTidNiwQPCM/Mx7j5YUb1pBW1BJ1Cl9mtg2A3dDrLTcMR1eeD0ct0j/XH",
+	"Pfo6e5W+HL2g++M9tmu6WF6uI1oUnBWHaSrnonH/bAtCsck9DDKl53vjXTbI+mlv9Jq+Gr9kL7L9dG+0",
+	"S5vHOC+UbNjOjzP6zzkjM6m4+QVuJaFkVrArLueKzOgFe6ZIItiNxj4SP/R/zlmxKMee4icqO0tv3jFx",
+	"oSet4aDXaxrXCnJyQi8YUfw3tupjObwXfitjYzrPdWs42I/Mh/FI9c1n/QHrR00X7z0VfLzi5rln97Bl",
+	"UyrO99N+NmC74z26P3qRvsxesdfjHu2PGvfshKeX81nTqPDJPYxpll6e76avswGc9Vejl+mLbJ/tjXfp",
+	"oHlMpxM+m7LmU+6e3cO41GR2/tKO6vXoVfoye8H2x3t0dzRIG8f1MxtNpLxsHNZ85P+8h6FdTy7P+3Qw",
+	"2k33sn32YvySvhq9TntZnw3GDUP7YnpVMykUs+Qr+4lqdk0X5q9UCs0EXAA6m+U8pWaUz/+hzMh/D77/",
+	"LwUbt4at//W85NDP8al6/tZQfvxUdeZJinTnHHhDQtrXXE+I+xVeU0mHyIIkV6wA/mKbDgklmbwWSheM",
+	"TsmskFc8YwUZU56z7ADJvVnJQET4247lYDu4C01Dts2fl7wOhv0DzewvGyyK3wrTMsPLfEVznp1Di6gF",
+	"U2gNW07eGMlsYXizkJpAQ/Kvpx8/2O229978+3x/3GeDbDfdG+3TF69fvmp9ib52C86MdND4fdJOwnHj",
+	"PlCi5SUT5Joa0qsUy5wo8/nTO9JO4Ok5F+dADpPO/W3BkRTjnKf64U/lIVGaakZS+8UhSYTU57N5kU6o",
+	"YllC2kamGRoJRs8L8XGcEHNJFaFEORKjJ1TbNY2Ff7UTmZfGc5GZNZoV8qJgSiURSWheMJotzq8kz1gW",
+	"/jK1FB4/THI6YjnhKha2AZGCUOJaHcBmTJlShkPhsLjuRLFIuGA5v+CjnJ3DBM1HsjkuHztnIptJLrT5",
+	"Fb5xPpbFlOrzKVdTI7kEX89kOjezjAVVlywjY1mYY0CF1BNzCeFFswR4NPAlc2RGcn4xMdLvgf3Ij9A0",
+	"IVRkscCfPhc5rie8KwUjXJMJVWbtMpbzK1YsKqtnxjWlYk7zWBTMNTGL71bon3M2x8XXBU0vWXEux+du",
+	"q8p5PVPEPicpFeY2jFgsMpYzjW+7LUmpSFme2x2ZIbPzP1qR07zAMzadSc1Euji/ZIvzVOY5V1yKhLTN",
+	"7C7ZIhZmYebmJkmBorPbCgLkkJKMj8esMKfK3NSmfrk4nytmRmOWAKkKvAz9XTJYDaV5npNiLoyaQqgR",
+	"n0m/R6zGYGlmRBKQrndAvE463Vi8pUVuhEPFiitWKJLKeZ4RKtQ1K6pDcYzkPJdKJweEklROp1xrljl9",
+	"4JkyI8RmeD+uScFSWRhJHIbMtVEelJwXKTPnghRsltMFyyKiJN4rQ1bx5VjkUlzA4ITuxuLeyM2Pshjx",
+	"LGPijgRfzcdjnnIm9LlK5YwFZB/2RM5YAb0QwZhRVyaMXBdcs6E7l4q4F9eygVIwOIVXhq1aV/fAKJLl",
+	"OXmGXfm6ZdjXhRQX51OZseT+mMCx0KwQNMdRPrx8wu33vICi6JgZ1RLuirtijChDroKbYK5cJ0KGadgI",
+	"v5jb3UYtWM3TCejATgAyDMY1NGSlIvLUHt7fcn6Q+kejBD/CSpo5jM23EtKecqW4uIiIJa2wTpZ3WA30",
+	"mcLls6xoLugV5Tkd5fd5mk7oIpc0O5PyHS0u2COswgy/eK6lPM/NN5Mh2meMBMZuUiAFffKe/0Dar+A/",
+	"hrWefDw9I89HhgkzNSRUlNTDqL43O1N6s2O62BktNFP3KXWd0IUhIJ+83vEIB+V8hh89nzI9kZmR9bPM",
+	"6Pz4M8GfI7NwYpOLeH+rccqKK56yz+VpfEQdKbwDKzSlKCAaYXO8Sk4KPQdx6Hw8z/OEtPFwwTVTz9OC",
+	"Uc2GREtpRKoFce8oNKaZ02iW2X5XHRj5dmLECSPE4NtZZ2h3BUWMijzhpI3angRN1m+Jt/19ib5mM8+k",
+	"fE/Fwv6q7sTnCyM5g6mHZSGHd8vnjL4HlRXp21V4HA0vCQfp6A3ag52tNiQnXvi8KOR8Fot2crNjetiB",
+	"Hnbg16RjpC82nemFPxKg+T1T3oRoJDfD/bvkZ8p1LBqPwQFJ/rbjrds7YN5OTN/X5m6vtFzHovIa/D/o",
+	"EPXurE0+IbRgICIaGZuBekDnhn5oUH6yQCaVY0JJOWHDndzqRGRwc0O4SPN5xrJuLGJxmCtJqiscATWS",
+	"cw3jrwzofyfEHsbgiqHJIhbBgLgUirSFxEWNDMWfi0shr0VE2M3MUGJzowt2JS9Bb2AdNIzCbqY5R90s",
+	"y4x+ZMRw1OpRdTdys1kCYhRRZbU3PWHTJfH5a25ldXPWvl713tS6qPhWNuqmfGOpK+tA2bAb0/rryMxn",
+	"2FhZ8N82Yp+rjUewexU1gpERowUr7MZOUUAg7tw8Enmx0ty5mybMJzFKajhw8wMah+ypRRkXf7Jn+h5F",
+	"u89iVsiUKWX431uhuV7cafHd5Mac5VUKf4i3qwtORevvAhEpamHjeqPH2Y6/lvY7Z4JSbEqBruT5gthN",
+	"GZKkMjXcDbdj9icQMmKR4J+GjsC/gK5VbJeZZGg9dIYh89l6b1rKyCj3sUisNiXo1IgOIFDkUoHr1XZg",
+	"yBJ8CxgBGIEUNooI614YDqBQGDui+kIW3n7pxrjkhsx4RhZyTqaMClK+y8zL/09iDWQ4YPuOl7K4UnMG",
+	"4hUodJk0xIUU85yVipyQ54YLqMR0JOQ5XEazvPZTvjMvlVlhEsU2J+QV7B8sRVNfzq9KQcswKKTWIOU6",
+	"KyNV5IJfGRaxSh50c2JXRqLWC6+1xyIBjvLWPMC2KnBEIDszt9ZKeOdaelOkFxvdD4qAbocGGbD2aUlm",
+	"c2C3hjtFJHFNQZtV89lMFjjPQJ4kEwrky7UlSrMZbI1bn7Rg4GqmuTq3UwMbnOsgXKWgLXL1tOrlPChP",
+	"IldgdrJmUzRgCHnuvmpfUG5XjFwDXQov7jieT0UsmDD7m9W/F5nDXFizJsgUsiByPGYFTNpttenYDEZe",
+	"i879WbQ8ZYFuLF1a9kUdkplUmubECg9dkqCtOCRxeCkTmFSxgEfJ59OkS/59LjVTIIjBKSgt34qkE5Ze",
+	"um4xAiDUJEhmqIMg2mw7dOAXmub8kpH23mAQ3FFLVLziB38/U2RG9aQzJJR8Pg2Hbv4+ObWGfSPvsKLg",
+	"WhaLWIAxsW0ksZQa8qK0LCAqYAZ2YGVOL3b3G59BZ/sk4xewRQX55fjk/+yRdtIf7O7t77x4+ep10omF",
+	"NdzOCjbmRmIkc9OzmZYZq11i82HYbVxIbpQsfG/Mb1Aum1JNpnOlyYResVhwTdqf3h6+ef82IrHbRFZb",
+	"SE0vWdyyR2dWmJOmOfr2UssGS2fhB3ZN/kMWl60o9IW/QJ+0+7O/5DWMIBCHilpvh4LmC+A05K244IIp",
+	"8k5n1b77DX520x2cpYbIktOPZLf/4sVOn9B8NqE7A1g3IymU3/18aqZKtWaFeef//v1w5xe689uvvw++",
+	"/Eur4WtGOsyrQ6cZ/X/tX91UTqtjHuzvNfSCjtnK/DNK3skrltOUbTLr2USKWhf/p08G/QHZ398nvX6v",
+	"V+1lr6mTgilu6VylqzHNFfPtR1LmjAqQMMwlqB2D/1g+AEsfUrpgTPerb+7u98iPfKwn5PCKiXnTtNec",
+	"JOx2UO32dM41I7u79RVoXsff+Kz6er/X77+q7eG6kXwJ3et/97ONWlZ4Mx8pD+qv/n05MizbDMNeyGMx",
+	"m6OImWUQtELzk+Aa2n25ne4a8ki9kKWYyAyHGpakDghHYr+Iuq+QBG2obcOErMJoxSGuyN5gUJfJOluR",
+	"9yeC8kRQngjKoxGUqHWzcyF37I9OYivJzF/B0osarBls9WbSUsK7TY8MurWOc2fVXt5mKx1Dn1yz6drO",
+	"wxG+x5dNP7ZnWhR04Y7PvEEWdbZsiIa4pgVa8trBOK3ak8qiYClazbRESRNleOe2A920fA8cJEzMp2Zf",
+	"3FdaUct+xOv5v67fUxh6dfEiv/jBmjXxCwgIXd46s5LgFzsELoJiYGvYyqhmO5pPWWsVvVu7I/DFI2xq",
+	"XkKD/VbfmSstp+pzkTcFOjv1xrby6rzy4dZmAM8UsY5V5I6oLChCCyMkK1D3T978GIt28tPb0vP1/Hee",
+	"fXluu+7OsnHSOTAiNth1gWcpOWVOfYITStJCGmZKRrLIWOEFcz8+luYUjbvI3pbmy7OvCb6NWkGUy7rN",
+	"eRc0dW/ettBox/axRTbMJlxowlW4oN2mAU7B0HX7yN6bNrfdVDsIuKDXE54zYvQpswUgPczoAh6BF4qJ",
+	"zPxh/XeJP+1JeCnLDltReSHWX0iIkoQpReXlLI95dT/8rVl5OY/8rWqImnNHGQ7aaEHwe0TI64PS2ZYl",
+	"qN4pd8gxBCoiGAbGMqK4SEEnFRIyAarEAL0DTRH5RkBZWKN4wzNc5hUP3eCaH2upkfU3xCKHi43t/DjK",
+	"j4ZfiNwUVi7yO45hldWJZ1TTjTkNUtIG3lKGhTcEvcPv7sKYlhBNfkDEPM8xGIuRnCr82WyNeYD8EcNv",
+	"bz+LMIPKEFYugY9avoPq8FEEBkGwc8HJPCDshqY6XxBKjuACAH35FESHybmuxG/9G1skXXNbi5Tl9rbC",
+	"v1VVP2gbemKXTV/LzvKptcaIBsoFZkpnE42IYjlLtUJbNQzY2Wa7G0iqloyvOx1H2AwXt5R0flise/GN",
+	"b/glao0LOT3cSqryH5Qw/bWvfcRm/jVc/HVvnUCr2kuqKTHGCCg5GckbpoihPQUwBn922tN5rvnOjLOU",
+	"dSLChdKMgiXdHYkhWJvNW7Eo9z+y/sSR1BMw0y2Z/qUoT9IBEYwbNXVI0KJX90P4tkY9/Qjhn8hGfHwH",
+	"Vb6JaZEvnPErFvbw2ANlpkaUnTfMq3nin09OI/Ijy97edIwQEot/zqVmGcbSzgqeMvd9+6Fnyvu9ryG7",
+	"y/WFUsRGNKu2b1N6c4yvWcXC/tVvEJhxkqtulx1j0t1EBas6QtaN+bTWHJjFnS5FjVaGlyvss4liVtOZ",
+	"GlQffPBhPh0hCQr06f4Pg6PdRrm2pFhOBvl8enLailqf4f/hdDTIH1EL3e1NiR1n4NjimHESkSkGS7c5",
+	"CANKkz2STmhBU80K1akaIP77P/8//z/aHw0ah7y99F4Z3+/r+JkRx8CT0awPMnHFCymm1qF6KwW2fqng",
+	"jQbZequcsag1n2Xbzb9JVnT7Xl2bYFej2nmqzrtconA/1p/ae5B5atdgrfDzEMKLHcNR6Wm7m/GzJKuH",
+	"J8eh4y4ygjVwhiFhNJ14n5qml0w5P5k1iUaYRoA+QOVCSp9Zt0oDYypd2lw78ca5r9JLZa2mSzyqS34u",
+	"uNZMuKAbRgp2wZUuFuDOsUNMpRAs1bJQpJ1M6SUjF0ywgmoGYfWx2AGn1JAk7rAlpH0khZpPWWEjiO2j",
+	"U5YWTIePFfwCSQnh8UxI++3JqfdKCvgR+inAU3r06fgNaaNAxAryCYeNocnHbzrgqIWG702790ZyL+BB",
+	"F4a7NFqkbsdvmoaKz1YP1Ai9M1a4QcIXgMxWv2FORPNi4D/cw3r3h9U1aDJfL3GKWlo17M7yeh7gQlTH",
+	"f+DGXv1ugxi7zhC+kp/geMITYkfit6EcBC5at26y3PTzuLTLQ/hgI8f0vBAsi0guLy4wGM26Tbkgac5o",
+	"0SW10eI5qA7Y/WYHXe5nbdz7m4y74KuX7PZTv4mqMV3de+2qrO+tRmoDVlNZ/DrnuYUAv62yYp9qbM57",
+	"Nk8tT6sbkXg6cWpchQCjqOvOvKb5pSJaDklS9gZ2WPgIGFr1hMWi7CPRECQSMMqIUG3tUgpyBVU1DKJM",
+	"b8B76u1A4fhNr40i2FEQ9tIU01COzDALm7mkJYSE5DnqCmiluFWVDfxDIBM2GGEztkIMrIwAk0BM6wgN",
+	"l1yTC4qaVVUO7Pf7g36v6VuXXDScyCQIIAoDa26NHjLUsxpdbpgUsQGtESTawi5LSVQur100c041K9DQ",
+	"jquXkDZ1s4OcDr/WZoV9lNiMFqpqg3ejbkWtYCBNtqPgRlqPwpr1ts1q/r2TU4jxHZKzMpaNZc72YBh/",
+	"MA4yYvqa2YBktFiwjOTSRup2SRu3qbNW5CylTdi+chKNdxvkSasJBenHt0pWzf7ZO7tit/Gz3sVfutYn",
+	"WjVPrZOJj6utA5/q5q7TLd2jt7hDt/B/3t3Fuakv83FDIfDsgm3zbif3a/f97n6XMmlyK+tz1YRbMejs",
+	"93q3m3Tq6+1HsHppq9rfHanD3W0epYa2oZq6pCIuWyNK8vxxXhg50UgFuqDgC68Qiv1GU8VXWyO+5sSt",
+	"JPThUq3eztA2v6X2nAS2M4yyr0QFeXN+O7Tng52ztOjPRc6UCgENuJUNHsy2HwbbwGlba+xfi2L0zoWM",
+	"DokU+QIVc6qZ8tHgtYhc8/tCzo2Cjjk/z1QZa+w/lHS65FAQnoWgDsT6QMzrZEXAr4pFzugVpmSguAFG",
+	"iKbwcCv2bmgLCznL3nfsGPlaKs/VJzixTUI/nmUHPuHihMsAZDjeQ1K5Pt7Mb1XFKBbhfUJojSKdUKFJ",
+	"Gz8AhwuiCxRI1jOWEZYrBrHenS45ns5yzjIyWsSivF9VvwWpui3AVhQOH0IjMFScZQcEQB6CyXFFZpQD",
+	"fsRcMdJOJ7QwWrlVuQKfBS+UJiqlwvpsYsHHZC6MatCpBEAE4sxXRjCc8t/YRu9Bwydn2ZOz7H6dZe7K",
+	"rSUROEZzl3xETehWBz4xNJq6+VV5028sZMEvuKA5GD4CYiHBPF1jzx7iBPcEWLT501LsWLSp58MsO7+Q",
+	"MjPc2jJojxVgjhb8OT3wrny73JHXYmW5x85jh1aXcsCOAJlpF2zMioJl3dqYqzSwIlNM6QLDeEaMSAR6",
+	"AV7pgo85Rh739iApyiFARCuAkipRM3u913XcpQhCos3KuCyjhvtTZ6RrkNrWcdItfK3lN08KLgtUlf7I",
+	"DtgVsqiDFPx6pWKNiLfODLGNwBcau5x0Z5PU7M87TirrGDKkmGOtF9LG+sTC5Z1FZf75NeWaiwvX+JoV",
+	"zKFY6Ulh/uFpZjt0UMXCI5lUPzSWxdSFQ/KCQE73lGaspAyBxtD5KrFwzfp+Q7lNeZTGFcF1dsnKLEIQ",
+	"vTzGmSN5XEc2DDIkHZVASHcopKhkFi4Qdtczn+2W7u66vbseq1XBM4Qg++rbt9oILqxcgLoRSClcYwpc",
+	"zrR2aW8HQN5Lyl5eCnRtIV+fWpA5IyTYTyzZWre++l97vgDGjYuLVZ69qonYtfaePDWjqXUEZ1RNGMrf",
+	"/ELIApxesEj4I6QJ7pj1ymqW+19ev359eNjvQWbgi5ev9ra8oPVgy+qUVp8fizR6t/Oz2iRjNByiFkqz",
+	"6WbmGB854r1RlbiDMJDkypnb/PdKI1g3DCX1P5Z+gVU3+JY7u1Zm/NrjN28K2v7L2dnJKcJkQpKrzW1V",
+	"0vArNtOKTLSe1eKAzE9q+Px5kEn03Oyuem6WIqu7d/derTtGZmh+xRsPUWk6qIfLLsXMH9RyxgxtyJjS",
+	"HCP7bWLrwgIYljKzlUAbbEuIz6De3sxyKnxqy9rT5t47gwdLtK9K2CAfGJbcaS1eGFUTea0MMeSC5PLa",
+	"vhB6qqz6n3HFWlHL5ze0otYFH+uW0zec6G7OLO5l1IJoFLPmAeRypbflS8Tyk3Ha5Hcm7GYmC63A0IXS",
+	"D7thU8QQztkFExlpJx8+vn17THZ73d2XbdpJfAIypgmWj29ukljgW8r5c8mskHJsuOiY54Y4plzjrnpb",
+	"yuHbU3J89oG0E/Ovvw16gxf9/uAlEjyIcTkkfqj42lRChggV5F8G0X6vZ/qHhQpUzdN0wrJ5zsgPliDH",
+	"op1M1Bkt+HhswzsObNi9EwSA+5jTxjKi5QUzE+wE0IrHZx+GrnEsjNgAqkNNnbaAFInLMcH1TwCAZ2l5",
+	"NSRhcBWLJi2EfDTPr7kC3mpJIAg09V2pi3jVxxsYRnF9WXFGb1ZFIbomzxRpo5GqeKY6RNMbo6K13x5/",
+	"iMjbj5+OI9LtdjuRUeNhKa3gxcWV5BaNE7JttAxlqxrjG+wgw3tdHftu08Xl07Vjd03M2AuW8hlngA/o",
+	"R//Xw7P7G/1PPzh+/bpXzxVsnoFIpWbFtLHuA5nRhSLZXHMrTmh6Y/6l66RySJI3hydldhta72Y5TVmE",
+	"uomfOvR5YDsoQzCSN2+q72dzvQC7YORp3IwV8PbQdgkWb5Lg+I4ABwRwVqz90F90a0Mt07usTP1PxHvg",
+	"Gu76aipbjel4c3jSilpv3pxUaaH5oXF9YfduleTk1BBSTnO310bItbJchb5zy6joCPBiKzt//OGvO/3e",
+	"3mCTPXcyx2aBmtbKbiSnihzS760TRIQU1tS++OiFsjK6B3nNUmTPffI7/wk6oiKTYn0KVoUXu7W6RdK4",
+	"S8RogyxC2on9NWlOnj8oE+SBRndK6SUWdxJfmhLinwSYJwHmSYB5EmCeBJgnAeZPKMA0eOD+J0sxVYwO",
+	"ZzoJZBsj8y2n+awysh1JraUgZztqwoumqKc1ZtMqj2k+a385JRoaQUBQyao69sANyQtDX/o9C3IWkUxq",
+	"vPvWLGqjYWOhJ2xKaG6W3DDrF/3e626/l3QOCBULhIVmOe7cBo46+/oyyMrSNFH8OlqF8FPCUIAz/Joq",
+	"dLC0l6F/VtLar4MD+ueceshR38ugWvVrXd2vqHVF8zk7YisBCOC5c3OgZz3ngpE2zXOSuDEkZC64VhCj",
+	"QFLTW2VuA8it8NlzXOgXYKi+peRd1Lpm/GKiP/7WPC58ut3A5FykrDqyF+bfaT5X/Iq9d8NBE3KZ7Cfn",
+	"GCfeMF48zsuJbZU0P79TleUOZnib4uLp4ZYBe8H7ySqgL66VA/oKsb2WTaZPxOSJmDwRk++UmDTKD85Q",
+	"9CaMxqxjfuQL677FWIbESOJTqlnmJK03DtZPQu6OLYMKAU4Z1axLPgpbsMHK5+mE0RkQoXk6gc4JnUrA",
+	"ZzZfKNVuR5ZySAUSUtwW12ohlxpgj7vkEEbihyYzuiDtz2dHneEmV9xo6zu93R245ZX076Zb5JblUGuj",
+	"BjegBuCD7fLp6VzLKdU8DbpdPsO+FbEf8dI9afcNfdw3VA4keohCc+XMXHOIToaMK6zAZzYJPHidANEp",
+	"uFGsOQ/u5wnV5BrAsgqzr4YKX5vfJnQ2Y0IBBA7Ca5O4hVnNKTOrZtO4WEb2Bq/JmZTkPRWLWHzy5S2W",
+	"pkh2zZ3dN0ogbFS/v9Prn/UHw8H+sNf7JW6ZucSt//7P/zqozVbFghYM4sHMpDnL4tYKcK6cgtf1vars",
+	"mCM7ywvjijy8vUlZsWq3MEgWKumQNtVkKpWZQy8i6RxUbyym8Pnsx51Xvoy0W6lnULsMK0mMZLY4iIXd",
+	"WGdhLBgwESHLhrIAdg+BfeYZFNbAKa8pUFtO6XQFNNdfzs5OHDLV6rH64wf1yPS1LC4xjU81nbAaEQxv",
+	"TrgnTaKTu4an8+mU2rSxmjhj1f9maKpb4bBug7zaGtPKQ1mVI7oVympF8qmvrynHNlJp7+YGrt7+zY1f",
+	"/2WxboleNneNPEDjzS4Y8a9FEBvcmGmwacyt/bJV2RvwJSpo88vjexuEw1VSb3FsS5D3AQy+xW2EWNOm",
+	"+kcbz6GSGdw0hcaM3ffULBnbKRjNIAEUBFaN/0RIwStWKEj+rPCkCsdqNIg3n5K/zKdU+M/5wKuCzSbF",
+	"cmiR80sAMviIGZZwLXesrSSQS1PEwVsO/MP6FPVBvJF6R7EZNWcqAyB1RzHghQh4U93iDFtUY9SVwQZF",
+	"MKyM3WSPggoLDUcIIQ4LOcrZ1A6gXqVh47MApTHAWHlsPtd0HIKKCCvs0Fdgf13MmBrCKW6orxBZiQkj",
+	"4gSxZRVGRsQ5IFIso9i78PgE6zOMea6xkj7AX2KwThTIYROutCwWZCLzTNWi6JfWtj7Hr8znaASk/ChW",
+	"FY2NfHFge5bKEiGiWgMWW/rasY1lYxsRLIOqKo0k0hUehVpMvnpCsrKvoI5mU39Q+jJAL/A1PCN7IJbK",
+	"ZHbX54XjTa2jzgbc5cpDOywdSXHFcjOk0nKuJbnGKEDVwFlm/K9IvKr2gqv+fYFMWRSjZpMIKl1N2+RK",
+	"viKsjzn6vhaZS7XiOljLcnXqQFLsSp/vpoNRn/bGr9mr7GX6YrRPMXC6acS60euaLIcgGh5Vi0Gs/FRW",
+	"b678VPK4WDTCMlBimh0Ex76ShwJVz5DUwhGxYMoJUXShYnE9AQAcgH3slniqUEEMrBYlKuRKOFYAbJ3K",
+	"gh3EIjE76HPh4L2wgkvXnglL/P3PHgMinCEYS2RR1q8JS1VXP+R+D+o0dy3GV0LapumwavdHXalWuhnJ",
+	"iP0jFthGaSoymkPOJpaj8fvjb01l19hNymZYyCoW5c94Ds+1PFdMZKywlRXtZesC7MlyAkpDIOsGyGQa",
+	"PQ/Bda0i2cI1W0kr7gFgDPr5BLWZvw26WDiAZX29QsYei24tjdEeHzuoDXJmverj6dZKcnRfh6QyyqaF",
+	"Pl6Kd67Lw5dMWW1cEUXH7IBcshnewJckowtFZmGhI4xtFpmn4FWZENJld/q93mB3B67v9tbpd1UpZkUG",
+	"iZc2bK4C1RFJjRglCNXW/OWRjEgCmOJD/G9EkhngzVOyd/MiFnxKLxiaM3ZJNuMRedUf3PQH/Vdkxm9Y",
+	"jnEnyW+zPCHtX07ekeNjWB7b3HQC6v+U5kRpmV52urE4q/ACAUnEXBNBNb9i+aLGEKAAO/jVUXDq2nHa",
+	"P5CkuzL6XRiJ2QOXC1+wGrZSNjbCASi5v83yqjMbHzYvu0vpXbHoUIXpIlzXvZsXsK7mv7asMygrVuYz",
+	"S2NzdgSWWsLHsYB+xlgmi6fM2tcL5eqdhfIjbhvOti198Epj2SgXJ+MzlJNOdW32bl60ohYOo7ow+GRp",
+	"YVzSXAOc/y0Jcfef88ZLpPGGXLXImouDFLNYQLq5k70rhsgQoqtMFlU+DEtRkY3kzXZJao1wQ0G9gyX/",
+	"SzX5i4xYSqeMJF4KCfCnunVT8Oo6Btvzh1D0ahrogqxC3Colnkq5gnDUy0q6LKabpS9ZU7LT1WUxRRHs",
+	"9OjwA/z5TJERLRBuzBdbBOvfmBVMpCyooyBFGqztypGtqf8Ag+CKtEGB9VUCsYKDeWhI15Zf3TpbsUkz",
+	"mFJxvp/2swHbHe/R/dGL9GX2ir0e92h/9NXVEapJjZtr5CvLKsCCBEUVwvPFFQE8YV9HwV0HW2fS7lJS",
+	"w2fDhxUtooLE5j5ZyhG3obDdUn2hRMDxdRjCBVoHl+vo6T3IsZ40f5f1Ad6vxBR0VSh99W20A9t1taZ+",
+	"VKrDHQYUxahlBMJGbKePJf5GzRh3owvqoUqWDQuKXwiq5wU7kmLMDUWt2xhWVJBqSkWvwHtsF19RHSdp",
+	"J7avTePCH3JmVYevW+ovUeuEppeNfOWjYIjGgVp8ADtS4mgsDXiT/Ffow9rllzJgtXeEuWZeSVd6KWC2",
+	"KdV16VyFfn7/7u6gyQF/u9O9Nrk1wTonHhdmGb9BzjXJ+JQJhbWjJoyMOF5hF3jAHRiqntPc/ri83hP4",
+	"/bh6Jva2ijlw0RyDSizHcgSCkUqNWlT7WL/3QF9buW13+dre+s/xbGlurx5karVTtcEhulOw14mFStky",
+	"zos0n89YbHRAGzJTno7on/iIVtmKJXnm3PL0cj67j+qAKRUpy/Mti8U9quoL0s9Iyksr/Mxg8qRt7hUO",
+	"HyL9nYaLtuFHUnGNxnWreuvQhG0lfKyFPQHQN8WMWg+OMMCss36wTesClhLLZupk+IaXB0DkRSUksUTM",
+	"6CVVOeDnsyMnAawXhu+kgtfVuVl6eb6bvrbwTq9GL9MX2T7bG+/Swag5F0PpAvHEm1WzbfS9GYpsR64K",
+	"TVO8Ec0Wt2677UNZOE6aLe5t5+9BHb0VkQ1ulw07cgE2PweUeK1Yd08VXFbrmw1nP6zN6XanvJ61PV2t",
+	"sYZDb5QXYHEQj+VuQCz0bsBM94n/swlK6zeD8PLEXgW0vhuLnz0y1ComwUo333GmkmYzKYSaL+S8iAUY",
+	"lFcgvNZBptoWC6wxgLWD3UKoewPPeUior5X859OPR2R3d/d1ROjYbHxiL4XzHJQ4khlddJfjb/sDCOt8",
+	"Oez1hr3eTm9/2OttTKG+Gv21Rs2rU/vRcvesgBDWdpn9FxLd2ik/CemxjUNRPGMkk7Koe6kaYeRrTKEW",
+	"YhWk0ZZAWoAaGp5Je/763VBYfP369bog/5X8xm1zmRFphSNLZp4p8vnsyLKcldvce32nbb4V7O2kWr52",
+	"GaoZLnqwj6nMAVb6vtDblvnfEie7g2Tff1FLylgr3Jf86zYOtZrZ3IOh1GoL36WZtCKONJVF8TJrNT4F",
+	"CsBwl71/TReRC8e2pUsgWNtWPUplkbFsiBQcvLFQ9wgwn7lwuUwQXmJTobKEtK0YAhjQIbeAilZOrUqq",
+	"/sdyvEYKcZ21Aj2s0Xb773O5ucDxh4CRf4Jz/zPBuT/BsT84HPsTPPoTPPoTPPoTPPofAx79HsHHreyC",
+	"CVErw6hWJRsFNkx7YVM5zzNYN7iB1noJ3hVFMp5FWFDWn7gyP+nesotAWtlY/P5EdUNSSk0axi6bJOBP",
+	"turYY0aflRjn2xlukCYaOZorm2osMnINOzaaL8Ar//hxaNitWcejJUDi1/1BtEmKaTovCibSRX3B37RW",
+	"ynWsODFsYUVyfn1U5P+QWU61GcqPDH+qKOyvB72NBhpgJq0sbmBRxBxCVIIYTRhEtoQJ1YCrNHalQUNU",
+	"vXZORWakawmh/lyk+TxDBSqpTxbpqZJLiE6WwnXJYTW7tj4CIQWrHYv+3v5mK1Sm1NOFqqMv3NY8yMBv",
+	"JlSQ9l7RQuV0ytEsJAvielKRh4Tz0IMghsD7bUyY5yIWn8+OIod6Bwr4NWOXGTCfkntQMmYZSC8TmfOM",
+	"LowelF9D7DaG4a3KsO+92CTD/mJOCyo0Y1mjvwMCbMI5+/ZqFXrB0vjC0a2IuIla9dtR99NusPNB0Y/G",
+	"oh73XsVjpS3IjWT5Ew30qmHujTQmoFL1U97IWNh4LrJvUcaxSUw4pVcsC4SO5oKnt9U0va2G6b3ECbvi",
+	"pmvdlzQrzl+nr0Yv6YvxPtvLwpy1r41GdYVPVxc6/YrKpreVMr2tWOmq4qRbuPkCH9wd6pKGp+ceLKaV",
+	"w/hNcqROlylPTVWfMZYRzdHN4OMiu8SBd4CWcl1wzSyEXs0PSNrJ27+dfHp7egr2mITdzEDVAfxclNYV",
+	"GDqaofdYKoWcLtAvKzJaZEDFZ9bELa9YIfjFRFezLIK2S2emikuw2tPpFT1UByioYa5886aFvldIyt8D",
+	"h2g8LlavbFq20oYBslWna9MwubjAlHgLJ5QviBSYmo7mMAjrR1Vd2Ax5c3iXl3hEcypSdjgDG9wK2dMM",
+	"ccbFBbGtIVmFa0LxLXSdBXaISkTEap4OaayrcsQxN7aSXHpNlQ+l5sLpM9CQqSpej+LiIme2dQ0RYkT1",
+	"+WD0Mt1DDTt7lb4cvaD74z22m91XyFRFY9lERwFh+nBq6OQqrWNJaiBTLuaKNGzhAenZVNyKwWguNM8r",
+	"El9p74Qst3ZgJe1suIt3YMf3oJFtpPdtY6LfPJ3InXKCORjbZBAt6S9fp7PYFqh8OCghp8gsYTXQavwF",
+	"xJVNbR0pWcTCfxn6iwhFBRJNNWoCKIBce/3OnC9re7cfsKhhUAYHklFjwfVBmPz9rEmxONTJsv01p4ip",
+	"ZRt/nR50t0Sl+9eePImyFq5uozuhLpKusQc2ILds6PJpg36AyZxzPZJz4Vz+nS451jWvyTAWSQOpcZBA",
+	"dQKWEKXpgvRWEZ1YOKoTlPbzxnhrXDggVFjvixs6d75f2+SPUiN3NRJLgLRSsIlU2kVW+FToiCDkQwnA",
+	"skkesaom29ZS97wRegVQm8sAXMV/fXJnJd9ZerbrMwhLxovmXK5tQzD0VG7tmlS/teGp2yhb2znlgjgh",
+	"1ZzwwwDfCdDOy9Sf0vHSlARUxo1CpTY5jkXgJyvzeSp5PC4fOKnm1HgS6Tp/prqxOAwRCq3Mg1/YylOF",
+	"eU4NytI2LspbvZMWNer2pClgOeB0rmEvVmfmnTmxwDUR9dwohKVKcw5SEugal0Jeg1vwDsvjZre0Og1m",
+	"rQ3kEn9othGZVjsFz0IRGa33IZF3PnjvjC8rm5bO9k73D6FRRS3MjayZZGa88WMbxUQ77SqMit5eFNDy",
+	"wyrbjZantxharNzTRGRPmql1IxhSRefb2BRyFr7WUCFgKcpuTYriHUZ8utEm2fqq5R5tHYUetRDn6X7i",
+	"1huDysMo9s2MwUs63VcZiJs09YrZ2N6d8EhWRd/w7HvaHsiLt1kn7sMy5wwd32U0Y42QLMczOgivtiuJ",
+	"EZWaog9l7EQBvle7Bh6g2XQmC1rwfBGLAFvzoKp2cof7k0FvIRBaiX9mMc7Anmh+iUVikdBqiDMw6gq6",
+	"agiKZWEG8HqV/bXcfWsMebTX+VbP971Y9Zc1yS1eXgEpeWq0kogIdm2EXxQqPOZwv9frbByKsER+l2va",
+	"VhmdLi7P98avaD8djF5nu2xvvE9fjF6mr7LX7P6QMG7DZgLxwfIsMpZ5Lq+VvWdLqG2umdUH7J+q091E",
+	"kld34wvLHGqp5/tMYAoWLST6S9nunjHYQ7VNXpKd4z3QV3ftvonTo7pV5lhbAmMDq8DwzM51QYXiZlW4",
+	"CP6Qc30+lsW5s2jVMJ49JYRGmCfhy+KV0H+WXs0LtjYqu3o3l9bdpX5W7+eHtz+T//j46d8i8uE/Gu9j",
+	"aTkMSlCxGS3QxMYvuCBjmvJ8hfwsU2DnWxHBe7tJK+AozKVPKdhd5DhCOLAm5a004pTNMZTUan3WXkZF",
+	"oOwuhRT53iA3H4IvG+0XtTPqL6DbgspaNp3Xz3ApjyrRVXes718Cd20YnHZUvhEEhldqxtSh99YS1KC4",
+	"+yZYLjj9+6xLf58jDrnzQxSTV/xCGOWEpQVr8LsdT6dzjYIXFQtbhwWkLoSMRe25KZKz6YI2Vp6/z080",
+	"7W8dWHuJwjXSKpv75kDML4CJ2UvbazWm1pnt2BK1vGoTtPYYD6Sw7qrDJ8uL3nS3/8oKPuZIwQNvTr0s",
+	"bFabPcYunDs/N/+NZbdCtdff7G/ME+LW7n6P/MjHekIOr5iYs7hF/HcVelSx0f7ZX8jhX9/GrU0Bq29b",
+	"GHvfnbi8suLKO3mxsdRRr+LSIH24KiKrzIKuPsmUZiwK65aIzBYiaS6qUi/1ojas9aLsl+SYOMF+f6nk",
+	"CRjMCs5UFFR3UZhdxQDOCsBhwBXBbjRzca82Max7X75S+O5xMyotPDtrhqZdVi+y/Oq8N+qng5pq0Rv3",
+	"G4NvjcRnV/ZWwATQyIO6OP+cszlzO2dEAJs7W7b1GyIF6xiyl81Z4EVg6Dsg1zzPDR0yu7UFyMKSCLph",
+	"4ZCgCywPADNtXPomnaH2Urlz4T4FuoK/FVVtIbiCG1zhe1Ab6kThm6gPdhCnwRo2kOw7AEhXhZT7Ekr8",
+	"pfp7E5b4r9vUfqjf0uvJ5XmfDka76V62z16MX9JXo9dpL+uzwfhrjQBWFCk/NtF6pobPn9tfuqmcPoca",
+	"Bc/Bib+Vsmw6DzTgah02t67rMCYbzsH9HfHK6fqjHPOfuZ6Ugugf9cD/Mc/zGjn+dCKvBUbHgSOWl9W1",
+	"uuTfGJsRjtXDjLy4ICUie1VCvZ4olp4PRi/HvbSfvWav6N5oN0A16qe9FQY6e98e8A7V12D50IFbLp0X",
+	"XC9OzfLZsD9GC1YczpvE90RdpedG5jlHIGfzp1mZ88SaBDFt/sUehGDQVDOsSQa7AycIOi8XxFCZ1pcv",
+	"AA8ylih8C01T2DIMim5h0NCUcqEpF6xQdjVKGnXB9WQ+AhIFjXcydmXJVP3clwGLTtSQgkgjqf3r6ccP",
+	"ILj95ezsZGgNGdUElYhQtRDppJBCzi1ydywcdY8ARVpkirSvJM9UJ/I2C2VTYaxlJXIWUtMjel3wpFnN",
+	"JBZmHFT4hyMpLyPMukIyQUKRwvZutptl4VmNRSxQjnZQhjgfRRKzv7Lgv9ly8D/AvpB43uvtpgBPC/+E",
+	"rA4LV6s0LTTgsJeHIBbXsrhUcIdM9wBy2/YRvZjoFREhsSRsGb0DqAvl4eGC5C5XzQLt62sJf2L69nie",
+	"m6uqZE6xwHs5MVuWz82MilrlIDJhNGNFl7xdWdCNTKgiNBZwBCAlNfkdAbgh7A8K/X9JSBuJDEkghTDp",
+	"HJDEtIL4ixX1xsxAP1HNSM6nXKuhXcvRPL1kulKGAVUas37mR19L56KQ89kBJj/6CkaxMFcDK+9AA4gO",
+	"utkxWvUOfGkHfk5IGyCCVEL6vd5zRUbzwpVHTPBIJ2TQe65igU/2zYPRfAEvBO0jktizvfzAntFzJJUN",
+	"/bkGELVuP0iC5/ZI++f92nMbxZuQftBxWXVmZb+uFJ17vh+Mu2OPQyzoXE+Y0ObmQSSZq/I4JohKgevJ",
+	"snL1IzK4ufGZcBHCg8bCnDqq2TtYfvh/dOPZIZsTH7b4xAxFQ2cfZpIXLsQ/Z2Pdwdi56huKmT7ngt/E",
+	"wnD50rCKB8ocRHNTsAQRImdAeUr3HDNmFRQGTczszu3sfOXXT0wXi53DsWaFOfAslSJTESnkHNIA57PI",
+	"KMY5o0qTfgfOd5AHNCxXSYX41kTJKUMaYH1CNhbd1rSNReVXAJ7HAxcRfOIqZLm/PRSF+8GeEvdnSWBr",
+	"MWn+W+gr8A2Wc1/RWUuSalZUEgsbumUIhSGPl2wBFCCVMxfwzsriKtpif9t/MT2RmU+FTaUwvJnFYkb1",
+	"BCl8rVRLl3xiM0R5DyBpPSQHwCKYEZTZtVMcWizakEZVsIxQRVIqpOApzYHRdXzwT5hDDwe7rIi60BgB",
+	"Cv8wX0QoHaSnJPH7bo7mLKcLlg2JkSWTA0JJxgFxQ2gkqJA5/zoW4WqeX7LFeSrznBtiCazGzQ/Ozpgj",
+	"7q6CCSptdH4uyKyQF8AVrynXKhbzma1abk8rjJlrC7VfwNAghF0W5QXovSZLQ+HifK5YEguw7yw6FmIi",
+	"XBTkRmaLhhaDjQpkEqS9d3MTGbbSqW4MprIA6kjBHe+qkHOC1Fz7cnVcY406R9atSLiDBeoOSAIkbfi3",
+	"hHAASFGAjkKz4d+sCz/nKbN5+VaIOpzRdMJ2Bt3ekvR0fX3dpfC4K4uL5/Zd9fzd8dHbD6dv4R0jzXOd",
+	"l+KYcmLU4clxK2pdueJOras+hlgyQWe8NWztdnvdXayhPgH5sry65q8LtqoMcyD6VHDzn6kllln1yRuB",
+	"06/tcQZ58Eof+q9CfAudMiOctoZ/b9YnyibPrdL2JVrbEuh068uvZaFfmOOg13OSrXUpQnYMynrP/6FQ",
+	"H0PhYpscNlB/QXiux3JDJR45JopCCSI39a7Zmj0cTdNH/Kif/0B9Cim80l//ymdgpUamZBm+tLv+pR9l",
+	"MeJZxkCn3BsMNvnMrJApU8rIW2+xgju8+3r9u2dSvqdi4XLpzHv7m6zGsdCsEDS30BFgBrQVkeFs1dfZ",
+	"6Df0QkG5Zf/br1FrWUJrDQE2TgEmdPWe20fDsocvUWsmVZM2q2WBoq+7NZiBYegTgBqZP63WCsHhQeiX",
+	"kZBB2HFpZD8Doa9zPQtXAhJ3E+Po9W3g6GqugKSpejMRdPUwwNCDrflBZot7uzKVb/hTXdW1zQC/LF3b",
+	"/oNc26YrC5G64SH6o1/V3gbX7UiKcc7RvLXX3+ATJ3SRS5qdSfnOaInfLU0wux3eRicTBixtKxJR1aCa",
+	"aQWKBAGx+BIFrPY5amdgR2wkIUcTll4qZzygIwhEAQYb3veKI9JNp/359OSUKL3IUVz8fBoL/+EOkgUp",
+	"jOwL7kfQb9MJFRdQS9+Wi24iDuCsXTwscaghHT0qUbDfDn3Sq2hDaB0ywug81390CvEnv/DmrcFGa/8T",
+	"1ewaLeD7myyjzX34XEb51sgL3gtX5t5dyIDg3Im4WAqxOXGxGvdKKf4HfL6d8B551ZYXiKejiJDXzTK9",
+	"/cL3LdHDJNaL8na1n0T4BxLhR/4suavjfrmr4O6N/6sF90MwMSnSNyLCftTr9UqXgUW8Yzc01fmCUNJg",
+	"OEPbyrVH0VcxIBXWhXdn+3Z4mqlh9iyLLLIbXEXIr83wEmLkmY0uiwW8hhUyVYB8iTAMPhqtnXCl5kwl",
+	"ENZl6xaY1ub1iLDuRTcozq26/Zddn3PSBayapGOrKnlvgTKKTdYlH32BWFZOZMRSOWVguC/BMFyuhas5",
+	"a4Ekko5LuIQfnilMvIxcfnrOLxlMGtf1AC1dFlSaKzLoDUqbG07cpVdAZRVS4lK4YSVhbXcqMsiRrtV8",
+	"54owl2YvUtZxES5+pxqrv4MJ6cyhZ07pgowYQSvYK/Ke/0Dayc3OlN7smOc7o4VmgP9SDt3SVUjWAlOx",
+	"0jjh0tZeeKeF9TC0+89V5MzrnS459DAcVFssQO1K0zqPWCxGNL3M5QWZUYXVbjGVnCuy39stM1TOITDo",
+	"fDzP82TYcADMhKvlg/2z+rYAVwTvrvn2AUHcNTw2PleZkpM3P67WR4EkP6g2Cl/YShcd3C/DaWQ2Njsp",
+	"PCpwBsuDjmXCyzvozucjs6XBRqLllGHgNizrk5r7nUu9eHHgAI7mhuyJhQf4xsTTVby7Sgpbw1e7r169",
+	"6L1awdZLQWClIBxw9kAQBrfVSmn4o6hwTIBJvkW8/YlpR4W2k21/sMhJDy+zrtJVkcv90e1Xe+vf+CD1",
+	"j4ZdfVPh9CemCcU1fRjZtH6Cnzsg2Vk2vtVDY9t5qBLSTuowY2FfSceoMcg7fEBkLDjOHTNLLIe2GiOM",
+	"CpAygNdYiY0qsCadvPnRCDyzgkPaOZHjMU/BkTpjBRkBOGIJUKJIG+UHHAqIU/ZvQEy5kM5IhyOAblnR",
+	"6cbijZHmNE9hECqy0E74F1Aj+wH0V7OMKA5yVcGIuoSSBl1yqgtGp+Zfg97AiTLnPtsX0VFA5r5N7jsg",
+	"e709EmCPO3GxjEHKGlaQQEyKEZTJCNawSfBx9MZCXp28+fGxKI89ZiXh8dGMIy5o0ZAN10x2pgwwh+un",
+	"EjXm+5Sf3C1dDi2TUxbWnBBSY5VAsmDaHUC/64DIqAsIQKRkzK6d/9owA/Sxw+oFERmrRmZbP4em2PJL",
+	"1AqjoNa/CS3N7n15Itz3QrjfyGthxLygJkpwKtHnZlUWT9EeicKXlHAlgX9bpdNbEGbPDhx1PohFhWa2",
+	"VxLNTjPVRGw63y9XsTBymGbCfBNBpcycgbqSuxLXWEBQCL6NNOh8yhUUC0psjrvV8NFmAOCrthQ9NC95",
+	"DPCUsSxi8cvJuwNy8uGnOl1AatW5jRQDhth3TImNiv1Ee/9H096t1edvTqxDQ9EfgET/Nsu3J9E1OoWG",
+	"0Ir1LDEEqoGAx5Bc98vJO3J8TBSQX0v5DJmbUi8YI0ANDvJZyNUE83FxQBo7X039G6l6LLaQmTej6nIc",
+	"izo9BzuhfQ5UTREutCShLvF15P2Xk3ePRd7tWfpq8u52/ZeTd1GV41d2/on2P9H+75z2G0JYof/mBySL",
+	"j8QGyme3WWKcT6tMN6pQdiTWDmm0LF6sEucUs46OTmRxMC+gnDIlmk/ZLa73Uz+6O5Ow6DsLvw0x7271",
+	"1+umffnzWUW/V3c/Xd6ch7vS9dyS2wPfV1VpW4qkwWw7w+0yBg7lziaB8FVgo+88eKY6mfW3sr6kT+E0",
+	"D3S/6gsdXK6l23DXW+YqC66OrzmSQrBUq1r5Q3ktiDl+BU2tekTLCvayTEU1CoA2gpz5IxaYu3nBtGqC",
+	"X4oQwogkpnEyDBJiKdZF8+EzNi/WaAeYTEPVZbUin9W54Hs+viFAE/P1FLQsIDFMLCBkYhgLipE6FOIc",
+	"YJguDzJ4/9wOPQl69/UVbJxuVC5KLFxRHihNh1ExEMDh+g4gSTFlmAkqtMXAwfQmSj5/ejeMRcLEFS+k",
+	"MPQxIcmskNk8NfuVkHbGxnSe6065VkEhyRFVzPThEeFcjdhYJGaxk9o8EJun/JirWuG6JFDq/WJe2OIV",
+	"4NMCYPBYKMiZLysKuBq2EcnlxQVA9rn4Ey5ImjNaYNQEdmBrxUIcSiymVF0aPRbrNN4tsSIWd8qsqNLH",
+	"Bw1paQbMe+SQ6tp8V2iwKZKF5aLxT1kX3184yr3EluCBCNgA9Tdma7ZVzTu/LY6kZGBNUqKPJ0Hp7lZp",
+	"0VVQtdExysfQTWXBIuum1kDIaKYMDyN7vT1XysWlHGMQoLWkcG0NiOB+WaBxDnJwEd8ZM44hzTojelKY",
+	"toaONtCiNzCBJVq0pdxZL3fcIFjuNSAOomj8FI9yX9YSWM9vd1Oi1eFVdWIecHSyiqE3Rl49wkntPTbL",
+	"+84Y3fcVnnUPd2ErZQeiwRpy+Ki4ACawADtf8DSJSGJBolxVrlIbSEgbUBJSlmFoPzCMWNg0gSUdAWPG",
+	"0SZqA+YhIDzjIApkq5hSLCxXOoDwx8Bif0e+0oTUfF+39f7F5NtwpTcSkx+bZlh0+j897XgSkjcSkvH8",
+	"flsZuYQdXOUSF5pMuFHNF9smHkK6lQ/O9hU07QI0G1PfXrFHsaFGy/JOvrDAwzhProhezJihwwgZDiYb",
+	"DpoAgNTA0pgm1jAUi5oBi7QT/MeQJKZdYnO3E6jSYIsKQ5gXVF6EX+230He+IDmH5cw1ZE1FpKAltD91",
+	"WFRQigeLrJmZ/HOOVR0sUI22WLiejoXVLpfwVKM12O8PKnnBkqy3OeMuPVmaH8jS7CExHRGyP9xV0HJI",
+	"Y0hwUEhZSXC8B3RbYrOpnxWjRL4Vgak4lIHGIEY1adfKzmPpo4br7DGtt/OvumokfxBn7nfjwP1+EZQa",
+	"vLD27t2TE7aSOL0aCOWU5eAxQvTHEswU8kpRRBpiUjaBILIDUivvNyTphNGZuetwaaiOheasOCCCccMO",
+	"gwbyihU0zzHvmdpk8DCDNiLXEw4Zu5gzrGIRQtDmiy45kXm+XN8fSysneP2SMI3TaICyCArCySIWFk52",
+	"ZAhYGSDSDV4BpdE/cJXMYxGLNW6NKlQhpCyv8HQMAGkwFhXMwXU4g3u9AUmEPJ9hvuc5IiwmTvK5ZDMd",
+	"xULJKigfwtZiAjSxrzpwRq4IzTKbdYylDKTEfEO3HorQHCPMrinXdYeUQqzHMnt8v7cbi8ZkZ7KMulnJ",
+	"f7Zwzh7dEYEQqdGlxwVjEQknVoL8CjJirhIgxMir1S4i4DAP6hmCL3yjZOeysuS6fGePIRCEkv5p05of",
+	"PJjvKQ/6kfKgLXDf5mxzNF9sk9xsmQqY8lZzzXf8igHDVGRcyCmhee6pYVPYUpd8qIM8GKbkCvcvkap/",
+	"N59/SEoFH/hG1jj7bex9lTEOFjcqRQcb4fU/PWj4ic48FJ2BUxneaQyPDmqdbkZv0AmwPcVZi6ZQlpd0",
+	"NjtXX8EZxsLivFUFvNPo93MEZjtd+7QsBfso6upK/FAnnD/59u7Tt+eW9aEV0zthLwDagVFmIGFBkCY0",
+	"BWrxjoYWcn46ZUXKaU64uJKAmdBmNzNZaFZEhE/dvwKUH3/B/nJKbCFII36g6hYRLTXNVUQKRpUUGEiC",
+	"PUaEi1RqVkwjKE9C9bxgJOeCdaJatJ68FghnwLXXD6VgXXICCA9c26IoWtN0YqvzgKYMRSLNqwWrOCkz",
+	"DlBiiErFNQG9vkAMfKM3H8Yic9AOnpRMqIICc8M61MKKTK6vgEu4O9m4rzzdJQCPR83YLUuLW1X9KWXr",
+	"CSqh4VQ+Ct2Ff6+lulV6Stp7Ny8MgZtExBqAzA82f8ycVGsgn9ELQ+8KNpFKY4UsPeEqFocnx11yaN9Y",
+	"iSrA1W05rBERdAqKlFZgOjOvGEr5+dO7FUQLxJzvk2ThUj3RqafU0u8rtbRElvoWZE1cbErWHEWDnHY+",
+	"tQ7KQW+XZDNO2q/6g5v+oP+KzPgNy1UDUSOHJ8dDW37CjCMWzoTdBEMwA+zUb0UBP/z0wBQQFvC5Xf77",
+	"on0ffnqifU+077umfaR98uGnziNSwNtgVCoU0EKfGPrliJ4hiTX0E0Xamt3oiCT/92+HCfnv//wv869f",
+	"kq+mh7/N8m9HD+8CRXJ3ifBe0UjMvj1RxSeq+J1TxV9O3j0OVUTgpdXuvMN6QrKWEJ1PaB1vCpNssD8I",
+	"WJBizIsphB2EcSpDzC3zhrapvGJQGCnBqP8k8k54KCs4ojkVKbMxEBm3QRBBBYGufTEA0bcw/LbepJyh",
+	"GRSzDeoBKmXJzliAKZGXUBCYMLcmL3dwp4Jnn2Cl7snRcP9uUBxe4Af9A8ZmmH0/t5NnWfLkA/2fVFoN",
+	"DyhWWO9sH/xgq1hv4Y30hYNXCpDvXYv7KFPqO/u+cVncNNaH1vr1fQqtfaDQ2mlwpNw1KX97wOpGJ/My",
+	"y0+OIeTdyRNSYElAOwwfxxikFrlYWAwmclUEY6FSKmzNwdOjww+gE0Xk5JQYLYrsv9jtdYgsoHsmsh05",
+	"3snogqS5VIy0f2TZ2xvyE5QzL2udKs9YFcghpimO+8AVV4rq6HAO+sRjqNlbH4ulgv4uEyephdNKKPXj",
+	"1sDoDyjAVJYsFr6BmtCCwcRQDHHl3oa+DvyCTOgVI4pBXHFUKfSakBlPIeiVxSKA70SZi2UY5MEBBM6X",
+	"W6rGsTag3pA2/DcWlU91IBPIyHFmA7HktTmeamhmjGuog6m7vm3k67mW5+4ZBPma3jzCqQu9lSIWtNqH",
+	"UYrtY98B1F/yGnFnqTtwnMOMY+EQZbzCDfsnC9Dyxq500eplIOFR6n5IEFDPwudYZTE8BTBgIfV5+dtB",
+	"kGDnCnsFs1SazUj788kpXgSFWWszml7SC9bxo3Ptz03naj4Dp35WVo5aUdnKfyYBKwUCqIb3kisCYDZk",
+	"tCCU/EOOsMo6CvfhViTWzOEinM0t/VzkNo7ctez6VqUQjwHpLjzdvg4l1t8jMFFC2rX04XHBsPSo3zY3",
+	"EshU7ljNwX/V9R1qDlCSPfDdBbdOXqtyyMfZLXA7ju09aDi1+8g3iqj2c1wrtS+fh28QU/2EsXOfAsUR",
+	"sFFDkxyTqtyVJbYc8lvkwZ2tpJAtg5V9h7dHD56Fh9MK7Sig+0gnm+dGhaFHImUlQYvguZneMwUm1SaD",
+	"akAItpPi33sy8zgC+koMf0crn4IJ7zOYcFqeiwcRxZcvwXNzUtdGtphGRiKbQKJRVRb30oGVMmzFbwwn",
+	"XBbBY2Fk8Ihcgxg9okUqbSWmrOBXrCAgtxwgacBOQvpACmaElc6tpZJWcxdbIwnfClEJXXBhKVqs8IW4",
+	"m2Hm8ojX974iZHAv6OPHyMARenKIPIXylf4Nd0WfIb98SKInZ0zQGe+6A72S0s3mo5yrCcvIxxkThyfH",
+	"pf8lleKKGT3JUMB/Pf34oUs+SGL2jgltb0wjt7c9mVdaX8mzaZZxdFucFOY7mpt+jEzv778c/YOlt2Fb",
+	"Aq7t3Ri32UuWzgsjZw7//mu4s2cTdO9A7wADYufr95Rp2vq1shsLOs3vuBsRpgC7XOAtt+I/Dt+/224r",
+	"3FDLrdgshvrxltvOqWG5Zzy9nM9uhxW3be7DRn1iP/ddW6hxEuvt03bdnqzTD2SdnvnD5A62++Uh6+43",
+	"+LdTOcWs2lTmOUt1Ke5STRLqjKgjpq8ZEyQBGedQJ9a4BMKr+bP96ccjsru7+zoQnGFGzlxr1MazIyLH",
+	"Y8W0L4w/6A1e7PQHO73+We/1sNcb9no7vf1hr2ctcBldwOgmcl6g1csMwEFM2N46FvOS5rn1aldMd4FH",
+	"fuiRpUuQiMTcjWzuMQIrCTpmiujbh9v2AdKAEtSNw8+UAQCA2ReLT/PcqAxNRlNrGoQ/OkNSriEWEqos",
+	"MZHCIx3EIqOLCCRNa3yfUaUPwhdc4t+eWThFqBH5Diz2J9gsTuemE9IWskQ5RwP5fAY2zU63Ys1NYM1r",
+	"0Q8l9palo5FFfMcjYT0EBySxZ+nItEmIhTlXVtPihcuqarNcMdIHNEV/NM32AqY7U7Gog7oX7B+AZJ2U",
+	"pguL326WxjVD43tyQKggcq7hqYOlaIJwb4ClOKiU5XcHxXwEUU0ABsgdm1gshVsAagVYatcCoS8jhsTi",
+	"VnB0cidsdOQAD2Sqxc7xQ98IC93Obw0gbHlfS0r1ZKJ9yhLfMEv81FKCwGs1c/dqU4a+pZHXdrfexGvZ",
+	"7joDby0RNeRyli43ahqefGwnBONrD23evf3ufye3/Psy7W597Le0cITH/nlKRcry7QI48R1CA+6NfR6Q",
+	"Qa9XlwWxNciCIONxHYuMZ0YyceKs9cP7lksu+LKPAwhbQJjnxPJbrOMJvlzPjGie2xxsUrBUFogHra5Z",
+	"0fG9c8FyfsFHOTs3o8WCM6G0ZKQFEJew8J01O3PlRMhruuiQlYLU1whJkacndo1Q6gkE60ZxBJbpO6Un",
+	"R26Pn+Iwn6SFtdhVjgTdgVhuG7iJEPLF7VYx12i9WUxpKjKaQ4Fjo42OrQboDGaxaISRzimUoQKfV9Pd",
+	"f8eVPnMj/UYor34RHgnk1c73UTBe7bc2qNdpF+HJ0PdAhj5dnnJ36f1PD2jq+1HmubxWAPMJNhgyWpBQ",
+	"5vDlJri4sPJ+5FLvXPkJLNOHcYCxaNOQGthJRKG1KCFinufgw+6X5gzBrl3rg8CWFQ7EoetAgQ1eWryW",
+	"CBKG7vXKzm3HNtZwbGfNoYg5UKpnyrVBVzjOyU/UhoN2ukFk65QuyIjFQmKQnA8ztcO0bj1b3w8wcfNF",
+	"Jcy3DcSw1K1MczWMxV8PPx0ffjg77U6ziMQtNCbi07h1ACZRkvR/+e///C8I0vt8cvpMdQ5iUQam3haD",
+	"6cYPZjS7oi6UsmbTdE7r27pzh8OaPDs2VtDsJsQisykkWiZ2dbu2bEaytDeAxKoVyaim64xgKyxeNm7z",
+	"7kYvSw8fNEDRfuMboSm6Ga7Qff1FstqLuynA+MqTao+N44iAWYnhFP3HGmlALp4Mct9xzCRsMxRlshxo",
+	"Gw5oG2xQKGWF+Lu2iuCpljO0g2ELwyqX2Rs0ALsZRm81VhM8jEWd1ZTXy2fZi8xVkh0xV7l6iKq9m60c",
+	"n7vpJKsLCpa0rCY21+6SHQrPvPw6o3pSiq88a9UJVHMBEl1cnu+NX9F+Ohi9znbZ3nifvhi9TF9lr1lr",
+	"k9oje83LP7MI39mftFbhd5OdbTaj8fg/+JVdUdbw0F+kthwvZ19HWIfYjbYTmLdTV/NHrQvp+Inp7+8m",
+	"PZq88L1w4O/LWH6Ha7WludyX8Vll/jlMNb9ipG0YkSW8HWLrYECb+sUhHyB6gIs0n2dMAaCp0RmxtKhq",
+	"jpX62Q3juw6WsrM4DVZng6I54Vo+mVUeqnBOuMrBffLn/+vrYJWmlZTm+YimeKuAu5h//P4vVpfsjmS2",
+	"+F/P50X+ZbVr6ucJ1db4oJjIIAiGEl+AJiNMZDPJBdadtnXrmLhiuZwxhBG2SB+xKDGFOYqYE3ZD/vL+",
+	"8Gjn9C+Hg/0XkKgbz3u93fRvO9Y6vXPGp0xpOp3BA9bF5wW9xlAT+DEhl2zBsliUsSjBOj9TJLG3/xQu",
+	"f3JA0H8ElbygcwWlt7H03W6vR1Qs6DVddMkhqvCDmxvg1lyQfo+oAyKYBiBnSHVUEfS0I+eGf+/f3ERk",
+	"r/cKhMS9wetYYPwX1ndp98mUi4js438G7r9kckD2CdWaTWdYwYvmeSfC8rCY72oNvWPKc1w/X/WQanD7",
+	"ofB9u1DgN8lw7Qgidgs511xceCkBA+5LOaHcDKihd6vQUJcFosYB2PNBEu6hZOiUESls3jYYVQ6w1IRF",
+	"j84KOSPZHGkiU5sOduc4+7rxfhb8xmU9OJMaV26jyDVV5mLoDcbjT/ImA+JCswuQc5ZG9JeVt0Zvclc2",
+	"GOmpu6hbLd0DgdzgmdvELPW3vzUWlDdXBNS0W+K3D13Jzcy1d3lVAan7/OmdBdmpKYWuiVHGP396Z14t",
+	"75gi7eTvcet/x61fE0x7BlszAjHh8B09lAItstYsjPatJeq1NiKvyRYZi0Gvjx52uGohgbTV0kznna8w",
+	"Vlqx40GNlfYb3yhGr0GwMluB+7Ky0EPQOoxoqsijTybD79hk6O8/VM218tA2wp1tsIENolru1P211mr4",
+	"xpdHRvMhigsHBGrbZY7oGVpjRBUfCNQl7wLDoaESOEJvQ1xh6ispwXZalH2vOTxmr3Faf0oL3DdLB4T1",
+	"LOV7XOcHPsjRLTWDgmEgx6xSTUhgBTUfWV5TLbKfmH6Q4/ig6vomvOTp1N9v4aA7HvmtFHOq08nyUT+a",
+	"UAGZSwKq4CdMGMZmNKMkaGjBeNBKnHRJMvcAPVX50NDwWPDpdK5NP0OQC7HWKIiVijmoLq6IC6REwaTB",
+	"sX5gzW1Y0KdgCKyxpGQTLpRmNGsSDz+Di/2+buH9i5aV8X0jP/gWRMBGLPy5icH/JPkRz98js90l+fF5",
+	"KQWutMK/KQVFh8Lr5N16yfwysJJZExUYTG61u5fdfw2ViL5La70T0ddb6st9+vOJAN9tuGRojc3lBeAU",
+	"PoJMcdstfv67G9ExgIjrYrHazv/vRhNUCPMpC+btmzAPP7OCX0w0odd0EZHrCdXoYvP5Wd0GAG1dLGon",
+	"/Cvv9grNdqWXu1yEDb3dWX513hv100HN090b9+lG3u7BQ9GGlVFydrO4shr9U0zKt0O8tueNCHn9+Dxc",
+	"M7zczZf8FDx41HrlSGLf7Zq3EmeyrvF1NEqD4ThuKSYyYlrHLUJT02tDad4zph5G5X70ewXJIJ74/Xlv",
+	"1zcznDIo3ADLzK7YIxhNqy6g31sjRgtWHM71pDX8+6/mzClWXLnDOi/y1rD1nM7486s+nEg7umXuKaHe",
+	"O8ZMurCvyFbaQNNptXwI8ErLoSwK/jJzew8pPQhdYUP/renWpy7ywkPrIvd2Hwj6H1GdTljTB95ibhTg",
+	"c+gKljUFCBML/A1x9zW0UNUIFxp8tQQNa3ACuwwOOV4C6Qi68FFGyz0cVdLXfUZYRhfPlMeCCbpyGWvL",
+	"PVkUbGKEprElJz4x1ILAkJEhk2Vv9ufGNbW0pRrqEWxXKCYGXQZ2ot9XB8Lb0ssBHAQgTimsWcWvmI19",
+	"993aljv2/cZDAHR/wpWWxSJ4FS1NK8ZTQoGVmFrl1jNNW19+/fL/BwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -5,6 +5,8 @@
 // carriers/ and one line in All (docs/adding-a-carrier.md).
 package connectors
 
+//go:generate go run ./gendocs -root ../..
+
 import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/fedex"

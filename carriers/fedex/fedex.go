@@ -194,6 +194,7 @@ func (c *Carrier) GoString() string { return c.String() }
 func Descriptor() carriers.Descriptor {
 	return carriers.Descriptor{
 		ID: Name, DisplayName: "FedEx", Slug: "fedex",
+		CredentialsHelp: "developer.fedex.com: a project with Rate, Ship and Track; your 9-digit account number",
 		Credentials: []carriers.CredentialField{
 			// The API key too is redacted: FedEx's Config treats it as a credential.
 			{Name: "clientId", Label: "API key", Flag: "client-id", Usage: "FedEx API key", Redact: true},

@@ -208,6 +208,7 @@ func randomTransID() string {
 func Descriptor() carriers.Descriptor {
 	return carriers.Descriptor{
 		ID: carrierName, DisplayName: "UPS", Slug: "ups",
+		CredentialsHelp: "developer.ups.com: create an app with Rating, Shipping, Tracking and Address Validation; your 6-character shipper number",
 		Credentials: []carriers.CredentialField{
 			{Name: "clientId", Label: "Client ID", Flag: "client-id", Usage: "UPS OAuth client id"},
 			{Name: "clientSecret", Label: "Client secret", Flag: "client-secret", Usage: "UPS OAuth client secret", Secret: true, MaxLen: 500},

@@ -232,6 +232,7 @@ func (c *Carrier) mailingDate() string {
 func Descriptor() carriers.Descriptor {
 	return carriers.Descriptor{
 		ID: CarrierName, DisplayName: "USPS", Slug: "usps",
+		CredentialsHelp: "developers.usps.com: an app with Labels, Prices, Tracking, Addresses and Payments; your CRID, MID and EPS account",
 		Credentials: []carriers.CredentialField{
 			{Name: "clientId", Label: "Consumer key", Flag: "client-id", Usage: "USPS OAuth client id (consumer key)"},
 			{Name: "clientSecret", Label: "Consumer secret", Flag: "client-secret", Usage: "USPS OAuth client secret", Secret: true, MaxLen: 500},

@@ -30,12 +30,6 @@ type liveFlags struct {
 	platformCarriers bool
 }
 
-// envName is the environment variable of a connector's flag suffix:
-// ("ups", "client-id") gives SHIPD_UPS_CLIENT_ID.
-func envName(slug, suffix string) string {
-	return "SHIPD_" + strings.ToUpper(strings.ReplaceAll(slug+"_"+suffix, "-", "_"))
-}
-
 func (l *liveFlags) register(fs *flag.FlagSet, catalog *carriers.Catalog) {
 	l.catalog = catalog
 	l.values = map[carriers.ID]map[string]*string{}
@@ -43,7 +37,7 @@ func (l *liveFlags) register(fs *flag.FlagSet, catalog *carriers.Catalog) {
 	for _, d := range catalog.Descriptors() {
 		values := map[string]*string{}
 		for _, f := range d.Credentials {
-			p, name, env := new(string), d.Slug+"-"+f.Flag, envName(d.Slug, f.Flag)
+			p, name, env := new(string), d.Slug+"-"+f.Flag, d.Env(f.Flag)
 			if f.Secret || f.Redact {
 				secretFlag(fs, p, name, env, f.Usage)
 			} else {
@@ -53,11 +47,11 @@ func (l *liveFlags) register(fs *flag.FlagSet, catalog *carriers.Catalog) {
 		}
 		l.values[d.ID] = values
 		u := &carriers.Endpoints{}
-		fs.StringVar(&u.Production, d.Slug+"-base-url", envOr(envName(d.Slug, "base-url"), ""),
-			fmt.Sprintf("%s API base URL (default %s; test: %s) ($%s)", d.DisplayName, d.URLs.Production, d.URLs.Test, envName(d.Slug, "base-url")))
-		fs.StringVar(&u.Test, d.Slug+"-test-base-url", envOr(envName(d.Slug, "test-base-url"), ""),
+		fs.StringVar(&u.Production, d.Slug+"-base-url", envOr(d.Env("base-url"), ""),
+			fmt.Sprintf("%s API base URL (default %s; test: %s) ($%s)", d.DisplayName, d.URLs.Production, d.URLs.Test, d.Env("base-url")))
+		fs.StringVar(&u.Test, d.Slug+"-test-base-url", envOr(d.Env("test-base-url"), ""),
 			fmt.Sprintf("%s test environment base URL for carrier accounts connected with environment test (default %s) ($%s)",
-				d.DisplayName, d.URLs.Test, envName(d.Slug, "test-base-url")))
+				d.DisplayName, d.URLs.Test, d.Env("test-base-url")))
 		l.urls[d.ID] = u
 	}
 	fs.BoolVar(&l.platformCarriers, "platform-carriers", envOr("SHIPD_PLATFORM_CARRIERS", "true") != "false",
@@ -123,7 +117,7 @@ func (l *liveFlags) credentialVariables() string {
 	var names []string
 	for _, d := range l.catalog.Descriptors() {
 		if f, ok := d.Field(d.IdentityField); ok {
-			names = append(names, envName(d.Slug, f.Flag))
+			names = append(names, d.Env(f.Flag))
 		}
 	}
 	return strings.Join(slices.Compact(names), ", ")
