@@ -96,7 +96,7 @@ func upsTariff() tariff {
 		},
 		signature:    695,
 		residential:  545,
-		capabilities: carriers.CapMultiPiece | carriers.CapLandedCost,
+		capabilities: carriers.CapMultiPiece | carriers.CapLandedCost | carriers.CapFindPickup,
 		// Real UPS numbers are "1Z" plus 16 characters; keep the length so
 		// clients that validate the shape still accept sandbox numbers.
 		trackingCode:  func(d string) string { return "1ZSANDBOX" + d[:9] },

@@ -73,6 +73,7 @@ type Server struct {
 	// instead of the rendered label.
 	labelImage []byte
 	hold       chan struct{} // while not nil, ship answers wait for it to close
+	pickupHold chan struct{} // while not nil, pickup creation answers wait for it to close
 	// clients are the credentials accepted besides ClientID's (AddClient);
 	// tokenClient names the client id each token was issued to, and
 	// callers the client ids that called each operation, in order.
@@ -159,6 +160,7 @@ func NewServer() *Server {
 	mux.HandleFunc("POST /api/labels/{version}/recovery", s.api(OpRecover, s.recover))
 	mux.HandleFunc("POST /api/pickupcreation/{version}/pickup", s.api(OpPickup, s.pickupCreation))
 	mux.HandleFunc("DELETE /api/shipments/{version}/pickup/{CancelBy}", s.api(OpCancelPickup, s.pickupCancel))
+	mux.HandleFunc("GET /api/shipments/{version}/pickup/{pickuptype}", s.api(OpPickupPending, s.pickupPending))
 	s.srv = httptest.NewServer(mux)
 	return s
 }
@@ -172,6 +174,7 @@ func (s *Server) Client() *http.Client { return s.srv.Client() }
 // Close stops the server.
 func (s *Server) Close() {
 	s.ReleaseShips() // a held answer must not keep Close waiting
+	s.ReleasePickups()
 	s.srv.Close()
 }
 

@@ -137,6 +137,7 @@ func (s *Server) pickupCreation(w http.ResponseWriter, r *http.Request, body []b
 	prn := fmt.Sprintf("2929%07d", 6000000+s.seq)
 	s.pickups[prn] = &fakePickup{body: append([]byte(nil), body...)}
 	s.mu.Unlock()
+	s.waitPickupHold(r) // the pickup is booked; only its answer is held
 	// RateStatus is required in Pickup.yaml's PickupCreationResponse; the
 	// fake rates no pickup.
 	rateStatus := map[string]string{"Code": "04", "Description": "Rate not requested"}
