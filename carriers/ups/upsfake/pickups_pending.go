@@ -80,7 +80,9 @@ func pickupFields(body []byte) storedPickup {
 			ReferenceNumber string
 			PickupDateInfo  struct{ PickupDate string }
 			PickupAddress   struct{ ContactName string }
-			Shipper         struct{ Account struct{ AccountNumber string } }
+			Shipper         struct {
+				Account struct{ AccountNumber string }
+			}
 		}
 	}
 	_ = json.Unmarshal(body, &req)
@@ -144,4 +146,6 @@ func (s *Server) pickupPending(w http.ResponseWriter, r *http.Request, _ []byte)
 	}})
 }
 
-func dateOf(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC) }
+func dateOf(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
