@@ -95,6 +95,7 @@ type Server struct {
 	pickupSeq       int
 	nextTracking    int64
 	hold            chan struct{} // while not nil, ship answers wait for it to close
+	closeHold       chan struct{} // while not nil, end of day close answers wait for it to close
 }
 
 // New starts a fake FedEx API that stops when the test ends.
@@ -137,6 +138,7 @@ func (s *Server) URL() string { return s.srv.URL }
 // Close stops the server (New already arranges it at the end of the test).
 func (s *Server) Close() {
 	s.ReleaseShips() // a held answer must not keep Close waiting
+	s.ReleaseCloses()
 	s.srv.Close()
 }
 

@@ -109,6 +109,7 @@ type Server struct {
 	serial        int
 	disputes      int
 	scanForms     int
+	formHold      chan struct{} // while not nil, SCAN form answers wait for it to close
 }
 
 // Option configures a Server.
@@ -167,7 +168,10 @@ func NewServer(opts ...Option) *Server {
 func (s *Server) URL() string { return s.srv.URL }
 
 // Close stops the server.
-func (s *Server) Close() { s.srv.Close() }
+func (s *Server) Close() {
+	s.ReleaseSCANForms() // a held answer must not keep Close waiting
+	s.srv.Close()
+}
 
 // TokenRequests is the number of calls to the token endpoint.
 func (s *Server) TokenRequests() int { return s.Requests(OpToken) }

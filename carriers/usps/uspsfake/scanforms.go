@@ -117,6 +117,7 @@ func (s *Server) scanForm(w http.ResponseWriter, r *http.Request, body []byte) {
 		s.labels[tn].scanForm = number
 	}
 	s.mu.Unlock()
+	s.waitSCANFormHold(r) // the form is made; only its answer is held
 
 	pdf, err := scanFormPDF(number, *req.FromAddress, req.MailingDate, req.Shipment.TrackingNumbers)
 	if err != nil {
