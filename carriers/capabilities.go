@@ -61,6 +61,10 @@ const (
 	// CapCheckCredentials: CheckCredentials proves credentials before a
 	// carrier account is stored.
 	CapCheckCredentials
+	// CapFindPickup: FindPickup says whether the carrier booked a pickup
+	// under a reference, so a schedule whose answer was lost adopts it
+	// instead of booking a second one.
+	CapFindPickup
 )
 
 // capabilityNames are the capabilities' names in documents and logs, in
@@ -68,7 +72,7 @@ const (
 var capabilityNames = [...]string{
 	"rates", "buy", "void", "track", "track_many", "tracking_plan", "number_plan", "pickups",
 	"manifests", "returns", "multi_piece", "paperless", "address_validation", "landed_cost",
-	"find_purchase", "check_credentials",
+	"find_purchase", "check_credentials", "find_pickup",
 }
 
 // Has reports whether every capability of want is in c.
@@ -98,6 +102,13 @@ var ErrPickupsNotSupported = fmt.Errorf("this carrier cannot schedule pickups: %
 // a purchase cut off mid-call can only rely on Buy's own idempotency
 // (USPS's idempotency key, the sandbox's labels derived from the reference).
 var ErrNoLookup = fmt.Errorf("the carrier cannot look purchases up by reference: %w", ErrNotSupported)
+
+// ErrNoPickupLookup means the carrier cannot say whether it booked a pickup
+// under a reference (USPS, FedEx: no search of pickups), or cannot say it
+// for that pickup (UPS lists the pending pickups of today and tomorrow
+// only). A schedule whose answer was lost cannot be asked for again
+// without risking a second visit.
+var ErrNoPickupLookup = fmt.Errorf("the carrier cannot look pickups up by reference: %w", ErrNotSupported)
 
 // Unsupported answers every operation of Carrier beyond Name, Capabilities
 // and the three every connector has (Rates, Buy, Void) as not offered. A
@@ -133,6 +144,10 @@ func (Unsupported) CancelPickup(context.Context, PickupCancelRequest) error {
 
 func (Unsupported) Manifest(context.Context, ManifestRequest) (ManifestForm, error) {
 	return ManifestForm{}, fmt.Errorf("no manifest step: %w", ErrNotSupported)
+}
+
+func (Unsupported) FindPickup(context.Context, PickupRequest) (PickupConfirmation, bool, error) {
+	return PickupConfirmation{}, false, ErrNoPickupLookup
 }
 
 func (Unsupported) FindPurchase(context.Context, BuyRequest) (Label, bool, error) {

@@ -321,6 +321,13 @@ type Carrier interface {
 	// short) and ErrUnavailable when it cannot answer now.
 	SchedulePickup(ctx context.Context, req PickupRequest) (PickupConfirmation, error)
 	CancelPickup(ctx context.Context, req PickupCancelRequest) error
+	// FindPickup (CapFindPickup) returns the pickup the carrier booked
+	// under req.Reference and has not cancelled; found is false when there
+	// is none. No carrier takes an idempotency key on pickups: a schedule
+	// whose answer was lost asks this before booking again, so that it
+	// adopts the pickup already booked instead of sending a second driver.
+	// ErrNoPickupLookup: the carrier cannot tell for this pickup.
+	FindPickup(ctx context.Context, req PickupRequest) (pickup PickupConfirmation, found bool, err error)
 	// Manifest (CapManifests) makes the end-of-day form, or fails with an
 	// error that wraps ErrRejected (the carrier refused the labels as given)
 	// or ErrUnavailable (retry later).

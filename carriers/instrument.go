@@ -144,6 +144,14 @@ func (w *wrapped) CancelPickup(ctx context.Context, req PickupCancelRequest) err
 	})
 }
 
+func (w *wrapped) FindPickup(ctx context.Context, req PickupRequest) (pc PickupConfirmation, found bool, err error) {
+	err = w.call(ctx, CapFindPickup, OpFindPickup, func(ctx context.Context) error {
+		pc, found, err = w.Carrier.FindPickup(ctx, req)
+		return err
+	})
+	return pc, found, err
+}
+
 func (w *wrapped) Manifest(ctx context.Context, req ManifestRequest) (f ManifestForm, err error) {
 	err = w.call(ctx, CapManifests, OpManifest, func(ctx context.Context) error {
 		f, err = w.Carrier.Manifest(ctx, req)

@@ -20,6 +20,11 @@ type ManifestRequest struct {
 	ShipDate time.Time
 	Labels   []ManifestLabel
 	TestMode bool
+	// Resumed: an earlier call under Reference may have reached the carrier
+	// and its answer was lost (a crash, a time-out). A carrier that then
+	// refuses because the labels are already manifested answers the form
+	// that earlier call made (Recovered) where it can tell it.
+	Resumed bool
 }
 
 // ManifestForm is what a carrier answered to a manifest.
@@ -27,8 +32,14 @@ type ManifestForm struct {
 	// Number is the carrier's number of the form: the SCAN form's barcode
 	// (USPS), the close's reference (FedEx).
 	Number string
-	// PDF is the form to print and hand over with the packages.
+	// PDF is the form to print and hand over with the packages; nil for a
+	// Recovered form the carrier cannot give again (USPS: the caller draws
+	// the form of Number).
 	PDF []byte
+	// Recovered: the carrier had already made this form of the labels, under
+	// an earlier call whose answer was lost (its refusal named the form, or
+	// the form was had again), rather than making one now.
+	Recovered bool
 }
 
 // OpManifest is the manifest call, as an Observe function is told it.

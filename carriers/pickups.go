@@ -6,6 +6,7 @@ import "time"
 const (
 	OpSchedulePickup = "schedule_pickup"
 	OpCancelPickup   = "cancel_pickup"
+	OpFindPickup     = "find_pickup"
 )
 
 // PickupRequest asks a carrier to collect packages at an address.

@@ -49,7 +49,7 @@ func apiOf(op string) string {
 		return APITracking
 	case OpManifest:
 		return APIManifests
-	case OpSchedulePickup, OpCancelPickup:
+	case OpSchedulePickup, OpCancelPickup, OpFindPickup:
 		return APIPickups
 	}
 	return ""

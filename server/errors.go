@@ -146,7 +146,7 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusConflict, refund.Code, refund.Message), true
 	case errors.Is(err, shipping.ErrPickupCancelled):
 		return newAPIError(http.StatusConflict, "already_cancelled", err.Error()), true
-	case errors.Is(err, shipping.ErrPickupRequesting):
+	case errors.Is(err, shipping.ErrPickupRequesting), errors.Is(err, shipping.ErrPickupOutcomeUnknown):
 		return newAPIError(http.StatusConflict, "ineligible_state", err.Error()), true
 	case errors.Is(err, shipping.ErrTrackerOfShipment):
 		return newAPIError(http.StatusConflict, "tracker_of_shipment", err.Error()), true

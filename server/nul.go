@@ -3,38 +3,49 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 )
 
-// refuseNUL answers a request carrying U+0000 before anything stores or
-// looks it up: PostgreSQL's text cannot hold it (every such query fails, a
-// 500), while SQLite keeps it, so without this check the two backends would
-// answer the same request differently. A path id with NUL names nothing (404
-// not_found); a query parameter or a body string with NUL is 422
-// invalid_field naming it. Header values need no check: Go's HTTP server
-// refuses NUL in them before any handler runs.
-func (s *Server) refuseNUL(next echo.HandlerFunc) echo.HandlerFunc {
+// refuseUnstorableText answers a request carrying text PostgreSQL cannot
+// store before anything stores or looks it up: U+0000, which its text
+// cannot hold, and bytes that are not UTF-8 ("invalid byte sequence for
+// encoding UTF8", SQLSTATE 22021). Every such query fails there, a 500,
+// while SQLite keeps both, so without this check the two backends would
+// answer the same request differently. A path id with either names nothing
+// (404 not_found); a query parameter with either is 422 invalid_field
+// naming it; a body string with NUL is 422 invalid_field naming it, and a
+// body that is not UTF-8 is not JSON (400 invalid_json). Header values need
+// no check: Go's HTTP server refuses NUL in them, and no header's value is
+// stored or looked up as text (tokens and session cookies are hashed or
+// refused by their own format first).
+func (s *Server) refuseUnstorableText(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
-		if hasNUL(req.URL.Path) || slices.ContainsFunc(c.ParamValues(), hasNUL) {
+		if unstorable(req.URL.Path) || slices.ContainsFunc(c.ParamValues(), unstorable) {
 			return newAPIError(http.StatusNotFound, "not_found", "no such resource")
 		}
-		if strings.Contains(req.URL.RawQuery, "%00") || hasNUL(req.URL.RawQuery) {
+		if raw := req.URL.RawQuery; strings.Contains(raw, "%") || unstorable(raw) {
 			query := req.URL.Query()
 			for _, name := range slices.Sorted(maps.Keys(query)) {
-				if hasNUL(name) || name == "" {
+				if unstorable(name) {
 					// No usable name to report: the query is the field.
-					return nulError("query")
+					return textError("query", name)
 				}
-				if slices.ContainsFunc(query[name], hasNUL) {
-					return nulError(name)
+				if i := slices.IndexFunc(query[name], unstorable); i >= 0 {
+					field := name
+					if field == "" {
+						field = "query"
+					}
+					return textError(field, query[name][i])
 				}
 			}
 		}
@@ -50,6 +61,10 @@ func (s *Server) refuseNUL(next echo.HandlerFunc) echo.HandlerFunc {
 			return newAPIError(http.StatusBadRequest, "invalid_json", "the request body could not be read")
 		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
+		if !utf8.Valid(body) {
+			return newAPIError(http.StatusBadRequest, "invalid_json",
+				fmt.Sprintf("the request body is not valid JSON: JSON text is UTF-8, and byte %d is not", invalidUTF8At(body)))
+		}
 		// A NUL can only be in valid JSON as the escape \u0000 (a raw NUL
 		// byte makes the JSON invalid, which validation answers with 400),
 		// so a body without the escape needs no decoding.
@@ -61,7 +76,7 @@ func (s *Server) refuseNUL(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		if field, found := nulField(v, ""); found {
-			return nulError(field)
+			return textError(field, "\x00")
 		}
 		return next(c)
 	}
@@ -69,10 +84,29 @@ func (s *Server) refuseNUL(next echo.HandlerFunc) echo.HandlerFunc {
 
 func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
-// nulError names the field whose value holds NUL.
-func nulError(field string) *apiError {
-	return newAPIError(http.StatusUnprocessableEntity, "invalid_field",
-		field+": must not contain the NUL character (U+0000)").withField(field)
+// unstorable reports whether s is text PostgreSQL cannot store: NUL, or
+// not UTF-8.
+func unstorable(s string) bool { return hasNUL(s) || !utf8.ValidString(s) }
+
+// textError names the field whose value is unstorable text.
+func textError(field, value string) *apiError {
+	msg := field + ": must not contain the NUL character (U+0000)"
+	if !utf8.ValidString(value) {
+		msg = field + ": must be UTF-8 text (percent-encoded bytes that are not UTF-8 were sent)"
+	}
+	return newAPIError(http.StatusUnprocessableEntity, "invalid_field", msg).withField(field)
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
 }
 
 // nulField finds the first string in v holding NUL, in the order of sorted

@@ -11,8 +11,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shipd-dev/shipd/app"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
+	"github.com/shipd-dev/shipd/internal/fakeclock"
 )
 
 type pickupDoc struct {
@@ -220,10 +222,12 @@ func (l *lostAnswer) SchedulePickup(ctx context.Context, req carriers.PickupRequ
 	return pc, err
 }
 
-// A pickup whose carrier answer was lost stays visible as requesting, and a
-// retry under the same idempotency key adopts it: the same pickup, asked
-// again with the same reference, not a second one.
-func TestPickupLostAnswerRetried(t *testing.T) {
+// A pickup whose carrier answer was lost stays visible as requesting. USPS
+// cannot be asked whether it booked it (no search of pickups), so a retry
+// under the same idempotency key does not ask it again, which could send a
+// second driver: 409 ineligible_state saying so, the pickup still
+// requesting, the carrier called once.
+func TestPickupLostAnswerNotAskedAgain(t *testing.T) {
 	t.Parallel()
 	cs := sandbox.New(sandbox.Config{})
 	lost := &lostAnswer{Carrier: cs[0]} // USPS
@@ -238,21 +242,92 @@ func TestPickupLostAnswerRetried(t *testing.T) {
 	}
 	first := list.Data[0].ID
 
+	m := wantError(t, b.do("POST", "/api/v1/pickups", b.token, body), http.StatusConflict, "ineligible_state")
+	if msg := m["error"].(string); !strings.Contains(msg, first) || !strings.Contains(msg, "no search of pickups") {
+		t.Errorf("the refusal does not say why: %s", msg)
+	}
+	b.do("GET", "/api/v1/pickups", b.token, nil).Decode(t, &list)
+	if len(list.Data) != 1 || list.Data[0].ID != first || list.Data[0].Status != "requesting" {
+		t.Errorf("pickups after the retry: %+v, want %s still requesting", list.Data, first)
+	}
+	lost.mu.Lock()
+	defer lost.mu.Unlock()
+	if diff := cmp.Diff([]string{first}, lost.references); diff != "" {
+		t.Errorf("references sent to the carrier (-want +got):\n%s", diff)
+	}
+}
+
+// nearPickupClocks is a clock for the server and one for the sandbox
+// carriers, both at now or, when tomorrow is a Sunday, a day later, and
+// the day after them at 09:00 in New York's winter offset: a day the
+// carriers pick up, which UPS's pending pickups list.
+func nearPickupClocks() (*fakeclock.Clock, *fakeclock.Clock, time.Time) {
+	est := time.FixedZone("", -5*3600)
+	now := time.Now().UTC()
+	if now.In(est).AddDate(0, 0, 1).Weekday() == time.Sunday {
+		now = now.AddDate(0, 0, 1)
+	}
+	d := now.In(est).AddDate(0, 0, 1)
+	return fakeclock.New(now), fakeclock.New(now), time.Date(d.Year(), d.Month(), d.Day(), 9, 0, 0, 0, est)
+}
+
+// UPS lists its pending pickups: a retry under the same key finds the one
+// the lost request booked, by its reference, and adopts it (201, the
+// carrier's confirmation, the adoption audited) instead of booking a
+// second; a pickup it cannot list (after tomorrow) is refused as USPS's.
+func TestPickupLostAnswerAdoptedWhereTheCarrierLists(t *testing.T) {
+	t.Parallel()
+	serverClock, carrierClock, day := nearPickupClocks()
+	cs := sandbox.New(sandbox.Config{Now: carrierClock.Now})
+	lost := &lostAnswer{Carrier: cs[1]} // UPS
+	b := setupLabels(t, withCarriers([]carriers.Carrier{cs[0], lost, cs[2]}, nil), func(c *app.Config) { c.Now = serverClock.Now })
+	body := pickupBody(day, withField("carrier", "UPS"), withField("idempotencyKey", "lost-ups"))
+
+	wantError(t, b.do("POST", "/api/v1/pickups", b.token, body), http.StatusBadGateway, "carrier_error")
+	var list struct{ Data []pickupDoc }
+	b.do("GET", "/api/v1/pickups", b.token, nil).Decode(t, &list)
+	if len(list.Data) != 1 || list.Data[0].Status != "requesting" {
+		t.Fatalf("after the lost answer: %+v, want one requesting pickup", list.Data)
+	}
+	first := list.Data[0].ID
+
 	r := b.do("POST", "/api/v1/pickups", b.token, body)
 	wantStatus(t, r, http.StatusCreated)
 	var p pickupDoc
 	r.Decode(t, &p)
-	if p.ID != first || p.Status != "scheduled" || p.ConfirmationNumber == nil {
-		t.Errorf("retry: %+v, want %s scheduled with a confirmation", p, first)
-	}
-	b.do("GET", "/api/v1/pickups", b.token, nil).Decode(t, &list)
-	if len(list.Data) != 1 {
-		t.Errorf("pickups after the retry: %+v, want one", list.Data)
+	booked, _ := cs[1].SchedulePickup(context.Background(), carriers.PickupRequest{Reference: first, ReadyAt: day, CloseAt: day.Add(8 * time.Hour)})
+	if p.ID != first || p.Status != "scheduled" || p.ConfirmationNumber == nil || *p.ConfirmationNumber != booked.ConfirmationNumber {
+		t.Errorf("retry: %+v, want %s scheduled with the confirmation the lost answer carried, %s", p, first, booked.ConfirmationNumber)
 	}
 	lost.mu.Lock()
-	defer lost.mu.Unlock()
-	if diff := cmp.Diff([]string{first, first}, lost.references); diff != "" {
-		t.Errorf("references sent to the carrier (-want +got):\n%s", diff)
+	if diff := cmp.Diff([]string{first}, lost.references); diff != "" {
+		t.Errorf("schedules sent to the carrier (-want +got):\n%s", diff)
+	}
+	lost.mu.Unlock()
+	entries, _, err := b.store.ListAudit(context.Background(), b.account.ID, "test", 0, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var audited []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Action, "pickup.") {
+			audited = append(audited, e.Actor+" "+e.Action+" "+e.Target)
+		}
+	}
+	if diff := cmp.Diff([]string{"shipd pickup.adopted " + first + " " + booked.ConfirmationNumber}, audited); diff != "" {
+		t.Errorf("audit log (-want +got):\n%s", diff)
+	}
+
+	// The day after tomorrow is not listed: not asked again.
+	later := pickupBody(day.AddDate(0, 0, 1), withField("carrier", "UPS"), withField("idempotencyKey", "lost-ups-later"))
+	if day.AddDate(0, 0, 1).Weekday() == time.Sunday {
+		later = pickupBody(day.AddDate(0, 0, 2), withField("carrier", "UPS"), withField("idempotencyKey", "lost-ups-later"))
+	}
+	lost.calls.Store(0)
+	wantError(t, b.do("POST", "/api/v1/pickups", b.token, later), http.StatusBadGateway, "carrier_error")
+	m := wantError(t, b.do("POST", "/api/v1/pickups", b.token, later), http.StatusConflict, "ineligible_state")
+	if msg := m["error"].(string); !strings.Contains(msg, "today and tomorrow only") {
+		t.Errorf("the refusal does not say why: %s", msg)
 	}
 }
 
@@ -271,5 +346,6 @@ func TestPickupTimeoutKeepsRequesting(t *testing.T) {
 	if len(list.Data) != 1 || list.Data[0].Status != "requesting" {
 		t.Fatalf("after a time-out: %+v, want one requesting pickup", list.Data)
 	}
-	wantStatus(t, b.do("POST", "/api/v1/pickups", b.token, body), http.StatusCreated)
+	// USPS cannot say whether the time-out booked it: not asked again.
+	wantError(t, b.do("POST", "/api/v1/pickups", b.token, body), http.StatusConflict, "ineligible_state")
 }

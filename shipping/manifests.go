@@ -618,8 +618,10 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 	if !carrier.Capabilities().Has(carriers.CapManifests) {
 		return s.failManifest(ctx, row.ID, ErrManifestNotSupported)
 	}
+	// A run after the first may follow one that reached the carrier and
+	// died before recording its answer (manifests_recover.go).
 	req := carriers.ManifestRequest{Reference: row.ID, From: carrierAddress(m.From), ShipDate: s.now(),
-		TestMode: accounts.Mode(row.Mode) == accounts.Test, Labels: make([]carriers.ManifestLabel, len(labels))}
+		TestMode: accounts.Mode(row.Mode) == accounts.Test, Labels: make([]carriers.ManifestLabel, len(labels)), Resumed: job.Attempt > 1}
 	for i, l := range labels {
 		req.Labels[i] = carriers.ManifestLabel{TrackingNumber: deref(l.TrackingNumber), CarrierShipmentID: deref(l.CarrierShipmentID)}
 	}
@@ -637,6 +639,11 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 		return s.failManifest(ctx, row.ID, err)
 	case err != nil:
 		return fmt.Errorf("manifest: %w", err)
+	}
+	if form.Recovered {
+		if form, err = s.recoveredForm(ctx, row, req, form); err != nil {
+			return err
+		}
 	}
 	key := ManifestFormKey(row.ID)
 	inTx, _ := s.cfg.Documents.(TxDocuments)
@@ -656,6 +663,12 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 		done, err := tx.FinishManifest(ctx, row)
 		if err != nil || !done {
 			return err
+		}
+		if form.Recovered {
+			if err := tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: auditActor,
+				Action: AuditManifestFormRecovered, Target: row.ID + " " + form.Number, CreatedAt: now}); err != nil {
+				return err
+			}
 		}
 		return s.recordManifest(ctx, tx, row, webhooks.EventManifestCreated)
 	})

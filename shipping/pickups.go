@@ -24,8 +24,9 @@ import (
 // (and the idempotency key's result): a crash between the carrier's
 // confirmation and that commit leaves a 'requesting' pickup that the account
 // sees, instead of a pickup the carrier knows and shipd lost. A retry under
-// the same idempotency key adopts that row and asks the carrier again with
-// the same reference.
+// the same idempotency key adopts that row; as no carrier takes an
+// idempotency key on pickups, it asks the carrier whether that pickup was
+// booked before booking it (pickups_resume.go).
 
 // Pickup statuses.
 const (
@@ -275,7 +276,7 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 		if _, err := s.pickupScheduler(ctx, c.Mode, name, ca); err != nil {
 			return Pickup{}, err
 		}
-		row, err := s.requestPickup(ctx, c, name, ca, in)
+		row, resumed, err := s.requestPickup(ctx, c, name, ca, in)
 		if err != nil {
 			return Pickup{}, err
 		}
@@ -285,10 +286,20 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 		if err != nil {
 			return Pickup{}, err
 		}
-		pc, err := scheduler.SchedulePickup(ctx, carriers.PickupRequest{
+		req := carriers.PickupRequest{
 			Reference: row.ID, Address: carrierAddress(in.Address), ReadyAt: in.ReadyAt, CloseAt: in.CloseAt,
 			PackageCount: row.PackageCount, TotalWeightOz: deref(in.TotalWeightOz), Instructions: in.Instructions, TrackingNumbers: numbers,
-		})
+		}
+		var pc carriers.PickupConfirmation
+		adopted := false
+		if resumed {
+			if pc, adopted, err = s.resumePickup(ctx, scheduler, row, req); err != nil {
+				return Pickup{}, err
+			}
+		}
+		if !adopted {
+			pc, err = scheduler.SchedulePickup(ctx, req)
+		}
 		if err != nil {
 			if carrierSaidNo(err) {
 				// The carrier said no, so nothing is scheduled: the row goes.
@@ -310,6 +321,12 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 			if err := tx.ConfirmPickup(ctx, row.ID, pc.ConfirmationNumber, pc.Location, s.now()); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return Pickup{}, err
 			}
+			if adopted {
+				if err := tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: auditActor,
+					Action: AuditPickupAdopted, Target: row.ID + " " + pc.ConfirmationNumber, CreatedAt: s.now()}); err != nil {
+					return Pickup{}, err
+				}
+			}
 			got, err := tx.LockPickup(ctx, row.ID)
 			if err != nil {
 				return Pickup{}, err
@@ -320,20 +337,20 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 }
 
 // requestPickup stores the pickup as 'requesting' in a transaction of its
-// own, or finds the one a request under the same key left so.
-func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier string, carrierAccountID *string, in NewPickup) (store.Pickup, error) {
+// own, or finds the one a request under the same key left so (resumed).
+func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier string, carrierAccountID *string, in NewPickup) (_ store.Pickup, resumed bool, _ error) {
 	if in.IdempotencyKey != "" {
 		row, err := s.store.RequestingPickupByKey(ctx, c.AccountID, string(c.Mode), in.IdempotencyKey)
 		if err == nil {
-			return row, nil
+			return row, true, nil
 		}
 		if !errors.Is(err, store.ErrNotFound) {
-			return store.Pickup{}, err
+			return store.Pickup{}, false, err
 		}
 	}
 	addr, err := json.Marshal(in.Address)
 	if err != nil {
-		return store.Pickup{}, err
+		return store.Pickup{}, false, err
 	}
 	ids := in.ShipmentIDs
 	if ids == nil {
@@ -341,7 +358,7 @@ func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier 
 	}
 	shipments, err := json.Marshal(ids)
 	if err != nil {
-		return store.Pickup{}, err
+		return store.Pickup{}, false, err
 	}
 	count := len(in.ShipmentIDs)
 	if in.PackageCount != nil {
@@ -363,7 +380,7 @@ func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier 
 		}
 		return tx.InsertPickup(ctx, &row)
 	})
-	return row, err
+	return row, false, err
 }
 
 // carrierSaidNo reports whether a failed schedule surely scheduled

@@ -6,22 +6,24 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
-// refuseNUL answers a request carrying U+0000 before any page reads it:
-// PostgreSQL's text cannot hold NUL (the lookup or write would fail, an
-// error page for what is the browser's mistake) while SQLite keeps it, so
-// the check makes both backends answer alike, as the API's does. A path
-// with NUL names no page (404); a form or query value with NUL is 422,
-// naming the field.
-func (u *UI) refuseNUL(next http.Handler) http.Handler {
+// refuseUnstorableText answers a request carrying text PostgreSQL cannot
+// store before any page reads it: U+0000, which its text cannot hold, and
+// bytes that are not UTF-8 (SQLSTATE 22021). The lookup or write would fail
+// there, an error page for what is the browser's mistake, while SQLite
+// keeps both, so the check makes both backends answer alike, as the API's
+// does. A path with either names no page (404); a form or query value
+// with either is 422, naming the field.
+func (u *UI) refuseUnstorableText(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.IndexByte(r.URL.Path, 0) >= 0 {
+		if unstorable(r.URL.Path) {
 			u.renderError(w, r, nil, http.StatusNotFound, "There is no such page.")
 			return
 		}
 		var values url.Values
-		if strings.Contains(r.URL.RawQuery, "%00") {
+		if strings.Contains(r.URL.RawQuery, "%") {
 			values = r.URL.Query()
 		}
 		if r.Method == http.MethodPost {
@@ -35,12 +37,22 @@ func (u *UI) refuseNUL(next http.Handler) http.Handler {
 			values = r.Form
 		}
 		for _, name := range slices.Sorted(maps.Keys(values)) {
-			if strings.IndexByte(name, 0) >= 0 || slices.ContainsFunc(values[name], func(v string) bool { return strings.IndexByte(v, 0) >= 0 }) {
-				u.renderError(w, r, nil, http.StatusUnprocessableEntity,
-					"The field “"+strings.ReplaceAll(name, "\x00", "")+"” contains a NUL character, which is not allowed. Remove it and try again.")
-				return
+			bad := slices.IndexFunc(values[name], unstorable)
+			if !unstorable(name) && bad < 0 {
+				continue
 			}
+			what := "contains a NUL character, which is not allowed"
+			if !utf8.ValidString(name) || bad >= 0 && !utf8.ValidString(values[name][bad]) {
+				what = "is not UTF-8 text (the browser sent bytes that are not characters)"
+			}
+			shown := strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", ""), "")
+			u.renderError(w, r, nil, http.StatusUnprocessableEntity, "The field “"+shown+"” "+what+". Remove it and try again.")
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// unstorable reports whether s is text PostgreSQL cannot store: NUL, or
+// not UTF-8.
+func unstorable(s string) bool { return strings.IndexByte(s, 0) >= 0 || !utf8.ValidString(s) }

@@ -108,7 +108,7 @@ func New(cfg Config) (*UI, error) {
 	u.routes(mux, static)
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(u.crossOriginRefused))
-	u.handler = u.securityHeaders(u.recoverPanics(cop.Handler(u.refuseNUL(mux))))
+	u.handler = u.securityHeaders(u.recoverPanics(cop.Handler(u.refuseUnstorableText(mux))))
 	return u, nil
 }
 

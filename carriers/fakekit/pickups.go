@@ -3,6 +3,8 @@ package fakekit
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -93,4 +95,13 @@ func (b *Pickups[T]) Cancel(code string, rule func(T) error) error {
 		return fmt.Errorf("%w: %s", ErrNoPickup, code)
 	}
 	return err
+}
+
+// Each runs fn on every pickup, in the order of their codes.
+func (b *Pickups[T]) Each(fn func(T)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, code := range slices.Sorted(maps.Keys(b.byCode)) {
+		fn(b.byCode[code])
+	}
 }

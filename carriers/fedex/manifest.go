@@ -24,6 +24,10 @@ type endOfDayRequest struct {
 	CloseReqType          string        `json:"closeReqType"`
 	GroundServiceCategory string        `json:"groundServiceCategory"`
 	CloseDate             string        `json:"closeDate"`
+	// ReprintOption and TrackingNumber ask a reprint (RGCDR) of the close
+	// documents of the close that took one shipment.
+	ReprintOption  string `json:"reprintOption,omitempty"`
+	TrackingNumber string `json:"trackingNumber,omitempty"`
 }
 
 // endOfDayResponse carries the close documents, each in base64 parts.
@@ -44,14 +48,26 @@ type endOfDayResponse struct {
 // Ground shipment of the account for the date, not a list, so the labels
 // of the request are shipd's record of what the close covers. The form is
 // the close's first document (the Ground manifest report), its parts
-// joined; the form number is the close's transaction id.
+// joined; the form number is the close's transaction id. A resumed close
+// that FedEx refuses for having nothing to close reprints the documents of
+// the close that took the labels (endofday_recover.go).
 func (c *Carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (carriers.ManifestForm, error) {
 	body, err := c.do(ctx, request{op: opManifest, method: http.MethodPut, path: endOfDayPath, transactionID: req.Reference,
 		body: endOfDayRequest{AccountNumber: accountNumber{Value: c.account}, CloseReqType: "GCDR",
 			GroundServiceCategory: "GROUND", CloseDate: c.shipDate()}})
 	if err != nil {
+		if req.Resumed && nothingToClose(err) {
+			return c.reprintClose(ctx, req, c.scrub(err))
+		}
 		return carriers.ManifestForm{}, c.scrub(err)
 	}
+	return closeForm(body, req.Reference)
+}
+
+// closeForm reads a close's (or a reprint's) answer: its first document,
+// the parts joined, numbered by the answer's transaction id (reference
+// when it has none).
+func closeForm(body []byte, reference string) (carriers.ManifestForm, error) {
 	var r endOfDayResponse
 	if err := json.Unmarshal(body, &r); err != nil {
 		return carriers.ManifestForm{}, malformed(opManifest, "the close answer does not parse: %v", err)
@@ -69,7 +85,7 @@ func (c *Carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (c
 	}
 	number := strings.TrimSpace(r.TransactionID)
 	if number == "" {
-		number = req.Reference
+		number = reference
 	}
 	return carriers.ManifestForm{Number: number, PDF: doc}, nil
 }

@@ -81,10 +81,27 @@ func undocumentedChecks() map[string]func(t *testing.T, x apidoc.Exchange) {
 				CloseReqType          string                  `json:"closeReqType"`
 				GroundServiceCategory string                  `json:"groundServiceCategory"`
 				CloseDate             string                  `json:"closeDate"`
+				ReprintOption         string                  `json:"reprintOption"`
+				TrackingNumber        string                  `json:"trackingNumber"`
 			}
-			if err := json.Unmarshal(x.RequestBody, &req); err != nil || req.AccountNumber == nil || req.AccountNumber.Value == "" ||
-				req.CloseReqType != "GCDR" || req.GroundServiceCategory != "GROUND" || !isoDate.MatchString(req.CloseDate) {
+			err := json.Unmarshal(x.RequestBody, &req)
+			// A close (GCDR), or a reprint of the close documents of the
+			// close that took one shipment (RGCDR, BY_TRACKING_NUMBER).
+			closing := req.CloseReqType == "GCDR" && req.ReprintOption == "" && req.TrackingNumber == ""
+			reprint := req.CloseReqType == "RGCDR" && req.ReprintOption == "BY_TRACKING_NUMBER" && req.TrackingNumber != ""
+			if err != nil || req.AccountNumber == nil || req.AccountNumber.Value == "" || !(closing || reprint) ||
+				req.GroundServiceCategory != "GROUND" || !isoDate.MatchString(req.CloseDate) {
 				t.Errorf("end of day request %s (%v)", x.RequestBody, err)
+			}
+			if x.Status >= 400 {
+				// Refused (nothing to close): FedEx's error body.
+				var refused struct {
+					Errors []struct{ Code, Message string } `json:"errors"`
+				}
+				if err := json.Unmarshal(x.Body, &refused); err != nil || len(refused.Errors) == 0 || refused.Errors[0].Code == "" {
+					t.Errorf("end of day refusal %d %s (%v)", x.Status, x.Body, err)
+				}
+				return
 			}
 			var answer endOfDayResponse
 			if err := json.Unmarshal(x.Body, &answer); err != nil || answer.Output == nil || len(answer.Output.CloseDocuments) == 0 {
@@ -298,6 +315,23 @@ func TestSpecFlows(t *testing.T) {
 			}
 			return nil
 		}},
+		{"ground close, its answer lost, resumed", func(t *testing.T, c *Carrier) error {
+			l, err := c.Buy(ctx, buyRequest("shp_0123456789abcdef01234570", domestic(), "Ground"))
+			if err != nil {
+				return err
+			}
+			req := carriers.ManifestRequest{Reference: "man_0123456789abcdef01234568", From: sanFrancisco(),
+				ShipDate: time.Now(), Labels: []carriers.ManifestLabel{{TrackingNumber: l.TrackingNumber}}}
+			if _, err := c.Manifest(ctx, req); err != nil {
+				return err
+			}
+			req.Resumed = true
+			form, err := c.Manifest(ctx, req)
+			if err == nil && (!form.Recovered || len(form.PDF) == 0) {
+				t.Errorf("the resumed close: %+v, want the close's documents reprinted", form)
+			}
+			return err
+		}},
 		{"ground close", func(t *testing.T, c *Carrier) error {
 			l, err := c.Buy(ctx, buyRequest("shp_0123456789abcdef0123456f", domestic(), "Ground"))
 			if err != nil {
@@ -310,7 +344,7 @@ func TestSpecFlows(t *testing.T) {
 	}
 	// The ground close runs on the fake's clock, time.Now: the fake closes
 	// the labels it sold on the close's date.
-	realClock := map[string]bool{"ground close": true}
+	realClock := map[string]bool{"ground close": true, "ground close, its answer lost, resumed": true}
 	seen := map[string]bool{}
 	for _, f := range flows {
 		fake := fedexfake.New(t)

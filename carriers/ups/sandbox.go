@@ -23,7 +23,8 @@ func sandboxTariff() *carriers.SandboxTariff {
 		},
 		SignatureCents: 695, ResidentialCents: 545,
 		TrackingPrefix: "1ZSANDBOX", TrackingDigits: 9,
-		Capabilities: carriers.CapMultiPiece | carriers.CapLandedCost,
+		// Pickups it booked are found by reference, as UPS's Pickup Pending Status finds them.
+		Capabilities: carriers.CapMultiPiece | carriers.CapLandedCost | carriers.CapFindPickup,
 		PickupPrefix: "29",
 	}
 }

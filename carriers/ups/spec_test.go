@@ -199,10 +199,13 @@ func TestSpecFlows(t *testing.T) {
 			_, err := c.Verify(ctx, usAddress())
 			return err
 		}},
-		{"pickup and cancel", func(t *testing.T, c *Carrier) error {
+		{"pickup, find it, and cancel", func(t *testing.T, c *Carrier) error {
 			conf, err := c.SchedulePickup(ctx, pickup)
 			if err != nil {
 				return err
+			}
+			if found, ok, err := c.FindPickup(ctx, pickup); err != nil || !ok || found != conf {
+				t.Errorf("FindPickup: %+v %v %v, want %+v", found, ok, err, conf)
 			}
 			return c.CancelPickup(ctx, carriers.PickupCancelRequest{Reference: pickup.Reference,
 				ConfirmationNumber: conf.ConfirmationNumber, Location: conf.Location, Address: pickup.Address,
@@ -270,6 +273,7 @@ func TestSpecFlows(t *testing.T) {
 		"AddressValidation.yaml POST /addressvalidation/{version}/{requestoption} (AddressValidation)",
 		"OAuthClientCredentials.yaml POST /security/v1/oauth/token (CreateToken)",
 		"Pickup.yaml DELETE /shipments/{version}/pickup/{CancelBy} (Pickup Cancel)",
+		"Pickup.yaml GET /shipments/{version}/pickup/{pickuptype} (Pickup Pending Status)",
 		"Pickup.yaml POST /pickupcreation/{version}/pickup (Pickup Creation)",
 		"Rating.yaml POST /rating/{version}/{requestoption} (Rate)",
 		"Shipping.yaml DELETE /shipments/{version}/void/cancel/{shipmentidentificationnumber} (VoidShipment)",

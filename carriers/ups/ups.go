@@ -72,7 +72,7 @@ var (
 // Landed Cost API is a product of its own).
 const capabilities = carriers.CapRates | carriers.CapBuy | carriers.CapVoid | carriers.CapTrack |
 	carriers.CapPickups | carriers.CapReturns | carriers.CapMultiPiece | carriers.CapPaperless |
-	carriers.CapAddressValidation | carriers.CapFindPurchase | carriers.CapCheckCredentials
+	carriers.CapAddressValidation | carriers.CapFindPurchase | carriers.CapCheckCredentials | carriers.CapFindPickup
 
 // Capabilities are what the UPS connector does.
 func (*Carrier) Capabilities() carriers.Capabilities { return capabilities }

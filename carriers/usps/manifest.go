@@ -57,7 +57,9 @@ type scanFormAddress struct {
 // entered at the origin's own post office (entry facility: the origin's
 // ZIP, type NONE), and mailed today (mailingDate, as labels are bought): overwriteMailingDate
 // moves labels bought on earlier days to it, as USPS requires one mailing
-// date per form.
+// date per form. A refusal because every label is already on one SCAN
+// form answers that form (Recovered, formAlreadyMade): a SCAN form request
+// has no idempotency key, so a retry after a lost answer meets it.
 func (c *Carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (carriers.ManifestForm, error) {
 	if len(req.Labels) == 0 {
 		return carriers.ManifestForm{}, &carriers.Error{Carrier: CarrierName, Operation: opManifest, Message: "no labels to put on a SCAN form", Kind: carriers.ErrRejected}
@@ -82,6 +84,12 @@ func (c *Carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (c
 		return carriers.ManifestForm{}, err
 	}
 	if !a.ok() {
+		if form, made := formAlreadyMade(a.body, numbers); a.status == http.StatusBadRequest && made {
+			// The form of these labels exists: an earlier call made it (its
+			// answer lost) or the labels were put on it elsewhere. Either
+			// way it is the form to hand over with them.
+			return form, nil
+		}
 		return carriers.ManifestForm{}, statusError(opManifest, a, c.now())
 	}
 	var ans struct {

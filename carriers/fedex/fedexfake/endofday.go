@@ -32,7 +32,7 @@ type endOfDayRequest struct {
 // closeDate: they are marked closed and listed on the manifest report,
 // returned as one PDF part. A close with no open Ground shipment is
 // refused, as FedEx refuses a close with nothing to close.
-func (s *Server) endOfDay(w http.ResponseWriter, _ *http.Request, body []byte) {
+func (s *Server) endOfDay(w http.ResponseWriter, r *http.Request, body []byte) {
 	var req endOfDayRequest
 	if err := decodeStrict(body, &req); err != nil {
 		invalid(w, []string{"the request does not match the end of day schema: " + err.Error()})
@@ -51,6 +51,10 @@ func (s *Server) endOfDay(w http.ResponseWriter, _ *http.Request, body []byte) {
 		writeAccountError(w)
 		return
 	}
+	if req.CloseReqType == "RGCDR" {
+		s.reprintEndOfDay(w, req) // endofday_reprint.go
+		return
+	}
 	var closed []string
 	s.sales.Each(func(sh *shipment) {
 		if sh.State == fakekit.Voided || sh.closed || sh.serviceType != "FEDEX_GROUND" || sh.SoldAt.UTC().Format(time.DateOnly) != req.CloseDate {
@@ -63,12 +67,18 @@ func (s *Server) endOfDay(w http.ResponseWriter, _ *http.Request, body []byte) {
 		writeError(w, http.StatusBadRequest, "CLOSE.NOSHIPMENTS.ERROR", "No shipments to close for the date requested.")
 		return
 	}
+	writeCloseReport(w, req.CloseDate, closed)
+}
+
+// writeCloseReport answers a close (or its reprint) with the manifest
+// report of the closed shipments, one PDF part.
+func writeCloseReport(w http.ResponseWriter, closeDate string, closed []string) {
 	sort.Strings(closed)
 	pdf := fpdf.New("P", "pt", "Letter", "")
 	pdf.SetCompression(false)
 	pdf.AddPage()
 	pdf.SetFont("Helvetica", "B", 14)
-	pdf.Text(40, 50, "FEDEX GROUND MANIFEST - TEST "+req.CloseDate)
+	pdf.Text(40, 50, "FEDEX GROUND MANIFEST - TEST "+closeDate)
 	pdf.SetFont("Courier", "", 10)
 	for i, tn := range closed {
 		pdf.Text(40, 80+float64(i%50)*14, fmt.Sprintf("%3d %s", i+1, tn))

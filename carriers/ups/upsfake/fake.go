@@ -106,6 +106,7 @@ func (s *Server) routes(rt *fakekit.Router) {
 	rt.Operation("POST /api/labels/{version}/recovery", OpRecover, api(s.recover))
 	rt.Operation("POST /api/pickupcreation/{version}/pickup", OpPickup, api(s.pickupCreation))
 	rt.Operation("DELETE /api/shipments/{version}/pickup/{CancelBy}", OpCancelPickup, api(s.pickupCancel))
+	rt.Operation("GET /api/shipments/{version}/pickup/{pickuptype}", OpPickupPending, api(s.pickupPending)) // pickups_pending.go
 }
 
 // IsReturn reports whether the label of trackingNumber was sold as a

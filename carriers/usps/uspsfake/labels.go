@@ -579,12 +579,12 @@ func labelMetadata(l *label) map[string]any {
 		}
 	}
 	return map[string]any{
-		"labelAddress": map[string]any{
+		"labelAddress": withoutEmpty(map[string]any{
 			"streetAddress": strings.ToUpper(l.to.StreetAddress), "secondaryAddress": strings.ToUpper(l.to.SecondaryAddress),
 			"city": strings.ToUpper(l.to.City), "state": l.to.State, "ZIPCode": l.to.ZIPCode, "ZIPPlus4": plus4For(l.to.StreetAddress),
 			"firstName": strings.ToUpper(l.to.FirstName), "lastName": strings.ToUpper(l.to.LastName), "firm": strings.ToUpper(l.to.Firm),
 			"ignoreBadAddress": false,
-		},
+		}),
 		"routingInformation": "420" + l.to.ZIPCode + plus4For(l.to.StreetAddress),
 		"trackingNumber":     l.TrackingNumber, "constructCode": "C01", "SKU": "DUXP0XXXXC01010",
 		"postage": money(l.postageCents), "extraServices": []any{}, "zone": "05",
@@ -654,4 +654,16 @@ func writeBody(w http.ResponseWriter, status int, body string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(body))
+}
+
+// withoutEmpty leaves out the empty strings of an answer's object: the
+// Labels API's fields have a minimum length of 1, so USPS omits a name or a
+// firm it was not given rather than answer "".
+func withoutEmpty(m map[string]any) map[string]any {
+	for k, v := range m {
+		if v == "" {
+			delete(m, k)
+		}
+	}
+	return m
 }
