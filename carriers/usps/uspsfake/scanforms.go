@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-pdf/fpdf"
-
 	"github.com/shipd-dev/shipd/carriers/fakekit"
 )
 
@@ -187,3 +186,12 @@ func scanFormPDF(number string, from labelAddressIn, date string, numbers []stri
 	err := pdf.Output(&buf)
 	return buf.Bytes(), err
 }
+
+// HoldSCANForms makes every SCAN form answer from now on wait until
+// ReleaseSCANForms: the form is made (SCANForm reports each label on it)
+// when the request arrives, only the answer is held, as when the client
+// dies mid-call. A held answer is dropped when the client goes away.
+func (s *Server) HoldSCANForms() { s.Hold(OpSCANForm) }
+
+// ReleaseSCANForms sends the held SCAN form answers and stops holding.
+func (s *Server) ReleaseSCANForms() { s.Release(OpSCANForm) }
