@@ -10,3 +10,4 @@ func (b *Blobs) WaitSwept() {
 
 // StaleTempAge is staleTempAge, for tests.
 const StaleTempAge = staleTempAge
+
