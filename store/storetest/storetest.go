@@ -47,6 +47,11 @@ func Run(t *testing.T, open func(t *testing.T) *store.Store) {
 		{"documents", testDocuments},
 		{"batches", testBatches},
 		{"instances", testInstances},
+		{"manifests", testManifests},
+		{"pickups", testPickups},
+		{"carrier accounts", testCarrierAccounts},
+		{"purchase attempts", testPurchaseAttempts},
+		{"upkeep", testUpkeep},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
