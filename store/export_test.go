@@ -10,4 +10,3 @@ func (b *Blobs) WaitSwept() {
 
 // StaleTempAge is staleTempAge, for tests.
 const StaleTempAge = staleTempAge
-
