@@ -41,11 +41,42 @@ const MaxBatchItems = 5000
 // limits (carriers' call budgets apply, and a refused quote fails the batch).
 const batchQuoteWorkers = 8
 
-// Batch statuses.
+// BatchStatus is where a batch is. batchTransitions is its whole state
+// machine: a batch purchases until none of its items is paying or pending,
+// then it is completed (batch.completed).
+type BatchStatus string
+
+// The batch statuses.
 const (
-	BatchPurchasing = "purchasing"
-	BatchCompleted  = "completed"
+	BatchPurchasing BatchStatus = "purchasing"
+	BatchCompleted  BatchStatus = "completed"
 )
+
+// BatchStatuses lists every batch status.
+func BatchStatuses() []BatchStatus { return []BatchStatus{BatchPurchasing, BatchCompleted} }
+
+// BatchTrigger is what moves a batch.
+type BatchTrigger string
+
+// The batch triggers.
+const (
+	// BatchItemsFinished: the last paying or pending item was bought or
+	// failed (store.CompleteBatch, guarded in its statement).
+	BatchItemsFinished BatchTrigger = "items_finished"
+)
+
+// BatchTriggers lists every batch trigger.
+func BatchTriggers() []BatchTrigger { return []BatchTrigger{BatchItemsFinished} }
+
+var batchTransitions = map[BatchStatus]map[BatchTrigger]BatchStatus{
+	BatchPurchasing: {BatchItemsFinished: BatchCompleted},
+}
+
+// Next returns the status t leads to from s; false when s does not allow t.
+func (s BatchStatus) Next(t BatchTrigger) (BatchStatus, bool) {
+	to, ok := batchTransitions[s][t]
+	return to, ok
+}
 
 // Label formats a batch may ask for. Only pdf documents exist today: the
 // format is stored with the batch and shown back; per-item formats come with
@@ -56,7 +87,7 @@ var LabelFormats = []string{"pdf", "png", "zpl"}
 type Batch struct {
 	ID          string        `json:"id"`
 	Mode        accounts.Mode `json:"mode"`
-	Status      string        `json:"status"`
+	Status      BatchStatus   `json:"status"`
 	LabelFormat string        `json:"labelFormat"`
 	CreatedAt   time.Time     `json:"createdAt"`
 	CompletedAt *time.Time    `json:"completedAt,omitempty"`
@@ -138,7 +169,7 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 			format = "pdf"
 		}
 		now := s.now()
-		batch := store.Batch{ID: store.NewID("bat"), AccountID: c.AccountID, Mode: string(c.Mode), Status: BatchPurchasing,
+		batch := store.Batch{ID: store.NewID("bat"), AccountID: c.AccountID, Mode: string(c.Mode), Status: string(BatchPurchasing),
 			LabelFormat: format, Total: len(rows), CreatedAt: now}
 		for _, it := range in.Items {
 			if it.Customs != nil && it.international() {
@@ -302,7 +333,7 @@ func (s *Service) admitPurchases(ctx context.Context, n int) error {
 }
 
 func batchOf(b store.Batch, counts map[string]int) Batch {
-	out := Batch{ID: b.ID, Mode: accounts.Mode(b.Mode), Status: b.Status, LabelFormat: b.LabelFormat,
+	out := Batch{ID: b.ID, Mode: accounts.Mode(b.Mode), Status: BatchStatus(b.Status), LabelFormat: b.LabelFormat,
 		CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt, CustomsItems: b.CustomsItems}
 	out.Counts = BatchCounts{Total: b.Total, Paying: counts[string(Paying)], Pending: counts[string(Pending)], Failed: counts[string(Failed)]}
 	out.Counts.Purchased = b.Total - out.Counts.Paying - out.Counts.Pending - out.Counts.Failed

@@ -31,12 +31,55 @@ import (
 // failed (the labels are released) and the event, guarded by the
 // manifest's status, so a job run twice after a crash acts once.
 
-// Manifest statuses.
+// ManifestStatus is where a manifest is. manifestTransitions is its whole
+// state machine: the job moves a creating manifest once, to created or
+// failed, both terminal.
+type ManifestStatus string
+
+// The manifest statuses.
 const (
-	ManifestCreating = "creating"
-	ManifestCreated  = "created"
-	ManifestFailed   = "failed"
+	ManifestCreating ManifestStatus = "creating"
+	ManifestCreated  ManifestStatus = "created"
+	ManifestFailed   ManifestStatus = "failed"
 )
+
+// ManifestStatuses lists every manifest status.
+func ManifestStatuses() []ManifestStatus {
+	return []ManifestStatus{ManifestCreating, ManifestCreated, ManifestFailed}
+}
+
+// ManifestTrigger is what moves a manifest.
+type ManifestTrigger string
+
+// The manifest triggers.
+const (
+	// ManifestFormMade: the carrier made the form (or one it had made was recovered).
+	ManifestFormMade ManifestTrigger = "form_made"
+	// ManifestRefused: the carrier refused, or stayed unavailable too long;
+	// the labels are released.
+	ManifestRefused ManifestTrigger = "refused"
+)
+
+// ManifestTriggers lists every manifest trigger.
+func ManifestTriggers() []ManifestTrigger {
+	return []ManifestTrigger{ManifestFormMade, ManifestRefused}
+}
+
+var manifestTransitions = map[ManifestStatus]map[ManifestTrigger]ManifestStatus{
+	ManifestCreating: {ManifestFormMade: ManifestCreated, ManifestRefused: ManifestFailed},
+}
+
+// Next returns the status t leads to from s; false when s does not allow t.
+func (s ManifestStatus) Next(t ManifestTrigger) (ManifestStatus, bool) {
+	to, ok := manifestTransitions[s][t]
+	return to, ok
+}
+
+// Creating reports whether the manifest's job still has to act.
+func (s ManifestStatus) Creating() bool {
+	_, ok := s.Next(ManifestFormMade)
+	return ok
+}
 
 // MaxManifestLabels is how many labels one manifest takes. Without
 // shipmentIds, the oldest waiting labels up to it go on the manifest, and
@@ -45,17 +88,17 @@ const MaxManifestLabels = 5000
 
 // Manifest is a manifest as the API shows it.
 type Manifest struct {
-	ID           string        `json:"id"`
-	Mode         accounts.Mode `json:"mode"`
-	Carrier      string        `json:"carrier"`
-	Status       string        `json:"status"`
-	ShipmentIDs  []string      `json:"shipmentIds"`
-	From         Address       `json:"fromAddress"`
-	FormNumber   *string       `json:"formNumber,omitempty"`
-	HasForm      bool          `json:"hasForm"`
-	ErrorMessage *string       `json:"errorMessage,omitempty"`
-	CreatedAt    time.Time     `json:"createdAt"`
-	CompletedAt  *time.Time    `json:"completedAt,omitempty"`
+	ID           string         `json:"id"`
+	Mode         accounts.Mode  `json:"mode"`
+	Carrier      string         `json:"carrier"`
+	Status       ManifestStatus `json:"status"`
+	ShipmentIDs  []string       `json:"shipmentIds"`
+	From         Address        `json:"fromAddress"`
+	FormNumber   *string        `json:"formNumber,omitempty"`
+	HasForm      bool           `json:"hasForm"`
+	ErrorMessage *string        `json:"errorMessage,omitempty"`
+	CreatedAt    time.Time      `json:"createdAt"`
+	CompletedAt  *time.Time     `json:"completedAt,omitempty"`
 	// CarrierAccountID is the carrier account the labels were bought
 	// through, whose credentials make the form; nil: the operator's carriers.
 	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
@@ -265,7 +308,7 @@ func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewM
 			}
 			idsJSON, _ := json.Marshal(ids)
 			row := store.Manifest{ID: store.NewID("man"), AccountID: c.AccountID, Mode: string(c.Mode), Carrier: name,
-				Status: ManifestCreating, FromAddress: string(fromJSON), ShipmentIDs: string(idsJSON), CreatedAt: s.now(), CarrierAccountID: ca}
+				Status: string(ManifestCreating), FromAddress: string(fromJSON), ShipmentIDs: string(idsJSON), CreatedAt: s.now(), CarrierAccountID: ca}
 			if err := tx.InsertManifest(ctx, &row); err != nil {
 				return Manifest{}, err
 			}
@@ -512,7 +555,7 @@ func originText(a Address) string {
 }
 
 func manifestOf(row store.Manifest) (Manifest, error) {
-	m := Manifest{ID: row.ID, Mode: accounts.Mode(row.Mode), Carrier: row.Carrier, Status: row.Status,
+	m := Manifest{ID: row.ID, Mode: accounts.Mode(row.Mode), Carrier: row.Carrier, Status: ManifestStatus(row.Status),
 		FormNumber: row.FormNumber, HasForm: row.FormKey != nil, ErrorMessage: row.ErrorMessage,
 		CreatedAt: row.CreatedAt, CompletedAt: row.CompletedAt, CarrierAccountID: row.CarrierAccountID}
 	if err := json.Unmarshal([]byte(row.ShipmentIDs), &m.ShipmentIDs); err != nil {
@@ -561,7 +604,7 @@ func (s *Service) ManifestForm(ctx context.Context, c accounts.Caller, id string
 		return nil, err
 	}
 	switch {
-	case row.Status == ManifestCreating:
+	case ManifestStatus(row.Status).Creating():
 		return nil, ErrManifestPending
 	case row.FormKey == nil:
 		return nil, ErrLabelUnavailable
@@ -600,7 +643,7 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 	if err != nil {
 		return err
 	}
-	if row.Status != ManifestCreating {
+	if !ManifestStatus(row.Status).Creating() {
 		return nil
 	}
 	m, err := manifestOf(row)
@@ -658,8 +701,12 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 				return fmt.Errorf("store manifest form: %w", err)
 			}
 		}
+		to, ok := ManifestStatus(row.Status).Next(ManifestFormMade)
+		if !ok {
+			return nil // finished by a run before this one
+		}
 		now := s.now()
-		row.Status, row.FormNumber, row.FormKey, row.CompletedAt = ManifestCreated, &form.Number, &key, &now
+		row.Status, row.FormNumber, row.FormKey, row.CompletedAt = string(to), &form.Number, &key, &now
 		done, err := tx.FinishManifest(ctx, row)
 		if err != nil || !done {
 			return err
@@ -687,8 +734,12 @@ func (s *Service) failManifest(ctx context.Context, id string, cause error) erro
 		if err != nil {
 			return err
 		}
+		to, ok := ManifestStatus(row.Status).Next(ManifestRefused)
+		if !ok {
+			return nil // finished by a run before this one
+		}
 		now, msg := s.now(), "manifest refused by the carrier: "+cause.Error()
-		row.Status, row.ErrorMessage, row.CompletedAt = ManifestFailed, &msg, &now
+		row.Status, row.ErrorMessage, row.CompletedAt = string(to), &msg, &now
 		done, err := tx.FinishManifest(ctx, row)
 		if err != nil || !done {
 			return err

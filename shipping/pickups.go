@@ -28,12 +28,64 @@ import (
 // idempotency key on pickups, it asks the carrier whether that pickup was
 // booked before booking it (pickups_resume.go).
 
-// Pickup statuses.
+// PickupStatus is where a pickup is. pickupTransitions is its whole state
+// machine. A request the carrier refused is deleted, not moved: it was
+// never booked.
+type PickupStatus string
+
+// The pickup statuses.
 const (
-	PickupRequesting = "requesting"
-	PickupScheduled  = "scheduled"
-	PickupCancelled  = "cancelled"
+	// PickupRequesting: recorded before the carrier is asked; it stays so
+	// when the call is cut off (pickups_resume.go).
+	PickupRequesting PickupStatus = "requesting"
+	// PickupScheduled: the carrier booked it (a confirmation number).
+	PickupScheduled PickupStatus = "scheduled"
+	// PickupCancelled: the carrier cancelled it; terminal.
+	PickupCancelled PickupStatus = "cancelled"
 )
+
+// PickupStatuses lists every pickup status.
+func PickupStatuses() []PickupStatus {
+	return []PickupStatus{PickupRequesting, PickupScheduled, PickupCancelled}
+}
+
+// PickupTrigger is what moves a pickup.
+type PickupTrigger string
+
+// The pickup triggers.
+const (
+	// PickupBooked: the carrier confirmed the request (or a retry adopted
+	// what it had booked).
+	PickupBooked PickupTrigger = "booked"
+	// PickupCancelConfirmed: the carrier cancelled it (DELETE /pickups/{id}).
+	PickupCancelConfirmed PickupTrigger = "cancel_confirmed"
+)
+
+// PickupTriggers lists every pickup trigger.
+func PickupTriggers() []PickupTrigger { return []PickupTrigger{PickupBooked, PickupCancelConfirmed} }
+
+var pickupTransitions = map[PickupStatus]map[PickupTrigger]PickupStatus{
+	PickupRequesting: {PickupBooked: PickupScheduled},
+	PickupScheduled:  {PickupCancelConfirmed: PickupCancelled},
+}
+
+// Next returns the status t leads to from s; false when s does not allow t.
+func (s PickupStatus) Next(t PickupTrigger) (PickupStatus, bool) {
+	to, ok := pickupTransitions[s][t]
+	return to, ok
+}
+
+// CanCancel says whether a pickup in status s may be cancelled: only a
+// scheduled one. The others have their reason (409).
+func (s PickupStatus) CanCancel() error {
+	if _, ok := s.Next(PickupCancelConfirmed); ok {
+		return nil
+	}
+	if s == PickupRequesting {
+		return ErrPickupRequesting
+	}
+	return ErrPickupCancelled
+}
 
 // Pickup limits beyond the schema's.
 const (
@@ -72,7 +124,7 @@ type Pickup struct {
 	ID                 string        `json:"id"`
 	Mode               accounts.Mode `json:"mode"`
 	Carrier            string        `json:"carrier"`
-	Status             string        `json:"status"`
+	Status             PickupStatus  `json:"status"`
 	ConfirmationNumber *string       `json:"confirmationNumber"`
 	Address            Address       `json:"address"`
 	ReadyAt            time.Time     `json:"readyAt"`
@@ -366,7 +418,7 @@ func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier 
 	}
 	now := s.now()
 	row := store.Pickup{
-		ID: store.NewID("pck"), AccountID: c.AccountID, Mode: string(c.Mode), Carrier: carrier, Status: PickupRequesting,
+		ID: store.NewID("pck"), AccountID: c.AccountID, Mode: string(c.Mode), Carrier: carrier, Status: string(PickupRequesting),
 		Address: string(addr), ReadyAt: in.ReadyAt.Format(time.RFC3339Nano), CloseAt: in.CloseAt.Format(time.RFC3339Nano),
 		PackageCount: max(count, 1), TotalWeightOz: in.TotalWeightOz, Instructions: in.Instructions, ShipmentIDs: string(shipments),
 		CreatedAt: now, UpdatedAt: now, CarrierAccountID: carrierAccountID,
@@ -464,11 +516,8 @@ func (s *Service) CancelPickup(ctx context.Context, c accounts.Caller, id string
 	if err != nil {
 		return Pickup{}, err
 	}
-	switch row.Status {
-	case PickupCancelled:
-		return Pickup{}, ErrPickupCancelled
-	case PickupRequesting:
-		return Pickup{}, ErrPickupRequesting
+	if err := PickupStatus(row.Status).CanCancel(); err != nil {
+		return Pickup{}, err
 	}
 	carrier, err := s.pickupScheduler(ctx, c.Mode, row.Carrier, row.CarrierAccountID)
 	if err != nil {
@@ -504,7 +553,7 @@ func (s *Service) CancelPickup(ctx context.Context, c accounts.Caller, id string
 
 func pickupOf(r store.Pickup) (Pickup, error) {
 	p := Pickup{
-		ID: r.ID, Mode: accounts.Mode(r.Mode), Carrier: r.Carrier, Status: r.Status, ConfirmationNumber: r.ConfirmationNumber,
+		ID: r.ID, Mode: accounts.Mode(r.Mode), Carrier: r.Carrier, Status: PickupStatus(r.Status), ConfirmationNumber: r.ConfirmationNumber,
 		PackageCount: r.PackageCount, TotalWeightOz: r.TotalWeightOz, Instructions: r.Instructions,
 		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, CancelledAt: r.CancelledAt, CarrierAccountID: r.CarrierAccountID,
 	}

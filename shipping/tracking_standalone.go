@@ -111,7 +111,7 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 				return err
 			}
 		}
-		if pollEnds(status) {
+		if TrackerStatus(status).Final() {
 			return nil
 		}
 		return next(tx, true)

@@ -1,0 +1,95 @@
+package shipping
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// table lists every allowed move of a state machine as "from --trigger--> to",
+// walking every (status, trigger) pair, so that a move added or lost shows
+// in the diff against the rules written out by hand.
+func table[S, T ~string](statuses []S, triggers []T, next func(S, T) (S, bool)) []string {
+	var moves []string
+	for _, s := range statuses {
+		for _, t := range triggers {
+			if to, ok := next(s, t); ok {
+				moves = append(moves, fmt.Sprintf("%s --%s--> %s", s, t, to))
+			}
+		}
+	}
+	return moves
+}
+
+func TestBatchTransitions(t *testing.T) {
+	want := []string{"purchasing --items_finished--> completed"}
+	got := table(BatchStatuses(), BatchTriggers(), BatchStatus.Next)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("batch moves (-want +got):\n%s", d)
+	}
+}
+
+func TestPickupTransitions(t *testing.T) {
+	want := []string{
+		"requesting --booked--> scheduled",
+		"scheduled --cancel_confirmed--> cancelled",
+	}
+	got := table(PickupStatuses(), PickupTriggers(), PickupStatus.Next)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("pickup moves (-want +got):\n%s", d)
+	}
+	cancel := map[PickupStatus]error{}
+	for _, s := range PickupStatuses() {
+		cancel[s] = s.CanCancel()
+	}
+	wantCancel := map[PickupStatus]error{PickupRequesting: ErrPickupRequesting, PickupScheduled: nil, PickupCancelled: ErrPickupCancelled}
+	if d := cmp.Diff(wantCancel, cancel, cmp.Comparer(func(a, b error) bool { return a == b })); d != "" {
+		t.Errorf("CanCancel (-want +got):\n%s", d)
+	}
+}
+
+func TestManifestTransitions(t *testing.T) {
+	want := []string{
+		"creating --form_made--> created",
+		"creating --refused--> failed",
+	}
+	got := table(ManifestStatuses(), ManifestTriggers(), ManifestStatus.Next)
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("manifest moves (-want +got):\n%s", d)
+	}
+	for _, s := range ManifestStatuses() {
+		if s.Creating() != (s == ManifestCreating) {
+			t.Errorf("%s.Creating() = %v", s, s.Creating())
+		}
+	}
+}
+
+func TestTrackerTransitions(t *testing.T) {
+	var final []TrackerStatus
+	moves := map[TrackerStatus]int{}
+	for _, s := range TrackerStatuses() {
+		if s.Final() {
+			final = append(final, s)
+		}
+		for _, to := range TrackerStatuses() {
+			if s.CanMoveTo(to) {
+				moves[s]++
+			}
+		}
+	}
+	if d := cmp.Diff([]TrackerStatus{TrackerDelivered, TrackerReturnToSender, TrackerCancelled}, final); d != "" {
+		t.Errorf("final statuses (-want +got):\n%s", d)
+	}
+	// Every status that is not final moves to each of the others; a final one to none.
+	n := len(TrackerStatuses())
+	want := map[TrackerStatus]int{}
+	for _, s := range TrackerStatuses() {
+		if !s.Final() {
+			want[s] = n - 1
+		}
+	}
+	if d := cmp.Diff(want, moves); d != "" {
+		t.Errorf("moves out of each status (-want +got):\n%s", d)
+	}
+}
