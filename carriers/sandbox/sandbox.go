@@ -198,7 +198,7 @@ func (c *carrier) checkShipment(s carriers.Shipment) error {
 		return fmt.Errorf("sandbox: %s: parcel weight must be greater than 0 (got %g oz): %w",
 			c.name, s.Parcel.WeightOz, carriers.ErrInvalidShipment)
 	}
-	if carriers.IsInternational(s.From, s.To) && s.Customs == nil {
+	if carriers.CustomsRequired(s.From, s.To) && s.Customs == nil {
 		return fmt.Errorf("sandbox: %s: shipment from %s to %s: %w", c.name,
 			carriers.NormalizeCountry(s.From.Country), carriers.NormalizeCountry(s.To.Country), carriers.ErrCustomsRequired)
 	}
