@@ -8,6 +8,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -81,6 +82,7 @@ type carrier struct {
 	// name is the carrier's (its descriptor's ID), t its sandbox tariff,
 	// origins the countries it ships from (nil: any).
 	name    string
+	display string // printed on labels
 	t       *carriers.SandboxTariff
 	origins []string
 	// requirements are the live carrier's (carriers.Descriptor.Requirements).
@@ -124,6 +126,7 @@ func (c *carrier) wait(ctx context.Context) error {
 func newCarrier(d carriers.Descriptor, cfg Config) *carrier {
 	return &carrier{
 		name:         string(d.ID),
+		display:      cmp.Or(d.DisplayName, string(d.ID)),
 		t:            d.Sandbox,
 		origins:      d.Origins,
 		requirements: d.Requirements,
@@ -349,12 +352,13 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date time.Time) (carriers.Label, error) {
 	tn := c.trackingNumber(ref)
 	in := LabelInput{
-		Carrier:           c.name,
+		Carrier:           c.display,
 		Service:           svc.Label,
 		TrackingNumber:    tn,
 		From:              req.Shipment.From,
 		To:                req.Shipment.To,
 		WeightOz:          req.Shipment.Parcel.WeightOz,
+		Metric:            req.Shipment.Parcel.Metric != nil || c.t.Zoning == carriers.ZonesEurope,
 		Date:              date,
 		SignatureRequired: req.Shipment.Options.SignatureConfirmation,
 		CustomsContents:   customsContents(req.Shipment.Customs),
