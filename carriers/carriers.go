@@ -20,9 +20,46 @@ type Address struct {
 }
 
 // Parcel is the package being shipped. Dimensions of 0 mean "not given".
+// The inch and ounce fields always hold its size and weight; a parcel given
+// in centimetres and grams has them as their exact conversions, and keeps
+// what was given in Metric, which a carrier that works in metric reads
+// (MetricOf) so that no conversion there and back comes before its own.
 type Parcel struct {
 	LengthIn, WidthIn, HeightIn float64
 	WeightOz                    float64
+	// Metric is the parcel as given in centimetres and grams; nil for one
+	// given in inches and ounces.
+	Metric *MetricParcel
+}
+
+// MetricParcel is a parcel's size and weight in centimetres and grams.
+type MetricParcel struct {
+	LengthCm, WidthCm, HeightCm float64
+	WeightG                     float64
+}
+
+// Exact conversions: the inch is 2.54 cm and the avoirdupois ounce
+// 28.349523125 g by definition.
+const (
+	CmPerInch     = 2.54
+	GramsPerOunce = 28.349523125
+)
+
+// MetricParcelOf is a parcel given in centimetres and grams, its inch and
+// ounce fields their exact conversions.
+func MetricParcelOf(m MetricParcel) Parcel {
+	return Parcel{LengthIn: m.LengthCm / CmPerInch, WidthIn: m.WidthCm / CmPerInch, HeightIn: m.HeightCm / CmPerInch,
+		WeightOz: m.WeightG / GramsPerOunce, Metric: &m}
+}
+
+// MetricOf is p in centimetres and grams: as given, or converted from
+// inches and ounces.
+func MetricOf(p Parcel) MetricParcel {
+	if p.Metric != nil {
+		return *p.Metric
+	}
+	return MetricParcel{LengthCm: p.LengthIn * CmPerInch, WidthCm: p.WidthIn * CmPerInch, HeightCm: p.HeightIn * CmPerInch,
+		WeightG: p.WeightOz * GramsPerOunce}
 }
 
 // CustomsItem is one line of a customs declaration.
@@ -155,12 +192,21 @@ func (f LabelFormat) ContentType() string {
 // LabelSize is the page a label is printed on.
 type LabelSize string
 
-// Label sizes: the 4x6 inch label itself, or (PDF only) that label on a US
-// letter page, for office printers.
+// Label sizes: the 4x6 inch label itself (100x150 mm thermal stock); or, PDF
+// only, an A6 page (105x148 mm, the label printers of European shops), or
+// the label on a US letter or an A4 page, for office printers.
 const (
 	Label4x6    LabelSize = "4x6"
 	LabelLetter LabelSize = "letter"
+	LabelA6     LabelSize = "a6"
+	LabelA4     LabelSize = "a4"
 )
+
+// LabelSizes lists the sizes, the default first.
+func LabelSizes() []LabelSize { return []LabelSize{Label4x6, LabelLetter, LabelA6, LabelA4} }
+
+// PDFOnly reports whether the size is a PDF's page: every size but 4x6.
+func (s LabelSize) PDFOnly() bool { return s != "" && s != Label4x6 }
 
 // Label is the result of a purchase.
 type Label struct {
@@ -514,8 +560,8 @@ func BillableWeightOz(p Parcel) float64 {
 }
 
 // NormalizeCountry returns the upper-case two-letter country code, treating
-// an empty country as "US" since shipd is a US shipping service and omitting
-// the country of a domestic address is common.
+// an empty country as "US": shipd began as a US shipping service, and
+// clients written then omit the country of a domestic address.
 func NormalizeCountry(c string) string {
 	c = strings.ToUpper(strings.TrimSpace(c))
 	if c == "" {
@@ -525,7 +571,9 @@ func NormalizeCountry(c string) string {
 }
 
 // IsInternational reports whether the shipment crosses a border, i.e. the
-// countries differ. International shipments need customs.
+// countries differ: carriers price and serve such a shipment with their
+// international services. Whether it needs a customs declaration is
+// CustomsRequired's question (not between two EU member states).
 func IsInternational(from, to Address) bool {
 	return NormalizeCountry(from.Country) != NormalizeCountry(to.Country)
 }

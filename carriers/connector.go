@@ -140,6 +140,10 @@ type Descriptor struct {
 	IdentityField, AccountField string
 	// URLs are the carrier's published base URLs.
 	URLs Endpoints
+	// Origins are the countries its labels leave from (nil: any): the
+	// carrier is not offered for a shipment from elsewhere, in live and
+	// test mode alike.
+	Origins []string
 	// TrackingNumbers are the forms of the carrier's tracking numbers as
 	// the carrier prints them (spaces and dashes removed, upper case): they
 	// tell a well-formed number from a typo and name the carrier of a number
@@ -169,8 +173,28 @@ type Descriptor struct {
 	// Sandbox is the carrier's twin in test mode; nil: none.
 	Sandbox *SandboxTariff
 	// New builds a client; its error names what is wrong with the
-	// configuration, never a secret.
+	// configuration, never a secret. nil: the carrier has no live connector
+	// yet, only its sandbox twin (no flags, no carrier accounts).
 	New func(ConnectorConfig) (Carrier, error)
+}
+
+// Live reports whether the connector reaches a live carrier (New).
+func (d Descriptor) Live() bool { return d.New != nil }
+
+// Serves reports whether the carrier serves the shipment's shipper
+// (Shipper): its labels leave from one of Origins.
+func (d Descriptor) Serves(s Shipment) bool {
+	return d.Origins == nil || slices.Contains(d.Origins, NormalizeCountry(Shipper(s).Country))
+}
+
+// Shipper is the address of the account a shipment is shipped for: the
+// sender, or, for a return label, the merchant it goes back to (whose
+// carrier account pays for it, wherever the customer drops it off).
+func Shipper(s Shipment) Address {
+	if s.Return {
+		return s.To
+	}
+	return s.From
 }
 
 // Env is the environment variable of one of the connector's settings:
@@ -214,15 +238,17 @@ func NewCatalog(ds ...Descriptor) (*Catalog, error) {
 	seen := map[string]bool{}
 	for _, d := range ds {
 		switch {
-		case d.ID == "" || d.Slug == "" || d.New == nil:
-			return nil, fmt.Errorf("connector %q: ID, Slug and New are required", d.ID)
+		case d.ID == "" || d.Slug == "":
+			return nil, fmt.Errorf("connector %q: ID and Slug are required", d.ID)
+		case d.New == nil && d.Sandbox == nil:
+			return nil, fmt.Errorf("connector %q: neither a live connector (New) nor a sandbox twin", d.ID)
 		case seen[strings.ToLower(string(d.ID))] || seen["slug:"+d.Slug]:
 			return nil, fmt.Errorf("connector %q: declared twice", d.ID)
 		case d.Slug != strings.ToLower(d.Slug) || strings.ContainsAny(d.Slug, " _"):
 			return nil, fmt.Errorf("connector %q: slug %q must be lower case, without spaces or underscores", d.ID, d.Slug)
 		}
 		for _, name := range []string{d.IdentityField, d.AccountField} {
-			if _, ok := d.Field(name); !ok {
+			if _, ok := d.Field(name); !ok && d.Live() {
 				return nil, fmt.Errorf("connector %q: %q is not one of its credential fields", d.ID, name)
 			}
 		}
@@ -343,7 +369,7 @@ func (c *Catalog) Factory(o FactoryOptions) Factory {
 	}
 	return func(cr Credentials) (Carrier, error) {
 		d, ok := c.Lookup(cr.Carrier)
-		if !ok {
+		if !ok || !d.Live() {
 			return nil, fmt.Errorf("carrier %q: %w", cr.Carrier, ErrUnknownCarrier)
 		}
 		base := o.URLs[d.ID].For(cr.Environment)

@@ -131,34 +131,57 @@ var usZipCountries = map[string]bool{
 }
 
 // postalFormats are the postal code formats checked per country, as written:
-// 9 is a digit, A a letter (any case), a space may be left out, any other
-// character is itself. A country not listed has no postal codes or a format
+// 9 is a digit, A a letter (any case), X a letter or a digit, a space may
+// be left out, any other character is itself. A country not listed has no postal codes or a format
 // too free to check, and its codes are taken as given.
 var postalFormats = map[string][]string{
+	// The EU's member states, Monaco, the EFTA states and the UK: every
+	// one with a fixed format (Universal Postal Union, Postal addressing
+	// systems). A country prefix some write before the code (L-1234,
+	// LV-1050, LT-12345) is accepted where it is the national usage.
 	"AT": {"9999"},
-	"AU": {"9999"},
 	"BE": {"9999"},
-	"BR": {"99999-999", "99999999"},
-	"CA": {"A9A 9A9"},
+	"BG": {"9999"},
 	"CH": {"9999"},
-	"CN": {"999999"},
+	"CY": {"9999"},
+	"CZ": {"999 99"},
 	"DE": {"99999"},
 	"DK": {"9999"},
+	"EE": {"99999"},
 	"ES": {"99999"},
 	"FI": {"99999"},
 	"FR": {"99999"},
 	"GB": {"A9 9AA", "A99 9AA", "A9A 9AA", "AA9 9AA", "AA99 9AA", "AA9A 9AA", "GIR 0AA"},
-	"IN": {"999 999"},
+	"GR": {"999 99"},
+	"HR": {"99999"},
+	"HU": {"9999"},
+	"IE": {"AXX XXXX"}, // Eircode: a routing key (A65, D6W) and a 4-character identifier
+	"IS": {"999"},
 	"IT": {"99999"},
+	"LI": {"9999"},
+	"LT": {"99999", "LT-99999"},
+	"LU": {"9999", "L-9999"},
+	"LV": {"9999", "LV-9999"},
+	"MC": {"99999"},
+	"MT": {"AAA 9999"},
+	"NL": {"9999 AA"},
+	"NO": {"9999"},
+	"PL": {"99-999"},
+	"PT": {"9999-999"},
+	"RO": {"999999"},
+	"SE": {"999 99"},
+	"SI": {"9999"},
+	"SK": {"999 99"},
+	// Elsewhere.
+	"AU": {"9999"},
+	"BR": {"99999-999", "99999999"},
+	"CA": {"A9A 9A9"},
+	"CN": {"999999"},
+	"IN": {"999 999"},
 	"JP": {"999-9999", "9999999"},
 	"KR": {"99999"},
 	"MX": {"99999"},
-	"NL": {"9999 AA"},
-	"NO": {"9999"},
 	"NZ": {"9999"},
-	"PL": {"99-999"},
-	"PT": {"9999-999"},
-	"SE": {"999 99"},
 }
 
 // postalCodeProblem is what is wrong with zip in country ("" when nothing).
@@ -217,6 +240,10 @@ func postalMatches(format, code string) bool {
 			}
 		case 'A':
 			if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') {
+				return false
+			}
+		case 'X':
+			if (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (c < '0' || c > '9') {
 				return false
 			}
 		default:

@@ -7,8 +7,17 @@ package carriers
 // one has no sandbox twin.
 type SandboxTariff struct {
 	// Domestic services ship within a country; International ones cross
-	// a border, priced by weight alone (one flat zone).
+	// a border.
 	Domestic, International []SandboxService
+	// Currency is the currency of the tariff's amounts ("" is USD).
+	Currency string
+	// PricesInOriginCurrency: a rate is in the currency of the country the
+	// parcel leaves from (DHL Express), Currency's amounts converted at the
+	// sandbox's fixed rates (carriers/sandbox: originCurrencies).
+	PricesInOriginCurrency bool
+	// Zoning is how the sandbox counts zones: ZonesUSZip (by the ZIP codes'
+	// distance; international shipments one flat zone) or ZonesEurope.
+	Zoning string
 	// SignatureCents and ResidentialCents are per-label surcharges.
 	SignatureCents, ResidentialCents int64
 	// TrackingPrefix and TrackingDigits make the sandbox's tracking
@@ -33,8 +42,19 @@ type SandboxTariff struct {
 	PickupPrefix, PickupLocation string
 }
 
+// Zonings of a sandbox tariff.
+const (
+	// ZonesUSZip: zones 1 to 8 by the distance of the ZIP codes (domestic);
+	// international shipments are one flat zone.
+	ZonesUSZip = ""
+	// ZonesEurope: 1 within a country, 2 between two countries of the EU
+	// customs union, 3 to or from the rest of Europe (CH, GB, NO …), 4 the
+	// rest of the world.
+	ZonesEurope = "europe"
+)
+
 // SandboxService is one sandbox service and its tariff. The charge for w
-// billable pounds in zone z is
+// billable pounds (or kilograms, for a service with PerKg) in zone z is
 //
 //	Base + PerLb*w + ZoneStep*(z-1) + ZonePerLb*(z-1)*w
 //
@@ -47,6 +67,9 @@ type SandboxService struct {
 	// Category is CategoryEconomy … CategoryOvernight.
 	Category                         string
 	Base, PerLb, ZoneStep, ZonePerLb int64
+	// PerKg, when set, charges per started kilogram instead of per pound
+	// (and ZonePerLb per kilogram too).
+	PerKg int64
 	// MinDays at zone 1 grows linearly to MaxDays at the farthest zone.
 	MinDays, MaxDays int
 	// Guaranteed services promise their delivery date (money back).
@@ -57,4 +80,10 @@ type SandboxService struct {
 	// MaxWeightOz is the heaviest parcel the service takes; heavier parcels
 	// get no rate for it instead of an error, so other services still quote.
 	MaxWeightOz float64
+	// MaxLengthCm is the longest side it takes (0: no limit), as
+	// MaxWeightOz.
+	MaxLengthCm float64
+	// EUOnly services ship between two countries of the EU customs union
+	// only (DHL's Europaket, DHL Express Worldwide EU).
+	EUOnly bool
 }

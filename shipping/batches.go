@@ -172,7 +172,7 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 		batch := store.Batch{ID: store.NewID("bat"), AccountID: c.AccountID, Mode: string(c.Mode), Status: string(BatchPurchasing),
 			LabelFormat: format, Total: len(rows), CreatedAt: now}
 		for _, it := range in.Items {
-			if it.Customs != nil && it.international() {
+			if it.Customs != nil && it.customsRequired() {
 				batch.CustomsItems++
 			}
 		}

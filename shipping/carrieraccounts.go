@@ -46,8 +46,17 @@ func (e *CredentialsError) Error() string { return e.Message }
 
 func (e *CredentialsError) Unwrap() error { return ErrCarrierCredentialsInvalid }
 
-// CarrierAccountCarriers lists the carriers one can connect: the catalog's.
-func (s *Service) CarrierAccountCarriers() []carriers.Descriptor { return s.cfg.Catalog.Descriptors() }
+// CarrierAccountCarriers lists the carriers one can connect: the catalog's
+// with a live connector.
+func (s *Service) CarrierAccountCarriers() []carriers.Descriptor {
+	var out []carriers.Descriptor
+	for _, d := range s.cfg.Catalog.Descriptors() {
+		if d.Live() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
 
 // maxCarrierDescription bounds a carrier account's description
 // (openapi.yaml states it too).
@@ -185,7 +194,7 @@ func (s *Service) CreateCarrierAccount(ctx context.Context, c accounts.Caller, i
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /carrier-accounts", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[CarrierAccount]) (CarrierAccount, error) {
 		d, known := s.cfg.Catalog.Lookup(in.Carrier)
-		if !known {
+		if !known || !d.Live() {
 			return CarrierAccount{}, fieldIssue("carrier", "must be one of "+s.carrierNames())
 		}
 		in.Carrier = string(d.ID)
@@ -425,8 +434,8 @@ func (s *Service) credentialsOf(row store.CarrierAccount) (carriers.Credentials,
 // carrierNames lists the carriers one can connect, for messages.
 func (s *Service) carrierNames() string {
 	var names []string
-	for _, id := range s.cfg.Catalog.IDs() {
-		names = append(names, string(id))
+	for _, d := range s.CarrierAccountCarriers() {
+		names = append(names, string(d.ID))
 	}
 	return strings.Join(names, ", ")
 }

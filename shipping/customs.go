@@ -77,7 +77,7 @@ func CustomsKey(shipmentID string) string {
 // carrier's own when it returned one, else the commercial invoice shipd
 // renders; nil for a domestic shipment.
 func customsPaperwork(row store.Shipment, shipment carriers.Shipment, label carriers.Label, now time.Time) ([]byte, error) {
-	if shipment.Customs == nil || !carriers.IsInternational(shipment.From, shipment.To) {
+	if shipment.Customs == nil || !carriers.CustomsRequired(shipment.From, shipment.To) {
 		return nil, nil
 	}
 	if len(label.CustomsDocument) > 0 {
@@ -129,7 +129,7 @@ func (s *Service) customsShipment(row store.Shipment) (carriers.Shipment, bool, 
 		return carriers.Shipment{}, false, fmt.Errorf("shipment %s: %w", row.ID, err)
 	}
 	shipment := in.carrierShipment()
-	return shipment, shipment.Customs != nil && carriers.IsInternational(shipment.From, shipment.To), nil
+	return shipment, shipment.Customs != nil && carriers.CustomsRequired(shipment.From, shipment.To), nil
 }
 
 // customsDocumentOf reads a bought international label's customs document.
@@ -235,7 +235,7 @@ func (s *Service) eachBatchCustoms(ctx context.Context, batchID string, fn func(
 // paid; documents pay none.
 func dutiesQuoted(shipment carriers.Shipment, r carriers.Rate) bool {
 	c := shipment.Customs
-	if !c.DDP() || !carriers.IsInternational(shipment.From, shipment.To) || c.ContentsType == carriers.ContentsDocuments {
+	if !c.DDP() || !carriers.CustomsRequired(shipment.From, shipment.To) || c.ContentsType == carriers.ContentsDocuments {
 		return true
 	}
 	return r.DutiesCents > 0
@@ -244,5 +244,5 @@ func dutiesQuoted(shipment carriers.Shipment, r carriers.Rate) bool {
 // International reports whether the shipment crosses a border with a
 // declaration, and so has a customs document once its label is bought.
 func (s Shipment) International() bool {
-	return s.Input.Customs != nil && s.Input.international()
+	return s.Input.Customs != nil && s.Input.customsRequired()
 }

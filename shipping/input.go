@@ -133,7 +133,7 @@ func (in Input) check(mode accounts.Mode) error {
 	if len(issues) > 0 {
 		return &InputError{Issues: issues}
 	}
-	if in.international() && in.Customs == nil {
+	if in.customsRequired() && in.Customs == nil {
 		return errCustomsRequired
 	}
 	if issues := in.customsIssues(); len(issues) > 0 {
@@ -142,10 +142,16 @@ func (in Input) check(mode accounts.Mode) error {
 	return nil
 }
 
-var errCustomsRequired = &InputError{Issues: []Issue{{Path: "customs", Message: "is required for an international shipment", Missing: true}}}
+var errCustomsRequired = &InputError{Issues: []Issue{{Path: "customs", Message: "is required for a shipment between two customs territories (an international one, but between two EU member states)", Missing: true}}}
 
 func (in Input) international() bool {
 	return !strings.EqualFold(in.From.Country, in.To.Country)
+}
+
+// customsRequired reports whether the shipment needs a customs declaration
+// (carriers.CustomsRequired: not between two EU member states).
+func (in Input) customsRequired() bool {
+	return carriers.CustomsRequired(carrierAddress(in.From), carrierAddress(in.To))
 }
 
 // normalized upper-cases the country codes and a US address's state, which

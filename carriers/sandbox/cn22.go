@@ -21,7 +21,7 @@ const cn22Lines = 8
 // postalForm is the customs declaration a postal label carries (USPS: CN22
 // or CN23 integrated with the label document), or "" when it needs none.
 func postalForm(t *carriers.SandboxTariff, s carriers.Shipment) string {
-	if !t.PostalCustomsForms || s.Customs == nil || !carriers.IsInternational(s.From, s.To) {
+	if !t.PostalCustomsForms || s.Customs == nil || !carriers.CustomsRequired(s.From, s.To) {
 		return ""
 	}
 	if s.Customs.TotalValueCents() <= CN22MaxCents {

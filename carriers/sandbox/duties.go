@@ -13,7 +13,7 @@ const DutyRatePercent = 15
 // and taxes, and whether the carrier ships it DDP at all: the sandbox
 // USPS does not, as USPS sells no delivered-duty-paid service.
 func (c *carrier) duties(s carriers.Shipment) (int64, bool) {
-	if !s.Customs.DDP() || !carriers.IsInternational(s.From, s.To) {
+	if !s.Customs.DDP() || !carriers.CustomsRequired(s.From, s.To) {
 		return 0, true
 	}
 	if !c.t.Capabilities.Has(carriers.CapLandedCost) {

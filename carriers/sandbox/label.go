@@ -17,11 +17,14 @@ import (
 
 // LabelInput is what goes on a label.
 type LabelInput struct {
-	Carrier           string
-	Service           string // display name, e.g. "PRIORITY MAIL"
-	TrackingNumber    string
-	From, To          carriers.Address
-	WeightOz          float64
+	Carrier        string
+	Service        string // display name, e.g. "PRIORITY MAIL"
+	TrackingNumber string
+	From, To       carriers.Address
+	WeightOz       float64
+	// Metric prints the weight in kilograms (a European carrier's label,
+	// or a parcel given in grams).
+	Metric            bool
 	Date              time.Time
 	SignatureRequired bool
 	// CustomsContents is the customs contents type; empty for domestic labels.
@@ -65,10 +68,7 @@ func RenderLabel(in LabelInput) ([]byte, error) { return renderPDF([]LabelInput{
 // title and dates are the first's.
 func renderPDF(ins []LabelInput) ([]byte, error) {
 	in := ins[0]
-	page := fpdf.SizeType{Wd: pageW, Ht: pageH}
-	if in.Size == carriers.LabelLetter {
-		page = fpdf.SizeType{Wd: letterW, Ht: letterH}
-	}
+	page := pageOf(in.Size) // letter.go
 	pdf := fpdf.NewCustom(&fpdf.InitType{
 		OrientationStr: "P",
 		UnitStr:        "in",
@@ -110,9 +110,10 @@ func drawPage(pdf *fpdf.Fpdf, in LabelInput) error {
 		return err
 	}
 	pdf.AddPage()
-	if in.Size == carriers.LabelLetter {
-		// The label's drawing is translated onto the letter page, closed below.
-		onLetter(pdf)
+	placed := in.Size.PDFOnly()
+	if placed {
+		// The label's drawing is moved onto the page, closed below.
+		onPage(pdf, in.Size) // letter.go
 	}
 
 	l := &labelWriter{pdf: pdf, tr: paperwork.CP1252}
@@ -130,7 +131,7 @@ func drawPage(pdf *fpdf.Fpdf, in LabelInput) error {
 	l.trackingBlock(in, bc)
 	l.footer(in)
 
-	if in.Size == carriers.LabelLetter {
+	if placed {
 		pdf.TransformEnd()
 	}
 	if in.CustomsForm != "" && in.Customs != nil {
@@ -201,7 +202,7 @@ func (l *labelWriter) fromBlock(in LabelInput) {
 	rw := pageW - margin - padding - rx
 	facts := [][2]string{
 		{"SHIP DATE", in.Date.UTC().Format("2006-01-02")},
-		{"WEIGHT", formatWeight(in.WeightOz)},
+		{"WEIGHT", formatWeight(in.WeightOz, in.Metric)},
 	}
 	if in.Reference != "" {
 		facts = append(facts, [2]string{"REF", in.Reference})
@@ -392,9 +393,14 @@ func addressLines(a carriers.Address, withCountry bool) []string {
 	return lines
 }
 
-func formatWeight(oz float64) string {
+func formatWeight(oz float64, metric bool) string {
 	if oz <= 0 {
 		return "-"
+	}
+	if metric {
+		// Hundredths of a kilogram, rounded up, as the ounces are.
+		dag := int64(math.Ceil(oz*carriers.GramsPerOunce/10 - 1e-9))
+		return fmt.Sprintf("%d.%02d KG", dag/100, dag%100)
 	}
 	// Tenths of an ounce, rounded up: a label must never understate weight.
 	tenths := int64(math.Ceil(oz*10 - 1e-9))

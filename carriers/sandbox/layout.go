@@ -7,7 +7,7 @@ import "strings"
 func labelFacts(in LabelInput) [][2]string {
 	facts := [][2]string{
 		{"SHIP DATE", in.Date.UTC().Format("2006-01-02")},
-		{"WEIGHT", formatWeight(in.WeightOz)},
+		{"WEIGHT", formatWeight(in.WeightOz, in.Metric)},
 	}
 	if in.Reference != "" {
 		facts = append(facts, [2]string{"REF", in.Reference})

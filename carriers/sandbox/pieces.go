@@ -25,6 +25,9 @@ func (c *carrier) piecesCents(s carriers.Shipment, svc service, z int) (int64, b
 		if svc.MaxWeightOz > 0 && oz > svc.MaxWeightOz {
 			return 0, false
 		}
+		if m := carriers.MetricOf(p); svc.MaxLengthCm > 0 && max(m.LengthCm, m.WidthCm, m.HeightCm) > svc.MaxLengthCm {
+			return 0, false
+		}
 		cents += price(svc, oz, z)
 		if s.Options.SignatureConfirmation {
 			cents += c.t.SignatureCents

@@ -88,6 +88,10 @@ func ceilUnits(x float64) int64 {
 // per-label surcharges.
 func price(s service, billableOz float64, z int) int64 {
 	zf := int64(z - 1)
+	if s.PerKg > 0 {
+		kg := ceilUnits(billableOz * carriers.GramsPerOunce / 1000)
+		return s.Base + s.PerKg*kg + s.ZoneStep*zf + s.ZonePerLb*zf*kg
+	}
 	if oz := ceilUnits(billableOz); s.OunceRated && oz < 16 {
 		// Ounce pricing meets the 1 lb price at 16 oz so the tariff has no
 		// step down when crossing a pound.
@@ -97,7 +101,53 @@ func price(s service, billableOz float64, z int) int64 {
 	return s.Base + s.PerLb*lbs + s.ZoneStep*zf + s.ZonePerLb*zf*lbs
 }
 
-// days is a service's delivery days in zone z.
-func days(s service, z int) int {
-	return s.MinDays + (z-1)*(s.MaxDays-s.MinDays)/(maxZone-1)
+// days is a service's delivery days in zone z of a zoning of top zones.
+func days(s service, z, top int) int {
+	return s.MinDays + (z-1)*(s.MaxDays-s.MinDays)/max(top-1, 1)
+}
+
+// europeZones is the top zone of carriers.ZonesEurope.
+const europeZones = 4
+
+// zone is the shipment's zone in the tariff's zoning.
+func (c *carrier) zone(s carriers.Shipment) int {
+	if c.t.Zoning == carriers.ZonesEurope {
+		return europeZone(s.From, s.To)
+	}
+	if carriers.IsInternational(s.From, s.To) {
+		return 1 // one flat zone
+	}
+	return zone(s.From.Zip, s.To.Zip)
+}
+
+// maxZone is the top zone of the tariff's zoning.
+func (c *carrier) maxZone() int {
+	if c.t.Zoning == carriers.ZonesEurope {
+		return europeZones
+	}
+	return maxZone
+}
+
+// europe are the countries of Europe outside the EU customs union that
+// carriers.ZonesEurope prices as its zone 3.
+var europe = map[string]bool{
+	"AD": true, "AL": true, "BA": true, "BY": true, "CH": true, "FO": true, "GB": true, "GI": true,
+	"IS": true, "LI": true, "MD": true, "ME": true, "MK": true, "NO": true, "RS": true, "SM": true,
+	"TR": true, "UA": true, "VA": true, "XK": true,
+}
+
+// europeZone: 1 within a country, 2 within the EU customs union, 3 to or
+// from the rest of Europe, 4 the rest of the world.
+func europeZone(from, to carriers.Address) int {
+	f, t := carriers.NormalizeCountry(from.Country), carriers.NormalizeCountry(to.Country)
+	inEurope := func(c string) bool { return carriers.InEUCustomsUnion(c) || europe[c] }
+	switch {
+	case f == t:
+		return 1
+	case carriers.InEUCustomsUnion(f) && carriers.InEUCustomsUnion(t):
+		return 2
+	case inEurope(f) && inEurope(t):
+		return 3
+	}
+	return europeZones
 }

@@ -8,10 +8,12 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -77,9 +79,12 @@ func New(cfg Config) []carriers.Carrier {
 
 type carrier struct {
 	carriers.Unsupported
-	// name is the carrier's (its descriptor's ID), t its sandbox tariff.
-	name string
-	t    *carriers.SandboxTariff
+	// name is the carrier's (its descriptor's ID), t its sandbox tariff,
+	// origins the countries it ships from (nil: any).
+	name    string
+	display string // printed on labels
+	t       *carriers.SandboxTariff
+	origins []string
 	// requirements are the live carrier's (carriers.Descriptor.Requirements).
 	requirements []carriers.Requirement
 	cfg          Config
@@ -121,7 +126,9 @@ func (c *carrier) wait(ctx context.Context) error {
 func newCarrier(d carriers.Descriptor, cfg Config) *carrier {
 	return &carrier{
 		name:         string(d.ID),
+		display:      cmp.Or(d.DisplayName, string(d.ID)),
 		t:            d.Sandbox,
+		origins:      d.Origins,
 		requirements: d.Requirements,
 		cfg:          cfg,
 		bought:       make(map[string]time.Time),
@@ -158,12 +165,27 @@ func (c *carrier) ReturnService(service string) bool {
 }
 
 // services returns the services that apply to the shipment: only
-// international services cross a border.
+// international services cross a border, and an EU-only one only between
+// two countries of the customs union.
 func (c *carrier) services(s carriers.Shipment) []service {
-	if carriers.IsInternational(s.From, s.To) {
-		return c.t.International
+	if !carriers.IsInternational(s.From, s.To) {
+		return c.t.Domestic
 	}
-	return c.t.Domestic
+	withinEU := carriers.InEUCustomsUnion(s.From.Country) && !carriers.CustomsRequired(s.From, s.To)
+	var out []service
+	for _, svc := range c.t.International {
+		if !svc.EUOnly || withinEU {
+			out = append(out, svc)
+		}
+	}
+	return out
+}
+
+// ships reports whether the carrier serves the shipment's shipper, as its
+// live connector does (carriers.Descriptor.Origins): the sender, or the
+// merchant a return label goes back to.
+func (c *carrier) ships(s carriers.Shipment) bool {
+	return c.origins == nil || slices.Contains(c.origins, carriers.NormalizeCountry(carriers.Shipper(s).Country))
 }
 
 func (c *carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Rate, error) {
@@ -185,6 +207,11 @@ func (c *carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 		return nil, err
 	}
 	rates := []carriers.Rate{}
+	if !c.ships(s) {
+		// Not this carrier's country: no service, as the live carrier
+		// offers none (the quote leaves the carrier out first).
+		return rates, nil
+	}
 	for _, svc := range c.services(s) {
 		if r, ok := c.rate(s, svc); ok {
 			rates = append(rates, r)
@@ -198,7 +225,7 @@ func (c *carrier) checkShipment(s carriers.Shipment) error {
 		return fmt.Errorf("sandbox: %s: parcel weight must be greater than 0 (got %g oz): %w",
 			c.name, s.Parcel.WeightOz, carriers.ErrInvalidShipment)
 	}
-	if carriers.IsInternational(s.From, s.To) && s.Customs == nil {
+	if carriers.CustomsRequired(s.From, s.To) && s.Customs == nil {
 		return fmt.Errorf("sandbox: %s: shipment from %s to %s: %w", c.name,
 			carriers.NormalizeCountry(s.From.Country), carriers.NormalizeCountry(s.To.Country), carriers.ErrCustomsRequired)
 	}
@@ -215,10 +242,7 @@ func (c *carrier) checkShipment(s carriers.Shipment) error {
 
 // rate prices one service, or reports false when the parcel is too heavy for it.
 func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
-	z := 1 // international: one flat zone
-	if !carriers.IsInternational(s.From, s.To) {
-		z = zone(s.From.Zip, s.To.Zip)
-	}
+	z := c.zone(s)
 	cents, ok := c.piecesCents(s, svc, z)
 	if !ok {
 		return carriers.Rate{}, false
@@ -228,7 +252,8 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 		return carriers.Rate{}, false
 	}
 	cents += duties
-	days := days(svc, z)
+	days := days(svc, z, c.maxZone())
+	currency, cents, duties := c.priced(s.From, cents, duties)
 	ship := s.ShipDate
 	if ship.IsZero() {
 		ship = carriers.ShipDate(c.cfg.Now())
@@ -238,7 +263,7 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 		Service:               svc.Name,
 		ServiceCategory:       svc.Category,
 		CarrierRateCents:      cents,
-		Currency:              "USD",
+		Currency:              currency,
 		EstimatedDays:         days,
 		EstimatedDeliveryDate: carriers.DeliveryDate(ship, days, c.cfg.Catalog.DeliversSaturday(c.name)),
 		Guaranteed:            svc.Guaranteed,
@@ -327,12 +352,13 @@ func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.La
 func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date time.Time) (carriers.Label, error) {
 	tn := c.trackingNumber(ref)
 	in := LabelInput{
-		Carrier:           c.name,
+		Carrier:           c.display,
 		Service:           svc.Label,
 		TrackingNumber:    tn,
 		From:              req.Shipment.From,
 		To:                req.Shipment.To,
 		WeightOz:          req.Shipment.Parcel.WeightOz,
+		Metric:            req.Shipment.Parcel.Metric != nil || c.t.Zoning == carriers.ZonesEurope,
 		Date:              date,
 		SignatureRequired: req.Shipment.Options.SignatureConfirmation,
 		CustomsContents:   customsContents(req.Shipment.Customs),
@@ -367,6 +393,9 @@ func (c *carrier) label(req carriers.BuyRequest, svc service, ref string, date t
 // and returns the service being bought.
 func (c *carrier) checkPurchase(req carriers.BuyRequest) (service, error) {
 	s := req.Shipment
+	if !c.ships(s) {
+		return service{}, fmt.Errorf("sandbox: %s does not ship from %s: %w", c.name, carriers.NormalizeCountry(carriers.Shipper(s).Country), carriers.ErrRejected)
+	}
 	if !strings.EqualFold(strings.TrimSpace(req.Rate.Carrier), c.name) {
 		return service{}, fmt.Errorf("sandbox: %s cannot buy a %q rate: %w", c.name, req.Rate.Carrier, carriers.ErrRejected)
 	}

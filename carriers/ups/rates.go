@@ -63,7 +63,7 @@ func checkShipment(s carriers.Shipment) error {
 	if !(s.Parcel.WeightOz > 0) {
 		return fmt.Errorf("ups: parcel weight must be greater than 0 (got %g oz): %w", s.Parcel.WeightOz, carriers.ErrInvalidShipment)
 	}
-	if carriers.IsInternational(s.From, s.To) && s.Customs == nil {
+	if carriers.CustomsRequired(s.From, s.To) && s.Customs == nil {
 		return fmt.Errorf("ups: shipment from %s to %s: %w", carriers.NormalizeCountry(s.From.Country),
 			carriers.NormalizeCountry(s.To.Country), carriers.ErrCustomsRequired)
 	}

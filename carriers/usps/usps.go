@@ -244,6 +244,8 @@ func Descriptor() carriers.Descriptor {
 		},
 		IdentityField: "clientId", AccountField: "accountNumber",
 		URLs: carriers.Endpoints{Production: ProductionURL, Test: TestingURL},
+		// USPS mails from the US and the territories with US ZIP codes.
+		Origins: []string{"US", "PR", "VI", "GU", "AS", "MP", "FM", "MH", "PW"},
 		// IMpb: 20 to 22 digits; with the routing code in front (420 and a
 		// 5- or 9-digit ZIP code) 30 or 34 digits ending in a 9x-led IMpb; and
 		// 26-digit 9x numbers (Certified Mail and the like).

@@ -35,6 +35,9 @@ func (l *liveFlags) register(fs *flag.FlagSet, catalog *carriers.Catalog) {
 	l.values = map[carriers.ID]map[string]*string{}
 	l.urls = map[carriers.ID]*carriers.Endpoints{}
 	for _, d := range catalog.Descriptors() {
+		if !d.Live() {
+			continue // a sandbox twin only: nothing to configure
+		}
 		values := map[string]*string{}
 		for _, f := range d.Credentials {
 			p, name, env := new(string), d.Slug+"-"+f.Flag, d.Env(f.Flag)
@@ -91,7 +94,7 @@ func (l *liveFlags) carriers(onRefresh func(carrier string) func()) ([]carriers.
 		rank  int
 	)
 	for _, d := range l.catalog.Descriptors() {
-		if !l.configured(d) {
+		if !d.Live() || !l.configured(d) {
 			continue
 		}
 		fields := map[string]string{}
@@ -116,7 +119,7 @@ func (l *liveFlags) carriers(onRefresh func(carrier string) func()) ([]carriers.
 func (l *liveFlags) credentialVariables() string {
 	var names []string
 	for _, d := range l.catalog.Descriptors() {
-		if f, ok := d.Field(d.IdentityField); ok {
+		if f, ok := d.Field(d.IdentityField); ok && d.Live() {
 			names = append(names, d.Env(f.Flag))
 		}
 	}

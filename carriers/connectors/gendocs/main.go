@@ -30,7 +30,12 @@ func main() {
 	root := flag.String("root", ".", "the repository's root")
 	check := flag.Bool("check", false, "write nothing; fail when a file is not what would be written")
 	flag.Parse()
-	ds := connectors.All()
+	var ds []carriers.Descriptor
+	for _, d := range connectors.All() {
+		if d.Live() {
+			ds = append(ds, d) // a sandbox twin only has no credentials, no carrier accounts
+		}
+	}
 	stale, err := Generate(*root, ds, !*check)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gendocs:", err)

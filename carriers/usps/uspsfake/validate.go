@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
-	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -53,8 +52,6 @@ func mediaType(ct string) string {
 func isJSON(r *http.Request) bool {
 	return mediaType(r.Header.Get("Content-Type")) == "application/json"
 }
-
-func parseForm(body []byte) (url.Values, error) { return url.ParseQuery(string(body)) }
 
 // checkKeys reports the properties of a JSON object that its schema does not
 // allow (additionalProperties: false).
