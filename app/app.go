@@ -27,6 +27,7 @@ import (
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/telemetry"
 	"github.com/shipd-dev/shipd/ui"
@@ -133,7 +134,9 @@ type Config struct {
 type App struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
-	Webhooks *webhooks.Service
+	// Manifests and the other feature services stand on Shipping.
+	Manifests *manifests.Service
+	Webhooks  *webhooks.Service
 
 	cfg     Config
 	handler http.Handler
@@ -204,11 +207,10 @@ func New(cfg Config) (*App, error) {
 	a.Shipping, err = shipping.New(cfg.Store, a.Accounts, a.Webhooks, idem, shipping.Config{
 		Now: cfg.Now, Logger: cfg.Logger, Carriers: cfg.Carriers, Catalog: cfg.Catalog,
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
-		EventData:         server.ShipmentEventData(cfg.PublicURL),
-		BatchEventData:    server.BatchEventData(cfg.PublicURL),
-		ManifestEventData: server.ManifestEventData(cfg.PublicURL),
-		TrackerEventData:  server.TrackerEventData,
-		PlatformFeeCents:  cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
+		EventData:        server.ShipmentEventData(cfg.PublicURL),
+		BatchEventData:   server.BatchEventData(cfg.PublicURL),
+		TrackerEventData: server.TrackerEventData,
+		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval,
 		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,
 		Observer:        cfg.Telemetry.Shipments(),
@@ -219,8 +221,12 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 
+	a.Manifests = manifests.New(cfg.Store, a.Shipping, a.Accounts, a.Webhooks, idem,
+		manifests.Config{EventData: server.ManifestEventData(cfg.PublicURL)})
+
 	workers := river.NewWorkers()
 	a.Shipping.RegisterWorkers(workers)
+	a.Manifests.RegisterWorkers(workers)
 	a.Webhooks.RegisterWorkers(workers)
 	idem.RegisterWorkers(workers)
 	deliveryQueue, deliveryWorkers := a.Webhooks.Queue()
@@ -253,7 +259,7 @@ func New(cfg Config) (*App, error) {
 	}
 
 	e, _, err := server.New(server.Config{
-		Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
+		Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		ReadyDetails:   a.failover.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,
@@ -262,7 +268,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks,
+	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, Webhooks: a.Webhooks,
 		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL, ClientIP: server.ClientIP(cfg.TrustedProxies)})
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -55,8 +56,8 @@ func problem(err error) (*apiError, bool) {
 		badEvent   *webhooks.InvalidEventTypeError
 		badFilter  *webhooks.UnknownEventTypeError
 		fieldError *webhooks.FieldError
-		onManifest *shipping.AlreadyManifestedError
-		notBought  *shipping.ManifestNotPurchasedError
+		onManifest *manifests.AlreadyManifestedError
+		notBought  *manifests.ManifestNotPurchasedError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -109,9 +110,9 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusUnprocessableEntity, "no_rates", err.Error()), true
 	case errors.Is(err, shipping.ErrReturnNotPurchased):
 		return newAPIError(http.StatusConflict, "not_purchased", err.Error()), true
-	case errors.Is(err, shipping.ErrNothingToManifest):
+	case errors.Is(err, manifests.ErrNothingToManifest):
 		return newAPIError(http.StatusUnprocessableEntity, "nothing_to_manifest", err.Error()), true
-	case errors.Is(err, shipping.ErrManifestNotSupported):
+	case errors.Is(err, manifests.ErrManifestNotSupported):
 		return newAPIError(http.StatusUnprocessableEntity, "manifest_not_supported", err.Error()), true
 	case errors.As(err, &onManifest):
 		return newAPIError(http.StatusConflict, "already_manifested", err.Error()), true

@@ -27,6 +27,7 @@ import (
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/openapi"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -34,8 +35,10 @@ import (
 type Config struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
-	Webhooks *webhooks.Service
-	Logger   *slog.Logger
+	// Manifests and the other feature services stand on Shipping.
+	Manifests *manifests.Service
+	Webhooks  *webhooks.Service
+	Logger    *slog.Logger
 	// Now is the clock of rate limiting; tests replace it to move time.
 	Now func() time.Time
 	// PublicURL is this API's address as clients reach it, used in labelUrl.
@@ -84,14 +87,15 @@ func (c *Config) setDefaults() {
 
 // Server implements the contract's operations.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	ops      operations
-	accounts *accounts.Service
-	shipping *shipping.Service
-	webhooks *webhooks.Service
-	metrics  *httpMetrics // nil: not measured
-	tracer   trace.Tracer // nil: not traced
+	cfg       Config
+	log       *slog.Logger
+	ops       operations
+	accounts  *accounts.Service
+	shipping  *shipping.Service
+	manifests *manifests.Service
+	webhooks  *webhooks.Service
+	metrics   *httpMetrics // nil: not measured
+	tracer    trace.Tracer // nil: not traced
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -110,7 +114,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, webhooks: cfg.Webhooks}
+	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, webhooks: cfg.Webhooks}
 	if cfg.Metrics != nil {
 		if s.metrics, err = newHTTPMetrics(cfg.Metrics, ops); err != nil {
 			return nil, nil, fmt.Errorf("HTTP metrics: %w", err)

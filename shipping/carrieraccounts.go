@@ -454,8 +454,8 @@ type accountClient struct {
 	carrier carriers.Carrier
 }
 
-// accountCarrier is the client of a carrier account row, built at first use.
-func (s *Service) accountCarrier(row store.CarrierAccount) (carriers.Carrier, error) {
+// AccountCarrier is the client of a carrier account row, built at first use.
+func (s *Service) AccountCarrier(row store.CarrierAccount) (carriers.Carrier, error) {
 	s.clients.mu.Lock()
 	defer s.clients.mu.Unlock()
 	if ac, ok := s.clients.m[row.ID]; ok && ac.version == row.Version {
@@ -493,7 +493,7 @@ func (s *Service) quoteCarriers(ctx context.Context, c accounts.Caller) ([]carri
 		if len(rows) > 0 {
 			cs, ids := make([]carriers.Carrier, 0, len(rows)), make([]string, 0, len(rows))
 			for _, r := range rows {
-				client, err := s.accountCarrier(r)
+				client, err := s.AccountCarrier(r)
 				if err != nil {
 					s.log.ErrorContext(ctx, "carrier account unusable", slog.String("carrier_account_id", r.ID), slog.Any("error", err))
 					continue
@@ -528,7 +528,7 @@ func (s *Service) carrierOf(ctx context.Context, row store.Shipment) (carriers.C
 		if err != nil {
 			return nil, fmt.Errorf("carrier account %s of %s: %w", *row.CarrierAccountID, row.ID, err)
 		}
-		return s.accountCarrier(ca)
+		return s.AccountCarrier(ca)
 	}
 	return s.cfg.Carriers.Lookup(accounts.Mode(row.Mode) == accounts.Test, row.Carrier)
 }

@@ -109,7 +109,7 @@ func addressIssues(mode accounts.Mode, prefix string, a Address, recipient bool)
 		return issues
 	}
 	var issues []Issue
-	for _, p := range carriers.PostalProblems(carrierAddress(a)) {
+	for _, p := range carriers.PostalProblems(CarrierAddress(a)) {
 		if p.Field == "zip" && mode == accounts.Test && recipient && sandbox.IsNoRatesZip(a.Zip) {
 			continue
 		}
@@ -151,7 +151,7 @@ func (in Input) international() bool {
 // customsRequired reports whether the shipment needs a customs declaration
 // (carriers.CustomsRequired: not between two EU member states).
 func (in Input) customsRequired() bool {
-	return carriers.CustomsRequired(carrierAddress(in.From), carrierAddress(in.To))
+	return carriers.CustomsRequired(CarrierAddress(in.From), CarrierAddress(in.To))
 }
 
 // normalized upper-cases the country codes and a US address's state, which
@@ -202,8 +202,8 @@ func decodeInput(raw string) (Input, error) {
 // carrierShipment is the input as the carrier port takes it.
 func (in Input) carrierShipment() carriers.Shipment {
 	s := carriers.Shipment{
-		From:   carrierAddress(in.From),
-		To:     carrierAddress(in.To),
+		From:   CarrierAddress(in.From),
+		To:     CarrierAddress(in.To),
 		Parcel: carrierParcel(in.Parcel),
 	}
 	for _, p := range in.Parcels {
@@ -230,7 +230,7 @@ func (in Input) carrierShipment() carriers.Shipment {
 	return s
 }
 
-func carrierAddress(a Address) carriers.Address {
+func CarrierAddress(a Address) carriers.Address {
 	return carriers.Address{
 		Name: deref(a.Name), Company: deref(a.Company), Street1: a.Street1, Street2: deref(a.Street2),
 		City: a.City, State: deref(a.State), Zip: a.Zip, Country: strings.ToUpper(a.Country),

@@ -216,7 +216,7 @@ func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier s
 // pickupScheduler resolves a pickup's carrier in the caller's mode: the
 // client of the carrier account that books it, or the mode's carrier.
 func (s *Service) pickupScheduler(ctx context.Context, mode accounts.Mode, name string, carrierAccountID *string) (carriers.Carrier, error) {
-	carrier, err := s.carrierThrough(ctx, mode, name, carrierAccountID)
+	carrier, err := s.CarrierThrough(ctx, mode, name, carrierAccountID)
 	if errors.Is(err, carriers.ErrUnknownCarrier) {
 		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
 	}
@@ -238,7 +238,7 @@ func (s *Service) pickupScheduler(ctx context.Context, mode accounts.Mode, name 
 // the way to it).
 func (s *Service) pickupCarrierName(mode accounts.Mode, name string) (string, error) {
 	carrier, err := s.cfg.Carriers.Lookup(mode == accounts.Test, name)
-	if mode == accounts.Live && notServed(err) {
+	if mode == accounts.Live && CarrierNotServed(err) {
 		carrier, err = s.cfg.Carriers.Lookup(true, name)
 	}
 	switch {
@@ -259,7 +259,7 @@ func (s *Service) pickupCarrierName(mode accounts.Mode, name string) (string, er
 // has none. Labels of several carrier accounts, or several enabled ones,
 // need carrierAccountId.
 func (s *Service) pickupCarrierAccount(ctx context.Context, c accounts.Caller, carrier string, asked *string, through []string) (*string, error) {
-	row, err := s.askedCarrierAccount(ctx, c, carrier, asked, true)
+	row, err := s.AskedCarrierAccount(ctx, c, carrier, asked, true)
 	switch {
 	case err != nil:
 		return nil, err
@@ -277,7 +277,7 @@ func (s *Service) pickupCarrierAccount(ctx context.Context, c accounts.Caller, c
 	case 0:
 	default:
 		return nil, &InputError{Issues: []Issue{{Path: "carrierAccountId", Missing: true,
-			Message: fmt.Sprintf("is required: the shipmentIds were bought through %d carrier accounts (%s); give the one that books the pickup", len(through), carrierAccountsText(through))}}}
+			Message: fmt.Sprintf("is required: the shipmentIds were bought through %d carrier accounts (%s); give the one that books the pickup", len(through), CarrierAccountsText(through))}}}
 	}
 	enabled, err := s.store.EnabledCarrierAccounts(ctx, c.AccountID, string(c.Mode))
 	if err != nil {
@@ -294,7 +294,7 @@ func (s *Service) pickupCarrierAccount(ctx context.Context, c accounts.Caller, c
 		return &ids[0], nil
 	case len(ids) > 1:
 		return nil, &InputError{Issues: []Issue{{Path: "carrierAccountId", Missing: true,
-			Message: fmt.Sprintf("is required: this account has %d enabled %s carrier accounts (%s); give the one that books the pickup", len(ids), carrier, carrierAccountsText(ids))}}}
+			Message: fmt.Sprintf("is required: this account has %d enabled %s carrier accounts (%s); give the one that books the pickup", len(ids), carrier, CarrierAccountsText(ids))}}}
 	case len(enabled) > 0:
 		// Live mode with carrier accounts uses them only, as quotes do.
 		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "has no enabled carrier account of this account: connect one (POST /carrier-accounts)"}}}
@@ -339,7 +339,7 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 			return Pickup{}, err
 		}
 		req := carriers.PickupRequest{
-			Reference: row.ID, Address: carrierAddress(in.Address), ReadyAt: in.ReadyAt, CloseAt: in.CloseAt,
+			Reference: row.ID, Address: CarrierAddress(in.Address), ReadyAt: in.ReadyAt, CloseAt: in.CloseAt,
 			PackageCount: row.PackageCount, TotalWeightOz: deref(in.TotalWeightOz), Instructions: in.Instructions, TrackingNumbers: numbers,
 		}
 		var pc carriers.PickupConfirmation
@@ -374,7 +374,7 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 				return Pickup{}, err
 			}
 			if adopted {
-				if err := tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: auditActor,
+				if err := tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: AuditActor,
 					Action: AuditPickupAdopted, Target: row.ID + " " + pc.ConfirmationNumber, CreatedAt: s.now()}); err != nil {
 					return Pickup{}, err
 				}
@@ -529,7 +529,7 @@ func (s *Service) CancelPickup(ctx context.Context, c accounts.Caller, id string
 	}
 	if err := carrier.CancelPickup(ctx, carriers.PickupCancelRequest{
 		Reference: row.ID, ConfirmationNumber: deref(row.ConfirmationNumber), Location: row.CarrierLocation,
-		Address: carrierAddress(p.Address), ReadyAt: p.ReadyAt, Instructions: row.Instructions,
+		Address: CarrierAddress(p.Address), ReadyAt: p.ReadyAt, Instructions: row.Instructions,
 	}); err != nil {
 		return Pickup{}, pickupCarrierError(carrier.Name(), err)
 	}

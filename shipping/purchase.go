@@ -53,7 +53,7 @@ type purchaseWorker struct {
 }
 
 func (w *purchaseWorker) NextRetry(job *river.Job[purchaseArgs]) time.Time {
-	return w.s.jobNow().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+	return w.s.jobNow().Add(RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
 }
 
 func (w *purchaseWorker) Work(ctx context.Context, job *river.Job[purchaseArgs]) error {
@@ -115,7 +115,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	if err == nil && !adopted {
 		label, err = carrier.Buy(ctx, req)
 	}
-	if wait, ok := overQuotaWait(err); ok {
+	if wait, ok := OverQuotaWait(err); ok {
 		// shipd did not call the carrier: its call budget is spent, or the
 		// carrier asked for a pause. Not an attempt: the job waits until a
 		// call may go, however long the budget stays short.
@@ -291,7 +291,7 @@ func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) err
 			return err
 		}
 		return tx.Enqueue(ctx, river.InsertManyParams{Args: purchaseArgs{ShipmentID: id, Attempt: attempt},
-			InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(retryDelay(s.cfg.PurchaseRetryBase, attempt))}})
+			InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(RetryDelay(s.cfg.PurchaseRetryBase, attempt))}})
 	})
 	if err == nil && carrier != "" {
 		s.observer().PurchaseFinished(carrier, PurchaseOutcomeDeferred, 0)
@@ -370,8 +370,8 @@ const (
 	AuditPurchaseOrphanKept = "purchase.orphan_not_voided"
 )
 
-// auditActor is who a purchase's audit entries name: shipd itself.
-const auditActor = "shipd"
+// AuditActor is who the audit entries of shipd's own acts name: shipd itself.
+const AuditActor = "shipd"
 
 // recoverPurchase is the start of an attempt that follows an earlier one
 // which did not record its outcome (the process died with the carrier's
@@ -448,15 +448,15 @@ func (s *Service) noteRecovery(ctx context.Context, row store.Shipment, action, 
 		if action == "" {
 			return nil
 		}
-		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: auditActor,
+		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: AuditActor,
 			Action: action, Target: row.ID + " " + trackingNumber, CreatedAt: s.now()})
 	})
 }
 
-// overQuotaWait says whether err is a call shipd did not make for the
+// OverQuotaWait says whether err is a call shipd did not make for the
 // carrier's budget (carriers.ErrOverQuota), and how long until a call may
 // go (at least a second).
-func overQuotaWait(err error) (time.Duration, bool) {
+func OverQuotaWait(err error) (time.Duration, bool) {
 	if !errors.Is(err, carriers.ErrOverQuota) {
 		return 0, false
 	}

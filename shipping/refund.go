@@ -55,7 +55,7 @@ type voidWorker struct {
 }
 
 func (w *voidWorker) NextRetry(job *river.Job[voidArgs]) time.Time {
-	return w.s.jobNow().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+	return w.s.jobNow().Add(RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
 }
 
 func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {

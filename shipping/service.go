@@ -68,9 +68,6 @@ type Config struct {
 	EventData EventEncoder
 	// BatchEventData renders batches for batch.completed; nil: the domain's JSON.
 	BatchEventData BatchEncoder
-	// ManifestEventData renders manifests for manifest.created and
-	// manifest.failed; nil: the domain's JSON.
-	ManifestEventData ManifestEncoder
 	// TrackerEventData renders standalone trackers for events (tracker.updated
 	// of a tracker without a shipment); nil: the Tracker as Go marshals it.
 	TrackerEventData TrackerEncoder
@@ -214,11 +211,32 @@ func (s *Service) recordShipment(ctx context.Context, tx *store.Tx, row store.Sh
 	return nil
 }
 
-// retryDelay backs off exponentially from base, capped at 5 minutes.
-func retryDelay(base time.Duration, attempt int) time.Duration {
+// RetryDelay backs off exponentially from base, capped at 5 minutes.
+func RetryDelay(base time.Duration, attempt int) time.Duration {
 	d := base
 	for i := 1; i < attempt && d < 5*time.Minute; i++ {
 		d *= 2
 	}
 	return min(d, 5*time.Minute)
 }
+
+// The feature packages built on the shipments domain (shipping/manifests,
+// shipping/pickups, shipping/batches, shipping/trackers …) share its
+// configuration, clocks and logger, so that a test's clock or a server's
+// settings reach every one of them alike.
+
+// Config is the service's configuration with its defaults applied.
+func (s *Service) Config() Config { return s.cfg }
+
+// Now is the time of records, to the microsecond (Config.Now).
+func (s *Service) Now() time.Time { return s.now() }
+
+// JobNow is the time base of job schedules (Config.JobNow).
+func (s *Service) JobNow() time.Time { return s.jobNow() }
+
+// Logger is the service's logger.
+func (s *Service) Logger() *slog.Logger { return s.log }
+
+// StoredInput decodes a shipment's stored request (store.Shipment.Request),
+// from the cache of decoded inputs.
+func (s *Service) StoredInput(request string) (Input, error) { return s.inputs.decode(request) }

@@ -49,22 +49,6 @@ func TestPickupTransitions(t *testing.T) {
 	}
 }
 
-func TestManifestTransitions(t *testing.T) {
-	want := []string{
-		"creating --form_made--> created",
-		"creating --refused--> failed",
-	}
-	got := table(ManifestStatuses(), ManifestTriggers(), ManifestStatus.Next)
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("manifest moves (-want +got):\n%s", d)
-	}
-	for _, s := range ManifestStatuses() {
-		if s.Creating() != (s == ManifestCreating) {
-			t.Errorf("%s.Creating() = %v", s, s.Creating())
-		}
-	}
-}
-
 func TestTrackerTransitions(t *testing.T) {
 	var final []TrackerStatus
 	moves := map[TrackerStatus]int{}

@@ -194,7 +194,7 @@ func (s *Service) ownCarrier(ctx context.Context, c accounts.Caller, name string
 		if !strings.EqualFold(r.Carrier, name) {
 			continue
 		}
-		client, err := s.accountCarrier(r)
+		client, err := s.AccountCarrier(r)
 		if err != nil {
 			s.log.ErrorContext(ctx, "carrier account unusable", slog.String("carrier_account_id", r.ID), slog.Any("error", err))
 			continue

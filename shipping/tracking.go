@@ -337,14 +337,13 @@ func (s *Service) budgetSnooze(err error, since time.Time) error {
 	return river.JobSnooze(wait + rand.N(spread+1))
 }
 
-// RegisterWorkers adds the purchase, void, tracking and manifest workers.
+// RegisterWorkers adds the purchase, void and tracking workers.
 func (s *Service) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &purchaseWorker{s: s})
 	river.AddWorker(w, &voidWorker{s: s})
 	river.AddWorker(w, &voidUnusableWorker{s: s}) // unusable.go
 	river.AddWorker(w, &scanWorker{s: s})
 	river.AddWorker(w, &pollWorker{s: s})
-	river.AddWorker(w, &manifestWorker{s: s})
 }
 
 // recordUpdate stores what a carrier's tracking says of a tracker: the scans

@@ -127,7 +127,7 @@ func (s *Service) trackerCarrierOf(ctx context.Context, tr store.Tracker) (carri
 		if err != nil {
 			return nil, fmt.Errorf("carrier account %s of %s: %w", *tr.CarrierAccountID, tr.ID, err)
 		}
-		return s.accountCarrier(ca)
+		return s.AccountCarrier(ca)
 	}
 	return s.cfg.Carriers.Lookup(accounts.Mode(tr.Mode) == accounts.Test, tr.Carrier)
 }

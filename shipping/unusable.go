@@ -129,7 +129,7 @@ type voidUnusableWorker struct {
 }
 
 func (w *voidUnusableWorker) NextRetry(job *river.Job[voidUnusableArgs]) time.Time {
-	return w.s.jobNow().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+	return w.s.jobNow().Add(RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
 }
 
 func (w *voidUnusableWorker) Work(ctx context.Context, job *river.Job[voidUnusableArgs]) error {
@@ -225,7 +225,7 @@ func (s *Service) unusableNotVoided(ctx context.Context, log *slog.Logger, row s
 
 func (s *Service) auditUnusable(ctx context.Context, row store.Shipment, action, trackingNumber string) error {
 	return s.store.Tx(ctx, func(tx *store.Tx) error {
-		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: auditActor,
+		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: AuditActor,
 			Action: action, Target: strings.TrimSpace(row.ID + " " + trackingNumber), CreatedAt: s.now()})
 	})
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -44,8 +45,10 @@ var staticFS embed.FS
 type Config struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
-	Webhooks *webhooks.Service
-	Logger   *slog.Logger
+	// Manifests and the other feature services stand on Shipping.
+	Manifests *manifests.Service
+	Webhooks  *webhooks.Service
+	Logger    *slog.Logger
 	// Now is the clock of sign-in throttling; tests replace it.
 	Now func() time.Time
 	// PublicURL is where users reach shipd; an https URL makes the session
@@ -61,11 +64,12 @@ type Config struct {
 
 // UI serves the settings pages.
 type UI struct {
-	accounts *accounts.Service
-	shipping *shipping.Service
-	webhooks *webhooks.Service
-	log      *slog.Logger
-	now      func() time.Time
+	accounts  *accounts.Service
+	shipping  *shipping.Service
+	manifests *manifests.Service
+	webhooks  *webhooks.Service
+	log       *slog.Logger
+	now       func() time.Time
 	// httpsPublic: the public URL is https, so cookies are Secure even when
 	// TLS ends at a proxy in front of shipd.
 	httpsPublic bool
@@ -77,7 +81,7 @@ type UI struct {
 
 // New builds the UI's handler, serving everything under Prefix.
 func New(cfg Config) (*UI, error) {
-	if cfg.Accounts == nil || cfg.Shipping == nil || cfg.Webhooks == nil {
+	if cfg.Accounts == nil || cfg.Shipping == nil || cfg.Manifests == nil || cfg.Webhooks == nil {
 		return nil, errors.New("ui: Config.Accounts, Shipping and Webhooks are required")
 	}
 	if cfg.Logger == nil {
@@ -91,7 +95,7 @@ func New(cfg Config) (*UI, error) {
 		return nil, fmt.Errorf("ui templates: %w", err)
 	}
 	u := &UI{
-		accounts: cfg.Accounts, shipping: cfg.Shipping, webhooks: cfg.Webhooks, log: cfg.Logger, now: cfg.Now,
+		accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, webhooks: cfg.Webhooks, log: cfg.Logger, now: cfg.Now,
 		httpsPublic: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://"),
 		throttle:    newThrottle(cfg.SignInLimits, cfg.Now),
 		clientIP:    cfg.ClientIP,

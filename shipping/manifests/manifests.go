@@ -1,4 +1,4 @@
-package shipping
+package manifests
 
 import (
 	"cmp"
@@ -18,6 +18,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -88,17 +89,17 @@ const MaxManifestLabels = 5000
 
 // Manifest is a manifest as the API shows it.
 type Manifest struct {
-	ID           string         `json:"id"`
-	Mode         accounts.Mode  `json:"mode"`
-	Carrier      string         `json:"carrier"`
-	Status       ManifestStatus `json:"status"`
-	ShipmentIDs  []string       `json:"shipmentIds"`
-	From         Address        `json:"fromAddress"`
-	FormNumber   *string        `json:"formNumber,omitempty"`
-	HasForm      bool           `json:"hasForm"`
-	ErrorMessage *string        `json:"errorMessage,omitempty"`
-	CreatedAt    time.Time      `json:"createdAt"`
-	CompletedAt  *time.Time     `json:"completedAt,omitempty"`
+	ID           string           `json:"id"`
+	Mode         accounts.Mode    `json:"mode"`
+	Carrier      string           `json:"carrier"`
+	Status       ManifestStatus   `json:"status"`
+	ShipmentIDs  []string         `json:"shipmentIds"`
+	From         shipping.Address `json:"fromAddress"`
+	FormNumber   *string          `json:"formNumber,omitempty"`
+	HasForm      bool             `json:"hasForm"`
+	ErrorMessage *string          `json:"errorMessage,omitempty"`
+	CreatedAt    time.Time        `json:"createdAt"`
+	CompletedAt  *time.Time       `json:"completedAt,omitempty"`
 	// CarrierAccountID is the carrier account the labels were bought
 	// through, whose credentials make the form; nil: the operator's carriers.
 	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
@@ -109,7 +110,7 @@ type NewManifest struct {
 	Carrier     string   `json:"carrier"`
 	ShipmentIDs []string `json:"shipmentIds,omitempty"`
 	// From picks one origin when the labels have several.
-	From *Address `json:"fromAddress,omitempty"`
+	From *shipping.Address `json:"fromAddress,omitempty"`
 	// CarrierAccountID picks the labels of one carrier account when they
 	// were bought through several.
 	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
@@ -148,7 +149,7 @@ func (e *AlreadyManifestedError) Error() string {
 // ManifestNotPurchasedError: a listed label is not purchased (409 not_purchased).
 type ManifestNotPurchasedError struct {
 	ShipmentID string
-	Status     Status
+	Status     shipping.Status
 }
 
 func (e *ManifestNotPurchasedError) Error() string {
@@ -162,14 +163,14 @@ func (e *ManifestNotPurchasedError) Error() string {
 // which does what the live one does.
 func (s *Service) manifester(c accounts.Caller, name string) (string, error) {
 	carrier, err := s.cfg.Carriers.Lookup(c.Mode == accounts.Test, name)
-	if c.Mode == accounts.Live && notServed(err) {
+	if c.Mode == accounts.Live && shipping.CarrierNotServed(err) {
 		carrier, err = s.cfg.Carriers.Lookup(true, name)
 	}
 	switch {
 	case errors.Is(err, carriers.ErrNotConfigured):
-		return "", ErrCarrierNotConfigured
+		return "", shipping.ErrCarrierNotConfigured
 	case errors.Is(err, carriers.ErrUnknownCarrier):
-		return "", &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+		return "", &shipping.InputError{Issues: []shipping.Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
 	case err != nil:
 		return "", err
 	}
@@ -273,7 +274,7 @@ func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewM
 		if err != nil {
 			return Manifest{}, err
 		}
-		asked, err := s.askedCarrierAccount(ctx, c, name, in.CarrierAccountID, false)
+		asked, err := s.ship.AskedCarrierAccount(ctx, c, name, in.CarrierAccountID, false)
 		if err != nil {
 			return Manifest{}, err
 		}
@@ -294,8 +295,8 @@ func (s *Service) CreateManifest(ctx context.Context, c accounts.Caller, in NewM
 				return Manifest{}, err
 			}
 			if ca == nil && c.Mode == accounts.Live {
-				if _, err := s.cfg.Carriers.Lookup(false, name); notServed(err) {
-					return Manifest{}, ErrCarrierNotConfigured
+				if _, err := s.cfg.Carriers.Lookup(false, name); shipping.CarrierNotServed(err) {
+					return Manifest{}, shipping.ErrCarrierNotConfigured
 				}
 			}
 			fromJSON, err := json.Marshal(from)
@@ -361,8 +362,8 @@ func (s *Service) claimRace(ctx context.Context, tx *store.Tx, row store.Manifes
 			if r.ManifestID != nil && *r.ManifestID != row.ID {
 				return nil, &AlreadyManifestedError{ShipmentID: r.ID, ManifestID: *r.ManifestID}
 			}
-			if Status(r.Status) != Purchased {
-				return nil, &ManifestNotPurchasedError{ShipmentID: r.ID, Status: Status(r.Status)}
+			if shipping.Status(r.Status) != shipping.Purchased {
+				return nil, &ManifestNotPurchasedError{ShipmentID: r.ID, Status: shipping.Status(r.Status)}
 			}
 		}
 		return nil, &AlreadyManifestedError{ShipmentID: all[0]}
@@ -378,59 +379,59 @@ func (s *Service) claimRace(ctx context.Context, tx *store.Tx, row store.Manifes
 // checked, or every waiting label of the carrier; then those of one carrier
 // account, the one asked for or the only one; then one origin, the one
 // asked for (want) or the only one. It returns the carrier account too.
-func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c accounts.Caller, carrier string, listed []string, want *string, asked *store.CarrierAccount) ([]store.Shipment, Address, *string, error) {
+func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c accounts.Caller, carrier string, listed []string, want *string, asked *store.CarrierAccount) ([]store.Shipment, shipping.Address, *string, error) {
 	type labelFrom struct {
 		row  store.Shipment
-		from Address
+		from shipping.Address
 		path string // shipmentIds.N, for a listed label
 	}
 	var labels []labelFrom
 	if listed != nil {
 		rows, err := tx.ShipmentsByIDs(ctx, c.AccountID, listed)
 		if err != nil {
-			return nil, Address{}, nil, err
+			return nil, shipping.Address{}, nil, err
 		}
 		byID := make(map[string]store.Shipment, len(rows))
 		for _, r := range rows {
 			byID[r.ID] = r
 		}
 		seen := make(map[string]bool, len(listed))
-		var issues []Issue
+		var issues []shipping.Issue
 		for i, id := range listed {
 			path := "shipmentIds." + strconv.Itoa(i)
 			r, ok := byID[id]
 			switch {
 			case seen[id]:
-				issues = append(issues, Issue{Path: path, Message: "lists " + id + " twice"})
+				issues = append(issues, shipping.Issue{Path: path, Message: "lists " + id + " twice"})
 				continue
 			case !ok || r.Mode != string(c.Mode):
-				issues = append(issues, Issue{Path: path, Message: "is not a shipment of this account and mode: " + id})
+				issues = append(issues, shipping.Issue{Path: path, Message: "is not a shipment of this account and mode: " + id})
 				continue
 			case r.IsReturn:
-				issues = append(issues, Issue{Path: path, Message: "is a return label, which its sender hands over: " + id})
+				issues = append(issues, shipping.Issue{Path: path, Message: "is a return label, which its sender hands over: " + id})
 				continue
 			case r.Carrier != carrier:
-				issues = append(issues, Issue{Path: path, Message: fmt.Sprintf("is a %s label, not %s: %s", r.Carrier, carrier, id)})
+				issues = append(issues, shipping.Issue{Path: path, Message: fmt.Sprintf("is a %s label, not %s: %s", r.Carrier, carrier, id)})
 				continue
 			}
 			seen[id] = true
 			labels = append(labels, labelFrom{row: r, path: path})
 		}
 		if len(issues) > 0 {
-			return nil, Address{}, nil, &InputError{Issues: issues}
+			return nil, shipping.Address{}, nil, &shipping.InputError{Issues: issues}
 		}
 		for _, l := range labels {
 			if l.row.ManifestID != nil {
-				return nil, Address{}, nil, &AlreadyManifestedError{ShipmentID: l.row.ID, ManifestID: *l.row.ManifestID}
+				return nil, shipping.Address{}, nil, &AlreadyManifestedError{ShipmentID: l.row.ID, ManifestID: *l.row.ManifestID}
 			}
-			if Status(l.row.Status) != Purchased {
-				return nil, Address{}, nil, &ManifestNotPurchasedError{ShipmentID: l.row.ID, Status: Status(l.row.Status)}
+			if shipping.Status(l.row.Status) != shipping.Purchased {
+				return nil, shipping.Address{}, nil, &ManifestNotPurchasedError{ShipmentID: l.row.ID, Status: shipping.Status(l.row.Status)}
 			}
 		}
 	} else {
 		rows, err := tx.UnmanifestedLabels(ctx, c.AccountID, string(c.Mode), carrier, MaxManifestLabels)
 		if err != nil {
-			return nil, Address{}, nil, err
+			return nil, shipping.Address{}, nil, err
 		}
 		for _, r := range rows {
 			labels = append(labels, labelFrom{row: r})
@@ -440,15 +441,15 @@ func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c account
 	// credentials that bought its labels.
 	labels, ca, err := oneCarrierAccount(labels, asked, func(l labelFrom) (*string, string) { return l.row.CarrierAccountID, l.path })
 	if err != nil {
-		return nil, Address{}, nil, err
+		return nil, shipping.Address{}, nil, err
 	}
 	// One origin per manifest: the carrier's form names one address.
 	var origins []string
-	fromOf := make(map[string]Address)
+	fromOf := make(map[string]shipping.Address)
 	for i := range labels {
-		in, err := s.inputs.decode(labels[i].row.Request)
+		in, err := s.ship.StoredInput(labels[i].row.Request)
 		if err != nil {
-			return nil, Address{}, nil, fmt.Errorf("shipment %s: %w", labels[i].row.ID, err)
+			return nil, shipping.Address{}, nil, fmt.Errorf("shipment %s: %w", labels[i].row.ID, err)
 		}
 		labels[i].from = in.From
 		k := originKey(in.From)
@@ -459,28 +460,28 @@ func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c account
 	}
 	if want != nil {
 		var kept []labelFrom
-		var issues []Issue
+		var issues []shipping.Issue
 		for _, l := range labels {
 			if originKey(l.from) == *want {
 				kept = append(kept, l)
 			} else if l.path != "" {
-				issues = append(issues, Issue{Path: l.path, Message: "ships from another address than fromAddress: " + l.row.ID})
+				issues = append(issues, shipping.Issue{Path: l.path, Message: "ships from another address than fromAddress: " + l.row.ID})
 			}
 		}
 		if len(issues) > 0 {
-			return nil, Address{}, nil, &InputError{Issues: issues}
+			return nil, shipping.Address{}, nil, &shipping.InputError{Issues: issues}
 		}
 		labels, origins = kept, []string{*want}
 	}
 	if len(labels) == 0 {
-		return nil, Address{}, nil, ErrNothingToManifest
+		return nil, shipping.Address{}, nil, ErrNothingToManifest
 	}
 	if len(origins) > 1 {
 		shown := make([]string, len(origins))
 		for i, k := range origins {
 			shown[i] = originText(fromOf[k])
 		}
-		return nil, Address{}, nil, &InputError{Issues: []Issue{{Path: "fromAddress",
+		return nil, shipping.Address{}, nil, &shipping.InputError{Issues: []shipping.Issue{{Path: "fromAddress",
 			Message: fmt.Sprintf("is required: the labels ship from %d addresses (%s); give fromAddress to pick one", len(origins), strings.Join(shown, "; "))}}}
 	}
 	rows := make([]store.Shipment, len(labels))
@@ -498,17 +499,17 @@ func (s *Service) manifestSelection(ctx context.Context, tx *store.Tx, c account
 func oneCarrierAccount[L any](labels []L, asked *store.CarrierAccount, of func(L) (id *string, path string)) ([]L, *string, error) {
 	if asked != nil {
 		var kept []L
-		var issues []Issue
+		var issues []shipping.Issue
 		for _, l := range labels {
 			id, path := of(l)
 			if deref(id) == asked.ID {
 				kept = append(kept, l)
 			} else if path != "" {
-				issues = append(issues, Issue{Path: path, Message: "was not bought through " + carrierAccountsText([]string{asked.ID})})
+				issues = append(issues, shipping.Issue{Path: path, Message: "was not bought through " + shipping.CarrierAccountsText([]string{asked.ID})})
 			}
 		}
 		if len(issues) > 0 {
-			return nil, nil, &InputError{Issues: issues}
+			return nil, nil, &shipping.InputError{Issues: issues}
 		}
 		if asked.ID == "" {
 			return kept, nil, nil
@@ -532,20 +533,20 @@ func oneCarrierAccount[L any](labels []L, asked *store.CarrierAccount, of func(L
 		}
 		return labels, first, nil
 	}
-	return nil, nil, &InputError{Issues: []Issue{{Path: "carrierAccountId", Missing: true,
-		Message: fmt.Sprintf("is required: the labels were bought through %d carrier accounts (%s), and each one's go on forms of their own; give carrierAccountId, or list shipmentIds", len(ids), carrierAccountsText(ids))}}}
+	return nil, nil, &shipping.InputError{Issues: []shipping.Issue{{Path: "carrierAccountId", Missing: true,
+		Message: fmt.Sprintf("is required: the labels were bought through %d carrier accounts (%s), and each one's go on forms of their own; give carrierAccountId, or list shipmentIds", len(ids), shipping.CarrierAccountsText(ids))}}}
 }
 
 // originKey is an address as a carrier's form compares origins: the street,
 // city, state, 5-digit ZIP and country, whatever the case and spacing; the
 // name and company may differ (one dock, several brands).
-func originKey(a Address) string {
+func originKey(a shipping.Address) string {
 	norm := func(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), " ")) }
 	zip, _, _ := strings.Cut(strings.TrimSpace(a.Zip), "-")
 	return strings.Join([]string{norm(a.Street1), norm(deref(a.Street2)), norm(a.City), norm(deref(a.State)), norm(zip), norm(a.Country)}, "|")
 }
 
-func originText(a Address) string {
+func originText(a shipping.Address) string {
 	parts := []string{a.Street1}
 	if st := deref(a.Street2); st != "" {
 		parts = append(parts, st)
@@ -607,11 +608,11 @@ func (s *Service) ManifestForm(ctx context.Context, c accounts.Caller, id string
 	case ManifestStatus(row.Status).Creating():
 		return nil, ErrManifestPending
 	case row.FormKey == nil:
-		return nil, ErrLabelUnavailable
+		return nil, shipping.ErrLabelUnavailable
 	}
 	doc, err := s.cfg.Documents.Get(ctx, *row.FormKey)
-	if errors.Is(err, ErrDocumentNotFound) {
-		return nil, ErrLabelUnavailable
+	if errors.Is(err, shipping.ErrDocumentNotFound) {
+		return nil, shipping.ErrLabelUnavailable
 	}
 	return doc, err
 }
@@ -632,7 +633,7 @@ type manifestWorker struct {
 }
 
 func (w *manifestWorker) NextRetry(job *river.Job[manifestArgs]) time.Time {
-	return w.s.jobNow().Add(retryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+	return w.s.jobNow().Add(shipping.RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
 }
 
 // Work asks the carrier once per run; an unavailable carrier is retried by
@@ -654,7 +655,7 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 	if err != nil {
 		return err
 	}
-	carrier, err := s.carrierThrough(ctx, accounts.Mode(row.Mode), row.Carrier, row.CarrierAccountID)
+	carrier, err := s.ship.CarrierThrough(ctx, accounts.Mode(row.Mode), row.Carrier, row.CarrierAccountID)
 	if err != nil {
 		return s.failManifest(ctx, row.ID, err)
 	}
@@ -663,13 +664,13 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 	}
 	// A run after the first may follow one that reached the carrier and
 	// died before recording its answer (manifests_recover.go).
-	req := carriers.ManifestRequest{Reference: row.ID, From: carrierAddress(m.From), ShipDate: s.now(),
+	req := carriers.ManifestRequest{Reference: row.ID, From: shipping.CarrierAddress(m.From), ShipDate: s.now(),
 		TestMode: accounts.Mode(row.Mode) == accounts.Test, Labels: make([]carriers.ManifestLabel, len(labels)), Resumed: job.Attempt > 1}
 	for i, l := range labels {
 		req.Labels[i] = carriers.ManifestLabel{TrackingNumber: deref(l.TrackingNumber), CarrierShipmentID: deref(l.CarrierShipmentID)}
 	}
 	form, err := carrier.Manifest(ctx, req)
-	if wait, ok := overQuotaWait(err); ok {
+	if wait, ok := shipping.OverQuotaWait(err); ok {
 		// Not called: the carrier's budget of forms is spent. Not an
 		// attempt: the manifest waits for its call.
 		s.log.InfoContext(ctx, "manifest waits for the carrier's call budget", slog.String("manifest_id", row.ID), slog.Duration("wait", wait))
@@ -689,7 +690,7 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 		}
 	}
 	key := ManifestFormKey(row.ID)
-	inTx, _ := s.cfg.Documents.(TxDocuments)
+	inTx, _ := s.cfg.Documents.(shipping.TxDocuments)
 	if inTx == nil {
 		if err := s.cfg.Documents.Put(ctx, key, form.PDF); err != nil {
 			return fmt.Errorf("store manifest form: %w", err)
@@ -712,7 +713,7 @@ func (w *manifestWorker) Work(ctx context.Context, job *river.Job[manifestArgs])
 			return err
 		}
 		if form.Recovered {
-			if err := tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: auditActor,
+			if err := tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: shipping.AuditActor,
 				Action: AuditManifestFormRecovered, Target: row.ID + " " + form.Number, CreatedAt: now}); err != nil {
 				return err
 			}
@@ -757,8 +758,8 @@ func (s *Service) recordManifest(ctx context.Context, tx *store.Tx, row store.Ma
 		return err
 	}
 	var data json.RawMessage
-	if s.cfg.ManifestEventData != nil {
-		data, err = s.cfg.ManifestEventData(m)
+	if s.eventData != nil {
+		data, err = s.eventData(m)
 	} else {
 		data, err = json.Marshal(m)
 	}
