@@ -18,6 +18,7 @@ import (
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/manifests"
+	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -145,9 +146,9 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusInternalServerError, "carrier_not_configured", err.Error()), true
 	case errors.As(err, &refund):
 		return newAPIError(http.StatusConflict, refund.Code, refund.Message), true
-	case errors.Is(err, shipping.ErrPickupCancelled):
+	case errors.Is(err, pickups.ErrPickupCancelled):
 		return newAPIError(http.StatusConflict, "already_cancelled", err.Error()), true
-	case errors.Is(err, shipping.ErrPickupRequesting), errors.Is(err, shipping.ErrPickupOutcomeUnknown):
+	case errors.Is(err, pickups.ErrPickupRequesting), errors.Is(err, pickups.ErrPickupOutcomeUnknown):
 		return newAPIError(http.StatusConflict, "ineligible_state", err.Error()), true
 	case errors.Is(err, shipping.ErrTrackerOfShipment):
 		return newAPIError(http.StatusConflict, "tracker_of_shipment", err.Error()), true

@@ -28,6 +28,7 @@ import (
 	"github.com/shipd-dev/shipd/openapi"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/manifests"
+	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -37,6 +38,7 @@ type Config struct {
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests *manifests.Service
+	Pickups   *pickups.Service
 	Webhooks  *webhooks.Service
 	Logger    *slog.Logger
 	// Now is the clock of rate limiting; tests replace it to move time.
@@ -93,6 +95,7 @@ type Server struct {
 	accounts  *accounts.Service
 	shipping  *shipping.Service
 	manifests *manifests.Service
+	pickups   *pickups.Service
 	webhooks  *webhooks.Service
 	metrics   *httpMetrics // nil: not measured
 	tracer    trace.Tracer // nil: not traced
@@ -114,7 +117,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, webhooks: cfg.Webhooks}
+	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
 	if cfg.Metrics != nil {
 		if s.metrics, err = newHTTPMetrics(cfg.Metrics, ops); err != nil {
 			return nil, nil, fmt.Errorf("HTTP metrics: %w", err)

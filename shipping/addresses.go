@@ -36,10 +36,10 @@ type NewAddress struct {
 func (s *Service) SaveAddress(ctx context.Context, c accounts.Caller, in NewAddress) (SavedAddress, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /addresses", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[SavedAddress]) (SavedAddress, error) {
-		if issues := addressIssues(c.Mode, "", in.Address, true); len(issues) > 0 {
+		if issues := AddressIssues(c.Mode, "", in.Address, true); len(issues) > 0 {
 			return SavedAddress{}, &InputError{Issues: issues}
 		}
-		a := in.Address.normalized()
+		a := in.Address.Normalized()
 		row := store.Address{
 			ID: store.NewID("adr"), AccountID: c.AccountID, Mode: string(c.Mode), CreatedAt: s.now(),
 			Name: deref(a.Name), Company: deref(a.Company), Street1: a.Street1, Street2: deref(a.Street2),

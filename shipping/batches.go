@@ -274,7 +274,7 @@ func (s *Service) priceItem(ctx context.Context, c accounts.Caller, item BatchIt
 		// has no returnOf to supply it.
 		err = item.Input.complete()
 	}
-	input := item.Input.normalized()
+	input := item.Input.Normalized()
 	if err == nil {
 		err = input.check(c.Mode)
 	}

@@ -99,12 +99,12 @@ func (e *InputError) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-// addressIssues checks what the contract's schema cannot express, as the
+// AddressIssues checks what the contract's schema cannot express, as the
 // carriers would: a US address needs a state, which must be a state or
 // territory code, and a postal code must be one (carriers/postal.go). In
 // test mode the sandbox's no-rates trigger ZIP (00000) is let through where
 // a recipient may be (recipient), since it is documented to quote nothing.
-func addressIssues(mode accounts.Mode, prefix string, a Address, recipient bool) []Issue {
+func AddressIssues(mode accounts.Mode, prefix string, a Address, recipient bool) []Issue {
 	if issues := stateRequired(prefix, a); len(issues) > 0 {
 		return issues
 	}
@@ -129,7 +129,7 @@ func stateRequired(prefix string, a Address) []Issue {
 // check applies the shipment rules: addresses a carrier would take (above),
 // and customs for an international shipment.
 func (in Input) check(mode accounts.Mode) error {
-	issues := append(addressIssues(mode, "fromAddress.", in.From, false), addressIssues(mode, "toAddress.", in.To, true)...)
+	issues := append(AddressIssues(mode, "fromAddress.", in.From, false), AddressIssues(mode, "toAddress.", in.To, true)...)
 	if len(issues) > 0 {
 		return &InputError{Issues: issues}
 	}
@@ -154,16 +154,16 @@ func (in Input) customsRequired() bool {
 	return carriers.CustomsRequired(CarrierAddress(in.From), CarrierAddress(in.To))
 }
 
-// normalized upper-cases the country codes and a US address's state, which
+// Normalized upper-cases the country codes and a US address's state, which
 // is checked in any case but stored, printed on labels and sent to the
 // carriers as the code carriers take (NY, not ny).
-func (in Input) normalized() Input {
-	in.From = in.From.normalized()
-	in.To = in.To.normalized()
+func (in Input) Normalized() Input {
+	in.From = in.From.Normalized()
+	in.To = in.To.Normalized()
 	return in.pieces()
 }
 
-func (a Address) normalized() Address {
+func (a Address) Normalized() Address {
 	a.Country = strings.ToUpper(a.Country)
 	if a.Country == "US" && a.State != nil {
 		state := strings.ToUpper(strings.TrimSpace(*a.State))

@@ -115,7 +115,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err != nil {
 			return Shipment{}, err
 		}
-		input = input.normalized()
+		input = input.Normalized()
 		if err := input.check(c.Mode); err != nil {
 			return Shipment{}, err
 		}

@@ -81,7 +81,7 @@ func checkPieceFormat(in Input, f carriers.LabelFormat) error {
 func batchPieceIssues(items []BatchItem, format string) []Issue {
 	var issues []Issue
 	for i, it := range items {
-		if err := checkPieceFormat(it.Input.normalized(), carriers.LabelFormat(format)); err != nil {
+		if err := checkPieceFormat(it.Input.Normalized(), carriers.LabelFormat(format)); err != nil {
 			issues = append(issues, Issue{Path: "shipments." + strconv.Itoa(i) + ".parcels", Message: "cannot be bought as png labels: png holds one label; a batch of several-parcel shipments is pdf or zpl"})
 		}
 	}

@@ -180,7 +180,7 @@ func (s *Service) QuoteReturn(ctx context.Context, c accounts.Caller, in Input, 
 	if err != nil {
 		return Quote{}, err
 	}
-	in = in.normalized()
+	in = in.Normalized()
 	if err := in.check(c.Mode); err != nil {
 		return Quote{}, err
 	}
@@ -387,4 +387,10 @@ func noMatch(rates []Rate, sel Selection) *NoMatchingServiceError {
 		e.Available[i] = ServiceOption{Carrier: r.Carrier, Service: r.Service, ServiceCategory: r.ServiceCategory}
 	}
 	return e
+}
+
+// CarrierError is one carrier's failure (outside a quote: a pickup, a
+// manifest) as a quote's would be answered: classified, with its code.
+func CarrierError(name string, err error) *CarriersError {
+	return noRates([]CarrierFailure{failureOf(name, err)}).(*CarriersError)
 }

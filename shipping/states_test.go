@@ -30,25 +30,6 @@ func TestBatchTransitions(t *testing.T) {
 	}
 }
 
-func TestPickupTransitions(t *testing.T) {
-	want := []string{
-		"requesting --booked--> scheduled",
-		"scheduled --cancel_confirmed--> cancelled",
-	}
-	got := table(PickupStatuses(), PickupTriggers(), PickupStatus.Next)
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("pickup moves (-want +got):\n%s", d)
-	}
-	cancel := map[PickupStatus]error{}
-	for _, s := range PickupStatuses() {
-		cancel[s] = s.CanCancel()
-	}
-	wantCancel := map[PickupStatus]error{PickupRequesting: ErrPickupRequesting, PickupScheduled: nil, PickupCancelled: ErrPickupCancelled}
-	if d := cmp.Diff(wantCancel, cancel, cmp.Comparer(func(a, b error) bool { return a == b })); d != "" {
-		t.Errorf("CanCancel (-want +got):\n%s", d)
-	}
-}
-
 func TestTrackerTransitions(t *testing.T) {
 	var final []TrackerStatus
 	moves := map[TrackerStatus]int{}

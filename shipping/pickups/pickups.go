@@ -1,4 +1,4 @@
-package shipping
+package pickups
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -103,14 +104,14 @@ var ErrPickupRequesting = errors.New("this pickup is still requesting: its carri
 
 // NewPickup is what scheduling a pickup takes.
 type NewPickup struct {
-	Carrier       string    `json:"carrier"`
-	Address       Address   `json:"address"`
-	ReadyAt       time.Time `json:"readyAt"`
-	CloseAt       time.Time `json:"closeAt"`
-	ShipmentIDs   []string  `json:"shipmentIds,omitempty"`
-	PackageCount  *int      `json:"packageCount,omitempty"`
-	TotalWeightOz *float64  `json:"totalWeightOz,omitempty"`
-	Instructions  string    `json:"instructions,omitempty"`
+	Carrier       string           `json:"carrier"`
+	Address       shipping.Address `json:"address"`
+	ReadyAt       time.Time        `json:"readyAt"`
+	CloseAt       time.Time        `json:"closeAt"`
+	ShipmentIDs   []string         `json:"shipmentIds,omitempty"`
+	PackageCount  *int             `json:"packageCount,omitempty"`
+	TotalWeightOz *float64         `json:"totalWeightOz,omitempty"`
+	Instructions  string           `json:"instructions,omitempty"`
 	// CarrierAccountID books the pickup on one of the account's carrier
 	// accounts (live mode); nil: as pickupCarrierAccount decides.
 	CarrierAccountID *string `json:"carrierAccountId,omitempty"`
@@ -121,57 +122,57 @@ type NewPickup struct {
 
 // Pickup is a carrier's visit as the API shows it.
 type Pickup struct {
-	ID                 string        `json:"id"`
-	Mode               accounts.Mode `json:"mode"`
-	Carrier            string        `json:"carrier"`
-	Status             PickupStatus  `json:"status"`
-	ConfirmationNumber *string       `json:"confirmationNumber"`
-	Address            Address       `json:"address"`
-	ReadyAt            time.Time     `json:"readyAt"`
-	CloseAt            time.Time     `json:"closeAt"`
-	PackageCount       int           `json:"packageCount"`
-	TotalWeightOz      *float64      `json:"totalWeightOz,omitempty"`
-	ShipmentIDs        []string      `json:"shipmentIds"`
-	Instructions       string        `json:"instructions,omitempty"`
-	CreatedAt          time.Time     `json:"createdAt"`
-	UpdatedAt          time.Time     `json:"updatedAt"`
-	CancelledAt        *time.Time    `json:"cancelledAt,omitempty"`
-	CarrierAccountID   *string       `json:"carrierAccountId,omitempty"`
+	ID                 string           `json:"id"`
+	Mode               accounts.Mode    `json:"mode"`
+	Carrier            string           `json:"carrier"`
+	Status             PickupStatus     `json:"status"`
+	ConfirmationNumber *string          `json:"confirmationNumber"`
+	Address            shipping.Address `json:"address"`
+	ReadyAt            time.Time        `json:"readyAt"`
+	CloseAt            time.Time        `json:"closeAt"`
+	PackageCount       int              `json:"packageCount"`
+	TotalWeightOz      *float64         `json:"totalWeightOz,omitempty"`
+	ShipmentIDs        []string         `json:"shipmentIds"`
+	Instructions       string           `json:"instructions,omitempty"`
+	CreatedAt          time.Time        `json:"createdAt"`
+	UpdatedAt          time.Time        `json:"updatedAt"`
+	CancelledAt        *time.Time       `json:"cancelledAt,omitempty"`
+	CarrierAccountID   *string          `json:"carrierAccountId,omitempty"`
 }
 
 // pickupIssues checks a pickup's window and address: the rules every
 // carrier shares, so that a bad request is a clear 422 before any call.
 // Days and hours are read in readyAt's own offset, the pickup's local time.
-func pickupIssues(mode accounts.Mode, now time.Time, in NewPickup) []Issue {
-	var issues []Issue
+func pickupIssues(mode accounts.Mode, now time.Time, in NewPickup) []shipping.Issue {
+	var issues []shipping.Issue
 	ready, closes := in.ReadyAt, in.CloseAt.In(in.ReadyAt.Location())
 	day := ready.Format(time.DateOnly)
 	switch {
 	case !closes.After(ready):
-		issues = append(issues, Issue{Path: "closeAt", Message: "must be after readyAt (" + ready.Format(time.RFC3339) + ")"})
+		issues = append(issues, shipping.Issue{Path: "closeAt", Message: "must be after readyAt (" + ready.Format(time.RFC3339) + ")"})
 	case closes.Format(time.DateOnly) != day:
-		issues = append(issues, Issue{Path: "closeAt", Message: "must be on the same day as readyAt (" + day + ", in readyAt's offset): a pickup is one day's visit"})
+		issues = append(issues, shipping.Issue{Path: "closeAt", Message: "must be on the same day as readyAt (" + day + ", in readyAt's offset): a pickup is one day's visit"})
 	case !closes.After(now):
-		issues = append(issues, Issue{Path: "closeAt", Message: "is in the past: a pickup must close after now (" + now.Format(time.RFC3339) + ")"})
+		issues = append(issues, shipping.Issue{Path: "closeAt", Message: "is in the past: a pickup must close after now (" + now.Format(time.RFC3339) + ")"})
 	}
 	if ready.Weekday() == time.Sunday {
-		issues = append(issues, Issue{Path: "readyAt", Message: "is a Sunday (" + day + "): no carrier picks up on Sundays; choose Monday to Saturday"})
+		issues = append(issues, shipping.Issue{Path: "readyAt", Message: "is a Sunday (" + day + "): no carrier picks up on Sundays; choose Monday to Saturday"})
 	}
 	if ready.After(now.AddDate(0, 0, PickupMaxDaysAhead)) {
-		issues = append(issues, Issue{Path: "readyAt", Message: "is more than " + strconv.Itoa(PickupMaxDaysAhead) + " days ahead; carriers book pickups up to two weeks ahead"})
+		issues = append(issues, shipping.Issue{Path: "readyAt", Message: "is more than " + strconv.Itoa(PickupMaxDaysAhead) + " days ahead; carriers book pickups up to two weeks ahead"})
 	}
 	if !strings.EqualFold(in.Address.Country, "US") {
-		issues = append(issues, Issue{Path: "address.country", Message: "must be US: pickups are scheduled at US addresses"})
+		issues = append(issues, shipping.Issue{Path: "address.country", Message: "must be US: pickups are scheduled at US addresses"})
 	}
 	if strings.TrimSpace(deref(in.Address.Name)) == "" {
-		issues = append(issues, Issue{Path: "address.name", Message: "is required: the carrier's driver asks for a contact", Missing: true})
+		issues = append(issues, shipping.Issue{Path: "address.name", Message: "is required: the carrier's driver asks for a contact", Missing: true})
 	}
 	if strings.TrimSpace(deref(in.Address.Phone)) == "" {
-		issues = append(issues, Issue{Path: "address.phone", Message: "is required: every carrier's pickup takes a contact phone", Missing: true})
+		issues = append(issues, shipping.Issue{Path: "address.phone", Message: "is required: every carrier's pickup takes a contact phone", Missing: true})
 	}
-	issues = append(issues, addressIssues(mode, "address.", in.Address, false)...)
+	issues = append(issues, shipping.AddressIssues(mode, "address.", in.Address, false)...)
 	if in.PackageCount != nil && len(in.ShipmentIDs) > *in.PackageCount {
-		issues = append(issues, Issue{Path: "packageCount", Message: fmt.Sprintf("is %d, fewer than the %d shipmentIds", *in.PackageCount, len(in.ShipmentIDs))})
+		issues = append(issues, shipping.Issue{Path: "packageCount", Message: fmt.Sprintf("is %d, fewer than the %d shipmentIds", *in.PackageCount, len(in.ShipmentIDs))})
 	}
 	return issues
 }
@@ -180,29 +181,29 @@ func pickupIssues(mode accounts.Mode, now time.Time, in NewPickup) []Issue {
 // account and mode bought from carrier, and returns their tracking numbers
 // and the carrier accounts they were bought through ("" for the operator's
 // carriers), without repeats.
-func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier string, ids []string) ([]string, []string, []Issue) {
+func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier string, ids []string) ([]string, []string, []shipping.Issue) {
 	var (
 		numbers, through []string
-		issues           []Issue
+		issues           []shipping.Issue
 		seen             = make(map[string]bool, len(ids))
 	)
 	for i, id := range ids {
 		path := "shipmentIds." + strconv.Itoa(i)
 		if seen[id] {
-			issues = append(issues, Issue{Path: path, Message: "names " + id + " twice"})
+			issues = append(issues, shipping.Issue{Path: path, Message: "names " + id + " twice"})
 			continue
 		}
 		seen[id] = true
 		sh, err := s.store.Shipment(ctx, c.AccountID, id)
 		switch {
 		case errors.Is(err, store.ErrNotFound) || (err == nil && sh.Mode != string(c.Mode)):
-			issues = append(issues, Issue{Path: path, Message: id + " is not a label of this account in " + string(c.Mode) + " mode"})
+			issues = append(issues, shipping.Issue{Path: path, Message: id + " is not a label of this account in " + string(c.Mode) + " mode"})
 		case err != nil:
-			issues = append(issues, Issue{Path: path, Message: "could not be read: " + err.Error()})
+			issues = append(issues, shipping.Issue{Path: path, Message: "could not be read: " + err.Error()})
 		case !strings.EqualFold(sh.Carrier, carrier):
-			issues = append(issues, Issue{Path: path, Message: id + " is a " + sh.Carrier + " label, not " + carrier})
-		case Status(sh.Status) != Purchased || sh.TrackingNumber == nil:
-			issues = append(issues, Issue{Path: path, Message: id + " is " + sh.Status + ": only purchased labels are picked up"})
+			issues = append(issues, shipping.Issue{Path: path, Message: id + " is a " + sh.Carrier + " label, not " + carrier})
+		case shipping.Status(sh.Status) != shipping.Purchased || sh.TrackingNumber == nil:
+			issues = append(issues, shipping.Issue{Path: path, Message: id + " is " + sh.Status + ": only purchased labels are picked up"})
 		default:
 			numbers = append(numbers, *sh.TrackingNumber)
 			if ca := deref(sh.CarrierAccountID); !slices.Contains(through, ca) {
@@ -216,18 +217,18 @@ func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier s
 // pickupScheduler resolves a pickup's carrier in the caller's mode: the
 // client of the carrier account that books it, or the mode's carrier.
 func (s *Service) pickupScheduler(ctx context.Context, mode accounts.Mode, name string, carrierAccountID *string) (carriers.Carrier, error) {
-	carrier, err := s.CarrierThrough(ctx, mode, name, carrierAccountID)
+	carrier, err := s.ship.CarrierThrough(ctx, mode, name, carrierAccountID)
 	if errors.Is(err, carriers.ErrUnknownCarrier) {
-		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+		return nil, &shipping.InputError{Issues: []shipping.Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
 	}
 	if errors.Is(err, carriers.ErrNotConfigured) {
-		return nil, ErrCarrierNotConfigured
+		return nil, shipping.ErrCarrierNotConfigured
 	}
 	if err != nil {
 		return nil, err
 	}
 	if !carrier.Capabilities().Has(carriers.CapPickups) {
-		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: carrier.Name() + " pickups cannot be scheduled through shipd"}}}
+		return nil, &shipping.InputError{Issues: []shipping.Issue{{Path: "carrier", Message: carrier.Name() + " pickups cannot be scheduled through shipd"}}}
 	}
 	return carrier, nil
 }
@@ -238,14 +239,14 @@ func (s *Service) pickupScheduler(ctx context.Context, mode accounts.Mode, name 
 // the way to it).
 func (s *Service) pickupCarrierName(mode accounts.Mode, name string) (string, error) {
 	carrier, err := s.cfg.Carriers.Lookup(mode == accounts.Test, name)
-	if mode == accounts.Live && CarrierNotServed(err) {
+	if mode == accounts.Live && shipping.CarrierNotServed(err) {
 		carrier, err = s.cfg.Carriers.Lookup(true, name)
 	}
 	switch {
 	case errors.Is(err, carriers.ErrUnknownCarrier):
-		return "", &InputError{Issues: []Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
+		return "", &shipping.InputError{Issues: []shipping.Issue{{Path: "carrier", Message: "is not a carrier of this mode"}}}
 	case errors.Is(err, carriers.ErrNotConfigured):
-		return "", ErrCarrierNotConfigured
+		return "", shipping.ErrCarrierNotConfigured
 	case err != nil:
 		return "", err
 	}
@@ -259,7 +260,7 @@ func (s *Service) pickupCarrierName(mode accounts.Mode, name string) (string, er
 // has none. Labels of several carrier accounts, or several enabled ones,
 // need carrierAccountId.
 func (s *Service) pickupCarrierAccount(ctx context.Context, c accounts.Caller, carrier string, asked *string, through []string) (*string, error) {
-	row, err := s.AskedCarrierAccount(ctx, c, carrier, asked, true)
+	row, err := s.ship.AskedCarrierAccount(ctx, c, carrier, asked, true)
 	switch {
 	case err != nil:
 		return nil, err
@@ -276,8 +277,8 @@ func (s *Service) pickupCarrierAccount(ctx context.Context, c accounts.Caller, c
 		return &through[0], nil
 	case 0:
 	default:
-		return nil, &InputError{Issues: []Issue{{Path: "carrierAccountId", Missing: true,
-			Message: fmt.Sprintf("is required: the shipmentIds were bought through %d carrier accounts (%s); give the one that books the pickup", len(through), CarrierAccountsText(through))}}}
+		return nil, &shipping.InputError{Issues: []shipping.Issue{{Path: "carrierAccountId", Missing: true,
+			Message: fmt.Sprintf("is required: the shipmentIds were bought through %d carrier accounts (%s); give the one that books the pickup", len(through), shipping.CarrierAccountsText(through))}}}
 	}
 	enabled, err := s.store.EnabledCarrierAccounts(ctx, c.AccountID, string(c.Mode))
 	if err != nil {
@@ -293,13 +294,13 @@ func (s *Service) pickupCarrierAccount(ctx context.Context, c accounts.Caller, c
 	case len(ids) == 1:
 		return &ids[0], nil
 	case len(ids) > 1:
-		return nil, &InputError{Issues: []Issue{{Path: "carrierAccountId", Missing: true,
-			Message: fmt.Sprintf("is required: this account has %d enabled %s carrier accounts (%s); give the one that books the pickup", len(ids), carrier, CarrierAccountsText(ids))}}}
+		return nil, &shipping.InputError{Issues: []shipping.Issue{{Path: "carrierAccountId", Missing: true,
+			Message: fmt.Sprintf("is required: this account has %d enabled %s carrier accounts (%s); give the one that books the pickup", len(ids), carrier, shipping.CarrierAccountsText(ids))}}}
 	case len(enabled) > 0:
 		// Live mode with carrier accounts uses them only, as quotes do.
-		return nil, &InputError{Issues: []Issue{{Path: "carrier", Message: "has no enabled carrier account of this account: connect one (POST /carrier-accounts)"}}}
+		return nil, &shipping.InputError{Issues: []shipping.Issue{{Path: "carrier", Message: "has no enabled carrier account of this account: connect one (POST /carrier-accounts)"}}}
 	case s.cfg.NoPlatformCarriers:
-		return nil, ErrNoCarrierAccounts
+		return nil, shipping.ErrNoCarrierAccounts
 	}
 	return nil, nil
 }
@@ -308,7 +309,7 @@ func (s *Service) pickupCarrierAccount(ctx context.Context, c accounts.Caller, c
 // carrier confirmed it, an InputError for a request no carrier takes, or a
 // *CarriersError (rejected, unavailable, failed).
 func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPickup) (Pickup, bool, error) {
-	in.Address = in.Address.normalized()
+	in.Address = in.Address.Normalized()
 	in.Instructions = strings.TrimSpace(in.Instructions)
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /pickups", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Pickup]) (Pickup, error) {
@@ -319,7 +320,7 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 		issues := pickupIssues(c.Mode, s.now(), in)
 		numbers, through, labelIssues := s.pickupLabels(ctx, c, name, in.ShipmentIDs)
 		if issues = append(issues, labelIssues...); len(issues) > 0 {
-			return Pickup{}, &InputError{Issues: issues}
+			return Pickup{}, &shipping.InputError{Issues: issues}
 		}
 		ca, err := s.pickupCarrierAccount(ctx, c, name, in.CarrierAccountID, through)
 		if err != nil {
@@ -339,7 +340,7 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 			return Pickup{}, err
 		}
 		req := carriers.PickupRequest{
-			Reference: row.ID, Address: CarrierAddress(in.Address), ReadyAt: in.ReadyAt, CloseAt: in.CloseAt,
+			Reference: row.ID, Address: shipping.CarrierAddress(in.Address), ReadyAt: in.ReadyAt, CloseAt: in.CloseAt,
 			PackageCount: row.PackageCount, TotalWeightOz: deref(in.TotalWeightOz), Instructions: in.Instructions, TrackingNumbers: numbers,
 		}
 		var pc carriers.PickupConfirmation
@@ -374,7 +375,7 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 				return Pickup{}, err
 			}
 			if adopted {
-				if err := tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: AuditActor,
+				if err := tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: shipping.AuditActor,
 					Action: AuditPickupAdopted, Target: row.ID + " " + pc.ConfirmationNumber, CreatedAt: s.now()}); err != nil {
 					return Pickup{}, err
 				}
@@ -453,13 +454,13 @@ func pickupCarrierError(name string, err error) error {
 		return err
 	}
 	if errors.Is(err, carriers.ErrPickupsNotSupported) {
-		return &InputError{Issues: []Issue{{Path: "carrier", Message: name + " pickups cannot be scheduled through shipd"}}}
+		return &shipping.InputError{Issues: []shipping.Issue{{Path: "carrier", Message: name + " pickups cannot be scheduled through shipd"}}}
 	}
-	e := noRates([]CarrierFailure{failureOf(name, err)}).(*CarriersError)
+	e := shipping.CarrierError(name, err)
 	switch e.Kind {
-	case ErrCarrierRejected:
+	case shipping.ErrCarrierRejected:
 		e.Kind = errPickupRejected
-	case ErrCarrierUnavailable:
+	case shipping.ErrCarrierUnavailable:
 		e.Kind = errPickupUnavailable
 	default:
 		e.Kind = errPickupFailed
@@ -478,9 +479,9 @@ func (k *pickupKind) Error() string { return k.msg }
 func (k *pickupKind) Unwrap() error { return k.kind }
 
 var (
-	errPickupRejected    = &pickupKind{"the carrier refused this pickup", ErrCarrierRejected}
-	errPickupUnavailable = &pickupKind{"the carrier is temporarily unavailable; retry after the Retry-After delay", ErrCarrierUnavailable}
-	errPickupFailed      = &pickupKind{"the carrier failed to answer; retry", ErrCarrierFailed}
+	errPickupRejected    = &pickupKind{"the carrier refused this pickup", shipping.ErrCarrierRejected}
+	errPickupUnavailable = &pickupKind{"the carrier is temporarily unavailable; retry after the Retry-After delay", shipping.ErrCarrierUnavailable}
+	errPickupFailed      = &pickupKind{"the carrier failed to answer; retry", shipping.ErrCarrierFailed}
 )
 
 // GetPickup reads one pickup.
@@ -529,7 +530,7 @@ func (s *Service) CancelPickup(ctx context.Context, c accounts.Caller, id string
 	}
 	if err := carrier.CancelPickup(ctx, carriers.PickupCancelRequest{
 		Reference: row.ID, ConfirmationNumber: deref(row.ConfirmationNumber), Location: row.CarrierLocation,
-		Address: CarrierAddress(p.Address), ReadyAt: p.ReadyAt, Instructions: row.Instructions,
+		Address: shipping.CarrierAddress(p.Address), ReadyAt: p.ReadyAt, Instructions: row.Instructions,
 	}); err != nil {
 		return Pickup{}, pickupCarrierError(carrier.Name(), err)
 	}

@@ -1,4 +1,4 @@
-package shipping
+package pickups
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -69,7 +70,7 @@ func lookupLimit(carrier carriers.Carrier) string {
 // (503) or failed (502), never "refused this pickup", which it was not.
 func pickupLookupError(name string, err error) error {
 	e := pickupCarrierError(name, err)
-	var ce *CarriersError
+	var ce *shipping.CarriersError
 	if errors.As(e, &ce) && ce.Kind == errPickupRejected {
 		ce.Kind = errPickupFailed
 	}
