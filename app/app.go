@@ -27,6 +27,7 @@ import (
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/store"
@@ -136,9 +137,10 @@ type App struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
-	Manifests *manifests.Service
-	Pickups   *pickups.Service
-	Webhooks  *webhooks.Service
+	Manifests       *manifests.Service
+	CarrierAccounts *carrieraccounts.Service
+	Pickups         *pickups.Service
+	Webhooks        *webhooks.Service
 
 	cfg     Config
 	handler http.Handler
@@ -226,6 +228,7 @@ func New(cfg Config) (*App, error) {
 	a.Manifests = manifests.New(cfg.Store, a.Shipping, a.Accounts, a.Webhooks, idem,
 		manifests.Config{EventData: server.ManifestEventData(cfg.PublicURL)})
 	a.Pickups = pickups.New(cfg.Store, a.Shipping, a.Accounts, idem)
+	a.CarrierAccounts = carrieraccounts.New(cfg.Store, a.Shipping, a.Accounts, idem)
 
 	workers := river.NewWorkers()
 	a.Shipping.RegisterWorkers(workers)
@@ -262,7 +265,7 @@ func New(cfg Config) (*App, error) {
 	}
 
 	e, _, err := server.New(server.Config{
-		Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, Pickups: a.Pickups, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
+		Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, CarrierAccounts: a.CarrierAccounts, Pickups: a.Pickups, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		ReadyDetails:   a.failover.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,
@@ -271,7 +274,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, Pickups: a.Pickups, Webhooks: a.Webhooks,
+	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, CarrierAccounts: a.CarrierAccounts, Pickups: a.Pickups, Webhooks: a.Webhooks,
 		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL, ClientIP: server.ClientIP(cfg.TrustedProxies)})
 	if err != nil {
 		return nil, err

@@ -27,6 +27,7 @@ import (
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/openapi"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -37,10 +38,11 @@ type Config struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
-	Manifests *manifests.Service
-	Pickups   *pickups.Service
-	Webhooks  *webhooks.Service
-	Logger    *slog.Logger
+	Manifests       *manifests.Service
+	CarrierAccounts *carrieraccounts.Service
+	Pickups         *pickups.Service
+	Webhooks        *webhooks.Service
+	Logger          *slog.Logger
 	// Now is the clock of rate limiting; tests replace it to move time.
 	Now func() time.Time
 	// PublicURL is this API's address as clients reach it, used in labelUrl.
@@ -89,16 +91,17 @@ func (c *Config) setDefaults() {
 
 // Server implements the contract's operations.
 type Server struct {
-	cfg       Config
-	log       *slog.Logger
-	ops       operations
-	accounts  *accounts.Service
-	shipping  *shipping.Service
-	manifests *manifests.Service
-	pickups   *pickups.Service
-	webhooks  *webhooks.Service
-	metrics   *httpMetrics // nil: not measured
-	tracer    trace.Tracer // nil: not traced
+	cfg             Config
+	log             *slog.Logger
+	ops             operations
+	accounts        *accounts.Service
+	shipping        *shipping.Service
+	manifests       *manifests.Service
+	carrierAccounts *carrieraccounts.Service
+	pickups         *pickups.Service
+	webhooks        *webhooks.Service
+	metrics         *httpMetrics // nil: not measured
+	tracer          trace.Tracer // nil: not traced
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -117,7 +120,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
+	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
 	if cfg.Metrics != nil {
 		if s.metrics, err = newHTTPMetrics(cfg.Metrics, ops); err != nil {
 			return nil, nil, fmt.Errorf("HTTP metrics: %w", err)

@@ -69,7 +69,7 @@ func (u *UI) pickupCarriers(r *http.Request, c accounts.Caller) ([]pickupCarrier
 	if c.Mode != accounts.Live {
 		return out, nil
 	}
-	list, _, err := u.shipping.ListCarrierAccounts(r.Context(), c, paging.Request{Limit: 100}) // an account has a few
+	list, _, err := u.carrierAccounts.ListCarrierAccounts(r.Context(), c, paging.Request{Limit: 100}) // an account has a few
 	if err != nil {
 		return nil, err
 	}

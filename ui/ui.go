@@ -28,6 +28,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -47,10 +48,11 @@ type Config struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
-	Manifests *manifests.Service
-	Pickups   *pickups.Service
-	Webhooks  *webhooks.Service
-	Logger    *slog.Logger
+	Manifests       *manifests.Service
+	CarrierAccounts *carrieraccounts.Service
+	Pickups         *pickups.Service
+	Webhooks        *webhooks.Service
+	Logger          *slog.Logger
 	// Now is the clock of sign-in throttling; tests replace it.
 	Now func() time.Time
 	// PublicURL is where users reach shipd; an https URL makes the session
@@ -66,13 +68,14 @@ type Config struct {
 
 // UI serves the settings pages.
 type UI struct {
-	accounts  *accounts.Service
-	shipping  *shipping.Service
-	manifests *manifests.Service
-	pickups   *pickups.Service
-	webhooks  *webhooks.Service
-	log       *slog.Logger
-	now       func() time.Time
+	accounts        *accounts.Service
+	shipping        *shipping.Service
+	manifests       *manifests.Service
+	carrierAccounts *carrieraccounts.Service
+	pickups         *pickups.Service
+	webhooks        *webhooks.Service
+	log             *slog.Logger
+	now             func() time.Time
 	// httpsPublic: the public URL is https, so cookies are Secure even when
 	// TLS ends at a proxy in front of shipd.
 	httpsPublic bool
@@ -84,7 +87,7 @@ type UI struct {
 
 // New builds the UI's handler, serving everything under Prefix.
 func New(cfg Config) (*UI, error) {
-	if cfg.Accounts == nil || cfg.Shipping == nil || cfg.Manifests == nil || cfg.Pickups == nil || cfg.Webhooks == nil {
+	if cfg.Accounts == nil || cfg.Shipping == nil || cfg.Manifests == nil || cfg.CarrierAccounts == nil || cfg.Pickups == nil || cfg.Webhooks == nil {
 		return nil, errors.New("ui: Config.Accounts, Shipping and Webhooks are required")
 	}
 	if cfg.Logger == nil {
@@ -98,7 +101,7 @@ func New(cfg Config) (*UI, error) {
 		return nil, fmt.Errorf("ui templates: %w", err)
 	}
 	u := &UI{
-		accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, pickups: cfg.Pickups, webhooks: cfg.Webhooks, log: cfg.Logger, now: cfg.Now,
+		accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks, log: cfg.Logger, now: cfg.Now,
 		httpsPublic: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://"),
 		throttle:    newThrottle(cfg.SignInLimits, cfg.Now),
 		clientIP:    cfg.ClientIP,

@@ -80,6 +80,9 @@ func New(t *testing.T, mode accounts.Mode, cfg shipping.Config) *Services {
 	if cfg.EventData == nil {
 		cfg.EventData = func(s shipping.Shipment) (json.RawMessage, error) { return json.Marshal(s) }
 	}
+	if cfg.Cipher == nil {
+		cfg.Cipher = cipher
+	}
 	if cfg.PurchaseRetryBase == 0 {
 		cfg.PurchaseRetryBase = 10 * time.Millisecond
 	}
