@@ -30,6 +30,7 @@ import (
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
+	"github.com/shipd-dev/shipd/shipping/trackers"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/telemetry"
 	"github.com/shipd-dev/shipd/ui"
@@ -138,6 +139,7 @@ type App struct {
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests       *manifests.Service
+	Trackers        *trackers.Service
 	CarrierAccounts *carrieraccounts.Service
 	Pickups         *pickups.Service
 	Webhooks        *webhooks.Service
@@ -229,6 +231,7 @@ func New(cfg Config) (*App, error) {
 		manifests.Config{EventData: server.ManifestEventData(cfg.PublicURL)})
 	a.Pickups = pickups.New(cfg.Store, a.Shipping, a.Accounts, idem)
 	a.CarrierAccounts = carrieraccounts.New(cfg.Store, a.Shipping, a.Accounts, idem)
+	a.Trackers = trackers.New(cfg.Store, a.Shipping, a.Accounts, idem)
 
 	workers := river.NewWorkers()
 	a.Shipping.RegisterWorkers(workers)
@@ -265,7 +268,7 @@ func New(cfg Config) (*App, error) {
 	}
 
 	e, _, err := server.New(server.Config{
-		Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, CarrierAccounts: a.CarrierAccounts, Pickups: a.Pickups, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
+		Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Pickups: a.Pickups, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		ReadyDetails:   a.failover.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,
@@ -274,7 +277,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, CarrierAccounts: a.CarrierAccounts, Pickups: a.Pickups, Webhooks: a.Webhooks,
+	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Pickups: a.Pickups, Webhooks: a.Webhooks,
 		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL, ClientIP: server.ClientIP(cfg.TrustedProxies)})
 	if err != nil {
 		return nil, err

@@ -19,6 +19,7 @@ import (
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
+	"github.com/shipd-dev/shipd/shipping/trackers"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -150,7 +151,7 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusConflict, "already_cancelled", err.Error()), true
 	case errors.Is(err, pickups.ErrPickupRequesting), errors.Is(err, pickups.ErrPickupOutcomeUnknown):
 		return newAPIError(http.StatusConflict, "ineligible_state", err.Error()), true
-	case errors.Is(err, shipping.ErrTrackerOfShipment):
+	case errors.Is(err, trackers.ErrTrackerOfShipment):
 		return newAPIError(http.StatusConflict, "tracker_of_shipment", err.Error()), true
 	case errors.Is(err, shipping.ErrLabelUnavailable):
 		return newAPIError(http.StatusNotFound, "label_unavailable", err.Error()), true

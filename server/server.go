@@ -30,6 +30,7 @@ import (
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
+	"github.com/shipd-dev/shipd/shipping/trackers"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -39,6 +40,7 @@ type Config struct {
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests       *manifests.Service
+	Trackers        *trackers.Service
 	CarrierAccounts *carrieraccounts.Service
 	Pickups         *pickups.Service
 	Webhooks        *webhooks.Service
@@ -97,6 +99,7 @@ type Server struct {
 	accounts        *accounts.Service
 	shipping        *shipping.Service
 	manifests       *manifests.Service
+	trackers        *trackers.Service
 	carrierAccounts *carrieraccounts.Service
 	pickups         *pickups.Service
 	webhooks        *webhooks.Service
@@ -120,7 +123,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
+	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
 	if cfg.Metrics != nil {
 		if s.metrics, err = newHTTPMetrics(cfg.Metrics, ops); err != nil {
 			return nil, nil, fmt.Errorf("HTTP metrics: %w", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
@@ -130,4 +131,18 @@ func (s *Service) trackerCarrierOf(ctx context.Context, tr store.Tracker) (carri
 		return s.AccountCarrier(ca)
 	}
 	return s.cfg.Carriers.Lookup(accounts.Mode(tr.Mode) == accounts.Test, tr.Carrier)
+}
+
+// FollowTracker queues the first step of a new standalone tracker in tx: the
+// first scan of its plan (a sandbox carrier's) when planned, else its first
+// poll of the carrier when polled; nothing when neither (a carrier shipd
+// cannot ask).
+func (s *Service) FollowTracker(ctx context.Context, tx *store.Tx, trackerID string, plan []carriers.TrackingScan, planned, polled bool, since time.Time) error {
+	switch {
+	case planned:
+		return s.scheduleScan(ctx, tx, trackerID, 0, plan, true)
+	case polled:
+		return s.schedulePoll(ctx, tx, trackerID, 1, since)
+	}
+	return nil
 }
