@@ -27,6 +27,7 @@ import (
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
@@ -139,6 +140,7 @@ type App struct {
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests       *manifests.Service
+	Batches         *batches.Service
 	Trackers        *trackers.Service
 	CarrierAccounts *carrieraccounts.Service
 	Pickups         *pickups.Service
@@ -214,7 +216,6 @@ func New(cfg Config) (*App, error) {
 		Now: cfg.Now, Logger: cfg.Logger, Carriers: cfg.Carriers, Catalog: cfg.Catalog,
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
 		EventData:        server.ShipmentEventData(cfg.PublicURL),
-		BatchEventData:   server.BatchEventData(cfg.PublicURL),
 		TrackerEventData: server.TrackerEventData,
 		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval,
@@ -232,6 +233,7 @@ func New(cfg Config) (*App, error) {
 	a.Pickups = pickups.New(cfg.Store, a.Shipping, a.Accounts, idem)
 	a.CarrierAccounts = carrieraccounts.New(cfg.Store, a.Shipping, a.Accounts, idem)
 	a.Trackers = trackers.New(cfg.Store, a.Shipping, a.Accounts, idem)
+	a.Batches = batches.New(cfg.Store, a.Shipping, a.Accounts, a.Webhooks, idem, batches.Config{EventData: server.BatchEventData(cfg.PublicURL)})
 
 	workers := river.NewWorkers()
 	a.Shipping.RegisterWorkers(workers)
@@ -268,7 +270,8 @@ func New(cfg Config) (*App, error) {
 	}
 
 	e, _, err := server.New(server.Config{
-		Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Pickups: a.Pickups, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
+		Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches, Manifests: a.Manifests,
+		Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		ReadyDetails:   a.failover.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,
@@ -277,7 +280,8 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Manifests: a.Manifests, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Pickups: a.Pickups, Webhooks: a.Webhooks,
+	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches,
+		Manifests: a.Manifests, Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts,
 		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL, ClientIP: server.ClientIP(cfg.TrustedProxies)})
 	if err != nil {
 		return nil, err

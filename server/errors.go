@@ -17,6 +17,7 @@ import (
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/shipping/trackers"
@@ -51,7 +52,7 @@ func problem(err error) (*apiError, bool) {
 		ae         *apiError
 		he         *echo.HTTPError
 		input      *shipping.InputError
-		batchItems *shipping.BatchItemsError
+		batchItems *batches.BatchItemsError
 		noMatch    *shipping.NoMatchingServiceError
 		carriers   *shipping.CarriersError
 		refund     *shipping.RefundConflictError

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/paperwork"
-	"github.com/shipd-dev/shipd/internal/pdfmerge"
-	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -89,7 +85,6 @@ func customsPaperwork(row store.Shipment, shipment carriers.Shipment, label carr
 	}
 	return doc, nil
 }
-
 func invoiceOf(row store.Shipment, shipment carriers.Shipment, tracking string, date time.Time) paperwork.Invoice {
 	return paperwork.Invoice{
 		Reference: row.ID, Carrier: row.Carrier, Service: row.Service, TrackingNumber: tracking, Date: date,
@@ -105,7 +100,7 @@ func (s *Service) CustomsDocument(ctx context.Context, c accounts.Caller, id str
 	if err != nil {
 		return nil, err
 	}
-	shipment, international, err := s.customsShipment(row)
+	shipment, international, err := s.CustomsShipment(row)
 	if err != nil {
 		return nil, err
 	}
@@ -118,12 +113,12 @@ func (s *Service) CustomsDocument(ctx context.Context, c accounts.Caller, id str
 	if row.LabelKey == nil {
 		return nil, ErrLabelUnavailable
 	}
-	return s.customsDocumentOf(ctx, row, shipment)
+	return s.CustomsDocumentOf(ctx, row, shipment)
 }
 
-// customsShipment decodes a shipment's request and says whether it crosses
+// CustomsShipment decodes a shipment's request and says whether it crosses
 // a border with a declaration, so has a customs document once bought.
-func (s *Service) customsShipment(row store.Shipment) (carriers.Shipment, bool, error) {
+func (s *Service) CustomsShipment(row store.Shipment) (carriers.Shipment, bool, error) {
 	in, err := s.inputs.decode(row.Request)
 	if err != nil {
 		return carriers.Shipment{}, false, fmt.Errorf("shipment %s: %w", row.ID, err)
@@ -132,10 +127,10 @@ func (s *Service) customsShipment(row store.Shipment) (carriers.Shipment, bool, 
 	return shipment, shipment.Customs != nil && carriers.CustomsRequired(shipment.From, shipment.To), nil
 }
 
-// customsDocumentOf reads a bought international label's customs document.
+// CustomsDocumentOf reads a bought international label's customs document.
 // A label bought before shipd kept customs documents gets the invoice
 // rendered now from its stored declaration.
-func (s *Service) customsDocumentOf(ctx context.Context, row store.Shipment, shipment carriers.Shipment) ([]byte, error) {
+func (s *Service) CustomsDocumentOf(ctx context.Context, row store.Shipment, shipment carriers.Shipment) ([]byte, error) {
 	data, err := s.cfg.Documents.Get(ctx, CustomsKey(row.ID))
 	if errors.Is(err, ErrDocumentNotFound) {
 		when := row.CreatedAt
@@ -145,87 +140,6 @@ func (s *Service) customsDocumentOf(ctx context.Context, row store.Shipment, shi
 		return paperwork.RenderInvoice(invoiceOf(row, shipment, deref(row.TrackingNumber), when))
 	}
 	return data, err
-}
-
-// BatchCustomsPDF returns a function that writes the customs document of
-// every purchased international label of the batch, in item order, as one
-// PDF: the paperwork to print beside labels.pdf, on office paper rather
-// than the label printer. ErrLabelPending while any item is being bought;
-// accounts.ErrNotFound when no purchased label of the batch crosses a
-// border. The batch is read a page at a time, as for labels.pdf.
-func (s *Service) BatchCustomsPDF(ctx context.Context, c accounts.Caller, id string) (func(io.Writer) error, error) {
-	b, err := s.GetBatch(ctx, c, id)
-	if err != nil {
-		return nil, err
-	}
-	if b.Counts.Paying+b.Counts.Pending > 0 {
-		return nil, ErrLabelPending
-	}
-	// Looked for first, so that a batch with no paperwork is a 404 before
-	// the 200 is written.
-	found := false
-	if err := s.eachBatchCustoms(ctx, id, func(store.Shipment, carriers.Shipment) error {
-		found = true
-		return errStopWalk
-	}); err != nil && !errors.Is(err, errStopWalk) {
-		return nil, err
-	}
-	if !found {
-		return nil, fmt.Errorf("%w: no purchased label of batch %s crosses a border, so it has no customs documents", accounts.ErrNotFound, id)
-	}
-	return func(w io.Writer) error {
-		m := pdfmerge.NewMerger(w, s.cfg.PDFBudget)
-		err := s.eachBatchCustoms(ctx, id, func(row store.Shipment, shipment carriers.Shipment) error {
-			doc, err := s.customsDocumentOf(ctx, row, shipment)
-			if err != nil {
-				return fmt.Errorf("customs document of %s: %w", row.ID, err)
-			}
-			if err := m.Add(ctx, doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
-				s.log.WarnContext(ctx, "a customs document could not be merged; a page names it instead", slog.String("shipment_id", row.ID))
-				m.Placeholder("The customs document of " + row.ID + " could not be merged: download it from /api/v1/labels/" + row.ID + "/customs.pdf")
-				return nil
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		return m.Close()
-	}, nil
-}
-
-// errStopWalk ends a walk early without an error.
-var errStopWalk = errors.New("stop")
-
-// eachBatchCustoms calls fn for every purchased international item of the
-// batch, in item order, a page of items at a time.
-func (s *Service) eachBatchCustoms(ctx context.Context, batchID string, fn func(store.Shipment, carriers.Shipment) error) error {
-	p := paging.Request{Limit: batchLabelsPage}
-	for {
-		rows, more, err := s.store.BatchShipments(ctx, batchID, p)
-		if err != nil {
-			return err
-		}
-		for _, row := range rows {
-			if Status(row.Status) != Purchased || row.LabelKey == nil {
-				continue
-			}
-			shipment, international, err := s.customsShipment(row)
-			if err != nil {
-				return err
-			}
-			if !international {
-				continue
-			}
-			if err := fn(row, shipment); err != nil {
-				return err
-			}
-		}
-		if !more {
-			return nil
-		}
-		p.After = rows[len(rows)-1].ID
-	}
 }
 
 // dutiesQuoted reports whether a rate may sell shipment: a DDP shipment of
@@ -244,5 +158,5 @@ func dutiesQuoted(shipment carriers.Shipment, r carriers.Rate) bool {
 // International reports whether the shipment crosses a border with a
 // declaration, and so has a customs document once its label is bought.
 func (s Shipment) International() bool {
-	return s.Input.Customs != nil && s.Input.customsRequired()
+	return s.Input.Customs != nil && s.Input.CustomsRequired()
 }

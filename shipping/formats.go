@@ -113,3 +113,8 @@ func (s *Service) labelData(ctx context.Context, row store.Shipment) ([]byte, er
 	}
 	return data, err
 }
+
+// Label formats a batch may ask for. Only pdf documents exist today: the
+// format is stored with the batch and shown back; per-item formats come with
+// the label formats work.
+var LabelFormats = []string{"pdf", "png", "zpl"}

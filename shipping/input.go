@@ -133,7 +133,7 @@ func (in Input) check(mode accounts.Mode) error {
 	if len(issues) > 0 {
 		return &InputError{Issues: issues}
 	}
-	if in.customsRequired() && in.Customs == nil {
+	if in.CustomsRequired() && in.Customs == nil {
 		return errCustomsRequired
 	}
 	if issues := in.customsIssues(); len(issues) > 0 {
@@ -148,9 +148,9 @@ func (in Input) international() bool {
 	return !strings.EqualFold(in.From.Country, in.To.Country)
 }
 
-// customsRequired reports whether the shipment needs a customs declaration
+// CustomsRequired reports whether the shipment needs a customs declaration
 // (carriers.CustomsRequired: not between two EU member states).
-func (in Input) customsRequired() bool {
+func (in Input) CustomsRequired() bool {
 	return carriers.CustomsRequired(CarrierAddress(in.From), CarrierAddress(in.To))
 }
 

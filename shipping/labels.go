@@ -122,7 +122,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err := checkLabelFormat(in.LabelFormat, in.LabelSize); err != nil {
 			return Shipment{}, err
 		}
-		if err := checkPieceFormat(input, in.LabelFormat); err != nil {
+		if err := CheckPieceFormat(input, in.LabelFormat); err != nil {
 			return Shipment{}, err
 		}
 		if err := s.checkDeliverBy(in.DeliverBy); err != nil {
@@ -228,12 +228,12 @@ func (s *Service) List(ctx context.Context, c accounts.Caller, status Status, p 
 	if err != nil {
 		return nil, false, err
 	}
-	out, err := s.listed(rows)
+	out, err := s.ShipmentsOf(rows)
 	return out, more, err
 }
 
-// listed are rows as a list shows them: without their scans.
-func (s *Service) listed(rows []store.Shipment) ([]Shipment, error) {
+// ShipmentsOf are rows as a list shows them: without their scans.
+func (s *Service) ShipmentsOf(rows []store.Shipment) ([]Shipment, error) {
 	out := make([]Shipment, len(rows))
 	for i, row := range rows {
 		in, err := s.inputs.decode(row.Request)

@@ -17,7 +17,6 @@ import (
 // per box). The caller gives `parcels` instead of `parcel`; once normalized
 // an Input of one piece has Parcel only, and one of several has Parcels with
 // Parcel their first, so every single-parcel path reads as before.
-
 // MaxPieces is the most pieces a shipment may have, as the contract says
 // (UPS takes up to 200 and FedEx up to 999 pieces per shipment; 20 keeps
 // a label document a size one prints at once).
@@ -59,7 +58,6 @@ func (in Input) pieces() Input {
 
 // MultiPiece reports whether the shipment has several pieces.
 func (in Input) MultiPiece() bool { return len(in.Parcels) > 1 }
-
 func carrierParcel(p Parcel) carriers.Parcel {
 	return carriers.Parcel{WeightOz: p.WeightOz, LengthIn: deref(p.LengthIn), WidthIn: deref(p.WidthIn), HeightIn: deref(p.HeightIn)}
 }
@@ -68,24 +66,12 @@ func carrierParcel(p Parcel) carriers.Parcel {
 // label per piece, which a PDF (a page each) or ZPL (a label each) holds.
 var errPiecesPNG = &InputError{Issues: []Issue{{Path: "labelFormat", Message: "png holds one label: a shipment of several parcels is printed as pdf (a page per parcel) or zpl (a label per parcel)"}}}
 
-// checkPieceFormat refuses a PNG label for a multi-piece input (normalized).
-func checkPieceFormat(in Input, f carriers.LabelFormat) error {
+// CheckPieceFormat refuses a PNG label for a multi-piece input (normalized).
+func CheckPieceFormat(in Input, f carriers.LabelFormat) error {
 	if in.MultiPiece() && f == carriers.LabelPNG {
 		return errPiecesPNG
 	}
 	return nil
-}
-
-// batchPieceIssues are the items of a batch that checkPieceFormat refuses
-// in the batch's format.
-func batchPieceIssues(items []BatchItem, format string) []Issue {
-	var issues []Issue
-	for i, it := range items {
-		if err := checkPieceFormat(it.Input.Normalized(), carriers.LabelFormat(format)); err != nil {
-			issues = append(issues, Issue{Path: "shipments." + strconv.Itoa(i) + ".parcels", Message: "cannot be bought as png labels: png holds one label; a batch of several-parcel shipments is pdf or zpl"})
-		}
-	}
-	return issues
 }
 
 // packagesOf records the pieces a carrier sold: each piece's tracking
@@ -170,7 +156,6 @@ func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Labe
 	label.Document, label.Format = buf.Bytes(), carriers.LabelPDF
 	return label, nil
 }
-
 func pieceAt(numbers []string, i int) string {
 	if i < len(numbers) {
 		return numbers[i]

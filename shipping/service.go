@@ -66,8 +66,6 @@ type Config struct {
 	Documents Documents
 	// EventData renders shipments for events.
 	EventData EventEncoder
-	// BatchEventData renders batches for batch.completed; nil: the domain's JSON.
-	BatchEventData BatchEncoder
 	// TrackerEventData renders standalone trackers for events (tracker.updated
 	// of a tracker without a shipment); nil: the Tracker as Go marshals it.
 	TrackerEventData TrackerEncoder
@@ -122,6 +120,8 @@ type Service struct {
 	backlog  backlog
 	inputs   decodedInputs
 	clients  accountClients
+	// batches is told of finished batch items (SetBatchItemFinisher).
+	batches BatchItemFinisher
 }
 
 // DefaultPlatformFeeCents is the fee on every API-created label (the spec's default).

@@ -22,14 +22,6 @@ func table[S, T ~string](statuses []S, triggers []T, next func(S, T) (S, bool)) 
 	return moves
 }
 
-func TestBatchTransitions(t *testing.T) {
-	want := []string{"purchasing --items_finished--> completed"}
-	got := table(BatchStatuses(), BatchTriggers(), BatchStatus.Next)
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("batch moves (-want +got):\n%s", d)
-	}
-}
-
 func TestTrackerTransitions(t *testing.T) {
 	var final []TrackerStatus
 	moves := map[TrackerStatus]int{}

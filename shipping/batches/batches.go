@@ -1,4 +1,4 @@
-package shipping
+package batches
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/internal/pdfmerge"
 	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -31,7 +32,6 @@ import (
 // bought like any create. The batch's counts are counted from its items; the
 // move to completed is made by the transaction that finishes the last item
 // (batchItemFinished), guarded so batch.completed is recorded once.
-
 // MaxBatchItems is how many shipments one batch may hold.
 const MaxBatchItems = 5000
 
@@ -78,11 +78,6 @@ func (s BatchStatus) Next(t BatchTrigger) (BatchStatus, bool) {
 	return to, ok
 }
 
-// Label formats a batch may ask for. Only pdf documents exist today: the
-// format is stored with the batch and shown back; per-item formats come with
-// the label formats work.
-var LabelFormats = []string{"pdf", "png", "zpl"}
-
 // Batch is a batch as the API shows it, with its counts now.
 type Batch struct {
 	ID          string        `json:"id"`
@@ -109,8 +104,8 @@ type BatchCounts struct {
 
 // BatchItem is one shipment of a batch: a create without its own key.
 type BatchItem struct {
-	Input
-	Selection
+	shipping.Input
+	shipping.Selection
 }
 
 // NewBatch is what creating a batch takes.
@@ -127,11 +122,11 @@ type NewBatch struct {
 type BatchEncoder func(Batch) (json.RawMessage, error)
 
 // ErrBatchSize: a batch without items or with more than MaxBatchItems.
-var ErrBatchSize = &InputError{Issues: []Issue{{Path: "shipments", Message: fmt.Sprintf("must hold 1 to %d shipments", MaxBatchItems)}}}
+var ErrBatchSize = &shipping.InputError{Issues: []shipping.Issue{{Path: "shipments", Message: fmt.Sprintf("must hold 1 to %d shipments", MaxBatchItems)}}}
 
 // BatchItemsError lists every invalid item of a batch (422
 // invalid_request); paths name the item (shipments.17.toAddress.state).
-type BatchItemsError struct{ Issues []Issue }
+type BatchItemsError struct{ Issues []shipping.Issue }
 
 func (e *BatchItemsError) Error() string {
 	return fmt.Sprintf("%d problems in the batch's shipments", len(e.Issues))
@@ -159,9 +154,9 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 			return Batch{}, err
 		}
 		if !account.HasPaymentMethod {
-			return Batch{}, ErrNoPaymentMethod
+			return Batch{}, shipping.ErrNoPaymentMethod
 		}
-		if err := s.admitPurchases(ctx, len(rows)); err != nil {
+		if err := s.ship.AdmitPurchases(ctx, len(rows)); err != nil {
 			return Batch{}, err
 		}
 		format := in.LabelFormat
@@ -172,7 +167,7 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 		batch := store.Batch{ID: store.NewID("bat"), AccountID: c.AccountID, Mode: string(c.Mode), Status: string(BatchPurchasing),
 			LabelFormat: format, Total: len(rows), CreatedAt: now}
 		for _, it := range in.Items {
-			if it.Customs != nil && it.customsRequired() {
+			if it.Customs != nil && it.CustomsRequired() {
 				batch.CustomsItems++
 			}
 		}
@@ -202,15 +197,14 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 				if err := tx.InsertShipment(ctx, row); err != nil {
 					return Batch{}, err
 				}
-				if err := s.recordReserve(ctx, tx, *row, now); err != nil {
+				if jobs[i], err = s.ship.ReservePurchase(ctx, tx, *row, now); err != nil {
 					return Batch{}, err
 				}
-				jobs[i] = river.InsertManyParams{Args: purchaseArgs{ShipmentID: row.ID}}
 			}
 			if err := tx.EnqueueNew(ctx, jobs...); err != nil {
 				return Batch{}, err
 			}
-			return batchOf(batch, map[string]int{string(Paying): len(rows)}), nil
+			return batchOf(batch, map[string]int{string(shipping.Paying): len(rows)}), nil
 		})
 	})
 	if err != nil || !replayed {
@@ -228,14 +222,14 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 // failing, the request cancelled) fails the batch as it would a create.
 func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []BatchItem) ([]store.Shipment, error) {
 	rows := make([]store.Shipment, len(items))
-	problems := make([][]Issue, len(items))
+	problems := make([][]shipping.Issue, len(items))
 	fatal := make([]error, len(items))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(batchQuoteWorkers, len(items)) {
 		wg.Go(func() {
 			for i := range next {
-				issues, err := s.priceItem(ctx, c, items[i], &rows[i])
+				issues, err := s.ship.PriceLabel(ctx, c, items[i].Input, items[i].Selection, &rows[i])
 				problems[i], fatal[i] = issues, err
 			}
 		})
@@ -245,7 +239,7 @@ func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []Bat
 	}
 	close(next)
 	wg.Wait()
-	var all []Issue
+	var all []shipping.Issue
 	for i := range items {
 		if fatal[i] != nil {
 			return nil, fatal[i]
@@ -266,76 +260,10 @@ func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []Bat
 	return rows, nil
 }
 
-// priceItem is what Create does before its transaction, for one item.
-func (s *Service) priceItem(ctx context.Context, c accounts.Caller, item BatchItem, row *store.Shipment) ([]Issue, error) {
-	err := item.Input.onePieceForm()
-	if err == nil {
-		// The schema cannot require one of parcel and parcels; a batch item
-		// has no returnOf to supply it.
-		err = item.Input.complete()
-	}
-	input := item.Input.Normalized()
-	if err == nil {
-		err = input.check(c.Mode)
-	}
-	if err == nil {
-		err = s.checkDeliverBy(item.DeliverBy)
-	}
-	var quote Quote
-	if err == nil {
-		quote, err = s.rates(ctx, c, input, false) // batch items are outbound labels
-	}
-	var rate Rate
-	if err == nil {
-		rate, err = quote.pick(item.Selection)
-	}
-	var (
-		ie   *InputError
-		none *NoMatchingServiceError
-		ce   *CarriersError
-	)
-	switch {
-	case err == nil:
-	case errors.As(err, &ie):
-		return ie.Issues, nil
-	case errors.Is(err, ErrNoRates), errors.As(err, &none), errors.As(err, &ce) && errors.Is(err, ErrCarrierRejected):
-		return []Issue{{Message: err.Error()}}, nil
-	default:
-		return nil, err
-	}
-	request, err := encodeInput(input)
-	if err != nil {
-		return nil, err
-	}
-	*row = store.Shipment{AccountID: c.AccountID, Mode: string(c.Mode), Status: string(Paying),
-		Carrier: rate.Carrier, Service: rate.Service, ServiceCategory: rate.ServiceCategory,
-		CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
-		Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
-		EstimatedDeliveryDate: rate.deliveryDate(), Guaranteed: &rate.Guaranteed,
-		CarrierAccountID: optional(rate.CarrierAccountID)}
-	return nil, nil
-}
-
-// admitPurchases refuses n new purchases that would take the backlog past
-// its bound: a batch is admitted whole or not at all.
-func (s *Service) admitPurchases(ctx context.Context, n int) error {
-	if s.cfg.MaxPurchaseBacklog < 0 {
-		return nil
-	}
-	waiting, err := s.backlog.count(ctx)
-	if err != nil {
-		return err
-	}
-	if waiting+n > s.cfg.MaxPurchaseBacklog {
-		return ErrPurchaseQueueFull
-	}
-	return nil
-}
-
 func batchOf(b store.Batch, counts map[string]int) Batch {
 	out := Batch{ID: b.ID, Mode: accounts.Mode(b.Mode), Status: BatchStatus(b.Status), LabelFormat: b.LabelFormat,
 		CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt, CustomsItems: b.CustomsItems}
-	out.Counts = BatchCounts{Total: b.Total, Paying: counts[string(Paying)], Pending: counts[string(Pending)], Failed: counts[string(Failed)]}
+	out.Counts = BatchCounts{Total: b.Total, Paying: counts[string(shipping.Paying)], Pending: counts[string(shipping.Pending)], Failed: counts[string(shipping.Failed)]}
 	out.Counts.Purchased = b.Total - out.Counts.Paying - out.Counts.Pending - out.Counts.Failed
 	return out
 }
@@ -377,7 +305,7 @@ func (s *Service) ListBatches(ctx context.Context, c accounts.Caller, p paging.R
 }
 
 // BatchShipments pages through a batch's shipments in item order.
-func (s *Service) BatchShipments(ctx context.Context, c accounts.Caller, id string, p paging.Request) ([]Shipment, bool, error) {
+func (s *Service) BatchShipments(ctx context.Context, c accounts.Caller, id string, p paging.Request) ([]shipping.Shipment, bool, error) {
 	b, err := s.findBatch(ctx, c, id)
 	if err != nil {
 		return nil, false, err
@@ -386,16 +314,16 @@ func (s *Service) BatchShipments(ctx context.Context, c accounts.Caller, id stri
 	if err != nil {
 		return nil, false, err
 	}
-	out, err := s.listed(rows)
+	out, err := s.ship.ShipmentsOf(rows)
 	return out, more, err
 }
 
-// batchItemFinished is the purchase path's hook: in the transaction that
+// BatchItemFinished is the purchase path's hook (shipping.BatchItemFinisher): in the transaction that
 // moved row to purchased or failed, it completes row's batch when no item is
 // still being bought, and records batch.completed then. The batch row is
 // locked first, so of two transactions finishing the last items at once the
 // second sees the first's commit; CompleteBatch's guard makes it act once.
-func (s *Service) batchItemFinished(ctx context.Context, tx *store.Tx, row store.Shipment) error {
+func (s *Service) BatchItemFinished(ctx context.Context, tx *store.Tx, row store.Shipment) error {
 	if row.BatchID == nil {
 		return nil
 	}
@@ -403,7 +331,7 @@ func (s *Service) batchItemFinished(ctx context.Context, tx *store.Tx, row store
 	if err := tx.LockBatch(ctx, id); err != nil {
 		return err
 	}
-	done, err := tx.CompleteBatch(ctx, id, []string{string(Paying), string(Pending)}, s.now())
+	done, err := tx.CompleteBatch(ctx, id, []string{string(shipping.Paying), string(shipping.Pending)}, s.now())
 	if err != nil || !done {
 		return err
 	}
@@ -421,13 +349,6 @@ func (s *Service) batchItemFinished(ctx context.Context, tx *store.Tx, row store
 	}
 	_, err = s.webhooks.Record(ctx, tx, row.AccountID, row.Mode, webhooks.EventBatchCompleted, data)
 	return err
-}
-
-func (s *Service) batchEventData(b Batch) (json.RawMessage, error) {
-	if s.cfg.BatchEventData != nil {
-		return s.cfg.BatchEventData(b)
-	}
-	return json.Marshal(b)
 }
 
 // batchLabelsPage is how many items a merged document reads at once.
@@ -452,7 +373,7 @@ func (s *Service) BatchLabelsPDF(ctx context.Context, c accounts.Caller, id stri
 			}
 			for _, it := range items {
 				after = it.Seq
-				if Status(it.Status) != Purchased || it.LabelKey == nil {
+				if shipping.Status(it.Status) != shipping.Purchased || it.LabelKey == nil {
 					continue
 				}
 				doc, err := s.cfg.Documents.Get(ctx, *it.LabelKey)
@@ -501,7 +422,7 @@ func (s *Service) batchDocument(ctx context.Context, c accounts.Caller, id strin
 		return Batch{}, &BatchFormatError{BatchID: id, Format: f, Asked: format}
 	}
 	if b.Counts.Paying+b.Counts.Pending > 0 {
-		return Batch{}, ErrLabelPending
+		return Batch{}, shipping.ErrLabelPending
 	}
 	return b, nil
 }
@@ -524,7 +445,7 @@ func (s *Service) BatchLabelsZPL(ctx context.Context, c accounts.Caller, id stri
 			}
 			for _, it := range items {
 				after = it.Seq
-				if Status(it.Status) != Purchased || it.LabelKey == nil {
+				if shipping.Status(it.Status) != shipping.Purchased || it.LabelKey == nil {
 					continue
 				}
 				doc, err := s.cfg.Documents.Get(ctx, *it.LabelKey)
