@@ -29,6 +29,7 @@ import (
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
+	"github.com/shipd-dev/shipd/shipping/labeljobs"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/shipping/trackers"
@@ -138,6 +139,8 @@ type Config struct {
 type App struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
+	// LabelJobs buys, voids and tracks the labels Shipping accepts.
+	LabelJobs *labeljobs.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests       *manifests.Service
 	Batches         *batches.Service
@@ -232,11 +235,12 @@ func New(cfg Config) (*App, error) {
 		manifests.Config{EventData: server.ManifestEventData(cfg.PublicURL)})
 	a.Pickups = pickups.New(cfg.Store, a.Shipping, a.Accounts, idem)
 	a.CarrierAccounts = carrieraccounts.New(cfg.Store, a.Shipping, a.Accounts, idem)
-	a.Trackers = trackers.New(cfg.Store, a.Shipping, a.Accounts, idem)
+	a.LabelJobs = labeljobs.New(cfg.Store, a.Shipping)
+	a.Trackers = trackers.New(cfg.Store, a.Shipping, a.LabelJobs, a.Accounts, idem)
 	a.Batches = batches.New(cfg.Store, a.Shipping, a.Accounts, a.Webhooks, idem, batches.Config{EventData: server.BatchEventData(cfg.PublicURL)})
 
 	workers := river.NewWorkers()
-	a.Shipping.RegisterWorkers(workers)
+	a.LabelJobs.RegisterWorkers(workers)
 	a.Manifests.RegisterWorkers(workers)
 	a.Webhooks.RegisterWorkers(workers)
 	idem.RegisterWorkers(workers)

@@ -138,10 +138,10 @@ func (s *Service) quoteCarriers(ctx context.Context, c accounts.Caller) ([]carri
 	return cs, make([]string, len(cs)), nil
 }
 
-// carrierOf is the carrier a stored label is bought, voided and tracked
+// CarrierOf is the carrier a stored label is bought, voided and tracked
 // through: its carrier account's client, whatever became of that account
 // since, or the mode's carrier of its name.
-func (s *Service) carrierOf(ctx context.Context, row store.Shipment) (carriers.Carrier, error) {
+func (s *Service) CarrierOf(ctx context.Context, row store.Shipment) (carriers.Carrier, error) {
 	if row.CarrierAccountID != nil && *row.CarrierAccountID != "" {
 		ca, err := s.store.CarrierAccountByID(ctx, *row.CarrierAccountID)
 		if err != nil {

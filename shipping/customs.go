@@ -38,7 +38,7 @@ func (in Input) customsIssues() []Issue {
 	if len(issues) > 0 || !in.international() || !strings.EqualFold(in.From.Country, "US") {
 		return issues
 	}
-	cc := in.carrierShipment().Customs
+	cc := in.CarrierShipment().Customs
 	values := cc.ScheduleBValues()
 	if len(values) == 0 {
 		return nil
@@ -69,10 +69,10 @@ func CustomsKey(shipmentID string) string {
 	return key[:len(key)-len(".pdf")] + ".customs.pdf"
 }
 
-// customsPaperwork is the customs document of a label just bought: the
+// CustomsPaperwork is the customs document of a label just bought: the
 // carrier's own when it returned one, else the commercial invoice shipd
 // renders; nil for a domestic shipment.
-func customsPaperwork(row store.Shipment, shipment carriers.Shipment, label carriers.Label, now time.Time) ([]byte, error) {
+func CustomsPaperwork(row store.Shipment, shipment carriers.Shipment, label carriers.Label, now time.Time) ([]byte, error) {
 	if shipment.Customs == nil || !carriers.CustomsRequired(shipment.From, shipment.To) {
 		return nil, nil
 	}
@@ -123,7 +123,7 @@ func (s *Service) CustomsShipment(row store.Shipment) (carriers.Shipment, bool, 
 	if err != nil {
 		return carriers.Shipment{}, false, fmt.Errorf("shipment %s: %w", row.ID, err)
 	}
-	shipment := in.carrierShipment()
+	shipment := in.CarrierShipment()
 	return shipment, shipment.Customs != nil && carriers.CustomsRequired(shipment.From, shipment.To), nil
 }
 

@@ -160,7 +160,7 @@ func (in Input) CustomsRequired() bool {
 func (in Input) Normalized() Input {
 	in.From = in.From.Normalized()
 	in.To = in.To.Normalized()
-	return in.pieces()
+	return in.Pieces()
 }
 
 func (a Address) Normalized() Address {
@@ -184,9 +184,9 @@ func encodeInput(in Input) (string, error) {
 // errInputUndecodable marks a stored request that does not decode.
 var errInputUndecodable = errors.New("stored shipment request does not decode")
 
-// decodeInput reads a stored request. Unknown fields or missing required
+// DecodeInput reads a stored request. Unknown fields or missing required
 // parts are an error, never a zero value.
-func decodeInput(raw string) (Input, error) {
+func DecodeInput(raw string) (Input, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
 	dec.DisallowUnknownFields()
 	var in Input
@@ -199,8 +199,8 @@ func decodeInput(raw string) (Input, error) {
 	return in, nil
 }
 
-// carrierShipment is the input as the carrier port takes it.
-func (in Input) carrierShipment() carriers.Shipment {
+// CarrierShipment is the input as the carrier port takes it.
+func (in Input) CarrierShipment() carriers.Shipment {
 	s := carriers.Shipment{
 		From:   CarrierAddress(in.From),
 		To:     CarrierAddress(in.To),

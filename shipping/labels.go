@@ -178,10 +178,10 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 				return Shipment{}, err
 			}
 			// A new shipment's purchase job cannot collide with another: the fast insert suffices.
-			if err := tx.EnqueueNew(ctx, river.InsertManyParams{Args: purchaseArgs{ShipmentID: row.ID}}); err != nil {
+			if err := tx.EnqueueNew(ctx, river.InsertManyParams{Args: PurchaseArgs{ShipmentID: row.ID}}); err != nil {
 				return Shipment{}, err
 			}
-			return shipmentOf(row, input, nil, false), nil
+			return ShipmentOf(row, input, nil, false), nil
 		})
 	})
 }
@@ -210,7 +210,7 @@ func (s *Service) detail(ctx context.Context, scans scansReader, row store.Shipm
 			return Shipment{}, err
 		}
 	}
-	return shipmentOf(row, in, events, true), nil
+	return ShipmentOf(row, in, events, true), nil
 }
 
 // Get reads one shipment with its tracking events.
@@ -240,7 +240,7 @@ func (s *Service) ShipmentsOf(rows []store.Shipment) ([]Shipment, error) {
 		if err != nil {
 			return nil, fmt.Errorf("shipment %s: %w", row.ID, err)
 		}
-		out[i] = shipmentOf(row, in, nil, false)
+		out[i] = ShipmentOf(row, in, nil, false)
 	}
 	return out, nil
 }
@@ -277,7 +277,7 @@ func (s *Service) Refund(ctx context.Context, c accounts.Caller, id string, in R
 			if err := tx.UpdateShipment(ctx, &row); err != nil {
 				return Shipment{}, err
 			}
-			if err := tx.Enqueue(ctx, river.InsertManyParams{Args: voidArgs{ShipmentID: row.ID}}); err != nil {
+			if err := tx.Enqueue(ctx, river.InsertManyParams{Args: VoidArgs{ShipmentID: row.ID}}); err != nil {
 				return Shipment{}, err
 			}
 			return s.detail(ctx, tx.TrackingEvents, row)
@@ -324,7 +324,7 @@ func (s *Service) Tracker(ctx context.Context, c accounts.Caller, id string) (Tr
 	}, nil
 }
 
-func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, detail bool) Shipment {
+func ShipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, detail bool) Shipment {
 	sh := Shipment{
 		ID: row.ID, Mode: accounts.Mode(row.Mode), Status: Status(row.Status), CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
 		Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
@@ -334,7 +334,7 @@ func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 		EstimatedDeliveryDate: rowDeliveryDate(row), Guaranteed: row.Guaranteed,
 		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
 		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,
-		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, BatchID: row.BatchID, ManifestID: row.ManifestID, Detail: detail, LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row),
+		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, BatchID: row.BatchID, ManifestID: row.ManifestID, Detail: detail, LabelFormat: RowLabelFormat(row), LabelSize: RowLabelSize(row),
 		Packages: decodePackages(row.Packages),
 	}
 	if detail {

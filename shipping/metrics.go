@@ -41,8 +41,8 @@ const (
 	RefundOutcomeError     = "error"
 )
 
-// observer is Config.Observer, or one that does nothing.
-func (s *Service) observer() Observer {
+// Observer is Config.Observer, or one that does nothing.
+func (s *Service) Observer() Observer {
 	if s.cfg.Observer == nil {
 		return noObserver{}
 	}

@@ -1,15 +1,10 @@
 package shipping
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/shipd-dev/shipd/carriers"
-	"github.com/shipd-dev/shipd/internal/pdfmerge"
 )
 
 // Multi-piece shipments: several boxes under one shipment, bought from a
@@ -42,10 +37,10 @@ func (in Input) onePieceForm() error {
 	return nil
 }
 
-// pieces folds parcels into the single-parcel form: one piece is a parcel;
+// Pieces folds parcels into the single-parcel form: one piece is a parcel;
 // of several, Parcel is the first (the shipment's parcel as older clients
 // read it).
-func (in Input) pieces() Input {
+func (in Input) Pieces() Input {
 	switch len(in.Parcels) {
 	case 0:
 	case 1:
@@ -74,9 +69,9 @@ func CheckPieceFormat(in Input, f carriers.LabelFormat) error {
 	return nil
 }
 
-// packagesOf records the pieces a carrier sold: each piece's tracking
+// PackagesOf records the pieces a carrier sold: each piece's tracking
 // number beside its weight; nil for a single parcel.
-func packagesOf(in Input, label carriers.Label) ([]Package, error) {
+func PackagesOf(in Input, label carriers.Label) ([]Package, error) {
 	if !in.MultiPiece() {
 		return nil, nil
 	}
@@ -90,8 +85,8 @@ func packagesOf(in Input, label carriers.Label) ([]Package, error) {
 	return out, nil
 }
 
-// encodePackages is the stored form of a shipment's packages (nil: none).
-func encodePackages(ps []Package) (*string, error) {
+// EncodePackages is the stored form of a shipment's packages (nil: none).
+func EncodePackages(ps []Package) (*string, error) {
 	if len(ps) == 0 {
 		return nil, nil
 	}
@@ -116,58 +111,11 @@ func decodePackages(raw *string) []Package {
 	return ps
 }
 
-// pieceNumbers are the tracking numbers of a row's pieces, for a void.
-func pieceNumbers(raw *string) []string {
+// PieceNumbers are the tracking numbers of a row's pieces, for a void.
+func PieceNumbers(raw *string) []string {
 	var out []string
 	for _, p := range decodePackages(raw) {
 		out = append(out, p.TrackingNumber)
 	}
 	return out
-}
-
-// joinPieces makes a label answered as a document per piece (FedEx) one
-// document: a PDF of their pages (internal/pdfmerge), or their ZPL labels
-// one after the other. A piece whose PDF cannot be read makes the whole
-// label unusable (errUnusable): the purchase fails and the shipment, every
-// piece with it, is voided (unusable.go), rather than a label sold with a
-// page missing.
-func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Label) (carriers.Label, error) {
-	if len(label.PieceDocuments) == 0 {
-		return label, nil
-	}
-	docs := label.PieceDocuments
-	label.PieceDocuments = nil
-	if label.Format != "" && label.Format != carriers.LabelPDF {
-		label.Document = bytes.Join(docs, nil)
-		return label, nil
-	}
-	var buf bytes.Buffer
-	m := pdfmerge.NewMerger(&buf, s.cfg.PDFBudget)
-	for i, doc := range docs {
-		if err := m.Add(ctx, doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
-			return label, fmt.Errorf("%w: the PDF of piece %s: %w", errUnusable, pieceAt(label.Pieces, i), err)
-		} else if err != nil {
-			return label, err
-		}
-	}
-	if err := m.Close(); err != nil {
-		return label, err // only a writer failing: a bytes.Buffer does not
-	}
-	label.Document, label.Format = buf.Bytes(), carriers.LabelPDF
-	return label, nil
-}
-func pieceAt(numbers []string, i int) string {
-	if i < len(numbers) {
-		return numbers[i]
-	}
-	return strconv.Itoa(i + 1)
-}
-
-// wholeLabel reports whether a label found by a rescued purchase can be
-// adopted: for a multi-piece shipment, only with every piece's number (UPS
-// Label Recovery gives the first package's label alone); otherwise it is
-// voided, the whole shipment with it, and bought again.
-func wholeLabel(req carriers.BuyRequest, found carriers.Label) bool {
-	n := len(req.Shipment.Pieces)
-	return n < 2 || len(found.Pieces) == n
 }

@@ -89,7 +89,7 @@ func (s *Service) ReservePurchase(ctx context.Context, tx *store.Tx, row store.S
 	if err := s.recordReserve(ctx, tx, row, now); err != nil {
 		return river.InsertManyParams{}, err
 	}
-	return river.InsertManyParams{Args: purchaseArgs{ShipmentID: row.ID}}, nil
+	return river.InsertManyParams{Args: PurchaseArgs{ShipmentID: row.ID}}, nil
 }
 
 // BatchItemFinisher is told of each label of a batch that its purchase
@@ -104,8 +104,8 @@ type BatchItemFinisher interface {
 // Call it before the workers start.
 func (s *Service) SetBatchItemFinisher(f BatchItemFinisher) { s.batches = f }
 
-// batchItemFinished runs the batches' hook for row, an item of a batch.
-func (s *Service) batchItemFinished(ctx context.Context, tx *store.Tx, row store.Shipment) error {
+// FinishBatchItem runs the batches' hook for row, an item of a batch.
+func (s *Service) FinishBatchItem(ctx context.Context, tx *store.Tx, row store.Shipment) error {
 	if row.BatchID == nil || s.batches == nil {
 		return nil
 	}

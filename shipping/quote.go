@@ -234,7 +234,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 	if err != nil {
 		return Quote{}, err
 	}
-	shipment := in.carrierShipment()
+	shipment := in.CarrierShipment()
 	shipment.ShipDate = carriers.ShipDate(s.now())
 	shipment.Return = ret
 	type answer struct {

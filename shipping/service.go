@@ -185,20 +185,20 @@ func (s *Service) platformFee() int64 {
 	return *s.cfg.PlatformFeeCents
 }
 
-// record stores events about row (as it is in tx, with its tracking) in tx;
+// Record stores events about row (as it is in tx, with its tracking) in tx;
 // their data is the shipment's detail, rendered once.
-func (s *Service) record(ctx context.Context, tx *store.Tx, row store.Shipment, eventTypes ...string) error {
+func (s *Service) Record(ctx context.Context, tx *store.Tx, row store.Shipment, eventTypes ...string) error {
 	sh, err := s.detail(ctx, tx.TrackingEvents, row)
 	if err != nil {
 		return err
 	}
-	return s.recordShipment(ctx, tx, row, sh, eventTypes...)
+	return s.RecordShipment(ctx, tx, row, sh, eventTypes...)
 }
 
-// recordShipment records the events of row with sh as their data, for a
+// RecordShipment records the events of row with sh as their data, for a
 // caller that has the shipment at hand (a purchase knows its tracker is new
 // and has no tracking events yet, so nothing needs reading).
-func (s *Service) recordShipment(ctx context.Context, tx *store.Tx, row store.Shipment, sh Shipment, eventTypes ...string) error {
+func (s *Service) RecordShipment(ctx context.Context, tx *store.Tx, row store.Shipment, sh Shipment, eventTypes ...string) error {
 	data, err := s.cfg.EventData(sh)
 	if err != nil {
 		return fmt.Errorf("event data: %w", err)

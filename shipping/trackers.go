@@ -21,9 +21,9 @@ import (
 // the carrier does not know is polled before polling stops.
 const UnknownNumberGiveUpAfter = 24 * time.Hour
 
-// unknownNumberScan is the scan index of the event that says the carrier
+// UnknownNumberScan is the scan index of the event that says the carrier
 // does not know the number: before every carrier scan (they count from 0).
-const unknownNumberScan = -1
+const UnknownNumberScan = -1
 
 // UnknownNumberMessage is the event a standalone tracker gets when the
 // carrier does not know its number.
@@ -49,9 +49,9 @@ func TrackerOf(t store.Tracker, events []store.TrackingEvent) Tracker {
 	}
 }
 
-// recordTracker records tracker.updated for a standalone tracker, n times
+// RecordTracker records tracker.updated for a standalone tracker, n times
 // (once per new scan), with the tracker as it is now as the data.
-func (s *Service) recordTracker(ctx context.Context, tx *store.Tx, id string, n int) error {
+func (s *Service) RecordTracker(ctx context.Context, tx *store.Tx, id string, n int) error {
 	tr, err := tx.TrackerByID(ctx, id)
 	if err != nil {
 		return err

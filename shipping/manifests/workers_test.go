@@ -11,6 +11,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/labeljobs"
 	"github.com/shipd-dev/shipd/shipping/shippingtest"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -21,7 +22,7 @@ func setup(t *testing.T) (*shippingtest.Services, *Service) {
 	t.Helper()
 	s := shippingtest.New(t, accounts.Test, shipping.Config{})
 	m := New(s.Store, s.Shipping, s.Accounts, s.Webhooks, s.Idempotency, Config{})
-	s.Start(t, m.RegisterWorkers)
+	s.Start(t, labeljobs.New(s.Store, s.Shipping).RegisterWorkers, m.RegisterWorkers)
 	return s, m
 }
 

@@ -11,13 +11,14 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/labeljobs"
 	"github.com/shipd-dev/shipd/shipping/shippingtest"
 )
 
 func setup(t *testing.T) (*shippingtest.Services, *Service) {
 	t.Helper()
 	s := shippingtest.New(t, accounts.Test, shipping.Config{})
-	s.Start(t)
+	s.Start(t, labeljobs.New(s.Store, s.Shipping).RegisterWorkers)
 	return s, New(s.Store, s.Shipping, s.Accounts, s.Idempotency)
 }
 

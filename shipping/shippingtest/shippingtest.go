@@ -108,12 +108,13 @@ func New(t *testing.T, mode accounts.Mode, cfg shipping.Config) *Services {
 	return &Services{Store: st, Accounts: acc, Webhooks: wh, Idempotency: idem, Shipping: svc, Caller: c, Clock: clock}
 }
 
-// Start runs the job workers until the test ends: the shipments domain's
-// and the webhooks', and those register adds (a feature package's).
+// Start runs the job workers until the test ends: the webhooks' and those
+// register adds: shipping/labeljobs' (which buy, void and track labels;
+// this package cannot import it, whose own tests use this one) and a
+// feature package's.
 func (s *Services) Start(t *testing.T, register ...func(*river.Workers)) {
 	t.Helper()
 	workers := river.NewWorkers()
-	s.Shipping.RegisterWorkers(workers)
 	s.Webhooks.RegisterWorkers(workers)
 	for _, r := range register {
 		r(workers)

@@ -12,6 +12,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/labeljobs"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -20,6 +21,7 @@ import (
 type Service struct {
 	store    *store.Store
 	ship     *shipping.Service
+	jobs     *labeljobs.Service
 	accounts *accounts.Service
 	idem     *idempotency.Service
 	// cfg is the shipments domain's configuration (carriers, catalog).
@@ -28,7 +30,8 @@ type Service struct {
 	log *slog.Logger
 }
 
-// New returns the trackers service on top of ship.
-func New(st *store.Store, ship *shipping.Service, acc *accounts.Service, idem *idempotency.Service) *Service {
-	return &Service{store: st, ship: ship, accounts: acc, idem: idem, cfg: ship.Config(), now: ship.Now, log: ship.Logger()}
+// New returns the trackers service on top of ship, whose label jobs
+// (jobs) scan and poll the trackers as they do labels'.
+func New(st *store.Store, ship *shipping.Service, jobs *labeljobs.Service, acc *accounts.Service, idem *idempotency.Service) *Service {
+	return &Service{store: st, ship: ship, jobs: jobs, accounts: acc, idem: idem, cfg: ship.Config(), now: ship.Now, log: ship.Logger()}
 }

@@ -93,7 +93,7 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 				// Another request inserted it since the read above.
 				return existing()
 			}
-			if err := s.ship.FollowTracker(ctx, tx, tr.ID, plan, planned, polled, now); err != nil {
+			if err := s.jobs.FollowTracker(ctx, tx, tr.ID, plan, planned, polled, now); err != nil {
 				return CreatedTracker{}, err
 			}
 			return CreatedTracker{Tracker: shipping.TrackerOf(tr, nil), Created: true}, nil

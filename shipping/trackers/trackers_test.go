@@ -9,6 +9,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/labeljobs"
 	"github.com/shipd-dev/shipd/shipping/shippingtest"
 	"github.com/shipd-dev/shipd/shipping/trackers"
 )
@@ -16,8 +17,8 @@ import (
 func setup(t *testing.T) (*shippingtest.Services, *trackers.Service) {
 	t.Helper()
 	s := shippingtest.New(t, accounts.Test, shipping.Config{})
-	s.Start(t)
-	return s, trackers.New(s.Store, s.Shipping, s.Accounts, s.Idempotency)
+	s.Start(t, labeljobs.New(s.Store, s.Shipping).RegisterWorkers)
+	return s, trackers.New(s.Store, s.Shipping, labeljobs.New(s.Store, s.Shipping), s.Accounts, s.Idempotency)
 }
 
 // uspsNumber has USPS's form (Intelligent Mail package barcode), which names

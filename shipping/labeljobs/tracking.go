@@ -1,4 +1,4 @@
-package shipping
+package labeljobs
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -51,10 +52,10 @@ var finalEvents = map[string]string{
 	carriers.StatusReturnToSender: webhooks.EventShipmentReturnToSender,
 }
 
-// scheduleScan queues scan index of the plan after its delay. newTracker:
+// ScheduleScan queues scan index of the plan after its delay. newTracker:
 // the tracker was inserted by this transaction, so no scan job of it can
 // exist and the insert skips the unique lookup (EnqueueNew).
-func (s *Service) scheduleScan(ctx context.Context, tx *store.Tx, trackerID string, index int, plan []carriers.TrackingScan, newTracker bool) error {
+func (s *Service) ScheduleScan(ctx context.Context, tx *store.Tx, trackerID string, index int, plan []carriers.TrackingScan, newTracker bool) error {
 	if index >= len(plan) {
 		return nil
 	}
@@ -96,10 +97,10 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 		if err != nil {
 			return err
 		}
-		switch Status(row.Status).OnScan() {
-		case ScanDrop:
+		switch shipping.Status(row.Status).OnScan() {
+		case shipping.ScanDrop:
 			return nil
-		case ScanHold:
+		case shipping.ScanHold:
 			return river.JobSnooze(max(plan[i].After, time.Second))
 		}
 		scan := plan[i]
@@ -113,7 +114,7 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 			return err
 		}
 		row.TrackingStatus, row.UpdatedAt = &scan.Status, now
-		if err := s.chargeOnUse(ctx, tx, &row, Used(scan.Status), now); err != nil {
+		if err := s.ship.ChargeOnUse(ctx, tx, &row, shipping.Used(scan.Status), now); err != nil {
 			return err
 		}
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
@@ -123,10 +124,10 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 		if ev, ok := finalEvents[scan.Status]; ok {
 			events = append(events, ev)
 		}
-		if err := s.record(ctx, tx, row, events...); err != nil {
+		if err := s.ship.Record(ctx, tx, row, events...); err != nil {
 			return err
 		}
-		return s.scheduleScan(ctx, tx, tr.ID, i+1, plan, false)
+		return s.ScheduleScan(ctx, tx, tr.ID, i+1, plan, false)
 	})
 }
 
@@ -163,50 +164,8 @@ func (s *Service) pollDelay(age time.Duration) time.Duration {
 	return 6 * time.Hour
 }
 
-// TrackerStatus is a tracker's status: the carrier's latest word on the
-// package (carriers.Status*). CanMoveTo is its state machine.
-type TrackerStatus string
-
-// The tracker statuses.
-const (
-	TrackerUnknown            TrackerStatus = carriers.StatusUnknown
-	TrackerPreTransit         TrackerStatus = carriers.StatusPreTransit
-	TrackerInTransit          TrackerStatus = carriers.StatusInTransit
-	TrackerOutForDelivery     TrackerStatus = carriers.StatusOutForDelivery
-	TrackerDelivered          TrackerStatus = carriers.StatusDelivered
-	TrackerAvailableForPickup TrackerStatus = carriers.StatusAvailableForPickup
-	TrackerReturnToSender     TrackerStatus = carriers.StatusReturnToSender
-	TrackerFailure            TrackerStatus = carriers.StatusFailure
-	TrackerCancelled          TrackerStatus = carriers.StatusCancelled
-)
-
-// TrackerStatuses lists every tracker status.
-func TrackerStatuses() []TrackerStatus {
-	return []TrackerStatus{TrackerUnknown, TrackerPreTransit, TrackerInTransit, TrackerOutForDelivery, TrackerDelivered,
-		TrackerAvailableForPickup, TrackerReturnToSender, TrackerFailure, TrackerCancelled}
-}
-
-// Final reports whether the status ends the polling: delivered, returned
-// to sender, cancelled. Nothing asks the carrier about the package again,
-// so nothing moves the tracker again.
-func (s TrackerStatus) Final() bool {
-	switch s {
-	case TrackerDelivered, TrackerReturnToSender, TrackerCancelled:
-		return true
-	}
-	return false
-}
-
-// CanMoveTo says whether a scan or a poll reporting to may move a tracker
-// in status s: from any status that is not final, to whatever the carrier
-// says (carriers correct their scans: an exception is followed by in
-// transit, a scan may come late), and from a final status to nothing.
-func (s TrackerStatus) CanMoveTo(to TrackerStatus) bool {
-	return !s.Final() && s != to
-}
-
-// schedulePoll queues poll n of a tracker, after the delay its age calls for.
-func (s *Service) schedulePoll(ctx context.Context, tx *store.Tx, trackerID string, n int, purchasedAt time.Time) error {
+// SchedulePoll queues poll n of a tracker, after the delay its age calls for.
+func (s *Service) SchedulePoll(ctx context.Context, tx *store.Tx, trackerID string, n int, purchasedAt time.Time) error {
 	age := s.now().Sub(purchasedAt)
 	if age > PollGiveUpAfter {
 		s.log.InfoContext(ctx, "tracking polls given up", "tracker_id", trackerID, "age", age.String())
@@ -242,15 +201,15 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 		purchasedAt = *row.PurchasedAt
 	}
 	next := func() error {
-		return s.store.Tx(ctx, func(tx *store.Tx) error { return s.schedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt) })
+		return s.store.Tx(ctx, func(tx *store.Tx) error { return s.SchedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt) })
 	}
-	switch Status(row.Status).OnScan() {
-	case ScanDrop:
+	switch shipping.Status(row.Status).OnScan() {
+	case shipping.ScanDrop:
 		return nil
-	case ScanHold:
+	case shipping.ScanHold:
 		return next()
 	}
-	carrier, err := s.carrierOf(ctx, row)
+	carrier, err := s.ship.CarrierOf(ctx, row)
 	if err != nil {
 		return nil // the carrier is no longer configured: nothing to ask
 	}
@@ -274,8 +233,8 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 		if err != nil {
 			return err
 		}
-		if Status(row.Status).OnScan() != ScanApply {
-			return s.schedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt)
+		if shipping.Status(row.Status).OnScan() != shipping.ScanApply {
+			return s.SchedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt)
 		}
 		tr, err := tx.TrackerByID(ctx, tr.ID)
 		if err != nil {
@@ -295,7 +254,7 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 				return err
 			}
 			row.TrackingStatus, row.UpdatedAt = &status, now
-			if err := s.chargeOnUse(ctx, tx, &row, usedBy(status, upd.Events), now); err != nil {
+			if err := s.ship.ChargeOnUse(ctx, tx, &row, shipping.UsedBy(status, upd.Events), now); err != nil {
 				return err
 			}
 			if err := tx.UpdateShipment(ctx, &row); err != nil {
@@ -308,14 +267,14 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 			if ev, ok := finalEvents[status]; ok && status != tr.Status {
 				events = append(events, ev)
 			}
-			if err := s.record(ctx, tx, row, events...); err != nil {
+			if err := s.ship.Record(ctx, tx, row, events...); err != nil {
 				return err
 			}
 		}
-		if TrackerStatus(status).Final() {
+		if shipping.TrackerStatus(status).Final() {
 			return nil
 		}
-		return s.schedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt)
+		return s.SchedulePoll(ctx, tx, tr.ID, job.Args.Poll+1, purchasedAt)
 	})
 }
 
@@ -335,15 +294,6 @@ func (s *Service) budgetSnooze(err error, since time.Time) error {
 	}
 	spread := s.pollDelay(s.now().Sub(since)) / 2
 	return river.JobSnooze(wait + rand.N(spread+1))
-}
-
-// RegisterWorkers adds the purchase, void and tracking workers.
-func (s *Service) RegisterWorkers(w *river.Workers) {
-	river.AddWorker(w, &purchaseWorker{s: s})
-	river.AddWorker(w, &voidWorker{s: s})
-	river.AddWorker(w, &voidUnusableWorker{s: s}) // unusable.go
-	river.AddWorker(w, &scanWorker{s: s})
-	river.AddWorker(w, &pollWorker{s: s})
 }
 
 // recordUpdate stores what a carrier's tracking says of a tracker: the scans

@@ -1,4 +1,4 @@
-package shipping
+package labeljobs
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -29,63 +30,30 @@ import (
 // queues the next attempt with backoff, together; after PurchaseAttempts
 // attempts, or when the carrier refuses, the purchase fails: the reserved
 // balance is released and shipment.failed records the reason.
-
-// purchaseArgs buys a shipment's selected rate. A retry after the carrier was
-// unavailable is a new job with the next Attempt, inserted with the move to
-// pending, rather than a River retry: the schedule is then ours, and the
-// attempt count survives restarts in the job itself.
-type purchaseArgs struct {
-	ShipmentID string `json:"shipment_id"`
-	Attempt    int    `json:"attempt,omitempty"`
-}
-
-func (purchaseArgs) Kind() string { return "purchase_label" }
-
-// InsertOpts puts purchases on their own queue (backlog.go) and makes each
-// attempt unique, so a retried insert never doubles a purchase attempt.
-func (purchaseArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: PurchaseQueue, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
 type purchaseWorker struct {
-	river.WorkerDefaults[purchaseArgs]
+	river.WorkerDefaults[shipping.PurchaseArgs]
 	s *Service
 }
 
-func (w *purchaseWorker) NextRetry(job *river.Job[purchaseArgs]) time.Time {
-	return w.s.jobNow().Add(RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+func (w *purchaseWorker) NextRetry(job *river.Job[shipping.PurchaseArgs]) time.Time {
+	return w.s.jobNow().Add(shipping.RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
 }
-
-func (w *purchaseWorker) Work(ctx context.Context, job *river.Job[purchaseArgs]) error {
+func (w *purchaseWorker) Work(ctx context.Context, job *river.Job[shipping.PurchaseArgs]) error {
 	return w.s.purchase(ctx, job.Args.ShipmentID, job.Args.Attempt)
 }
-
-// LabelKey is where a shipment's label document is stored. Documents are
-// spread over 256 directories by the last two hex digits of the (random)
-// shipment id: every purchase creating its file in one directory contends on
-// that directory's lock, which cost more CPU than rendering the label with
-// 64 purchases at once. Existing rows keep the key they were stored under.
-func LabelKey(shipmentID string) string {
-	shard := "00"
-	if n := len(shipmentID); n >= 2 {
-		shard = shipmentID[n-2:]
-	}
-	return "labels/" + shard + "/" + shipmentID + ".pdf"
-}
-
 func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	row, err := s.store.ShipmentByID(ctx, id)
 	if err != nil {
 		return err
 	}
-	if !Status(row.Status).Purchasing() {
+	if !shipping.Status(row.Status).Purchasing() {
 		return nil
 	}
-	in, err := decodeInput(row.Request)
+	in, err := shipping.DecodeInput(row.Request)
 	if err != nil {
 		return s.failPurchase(ctx, id, "the stored shipment cannot be read; contact support")
 	}
-	carrier, err := s.carrierOf(ctx, row)
+	carrier, err := s.ship.CarrierOf(ctx, row)
 	if err != nil {
 		return s.failPurchase(ctx, id, "the carrier "+row.Carrier+" is not available for this mode")
 	}
@@ -115,7 +83,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	if err == nil && !adopted {
 		label, err = carrier.Buy(ctx, req)
 	}
-	if wait, ok := OverQuotaWait(err); ok {
+	if wait, ok := shipping.OverQuotaWait(err); ok {
 		// shipd did not call the carrier: its call budget is spent, or the
 		// carrier asked for a pause. Not an attempt: the job waits until a
 		// call may go, however long the budget stays short.
@@ -149,13 +117,13 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	if err != nil {
 		return err // the context's, waiting for the PDF budget
 	}
-	packages, err := packagesOf(in, label)
+	packages, err := shipping.PackagesOf(in, label)
 	if err != nil {
 		// Sold, but not as asked: kept as bought for the operator to
 		// settle, the pieces unrecorded rather than misnumbered.
 		s.log.ErrorContext(ctx, "multi-piece purchase answered another number of labels", slog.String("shipment_id", id), slog.Any("error", err))
 	}
-	packagesJSON, err := encodePackages(packages)
+	packagesJSON, err := shipping.EncodePackages(packages)
 	if err != nil {
 		return err
 	}
@@ -181,22 +149,22 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		s.log.ErrorContext(ctx, "the carrier answered another label format than asked", slog.String("shipment_id", id),
 			slog.String("asked", string(req.Format())), slog.String("answered", string(format)))
 	}
-	key := LabelKeyIn(id, format)
-	customsDoc, err := customsPaperwork(row, shipment, label, s.now()) // customs.go
+	key := shipping.LabelKeyIn(id, format)
+	customsDoc, err := shipping.CustomsPaperwork(row, shipment, label, s.now()) // customs.go
 	if err != nil {
 		return err
 	}
-	inTx, _ := s.cfg.Documents.(TxDocuments)
+	inTx, _ := s.cfg.Documents.(shipping.TxDocuments)
 	if inTx == nil {
 		if err := s.cfg.Documents.Put(ctx, key, doc); err != nil {
 			return fmt.Errorf("store label: %w", err)
 		}
 		if customsDoc != nil {
-			if err := s.cfg.Documents.Put(ctx, CustomsKey(id), customsDoc); err != nil {
+			if err := s.cfg.Documents.Put(ctx, shipping.CustomsKey(id), customsDoc); err != nil {
 				return fmt.Errorf("store customs document: %w", err)
 			}
 		}
-		s.observer().LabelStored()
+		s.ship.Observer().LabelStored()
 	}
 	purchased := false // this run moved the shipment to purchased
 	var sinceCreate time.Duration
@@ -205,7 +173,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		if err != nil {
 			return err
 		}
-		to, ok := Status(row.Status).Next(PurchaseSucceeded)
+		to, ok := shipping.Status(row.Status).Next(shipping.PurchaseSucceeded)
 		if !ok {
 			return nil
 		}
@@ -214,7 +182,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 				return fmt.Errorf("store label: %w", err)
 			}
 			if customsDoc != nil {
-				if err := inTx.PutTx(ctx, tx, CustomsKey(id), customsDoc); err != nil {
+				if err := inTx.PutTx(ctx, tx, shipping.CustomsKey(id), customsDoc); err != nil {
 					return fmt.Errorf("store customs document: %w", err)
 				}
 			}
@@ -239,38 +207,38 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
 			return err
 		}
-		if err := s.charge(ctx, tx, row, now); err != nil {
+		if err := s.ship.Charge(ctx, tx, row, now); err != nil {
 			return err
 		}
-		if err := s.batchItemFinished(ctx, tx, row); err != nil { // batches.go
+		if err := s.ship.FinishBatchItem(ctx, tx, row); err != nil { // batches.go
 			return err
 		}
 		// The tracker was inserted above: it has no tracking events yet.
-		if err := s.recordShipment(ctx, tx, row, shipmentOf(row, in, nil, true), webhooks.EventShipmentPurchased); err != nil {
+		if err := s.ship.RecordShipment(ctx, tx, row, shipping.ShipmentOf(row, in, nil, true), webhooks.EventShipmentPurchased); err != nil {
 			return err
 		}
 		if !planned && polled {
-			return s.schedulePoll(ctx, tx, tr.ID, 1, now)
+			return s.SchedulePoll(ctx, tx, tr.ID, 1, now)
 		}
-		return s.scheduleScan(ctx, tx, tr.ID, 0, plan, true)
+		return s.ScheduleScan(ctx, tx, tr.ID, 0, plan, true)
 	})
 	if err == nil && purchased {
 		if inTx != nil {
-			s.observer().LabelStored()
+			s.ship.Observer().LabelStored()
 		}
-		s.observer().PurchaseFinished(row.Carrier, PurchaseOutcomePurchased, sinceCreate)
+		s.ship.Observer().PurchaseFinished(row.Carrier, shipping.PurchaseOutcomePurchased, sinceCreate)
 	}
 	return err
 }
 
 // buyRequestOf is what a purchase of row asks its carrier for.
-func buyRequestOf(row store.Shipment, in Input) carriers.BuyRequest {
+func buyRequestOf(row store.Shipment, in shipping.Input) carriers.BuyRequest {
 	rate := carriers.Rate{Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
 		CarrierRateCents: row.CarrierRateCents, Currency: row.Currency, EstimatedDays: row.EstimatedDays}
-	shipment := in.carrierShipment()
+	shipment := in.CarrierShipment()
 	shipment.Return = row.IsReturn
 	return carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: accounts.Mode(row.Mode) == accounts.Test,
-		LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row)}
+		LabelFormat: shipping.RowLabelFormat(row), LabelSize: shipping.RowLabelSize(row)}
 }
 
 // deferPurchase moves the shipment to pending and queues the next attempt after a backoff, together.
@@ -281,7 +249,7 @@ func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) err
 		if err != nil {
 			return err
 		}
-		to, ok := Status(row.Status).Next(PurchaseDeferred)
+		to, ok := shipping.Status(row.Status).Next(shipping.PurchaseDeferred)
 		if !ok {
 			return nil
 		}
@@ -290,11 +258,11 @@ func (s *Service) deferPurchase(ctx context.Context, id string, attempt int) err
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
 			return err
 		}
-		return tx.Enqueue(ctx, river.InsertManyParams{Args: purchaseArgs{ShipmentID: id, Attempt: attempt},
-			InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(RetryDelay(s.cfg.PurchaseRetryBase, attempt))}})
+		return tx.Enqueue(ctx, river.InsertManyParams{Args: shipping.PurchaseArgs{ShipmentID: id, Attempt: attempt},
+			InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(shipping.RetryDelay(s.cfg.PurchaseRetryBase, attempt))}})
 	})
 	if err == nil && carrier != "" {
-		s.observer().PurchaseFinished(carrier, PurchaseOutcomeDeferred, 0)
+		s.ship.Observer().PurchaseFinished(carrier, shipping.PurchaseOutcomeDeferred, 0)
 	}
 	return err
 }
@@ -315,20 +283,20 @@ func (s *Service) endPurchase(ctx context.Context, id, reason string, then func(
 		if err != nil {
 			return err
 		}
-		to, ok := Status(row.Status).Next(PurchaseFailed)
+		to, ok := shipping.Status(row.Status).Next(shipping.PurchaseFailed)
 		if !ok {
 			return nil
 		}
 		carrier = row.Carrier
 		now := s.now()
-		if err := s.release(ctx, tx, row, now); err != nil {
+		if err := s.ship.Release(ctx, tx, row, now); err != nil {
 			return err
 		}
 		row.Status, row.UpdatedAt, row.ErrorMessage = string(to), now, &reason
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
 			return err
 		}
-		if err := s.batchItemFinished(ctx, tx, row); err != nil { // batches.go
+		if err := s.ship.FinishBatchItem(ctx, tx, row); err != nil { // batches.go
 			return err
 		}
 		if then != nil {
@@ -336,10 +304,10 @@ func (s *Service) endPurchase(ctx context.Context, id, reason string, then func(
 				return err
 			}
 		}
-		return s.record(ctx, tx, row, webhooks.EventShipmentFailed)
+		return s.ship.Record(ctx, tx, row, webhooks.EventShipmentFailed)
 	})
 	if err == nil && carrier != "" {
-		s.observer().PurchaseFinished(carrier, PurchaseOutcomeFailed, 0)
+		s.ship.Observer().PurchaseFinished(carrier, shipping.PurchaseOutcomeFailed, 0)
 	}
 	return err
 }
@@ -369,9 +337,6 @@ const (
 	// the operator settles that label with the carrier.
 	AuditPurchaseOrphanKept = "purchase.orphan_not_voided"
 )
-
-// AuditActor is who the audit entries of shipd's own acts name: shipd itself.
-const AuditActor = "shipd"
 
 // recoverPurchase is the start of an attempt that follows an earlier one
 // which did not record its outcome (the process died with the carrier's
@@ -448,22 +413,7 @@ func (s *Service) noteRecovery(ctx context.Context, row store.Shipment, action, 
 		if action == "" {
 			return nil
 		}
-		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: AuditActor,
+		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: shipping.AuditActor,
 			Action: action, Target: row.ID + " " + trackingNumber, CreatedAt: s.now()})
 	})
-}
-
-// OverQuotaWait says whether err is a call shipd did not make for the
-// carrier's budget (carriers.ErrOverQuota), and how long until a call may
-// go (at least a second).
-func OverQuotaWait(err error) (time.Duration, bool) {
-	if !errors.Is(err, carriers.ErrOverQuota) {
-		return 0, false
-	}
-	wait := time.Second
-	var ce *carriers.Error
-	if errors.As(err, &ce) && ce.RetryAfter > wait {
-		wait = ce.RetryAfter
-	}
-	return wait, true
 }

@@ -1,4 +1,4 @@
-package shipping
+package labeljobs
 
 // A purchase cut off with the carrier's answer in flight, then run again
 // (a crash and River's rescue, at the domain level): UPS and FedEx have no
@@ -22,6 +22,8 @@ import (
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/ups"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
+	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/shippingtest"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -29,7 +31,8 @@ import (
 // their fakes, both wrapped as app wraps them (observed), and a live caller.
 type liveBundle struct {
 	st     *store.Store
-	svc    *Service
+	svc    *shipping.Service
+	lj     *Service
 	acc    *accounts.Service
 	caller accounts.Caller
 	ups    *upsfake.Server
@@ -51,19 +54,19 @@ func setupLiveWorkers(t *testing.T) *liveBundle {
 	}
 	observe := func(ctx context.Context, _, _ string) (context.Context, func(error)) { return ctx, func(error) {} }
 	reg := carriers.NewRegistry(sandbox.New(sandbox.Config{}), []carriers.Carrier{u, fx}).Instrument(observe)
-	s := NewTestServices(t, accounts.Live, Config{Carriers: reg, PurchaseRetryBase: time.Second})
-	return &liveBundle{st: s.Store, svc: s.Shipping, acc: s.Accounts, caller: s.Caller, ups: uf, fedex: ff}
+	s := shippingtest.New(t, accounts.Live, shipping.Config{Carriers: reg, PurchaseRetryBase: time.Second})
+	return &liveBundle{st: s.Store, svc: s.Shipping, lj: New(s.Store, s.Shipping), acc: s.Accounts, caller: s.Caller, ups: uf, fedex: ff}
 }
 
-func (b *liveBundle) create(t *testing.T, carrier string) Shipment {
+func (b *liveBundle) create(t *testing.T, carrier string) shipping.Shipment {
 	t.Helper()
-	in := NewLabel{Input: Input{
-		From: Address{Name: ptr("Sender"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105",
+	in := shipping.NewLabel{Input: shipping.Input{
+		From: shipping.Address{Name: ptr("Sender"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105",
 			Country: "US", Phone: ptr("4155550100")},
-		To: Address{Name: ptr("Recipient"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118",
+		To: shipping.Address{Name: ptr("Recipient"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118",
 			Country: "US", Phone: ptr("2125550199")},
-		Parcel: Parcel{WeightOz: 32},
-	}, Selection: Selection{Carrier: &carrier, Service: ptr("Ground")}}
+		Parcel: shipping.Parcel{WeightOz: 32},
+	}, Selection: shipping.Selection{Carrier: &carrier, Service: ptr("Ground")}}
 	sh, _, err := b.svc.Create(context.Background(), b.caller, in)
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +102,7 @@ func (b *liveBundle) interruptPurchase(t *testing.T, id string, sales func() []s
 	hold()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- b.svc.purchase(ctx, id, 0) }()
+	go func() { done <- b.lj.purchase(ctx, id, 0) }()
 	deadline := time.Now().Add(20 * time.Second)
 	for len(sales()) == 0 {
 		if time.Now().After(deadline) {
@@ -140,7 +143,7 @@ func TestRescuedPurchaseAdoptsTheUPSLabelAlreadySold(t *testing.T) {
 	b.interruptPurchase(t, sh.ID, sales, b.ups.HoldShips, b.ups.ReleaseShips)
 	first := sales()[0].TrackingNumber
 
-	if err := b.svc.purchase(context.Background(), sh.ID, 0); err != nil {
+	if err := b.lj.purchase(context.Background(), sh.ID, 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := b.svc.Get(context.Background(), b.caller, sh.ID)
@@ -156,7 +159,7 @@ func TestRescuedPurchaseAdoptsTheUPSLabelAlreadySold(t *testing.T) {
 	if d := cmp.Diff([]string{"shipd purchase.label_adopted " + sh.ID + " " + first}, b.audit(t)); d != "" {
 		t.Errorf("audit log (-want +got):\n%s", d)
 	}
-	doc, err := b.svc.cfg.Documents.Get(context.Background(), LabelKey(sh.ID))
+	doc, err := b.lj.cfg.Documents.Get(context.Background(), shipping.LabelKey(sh.ID))
 	if err != nil || !bytes.HasPrefix(doc, []byte("%PDF")) {
 		t.Errorf("the adopted label's document: %v, %q", err, doc[:min(len(doc), 8)])
 	}
@@ -183,7 +186,7 @@ func TestRescuedPurchaseVoidsTheFedExLabelAlreadySold(t *testing.T) {
 	b.interruptPurchase(t, sh.ID, sales, b.fedex.HoldShips, b.fedex.ReleaseShips)
 	first := sales()[0].TrackingNumber
 
-	if err := b.svc.purchase(context.Background(), sh.ID, 0); err != nil {
+	if err := b.lj.purchase(context.Background(), sh.ID, 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := b.svc.Get(context.Background(), b.caller, sh.ID)
@@ -209,10 +212,10 @@ func TestRetriedPurchaseAfterUnavailableBuysOnce(t *testing.T) {
 	b := setupLiveWorkers(t)
 	sh := b.create(t, "FedEx")
 	b.fedex.FailNext(fedexfake.OpShip, 503, fedexfake.ErrorBody("SERVICE.UNAVAILABLE.ERROR", "The service is currently unavailable."))
-	if err := b.svc.purchase(context.Background(), sh.ID, 0); err != nil {
+	if err := b.lj.purchase(context.Background(), sh.ID, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.svc.purchase(context.Background(), sh.ID, 1); err != nil {
+	if err := b.lj.purchase(context.Background(), sh.ID, 1); err != nil {
 		t.Fatal(err)
 	}
 	got, err := b.svc.Get(context.Background(), b.caller, sh.ID)

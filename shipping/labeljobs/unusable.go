@@ -1,4 +1,4 @@
-package shipping
+package labeljobs
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/internal/pdfmerge"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -129,7 +130,7 @@ type voidUnusableWorker struct {
 }
 
 func (w *voidUnusableWorker) NextRetry(job *river.Job[voidUnusableArgs]) time.Time {
-	return w.s.jobNow().Add(RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+	return w.s.jobNow().Add(shipping.RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
 }
 
 func (w *voidUnusableWorker) Work(ctx context.Context, job *river.Job[voidUnusableArgs]) error {
@@ -155,10 +156,10 @@ func (s *Service) voidUnusable(ctx context.Context, args voidUnusableArgs, lastA
 			return s.unusableNotVoided(ctx, log, row, sold.TrackingNumber, fmt.Sprintf("%s: %v (the job's last attempt)", what, err))
 		}
 		log.WarnContext(ctx, "voiding a label whose answer could not be used failed; trying again", slog.String("tracking_number", sold.TrackingNumber), slog.Any("error", err))
-		s.observer().UnusableLabel(row.Carrier, UnusableOutcomeError)
+		s.ship.Observer().UnusableLabel(row.Carrier, UnusableOutcomeError)
 		return fmt.Errorf("%s: %w", what, err)
 	}
-	carrier, err := s.carrierOf(ctx, row)
+	carrier, err := s.ship.CarrierOf(ctx, row)
 	if err != nil {
 		return retry("the carrier of the purchase", err)
 	}
@@ -171,7 +172,7 @@ func (s *Service) voidUnusable(ctx context.Context, args voidUnusableArgs, lastA
 			return retry("asking the carrier what it sold", err)
 		case !ok:
 			log.InfoContext(ctx, "the carrier says it sold nothing for the purchase whose answer could not be used")
-			s.observer().UnusableLabel(row.Carrier, UnusableOutcomeNotSold)
+			s.ship.Observer().UnusableLabel(row.Carrier, UnusableOutcomeNotSold)
 			return nil
 		}
 		sold = found
@@ -193,7 +194,7 @@ func (s *Service) voidUnusable(ctx context.Context, args voidUnusableArgs, lastA
 	if err := s.auditUnusable(ctx, row, AuditUnusableVoided, sold.TrackingNumber); err != nil {
 		return err
 	}
-	s.observer().UnusableLabel(row.Carrier, outcome)
+	s.ship.Observer().UnusableLabel(row.Carrier, outcome)
 	return nil
 }
 
@@ -204,7 +205,7 @@ func (s *Service) findSold(ctx context.Context, carrier carriers.Carrier, row st
 	if !carrier.Capabilities().Has(carriers.CapFindPurchase) {
 		return carriers.Label{}, false, carriers.ErrNoLookup
 	}
-	in, err := decodeInput(row.Request)
+	in, err := shipping.DecodeInput(row.Request)
 	if err != nil {
 		return carriers.Label{}, false, fmt.Errorf("%w: the stored shipment cannot be read: %w", carriers.ErrNoLookup, err)
 	}
@@ -219,13 +220,13 @@ func (s *Service) unusableNotVoided(ctx context.Context, log *slog.Logger, row s
 	if err := s.auditUnusable(ctx, row, AuditUnusableNotVoided, trackingNumber); err != nil {
 		return err
 	}
-	s.observer().UnusableLabel(row.Carrier, UnusableOutcomeNotVoided)
+	s.ship.Observer().UnusableLabel(row.Carrier, UnusableOutcomeNotVoided)
 	return nil
 }
 
 func (s *Service) auditUnusable(ctx context.Context, row store.Shipment, action, trackingNumber string) error {
 	return s.store.Tx(ctx, func(tx *store.Tx) error {
-		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: AuditActor,
+		return tx.InsertAudit(ctx, &store.AuditEntry{AccountID: row.AccountID, Mode: row.Mode, Actor: shipping.AuditActor,
 			Action: action, Target: strings.TrimSpace(row.ID + " " + trackingNumber), CreatedAt: s.now()})
 	})
 }

@@ -1,4 +1,4 @@
-package shipping
+package labeljobs
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -27,20 +28,6 @@ import (
 //     the carrier's reason in errorMessage, shipment.void_rejected is
 //     recorded, and tracking goes on.
 
-// voidArgs voids a shipment's label with the carrier.
-type voidArgs struct {
-	ShipmentID string `json:"shipment_id"`
-	// Recheck counts the days a void the carrier only accepted was asked about again.
-	Recheck int `json:"recheck,omitempty"`
-}
-
-func (voidArgs) Kind() string { return "refund_label" }
-
-// InsertOpts makes each recheck unique, so a retried insert never doubles one.
-func (voidArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
 // A void the carrier has only accepted (VoidRequested) is asked about again
 // every VoidRecheckInterval, VoidRecheckDays times; after that the label stays
 // void_requested and the operator settles it with the carrier.
@@ -50,49 +37,49 @@ const (
 )
 
 type voidWorker struct {
-	river.WorkerDefaults[voidArgs]
+	river.WorkerDefaults[shipping.VoidArgs]
 	s *Service
 }
 
-func (w *voidWorker) NextRetry(job *river.Job[voidArgs]) time.Time {
-	return w.s.jobNow().Add(RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+func (w *voidWorker) NextRetry(job *river.Job[shipping.VoidArgs]) time.Time {
+	return w.s.jobNow().Add(shipping.RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
 }
 
-func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
+func (w *voidWorker) Work(ctx context.Context, job *river.Job[shipping.VoidArgs]) error {
 	s := w.s
 	row, err := s.store.ShipmentByID(ctx, job.Args.ShipmentID)
 	if err != nil {
 		return err
 	}
-	if _, ok := Status(row.Status).Next(VoidConfirmed); !ok {
+	if _, ok := shipping.Status(row.Status).Next(shipping.VoidConfirmed); !ok {
 		return nil
 	}
-	carrier, err := s.carrierOf(ctx, row)
+	carrier, err := s.ship.CarrierOf(ctx, row)
 	if err != nil {
 		return s.rejectVoid(ctx, row.ID, err)
 	}
 	status, err := carrier.Void(ctx, carriers.VoidRequest{TrackingNumber: deref(row.TrackingNumber),
-		CarrierShipmentID: deref(row.CarrierShipmentID), Reference: row.ID, Pieces: pieceNumbers(row.Packages)})
+		CarrierShipmentID: deref(row.CarrierShipmentID), Reference: row.ID, Pieces: shipping.PieceNumbers(row.Packages)})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return err
 	case errors.Is(err, carriers.ErrRejected) || err != nil && job.Attempt >= job.MaxAttempts:
 		return s.rejectVoid(ctx, row.ID, err)
 	case err != nil:
-		s.observer().RefundFinished(row.Carrier, RefundOutcomeError)
+		s.ship.Observer().RefundFinished(row.Carrier, shipping.RefundOutcomeError)
 		return fmt.Errorf("void: %w", err)
 	case status == carriers.VoidRequested:
 		s.log.InfoContext(ctx, "void accepted by the carrier, not yet confirmed", slog.String("shipment_id", row.ID), slog.Int("recheck", job.Args.Recheck))
 		if job.Args.Recheck >= VoidRecheckDays {
-			s.observer().RefundFinished(row.Carrier, RefundOutcomeRequested)
+			s.ship.Observer().RefundFinished(row.Carrier, shipping.RefundOutcomeRequested)
 			return nil
 		}
 		err := s.store.Tx(ctx, func(tx *store.Tx) error {
-			return tx.Enqueue(ctx, river.InsertManyParams{Args: voidArgs{ShipmentID: row.ID, Recheck: job.Args.Recheck + 1},
+			return tx.Enqueue(ctx, river.InsertManyParams{Args: shipping.VoidArgs{ShipmentID: row.ID, Recheck: job.Args.Recheck + 1},
 				InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(VoidRecheckInterval)}})
 		})
 		if err == nil {
-			s.observer().RefundFinished(row.Carrier, RefundOutcomeRequested)
+			s.ship.Observer().RefundFinished(row.Carrier, shipping.RefundOutcomeRequested)
 		}
 		return err
 	}
@@ -102,7 +89,7 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 		if err != nil {
 			return err
 		}
-		to, ok := Status(row.Status).Next(VoidConfirmed)
+		to, ok := shipping.Status(row.Status).Next(shipping.VoidConfirmed)
 		if !ok {
 			return nil
 		}
@@ -112,13 +99,13 @@ func (w *voidWorker) Work(ctx context.Context, job *river.Job[voidArgs]) error {
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
 			return err
 		}
-		if err := s.credit(ctx, tx, row, now); err != nil {
+		if err := s.ship.Credit(ctx, tx, row, now); err != nil {
 			return err
 		}
-		return s.record(ctx, tx, row, webhooks.EventShipmentVoided)
+		return s.ship.Record(ctx, tx, row, webhooks.EventShipmentVoided)
 	})
 	if err == nil && voided {
-		s.observer().RefundFinished(row.Carrier, RefundOutcomeVoided)
+		s.ship.Observer().RefundFinished(row.Carrier, shipping.RefundOutcomeVoided)
 	}
 	return err
 }
@@ -131,7 +118,7 @@ func (s *Service) rejectVoid(ctx context.Context, id string, cause error) error 
 		if err != nil {
 			return err
 		}
-		to, ok := Status(row.Status).Next(VoidRejected)
+		to, ok := shipping.Status(row.Status).Next(shipping.VoidRejected)
 		if !ok {
 			return nil
 		}
@@ -141,10 +128,10 @@ func (s *Service) rejectVoid(ctx context.Context, id string, cause error) error 
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
 			return err
 		}
-		return s.record(ctx, tx, row, webhooks.EventShipmentVoidRejected)
+		return s.ship.Record(ctx, tx, row, webhooks.EventShipmentVoidRejected)
 	})
 	if err == nil && rejected != "" {
-		s.observer().RefundFinished(rejected, RefundOutcomeRejected)
+		s.ship.Observer().RefundFinished(rejected, shipping.RefundOutcomeRejected)
 	}
 	return err
 }

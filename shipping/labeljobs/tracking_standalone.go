@@ -1,4 +1,4 @@
-package shipping
+package labeljobs
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -33,10 +34,10 @@ func (s *Service) scanStandalone(ctx context.Context, tx *store.Tx, id string, i
 	if err := tx.UpdateTrackerStatus(ctx, id, scan.Status, now); err != nil {
 		return err
 	}
-	if err := s.recordTracker(ctx, tx, id, 1); err != nil {
+	if err := s.ship.RecordTracker(ctx, tx, id, 1); err != nil {
 		return err
 	}
-	return s.scheduleScan(ctx, tx, id, i+1, plan, false)
+	return s.ScheduleScan(ctx, tx, id, i+1, plan, false)
 }
 
 // pollStandalone asks a live carrier about a standalone tracker's number, on
@@ -45,11 +46,11 @@ func (s *Service) scanStandalone(ctx context.Context, tx *store.Tx, id string, i
 // so, and is asked about for UnknownNumberGiveUpAfter.
 func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int) error {
 	next := func(tx *store.Tx, known bool) error {
-		if !known && s.now().Sub(tr.CreatedAt) > UnknownNumberGiveUpAfter {
+		if !known && s.now().Sub(tr.CreatedAt) > shipping.UnknownNumberGiveUpAfter {
 			s.log.InfoContext(ctx, "tracking polls given up: the carrier does not know the number", "tracker_id", tr.ID)
 			return nil
 		}
-		return s.schedulePoll(ctx, tx, tr.ID, poll+1, tr.CreatedAt)
+		return s.SchedulePoll(ctx, tx, tr.ID, poll+1, tr.CreatedAt)
 	}
 	known := tr.Status != carriers.StatusUnknown
 	carrier, err := s.trackerCarrierOf(ctx, tr)
@@ -81,8 +82,8 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 		now := s.now()
 		if len(upd.Events) == 0 && (upd.Status == "" || upd.Status == carriers.StatusUnknown) {
 			// The carrier does not know the number (yet): say so once.
-			inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: cur.ID, ScanIndex: unknownNumberScan,
-				Status: carriers.StatusUnknown, Message: UnknownNumberMessage, OccurredAt: now})
+			inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: cur.ID, ScanIndex: shipping.UnknownNumberScan,
+				Status: carriers.StatusUnknown, Message: shipping.UnknownNumberMessage, OccurredAt: now})
 			if err != nil {
 				return err
 			}
@@ -90,7 +91,7 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 				if err := tx.UpdateTrackerStatus(ctx, cur.ID, carriers.StatusUnknown, now); err != nil {
 					return err
 				}
-				if err := s.recordTracker(ctx, tx, cur.ID, 1); err != nil {
+				if err := s.ship.RecordTracker(ctx, tx, cur.ID, 1); err != nil {
 					return err
 				}
 			}
@@ -108,11 +109,11 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 			if err := tx.UpdateTrackerStatus(ctx, cur.ID, status, now); err != nil {
 				return err
 			}
-			if err := s.recordTracker(ctx, tx, cur.ID, max(added, 1)); err != nil {
+			if err := s.ship.RecordTracker(ctx, tx, cur.ID, max(added, 1)); err != nil {
 				return err
 			}
 		}
-		if TrackerStatus(status).Final() {
+		if shipping.TrackerStatus(status).Final() {
 			return nil
 		}
 		return next(tx, true)
@@ -128,7 +129,7 @@ func (s *Service) trackerCarrierOf(ctx context.Context, tr store.Tracker) (carri
 		if err != nil {
 			return nil, fmt.Errorf("carrier account %s of %s: %w", *tr.CarrierAccountID, tr.ID, err)
 		}
-		return s.AccountCarrier(ca)
+		return s.ship.AccountCarrier(ca)
 	}
 	return s.cfg.Carriers.Lookup(accounts.Mode(tr.Mode) == accounts.Test, tr.Carrier)
 }
@@ -140,9 +141,9 @@ func (s *Service) trackerCarrierOf(ctx context.Context, tr store.Tracker) (carri
 func (s *Service) FollowTracker(ctx context.Context, tx *store.Tx, trackerID string, plan []carriers.TrackingScan, planned, polled bool, since time.Time) error {
 	switch {
 	case planned:
-		return s.scheduleScan(ctx, tx, trackerID, 0, plan, true)
+		return s.ScheduleScan(ctx, tx, trackerID, 0, plan, true)
 	case polled:
-		return s.schedulePoll(ctx, tx, trackerID, 1, since)
+		return s.SchedulePoll(ctx, tx, trackerID, 1, since)
 	}
 	return nil
 }

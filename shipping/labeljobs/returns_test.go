@@ -1,4 +1,4 @@
-package shipping
+package labeljobs
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/internal/fakeclock"
 	"github.com/shipd-dev/shipd/seal"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/store/storetest"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -42,8 +43,8 @@ func setupReturnWorkers(t *testing.T, mode accounts.Mode) *workerBundle {
 	idem := idempotency.New(st, cipher, idempotency.Config{Now: clock.Now})
 	wh := webhooks.New(st, acc, idem, cipher, webhooks.Config{Now: clock.Now})
 	cs := sandbox.New(sandbox.Config{ScanInterval: scanEvery, Now: clock.Now})
-	svc, err := New(st, acc, wh, idem, Config{Now: clock.Now, JobNow: clock.Now, Carriers: carriers.NewRegistry(cs, cs), Catalog: connectors.Catalog(),
-		Documents: docs, EventData: func(s Shipment) (json.RawMessage, error) { return json.Marshal(s) }})
+	svc, err := shipping.New(st, acc, wh, idem, shipping.Config{Now: clock.Now, JobNow: clock.Now, Carriers: carriers.NewRegistry(cs, cs), Catalog: connectors.Catalog(),
+		Documents: docs, EventData: func(s shipping.Shipment) (json.RawMessage, error) { return json.Marshal(s) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,28 +64,28 @@ func setupReturnWorkers(t *testing.T, mode accounts.Mode) *workerBundle {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &workerBundle{st: st, svc: svc, clock: clock, caller: c, jobs: jobs}
+	return &workerBundle{st: st, svc: svc, lj: New(st, svc), clock: clock, caller: c, jobs: jobs}
 }
 
-func (b *workerBundle) purchase(t *testing.T, id string) Shipment {
+func (b *workerBundle) purchase(t *testing.T, id string) shipping.Shipment {
 	t.Helper()
-	if err := (&purchaseWorker{s: b.svc}).Work(context.Background(), job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", id)); err != nil {
+	if err := (&purchaseWorker{s: b.lj}).Work(context.Background(), job[shipping.PurchaseArgs](t, b, shipping.PurchaseArgs{}.Kind(), "shipment_id", id)); err != nil {
 		t.Fatal(err)
 	}
 	sh := b.get(t, id)
-	if sh.Status != Purchased {
+	if sh.Status != shipping.Purchased {
 		t.Fatalf("after the purchase job: %s (%v)", sh.Status, sh.ErrorMessage)
 	}
 	return sh
 }
 
 // scan applies scan index of the shipment's tracker, and returns the shipment.
-func (b *workerBundle) scan(t *testing.T, sh Shipment, index int) Shipment {
+func (b *workerBundle) scan(t *testing.T, sh shipping.Shipment, index int) shipping.Shipment {
 	t.Helper()
 	b.clock.Advance(scanEvery)
 	j := &river.Job[scanArgs]{JobRow: job[scanArgs](t, b, scanArgs{}.Kind(), "tracker_id", *sh.TrackerID).JobRow,
 		Args: scanArgs{TrackerID: *sh.TrackerID, Index: index}}
-	if err := (&scanWorker{s: b.svc}).Work(context.Background(), j); err != nil {
+	if err := (&scanWorker{s: b.lj}).Work(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
 	return b.get(t, sh.ID)
@@ -120,9 +121,9 @@ func (b *workerBundle) balance(t *testing.T) int64 {
 	return bal
 }
 
-func (b *workerBundle) returnOf(t *testing.T, id string, sel Selection) Shipment {
+func (b *workerBundle) returnOf(t *testing.T, id string, sel shipping.Selection) shipping.Shipment {
 	t.Helper()
-	sh, _, err := b.svc.Create(context.Background(), b.caller, NewLabel{Selection: sel, Return: Return{Of: &id}})
+	sh, _, err := b.svc.Create(context.Background(), b.caller, shipping.NewLabel{Selection: sel, Return: shipping.Return{Of: &id}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,14 +141,14 @@ func TestReturnIsChargedOnceAtTheFirstUse(t *testing.T) {
 
 	balance := int64(100)
 	b.addBalance(t, balance)
-	ret := b.returnOf(t, out.ID, Selection{})
+	ret := b.returnOf(t, out.ID, shipping.Selection{})
 	if !ret.IsReturn || ret.ReturnOf == nil || *ret.ReturnOf != out.ID {
 		t.Fatalf("return: isReturn %v returnOf %v", ret.IsReturn, ret.ReturnOf)
 	}
 	if ret.CustomerPriceCents <= balance || ret.CarrierRateCents == 0 {
 		t.Fatalf("the return's price %d (rate %d) should be shown and exceed the balance %d", ret.CustomerPriceCents, ret.CarrierRateCents, balance)
 	}
-	unpaid := func(when string, sh Shipment) {
+	unpaid := func(when string, sh shipping.Shipment) {
 		t.Helper()
 		if sh.ChargeAmountCents != 0 || sh.BalanceAppliedCents != 0 {
 			t.Errorf("%s: charge %d, balance applied %d, want 0 and 0", when, sh.ChargeAmountCents, sh.BalanceAppliedCents)
@@ -174,9 +175,9 @@ func TestReturnIsChargedOnceAtTheFirstUse(t *testing.T) {
 		t.Errorf("after the drop-off: balance applied %d, charge %d, want %d and %d",
 			ret.BalanceAppliedCents, ret.ChargeAmountCents, balance, ret.CustomerPriceCents-balance)
 	}
-	want := []LedgerEntry{
-		{ShipmentID: ret.ID, Kind: LedgerBalanceApplied, AmountCents: -balance, CreatedAt: scannedAt},
-		{ShipmentID: ret.ID, Kind: LedgerCardCharge, AmountCents: ret.CustomerPriceCents - balance, CreatedAt: scannedAt},
+	want := []shipping.LedgerEntry{
+		{ShipmentID: ret.ID, Kind: shipping.LedgerBalanceApplied, AmountCents: -balance, CreatedAt: scannedAt},
+		{ShipmentID: ret.ID, Kind: shipping.LedgerCardCharge, AmountCents: ret.CustomerPriceCents - balance, CreatedAt: scannedAt},
 	}
 	if d := cmp.Diff(want, b.ledgerOf(t, ret.ID)); d != "" {
 		t.Errorf("ledger after the drop-off (-want +got):\n%s", d)
@@ -195,8 +196,8 @@ func TestReturnIsChargedOnceAtTheFirstUse(t *testing.T) {
 		t.Errorf("charge %d after later scans", ret.ChargeAmountCents)
 	}
 	// A used return is refused a refund, as any used label.
-	var conflict *RefundConflictError
-	if _, _, err := b.svc.Refund(context.Background(), b.caller, ret.ID, RefundRequest{}); !errors.As(err, &conflict) || conflict.Code != "ineligible_state" {
+	var conflict *shipping.RefundConflictError
+	if _, _, err := b.svc.Refund(context.Background(), b.caller, ret.ID, shipping.RefundRequest{}); !errors.As(err, &conflict) || conflict.Code != "ineligible_state" {
 		t.Errorf("refund of a used return: %v, want ineligible_state", err)
 	}
 }
@@ -208,16 +209,16 @@ func TestUnusedReturnIsNeverCharged(t *testing.T) {
 	ctx := context.Background()
 	out := b.purchase(t, b.create(t, "Ada Lovelace").ID)
 	before := b.balance(t)
-	ret := b.purchase(t, b.returnOf(t, out.ID, Selection{}).ID)
+	ret := b.purchase(t, b.returnOf(t, out.ID, shipping.Selection{}).ID)
 	ret = b.scan(t, ret, 0) // pre-transit: the label exists, nobody used it
-	if _, _, err := b.svc.Refund(ctx, b.caller, ret.ID, RefundRequest{}); err != nil {
+	if _, _, err := b.svc.Refund(ctx, b.caller, ret.ID, shipping.RefundRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := (&voidWorker{s: b.svc}).Work(ctx, job[voidArgs](t, b, voidArgs{}.Kind(), "shipment_id", ret.ID)); err != nil {
+	if err := (&voidWorker{s: b.lj}).Work(ctx, job[shipping.VoidArgs](t, b, shipping.VoidArgs{}.Kind(), "shipment_id", ret.ID)); err != nil {
 		t.Fatal(err)
 	}
 	got := b.get(t, ret.ID)
-	if got.Status != Voided || got.ChargeAmountCents != 0 || got.BalanceAppliedCents != 0 {
+	if got.Status != shipping.Voided || got.ChargeAmountCents != 0 || got.BalanceAppliedCents != 0 {
 		t.Errorf("voided return: status %s charge %d balance applied %d", got.Status, got.ChargeAmountCents, got.BalanceAppliedCents)
 	}
 	if moves := b.ledgerOf(t, ret.ID); len(moves) != 0 {
@@ -234,13 +235,13 @@ func TestReturnOfTakesTheOriginal(t *testing.T) {
 	t.Parallel()
 	b := setupReturnWorkers(t, accounts.Test)
 	ctx := context.Background()
-	in := NewLabel{Input: Input{
-		From:   Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
-		To:     Address{Name: ptr("Ada Lovelace"), Phone: ptr("+44 20 7946 0000"), Street1: "10 Downing St", City: "London", Zip: "SW1A 2AA", Country: "GB"},
-		Parcel: Parcel{WeightOz: 24, LengthIn: ptr(10.0), WidthIn: ptr(8.0), HeightIn: ptr(4.0)},
-		Customs: &Customs{ContentsType: carriers.ContentsMerchandise, Items: []CustomsItem{
+	in := shipping.NewLabel{Input: shipping.Input{
+		From:   shipping.Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
+		To:     shipping.Address{Name: ptr("Ada Lovelace"), Phone: ptr("+44 20 7946 0000"), Street1: "10 Downing St", City: "London", Zip: "SW1A 2AA", Country: "GB"},
+		Parcel: shipping.Parcel{WeightOz: 24, LengthIn: ptr(10.0), WidthIn: ptr(8.0), HeightIn: ptr(4.0)},
+		Customs: &shipping.Customs{ContentsType: carriers.ContentsMerchandise, Items: []shipping.CustomsItem{
 			{Description: "Wool scarf", Quantity: 2, ValueCents: 4500, WeightOz: 12, OriginCountry: ptr("US")}}},
-	}, Selection: Selection{Carrier: ptr(sandbox.CarrierFedEx), ServiceCategory: ptr(carriers.CategoryExpress)}}
+	}, Selection: shipping.Selection{Carrier: ptr(sandbox.CarrierFedEx), ServiceCategory: ptr(carriers.CategoryExpress)}}
 	out, _, err := b.svc.Create(ctx, b.caller, in)
 	if err != nil {
 		t.Fatal(err)
@@ -248,15 +249,15 @@ func TestReturnOfTakesTheOriginal(t *testing.T) {
 	b.purchase(t, out.ID)
 
 	// The quote prices the return first.
-	q, err := b.svc.QuoteReturn(ctx, b.caller, Input{}, nil, Return{Of: &out.ID})
+	q, err := b.svc.QuoteReturn(ctx, b.caller, shipping.Input{}, nil, shipping.Return{Of: &out.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ret := b.returnOf(t, out.ID, Selection{})
+	ret := b.returnOf(t, out.ID, shipping.Selection{})
 	if ret.Carrier != sandbox.CarrierFedEx {
 		t.Errorf("return carrier %s, want the original's %s", ret.Carrier, sandbox.CarrierFedEx)
 	}
-	cheapestFedEx := Rate{}
+	cheapestFedEx := shipping.Rate{}
 	for _, r := range q.Rates {
 		if r.Carrier == sandbox.CarrierFedEx {
 			cheapestFedEx = r
@@ -267,19 +268,19 @@ func TestReturnOfTakesTheOriginal(t *testing.T) {
 		t.Errorf("return bought %s %s at %d, quoted cheapest FedEx %s at %d", ret.Carrier, ret.Service, ret.CustomerPriceCents,
 			cheapestFedEx.Service, cheapestFedEx.CustomerPriceCents)
 	}
-	want := Input{From: in.To, To: in.From, Parcel: in.Parcel, Customs: &Customs{ContentsType: carriers.ContentsReturnedGoods, Items: in.Customs.Items}}
+	want := shipping.Input{From: in.To, To: in.From, Parcel: in.Parcel, Customs: &shipping.Customs{ContentsType: carriers.ContentsReturnedGoods, Items: in.Customs.Items}}
 	if d := cmp.Diff(want, ret.Input); d != "" {
 		t.Errorf("return input (-want +got):\n%s", d)
 	}
 
 	// What the body gives wins; a hint selects as usual.
 	// (Not USPS: its return labels are domestic, and this one crosses a border.)
-	given := b.returnOf(t, out.ID, Selection{Carrier: ptr(sandbox.CarrierUPS), ServiceCategory: ptr(carriers.CategoryStandard)})
+	given := b.returnOf(t, out.ID, shipping.Selection{Carrier: ptr(sandbox.CarrierUPS), ServiceCategory: ptr(carriers.CategoryStandard)})
 	if given.Carrier != sandbox.CarrierUPS {
 		t.Errorf("return with a carrier hint bought %s", given.Carrier)
 	}
-	parcel := Parcel{WeightOz: 5}
-	withParcel, _, err := b.svc.Create(ctx, b.caller, NewLabel{Input: Input{Parcel: parcel}, Return: Return{Of: &out.ID}})
+	parcel := shipping.Parcel{WeightOz: 5}
+	withParcel, _, err := b.svc.Create(ctx, b.caller, shipping.NewLabel{Input: shipping.Input{Parcel: parcel}, Return: shipping.Return{Of: &out.ID}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,14 +296,14 @@ func TestReturnOfErrors(t *testing.T) {
 	ctx := context.Background()
 	paying := b.create(t, "Ada Lovelace")
 	purchased := b.purchase(t, b.create(t, "Ada Lovelace").ID)
-	ret := b.returnOf(t, purchased.ID, Selection{})
+	ret := b.returnOf(t, purchased.ID, shipping.Selection{})
 	voided := b.purchase(t, b.create(t, "Ada Lovelace").ID)
-	if _, _, err := b.svc.Refund(ctx, b.caller, voided.ID, RefundRequest{}); err != nil {
+	if _, _, err := b.svc.Refund(ctx, b.caller, voided.ID, shipping.RefundRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	foreign := other.purchase(t, other.create(t, "Ada Lovelace").ID)
 
-	var input *InputError
+	var input *shipping.InputError
 	tests := []struct {
 		name  string
 		of    string
@@ -310,25 +311,25 @@ func TestReturnOfErrors(t *testing.T) {
 	}{
 		{"unknown", "shp_missing", func(err error) bool { return errors.Is(err, accounts.ErrNotFound) }},
 		{"another account's", foreign.ID, func(err error) bool { return errors.Is(err, accounts.ErrNotFound) }},
-		{"paying", paying.ID, func(err error) bool { return errors.Is(err, ErrReturnNotPurchased) }},
-		{"being voided", voided.ID, func(err error) bool { return errors.Is(err, ErrReturnNotPurchased) }},
+		{"paying", paying.ID, func(err error) bool { return errors.Is(err, shipping.ErrReturnNotPurchased) }},
+		{"being voided", voided.ID, func(err error) bool { return errors.Is(err, shipping.ErrReturnNotPurchased) }},
 		{"a return", ret.ID, func(err error) bool {
 			return errors.As(err, &input) && len(input.Issues) == 1 && input.Issues[0].Path == "returnOf"
 		}},
 	}
 	for _, tt := range tests {
-		_, _, err := b.svc.Create(ctx, b.caller, NewLabel{Return: Return{Of: &tt.of}})
+		_, _, err := b.svc.Create(ctx, b.caller, shipping.NewLabel{Return: shipping.Return{Of: &tt.of}})
 		if !tt.check(err) {
 			t.Errorf("create, return of %s: %v", tt.name, err)
 		}
-		_, err = b.svc.QuoteReturn(ctx, b.caller, Input{}, nil, Return{Of: &tt.of})
+		_, err = b.svc.QuoteReturn(ctx, b.caller, shipping.Input{}, nil, shipping.Return{Of: &tt.of})
 		if !tt.check(err) {
 			t.Errorf("quote, return of %s: %v", tt.name, err)
 		}
 	}
 
 	// isReturn without returnOf needs every part.
-	_, _, err := b.svc.Create(ctx, b.caller, NewLabel{Return: Return{IsReturn: true}})
+	_, _, err := b.svc.Create(ctx, b.caller, shipping.NewLabel{Return: shipping.Return{IsReturn: true}})
 	if !errors.As(err, &input) || len(input.Issues) != 3 || !input.Issues[0].Missing {
 		t.Errorf("isReturn without addresses: %v", err)
 	}
@@ -338,11 +339,11 @@ func TestReturnOfErrors(t *testing.T) {
 func TestIsReturnWithAddresses(t *testing.T) {
 	t.Parallel()
 	b := setupReturnWorkers(t, accounts.Test)
-	in := NewLabel{Input: Input{
-		From:   Address{Name: ptr("Ada Lovelace"), Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
-		To:     Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
-		Parcel: Parcel{WeightOz: 16},
-	}, Return: Return{IsReturn: true}}
+	in := shipping.NewLabel{Input: shipping.Input{
+		From:   shipping.Address{Name: ptr("Ada Lovelace"), Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
+		To:     shipping.Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
+		Parcel: shipping.Parcel{WeightOz: 16},
+	}, Return: shipping.Return{IsReturn: true}}
 	sh, _, err := b.svc.Create(context.Background(), b.caller, in)
 	if err != nil {
 		t.Fatal(err)

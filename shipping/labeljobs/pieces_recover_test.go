@@ -1,10 +1,12 @@
-package shipping
+package labeljobs
 
 import (
 	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/shipping"
 )
 
 // A rescued multi-piece UPS purchase: UPS Label Recovery gives the first
@@ -15,13 +17,13 @@ func TestRescuedMultiPiecePurchaseVoidsAndBuysAgain(t *testing.T) {
 	t.Parallel()
 	b := setupLiveWorkers(t)
 	carrier := "UPS"
-	in := NewLabel{Input: Input{
-		From: Address{Name: ptr("Sender"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105",
+	in := shipping.NewLabel{Input: shipping.Input{
+		From: shipping.Address{Name: ptr("Sender"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105",
 			Country: "US", Phone: ptr("4155550100")},
-		To: Address{Name: ptr("Recipient"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118",
+		To: shipping.Address{Name: ptr("Recipient"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118",
 			Country: "US", Phone: ptr("2125550199")},
-		Parcels: []Parcel{{WeightOz: 16}, {WeightOz: 24}, {WeightOz: 40}},
-	}, Selection: Selection{Carrier: &carrier, Service: ptr("Ground")}}
+		Parcels: []shipping.Parcel{{WeightOz: 16}, {WeightOz: 24}, {WeightOz: 40}},
+	}, Selection: shipping.Selection{Carrier: &carrier, Service: ptr("Ground")}}
 	sh, _, err := b.svc.Create(context.Background(), b.caller, in)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +32,7 @@ func TestRescuedMultiPiecePurchaseVoidsAndBuysAgain(t *testing.T) {
 	b.interruptPurchase(t, sh.ID, sales, b.ups.HoldShips, b.ups.ReleaseShips)
 	first := sales()[0].TrackingNumber
 
-	if err := b.svc.purchase(context.Background(), sh.ID, 0); err != nil {
+	if err := b.lj.purchase(context.Background(), sh.ID, 0); err != nil {
 		t.Fatal(err)
 	}
 	got, err := b.svc.Get(context.Background(), b.caller, sh.ID)

@@ -1,4 +1,4 @@
-package shipping
+package labeljobs
 
 // The job workers tested alone, at the domain level, as River's own
 // examples test workers: each test queues a job through the service (a
@@ -23,6 +23,8 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/internal/fakeclock"
+	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/shippingtest"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -31,7 +33,8 @@ import (
 // service's clock shows.
 type workerBundle struct {
 	st     *store.Store
-	svc    *Service
+	svc    *shipping.Service
+	lj     *Service
 	clock  *fakeclock.Clock
 	caller accounts.Caller
 	jobs   *river.Client[*sql.Tx]
@@ -49,22 +52,22 @@ func setupWorkers(t *testing.T, wrap ...func(carriers.Carrier) carriers.Carrier)
 			cs[i] = w(cs[i])
 		}
 	}
-	s := NewTestServices(t, accounts.Test, Config{Now: clock.Now, JobNow: clock.Now,
+	s := shippingtest.New(t, accounts.Test, shipping.Config{Now: clock.Now, JobNow: clock.Now,
 		Carriers: carriers.NewRegistry(cs, nil), PurchaseRetryBase: 3 * time.Second})
 	jobs, err := s.Store.JobClient(&river.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &workerBundle{st: s.Store, svc: s.Shipping, clock: clock, caller: s.Caller, jobs: jobs}
+	return &workerBundle{st: s.Store, svc: s.Shipping, lj: New(s.Store, s.Shipping), clock: clock, caller: s.Caller, jobs: jobs}
 }
 
-func (b *workerBundle) create(t *testing.T, recipient string) Shipment {
+func (b *workerBundle) create(t *testing.T, recipient string) shipping.Shipment {
 	t.Helper()
 	name := recipient
-	in := NewLabel{Input: Input{
-		From:   Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
-		To:     Address{Name: &name, Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
-		Parcel: Parcel{WeightOz: 32},
+	in := shipping.NewLabel{Input: shipping.Input{
+		From:   shipping.Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
+		To:     shipping.Address{Name: &name, Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
+		Parcel: shipping.Parcel{WeightOz: 32},
 	}}
 	sh, _, err := b.svc.Create(context.Background(), b.caller, in)
 	if err != nil {
@@ -111,7 +114,7 @@ func jobCount(t *testing.T, b *workerBundle, kind string) int {
 	return len(res.Jobs)
 }
 
-func (b *workerBundle) get(t *testing.T, id string) Shipment {
+func (b *workerBundle) get(t *testing.T, id string) shipping.Shipment {
 	t.Helper()
 	sh, err := b.svc.Get(context.Background(), b.caller, id)
 	if err != nil {
@@ -121,13 +124,13 @@ func (b *workerBundle) get(t *testing.T, id string) Shipment {
 }
 
 // ledgerOf is the movements of money of one shipment.
-func (b *workerBundle) ledgerOf(t *testing.T, shipmentID string) []LedgerEntry {
+func (b *workerBundle) ledgerOf(t *testing.T, shipmentID string) []shipping.LedgerEntry {
 	t.Helper()
 	entries, _, err := b.svc.Ledger(context.Background(), b.caller)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mine []LedgerEntry
+	var mine []shipping.LedgerEntry
 	for _, e := range entries {
 		if e.ShipmentID == shipmentID {
 			mine = append(mine, e)
@@ -143,16 +146,16 @@ func TestPurchaseWorkerBuysAndSchedulesTheFirstScanFromTheClock(t *testing.T) {
 	b := setupWorkers(t)
 	ctx := context.Background()
 	sh := b.create(t, "Ada Lovelace")
-	if sh.Status != Paying {
+	if sh.Status != shipping.Paying {
 		t.Fatalf("created %s, want paying", sh.Status)
 	}
 	b.clock.Advance(time.Minute)
 	purchasedAt := b.clock.Now()
-	if err := (&purchaseWorker{s: b.svc}).Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+	if err := (&purchaseWorker{s: b.lj}).Work(ctx, job[shipping.PurchaseArgs](t, b, shipping.PurchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
 		t.Fatal(err)
 	}
 	got := b.get(t, sh.ID)
-	if got.Status != Purchased || got.TrackingNumber == nil || !got.HasLabel || got.TrackerID == nil {
+	if got.Status != shipping.Purchased || got.TrackingNumber == nil || !got.HasLabel || got.TrackerID == nil {
 		t.Fatalf("after the purchase job: %+v", got)
 	}
 	if !got.PurchasedAt.Equal(purchasedAt) {
@@ -166,7 +169,7 @@ func TestPurchaseWorkerBuysAndSchedulesTheFirstScanFromTheClock(t *testing.T) {
 	// The job run again (a crash before River recorded its completion) buys
 	// nothing more: no second scan schedule, no second movement of money.
 	moves := b.ledgerOf(t, sh.ID)
-	if err := (&purchaseWorker{s: b.svc}).Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+	if err := (&purchaseWorker{s: b.lj}).Work(ctx, job[shipping.PurchaseArgs](t, b, shipping.PurchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
 		t.Fatal(err)
 	}
 	if n := jobCount(t, b, scanArgs{}.Kind()); n != 1 {
@@ -185,22 +188,22 @@ func TestPurchaseWorkerDefersFromTheClockWhileTheCarrierIsUnavailable(t *testing
 	b := setupWorkers(t)
 	ctx := context.Background()
 	sh := b.create(t, "Carrier Unavailable")
-	w := &purchaseWorker{s: b.svc}
-	first := job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)
+	w := &purchaseWorker{s: b.lj}
+	first := job[shipping.PurchaseArgs](t, b, shipping.PurchaseArgs{}.Kind(), "shipment_id", sh.ID)
 	if err := w.Work(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.get(t, sh.ID).Status; got != Pending {
+	if got := b.get(t, sh.ID).Status; got != shipping.Pending {
 		t.Fatalf("status %s, want pending", got)
 	}
-	next := job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)
+	next := job[shipping.PurchaseArgs](t, b, shipping.PurchaseArgs{}.Kind(), "shipment_id", sh.ID)
 	if next.ID == first.ID || next.Args.Attempt != 1 {
 		t.Fatalf("next attempt: job %d args %+v", next.ID, next.Args)
 	}
 	if diff := cmp.Diff(b.clock.Now().Add(3*time.Second), next.ScheduledAt.UTC()); diff != "" {
 		t.Errorf("next attempt scheduled (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(b.clock.Now().Add(6*time.Second), w.NextRetry(&river.Job[purchaseArgs]{JobRow: &rivertype.JobRow{Attempt: 2}})); diff != "" {
+	if diff := cmp.Diff(b.clock.Now().Add(6*time.Second), w.NextRetry(&river.Job[shipping.PurchaseArgs]{JobRow: &rivertype.JobRow{Attempt: 2}})); diff != "" {
 		t.Errorf("NextRetry (-want +got):\n%s", diff)
 	}
 }
@@ -210,13 +213,13 @@ func TestScanWorkerAppliesTheScanAndSchedulesTheNextFromTheClock(t *testing.T) {
 	b := setupWorkers(t)
 	ctx := context.Background()
 	sh := b.create(t, "Ada Lovelace")
-	if err := (&purchaseWorker{s: b.svc}).Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+	if err := (&purchaseWorker{s: b.lj}).Work(ctx, job[shipping.PurchaseArgs](t, b, shipping.PurchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
 		t.Fatal(err)
 	}
 	tracker := *b.get(t, sh.ID).TrackerID
 	b.clock.Advance(scanEvery)
 	first := job[scanArgs](t, b, scanArgs{}.Kind(), "tracker_id", tracker)
-	if err := (&scanWorker{s: b.svc}).Work(ctx, first); err != nil {
+	if err := (&scanWorker{s: b.lj}).Work(ctx, first); err != nil {
 		t.Fatal(err)
 	}
 	got := b.get(t, sh.ID)
@@ -234,7 +237,7 @@ func TestScanWorkerAppliesTheScanAndSchedulesTheNextFromTheClock(t *testing.T) {
 		t.Errorf("second scan scheduled (-want +got):\n%s", diff)
 	}
 	// The same scan again records nothing.
-	if err := (&scanWorker{s: b.svc}).Work(ctx, first); err != nil {
+	if err := (&scanWorker{s: b.lj}).Work(ctx, first); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(b.get(t, sh.ID).TrackingEvents); n != 1 {
@@ -247,26 +250,26 @@ func TestVoidWorkerVoidsAndCredits(t *testing.T) {
 	b := setupWorkers(t)
 	ctx := context.Background()
 	sh := b.create(t, "Ada Lovelace")
-	if err := (&purchaseWorker{s: b.svc}).Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+	if err := (&purchaseWorker{s: b.lj}).Work(ctx, job[shipping.PurchaseArgs](t, b, shipping.PurchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
 		t.Fatal(err)
 	}
 	_, balanceBefore, err := b.svc.Ledger(ctx, b.caller)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := b.svc.Refund(ctx, b.caller, sh.ID, RefundRequest{}); err != nil {
+	if _, _, err := b.svc.Refund(ctx, b.caller, sh.ID, shipping.RefundRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	if got := b.get(t, sh.ID).Status; got != VoidRequested {
+	if got := b.get(t, sh.ID).Status; got != shipping.VoidRequested {
 		t.Fatalf("after the refund: %s", got)
 	}
 	b.clock.Advance(time.Hour)
-	w := &voidWorker{s: b.svc}
-	if err := w.Work(ctx, job[voidArgs](t, b, voidArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+	w := &voidWorker{s: b.lj}
+	if err := w.Work(ctx, job[shipping.VoidArgs](t, b, shipping.VoidArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
 		t.Fatal(err)
 	}
 	got := b.get(t, sh.ID)
-	if got.Status != Voided || got.VoidedAt == nil || !got.VoidedAt.Equal(b.clock.Now()) {
+	if got.Status != shipping.Voided || got.VoidedAt == nil || !got.VoidedAt.Equal(b.clock.Now()) {
 		t.Fatalf("after the void job: status %s voidedAt %v, want voided at %s", got.Status, got.VoidedAt, b.clock.Now())
 	}
 	_, balanceAfter, err := b.svc.Ledger(ctx, b.caller)
@@ -276,7 +279,7 @@ func TestVoidWorkerVoidsAndCredits(t *testing.T) {
 	if balanceAfter-balanceBefore != sh.CustomerPriceCents {
 		t.Errorf("balance %d -> %d, want the price %d credited", balanceBefore, balanceAfter, sh.CustomerPriceCents)
 	}
-	if diff := cmp.Diff(b.clock.Now().Add(3*time.Second), w.NextRetry(&river.Job[voidArgs]{JobRow: &rivertype.JobRow{Attempt: 1}})); diff != "" {
+	if diff := cmp.Diff(b.clock.Now().Add(3*time.Second), w.NextRetry(&river.Job[shipping.VoidArgs]{JobRow: &rivertype.JobRow{Attempt: 1}})); diff != "" {
 		t.Errorf("NextRetry (-want +got):\n%s", diff)
 	}
 }
@@ -297,18 +300,18 @@ func TestPurchaseWorkerWaitsForTheCallBudget(t *testing.T) {
 	b := setupWorkers(t, func(c carriers.Carrier) carriers.Carrier { return overQuota{c} })
 	ctx := context.Background()
 	sh := b.create(t, "Ada Lovelace")
-	w := &purchaseWorker{s: b.svc}
-	for range b.svc.cfg.PurchaseAttempts + 2 {
-		err := w.Work(ctx, job[purchaseArgs](t, b, purchaseArgs{}.Kind(), "shipment_id", sh.ID))
+	w := &purchaseWorker{s: b.lj}
+	for range b.lj.cfg.PurchaseAttempts + 2 {
+		err := w.Work(ctx, job[shipping.PurchaseArgs](t, b, shipping.PurchaseArgs{}.Kind(), "shipment_id", sh.ID))
 		var snooze *rivertype.JobSnoozeError
 		if !errors.As(err, &snooze) || snooze.Duration != 90*time.Second {
 			t.Fatalf("Work = %v, want a snooze of the carrier's 90 s", err)
 		}
 	}
-	if got := b.get(t, sh.ID); got.Status != Paying || got.ErrorMessage != nil {
+	if got := b.get(t, sh.ID); got.Status != shipping.Paying || got.ErrorMessage != nil {
 		t.Errorf("after the budget stayed short: status %s, error %v; want paying", got.Status, got.ErrorMessage)
 	}
-	if n := jobCount(t, b, purchaseArgs{}.Kind()); n != 1 {
+	if n := jobCount(t, b, shipping.PurchaseArgs{}.Kind()); n != 1 {
 		t.Errorf("%d purchase jobs, want the one job snoozed", n)
 	}
 }
