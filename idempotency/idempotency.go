@@ -68,7 +68,7 @@ type Config struct {
 
 // Service runs creates under idempotency keys.
 type Service struct {
-	store  *store.Store
+	store  Storage
 	cipher *seal.Cipher
 	now    func() time.Time
 	wait   Wait
@@ -76,7 +76,7 @@ type Service struct {
 }
 
 // New returns the service; results are sealed with cipher.
-func New(st *store.Store, cipher *seal.Cipher, cfg Config) *Service {
+func New(st Storage, cipher *seal.Cipher, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

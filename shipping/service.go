@@ -109,7 +109,7 @@ type Config struct {
 
 // Service owns shipments and the address book.
 type Service struct {
-	store    *store.Store
+	store    Storage
 	accounts *accounts.Service
 	webhooks *webhooks.Service
 	idem     *idempotency.Service
@@ -128,7 +128,7 @@ type Service struct {
 const DefaultPlatformFeeCents = 8
 
 // New returns the shipping service.
-func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) (*Service, error) {
+func New(st Storage, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) (*Service, error) {
 	if cfg.Catalog == nil {
 		return nil, errors.New("shipping: Config.Catalog is required")
 	}

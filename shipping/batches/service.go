@@ -14,7 +14,6 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/shipping"
-	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -27,7 +26,7 @@ type Config struct {
 // Service creates and reads batches. Its caller is explicit and it owns its
 // transactions.
 type Service struct {
-	store    *store.Store
+	store    Storage
 	ship     *shipping.Service
 	accounts *accounts.Service
 	webhooks *webhooks.Service
@@ -41,7 +40,7 @@ type Service struct {
 
 // New returns the batches service on top of ship, and gives ship's
 // purchase path its hook for the items of a batch (BatchItemFinished).
-func New(st *store.Store, ship *shipping.Service, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) *Service {
+func New(st Storage, ship *shipping.Service, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) *Service {
 	s := &Service{store: st, ship: ship, accounts: acc, webhooks: wh, idem: idem, cfg: ship.Config(), eventData: cfg.EventData,
 		now: ship.Now, log: ship.Logger()}
 	ship.SetBatchItemFinisher(s)

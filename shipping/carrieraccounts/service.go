@@ -13,13 +13,12 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/shipping"
-	"github.com/shipd-dev/shipd/store"
 )
 
 // Service manages carrier accounts. Its caller is explicit and it owns its
 // transactions.
 type Service struct {
-	store    *store.Store
+	store    Storage
 	ship     *shipping.Service
 	accounts *accounts.Service
 	idem     *idempotency.Service
@@ -31,6 +30,6 @@ type Service struct {
 }
 
 // New returns the carrier accounts service, configured as ship.
-func New(st *store.Store, ship *shipping.Service, acc *accounts.Service, idem *idempotency.Service) *Service {
+func New(st Storage, ship *shipping.Service, acc *accounts.Service, idem *idempotency.Service) *Service {
 	return &Service{store: st, ship: ship, accounts: acc, idem: idem, cfg: ship.Config(), now: ship.Now, log: ship.Logger()}
 }

@@ -15,12 +15,11 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/shipd-dev/shipd/shipping"
-	"github.com/shipd-dev/shipd/store"
 )
 
 // Service works a label's jobs.
 type Service struct {
-	store *store.Store
+	store Storage
 	ship  *shipping.Service
 	// cfg is the shipments domain's configuration (documents, retries,
 	// the PDF budget).
@@ -31,7 +30,7 @@ type Service struct {
 }
 
 // New returns the label jobs of ship.
-func New(st *store.Store, ship *shipping.Service) *Service {
+func New(st Storage, ship *shipping.Service) *Service {
 	return &Service{store: st, ship: ship, cfg: ship.Config(), now: ship.Now, jobNow: ship.JobNow, log: ship.Logger()}
 }
 

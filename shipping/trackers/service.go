@@ -13,13 +13,12 @@ import (
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/labeljobs"
-	"github.com/shipd-dev/shipd/store"
 )
 
 // Service creates, lists and deletes standalone trackers. Its caller is
 // explicit and it owns its transactions.
 type Service struct {
-	store    *store.Store
+	store    Storage
 	ship     *shipping.Service
 	jobs     *labeljobs.Service
 	accounts *accounts.Service
@@ -32,6 +31,6 @@ type Service struct {
 
 // New returns the trackers service on top of ship, whose label jobs
 // (jobs) scan and poll the trackers as they do labels'.
-func New(st *store.Store, ship *shipping.Service, jobs *labeljobs.Service, acc *accounts.Service, idem *idempotency.Service) *Service {
+func New(st Storage, ship *shipping.Service, jobs *labeljobs.Service, acc *accounts.Service, idem *idempotency.Service) *Service {
 	return &Service{store: st, ship: ship, jobs: jobs, accounts: acc, idem: idem, cfg: ship.Config(), now: ship.Now, log: ship.Logger()}
 }
