@@ -246,10 +246,11 @@ func Descriptor() carriers.Descriptor {
 		URLs: carriers.Endpoints{Production: ProductionURL, Test: TestingURL},
 		// USPS mails from the US and the territories with US ZIP codes.
 		Origins: []string{"US", "PR", "VI", "GU", "AS", "MP", "FM", "MH", "PW"},
-		// IMpb: 20 to 22 digits; with the routing code in front (420 and a
+		// IMpb and Certified Mail: 20 to 22 digits; with the routing code in front (420 and a
 		// 5- or 9-digit ZIP code) 30 or 34 digits ending in a 9x-led IMpb; and
 		// 26-digit 9x numbers (Certified Mail and the like).
-		TrackingNumbers:    []*regexp.Regexp{regexp.MustCompile(`^(\d{20,22}|9\d{25}|420\d{5}9\d{21}|420\d{9}9\d{21})$`)},
+		// None starts with 0 (an SSCC, DHL's 00…, does).
+		TrackingNumbers:    []*regexp.Regexp{regexp.MustCompile(`^([1-9]\d{19,21}|9\d{25}|420\d{5}9\d{21}|420\d{9}9\d{21})$`)},
 		TrackingNumberHint: "20 to 22 digits",
 		Requirements:       requirements(),
 		// USPS grants 60 calls an hour per API (developers.usps.com, until a
