@@ -18,6 +18,10 @@ type SandboxTariff struct {
 	// Zoning is how the sandbox counts zones: ZonesUSZip (by the ZIP codes'
 	// distance; international shipments one flat zone) or ZonesEurope.
 	Zoning string
+	// ActualWeight prices a parcel by its weight alone, with no
+	// dimensional weight (DHL Paket, GLS and DPD limit a parcel's size
+	// instead); otherwise the billable weight is the larger of the two.
+	ActualWeight bool
 	// SignatureCents and ResidentialCents are per-label surcharges.
 	SignatureCents, ResidentialCents int64
 	// TrackingPrefix and TrackingDigits make the sandbox's tracking

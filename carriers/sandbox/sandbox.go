@@ -409,7 +409,7 @@ func (c *carrier) checkPurchase(req carriers.BuyRequest) (service, error) {
 		if strings.EqualFold(svc.Name, strings.TrimSpace(req.Rate.Service)) {
 			if _, ok := c.rate(s, svc); !ok {
 				return service{}, fmt.Errorf("sandbox: %s %s does not accept a parcel of %g oz: %w",
-					c.name, svc.Name, carriers.BillableWeightOz(s.Parcel), carriers.ErrRejected)
+					c.name, svc.Name, c.billableOz(s.Parcel), carriers.ErrRejected)
 			}
 			// The live carrier's requirements (names, phone numbers), as the
 			// live adapters check them.
