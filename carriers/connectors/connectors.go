@@ -9,6 +9,7 @@ package connectors
 
 import (
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/dhlparcelde"
 	"github.com/shipd-dev/shipd/carriers/fedex"
 	"github.com/shipd-dev/shipd/carriers/ups"
 	"github.com/shipd-dev/shipd/carriers/usps"
@@ -20,6 +21,7 @@ func All() []carriers.Descriptor {
 		usps.Descriptor(),
 		ups.Descriptor(),
 		fedex.Descriptor(),
+		dhlparcelde.Descriptor(),
 	}
 }
 
