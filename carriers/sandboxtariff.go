@@ -90,4 +90,7 @@ type SandboxService struct {
 	// EUOnly services ship between two countries of the EU customs union
 	// only (DHL's Europaket, DHL Express Worldwide EU).
 	EUOnly bool
+	// NotFrom are countries the service is not sold from (DHL Express sells
+	// no domestic express in the US).
+	NotFrom []string
 }
