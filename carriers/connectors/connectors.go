@@ -11,6 +11,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/dhlparcelde"
 	"github.com/shipd-dev/shipd/carriers/fedex"
+	"github.com/shipd-dev/shipd/carriers/gls"
 	"github.com/shipd-dev/shipd/carriers/ups"
 	"github.com/shipd-dev/shipd/carriers/usps"
 )
@@ -22,6 +23,7 @@ func All() []carriers.Descriptor {
 		ups.Descriptor(),
 		fedex.Descriptor(),
 		dhlparcelde.Descriptor(),
+		gls.Descriptor(),
 	}
 }
 
