@@ -10,6 +10,7 @@ package connectors
 import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/dhlparcelde"
+	"github.com/shipd-dev/shipd/carriers/dpd"
 	"github.com/shipd-dev/shipd/carriers/fedex"
 	"github.com/shipd-dev/shipd/carriers/gls"
 	"github.com/shipd-dev/shipd/carriers/ups"
@@ -24,6 +25,7 @@ func All() []carriers.Descriptor {
 		fedex.Descriptor(),
 		dhlparcelde.Descriptor(),
 		gls.Descriptor(),
+		dpd.Descriptor(),
 	}
 }
 
