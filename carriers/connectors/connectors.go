@@ -9,6 +9,7 @@ package connectors
 
 import (
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/dhlexpress"
 	"github.com/shipd-dev/shipd/carriers/dhlparcelde"
 	"github.com/shipd-dev/shipd/carriers/dpd"
 	"github.com/shipd-dev/shipd/carriers/fedex"
@@ -26,6 +27,7 @@ func All() []carriers.Descriptor {
 		dhlparcelde.Descriptor(),
 		gls.Descriptor(),
 		dpd.Descriptor(),
+		dhlexpress.Descriptor(),
 	}
 }
 
