@@ -25,8 +25,9 @@ import (
 // matching shipment event, once, in one transaction.
 //
 // A live poll asks the carrier through the carrier's budget
-// (carriers.Limit): when it is spent, the poll job snoozes until a call may
-// go. Polls of a carrier that answers for many labels at once
+// (carriers.Limit), shared fairly between accounts, a label's poll before
+// the account's standalone trackers' (carriers.WithTrackingClaim): when it
+// is spent, the poll job snoozes until a call may go. Polls of a carrier that answers for many labels at once
 // (carriers.CapTrackMany, FedEx) that run together are sent as one call
 // (carriers.Batch); each poll still applies its own tracker's answer in its
 // own transaction.
@@ -224,7 +225,9 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 	if !carrier.Capabilities().Has(carriers.CapTrack) {
 		return nil
 	}
-	upd, err := carrier.Track(ctx, tr.TrackingNumber)
+	// A label's poll draws on its account's share of the carrier's
+	// tracking budget, before the account's standalone trackers.
+	upd, err := carrier.Track(carriers.WithTrackingClaim(ctx, carriers.TrackingClaim{Account: row.AccountID, Label: true}), tr.TrackingNumber)
 	if snooze := s.budgetSnooze(err, purchasedAt); snooze != nil {
 		return snooze
 	}

@@ -58,7 +58,7 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 	if !carrier.Capabilities().Has(carriers.CapTrack) {
 		return nil
 	}
-	upd, err := carrier.Track(ctx, tr.TrackingNumber)
+	upd, err := carrier.Track(carriers.WithTrackingClaim(ctx, carriers.TrackingClaim{Account: tr.AccountID}), tr.TrackingNumber)
 	if snooze := s.budgetSnooze(err, tr.CreatedAt); snooze != nil {
 		return snooze
 	}
