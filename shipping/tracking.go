@@ -131,10 +131,13 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 	})
 }
 
-// pollArgs asks a live carrier about a tracker; Poll numbers the polls (from 1).
+// pollArgs asks a live carrier about a tracker; Poll numbers the polls
+// (from 1). Unknown counts the answers of no information on a standalone
+// tracker's number so far (UnknownNumberAttempts).
 type pollArgs struct {
 	TrackerID string `json:"tracker_id"`
 	Poll      int    `json:"poll"`
+	Unknown   int    `json:"unknown,omitempty"`
 }
 
 func (pollArgs) Kind() string { return "tracking_poll" }
@@ -180,8 +183,12 @@ func (s *Service) schedulePoll(ctx context.Context, tx *store.Tx, trackerID stri
 		s.log.InfoContext(ctx, "tracking polls given up", "tracker_id", trackerID, "age", age.String())
 		return nil
 	}
-	return tx.Enqueue(ctx, river.InsertManyParams{Args: pollArgs{TrackerID: trackerID, Poll: n},
-		InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(s.pollDelay(age))}})
+	return s.enqueuePoll(ctx, tx, pollArgs{TrackerID: trackerID, Poll: n}, s.pollDelay(age))
+}
+
+// enqueuePoll queues a poll due after delay.
+func (s *Service) enqueuePoll(ctx context.Context, tx *store.Tx, args pollArgs, delay time.Duration) error {
+	return tx.Enqueue(ctx, river.InsertManyParams{Args: args, InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(delay)}})
 }
 
 type pollWorker struct {
@@ -199,7 +206,7 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 		return err
 	}
 	if tr.ShipmentID == nil {
-		return s.pollStandalone(ctx, tr, job.Args.Poll)
+		return s.pollStandalone(ctx, tr, job.Args)
 	}
 	row, err := s.store.ShipmentByID(ctx, *tr.ShipmentID)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/internal/fakeclock"
+	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -187,7 +189,13 @@ func (l *liveTracking) label(t *testing.T, c accounts.Caller) store.Tracker {
 // poll works poll n of a tracker; snoozed says the budget deferred it.
 func (l *liveTracking) poll(t *testing.T, trackerID string, n int) (snoozed bool) {
 	t.Helper()
-	err := (&pollWorker{s: l.svc}).Work(context.Background(), &river.Job[pollArgs]{JobRow: &rivertype.JobRow{}, Args: pollArgs{TrackerID: trackerID, Poll: n}})
+	return l.work(t, pollArgs{TrackerID: trackerID, Poll: n})
+}
+
+// work works a poll job of these args; snoozed says the budget deferred it.
+func (l *liveTracking) work(t *testing.T, args pollArgs) (snoozed bool) {
+	t.Helper()
+	err := (&pollWorker{s: l.svc}).Work(context.Background(), &river.Job[pollArgs]{JobRow: &rivertype.JobRow{}, Args: args})
 	var snooze *rivertype.JobSnoozeError
 	if errors.As(err, &snooze) {
 		return true
@@ -205,7 +213,7 @@ func (l *liveTracking) poll(t *testing.T, trackerID string, n int) (snoozed bool
 // hour and every refill, and the labels' polls waited behind them.
 func TestLiveTrackingBudgetIsSharedBetweenAccounts(t *testing.T) {
 	t.Parallel()
-	l := setupLiveTracking(t, Config{})
+	l := setupLiveTracking(t, Config{TrackerLimit: 1000})
 	busy, other := l.caller(t, "Busy"), l.caller(t, "Other")
 	ids := l.trackers(t, busy, 1000)
 	polls := make(map[string]int, len(ids))
@@ -246,5 +254,80 @@ func TestLiveTrackingBudgetIsSharedBetweenAccounts(t *testing.T) {
 		if went == 0 {
 			t.Errorf("no tracker's poll went in 15 minutes: the busy account's trackers are starved")
 		}
+	}
+}
+
+// scheduledPoll is poll n of a tracker and when it is due; false when it was not queued.
+func (l *liveTracking) scheduledPoll(t *testing.T, trackerID string, n int) (pollArgs, time.Time, bool) {
+	t.Helper()
+	res, err := l.jobs.JobList(context.Background(), river.NewJobListParams().Kinds(pollArgs{}.Kind()).First(10000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range res.Jobs {
+		var args pollArgs
+		if err := json.Unmarshal(row.EncodedArgs, &args); err != nil {
+			t.Fatal(err)
+		}
+		if args.TrackerID == trackerID && args.Poll == n {
+			return args, row.ScheduledAt.UTC(), true
+		}
+	}
+	return pollArgs{}, time.Time{}, false
+}
+
+// A number the carrier has no information on is asked about a bounded
+// number of times, further and further apart, and then no more. It was
+// asked every 15 minutes, then hourly, for a day: 42 calls of the budget
+// for a number that is most often mistyped.
+func TestLiveUnknownNumberIsAskedABoundedNumberOfTimes(t *testing.T) {
+	t.Parallel()
+	l := setupLiveTracking(t, Config{})
+	c := l.caller(t, "Shop")
+	number := "9400111899223000000001"
+	l.usps.setUnknown(number)
+	created, _, err := l.svc.CreateTracker(context.Background(), c, NewTracker{TrackingNumber: number, Carrier: "USPS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, start := created.Tracker.ID, l.clock.Now()
+	var asked []string
+	for n := 1; ; n++ {
+		args, at, ok := l.scheduledPoll(t, id, n)
+		if !ok {
+			break
+		}
+		if n > 100 {
+			t.Fatal("still polled after 100 polls")
+		}
+		l.clock.Advance(at.Sub(l.clock.Now()))
+		if l.work(t, args) {
+			t.Fatalf("poll %d deferred", n)
+		}
+		asked = append(asked, l.clock.Now().Sub(start).String())
+	}
+	want := []string{"15m0s", "45m0s", "1h45m0s", "3h45m0s", "7h45m0s", "15h45m0s"}
+	if diff := cmp.Diff(want, asked); diff != "" {
+		t.Errorf("polls of an unknown number, after the tracker's creation (-want +got):\n%s", diff)
+	}
+	if n := l.usps.askedOf(number); n != len(want) {
+		t.Errorf("USPS asked %d times, want %d", n, len(want))
+	}
+	// The tracker ended, saying why, and tracker.updated said so.
+	got, err := l.svc.Tracker(context.Background(), c, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != carriers.StatusUnknown || got.EndReason != EndUnknownNumber || got.EndedAt == nil || !got.EndedAt.Equal(l.clock.Now()) ||
+		len(got.Events) != 1 || got.Events[0].Message != UnknownNumberMessage {
+		t.Errorf("the tracker after its last poll: %+v", got)
+	}
+	evs, _, err := l.ts.Store.ListEvents(context.Background(), c.AccountID, string(accounts.Live), "tracker.updated", paging.Request{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last Tracker
+	if len(evs) != 2 || json.Unmarshal([]byte(evs[0].Data), &last) != nil || last.EndReason != EndUnknownNumber {
+		t.Errorf("tracker.updated: %d events, the last %s; want the unknown number's, then the end's", len(evs), evs[0].Data)
 	}
 }
