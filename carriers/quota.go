@@ -302,8 +302,9 @@ type QuotaConfig struct {
 // purchases, voids and quotes, share the tracking budget between the
 // accounts of their TrackingClaim (quota_fair.go), and when they find no
 // budget fail with ErrOverQuota at once; the others take the budget to its
-// last call and then fail with ErrOverQuota. A carrier's 429 pauses the API until its
-// Retry-After (clamped to MaxRetryAfter, DefaultRetryAfter without one).
+// last call and then fail with ErrOverQuota. A carrier's 429 pauses the
+// API until its Retry-After (clamped to MaxRetryAfter, DefaultRetryAfter
+// without one).
 // Keys of the budgets are "carrier:api", lower-case.
 func Limit(c Carrier, cfg QuotaConfig) Carrier {
 	if c == nil {

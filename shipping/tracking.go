@@ -27,10 +27,10 @@ import (
 // A live poll asks the carrier through the carrier's budget
 // (carriers.Limit), shared fairly between accounts, a label's poll before
 // the account's standalone trackers' (carriers.WithTrackingClaim): when it
-// is spent, the poll job snoozes until a call may go. Polls of a carrier that answers for many labels at once
-// (carriers.CapTrackMany, FedEx) that run together are sent as one call
-// (carriers.Batch); each poll still applies its own tracker's answer in its
-// own transaction.
+// is spent, the poll job snoozes until a call may go. Polls of a carrier
+// that answers for many labels at once (carriers.CapTrackMany, FedEx) that
+// run together are sent as one call (carriers.Batch); each poll still
+// applies its own tracker's answer in its own transaction.
 
 // scanArgs applies scan Index of a tracker's plan.
 type scanArgs struct {
