@@ -195,14 +195,20 @@ type Limiter interface {
 }
 
 // MemoryLimiter keeps budgets in this process, as GCRA buckets (each budget
-// is the time at which it would be full again).
+// is the time at which it would be full again). A full bucket is no
+// different from none, so full ones are dropped now and then: the accounts'
+// shares of tracking budgets (quota_fair.go) are a key per account.
 type MemoryLimiter struct {
 	now func() time.Time
 
 	mu     sync.Mutex
 	tat    map[string]time.Time
 	paused map[string]time.Time
+	takes  int // since the last sweep of full buckets
 }
+
+// sweepEvery is how many takes pass between two sweeps of full buckets.
+const sweepEvery = 4096
 
 // NewMemoryLimiter returns an in-process Limiter on the clock now (nil: time.Now).
 func NewMemoryLimiter(now func() time.Time) *MemoryLimiter {
@@ -239,6 +245,14 @@ func (m *MemoryLimiter) Take(_ context.Context, key string, q Quota, reserve int
 		return false, allowAt.Sub(now), nil
 	}
 	m.tat[key] = next
+	if m.takes++; m.takes >= sweepEvery {
+		m.takes = 0
+		for k, t := range m.tat {
+			if !t.After(now) {
+				delete(m.tat, k)
+			}
+		}
+	}
 	return true, 0, nil
 }
 
@@ -285,10 +299,12 @@ type QuotaConfig struct {
 // Limit returns c with its calls kept within cfg's budgets: each call takes
 // one call of its API's budget and of the carrier's "all" budget. Tracking
 // polls (OpTrack) leave a reserve (a tenth) of the "all" budget to
-// purchases, voids and quotes, and when they find no budget fail with
-// ErrOverQuota at once; the others take the budget to its last call and
-// then fail with ErrOverQuota. A carrier's 429 pauses the API until its
-// Retry-After (clamped to MaxRetryAfter, DefaultRetryAfter without one).
+// purchases, voids and quotes, share the tracking budget between the
+// accounts of their TrackingClaim (quota_fair.go), and when they find no
+// budget fail with ErrOverQuota at once; the others take the budget to its
+// last call and then fail with ErrOverQuota. A carrier's 429 pauses the
+// API until its Retry-After (clamped to MaxRetryAfter, DefaultRetryAfter
+// without one).
 // Keys of the budgets are "carrier:api", lower-case.
 func Limit(c Carrier, cfg QuotaConfig) Carrier {
 	if c == nil {
@@ -370,14 +386,18 @@ func (l *limited) around(ctx context.Context, op string, call func(context.Conte
 		return call(ctx)
 	}
 	low := op == OpTrack
+	claim, claimed := trackingClaimOf(ctx)
 	for _, b := range []string{APIAll, api} {
 		q := l.cfg.Quotas.lookup(l.name, b)
 		if b == APIAll && q.unlimited() {
 			continue // the API's own key still holds its pause
 		}
 		reserve := 0
-		if low && b == APIAll {
+		switch {
+		case low && b == APIAll:
 			reserve = q.reserve()
+		case low && claimed && !q.unlimited():
+			reserve = l.fairReserve(ctx, b, q, claim) // quota_fair.go
 		}
 		ok, retryIn, err := l.cfg.Limiter.Take(ctx, l.key(b), q, reserve)
 		if err != nil {

@@ -28,9 +28,39 @@ import (
 // deleted (409 tracker_of_shipment).
 var ErrTrackerOfShipment = errors.New("this tracker follows a label bought through shipd: it stops when the label is delivered or voided and cannot be deleted")
 
-// UnknownNumberGiveUpAfter is how long a standalone tracker's number that
-// the carrier does not know is polled before polling stops.
-const UnknownNumberGiveUpAfter = 24 * time.Hour
+// ErrTrackerLimit: the account already follows as many packages in this
+// mode as the operator allows (Config.TrackerLimit; 422 tracker_limit).
+var ErrTrackerLimit = errors.New("too many active trackers")
+
+// DefaultTrackerLimit is how many active standalone trackers an account
+// may have in each mode unless the operator says otherwise: on the live
+// schedule a tracker costs about 4 tracking calls an hour in its first 6
+// hours and one a day after 3 days, so 500 young ones would take about
+// 2,000 calls an hour, past any default carrier budget (USPS: 60).
+const DefaultTrackerLimit = 500
+
+// Why shipd stopped following a standalone tracker's package (its
+// endReason): those trackers no longer count against the limit.
+const (
+	// EndFinalStatus: delivered, returned to sender or cancelled; in test
+	// mode, the sandbox's last scan.
+	EndFinalStatus = "final_status"
+	// EndUnknownNumber: the carrier had no information on the number after
+	// UnknownNumberAttempts polls.
+	EndUnknownNumber = "unknown_number"
+	// EndExpired: 30 days (PollGiveUpAfter) after the tracker was made.
+	EndExpired = "expired"
+)
+
+// UnknownNumberAttempts is how many times the carrier is asked about a
+// standalone tracker's number while it has no information on it. The
+// first poll is due 15 minutes after the tracker was made, and each answer
+// of no information doubles the wait for the next (30 minutes, 1, 2, 4, 8
+// hours), so the last is about 16 hours after the tracker was made; then
+// the tracker ends (EndUnknownNumber). Carriers know a number from the
+// moment its label is made, so a number still unknown after that is most
+// likely mistyped.
+const UnknownNumberAttempts = 6
 
 // unknownNumberScan is the scan index of the event that says the carrier
 // does not know the number: before every carrier scan (they count from 0).
@@ -38,7 +68,7 @@ const unknownNumberScan = -1
 
 // UnknownNumberMessage is the event a standalone tracker gets when the
 // carrier does not know its number.
-const UnknownNumberMessage = "The carrier does not know this tracking number yet; it is asked again for a day"
+const UnknownNumberMessage = "The carrier does not know this tracking number yet; it is asked again 5 more times, the last about 16 hours after the tracker was made"
 
 // TrackerEncoder renders a tracker as event data: the same shape the API's
 // GET /trackers/{id} returns, which is the API layer's to define.
@@ -97,6 +127,12 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 				t, err := trackerDetail(ctx, tx.TrackingEvents, tr)
 				return CreatedTracker{Tracker: t}, err
 			}
+			// The account row makes "count the active trackers, then insert"
+			// one step under concurrent creates, whichever instance serves
+			// them (the insert itself counts and inserts in one statement).
+			if _, err := tx.LockAccount(ctx, c.AccountID); err != nil {
+				return CreatedTracker{}, err
+			}
 			if found, err := existing(); !errors.Is(err, store.ErrNotFound) {
 				return found, err
 			}
@@ -109,7 +145,11 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 			tr := store.Tracker{ID: store.NewID("trk"), AccountID: c.AccountID, Mode: string(c.Mode),
 				CarrierAccountID: carrierAccountID, Carrier: name, TrackingNumber: number, Status: carriers.StatusUnknown, Plan: string(planJSON),
 				CreatedAt: now, UpdatedAt: now}
-			inserted, err := tx.InsertStandaloneTracker(ctx, &tr)
+			inserted, err := tx.InsertStandaloneTrackerWithin(ctx, &tr, s.activeTrackers(now))
+			if errors.Is(err, store.ErrActiveTrackersLimit) {
+				return CreatedTracker{}, fmt.Errorf("%w: this account's limit of active trackers in %s mode is %d; delete a tracker (DELETE /trackers/{id}) or wait for one to end",
+					ErrTrackerLimit, c.Mode, s.cfg.TrackerLimit)
+			}
 			if err != nil {
 				return CreatedTracker{}, err
 			}
@@ -129,6 +169,13 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 			return CreatedTracker{Tracker: trackerOf(tr, nil), Created: true}, nil
 		})
 	})
+}
+
+// activeTrackers is the bound of an account's active standalone trackers
+// in a mode (Config.TrackerLimit): those not ended, made within the
+// longest a tracker is followed.
+func (s *Service) activeTrackers(now time.Time) store.ActiveTrackers {
+	return store.ActiveTrackers{Max: max(s.cfg.TrackerLimit, 0), Since: now.Add(-PollGiveUpAfter)}
 }
 
 // trackerCarrier resolves a create's carrier: the one named (any letter
@@ -255,11 +302,23 @@ func trackerDetail(ctx context.Context, scans scansReader, t store.Tracker) (Tra
 }
 
 func trackerOf(t store.Tracker, events []store.TrackingEvent) Tracker {
-	return Tracker{
+	out := Tracker{
 		ID: t.ID, Mode: accounts.Mode(t.Mode), ShipmentID: t.ShipmentID, Carrier: t.Carrier, TrackingNumber: t.TrackingNumber,
 		Status: t.Status, EstimatedDeliveryAt: t.EstimatedDeliveryAt, Events: trackingEventsOf(events),
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt,
 	}
+	if t.EndReason != nil {
+		out.EndReason = *t.EndReason
+	}
+	return out
+}
+
+// endTracker stops following a standalone tracker's package, for reason.
+// Its caller records the tracker.updated that says so (with the tracker's
+// new status, when there is one).
+func (s *Service) endTracker(ctx context.Context, tx *store.Tx, id, reason string) error {
+	s.log.InfoContext(ctx, "tracker ended", slog.String("tracker_id", id), slog.String("reason", reason))
+	return tx.EndTracker(ctx, id, reason, s.now())
 }
 
 // recordTracker records tracker.updated for a standalone tracker, n times

@@ -25,11 +25,12 @@ import (
 // matching shipment event, once, in one transaction.
 //
 // A live poll asks the carrier through the carrier's budget
-// (carriers.Limit): when it is spent, the poll job snoozes until a call may
-// go. Polls of a carrier that answers for many labels at once
-// (carriers.CapTrackMany, FedEx) that run together are sent as one call
-// (carriers.Batch); each poll still applies its own tracker's answer in its
-// own transaction.
+// (carriers.Limit), shared fairly between accounts, a label's poll before
+// the account's standalone trackers' (carriers.WithTrackingClaim): when it
+// is spent, the poll job snoozes until a call may go. Polls of a carrier
+// that answers for many labels at once (carriers.CapTrackMany, FedEx) that
+// run together are sent as one call (carriers.Batch); each poll still
+// applies its own tracker's answer in its own transaction.
 
 // scanArgs applies scan Index of a tracker's plan.
 type scanArgs struct {
@@ -130,10 +131,13 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 	})
 }
 
-// pollArgs asks a live carrier about a tracker; Poll numbers the polls (from 1).
+// pollArgs asks a live carrier about a tracker; Poll numbers the polls
+// (from 1). Unknown counts the answers of no information on a standalone
+// tracker's number so far (UnknownNumberAttempts).
 type pollArgs struct {
 	TrackerID string `json:"tracker_id"`
 	Poll      int    `json:"poll"`
+	Unknown   int    `json:"unknown,omitempty"`
 }
 
 func (pollArgs) Kind() string { return "tracking_poll" }
@@ -179,8 +183,12 @@ func (s *Service) schedulePoll(ctx context.Context, tx *store.Tx, trackerID stri
 		s.log.InfoContext(ctx, "tracking polls given up", "tracker_id", trackerID, "age", age.String())
 		return nil
 	}
-	return tx.Enqueue(ctx, river.InsertManyParams{Args: pollArgs{TrackerID: trackerID, Poll: n},
-		InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(s.pollDelay(age))}})
+	return s.enqueuePoll(ctx, tx, pollArgs{TrackerID: trackerID, Poll: n}, s.pollDelay(age))
+}
+
+// enqueuePoll queues a poll due after delay.
+func (s *Service) enqueuePoll(ctx context.Context, tx *store.Tx, args pollArgs, delay time.Duration) error {
+	return tx.Enqueue(ctx, river.InsertManyParams{Args: args, InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(delay)}})
 }
 
 type pollWorker struct {
@@ -198,7 +206,7 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 		return err
 	}
 	if tr.ShipmentID == nil {
-		return s.pollStandalone(ctx, tr, job.Args.Poll)
+		return s.pollStandalone(ctx, tr, job.Args)
 	}
 	row, err := s.store.ShipmentByID(ctx, *tr.ShipmentID)
 	if err != nil {
@@ -224,7 +232,9 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 	if !carrier.Capabilities().Has(carriers.CapTrack) {
 		return nil
 	}
-	upd, err := carrier.Track(ctx, tr.TrackingNumber)
+	// A label's poll draws on its account's share of the carrier's
+	// tracking budget, before the account's standalone trackers.
+	upd, err := carrier.Track(carriers.WithTrackingClaim(ctx, carriers.TrackingClaim{Account: row.AccountID, Label: true}), tr.TrackingNumber)
 	if snooze := s.budgetSnooze(err, purchasedAt); snooze != nil {
 		return snooze
 	}
