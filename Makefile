@@ -128,7 +128,7 @@ RACE_PACKAGES := ./server/ ./store/... ./accounts/ ./shipping/ ./webhooks/... ./
 
 .PHONY: test-race
 test-race: ## Run the concurrent packages' tests under the race detector
-	$(GO) test -count=1 -race $(RACE_PACKAGES)
+	$(GO) test -count=1 -race -timeout 30m $(RACE_PACKAGES)
 
 # FUZZTIME is each fuzz target's time; FUZZTIME_CARRIERS the carriers'
 # response parsers' (default: FUZZTIME); FUZZ_MATCH a regex of "./pkg/ FuzzX"

@@ -74,6 +74,9 @@ type Config struct {
 	CarrierTimeout time.Duration
 	// TrackingPollInterval, when set, polls live tracking at a fixed interval (tests).
 	TrackingPollInterval time.Duration
+	// TrackerLimit is how many active standalone trackers an account may
+	// have in each mode: 0 is shipping.DefaultTrackerLimit, negative is none.
+	TrackerLimit int
 	// CarrierQuotas are the budgets of live carrier calls per carrier and API
 	// (carriers.Limit; cmd/shipd gives carriers.DefaultQuotas); nil: none,
 	// though a carrier's 429 still pauses its API.
@@ -221,7 +224,7 @@ func New(cfg Config) (*App, error) {
 		EventData:        server.ShipmentEventData(cfg.PublicURL),
 		TrackerEventData: server.TrackerEventData,
 		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
-		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval,
+		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval, TrackerLimit: cfg.TrackerLimit,
 		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,
 		Observer:        cfg.Telemetry.Shipments(),
 		CarrierAccounts: cfg.CarrierAccounts, Cipher: cfg.Cipher, NoPlatformCarriers: cfg.NoPlatformCarriers,

@@ -150,6 +150,11 @@ type Descriptor struct {
 	// given without one. Check digits are not verified: the carrier's
 	// tracking API is the judge of whether a number exists.
 	TrackingNumbers []*regexp.Regexp
+	// OtherTrackingNumbers are forms of the carrier's numbers that other
+	// carriers' numbers share (DHL Paket's and FedEx's 12 digits): a number
+	// of such a form is the carrier's when the carrier is named, and never
+	// names it.
+	OtherTrackingNumbers []*regexp.Regexp
 	// TrackingNumberHint says the forms in a few words for messages
 	// ("1Z…", "12 or 15 digits").
 	TrackingNumberHint string
@@ -335,7 +340,8 @@ func (c *Catalog) WellFormedTrackingNumber(carrier, n string) bool {
 		return true
 	}
 	n = NormalizeTrackingNumber(n)
-	return slices.ContainsFunc(d.TrackingNumbers, func(form *regexp.Regexp) bool { return form.MatchString(n) })
+	matches := func(form *regexp.Regexp) bool { return form.MatchString(n) }
+	return slices.ContainsFunc(d.TrackingNumbers, matches) || slices.ContainsFunc(d.OtherTrackingNumbers, matches)
 }
 
 // NormalizeTrackingNumber is a number as the forms read it: without spaces

@@ -192,17 +192,26 @@ type Limiter interface {
 	Take(ctx context.Context, key string, q Quota, reserve int) (ok bool, retryIn time.Duration, err error)
 	// Pause refuses every call of key until until (a carrier's 429).
 	Pause(ctx context.Context, key string, until time.Time) error
+	// PausedFor is how long key stays paused, 0 when it is not: it tells a
+	// carrier's own 429 from shipd's spent budget.
+	PausedFor(ctx context.Context, key string) (time.Duration, error)
 }
 
 // MemoryLimiter keeps budgets in this process, as GCRA buckets (each budget
-// is the time at which it would be full again).
+// is the time at which it would be full again). A full bucket is no
+// different from none, so full ones are dropped now and then: the accounts'
+// shares of tracking budgets (quota_fair.go) are a key per account.
 type MemoryLimiter struct {
 	now func() time.Time
 
 	mu     sync.Mutex
 	tat    map[string]time.Time
 	paused map[string]time.Time
+	takes  int // since the last sweep of full buckets
 }
+
+// sweepEvery is how many takes pass between two sweeps of full buckets.
+const sweepEvery = 4096
 
 // NewMemoryLimiter returns an in-process Limiter on the clock now (nil: time.Now).
 func NewMemoryLimiter(now func() time.Time) *MemoryLimiter {
@@ -239,7 +248,24 @@ func (m *MemoryLimiter) Take(_ context.Context, key string, q Quota, reserve int
 		return false, allowAt.Sub(now), nil
 	}
 	m.tat[key] = next
+	if m.takes++; m.takes >= sweepEvery {
+		m.takes = 0
+		for k, t := range m.tat {
+			if !t.After(now) {
+				delete(m.tat, k)
+			}
+		}
+	}
 	return true, 0, nil
+}
+
+func (m *MemoryLimiter) PausedFor(_ context.Context, key string) (time.Duration, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if until, ok := m.paused[key]; ok && m.now().Before(until) {
+		return until.Sub(m.now()), nil
+	}
+	return 0, nil
 }
 
 func (m *MemoryLimiter) Pause(_ context.Context, key string, until time.Time) error {
@@ -285,10 +311,12 @@ type QuotaConfig struct {
 // Limit returns c with its calls kept within cfg's budgets: each call takes
 // one call of its API's budget and of the carrier's "all" budget. Tracking
 // polls (OpTrack) leave a reserve (a tenth) of the "all" budget to
-// purchases, voids and quotes, and when they find no budget fail with
-// ErrOverQuota at once; the others take the budget to its last call and
-// then fail with ErrOverQuota. A carrier's 429 pauses the API until its
-// Retry-After (clamped to MaxRetryAfter, DefaultRetryAfter without one).
+// purchases, voids and quotes, share the tracking budget between the
+// accounts of their TrackingClaim (quota_fair.go), and when they find no
+// budget fail with ErrOverQuota at once; the others take the budget to its
+// last call and then fail with ErrOverQuota. A carrier's 429 pauses the
+// API until its Retry-After (clamped to MaxRetryAfter, DefaultRetryAfter
+// without one).
 // Keys of the budgets are "carrier:api", lower-case.
 func Limit(c Carrier, cfg QuotaConfig) Carrier {
 	if c == nil {
@@ -370,14 +398,18 @@ func (l *limited) around(ctx context.Context, op string, call func(context.Conte
 		return call(ctx)
 	}
 	low := op == OpTrack
+	claim, claimed := trackingClaimOf(ctx)
 	for _, b := range []string{APIAll, api} {
 		q := l.cfg.Quotas.lookup(l.name, b)
 		if b == APIAll && q.unlimited() {
 			continue // the API's own key still holds its pause
 		}
 		reserve := 0
-		if low && b == APIAll {
+		switch {
+		case low && b == APIAll:
 			reserve = q.reserve()
+		case low && claimed && !q.unlimited():
+			reserve = l.fairReserve(ctx, b, q, claim) // quota_fair.go
 		}
 		ok, retryIn, err := l.cfg.Limiter.Take(ctx, l.key(b), q, reserve)
 		if err != nil {
@@ -390,9 +422,14 @@ func (l *limited) around(ctx context.Context, op string, call func(context.Conte
 				decision = QuotaDeferred
 			}
 			l.decided(api, decision)
-			return &Error{Carrier: l.name, Operation: op, Kind: ErrOverQuota, RetryAfter: max(retryIn, time.Second),
-				Message: fmt.Sprintf("shipd's budget of %s calls (%s) is spent; the next call may go in %s",
-					b, q, max(retryIn, time.Second).Round(time.Second))}
+			wait := max(retryIn, time.Second)
+			msg := fmt.Sprintf("shipd's budget of %s calls (%s) is spent; the next call may go in %s", b, q, wait.Round(time.Second))
+			if paused, err := l.cfg.Limiter.PausedFor(ctx, l.key(b)); err == nil && paused > 0 {
+				// Not shipd's budget: the carrier answered 429 and asked to wait.
+				msg = fmt.Sprintf("%s asked shipd to wait (HTTP 429 Too Many Requests) until %s; no %s call goes before",
+					l.name, l.cfg.Now().Add(paused).UTC().Format(time.RFC3339), api)
+			}
+			return &Error{Carrier: l.name, Operation: op, Kind: ErrOverQuota, RetryAfter: wait, Message: msg}
 		}
 	}
 	l.decided(api, QuotaTaken)

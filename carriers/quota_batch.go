@@ -54,6 +54,7 @@ type batched struct {
 type trackBatch struct {
 	ctx     context.Context // the first caller's: its values (the trace) go along
 	numbers []string
+	claims  []TrackingClaim // the callers' (WithTrackingClaim), of those with one
 	done    chan struct{}
 	results []TrackResult
 	err     error
@@ -69,6 +70,9 @@ func (b *batched) Track(ctx context.Context, trackingNumber string) (TrackingUpd
 	}
 	i := len(bt.numbers)
 	bt.numbers = append(bt.numbers, trackingNumber)
+	if claim, ok := trackingClaimOf(ctx); ok {
+		bt.claims = append(bt.claims, claim)
+	}
 	full := len(bt.numbers) >= b.max
 	b.mu.Unlock()
 	if full {
@@ -101,6 +105,11 @@ func (b *batched) send(bt *trackBatch) {
 		up, err := b.Carrier.Track(ctx, bt.numbers[0])
 		bt.results = []TrackResult{{Update: up, Err: err}}
 		return
+	}
+	// One call for several polls draws on their account's share only when
+	// they are all of one account (quota_fair.go).
+	if claim, ok := batchClaim(bt.claims); ok {
+		ctx = WithTrackingClaim(ctx, claim)
 	}
 	bt.results, bt.err = b.TrackMany(ctx, bt.numbers)
 	if bt.err == nil && len(bt.results) != len(bt.numbers) {

@@ -18,6 +18,10 @@ type SandboxTariff struct {
 	// Zoning is how the sandbox counts zones: ZonesUSZip (by the ZIP codes'
 	// distance; international shipments one flat zone) or ZonesEurope.
 	Zoning string
+	// ActualWeight prices a parcel by its weight alone, with no
+	// dimensional weight (DHL Paket, GLS and DPD limit a parcel's size
+	// instead); otherwise the billable weight is the larger of the two.
+	ActualWeight bool
 	// SignatureCents and ResidentialCents are per-label surcharges.
 	SignatureCents, ResidentialCents int64
 	// TrackingPrefix and TrackingDigits make the sandbox's tracking
@@ -86,4 +90,7 @@ type SandboxService struct {
 	// EUOnly services ship between two countries of the EU customs union
 	// only (DHL's Europaket, DHL Express Worldwide EU).
 	EUOnly bool
+	// NotFrom are countries the service is not sold from (DHL Express sells
+	// no domestic express in the US).
+	NotFrom []string
 }

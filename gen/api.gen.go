@@ -366,6 +366,27 @@ func (e ShipmentStatus) Valid() bool {
 	}
 }
 
+// Defines values for TrackerEndReason.
+const (
+	Expired       TrackerEndReason = "expired"
+	FinalStatus   TrackerEndReason = "final_status"
+	UnknownNumber TrackerEndReason = "unknown_number"
+)
+
+// Valid indicates whether the value is a known member of the TrackerEndReason enum.
+func (e TrackerEndReason) Valid() bool {
+	switch e {
+	case Expired:
+		return true
+	case FinalStatus:
+		return true
+	case UnknownNumber:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TrackerStatus.
 const (
 	TrackerStatusAvailableForPickup TrackerStatus = "available_for_pickup"
@@ -1705,8 +1726,20 @@ type ShipmentStatus string
 
 // Tracker defines model for Tracker.
 type Tracker struct {
-	Carrier             string     `json:"carrier"`
-	CreatedAt           time.Time  `json:"createdAt"`
+	Carrier   string    `json:"carrier"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// EndReason Why shipd stopped following a standalone tracker's package: `final_status` (it
+	// was delivered, returned to sender or cancelled; in test mode, the sandbox's last
+	// scan), `unknown_number` (the carrier had no information on the number after 6
+	// polls, the last about 16 hours after the tracker was made: most likely a
+	// mistyped number), `expired` (30 days after the tracker was made).
+	EndReason *TrackerEndReason `json:"endReason,omitempty"`
+
+	// EndedAt When shipd stopped following a standalone tracker's package (see `endReason`);
+	// absent while it follows it, and on a label's tracker. An ended tracker no longer
+	// counts against the account's limit of active trackers.
+	EndedAt             *time.Time `json:"endedAt,omitempty"`
 	EstimatedDeliveryAt *time.Time `json:"estimatedDeliveryAt,omitempty"`
 
 	// Events Scans, newest first (at most 100).
@@ -1724,6 +1757,13 @@ type Tracker struct {
 	TrackingNumber string                    `json:"trackingNumber"`
 	UpdatedAt      time.Time                 `json:"updatedAt"`
 }
+
+// TrackerEndReason Why shipd stopped following a standalone tracker's package: `final_status` (it
+// was delivered, returned to sender or cancelled; in test mode, the sandbox's last
+// scan), `unknown_number` (the carrier had no information on the number after 6
+// polls, the last about 16 hours after the tracker was made: most likely a
+// mistyped number), `expired` (30 days after the tracker was made).
+type TrackerEndReason string
 
 // TrackerList defines model for TrackerList.
 type TrackerList struct {
@@ -2721,6 +2761,15 @@ type ClientInterface interface {
 	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
 	// returns the original answer with `Idempotent-Replayed: true`.
 	//
+	// An account may have a limited number of active standalone trackers in each mode
+	// (500 unless the operator set another with `--tracker-limit`): those shipd still
+	// follows, without `endedAt`. A create past it is 422 `tracker_limit`, whose `error`
+	// names the limit; the same carrier and number as an active tracker is still 200.
+	// A tracker ends, and stops counting, at a final status (`delivered`,
+	// `return_to_sender`, `cancelled`; in test mode the sandbox's last scan), when the
+	// carrier never knew the number after 6 polls over about 16 hours (`endReason`
+	// `unknown_number`), 30 days after it was made (`expired`), or when it is deleted.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /trackers (the `CreateTracker` operationId).
@@ -2738,6 +2787,15 @@ type ClientInterface interface {
 	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
 	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// An account may have a limited number of active standalone trackers in each mode
+	// (500 unless the operator set another with `--tracker-limit`): those shipd still
+	// follows, without `endedAt`. A create past it is 422 `tracker_limit`, whose `error`
+	// names the limit; the same carrier and number as an active tracker is still 200.
+	// A tracker ends, and stops counting, at a final status (`delivered`,
+	// `return_to_sender`, `cancelled`; in test mode the sandbox's last scan), when the
+	// carrier never knew the number after 6 polls over about 16 hours (`endReason`
+	// `unknown_number`), 30 days after it was made (`expired`), or when it is deleted.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3851,6 +3909,15 @@ func (c *Client) ListTrackers(ctx context.Context, params *ListTrackersParams, r
 // `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
 // returns the original answer with `Idempotent-Replayed: true`.
 //
+// An account may have a limited number of active standalone trackers in each mode
+// (500 unless the operator set another with `--tracker-limit`): those shipd still
+// follows, without `endedAt`. A create past it is 422 `tracker_limit`, whose `error`
+// names the limit; the same carrier and number as an active tracker is still 200.
+// A tracker ends, and stops counting, at a final status (`delivered`,
+// `return_to_sender`, `cancelled`; in test mode the sandbox's last scan), when the
+// carrier never knew the number after 6 polls over about 16 hours (`endReason`
+// `unknown_number`), 30 days after it was made (`expired`), or when it is deleted.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /trackers (the `CreateTracker` operationId).
@@ -3878,6 +3945,15 @@ func (c *Client) CreateTrackerWithBody(ctx context.Context, contentType string, 
 // form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 // `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
 // returns the original answer with `Idempotent-Replayed: true`.
+//
+// An account may have a limited number of active standalone trackers in each mode
+// (500 unless the operator set another with `--tracker-limit`): those shipd still
+// follows, without `endedAt`. A create past it is 422 `tracker_limit`, whose `error`
+// names the limit; the same carrier and number as an active tracker is still 200.
+// A tracker ends, and stops counting, at a final status (`delivered`,
+// `return_to_sender`, `cancelled`; in test mode the sandbox's last scan), when the
+// carrier never knew the number after 6 polls over about 16 hours (`endReason`
+// `unknown_number`), 30 days after it was made (`expired`), or when it is deleted.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6848,6 +6924,15 @@ type ClientWithResponsesInterface interface {
 	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
 	// returns the original answer with `Idempotent-Replayed: true`.
 	//
+	// An account may have a limited number of active standalone trackers in each mode
+	// (500 unless the operator set another with `--tracker-limit`): those shipd still
+	// follows, without `endedAt`. A create past it is 422 `tracker_limit`, whose `error`
+	// names the limit; the same carrier and number as an active tracker is still 200.
+	// A tracker ends, and stops counting, at a final status (`delivered`,
+	// `return_to_sender`, `cancelled`; in test mode the sandbox's last scan), when the
+	// carrier never knew the number after 6 polls over about 16 hours (`endReason`
+	// `unknown_number`), 30 days after it was made (`expired`), or when it is deleted.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /trackers (the `CreateTracker` operationId).
@@ -6865,6 +6950,15 @@ type ClientWithResponsesInterface interface {
 	// form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 	// `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
 	// returns the original answer with `Idempotent-Replayed: true`.
+	//
+	// An account may have a limited number of active standalone trackers in each mode
+	// (500 unless the operator set another with `--tracker-limit`): those shipd still
+	// follows, without `endedAt`. A create past it is 422 `tracker_limit`, whose `error`
+	// names the limit; the same carrier and number as an active tracker is still 200.
+	// A tracker ends, and stops counting, at a final status (`delivered`,
+	// `return_to_sender`, `cancelled`; in test mode the sandbox's last scan), when the
+	// carrier never knew the number after 6 polls over about 16 hours (`endReason`
+	// `unknown_number`), 30 days after it was made (`expired`), or when it is deleted.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14605,6 +14699,15 @@ func (c *ClientWithResponses) ListTrackersWithResponse(ctx context.Context, para
 // `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
 // returns the original answer with `Idempotent-Replayed: true`.
 //
+// An account may have a limited number of active standalone trackers in each mode
+// (500 unless the operator set another with `--tracker-limit`): those shipd still
+// follows, without `endedAt`. A create past it is 422 `tracker_limit`, whose `error`
+// names the limit; the same carrier and number as an active tracker is still 200.
+// A tracker ends, and stops counting, at a final status (`delivered`,
+// `return_to_sender`, `cancelled`; in test mode the sandbox's last scan), when the
+// carrier never knew the number after 6 polls over about 16 hours (`endReason`
+// `unknown_number`), 30 days after it was made (`expired`), or when it is deleted.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /trackers (the `CreateTracker` operationId).
@@ -14628,6 +14731,15 @@ func (c *ClientWithResponses) CreateTrackerWithBodyWithResponse(ctx context.Cont
 // form is 422 `invalid_field` (field `trackingNumber`). Each new scan emits
 // `tracker.updated` with the tracker as its data. With `idempotencyKey`, a retry
 // returns the original answer with `Idempotent-Replayed: true`.
+//
+// An account may have a limited number of active standalone trackers in each mode
+// (500 unless the operator set another with `--tracker-limit`): those shipd still
+// follows, without `endedAt`. A create past it is 422 `tracker_limit`, whose `error`
+// names the limit; the same carrier and number as an active tracker is still 200.
+// A tracker ends, and stops counting, at a final status (`delivered`,
+// `return_to_sender`, `cancelled`; in test mode the sandbox's last scan), when the
+// carrier never knew the number after 6 polls over about 16 hours (`endReason`
+// `unknown_number`), 30 days after it was made (`expired`), or when it is deleted.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32860,350 +32972,360 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcuM4li76KgjtiUhpb1opyXZe5B/nuJxZ1Z7Jiyft7OqpZm0TIiELbQpQE5BtVUVGzLOcH/Ng8yQn",
-	"sBYAghRlSU7bWVnjiI6utAiCuK77+tbvrVROZ1IwoVVr+HtrwmjGCvjnJ6rZOz7lGv7P/JIxlRZ8prkU",
-	"rWHriM5oyvWCtEfzQukOkWOiJ4yM5ukl00RPuCIF++ecKU2ygl4rMi7ktNuKWiqdsCk1PerFjLWGLS40",
-	"u2BF68uXqPzsJzalXHBxsfzpnycyZ65zRXI21oSL4OvbfEWxhsl9FvyGaD5lpK1YKkWmOoRqcj3h6SSc",
-	"JVdkPM9zQi8oF+arZlC8YFlrqIs5WzcKnMFxtjyA44wJzcecFbiu5WIeEJoraebLikIWZCQzzhShiiSF",
-	"6y/ZaChKF2Z5cSS6WByONSuWh3KKC0C0JNeUazJiY1mY5dfFgosL0rZTikgh5yJjGZnPOrcPYMoFn86n",
-	"rWEvWl6XL1FrRgs6ZdqexB+oTidNiwQPCM/Mx7j5YUb1pBW1BJ1Cl9mtg2A3dDrLTcMR1eeD0ct0j/XH",
-	"Pfo6e5W+HL2g++M9tmu6WF6uI1oUnBWHaSrnonH/bAtCsck9DDKl53vjXTbI+mlv9Jq+Gr9kL7L9dG+0",
-	"S5vHOC+UbNjOjzP6zzkjM6m4+QVuJaFkVrArLueKzOgFe6ZIItiNxj4SP/R/zlmxKMee4icqO0tv3jFx",
-	"oSet4aDXaxrXCnJyQi8YUfw3tupjObwXfitjYzrPdWs42I/Mh/FI9c1n/QHrR00X7z0VfLzi5rln97Bl",
-	"UyrO99N+NmC74z26P3qRvsxesdfjHu2PGvfshKeX81nTqPDJPYxpll6e76avswGc9Vejl+mLbJ/tjXfp",
-	"oHlMpxM+m7LmU+6e3cO41GR2/tKO6vXoVfoye8H2x3t0dzRIG8f1MxtNpLxsHNZ85P+8h6FdTy7P+3Qw",
-	"2k33sn32YvySvhq9TntZnw3GDUP7YnpVMykUs+Qr+4lqdk0X5q9UCs0EXAA6m+U8pWaUz/+hzMh/D77/",
-	"LwUbt4at//W85NDP8al6/tZQfvxUdeZJinTnHHhDQtrXXE+I+xVeU0mHyIIkV6wA/mKbDgklmbwWSheM",
-	"TsmskFc8YwUZU56z7ADJvVnJQET4247lYDu4C01Dts2fl7wOhv0DzewvGyyK3wrTMsPLfEVznp1Di6gF",
-	"U2gNW07eGMlsYXizkJpAQ/Kvpx8/2O229978+3x/3GeDbDfdG+3TF69fvmp9ib52C86MdND4fdJOwnHj",
-	"PlCi5SUT5Joa0qsUy5wo8/nTO9JO4Ok5F+dADpPO/W3BkRTjnKf64U/lIVGaakZS+8UhSYTU57N5kU6o",
-	"YllC2kamGRoJRs8L8XGcEHNJFaFEORKjJ1TbNY2Ff7UTmZfGc5GZNZoV8qJgSiURSWheMJotzq8kz1gW",
-	"/jK1FB4/THI6YjnhKha2AZGCUOJaHcBmTJlShkPhsLjuRLFIuGA5v+CjnJ3DBM1HsjkuHztnIptJLrT5",
-	"Fb5xPpbFlOrzKVdTI7kEX89kOjezjAVVlywjY1mYY0CF1BNzCeFFswR4NPAlc2RGcn4xMdLvgf3Ij9A0",
-	"IVRkscCfPhc5rie8KwUjXJMJVWbtMpbzK1YsKqtnxjWlYk7zWBTMNTGL71bon3M2x8XXBU0vWXEux+du",
-	"q8p5PVPEPicpFeY2jFgsMpYzjW+7LUmpSFme2x2ZIbPzP1qR07zAMzadSc1Euji/ZIvzVOY5V1yKhLTN",
-	"7C7ZIhZmYebmJkmBorPbCgLkkJKMj8esMKfK3NSmfrk4nytmRmOWAKkKvAz9XTJYDaV5npNiLoyaQqgR",
-	"n0m/R6zGYGlmRBKQrndAvE463Vi8pUVuhEPFiitWKJLKeZ4RKtQ1K6pDcYzkPJdKJweEklROp1xrljl9",
-	"4JkyI8RmeD+uScFSWRhJHIbMtVEelJwXKTPnghRsltMFyyKiJN4rQ1bx5VjkUlzA4ITuxuLeyM2Pshjx",
-	"LGPijgRfzcdjnnIm9LlK5YwFZB/2RM5YAb0QwZhRVyaMXBdcs6E7l4q4F9eygVIwOIVXhq1aV/fAKJLl",
-	"OXmGXfm6ZdjXhRQX51OZseT+mMCx0KwQNMdRPrx8wu33vICi6JgZ1RLuirtijChDroKbYK5cJ0KGadgI",
-	"v5jb3UYtWM3TCejATgAyDMY1NGSlIvLUHt7fcn6Q+kejBD/CSpo5jM23EtKecqW4uIiIJa2wTpZ3WA30",
-	"mcLls6xoLugV5Tkd5fd5mk7oIpc0O5PyHS0u2COswgy/eK6lPM/NN5Mh2meMBMZuUiAFffKe/0Dar+A/",
-	"hrWefDw9I89HhgkzNSRUlNTDqL43O1N6s2O62BktNFP3KXWd0IUhIJ+83vEIB+V8hh89nzI9kZmR9bPM",
-	"6Pz4M8GfI7NwYpOLeH+rccqKK56yz+VpfEQdKbwDKzSlKCAaYXO8Sk4KPQdx6Hw8z/OEtPFwwTVTz9OC",
-	"Uc2GREtpRKoFce8oNKaZ02iW2X5XHRj5dmLECSPE4NtZZ2h3BUWMijzhpI3angRN1m+Jt/19ib5mM8+k",
-	"fE/Fwv6q7sTnCyM5g6mHZSGHd8vnjL4HlRXp21V4HA0vCQfp6A3ag52tNiQnXvi8KOR8Fot2crNjetiB",
-	"Hnbg16RjpC82nemFPxKg+T1T3oRoJDfD/bvkZ8p1LBqPwQFJ/rbjrds7YN5OTN/X5m6vtFzHovIa/D/o",
-	"EPXurE0+IbRgICIaGZuBekDnhn5oUH6yQCaVY0JJOWHDndzqRGRwc0O4SPN5xrJuLGJxmCtJqiscATWS",
-	"cw3jrwzofyfEHsbgiqHJIhbBgLgUirSFxEWNDMWfi0shr0VE2M3MUGJzowt2JS9Bb2AdNIzCbqY5R90s",
-	"y4x+ZMRw1OpRdTdys1kCYhRRZbU3PWHTJfH5a25ldXPWvl713tS6qPhWNuqmfGOpK+tA2bAb0/rryMxn",
-	"2FhZ8N82Yp+rjUewexU1gpERowUr7MZOUUAg7tw8Enmx0ty5mybMJzFKajhw8wMah+ypRRkXf7Jn+h5F",
-	"u89iVsiUKWX431uhuV7cafHd5Mac5VUKf4i3qwtORevvAhEpamHjeqPH2Y6/lvY7Z4JSbEqBruT5gthN",
-	"GZKkMjXcDbdj9icQMmKR4J+GjsC/gK5VbJeZZGg9dIYh89l6b1rKyCj3sUisNiXo1IgOIFDkUoHr1XZg",
-	"yBJ8CxgBGIEUNooI614YDqBQGDui+kIW3n7pxrjkhsx4RhZyTqaMClK+y8zL/09iDWQ4YPuOl7K4UnMG",
-	"4hUodJk0xIUU85yVipyQ54YLqMR0JOQ5XEazvPZTvjMvlVlhEsU2J+QV7B8sRVNfzq9KQcswKKTWIOU6",
-	"KyNV5IJfGRaxSh50c2JXRqLWC6+1xyIBjvLWPMC2KnBEIDszt9ZKeOdaelOkFxvdD4qAbocGGbD2aUlm",
-	"c2C3hjtFJHFNQZtV89lMFjjPQJ4kEwrky7UlSrMZbI1bn7Rg4GqmuTq3UwMbnOsgXKWgLXL1tOrlPChP",
-	"IldgdrJmUzRgCHnuvmpfUG5XjFwDXQov7jieT0UsmDD7m9W/F5nDXFizJsgUsiByPGYFTNpttenYDEZe",
-	"i879WbQ8ZYFuLF1a9kUdkplUmubECg9dkqCtOCRxeCkTmFSxgEfJ59OkS/59LjVTIIjBKSgt34qkE5Ze",
-	"um4xAiDUJEhmqIMg2mw7dOAXmub8kpH23mAQ3FFLVLziB38/U2RG9aQzJJR8Pg2Hbv4+ObWGfSPvsKLg",
-	"WhaLWIAxsW0ksZQa8qK0LCAqYAZ2YGVOL3b3G59BZ/sk4xewRQX55fjk/+yRdtIf7O7t77x4+ep10omF",
-	"NdzOCjbmRmIkc9OzmZYZq11i82HYbVxIbpQsfG/Mb1Aum1JNpnOlyYResVhwTdqf3h6+ef82IrHbRFZb",
-	"SE0vWdyyR2dWmJOmOfr2UssGS2fhB3ZN/kMWl60o9IW/QJ+0+7O/5DWMIBCHilpvh4LmC+A05K244IIp",
-	"8k5n1b77DX520x2cpYbIktOPZLf/4sVOn9B8NqE7A1g3IymU3/18aqZKtWaFeef//v1w5xe689uvvw++",
-	"/Eur4WtGOsyrQ6cZ/X/tX91UTqtjHuzvNfSCjtnK/DNK3skrltOUbTLr2USKWhf/p08G/QHZ398nvX6v",
-	"V+1lr6mTgilu6VylqzHNFfPtR1LmjAqQMMwlqB2D/1g+AEsfUrpgTPerb+7u98iPfKwn5PCKiXnTtNec",
-	"JOx2UO32dM41I7u79RVoXsff+Kz6er/X77+q7eG6kXwJ3et/97ONWlZ4Mx8pD+qv/n05MizbDMNeyGMx",
-	"m6OImWUQtELzk+Aa2n25ne4a8ki9kKWYyAyHGpakDghHYr+Iuq+QBG2obcOErMJoxSGuyN5gUJfJOluR",
-	"9yeC8kRQngjKoxGUqHWzcyF37I9OYivJzF/B0osarBls9WbSUsK7TY8MurWOc2fVXt5mKx1Dn1yz6drO",
-	"wxG+x5dNP7ZnWhR04Y7PvEEWdbZsiIa4pgVa8trBOK3ak8qiYClazbRESRNleOe2A920fA8cJEzMp2Zf",
-	"3FdaUct+xOv5v67fUxh6dfEiv/jBmjXxCwgIXd46s5LgFzsELoJiYGvYyqhmO5pPWWsVvVu7I/DFI2xq",
-	"XkKD/VbfmSstp+pzkTcFOjv1xrby6rzy4dZmAM8UsY5V5I6oLChCCyMkK1D3T978GIt28tPb0vP1/Hee",
-	"fXluu+7OsnHSOTAiNth1gWcpOWVOfYITStJCGmZKRrLIWOEFcz8+luYUjbvI3pbmy7OvCb6NWkGUy7rN",
-	"eRc0dW/ettBox/axRTbMJlxowlW4oN2mAU7B0HX7yN6bNrfdVDsIuKDXE54zYvQpswUgPczoAh6BF4qJ",
-	"zPxh/XeJP+1JeCnLDltReSHWX0iIkoQpReXlLI95dT/8rVl5OY/8rWqImnNHGQ7aaEHwe0TI64PS2ZYl",
-	"qN4pd8gxBCoiGAbGMqK4SEEnFRIyAarEAL0DTRH5RkBZWKN4wzNc5hUP3eCaH2upkfU3xCKHi43t/DjK",
-	"j4ZfiNwUVi7yO45hldWJZ1TTjTkNUtIG3lKGhTcEvcPv7sKYlhBNfkDEPM8xGIuRnCr82WyNeYD8EcNv",
-	"bz+LMIPKEFYugY9avoPq8FEEBkGwc8HJPCDshqY6XxBKjuACAH35FESHybmuxG/9G1skXXNbi5Tl9rbC",
-	"v1VVP2gbemKXTV/LzvKptcaIBsoFZkpnE42IYjlLtUJbNQzY2Wa7G0iqloyvOx1H2AwXt5R0flise/GN",
-	"b/glao0LOT3cSqryH5Qw/bWvfcRm/jVc/HVvnUCr2kuqKTHGCCg5GckbpoihPQUwBn922tN5rvnOjLOU",
-	"dSLChdKMgiXdHYkhWJvNW7Eo9z+y/sSR1BMw0y2Z/qUoT9IBEYwbNXVI0KJX90P4tkY9/Qjhn8hGfHwH",
-	"Vb6JaZEvnPErFvbw2ANlpkaUnTfMq3nin09OI/Ijy97edIwQEot/zqVmGcbSzgqeMvd9+6Fnyvu9ryG7",
-	"y/WFUsRGNKu2b1N6c4yvWcXC/tVvEJhxkqtulx1j0t1EBas6QtaN+bTWHJjFnS5FjVaGlyvss4liVtOZ",
-	"GlQffPBhPh0hCQr06f4Pg6PdRrm2pFhOBvl8enLailqf4f/hdDTIH1EL3e1NiR1n4NjimHESkSkGS7c5",
-	"CANKkz2STmhBU80K1akaIP77P/8//z/aHw0ah7y99F4Z3+/r+JkRx8CT0awPMnHFCymm1qF6KwW2fqng",
-	"jQbZequcsag1n2Xbzb9JVnT7Xl2bYFej2nmqzrtconA/1p/ae5B5atdgrfDzEMKLHcNR6Wm7m/GzJKuH",
-	"J8eh4y4ygjVwhiFhNJ14n5qml0w5P5k1iUaYRoA+QOVCSp9Zt0oDYypd2lw78ca5r9JLZa2mSzyqS34u",
-	"uNZMuKAbRgp2wZUuFuDOsUNMpRAs1bJQpJ1M6SUjF0ywgmoGYfWx2AGn1JAk7rAlpH0khZpPWWEjiO2j",
-	"U5YWTIePFfwCSQnh8UxI++3JqfdKCvgR+inAU3r06fgNaaNAxAryCYeNocnHbzrgqIWG702790ZyL+BB",
-	"F4a7NFqkbsdvmoaKz1YP1Ai9M1a4QcIXgMxWv2FORPNi4D/cw3r3h9U1aDJfL3GKWlo17M7yeh7gQlTH",
-	"f+DGXv1ugxi7zhC+kp/geMITYkfit6EcBC5at26y3PTzuLTLQ/hgI8f0vBAsi0guLy4wGM26Tbkgac5o",
-	"0SW10eI5qA7Y/WYHXe5nbdz7m4y74KuX7PZTv4mqMV3de+2qrO+tRmoDVlNZ/DrnuYUAv62yYp9qbM57",
-	"Nk8tT6sbkXg6cWpchQCjqOvOvKb5pSJaDklS9gZ2WPgIGFr1hMWi7CPRECQSMMqIUG3tUgpyBVU1DKJM",
-	"b8B76u1A4fhNr40i2FEQ9tIU01COzDALm7mkJYSE5DnqCmiluFWVDfxDIBM2GGEztkIMrIwAk0BM6wgN",
-	"l1yTC4qaVVUO7Pf7g36v6VuXXDScyCQIIAoDa26NHjLUsxpdbpgUsQGtESTawi5LSVQur100c041K9DQ",
-	"jquXkDZ1s4OcDr/WZoV9lNiMFqpqg3ejbkWtYCBNtqPgRlqPwpr1ts1q/r2TU4jxHZKzMpaNZc72YBh/",
-	"MA4yYvqa2YBktFiwjOTSRup2SRu3qbNW5CylTdi+chKNdxvkSasJBenHt0pWzf7ZO7tit/Gz3sVfutYn",
-	"WjVPrZOJj6utA5/q5q7TLd2jt7hDt/B/3t3Fuakv83FDIfDsgm3zbif3a/f97n6XMmlyK+tz1YRbMejs",
-	"93q3m3Tq6+1HsHppq9rfHanD3W0epYa2oZq6pCIuWyNK8vxxXhg50UgFuqDgC68Qiv1GU8VXWyO+5sSt",
-	"JPThUq3eztA2v6X2nAS2M4yyr0QFeXN+O7Tng52ztOjPRc6UCgENuJUNHsy2HwbbwGlba+xfi2L0zoWM",
-	"DokU+QIVc6qZ8tHgtYhc8/tCzo2Cjjk/z1QZa+w/lHS65FAQnoWgDsT6QMzrZEXAr4pFzugVpmSguAFG",
-	"iKbwcCv2bmgLCznL3nfsGPlaKs/VJzixTUI/nmUHPuHihMsAZDjeQ1K5Pt7Mb1XFKBbhfUJojSKdUKFJ",
-	"Gz8AhwuiCxRI1jOWEZYrBrHenS45ns5yzjIyWsSivF9VvwWpui3AVhQOH0IjMFScZQcEQB6CyXFFZpQD",
-	"fsRcMdJOJ7QwWrlVuQKfBS+UJiqlwvpsYsHHZC6MatCpBEAE4sxXRjCc8t/YRu9Bwydn2ZOz7H6dZe7K",
-	"rSUROEZzl3xETehWBz4xNJq6+VV5028sZMEvuKA5GD4CYiHBPF1jzx7iBPcEWLT501LsWLSp58MsO7+Q",
-	"MjPc2jJojxVgjhb8OT3wrny73JHXYmW5x85jh1aXcsCOAJlpF2zMioJl3dqYqzSwIlNM6QLDeEaMSAR6",
-	"AV7pgo85Rh739iApyiFARCuAkipRM3u913XcpQhCos3KuCyjhvtTZ6RrkNrWcdItfK3lN08KLgtUlf7I",
-	"DtgVsqiDFPx6pWKNiLfODLGNwBcau5x0Z5PU7M87TirrGDKkmGOtF9LG+sTC5Z1FZf75NeWaiwvX+JoV",
-	"zKFY6Ulh/uFpZjt0UMXCI5lUPzSWxdSFQ/KCQE73lGaspAyBxtD5KrFwzfp+Q7lNeZTGFcF1dsnKLEIQ",
-	"vTzGmSN5XEc2DDIkHZVASHcopKhkFi4Qdtczn+2W7u66vbseq1XBM4Qg++rbt9oILqxcgLoRSClcYwpc",
-	"zrR2aW8HQN5Lyl5eCnRtIV+fWpA5IyTYTyzZWre++l97vgDGjYuLVZ69qonYtfaePDWjqXUEZ1RNGMrf",
-	"/ELIApxesEj4I6QJ7pj1ymqW+19ev359eNjvQWbgi5ev9ra8oPVgy+qUVp8fizR6t/Oz2iRjNByiFkqz",
-	"6WbmGB854r1RlbiDMJDkypnb/PdKI1g3DCX1P5Z+gVU3+JY7u1Zm/NrjN28K2v7L2dnJKcJkQpKrzW1V",
-	"0vArNtOKTLSe1eKAzE9q+Px5kEn03Oyuem6WIqu7d/derTtGZmh+xRsPUWk6qIfLLsXMH9RyxgxtyJjS",
-	"HCP7bWLrwgIYljKzlUAbbEuIz6De3sxyKnxqy9rT5t47gwdLtK9K2CAfGJbcaS1eGFUTea0MMeSC5PLa",
-	"vhB6qqz6n3HFWlHL5ze0otYFH+uW0zec6G7OLO5l1IJoFLPmAeRypbflS8Tyk3Ha5Hcm7GYmC63A0IXS",
-	"D7thU8QQztkFExlpJx8+vn17THZ73d2XbdpJfAIypgmWj29ukljgW8r5c8mskHJsuOiY54Y4plzjrnpb",
-	"yuHbU3J89oG0E/Ovvw16gxf9/uAlEjyIcTkkfqj42lRChggV5F8G0X6vZ/qHhQpUzdN0wrJ5zsgPliDH",
-	"op1M1Bkt+HhswzsObNi9EwSA+5jTxjKi5QUzE+wE0IrHZx+GrnEsjNgAqkNNnbaAFInLMcH1TwCAZ2l5",
-	"NSRhcBWLJi2EfDTPr7kC3mpJIAg09V2pi3jVxxsYRnF9WXFGb1ZFIbomzxRpo5GqeKY6RNMbo6K13x5/",
-	"iMjbj5+OI9LtdjuRUeNhKa3gxcWV5BaNE7JttAxlqxrjG+wgw3tdHftu08Xl07Vjd03M2AuW8hlngA/o",
-	"R//Xw7P7G/1PPzh+/bpXzxVsnoFIpWbFtLHuA5nRhSLZXHMrTmh6Y/6l66RySJI3hydldhta72Y5TVmE",
-	"uomfOvR5YDsoQzCSN2+q72dzvQC7YORp3IwV8PbQdgkWb5Lg+I4ABwRwVqz90F90a0Mt07usTP1PxHvg",
-	"Gu76aipbjel4c3jSilpv3pxUaaH5oXF9YfduleTk1BBSTnO310bItbJchb5zy6joCPBiKzt//OGvO/3e",
-	"3mCTPXcyx2aBmtbKbiSnihzS760TRIQU1tS++OiFsjK6B3nNUmTPffI7/wk6oiKTYn0KVoUXu7W6RdK4",
-	"S8RogyxC2on9NWlOnj8oE+SBRndK6SUWdxJfmhLinwSYJwHmSYB5EmCeBJgnAeZPKMA0eOD+J0sxVYwO",
-	"ZzoJZBsj8y2n+awysh1JraUgZztqwoumqKc1ZtMqj2k+a385JRoaQUBQyao69sANyQtDX/o9C3IWkUxq",
-	"vPvWLGqjYWOhJ2xKaG6W3DDrF/3e626/l3QOCBULhIVmOe7cBo46+/oyyMrSNFH8OlqF8FPCUIAz/Joq",
-	"dLC0l6F/VtLar4MD+ueceshR38ugWvVrXd2vqHVF8zk7YisBCOC5c3OgZz3ngpE2zXOSuDEkZC64VhCj",
-	"QFLTW2VuA8it8NlzXOgXYKi+peRd1Lpm/GKiP/7WPC58ut3A5FykrDqyF+bfaT5X/Iq9d8NBE3KZ7Cfn",
-	"GCfeMF48zsuJbZU0P79TleUOZnib4uLp4ZYBe8H7ySqgL66VA/oKsb2WTaZPxOSJmDwRk++UmDTKD85Q",
-	"9CaMxqxjfuQL677FWIbESOJTqlnmJK03DtZPQu6OLYMKAU4Z1axLPgpbsMHK5+mE0RkQoXk6gc4JnUrA",
-	"ZzZfKNVuR5ZySAUSUtwW12ohlxpgj7vkEEbihyYzuiDtz2dHneEmV9xo6zu93R245ZX076Zb5JblUGuj",
-	"BjegBuCD7fLp6VzLKdU8DbpdPsO+FbEf8dI9afcNfdw3VA4keohCc+XMXHOIToaMK6zAZzYJPHidANEp",
-	"uFGsOQ/u5wnV5BrAsgqzr4YKX5vfJnQ2Y0IBBA7Ca5O4hVnNKTOrZtO4WEb2Bq/JmZTkPRWLWHzy5S2W",
-	"pkh2zZ3dN0ogbFS/v9Prn/UHw8H+sNf7JW6ZucSt//7P/zqozVbFghYM4sHMpDnL4tYKcK6cgtf1vars",
-	"mCM7ywvjijy8vUlZsWq3MEgWKumQNtVkKpWZQy8i6RxUbyym8Pnsx51Xvoy0W6lnULsMK0mMZLY4iIXd",
-	"WGdhLBgwESHLhrIAdg+BfeYZFNbAKa8pUFtO6XQFNNdfzs5OHDLV6rH64wf1yPS1LC4xjU81nbAaEQxv",
-	"TrgnTaKTu4an8+mU2rSxmjhj1f9maKpb4bBug7zaGtPKQ1mVI7oVympF8qmvrynHNlJp7+YGrt7+zY1f",
-	"/2WxboleNneNPEDjzS4Y8a9FEBvcmGmwacyt/bJV2RvwJSpo88vjexuEw1VSb3FsS5D3AQy+xW2EWNOm",
-	"+kcbz6GSGdw0hcaM3ffULBnbKRjNIAEUBFaN/0RIwStWKEj+rPCkCsdqNIg3n5K/zKdU+M/5wKuCzSbF",
-	"cmiR80sAMviIGZZwLXesrSSQS1PEwVsO/MP6FPVBvJF6R7EZNWcqAyB1RzHghQh4U93iDFtUY9SVwQZF",
-	"MKyM3WSPggoLDUcIIQ4LOcrZ1A6gXqVh47MApTHAWHlsPtd0HIKKCCvs0Fdgf13MmBrCKW6orxBZiQkj",
-	"4gSxZRVGRsQ5IFIso9i78PgE6zOMea6xkj7AX2KwThTIYROutCwWZCLzTNWi6JfWtj7Hr8znaASk/ChW",
-	"FY2NfHFge5bKEiGiWgMWW/rasY1lYxsRLIOqKo0k0hUehVpMvnpCsrKvoI5mU39Q+jJAL/A1PCN7IJbK",
-	"ZHbX54XjTa2jzgbc5cpDOywdSXHFcjOk0nKuJbnGKEDVwFlm/K9IvKr2gqv+fYFMWRSjZpMIKl1N2+RK",
-	"viKsjzn6vhaZS7XiOljLcnXqQFLsSp/vpoNRn/bGr9mr7GX6YrRPMXC6acS60euaLIcgGh5Vi0Gs/FRW",
-	"b678VPK4WDTCMlBimh0Ex76ShwJVz5DUwhGxYMoJUXShYnE9AQAcgH3slniqUEEMrBYlKuRKOFYAbJ3K",
-	"gh3EIjE76HPh4L2wgkvXnglL/P3PHgMinCEYS2RR1q8JS1VXP+R+D+o0dy3GV0LapumwavdHXalWuhnJ",
-	"iP0jFthGaSoymkPOJpaj8fvjb01l19hNymZYyCoW5c94Ds+1PFdMZKywlRXtZesC7MlyAkpDIOsGyGQa",
-	"PQ/Bda0i2cI1W0kr7gFgDPr5BLWZvw26WDiAZX29QsYei24tjdEeHzuoDXJmverj6dZKcnRfh6QyyqaF",
-	"Pl6Kd67Lw5dMWW1cEUXH7IBcshnewJckowtFZmGhI4xtFpmn4FWZENJld/q93mB3B67v9tbpd1UpZkUG",
-	"iZc2bK4C1RFJjRglCNXW/OWRjEgCmOJD/G9EkhngzVOyd/MiFnxKLxiaM3ZJNuMRedUf3PQH/Vdkxm9Y",
-	"jnEnyW+zPCHtX07ekeNjWB7b3HQC6v+U5kRpmV52urE4q/ACAUnEXBNBNb9i+aLGEKAAO/jVUXDq2nHa",
-	"P5CkuzL6XRiJ2QOXC1+wGrZSNjbCASi5v83yqjMbHzYvu0vpXbHoUIXpIlzXvZsXsK7mv7asMygrVuYz",
-	"S2NzdgSWWsLHsYB+xlgmi6fM2tcL5eqdhfIjbhvOti198Epj2SgXJ+MzlJNOdW32bl60ohYOo7ow+GRp",
-	"YVzSXAOc/y0Jcfef88ZLpPGGXLXImouDFLNYQLq5k70rhsgQoqtMFlU+DEtRkY3kzXZJao1wQ0G9gyX/",
-	"SzX5i4xYSqeMJF4KCfCnunVT8Oo6Btvzh1D0ahrogqxC3Colnkq5gnDUy0q6LKabpS9ZU7LT1WUxRRHs",
-	"9OjwA/z5TJERLRBuzBdbBOvfmBVMpCyooyBFGqztypGtqf8Ag+CKtEGB9VUCsYKDeWhI15Zf3TpbsUkz",
-	"mFJxvp/2swHbHe/R/dGL9GX2ir0e92h/9NXVEapJjZtr5CvLKsCCBEUVwvPFFQE8YV9HwV0HW2fS7lJS",
-	"w2fDhxUtooLE5j5ZyhG3obDdUn2hRMDxdRjCBVoHl+vo6T3IsZ40f5f1Ad6vxBR0VSh99W20A9t1taZ+",
-	"VKrDHQYUxahlBMJGbKePJf5GzRh3owvqoUqWDQuKXwiq5wU7kmLMDUWt2xhWVJBqSkWvwHtsF19RHSdp",
-	"J7avTePCH3JmVYevW+ovUeuEppeNfOWjYIjGgVp8ADtS4mgsDXiT/Ffow9rllzJgtXeEuWZeSVd6KWC2",
-	"KdV16VyFfn7/7u6gyQF/u9O9Nrk1wTonHhdmGb9BzjXJ+JQJhbWjJoyMOF5hF3jAHRiqntPc/ri83hP4",
-	"/bh6Jva2ijlw0RyDSizHcgSCkUqNWlT7WL/3QF9buW13+dre+s/xbGlurx5karVTtcEhulOw14mFStky",
-	"zos0n89YbHRAGzJTno7on/iIVtmKJXnm3PL0cj67j+qAKRUpy/Mti8U9quoL0s9Iyksr/Mxg8qRt7hUO",
-	"HyL9nYaLtuFHUnGNxnWreuvQhG0lfKyFPQHQN8WMWg+OMMCss36wTesClhLLZupk+IaXB0DkRSUksUTM",
-	"6CVVOeDnsyMnAawXhu+kgtfVuVl6eb6bvrbwTq9GL9MX2T7bG+/Swag5F0PpAvHEm1WzbfS9GYpsR64K",
-	"TVO8Ec0Wt2677UNZOE6aLe5t5+9BHb0VkQ1ulw07cgE2PweUeK1Yd08VXFbrmw1nP6zN6XanvJ61PV2t",
-	"sYZDb5QXYHEQj+VuQCz0bsBM94n/swlK6zeD8PLEXgW0vhuLnz0y1ComwUo333GmkmYzKYSaL+S8iAUY",
-	"lFcgvNZBptoWC6wxgLWD3UKoewPPeUior5X859OPR2R3d/d1ROjYbHxiL4XzHJQ4khlddJfjb/sDCOt8",
-	"Oez1hr3eTm9/2OttTKG+Gv21Rs2rU/vRcvesgBDWdpn9FxLd2ik/CemxjUNRPGMkk7Koe6kaYeRrTKEW",
-	"YhWk0ZZAWoAaGp5Je/763VBYfP369bog/5X8xm1zmRFphSNLZp4p8vnsyLKcldvce32nbb4V7O2kWr52",
-	"GaoZLnqwj6nMAVb6vtDblvnfEie7g2Tff1FLylgr3Jf86zYOtZrZ3IOh1GoL36WZtCKONJVF8TJrNT4F",
-	"CsBwl71/TReRC8e2pUsgWNtWPUplkbFsiBQcvLFQ9wgwn7lwuUwQXmJTobKEtK0YAhjQIbeAilZOrUqq",
-	"/sdyvEYKcZ21Aj2s0Xb773O5ucDxh4CRf4Jz/zPBuT/BsT84HPsTPPoTPPoTPPoTPPofAx79HsHHreyC",
-	"CVErw6hWJRsFNkx7YVM5zzNYN7iB1noJ3hVFMp5FWFDWn7gyP+nesotAWtlY/P5EdUNSSk0axi6bJOBP",
-	"turYY0aflRjn2xlukCYaOZorm2osMnINOzaaL8Ar//hxaNitWcejJUDi1/1BtEmKaTovCibSRX3B37RW",
-	"ynWsODFsYUVyfn1U5P+QWU61GcqPDH+qKOyvB72NBhpgJq0sbmBRxBxCVIIYTRhEtoQJ1YCrNHalQUNU",
-	"vXZORWakawmh/lyk+TxDBSqpTxbpqZJLiE6WwnXJYTW7tj4CIQWrHYv+3v5mK1Sm1NOFqqMv3NY8yMBv",
-	"JlSQ9l7RQuV0ytEsJAvielKRh4Tz0IMghsD7bUyY5yIWn8+OIod6Bwr4NWOXGTCfkntQMmYZSC8TmfOM",
-	"LowelF9D7DaG4a3KsO+92CTD/mJOCyo0Y1mjvwMCbMI5+/ZqFXrB0vjC0a2IuIla9dtR99NusPNB0Y/G",
-	"oh73XsVjpS3IjWT5Ew30qmHujTQmoFL1U97IWNh4LrJvUcaxSUw4pVcsC4SO5oKnt9U0va2G6b3ECbvi",
-	"pmvdlzQrzl+nr0Yv6YvxPtvLwpy1r41GdYVPVxc6/YrKpreVMr2tWOmq4qRbuPkCH9wd6pKGp+ceLKaV",
-	"w/hNcqROlylPTVWfMZYRzdHN4OMiu8SBd4CWcl1wzSyEXs0PSNrJ27+dfHp7egr2mITdzEDVAfxclNYV",
-	"GDqaofdYKoWcLtAvKzJaZEDFZ9bELa9YIfjFRFezLIK2S2emikuw2tPpFT1UByioYa5886aFvldIyt8D",
-	"h2g8LlavbFq20oYBslWna9MwubjAlHgLJ5QviBSYmo7mMAjrR1Vd2Ax5c3iXl3hEcypSdjgDG9wK2dMM",
-	"ccbFBbGtIVmFa0LxLXSdBXaISkTEap4OaayrcsQxN7aSXHpNlQ+l5sLpM9CQqSpej+LiIme2dQ0RYkT1",
-	"+WD0Mt1DDTt7lb4cvaD74z22m91XyFRFY9lERwFh+nBq6OQqrWNJaiBTLuaKNGzhAenZVNyKwWguNM8r",
-	"El9p74Qst3ZgJe1suIt3YMf3oJFtpPdtY6LfPJ3InXKCORjbZBAt6S9fp7PYFqh8OCghp8gsYTXQavwF",
-	"xJVNbR0pWcTCfxn6iwhFBRJNNWoCKIBce/3OnC9re7cfsKhhUAYHklFjwfVBmPz9rEmxONTJsv01p4ip",
-	"ZRt/nR50t0Sl+9eePImyFq5uozuhLpKusQc2ILds6PJpg36AyZxzPZJz4Vz+nS451jWvyTAWSQOpcZBA",
-	"dQKWEKXpgvRWEZ1YOKoTlPbzxnhrXDggVFjvixs6d75f2+SPUiN3NRJLgLRSsIlU2kVW+FToiCDkQwnA",
-	"skkesaom29ZS97wRegVQm8sAXMV/fXJnJd9ZerbrMwhLxovmXK5tQzD0VG7tmlS/teGp2yhb2znlgjgh",
-	"1ZzwwwDfCdDOy9Sf0vHSlARUxo1CpTY5jkXgJyvzeSp5PC4fOKnm1HgS6Tp/prqxOAwRCq3Mg1/YylOF",
-	"eU4NytI2LspbvZMWNer2pClgOeB0rmEvVmfmnTmxwDUR9dwohKVKcw5SEugal0Jeg1vwDsvjZre0Og1m",
-	"rQ3kEn9othGZVjsFz0IRGa33IZF3PnjvjC8rm5bO9k73D6FRRS3MjayZZGa88WMbxUQ77SqMit5eFNDy",
-	"wyrbjZantxharNzTRGRPmql1IxhSRefb2BRyFr7WUCFgKcpuTYriHUZ8utEm2fqq5R5tHYUetRDn6X7i",
-	"1huDysMo9s2MwUs63VcZiJs09YrZ2N6d8EhWRd/w7HvaHsiLt1kn7sMy5wwd32U0Y42QLMczOgivtiuJ",
-	"EZWaog9l7EQBvle7Bh6g2XQmC1rwfBGLAFvzoKp2cof7k0FvIRBaiX9mMc7Anmh+iUVikdBqiDMw6gq6",
-	"agiKZWEG8HqV/bXcfWsMebTX+VbP971Y9Zc1yS1eXgEpeWq0kogIdm2EXxQqPOZwv9frbByKsER+l2va",
-	"VhmdLi7P98avaD8djF5nu2xvvE9fjF6mr7LX7P6QMG7DZgLxwfIsMpZ5Lq+VvWdLqG2umdUH7J+q091E",
-	"kld34wvLHGqp5/tMYAoWLST6S9nunjHYQ7VNXpKd4z3QV3ftvonTo7pV5lhbAmMDq8DwzM51QYXiZlW4",
-	"CP6Qc30+lsW5s2jVMJ49JYRGmCfhy+KV0H+WXs0LtjYqu3o3l9bdpX5W7+eHtz+T//j46d8i8uE/Gu9j",
-	"aTkMSlCxGS3QxMYvuCBjmvJ8hfwsU2DnWxHBe7tJK+AozKVPKdhd5DhCOLAm5a004pTNMZTUan3WXkZF",
-	"oOwuhRT53iA3H4IvG+0XtTPqL6DbgspaNp3Xz3ApjyrRVXes718Cd20YnHZUvhEEhldqxtSh99YS1KC4",
-	"+yZYLjj9+6xLf58jDrnzQxSTV/xCGOWEpQVr8LsdT6dzjYIXFQtbhwWkLoSMRe25KZKz6YI2Vp6/z080",
-	"7W8dWHuJwjXSKpv75kDML4CJ2UvbazWm1pnt2BK1vGoTtPYYD6Sw7qrDJ8uL3nS3/8oKPuZIwQNvTr0s",
-	"bFabPcYunDs/N/+NZbdCtdff7G/ME+LW7n6P/MjHekIOr5iYs7hF/HcVelSx0f7ZX8jhX9/GrU0Bq29b",
-	"GHvfnbi8suLKO3mxsdRRr+LSIH24KiKrzIKuPsmUZiwK65aIzBYiaS6qUi/1ojas9aLsl+SYOMF+f6nk",
-	"CRjMCs5UFFR3UZhdxQDOCsBhwBXBbjRzca82Max7X75S+O5xMyotPDtrhqZdVi+y/Oq8N+qng5pq0Rv3",
-	"G4NvjcRnV/ZWwATQyIO6OP+cszlzO2dEAJs7W7b1GyIF6xiyl81Z4EVg6Dsg1zzPDR0yu7UFyMKSCLph",
-	"4ZCgCywPADNtXPomnaH2Urlz4T4FuoK/FVVtIbiCG1zhe1Ab6kThm6gPdhCnwRo2kOw7AEhXhZT7Ekr8",
-	"pfp7E5b4r9vUfqjf0uvJ5XmfDka76V62z16MX9JXo9dpL+uzwfhrjQBWFCk/NtF6pobPn9tfuqmcPoca",
-	"Bc/Bib+Vsmw6DzTgah02t67rMCYbzsH9HfHK6fqjHPOfuZ6Ugugf9cD/Mc/zGjn+dCKvBUbHgSOWl9W1",
-	"uuTfGJsRjtXDjLy4ICUie1VCvZ4olp4PRi/HvbSfvWav6N5oN0A16qe9FQY6e98e8A7V12D50IFbLp0X",
-	"XC9OzfLZsD9GC1YczpvE90RdpedG5jlHIGfzp1mZ88SaBDFt/sUehGDQVDOsSQa7AycIOi8XxFCZ1pcv",
-	"AA8ylih8C01T2DIMim5h0NCUcqEpF6xQdjVKGnXB9WQ+AhIFjXcydmXJVP3clwGLTtSQgkgjqf3r6ccP",
-	"ILj95ezsZGgNGdUElYhQtRDppJBCzi1ydywcdY8ARVpkirSvJM9UJ/I2C2VTYaxlJXIWUtMjel3wpFnN",
-	"JBZmHFT4hyMpLyPMukIyQUKRwvZutptl4VmNRSxQjnZQhjgfRRKzv7Lgv9ly8D/AvpB43uvtpgBPC/+E",
-	"rA4LV6s0LTTgsJeHIBbXsrhUcIdM9wBy2/YRvZjoFREhsSRsGb0DqAvl4eGC5C5XzQLt62sJf2L69nie",
-	"m6uqZE6xwHs5MVuWz82MilrlIDJhNGNFl7xdWdCNTKgiNBZwBCAlNfkdAbgh7A8K/X9JSBuJDEkghTDp",
-	"HJDEtIL4ixX1xsxAP1HNSM6nXKuhXcvRPL1kulKGAVUas37mR19L56KQ89kBJj/6CkaxMFcDK+9AA4gO",
-	"utkxWvUOfGkHfk5IGyCCVEL6vd5zRUbzwpVHTPBIJ2TQe65igU/2zYPRfAEvBO0jktizvfzAntFzJJUN",
-	"/bkGELVuP0iC5/ZI++f92nMbxZuQftBxWXVmZb+uFJ17vh+Mu2OPQyzoXE+Y0ObmQSSZq/I4JohKgevJ",
-	"snL1IzK4ufGZcBHCg8bCnDqq2TtYfvh/dOPZIZsTH7b4xAxFQ2cfZpIXLsQ/Z2Pdwdi56huKmT7ngt/E",
-	"wnD50rCKB8ocRHNTsAQRImdAeUr3HDNmFRQGTczszu3sfOXXT0wXi53DsWaFOfAslSJTESnkHNIA57PI",
-	"KMY5o0qTfgfOd5AHNCxXSYX41kTJKUMaYH1CNhbd1rSNReVXAJ7HAxcRfOIqZLm/PRSF+8GeEvdnSWBr",
-	"MWn+W+gr8A2Wc1/RWUuSalZUEgsbumUIhSGPl2wBFCCVMxfwzsriKtpif9t/MT2RmU+FTaUwvJnFYkb1",
-	"BCl8rVRLl3xiM0R5DyBpPSQHwCKYEZTZtVMcWizakEZVsIxQRVIqpOApzYHRdXzwT5hDDwe7rIi60BgB",
-	"Cv8wX0QoHaSnJPH7bo7mLKcLlg2JkSWTA0JJxgFxQ2gkqJA5/zoW4WqeX7LFeSrznBtiCazGzQ/Ozpgj",
-	"7q6CCSptdH4uyKyQF8AVrynXKhbzma1abk8rjJlrC7VfwNAghF0W5QXovSZLQ+HifK5YEguw7yw6FmIi",
-	"XBTkRmaLhhaDjQpkEqS9d3MTGbbSqW4MprIA6kjBHe+qkHOC1Fz7cnVcY406R9atSLiDBeoOSAIkbfi3",
-	"hHAASFGAjkKz4d+sCz/nKbN5+VaIOpzRdMJ2Bt3ekvR0fX3dpfC4K4uL5/Zd9fzd8dHbD6dv4R0jzXOd",
-	"l+KYcmLU4clxK2pdueJOras+hlgyQWe8NWztdnvdXayhPgH5sry65q8LtqoMcyD6VHDzn6kllln1yRuB",
-	"06/tcQZ58Eof+q9CfAudMiOctoZ/b9YnyibPrdL2JVrbEuh068uvZaFfmOOg13OSrXUpQnYMynrP/6FQ",
-	"H0PhYpscNlB/QXiux3JDJR45JopCCSI39a7Zmj0cTdNH/Kif/0B9Cim80l//ymdgpUamZBm+tLv+pR9l",
-	"MeJZxkCn3BsMNvnMrJApU8rIW2+xgju8+3r9u2dSvqdi4XLpzHv7m6zGsdCsEDS30BFgBrQVkeFs1dfZ",
-	"6Df0QkG5Zf/br1FrWUJrDQE2TgEmdPWe20fDsocvUWsmVZM2q2WBoq+7NZiBYegTgBqZP63WCsHhQeiX",
-	"kZBB2HFpZD8Doa9zPQtXAhJ3E+Po9W3g6GqugKSpejMRdPUwwNCDrflBZot7uzKVb/hTXdW1zQC/LF3b",
-	"/oNc26YrC5G64SH6o1/V3gbX7UiKcc7RvLXX3+ATJ3SRS5qdSfnOaInfLU0wux3eRicTBixtKxJR1aCa",
-	"aQWKBAGx+BIFrPY5amdgR2wkIUcTll4qZzygIwhEAQYb3veKI9JNp/359OSUKL3IUVz8fBoL/+EOkgUp",
-	"jOwL7kfQb9MJFRdQS9+Wi24iDuCsXTwscaghHT0qUbDfDn3Sq2hDaB0ywug81390CvEnv/DmrcFGa/8T",
-	"1ewaLeD7myyjzX34XEb51sgL3gtX5t5dyIDg3Im4WAqxOXGxGvdKKf4HfL6d8B551ZYXiKejiJDXzTK9",
-	"/cL3LdHDJNaL8na1n0T4BxLhR/4suavjfrmr4O6N/6sF90MwMSnSNyLCftTr9UqXgUW8Yzc01fmCUNJg",
-	"OEPbyrVH0VcxIBXWhXdn+3Z4mqlh9iyLLLIbXEXIr83wEmLkmY0uiwW8hhUyVYB8iTAMPhqtnXCl5kwl",
-	"ENZl6xaY1ub1iLDuRTcozq26/Zddn3PSBayapGOrKnlvgTKKTdYlH32BWFZOZMRSOWVguC/BMFyuhas5",
-	"a4Ekko5LuIQfnilMvIxcfnrOLxlMGtf1AC1dFlSaKzLoDUqbG07cpVdAZRVS4lK4YSVhbXcqMsiRrtV8",
-	"54owl2YvUtZxES5+pxqrv4MJ6cyhZ07pgowYQSvYK/Ke/0Dayc3OlN7smOc7o4VmgP9SDt3SVUjWAlOx",
-	"0jjh0tZeeKeF9TC0+89V5MzrnS459DAcVFssQO1K0zqPWCxGNL3M5QWZUYXVbjGVnCuy39stM1TOITDo",
-	"fDzP82TYcADMhKvlg/2z+rYAVwTvrvn2AUHcNTw2PleZkpM3P67WR4EkP6g2Cl/YShcd3C/DaWQ2Njsp",
-	"PCpwBsuDjmXCyzvozucjs6XBRqLllGHgNizrk5r7nUu9eHHgAI7mhuyJhQf4xsTTVby7Sgpbw1e7r169",
-	"6L1awdZLQWClIBxw9kAQBrfVSmn4o6hwTIBJvkW8/YlpR4W2k21/sMhJDy+zrtJVkcv90e1Xe+vf+CD1",
-	"j4ZdfVPh9CemCcU1fRjZtH6Cnzsg2Vk2vtVDY9t5qBLSTuowY2FfSceoMcg7fEBkLDjOHTNLLIe2GiOM",
-	"CpAygNdYiY0qsCadvPnRCDyzgkPaOZHjMU/BkTpjBRkBOGIJUKJIG+UHHAqIU/ZvQEy5kM5IhyOAblnR",
-	"6cbijZHmNE9hECqy0E74F1Aj+wH0V7OMKA5yVcGIuoSSBl1yqgtGp+Zfg97AiTLnPtsX0VFA5r5N7jsg",
-	"e709EmCPO3GxjEHKGlaQQEyKEZTJCNawSfBx9MZCXp28+fGxKI89ZiXh8dGMIy5o0ZAN10x2pgwwh+un",
-	"EjXm+5Sf3C1dDi2TUxbWnBBSY5VAsmDaHUC/64DIqAsIQKRkzK6d/9owA/Sxw+oFERmrRmZbP4em2PJL",
-	"1AqjoNa/CS3N7n15Itz3QrjfyGthxLygJkpwKtHnZlUWT9EeicKXlHAlgX9bpdNbEGbPDhx1PohFhWa2",
-	"VxLNTjPVRGw63y9XsTBymGbCfBNBpcycgbqSuxLXWEBQCL6NNOh8yhUUC0psjrvV8NFmAOCrthQ9NC95",
-	"DPCUsSxi8cvJuwNy8uGnOl1AatW5jRQDhth3TImNiv1Ee/9H096t1edvTqxDQ9EfgET/Nsu3J9E1OoWG",
-	"0Ir1LDEEqoGAx5Bc98vJO3J8TBSQX0v5DJmbUi8YI0ANDvJZyNUE83FxQBo7X039G6l6LLaQmTej6nIc",
-	"izo9BzuhfQ5UTREutCShLvF15P2Xk3ePRd7tWfpq8u52/ZeTd1GV41d2/on2P9H+75z2G0JYof/mBySL",
-	"j8QGyme3WWKcT6tMN6pQdiTWDmm0LF6sEucUs46OTmRxMC+gnDIlmk/ZLa73Uz+6O5Ow6DsLvw0x7271",
-	"1+umffnzWUW/V3c/Xd6ch7vS9dyS2wPfV1VpW4qkwWw7w+0yBg7lziaB8FVgo+88eKY6mfW3sr6kT+E0",
-	"D3S/6gsdXK6l23DXW+YqC66OrzmSQrBUq1r5Q3ktiDl+BU2tekTLCvayTEU1CoA2gpz5IxaYu3nBtGqC",
-	"X4oQwogkpnEyDBJiKdZF8+EzNi/WaAeYTEPVZbUin9W54Hs+viFAE/P1FLQsIDFMLCBkYhgLipE6FOIc",
-	"YJguDzJ4/9wOPQl69/UVbJxuVC5KLFxRHihNh1ExEMDh+g4gSTFlmAkqtMXAwfQmSj5/ejeMRcLEFS+k",
-	"MPQxIcmskNk8NfuVkHbGxnSe6065VkEhyRFVzPThEeFcjdhYJGaxk9o8EJun/JirWuG6JFDq/WJe2OIV",
-	"4NMCYPBYKMiZLysKuBq2EcnlxQVA9rn4Ey5ImjNaYNQEdmBrxUIcSiymVF0aPRbrNN4tsSIWd8qsqNLH",
-	"Bw1paQbMe+SQ6tp8V2iwKZKF5aLxT1kX3184yr3EluCBCNgA9Tdma7ZVzTu/LY6kZGBNUqKPJ0Hp7lZp",
-	"0VVQtdExysfQTWXBIuum1kDIaKYMDyN7vT1XysWlHGMQoLWkcG0NiOB+WaBxDnJwEd8ZM44hzTojelKY",
-	"toaONtCiNzCBJVq0pdxZL3fcIFjuNSAOomj8FI9yX9YSWM9vd1Oi1eFVdWIecHSyiqE3Rl49wkntPTbL",
-	"+84Y3fcVnnUPd2ErZQeiwRpy+Ki4ACawADtf8DSJSGJBolxVrlIbSEgbUBJSlmFoPzCMWNg0gSUdAWPG",
-	"0SZqA+YhIDzjIApkq5hSLCxXOoDwx8Bif0e+0oTUfF+39f7F5NtwpTcSkx+bZlh0+j897XgSkjcSkvH8",
-	"flsZuYQdXOUSF5pMuFHNF9smHkK6lQ/O9hU07QI0G1PfXrFHsaFGy/JOvrDAwzhProhezJihwwgZDiYb",
-	"DpoAgNTA0pgm1jAUi5oBi7QT/MeQJKZdYnO3E6jSYIsKQ5gXVF6EX+230He+IDmH5cw1ZE1FpKAltD91",
-	"WFRQigeLrJmZ/HOOVR0sUI22WLiejoXVLpfwVKM12O8PKnnBkqy3OeMuPVmaH8jS7CExHRGyP9xV0HJI",
-	"Y0hwUEhZSXC8B3RbYrOpnxWjRL4Vgak4lIHGIEY1adfKzmPpo4br7DGtt/OvumokfxBn7nfjwP1+EZQa",
-	"vLD27t2TE7aSOL0aCOWU5eAxQvTHEswU8kpRRBpiUjaBILIDUivvNyTphNGZuetwaaiOheasOCCCccMO",
-	"gwbyihU0zzHvmdpk8DCDNiLXEw4Zu5gzrGIRQtDmiy45kXm+XN8fSysneP2SMI3TaICyCArCySIWFk52",
-	"ZAhYGSDSDV4BpdE/cJXMYxGLNW6NKlQhpCyv8HQMAGkwFhXMwXU4g3u9AUmEPJ9hvuc5IiwmTvK5ZDMd",
-	"xULJKigfwtZiAjSxrzpwRq4IzTKbdYylDKTEfEO3HorQHCPMrinXdYeUQqzHMnt8v7cbi8ZkZ7KMulnJ",
-	"f7Zwzh7dEYEQqdGlxwVjEQknVoL8CjJirhIgxMir1S4i4DAP6hmCL3yjZOeysuS6fGePIRCEkv5p05of",
-	"PJjvKQ/6kfKgLXDf5mxzNF9sk9xsmQqY8lZzzXf8igHDVGRcyCmhee6pYVPYUpd8qIM8GKbkCvcvkap/",
-	"N59/SEoFH/hG1jj7bex9lTEOFjcqRQcb4fU/PWj4ic48FJ2BUxneaQyPDmqdbkZv0AmwPcVZi6ZQlpd0",
-	"NjtXX8EZxsLivFUFvNPo93MEZjtd+7QsBfso6upK/FAnnD/59u7Tt+eW9aEV0zthLwDagVFmIGFBkCY0",
-	"BWrxjoYWcn46ZUXKaU64uJKAmdBmNzNZaFZEhE/dvwKUH3/B/nJKbCFII36g6hYRLTXNVUQKRpUUGEiC",
-	"PUaEi1RqVkwjKE9C9bxgJOeCdaJatJ68FghnwLXXD6VgXXICCA9c26IoWtN0YqvzgKYMRSLNqwWrOCkz",
-	"DlBiiErFNQG9vkAMfKM3H8Yic9AOnpRMqIICc8M61MKKTK6vgEu4O9m4rzzdJQCPR83YLUuLW1X9KWXr",
-	"CSqh4VQ+Ct2Ff6+lulV6Stp7Ny8MgZtExBqAzA82f8ycVGsgn9ELQ+8KNpFKY4UsPeEqFocnx11yaN9Y",
-	"iSrA1W05rBERdAqKlFZgOjOvGEr5+dO7FUQLxJzvk2ThUj3RqafU0u8rtbRElvoWZE1cbErWHEWDnHY+",
-	"tQ7KQW+XZDNO2q/6g5v+oP+KzPgNy1UDUSOHJ8dDW37CjCMWzoTdBEMwA+zUb0UBP/z0wBQQFvC5Xf77",
-	"on0ffnqifU+077umfaR98uGnziNSwNtgVCoU0EKfGPrliJ4hiTX0E0Xamt3oiCT/92+HCfnv//wv869f",
-	"kq+mh7/N8m9HD+8CRXJ3ifBe0UjMvj1RxSeq+J1TxV9O3j0OVUTgpdXuvMN6QrKWEJ1PaB1vCpNssD8I",
-	"WJBizIsphB2EcSpDzC3zhrapvGJQGCnBqP8k8k54KCs4ojkVKbMxEBm3QRBBBYGufTEA0bcw/LbepJyh",
-	"GRSzDeoBKmXJzliAKZGXUBCYMLcmL3dwp4Jnn2Cl7snRcP9uUBxe4Af9A8ZmmH0/t5NnWfLkA/2fVFoN",
-	"DyhWWO9sH/xgq1hv4Y30hYNXCpDvXYv7KFPqO/u+cVncNNaH1vr1fQqtfaDQ2mlwpNw1KX97wOpGJ/My",
-	"y0+OIeTdyRNSYElAOwwfxxikFrlYWAwmclUEY6FSKmzNwdOjww+gE0Xk5JQYLYrsv9jtdYgsoHsmsh05",
-	"3snogqS5VIy0f2TZ2xvyE5QzL2udKs9YFcghpimO+8AVV4rq6HAO+sRjqNlbH4ulgv4uEyephdNKKPXj",
-	"1sDoDyjAVJYsFr6BmtCCwcRQDHHl3oa+DvyCTOgVI4pBXHFUKfSakBlPIeiVxSKA70SZi2UY5MEBBM6X",
-	"W6rGsTag3pA2/DcWlU91IBPIyHFmA7HktTmeamhmjGuog6m7vm3k67mW5+4ZBPma3jzCqQu9lSIWtNqH",
-	"UYrtY98B1F/yGnFnqTtwnMOMY+EQZbzCDfsnC9Dyxq500eplIOFR6n5IEFDPwudYZTE8BTBgIfV5+dtB",
-	"kGDnCnsFs1SazUj788kpXgSFWWszml7SC9bxo3Ptz03naj4Dp35WVo5aUdnKfyYBKwUCqIb3kisCYDZk",
-	"tCCU/EOOsMo6CvfhViTWzOEinM0t/VzkNo7ctez6VqUQjwHpLjzdvg4l1t8jMFFC2rX04XHBsPSo3zY3",
-	"EshU7ljNwX/V9R1qDlCSPfDdBbdOXqtyyMfZLXA7ju09aDi1+8g3iqj2c1wrtS+fh28QU/2EsXOfAsUR",
-	"sFFDkxyTqtyVJbYc8lvkwZ2tpJAtg5V9h7dHD56Fh9MK7Sig+0gnm+dGhaFHImUlQYvguZneMwUm1SaD",
-	"akAItpPi33sy8zgC+koMf0crn4IJ7zOYcFqeiwcRxZcvwXNzUtdGtphGRiKbQKJRVRb30oGVMmzFbwwn",
-	"XBbBY2Fk8Ihcgxg9okUqbSWmrOBXrCAgtxwgacBOQvpACmaElc6tpZJWcxdbIwnfClEJXXBhKVqs8IW4",
-	"m2Hm8ojX974iZHAv6OPHyMARenKIPIXylf4Nd0WfIb98SKInZ0zQGe+6A72S0s3mo5yrCcvIxxkThyfH",
-	"pf8lleKKGT3JUMB/Pf34oUs+SGL2jgltb0wjt7c9mVdaX8mzaZZxdFucFOY7mpt+jEzv778c/YOlt2Fb",
-	"Aq7t3Ri32UuWzgsjZw7//mu4s2cTdO9A7wADYufr95Rp2vq1shsLOs3vuBsRpgC7XOAtt+I/Dt+/224r",
-	"3FDLrdgshvrxltvOqWG5Zzy9nM9uhxW3be7DRn1iP/ddW6hxEuvt03bdnqzTD2SdnvnD5A62++Uh6+43",
-	"+LdTOcWs2lTmOUt1Ke5STRLqjKgjpq8ZEyQBGedQJ9a4BMKr+bP96ccjsru7+zoQnGFGzlxr1MazIyLH",
-	"Y8W0L4w/6A1e7PQHO73+We/1sNcb9no7vf1hr2ctcBldwOgmcl6g1csMwEFM2N46FvOS5rn1aldMd4FH",
-	"fuiRpUuQiMTcjWzuMQIrCTpmiujbh9v2AdKAEtSNw8+UAQCA2ReLT/PcqAxNRlNrGoQ/OkNSriEWEqos",
-	"MZHCIx3EIqOLCCRNa3yfUaUPwhdc4t+eWThFqBH5Diz2J9gsTuemE9IWskQ5RwP5fAY2zU63Ys1NYM1r",
-	"0Q8l9palo5FFfMcjYT0EBySxZ+nItEmIhTlXVtPihcuqarNcMdIHNEV/NM32AqY7U7Gog7oX7B+AZJ2U",
-	"pguL326WxjVD43tyQKggcq7hqYOlaIJwb4ClOKiU5XcHxXwEUU0ABsgdm1gshVsAagVYatcCoS8jhsTi",
-	"VnB0cidsdOQAD2Sqxc7xQ98IC93Obw0gbHlfS0r1ZKJ9yhLfMEv81FKCwGs1c/dqU4a+pZHXdrfexGvZ",
-	"7joDby0RNeRyli43ahqefGwnBONrD23evf3ufye3/Psy7W597Le0cITH/nlKRcry7QI48R1CA+6NfR6Q",
-	"Qa9XlwWxNciCIONxHYuMZ0YyceKs9cP7lksu+LKPAwhbQJjnxPJbrOMJvlzPjGie2xxsUrBUFogHra5Z",
-	"0fG9c8FyfsFHOTs3o8WCM6G0ZKQFEJew8J01O3PlRMhruuiQlYLU1whJkacndo1Q6gkE60ZxBJbpO6Un",
-	"R26Pn+Iwn6SFtdhVjgTdgVhuG7iJEPLF7VYx12i9WUxpKjKaQ4Fjo42OrQboDGaxaISRzimUoQKfV9Pd",
-	"f8eVPnMj/UYor34RHgnk1c73UTBe7bc2qNdpF+HJ0PdAhj5dnnJ36f1PD2jq+1HmubxWAPMJNhgyWpBQ",
-	"5vDlJri4sPJ+5FLvXPkJLNOHcYCxaNOQGthJRKG1KCFinufgw+6X5gzBrl3rg8CWFQ7EoetAgQ1eWryW",
-	"CBKG7vXKzm3HNtZwbGfNoYg5UKpnyrVBVzjOyU/UhoN2ukFk65QuyIjFQmKQnA8ztcO0bj1b3w8wcfNF",
-	"Jcy3DcSw1K1MczWMxV8PPx0ffjg77U6ziMQtNCbi07h1ACZRkvR/+e///C8I0vt8cvpMdQ5iUQam3haD",
-	"6cYPZjS7oi6UsmbTdE7r27pzh8OaPDs2VtDsJsQisykkWiZ2dbu2bEaytDeAxKoVyaim64xgKyxeNm7z",
-	"7kYvSw8fNEDRfuMboSm6Ga7Qff1FstqLuynA+MqTao+N44iAWYnhFP3HGmlALp4Mct9xzCRsMxRlshxo",
-	"Gw5oG2xQKGWF+Lu2iuCpljO0g2ELwyqX2Rs0ALsZRm81VhM8jEWd1ZTXy2fZi8xVkh0xV7l6iKq9m60c",
-	"n7vpJKsLCpa0rCY21+6SHQrPvPw6o3pSiq88a9UJVHMBEl1cnu+NX9F+Ohi9znbZ3nifvhi9TF9lr1lr",
-	"k9oje83LP7MI39mftFbhd5OdbTaj8fg/+JVdUdbw0F+kthwvZ19HWIfYjbYTmLdTV/NHrQvp+Inp7+8m",
-	"PZq88L1w4O/LWH6Ha7WludyX8Vll/jlMNb9ipG0YkSW8HWLrYECb+sUhHyB6gIs0n2dMAaCp0RmxtKhq",
-	"jpX62Q3juw6WsrM4DVZng6I54Vo+mVUeqnBOuMrBffLn/+vrYJWmlZTm+YimeKuAu5h//P4vVpfsjmS2",
-	"+F/P50X+ZbVr6ucJ1db4oJjIIAiGEl+AJiNMZDPJBdadtnXrmLhiuZwxhBG2SB+xKDGFOYqYE3ZD/vL+",
-	"8Gjn9C+Hg/0XkKgbz3u93fRvO9Y6vXPGp0xpOp3BA9bF5wW9xlAT+DEhl2zBsliUsSjBOj9TJLG3/xQu",
-	"f3JA0H8ElbygcwWlt7H03W6vR1Qs6DVddMkhqvCDmxvg1lyQfo+oAyKYBiBnSHVUEfS0I+eGf+/f3ERk",
-	"r/cKhMS9wetYYPwX1ndp98mUi4js438G7r9kckD2CdWaTWdYwYvmeSfC8rCY72oNvWPKc1w/X/WQanD7",
-	"ofB9u1DgN8lw7Qgidgs511xceCkBA+5LOaHcDKihd6vQUJcFosYB2PNBEu6hZOiUESls3jYYVQ6w1IRF",
-	"j84KOSPZHGkiU5sOduc4+7rxfhb8xmU9OJMaV26jyDVV5mLoDcbjT/ImA+JCswuQc5ZG9JeVt0Zvclc2",
-	"GOmpu6hbLd0DgdzgmdvELPW3vzUWlDdXBNS0W+K3D13Jzcy1d3lVAan7/OmdBdmpKYWuiVHGP396Z14t",
-	"75gi7eTvcet/x61fE0x7BlszAjHh8B09lAItstYsjPatJeq1NiKvyRYZi0Gvjx52uGohgbTV0kznna8w",
-	"Vlqx40GNlfYb3yhGr0GwMluB+7Ky0EPQOoxoqsijTybD79hk6O8/VM218tA2wp1tsIENolru1P211mr4",
-	"xpdHRvMhigsHBGrbZY7oGVpjRBUfCNQl7wLDoaESOEJvQ1xh6ispwXZalH2vOTxmr3Faf0oL3DdLB4T1",
-	"LOV7XOcHPsjRLTWDgmEgx6xSTUhgBTUfWV5TLbKfmH6Q4/ig6vomvOTp1N9v4aA7HvmtFHOq08nyUT+a",
-	"UAGZSwKq4CdMGMZmNKMkaGjBeNBKnHRJMvcAPVX50NDwWPDpdK5NP0OQC7HWKIiVijmoLq6IC6REwaTB",
-	"sX5gzW1Y0KdgCKyxpGQTLpRmNGsSDz+Di/2+buH9i5aV8X0jP/gWRMBGLPy5icH/JPkRz98js90l+fF5",
-	"KQWutMK/KQVFh8Lr5N16yfwysJJZExUYTG61u5fdfw2ViL5La70T0ddb6st9+vOJAN9tuGRojc3lBeAU",
-	"PoJMcdstfv67G9ExgIjrYrHazv/vRhNUCPMpC+btmzAPP7OCX0w0odd0EZHrCdXoYvP5Wd0GAG1dLGon",
-	"/Cvv9grNdqWXu1yEDb3dWX513hv100HN090b9+lG3u7BQ9GGlVFydrO4shr9U0zKt0O8tueNCHn9+Dxc",
-	"M7zczZf8FDx41HrlSGLf7Zq3EmeyrvF1NEqD4ThuKSYyYlrHLUJT02tDad4zph5G5X70ewXJIJ74/Xlv",
-	"1zcznDIo3ADLzK7YIxhNqy6g31sjRgtWHM71pDX8+6/mzClWXLnDOi/y1rD1nM7486s+nEg7umXuKaHe",
-	"O8ZMurCvyFbaQNNptXwI8ErLoSwK/jJzew8pPQhdYUP/renWpy7ywkPrIvd2Hwj6H1GdTljTB95ibhTg",
-	"c+gKljUFCBML/A1x9zW0UNUIFxp8tQQNa3ACuwwOOV4C6Qi68FFGyz0cVdLXfUZYRhfPlMeCCbpyGWvL",
-	"PVkUbGKEprElJz4x1ILAkJEhk2Vv9ufGNbW0pRrqEWxXKCYGXQZ2ot9XB8Lb0ssBHAQgTimsWcWvmI19",
-	"993aljv2/cZDAHR/wpWWxSJ4FS1NK8ZTQoGVmFrl1jNNW19+/fL/BwAA//8=",
+	"7L3rchs5li76KgjuiTC5d4omKckX6sc5KttV7RlfNJbc1VOdtZlgJiiilQTYCVASq8IR8yznxzzYPMkJ",
+	"rAUgkcmkSMqSXK5RREeXlczEHeu+vvV7K5WzuRRMaNUa/t6aMpqxAv75iWr2js+4hv8zTzKm0oLPNZei",
+	"NWy9onOacr0k7fGiULpD5IToKSPjRXrBNNFTrkjB/rlgSpOsoFeKTAo567ailkqnbEZNi3o5Z61hiwvN",
+	"zlnR+vIlKrv9xGaUCy7OV7v+eSpz5hpXJGcTTbgIet+lF8UaJvdZ8Gui+YyRtmKpFJnqEKrJ1ZSn03CW",
+	"XJHJIs8JPadcmF7NoHjBstZQFwu2aRQ4g7fZ6gDeZkxoPuGswHUtF/OI0FxJM19WFLIgY5lxpghVJClc",
+	"e8lWQ1G6MMuLI9HF8niiWbE6lFNcAKIluaJckzGbyMIsvy6WXJyTtp1SRAq5EBnLyGLeuXkAMy74bDFr",
+	"DXvR6rp8iVpzWtAZ0/Yk/kB1Om1aJPiB8Mx0xs2DOdXTVtQSdAZNZjcOgl3T2Tw3L46pHg3Gz9MD1p/0",
+	"6MvsRfp8/IweTg7Yvmlidble0aLgrDhOU7kQjftn3yAUX7mDQaZ0dDDZZ4Osn/bGL+mLyXP2LDtMD8b7",
+	"tHmMi0LJhu38OKf/XDAyl4qbJ3ArCSXzgl1yuVBkTs/ZE0USwa41tpH4of9zwYplOfYUu6jsLL1+x8S5",
+	"nraGg16vaVxryMkJPWdE8d/Yus5y+C7sK2MTush1azg4jEzHeKT6plt/wPpR08V7TwWfrLl57rc72LIZ",
+	"FaPDtJ8N2P7kgB6On6XPsxfs5aRH++PGPTvh6cVi3jQq/OUOxjRPL0b76ctsAGf9xfh5+iw7ZAeTfTpo",
+	"HtPplM9nrPmUu9/uYFxqOh89t6N6OX6RPs+escPJAd0fD9LGcf3MxlMpLxqHtRj7P+9gaFfTi1GfDsb7",
+	"6UF2yJ5NntMX45dpL+uzwaRhaF9Mq2ouhWKWfGU/Uc2u6NL8lUqhmYALQOfznKfUjPLpP5QZ+e9B//9S",
+	"sElr2PpfT0sO/RR/VU/fGMqPXVVnnqRId0bAGxLSvuJ6StxT+EwlHSILklyyAviLfXVIKMnklVC6YHRG",
+	"5oW85BkryITynGVHSO7NSgYiwt/2LAfbw11oGrJ9/WnJ62DYP9DMPtliUfxWmDczvMyXNOfZCN6IWjCF",
+	"1rDl5I2xzJaGNwupCbxI/vX04we73fbem3+PDid9Nsj204PxIX328vmL1pfoa7fgzEgHjf2TdhKOG/eB",
+	"Ei0vmCBX1JBepVjmRJnPn96RdgK/jrgYATlMOne3Ba+kmOQ81fd/Ko+J0lQzktoehyQRUo/miyKdUsWy",
+	"hLSNTDM0EoxeFOLjJCHmkipCiXIkRk+ptmsaC/9pJzIfTRYiM2s0L+R5wZRKIpLQvGA0W44uJc9YFj6Z",
+	"WQqPHZOcjllOuIqFfYFIQShxbx3BZsyYUoZD4bC47kSxSLhgOT/n45yNYIKmk2yBy8dGTGRzyYU2T6GP",
+	"0UQWM6pHM65mRnIJes9kujCzjAVVFywjE1mYY0CF1FNzCeFDswR4NPAjc2TGcnE+NdLvke3kR3g1IVRk",
+	"scBHn4sc1xO+lYIRrsmUKrN2Gcv5JSuWldUz45pRsaB5LArmXjGL71bonwu2wMXXBU0vWDGSk5HbqnJe",
+	"TxSxv5OUCnMbxiwWGcuZxq/dlqRUpCzP7Y7Mkdn5h1bkNB/wjM3mUjORLkcXbDlKZZ5zxaVISNvM7oIt",
+	"Y2EWZmFukhQoOrutIEAOKcn4ZMIKc6rMTW1ql4vRQjEzGrMESFXgY2jvgsFqKM3znBQLYdQUQo34TPo9",
+	"YjUGSzMjkoB0vQfiddLpxuINLXIjHCpWXLJCkVQu8oxQoa5YUR2KYySjXCqdHBFKUjmbca1Z5vSBJ8qM",
+	"EF/D+3FFCpbKwkjiMGSujfKg5KJImTkXpGDznC5ZFhEl8V4ZsoofxyKX4hwGJ3Q3FndGbn6UxZhnGRO3",
+	"JPhqMZnwlDOhRyqVcxaQfdgTOWcFtEIEY0ZdmTJyVXDNhu5cKuI+3MgGSsHgFD4ZtmpN3QGjSFbn5Bl2",
+	"pXfLsK8KKc5HM5mx5O6YwFuhWSFojqO8f/mE2/68gKLohBnVEu6Ku2KMKEOugptgrlwnQoZp2Ag/X9jd",
+	"Ri1YLdIp6MBOADIMxr1oyEpF5Kn9eHfL+UHqH40S/AAraeYwMX0lpD3jSnFxHhFLWmGdLO+wGugThctn",
+	"WdFC0EvKczrO7/I0ndBlLml2JuU7WpyzB1iFOfY40lKOctNnMkT7jJHA2HUKpKBP3vMfSPsF/Mew1pOP",
+	"p2fk6dgwYaaGhIqSehjV93pvRq/3TBN746Vm6i6lrhO6NATkk9c7HuCgjObY6WjG9FRmRtbPMqPz42OC",
+	"jyOzcGKbi3h3q3HKikuess/laXxAHSm8A2s0pSggGuHreJWcFDoCcWg0WeR5Qtp4uOCaqadpwahmQ6Kl",
+	"NCLVkrhvFBrTzGk0y2z7VUdGvp0accIIMfh11hnaXUERoyJPOGmjtifBK5u3xNv+vkRfs5lnUr6nYmmf",
+	"qlvx+cJIzmDqYVnI4d3yOaPvUWVF+nYVHkbDS8JBOnqD9mBnqw3JiRc+zwu5mMeinVzvmRb2oIU9eJp0",
+	"jPTFZnO99EcCNL8nypsQjeRmuH+X/Ey5jkXjMTgiyd/2vHV7D8zbiWn7ytzttZbrWFQ+g/8HHaLenLXJ",
+	"J4QWDEREI2MzUA/owtAPDcpPFsikckIoKSdsuJNbnYgMrq8JF2m+yFjWjUUsjnMlSXWFI6BGcqFh/JUB",
+	"/e+E2MMYXDE0WcQiGBCXQpG2kLiokaH4C3Eh5JWICLueG0psbnTBLuUF6A2sg4ZR2M0056ibZZnRj4wY",
+	"jlo9qu5GbjZLQIwiqqz2pqdstiI+f82trG7Oxs+r3ptaExXfylbNlF+sNGUdKFs2Y97+OjLzGTZWFvy3",
+	"rdjneuMR7F5FjWBkzGjBCruxMxQQiDs3D0RerDQ3ctOE+SRGSQ0Hbh6gccieWpRx8ZE903co2n0W80Km",
+	"TCnD/94IzfXyVovvJjfhLK9S+GO8XV1wKlp/F4hIUQtfrr/0MNvx19J+50xQis0o0JU8XxK7KUOSVKaG",
+	"u+F2zD4CISMWCf5p6Aj8C+haxXaZSYbWQ2cYMt3WW9NSRka5j0VitSlBZ0Z0AIEilwpcr7YBQ5agL2AE",
+	"YARS+FJEWPfccACFwtgrqs9l4e2XbowrbsiMZ2QpF2TGqCDlt8x8/P8k1kCGA7bfeCmLK7VgIF6BQpdJ",
+	"Q1xIschZqcgJOTJcQCWmISFHcBnN8tqufGNeKrPCJIptTsgr2D9Yiqa+nF+WgpZhUEitQcp1VkaqyDm/",
+	"NCxinTzo5sQujUStl15rj0UCHOWN+QHfVYEjAtlZEpjM8IETGO1TsAIDp4uFV90IvAqcNNVmFv5lays2",
+	"coHp0AqPIy29ldN34B4oAmoj2nrAkKglmS+AkxvGF5HEvQqKslrM57LAJQxEVTKlQBndu0RpNoddd0uf",
+	"Fgy82DRXI7tqYN5zDYQbELyLAkNadaAelYecK7BoWYss2kaEHLle7QfKbbhZGmhSeEnKiRNUxIIJc3Sy",
+	"en+RuSeFtZiCuCILIicTs+ZC+lNkGjaDkVeic3fGMk+0oBlL8lbdXMdkLpWmObFySZckaIYOqSfe9wQm",
+	"VSzhp+TzadIl/76QmimQ8eAUlEZ1RdIpSy9csxhcECopJDOERxBtth0a8AtNc37BSPtgMAiuv6VXXqeE",
+	"v5+Yk66nnSGh5PNpOHTz98mp9RkYUYoVBdeyWMYC7JRtI+Sl1FAupWUBAQdzMDErc3qxud/4HBo7JBk/",
+	"hy0qyC9vT/7PAWkn/cH+weHes+cvXiadWFib8LxgE26EUbIwLZtpmbHaJTYdw27jQnKjv+F3E36NIt+M",
+	"ajJbKE2m9JLFgmvS/vTm+PX7NxGJ3Say2kJqesHilj0688KcNM3RbZhaDlv6IT+wK/IfsrhoRaGb/Rm6",
+	"u92f/RWHZAQxPlTUWjsWNF8CEyNvxDkXTJF3Oqu23W9w4Zvm4Cw1BK2cfiT7/WfP9vqE5vMp3RvAuhkh",
+	"pOz386mZKtWaFeab//v3471f6N5vv/4++PIvrYbejOCZV4dOM/r/2r+6qZxVxzw4PGhoBX2+lflnlLyT",
+	"lyynKdtm1vOpFLUm/k+fDPoDcnh4SHr9Xq/aykFTIwVT3NK5SlMTmivm3x9LmTMqQHgxl6B2DP5j9QCs",
+	"dKR0wZjuV7/cP+yRH/lET8nxJROLpmlvOEnY7KDa7OmCa0b29+sr0LyOv/F59fN+r99/UdvDTSP5Enru",
+	"/+5nG7WsXGg6KQ/qr/57OTbSgBmGvZBvxXyB0muWQTwMzU+Ca2j35Wa6a8gj9fKbYiIzHGpYkjogHInt",
+	"EdVqIQmaZ9uGCVld1EpaXJGDwaAu7nV2Iu+PBOWRoDwSlAcjKFHreu9c7tmHTmIrycxfwYiMyrEZbPVm",
+	"0lLCu0lFDZq1PnlnMF/dZisdQ5tcs9nGxsMRvsePTTu2ZVoUdOmOz6JBFnVmcgi0uKIFGgnbwTitRpXK",
+	"omApGuS0REkTZXjnEQS1t/wOfC9MLGZmX1wvrahlO/EmhF837ykMvbp4kV/8YM2a+AXEmq5unVlJcLkd",
+	"AxdBMbA1bGVUsz3NZ6y1jt5t3BHo8RW+aj5CX8BO/SyUljP1ucibYqidemPf8pYC5SO5zQCeGB0TfLbI",
+	"HVFZUIQWRkhWYEk4ef1jLNrJT29Kp9rT33n25altujvPJknnyIjYYDIGnqXkjDn1CU4oSQtpmCkZyyJj",
+	"hRfM/fhYmlO0GyN7W5kvz74mrjdqBQE0mzbnXfCq+/KmhUYTuQ9bshE84UITrsIF7TYNcAY2tJtH9t68",
+	"c9NNtYOAC3o15TkjRp8yWwDSw5wu4SdwcDGRmT+sazDxpz0JL2XZYCsqL8TmCwkBmDClqLyc5TGv7oe/",
+	"NWsv5yt/qxoC8txRhoM2XhLsjwh5dVT68bIE1TvlDjlGV0UEI8xYRhQXKeikQkKSQZUYoOOhKdjfCChL",
+	"a29v+A2Xec2PbnDNP2upkfU3hDmHi43v+XGUnYY9RG4Kaxf5HceIzerEM6rp1pwGKWkDbykjzhvi6eG5",
+	"uzDmTQhUPyJikecY58VIThU+NltjfkD+iJG9N59FmEFlCGuXwAdE30J1+CgCWyPYueBkHhF2TVOdLwkl",
+	"r+ACAH35FASeyYWuhIb9G1smXXNbi5Tl9rbCv1VVP2gbemKXTV/JzuqptcaIBsoFFlBnbo2IYjlLtUIz",
+	"OAzYmX27W0iqloxvOh2v8DVc3FLS+WG56cPX/sUvUWtSyNnxTlKV71DC9Dd+9hFf85/h4m/66gTeqn2k",
+	"mnJujICSk7G8ZooY2lMAY/Bnpz1b5JrvzTlLWSciXCjNKBjp3ZEYgiHbfBWLcv8j66ocSz0FM92KV0GK",
+	"8iQdEcG4UVOHBC16dReHf9eopx8hshTZiA8docq/Yt7Il874FQt7eOyBMlMjys4b5tU88c8npxH5kWVv",
+	"rjtGCInFPxdSswzDdOcFT5nr33b0RHmX+hUkjrm2UIrYimbV9m1Gr9/iZ1axsH/1GwRmnOS622XHmHS3",
+	"UcGqPpZNYz6tvQ7M4laXokYrw8sVttlEMauZUg2qD/7wYTEbIwkK9On+D4NX+41ybUmxnAzy+fTktBW1",
+	"PsP/w+lokD+iFnrym3JGzsBnxjGZJSIzjMNucxAGlCYHJJ3SgqaaFapTNUD893/+f/5/tD8eNA55d+m9",
+	"Mr7fN/EzI46BJ6NZH2TikhdSzKyv9kYKbF1ewRcNsvVO6WhRazHPdpt/k6zo9r26NsGuRrXzVJ13uUTh",
+	"fmw+tXcg89SuwUbh5z6EFzuGV6Wn7XbGz5KsHp+8DR13kRGsgTMMCaPp1PvUNL1gyvnJrEk0wgwF9AEq",
+	"F636xLpVGhhT6S3n2ok3zn2VXihrNV3hUV3yc8G1ZsLF8zBSsHOudLEEd44dYiqFYKmWhSLtZEYvGDln",
+	"ghVUM4jYj8UeOKWGJHGHLSHtV1KoxYwVNjjZ/nTK0oLp8GcFTyDfITyeCWm/OTn1XkkBD6GdAjylrz69",
+	"fU3aKBCxgnzCYWPU89vXHXDUwovvzXvvjeRewA9dGO7KaJG6vX3dNFT8bf1AjdA7Z4UbJPQAZLbahzkR",
+	"zYuB/3A/1ps/rq5Bk/l6hVPUMrZhd1bX8wgXojr+Izf2ar8NYuwmQ/hafoLjCU+IHYnfhnIQuGjdusly",
+	"2+5xaVeH8MEGpelFIVgWkVyen2Ocm3WbckHSnNGiS2qjxXNQHbB7Zgdd7mdt3IfbjLvg65fs5lO/jaox",
+	"W9967apsbq1GagNWU1n8Oue5gQC/qbJin8Vsznu2SC1PqxuReDp1alyFAKOo6868pvmFIloOSVK2BnZY",
+	"6AQMrRBaUraRaAgSCRhlRKi2dikFaYiqGgZRZk7gPfV2oHD8ptVGEexVEFHTFNNQjswwC5sUpSWEhOQ5",
+	"6gpopbhRlQ38QyATNhhhM7ZGDKyMAPNLzNsRGi65JucUNauqHNjv9wf9XlNfF1w0nMgkiE0KA2tuDEwy",
+	"1LMauG6YFLGxshHk8MIuS0lULq9coHRONSvQ0I6rl5A2dbODdBG/1maFfQDanBaqaoN3o25FrWAgTbaj",
+	"4EZaj8KG9bav1fx7J6cQPjwkZ2WYHMuc7cEw/mAcZMz0FbOxzmixYBnJpQ0C7pI2blNno8hZSpuwfeUk",
+	"Gu82yJNWEwoym2+UrJr9s7d2xe7iZ72Nv3SjT7RqntokE7+tvh34VLd3ne7oHr3BHbqD//P2Ls5tfZkP",
+	"GwqBZxdsm7c7uV+777f3u5T5mDtZn6sm3IpB57DXu9mkU19vP4L1S1vV/m5JHW5v8yg1tC3V1BUVcdUa",
+	"UZLnj4vCyIlGKtAFBV94hVAcNpoqvtoa8TUnbi2hD5dq/XaGtvkdtecksJ1hAH8lKsib89uhPR/snKVF",
+	"fyFyplSIlcCtbHBvtv0w2AZO20Zj/0aApHcuZHRIpMiXqJhTzZQPNK9F5JrnS7kwCjqmEz1RZayx7yjp",
+	"dMmxIDwL8SKI9YGYz8magF8Vi5zRS8z2QHEDjBBNkedW7N3SFhZyloPv2DHytVSeq09wYpuEfjzLDtfC",
+	"xQmXAchwvIekcn28md+qilEswvuEqB1FOqVCkzZ2AIcLogsUSNZzlhGWKwax3p0ueTub55xlZLyMRXm/",
+	"qn4LUnVbgK0oHD6ERmCoOMuOCOBHBJPjiswpB2iKhWKknU5pYbRyq3IFPgteKE1USoX12cSCT8hCGNWg",
+	"UwmACMSZr4xgOOW/sa2+gxcfnWWPzrK7dZa5K7eRROAYzV3yETWhWx34xNBo6uap8qbfWMiCn3NBczB8",
+	"BMRCgnm6xp49egruCbBo86el2LFoU8+HWTY6lzIz3NoyaA9DYI4W/Dk78q58u9yR12JlucfOY4dWl3LA",
+	"jgCZaRdswoqCZd3amKs0sCJTzOgSw3jGjEjEkAFe6YKPOUYe9w4g38qBS0RrMJgqUTMHvZd1SKcIQqLN",
+	"yrgso4b7U2ekG0DgNnHSHXytZZ8nBZcFqkp/ZAfsGlnUoRV+vVKxQcTbZIbYReALjV1OurNJavbxnpPK",
+	"OoYMKeZY67m0sT6xcHlnUZnafkW55uLcvXzFCuYAsvS0MP/wNLMdOqgqmXZhRxNZzFw4JC8IpIvPaMZK",
+	"yhBoDJ2vEgs3rO83lNuUB4BcE1xnl6zMIgTRy8OnOZLHdWTDIEPSUQmEdIdCikpm4RIRfT3z2W3pbq/b",
+	"u+uxXhU8wzzMr759643gwsoFqBuBlMI1psDlTGuX9nYE5L2k7OWlQNcW8vWZxa8zQoLtYsXWuvPV/9rz",
+	"BbmsXJyv8+xVTcTube/JU3OaWkdwRtWUofzNz4UswOkFi4QPIU1wz6xXVrPc//Ly5cvj434PMgOfPX9x",
+	"sOMFrQdbVqe0/vxYENPbnZ/1Jhmj4RC1VJrNtjPH+MgR742qxB2EgSSXztzm+yuNYN0wlNQ/LP0C627w",
+	"DXd2o8z4tcdv0RS0/Zezs5NTROCEJFeb26qk4VdsrhWZaj2vxQGZR2r49GmQSfTU7K56apYiq7t3D15s",
+	"OkZmaH7FGw9RaTqoh8uuxMwf1XLGDG3ImNIcI/ttYuvSYiOWMrOVQBtsSwj9oN5cz3MqfGrLxtPmvjuD",
+	"H1ZoX5WwQT4wLLnTWrwwqqbyShliyAXJ5ZX9IPRUWfU/44q1opbPb2hFrXM+0S2nbzjR3ZxZ3MuoBdEo",
+	"Zs0DNOdKa6uXiOUnk7TJ70zY9VwWWoGhC6Ufds1mCE+cs3MmMtJOPnx88+Yt2e9195+3aSfxCciYJlj+",
+	"fH2dxAK/Us6fS+aFlBPDRSc8N8Qx5Rp31dtSjt+ckrdnH0g7Mf/626A3eNbvD54jwYMYl2Pih4qfzSRk",
+	"iFBB/mUQHfZ6pn1YqEDVPE2nLFvkjPxgCXIs2slUndGCTyY2vOPIht07QQC4jzltLCNanjMzwU6A2vj2",
+	"7MPQvRwLIzaA6lBTpy3WReJyTHD9E8D2WVleDUkYXMWiSQshH83vV1wBb7UkEASa+q7URbzqz1sYRnF9",
+	"WXFGr9dFIbpXnijSRiNV8UR1iKbXRkVrv3n7ISJvPn56G5Fut9uJjBoPS2kFLy4uJbdAn5Bto2UoW9UY",
+	"32APGd7L6tj3my4un20cu3vFjL1gKZ9zBtCDfvR/PT67u9H/9IPj1y979VzB5hmIVGpWzBpLSpA5XSqS",
+	"LTS34oSm1+Zfuk4qhyR5fXxSZreh9W6e05RFqJv4qUObR7aBMgQjef26+n220EuwC0aexs1ZAV8PbZNg",
+	"8SYJju8VQIwAhIu1H/qLbm2oZXqXlan/iXgPXMNdX09lqzEdr49PWlHr9euTKi00DxrXF3bvRklOzgwh",
+	"5TR3e22EXCvLVeg7t4yKjgGKtrLzbz/8da/fOxhss+dO5tguUNNa2Y3kVJFD+r1NgoiQwpralx+9UFZG",
+	"9yCvWYnsuUt+57ugYyoyKTanYFV4sVurGySN20SMNsgipJ3Yp0lz8vxRmSAPNLpTSi+xuJX40pQQ/yjA",
+	"PAowjwLMowDzKMA8CjB/QgGmwQP3P1mKqWJ0ONNJINsYmW81zWedke2V1FoKcranprxoinraYDat8pjm",
+	"s/aXU6LhJQgIKllVxx64IXlm6Eu/Z0HOIpJJjXffmkVtNGws9JTNCM3Nkhtm/azfe9nt95LOEaFiiYjT",
+	"LMed28JRZz9fBVlZmSaKX6/WIfyUMBTgDL+iCh0s7VXon7W09uvggP65oB7N1LcyqBYU21RSLGpd0nzB",
+	"XrG1AATwu3NzoGc954KRNs1zkrgxJGQhuFYQo0BS01plbgPIrfDZc1zoZ2CovqGaXtS6Yvx8qj/+1jwu",
+	"/HW3gcmFSFl1ZM/Mv9N8ofgle++GgybkMtlPLjBOvGG8eJxXE9sqaX5+pyrLHczwJsXF08MdA/aC75N1",
+	"QF9cKwf0FWJ7rZpMH4nJIzF5JCbfKTFplB+coeh1GI1Zx/zIl9Z9i7EMiZHEZ1SzzElarx2sn4TcHVth",
+	"FQKcMqpZl3wUthaElc/TKaNzIEKLdAqNEzqTAP1seijVbkeWckgFElLcFNdqIZcaEJW75BhG4ocmM7ok",
+	"7c9nrzrDba640db3evt7cMsr6d9Nt8gty7HWRg1uQA3AH3bLp6cLLWdU8zRodvUM+7eI7cRL96TdN/Tx",
+	"0FA5kOghCs1VSnOvQ3QyZFxhcT+zSeDB6wSITsGNYs15cD9PqSZXAJZVmH01VPjKPJvS+ZwJBRA4iNxN",
+	"4hZmNafMrJpN42IZORi8JGdSkvdULGPxyVfOWJki2Td39tAogbBR/f5er3/WHwwHh8Ne75e4ZeYSt/77",
+	"P//rqDZbFQtaMIgHM5PmLItba8C5cgpe1/eqsmOO7KwujKsf8eY6ZcW63cIgWSjSQ9pUk5lUZg69iKQL",
+	"UL2xTsPnsx/3XvgK1W6lnkBZNCxSMZbZ8igWdmOdhbFgwESELF+UBbB7COwzv0HNDpzyhtq35ZRO10Bz",
+	"/eXs7MQhU60fqz9+UOpMX8niAtP4VNMJqxHB8OaEe9IkOrlreLqYzahNG6uJM1b9b4amuhEO6ybIq50x",
+	"rTyUVTmiG6Gs1iSf+tKdcmIjlQ6ur+HqHV5f+/VfFetW6GVz08gDNN7sghH/WQSxwY2ZBtvG3Nqercre",
+	"gC9RAbJfHd+bIByuknqLY1tB0w8Q9i1uI8SaNpVW2noOlczgpik0Zuy+p2bJ2F7BaAYJoCCwavwnQgpe",
+	"skJB8meFJ1U4VqNBvPmU/GUxo8J35wOvCjafFquhRc4vAcjgY2ZYwpXcs7aSQC5NEQdvNfAPS1/UB/Fa",
+	"6j3F5tScqQyA1B3FgA8i4E11izNsUY1RVwYb1NewMnaTPQqKNzQcIYQ4LOQ4ZzM7gHoBiK3PAlTdAGPl",
+	"W9Nd03EIii2ssUNfgv11OWdqCKe4oXRDZCUmjIgTxFZsGBsR54hIsYpi78LjEyz9MOG5xiL9AH+JwTpR",
+	"IIdNudKyWJKpzDNVi6JfWdv6HL8yn6MRkPKjWFePNvJ1h+1ZKquPiGp5WXzTl6VtrEjbiGAZFGxpJJGu",
+	"pimUefLVE5K1bQUlOpvag6qaAXqBLw8a2QOxUoGzuzkvHG9qHXU24C6XHtph5UiKS5abIZWWcy3JFUYB",
+	"qgbOMud/ReJVtRdc9u8KZMqiGDWbRFDpatomV00WYX3M0fdlzlyqFdfBWparUweSYpd6tJ8Oxn3am7xk",
+	"L7Ln6bPxIcXA6aYR60ava7Iagmh4VC0GsfKoLAxdeVTyuFg0wjJQYl47Co59JQ8FCqohqYUjYsGUE6Lo",
+	"UsXiagoAOAD72C3xVKE4GVgtSlTItXCsANg6kwU7ikVidtDnwsF3YQWXrj0Tlvj7xx4DIpwhGEtkUZbG",
+	"CatgVztyz4MS0F2L8ZWQtnl1WLX7o65UqwqNZMT+EQt8R2kqMppDziaWo/H7429NZdfYdcrmWCMrFuVj",
+	"PIcjLUeKiYwVtmijvWxdgD1ZTUBpCGTdAplMo+chuK5VJFu4ZmtpxR0AjEE7n6Ds87dBFwsHsKqvV8jY",
+	"Q9GtlTHa42MHtUXOrFd9PN1aS47u6pBURtm00G9X4p3r8vAFU1YbV0TRCTsiF2yON/A5yehSkXlY6Ahj",
+	"m0XmKXhVJoR02b1+rzfY34Pru7t1+l1VilmTQeKlDZurQHVEUiNGCUK1NX95JCOSAKb4EP8bkWQOePOU",
+	"HFw/iwWf0XOG5ox9ks15RF70B9f9Qf8FmfNrlmPcSfLbPE9I+5eTd+TtW1ge+7ppBNT/Gc2J0jK96HRj",
+	"cVbhBQKSiLkmgmp+yfJljSFAbXfwq6Pg1LXjtH8gSXcV+rswErMHLhe+YDVspWxihANQcn+b51VnNv7Y",
+	"vOwupXfNokMVpvNwXQ+un8G6mv/aitGgrFiZzyyNzdkRWGoJf44FtDPBMlk8Zda+XihXSi2UH3HbcLZt",
+	"6YNXGstGuTgZn6GcdKprc3D9rBW1cBjVhcFfVhbGJc01wPnfkBB39zlvvEQab8hVi6y5OEgxiwWkmzvZ",
+	"u2KIDCG6ymRR5cOwFBXZWF7vlqTWCDcU1DtY8b9Uk7/ImKV0xkjipZAAf6pbNwWvr2OwO38IRa+mgS7J",
+	"OsStUuKplCsIR72qpMtitl36kjUlO11dFjMUwU5fHX+AP58oMqYFwo35Oo5g/ZuwgomUBXUUpEiDtV07",
+	"sg31H2AQXJE2KLC+SiBWcDA/GtK1Y687Zys2aQYzKkaHaT8bsP3JAT0cP0ufZy/Yy0mP9sdfXR2hmtS4",
+	"vUa+tqwCLEhQVCE8X1wRwBP2dRTcdbAlLO0uJTV8NvyxokVUkNhcl6UccRMK2w3VF0oEHF+HIVygTXC5",
+	"jp7egRzrSfN3WR/g/VpMQVeF0hf2RjuwXVdr6kelOtxhQFGMWkYgbMR2+ljib9SMcde6oB6qZNWwoPi5",
+	"oHpRsFdSTLihqHUbw5oKUk2p6BV4j93iK6rjJO3EtrVtXPh9zqzq8HVL/SVqndD0opGvfBQM0ThQiw9g",
+	"R0ocjZUBb5P/Cm1Yu/xKBqz2jjD3mlfSlV4JmG1KdV05V6Gf33+7P2hywN/sdK9NbkOwzonHhVnFb5AL",
+	"TTI+Y0Jh7agpI2OOV9gFHnAHhqoXNLcPV9d7Cs/fVs/EwU4xBy6aY1CJ5ViNQDBSqVGLap31e/fU29pt",
+	"u01vB5u749nK3F7cy9Rqp2qLQ3SrYK8TC5WyY5wXaT6fsdjqgDZkpjwe0T/xEa2yFUvyzLnl6cVifhfV",
+	"AVMqUpbnOxaLe1DVF6SfsZQXVviZw+RJ29wrHD5E+jsNF23DD6TiGo3rRvXWoQnbIvuRq8IuJxPFjFoP",
+	"jjDArLN+sG3rApYSy3bqZPiFlwdA5EUlJLFEzOglVTng57NXTgLYLAzfSgWvq3Pz9GK0n7608E4vxs/T",
+	"Z9khO5js08G4ORdD6QLxxJtVs130vTmKbK9cFZqmeCOaLW/cdtuGsnCcNFve2c7fgTp6IyIb3C4bduQC",
+	"bH4OKPFGse6OKris1zcbzn5Ym9PtTnk9a3u6XmMNh94oL8DiIB7L7YBY6O2Ame4S/2cblNZvBuHlib0K",
+	"aH03Fj97ZKh1TIKVbr63mUqazaQQar6UiyIWYFBeg/BaB5lqWyywxgDWDjYLoe4NPOc+ob7W8p9PP74i",
+	"+/v7LyNCJ2bjE3spnOegxJHM6LK7Gn/bH0BY5/Nhrzfs9fZ6h8Neb2sK9dXorzVqXp3aj5a7ZwWEsLbL",
+	"7L+Q6NZO+UlIj20ciuIZI5mURd1L1QgjX2MKtRCrII22BNIC1NDwTNrz1++GwuLLly83Bfmv5Tdum8uM",
+	"SCscWTLzRJHPZ68sy1m7zb2Xt9rmG8HeTqrla1ehmuGiB/uYyhxgpe8KvW2V/61wsltI9v1ntaSMjcJ9",
+	"yb9u4lDrmc0dGEqttvBdmkkr4khTWRQvs1bjU6AADHfZ+1d0GblwbFu6BIK1bdWjVBYZy4ZIwcEbC3WP",
+	"APOZC5fLBOElNhUqS0jbiiGAAR1yC6ho5dSqpOp/LMdrpBDXWCvQwxptt/++kNsLHH8IGPlHOPc/E5z7",
+	"Ixz7vcOxP8KjP8KjP8KjP8Kj/zHg0e8QfNzKLpgQtTaMal2yUWDDtBc2lYs8g3WDG2itl+BdUSTjWYQF",
+	"Zf2JK/OT7iy7CKSVrcXvT1Q3JKXUpGFsskkC/mSrjj1k9FmJcb6b4QZpopGjubKpxiIjV7Bj48USvPIP",
+	"H4eGzZp1fLUCSPyyP4i2STFNF0XBRLqsL/jr1lq5jhUnhi2sSc6vj4r8HzLPqTZD+ZHho4rC/nLQ22qg",
+	"AWbS2uIGFkXMIUQliNGEQWQrmFANuEoTVxo0RNVr51RkRrqWEOrPRZovMlSgkvpkkZ4quYLoZClclxxX",
+	"s2vrIxBSsNqx6B8cbrdCZUo9Xao6+sJNrwcZ+M2ECtLeK1qonM04moVkQVxLKvKQcB56EMQQ+L6NCfNc",
+	"xOLz2avIod6BAn7F2EUGzKfkHpRMWAbSy1TmPKNLowflVxC7jWF46zLse8+2ybA/X9CCCs1Y1ujvgACb",
+	"cM7+fbUOvWBlfOHo1kTcRK367aj7abfY+aDoR2NRjzuv4rHWFuRGstpFA71qmHsjjQmoVP2UNzIWNlmI",
+	"7FuUcWwSE07pJcsCoaO54OlNNU1vqmF6J3HCrrjpRvclzYrRy/TF+Dl9NjlkB1mYs/a10aiu8On6Qqdf",
+	"Udn0plKmNxUrXVecdAc3X+CDu0Vd0vD03IHFtHIYv0mO1Okq5amp6nPGMqI5uhl8XGSXOPAO0FKuCq6Z",
+	"hdCr+QFJO3nzt5NPb05PwR6TsOs5qDqAn4vSugJDRzP0HkulkLMl+mVFRosMqPjcmrjlJSsEP5/qapZF",
+	"8O7KmaniEqz3dHpFD9UBCmqYK9+8baHvNZLy98AhGo+L1Sublq20YYBs1enaNEwuzjEl3sIJ5UsiBaam",
+	"ozkMwvpRVRc2Q94c3tUlHtOcipQdz8EGt0b2NEOcc3FO7NuQrMI1ofgVus4CO0QlImI9T4c01nU54pgb",
+	"W0kuvaLKh1Jz4fQZeJGpKl6P4uI8Z/btGiLEmOrRYPw8PUANO3uRPh8/o4eTA7af3VXIVEVj2UZHAWH6",
+	"eGbo5DqtY0VqIDMuFoo0bOER6dlU3IrBaCE0zysSX2nvhCy3dmAl7Wy5i7dgx3egkW2l9+1iot8+ncid",
+	"coI5GLtkEK3oL1+ns9g3UPlwUEJOkVnBaqDV+AuIK5vZOlKyiIXvGdqLCEUFEk01agoogFx7/c6cL2t7",
+	"tx1Y1DAogwPJqLHg+ihM/n7SpFgc62TV/ppTxNSyL3+dHnS7RKW71548ibIWrm6jO6Eukm6wBzYgt2zp",
+	"8mmDfoDJnAs9lgvhXP6dLnmra16TYSySBlLjIIHqBCwhStMl6a0jOrFwVCco7eeN8da4cESosN4XN3Tu",
+	"fL/2lT9Kjdz1SCwB0krBplJpF1nhU6EjgpAPJQDLNnnEqppsW0vd80boNUBtLgNwHf/1yZ2VfGfp2a7P",
+	"ICwZL5pzubYvgqGncms3pPptDE/dRdnazSkXxAmp5oQfBvhOgHZepv6UjpemJKAybhQqtclJLAI/WZnP",
+	"U8njcfnASTWnxpNI1/gT1Y3FcYhQaGUe7GEnTxXmOTUoS7u4KG/0TlrUqJuTpoDlgNO5hr1YnZl35sQC",
+	"10TUc6MQlirNOUhJoGtcCHkFbsFbLI+b3crqNJi1tpBL/KHZRWRa7xQ8C0VktN6HRN754L0zvqxsWjrb",
+	"O90/hEYVtTA3smaSmfPGzraKiXbaVRgVvbsooOWHdbYbLU9vMLRYuaeJyJ40U+tGMKSKzre1KeQs/Kyh",
+	"QsBKlN2GFMVbjPh0q02y9VXLPdo5Cj1qIc7T3cStNwaVh1Hs2xmDV3S6rzIQN2nqFbOxvTvhkayKvuHZ",
+	"97Q9kBdvsk7chWXOGTq+y2jGGiFZjWd0EF5tVxIjKjVFH8rYiQJ8r3YNPECz2VwWtOD5MhYBtuZRVe3k",
+	"Dvcng9ZCILQS/8xinIE90TyJRWKR0GqIMzDqCrpqCIplYQbwepXttdx9awx5tNf5Rs/3nVj1RfaJUYUW",
+	"xy3oyxv/Pn58A7wJ6rAukHQi81xeGQG9gltWKrVWdCRtxRhJ/LiSTgg2bIVjbAwVHxvRv4KYBiEpMEL3",
+	"hAhJcinOWREL9NsjBJ0V0IPK5nzGIfyHpppf+kFaTMotF3ZVRd9hV9ZgdZ4adS8igl0ZrQKlNQ/m3O/1",
+	"OlvHeKzwtdViwVUJQhcXo4PJC9pPB+OX2T47mBzSZ+Pn6YvsJbs7iJGbQK9ALnNbaU+AJWArcHjuNato",
+	"uQ3sdLdRkdTtGO4q619p+S4zw4JFC7npCoyA57j2UO2S8LVy6RsNere76EOSTLig+QgHmJA217G4oqpE",
+	"/IyIC4kjWhLEJiRGK3HR4kegHbqy01EYNQP2L2ciMUTeRqeNhNUFK5xjSiFJnQvcFC6FY4o2lwXziJ7F",
+	"Yi7zXEUlv6RjudCk/4xMIUQb3wvMdb62xhBvac4vWL4kNBYzrsyCZ7YLM0Z2PTdbnZD2fg/x59a3V4P2",
+	"CtfS7GtltuibglN0A7O5A/nEsa1v4jSs3khDveza2MUAxw0b6YIKxc3h5yL4Qy70aCKLkbMI1zDSvSQB",
+	"L2GekS8rWUJnWn6/KNjGrIYqCV5Zd5c6XSXDH978TP7j46d/i8iH/2gku6XlPSjhxua0QBM1P+eCTGjK",
+	"8zX6p0xBHN5JiLgzgrkGzsVQkpSC3VJOIuT2TcaP0ghavo6h2NZqYu3NVATGopWQPN8aYFtA8HKj/a92",
+	"Rv3Vc1tQWcum8/oZaO+rSnTi7eJRAuC7LYM7X5VfBIkVlZpLdejKjXzTJpg0BVl8WTv9nxFk9nbzvscR",
+	"h0LYuoS8G1LwNkaoK34ujHLP0oI1SNBvZ7OFRsWFiqWtYwRaC0Iuo/WpKRK66YIummzqd9lF0/7WgelX",
+	"KFwjrbL81hUBOAdZxV7aXqsxNdVsx46o/1WburVneiCSTVcduiwvetPd/isr+IQjBQ+8ofWyyllt9hj7",
+	"M3JxIvw3lt1Y6qD+ZX9rnhC39g975Ec+0VNyfMnEgsUt4vtVKHLhS4dnfyHHf30Tt7YFfL9pYex9d1rR",
+	"2opF7+T51lJHvQpSg/ThqvCsM6u7+j5GsorCuj8is4V8mosS1UslqS1rJSnbk1Eyrf52uFIyCAzOBWdG",
+	"3vTVkRRmJzKAgwNwJXDlsWvNXNy4Tazs3lWsAfT7thnVGX47a4Z2XtUis/xy1Bv300FNg+xN+o3B60bi",
+	"syt7I+AIWLSCulL/XLAFcztnRACbe16+6zdECtYxZC9bsMALx9D3Rq54nhs6ZHZrB5CSFRF0y8I7QRNY",
+	"XgNm2rj0Taph7aNy58J9ClRCfyuqSmFwBbe4wnegNtSJwjdRH+wgToM1bCDZtwBgrwopdyWU+Ev19yYs",
+	"/l93qZ1Sv6VX04tRnw7G++lBdsieTZ7TF+OXaS/rs8Hka209VhQpO5tqPVfDp0/tk24qZ0+hxsdTsCvs",
+	"ZBMxjQeGjmodQ7eumzBaG87B3R3xyun6oxzzn7meloLoH/XA/zHP8wY5/nQqrwRGl0IgAy+r03XJvzE2",
+	"Jxyr7xl5cUnKigZVCfVqqlg6GoyfT3ppP3vJXtCD8X6ACtZPe2vssPa+3eMdqq/B6qEDt3a6KLhenprl",
+	"s2GzjBasOF40ie+JukxHRuYZIRC6+dOszCix9kWEnXh2ACFMNNUMa/rB7sAJgsbLBTFUpvXlC8DrTCQK",
+	"30LTFLYMkwpaaMecUS405YIVyq5GSaPOuZ4uxkCi4OW9jF1aMlU/92XArxM1pCDSSGr/evrxAwhufzk7",
+	"OxlaQ0Y1wSsiVC1FOi2kkAuLfB8LR90jQGEXmSLtS8kz1Ym8zULZVDJrWYm86yJymAR40qxmEgszDir8",
+	"j2MpL9ClYou/kFCksK2b7WZZeFZjEQuUox0UKM5HkcTsryz4b9DfkPwA+0LiRa+3nwK8M/wTsqIs3LPS",
+	"tNBQx6A8BLG4ksWFqph7SdtHxKPJNyJCYknlMvoNUEvKw8MFyV2upy1Uoa8k/InwB5NFbq6qkrk53ZWJ",
+	"2bKWbmZU1CpvkSmjGSu65M3agohkShWhsYAjACndye8IYA9hsxHpdrtfEtJGIkMSSMFNOkckMW9B/NKa",
+	"en1moJ+oZui7UkO7luNFesF0pYwJqjRm/cxDX4vqvJCL+REmD/sKYLEwVwMrV8ELEF13vWe06j3oaQ8e",
+	"J6QNEFsqIf1e76ki40XhyosmeKQTMug9VbHAXw7ND+PFEj4I3o9IYs/26g/2jI6QVDa0516ArA/bIQl+",
+	"t0fa/96v/W6j4BPSDxouqzatbdeVcnS/Hwbj7tjjEAu60FMmtLl5EInpqqROCKK64HqyrFz9iAyur30m",
+	"aYTwurEwp45q9g6WH/4fnRl2yObEh298YoaiobMckRgKlyKTs4nuYOxp9QvFTJsLwa9jYbh8aVjFA2UO",
+	"orkp6D9F5Bko7+p+x4xzBYV1EzO7kZ2dr5z8ieliuXc80eCLUSyVIlMRKeQCXLaLeWQU45xRpUm/A+c7",
+	"yKMblqukQnx4ouSMIQ2wrj+by2FrQsei8hQKN+CBiwj+4irMub89lIt7YE+J+7MksLWYTt8X+gr8C6u5",
+	"4xjsQJJqVmESCxv6aAiFIY8XbAkUIJVzlzDCyuJE2mLn238xPZWZTyVPpTC8mcViTvUUKXyt1FGXfGJz",
+	"rJIQQDp7SBuAFTEjKLPTZzi0WLQhDbFgGaGKpFRIwVOaA6Pr+OC5EIMCDnZZUXipMYIa/mF6RCgqpKck",
+	"8ftujuY8p0uWDYmRJZMjQknGAbFGaCSogDzxMhbhao4u2HKUyjznhlgCq3Hzg7Mz4YhbrWCCShudnwsy",
+	"L+Q5cMUryrWKxWJuq/7b0wpj5tqWqihgaJACIovyAvRekpWhcDFaKJbEAuw7y46FaAkXBbmR2aKh9QFS",
+	"gUyCtA+uryPDVjrVjcFUMEDtKbjjXRVyTpCaa1/ukWus8ejIuhUJ97DA4xFJgKQN/5YQDgBDCtCFaDb8",
+	"mw2ByXnKLK6FFaKO5zSdsr1Bt7ciPV1dXXUp/NyVxflT+616+u7tqzcfTt/AN0aa5zovxTHlxKjjk7et",
+	"qHXpiqO1LvsYoswEnfPWsLXf7XX3W2gPBvmyvLrmr3O2rox5IPpU6k48USsssxp6YQROv7ZvM8CRUPrY",
+	"9wrxYXTGjHDaGv69WZ8oX3lqlbYv0cY3gU63vvxaFsqGOQ56PSfZWpciZJehrPf0H9aBj8LFLjmgoP6C",
+	"8FzPhYBKVnJCFIUSXm7qXbM1Bziapk78qJ/+QH0KNnzS3/zJZ2ClRqZkGX60v/mjH2Ux5lnGQKc8GAy2",
+	"6WZeyJQpZeStN0JzvcRvX27+9kzK91QsXS6q+e5wm9V4KzQrBM0t9AqYAW1FcThb9XU2+g09V1Cu3D/7",
+	"NWqtSmitIcAuKsBUr95z+9OwbOFL1JpL1aTNalmg6OtuDWYwGfoEoGDmT6u1QnJFEDppJGQQdlwa5s9A",
+	"6Otcz8L9gMTdxDh6fRt4vZ4rIGmq3kwELT4OMChha36Q2fLOrkylD3+qq7q2GeCXlWvbv5dr23RlIdI9",
+	"PER/9Kva2+K6vZJiknM0bx30t+jihC5zSbMzKd8ZLfG7pQlmt8Pb6GTCgKXtRCKqGlQzrUCRICAWX6KA",
+	"1T5F7QzsiI0k5NWUpRc+xouOIRAFGGx43yuOSDed9ufTk1Oi9DJHcfHzaSx8xx0kC1IY2Rfcj6DfplMq",
+	"DIsqXLn1JuIAztrl/RKHGlLYgxIF23fok15HG0LrkBFGF7n+o1OIP/mFN18Ntlr7n6hmV2gBP9xmGW3u",
+	"0OcySr5GXvBeIFhVeSEDgnMr4mIpxPbExWrca6X4H/D33YT3yKu2vCA2GlzIq2aZ3vbwfUv0MInNorxd",
+	"7UcR/p5E+LE/S+7quCe3Fdy98X+94H4MJiZF+kZEOIx6vV7pMrCIkeyapjpfEkoaDGdoW7nyVShUDEif",
+	"deHd2b4dHm1qmD3LIouMCFcR8tMzvIQYeWajy2IBn2GFWRUgxyKMiY9GaydcqQVTCYR12bof5m3zeURY",
+	"97wbFLdX3f7zrs/Z6gLWU9KxVcm8t0AZxSbrko++wDIrJzJmqZwxMNyXYDIuV8nVbLZALEnHJSzDgycK",
+	"E5cjh++Q8wsGk8Z1PUJLlwVl54oMeoPS5oYTd+lJUJmIlLgubliJrzScQFUowBjQ6bQbPOeKMAdTIVLW",
+	"cREufqd86hXgoNvsKjAhnTn02RldkjEjaAV7Qd7zH0g7ud6b0es98/veeKkZ4CeVQ7d0FZIdbaoNTri0",
+	"tRfeaWE9DO3+UxU583qnS449jA3VFktTu9LOziMWizFNL3J5TuZUYbVohGLgihz29ssMrxEEBo0mizxP",
+	"hg0HwEy4Wn7b/1bfFuCK4N01fR8RxC3EY+Nz/Sk5ef3jen0USPK9aqPQw0666OBuGU4js7HZfeFRgTNY",
+	"HnQss1/eQXc+H5gtDbYSLQ1F+OSW9VHN/c6lXrw4cADHC0P2xNID5GPi9jreXSWFreGL/RcvnvVerGHr",
+	"pSCwVhAOOHsgCIPbaq00/FFUOCbAjN8g3v7EtKNCu8m2P1jksfuXWdfpqsjl/uj2q4PNX3yQ+kfDrr6p",
+	"cPoT04Timt6PbFo/wU8dEPM8m9zoobHveagf0k7qMH1hW0nHqDHIO3xAZCw4zh0zSyyHthojjAqQZoDX",
+	"WImNKrAmnbz+0Qg884IDbAORkwlPwZE6ZwUZA7hoCfCjSBvlBxwKiFP2b0AcOpfOSIcjgGZZ0enG4rWR",
+	"5jRPYRAqstBo+BdQI9sB+qtZRhQHuapgRF1ASZAuOdUFozPzr0Fv4ESZkc+WxwRqkLlvkvuOyEHvgATY",
+	"/U5cLGOQsoYVJBCTYgRlMoY1bBJ8HL2xkHEnr398KMpjj1lJeHw045gLWjRkwzWTnRkDzO76qUSN+S7l",
+	"J3dLV0PL5IyFNVuE1FhlkyyZdgfQ7zogmuoCAhApmbAr5782zAB97LB6QUTGupHZt5/Cq/jml6gVRkFt",
+	"/hLeNLv35ZFw3wnhfi2vhBHzgppCwalEn5tVWTxFeyAKX1LCtQT+TZVO70CYPTtw1PkoFhWa2V5LNDvN",
+	"VBOxHX27XMXCyGGaCdMngrKZOQN1JbclrrGAoBD8GmnQaMYVFNtKLJSB1fDRZgDgxZi7iq+XPAZ4ykQW",
+	"sfjl5N0ROfnwU50uILXq3ESKAYPvO6bERsV+pL3/o2nvzurzNyfWoaHoD0Cif5vnu5PoGp1CQ2jFepYY",
+	"AtVAwGNIrvvl5B15+5YoIL+W8hkyN6NeMEaYDhzkk5CrCebj4oA0dr6a+jdS9VjsIDNvR9XlJBZ1eg52",
+	"Qvs7UDVFuNCShLrE15H3X07ePRR5t2fpq8m72/VfTt5FVY5f2flH2v9I+79z2m8IYYX+mwdIFh+IDZS/",
+	"3WSJcT6tMt2oQtmRWDuk3rL4t0qcU8w6OjqRxZE9h3LklGg+Yze43k/96G5NwqLvLPw2xIy80V+vm/bl",
+	"z2cV/V7d/XR1c+7vStdzS24OfF9X5XAlkgaz7Qy3yxg4lDvbBMJXgY2+8+CZ6mQ238r6kj6G09zT/aov",
+	"dHC5Vm7DbW+Zq8y5Pr7mlRSCpVrVgETllSDm+BU0teoR9QPWskxFNQqANoKc+SMWmLt5zrRqgl+KEMKI",
+	"JOblZBgkxFKsK+jDZ2xerNEOMJmGqotqRUurc0F/Pr4hQBPz9Ui0LCAxTCwhZGIYC4qROhTiHGCYLg8y",
+	"+H5kh54Erfv6JDZONyoXJRauqBWUdsSoGAjgcG0HkL6YMswEFdpi4GB6EyWfP70bxiJh4pIXUhj6mJBk",
+	"XshskZr9Skg7YxO6yHWnXKugEOuYKmba8IhwrsZyLBKz2EltHojNU3bmqr64Js0RmPDzRWGLv4BPC4D1",
+	"Y6EgZ76syOEALyOSy/NzgOxz8SdckDRntMCoCWzA1lqGOJRYzKi6MHos1jm9XWJFLG6VWVGlj/ca0tIM",
+	"mPfAIdW1+a7RYFMkCyyrk6nHrIvvLxzlTmJL8EAEbID6G7Mz26rmnd8UR1IysCYp0ceToHR3o7ToKhDb",
+	"6BjlY+hmsmCRdVNrIGQ0U4aHkYPegSuF5FKOMQjQWlK4tgZEcL8s0TgHObiIj44Zx5BmnRE9Lcy7ho42",
+	"0KLXMIEVWrSj3FkvF94gWB40IA6iaPwYj3JX1hJYz293U6L14VV1Yh5wdLKOoTdGXj3ASe09NMv7zhjd",
+	"9xWedQd3YSdlB6LBGnL4qDgHJrAEO1/waxKRxIJEuap2pTaQkDagJKQsw9B+YBixsGkCKzoCxoyjTdQG",
+	"zENAeMZBFMjWMaVYWK50BOGPgcX+lnylCan5rm7r3YvJN+FKbyUmPzTNsEUI/vS041FI3kpIxvP7bWXk",
+	"EnZwnUtcaDLlRjVf7pp4COlWPjjbV6C1C9BsTH1zyR7Ehhqtyjv50gIP4zy5Ino5Z4YOI2Q4mGw4aAIA",
+	"UgNLY16xhqFY1AxYpJ3gP4YkMe8lNnc7gSoNtig3hHlB5VJ4avtC3/mS5ByWM9eQNRWRgpbQ/tRhUUEp",
+	"KyxSaGbyzwVWdbBANdpi4Xo6FlaLXcFTjTZgv9+r5AVLstnmjLv0aGm+J0uzh8R0RMg+uK2g5ZDGkOCg",
+	"kLKW4HgP6K7EZls/K0aJfCsCU3EoA41BjGrShtvOtLnoKbUV1Zuus8e03s2/6qqR/EGcud+NA/f7RVBq",
+	"8MLau3dHTthK4vR6IJRTloPHCNEfSzBTyCtFEWmISdkEgsiOSK085pCkU0bn5q7DpaE6Fpqz4ogIxg07",
+	"DF6Ql6ygeY55z9Qmg4cZtBG5mnLI2MWcYRWLEII2X3bJicxzUk+8saXJE1fEK0jjNBqgLIKCirKIhYWT",
+	"HRsCVgaIdINPQGn0P9iPITF3g1ujClUIKctrPB0DQBqMRQVzcBPO4EFvQBIhR3PM9xwhwmLiJJ8LNtdR",
+	"LJSsgvIhbC0mQBP7qQNn5IrQLLNZx1jKQErMN3TroQjNMcLsinJdd0jZOmRl9vhhbz8WjcnOZBV1s5L/",
+	"bOGcPbojAiFSo0tPCsYiEk6sBPkVZMxcJU2IkVfrXUTAYe7VMwQ9fKNk57Iy66Z8Z48hEISS/mnTmu89",
+	"mO8xD/qB8qAtcN/2bHO8WO6S3GyZCpjy1nPNd/ySAcNUZFLIGaF57qlhU9hSl3yogzxABUlEB18Vhf/d",
+	"dH+flAo6+EbWONs3tr7OGAeLG5Wig43w+p8eNPxIZ+6LzsCpDO80hkcHJW23ozfoBNid4mxEUyjLSzqb",
+	"nauv4AxjYQ3mqgLeafT7OQKzm659Wlb8fRB1dS1+qBPOH317d+nbc8t634rprbAXAO3AKDOQsCBIE5oC",
+	"tXhHQws5P5uxIuU0J1xcSsBMaLPruSw0KyLCZ+5fAcqPv2B/OfWFl4UrWxsRLTXNVUQKKEaNgSTYYkS4",
+	"SKVmxSyC8iRULwpGci5YJ6pF68krgXAGXHv9UArWJSeA8MC1LYqiNU2ntjoPaMpQJNJ8WrCKkzLjACWG",
+	"qFRcE9DrC8TAN3rzcSwyB+3gScmUKigwN6xDLazJ5PoKuITbk427ytNdAfB40IzdsoK8VdUfU7YeoRIa",
+	"TuWD0F3490aqW6WnpH1w/cwQuGlErAHIPLD5Y+akWgP5nJ4belewqVQaK2TpKVexOD552yXH9ou1qAJc",
+	"3ZTDGhFBZ6BIaRXbOvlAnT9/ereGaIGY832SLFyqRzr1mFr6faWWlshS34KsifNtyZqjaJDTzmfWQTno",
+	"7ZNszkn7RX9w3R/0X5A5v2a5aiBq5Pjk7dCWnzDjiIUzYTfBEMwBO/VbUcAPP90zBYQFfGqX/65o34ef",
+	"HmnfI+37rmkfaZ98+KnzgBTwJhiVCgW00CeGfjmiZ0hiDf1EkbZm1zoiyf/923FC/vs//8v865fkq+nh",
+	"b/P829HD20CR3F4ivFM0ErNvj1TxkSp+51Txl5N3D0MVEXhpvTvvuJ6QrCVE5xNax5vCJBtsDwIWpJjw",
+	"YgZhB2GcyhBzy7yhbSYvGRRGSjDqP4m8Ex7KCo5pTkXKbAxExm0QRFBBoGs/DED0LQy/rTcp52gGxWyD",
+	"eoBKWbIzFmBK5CUUBCbMbcjLHdyq4NknWKk7cjTcvRsUhxf4Qf+AsRlm30d28ixLHn2g/5NKq+EBxQrr",
+	"nd2DH2wV6x28kb5w8FoB8r174y7KlPrGvm9cFjeNzaG1fn0fQ2vvKbR2Fhwpd03KZ/dY3ehkUWb5yQmE",
+	"vDt5QgosCWiH4eMYg9QiFwuLwUSuimAsVEqFrTl4+ur4A+hEETk5JUaLIofP9nsdIgtonolsT072Mrok",
+	"aS4VI+0fWfbmmvwE5czLWqfKM1YFcoh5Fcd95IorRXV0OAd94jHU7K2PxUpBf5eJk9TCaSWU+nFrYPQH",
+	"FGAqSxYL/4Ka0oLBxFAMceXehr4O/JJM6SUjikFccVQp9JqQOU8h6JXFIoDvRJmLZRjkwQEEzpdbqsax",
+	"NqDekDb8NxaVrjqQCWTkOLOBWPLaHE81NDPGNdTB1F3bNvJ1pOXI/QZBvqY1j3DqQm+liAWttmGUYvuz",
+	"bwDqL3mNuLPSHDjOYcaxcIgyXuGG/ZMFaHkTV7po/TKQ8Ch1PyQIqGfhc6yyGJ4CGLCQelQ+OwoS7Fxh",
+	"r2CWSrM5aX8+OcWLoDBrbU7TC3rOOn507v2RaVwt5uDUz8rKUWsqW/luErBSIIBqeC+5IgBmQ8ZLQsk/",
+	"5BirrKNwH25FYs0cLsLZ3NLPRW7jyN2bXf9WKcRjQLoLT7efQ4n19whMlJB2LX14UjAsPeq3zY0EMpU7",
+	"VnPwvbq2Q80BSrIHvrvg1skrVQ75bXYD3I5je/caTu06+UYR1X6OG6X21fPwDWKqHzF27lKgeAVs1NAk",
+	"x6Qqd2WFLYf8FnlwZycpZMdgZd/gzdGDZ+HhtEI7Cug+0snmuVFh6JFIWUnQIvjdTO+JApNqk0E1IAS7",
+	"SfHvPZl5GAF9LYa/o5WPwYR3GUw4K8/FvYjiq5fgqTmpGyNbzEtGIptColFVFvfSgZUybMVvDCdcFcFj",
+	"YWTwiFyBGD2mRSptJaas4JesICC3HCFpwEZC+kAKZoSVzo2lktZzF1sjCb8KUQldcGEpWqzxhbibYeby",
+	"gNf3riJkcC/ow8fIwBF6dIg8hvKV/g13RZ8gv7xPoifnTNA577oDvZbSzRfjnKspy8jHORPHJ29L/0sq",
+	"xSUzepKhgP96+vFDl3yQxOwdE9remEZub1syn7S+kmfTLOPotjgpTD+am3aMTO/vvxz/g6U3YVsCru3t",
+	"GLfZS5YuCiNnDv/+a7izZ1N070DrAANi5+v3lGna+rWyG0s6y2+5GxGmALtc4B234j+O37/bbSvcUMut",
+	"2C6G+uGW286pYbnnPL1YzG+GFbfv3IWN+sR2911bqHESm+3Tdt0erdP3ZJ2e+8PkDrZ7cp919xv826mc",
+	"YVZtKvOcpboUd6kmCXVG1DHTV4wJkoCMc6wTa1wC4dX82f704yuyv7//MhCcYUbOXGvUxrNXRE4mimlf",
+	"GH/QGzzb6w/2ev2z3sthrzfs9fZ6h8Nez1rgMrqE0U3lokCrlxmAg5iwrXUs5iXNc+vVrpjuAo/80CNL",
+	"lyARibkb2cJjBFYSdMwU0bcPt+0DpAElqBuH3ZQBAIDZF4tPi9yoDE1GU2sahD86Q1KuIRYSqiwxkcIj",
+	"HcQio8sIJE1rfJ9TpY/CD1zi34FZOEWoEfmOLPYn2CxOF6YR0hayRDlHA/liDjbNTrdizU1gzWvRDyX2",
+	"lqWjkUV8xyNhPQRHJLFn6ZV5JyEW5lxZTYsXLquqzXLFSB/QFP3RNNsLmO5MxaIO6l6wfwCSdVKaLix+",
+	"u1ka9xoa35MjQgWRCw2/OliKJgj3BliKo0pZfndQTCeIagIwQO7YxGIl3AJQK8BSuxEIfRUxJBY3gqOT",
+	"W2GjIwe4J1MtNo4dfSMsdDu/DYCw5X0tKdWjifYxS3zLLPFTSwkCr9Xc3attGfqORl7b3GYTr2W7mwy8",
+	"tUTUkMtZutyoaXjysZsQjJ/dt3n35rv/ndzy78u0u/Ox39HCER77pykVKct3C+DEbwgNuDe2eUQGvV5d",
+	"FsS3QRYEGY/rWGQ8M5KJE2etH96/ueKCL9s4grAFhHlOLL/FOp7gy/XMiOa5zcEmBUtlgXjQ6ooVHd86",
+	"Fyzn53ycs5EZLRacCaUlIy2AuISF76zZmSsnQl7RZYesFaS+RkiKPD2xa4RSTyBYN4ojsEzfKT155fb4",
+	"MQ7zUVrYiF3lSNAtiOWugZsIIV/cbBVzL202iylNRUZzKHBstNGJ1QCdwSwWjTDSOYUyVODzarr777jS",
+	"Z26k3wjl1S/CA4G82vk+CMar7WuLep12ER4Nffdk6NPlKXeX3j+6R1PfjzLP5ZUCmE+wwZDxkoQyhy83",
+	"wcW5lfcjl3rnyk9gmT6MA4xFm4bUwE4iCq1FCRGLPAcfdr80Zwh25d4+CmxZ4UAcug4U2OClxWuFIGHo",
+	"Xq9s3DZsYw0ndtYcipgDpXqi3DvoCsc5+YnacNBON4hsndElGbNYSAyS82GmdpjWrWfr+wEmbr6shPm2",
+	"gRiWupV5XQ1j8dfjT2+PP5yddmdZROIWGhPx17h1BCZRkvR/+e///C8I0vt8cvpEdY5iUQam3hSD6cYP",
+	"ZjS7oi6UsmbTdE7rm5pzh8OaPDs2VtDsJsQisxkkWiZ2dbu2bEaysjeAxKoVyaimm4xgayxeNm5zC6NX",
+	"LI6FPzVmIyEymBK4YMyfNDkhNNX8kjUcaWAIsINY/7J92OuRhciZqhVSVEYBsqGXOLS9PdsGXuikM7Rh",
+	"1XjqQBEwqw+nNPK7kzCRsexYo0iPQJdzqrQ5x26XbMMjbNjFmWCEaBILPIxwns0L5UUjTfcMahnYBXC7",
+	"BAzQKCqDXq8bi2P/AxOZQglfaTlXBNaWi/MIQdwnsEOOdya2gATLkigWCe7mSMuRMnM0qkISqkfmrvuC",
+	"oUGR0CdGhLACRCfyN7CkGmjSvgDa4m+mNaA/I3OZ5wpgpgkdmxXuP7MehLZZ60+A2JXEIrH1HEbCHvKI",
+	"7Pes6Rya4ppcUUVmNGPm0+u5IcYQ31x42C6uXCHi9UZXy4/vNUDW9vGN0DzdDNfYXjwht9qzo9QgeJWU",
+	"0u6jk8gAMxXDefoPNdKAXT0ahL/jmF3YZigKZiWgXSQwR203F+pZo35trGJ5CrTUUFV8w4hqq7wIXgC7",
+	"LUYPNlazPI5FXdQpr5dHeRCZq2Q8Zo5gDdG05GYrJyM3nWR9QcuSltXUttpdcnwl8/rTnOppqT7xrFUn",
+	"UM0FcHRxMTqYvKD9dDB+me2zg8khfTZ+nr7IXrLWNrVvDpqXf24R5rM/aa3M7wYdwGxG4/G/9yu7pqxm",
+	"Kfy0jaRY939HWAfbjbYTuFdSV3NKbQop+onp7+8mPZi88L1w4O/LWXOLa7Wju8aXkVpnfjxGraNtGJEl",
+	"vB1i67DAO/WLQz6AqM9Fmi8ypgBQl4tzW9pWNcfq/eyG8V0H69lZnAars0XRpnAtH81691W4KVzl4D75",
+	"8//1ddhK015K83xMU7xVwF3MP37/F6tLdscyW/6vp4si/7LeNfrzlGpnhjAaPdHSsFxXACkzav5ccoF1",
+	"z23dRCYuWS7nDGGsLdJMLEpMa44i5pRdk7+8P361d/qX48HhM0gUjxe93n76tz3rHdk74zOmNJ3N4QfW",
+	"xd8LeoWhTvAwIRdsybJYlLFQwTo/USSxt/8ULn9yRNB/CZXkoHEFpd+x9OJ+r0dULOgVXXbJMZqQBtfX",
+	"wK25IP0eUUdEMA1A4mBIURG0tCcXhn8fXl9H5KD3AoTEg8HLWGD8IdYXavfJjIuIHOJ/Bu6/ZHpEDgnV",
+	"ms3mWEGO5nknwvLEmG9tjSUTynNcP191k2pwO6PwfbNQ4DfJcO0IIsYLudBcnHspARM+Sjmh3Ayo4Xij",
+	"0FCXBaLGAdjzQRLuoYzojBEpLG4AGPWOsNSJRS/PCjkn2QJpIlPbDnbvbfZ14/0s+LXLunEGJa7cRoGZ",
+	"R0EZgY3j8Sd5mwFxodk5yDkrI/rL2lujt7krW4z01F3UnZbunkCW8MxtY5b6299W6ddrZ1fs3pg/cOxK",
+	"vno7pMvrC0jd50/vLMhTTSl0rxhl/POnd+bT8o4p0k7+Hrf+d9z6NcG0e/B1IBAYDt/RQynQI2DdEmjf",
+	"WqFeGyNCm2zhsRj0+hjhAVctJJC2Wp9pvPMVEaJW7LhXY6Xt4xvFiDYIVmYrcF/WFhoJ3g4j6iry6KPJ",
+	"8Ds2Gfr7D1WbrTy0i3BnX9jCBlEtt+v+2mg1fO3Lc6P5EMWFIwK1FTNH9AytMaKK97R0ybvAcGioBI7Q",
+	"2xDXmPpKSrCbFmW/aw7POmic1p/SAvfN0lFhPUv5Htf5ng9ydEPNqmAYyDGrVBMSqEHNR5bXVAvvJ6bv",
+	"5Tjeq7q+DS95PPV3W7jqlkd+J8Wc6nS6etRfTamAzDmj6k1IwoRhbEYzSoIXLRgUWomTLkkWHiCqKh8a",
+	"Gh4LPpsttGlnCHIh1roFsVIxBxXHFXGBvCiYNAR2HFlzGxaUKpiNM6gr2YQLpRlt9GV/hhCPu7qFdy9a",
+	"Vsb3jfzgOxABGzHz5yYG/5PkRzx/D8x2V+THp6UUuNYK/7oUFB0KtJN3q+b3MLCXWRMVGExutLuXzX8N",
+	"lYi+S2u9E9E3W+rLffrziQDfbbhuaI3N5TlECj6ATHHTLX76uxvRWwCx18VyvZ3/340mqBBmVhbM2zdh",
+	"Hn5mBT+fakKv6DIiV1Oq0cXm8wO7DQDuuljWTvhX3u01mu1aL3e5CFt6u7P8ctQb99NBzdPdm/TpVt7u",
+	"wX3RhrVRcnazuLIa/WNMyrdDXLfnjQh59fA8XDO83M2X/BQ8eNR65Uhiv+2arxJnsq7xdTRKg+E4bikm",
+	"Moi8jVsQByxFQ2noM6buR+V+8HsFMcae+P15b9c3M5wyKBwCy8wu2QMYTasuoN9bY0YLVhwv9LQ1/Puv",
+	"5swpVly6w7oo8taw9ZTO+dPLPpxIO7pV7ik1U5GNmXRhX5Gt9IKm02r5GuCVlkPZKgyrzO09pJQhdIpN",
+	"PbGmW586ywsP7Yzc23UQtD+mOp2ypg7eYG4e4MPoCpY6BQgdCzwPeR81tFrVCFcb9FqC1jU4gV0GkZys",
+	"gMQETfgoo9UWXlXgE3xGYkaXT5THIgqachmTqy1ZFHZihKaJJSc+MdmCEJGxIZNla/Zx45pa2lIN9Qi2",
+	"KxQTgyYDO9Hv6wPhbenvAI4EEM8U1kzjl8zGvvtm7Zt79vvGQwB0f8qVlsUy+BQtTWvGU0LRlZhu5dYz",
+	"TVtffv3y/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -180,6 +180,8 @@ func problem(err error) (*apiError, bool) {
 		return e, true
 	case errors.As(err, &fieldError):
 		return newAPIError(http.StatusUnprocessableEntity, "invalid_field", fieldError.Message).withField(fieldError.Field), true
+	case errors.Is(err, trackers.ErrTrackerLimit):
+		return newAPIError(http.StatusUnprocessableEntity, "tracker_limit", err.Error()), true
 	case errors.Is(err, webhooks.ErrSubscriptionLimit):
 		return newAPIError(http.StatusUnprocessableEntity, "subscription_limit", err.Error()), true
 	case errors.Is(err, webhooks.ErrDuplicateEndpoint):

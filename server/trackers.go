@@ -22,10 +22,14 @@ func trackerView(t shipping.Tracker) gen.Tracker {
 	v := gen.Tracker{
 		Id: t.ID, Mode: gen.Mode(t.Mode), ShipmentId: nullable.NewNullNullable[string](), Carrier: t.Carrier, TrackingNumber: t.TrackingNumber,
 		Status: gen.TrackerStatus(t.Status), EstimatedDeliveryAt: t.EstimatedDeliveryAt, Events: trackingEventViews(t.Events),
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt,
 	}
 	if t.ShipmentID != nil {
 		v.ShipmentId = nullable.NewNullableWithValue(*t.ShipmentID)
+	}
+	if t.EndReason != "" {
+		reason := gen.TrackerEndReason(t.EndReason)
+		v.EndReason = &reason
 	}
 	return v
 }

@@ -6,7 +6,6 @@ package server_test
 import (
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
@@ -42,17 +41,22 @@ func TestLiveStandaloneTrackerIsPolled(t *testing.T) {
 }
 
 // A number the carrier does not know: the tracker stays unknown with one
-// event saying so, and the polling ends a day after the tracker was made.
+// event saying so, is asked about shipping.UnknownNumberAttempts times
+// (the waits doubling from the poll interval), then ends with endReason
+// unknown_number, and tracker.updated says so.
 func TestLiveStandaloneTrackerUnknownNumber(t *testing.T) {
 	t.Parallel()
 	b, _, live := setupLive(t)
 	d := postTracker(t, b, live, map[string]any{"trackingNumber": "1Z999AA10123456784"}, http.StatusCreated)
-	waitUntil(t, "the unknown number's event", func() bool {
-		return len(getTracker(t, b, live, d.ID).Events) == 1
+	var got map[string]any
+	waitUntil(t, "the tracker to end", func() bool {
+		got = b.doT(t, "GET", "/api/v1/trackers/"+d.ID, live, nil).JSON(t)
+		return got["endReason"] != nil
 	})
-	got := getTracker(t, b, live, d.ID)
-	if got.Status != "unknown" || got.Events[0].Status != "unknown" || got.Events[0].Message != shipping.UnknownNumberMessage {
-		t.Errorf("tracker of an unknown number: %+v", got)
+	events, _ := got["events"].([]any)
+	if got["status"] != "unknown" || got["endReason"] != "unknown_number" || got["endedAt"] == nil || len(events) != 1 ||
+		events[0].(map[string]any)["message"] != shipping.UnknownNumberMessage {
+		t.Errorf("tracker of an unknown number: %v", got)
 	}
 	pending := func() int {
 		var n int
@@ -65,12 +69,9 @@ func TestLiveStandaloneTrackerUnknownNumber(t *testing.T) {
 		}
 		return n
 	}
-	if pending() == 0 {
-		t.Fatal("no poll pending for a tracker made just now")
-	}
-	b.clock.Advance(shipping.UnknownNumberGiveUpAfter + time.Hour)
 	waitUntil(t, "the polls to end", func() bool { return pending() == 0 })
-	if got := getTracker(t, b, live, d.ID); len(got.Events) != 1 || got.Status != "unknown" {
-		t.Errorf("after the polls ended: %+v", got)
+	evs := trackerEvents(listEvents(t, b, live, "tracker.updated"), d.ID)
+	if len(evs) != 2 || evs[0].Data["endReason"] != "unknown_number" {
+		t.Errorf("tracker.updated of the unknown number: %+v; want its event, then its end", evs)
 	}
 }

@@ -4,12 +4,16 @@ package server_test
 // the API, against the sandbox carriers.
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/app"
 )
 
 type standaloneDoc struct {
@@ -317,4 +321,51 @@ func TestCreateTrackerIdempotencyAndRace(t *testing.T) {
 	if created != 1 || len(ids) != 1 {
 		t.Errorf("%d concurrent creates: %d answered 201, %d trackers; want 1 and 1", n, created, len(ids))
 	}
+}
+
+// Past the account's limit of active trackers in a mode, POST /trackers is
+// 422 tracker_limit with the contract's error body, however many creates
+// arrive together; the same number is still 200, and a deleted tracker
+// frees its place.
+func TestCreateTrackerLimit(t *testing.T) {
+	t.Parallel()
+	const limit, n = 3, 10
+	b := setup(t, withoutRateLimits(), func(c *app.Config) { c.TrackerLimit = limit })
+	statuses := make([]int, n)
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			r := b.do("POST", "/api/v1/trackers", b.token, map[string]any{"trackingNumber": fmt.Sprintf("1234567890%02d", i)})
+			statuses[i] = r.Status
+			if r.Status == http.StatusCreated {
+				var d standaloneDoc
+				r.Decode(t, &d)
+				ids[i] = d.ID
+			}
+		})
+	}
+	wg.Wait()
+	count := map[int]int{}
+	var created []string
+	for i, s := range statuses {
+		count[s]++
+		if s == http.StatusCreated {
+			created = append(created, ids[i])
+		}
+	}
+	if diff := cmp.Diff(map[int]int{http.StatusCreated: limit, http.StatusUnprocessableEntity: n - limit}, count); diff != "" {
+		t.Fatalf("statuses of %d concurrent creates under a limit of %d (-want +got):\n%s", n, limit, diff)
+	}
+	m := wantError(t, b.doT(t, "POST", "/api/v1/trackers", b.token, map[string]any{"trackingNumber": "123456789099"}), http.StatusUnprocessableEntity, "tracker_limit")
+	if msg, _ := m["error"].(string); !strings.Contains(msg, "in test mode is 3;") {
+		t.Errorf("the limit's message does not name it: %q", msg)
+	}
+	first := getTracker(t, b, b.token, created[0])
+	if again := postTracker(t, b, b.token, map[string]any{"trackingNumber": first.TrackingNumber}, http.StatusOK); again.ID != first.ID {
+		t.Errorf("the same number at the limit: %s, want %s", again.ID, first.ID)
+	}
+
+	wantStatus(t, b.doT(t, "DELETE", "/api/v1/trackers/"+first.ID, b.token, nil), http.StatusNoContent)
+	postTracker(t, b, b.token, map[string]any{"trackingNumber": "123456789099"}, http.StatusCreated)
 }

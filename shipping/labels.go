@@ -304,6 +304,11 @@ type Tracker struct {
 	Events              []TrackingEvent
 	CreatedAt           time.Time
 	UpdatedAt           time.Time
+	// EndedAt and EndReason (EndFinalStatus, ...): when and why shipd
+	// stopped following a standalone tracker's package; nil and "" while
+	// it follows it, and for a label's tracker.
+	EndedAt   *time.Time
+	EndReason string
 }
 
 // Tracker reads one of the caller's trackers.
@@ -313,15 +318,7 @@ func (s *Service) Tracker(ctx context.Context, c accounts.Caller, id string) (Tr
 	if err != nil {
 		return Tracker{}, err
 	}
-	events, err := s.store.CachedTrackingEvents(ctx, t.ID, MaxTrackingEvents)
-	if err != nil {
-		return Tracker{}, err
-	}
-	return Tracker{
-		ID: t.ID, Mode: accounts.Mode(t.Mode), ShipmentID: t.ShipmentID, Carrier: t.Carrier, TrackingNumber: t.TrackingNumber,
-		Status: t.Status, EstimatedDeliveryAt: t.EstimatedDeliveryAt, Events: trackingEventsOf(events),
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-	}, nil
+	return TrackerDetail(ctx, s.store.CachedTrackingEvents, t)
 }
 
 func ShipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, detail bool) Shipment {

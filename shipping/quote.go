@@ -237,6 +237,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 	shipment := in.CarrierShipment()
 	shipment.ShipDate = carriers.ShipDate(s.now())
 	shipment.Return = ret
+	cs, accountIDs = s.serving(cs, accountIDs, shipment)
 	type answer struct {
 		rates []carriers.Rate
 		err   error
@@ -387,6 +388,24 @@ func noMatch(rates []Rate, sel Selection) *NoMatchingServiceError {
 		e.Available[i] = ServiceOption{Carrier: r.Carrier, Service: r.Service, ServiceCategory: r.ServiceCategory}
 	}
 	return e
+}
+
+// serving keeps the carriers (and their carrier accounts, by index) that
+// serve the shipment's shipper: a carrier is not asked for a shipment from
+// a country it does not ship from (carriers.Descriptor.Origins).
+func (s *Service) serving(cs []carriers.Carrier, accountIDs []string, shipment carriers.Shipment) ([]carriers.Carrier, []string) {
+	var keptC []carriers.Carrier
+	var keptA []string
+	for i, c := range cs {
+		if d, ok := s.cfg.Catalog.Lookup(c.Name()); ok && !d.Serves(shipment) {
+			continue
+		}
+		keptC = append(keptC, c)
+		if i < len(accountIDs) {
+			keptA = append(keptA, accountIDs[i])
+		}
+	}
+	return keptC, keptA
 }
 
 // CarrierError is one carrier's failure (outside a quote: a pickup, a

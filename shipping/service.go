@@ -97,6 +97,10 @@ type Config struct {
 	CarrierAccounts carriers.Factory
 	// Cipher seals carrier accounts' client secrets; required with CarrierAccounts.
 	Cipher *seal.Cipher
+	// TrackerLimit is how many active standalone trackers (POST /trackers,
+	// not yet ended) an account may have in each mode: 0 is
+	// DefaultTrackerLimit, negative is no limit.
+	TrackerLimit int
 	// NoPlatformCarriers: an account without an enabled carrier account
 	// gets ErrNoCarrierAccounts in live mode instead of the operator's
 	// carriers (serve --platform-carriers=false).
@@ -167,6 +171,9 @@ func New(st Storage, acc *accounts.Service, wh *webhooks.Service, idem *idempote
 	}
 	if cfg.MaxPurchaseBacklog == 0 {
 		cfg.MaxPurchaseBacklog = DefaultMaxPurchaseBacklog
+	}
+	if cfg.TrackerLimit == 0 {
+		cfg.TrackerLimit = DefaultTrackerLimit
 	}
 	if cfg.PDFBudget == nil {
 		cfg.PDFBudget = pdfmerge.NewBudget(0, pdfmerge.Limits{})

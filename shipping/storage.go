@@ -2,6 +2,7 @@ package shipping
 
 import (
 	"context"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -14,13 +15,13 @@ import (
 // implements it; the conformance suite (store/storetest, groups "shipments and ledger" and "trackers")
 // proves each method on SQLite, SQLite with caches and PostgreSQL.
 type Storage interface {
-	DueJobs(ctx context.Context, queue string) (int, error)
 	Account(ctx context.Context, id string) (store.Account, error)
 	Balance(ctx context.Context, accountID string, mode string) (int64, error)
 	CachedShipment(ctx context.Context, accountID string, id string) (store.Shipment, error)
 	CachedTrackingEvents(ctx context.Context, trackerID string, limit int) ([]store.TrackingEvent, error)
 	CarrierAccount(ctx context.Context, accountID string, id string) (store.CarrierAccount, error)
 	CarrierAccountByID(ctx context.Context, id string) (store.CarrierAccount, error)
+	DueJobs(ctx context.Context, queue string) (int, error)
 	EnabledCarrierAccounts(ctx context.Context, accountID string, mode string) ([]store.CarrierAccount, error)
 	LedgerEntries(ctx context.Context, accountID string, mode string) ([]store.LedgerEntry, error)
 	ListAddresses(ctx context.Context, accountID string, mode string, p paging.Request) ([]store.Address, bool, error)
@@ -32,6 +33,7 @@ type Storage interface {
 // (*store.Tx implements it).
 type TxStorage interface {
 	AddLedgerEntry(ctx context.Context, e store.LedgerEntry) (bool, error)
+	EndTracker(ctx context.Context, id string, reason string, now time.Time) error
 	Enqueue(ctx context.Context, jobs ...river.InsertManyParams) error
 	EnqueueNew(ctx context.Context, jobs ...river.InsertManyParams) error
 	InsertAddress(ctx context.Context, a *store.Address) error

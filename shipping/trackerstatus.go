@@ -1,6 +1,10 @@
 package shipping
 
-import "github.com/shipd-dev/shipd/carriers"
+import (
+	"time"
+
+	"github.com/shipd-dev/shipd/carriers"
+)
 
 // TrackerStatus is a tracker's status: the carrier's latest word on the
 // package (carriers.Status*). CanMoveTo is its state machine.
@@ -43,3 +47,8 @@ func (s TrackerStatus) Final() bool {
 func (s TrackerStatus) CanMoveTo(to TrackerStatus) bool {
 	return !s.Final() && s != to
 }
+
+// PollGiveUpAfter is how long a tracker is followed: a label's polls stop
+// 30 days after its purchase, and a standalone tracker ends then
+// (EndExpired).
+const PollGiveUpAfter = 30 * 24 * time.Hour

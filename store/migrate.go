@@ -69,6 +69,7 @@ var oldSQLiteNames = map[string]string{
 	"0023_end_of_day_carrier_accounts.sql": "0017_end_of_day_carrier_accounts.sql",
 	"0024_batch_customs_items.sql":         "0018_batch_customs_items.sql",
 	"0025_carrier_account_credentials.sql": "0019_carrier_account_credentials.sql",
+	"0026_tracker_ends.sql":                "0020_tracker_ends.sql",
 }
 
 // newSchemaName is the one line's first migration, which stands for the

@@ -28,6 +28,7 @@ var oldSQLiteNumbering = []string{
 	"0016_instances.sql", "0017_manifests.sql", "0018_pickups.sql", "0019_carrier_accounts.sql",
 	"0020_packages.sql", "0021_tracker_carrier_accounts.sql", "0022_shipment_delivery_dates.sql",
 	"0023_end_of_day_carrier_accounts.sql", "0024_batch_customs_items.sql", "0025_carrier_account_credentials.sql",
+	"0026_tracker_ends.sql",
 }
 
 func migrationFiles(t *testing.T, dir string) []string {
@@ -120,7 +121,7 @@ func TestSQLiteUpgradeFromOldNumbering(t *testing.T) {
 	ctx := t.Context()
 	want := freshSQLiteSchema(t, ctx)
 	line := migrationFiles(t, "sqlite")
-	for _, stop := range []int{25, 15, 4, 1} {
+	for _, stop := range []int{26, 25, 15, 4, 1} {
 		t.Run(oldSQLiteNumbering[stop-1], func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "old.db")

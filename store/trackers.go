@@ -27,6 +27,10 @@ type Tracker struct {
 	Plan                string     `db:"plan"`
 	CreatedAt           time.Time  `db:"created_at"`
 	UpdatedAt           time.Time  `db:"updated_at"`
+	// EndedAt and EndReason: when and why shipd stopped following a
+	// standalone tracker's package (EndTracker); nil while it does.
+	EndedAt   *time.Time `db:"ended_at"`
+	EndReason *string    `db:"end_reason"`
 }
 
 // TrackingEvent is one carrier scan.
@@ -43,7 +47,7 @@ type TrackingEvent struct {
 	TrackingNumber *string `db:"tracking_number"`
 }
 
-const trackerColumns = `seq, id, account_id, mode, shipment_id, carrier_account_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at`
+const trackerColumns = `seq, id, account_id, mode, shipment_id, carrier_account_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at, ended_at, end_reason`
 
 const trackerInsert = `INSERT INTO trackers (id, account_id, mode, shipment_id, carrier_account_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at)
 		VALUES (:id, :account_id, :mode, :shipment_id, :carrier_account_id, :carrier, :tracking_number, :status, :estimated_delivery_at, :plan, :created_at, :updated_at)`
@@ -55,16 +59,65 @@ func (t *Tx) InsertTracker(ctx context.Context, tr *Tracker) error {
 	return err
 }
 
+// ErrActiveTrackersLimit: the account already has as many active
+// standalone trackers in the mode as ActiveTrackers allows.
+var ErrActiveTrackersLimit = errors.New("the account has its limit of active trackers")
+
+// ActiveTrackers bounds an account's active standalone trackers in a mode:
+// those not ended (EndTracker) and made after Since, at most Max of them
+// (0: no bound).
+type ActiveTrackers struct {
+	Max   int
+	Since time.Time
+}
+
 // InsertStandaloneTracker stores a tracker without a shipment unless the
 // account already has one of that carrier and number in that mode: the
 // unique index decides, so two inserts at once store one. inserted says
 // whether tr was stored; when not, the caller reads the one that was.
 func (t *Tx) InsertStandaloneTracker(ctx context.Context, tr *Tracker) (inserted bool, err error) {
+	return t.InsertStandaloneTrackerWithin(ctx, tr, ActiveTrackers{})
+}
+
+// InsertStandaloneTrackerWithin is InsertStandaloneTracker that also
+// refuses a tracker beyond limit: when the account already has limit.Max
+// active standalone trackers in the mode, ErrActiveTrackersLimit. The count
+// and the insert are one statement, so they see one state of the table
+// whatever the backend; on PostgreSQL, where two statements at once each
+// see the table without the other's row, the caller holds the account row
+// (LockAccount) so that two inserts of one account take turns.
+func (t *Tx) InsertStandaloneTrackerWithin(ctx context.Context, tr *Tracker, limit ActiveTrackers) (inserted bool, err error) {
 	if tr.ShipmentID != nil {
 		return false, errors.New("insert standalone tracker: it has a shipment")
 	}
-	seq, err := t.insertSeq(ctx, trackerInsert+`
-		ON CONFLICT (account_id, mode, carrier, tracking_number) WHERE shipment_id IS NULL DO NOTHING RETURNING seq`, tr)
+	const onConflict = `
+		ON CONFLICT (account_id, mode, carrier, tracking_number) WHERE shipment_id IS NULL DO NOTHING RETURNING seq`
+	var seq int64
+	if limit.Max <= 0 {
+		seq, err = t.insertSeq(ctx, trackerInsert+onConflict, tr)
+	} else {
+		seq, err = t.insertSeq(ctx, `INSERT INTO trackers (id, account_id, mode, shipment_id, carrier_account_id, carrier, tracking_number, status, estimated_delivery_at, plan, created_at, updated_at)
+		SELECT :id, :account_id, :mode, :shipment_id, :carrier_account_id, :carrier, :tracking_number, :status, :estimated_delivery_at, :plan, :created_at, :updated_at
+		WHERE (SELECT count(*) FROM trackers WHERE account_id = :account_id AND mode = :mode
+			AND shipment_id IS NULL AND ended_at IS NULL AND created_at > :limit_since) < :limit_max`+onConflict,
+			struct {
+				*Tracker
+				Max   int       `db:"limit_max"`
+				Since time.Time `db:"limit_since"`
+			}{tr, limit.Max, limit.Since.UTC()})
+	}
+	if errors.Is(err, ErrNotFound) && limit.Max > 0 {
+		// The number's tracker, or the limit: the number decides.
+		var n int
+		if err := t.get(ctx, &n, `SELECT count(*) FROM trackers WHERE account_id = ? AND mode = ? AND carrier = ? AND tracking_number = ?
+			AND shipment_id IS NULL`, tr.AccountID, tr.Mode, tr.Carrier, tr.TrackingNumber); err != nil {
+			return false, err
+		}
+		if n == 0 {
+			return false, ErrActiveTrackersLimit
+		}
+		return false, nil
+	}
 	if errors.Is(err, ErrNotFound) {
 		return false, nil
 	}
@@ -73,6 +126,13 @@ func (t *Tx) InsertStandaloneTracker(ctx context.Context, tr *Tracker) (inserted
 	}
 	tr.Seq = seq
 	return true, nil
+}
+
+// EndTracker records that shipd stopped following a tracker's package, and
+// why; a tracker already ended keeps its first end.
+func (t *Tx) EndTracker(ctx context.Context, id, reason string, now time.Time) error {
+	_, err := t.exec(ctx, `UPDATE trackers SET ended_at = ?, end_reason = ?, updated_at = ? WHERE id = ? AND ended_at IS NULL`, now, reason, now, id)
+	return err
 }
 
 // TrackerByNumber reads the tracker of a carrier's number in an account and

@@ -15,7 +15,6 @@ import (
 // implements it; the conformance suite (store/storetest, group "webhooks")
 // proves each method on SQLite, SQLite with caches and PostgreSQL.
 type Storage interface {
-	Subscription(ctx context.Context, accountID string, id string) (store.Subscription, error)
 	Delivery(ctx context.Context, id string) (store.Delivery, error)
 	DeliveryAttempts(ctx context.Context, deliveryIDs []string) (map[string][]store.DeliveryAttempt, error)
 	DeliveryCounts(ctx context.Context, eventIDs []string) (map[string]map[string]int, error)
@@ -23,6 +22,7 @@ type Storage interface {
 	ListDeliveries(ctx context.Context, accountID string, subscriptionID string, p paging.Request) ([]store.Delivery, bool, error)
 	ListEvents(ctx context.Context, accountID string, mode string, eventType string, p paging.Request) ([]store.Event, bool, error)
 	ListSubscriptions(ctx context.Context, accountID string, mode string, p paging.Request) ([]store.Subscription, bool, error)
+	Subscription(ctx context.Context, accountID string, id string) (store.Subscription, error)
 	SubscriptionByID(ctx context.Context, id string) (store.Subscription, error)
 	Tx(ctx context.Context, fn func(tx *store.Tx) error) (err error)
 }

@@ -9,7 +9,11 @@ package connectors
 
 import (
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/carriers/dhlexpress"
+	"github.com/shipd-dev/shipd/carriers/dhlparcelde"
+	"github.com/shipd-dev/shipd/carriers/dpd"
 	"github.com/shipd-dev/shipd/carriers/fedex"
+	"github.com/shipd-dev/shipd/carriers/gls"
 	"github.com/shipd-dev/shipd/carriers/ups"
 	"github.com/shipd-dev/shipd/carriers/usps"
 )
@@ -20,6 +24,10 @@ func All() []carriers.Descriptor {
 		usps.Descriptor(),
 		ups.Descriptor(),
 		fedex.Descriptor(),
+		dhlparcelde.Descriptor(),
+		gls.Descriptor(),
+		dpd.Descriptor(),
+		dhlexpress.Descriptor(),
 	}
 }
 

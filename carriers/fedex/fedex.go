@@ -204,9 +204,6 @@ func Descriptor() carriers.Descriptor {
 		},
 		IdentityField: "clientId", AccountField: "accountNumber",
 		URLs: carriers.Endpoints{Production: ProductionURL, Test: SandboxURL},
-		// The connector speaks for a US shipper account: US services, pounds
-		// and inches, dollars (VARIANTS.md, "Origins").
-		Origins: []string{"US"},
 		// Express and Ground: 12 or 15 digits; Ground's 22-digit 96 barcode,
 		// which has the form of a USPS number too (so needs its carrier named).
 		TrackingNumbers:    []*regexp.Regexp{regexp.MustCompile(`^(\d{12}|\d{15}|96\d{20})$`)},

@@ -25,27 +25,27 @@ var originCurrencies = map[string]struct {
 	"BR": {"BRL", "5.9"}, "ZA": {"ZAR", "20"}, "TR": {"TRY", "36"},
 }
 
-// priced turns a rate's amounts, in the tariff's currency, into the
-// currency it is quoted in: the tariff's, or, for a tariff priced in its
-// origin's currency, that country's.
-func (c *carrier) priced(origin carriers.Address, cents, duties int64) (currency string, _, _ int64) {
+// priced turns a price in the tariff's currency into the currency it is
+// quoted in: the tariff's, or, for a tariff priced in its origin's
+// currency, the shipper's country's.
+func (c *carrier) priced(origin carriers.Address, cents int64) (currency string, _ int64) {
 	base := c.t.Currency
 	if base == "" {
 		base = "USD"
 	}
 	if !c.t.PricesInOriginCurrency {
-		return base, cents, duties
+		return base, cents
 	}
 	to, ok := originCurrencies[carriers.NormalizeCountry(origin.Country)]
 	if !ok || to.code == base {
-		return base, cents, duties
+		return base, cents
 	}
 	perEuro, _ := new(big.Rat).SetString(to.perEuro)
 	rate := perEuro
 	if from, ok := euroRate(base); ok {
 		rate = new(big.Rat).Quo(perEuro, from)
 	}
-	return to.code, exchangerates.Convert(cents, base, to.code, rate), exchangerates.Convert(duties, base, to.code, rate)
+	return to.code, exchangerates.Convert(cents, base, to.code, rate)
 }
 
 // euroRate is the sandbox's units of code per euro (1 for the euro).

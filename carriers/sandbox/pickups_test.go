@@ -43,7 +43,7 @@ func checkPickup(t *testing.T, c carriers.Carrier, typed string, scheduleErr, ca
 
 func TestSandboxPickups(t *testing.T) {
 	t.Parallel()
-	for _, c := range sandbox.New(sandbox.Config{}) {
+	for _, c := range usCarriers(sandbox.New(sandbox.Config{})) {
 		ps := c
 		ctx := context.Background()
 		first, err := ps.SchedulePickup(ctx, pickupRequest("at the side door"))

@@ -21,7 +21,7 @@ func (c *carrier) MultiPieceService(string) bool { return c.t.Capabilities.Has(c
 func (c *carrier) piecesCents(s carriers.Shipment, svc service, z int) (int64, bool) {
 	var cents int64
 	for _, p := range s.AllPieces() {
-		oz := carriers.BillableWeightOz(p)
+		oz := c.billableOz(p)
 		if svc.MaxWeightOz > 0 && oz > svc.MaxWeightOz {
 			return 0, false
 		}

@@ -151,3 +151,12 @@ func europeZone(from, to carriers.Address) int {
 	}
 	return europeZones
 }
+
+// billableOz is what the tariff charges a parcel for: its weight, or the
+// larger of it and its dimensional weight.
+func (c *carrier) billableOz(p carriers.Parcel) float64 {
+	if c.t.ActualWeight {
+		return max(p.WeightOz, 0)
+	}
+	return carriers.BillableWeightOz(p)
+}

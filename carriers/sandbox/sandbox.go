@@ -168,13 +168,20 @@ func (c *carrier) ReturnService(service string) bool {
 // international services cross a border, and an EU-only one only between
 // two countries of the customs union.
 func (c *carrier) services(s carriers.Shipment) []service {
+	from := carriers.NormalizeCountry(carriers.Shipper(s).Country)
+	sold := func(svc service) bool { return !slices.Contains(svc.NotFrom, from) }
+	var out []service
 	if !carriers.IsInternational(s.From, s.To) {
-		return c.t.Domestic
+		for _, svc := range c.t.Domestic {
+			if sold(svc) {
+				out = append(out, svc)
+			}
+		}
+		return out
 	}
 	withinEU := carriers.InEUCustomsUnion(s.From.Country) && !carriers.CustomsRequired(s.From, s.To)
-	var out []service
 	for _, svc := range c.t.International {
-		if !svc.EUOnly || withinEU {
+		if (!svc.EUOnly || withinEU) && sold(svc) {
 			out = append(out, svc)
 		}
 	}
@@ -251,9 +258,11 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 	if !ok {
 		return carriers.Rate{}, false
 	}
+	// The duties are of the declared value, in the declaration's currency:
+	// the shipping price alone is the tariff's.
+	currency, cents := c.priced(carriers.Shipper(s), cents)
 	cents += duties
 	days := days(svc, z, c.maxZone())
-	currency, cents, duties := c.priced(s.From, cents, duties)
 	ship := s.ShipDate
 	if ship.IsZero() {
 		ship = carriers.ShipDate(c.cfg.Now())
@@ -409,7 +418,7 @@ func (c *carrier) checkPurchase(req carriers.BuyRequest) (service, error) {
 		if strings.EqualFold(svc.Name, strings.TrimSpace(req.Rate.Service)) {
 			if _, ok := c.rate(s, svc); !ok {
 				return service{}, fmt.Errorf("sandbox: %s %s does not accept a parcel of %g oz: %w",
-					c.name, svc.Name, carriers.BillableWeightOz(s.Parcel), carriers.ErrRejected)
+					c.name, svc.Name, c.billableOz(s.Parcel), carriers.ErrRejected)
 			}
 			// The live carrier's requirements (names, phone numbers), as the
 			// live adapters check them.

@@ -217,9 +217,6 @@ func Descriptor() carriers.Descriptor {
 		},
 		IdentityField: "clientId", AccountField: "accountNumber",
 		URLs: carriers.Endpoints{Production: ProductionURL, Test: CustomerIntegrationURL},
-		// The connector speaks for a US shipper account: US services, pounds
-		// and inches, dollars (VARIANTS.md, "Origins").
-		Origins: []string{"US"},
 		// 1Z, a 6-character shipper number, a 2-digit service code, 8 digits.
 		TrackingNumbers:    []*regexp.Regexp{regexp.MustCompile(`^1Z[0-9A-Z]{16}$`)},
 		TrackingNumberHint: "1Z…",

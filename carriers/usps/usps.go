@@ -236,20 +236,29 @@ func Descriptor() carriers.Descriptor {
 		Credentials: []carriers.CredentialField{
 			{Name: "clientId", Label: "Consumer key", Flag: "client-id", Usage: "USPS OAuth client id (consumer key)"},
 			{Name: "clientSecret", Label: "Consumer secret", Flag: "client-secret", Usage: "USPS OAuth client secret", Secret: true, MaxLen: 500},
-			{Name: "accountNumber", Label: "EPS account number", Flag: "account-number", Usage: "USPS EPS account number paying for labels", Redact: true, MaxLen: 40},
+			{Name: "accountNumber", Label: "EPS account number", Flag: "account-number", Usage: "USPS EPS account number paying for labels", Redact: true, MaxLen: 40,
+				Check: digits("the EPS account number: digits only", 1, 20)},
 			// The CRID and MID are not secrets (the MID is printed in every
 			// IMpb tracking number).
-			{Name: "crid", Label: "CRID (Customer Registration ID)", Flag: "crid", Usage: "USPS Customer Registration ID", MaxLen: 40},
-			{Name: "mid", Label: "MID (Mailer ID)", Flag: "mid", Usage: "USPS Mailer ID", MaxLen: 40},
+			{Name: "crid", Label: "CRID (Customer Registration ID)", Flag: "crid", Usage: "USPS Customer Registration ID", MaxLen: 40,
+				Check: digits("a Customer Registration ID: 1 to 15 digits", 1, 15)},
+			{Name: "mid", Label: "MID (Mailer ID)", Flag: "mid", Usage: "USPS Mailer ID", MaxLen: 40,
+				Check: func(v string) error {
+					if (len(v) == 6 || len(v) == 9) && strings.Trim(v, "0123456789") == "" {
+						return nil
+					}
+					return errors.New("must be a Mailer ID: 6 or 9 digits")
+				}},
 		},
 		IdentityField: "clientId", AccountField: "accountNumber",
 		URLs: carriers.Endpoints{Production: ProductionURL, Test: TestingURL},
 		// USPS mails from the US and the territories with US ZIP codes.
 		Origins: []string{"US", "PR", "VI", "GU", "AS", "MP", "FM", "MH", "PW"},
-		// IMpb: 20 to 22 digits; with the routing code in front (420 and a
+		// IMpb and Certified Mail: 20 to 22 digits; with the routing code in front (420 and a
 		// 5- or 9-digit ZIP code) 30 or 34 digits ending in a 9x-led IMpb; and
 		// 26-digit 9x numbers (Certified Mail and the like).
-		TrackingNumbers:    []*regexp.Regexp{regexp.MustCompile(`^(\d{20,22}|9\d{25}|420\d{5}9\d{21}|420\d{9}9\d{21})$`)},
+		// None starts with 0 (an SSCC, DHL's 00…, does).
+		TrackingNumbers:    []*regexp.Regexp{regexp.MustCompile(`^([1-9]\d{19,21}|9\d{25}|420\d{5}9\d{21}|420\d{9}9\d{21})$`)},
 		TrackingNumberHint: "20 to 22 digits",
 		Requirements:       requirements(),
 		// USPS grants 60 calls an hour per API (developers.usps.com, until a
@@ -486,4 +495,15 @@ func parsePaymentToken(body []byte, now time.Time) (oauth.Token, error) {
 func (c *Carrier) CheckCredentials(ctx context.Context) error {
 	_, err := c.tokens.Token(ctx)
 	return err
+}
+
+// digits is a credential check: between min and max digits, nothing else;
+// what is expected completes "must be …".
+func digits(expected string, min, max int) func(string) error {
+	return func(v string) error {
+		if len(v) >= min && len(v) <= max && strings.Trim(v, "0123456789") == "" {
+			return nil
+		}
+		return errors.New("must be " + expected)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,6 +70,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return usageError("SHIPD_TRUSTED_PROXIES: " + err.Error())
 	}
 	fs.Var(&proxies, "trusted-proxy", "a reverse proxy's network (CIDR or address) whose X-Forwarded-For names the client, repeatable or comma-separated; default: none, the client is the TCP peer")
+	envTrackerLimit := 0
+	if v := os.Getenv("SHIPD_TRACKER_LIMIT"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return usageError("SHIPD_TRACKER_LIMIT: want a number of trackers, or -1 for no limit")
+		}
+		envTrackerLimit = n
+	}
+	trackerLimit := fs.Int("tracker-limit", envTrackerLimit, fmt.Sprintf("active standalone trackers (POST /trackers) an account may have in each mode; past it creates are 422 tracker_limit (default %d; -1: no limit) ($SHIPD_TRACKER_LIMIT)", shipping.DefaultTrackerLimit))
 	purchaseWorkers := fs.Int("purchase-workers", shipping.DefaultPurchaseWorkers, "purchases run at once by this instance, on their own queue; 0: none (an API-only instance: labels it accepts wait for another instance, or for this one restarted with workers)")
 	purchaseBacklog := fs.Int("purchase-backlog", 0, "purchases that may wait for a worker before creates get 503 purchase_queue_full (default 5000; -1: no bound)")
 	jobWorkers := fs.Int("job-workers", 0, "void, tracking and upkeep jobs run at once (default 8)")
@@ -192,6 +202,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		InstanceDeadAfter:    *deadAfter,
 		JobWorkers:           *jobWorkers,
 		TrackingPollInterval: time.Duration(trackingInterval),
+		TrackerLimit:         *trackerLimit,
 		CarrierQuotas:        quotas,
 		CarrierAccountQuotas: accountQuotas,
 		CarrierLimiter:       carrierLimiter,

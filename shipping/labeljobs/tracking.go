@@ -26,11 +26,12 @@ import (
 // matching shipment event, once, in one transaction.
 //
 // A live poll asks the carrier through the carrier's budget
-// (carriers.Limit): when it is spent, the poll job snoozes until a call may
-// go. Polls of a carrier that answers for many labels at once
-// (carriers.CapTrackMany, FedEx) that run together are sent as one call
-// (carriers.Batch); each poll still applies its own tracker's answer in its
-// own transaction.
+// (carriers.Limit), shared fairly between accounts, a label's poll before
+// the account's standalone trackers' (carriers.WithTrackingClaim): when it
+// is spent, the poll job snoozes until a call may go. Polls of a carrier
+// that answers for many labels at once (carriers.CapTrackMany, FedEx) that
+// run together are sent as one call (carriers.Batch); each poll still
+// applies its own tracker's answer in its own transaction.
 
 // scanArgs applies scan Index of a tracker's plan.
 type scanArgs struct {
@@ -131,10 +132,13 @@ func (w *scanWorker) Work(ctx context.Context, job *river.Job[scanArgs]) error {
 	})
 }
 
-// pollArgs asks a live carrier about a tracker; Poll numbers the polls (from 1).
+// pollArgs asks a live carrier about a tracker; Poll numbers the polls
+// (from 1). Unknown counts the answers of no information on a standalone
+// tracker's number so far (UnknownNumberAttempts).
 type pollArgs struct {
 	TrackerID string `json:"tracker_id"`
 	Poll      int    `json:"poll"`
+	Unknown   int    `json:"unknown,omitempty"`
 }
 
 func (pollArgs) Kind() string { return "tracking_poll" }
@@ -146,10 +150,7 @@ func (pollArgs) InsertOpts() river.InsertOpts {
 
 // The live tracking schedule: every 15 minutes for the first 6 hours after
 // the purchase (labels are scanned at pickup), hourly until 3 days, every 6
-// hours until 30 days, then no more polls (PollGiveUpAfter).
-const (
-	PollGiveUpAfter = 30 * 24 * time.Hour
-)
+// hours until 30 days, then no more polls (shipping.PollGiveUpAfter).
 
 // pollDelay is the wait before the next poll of a label purchased age ago.
 func (s *Service) pollDelay(age time.Duration) time.Duration {
@@ -167,12 +168,16 @@ func (s *Service) pollDelay(age time.Duration) time.Duration {
 // SchedulePoll queues poll n of a tracker, after the delay its age calls for.
 func (s *Service) SchedulePoll(ctx context.Context, tx *store.Tx, trackerID string, n int, purchasedAt time.Time) error {
 	age := s.now().Sub(purchasedAt)
-	if age > PollGiveUpAfter {
+	if age > shipping.PollGiveUpAfter {
 		s.log.InfoContext(ctx, "tracking polls given up", "tracker_id", trackerID, "age", age.String())
 		return nil
 	}
-	return tx.Enqueue(ctx, river.InsertManyParams{Args: pollArgs{TrackerID: trackerID, Poll: n},
-		InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(s.pollDelay(age))}})
+	return s.enqueuePoll(ctx, tx, pollArgs{TrackerID: trackerID, Poll: n}, s.pollDelay(age))
+}
+
+// enqueuePoll queues a poll due after delay.
+func (s *Service) enqueuePoll(ctx context.Context, tx *store.Tx, args pollArgs, delay time.Duration) error {
+	return tx.Enqueue(ctx, river.InsertManyParams{Args: args, InsertOpts: &river.InsertOpts{ScheduledAt: s.jobNow().Add(delay)}})
 }
 
 type pollWorker struct {
@@ -190,7 +195,7 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 		return err
 	}
 	if tr.ShipmentID == nil {
-		return s.pollStandalone(ctx, tr, job.Args.Poll)
+		return s.pollStandalone(ctx, tr, job.Args)
 	}
 	row, err := s.store.ShipmentByID(ctx, *tr.ShipmentID)
 	if err != nil {
@@ -216,7 +221,9 @@ func (w *pollWorker) Work(ctx context.Context, job *river.Job[pollArgs]) error {
 	if !carrier.Capabilities().Has(carriers.CapTrack) {
 		return nil
 	}
-	upd, err := carrier.Track(ctx, tr.TrackingNumber)
+	// A label's poll draws on its account's share of the carrier's
+	// tracking budget, before the account's standalone trackers.
+	upd, err := carrier.Track(carriers.WithTrackingClaim(ctx, carriers.TrackingClaim{Account: row.AccountID, Label: true}), tr.TrackingNumber)
 	if snooze := s.budgetSnooze(err, purchasedAt); snooze != nil {
 		return snooze
 	}

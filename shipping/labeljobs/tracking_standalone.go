@@ -34,6 +34,12 @@ func (s *Service) scanStandalone(ctx context.Context, tx *store.Tx, id string, i
 	if err := tx.UpdateTrackerStatus(ctx, id, scan.Status, now); err != nil {
 		return err
 	}
+	if i == len(plan)-1 {
+		// The plan's last scan: nothing more will come.
+		if err := s.ship.EndTracker(ctx, tx, id, shipping.EndFinalStatus); err != nil {
+			return err
+		}
+	}
 	if err := s.ship.RecordTracker(ctx, tx, id, 1); err != nil {
 		return err
 	}
@@ -41,18 +47,42 @@ func (s *Service) scanStandalone(ctx context.Context, tx *store.Tx, id string, i
 }
 
 // pollStandalone asks a live carrier about a standalone tracker's number, on
-// the labels' schedule counted from the tracker's creation. A number the
-// carrier does not know leaves the tracker unknown, with one event saying
-// so, and is asked about for UnknownNumberGiveUpAfter.
-func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int) error {
-	next := func(tx *store.Tx, known bool) error {
-		if !known && s.now().Sub(tr.CreatedAt) > shipping.UnknownNumberGiveUpAfter {
-			s.log.InfoContext(ctx, "tracking polls given up: the carrier does not know the number", "tracker_id", tr.ID)
-			return nil
+// the labels' schedule counted from the tracker's creation, until its
+// status is final or it is PollGiveUpAfter old. A number the carrier has no
+// information on leaves the tracker unknown, with one event saying so, and
+// is asked about shipping.UnknownNumberAttempts times, each wait twice the one
+// before; then the tracker ends. Every end records tracker.updated.
+func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, args pollArgs) error {
+	end := func(tx *store.Tx, reason string) error {
+		if _, err := tx.LockTracker(ctx, tr.ID); errors.Is(err, store.ErrNotFound) {
+			return nil // deleted since the poll began
+		} else if err != nil {
+			return err
 		}
-		return s.SchedulePoll(ctx, tx, tr.ID, poll+1, tr.CreatedAt)
+		if err := s.ship.EndTracker(ctx, tx, tr.ID, reason); err != nil {
+			return err
+		}
+		return s.ship.RecordTracker(ctx, tx, tr.ID, 1)
 	}
-	known := tr.Status != carriers.StatusUnknown
+	// next queues the next poll, after unknown answers of no information
+	// in a row, or ends the tracker when it has had its polls.
+	next := func(tx *store.Tx, unknown int) error {
+		age := s.now().Sub(tr.CreatedAt)
+		switch {
+		case unknown >= shipping.UnknownNumberAttempts:
+			return end(tx, shipping.EndUnknownNumber)
+		case age > shipping.PollGiveUpAfter:
+			return end(tx, shipping.EndExpired)
+		}
+		delay := s.pollDelay(age)
+		if unknown > 0 {
+			delay = s.pollDelay(0) << unknown
+		}
+		return s.enqueuePoll(ctx, tx, pollArgs{TrackerID: tr.ID, Poll: args.Poll + 1, Unknown: unknown}, delay)
+	}
+	if tr.EndedAt != nil {
+		return nil // a poll run again after the tracker ended
+	}
 	carrier, err := s.trackerCarrierOf(ctx, tr)
 	if err != nil {
 		return nil // the carrier is no longer configured: nothing to ask
@@ -60,7 +90,9 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 	if !carrier.Capabilities().Has(carriers.CapTrack) {
 		return nil
 	}
-	upd, err := carrier.Track(ctx, tr.TrackingNumber)
+	// A standalone tracker's poll draws on its account's share of the
+	// carrier's tracking budget, after the account's labels'.
+	upd, err := carrier.Track(carriers.WithTrackingClaim(ctx, carriers.TrackingClaim{Account: tr.AccountID}), tr.TrackingNumber)
 	if snooze := s.budgetSnooze(err, tr.CreatedAt); snooze != nil {
 		return snooze
 	}
@@ -68,8 +100,10 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 		if ctx.Err() != nil {
 			return err
 		}
+		// No answer is not an answer of no information: asked again at the
+		// next poll, counting as before.
 		s.log.WarnContext(ctx, "tracking poll failed", "tracker_id", tr.ID, "carrier", tr.Carrier, "error", err)
-		return s.store.Tx(ctx, func(tx *store.Tx) error { return next(tx, known) })
+		return s.store.Tx(ctx, func(tx *store.Tx) error { return next(tx, args.Unknown) })
 	}
 	return s.store.Tx(ctx, func(tx *store.Tx) error {
 		cur, err := tx.LockTracker(ctx, tr.ID)
@@ -79,8 +113,14 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 		if err != nil {
 			return err
 		}
+		if cur.EndedAt != nil {
+			return nil
+		}
 		now := s.now()
 		if len(upd.Events) == 0 && (upd.Status == "" || upd.Status == carriers.StatusUnknown) {
+			if cur.Status != carriers.StatusUnknown {
+				return next(tx, 0) // it knew the number before: asked again on schedule
+			}
 			// The carrier does not know the number (yet): say so once.
 			inserted, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: cur.ID, ScanIndex: shipping.UnknownNumberScan,
 				Status: carriers.StatusUnknown, Message: shipping.UnknownNumberMessage, OccurredAt: now})
@@ -95,7 +135,7 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 					return err
 				}
 			}
-			return next(tx, cur.Status != carriers.StatusUnknown)
+			return next(tx, args.Unknown+1)
 		}
 		added, err := recordUpdate(ctx, tx, cur.ID, upd, now)
 		if err != nil {
@@ -105,7 +145,13 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 		if status == "" {
 			status = cur.Status
 		}
-		if added > 0 || status != cur.Status {
+		ends := shipping.TrackerStatus(status).Final()
+		if ends {
+			if err := s.ship.EndTracker(ctx, tx, cur.ID, shipping.EndFinalStatus); err != nil {
+				return err
+			}
+		}
+		if added > 0 || status != cur.Status || ends {
 			if err := tx.UpdateTrackerStatus(ctx, cur.ID, status, now); err != nil {
 				return err
 			}
@@ -113,10 +159,10 @@ func (s *Service) pollStandalone(ctx context.Context, tr store.Tracker, poll int
 				return err
 			}
 		}
-		if shipping.TrackerStatus(status).Final() {
+		if ends {
 			return nil
 		}
-		return next(tx, true)
+		return next(tx, 0)
 	})
 }
 

@@ -6,13 +6,15 @@
 package trackers
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/shipping"
-	"github.com/shipd-dev/shipd/shipping/labeljobs"
+	"github.com/shipd-dev/shipd/store"
 )
 
 // Service creates, lists and deletes standalone trackers. Its caller is
@@ -20,7 +22,7 @@ import (
 type Service struct {
 	store    Storage
 	ship     *shipping.Service
-	jobs     *labeljobs.Service
+	jobs     Follower
 	accounts *accounts.Service
 	idem     *idempotency.Service
 	// cfg is the shipments domain's configuration (carriers, catalog).
@@ -29,8 +31,14 @@ type Service struct {
 	log *slog.Logger
 }
 
-// New returns the trackers service on top of ship, whose label jobs
-// (jobs) scan and poll the trackers as they do labels'.
-func New(st Storage, ship *shipping.Service, jobs *labeljobs.Service, acc *accounts.Service, idem *idempotency.Service) *Service {
+// Follower queues a new tracker's first scan or poll: the label jobs
+// (shipping/labeljobs), which scan and poll standalone trackers as they do
+// labels'.
+type Follower interface {
+	FollowTracker(ctx context.Context, tx *store.Tx, trackerID string, plan []carriers.TrackingScan, planned, polled bool, since time.Time) error
+}
+
+// New returns the trackers service on top of ship, whose trackers jobs follows.
+func New(st Storage, ship *shipping.Service, jobs Follower, acc *accounts.Service, idem *idempotency.Service) *Service {
 	return &Service{store: st, ship: ship, jobs: jobs, accounts: acc, idem: idem, cfg: ship.Config(), now: ship.Now, log: ship.Logger()}
 }

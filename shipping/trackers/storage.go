@@ -23,6 +23,8 @@ type Storage interface {
 type TxStorage interface {
 	DeleteStandaloneTracker(ctx context.Context, id string) error
 	InsertStandaloneTracker(ctx context.Context, tr *store.Tracker) (inserted bool, err error)
+	InsertStandaloneTrackerWithin(ctx context.Context, tr *store.Tracker, limit store.ActiveTrackers) (inserted bool, err error)
+	LockAccount(ctx context.Context, id string) (store.Account, error)
 	LockTracker(ctx context.Context, id string) (store.Tracker, error)
 	Tracker(ctx context.Context, accountID string, id string) (store.Tracker, error)
 	TrackerByNumber(ctx context.Context, accountID string, mode string, carrier string, number string) (store.Tracker, error)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
@@ -19,6 +20,10 @@ import (
 // ErrTrackerOfShipment: a label's tracker follows the label and cannot be
 // deleted (409 tracker_of_shipment).
 var ErrTrackerOfShipment = errors.New("this tracker follows a label bought through shipd: it stops when the label is delivered or voided and cannot be deleted")
+
+// ErrTrackerLimit: the account already follows as many packages in this
+// mode as the operator allows (Config.TrackerLimit; 422 tracker_limit).
+var ErrTrackerLimit = errors.New("too many active trackers")
 
 // NewTracker is what following a package takes.
 type NewTracker struct {
@@ -73,6 +78,12 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 				t, err := shipping.TrackerDetail(ctx, tx.TrackingEvents, tr)
 				return CreatedTracker{Tracker: t}, err
 			}
+			// The account row makes "count the active trackers, then insert"
+			// one step under concurrent creates, whichever instance serves
+			// them (the insert itself counts and inserts in one statement).
+			if _, err := tx.LockAccount(ctx, c.AccountID); err != nil {
+				return CreatedTracker{}, err
+			}
 			if found, err := existing(); !errors.Is(err, store.ErrNotFound) {
 				return found, err
 			}
@@ -85,7 +96,11 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 			tr := store.Tracker{ID: store.NewID("trk"), AccountID: c.AccountID, Mode: string(c.Mode),
 				CarrierAccountID: carrierAccountID, Carrier: name, TrackingNumber: number, Status: carriers.StatusUnknown, Plan: string(planJSON),
 				CreatedAt: now, UpdatedAt: now}
-			inserted, err := tx.InsertStandaloneTracker(ctx, &tr)
+			inserted, err := tx.InsertStandaloneTrackerWithin(ctx, &tr, s.activeTrackers(now))
+			if errors.Is(err, store.ErrActiveTrackersLimit) {
+				return CreatedTracker{}, fmt.Errorf("%w: this account's limit of active trackers in %s mode is %d; delete a tracker (DELETE /trackers/{id}) or wait for one to end",
+					ErrTrackerLimit, c.Mode, s.cfg.TrackerLimit)
+			}
 			if err != nil {
 				return CreatedTracker{}, err
 			}
@@ -99,6 +114,13 @@ func (s *Service) CreateTracker(ctx context.Context, c accounts.Caller, in NewTr
 			return CreatedTracker{Tracker: shipping.TrackerOf(tr, nil), Created: true}, nil
 		})
 	})
+}
+
+// activeTrackers is the bound of an account's active standalone trackers
+// in a mode (Config.TrackerLimit): those not ended, made within the
+// longest a tracker is followed.
+func (s *Service) activeTrackers(now time.Time) store.ActiveTrackers {
+	return store.ActiveTrackers{Max: max(s.cfg.TrackerLimit, 0), Since: now.Add(-shipping.PollGiveUpAfter)}
 }
 
 // trackerCarrier resolves a create's carrier: the one named (any letter

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -116,6 +117,99 @@ func testStandaloneTrackers(t *testing.T, open Opener) {
 		noErr(t, "ListTrackers", err)
 		if len(rows) != 1 {
 			t.Errorf("%d trackers stored, want 1", len(rows))
+		}
+	})
+
+	leaf(t, open, "the limit of active trackers", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct, other := newAccount(t, s), newAccount(t, s)
+		limit := store.ActiveTrackers{Max: 2, Since: at(-30 * 24 * time.Hour)}
+		insert := func(tr *store.Tracker) (bool, error) {
+			var inserted bool
+			err := s.Tx(ctx, func(tx *store.Tx) error {
+				var err error
+				inserted, err = tx.InsertStandaloneTrackerWithin(ctx, tr, limit)
+				return err
+			})
+			return inserted, err
+		}
+		old := standaloneRow(acct.ID, "live", "UPS", "1Z999AA10000000001")
+		old.CreatedAt = at(-31 * 24 * time.Hour) // made before Since: no longer followed
+		a := standaloneRow(acct.ID, "live", "UPS", "1Z999AA10000000002")
+		b := standaloneRow(acct.ID, "live", "UPS", "1Z999AA10000000003")
+		for _, tr := range []*store.Tracker{old, a, b} {
+			if ok, err := insert(tr); !ok || err != nil {
+				t.Fatalf("insert %s under the limit: %v, %v", tr.TrackingNumber, ok, err)
+			}
+		}
+		// A label's tracker, another mode or another account count apart.
+		newTracker(t, s, acct.ID)
+		for _, tr := range []*store.Tracker{standaloneRow(acct.ID, "test", "UPS", "1Z999AA10000000004"), standaloneRow(other.ID, "live", "UPS", "1Z999AA10000000004")} {
+			if ok, err := insert(tr); !ok || err != nil {
+				t.Fatalf("insert %s %s: %v, %v", tr.AccountID, tr.Mode, ok, err)
+			}
+		}
+		c := standaloneRow(acct.ID, "live", "UPS", "1Z999AA10000000004")
+		ok, err := insert(c)
+		wantErr(t, "a third active tracker of a limit of 2", err, store.ErrActiveTrackersLimit)
+		if ok {
+			t.Error("the third active tracker was stored")
+		}
+		// A number already followed is that tracker, at the limit too.
+		if ok, err := insert(standaloneRow(acct.ID, "live", "UPS", a.TrackingNumber)); ok || err != nil {
+			t.Errorf("insert of a followed number at the limit: %v, %v; want false, nil", ok, err)
+		}
+		// An ended tracker no longer counts, and keeps its first end.
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			return tx.EndTracker(ctx, a.ID, "unknown_number", at(time.Hour))
+		})
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			return tx.EndTracker(ctx, a.ID, "expired", at(2*time.Hour))
+		})
+		got, err := s.TrackerByID(ctx, a.ID)
+		noErr(t, "TrackerByID", err)
+		if d := diff(struct {
+			EndedAt   *time.Time
+			EndReason *string
+			UpdatedAt time.Time
+		}{ptr(at(time.Hour)), ptr("unknown_number"), at(time.Hour)}, struct {
+			EndedAt   *time.Time
+			EndReason *string
+			UpdatedAt time.Time
+		}{got.EndedAt, got.EndReason, got.UpdatedAt}); d != "" {
+			t.Errorf("the ended tracker (-want +got):\n%s", d)
+		}
+		if ok, err := insert(c); !ok || err != nil {
+			t.Errorf("insert after a tracker ended: %v, %v", ok, err)
+		}
+	})
+
+	leaf(t, open, "concurrent inserts at the limit store the limit", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		const n, most = 12, 5
+		errs := race(n, func(i int) error {
+			return s.Tx(ctx, func(tx *store.Tx) error {
+				if _, err := tx.LockAccount(ctx, acct.ID); err != nil {
+					return err
+				}
+				_, err := tx.InsertStandaloneTrackerWithin(ctx, standaloneRow(acct.ID, "live", "USPS", fmt.Sprintf("94001118992230000000%02d", i)),
+					store.ActiveTrackers{Max: most, Since: at(-time.Hour)})
+				return err
+			})
+		})
+		refused := 0
+		for _, err := range errs {
+			if errors.Is(err, store.ErrActiveTrackersLimit) {
+				refused++
+			} else {
+				noErr(t, "InsertStandaloneTracker", err)
+			}
+		}
+		rows, _, err := s.ListTrackers(ctx, acct.ID, "live", "", paging.Request{Limit: 100})
+		noErr(t, "ListTrackers", err)
+		if len(rows) != most || refused != n-most {
+			t.Errorf("%d concurrent inserts under a limit of %d: %d stored, %d refused", n, most, len(rows), refused)
 		}
 	})
 
