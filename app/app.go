@@ -29,6 +29,7 @@ import (
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
+	"github.com/shipd-dev/shipd/shipping/customs"
 	"github.com/shipd-dev/shipd/shipping/labeljobs"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
@@ -146,6 +147,7 @@ type App struct {
 	LabelJobs *labeljobs.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests       *manifests.Service
+	Customs         *customs.Service
 	Batches         *batches.Service
 	Trackers        *trackers.Service
 	CarrierAccounts *carrieraccounts.Service
@@ -240,7 +242,9 @@ func New(cfg Config) (*App, error) {
 	a.CarrierAccounts = carrieraccounts.New(cfg.Store, a.Shipping, a.Accounts, idem)
 	a.LabelJobs = labeljobs.New(cfg.Store, a.Shipping)
 	a.Trackers = trackers.New(cfg.Store, a.Shipping, a.LabelJobs, a.Accounts, idem)
-	a.Batches = batches.New(cfg.Store, a.Shipping, a.Accounts, a.Webhooks, idem, batches.Config{EventData: server.BatchEventData(cfg.PublicURL)})
+	a.Customs = customs.New(cfg.Store, a.Shipping)
+	a.Batches = batches.New(cfg.Store, a.Shipping, a.Customs, a.Accounts, a.Webhooks, idem,
+		batches.Config{EventData: server.BatchEventData(cfg.PublicURL)})
 
 	workers := river.NewWorkers()
 	a.LabelJobs.RegisterWorkers(workers)
@@ -277,7 +281,7 @@ func New(cfg Config) (*App, error) {
 	}
 
 	e, _, err := server.New(server.Config{
-		Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches, Manifests: a.Manifests,
+		Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches, Manifests: a.Manifests, Customs: a.Customs,
 		Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		ReadyDetails:   a.failover.readyDetails,
@@ -288,7 +292,7 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches,
-		Manifests: a.Manifests, Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts,
+		Manifests: a.Manifests, Customs: a.Customs, Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts,
 		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL, ClientIP: server.ClientIP(cfg.TrustedProxies)})
 	if err != nil {
 		return nil, err

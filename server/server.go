@@ -29,6 +29,7 @@ import (
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
+	"github.com/shipd-dev/shipd/shipping/customs"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/shipping/trackers"
@@ -41,6 +42,7 @@ type Config struct {
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests       *manifests.Service
+	Customs         *customs.Service
 	Batches         *batches.Service
 	Trackers        *trackers.Service
 	CarrierAccounts *carrieraccounts.Service
@@ -101,6 +103,7 @@ type Server struct {
 	accounts        *accounts.Service
 	shipping        *shipping.Service
 	manifests       *manifests.Service
+	customs         *customs.Service
 	batches         *batches.Service
 	trackers        *trackers.Service
 	carrierAccounts *carrieraccounts.Service
@@ -126,7 +129,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
+	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, customs: cfg.Customs, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
 	if cfg.Metrics != nil {
 		if s.metrics, err = newHTTPMetrics(cfg.Metrics, ops); err != nil {
 			return nil, nil, fmt.Errorf("HTTP metrics: %w", err)

@@ -1,16 +1,10 @@
 package shipping
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
-	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
-	"github.com/shipd-dev/shipd/carriers/paperwork"
-	"github.com/shipd-dev/shipd/store"
 )
 
 // customsIssues checks the declaration beyond the schema: HS numbers of 6
@@ -60,86 +54,6 @@ func (in Input) customsIssues() []Issue {
 		return []Issue{{Path: "customs.eelPfc", Message: "must cite the ITN: " + rule}}
 	}
 	return nil
-}
-
-// CustomsKey is where a shipment's customs document (the commercial
-// invoice) is stored: beside its label, under a name of its own.
-func CustomsKey(shipmentID string) string {
-	key := LabelKey(shipmentID)
-	return key[:len(key)-len(".pdf")] + ".customs.pdf"
-}
-
-// CustomsPaperwork is the customs document of a label just bought: the
-// carrier's own when it returned one, else the commercial invoice shipd
-// renders; nil for a domestic shipment.
-func CustomsPaperwork(row store.Shipment, shipment carriers.Shipment, label carriers.Label, now time.Time) ([]byte, error) {
-	if shipment.Customs == nil || !carriers.CustomsRequired(shipment.From, shipment.To) {
-		return nil, nil
-	}
-	if len(label.CustomsDocument) > 0 {
-		return label.CustomsDocument, nil
-	}
-	doc, err := paperwork.RenderInvoice(invoiceOf(row, shipment, label.TrackingNumber, now))
-	if err != nil {
-		return nil, fmt.Errorf("render the commercial invoice: %w", err)
-	}
-	return doc, nil
-}
-func invoiceOf(row store.Shipment, shipment carriers.Shipment, tracking string, date time.Time) paperwork.Invoice {
-	return paperwork.Invoice{
-		Reference: row.ID, Carrier: row.Carrier, Service: row.Service, TrackingNumber: tracking, Date: date,
-		From: shipment.From, To: shipment.To, Customs: *shipment.Customs, TestMode: accounts.Mode(row.Mode) == accounts.Test,
-	}
-}
-
-// CustomsDocument returns the customs document of the caller's
-// international shipment: ErrLabelPending while it is being bought,
-// accounts.ErrNotFound for a domestic shipment (it has none).
-func (s *Service) CustomsDocument(ctx context.Context, c accounts.Caller, id string) ([]byte, error) {
-	row, err := find(ctx, c, id, s.store.CachedShipment)
-	if err != nil {
-		return nil, err
-	}
-	shipment, international, err := s.CustomsShipment(row)
-	if err != nil {
-		return nil, err
-	}
-	if !international {
-		return nil, fmt.Errorf("%w: shipment %s is domestic and has no customs document", accounts.ErrNotFound, row.ID)
-	}
-	if Status(row.Status).LabelPending() {
-		return nil, ErrLabelPending
-	}
-	if row.LabelKey == nil {
-		return nil, ErrLabelUnavailable
-	}
-	return s.CustomsDocumentOf(ctx, row, shipment)
-}
-
-// CustomsShipment decodes a shipment's request and says whether it crosses
-// a border with a declaration, so has a customs document once bought.
-func (s *Service) CustomsShipment(row store.Shipment) (carriers.Shipment, bool, error) {
-	in, err := s.inputs.decode(row.Request)
-	if err != nil {
-		return carriers.Shipment{}, false, fmt.Errorf("shipment %s: %w", row.ID, err)
-	}
-	shipment := in.CarrierShipment()
-	return shipment, shipment.Customs != nil && carriers.CustomsRequired(shipment.From, shipment.To), nil
-}
-
-// CustomsDocumentOf reads a bought international label's customs document.
-// A label bought before shipd kept customs documents gets the invoice
-// rendered now from its stored declaration.
-func (s *Service) CustomsDocumentOf(ctx context.Context, row store.Shipment, shipment carriers.Shipment) ([]byte, error) {
-	data, err := s.cfg.Documents.Get(ctx, CustomsKey(row.ID))
-	if errors.Is(err, ErrDocumentNotFound) {
-		when := row.CreatedAt
-		if row.PurchasedAt != nil {
-			when = *row.PurchasedAt
-		}
-		return paperwork.RenderInvoice(invoiceOf(row, shipment, deref(row.TrackingNumber), when))
-	}
-	return data, err
 }
 
 // dutiesQuoted reports whether a rate may sell shipment: a DDP shipment of

@@ -30,6 +30,7 @@ import (
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
+	"github.com/shipd-dev/shipd/shipping/customs"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/shipping/trackers"
@@ -51,6 +52,7 @@ type Config struct {
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests       *manifests.Service
+	Customs         *customs.Service
 	Batches         *batches.Service
 	Trackers        *trackers.Service
 	CarrierAccounts *carrieraccounts.Service
@@ -75,6 +77,7 @@ type UI struct {
 	accounts        *accounts.Service
 	shipping        *shipping.Service
 	manifests       *manifests.Service
+	customs         *customs.Service
 	batches         *batches.Service
 	trackers        *trackers.Service
 	carrierAccounts *carrieraccounts.Service
@@ -93,7 +96,7 @@ type UI struct {
 
 // New builds the UI's handler, serving everything under Prefix.
 func New(cfg Config) (*UI, error) {
-	if cfg.Accounts == nil || cfg.Shipping == nil || cfg.Manifests == nil || cfg.Batches == nil || cfg.Trackers == nil || cfg.CarrierAccounts == nil || cfg.Pickups == nil || cfg.Webhooks == nil {
+	if cfg.Accounts == nil || cfg.Shipping == nil || cfg.Manifests == nil || cfg.Customs == nil || cfg.Batches == nil || cfg.Trackers == nil || cfg.CarrierAccounts == nil || cfg.Pickups == nil || cfg.Webhooks == nil {
 		return nil, errors.New("ui: Config.Accounts, Shipping and Webhooks are required")
 	}
 	if cfg.Logger == nil {
@@ -107,7 +110,7 @@ func New(cfg Config) (*UI, error) {
 		return nil, fmt.Errorf("ui templates: %w", err)
 	}
 	u := &UI{
-		accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks, log: cfg.Logger, now: cfg.Now,
+		accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, customs: cfg.Customs, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks, log: cfg.Logger, now: cfg.Now,
 		httpsPublic: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://"),
 		throttle:    newThrottle(cfg.SignInLimits, cfg.Now),
 		clientIP:    cfg.ClientIP,

@@ -12,6 +12,7 @@ import (
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/batches"
+	"github.com/shipd-dev/shipd/shipping/customs"
 	"github.com/shipd-dev/shipd/shipping/labeljobs"
 	"github.com/shipd-dev/shipd/shipping/shippingtest"
 	"github.com/shipd-dev/shipd/webhooks"
@@ -20,7 +21,7 @@ import (
 func setup(t *testing.T) (*shippingtest.Services, *batches.Service) {
 	t.Helper()
 	s := shippingtest.New(t, accounts.Test, shipping.Config{})
-	b := batches.New(s.Store, s.Shipping, s.Accounts, s.Webhooks, s.Idempotency, batches.Config{})
+	b := batches.New(s.Store, s.Shipping, customs.New(s.Store, s.Shipping), s.Accounts, s.Webhooks, s.Idempotency, batches.Config{})
 	s.Start(t, labeljobs.New(s.Store, s.Shipping).RegisterWorkers)
 	return s, b
 }

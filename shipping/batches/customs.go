@@ -44,7 +44,7 @@ func (s *Service) BatchCustomsPDF(ctx context.Context, c accounts.Caller, id str
 	return func(w io.Writer) error {
 		m := pdfmerge.NewMerger(w, s.cfg.PDFBudget)
 		err := s.eachBatchCustoms(ctx, id, func(row store.Shipment, shipment carriers.Shipment) error {
-			doc, err := s.ship.CustomsDocumentOf(ctx, row, shipment)
+			doc, err := s.customs.CustomsDocumentOf(ctx, row, shipment)
 			if err != nil {
 				return fmt.Errorf("customs document of %s: %w", row.ID, err)
 			}
@@ -78,7 +78,7 @@ func (s *Service) eachBatchCustoms(ctx context.Context, batchID string, fn func(
 			if shipping.Status(row.Status) != shipping.Purchased || row.LabelKey == nil {
 				continue
 			}
-			shipment, international, err := s.ship.CustomsShipment(row)
+			shipment, international, err := s.customs.CustomsShipment(row)
 			if err != nil {
 				return err
 			}

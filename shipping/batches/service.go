@@ -14,6 +14,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/customs"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -28,6 +29,7 @@ type Config struct {
 type Service struct {
 	store    Storage
 	ship     *shipping.Service
+	customs  *customs.Service
 	accounts *accounts.Service
 	webhooks *webhooks.Service
 	idem     *idempotency.Service
@@ -40,8 +42,8 @@ type Service struct {
 
 // New returns the batches service on top of ship, and gives ship's
 // purchase path its hook for the items of a batch (BatchItemFinished).
-func New(st Storage, ship *shipping.Service, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) *Service {
-	s := &Service{store: st, ship: ship, accounts: acc, webhooks: wh, idem: idem, cfg: ship.Config(), eventData: cfg.EventData,
+func New(st Storage, ship *shipping.Service, docs *customs.Service, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) *Service {
+	s := &Service{store: st, ship: ship, customs: docs, accounts: acc, webhooks: wh, idem: idem, cfg: ship.Config(), eventData: cfg.EventData,
 		now: ship.Now, log: ship.Logger()}
 	ship.SetBatchItemFinisher(s)
 	return s

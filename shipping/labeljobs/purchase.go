@@ -13,6 +13,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/customs"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -150,7 +151,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 			slog.String("asked", string(req.Format())), slog.String("answered", string(format)))
 	}
 	key := shipping.LabelKeyIn(id, format)
-	customsDoc, err := shipping.CustomsPaperwork(row, shipment, label, s.now()) // customs.go
+	customsDoc, err := customs.Paperwork(row, shipment, label, s.now())
 	if err != nil {
 		return err
 	}
@@ -160,7 +161,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 			return fmt.Errorf("store label: %w", err)
 		}
 		if customsDoc != nil {
-			if err := s.cfg.Documents.Put(ctx, shipping.CustomsKey(id), customsDoc); err != nil {
+			if err := s.cfg.Documents.Put(ctx, customs.Key(id), customsDoc); err != nil {
 				return fmt.Errorf("store customs document: %w", err)
 			}
 		}
@@ -182,7 +183,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 				return fmt.Errorf("store label: %w", err)
 			}
 			if customsDoc != nil {
-				if err := inTx.PutTx(ctx, tx, shipping.CustomsKey(id), customsDoc); err != nil {
+				if err := inTx.PutTx(ctx, tx, customs.Key(id), customsDoc); err != nil {
 					return fmt.Errorf("store customs document: %w", err)
 				}
 			}
