@@ -1,8 +1,14 @@
-// Package shipping owns shipments: quoting and rate selection, the shipment
-// state machine (status.go), what a purchase does (purchase.go), when a label
-// may be refunded and what a void does (refund.go), tracking (tracking.go),
-// the movements of money (ledger.go) and the address book (addresses.go).
-// Its services take the caller explicitly and own their transactions.
+// Package shipping is the shipments domain: what a shipment is and what may
+// happen to it. It owns the input rules (input.go, requirements.go,
+// customs.go, pieces.go), quoting and rate selection (quote.go), the
+// create and the refund request (labels.go), the shipment state machine
+// (status.go) and trackers' (trackerstatus.go), the movements of money
+// (ledger.go), return labels (returns.go), the address book (addresses.go)
+// and the clients of carrier accounts (carrieraccounts.go). The features
+// built on it are packages of their own: the jobs that buy, void and track
+// a label (shipping/labeljobs), batches, manifests, pickups, standalone
+// trackers, carrier accounts and customs documents. Its services take the
+// caller explicitly and own their transactions.
 package shipping
 
 import (
@@ -111,7 +117,9 @@ type Config struct {
 	PDFBudget *pdfmerge.Budget
 }
 
-// Service owns shipments and the address book.
+// Service is the shipments domain: creates, quotes, reads and refund
+// requests of shipments, the ledger and the address book, and the rules its
+// feature packages call.
 type Service struct {
 	store    Storage
 	accounts *accounts.Service

@@ -2,17 +2,23 @@
 // and River's tables. It has one API shape: read methods shared by *Store
 // (the read pool) and *Tx (inside a write transaction), and write methods on
 // *Tx, so a write of the domain's happens inside a transaction and the
-// connections stay unexported. Three upkeep writes are on *Store and run
+// connections stay unexported. Seven upkeep writes are on *Store and run
 // their own short transactions: ReclaimOrphanedJobs and
 // OrphanIdempotencyClaims at start (they take the ServerLock, so only the
-// one server of a SQLite file runs them) and PurgeIdempotencyKeys (in
-// batches). Reads that may be served from what this server already read
-// say so in their names (CachedShipment, CachedTrackingEvents).
+// one server of a SQLite file runs them), PurgeIdempotencyKeys (in
+// batches), and the instances' Heartbeat, Leave, ReclaimFromDeadInstances
+// and HandBackJobs (instances.go: PostgreSQL's failover). Reads that may be
+// served from what this server already read say so in their names
+// (CachedShipment, CachedTrackingEvents).
+//
+// The domains declare what they consume of it (each one's Storage and
+// TxStorage, in its storage.go); the conformance suite (storetest) checks
+// every exported method on every backend.
 //
 // Two databases sit behind that shape: SQLite (a file; the embedded default,
 // one writer and a reader pool) and PostgreSQL (a postgres:// URL; one pool
 // that several shipd instances may share). What differs between them stays in
-// this package: migrations per dialect, placeholders (written as ? and
+// this package: migration files per dialect (one numbered line, migrate.go), placeholders (written as ? and
 // rebound), row locks, and the recognition of unique violations.
 package store
 
