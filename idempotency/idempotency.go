@@ -42,6 +42,10 @@ const (
 	// may be taken over by a retry with the same input. It is far longer than
 	// any request can run (the server's write timeout is 60 s).
 	AbandonAfter = 5 * time.Minute
+	// MaxKeyLength bounds a key, as openapi.yaml's IdempotencyKey does
+	// (TestKeyLimitMatchesContract): the settings pages, which make keys
+	// of their own, keep within it too.
+	MaxKeyLength = 255
 )
 
 // Errors of Run; the API maps each to its 409.

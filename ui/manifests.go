@@ -58,10 +58,7 @@ func (u *UI) renderManifests(w http.ResponseWriter, r *http.Request, c accounts.
 // bought through one carrier account (or the server's own carrier), as
 // POST /api/v1/manifests without shipmentIds does.
 func (u *UI) createManifest(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
-	key := r.PostFormValue("key")
-	if key == "" || len(key) > 64 {
-		key = rand.Text()
-	}
+	key := formKey("ui-manifest-", r.PostFormValue("key"))
 	in := manifests.NewManifest{Carrier: r.PostFormValue("carrier"), IdempotencyKey: "ui-manifest-" + key, ServerCarrierOnly: true}
 	if id := r.PostFormValue("carrierAccountId"); id != "" {
 		in.CarrierAccountID, in.ServerCarrierOnly = &id, false

@@ -3,6 +3,7 @@ package ui
 import (
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -148,9 +149,7 @@ func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.C
 		Date: v("date"), Ready: v("ready"), Close: v("close"), Offset: v("offset"), Packages: v("packages"),
 		Instructions: v("instructions"), Key: v("key"),
 	}
-	if form.Key == "" || len(form.Key) > 64 {
-		form.Key = rand.Text()
-	}
+	form.Key = formKey("ui-pickup-", form.Key)
 	ready, err1 := time.Parse(time.RFC3339, form.Date+"T"+form.Ready+":00"+form.Offset)
 	closes, err2 := time.Parse(time.RFC3339, form.Date+"T"+form.Close+":00"+form.Offset)
 	if err1 != nil || err2 != nil {
@@ -167,14 +166,14 @@ func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.C
 		in.CarrierAccountID = &account
 	}
 	if form.Packages != "" {
+		// The count's bounds, and the address's required fields and
+		// lengths, are the domain's (pickups.schemaIssues), as on the API.
 		n, err := strconv.Atoi(form.Packages)
-		if err != nil || n < 1 || n > 999 {
-			return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "The number of packages is a whole number from 1 to 999.")
+		if err != nil {
+			return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form,
+				fmt.Sprintf("The number of packages is a whole number from %d to %d.", pickups.MinPickupPackages, pickups.MaxPickupPackages))
 		}
 		in.PackageCount = &n
-	}
-	if form.Street1 == "" || form.City == "" || form.Zip == "" {
-		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the pickup address: street, city, state and ZIP code.")
 	}
 	_, _, err := u.pickups.CreatePickup(r.Context(), c, in)
 	if problem, status, ok := pickupProblem(err); ok {

@@ -16,6 +16,7 @@
 package ui
 
 import (
+	"crypto/rand"
 	"embed"
 	"errors"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
@@ -255,4 +257,14 @@ func staticFiles(static fs.FS) http.Handler {
 // redirect sends the browser to path with a GET (303 after a POST).
 func redirect(w http.ResponseWriter, r *http.Request, path string) {
 	http.Redirect(w, r, path, http.StatusSeeOther)
+}
+
+// formKey is the idempotency key of a form's submission: the token the form
+// carried (so a double submit is one create), or a new one when it carried
+// none or one that prefix would take past idempotency.MaxKeyLength.
+func formKey(prefix, token string) string {
+	if token == "" || len(prefix)+len(token) > idempotency.MaxKeyLength {
+		token = rand.Text()
+	}
+	return token
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
@@ -95,6 +96,38 @@ const (
 	PickupMaxDaysAhead = 14
 )
 
+// The limits of a request that openapi.yaml's PickupCreateRequest states
+// too (TestPickupLimitsMatchContract). The API's door checks them against
+// the schema before the domain does; the domain checks them for the doors
+// that have no schema (the settings pages), so both refuse alike.
+const (
+	MinPickupPackages           = 1
+	MaxPickupPackages           = 999
+	MaxPickupShipments          = 500
+	MaxPickupInstructionsLength = 250
+	MaxPickupWeightOz           = 160000
+)
+
+// schemaIssues are the contract's limits of a request (see above), with
+// the address's required fields and lengths.
+func schemaIssues(in NewPickup) []shipping.Issue {
+	issues := shipping.AddressRequiredIssues("address.", in.Address)
+	issues = append(issues, shipping.AddressLengthIssues("address.", in.Address)...)
+	if n := in.PackageCount; n != nil && (*n < MinPickupPackages || *n > MaxPickupPackages) {
+		issues = append(issues, shipping.Issue{Path: "packageCount", Message: fmt.Sprintf("must be from %d to %d", MinPickupPackages, MaxPickupPackages)})
+	}
+	if len(in.ShipmentIDs) > MaxPickupShipments {
+		issues = append(issues, shipping.Issue{Path: "shipmentIds", Message: fmt.Sprintf("must hold at most %d labels", MaxPickupShipments)})
+	}
+	if w := in.TotalWeightOz; w != nil && (*w <= 0 || *w > MaxPickupWeightOz) {
+		issues = append(issues, shipping.Issue{Path: "totalWeightOz", Message: fmt.Sprintf("must be above 0 and at most %d", MaxPickupWeightOz)})
+	}
+	if utf8.RuneCountInString(in.Instructions) > MaxPickupInstructionsLength {
+		issues = append(issues, shipping.Issue{Path: "instructions", Message: fmt.Sprintf("must be at most %d characters", MaxPickupInstructionsLength)})
+	}
+	return issues
+}
+
 // ErrPickupCancelled: the pickup was cancelled before (409 already_cancelled).
 var ErrPickupCancelled = errors.New("this pickup was already cancelled")
 
@@ -144,7 +177,7 @@ type Pickup struct {
 // carrier shares, so that a bad request is a clear 422 before any call.
 // Days and hours are read in readyAt's own offset, the pickup's local time.
 func pickupIssues(mode accounts.Mode, now time.Time, in NewPickup) []shipping.Issue {
-	var issues []shipping.Issue
+	issues := schemaIssues(in)
 	ready, closes := in.ReadyAt, in.CloseAt.In(in.ReadyAt.Location())
 	day := ready.Format(time.DateOnly)
 	switch {
