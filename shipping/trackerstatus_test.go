@@ -1,26 +1,10 @@
 package shipping
 
 import (
-	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-// table lists every allowed move of a state machine as "from --trigger--> to",
-// walking every (status, trigger) pair, so that a move added or lost shows
-// in the diff against the rules written out by hand.
-func table[S, T ~string](statuses []S, triggers []T, next func(S, T) (S, bool)) []string {
-	var moves []string
-	for _, s := range statuses {
-		for _, t := range triggers {
-			if to, ok := next(s, t); ok {
-				moves = append(moves, fmt.Sprintf("%s --%s--> %s", s, t, to))
-			}
-		}
-	}
-	return moves
-}
 
 func TestTrackerTransitions(t *testing.T) {
 	var final []TrackerStatus
