@@ -107,7 +107,7 @@ type NewLabel struct {
 // Create selects a rate and accepts the purchase: the shipment, the money
 // reserved from the balance and the purchase job commit together, so an
 // accepted purchase survives a crash. The purchase itself is asynchronous
-// (purchase.go). A return label reserves nothing: it is paid on use (returns.go).
+// (shipping/labeljobs/purchase.go). A return label reserves nothing: it is paid on use (returns.go).
 func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (Shipment, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /labels/create", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Shipment]) (Shipment, error) {
@@ -253,7 +253,7 @@ type RefundRequest struct {
 }
 
 // Refund asks for a void: purchased → void_requested, with the void job
-// committed in the same transaction (refund.go does the rest).
+// committed in the same transaction (shipping/labeljobs/refund.go does the rest).
 func (s *Service) Refund(ctx context.Context, c accounts.Caller, id string, in RefundRequest) (Shipment, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /labels/" + id + "/refund", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Shipment]) (Shipment, error) {

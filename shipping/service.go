@@ -84,7 +84,7 @@ type Config struct {
 	// CarrierTimeout bounds each carrier's answer to a quote. Default 10 s.
 	CarrierTimeout time.Duration
 	// TrackingPollInterval, when set, polls live carriers' tracking at this
-	// fixed interval instead of the default schedule (tracking.go); for tests.
+	// fixed interval instead of the default schedule (shipping/labeljobs/tracking.go); for tests.
 	TrackingPollInterval time.Duration
 	// PurchaseWorkers is how many purchases run at once per instance, on a
 	// queue of their own (PurchaseQueue). Default 64: a purchase mostly waits

@@ -13,7 +13,7 @@ import (
 
 // Trackers of any package: POST /trackers follows a tracking number that was
 // not bought through shipd (a standalone tracker, without a shipment). It is
-// tracked as labels are (tracking.go): in test mode by the sandbox's plan for
+// tracked as labels are (shipping/labeljobs/tracking.go): in test mode by the sandbox's plan for
 // the number (carriers.CapNumberPlan), in live mode by polling the carrier's
 // tracking API on the labels' schedule. Each new scan records tracker.updated
 // with the tracker as its data; a standalone tracker has no shipment events.

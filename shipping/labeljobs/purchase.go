@@ -211,7 +211,7 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 		if err := s.ship.Charge(ctx, tx, row, now); err != nil {
 			return err
 		}
-		if err := s.ship.FinishBatchItem(ctx, tx, row); err != nil { // batches.go
+		if err := s.ship.FinishBatchItem(ctx, tx, row); err != nil { // shipping/batches
 			return err
 		}
 		// The tracker was inserted above: it has no tracking events yet.
@@ -297,7 +297,7 @@ func (s *Service) endPurchase(ctx context.Context, id, reason string, then func(
 		if err := tx.UpdateShipment(ctx, &row); err != nil {
 			return err
 		}
-		if err := s.ship.FinishBatchItem(ctx, tx, row); err != nil { // batches.go
+		if err := s.ship.FinishBatchItem(ctx, tx, row); err != nil { // shipping/batches
 			return err
 		}
 		if then != nil {

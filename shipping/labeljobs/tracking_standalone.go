@@ -12,7 +12,7 @@ import (
 	"github.com/shipd-dev/shipd/store"
 )
 
-// The tracking of standalone trackers (trackers.go): the scan and poll jobs
+// The tracking of standalone trackers (shipping/trackers): the scan and poll jobs
 // of tracking.go branch here for a tracker without a shipment. There is no
 // shipment to move nor shipment event to record: the tracker's status and
 // scans change, and each new scan records tracker.updated with the tracker.
