@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -42,8 +43,14 @@ type Config struct {
 	// Cipher seals what must be kept readable but secret: webhook signing
 	// secrets and the results of idempotent requests.
 	Cipher *seal.Cipher
-	// PublicURL is the API's address as clients reach it, used in labelUrl.
+	// PublicURL is the API's address as clients reach it, used in labelUrl
+	// and the other URLs of answers and events. Empty: answers derive it
+	// from each request (server.Config.PublicURL), and events and the rest
+	// use FallbackURL.
 	PublicURL string
+	// FallbackURL is the base of URLs written without a request when
+	// PublicURL is empty (default http://127.0.0.1:8080).
+	FallbackURL string
 	// Carriers serves rates and purchases per mode.
 	Carriers *carriers.Registry
 	// Catalog describes the carriers shipd knows; nil: connectors.Catalog().
@@ -167,9 +174,11 @@ func New(cfg Config) (*App, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.PublicURL == "" {
-		cfg.PublicURL = "http://127.0.0.1:8080"
+	if cfg.FallbackURL == "" {
+		cfg.FallbackURL = cmp.Or(cfg.PublicURL, "http://127.0.0.1:8080")
 	}
+	// events, documents and the settings pages: the one base they have.
+	base := cmp.Or(cfg.PublicURL, cfg.FallbackURL)
 	if cfg.JobPollInterval <= 0 {
 		// On SQLite the store wakes this process's workers when a
 		// transaction that inserted jobs commits, and when a job inserted
@@ -207,9 +216,9 @@ func New(cfg Config) (*App, error) {
 	a.Shipping, err = shipping.New(cfg.Store, a.Accounts, a.Webhooks, idem, shipping.Config{
 		Now: cfg.Now, Logger: cfg.Logger, Carriers: cfg.Carriers, Catalog: cfg.Catalog,
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
-		EventData:         server.ShipmentEventData(cfg.PublicURL),
-		BatchEventData:    server.BatchEventData(cfg.PublicURL),
-		ManifestEventData: server.ManifestEventData(cfg.PublicURL),
+		EventData:         server.ShipmentEventData(base),
+		BatchEventData:    server.BatchEventData(base),
+		ManifestEventData: server.ManifestEventData(base),
 		TrackerEventData:  server.TrackerEventData,
 		PlatformFeeCents:  cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval, TrackerLimit: cfg.TrackerLimit,
@@ -257,7 +266,7 @@ func New(cfg Config) (*App, error) {
 
 	e, _, err := server.New(server.Config{
 		Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
-		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
+		PublicURL: cfg.PublicURL, FallbackURL: cfg.FallbackURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		ReadyDetails:   a.failover.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,
 		Metrics:        cfg.Telemetry.Registerer(), TracerProvider: cfg.Telemetry.TracerProvider(),
@@ -266,7 +275,7 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks,
-		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL, ClientIP: server.ClientIP(cfg.TrustedProxies)})
+		Logger: cfg.Logger, Now: cfg.Now, PublicURL: base, ClientIP: server.ClientIP(cfg.TrustedProxies)})
 	if err != nil {
 		return nil, err
 	}

@@ -378,8 +378,16 @@ type serveProc struct {
 func startServe(t *testing.T, db string, flags ...string) *serveProc {
 	t.Helper()
 	addr := freeAddr(t)
+	base := "http://" + addr
+	for i, f := range flags {
+		// An --addr among flags wins; a wildcard one is reached on loopback.
+		if f == "--addr" && i+1 < len(flags) {
+			_, port, _ := net.SplitHostPort(flags[i+1])
+			base = "http://127.0.0.1:" + port
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &serveProc{base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	s := &serveProc{base: base, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
 	go func() {
 		s.done <- run(ctx, append([]string{"serve", "--addr", addr, "--db", db}, flags...), s.stdout, s.stderr)
 	}()

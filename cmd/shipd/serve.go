@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"net/url"
 
 	"context"
@@ -40,7 +41,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	labelStore := urlFlag(fs, "label-store", "SHIPD_LABEL_STORE", "", "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default on SQLite: in the database itself, where labels written as files beside it by earlier versions stay readable; required on PostgreSQL)")
 	nodeID := fs.String("node-id", os.Getenv("SHIPD_NODE_ID"), "this instance's unique, stable name among the instances of one database (default: hostname and pid)")
 	redisURL := urlFlag(fs, "redis-url", "SHIPD_REDIS_URL", "", "share rate limits and carrier quotas between instances through this Redis (redis://host:6379/0); default: per-process buckets")
-	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
+	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at, for the URLs of answers and events (default: an answer's URLs are the request's own Host; events and printed URLs use the listen address, localhost for a wildcard one)")
 	webhookKey := new(string)
 	secretFlag(fs, webhookKey, "webhook-key", "SHIPD_WEBHOOK_KEY", "key that encrypts webhook signing secrets and stored idempotent results (64 hex chars); default: generated into webhook.key beside a SQLite database; required on PostgreSQL")
 	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
@@ -191,10 +192,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *publicURL == "" {
-		*publicURL = "http://" + ln.Addr().String()
-	}
-	srv, err := app.New(app.Config{Store: st, Logger: log, PublicURL: *publicURL, Cipher: cipher,
+	// A wildcard listen address (a container's 0.0.0.0 or [::]) is no URL
+	// anyone can reach: answers derive theirs from each request instead,
+	// and what has no request (events, the first start's settingsUrl) uses
+	// localhost at the port.
+	fallbackURL := listenURL(ln.Addr())
+	srv, err := app.New(app.Config{Store: st, Logger: log, PublicURL: *publicURL, FallbackURL: fallbackURL, Cipher: cipher,
 		Documents:            docs,
 		RateLimits:           limits,
 		JobPollInterval:      *jobPoll,
@@ -222,7 +225,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !shared {
 		// On a shared database, instances starting together would race to
 		// seed: operators make accounts with the CLI there.
-		if err := seedDemo(ctx, srv.Accounts, *publicURL, stdout); err != nil {
+		if err := seedDemo(ctx, srv.Accounts, cmp.Or(*publicURL, fallbackURL), stdout); err != nil {
 			return err
 		}
 	}
@@ -251,8 +254,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(ln) }()
+	publicNote := "the URLs of answers are each request's own (its Host, or a trusted proxy's X-Forwarded-Host); events and printed URLs use " + fallbackURL + ": set SHIPD_PUBLIC_URL to fix them"
+	if *publicURL != "" {
+		publicNote = *publicURL
+	}
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", maskURL(*db)), slog.String("node_id", *nodeID),
-		slog.Bool("tracing", tracerProvider != nil))
+		slog.Bool("tracing", tracerProvider != nil), slog.String("public_url", publicNote))
 	logLiveCarriers(log, liveCarriers, live.credentialVariables())
 
 	select {
@@ -479,4 +486,17 @@ func openDocuments(ctx context.Context, st *store.Store, db, labelStore string) 
 		return nil, nil, err
 	}
 	return store.DocumentsIn(st, files), func() { files.Close() }, nil
+}
+
+// listenURL is the URL of a listen address: localhost at its port when it
+// is a wildcard (0.0.0.0, [::]), which no client can reach by that name.
+func listenURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }
