@@ -280,6 +280,8 @@ func TestCLIErrors(t *testing.T) {
 		{"tokens revoke unknown id", tc("tokens", "revoke", "--db", db, "--id", "tok_nope"), 1, "does not exist"},
 		{"tokens list without account", tc("tokens", "list", "--db", db), 2, "--account is required"},
 		{"serve unknown flag", tc("serve", "--db", db, "--port", "80"), 2, "flag provided but not defined"},
+		{"serve public URL without scheme", tc("serve", "--db", db, "--public-url", "ship.example.com"), 2, `--public-url (SHIPD_PUBLIC_URL) "ship.example.com" is not an http:// or https:// base URL`},
+		{"serve public URL uninterpolated", tc("serve", "--db", db, "--public-url", "${SHIPD_PUBLIC_URL:-}"), 2, `is not an http:// or https:// base URL`},
 		{"serve bad trusted proxy", tc("serve", "--db", db, "--trusted-proxy", "10.0.0.0/8,nonsense"), 2, `trusted proxy "nonsense"`},
 	}
 	for _, c := range cases {

@@ -119,6 +119,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *publicURL != "" {
+		if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return usageError(fmt.Sprintf("serve: --public-url (SHIPD_PUBLIC_URL) %q is not an http:// or https:// base URL such as https://ship.example.com", *publicURL))
+		}
+		*publicURL = strings.TrimSuffix(*publicURL, "/")
+	}
 	if *purchaseWorkers < 0 {
 		return usageError("serve: --purchase-workers must be 0 (none on this instance) or more")
 	}
