@@ -331,6 +331,25 @@ func (c *Catalog) TrackingNumberCarriers(n string) []string {
 	return out
 }
 
+// SandboxTrackingNumberCarrier is the carrier whose sandbox twin makes
+// numbers of n's form (its tariff's TrackingPrefix and TrackingDigits), if
+// any: in test mode such a number is that carrier's, whatever its live
+// forms say (9400SANDBOX… is no USPS number a live USPS would know).
+func (c *Catalog) SandboxTrackingNumberCarrier(n string) (string, bool) {
+	n = NormalizeTrackingNumber(n)
+	for _, d := range c.Descriptors() {
+		t := d.Sandbox
+		if t == nil || t.TrackingPrefix == "" {
+			continue
+		}
+		digits, ok := strings.CutPrefix(n, t.TrackingPrefix)
+		if ok && len(digits) == t.TrackingDigits && strings.Trim(digits, "0123456789") == "" {
+			return string(d.ID), true
+		}
+	}
+	return "", false
+}
+
 // WellFormedTrackingNumber reports whether n has one of carrier's forms;
 // true for a carrier whose forms the catalog does not know, which its own
 // API judges.
