@@ -216,5 +216,10 @@ make --no-print-directory release >/tmp/shipd-release-2.log 2>&1 || { tail -20 /
 second=$(cat dist/SHA256SUMS)
 [ "$first" = "$second" ] || fail "make release is not reproducible: $first vs $second"
 tar -tzf "dist/$(awk '{print $2}' <<<"$second")" | grep '/licenses/github.com/mattn/go-sqlite3/LICENSE' >/dev/null || fail "release: no licence notices"
+# README's "Without building": the archive's binary runs as it is.
+ex=$(mktemp -d)
+tar -xzf "dist/$(awk '{print $2}' <<<"$second")" -C "$ex"
+"$ex"/shipd_*_linux_amd64/shipd version --json | jq -e '.version != "dev"' >/dev/null || fail "release: the archive's shipd does not run"
+rm -rf "$ex"
 step "release reproducible: $second"
 echo "test-image: ok"
