@@ -474,7 +474,14 @@ type Error struct {
 	Message    string // the carrier's message, or what was wrong with its answer
 	// RetryAfter is the carrier's Retry-After, 0 when it gave none.
 	RetryAfter time.Duration
-	Kind       error
+	// Unreachable marks a call that got no answer because this server
+	// cannot reach the carrier at all: its host name does not resolve, no
+	// route leads there, or its TLS certificate is not trusted here. Kind
+	// stays ErrUnavailable (a job retries; DNS comes back), but a caller
+	// waiting on the answer is told it is the server's network, which a
+	// retry in 30 seconds will not change.
+	Unreachable bool
+	Kind        error
 }
 
 func (e *Error) Error() string {
