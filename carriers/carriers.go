@@ -162,6 +162,13 @@ type Rate struct {
 	// duties and taxes, quoted for a DDP shipment (landed cost); 0 when the
 	// carrier quoted none.
 	DutiesCents int64
+	// ProductCode is the carrier's own code of the service (V01PAK), which
+	// a rate sheet may name instead of Service; "" when it has none.
+	ProductCode string
+	// Unpriced: the carrier has no rating API (Descriptor.RatesFromSheet)
+	// and answered the service as available without a price, which a rate
+	// sheet gives (WithRateSheet); an unpriced rate is never quoted.
+	Unpriced bool
 }
 
 // LabelFormat is the format of a label document.

@@ -166,6 +166,12 @@ type Descriptor struct {
 	Quotas map[string]Quota
 	// SaturdayDelivery: the carrier's regular services deliver on Saturdays.
 	SaturdayDelivery bool
+	// RatesFromSheet: the carrier has no rating API. Its Rates answer the
+	// services available for a shipment unpriced (Rate.Unpriced), and its
+	// prices are the shipper's contract, from a rate sheet (WithRateSheet):
+	// the operator's (--rate-sheet, SHIPD_<SLUG>_RATE_SHEET) or a carrier
+	// account's own.
+	RatesFromSheet bool
 	// LabelFormats and LabelSizes are what the carrier's labels come in.
 	LabelFormats []LabelFormat
 	LabelSizes   []LabelSize
