@@ -411,7 +411,11 @@ func (c *Catalog) Factory(o FactoryOptions) Factory {
 		if o.OnTokenRefresh != nil {
 			hook = o.OnTokenRefresh(string(d.ID))
 		}
-		return d.New(ConnectorConfig{Credentials: cr, BaseURL: base, HTTPClient: o.HTTPClient, Logger: o.Logger,
+		c, err := d.New(ConnectorConfig{Credentials: cr, BaseURL: base, HTTPClient: o.HTTPClient, Logger: o.Logger,
 			LabelMemory: o.LabelMemory, OnTokenRefresh: hook})
+		if err != nil {
+			return nil, err
+		}
+		return d.Priced(c, cr.RateSheet, "the carrier account's rate sheet: PUT /api/v1/carrier-accounts/{id}/rate-sheet"), nil
 	}
 }

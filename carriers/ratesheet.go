@@ -222,6 +222,16 @@ func (s *RateSheet) Prices(service, productCode, country string, pieces []int) (
 	return minor, currency, len(pieces) > 0
 }
 
+// Priced is c priced by sheet when there is one or when d's carrier has
+// no rating API (an unpriced rate is then refused with where a sheet is
+// set: where), else c itself.
+func (d Descriptor) Priced(c Carrier, sheet *RateSheet, where string) Carrier {
+	if sheet == nil && !d.RatesFromSheet {
+		return c
+	}
+	return WithRateSheet(c, sheet, fmt.Sprintf("%s has no rating API: its prices are your contract's, from a rate sheet, and none is set (%s)", d.DisplayName, where))
+}
+
 // WithRateSheet prices c's rates from sheet: a rate of a service the sheet
 // prices for the shipment takes the sheet's price; a rate the carrier left
 // unpriced (Rate.Unpriced: no rating API) and the sheet does not price is
@@ -237,9 +247,6 @@ type sheetPriced struct {
 	sheet   *RateSheet
 	noSheet string
 }
-
-// Unwrap is the carrier priced.
-func (p *sheetPriced) Unwrap() Carrier { return p.Carrier }
 
 func (p *sheetPriced) Rates(ctx context.Context, s Shipment) ([]Rate, error) {
 	rates, err := p.Carrier.Rates(ctx, s)

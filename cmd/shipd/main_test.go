@@ -248,6 +248,10 @@ func TestCLIErrors(t *testing.T) {
 	var a createdAccount
 	cliOK(t, &a, "accounts", "create", "--db", db, "--name", "Acme")
 	tc := func(args ...string) []string { return args }
+	badSheet := filepath.Join(t.TempDir(), "ups.csv")
+	if err := os.WriteFile(badSheet, []byte("service,destination,maxWeightG,price,currency\nGround,US,1000,3.21,USD\nGround,US,5000,4.321,USD\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name   string
 		args   []string
@@ -282,6 +286,9 @@ func TestCLIErrors(t *testing.T) {
 		{"serve unknown flag", tc("serve", "--db", db, "--port", "80"), 2, "flag provided but not defined"},
 		{"serve public URL without scheme", tc("serve", "--db", db, "--public-url", "ship.example.com"), 2, `--public-url (SHIPD_PUBLIC_URL) "ship.example.com" is not an http:// or https:// base URL`},
 		{"serve public URL uninterpolated", tc("serve", "--db", db, "--public-url", "${SHIPD_PUBLIC_URL:-}"), 2, `is not an http:// or https:// base URL`},
+		{"serve rate sheet of no carrier", tc("serve", "--db", db, "--rate-sheet", "Pony=/x.csv"), 2, `"Pony" is not a live carrier`},
+		{"serve rate sheet without file", tc("serve", "--db", db, "--rate-sheet", "UPS"), 2, `want CARRIER=FILE`},
+		{"serve bad rate sheet", tc("serve", "--db", db, "--ups-client-id", "id", "--ups-client-secret", "s", "--ups-account-number", "A1B2C3", "--ups-rate-sheet", badSheet), 2, `UPS's rate sheet ` + badSheet + `: rate sheet line 3, column 4 (price): must be a decimal`},
 		{"serve bad trusted proxy", tc("serve", "--db", db, "--trusted-proxy", "10.0.0.0/8,nonsense"), 2, `trusted proxy "nonsense"`},
 	}
 	for _, c := range cases {
