@@ -29,6 +29,7 @@ import (
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/addresses"
 	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/customs"
@@ -158,6 +159,7 @@ type App struct {
 	LabelJobs *labeljobs.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests       *manifests.Service
+	Addresses       *addresses.Service
 	Customs         *customs.Service
 	Batches         *batches.Service
 	Trackers        *trackers.Service
@@ -258,6 +260,7 @@ func New(cfg Config) (*App, error) {
 	a.Customs = customs.New(cfg.Store, a.Shipping)
 	a.Batches = batches.New(cfg.Store, a.Shipping, a.Customs, a.Accounts, a.Webhooks, idem,
 		batches.Config{EventData: server.BatchEventData(base)})
+	a.Addresses = addresses.New(cfg.Store, a.Shipping, a.Accounts, idem)
 
 	workers := river.NewWorkers()
 	a.LabelJobs.RegisterWorkers(workers)
@@ -294,7 +297,7 @@ func New(cfg Config) (*App, error) {
 	}
 
 	e, _, err := server.New(server.Config{
-		Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches, Manifests: a.Manifests, Customs: a.Customs,
+		Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches, Manifests: a.Manifests, Addresses: a.Addresses, Customs: a.Customs,
 		Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, FallbackURL: cfg.FallbackURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		ReadyDetails:   a.readyDetails,

@@ -18,7 +18,7 @@ func TestLayers(t *testing.T) {
 
 	domain := []string{"accounts", "shipping", "webhooks", "idempotency", "paging"}
 	// features are shipping's feature packages, which stand on it.
-	features := []string{"shipping/manifests", "shipping/pickups", "shipping/carrieraccounts", "shipping/trackers", "shipping/batches", "shipping/labeljobs", "shipping/customs"}
+	features := []string{"shipping/manifests", "shipping/pickups", "shipping/carrieraccounts", "shipping/trackers", "shipping/batches", "shipping/labeljobs", "shipping/customs", "shipping/addresses"}
 	rules := []struct {
 		pkg string
 		// direct: imports the package itself must not have.

@@ -17,6 +17,7 @@ import (
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/addresses"
 	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
@@ -156,7 +157,7 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusConflict, "tracker_of_shipment", err.Error()), true
 	case errors.Is(err, shipping.ErrLabelUnavailable):
 		return newAPIError(http.StatusNotFound, "label_unavailable", err.Error()), true
-	case errors.Is(err, shipping.ErrVerifierNotConfigured):
+	case errors.Is(err, addresses.ErrVerifierNotConfigured):
 		return newAPIError(http.StatusInternalServerError, "verifier_not_configured", err.Error()), true
 	case errors.Is(err, verifier.ErrUnavailable):
 		e := newAPIError(http.StatusServiceUnavailable, "verifier_unavailable", "the address verifier is temporarily unavailable; retry in a minute")

@@ -28,6 +28,7 @@ import (
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/openapi"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/addresses"
 	"github.com/shipd-dev/shipd/shipping/batches"
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/customs"
@@ -43,6 +44,7 @@ type Config struct {
 	Shipping *shipping.Service
 	// Manifests and the other feature services stand on Shipping.
 	Manifests       *manifests.Service
+	Addresses       *addresses.Service
 	Customs         *customs.Service
 	Batches         *batches.Service
 	Trackers        *trackers.Service
@@ -110,6 +112,7 @@ type Server struct {
 	accounts        *accounts.Service
 	shipping        *shipping.Service
 	manifests       *manifests.Service
+	addresses       *addresses.Service
 	customs         *customs.Service
 	batches         *batches.Service
 	trackers        *trackers.Service
@@ -136,7 +139,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, customs: cfg.Customs, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
+	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, addresses: cfg.Addresses, customs: cfg.Customs, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
 	if cfg.Metrics != nil {
 		if s.metrics, err = newHTTPMetrics(cfg.Metrics, ops); err != nil {
 			return nil, nil, fmt.Errorf("HTTP metrics: %w", err)

@@ -105,7 +105,7 @@ func (e *InputError) Error() string {
 // test mode the sandbox's no-rates trigger ZIP (00000) is let through where
 // a recipient may be (recipient), since it is documented to quote nothing.
 func AddressIssues(mode accounts.Mode, prefix string, a Address, recipient bool) []Issue {
-	if issues := stateRequired(prefix, a); len(issues) > 0 {
+	if issues := StateRequired(prefix, a); len(issues) > 0 {
 		return issues
 	}
 	var issues []Issue
@@ -118,8 +118,8 @@ func AddressIssues(mode accounts.Mode, prefix string, a Address, recipient bool)
 	return issues
 }
 
-// stateRequired: a US address needs a state.
-func stateRequired(prefix string, a Address) []Issue {
+// StateRequired: a US address needs a state.
+func StateRequired(prefix string, a Address) []Issue {
 	if strings.EqualFold(a.Country, "US") && (a.State == nil || strings.TrimSpace(*a.State) == "") {
 		return []Issue{{Path: prefix + "state", Message: "is required for a US address"}}
 	}
@@ -244,4 +244,12 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// optional turns "" into an absent field.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -3,11 +3,11 @@
 // customs.go, pieces.go), quoting and rate selection (quote.go), the
 // create and the refund request (labels.go), the shipment state machine
 // (status.go) and trackers' (trackerstatus.go), the movements of money
-// (ledger.go), return labels (returns.go), the address book (addresses.go)
-// and the clients of carrier accounts (carrieraccounts.go). The features
-// built on it are packages of their own: the jobs that buy, void and track
-// a label (shipping/labeljobs), batches, manifests, pickups, standalone
-// trackers, carrier accounts and customs documents. Its services take the
+// (ledger.go), return labels (returns.go) and the clients of carrier
+// accounts (carrieraccounts.go). The features built on it are packages of
+// their own: the jobs that buy, void and track a label (shipping/labeljobs),
+// batches, manifests, pickups, standalone trackers, carrier accounts,
+// customs documents and the address book. Its services take the
 // caller explicitly and own their transactions.
 package shipping
 
@@ -118,8 +118,8 @@ type Config struct {
 }
 
 // Service is the shipments domain: creates, quotes, reads and refund
-// requests of shipments, the ledger and the address book, and the rules its
-// feature packages call.
+// requests of shipments and the ledger, and the rules its feature packages
+// call.
 type Service struct {
 	store    Storage
 	accounts *accounts.Service

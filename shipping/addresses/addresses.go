@@ -1,4 +1,4 @@
-package shipping
+package addresses
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers/verifier"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -18,15 +19,15 @@ var ErrVerifierNotConfigured = errors.New("no address verifier is configured for
 
 // SavedAddress is an address book entry.
 type SavedAddress struct {
-	ID        string        `json:"id"`
-	Mode      accounts.Mode `json:"mode"`
-	CreatedAt time.Time     `json:"createdAt"`
-	Address   Address       `json:"address"`
+	ID        string           `json:"id"`
+	Mode      accounts.Mode    `json:"mode"`
+	CreatedAt time.Time        `json:"createdAt"`
+	Address   shipping.Address `json:"address"`
 }
 
 // NewAddress is what saving an address takes.
 type NewAddress struct {
-	Address
+	shipping.Address
 	IdempotencyKey string `json:"-"`
 	// RequestFingerprint is the hash of the request as sent, when the caller has one.
 	RequestFingerprint []byte `json:"-"`
@@ -36,8 +37,8 @@ type NewAddress struct {
 func (s *Service) SaveAddress(ctx context.Context, c accounts.Caller, in NewAddress) (SavedAddress, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /addresses", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[SavedAddress]) (SavedAddress, error) {
-		if issues := AddressIssues(c.Mode, "", in.Address, true); len(issues) > 0 {
-			return SavedAddress{}, &InputError{Issues: issues}
+		if issues := shipping.AddressIssues(c.Mode, "", in.Address, true); len(issues) > 0 {
+			return SavedAddress{}, &shipping.InputError{Issues: issues}
 		}
 		a := in.Address.Normalized()
 		row := store.Address{
@@ -72,7 +73,7 @@ func (s *Service) Addresses(ctx context.Context, c accounts.Caller, p paging.Req
 }
 
 func savedAddressOf(r store.Address) SavedAddress {
-	return SavedAddress{ID: r.ID, Mode: accounts.Mode(r.Mode), CreatedAt: r.CreatedAt, Address: Address{
+	return SavedAddress{ID: r.ID, Mode: accounts.Mode(r.Mode), CreatedAt: r.CreatedAt, Address: shipping.Address{
 		Name: optional(r.Name), Company: optional(r.Company), Street1: r.Street1, Street2: optional(r.Street2),
 		City: r.City, State: optional(r.State), Zip: r.Zip, Country: r.Country,
 		Phone: optional(r.Phone), Email: optional(r.Email), Residential: r.Residential,
@@ -82,11 +83,11 @@ func savedAddressOf(r store.Address) SavedAddress {
 // VerifyAddress checks deliverability and standardises an address with the
 // mode's verifier; nothing is stored. Verifier failures wrap
 // verifier.ErrUnavailable or verifier.ErrFailed.
-func (s *Service) VerifyAddress(ctx context.Context, c accounts.Caller, a Address) (verifier.Result, error) {
+func (s *Service) VerifyAddress(ctx context.Context, c accounts.Caller, a shipping.Address) (verifier.Result, error) {
 	// Only the state's presence: correcting the rest (a state's name to its
 	// code, a ZIP code's form) is the verifier's job.
-	if issues := stateRequired("", a); len(issues) > 0 {
-		return verifier.Result{}, &InputError{Issues: issues}
+	if issues := shipping.StateRequired("", a); len(issues) > 0 {
+		return verifier.Result{}, &shipping.InputError{Issues: issues}
 	}
 	v := s.cfg.LiveVerifier
 	if c.Mode == accounts.Test {
@@ -100,12 +101,4 @@ func (s *Service) VerifyAddress(ctx context.Context, c accounts.Caller, a Addres
 		City: a.City, State: deref(a.State), Zip: a.Zip, Country: a.Country,
 		Phone: deref(a.Phone), Email: deref(a.Email), Residential: a.Residential,
 	})
-}
-
-// optional turns "" into an absent field.
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }
