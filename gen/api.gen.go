@@ -2225,8 +2225,10 @@ type ClientInterface interface {
 
 	// CreateAddressWithBody Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2235,8 +2237,10 @@ type ClientInterface interface {
 
 	// CreateAddress Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2284,7 +2288,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2305,7 +2312,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2923,8 +2933,10 @@ func (c *Client) ListAddresses(ctx context.Context, params *ListAddressesParams,
 
 // CreateAddressWithBody Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2943,8 +2955,10 @@ func (c *Client) CreateAddressWithBody(ctx context.Context, contentType string, 
 
 // CreateAddress Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3032,7 +3046,10 @@ func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, req
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3063,7 +3080,10 @@ func (c *Client) CreateBatchWithBody(ctx context.Context, contentType string, bo
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6338,8 +6358,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithBodyWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6348,8 +6370,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6399,7 +6423,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6420,7 +6447,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13843,8 +13873,10 @@ func (c *ClientWithResponses) ListAddressesWithResponse(ctx context.Context, par
 
 // CreateAddressWithBodyWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13859,8 +13891,10 @@ func (c *ClientWithResponses) CreateAddressWithBodyWithResponse(ctx context.Cont
 
 // CreateAddressWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13934,7 +13968,10 @@ func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, param
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13961,7 +13998,10 @@ func (c *ClientWithResponses) CreateBatchWithBodyWithResponse(ctx context.Contex
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33202,130 +33242,131 @@ var swaggerSpec = []string{
 	"9wrxYXTGjHDaGv69WZ8oX3lqlbYv0cY3gU63vvxaFsqGOQ56PSfZWpciZJehrPf0H9aBj8LFLjmgoP6C",
 	"8FzPhYBKVnJCFIUSXm7qXbM1Bziapk78qJ/+QH0KNnzS3/zJZ2ClRqZkGX60v/mjH2Ux5lnGQKc8GAy2",
 	"6WZeyJQpZeStN0JzvcRvX27+9kzK91QsXS6q+e5wm9V4KzQrBM0t9AqYAW1FcThb9XU2+g09V1Cu3D/7",
-	"NWqtSmitIcAuKsBUr95z+9OwbOFL1JpL1aTNalmg6OtuDWYwGfoEoGDmT6u1QnJFEDppJGQQdlwa5s9A",
-	"6Otcz8L9gMTdxDh6fRt4vZ4rIGmq3kwELT4OMChha36Q2fLOrkylD3+qq7q2GeCXlWvbv5dr23RlIdI9",
-	"PER/9Kva2+K6vZJiknM0bx30t+jihC5zSbMzKd8ZLfG7pQlmt8Pb6GTCgKXtRCKqGlQzrUCRICAWX6KA",
-	"1T5F7QzsiI0k5NWUpRc+xouOIRAFGGx43yuOSDed9ufTk1Oi9DJHcfHzaSx8xx0kC1IY2Rfcj6DfplMq",
-	"DIsqXLn1JuIAztrl/RKHGlLYgxIF23fok15HG0LrkBFGF7n+o1OIP/mFN18Ntlr7n6hmV2gBP9xmGW3u",
-	"0OcySr5GXvBeIFhVeSEDgnMr4mIpxPbExWrca6X4H/D33YT3yKu2vCA2GlzIq2aZ3vbwfUv0MInNorxd",
-	"7UcR/p5E+LE/S+7quCe3Fdy98X+94H4MJiZF+kZEOIx6vV7pMrCIkeyapjpfEkoaDGdoW7nyVShUDEif",
-	"deHd2b4dHm1qmD3LIouMCFcR8tMzvIQYeWajy2IBn2GFWRUgxyKMiY9GaydcqQVTCYR12bof5m3zeURY",
-	"97wbFLdX3f7zrs/Z6gLWU9KxVcm8t0AZxSbrko++wDIrJzJmqZwxMNyXYDIuV8nVbLZALEnHJSzDgycK",
-	"E5cjh++Q8wsGk8Z1PUJLlwVl54oMeoPS5oYTd+lJUJmIlLgubliJrzScQFUowBjQ6bQbPOeKMAdTIVLW",
-	"cREufqd86hXgoNvsKjAhnTn02RldkjEjaAV7Qd7zH0g7ud6b0es98/veeKkZ4CeVQ7d0FZIdbaoNTri0",
-	"tRfeaWE9DO3+UxU583qnS449jA3VFktTu9LOziMWizFNL3J5TuZUYbVohGLgihz29ssMrxEEBo0mizxP",
-	"hg0HwEy4Wn7b/1bfFuCK4N01fR8RxC3EY+Nz/Sk5ef3jen0USPK9aqPQw0666OBuGU4js7HZfeFRgTNY",
-	"HnQss1/eQXc+H5gtDbYSLQ1F+OSW9VHN/c6lXrw4cADHC0P2xNID5GPi9jreXSWFreGL/RcvnvVerGHr",
-	"pSCwVhAOOHsgCIPbaq00/FFUOCbAjN8g3v7EtKNCu8m2P1jksfuXWdfpqsjl/uj2q4PNX3yQ+kfDrr6p",
-	"cPoT04Timt6PbFo/wU8dEPM8m9zoobHveagf0k7qMH1hW0nHqDHIO3xAZCw4zh0zSyyHthojjAqQZoDX",
-	"WImNKrAmnbz+0Qg884IDbAORkwlPwZE6ZwUZA7hoCfCjSBvlBxwKiFP2b0AcOpfOSIcjgGZZ0enG4rWR",
-	"5jRPYRAqstBo+BdQI9sB+qtZRhQHuapgRF1ASZAuOdUFozPzr0Fv4ESZkc+WxwRqkLlvkvuOyEHvgATY",
-	"/U5cLGOQsoYVJBCTYgRlMoY1bBJ8HL2xkHEnr398KMpjj1lJeHw045gLWjRkwzWTnRkDzO76qUSN+S7l",
-	"J3dLV0PL5IyFNVuE1FhlkyyZdgfQ7zogmuoCAhApmbAr5782zAB97LB6QUTGupHZt5/Cq/jml6gVRkFt",
-	"/hLeNLv35ZFw3wnhfi2vhBHzgppCwalEn5tVWTxFeyAKX1LCtQT+TZVO70CYPTtw1PkoFhWa2V5LNDvN",
-	"VBOxHX27XMXCyGGaCdMngrKZOQN1JbclrrGAoBD8GmnQaMYVFNtKLJSB1fDRZgDgxZi7iq+XPAZ4ykQW",
-	"sfjl5N0ROfnwU50uILXq3ESKAYPvO6bERsV+pL3/o2nvzurzNyfWoaHoD0Cif5vnu5PoGp1CQ2jFepYY",
-	"AtVAwGNIrvvl5B15+5YoIL+W8hkyN6NeMEaYDhzkk5CrCebj4oA0dr6a+jdS9VjsIDNvR9XlJBZ1eg52",
-	"Qvs7UDVFuNCShLrE15H3X07ePRR5t2fpq8m72/VfTt5FVY5f2flH2v9I+79z2m8IYYX+mwdIFh+IDZS/",
-	"3WSJcT6tMt2oQtmRWDuk3rL4t0qcU8w6OjqRxZE9h3LklGg+Yze43k/96G5NwqLvLPw2xIy80V+vm/bl",
-	"z2cV/V7d/XR1c+7vStdzS24OfF9X5XAlkgaz7Qy3yxg4lDvbBMJXgY2+8+CZ6mQ238r6kj6G09zT/aov",
-	"dHC5Vm7DbW+Zq8y5Pr7mlRSCpVrVgETllSDm+BU0teoR9QPWskxFNQqANoKc+SMWmLt5zrRqgl+KEMKI",
-	"JOblZBgkxFKsK+jDZ2xerNEOMJmGqotqRUurc0F/Pr4hQBPz9Ui0LCAxTCwhZGIYC4qROhTiHGCYLg8y",
-	"+H5kh54Erfv6JDZONyoXJRauqBWUdsSoGAjgcG0HkL6YMswEFdpi4GB6EyWfP70bxiJh4pIXUhj6mJBk",
-	"XshskZr9Skg7YxO6yHWnXKugEOuYKmba8IhwrsZyLBKz2EltHojNU3bmqr64Js0RmPDzRWGLv4BPC4D1",
-	"Y6EgZ76syOEALyOSy/NzgOxz8SdckDRntMCoCWzA1lqGOJRYzKi6MHos1jm9XWJFLG6VWVGlj/ca0tIM",
-	"mPfAIdW1+a7RYFMkCyyrk6nHrIvvLxzlTmJL8EAEbID6G7Mz26rmnd8UR1IysCYp0ceToHR3o7ToKhDb",
-	"6BjlY+hmsmCRdVNrIGQ0U4aHkYPegSuF5FKOMQjQWlK4tgZEcL8s0TgHObiIj44Zx5BmnRE9Lcy7ho42",
-	"0KLXMIEVWrSj3FkvF94gWB40IA6iaPwYj3JX1hJYz293U6L14VV1Yh5wdLKOoTdGXj3ASe09NMv7zhjd",
-	"9xWedQd3YSdlB6LBGnL4qDgHJrAEO1/waxKRxIJEuap2pTaQkDagJKQsw9B+YBixsGkCKzoCxoyjTdQG",
-	"zENAeMZBFMjWMaVYWK50BOGPgcX+lnylCan5rm7r3YvJN+FKbyUmPzTNsEUI/vS041FI3kpIxvP7bWXk",
-	"EnZwnUtcaDLlRjVf7pp4COlWPjjbV6C1C9BsTH1zyR7Ehhqtyjv50gIP4zy5Ino5Z4YOI2Q4mGw4aAIA",
-	"UgNLY16xhqFY1AxYpJ3gP4YkMe8lNnc7gSoNtig3hHlB5VJ4avtC3/mS5ByWM9eQNRWRgpbQ/tRhUUEp",
-	"KyxSaGbyzwVWdbBANdpi4Xo6FlaLXcFTjTZgv9+r5AVLstnmjLv0aGm+J0uzh8R0RMg+uK2g5ZDGkOCg",
-	"kLKW4HgP6K7EZls/K0aJfCsCU3EoA41BjGrShtvOtLnoKbUV1Zuus8e03s2/6qqR/EGcud+NA/f7RVBq",
-	"8MLau3dHTthK4vR6IJRTloPHCNEfSzBTyCtFEWmISdkEgsiOSK085pCkU0bn5q7DpaE6Fpqz4ogIxg07",
-	"DF6Ql6ygeY55z9Qmg4cZtBG5mnLI2MWcYRWLEII2X3bJicxzUk+8saXJE1fEK0jjNBqgLIKCirKIhYWT",
-	"HRsCVgaIdINPQGn0P9iPITF3g1ujClUIKctrPB0DQBqMRQVzcBPO4EFvQBIhR3PM9xwhwmLiJJ8LNtdR",
-	"LJSsgvIhbC0mQBP7qQNn5IrQLLNZx1jKQErMN3TroQjNMcLsinJdd0jZOmRl9vhhbz8WjcnOZBV1s5L/",
-	"bOGcPbojAiFSo0tPCsYiEk6sBPkVZMxcJU2IkVfrXUTAYe7VMwQ9fKNk57Iy66Z8Z48hEISS/mnTmu89",
-	"mO8xD/qB8qAtcN/2bHO8WO6S3GyZCpjy1nPNd/ySAcNUZFLIGaF57qlhU9hSl3yogzxABUlEB18Vhf/d",
-	"dH+flAo6+EbWONs3tr7OGAeLG5Wig43w+p8eNPxIZ+6LzsCpDO80hkcHJW23ozfoBNid4mxEUyjLSzqb",
-	"nauv4AxjYQ3mqgLeafT7OQKzm659Wlb8fRB1dS1+qBPOH317d+nbc8t634rprbAXAO3AKDOQsCBIE5oC",
-	"tXhHQws5P5uxIuU0J1xcSsBMaLPruSw0KyLCZ+5fAcqPv2B/OfWFl4UrWxsRLTXNVUQKKEaNgSTYYkS4",
-	"SKVmxSyC8iRULwpGci5YJ6pF68krgXAGXHv9UArWJSeA8MC1LYqiNU2ntjoPaMpQJNJ8WrCKkzLjACWG",
-	"qFRcE9DrC8TAN3rzcSwyB+3gScmUKigwN6xDLazJ5PoKuITbk427ytNdAfB40IzdsoK8VdUfU7YeoRIa",
-	"TuWD0F3490aqW6WnpH1w/cwQuGlErAHIPLD5Y+akWgP5nJ4belewqVQaK2TpKVexOD552yXH9ou1qAJc",
-	"3ZTDGhFBZ6BIaRXbOvlAnT9/ereGaIGY832SLFyqRzr1mFr6faWWlshS34KsifNtyZqjaJDTzmfWQTno",
-	"7ZNszkn7RX9w3R/0X5A5v2a5aiBq5Pjk7dCWnzDjiIUzYTfBEMwBO/VbUcAPP90zBYQFfGqX/65o34ef",
-	"HmnfI+37rmkfaZ98+KnzgBTwJhiVCgW00CeGfjmiZ0hiDf1EkbZm1zoiyf/923FC/vs//8v865fkq+nh",
-	"b/P829HD20CR3F4ivFM0ErNvj1TxkSp+51Txl5N3D0MVEXhpvTvvuJ6QrCVE5xNax5vCJBtsDwIWpJjw",
-	"YgZhB2GcyhBzy7yhbSYvGRRGSjDqP4m8Ex7KCo5pTkXKbAxExm0QRFBBoGs/DED0LQy/rTcp52gGxWyD",
-	"eoBKWbIzFmBK5CUUBCbMbcjLHdyq4NknWKk7cjTcvRsUhxf4Qf+AsRlm30d28ixLHn2g/5NKq+EBxQrr",
-	"nd2DH2wV6x28kb5w8FoB8r174y7KlPrGvm9cFjeNzaG1fn0fQ2vvKbR2Fhwpd03KZ/dY3ehkUWb5yQmE",
-	"vDt5QgosCWiH4eMYg9QiFwuLwUSuimAsVEqFrTl4+ur4A+hEETk5JUaLIofP9nsdIgtonolsT072Mrok",
-	"aS4VI+0fWfbmmvwE5czLWqfKM1YFcoh5Fcd95IorRXV0OAd94jHU7K2PxUpBf5eJk9TCaSWU+nFrYPQH",
-	"FGAqSxYL/4Ka0oLBxFAMceXehr4O/JJM6SUjikFccVQp9JqQOU8h6JXFIoDvRJmLZRjkwQEEzpdbqsax",
-	"NqDekDb8NxaVrjqQCWTkOLOBWPLaHE81NDPGNdTB1F3bNvJ1pOXI/QZBvqY1j3DqQm+liAWttmGUYvuz",
-	"bwDqL3mNuLPSHDjOYcaxcIgyXuGG/ZMFaHkTV7po/TKQ8Ch1PyQIqGfhc6yyGJ4CGLCQelQ+OwoS7Fxh",
-	"r2CWSrM5aX8+OcWLoDBrbU7TC3rOOn507v2RaVwt5uDUz8rKUWsqW/luErBSIIBqeC+5IgBmQ8ZLQsk/",
-	"5BirrKNwH25FYs0cLsLZ3NLPRW7jyN2bXf9WKcRjQLoLT7efQ4n19whMlJB2LX14UjAsPeq3zY0EMpU7",
-	"VnPwvbq2Q80BSrIHvrvg1skrVQ75bXYD3I5je/caTu06+UYR1X6OG6X21fPwDWKqHzF27lKgeAVs1NAk",
-	"x6Qqd2WFLYf8FnlwZycpZMdgZd/gzdGDZ+HhtEI7Cug+0snmuVFh6JFIWUnQIvjdTO+JApNqk0E1IAS7",
-	"SfHvPZl5GAF9LYa/o5WPwYR3GUw4K8/FvYjiq5fgqTmpGyNbzEtGIptColFVFvfSgZUybMVvDCdcFcFj",
-	"YWTwiFyBGD2mRSptJaas4JesICC3HCFpwEZC+kAKZoSVzo2lktZzF1sjCb8KUQldcGEpWqzxhbibYeby",
-	"gNf3riJkcC/ow8fIwBF6dIg8hvKV/g13RZ8gv7xPoifnTNA577oDvZbSzRfjnKspy8jHORPHJ29L/0sq",
-	"xSUzepKhgP96+vFDl3yQxOwdE9remEZub1syn7S+kmfTLOPotjgpTD+am3aMTO/vvxz/g6U3YVsCru3t",
-	"GLfZS5YuCiNnDv/+a7izZ1N070DrAANi5+v3lGna+rWyG0s6y2+5GxGmALtc4B234j+O37/bbSvcUMut",
-	"2C6G+uGW286pYbnnPL1YzG+GFbfv3IWN+sR2911bqHESm+3Tdt0erdP3ZJ2e+8PkDrZ7cp919xv826mc",
-	"YVZtKvOcpboUd6kmCXVG1DHTV4wJkoCMc6wTa1wC4dX82f704yuyv7//MhCcYUbOXGvUxrNXRE4mimlf",
-	"GH/QGzzb6w/2ev2z3sthrzfs9fZ6h8Nez1rgMrqE0U3lokCrlxmAg5iwrXUs5iXNc+vVrpjuAo/80CNL",
-	"lyARibkb2cJjBFYSdMwU0bcPt+0DpAElqBuH3ZQBAIDZF4tPi9yoDE1GU2sahD86Q1KuIRYSqiwxkcIj",
-	"HcQio8sIJE1rfJ9TpY/CD1zi34FZOEWoEfmOLPYn2CxOF6YR0hayRDlHA/liDjbNTrdizU1gzWvRDyX2",
-	"lqWjkUV8xyNhPQRHJLFn6ZV5JyEW5lxZTYsXLquqzXLFSB/QFP3RNNsLmO5MxaIO6l6wfwCSdVKaLix+",
-	"u1ka9xoa35MjQgWRCw2/OliKJgj3BliKo0pZfndQTCeIagIwQO7YxGIl3AJQK8BSuxEIfRUxJBY3gqOT",
-	"W2GjIwe4J1MtNo4dfSMsdDu/DYCw5X0tKdWjifYxS3zLLPFTSwkCr9Xc3attGfqORl7b3GYTr2W7mwy8",
-	"tUTUkMtZutyoaXjysZsQjJ/dt3n35rv/ndzy78u0u/Ox39HCER77pykVKct3C+DEbwgNuDe2eUQGvV5d",
-	"FsS3QRYEGY/rWGQ8M5KJE2etH96/ueKCL9s4grAFhHlOLL/FOp7gy/XMiOa5zcEmBUtlgXjQ6ooVHd86",
-	"Fyzn53ycs5EZLRacCaUlIy2AuISF76zZmSsnQl7RZYesFaS+RkiKPD2xa4RSTyBYN4ojsEzfKT155fb4",
-	"MQ7zUVrYiF3lSNAtiOWugZsIIV/cbBVzL202iylNRUZzKHBstNGJ1QCdwSwWjTDSOYUyVODzarr777jS",
-	"Z26k3wjl1S/CA4G82vk+CMar7WuLep12ER4Nffdk6NPlKXeX3j+6R1PfjzLP5ZUCmE+wwZDxkoQyhy83",
-	"wcW5lfcjl3rnyk9gmT6MA4xFm4bUwE4iCq1FCRGLPAcfdr80Zwh25d4+CmxZ4UAcug4U2OClxWuFIGHo",
-	"Xq9s3DZsYw0ndtYcipgDpXqi3DvoCsc5+YnacNBON4hsndElGbNYSAyS82GmdpjWrWfr+wEmbr6shPm2",
-	"gRiWupV5XQ1j8dfjT2+PP5yddmdZROIWGhPx17h1BCZRkvR/+e///C8I0vt8cvpEdY5iUQam3hSD6cYP",
-	"ZjS7oi6UsmbTdE7rm5pzh8OaPDs2VtDsJsQisxkkWiZ2dbu2bEaysjeAxKoVyaimm4xgayxeNm5zC6NX",
-	"LI6FPzVmIyEymBK4YMyfNDkhNNX8kjUcaWAIsINY/7J92OuRhciZqhVSVEYBsqGXOLS9PdsGXuikM7Rh",
-	"1XjqQBEwqw+nNPK7kzCRsexYo0iPQJdzqrQ5x26XbMMjbNjFmWCEaBILPIxwns0L5UUjTfcMahnYBXC7",
-	"BAzQKCqDXq8bi2P/AxOZQglfaTlXBNaWi/MIQdwnsEOOdya2gATLkigWCe7mSMuRMnM0qkISqkfmrvuC",
-	"oUGR0CdGhLACRCfyN7CkGmjSvgDa4m+mNaA/I3OZ5wpgpgkdmxXuP7MehLZZ60+A2JXEIrH1HEbCHvKI",
-	"7Pes6Rya4ppcUUVmNGPm0+u5IcYQ31x42C6uXCHi9UZXy4/vNUDW9vGN0DzdDNfYXjwht9qzo9QgeJWU",
-	"0u6jk8gAMxXDefoPNdKAXT0ahL/jmF3YZigKZiWgXSQwR203F+pZo35trGJ5CrTUUFV8w4hqq7wIXgC7",
-	"LUYPNlazPI5FXdQpr5dHeRCZq2Q8Zo5gDdG05GYrJyM3nWR9QcuSltXUttpdcnwl8/rTnOppqT7xrFUn",
-	"UM0FcHRxMTqYvKD9dDB+me2zg8khfTZ+nr7IXrLWNrVvDpqXf24R5rM/aa3M7wYdwGxG4/G/9yu7pqxm",
-	"Kfy0jaRY939HWAfbjbYTuFdSV3NKbQop+onp7+8mPZi88L1w4O/LWXOLa7Wju8aXkVpnfjxGraNtGJEl",
-	"vB1i67DAO/WLQz6AqM9Fmi8ypgBQl4tzW9pWNcfq/eyG8V0H69lZnAars0XRpnAtH81691W4KVzl4D75",
-	"8//1ddhK015K83xMU7xVwF3MP37/F6tLdscyW/6vp4si/7LeNfrzlGpnhjAaPdHSsFxXACkzav5ccoF1",
-	"z23dRCYuWS7nDGGsLdJMLEpMa44i5pRdk7+8P361d/qX48HhM0gUjxe93n76tz3rHdk74zOmNJ3N4QfW",
-	"xd8LeoWhTvAwIRdsybJYlLFQwTo/USSxt/8ULn9yRNB/CZXkoHEFpd+x9OJ+r0dULOgVXXbJMZqQBtfX",
-	"wK25IP0eUUdEMA1A4mBIURG0tCcXhn8fXl9H5KD3AoTEg8HLWGD8IdYXavfJjIuIHOJ/Bu6/ZHpEDgnV",
-	"ms3mWEGO5nknwvLEmG9tjSUTynNcP191k2pwO6PwfbNQ4DfJcO0IIsYLudBcnHspARM+Sjmh3Ayo4Xij",
-	"0FCXBaLGAdjzQRLuoYzojBEpLG4AGPWOsNSJRS/PCjkn2QJpIlPbDnbvbfZ14/0s+LXLunEGJa7cRoGZ",
-	"R0EZgY3j8Sd5mwFxodk5yDkrI/rL2lujt7krW4z01F3UnZbunkCW8MxtY5b6299W6ddrZ1fs3pg/cOxK",
-	"vno7pMvrC0jd50/vLMhTTSl0rxhl/POnd+bT8o4p0k7+Hrf+d9z6NcG0e/B1IBAYDt/RQynQI2DdEmjf",
-	"WqFeGyNCm2zhsRj0+hjhAVctJJC2Wp9pvPMVEaJW7LhXY6Xt4xvFiDYIVmYrcF/WFhoJ3g4j6iry6KPJ",
-	"8Ds2Gfr7D1WbrTy0i3BnX9jCBlEtt+v+2mg1fO3Lc6P5EMWFIwK1FTNH9AytMaKK97R0ybvAcGioBI7Q",
-	"2xDXmPpKSrCbFmW/aw7POmic1p/SAvfN0lFhPUv5Htf5ng9ydEPNqmAYyDGrVBMSqEHNR5bXVAvvJ6bv",
-	"5Tjeq7q+DS95PPV3W7jqlkd+J8Wc6nS6etRfTamAzDmj6k1IwoRhbEYzSoIXLRgUWomTLkkWHiCqKh8a",
-	"Gh4LPpsttGlnCHIh1roFsVIxBxXHFXGBvCiYNAR2HFlzGxaUKpiNM6gr2YQLpRlt9GV/hhCPu7qFdy9a",
-	"Vsb3jfzgOxABGzHz5yYG/5PkRzx/D8x2V+THp6UUuNYK/7oUFB0KtJN3q+b3MLCXWRMVGExutLuXzX8N",
-	"lYi+S2u9E9E3W+rLffrziQDfbbhuaI3N5TlECj6ATHHTLX76uxvRWwCx18VyvZ3/340mqBBmVhbM2zdh",
-	"Hn5mBT+fakKv6DIiV1Oq0cXm8wO7DQDuuljWTvhX3u01mu1aL3e5CFt6u7P8ctQb99NBzdPdm/TpVt7u",
-	"wX3RhrVRcnazuLIa/WNMyrdDXLfnjQh59fA8XDO83M2X/BQ8eNR65Uhiv+2arxJnsq7xdTRKg+E4bikm",
-	"Moi8jVsQByxFQ2noM6buR+V+8HsFMcae+P15b9c3M5wyKBwCy8wu2QMYTasuoN9bY0YLVhwv9LQ1/Puv",
-	"5swpVly6w7oo8taw9ZTO+dPLPpxIO7pV7ik1U5GNmXRhX5Gt9IKm02r5GuCVlkPZKgyrzO09pJQhdIpN",
-	"PbGmW586ywsP7Yzc23UQtD+mOp2ypg7eYG4e4MPoCpY6BQgdCzwPeR81tFrVCFcb9FqC1jU4gV0GkZys",
-	"gMQETfgoo9UWXlXgE3xGYkaXT5THIgqachmTqy1ZFHZihKaJJSc+MdmCEJGxIZNla/Zx45pa2lIN9Qi2",
-	"KxQTgyYDO9Hv6wPhbenvAI4EEM8U1kzjl8zGvvtm7Zt79vvGQwB0f8qVlsUy+BQtTWvGU0LRlZhu5dYz",
-	"TVtffv3y/wcAAP//",
+	"NWqtSmitIcAuKsBUr95z+9OwbOFL1JpL1aTNalmg6OtujWVRu1wiKJ8Ui/J6AkI0EM4xTS+MNOFjuXxl",
+	"AW1Iq2L5ZA/0Ni4MD0jlfEkoLkosStBPW3mAiyY0JtAnS2gjLEmwwnwji38Gkn8TA+v1bQD4eu6EJLJK",
+	"IRA8+TjAwoQJ/iCz5Z1d3Uof/nZVdX4zwC8r5KN/L+SjiXRAxH14mP/oJKO3xbV/JcUk52hmO+hv0cUJ",
+	"XeaSZmdSvjPa6ndLm8xuh1TByaYBVdiJVFU1uWaahaJJQLS+RAHLf4paItgzG0nZqylLL3ysGR1DQAzQ",
+	"qPC+Vxyibjrtz6cnp0TpZY5i6+dTT3yY6iBZkMLI4OAGBT07nVJhWGXhyr43EQdwGi/vlzjUEMselCjY",
+	"vkPf+DraEFqpjFC8yPUfnUL8yS+8+Wqw1dr/RDW7Qkv84TbLaHOYPpfR+jXygvcCQbPKCxkQnFsRF0sh",
+	"ticuVvNfq038gL/vpkREXsXmBbFR6UJeNesWtofvW7OASWxWKexqP6oS96RKjP1ZclfHPbmtAuGdEOsV",
+	"iGMwdSnSNyLCYdTr9UrXhUWuZNc01bmR6xsMeGjjufLVMFQMiKN16d3Z4B0ubmqYPcsii9AIVxHy5DO8",
+	"hBgBZ6PcYgGfYaVbFSDYIpyKj4prJ1ypBVMJhJfZ+iPmbfN5RFj3vBsU2Vfd/vOuVzu6gDmVdGx1NO+1",
+	"UEbByrrkoy/0zMqJjFkqZwwcCCWojcuZcrWjLSBM0nGqGTx4ojCBOnI4Ezm/YDBpXNcjtLhZcHiuyKA3",
+	"KG1/OHGXJgUVkkiJL+OGlfiKxwlUpwKsA51Ou8FzrghzcBkiZR0XaeN3yqeAAR67zfICU9aZQ8Gd0SUZ",
+	"M4LWuBfkPf+BtJPrvRm93jO/742XmgGOUzl0S1ch6dKm/OCES5t/4Z0n1tPR7j9VkTPzg1Lq4HSotpie",
+	"2pWYdp65WBgNNpfnZE4VVq1GSAiuyGFvv8w0G0GA0miyyPNk2HAAzISrZcBr5dxdKjt65O0psdXGJ8HM",
+	"uUcW4SIiVMfi4PrZsAQkUOiAOHn9o/1gxopzhqozDkBZHAV475eTd65hoaUbo0I0hXZ43OwvUKv3iJx8",
+	"+CkEGRdSY0cOrpYrQu19LpPzbRumifWqNHCTe1WkoYed1OjB3fLKRj5pEySPqnsd3lGgLQH5cFfrgTnq",
+	"YCup2Oz4J7esjxr6dy6w48WBAzheGIotlv76Y+77OrGjSsVbwxf7L148671YI5GUMsxaGT4QSgIZHjx/",
+	"awX5j6LC7AGp/QbJ/CemHRXaTSz/wYK33b+4vU7NRgb9Rze9HWz+4oPUPxpO+03l6p+YJhTX9H7E6voJ",
+	"fuqwrOfZ5EYnl33PoyWRdlJHOgzbSjqG3SPv8DGlseA4d0zOaZA2AKwHeI0VNqkCQ5iRLrQ0EjcgXxA5",
+	"mfAUfNFzVpAx4LOGIkk7lDxAEgzFjHPp7Is4AmiWFZ1uLF4bQVTzFAahIosuh38BNbIdoMufZURxEAkL",
+	"RtQFVFXpklNdMDoz/xr0Bk7CGXnAAcxBB3XhJpH1iBz0DkhQ/sBJumUYV9Ykr0FYj5HxyRjWsEnwcfTG",
+	"ou6dvP7xoSiPPWYl4fEBoWMuaNGQUNhMdlD2WzmVqOzfpfzkbulqdJ6csbpECnXJyJJpdwD9rgMorC4g",
+	"hpOSCbtyIQCGGWCYAqxeENSybmT27afwKr75JWqFgWSbv4Q3ze59eSTcd0K4X8srYcS8oCxTcCpR9cH7",
+	"WVK0B6LwJSVcS+DfVOn0DoTZswNHnY9iUaGZ7bVEs9NMNVG19O1yFQsjh2kmTJ+Ia2fmDNSV3Ja4xgLi",
+	"avBrpEGjGVdQryyxaBDWOOGUX0IFpv9ajbld4SkTWcTil5N3N2iqnZtIMcAYfseU+OT1j4+093827d1Z",
+	"ff7mxLpm9PrWJPq3eb47ia7RKbThVgx/iSFQDQQ8hvzEX07ekbdviQLyaymfIXMz6gVjtMvhIJ+EXE0w",
+	"H1oIpLHz1dS/karHYgeZeTuqLiexqNPzFSOmWrVifh15/+Xk3UORd3uWvpq8u13/5eRdVOX4lZ1/pP2P",
+	"tP87p/2lZ8LSf/MAyeIDsYHyt5ssMc4/UmZsVSg7EmsHdlzWT1eJ8+dZR0cnslC851DRnRLNZ+yGqIFT",
+	"P7pbk7DoO4tgDmE3bww10E378uezin6vkQp0dXPu70rX03Nuzh1YVyhyJQgIA58Nt8sY+MI72+QSVLGh",
+	"vvO4n+pkNt/K+pI+RgLd0/2qL3RwuVZuw21vmStuuj406JUUgqVa1bBY5ZUg5vgVNLXqEfUD1rLM5jUK",
+	"gDaCnPkjFpj+es60akKwijBFgCTm5WQY5BRTLM3oI39sarHRDjAfiaqLalFQq3NBfz5iJgBk8yVdtCwg",
+	"t04sIdpjGAuKQUYUykLAMF0qafD9yA49CVr3JV5siHFULkosXF0wqI6JAT0Qe+LaDlCRMeuaCSq0hRHC",
+	"DDFKPn96N4xFwsQlL6Qw9DEhybyQ2SI1+1XGo3TKtQpq2Y6pYqYND6rnylTHIjGLndTmgfBGZWeucI5r",
+	"0hyBCT9fFLZ+Dvi0oDZBLBTADpRFTRxmaERyeX4OqIc2rMaIUGnOaIFRE9iALVetpvJKxGJG1YXRY9cl",
+	"hZAtckJicaukkCp9vNeQlmbMwQeOBq/Nd40GmyJZYFmdTD0mjHx/4Sh3EluCByJgA9TfmJ3ZVjV1/6Y4",
+	"kpKBNUmJPp4EpbsbpUVXxNlGxygf/jeTBYusm1oDIaOZMjyMHPQOXDUpl7WN8YvWksK1NSCC+2WJxjlI",
+	"Y0aIeUzahkz1jOhpYd41dLSBFr2GCazQoh3lznrF9QbB8qABtBFF48d4lLuylsB6frubEq0Pr6oT84Cj",
+	"k3UMvTHy6gFOau+hWd53xui+r/CsO7gLOyk7EA3WkH5IxTkwgSXY+YJfk4gkFmfLFQYstYGEtAFoImUZ",
+	"ZiUAw4iFzXBY0REw3B1tojbWH2LZMw6iQLaOKcXCcqUjCH8MLPa35CtNYNd3dVvvXky+CZp7KzH5oWmG",
+	"rePwp6cdj0LyVkIynt9vKyOXyI3rXOJCkyk3qvly15xJSBrxwdm+iK9dgGZj6ptL9iA21GhV3smXFrsZ",
+	"58kV0cs5M3QYUdfBZMNBEwCcH1ga84o1DMWiZsAi7QT/MSSJeS+xaecJFLqwdc0hzAuKv8JT2xf6zpck",
+	"57CcuYaEr4gUtKyOQB2cF1QDwzqPZib/XGBhDIv1oy2csKdjYcHdFUjaaAN8/r1KXrAkm23OuEuPluZ7",
+	"sjR7VFFHhOyD2wpaDqwNCQ4KKWsJjveA7kpstvWzYpTItyIwFYcy0BiE+SZtuO1Mm4ueUluUvuk6e1jw",
+	"3fyrrqDLH8SZ+904cL9fEKoGL6y9e3fkhK3kfK/HcDllOXiMEECzxIMFoAgUkYaYT04giOyI1CqMDkk6",
+	"ZXRu7jpcGqpjoTkrjohg3LDD4AV5yQqa55iyTW0ee5j8G5GrKYdkY0x3VrEIUXzzZZecyDwn9cQbW909",
+	"cXXQgjROowHKIqhJKYtYWETesSFgZYBIN/gElEb/g/0Ycoo3uDWqaI+Qbb3G0zEAsMZYVGAbN0E1HvQG",
+	"JBFyNMd8zxGCVCZO8rlgcx3FQskqriEi/2LuNrGfOnxLrgjNMpswjdUgpMR8Q7ceitAcI8yuKNd1h5Qt",
+	"5VYmvh/29mPRmKdNVoFLK6nbFhHbA2QiliQ1uvSkYCwi4cRKnGRBxswVI4UYebXeRQQc5l49Q9DDN0p2",
+	"Lovbbsp39vAHQSjpnzat+d6D+R7zoB8oD9rWqN2ebY4Xy12Smy1TAVPeeq75jl8yYJiKTAo5IzTPPTVs",
+	"Clvqkg91fAoowokA66ui8L+b7u+TUkEH38gaZ/vG1tcZ42Bxo1J0sBFe/9ODhh/pzH3RGTiV4Z3G8Oig",
+	"KvB29AadALtTnI1oCmWFTmezcyUqnGEsLGNdVcA7jX4/R2B207VPy6LJD6KuroU+dcL5o2/vLn17blnv",
+	"WzG9FfYCoB0YZQYSFgRpQlOAkrMnr38cWtT+2YwVKac54eJSAmZCm13PZaFZERE+c/8KUH78BfvLqa9d",
+	"LVzl34hoqWmuIlJAPW8MJMEWI8JFKjUrZhFUeKF6UTCSc8E6US1aT14JhDPg2uuHUrAuOQGEB65tXRmt",
+	"AdtJO7wGrLNpPi1YxUmZcUBBQ0Atrgno9QWWETB683EsMgft4EnJlCqo0TesQy2syeT6CriE25ONu8rT",
+	"XQHweNCM3bIIv1XVH1O2HqESGk7lg9Bd+PdGqlulp6R9cP3MELhpRKwByDyw+WPmpFoD+ZyeG3pXsKlU",
+	"GouM6SlXsTg+eeuB6dejCnB1Uw5rRASdgSKlFZjOzCeGUn7+9G4N0QIx5/skWbhUj3TqMbX0+0otLZGl",
+	"vgVZE+fbkjVH0SCnnc+sg3LQ2yfZnJP2i/7guj/ovyBzfs1y1UDUyPHJ2yEYxHEcsXAm7CYYgjnAvn4r",
+	"Cvjhp3umgLCAT+3y3xXt+/DTI+17pH3fNe0j7ZMPP3UekALeBKNSoYAW+sTQL0f0DEmsoZ8o0tbsWkck",
+	"+b9/O07If//nf5l//ZJ8NT38bZ5/O3p4GyiS20uEd4pGYvbtkSo+UsXvnCr+cvLuYagiAi+td+cd1xOS",
+	"tYTofELreFOYZIPtQcCCFBNezCDsIIxTGWJumTe0zeQlg5pOCUb9J5F3wkNlxjHNqUiZjYHIuA2CCIof",
+	"dO2HAf6/rSBgS3bKOZpBMdugHqBSVj2NBZgSeQkFgQlzG/JyB7eq1fYJVuqOHA137wbF4QV+0D9gbIbZ",
+	"95GdPMuSRx/o/6SqcHhAsUh9Z/fgB1sIfAdvpK+9vFaAfO/euItKr76x7xuXxU1jc2itX9/H0Np7Cq2d",
+	"BUfKXZPy2T0WZjpZlFl+cgIh706ekAKrGdph+DjGILXIxcJiMJErgBgLlVJhyyWevjr+ADpRRE5OidGi",
+	"yOGz/V6HyAKaZyLbk5O9jC5JmkvFSPtHlr25Jj9BRfgOInIEIsXbTIEcYl7FcR+5ulBRHR3OQZ94DDV7",
+	"62OxUpvWZeIktXBaCVWK3BoY/QEFmMqSxcK/oKa0YDAxFENcpbqhL6W/JFN6yYhiEFcc1YrUznkKQa8s",
+	"FgF8J8pcLMMgDw4gcL5SVDWOtQH1hrThv7GodNWBTCAjx5kNxKrh5niqoZkxrqEOpu7atpGvIy1H7jcI",
+	"8jWteYRTF3orRSxotQ2jFNuffQNQOsprxJ2V5sBxDjOOhUOU8Qo37J8sQMubuKpL65eBhEep+yFBQD0L",
+	"n2OVxfAUwICF1KPy2VGQYOdqkgWzVJrNSfvzySleBIVZa3OaXtBz1vGjc++PTONqMQenflYWvVpTlMt3",
+	"k4CVAgFUw3vJFQEwGzJeEkr+IcdYqB6F+3ArEmvmcBHO5pZ+LnIbR+7e7Pq3SiEeA9JdeLr9HKrUv0dg",
+	"ooS0a+nDk4Jh1VS/bW4kkKncsZqD79W1HWoOUNU+8N0Ft05eqXLIb7Mb4HYc27vXcGrXyTeKqPZz3Ci1",
+	"r56HbxBT/Yixc5cCxStgo4YmOSZVuSsrbDnkt8iDOztJITsGK/sGb44ePAsPpxXaUUD3kU42z40KQ49E",
+	"ykqCFsHvZnpPFJhUmwyqASHYTYp/78nMwwjoazH8Ha18DCa8y2DCWXku7kUUX70ET81J3RjZYl4yEtkU",
+	"Eo2qsriXDqyUYYuVYzjhqggeCyODR+QKxOgxLVJpKzFlBb9kBQG55QhJAzYS0gdSMCOsdG4slbSeu9ga",
+	"SfhViEroggtL0WKNL8TdDDOXB7y+dxUhg3tBHz5GBo7Qo0PkMZSv9G+4K/oE+eV9Ej05Z4LOedcd6LWU",
+	"br4Y51xNWUY+zpk4Pnlb+l9SKS6Z0ZMMBfzX048fuuSDJGbvmND2xjRye9uS+aT1lTybZhlHt8VJYfrR",
+	"3LRjZHp//+X4Hyy9CdsScG1vx7jNXrJ0URg5c/j3X8OdPZuiewdaBxgQO1+/p0zT1q+V3VjSWX7L3Ygw",
+	"BdjlAu+4Ff9x/P7dblvhhlpuxXYx1A+33HZODcs95+nFYn4zrLh95y5s1Ce2u+/aQo2T2Gyftuv2aJ2+",
+	"J+v03B8md7Ddk3u0TDf5t1M5w6zaVOY5S3Up7lJNEuqMqGOmrxgTJAEZ51gn1rgEwqv5s/3px1dkf3//",
+	"ZSA4w4ycudaojWeviJxMFNO+pv+gN3i21x/s9fpnvZfDXm/Y6+31Doe9nrXAZXQJo5vKRYFWLzMABzFh",
+	"W+tYzEua59arXTHdBR75oUeWLkEiEnM3soXHCKwk6Jgpom8fbtsHSANKUDcOuykDAACzLxafFrlRGZqM",
+	"ptY0CH90hqRcQywkVFliIoVHOohFRpcRSJrW+D6nSh+FH7jEvwOzcIpQI/IdWexPsFmcLkwjpC1kiXKO",
+	"BvLFHGyanW7FmpvAmteiH0rsLUtHI4v4jkfCegiOSGLP0ivzTkIszLmymhYvXFZVm+WKkT6gKfqjabYX",
+	"MN2ZikUd1L1g/wAk66Q0XVj8drM07jU0vidHhAoiFxp+dbAUTRDuDbAURyEshT8ophNENQEYIHdsYrES",
+	"bgGoFWCp3QiEvooYEosbwdHJrbDRkQPck6kWG8eOvhEWup3fBkDY8r6WlOrRRPuYJb5llvippQSB12ru",
+	"7tW2DH1HI69tbrOJ17LdTQbeWiJqyOUsXW7UNDz52E0Ixs/u27x7893/Tm7592Xa3fnY72jhCI/905SK",
+	"lOW7BXDiN4QG3BvbPCKDXq8uC+LbIAuCjMd1LDKeGcnEibPWD+/fXHHBl20cQdgCwjwnlt9iHU/w5Xpm",
+	"RPPc5mCTgqWyQDxodcWKjm+dC5bzcz7O2ciMFgvOhNKSkRZAXMLCd9bszJUTIa/oskPWClJfIyRFnp7Y",
+	"NUKpJxCsG8URWKbvlJ68cnv8GIf5KC1sxK5yJOgWxHLXwE2EkC9utoq5lzabxZSmIqM5FDg22ujEaoDO",
+	"YBaLRhjpnEIZKvB5Nd39d1zpMzfSb4Ty6hfhgUBe7XwfBOPV9rVFvU67CI+Gvnsy9OnylLtL7x/do6nv",
+	"R5nn8koBzCfYYMh4SUKZw5eb4OLcyvuRS71z5SewTB/GAcaiTUNqYCcRhdaihIhFnoMPu1+aMwS7cm8f",
+	"BbascCAOXQcKbPDS4rVCkDB0r1c2bhu2sYYTO2sORcyBUj1R7h10heOc/ERtOGinG0S2zuiSjFksJAbJ",
+	"+TBTO0zr1rP1/QATN19WwnzbQAxL3cq8roax+Ovxp7fHH85Ou7MsInELjYn4a9w6ApMoSfq//Pd//hcE",
+	"6X0+OX2iOkexKANTb4rBdOMHM5pdURdKWbNpOqf1Tc25w2FNnh0bK2h2E2KR2QwSLRO7ul1bNiNZ2RtA",
+	"YtWKZFTTTUawNRYvG7e5hdErFsfCnxqzkRAZTAlcMOZPmpwQmmp+yRqONDAE2EGsf9k+7PXIQuRM1Qop",
+	"KqMA2dBLHNrenm0DL3TSGdqwajx1oAiY1YdTGvndSZjIWHasUaRHoMs5VdqcY7dLtuERNuziTDBCNIkF",
+	"HkY4z+aF8qKRpnsGtQzsArhdAgZoFJVBr9eNxbH/gYlMoYSvtJwrAmvLxXmEIO4T2CHHOxNbQIJlSRSL",
+	"BHdzpOVImTkaVSEJ1SNz133B0KBI6BMjQlgBohP5G1hSDTRpXwBt8TfTGtCfkbnMcwUw04SOzQr3n1kP",
+	"Qtus9SdA7Epikdh6DiNhD3lE9nvWdA5NcU2uqCIzmjHz6fXcEGOIby48bBdXrhDxeqOr5cf3GiBr+/hG",
+	"aJ5uhmtsL56QW+3ZUWoQvEpKaffRSWSAmYrhPP2HGmnArh4Nwt9xzC5sMxQFsxLQLhKYo7abC/WsUb82",
+	"VrE8BVpqqCq+YUS1VV4EL4DdFqMHG6tZHseiLuqU18ujPIjMVTIeM0ewhmhacrOVk5GbTrK+oGVJy2pq",
+	"W+0uOb6Sef1pTvW0VJ941qoTqOYCOLq4GB1MXtB+Ohi/zPbZweSQPhs/T19kL1lrm9o3B83LP7cI89mf",
+	"tFbmd4MOYDaj8fjf+5VdU1azFH7aRlKs+78jrIPtRtsJ3CupqzmlNoUU/cT093eTHkxe+F448PflrLnF",
+	"tdrRXePLSK0zPx6j1tE2jMgS3g6xdVjgnfrFIR9A1OcizRcZUwCoy8W5LW2rmmP1fnbD+K6D9ewsToPV",
+	"2aJoU7iWj2a9+yrcFK5ycJ/8+f/6OmylaS+leT6mKd4q4C7mH7//i9Ulu2OZLf/X00WRf1nvGv15SrUz",
+	"QxiNnmhpWK4rgJQZNX8uucC657ZuIhOXLJdzhjDWFmkmFiWmNUcRc8quyV/eH7/aO/3L8eDwGSSKx4te",
+	"bz/92571juyd8RlTms7m8APr4u8FvcJQJ3iYkAu2ZFksylioYJ2fKJLY238Klz85Iui/hEpy0LiC0u9Y",
+	"enG/1yMqFvSKLrvkGE1Ig+tr4NZckH6PqCMimAYgcTCkqAha2pMLw78Pr68jctB7AULiweBlLDD+EOsL",
+	"tftkxkVEDvE/A/dfMj0ih4RqzWZzrCBH87wTYXlizLe2xpIJ5Tmun6+6STW4nVH4vlko8JtkuHYEEeOF",
+	"XGguzr2UgAkfpZxQbgbUcLxRaKjLAlHjAOz5IAn3UEZ0xogUFjcAjHpHWOrEopdnhZyTbIE0kaltB7v3",
+	"Nvu68X4W/Npl3TiDElduo8DMo6CMwMbx+JO8zYC40Owc5JyVEf1l7a3R29yVLUZ66i7qTkt3TyBLeOa2",
+	"MUv97W+r9Ou1syt2b8wfOHYlX70d0uX1BaTu86d3FuSpphS6V4wy/vnTO/NpeccUaSd/j1v/O279mmDa",
+	"Pfg6EAgMh+/ooRToEbBuCbRvrVCvjRGhTbbwWAx6fYzwgKsWEkhbrc803vmKCFErdtyrsdL28Y1iRBsE",
+	"K7MVuC9rC40Eb4cRdRV59NFk+B2bDP39h6rNVh7aRbizL2xhg6iW23V/bbQavvbludF8iOLCEYHaipkj",
+	"eobWGFHFe1q65F1gODRUAkfobYhrTH0lJdhNi7LfNYdnHTRO609pgftm6aiwnqV8j+t8zwc5uqFmVTAM",
+	"5JhVqgkJ1KDmI8trqoX3E9P3chzvVV3fhpc8nvq7LVx1yyO/k2JOdTpdPeqvplRA5pxR9SYkYcIwNqMZ",
+	"JcGLFgwKrcRJlyQLDxBVlQ8NDY8Fn80W2rQzBLkQa92CWKmYg4rjirhAXhRMGgI7jqy5DQtKFczGGdSV",
+	"bMKF0ow2+rI/Q4jHXd3CuxctK+P7Rn7wHYiAjZj5cxOD/0nyI56/B2a7K/Lj01IKXGuFf10Kig4F2sm7",
+	"VfN7GNjLrIkKDCY32t3L5r+GSkTfpbXeieibLfXlPv35RIDvNlw3tMbm8hwiBR9AprjpFj/93Y3oLYDY",
+	"62K53s7/70YTVAgzKwvm7ZswDz+zgp9PNaFXdBmRqynV6GLz+YHdBgB3XSxrJ/wr7/YazXatl7tchC29",
+	"3Vl+OeqN++mg5unuTfp0K2/34L5ow9ooObtZXFmN/jEm5dshrtvzRoS8engerhle7uZLfgoePGq9ciSx",
+	"33bNV4kzWdf4OhqlwXActxQTGUTexi2IA5aioTT0GVP3o3I/+L2CGGNP/P68t+ubGU4ZFA6BZWaX7AGM",
+	"plUX0O+tMaMFK44Xetoa/v1Xc+YUKy7dYV0UeWvYekrn/OllH06kHd0q95SaqcjGTLqwr8hWekHTabV8",
+	"DfBKy6FsFYZV5vYeUsoQOsWmnljTrU+d5YWHdkbu7ToI2h9TnU5ZUwdvMDcP8GF0BUudAoSOBZ6HvI8a",
+	"Wq1qhKsNei1B6xqcwC6DSE5WQGIilzEYxOC6LKRa5lHQmw9IWu3sVQVpwScvZnT5RHnYoqApl1y52pIF",
+	"bCdGvppYyuNzmC1eERkbilq2Zh83Lr8lQ9WokGBnQ4kyaDIwKf2+PmbeVgkPkEsAHE1heTV+yWyYvG/W",
+	"vrlnv288L8AiplxpWSyDT9EotWY8JWpdCf9WnhKmaevLr1/+/wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
