@@ -48,6 +48,21 @@ func (e AddressVerificationStatus) Valid() bool {
 	}
 }
 
+// Defines values for BatchObject.
+const (
+	BatchObjectBatch BatchObject = "batch"
+)
+
+// Valid indicates whether the value is a known member of the BatchObject enum.
+func (e BatchObject) Valid() bool {
+	switch e {
+	case BatchObjectBatch:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BatchStatus.
 const (
 	Completed  BatchStatus = "completed"
@@ -60,6 +75,36 @@ func (e BatchStatus) Valid() bool {
 	case Completed:
 		return true
 	case Purchasing:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventType.
+const (
+	BatchEventTypeBatchCompleted BatchEventType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventType enum.
+func (e BatchEventType) Valid() bool {
+	switch e {
+	case BatchEventTypeBatchCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventRecordType.
+const (
+	BatchEventRecordTypeBatchCompleted BatchEventRecordType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventRecordType enum.
+func (e BatchEventRecordType) Valid() bool {
+	switch e {
+	case BatchEventRecordTypeBatchCompleted:
 		return true
 	default:
 		return false
@@ -252,6 +297,21 @@ func (e LabelSize) Valid() bool {
 	}
 }
 
+// Defines values for ManifestObject.
+const (
+	ManifestObjectManifest ManifestObject = "manifest"
+)
+
+// Valid indicates whether the value is a known member of the ManifestObject enum.
+func (e ManifestObject) Valid() bool {
+	switch e {
+	case ManifestObjectManifest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ManifestStatus.
 const (
 	ManifestStatusCreated  ManifestStatus = "created"
@@ -273,6 +333,42 @@ func (e ManifestStatus) Valid() bool {
 	}
 }
 
+// Defines values for ManifestEventType.
+const (
+	ManifestEventTypeManifestCreated ManifestEventType = "manifest.created"
+	ManifestEventTypeManifestFailed  ManifestEventType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventType enum.
+func (e ManifestEventType) Valid() bool {
+	switch e {
+	case ManifestEventTypeManifestCreated:
+		return true
+	case ManifestEventTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ManifestEventRecordType.
+const (
+	ManifestEventRecordTypeManifestCreated ManifestEventRecordType = "manifest.created"
+	ManifestEventRecordTypeManifestFailed  ManifestEventRecordType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventRecordType enum.
+func (e ManifestEventRecordType) Valid() bool {
+	switch e {
+	case ManifestEventRecordTypeManifestCreated:
+		return true
+	case ManifestEventRecordTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Mode.
 const (
 	ModeLive Mode = "live"
@@ -285,6 +381,21 @@ func (e Mode) Valid() bool {
 	case ModeLive:
 		return true
 	case ModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PickupObject.
+const (
+	PickupObjectPickup PickupObject = "pickup"
+)
+
+// Valid indicates whether the value is a known member of the PickupObject enum.
+func (e PickupObject) Valid() bool {
+	switch e {
+	case PickupObjectPickup:
 		return true
 	default:
 		return false
@@ -336,6 +447,87 @@ func (e ServiceCategory) Valid() bool {
 	}
 }
 
+// Defines values for ShipmentObject.
+const (
+	ShipmentObjectShipment ShipmentObject = "shipment"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentObject enum.
+func (e ShipmentObject) Valid() bool {
+	switch e {
+	case ShipmentObjectShipment:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventType.
+const (
+	ShipmentEventTypeShipmentDelivered      ShipmentEventType = "shipment.delivered"
+	ShipmentEventTypeShipmentException      ShipmentEventType = "shipment.exception"
+	ShipmentEventTypeShipmentFailed         ShipmentEventType = "shipment.failed"
+	ShipmentEventTypeShipmentPurchased      ShipmentEventType = "shipment.purchased"
+	ShipmentEventTypeShipmentReturnToSender ShipmentEventType = "shipment.return_to_sender"
+	ShipmentEventTypeShipmentVoidRejected   ShipmentEventType = "shipment.void_rejected"
+	ShipmentEventTypeShipmentVoided         ShipmentEventType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventType enum.
+func (e ShipmentEventType) Valid() bool {
+	switch e {
+	case ShipmentEventTypeShipmentDelivered:
+		return true
+	case ShipmentEventTypeShipmentException:
+		return true
+	case ShipmentEventTypeShipmentFailed:
+		return true
+	case ShipmentEventTypeShipmentPurchased:
+		return true
+	case ShipmentEventTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventRecordType.
+const (
+	ShipmentEventRecordTypeShipmentDelivered      ShipmentEventRecordType = "shipment.delivered"
+	ShipmentEventRecordTypeShipmentException      ShipmentEventRecordType = "shipment.exception"
+	ShipmentEventRecordTypeShipmentFailed         ShipmentEventRecordType = "shipment.failed"
+	ShipmentEventRecordTypeShipmentPurchased      ShipmentEventRecordType = "shipment.purchased"
+	ShipmentEventRecordTypeShipmentReturnToSender ShipmentEventRecordType = "shipment.return_to_sender"
+	ShipmentEventRecordTypeShipmentVoidRejected   ShipmentEventRecordType = "shipment.void_rejected"
+	ShipmentEventRecordTypeShipmentVoided         ShipmentEventRecordType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventRecordType enum.
+func (e ShipmentEventRecordType) Valid() bool {
+	switch e {
+	case ShipmentEventRecordTypeShipmentDelivered:
+		return true
+	case ShipmentEventRecordTypeShipmentException:
+		return true
+	case ShipmentEventRecordTypeShipmentFailed:
+		return true
+	case ShipmentEventRecordTypeShipmentPurchased:
+		return true
+	case ShipmentEventRecordTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventRecordTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventRecordTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ShipmentStatus.
 const (
 	ShipmentStatusFailed        ShipmentStatus = "failed"
@@ -360,6 +552,21 @@ func (e ShipmentStatus) Valid() bool {
 	case ShipmentStatusVoidRequested:
 		return true
 	case ShipmentStatusVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerObject.
+const (
+	TrackerObjectTracker TrackerObject = "tracker"
+)
+
+// Valid indicates whether the value is a known member of the TrackerObject enum.
+func (e TrackerObject) Valid() bool {
+	switch e {
+	case TrackerObjectTracker:
 		return true
 	default:
 		return false
@@ -426,6 +633,36 @@ func (e TrackerStatus) Valid() bool {
 	}
 }
 
+// Defines values for TrackerUpdatedEventType.
+const (
+	TrackerUpdatedEventTypeTrackerUpdated TrackerUpdatedEventType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventType enum.
+func (e TrackerUpdatedEventType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerUpdatedEventRecordType.
+const (
+	TrackerUpdatedEventRecordTypeTrackerUpdated TrackerUpdatedEventRecordType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventRecordType enum.
+func (e TrackerUpdatedEventRecordType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventRecordTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusDelivered WebhookDeliveryStatus = "delivered"
@@ -441,6 +678,21 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	case WebhookDeliveryStatusFailed:
 		return true
 	case WebhookDeliveryStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventType.
+const (
+	WebhookTest WebhookTestEventType = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventType enum.
+func (e WebhookTestEventType) Valid() bool {
+	switch e {
+	case WebhookTest:
 		return true
 	default:
 		return false
@@ -544,9 +796,19 @@ type Batch struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: batch
+	Object BatchObject `json:"object"`
+
 	// Status `purchasing` while any item is `paying` or `pending`, then `completed`.
 	Status BatchStatus `json:"status"`
 }
+
+// BatchObject What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: batch
+type BatchObject string
 
 // BatchStatus `purchasing` while any item is `paying` or `pending`, then `completed`.
 type BatchStatus string
@@ -559,6 +821,49 @@ type BatchCounts struct {
 	Purchased int `json:"purchased"`
 	Total     int `json:"total"`
 }
+
+// BatchEvent A batch completed; `data` is the batch as GET /batches/{id} returns it.
+type BatchEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventType `json:"type"`
+}
+
+// BatchEventType Example: batch.completed
+type BatchEventType string
+
+// BatchEventRecord defines model for BatchEventRecord.
+type BatchEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventRecordType `json:"type"`
+}
+
+// BatchEventRecordType Example: batch.completed
+type BatchEventRecordType string
 
 // BatchList defines model for BatchList.
 type BatchList struct {
@@ -1136,30 +1441,63 @@ type Error struct {
 // Example: invalid_field
 type ErrorCode = string
 
-// Event The envelope delivered to webhooks.
+// Event The envelope delivered to webhooks (`id`, `type`, `apiVersion`, `createdAt`, `data`),
+// one member per kind of `data`, chosen by `type`:
+//
+//   - `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
+//     (the carrier refused a void; the label is purchased again and `errorMessage` says
+//     why), `shipment.delivered`, `shipment.exception`, `shipment.return_to_sender`:
+//     `ShipmentEvent`, its `data` the shipment.
+//   - `tracker.updated`: `TrackerUpdatedEvent`, its `data` the shipment of a label's
+//     tracker or the tracker of a standalone one, told apart by `data.object`.
+//   - `batch.completed` (no item of a batch is `paying` or `pending` any more):
+//     `BatchEvent`, its `data` the batch.
+//   - `manifest.created`, `manifest.failed` (the carrier made or refused a manifest):
+//     `ManifestEvent`, its `data` the manifest.
+//   - `webhook.test` (Send test; never in the history): `WebhookTestEvent`.
+//
+// `data` is the resource as its GET endpoint returns it when the event happened. A
+// later version may add event types (a subscription to `*` receives them): ignore a
+// `type` you do not know.
 type Event struct {
-	// ApiVersion Example: v1
-	ApiVersion string    `json:"apiVersion"`
-	CreatedAt  time.Time `json:"createdAt"`
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
 
-	// Data The resource as its GET endpoint returns it.
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data map[string]interface{} `json:"data"`
 
-	// Id Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
-	Id string `json:"id"`
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
 
-	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
-	// (the carrier refused a void; the label is purchased again and `errorMessage` says
-	// why), `batch.completed` (no item of a batch is `paying` or `pending` any more;
-	// `data` is the batch), `manifest.created` and `manifest.failed` (the carrier made or
-	// refused a manifest; `data` is the manifest), `tracker.updated` (data: the shipment for a label's tracker, the tracker
-	// for a standalone one), `shipment.delivered`, `shipment.exception`,
-	// `shipment.return_to_sender`, or `webhook.test`.
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
 	//
 	//
 	// Example: shipment.purchased
-	Type string `json:"type"`
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventApiVersion The API version of `data`'s shape.
+//
+// Example: v1
+type EventApiVersion = string
+
+// EventDeliveries defines model for EventDeliveries.
+type EventDeliveries struct {
+	Deliveries DeliverySummary `json:"deliveries"`
+}
+
+// EventId The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+//
+// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+type EventId = string
 
 // EventList defines model for EventList.
 type EventList struct {
@@ -1167,15 +1505,41 @@ type EventList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// EventRecord defines model for EventRecord.
+// EventRecord An event of the history (GET /events): the envelope delivered to webhooks (`Event`,
+// chosen by `type` the same way) and its deliveries counted. `webhook.test` events are
+// not kept.
 type EventRecord struct {
-	ApiVersion string                 `json:"apiVersion"`
-	CreatedAt  time.Time              `json:"createdAt"`
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data       map[string]interface{} `json:"data"`
 	Deliveries DeliverySummary        `json:"deliveries"`
-	Id         string                 `json:"id"`
-	Type       string                 `json:"type"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
+	//
+	//
+	// Example: shipment.purchased
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventType The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+// kind of `data`. A string, not an enum: a later version may add types; the known ones
+// are `x-extensible-enum`.
+//
+// Example: shipment.purchased
+type EventType = string
 
 // IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
 //
@@ -1236,15 +1600,68 @@ type Manifest struct {
 	Id string `json:"id"`
 
 	// Mode The mode of the token that created the resource.
-	Mode        Mode     `json:"mode"`
-	ShipmentIds []string `json:"shipmentIds"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: manifest
+	Object      ManifestObject `json:"object"`
+	ShipmentIds []string       `json:"shipmentIds"`
 
 	// Status `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 	Status ManifestStatus `json:"status"`
 }
 
+// ManifestObject What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: manifest
+type ManifestObject string
+
 // ManifestStatus `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 type ManifestStatus string
+
+// ManifestEvent The carrier made or refused a manifest; `data` is the manifest as GET /manifests/{id} returns it.
+type ManifestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventType `json:"type"`
+}
+
+// ManifestEventType Example: manifest.created
+type ManifestEventType string
+
+// ManifestEventRecord defines model for ManifestEventRecord.
+type ManifestEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventRecordType `json:"type"`
+}
+
+// ManifestEventRecordType Example: manifest.created
+type ManifestEventRecordType string
 
 // ManifestList defines model for ManifestList.
 type ManifestList struct {
@@ -1333,8 +1750,13 @@ type Pickup struct {
 	Instructions *string `json:"instructions,omitempty"`
 
 	// Mode The mode of the token that created the resource.
-	Mode         Mode `json:"mode"`
-	PackageCount int  `json:"packageCount"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: pickup
+	Object       PickupObject `json:"object"`
+	PackageCount int          `json:"packageCount"`
 
 	// ReadyAt When the packages are ready, in the offset it was given in.
 	ReadyAt     time.Time `json:"readyAt"`
@@ -1346,6 +1768,11 @@ type Pickup struct {
 	TotalWeightOz *float64     `json:"totalWeightOz,omitempty"`
 	UpdatedAt     time.Time    `json:"updatedAt"`
 }
+
+// PickupObject What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: pickup
+type PickupObject string
 
 // PickupCreateRequest defines model for PickupCreateRequest.
 type PickupCreateRequest struct {
@@ -1682,6 +2109,11 @@ type Shipment struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: shipment
+	Object ShipmentObject `json:"object"`
+
 	// Options Extra services.
 	Options *Options `json:"options,omitempty"`
 
@@ -1739,6 +2171,58 @@ type Shipment struct {
 	VoidedAt       *time.Time     `json:"voidedAt,omitempty"`
 }
 
+// ShipmentObject What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: shipment
+type ShipmentObject string
+
+// ShipmentEvent An event of a shipment; `data` is the shipment as GET /labels/{id} returns it, with its `trackingEvents`.
+type ShipmentEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data Shipment `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventType `json:"type"`
+}
+
+// ShipmentEventType Example: shipment.purchased
+type ShipmentEventType string
+
+// ShipmentEventRecord defines model for ShipmentEventRecord.
+type ShipmentEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data       Shipment        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventRecordType `json:"type"`
+}
+
+// ShipmentEventRecordType Example: shipment.purchased
+type ShipmentEventRecordType string
+
 // ShipmentList defines model for ShipmentList.
 type ShipmentList struct {
 	Data []Shipment `json:"data"`
@@ -1780,12 +2264,22 @@ type Tracker struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: tracker
+	Object TrackerObject `json:"object"`
+
 	// ShipmentId The label this tracker follows; null for a standalone tracker (POST /trackers).
 	ShipmentId     nullable.Nullable[string] `json:"shipmentId"`
 	Status         TrackerStatus             `json:"status"`
 	TrackingNumber string                    `json:"trackingNumber"`
 	UpdatedAt      time.Time                 `json:"updatedAt"`
 }
+
+// TrackerObject What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: tracker
+type TrackerObject string
 
 // TrackerEndReason Why shipd stopped following a standalone tracker's package: `final_status` (it
 // was delivered, returned to sender or cancelled; in test mode, the sandbox's last
@@ -1802,6 +2296,61 @@ type TrackerList struct {
 
 // TrackerStatus defines model for TrackerStatus.
 type TrackerStatus string
+
+// TrackerUpdatedData The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+type TrackerUpdatedData struct {
+	union json.RawMessage
+}
+
+// TrackerUpdatedEvent A tracker's new scan (or its end). `data` is the shipment (`object` `shipment`, as GET
+// /labels/{id} returns it) when the tracker follows a label, or the tracker (`object`
+// `tracker`, as GET /trackers/{id} returns it) when it is a standalone one (POST
+// /trackers).
+type TrackerUpdatedEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data TrackerUpdatedData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventType `json:"type"`
+}
+
+// TrackerUpdatedEventType Example: tracker.updated
+type TrackerUpdatedEventType string
+
+// TrackerUpdatedEventRecord defines model for TrackerUpdatedEventRecord.
+type TrackerUpdatedEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data       TrackerUpdatedData `json:"data"`
+	Deliveries DeliverySummary    `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventRecordType `json:"type"`
+}
+
+// TrackerUpdatedEventRecordType Example: tracker.updated
+type TrackerUpdatedEventRecordType string
 
 // TrackingEvent defines model for TrackingEvent.
 type TrackingEvent struct {
@@ -1943,6 +2492,36 @@ type WebhookSubscriptionWithSecret struct {
 	SigningSecret string `json:"signingSecret"`
 	Url           string `json:"url"`
 }
+
+// WebhookTestData defines model for WebhookTestData.
+type WebhookTestData struct {
+	// Message Example: test event from shipd
+	Message string `json:"message"`
+
+	// SubscriptionId Example: whk_1a2b3c4d5e6f7a8b9c0d1e2f
+	SubscriptionId string `json:"subscriptionId"`
+}
+
+// WebhookTestEvent The event Send test (POST /webhooks/{id}/test) delivers to one endpoint; it is not in the history.
+type WebhookTestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       WebhookTestData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: webhook.test
+	Type WebhookTestEventType `json:"type"`
+}
+
+// WebhookTestEventType Example: webhook.test
+type WebhookTestEventType string
 
 // BatchId Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 type BatchId = string
@@ -2170,6 +2749,623 @@ type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 
 // EventJSONRequestBody defines body for Event for application/json ContentType.
 type EventJSONRequestBody = Event
+
+// AsShipmentEvent returns the union data inside the Event as a ShipmentEvent
+func (t Event) AsShipmentEvent() (ShipmentEvent, error) {
+	var body ShipmentEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEvent overwrites any union data inside the Event as the provided ShipmentEvent
+func (t *Event) FromShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEvent performs a merge with any union data inside the Event, using the provided ShipmentEvent
+func (t *Event) MergeShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEvent returns the union data inside the Event as a TrackerUpdatedEvent
+func (t Event) AsTrackerUpdatedEvent() (TrackerUpdatedEvent, error) {
+	var body TrackerUpdatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEvent overwrites any union data inside the Event as the provided TrackerUpdatedEvent
+func (t *Event) FromTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEvent performs a merge with any union data inside the Event, using the provided TrackerUpdatedEvent
+func (t *Event) MergeTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEvent returns the union data inside the Event as a BatchEvent
+func (t Event) AsBatchEvent() (BatchEvent, error) {
+	var body BatchEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEvent overwrites any union data inside the Event as the provided BatchEvent
+func (t *Event) FromBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEvent performs a merge with any union data inside the Event, using the provided BatchEvent
+func (t *Event) MergeBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEvent returns the union data inside the Event as a ManifestEvent
+func (t Event) AsManifestEvent() (ManifestEvent, error) {
+	var body ManifestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEvent overwrites any union data inside the Event as the provided ManifestEvent
+func (t *Event) FromManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEvent performs a merge with any union data inside the Event, using the provided ManifestEvent
+func (t *Event) MergeManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWebhookTestEvent returns the union data inside the Event as a WebhookTestEvent
+func (t Event) AsWebhookTestEvent() (WebhookTestEvent, error) {
+	var body WebhookTestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookTestEvent overwrites any union data inside the Event as the provided WebhookTestEvent
+func (t *Event) FromWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookTestEvent performs a merge with any union data inside the Event, using the provided WebhookTestEvent
+func (t *Event) MergeWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEvent()
+	case "manifest.created":
+		return t.AsManifestEvent()
+	case "manifest.failed":
+		return t.AsManifestEvent()
+	case "shipment.delivered":
+		return t.AsShipmentEvent()
+	case "shipment.exception":
+		return t.AsShipmentEvent()
+	case "shipment.failed":
+		return t.AsShipmentEvent()
+	case "shipment.purchased":
+		return t.AsShipmentEvent()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEvent()
+	case "shipment.void_rejected":
+		return t.AsShipmentEvent()
+	case "shipment.voided":
+		return t.AsShipmentEvent()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEvent()
+	case "webhook.test":
+		return t.AsWebhookTestEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipmentEventRecord returns the union data inside the EventRecord as a ShipmentEventRecord
+func (t EventRecord) AsShipmentEventRecord() (ShipmentEventRecord, error) {
+	var body ShipmentEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEventRecord overwrites any union data inside the EventRecord as the provided ShipmentEventRecord
+func (t *EventRecord) FromShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEventRecord performs a merge with any union data inside the EventRecord, using the provided ShipmentEventRecord
+func (t *EventRecord) MergeShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEventRecord returns the union data inside the EventRecord as a TrackerUpdatedEventRecord
+func (t EventRecord) AsTrackerUpdatedEventRecord() (TrackerUpdatedEventRecord, error) {
+	var body TrackerUpdatedEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEventRecord overwrites any union data inside the EventRecord as the provided TrackerUpdatedEventRecord
+func (t *EventRecord) FromTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEventRecord performs a merge with any union data inside the EventRecord, using the provided TrackerUpdatedEventRecord
+func (t *EventRecord) MergeTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEventRecord returns the union data inside the EventRecord as a BatchEventRecord
+func (t EventRecord) AsBatchEventRecord() (BatchEventRecord, error) {
+	var body BatchEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEventRecord overwrites any union data inside the EventRecord as the provided BatchEventRecord
+func (t *EventRecord) FromBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEventRecord performs a merge with any union data inside the EventRecord, using the provided BatchEventRecord
+func (t *EventRecord) MergeBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEventRecord returns the union data inside the EventRecord as a ManifestEventRecord
+func (t EventRecord) AsManifestEventRecord() (ManifestEventRecord, error) {
+	var body ManifestEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEventRecord overwrites any union data inside the EventRecord as the provided ManifestEventRecord
+func (t *EventRecord) FromManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEventRecord performs a merge with any union data inside the EventRecord, using the provided ManifestEventRecord
+func (t *EventRecord) MergeManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EventRecord) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t EventRecord) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEventRecord()
+	case "manifest.created":
+		return t.AsManifestEventRecord()
+	case "manifest.failed":
+		return t.AsManifestEventRecord()
+	case "shipment.delivered":
+		return t.AsShipmentEventRecord()
+	case "shipment.exception":
+		return t.AsShipmentEventRecord()
+	case "shipment.failed":
+		return t.AsShipmentEventRecord()
+	case "shipment.purchased":
+		return t.AsShipmentEventRecord()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEventRecord()
+	case "shipment.void_rejected":
+		return t.AsShipmentEventRecord()
+	case "shipment.voided":
+		return t.AsShipmentEventRecord()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEventRecord()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t EventRecord) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["deliveries"], err = json.Marshal(t.Deliveries)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'deliveries': %w", err)
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *EventRecord) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["deliveries"]; found {
+		err = json.Unmarshal(raw, &t.Deliveries)
+		if err != nil {
+			return fmt.Errorf("error reading 'deliveries': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipment returns the union data inside the TrackerUpdatedData as a Shipment
+func (t TrackerUpdatedData) AsShipment() (Shipment, error) {
+	var body Shipment
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipment overwrites any union data inside the TrackerUpdatedData as the provided Shipment
+func (t *TrackerUpdatedData) FromShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	t.union = b
+	return err
+}
+
+// MergeShipment performs a merge with any union data inside the TrackerUpdatedData, using the provided Shipment
+func (t *TrackerUpdatedData) MergeShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTracker returns the union data inside the TrackerUpdatedData as a Tracker
+func (t TrackerUpdatedData) AsTracker() (Tracker, error) {
+	var body Tracker
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTracker overwrites any union data inside the TrackerUpdatedData as the provided Tracker
+func (t *TrackerUpdatedData) FromTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	t.union = b
+	return err
+}
+
+// MergeTracker performs a merge with any union data inside the TrackerUpdatedData, using the provided Tracker
+func (t *TrackerUpdatedData) MergeTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TrackerUpdatedData) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"object"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TrackerUpdatedData) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "shipment":
+		return t.AsShipment()
+	case "tracker":
+		return t.AsTracker()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TrackerUpdatedData) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TrackerUpdatedData) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -33041,389 +34237,425 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcuM4li76KgjtiUhpb1opyXZe5B/nuPJS7Zm8uNPOrppq1hYhErLQpgA1AdlWVWTEPMv5MQ82T3IC",
-	"awEgSFGW7LSdldWOqKi0SBB3LKzrt35vpXI2l4IJrVrD31tTRjNWwJ+fqGbv+Ixr+J95kjGVFnyuuRSt",
-	"YesVndOU6yVpjxeF0h0iJ0RPGRkv0nOmiZ5yRQr2zwVTmmQFvVRkUshZtxW1VDplM2pq1Ms5aw1bXGh2",
-	"xorWly9R2ewnNqNccHG22vRPU5kzV7kiOZtowkXQ+k1aUaxhcJ8FvyKazxhpK5ZKkakOoZpcTnk6DUfJ",
-	"FZks8pzQM8qFadV0ihcsaw11sWCbeoEjOMpWO3CUMaH5hLMC57WczANCcyXNeFlRyIKMZcaZIlSRpHD1",
-	"JVt1RenCTC/2RBfLw4lmxWpXTnACiJbkknJNxmwiCzP9ulhycUbadkgRKeRCZCwji3nn+g7MuOCzxaw1",
-	"7EWr8/Ilas1pQWdM2534A9XptGmS4AXhmWmMmwdzqqetqCXoDKrMru0Eu6KzeW4KjqkeDcbP0z3Wn/To",
-	"y+xF+nz8jO5P9tiuqWJ1ul7RouCsOExTuRCN62dLEIpF7qCTKR3tTXbZIOunvfFL+mLynD3L9tO98S5t",
-	"7uOiULJhOT/O6T8XjMyl4uYJnEpCybxgF1wuFJnTM/ZEkUSwK411JL7r/1ywYln2PcUmKitLr94xcaan",
-	"reGg12vq1xpyckzPGFH8N7ausRy+C9vK2IQuct0aDvYj0zBuqb5p1m+wftR08N5TwSdrTp57dwdLNqNi",
-	"tJ/2swHbnezR/fGz9Hn2gr2c9Gh/3Lhmxzw9X8ybeoVv7qBP8/R8tJu+zAaw11+Mn6fPsn22N9mlg+Y+",
-	"nUz5fMaad7l7dwf9UtP56Lnt1cvxi/R59oztT/bo7niQNvbrJzaeSnne2K3F2P+8g65dTs9HfToY76Z7",
-	"2T57NnlOX4xfpr2szwaThq59MbWquRSKWfKV/Ug1u6RL8yuVQjMBB4DO5zlPqenl038o0/Pfg/b/rWCT",
-	"1rD1v56WN/RTfKuevjGUH5uqjjxJke6M4G5ISPuS6ylxT+EzlXSILEhywQq4X2zRIaEkk5dC6YLRGZkX",
-	"8oJnrCATynOWHSC5NzMZsAg/79gbbAdXoanLtvjT8q6Dbv9AM/tki0nxS2FKZniYL2jOsxGUiFowhNaw",
-	"5fiNscyW5m4WUhMoSP795OMHu9z23Ju/R/uTPhtku+neeJ8+e/n8RetL9LVLcGq4g8b2STsJ+43rQImW",
-	"50yQS2pIr1Isc6zM50/vSDuBtyMuRkAOk87dLcErKSY5T/X978pDojTVjKS2xSFJhNSj+aJIp1SxLCFt",
-	"w9MMDQejF4X4OEmIOaSKUKIcidFTqu2cxsJ/2onMR5OFyMwczQt5VjClkogkNC8YzZajC8kzloVPZpbC",
-	"Y8Mkp2OWE65iYQsQKQglrtQBLMaMKWVuKOwW150oFgkXLOdnfJyzEQzQNJItcPrYiIlsLrnQ5im0MZrI",
-	"Ykb1aMbVzHAuQeuZTBdmlLGg6pxlZCILsw2okHpqDiF8aKYAtwZ+ZLbMWC7Opob7PbCNvIWiCaEiiwU+",
-	"+lzkOJ/wrRSMcE2mVJm5y1jOL1ixrMye6deMigXNY1EwV8RMvpuhfy7YAidfFzQ9Z8VITkZuqcpxPVHE",
-	"vicpFeY0jFksMpYzjV+7JUmpSFme2xWZ42XnH1qW03zAMzabS81Euhyds+UolXnOFZciIW0zunO2jIWZ",
-	"mIU5SVIg6+yWggA5pCTjkwkrzK4yJ7WpXi5GC8VMb8wUIFWBj6G+cwazoTTPc1IshBFTCDXsM+n3iJUY",
-	"LM2MSALc9Q6w10mnG4s3tMgNc6hYccEKRVK5yDNChbpkRbUr7iIZ5VLp5IBQksrZjGvNMicPPFGmh1gM",
-	"z8clKVgqC8OJQ5e5NsKDkosiZWZfkILNc7pkWUSUxHNlyCp+HItcijPonNDdWNwZuXkrizHPMiZuSfDV",
-	"YjLhKWdCj1Qq5ywg+7Amcs4KqIUIxoy4MmXksuCaDd2+VMR9uPEaKBmDE/hk2KpVdQcXRbI6Jn9hV1q3",
-	"F/ZlIcXZaCYzltzdJXAkNCsEzbGX98+fcNueZ1AUnTAjWsJZcUeMEWXIVXASzJHrRHhhmmuEny3saqMU",
-	"rBbpFGRgxwCZC8YVNGSlwvLUXt7ddH6Q+q0Rgh9gJs0YJqathLRnXCkuziJiSSvMk707rAT6ROH02ato",
-	"IegF5Tkd53e5m47pMpc0O5XyHS3O2APMwhxbHGkpR7lpMxmifsZwYOwqBVLQJ+/5D6T9Av4xV+vxx5NT",
-	"8nRsLmGmhoSKknoY0fdqZ0avdkwVO+OlZuouua5jujQE5JOXOx5go4zm2OhoxvRUZobXzzIj8+Njgo8j",
-	"M3Fim4N4d7NxwooLnrLP5W58QBkpPANrJKUoIBphcTxKjgsdATs0mizyPCFt3FxwzNTTtGBUsyHRUhqW",
-	"akncNwqVaWY3mmm27aoDw99ODTthmBj8OusM7aogi1HhJxy3UVuToMjmJfG6vy/R1yzmqZTvqVjap+pW",
-	"93xhOGdQ9bAsvOHd9Dml70FlRvp2Fh5GwkvCTjp6g/pgp6sNyYlnPs8KuZjHop1c7ZgadqCGHXiadAz3",
-	"xWZzvfRbAiS/J8qrEA3nZm7/LvmJch2Lxm1wQJKfd7x2ewfU24mp+9Kc7bWa61hUPoP/gwxRr87q5BNC",
-	"CwYsouGxGYgHdGHohwbhJwt4UjkhlJQDNreTm52IDK6uCBdpvshY1o1FLA5zJUl1hiOgRnKhof+VDv3v",
-	"hNjNGBwxVFnEIugQl0KRtpA4qZGh+AtxLuSliAi7mhtKbE50wS7kOcgNrIOKUVjNNOcom2WZkY8MG45S",
-	"PYruhm82U0CMIKqs9KanbLbCPn/NqawuzsbPq9abWhUV28pW1ZRfrFRlDShbVmNKfx2Z+QwLKwv+21bX",
-	"53rlEaxeRYxgZMxowQq7sDNkEIjbNw9EXiw3N3LDhPEkRkgNO24eoHLI7lrkcfGR3dN3yNp9FvNCpkwp",
-	"c/+9EZrr5a0m3w1uwllepfCHeLq6YFS09i5gkaIWFq4Xepjl+Fupv3MqKMVmFOhKni+JXZQhSSpDw9Vw",
-	"K2YfAZMRiwR/GjoCfwFdq+guM8lQe+gUQ6bZem1aysgI97FIrDQl6MywDsBQ5FKB6dVWYMgStAUXASiB",
-	"FBaKCOuemRtAITP2iuozWXj9pevjihky4xlZygWZMSpI+S0zH/8/iVWQYYftN57L4kotGLBXINBl0hAX",
-	"UixyVgpyQo7MLaASU5GQIziMZnptU74yz5VZZhLZNsfkFewfLEVVX84vSkbLXFBIrYHLdVpGqsgZvzBX",
-	"xDp+0I2JXRiOWi+91B6LBG6UN+YFllWBIQKvsyRQmeEDxzDap6AFhpsuFl50I1AUbtJUm1H4wlZXbPgC",
-	"06BlHkdaei2nb8A9UATERtT1gCJRSzJfwE1uLr6IJK4oCMpqMZ/LAqcwYFXJlAJldGWJ0mwOq+6mPi0Y",
-	"WLFprkZ21kC95yoIFyAoiwxDWjWgHpSbnCvQaFmNLOpGhBy5Vu0Hyi24mRqoUnhOyrETVMSCCbN1snp7",
-	"kTknhdWYArsiCyInEzPnQvpdZCo2nZGXonN3yjJPtKAaS/JWzVyHZC6VpjmxfEmXJKiGDqknnvcEBlUs",
-	"4VXy+STpkr8upGYKeDzYBaVSXZF0ytJzVy06F4RCCskM4RFEm2WHCvxE05yfM9LeGwyC42/plZcp4fcT",
-	"s9P1tDMklHw+Cbtufh+fWJuBYaVYUXAti2UsQE/ZNkxeSg3lUloW4HAwBxWzMrsXq/uNz6GyfZLxM1ii",
-	"gvxydPx/9kg76Q929/Z3nj1/8TLpxMLqhOcFm3DDjJKFqdkMy/TVTrFpGFYbJ5Ib+Q2/m/ArZPlmVJPZ",
-	"QmkypRcsFlyT9qc3h6/fv4lI7BaR1SZS03MWt+zWmRdmp2mOZsPU3rClHfIDuyT/KYvzVhSa2Z+hudv9",
-	"7K8YJCPw8aGiVtuhoPkSLjHyRpxxwRR5p7Nq3f0GE76pDvZSg9PKyUey23/2bKdPaD6f0p0BzJthQsp2",
-	"P5+YoVKtWWG++b9/P9z5he789uvvgy//1mpozTCeebXrNKP/r/3VTeWs2ufB/l5DLWjzrYw/o+SdvGA5",
-	"Tdk2o55PpahV8X/6ZNAfkP39fdLr93rVWvaaKimY4pbOVaqa0FwxX34sZc6oAObFHILaNvjP1Q2w0pDS",
-	"BWO6X/1yd79H3vKJnpLDCyYWTcPesJOw2kG12pMF14zs7tZnoHkef+Pz6uf9Xr//oraGm3ryJbTc/92P",
-	"NmpZvtA0Um7UX/33cmy4AdMNeyCPxHyB3GuWgT8MzY+DY2jX5Xq6a8gj9fybYiIzN9SwJHVAOBLbIorV",
-	"QhJUz7bNJWRlUctpcUX2BoM6u9e5EXl/JCiPBOWRoDwYQYlaVztncsc+dBxbSWb+BkpkFI5NZ6snk5Yc",
-	"3nUialCttck7hfnqMlvuGOrkms02Vh728D1+bOqxNdOioEu3fRYNvKhTk4OjxSUtUEnYDvppJapUFgVL",
-	"USGnJXKayMM7iyCIveV3YHthYjEz6+JaaUUt24hXIfy6eU2h69XJi/zkB3PWdF+Ar+nq0pmZBJPbIdwi",
-	"yAa2hq2Maraj+Yy11tG7jSsCLb7CouYjtAXcqJ2F0nKmPhd5kw+1E29sKa8pUN6T23TgiZExwWaLtyMK",
-	"C4rQwjDJCjQJx6/fxqKd/PimNKo9/Z1nX57aqrvzbJJ0DgyLDSpjuLOUnDEnPsEOJWkhzWVKxrLIWOEZ",
-	"c98/luYU9cZ4va2Ml2df49cbtQIHmk2L8y4o6r68bqJRRe7dlqwHTzjRhKtwQrtNHZyBDu36nr03Za47",
-	"qbYTcEAvpzxnxMhTZgmAe5jTJbwCAxcTmflhTYOJ3+1JeCjLCltReSA2H0hwwIQhReXhLLd5dT38qVl7",
-	"OF/5U9XgkOe2Mmy08ZJge0TIy4PSjpclKN4pt8nRuyoi6GHGMqK4SEEmFRKCDKrEAA0PTc7+hkFZWn17",
-	"wzuc5jUvXeeaX2up8epvcHMOJxvL+X6UjYYtRG4Iayf5HUePzerAM6rp1jcNUtKGu6X0OG/wp4fn7sCY",
-	"kuCofkDEIs/Rz4uRnCp8bJbGvMD7ET17r9+LMIJKF9ZOgXeIvoXo8FEEukbQc8HOPCDsiqY6XxJKXsEB",
-	"APryKXA8kwtdcQ37D7ZMuua0FinL7WmFv1VVPmgbemKnTV/KzuqutcqIBsoFGlCnbo2IYjlLtUI1OHTY",
-	"qX27xBwylGGs42bBCBckudphV5oJxcc52zEEIzkgM1kwMqNLMmZGhGLgoH0to2vYq1o9ZtE+nxwb3v8z",
-	"/P8ty95ctaLW67+8O4aJeP2mFbV+fGfevT5+jW/eXM3hsv+1vB03bddXWAxXu2S9flhu+vC1L/glak0K",
-	"OTu8EZvnG5SwHhs/+4jF/Ge4GzZ9hVNV+0g1BQEZjiknY3nFFDHEsICbym/m9myRa74z5yxlnYhwoTSj",
-	"YDVwe3QImnXzVSzKDRlZ2+lY6inoDVfMHFKUW/uACMaN3DwkqGKs21x8WSMvfwRXV7zXvC8LVb6IKZEv",
-	"nTYuFnY32x1uhkaUHTeMq3ngn49PIgK7r2O2fSz+uZCaZeg3PC94ylz7tqEnytv4LyGSzdWFbM1WRLS2",
-	"bjN6dYSfWUnH/uo3cPA4yHXH3fYx6W4jE1aNPpv6fFIrDrfXrQ5FjXiHhyuss4mEV0O3GmQxfPFhMRsj",
-	"TQwE/P4Pg1e7jYx2SUKvoU2/Nn0JrgVNQSynYMTjGF0TkRk6hrc5cCdKkz2STmlBU80K1alqRP7nv/4/",
-	"/x/tjweNXb65OFHp3++bLljDH4JppVlAZeKCF1LMrPH4WgpsbXDBFw3M/o3i46LWYp7dbPxNzKtb9+rc",
-	"BKsa1fZTddzlFIXrsXnX3gETVjsGG7mx++CmbB9elaa/22ljS7J6eHwUWhIjw+nDzTAkjKZTb+TT9Jwp",
-	"Z7izOtoIQybQKKmc++wTa+dpuJhK8z3Xjt9y9rT0XFk17sod1SU/FVxrJpyDESMFO+NKF0uwL9kuplII",
-	"lmpZKNJOZvSckTMmWEE1gxCCWOyAlWxIErfZEtJ+JYVazFhhvaXtqxOWFkyHrxU8gQCMcHsmpP3m+MSb",
-	"SQU8hHoKMN2++nT0mrSRIWIF+YTdRjfso9cdsBxDwfem3HsjShTwogvdXektUrej101dxXfrO2q48Dkr",
-	"XCehBSCz1TbMjmieDPzDvaxXf1idgyZ9+spNUQshh9VZnc8DnIhq/w9c36vtNjDGmzTza+8T7E+4Q2xP",
-	"/DKUncBJ69Z1qNs2j1O72oUP1ktOLwrBsojk8uwMHe+sHZcLkuaMFl1S6y3ug2qH3TPb6XI9a/3e36bf",
-	"BV8/Zdfv+u4WWvrZ+tprR2VzbTVSG1w1lcmv3zzXEOA31avYh1Wb/Z4tUnun1bVaPJ06ubJCgJHVdXte",
-	"0/xcES2HJClrA8UwNAKaX/B1KetINHitBBdlRKi2ijIFcZGq6pdRhnLgOfWKqbD/ptZGFuxV4OLT5GRR",
-	"9sxcFjZKS0vwUclzlBVQbXID2fq0Mm1GZkZ5YTsZOrLOwA1ydGAXA9bzIQRpq5W8boRmVBipY0pHqALm",
-	"mpxRFAmrXe/3+4N+r4ltO+ei4SglgZdX6KJ0rYuXIfvVEABzuxLrdRxBNDRsTymJyuWlcznPqWYFmixw",
-	"2RPSpm50EHjjN4nZGt6Vb04LVbVmuF63olbQkSYtXEBKrG1mw3zbYis7Ahyxh6CusQZrljktjuFYgn6Q",
-	"MdOXzHqNo+6HZSSX1p26S9q4TJ2NvHLJJsPylYNoJErACFsRLogRv5YlbLZ039qofROL9W0szxuty1VF",
-	"3yZm/qhaOrBOb2+EvqGh+RrD8g0sybc3Fm9rFX5YpxLcu6Alvt3O/dp1v70Fq4xsvZEev6oMr2ii9nu9",
-	"63VR9fn2PVg/tVWx9ZbU4fbKmlK03FK+XpFtV9UoJXn+uCgMg2vYGV1Q8CqoEIr9Rh3LV6tRvmbHrSX0",
-	"4VStX87QynFDsT8JlH4YClHxr/KGkXZoGQEFbWkbWYicKRWiTnDLG/xRrSSh1xNs1m9gNtmIffXOeQMP",
-	"iRT5ElUcVDPlYwhqztbm+VIuCkXaGCn2RJVu5L6hpNMlh4LwLIQCIda8ZT4na3y5VSxyRi8wkAf5H1Dn",
-	"NAUVWAFiS61ieNXtrXfA+MObmL722uHqExyhJvEJD5eDLHEu4KVvOZy3IamcZ28wsUJ3FIvwgCMgS5FO",
-	"qdCkjQ3A5gLHEQWs/pxlhOWKgRt/p0uOZvOcs4yMl7EoD3zVAkSqBiDQuoXdxwMLUQAsOyAADRIMjisy",
-	"pxxQRxaKkXY6pcUZy5zwGlh/eKE0USkV1voVCz4hC2FklU7FtyXgr77SOeWE/8a2+g4KPpodH82Od2t2",
-	"dEduI4nAPpqz5J2lQo8JuCeGhONEKa9Ej4Us+BkXNAcVUkAsJCj6a/yCB8bBNQGewfy0FDsWbeoZA5aN",
-	"zqTMDPtgOQaPMGG2FvycHXgvDTvdkRerZbnGzvaJ+quyw44AmWEXbMKKgmXdWp+rNLDC5Bg2ATy0xoxI",
-	"hAeCu9L5lXN0Ku/tQSidww2J1sBrVRyi9nov62hdEXi7m5lxAWQN56d+kW7A99t0k97Aal22eVxwWaDs",
-	"9kc2Za9hjh0Q5VdLOQ+veWzkTa+Tvb89pxqqDR1bagMn7eMdx052DP1UzPEEZ9L6n8XCxUJGJdzCJeWa",
-	"izNX+JIVzIG26Wlh/vDEvh3aKCvRn2FDE1nMnIsuLwhAGMxoxkqSFshena/iZzeoY74hw6k8KOkah087",
-	"ZWVkK/CMHtLP0WquI+uaG9K8inOu2xRSVKJdl4gy7W/Nm03d7bUk7lyvF6pPMTb4jsnGYY1oGIYGhTpg",
-	"r7jGsMycae1CMQ8cibBXUnko0LqJDMnM0hzD3dgm7lZQ/kPQoq/d8BDwzcXZOmtzlaq70t66rOY0tc4J",
-	"GVVTN6NnQhZgiIVVw4cQS7tjFrA2kf1fXr58eXjY70H47LPnL/ZuSDHqHsnVIa3f0Bbp93Yber22zciK",
-	"RC2VZrPtNG3em8lbSCu+MKFz04XTpPr2Sv1mN/S39g9Lk886knINEdnIfX/t9ls0RTb85fT0+ARhaiES",
-	"3AaAK2kuUDbXiky1ntd808wjNXz6NAi3e2pWVz01U5HVXQ72XmzaRqZrfsYbN1GphKn7lK8ElhzUAisN",
-	"scqY0hzDX2z099ICiJbSh+XlG9SGiI+i3lzNcyp8/NfG3ea+O4UXK8S4SmkhaB6m3Ml/nq1XU3mpDHXm",
-	"guTy0n4QGiGtIiXjirWilg8CakWtMz7RLSe5OSHI7Flcy6gFHlJmzgPI80ptq4eI5ceTtMkXgrCruSy0",
-	"ApUhsmPsis0QwztnZ0xkpJ18+PjmzRHZ7XV3n7dpJ/FR+hhLW76+ukpigV8p52NA5oWUE3OtT3huiGPK",
-	"Na6q10odvjkhR6cfSDsxf/086A2e9fuD50jwwO/qkPiu4mdw+wAw778Nov1ez9QPExUI7SfplGWLnJEf",
-	"LEGORTuZqlNa8MnEuhwd2NgUx5nAdWh2G8uIlmfMDLATQJsenX4YusKxMHwMCGE1xYQFhElcIBbOP3Dx",
-	"q9OrIVKJq1g0yXPko3l/yRVc9pYEAodVX5U6z1l9vYW7DM4vK07p1TrPWFfkiSJtVPcVT1SHaHplhN32",
-	"m6MPEXnz8dNRRLrdbici84LDVFpOkIsLyS0aLoSkaRkye7WLb7CDF97Lat93mw4un23suyti+l6wlM85",
-	"A3xO3/u/HZ7eXe9//MHd1y979YDa5hGIVGpWzBrzrpA5XSqSLTS37ISmV+YvXSeVQ5K8PjwuQ0BRDzrP",
-	"acoiFJb80KHOA1tB6RaUvH5d/T5b6CVoWCNP4+asgK+HtkqwHZAE+/cKcHgA58hqYv1Bt9roMgbSMvn/",
-	"RFAUruGsr6eyVT+j14fHhuN7fVylheZB4/zC6l3LycmZIaSc5m6tDddtebkKfef2oqJjwGuurPzRh7/t",
-	"9Ht7g23W3PEc2zkPW3uF4ZwqfEi/t4kREVJYo8Xyo2fKSo8zvGtWvM3u8r7zTdAxFZkUm+MUK3exm6tr",
-	"OI3beDE38CKkndinSTPCxEGJIgE0ulNyL7G4FfvShBrxyMA8MjCPDMwjA/PIwDwyMH9CBqbBlvmvzMVU",
-	"gWyc6iTgbQzPtxp6tk7J9kpqLQU53VFTXjQ5tG3Qk1fvmOa99pcToqEQ+HqVV1XHbrgheWboS79nkQAj",
-	"kkmNZ9+qRa2jcyz0lM0Izc2Um8v6Wb/3stvvJZ0DQsUSYdlZjiu3hcnTfr6KRLQyTGS/Xq2DwSqxWsCt",
-	"4JIqtPi0V/Gx1tLar8PM+ueCeshfX8ugmnVvU969qHVB8wV7xdaidMB7Z3dBH4WcC0baNM9J4vqQkIXg",
-	"WoG3B0lNbZWxDSDex0d0cqGfgaL6mpSTUeuS8bOp/vhbc7/w7c06JhciZdWePTN/p/lC8Qv23nUHVchl",
-	"AKpcYAhAQ39xO68GW1ZCT/1KVaY7GOF1gounhzf0xQy+T9ah4XGtHBpeCIC3qjJ9JCaPxOSRmHynxKSR",
-	"f3CKotehX2sdGCdfWnsyOlckhhOfUc0yx2m9dtiXEsKybBpicBXLqGZd8lHYhCmWP0+njM6BCC3SKVRO",
-	"6EwCPrppoRS7HVnKIcpLSHGdh7DFJWuAHe+SQ+iJ75rM6JK0P5++6gy3OeJGWt/p7e7AKa9AEjSdIjct",
-	"h1obMbgByQJf3AzjgS60nFHN06Da1T3sSxHbiOfuSbtv6OO+oXLA0YM/n0sn6IqDnzcE02EGTLNIYMHr",
-	"BLBnwYlizbGZP02pJpeAKFeYdTVU+NI8m9L5nAkFOFEIb0/iFkbap8zMmo3QYxnZG7wkp1KS91QsY/HJ",
-	"p5dZGSLZNWd23wiBsFD9/k6vf9ofDAf7w17vl7hlxhK3/ue//vugNloVC1ow8Kwzg+Ysi1trEOxyClbX",
-	"96qyYo7srE6MS7Ly5iplxbrVQndjyGRF2lSTmVRmDL2IpAsQvTGZyefTtzsvfBp3N1NPIHcgZnIZy2x5",
-	"EAu7sE7DWDC4RIQsC8oCrntwkTTvILENDnlDguhySCdr8Ov+cnp67ODb1vfVbz/IB6gvZXGOEZqqaYfV",
-	"iGB4csI1aWKd3DE8Wcxm1EYE1tgZK/4347ddixl3HS7cjYHfPN5b2aNr8d7WBET7/LZyYl2n9q6u4Ojt",
-	"X135+V9l61boZXPVeAdoPNkFI/6zCLysG2M2tvVeti1bkb0B86SS7WG1f28C/7xKODj2bSXlRJCGwoKb",
-	"gtduU/6xrcdQiVZvGsIWEJHw8SuLE7mGtv5lMaNip2A0M/3zrlwFm0+LVd8gZ1gA/PsxMzT9Uu5YZUfA",
-	"WKaI9rjqSogJXuqdeC31jmJzajZFBukC3JGHDyK4XOoqY5jj2k1b6WyQRcYyyU0KJUhR0rAHEMizkOOc",
-	"zWwH6mlOtl5MyC0D2sYj01zTegYpRdYoki9AgbqcMzWEbdiQoCSyLA/62Ali85KMDY9yQKRYzdXgIgUS",
-	"THAy4blZSTkhAPKK3jZRwEhNudKyWJKpzDNVCyhYmdv6GL8ytKURdvWjWJd1OfLZte1eKnPsiGoSZSzp",
-	"ky835l1uxGkN0hI10jiXuReSmfkcIcnauoJEtE31Qe7YABLDJ8GN7IZYyTPb3Ryzjye1jq1cux5eNUI/",
-	"vKeGQDNPPVA81vgnovxesEIhisAhwR5EmG1IECYWsyGhiLMQC1sSCBDNMpuJo43qiQuWLzuQxpg6sDRt",
-	"RAAFaWIztPQ4AAZzlAhVIJkjmhJPHWwD7oSAtwh9ULFJw8M1esRj8h/IS6s0BY9t8JA1Zwhcuq3nqljM",
-	"di5oAR6tScmscg0plBTh5hzacsGEqhVBoXJWmzE+6nWYJd3r9dEueRgmFrMJ9IxgZQmpYd+QY2tF5Uel",
-	"V/lKXrRKuTKdvc1L1vB2anhCTFGGb3tmwYMWzOfKHkl7Wg9sfYRr/GY3rBEhtypH4InN90za9XTKle99",
-	"Zuwxy6U4U84WhaLhzKYbgC7qWmp/imnB8EyQtloKTa+C2CIQ6806pzJfzMQBsTp4oNYHOMfYmcFgaJVm",
-	"4Hvo80C4FWknLglEWRoLjQtG7chd3DgKVZBNa/U7H1mGN5gibZ+NC8e5NzTriiKzm5qbJBh2H5vbGmvc",
-	"x5mD69sfxim9sMI7Zp8l7eTQyN8JybnSLsWTeYPohnv93YbMvvUFB/AWHOtLa4OvZN98ooL8lzD/B+tT",
-	"q2LvbT21FLhkU455Ozmmt76eUi1appKv11tPK2/75+tgtdzxUuRLcAQJ07ZD4cGwgsRk03VVc/76bVHm",
-	"tHJZrjAS2zMC3lE5+AIKOGJQosSg70pDWjb/bSUH0rUgPaRdT8HWVImvYyVv2JNKOIz/tkxYhQ4JcO00",
-	"Bo+7q8H+NDXs9+D8uYIoQq12NFi5fUNsaBjl58CFQsihtVWs25z7jig1IGGFK2rW0I/Y9+erUhJXzgay",
-	"RW37nWEyA0gFuO46jmR63/fKoZgsROYm2sdS09zwD0tzBcwLeQYM+2qrQcELybNazxwFM3cBpBPz9AeU",
-	"fVX6Yb4cuGMTJl5EzY1pYsn0RoKxN6xuZVmUUUP2EPrK27h5IufhM+E5C+h+pzIY/5VZB4SDNWvFhac2",
-	"nlWlopyiJ4bGV9naxPHNSSdYB0N4fWqCYF6lQAUeDCE8//XsgQ2lNiUMrAxwztPzxRy3GRUpy825QmVq",
-	"2E07KJsD0RQ1CzRm7nKqNH6zHIoInU7TaVALFYGM5UQo02IoRZF2Nfnjpj5cYkwLCTNEqnrrbl6MrBKs",
-	"h283PERW5WhoHSqkwi8gP3nmaVcAwEBcenNLxupEq7GopV9fSZ1We7BKpmwNeNn5Lio6gTnfKlX9r54f",
-	"dry34YXf4wGrcMKtqHWEnPWpzfYL/35CNtb9fIN8q/t5JP66YKBCOArELBTWotZPhRRn71GUsnX/u4KW",
-	"bAfeWhbevqz9dCFPUeuD1G/lAsDT3sPN/UHqQ7QttqLWMV3mkmanUr6jxZlpzGdchvfVgJ5XMs+5sgOu",
-	"vDkSn8HtMXj6ySr03knbj2NkILAX8MS0peCv91Y1Z6/8lgdX/FQi3TUhI8FgoYYqwJNq1eAZ/c/PFbw8",
-	"+/CD1K/8FjPTYi+bv5rt/3aR5ziRx0H81Se4e47Esb1hWlHrEA/N3+A2gbVgOT8zAt+JRlsMKCGOvT4V",
-	"flY7FKgp3lu9Q1mzC+xmOGS4W0+le2pW2P75QeoTl3y1/PyVI41mCyIN+zhxOFzlM0z87bcSECbr+3MS",
-	"EB1X7PUCszezN5aPbZW67cr0/M0eV7cg7nd1AtzT+pIcYS6h/I3TKzTGWjZmwG5FK5m7K/mv/W/mTyj+",
-	"5mL0T3tGV1UhragFxqORTUTjmvgHHtN6uuq66F1T/bWilsdXAJxDc0ggiy71h3WOh3WkpRzl9riG+e5b",
-	"lXC90TlbjtLgxNbfcTFawKENXzg1/CiXtlMjy/iPZu7gugTL+Gddq16im48CmMprUvtiNfUsvME3zG6Y",
-	"BvV38NTMVRruGMcxjuASG03wGFcQKcDH25xjMxnzcqva62904Y4y90d5pOxZRh1haRzB39W+NeoRg/pn",
-	"4YFuSMEMZq+mjMpBHWlwql2CaDkZqfJcV9JGB1uv1PO2otZqxulW1Mrc2R6x8nA7PqE2Z+429svlH1Tn",
-	"xD9eWTCbLiy3Nfz6JWoB8VmjvhYXLJdzRko3WS0de6QazEhz/jfUCFadgy76d5XlwMLoN/s/oYdFk0rX",
-	"qkooqi5+fHNaagQcQhWqJlY0qfVMBuxCj3bTwbhPe5OX7EX2PH023qcI29DUY90YYpGsxhsbzr8WcFx5",
-	"hOdk5VFp0IpFu1nqNsUOqlJZCd9DzyjIKJnN8WfTCyZE0aWKxeUUENghEVK3zDBG2kKii1KZJ2ltgjJI",
-	"YTaTBTuIRWJW0EOIwXdhTvOu3RPWUOQfeyzfcITgGSWLMlk8DUAkqg25550yw3vXJplISNsUrcmF6BhR",
-	"k2bQ5GB/xALLKE1FRnOAusME7X59/KmprBq7ShnsA0AN8o9xHxrKpJjIWJGA3JnYw9YF3O1V3J6GqPUt",
-	"UmNYehQc12puNzhmjXYFQyvuIMMF1POJpbLIvk16i7ADq845FTL2UHRrpY92+9hObQE16P0cPN1aS47u",
-	"apNUetk00Ucr4AZ1c9Q5U9b1RoHweEDO2RxP4HOS0aUi8zD1PwIZiMxT8Kr9GFAGd/q93mB3B47vzV1R",
-	"31Utnmvwa7zGxyKlUB2RdCoVE4Rqq4nzUPokgSybQ/w3IskcMrBSsnf1LBZ8Rs8Y+i7tkmzOI/KiP7jq",
-	"D/ovyJxfsRyDzJLf5nlC2r8cvyNHRzA9tripBHx9ZjQnSsv0vNONxWnlLhCAvcg1ERQNc7ULAYR4CKJB",
-	"9VPX9tP+QJIeC/sbemLWwEGIFqwG7p9NDHMATNtv87wauYIvm6fdISGumfQnClIIBvO6d/UM5tX8ixQT",
-	"HRusfdhMjUUMEoSSzyc2yCMWUM8EzIsTnjLrTFsoayKqKOVw2XC0bekj1RBusGacd0FxHtgx6VTnZu/q",
-	"mWFboRvVicE3KxPjhc/VBLffHkfse4AK42XS0AaIr8g6tQZiUywAXtQ5GFTcJUOlWQkOqHywqKIiG8ur",
-	"m2F7NeLdB6mLV7zEq5hZZMxSOmMk8exTkAChW3dYXZ+S+OYXW8gzNnV0SdalfChZtUrm4bDXq55Ispht",
-	"B7JkHV6dQ5IsZsg7nrw6/AA/nygypgXmu4Au5lIx8FGcsIKJlAUpkaVIg7ld27MNqZyhE1yRNnjpuOHb",
-	"ZMzmpaG5N2z1xiBvTSLNjIrRftrPBmx3skf3x8/S59kL9nLSo/3xVyc6rmLBbe92tDZDMkxIkB853F/c",
-	"ml58SmR3HNpI0+0qJbUEIfiyIv5UUoG4JksG6Lo0INckUi4h2H1K5XCCNiWacxfBHTDg/k75LlP9vl+b",
-	"1Aa4Q4ckDM4n4K1q57VidgxXWKMiyHCyjckFPpZ4yzWPwytdUA9NvaoRUfxMUL0oGChaDUWtK0ds0FYd",
-	"p6wJerQC53yzKLBqP0k7sXVti15xnyOrhqW4qf4StY5pet54r3wUDNGXUf0QwExXXCGqHd4GpQ/qsN7D",
-	"Kzh92rvru2Jeu6D0Slh/EyDfyr4Ko5H8t7uDpjCh60ODaoPbEFJ47HHAV/F65UKTjM8MCyeFVdNwPMIu",
-	"PIq7NGJ6QXP7cHW+p/D8qLon9m4UGeVizgaViLPVOCnDTht5rtZYv3dPra1dttu0tre5OZ6tjO3FvQyt",
-	"tqu22ES3Ckk9ttDYN4xGJc37MxZbbdAG/JzHLfon3qLVa8WSPLNvwZGlQet3Y0bam4VuIjE9yuxbyezA",
-	"to2lPLdcm3U/aoPHLsw7AKk40Ry18Q8kmxtR8Vq53OXhQ6lSRc6LSU4mioFT+aX3ocQohS33TsBqbScH",
-	"h194RgZ4dZSeEkt9jUBV3Ss/nb5yrMtmLv5WuoO6HDpPz0e76Uubh+DF+Hn6LNtne5NdOhg3Q90oXWAK",
-	"0WaZ8iaC6hx5zVcu8XxTOCfNltcuu61D2URWNFve2crfgRx9beoQOF02qtPFL/4UXCEb+dE7Stq+XlBu",
-	"2PuRp9nl6pTHs7am60XtsOuNjA5MDsJd3w7nmt4OiP8u8d4fIL/ZnyiHhL99VHD5dGPxk09NsO7WYqWl",
-	"9yhTSbPCGaBFlnJRxAJsChvc293jto0PaQQs6GC1GEC1egneZ66JtRfip7evyO7u7svIuaHaU+qMR6Vn",
-	"aEaX3VW8hf4AwvifD3u9Ya+309sf9npbk8yvzptWu16qQ3tr2Y2sAMiCdon2Ft4CNXz14/CCsGGLimeM",
-	"ZBLceSqGysaMsLVbqhaRG8AmlpkcIN9WuCft/ut3Q7b75cuXm0Bd1l6AbplLb1/LrVm690SRz6ev7B24",
-	"dpl7L2+1zNdmG/HepM7+U09yCAc9WMdU5pAh8q7Sh6xeyCtX6y1kpP6zGgjPRjGpvFCvuzLX3353oHK2",
-	"ctd3qXCu8EdNGc49E111UYIk9NyhtV7SZeTgN2wWcgDngGR3BTijsGyIFNx61SstIVsiFw67CjyMLPRV",
-	"lpC25Ysge2J4W3QA4MAKqEnVBF3217BFrrJWINE2asH/upDbc0B/iIywj4lQ/0yJUB8Tmd57ItPHxKKP",
-	"iUUfE4s+Jhb9YyQWvcO0nZZ3wcibtZ5068ClTsOYePQokIs8g3mDE2jVqWCnUiTjWYToIn7HlXhUd4Ym",
-	"hQFC27Lfn6huwDCqccNYZRMHDJ8/OiBup2cK8A1upHFCYm4EAK4sJqbIyCVstfFiCY4ZD++KaKNEqS4R",
-	"XX1lL/uDaBssxHRRFEykVVjZ1ueT1621DCkrjs19tgZFtt4r8n/IPKfadOUtw0eV7fJy0NuqowG4/9p8",
-	"xjbdhUtlkGAyAfQjXEle0JAAwK5dLML0L+2cisyIBRLCVLhI80WGkl9SHyxeBEqupB6wpLlLDqswkPUe",
-	"CClYbVv09/a3m6ES+5UuVR0m+LriAVRsM8EAfNaK+CxnM476LFkQV5OKfO4SnyMH+Cf4vo3IrlzE4vPp",
-	"Kw/eAJqDS8bOM7g1y2uPkgnLgO2aypxndGkEuPwS4g7QE3MdFGzv2TZQsGcLWlChGcsaLUfgYxWO2ZdX",
-	"62B2V/oX9m6N01XUqp+Ouql+i5UP8nw35vG+88Tda5VYZRxsvYkGetUw9kYaE1Cp+i5vvBEhqvV2BqGv",
-	"00038Tcn9IJlAbdUu6ctonejnzkV6955lPI7cRWfUZ43VlY3BNOsGL1MX4yf02eTfbaXhfGWX+uQbFiP",
-	"xk7Mp1I0vymY4jYyIHgfHC0MV276VOmCMd2/5t2g8d1vfL5llJYzmAbWTNdohMuOtZXL+euG3XMHqt7K",
-	"Zvwm8X0nq5SnpmOYM5YRjZhaxLvGdolDmQbO87LgmtlcLzWLKmknb34+/vTm5AQUSQlDhhFxoVDMABCy",
-	"NTliWCqFnC3Rwi0yWmRAxedWNy8vWCH42VRXI4SCsit7pgqgu95m7CVUlGMoyI8IDoYs9r8ii/89XG2N",
-	"+9xBEDSsd6k1Aqaw07Wxz1ycWSQkBOzPAUUKolJQAQkhKagccfBK5tSt7o0xzalI2eEctJ5rmGbTxTkX",
-	"Z8SWhkArrgnFr9BYGWh+Kk4x65kRiB1fB+KKAemViO4AH80MywpiYwTIqyLiKy7OcmZLV8UI0+xoMH6e",
-	"7qFOI3uRPh8/o/uTPbab/cu7+1VkxG2kQhBfDmfmZlon563waWTGxUKRhr13QHo2cL+iW1wIzfMKj12q",
-	"xiEmth0o1Dtbbr9bMEB3IANvJWnfxJqzfQyfO54e6Gv7sL0VifHrpESHoQbinssy4ETHFRRoWnXVAZ/I",
-	"GWpLQUfrW4b6IkJRZEetnppCgiCuvUQNOGhoprEN2IQikCEfQtdjwfVBCBXxpEmUO9TJqqo+p5huwxb+",
-	"OsnzdtGBdy+vetpqlaHdRstTXQjYoDpuwITf0jrYBokMQ78XeiwXwnmHdLrkSNcMbMNYJA2kxmULqBOw",
-	"hChNl6S3jujEwlGdqFTOeLuNVeccECqsoc51nTs3AVtknf3uK9HaXfj9xu+g4LUY7wGGe8GmMkCvdMAJ",
-	"EUGAmBLafRvUAVUNza/Fy5YQps05XFzY7TrGwUdUV9ARpOcXfNhuyTGg5p9rWxBUa5VTuyG+dqNr9U3E",
-	"25vZbwOXMtUcZccgcwQkQi3j7UobXVPkXenzXID9chKLwKRaBtFVgudcEH5SDWTzJNJV/kR1Y3EYJi+y",
-	"zBq2cCOjJgYXNoinN7FmX2vItvkoro9UjDyeci0tU3Vk3u4XC5wTUQ9IxIQXiLRvrVSAqi/FrabHjW5l",
-	"dhoUiVvwJX7T3IRlWm8/Pg15e7SXhETeuWt4vw0Ai8JAb++X0eleI9k9nCgYtTAguaYEm/PGxrby53di",
-	"YejRf3NWQMsP67RlWp5co9qyfE8TkT1uptaN0GkVYXVr5dNp+FlD8uAVh8wNccG36PHJVotksUDLNbpx",
-	"BEXUQlS4u4m5aAyICCMwtlO/r8h0X6WSb1IxVBT19uyEW7LK+oZ739P2gF+8Tq1yF7pQp6H5Lh1fa4Rk",
-	"1fXVAf61XbbsqJQUvddrJwrQANs1xA7NZnNZ0ILny1gEOJYHVbGTO5SwDGoLYRNLtESLiAgaXPMkFonF",
-	"TazhU0GvK4nXQgg9i+2Bx6usr+XOW6N3rD3OfwQniYfQ+NzCACSyT4wqVE5vQRjf+PL48TVgSCh8O2fp",
-	"icxzeWkkiwo8YymNW56XtBVjJPH9SjphAkXL1WNlKLHZqJUVYEhwu4IeeuB7n/QjFujigUibVrLYDHyP",
-	"+3XLiV3VLdxgVdakLzsxcmpEBLs04hCymT5BZb/X62ztx7RyIdfJYF3018X5aG/ygvbTwfhltsv2Jvv0",
-	"2fh5+iJ7ye4OkOg6bD9gKN1S2h1gKe8K6qcrZiVEt4Cd7jaynbodp7DKs6zUfJfhmMGkhWzACuiIZxXs",
-	"prpJlOXKoW/URN7uoA9JMuGC5iPsYELaXMfikqoS2Dgizu2TaEkQgpXIosx1cQBirTkLMw8aZh2sQHHn",
-	"dDvmdrIemCNhhdh2NdMGQFpwgYvCpXC3uY3Xwli5Z7GYyzxXUXnR07FcaNJ/RqYQhoDlAj2jzxc+xFOa",
-	"83OWLwmNxYwrM+GZbcL00QKxJ6S920OYzfX11RAMw7k061oZLZoxYRddc0veAWPl7ttvYl+unkhDvezc",
-	"2MkAUxkb6YIKZQHBgx9yoUcTWYycKruW99WzQFAIY+laThguEYIto7Io2MbInSoJXpl3h1dQJcMf3vxE",
-	"/vPjp/+IyIf/bCS7pcmg/Og1m9MCdev8jAsyoSnP1wjOMgU+/kZMxJ0RzDXgT4aSpBQUrnIS2cQ5DVqb",
-	"UntbFsdwA6vusYpyKgIt14r3ZphSi6KDfqPisrZH/dFzS1CZy6b9+hlobzWBx+1clwKYzC0dmCvZRHzw",
-	"UDD7v68g9G68N20QVZM/zpe1w/8JsbRvN+577HHIhK0LOr0mzHRjFIbiZwISv6QFa+Cgj2azhUaJi4ol",
-	"uaD5wopbiCyParMmb/+mA7poMgbcZRNN61vP1btC4Rpplb1vXV7kM+BV7KHttRrDr81y3DARctUYYBWx",
-	"HrZo01GHJsuD3nS2MZ0LUvDAjFs7tpZHDn2JCsb0yLkU8d9Ydm325/qX/a3vhLi1u98jb/lET8nhBRML",
-	"FreIb1chy4WF9k//Qg7/9iZubZsD97qJsefdSUUNkE+YS/6dPNua6yhFLPi0ifuwta61B9j3wFlFhC60",
-	"NGxgiuI8ZArrNmrQfcnDtQ2Yayyo0JazLRkh08pv+wcuJ5kv07YY7BEyuUiRMAKXAXgkQLGBDRKUCTbE",
-	"wAYPd+/KSQLaPWoGr2c+TdI2XqRZfjHqjfvpoCZB9ib9xjgHw/HZmb0W5QdUcW4N29Tmb3PzKQWz+Apl",
-	"Wb8gUjBItpgtWGA+ZGg0JJc8zw0dMqt1A2SgFRa01GmFTOVavNpqXprGqW8SDWsflSsXrlMgEvpTURUK",
-	"gyO4xRG+A7GhThS+ifhgOxHm+mog2bfIM1FlUu6KKfGH6u9NKUd+vUk6+fopvZyej/p0MN5N97J99mzy",
-	"nL4Yv0x7WZ8NJl+r67GsSNnYVOu5Gj59ap90Uzl7CqmMnoJe4UY6EVN5oOgIZ76c102Izg374O62eGV3",
-	"/VG2+U9cT0tG9I+64f+Y+3kDH38yhbzFIl+iBwbw1+iJ3iX/wdiccG04LcgOtiRl4pYqh3o5VSwdDcbP",
-	"J720n71kL+jeeDeA4uunvTV6WHve7vEM1edgddOBPT5dFFwvT8z0WUdlRgtWHC6a2PdEXaQjw/OMMG2C",
-	"+WlmZpRY/SJCqzzbA98rmmpWwIzB6sAOgsrLCTFUpvXlC0BITSQy30LTFJYM409aqMecUS405YIVys5G",
-	"SaPOuJ4uxkCioPBOxi4smarv+9LF2rEaUhBpODVIgW8Yt7+cnh4PrSKjGgsYEaqWIp0WUsiFzZMRC0fd",
-	"I5sAWpH2heSZ6kReZ6Fs1KHVrETedBHVsseiZBIL0w8q/MuxlOdoUmnOtwu1m+VmWbhXYxEL5KMdcDCO",
-	"R5GkkjB2SH6AdSHxotfbTQEMHv6EADoLDq80LTSkayk3QSwuZXGuKupe0vbBE6jyjXze7dJtD5B5ys3D",
-	"RZAwF/Px6EsJP9GsN1nk5qgqmUPS7nBgeGr9yKggyc87Vm+xc5QlZMpoxoouwQ/2rq5gIvevrsqPp1QR",
-	"GgvYAgBbkPyO6S7A3zci3W73S0LaSGRIAmHmSeeAJKZUgrnuAVSZpoXExQTI5W4sDm2GenQyoijz+uzd",
-	"U3rBEHlgnySrWTYT64YDGXJdvhwEPTL1PFG2cnXgapYTwIB2qcAtqgEJQA1g8j75dO1qaNd3vEjPma5k",
-	"kLJW04zBQ58G8KyQi/kBBu37lmKBRliuFRawplgj6e9ASzvwOCFtgLZTCen3ek8VGS8Kpcmg14tIgscs",
-	"IYPeUxULfLNvXowXS/ggKB+RxJ631Rf23IyQfDfU5wpA0JJtkATv7THz7/u19zYWIiH9oOIyYd7ael12",
-	"UPd+P+h3x27RWNCFnjKhIdVlVu5ScIsr55Nl5exHZHB15QOhIwQIj4U5CS6B8g78Hw0stsvmFIYlPjFD",
-	"ZdHzABFQChfhlbOJ7qAjb/ULxUydC8GvYmE4j1LZixvK7EBzetGmi4hPRopZuveI9KDI3uAlScL8sYa6",
-	"wO4PE3KTtmKpFJmKSGG2M8vIYh4ZYT1nVGnS78D+DsJAh+UsqTDDBVHSHB5Dl6w50kb04OsoFpWnkHoG",
-	"N1xE8I1L7ul+ewgl98DuEvezJPo1B1nfFtovfIFV6AP0HCFJNSg2iYX1IzXEy5DscwZ50yEzcOYwDn1e",
-	"OJcl3v6F9MkhIaRSGH6BxcIQFLx1alnmuuQTm2OelwCUvpq/3PSgBFeYYddi0YYo2oJlBJPjS8FTmsPl",
-	"2/GeiCH2C2xsfwTGS43u6PCHaRGpIdJ4kvh1N1tzntMly4bE8LeJoZAZB6QooZHIA218GYtkbZpiuP7c",
-	"+GDvTDgi7ysYoNI8zw2hc4lnySXlWsViMTeT3u8Ru1uhz1zbZDsFdA3iaWRRHoDeS5I0Z0VOYgE6p2XH",
-	"QiOFk4I3pFmiobVLUoEXF2nvXV1F5qrrVBcGIxkBLavg7j6tkHPrUoN6KzkH9w7BWKYcWbds6g68TQ5I",
-	"AiRt+HNCOAB7KUD1otnwZ+tPlPOUWTwZy9gdzmk6ZTuDbm+Fo7u8vOxSeN2VxdlT+616+u7o1ZsPJ2/g",
-	"GyNhcJ2XLKJyrN3h8RFm9sW8lK2LPvp7M0HnvDVs7XZ73d0W6qiB5y2Prvl1xtYkMwzZsUrmnCdq5cqs",
-	"uoMYJtjP7VEGMChKH/pWwdmOzphhmFvDvzfLOGWRp1aQ/BJtLIl50b/8CrHZuF/M4Aa9nuO2rZkTYgyR",
-	"/3z6D+tUgAzPTUKYQSQHhr4eWAJJBOWEKArZE93Qu2Zp9rA3TY34Xj/9gXoEAfikv/mTz8JlXmcZfrS7",
-	"+aO3shjzLGMg5+4NBts0My9kypQyPOAboble4rcvN397KuV7KpYulNp8t7/NbFQT0IMsZzOa4t6qz7OR",
-	"ueiZ2Vyt8hnkra9zaK0hwJ0qcIarnnP7aljW8CVqzaVqkrC1LJAdd6fGXlE3OUSQAC4W5fEEqHggnGOa",
-	"nhtuwvuX+dwo2pBWxfLJDsiSXJg7IJXzJaE4KbEowXZt7hQumlDQQMYtIcUwqcrK5RtZ3EGQRpousF7f",
-	"svHrbyckkVUKgSjqhwEGLQzwB5kt7+zoVtrwp6uqhzAd/LJCPvr3Qj6aSAeEL4Sb+Y9OMnpbHPtXUkxy",
-	"jqq/vf4WTRzTZS5pdirlOyNBf7e0yax2SBUcbxpQhRuRqqok10yzkDUJiNaXKLjyn6KUCDrWRlL2asrS",
-	"c+//RsfgpAM0KjzvFSOtG07788nxCVF6mSPb+vnEEx+mOkgWpDA8OJhmQc5Op1SYq7IwXOU4Z7Mm4gCG",
-	"7OX9EocaUuCDEgXbdmivX0cbQs2ZYYoXuf6jU4g/+YE3Xw22mvsfqWaXaB3Y32YabUDY5zL0oUZe8Fwg",
-	"5lt5IAOCcyviYinE9sTFSv5rpYkf8P3NhIjIi9i8INZTXsjLZtnCtvB9SxYwiM0ihZ3tR1HinkSJsd9L",
-	"7ui4J7cVILxhZL0AcQiqLkX6hkXYj3q9XmlOsYix7IqmOjd8fYMCD3U8lz4LjYohVKjOvTu7gMOjTs1l",
-	"z7LIAozCUQTQgQwPIXrlWc+7WMBnmKtbBcjRCKrjPfXaCVdqwVQCSnqbiMiUNp9HhHXPurHwiUdUt/+8",
-	"68WOLkCmJR2b39FbUpQRsLIu+ehz7LNyIGOWSgiJikUJbeQC0FzafgsLlHScaAYPniiMRo8caEfOzxkM",
-	"Guf1ADVuNikDV2TQG5S6Pxy4izmDVGmkRBly3Up8zvYE0tQBcIROp93gOVeEOewRkbKO8/7xK+Xj6SAP",
-	"gg2ZA1XWqUOftsFeqI17Qd7zH0g7udqZ0asd835nvNQMYMjKrlu6ChGsNgwJB1zq/AtvPLGWjnb/qYqc",
-	"mh+EUgeqRLWFpNUuSb6zFsbCSLC5PCNzqjDvPuJrcEX2e7tl2N4InKZGk0WeJ8OGDWAGXIF5IO0Mk9uQ",
-	"ZJ5Nko7DBUAvAbtLMHbHXj/YW+5hWriICNWx2Lt6NizRHRQaII5fv7UfzFhxxlB0xg4oC0oB5X45fucq",
-	"Flq6PiqEpmiH282+gWzjB+T4w48huL+QGhtyMNFcEWrPc4l0YOswVawXpeE2uVdBGlq4kRg9uNu7svGe",
-	"tNGmB9W1Ds8o0JaAfLij9cA36mArrtis+Cc3rY8S+nfOsOPBgQ04XhiKLZb++COQwDq2o0rFW8MXuy9e",
-	"POu9WMORlDzMWh4+YEoCHh4sf2sZ+Y+ictlDhoRrOPMfmXZU6GZs+Q8Wwu/+2e11YjZe0H901dve5i8+",
-	"SP3W3LTflK/+kWlCcU7vh62u7+CnDop9nk2uNXLZch56irSTOt5lWFfSMdc93h3ezzUWHMeOAUMN3AYg",
-	"H8FdY5lNqkARZrgLLQ3HDTAiRE4mPAVb9JwVZAzwwiFL0g45D+AEQzbjTDr9IvYAqmVFpxuL14YR1TyF",
-	"TqjIQvXhL6BGtgE0+bOMKA4sYcGIOodsRl1yogtGZ+avQW/gOJyRR2/AuHgQF65jWQ/qHjqO0y1dy7Im",
-	"fg1cjQyPT8Ywh02Mj6M3FsLw+PXbh6I8dpuVhMc7qY65oEVDkGMz2UHeb2VXorB/l/yTO6WrHoNyxuoc",
-	"KeQDJEum3Qb0qw6YxroAv1JKJuzSuQCYywDdFGD2AqeWdT2zpZ9CUSz5JWqFzm2bv4SSZvW+PBLuOyHc",
-	"r+WlMGxekA4t2JUo+uD5LCnaA1H4khKuJfBvqnT6BoTZXweOOh/EokIz22uJZqeZaqJo6evlKhaGD9NM",
-	"mDYRJNCMGagruS1xjQX41eDXSINGM64gT2BiESqscsIJv4QKDEm2EnO7cqdMZBGLX47fXSOpdq4jxYAJ",
-	"+R1T4uPXbx9p77827b2x+PzNiXVN6fWtSfRv8/zmJLpGp1CHW1H8JYZANRDwGGImfzl+R46OiALyaymf",
-	"IXMz6hlj1MthJ5+Et5pg3rUQSGPnq6l/I1WPxQ145u2oupzEok7PV5SYalWL+XXk/Zfjdw9F3u1e+mry",
-	"7lb9l+N3UfXGr6z8I+1/pP3fOe0vLROW/psHSBYf6Boo312niXH2kTKKrELZkVg75GhSmg8TZ8+zho5O",
-	"ZHGNzxiBGCTNZ+war4ET37tbk7DoO/NgDjFMr3U10E3r8ufTin6vngp0dXHu70jXw3Oujx1Yl+d0xQkI",
-	"HZ/NbZcxsIV3toklqOJVfed+P9XBbD6V9Sl99AS6p/NVn+jgcK2chtueMpebd71r0CspBEu1quHDyktB",
-	"zPYraGrFI+o7rGUZYWwEAG0YOfMjFhj+esa0akLVijBEgCSmcDIM4pwpZhb1nj823NlIBxiPRNV5Naet",
-	"lbmgPe8xE4DE+fw4WhYQWyeW4O0xjAVFJyMKOTagmy6UNPh+ZLueBLV7zGTrYhyVkxILl9YOkruiQw/4",
-	"nri6A4hpjARnggptoY0s6DL5/OndMBYJExe8kMLQx4Qk80Jmi9SsV+mP0innKkjFPKaKmTo80J9LDx+L",
-	"xEx2UhsHQi6VjbksRK5KswUm/GxR2GREYNOCRA+xUACFUGaIcTimEcnl2RkgMVq3GsNCpTmjBXpNYAU2",
-	"TbyayksRixlV50aOXRcUQraICYnFrYJCqvTxXl1amnEQH9gbvDbeNRJsimSBZXUy9Rgw8v25o9yJbwlu",
-	"iOAaoP7E3PjaqobuX+dHUl5gTVyi9ydB7u5abtHlILfeMcq7/81kwSJrptZAyGimzB1G9np7LjWXi9pG",
-	"/0WrSeHaKhDB/LJE5RyEMSNePwZtQ6R6RvS0MGUNHW2gRa9hACu06IZ8Z+XzZvXXXgOQJLLGj/4od6Ut",
-	"gfn8diclWu9eVSfmwY1O1l3ojZ5XD7BTew995X1nF9335Z51B2fhRsIOeIM1hB9ScQaXwBL0fMHbJCKJ",
-	"xf5yWRZLaSAhbQCaSFmGUQlwYcTCRjisyAjo7o46UevrD77sGQdWIFt3KcXC3koH4P4YaOxvea80AXDf",
-	"1Wm9ezb5Orjwrdjkh6YZNrfEn552PDLJWzHJuH+/LY9cokmuM4kLTabciObLm8ZMQtCId872GZHtBDQr",
-	"U99csAfRoUar/E6+tHjSOE6uiF7OmaHDiAQPKhuO6HHUpZw3RaxiKBY1BRZpJ/jHkCSmXGLDzhNIvmGz",
-	"24ObF2TSxYRa2Bbazpck5zCduYaAr4gUtMzYQB2cF6RWw6SZZiT/XGCyDov1oy3EsadjYfbiFZjcaAOk",
-	"/71yXjAlm3XOuEqPmuZ70jR7pFNHhOyD2zJaDqwNCQ4yKWsJjreA3pTYbGtnRS+Rb0VgKgZloDEIPU7a",
-	"cNqZNgc9pTbDf9Nx9lDlN7OvuiQzfxBj7ndjwP1+QagarLD27N2REbYS870ew+WE5WAxQgDNEqMWgCKQ",
-	"RRpiPDkBJ7IDUkvXOiTplNG5OetwaKiOheasOCCCcXMdBgXkBStonmPINrVx7GHwb0QupxyCjTHcWcUi",
-	"RBbOl11yLPOc1ANvbKr8xOVmC8I4jQQoiyDBpyxiYVGCx4aAlQ4i3eATEBr9C/sxxBRvMGtU0R4h2nqN",
-	"pWMAYI2xqMA2boJq3OsNSCLkaI7xniMEqUwc53PO5jqKhZJVXENEI8bYbWI/dfiWXNmknzA4ACmVEuMN",
-	"3XwoQnP0MLukXNcNUja9XBn4vt/bjUVjnDZZBS6thG5blG4PkIlYktTI0pOCsYiEAyuxmwUZM5fZFXzk",
-	"1XoTEdww92oZgha+UbBzmSl4U7yzhz8IXEn/tGHN9+7M9xgH/UBx0DZv7vbX5nixvElws71UQJW3/tZ8",
-	"xy8YXJiKTAo5IzTPPTVsclvqkg91fApIDIqg76us8F9N8/dJqaCBb6SNs21j7euUcTC5Uck6WA+vf3Wn",
-	"4Uc6c190BnZleKbRPTrIVLwdvUEjwM0pzkY0hTJrqNPZubQZTjEWptauCuCdRrufIzA3k7VPykTODyKu",
-	"roU+dcz5o23vLm17blrvWzC9FfYCoB0YYQYCFgRpQlOANLjHr98OLWr/bMaKlNOccHEhATOhza7mstCs",
-	"iAifub8ClB9/wP5y4vNpC5eNOCJaapqriBSQYxwdSbDGiHCRSs2KWQRZZ6heFIzkXLBOVPPWk5cC4Qy4",
-	"9vKhFKxLjgHhgWub60ZrwHbSDq8Bc3+aTwtWMVJmHFDQEFCLawJyfYFpBIzcfBiLzEE7eFIypQryBg4b",
-	"kqE0egrcHi7h9mTjruJ0VwA8HjRi14eSOVH9MWTrESqhYVc+CN2FvzdS3So9Je29q2eGwE0jYhVA5oGN",
-	"HzM71SrI5/TM0LuCTaXSmPhMT7mKxeHxkQemX48qwNV1MayRTfaEQHf2E0MpP396t4ZoAZvzfZIsnKpH",
-	"OvUYWvp9hZaWyFLfgqyJs23JmqNoENPOZ9ZAOejtkmzOSftFf3DVH/RfkDm/YrlqIGrk8PhoCApx7Ecs",
-	"nAq7CYZgDrCv34oCfvjxnikgTOBTO/13Rfs+/PhI+x5p33dN+0j7+MOPnQekgNfBqFQooIU+MfTLET1D",
-	"EmvoJ4q0NbvSEUn+78+HCfmf//pv89cvyVfTw9/m+bejh7eBIrk9R3inaCRm3R6p4iNV/M6p4i/H7x6G",
-	"KiLw0npz3mE9IFlL8M4ntI43hUE2WB84LEgx4cUM3A5CP5UhxpZ5RdtMXjDI6ZSg138SeSM8ZGYc05yK",
-	"lFkfiIxbJ4gg+UHXfhjg/9sMAjZlp5yjGhSjDeoOKmXW01iAKpGXUBAYMLchLndwq1xtn2Cm7sjQcPdm",
-	"UOxeYAf9A/pmmHUf2cGzLHm0gf4rZYXDDYqJ8zs3d36wicBvYI30uZfXMpDvXYm7yPTqK/u+cVncMDa7",
-	"1vr5fXStvSfX2lmwpdwxKZ/dY2Km40UZ5Scn4PLu+AkpMJuh7Yb3YwxCi5wvLDoTuQSIsVApFTZd4smr",
-	"ww8gE0Xk+IQYKYrsP9vtdYgsoHomsh052cnokqS5VIy037LszRX5ETLCdxCRI2ApjjIFfIgpiv0+cHmh",
-	"ojo6nIM+8Rhq9tTHYiU3rYvESWrutBKyFLk5MPIDMjCVKYuFL6CmtGAwMGRDXKa6oU+lvyRTesGIYuBX",
-	"HNWS1M55Ck6vLBYBfCfyXCxDJw8OIHA+U1TVj7UB9Ya04d9YVJrqQCSQ4ePMAmLWcLM91dCMGOdQB0N3",
-	"dVvP15GWI/cOnHxNbR7h1LneShELWq3DCMX2ta8AUkd5ibizUh0YzmHEsXCIMl7ghvWTBUh5E5d1af00",
-	"kHArdT8kCKhn4XOssBjuAuiwkHpUPjsIAuxcTrJglEqzOWl/Pj7Bg6Awam1O03N6xjq+d678yFSuFnMw",
-	"6mdl0qs1Sbl8MwloKRBANTyXXBEAsyHjJaHkH3KMieqRuQ+XIrFqDufhbE7p5yK3fuSuZNeXKpl4dEh3",
-	"7un2c8hS/x6BiRLSroUPTwqGWVP9srmeQKRyx0oOvlVXdyg5QFb7wHYXnDp5qcouH2XXwO24a+9e3ald",
-	"I9/Io9qPcSPXvrofvoFP9SPGzl0yFK/gGjU0yV1SlbOyci2H9y3ewZ0bcSE3dFb2FV7vPXgabk7LtCOD",
-	"7j2dbJwbFYYeiZSVBC2C92Z4TxSoVJsUqgEhuBkX/96TmYdh0Ndi+Dta+ehMeJfOhLNyX9wLK756CJ6a",
-	"nbrRs8UUMhzZFAKNqry45w4sl2GTlaM74SoLHgvDg0fkEtjoMS1SaTMxZQW/YAUBvuUASQNWEtIHUjDD",
-	"rHSuTZW0/naxOZLwqxCV0DkXlqzFGluIOxlmLA94fO/KQwbXgj68jwxsoUeDyKMrX2nfcEf0Cd6X90n0",
-	"5JwJOuddt6HXUrr5YpxzNWUZ+Thn4vD4qLS/pFJcMCMnGQr47ycfP3TJB0nM2jGh7YlpvO1tTeaT1lfe",
-	"2TTLOJotjgvTjuamHsPT+/Mvx/9g6XXYloBre7uL26wlSxeF4TOHf/81XNnTKZp3oHaAAbHj9WvKNG39",
-	"WlmNJZ3lt1yNCEOAXSzwDZfiPw/fv7vZUriulkuxnQ/1w023HVPDdM95er6YXw8rbsvchY762Db3XWuo",
-	"cRCb9dN23h610/eknZ77zeQ2tntyj5rpJvt2KmcYVZvKPGepLtldqklCnRJ1zPQlY4IkwOMc6sQql4B5",
-	"NT/bn96+Iru7uy8DxhlG5NS1Rmw8fUXkZKKY9jn9B73Bs53+YKfXP+29HPZ6w15vp7c/7PWsBi6jS+jd",
-	"VC4K1HqZDjiICVtbx2Je0jy3Vu2K6i6wyA89snQJEpGYs5EtPEZgJUDHDBFt+3DaPkAYUIKycdhM6QAA",
-	"mH2x+LTIjcjQpDS1qkH40RmScg4xkVBliokUHukgFhldRsBpWuX7nCp9EH7gAv/2zMQpQg3Ld2CxP0Fn",
-	"cbIwlZC2kCXKOSrIF3PQaXa6FW1uAnNe834osbcsHY0s4jtuCWshOCCJ3UuvTJmEWJhzZSUtXrioqjbL",
-	"FSN9QFP0W9MsL2C6MxWLOqh7wf4BSNZJqbqw+O1malwxVL4nB4QKIhca3jpYiiYI9wZYioMQlsJvFNMI",
-	"opoADJDbNrFYcbcA1ArQ1G4EQl9FDInFteDo5FbY6HgD3JOqFivHhr4RFrod3wZA2PK8lpTqUUX7GCW+",
-	"ZZT4iaUEgdVq7s7Vthf6DZW8trrNKl577W5S8NYCUcNbztLlRknDk4+bMcH42X2rd68/+9/JKf++VLs3",
-	"3vY31HCE2/5pSkXK8ps5cOI3hAa3N9Z5QAa9Xp0XxNLACwKPx3UsMp4ZzsSxs9YO70uumODLOg7AbQFh",
-	"nhN732IeT7Dl+suI5rmNwSYFS2WBeNDqkhUdXzsXLOdnfJyzkektJpwJuSXDLQC7hInvrNqZK8dCXtJl",
-	"h6xlpL6GSYo8PbFzhFxPwFg3siMwTd8pPXnl1vjRD/ORW9iIXeVI0C2I5U0dNxFCvrheK+YKbVaLKU1F",
-	"RnNIcGyk0YmVAJ3CLBaNMNI5hTRUYPNqOvvvuNKnrqffCOXVT8IDgbza8T4Ixqtta4t8nXYSHhV996To",
-	"0+Uud4feP7pHVd9bmefyUgHMJ+hgyHhJQp7Dp5vg4szy+5ELvXPpJzBNH/oBxqJNQ2pgBxGF2qKEiEWe",
-	"gw27X6ozBLt0pQ8CXVbYEYeuAwk2eKnxWiFI6LrXKyu3FVtfw4kdNYck5kCpnihXBk3hOCY/UOsO2ukG",
-	"nq0zuiRjFguJTnLezdR205r1bH4/wMTNlxU33zYQw1K2MsXVMBZ/O/x0dPjh9KQ7yyISt1CZiG/j1gGo",
-	"REnS/+V//uu/wUnv8/HJE9U5iEXpmHqdD6brP6jR7Iw6V8qaTtMZra+rzm0Oq/LsWF9Bs5rgi8xmEGiZ",
-	"2Nnt2rQZycraABKrViSjmm5Sgq3ReFm/zS2UXrE4FH7XmIUEz2BK4IAxv9PkhNBU8wvWsKXhQoAVxPyX",
-	"7f1ejyxEzlQtkaIyApB1vcSu7ezYOvBAJ52hdavGXQeCgJl92KWRX52EiYxlhxpZegS6nFOlzT52q2Qr",
-	"HmHFzs8EPUSTWOBmhP1sCpQHjTSdM8hlYCfArRJcgEZQGfR63Vgc+hdMZAo5fKXlXBGYWy7OIgRxn8AK",
-	"ubszsQkkWJZEsUhwNUdajpQZoxEVklA8MmfdJwwNkoQ+MSyEZSA6kT+BJdVAlfY50BZ/Mq0C/RmZyzxX",
-	"ADNN6NjMcP+ZtSC0zVx/AsSuJBaJzecwEnaTR2S3Z1XnUBXX5JIqMqMZM59ezQ0xBv/mwsN2ceUSEa9X",
-	"utr7+F4dZG0b3wjN041wje7FE3IrPTtKDYxXSSntOjqODDBT0Z2n/1A9Da6rR4Xwd+yzC8sMScEsB3QT",
-	"DsxR282JetaIXxuzWJ4ALTVUFUsYVm31LoICoLdF78HGbJaHsaizOuXx8igPInOZjMfMEawhqpbcaOVk",
-	"5IaTrE9oWdKymthWO0vuXsm8/DSnelqKTzxr1QlUcwIcXZyP9iYvaD8djF9mu2xvsk+fjZ+nL7KXrLVN",
-	"7pu95umfW4T57E+aK/O7QQcwi9G4/e/9yK5Jq1kyP23DKdbt3xHmwXa97QTmldTlnFKbXIp+ZPr7O0kP",
-	"xi98Lzfw92WsucWxuqG5xqeRWqd+PESpo20uIkt4O8TmYYEy9YNDPgCrz0WaLzKmAFCXizOb2lY1++r9",
-	"5LrxXTvr2VGcBLOzRdKmcC4f1Xr3lbgpnOXgPPn9//V52ErVXkrzfExTPFVwu5g/fv83K0t2xzJb/q+n",
-	"iyL/st40+tOUaqeGMBI90dJcuS4BUmbE/LnkAvOe27yJTFywXM4ZwlhbpJlYlJjWHFnMKbsif3l/+Grn",
-	"5C+Hg/1nECgeL3q93fTnHWsd2TnlM6Y0nc3hBevi+4JeoqsTPEzIOVuyLBalL1Qwz08USezpP4HDnxwQ",
-	"tF9CJjmoXEHqd0y9uNvrERULekmXXXKIKqTB1RXc1lyQfo+oAyKYBiBxUKSoCGrakQtzf+9fXUVkr/cC",
-	"mMS9wctYoP8h5hdq98mMi4js4z8D9y+ZHpB9QrVmszlmkKN53okwPTHGW1tlyYTyHOfPZ92kGszOyHxf",
-	"zxT4RTK3dgQe44VcaC7OPJeAAR8ln1AuBuRwvJZpqPMCUWMH7P4gCfdQRnTGiBQWNwCUegeY6sSil2eF",
-	"nJNsgTSRqW07u3OUfV1/Pwt+5aJunEKJK7dQoOZRkEZgY3/8Tt6mQ1xodgZ8zkqP/rL21OhtzsoWPT1x",
-	"B/VGU3dPIEu457ZRS/388yr9eu30it1r4wcOXcpXr4d0cX0Bqfv86Z0FeaoJha6IEcY/f3pnPi3PmCLt",
-	"5O9x63/HrV8TDLsHWwcCgWH3HT2UAi0C1iyB+q0V6rXRI7RJFx6LQa+PHh5w1EICabP1mco7X+EhatmO",
-	"e1VW2ja+kY9oA2NllgLXZW2ikaB06FFX4UcfVYbfscrQn3/I2mz5oZswd7bAFjqIarpd92uj1vC1T8+N",
-	"6kNkFw4I5FbMHNEztMawKt7S0iXvAsWhoRLYQ69DXKPqKynBzaQo+12ze9Ze47D+lBq4bxaOCvNZ8vc4",
-	"z/e8kaNrclYF3cAbs0o1IYAaxHy88ppy4f3I9L1sx3sV17e5Sx53/d0mrrrllr+RYE51Ol3d6q+mVEDk",
-	"nBH1JiRhwlxsRjJKgoIWDAq1xEmXJAsPEFXlDw0NjwWfzRba1DMEvhBz3QJbqZiDiuOKOEdeZEwaHDsO",
-	"rLoNE0oVzPoZ1IVswoXSjDbasj+Di8ddncK7Zy0r/ftGdvAbEAHrMfPnJgb/Svwj7r8HvnZX+MenJRe4",
-	"Vgv/umQUHQq043er6vfQsZdZFRUoTK7Vu5fVfw2ViL5Lbb1j0Tdr6st1+vOxAN+tu26ojc3lGXgKPgBP",
-	"cd0pfvq769ERgNjrYrlez/9XIwkqhJmVBfP6TRiHH1nBz6aa0Eu6jMjllGo0sfn4wG4DgLsulrUd/pVn",
-	"e41ku9bKXU7CltbuLL8Y9cb9dFCzdPcmfbqVtXtwX7RhrZecXSyurET/6JPy7RDX7X4jQl4+/B2uGR7u",
-	"5kN+AhY8aq1yJLHfds1XiVNZ1+51VEqD4jhuKSYy8LyNW+AHLEVDauhTpu5H5H7wcwU+xp74/XlP1zdT",
-	"nDJIHALTzC7YAyhNqyag31tjRgtWHC70tDX8+69mzylWXLjNuijy1rD1lM7504s+7Ejbu9XbU2qmIusz",
-	"6dy+IpvpBVWn1fQ1cFfaG8pmYVi93N5DSBlCp9jQE6u69aGzvPDQznh7uwaC+sdUp1PW1MAbjM0DfBhd",
-	"wVKnAKFjgech7qOGVqsa4WqDVkvQugYjsIsgkpMVkJjIRQwGPrguCqkWeRS05h2SVht7VUFa8MGLGV0+",
-	"UR62KKjKBVeu1mQB24nhryaW8vgYZotXRMaGopa12ceN02/JUNUrJFjZkKMMqgxUSr+v95m3WcID5BIA",
-	"R1OYXo1fMOsm76u1JXfs9437Ba6IKVdaFsvgU1RKrelPiVpXwr+Vu4Rp2vry65f/PwAA//8=",
+	"7L3pchs5ti76KgieHWHynBRNavBA/bhXZbuqtY8HtSV31a6ddZhgJiiilQTYCVASq8IR+1nuj/Ng+0lu",
+	"YC0AiUwmJ1myy92KqCiLOSAxrnl9649WKqczKZjQqjX4ozVhNGMF/PmRavaWT7mG/5krGVNpwWeaS9Ea",
+	"tF7RGU25XpD2aF4o3SFyTPSEkdE8vWKa6AlXpGD/mDOlSVbQG0XGhZx2W1FLpRM2paZFvZix1qDFhWaX",
+	"rGh9/hyVn/3IppQLLi6XP/3zRObMNa5IzsaacBF8fZevKNYwuE+C3xLNp4y0FUulyFSHUE1uJjydhKPk",
+	"iozneU7oJeXCfNV0ihcsaw10MWebeoEjOM2WO3CaMaH5mLMC57WczGNCcyXNeFlRyIKMZMaZIlSRpHDt",
+	"JVt1RenCTC/2RBeLk7FmxXJXznECiJbkhnJNRmwsCzP9ulhwcUnadkgRKeRcZCwj81lnfQemXPDpfNoa",
+	"9KLlefkctWa0oFOm7U78gep00jRJcIPwzHyMmwszqietqCXoFJrM1naC3dLpLDcPjqge7o+ep4esP+7R",
+	"l9mL9PnoGT0aH7ID08TydL2iRcFZcZKmci4a188+QSg+cg+dTOnwcHzA9rN+2hu9pC/Gz9mz7Cg9HB3Q",
+	"5j7OCyUblvPDjP5jzshMKm6uwKkklMwKds3lXJEZvWRPFEkEu9XYRuK7/o85KxZl31P8RGVl6e1bJi71",
+	"pDXY7/Wa+rWCnJzRS0YU/52t+lgO74XfytiYznPdGuwfRebDuKX65rN+g/WjpoP3jgo+XnHy3L17WLIp",
+	"FcOjtJ/ts4PxIT0aPUufZy/Yy3GP9keNa3bG06v5rKlXeOce+jRLr4YH6ctsH/b6i9Hz9Fl2xA7HB3S/",
+	"uU/nEz6bsuZd7u7dQ7/UZDZ8bnv1cvQifZ49Y0fjQ3ow2k8b+/UzG02kvGrs1nzkf95D124mV8M+3R8d",
+	"pIfZEXs2fk5fjF6mvazP9scNXftsWlUzKRSz5Cv7iWp2QxfmVyqFZgIOAJ3Ncp5S08unf1em538E3/+3",
+	"go1bg9b/eFpy6Kd4Vz19Yyg/fqo68iRFujME3pCQ9g3XE+Kuwmsq6RBZkOSaFcBf7KMDQkkmb4TSBaNT",
+	"MivkNc9YQcaU5yw7RnJvZjIQEX7ZsxxsD1ehqcv28aclr4Nu/0Aze2WLSfFLYZ7M8DBf05xnQ3giasEQ",
+	"WoOWkzdGMlsY3iykJvAg+ffzD+/tcttzb/4eHo37bD87SA9HR/TZy+cvWp+jL12CCyMdNH6ftJOw37gO",
+	"lGh5xQS5oYb0KsUyJ8p8+viWtBO4O+RiCOQw6dzfErySYpzzVD/8rjwhSlPNSGq/OCCJkHo4mxfphCqW",
+	"JaRtZJqBkWD0vBAfxgkxh1QRSpQjMXpCtZ3TWPhXO5F5aTwXmZmjWSEvC6ZUEpGE5gWj2WJ4LXnGsvDK",
+	"1FJ4/DDJ6YjlhKtY2AeIFIQS99QxLMaUKWU4FHaL604Ui4QLlvNLPsrZEAZoPpLNcfrYkIlsJrnQ5ip8",
+	"YziWxZTq4ZSrqZFcgq9nMp2bUcaCqiuWkbEszDagQuqJOYTwopkC3Br4ktkyIzm/nBjp99h+5Ed4NCFU",
+	"ZLHAS5+KHOcT3pWCEa7JhCozdxnL+TUrFpXZM/2aUjGneSwK5h4xk+9m6B9zNsfJ1wVNr1gxlOOhW6py",
+	"XE8UsfdJSoU5DSMWi4zlTOPbbklSKlKW53ZFZsjs/EUrcpoXeMamM6mZSBfDK7YYpjLPueJSJKRtRnfF",
+	"FrEwEzM3J0kKFJ3dUhAgh5RkfDxmhdlV5qQ2tcvFcK6Y6Y2ZAqQq8DK0d8VgNpTmeU6KuTBqCqFGfCb9",
+	"HrEag6WZEUlAut4D8TrpdGPxhha5EQ4VK65ZoUgq53lGqFA3rKh2xTGSYS6VTo4JJamcTrnWLHP6wBNl",
+	"eoiP4fm4IQVLZWEkcegy10Z5UHJepMzsC1KwWU4XLIuIkniuDFnFl2ORS3EJnRO6G4t7Izc/ymLEs4yJ",
+	"OxJ8NR+PecqZ0EOVyhkLyD6siZyxAlohgjGjrkwYuSm4ZgO3LxVxL25kA6VgcA6vDFq1pu6BUSTLY/IM",
+	"u/J1y7BvCikuh1OZseT+mMCp0KwQNMdePrx8wu33vICi6JgZ1RLOijtijChDroKTYI5cJ0KGadgIv5zb",
+	"1UYtWM3TCejATgAyDMY9aMhKReSp3by/6Xwv9Y9GCf4KM2nGMDbfSkh7ypXi4jIilrTCPFneYTXQJwqn",
+	"z7KiuaDXlOd0lN/nbjqji1zS7ELKt7S4ZF9hFmb4xaGWcpibbyYDtM8YCYzdpkAK+uQd/4G0X8A/hrWe",
+	"fTi/IE9HhgkzNSBUlNTDqL63e1N6u2ea2BstNFP3KXWd0YUhIB+93vEVNspwhh8dTpmeyMzI+llmdH68",
+	"TPByZCZObHMQ7282zllxzVP2qdyNX1FHCs/ACk0pCohG+DgeJSeFDkEcGo7neZ6QNm4uOGbqaVowqtmA",
+	"aCmNSLUg7h2FxjSzG8002++qYyPfTow4YYQYfDvrDOyqoIhRkSectFFbk+CRzUvibX+foy9ZzAsp31Gx",
+	"sFfVnfh8YSRnMPWwLOTwbvqc0fe4MiN9OwtfR8NLwk46eoP2YGerDcmJFz4vCzmfxaKd3O6ZFvaghT24",
+	"mnSM9MWmM73wWwI0vyfKmxCN5Ga4f5f8TLmOReM2OCbJL3veur0H5u3EtH1jzvZKy3UsKq/B/0GHqDdn",
+	"bfIJoQUDEdHI2AzUAzo39EOD8pMFMqkcE0rKARvu5GYnIvu3t4SLNJ9nLOvGIhYnuZKkOsMRUCM519D/",
+	"Sof+Z0LsZgyOGJosYhF0iEuhSFtInNTIUPy5uBLyRkSE3c4MJTYnumDX8gr0BtZBwyisZppz1M2yzOhH",
+	"RgxHrR5VdyM3mykgRhFVVnvTEzZdEp+/5FRWF2fj61XvTa2Jim9lq2bKN5aasg6ULZsxT38ZmfkECysL",
+	"/vtW7HO18QhWr6JGMDJitGCFXdgpCgjE7ZuvRF6sNDd0w4TxJEZJDTtuLqBxyO5alHHxkt3T9yjafRKz",
+	"QqZMKcP/3gjN9eJOk+8GN+Ysr1L4EzxdXXAqWn8XiEhRCx+uP/R1luNvpf3OmaAUm1KgK3m+IHZRBiSp",
+	"DA1Xw62YvQRCRiwS/GnoCPwFdK1iu8wkQ+uhMwyZz9Zb01JGRrmPRWK1KUGnRnQAgSKXClyvtgFDluBb",
+	"wAjACKTwoYiw7qXhAAqFsVdUX8rC2y9dH5fckBnPyELOyZRRQcp3mXn5/0msgQw7bN/xUhZXas5AvAKF",
+	"LpOGuJBinrNSkRNyaLiASkxDQg7hMJrptZ/yjXmpzAqTKLY5Ia9gf2cpmvpyfl0KWoZBIbUGKddZGaki",
+	"l/zasIhV8qAbE7s2ErVeeK09FglwlDfmBj6rAkcEsrMkMJnhBScw2qtgBQZOFwuvuhF4FDhpqs0o/MPW",
+	"VmzkAvNBKzwOtfRWTv8Bd0ERUBvR1gOGRC3JbA6c3DC+iCTuUVCU1Xw2kwVOYSCqkgkFyuieJUqzGay6",
+	"m/q0YODFprka2lkD855rIFyA4FkUGNKqA/W43ORcgUXLWmTRNiLk0H3VvqDcgpupgSaFl6ScOEFFLJgw",
+	"Wyerfy8y56SwFlMQV2RB5Hhs5lxIv4tMw6Yz8kZ07s9Y5okWNGNJ3rKb64TMpNI0J1Yu6ZIEzdAh9cTz",
+	"nsCgigXcSj6dJ13y17nUTIGMB7ugNKorkk5YeuWaxeCCUEkhmSE8gmiz7NCAn2ia8ytG2of7+8Hxt/TK",
+	"65Tw+4nZ6XrSGRBKPp2HXTe/z86tz8CIUqwouJbFIhZgp2wbIS+lhnIpLQsIOJiBiVmZ3YvN/c5n0NgR",
+	"yfglLFFBfj09+1+HpJ309w8Oj/aePX/xMunEwtqEZwUbcyOMkrlp2QzL9NVOsfkwrDZOJDf6G7435rco",
+	"8k2pJtO50mRCr1ksuCbtj29OXr97E5HYLSKrTaSmVyxu2a0zK8xO0xzdhqnlsKUf8j27If8hi6tWFLrZ",
+	"n6G72/3sLzkkI4jxoaLW2omg+QKYGHkjLrlgirzVWbXtfoML3zQHe6khaOX8AznoP3u21yc0n03o3j7M",
+	"mxFCyu9+OjdDpVqzwrzzf/7zZO9Xuvf7b3/sf/63VsPXjOCZV7tOM/r/2l/dVE6rfd4/OmxoBX2+lfFn",
+	"lLyV1yynKdtm1LOJFLUm/lef7Pf3ydHREen1e71qK4dNjRRMcUvnKk2Naa6Yf34kZc6oAOHFHILaNviP",
+	"5Q2w9CGlC8Z0v/rmwVGP/MjHekJOrpmYNw17w07CZverzZ7PuWbk4KA+A83z+DufVV/v9/r9F7U13NST",
+	"z6Hn/j/9aKOWlQvNR8qN+pt/X46MNGC6YQ/kqZjNUXrNMoiHoflZcAztuqynu4Y8Ui+/KSYyw6EGJakD",
+	"wpHYL6JaLSRB82zbMCGri1pJiytyuL9fF/c6O5H3R4LySFAeCcpXIyhR63bvUu7Zi05iK8nM38CIjMqx",
+	"6Wz1ZNJSwlunogbNWp+8M5gvL7OVjqFNrtl0Y+NhD9/hy6Yd2zItCrpw22feIIs6MzkEWtzQAo2E7aCf",
+	"VqNKZVGwFA1yWqKkiTK88wiC2lu+B74XJuZTsy7uK62oZT/iTQi/bV5T6Hp18iI/+cGcNfELiDVdXjoz",
+	"k+ByOwEugmJga9DKqGZ7mk9ZaxW927gi8MVX+Kh5CX0BO31nrrScqk9F3hRD7dQb+5S3FCgfyW068MTo",
+	"mOCzRe6IyoIitDBCsgJLwtnrH2PRTn56UzrVnv7Bs89PbdPdWTZOOsdGxAaTMfAsJafMqU+wQ0laSMNM",
+	"yUgWGSu8YO77x9Kcot0Y2dvSeHn2JXG9USsIoNm0OG+DR92b6yYaTeQ+bMlG8IQTTbgKJ7Tb1MEp2NDW",
+	"9+ydeeZz5LZuQ3+oj863MSHw5fyGLhRJoC/JMeGaaJbnytqm8EmFJjDTRTB/ENNDklIBGs2C0BktNGk7",
+	"C0d3PjP7M0ueKJJRTVG587YWjH7DRyunHPpgTmFlKdNJq5GBrCBIdq6BDt1MeM6IURvNTgMhaUYXcAv8",
+	"eExk5of1gCb+UCdhr8oGW1F57jfTHc8iIOAUljAqiVF5rKv7z1OJlcTolaciDQGI7ujCwRotCH6PCHlz",
+	"XPotswTVWeUONUaTRQQj6lhGFBcp6OBCQlJFlfiho6UpucEIZAvrX2i4h/O94qbrXPNtLTWKOg1h3eGs",
+	"43O+H+VHwy9EbggrJxmMeU2mFzyzfhsck8TscBDAyyNNFVkiigRjHM3aLM8onfG/sUJZKWGtvdp07KR8",
+	"/G4cwvR5Kz5UkteNnTrNSsHhj+qZ7laOTe10Bzc3HSnuH4nCKaueJhjb+oX9CHFyMPF5/mHcGvznFlOB",
+	"W+JztMVUvEZJwyzu59/cl99yDHqurrxbia2ENb8kdfGsTNpoSEmB647nmCch1+OYiHmeY6gkIzlVeNns",
+	"TXMDRUwMjl+/KDCCShdWTr7PKbiD9v1BBOZ6MBXD7jkm7JamOl8QSl7BLgAW/TGI3ZRzXYmu/N9skXQN",
+	"JyhSlltOAH+rqordNvzOTpu+kZ3lY2vteQ3MFpwIzmMREcVylmrLRqHDznPSJYZuoxnAxj4XjHBBkts9",
+	"dquZUHyUsz1znJJjMpUFI1O6ICNGaJYxyHFYqysaDaXWjlm0T+dnRn3+BP//kWVvbltR6/Vf3p7BRLx+",
+	"04paP701916fvcY7b25nIC//VgqYm7brK3wMV7vUXn5YbHrxtX/wc9QaF3J6spOm5D8oYT02vvYBH/Ov",
+	"4W7Y9BZOVe0l1ZRHZ5SOnIzkLVPE8NcCJCm/mdvTea753oyzlHUiwoXSjILjze3RATinzFuxKDdkZMMP",
+	"RlJPwPS+5CmUotzax0QwriesGBC00tfdlv7ZpNMlHyBaHGUmHw5GlX/EPJEvnEE7FnY32x1uhkaUHTeM",
+	"q3ngn87OIwK7r2O2fSz+MZfAVMECX3CQUUPL+RPlw2RuIBnUtYWawVZEtLZuU3p7iq9ZY4H91W9QgnGQ",
+	"q4677WPS3casUvWbburzee1xEIjudChqxDs8XGGbTSS8mv3YYM7AG+/n0xHSxMBG1v9h/9VBo65aktA1",
+	"tOm3pjchOqcpD+wC/OAcE9QiMsXcijYHgVdpckjSCS1oqlmhOlWj4n//1//n/6P90X5jl+8gb4X9+2MT",
+	"gzW6B3gnm208TFzzQoqplVDXUmDrxg7eaNCXd0oxjVpWu9t+/E1SnFv36twEqxrV9lN13OUUheuxedfe",
+	"gxBWOwYbpbGHkKZsH16V3vO7OTRKsnpydho64yOjPAJnGBBGjcZj/eSaXjHlfN/WzRFh1hH69ZWLQH9i",
+	"XaUNjKmMgOHayVvOJZ1eKesJWeJRXfJzwbVmwsXoMVKwS650sQAXre1iKoVgqZaFIu1kSq8YuWSCFVQz",
+	"yMKJxR44mgckcZstIe1XUqj5lBU24cDeOmdpwXR4W8EVyGEKt2dC2m/Ozn2kgYCL0E4B0Q+vPp6+Jm0U",
+	"iFhBPmK3MZPh9HUHgi/gwXfmuXdGOy3gRhe6u9RbpG6nr5u6ivdWd9RI4TNWuE7CF4DMVr9hdkTzZOAf",
+	"7ma9+ZPqHDS5pJY4RQ2FAVZneT6PcSKq/T92fa9+t0Ew3uTcWslPsD/hDrE98ctQdgInrVt3Q2z7eZza",
+	"5S68t4Gmel4IlkUkl5eXGLtqQyG4IGnOaNEltd7iPqh22F2znS7Xs9bvo236XfDVU7Z+13e3cHRNV7de",
+	"OyqbW6uR2oDVVCa/znnWEOA3VVbskQnMfs/mqeVpdUMsTydOr6wQYBR13Z7XNL9SRMsBScrWwLcCHwHn",
+	"CYSLlW0kGgK/AkYZEaqtYUpBarGqhjaV2VB4Tr3RM+y/abVRBHsVRMk1GcvKnhlmYRMdtYQwrzxHXQEt",
+	"cTvo1heVaTM6M+oL2+nQkY2nb9CjA9cyiJ5fQ5G2hv11IzSjwmQ383SEXhSuySVFlbDa9X6/v9/vNYlt",
+	"V1w0HKUkCJQMo/zWRkkasl/NojHcldjA/QgABWB7SklULm9c1kZONSvQ64fLnpA2daOD3DW/SczW8NGw",
+	"M1qoqkPQ9boVtYKONBl2A1Ji3Zsb5ts+trQjIJdhAOYaG/PBMmfFMRJL0A8yYvqG2cQLtP2wjOTSZiR0",
+	"SRuXqbNRVi7FZFi+chCNRAkEYavCBTALa0XC5mCRO8eF7BL0cZfgjY0BGlVD3yZh/rT6dBDgsX0cx46x",
+	"GmtiM3YIxrh7vMW2gRVfNy4L9y5Yie+2c7903e/uBC6Tw3ey41eN4RVL1FGvt94WVZ9v34PVU1tVW+9I",
+	"He5urClVyy316yXddtmMUpLnD/PCCLhGnNEFBa9rhVAcNdpYvtiM8iU7biWhD6dq9XKGXo4d1f4kMPph",
+	"NlElRNE7RtqhZwQMtKVvZC5yplQI3MKtbPBn9ZKEgYOwWb+B22QjfNxbF1A/IFLkCzRxUM2UT8Op5SuY",
+	"6ws5LxRpY7LlE1VmYvgPJZ0uORGEZyGaDrHuLfM6WZEOoWKRM3qNuXAo/4A5pykvxyoQW1oVQ1Z3uDqG",
+	"6U/vYvpStsPVRzhCTeoTHi6H+uOyKMr0DDhvA1I5z95hYpXuKBbhAUdMoyKdUKFJ24UkyDGB2CsFov6M",
+	"ZYTlikEmTKdLTqeznLOMjBaxKA981QNEqg4gsLqF3ccDC4k0LDsmgK4TDI4rMqMcgHvmipF2OqHFJcuc",
+	"8hp4f3ihNFEpFdb7FQs+JnNhdJVOJTwskK++ML7rnP/OtnoPHnx0Oz66He/X7eiO3EYSgX00Z8nHG4YR",
+	"E8AnBoTjRClvRI+FLPglFzQHE1JALCQY+mvygseWwjUBmcH8tBQ7Fm3qBQOWDS+lzIz4YCUGD9Jithb8",
+	"nB77KA073ZFXq2W5xs73ifarssOOAJlhF2zMioJl3VqfqzSwIuQYMQGi/0aMSETYAl7pUjM45mX0DiEb",
+	"1UHvRCsQ6ioxdoe9l3XAuwgSRszMuBzMhvNTZ6QbIDI3cdIdvNblN88KLgvU3f7MruwVwrHDcv1iLefr",
+	"Wx4bZdN1uve3l1RDs6ETS23usb2858TJjqGfijmZ4FLa+LNYuHTiqEQsuaFcc3HpHr5hBXO4h3pSmD88",
+	"sW+HPspKAnX4obEspi7KnRcEUECmNGMlSQt0r84XybMbzDHfUOBUHtd3RQyxnbIyORxkRo+K6Wg115GN",
+	"bg9pXiW+3W0KKSoJ4wsEavdcc7epu7uVxJ3r1Ur1BQal3zPZOKkRDSPQoFIH4hXXmNmcM61dNvOxIxGW",
+	"JZWHAr2bKJBMLc0x0o39xP0qyn8KWvSlGx4yDbi4XOVtrlJ197T3LqsZTW1wQkbVxM3opZAFOGJh1fAi",
+	"pKPvmQWsTWT/15cvX56c9HuQgf7s+YvDHSlGPci9OqTVG9qCZd9tQ6+2thldkaiF0my6naXNRzN5D2kl",
+	"FiYMbrp2llT/vdK+2Q1D+P3F0uWziqSsISIbpe8v3X7zpuSgv1xcnJ0j0jOAKVgMBSUNA2UzrchE61kt",
+	"Ns1cUoOnT4OM1admddVTMxVZPeTg8MWmbWS65me8cROVRph6TPlSbtZxLTfZEKuMKc0xg8wCKCwsBm+p",
+	"fVhZvsFsiBBD6s3tLKfCp1Bu3G3uvQubiVAjxlVKC6lJMOVO//NivZrIG2WoMxcklzf2hdAJaQ0pGVes",
+	"FbV8Hl0ral3ysW45zc0pQWbP4lpGLYiQqiZDVFtbPkQsPxunTbEQhN3OZKEVmAxRHGO3bIow+Dm7ZCIj",
+	"7eT9hzdvTslBr3vwvE07iQe6wHT08vbtbRILfEu5GAMyK6QcG7Y+5rkhjinXuKreKnXy5pycXrwn7cT8",
+	"9ct+b/9Zv7//HAkexF2dEN9VfA24D2Bb/9t+dNTrmfZhogKl/TydsGyeM/KDJcixaCcTdUELPh7bkKNj",
+	"m+7kJBNgh2a3sYxoecnMADsBOvDpxfuBezgWRo4BJaxmmLCYSonLZcT5Byl+eXo1JPtxFYsmfY58MPdv",
+	"uAJmb0kgSFj1VanLnNXbW4TL4Pyy4oLeroqMdY88UaSN5r7iieoQTW+Nstt+c/o+Im8+fDyNSLfb7URk",
+	"VnCYSisJcnEtuQWUhqxOLUNhr8b49veQ4b2s9v2g6eDy6ca+u0dM3wuW8hlnAHHre/+3k4v76/1PPzh+",
+	"/bJXz0lvHoFIpWbFtLF0EZnRhSLZXHMrTmh6a/7SdVI5IMnrk7MyixrtoLOcpixCZckPHdo8tg2UYUHJ",
+	"69fV97O5XoCFNfI0bsYKeHtgmwTfAUmwf68Aygqgwqwl1h90a40u04itkP8PxBXiGs76aipbjTN6fXJm",
+	"JL7XZ1VaaC40zi+s3lpJTk4NIeU0d2ttpG4ry1XoO7eMio4A8ryy8qfv/7bX7x3ub7PmTubYLnjY+iuM",
+	"5FSRQ/q9TYKIkMI6LRYfvFBWRpwhr1mKNrtPfuc/QUdUZFJszoGt8GI3V2skjbtEMTfIIqSd2KtJM0jL",
+	"cQnEAjS6U0ovsbiT+NIEvPIowDwKMI8CzKMA8yjAPAow/4QCTIMv819ZiqliQTnTSSDbGJlvOfVslZHt",
+	"ldRaCnKxpya8aApo22Anr/KY5r32l3Oi4SGI9SpZVcduuAF5ZuhLv2fBNCOSSY1n35pFbaBzLPSETQnN",
+	"zZQbZv2s33vZ7feSzjGhYoGVDViOK7eFy9O+vgzmtTRMFL9erUKSK+GOIKzghir0+LSXIeZW0tovg537",
+	"x5x61Gzfyn61cOWm0pVR65rmc/aKrQR+gfvO74IxCjkXjLRpnpPE9SEhc8G1gmgPkprWKmPbh3wfn9HJ",
+	"hX4Ghuo1VVuj1g3jlxP94ffmfuHd3Tom5yJl1Z49M3+n+Vzxa/bOdQdNyGUCqpxjCkBDf3E7LydbVlJP",
+	"/UpVpjsY4TrFxdPDHWMxg/eTVYCSXCsHKBliSC6bTB+JySMxeSQm3ykxaZQfnKHodRjXWgfGyRfWn4zB",
+	"FYmRxKdUs8xJWq8dfKyEtCxbyRtCxTKqWZd8ELbmkJXP0wmjMyBC83QCjRM6lVBiwHyhVLsdWcohy0tI",
+	"sS5C2EL7NSD3d8kJ9MR3TWZ0QdqfLl51BtsccaOt7/UO9uCUVyAJmk6Rm5YTrY0a3IBkgTd2w3igcy2n",
+	"VPM0aHZ5D/uniP2Il+5Ju2/o45GhciDRQzyfq8jpHoc4b0imQxg9s0jgwesEyIHBiWLNuZmABngDoIyF",
+	"WVdDhW/MtQmdzZhQgBOFFSJI3MJM+5SZWbMZeiwjh/svyYWU5B0Vi1h89BWaloZIDsyZPTJKICxUv7/X",
+	"61/09wf7R4Ne79e4ZcYSt/77v/7vcW20Kha0YBBZZwbNWRa3VoBA5hS8ru9UZcUc2VmeGFen6M1tyopV",
+	"q4XhxlAMjrSpJlOpzBh6EUnnoHpjPaBPFz/uveg4wuRm6glALWIxpJHMFsexsAvrLIwFAyYiZPmgLIDd",
+	"Q4ikuQe1oXDIG2qsl0M6X4GN+JeLizOHCLi6r377QUlNfSOLK8zQVE07rEYEw5MTrkmT6OSO4fl8OqU2",
+	"I7Amzlj1vxkScC0M4TqowZ2xBD2EYNmjtRCCKxKifYloObahU4e3t3D0jm5v/fw3oAPW6WVz08gDNJ7s",
+	"ghH/WgRR1o05G9tGL9svW5W9AfOkUjBluX9vgvi8Sjo49m2paktQycXiA0PUblMJv63HUMlWbxrCFiir",
+	"8PIrC7W6grb+ZT6lYq9gNDP986FcBZtNiuXYIOdYgBISI2Zo+o3cs8aOQLBMEUB0OZQQayTVO/Fa6j3F",
+	"ZtRsigwqbrgjDy9EwFzqJmOY4xqnrXQ2KMRkheQmgxJU+WnYA4iFW8hRzqa2A/VKQVsvJpRnAmvjqflc",
+	"03oGVXlWGJI9lq0awDZsqPETWZEHY+wEsaV9RkZGOSZSLJc7cZkCCdYIGvPcrKQcIyQoRttEgSA14UrL",
+	"YkEmMs9ULaFgaW7rY/zC1JZG5OIPYlXh8sgXqLd7qSxTJap1yPFJX7+8sXR5I9RxUNmrkca54tdQD9CX",
+	"2UlWthXUcm5qD8ovB5AYvo50ZDfEUqnm7uacfTypdXjyGnt41Qj98I4aAs089UD1WOOfCJR9jainysjM",
+	"2IMIC3YJwsR8OiAUcRZiYZ8EAkSzzBazaaN54prliw5UAqcOLE0bFUBBpeUMPT0OgMEcJUIVaOaIpsRT",
+	"B9uAOyGQLcIYVPykkeEaI+KxfhaUdlaaQsQ2RMiaMwQh3TZyVcyne9e0gIjWpBRWuYYqZIpwcw7tc8GE",
+	"qiVFoXJWmzE+6m2YJT3s9dEveRLW5rM1KI1iZQmpEd9QYmtF5UtlVPlSacHKc1h90JwRW9qv4e7EyIRY",
+	"5Q/v9syCB18wryt7JO1pPbbtWejhw95B2CJCblWOwBNbMp206xXJK+97IPERy6W4VM4Xharh1FbsgC76",
+	"tB9fXQ4q6+GZIG21EJreBrlFoNabdU5lPp+KY2Jt8ECtj3GOsTP7+wNrNIPYQ19Kxa1IO3F1VMqn8aFR",
+	"wagducsbR6UKCtItv+czy5CDKdL2Be1wnIcDs66oMrup2aVGt3vZcGts8QhnDti3P4wTem2VdyzgTNrJ",
+	"idG/E5JzpV2VNHMH0Q0P+wcNxbHrCw7gLTjWl9YHXylg+0QFJWRh/o9XVyfG3tt2alWkYYcCtgxYxnhQ",
+	"KReR/+3kmN76dkqzqPXjcbXULldEaZ7npJgLwcWl7Z9vg9Eid6mqUMNN5AsIBDGbF64Lez72BxUkJlvx",
+	"rlo222+LsiycKxSHmdheEPCBysEb8IAjBiVKDMauNFQ29O9WyoitBekh7XoVw6ZGfBtLpfeeVNJh/Ltl",
+	"zTcMSAC205g87liD/WlaOOrB+XMPogq13NFg5Y4MsaFhlp8DFwohh1Y2sWpzHjmi1ICEFa6oWUM/Yt+f",
+	"L6rqXTkbKBa17XtGyAwgFYDddRzJ9LHvlUMxnovMTbTPpaa5kR8WhgXMCnkJAvvyV4MHryXPaj1zFMzw",
+	"AqjI5+kPGPuq9MO8ue+OTVi7FC035hMLpjcSjMNBdSvLoswasofQN97GzRO5CJ8xz1lA9zuVwfi3zDog",
+	"HKxZKy48tfGiKhXlFD0xNL4q1iZObk46wToYwuurewTzKgUa8GAI4fmvF+BseGpTzc3KAGc8vZrPcJtR",
+	"kbLcnCs0pobdtIOyxTfMo2aBRswxp8rHdytDitDpNJ0ErVAR1guxKpT5YqhFkXa1fuqmPtxgTgsJi6yq",
+	"+tfdvBhdJVgP/93wEFmTo6F1aJAK34AS/5mnXQEAA7FFiRwZqxOtxkct/fpC6rTcg2UyZVtAZue7qOgY",
+	"5hw/72NiIM++xk+7Rnepyd5GFn6HB6wiCbei1ilK1he2YDb8+xHFWPfzDcqt7uep+OucgQnhNFCzUFmL",
+	"Wj8XUly+Q1XKtv3vCr5kO/CjFeHtzdpPl/IUtd5L/aOcA3jaO+Dc76U+Qd9iK2qd0UUuaXYh5VtaXJqP",
+	"+aLlcL+a0PNK5jm3NSeqd07FJwh7DK5+tAa9t9L24wwFCOwFXDHfUvDXO2uasyy/5cEVP5ZId03ISDBY",
+	"aKEK8KRaNXhG//NTBS/PXnwv9Su/xcy0WGbzV7P9f5znOU7kWZB/9RF4z6k4sxymFbVO8ND8DbgJrAXL",
+	"+aVR+M41+mLACHHm7anws9qhwEzxztodypZdYjfDIQNvvZDuqllh++d7qc9d/eLy9VeONJotiDTsw9jh",
+	"cJXXsHa+30pAmGzsz3lAdNxjr+dYAJ29sXJsq7RtV6bnb/a4ugVxv6sT4K7Wl+QUy3Hlb5xdoTHXsrGI",
+	"fCtaKn5fKSHvfzN/QvE3F8N/2DO6bAppRS1wHg1tbSP3ib/jMa1XfK+r3jXTXytqeXwFwDk0hwQKUVN/",
+	"WGd4WIdaymFuj6sRA4e5P68BERtescUwDU5s/R4Xwzkc2vCGM8MPc2k7NbSC/3DqDq6rUY5/1q3qJbr5",
+	"MICpXFMdG5upF7IO3mF2wzSYv4OrZq7ScMc4iXEITGw4xmNcQaSAGG9zjs1kzMqtatnf8NodZe6P8lDZ",
+	"s4w2wtI5gr+rfWu0IwbtT8MD3VDFHNxeTUXJgzbS4FS7GutyPFTlua5UXg+2XmnnbUWt5aLtraiVubM9",
+	"ZOXhdnJCbc4cN/bL5S9U58RfXlowW3Evty389jlqrShEBeZrcc1yOWOkDJPV0olHYJ0AP4o1YydlwSTw",
+	"rjjQfPMDSlh1olgYEW3KwBs9YwW54qhc4AMRSSdSMUFGC9vqANHUk+X8XNNqLUG3cgn31dKl0gEUC9IM",
+	"SEtBWTmu6jEl4A29pCDVZ7awpK1pmRBFF8o0ejMB1HL/WT95lc6w25TBXFeuompm9qdiImOFmQBCEsdB",
+	"YK2SCEFzsCxYRf+HuarXyBuQxLKdT3hlQytY+8hK8ubzTpi3epD/aR5TmoqM5oD0JlhEtMwzW63PLKJp",
+	"vYs2uAR7V6vIBWU5MdqpLLm0so4eVNqbyoJ1cF7KslnLw8EPwTe95mP3pJlyf83jBId7AaKuZLgn3PP2",
+	"y04MWPFx3zp8356YLoJnt88hHwKwLhDoyio51k/TGZDEptVf+C9AWYFqJThvAaRokfvpzUVp6CprwZXJ",
+	"0qgpYfwFgBDFAuz4pG7GD9xWpE0rehCkZPzPxLn1EV+pM7BwBYTGwnqlFnJOMult+2gmz7hpaMqFUTkw",
+	"VWk2s170eqm2zZXSSsrtFnZl6cpwtcL3nId/u9eWj/RKb3Z4YMM3/bHf+c31XV35WlD1cMc367Ro5wYq",
+	"9PZOb2//Wo3orXqtgRBCyFx5Ple9WT+REAOCQRSL94DojK6ez1FLCrZFyb/qCDZV/Wvq+KZ3digqWN3p",
+	"m55enovf/iz1JpsjozH2ssnZa0loSR65InQk5zraQFaPLdIliDKW5qUTKRVTIAmQmwlPJ4Evt/TO3qnc",
+	"5cbHQX+833qW9aVpFBJPzk49A/GS3BNF1ITOasHI1/2mpasXtFwVpWV/bYG56gO+liNofUsrx7syKfAa",
+	"EumIEw3BoiWFjbPylj0oPE3ayS971tCyB63unVpHXzkb7FoPD9L9UZ/2xi/Zi+x5+mx0RBEBbOU83UN5",
+	"qbBA6TepLVWrkFpPxLIH0bocXPBKOwhu6Tj34Qb1xApnsairFeUC3tBFxwNMltvDZcd268IbdgBBPUG2",
+	"YTP9ALKNnZ07SjjLb+8g5/iX7yjtLL+/m8yz/P4Oks/yy7vJP8vv30kKWm5md1mouY1dX767XFRSiPsT",
+	"c3ybOws7W765dIJ2EnzcO4/SzA7SzBdw5z+pKBRtJSc0g2eEkoJ5L8KZ85MZTLMRlpBDkTaYk4I9mCBT",
+	"UhKzZapmsk1xeUv6PGjyIZKsFMwmPjQEzS2jAzdg420Fy7gVqt4ygVtJNht5UiOjWUfAl4li1FAnfonx",
+	"LnPTmuL42+e6y64p+vKKKZtposBXegwiBPhXn5PMHLVZGeASWdw+kflDW5UhAVR/r9/r7R/sgcVu98zL",
+	"t9UA3xVwrT7AwQKDUu2NtVTbwBNfOY4ks2ycdAb4b0SSmbg0m5wc3j6LBZ/SS4apOgckm/GIvOjv3/b3",
+	"+y/IjN+yHDFVkt9neULav569JaenMD32cdMIpLZMaU6UlulVpxuLi4ohV0CpAa6JoBiHWrPmgs8aMCMw",
+	"2qJr+2l/oNkxFvY39MSsgauYUbBaLbts3IpaMzgIv8/yKlAD3myedgf8v2LSnyiomB/M6+HtM5hX8y8E",
+	"piQYx2/Doc3UWIBcQSj5dG4xDWIB7YwhmnbMU2ZzRwtlIyIrMSi4bDjatvTALIiuX4tFdxgwvo5B0qnO",
+	"zeHts1bUwm5UJwbvLE2M97UuaTl/Atjs7wEZG6tQr0K0jmwOZ+AljAVU03Dx9JXswDBGpMTCVx4bSVGR",
+	"jeTtblDWjeXdgPCe6Mak6CpENBmx1OhuzsWUhPX+uvX8zJVC1h3kstDh09TRBVlV4bCEtzYr7VP0wl4v",
+	"J97IYrodprDN73T5N7KYojvj/NXJe/j5RJERLbC8I3Qxl4pBSt6YFUykrFN2TIo0mNuVPWvM7CgT2KET",
+	"XFm93Q1fPf2DZ5+fmpuG5u741Z0xzZtqkU+pGB6l/WyfHYwP6dHoWfo8e8Fejnu0P2r66nSLpK13Nl/L",
+	"iojNybAQUuxldK4iQvMbw/C9LwpwuohmeV718NicOynCjCJIFjJbYGH9be0lz98TyL6moAVUYh6pc+JV",
+	"Sl56l3gVdK10lC9XZqhCvW+fVaRWJJDiBgBX382E51X8JG4jKyOsp1Ee/zbyMLsrk1r9T7xZ8dVWhu0+",
+	"WaoC66p81rQKn1oP6oWNUylLrdlxVmdqU0H5qjF+3dFf46c8JlVvoSeeFJXA2pEMdMGG9NBvpP5uo7jf",
+	"WYus7/o1gn7jeQieX79FvswG32SgMEuS51sYX3Zz69QN8Z9/C75/D4bncMnWW53r+JvmuuNu5kkQi4+J",
+	"mOe5Qz/JqcLLZvs+hNX63cpKyqCjufJVkPEE5Noub4WSh3RHI1E1091Y0fJDWeSrluZ6qwvq66EtH1fF",
+	"LwXV84JBdJ85cHW4HosUVAfHb6p3U6khthv0ULWfpJ3YtraFTH3IkVWxUNxUf45aZzS9apTuPgiGJb8w",
+	"UCWobVbJv6l2eJvSENCGTVlfKg6hPUaEe8zTc6WXsCSbqkAs7asQAse/e7DfhE2zHo+mNrgNOFZnvvjc",
+	"cpEoOdck41OjSElhS3hxPMIOk4e72vV6TnN7cXm+J3D9tLonDneC43FAR/sVmKNlcB6j1IpLPal9rN97",
+	"oK+tXLa7fO1w8+d4tjS2Fw8ytNqu2mIT3QkH7czWY9sRAo00789YbLVBG0CbH7foP/EWrbIVS/LMvoXs",
+	"qQYcqJ3VWR+LvItA/Wg528pyBmLbSMorK7XZnDfwzuC8A3qvM5DF4itayHKp2FrrWC5TCyRvHlWRiyqV",
+	"47FigGRw4xN3ERpjy70TiFrbWaPCN7wgA7I66vSJpb5Gza/ulZ8vXjnRZbMUfyfVsm4NmqVXw4P0pS1+",
+	"+WL0PH2WHbHD8QHdHzXjKytdzFMvmX8LcxFuy29sLMJO1FwdeK1h2mYoVQPwZTNkFmRarN3gtg1l68TT",
+	"bHFve/we7FhrK/PCvFjQNAcP9nPALDdK3lHLLtP2e/2OhqqG4x55NlUuU0mRaou72tQVjqFRtoNZwrJy",
+	"d6snR+9W8PI+6yreb3nEf/ZarZ7hqoDfdmPxsy8BuopRszJp5jRTSbOnCyB8F3JexAKcmRtgJNzltsVh",
+	"aQQG7WCzCFS0zPcfsqbrShng44+vyMHBwcvIpXvbU+q81mW4Y0YX3WVc0/4+wGU+H/R6g15vr3c06PW2",
+	"pp1fWr6wzlGrQ/vRSlhZAdCg7bKqQsgOapG1ZyGnsPBgimeMZBLS5ioREr0t2FUN+S4oT1JWTIX4nHBP",
+	"2v3X74aaxsuXLzeBJ6/khG6Zy6x6K6BauvdEkU8XrywzXLnMvZd3Wua1VX191rZzPMOJ4mXtdD1xRTxw",
+	"HVOZ5yxFQOf7KNO7zJmXeOwd1ML+sxrY9UbNsGSo61jmau53D1Z2q2p+lzb2iqC07BwM9IZqul5Kc4jr",
+	"wapIN3QROZhbxABFEFzItSvAhcKyAVJwi16htJzNWGYYtcWIhxROCzGfJaRt5SKWkVHFy98BIFGrkyfV",
+	"2Jeyv0Ysco21AiW+0fD/17ncXgKqTVHgI4fUXAenaaE3Z9YI1oasSvihko6VqC3A2VzkTKkQJohbmbqh",
+	"hOouooELn7IyVJ1GBNzY8GxIPcSaO7FI6h9KOl1yIgjPkLRYICBIQ8XXVzF7FYuc0WtEyDPNr4ET/yJm",
+	"vsy+y1q329S/cdJpFgKzbxFe+8PiS+u/q49YwKZBHsY94bA2HRuytM7KxWJAKtvQWUZx/KyIYhHuS4yI",
+	"hcJumrSdG1qOCcQ2KluJKQNmCty/0yWn01nO4SjGotynXQJI9W7BveMJdgiEOIXdR+kAANVYdkxoLCqD",
+	"4wqqQRnSN1eMtF2VJ8vHSsUAvTMqpSJCEhMLPiZzMVcs61SgxIMi1LL07a1bmorzDeQS50NZywECI7l/",
+	"qYGenlu4wZG8ZWFFOa/8twMnFxQ7UJpRDES2hGSAmpAULBbOA3oj7USQkdQT0m4QogH61JGfYyIY1xNW",
+	"DGyIYQ0zuHzWHPoPwhbHsLtKWb3MPVLdBLGo7gIztBJm0YyreeCfzs4jAopSB3N9oHaXzfyaFRwsMvWN",
+	"YEVVLBsR5ORvizhcW7cdSoi7I7DxyGIfK3gGYdo/0N2BUWzN1bIGZSywcAnNn6gKU9ESM9+rbMeDbOKa",
+	"+PwqSwFj0aaev7jSj0nHMR4PJHnpE8yPfeVCO92RO90Qp2v/fkU1u5TFIqiaCR0O4odmEPBWQGJXpc9V",
+	"mlThlUY/h4CjESNyyjWkhZ0IMheo5nNAAz3sHcYi8QAzSRRa0UIelZQQFuSw95IkFbgUeA9nJha4ZltU",
+	"p1CT2fC5tWG+HL1In2fP2NH4kB6M9tMtOJMf+W6soilcwMouiHCzMoR3FYj7RYg9iUEUcp5nMG9wAq0F",
+	"GVxzimQ8ixDF1++4Evf93lDbEYhnW/H7I9UNWOE1aRibbJKA4fXHyOft7EwBjuhOFick5kYB4MrWnhEZ",
+	"uYGtNpovIBbl68dAWzQ2qsvKSb6xl/39aJuaI+m8KJhIq+WbWp/OX7dWCqSsODP8bEW1pnqvyP8is5xq",
+	"05UfGV6qbJeX+72tOhoU0WwOCSnLyrqSoQkW7cQA5qUioQ2FNu3axSIss9zOqciMWiCVBpkmzecZan5J",
+	"fbCJS8Kql/i0pLlLTqrlVuo9EFKw2rboHx5tN0NljSW6UPVyXOseD0oyNRMMqINUUZ/ldMrRniUL4lpS",
+	"ka8R7GtRg/wE77exghIXsfh08cqDpILl4Iaxqwy4Zsn2KBmzDMSuicx5RhdGgUOHlg0BX1Vyqfdsm5JL",
+	"l3NaUKEZyxpdSBBWFo7ZP69WlbNa6l/YuxVxZlGrfjrq0QlbrLxDeauc4bOCywLLfS3b5qryz5alVvzj",
+	"q41YJd5c/RMN9Kph7I00JqBS9V3eyBEBPe5uDqEvs003yTfn9JplgbRU49O2cl5jggsVq+75aoD3kqMy",
+	"pTxvbKzu+6ZZMXyZvhg9p8/GR+wwC8EovjQTQkCueEMnZhMpmu8UTHGbkhTcD44WwgI2vap0wZjur7m3",
+	"33jvdz5ruN4Uv+0cpoE30300wmXH1srl/G3D7rkHU29lM34TKI/zZcpTszHMGMuI5h4vDl/oElfNDSTP",
+	"m4JrZmsq1zyqpJ28+eXs45vzczAkJQwFRsRfRzUDwP5X1GJmqRRyukAPt8gogCLYNlpRS16zQvDLSS3n",
+	"JXh2ac9UC1Wt9hl7DRX1GAr6I4Lwo4j9ryjifw+srXGfO6jPhvUurUYgFHa6FoKRi0uLOI6FMXNAa4fc",
+	"GzRAYuINGEcc6A3gJS7tjRHNqUjZyQysniuEZtPFGReXxD4NGZ5cE4pvobMysPxUomNWCyOQGb8KEwnR",
+	"GivgkUEdAjMsq4iNsBBFtfKk4uIyZ/bpqhphPjvcHz1PD9Gmkb1In4+e0aPxITvI/uUjHCs64jZaIagv",
+	"J1PDmVbpeUtyGplyMVekYe8dk56tHFqxLc6F5nlFxi5N45CM3w4M6p0tt98dBKB70IG30rR38eZsnzzs",
+	"jqcH1N8+X3hJY/wyLdEhmoG656p5OtVxqdoarYbqQBjoFK2lYKP1X4b2AI/GPI5WPTWBQtxce40a6g2g",
+	"m8Z+wBbuNYQmA8yMWDjcGhuf+KRJlTvRybKpPqdY1tY+/GWa593Sku9fX/W01RpDu42ep7oSsMF03FB7",
+	"cUvvYBs0MsScmOuRnAsXHdLpklNdc7ANYpE0kBpXlbNOwBKiNF2Q3iqiEwtHdaLSOOP9Ntacc0yosI46",
+	"13XuwgTsI6v8d19YFdHhfmx8Dx5cW0sxqJVYsIkMqsQ4xJaIIHpyWUJxG7gTVcUEqSXql6WCmmsluyTZ",
+	"VYKDz0auwLJILy/45ORSYkDLP9f2QTCttaLtE/s3RpN/hchtJyV949htD1z/WxPOU9N67uavDkLoVHMi",
+	"JYOKtDNWhCmVpU+yKbmyDPYuwF87jkXgQi7zJCv5kQ7tJKnmKnqW4Bp/orqxOAmLolvhFL+wkxMX80cb",
+	"1PFdvPdrHfe2zu36ZNTI12mrlXuvjsz7OWOBcyLqOadYSBcreNoNCtU6zS69w/S40S3NToPhdAs5zG+a",
+	"XUTE1f7yi1CXsQc5YGouPMXHqQAAAyJM+DiUTneNJvv1VN+ohUSlZvSb8caPbZXI4NTgMJVhd9FHy/er",
+	"rINanq8x5Vla1sRUzpq5U9NQq8r51sa2i/C1anxGvzEAdUPq9x16fL7VIln0zHKNdk4diVqIxHfPySaN",
+	"mSBh6sl2foclZfaLfBFNtpWKh8IeonBvVmX+8BB4Ih8IyuvsSSsgXkIQ5JKh1yFdwoKcS2alEs8liMep",
+	"G6a+D6gXb3z7UqiXPyce5W87gm3eL75MEz7v1vgyu9UwaMSXcU3chzsk2CffX+x7jbcuR7+7gjhtmppt",
+	"xbKoNBb5wPdOFFTLadfQszSbzmRBC54vYhGUjDquWp64QyjNoLWw4lJZaMmeBHDimCuxSGzJpRo2JvTa",
+	"0Blfxivc2v7QVdtrORbUGCBvOdyfIU7qaxh97+ADFtlHRtVmIm5n8o1/Hl9eA8SI9jeXLzGWeS5vuLis",
+	"loIqDXJWDSRtxRhJfL+SznEs6oo9NoYsyyauLVWUhchL6KGvQ+Xra8cCo7ywRJc1LmyuMYv7dcuJXTYv",
+	"7rAq1ys8NykVKiKC3TClrebVpppMpdKk3+t1tg5lXJJR62Swbv3TxdXwcPyC9tP90cvsgB2Oj+iz0fP0",
+	"RfaSfSMwRLss39hEYq9VmbO7uDY9bh2IMoza7Vu73S2bsbr50hlyFjG3WzvdbWxZ6m6awrLOstTyg+Sh",
+	"B7MXqgFLAFNeVbBHaZf08iVS1+iCuRt5G5BkzAXNh9jBhLS5jsUNVWVpkoi4eHeiJUHRz2w/nwp2DPYt",
+	"QwGmHqbVRpaCx8IZtQ1PtqHnQ2GtWe1qKW+AL+ICVwfq8ogwURWThJ/FYibzXEWleAOlAkj/GZlA/hU+",
+	"F5b8MyOa0owNkDbl/IrlC0JjMeXKTHhmP2H6aCu9JqR90ENg89Xt1TCjw7k061oZLcZvwHZaIxvcgzjp",
+	"pIxvElhTPZqBDmMnAxQ3NtQFFcpWHA1+yLkejmUxdD68sqQB1jV1gh885FE7GpDyjXg2L9jGlMVqxY7X",
+	"dprXmNbCGpNuO0RkBQ1cKivpKkpuKLvjLdqbFAZvWtpiL9SqoZRLtls9lG2LoKCW1FT+rcEBVxImwW7A",
+	"8Q6Znkb1ZyLrdFcZENpuRgMXRWTNCrFYYVfolJ61GktzSxvVS4b678TC8/nImy8ci1vxIXT91EuOIn+M",
+	"RcAgG0DX/oxmjYYz86UGjnphiybpJah68ZB2hdU1fLa2Ltyl5mGjjaEqFi9xBYecVRWN37/5mfzHh4//",
+	"OyLv/6NRFC4jOcqXXjNDoyDkgV9yQcY05fkK+75Mwcq40766N7luBQypOV6GanBF5DhCDazJuVQe/fJx",
+	"zAK1Xikbv0BF4IxbSqoJDZgU8yYb/cm1jekFA7cElbls2oy4hV5V8ovuFlEelE3YMq/sVflGkNMdzP4f",
+	"SxVbNor3Nre9KUz688rh26qddxv3A/Y4VIxXYYGsQf/YmByr+KXg4vKcpQVr4Jqn0+lcoxWMigW5pvnc",
+	"msDQyovW86YkzKYDOm+K0bjPTzSt79/MK0DCTpWaN+QPNtIqqw1M51BRg1wCVbeHttcM4maWYwkNR+o9",
+	"ZcgeBHeZZ3wdCjOGaoyG9Rd7AM1NRx0+WR70prP9Nyh2jxQ8iK6rHVtrtwhDvAvG9NBFevPfWWNcKYyh",
+	"6c3+1jwhbh0c9ciPfKwn5OSaiTmLW8R/V6FCiA8dXfyFnPztTdzaODEpKs7rJsaed2epagAf1ZpNZ/qt",
+	"vNxaJyrNXvBqk25kW10ZtmDvg94XETrX0iipKZpYqZjTvNvo6PdPnqz8gGFjQYP2Ofslo3FYm9rRsf1S",
+	"+Uzb1uSKUAW3dUbBJswAxhxAgSE0DAy8NvPTYrp07yt2lZUVaJvvuapzG5N7svx62Bv10/2aVa837jem",
+	"nxp91M7sWhRGcI+4NWxT8o85mzO3ckYEsLBX5bN+QaRgHUP2sjkLoroYxnKRG57nhg6Z1doBuXFJQS79",
+	"DKHKu7KeR9QKy9s3Tn2TXFx7qVy5cJ0Cg5U/FVXxOTiCWxzhezBq1InCNzFu2E6cB3PYQLLvoHVVhZT7",
+	"Ekr8oWr0IP8W7YAXWj+lN5OrYZ/ujw7Sw+yIPRs/py9GL9Ne1mf74y+1v1tRpPzYROuZGjx9aq90Uzl9",
+	"CqWSn4LVczuF0FpsTeOBGTac+XJeNxW6adgH97fFK7vrz7LNf+Z6Ugqif9YN/+fczxvk+PMJVjbNFxgo",
+	"iv4lSBDskv/N2Az8SZJcG3lxEdT6rkqoNxPF0uH+6Pm4l/azl+wFPRwdBKDQ/bS3wjdmz9sDnqH6HKzZ",
+	"dBdMaWeG3UIXKIUezPVfQRCamOVdF782MaUuX/vEhkGuKZKF4zkHYc2Mz3rSXIF4LEVn7nTcbkAIBIhP",
+	"xmqrx9bqKKR24ce2IP33ETpV3w1famCsFrytnJvwzkOaFiEyNp0XXC/OTYdtiiSjBStO5k0aaqKu06Hp",
+	"1xArRZqfZrmHiTVYI6jjs0PI+qCpZgUQBZgPIJLQeDkqw0hbnz8DeO1Yon4pNEVnN2a+t9CROKVcaMoF",
+	"K5Q98CUbvuR6Mh8BF4aH9zJ2bTlxnbSXyZ1OmpaCSKOM/Pv5h/egm/zl4uJsYG11VRSSiFC1EOmkkELO",
+	"bWnQWDgBJoLacSJTpH0teaY6kTfLKYt3Yo2HkY+YiBziHxJTq3zHwvSDCn9zJOUVRnLYzUHCo21bNxSN",
+	"ZSE5jkUsUFV0VVpwPIokZn1lwX+H7w3ID7AuJJ73egcpVN6CPwG6w1biUpoWGirUlpsgFjeyuFIVfytp",
+	"+7Rt9LlCae0JpM34hCHABC03Dxckd4BEtgSxvpHwE6OJxvPccCMlc7OpKwNDxuRHRgVJftmzprm90ywh",
+	"E0YzVnQJvnB4ewsTeXR7W748oYrQWMAWAMC05A+s8AmZhhHpdrufE9LGY00SALhKOsckMU+BE0iBVYrQ",
+	"tJC4mFDfphuLEzJleiItuiZFs04mGVLCCb1miHl2RBJ8cCikHlI8TIkNiD8xP12JYIRbNe08UbZxdexa",
+	"lmMouAMYS2ZrI54aCeDUYPI+Us0wjEcN7PqO5ukV05Wi2TZYK2Nw0Re7vyzkfHaMcGH+S7HA2C+uFT5g",
+	"I8AKQ3jhS3twOSFtANVWCen3ek8VGc0Lpcl+rxeRBI9ZQvZ7T1Us8M6RuTGaL+CF4PmIJPa8Ld+w52aI",
+	"EkpDe+4BgEuwHyTBfXvM/P1+7b7Nwk5IP2g48iE3K9u1R8PfPwr63bFbNBZ0ridMaEMNIKHO7lLw9Jbz",
+	"ybJy9iOyf3vrIZgirMYUC3MSqGZvYfrh/xjhYLtsTmH4xEdmqCwGPCL2YuGwJXI21lhJv/aGYqbNueC3",
+	"sTD8tfRn4IYyO9CcXgwlQ6xZo6gv3H3EmFPkcP8lSczohnZ0hrrA7v/IdLHYOxlrCNBQLJUiUxEpzHZm",
+	"GZnPIkI1yRlVmvQ7sL8DAJpBOUsqLCdIlDSHx9AlK85Y5yzejmJRuQoiDm64iFTFH/fbg7e6C3aXuJ8l",
+	"0a+l5vlvYQCBf2AZdA0DVklSheNJYmFFKkO8DMm+YgugSqmcOcACVpbC17bUov0L6ZPDYEulMCIxi4Uh",
+	"KMh1aoX1u+Qjm2Gp16ACmAexBSBR04MS1m2KXYtFG/B7CpYRqkhKhRQ8pTkw3453VIeok7Cx/REYLTQm",
+	"wsIf5otIDZHGk8Svu9mas5wuWDYgRoVLDIXMOGDUCo1EHmjjy1iEszm8YothKvOcGwIO7M+ND/bOmGOZ",
+	"MwUDVJrnuSF0s0JeAqe+oVyrWMxnZtL7PWJ3K/SZa1tvt4CuQSa/LMoD0HtJlrrCxXCuWBILMKsuOhaU",
+	"NZwU5JBmiQY2MIgKZFykfXh7GxlW16kuDGKoAE5vwR0/rZBzG8mLplk5g6hSwVimHFm3Muge3E2OSQIk",
+	"bfBLQjhACivAE6bZ4BcbxpzzlFkkSyvYncxoOmF7+93ekkR3c3PTpXC7K4vLp/Zd9fTt6as378/fwDtG",
+	"qOY6L0VE5US7k7PTVtS6dipE67qPmZdM0BlvDVoH3V73oIVuGJB5y6Nrfl2yFWpQKI5VypQ+UUsssxqF",
+	"aoRgP7dG22u95Uqf+K9CtgudMiMwr/Tml488tbaSVT784Emg063PvwEqFO4XM7j9Xs9J21brA3QTlD+f",
+	"/t1G9aHAswt4ElidQKCvR9TM6CWwMGWeLoGuu2ZpDrE3TR/xvX76A/XYZfBKf/Mrn4CVGjmXZfjSweaX",
+	"fpTFiGcZA23ycH9/m8/MCpkatXuUszdCc73Ad19ufvdCyndULByIk3nvaJvZOBWaFYLmFmwVDArTKS0W",
+	"dm/V59noXPTSbK5Wee23qLUsobUGUGhBQQx+9ZzbW4Oyhc9RayZVkxFJywLFcXdqLIva5RBBzftYlMcT",
+	"qlUB4RzR9MpIEz70zRei1Ia0KpaP90CX5MLwgFTOFoTipMSiLPNhC1Vy0YS/DDpuCWaMFSyXmG9kEc9B",
+	"G2liYL2+FeNXcyckkVUKgfWbToLqFzDAH2S2uLejW/mGP11VI4Pp4Ocl8tF/EPLRRDog2jHczH92ktHb",
+	"4ti/kmKcc7TBHfa3+MQZXeSSZhdSvjUa9HdLm8xqh1TByaYBVdiJVFU1uWaahaJJQLQ+RwHLf4paIth3",
+	"G0nZqwlLr3wAOh1BHBrQqPC8V+IQ3HDan87PzonSixzF1k/nnvgw1UGyIIWRwcFmC3p2OqHCsMrCSJWj",
+	"nE2biAPEaiweljjUMMq/KlGw3w5DUlbRhtByZoTiea7/7BTin/zAm7f2t5r7n6hmN+gAO9pmGi00w6cy",
+	"47JGXvBcINp0eSADgnMn4mIpxPbExWr+K7WJH/D+bkpE5FVsXhCboCfkTbNuYb/wfWsWMIjNKoWd7UdV",
+	"4oFUiZHfS+7ouCt3VSC8Y2S1AnECpi5F+kZEOIp6vV7pTrG1KtgtTXVu5PoGAx7aeG58/UsVQ4ZyXXp3",
+	"fgFXCSc1zJ5lkS1tAEcR4M4yPIQYeGqDS2MBrxVsPFfWWoJ2U4Tz9MGo7YQrNWcqASO9LYFqnjavR4R1",
+	"L7ux8Akjqtt/3vVqRxfAmpOOLabvPSnKKFhZl3zQE1bcGCLHyoGMWCohEzsWQWqKzXu3dCSxgKRJx6lm",
+	"cOGJQlyoyMEF5vyKwaBxXo/R4mbLwXFF9nv7pe0PB+5S3aEuNSnxTV23ErMPc6YhqY2KDCDrdDrpBte5",
+	"IsyhHoqUdVyAm18pn8YPFdhspj6Ysi5c3RubY47WuBfkHf+BtJPbvSm93TP390YLzQAAuey6pauAJWOz",
+	"n3HApc2/8M4T6+lo95+qyJn5QSl1cK5U22IYml6xCjZALIwGm8tLMqMK9idBZD+uyFHvoEQLGEJc4HA8",
+	"z/Nk0LABzIArAHOknWFZTZLMsnHScTlK6Au3uwSzaC37wd5yDxDJRUSojsXh7bNBiSun0AFx9vpH+8KU",
+	"FZcMVWfsgLJwePDcr2dvXcNCS9dHhaB47XC72Tufitwsxdn7n8KyYkJq/JArUMMVofY8l5hjtg3TxGpV",
+	"GrjJgyrS8IWd1Oj9++WVjXzSglwcV9c6PKNAWwLy4Y7WV+ao+1tJxVOGKScwrY8a+ncusOPBgQ04mhuK",
+	"LRb++COk1yqxo0rFW4MXBy9ePOu9WCGRlDLMShk+EEoCGR48fysF+Q+iwuyhNtsayfwnph0V2k0s/8GC",
+	"hz+8uL1KzUYG/Wc3vR1ufuO91D8aTvtN5eqfmCYU5/RhxOr6Dn7qikDNsvFaJ5d9zoPeknZSh0QL20o6",
+	"ht0j7/Ch3LHgOHbMiWuQNgCDFHiNFTapAkOYkS60NBI3APoROR7zFHzRM1aQERQ2CUWSdih5gCQYihmX",
+	"0tkXsQfQLCs63Vi8NoKo5il0QkUWJBx/ATWyH0CXP8uI4iASFoyoK6ij2iXnumB0av7a7+07CWfoQaMQ",
+	"jgfUhXUi63E9QsdJumVoWdYkr0GokZHxyQjmsEnwcfTGgqefvf7xa1Eeu81KwuNDMUdc0KIhj7eZ7KDs",
+	"t7QrUdm/T/nJndLliEE5ZXWJFCqRkwXTbgP6VYdqKrqA0GlKxuzGhQAYZoBhCjB7QVDLqp7Zp5/Co/jk",
+	"56gVBrdtfhOeNKv3+ZFw3wvhfi1vhBHzgkLMwa5E1QfPZ0nRvhKFLynhSgL/pkqndyDMnh046nwciwrN",
+	"bK8kmp1mqomqpW+Xq1gYOUwzYb6J0eJmzEBdyV2JaywgrgbfRho0nHIFFcoTixVljRNO+SVUYNa91Zjb",
+	"FZ4ylkUsfj17u0ZT7awjxYBG/x1T4rPXPz7S3n9t2ruz+vzNiXXN6PWtSfTvs3x3El2jU2jDrRj+EkOg",
+	"Ggh4DGnBv569JaenRAH5tZTPkLkp9YIx2uWwk09CriaYDy0E0tj5YurfSNVjsYPMvB1Vl+NY1On5khFT",
+	"LVsxv4y8/3r29muRd7uXvpi8u1X/9extVOX4lZV/pP2PtP87p/2lZ8LSf3MByeJXYgPlvXWWGOcfKbPI",
+	"KpQdibWr4VLizanE+fOso6MT2Qojl4xADpLmU7YmauDc9+7OJCz6ziKYQ+j0taEGumld/vmsot9rpAJd",
+	"XpyHO9L19Jz1uQMePdulR7rX6kFAGPhsuF3GwBfe2SaXoArJ9p3H/VQHs/lU1qf0MRLogc5XfaKDw7V0",
+	"Gu56ymxDa0KDXkkhWKpVDZZe3ghitl9BU6seUd9hLcsMY6MAaCPImR+xwPTXS6ZVE3BchCkCJDEPJ4Mg",
+	"z9nCrPvIH5vubLQDzEei6kpVCyqizgXf8xEzAQ6ir8ypZQG5dWIB0R6DWFAMMqJQ3Q+66VJJg/eHtutJ",
+	"0Lov1WBDjKNyUmLhCmobYmMDeiD2xLUdVLbATHAmqNAWvcvWeiCfPr4dxCJh4poXUgDiLUlmhczmqVmv",
+	"Mh6lU84V0i9p+jWiipk2PJal/XgUi8RMdlIbBwJslB9z9U9dk2YLjPnlvLBlUMGnBSXXYqEA7aOsTemA",
+	"xCOSy8tLABu1YTVGhEpzRguMmsAGCIfwHDWRNyIWU6qujB67KimEbJETEos7JYVU6eODhrQ0Q31+5Wjw",
+	"2nhXaLApkgWW1cnUY8LI9xeOci+xJbghAjZA/YnZmW1VU/fXxZGUDKxJSvTxJCjdrZUWLe6Ii45RPvxv",
+	"KgsWWTe1BkJGM2V4GDnsHbqiwC5rG+MXrSWFa2tABPfLAo1zkMaMZYIwaRsy1TOiJ4V51tDRBlr0Ggaw",
+	"RIt2lDsrrzebvw4bsFJRNH6MR7kvawnM57c7KdHq8Ko6MQ84OlnF0Bsjr77CTu19bZb3nTG67ys86x7O",
+	"wk7KDkSDNaQfUnEJTGABdr7gbhKRxMLbufrupTaQkDYATaQsw6wEYBixsBkOSzoChrujTdTG+kMse8ZB",
+	"FMhWMaVYWK50DOGPgcX+jnylCWP+vk7r/YvJ6xDxtxKTvzbNsFUr/ulpx6OQvJWQjPv328rIJWDqKpe4",
+	"0A4uctecSUga8cHZro4TsRPQbEx9c82+ig01WpZ38oWFTMdxcgVl+QwdxmIHYLKxOJpUhJX70DAUi5oB",
+	"i7QT/GNAEvNcYtPOE6h+ZcsXQ5gXFcTWxLLfQt/5guQcpjPXkPAVkYKWRUmog/OCiq5Yvt6M5B9zrJZl",
+	"sX4sRGVJxzYU6l1fteJBJS+Yks02Z1ylR0vzA1maPZivI0L2wl0FLQfWhgQHhZSVBMd7QHclNtv6WTFK",
+	"5FsRmIpDGWgMouuTNpx2ps1BT6liWC+14Th7NP7d/KuujtKfxJn73Thwv18QqgYvrD179+SEreR8r8Zw",
+	"OWc5eIwQQLPEqAWgCBSRBphPTiCI7NhdfUU1u5TFYkDSCaMzc9bh0FAdC81ZcUwE44YdBg/Ia1bQPMeU",
+	"bWrz2MPk34jcTDgkG2O6s4pFiCycL7rkTOY5qSfekLnQPCeJK44apHEaDVAWQV1xWcTCogSPDAErA0S6",
+	"wSugNNYK92MS9Qa3RhXtEbKtV3g69gGsMRYV2MZNUI2HvX2SCDmcYb7nEEEqEyf5XLGZjmKhZBXXENGI",
+	"MXeb2FcdviVXttY4DA5ASqXEfEM3H4rQHCPMbijXdYeUre9aJr4f9Q5i0ZinTZaBSyup2xac2wNkIpYk",
+	"Nbr0uGAsIuHASuxmQUbMFZSHGHm12kUEHOZBPUPwhW+U7FzW/tyU7+zhD4JQ0n/atOYHD+Z7zIP+SnnQ",
+	"tu7r9mxzNF/sktxsmQqY8lZzzbf8mgHDVFjMgua5p4ZNYUtd8r6OTwGVuRH0fVkU/qv5/ENSKvjAN7LG",
+	"2W9j66uMcTC5USk62Aivf/Wg4Uc681B0BnZleKYxPNqe6u3pDToBdqc4G9EUysK4zmbnymY4w1jbVR/s",
+	"93pVBbzT6PdzBGY3XduJGA/t6FsnyoSF3h99e/fq21NBxfqHVEzvhL0AaAdGmYGEBUGa0BSg0vPZ6x8H",
+	"FrV/OmVFymlOuLiWgJnQZrczWWhWRIRP3V8Byo8/YH85J7aErRE/UHWLiJaa5ioiBaNKCgwkwRYjwkUq",
+	"NSumEVSdoXpeMJJzwTpRLVpP3ghfc97ph1KwLjkDhAeuba0brQHbSTu8Bixva14tWMVJmXFAQUNALa4J",
+	"6PUFlhEwevNJLDIH7eBJyYQqKI05aCiG0hgpcHe4hLuTjfvK010C8PiqGbs+lcyp6o8pW49QCQ278qvQ",
+	"Xfh7I9Wt0lPSPrx9ZgjcJCLWAGQu2Pwxs1OtgXxGLw29K9hEKo2Fz/SEq1icnJ16YPrVqAJcrcthjWyx",
+	"JwS6s68YSvnp49sVRAvEnO+TZOFUPdKpx9TS7yu1tESW+hZkTVxuS9YcRYOcdj61Dsr93gHJZpy0X/T3",
+	"b/v7/Rdkxm9ZrhqIGjk5Ox2AQRz7EQtnwm6CIZgB7Ou3ooDvf3pgCggT+NRO/33Rvvc/PdK+R9r3XdM+",
+	"0j57/1PnK1LAdTAqFQpooU8M/XJEz5DEGvqJIm3NbnVEkv/zy0lC/vu//q/569fki+nh77P829HDu0CR",
+	"3F0ivFc0ErNuj1TxkSp+51Tx17O3X4cqIvDSanfeST0hWUuIzie0jjeFSTbYHgQsSDHmxRTCDsI4lQHm",
+	"lnlD21ReM6jplGDUfxJ5JzxUZhzRnIqU2RiIjNsgiKD4Qde+GOD/2woCtmSnnKEZFLMN6gEqZdXTWIAp",
+	"kZdQEJgwtyEvd/9Otdo+wkzdk6Ph/t2g2L3AD/onjM0w6z60g2dZ8ugD/VeqCocbFAvnd3YPfrCFwHfw",
+	"RvrayysFyHfuifuo9Oob+75xWdwwNofW+vl9DK19oNDaabCl3DEprz1gYaazeZnlJ8cQ8u7kCSmwmqHt",
+	"ho9jDFKLXCwsBhO5AoixUCkVtlzi+auT96ATReTsnBgtihw9O+h1iCygeSayPTney+iCpLlUjLR/ZNmb",
+	"W/ITVITvICJHIFKcZgrkEPMo9vvY1YWK6uhwDvrEY6jZUx+Lpdq0LhMnqYXTSqhS5ObA6A8owFSmLBb+",
+	"ATWhBYOBoRjiKtUNfCn9BZnQa0YUg7jiqFakdsZTCHplsQjgO1HmYhkGeXAAgfOVoqpxrA2oN6QN/8ai",
+	"8qkOZAIZOc4sIFYNN9tTDcyIcQ51MHTXto18HWo5dPcgyNe05hFOXeitFLGg1TaMUmxv+wagdJTXiDtL",
+	"zYHjHEYcC4co4xVuWD9ZgJY3dlWXVk8DCbdS932CgHoWPscqi+EugA4LqYflteMgwc7VJAtGqTSbkfan",
+	"s3M8CAqz1mY0vaKXrON7554fmsbVfAZO/awserWiKJf/TAJWCgRQDc8lVwTAbMhoQSj5uxxhoXoU7sOl",
+	"SKyZw0U4m1P6qchtHLl7suufKoV4DEh34en2dahS/w6BiRLSrqUPjwuGVVP9srmeQKZyx2oO/quu7VBz",
+	"gKr2ge8uOHXyRpVdPs3WwO04tveg4dTuI98ootqPcaPUvrwfvkFM9SPGzn0KFK+AjRqa5JhU5awsseWQ",
+	"3yIP7uwkhewYrOwbXB89eBFuTiu0o4DuI51snhsVhh6JlJUELYL7ZnhPFJhUmwyqASHYTYp/58nM1xHQ",
+	"V2L4O1r5GEx4n8GE03JfPIgovnwInpqdujGyxTxkJLIJJBpVZXEvHVgpwxYrx3DCZRE8FkYGj8gNiNEj",
+	"WqTSVmLKCn7NCgJyyzGSBmwkpA+kYEZY6awtlbSau9gaSfhWiEroggtL0WKFL8SdDDOWr3h87ytCBteC",
+	"fv0YGdhCjw6Rx1C+0r/hjugT5JcPSfTkjAk64123oVdSutl8lHM1YRn5MGPi5Oy09L+kUlwzoycZCvjv",
+	"5x/ed8l7SczaMaHtiWnk9rYl80rrC3k2zTKObouzwnxHc9OOken9+Zejv7N0HbYl4NrejXGbtWTpvDBy",
+	"5uA/fwtX9mKC7h1oHWBA7Hj9mjJNW79VVmNBp/kdVyPCFGCXC7zjUvzHybu3uy2F62q5FNvFUH+96bZj",
+	"apjuGU+v5rP1sOL2mfuwUZ/Zz33XFmocxGb7tJ23R+v0A1mnZ34zuY3trjygZbrJv53KKWbVpjLPWapL",
+	"cZdqklBnRB0xfcOYIAnIOCc6scYlEF7Nz/bHH1+Rg4ODl4HgDCNy5lqjNl68InI8Vkz7mv77vf1ne/39",
+	"vV7/ovdy0OsNer293tGg17MWuIwuoHcTOS/Q6mU64CAmbGsdi3lJ89x6tSumu8AjP/DI0iVIRGLORjb3",
+	"GIGVBB0zRPTtw2l7D2lACerG4WfKAADA7IvFx3luVIYmo6k1DcKPzoCUc4iFhCpTTKTwSAexyOgiAknT",
+	"Gt9nVOnj8AWX+HdoJk4RakS+Y4v9CTaL87lphLSFLFHO0UA+n4FNs9OtWHMTmPNa9EOJvWXpaGQR33FL",
+	"WA/BMUnsXnplnkmIhTlXVtPihcuqarNcMdIHNEW/Nc3yAqY7U7Gog7oX7O+AZJ2UpguL326mxj2Gxvfk",
+	"mFBB5FzDXQdL0QTh3gBLcRzCUviNYj6CqCYAA+S2TSyWwi0AtQIstRuB0JcRQ2KxFhyd3AkbHTnAA5lq",
+	"sXH80DfCQrfj2wAIW57XklI9mmgfs8S3zBI/t5Qg8FrN3LnalqHvaOS1zW028Vq2u8nAW0tEDbmcpcuN",
+	"moYnH7sJwfjaQ5t315/97+SUf1+m3Z23/Y4WjnDbP02pSFm+WwAnvkNowL2xzWOy3+vVZUF8GmRBkPG4",
+	"jkXGMyOZOHHW+uH9k0su+LKNYwhbQJjnxPJbrOMJvlzPjGie2xxsUrBUFogHrW5Y0fGtc8FyfslHORua",
+	"3mLBmVBaMtICiEtY+M6anblyIuQNXXTISkHqS4SkyNMTO0co9QSCdaM4AtP0ndKTV26NH+MwH6WFjdhV",
+	"jgTdgVjuGriJEPLFequYe2izWUxpKjKaQ4Fjo42OrQboDGaxaISRzimUoQKfV9PZf8uVvnA9/UYor34S",
+	"vhLIqx3vV8F4td/aol6nnYRHQ98DGfp0ucvdofeXHtDU96PMc3mjAOYTbDBktCChzOHLTXBxaeX9yKXe",
+	"ufITWKYP4wBj0aYhNbCDiEJrUULEPM/Bh90vzRmC3binjwNbVtgRh64DBTZ4afFaIkgYutcrG7cN21jD",
+	"sR01hyLmQKmeKPcMusJxTH6gNhy00w0iW6d0QUYsFhKD5HyYqe2mdevZ+n6AiZsvKmG+bSCGpW5lHleD",
+	"WPzt5OPpyfuL8+40i0jcQmMi3o1bx2ASJUn/1//+r/8LQXqfzs6fqM5xLMrA1HUxmK7/YEazM+pCKWs2",
+	"Tee0Xtec2xzW5NmxsYJmNSEWmU0h0TKxs9u1ZTOSpbUBJFatSEY13WQEW2HxsnGbWxi9YnEi/K4xCwmR",
+	"wZTAAWN+p8kxoanm16xhSwNDgBXE+pfto16PzEXOVK2QojIKkA29xK7t7dk28EAnnYENq8ZdB4qAmX3Y",
+	"pZFfnYSJjGUnGkV6BLqcUaXNPnarZBseYsMuzgQjRJNY4GaE/WweKA8aaTpnUMvAToBbJWCARlHZ7/W6",
+	"sTjxN5jIFEr4SsuZIjC3XFxGCOI+hhVyvDOxBSRYlkSxSHA1h1oOlRmjURWSUD0yZ90XDA2KhD4xIoQV",
+	"IDqRP4El1UCT9hXQFn8yrQH9GZnJPFcAM03oyMxw/5n1ILTNXH8ExK4kFomt5zAUdpNH5KBnTefQFNfk",
+	"hioypRkzr97ODDGG+ObCw3Zx5QoRrza6Wn78oAGy9hvfCM3TjXCF7cUTcqs9O0oNgldJKe06OokMMFMx",
+	"nKf/tXoasKtHg/B3HLMLywxFwawEtIsE5qjt5kI9K9SvjVUsz4GWGqqKTxhRbZkXwQNgt8XowcZqliex",
+	"qIs65fHyKA8ic5WMR8wRrAGaltxo5XjohpOsLmhZ0rKa2lY7S46vZF5/mlE9KdUnnrXqBKq5AI4uroaH",
+	"4xe0n+6PXmYH7HB8RJ+NnqcvspestU3tm8Pm6Z9ZhPnsn7RW5neDDmAWo3H7P/iRXVFWsxR+2kZSrPu/",
+	"I6yD7XrbCdwrqas5pTaFFP3E9Pd3kr6avPC9cODvy1lzh2O1o7vGl5FaZX48Qa2jbRiRJbwdYuuwwDP1",
+	"g0Peg6jPRZrPM6YAUJeLS1vaVjXH6v3suvFdB+vZUZwHs7NF0aZwLh/Neg9VuCmc5eA8+f3/5XXYStNe",
+	"SvN8RFM8VcBdzB9//JvVJbsjmS3+x9N5kX9e7Rr9eUK1M0MYjZ5oaViuK4CUGTV/JrnAuue2biIT1yyX",
+	"M4Yw1hZpJhYlpjVHEXPCbslf3p282jv/y8n+0TNIFI/nvd5B+sue9Y7sXfApU5pOZ3CDdfF+QW8w1Aku",
+	"JuSKLVgWizIWKpjnJ4ok9vSfw+FPjgn6L6GSHDSuoPQ7ll486PWIigW9oYsuOUET0v7tLXBrLki/R9Qx",
+	"EUwDkDgYUlQELe3JueHfR7e3ETnsvQAh8XD/ZSww/hDrC7X7ZMpFRI7wn333L5kckyNCtWbTGVaQo3ne",
+	"ibA8MeZbW2PJmPIc589X3aQa3M4ofK8XCvwiGa4dQcR4Ieeai0svJWDCRyknlIsBNRzXCg11WSBq7IDd",
+	"HyThHsqIThmRwuIGgFHvGEudWPTyrJAzks2RJjK1bWf3TrMv6+8nwW9d1o0zKHHlFgrMPArKCGzsj9/J",
+	"23SIC80uQc5Z6tFfVp4avc1Z2aKn5+6g7jR1DwSyhHtuG7PUL78s06/Xzq7YXZs/cOJKvno7pMvrC0jd",
+	"p49vLchTTSl0jxhl/NPHt+bV8owp0k7+M279z7j1W4Jp9+DrQCAw7L6jh1KgR8C6JdC+tUS9NkaENtnC",
+	"Y7Hf62OEBxy1kEDaan2m8c4XRIhaseNBjZX2G98oRrRBsDJLgeuystBI8HQYUVeRRx9Nht+xydCff6ja",
+	"bOWhXYQ7+8AWNohquV33a6PV8LUvz43mQxQXjgnUVswc0TO0xogq3tPSJW8Dw6GhEthDb0NcYeorKcFu",
+	"WpR9rzk867BxWP+UFrhvlo4K81nK9zjPD7yRozU1q4JuIMesUk1IoAY1H1leUy28n5h+kO34oOr6Nrzk",
+	"cdffb+GqO275nRRzqtPJ8lZ/NaECMueMqjcmCROGsRnNKAketGBQaCVOuiSZe4CoqnxoaHgs+HQ616ad",
+	"AciFWOsWxErFHFQcV8QF8qJg0hDYcWzNbVhQqmA2zqCuZBMulGa00Zf9CUI87usU3r9oWenfN/KD70AE",
+	"bMTMPzcx+FeSH3H/fWW2uyQ/Pi2lwJVW+NeloOhQoJ28WzW/h4G9zJqowGCy1u5eNv8lVCL6Lq31TkTf",
+	"bKkv1+mfTwT4bsN1Q2tsLi8hUvAryBTrTvHTP1yPTgHEXheL1Xb+vxpNUCHMrCyYt2/COPzICn450YTe",
+	"0EX0/7N3Pa3twzD0qwRffpf82qbH3sbYcafttpbVaRQSKMmw3ZRQ+t1HZPlPEgcKoymMXUstB0e2Yum9",
+	"p+hccKVLbJYfuAgIuCvRDjz8h3t74mY7WeV2i3BjtTs7Np+rNDmsB5XuVZ7wm6rd63udDZMoOXpZpaQb",
+	"/R8m5XGK6+RvUVWf54/hCvTmDm/yN6zgcarKRXsau+hG7U3KehDXdVIaE8dbJqHKEHm7ZYgDrqtAa+h3",
+	"kPe5cs++rxBjbA+/37u7HpY4BWwcgssMDcyQNO2XgC4sBS5APJ1UwTYfu87nJIjGOOtJHNmGLflXuWwS",
+	"9Eh6unH0rBXImDCTBvYVU6cXnTrtt6/BWEkRirowjIPbK1LKtHQKUU8odWups6Ww0s46epsJPPspV4cC",
+	"QhO8aG4e6sOonpY6RwkdEp5H3sdArVYG5Wq9WZ1oXaAIbBhEdT4SiYkNY9DD4BoW0oB55M1mAUnjyZ57",
+	"SguWvJjx9p+0skWeKUOuHFsiwfao+77K6eSxHGbSK4rS7kR11ujn4PLTMdRHhXhv1v+i9Ex6KaXLNGae",
+	"uoR7yiUojiZ1e7WyAYLJW7P0z/80PugvGCKKUqpatN5QnZSaeB6nWufk35yXgOLsurt+BwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
