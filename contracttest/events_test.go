@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -209,4 +210,45 @@ func emitEveryEvent(e *Env, tok string) {
 	}
 	// tracker.updated (the tracker)
 	e.Want(e.Call("POST", "/trackers", tok, map[string]any{"trackingNumber": fmt.Sprintf("1Z999AA1%010d", time.Now().UnixNano()%1e10)}), 201)
+}
+
+// TestEventTypesAreTheContracts: the contract names every event type the
+// server has, in EventType's known values and in the discriminator
+// mappings of Event (deliveries, webhook.test too) and EventRecord (the
+// history), and no other.
+func TestEventTypesAreTheContracts(t *testing.T) {
+	t.Parallel()
+	doc, err := loadContract("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	delivered := append(webhooks.EventTypes(), webhooks.EventTest)
+	sort.Strings(delivered)
+	listed := webhooks.EventTypes()
+	sort.Strings(listed)
+	mapped := func(schema string) []string {
+		var out []string
+		for typ := range doc.Components.Schemas[schema].Value.Discriminator.Mapping {
+			out = append(out, typ)
+		}
+		sort.Strings(out)
+		return out
+	}
+	var known []string
+	for _, v := range doc.Components.Schemas["EventType"].Value.Extensions["x-extensible-enum"].([]any) {
+		known = append(known, v.(string))
+	}
+	sort.Strings(known)
+	for _, c := range []struct {
+		what      string
+		want, got []string
+	}{
+		{"EventType's x-extensible-enum", delivered, known},
+		{"Event's discriminator mapping", delivered, mapped("Event")},
+		{"EventRecord's discriminator mapping", listed, mapped("EventRecord")},
+	} {
+		if diff := cmp.Diff(c.want, c.got); diff != "" {
+			t.Errorf("%s (-server +contract):\n%s", c.what, diff)
+		}
+	}
 }

@@ -16,10 +16,9 @@ import (
 
 // jsonBody is one JSON request body or success response of the contract.
 type jsonBody struct {
-	where    string // "POST /labels/quote request", "GET /labels 200"
-	request  bool
-	media    *openapi3.MediaType
-	required bool // a request body must have an example; every listed one must
+	where   string // "POST /labels/quote request", "GET /labels 200"
+	request bool
+	media   *openapi3.MediaType
 }
 
 func jsonBodies(doc *openapi3.T) []jsonBody {
