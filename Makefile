@@ -30,7 +30,13 @@ BUILD_DATE ?= $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y-%m-%dT%H:%M:%SZ)
 VERSION_LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.buildDate=$(BUILD_DATE)
 
 .PHONY: build
+# A cold build spends most of its minutes in SQLite's C source (cgo,
+# github.com/mattn/go-sqlite3): say so first, rather than one silent line.
+COLD_BUILD_NOTE = @[ "$$($(GO) list -f '{{.Stale}}' github.com/mattn/go-sqlite3 2>/dev/null)" != true ] || \
+	echo "$@: the first build compiles SQLite's C source (github.com/mattn/go-sqlite3): about 5 minutes on 2 cores, once; later builds take seconds. Without building: README, \"Without building\"."
+
 build: ## Build bin/shipd
+	$(COLD_BUILD_NOTE)
 	$(GO) build -ldflags '$(VERSION_LDFLAGS)' -o bin/shipd ./cmd/shipd
 
 # The static binary of the image and the release: cgo (SQLite) linked
@@ -44,6 +50,7 @@ STATIC_FLAGS := -trimpath -buildvcs=false -tags $(STATIC_TAGS) \
 
 .PHONY: build-static
 build-static: ## Build bin/static/shipd: one static linux binary (the image's and the release's)
+	$(COLD_BUILD_NOTE)
 	CGO_ENABLED=1 $(GO) build $(STATIC_FLAGS) -o bin/static/shipd ./cmd/shipd
 
 # podman when installed, else docker.
@@ -68,6 +75,7 @@ run: build ## Start a server on 127.0.0.1:8080 with ./shipd.db (prints a test to
 .PHONY: test
 test: ## Run every test (installs Debian's poppler-utils, whose pdftotext reads the customs invoice, when missing)
 	@command -v pdftotext >/dev/null || { echo "test: installing Debian's poppler-utils"; export DEBIAN_FRONTEND=noninteractive; apt-get update -qq >/dev/null && apt-get install -y -qq poppler-utils >/dev/null; }
+	$(COLD_BUILD_NOTE)
 	$(GO) test -count=1 ./...
 
 .PHONY: test-postgres

@@ -5,6 +5,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/verifier"
+	"github.com/shipd-dev/shipd/exchangerates"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/internal/pdfmerge"
 	"github.com/shipd-dev/shipd/seal"
@@ -42,8 +44,14 @@ type Config struct {
 	// Cipher seals what must be kept readable but secret: webhook signing
 	// secrets and the results of idempotent requests.
 	Cipher *seal.Cipher
-	// PublicURL is the API's address as clients reach it, used in labelUrl.
+	// PublicURL is the API's address as clients reach it, used in labelUrl
+	// and the other URLs of answers and events. Empty: answers derive it
+	// from each request (server.Config.PublicURL), and events and the rest
+	// use FallbackURL.
 	PublicURL string
+	// FallbackURL is the base of URLs written without a request when
+	// PublicURL is empty (default http://127.0.0.1:8080).
+	FallbackURL string
 	// Carriers serves rates and purchases per mode.
 	Carriers *carriers.Registry
 	// Catalog describes the carriers shipd knows; nil: connectors.Catalog().
@@ -71,6 +79,9 @@ type Config struct {
 	// TrackerLimit is how many active standalone trackers an account may
 	// have in each mode: 0 is shipping.DefaultTrackerLimit, negative is none.
 	TrackerLimit int
+	// ExchangeRates converts carriers' prices into accounts' currencies;
+	// nil: only prices already in an account's currency are quoted.
+	ExchangeRates *exchangerates.File
 	// CarrierQuotas are the budgets of live carrier calls per carrier and API
 	// (carriers.Limit; cmd/shipd gives carriers.DefaultQuotas); nil: none,
 	// though a carrier's 429 still pauses its API.
@@ -167,9 +178,11 @@ func New(cfg Config) (*App, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.PublicURL == "" {
-		cfg.PublicURL = "http://127.0.0.1:8080"
+	if cfg.FallbackURL == "" {
+		cfg.FallbackURL = cmp.Or(cfg.PublicURL, "http://127.0.0.1:8080")
 	}
+	// events, documents and the settings pages: the one base they have.
+	base := cmp.Or(cfg.PublicURL, cfg.FallbackURL)
 	if cfg.JobPollInterval <= 0 {
 		// On SQLite the store wakes this process's workers when a
 		// transaction that inserted jobs commits, and when a job inserted
@@ -207,9 +220,9 @@ func New(cfg Config) (*App, error) {
 	a.Shipping, err = shipping.New(cfg.Store, a.Accounts, a.Webhooks, idem, shipping.Config{
 		Now: cfg.Now, Logger: cfg.Logger, Carriers: cfg.Carriers, Catalog: cfg.Catalog,
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
-		EventData:         server.ShipmentEventData(cfg.PublicURL),
-		BatchEventData:    server.BatchEventData(cfg.PublicURL),
-		ManifestEventData: server.ManifestEventData(cfg.PublicURL),
+		EventData:         server.ShipmentEventData(base),
+		BatchEventData:    server.BatchEventData(base),
+		ManifestEventData: server.ManifestEventData(base),
 		TrackerEventData:  server.TrackerEventData,
 		PlatformFeeCents:  cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval, TrackerLimit: cfg.TrackerLimit,
@@ -257,8 +270,8 @@ func New(cfg Config) (*App, error) {
 
 	e, _, err := server.New(server.Config{
 		Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
-		PublicURL: cfg.PublicURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
-		ReadyDetails:   a.failover.readyDetails,
+		PublicURL: cfg.PublicURL, FallbackURL: cfg.FallbackURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
+		ReadyDetails:   a.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,
 		Metrics:        cfg.Telemetry.Registerer(), TracerProvider: cfg.Telemetry.TracerProvider(),
 	})
@@ -266,7 +279,7 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks,
-		Logger: cfg.Logger, Now: cfg.Now, PublicURL: cfg.PublicURL, ClientIP: server.ClientIP(cfg.TrustedProxies)})
+		Logger: cfg.Logger, Now: cfg.Now, PublicURL: base, ClientIP: server.ClientIP(cfg.TrustedProxies)})
 	if err != nil {
 		return nil, err
 	}
@@ -390,4 +403,22 @@ func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h minLevel) WithGroup(name string) slog.Handler {
 	return minLevel{h.Handler.WithGroup(name), h.level}
+}
+
+// readyDetails are /readyz's fields beyond its status: the instances'
+// failover (PostgreSQL), and the exchange rates' date with a warning when
+// they are stale (rates a week old still convert: the answer stays 200).
+func (a *App) readyDetails() map[string]any {
+	details := a.failover.readyDetails()
+	if f := a.cfg.ExchangeRates; f != nil {
+		if details == nil {
+			details = map[string]any{}
+		}
+		rates := map[string]any{"date": f.Table().Date.Format(time.DateOnly)}
+		if stale := f.Stale(); stale != "" {
+			rates["warning"] = stale
+		}
+		details["exchangeRates"] = rates
+	}
+	return details
 }

@@ -58,12 +58,15 @@ func RedirectError(log *slog.Logger, carrier, op string, status int, header http
 
 // TransportError is the error for a call to carrier that got no answer
 // (refused or reset connection, unknown host, TLS failure, timeout): all
-// transient (ErrUnavailable). Its message says what happened in words
+// transient (ErrUnavailable), and Unreachable when it is this server that
+// cannot reach the carrier (no DNS, no route, an untrusted certificate).
+// Its message says what happened in words
 // ("UPS could not be reached (connection refused)"); err itself, which
 // names the URL, host and port (a *url.Error), goes to log only, after
 // redact.
 func TransportError(log *slog.Logger, redact *Redactor, carrier, op string, err error) *Error {
 	msg := carrier + " could not be reached"
+	unreachable := false
 	var (
 		ne      net.Error
 		dnsErr  *net.DNSError
@@ -83,8 +86,13 @@ func TransportError(log *slog.Logger, redact *Redactor, carrier, op string, err 
 		msg = "the connection to " + carrier + " was reset"
 	case errors.As(err, &dnsErr):
 		msg += " (its host name did not resolve)"
+		unreachable = !dnsErr.IsTimeout
+	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		msg += " (no network route to it)"
+		unreachable = true
 	case errors.As(err, &certErr), errors.As(err, &unknown), errors.As(err, &hostErr):
 		msg += " (its TLS certificate was not accepted)"
+		unreachable = true
 	case errors.As(err, &recErr):
 		msg += " (the TLS handshake failed)"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
@@ -93,7 +101,7 @@ func TransportError(log *slog.Logger, redact *Redactor, carrier, op string, err 
 	if log != nil {
 		log.Warn("carrier call got no answer", "carrier", carrier, "operation", op, "error", redact.Redact(err.Error()))
 	}
-	return &Error{Carrier: carrier, Operation: op, Kind: ErrUnavailable, Message: msg}
+	return &Error{Carrier: carrier, Operation: op, Kind: ErrUnavailable, Message: msg, Unreachable: unreachable}
 }
 
 // DecodeProblem says why a carrier's JSON answer did not decode, in words

@@ -162,6 +162,13 @@ type Rate struct {
 	// duties and taxes, quoted for a DDP shipment (landed cost); 0 when the
 	// carrier quoted none.
 	DutiesCents int64
+	// ProductCode is the carrier's own code of the service (V01PAK), which
+	// a rate sheet may name instead of Service; "" when it has none.
+	ProductCode string
+	// Unpriced: the carrier has no rating API (Descriptor.RatesFromSheet)
+	// and answered the service as available without a price, which a rate
+	// sheet gives (WithRateSheet); an unpriced rate is never quoted.
+	Unpriced bool
 }
 
 // LabelFormat is the format of a label document.
@@ -474,7 +481,14 @@ type Error struct {
 	Message    string // the carrier's message, or what was wrong with its answer
 	// RetryAfter is the carrier's Retry-After, 0 when it gave none.
 	RetryAfter time.Duration
-	Kind       error
+	// Unreachable marks a call that got no answer because this server
+	// cannot reach the carrier at all: its host name does not resolve, no
+	// route leads there, or its TLS certificate is not trusted here. Kind
+	// stays ErrUnavailable (a job retries; DNS comes back), but a caller
+	// waiting on the answer is told it is the server's network, which a
+	// retry in 30 seconds will not change.
+	Unreachable bool
+	Kind        error
 }
 
 func (e *Error) Error() string {

@@ -166,6 +166,12 @@ type Descriptor struct {
 	Quotas map[string]Quota
 	// SaturdayDelivery: the carrier's regular services deliver on Saturdays.
 	SaturdayDelivery bool
+	// RatesFromSheet: the carrier has no rating API. Its Rates answer the
+	// services available for a shipment unpriced (Rate.Unpriced), and its
+	// prices are the shipper's contract, from a rate sheet (WithRateSheet):
+	// the operator's (--rate-sheet, SHIPD_<SLUG>_RATE_SHEET) or a carrier
+	// account's own.
+	RatesFromSheet bool
 	// LabelFormats and LabelSizes are what the carrier's labels come in.
 	LabelFormats []LabelFormat
 	LabelSizes   []LabelSize
@@ -331,6 +337,25 @@ func (c *Catalog) TrackingNumberCarriers(n string) []string {
 	return out
 }
 
+// SandboxTrackingNumberCarrier is the carrier whose sandbox twin makes
+// numbers of n's form (its tariff's TrackingPrefix and TrackingDigits), if
+// any: in test mode such a number is that carrier's, whatever its live
+// forms say (9400SANDBOX… is no USPS number a live USPS would know).
+func (c *Catalog) SandboxTrackingNumberCarrier(n string) (string, bool) {
+	n = NormalizeTrackingNumber(n)
+	for _, d := range c.Descriptors() {
+		t := d.Sandbox
+		if t == nil || t.TrackingPrefix == "" {
+			continue
+		}
+		digits, ok := strings.CutPrefix(n, t.TrackingPrefix)
+		if ok && len(digits) == t.TrackingDigits && strings.Trim(digits, "0123456789") == "" {
+			return string(d.ID), true
+		}
+	}
+	return "", false
+}
+
 // WellFormedTrackingNumber reports whether n has one of carrier's forms;
 // true for a carrier whose forms the catalog does not know, which its own
 // API judges.
@@ -386,7 +411,11 @@ func (c *Catalog) Factory(o FactoryOptions) Factory {
 		if o.OnTokenRefresh != nil {
 			hook = o.OnTokenRefresh(string(d.ID))
 		}
-		return d.New(ConnectorConfig{Credentials: cr, BaseURL: base, HTTPClient: o.HTTPClient, Logger: o.Logger,
+		c, err := d.New(ConnectorConfig{Credentials: cr, BaseURL: base, HTTPClient: o.HTTPClient, Logger: o.Logger,
 			LabelMemory: o.LabelMemory, OnTokenRefresh: hook})
+		if err != nil {
+			return nil, err
+		}
+		return d.Priced(c, cr.RateSheet, "the carrier account's rate sheet: PUT /api/v1/carrier-accounts/{id}/rate-sheet"), nil
 	}
 }

@@ -27,6 +27,9 @@ type Credentials struct {
 	// carrier grants call budgets by (Factory.Limited keys budgets by a
 	// hash of it).
 	Identity string
+	// RateSheet is the account's own rate sheet, nil when it has none: the
+	// Factory prices its client's rates from it (Descriptor.Priced).
+	RateSheet *RateSheet
 }
 
 // NewCredentials are the credentials fields of d's carrier, trimmed of

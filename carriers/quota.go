@@ -192,6 +192,9 @@ type Limiter interface {
 	Take(ctx context.Context, key string, q Quota, reserve int) (ok bool, retryIn time.Duration, err error)
 	// Pause refuses every call of key until until (a carrier's 429).
 	Pause(ctx context.Context, key string, until time.Time) error
+	// PausedFor is how long key stays paused, 0 when it is not: it tells a
+	// carrier's own 429 from shipd's spent budget.
+	PausedFor(ctx context.Context, key string) (time.Duration, error)
 }
 
 // MemoryLimiter keeps budgets in this process, as GCRA buckets (each budget
@@ -254,6 +257,15 @@ func (m *MemoryLimiter) Take(_ context.Context, key string, q Quota, reserve int
 		}
 	}
 	return true, 0, nil
+}
+
+func (m *MemoryLimiter) PausedFor(_ context.Context, key string) (time.Duration, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if until, ok := m.paused[key]; ok && m.now().Before(until) {
+		return until.Sub(m.now()), nil
+	}
+	return 0, nil
 }
 
 func (m *MemoryLimiter) Pause(_ context.Context, key string, until time.Time) error {
@@ -410,9 +422,14 @@ func (l *limited) around(ctx context.Context, op string, call func(context.Conte
 				decision = QuotaDeferred
 			}
 			l.decided(api, decision)
-			return &Error{Carrier: l.name, Operation: op, Kind: ErrOverQuota, RetryAfter: max(retryIn, time.Second),
-				Message: fmt.Sprintf("shipd's budget of %s calls (%s) is spent; the next call may go in %s",
-					b, q, max(retryIn, time.Second).Round(time.Second))}
+			wait := max(retryIn, time.Second)
+			msg := fmt.Sprintf("shipd's budget of %s calls (%s) is spent; the next call may go in %s", b, q, wait.Round(time.Second))
+			if paused, err := l.cfg.Limiter.PausedFor(ctx, l.key(b)); err == nil && paused > 0 {
+				// Not shipd's budget: the carrier answered 429 and asked to wait.
+				msg = fmt.Sprintf("%s asked shipd to wait (HTTP 429 Too Many Requests) until %s; no %s call goes before",
+					l.name, l.cfg.Now().Add(paused).UTC().Format(time.RFC3339), api)
+			}
+			return &Error{Carrier: l.name, Operation: op, Kind: ErrOverQuota, RetryAfter: wait, Message: msg}
 		}
 	}
 	l.decided(api, QuotaTaken)

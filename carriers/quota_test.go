@@ -199,6 +199,12 @@ func TestQuota429PausesTheAPI(t *testing.T) {
 	if !errors.Is(err, carriers.ErrOverQuota) || !errors.As(err, &ce) || ce.RetryAfter != 2*time.Minute {
 		t.Fatalf("track during the pause: %v, want ErrOverQuota with RetryAfter 2m", err)
 	}
+	// The message says the carrier asked shipd to wait, and until when; not
+	// that shipd's budget (unlimited here) is spent.
+	until := clk.Now().Add(2 * time.Minute).UTC().Format(time.RFC3339)
+	if want := "FedEx asked shipd to wait (HTTP 429 Too Many Requests) until " + until + "; no tracking call goes before"; ce.Message != want {
+		t.Errorf("message %q, want %q", ce.Message, want)
+	}
 	if _, err := c.Buy(ctx, carriers.BuyRequest{}); err != nil {
 		t.Fatalf("purchases are another API: %v", err)
 	}

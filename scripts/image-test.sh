@@ -5,9 +5,16 @@
 # machines (containers.conf without default ulimits; runc, cgroupfs, host
 # network). Nothing is pulled: the image is the local binary on scratch.
 #
-#  1. SQLite on a volume: wait for health, buy a label (quote, create,
-#     purchased, label.pdf), back it up in place, restart the container and
-#     read the label back.
+#  1. SQLite on a volume, listening on 0.0.0.0 as the image does, without
+#     SHIPD_PUBLIC_URL: wait for health, buy a label (quote, create,
+#     purchased, label.pdf) whose labelUrl is the address used (not the
+#     wildcard), settingsUrl on localhost; back it up in place, restart the
+#     container and read the label back.
+#  1b. deploy/compose.sqlite.yaml through podman-compose (Debian's; podman
+#     4 has no compose): up on a bridge network with a published port, buy
+#     a label, down. deploy/compose.yaml resolves (podman-compose --dry-run:
+#     every variable interpolated); its PostgreSQL, Redis and MinIO images
+#     come from Docker Hub, out of reach here.
 #  2. Two containers on a throwaway PostgreSQL (scripts/pg-test.sh), labels
 #     in a file store on one shared volume: buy through each, read through
 #     the other.
@@ -27,6 +34,7 @@ command -v podman >/dev/null || need+=(podman)
 command -v runc >/dev/null || [ -x /usr/sbin/runc ] || need+=(runc)
 command -v systemd-analyze >/dev/null || need+=(systemd)
 command -v jq >/dev/null || need+=(jq)
+command -v podman-compose >/dev/null || need+=(podman-compose)
 command -v curl >/dev/null || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
 	step "installing ${need[*]}"
@@ -46,6 +54,9 @@ run_id="shipd-it-$$"
 cleanup() {
 	for c in "$run_id-sqlite" "$run_id-pg1" "$run_id-pg2"; do "${P[@]}" rm -f -t 5 "$c" >/dev/null 2>&1 || true; done
 	for v in "$run_id-data" "$run_id-labels"; do "${P[@]}" volume rm -f "$v" >/dev/null 2>&1 || true; done
+	podman-compose -p "$run_id-compose" -f deploy/compose.sqlite.yaml down -v >/dev/null 2>&1 || true
+	for r in "$run_id-dry"_{postgres,redis,minio}-data; do podman volume rm -f "$r" >/dev/null 2>&1 || true; done
+	podman network rm -f "$run_id-dry_default" "$run_id-compose_default" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
@@ -114,12 +125,20 @@ step "SQLite on a volume"
 port=$(free_port)
 base="http://127.0.0.1:$port"
 "${P[@]}" volume create "$run_id-data" >/dev/null
-"${P[@]}" run -d --name "$run_id-sqlite" --network host -e SHIPD_ADDR="127.0.0.1:$port" \
+# 0.0.0.0 and no SHIPD_PUBLIC_URL, as `docker run -p` of the image has.
+"${P[@]}" run -d --name "$run_id-sqlite" --network host -e SHIPD_ADDR="0.0.0.0:$port" \
 	-v "$run_id-data:/data" "$image" serve --job-poll-interval 20ms >/dev/null 2>/tmp/shipd-image-podman.log
 wait_healthy "$run_id-sqlite"
-token=$("${P[@]}" logs "$run_id-sqlite" 2>/dev/null | sed -n '/^{$/,/^}$/p' | jq -r .token)
+first_start=$("${P[@]}" logs "$run_id-sqlite" 2>/dev/null | sed -n '/^{$/,/^}$/p')
+token=$(jq -r .token <<<"$first_start")
 [ -n "$token" ] && [ "$token" != null ] || fail "no demo token in the first start's output"
+settings=$(jq -r .settingsUrl <<<"$first_start")
+[ "$settings" = "http://localhost:$port/settings/" ] || fail "settingsUrl $settings, want http://localhost:$port/settings/"
+"${P[@]}" logs "$run_id-sqlite" 2>&1 | grep '"msg":"listening"' | grep -q '"public_url":"the URLs of answers are each request' ||
+	fail "the listening line does not say which base URL answers use"
 id=$(buy "$base" "$token")
+label_url=$(api "$base" "$token" GET "/labels/$id" | jq -r .labelUrl)
+[ "$label_url" = "$base/api/v1/labels/$id/label.pdf" ] || fail "labelUrl $label_url, want $base/api/v1/labels/$id/label.pdf"
 "${P[@]}" exec "$run_id-sqlite" /usr/local/bin/shipd backup --db /data/shipd.db --to /data/backup.db | jq -e '.bytes > 0' >/dev/null ||
 	fail "shipd backup in the container"
 "${P[@]}" restart -t 30 "$run_id-sqlite" >/dev/null 2>>/tmp/shipd-image-podman.log
@@ -127,7 +146,25 @@ wait_healthy "$run_id-sqlite"
 [ "$(api "$base" "$token" GET "/labels/$id" | jq -r .status)" = purchased ] || fail "label $id after the restart"
 check_pdf "$base" "$token" "$id"
 "${P[@]}" logs "$run_id-sqlite" 2>&1 | grep '"msg":"shut down"' >/dev/null || fail "no drained shutdown logged on restart"
-step "SQLite: bought $id, backed up, read back after a restart"
+step "SQLite: bought $id (labelUrl $label_url), backed up, read back after a restart"
+
+# --- 1b. the compose files through podman-compose
+step "compose.sqlite.yaml through podman-compose"
+cport=$(free_port)
+compose=(podman-compose -p "$run_id-compose" -f deploy/compose.sqlite.yaml)
+SHIPD_PORT=$cport "${compose[@]}" up -d >/tmp/shipd-compose.log 2>&1 || { tail -20 /tmp/shipd-compose.log >&2; fail "podman-compose up"; }
+wait_healthy "$run_id-compose_shipd_1"
+ctoken=$(podman logs "$run_id-compose_shipd_1" 2>/dev/null | sed -n '/^{$/,/^}$/p' | jq -r .token)
+[ -n "$ctoken" ] && [ "$ctoken" != null ] || fail "compose: no demo token in the first start's output"
+cbase="http://127.0.0.1:$cport"
+cid=$(buy "$cbase" "$ctoken")
+[ "$(api "$cbase" "$ctoken" GET "/labels/$cid" | jq -r .labelUrl)" = "$cbase/api/v1/labels/$cid/label.pdf" ] || fail "compose: labelUrl not on the published port"
+"${compose[@]}" down -v >>/tmp/shipd-compose.log 2>&1 || { tail -20 /tmp/shipd-compose.log >&2; fail "podman-compose down"; }
+dry=$(SHIPD_WEBHOOK_KEY=$(openssl rand -hex 32) podman-compose --dry-run -p "$run_id-dry" -f deploy/compose.yaml up -d 2>&1) ||
+	{ echo "$dry" | tail -20 >&2; fail "podman-compose --dry-run up of compose.yaml"; }
+[ "$(grep -c '^podman run' <<<"$dry")" = 6 ] || { echo "$dry" >&2; fail "compose.yaml: want 6 containers"; }
+! grep '^podman run' <<<"$dry" | grep -q '\${' || { echo "$dry" >&2; fail "compose.yaml: a variable left uninterpolated"; }
+step "compose: bought $cid through podman-compose on port $cport; compose.yaml resolves to 6 containers"
 
 # --- 2. two containers on PostgreSQL, one shared label volume
 step "PostgreSQL, two instances"
@@ -179,5 +216,10 @@ make --no-print-directory release >/tmp/shipd-release-2.log 2>&1 || { tail -20 /
 second=$(cat dist/SHA256SUMS)
 [ "$first" = "$second" ] || fail "make release is not reproducible: $first vs $second"
 tar -tzf "dist/$(awk '{print $2}' <<<"$second")" | grep '/licenses/github.com/mattn/go-sqlite3/LICENSE' >/dev/null || fail "release: no licence notices"
+# README's "Without building": the archive's binary runs as it is.
+ex=$(mktemp -d)
+tar -xzf "dist/$(awk '{print $2}' <<<"$second")" -C "$ex"
+"$ex"/shipd_*_linux_amd64/shipd version --json | jq -e '.version != "dev"' >/dev/null || fail "release: the archive's shipd does not run"
+rm -rf "$ex"
 step "release reproducible: $second"
 echo "test-image: ok"

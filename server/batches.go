@@ -34,7 +34,7 @@ func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObje
 		return nil, err
 	}
 	markReplayed(ctx, replayed)
-	return gen.CreateBatch202JSONResponse(s.batch(batch)), nil
+	return gen.CreateBatch202JSONResponse(s.batch(ctx, batch)), nil
 }
 
 // GetBatch reads one batch with its counts now.
@@ -43,7 +43,7 @@ func (s *Server) GetBatch(ctx context.Context, req gen.GetBatchRequestObject) (g
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetBatch200JSONResponse(s.batch(b)), nil
+	return gen.GetBatch200JSONResponse(s.batch(ctx, b)), nil
 }
 
 // ListBatches pages through batches, newest first.
@@ -58,7 +58,7 @@ func (s *Server) ListBatches(ctx context.Context, req gen.ListBatchesRequestObje
 	}
 	out := gen.BatchList{Data: make([]gen.Batch, len(rows)), NextCursor: nextCursor(rows, more, func(b shipping.Batch) string { return b.ID })}
 	for i, b := range rows {
-		out.Data[i] = s.batch(b)
+		out.Data[i] = s.batch(ctx, b)
 	}
 	return gen.ListBatches200JSONResponse(out), nil
 }
@@ -75,7 +75,7 @@ func (s *Server) ListBatchShipments(ctx context.Context, req gen.ListBatchShipme
 	}
 	out := gen.ShipmentList{Data: make([]gen.Shipment, len(rows)), NextCursor: nextCursor(rows, more, func(sh shipping.Shipment) string { return sh.ID })}
 	for i, sh := range rows {
-		out.Data[i] = s.shipment(sh)
+		out.Data[i] = s.shipment(ctx, sh)
 	}
 	return gen.ListBatchShipments200JSONResponse(out), nil
 }
@@ -91,7 +91,7 @@ func (s *Server) GetBatchLabelsPDF(ctx context.Context, req gen.GetBatchLabelsPD
 		}, nil
 	}
 	if err != nil {
-		return nil, s.batchFormatProblem(err)
+		return nil, s.batchFormatProblem(ctx, err)
 	}
 	return streamedPDF(write), nil
 }
@@ -107,7 +107,7 @@ func (s *Server) GetBatchLabelsZPL(ctx context.Context, req gen.GetBatchLabelsZP
 		}, nil
 	}
 	if err != nil {
-		return nil, s.batchFormatProblem(err)
+		return nil, s.batchFormatProblem(ctx, err)
 	}
 	return streamedZPL(write), nil
 }
@@ -141,7 +141,7 @@ func (f streamedZPL) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error
 // batchFormatProblem answers a batch's document asked for in another
 // format than its labels' with 409 label_format_mismatch, naming the
 // batch's format and, when it has one, its merged document's URL.
-func (s *Server) batchFormatProblem(err error) error {
+func (s *Server) batchFormatProblem(ctx context.Context, err error) error {
 	var fe *shipping.BatchFormatError
 	if !errors.As(err, &fe) {
 		return err
@@ -149,7 +149,7 @@ func (s *Server) batchFormatProblem(err error) error {
 	e := newAPIError(http.StatusConflict, "label_format_mismatch", fe.Error())
 	f := gen.LabelFormat(fe.Format)
 	e.Body.LabelFormat = &f
-	if u := batchLabelsURL(s.cfg.PublicURL, fe.BatchID, string(fe.Format)); u != nil {
+	if u := batchLabelsURL(s.base(ctx), fe.BatchID, string(fe.Format)); u != nil {
 		e.Body.LabelUrl = u
 	}
 	return e
@@ -189,7 +189,9 @@ func BatchEventData(publicURL string) shipping.BatchEncoder {
 	}
 }
 
-func (s *Server) batch(b shipping.Batch) gen.Batch { return batchView(s.cfg.PublicURL, b) }
+func (s *Server) batch(ctx context.Context, b shipping.Batch) gen.Batch {
+	return batchView(s.base(ctx), b)
+}
 
 func batchView(publicURL string, b shipping.Batch) gen.Batch {
 	v := gen.Batch{

@@ -37,13 +37,13 @@ func labelFormatInput(f *gen.LabelFormat, size *gen.LabelSize) (carriers.LabelFo
 // labelFormatProblem answers a document asked for in another format than
 // its label's with 409 label_format_mismatch, naming the format the label
 // was bought in and its URL; other errors pass.
-func (s *Server) labelFormatProblem(err error) error {
+func (s *Server) labelFormatProblem(ctx context.Context, err error) error {
 	var fe *shipping.LabelFormatError
 	if !errors.As(err, &fe) {
 		return err
 	}
 	e := newAPIError(http.StatusConflict, "label_format_mismatch", fe.Error())
-	f, u := gen.LabelFormat(fe.Format), labelURL(s.cfg.PublicURL, fe.ShipmentID, fe.Format)
+	f, u := gen.LabelFormat(fe.Format), labelURL(s.base(ctx), fe.ShipmentID, fe.Format)
 	e.Body.LabelFormat, e.Body.LabelUrl = &f, &u
 	return e
 }
@@ -58,7 +58,7 @@ func (s *Server) GetLabelPNG(ctx context.Context, req gen.GetLabelPNGRequestObje
 		}, nil
 	}
 	if err != nil {
-		return nil, s.labelFormatProblem(err)
+		return nil, s.labelFormatProblem(ctx, err)
 	}
 	return gen.GetLabelPNG200ImagepngResponse{Body: bytes.NewReader(data), ContentLength: int64(len(data))}, nil
 }
@@ -73,7 +73,7 @@ func (s *Server) GetLabelZPL(ctx context.Context, req gen.GetLabelZPLRequestObje
 		}, nil
 	}
 	if err != nil {
-		return nil, s.labelFormatProblem(err)
+		return nil, s.labelFormatProblem(ctx, err)
 	}
 	return gen.GetLabelZPL200ApplicationzplResponse{Body: bytes.NewReader(data), ContentLength: int64(len(data))}, nil
 }

@@ -45,7 +45,7 @@ func (s *Server) CreateLabel(ctx context.Context, req gen.CreateLabelRequestObje
 		return nil, err
 	}
 	markReplayed(ctx, replayed)
-	return gen.CreateLabel202JSONResponse(s.shipment(sh)), nil
+	return gen.CreateLabel202JSONResponse(s.shipment(ctx, sh)), nil
 }
 
 // GetLabel reads one shipment with its tracking events.
@@ -54,7 +54,7 @@ func (s *Server) GetLabel(ctx context.Context, req gen.GetLabelRequestObject) (g
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetLabel200JSONResponse(s.shipment(sh)), nil
+	return gen.GetLabel200JSONResponse(s.shipment(ctx, sh)), nil
 }
 
 // ListLabels pages through shipments, newest first.
@@ -73,7 +73,7 @@ func (s *Server) ListLabels(ctx context.Context, req gen.ListLabelsRequestObject
 	}
 	out := gen.ShipmentList{Data: make([]gen.Shipment, len(rows)), NextCursor: nextCursor(rows, more, func(sh shipping.Shipment) string { return sh.ID })}
 	for i, sh := range rows {
-		out.Data[i] = s.shipment(sh)
+		out.Data[i] = s.shipment(ctx, sh)
 	}
 	return gen.ListLabels200JSONResponse(out), nil
 }
@@ -90,7 +90,7 @@ func (s *Server) RefundLabel(ctx context.Context, req gen.RefundLabelRequestObje
 		return nil, err
 	}
 	markReplayed(ctx, replayed)
-	return gen.RefundLabel202JSONResponse(s.shipment(sh)), nil
+	return gen.RefundLabel202JSONResponse(s.shipment(ctx, sh)), nil
 }
 
 // GetLabelPDF serves the rehosted label document; 202 label_pending while the purchase runs.
@@ -103,7 +103,7 @@ func (s *Server) GetLabelPDF(ctx context.Context, req gen.GetLabelPDFRequestObje
 		}, nil
 	}
 	if err != nil {
-		return nil, s.labelFormatProblem(err)
+		return nil, s.labelFormatProblem(ctx, err)
 	}
 	return gen.GetLabelPDF200ApplicationpdfResponse{Body: bytes.NewReader(data), ContentLength: int64(len(data))}, nil
 }

@@ -28,7 +28,7 @@ func (s *Server) CreateManifest(ctx context.Context, req gen.CreateManifestReque
 		return nil, err
 	}
 	markReplayed(ctx, replayed)
-	return gen.CreateManifest202JSONResponse(s.manifest(m)), nil
+	return gen.CreateManifest202JSONResponse(s.manifest(ctx, m)), nil
 }
 
 // GetManifest reads one manifest.
@@ -37,7 +37,7 @@ func (s *Server) GetManifest(ctx context.Context, req gen.GetManifestRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetManifest200JSONResponse(s.manifest(m)), nil
+	return gen.GetManifest200JSONResponse(s.manifest(ctx, m)), nil
 }
 
 // ListManifests pages through manifests, newest first.
@@ -52,7 +52,7 @@ func (s *Server) ListManifests(ctx context.Context, req gen.ListManifestsRequest
 	}
 	out := gen.ManifestList{Data: make([]gen.Manifest, len(rows)), NextCursor: nextCursor(rows, more, func(m shipping.Manifest) string { return m.ID })}
 	for i, m := range rows {
-		out.Data[i] = s.manifest(m)
+		out.Data[i] = s.manifest(ctx, m)
 	}
 	return gen.ListManifests200JSONResponse(out), nil
 }
@@ -80,7 +80,9 @@ func ManifestEventData(publicURL string) shipping.ManifestEncoder {
 	}
 }
 
-func (s *Server) manifest(m shipping.Manifest) gen.Manifest { return manifestView(s.cfg.PublicURL, m) }
+func (s *Server) manifest(ctx context.Context, m shipping.Manifest) gen.Manifest {
+	return manifestView(s.base(ctx), m)
+}
 
 func manifestView(publicURL string, m shipping.Manifest) gen.Manifest {
 	from := addressView(m.From)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -127,14 +128,41 @@ func (s *Server) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		limit := s.bodyLimit(op)
 		if req.ContentLength > limit {
+			drainRefused(c, req.Body, limit)
 			return payloadTooLarge(limit)
 		}
 		if req.Body != nil {
-			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			body := req.Body
+			req.Body = http.MaxBytesReader(c.Response(), body, limit)
+			err := next(c)
+			// A body without a length found too large midway: the rest as above.
+			var ae *apiError
+			if errors.As(err, &ae) && ae.Status == http.StatusRequestEntityTooLarge {
+				drainRefused(c, body, limit)
+			}
+			return err
 		}
 		return next(c)
 	}
 }
+
+// drainRefused reads and discards what is left of a refused body, up to
+// twice the limit and for at most refusalDrainTime, and closes the
+// connection after the answer. Most HTTP clients send the whole body before
+// they read an answer; a server that answers 413 and closes with the body
+// unread resets the connection under them, and they report a network
+// error (a retry loop) instead of the 413 that says what the limit is.
+func drainRefused(c echo.Context, body io.ReadCloser, limit int64) {
+	c.Response().Header().Set("Connection", "close")
+	if body == nil || body == http.NoBody {
+		return
+	}
+	_ = http.NewResponseController(c.Response().Writer).SetReadDeadline(time.Now().Add(refusalDrainTime))
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, 2*limit))
+}
+
+// refusalDrainTime bounds how long a refused body is read.
+const refusalDrainTime = 30 * time.Second
 
 // bodyLimit is op's body limit: its x-max-body-bytes, else MaxBodyBytes.
 func (s *Server) bodyLimit(op *operation) int64 {

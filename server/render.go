@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -27,8 +28,8 @@ func ShipmentEventData(publicURL string) shipping.EventEncoder {
 	}
 }
 
-func (s *Server) shipment(sh shipping.Shipment) gen.Shipment {
-	return shipmentView(s.cfg.PublicURL, sh)
+func (s *Server) shipment(ctx context.Context, sh shipping.Shipment) gen.Shipment {
+	return shipmentView(s.base(ctx), sh)
 }
 
 // shipmentView is a shipment as the API shows it; tracking events are part

@@ -7,6 +7,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,8 +39,14 @@ type Config struct {
 	Logger   *slog.Logger
 	// Now is the clock of rate limiting; tests replace it to move time.
 	Now func() time.Time
-	// PublicURL is this API's address as clients reach it, used in labelUrl.
+	// PublicURL is this API's address as clients reach it, used in the
+	// URLs of answers (labelUrl …). Empty: each answer's URLs are derived
+	// from its request (its Host, or X-Forwarded-Host and -Proto from a
+	// trusted proxy), and FallbackURL serves where no request is at hand.
 	PublicURL string
+	// FallbackURL is the base of URLs written without a request (a
+	// request's Host that is not a host) when PublicURL is empty.
+	FallbackURL string
 	// MaxBodyBytes caps request bodies (413 beyond).
 	MaxBodyBytes int64
 	// RateLimits sets the token buckets per endpoint group.
@@ -70,8 +77,8 @@ func (c *Config) setDefaults() {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.PublicURL == "" {
-		c.PublicURL = "http://127.0.0.1:8080"
+	if c.FallbackURL == "" {
+		c.FallbackURL = cmp.Or(c.PublicURL, "http://127.0.0.1:8080")
 	}
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = 1 << 20
@@ -126,7 +133,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	e.HidePort = true
 	e.HTTPErrorHandler = func(err error, c echo.Context) { s.writeError(c, err) }
 	e.IPExtractor = echo.IPExtractor(ClientIP(cfg.TrustedProxies))
-	e.Use(s.requestID, s.traceRequests, s.accessLog, s.measure, s.recoverPanics, s.refuseMissingMethods(), s.limitBody, s.rejectTokenInQuery, s.authenticate, s.rateLimit, s.refuseUnstorableText, s.validateRequest)
+	e.Use(s.requestID, s.publicBase, s.traceRequests, s.accessLog, s.measure, s.recoverPanics, s.refuseMissingMethods(), s.limitBody, s.rejectTokenInQuery, s.authenticate, s.rateLimit, s.refuseUnstorableText, s.validateRequest)
 	gen.RegisterHandlersWithBaseURL(e, gen.NewStrictHandler(s, nil), BasePath)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.readyz)

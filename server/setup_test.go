@@ -331,6 +331,10 @@ func (b *bundle) send(method, path, token string, body any, headers ...string) (
 			req.Header.Del(name)
 			continue
 		}
+		if name == "Host" { // Go sends req.Host, not a Host header
+			req.Host = headers[i+1]
+			continue
+		}
 		req.Header[name] = []string{headers[i+1]}
 	}
 	res, err := b.http.Client().Do(req)

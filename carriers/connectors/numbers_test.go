@@ -1,6 +1,7 @@
 package connectors_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,5 +52,31 @@ func TestWellFormedTrackingNumber(t *testing.T) {
 		if got := connectors.Catalog().WellFormedTrackingNumber(tt.carrier, tt.number); got != tt.want {
 			t.Errorf("WellFormedTrackingNumber(%q, %q) = %v, want %v", tt.carrier, tt.number, got, tt.want)
 		}
+	}
+}
+
+// Each sandbox twin's numbers are its own: a number of one twin's form
+// names that carrier and no other, and what is not of a twin's form
+// (a digit short, a letter among the digits, a live number) names none.
+func TestSandboxTrackingNumberCarrier(t *testing.T) {
+	t.Parallel()
+	catalog := connectors.Catalog()
+	for _, d := range catalog.Descriptors() {
+		if d.Sandbox == nil {
+			continue
+		}
+		digits := strings.Repeat("7", d.Sandbox.TrackingDigits)
+		n := d.Sandbox.TrackingPrefix + digits
+		if got, ok := catalog.SandboxTrackingNumberCarrier(strings.ToLower(n)); !ok || got != string(d.ID) {
+			t.Errorf("%s: SandboxTrackingNumberCarrier(%q) = %q, %v; want %s", d.ID, n, got, ok, d.ID)
+		}
+		for _, not := range []string{n[:len(n)-1], n + "7", d.Sandbox.TrackingPrefix + "A" + digits[1:]} {
+			if got, ok := catalog.SandboxTrackingNumberCarrier(not); ok {
+				t.Errorf("%s: SandboxTrackingNumberCarrier(%q) = %q, want none", d.ID, not, got)
+			}
+		}
+	}
+	if got, ok := catalog.SandboxTrackingNumberCarrier("1Z999AA10123456784"); ok {
+		t.Errorf("a live UPS number is %s's sandbox's", got)
 	}
 }

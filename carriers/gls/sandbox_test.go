@@ -23,7 +23,9 @@ func TestSandboxGLS(t *testing.T) {
 	at := func(country, zip string) carriers.Address {
 		return carriers.Address{Name: "A Person", Street1: "Street 1", City: "City", Zip: zip, Country: country, Phone: "+49 30 1234567"}
 	}
-	kg := func(k float64) carriers.Parcel { return carriers.MetricParcelOf(carriers.MetricParcel{WeightG: k * 1000}) }
+	kg := func(k float64) carriers.Parcel {
+		return carriers.MetricParcelOf(carriers.MetricParcel{WeightG: k * 1000})
+	}
 	quote := func(s carriers.Shipment) []string {
 		t.Helper()
 		rs, err := c.Rates(context.Background(), s)

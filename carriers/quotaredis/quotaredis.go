@@ -63,6 +63,17 @@ func (l *Limiter) Take(ctx context.Context, key string, q carriers.Quota, reserv
 	return false, max(res.RetryAfter, time.Millisecond), nil
 }
 
+// PausedFor is how long key stays paused (its pause key's time to live).
+func (l *Limiter) PausedFor(ctx context.Context, key string) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	left, err := l.rdb.PTTL(ctx, keyPrefix+"pause:"+key).Result()
+	if err != nil || left < 0 {
+		return 0, err
+	}
+	return left, nil
+}
+
 // Pause sets the pause unless a longer one is in place.
 func (l *Limiter) Pause(ctx context.Context, key string, until time.Time) error {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)

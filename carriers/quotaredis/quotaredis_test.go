@@ -66,6 +66,12 @@ func TestRedisQuotaShared(t *testing.T) {
 	if err != nil || ok || in <= 0 || in > time.Minute {
 		t.Fatalf("paused by the other instance: ok %v, retry in %s, %v", ok, in, err)
 	}
+	if left, err := b.PausedFor(ctx, other); err != nil || left <= 0 || left > time.Minute {
+		t.Fatalf("PausedFor the other instance's pause: %s, %v", left, err)
+	}
+	if left, err := b.PausedFor(ctx, key); err != nil || left != 0 {
+		t.Fatalf("PausedFor a budget that is only spent: %s, %v", left, err)
+	}
 }
 
 // tracking is a carrier that answers every tracking call, under a name of

@@ -236,11 +236,19 @@ func Descriptor() carriers.Descriptor {
 		Credentials: []carriers.CredentialField{
 			{Name: "clientId", Label: "Consumer key", Flag: "client-id", Usage: "USPS OAuth client id (consumer key)"},
 			{Name: "clientSecret", Label: "Consumer secret", Flag: "client-secret", Usage: "USPS OAuth client secret", Secret: true, MaxLen: 500},
-			{Name: "accountNumber", Label: "EPS account number", Flag: "account-number", Usage: "USPS EPS account number paying for labels", Redact: true, MaxLen: 40},
+			{Name: "accountNumber", Label: "EPS account number", Flag: "account-number", Usage: "USPS EPS account number paying for labels", Redact: true, MaxLen: 40,
+				Check: digits("the EPS account number: digits only", 1, 20)},
 			// The CRID and MID are not secrets (the MID is printed in every
 			// IMpb tracking number).
-			{Name: "crid", Label: "CRID (Customer Registration ID)", Flag: "crid", Usage: "USPS Customer Registration ID", MaxLen: 40},
-			{Name: "mid", Label: "MID (Mailer ID)", Flag: "mid", Usage: "USPS Mailer ID", MaxLen: 40},
+			{Name: "crid", Label: "CRID (Customer Registration ID)", Flag: "crid", Usage: "USPS Customer Registration ID", MaxLen: 40,
+				Check: digits("a Customer Registration ID: 1 to 15 digits", 1, 15)},
+			{Name: "mid", Label: "MID (Mailer ID)", Flag: "mid", Usage: "USPS Mailer ID", MaxLen: 40,
+				Check: func(v string) error {
+					if (len(v) == 6 || len(v) == 9) && strings.Trim(v, "0123456789") == "" {
+						return nil
+					}
+					return errors.New("must be a Mailer ID: 6 or 9 digits")
+				}},
 		},
 		IdentityField: "clientId", AccountField: "accountNumber",
 		URLs: carriers.Endpoints{Production: ProductionURL, Test: TestingURL},
@@ -487,4 +495,15 @@ func parsePaymentToken(body []byte, now time.Time) (oauth.Token, error) {
 func (c *Carrier) CheckCredentials(ctx context.Context) error {
 	_, err := c.tokens.Token(ctx)
 	return err
+}
+
+// digits is a credential check: between min and max digits, nothing else;
+// what is expected completes "must be …".
+func digits(expected string, min, max int) func(string) error {
+	return func(v string) error {
+		if len(v) >= min && len(v) <= max && strings.Trim(v, "0123456789") == "" {
+			return nil
+		}
+		return errors.New("must be " + expected)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"flag"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -28,12 +29,16 @@ type liveFlags struct {
 	// platformCarriers: accounts without a carrier account of their own
 	// ship on the carriers above in live mode.
 	platformCarriers bool
+	// sheets are the operator's rate sheets' paths by carrier:
+	// --<slug>-rate-sheet, $SHIPD_<SLUG>_RATE_SHEET or --rate-sheet ID=FILE.
+	sheets map[carriers.ID]*string
 }
 
 func (l *liveFlags) register(fs *flag.FlagSet, catalog *carriers.Catalog) {
 	l.catalog = catalog
 	l.values = map[carriers.ID]map[string]*string{}
 	l.urls = map[carriers.ID]*carriers.Endpoints{}
+	l.sheets = map[carriers.ID]*string{}
 	for _, d := range catalog.Descriptors() {
 		if !d.Live() {
 			continue // a sandbox twin only: nothing to configure
@@ -56,7 +61,24 @@ func (l *liveFlags) register(fs *flag.FlagSet, catalog *carriers.Catalog) {
 			fmt.Sprintf("%s test environment base URL for carrier accounts connected with environment test (default %s) ($%s)",
 				d.DisplayName, d.URLs.Test, d.Env("test-base-url")))
 		l.urls[d.ID] = u
+		sheetUsage := d.DisplayName + " prices negotiated in your contract, as a rate sheet (CSV service,destination,maxWeightG,price,currency), over the API's where it has rows"
+		if d.RatesFromSheet {
+			sheetUsage = d.DisplayName + " has no rating API: your contract's prices, as a rate sheet (CSV service,destination,maxWeightG,price,currency)"
+		}
+		l.sheets[d.ID] = fs.String(d.Slug+"-rate-sheet", envOr(d.Env("rate-sheet"), ""), sheetUsage+" ($"+d.Env("rate-sheet")+")")
 	}
+	fs.Func("rate-sheet", "CARRIER=FILE: a carrier's rate sheet, as --<carrier>-rate-sheet (repeatable)", func(v string) error {
+		name, path, ok := strings.Cut(v, "=")
+		d, known := catalog.Lookup(strings.TrimSpace(name))
+		switch {
+		case !ok || strings.TrimSpace(path) == "":
+			return fmt.Errorf("want CARRIER=FILE, e.g. DHLParcelDE=/etc/shipd/dhl.csv")
+		case !known || !d.Live():
+			return fmt.Errorf("%q is not a live carrier", name)
+		}
+		*l.sheets[d.ID] = strings.TrimSpace(path)
+		return nil
+	})
 	fs.BoolVar(&l.platformCarriers, "platform-carriers", envOr("SHIPD_PLATFORM_CARRIERS", "true") != "false",
 		"live mode of an account without an enabled carrier account of its own uses the carriers configured here; false: its live quotes answer 422 no_carrier_accounts ($SHIPD_PLATFORM_CARRIERS)")
 }
@@ -106,12 +128,36 @@ func (l *liveFlags) carriers(onRefresh func(carrier string) func()) ([]carriers.
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", d.ID, err)
 		}
-		live = append(live, c)
 		if v, ok := c.(verifier.Verifier); ok && d.Capabilities.Has(carriers.CapAddressValidation) && (verif == nil || d.VerifierRank < rank) {
 			verif, rank = v, d.VerifierRank
 		}
+		sheet, err := l.rateSheet(d)
+		if err != nil {
+			return nil, nil, err
+		}
+		live = append(live, d.Priced(c, sheet, fmt.Sprintf("set %s or --rate-sheet %s=FILE", d.Env("rate-sheet"), d.ID)))
 	}
 	return live, verif, nil
+}
+
+// rateSheet reads the operator's rate sheet of d's carrier; nil when none
+// is set. An error names the file and the line and column of the first
+// mistake.
+func (l *liveFlags) rateSheet(d carriers.Descriptor) (*carriers.RateSheet, error) {
+	path := *l.sheets[d.ID]
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError(fmt.Sprintf("serve: %s's rate sheet: %v", d.ID, err))
+	}
+	defer f.Close()
+	sheet, err := carriers.ParseRateSheet(f)
+	if err != nil {
+		return nil, usageError(fmt.Sprintf("serve: %s's rate sheet %s: %v", d.ID, path, err))
+	}
+	return sheet, nil
 }
 
 // credentialVariables are the environment variables of the carriers'

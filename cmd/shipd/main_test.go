@@ -248,6 +248,10 @@ func TestCLIErrors(t *testing.T) {
 	var a createdAccount
 	cliOK(t, &a, "accounts", "create", "--db", db, "--name", "Acme")
 	tc := func(args ...string) []string { return args }
+	badSheet := filepath.Join(t.TempDir(), "ups.csv")
+	if err := os.WriteFile(badSheet, []byte("service,destination,maxWeightG,price,currency\nGround,US,1000,3.21,USD\nGround,US,5000,4.321,USD\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name   string
 		args   []string
@@ -280,6 +284,11 @@ func TestCLIErrors(t *testing.T) {
 		{"tokens revoke unknown id", tc("tokens", "revoke", "--db", db, "--id", "tok_nope"), 1, "does not exist"},
 		{"tokens list without account", tc("tokens", "list", "--db", db), 2, "--account is required"},
 		{"serve unknown flag", tc("serve", "--db", db, "--port", "80"), 2, "flag provided but not defined"},
+		{"serve public URL without scheme", tc("serve", "--db", db, "--public-url", "ship.example.com"), 2, `--public-url (SHIPD_PUBLIC_URL) "ship.example.com" is not an http:// or https:// base URL`},
+		{"serve public URL uninterpolated", tc("serve", "--db", db, "--public-url", "${SHIPD_PUBLIC_URL:-}"), 2, `is not an http:// or https:// base URL`},
+		{"serve rate sheet of no carrier", tc("serve", "--db", db, "--rate-sheet", "Pony=/x.csv"), 2, `"Pony" is not a live carrier`},
+		{"serve rate sheet without file", tc("serve", "--db", db, "--rate-sheet", "UPS"), 2, `want CARRIER=FILE`},
+		{"serve bad rate sheet", tc("serve", "--db", db, "--ups-client-id", "id", "--ups-client-secret", "s", "--ups-account-number", "A1B2C3", "--ups-rate-sheet", badSheet), 2, `UPS's rate sheet ` + badSheet + `: rate sheet line 3, column 4 (price): must be a decimal`},
 		{"serve bad trusted proxy", tc("serve", "--db", db, "--trusted-proxy", "10.0.0.0/8,nonsense"), 2, `trusted proxy "nonsense"`},
 	}
 	for _, c := range cases {
@@ -378,8 +387,16 @@ type serveProc struct {
 func startServe(t *testing.T, db string, flags ...string) *serveProc {
 	t.Helper()
 	addr := freeAddr(t)
+	base := "http://" + addr
+	for i, f := range flags {
+		// An --addr among flags wins; a wildcard one is reached on loopback.
+		if f == "--addr" && i+1 < len(flags) {
+			_, port, _ := net.SplitHostPort(flags[i+1])
+			base = "http://127.0.0.1:" + port
+		}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &serveProc{base: "http://" + addr, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	s := &serveProc{base: base, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
 	go func() {
 		s.done <- run(ctx, append([]string{"serve", "--addr", addr, "--db", db}, flags...), s.stdout, s.stderr)
 	}()

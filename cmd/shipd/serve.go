@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"net/url"
 
 	"context"
@@ -26,6 +27,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers/quotaredis"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/verifier"
+	"github.com/shipd-dev/shipd/exchangerates"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
@@ -40,7 +42,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	labelStore := urlFlag(fs, "label-store", "SHIPD_LABEL_STORE", "", "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default on SQLite: in the database itself, where labels written as files beside it by earlier versions stay readable; required on PostgreSQL)")
 	nodeID := fs.String("node-id", os.Getenv("SHIPD_NODE_ID"), "this instance's unique, stable name among the instances of one database (default: hostname and pid)")
 	redisURL := urlFlag(fs, "redis-url", "SHIPD_REDIS_URL", "", "share rate limits and carrier quotas between instances through this Redis (redis://host:6379/0); default: per-process buckets")
-	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at (default http://ADDR)")
+	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at, for the URLs of answers and events (default: an answer's URLs are the request's own Host; events and printed URLs use the listen address, localhost for a wildcard one)")
 	webhookKey := new(string)
 	secretFlag(fs, webhookKey, "webhook-key", "SHIPD_WEBHOOK_KEY", "key that encrypts webhook signing secrets and stored idempotent results (64 hex chars); default: generated into webhook.key beside a SQLite database; required on PostgreSQL")
 	scanInterval := fs.Duration("sandbox-scan-interval", 3*time.Second, "time between simulated tracking scans in test mode")
@@ -88,6 +90,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for due jobs (default 1s on SQLite, where the server wakes them when it inserts jobs or they come due; 250ms on PostgreSQL)")
 	rescueAfter := fs.Duration("job-rescue-after", 0, "how long a job may run before another instance takes it over as its instance's (default 2m); the last resort behind --instance-dead-after")
 	deadAfter := fs.Duration("instance-dead-after", 0, "on PostgreSQL, how stale an instance's heartbeat (written every second) must be, on the database's clock, before another instance takes back the jobs it was running (default 10s)")
+	ratesPath := fs.String("exchange-rates", os.Getenv("SHIPD_EXCHANGE_RATES"), "the ECB's daily reference rates (eurofxref-daily.xml) that convert carriers' prices into accounts' currencies, read again when the file changes; empty: a price in another currency than the account's is not quoted (README \"Shipping from Europe\") ($SHIPD_EXCHANGE_RATES)")
 	var live liveFlags
 	live.register(fs, catalog)
 	if err := parse(fs, args); err != nil {
@@ -117,6 +120,21 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	liveCarriers, liveVerifier, err := live.carriers(tel.CarrierTokenRefreshed)
 	if err != nil {
 		return err
+	}
+	if *publicURL != "" {
+		if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return usageError(fmt.Sprintf("serve: --public-url (SHIPD_PUBLIC_URL) %q is not an http:// or https:// base URL such as https://ship.example.com", *publicURL))
+		}
+		*publicURL = strings.TrimSuffix(*publicURL, "/")
+	}
+	var rates *exchangerates.File
+	if *ratesPath != "" {
+		if rates, err = exchangerates.OpenFile(*ratesPath, log, nil); err != nil {
+			return usageError("serve: --exchange-rates (SHIPD_EXCHANGE_RATES): " + err.Error())
+		}
+		if stale := rates.Stale(); stale != "" {
+			log.Warn("stale exchange rates: prices in other currencies are converted at old rates", slog.String("warning", stale))
+		}
 	}
 	if *purchaseWorkers < 0 {
 		return usageError("serve: --purchase-workers must be 0 (none on this instance) or more")
@@ -191,10 +209,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *publicURL == "" {
-		*publicURL = "http://" + ln.Addr().String()
-	}
-	srv, err := app.New(app.Config{Store: st, Logger: log, PublicURL: *publicURL, Cipher: cipher,
+	// A wildcard listen address (a container's 0.0.0.0 or [::]) is no URL
+	// anyone can reach: answers derive theirs from each request instead,
+	// and what has no request (events, the first start's settingsUrl) uses
+	// localhost at the port.
+	fallbackURL := listenURL(ln.Addr())
+	srv, err := app.New(app.Config{Store: st, Logger: log, PublicURL: *publicURL, FallbackURL: fallbackURL, Cipher: cipher,
 		Documents:            docs,
 		RateLimits:           limits,
 		JobPollInterval:      *jobPoll,
@@ -203,6 +223,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		JobWorkers:           *jobWorkers,
 		TrackingPollInterval: time.Duration(trackingInterval),
 		TrackerLimit:         *trackerLimit,
+		ExchangeRates:        rates,
 		CarrierQuotas:        quotas,
 		CarrierAccountQuotas: accountQuotas,
 		CarrierLimiter:       carrierLimiter,
@@ -222,7 +243,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !shared {
 		// On a shared database, instances starting together would race to
 		// seed: operators make accounts with the CLI there.
-		if err := seedDemo(ctx, srv.Accounts, *publicURL, stdout); err != nil {
+		if err := seedDemo(ctx, srv.Accounts, cmp.Or(*publicURL, fallbackURL), stdout); err != nil {
 			return err
 		}
 	}
@@ -251,8 +272,12 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(ln) }()
+	publicNote := "the URLs of answers are each request's own (its Host, or a trusted proxy's X-Forwarded-Host); events and printed URLs use " + fallbackURL + ": set SHIPD_PUBLIC_URL to fix them"
+	if *publicURL != "" {
+		publicNote = *publicURL
+	}
 	log.Info("listening", slog.String("addr", ln.Addr().String()), slog.String("db", maskURL(*db)), slog.String("node_id", *nodeID),
-		slog.Bool("tracing", tracerProvider != nil))
+		slog.Bool("tracing", tracerProvider != nil), slog.String("public_url", publicNote))
 	logLiveCarriers(log, liveCarriers, live.credentialVariables())
 
 	select {
@@ -479,4 +504,17 @@ func openDocuments(ctx context.Context, st *store.Store, db, labelStore string) 
 		return nil, nil, err
 	}
 	return store.DocumentsIn(st, files), func() { files.Close() }, nil
+}
+
+// listenURL is the URL of a listen address: localhost at its port when it
+// is a wildcard (0.0.0.0, [::]), which no client can reach by that name.
+func listenURL(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
 }

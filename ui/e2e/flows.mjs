@@ -204,6 +204,15 @@ try {
     check(session && session.httpOnly && session.sameSite === "Lax", `session cookie ${JSON.stringify(cookies)}`);
   }, { critical: true });
 
+  await step("the header is one line at 1280 px: every link of the navigation and the sign-out on one row", async () => {
+    const rows = await page.evaluate(() => {
+      const tops = [...document.querySelectorAll("header.top nav a, header.top .who button")]
+        .map((el) => Math.round(el.getBoundingClientRect().top));
+      return new Set(tops).size;
+    });
+    check(rows === 1, `the header's links sit on ${rows} rows at 1280 px`);
+  });
+
   let secret = "";
   await step("create a token; its secret works against the API", async () => {
     await audit(page, "03-tokens");
