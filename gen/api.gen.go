@@ -281,6 +281,8 @@ func (e LabelFormat) Valid() bool {
 
 // Defines values for LabelSize.
 const (
+	A4     LabelSize = "a4"
+	A6     LabelSize = "a6"
 	Letter LabelSize = "letter"
 	N4x6   LabelSize = "4x6"
 )
@@ -288,6 +290,10 @@ const (
 // Valid indicates whether the value is a known member of the LabelSize enum.
 func (e LabelSize) Valid() bool {
 	switch e {
+	case A4:
+		return true
+	case A6:
+		return true
 	case Letter:
 		return true
 	case N4x6:
@@ -897,8 +903,11 @@ type BatchShipmentInput struct {
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
-	// billable weight is the actual weight.
+	// Parcel `Parcel` as a request sends it: its fields and no other, of one system. Without
+	// dimensions the billable weight is the actual weight. A parcel with fields of both
+	// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+	// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+	// dimensions.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
 
 	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
@@ -988,7 +997,11 @@ type CarrierError struct {
 	// Example: UPS
 	Carrier string `json:"carrier"`
 
-	// Code The carrier's own error code, when it gave one.
+	// Code The carrier's own error code, when it gave one; or shipd's own about the carrier's
+	// answer: `no_exchange_rate` (kind `rejected`) when the carrier priced in a currency
+	// the operator's exchange rates cannot convert into the account's, so its rates are
+	// left out.
+	//
 	//
 	// Example: 111210
 	Code *string `json:"code,omitempty"`
@@ -1124,9 +1137,11 @@ type CreateLabelRequest struct {
 	// Example: pdf
 	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
 
-	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
-	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
-	// `invalid_field` naming `labelSize`).
+	// LabelSize The label's page (default `4x6`): `4x6`; `a6` (105×148 mm), the size European
+	// thermal and office label printers take; `letter`, the 4x6 label on a US letter page,
+	// or `a4`, on an A4 page, for office printers. `letter`, `a4` and `a6` with
+	// `labelFormat` `pdf` only, and each only with a carrier that offers it (otherwise
+	// 422 `invalid_field` naming `labelSize`).
 	//
 	//
 	// Example: 4x6
@@ -1135,8 +1150,11 @@ type CreateLabelRequest struct {
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
-	// billable weight is the actual weight.
+	// Parcel `Parcel` as a request sends it: its fields and no other, of one system. Without
+	// dimensions the billable weight is the actual weight. A parcel with fields of both
+	// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+	// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+	// dimensions.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
 
 	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
@@ -1333,10 +1351,18 @@ type CustomsItem struct {
 	// Example: 2500
 	ValueCents int64 `json:"valueCents"`
 
+	// WeightG The metric twin of `weightOz`: the weight of the whole line, in grams. A line has
+	// one of the two (both: 422 `invalid_field`; neither: 422 `missing_field`
+	// `customs.items.N.weightOz`).
+	//
+	//
+	// Example: 170
+	WeightG *float64 `json:"weightG,omitempty"`
+
 	// WeightOz The weight of the whole line (all `quantity` units), in ounces.
 	//
 	// Example: 6
-	WeightOz float64 `json:"weightOz"`
+	WeightOz *float64 `json:"weightOz,omitempty"`
 }
 
 // CustomsItemInput `CustomsItem` as a request sends it: its fields and no other.
@@ -1554,9 +1580,11 @@ type IdempotencyKey = string
 // Example: pdf
 type LabelFormat string
 
-// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
-// page for office printers, with `labelFormat` `pdf` only (otherwise 422
-// `invalid_field` naming `labelSize`).
+// LabelSize The label's page (default `4x6`): `4x6`; `a6` (105×148 mm), the size European
+// thermal and office label printers take; `letter`, the 4x6 label on a US letter page,
+// or `a4`, on an A4 page, for office printers. `letter`, `a4` and `a6` with
+// `labelFormat` `pdf` only, and each only with a carrier that offers it (otherwise
+// 422 `invalid_field` naming `labelSize`).
 //
 // Example: 4x6
 type LabelSize string
@@ -1690,27 +1718,57 @@ type Package struct {
 	// Example: 1Z999AA10123456784
 	TrackingNumber string `json:"trackingNumber"`
 
-	// WeightOz Example: 32
+	// WeightG The piece's weight in grams, for a piece sent in grams.
+	//
+	// Example: 1500
+	WeightG *float64 `json:"weightG,omitempty"`
+
+	// WeightOz The piece's weight in ounces (converted exactly from `weightG` for a metric piece).
+	//
+	// Example: 32
 	WeightOz float64 `json:"weightOz"`
 }
 
-// Parcel Without dimensions the billable weight is the actual weight.
+// Parcel Without dimensions the billable weight is the actual weight. A parcel is in inches
+// and ounces (`lengthIn`, `widthIn`, `heightIn`, `weightOz`) or in centimetres and
+// grams (`lengthCm`, `widthCm`, `heightCm`, `weightG`), and a shipment shows it as it
+// was sent: a metric parcel has no `weightOz`. Prices, limits and the carriers'
+// requests use exact conversions (1 in = 2.54 cm, 1 oz = 28.349523125 g).
 type Parcel struct {
+	// HeightCm Example: 10
+	HeightCm *float64 `json:"heightCm,omitempty"`
+
 	// HeightIn Example: 4
 	HeightIn *float64 `json:"heightIn,omitempty"`
+
+	// LengthCm The metric twin of `lengthIn`: the same limit (200 in is 508 cm).
+	//
+	// Example: 30
+	LengthCm *float64 `json:"lengthCm,omitempty"`
 
 	// LengthIn Example: 10
 	LengthIn *float64 `json:"lengthIn,omitempty"`
 
+	// WeightG The metric twin of `weightOz`: the same limit (2,400 oz is 68,038.8555 g).
+	//
+	// Example: 1500
+	WeightG *float64 `json:"weightG,omitempty"`
+
 	// WeightOz Example: 32
-	WeightOz float64 `json:"weightOz"`
+	WeightOz *float64 `json:"weightOz,omitempty"`
+
+	// WidthCm Example: 20
+	WidthCm *float64 `json:"widthCm,omitempty"`
 
 	// WidthIn Example: 8
 	WidthIn *float64 `json:"widthIn,omitempty"`
 }
 
-// ParcelInput `Parcel` as a request sends it: its fields and no other. Without dimensions the
-// billable weight is the actual weight.
+// ParcelInput `Parcel` as a request sends it: its fields and no other, of one system. Without
+// dimensions the billable weight is the actual weight. A parcel with fields of both
+// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+// dimensions.
 type ParcelInput = Parcel
 
 // Pickup defines model for Pickup.
@@ -1870,8 +1928,11 @@ type QuoteRequest struct {
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
-	// billable weight is the actual weight.
+	// Parcel `Parcel` as a request sends it: its fields and no other, of one system. Without
+	// dimensions the billable weight is the actual weight. A parcel with fields of both
+	// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+	// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+	// dimensions.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
 
 	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
@@ -1919,6 +1980,20 @@ type Rate struct {
 	// Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
 	CarrierAccountId *string `json:"carrierAccountId,omitempty"`
 
+	// CarrierAmountCents With `carrierCurrency`, the carrier's own figure, in that currency's minor unit.
+	//
+	// Example: 1190
+	CarrierAmountCents *int64 `json:"carrierAmountCents,omitempty"`
+
+	// CarrierCurrency Present when the carrier priced in another currency than the account's: the
+	// carrier's currency (ISO 4217). `carrierRateCents` is then `carrierAmountCents`
+	// converted at `exchangeRate` with the operator's exchange rates (the ECB's
+	// reference rates; crosses through EUR; half away from zero to the minor unit).
+	//
+	//
+	// Example: EUR
+	CarrierCurrency *string `json:"carrierCurrency,omitempty"`
+
 	// CarrierRateCents Example: 912
 	CarrierRateCents int64 `json:"carrierRateCents"`
 
@@ -1947,6 +2022,11 @@ type Rate struct {
 	//
 	// Example: 2026-03-06
 	EstimatedDeliveryDate *openapi_types.Date `json:"estimatedDeliveryDate,omitempty"`
+
+	// ExchangeRate With `carrierCurrency`, the units of the account's currency per unit of the carrier's, as a decimal string (no binary rounding).
+	//
+	// Example: 1.0512
+	ExchangeRate *string `json:"exchangeRate,omitempty"`
 
 	// Guaranteed Whether the carrier guarantees `estimatedDeliveryDate`. Always present.
 	//
@@ -2035,14 +2115,30 @@ type Shipment struct {
 	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
 	//
 	// Example: USPS
-	Carrier          string `json:"carrier"`
-	CarrierRateCents int64  `json:"carrierRateCents"`
+	Carrier string `json:"carrier"`
+
+	// CarrierAmountCents With `carrierCurrency`, the carrier's own figure, in that currency's minor unit.
+	//
+	// Example: 1190
+	CarrierAmountCents *int64 `json:"carrierAmountCents,omitempty"`
+
+	// CarrierCurrency Present when the label was bought at a rate converted from the carrier's currency (as the quote showed it): the
+	// carrier's currency (ISO 4217). `carrierRateCents` is then `carrierAmountCents`
+	// converted at `exchangeRate` with the operator's exchange rates (the ECB's
+	// reference rates; crosses through EUR; half away from zero to the minor unit).
+	//
+	//
+	// Example: EUR
+	CarrierCurrency  *string `json:"carrierCurrency,omitempty"`
+	CarrierRateCents int64   `json:"carrierRateCents"`
 
 	// ChargeAmountCents customerPriceCents minus balanceAppliedCents; 0 for a return label until the carrier first scans it (paid on use).
 	ChargeAmountCents int64     `json:"chargeAmountCents"`
 	CreatedAt         time.Time `json:"createdAt"`
 
-	// Currency Example: USD
+	// Currency The account's currency (ISO 4217), that of every amount of the shipment.
+	//
+	// Example: USD
 	Currency           string `json:"currency"`
 	CustomerPriceCents int64  `json:"customerPriceCents"`
 
@@ -2060,6 +2156,11 @@ type Shipment struct {
 	//
 	// Example: 2026-03-06
 	EstimatedDeliveryDate *openapi_types.Date `json:"estimatedDeliveryDate,omitempty"`
+
+	// ExchangeRate With `carrierCurrency`, the units of the account's currency per unit of the carrier's, as a decimal string (no binary rounding).
+	//
+	// Example: 1.0512
+	ExchangeRate *string `json:"exchangeRate,omitempty"`
 
 	// FromAddress A postal address. `state` is required when `country` is `US`. Quotes and label
 	// purchases check addresses as the carriers do, in test and live mode alike (422
@@ -2089,9 +2190,11 @@ type Shipment struct {
 	// Example: pdf
 	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
 
-	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
-	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
-	// `invalid_field` naming `labelSize`).
+	// LabelSize The label's page (default `4x6`): `4x6`; `a6` (105×148 mm), the size European
+	// thermal and office label printers take; `letter`, the 4x6 label on a US letter page,
+	// or `a4`, on an A4 page, for office printers. `letter`, `a4` and `a6` with
+	// `labelFormat` `pdf` only, and each only with a carrier that offers it (otherwise
+	// 422 `invalid_field` naming `labelSize`).
 	//
 	//
 	// Example: 4x6
@@ -2122,7 +2225,11 @@ type Shipment struct {
 	// Absent for a single parcel.
 	Packages *[]Package `json:"packages,omitempty"`
 
-	// Parcel Without dimensions the billable weight is the actual weight.
+	// Parcel Without dimensions the billable weight is the actual weight. A parcel is in inches
+	// and ounces (`lengthIn`, `widthIn`, `heightIn`, `weightOz`) or in centimetres and
+	// grams (`lengthCm`, `widthCm`, `heightCm`, `weightG`), and a shipment shows it as it
+	// was sent: a metric parcel has no `weightOz`. Prices, limits and the carriers'
+	// requests use exact conversions (1 in = 2.54 cm, 1 oz = 28.349523125 g).
 	Parcel Parcel `json:"parcel"`
 
 	// Parcels Every piece of a multi-piece shipment, as given; absent for a single parcel. `parcel`
@@ -34237,506 +34344,523 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rchs39i/6KiieXWVq/1s0SVE36sM5imxnNOOLxpKTif/MYYPdoNhRE2AaoCQm5ar9LPvDebD9JKew",
-	"FoBGX3iT5CSeUdXUxGJ34451X7/1eyMS05ngjCvZ6P/eYPd0OksZ/Ps0jjMm5ZX4gWXJeKF/kvPplGaL",
-	"Rr9xygnF50QtZiwmCSepuGMZiahkAblL1ETMFfl8fvFfvUbQuKXpnOkmokTp7zm7IwuR3TSCRiTmXEGj",
-	"ny4bQUMqqph+YwF/ZIypTqPf2Ntvk3EyVhNCb1kjaPyWzBr9Rqfd6Rw1vnwJ7GhhrElEVSJ4ccT4hMWE",
-	"8phIRXlMsziRLMbBEkqmTEp6zchMz2JC+TXzB26m683h/esfyU8fPv5j+Rze/1SZw5vzN1d/I6c/vC7O",
-	"Yfd4f++w8SVoxCxNbllGRylr9FU2Z0HDjEs2+v+t9yvWLWOjQzeP31jcCBrjhKWxe9ppuG/z34j/SZ8M",
-	"igs7aJDdwbzd3mPmiRvuoNH4Erju9Qos6xxWx+9Z/1Dp1h6AQo92RYudwWoun6pe6uJEqWLV/hbFnn4q",
-	"9vFbMusNaRwX2tb747cMh5nAW33ib9vPuOVz2eg3bs05g1P5HVXR5EzoO6VYXDyQ7uc+YbcsW5BEsSmZ",
-	"zbNoQiWMI7809tVT1eg3uu3uwW57b7fdu+r0+u39/v5Bq7vX/WzPIZzRMU1S3WM7aMzoIuHX+E/GY/dv",
-	"11O/GzSUUDRt9LtfgkaUMbqyr+6h7ivRSzSiatgdHUY91hm36XF8FB2ODuj+uMf29AxSOmLpG5FNqW7s",
-	"t1lqf5OfsrTRb0yUmsn+y5dykszilqE+rUhMX9JZ8vK283KkF5DJl6v6eYkttrD5KW6oYlI1goYY/cIi",
-	"hQONJg1vn9ya5hv1Ftq5sGvkb9almDKC/RAxJmrCCLRIaKbPWpKmZMQSfk1GYn49UcXNgwHBx0O7AUGD",
-	"ZZnI9HFd1TIXimSMxguyYOqEZEzpc8IJJWN2RySLBI9lI2hk7Nc5k+pcb0nGfh3ujzusG+9FvdE+PTg+",
-	"PPLmmEhVIuVkpqmeGBOz2P7gY6qooTvPR/ArHsGfgwZn9+psnkl9Kvg8Td2WXeAqVc7kaRSxWZl+JJKY",
-	"xS4cwRV70l26J+3/wD2Z5YvtNuByksymVkSquzgUr84LSaR9NdDXFHZEZDHLau/UiKaUR+x0NksTFp9h",
-	"D+0AB3W+wTpGNMsSloHYcXGZ//CRKmaa6x4e7geNaEKza3Y61efAPTja23hTo3mWMR6hgPMKfpBKTFl2",
-	"kSURK7TIpEqmus1XdCEb/cIvKNssXqF05Po71Dw3E9PTioh1STl5k1EeJTISQFymM8pRAKXpQiURTclr",
-	"fp1wJslbFVdFMU6nuq/LidC8fDYRXP/Z6+yT/f190u602568dnZakNc65B3Nbpgil8pJa8e9TntfC2rX",
-	"c5pRrpi+KGOaSmaOvpzMhu141Dkcd+OjdjSmLD6I4sPjmFKqr4f8yNQ84+6jpXfhMvkNhnp/YH/Z8HLg",
-	"uX+5aiD4zuqrYY+yXjaaRSzV+zJhyfVEnfNGvxc0Usav1UT/0WkHjTt49OG3Rn+vGzTukhgfHX0JGrOU",
-	"qrHIpm+YPStHHqFZx1Eky26TSA/xIktEhuKl+fGMKnYtYLutxKcfinkGH9BZUnO5QbhSonrc3rM78lOt",
-	"VsKmNNGLT2P6/3hLnh+w05iSt+KWpTRi3kHrdrrmoB0fA5+WScy4SjRRNQdglbIAcvnpLeNz5h529XGe",
-	"J4qRvT04vQVVSE/sfe2QlLhc1bjKaHTDMiA7KrsZjseHx/Fxp3M82o/bx+P2Hu1EhxSXTr+a8Ov38+kI",
-	"qM9xr93eO9xr9466nU776NB759KufcKHKqNcJvpAzWfxCrJz3OoeHHyuMMVG/Mvrg6g7ufvXb9/d/PTL",
-	"673Pv/z95sOr7375PH2Tfn71+ZfPr6L9z9+/mfz0T6DdZ0gMTyPYyzLtjgTnLFIsJp8uLgnFl0hTy19R",
-	"mjCuSBKTKZU3LN4p6IH4ppv7aee77tlekRgjLYZWYD3/z//63+5/R39r62OzjPDu9feP+u1uq9Pp6bMf",
-	"MxllyQzV2caHeQajjQTX66tXknGtKsZWV2T8NskEh3vbb8wyEc8j+NhQp4gOe+M91o07UXt0TI/Gh+wg",
-	"3o96oz26YlsKg6ou7SqZ0qyKXeB64fJ5TZfIf8V1/oRNFZf6asLc6aXSGC7iv+qJJc0ZnUu8Um6ZDSH8",
-	"Out80O+2+7391tGhObowDUP7P6LeVF1RORGzF9LauGoMWI+XTJKYTWdCabHqH2wBvAU625Uoq3wlycUt",
-	"AYi29QtwJ6xGmnDy+eItGYsMNFM1YdmUpmSWJVwVpdrKdKYi4wm/3s03Y4nkL3Px+r9///YEwccKRysl",
-	"mX9TKeVL8E1vdL6bnYMv9Zt0Np+xTCVcLB3g2YRmKZPkOzoa0Wt/O3rtIzPWXnfVWM/5OOF6id8KmKsZ",
-	"736702t8+fJzftWLbGQp0TOM4oUk4o6XmWJOAMtcI2PmsMjV3CbnLv+Me/eHF7981+Vvb45vP+7Jq4O7",
-	"nzq/ne5Hr4/GhtvA25csypimFHzvH0ezf3bkDwf3n49HZ132Zn/y98Pp27b42FOf0HC+lquvYC8l2jWf",
-	"yV33ab6OYCCsXb4PnBFzka0V79e5UCwwBkHjY+DE64rcsMWShUVt/pu7IZV1BNvHbqfd7u7tAumvsIBZ",
-	"PG48GQ0tqoj/rrTTHcd3lCdjJusv9GuwCd7RRCX8mugThTzdHs+Yrj58VX5uevMZej6WK1Qfa4dyCleR",
-	"I0VYQUkqXYISudv5fHx8fHraaXe6e739g8OjXp0OWvNWProf2WgixE3t6Ix5lUnwDNp2iRL6usIBJnIh",
-	"FZsWVJcitSm+xW6NNONEm1bB8oBL1TISa+Pnmpnf4YB3oX8tf84Lth/f6qPfk2gNghm/1r2vcjyBebEV",
-	"5e4n53MoaA2z5AeWSZzgbaexga0QzTWo1T17DL6yx8DMhd2qYWfcZXtxL9ofHdDD8RE7jttRZ9TVWpFa",
-	"zFh1y/Nzskp118dikkglskWfUGKOLcFjC5eFOndlvVq/5RHqtva7xSNUFTWWf947bPVgjxmPPzIqoddx",
-	"wmk6NOsHj9b37q7v757v19iu4QKLCOzhaxty2xa7j7Xgmzf6Ya5AtTLPF+vb7rT2O3uFtsVcDcciG7o2",
-	"il2cZllyy2JCFYmZVAmH0AgyplGSIptc02O7td8uzsaz5BX7esVmNFMsJiJLrpMtOukdt3rHe5t1cjlJ",
-	"ZjNNoJGbmSOxvoujVu+o2MUsY3kfP5v7pLKbYW98RDtRd3Qc77HeeJ8ejA6jo/iYLb+o5m54yqyWc/k8",
-	"TWtPwWbsa52Z1JyzPGgkwcCdvJ9+JyjQVI+QGtLZ8emItaZ0xx3Wjo+jo9EhPRjvs5yOlFmX3potb/ne",
-	"ceu41/Fv+TI32Ff2bumB7D07t7Z2bh3GXeRno6PoMD5g++Me3Rt1o/XOLZT1n8y5tWwgxrmFvf01nVv5",
-	"JXh2bv0Zzq3j0R7bjw5pJ+6Oe+yAHkXtUTfujT3K/DqXAlJhAwqLdzYgcKcez5vareP9g5W8qc7ltr/f",
-	"6XTbB93O3t5er3vYOT46qHO8+U2tYSl2IKtYSruepXTqWcpe1B11aHt8zI7iw+hgtE/RhJ+zlBoVqdbx",
-	"9/lfn9v/+u39L++m5/c/XX03/fDjp97nV/Ev76fnnZ+uPk7fdT8tPp/mkq1Vjs/MJhSEXKvLtswWoQ5k",
-	"f32EGgRC6OESGdZwsdV6Ud7C+o6AfWna4x2L47397vHefufooNs57rV7vc5Bx7y1IYm1yyD1v4b7USfu",
-	"sr1xj+6PDqLD+Igdj9u0M3qpWzRE9hs0VOEhWDq75ZzDOyS5rGeU/dlwj8bdOO7RvYOj0ajb6472x3v7",
-	"HXbc8ENELV3wL0ruyypKX/lFKZ/Z/Kjb+KSLXDn2D3v1huFx93jgQ4/7szD3LMw9C3PPwtyzMPeXFuYe",
-	"KY5ZPmNs/LVhKCXLAEbF4kFPBWfWeoicJzeXPNjc/GwrfLYVPtsKH2ArfIy1zxIC4067qvjSjNuqpedM",
-	"mpeMx0T/c+fBN/2g3263ur3CTc/3F7qBK0i0VEbQCRY05Hzk3HPAJu4mN8MO7Y72ol68zw7Gh/RodBy1",
-	"4w7rjguLckQPRwfRftxje+Mu7Yza0XF8xA49MdyfIqwIBAXUJg1dTUxmD0nk45KElN/SkyYFrVSTz3zt",
-	"+PLs9L2mQJBjAv2v9B8/q7nPam6upxaO2YpMJgi/NiHDiSQQfg1sL1ESDt/qM7fhUXrex6330SZE2Y3U",
-	"euBSouftIJK9KcWYigmrbuJ6ymfn8EI6+vNVaOAqZ7ijFvXZkc/U7/nWLKF+S0L7P8wYP704//vlh/c1",
-	"F8iFywPdSzKpyJTp7ZcFWSrhY6H/qxKVWu0tBjEIxN7Ti3P9ti9tfQkaYsY4nSVauW61W3vGRMEyVGMw",
-	"0MgckwZGkV4k0c18dkZ5xNK0IiTYnzHG0aPgq+ET/sInJ7JTqrmWe12tWXfbYPCp3vtUSFb56rDfbvfb",
-	"7d32UR/GFAk+TrIpqFfuVv94dWbl+ZV0odPud7qtXufIxTPNopvhXnRsLGhHo8PoIN5nvfEe7eoznnCp",
-	"Mox11QfzgkY39JpJSDCnCk3BScxILES2/ErM4AyAiQ2+P8Okqo6msTRelAfaPi7NueYeLTU+Fu6RO3Wr",
-	"dBxvV7wDC2u4LCTx8uKS4KTQWOEMHkbSVqIUIvmNHeEHncxKICKuUDGJY8sD9RXOR77Hq3g2jn1Jytl/",
-	"wGY+k5nNyYyMJiyeryMzuCjHh8sz9vBUXrrWSpAvsCEsJqPFvwmjfD6Yf7WD+SVo/HMulvK9WEyZVElE",
-	"0FWGhjMKCY8Q806sw9Q/lP9xSXn/xrkj5nDImeCSFU/HR6oYoBAhoIy53QGJJozOmFRGE2mOxTwzEeLT",
-	"gj6S6QaWaMQVf3/n+GB/Q4d95/iw6rDfX++w7+gVqPF/17p5c+/t95mY8/g0vqVcYWpe1YnLIsHFFF0o",
-	"mwc3fPXohO0nu5mrujTNJbM8PD5ubzjLw+Pjo8osuxvM8qA0S0zSXzPJLtc9nCZZ/V7ez+CuFyf5hsWv",
-	"7+tP7l7naOOju9c5rm5nZ4OJ7j9kopdmwz7csown6GWoTli4p6jgf2TjOY+XcIwMHm6Swbgy/w+bAf50",
-	"SW9Z7BHYUu49BSfkV0y9X2t0OzhwwgWNs2HuHOvFvgu9Ii18vZx9f8nWJe1YZM6REDf15sr/1IVcIrTb",
-	"ALpVC+tQCkgzTaQCbC9JJvSWES5IMdBkZyu4r+fQuOfQuOfQuOfQuD8nNO4PCkJbjuUV37ybfrr//Mt3",
-	"kw8/nvd++i2+eT/91Pn8y8fJu+754qe7hk+hL0xa8HLvsT0eJJtzSZqYR1wgyM90+D+cDv9JtPIJSaBF",
-	"eH2mf8XGV9IicwEL5KQ+Y8L9bLDhEyWNU4jy2BhBZET5M1V5pirP0t2zdPec+PCXTHzwCP0PIrHmrToA",
-	"TWPichGHxpBi49iatyKJh5n9/lmafKb7z3T/ael+8YY9E/9n4v9A4t9p9XomCszkq5UtutWstID4+Tar",
-	"kC6fU8qeU8qeU8oKKWX5RVvpl8JX1obPP1+054v2fNFqL1qdCT3+29+zf/32cfrh+9f3P/329+TDj//8",
-	"7fPVx+n7H193f/ol/uXD9//c/4zlMDBtewMo6FeJBGB+OLJc3K3APd0Y3T8fwCoo1lMu1ITpe+J6AYub",
-	"ZtVTkTGT6wmZmBuBsZImAqj6svjOeoRW96NBOqrBbNUTMlOxulMd+bO31SR+ZkxltgYlzYUOkiey1gcr",
-	"K8WmM/VWXPt/rhCB2ntQi4HOlZhSlUSn+AXGnXiZVRmLmB4CoVzewUj223vk0gBZf+L0liap3scT4toi",
-	"pnvS1XR9X1OcStIuagcphVCQd1oB7XRBuoags9f3Ecv0aBrzmZaZ6dRWYyE4uPxVKwLut/cAa3DVzHW3",
-	"rb32cf3Mu084870lM+90qjPvHB0+euY/B3bmGCNVnh3+upprdlrtnOudbwAIAS9eLUWFMHQ0Tm+H5Yzq",
-	"Pdob7UcH+h1NsMwg66JWO96W5fTaJQFum8e93U3B3PL98obtdaqb0G33ipvQqd2E9sa57MVdWJF17u9C",
-	"IfXcW//2qBN1SzysPe7QxhKmtOWyLgmaKVG/f87ZvGxa8+jfr/C4zE4K21VY4PY3ssCrD3hhSI8/4Pmq",
-	"X3ofVvRb7xlpcqapXKIkkVBMoWC8XB+/dVxT06eEdl6qlvQA8PN1Ey/LY5uDodcs18ogL++9JarKY1ds",
-	"qUiy1TJuIKF8xYVdTRH8xV5asqpwSOvrVj0vdeEM/5ioia2Hsno1eYz3PbnmWujEex8QORF3nKhJIong",
-	"Efs3oANmhq5KzN1EsmjYHR2O21EnPmZHtDfa85KBOlEb1btNF/9L0JgwCiUY+r9DesTbZJoo+L+q5nFG",
-	"ZxSKnTdH80yqHVfPeR7dMIUrb0zcJM7onYTkm5aeSDRhUwC3MSgzCVfsmmWw/67bj2xKE27in4pd/zgR",
-	"KbONS5KysSIJ93rfphfJaib3iSf3RCVTRpoGXmFHC8B3kySa+LNMJBnP05TQa5rwloFgSLL8YKweRY7X",
-	"UB7AORjmxwkzqSf5Yp4Qmkqh5wtCNBmJOGFSU5XQ4T+EGw1FqswCXXxkKlucjhXaj4tDucQFIEpAgRUy",
-	"YmOtnQIKhb5xTTOlgEAiCYvJfLazegDThCfT+RSx2cvrgglNdMqUOYnf2QrB5ZHBA5LELch7g1AhNcm9",
-	"IEm8chDmIqwvkVFdrqJdoW5oZ8VKkE8wyNUFAWvGaPhVxWIwo7/OGZkJmaDRDFPiZhm7TcRcgnTwQpIw",
-	"53mhG/qvc7TnmbFH2EVhZ+n9W/DGaTWiXTeuJeTkQgslMvmNLesshe/8vmI2pvNUa7v7ge4Yj1RHd+sO",
-	"WCeou3gWA6Vu5+yzJ9iyNXAc1bXBfNq6UeGTJxjTmvTR6pguPdtfhTSYZ08wrjXu6uq4jKBQOyxfQHj8",
-	"0NZw6fLQvuQatSFf8fdUsTu6QAQgrhgW6KWzWZqgp/LlL9KoNq7//5GxcaPf+L9eRmI6E1zLFy/xqXz5",
-	"Gswn0FVx5qFxLgyBN4SkCRF99lf4TIY7RGQkvGUZ8Bfzap9QEos7bgw1s0zcJlriQTnQgA7plfREhH/t",
-	"Gg62i7tQN2Tz+suc133BUvN+AtaaRXFb4QCUEn5L0yQewhu5rcvKGyMRLyxwErxIAHlmE4Sk4LFboCXU",
-	"+v5JM/THjftAiRI3jJM7qkmvlCy2osynj29JM4Snw4QPgRyGO0+3BWeCj9MkUl//VIIXWgHQD/TYJyEX",
-	"augk5JA0tUzT1xKMmmf8wzgk+pJKSNU2JEZNqDJrOuDu051AfzSe81iv0SwT1xmTMgxISFNIVR/eiiRm",
-	"sf+LxTvCjh3U4ICbF4hWKxwG1gmi5aOrxgwrUTvBgIcJZ2lynYxSBs44pjuJ57h8bMh4PBMJV/pXBPwa",
-	"Q3TNcJrIqZZcvN5jEc31LAfcA4HTyg26CPBDvQR4NPAjfWRMwcWEn5hOMIIn1HrRgIc2XAfXE74VnJFE",
-	"kQmVeu2syaqwenpcU8rnNB3wjDmrViKJXSE0cOkGjGozFOOh3ap8Xi+kK6QVUa5vw4gNeMwALGzH2xKH",
-	"ewPfGqAa96MROfUHXtLl8IYthpFI00QmgodYzfyGLQZcL8xc3yRhNEC7FSatk8TJeMwyfar0Ta1rN+HD",
-	"uWR6NHoJkKoYxKdE6l5yuLdszkHzpFp8Jp22BWQzNDMgIUjXuyBehzutAX9Ns1QLhwaJikRinsbGNl8c",
-	"imUkw1RIFZ4QSiIxnSZKsdjqAy+kHiG+hvfjjmQsEllsQaq0epwxjEUCfTljs5QuWBwQKfBeabKKHw94",
-	"Kvg1DI6r1oA/Gbl5I7JREseMP5Dgy/l4nEQJ42ooIwE+sdzFobX8GcvQDcwZ0+rKhJG7LFGsnycz2g/X",
-	"soFcMLiET/qNUlNPwCjC6pwcwy70bhj2XSb49XAqYhY+HRM454plnKY4yq8vnySmPyegSDpmWrVEUEMH",
-	"qiY1uSolX+8EyDABUOV6bnYbtWA5jyagA1sBSDMY+6ImKwWRp/Tw6ZbzvVBvtBL8B6yknsNY9xWS5jSR",
-	"MuHXENnFMFbB8Q5X5xiXz7Ciee7ze8LpX9BFKmh8JcRbml2zP2AVZtjjUAkxTHWfoanwqSUwdh8BKeiQ",
-	"d8l3pHkE/9Gs9eLD5RWxlSv7UPrUUg+t+t7vTun9rm5id7RQTD6l1HVBF5qAfHR6xx9wUIYz7HQ4ZWoi",
-	"Yi3rx1DPEn8m+HOgF45vchGfbjWMC9rzQP+BOpJ/B5ZoSoFHNPzX8SpZKXQI4tBwPE/TkDTxcJngZ7Q1",
-	"94kSQotUC5exKdGYpk+jF3wvT7R8O9HihBZijKV6p292BUWMgjxhpY3SnnivrN8SZ/v7EjxmM6+EeEf5",
-	"wvwqH8TnMy05g6kHDOeOw9vls0bfk8KKdMwq/DEaXugP0tIbtAdbW61PTpzweZ2J+WzAm+H9rm5hF1rY",
-	"hV/DHS19selMLdyRAM3vhXQmRC25ae7fIj/SRA147TE4IeG/dp11exfM26Fu+07f7aWW6wEvfAb/DzpE",
-	"uTljkw8BT0yLiFrGRgAlOtf0Q4HyE3syKeBN5hPW3MmuTkC69/ck4VE6j1ncGvABP02lIMUVxrxEMUf0",
-	"ssKA/mdIzGH0rhiaLAbcG1AiuCRNLnBRA03x5/yGizseEHY/05RY3+iM3QrIiOFsBw2jsJtYnn/ADdSI",
-	"FsNRq0fVXcvN4HfWiqg02puasGlFfH7MrSxuztrPi96bUhMF38pGzeRfVJoyDpQNm9FvP47MfIKNFVny",
-	"20bsc7nxCHavhL49YjRjmdnYKQoIxJ6bP4i8GGluaKcJ8wm1kuoPXP+AxiFzalHGxZ/MmX5C0e4Tn2Ui",
-	"YhKiJV9zBTkqD1h8O7lxwtIihTcZMC1wKhp/V4IxPPhy+aU/Zjt+yO131gQl2ZQCXUnTBTGb0idhYWq4",
-	"G3bHzE8gZAx4iH9qOgL/Ihij59kuY8HQemgNQ7rbcmtKiEAr9wMeGm2K06lFngdsSpk3oMkS9AWMAIxA",
-	"El8KCGtdaw6QpzJdi8zZL+0YK27IOInJQszJlFFOSmlQ/3doDGQ4YPONk7ISKecMxCtQ6GKhiQvJ5inL",
-	"FTkuhgCwF+qGuBjCZdTLa7pyjTmpzAiTKLZZIS9jv7AITX1pcpsLWppBIbX2qwPqnq+TW80ilsmDdk7g",
-	"8h+qhdPaBzwEjoKJSPCuH6mA7Cz0TGb4gxUYbc4AmVEJnG7AnepG4FXgpJHSs3AvG1uxlgt0h0Z4HCrh",
-	"rJyuAweCT0BtRFuPAX8mszlwcs34AhLaV0FRlvPZTGS4hH6e6IQCZbTvEqnYDHbdLn2UMZNeJodm1cC8",
-	"ZxvwN8B7FwWGqOhAPckPeSLBomUssmgb4WJoezUfSLvhemmgSe4kKStOUD7gJpCj3F+g70lmLKYgroiM",
-	"iPFYrzkX7hTphvVgxB3feTpjmSNa0IyXGVg2q8+EVDS1EGgtEqIZ2qeeeN9Dk0EIj8JPl2GLADKmBBkP",
-	"TkFuVJckmrDoxjaLwQW+kkJiTXg4BnJDA26haZrcMNLsdbve9Tf0yumU8PcLfdLVZKdPKPl06Q+dIlw5",
-	"+gy0KMWyLFEiWww42CmbWsiLqKZcUokMAg5mYGKW+vRic78lM2hsn8TJNWxRRj6fX/xXjzRDyEbYPTg8",
-	"Og53BtzYhGcZGydaGCVz3bKeFiDs4BLrjmG3cSETrb/hd+PkHkW+KVVkOpcKYNIGPFGk+fH16at3rwMy",
-	"sJvISgup6A0bNMzRmWX6pClThTgyHDb3Q3oJoZ6b/QDd3fbPTsUh6WUr+60tTVz22u7UuPC9bNRK0Mrl",
-	"B7LXOTjY7RCaziZ0twvrpoWQvF/IYJ1RpVimv/l///t09zPd/e3n37tf/kejpjeT7OoPvZr36ocd7Pdq",
-	"WkGfb2H+xYTUtbM2SbR+E//VIXlKLWS/eq306hoppNx6TZnsW/P+SIiUUQ7CC+bjFo7BT9UDUOnIpe76",
-	"X9Yk2panveYkuaRfv9lC/u/adYQEYf9zzBUu7uG6kXzxPff/7WYbNIxcqDvJD+rP7nuT2/QlsBfynM/m",
-	"yiCRQzwMTS+8a2j2ZTXd1eSROvlNMh5rDtXPSR0QjtD0iGo1FwTNs03NhIwuaiStRJJet1sW93a2Iu/P",
-	"BOWZoDwTlD+MoASN+91rsWt+tBJbTmZ+ACOyRSX4vXQzvSoIq1RUr1njk7cG8+o2G+kY2gTw1nWN+yN8",
-	"Z/JSv7hp0iyjC3t85jWyqDWTQ6DFHc3QSNj0xmk0qkhkGcPyBFrvAEkTZXjrEQS1N/8OfC+Mz6d6X2wv",
-	"jaBhOnEmhJ/X76nJl/YXL2jk0Mtuzer4BcSaVreuUPrs98bY4qfEVLFdlUxZYxm9W7sj0OMZvvqlkAq0",
-	"cT8AjiMBrqUaQ23VG/OWsxRIF8mtB/BC65jgs0XuiMoC1JMINOMTnJGLV28GvBl+/zp3qr38PYm/vDRN",
-	"t2bxONw50SI2mIyBZ0kxZVZ9QnjhKBOamZIRJDI4wdyNj0UpRbsxsrfKfJP4MXG9JQic1Zvz1nvVfrlq",
-	"odFEXq665C80SaS/oK26AWJCwOqRvdPvfMnTuKvjoS4638SEQM/pHV1IEsJYwhOSKKJYmkpjm8I3JZrA",
-	"9BDz5GQSUQ4azYLQGc0UaYalfIfwhSQxVRSVO2drweg3fLVwy2EM+hYWtjKaNGoZyBKCZNYa6NDdJEkZ",
-	"0WqjPmkgJCGqJFrpTIpaaDygobvUoT+qvEG/5OF6uuNYROKQv4OcGOXXunj+HJVYSozOHBWpCUC0Vxcu",
-	"1mhBsD/Cxd1J7reMQ1Rnpb3UGE0WGIQwFhOZ8Ah0cC4gqaJI/EyOUE1yQ2BRO+uf5aU0ax76KJXVx0oo",
-	"FHVqwrr9Vcf3ghw9NM9D9DNzzBSWLjIY8+pML3hn3TE4IaE+4SCA51eaSlIhigRjHPXeVFfULxe9xl6t",
-	"B3aav/4wDmGrTK/lQzl5XTuo8zgXHH4v3ulW4dqUbrf3cN2VStwrgb9kxdsEc1u9sR8hTg4WPk0/jCHn",
-	"ce1S4JH4EmywFCZdWG/ul59tzzYls7jzdic2EtbclpTFMz9RsZKSAr9bnqPfhFyPE8LnaYqhkoykVOLP",
-	"+mzqByhiYnD86k2BGRSGsHTxXU7BA7TvD9wz14OpGE7PCWH3NFLpglCCpRCBRX/0YjfFXBWiK//BFmFL",
-	"c4IsYqnhBPBvWVSxm5rfmWVTd2Knem0dpE+F2YITwXosAiJZyiJl2CgM2HpOWkTTbTQDmNjnjJGEk/B+",
-	"l90rxmUyStmuvk7hCeKDTOmCjKAABoMch5W6otZQSu3oTTNwjYhEZGvAvPrb2wtYiFevG0Hj+7f62auL",
-	"V/jktSkf83MuYK47rmf4Gu52rr18t1j34Sv34pcKMuMGmpLrUJgc5zWffcDX3Gc53OCqr3CpSh/Jujw6",
-	"rXSkZCTumSSav2YgSbnD3JzOU5XszhIWsZ2AJFwqRsHxZs9oH5xT+qsBzw9kYMIPRkJNwPRe8RQKnh/t",
-	"E8JZoiYs6xO00pfdlu7dcKdFPkC0OMpMLhyMSveKfiN1xbMG3Jxmc8L11Ig084Z51U/808VlQOD07ehj",
-	"P+C/zgUwVbDAZwnIqL7lHItjY4wvJIO6tFvQDDYioqV9m9L7c/zMGAvMX50aJdgCQdZfdzPGsLWJWaUM",
-	"H7l6zJel18vF2za/FCXi7V8uv806El7MfqwxZ+ADiwJVsJF1vuue7dXqqjkJXUGbfq77EqJz6vLAoLg0",
-	"PCVJHJAp5lY0EeBcKtIj0YRmNFIskztFo+L/+V//2/2Pdkbd2iE/QN5iBSCLNQzWSzOvs/Ewfptkgk+N",
-	"hLqSAhs3tvdFjb68VYppAchrs/nXSXF5UVB/bbxdDUrnqTjvfIn8/Vh/ap9ACCtdg7XS2NeQpswYznLv",
-	"+cMcGjlZPb04953xgVYegTP0CaNa4zF+ckVvmLS+b+PmCDDrCP360kagvzCu0hrGlEfAJMrKW9YlHd1I",
-	"4wmp8KgW+TFLlGLcxugxkrHrRKpsAS5aM0QDNiUySZrhlN4wcs04y6hikIUz4LvgaO6T0B62kDTPBJfz",
-	"KctMwoF5hKAL/mODLxOQsHA8Q9J8fXHpIg04/AjtZBD9cPbx/BVpnhnUavIRh42ZDOevdiD4Al58p997",
-	"p7XTDB60YLiV0SJ1O39VN1R8tnygADrIMjtI6AHIbLEPfSLqFwP/YR+Wmz8trkGdS6rCKUooDLA71fU8",
-	"wYUojv/Ejr3Yb41gvM65tZSf4Hj8E2JG4rYhHwQuWqvshti0+xz7pDiE9ybQVM0zzuKApOL6GmNXTShE",
-	"wkmUMpq1SGm0eA6KA7a/mUHn+1ka9/4m486S5Uu2+tS3NnB0TZe3Xroq61srkVqP1RQWv8x5VhDg10VW",
-	"7JAJ9HmPsRpzBVHmRwATKYLvIwFGUdeeeUXTG0mU6JMwbw18K9AJOE8gXCxvI1QQ+OUxysAWfx5RCanF",
-	"shjalGdD4T11Rk9//ABEUyeCnXlRcnXGsnxkmlmYREesv0zTFHUFtMRtoVtfFZZN68yoL2ymQwcmnr5G",
-	"j/ZcyyB6/hGKtDHsr5qhnhUmu+m3A/SiJIpcU1QJi0PvdDpdKAhc2aybhNdcpdALlPSj/FZGSWqyX8yi",
-	"0dyVmMD9AAAF4HgKQWQq7mzWRkoVy9Drh9sekia1s4PcNXdI9NFw0bAzmsmiQ9COuhE0vIHUGXY9UmJh",
-	"d1evt3mtciIgl6FPrvKYXRZbK46WWLxxkBFTd8wkXqDth8XEwtPLFmniNu2slZVzMRm2L59ELVECQdio",
-	"cB7MwkqRsD5Y5MFxIdsEfTwkeGNtgEa5PO9qYf68+LYX4LF5HMeWsRorYjO2CMZ4eLzFpoEVf2xcFp5d",
-	"sBI/7OQ+dt8f7gTOk8O3suMXjeEFS9R+u73aFlVebzeC5Uu7FBN7G+rwcGNNrlpuqF9XdNuqGSUnz2WM",
-	"7nIk136tjeXRZpTHnLilhN5fquXb6Xs5tlT7Q8/oh9lEhRBF5xhp+p4RMNDmvpE5T5mUPnBLYmSDv6qX",
-	"xA8chMP6J7hN1sLHvbUB9X0ieLpAEwdVTLo0nFK+gv59IeaZJE1Mtnwh80wM11G40yKnnCSxj6ZDjHtL",
-	"f06WpEPIAU8ZvcVcOJR/wJxTl5djFIgNrYo+q+stj2H6y7uYHst28npcVfUJL5dF/bFZFHl6Bty3Pinc",
-	"Z+cwMUp3MOD+BUdMoyyaUK5I04YkiDFBEFkQ9WcsJiyVDDJhdlrkfApV38hoMeD5hS96gEjRAQRWN3/4",
-	"eGEhkYbFJwTQdbzJJZLMaALAPXPJSBPLxcVWefW8P64sqfF+DXgyJnMOBRkK4WGefPXI+C4shLbBd/Di",
-	"s9vx2e34tG5He+XWkggco75LLt7Qj5gAPtEnCS6UdEb0AccSNzQFE5JHLAQY+kvygsOWwj1xSMyGYg94",
-	"kzrBgMXDayFiLT4YicGBtOijBX9OT1yUhlnuwKnVIt9j6/tE+1U+YEuA9LQzNmZZxuJWacxFGlgQcrSY",
-	"ANF/I0YEImwBr7SpGQnmZbR7kI1qoXeCJQh1hRi7Xvu4DHgXQMKIXhmbg1lzf8qMdA1E5jpOuoXXOu/T",
-	"q3T4V3ZlLxGOLZbro7WcP97yWCubrtK9/3xJ1TcbWrHU5B6bn3etOLmj6adkVia4Fib+bMBtOnGQI5bc",
-	"0US52liS3LGMWdxDNcn0Pxyxb/o+ykICtd/RWGRTG+WeZARQQKY0ZjlJ83SvnUfJs2vMMX+iwJnX9FoS",
-	"Q2yWLE8OB5nRoWJaWp2owES3+zSvEN9uD4XghYTxBQK1O6653dI93Epi7/VypdqU+HtisnFaIhpaoEGl",
-	"DsSrRGFmc8qUstnMJ5ZEGJaUXwr0bqJAMjU0R0s3pounVZT/ErTosQe+XJ1uNVW3bzvvspzRyAQnxFRO",
-	"7Ipec5GBIxZ2DX+EdPRdvYGlhayth7fNsS8HuRentPxAV+vQbXGgl1vbijUxNrC0uWgm5yEtxML4wU23",
-	"1pLq+tuwZMnPy0nKCiKyVvp+7PGb1yUH/e3q6uISkZ4BTMFgKEihGSibKUkmSs1KsWnrKnmUQg56R+uO",
-	"kR6aW/HaQ5QbYcox5ZXcrJNSbrImVn6RTmP8Nxi8ufZhZPkasyFCDMnX97OUcpdCufa02e+uTCZCiRgX",
-	"KS2kJsGSW/3PifVyIu6kps4JJ6m4Mx/4TkhjSIkTyRpBw+XRNYLGdTJWDau5WSVIn1ncy6ABEVLFZIhi",
-	"a9VLxNKLcVQXC0HY/UxkSoLJEMUxds+mCIOfsmvGY9IM3394/fqc7LVbe4dNuhM6oAtMR88f39+HA45f",
-	"SRtjQGaZEGPN1sdJqoljlCjcVWeVOn19Sc6v3pNmqP/1r267e9DpdA+R4EHc1SlxQ8XPgPsAtvX/6Ab7",
-	"7bZuHxbKU9ovowmL5ykj3xmCPODNcCKvaJaMxybk6MSkO1nJBNihPm0sJkpcMz3BHQ8d+Pzqfd++POBa",
-	"jgElrGSYMJhKoc1lxPUHKb66vAqS/RI54HX6HPmgn98lEpi9IYEgYZV3pSxzFh9vEC6D68uyK3q/LDLW",
-	"vvJCkiaa+7IXcocoeq+V3ebr8/cBef3h43lAWq3WTkBmWQJLaSTBhN+KxABKQ1anEr6wV2J83V1keMfF",
-	"se/VXdxkunbs9hU99oxFySxhAHHrRv/D6dXTjf777yy/Pm6Xc9LrZ8AjoVg2rS1dRGZ0IUk8V4kRJxS9",
-	"1/9SZVLZJ+Gr04s8ixrtoLOURixAZclNHdo8MQ3kYUHhq1fF7+O5WoCFNXA0bsYy+LpvmgTfAQlxfGcA",
-	"ZQVQYcYS6y66sUbnacRGyP8VcYUSBXd9OZUtxhm9Or3QEt+riyIt1D/Uri/s3kpJTkw1IU1oavdaS91G",
-	"livQ98QwKjoCyPPCzp+//2G30+51N9lzK3NsFjxs/BVacirIIZ32OkGEC27LUH5wQlkecYa8phJt9pT8",
-	"znVBR5THgq/PgS3wYrtWKySNh0Qx18gipBmaX8N6kJaTHIgFaPROLr0M+IPElzrglWcB5lmAeRZgngWY",
-	"ZwHmWYD5NxRganyZ/8lSTBELyppOPNlGy3zV1LNlRrYzoZTg5GpXTpKsLqBtjZ28yGPqz9rfLomClyDW",
-	"K2dVO+bA9cmBpi+dtgHTDEgsFN59YxY1gc4DriZsSmiql1wz64NO+7jVaYc7J4TyBVY2YCnu3AYuT/N5",
-	"FcyrMk0Uv86WIcnlcEcQVnBHJXp8mlWIuaW09nGwc7/OqUPNdq10i4Ur15WuNEWMz9hS4Bd4bv0uGKOQ",
-	"JpyRJk1TEtoxhGTOEyUh2oNEurXC3LqQ7+MyOhOuDsBQvaJqa9C4Y8n1RH34rX5c+HS7gYk5j1hxZAf6",
-	"31E6l8kte2eHgybkPAFVzDEFoGa8eJyryZaF1FO3U4Xl9ma4SnFx9HDLWEzv+3AZoGSipAWU9DEkqybT",
-	"Z2LyTEyeick3Skxq5QdrKHrlx7WWgXHShfEnY3BFqCXxKVUstpLWKwsfKyAty1TyhlCxmCrWIh+4qTlk",
-	"5PNowugMiNA8mkDjhE4FlBjQPeRqtyVLKWR5ccFXRQgbaL8a5P4WOYWRuKGJmC5I89PV2U5/kytuy/nD",
-	"LS9AEtTdIrssp0ppNbgGyQIfbIfxQOdKTKlKIq/Z6hl2bxHTiZPuSbOj6eO+pnIg0UM8n63IaV+HOG9I",
-	"pkMYPb1J4MHb8ZADvRvF6nMzAQ3wDkAZM72vmgrf6d8mdDZjXAJOFFaIIIMGZtpHTK+aydBjMel1j8mV",
-	"EOQd5YsB/+gqNFWmSPb0nd3XSiBsVKez2+5cdbr97n6/3f48aOi5DBr/53/9fyel2coBpxmDyDo96YTF",
-	"g8YSEMiUgtf1nSzsmCU71YWxdYpe30csW7ZbGG4MxeBIkyoyFVLPoR2QaA6qN9YD+nT1ZvdoxxImu1Iv",
-	"AGoRiyGNRLw4GXCzsdbCmDFgIlzkL4oM2D2ESOpnUBsKp7ymxno+pcsl2Ih/u7q6sIiAy8fqjh+U1FR3",
-	"IrvBDE1Zd8JKRNC/Of6e1IlO9hpezqdTajICS+KMUf/rIQFXwhCughrcGkvQQQjmI1oJIbgkIdqViBZj",
-	"EzrVu7+Hq7d/f+/WvwYdsEwv65tGHqDwZmeMuM8CiLKuzdnYNHrZ9GxU9hrMk0LBlOr4XnvxeYV0cBxb",
-	"pWqLV8nF4AND1G5dCb+N51DIVq+bwgYoq/DxmYFaXUJb/zafUr6bMRrr8blQrozNJlk1Nsg6FqCExIhp",
-	"mn4ndo2xwxMsIwQQrYYSYo2k8iBeCbUr2YzqQxFDxQ175eGDAJhL2WQMa1zitIXBeoWYjJBcZ1CCKj81",
-	"ZwCxcDMxStnUDKBcKWjjzYTyTGBtPNfd1e2nV5VniSHZYdnKPhzDmho/gRF5MMaOE1PaZ6RllBMieLXc",
-	"ic0UCLFG0DhJ9U6KMUKCYrRN4AlSk0QqkS3IRKSxLCUUVNa2PMdHprbUIhd/4MsKlweuQL05S3mZKl6s",
-	"Q45vuvrltaXLa6GOvcpetTTOFr+GeoCuzE64tC2vlnNde1B+2YPEcHWkA3MgKqWaW+tz9vGmluHJS+zh",
-	"rBb64R3VBJo56oHqscJ/IlD2LaKeSi0z4wgCLNjFCePzaZ9QxFkYcPMmECAax6aYTRPNE7csXexAJXBq",
-	"wdKUVgEkVFqO0dNjARj0VSJUgmaOaEpJZGEb8CR4soUfg4pdahmuNiIe62dBaWepKERsQ4SsvkMQ0m0i",
-	"V/l8untLM4hoDXNhNVFQhUySRN9D8563oLKiKBTuaj3GR7kNvaW9dgf9kqd+bT5Tg1IrVoaQavENJbZG",
-	"kH+UR5VXSgsW3sPqg/qOmNJ+NU8nWibEKn/4tK033OtBfy7NlTS39cS0Z6CHe+09v0WE3CpcgRemZDpp",
-	"liuSF753QOIjlgp+La0vClXDqanYAUN0aT+uuhxU1sM7QZpywRW993KLQK3X+xyJdD7lJ8TY4IFan+Aa",
-	"42C63b4xmkHsoSulYnekGdo6Kvnb+NIoY9TM3OaNo1IFBemq37nMMuRgkjRdQTucZ6+v9xVVZrs029To",
-	"th9rbo0t7uPKAft2l3FCb43yjgWcSTM81fp3SNJEKlslTT9BdMNeZ6+mOHZ5wwG8Bed6bHzwhQK2L6RX",
-	"QhbW/2R5dWIcvWmnVEUaTihgy4BlLPEq5SLyv1kcPVrXTm4WNX68RFbaTSSRKklTks05T/i1GZ9rg9Es",
-	"tamqUMONpwsIBNGHF37n5n50+wUkJlPxrlg22x2LvCycLRSHmdhOEHCByt4X8IIlBjlKDMau1FQ2dN8W",
-	"yoitBOkhzXIVw7pGXBuV0nsvCukw7tu85hsGJADbqU0et6zB/Klb2G/D/bMvogpVHai3c/ua2FA/y8+C",
-	"C/mQQ0ubWHY49y1RqkHC8ndU76GbsRvPo6p6F+4GikVN850WMj1IBWB3O5Zkutj3wqUYz3lsF9rlUtNU",
-	"yw8LzQJmmbgGgb3aq/firUji0sgsBdO8ACryOfoDxr4i/dBfdu218WuXouVGd7Fgai3B6PWLR1lkedaQ",
-	"uYSu8SYensBG+IyTlHl0f6cwGfeV3geEg9V7lXBHbZyoSnm+RC80jS+KtaGVm8Mdbx804XXVPbx1FRwN",
-	"eDAF//6XC3DWvLWu5mZhgrMkupnP8JhRHrFU3ys0pvrDNJMyxTf0q3qDRswyp0Ln25UhReh0Gk28Vij3",
-	"64UYFUr36GtRpFmsn7puDHeY00L8Iquy3LtdF62rePvh+vUvkTE5alqHBin/CyjxHzva5QEwEFOUyJKx",
-	"MtGqfdXQr0dSp+oIqmTKtIDMzg1R0jGsOXbvYmIgz77ET1tadynJ3loWfocXrCAJN4LGOUrWV6ZgNvz3",
-	"I4qx9s/XKLfaP8/5P+cMTAjnnpqFylrQ+DET/PodqlKm7b9L6MkM4I0R4c3D0p825SlovBfqjZgDeNo7",
-	"4NzvhTpF32IjaFzQRSpofCXEW5pd685c0XJ4XkzoORNpmpiaE8Un5/wThD16v340Br23wozjAgUIHAX8",
-	"ovuS8K93xjRnWH7DgSt+zJHu6pCRYLLQQhHgSTZK8Izuz08FvDzz43uhztwR08timM0/9fF/M09TXMgL",
-	"L//qI/Cec35hOEwjaJzipfkBuAnsBUuTa63wXSr0xYAR4sLZU+HP4oA8M8U7Y3fIW7aJ3QynDLz1Sthf",
-	"9Q6bf74X6tLWL84/P7OkUR9BpGEfxhaHK/8Na+e7owSEycT+XHpEx772ao4F0NlrI8c2ctt2YXl+MNfV",
-	"boj9u7gA9tfylpxjOa70tbUr1OZa1haRbwSV4veFEvLub+ZuKP6d8OGv5o5WTSGNoAHOo6GpbWS7+AWv",
-	"abnie1n1Lpn+GkHD4SsAzqG+JFCImrrLOsPLOlRCDFNzXbUYOEzdffWI2PCGLYaRd2PLzxI+nMOl9R9Y",
-	"M/wwFWZQQyP4D6f24toa5fjPslU9RzcfejCVK6pjYzPlQtbeN8wcmBrzt/erXqvIPzFWYhwCExuO8RoX",
-	"ECkgxlvfY70Ys/yoGvY3vLVXOXFXeSjNXUYbYe4cwb+LY6u1I3rtT/0LXVPFHNxedUXJvTYi71bbGuti",
-	"PJT5vS5UXveOXm7nbQSNatH2RtCI7d0esvxyWzmhtGaWG7vtcj8U18T9XNkwU3EvNS38/CVoLClEBeZr",
-	"fstSMWMkD5NVwopHYJ0AP4oxY4d5wSTwrljQfP0HlLDaCQZci2hTBt7oGcvITYLKBb4QkGgiJONktDCt",
-	"9hFNPazm5+pWSwm6hZ/wXFV+yh1AA07qAWkpKCsnRT0mB7yh1xSk+tgUljQ1LUMi6ULqRu8mgFruunWL",
-	"VxgMu48YrHXhV1TN9PmUjMcs0wtASGg5COxVGCBoDpYFK+j/sFblGnl9Ehq28wl/WdMK1j4ykrzu3grz",
-	"Rg9yf+rXpKI8pikgvXEWECXS2FTr05uoW2+hDS7E0ZUqckFZTox2yksuLa2jB5X2piJjO7guedms6nSw",
-	"I+jTaT7mTOold785nGD/LEDUlfDPhH3f9GzFgCWdu9ahf3NjWgie3byEfAjAukCgK6PkGD/NTp+EJq3+",
-	"yvUAZQWKleCcBZCiRe7711e5oSuvBZcnS6OmhPEXAEI04GDHJ2Uzvue2Ik1a0IMgJeN/htatj/hKO30D",
-	"V0DogBuv1ELMSSycbR/N5HGiG5omXKscmKo0mxkverlU2/pKaTnlthu7tHSlv1v+d9bDv9ln1Su91Jvt",
-	"X1j/S3ftt/5y9VCXfuZVPdzyyzIt2rqBAr190Nebf1Yiess+qyGEEDKX389lX5ZvJMSAYBDF4j0gOqOr",
-	"50vQEJxtUPKvOIN1Vf/qBr7umy2KChZP+rq3q2vx81+l3mR9ZDTGXtY5ew0JzcljIgkdibkK1pDVE4N0",
-	"CaKMoXnRRAjJJEgC5G6SRBPPl5t7Zx9U7nLt66A/Pm09y/LW1AqJpxfnjoE4Se6FJHJCZ6Vg5NtO3daV",
-	"C1oui9Iyf22AueoCvqoRtK6lpfNdmhR4C4l0xIqGYNES3MRZOcseFJ4mzfBfu8bQsgut7p4bR1++GuxW",
-	"Dfei7qhD2+NjdhQfRgejfYoIYEvX6QnKS/kFSv+U2lKlCqnlRCxzEY3LwQavNL3glh3rPlyjnhjhbMDL",
-	"akW+gXd0seMAJvPjYbNjW2XhDQeAoJ4g27CZ+gqyjVmdB0o41a+3kHPcxw+UdqrfbyfzVL/fQvKpfryd",
-	"/FP9/kFSULWZ7WWh+ja2/fjhclFOIZ5OzHFtbi3sbPhl5QZtJfjYb56lmS2kmUdw57+oKBRsJCfUg2f4",
-	"koL+LsCVc4vpLbMWlpBDkSaYk7wzGCJTkgKzZYpmsnVxeRV9HjR5H0lWcGYSH2qC5qrowDXYeBvBMm6E",
-	"qlclcEvJZi1PqmU0qwh4lSgGNXXiK4y3yk1LiuPPX8ouu7royxsmTaaJBF/pCYgQ4F89JLG+arM8wCUw",
-	"uH08dpe2KEMCqP5up93u7u2CxW77zMu3xQDfJXCtLsDBAINS5Yy1VJnAE1c5joSzeBzu9PG/AQln/Fof",
-	"ctK7PxjwZEqvGabq7JF4lgTkqNO973Q7R2SW3LMUMVXC32ZpSJqfL96S83NYHvO6bgRSW6Y0JVKJ6Gan",
-	"NeBXBUMuh1IDiSKcYhxqyZoLPmvAjMBoi5YZp/kDzY4Dbv6Gkeg9sBUzMlaqZRePG0FjBhfht1laBGrA",
-	"h/XLboH/lyz6CwkV87117d0fwLrq/0JgSohx/CYcWi+NAcjlhJJPlwbTYMChnTFE046TiJnc0UyaiMhC",
-	"DApuG862KRwwC6Lrl2LRLQaMq2MQ7hTXpnd/0AgaOIziwuCTysI4X2tFy/kLwGZ/C8jYWIV6GaJ1YHI4",
-	"PS/hgEM1DRtPX8gO9GNEcix86bCRJOXxSNxvB2VdW94NCO+pqk2KLkJEkxGLtO5mXUyhX++vVc7PXCpk",
-	"PUAu8x0+dQNdkGUVDnN4a73TLkXPH3U18UZk080whU1+p82/EdkU3RmXZ6fv4c8XkoxohuUdYYipkAxS",
-	"8sYsYzxiO/nABI+8tV06strMjjyBHQaRSKO32+nLl78n8ZeX+qGmuVv2ujWmeV0t8inlw/2oE3fZ3rhH",
-	"90cH0WF8xI7HbdoZ1fU63SBp653J1zIiYn0yLIQUOxk9kQGh6Z1m+M4XBThdRLE0LXp4TM6d4H5GESQL",
-	"6SOwMP62ZsXz9wKyryloAYWYR2qdeIWSl84lXgRdyx3l1coMRaj3zbOK5JIEUjwA4Oq7myRpET8pMZGV",
-	"AdbTyK9/E3mYOZVhqf4nPiz4agvTtl3mqsCqKp8lrcKl1oN6YeJU8lJrZp7FlVpXUL5ojF919Vf4KU9I",
-	"0VvoiCdFJbB0JT1dsCY99E9SfzdR3B+sRZZP/QpBv/Y+eO+vPiKPs8HXGSj0lqTpBsaX7dw6ZUP8l5+9",
-	"/p/A8Oxv2Wqrcxl/U/9uuZt+E8TiE8LnaWrRT1Iq8Wd9fL+G1frd0krKoKPZ8lWQ8QTk2mxvgZL7dEch",
-	"UdXLXVvR8kNe5KuU5nqvMurqoVWvq0yuOVXzjEF0n75wZbgegxRUBsevq3dTqCG2HfRQcZykGZq2NoVM",
-	"/ZozK2Kh2KX+EjQuaHRTK9194AxLfmGgilfbrJB/UxzwJqUhoA2Tsl4pDqEcRoR9zdFzqSpYknVVICrn",
-	"yofAcd/udeuwaVbj0ZQmtwbH6sIVn6sWiRJzReJkqhUpwU0JrwSvsMXkSWztejWnqfmxut4T+P28eCZ6",
-	"W8HxWKCjbgHmqArOo5Vafq0mpc467a/U29Jte0hvvfXdJXFlbkdfZWqlU7XBIXoQDtqFqce2JQQaqT+f",
-	"A77RAa0BbX4+ov/GR7TIVgzJ0+cWsqdqcKC2VmddLPI2AvWz5WwjyxmIbSMhbozUZnLewDuD6w7ovdZA",
-	"NuB/oIUsFZKttI6lIjJA8vpVGdioUjEeSwZIBncucRehMTY8O56otZk1yv/CCTIgq6NOHxrqq9X84ln5",
-	"8erMii7rpfgHqZZla9AsuhnuRcem+OXR6DA6iPdZb7xHu6N6fGWpsnnkJPM/w1yEx/JPNhbhIEquDvyt",
-	"ZtlmKFUD8GU9ZBZkWqw84KYNaerE03jxZGf8CexYKyvzwroY0DQLD/ajxyzXSt5Bw2zT5mf9gYaqmuse",
-	"ODaVb1NOkUqbu9zU5c+hVraDVcKycg+rJ0cfVvDyKesqPm15xH/3Wq2O4UqP37YG/EdXAnQZo2Z50sx5",
-	"LMN6TxdA+C7EPBtwcGaugZGwPzcNDkstMOgONotARVW+/zVrui6VAT6+OSN7e3vHgU33NrfUeq3zcMeY",
-	"LlpVXNNOF+AyD/vtdr/d3m3v99vtjWnnY8sXljlqcWpvjIQVZwAN2syrKvjsoBRZe+FzCgMPJpOYkVhA",
-	"2lwhQqK9AbsqId955UnyiqkQn+OfSXP+Oi1f0zg+Pl4HnryUE9ptzrPqjYBq6N4LST5dnRlmuHSb28cP",
-	"2uaVVX1d1rZ1PMONSvLa6Wpii3jgPkYiTVmEgM5PUaa3ypkrPPYBamHnoAR2vVYzzBnqKpa5nPs9gZXd",
-	"qJrfpI29IChVnYOe3lBM14toCnE9WBXpji4CC3OLGKAIggu5dhm4UFjcRwpu0CukErMZizWjNhjxkMJp",
-	"IObjkDSNXMRiMip4+XcASNTo5GEx9iUfrxaLbGMNT4mvNfz/cy42l4BKS+T5yCE118JpGujNmTGCNSGr",
-	"Ev6Q4Y6RqA3A2ZynTEofJigxMnVNCdVtRAMbPmVkqDKN8Lix5tmQeog1dwY8LHcU7rTIKSdJjKTFAAFB",
-	"Gip+vozZywFPGb1FhDzd/Ao48Ucx8yr7zmvdblL/xkqnsQ/MvkF47XeLx9Z/lx+xgE2NPIxnwmJtWjZk",
-	"aJ2Ri3mfFI6htYzi/FkWDLh/LjEiFgq7KdK0bmgxJhDbKE0lphiYKXD/nRY5n87SBK7igOfntEUAqd5u",
-	"uHM8wQmBECd/+CgdAKAai08IHfDC5BIJ1aA06ZtLRpq2ypPhY7ligN4ZGVEeIIkZ8GRM5nwuWbxTgBL3",
-	"ilCL3Le3amsKzjeQS6wPZSUH8Izk7qMaenpp4AZH4p75FeWc8t/0nFxQ7EAqRjEQ2RCSPmpCgrMBtx7Q",
-	"O2EWgoyEmpBmjRAN0KeW/JwQzhI1YVnfhBiWMIPzd/Wl/8BNcQxzqqTRy+wrxUMw4MVToKeWwyzqedVP",
-	"/NPFZUBAUdrBXB+o3WUyv2ZZAhaZ8kEwoiqWjfBy8jdFHC7t2xYlxO0VWHtlcYwFPAM/7R/obl8rtvrX",
-	"vAblgGPhEpq+kAWmogRmvhfZjgPZxD1x+VWGAg54kzr+Yks/hjuW8TggyWuXYH7iKhea5Q7s7YY4XfPv",
-	"M6rYtcgWXtVMGLAXPzSDgLcMErsKYy7SpAKv1Po5BByNGBHTREFa2Cknc45qfgJooL12b8BDBzATBr4V",
-	"zedRYQ5hQXrtYxIW4FLgO1yZAcc926A6hZzMhofGhnk8OooO4wO2P+7RvVE32oAzuZlvxyrqwgWM7III",
-	"N0tDeJeBuF/52JMYRCHmaQzrBjfQWJDBNSdJnMQBovi6E5fjvj8ZajsC8Wwqfn+kqgYrvCQNY5N1EjB8",
-	"/hz5vJmdycMR3crihMRcKwCJNLVneEzu4KiN5guIRfnjY6ANGhtVeeUk19hxpxtsUnMkmmcZ41GxfFPj",
-	"0+WrxlKBlGUXmp8tqdZUHhX5LzJLqdJDecPwp8JxOe62NxqoV0SzPiQkLytrS4aGWLQTA5grRUJrCm2a",
-	"vRtwv8xyM6U81mqBkApkmiidx6j5heXJhjYJq1zi05DmFjktllspj4ALzkrHotPb32yF8hpLdCHL5bhW",
-	"ve6VZKonGFAHqaA+i+k0QXuWyIhtSQauRrCrRQ3yE3zfxApKCR/wT1dnDiQVLAd3jN3EwDVztkfJmMUg",
-	"dk1EmsR0oRU4dGiZEPBlJZfaB5uUXLqe04xyxVhc60KCsDJ/zu59uaycVWV8/uiWxJkFjfLtKEcnbLDz",
-	"FuWtcIcvskRkWO6rapsryj8bllpxry83YuV4c+UuauhVzdxraYxHpcqnvJYjAnrcwxxCj7NN18k3l/SW",
-	"xZ60VOLTpnJebYIL5cueuWqAT5KjMqVJWttY2fdN42x4HB2NDunBeJ/1Yh+M4rGZEBxyxWsGMZsIXv8k",
-	"YzIxKUnec+9qISxg3adSZYypzopn3dpnvyWzmt/r4retw9TzZtpOA9x2bC3fzp/XnJ4nMPUWDuOfAuVx",
-	"WaU8JRvDjLGYqMThxeEHLWKruYHkeZclipmayiWPKmmGr/918fH15SUYkkKGAiPir6OaAWD/S2oxs0hw",
-	"MV2gh5vHFEARTBuNoCFuWcaT60kp58V7t3JmioWqlvuMnYaKegwF/RFB+FHE/k8U8b8F1lZ7zi3UZ81+",
-	"51YjEAp3WgaCMeHXBnEcC2OmgNYOuTdogMTEGzCOWNAbwEusnI0RTSmP2OkMrJ5LhGY9xFnCr4l5GzI8",
-	"E0UofoXOSs/yU4iOWS6MQGb8MkwkRGssgEd6dQj0tIwiNsJCFMXKkzLh1ykzbxfVCN3tsDs6jHpo04iP",
-	"osPRAd0f99he/B8f4VjQETfRCkF9OZ1qzrRMz6vIaWSa8LkkNWfvhLRN5dCCbXHOVZIWZOzcNA7J+E3P",
-	"oL6z4fF7gAD0BDrwRpr2Nt6czZOH7fV0gPqb5wtXNMbHaYkW0QzUPVvN06qOlWprtBiqA2GgU7SWgo3W",
-	"9QztAR6Nfh2tenIChbgT5TRqqDeAbhrTgSncqwlNDJgZA25xa0x84os6Ve5UhVVTfUqxrK15+XGa58PS",
-	"kp9eX3W01RhDW7Wep7ISsMZ0XFN7cUPvYBM0MsScmKuRmHMbHbLTIueq5GDrD3hYQ2psVc4yAQuJVHRB",
-	"2suIzoBbqhPkxhnntzHmnBNCuXHU2aEnNkzAvLLMf/fIqogW92Ptd/DiylqKXq3EjE2EVyXGIrYEBNGT",
-	"8xKKm8CdyCImSClRPy8VVF8r2SbJLhMcXDZyAZZFOHnBJSfnEgNa/hNlXgTTWiPYPLF/bTT5HxC5baWk",
-	"Pzl22wHX/1yH81S3n9v5q70QOlmfSMmgIu2MZX5KZe6TrEuuzIO9M/DXjgfccyHneZKF/EiLdhIWcxUd",
-	"S7CNv5CtAT/1i6Ib4RR72MqJi/mjNer4Nt77lY57U+d2dTJq4Oq0lcq9F2fm/JwDjmvCyzmnWEgXK3ia",
-	"AwrVOvUpfcDy2NlVVqfGcLqBHOYOzTYi4nJ/+ZWvy5iL7DE1G57i4lQAgAERJlwcyk5rhSb7x6m+QQOJ",
-	"SsnoN0tqO9sokcGqwX4qw/aijxLvl1kHlbhcYcoztKyOqVzUc6e6qRaV842NbVf+Z8X4jE5tAOqa1O8H",
-	"jPhyo00y6Jn5Hm2dOhI0EInviZNNajNB/NSTzfwOFWX2Ub6IOttKwUNhLpF/Nosyv38JHJH3BOVV9qQl",
-	"EC8+CHLO0MuQLn5BzopZKcdz8eJxyoapbwPqxRnfHgv18tfEo/x5S7DNp8WXqcPn3RhfZrsaBrX4MraJ",
-	"p3CHeOfk24t9L/HWavS7LYjTpJE+ViwOcmORC3zfCbxqOc0SepZi05nIaJakiwH3SkadFC1PiUUojaE1",
-	"v+JSXmjJ3ARw4uhfBjw0JZdK2Jgwak1nXBkv/2i7S1dsr2FZUG2AvOFwf4U4qT/C6PsAHzCPPzIq1xNx",
-	"s5Kv3fv48QogRrS/2XyJsUhTcZfw62IpqNwgZ9RA0pSMkdCNK9w5GfCyYo+NIcsyiWuVirIQeQkjdHWo",
-	"XH3tAccoLyzRZYwL62vM4nndcGGr5sUtduV2iecmolwGhLM7JpXRvJpUkamQinTa7Z2NQxkrMmqZDJat",
-	"fyq7GfbGR7QTdUfH8R7rjffpwegwOoqP2Z8Ehmi25U82kZjfiszZ/rgyPW4ViDLM2p5bc9wNmzG6eeUO",
-	"WYuYPa07rU1sWfJhmkJVZ6m0/FXy0L3V89WACsCUUxXMVdomvbxC6mpdMA8jb30SjhNO0yEOMCTNRA34",
-	"HZV5aZKA2Hh3ogRB0U8fP5cKdgL2LU0Bpg6m1USWgsfCGrU1Tzah50NurFnNYilvgC9KOO4O1OXhfqIq",
-	"JgkfDPhMpKkMcvEGSgWQzgGZQP4VvueX/NMzmtKY9ZE2pckNSxeEDvg0kXrBY9OFHqOp9BqS5l4bgc2X",
-	"t1fCjPbXUu9rYbYYvwHHaYVs8ATipJUy/pTAmuLV9HQYsxiguLGhyiiXpuKo94eYq+FYZEPrw8tLGmBd",
-	"Uyv4wUsOtaMGKV+LZ/OMrU1ZLFbseGWWeYVpza8xaY9DQJbQwEpZSVtRck3ZHWfRXqcwONPSBmehVA0l",
-	"37Lt6qFsWgQFtaS68m81DricMHF2B453yPTUqj/j8U5rmQGhaVfUc1EExqww4EvsCju5Z63E0uzWBuWS",
-	"oa6fAXd8PnDmC8vilnSErp9yyVHkjwPuMcga0LW/olmj5s481sBRLmxRJ714VS++pl1heQ2fja0LD6l5",
-	"WGtjKIrFFa5gkbOKovH71z+Snz58/EdA3v9UKwrnkRz5R6+YplEQ8pBcJ5yMaZSkS+z7IgIr41bn6snk",
-	"uiUwpPp6aaqRSCLGAWpgdc6l/Ornr2MWqPFKmfgFyj1nXCWpxjdgUsybrPUnlw6mEwzsFhTWsu4w4hE6",
-	"K+QXPSyi3CubsGFe2Vn+hZfT7a3+75WKLWvFe5PbXhcm/WXp9E3VzofN+yuO2FeMl2GBrED/WJscK5Nr",
-	"nvDrSxZlrIZrnk+nc4VWMMoX5Jamc2MCQysvWs/rkjDrLui8LkbjKbuo298f9CdAws6lnNfkD9bSKqMN",
-	"TOdQUYNcA1U3l7ZdD+Kmt6OChiPUrtRkD4K79DuuDoWeQzFGw/iLHYDmuqsOXeYXve5u/wDF7pGCe9F1",
-	"pWtr7BZ+iHfGmBraSO/kN1YbVwpzqPuyszFPGDT29tvkTTJWE3J6y/icDRrE9StRIcSX9q/+Rk5/eD1o",
-	"rF2YCBXnVQtj7ru1VNWAjyrFpjP1VlxvrBPlZi/4tE43Mq0uDVswz0HvCwidK6GV1AhNrJTPadqqdfS7",
-	"N0+XdqDZmNegec/0pDUOY1PbPzE95e80TU2uAFVwU2cUbMIMYMwBFBhCw8DAazI/DaZL66liV1legbb+",
-	"ma06tza5J05vh+1RJ+qWrHrtcac2/VTro2ZlV6IwgnvE7mGTkl/nbM7szmkRwMBe5e+6DRGc7WiyF8+Z",
-	"F9XFMJaL3CVpqumQ3q0tkBsrCnLuZ/BV3qX1PIKGX96+dunr5OLSR/nO+fvkGazcrSiKz94V3OAKP4FR",
-	"o0wU/hTjhhnEpbeGNST7AVpXUUh5KqHEXapaD/LPwRZ4oeVbeje5GXZod7QX9eJ9djA+pEej46gdd1h3",
-	"/Fj7uxFF8s4mSs1k/+VL80srEtOXUCr5JVg9N1MIjcVWN+6ZYf2Vz9d1XaGbmnPwdEe8cLr+Ksf8x0RN",
-	"ckH0r3rg/5rneY0cfznByqbpAgNF0b8ECYIt8g/GZuBPEuRWy4sLr9Z3UUK9m0gWDbujw3E76sTH7Ij2",
-	"RnseKHQnai/xjZn79hXvUHkNVhy6KyaVNcNuoAvkQg/m+i8hCHXM8qGbX1qYXJcvdbFmkiuKZOF8LkFY",
-	"0/MznjRbIB5L0eknO/Y0IAQCxCdjtdUTY3XkQtnwY1OQ/tsInSqfhscaGIsFbwv3xn/yNU2LEBkbzbNE",
-	"LS71gE2KJKMZy07ndRpqKG+joR7XECtF6j/1dg9DY7BGUMeDHmR90EixDIgCrAcQSWg8n5VmpI0vXwC8",
-	"dixQv+SKorMbM98b6Eic0oQrmnCWSXPhczZ8najJfARcGF7ejdmt4cRl0p4nd1ppWnAitDLy98sP70E3",
-	"+dvV1UXf2OqKKCQBoXLBo0kmuJib0qADbgWYAGrH8ViS5q1IYrkTOLOcNHgnxngYuIiJwCL+ITE1yveA",
-	"63FQ7h6OhLjBSA5zOIh/tU3rmqKx2CfHAz7gqCraKi04H0lCvb8iS36D/vrkO9gXMpi323sRVN6CfwJ0",
-	"h6nEJRXNFFSozQ/BgN+J7EYW/K2k6dK20ecKpbUnkDbjEoYAEzQ/PAknqQUkMiWI1Z2APzGaaDxPNTeS",
-	"ItWHujAxZExuZpST8F+7xjS3ex6HZMJozLIWwQ969/ewkPv39/nHEyoJHXA4AgCYFv6OFT4h0zAgrVbr",
-	"S0iaeK1JCABX4c4JCfVb4ASSYJUiNMoEbibUt2kN+CmZMjURBl2TolknFgwp4YTeMsQ82ychvjjkQg0p",
-	"XqbQBMSf6j9tiWCEW9XtvJCmcXliWxZjKLgDGEv6aCOeGvHg1GDxPlLFMIxH9s3+jubRDVOFotkmWCtm",
-	"8KMrdn+difnsBOHCXE8DjrFfiZL4gokAyzThhZ524eeQNAFUW4ak026/lGQ0z6Qi3XY7ICFes5B02y/l",
-	"gOOTff1gNF/AB977AQnNfas+MPdmiBJKTXv2BYBLMB0S77m5Zu55p/TcZGGHpOM1HLiQm6Xtmqvhnu97",
-	"494xR3TA6VxNGFeaGkBCnTml4OnN15PF+eoHpHt/7yCYAqzGNOD6JlDF3sLyw/9jhIMZsr6F/hsfmaay",
-	"GPCI2IuZxZZI2VhhJf3SF5LpNuc8uR9wzV9zfwYeKH0C9e3FUDLEmtWK+sI+R4w5SXrdYxLq2Q3N7DR1",
-	"gdP/kalssXs6VhCgIVkkeCwDkunjzGIynwWEKpIyKhXp7MD59gBo+vkqSb+cIJFCXx5Nl4w4Y5yz+DgY",
-	"8MKvIOLggQtIUfyxfzvwVvuDOSX2z5zol1LzXF8YQOBeqIKuYcAqCYtwPOGAG5FKEy9Nsm/YAqhSJGYW",
-	"sIDlpfCVKbVo/oX0yWKwRYJrkZgNuCYoyHVKhfVb5CObYalXrwKYA7EFIFE9ghzWbYpDG/Am4PdkLCZU",
-	"kohywZOIpsB8d5yj2kedhIPtrsBooTARFv6he0RqiDSehG7f9dGcpXTB4j7RKlyoKWScAEYtV0jkgTYe",
-	"D7i/msMbthhGIk0TTcCB/dn5wdkZJ1jmTMIEpUrSVBO6WSaugVPf0UTJAZ/P9KJ32sScVhhzoky93QyG",
-	"Bpn8IssvQPuYVIaS8OFcsnDAway62DGgrP6iIIfUW9Q3gUGUI+Mizd79faBZ3U5xYxBDBXB6s8Ty0wI5",
-	"N5G8aJoVM4gq5YzF0pJ1I4PuwtPwhIRA0vr/CkkCkMIS8IRp3P+XCWNOk4gZJEsj2J3OaDRhu91WuyLR",
-	"3d3dtSg8bons+qX5Vr58e372+v3la/hGC9WJSnMRUVrR7vTivBE0bq0K0bjtYOYl43SWNPqNvVa7tddA",
-	"NwzIvPnV1X9dsyVqkC+OFcqUvpAVllmMQtVCsFtbre013iZSnbpeIduFTpkWmJd68/NXXhpbyTIfvvcm",
-	"0OnGl58BFQrPi55ct9220rbR+gDdBOXPl7/Igg8fK4bWIC7V9W2/eVmBaAKFA0SobeCYzKcVQf4Ucgj0",
-	"NsDIcujslt7sHs6vrhO3Di+/ow4NDT7prP/kEzBnLTmzGD/aW//RG5GNkjhmoJ/2ut1NupllItKK/Chl",
-	"r7lK1AK/PV7/7ZUQ7yhfWFgo/d3+JqtxzhXLOE0NfCuYKKZTmi3MaS2vs9bi6LU+ro38t5+DRlXma/Sh",
-	"dIOEqP4i5TCP+nkLX4LGTMg6s5QSGQr49h4aprfNtYQq+gOeX3iofwWkeESjGy2fuGA6V9pSaWItWTre",
-	"Be004ZqrRGK2IBQXZcDzwiGm9GXC6xCdQWvO4ZGxJmaFnQcGQx30mzqW2O4YxWA5v0OiW6Q5WBHq1Kun",
-	"ARP8TsSLLYlB5LfkxUGsJAhndR9tThSWfF4wiOipf6mQus4jSN1WZO6BJK6OvEGMp3/h/upkrb0BaToT",
-	"fJwmaHnsdTbo4oIuUkHjKyHe0gyxAL5J+ql326dcViL3KNdW5LSov9bTVRTIPML6JfAEnZeoG4NVu5bc",
-	"nk1YdOPC7ukIou+Ajvo0qRB9YafT/HR5cUmkWqQorH+6dASSyR0kXYJrzQMs1WBdiCaUa3aeaVl6lLJp",
-	"HQGDCJXFUxAwM5wr8YNbhpW3/LT0/uYXvYT0/hXIlZmLH76z6XwK32w9p9LXtTTMt2tqlWWeqr86Jfs3",
-	"J0z6q+5Ga/89VewO3ZP7myyjAc74lOfDlsggXh7EAs8Jh0cYH0QEDSXbnAgau8xSXe87fL6dihc4A0iS",
-	"EZM+ycVdveZnevgW9D5YrI0Uvu/cm5tTEv+bFSqe2bFn1e4rqXYjdx7t9bO/PFShc66v5QrdKRgzJelo",
-	"cWg/aLfbucPMVCNh9zRSqdazaky0aMW7cxVO5QBy0MvalPX82FpHkRZsWByY4hVwnQHQLsaLjKHFJnx4",
-	"wOGzjI3n0tjD0DKOgK0u3LgZJlLOmQzBDWOK3Oq39ecBYa3r1oC7lCDZ6hy2nBrYAjjuEM3rnq9MaoU3",
-	"bpEPasKyO00oWT6REYsE5NoPuJd8ZJANDC0KDeRsuGNVZfjhhUTkr8ACQqbJDYNJ47qeoE3VFPxLJOm2",
-	"u7l1FyduwQyg8jjJEWztsEJ9DlOmIG2R8hhACVU0aXm/J5Iwi2vJI7ZjQxjdTjmgBqixZ7AYwFh5ZSsb",
-	"GRQBtLcekXfJd6QZ3u9O6f2ufr47WigGENf50A1tBrQgk9+OE869OplzjxlfVrPzUgbWkQNGAgvYS5Up",
-	"d6LoDSugPwz4iEY3qbgmMyrhfBLEbkwk2W/v5XgQQ4j8HI7naRr2aw6AnnABQpA0YyycSsJZPA53bBYa",
-	"RjuYU4J50oaF4WgTBwGa8IBQNeC9+4N+jhwo0cV08eqN+WDKsmuGpgwcgDSAh/De54u3tmGuhB2jRNjD",
-	"pn/czJNPWaq34uL9937hOC4UdmRLECWSUHOfc1Q504ZuYrlpA7jJExg2oJ3tzBqFT7Y1apQ+3kBH6D6E",
-	"i1+4O7sZL/fe35Kj13JzA7ZyUjyRPiUBCugROUsA/mC+391I/p8yTH2CbXq2mXzjqgleRDiAo7nmK3zh",
-	"iBRCyy0Tjoq8ptE/2js6OmgfLZGbcklrqbbiiU6etgIe6KUqywdeEEmgRuAKHeR7piyt3E4B+c6A2D+V",
-	"YnFmxYHNKFL++hMQJCe1/OVNq731X7wX6o2WLv5UXeJ7pgjFNf06qkT5Pry0pc1m8Xil69a856CcSTMs",
-	"A/35bYU7WsRBTuQSFAY8wbljpmeNhAXIusC5jIBNJRg6tUSlhNYyAKaSiPE4iSDCYsYyMoJyPb4Y1vSl",
-	"LZB+fdHqWlj7MY4AmmXZTmvAX2nhWyURDEIGBvoe/wLaZjrAQBYWE5mAGJwxIm+gOnCLXKqM0an+V7fd",
-	"tVLd0EGhIcgUqEirxPSTctyZle7zgMm4TkaFADqt15ARrGGdsGeplykJcPHqzR9Fx8wxywmPCzAeJZxm",
-	"Ndnp9WQH5d3KqUQDxwOlO4A5lxcmaWszY03hk81Jqr371ehaMWVl2R6q9pMFU/ZYu7MElYdUBmkGlIzZ",
-	"nQ2X0QwLQ3pgel4A2LKRmbdfwqv45peg4QeCrv8S3tRn4sszO3gSdvBK3HEtinpFy72zjkok3vqcTv5B",
-	"fCOnr0vZxusi9d+C3DsmY2n+yYAXKHFzKSneqafFqKS7dhM54FpWVIzrPjGzQs8ZaDZ5KMkecIhBw6+R",
-	"sg2niYRq/qHBVTNmHmtGIJQjQoWxPTQLnGossgH/fPF2hc6/s4rAG/r0zdL3i1dvnin6M0V/eoq+teHg",
-	"T2cBJaPkn034f5ul2xP+EvVDG3vBMBtqslfDFgaQmP/54i05PycSiLqhp5p4TqkT4tFuioN84fNKzlxw",
-	"LxDcnUfzlFpeMeBbyPeb8QoxHvAyl6gYmWXVyvw4pvH54u0fxTTMWXo007C7/vnibVCUIwo7/8xRnjnK",
-	"M0ep4Si5P8pwFf0DEts/iLnkz1bZoqxXLM8OLfALZAG2NlOOIylD68U17q2dwFQOumYEcgtVMmUr4k0u",
-	"3egeTBiDv2yEyqW/9Oup2mVhFzcM2fULLKwMV1F1u/zvZ2X+VqNdaHVzvh6BKCfxrc4wchj7NonaflYO",
-	"RsNkBs07YwYekZ1NMo6KwI3fRPxZVBjyRoFoZ9VPtvDI13284q6XN+o5Ru0r3dryQntXtnLHHnp3TUMr",
-	"gtbOBOcsUrJUEkPccaIPdUYjoxhSN2AlcnQDrfooLWzqPwYcU++vmZJ1oJUBJhORUL8c9j2MBVPiwcWk",
-	"GagFrRdhLiSVN7JYzBW1TejPxXJ5GKyuKrASGeT18gXEIfUHnGL4G4XKojBMm8bufT80Qw+91l2ZGBPo",
-	"H+SLMuC2mL8mYSbUDKKibNteVR1EoWCccmWQA02dGfLp49v+gIeM3yaZ4IC2TcJZJuJ5pPcrj5TaydcK",
-	"qaLQ4xpRyXQbDkfXdB4MeKgXOyzNA8F98s5s7WXbpD4C4+R6npkSzOB5hHKPAy4BaSivi2uLGAQkFdfX",
-	"AHRsAr60mBeljGYYKYMNkAQCx+RE3PEBn1J5ozX4ZeljZIPssQF/UPpYkT4+QbDVUjDhDaKu6r/dNvxq",
-	"WStfIVejyM225GQP5mLLLA4REjMWl4nrc7LZtxc49SRRUHggPOZF3T3fmtkWwU5WRTzlbLdOYnaRTyjp",
-	"rpScDVKTjeOSLpx2KjIWmBAIBeSXxlJzXtJr92wZdYtzgfHAxkaVKGPwBSfcAo2pAPyAhdUQ5gKwPWKi",
-	"Jpl+V1P/Ggr6CiZQoaBbyuCFz+vNlb0adGlUE55jnZ7KDgXr+efdlGB5IGCZmHtyCFkmhtTGCP4BJ7X9",
-	"bTPQb4xtfluBhE9ws7ZS+CBusSYRmvJrYCkLsMd6T8OAhAZeFGPXQ08jCkkTgH4iFmPOELCfATf5RxU9",
-	"CZNR0HZtMnEg0yROQLCIl7G4ATc87gTCfj3PygO5VF2Nj6e6+w9VFear646spAGrapZsThBWt7KBqvA4",
-	"Smdq92xJ8OxXT033TOWjf3v696w2bKQ24DH7c7WGHHR7WVAHVxZyeNvMbkhLc4kVthYgMQtQb2p/fcv+",
-	"EAt7UJUA04Upu4HzTCSUdtW8BAvmgOnNYDFT7ld/RQPfgJcMkaQZ4j/6JNTvhQbEI4QKiqYEPoQ/Uk5M",
-	"XUXTF0Z/LEiawHKmClJKA5LRvLAVtZCQUBUcOFKiZ/LrHCsuGrw4A3Oc07E1xd5XVz56AlkUFm4jj8Tr",
-	"W7a1I8L/ZoX/AXf62evwlbwODlTeEjLzw0MFTgsaikQLhbWlRMt5qbclWJvGBWBwz59FpAoBEECnsMoL",
-	"aQLFYEoTi4hKhnW7a0iCqwqznQff1vN7ClhEPyhgLVZYMYLg6QMPvplgg28XBLEmYsDc4icKGChgXCzH",
-	"57pkKfghERI6R10HcB0U2PqIn0EgKPPE/npGFbsW2eL/Z+96l9u2tfyrYLw7E2mHVmQ7yTb2J63bptlJ",
-	"fN3Yue227JqQCFlsKFBDQLa1nczcp7kPdp9kB+ccgBBFSaQtOXWqT3EkACLx5+D8/f2O2WAk+MRIDTh+",
-	"XIdSJyI/YVIk5nL2GmQ3IudpihAVnHA7fLCDgN2OEgBXwAJNFUofKz+dddh5lqasXHTHplInKYss3bdX",
-	"EG5s6ixnEWa5RgHL8lAS7n3fiMIiNarjdQEz3H1BnQFDYU2wbB6/GNAllsTPDgF+OJRzQMTrwIdfdA9Z",
-	"JLOrCVaOXyHscmT1sE9iooNQqmweqRfx9RGrglFXi9icKMbjmAAikFYsy7By2c6HYjzF3MpbnuhymJMY",
-	"ywugj5fdo1BW4lKwRSjuOagKoptwkM+IjsxnKpTDXIiA+S9WsBFI1heMUIihkkUtDzzCXbWBeCOM0yzM",
-	"ONelaXSx1HkL4A52t59DnnbtW4iaN7+H1qM7OEgaL338qwVx2Hqq7Q714ZFQH4htvf7V3p/OmkA50MUH",
-	"DtzlN/u75EbApa6QQoqnqZPYVWmAHXZWxgwyFydRrSwq/j+an3+4NIW3qCtHf/Qb15c4pW5b8LLSW+AY",
-	"dV+DWjd+D9ev0qkKSx4UShflcf7VCw120m9b0g92pS9psKSCZE19KYgBqeZycC2iTUGSb32vlkLLOjhb",
-	"lon4oNudd4K0KyPaVuw183dYxWczIWynrjlfZW2NzfXYjNJ26alqu9j1RmPXdlq37Sa4FwoO4M4Y0xIK",
-	"pySrwrXhCqEAj4kVaDwW+SDhKUvkTQboNS1xN8lyLfKAJWP7l4fe5g7tDxeMKPKNooWGdMB0pnmqApYL",
-	"rjKJaVc4YsASOci0yMcBsNpxPc0FSxMp2kEpIze7lQgsk2hnrWdSdNg5YO0kmrj0tAZkQW2Rc5A+33TN",
-	"xVwQPk4AgxPhHBPNwMuSI01ROuuwXihjC7LjxNOIK6DePq4gW6vMq7k/cM39RdGmsA0WoJTuj3IAO61u",
-	"Neo7v/EG6lBdya11weyKUHdANRX7+1EkOPy9Vn7PS2bWenH3yojKUcDIsWc+oIpYs1MphDLh10Zy5mKU",
-	"KY0UrXqUqFD2zt86wpvlmC6JWlXrHxAtJQK2Uhcjcz9+eLdE/OFJfpLCD6dqJ/F2Eu+vWnZf4A5+CQGJ",
-	"p6aOgLSyEVBEkjEFww+7RyyeJKz1zcHh3cHhwTdsktyJVFWIR9Y7f3sMIRN8jlDaIEcV8MsEgNC/lCw9",
-	"e7NlWQoT+Jymf1NS9OzNTorupOhOihIi7fnZm/YjytJVEFhzspRgq4wktOLTCNcScpViLS3udMCi//25",
-	"F7F//eOf5q9fogdL1v+bpF9Ost4HRur+WupGkaTMuu3k606+7uQryddfzt89jnxF+L3lAd5eGZxBZ1Cl",
-	"w3gZdRBL93A8SLPJ5DDJx5As42dXHWPFqnNIjrMbASyTEVb/RIFLywCG7D5PuRwIytyJE0rd8SiKOtTR",
-	"Y+khnh+iTs8m6C7GqqNyWlXBPh9KcLkmBdgOluGuwSg4vBfD7QeYqQ0Fee4bGMflqhsZ/zDXur78LPf7",
-	"vLk8or9niR24QXBqvtfWs4rM/rzK7e9Fuzj5X4lPFzc/a5lN0G6etoMntEnEesxlMoTHX6Yyv7ctmuXq",
-	"V+flu8GeAkKXnZtaKfDv/cb1hUSp24oUeLdSuxT4LaXAj73NaQ9c8dkWCSPPp0V9czaEIherQWUSGaXp",
-	"MVy+sVeQaHPWMaHOklCHUg24JMrqi9PeGdiTATu/YMYCZS9fHXXbLMtheCHj/Wy4H/MZG6SZEqz1vYi/",
-	"u2NvciO224jH5ClRb2MFmpdpis99YvkqgzJ+qQW+ciifJD9CWRYgrn4vKqW9Z8CeaOfAWEyoss1NWShd",
-	"AzXiuYAXQ8XLsvAeY0gd0E5G/EYwJSD/P2DRMM/GRFsZsUkygOR0EUoPthq1TBFjSlECMKWOwXI+37wC",
-	"84y14N9Qzv1UG+oHjeZqFhAS3mF7qmPzxjiH2nt1OzZlqF/p7Mp+B8n4ZjSH7G1T5DMZSj4/Rvc1i+hr",
-	"NwBQWjpvQnthOEipgDcOpcUTc84KWL8sB7t2aNkgl08D87dS5yxCyFcCTyPz2N8F8MAy01fFZydeWa7l",
-	"SvXeUmkxYa2P5xd4EBTWuk744BO/Fm33dLb9lRlcTSeQ7hEXZJxLyELdz0Tg4UHgcP9cJooBlBnrzxhn",
-	"v2d9MFQkmjP+UkTkIrKVCOaUfsxTqvewLTuuVWG2YOGILSOh7sLsnvcISxexVgk4YZgLZK53y2afBDAa",
-	"2mQruV+1Y/u20ndmHr1YrHfqsltVPPLbeAXYmr32NlD2YIdqVvlQ7tW0+GGx/xbqH+xUntIeq62EuA7N",
-	"FZH11sri7v0CVRA7ZLVNqj+ncOkbCWqv1LmTvaBE+NoBagztRjpTw/ICN+DqzNpLf3OSsYKGicvYozpc",
-	"Lo30lANRiN8Avjev90yB87zKde6JrWbWy3snFDdpmKAoipuJhUY+jFVSwZ/uXZLtRpNsx8U+24ohsnio",
-	"npudvzZPyzQy+ugIyiHnLRGnG5GOpVBsYJrtogESSmOBBOwWjIg+zwcZcUXGeXIjcgZa2wmKGhzElzcs",
-	"F0ZVa68kc1x+WxGLI/byEXlt0m2hWC2JotmTYd7lEcXBpvK9cC34AzK+xt4E1A2pva/os6HIGmzNXWBt",
-	"l/BaxMnsDn2G9/o2hWk2EZJPko49KEsl6GTaTxM1EjH720TI3vnbIo43yOSNMNankaz/ffG3sw47y5hZ",
-	"OyE1ncRKrYRGMl32HqxbZN5g646z/8Pzx5jHcYJhtPPcPK9OzOjGKnLyKev/LgarEJwBc/5+ioV5FjGY",
-	"5kavPv71N3+HXI4w3AijA7QTzZvbG0Lzvd/mVnXGx+k9VzVAIAWLqNBwSf+n9/5dsyW1j1osRb3ah8eb",
-	"bnqniumeJINP08lqIhFqs4lYxDn93BOIROBb14pDnBdN69+sc51WxCBo9ncRiC1FICZuS9rjYT/ZYvSh",
-	"KmtjkI0RPWCQpakY6EKp55pF3DrK+0LfCiFZBBpXT0fkQAQV3fy39eH7U3Z0dPTaMw/gjaxL3hjbl6cs",
-	"Gw6V0AETnetOKKPD7uGr/YPD/e7BZff1cbd73O3ud18ed7vkZY35DJ5ulE1z9GyaB7BwPzRam/CheZpS",
-	"rsace9bLMzl23BEFYE9kzkY8dQi4c+V55hUxYwXO7BkUAUboUfB/pkhrAUTaUH6YpsYwqnKMk/sX/tM+",
-	"ZsUcIkni3BSzTDrUmVDGfBaA3ksBlglX+sTvYEuJX5iJU4wbBfSEcLLB03MxNYOwlswKHhMMgkwn4Ldu",
-	"d+Y89hHMeSmnp0BlJGkcEKcLbgmKAp2wiPbSqWkTMSIyUWRPJrmtqWyJVAl2AFjBbmua5QXWFqFCWaZt",
-	"ycXvwPoQFQ4fYmgxU2ObYYAlOmFcsmyq4VsLEVRF0lIBEXTiQwS5jWJ+BBGmANzNbptQLiQRAYIQeOPX",
-	"Up0sojeFciX9CbsX+wneAA9yx+PBxuHqOuPPK/o0vbbKvbfAboKvdmEXuuZrFe2bvtI6WPZCrhQSdeeA",
-	"3+Fj1MTHsBvTi6BO7Pmvq3g0dOHTcOsd+KQerHPfl8rl/duY7o9Ku8qJuWYqP3bbjPP+zyJLnojUeFqO",
-	"+8bHqKGfyT9GzwdcDkTaLB0b+zDuaS045gk77HbLOjC2Bh0YdNtEhzJOYqORWTWeckxcy4X0kmKME0jJ",
-	"QfKGiPQM5GaHPAV3ufE0JeQJlotBliPLg7oVeduNnkiRJtdJPxVX5mmRSs/XEo2WBGoi0g5TUCFRVnW+",
-	"5bM2W6pAPkQ5DJx8ojlCbc8zKCrVMJimP418OrWrVleFc+03IZ/caLvs5502sxbr0Iq0ewjfpunSSDST",
-	"r/ZR2kbrnZRKcxnz1IhFsOqHZElb92UoK4kaUg6EnRAhrZIl7xKlL+2TfiEMdDcJjwSBTu+7QQR0eoNa",
-	"XtdLr219ATjfaxXvOk3mzvG6JcerLk6LFR7uoy26Xr/P0jS7VQCBDT4x1p8xXxdy5FaJvCa7JrClwpbs",
-	"ComRMfc2lC3uSxV6icD33kVMTtMUMicOCveSFLe29YnnW/QfxGKdAZ1XUnggFwQbpst2i8FpYMrvHdJb",
-	"J5q1qMTlmbJtMAED38m9KKVgtzteNvmYz1hfhDLDxFSX2k2PSUFfYlQGvPh0Npda3wKhWtiQprk6DuXf",
-	"ex/e9s4uLzrjOGDhHjp38dtw7wRc1Cw6+OVf//gnJMZ+PL94ptonoSySwVflPdvnB7cmzahNXy75mG1K",
-	"w6rh7OYgF3Sb8nPNakL+vxhDYXhEs9shgqtoYW0ApVwrFnPN1zkll3ggKVe6hhMylD3pdo1ZSMjG5wwO",
-	"mHA7LRsyPtDJjajY0nCxwAoi43jrZbfLpjIVqkRdrYxhRunO+Gj7+zQGHuiofUylDLjrwEAxsw+7NHCr",
-	"EwkZi7in0dRAgOUJV9rsY7tKNPAVDmyzmzArOwolbkbYz6ZBcdBY1TkD1iGaALtKcJEaA+qw2+2Esue+",
-	"EDJWaHkonU0Ug7lN5HWAVClDWCF7B0dE9STiKAhlhKt5pbMrZd7RmDCRb7aZs+4o2j1a9mdGFSFFpB24",
-	"E1hIDQwxfALZ4k4mBTResUmWpgooGBjvmxk+eEURnZaZ6w+AnxiFMiLmpStJmzxgR10KZcBQiWa3XLEx",
-	"j4XpejcxwhhqCnIHopgAvxUwxS51gtN9vIGkdBqpWU56qVPTlPSF7ltAlabdVlcfaq4LLfNWuSuG/A32",
-	"DgHVspDhtMOszgko4pjedvBU3tS7iHcu/SecUw/LDOSqpNs10S3tPbKeLHCJgbqWW/wCbglzX2ALo4Qu",
-	"3rLQADzvmI1byTHeC2VZiSuOp8PbkTEbcCkzzfrCiuJjdObZt82GV/Z1ouU044WULhm2pbNkb8zYWZgT",
-	"rkeFgZnEe2UBWU3Cp/NPVy+G3/CDwWH/dXwkXgxf8lf9/xx8E78We3X4915UT/+EeGXir5TB/Mmgq5jF",
-	"qNz+Wz+yS8jOC7WuZXTgcqYFKDbF07a9ANnA8l6qdSlwb4R+eifpyegrT+UGf1rhtXscy4YBNkdjuczB",
-	"20N7rGUuMhLcbUbsbdCmfPDYGRhBiRyk01goAH5P5DVTYpALrapzU3+yj/EEklNpyi68OajlM/1pSb/6",
-	"Z3D5CKuoJP212jlUt0Un6c+yd17d+Xo4z2zhVB3wNO3zwaeCvNj88ce/kxXf6Wfx7N+eT/P08/Jg+U8j",
-	"rq0DSMgY0hE5c7SMMRMynmSJ1FiLhtzSQt6INJsIpHMgJLFQFtwOCarAI3HHfnjfO92/+KF3+PIVwGKE",
-	"0273aPDzPsW39i+TsVCajyfwhejg9zm/xaQ/+DBin8RMxKEssgK9eX6mWETS5QKES3TCMKINTLkwuLGJ",
-	"gRmCS3bU7TIVSn7LZx3WQ+fd4d0daBOJZAddpk6YFBoINcCFpQIYaT+bGv3i5d1dwF50vwEl9sXh61Bi",
-	"Ji6yHrYO2DiRAXuJ/xzaf9nohL1kXGsxniBDLk/TdgCWEqFLkJtqyJMU588xk3MNiQhoHKxWWtwiGa0i",
-	"gAqMPJvqRF47LQYLsQo9plgM4KheqdSUdZWg8gFof7AocVB1fCxYJgklBdypJ0huRiwecZ5NWDxFmStU",
-	"3Yfdfxs/7Hk/yuTOVsNZV16i7EKBg00Bnc7a53E7uc4DJVKLa9S8yk/0w9JTo+uclRpPemEPaqOpexCI",
-	"HuzJ/+J6MDolStm4Hst6qc/nAId637AW/LuqTnawi8YMTt9Vd7MDkpb8EaMO9UYr9bFD0WV/KerS0vsd",
-	"GrLT13Ke/vzz4i3yrfWrd1ZWRfXISGPOD2+rqb0L5+OHdwR/WHId2CaKcdPIdC0knWKt6Ndw7z/Cvd8i",
-	"hHqBWB/CbeLj21spkxgRo7AcelEX7pC1GepVsaBQHnYPMPMKBJ5/TRGTsxm8/YCMdVreDTjraaRmzvpS",
-	"p6bO+oXuW8haJ1XJLB+uZV2V3OvxIGV8bpxqkjavtZ/nO2cj7dzgT9gN7qQV49Lp0E0MAmpQw69WmAa+",
-	"Jb/WE/6tVS4xcEoq5gkDlvDYimgjGY166+KiHfbOc4YbmYZP6PziS9zXhdxqZtlTv+okzxeVr/VVepW/",
-	"GLQAzGdhE+I8b3kjBys4RL3HwPt9XmoCGAa4nvCCrmJMfiP0VrbjBlxI93EfPey2qnNH7U7TZslE73mU",
-	"GjmJjN20eIROR1xCPbOcgWEppLkwjZUeeQ0JhhEjKlGHRVMHzTivJZu7IZTJeDzVZpxj0I5hvrBmVQkL",
-	"0pooZssMUOGpSO86IdcyknzmgrKNyg4flkilBa/MaEHzaVOn+74K9tR/iroK9seqTvWP9pLuW8iGqRBb",
-	"dS3dn5Z33YoQo7y/r1uY/ZX0atwtj6yOLOjVzwvteGnE7NtCgbaMGdYOmA+V+WUOgty94HxcGSMrhn+I",
-	"lAv+xJE1a6A0iarN9WksUUq9V0TTivX/+lSjJ1vM4EdM0uwa8qgfQddaJR2e/2Gf6C0QCel8tjwW96Ox",
-	"vBUC32e5cDEIeA/3ZnlyPdKM3/JZwG5HXGOY3VWJdypIdHQ+K+3wB8qMJZ6EpZkyxSTUzJiJ05urbv9g",
-	"cFjKlukOD3itjJnDh8kcWIq4qdShXveWO0uzgGkjJIq8M7ucuS/HVEN7mcns9vH1Dk2GRLUAuYAIPqeo",
-	"PIuob8f0imywpKSLYDgEQhbhnhIyhpqHcA8qMDLZXpQnl0Jtx33yVZ1ZqBxxQvvrPblfzMEugHQOplnc",
-	"iEdwrs8HNv/Y6wuei7w31aO9419/M/tZifzGHoRpnu4d7z3nk+T5zQHsdnq6xVs/00IFlC9uU14DYglE",
-	"F/s89SHc8XSzEjPW4qX8HgqOEaCMCgrJxe+AGpLckWSg1mF/wBu/z/VgJKp+4Dus3AYUNj3HSsMBqI4o",
-	"fKCar4Skryqh9L1fLYBqKxJMbF1oNlyAYgtsPblXf2BrS0v1pN6vuWTKxR87ncMJcqXtMZ89Uw4c0BvK",
-	"lt4vjkTUN8zohUOSag4xg1ABWd9I62I0+rhy+kkMzWeceSvra8LekJ6L8I/l9UbPFMtupY+7BUCmCkl+",
-	"kxtBJUZuWGq5T/0r9wtcP6NE6SyfeV3RybjkeQqE2QKqtdglQvO9z799/v8AAAD//w==",
+	"7L35cuM4tjf4KgjNF5HSd2mlJEte5Jj4xuV0Vrs7F3faWUte5YgQCVksU4CKgGwrKzLivsX8//0xLzJv",
+	"cp9kAucAIEhRi5espdsR93alRRLrwcFZf+e3WiSmM8EZV7LW/63G7uh0ljL493EcZ0zKS/EDy5LxQv8k",
+	"59MpzRa1fu2YE4rPiVrMWEwSTlJxyzISUckCcpuoiZgr8uns/D+6taB2Q9M5001EidLfc3ZLFiK7rgW1",
+	"SMy5gkY/XtSCmlRUMf3GAv7IGFPtWr+222uRcTJWE0JvWC2ofUlmtX6t3Wq3D2pfvwZ2tDDWJKIqEbw4",
+	"YnzCYkJ5TKSiPKZZnEgW42AJJVMmJb1iZKZnMaH8ivkDN9P15vDu9Efy8/sP/1g9h3c/L83h9dnry7+R",
+	"4x9Oi3PYOezt7te+BrWYpckNy+goZbW+yuYsqJlxyVr/P/V+xbplbHTo5vGFxbWgNk5YGrun7Zr7Nv+N",
+	"+J/0yaC4sIMa2RnMW61dZp644Q5qta+B616vwKrOYXX8nvUPS91aAij0aFe02Bms5uqp6qUuTpQqttzf",
+	"otjTz8U+viSz7pDGcaFtvT9+y0DMBN7qE3/bPuOWz2WtX7sxdAZU+R1V0eRE6DOlWFwkSPdzn7Abli1I",
+	"otiUzOZZNKESxpEfGvvqsar1a51WZ2+ntbvT6l62u/1Wr9/ba3Z2O58sHQKNjmmS6h5bQW1GFwm/wn8y",
+	"Hrt/u576naCmhKJprd/5GtSijNG1fXX2dV+JXqIRVcPOaD/qsva4RQ/jg2h/tEd74y7b1TNI6Yilr0U2",
+	"pbqxL7PU/iY/ZmmtX5soNZP9ly/lJJnFTcN9mpGYvqSz5OVN++VILyCTL9f18xJbbGLzU9xQxaSqBTUx",
+	"+oVFCgcaTWrePrk1zTfqDbRzbtfI36wLMWUE+yFiTNSEEWiR0EzTWpKmZMQSfkVGYn41UcXNgwHBx0O7",
+	"AUGNZZnINLmua5kLRTJG4wVZMHVEMqY0nXBCyZjdEskiwWNZC2oZ+3XOpDrTW5KxX4e9cZt14t2oO+rR",
+	"vcP9A2+OiVQlVk5mmuuJMTGL7Q8+pooavvNMgt+QBD8HNc7u1Mk8k5oq+DxN3Zad4yot0eRxFLFZmX8k",
+	"kpjFLpDgmj3prNyT1r/hnszyxXYbcDFJZlMrIlUdHIpH54Uk0r4a6GMKOyKymGWVZ2pEU8ojdjybpQmL",
+	"T7CHVoCDOttiHSOaZQnLQOw4v8h/+EAVM8119vd7QS2a0OyKHU81HbgHB7tbb2o0zzLGIxRwXsEPUokp",
+	"y86zJGKFFplUyVS3+YouZK1f+AVlm8UrlI5cf/v6zs3E9HhJxLqgnLzOKI8SGQlgLtMZ5SiA0nShkoim",
+	"5JRfJZxJ8kbFy6IYp1Pd18VE6Lt8NhFc/9lt90iv1yOtdqvlyWsnxwV5rU3e0uyaKXKhnLR22G23elpQ",
+	"u5rTjHLF9EEZ01QyQ/pyMhu24lF7f9yJD1rRmLJ4L4r3D2NKqT4e8gNT84y7j1aehYvkCwz1bs/+suXh",
+	"QLp/uW4g+M76o2FJWS8bzSKW6n2ZsORqos54rd8NainjV2qi/2i3gtotPHr/pdbf7QS12yTGRwdfg9os",
+	"pWossulrZmnlwGM0m24UybKbJNJDPM8SkaF4aX48oYpdCdhuK/Hph2KewQd0llQcbhCulFgmt3fslvxc",
+	"qZWwKU304tOY/l/ekucEdhxT8kbcsJRGzCO0TrtjCO3wEO5pmcSMq0QzVUMA65QFkMuPbxifM/ewo8l5",
+	"nihGdneBeguqkJ7Yu8ohKXGxrnGV0eiaZcB2VHY9HI/3D+PDdvtw1Itbh+PWLm1H+xSXTr+a8Kt38+kI",
+	"uM9ht9Xa3d9tdQ867XbrYN9758KufcKHKqNcJpqg5rN4Dds5bHb29j4tXYq1+JfTvagzuf3py3fXP/9y",
+	"uvvpl79fv3/13S+fpq/TT68+/fLpVdT79P3ryc//BN59gszwOIK9LPPuSHDOIsVi8vH8glB8idS1/BWl",
+	"CeOKJDGZUnnN4kZBD8Q33dyP2991TnaLzBh5MbQC6/nf//W/3f8d/K2lyWYV493t9w76rU6z3e5q2o+Z",
+	"jLJkhups7f08g9FGguv11SvJuFYVY6srMn6TZILDue3XZpmI5xF8bLhTRIfd8S7rxO2oNTqkB+N9thf3",
+	"ou5ol67ZlsKglpd2nUxpVsUucLVw+bymK+S/4jp/xKaKS305YY56qTSGi/jPSrGkPqNziUfKLbNhhN9m",
+	"nff6nVa/22se7BvShWkY3v8B9ablFZUTMXshrY2rwoD1eMkkidl0JpQWq/7BFnC3QGc7EmWVbyS5uCUA",
+	"0bZ6AW6F1UgTTj6dvyFjkYFmqiYsm9KUzLKEq6JUuzSdqch4wq928s1YIfnLXLz+z9/+eoLgY4WjtZLM",
+	"v6iU8jX4S290vpvtva/Vm3Qyn7FMJVysHODJhGYpk+Q7OhrRK387uq0DM9ZuZ91Yz/g44XqJ3wiYqxlv",
+	"r9Xu1r5+/Zwf9eI1spLpmYvihSTilpcvxZwBlm+NjBliketvm/x2+Wfcvds//+W7Dn9zfXjzYVde7t3+",
+	"3P5y3ItOD8bmtoG3L1iUMc0p+O4/Dmb/bMsf9u4+HY5OOux1b/L3/emblvjQVR/RcL7xVl9zvZR413wm",
+	"d9yn+TqCgbBy+d5zRsxBtla8X+dCscAYBI2PgROvK3LNFisWFrX5v9wJWVpHsH3stFutzu4OsP6lK2AW",
+	"j2tPxkOLKuK/Ku905PiW8mTMZPWBPgWb4C1NVMKviKYovNMtecZ0PfEt3+emN/9Cz8dyiepj5VCO4Shy",
+	"5AhrOMlSl6BE7rQ/HR4eHh+3W+3Obre3t3/QrdJBK97KR/cjG02EuK4cnTGvMgmeQdsuUUIfVyBgIhdS",
+	"sWlBdSlym+Jb7MZIM060aRYsD7hUTSOx1j5XzPwWB7wD/Wv5c16w/fhWH/2eRGsQzPhU977O8QTmxWaU",
+	"u5+cz6GgNcySH1gmcYI37doWtkI016BW9+wx+MYeAzMXdqOG7XGH7cbdqDfao/vjA3YYt6L2qKO1IrWY",
+	"seUtz+lknequyWKSSCWyRZ9QYsiWINnCYaHOXVmt1t+ThDrNXqdIQsuixurPu/vNLuwx4/EHRiX0Ok44",
+	"TYdm/eDR5t7d8f3N8/0a2zUcYBGBPXxjQ27bYvexFnzzRt/PFahW5vlic9vtZq+9W2hbzNVwLLKha6PY",
+	"xXGWJTcsJlSRmEmVcAiNIGMaJSlekxt6bDV7reJsPEtesa9XbEYzxWIisuQquUcn3cNm93B3u04uJsls",
+	"phk03maGJDZ3cdDsHhS7mGUs7+OzOU8qux52xwe0HXVGh/Eu6457dG+0Hx3Eh2z1QTVnw1NmtZzL52la",
+	"SQXbXV+bzKSGzvKgkQQDd/J++u2gwFM9RmpYZ9vnI9aa0hm3WSs+jA5G+3Rv3GM5HylfXXpr7nnKdw+b",
+	"h922f8pXucG+sXdLD2T32bl1b+fWftzB+2x0EO3He6w37tLdUSfa7NxCWf/JnFurBmKcW9jbn9O5lR+C",
+	"Z+fWH+HcOhztsl60T9txZ9xle/Qgao06cXfscebTXApIhQ0oLJ7ZgMCZevzd1Goe9vbW3k1VLrder93u",
+	"tPY67d3d3W5nv314sFflePOb2nCl2IGsu1Ja1VdKu/pK2Y06ozZtjQ/ZQbwf7Y16FE34+ZVSoSJVOv4+",
+	"/fSp9dOXd7+8nZ7d/Xz53fT9jx+7n17Fv7ybnrV/vvwwfdv5uPh0nEu2Vjk+MZtQEHKtLts0W4Q6kP31",
+	"EWoQCKH7K2RYc4ut14vyFjZ3BNeX5j0eWRzu9jqHu732wV6nfdhtdbvtvbZ5a0sWa5dB6n8Ne1E77rDd",
+	"cZf2RnvRfnzADsct2h691C0aJvsXNFQhEayc3eqbwyOSXNYzyv5suEvjThx36e7ewWjU6XZGvfFur80O",
+	"a36IqOUL/kHJfVlF6Ss/KGWazUndxied58qxT+zLJwzJ3bsDH0ruz8LcszD3LMw9C3PPwtyfWph7pDhm",
+	"7xlj468MQylZBjAqFgk9FZxZ6yHePLm55MHm5mdb4bOt8NlW+ABb4WOsfZYRGHfa5ZIvzbitmnrOpH7B",
+	"eEz0PxsPPul7/Var2ekWTnq+v9ANHEGipTKCTrCgJucj556Da+J2cj1s085oN+rGPbY33qcHo8OoFbdZ",
+	"Z1xYlAO6P9qLenGX7Y47tD1qRYfxAdv3xHB/irAiEBRQmTR0OTGZPSSRj0sSUn5LT5oUtFZNPvG144uT",
+	"43eaA0GOCfS/1n/8rOY+q7m5nlogszWZTBB+bUKGE0kg/BquvURJIL71NLclKT3v47330SZE2Y3UeuBK",
+	"puftILK9KcWYiglb3sTNnM/O4YV0/Oeb8MB1znDHLaqzI5+53/OpWcH9VoT2v58xfnx+9veL9+8qDpAL",
+	"lwe+l2RSkSnT2y8LslTCx0L/VyUqtdpbDGIQiL3H52f6bV/a+hrUxIxxOku0ct1sNXeNiYJlqMZgoJEh",
+	"kxpGkZ4n0fV8dkJ5xNJ0SUiwP2OMo8fB18Mn/IkpJ7JTqjiWux2tWXdaYPBZPvepkGzpq/1+q9VvtXZa",
+	"B30YUyT4OMmmoF65U/3j5YmV59fyhXar3+40u+0DF880i66Hu9GhsaAdjPajvbjHuuNd2tE0nnCpMox1",
+	"1YR5TqNresUkJJhThabgJGYkFiJbfSRmQANgYoPvTzCpqq15LI0X5YG2DktzrjhHK42PhXPkqG6djuPt",
+	"ikewsIarQhIvzi8ITgqNFc7gYSRtJUohkn8xEn4QZS4FIuIKFZM47klQ34A+8j1ed2fj2FeknP0bbOYz",
+	"m9mezchowuL5JjaDi3K4vzpjD6nywrVWgnyBDWExGS3+RS7KZ8L8sxHm16D2z7lYee/FYsqkSiKCrjI0",
+	"nFFIeISYd2Idpj5R/tsl5f0L544Y4pAzwSUrUscHqhigECGgjDndAYkmjM6YVEYTqY/FPDMR4tOCPpLp",
+	"BlZoxEv+/vbhXm9Lh337cH/ZYd/b7LBv6xWo8H9Xunlz7+33mZjz+Di+oVxhat6yE5dFgospulC2D274",
+	"5tEJ95/sdq7q0jRXzHL/8LC15Sz3Dw8PlmbZ2WKWe6VZYpL+hkl2uO7hOMmq9/JuBme9OMnXLD69q6bc",
+	"3fbB1qS72z5c3s72FhPtPWSiF2bD3t+wjCfoZViesHBPUcH/wMZzHq+4MTJ4uE0G49r8P2wG7qcLesNi",
+	"j8GWcu8pOCG/Yer9RqPb3p4TLmicDXPnWDf2XehL0sK3y9n3l2xT0o5F5hwJcV1trvx3XcgVQrsNoFu3",
+	"sA6lgNTTRCrA9pJkQm8Y4YIUA00a94L7eg6New6New6New6N+2NC436nILTVWF7x9dvpx7tPv3w3ef/j",
+	"WffnL/H1u+nH9qdfPkzeds4WP9/WfA59btKCV3uPLXmQbM4lqWMecYEhP/Phf3M+/AfxyidkgRbh9Zn/",
+	"FRtfy4vMASywk+qMCfezwYZPlDROIcpjYwSREeXPXOWZqzxLd8/S3XPiw58y8cFj9D+IxJq3qgA0jYnL",
+	"RRwaQ4qNY6vfiCQeZvb7Z2nyme8/8/2n5fvFE/bM/J+Z/wOZf7vZ7ZooMJOvVrboLmelBcTPt1mHdPmc",
+	"UvacUvacUlZIKcsP2lq/FL6yMXz++aA9H7Tng1Z50KpM6PHf/p799OXD9P33p3c/f/l78v7Hf375dPlh",
+	"+u7H087Pv8S/vP/+n71PWA4D07a3gIJ+lUgA5geS5eJ2De7p1uj++QDWQbEec6EmTJ8T1wtY3PRVPRUZ",
+	"M7mekIm5FRgrqSOAqi+LNzYjtLofDdJRBWarnpCZitWdqtifPa0m8TNjKrM1KGkudJA8kbU6WFkpNp2p",
+	"N+LK/3ONCNTahVoMdK7ElKokOsYvMO7Ey6zKWMT0EAjl8hZG0mvtkgsDZP2R0xuapHofj4hri5juSUfz",
+	"9Z7mOEtJu6gdpBRCQd5qBbTdAekags5O7yKW6dHU5jMtM9OprcZCcHD5q1YE7LV2AWtw3cx1t83d1mH1",
+	"zDtPOPPdFTNvt5dn3j7Yf/TMPwd25hgjVZ4d/rr+1mw3W/mtd7YFIAS8eLkSFcLw0Ti9GZYzqndpd9SL",
+	"9vQ7mmGZQVZFrba9Lcv5tUsCvG8e9/1OCuaW98obttte3oROq1vchHblJrS2zmUv7sKarHN/Fwqp5976",
+	"t0btqFO6w1rjNq2tuJTuuawrgmZK3O+fczYvm9Y8/vcrPC5fJ4XtKixw6y+ywOsJvDCkxxN4vuoX3odL",
+	"+q33jNQ501wuUZJIKKZQMF5ujt86rKjpU0I7L1VLegD4+aaJl+Wx7cHQK5ZrbZCX994KVeWxK7ZSJLnX",
+	"Mm4hoXzDhV3PEfzFXlmyqkCk1XWrnpe6QMM/Jmpi66GsX00e43lPrrgWOvHcB0ROxC0napJIInjE/gX4",
+	"gJmhqxJzO5EsGnZG++NW1I4P2QHtjna9ZKB21EL1btvF/xrUJoxCCYb+b5Ae8SaZJgr+Z1nzOKEzCsXO",
+	"66N5JlXD1XOeR9dM4cobEzeJM3orIfmmqScSTdgUwG0MykzCFbtiGey/6/YDm9KEm/inYtc/TkTKbOOS",
+	"pGysSMK93u/Ti2QVk/vIkzuikikjdQOv0NAC8O0kiSb+LBNJxvM0JfSKJrxpIBiSLCeM9aPI8RrKAzgD",
+	"w/w4YSb1JF/MI0JTKfR8QYgmIxEnTGquEjr8h3CroUiVWaCLD0xli+OxQvtxcSgXuABECSiwQkZsrLVT",
+	"QKHQJ65uphQQSCRhMZnPGusHME14Mp1PEZu9vC6Y0ESnTBlK/M5WCC6PDB6QJG5C3huECqlJ7gVJ4rWD",
+	"MAdhc4mM5eUq2hWqhnZSrAT5BINcXxCwYozmvlqyGMzor3NGZkImaDTDlLhZxm4SMZcgHbyQJMzvvNAN",
+	"/dc52vPM2CPsorCz9O4NeOO0GtGqGtcKdnKuhRKZfGGrOkvhO7+vmI3pPNXabi/QHSNJtXW3jsDaQdXB",
+	"sxgoVTtnnz3Blm2A41heG8ynrRoVPnmCMW1IH10e04Vn+1tiDebZE4xrg7t6eVxGUKgcli8gPH5oG27p",
+	"8tC+5hq1YV/x91SxW7pABCCuGBbopbNZmqCn8uUv0qg2rv//kbFxrV/7P15GYjoTXMsXL/GpfHkK5hPo",
+	"qjjz0DgXhnA3hKQOEX32V/hMhg0iMhLesAzuF/Nqn1ASi1tuDDWzTNwkWuJBOdCADumV9ESEn3bMDbaD",
+	"u1A1ZPP6y/yu+4ql5v0ErA2L4rbCASgl/IamSTyEN3Jbl5U3RiJeWOAkeJEA8sw2CEnBY7dAS6jV/ZN6",
+	"6I8b94ESJa4ZJ7dUs14pWWxFmY8f3pB6CE+HCR8COwwbT7cFJ4KP0yRS354qwQutAOgHeuyTkAs1dBJy",
+	"SOpapulrCUbNM/5+HBJ9SCWkahsWoyZUmTUdcPdpI9Afjec81ms0y8RVxqQMAxLSFFLVhzciiVns/2Lx",
+	"jrBjBzU44OYFotUKh4F1hGj56Koxw0pUIxjwMOEsTa6SUcrAGcd0J/Ecl48NGY9nIuFK/4qAX2OIrhlO",
+	"EznVkovXeyyiuZ7lgHsgcFq5QRcBfqiXAEkDP9IkYwouJvzIdIIRPKHWiwY8tOE6uJ7wreCMJIpMqNRr",
+	"Z01WhdXT45pSPqfpgGfMWbUSSewKoYFLN2BUm6EYD+1W5fN6IV0hrYhyfRpGbMBjBmBhDW9LHO4NfGuA",
+	"atyPRuTUH3hJl8NrthhGIk0TmQgeYjXza7YYcL0wc32ShNEA7VaYtE4SJ+MxyzRV6ZNa1W7Ch3PJ9Gj0",
+	"EiBXMYhPidS95HBv2ZyD5km1+EzaLQvIZnhmQEKQrndAvA4bzQE/pVmqhUODREUiMU9jY5svDsVeJMNU",
+	"SBUeEUoiMZ0mSrHY6gMvpB4hvobn45ZkLBJZbEGqtHqcMYxFAn05Y7OULlgcECnwXGm2ih8PeCr4FQyO",
+	"q+aAPxm7eS2yURLHjD+Q4cv5eJxECeNqKCMBPrHcxaG1/BnL0A3MGdPqyoSR2yxRrJ8nM9oPN14DuWBw",
+	"AZ/0a6WmnuCiCJfn5C7sQu/mwr7NBL8aTkXMwqe7BM64YhmnKY7y28snienPCSiSjplWLRHU0IGqSc2u",
+	"SsnXjQAvTABUuZqb3UYtWM6jCejAVgDSF4x9UbOVgshTevh0y/lOqNdaCf4dVlLPYaz7Ckl9mkiZ8CuI",
+	"7GIYq+DuDlfnGJfPXEXz3Of3hNM/p4tU0PhSiDc0u2K/wyrMsMehEmKY6j5DU+FTS2DsLgJW0CZvk+9I",
+	"/QD+o6/W8/cXl8RWruxD6VPLPbTqe7czpXc7uomd0UIx+ZRS1zldaAbywekdvwOhDGfY6XDK1ETEWtaP",
+	"oZ4l/kzw50AvHN/mID7dahgXtOeB/h11JP8MrNCUAo9p+K/jUbJS6BDEoeF4nqYhqSNxmeBntDX3iRJC",
+	"i1QLl7Ep0ZimqdELvpdHWr6daHFCCzHGUt3om11BEaMgT1hpo7Qn3iubt8TZ/r4Gj9nMSyHeUr4wv8oH",
+	"3fOZlpzB1AOGc3fD2+WzRt+jwoq0zSr8Phpe6A/S8hu0B1tbrc9OnPB5lYn5bMDr4d2ObmEHWtiBX8OG",
+	"lr7YdKYWjiRA83shnQlRS2769m+SH2miBrySDI5I+NOOs27vgHk71G3f6rO90nI94IXP4H9Bhyg3Z2zy",
+	"IeCJaRFRy9gIoETnmn8oUH5iTyYFvMl8wvp2sqsTkM7dHUl4lM5jFjcHfMCPUylIcYUxL1HMEb2sMKD/",
+	"GRJDjN4RQ5PFgHsDSgSXpM4FLmqgOf6cX3NxywPC7maaE+sTnbEbARkxnDXQMAq7ieX5B9xAjWgxHLV6",
+	"VN213Ax+Z62ISqO9qQmbLonPjzmVxc3Z+HnRe1NqouBb2aqZ/IulpowDZctm9NuPYzMfYWNFlnzZ6vpc",
+	"bTyC3Suhb48YzVhmNnaKAgKxdPM7sRcjzQ3tNGE+oVZS/YHrH9A4ZKgWZVz8ydD0E4p2H/ksExGTEC15",
+	"yhXkqDxg8e3kxglLixzeZMA0walo/F0JxvDgy+WXfp/t+CG331kTlGRTCnwlTRfEbEqfhIWp4W7YHTM/",
+	"gZAx4CH+qfkI/ItgjJ5nu4wFQ+uhNQzpbsutKSECrdwPeGi0KU6nFnkesCll3oBmS9AXXARgBJL4UkBY",
+	"80rfAHkq05XInP3SjnHJDRknMVmIOZkyykkpDep/hcZAhgM23zgpK5FyzkC8AoUuFpq5kGyeslyR42II",
+	"AHuhboiLIRxGvbymK9eYk8qMMIlimxXyMvYLi9DUlyY3uaClLyjk1n51QN3zVXKjr4hV8qCdE7j8h2rh",
+	"tPYBD+FGwUQkeNePVMDrLPRMZviDFRhtzgCZUQk33YA71Y3Aq3CTRkrPwr1sbMVaLtAdGuFxqISzcroO",
+	"HAg+AbURbT0G/JnM5nCT64svIKF9FRRlOZ/NRIZL6OeJTihwRvsukYrNYNft0kcZM+llcmhWDcx7tgF/",
+	"A7x3UWCIig7Uo5zIEwkWLWORRdsIF0Pbq/lA2g3XSwNNcidJWXGC8gE3gRzl/gJ9TjJjMQVxRWREjMd6",
+	"zblwVKQb1oMRt7zxdMYyx7SgGS8zsGxWnwmpaGoh0JokRDO0zz3xvIcmgxAehR8vwiYBZEwJMh5QQW5U",
+	"lySasOjaNovBBb6SQmLNeDgGckMDbqFpmlwzUu92Ot7xN/zK6ZTw9wtN6WrS6BNKPl74Q6cIV44+Ay1K",
+	"sSxLlMgWAw52yroW8iKqOZdUIoOAgxmYmKWmXmzuSzKDxnokTq5gizLy6ez8P7qkHkI2ws7e/sFh2Bhw",
+	"YxOeZWycaGGUzHXLelqAsINLrDuG3caFTLT+ht+NkzsU+aZUkelcKoBJG/BEkfqH0+NXb08DMrCbyEoL",
+	"qeg1G9QM6cwyTWnKVCGOzA2b+yG9hFDPzb6H7m77Z3vJIellK/utrUxc9tpuV7jwvWzUpaCVi/dkt723",
+	"t9MmNJ1N6E4H1k0LIXm/kME6o0qxTH/zf//n8c4nuvPl82+dr/+jVtGbSXb1h76c9+qHHfS6Fa2gz7cw",
+	"/2JC6sZZmyRav4n/aJM8pRayX71WulWNFFJuvaZM9q15fyREyigH4QXzcQtk8PMyASx15FJ3/S8rEm3L",
+	"095ASS7p12+2kP+7cR0hQdj/HHOFi3u4aSRffc/9f7rZBjUjF+pOckL97L43uU1fA3sgz/hsrgwSOcTD",
+	"0PTcO4ZmX9bzXc0eqZPfJOOxvqH6OasDxhGaHlGt5oKgebauLyGjixpJK5Gk2+mUxb3Gvdj7M0N5ZijP",
+	"DOV3YyhB7W7nSuyYH63ElrOZH8CIbFEJfiudTK8KwjoV1WvW+OStwXx5m410DG0CeOumxv0RvjV5qV/d",
+	"NGmW0YUln3mFLGrN5BBocUszNBLWvXEajSoSWcawPIHWO0DSRBneegRB7c2/A98L4/Op3hfbSy2omU6c",
+	"CeHz5j01+dL+4gW1HHrZrVnVfQGxpstbVyh99lttbPFTYqrYjkqmrLaK323cEejxBF/9WkgF2rofAMeR",
+	"ANeyHENt1RvzlrMUSBfJrQfwQuuY4LPF2xGVBagnEeiLT3BGzl+9HvB6+P1p7lR7+VsSf31pmm7O4nHY",
+	"ONIiNpiM4c6SYsqs+oTwwlEm9GVKRpDI4ARzNz4WpRTtxni9Lc03iR8T11uCwFm/OW+8V+2X6xYaTeTl",
+	"qkv+QpNE+gvarBogJgSsH9lb/c7XPI17eTzUReebmBDoOb2lC0lCGEt4RBJFFEtTaWxT+KZEE5geYp6c",
+	"TCLKQaNZEDqjmSL1sJTvEL6QJKaKonLnbC0Y/YavFk45jEGfwsJWRpNa5QWygiGZtQY+dDtJUka02qgp",
+	"DYQkRJVEK51JUQuNBzR0hzr0R5U36Jc83Mx33BWROOTvIGdG+bEu0p/jEiuZ0YnjIhUBiPbowsEaLQj2",
+	"R7i4Pcr9lnGI6qy0hxqjyQKDEMZiIhMegQ7OBSRVFJmfyRGqSG4ILGpn9bO8lGbFQx+lcvmxEgpFnYqw",
+	"bn/V8b0gRw/N8xD9zBwzhZWLDMa8KtMLnllHBkck1BQOAnh+pKkkS0yRYIyj3pvlFfXLRW+wV+uBHeev",
+	"P+yGsFWmN95DOXvdOKizOBccfiue6Wbh2JROt/dw05FK3CuBv2TF0wRzW7+xHyBODhY+Td+PIedx41Ig",
+	"SXwNtlgKky6sN/frZ9uzTcks7rzdia2ENbclZfHMT1RcSkmB3+2do9+EXI8jwudpiqGSjKRU4s+aNvUD",
+	"FDExOH79psAMCkNYufgup+AB2vd77pnrwVQM1HNE2B2NVLoglGApRLiiP3ixm2KuCtGV/2CLsKlvgixi",
+	"qbkJ4N+yqGLX9X1nlk3disbysXWQPkuXLTgRrMciIJKlLFLmGoUBW89Jk2i+jWYAE/ucMZJwEt7tsDvF",
+	"uExGKdvRxyk8QnyQKV2QERTAYJDjsFZX1BpKqR29aQauEZGIbA2YV397cw4L8eq0FtS+f6OfvTp/hU9O",
+	"TfmYz7mAuYlcT/A13O1ce/lusenDV+7Fr0vIjFtoSq5DYXKcN3z2Hl9zn+Vwg+u+wqUqfSSr8ui00pGS",
+	"kbhjkuj7NQNJyhFzfTpPVbIzS1jEGgFJuFSMguPN0mgfnFP6qwHPCTIw4QcjoSZgel/yFAqek/YR4SxR",
+	"E5b1CVrpy25L927YaJL3EC2OMpMLB6PSvaLfSF3xrAE31GwoXE+NSDNvmFf1xD+eXwQEqK+hyX7Af50L",
+	"uFTBAp8lIKP6lnMsjo0xvpAM6tJuQTPYiomW9m1K787wM2MsMH+1K5RgCwRZfdzNGMPmNmaVMnzk+jFf",
+	"lF4vF2/b/lCUmLd/uPw2q1h4MfuxwpyBDywKVMFG1v6uc7JbqavmLHQNb/pc9SVE51TlgUFxaXhKkjgg",
+	"U8ytqCPAuVSkS6IJzWikWCYbRaPif//X/3b/R9ujTuWQHyBvsQKQxYYL1kszr7LxMH6TZIJPjYS6lgMb",
+	"N7b3RYW+fK8U0wKQ13bzr5Li8qKg/tp4uxqU6Kk473yJ/P3YTLVPIISVjsFGaexbSFNmDCe59/xhDo2c",
+	"rR6fn/nO+EArj3Az9AmjWuMxfnJFr5m0vm/j5ggw6wj9+tJGoL8wrtKKiymPgEmUlbesSzq6lsYTsnRH",
+	"NcmPWaIU4zZGj5GMXSVSZQtw0ZohGrApkUlSD6f0mpErxllGFYMsnAHfAUdzn4SW2EJSPxFczqcsMwkH",
+	"5hGCLviPDb5MQMICeYakfnp+4SINOPwI7WQQ/XDy4ewVqZ8Y1GryAYeNmQxnrxoQfAEvvtXvvdXaaQYP",
+	"mjDcpdEidzt7VTVUfLZ6oAA6yDI7SOgB2GyxD00R1YuB/7APy80fF9egyiW1dFOUUBhgd5bX8wgXojj+",
+	"Izv2Yr8VgvEm59bK+wTH41OIGYnbhnwQuGjNshti2+5z7JPiEN6ZQFM1zziLA5KKqyuMXTWhEAknUcpo",
+	"1iSl0SIdFAdsfzODzvezNO7eNuPOktVLtp7qm1s4uqarWy8dlc2tlVitd9UUFr9886xhwKfFq9ghE2h6",
+	"j7Ea8xKizI8AJlIE30cGjKKupXlF02tJlOiTMG8NfCvQCThPIFwsbyNUEPjlXZSBLf48ohJSi2UxtCnP",
+	"hsJz6oye/vgBiKZKBDvxouSqjGX5yPRlYRIdsf4yTVPUFdASdw/d+rKwbFpnRn1hOx06MPH0FXq051oG",
+	"0fP3UKSNYX/dDPWsMNlNvx2gFyVR5IqiSngEXGCSzGK7ziMbM+8aGXBcfMjAHrI7BKKCQMuQ1K8THpPQ",
+	"RUw28qQBe6WCLgZMhhJbi2HAfUp6IYltFoL+pc38jQS/YZkiCVfCp+8XEtJQIUkV3gcFEDB9xNzoc55v",
+	"t93uQJ3jJRrUg69wA3jxn/5E1gZ/6tusmBykR0ZMPkIAOAlw6oQgMhW3NhklpYpl6MxEag5JndpNg5Q8",
+	"R/ua4l2Q74xmsujntKOuBTVvIFX2ao9DWjTh9WRkXlsidFj9PrnMQ5FZbI1TWhDzxkFGTN0yQxpo0mIx",
+	"saj7sknquE2NjSpALv3D9uWTqOS1IN8bzdRDj1gr6VbHwDw43OU+sSwPiUnZGHdSrjq8Xkc5K77txa1s",
+	"H55yzxCUNSEn94gxeXgYybbxIr9vuBnSLhi/H0a5j933h/u285z3e7knijb+goGt12qtN7GV19uNYPXS",
+	"roT6vg93eLgNKteYtzQbLKnsy9ahnD2XocfLAWq9StPRo61Dj6G4lYzeX6rV2+k7b+5pzQg9WyYmSRUi",
+	"L52/p+47fMDunLt85jxlUvp4NImRDf6szh8/HhKI9Q/wBm1ExXtj8wT6RPB0gZYbEPpsdlEpDUP/vhDz",
+	"TJI65pBqETYsdxQ2muSYkyT2QYKI8drpz8mKLA+pBU16gyl+KP+Alaoq3agsia43lvpXXXd1aNaf3nP2",
+	"2GsnLzO2rBXi4bJgRjY5JM86gfPWJ4Xz7PxAxpYQDLh/wBGqKdP6hyJ1G2khxgSxcUHUn7GYsFQySPBp",
+	"NMnZFIrZkdFiwPMDX3RskaJfC4yJ/vDxwEJ+EIuPCIAGeZNLJJnRBPCI5pKROlbBi61O7jm1XLVV49Qb",
+	"8GRM5hzqTBSi3jz56pFha1jfbYvv4MVnb+qzN/Vpvan2yG1kEThGfZZcGKUfCAL3RJ8kuFDS+QYGHCv3",
+	"0BQsYx6zQKtDSV5wkFm4Jw5g2nDsAa9TJxiweHglRKzFByMxOOwZTVrw5/TIBZ+Y5Q6cWi3yPbYuXTTL",
+	"5QO2DEhPO2NjlmUsbpbGXOSBBSFHiwkQ1DhiRCBwGNyVNuMkwXSTVheSbC2iULACeK8QOthtHZZx/ALI",
+	"g9ErY1NLK85P+SLdgPy56Sa9hzM+79Mr4Phn9tCvEI4tRO2jtZzf36BaKZuu073/eEnVNxtasdSkVJuf",
+	"d6w42dD8UzIrE1wJE1Y34DZLOshtqrc0Ua7klyS3LGMWzlFNMv0Px+zrvuu1kBfudzQW2dQG7ycZAXCT",
+	"KY1ZztI83avxKHl2gznmDxQ481JlK0KjzZLlOe8gMzqwT8urExWYoH2f5xXC9i1RCF7Ig18g/ry7Ne+3",
+	"dA+3kthzvVqpNpULn5htHJeYhhZoUKkD8SpRmLCdMqVskvaRZRHmSsoPBTptUSCZGp6jpRvTxdMqyn8K",
+	"XvRYgi8X3VvP1e3bzmkuZzQyMRcxlRO7oldcZOBfhl3DHyHLfkdvYGkhK8v83Yfsy7H7xSmtJujl8nr3",
+	"IOjV1rZiqY8tLG0uSMs5fgshPn7M1o21pLr+tqzE8nk1S1nDRDZK348lv3lVztPfLi/PLxDAGjAiDDSE",
+	"FPoCZTMlyUSpWSnkblOBklIkRfdgExnpobkVrySi3AhTDpVfSjk7KqVca2bl1x41xn8DLZxrH0aWrzAb",
+	"InKSPL2bpZS7zNCN1Ga/uzQJFiVmXOS0kHEFS271PyfWy4m4lZo7J5yk4tZ84DshjSElTiSrBTWXHlgL",
+	"alfJWNWs5maVIE2zuJdBDQK/ijkexdaWDxFLz8dRVYgHYXczkSkJJkMUx9gdmyK6f8quGI9JPXz3/vT0",
+	"jOy2mrv7ddoIHX4HZtnnj+/uwgHHr6QNnSCzTIixvtbHSaqZY5Qo3FVnlTo+vSBnl+9IPdT/+qnT6uy1",
+	"2519ZHgQTnZM3FDxM7h9ALL7f3SCXqul24eF8pT2i2jC4nnKyHeGIQ94PZzIS5ol47GJpDoyWVxWMoHr",
+	"UFMbi4kSV0xPsOGBHp9dvuvblwdcyzGghJUMEwYqKrQpmrj+IMUvL6+CHMZEDniVPkfe6+e3iYTL3rBA",
+	"kLDKu1KWOYuPt4gCwvVl2SW9WxXwa195IUkdzX3ZC9kgit5pZbd+evYuIKfvP5wFpNlsNgIyyxJYSiMJ",
+	"JvxGJAYnG5JVTbSCFUCKF19nBy+8w+LYd6sObjLdOHb7ih57xqJkljBA7nWj/+H48ulG//139r4+bJVT",
+	"7atnwCOhWDatrMhEZnQhSTxXiREnFL3T/1JlVtkn4avj8zw5HO2gs5RGLEBlyU0d2jwyDeTRTuGrV8Xv",
+	"47lagIU1cDxuxjL4um+aBN8BCXF8J4DQBQhoxhLrDrqxRufZ0UbI/xXhkhIFZ301ly2GT706PtcS36vz",
+	"Ii/UP1SuL+zeWklOTDUjTWhq91pL3UaWK/D3xFxUdARI7oWdP3v3w0671e1ss+dW5tguJtr4K7TkVJBD",
+	"2q1NgggX3FbXfO+EsjyQDu+apSC6p7zvXBd0RHks+ObU3sJdbNdqjaTxkODsClmE1EPza1iNPXOU48sA",
+	"j27k0suAP0h8qcKTeRZgngWYZwHmWYB5FmCeBZh/QQGmwpf57yzFFCGurOnEk220zLecUbfKyHYilBKc",
+	"XO7ISZJVBbRtsJMX75hqWvvbBVHwEsR65VdVwxBcn+xp/tJuGYzQgMRC4dk3ZlET6Awh7lNCU73k+rLe",
+	"a7cOm+1W2DgilC+wYANLcee2cHmaz5cxypamieLXySqAvBzFCcIKbqlEj099GTlvJa99HJrer3PqwMBd",
+	"K51iPc5NFTlNbeYTthLPBp5bvwvGKKQJZ6RO05SEdgwhmfNESYj2IJFurTC3DqQxuUTVhKs9MFSvKUYb",
+	"1G5ZcjVR31cPa8pUlkRE3SYcAkvw5fdfTFEI/HN52DC+q4xOZZMc40QmVA54EWeC1EdCTfrVeZN+1ElZ",
+	"NBpwJxTBWW6+a7qBld1+7f2W/itK5zK5YW/tUqD5Os/pFXNMP6hYKzxK+VK9/1K9VqsWY90eijmPWHET",
+	"955ouOV020LysSPqAmWuU+zcfXHPWFXv+3AVjmiipMUR9aFDl03Kz8z2mdk+M9tnZvsvyWwr5U9raHzl",
+	"x0WX8aLShYlHwOCcUGtyU6pYbCX1VxZVWUBanylwD6GGMVWsSd5zU4rL6HfRhNEZMOl5NIHGCZ0KqLyh",
+	"e8jNNpZtp5AlqGluTYS5QbysKGihKVePxA1NxHRB6h8vTxr9bVhgp9XZ22nt7gAXLCB1VHEZuyzHSrHp",
+	"rArgBR/cD/qEzpWYUpVEXrPLhOveIqYTpx2SelvfHz19C4BGCPGgtlCtfR3yBCAZE9El9SaBB7jhAWp6",
+	"HIdVpywDSOYtYJVmel/1LXWrf5vQ2YxxCfBpWDiFDGoIQBExvWomw5PFpNs5JJdCkLeULwb8gytctjRF",
+	"sqsPao9QRWCj2u2dVvuy3el3ev1W69OgpucyqP33f/2/R6XZygGnGYPITD3phMWD2gps1JSC1/6tLOyY",
+	"ZcvLC2PLd53eRSxbtVsYrg41EkmdKjIVUs+hFZBoDqYbLJP18fL1zkHDciO7Ui8AgRRrhI1EvDgacLOx",
+	"1kKdMbhkuchfFBmIQxBiq59ByTScchlnoSpRERq5WAEZ+rfLy3MLlLl6rI78oNKsuhXZNWb4yioKK3E+",
+	"/+T4e1IlWtpjeDGfTqnJKC2Je8Z8VI2UuRadcx0C570hNh2yZj6itciaK3ACXOV0MTahd927Ozh6vbs7",
+	"t/4VoJllflndNN4BCk92xoj7LIAo/cqcn22j303PxuRTAQVUqCO0PL5TL76zgJKAY1sqZuQVODKw2RD1",
+	"XVXZcus5FEAcqqawBfgwfHxiEIhX8Na/zaeU72SMxnp8LhQwY7NJthxbZh1TUFllxDRPvxU7xljmCd4R",
+	"4uouh6Ji6bDyIF4JtSPZjGqiiKEQjT3y8EEAl0vZ5QBrXLppC4P16pMZJaLKIAnFrypoACGiMzFK2dQM",
+	"oFxAa+vNhKplYK0+091V7adXrGqFI8JBPMs+kGFF6avAiDwYo8mJqXg10jLKERF8uQqQzTQJsXTWOEn1",
+	"TooxIuVitFbgCVKTRCqRLchEpLEsJaQsrW15jo9MjaoE9H7PV9XzR+P9xw9vLC3l1dt4sTw/vunK+ldW",
+	"9K9EAPcK3lXyOFsTHspkuupT4cq2vBLnVe1BVXIPKcaVVw8MQSxVMG9uxnzAk1pG7S9dDyeViChvqWbQ",
+	"zHEPNB8o/Cfix98gGDBoeziCAOvYccL4fNonFHE6Bty8CQyIxrGp8VRH880NSxcNQCahFkNQaRVAQgHy",
+	"GD2FFsBDHyWilUq9UgAylkQW9gMpwZMt/Bhm7FLLcJUZFVhWDiqeS0Uh4h8irPUZgpQAE/nM59OdG5pB",
+	"RHSYC6uJguJ8kiT6HJr3vAWVS4pC4axWQ9+U29Bb2m21UQk/9ktWmtKsWrEyjFSLbyix1YL8ozwrYani",
+	"ZuE9LMqpz4ipeFnxdKJlQix+iU9besO9HvTn0hxJc1qPTHsGkbvb2vVbRCS6whF4Ic3BqJcL9Re+d/j6",
+	"I5YKfiWtLxNVw6kpZANDdGljrugiFJzEM0HqcsEVvfNy00CX1/sciXQ+5UfE+HCAWx/hGuNgOp2+MSpC",
+	"7KqrMGR3pB7a8kL52/jSKGPUzNziDqBSBXUal79zmYl4g0lSd3UecZ7dvt5XVJnt0tyndL39WN/W2GIP",
+	"Vw6ub3cYJ/TGKO9Y15zUw2Otf4ckTaSyxQP1EwT97LZ3K2rGlzccwH9wrocmhqNQ1/mF9Corw/ofrS7a",
+	"jaM37ZSKqwOFAjYRWA4Tr4A0FsQwi6NH69rJzcbGD5zIpXYTSaRK0pRkc84TfmXG59pgNEttqjOUNuTp",
+	"AgKJNPHC79ycj06/AFBmCkEWq8k7ssirJdr6iZjJ7wQBF+jufQEvWGaQowxh7FNFwU/3baG63lqQJ1Iv",
+	"F/esasS1sVSR8kUhncp9m5dCxIAWuHYqwQfs1WD+1C30WnD+7IuoQi0P1Nu5nmY21M8SteBUPmTVyiZW",
+	"EWfPMqUKgDh/R/Ueuhm78Tyq2H3hbKBYVDffaSHTg+SA665hWabLnSgcivGcx3ahXS4+TbX8sNBXwCwT",
+	"VyCwL/fqvXgjkrg0MsvB9F0AhSod/wFjX5F/6C879tj4JX3RcqO7WDC1kWF0+0VSFlmedWYOoWu8jsQT",
+	"2AixcZIyj+83CpNxX+l9QJRkvVcJd9zGiaqU50v0QvP4olgbWrk5bHj7oBmvK3rjravgaMCDKfjnv1yX",
+	"tuKtTaVoCxOcJdH1fIZkRnnEUn2u0JjqD9NMytSksch1I2Yvp0Ln96vOixUFaDTxWqHcL6NjVCjdo69F",
+	"kXqxrPCmMdxiThTxaw/Lcu92XbSu4u2H69c/RMbkqHkdGqT8L36dszm+3XPXgqmKaGp1WTZWZlqVrxr+",
+	"9UjutDyCZTZlWsDLzg1R0jGsOXbvYqoAp6F0nza17lKSvbUs/BYPWEESrgW1M5SsL00defjvBxRj7Z+n",
+	"KLfaP8/4P+cMTAhnnpqFylpQ+zET/OotqlKm7b9L6MkM4LUR4c3D0p82ZS6ovRPqtZgD+N5buLnfCXWM",
+	"vtdaUDuni1TQ+FKINzS70p25Wv7wvJgQdiLSNDGlWIpPzvhHCJv1fv1gDHpvhBnHOQoQOAr4Rfcl4V9v",
+	"jWnOXPk1hzn6IUdKrELWgslCC0WAMFkroZa6Pz8W8BbNj++EOnEkppfFXDb/1OT/ep6muJDnXv7eB7h7",
+	"zvi5uWFqQe0YD80PcJvAXrA0udIK34VCXwwYIc6dPRX+LA7IM1O8NXaHvGULDMBwynC3Xgr7q95h8893",
+	"Ql3Yst755yeWNWoSRB72fmxx3PLfYPdzUgLGZGLHLjymY197NZ+lSUQVOzVybC23bReW5wdzXO2G2L+L",
+	"C2B/LW/JGVapS0+tXaEyV9da9GjpeFrFV5nzCf8dZu6A4t/MnVD8O+HDX80ZXTaF1IIaOI+GpuSX7eIX",
+	"PKYF26L3uPx35k6qw+cAnEx9SKA+O3WHdYaHdaiEGKbmuGoxcJi68+oxseE1Wwwj78SWnyV8OIdD6z+w",
+	"ZvhhKsyghkbwH07twbWl+/GfZat6Dvo/9GBO1xSNx2bK9d29b5ghmArzt/erXqvIpxgrMQ7hEhuO8RgX",
+	"EE0gR0CfY70Ys5xUzfU3vLFHOXFHeSjNWUYbYe4cwb+LY6u0I3rtT/0DXVHcH9xeVbX6vTYi71QbyWQo",
+	"xkOZn2v7a2pO7LKdtxbUfHnCvRnbsz1k+eG2ckJpzext7LbL/VBcE/fz0oaZQpSpaeHz16C2oj4bmK/5",
+	"DUvFjJE8zFoJKx6BdQL8KMaMHeZ1xMC7YmtJ6D+gslsjwJiRKQNv9IxlBPCSxdi8EJBoIiTjZLQwrfax",
+	"yEC4nN+tWy0leBd+Qrpa+il3AA04qQY0pqCsHBX1mBwwiV5RkOpjU2/VlHoNiaQLqRu9nQCYv+vWLV5h",
+	"MOwuYrDWhV9RNdP0KRmPWaYXgJDQ3iCwV2GAoEtYLa+g/8NalUtH9klorp2P+MuGVrAkmJHkdfdWmDd6",
+	"kPtTvyYV5TFNIRSIs4AokcamiKXeRN16E21wIY6uVKgOqtViNFheiWxleUkoQDkVGWvguuTV5Jangx1B",
+	"n07zMTSpl9z95nCmfVqAqDTh04R93/RsxYAVnbvWoX9zYpqIKV+/gHwawEpBoDSj5Bg/TaNPQgPLcOl6",
+	"gGobxQKJzgJI0SL3/ellbujKSyTmyfaoKWH8BYBYDTjY8UnZjO+5rUidFvQgSOn5n6F16yM+V6Nv4C4I",
+	"HXDjlVqIOYmFs+2jmTxOdEPThGuVA1PdZjPjRS9XMNxcQDDn3HZjV1Z09XfL/856+Lf7bPlIr/Rm+wfW",
+	"/9Id+3t/uX6oKz/zioHe88syL7p3AwV++6Cvt/+sxPRWfVbBCLWQ6Z3PVV+WTyTEgGAQxeIdIIKjq+dr",
+	"UBOcbVEJsziDTcUwqwa+6Zt71NosUvqmt5fX4vOfpQxrdeQ4BlxWOXsNC83ZYyKx6kOwga0eGaRUEGUM",
+	"z4smQkgmQRIgt5Mkmni+3Nw7+6AqsBtfB/3xacu8lremUkg8Pj9zF4iT5F5IIid0VgrWvmlXbV25zuuq",
+	"KC3z1xaYvS7gazls1rW0cr4rk0pvIBGTWNEQLFqCmzgrZ9mDeuykHv60YwwtO9Dqzplx9OWrwW7UcDfq",
+	"jNq0NT5kB/F+tDfqUUSQW7lOT1B1za/b+4eUXCsVDi4n8pmDaFwONnil7gW3NKz7cIN6YoSzAS+rFfkG",
+	"3tJFwwGU5uRhs6ubZeENB4CgsCDbsJn6BrKNWZ0HSjjLX99DznEfP1DaWf7+fjLP8vf3kHyWP76f/LP8",
+	"/YOkoOVm7i8LVbdx348fLhflHOLpxBzX5r2FnS2/XDpB9xJ87DfP0sw9pJlH3M5/UlEo2EpOqAZf8SUF",
+	"/V2AK+cW01tmLSzhDUXqYE7yaDDES0kKzJYpmsk2xeUt6fOgyftIxIIzk/hQETS3jC5dga24FaznVqiM",
+	"ywxuJdusvJMqL5p1DHyZKQZLF3TFxbt8m5YUx89fyy67qujLayZNpokEX+kRiBDgX90nsT5qszzAJTC4",
+	"jzx2h7YoQ0JRhp12q9XZ3QGL3f0zU98UA3xXwP26AAcDLEuVM9ZSZQJPXEFFEs7icdjo438DEs74lSZy",
+	"0r3bG/BkSq8YpurskniWBOSg3blrd9oHZJbcsRQxecIvszQk9U/nb8jZGSyPeV03AqktU5oSqUR03WgO",
+	"+GXBkMuhVEWiCKcYh1qy5oLPGjBHMNqiacZp/kCz44Cbv2Ekeg9sxZWMlUo8xuNaUJvBQfgyS4tAH/iw",
+	"etlt4YgVi/5Ckpleq3xdu3d7sK76v0ckpHshqbdbvf/v/2l3D8h02jDgJ8kXRk7n+sqgmAwMiwVTGI+T",
+	"yK4EJthmEkoRH5EQcwJMaLVeZgPWzAklHy8svoYeUjDgeo9oN4QwZsrJcRcfwFaZXmz7Ta9p/Q1az/Xg",
+	"MTy3EAGDRANrjYDoEKYLS4/Re3kB5QlVNiJO61zCYhBVYhQ5uCNXssNll5pt7N7t1YIajlRfEvov2i3u",
+	"Jr6ztJvOQbykmv0JsOL/CnDwWFF+FYx7YBJPPdfmgEMJGZsEUEhpLFXTdNGMFhBMUh6PxN398NsraxrC",
+	"bXGsKjPdi7joZMQirXBav1joF7lslpNKV0qGDxAmfS9V1UAXZFVZzxzTXe+0yyv0R72cLSSy6XZA2iYp",
+	"1SYNiWyKPpiLk+N38OcLSUY0w1KtMMRUSAZ5hGOWMR6xRj4wwSNvbVeOrDIdJUclgEEk0hgb7PTly9+S",
+	"+OtL/VBfFPfs9d5A/rlc7CHnUT7sRe24w3bHXdob7UX78QE7HLdoe1TV63SLTLO3JsnMyLXVGbwQB+0U",
+	"i0QGhKa3WkpxDjQApyOKpWnRLWUSBQX306Agw0mTwMI4CetL7soXkDJOQXUpBGpS63ks1Hl1fvwi0mDu",
+	"3V8uR1Ksb7B9KpRckfWKBAD+ydtJkhZBwxITDhpgEZn8+NcxVd1QZVgqeosPCw7mwrRtl7n+sq60bUkV",
+	"cngAoBOZ4Jq8vqCZZ3GlfNZTpRMVPQjrjv4a5+oRKbo4HfOkqLmWjqSnwFbktP5BOvs21oYHq75lql+j",
+	"nVSeB+/99STyOMdBlVVFb0mabmExup8vquw9+PrZ6/8JrOX+lq03lZdBZ/Xv9nbTb4J8fET4PE0tpE1K",
+	"Jf6syfdbmNrfrqyKDoqlRW+BNC1g12Z7C5zc5zsKmape7soyru/zynal3Nw7lVFXBHD5uMrkilM1zxiE",
+	"JOoDV8ZgMvBP5YoQVUWeCoXz7ocnVRwnqYemrW1xgr/lzIoALnapvwa1cxpdV0p37znDOncYXeMV9Csk",
+	"DRUHvE09FGjD5NkvVURRDtjCvub4uVRLAKpVpU+W6GotrpHtxWD2WLSiwOCbmPmalEUEMiqAChWBlhwc",
+	"zz0Rg5ZHgXhApG4K97MYa9amCwSHNvhL34cWhwXhmbDeYmGEu50txre+BIw3+ipGce5KSy6XgBNzReJk",
+	"qjVGwU2BvgR5lZusNMkUak5T82OTHNsKgAkkciQ8moDdkcduacIUTFNnEAZ3m8T2nxNowvzs0KAIptRE",
+	"WgfUq4UwswMOe+oaO5m6xvCf2Jj52ax5AzVoWgEMCqbyAbd5rn1va3A6JlkmH1iTnGeaXQSYRJJrmlb1",
+	"fDHghnNAZqKpXYx0gatab+uZ/Z+k0+x1STQNSJuIL/rvg+Zu97DX2W13euSqUQUjbqdX4Cnt+wFlWfiz",
+	"XutgA2yW3ZlCb90HddYpIK1VdWY3dDs8M0dL/dzBi1k99U6rBSQoSa91QKJp6Xx9q8WyI3qKrdm8Wo8B",
+	"fyssVtBttTT5JZLsHQSt3YPmQa8H5LfMNx8wk70D2+Q9INoKzPAhy9fdvH7IMorYgN+KNAyzK3R28E0I",
+	"4+tKfv8gwM1zUxj1flibAdSQ5sxUBWuSHy08/eOuFlCUTX9iDDWHBxz7kCvgLV3mfV5Y+AiGllculF7v",
+	"lVWJzZc5UmFA8mL4TXexg70swdxSPID+fJ+Z+TMzf2bmz8z8Ucy8qBQaOV5zeEjYroCevLcx2qU/3ccc",
+	"9uz32srvBUaXkRDXxuZi0uwhIATXHQpOWPfWgP+O/q1USLbWt5WKyNQ+0q/KwCayiPFYMgBPunVYIYjG",
+	"tSXteIaS7XxJ/hfODAGWNrTIh0ZOSfhVCXDux8sTa3jYbIN7kGG47MuZRdfD3ejQ1Gs/GO1He3GPdce7",
+	"tDOqLgkiVTaPnF3tj3D2IFn+wa4eHEQpugJ/q1i2GdrEAIu8GqUTkjvXErhpAxkSvP5kNP4EXqh1+43c",
+	"3+C0WkTSH70beAtzl9mm7Wn9gW6miuMeuGsq36acI5U2d7Wjyp9DpdULVgkrIT+sBDJ9WI32pywF/rQV",
+	"vS/+FCW9H32v1s/fX1ySl+bnHZvy3sgvXOndt80B/9Hpfqsuapbn6Z7FMqyOU4GqCgsxzwYcQpY2IFfZ",
+	"n+sG+q0Si7yBzSI24vK9f79r/n619FfKAB9en5Dd3d3DwCLMmFNqA+VyNSSmi+YylHq7Awjd+/1Wq99q",
+	"7bR6/VZra9752Irb5Ru1OLXXRsKKM0Ajr+eFwPzroJTMc+7fFAaRVCYxI7GATP1CUGZri+uqBLbrVdTL",
+	"i/yD6ufTpKG/dtPXKA4PDzfVs1h5E9ptzoF8jIBq+N4LST5enpjLcOU2tw4ftM2lK7I4MgcUY8PG4EQl",
+	"shgd6O1jJNKURVhjY1UZ+A2nIS9j1vPg0d3NvHTHPkD9a++V6o9sLAWRX6jrrszVt98T+MiNqvmX9JAX",
+	"BKXl0B5PbygiBEQ0Bb8WFvK8pYvAIusj7Dji7kN6fwYBECzuIwc3gFlSidmMxfqiNmV7ADXCVP2JQ3Ab",
+	"armIxWRUiNFrAHa50cnDYgxrPl4tFtnGap4SX+m2/+dcbC8BlZbIi3ADNBCL4G3CfI2JFSAIzR8ybBiJ",
+	"2mCqznnKpPSRCRMjU1dU/b+PaGAjto0MVeYR3m2s72xAO8AykQMeljsKG01yzEkSI2sx2IOmCI7+fNVl",
+	"Lwc8ZfQGQXl182sqmDzqMl++vk2NwS1LNlrpNPZrwWyR0fPd4mGRjq7DRH7AmosV8jDShIX3tteQ4XVG",
+	"LuZ9UiBD6zTA+bMsGHCfLjEJB2oRK1K3QWRiTCCdQprioTFcpnD7N5rkbDpLEziKA57TaZNAcRy74S5s",
+	"BCgEApT94aN0ABHrLD4idMALk0skFDDVrG8uGanbwqTmHssVA4ytkBHlAbKYAU/GZM7nksWNQvUSF0sS",
+	"1EQembNuawqhMyCX2MCAtTeA505yH1Xw0wuDcDwSd8wvguyU/7oXogJFlaRiFHOfDCPpoyYkOBvwvPqU",
+	"WQjw/5B6ldNH8Jz9FAtSLXt38nf1oX/PTb0yQ1XS6GX2lSIRDHiRCvTUcmRnPa/qiX88vwgIKEoNTC+G",
+	"crMm2XyWJWCRKROCEVWxPJUHA7RtkYPSvuUCTmdTmVZ7BDYeWRxjAULJRxoCvtvXiq3+NS+bPuBYS46m",
+	"L2ThUlECwXaK147D9TZuQZvSbTjggNepu19stfKwYS8eh1195TBtjpw30Cx3YE83pAaZf59Qxa5EtvAK",
+	"vcOAvejfGYSrZ5BLXhhzkScV7kqtn0O48IgRMU0UZKIfczLnqOYnAEDebXUHPHSYdmHgW9H8OyrMUbNI",
+	"t3VIwgJCG3yHKzPguGdbFMSSk9lw39gwD0cH0X68x3rjLt0ddaItbiY38/tdFVWubCO7IKjeygScVXVj",
+	"Ln24awyBFPM0hnWDE2gsyODEliRO4gAzkhzF5aVmnqxQDGL/bSt+f6CqojxJSRrGJqskYPj8OW9pOzuT",
+	"B11+L4sTMnOtACTSlLvjMbkFUhvNFxBJ+vtnMJnZT/VIV5Sz/BESEcybJ/MsYzxamBTBYrklRBk0BnJ9",
+	"jszLLySZJlxkUCmx6HNuH1ZVuFy2T5S6r7AG+PlJvpoGF2fs43DbYeVI3G5PTaF4z61k34UCpd1Oe7/R",
+	"dIuhz01eRd5kdyytaDjgefgnVSRkd1ruvGIfoGSiE2i93bZvGKUF1M7Tk++0UuJSn/DZEYGKLXBlgQGS",
+	"nH78cEQmNB0TektNnOkXlglrOMp3olxas3b68cNyLdXPv+1WF1ItL0LBx3XY7my3r96G+sf/VW2lMsMy",
+	"CLVcQa3lUZH/ILOUKj2U1wx/KlDgYWc7Aoznmi+uPyK2himPhGLZNCThq1fn5qTg93h86R0ryHHIG5ww",
+	"N+AxKPDoy6ynlMdapRRSgTwcpfMYCbqCDg1mgFUcLHGZa71JjkfVp8SMgAvOygVXu73tVigvCUoXslxd",
+	"d93rXgXR6ssGynYWTC9iCkG2SkA1HNOSDCxoj5MhUfaG7+tY8DPhA/7x8sRh+oPV6Zax6xgkrlxkomTM",
+	"YhDZJyJNYrrQyj86Q03y36oKoa29bSqE+lzgfkwX6s2WKl/4rGrG8HyXXAwvZIARezGLEkydz6B6DRdk",
+	"lHCaLUimpUhb2cAL0G+2eu1OiTW0dg4//0d9MGjivxr/q5JJXM1pRrliLK50sgI/9nfWvS9X1Zhd2gV/",
+	"qCvyKIJamQeU43S2oG8LvVzgVOdZIjIsvLtsvS5qCFvWP3Svrzbz5iDQ5S4quHLF3Cs5qceLy2e5UmYE",
+	"SOeHuUwf572p0gAu6A2LPX2iJMmact+VCdyUr3rmSpg/SQ72lCZpZWPl6BAaZ8PD6GC0T/fGPdaNfYS4",
+	"x2b6cgBwqhjEbCJ49ZOMycSk3HvPvaOFWN1Vn0qVMabaa551Kp99SWYVv1flJ9qQAs/fbzsNcNuxtXw7",
+	"P2+gnidwhhSI8Q/B17tY5jwlK9yMsZioxIE44wdNYkssg252myUKIg5AeC7EHJB6ePrT+YfTiwuQfUOG",
+	"KhUWRUJFHPNcUnFrPvEDeVgkuJguMAaExxSQykwbtaAmbljGk6tJKafbe3eJZorVY1dHVTgbDmooFCws",
+	"WBkLldB/RyX4r3C1VdK5xd+v2O/crgqir1bbbEKcKQOE1epTKKEEueVoosfEcjAfWiRKADFfoo0RTSmP",
+	"2PEM/AIrVAM9xJkWs8zbgGCSKELxK9TKPNtoIX5stTACcFWrgEoRQr2A6O4VB9PTMqaKEVaHK5aDlwm/",
+	"Spl5u6gs6W6HndF+1EWrX3wQ7Y/2aG/cZbvxcwzwv6AVZammLlW29mBu1HDaVpXdhKKqi5ZUORG3mgJV",
+	"49nS8jhLyza7DUaAtVS5rAfoUc8lqeBtR6Rl0pQL3p05V0la0OFy5ySicnkuzcaW7O0BAna0kqgvq9Xk",
+	"nM4CCyRmoJzp1I/Q89PkH2ii2soQdh9H/faoTvZeceXZtgdyWjLoPM6IY/GxwRpj1jazlp0KPtMvsxQw",
+	"+mB52wF3PUN7YNmoYDPO4AXV69ADbzrAyoWwuzEgMA64RUE1oecvqmwQxypc9sKmmkEoZ4h6NgxtNgw9",
+	"DBXr6c1JTvQx3rxmZehEWUff4Ptc1vG3DW+pg8EEIRTnaqSX3dBto0nOVClCpD/gYQWnNr7kJf4fEqno",
+	"grRW8ewBt0w7yCUAF3hgbMpHhHITaWKHntg4N/PKqgCUtAg0um7PfUxS+6XFytz4Hbxov6oEfPv44Y1j",
+	"QWwivMqqFuU0IFhxCCTQrSFCJSkgWZZw4vLyuv4C+dGliDS0Sq53YFgFKFPhxHmHjZUL9Oi6TpR5Eez7",
+	"tWB7XLmN6VC/Q+qRvYD/4OQjV+ztcxU2ctV+3i/gyosBl9U4PoyrDLm4h+iTB9VUYfvk2UoZBByNB9yL",
+	"gcphegrwPBZsMywiyLiLzzb+QjYH3LtgqdUdTRL8faKQEL6owlp2n/CztZFnpyB9bMBCClxt84JOXJ6Z",
+	"C9QZcKuPlCCPEHooShMQqoFAtW4LVPqA5bGzW1qdCr/GFtKmI5r7SNirA74ufVODOcjepWbjK12gJeD/",
+	"IcChC6RsNNcYmn4/y1RQQ6ZSssnPksrOtsrEs1YqPxfv/qKPEu9WGe+VuFhjaTe8rOpSOa++naqmWrSd",
+	"bW0Lv/Q/KwYYtiszKDYgjz1gxBdbbZKpOJHv0b1zH4Maotc/cbZkZSqjnzu5nVtwyRbwKFdhlemz4EA0",
+	"h8inzaLM7x8Cx+Q9QXmduXcFwqhfOCi/0MuIoo5PWURR3+qbw4l6AaVlu/FfA2nU2cYfizT656zh8Pme",
+	"BSqeFt60qqbN1vCm96v7Vwlvapt4Cm+lRyd/veSt0t26nL5li8jWaaTJisVBbhJzmVuNwKswWy+BNys2",
+	"nYmMZkm6GHCvzPJR0b6W2KoeMbTmVynOixObkwA+Vv3LgIemTHGpngSMWvMZV/raJ2136Irt1ewVVJnh",
+	"ZW64P0Og7+/hk3lAiAaPPzAqNzNxs5Kn7n38eE0dALQy2oS/sUhTcZvwq2L55NzsaNRAUpeMkdCNK2wc",
+	"DXhZscfG8MoymdeudrNtElIHYISudjMXJBX8imUDjmHKWNbaGBdy4yFiSOkbNVLJjRukQS7bcmGXjaj3",
+	"2JWbFY7ViHIZEM5umVRG86pTRaZCKtJutRpbx+IvyahlNli2/qnsetgdH9B21BkdxrusO+7RvdF+dBAf",
+	"sj8Ii99syx9sIjG/FS9n++Pa/O51hYdg1pZuDbmba8bo5ktnyFrELLU2mtvYsuTDNIVlnWWp5W8CpOKt",
+	"nq8GLMH+OlXBHKX74KMssbpKR9PD2FufhOOE03SIAwxJ3YLuOrkwIDZhiyhBUPTT5OdymY/AvqU5wNRV",
+	"CTGpEeCXsUZtfSeb3KkhN9aswkU/oYBUmXDcHahly32kBUS52BvwmUhTGeTiDZTXI+09MoEEYnzPL5Ov",
+	"ZzSlMesjb0qTa5YuCB3waSL1gsemCz1GdjfTex6S+m4Li4Gtbq9UvMhfS72vhdlieBWQ0xrZ4AnESStl",
+	"/CFxb8Wj6ekwZjFAcWNDlVEuEzhO3PtDzNVwLLKh9VTmZQBBtHKCH7zkYKcqqstp8WyesY0598Uql6/M",
+	"Mq8xrYFiW7rbA7KCBwZEiTQ2rH20ICGuE6iv60rVOov2JoXBmZa2oIVSBdF8y+5XQ3TbwqGoJVWVTK9w",
+	"wOWMibNbiFsAqAKt+jMeN5qrDAh1u6KeiyIwZoUBX2FXaOSetdKVZrfWpSa4u8z2M+Dung+c+cJecSs6",
+	"QtdPgT70/8P9OODeBVmBRPtnNGtUnJnHGjjKxSCrpBevUuS3tCusrnu7tXWhiugfZGMoisVLt4KFfiyK",
+	"xu9OfyQ/v//wj4C8+7lSFM7jVfKPXjHNoyCwI7lKOBnTKElX2PdFBFbGe9HVk8l1K0o+6OOluUYiiRhj",
+	"OcRK51J+9PPXEcbAeKVM/ALlnjNuKSvUN2BSTPyv9CeXCNMJBnYLCmtZRYxIQieFBNmHJXx4Vfu2TIw+",
+	"yb/wQEm81f9tqcrpRvHegLNUZTF8XTn9H7HA68Pm/Q1H7CvGq8Cs1sBXbUR3kMkVT/jVBYsyVnFrnk2n",
+	"c4VWMMoX5Iamc2MCQysvWs+rUASqDui8KkbjKbuo2t8f9CfAws6knFckwFfyKqMNTOdQ0JFcAVc3h7ZV",
+	"jUKqt2MJzk2oHanZHoSw6XdcGUQ9h2KMRglpfuNRhy7zg151tn9gWTJOkIN7MYSlY2vsFn4GRsaYGtpE",
+	"jOQLqwz7hjlUfdne+k4Y1HZ7LfI6GasJOb5hfM4GNeL6lagQ4ku9y7+R4x9OB7WNCxOh4rxuYcx5t5aq",
+	"CvRspdh0pt6Iq611otzsBZ9W6Uam1ZVhC+Y56H0BoXMltJIaoYmV8jlNm5WOfvfm8coOIDw2b9C8Z3rS",
+	"GoexqfWOTE/5O3VTxzpAFRw5EiJ7MaiiBfUfIDQMDLwGusCAkjWfKvSX3TgbUvUzW6l9Y+5dnN4MW6N2",
+	"1ClZ9VrjdiV+gtZHzcquhREG94jdwzolv87ZnNmd0yKAwW3M33UbIjhraLYXz5kX1cUwlovcJmmq+ZDe",
+	"rXtADy8pyLmfwVd5V5aTDGpyPnIzrVz6Krm49FG+c/4+eQYrdyqK4rN3BLc4wk9g1CgzhT/EuGEGceGt",
+	"YQXLfoDWVRRSnkoocYeq0oP8ObgH4HX5lN5Orodt2hntRt24x/bG+/RgdBi14jbrjB9rfzeiSN7ZRKmZ",
+	"7L98aX5pRmL6Uu+DfAlWz+0UQmOx1Y17Zlh/5fN13VRntYIOno7EC9T1ZyHzHxM1yQXRPyvB/znpeYMc",
+	"fzERtxyzICFQFP1LkL/bJP9gbAb+JEFutLy4sIb5pJwXeDuRLBp2RvvjVtSOD9kB7Y52vaoG7ai1wjdm",
+	"zts3PEPlNVhDdJdMKmuG3UIXyIUeTP5awRCqLsuHbn5pYXJdvtTFhkmuqdGM87kAYU3Pz3jSbvFjUwld",
+	"P2lYakAcFohPjmci4erIWB25UDb8eJJIJbLFXyN0qkwNjzUwmrVrqqUq5YUn39K0CJGx0TxL1OJCD9hk",
+	"MDOasex4XqWhhvImGupxDUMobKb/1Ns9DI3BGlGJ97qQ9UEjxTJgCrAewCSh8XxW+iKtff0K6Otjgfol",
+	"VxSd3QhMUUNH4pQmXNGEs0yaA59fw1eJmsxHcAvDyzsxuzE3cZm157nXVpoWnAitjPz94v070E3+dnl5",
+	"3je2uiIUUkCoXPBokgku5hIt8wNuBZgASpfzWJL6jUhi2QicWU6aPFNjPAxcxERgIWuRmRrlG4uhUu4e",
+	"joS4xkgOQxzEP9qmdc3RWOyz4wEfcFQVbUE+nI8kod5fkSVfoL8++Q72hQzmrdZuBIWf4Z+ArGMKQUtF",
+	"M6UXziOCAb8V2bUs+FtJ3aEqoM810Gd+AmkzLmEIQK1z4kk4SS2iXnPALxG9Ff7EaKLxPNW3kRSpJurC",
+	"xPBicjOjnIQ/7RjT3M5ZHJIJozHLmgQ/6N7dwUL27u7yjydUEjrgQAKA+Bn+FoHrGPIpA9JsNr+GpI7H",
+	"moSA0Bg2jkio3wInkASrFKGQD0xs/dbmgB+TKVMTYeChKZp1YsGQE07oDUPQzh4J8cUhF2pI8TCZ/OTw",
+	"WP8ZEk6nCb9CvHDdzgtpGpdHtmUxhtqKkMysSRsBQYmHBwqL94EqUwpO9s3+jubRNVMSUkkseiEGa8UM",
+	"frScnFxlYj47QrxL19OAY+xXoiS+YCLAMs14oacd+DkkdagKIUPSbrVeSjKaZ1KRTqsVkBCPWUg6rZdy",
+	"wPFJTz8YzRfwgfd+QEJz3pYfmHMzRAmloj37AqCZmA6J99wcM/e8XXpuQBJC0vYaDlzIzcp2zdFwz3ve",
+	"uBuGRAecztWEcaW5ASTUGSoFT2++nizOVz8gnbs7hwMXYOHNAdcngSr2BpYf/hcjHMyQ9Sn03/jANJfF",
+	"gEcED3bliVM2Vg1MISx+IZluc86TuwGUX879GUhQmgL16cVQMgRL14r6wj5HkFRJup1DEurZDc3sNHcB",
+	"6v/AVLbYOR4rCNCQLBI8lgHmn7KYzGcBoYqkjEpF2g2gbw8fqp+vkvSr2RMp9OGBpFYUZ4xzFh8HA174",
+	"FUQcJLiAFMUf+7dDH7c/GCqxf+ZMv5Sa5/rCAAL3wjJqKAaskrCIlhUOuBGpNPPSLPuaLYArRWJm8URc",
+	"AB+GqeShMYY/ueLUgmuRmA24Zih461zrTsciI/sQf9IkH9iMUYXhPPZucVAKgIStR5Djkk5xaANeB3it",
+	"jMWEShJRLngS0RQu34ZzVPuwyUDY7giMFgoTYeEfukfkhsjjSej2XZPmLKULFveJVuFCzSHjBEDWuUIm",
+	"D7zxcMD91Rxes8UwEmmaaAYO15+dH9DOOMGKthImKFWSpprRzTJxBTf1LU2UHPD5TC96u0UMtcKYE1x6",
+	"TjIYGgAhiCw/AK1DsjSUhA/nkoUDDmbVRcOgivuLgjek3qK+CQyiHC8uUu/e3QX6qmsUNwYhjgBoPkvs",
+	"fVpg5yaSF02zYgZRpZyxWFq2bmTQHXgaHpEQWFr/p5AkgIkvARCfxv2fTBhzmkTMQDEbwe54RqMJ2+k0",
+	"W0sS3e3tbZPC46bIrl6ab+XLN2cnp+8uTuEbLVQnKs1FRGlFu+Pzs1pQu7EqRO2mjZmXjNNZUuvXdput",
+	"5i5mqE9A5s2Prv7riq1Qg3xxzLpm4PJ8IZeuzGIUqhaC3dpqba/2JpHq2PUK2S50yrTAvNKbn7/y0thK",
+	"VvnwvTeBT9e+fgbQNqQXPblOq2WlbaP1AfgQyp8vf5EFHz58ISsA0ar6tt+8XEJQA4UDRKj7oKWZT5cE",
+	"+WPIIdDbACPLaz809WZ3cX5Vnbh1ePkddWCF8El78ycf4XLWkjOL8aPdzR+9FtkoiWMG+mm309mmm1km",
+	"Iq3Ij1J2ylWiFvjt4eZvL4V4S/nCorbp73rbrMYZVyzjNDX442CimE5ptjDUWl5nrcXRK02utfy3z0Ft",
+	"Wear9aH2kISo/iLnMI/6eQtfg9pMyCqzlBIZCvj2HJpL7z7HktQxECuvFAIj0+xtRKNrLZ+4YDpXxVxp",
+	"Zi1ZOt4B7TTh+laJxGxBKC7KgOeVr0zV8YRXlSQArTnH98d650vXeWCKgIB+U3UlttpGMVh93yHTLfIc",
+	"LGl47BWEggl+J+LFPZlB5LfkxUGsZQgnVR9tzxRWfF4wiOipf11ide1HsLp7sbkHsrgq9gYxnv6B+7Oz",
+	"tdYWrOlE8HGaoOWx296ii3O6SAWNL4V4QzPEAvhL8k+92z7nshK5x7nuxU6L+ms1X0WBzGOsXwNP0HmJ",
+	"ujFYtSvZ7cmERdcu7J6OIPoO+KjPkwrRF3Y69Y8X5xdEqkWKwvrHC8cgmWwg6xJcax5gqQbrgoFcE5mW",
+	"pUcpm1YxMIhQWTwFAzPDuRQ/uGVYe8qPS+9vf9BLpUq+Absyc/HDd7adT+Gbe8+p9HUlD/Ptmlplmafq",
+	"z87J/sUZk/6qs9Xaf08Vu0X3ZG+bZTTAGR/zfNgSG8TDgwUJcsbhMcYHMUHDybZngsYus1LX+w6f30/F",
+	"C5wBJMmISZ/k4rZa8zM9/BX0PlisrRS+79yb23MS/5s1Kp7ZsWfV7hupdiNHj/b42V8eqtA519dqhe4Y",
+	"jJmStLU41AtarVbuMDPltNgdjVSq9awKEy1a8W5diW45gBz0sjZlPT+2WF+kBRsWB6b6EhxnUxAIDjKG",
+	"Fpvw4QGHzzI2nktjD0PLOOIpu3DjephIOWcyBDeMqdKu39afB4Q1r5oD7lKCZLO933RqYBPQ8kM0r3u+",
+	"MqkV3rhJ3qsJy241o2T5REYsEpBrP+Be8pFBNjC8KDSI0GHDqsrwwwuJyF+Bhb1Mk2sGk8Z1PUKbqqlY",
+	"m0jSaXVy6y5O3IIZ6N6w1Dz+bocVajpMmYK0RcpjACVU0aTp/Z5Iwix6J49Yw4Ywup1yQA1QJNZgMYCx",
+	"8tKW5jMoAmhvPSBvk+9IPbzbmdK7Hf18Z7RQDBDo86Eb3gxoQSa/HSece3Uy5x4zvqx6+6UMrCMHjAQW",
+	"T5sqU69L0WtWQH8Y8BGNrlNxRWZUAn0SxG5MJOm1dnM8iCFEfg7H8zQN+xUEoCdcgBAk9Rgrf5NwFo/D",
+	"hs1Cw2gHQyWYJ22uMBxt4oBOEx4Qqga8e7fXz5EDJbqYzl+9Nh9MWXbF0JSBA5AG8BDe+3T+xjbMlbBj",
+	"lAh7WPfJzTz5mKV6K87ffe9XPuVCYUe2hl4iCTXnOUeVM23oJlabNuA2eQLDBrRzP7NG4ZP7GjVKH2+h",
+	"I3QecoufuzO73V3uvX/PG73yNjdgK0dFivQ5CXBAj8lZBvA73/udreT/KcPUJ9imZ5vJX1w1wYMIBDia",
+	"63uFLxyTQmi5VcJR8a6p9Q92Dw72Wgcr5KZc0lqprXiik6etgAd6pcrynhdEEihyu0YH+Z4pyyvvp4B8",
+	"Z2pMPJVicWLFge04Uv76EzAkJ7X86U2r3c1fvBPqtZYu/lBd4numCMU1/TaqRPk8vLT1FWfxeK3r1rzn",
+	"oJxJPSwD/flthY0c+d8lKAx4gnPHTM8KCQuQdeHmMgI2lWDo1BKVElrLAJhKIsbjJIIIixnLyAiqafli",
+	"WN2XtkD69UWrK1dNAkcAzbKs0RzwV1r4VkkEg5CBAfjHv4C3mQ4wkIXFRCYgBmeMyGsob98kFypjdKr/",
+	"1Wl1rFQ3dFBoCDIFKtI6Mf2oHHdmpfs8YDKuklFtQQ1KRrCGVcKe5V6m8MH5q9e/Fx8zZJYzHhdgjKD4",
+	"FfG6lWwH5d0lqkQDxwOlO4A5l+cmaWs7Y03hk+1Zqj37y9G1YsrKsr0+wwuyYMqStaMlKAymMkgzoGTM",
+	"bm24jL6wMKQHpucFgK0amXn7JbyKb34Nan4g6OYv4U1NE1+fr4MnuQ5eiVuuRVGMKyvTOiqReOpzPvk7",
+	"3Rs5f115bZwWuf892L27ZCzPPxrwAieur2TFjWpejEq6azeRA65lRcW47hMzK/ScgWeTh7LsAYcYNPwa",
+	"OdtwmsipnmtocNWMmceaEVwBbWN7qBduqrHIBvzT+Zs1On9jHYM3/Okvy9/PX71+5ujPHP3pOfq9DQd/",
+	"+BVQMkr+0Yz//2fv+pfbxpH0q6B8VxXpilZk58fNyH/5PNmZXCVZb5zszGU5Z0IibHFCgToCsq2dmqp9",
+	"mn2wfZIrdDdAkKIkUpaccUZ/xZEIiASBRqP76+/7+zRtb/gr1g9j7KXAbGTMXs22EEJh/qfzN+z1a6bA",
+	"qJM9NcZzwp0Tj3FTvMkn/l4phQP3gsHt3ntPqd0rQtnCv2+2V2RXoazuEgtBZrUYZb7fpvHp/M1DbRo0",
+	"l+69adi3/un8TVD2I0pvfr+j7HeU/Y5Ss6MU+SjaVcwHaGwfaHMpvlsVi7JZsaI6tLRf4BZgtZkKHkkV",
+	"2Swupbe6ASkHXQuUYNXJRKzAm1y4u9vYMAa/W4TKhT/0663aRektNoTs+gILK+Equu4tf31R5seKduGL",
+	"L2d3BqJaxLe6wqgQ6KQiatusCkbDYgazd8YCMiLdJhVHZeLGR4E/G5VuuREQ7WyxSYuMfF3jFWu9+qL2",
+	"GLUdrdrqQHtLdmGNbbp2qaMVoLWzTEox0qoiiZHdSmYmdc5HdDDk7oZ1VrAbmKOPNs6m+U8osfT+WmhV",
+	"R1oZYDERi8zF0cDjWCCJB4dJI6oFcy7CWkiuPquymCueNuH3HJbL42B12sc6A6FfLueAQxqEkiP8jYOy",
+	"KNymLWP32l/SrXuS6oVMDAH9g2JQQoml2FwaE0ZQM0BF2b49VR1koRCSS03MgaQzwz6+fzMIZSTkTZJn",
+	"Eti2WTTNs3g2Mu+rQEp1i7HylN6HXAnTh+PRpR8PQhmZwY4qz4HkPsWPWYVp26WZAijVj0LTkHkEucdQ",
+	"KmAaKnRxrYhBwNLs+hqIjgnwZdy8USp4jkgZ7IAlABxT4+xWhnLC1Wdzgl9WPsYaVI+FcqPysbJ93ALY",
+	"aimZcAPUVX3btvCrZb3soFajvJu13Mk23sWWRRxGaMxEXDWu+2Kzxwec2goKCieEt3lxt85bb7ZlspNV",
+	"iKdi263zmB3yCT3dlZ4zMTVZHJdycNpJlouAIBAazC+Pldl52fP+cyujbnkuEA9MMapEU8AXknBzDKYC",
+	"8QMKqyHNBXB7xEyPc3Otsf41FvQ7eIAFC9rSBy81rw9XPq9hl8Zjwh7rtK04FIznl1spwXIgYNWYe34I",
+	"W+aG1GIEH2Cm9h/3BvrIts3HBSTcwspqdeAD3GJNITSX17ClzCEe630bBSwielHErkfeiShiHSD6GYkY",
+	"a4Zg+wkl1R8tnJOwGAVj11SJA5UmcQKORbxsiwsl7XEnAPv1Misb7lJ1Gh/bWvubHhVmq3VHVtqAVZol",
+	"zQ3C6l4aHBXuZ+lIu6elwbOttm33SPnoq7d/+2NDo2MDTrMve2ooSLeXgTqktpTDbSu7oSzNFVZYLUBG",
+	"A1Afan91Ix4kwh4seoDpnGQ38DkTBdKuZi9BwRwIvREXM5e++isG+EJZCUSyToR/DFhkrouIxCMCBUWS",
+	"wAf4I5eMdBXptxD9MWdpAsOZaigpDVjOC2ErbikhQRUcdqTEPMn/zVBxkfjiiOa4sGNrxN5XKx9twReF",
+	"gWuUkXh1I1onIvw2K/IP+Kb3WYcdZR0cqbw1ZPTBpg6nJQ1Fo4XO2lKj5bLUbQ1WU1wAgnu+lJEqASDA",
+	"TqHKC+uAxRDaGIsRVwJ1u2tMglOFaZfBt3p+26BF9EEBa7nCygiC7QMPHg3Y4PGSINYgBmgVbwkwUOK4",
+	"WM7PdSFSyEMiJXTBug7kOuiwDZA/gwEo88R+esa1uM7y+YCNxoJPjdWA5cd1KHUi8hMmRWI2Z++C7Ebk",
+	"PE2RooITb4dPdhCw23EC5ApYoKlC6XPlp/MeO8/SlFWL7thM6iRlkZX79grCzZk6y1mEKNcoYFkeSuK9",
+	"HxpTWECjel4TOIa7L6gxcCisSZaV+YuBXWJJ/uwY6IdDWSIiXkc+/Lx/zCKZXU6xcvwSaZcj64d9FlMd",
+	"hFJlZaZe5NdHrgpGTS1jc6IYj2MiiEBZsSzDymU7HorxFLGVtzzR1TQnKZYXRB8v+s9CWctLwRapuEtU",
+	"FSQ34SifkR2Zz1Uor3IhAuY/WKFGINlQMGIhhkoWtTzxCHvVFvKN0E+7NGOpSdvsYqXxDsgd7Gw/B5x2",
+	"412ILm+/D61nd3CUNB58/Kslcdg51HbP+vBArA+ktt58ax/O5m2oHGjjgwDu8p39TXIjYFNXKCHF09RZ",
+	"7DoYYI+9q3IGmY2TpFYWHf+/mJ+/vzWFp2hqR//iX9zc4lSa7SDKSk+BfTR9DLq69XO4drVBVXjlQeF0",
+	"EY7zj15osLd+u7J+MCt9S4MlFWRrmltBTEi1t4NrGW0KkXwbe7USWjbA2bFKxEf9fjkI0q3NaFuz1y7e",
+	"YR2f7aSwnbvmYpWNPTbXYjtO2wfPVdvnrreau7bDuuswwUYsOMA7Y46WUDglWR2vDVdIBTggVaDJROSj",
+	"hKcskTcZsNd0xN00y7XIA5ZM7F8ee5tbtD9cMJLIN44WHqQDpjPNUxWwXHCVSYRdYY8BS+Qo0yKfBKBq",
+	"x/UsFyxNpOgGFURudiuRWCbR7rSeSdFj58C1k2jS0tMamAW1Zc5B+XzTNBelJHycAAcn0jkmmkGUJUeZ",
+	"onTeY6ehjC3JjjNPY65AentQI7ZWi6vZnLhmc1O0LW6DBSqlzVkOYKY1rUZ941+8hTpUV3JrQzD7ItQ9",
+	"UU3N/H4QCw5/r7XfZcvMOs/vXhpTOQ4YBfbMB1QRa2YqpVCm/NpYzlyMM6VRolWPExXK0/PXTvBmOadL",
+	"olbV+gckS4mErdTE2NyP798sMX+4kh+l8cOh2lu8vcX7o5bdF7yDX8JA4qppYiCtbQQWkWRCyfDj/jMW",
+	"TxPW+ebo+O7o+OgbNk3uRKpqzCM7PX89gJQJ3kcobZKjjvhlCkToX8qWvvt+x7YUBvApDf+2rOi77/dW",
+	"dG9F91aUGGnP333ffUBbuooCq2RLibbKWEJrPo1xrTBXKdbR4k4HLPrfn04j9q9//NP89Sm6t2X9+zT9",
+	"cpZ1Exqpzb3UrTJJmfe2t697+7q3r2RfP52/eRj7ivR7yxO8p1VyBp1BlQ7jVdZBLN3D/gBmk8mrJJ8A",
+	"WMZHVw2wYtUFJCfZjQCVyQirf6LAwTJAIXvIUy5HgpA7cULQHU+iqEcNPZUe0vkh6fRsiuFirDqqwqoK",
+	"9flQQsg1Kch2sAx3DUfB8UYKt+9hpLaU5Nk0MY6vq2lm/H3p6ub2s9rut+3hiP6aJbbjFsmpcqudo4rM",
+	"/LzM7e9F+zz5H0lPFyc/65hJ0G0P28EV2iZjPeEyuYLbX+Yyv7VXtMPq1+PyXWePgaHLjk0jCPxb/+Lm",
+	"RqLSbAUE3r2pPQR+RxD4iTc57YIrPtuhYOT5rKhvzq6gyMV6UJlERWm6DYc39goSLWYdAXVWhDqUasQl",
+	"SVZfnJ2+g/NkwM4vmDmBshcvn/W7LMuheyHjw+zqMOZzNkozJVjnTyJ+dce+z43Z7iIfk+dEvY4VeF7m",
+	"UrzvE6tXGVT5Sy3xlWP5JPsRyqoBcfV7UQX2noF6oh0Dc2JCl600ZKF0F6gxzwU8GDpeVoV3gCl1YDsZ",
+	"8xvBlAD8f8CiqzybkGxlxKbJCMDpIpQebTV6mSJGSFECNKVOwbKMN6/hPGMd+DeUpZ/qQv2g8VzNCwTA",
+	"O0xPNTBPjGOovUe3fRNC/VJnl/Y7AOOb3hyzt4XIZzKUvNxH/1sW0deuA5C0dNGE7kJ3AKmAJw6l5RNz",
+	"wQp4f1kO59orqwa5fBiYP5V67yKkfCXyNDoe+7MAblhm+rL47MQry7Vaqd5TKi2mrPPx/AIXgsJa1ykf",
+	"febXouvuzl5/aTpXsynAPeJCjHOJWKj7mQgiPEgc7q/LRDGgMmPDOePsl2wIBxWJxxn/VUQUIrKVCGaV",
+	"fsxTqvewV/bcVcWxBQtHbBkJNRdm9rxFWrqIdSrECVe5QOV699rsnQBHQ5fOSu5Xbd/+WemVGUcvF+ut",
+	"uuxWFbf8Ol5Btma3vS2UPdiu2lU+VFu1LX5YbL+D+gc7lGc0xxo7Ia5Be0dk/WllcfZ+gSqIPbPaNt2f",
+	"M9j0jQW1W2ppZS84Eb53gB5Dt5XP1LK8wHW4Gln7wZ+cdFjBg4lD7FEdLpfGesqRKMxvAN+bx3uiIHhe",
+	"Fzr3zFa708tbZxS3eTBBUxS3MwutYhirrII/3HuQ7VZBtpNinu3kILK4qJ6amb8Wp2UuMv7oGMohyycR",
+	"5xuRj6XQbCDMdvEAEkpzAgnYLRwihjwfZaQVGefJjcgZeG0naGqwE9/esFwYV627Usxx+W5FKo7Yymfk",
+	"taDbwrFakkWzK8M8ywOag23hvfBd8HsgvibeADRNqb2tabOlzBpMzX1ibQ94LfJkdoY+wX19l8Y0mwrJ",
+	"p0nPLpSlFnQ6G6aJGouY/Xkq5On56yKPN8rkjTCnT2NZ//viz+967F3GzLsTUtNKrPVKqCfT5ODevkXm",
+	"dbZuOfs/XF7GPI4TTKOd5+Z+dWJ6N6ciZ5+y4S9itIrBGTjnN3MszL2I0Sw3fvXgbz/7M+TDGNON0DtQ",
+	"O9G4ubkhND/4ufRW53ySbvhWAyRSsIwKLV/p/5y+fdPuldpbLV5Fs9qHhxtueqaa4Z4mo8+z6WohEbpm",
+	"G7mIc/q5R5CJwKdulIc4Ly5tvrOWGq3IQdDo7zMQO8pATN2UtMvDfrLD7EMdamOUTZA9YJSlqRjpwqnn",
+	"mkXcBsqHQt8KIVkEHtepjiiACC66+W/n/Z/O2LNnz771jgfwRDYkbw7bH85YdnWlhA6Y6F33Qhkd949f",
+	"Hh4dH/aPPvS/HfT7g37/sP9i0O9TlDXmc7i7cTbLMbJpbsDS/VBvXeKH5mlKWI1SeNbDmQycdkRB2BOZ",
+	"tRHPHANuqTzPPCIiVmDNvoMiwAgjCv7PFLAWYKQN5ftZag5GdYFxCv/Cf7oDVowhiiSWhphl0rHOhDLm",
+	"8wD8XkqwTLnSJ34DW0r83AycYtw4oCfEkw2RnouZ6YR1ZFbomGASZDaFuHW3V4rYRzDmFUxPwcpI1jgg",
+	"TRecEpQFOmERzaUzc03ESMhE0XkyyW1NZUekSrAj4Ap2U9O8XlBtESqUVdmWXPwCqg9REfAhhRYzNPYy",
+	"TLBEJ4xLls00fGspgupEWmoogk58iiA3UcyPIMMUkLvZaRPKBRARMAhBNH6t1Mkie1MoV8qfsI3UT3AH",
+	"uFc4Hhc2dtc0GH9e06bttlVtvQN1E3y0C/uiGz5WcX3bR1pHy17YlcKi7gPwe36MhvwYdmJ6GdSpXf9N",
+	"HY+WIXzqbn0An9yDdeH7Srm8vxvT/lF7rnJmrp3Lj822E7z/vdiSR2I1HlfgvvUyahln8pfR0xGXI5G2",
+	"g2NjG8Y9rwX7PGHH/X7VB8arwQcG3zbRoYyT2Hhk1o0njIm7cgFeUvRxApAcFG+IyM9AbXbAKbjNjacp",
+	"MU+wXIyyHFUe1K3Iu673RIo0uU6Gqbg0d4tSer6XaLwkcBNRdpiSComyrvMtn3fZUgfyPs5h4OwTjRF6",
+	"e96BotYNg2H63dinM/vWmrpw7vpt2CfX2x79vPdm1nIdWpO2gfFtC5dGoZl8dYzSXrQ+SKk0lzFPjVmE",
+	"U/0VnaRt+DKUtUINKQfBTsiQ1tmSN4nSH+ydfiEOdDcID0SBTs+7RQZ0eoJGUdcP3rXNDWC51SrddRrM",
+	"feB1R4FXXawWazzcRzsMvf4pS9PsVgEFNsTE2HDOfF/IiVsl8prONYEtFbZiVyiMjNjbUHa4b1XoIQI/",
+	"ehcxOUtTQE4cFeElKW7t1SdebNG/Ect1BnJeSRGBXDBsCJftF51Tx4TvvaKnTjTrUInLE2WvQQAGPpN7",
+	"UIJgd3semnzC52woQpkhMNVBu+k2KelLisrAF5/OS9D6DhjV4gxpLleDUP719P3r03cfLnqTOGDhAQZ3",
+	"8dvw4ARC1Cw6+vSvf/wTgLEfzy+eqO5JKAsw+Crcs71/CGvSiFr4ciXGbCENq7qzk4NC0F3C55q3Cfh/",
+	"MYHC8IhGt0cCV9HCuwGWcq1YzDVfF5RcEoEkrHSDIGQoT6WbNeZFAhqfM1hgws207IrxkU5uRM2Uho0F",
+	"3iAqjnde9PtsJlOhKtLVyhzMCO6Mt3Z4SH3ggo66AyplwFkHBxQz+jBLA/d2IiFjEZ9qPGogwfKUK23m",
+	"sX1L1PEldmzRTYjKjkKJkxHms7mgWGisbp2B6hANgH1LsJGaA9Rxv98L5an7QshY4clD6WyqGIxtIq8D",
+	"lEq5gjdk9+CIpJ5EHAWhjPBtXursUplnNEeYyD+2mbXuJNo9WfYnxhUhR6QbuBVYWA1MMXwG2+JWJiU0",
+	"XrJplqYKJBgYH5oRPnpJGZ2OGev3wJ8YhTIi5aVLSZM8YM/6lMqArhLNbrliEx4L0/Ruaowx1BTkjkQx",
+	"AX0rUIpdGgSn/XgLoHTqqR0mvdKoLSR9ofkOWKVptjX1h9r7QsuiVW6LoXiD3UPAtSxsOM0w63MCizjC",
+	"244ey5N6G/E+pP+IMfXwmkFclXy7Nr6l3UfWiwUuOaCu1Ra/gF3C7Bd4hXFCF3dZuAAi74jGrdUYPw1l",
+	"1Ykrlqfj25ExG3EpM82GwpriAQbz7NNmV5f2caLlMuOFla4cbCtrye6YsTthTrkeFwfMJD6oGsh6ET6d",
+	"f758fvUNPxodD7+Nn4nnVy/4y+F/jr6JvxUHTfT3ntcP/5R0ZeKvVMH80bCrmJdRO/13vmSXiJ0Xbl3H",
+	"+MBVpAU4NsXddr0E2cjqXqp1ELjvhX58K+nR+CuPZQd/XOm1DZZlywSbk7FcFuA9xfNYx2xkZLi7jNTb",
+	"4JrqwmPv4BCUyFE6i4UC4vdEXjMlRrnQqh6b+qO9jUcATqUhu/DGoFHM9Mcl7ZqvweU9rJKS9N/VPqC6",
+	"KzlJf5S99erW1/11Zoug6oin6ZCPPhfixeaPX/+dTvG9YRbP/+3pLE9/W54s/3HMtQ0ACRkDHJEzJ8sY",
+	"MyHjaZZIjbVoqC0t5I1Is6lAOQdiEgtloe2QoAs8Fnfsh7enZ4cXP5wev3gJtBjhrN9/NvrpkPJbhx+S",
+	"iVCaT6bwhejh9zm/RdAffBixz2Iu4lAWqEBvnJ8oFpF1uQDjEp0wzGiDUi50bs7EoAzBJXvW7zMVSn7L",
+	"5z12isG747s78CYSyY76TJ0wKTQIakAISwXQ02E2M/7Fi7u7gD3vfwNO7PPjb0OJSFxUPewcsUkiA/YC",
+	"/zm2/7LxCXvBuNZiMkWFXJ6m3QBOSsQuQWGqK56kOH5OmZxrACLg4WC10+JekvEqAqjAyLOZTuS182Kw",
+	"EKvwY4qXARrVK52aqq8S1N4AzQ8WJY6qjk8EyySxpEA49QTFzUjFI86zKYtnaHOFanqzh6/j+93vR5nc",
+	"2Wo4G8pLlH1REGBTIKez9n7cTG5yQ4nU4ho9r+od/bB01egma6XBnV7Yhdpq6O5Fogdz8r+4Ho3PSFI2",
+	"bqayXmnzW4BdvW1ZC/6qrpHt7KK1gtOr+ma2Q/KSP2LWoVlvlTa2K9rsP4imsvR+g5bq9I2Cpz/9tLiL",
+	"fGfj6r2VVVGndEhjLg5vq6m9Defj+zdEf1gJHdhLFOPmItO0sHSKdaK/hQf/ER78HCHVC+T6kG4Tb9/u",
+	"SpnEjBil5TCKurCHrEWo1+WCQnncP0LkFRg8f5siJWfTefceiHV6vVsI1lNP7YL1lUZtg/ULzXeAWidX",
+	"ybw+fJdNXXKvxb2c8VI/9SJt3tU+zrd0RtqHwR9xGNxZK8al86HbHAjoggZxteJo4J/k10bCv7POJSZO",
+	"ycU8YaASHlsTbSyjcW9dXrTH3njBcGPT8A5dXHxJ+LqwW+1O9tSuHuT5vPaxvsqo8hejFoDxLM6EOM47",
+	"nsjBCg1R7zZwfy9bTSDDgNATbtB1isnfC72T6biFENIm4aP77VZN9qj9atqumOiGS6lVkMicmxaX0NmY",
+	"S6hnlnM4WAppNkxzSo+8C4mGETMqUY9FM0fNWPaSzd4QymQymWnTzwC8YxgvrFlVwpK0JorZMgN0eGrg",
+	"XScUWkaRz1wQ2qga8GGJVFrwWkQLHp+2tbo3dbBn/l00dbA/1jVqvrSXNN8BGqbGbDU96f64vOlOjBjh",
+	"/r5uY/ZH8qtxtjywO7LgVz8tvOOlGbPvCgfaKmbYc0A5VeaXOQgK90LwcWWOrOj+PlYu+B1n1uwBpU1W",
+	"rdSmtUWptF6RTSve/9fnGj3aYgY/Y5Jm14CjfgBfa5V1ePqrvaPXICSk8/nyXNxfzMlbIfF9lguXg4Dn",
+	"cE+WJ9djzfgtnwfsdsw1ptldlXivRkRH5/PKDL+nzVgSSViKlCkGoSFiJk5vLvvDo9FxBS3TvzrijRAz",
+	"x/ezOfAq4rZWh1ptbHeWooBpIiSKojN7zNyXU6qhucxkdvvwfoemg0S9AbmADD6nrDyLqG3PtIpssqTi",
+	"i2A6BFIW4YESMoaah/AAKjAy2V20Jx+E2k345Ktas1A54oz217tyv1iAXYDoHAyzuBEPEFwvJzZ/PRgK",
+	"nov8dKbHB4O//WzmsxL5jV0Iszw9GBw85dPk6c0RzHa6u8VdP9NCBYQXt5DXgFQCMcRelj6EPZ52VlLG",
+	"WtyU30LBMRKUUUEhhfgdUUOSO5EM9DrsD3j9D7kejUXdD7zCym1gYdMlVRoORHUk4QPVfBUmfVVLpe/9",
+	"akFUWwMwsXWh2dUCFVtg68m9+gNbW1qpJ/V+zYEpF3/srMQT5ErbYz5/ohw5oNeVLb1f7Imkb5jxC6/I",
+	"qjnGDGIFZENjrYve6OPa4SczVEaceW/W94S9Lr0Q4a/L642eKJbdSp93C4hMFYr8JjeCSoxct3TlIbWv",
+	"nS+w/YwTpbN87jXFIOOS+ykYZguq1mKWCM0Pfvv5t/8PAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -101,11 +101,15 @@ func addressInput(a gen.Address) shipping.Address {
 }
 
 func parcelInput(p gen.Parcel) shipping.Parcel {
-	return shipping.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz}
+	return shipping.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz,
+		LengthCm: p.LengthCm, WidthCm: p.WidthCm, HeightCm: p.HeightCm, WeightG: p.WeightG}
 }
 
+// parcelView shows a parcel as it was sent: in inches and ounces or in
+// centimetres and grams.
 func parcelView(p shipping.Parcel) gen.Parcel {
-	return gen.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz}
+	return gen.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz,
+		LengthCm: p.LengthCm, WidthCm: p.WidthCm, HeightCm: p.HeightCm, WeightG: p.WeightG}
 }
 
 func optionsView(o *shipping.Options) *gen.Options {
@@ -131,7 +135,7 @@ func customsView(c *shipping.Customs) *gen.Customs {
 	}
 	for i, it := range c.Items {
 		v.Items[i] = gen.CustomsItem{Description: it.Description, Quantity: it.Quantity, ValueCents: it.ValueCents,
-			WeightOz: it.WeightOz, HsTariffNumber: it.HSTariffNumber, OriginCountry: it.OriginCountry}
+			WeightOz: it.WeightOz, WeightG: it.WeightG, HsTariffNumber: it.HSTariffNumber, OriginCountry: it.OriginCountry}
 	}
 	return v
 }
@@ -166,7 +170,7 @@ func shipmentInput(from, to gen.Address, p *gen.Parcel, ps *[]gen.Parcel, o *gen
 		}
 		for i, it := range c.Items {
 			cc.Items[i] = shipping.CustomsItem{Description: it.Description, Quantity: it.Quantity, ValueCents: it.ValueCents,
-				WeightOz: it.WeightOz, HSTariffNumber: it.HsTariffNumber, OriginCountry: it.OriginCountry}
+				WeightOz: it.WeightOz, WeightG: it.WeightG, HSTariffNumber: it.HsTariffNumber, OriginCountry: it.OriginCountry}
 		}
 		in.Customs = cc
 	}
