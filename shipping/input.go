@@ -161,8 +161,8 @@ type CustomsItem struct {
 	// WeightOz or WeightG, as the caller gave it (customsIssues: one).
 	WeightOz       *float64 `json:"weightOz,omitempty"`
 	WeightG        *float64 `json:"weightG,omitempty"`
-	HSTariffNumber *string `json:"hsTariffNumber,omitempty"`
-	OriginCountry  *string `json:"originCountry,omitempty"`
+	HSTariffNumber *string  `json:"hsTariffNumber,omitempty"`
+	OriginCountry  *string  `json:"originCountry,omitempty"`
 }
 
 // ounces is the line's weight in ounces, converted exactly from grams.
