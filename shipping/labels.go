@@ -132,6 +132,9 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err != nil {
 			return Shipment{}, err
 		}
+		if quote, err = s.offering(quote, in.Selection, in.LabelFormat, in.LabelSize); err != nil {
+			return Shipment{}, err
+		}
 		sel := preferCarrier(quote, in.Selection, origCarrier)
 		rate, err := quote.pick(sel)
 		if err != nil {

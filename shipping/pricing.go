@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -17,7 +18,7 @@ import (
 // no rate, no matching service, refused by the carriers) are returned as
 // issues; anything else (carriers unavailable or failing, the request
 // cancelled) as the error.
-func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, sel Selection, row *store.Shipment) ([]Issue, error) {
+func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, sel Selection, format carriers.LabelFormat, row *store.Shipment) ([]Issue, error) {
 	err := in.onePieceForm()
 	if err == nil {
 		// The schema cannot require one of parcel and parcels; a batch item
@@ -34,6 +35,9 @@ func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, s
 	var quote Quote
 	if err == nil {
 		quote, err = s.rates(ctx, c, input, false) // batch items are outbound labels
+	}
+	if err == nil {
+		quote, err = s.offering(quote, sel, format, carriers.Label4x6)
 	}
 	var rate Rate
 	if err == nil {
