@@ -48,6 +48,21 @@ func (e AddressVerificationStatus) Valid() bool {
 	}
 }
 
+// Defines values for BatchObject.
+const (
+	BatchObjectBatch BatchObject = "batch"
+)
+
+// Valid indicates whether the value is a known member of the BatchObject enum.
+func (e BatchObject) Valid() bool {
+	switch e {
+	case BatchObjectBatch:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BatchStatus.
 const (
 	Completed  BatchStatus = "completed"
@@ -60,6 +75,36 @@ func (e BatchStatus) Valid() bool {
 	case Completed:
 		return true
 	case Purchasing:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventType.
+const (
+	BatchEventTypeBatchCompleted BatchEventType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventType enum.
+func (e BatchEventType) Valid() bool {
+	switch e {
+	case BatchEventTypeBatchCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventRecordType.
+const (
+	BatchEventRecordTypeBatchCompleted BatchEventRecordType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventRecordType enum.
+func (e BatchEventRecordType) Valid() bool {
+	switch e {
+	case BatchEventRecordTypeBatchCompleted:
 		return true
 	default:
 		return false
@@ -252,6 +297,21 @@ func (e LabelSize) Valid() bool {
 	}
 }
 
+// Defines values for ManifestObject.
+const (
+	ManifestObjectManifest ManifestObject = "manifest"
+)
+
+// Valid indicates whether the value is a known member of the ManifestObject enum.
+func (e ManifestObject) Valid() bool {
+	switch e {
+	case ManifestObjectManifest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ManifestStatus.
 const (
 	ManifestStatusCreated  ManifestStatus = "created"
@@ -273,6 +333,42 @@ func (e ManifestStatus) Valid() bool {
 	}
 }
 
+// Defines values for ManifestEventType.
+const (
+	ManifestEventTypeManifestCreated ManifestEventType = "manifest.created"
+	ManifestEventTypeManifestFailed  ManifestEventType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventType enum.
+func (e ManifestEventType) Valid() bool {
+	switch e {
+	case ManifestEventTypeManifestCreated:
+		return true
+	case ManifestEventTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ManifestEventRecordType.
+const (
+	ManifestEventRecordTypeManifestCreated ManifestEventRecordType = "manifest.created"
+	ManifestEventRecordTypeManifestFailed  ManifestEventRecordType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventRecordType enum.
+func (e ManifestEventRecordType) Valid() bool {
+	switch e {
+	case ManifestEventRecordTypeManifestCreated:
+		return true
+	case ManifestEventRecordTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Mode.
 const (
 	ModeLive Mode = "live"
@@ -285,6 +381,21 @@ func (e Mode) Valid() bool {
 	case ModeLive:
 		return true
 	case ModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PickupObject.
+const (
+	PickupObjectPickup PickupObject = "pickup"
+)
+
+// Valid indicates whether the value is a known member of the PickupObject enum.
+func (e PickupObject) Valid() bool {
+	switch e {
+	case PickupObjectPickup:
 		return true
 	default:
 		return false
@@ -336,6 +447,87 @@ func (e ServiceCategory) Valid() bool {
 	}
 }
 
+// Defines values for ShipmentObject.
+const (
+	ShipmentObjectShipment ShipmentObject = "shipment"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentObject enum.
+func (e ShipmentObject) Valid() bool {
+	switch e {
+	case ShipmentObjectShipment:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventType.
+const (
+	ShipmentEventTypeShipmentDelivered      ShipmentEventType = "shipment.delivered"
+	ShipmentEventTypeShipmentException      ShipmentEventType = "shipment.exception"
+	ShipmentEventTypeShipmentFailed         ShipmentEventType = "shipment.failed"
+	ShipmentEventTypeShipmentPurchased      ShipmentEventType = "shipment.purchased"
+	ShipmentEventTypeShipmentReturnToSender ShipmentEventType = "shipment.return_to_sender"
+	ShipmentEventTypeShipmentVoidRejected   ShipmentEventType = "shipment.void_rejected"
+	ShipmentEventTypeShipmentVoided         ShipmentEventType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventType enum.
+func (e ShipmentEventType) Valid() bool {
+	switch e {
+	case ShipmentEventTypeShipmentDelivered:
+		return true
+	case ShipmentEventTypeShipmentException:
+		return true
+	case ShipmentEventTypeShipmentFailed:
+		return true
+	case ShipmentEventTypeShipmentPurchased:
+		return true
+	case ShipmentEventTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventRecordType.
+const (
+	ShipmentEventRecordTypeShipmentDelivered      ShipmentEventRecordType = "shipment.delivered"
+	ShipmentEventRecordTypeShipmentException      ShipmentEventRecordType = "shipment.exception"
+	ShipmentEventRecordTypeShipmentFailed         ShipmentEventRecordType = "shipment.failed"
+	ShipmentEventRecordTypeShipmentPurchased      ShipmentEventRecordType = "shipment.purchased"
+	ShipmentEventRecordTypeShipmentReturnToSender ShipmentEventRecordType = "shipment.return_to_sender"
+	ShipmentEventRecordTypeShipmentVoidRejected   ShipmentEventRecordType = "shipment.void_rejected"
+	ShipmentEventRecordTypeShipmentVoided         ShipmentEventRecordType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventRecordType enum.
+func (e ShipmentEventRecordType) Valid() bool {
+	switch e {
+	case ShipmentEventRecordTypeShipmentDelivered:
+		return true
+	case ShipmentEventRecordTypeShipmentException:
+		return true
+	case ShipmentEventRecordTypeShipmentFailed:
+		return true
+	case ShipmentEventRecordTypeShipmentPurchased:
+		return true
+	case ShipmentEventRecordTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventRecordTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventRecordTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ShipmentStatus.
 const (
 	ShipmentStatusFailed        ShipmentStatus = "failed"
@@ -360,6 +552,21 @@ func (e ShipmentStatus) Valid() bool {
 	case ShipmentStatusVoidRequested:
 		return true
 	case ShipmentStatusVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerObject.
+const (
+	TrackerObjectTracker TrackerObject = "tracker"
+)
+
+// Valid indicates whether the value is a known member of the TrackerObject enum.
+func (e TrackerObject) Valid() bool {
+	switch e {
+	case TrackerObjectTracker:
 		return true
 	default:
 		return false
@@ -426,6 +633,36 @@ func (e TrackerStatus) Valid() bool {
 	}
 }
 
+// Defines values for TrackerUpdatedEventType.
+const (
+	TrackerUpdatedEventTypeTrackerUpdated TrackerUpdatedEventType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventType enum.
+func (e TrackerUpdatedEventType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerUpdatedEventRecordType.
+const (
+	TrackerUpdatedEventRecordTypeTrackerUpdated TrackerUpdatedEventRecordType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventRecordType enum.
+func (e TrackerUpdatedEventRecordType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventRecordTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusDelivered WebhookDeliveryStatus = "delivered"
@@ -441,6 +678,21 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	case WebhookDeliveryStatusFailed:
 		return true
 	case WebhookDeliveryStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventType.
+const (
+	WebhookTest WebhookTestEventType = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventType enum.
+func (e WebhookTestEventType) Valid() bool {
+	switch e {
+	case WebhookTest:
 		return true
 	default:
 		return false
@@ -544,9 +796,19 @@ type Batch struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: batch
+	Object BatchObject `json:"object"`
+
 	// Status `purchasing` while any item is `paying` or `pending`, then `completed`.
 	Status BatchStatus `json:"status"`
 }
+
+// BatchObject What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: batch
+type BatchObject string
 
 // BatchStatus `purchasing` while any item is `paying` or `pending`, then `completed`.
 type BatchStatus string
@@ -560,6 +822,49 @@ type BatchCounts struct {
 	Total     int `json:"total"`
 }
 
+// BatchEvent A batch completed; `data` is the batch as GET /batches/{id} returns it.
+type BatchEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventType `json:"type"`
+}
+
+// BatchEventType Example: batch.completed
+type BatchEventType string
+
+// BatchEventRecord defines model for BatchEventRecord.
+type BatchEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventRecordType `json:"type"`
+}
+
+// BatchEventRecordType Example: batch.completed
+type BatchEventRecordType string
+
 // BatchList defines model for BatchList.
 type BatchList struct {
 	Data []Batch `json:"data"`
@@ -570,7 +875,7 @@ type BatchList struct {
 
 // BatchShipmentInput One shipment of a batch; exactly a CreateLabelRequest without `idempotencyKey`. `parcel` or `parcels` is required (one of the two).
 type BatchShipmentInput struct {
-	// Carrier With `service`, selects that exact service.
+	// Carrier With `service`, selects that exact service. The known names are in `x-extensible-enum`; more may be added.
 	Carrier *string `json:"carrier,omitempty"`
 
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
@@ -678,7 +983,9 @@ type CarrierEnvironment string
 
 // CarrierError A carrier's own answer to a call that failed.
 type CarrierError struct {
-	// Carrier Example: UPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: UPS
 	Carrier string `json:"carrier"`
 
 	// Code The carrier's own error code, when it gave one.
@@ -767,7 +1074,7 @@ type CreateCarrierAccountRequestCarrier string
 
 // CreateLabelRequest `fromAddress`, `toAddress` and `parcel` (or `parcels`) are required unless `returnOf` is given.
 type CreateLabelRequest struct {
-	// Carrier With `service`, selects that exact service.
+	// Carrier With `service`, selects that exact service. The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: USPS
 	Carrier *string `json:"carrier,omitempty"`
@@ -868,7 +1175,9 @@ type CreateLabelRequest struct {
 
 // CreateManifestRequest defines model for CreateManifestRequest.
 type CreateManifestRequest struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account (POST /carrier-accounts) whose labels go on the
@@ -894,7 +1203,7 @@ type CreateManifestRequest struct {
 
 // CreateTrackerRequest defines model for CreateTrackerRequest.
 type CreateTrackerRequest struct {
-	// Carrier A carrier's name as rates give it (any letter case); may be omitted when the number's form names one carrier.
+	// Carrier A carrier's name as rates give it (any letter case); may be omitted when the number's form names one carrier. The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: UPS
 	Carrier *string `json:"carrier,omitempty"`
@@ -1077,10 +1386,15 @@ type Error struct {
 	// CarrierErrors Each carrier's own answer, on `carrier_rejected`, `carrier_error` and `carrier_unavailable`.
 	CarrierErrors *[]CarrierError `json:"carrierErrors,omitempty"`
 
-	// Code Machine-readable and stable across versions.
+	// Code Machine-readable and stable across versions. A string, not an enum: a later
+	// version may add codes (additively), so a client treats a code it does not know as
+	// the generic error of the HTTP status. The known codes are `x-extensible-enum`, with
+	// a constant's name for each in `x-enum-varnames` and what it means in
+	// `x-enum-descriptions`.
+	//
 	//
 	// Example: invalid_field
-	Code string `json:"code"`
+	Code ErrorCode `json:"code"`
 
 	// Error Human-readable; may be rephrased.
 	//
@@ -1118,30 +1432,72 @@ type Error struct {
 	RequiredScope *string `json:"requiredScope,omitempty"`
 }
 
-// Event The envelope delivered to webhooks.
-type Event struct {
-	// ApiVersion Example: v1
-	ApiVersion string    `json:"apiVersion"`
-	CreatedAt  time.Time `json:"createdAt"`
+// ErrorCode Machine-readable and stable across versions. A string, not an enum: a later
+// version may add codes (additively), so a client treats a code it does not know as
+// the generic error of the HTTP status. The known codes are `x-extensible-enum`, with
+// a constant's name for each in `x-enum-varnames` and what it means in
+// `x-enum-descriptions`.
+//
+// Example: invalid_field
+type ErrorCode = string
 
-	// Data The resource as its GET endpoint returns it.
+// Event The envelope delivered to webhooks (`id`, `type`, `apiVersion`, `createdAt`, `data`),
+// one member per kind of `data`, chosen by `type`:
+//
+//   - `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
+//     (the carrier refused a void; the label is purchased again and `errorMessage` says
+//     why), `shipment.delivered`, `shipment.exception`, `shipment.return_to_sender`:
+//     `ShipmentEvent`, its `data` the shipment.
+//   - `tracker.updated`: `TrackerUpdatedEvent`, its `data` the shipment of a label's
+//     tracker or the tracker of a standalone one, told apart by `data.object`.
+//   - `batch.completed` (no item of a batch is `paying` or `pending` any more):
+//     `BatchEvent`, its `data` the batch.
+//   - `manifest.created`, `manifest.failed` (the carrier made or refused a manifest):
+//     `ManifestEvent`, its `data` the manifest.
+//   - `webhook.test` (Send test; never in the history): `WebhookTestEvent`.
+//
+// `data` is the resource as its GET endpoint returns it when the event happened. A
+// later version may add event types (a subscription to `*` receives them): ignore a
+// `type` you do not know.
+type Event struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data map[string]interface{} `json:"data"`
 
-	// Id Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
-	Id string `json:"id"`
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
 
-	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
-	// (the carrier refused a void; the label is purchased again and `errorMessage` says
-	// why), `batch.completed` (no item of a batch is `paying` or `pending` any more;
-	// `data` is the batch), `manifest.created` and `manifest.failed` (the carrier made or
-	// refused a manifest; `data` is the manifest), `tracker.updated` (data: the shipment for a label's tracker, the tracker
-	// for a standalone one), `shipment.delivered`, `shipment.exception`,
-	// `shipment.return_to_sender`, or `webhook.test`.
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
 	//
 	//
 	// Example: shipment.purchased
-	Type string `json:"type"`
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventApiVersion The API version of `data`'s shape.
+//
+// Example: v1
+type EventApiVersion = string
+
+// EventDeliveries defines model for EventDeliveries.
+type EventDeliveries struct {
+	Deliveries DeliverySummary `json:"deliveries"`
+}
+
+// EventId The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+//
+// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+type EventId = string
 
 // EventList defines model for EventList.
 type EventList struct {
@@ -1149,15 +1505,41 @@ type EventList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// EventRecord defines model for EventRecord.
+// EventRecord An event of the history (GET /events): the envelope delivered to webhooks (`Event`,
+// chosen by `type` the same way) and its deliveries counted. `webhook.test` events are
+// not kept.
 type EventRecord struct {
-	ApiVersion string                 `json:"apiVersion"`
-	CreatedAt  time.Time              `json:"createdAt"`
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data       map[string]interface{} `json:"data"`
 	Deliveries DeliverySummary        `json:"deliveries"`
-	Id         string                 `json:"id"`
-	Type       string                 `json:"type"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
+	//
+	//
+	// Example: shipment.purchased
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventType The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+// kind of `data`. A string, not an enum: a later version may add types; the known ones
+// are `x-extensible-enum`.
+//
+// Example: shipment.purchased
+type EventType = string
 
 // IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
 //
@@ -1181,7 +1563,9 @@ type LabelSize string
 
 // Manifest defines model for Manifest.
 type Manifest struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account its labels were bought through, whose credentials
@@ -1216,15 +1600,68 @@ type Manifest struct {
 	Id string `json:"id"`
 
 	// Mode The mode of the token that created the resource.
-	Mode        Mode     `json:"mode"`
-	ShipmentIds []string `json:"shipmentIds"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: manifest
+	Object      ManifestObject `json:"object"`
+	ShipmentIds []string       `json:"shipmentIds"`
 
 	// Status `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 	Status ManifestStatus `json:"status"`
 }
 
+// ManifestObject What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: manifest
+type ManifestObject string
+
 // ManifestStatus `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 type ManifestStatus string
+
+// ManifestEvent The carrier made or refused a manifest; `data` is the manifest as GET /manifests/{id} returns it.
+type ManifestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventType `json:"type"`
+}
+
+// ManifestEventType Example: manifest.created
+type ManifestEventType string
+
+// ManifestEventRecord defines model for ManifestEventRecord.
+type ManifestEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventRecordType `json:"type"`
+}
+
+// ManifestEventRecordType Example: manifest.created
+type ManifestEventRecordType string
 
 // ManifestList defines model for ManifestList.
 type ManifestList struct {
@@ -1287,7 +1724,9 @@ type Pickup struct {
 	Address     Address    `json:"address"`
 	CancelledAt *time.Time `json:"cancelledAt,omitempty"`
 
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account that booked the pickup (and cancels it); absent
@@ -1311,8 +1750,13 @@ type Pickup struct {
 	Instructions *string `json:"instructions,omitempty"`
 
 	// Mode The mode of the token that created the resource.
-	Mode         Mode `json:"mode"`
-	PackageCount int  `json:"packageCount"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: pickup
+	Object       PickupObject `json:"object"`
+	PackageCount int          `json:"packageCount"`
 
 	// ReadyAt When the packages are ready, in the offset it was given in.
 	ReadyAt     time.Time `json:"readyAt"`
@@ -1325,13 +1769,18 @@ type Pickup struct {
 	UpdatedAt     time.Time    `json:"updatedAt"`
 }
 
+// PickupObject What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: pickup
+type PickupObject string
+
 // PickupCreateRequest defines model for PickupCreateRequest.
 type PickupCreateRequest struct {
 	// Address A postal address as a request sends it: the fields of `Address` and no other (an
 	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
 	Address AddressInput `json:"address"`
 
-	// Carrier A carrier's name as rates give it (any letter case).
+	// Carrier A carrier's name as rates give it (any letter case). The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: USPS
 	Carrier string `json:"carrier"`
@@ -1458,7 +1907,9 @@ type QuoteResponse struct {
 
 // Rate defines model for Rate.
 type Rate struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the account's carrier account (POST /carrier-accounts) that quoted
@@ -1557,7 +2008,9 @@ type ServiceCategory string
 
 // ServiceOption A carrier service that can be selected.
 type ServiceOption struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// Service Example: Priority
@@ -1579,7 +2032,9 @@ type Shipment struct {
 	// Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 	BatchId *string `json:"batchId,omitempty"`
 
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier          string `json:"carrier"`
 	CarrierRateCents int64  `json:"carrierRateCents"`
 
@@ -1654,6 +2109,11 @@ type Shipment struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: shipment
+	Object ShipmentObject `json:"object"`
+
 	// Options Extra services.
 	Options *Options `json:"options,omitempty"`
 
@@ -1711,6 +2171,58 @@ type Shipment struct {
 	VoidedAt       *time.Time     `json:"voidedAt,omitempty"`
 }
 
+// ShipmentObject What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: shipment
+type ShipmentObject string
+
+// ShipmentEvent An event of a shipment; `data` is the shipment as GET /labels/{id} returns it, with its `trackingEvents`.
+type ShipmentEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data Shipment `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventType `json:"type"`
+}
+
+// ShipmentEventType Example: shipment.purchased
+type ShipmentEventType string
+
+// ShipmentEventRecord defines model for ShipmentEventRecord.
+type ShipmentEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data       Shipment        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventRecordType `json:"type"`
+}
+
+// ShipmentEventRecordType Example: shipment.purchased
+type ShipmentEventRecordType string
+
 // ShipmentList defines model for ShipmentList.
 type ShipmentList struct {
 	Data []Shipment `json:"data"`
@@ -1726,6 +2238,7 @@ type ShipmentStatus string
 
 // Tracker defines model for Tracker.
 type Tracker struct {
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
 	Carrier   string    `json:"carrier"`
 	CreatedAt time.Time `json:"createdAt"`
 
@@ -1751,12 +2264,22 @@ type Tracker struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: tracker
+	Object TrackerObject `json:"object"`
+
 	// ShipmentId The label this tracker follows; null for a standalone tracker (POST /trackers).
 	ShipmentId     nullable.Nullable[string] `json:"shipmentId"`
 	Status         TrackerStatus             `json:"status"`
 	TrackingNumber string                    `json:"trackingNumber"`
 	UpdatedAt      time.Time                 `json:"updatedAt"`
 }
+
+// TrackerObject What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: tracker
+type TrackerObject string
 
 // TrackerEndReason Why shipd stopped following a standalone tracker's package: `final_status` (it
 // was delivered, returned to sender or cancelled; in test mode, the sandbox's last
@@ -1773,6 +2296,61 @@ type TrackerList struct {
 
 // TrackerStatus defines model for TrackerStatus.
 type TrackerStatus string
+
+// TrackerUpdatedData The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+type TrackerUpdatedData struct {
+	union json.RawMessage
+}
+
+// TrackerUpdatedEvent A tracker's new scan (or its end). `data` is the shipment (`object` `shipment`, as GET
+// /labels/{id} returns it) when the tracker follows a label, or the tracker (`object`
+// `tracker`, as GET /trackers/{id} returns it) when it is a standalone one (POST
+// /trackers).
+type TrackerUpdatedEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data TrackerUpdatedData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventType `json:"type"`
+}
+
+// TrackerUpdatedEventType Example: tracker.updated
+type TrackerUpdatedEventType string
+
+// TrackerUpdatedEventRecord defines model for TrackerUpdatedEventRecord.
+type TrackerUpdatedEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data       TrackerUpdatedData `json:"data"`
+	Deliveries DeliverySummary    `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventRecordType `json:"type"`
+}
+
+// TrackerUpdatedEventRecordType Example: tracker.updated
+type TrackerUpdatedEventRecordType string
 
 // TrackingEvent defines model for TrackingEvent.
 type TrackingEvent struct {
@@ -1914,6 +2492,36 @@ type WebhookSubscriptionWithSecret struct {
 	SigningSecret string `json:"signingSecret"`
 	Url           string `json:"url"`
 }
+
+// WebhookTestData defines model for WebhookTestData.
+type WebhookTestData struct {
+	// Message Example: test event from shipd
+	Message string `json:"message"`
+
+	// SubscriptionId Example: whk_1a2b3c4d5e6f7a8b9c0d1e2f
+	SubscriptionId string `json:"subscriptionId"`
+}
+
+// WebhookTestEvent The event Send test (POST /webhooks/{id}/test) delivers to one endpoint; it is not in the history.
+type WebhookTestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       WebhookTestData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: webhook.test
+	Type WebhookTestEventType `json:"type"`
+}
+
+// WebhookTestEventType Example: webhook.test
+type WebhookTestEventType string
 
 // BatchId Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 type BatchId = string
@@ -2142,6 +2750,623 @@ type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 // EventJSONRequestBody defines body for Event for application/json ContentType.
 type EventJSONRequestBody = Event
 
+// AsShipmentEvent returns the union data inside the Event as a ShipmentEvent
+func (t Event) AsShipmentEvent() (ShipmentEvent, error) {
+	var body ShipmentEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEvent overwrites any union data inside the Event as the provided ShipmentEvent
+func (t *Event) FromShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEvent performs a merge with any union data inside the Event, using the provided ShipmentEvent
+func (t *Event) MergeShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEvent returns the union data inside the Event as a TrackerUpdatedEvent
+func (t Event) AsTrackerUpdatedEvent() (TrackerUpdatedEvent, error) {
+	var body TrackerUpdatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEvent overwrites any union data inside the Event as the provided TrackerUpdatedEvent
+func (t *Event) FromTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEvent performs a merge with any union data inside the Event, using the provided TrackerUpdatedEvent
+func (t *Event) MergeTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEvent returns the union data inside the Event as a BatchEvent
+func (t Event) AsBatchEvent() (BatchEvent, error) {
+	var body BatchEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEvent overwrites any union data inside the Event as the provided BatchEvent
+func (t *Event) FromBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEvent performs a merge with any union data inside the Event, using the provided BatchEvent
+func (t *Event) MergeBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEvent returns the union data inside the Event as a ManifestEvent
+func (t Event) AsManifestEvent() (ManifestEvent, error) {
+	var body ManifestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEvent overwrites any union data inside the Event as the provided ManifestEvent
+func (t *Event) FromManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEvent performs a merge with any union data inside the Event, using the provided ManifestEvent
+func (t *Event) MergeManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWebhookTestEvent returns the union data inside the Event as a WebhookTestEvent
+func (t Event) AsWebhookTestEvent() (WebhookTestEvent, error) {
+	var body WebhookTestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookTestEvent overwrites any union data inside the Event as the provided WebhookTestEvent
+func (t *Event) FromWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookTestEvent performs a merge with any union data inside the Event, using the provided WebhookTestEvent
+func (t *Event) MergeWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEvent()
+	case "manifest.created":
+		return t.AsManifestEvent()
+	case "manifest.failed":
+		return t.AsManifestEvent()
+	case "shipment.delivered":
+		return t.AsShipmentEvent()
+	case "shipment.exception":
+		return t.AsShipmentEvent()
+	case "shipment.failed":
+		return t.AsShipmentEvent()
+	case "shipment.purchased":
+		return t.AsShipmentEvent()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEvent()
+	case "shipment.void_rejected":
+		return t.AsShipmentEvent()
+	case "shipment.voided":
+		return t.AsShipmentEvent()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEvent()
+	case "webhook.test":
+		return t.AsWebhookTestEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipmentEventRecord returns the union data inside the EventRecord as a ShipmentEventRecord
+func (t EventRecord) AsShipmentEventRecord() (ShipmentEventRecord, error) {
+	var body ShipmentEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEventRecord overwrites any union data inside the EventRecord as the provided ShipmentEventRecord
+func (t *EventRecord) FromShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEventRecord performs a merge with any union data inside the EventRecord, using the provided ShipmentEventRecord
+func (t *EventRecord) MergeShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEventRecord returns the union data inside the EventRecord as a TrackerUpdatedEventRecord
+func (t EventRecord) AsTrackerUpdatedEventRecord() (TrackerUpdatedEventRecord, error) {
+	var body TrackerUpdatedEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEventRecord overwrites any union data inside the EventRecord as the provided TrackerUpdatedEventRecord
+func (t *EventRecord) FromTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEventRecord performs a merge with any union data inside the EventRecord, using the provided TrackerUpdatedEventRecord
+func (t *EventRecord) MergeTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEventRecord returns the union data inside the EventRecord as a BatchEventRecord
+func (t EventRecord) AsBatchEventRecord() (BatchEventRecord, error) {
+	var body BatchEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEventRecord overwrites any union data inside the EventRecord as the provided BatchEventRecord
+func (t *EventRecord) FromBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEventRecord performs a merge with any union data inside the EventRecord, using the provided BatchEventRecord
+func (t *EventRecord) MergeBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEventRecord returns the union data inside the EventRecord as a ManifestEventRecord
+func (t EventRecord) AsManifestEventRecord() (ManifestEventRecord, error) {
+	var body ManifestEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEventRecord overwrites any union data inside the EventRecord as the provided ManifestEventRecord
+func (t *EventRecord) FromManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEventRecord performs a merge with any union data inside the EventRecord, using the provided ManifestEventRecord
+func (t *EventRecord) MergeManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EventRecord) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t EventRecord) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEventRecord()
+	case "manifest.created":
+		return t.AsManifestEventRecord()
+	case "manifest.failed":
+		return t.AsManifestEventRecord()
+	case "shipment.delivered":
+		return t.AsShipmentEventRecord()
+	case "shipment.exception":
+		return t.AsShipmentEventRecord()
+	case "shipment.failed":
+		return t.AsShipmentEventRecord()
+	case "shipment.purchased":
+		return t.AsShipmentEventRecord()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEventRecord()
+	case "shipment.void_rejected":
+		return t.AsShipmentEventRecord()
+	case "shipment.voided":
+		return t.AsShipmentEventRecord()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEventRecord()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t EventRecord) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["deliveries"], err = json.Marshal(t.Deliveries)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'deliveries': %w", err)
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *EventRecord) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["deliveries"]; found {
+		err = json.Unmarshal(raw, &t.Deliveries)
+		if err != nil {
+			return fmt.Errorf("error reading 'deliveries': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipment returns the union data inside the TrackerUpdatedData as a Shipment
+func (t TrackerUpdatedData) AsShipment() (Shipment, error) {
+	var body Shipment
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipment overwrites any union data inside the TrackerUpdatedData as the provided Shipment
+func (t *TrackerUpdatedData) FromShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	t.union = b
+	return err
+}
+
+// MergeShipment performs a merge with any union data inside the TrackerUpdatedData, using the provided Shipment
+func (t *TrackerUpdatedData) MergeShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTracker returns the union data inside the TrackerUpdatedData as a Tracker
+func (t TrackerUpdatedData) AsTracker() (Tracker, error) {
+	var body Tracker
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTracker overwrites any union data inside the TrackerUpdatedData as the provided Tracker
+func (t *TrackerUpdatedData) FromTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	t.union = b
+	return err
+}
+
+// MergeTracker performs a merge with any union data inside the TrackerUpdatedData, using the provided Tracker
+func (t *TrackerUpdatedData) MergeTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TrackerUpdatedData) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"object"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TrackerUpdatedData) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "shipment":
+		return t.AsShipment()
+	case "tracker":
+		return t.AsTracker()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TrackerUpdatedData) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TrackerUpdatedData) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -2225,8 +3450,10 @@ type ClientInterface interface {
 
 	// CreateAddressWithBody Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2235,8 +3462,10 @@ type ClientInterface interface {
 
 	// CreateAddress Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2284,7 +3513,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2305,7 +3537,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2923,8 +4158,10 @@ func (c *Client) ListAddresses(ctx context.Context, params *ListAddressesParams,
 
 // CreateAddressWithBody Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2943,8 +4180,10 @@ func (c *Client) CreateAddressWithBody(ctx context.Context, contentType string, 
 
 // CreateAddress Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3032,7 +4271,10 @@ func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, req
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3063,7 +4305,10 @@ func (c *Client) CreateBatchWithBody(ctx context.Context, contentType string, bo
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6338,8 +7583,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithBodyWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6348,8 +7595,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6399,7 +7648,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6420,7 +7672,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13843,8 +15098,10 @@ func (c *ClientWithResponses) ListAddressesWithResponse(ctx context.Context, par
 
 // CreateAddressWithBodyWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13859,8 +15116,10 @@ func (c *ClientWithResponses) CreateAddressWithBodyWithResponse(ctx context.Cont
 
 // CreateAddressWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13934,7 +15193,10 @@ func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, param
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13961,7 +15223,10 @@ func (c *ClientWithResponses) CreateBatchWithBodyWithResponse(ctx context.Contex
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32972,360 +34237,506 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rchs5li76KgjuiTC5d4omKckX6sc5KttV7RlfNJbc1VOdtZlgJiiilQTYCVASq8IR8yznxzzYPMkJ",
-	"rAUgkcmkSMqSXK5RREeXlczEHeu+vvV7K5WzuRRMaNUa/t6aMpqxAv75iWr2js+4hv8zTzKm0oLPNZei",
-	"NWy9onOacr0k7fGiULpD5IToKSPjRXrBNNFTrkjB/rlgSpOsoFeKTAo567ailkqnbEZNi3o5Z61hiwvN",
-	"zlnR+vIlKrv9xGaUCy7OV7v+eSpz5hpXJGcTTbgIet+lF8UaJvdZ8Gui+YyRtmKpFJnqEKrJ1ZSn03CW",
-	"XJHJIs8JPadcmF7NoHjBstZQFwu2aRQ4g7fZ6gDeZkxoPuGswHUtF/OI0FxJM19WFLIgY5lxpghVJClc",
-	"e8lWQ1G6MMuLI9HF8niiWbE6lFNcAKIluaJckzGbyMIsvy6WXJyTtp1SRAq5EBnLyGLeuXkAMy74bDFr",
-	"DXvR6rp8iVpzWtAZ0/Yk/kB1Om1aJPiB8Mx0xs2DOdXTVtQSdAZNZjcOgl3T2Tw3L46pHg3Gz9MD1p/0",
-	"6MvsRfp8/IweTg7Yvmlidble0aLgrDhOU7kQjftn3yAUX7mDQaZ0dDDZZ4Osn/bGL+mLyXP2LDtMD8b7",
-	"tHmMi0LJhu38OKf/XDAyl4qbJ3ArCSXzgl1yuVBkTs/ZE0USwa41tpH4of9zwYplOfYUu6jsLL1+x8S5",
-	"nraGg16vaVxryMkJPWdE8d/Yus5y+C7sK2MTush1azg4jEzHeKT6plt/wPpR08V7TwWfrLl57rc72LIZ",
-	"FaPDtJ8N2P7kgB6On6XPsxfs5aRH++PGPTvh6cVi3jQq/OUOxjRPL0b76ctsAGf9xfh5+iw7ZAeTfTpo",
-	"HtPplM9nrPmUu9/uYFxqOh89t6N6OX6RPs+escPJAd0fD9LGcf3MxlMpLxqHtRj7P+9gaFfTi1GfDsb7",
-	"6UF2yJ5NntMX45dpL+uzwaRhaF9Mq2ouhWKWfGU/Uc2u6NL8lUqhmYALQOfznKfUjPLpP5QZ+e9B//9S",
-	"sElr2PpfT0sO/RR/VU/fGMqPXVVnnqRId0bAGxLSvuJ6StxT+EwlHSILklyyAviLfXVIKMnklVC6YHRG",
-	"5oW85BkryITynGVHSO7NSgYiwt/2LAfbw11oGrJ9/WnJ62DYP9DMPtliUfxWmDczvMyXNOfZCN6IWjCF",
-	"1rDl5I2xzJaGNwupCbxI/vX04we73fbem3+PDid9Nsj204PxIX328vmL1pfoa7fgzEgHjf2TdhKOG/eB",
-	"Ei0vmCBX1JBepVjmRJnPn96RdgK/jrgYATlMOne3Ba+kmOQ81fd/Ko+J0lQzktoehyQRUo/miyKdUsWy",
-	"hLSNTDM0EoxeFOLjJCHmkipCiXIkRk+ptmsaC/9pJzIfTRYiM2s0L+R5wZRKIpLQvGA0W44uJc9YFj6Z",
-	"WQqPHZOcjllOuIqFfYFIQShxbx3BZsyYUoZD4bC47kSxSLhgOT/n45yNYIKmk2yBy8dGTGRzyYU2T6GP",
-	"0UQWM6pHM65mRnIJes9kujCzjAVVFywjE1mYY0CF1FNzCeFDswR4NPAjc2TGcnE+NdLvke3kR3g1IVRk",
-	"scBHn4sc1xO+lYIRrsmUKrN2Gcv5JSuWldUz45pRsaB5LArmXjGL71bonwu2wMXXBU0vWDGSk5HbqnJe",
-	"TxSxv5OUCnMbxiwWGcuZxq/dlqRUpCzP7Y7Mkdn5h1bkNB/wjM3mUjORLkcXbDlKZZ5zxaVISNvM7oIt",
-	"Y2EWZmFukhQoOrutIEAOKcn4ZMIKc6rMTW1ql4vRQjEzGrMESFXgY2jvgsFqKM3znBQLYdQUQo34TPo9",
-	"YjUGSzMjkoB0vQfiddLpxuINLXIjHCpWXLJCkVQu8oxQoa5YUR2KYySjXCqdHBFKUjmbca1Z5vSBJ8qM",
-	"EF/D+3FFCpbKwkjiMGSujfKg5KJImTkXpGDznC5ZFhEl8V4ZsoofxyKX4hwGJ3Q3FndGbn6UxZhnGRO3",
-	"JPhqMZnwlDOhRyqVcxaQfdgTOWcFtEIEY0ZdmTJyVXDNhu5cKuI+3MgGSsHgFD4ZtmpN3QGjSFbn5Bl2",
-	"pXfLsK8KKc5HM5mx5O6YwFuhWSFojqO8f/mE2/68gKLohBnVEu6Ku2KMKEOugptgrlwnQoZp2Ag/X9jd",
-	"Ri1YLdIp6MBOADIMxr1oyEpF5Kn9eHfL+UHqH40S/AAraeYwMX0lpD3jSnFxHhFLWmGdLO+wGugThctn",
-	"WdFC0EvKczrO7/I0ndBlLml2JuU7WpyzB1iFOfY40lKOctNnMkT7jJHA2HUKpKBP3vMfSPsF/Mew1pOP",
-	"p2fk6dgwYaaGhIqSehjV93pvRq/3TBN746Vm6i6lrhO6NATkk9c7HuCgjObY6WjG9FRmRtbPMqPz42OC",
-	"jyOzcGKbi3h3q3HKikuess/laXxAHSm8A2s0pSggGuHreJWcFDoCcWg0WeR5Qtp4uOCaqadpwahmQ6Kl",
-	"NCLVkrhvFBrTzGk0y2z7VUdGvp0accIIMfh11hnaXUERoyJPOGmjtifBK5u3xNv+vkRfs5lnUr6nYmmf",
-	"qlvx+cJIzmDqYVnI4d3yOaPvUWVF+nYVHkbDS8JBOnqD9mBnqw3JiRc+zwu5mMeinVzvmRb2oIU9eJp0",
-	"jPTFZnO99EcCNL8nypsQjeRmuH+X/Ey5jkXjMTgiyd/2vHV7D8zbiWn7ytzttZbrWFQ+g/8HHaLenLXJ",
-	"J4QWDEREI2MzUA/owtAPDcpPFsikckIoKSdsuJNbnYgMrq8JF2m+yFjWjUUsjnMlSXWFI6BGcqFh/JUB",
-	"/e+E2MMYXDE0WcQiGBCXQpG2kLiokaH4C3Eh5JWICLueG0psbnTBLuUF6A2sg4ZR2M0056ibZZnRj4wY",
-	"jlo9qu5GbjZLQIwiqqz2pqdstiI+f82trG7Oxs+r3ptaExXfylbNlF+sNGUdKFs2Y97+OjLzGTZWFvy3",
-	"rdjneuMR7F5FjWBkzGjBCruxMxQQiDs3D0RerDQ3ctOE+SRGSQ0Hbh6gccieWpRx8ZE903co2n0W80Km",
-	"TCnD/94IzfXyVovvJjfhLK9S+GO8XV1wKlp/F4hIUQtfrr/0MNvx19J+50xQis0o0JU8XxK7KUOSVKaG",
-	"u+F2zD4CISMWCf5p6Aj8C+haxXaZSYbWQ2cYMt3WW9NSRka5j0VitSlBZ0Z0AIEilwpcr7YBQ5agL2AE",
-	"YARS+FJEWPfccACFwtgrqs9l4e2XbowrbsiMZ2QpF2TGqCDlt8x8/P8k1kCGA7bfeCmLK7VgIF6BQpdJ",
-	"Q1xIschZqcgJOTJcQCWmISFHcBnN8tqufGNeKrPCJIptTsgr2D9Yiqa+nF+WgpZhUEitQcp1VkaqyDm/",
-	"NCxinTzo5sQujUStl15rj0UCHOWN+QHfVYEjAtlZEpjM8IETGO1TsAIDp4uFV90IvAqcNNVmFv5lays2",
-	"coHp0AqPIy29ldN34B4oAmoj2nrAkKglmS+AkxvGF5HEvQqKslrM57LAJQxEVTKlQBndu0RpNoddd0uf",
-	"Fgy82DRXI7tqYN5zDYQbELyLAkNadaAelYecK7BoWYss2kaEHLle7QfKbbhZGmhSeEnKiRNUxIIJc3Sy",
-	"en+RuSeFtZiCuCILIicTs+ZC+lNkGjaDkVeic3fGMk+0oBlL8lbdXMdkLpWmObFySZckaIYOqSfe9wQm",
-	"VSzhp+TzadIl/76QmimQ8eAUlEZ1RdIpSy9csxhcECopJDOERxBtth0a8AtNc37BSPtgMAiuv6VXXqeE",
-	"v5+Yk66nnSGh5PNpOHTz98mp9RkYUYoVBdeyWMYC7JRtI+Sl1FAupWUBAQdzMDErc3qxud/4HBo7JBk/",
-	"hy0qyC9vT/7PAWkn/cH+weHes+cvXiadWFib8LxgE26EUbIwLZtpmbHaJTYdw27jQnKjv+F3E36NIt+M",
-	"ajJbKE2m9JLFgmvS/vTm+PX7NxGJ3Say2kJqesHilj0688KcNM3RbZhaDlv6IT+wK/IfsrhoRaGb/Rm6",
-	"u92f/RWHZAQxPlTUWjsWNF8CEyNvxDkXTJF3Oqu23W9w4Zvm4Cw1BK2cfiT7/WfP9vqE5vMp3RvAuhkh",
-	"pOz386mZKtWaFeab//v3471f6N5vv/4++PIvrYbejOCZV4dOM/r/2r+6qZxVxzw4PGhoBX2+lflnlLyT",
-	"lyynKdtm1vOpFLUm/k+fDPoDcnh4SHr9Xq/aykFTIwVT3NK5SlMTmivm3x9LmTMqQHgxl6B2DP5j9QCs",
-	"dKR0wZjuV7/cP+yRH/lET8nxJROLpmlvOEnY7KDa7OmCa0b29+sr0LyOv/F59fN+r99/UdvDTSP5Enru",
-	"/+5nG7WsXGg6KQ/qr/57OTbSgBmGvZBvxXyB0muWQTwMzU+Ca2j35Wa6a8gj9fKbYiIzHGpYkjogHInt",
-	"EdVqIQmaZ9uGCVld1EpaXJGDwaAu7nV2Iu+PBOWRoDwSlAcjKFHreu9c7tmHTmIrycxfwYiMyrEZbPVm",
-	"0lLCu0lFDZq1PnlnMF/dZisdQ5tcs9nGxsMRvsePTTu2ZVoUdOmOz6JBFnVmcgi0uKIFGgnbwTitRpXK",
-	"omApGuS0REkTZXjnEQS1t/wOfC9MLGZmX1wvrahlO/EmhF837ykMvbp4kV/8YM2a+AXEmq5unVlJcLkd",
-	"AxdBMbA1bGVUsz3NZ6y1jt5t3BHo8RW+aj5CX8BO/SyUljP1ucibYqidemPf8pYC5SO5zQCeGB0TfLbI",
-	"HVFZUIQWRkhWYEk4ef1jLNrJT29Kp9rT33n25altujvPJknnyIjYYDIGnqXkjDn1CU4oSQtpmCkZyyJj",
-	"hRfM/fhYmlO0GyN7W5kvz74mrjdqBQE0mzbnXfCq+/KmhUYTuQ9bshE84UITrsIF7TYNcAY2tJtH9t68",
-	"c9NNtYOAC3o15TkjRp8yWwDSw5wu4SdwcDGRmT+sazDxpz0JL2XZYCsqL8TmCwkBmDClqLyc5TGv7oe/",
-	"NWsv5yt/qxoC8txRhoM2XhLsjwh5dVT68bIE1TvlDjlGV0UEI8xYRhQXKeikQkKSQZUYoOOhKdjfCChL",
-	"a29v+A2Xec2PbnDNP2upkfU3hDmHi43v+XGUnYY9RG4Kaxf5HceIzerEM6rp1pwGKWkDbykjzhvi6eG5",
-	"uzDmTQhUPyJikecY58VIThU+NltjfkD+iJG9N59FmEFlCGuXwAdE30J1+CgCWyPYueBkHhF2TVOdLwkl",
-	"r+ACAH35FASeyYWuhIb9G1smXXNbi5Tl9rbCv1VVP2gbemKXTV/JzuqptcaIBsoFFlBnbo2IYjlLtUIz",
-	"OAzYmX27W0iqloxvOh2v8DVc3FLS+WG56cPX/sUvUWtSyNnxTlKV71DC9Dd+9hFf85/h4m/66gTeqn2k",
-	"mnJujICSk7G8ZooY2lMAY/Bnpz1b5JrvzTlLWSciXCjNKBjp3ZEYgiHbfBWLcv8j66ocSz0FM92KV0GK",
-	"8iQdEcG4UVOHBC16dReHf9eopx8hshTZiA8docq/Yt7Il874FQt7eOyBMlMjys4b5tU88c8npxH5kWVv",
-	"rjtGCInFPxdSswzDdOcFT5nr33b0RHmX+hUkjrm2UIrYimbV9m1Gr9/iZ1axsH/1GwRmnOS622XHmHS3",
-	"UcGqPpZNYz6tvQ7M4laXokYrw8sVttlEMauZUg2qD/7wYTEbIwkK9On+D4NX+41ybUmxnAzy+fTktBW1",
-	"PsP/w+lokD+iFnrym3JGzsBnxjGZJSIzjMNucxAGlCYHJJ3SgqaaFapTNUD893/+f/5/tD8eNA55d+m9",
-	"Mr7fN/EzI46BJ6NZH2TikhdSzKyv9kYKbF1ewRcNsvVO6WhRazHPdpt/k6zo9r26NsGuRrXzVJ13uUTh",
-	"fmw+tXcg89SuwUbh5z6EFzuGV6Wn7XbGz5KsHp+8DR13kRGsgTMMCaPp1PvUNL1gyvnJrEk0wgwF9AEq",
-	"F636xLpVGhhT6S3n2ok3zn2VXihrNV3hUV3yc8G1ZsLF8zBSsHOudLEEd44dYiqFYKmWhSLtZEYvGDln",
-	"ghVUM4jYj8UeOKWGJHGHLSHtV1KoxYwVNjjZ/nTK0oLp8GcFTyDfITyeCWm/OTn1XkkBD6GdAjylrz69",
-	"fU3aKBCxgnzCYWPU89vXHXDUwovvzXvvjeRewA9dGO7KaJG6vX3dNFT8bf1AjdA7Z4UbJPQAZLbahzkR",
-	"zYuB/3A/1ps/rq5Bk/l6hVPUMrZhd1bX8wgXojr+Izf2ar8NYuwmQ/hafoLjCU+IHYnfhnIQuGjdusly",
-	"2+5xaVeH8MEGpelFIVgWkVyen2Ocm3WbckHSnNGiS2qjxXNQHbB7Zgdd7mdt3IfbjLvg65fs5lO/jaox",
-	"W9967apsbq1GagNWU1n8Oue5gQC/qbJin8Vsznu2SC1PqxuReDp1alyFAKOo6868pvmFIloOSVK2BnZY",
-	"6AQMrRBaUraRaAgSCRhlRKi2dikFaYiqGgZRZk7gPfV2oHD8ptVGEexVEFHTFNNQjswwC5sUpSWEhOQ5",
-	"6gpopbhRlQ38QyATNhhhM7ZGDKyMAPNLzNsRGi65JucUNauqHNjv9wf9XlNfF1w0nMgkiE0KA2tuDEwy",
-	"1LMauG6YFLGxshHk8MIuS0lULq9coHRONSvQ0I6rl5A2dbODdBG/1maFfQDanBaqaoN3o25FrWAgTbaj",
-	"4EZaj8KG9bav1fx7J6cQPjwkZ2WYHMuc7cEw/mAcZMz0FbOxzmixYBnJpQ0C7pI2blNno8hZSpuwfeUk",
-	"Gu82yJNWEwoym2+UrJr9s7d2xe7iZ72Nv3SjT7RqntokE7+tvh34VLd3ne7oHr3BHbqD//P2Ls5tfZkP",
-	"GwqBZxdsm7c7uV+777f3u5T5mDtZn6sm3IpB57DXu9mkU19vP4L1S1vV/m5JHW5v8yg1tC3V1BUVcdUa",
-	"UZLnj4vCyIlGKtAFBV94hVAcNpoqvtoa8TUnbi2hD5dq/XaGtvkdtecksJ1hAH8lKsib89uhPR/snKVF",
-	"fyFyplSIlcCtbHBvtv0w2AZO20Zj/0aApHcuZHRIpMiXqJhTzZQPNK9F5JrnS7kwCjqmEz1RZayx7yjp",
-	"dMmxIDwL8SKI9YGYz8magF8Vi5zRS8z2QHEDjBBNkedW7N3SFhZyloPv2DHytVSeq09wYpuEfjzLDtfC",
-	"xQmXAchwvIekcn28md+qilEswvuEqB1FOqVCkzZ2AIcLogsUSNZzlhGWKwax3p0ueTub55xlZLyMRXm/",
-	"qn4LUnVbgK0oHD6ERmCoOMuOCOBHBJPjiswpB2iKhWKknU5pYbRyq3IFPgteKE1USoX12cSCT8hCGNWg",
-	"UwmACMSZr4xgOOW/sa2+gxcfnWWPzrK7dZa5K7eRROAYzV3yETWhWx34xNBo6uap8qbfWMiCn3NBczB8",
-	"BMRCgnm6xp49egruCbBo86el2LFoU8+HWTY6lzIz3NoyaA9DYI4W/Dk78q58u9yR12JlucfOY4dWl3LA",
-	"jgCZaRdswoqCZd3amKs0sCJTzOgSw3jGjEjEkAFe6YKPOUYe9w4g38qBS0RrMJgqUTMHvZd1SKcIQqLN",
-	"yrgso4b7U2ekG0DgNnHSHXytZZ8nBZcFqkp/ZAfsGlnUoRV+vVKxQcTbZIbYReALjV1OurNJavbxnpPK",
-	"OoYMKeZY67m0sT6xcHlnUZnafkW55uLcvXzFCuYAsvS0MP/wNLMdOqgqmXZhRxNZzFw4JC8IpIvPaMZK",
-	"yhBoDJ2vEgs3rO83lNuUB4BcE1xnl6zMIgTRy8OnOZLHdWTDIEPSUQmEdIdCikpm4RIRfT3z2W3pbq/b",
-	"u+uxXhU8wzzMr759643gwsoFqBuBlMI1psDlTGuX9nYE5L2k7OWlQNcW8vWZxa8zQoLtYsXWuvPV/9rz",
-	"BbmsXJyv8+xVTcTube/JU3OaWkdwRtWUofzNz4UswOkFi4QPIU1wz6xXVrPc//Ly5cvj434PMgOfPX9x",
-	"sOMFrQdbVqe0/vxYENPbnZ/1Jhmj4RC1VJrNtjPH+MgR742qxB2EgSSXztzm+yuNYN0wlNQ/LP0C627w",
-	"DXd2o8z4tcdv0RS0/Zezs5NTROCEJFeb26qk4VdsrhWZaj2vxQGZR2r49GmQSfTU7K56apYiq7t3D15s",
-	"OkZmaH7FGw9RaTqoh8uuxMwf1XLGDG3ImNIcI/ttYuvSYiOWMrOVQBtsSwj9oN5cz3MqfGrLxtPmvjuD",
-	"H1ZoX5WwQT4wLLnTWrwwqqbyShliyAXJ5ZX9IPRUWfU/44q1opbPb2hFrXM+0S2nbzjR3ZxZ3MuoBdEo",
-	"Zs0DNOdKa6uXiOUnk7TJ70zY9VwWWoGhC6Ufds1mCE+cs3MmMtJOPnx88+Yt2e9195+3aSfxCciYJlj+",
-	"fH2dxAK/Us6fS+aFlBPDRSc8N8Qx5Rp31dtSjt+ckrdnH0g7Mf/626A3eNbvD54jwYMYl2Pih4qfzSRk",
-	"iFBB/mUQHfZ6pn1YqEDVPE2nLFvkjPxgCXIs2slUndGCTyY2vOPIht07QQC4jzltLCNanjMzwU6A2vj2",
-	"7MPQvRwLIzaA6lBTpy3WReJyTHD9E8D2WVleDUkYXMWiSQshH83vV1wBb7UkEASa+q7URbzqz1sYRnF9",
-	"WXFGr9dFIbpXnijSRiNV8UR1iKbXRkVrv3n7ISJvPn56G5Fut9uJjBoPS2kFLy4uJbdAn5Bto2UoW9UY",
-	"32APGd7L6tj3my4un20cu3vFjL1gKZ9zBtCDfvR/PT67u9H/9IPj1y979VzB5hmIVGpWzBpLSpA5XSqS",
-	"LTS34oSm1+Zfuk4qhyR5fXxSZreh9W6e05RFqJv4qUObR7aBMgQjef26+n220EuwC0aexs1ZAV8PbZNg",
-	"8SYJju8VQIwAhIu1H/qLbm2oZXqXlan/iXgPXMNdX09lqzEdr49PWlHr9euTKi00DxrXF3bvRklOzgwh",
-	"5TR3e22EXCvLVeg7t4yKjgGKtrLzbz/8da/fOxhss+dO5tguUNNa2Y3kVJFD+r1NgoiQwpralx+9UFZG",
-	"9yCvWYnsuUt+57ugYyoyKTanYFV4sVurGySN20SMNsgipJ3Yp0lz8vxRmSAPNLpTSi+xuJX40pQQ/yjA",
-	"PAowjwLMowDzKMA8CjB/QgGmwQP3P1mKqWJ0ONNJINsYmW81zWedke2V1FoKcranprxoinraYDat8pjm",
-	"s/aXU6LhJQgIKllVxx64IXlm6Eu/Z0HOIpJJjXffmkVtNGws9JTNCM3Nkhtm/azfe9nt95LOEaFiiYjT",
-	"LMed28JRZz9fBVlZmSaKX6/WIfyUMBTgDL+iCh0s7VXon7W09uvggP65oB7N1LcyqBYU21RSLGpd0nzB",
-	"XrG1AATwu3NzoGc954KRNs1zkrgxJGQhuFYQo0BS01plbgPIrfDZc1zoZ2CovqGaXtS6Yvx8qj/+1jwu",
-	"/HW3gcmFSFl1ZM/Mv9N8ofgle++GgybkMtlPLjBOvGG8eJxXE9sqaX5+pyrLHczwJsXF08MdA/aC75N1",
-	"QF9cKwf0FWJ7rZpMH4nJIzF5JCbfKTFplB+coeh1GI1Zx/zIl9Z9i7EMiZHEZ1SzzElarx2sn4TcHVth",
-	"FQKcMqpZl3wUthaElc/TKaNzIEKLdAqNEzqTAP1seijVbkeWckgFElLcFNdqIZcaEJW75BhG4ocmM7ok",
-	"7c9nrzrDba640db3evt7cMsr6d9Nt8gty7HWRg1uQA3AH3bLp6cLLWdU8zRodvUM+7eI7cRL96TdN/Tx",
-	"0FA5kOghCs1VSnOvQ3QyZFxhcT+zSeDB6wSITsGNYs15cD9PqSZXAJZVmH01VPjKPJvS+ZwJBRA4iNxN",
-	"4hZmNafMrJpN42IZORi8JGdSkvdULGPxyVfOWJki2Td39tAogbBR/f5er3/WHwwHh8Ne75e4ZeYSt/77",
-	"P//rqDZbFQtaMIgHM5PmLItba8C5cgpe1/eqsmOO7KwujKsf8eY6ZcW63cIgWSjSQ9pUk5lUZg69iKQL",
-	"UL2xTsPnsx/3XvgK1W6lnkBZNCxSMZbZ8igWdmOdhbFgwESELF+UBbB7COwzv0HNDpzyhtq35ZRO10Bz",
-	"/eXs7MQhU60fqz9+UOpMX8niAtP4VNMJqxHB8OaEe9IkOrlreLqYzahNG6uJM1b9b4amuhEO6ybIq50x",
-	"rTyUVTmiG6Gs1iSf+tKdcmIjlQ6ur+HqHV5f+/VfFetW6GVz08gDNN7sghH/WQSxwY2ZBtvG3Nqercre",
-	"gC9RAbJfHd+bIByuknqLY1tB0w8Q9i1uI8SaNpVW2noOlczgpik0Zuy+p2bJ2F7BaAYJoCCwavwnQgpe",
-	"skJB8meFJ1U4VqNBvPmU/GUxo8J35wOvCjafFquhRc4vAcjgY2ZYwpXcs7aSQC5NEQdvNfAPS1/UB/Fa",
-	"6j3F5tScqQyA1B3FgA8i4E11izNsUY1RVwYb1NewMnaTPQqKNzQcIYQ4LOQ4ZzM7gHoBiK3PAlTdAGPl",
-	"W9Nd03EIii2ssUNfgv11OWdqCKe4oXRDZCUmjIgTxFZsGBsR54hIsYpi78LjEyz9MOG5xiL9AH+JwTpR",
-	"IIdNudKyWJKpzDNVi6JfWdv6HL8yn6MRkPKjWFePNvJ1h+1ZKquPiGp5WXzTl6VtrEjbiGAZFGxpJJGu",
-	"pimUefLVE5K1bQUlOpvag6qaAXqBLw8a2QOxUoGzuzkvHG9qHXU24C6XHtph5UiKS5abIZWWcy3JFUYB",
-	"qgbOMud/ReJVtRdc9u8KZMqiGDWbRFDpatomV00WYX3M0fdlzlyqFdfBWparUweSYpd6tJ8Oxn3am7xk",
-	"L7Ln6bPxIcXA6aYR60ava7Iagmh4VC0GsfKoLAxdeVTyuFg0wjJQYl47Co59JQ8FCqohqYUjYsGUE6Lo",
-	"UsXiagoAOAD72C3xVKE4GVgtSlTItXCsANg6kwU7ikVidtDnwsF3YQWXrj0Tlvj7xx4DIpwhGEtkUZbG",
-	"CatgVztyz4MS0F2L8ZWQtnl1WLX7o65UqwqNZMT+EQt8R2kqMppDziaWo/H7429NZdfYdcrmWCMrFuVj",
-	"PIcjLUeKiYwVtmijvWxdgD1ZTUBpCGTdAplMo+chuK5VJFu4ZmtpxR0AjEE7n6Ds87dBFwsHsKqvV8jY",
-	"Q9GtlTHa42MHtUXOrFd9PN1aS47u6pBURtm00G9X4p3r8vAFU1YbV0TRCTsiF2yON/A5yehSkXlY6Ahj",
-	"m0XmKXhVJoR02b1+rzfY34Pru7t1+l1VilmTQeKlDZurQHVEUiNGCUK1NX95JCOSAKb4EP8bkWQOePOU",
-	"HFw/iwWf0XOG5ox9ks15RF70B9f9Qf8FmfNrlmPcSfLbPE9I+5eTd+TtW1ge+7ppBNT/Gc2J0jK96HRj",
-	"cVbhBQKSiLkmgmp+yfJljSFAbXfwq6Pg1LXjtH8gSXcV+rswErMHLhe+YDVspWxihANQcn+b51VnNv7Y",
-	"vOwupXfNokMVpvNwXQ+un8G6mv/aitGgrFiZzyyNzdkRWGoJf44FtDPBMlk8Zda+XihXSi2UH3HbcLZt",
-	"6YNXGstGuTgZn6GcdKprc3D9rBW1cBjVhcFfVhbGJc01wPnfkBB39zlvvEQab8hVi6y5OEgxiwWkmzvZ",
-	"u2KIDCG6ymRR5cOwFBXZWF7vlqTWCDcU1DtY8b9Uk7/ImKV0xkjipZAAf6pbNwWvr2OwO38IRa+mgS7J",
-	"OsStUuKplCsIR72qpMtitl36kjUlO11dFjMUwU5fHX+AP58oMqYFwo35Oo5g/ZuwgomUBXUUpEiDtV07",
-	"sg31H2AQXJE2KLC+SiBWcDA/GtK1Y687Zys2aQYzKkaHaT8bsP3JAT0cP0ufZy/Yy0mP9sdfXR2hmtS4",
-	"vUa+tqwCLEhQVCE8X1wRwBP2dRTcdbAlLO0uJTV8NvyxokVUkNhcl6UccRMK2w3VF0oEHF+HIVygTXC5",
-	"jp7egRzrSfN3WR/g/VpMQVeF0hf2RjuwXVdr6kelOtxhQFGMWkYgbMR2+ljib9SMcde6oB6qZNWwoPi5",
-	"oHpRsFdSTLihqHUbw5oKUk2p6BV4j93iK6rjJO3EtrVtXPh9zqzq8HVL/SVqndD0opGvfBQM0ThQiw9g",
-	"R0ocjZUBb5P/Cm1Yu/xKBqz2jjD3mlfSlV4JmG1KdV05V6Gf33+7P2hywN/sdK9NbkOwzonHhVnFb5AL",
-	"TTI+Y0Jh7agpI2OOV9gFHnAHhqoXNLcPV9d7Cs/fVs/EwU4xBy6aY1CJ5ViNQDBSqVGLap31e/fU29pt",
-	"u01vB5u749nK3F7cy9Rqp2qLQ3SrYK8TC5WyY5wXaT6fsdjqgDZkpjwe0T/xEa2yFUvyzLnl6cVifhfV",
-	"AVMqUpbnOxaLe1DVF6SfsZQXVviZw+RJ29wrHD5E+jsNF23DD6TiGo3rRvXWoQnbIvuRq8IuJxPFjFoP",
-	"jjDArLN+sG3rApYSy3bqZPiFlwdA5EUlJLFEzOglVTng57NXTgLYLAzfSgWvq3Pz9GK0n7608E4vxs/T",
-	"Z9khO5js08G4ORdD6QLxxJtVs130vTmKbK9cFZqmeCOaLW/cdtuGsnCcNFve2c7fgTp6IyIb3C4bduQC",
-	"bH4OKPFGse6OKris1zcbzn5Ym9PtTnk9a3u6XmMNh94oL8DiIB7L7YBY6O2Ame4S/2cblNZvBuHlib0K",
-	"aH03Fj97ZKh1TIKVbr63mUqazaQQar6UiyIWYFBeg/BaB5lqWyywxgDWDjYLoe4NPOc+ob7W8p9PP74i",
-	"+/v7LyNCJ2bjE3spnOegxJHM6LK7Gn/bH0BY5/Nhrzfs9fZ6h8Neb2sK9dXorzVqXp3aj5a7ZwWEsLbL",
-	"7L+Q6NZO+UlIj20ciuIZI5mURd1L1QgjX2MKtRCrII22BNIC1NDwTNrz1++GwuLLly83Bfmv5Tdum8uM",
-	"SCscWTLzRJHPZ68sy1m7zb2Xt9rmG8HeTqrla1ehmuGiB/uYyhxgpe8KvW2V/61wsltI9v1ntaSMjcJ9",
-	"yb9u4lDrmc0dGEqttvBdmkkr4khTWRQvs1bjU6AADHfZ+1d0GblwbFu6BIK1bdWjVBYZy4ZIwcEbC3WP",
-	"APOZC5fLBOElNhUqS0jbiiGAAR1yC6ho5dSqpOp/LMdrpBDXWCvQwxptt/++kNsLHH8IGPlHOPc/E5z7",
-	"Ixz7vcOxP8KjP8KjP8KjP8Kj/zHg0e8QfNzKLpgQtTaMal2yUWDDtBc2lYs8g3WDG2itl+BdUSTjWYQF",
-	"Zf2JK/OT7iy7CKSVrcXvT1Q3JKXUpGFsskkC/mSrjj1k9FmJcb6b4QZpopGjubKpxiIjV7Bj48USvPIP",
-	"H4eGzZp1fLUCSPyyP4i2STFNF0XBRLqsL/jr1lq5jhUnhi2sSc6vj4r8HzLPqTZD+ZHho4rC/nLQ22qg",
-	"AWbS2uIGFkXMIUQliNGEQWQrmFANuEoTVxo0RNVr51RkRrqWEOrPRZovMlSgkvpkkZ4quYLoZClclxxX",
-	"s2vrIxBSsNqx6B8cbrdCZUo9Xao6+sJNrwcZ+M2ECtLeK1qonM04moVkQVxLKvKQcB56EMQQ+L6NCfNc",
-	"xOLz2avIod6BAn7F2EUGzKfkHpRMWAbSy1TmPKNLowflVxC7jWF46zLse8+2ybA/X9CCCs1Y1ujvgACb",
-	"cM7+fbUOvWBlfOHo1kTcRK367aj7abfY+aDoR2NRjzuv4rHWFuRGstpFA71qmHsjjQmoVP2UNzIWNlmI",
-	"7FuUcWwSE07pJcsCoaO54OlNNU1vqmF6J3HCrrjpRvclzYrRy/TF+Dl9NjlkB1mYs/a10aiu8On6Qqdf",
-	"Udn0plKmNxUrXVecdAc3X+CDu0Vd0vD03IHFtHIYv0mO1Okq5amp6nPGMqI5uhl8XGSXOPAO0FKuCq6Z",
-	"hdCr+QFJO3nzt5NPb05PwR6TsOs5qDqAn4vSugJDRzP0HkulkLMl+mVFRosMqPjcmrjlJSsEP5/qapZF",
-	"8O7KmaniEqz3dHpFD9UBCmqYK9+8baHvNZLy98AhGo+L1Sublq20YYBs1enaNEwuzjEl3sIJ5UsiBaam",
-	"ozkMwvpRVRc2Q94c3tUlHtOcipQdz8EGt0b2NEOcc3FO7NuQrMI1ofgVus4CO0QlImI9T4c01nU54pgb",
-	"W0kuvaLKh1Jz4fQZeJGpKl6P4uI8Z/btGiLEmOrRYPw8PUANO3uRPh8/o4eTA7af3VXIVEVj2UZHAWH6",
-	"eGbo5DqtY0VqIDMuFoo0bOER6dlU3IrBaCE0zysSX2nvhCy3dmAl7Wy5i7dgx3egkW2l9+1iot8+ncid",
-	"coI5GLtkEK3oL1+ns9g3UPlwUEJOkVnBaqDV+AuIK5vZOlKyiIXvGdqLCEUFEk01agoogFx7/c6cL2t7",
-	"tx1Y1DAogwPJqLHg+ihM/n7SpFgc62TV/ppTxNSyL3+dHnS7RKW71548ibIWrm6jO6Eukm6wBzYgt2zp",
-	"8mmDfoDJnAs9lgvhXP6dLnmra16TYSySBlLjIIHqBCwhStMl6a0jOrFwVCco7eeN8da4cESosN4XN3Tu",
-	"fL/2lT9Kjdz1SCwB0krBplJpF1nhU6EjgpAPJQDLNnnEqppsW0vd80boNUBtLgNwHf/1yZ2VfGfp2a7P",
-	"ICwZL5pzubYvgqGncms3pPptDE/dRdnazSkXxAmp5oQfBvhOgHZepv6UjpemJKAybhQqtclJLAI/WZnP",
-	"U8njcfnASTWnxpNI1/gT1Y3FcYhQaGUe7GEnTxXmOTUoS7u4KG/0TlrUqJuTpoDlgNO5hr1YnZl35sQC",
-	"10TUc6MQlirNOUhJoGtcCHkFbsFbLI+b3crqNJi1tpBL/KHZRWRa7xQ8C0VktN6HRN754L0zvqxsWjrb",
-	"O90/hEYVtTA3smaSmfPGzraKiXbaVRgVvbsooOWHdbYbLU9vMLRYuaeJyJ40U+tGMKSKzre1KeQs/Kyh",
-	"QsBKlN2GFMVbjPh0q02y9VXLPdo5Cj1qIc7T3cStNwaVh1Hs2xmDV3S6rzIQN2nqFbOxvTvhkayKvuHZ",
-	"97Q9kBdvsk7chWXOGTq+y2jGGiFZjWd0EF5tVxIjKjVFH8rYiQJ8r3YNPECz2VwWtOD5MhYBtuZRVe3k",
-	"Dvcng9ZCILQS/8xinIE90TyJRWKR0GqIMzDqCrpqCIplYQbwepXttdx9awx5tNf5Rs/3nVj1RfaJUYUW",
-	"xy3oyxv/Pn58A7wJ6rAukHQi81xeGQG9gltWKrVWdCRtxRhJ/LiSTgg2bIVjbAwVHxvRv4KYBiEpMEL3",
-	"hAhJcinOWREL9NsjBJ0V0IPK5nzGIfyHpppf+kFaTMotF3ZVRd9hV9ZgdZ4adS8igl0ZrQKlNQ/m3O/1",
-	"OlvHeKzwtdViwVUJQhcXo4PJC9pPB+OX2T47mBzSZ+Pn6YvsJbs7iJGbQK9ALnNbaU+AJWArcHjuNato",
-	"uQ3sdLdRkdTtGO4q619p+S4zw4JFC7npCoyA57j2UO2S8LVy6RsNere76EOSTLig+QgHmJA217G4oqpE",
-	"/IyIC4kjWhLEJiRGK3HR4kegHbqy01EYNQP2L2ciMUTeRqeNhNUFK5xjSiFJnQvcFC6FY4o2lwXziJ7F",
-	"Yi7zXEUlv6RjudCk/4xMIUQb3wvMdb62xhBvac4vWL4kNBYzrsyCZ7YLM0Z2PTdbnZD2fg/x59a3V4P2",
-	"CtfS7GtltuibglN0A7O5A/nEsa1v4jSs3khDveza2MUAxw0b6YIKxc3h5yL4Qy70aCKLkbMI1zDSvSQB",
-	"L2GekS8rWUJnWn6/KNjGrIYqCV5Zd5c6XSXDH978TP7j46d/i8iH/2gku6XlPSjhxua0QBM1P+eCTGjK",
-	"8zX6p0xBHN5JiLgzgrkGzsVQkpSC3VJOIuT2TcaP0ghavo6h2NZqYu3NVATGopWQPN8aYFtA8HKj/a92",
-	"Rv3Vc1tQWcum8/oZaO+rSnTi7eJRAuC7LYM7X5VfBIkVlZpLdejKjXzTJpg0BVl8WTv9nxFk9nbzvscR",
-	"h0LYuoS8G1LwNkaoK34ujHLP0oI1SNBvZ7OFRsWFiqWtYwRaC0Iuo/WpKRK66YIummzqd9lF0/7WgelX",
-	"KFwjrbL81hUBOAdZxV7aXqsxNdVsx46o/1WburVneiCSTVcduiwvetPd/isr+IQjBQ+8ofWyyllt9hj7",
-	"M3JxIvw3lt1Y6qD+ZX9rnhC39g975Ec+0VNyfMnEgsUt4vtVKHLhS4dnfyHHf30Tt7YFfL9pYex9d1rR",
-	"2opF7+T51lJHvQpSg/ThqvCsM6u7+j5GsorCuj8is4V8mosS1UslqS1rJSnbk1Eyrf52uFIyCAzOBWdG",
-	"3vTVkRRmJzKAgwNwJXDlsWvNXNy4Tazs3lWsAfT7thnVGX47a4Z2XtUis/xy1Bv300FNg+xN+o3B60bi",
-	"syt7I+AIWLSCulL/XLAFcztnRACbe16+6zdECtYxZC9bsMALx9D3Rq54nhs6ZHZrB5CSFRF0y8I7QRNY",
-	"XgNm2rj0Taph7aNy58J9ClRCfyuqSmFwBbe4wnegNtSJwjdRH+wgToM1bCDZtwBgrwopdyWU+Ev19yYs",
-	"/l93qZ1Sv6VX04tRnw7G++lBdsieTZ7TF+OXaS/rs8Hka209VhQpO5tqPVfDp0/tk24qZ0+hxsdTsCvs",
-	"ZBMxjQeGjmodQ7eumzBaG87B3R3xyun6oxzzn7meloLoH/XA/zHP8wY5/nQqrwRGl0IgAy+r03XJvzE2",
-	"Jxyr7xl5cUnKigZVCfVqqlg6GoyfT3ppP3vJXtCD8X6ACtZPe2vssPa+3eMdqq/B6qEDt3a6KLhenprl",
-	"s2GzjBasOF40ie+JukxHRuYZIRC6+dOszCix9kWEnXh2ACFMNNUMa/rB7sAJgsbLBTFUpvXlC8DrTCQK",
-	"30LTFLYMkwpaaMecUS405YIVyq5GSaPOuZ4uxkCi4OW9jF1aMlU/92XArxM1pCDSSGr/evrxAwhufzk7",
-	"OxlaQ0Y1wSsiVC1FOi2kkAuLfB8LR90jQGEXmSLtS8kz1Ym8zULZVDJrWYm86yJymAR40qxmEgszDir8",
-	"j2MpL9ClYou/kFCksK2b7WZZeFZjEQuUox0UKM5HkcTsryz4b9DfkPwA+0LiRa+3nwK8M/wTsqIs3LPS",
-	"tNBQx6A8BLG4ksWFqph7SdtHxKPJNyJCYknlMvoNUEvKw8MFyV2upy1Uoa8k/InwB5NFbq6qkrk53ZWJ",
-	"2bKWbmZU1CpvkSmjGSu65M3agohkShWhsYAjACndye8IYA9hsxHpdrtfEtJGIkMSSMFNOkckMW9B/NKa",
-	"en1moJ+oZui7UkO7luNFesF0pYwJqjRm/cxDX4vqvJCL+REmD/sKYLEwVwMrV8ELEF13vWe06j3oaQ8e",
-	"J6QNEFsqIf1e76ki40XhyosmeKQTMug9VbHAXw7ND+PFEj4I3o9IYs/26g/2jI6QVDa0516ArA/bIQl+",
-	"t0fa/96v/W6j4BPSDxouqzatbdeVcnS/Hwbj7tjjEAu60FMmtLl5EInpqqROCKK64HqyrFz9iAyur30m",
-	"aYTwurEwp45q9g6WH/4fnRl2yObEh298YoaiobMckRgKlyKTs4nuYOxp9QvFTJsLwa9jYbh8aVjFA2UO",
-	"orkp6D9F5Bko7+p+x4xzBYV1EzO7kZ2dr5z8ieliuXc80eCLUSyVIlMRKeQCXLaLeWQU45xRpUm/A+c7",
-	"yKMblqukQnx4ouSMIQ2wrj+by2FrQsei8hQKN+CBiwj+4irMub89lIt7YE+J+7MksLWYTt8X+gr8C6u5",
-	"4xjsQJJqVmESCxv6aAiFIY8XbAkUIJVzlzDCyuJE2mLn238xPZWZTyVPpTC8mcViTvUUKXyt1FGXfGJz",
-	"rJIQQDp7SBuAFTEjKLPTZzi0WLQhDbFgGaGKpFRIwVOaA6Pr+OC5EIMCDnZZUXipMYIa/mF6RCgqpKck",
-	"8ftujuY8p0uWDYmRJZMjQknGAbFGaCSogDzxMhbhao4u2HKUyjznhlgCq3Hzg7Mz4YhbrWCCShudnwsy",
-	"L+Q5cMUryrWKxWJuq/7b0wpj5tqWqihgaJACIovyAvRekpWhcDFaKJbEAuw7y46FaAkXBbmR2aKh9QFS",
-	"gUyCtA+uryPDVjrVjcFUMEDtKbjjXRVyTpCaa1/ukWus8ejIuhUJ97DA4xFJgKQN/5YQDgBDCtCFaDb8",
-	"mw2ByXnKLK6FFaKO5zSdsr1Bt7ciPV1dXXUp/NyVxflT+616+u7tqzcfTt/AN0aa5zovxTHlxKjjk7et",
-	"qHXpiqO1LvsYoswEnfPWsLXf7XX3W2gPBvmyvLrmr3O2rox5IPpU6k48USsssxp6YQROv7ZvM8CRUPrY",
-	"9wrxYXTGjHDaGv69WZ8oX3lqlbYv0cY3gU63vvxaFsqGOQ56PSfZWpciZJehrPf0H9aBj8LFLjmgoP6C",
-	"8FzPhYBKVnJCFIUSXm7qXbM1Bziapk78qJ/+QH0KNnzS3/zJZ2ClRqZkGX60v/mjH2Ux5lnGQKc8GAy2",
-	"6WZeyJQpZeStN0JzvcRvX27+9kzK91QsXS6q+e5wm9V4KzQrBM0t9AqYAW1FcThb9XU2+g09V1Cu3D/7",
-	"NWqtSmitIcAuKsBUr95z+9OwbOFL1JpL1aTNalmg6OtuDWYwGfoEoGDmT6u1QnJFEDppJGQQdlwa5s9A",
-	"6Otcz8L9gMTdxDh6fRt4vZ4rIGmq3kwELT4OMChha36Q2fLOrkylD3+qq7q2GeCXlWvbv5dr23RlIdI9",
-	"PER/9Kva2+K6vZJiknM0bx30t+jihC5zSbMzKd8ZLfG7pQlmt8Pb6GTCgKXtRCKqGlQzrUCRICAWX6KA",
-	"1T5F7QzsiI0k5NWUpRc+xouOIRAFGGx43yuOSDed9ufTk1Oi9DJHcfHzaSx8xx0kC1IY2Rfcj6DfplMq",
-	"DIsqXLn1JuIAztrl/RKHGlLYgxIF23fok15HG0LrkBFGF7n+o1OIP/mFN18Ntlr7n6hmV2gBP9xmGW3u",
-	"0OcySr5GXvBeIFhVeSEDgnMr4mIpxPbExWrca6X4H/D33YT3yKu2vCA2GlzIq2aZ3vbwfUv0MInNorxd",
-	"7UcR/p5E+LE/S+7quCe3Fdy98X+94H4MJiZF+kZEOIx6vV7pMrCIkeyapjpfEkoaDGdoW7nyVShUDEif",
-	"deHd2b4dHm1qmD3LIouMCFcR8tMzvIQYeWajy2IBn2GFWRUgxyKMiY9GaydcqQVTCYR12bof5m3zeURY",
-	"97wbFLdX3f7zrs/Z6gLWU9KxVcm8t0AZxSbrko++wDIrJzJmqZwxMNyXYDIuV8nVbLZALEnHJSzDgycK",
-	"E5cjh++Q8wsGk8Z1PUJLlwVl54oMeoPS5oYTd+lJUJmIlLgubliJrzScQFUowBjQ6bQbPOeKMAdTIVLW",
-	"cREufqd86hXgoNvsKjAhnTn02RldkjEjaAV7Qd7zH0g7ud6b0es98/veeKkZ4CeVQ7d0FZIdbaoNTri0",
-	"tRfeaWE9DO3+UxU583qnS449jA3VFktTu9LOziMWizFNL3J5TuZUYbVohGLgihz29ssMrxEEBo0mizxP",
-	"hg0HwEy4Wn7b/1bfFuCK4N01fR8RxC3EY+Nz/Sk5ef3jen0USPK9aqPQw0666OBuGU4js7HZfeFRgTNY",
-	"HnQss1/eQXc+H5gtDbYSLQ1F+OSW9VHN/c6lXrw4cADHC0P2xNID5GPi9jreXSWFreGL/RcvnvVerGHr",
-	"pSCwVhAOOHsgCIPbaq00/FFUOCbAjN8g3v7EtKNCu8m2P1jksfuXWdfpqsjl/uj2q4PNX3yQ+kfDrr6p",
-	"cPoT04Timt6PbFo/wU8dEPM8m9zoobHveagf0k7qMH1hW0nHqDHIO3xAZCw4zh0zSyyHthojjAqQZoDX",
-	"WImNKrAmnbz+0Qg884IDbAORkwlPwZE6ZwUZA7hoCfCjSBvlBxwKiFP2b0AcOpfOSIcjgGZZ0enG4rWR",
-	"5jRPYRAqstBo+BdQI9sB+qtZRhQHuapgRF1ASZAuOdUFozPzr0Fv4ESZkc+WxwRqkLlvkvuOyEHvgATY",
-	"/U5cLGOQsoYVJBCTYgRlMoY1bBJ8HL2xkHEnr398KMpjj1lJeHw045gLWjRkwzWTnRkDzO76qUSN+S7l",
-	"J3dLV0PL5IyFNVuE1FhlkyyZdgfQ7zogmuoCAhApmbAr5782zAB97LB6QUTGupHZt5/Cq/jml6gVRkFt",
-	"/hLeNLv35ZFw3wnhfi2vhBHzgppCwalEn5tVWTxFeyAKX1LCtQT+TZVO70CYPTtw1PkoFhWa2V5LNDvN",
-	"VBOxHX27XMXCyGGaCdMngrKZOQN1JbclrrGAoBD8GmnQaMYVFNtKLJSB1fDRZgDgxZi7iq+XPAZ4ykQW",
-	"sfjl5N0ROfnwU50uILXq3ESKAYPvO6bERsV+pL3/o2nvzurzNyfWoaHoD0Cif5vnu5PoGp1CQ2jFepYY",
-	"AtVAwGNIrvvl5B15+5YoIL+W8hkyN6NeMEaYDhzkk5CrCebj4oA0dr6a+jdS9VjsIDNvR9XlJBZ1eg52",
-	"Qvs7UDVFuNCShLrE15H3X07ePRR5t2fpq8m72/VfTt5FVY5f2flH2v9I+79z2m8IYYX+mwdIFh+IDZS/",
-	"3WSJcT6tMt2oQtmRWDuk3rL4t0qcU8w6OjqRxZE9h3LklGg+Yze43k/96G5NwqLvLPw2xIy80V+vm/bl",
-	"z2cV/V7d/XR1c+7vStdzS24OfF9X5XAlkgaz7Qy3yxg4lDvbBMJXgY2+8+CZ6mQ238r6kj6G09zT/aov",
-	"dHC5Vm7DbW+Zq8y5Pr7mlRSCpVrVgETllSDm+BU0teoR9QPWskxFNQqANoKc+SMWmLt5zrRqgl+KEMKI",
-	"JOblZBgkxFKsK+jDZ2xerNEOMJmGqotqRUurc0F/Pr4hQBPz9Ui0LCAxTCwhZGIYC4qROhTiHGCYLg8y",
-	"+H5kh54Erfv6JDZONyoXJRauqBWUdsSoGAjgcG0HkL6YMswEFdpi4GB6EyWfP70bxiJh4pIXUhj6mJBk",
-	"XshskZr9Skg7YxO6yHWnXKugEOuYKmba8IhwrsZyLBKz2EltHojNU3bmqr64Js0RmPDzRWGLv4BPC4D1",
-	"Y6EgZ76syOEALyOSy/NzgOxz8SdckDRntMCoCWzA1lqGOJRYzKi6MHos1jm9XWJFLG6VWVGlj/ca0tIM",
-	"mPfAIdW1+a7RYFMkCyyrk6nHrIvvLxzlTmJL8EAEbID6G7Mz26rmnd8UR1IysCYp0ceToHR3o7ToKhDb",
-	"6BjlY+hmsmCRdVNrIGQ0U4aHkYPegSuF5FKOMQjQWlK4tgZEcL8s0TgHObiIj44Zx5BmnRE9Lcy7ho42",
-	"0KLXMIEVWrSj3FkvF94gWB40IA6iaPwYj3JX1hJYz293U6L14VV1Yh5wdLKOoTdGXj3ASe09NMv7zhjd",
-	"9xWedQd3YSdlB6LBGnL4qDgHJrAEO1/waxKRxIJEuap2pTaQkDagJKQsw9B+YBixsGkCKzoCxoyjTdQG",
-	"zENAeMZBFMjWMaVYWK50BOGPgcX+lnylCan5rm7r3YvJN+FKbyUmPzTNsEUI/vS041FI3kpIxvP7bWXk",
-	"EnZwnUtcaDLlRjVf7pp4COlWPjjbV6C1C9BsTH1zyR7Ehhqtyjv50gIP4zy5Ino5Z4YOI2Q4mGw4aAIA",
-	"UgNLY16xhqFY1AxYpJ3gP4YkMe8lNnc7gSoNtig3hHlB5VJ4avtC3/mS5ByWM9eQNRWRgpbQ/tRhUUEp",
-	"KyxSaGbyzwVWdbBANdpi4Xo6FlaLXcFTjTZgv9+r5AVLstnmjLv0aGm+J0uzh8R0RMg+uK2g5ZDGkOCg",
-	"kLKW4HgP6K7EZls/K0aJfCsCU3EoA41BjGrShtvOtLnoKbUV1Zuus8e03s2/6qqR/EGcud+NA/f7RVBq",
-	"8MLau3dHTthK4vR6IJRTloPHCNEfSzBTyCtFEWmISdkEgsiOSK085pCkU0bn5q7DpaE6Fpqz4ogIxg07",
-	"DF6Ql6ygeY55z9Qmg4cZtBG5mnLI2MWcYRWLEII2X3bJicxzUk+8saXJE1fEK0jjNBqgLIKCirKIhYWT",
-	"HRsCVgaIdINPQGn0P9iPITF3g1ujClUIKctrPB0DQBqMRQVzcBPO4EFvQBIhR3PM9xwhwmLiJJ8LNtdR",
-	"LJSsgvIhbC0mQBP7qQNn5IrQLLNZx1jKQErMN3TroQjNMcLsinJdd0jZOmRl9vhhbz8WjcnOZBV1s5L/",
-	"bOGcPbojAiFSo0tPCsYiEk6sBPkVZMxcJU2IkVfrXUTAYe7VMwQ9fKNk57Iy66Z8Z48hEISS/mnTmu89",
-	"mO8xD/qB8qAtcN/2bHO8WO6S3GyZCpjy1nPNd/ySAcNUZFLIGaF57qlhU9hSl3yogzxABUlEB18Vhf/d",
-	"dH+flAo6+EbWONs3tr7OGAeLG5Wig43w+p8eNPxIZ+6LzsCpDO80hkcHJW23ozfoBNid4mxEUyjLSzqb",
-	"nauv4AxjYQ3mqgLeafT7OQKzm659Wlb8fRB1dS1+qBPOH317d+nbc8t634rprbAXAO3AKDOQsCBIE5oC",
-	"tXhHQws5P5uxIuU0J1xcSsBMaLPruSw0KyLCZ+5fAcqPv2B/OfWFl4UrWxsRLTXNVUQKKEaNgSTYYkS4",
-	"SKVmxSyC8iRULwpGci5YJ6pF68krgXAGXHv9UArWJSeA8MC1LYqiNU2ntjoPaMpQJNJ8WrCKkzLjACWG",
-	"qFRcE9DrC8TAN3rzcSwyB+3gScmUKigwN6xDLazJ5PoKuITbk427ytNdAfB40IzdsoK8VdUfU7YeoRIa",
-	"TuWD0F3490aqW6WnpH1w/cwQuGlErAHIPLD5Y+akWgP5nJ4belewqVQaK2TpKVexOD552yXH9ou1qAJc",
-	"3ZTDGhFBZ6BIaRXbOvlAnT9/ereGaIGY832SLFyqRzr1mFr6faWWlshS34KsifNtyZqjaJDTzmfWQTno",
-	"7ZNszkn7RX9w3R/0X5A5v2a5aiBq5Pjk7dCWnzDjiIUzYTfBEMwBO/VbUcAPP90zBYQFfGqX/65o34ef",
-	"HmnfI+37rmkfaZ98+KnzgBTwJhiVCgW00CeGfjmiZ0hiDf1EkbZm1zoiyf/923FC/vs//8v865fkq+nh",
-	"b/P829HD20CR3F4ivFM0ErNvj1TxkSp+51Txl5N3D0MVEXhpvTvvuJ6QrCVE5xNax5vCJBtsDwIWpJjw",
-	"YgZhB2GcyhBzy7yhbSYvGRRGSjDqP4m8Ex7KCo5pTkXKbAxExm0QRFBBoGs/DED0LQy/rTcp52gGxWyD",
-	"eoBKWbIzFmBK5CUUBCbMbcjLHdyq4NknWKk7cjTcvRsUhxf4Qf+AsRlm30d28ixLHn2g/5NKq+EBxQrr",
-	"nd2DH2wV6x28kb5w8FoB8r174y7KlPrGvm9cFjeNzaG1fn0fQ2vvKbR2Fhwpd03KZ/dY3ehkUWb5yQmE",
-	"vDt5QgosCWiH4eMYg9QiFwuLwUSuimAsVEqFrTl4+ur4A+hEETk5JUaLIofP9nsdIgtonolsT072Mrok",
-	"aS4VI+0fWfbmmvwE5czLWqfKM1YFcoh5Fcd95IorRXV0OAd94jHU7K2PxUpBf5eJk9TCaSWU+nFrYPQH",
-	"FGAqSxYL/4Ka0oLBxFAMceXehr4O/JJM6SUjikFccVQp9JqQOU8h6JXFIoDvRJmLZRjkwQEEzpdbqsax",
-	"NqDekDb8NxaVrjqQCWTkOLOBWPLaHE81NDPGNdTB1F3bNvJ1pOXI/QZBvqY1j3DqQm+liAWttmGUYvuz",
-	"bwDqL3mNuLPSHDjOYcaxcIgyXuGG/ZMFaHkTV7po/TKQ8Ch1PyQIqGfhc6yyGJ4CGLCQelQ+OwoS7Fxh",
-	"r2CWSrM5aX8+OcWLoDBrbU7TC3rOOn507v2RaVwt5uDUz8rKUWsqW/luErBSIIBqeC+5IgBmQ8ZLQsk/",
-	"5BirrKNwH25FYs0cLsLZ3NLPRW7jyN2bXf9WKcRjQLoLT7efQ4n19whMlJB2LX14UjAsPeq3zY0EMpU7",
-	"VnPwvbq2Q80BSrIHvrvg1skrVQ75bXYD3I5je/caTu06+UYR1X6OG6X21fPwDWKqHzF27lKgeAVs1NAk",
-	"x6Qqd2WFLYf8FnlwZycpZMdgZd/gzdGDZ+HhtEI7Cug+0snmuVFh6JFIWUnQIvjdTO+JApNqk0E1IAS7",
-	"SfHvPZl5GAF9LYa/o5WPwYR3GUw4K8/FvYjiq5fgqTmpGyNbzEtGIptColFVFvfSgZUybMVvDCdcFcFj",
-	"YWTwiFyBGD2mRSptJaas4JesICC3HCFpwEZC+kAKZoSVzo2lktZzF1sjCb8KUQldcGEpWqzxhbibYeby",
-	"gNf3riJkcC/ow8fIwBF6dIg8hvKV/g13RZ8gv7xPoifnTNA577oDvZbSzRfjnKspy8jHORPHJ29L/0sq",
-	"xSUzepKhgP96+vFDl3yQxOwdE9remEZub1syn7S+kmfTLOPotjgpTD+am3aMTO/vvxz/g6U3YVsCru3t",
-	"GLfZS5YuCiNnDv/+a7izZ1N070DrAANi5+v3lGna+rWyG0s6y2+5GxGmALtc4B234j+O37/bbSvcUMut",
-	"2C6G+uGW286pYbnnPL1YzG+GFbfv3IWN+sR2911bqHESm+3Tdt0erdP3ZJ2e+8PkDrZ7cp919xv826mc",
-	"YVZtKvOcpboUd6kmCXVG1DHTV4wJkoCMc6wTa1wC4dX82f704yuyv7//MhCcYUbOXGvUxrNXRE4mimlf",
-	"GH/QGzzb6w/2ev2z3sthrzfs9fZ6h8Nez1rgMrqE0U3lokCrlxmAg5iwrXUs5iXNc+vVrpjuAo/80CNL",
-	"lyARibkb2cJjBFYSdMwU0bcPt+0DpAElqBuH3ZQBAIDZF4tPi9yoDE1GU2sahD86Q1KuIRYSqiwxkcIj",
-	"HcQio8sIJE1rfJ9TpY/CD1zi34FZOEWoEfmOLPYn2CxOF6YR0hayRDlHA/liDjbNTrdizU1gzWvRDyX2",
-	"lqWjkUV8xyNhPQRHJLFn6ZV5JyEW5lxZTYsXLquqzXLFSB/QFP3RNNsLmO5MxaIO6l6wfwCSdVKaLix+",
-	"u1ka9xoa35MjQgWRCw2/OliKJgj3BliKo0pZfndQTCeIagIwQO7YxGIl3AJQK8BSuxEIfRUxJBY3gqOT",
-	"W2GjIwe4J1MtNo4dfSMsdDu/DYCw5X0tKdWjifYxS3zLLPFTSwkCr9Xc3attGfqORl7b3GYTr2W7mwy8",
-	"tUTUkMtZutyoaXjysZsQjJ/dt3n35rv/ndzy78u0u/Ox39HCER77pykVKct3C+DEbwgNuDe2eUQGvV5d",
-	"FsS3QRYEGY/rWGQ8M5KJE2etH96/ueKCL9s4grAFhHlOLL/FOp7gy/XMiOa5zcEmBUtlgXjQ6ooVHd86",
-	"Fyzn53ycs5EZLRacCaUlIy2AuISF76zZmSsnQl7RZYesFaS+RkiKPD2xa4RSTyBYN4ojsEzfKT155fb4",
-	"MQ7zUVrYiF3lSNAtiOWugZsIIV/cbBVzL202iylNRUZzKHBstNGJ1QCdwSwWjTDSOYUyVODzarr777jS",
-	"Z26k3wjl1S/CA4G82vk+CMar7WuLep12ER4Nffdk6NPlKXeX3j+6R1PfjzLP5ZUCmE+wwZDxkoQyhy83",
-	"wcW5lfcjl3rnyk9gmT6MA4xFm4bUwE4iCq1FCRGLPAcfdr80Zwh25d4+CmxZ4UAcug4U2OClxWuFIGHo",
-	"Xq9s3DZsYw0ndtYcipgDpXqi3DvoCsc5+YnacNBON4hsndElGbNYSAyS82GmdpjWrWfr+wEmbr6shPm2",
-	"gRiWupV5XQ1j8dfjT2+PP5yddmdZROIWGhPx17h1BCZRkvR/+e///C8I0vt8cvpEdY5iUQam3hSD6cYP",
-	"ZjS7oi6UsmbTdE7rm5pzh8OaPDs2VtDsJsQisxkkWiZ2dbu2bEaysjeAxKoVyaimm4xgayxeNm5zC6NX",
-	"LI6FPzVmIyEymBK4YMyfNDkhNNX8kjUcaWAIsINY/7J92OuRhciZqhVSVEYBsqGXOLS9PdsGXuikM7Rh",
-	"1XjqQBEwqw+nNPK7kzCRsexYo0iPQJdzqrQ5x26XbMMjbNjFmWCEaBILPIxwns0L5UUjTfcMahnYBXC7",
-	"BAzQKCqDXq8bi2P/AxOZQglfaTlXBNaWi/MIQdwnsEOOdya2gATLkigWCe7mSMuRMnM0qkISqkfmrvuC",
-	"oUGR0CdGhLACRCfyN7CkGmjSvgDa4m+mNaA/I3OZ5wpgpgkdmxXuP7MehLZZ60+A2JXEIrH1HEbCHvKI",
-	"7Pes6Rya4ppcUUVmNGPm0+u5IcYQ31x42C6uXCHi9UZXy4/vNUDW9vGN0DzdDNfYXjwht9qzo9QgeJWU",
-	"0u6jk8gAMxXDefoPNdKAXT0ahL/jmF3YZigKZiWgXSQwR203F+pZo35trGJ5CrTUUFV8w4hqq7wIXgC7",
-	"LUYPNlazPI5FXdQpr5dHeRCZq2Q8Zo5gDdG05GYrJyM3nWR9QcuSltXUttpdcnwl8/rTnOppqT7xrFUn",
-	"UM0FcHRxMTqYvKD9dDB+me2zg8khfTZ+nr7IXrLWNrVvDpqXf24R5rM/aa3M7wYdwGxG4/G/9yu7pqxm",
-	"Kfy0jaRY939HWAfbjbYTuFdSV3NKbQop+onp7+8mPZi88L1w4O/LWXOLa7Wju8aXkVpnfjxGraNtGJEl",
-	"vB1i67DAO/WLQz6AqM9Fmi8ypgBQl4tzW9pWNcfq/eyG8V0H69lZnAars0XRpnAtH81691W4KVzl4D75",
-	"8//1ddhK015K83xMU7xVwF3MP37/F6tLdscyW/6vp4si/7LeNfrzlGpnhjAaPdHSsFxXACkzav5ccoF1",
-	"z23dRCYuWS7nDGGsLdJMLEpMa44i5pRdk7+8P361d/qX48HhM0gUjxe93n76tz3rHdk74zOmNJ3N4QfW",
-	"xd8LeoWhTvAwIRdsybJYlLFQwTo/USSxt/8ULn9yRNB/CZXkoHEFpd+x9OJ+r0dULOgVXXbJMZqQBtfX",
-	"wK25IP0eUUdEMA1A4mBIURG0tCcXhn8fXl9H5KD3AoTEg8HLWGD8IdYXavfJjIuIHOJ/Bu6/ZHpEDgnV",
-	"ms3mWEGO5nknwvLEmG9tjSUTynNcP191k2pwO6PwfbNQ4DfJcO0IIsYLudBcnHspARM+Sjmh3Ayo4Xij",
-	"0FCXBaLGAdjzQRLuoYzojBEpLG4AGPWOsNSJRS/PCjkn2QJpIlPbDnbvbfZ14/0s+LXLunEGJa7cRoGZ",
-	"R0EZgY3j8Sd5mwFxodk5yDkrI/rL2lujt7krW4z01F3UnZbunkCW8MxtY5b6299W6ddrZ1fs3pg/cOxK",
-	"vno7pMvrC0jd50/vLMhTTSl0rxhl/POnd+bT8o4p0k7+Hrf+d9z6NcG0e/B1IBAYDt/RQynQI2DdEmjf",
-	"WqFeGyNCm2zhsRj0+hjhAVctJJC2Wp9pvPMVEaJW7LhXY6Xt4xvFiDYIVmYrcF/WFhoJ3g4j6iry6KPJ",
-	"8Ds2Gfr7D1WbrTy0i3BnX9jCBlEtt+v+2mg1fO3Lc6P5EMWFIwK1FTNH9AytMaKK97R0ybvAcGioBI7Q",
-	"2xDXmPpKSrCbFmW/aw7POmic1p/SAvfN0lFhPUv5Htf5ng9ydEPNqmAYyDGrVBMSqEHNR5bXVAvvJ6bv",
-	"5Tjeq7q+DS95PPV3W7jqlkd+J8Wc6nS6etRfTamAzDmj6k1IwoRhbEYzSoIXLRgUWomTLkkWHiCqKh8a",
-	"Gh4LPpsttGlnCHIh1roFsVIxBxXHFXGBvCiYNAR2HFlzGxaUKpiNM6gr2YQLpRlt9GV/hhCPu7qFdy9a",
-	"Vsb3jfzgOxABGzHz5yYG/5PkRzx/D8x2V+THp6UUuNYK/7oUFB0KtJN3q+b3MLCXWRMVGExutLuXzX8N",
-	"lYi+S2u9E9E3W+rLffrziQDfbbhuaI3N5TlECj6ATHHTLX76uxvRWwCx18VyvZ3/340mqBBmVhbM2zdh",
-	"Hn5mBT+fakKv6DIiV1Oq0cXm8wO7DQDuuljWTvhX3u01mu1aL3e5CFt6u7P8ctQb99NBzdPdm/TpVt7u",
-	"wX3RhrVRcnazuLIa/WNMyrdDXLfnjQh59fA8XDO83M2X/BQ8eNR65Uhiv+2arxJnsq7xdTRKg+E4bikm",
-	"Moi8jVsQByxFQ2noM6buR+V+8HsFMcae+P15b9c3M5wyKBwCy8wu2QMYTasuoN9bY0YLVhwv9LQ1/Puv",
-	"5swpVly6w7oo8taw9ZTO+dPLPpxIO7pV7ik1U5GNmXRhX5Gt9IKm02r5GuCVlkPZKgyrzO09pJQhdIpN",
-	"PbGmW586ywsP7Yzc23UQtD+mOp2ypg7eYG4e4MPoCpY6BQgdCzwPeR81tFrVCFcb9FqC1jU4gV0GkZys",
-	"gMQETfgoo9UWXlXgE3xGYkaXT5THIgqachmTqy1ZFHZihKaJJSc+MdmCEJGxIZNla/Zx45pa2lIN9Qi2",
-	"KxQTgyYDO9Hv6wPhbenvAI4EEM8U1kzjl8zGvvtm7Zt79vvGQwB0f8qVlsUy+BQtTWvGU0LRlZhu5dYz",
-	"TVtffv3y/wcAAP//",
+	"7L3rchs39i/6KiieXWVq/1s0SVE36sM5imxnNOOLxpKTif/MYYPdoNhRE2AaoCQm5ar9LPvDebD9JKew",
+	"FoBGX3iT5CSeUdXUxGJ34451X7/1eyMS05ngjCvZ6P/eYPd0OksZ/Ps0jjMm5ZX4gWXJeKF/kvPplGaL",
+	"Rr9xygnF50QtZiwmCSepuGMZiahkAblL1ETMFfl8fvFfvUbQuKXpnOkmokTp7zm7IwuR3TSCRiTmXEGj",
+	"ny4bQUMqqph+YwF/ZIypTqPf2Ntvk3EyVhNCb1kjaPyWzBr9Rqfd6Rw1vnwJ7GhhrElEVSJ4ccT4hMWE",
+	"8phIRXlMsziRLMbBEkqmTEp6zchMz2JC+TXzB26m683h/esfyU8fPv5j+Rze/1SZw5vzN1d/I6c/vC7O",
+	"Yfd4f++w8SVoxCxNbllGRylr9FU2Z0HDjEs2+v+t9yvWLWOjQzeP31jcCBrjhKWxe9ppuG/z34j/SZ8M",
+	"igs7aJDdwbzd3mPmiRvuoNH4Erju9Qos6xxWx+9Z/1Dp1h6AQo92RYudwWoun6pe6uJEqWLV/hbFnn4q",
+	"9vFbMusNaRwX2tb747cMh5nAW33ib9vPuOVz2eg3bs05g1P5HVXR5EzoO6VYXDyQ7uc+YbcsW5BEsSmZ",
+	"zbNoQiWMI7809tVT1eg3uu3uwW57b7fdu+r0+u39/v5Bq7vX/WzPIZzRMU1S3WM7aMzoIuHX+E/GY/dv",
+	"11O/GzSUUDRt9LtfgkaUMbqyr+6h7ivRSzSiatgdHUY91hm36XF8FB2ODuj+uMf29AxSOmLpG5FNqW7s",
+	"t1lqf5OfsrTRb0yUmsn+y5dykszilqE+rUhMX9JZ8vK283KkF5DJl6v6eYkttrD5KW6oYlI1goYY/cIi",
+	"hQONJg1vn9ya5hv1Ftq5sGvkb9almDKC/RAxJmrCCLRIaKbPWpKmZMQSfk1GYn49UcXNgwHBx0O7AUGD",
+	"ZZnI9HFd1TIXimSMxguyYOqEZEzpc8IJJWN2RySLBI9lI2hk7Nc5k+pcb0nGfh3ujzusG+9FvdE+PTg+",
+	"PPLmmEhVIuVkpqmeGBOz2P7gY6qooTvPR/ArHsGfgwZn9+psnkl9Kvg8Td2WXeAqVc7kaRSxWZl+JJKY",
+	"xS4cwRV70l26J+3/wD2Z5YvtNuByksymVkSquzgUr84LSaR9NdDXFHZEZDHLau/UiKaUR+x0NksTFp9h",
+	"D+0AB3W+wTpGNMsSloHYcXGZ//CRKmaa6x4e7geNaEKza3Y61efAPTja23hTo3mWMR6hgPMKfpBKTFl2",
+	"kSURK7TIpEqmus1XdCEb/cIvKNssXqF05Po71Dw3E9PTioh1STl5k1EeJTISQFymM8pRAKXpQiURTclr",
+	"fp1wJslbFVdFMU6nuq/LidC8fDYRXP/Z6+yT/f190u602568dnZakNc65B3Nbpgil8pJa8e9TntfC2rX",
+	"c5pRrpi+KGOaSmaOvpzMhu141Dkcd+OjdjSmLD6I4sPjmFKqr4f8yNQ84+6jpXfhMvkNhnp/YH/Z8HLg",
+	"uX+5aiD4zuqrYY+yXjaaRSzV+zJhyfVEnfNGvxc0Usav1UT/0WkHjTt49OG3Rn+vGzTukhgfHX0JGrOU",
+	"qrHIpm+YPStHHqFZx1Eky26TSA/xIktEhuKl+fGMKnYtYLutxKcfinkGH9BZUnO5QbhSonrc3rM78lOt",
+	"VsKmNNGLT2P6/3hLnh+w05iSt+KWpTRi3kHrdrrmoB0fA5+WScy4SjRRNQdglbIAcvnpLeNz5h529XGe",
+	"J4qRvT04vQVVSE/sfe2QlLhc1bjKaHTDMiA7KrsZjseHx/Fxp3M82o/bx+P2Hu1EhxSXTr+a8Ov38+kI",
+	"qM9xr93eO9xr9466nU776NB759KufcKHKqNcJvpAzWfxCrJz3OoeHHyuMMVG/Mvrg6g7ufvXb9/d/PTL",
+	"673Pv/z95sOr7375PH2Tfn71+ZfPr6L9z9+/mfz0T6DdZ0gMTyPYyzLtjgTnLFIsJp8uLgnFl0hTy19R",
+	"mjCuSBKTKZU3LN4p6IH4ppv7aee77tlekRgjLYZWYD3/z//63+5/R39r62OzjPDu9feP+u1uq9Pp6bMf",
+	"MxllyQzV2caHeQajjQTX66tXknGtKsZWV2T8NskEh3vbb8wyEc8j+NhQp4gOe+M91o07UXt0TI/Gh+wg",
+	"3o96oz26YlsKg6ou7SqZ0qyKXeB64fJ5TZfIf8V1/oRNFZf6asLc6aXSGC7iv+qJJc0ZnUu8Um6ZDSH8",
+	"Out80O+2+7391tGhObowDUP7P6LeVF1RORGzF9LauGoMWI+XTJKYTWdCabHqH2wBvAU625Uoq3wlycUt",
+	"AYi29QtwJ6xGmnDy+eItGYsMNFM1YdmUpmSWJVwVpdrKdKYi4wm/3s03Y4nkL3Px+r9///YEwccKRysl",
+	"mX9TKeVL8E1vdL6bnYMv9Zt0Np+xTCVcLB3g2YRmKZPkOzoa0Wt/O3rtIzPWXnfVWM/5OOF6id8KmKsZ",
+	"736702t8+fJzftWLbGQp0TOM4oUk4o6XmWJOAMtcI2PmsMjV3CbnLv+Me/eHF7981+Vvb45vP+7Jq4O7",
+	"nzq/ne5Hr4/GhtvA25csypimFHzvH0ezf3bkDwf3n49HZ132Zn/y98Pp27b42FOf0HC+lquvYC8l2jWf",
+	"yV33ab6OYCCsXb4PnBFzka0V79e5UCwwBkHjY+DE64rcsMWShUVt/pu7IZV1BNvHbqfd7u7tAumvsIBZ",
+	"PG48GQ0tqoj/rrTTHcd3lCdjJusv9GuwCd7RRCX8mugThTzdHs+Yrj58VX5uevMZej6WK1Qfa4dyCleR",
+	"I0VYQUkqXYISudv5fHx8fHraaXe6e739g8OjXp0OWvNWProf2WgixE3t6Ix5lUnwDNp2iRL6usIBJnIh",
+	"FZsWVJcitSm+xW6NNONEm1bB8oBL1TISa+Pnmpnf4YB3oX8tf84Lth/f6qPfk2gNghm/1r2vcjyBebEV",
+	"5e4n53MoaA2z5AeWSZzgbaexga0QzTWo1T17DL6yx8DMhd2qYWfcZXtxL9ofHdDD8RE7jttRZ9TVWpFa",
+	"zFh1y/Nzskp118dikkglskWfUGKOLcFjC5eFOndlvVq/5RHqtva7xSNUFTWWf947bPVgjxmPPzIqoddx",
+	"wmk6NOsHj9b37q7v757v19iu4QKLCOzhaxty2xa7j7Xgmzf6Ya5AtTLPF+vb7rT2O3uFtsVcDcciG7o2",
+	"il2cZllyy2JCFYmZVAmH0AgyplGSIptc02O7td8uzsaz5BX7esVmNFMsJiJLrpMtOukdt3rHe5t1cjlJ",
+	"ZjNNoJGbmSOxvoujVu+o2MUsY3kfP5v7pLKbYW98RDtRd3Qc77HeeJ8ejA6jo/iYLb+o5m54yqyWc/k8",
+	"TWtPwWbsa52Z1JyzPGgkwcCdvJ9+JyjQVI+QGtLZ8emItaZ0xx3Wjo+jo9EhPRjvs5yOlFmX3potb/ne",
+	"ceu41/Fv+TI32Ff2bumB7D07t7Z2bh3GXeRno6PoMD5g++Me3Rt1o/XOLZT1n8y5tWwgxrmFvf01nVv5",
+	"JXh2bv0Zzq3j0R7bjw5pJ+6Oe+yAHkXtUTfujT3K/DqXAlJhAwqLdzYgcKcez5vareP9g5W8qc7ltr/f",
+	"6XTbB93O3t5er3vYOT46qHO8+U2tYSl2IKtYSruepXTqWcpe1B11aHt8zI7iw+hgtE/RhJ+zlBoVqdbx",
+	"9/lfn9v/+u39L++m5/c/XX03/fDjp97nV/Ev76fnnZ+uPk7fdT8tPp/mkq1Vjs/MJhSEXKvLtswWoQ5k",
+	"f32EGgRC6OESGdZwsdV6Ud7C+o6AfWna4x2L47397vHefufooNs57rV7vc5Bx7y1IYm1yyD1v4b7USfu",
+	"sr1xj+6PDqLD+Igdj9u0M3qpWzRE9hs0VOEhWDq75ZzDOyS5rGeU/dlwj8bdOO7RvYOj0ajb6472x3v7",
+	"HXbc8ENELV3wL0ruyypKX/lFKZ/Z/Kjb+KSLXDn2D3v1huFx93jgQ4/7szD3LMw9C3PPwtyzMPeXFuYe",
+	"KY5ZPmNs/LVhKCXLAEbF4kFPBWfWeoicJzeXPNjc/GwrfLYVPtsKH2ArfIy1zxIC4067qvjSjNuqpedM",
+	"mpeMx0T/c+fBN/2g3263ur3CTc/3F7qBK0i0VEbQCRY05Hzk3HPAJu4mN8MO7Y72ol68zw7Gh/RodBy1",
+	"4w7rjguLckQPRwfRftxje+Mu7Yza0XF8xA49MdyfIqwIBAXUJg1dTUxmD0nk45KElN/SkyYFrVSTz3zt",
+	"+PLs9L2mQJBjAv2v9B8/q7nPam6upxaO2YpMJgi/NiHDiSQQfg1sL1ESDt/qM7fhUXrex6330SZE2Y3U",
+	"euBSouftIJK9KcWYigmrbuJ6ymfn8EI6+vNVaOAqZ7ijFvXZkc/U7/nWLKF+S0L7P8wYP704//vlh/c1",
+	"F8iFywPdSzKpyJTp7ZcFWSrhY6H/qxKVWu0tBjEIxN7Ti3P9ti9tfQkaYsY4nSVauW61W3vGRMEyVGMw",
+	"0MgckwZGkV4k0c18dkZ5xNK0IiTYnzHG0aPgq+ET/sInJ7JTqrmWe12tWXfbYPCp3vtUSFb56rDfbvfb",
+	"7d32UR/GFAk+TrIpqFfuVv94dWbl+ZV0odPud7qtXufIxTPNopvhXnRsLGhHo8PoIN5nvfEe7eoznnCp",
+	"Mox11QfzgkY39JpJSDCnCk3BScxILES2/ErM4AyAiQ2+P8Okqo6msTRelAfaPi7NueYeLTU+Fu6RO3Wr",
+	"dBxvV7wDC2u4LCTx8uKS4KTQWOEMHkbSVqIUIvmNHeEHncxKICKuUDGJY8sD9RXOR77Hq3g2jn1Jytl/",
+	"wGY+k5nNyYyMJiyeryMzuCjHh8sz9vBUXrrWSpAvsCEsJqPFvwmjfD6Yf7WD+SVo/HMulvK9WEyZVElE",
+	"0FWGhjMKCY8Q806sw9Q/lP9xSXn/xrkj5nDImeCSFU/HR6oYoBAhoIy53QGJJozOmFRGE2mOxTwzEeLT",
+	"gj6S6QaWaMQVf3/n+GB/Q4d95/iw6rDfX++w7+gVqPF/17p5c+/t95mY8/g0vqVcYWpe1YnLIsHFFF0o",
+	"mwc3fPXohO0nu5mrujTNJbM8PD5ubzjLw+Pjo8osuxvM8qA0S0zSXzPJLtc9nCZZ/V7ez+CuFyf5hsWv",
+	"7+tP7l7naOOju9c5rm5nZ4OJ7j9kopdmwz7csown6GWoTli4p6jgf2TjOY+XcIwMHm6Swbgy/w+bAf50",
+	"SW9Z7BHYUu49BSfkV0y9X2t0OzhwwgWNs2HuHOvFvgu9Ii18vZx9f8nWJe1YZM6REDf15sr/1IVcIrTb",
+	"ALpVC+tQCkgzTaQCbC9JJvSWES5IMdBkZyu4r+fQuOfQuOfQuOfQuD8nNO4PCkJbjuUV37ybfrr//Mt3",
+	"kw8/nvd++i2+eT/91Pn8y8fJu+754qe7hk+hL0xa8HLvsT0eJJtzSZqYR1wgyM90+D+cDv9JtPIJSaBF",
+	"eH2mf8XGV9IicwEL5KQ+Y8L9bLDhEyWNU4jy2BhBZET5M1V5pirP0t2zdPec+PCXTHzwCP0PIrHmrToA",
+	"TWPichGHxpBi49iatyKJh5n9/lmafKb7z3T/ael+8YY9E/9n4v9A4t9p9XomCszkq5UtutWstID4+Tar",
+	"kC6fU8qeU8qeU8oKKWX5RVvpl8JX1obPP1+054v2fNFqL1qdCT3+29+zf/32cfrh+9f3P/329+TDj//8",
+	"7fPVx+n7H193f/ol/uXD9//c/4zlMDBtewMo6FeJBGB+OLJc3K3APd0Y3T8fwCoo1lMu1ITpe+J6AYub",
+	"ZtVTkTGT6wmZmBuBsZImAqj6svjOeoRW96NBOqrBbNUTMlOxulMd+bO31SR+ZkxltgYlzYUOkiey1gcr",
+	"K8WmM/VWXPt/rhCB2ntQi4HOlZhSlUSn+AXGnXiZVRmLmB4CoVzewUj223vk0gBZf+L0liap3scT4toi",
+	"pnvS1XR9X1OcStIuagcphVCQd1oB7XRBuoags9f3Ecv0aBrzmZaZ6dRWYyE4uPxVKwLut/cAa3DVzHW3",
+	"rb32cf3Mu084870lM+90qjPvHB0+euY/B3bmGCNVnh3+upprdlrtnOudbwAIAS9eLUWFMHQ0Tm+H5Yzq",
+	"Pdob7UcH+h1NsMwg66JWO96W5fTaJQFum8e93U3B3PL98obtdaqb0G33ipvQqd2E9sa57MVdWJF17u9C",
+	"IfXcW//2qBN1SzysPe7QxhKmtOWyLgmaKVG/f87ZvGxa8+jfr/C4zE4K21VY4PY3ssCrD3hhSI8/4Pmq",
+	"X3ofVvRb7xlpcqapXKIkkVBMoWC8XB+/dVxT06eEdl6qlvQA8PN1Ey/LY5uDodcs18ogL++9JarKY1ds",
+	"qUiy1TJuIKF8xYVdTRH8xV5asqpwSOvrVj0vdeEM/5ioia2Hsno1eYz3PbnmWujEex8QORF3nKhJIong",
+	"Efs3oANmhq5KzN1EsmjYHR2O21EnPmZHtDfa85KBOlEb1btNF/9L0JgwCiUY+r9DesTbZJoo+L+q5nFG",
+	"ZxSKnTdH80yqHVfPeR7dMIUrb0zcJM7onYTkm5aeSDRhUwC3MSgzCVfsmmWw/67bj2xKE27in4pd/zgR",
+	"KbONS5KysSIJ93rfphfJaib3iSf3RCVTRpoGXmFHC8B3kySa+LNMJBnP05TQa5rwloFgSLL8YKweRY7X",
+	"UB7AORjmxwkzqSf5Yp4Qmkqh5wtCNBmJOGFSU5XQ4T+EGw1FqswCXXxkKlucjhXaj4tDucQFIEpAgRUy",
+	"YmOtnQIKhb5xTTOlgEAiCYvJfLazegDThCfT+RSx2cvrgglNdMqUOYnf2QrB5ZHBA5LELch7g1AhNcm9",
+	"IEm8chDmIqwvkVFdrqJdoW5oZ8VKkE8wyNUFAWvGaPhVxWIwo7/OGZkJmaDRDFPiZhm7TcRcgnTwQpIw",
+	"53mhG/qvc7TnmbFH2EVhZ+n9W/DGaTWiXTeuJeTkQgslMvmNLesshe/8vmI2pvNUa7v7ge4Yj1RHd+sO",
+	"WCeou3gWA6Vu5+yzJ9iyNXAc1bXBfNq6UeGTJxjTmvTR6pguPdtfhTSYZ08wrjXu6uq4jKBQOyxfQHj8",
+	"0NZw6fLQvuQatSFf8fdUsTu6QAQgrhgW6KWzWZqgp/LlL9KoNq7//5GxcaPf+L9eRmI6E1zLFy/xqXz5",
+	"Gswn0FVx5qFxLgyBN4SkCRF99lf4TIY7RGQkvGUZ8Bfzap9QEos7bgw1s0zcJlriQTnQgA7plfREhH/t",
+	"Gg62i7tQN2Tz+suc133BUvN+AtaaRXFb4QCUEn5L0yQewhu5rcvKGyMRLyxwErxIAHlmE4Sk4LFboCXU",
+	"+v5JM/THjftAiRI3jJM7qkmvlCy2osynj29JM4Snw4QPgRyGO0+3BWeCj9MkUl//VIIXWgHQD/TYJyEX",
+	"augk5JA0tUzT1xKMmmf8wzgk+pJKSNU2JEZNqDJrOuDu051AfzSe81iv0SwT1xmTMgxISFNIVR/eiiRm",
+	"sf+LxTvCjh3U4ICbF4hWKxwG1gmi5aOrxgwrUTvBgIcJZ2lynYxSBs44pjuJ57h8bMh4PBMJV/pXBPwa",
+	"Q3TNcJrIqZZcvN5jEc31LAfcA4HTyg26CPBDvQR4NPAjfWRMwcWEn5hOMIIn1HrRgIc2XAfXE74VnJFE",
+	"kQmVeu2syaqwenpcU8rnNB3wjDmrViKJXSE0cOkGjGozFOOh3ap8Xi+kK6QVUa5vw4gNeMwALGzH2xKH",
+	"ewPfGqAa96MROfUHXtLl8IYthpFI00QmgodYzfyGLQZcL8xc3yRhNEC7FSatk8TJeMwyfar0Ta1rN+HD",
+	"uWR6NHoJkKoYxKdE6l5yuLdszkHzpFp8Jp22BWQzNDMgIUjXuyBehzutAX9Ns1QLhwaJikRinsbGNl8c",
+	"imUkw1RIFZ4QSiIxnSZKsdjqAy+kHiG+hvfjjmQsEllsQaq0epwxjEUCfTljs5QuWBwQKfBeabKKHw94",
+	"Kvg1DI6r1oA/Gbl5I7JREseMP5Dgy/l4nEQJ42ooIwE+sdzFobX8GcvQDcwZ0+rKhJG7LFGsnycz2g/X",
+	"soFcMLiET/qNUlNPwCjC6pwcwy70bhj2XSb49XAqYhY+HRM454plnKY4yq8vnySmPyegSDpmWrVEUEMH",
+	"qiY1uSolX+8EyDABUOV6bnYbtWA5jyagA1sBSDMY+6ImKwWRp/Tw6ZbzvVBvtBL8B6yknsNY9xWS5jSR",
+	"MuHXENnFMFbB8Q5X5xiXz7Ciee7ze8LpX9BFKmh8JcRbml2zP2AVZtjjUAkxTHWfoanwqSUwdh8BKeiQ",
+	"d8l3pHkE/9Gs9eLD5RWxlSv7UPrUUg+t+t7vTun9rm5id7RQTD6l1HVBF5qAfHR6xx9wUIYz7HQ4ZWoi",
+	"Yi3rx1DPEn8m+HOgF45vchGfbjWMC9rzQP+BOpJ/B5ZoSoFHNPzX8SpZKXQI4tBwPE/TkDTxcJngZ7Q1",
+	"94kSQotUC5exKdGYpk+jF3wvT7R8O9HihBZijKV6p292BUWMgjxhpY3SnnivrN8SZ/v7EjxmM6+EeEf5",
+	"wvwqH8TnMy05g6kHDOeOw9vls0bfk8KKdMwq/DEaXugP0tIbtAdbW61PTpzweZ2J+WzAm+H9rm5hF1rY",
+	"hV/DHS19selMLdyRAM3vhXQmRC25ae7fIj/SRA147TE4IeG/dp11exfM26Fu+07f7aWW6wEvfAb/DzpE",
+	"uTljkw8BT0yLiFrGRgAlOtf0Q4HyE3syKeBN5hPW3MmuTkC69/ck4VE6j1ncGvABP02lIMUVxrxEMUf0",
+	"ssKA/mdIzGH0rhiaLAbcG1AiuCRNLnBRA03x5/yGizseEHY/05RY3+iM3QrIiOFsBw2jsJtYnn/ADdSI",
+	"FsNRq0fVXcvN4HfWiqg02puasGlFfH7MrSxuztrPi96bUhMF38pGzeRfVJoyDpQNm9FvP47MfIKNFVny",
+	"20bsc7nxCHavhL49YjRjmdnYKQoIxJ6bP4i8GGluaKcJ8wm1kuoPXP+AxiFzalHGxZ/MmX5C0e4Tn2Ui",
+	"YhKiJV9zBTkqD1h8O7lxwtIihTcZMC1wKhp/V4IxPPhy+aU/Zjt+yO131gQl2ZQCXUnTBTGb0idhYWq4",
+	"G3bHzE8gZAx4iH9qOgL/Ihij59kuY8HQemgNQ7rbcmtKiEAr9wMeGm2K06lFngdsSpk3oMkS9AWMAIxA",
+	"El8KCGtdaw6QpzJdi8zZL+0YK27IOInJQszJlFFOSmlQ/3doDGQ4YPONk7ISKecMxCtQ6GKhiQvJ5inL",
+	"FTkuhgCwF+qGuBjCZdTLa7pyjTmpzAiTKLZZIS9jv7AITX1pcpsLWppBIbX2qwPqnq+TW80ilsmDdk7g",
+	"8h+qhdPaBzwEjoKJSPCuH6mA7Cz0TGb4gxUYbc4AmVEJnG7AnepG4FXgpJHSs3AvG1uxlgt0h0Z4HCrh",
+	"rJyuAweCT0BtRFuPAX8mszlwcs34AhLaV0FRlvPZTGS4hH6e6IQCZbTvEqnYDHbdLn2UMZNeJodm1cC8",
+	"ZxvwN8B7FwWGqOhAPckPeSLBomUssmgb4WJoezUfSLvhemmgSe4kKStOUD7gJpCj3F+g70lmLKYgroiM",
+	"iPFYrzkX7hTphvVgxB3feTpjmSNa0IyXGVg2q8+EVDS1EGgtEqIZ2qeeeN9Dk0EIj8JPl2GLADKmBBkP",
+	"TkFuVJckmrDoxjaLwQW+kkJiTXg4BnJDA26haZrcMNLsdbve9Tf0yumU8PcLfdLVZKdPKPl06Q+dIlw5",
+	"+gy0KMWyLFEiWww42CmbWsiLqKZcUokMAg5mYGKW+vRic78lM2hsn8TJNWxRRj6fX/xXjzRDyEbYPTg8",
+	"Og53BtzYhGcZGydaGCVz3bKeFiDs4BLrjmG3cSETrb/hd+PkHkW+KVVkOpcKYNIGPFGk+fH16at3rwMy",
+	"sJvISgup6A0bNMzRmWX6pClThTgyHDb3Q3oJoZ6b/QDd3fbPTsUh6WUr+60tTVz22u7UuPC9bNRK0Mrl",
+	"B7LXOTjY7RCaziZ0twvrpoWQvF/IYJ1RpVimv/l///t09zPd/e3n37tf/kejpjeT7OoPvZr36ocd7Pdq",
+	"WkGfb2H+xYTUtbM2SbR+E//VIXlKLWS/eq306hoppNx6TZnsW/P+SIiUUQ7CC+bjFo7BT9UDUOnIpe76",
+	"X9Yk2panveYkuaRfv9lC/u/adYQEYf9zzBUu7uG6kXzxPff/7WYbNIxcqDvJD+rP7nuT2/QlsBfynM/m",
+	"yiCRQzwMTS+8a2j2ZTXd1eSROvlNMh5rDtXPSR0QjtD0iGo1FwTNs03NhIwuaiStRJJet1sW93a2Iu/P",
+	"BOWZoDwTlD+MoASN+91rsWt+tBJbTmZ+ACOyRSX4vXQzvSoIq1RUr1njk7cG8+o2G+kY2gTw1nWN+yN8",
+	"Z/JSv7hp0iyjC3t85jWyqDWTQ6DFHc3QSNj0xmk0qkhkGcPyBFrvAEkTZXjrEQS1N/8OfC+Mz6d6X2wv",
+	"jaBhOnEmhJ/X76nJl/YXL2jk0Mtuzer4BcSaVreuUPrs98bY4qfEVLFdlUxZYxm9W7sj0OMZvvqlkAq0",
+	"cT8AjiMBrqUaQ23VG/OWsxRIF8mtB/BC65jgs0XuiMoC1JMINOMTnJGLV28GvBl+/zp3qr38PYm/vDRN",
+	"t2bxONw50SI2mIyBZ0kxZVZ9QnjhKBOamZIRJDI4wdyNj0UpRbsxsrfKfJP4MXG9JQic1Zvz1nvVfrlq",
+	"odFEXq665C80SaS/oK26AWJCwOqRvdPvfMnTuKvjoS4638SEQM/pHV1IEsJYwhOSKKJYmkpjm8I3JZrA",
+	"9BDz5GQSUQ4azYLQGc0UaYalfIfwhSQxVRSVO2drweg3fLVwy2EM+hYWtjKaNGoZyBKCZNYa6NDdJEkZ",
+	"0WqjPmkgJCGqJFrpTIpaaDygobvUoT+qvEG/5OF6uuNYROKQv4OcGOXXunj+HJVYSozOHBWpCUC0Vxcu",
+	"1mhBsD/Cxd1J7reMQ1Rnpb3UGE0WGIQwFhOZ8Ah0cC4gqaJI/EyOUE1yQ2BRO+uf5aU0ax76KJXVx0oo",
+	"FHVqwrr9Vcf3ghw9NM9D9DNzzBSWLjIY8+pML3hn3TE4IaE+4SCA51eaSlIhigRjHPXeVFfULxe9xl6t",
+	"B3aav/4wDmGrTK/lQzl5XTuo8zgXHH4v3ulW4dqUbrf3cN2VStwrgb9kxdsEc1u9sR8hTg4WPk0/jCHn",
+	"ce1S4JH4EmywFCZdWG/ul59tzzYls7jzdic2EtbclpTFMz9RsZKSAr9bnqPfhFyPE8LnaYqhkoykVOLP",
+	"+mzqByhiYnD86k2BGRSGsHTxXU7BA7TvD9wz14OpGE7PCWH3NFLpglCCpRCBRX/0YjfFXBWiK//BFmFL",
+	"c4IsYqnhBPBvWVSxm5rfmWVTd2Knem0dpE+F2YITwXosAiJZyiJl2CgM2HpOWkTTbTQDmNjnjJGEk/B+",
+	"l90rxmUyStmuvk7hCeKDTOmCjKAABoMch5W6otZQSu3oTTNwjYhEZGvAvPrb2wtYiFevG0Hj+7f62auL",
+	"V/jktSkf83MuYK47rmf4Gu52rr18t1j34Sv34pcKMuMGmpLrUJgc5zWffcDX3Gc53OCqr3CpSh/Jujw6",
+	"rXSkZCTumSSav2YgSbnD3JzOU5XszhIWsZ2AJFwqRsHxZs9oH5xT+qsBzw9kYMIPRkJNwPRe8RQKnh/t",
+	"E8JZoiYs6xO00pfdlu7dcKdFPkC0OMpMLhyMSveKfiN1xbMG3Jxmc8L11Ig084Z51U/808VlQOD07ehj",
+	"P+C/zgUwVbDAZwnIqL7lHItjY4wvJIO6tFvQDDYioqV9m9L7c/zMGAvMX50aJdgCQdZfdzPGsLWJWaUM",
+	"H7l6zJel18vF2za/FCXi7V8uv806El7MfqwxZ+ADiwJVsJF1vuue7dXqqjkJXUGbfq77EqJz6vLAoLg0",
+	"PCVJHJAp5lY0EeBcKtIj0YRmNFIskztFo+L/+V//2/2Pdkbd2iE/QN5iBSCLNQzWSzOvs/Ewfptkgk+N",
+	"hLqSAhs3tvdFjb68VYppAchrs/nXSXF5UVB/bbxdDUrnqTjvfIn8/Vh/ap9ACCtdg7XS2NeQpswYznLv",
+	"+cMcGjlZPb04953xgVYegTP0CaNa4zF+ckVvmLS+b+PmCDDrCP360kagvzCu0hrGlEfAJMrKW9YlHd1I",
+	"4wmp8KgW+TFLlGLcxugxkrHrRKpsAS5aM0QDNiUySZrhlN4wcs04y6hikIUz4LvgaO6T0B62kDTPBJfz",
+	"KctMwoF5hKAL/mODLxOQsHA8Q9J8fXHpIg04/AjtZBD9cPbx/BVpnhnUavIRh42ZDOevdiD4Al58p997",
+	"p7XTDB60YLiV0SJ1O39VN1R8tnygADrIMjtI6AHIbLEPfSLqFwP/YR+Wmz8trkGdS6rCKUooDLA71fU8",
+	"wYUojv/Ejr3Yb41gvM65tZSf4Hj8E2JG4rYhHwQuWqvshti0+xz7pDiE9ybQVM0zzuKApOL6GmNXTShE",
+	"wkmUMpq1SGm0eA6KA7a/mUHn+1ka9/4m486S5Uu2+tS3NnB0TZe3Xroq61srkVqP1RQWv8x5VhDg10VW",
+	"7JAJ9HmPsRpzBVHmRwATKYLvIwFGUdeeeUXTG0mU6JMwbw18K9AJOE8gXCxvI1QQ+OUxysAWfx5RCanF",
+	"shjalGdD4T11Rk9//ABEUyeCnXlRcnXGsnxkmlmYREesv0zTFHUFtMRtoVtfFZZN68yoL2ymQwcmnr5G",
+	"j/ZcyyB6/hGKtDHsr5qhnhUmu+m3A/SiJIpcU1QJi0PvdDpdKAhc2aybhNdcpdALlPSj/FZGSWqyX8yi",
+	"0dyVmMD9AAAF4HgKQWQq7mzWRkoVy9Drh9sekia1s4PcNXdI9NFw0bAzmsmiQ9COuhE0vIHUGXY9UmJh",
+	"d1evt3mtciIgl6FPrvKYXRZbK46WWLxxkBFTd8wkXqDth8XEwtPLFmniNu2slZVzMRm2L59ELVECQdio",
+	"cB7MwkqRsD5Y5MFxIdsEfTwkeGNtgEa5PO9qYf68+LYX4LF5HMeWsRorYjO2CMZ4eLzFpoEVf2xcFp5d",
+	"sBI/7OQ+dt8f7gTOk8O3suMXjeEFS9R+u73aFlVebzeC5Uu7FBN7G+rwcGNNrlpuqF9XdNuqGSUnz2WM",
+	"7nIk136tjeXRZpTHnLilhN5fquXb6Xs5tlT7Q8/oh9lEhRBF5xhp+p4RMNDmvpE5T5mUPnBLYmSDv6qX",
+	"xA8chMP6J7hN1sLHvbUB9X0ieLpAEwdVTLo0nFK+gv59IeaZJE1Mtnwh80wM11G40yKnnCSxj6ZDjHtL",
+	"f06WpEPIAU8ZvcVcOJR/wJxTl5djFIgNrYo+q+stj2H6y7uYHst28npcVfUJL5dF/bFZFHl6Bty3Pinc",
+	"Z+cwMUp3MOD+BUdMoyyaUK5I04YkiDFBEFkQ9WcsJiyVDDJhdlrkfApV38hoMeD5hS96gEjRAQRWN3/4",
+	"eGEhkYbFJwTQdbzJJZLMaALAPXPJSBPLxcVWefW8P64sqfF+DXgyJnMOBRkK4WGefPXI+C4shLbBd/Di",
+	"s9vx2e34tG5He+XWkggco75LLt7Qj5gAPtEnCS6UdEb0AccSNzQFE5JHLAQY+kvygsOWwj1xSMyGYg94",
+	"kzrBgMXDayFiLT4YicGBtOijBX9OT1yUhlnuwKnVIt9j6/tE+1U+YEuA9LQzNmZZxuJWacxFGlgQcrSY",
+	"ANF/I0YEImwBr7SpGQnmZbR7kI1qoXeCJQh1hRi7Xvu4DHgXQMKIXhmbg1lzf8qMdA1E5jpOuoXXOu/T",
+	"q3T4V3ZlLxGOLZbro7WcP97yWCubrtK9/3xJ1TcbWrHU5B6bn3etOLmj6adkVia4Fib+bMBtOnGQI5bc",
+	"0US52liS3LGMWdxDNcn0Pxyxb/o+ykICtd/RWGRTG+WeZARQQKY0ZjlJ83SvnUfJs2vMMX+iwJnX9FoS",
+	"Q2yWLE8OB5nRoWJaWp2owES3+zSvEN9uD4XghYTxBQK1O6653dI93Epi7/VypdqU+HtisnFaIhpaoEGl",
+	"DsSrRGFmc8qUstnMJ5ZEGJaUXwr0bqJAMjU0R0s3pounVZT/ErTosQe+XJ1uNVW3bzvvspzRyAQnxFRO",
+	"7Ipec5GBIxZ2DX+EdPRdvYGlhayth7fNsS8HuRentPxAV+vQbXGgl1vbijUxNrC0uWgm5yEtxML4wU23",
+	"1pLq+tuwZMnPy0nKCiKyVvp+7PGb1yUH/e3q6uISkZ4BTMFgKEihGSibKUkmSs1KsWnrKnmUQg56R+uO",
+	"kR6aW/HaQ5QbYcox5ZXcrJNSbrImVn6RTmP8Nxi8ufZhZPkasyFCDMnX97OUcpdCufa02e+uTCZCiRgX",
+	"KS2kJsGSW/3PifVyIu6kps4JJ6m4Mx/4TkhjSIkTyRpBw+XRNYLGdTJWDau5WSVIn1ncy6ABEVLFZIhi",
+	"a9VLxNKLcVQXC0HY/UxkSoLJEMUxds+mCIOfsmvGY9IM3394/fqc7LVbe4dNuhM6oAtMR88f39+HA45f",
+	"SRtjQGaZEGPN1sdJqoljlCjcVWeVOn19Sc6v3pNmqP/1r267e9DpdA+R4EHc1SlxQ8XPgPsAtvX/6Ab7",
+	"7bZuHxbKU9ovowmL5ykj3xmCPODNcCKvaJaMxybk6MSkO1nJBNihPm0sJkpcMz3BHQ8d+Pzqfd++POBa",
+	"jgElrGSYMJhKoc1lxPUHKb66vAqS/RI54HX6HPmgn98lEpi9IYEgYZV3pSxzFh9vEC6D68uyK3q/LDLW",
+	"vvJCkiaa+7IXcocoeq+V3ebr8/cBef3h43lAWq3WTkBmWQJLaSTBhN+KxABKQ1anEr6wV2J83V1keMfF",
+	"se/VXdxkunbs9hU99oxFySxhAHHrRv/D6dXTjf777yy/Pm6Xc9LrZ8AjoVg2rS1dRGZ0IUk8V4kRJxS9",
+	"1/9SZVLZJ+Gr04s8ixrtoLOURixAZclNHdo8MQ3kYUHhq1fF7+O5WoCFNXA0bsYy+LpvmgTfAQlxfGcA",
+	"ZQVQYcYS6y66sUbnacRGyP8VcYUSBXd9OZUtxhm9Or3QEt+riyIt1D/Uri/s3kpJTkw1IU1oavdaS91G",
+	"livQ98QwKjoCyPPCzp+//2G30+51N9lzK3NsFjxs/BVacirIIZ32OkGEC27LUH5wQlkecYa8phJt9pT8",
+	"znVBR5THgq/PgS3wYrtWKySNh0Qx18gipBmaX8N6kJaTHIgFaPROLr0M+IPElzrglWcB5lmAeRZgngWY",
+	"ZwHmWYD5NxRganyZ/8lSTBELyppOPNlGy3zV1LNlRrYzoZTg5GpXTpKsLqBtjZ28yGPqz9rfLomClyDW",
+	"K2dVO+bA9cmBpi+dtgHTDEgsFN59YxY1gc4DriZsSmiql1wz64NO+7jVaYc7J4TyBVY2YCnu3AYuT/N5",
+	"FcyrMk0Uv86WIcnlcEcQVnBHJXp8mlWIuaW09nGwc7/OqUPNdq10i4Ur15WuNEWMz9hS4Bd4bv0uGKOQ",
+	"JpyRJk1TEtoxhGTOEyUh2oNEurXC3LqQ7+MyOhOuDsBQvaJqa9C4Y8n1RH34rX5c+HS7gYk5j1hxZAf6",
+	"31E6l8kte2eHgybkPAFVzDEFoGa8eJyryZaF1FO3U4Xl9ma4SnFx9HDLWEzv+3AZoGSipAWU9DEkqybT",
+	"Z2LyTEyeick3Skxq5QdrKHrlx7WWgXHShfEnY3BFqCXxKVUstpLWKwsfKyAty1TyhlCxmCrWIh+4qTlk",
+	"5PNowugMiNA8mkDjhE4FlBjQPeRqtyVLKWR5ccFXRQgbaL8a5P4WOYWRuKGJmC5I89PV2U5/kytuy/nD",
+	"LS9AEtTdIrssp0ppNbgGyQIfbIfxQOdKTKlKIq/Z6hl2bxHTiZPuSbOj6eO+pnIg0UM8n63IaV+HOG9I",
+	"pkMYPb1J4MHb8ZADvRvF6nMzAQ3wDkAZM72vmgrf6d8mdDZjXAJOFFaIIIMGZtpHTK+aydBjMel1j8mV",
+	"EOQd5YsB/+gqNFWmSPb0nd3XSiBsVKez2+5cdbr97n6/3f48aOi5DBr/53/9fyel2coBpxmDyDo96YTF",
+	"g8YSEMiUgtf1nSzsmCU71YWxdYpe30csW7ZbGG4MxeBIkyoyFVLPoR2QaA6qN9YD+nT1ZvdoxxImu1Iv",
+	"AGoRiyGNRLw4GXCzsdbCmDFgIlzkL4oM2D2ESOpnUBsKp7ymxno+pcsl2Ih/u7q6sIiAy8fqjh+U1FR3",
+	"IrvBDE1Zd8JKRNC/Of6e1IlO9hpezqdTajICS+KMUf/rIQFXwhCughrcGkvQQQjmI1oJIbgkIdqViBZj",
+	"EzrVu7+Hq7d/f+/WvwYdsEwv65tGHqDwZmeMuM8CiLKuzdnYNHrZ9GxU9hrMk0LBlOr4XnvxeYV0cBxb",
+	"pWqLV8nF4AND1G5dCb+N51DIVq+bwgYoq/DxmYFaXUJb/zafUr6bMRrr8blQrozNJlk1Nsg6FqCExIhp",
+	"mn4ndo2xwxMsIwQQrYYSYo2k8iBeCbUr2YzqQxFDxQ175eGDAJhL2WQMa1zitIXBeoWYjJBcZ1CCKj81",
+	"ZwCxcDMxStnUDKBcKWjjzYTyTGBtPNfd1e2nV5VniSHZYdnKPhzDmho/gRF5MMaOE1PaZ6RllBMieLXc",
+	"ic0UCLFG0DhJ9U6KMUKCYrRN4AlSk0QqkS3IRKSxLCUUVNa2PMdHprbUIhd/4MsKlweuQL05S3mZKl6s",
+	"Q45vuvrltaXLa6GOvcpetTTOFr+GeoCuzE64tC2vlnNde1B+2YPEcHWkA3MgKqWaW+tz9vGmluHJS+zh",
+	"rBb64R3VBJo56oHqscJ/IlD2LaKeSi0z4wgCLNjFCePzaZ9QxFkYcPMmECAax6aYTRPNE7csXexAJXBq",
+	"wdKUVgEkVFqO0dNjARj0VSJUgmaOaEpJZGEb8CR4soUfg4pdahmuNiIe62dBaWepKERsQ4SsvkMQ0m0i",
+	"V/l8untLM4hoDXNhNVFQhUySRN9D8563oLKiKBTuaj3GR7kNvaW9dgf9kqd+bT5Tg1IrVoaQavENJbZG",
+	"kH+UR5VXSgsW3sPqg/qOmNJ+NU8nWibEKn/4tK033OtBfy7NlTS39cS0Z6CHe+09v0WE3CpcgRemZDpp",
+	"liuSF753QOIjlgp+La0vClXDqanYAUN0aT+uuhxU1sM7QZpywRW993KLQK3X+xyJdD7lJ8TY4IFan+Aa",
+	"42C63b4xmkHsoSulYnekGdo6Kvnb+NIoY9TM3OaNo1IFBemq37nMMuRgkjRdQTucZ6+v9xVVZrs029To",
+	"th9rbo0t7uPKAft2l3FCb43yjgWcSTM81fp3SNJEKlslTT9BdMNeZ6+mOHZ5wwG8Bed6bHzwhQK2L6RX",
+	"QhbW/2R5dWIcvWmnVEUaTihgy4BlLPEq5SLyv1kcPVrXTm4WNX68RFbaTSSRKklTks05T/i1GZ9rg9Es",
+	"tamqUMONpwsIBNGHF37n5n50+wUkJlPxrlg22x2LvCycLRSHmdhOEHCByt4X8IIlBjlKDMau1FQ2dN8W",
+	"yoitBOkhzXIVw7pGXBuV0nsvCukw7tu85hsGJADbqU0et6zB/Klb2G/D/bMvogpVHai3c/ua2FA/y8+C",
+	"C/mQQ0ubWHY49y1RqkHC8ndU76GbsRvPo6p6F+4GikVN850WMj1IBWB3O5Zkutj3wqUYz3lsF9rlUtNU",
+	"yw8LzQJmmbgGgb3aq/firUji0sgsBdO8ACryOfoDxr4i/dBfdu218WuXouVGd7Fgai3B6PWLR1lkedaQ",
+	"uYSu8SYensBG+IyTlHl0f6cwGfeV3geEg9V7lXBHbZyoSnm+RC80jS+KtaGVm8Mdbx804XXVPbx1FRwN",
+	"eDAF//6XC3DWvLWu5mZhgrMkupnP8JhRHrFU3ys0pvrDNJMyxTf0q3qDRswyp0Ln25UhReh0Gk28Vij3",
+	"64UYFUr36GtRpFmsn7puDHeY00L8Iquy3LtdF62rePvh+vUvkTE5alqHBin/CyjxHzva5QEwEFOUyJKx",
+	"MtGqfdXQr0dSp+oIqmTKtIDMzg1R0jGsOXbvYmIgz77ET1tadynJ3loWfocXrCAJN4LGOUrWV6ZgNvz3",
+	"I4qx9s/XKLfaP8/5P+cMTAjnnpqFylrQ+DET/PodqlKm7b9L6MkM4I0R4c3D0p825SlovBfqjZgDeNo7",
+	"4NzvhTpF32IjaFzQRSpofCXEW5pd685c0XJ4XkzoORNpmpiaE8Un5/wThD16v340Br23wozjAgUIHAX8",
+	"ovuS8K93xjRnWH7DgSt+zJHu6pCRYLLQQhHgSTZK8Izuz08FvDzz43uhztwR08timM0/9fF/M09TXMgL",
+	"L//qI/Cec35hOEwjaJzipfkBuAnsBUuTa63wXSr0xYAR4sLZU+HP4oA8M8U7Y3fIW7aJ3QynDLz1Sthf",
+	"9Q6bf74X6tLWL84/P7OkUR9BpGEfxhaHK/8Na+e7owSEycT+XHpEx772ao4F0NlrI8c2ctt2YXl+MNfV",
+	"boj9u7gA9tfylpxjOa70tbUr1OZa1haRbwSV4veFEvLub+ZuKP6d8OGv5o5WTSGNoAHOo6GpbWS7+AWv",
+	"abnie1n1Lpn+GkHD4SsAzqG+JFCImrrLOsPLOlRCDFNzXbUYOEzdffWI2PCGLYaRd2PLzxI+nMOl9R9Y",
+	"M/wwFWZQQyP4D6f24toa5fjPslU9RzcfejCVK6pjYzPlQtbeN8wcmBrzt/erXqvIPzFWYhwCExuO8RoX",
+	"ECkgxlvfY70Ys/yoGvY3vLVXOXFXeSjNXUYbYe4cwb+LY6u1I3rtT/0LXVPFHNxedUXJvTYi71bbGuti",
+	"PJT5vS5UXveOXm7nbQSNatH2RtCI7d0esvxyWzmhtGaWG7vtcj8U18T9XNkwU3EvNS38/CVoLClEBeZr",
+	"fstSMWMkD5NVwopHYJ0AP4oxY4d5wSTwrljQfP0HlLDaCQZci2hTBt7oGcvITYLKBb4QkGgiJONktDCt",
+	"9hFNPazm5+pWSwm6hZ/wXFV+yh1AA07qAWkpKCsnRT0mB7yh1xSk+tgUljQ1LUMi6ULqRu8mgFruunWL",
+	"VxgMu48YrHXhV1TN9PmUjMcs0wtASGg5COxVGCBoDpYFK+j/sFblGnl9Ehq28wl/WdMK1j4ykrzu3grz",
+	"Rg9yf+rXpKI8pikgvXEWECXS2FTr05uoW2+hDS7E0ZUqckFZTox2yksuLa2jB5X2piJjO7guedms6nSw",
+	"I+jTaT7mTOold785nGD/LEDUlfDPhH3f9GzFgCWdu9ahf3NjWgie3byEfAjAukCgK6PkGD/NTp+EJq3+",
+	"yvUAZQWKleCcBZCiRe7711e5oSuvBZcnS6OmhPEXAEI04GDHJ2Uzvue2Ik1a0IMgJeN/htatj/hKO30D",
+	"V0DogBuv1ELMSSycbR/N5HGiG5omXKscmKo0mxkverlU2/pKaTnlthu7tHSlv1v+d9bDv9ln1Su91Jvt",
+	"X1j/S3ftt/5y9VCXfuZVPdzyyzIt2rqBAr190Nebf1Yiess+qyGEEDKX389lX5ZvJMSAYBDF4j0gOqOr",
+	"50vQEJxtUPKvOIN1Vf/qBr7umy2KChZP+rq3q2vx81+l3mR9ZDTGXtY5ew0JzcljIgkdibkK1pDVE4N0",
+	"CaKMoXnRRAjJJEgC5G6SRBPPl5t7Zx9U7nLt66A/Pm09y/LW1AqJpxfnjoE4Se6FJHJCZ6Vg5NtO3daV",
+	"C1oui9Iyf22AueoCvqoRtK6lpfNdmhR4C4l0xIqGYNES3MRZOcseFJ4mzfBfu8bQsgut7p4bR1++GuxW",
+	"Dfei7qhD2+NjdhQfRgejfYoIYEvX6QnKS/kFSv+U2lKlCqnlRCxzEY3LwQavNL3glh3rPlyjnhjhbMDL",
+	"akW+gXd0seMAJvPjYbNjW2XhDQeAoJ4g27CZ+gqyjVmdB0o41a+3kHPcxw+UdqrfbyfzVL/fQvKpfryd",
+	"/FP9/kFSULWZ7WWh+ja2/fjhclFOIZ5OzHFtbi3sbPhl5QZtJfjYb56lmS2kmUdw57+oKBRsJCfUg2f4",
+	"koL+LsCVc4vpLbMWlpBDkSaYk7wzGCJTkgKzZYpmsnVxeRV9HjR5H0lWcGYSH2qC5qrowDXYeBvBMm6E",
+	"qlclcEvJZi1PqmU0qwh4lSgGNXXiK4y3yk1LiuPPX8ouu7royxsmTaaJBF/pCYgQ4F89JLG+arM8wCUw",
+	"uH08dpe2KEMCqP5up93u7u2CxW77zMu3xQDfJXCtLsDBAINS5Yy1VJnAE1c5joSzeBzu9PG/AQln/Fof",
+	"ctK7PxjwZEqvGabq7JF4lgTkqNO973Q7R2SW3LMUMVXC32ZpSJqfL96S83NYHvO6bgRSW6Y0JVKJ6Gan",
+	"NeBXBUMuh1IDiSKcYhxqyZoLPmvAjMBoi5YZp/kDzY4Dbv6Gkeg9sBUzMlaqZRePG0FjBhfht1laBGrA",
+	"h/XLboH/lyz6CwkV87117d0fwLrq/0JgSohx/CYcWi+NAcjlhJJPlwbTYMChnTFE046TiJnc0UyaiMhC",
+	"DApuG862KRwwC6Lrl2LRLQaMq2MQ7hTXpnd/0AgaOIziwuCTysI4X2tFy/kLwGZ/C8jYWIV6GaJ1YHI4",
+	"PS/hgEM1DRtPX8gO9GNEcix86bCRJOXxSNxvB2VdW94NCO+pqk2KLkJEkxGLtO5mXUyhX++vVc7PXCpk",
+	"PUAu8x0+dQNdkGUVDnN4a73TLkXPH3U18UZk080whU1+p82/EdkU3RmXZ6fv4c8XkoxohuUdYYipkAxS",
+	"8sYsYzxiO/nABI+8tV06strMjjyBHQaRSKO32+nLl78n8ZeX+qGmuVv2ujWmeV0t8inlw/2oE3fZ3rhH",
+	"90cH0WF8xI7HbdoZ1fU63SBp653J1zIiYn0yLIQUOxk9kQGh6Z1m+M4XBThdRLE0LXp4TM6d4H5GESQL",
+	"6SOwMP62ZsXz9wKyryloAYWYR2qdeIWSl84lXgRdyx3l1coMRaj3zbOK5JIEUjwA4Oq7myRpET8pMZGV",
+	"AdbTyK9/E3mYOZVhqf4nPiz4agvTtl3mqsCqKp8lrcKl1oN6YeJU8lJrZp7FlVpXUL5ojF919Vf4KU9I",
+	"0VvoiCdFJbB0JT1dsCY99E9SfzdR3B+sRZZP/QpBv/Y+eO+vPiKPs8HXGSj0lqTpBsaX7dw6ZUP8l5+9",
+	"/p/A8Oxv2Wqrcxl/U/9uuZt+E8TiE8LnaWrRT1Iq8Wd9fL+G1frd0krKoKPZ8lWQ8QTk2mxvgZL7dEch",
+	"UdXLXVvR8kNe5KuU5nqvMurqoVWvq0yuOVXzjEF0n75wZbgegxRUBsevq3dTqCG2HfRQcZykGZq2NoVM",
+	"/ZozK2Kh2KX+EjQuaHRTK9194AxLfmGgilfbrJB/UxzwJqUhoA2Tsl4pDqEcRoR9zdFzqSpYknVVICrn",
+	"yofAcd/udeuwaVbj0ZQmtwbH6sIVn6sWiRJzReJkqhUpwU0JrwSvsMXkSWztejWnqfmxut4T+P28eCZ6",
+	"W8HxWKCjbgHmqArOo5Vafq0mpc467a/U29Jte0hvvfXdJXFlbkdfZWqlU7XBIXoQDtqFqce2JQQaqT+f",
+	"A77RAa0BbX4+ov/GR7TIVgzJ0+cWsqdqcKC2VmddLPI2AvWz5WwjyxmIbSMhbozUZnLewDuD6w7ovdZA",
+	"NuB/oIUsFZKttI6lIjJA8vpVGdioUjEeSwZIBncucRehMTY8O56otZk1yv/CCTIgq6NOHxrqq9X84ln5",
+	"8erMii7rpfgHqZZla9AsuhnuRcem+OXR6DA6iPdZb7xHu6N6fGWpsnnkJPM/w1yEx/JPNhbhIEquDvyt",
+	"ZtlmKFUD8GU9ZBZkWqw84KYNaerE03jxZGf8CexYKyvzwroY0DQLD/ajxyzXSt5Bw2zT5mf9gYaqmuse",
+	"ODaVb1NOkUqbu9zU5c+hVraDVcKycg+rJ0cfVvDyKesqPm15xH/3Wq2O4UqP37YG/EdXAnQZo2Z50sx5",
+	"LMN6TxdA+C7EPBtwcGaugZGwPzcNDkstMOgONotARVW+/zVrui6VAT6+OSN7e3vHgU33NrfUeq3zcMeY",
+	"LlpVXNNOF+AyD/vtdr/d3m3v99vtjWnnY8sXljlqcWpvjIQVZwAN2syrKvjsoBRZe+FzCgMPJpOYkVhA",
+	"2lwhQqK9AbsqId955UnyiqkQn+OfSXP+Oi1f0zg+Pl4HnryUE9ptzrPqjYBq6N4LST5dnRlmuHSb28cP",
+	"2uaVVX1d1rZ1PMONSvLa6Wpii3jgPkYiTVmEgM5PUaa3ypkrPPYBamHnoAR2vVYzzBnqKpa5nPs9gZXd",
+	"qJrfpI29IChVnYOe3lBM14toCnE9WBXpji4CC3OLGKAIggu5dhm4UFjcRwpu0CukErMZizWjNhjxkMJp",
+	"IObjkDSNXMRiMip4+XcASNTo5GEx9iUfrxaLbGMNT4mvNfz/cy42l4BKS+T5yCE118JpGujNmTGCNSGr",
+	"Ev6Q4Y6RqA3A2ZynTEofJigxMnVNCdVtRAMbPmVkqDKN8Lix5tmQeog1dwY8LHcU7rTIKSdJjKTFAAFB",
+	"Gip+vozZywFPGb1FhDzd/Ao48Ucx8yr7zmvdblL/xkqnsQ/MvkF47XeLx9Z/lx+xgE2NPIxnwmJtWjZk",
+	"aJ2Ri3mfFI6htYzi/FkWDLh/LjEiFgq7KdK0bmgxJhDbKE0lphiYKXD/nRY5n87SBK7igOfntEUAqd5u",
+	"uHM8wQmBECd/+CgdAKAai08IHfDC5BIJ1aA06ZtLRpq2ypPhY7ligN4ZGVEeIIkZ8GRM5nwuWbxTgBL3",
+	"ilCL3Le3amsKzjeQS6wPZSUH8Izk7qMaenpp4AZH4p75FeWc8t/0nFxQ7EAqRjEQ2RCSPmpCgrMBtx7Q",
+	"O2EWgoyEmpBmjRAN0KeW/JwQzhI1YVnfhBiWMIPzd/Wl/8BNcQxzqqTRy+wrxUMw4MVToKeWwyzqedVP",
+	"/NPFZUBAUdrBXB+o3WUyv2ZZAhaZ8kEwoiqWjfBy8jdFHC7t2xYlxO0VWHtlcYwFPAM/7R/obl8rtvrX",
+	"vAblgGPhEpq+kAWmogRmvhfZjgPZxD1x+VWGAg54kzr+Yks/hjuW8TggyWuXYH7iKhea5Q7s7YY4XfPv",
+	"M6rYtcgWXtVMGLAXPzSDgLcMErsKYy7SpAKv1Po5BByNGBHTREFa2Cknc45qfgJooL12b8BDBzATBr4V",
+	"zedRYQ5hQXrtYxIW4FLgO1yZAcc926A6hZzMhofGhnk8OooO4wO2P+7RvVE32oAzuZlvxyrqwgWM7III",
+	"N0tDeJeBuF/52JMYRCHmaQzrBjfQWJDBNSdJnMQBovi6E5fjvj8ZajsC8Wwqfn+kqgYrvCQNY5N1EjB8",
+	"/hz5vJmdycMR3crihMRcKwCJNLVneEzu4KiN5guIRfnjY6ANGhtVeeUk19hxpxtsUnMkmmcZ41GxfFPj",
+	"0+WrxlKBlGUXmp8tqdZUHhX5LzJLqdJDecPwp8JxOe62NxqoV0SzPiQkLytrS4aGWLQTA5grRUJrCm2a",
+	"vRtwv8xyM6U81mqBkApkmiidx6j5heXJhjYJq1zi05DmFjktllspj4ALzkrHotPb32yF8hpLdCHL5bhW",
+	"ve6VZKonGFAHqaA+i+k0QXuWyIhtSQauRrCrRQ3yE3zfxApKCR/wT1dnDiQVLAd3jN3EwDVztkfJmMUg",
+	"dk1EmsR0oRU4dGiZEPBlJZfaB5uUXLqe04xyxVhc60KCsDJ/zu59uaycVWV8/uiWxJkFjfLtKEcnbLDz",
+	"FuWtcIcvskRkWO6rapsryj8bllpxry83YuV4c+UuauhVzdxraYxHpcqnvJYjAnrcwxxCj7NN18k3l/SW",
+	"xZ60VOLTpnJebYIL5cueuWqAT5KjMqVJWttY2fdN42x4HB2NDunBeJ/1Yh+M4rGZEBxyxWsGMZsIXv8k",
+	"YzIxKUnec+9qISxg3adSZYypzopn3dpnvyWzmt/r4retw9TzZtpOA9x2bC3fzp/XnJ4nMPUWDuOfAuVx",
+	"WaU8JRvDjLGYqMThxeEHLWKruYHkeZclipmayiWPKmmGr/918fH15SUYkkKGAiPir6OaAWD/S2oxs0hw",
+	"MV2gh5vHFEARTBuNoCFuWcaT60kp58V7t3JmioWqlvuMnYaKegwF/RFB+FHE/k8U8b8F1lZ7zi3UZ81+",
+	"51YjEAp3WgaCMeHXBnEcC2OmgNYOuTdogMTEGzCOWNAbwEusnI0RTSmP2OkMrJ5LhGY9xFnCr4l5GzI8",
+	"E0UofoXOSs/yU4iOWS6MQGb8MkwkRGssgEd6dQj0tIwiNsJCFMXKkzLh1ykzbxfVCN3tsDs6jHpo04iP",
+	"osPRAd0f99he/B8f4VjQETfRCkF9OZ1qzrRMz6vIaWSa8LkkNWfvhLRN5dCCbXHOVZIWZOzcNA7J+E3P",
+	"oL6z4fF7gAD0BDrwRpr2Nt6czZOH7fV0gPqb5wtXNMbHaYkW0QzUPVvN06qOlWprtBiqA2GgU7SWgo3W",
+	"9QztAR6Nfh2tenIChbgT5TRqqDeAbhrTgSncqwlNDJgZA25xa0x84os6Ve5UhVVTfUqxrK15+XGa58PS",
+	"kp9eX3W01RhDW7Wep7ISsMZ0XFN7cUPvYBM0MsScmKuRmHMbHbLTIueq5GDrD3hYQ2psVc4yAQuJVHRB",
+	"2suIzoBbqhPkxhnntzHmnBNCuXHU2aEnNkzAvLLMf/fIqogW92Ptd/DiylqKXq3EjE2EVyXGIrYEBNGT",
+	"8xKKm8CdyCImSClRPy8VVF8r2SbJLhMcXDZyAZZFOHnBJSfnEgNa/hNlXgTTWiPYPLF/bTT5HxC5baWk",
+	"Pzl22wHX/1yH81S3n9v5q70QOlmfSMmgIu2MZX5KZe6TrEuuzIO9M/DXjgfccyHneZKF/EiLdhIWcxUd",
+	"S7CNv5CtAT/1i6Ib4RR72MqJi/mjNer4Nt77lY57U+d2dTJq4Oq0lcq9F2fm/JwDjmvCyzmnWEgXK3ia",
+	"AwrVOvUpfcDy2NlVVqfGcLqBHOYOzTYi4nJ/+ZWvy5iL7DE1G57i4lQAgAERJlwcyk5rhSb7x6m+QQOJ",
+	"SsnoN0tqO9sokcGqwX4qw/aijxLvl1kHlbhcYcoztKyOqVzUc6e6qRaV842NbVf+Z8X4jE5tAOqa1O8H",
+	"jPhyo00y6Jn5Hm2dOhI0EInviZNNajNB/NSTzfwOFWX2Ub6IOttKwUNhLpF/Nosyv38JHJH3BOVV9qQl",
+	"EC8+CHLO0MuQLn5BzopZKcdz8eJxyoapbwPqxRnfHgv18tfEo/x5S7DNp8WXqcPn3RhfZrsaBrX4MraJ",
+	"p3CHeOfk24t9L/HWavS7LYjTpJE+ViwOcmORC3zfCbxqOc0SepZi05nIaJakiwH3SkadFC1PiUUojaE1",
+	"v+JSXmjJ3ARw4uhfBjw0JZdK2Jgwak1nXBkv/2i7S1dsr2FZUG2AvOFwf4U4qT/C6PsAHzCPPzIq1xNx",
+	"s5Kv3fv48QogRrS/2XyJsUhTcZfw62IpqNwgZ9RA0pSMkdCNK9w5GfCyYo+NIcsyiWuVirIQeQkjdHWo",
+	"XH3tAccoLyzRZYwL62vM4nndcGGr5sUtduV2iecmolwGhLM7JpXRvJpUkamQinTa7Z2NQxkrMmqZDJat",
+	"fyq7GfbGR7QTdUfH8R7rjffpwegwOoqP2Z8Ehmi25U82kZjfiszZ/rgyPW4ViDLM2p5bc9wNmzG6eeUO",
+	"WYuYPa07rU1sWfJhmkJVZ6m0/FXy0L3V89WACsCUUxXMVdomvbxC6mpdMA8jb30SjhNO0yEOMCTNRA34",
+	"HZV5aZKA2Hh3ogRB0U8fP5cKdgL2LU0Bpg6m1USWgsfCGrU1Tzah50NurFnNYilvgC9KOO4O1OXhfqIq",
+	"JgkfDPhMpKkMcvEGSgWQzgGZQP4VvueX/NMzmtKY9ZE2pckNSxeEDvg0kXrBY9OFHqOp9BqS5l4bgc2X",
+	"t1fCjPbXUu9rYbYYvwHHaYVs8ATipJUy/pTAmuLV9HQYsxiguLGhyiiXpuKo94eYq+FYZEPrw8tLGmBd",
+	"Uyv4wUsOtaMGKV+LZ/OMrU1ZLFbseGWWeYVpza8xaY9DQJbQwEpZSVtRck3ZHWfRXqcwONPSBmehVA0l",
+	"37Lt6qFsWgQFtaS68m81DricMHF2B453yPTUqj/j8U5rmQGhaVfUc1EExqww4EvsCju5Z63E0uzWBuWS",
+	"oa6fAXd8PnDmC8vilnSErp9yyVHkjwPuMcga0LW/olmj5s481sBRLmxRJ714VS++pl1heQ2fja0LD6l5",
+	"WGtjKIrFFa5gkbOKovH71z+Snz58/EdA3v9UKwrnkRz5R6+YplEQ8pBcJ5yMaZSkS+z7IgIr41bn6snk",
+	"uiUwpPp6aaqRSCLGAWpgdc6l/Ornr2MWqPFKmfgFyj1nXCWpxjdgUsybrPUnlw6mEwzsFhTWsu4w4hE6",
+	"K+QXPSyi3CubsGFe2Vn+hZfT7a3+75WKLWvFe5PbXhcm/WXp9E3VzofN+yuO2FeMl2GBrED/WJscK5Nr",
+	"nvDrSxZlrIZrnk+nc4VWMMoX5Jamc2MCQysvWs/rkjDrLui8LkbjKbuo298f9CdAws6lnNfkD9bSKqMN",
+	"TOdQUYNcA1U3l7ZdD+Kmt6OChiPUrtRkD4K79DuuDoWeQzFGw/iLHYDmuqsOXeYXve5u/wDF7pGCe9F1",
+	"pWtr7BZ+iHfGmBraSO/kN1YbVwpzqPuyszFPGDT29tvkTTJWE3J6y/icDRrE9StRIcSX9q/+Rk5/eD1o",
+	"rF2YCBXnVQtj7ru1VNWAjyrFpjP1VlxvrBPlZi/4tE43Mq0uDVswz0HvCwidK6GV1AhNrJTPadqqdfS7",
+	"N0+XdqDZmNegec/0pDUOY1PbPzE95e80TU2uAFVwU2cUbMIMYMwBFBhCw8DAazI/DaZL66liV1legbb+",
+	"ma06tza5J05vh+1RJ+qWrHrtcac2/VTro2ZlV6IwgnvE7mGTkl/nbM7szmkRwMBe5e+6DRGc7WiyF8+Z",
+	"F9XFMJaL3CVpqumQ3q0tkBsrCnLuZ/BV3qX1PIKGX96+dunr5OLSR/nO+fvkGazcrSiKz94V3OAKP4FR",
+	"o0wU/hTjhhnEpbeGNST7AVpXUUh5KqHEXapaD/LPwRZ4oeVbeje5GXZod7QX9eJ9djA+pEej46gdd1h3",
+	"/Fj7uxFF8s4mSs1k/+VL80srEtOXUCr5JVg9N1MIjcVWN+6ZYf2Vz9d1XaGbmnPwdEe8cLr+Ksf8x0RN",
+	"ckH0r3rg/5rneY0cfznByqbpAgNF0b8ECYIt8g/GZuBPEuRWy4sLr9Z3UUK9m0gWDbujw3E76sTH7Ij2",
+	"RnseKHQnai/xjZn79hXvUHkNVhy6KyaVNcNuoAvkQg/m+i8hCHXM8qGbX1qYXJcvdbFmkiuKZOF8LkFY",
+	"0/MznjRbIB5L0eknO/Y0IAQCxCdjtdUTY3XkQtnwY1OQ/tsInSqfhscaGIsFbwv3xn/yNU2LEBkbzbNE",
+	"LS71gE2KJKMZy07ndRpqKG+joR7XECtF6j/1dg9DY7BGUMeDHmR90EixDIgCrAcQSWg8n5VmpI0vXwC8",
+	"dixQv+SKorMbM98b6Eic0oQrmnCWSXPhczZ8najJfARcGF7ejdmt4cRl0p4nd1ppWnAitDLy98sP70E3",
+	"+dvV1UXf2OqKKCQBoXLBo0kmuJib0qADbgWYAGrH8ViS5q1IYrkTOLOcNHgnxngYuIiJwCL+ITE1yveA",
+	"63FQ7h6OhLjBSA5zOIh/tU3rmqKx2CfHAz7gqCraKi04H0lCvb8iS36D/vrkO9gXMpi323sRVN6CfwJ0",
+	"h6nEJRXNFFSozQ/BgN+J7EYW/K2k6dK20ecKpbUnkDbjEoYAEzQ/PAknqQUkMiWI1Z2APzGaaDxPNTeS",
+	"ItWHujAxZExuZpST8F+7xjS3ex6HZMJozLIWwQ969/ewkPv39/nHEyoJHXA4AgCYFv6OFT4h0zAgrVbr",
+	"S0iaeK1JCABX4c4JCfVb4ASSYJUiNMoEbibUt2kN+CmZMjURBl2TolknFgwp4YTeMsQ82ychvjjkQg0p",
+	"XqbQBMSf6j9tiWCEW9XtvJCmcXliWxZjKLgDGEv6aCOeGvHg1GDxPlLFMIxH9s3+jubRDVOFotkmWCtm",
+	"8KMrdn+difnsBOHCXE8DjrFfiZL4gokAyzThhZ524eeQNAFUW4ak026/lGQ0z6Qi3XY7ICFes5B02y/l",
+	"gOOTff1gNF/AB977AQnNfas+MPdmiBJKTXv2BYBLMB0S77m5Zu55p/TcZGGHpOM1HLiQm6Xtmqvhnu97",
+	"494xR3TA6VxNGFeaGkBCnTml4OnN15PF+eoHpHt/7yCYAqzGNOD6JlDF3sLyw/9jhIMZsr6F/hsfmaay",
+	"GPCI2IuZxZZI2VhhJf3SF5LpNuc8uR9wzV9zfwYeKH0C9e3FUDLEmtWK+sI+R4w5SXrdYxLq2Q3N7DR1",
+	"gdP/kalssXs6VhCgIVkkeCwDkunjzGIynwWEKpIyKhXp7MD59gBo+vkqSb+cIJFCXx5Nl4w4Y5yz+DgY",
+	"8MKvIOLggQtIUfyxfzvwVvuDOSX2z5zol1LzXF8YQOBeqIKuYcAqCYtwPOGAG5FKEy9Nsm/YAqhSJGYW",
+	"sIDlpfCVKbVo/oX0yWKwRYJrkZgNuCYoyHVKhfVb5CObYalXrwKYA7EFIFE9ghzWbYpDG/Am4PdkLCZU",
+	"kohywZOIpsB8d5yj2kedhIPtrsBooTARFv6he0RqiDSehG7f9dGcpXTB4j7RKlyoKWScAEYtV0jkgTYe",
+	"D7i/msMbthhGIk0TTcCB/dn5wdkZJ1jmTMIEpUrSVBO6WSaugVPf0UTJAZ/P9KJ32sScVhhzoky93QyG",
+	"Bpn8IssvQPuYVIaS8OFcsnDAway62DGgrP6iIIfUW9Q3gUGUI+Mizd79faBZ3U5xYxBDBXB6s8Ty0wI5",
+	"N5G8aJoVM4gq5YzF0pJ1I4PuwtPwhIRA0vr/CkkCkMIS8IRp3P+XCWNOk4gZJEsj2J3OaDRhu91WuyLR",
+	"3d3dtSg8bons+qX5Vr58e372+v3la/hGC9WJSnMRUVrR7vTivBE0bq0K0bjtYOYl43SWNPqNvVa7tddA",
+	"NwzIvPnV1X9dsyVqkC+OFcqUvpAVllmMQtVCsFtbre013iZSnbpeIduFTpkWmJd68/NXXhpbyTIfvvcm",
+	"0OnGl58BFQrPi55ct9220rbR+gDdBOXPl7/Igg8fK4bWIC7V9W2/eVmBaAKFA0SobeCYzKcVQf4Ucgj0",
+	"NsDIcujslt7sHs6vrhO3Di+/ow4NDT7prP/kEzBnLTmzGD/aW//RG5GNkjhmoJ/2ut1NupllItKK/Chl",
+	"r7lK1AK/PV7/7ZUQ7yhfWFgo/d3+JqtxzhXLOE0NfCuYKKZTmi3MaS2vs9bi6LU+ro38t5+DRlXma/Sh",
+	"dIOEqP4i5TCP+nkLX4LGTMg6s5QSGQr49h4aprfNtYQq+gOeX3iofwWkeESjGy2fuGA6V9pSaWItWTre",
+	"Be004ZqrRGK2IBQXZcDzwiGm9GXC6xCdQWvO4ZGxJmaFnQcGQx30mzqW2O4YxWA5v0OiW6Q5WBHq1Kun",
+	"ARP8TsSLLYlB5LfkxUGsJAhndR9tThSWfF4wiOipf6mQus4jSN1WZO6BJK6OvEGMp3/h/upkrb0BaToT",
+	"fJwmaHnsdTbo4oIuUkHjKyHe0gyxAL5J+ql326dcViL3KNdW5LSov9bTVRTIPML6JfAEnZeoG4NVu5bc",
+	"nk1YdOPC7ukIou+Ajvo0qRB9YafT/HR5cUmkWqQorH+6dASSyR0kXYJrzQMs1WBdiCaUa3aeaVl6lLJp",
+	"HQGDCJXFUxAwM5wr8YNbhpW3/LT0/uYXvYT0/hXIlZmLH76z6XwK32w9p9LXtTTMt2tqlWWeqr86Jfs3",
+	"J0z6q+5Ga/89VewO3ZP7myyjAc74lOfDlsggXh7EAs8Jh0cYH0QEDSXbnAgau8xSXe87fL6dihc4A0iS",
+	"EZM+ycVdveZnevgW9D5YrI0Uvu/cm5tTEv+bFSqe2bFn1e4rqXYjdx7t9bO/PFShc66v5QrdKRgzJelo",
+	"cWg/aLfbucPMVCNh9zRSqdazaky0aMW7cxVO5QBy0MvalPX82FpHkRZsWByY4hVwnQHQLsaLjKHFJnx4",
+	"wOGzjI3n0tjD0DKOgK0u3LgZJlLOmQzBDWOK3Oq39ecBYa3r1oC7lCDZ6hy2nBrYAjjuEM3rnq9MaoU3",
+	"bpEPasKyO00oWT6REYsE5NoPuJd8ZJANDC0KDeRsuGNVZfjhhUTkr8ACQqbJDYNJ47qeoE3VFPxLJOm2",
+	"u7l1FyduwQyg8jjJEWztsEJ9DlOmIG2R8hhACVU0aXm/J5Iwi2vJI7ZjQxjdTjmgBqixZ7AYwFh5ZSsb",
+	"GRQBtLcekXfJd6QZ3u9O6f2ufr47WigGENf50A1tBrQgk9+OE869OplzjxlfVrPzUgbWkQNGAgvYS5Up",
+	"d6LoDSugPwz4iEY3qbgmMyrhfBLEbkwk2W/v5XgQQ4j8HI7naRr2aw6AnnABQpA0YyycSsJZPA53bBYa",
+	"RjuYU4J50oaF4WgTBwGa8IBQNeC9+4N+jhwo0cV08eqN+WDKsmuGpgwcgDSAh/De54u3tmGuhB2jRNjD",
+	"pn/czJNPWaq34uL9937hOC4UdmRLECWSUHOfc1Q504ZuYrlpA7jJExg2oJ3tzBqFT7Y1apQ+3kBH6D6E",
+	"i1+4O7sZL/fe35Kj13JzA7ZyUjyRPiUBCugROUsA/mC+391I/p8yTH2CbXq2mXzjqgleRDiAo7nmK3zh",
+	"iBRCyy0Tjoq8ptE/2js6OmgfLZGbcklrqbbiiU6etgIe6KUqywdeEEmgRuAKHeR7piyt3E4B+c6A2D+V",
+	"YnFmxYHNKFL++hMQJCe1/OVNq731X7wX6o2WLv5UXeJ7pgjFNf06qkT5Pry0pc1m8Xil69a856CcSTMs",
+	"A/35bYU7WsRBTuQSFAY8wbljpmeNhAXIusC5jIBNJRg6tUSlhNYyAKaSiPE4iSDCYsYyMoJyPb4Y1vSl",
+	"LZB+fdHqWlj7MY4AmmXZTmvAX2nhWyURDEIGBvoe/wLaZjrAQBYWE5mAGJwxIm+gOnCLXKqM0an+V7fd",
+	"tVLd0EGhIcgUqEirxPSTctyZle7zgMm4TkaFADqt15ARrGGdsGeplykJcPHqzR9Fx8wxywmPCzAeJZxm",
+	"Ndnp9WQH5d3KqUQDxwOlO4A5lxcmaWszY03hk81Jqr371ehaMWVl2R6q9pMFU/ZYu7MElYdUBmkGlIzZ",
+	"nQ2X0QwLQ3pgel4A2LKRmbdfwqv45peg4QeCrv8S3tRn4sszO3gSdvBK3HEtinpFy72zjkok3vqcTv5B",
+	"fCOnr0vZxusi9d+C3DsmY2n+yYAXKHFzKSneqafFqKS7dhM54FpWVIzrPjGzQs8ZaDZ5KMkecIhBw6+R",
+	"sg2niYRq/qHBVTNmHmtGIJQjQoWxPTQLnGossgH/fPF2hc6/s4rAG/r0zdL3i1dvnin6M0V/eoq+teHg",
+	"T2cBJaPkn034f5ul2xP+EvVDG3vBMBtqslfDFgaQmP/54i05PycSiLqhp5p4TqkT4tFuioN84fNKzlxw",
+	"LxDcnUfzlFpeMeBbyPeb8QoxHvAyl6gYmWXVyvw4pvH54u0fxTTMWXo007C7/vnibVCUIwo7/8xRnjnK",
+	"M0ep4Si5P8pwFf0DEts/iLnkz1bZoqxXLM8OLfALZAG2NlOOIylD68U17q2dwFQOumYEcgtVMmUr4k0u",
+	"3egeTBiDv2yEyqW/9Oup2mVhFzcM2fULLKwMV1F1u/zvZ2X+VqNdaHVzvh6BKCfxrc4wchj7NonaflYO",
+	"RsNkBs07YwYekZ1NMo6KwI3fRPxZVBjyRoFoZ9VPtvDI13284q6XN+o5Ru0r3dryQntXtnLHHnp3TUMr",
+	"gtbOBOcsUrJUEkPccaIPdUYjoxhSN2AlcnQDrfooLWzqPwYcU++vmZJ1oJUBJhORUL8c9j2MBVPiwcWk",
+	"GagFrRdhLiSVN7JYzBW1TejPxXJ5GKyuKrASGeT18gXEIfUHnGL4G4XKojBMm8bufT80Qw+91l2ZGBPo",
+	"H+SLMuC2mL8mYSbUDKKibNteVR1EoWCccmWQA02dGfLp49v+gIeM3yaZ4IC2TcJZJuJ5pPcrj5TaydcK",
+	"qaLQ4xpRyXQbDkfXdB4MeKgXOyzNA8F98s5s7WXbpD4C4+R6npkSzOB5hHKPAy4BaSivi2uLGAQkFdfX",
+	"AHRsAr60mBeljGYYKYMNkAQCx+RE3PEBn1J5ozX4ZeljZIPssQF/UPpYkT4+QbDVUjDhDaKu6r/dNvxq",
+	"WStfIVejyM225GQP5mLLLA4REjMWl4nrc7LZtxc49SRRUHggPOZF3T3fmtkWwU5WRTzlbLdOYnaRTyjp",
+	"rpScDVKTjeOSLpx2KjIWmBAIBeSXxlJzXtJr92wZdYtzgfHAxkaVKGPwBSfcAo2pAPyAhdUQ5gKwPWKi",
+	"Jpl+V1P/Ggr6CiZQoaBbyuCFz+vNlb0adGlUE55jnZ7KDgXr+efdlGB5IGCZmHtyCFkmhtTGCP4BJ7X9",
+	"bTPQb4xtfluBhE9ws7ZS+CBusSYRmvJrYCkLsMd6T8OAhAZeFGPXQ08jCkkTgH4iFmPOELCfATf5RxU9",
+	"CZNR0HZtMnEg0yROQLCIl7G4ATc87gTCfj3PygO5VF2Nj6e6+w9VFear646spAGrapZsThBWt7KBqvA4",
+	"Smdq92xJ8OxXT033TOWjf3v696w2bKQ24DH7c7WGHHR7WVAHVxZyeNvMbkhLc4kVthYgMQtQb2p/fcv+",
+	"EAt7UJUA04Upu4HzTCSUdtW8BAvmgOnNYDFT7ld/RQPfgJcMkaQZ4j/6JNTvhQbEI4QKiqYEPoQ/Uk5M",
+	"XUXTF0Z/LEiawHKmClJKA5LRvLAVtZCQUBUcOFKiZ/LrHCsuGrw4A3Oc07E1xd5XVz56AlkUFm4jj8Tr",
+	"W7a1I8L/ZoX/AXf62evwlbwODlTeEjLzw0MFTgsaikQLhbWlRMt5qbclWJvGBWBwz59FpAoBEECnsMoL",
+	"aQLFYEoTi4hKhnW7a0iCqwqznQff1vN7ClhEPyhgLVZYMYLg6QMPvplgg28XBLEmYsDc4icKGChgXCzH",
+	"57pkKfghERI6R10HcB0U2PqIn0EgKPPE/npGFbsW2eL/Z+96l9u2tfyrYLw7E2mHVmQ7yTb2J63bptlJ",
+	"fN3Yue227JqQCFlsKFBDQLa1nczcp7kPdp9kB+ccgBBFSaQtOXWqT3EkACLx5+D8/f2O2WAk+MRIDTh+",
+	"XIdSJyI/YVIk5nL2GmQ3IudpihAVnHA7fLCDgN2OEgBXwAJNFUofKz+dddh5lqasXHTHplInKYss3bdX",
+	"EG5s6ixnEWa5RgHL8lAS7n3fiMIiNarjdQEz3H1BnQFDYU2wbB6/GNAllsTPDgF+OJRzQMTrwIdfdA9Z",
+	"JLOrCVaOXyHscmT1sE9iooNQqmweqRfx9RGrglFXi9icKMbjmAAikFYsy7By2c6HYjzF3MpbnuhymJMY",
+	"ywugj5fdo1BW4lKwRSjuOagKoptwkM+IjsxnKpTDXIiA+S9WsBFI1heMUIihkkUtDzzCXbWBeCOM0yzM",
+	"ONelaXSx1HkL4A52t59DnnbtW4iaN7+H1qM7OEgaL338qwVx2Hqq7Q714ZFQH4htvf7V3p/OmkA50MUH",
+	"DtzlN/u75EbApa6QQoqnqZPYVWmAHXZWxgwyFydRrSwq/j+an3+4NIW3qCtHf/Qb15c4pW5b8LLSW+AY",
+	"dV+DWjd+D9ev0qkKSx4UShflcf7VCw120m9b0g92pS9psKSCZE19KYgBqeZycC2iTUGSb32vlkLLOjhb",
+	"lon4oNudd4K0KyPaVuw183dYxWczIWynrjlfZW2NzfXYjNJ26alqu9j1RmPXdlq37Sa4FwoO4M4Y0xIK",
+	"pySrwrXhCqEAj4kVaDwW+SDhKUvkTQboNS1xN8lyLfKAJWP7l4fe5g7tDxeMKPKNooWGdMB0pnmqApYL",
+	"rjKJaVc4YsASOci0yMcBsNpxPc0FSxMp2kEpIze7lQgsk2hnrWdSdNg5YO0kmrj0tAZkQW2Rc5A+33TN",
+	"xVwQPk4AgxPhHBPNwMuSI01ROuuwXihjC7LjxNOIK6DePq4gW6vMq7k/cM39RdGmsA0WoJTuj3IAO61u",
+	"Neo7v/EG6lBdya11weyKUHdANRX7+1EkOPy9Vn7PS2bWenH3yojKUcDIsWc+oIpYs1MphDLh10Zy5mKU",
+	"KY0UrXqUqFD2zt86wpvlmC6JWlXrHxAtJQK2Uhcjcz9+eLdE/OFJfpLCD6dqJ/F2Eu+vWnZf4A5+CQGJ",
+	"p6aOgLSyEVBEkjEFww+7RyyeJKz1zcHh3cHhwTdsktyJVFWIR9Y7f3sMIRN8jlDaIEcV8MsEgNC/lCw9",
+	"e7NlWQoT+Jymf1NS9OzNTorupOhOihIi7fnZm/YjytJVEFhzspRgq4wktOLTCNcScpViLS3udMCi//25",
+	"F7F//eOf5q9fogdL1v+bpF9Ost4HRur+WupGkaTMuu3k606+7uQryddfzt89jnxF+L3lAd5eGZxBZ1Cl",
+	"w3gZdRBL93A8SLPJ5DDJx5As42dXHWPFqnNIjrMbASyTEVb/RIFLywCG7D5PuRwIytyJE0rd8SiKOtTR",
+	"Y+khnh+iTs8m6C7GqqNyWlXBPh9KcLkmBdgOluGuwSg4vBfD7QeYqQ0Fee4bGMflqhsZ/zDXur78LPf7",
+	"vLk8or9niR24QXBqvtfWs4rM/rzK7e9Fuzj5X4lPFzc/a5lN0G6etoMntEnEesxlMoTHX6Yyv7ctmuXq",
+	"V+flu8GeAkKXnZtaKfDv/cb1hUSp24oUeLdSuxT4LaXAj73NaQ9c8dkWCSPPp0V9czaEIherQWUSGaXp",
+	"MVy+sVeQaHPWMaHOklCHUg24JMrqi9PeGdiTATu/YMYCZS9fHXXbLMtheCHj/Wy4H/MZG6SZEqz1vYi/",
+	"u2NvciO224jH5ClRb2MFmpdpis99YvkqgzJ+qQW+ciifJD9CWRYgrn4vKqW9Z8CeaOfAWEyoss1NWShd",
+	"AzXiuYAXQ8XLsvAeY0gd0E5G/EYwJSD/P2DRMM/GRFsZsUkygOR0EUoPthq1TBFjSlECMKWOwXI+37wC",
+	"84y14N9Qzv1UG+oHjeZqFhAS3mF7qmPzxjiH2nt1OzZlqF/p7Mp+B8n4ZjSH7G1T5DMZSj4/Rvc1i+hr",
+	"NwBQWjpvQnthOEipgDcOpcUTc84KWL8sB7t2aNkgl08D87dS5yxCyFcCTyPz2N8F8MAy01fFZydeWa7l",
+	"SvXeUmkxYa2P5xd4EBTWuk744BO/Fm33dLb9lRlcTSeQ7hEXZJxLyELdz0Tg4UHgcP9cJooBlBnrzxhn",
+	"v2d9MFQkmjP+UkTkIrKVCOaUfsxTqvewLTuuVWG2YOGILSOh7sLsnvcISxexVgk4YZgLZK53y2afBDAa",
+	"2mQruV+1Y/u20ndmHr1YrHfqsltVPPLbeAXYmr32NlD2YIdqVvlQ7tW0+GGx/xbqH+xUntIeq62EuA7N",
+	"FZH11sri7v0CVRA7ZLVNqj+ncOkbCWqv1LmTvaBE+NoBagztRjpTw/ICN+DqzNpLf3OSsYKGicvYozpc",
+	"Lo30lANRiN8Avjev90yB87zKde6JrWbWy3snFDdpmKAoipuJhUY+jFVSwZ/uXZLtRpNsx8U+24ohsnio",
+	"npudvzZPyzQy+ugIyiHnLRGnG5GOpVBsYJrtogESSmOBBOwWjIg+zwcZcUXGeXIjcgZa2wmKGhzElzcs",
+	"F0ZVa68kc1x+WxGLI/byEXlt0m2hWC2JotmTYd7lEcXBpvK9cC34AzK+xt4E1A2pva/os6HIGmzNXWBt",
+	"l/BaxMnsDn2G9/o2hWk2EZJPko49KEsl6GTaTxM1EjH720TI3vnbIo43yOSNMNankaz/ffG3sw47y5hZ",
+	"OyE1ncRKrYRGMl32HqxbZN5g646z/8Pzx5jHcYJhtPPcPK9OzOjGKnLyKev/LgarEJwBc/5+ioV5FjGY",
+	"5kavPv71N3+HXI4w3AijA7QTzZvbG0Lzvd/mVnXGx+k9VzVAIAWLqNBwSf+n9/5dsyW1j1osRb3ah8eb",
+	"bnqniumeJINP08lqIhFqs4lYxDn93BOIROBb14pDnBdN69+sc51WxCBo9ncRiC1FICZuS9rjYT/ZYvSh",
+	"KmtjkI0RPWCQpakY6EKp55pF3DrK+0LfCiFZBBpXT0fkQAQV3fy39eH7U3Z0dPTaMw/gjaxL3hjbl6cs",
+	"Gw6V0AETnetOKKPD7uGr/YPD/e7BZff1cbd73O3ud18ed7vkZY35DJ5ulE1z9GyaB7BwPzRam/CheZpS",
+	"rsace9bLMzl23BEFYE9kzkY8dQi4c+V55hUxYwXO7BkUAUboUfB/pkhrAUTaUH6YpsYwqnKMk/sX/tM+",
+	"ZsUcIkni3BSzTDrUmVDGfBaA3ksBlglX+sTvYEuJX5iJU4wbBfSEcLLB03MxNYOwlswKHhMMgkwn4Ldu",
+	"d+Y89hHMeSmnp0BlJGkcEKcLbgmKAp2wiPbSqWkTMSIyUWRPJrmtqWyJVAl2AFjBbmua5QXWFqFCWaZt",
+	"ycXvwPoQFQ4fYmgxU2ObYYAlOmFcsmyq4VsLEVRF0lIBEXTiQwS5jWJ+BBGmANzNbptQLiQRAYIQeOPX",
+	"Up0sojeFciX9CbsX+wneAA9yx+PBxuHqOuPPK/o0vbbKvbfAboKvdmEXuuZrFe2bvtI6WPZCrhQSdeeA",
+	"3+Fj1MTHsBvTi6BO7Pmvq3g0dOHTcOsd+KQerHPfl8rl/duY7o9Ku8qJuWYqP3bbjPP+zyJLnojUeFqO",
+	"+8bHqKGfyT9GzwdcDkTaLB0b+zDuaS045gk77HbLOjC2Bh0YdNtEhzJOYqORWTWeckxcy4X0kmKME0jJ",
+	"QfKGiPQM5GaHPAV3ufE0JeQJlotBliPLg7oVeduNnkiRJtdJPxVX5mmRSs/XEo2WBGoi0g5TUCFRVnW+",
+	"5bM2W6pAPkQ5DJx8ojlCbc8zKCrVMJimP418OrWrVleFc+03IZ/caLvs5502sxbr0Iq0ewjfpunSSDST",
+	"r/ZR2kbrnZRKcxnz1IhFsOqHZElb92UoK4kaUg6EnRAhrZIl7xKlL+2TfiEMdDcJjwSBTu+7QQR0eoNa",
+	"XtdLr219ATjfaxXvOk3mzvG6JcerLk6LFR7uoy26Xr/P0jS7VQCBDT4x1p8xXxdy5FaJvCa7JrClwpbs",
+	"ComRMfc2lC3uSxV6icD33kVMTtMUMicOCveSFLe29YnnW/QfxGKdAZ1XUnggFwQbpst2i8FpYMrvHdJb",
+	"J5q1qMTlmbJtMAED38m9KKVgtzteNvmYz1hfhDLDxFSX2k2PSUFfYlQGvPh0Npda3wKhWtiQprk6DuXf",
+	"ex/e9s4uLzrjOGDhHjp38dtw7wRc1Cw6+OVf//gnJMZ+PL94ptonoSySwVflPdvnB7cmzahNXy75mG1K",
+	"w6rh7OYgF3Sb8nPNakL+vxhDYXhEs9shgqtoYW0ApVwrFnPN1zkll3ggKVe6hhMylD3pdo1ZSMjG5wwO",
+	"mHA7LRsyPtDJjajY0nCxwAoi43jrZbfLpjIVqkRdrYxhRunO+Gj7+zQGHuiofUylDLjrwEAxsw+7NHCr",
+	"EwkZi7in0dRAgOUJV9rsY7tKNPAVDmyzmzArOwolbkbYz6ZBcdBY1TkD1iGaALtKcJEaA+qw2+2Esue+",
+	"EDJWaHkonU0Ug7lN5HWAVClDWCF7B0dE9STiKAhlhKt5pbMrZd7RmDCRb7aZs+4o2j1a9mdGFSFFpB24",
+	"E1hIDQwxfALZ4k4mBTResUmWpgooGBjvmxk+eEURnZaZ6w+AnxiFMiLmpStJmzxgR10KZcBQiWa3XLEx",
+	"j4XpejcxwhhqCnIHopgAvxUwxS51gtN9vIGkdBqpWU56qVPTlPSF7ltAlabdVlcfaq4LLfNWuSuG/A32",
+	"DgHVspDhtMOszgko4pjedvBU3tS7iHcu/SecUw/LDOSqpNs10S3tPbKeLHCJgbqWW/wCbglzX2ALo4Qu",
+	"3rLQADzvmI1byTHeC2VZiSuOp8PbkTEbcCkzzfrCiuJjdObZt82GV/Z1ouU044WULhm2pbNkb8zYWZgT",
+	"rkeFgZnEe2UBWU3Cp/NPVy+G3/CDwWH/dXwkXgxf8lf9/xx8E78We3X4915UT/+EeGXir5TB/Mmgq5jF",
+	"qNz+Wz+yS8jOC7WuZXTgcqYFKDbF07a9ANnA8l6qdSlwb4R+eifpyegrT+UGf1rhtXscy4YBNkdjuczB",
+	"20N7rGUuMhLcbUbsbdCmfPDYGRhBiRyk01goAH5P5DVTYpALrapzU3+yj/EEklNpyi68OajlM/1pSb/6",
+	"Z3D5CKuoJP212jlUt0Un6c+yd17d+Xo4z2zhVB3wNO3zwaeCvNj88ce/kxXf6Wfx7N+eT/P08/Jg+U8j",
+	"rq0DSMgY0hE5c7SMMRMynmSJ1FiLhtzSQt6INJsIpHMgJLFQFtwOCarAI3HHfnjfO92/+KF3+PIVwGKE",
+	"0273aPDzPsW39i+TsVCajyfwhejg9zm/xaQ/+DBin8RMxKEssgK9eX6mWETS5QKES3TCMKINTLkwuLGJ",
+	"gRmCS3bU7TIVSn7LZx3WQ+fd4d0daBOJZAddpk6YFBoINcCFpQIYaT+bGv3i5d1dwF50vwEl9sXh61Bi",
+	"Ji6yHrYO2DiRAXuJ/xzaf9nohL1kXGsxniBDLk/TdgCWEqFLkJtqyJMU588xk3MNiQhoHKxWWtwiGa0i",
+	"gAqMPJvqRF47LQYLsQo9plgM4KheqdSUdZWg8gFof7AocVB1fCxYJgklBdypJ0huRiwecZ5NWDxFmStU",
+	"3Yfdfxs/7Hk/yuTOVsNZV16i7EKBg00Bnc7a53E7uc4DJVKLa9S8yk/0w9JTo+uclRpPemEPaqOpexCI",
+	"HuzJ/+J6MDolStm4Hst6qc/nAId637AW/LuqTnawi8YMTt9Vd7MDkpb8EaMO9UYr9bFD0WV/KerS0vsd",
+	"GrLT13Ke/vzz4i3yrfWrd1ZWRfXISGPOD2+rqb0L5+OHdwR/WHId2CaKcdPIdC0knWKt6Ndw7z/Cvd8i",
+	"hHqBWB/CbeLj21spkxgRo7AcelEX7pC1GepVsaBQHnYPMPMKBJ5/TRGTsxm8/YCMdVreDTjraaRmzvpS",
+	"p6bO+oXuW8haJ1XJLB+uZV2V3OvxIGV8bpxqkjavtZ/nO2cj7dzgT9gN7qQV49Lp0E0MAmpQw69WmAa+",
+	"Jb/WE/6tVS4xcEoq5gkDlvDYimgjGY166+KiHfbOc4YbmYZP6PziS9zXhdxqZtlTv+okzxeVr/VVepW/",
+	"GLQAzGdhE+I8b3kjBys4RL3HwPt9XmoCGAa4nvCCrmJMfiP0VrbjBlxI93EfPey2qnNH7U7TZslE73mU",
+	"GjmJjN20eIROR1xCPbOcgWEppLkwjZUeeQ0JhhEjKlGHRVMHzTivJZu7IZTJeDzVZpxj0I5hvrBmVQkL",
+	"0pooZssMUOGpSO86IdcyknzmgrKNyg4flkilBa/MaEHzaVOn+74K9tR/iroK9seqTvWP9pLuW8iGqRBb",
+	"dS3dn5Z33YoQo7y/r1uY/ZX0atwtj6yOLOjVzwvteGnE7NtCgbaMGdYOmA+V+WUOgty94HxcGSMrhn+I",
+	"lAv+xJE1a6A0iarN9WksUUq9V0TTivX/+lSjJ1vM4EdM0uwa8qgfQddaJR2e/2Gf6C0QCel8tjwW96Ox",
+	"vBUC32e5cDEIeA/3ZnlyPdKM3/JZwG5HXGOY3VWJdypIdHQ+K+3wB8qMJZ6EpZkyxSTUzJiJ05urbv9g",
+	"cFjKlukOD3itjJnDh8kcWIq4qdShXveWO0uzgGkjJIq8M7ucuS/HVEN7mcns9vH1Dk2GRLUAuYAIPqeo",
+	"PIuob8f0imywpKSLYDgEQhbhnhIyhpqHcA8qMDLZXpQnl0Jtx33yVZ1ZqBxxQvvrPblfzMEugHQOplnc",
+	"iEdwrs8HNv/Y6wuei7w31aO9419/M/tZifzGHoRpnu4d7z3nk+T5zQHsdnq6xVs/00IFlC9uU14DYglE",
+	"F/s89SHc8XSzEjPW4qX8HgqOEaCMCgrJxe+AGpLckWSg1mF/wBu/z/VgJKp+4Dus3AYUNj3HSsMBqI4o",
+	"fKCar4Skryqh9L1fLYBqKxJMbF1oNlyAYgtsPblXf2BrS0v1pN6vuWTKxR87ncMJcqXtMZ89Uw4c0BvK",
+	"lt4vjkTUN8zohUOSag4xg1ABWd9I62I0+rhy+kkMzWeceSvra8LekJ6L8I/l9UbPFMtupY+7BUCmCkl+",
+	"kxtBJUZuWGq5T/0r9wtcP6NE6SyfeV3RybjkeQqE2QKqtdglQvO9z799/v8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

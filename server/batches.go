@@ -205,5 +205,6 @@ func batchView(publicURL string, b batches.Batch) gen.Batch {
 		u := strings.TrimRight(publicURL, "/") + BasePath + "/batches/" + b.ID + "/customs.pdf"
 		v.CustomsUrl = &u
 	}
+	v.Object = gen.BatchObjectBatch
 	return v
 }
