@@ -3,6 +3,7 @@ package gls
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
@@ -51,15 +52,24 @@ func (c *Carrier) SchedulePickup(ctx context.Context, req carriers.PickupRequest
 	if err != nil {
 		return carriers.PickupConfirmation{}, err
 	}
+	at, err := parseCollection(a.body)
+	if err != nil {
+		return carriers.PickupConfirmation{}, malformed(opPickup, a.status, "%v", err)
+	}
+	return carriers.PickupConfirmation{ConfirmationNumber: at.Format("2006-01-02")}, nil
+}
+
+// parseCollection reads the day GLS estimates for a collection.
+func parseCollection(body []byte) (time.Time, error) {
 	var ans collectionAnswer
-	if err := json.Unmarshal(a.body, &ans); err != nil {
-		return carriers.PickupConfirmation{}, malformed(opPickup, a.status, "the collection answer is not the documented JSON: %v", err)
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return time.Time{}, fmt.Errorf("the collection answer is not the documented JSON: %w", err)
 	}
 	at, err := time.Parse(time.RFC3339, strings.TrimSpace(ans.EstimatedPickUpDate))
 	if err != nil || !carriers.PlausibleScanTime(at) {
-		return carriers.PickupConfirmation{}, malformed(opPickup, a.status, "the collection answer has no EstimatedPickUpDate date-time")
+		return time.Time{}, fmt.Errorf("the collection answer has no EstimatedPickUpDate date-time")
 	}
-	return carriers.PickupConfirmation{ConfirmationNumber: at.Format("2006-01-02")}, nil
+	return at, nil
 }
 
 // collectionNote tells the driver where and what, within ShipIT's free text.

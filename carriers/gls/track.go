@@ -85,13 +85,19 @@ func (c *Carrier) TrackMany(ctx context.Context, trackingNumbers []string) ([]ca
 	if err != nil {
 		return nil, err
 	}
+	return parseTrack(a.body, tns, a.status, a.redact)
+}
+
+// parseTrack reads a tracking answer: each number's update or error, in
+// the order of tns.
+func parseTrack(body []byte, tns []string, status int, red *carriers.Redactor) ([]carriers.TrackResult, error) {
 	var ans trackAnswer
-	if err := json.Unmarshal(a.body, &ans); err != nil {
-		return nil, malformed(opTrack, a.status, "the tracking answer is not the documented JSON: %v", err)
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return nil, malformed(opTrack, status, "the tracking answer is not the documented JSON: %v", err)
 	}
 	out := make([]carriers.TrackResult, len(tns))
 	for i, tn := range tns {
-		up, err := ans.update(tn, a)
+		up, err := ans.update(tn, status, red)
 		out[i] = carriers.TrackResult{Update: up, Err: err}
 	}
 	return out, nil
@@ -103,26 +109,26 @@ func rejectedTrack(format string, args ...any) *carriers.Error {
 
 // update is the answer's word on tn: the parcel whose unitno or requested
 // number is tn.
-func (ans trackAnswer) update(tn string, a answer) (carriers.TrackingUpdate, error) {
+func (ans trackAnswer) update(tn string, status int, red *carriers.Redactor) (carriers.TrackingUpdate, error) {
 	i := slices.IndexFunc(ans.Parcels, func(p trackParcel) bool {
 		return strings.EqualFold(strings.TrimSpace(p.UnitNo), tn) || strings.EqualFold(strings.TrimSpace(p.Requested), tn)
 	})
 	if i < 0 {
-		return carriers.TrackingUpdate{}, malformed(opTrack, a.status, "the tracking answer has no parcel %s", tn)
+		return carriers.TrackingUpdate{}, malformed(opTrack, status, "the tracking answer has no parcel %s", tn)
 	}
 	p := ans.Parcels[i]
 	if code := strings.TrimSpace(p.ErrorCode); code != "" {
 		if code == codeNotFound {
 			return carriers.TrackingUpdate{Status: carriers.StatusUnknown}, nil
 		}
-		return carriers.TrackingUpdate{}, &carriers.Error{Carrier: carrierName, Operation: opTrack, HTTPStatus: a.status, Kind: carriers.ErrRejected,
-			Code: carriers.Excerpt(a.redact.Redact(code)), Message: carriers.Excerpt(a.redact.Redact(strings.TrimSpace(p.ErrorMessage)))}
+		return carriers.TrackingUpdate{}, &carriers.Error{Carrier: carrierName, Operation: opTrack, HTTPStatus: status, Kind: carriers.ErrRejected,
+			Code: carriers.Excerpt(red.Redact(code)), Message: carriers.Excerpt(red.Redact(strings.TrimSpace(p.ErrorMessage)))}
 	}
 	up := carriers.TrackingUpdate{Status: parcelStatus(p.Status)}
 	for _, e := range p.Events {
 		at, err := parseTime(e.EventDateTime)
 		if err != nil || !carriers.PlausibleScanTime(at) {
-			return carriers.TrackingUpdate{}, malformed(opTrack, a.status, "an event of parcel %s has no usable eventDateTime", tn)
+			return carriers.TrackingUpdate{}, malformed(opTrack, status, "an event of parcel %s has no usable eventDateTime", tn)
 		}
 		var where []string
 		for _, part := range []string{e.City, e.PostalCode, e.Country} {

@@ -46,16 +46,14 @@ func (c *Carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.
 		if err != nil {
 			return "", partial(err, ids[:i])
 		}
-		var ans cancelAnswer
-		if err := json.Unmarshal(a.body, &ans); err != nil {
-			return "", partial(malformed(opVoid, a.status, "the cancel answer is not the documented JSON: %v", err), ids[:i])
+		result, err := parseCancel(a.body)
+		if err != nil {
+			return "", partial(malformed(opVoid, a.status, "%v", err), ids[:i])
 		}
-		switch result := strings.ToUpper(strings.TrimSpace(ans.Result)); result {
+		switch result {
 		case resultCancelled:
 		case resultPending:
 			status = carriers.VoidRequested
-		case "":
-			return "", partial(malformed(opVoid, a.status, "the cancel answer of %s has no Result", id), ids[:i])
 		default:
 			return "", partial(&carriers.Error{Carrier: carrierName, Operation: opVoid, HTTPStatus: a.status, Kind: carriers.ErrRejected,
 				Code: carriers.Excerpt(a.redact.Redact(result)), Message: fmt.Sprintf("GLS did not cancel parcel %s (TrackID %s): %s", parcelOf(req, i), id,
@@ -63,6 +61,19 @@ func (c *Carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.
 		}
 	}
 	return status, nil
+}
+
+// parseCancel reads a cancel answer's Result, upper case.
+func parseCancel(body []byte) (string, error) {
+	var ans cancelAnswer
+	if err := json.Unmarshal(body, &ans); err != nil {
+		return "", fmt.Errorf("the cancel answer is not the documented JSON: %w", err)
+	}
+	result := strings.ToUpper(strings.TrimSpace(ans.Result))
+	if result == "" {
+		return "", fmt.Errorf("the cancel answer has no Result")
+	}
+	return result, nil
 }
 
 // parcelOf is the parcel number of piece i of the voided label.

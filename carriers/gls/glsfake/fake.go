@@ -124,15 +124,16 @@ func (s *Server) routes(rt *fakekit.Router) {
 }
 
 // refuse answers what the kit refuses as GLS's gateway does: the
-// Authentication API's FaultResponse for the token endpoint, a 401 for a
-// call without a valid token.
+// Authentication API's 400 FaultResponse for the token endpoint ("Bad
+// request. Fields missing or invalid", its only refusal), a 401 for a call
+// without a valid token.
 func refuse(w http.ResponseWriter, r *http.Request, err error) {
 	if strings.HasPrefix(r.URL.Path, "/oauth2/") {
-		status := http.StatusBadRequest
-		if errors.Is(err, fakekit.ErrBadClient) || errors.Is(err, fakekit.ErrNoCredentials) {
-			status = http.StatusUnauthorized
+		msg := "Invalid client identifier"
+		if !errors.Is(err, fakekit.ErrBadClient) && !errors.Is(err, fakekit.ErrNoCredentials) {
+			msg = "Invalid request: grant_type"
 		}
-		fakekit.WriteJSON(w, status, map[string]any{"errors": []any{map[string]string{"message": "Invalid client identifier", "type": fmt.Sprint(status)}}})
+		fakekit.WriteJSON(w, http.StatusBadRequest, map[string]any{"errors": []any{map[string]string{"message": msg, "type": "400"}}})
 		return
 	}
 	if errors.Is(err, fakekit.ErrUnauthorized) {
@@ -150,6 +151,9 @@ func ShipITError(w http.ResponseWriter, status int, code, message string) {
 	w.Header().Set("message", message)
 	w.WriteHeader(status)
 }
+
+// Failure is an answer the fake gives instead of the real one (Fail).
+type Failure = fakekit.Fault
 
 // Fault is a ShipIT error for Fail: status, the "error" and "message"
 // headers, an empty body.
