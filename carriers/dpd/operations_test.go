@@ -195,3 +195,11 @@ func TestPickups(t *testing.T) {
 		t.Errorf("refused pickup: %#v", ce)
 	}
 }
+
+func TestMultiPieceService(t *testing.T) {
+	t.Parallel()
+	c, _, _ := testCarrier(t)
+	if !c.MultiPieceService("Classic") || !c.MultiPieceService("Express830") || c.MultiPieceService("Parcel") {
+		t.Error("MultiPieceService: DPD's products, nothing else")
+	}
+}

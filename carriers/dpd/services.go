@@ -80,3 +80,11 @@ func (t terms) fits(s carriers.Shipment) bool {
 	}
 	return true
 }
+
+// MultiPieceService reports whether service ships several parcels under
+// one shipment (CapMultiPiece): every product does, numberOfParcels and a
+// parcel each ("MPS" in the customer documentation).
+func (*Carrier) MultiPieceService(name string) bool {
+	_, ok := serviceByName(name)
+	return ok
+}

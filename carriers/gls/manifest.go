@@ -52,7 +52,8 @@ type reportLine struct {
 // report does not list (bought on another day, or cancelled) refuses the
 // manifest (ErrRejected), naming it: a form that lists parcels GLS has no
 // data of would not match the driver's scans. The report is read, not
-// made, so a resumed manifest asks it again. GLS numbers no report: the
+// made, so a resumed manifest asks it again. A label of several parcels
+// has a line for each. GLS numbers no report: the
 // form's number is the day and a digest of the manifest's reference.
 func (c *Carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (carriers.ManifestForm, error) {
 	if err := ctx.Err(); err != nil {
@@ -75,16 +76,22 @@ func (c *Carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (c
 	if err != nil {
 		return carriers.ManifestForm{}, malformed(opManifest, a.status, "%v", err)
 	}
+	// Every parcel of every label: a multi-parcel label's pieces are its
+	// TrackIDs (CarrierShipmentID), its master the tracking number.
 	var lines []reportLine
 	var missing []string
 	for _, l := range req.Labels {
 		tn := carriers.NormalizeTrackingNumber(l.TrackingNumber)
-		i := slices.IndexFunc(report, func(r reportLine) bool { return r.number == tn })
-		if i < 0 {
+		ids := splitTrackIDs(l.CarrierShipmentID)
+		if !slices.ContainsFunc(report, func(r reportLine) bool { return r.number == tn }) {
 			missing = append(missing, tn)
 			continue
 		}
-		lines = append(lines, report[i])
+		for _, r := range report {
+			if r.number == tn || slices.Contains(ids, strings.ToUpper(r.trackID)) {
+				lines = append(lines, r)
+			}
+		}
 	}
 	if len(missing) > 0 {
 		return carriers.ManifestForm{}, &carriers.Error{Carrier: carrierName, Operation: opManifest, HTTPStatus: a.status, Kind: carriers.ErrRejected,

@@ -266,3 +266,34 @@ func TestPickups(t *testing.T) {
 		t.Errorf("cancel: %v", err)
 	}
 }
+
+func TestMultiPieceService(t *testing.T) {
+	t.Parallel()
+	c, _, _ := testCarrier(t)
+	if !c.MultiPieceService("Parcel") || !c.MultiPieceService("express") || c.MultiPieceService("Freight") {
+		t.Error("MultiPieceService: Parcel and Express, nothing else")
+	}
+}
+
+// A label of several parcels has a line of the report for each.
+func TestManifestPieces(t *testing.T) {
+	t.Parallel()
+	c, fake, _ := testCarrier(t)
+	ctx := context.Background()
+	s := domesticShipment()
+	s.Pieces = []carriers.Parcel{kg(1), kg(2)}
+	l, err := c.Buy(ctx, buyRequest(s, "Parcel"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, err := c.Manifest(ctx, carriers.ManifestRequest{Reference: "man_1", From: berlin(), ShipDate: testNow(),
+		Labels: []carriers.ManifestLabel{{TrackingNumber: l.TrackingNumber, CarrierShipmentID: l.CarrierShipmentID}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sale := range fake.Sales("shp_0123456789abcdef01234567") {
+		if !bytes.Contains(form.PDF, []byte(sale.ParcelNumber)) || !bytes.Contains(form.PDF, []byte(sale.TrackID)) {
+			t.Errorf("the report lacks parcel %s", sale.ParcelNumber)
+		}
+	}
+}
