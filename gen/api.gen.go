@@ -48,6 +48,21 @@ func (e AddressVerificationStatus) Valid() bool {
 	}
 }
 
+// Defines values for BatchObject.
+const (
+	BatchObjectBatch BatchObject = "batch"
+)
+
+// Valid indicates whether the value is a known member of the BatchObject enum.
+func (e BatchObject) Valid() bool {
+	switch e {
+	case BatchObjectBatch:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BatchStatus.
 const (
 	Completed  BatchStatus = "completed"
@@ -60,6 +75,36 @@ func (e BatchStatus) Valid() bool {
 	case Completed:
 		return true
 	case Purchasing:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventType.
+const (
+	BatchEventTypeBatchCompleted BatchEventType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventType enum.
+func (e BatchEventType) Valid() bool {
+	switch e {
+	case BatchEventTypeBatchCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventRecordType.
+const (
+	BatchEventRecordTypeBatchCompleted BatchEventRecordType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventRecordType enum.
+func (e BatchEventRecordType) Valid() bool {
+	switch e {
+	case BatchEventRecordTypeBatchCompleted:
 		return true
 	default:
 		return false
@@ -264,6 +309,21 @@ func (e LabelSize) Valid() bool {
 	}
 }
 
+// Defines values for ManifestObject.
+const (
+	ManifestObjectManifest ManifestObject = "manifest"
+)
+
+// Valid indicates whether the value is a known member of the ManifestObject enum.
+func (e ManifestObject) Valid() bool {
+	switch e {
+	case ManifestObjectManifest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ManifestStatus.
 const (
 	ManifestStatusCreated  ManifestStatus = "created"
@@ -285,6 +345,42 @@ func (e ManifestStatus) Valid() bool {
 	}
 }
 
+// Defines values for ManifestEventType.
+const (
+	ManifestEventTypeManifestCreated ManifestEventType = "manifest.created"
+	ManifestEventTypeManifestFailed  ManifestEventType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventType enum.
+func (e ManifestEventType) Valid() bool {
+	switch e {
+	case ManifestEventTypeManifestCreated:
+		return true
+	case ManifestEventTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ManifestEventRecordType.
+const (
+	ManifestEventRecordTypeManifestCreated ManifestEventRecordType = "manifest.created"
+	ManifestEventRecordTypeManifestFailed  ManifestEventRecordType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventRecordType enum.
+func (e ManifestEventRecordType) Valid() bool {
+	switch e {
+	case ManifestEventRecordTypeManifestCreated:
+		return true
+	case ManifestEventRecordTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Mode.
 const (
 	ModeLive Mode = "live"
@@ -297,6 +393,21 @@ func (e Mode) Valid() bool {
 	case ModeLive:
 		return true
 	case ModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PickupObject.
+const (
+	PickupObjectPickup PickupObject = "pickup"
+)
+
+// Valid indicates whether the value is a known member of the PickupObject enum.
+func (e PickupObject) Valid() bool {
+	switch e {
+	case PickupObjectPickup:
 		return true
 	default:
 		return false
@@ -348,6 +459,87 @@ func (e ServiceCategory) Valid() bool {
 	}
 }
 
+// Defines values for ShipmentObject.
+const (
+	ShipmentObjectShipment ShipmentObject = "shipment"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentObject enum.
+func (e ShipmentObject) Valid() bool {
+	switch e {
+	case ShipmentObjectShipment:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventType.
+const (
+	ShipmentEventTypeShipmentDelivered      ShipmentEventType = "shipment.delivered"
+	ShipmentEventTypeShipmentException      ShipmentEventType = "shipment.exception"
+	ShipmentEventTypeShipmentFailed         ShipmentEventType = "shipment.failed"
+	ShipmentEventTypeShipmentPurchased      ShipmentEventType = "shipment.purchased"
+	ShipmentEventTypeShipmentReturnToSender ShipmentEventType = "shipment.return_to_sender"
+	ShipmentEventTypeShipmentVoidRejected   ShipmentEventType = "shipment.void_rejected"
+	ShipmentEventTypeShipmentVoided         ShipmentEventType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventType enum.
+func (e ShipmentEventType) Valid() bool {
+	switch e {
+	case ShipmentEventTypeShipmentDelivered:
+		return true
+	case ShipmentEventTypeShipmentException:
+		return true
+	case ShipmentEventTypeShipmentFailed:
+		return true
+	case ShipmentEventTypeShipmentPurchased:
+		return true
+	case ShipmentEventTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventRecordType.
+const (
+	ShipmentEventRecordTypeShipmentDelivered      ShipmentEventRecordType = "shipment.delivered"
+	ShipmentEventRecordTypeShipmentException      ShipmentEventRecordType = "shipment.exception"
+	ShipmentEventRecordTypeShipmentFailed         ShipmentEventRecordType = "shipment.failed"
+	ShipmentEventRecordTypeShipmentPurchased      ShipmentEventRecordType = "shipment.purchased"
+	ShipmentEventRecordTypeShipmentReturnToSender ShipmentEventRecordType = "shipment.return_to_sender"
+	ShipmentEventRecordTypeShipmentVoidRejected   ShipmentEventRecordType = "shipment.void_rejected"
+	ShipmentEventRecordTypeShipmentVoided         ShipmentEventRecordType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventRecordType enum.
+func (e ShipmentEventRecordType) Valid() bool {
+	switch e {
+	case ShipmentEventRecordTypeShipmentDelivered:
+		return true
+	case ShipmentEventRecordTypeShipmentException:
+		return true
+	case ShipmentEventRecordTypeShipmentFailed:
+		return true
+	case ShipmentEventRecordTypeShipmentPurchased:
+		return true
+	case ShipmentEventRecordTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventRecordTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventRecordTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ShipmentStatus.
 const (
 	ShipmentStatusFailed        ShipmentStatus = "failed"
@@ -372,6 +564,21 @@ func (e ShipmentStatus) Valid() bool {
 	case ShipmentStatusVoidRequested:
 		return true
 	case ShipmentStatusVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerObject.
+const (
+	TrackerObjectTracker TrackerObject = "tracker"
+)
+
+// Valid indicates whether the value is a known member of the TrackerObject enum.
+func (e TrackerObject) Valid() bool {
+	switch e {
+	case TrackerObjectTracker:
 		return true
 	default:
 		return false
@@ -438,6 +645,36 @@ func (e TrackerStatus) Valid() bool {
 	}
 }
 
+// Defines values for TrackerUpdatedEventType.
+const (
+	TrackerUpdatedEventTypeTrackerUpdated TrackerUpdatedEventType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventType enum.
+func (e TrackerUpdatedEventType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerUpdatedEventRecordType.
+const (
+	TrackerUpdatedEventRecordTypeTrackerUpdated TrackerUpdatedEventRecordType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventRecordType enum.
+func (e TrackerUpdatedEventRecordType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventRecordTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusDelivered WebhookDeliveryStatus = "delivered"
@@ -453,6 +690,21 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	case WebhookDeliveryStatusFailed:
 		return true
 	case WebhookDeliveryStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventType.
+const (
+	WebhookTest WebhookTestEventType = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventType enum.
+func (e WebhookTestEventType) Valid() bool {
+	switch e {
+	case WebhookTest:
 		return true
 	default:
 		return false
@@ -556,9 +808,19 @@ type Batch struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: batch
+	Object BatchObject `json:"object"`
+
 	// Status `purchasing` while any item is `paying` or `pending`, then `completed`.
 	Status BatchStatus `json:"status"`
 }
+
+// BatchObject What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: batch
+type BatchObject string
 
 // BatchStatus `purchasing` while any item is `paying` or `pending`, then `completed`.
 type BatchStatus string
@@ -572,6 +834,49 @@ type BatchCounts struct {
 	Total     int `json:"total"`
 }
 
+// BatchEvent A batch completed; `data` is the batch as GET /batches/{id} returns it.
+type BatchEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventType `json:"type"`
+}
+
+// BatchEventType Example: batch.completed
+type BatchEventType string
+
+// BatchEventRecord defines model for BatchEventRecord.
+type BatchEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventRecordType `json:"type"`
+}
+
+// BatchEventRecordType Example: batch.completed
+type BatchEventRecordType string
+
 // BatchList defines model for BatchList.
 type BatchList struct {
 	Data []Batch `json:"data"`
@@ -582,7 +887,7 @@ type BatchList struct {
 
 // BatchShipmentInput One shipment of a batch; exactly a CreateLabelRequest without `idempotencyKey`. `parcel` or `parcels` is required (one of the two).
 type BatchShipmentInput struct {
-	// Carrier With `service`, selects that exact service.
+	// Carrier With `service`, selects that exact service. The known names are in `x-extensible-enum`; more may be added.
 	Carrier *string `json:"carrier,omitempty"`
 
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
@@ -707,7 +1012,9 @@ type CarrierEnvironment string
 
 // CarrierError A carrier's own answer to a call that failed.
 type CarrierError struct {
-	// Carrier Example: UPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: UPS
 	Carrier string `json:"carrier"`
 
 	// Code The carrier's own error code, when it gave one.
@@ -798,7 +1105,7 @@ type CreateCarrierAccountRequestCarrier string
 
 // CreateLabelRequest `fromAddress`, `toAddress` and `parcel` (or `parcels`) are required unless `returnOf` is given.
 type CreateLabelRequest struct {
-	// Carrier With `service`, selects that exact service.
+	// Carrier With `service`, selects that exact service. The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: USPS
 	Carrier *string `json:"carrier,omitempty"`
@@ -899,7 +1206,9 @@ type CreateLabelRequest struct {
 
 // CreateManifestRequest defines model for CreateManifestRequest.
 type CreateManifestRequest struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account (POST /carrier-accounts) whose labels go on the
@@ -925,7 +1234,7 @@ type CreateManifestRequest struct {
 
 // CreateTrackerRequest defines model for CreateTrackerRequest.
 type CreateTrackerRequest struct {
-	// Carrier A carrier's name as rates give it (any letter case); may be omitted when the number's form names one carrier.
+	// Carrier A carrier's name as rates give it (any letter case); may be omitted when the number's form names one carrier. The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: UPS
 	Carrier *string `json:"carrier,omitempty"`
@@ -1108,10 +1417,15 @@ type Error struct {
 	// CarrierErrors Each carrier's own answer, on `carrier_rejected`, `carrier_error` and `carrier_unavailable`.
 	CarrierErrors *[]CarrierError `json:"carrierErrors,omitempty"`
 
-	// Code Machine-readable and stable across versions.
+	// Code Machine-readable and stable across versions. A string, not an enum: a later
+	// version may add codes (additively), so a client treats a code it does not know as
+	// the generic error of the HTTP status. The known codes are `x-extensible-enum`, with
+	// a constant's name for each in `x-enum-varnames` and what it means in
+	// `x-enum-descriptions`.
+	//
 	//
 	// Example: invalid_field
-	Code string `json:"code"`
+	Code ErrorCode `json:"code"`
 
 	// Error Human-readable; may be rephrased.
 	//
@@ -1149,30 +1463,72 @@ type Error struct {
 	RequiredScope *string `json:"requiredScope,omitempty"`
 }
 
-// Event The envelope delivered to webhooks.
-type Event struct {
-	// ApiVersion Example: v1
-	ApiVersion string    `json:"apiVersion"`
-	CreatedAt  time.Time `json:"createdAt"`
+// ErrorCode Machine-readable and stable across versions. A string, not an enum: a later
+// version may add codes (additively), so a client treats a code it does not know as
+// the generic error of the HTTP status. The known codes are `x-extensible-enum`, with
+// a constant's name for each in `x-enum-varnames` and what it means in
+// `x-enum-descriptions`.
+//
+// Example: invalid_field
+type ErrorCode = string
 
-	// Data The resource as its GET endpoint returns it.
+// Event The envelope delivered to webhooks (`id`, `type`, `apiVersion`, `createdAt`, `data`),
+// one member per kind of `data`, chosen by `type`:
+//
+//   - `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
+//     (the carrier refused a void; the label is purchased again and `errorMessage` says
+//     why), `shipment.delivered`, `shipment.exception`, `shipment.return_to_sender`:
+//     `ShipmentEvent`, its `data` the shipment.
+//   - `tracker.updated`: `TrackerUpdatedEvent`, its `data` the shipment of a label's
+//     tracker or the tracker of a standalone one, told apart by `data.object`.
+//   - `batch.completed` (no item of a batch is `paying` or `pending` any more):
+//     `BatchEvent`, its `data` the batch.
+//   - `manifest.created`, `manifest.failed` (the carrier made or refused a manifest):
+//     `ManifestEvent`, its `data` the manifest.
+//   - `webhook.test` (Send test; never in the history): `WebhookTestEvent`.
+//
+// `data` is the resource as its GET endpoint returns it when the event happened. A
+// later version may add event types (a subscription to `*` receives them): ignore a
+// `type` you do not know.
+type Event struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data map[string]interface{} `json:"data"`
 
-	// Id Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
-	Id string `json:"id"`
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
 
-	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
-	// (the carrier refused a void; the label is purchased again and `errorMessage` says
-	// why), `batch.completed` (no item of a batch is `paying` or `pending` any more;
-	// `data` is the batch), `manifest.created` and `manifest.failed` (the carrier made or
-	// refused a manifest; `data` is the manifest), `tracker.updated` (data: the shipment for a label's tracker, the tracker
-	// for a standalone one), `shipment.delivered`, `shipment.exception`,
-	// `shipment.return_to_sender`, or `webhook.test`.
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
 	//
 	//
 	// Example: shipment.purchased
-	Type string `json:"type"`
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventApiVersion The API version of `data`'s shape.
+//
+// Example: v1
+type EventApiVersion = string
+
+// EventDeliveries defines model for EventDeliveries.
+type EventDeliveries struct {
+	Deliveries DeliverySummary `json:"deliveries"`
+}
+
+// EventId The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+//
+// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+type EventId = string
 
 // EventList defines model for EventList.
 type EventList struct {
@@ -1180,15 +1536,41 @@ type EventList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// EventRecord defines model for EventRecord.
+// EventRecord An event of the history (GET /events): the envelope delivered to webhooks (`Event`,
+// chosen by `type` the same way) and its deliveries counted. `webhook.test` events are
+// not kept.
 type EventRecord struct {
-	ApiVersion string                 `json:"apiVersion"`
-	CreatedAt  time.Time              `json:"createdAt"`
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data       map[string]interface{} `json:"data"`
 	Deliveries DeliverySummary        `json:"deliveries"`
-	Id         string                 `json:"id"`
-	Type       string                 `json:"type"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
+	//
+	//
+	// Example: shipment.purchased
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventType The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+// kind of `data`. A string, not an enum: a later version may add types; the known ones
+// are `x-extensible-enum`.
+//
+// Example: shipment.purchased
+type EventType = string
 
 // IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
 //
@@ -1212,7 +1594,9 @@ type LabelSize string
 
 // Manifest defines model for Manifest.
 type Manifest struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account its labels were bought through, whose credentials
@@ -1247,15 +1631,68 @@ type Manifest struct {
 	Id string `json:"id"`
 
 	// Mode The mode of the token that created the resource.
-	Mode        Mode     `json:"mode"`
-	ShipmentIds []string `json:"shipmentIds"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: manifest
+	Object      ManifestObject `json:"object"`
+	ShipmentIds []string       `json:"shipmentIds"`
 
 	// Status `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 	Status ManifestStatus `json:"status"`
 }
 
+// ManifestObject What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: manifest
+type ManifestObject string
+
 // ManifestStatus `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 type ManifestStatus string
+
+// ManifestEvent The carrier made or refused a manifest; `data` is the manifest as GET /manifests/{id} returns it.
+type ManifestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventType `json:"type"`
+}
+
+// ManifestEventType Example: manifest.created
+type ManifestEventType string
+
+// ManifestEventRecord defines model for ManifestEventRecord.
+type ManifestEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventRecordType `json:"type"`
+}
+
+// ManifestEventRecordType Example: manifest.created
+type ManifestEventRecordType string
 
 // ManifestList defines model for ManifestList.
 type ManifestList struct {
@@ -1318,7 +1755,9 @@ type Pickup struct {
 	Address     Address    `json:"address"`
 	CancelledAt *time.Time `json:"cancelledAt,omitempty"`
 
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account that booked the pickup (and cancels it); absent
@@ -1342,8 +1781,13 @@ type Pickup struct {
 	Instructions *string `json:"instructions,omitempty"`
 
 	// Mode The mode of the token that created the resource.
-	Mode         Mode `json:"mode"`
-	PackageCount int  `json:"packageCount"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: pickup
+	Object       PickupObject `json:"object"`
+	PackageCount int          `json:"packageCount"`
 
 	// ReadyAt When the packages are ready, in the offset it was given in.
 	ReadyAt     time.Time `json:"readyAt"`
@@ -1356,13 +1800,18 @@ type Pickup struct {
 	UpdatedAt     time.Time    `json:"updatedAt"`
 }
 
+// PickupObject What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: pickup
+type PickupObject string
+
 // PickupCreateRequest defines model for PickupCreateRequest.
 type PickupCreateRequest struct {
 	// Address A postal address as a request sends it: the fields of `Address` and no other (an
 	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
 	Address AddressInput `json:"address"`
 
-	// Carrier A carrier's name as rates give it (any letter case).
+	// Carrier A carrier's name as rates give it (any letter case). The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: USPS
 	Carrier string `json:"carrier"`
@@ -1489,7 +1938,9 @@ type QuoteResponse struct {
 
 // Rate defines model for Rate.
 type Rate struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the account's carrier account (POST /carrier-accounts) that quoted
@@ -1588,7 +2039,9 @@ type ServiceCategory string
 
 // ServiceOption A carrier service that can be selected.
 type ServiceOption struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// Service Example: Priority
@@ -1610,7 +2063,9 @@ type Shipment struct {
 	// Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 	BatchId *string `json:"batchId,omitempty"`
 
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier          string `json:"carrier"`
 	CarrierRateCents int64  `json:"carrierRateCents"`
 
@@ -1685,6 +2140,11 @@ type Shipment struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: shipment
+	Object ShipmentObject `json:"object"`
+
 	// Options Extra services.
 	Options *Options `json:"options,omitempty"`
 
@@ -1742,6 +2202,58 @@ type Shipment struct {
 	VoidedAt       *time.Time     `json:"voidedAt,omitempty"`
 }
 
+// ShipmentObject What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: shipment
+type ShipmentObject string
+
+// ShipmentEvent An event of a shipment; `data` is the shipment as GET /labels/{id} returns it, with its `trackingEvents`.
+type ShipmentEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data Shipment `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventType `json:"type"`
+}
+
+// ShipmentEventType Example: shipment.purchased
+type ShipmentEventType string
+
+// ShipmentEventRecord defines model for ShipmentEventRecord.
+type ShipmentEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data       Shipment        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventRecordType `json:"type"`
+}
+
+// ShipmentEventRecordType Example: shipment.purchased
+type ShipmentEventRecordType string
+
 // ShipmentList defines model for ShipmentList.
 type ShipmentList struct {
 	Data []Shipment `json:"data"`
@@ -1757,6 +2269,7 @@ type ShipmentStatus string
 
 // Tracker defines model for Tracker.
 type Tracker struct {
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
 	Carrier   string    `json:"carrier"`
 	CreatedAt time.Time `json:"createdAt"`
 
@@ -1782,12 +2295,22 @@ type Tracker struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: tracker
+	Object TrackerObject `json:"object"`
+
 	// ShipmentId The label this tracker follows; null for a standalone tracker (POST /trackers).
 	ShipmentId     nullable.Nullable[string] `json:"shipmentId"`
 	Status         TrackerStatus             `json:"status"`
 	TrackingNumber string                    `json:"trackingNumber"`
 	UpdatedAt      time.Time                 `json:"updatedAt"`
 }
+
+// TrackerObject What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: tracker
+type TrackerObject string
 
 // TrackerEndReason Why shipd stopped following a standalone tracker's package: `final_status` (it
 // was delivered, returned to sender or cancelled; in test mode, the sandbox's last
@@ -1804,6 +2327,61 @@ type TrackerList struct {
 
 // TrackerStatus defines model for TrackerStatus.
 type TrackerStatus string
+
+// TrackerUpdatedData The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+type TrackerUpdatedData struct {
+	union json.RawMessage
+}
+
+// TrackerUpdatedEvent A tracker's new scan (or its end). `data` is the shipment (`object` `shipment`, as GET
+// /labels/{id} returns it) when the tracker follows a label, or the tracker (`object`
+// `tracker`, as GET /trackers/{id} returns it) when it is a standalone one (POST
+// /trackers).
+type TrackerUpdatedEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data TrackerUpdatedData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventType `json:"type"`
+}
+
+// TrackerUpdatedEventType Example: tracker.updated
+type TrackerUpdatedEventType string
+
+// TrackerUpdatedEventRecord defines model for TrackerUpdatedEventRecord.
+type TrackerUpdatedEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data       TrackerUpdatedData `json:"data"`
+	Deliveries DeliverySummary    `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventRecordType `json:"type"`
+}
+
+// TrackerUpdatedEventRecordType Example: tracker.updated
+type TrackerUpdatedEventRecordType string
 
 // TrackingEvent defines model for TrackingEvent.
 type TrackingEvent struct {
@@ -1947,6 +2525,36 @@ type WebhookSubscriptionWithSecret struct {
 	SigningSecret string `json:"signingSecret"`
 	Url           string `json:"url"`
 }
+
+// WebhookTestData defines model for WebhookTestData.
+type WebhookTestData struct {
+	// Message Example: test event from shipd
+	Message string `json:"message"`
+
+	// SubscriptionId Example: whk_1a2b3c4d5e6f7a8b9c0d1e2f
+	SubscriptionId string `json:"subscriptionId"`
+}
+
+// WebhookTestEvent The event Send test (POST /webhooks/{id}/test) delivers to one endpoint; it is not in the history.
+type WebhookTestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       WebhookTestData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: webhook.test
+	Type WebhookTestEventType `json:"type"`
+}
+
+// WebhookTestEventType Example: webhook.test
+type WebhookTestEventType string
 
 // BatchId Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 type BatchId = string
@@ -2175,6 +2783,623 @@ type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 // EventJSONRequestBody defines body for Event for application/json ContentType.
 type EventJSONRequestBody = Event
 
+// AsShipmentEvent returns the union data inside the Event as a ShipmentEvent
+func (t Event) AsShipmentEvent() (ShipmentEvent, error) {
+	var body ShipmentEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEvent overwrites any union data inside the Event as the provided ShipmentEvent
+func (t *Event) FromShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEvent performs a merge with any union data inside the Event, using the provided ShipmentEvent
+func (t *Event) MergeShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEvent returns the union data inside the Event as a TrackerUpdatedEvent
+func (t Event) AsTrackerUpdatedEvent() (TrackerUpdatedEvent, error) {
+	var body TrackerUpdatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEvent overwrites any union data inside the Event as the provided TrackerUpdatedEvent
+func (t *Event) FromTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEvent performs a merge with any union data inside the Event, using the provided TrackerUpdatedEvent
+func (t *Event) MergeTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEvent returns the union data inside the Event as a BatchEvent
+func (t Event) AsBatchEvent() (BatchEvent, error) {
+	var body BatchEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEvent overwrites any union data inside the Event as the provided BatchEvent
+func (t *Event) FromBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEvent performs a merge with any union data inside the Event, using the provided BatchEvent
+func (t *Event) MergeBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEvent returns the union data inside the Event as a ManifestEvent
+func (t Event) AsManifestEvent() (ManifestEvent, error) {
+	var body ManifestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEvent overwrites any union data inside the Event as the provided ManifestEvent
+func (t *Event) FromManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEvent performs a merge with any union data inside the Event, using the provided ManifestEvent
+func (t *Event) MergeManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWebhookTestEvent returns the union data inside the Event as a WebhookTestEvent
+func (t Event) AsWebhookTestEvent() (WebhookTestEvent, error) {
+	var body WebhookTestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookTestEvent overwrites any union data inside the Event as the provided WebhookTestEvent
+func (t *Event) FromWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookTestEvent performs a merge with any union data inside the Event, using the provided WebhookTestEvent
+func (t *Event) MergeWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEvent()
+	case "manifest.created":
+		return t.AsManifestEvent()
+	case "manifest.failed":
+		return t.AsManifestEvent()
+	case "shipment.delivered":
+		return t.AsShipmentEvent()
+	case "shipment.exception":
+		return t.AsShipmentEvent()
+	case "shipment.failed":
+		return t.AsShipmentEvent()
+	case "shipment.purchased":
+		return t.AsShipmentEvent()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEvent()
+	case "shipment.void_rejected":
+		return t.AsShipmentEvent()
+	case "shipment.voided":
+		return t.AsShipmentEvent()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEvent()
+	case "webhook.test":
+		return t.AsWebhookTestEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipmentEventRecord returns the union data inside the EventRecord as a ShipmentEventRecord
+func (t EventRecord) AsShipmentEventRecord() (ShipmentEventRecord, error) {
+	var body ShipmentEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEventRecord overwrites any union data inside the EventRecord as the provided ShipmentEventRecord
+func (t *EventRecord) FromShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEventRecord performs a merge with any union data inside the EventRecord, using the provided ShipmentEventRecord
+func (t *EventRecord) MergeShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEventRecord returns the union data inside the EventRecord as a TrackerUpdatedEventRecord
+func (t EventRecord) AsTrackerUpdatedEventRecord() (TrackerUpdatedEventRecord, error) {
+	var body TrackerUpdatedEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEventRecord overwrites any union data inside the EventRecord as the provided TrackerUpdatedEventRecord
+func (t *EventRecord) FromTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEventRecord performs a merge with any union data inside the EventRecord, using the provided TrackerUpdatedEventRecord
+func (t *EventRecord) MergeTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEventRecord returns the union data inside the EventRecord as a BatchEventRecord
+func (t EventRecord) AsBatchEventRecord() (BatchEventRecord, error) {
+	var body BatchEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEventRecord overwrites any union data inside the EventRecord as the provided BatchEventRecord
+func (t *EventRecord) FromBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEventRecord performs a merge with any union data inside the EventRecord, using the provided BatchEventRecord
+func (t *EventRecord) MergeBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEventRecord returns the union data inside the EventRecord as a ManifestEventRecord
+func (t EventRecord) AsManifestEventRecord() (ManifestEventRecord, error) {
+	var body ManifestEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEventRecord overwrites any union data inside the EventRecord as the provided ManifestEventRecord
+func (t *EventRecord) FromManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEventRecord performs a merge with any union data inside the EventRecord, using the provided ManifestEventRecord
+func (t *EventRecord) MergeManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EventRecord) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t EventRecord) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEventRecord()
+	case "manifest.created":
+		return t.AsManifestEventRecord()
+	case "manifest.failed":
+		return t.AsManifestEventRecord()
+	case "shipment.delivered":
+		return t.AsShipmentEventRecord()
+	case "shipment.exception":
+		return t.AsShipmentEventRecord()
+	case "shipment.failed":
+		return t.AsShipmentEventRecord()
+	case "shipment.purchased":
+		return t.AsShipmentEventRecord()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEventRecord()
+	case "shipment.void_rejected":
+		return t.AsShipmentEventRecord()
+	case "shipment.voided":
+		return t.AsShipmentEventRecord()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEventRecord()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t EventRecord) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["deliveries"], err = json.Marshal(t.Deliveries)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'deliveries': %w", err)
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *EventRecord) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["deliveries"]; found {
+		err = json.Unmarshal(raw, &t.Deliveries)
+		if err != nil {
+			return fmt.Errorf("error reading 'deliveries': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipment returns the union data inside the TrackerUpdatedData as a Shipment
+func (t TrackerUpdatedData) AsShipment() (Shipment, error) {
+	var body Shipment
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipment overwrites any union data inside the TrackerUpdatedData as the provided Shipment
+func (t *TrackerUpdatedData) FromShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	t.union = b
+	return err
+}
+
+// MergeShipment performs a merge with any union data inside the TrackerUpdatedData, using the provided Shipment
+func (t *TrackerUpdatedData) MergeShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTracker returns the union data inside the TrackerUpdatedData as a Tracker
+func (t TrackerUpdatedData) AsTracker() (Tracker, error) {
+	var body Tracker
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTracker overwrites any union data inside the TrackerUpdatedData as the provided Tracker
+func (t *TrackerUpdatedData) FromTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	t.union = b
+	return err
+}
+
+// MergeTracker performs a merge with any union data inside the TrackerUpdatedData, using the provided Tracker
+func (t *TrackerUpdatedData) MergeTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TrackerUpdatedData) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"object"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TrackerUpdatedData) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "shipment":
+		return t.AsShipment()
+	case "tracker":
+		return t.AsTracker()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TrackerUpdatedData) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TrackerUpdatedData) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -2258,8 +3483,10 @@ type ClientInterface interface {
 
 	// CreateAddressWithBody Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2268,8 +3495,10 @@ type ClientInterface interface {
 
 	// CreateAddress Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2317,7 +3546,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2338,7 +3570,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2956,8 +4191,10 @@ func (c *Client) ListAddresses(ctx context.Context, params *ListAddressesParams,
 
 // CreateAddressWithBody Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2976,8 +4213,10 @@ func (c *Client) CreateAddressWithBody(ctx context.Context, contentType string, 
 
 // CreateAddress Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3065,7 +4304,10 @@ func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, req
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3096,7 +4338,10 @@ func (c *Client) CreateBatchWithBody(ctx context.Context, contentType string, bo
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6371,8 +7616,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithBodyWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6381,8 +7628,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6432,7 +7681,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6453,7 +7705,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13876,8 +15131,10 @@ func (c *ClientWithResponses) ListAddressesWithResponse(ctx context.Context, par
 
 // CreateAddressWithBodyWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13892,8 +15149,10 @@ func (c *ClientWithResponses) CreateAddressWithBodyWithResponse(ctx context.Cont
 
 // CreateAddressWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13967,7 +15226,10 @@ func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, param
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13994,7 +15256,10 @@ func (c *ClientWithResponses) CreateBatchWithBodyWithResponse(ctx context.Contex
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33005,362 +34270,509 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rchs5li76KgjuiTC5d4omKckX6sc5KttV7RlfNJbc1VOdtZlgJiiilQTYCVASq8IR8yznxzzYPMkJ",
-	"rAUgkcmkSMqSXK5RREeXlczEHeu+vvV7K5WzuRRMaNUa/t6aMpqxAv75iWr2js+4hv8zTzKm0oLPNZei",
-	"NWy9onOacr0k7fGiULpD5IToKSPjRXrBNNFTrkjB/rlgSpOsoFeKTAo567ailkqnbEZNi3o5Z61hiwvN",
-	"zlnR+vIlKrv9xGaUCy7OV7v+eSpz5hpXJGcTTbgIet+lF8UaJvdZ8Gui+YyRtmKpFJnqEKrJ1ZSn03CW",
-	"XJHJIs8JPadcmF7NoHjBstZQFwu2aRQ4g7fZ6gDeZkxoPuGswHUtF/OI0FxJM19WFLIgY5lxpghVJClc",
-	"e8lWQ1G6MMuLI9HF8niiWbE6lFNcAKIluaJckzGbyMIsvy6WXJyTtp1SRAq5EBnLyGLeuXkAMy74bDFr",
-	"DXvR6rp8iVpzWtAZ0/Yk/kB1Om1aJPiB8Mx0xs2DOdXTVtQSdAZNZjcOgl3T2Tw3L46pHg3Gz9MD1p/0",
-	"6MvsRfp8/IweTg7Yvmlidble0aLgrDhOU7kQjftn3yAUX7mDQaZ0dDDZZ4Osn/bGL+mLyXP2LDtMD8b7",
-	"tHmMi0LJhu38OKf/XDAyl4qbJ3ArCSXzgl1yuVBkTs/ZE0USwa41tpH4of9zwYplOfYUu6jsLL1+x8S5",
-	"nraGg16vaVxryMkJPWdE8d/Yus5y+C7sK2MTush1azg4jEzHeKT6plt/wPpR08V7TwWfrLl57rc72LIZ",
-	"FaPDtJ8N2P7kgB6On6XPsxfs5aRH++PGPTvh6cVi3jQq/OUOxjRPL0b76ctsAGf9xfh5+iw7ZAeTfTpo",
-	"HtPplM9nrPmUu9/uYFxqOh89t6N6OX6RPs+escPJAd0fD9LGcf3MxlMpLxqHtRj7P+9gaFfTi1GfDsb7",
-	"6UF2yJ5NntMX45dpL+uzwaRhaF9Mq2ouhWKWfGU/Uc2u6NL8lUqhmYALQOfznKfUjPLpP5QZ+e9B//9S",
-	"sElr2PpfT0sO/RR/VU/fGMqPXVVnnqRId0bAGxLSvuJ6StxT+EwlHSILklyyAviLfXVIKMnklVC6YHRG",
-	"5oW85BkryITynGVHSO7NSgYiwt/2LAfbw11oGrJ9/WnJ62DYP9DMPtliUfxWmDczvMyXNOfZCN6IWjCF",
-	"1rDl5I2xzJaGNwupCbxI/vX04we73fbem3+PDid9Nsj204PxIX328vmL1pfoa7fgzEgHjf2TdhKOG/eB",
-	"Ei0vmCBX1JBepVjmRJnPn96RdgK/jrgYATlMOne3Ba+kmOQ81fd/Ko+J0lQzktoehyQRUo/miyKdUsWy",
-	"hLSNTDM0EoxeFOLjJCHmkipCiXIkRk+ptmsaC/9pJzIfTRYiM2s0L+R5wZRKIpLQvGA0W44uJc9YFj6Z",
-	"WQqPHZOcjllOuIqFfYFIQShxbx3BZsyYUoZD4bC47kSxSLhgOT/n45yNYIKmk2yBy8dGTGRzyYU2T6GP",
-	"0UQWM6pHM65mRnIJes9kujCzjAVVFywjE1mYY0CF1FNzCeFDswR4NPAjc2TGcnE+NdLvke3kR3g1IVRk",
-	"scBHn4sc1xO+lYIRrsmUKrN2Gcv5JSuWldUz45pRsaB5LArmXjGL71bonwu2wMXXBU0vWDGSk5HbqnJe",
-	"TxSxv5OUCnMbxiwWGcuZxq/dlqRUpCzP7Y7Mkdn5h1bkNB/wjM3mUjORLkcXbDlKZZ5zxaVISNvM7oIt",
-	"Y2EWZmFukhQoOrutIEAOKcn4ZMIKc6rMTW1ql4vRQjEzGrMESFXgY2jvgsFqKM3znBQLYdQUQo34TPo9",
-	"YjUGSzMjkoB0vQfiddLpxuINLXIjHCpWXLJCkVQu8oxQoa5YUR2KYySjXCqdHBFKUjmbca1Z5vSBJ8qM",
-	"EF/D+3FFCpbKwkjiMGSujfKg5KJImTkXpGDznC5ZFhEl8V4ZsoofxyKX4hwGJ3Q3FndGbn6UxZhnGRO3",
-	"JPhqMZnwlDOhRyqVcxaQfdgTOWcFtEIEY0ZdmTJyVXDNhu5cKuI+3MgGSsHgFD4ZtmpN3QGjSFbn5Bl2",
-	"pXfLsK8KKc5HM5mx5O6YwFuhWSFojqO8f/mE2/68gKLohBnVEu6Ku2KMKEOugptgrlwnQoZp2Ag/X9jd",
-	"Ri1YLdIp6MBOADIMxr1oyEpF5Kn9eHfL+UHqH40S/AAraeYwMX0lpD3jSnFxHhFLWmGdLO+wGugThctn",
-	"WdFC0EvKczrO7/I0ndBlLml2JuU7WpyzB1iFOfY40lKOctNnMkT7jJHA2HUKpKBP3vMfSPsF/Mew1pOP",
-	"p2fk6dgwYaaGhIqSehjV93pvRq/3TBN746Vm6i6lrhO6NATkk9c7HuCgjObY6WjG9FRmRtbPMqPz42OC",
-	"jyOzcGKbi3h3q3HKikuess/laXxAHSm8A2s0pSggGuHreJWcFDoCcWg0WeR5Qtp4uOCaqadpwahmQ6Kl",
-	"NCLVkrhvFBrTzGk0y2z7VUdGvp0accIIMfh11hnaXUERoyJPOGmjtifBK5u3xNv+vkRfs5lnUr6nYmmf",
-	"qlvx+cJIzmDqYVnI4d3yOaPvUWVF+nYVHkbDS8JBOnqD9mBnqw3JiRc+zwu5mMeinVzvmRb2oIU9eJp0",
-	"jPTFZnO99EcCNL8nypsQjeRmuH+X/Ey5jkXjMTgiyd/2vHV7D8zbiWn7ytzttZbrWFQ+g/8HHaLenLXJ",
-	"J4QWDEREI2MzUA/owtAPDcpPFsikckIoKSdsuJNbnYgMrq8JF2m+yFjWjUUsjnMlSXWFI6BGcqFh/JUB",
-	"/e+E2MMYXDE0WcQiGBCXQpG2kLiokaH4C3Eh5JWICLueG0psbnTBLuUF6A2sg4ZR2M0056ibZZnRj4wY",
-	"jlo9qu5GbjZLQIwiqqz2pqdstiI+f82trG7Oxs+r3ptaExXfylbNlF+sNGUdKFs2Y97+OjLzGTZWFvy3",
-	"rdjneuMR7F5FjWBkzGjBCruxMxQQiDs3D0RerDQ3ctOE+SRGSQ0Hbh6gccieWpRx8ZE903co2n0W80Km",
-	"TCnD/94IzfXyVovvJjfhLK9S+GO8XV1wKlp/F4hIUQtfrr/0MNvx19J+50xQis0o0JU8XxK7KUOSVKaG",
-	"u+F2zD4CISMWCf5p6Aj8C+haxXaZSYbWQ2cYMt3WW9NSRka5j0VitSlBZ0Z0AIEilwpcr7YBQ5agL2AE",
-	"YARS+FJEWPfccACFwtgrqs9l4e2XbowrbsiMZ2QpF2TGqCDlt8x8/P8k1kCGA7bfeCmLK7VgIF6BQpdJ",
-	"Q1xIschZqcgJOTJcQCWmISFHcBnN8tqufGNeKrPCJIptTsgr2D9Yiqa+nF+WgpZhUEitQcp1VkaqyDm/",
-	"NCxinTzo5sQujUStl15rj0UCHOWN+QHfVYEjAtlZEpjM8IETGO1TsAIDp4uFV90IvAqcNNVmFv5lays2",
-	"coHp0AqPIy29ldN34B4oAmoj2nrAkKglmS+AkxvGF5HEvQqKslrM57LAJQxEVTKlQBndu0RpNoddd0uf",
-	"Fgy82DRXI7tqYN5zDYQbELyLAkNadaAelYecK7BoWYss2kaEHLle7QfKbbhZGmhSeEnKiRNUxIIJc3Sy",
-	"en+RuSeFtZiCuCILIicTs+ZC+lNkGjaDkVeic3fGMk+0oBlL8lbdXMdkLpWmObFySZckaIYOqSfe9wQm",
-	"VSzhp+TzadIl/76QmimQ8eAUlEZ1RdIpSy9csxhcECopJDOERxBtth0a8AtNc37BSPtgMAiuv6VXXqeE",
-	"v5+Yk66nnSGh5PNpOHTz98mp9RkYUYoVBdeyWMYC7JRtI+Sl1FAupWUBAQdzMDErc3qxud/4HBo7JBk/",
-	"hy0qyC9vT/7PAWkn/cH+weHes+cvXiadWFib8LxgE26EUbIwLZtpmbHaJTYdw27jQnKjv+F3E36NIt+M",
-	"ajJbKE2m9JLFgmvS/vTm+PX7NxGJ3Say2kJqesHilj0688KcNM3RbZhaDlv6IT+wK/IfsrhoRaGb/Rm6",
-	"u92f/RWHZAQxPlTUWjsWNF8CEyNvxDkXTJF3Oqu23W9w4Zvm4Cw1BK2cfiT7/WfP9vqE5vMp3RvAuhkh",
-	"pOz386mZKtWaFeab//v3471f6N5vv/4++PIvrYbejOCZV4dOM/r/2r+6qZxVxzw4PGhoBX2+lflnlLyT",
-	"lyynKdtm1vOpFLUm/k+fDPoDcnh4SHr9Xq/aykFTIwVT3NK5SlMTmivm3x9LmTMqQHgxl6B2DP5j9QCs",
-	"dKR0wZjuV7/cP+yRH/lET8nxJROLpmlvOEnY7KDa7OmCa0b29+sr0LyOv/F59fN+r99/UdvDTSP5Enru",
-	"/+5nG7WsXGg6KQ/qr/57OTbSgBmGvZBvxXyB0muWQTwMzU+Ca2j35Wa6a8gj9fKbYiIzHGpYkjogHInt",
-	"EdVqIQmaZ9uGCVld1EpaXJGDwaAu7nV2Iu+PBOWRoDwSlAcjKFHreu9c7tmHTmIrycxfwYiMyrEZbPVm",
-	"0lLCu0lFDZq1PnlnMF/dZisdQ5tcs9nGxsMRvsePTTu2ZVoUdOmOz6JBFnVmcgi0uKIFGgnbwTitRpXK",
-	"omApGuS0REkTZXjnEQS1t/wOfC9MLGZmX1wvrahlO/EmhF837ykMvbp4kV/8YM2a+AXEmq5unVlJcLkd",
-	"AxdBMbA1bGVUsz3NZ6y1jt5t3BHo8RW+aj5CX8BO/SyUljP1ucibYqidemPf8pYC5SO5zQCeGB0TfLbI",
-	"HVFZUIQWRkhWYEk4ef1jLNrJT29Kp9rT33n25altujvPJknnyIjYYDIGnqXkjDn1CU4oSQtpmCkZyyJj",
-	"hRfM/fhYmlO0GyN7W5kvz74mrjdqBQE0mzbnXfCq+/KmhUYTuQ9bshE84UITrsIF7TYNcAY2tJtH9t68",
-	"c9NNtYOAC3o15TkjRp8yWwDSw5wu4SdwcDGRmT+sazDxpz0JL2XZYCsqL8TmCwkBmDClqLyc5TGv7oe/",
-	"NWsv5yt/qxoC8txRhoM2XhLsjwh5dVT68bIE1TvlDjlGV0UEI8xYRhQXKeikQkKSQZUYoOOhKdjfCChL",
-	"a29v+A2Xec2PbnDNP2upkfU3hDmHi43v+XGUnYY9RG4Kaxf5HceIzerEM6rp1pwGKWkDbykjzhvi6eG5",
-	"uzDmTQhUPyJikecY58VIThU+NltjfkD+iJG9N59FmEFlCGuXwAdE30J1+CgCWyPYueBkHhF2TVOdLwkl",
-	"r+ACAH35FASeyYWuhIb9G1smXXNbi5Tl9rbCv1VVP2gbemKXTV/JzuqptcaIBsoFFlBnbo2IYjlLtUIz",
-	"OAzYmX27W0iqloxvOh2v8DVc3FLS+WG56cPX/sUvUWtSyNnxTlKV71DC9Dd+9hFf85/h4m/66gTeqn2k",
-	"mnJujICSk7G8ZooY2lMAY/Bnpz1b5JrvzTlLWSciXCjNKBjp3ZEYgiHbfBWLcv8j66ocSz0FM92KV0GK",
-	"8iQdEcG4UVOHBC16dReHf9eopx8hshTZiA8docq/Yt7Il874FQt7eOyBMlMjys4b5tU88c8npxH5kWVv",
-	"rjtGCInFPxdSswzDdOcFT5nr33b0RHmX+hUkjrm2UIrYimbV9m1Gr9/iZ1axsH/1GwRmnOS622XHmHS3",
-	"UcGqPpZNYz6tvQ7M4laXokYrw8sVttlEMauZUg2qD/7wYTEbIwkK9On+D4NX+41ybUmxnAzy+fTktBW1",
-	"PsP/w+loRa2f3pm/Xp+8bpBFohZ69ZvyR87Af8YxsSUiM4zJbnMQDJQmBySd0oKmmhWqUzVG/Pd//n/+",
-	"f7Q/HjQOf3dJvjK+3zfxNiOagVejWTdk4pIXUsys3/ZGamzdX8EXDXL2TqlpUWsxz3abf5Pc6M5AdW2C",
-	"XY1qZ6s673KJwv3YfILvQP6pXYmNgtB9CDJ2DK9Kr9vtDKEliT0+eRs68SIjZAOXGBJG06n3r2l6wZTz",
-	"mVnzaITZCugPVC5y9Yl1sTQwqdJzzrUTdZwrK71Q1oK6wq+65OeCa82Ei+1hpGDnXOliCa4dO8RUCsFS",
-	"LQtF2smMXjByzgQrqGYQvR+LPXBQDUniDltC2q+kUIsZK2ygsv3plKUF0+HPCp5A7kN4PBPSfnNy6j2U",
-	"Ah5COwV4TV99evuatFE4YgX5hMPGCOi3rzvgtIUX35v33hspvoAfujDcldEidXv7ummo+Nv6gRoBeM4K",
-	"N0joAUhutQ9zIpoXA//hfqw3f1xdA2j+p3dfM4FUCk1Tv0/m3+ZLaPn1yeshSXJ5zkVC2u/Mf80nc6rU",
-	"lSzMFyf2n+bxeJHKjCWk/cNCccGUEVE4pk9AR3Z/sCe3WdjVity9wvpqKehwxFYPxRHuZnUTjtwGVBdv",
-	"G7kcp7TaPyzM6jRrTe7vxFhxTuFVsbPx21lOBE/PEW69/71bt+v21g4Az8PqID7YWD29KATLIpLL83MM",
-	"/7PeZC5ImjNadEltvHiiqkN2z+ywy6NdHTm+Vhv94RpviD2tq0PHFv0J3krtKvj6jbiZqGyv1ZkTv+YE",
-	"Bbeg1l7/eZMJzlzANU3B5exu4xKYrZ9zjT5uM0dHC77qKMEMHCnZ4hR/Wc+131TlN58Gb+hLtkitIFS3",
-	"QvJ06uwAFa6NupKjMZrmF4poOSRJ2RoY8qETsNRDbFLZRqIhyiiQriJCtTVsKshjVdU4mjL1BumiNySG",
-	"4zetNsrtr4KQrKagmHJkRsKwWXVaQkxRnqOyiWauG20hgYMRlIqGe9pENs8q62tGgAlK5u0ILd9ck3OK",
-	"qnlVeej3+4N+r6mvCy4ajl8SBLeFkVk3RrYZPlXNfDCSDbHB1hEkgcMuS0lULq9cpH1ONSvQU4Orl5A2",
-	"dbODfCO/1maFfQTjnBaq6sRxo25FrWAgTcbH4EZbl9SG9bav1RzEJ6cQfz4kZ2WcJcuc8cpIi8E4yJjp",
-	"K2aD5dHkxTKSSxtF3iVt3KbORj2lVFFg+8pJNErkoIRYVTpIjb9RHG928N/al7+Lo/42DveNTvWqfXOT",
-	"IvW2+nbglN/e976jf/0Gf/oODvTb+8i3dYY/bCwNnl0wjt/u5H7tvt/ecVcm9O7kvqj6ACoWwcNe72ab",
-	"YH29/QjWL23VZHBL6nA3RrNSxd/SzrFiY1g1Z5Wk+uOiMNK1kRB0QSGwokI0DhttXV9tzvqa07eW6IdL",
-	"tX5rQ0fPjuaXJDDEYjZIJcTM+4baoXMIjOale2ghcqPeBcAb3MoJ9+YoCiO34ORt1DE2om29c/HHQyJF",
-	"vkTLDtVM+ayFWni3eb6Ui0KRNuamPVFl4LrvKOl0ybEgPAvBR4h1qJnPyZrocRWLnNFLTB1C0QOsWE1p",
-	"DFYE3tKYGnKZg+/Yy/a1FJ+rT3BimxQAPMsOJMUFnZfR7HC8h6RyfbzPyKqrUSzC+4QQMEU6pUKTNnYA",
-	"hwtCVRRI2XOWEZYrBokDnS55O5vnnGVkvIxFeb+qTjBS9YGBsTEcPsTZYN4By44IgJEEk+OKzCkHnJOF",
-	"YqSdTmlhFFCrfgUOMF4oTVRKhXUAxoJPyEIYNaFTiaYJRJuvDIc55b+xrb6DFx89r4+e17v1vLort5FE",
-	"4BjNXfLhWWGMBvCJodHazVPlfQexkAU/54LmYAQJiIUE/0aNPXsoHtwTYNHmT0uxY9Gmng+zbHQuZWa4",
-	"tWXQHtPCHC34c3bk40Lsckdeo5XlHjv3L1pgygE7AmSmXbAJKwqWdWtjrtLAikwxo0uMCRszIhGQCHil",
-	"i2TnGMbeO4DkPYdUEq0B9KqEYB30XtbxwSKIrzcr41LWGu5PnZFuQBTcxEl3cNyXfZ4UXBaoNv2Rvflr",
-	"ZFEHffn1CsYGEW+TSWIXgS80fDnpzmY82sd7TirrGDKkmGOt59IGjsXCJTFGJU7CFeWai3P38hUrmENb",
-	"09PC/MPTzHbo4aykbYYdTWQxc7G1vCCAPTCjGSspQ6AxdL5KLNywvt9QblMeTXRNpKZdsjIlFUQvj8Xn",
-	"SB7XkY2pDUlHJarWHQopKmmqS3TDeOaz29LdXs9312O9KniGSb1fffvWG8SFlQtQNwIphWvMp8yZ1i6H",
-	"8gjIe0nZy0uBbkXk6zMLhmiEBNvFit1156v/tecLEqO5OF/nVa2ai93b3ouq5jS1kQQZVVOG8jc/F7IA",
-	"/w4sEj6EnNM9s15ZzYr/y8uXL4+P+z1IM332/MXBjhe0HrlbndL682MRcW93ftabZIyGQ9RSaTbbzhzj",
-	"Q4+8Z6oSuBJGIl0605vvrzSIdcO4ZP+w9BGsu8E33NmNMuPXHr9FUwbAX87OTk4RzhUypm2itJKGX7G5",
-	"VmSq9bwWSGYeqeHTp0Fa2lOzu+qpWYqs7kA8eLHpGJmh+RVvPESl6aAee72SgHFUS0A0tCFjSnNME7FZ",
-	"0ksLtFnKzFYCbbAtIY6IenM9z6nweVIbT5v77gx+WKF9VcIGyeWw5E5r8cKomsorZYghFySXV/aD0Gtl",
-	"1f+MK9aKWj5ZphW1zvlEt5y+4UR3c2ZxL6MWhDOZNQ+gwSutrV4ilp9M0iYfNmHXc1loBYYulH7YNZsh",
-	"1nXOzpnISDv58PHNm7dkv9fdf96mncRns2POafnz9XUSC/xKOd8umRdSTgwXnfDcEMeUa9xVb0s5fnNK",
-	"3p59IO3E/Otvg97gWb8/eI4ED4KkjokfKn42k5BuRAX5l0F02OuZ9mGhAlXzNJ2ybJEz8oMlyLFoJ1N1",
-	"Rgs+mdj4oCObw+EEAeA+5rSxjGh5zswEOwEE6NuzD0P3ciyM2ACqQ02dtsApiUtYwvVPAChqZXk1ZPRw",
-	"FYsmLYR8NL9fcQW81ZJAEGjqu1IX8ao/b2EYxfVlxRm9XhfG6l55okgbjVTFE9Uhml4bFa395u2HiLz5",
-	"+OltRLrdbicyajwspRW8uLiU3KLGQuqWlqFsVWN8gz1keC9rMUJNF5fPNo7dvWLGXrCUzzkDHEs/+r8e",
-	"n93d6H/6wfHrl7164mnzDEQqNStmjfVJyJwuFckWmltxQtNr8y9dJ5VDkrw+PilTJdF6N89pyiLUTfzU",
-	"oc0j20AZjpG8fl39PlvoJdgFI0/j5qyAr4e2SbB4kwTH9wrwagAPyNoP/UW3NtQyV9DK1P9E8BCu4a6v",
-	"p7LV+I7XxyetqPX69UmVFpoHjesLu3ejJCdnhpBymru9NkKuleUq9J1bRkXHgGtc2fm3H/661+8dDLbZ",
-	"cydzbBfpa63sRnKqyCH93iZBREhhTe3Lj14oKyN9kNesRPncJb/zXdAxFZkUm/P5KrzYrdUNksZtQo4b",
-	"ZBHSTuzTpBmJ4ahEWwAa3Smll1jcSnxpQld4FGAeBZhHAeZRgHkUYB4FmD+hANPggfufLMVUAV+c6SSQ",
-	"bYzMt5onts7I9kpqLQU521NTXjRFPW0wm1Z5TPNZ+8sp0fASBASVrKpjD9yQPDP0pd+ziHkRyaTGu2/N",
-	"ojYyNhZ6ymaE5mbJDbN+1u+97PZ7SeeIULFE+HKW485t4aizn68i9qxME8WvV+vgokpME3CGX1GFDpb2",
-	"Ko7UWlr7ddhS/1xQD43rWxlUq9Ntqk8XtS5pvmCv2Fo0C/jduTnQs55zwUib5jlJ3BgSSNpREKNAUtNa",
-	"ZW4DyD7x6Zdc6GdgqL6hNGPUumL8fKo//tY8Lvx1t4HJhUhZdWTPzL/TfKH4JXvvhoMm5DJbVC4wZrxh",
-	"vHicVzMjK3mifqcqyx3M8CbFxdPDHQP2gu+TdahxXCuHGhcCxa2aTB+JySMxeSQm3ykxaZQfnKHodRiN",
-	"WQeQyZfWfYuxDImRxGdUs8xJWq8dRqSEPB5brhcCnDKqWZd8FLawiJXP0ymjcyBCi3QKjRM6k4Ajbnoo",
-	"1W5HlnJICxJS3BTXavG7GuC5u+QYRuKHJjO6JO3PZ686w22uuNHW93r7e3DLK/gBTbfILcux1kYNboCg",
-	"wB92A2SgCy1nVPM0aHb1DPu3iO3ES/ek3Tf08dBQOZDoIQrNld1zr0N0MmRfYaVIs0ngwesE8GDBjWLN",
-	"OXE/T6kmV4C8Vph9NVT4yjyb0vmcCQV4SggDT+IWpsWnzKyaTeliGTkYvCRnUpL3VCxj8cmXYVmZItk3",
-	"d/bQKIGwUf3+Xq9/1h8MB4fDXu+XuGXmErf++z//66g2WxULWjCIBzOT5iyLW2uQ3nIKXtf3qrJjjuys",
-	"LowrRvLmOmXFut3CIFmo+ETaVJOZVGYOvYikC1C9sejH57Mf9174cudupZ5AjT2seDKW2fIoFnZjnYWx",
-	"YMBEhCxflAWwewjsM79BARic8sYkZ9fI6Rqct7+cnZ04mLP1Y/XHD+rm6StZXGBKn2o6YTUiGN6ccE+a",
-	"RCd3DU8Xsxm1KWQ1ccaq/804Zzdiq92En7YzQJrHRStHdCMu2ppEVF8HVk5spNLB9TVcvcPra7/+q2Ld",
-	"Cr1sbhp5gMabXTDiP4sgNrgx02DbmFvbs1XZGwBKKlURVsf3JgiHq6Th4thWSjME5RosCCjEmjbV6dp6",
-	"DpUs4aYpNGbvvqdmydhewWgGyaAgsGr8J+JTXrJCQSJohSdVOFajQbz5lPxlMaPCd+cDrwo2nxaroUXO",
-	"LwEw82NmWMKV3LO2kkAuTRFUcTXwD+uorGTXS72n2JyaM5UBKr+jGPBBBLypbnGGLaox6spgg2ItVsZu",
-	"skdBJZCGI4R4mYUc52xmB1CvJrL1WYASLmCsfGu6azoOQeWONXboS7C/LudMDeEUN9QBiazEhBFxgtjy",
-	"H2Mj4hwRKVZLIrjw+ATriEx4bnZSTghgqWKwThTIYVOutCyWZCrzTNWi6FfWtj7Hr8znaEQ3/SjWFTeO",
-	"fBFre5bKUjaiWqsY3/Q1jhvLGzfCoQbVfxpJpCuQCzXDfCmOZG1bQb3XpvagRGuAZOBrzUb2QKyUc+1u",
-	"zhHHm1qHMA64y6WHeVg5kuKS5WZIpeVcS3KFUYCqgbPM+V+ReFXtBZf9u0IpszBYzSYRVLqatsmVJkZc",
-	"KHP0fc08l2rFdbCW5erUkcjYpR7tp4Nxn/YmL9mL7Hn6bHxIMXC6acS60euarIYgGh5Vi0GsPCqrjFce",
-	"lTwuFo0QDZSY146CY1/JQ4HqfEhq4YhYZO6EKLpUsbiaAoISYIh2S3BeqHQHVosSYnQtti+g/85kwY5i",
-	"kZgd9Llw8F1YDqhrz4Ql/v6xx4MIZwjGElmUdZbCkurVjtzzoJ5414LEJaRtXh1W7f6oK9VKjCMZsX/E",
-	"At9RmoqM5pCzibWN/P74W1PZNXadsjkWXItF+RjP4UjLkWIiY4WtAGovWxcgUFYTUBoCWbeAttPoeQiu",
-	"axUWGa7ZWlpxBwh10M4nqCH+beDpwgGs6usVMvZQdGtljPb42EFtkTPrVR9Pt9aSo7s6JJVRNi3025V4",
-	"57o8fMGU1cYVUXTCjsgFm+MNfE4yulRkHlbNwthmkXkKXpUJIV12r9/rDfb34Prubp1+V5Vi1mSQeGnD",
-	"5ipQHZHUiFGCUG3NXx7ViCQAUD/E/0YkmUPxAkoOrp/Fgs/oOUNzxj7J5jwiL/qD6/6g/4LM+TXLMe4k",
-	"+W2eJ6T9y8k78vYtLI993TQC6v+M5kRpmV50urE4q/ACAUnEXBNBNb9k+bLGEIwGh351FJy6dpz2DyTp",
-	"sbB/w0jMHrhc+ILVcJayiREOQMn9bZ5Xndn4Y/Oyu5TeNYsOJb3Ow3U9uH4G62r+a8uPg7JiZT6zNDZn",
-	"R2DdLvw5FtDOBGuu8ZRZ+3qhXF2+UH7EbcPZtqUPXmmsQebiZHyGctKprs3B9bNW1MJhVBcGf1lZGJc0",
-	"11Ab4oaEuLvPeeMlbH1DrlpkzcVBilksIN3cyd4VQ2QI11UmiyofhqWoyMbyercktUbooaB4xor/pZr8",
-	"RcYspTNGEi+FBFhU3bopeH1RjN35Qyh6NQ10Sdahb5UST6X2RTjqVSVdFrPt0pesKdnp6rKYoQh2+ur4",
-	"A/z5RJExLRB6zBcFBevfhBVMpCwoyiFFGqzt2pFtKCYCg+CKtEGB9SUnsRyI+dGQrh173TlbsUkzmFEx",
-	"Okz72YDtTw7o4fhZ+jx7wV5OerQ//upSG9Wkxu018rU1OmBBggod4fniigAgtS/K4a6DrYdqdympYbXh",
-	"jxUtooLK5ros5YibENluKOVRIuD4oh7hAm3CW3b09A7kWE+av8tiE+/X4gu6kqa+Sjzage26WlM/KtXh",
-	"DgOiYtQyAmEjttPHEn+jZoy71gX1UCWrhgXFzwXVi4K9kmLCDUWt2xjWlCNrSkWvwHvsFl9RHSdpJ7at",
-	"bePC73NmVYevW+ovUeuEpheNfOWjYIjGgVp8ADtS4misDHib/Fdow9rlVzJgtXeEude8kq70SsBsU6rr",
-	"yrkK/fz+2/1BkwP+Zqd7bXIbgnVOPC7MKn6DXGiS8RkTCguRTRkZc7zCLvCAO2BUvaC5fbi63lN4/rZ6",
-	"Jg52ijlw0RyDSizHagSCkUqNWlTrrN+7p97WbtttejvY3B3PVub24l6mVjtVWxyiWwV7nViolB3jvEjz",
-	"+YzFVge0ITPl8Yj+iY9ola1YkmfOLU8vFvO7KDWZUpGyPN+x8uCDqr4g/YylvLDCzxwmT9rmXuHwIdLf",
-	"abhoG34gFddoXDeqtw5ZGJUzFbmS/nIyUcyo9eAIA8w66wfbtshkKbFsp06GX3h5AEReVEISS8SMXlKV",
-	"A34+e+UkgM3C8K1U8Lo6N08vRvvpSwvv9GL8PH2WHbKDyT4djJtzMZQuEFu8WTXbRd+bo8j2ypU0aoo3",
-	"otnyxm23bSgLx0mz5Z3t/B2oozcissHtsmFHLsDm54ASbxTr7qgE0Hp9s+Hsh4Ve3e6U17O2p+s11nDo",
-	"jfICLA7isdwOiIXeDpjpLvF/tkFp/WYQXp7Yq4DWd2Pxs0eGWsckWOnme5uppNlMCqHmS7koYgEG5TUI",
-	"r3WQqbbFAmsMYO1gsxDq3sBz7hPqay3/+fTjK7K/v/8yInRiNj6xl8J5DkocyYwuu6vxt/0BhHU+H/Z6",
-	"w15vr3c47PW2plBfjf5ao+bVqf1ouXtWQAhru8z+C4lu7ZSfhPTYxqEonjGSSVnUvVTNVUKqTKEWYhWk",
-	"0ZZAWoAaGp5Je/763VBYfPny5aYg/7X8xm1zmRFphSNLZp4o8vnslWU5a7e59/JW23wj2NtJtRbyKlQz",
-	"XPRgH1OZA6z0XaG3rfK/FU52C8m+/6yWlLFRuC/5100caj2zuQNDqdUWvkszaUUcaSqR4mXWanwKFIPh",
-	"Lnv/ii4jF45ty5hAsLYt8JPKImPZECk4eGOhxA9gPnPhcpkgvMSmQmUJaVsxBDCgQ24BpcKcWpVU/Y/l",
-	"eI0U4hprBXpYo+323xdye4HjDwEj/wjn/meCc3+EY793OPZHePRHePRHePRHePQ/Bjz6HYKPW9kFE6LW",
-	"hlGtSzYKbJj2wqZykWewbnADrfUSvCuKZDyLsCKxP3FlftKdZReBtLK1+P2J6oaklJo0jE02ScCfbAWy",
-	"h4w+KzHOdzPcIE00cjRXNtVYZOQKdmy8WIJX/uHj0LBZs46vVgCJX/YH0TYppumiKJhIl/UFf926oWzq",
-	"iWELa5Lz66Mi/4fMc6rNUH5k+KiisL8c9LYaaICZtLa4gUURcwhRCWI0YRDZCiZUA67SxJUJDVH12jkV",
-	"mZGuJYT6c5HmiwwVqKQ+WaSnSq4gOlkK1yXH1eza+giEFKx2LPoHh9utUJlST5eqjr5w0+tBBn4zoYK0",
-	"94oWKmczjmYhWRDXkoo8JJyHHgQxBL5vY8I8F7H4fPYqcqh3oIBfMXaRAfMpuQclE5aB9DKVOc/o0uhB",
-	"+RXEbmMY3roM+96zbTLszxe0oEIzljX6OyDAJpyzf1+tQy9YGV84ujURN1Grfjvqftotdj4o+tFY1OPO",
-	"q3istQW5kax20UCvGubeSGMCKlU/5Y2MhU0WIvsWJR2bxIRTesmyQOhoLn56U33Tm+qZ3kmcsCt0utF9",
-	"SbNi9DJ9MX5On00O2UEW5qx9bTSqK4K6vujpV1Q5vams6U2FS9cVKt3BzRf44G5RozQ8PXdgMa0cxm+S",
-	"I3W6SnlqqvqcsYxojm4GHxfZJQ68A7SUq4JrZiH0an5A0k7e/O3k05vTU7DHJOx6DqoO4OeitK7A0NEM",
-	"vcdSKeRsiX5ZkdEiAyo+tyZueckKwc+nupplEby7cmaquATrPZ1e0UN1gIIa5ko5b1v0e42k/D1wiMbj",
-	"YvXKpmUrbRggW3W6Ng2Ti3NMibdwQvmSSIGp6WgOg7B+VNWFzZA3h3d1icc0pyJlx3Owwa2RPc0Q51yc",
-	"E/s2JKtwTSh+ha6zwA5RiYhYz9MhjXVdjjjmxlaSS6+o8qHUXDh9Bl5kqorXo7g4z5l9u4YIMaZ6NBg/",
-	"Tw9Qw85epM/Hz+jh5IDtZ3cVMlXRWLbRUUCYPp4ZOrlO61iRGsiMi4UiDVt4RHo2FbdiMFoIzfOKxFfa",
-	"OyHLrR1YSTtb7uIt2PEdaGRb6X27mOi3Tydyp5xgDsYuGUQr+svX6Sz2DVQ+HJSQU2RWsBpoNf4C4spm",
-	"to6ULGLhe4b2IkJRgURTjZoCCiDXXr8z58va3m0HFjUMyuBAMmosuD4Kk7+fNCkWxzpZtb/mFDG17Mtf",
-	"pwfdLlHp7rUnT6Kshavb6E6oi6Qb7IENyC1bunzaoB9gMudCj+VCOJd/p0ve6prXZBiLpIHUOEigOgFL",
-	"iNJ0SXrriE4sHNUJSvt5Y7w1LhwRKqz3xQ2dO9+vfeWPUiN3PRJLgLRSsKlU2kVW+FToiCDkQwnAsk0e",
-	"saom29ZS97wReg1Qm8sAXMd/fXJnJd9ZerbrMwhLxovmXK7ti2DoqdzaDal+G8NTd1G2dnPKBXFCqjnh",
-	"hwG+E6Cdl6k/peOlKQmojBuFSm1yEovAT1bm81TyeFw+cFLNqfEk0jX+RHVjcRwiFFqZB3vYyVOFeU4N",
-	"ytIuLsobvZMWNermpClgOeB0rmEvVmfmnTmxwDUR9dwohKVKcw5SEugaF0JegVvwFsvjZreyOg1mrS3k",
-	"En9odhGZ1jsFz0IRGa33IZF3PnjvjC8rm5bO9k73D6FRRS3MjayZZOa8sbOtYqKddhVGRe8uCmj5YZ3t",
-	"RsvTGwwtVu5pIrInzdS6EQypovNtbQo5Cz9rqBCwEmW3IUXxFiM+3WqTbH3Vco92jkKPWojzdDdx641B",
-	"5WEU+3bG4BWd7qsMxE2aesVsbO9OeCSrom949j1tD+TFm6wTd2GZc4aO7zKasUZIVuMZHYRX25XEiEpN",
-	"0YcydqIA36tdAw/QbDaXBS14voxFgK15VFU7ucP9yaC1EAitxD+zGGdgTzRPYpFYJLQa4gyMuoKuGoJi",
-	"WZgBvF5ley133xpDHu11vtHzfSdWfZF9YlShxXEL+vLGv48f3wBvgjqsCySdyDyXV0ZAr+CWlUqtFR1J",
-	"WzFGEj+upBOCDVvhGBtDxcdG9K8gpkFICozQPSFCklyKc1bEAv32CEFnBfSgsjmfcQj/oanml36QFpNy",
-	"y4VdVdF32JU1WJ2nRt2LiGBXRqtAac2DOfd7vc7WMR4rfG21WHBVgtDFxehg8oL208H4ZbbPDiaH9Nn4",
-	"efoie8nuDmLkJtArkMvcVtoTYAnYChyee80qWm4DO91tVCR1O4a7yvpXWr7LzLBg0UJuugIj4DmuPVS7",
-	"JHytXPpGg97tLvqQJBMuaD7CASakzXUsrqgqET8j4kLiiJYEsQmJ0UpctPgRaIeu7HQURs2A/cuZSAyR",
-	"t9FpI2F1wQrnmFJIUucCN4VL4ZiizWXBPKJnsZjLPFdRyS/pWC406T8jUwjRxvcCc52vrTHEW5rzC5Yv",
-	"CY3FjCuz4JntwoyRXc/NViekvd9D/Ln17dWgvcK1NPtamS36puAU3cBs7kA+cWzrmzgNqzfSUC+7NnYx",
-	"wHHDRrqgQnFz+LkI/pALPZrIYuQswjWMdC9JwEuYZ+TLSpbQmZbfLwq2MauhSoJX1t2lTlfJ8Ic3P5P/",
-	"+Pjp3yLy4T8ayW5peQ9KuLE5LdBEzc+5IBOa8nyN/ilTEId3EiLujGCugXMxlCSlYLeUkwi5fZPxozSC",
-	"lq9jKLa1mlh7MxWBsWglJM+3BtgWELzcaP+rnVF/9dwWVNay6bx+Btr7qhKdeLt4lAD4bsvgzlflF0Fi",
-	"RaXmUh26ciPftAkmTUEWX9ZO/2cEmb3dvO9xxKEQti4h74YUvI0R6oqfC6Pcs7RgDRL029lsoVFxoWJp",
-	"6xiB1oKQy2h9aoqEbrqgiyab+l120bS/dWD6FQrXSKssv3VFAM5BVrGXttdqTE0127Ej6n/Vpm7tmR6I",
-	"ZNNVhy7Li950t//KCj7hSMEDb2i9rHJWmz3G/oxcnAj/jWU3ljqof9nfmifErf3DHvmRT/SUHF8ysWBx",
-	"i/h+FYpc+NLh2V/I8V/fxK1tAd9vWhh7351WtLZi0Tt5vrXUUa+C1CB9uCo868zqrr6PkayisO6PyGwh",
-	"n+aiRPVSSWrLWknK9mSUTKu/Ha6UDAKDc8GZkTd9dSSF2YkM4OAAXAlceexaMxc3bhMru3cVawD9vm1G",
-	"dYbfzpqhnVe1yCy/HPXG/XRQ0yB7k35j8LqR+OzK3gg4AhatoK7UPxdswdzOGRHA5p6X7/oNkYJ1DNnL",
-	"FizwwjH0vZErnueGDpnd2gGkZEUE3bLwTtAElteAmTYufZNqWPuo3LlwnwKV0N+KqlIYXMEtrvAdqA11",
-	"ovBN1Ac7iNNgDRtI9i0A2KtCyl0JJf5S/b0Ji//XXWqn1G/p1fRi1KeD8X56kB2yZ5Pn9MX4ZdrL+mww",
-	"+VpbjxVFys6mWs/V8OlT+6SbytlTqPHxFOwKO9lETOOBoaNax9Ct6yaM1oZzcHdHvHK6/ijH/Geup6Ug",
-	"+kc98H/M87xBjj+dyiuB0aUQyMDL6nRd8m+MzQnH6ntGXlySsqJBVUK9miqWjgbj55Ne2s9eshf0YLwf",
-	"oIL1094aO6y9b/d4h+prsHrowK2dLgqul6dm+WzYLKMFK44XTeJ7oi7TkZF5RgiEbv40KzNKrH0RYSee",
-	"HUAIE001w5p+sDtwgqDxckEMlWl9+QLwOhOJwrfQNIUtw6SCFtoxZ5QLTblghbKrUdKoc66nizGQKHh5",
-	"L2OXlkzVz30Z8OtEDSmINJLav55+/ACC21/Ozk6G1pBRTfCKCFVLkU4LKeTCIt/HwlH3CFDYRaZI+1Ly",
-	"THUib7NQNpXMWlYi77qIHCYBnjSrmcTCjIMK/+NYygt0qdjiLyQUKWzrZrtZFp7VWMQC5WgHBYrzUSQx",
-	"+ysL/hv0NyQ/wL6QeNHr7acA7wz/hKwoC/esNC001DEoD0EsrmRxoSrmXtL2EfFo8o2IkFhSuYx+A9SS",
-	"8vBwQXKX62kLVegrCX8i/MFkkZurqmRuTndlYraspZsZFbXKW2TKaMaKLnmztiAimVJFaCzgCEBKd/I7",
-	"AthD2GxEut3ul4S0kciQBFJwk84RScxbEL+0pl6fGegnqhn6rtTQruV4kV4wXSljgiqNWT/z0NeiOi/k",
-	"Yn6EycO+AlgszNXAylXwAkTXXe8ZrXoPetqDxwlpA8SWSki/13uqyHhRuPKiCR7phAx6T1Us8JdD88N4",
-	"sYQPgvcjktizvfqDPaMjJJUN7bkXIOvDdkiC3+2R9r/3a7/bKPiE9IOGy6pNa9t1pRzd74fBuDv2OMSC",
-	"LvSUCW1uHkRiuiqpE4KoLrieLCtXPyKD62ufSRohvG4szKmjmr2D5Yf/R2eGHbI58eEbn5ihaOgsRySG",
-	"wqXI5GyiOxh7Wv1CMdPmQvDrWBguXxpW8UCZg2huCvpPEXkGyru63zHjXEFh3cTMbmRn5ysnf2K6WO4d",
-	"TzT4YhRLpchURAq5AJftYh4ZxThnVGnS78D5DvLohuUqqRAfnig5Y0gDrOvP5nLYmtCxqDyFwg144CKC",
-	"v7gKc+5vD+XiHthT4v4sCWwtptP3hb4C/8Jq7jgGO5CkmlWYxMKGPhpCYcjjBVsCBUjl3CWMsLI4kbbY",
-	"+fZfTE9l5lPJUykMb2axmFM9RQpfK3XUJZ/YHKskBJDOHtIGYEXMCMrs9BkOLRZtSEMsWEaoIikVUvCU",
-	"5sDoOj54LsSggINdVhReaoyghn+YHhGKCukpSfy+m6M5z+mSZUNiZMnkiFCScUCsERoJKiBPvIxFuJqj",
-	"C7YcpTLPuSGWwGrc/ODsTDjiViuYoNJG5+eCzAt5DlzxinKtYrGY26r/9rTCmLm2pSoKGBqkgMiivAC9",
-	"l2RlKFyMFoolsQD7zrJjIVrCRUFuZLZoaH2AVCCTIO2D6+vIsJVOdWMwFQxQewrueFeFnBOk5tqXe+Qa",
-	"azw6sm5Fwj0s8HhEEiBpw78lhAPAkAJ0IZoN/2ZDYHKeMotrYYWo4zlNp2xv0O2tSE9XV1ddCj93ZXH+",
-	"1H6rnr57++rNh9M38I2R5rnOS3FMOTHq+ORtK2pduuJorcs+higzQee8NWztd3vd/Rbag0G+LK+u+euc",
-	"rStjHog+lboTT9QKy6yGXhiB06/t2wxwJJQ+9r1CfBidMSOctoZ/b9YnyleeWqXtS7TxTaDTrS+/loWy",
-	"YY6DXs9JttalCNllKOs9/Yd14KNwsUsOKKi/IDzXcyGgkpWcEEWhhJebetdszQGOpqkTP+qnP1Cfgg2f",
-	"9Dd/8hlYqZEpWYYf7W/+6EdZjHmWMdApDwaDbbqZFzJlShl5643QXC/x25ebvz2T8j0VS5eLar473GY1",
-	"3grNCkFzC70CZkBbURzOVn2djX5DzxWUK/fPfo1aqxJaawiwiwow1av33P40LFv4ErXmUjVps1oWKPq6",
-	"W4MZTIY+ASiY+dNqrZBcEYROGgkZhB2XhvkzEPo617NwPyBxNzGOXt8GXq/nCkiaqjcTQYuPAwxK2Jof",
-	"ZLa8sytT6cOf6qqubQb4ZeXa9u/l2jZdWYh0Dw/RH/2q9ra4bq+kmOQczVsH/S26OKHLXNLsTMp3Rkv8",
-	"bmmC2e3wNjqZMGBpO5GIqgbVTCtQJAiIxZcoYLVPUTsDO2IjCXk1ZemFj/GiYwhEAQYb3veKI9JNp/35",
-	"9OSUKL3MUVz8fBoL33EHyYIURvYF9yPot+mUCsOiClduvYk4gLN2eb/EoYYU9qBEwfYd+qTX0YbQOmSE",
-	"0UWu/+gU4k9+4c1Xg63W/ieq2RVawA+3WUabO/S5jJKvkRe8FwhWVV7IgODcirhYCrE9cbEa91op/gf8",
-	"fTfhPfKqLS+IjQYX8qpZprc9fN8SPUxisyhvV/tRhL8nEX7sz5K7Ou7JbQV3b/xfL7gfg4lJkb4REQ6j",
-	"Xq9XugwsYiS7pqnOl4SSBsMZ2laufBUKFQPSZ114d7Zvh0ebGmbPssgiI8JVhPz0DC8hRp7Z6LJYwGdY",
-	"YVYFyLEIY+Kj0doJV2rBVAJhXbbuh3nbfB4R1j3vBsXtVbf/vOtztrqA9ZR0bFUy7y1QRrHJuuSjL7DM",
-	"yomMWSpnDAz3JZiMy1VyNZstEEvScQnL8OCJwsTlyOE75PyCwaRxXY/Q0mVB2bkig96gtLnhxF16ElQm",
-	"IiWuixtW4isNJ1AVCjAGdDrtBs+5IszBVIiUdVyEi98pn3oFOOg2uwpMSGcOfXZGl2TMCFrBXpD3/AfS",
-	"Tq73ZvR6z/y+N15qBvhJ5dAtXYVkR5tqgxMube2Fd1pYD0O7/1RFzrze6ZJjD2NDtcXS1K60s/OIxWJM",
-	"04tcnpM5VVgtGqEYuCKHvf0yw2sEgUGjySLPk2HDATATrpbf9r/VtwW4Inh3Td9HBHEL8dj4XH9KTl7/",
-	"uF4fBZJ8r9oo9LCTLjq4W4bTyGxsdl94VOAMlgcdy+yXd9CdzwdmS4OtREtDET65ZX1Uc79zqRcvDhzA",
-	"8cKQPbH0APmYuL2Od1dJYWv4Yv/Fi2e9F2vYeikIrBWEA84eCMLgtlorDX8UFY4JMOM3iLc/Me2o0G6y",
-	"7Q8Weez+ZdZ1uipyuT+6/epg8xcfpP7RsKtvKpz+xDShuKb3I5vWT/BTB8Q8zyY3emjsex7qh7STOkxf",
-	"2FbSMWoM8g4fEBkLjnPHzBLLoa3GCKMCpBngNVZiowqsSSevfzQCz7zgANtA5GTCU3CkzllBxgAuWgL8",
-	"KNJG+QGHAuKU/RsQh86lM9LhCKBZVnS6sXhtpDnNUxiEiiw0Gv4F1Mh2gP5qlhHFQa4qGFEXUBKkS051",
-	"wejM/GvQGzhRZuSz5TGBGmTum+S+I3LQOyABdr8TF8sYpKxhBQnEpBhBmYxhDZsEH0dvLGTcyesfH4ry",
-	"2GNWEh4fzTjmghYN2XDNZGfGALO7fipRY75L+cnd0tXQMjljYc0WITVW2SRLpt0B9LsOiKa6gABESibs",
-	"yvmvDTNAHzusXhCRsW5k9u2n8Cq++SVqhVFQm7+EN83ufXkk3HdCuF/LK2HEvKCmUHAq0edmVRZP0R6I",
-	"wpeUcC2Bf1Ol0zsQZs8OHHU+ikWFZrbXEs1OM9VEbEffLlexMHKYZsL0iaBsZs5AXcltiWssICgEv0Ya",
-	"NJpxBcW2EgtlYDV8tBkAeDHmruLrJY8BnjKRRSx+OXl3RE4+/FSnC0itOjeRYsDg+44psVGxH2nv/2ja",
-	"u7P6/M2JdWgo+gOQ6N/m+e4kukan0BBasZ4lhkA1EPAYkut+OXlH3r4lCsivpXyGzM2oF4wRpgMH+STk",
-	"aoL5uDggjZ2vpv6NVD0WO8jM21F1OYlFnZ6DndD+DlRNES60JKEu8XXk/ZeTdw9F3u1Z+mry7nb9l5N3",
-	"UZXjV3b+kfY/0v7vnPYbQlih/+YBksUHYgPlbzdZYpxPq0w3qlB2JNYOqbcs/q0S5xSzjo5OZHFkz6Ec",
-	"OSWaz9gNrvdTP7pbk7DoOwu/DTEjb/TX66Z9+fNZRb9Xdz9d3Zz7u9L13JKbA9/XVTlciaTBbDvD7TIG",
-	"DuXONoHwVWCj7zx4pjqZzbeyvqSP4TT3dL/qCx1crpXbcNtb5ipzro+veSWFYKlWNSBReSWIOX4FTa16",
-	"RP2AtSxTUY0CoI0gZ/6IBeZunjOtmuCXIoQwIol5ORkGCbEU6wr68BmbF2u0A0ymoeqiWtHS6lzQn49v",
-	"CNDEfD0SLQtIDBNLCJkYxoJipA6FOAcYpsuDDL4f2aEnQeu+PomN043KRYmFK2oFpR0xKgYCOFzbAaQv",
-	"pgwzQYW2GDiY3kTJ50/vhrFImLjkhRSGPiYkmRcyW6RmvxLSztiELnLdKdcqKMQ6poqZNjwinKuxHIvE",
-	"LHZSmwdi85SduaovrklzBCb8fFHY4i/g0wJg/VgoyJkvK3I4wMuI5PL8HCD7XPwJFyTNGS0wagIbsLWW",
-	"IQ4lFjOqLowei3VOb5dYEYtbZVZU6eO9hrQ0A+Y9cEh1bb5rNNgUyQLL6mTqMevi+wtHuZPYEjwQARug",
-	"/sbszLaqeec3xZGUDKxJSvTxJCjd3SgtugrENjpG+Ri6mSxYZN3UGggZzZThYeSgd+BKIbmUYwwCtJYU",
-	"rq0BEdwvSzTOQQ4u4qNjxjGkWWdETwvzrqGjDbToNUxghRbtKHfWy4U3CJYHDYiDKBo/xqPclbUE1vPb",
-	"3ZRofXhVnZgHHJ2sY+iNkVcPcFJ7D83yvjNG932FZ93BXdhJ2YFosIYcPirOgQkswc4X/JpEJLEgUa6q",
-	"XakNJKQNKAkpyzC0HxhGLGyawIqOgDHjaBO1AfMQEJ5xEAWydUwpFpYrHUH4Y2CxvyVfaUJqvqvbevdi",
-	"8k240luJyQ9NM2wRgj897XgUkrcSkvH8flsZuYQdXOcSF5pMuVHNl7smHkK6lQ/O9hVo7QI0G1PfXLIH",
-	"saFGq/JOvrTAwzhProhezpmhwwgZDiYbDpoAgNTA0phXrGEoFjUDFmkn+I8hScx7ic3dTqBKgy3KDWFe",
-	"ULkUntq+0He+JDmH5cw1ZE1FpKAltD91WFRQygqLFJqZ/HOBVR0sUI22WLiejoXVYlfwVKMN2O/3KnnB",
-	"kmy2OeMuPVqa78nS7CExHRGyD24raDmkMSQ4KKSsJTjeA7orsdnWz4pRIt+KwFQcykBjEKOatOG2M20u",
-	"ekptRfWm6+wxrXfzr7pqJH8QZ+5348D9fhGUGryw9u7dkRO2kji9HgjllOXgMUL0xxLMFPJKUUQaYlI2",
-	"gSCyI1Irjzkk6ZTRubnrcGmojoXmrDgignHDDoMX5CUraJ5j3jO1yeBhBm1ErqYcMnYxZ1jFIoSgzZdd",
-	"ciLznNQTb2xp8sQV8QrSOI0GKIugoKIsYmHhZMeGgJUBIt3gE1Aa/Q/2Y0jM3eDWqEIVQsryGk/HAJAG",
-	"Y1HBHNyEM3jQG5BEyNEc8z1HiLCYOMnngs11FAslq6B8CFuLCdDEfurAGbkiNMts1jGWMpAS8w3deihC",
-	"c4wwu6Jc1x1Stg5ZmT1+2NuPRWOyM1lF3azkP1s4Z4/uiECI1OjSk4KxiIQTK0F+BRkzV0kTYuTVehcR",
-	"cJh79QxBD98o2bmszLop39ljCAShpH/atOZ7D+Z7zIN+oDxoC9y3PdscL5a7JDdbpgKmvPVc8x2/ZMAw",
-	"FZkUckZonntq2BS21CUf6iAPUEES0cFXReF/N93fJ6WCDr6RNc72ja2vM8bB4kal6GAjvP6nBw0/0pn7",
-	"ojNwKsM7jeHRQUnb7egNOgF2pzgb0RTK8pLOZufqKzjDWFiDuaqAdxr9fo7A7KZrn5YVfx9EXV2LH+qE",
-	"80ff3l369tyy3rdieivsBUA7MMoMJCwI0oSmQC3e0dBCzs9mrEg5zQkXlxIwE9rsei4LzYqI8Jn7V4Dy",
-	"4y/YX0594WXhytZGREtNcxWRAopRYyAJthgRLlKpWTGLoDwJ1YuCkZwL1olq0XrySiCcAddeP5SCdckJ",
-	"IDxwbYuiaE3Tqa3OA5oyFIk0nxas4qTMOECJISoV1wT0+gIx8I3efByLzEE7eFIypQoKzA3rUAtrMrm+",
-	"Ai7h9mTjrvJ0VwA8HjRjt6wgb1X1x5StR6iEhlP5IHQX/r2R6lbpKWkfXD8zBG4aEWsAMg9s/pg5qdZA",
-	"Pqfnht4VbCqVxgpZespVLI5P3nbJsf1iLaoAVzflsEZE0BkoUlrFtk4+UOfPn96tIVog5nyfJAuX6pFO",
-	"PaaWfl+ppSWy1Lcga+J8W7LmKBrktPOZdVAOevskm3PSftEfXPcH/Rdkzq9ZrhqIGjk+eTu05SfMOGLh",
-	"TNhNMARzwE79VhTww0/3TAFhAZ/a5b8r2vfhp0fa90j7vmvaR9onH37qPCAFvAlGpUIBLfSJoV+O6BmS",
-	"WEM/UaSt2bWOSPJ//3ackP/+z/8y//ol+Wp6+Ns8/3b08DZQJLeXCO8UjcTs2yNVfKSK3zlV/OXk3cNQ",
-	"RQReWu/OO64nJGsJ0fmE1vGmMMkG24OABSkmvJhB2EEYpzLE3DJvaJvJSwaFkRKM+k8i74SHsoJjmlOR",
-	"MhsDkXEbBBFUEOjaDwMQfQvDb+tNyjmaQTHboB6gUpbsjAWYEnkJBYEJcxvycge3Knj2CVbqjhwNd+8G",
-	"xeEFftA/YGyG2feRnTzLkkcf6P+k0mp4QLHCemf34AdbxXoHb6QvHLxWgHzv3riLMqW+se8bl8VNY3No",
-	"rV/fx9DaewqtnQVHyl2T8tk9Vjc6WZRZfnICIe9OnpACSwLaYfg4xiC1yMXCYjCRqyIYC5VSYWsOnr46",
-	"/gA6UUROTonRosjhs/1eh8gCmmci25OTvYwuSZpLxUj7R5a9uSY/QTnzstap8oxVgRxiXsVxH7niSlEd",
-	"Hc5Bn3gMNXvrY7FS0N9l4iS1cFoJpX7cGhj9AQWYypLFwr+gprRgMDEUQ1y5t6GvA78kU3rJiGIQVxxV",
-	"Cr0mZM5TCHplsQjgO1HmYhkGeXAAgfPllqpxrA2oN6QN/41FpasOZAIZOc5sIJa8NsdTDc2McQ11MHXX",
-	"to18HWk5cr9BkK9pzSOcutBbKWJBq20Ypdj+7BuA+kteI+6sNAeOc5hxLByijFe4Yf9kAVrexJUuWr8M",
-	"JDxK3Q8JAupZ+ByrLIanAAYspB6Vz46CBDtX2CuYpdJsTtqfT07xIijMWpvT9IKes44fnXt/ZBpXizk4",
-	"9bOyctSayla+mwSsFAigGt5LrgiA2ZDxklDyDznGKuso3IdbkVgzh4twNrf0c5HbOHL3Zte/VQrxGJDu",
-	"wtPt51Bi/T0CEyWkXUsfnhQMS4/6bXMjgUzljtUcfK+u7VBzgJLsge8uuHXySpVDfpvdALfj2N69hlO7",
-	"Tr5RRLWf40apffU8fIOY6keMnbsUKF4BGzU0yTGpyl1ZYcshv0Ue3NlJCtkxWNk3eHP04Fl4OK3QjgK6",
-	"j3SyeW5UGHokUlYStAh+N9N7osCk2mRQDQjBblL8e09mHkZAX4vh72jlYzDhXQYTzspzcS+i+OoleGpO",
-	"6sbIFvOSkcimkGhUlcW9dGClDFvxG8MJV0XwWBgZPCJXIEaPaZFKW4kpK/glKwjILUdIGrCRkD6Qghlh",
-	"pXNjqaT13MXWSMKvQlRCF1xYihZrfCHuZpi5POD1vasIGdwL+vAxMnCEHh0ij6F8pX/DXdEnyC/vk+jJ",
-	"ORN0zrvuQK+ldPPFOOdqyjLycc7E8cnb0v+SSnHJjJ5kKOC/nn780CUfJDF7x4S2N6aR29uWzCetr+TZ",
-	"NMs4ui1OCtOP5qYdI9P7+y/H/2DpTdiWgGt7O8Zt9pKli8LImcO//xru7NkU3TvQOsCA2Pn6PWWatn6t",
-	"7MaSzvJb7kaEKcAuF3jHrfiP4/fvdtsKN9RyK7aLoX645bZzaljuOU8vFvObYcXtO3dhoz6x3X3XFmqc",
-	"xGb7tF23R+v0PVmn5/4wuYPtntxn3f0G/3YqZ5hVm8o8Z6kuxV2qSUKdEXXM9BVjgiQg4xzrxBqXQHg1",
-	"f7Y//fiK7O/vvwwEZ5iRM9catfHsFZGTiWLaF8Yf9AbP9vqDvV7/rPdy2OsNe7293uGw17MWuIwuYXRT",
-	"uSjQ6mUG4CAmbGsdi3lJ89x6tSumu8AjP/TI0iVIRGLuRrbwGIGVBB0zRfTtw237AGlACerGYTdlAABg",
-	"9sXi0yI3KkOT0dSaBuGPzpCUa4iFhCpLTKTwSAexyOgyAknTGt/nVOmj8AOX+HdgFk4RakS+I4v9CTaL",
-	"04VphLSFLFHO0UC+mINNs9OtWHMTWPNa9EOJvWXpaGQR3/FIWA/BEUnsWXpl3kmIhTlXVtPihcuqarNc",
-	"MdIHNEV/NM32AqY7U7Gog7oX7B+AZJ2UpguL326Wxr2GxvfkiFBB5ELDrw6WognCvQGW4qhSlt8dFNMJ",
-	"opoADJA7NrFYCbcA1Aqw1G4EQl9FDInFjeDo5FbY6MgB7slUi41jR98IC93ObwMgbHlfS0r1aKJ9zBLf",
-	"Mkv81FKCwGs1d/dqW4a+o5HXNrfZxGvZ7iYDby0RNeRyli43ahqefOwmBONn923evfnufye3/Psy7e58",
-	"7He0cITH/mlKRcry3QI48RtCA+6NbR6RQa9XlwXxbZAFQcbjOhYZz4xk4sRZ64f3b6644Ms2jiBsAWGe",
-	"E8tvsY4n+HI9M6J5bnOwScFSWSAetLpiRce3zgXL+Tkf52xkRosFZ0JpyUgLIC5h4TtrdubKiZBXdNkh",
-	"awWprxGSIk9P7Bqh1BMI1o3iCCzTd0pPXrk9fozDfJQWNmJXORJ0C2K5a+AmQsgXN1vF3EubzWJKU5HR",
-	"HAocG210YjVAZzCLRSOMdE6hDBX4vJru/juu9Jkb6TdCefWL8EAgr3a+D4Lxavvaol6nXYRHQ989Gfp0",
-	"ecrdpfeP7tHU96PMc3mlAOYTbDBkvCShzOHLTXBxbuX9yKXeufITWKYP4wBj0aYhNbCTiEJrUULEIs/B",
-	"h90vzRmCXbm3jwJbVjgQh64DBTZ4afFaIUgYutcrG7cN21jDiZ01hyLmQKmeKPcOusJxTn6iNhy00w0i",
-	"W2d0ScYsFhKD5HyYqR2mdevZ+n6AiZsvK2G+bSCGpW5lXlfDWPz1+NPb4w9np91ZFpG4hcZE/DVuHYFJ",
-	"lCT9X/77P/8LgvQ+n5w+UZ2jWJSBqTfFYLrxgxnNrqgLpazZNJ3T+qbm3OGwJs+OjRU0uwmxyGwGiZaJ",
-	"Xd2uLZuRrOwNILFqRTKq6SYj2BqLl43b3MLoFYtj4U+N2UiIDKYELhjzJ01OCE01v2QNRxoYAuwg1r9s",
-	"H/Z6ZCFypmqFFJVRgGzoJQ5tb8+2gRc66QxtWDWeOlAEzOrDKY387iRMZCw71ijSI9DlnCptzrHbJdvw",
-	"CBt2cSYYIZrEAg8jnGfzQnnRSNM9g1oGdgHcLgEDNIrKoNfrxuLY/8BEplDCV1rOFYG15eI8QhD3CeyQ",
-	"452JLSDBsiSKRYK7OdJypMwcjaqQhOqRueu+YGhQJPSJESGsANGJ/A0sqQaatC+AtvibaQ3oz8hc5rkC",
-	"mGlCx2aF+8+sB6Ft1voTIHYlsUhsPYeRsIc8Ivs9azqHprgmV1SRGc2Y+fR6bogxxDcXHraLK1eIeL3R",
-	"1fLjew2QtX18IzRPN8M1thdPyK327Cg1CF4lpbT76CQywEzFcJ7+Q400YFePBuHvOGYXthmKglkJaBcJ",
-	"zFHbzYV61qhfG6tYngItNVQV3zCi2iovghfAbovRg43VLI9jURd1yuvlUR5E5ioZj5kjWEM0LbnZysnI",
-	"TSdZX9CypGU1ta12lxxfybz+NKd6WqpPPGvVCVRzARxdXIwOJi9oPx2MX2b77GBySJ+Nn6cvspestU3t",
-	"m4Pm5Z9bhPnsT1or87tBBzCb0Xj87/3KrimrWQo/bSMp1v3fEdbBdqPtBO6V1NWcUptCin5i+vu7SQ8m",
-	"L3wvHPj7ctbc4lrt6K7xZaTWmR+PUetoG0ZkCW+H2Dos8E794pAPIOpzkeaLjCkA1OXi3Ja2Vc2xej+7",
-	"YXzXwXp2FqfB6mxRtClcy0ez3n0VbgpXObhP/vx/fR220rSX0jwf0xRvFXAX84/f/8Xqkt2xzJb/6+mi",
-	"yL+sd43+PKXamSGMRk+0NCzXFUDKjJo/l1xg3XNbN5GJS5bLOUMYa4s0E4sS05qjiDll1+Qv749f7Z3+",
-	"5Xhw+AwSxeNFr7ef/m3Pekf2zviMKU1nc/iBdfH3gl5hqBM8TMgFW7IsFmUsVLDOTxRJ7O0/hcufHBH0",
-	"X0IlOWhcQel3LL243+sRFQt6RZddcowmpMH1NXBrLki/R9QREUwDkDgYUlQELe3JheHfh9fXETnovQAh",
-	"8WDwMhYYf4j1hdp9MuMiIof4n4H7L5kekUNCtWazOVaQo3neibA8MeZbW2PJhPIc189X3aQa3M4ofN8s",
-	"FPhNMlw7gojxQi40F+deSsCEj1JOKDcDajjeKDTUZYGocQD2fJCEeygjOmNECosbAEa9Iyx1YtHLs0LO",
-	"SbZAmsjUtoPde5t93Xg/C37tsm6cQYkrt1Fg5lFQRmDjePxJ3mZAXGh2DnLOyoj+svbW6G3uyhYjPXUX",
-	"daeluyeQJTxz25il/va3Vfr12tkVuzfmDxy7kq/eDuny+gJS9/nTOwvyVFMK3StGGf/86Z35tLxjirST",
-	"v8et/x23fk0w7R58HQgEhsN39FAK9AhYtwTat1ao18aI0CZbeCwGvT5GeMBVCwmkrdZnGu98RYSoFTvu",
-	"1Vhp+/hGMaINgpXZCtyXtYVGgrfDiLqKPPpoMvyOTYb+/kPVZisP7SLc2Re2sEFUy+26vzZaDV/78txo",
-	"PkRx4YhAbcXMET1Da4yo4j0tXfIuMBwaKoEj9DbENaa+khLspkXZ75rDsw4ap/WntMB9s3RUWM9Svsd1",
-	"vueDHN1QsyoYBnLMKtWEBGpQ85HlNdXC+4npezmO96qub8NLHk/93RauuuWR30kxpzqdrh71V1MqIHPO",
-	"qHoTkjBhGJvRjJLgRQsGhVbipEuShQeIqsqHhobHgs9mC23aGYJciLVuQaxUzEHFcUVcIC8KJg2BHUfW",
-	"3IYFpQpm4wzqSjbhQmlGG33ZnyHE465u4d2LlpXxfSM/+A5EwEbM/LmJwf8k+RHP3wOz3RX58WkpBa61",
-	"wr8uBUWHAu3k3ar5PQzsZdZEBQaTG+3uZfNfQyWi79Ja70T0zZb6cp/+fCLAdxuuG1pjc3kOkYIPIFPc",
-	"dIuf/u5G9BZA7HWxXG/n/3ejCSqEmZUF8/ZNmIefWcHPp5rQK7qMyNWUanSx+fzAbgOAuy6WtRP+lXd7",
-	"jWa71stdLsKW3u4svxz1xv10UPN09yZ9upW3e3BftGFtlJzdLK6sRv8Yk/LtENfteSNCXj08D9cML3fz",
-	"JT8FDx61XjmS2G+75qvEmaxrfB2N0mA4jluKiQwib+MWxAFL0VAa+oyp+1G5H/xeQYyxJ35/3tv1zQyn",
-	"DAqHwDKzS/YARtOqC+j31pjRghXHCz1tDf/+qzlzihWX7rAuirw1bD2lc/70sg8n0o5ulXtKzVRkYyZd",
-	"2FdkK72g6bRavgZ4peVQtgrDKnN7DyllCJ1iU0+s6danzvLCQzsj93YdBO2PqU6nrKmDN5ibB/gwuoKl",
-	"TgFCxwLPQ95HDa1WNcLVBr2WoHUNTmCXQSQnKyAxQRM+ymi1hVcV+ASfkZjR5RPlsYiCplzG5GpLFoWd",
-	"GKFpYsmJT0y2IERkbMhk2Zp93LimlrZUQz2C7QrFxKDJwE70+/pAeFv6O4AjAcQzhTXT+CWzse++Wfvm",
-	"nv2+8RAA3Z9ypWWxDD5FS9Oa8ZRQdCWmW7n1TNPWl1+//P8BAAD//w==",
+	"7L3pchu31ij6KijeU2XqfC2apKiJ+nGvItvZ2tuDtiUnO/6Yywa7QbGjJsA0QElMylXnWc6P+2DnSW5h",
+	"LQCNHjhJspPsrapULHY35oU1D783IjGdCc64ko3+7w12T6ezlMHfp3GcMSmvxA8sS8YL/UjOp1OaLRr9",
+	"xiknFN8TtZixmCScpOKOZSSikgXkLlETMVfk8/nFf/UaQeOWpnOmu4gSpdtzdkcWIrtpBI1IzLmCTj9d",
+	"NoKGVFQx/cUCfmSMqU6j39jbb5NxMlYTQm9ZI2j8lswa/Uan3ekcNb58CexsYa5JRFUieHHG+IbFhPKY",
+	"SEV5TLM4kSzGyRJKpkxKes3ITK9iQvk18yduluut4f3rH8lPHz7+Y/ka3v9UWcOb8zdXfyOnP7wurmH3",
+	"eH/vsPElaMQsTW5ZRkcpa/RVNmdBw8xLNvr/rc8r1j1jp0O3jt9Y3Aga44SlsXvbabi2+TPiN+mTQXFj",
+	"Bw2yO5i323vMvHHTHTQaXwI3vN6BZYPD7vgj6weVYS0AFEa0O1ocDHZz+VL1VhcXShWrjrcojvRTcYzf",
+	"kllvSOO40Lc+H79nAGYCX/WJf2w/45HPZaPfuDVwBlD5HVXR5EzoO6VYXARI97hP2C3LFiRRbEpm8yya",
+	"UAnzyC+N/fRUNfqNbrt7sNve2233rjq9fnu/v3/Q6u51P1s4BBgd0yTVI7aDxowuEn6NfzIeu7/dSP1u",
+	"0FBC0bTR734JGlHG6Mqxuod6rERv0YiqYXd0GPVYZ9ymx/FRdDg6oPvjHtvTK0jpiKVvRDalurPfZql9",
+	"Jj9laaPfmCg1k/2XL+UkmcUtg31akZi+pLPk5W3n5UhvIJMvV43zEntsYfdTPFDFpGoEDTH6hUUKJxpN",
+	"Gt45uT3ND+ot9HNh98g/rEsxZQTHIWJM1IQR6JHQTMNakqZkxBJ+TUZifj1RxcODCUHjoT2AoMGyTGQa",
+	"XFf1zIUiGaPxgiyYOiEZUxpOOKFkzO6IZJHgsWwEjYz9OmdSnesjydivw/1xh3Xjvag32qcHx4dH3hoT",
+	"qUqonMw01hNjYjbbn3xMFTV45xkEvyII/hw0OLtXZ/NMaqjg8zR1R3aBu1SBydMoYrMy/kgkMZtdAMEV",
+	"Z9Jdeibt/8AzmeWb7Q7gcpLMppZFqrs4FK/OC0mk/TTQ1xRORGQxy2rv1IimlEfsdDZLExaf4QjtACd1",
+	"vsE+RjTLEpYB23FxmT/4SBUz3XUPD/eDRjSh2TU7nWo4cC+O9jY+1GieZYxHyOC8ggdSiSnLLrIkYoUe",
+	"mVTJVPf5ii5ko194grzN4hVyR268Q01zMzE9rbBYl5STNxnlUSIjAchlOqMcGVCaLlQS0ZS85tcJZ5K8",
+	"VXGVFeN0qse6nAhNy2cTwfXPXmef7O/vk3an3fb4tbPTAr/WIe9odsMUuVSOWzvuddr7mlG7ntOMcsX0",
+	"RRnTVDID+nIyG7bjUedw3I2P2tGYsvggig+PY0qpvh7yI1PzjLtGS+/CZfIbTPX+wD7Z8HIg3L9cNRH8",
+	"ZvXVsKCst41mEUv1uUxYcj1R57zR7wWNlPFrNdE/Ou2gcQevPvzW6O91g8ZdEuOroy9BY5ZSNRbZ9A2z",
+	"sHLkIZp1FEWy7DaJ9BQvskRkyF6ah2dUsWsBx205Pv1SzDNoQGdJzeUG5kqJKri9Z3fkp1qphE1pojef",
+	"xvT/8bY8B7DTmJK34palNGIeoHU7XQNox8dAp2USM64SjVQNAKwSFoAvP71lfM7cy64G53miGNnbA+gt",
+	"iEJ6Ye9rp6TE5arOVUajG5YB2lHZzXA8PjyOjzud49F+3D4et/doJzqkuHX604Rfv59PR4B9jnvt9t7h",
+	"Xrt31O102keH3jeXdu8TPlQZ5TLRADWfxSvQznGre3DwuUIUG/Evrw+i7uTuX799d/PTL6/3Pv/y95sP",
+	"r7775fP0Tfr51edfPr+K9j9//2by0z8Bd58hMjyN4CzLuDsSnLNIsZh8urgkFD8iTc1/RWnCuCJJTKZU",
+	"3rB4pyAH4pdu7aed77pne0VkjLgYeoH9/D//63+7/47+1tZgswzx7vX3j/rtbqvT6WnYj5mMsmSG4mzj",
+	"wzyD2UaC6/3VO8m4FhVjKysyfptkgsO97TdmmYjnETQ22Cmiw954j3XjTtQeHdOj8SE7iPej3miPrjiW",
+	"wqSqW7uKpzS7Yje4nrl83tMl/F9xnz9hV8WtvpowB71UGsVF/GeFWNKc0bnEK+W22SDCr7PPB/1uu9/b",
+	"bx0dGtCFZRjc/xHlpuqOyomYvZBWx1WjwHo8Z5LEbDoTSrNV/2ALoC0w2K5EXuUrcS5uC4C1rd+AO2El",
+	"0oSTzxdvyVhkIJmqCcumNCWzLOGqyNVWljMVGU/49W5+GEs4f5mz1//9+1+PEXwsc7SSk/k35VK+BH/p",
+	"g85Ps3Pwpf6QzuYzlqmEi6UTPJvQLGWSfEdHI3rtH0evfWTm2uuumus5Hydcb/FbAWs1891vd3qNL19+",
+	"zq96kYwsRXqGULyQRNzxMlHMEWCZamTMAItcTW1y6vLPuHd/ePHLd13+9ub49uOevDq4+6nz2+l+9Ppo",
+	"bKgNfH3JooxpTMH3/nE0+2dH/nBw//l4dNZlb/Ynfz+cvm2Ljz31CRXna6n6CvJSwl3zmdx1TfN9BAVh",
+	"7fZ94IyYi2y1eL/OhWKBUQgaGwMn3lDkhi2WbCxK83+5G1LZR9B97Hba7e7eLqD+CgmYxePGk+HQooj4",
+	"74o7HTi+ozwZM1l/oV+DTvCOJirh10RDFNJ0C54xXQ18VXpuRvMJej6XKxQfa6dyCleRI0ZYgUkqQ4IQ",
+	"udv5fHx8fHraaXe6e739g8OjXp0MWvNVPrsf2WgixE3t7Ix6lUmwDNp+iRL6ugIAE7mQik0LoksR2xS/",
+	"YreGm3GsTaugecCtahmOtfFzzcrvcMK7ML7mP+cF3Y+v9dHfSdQGwYpf69FXGZ5AvdiKcvOTszkUpIZZ",
+	"8gPLJC7wttPYQFeI6hqU6p4tBl/ZYmDWwm7VsDPusr24F+2PDujh+Igdx+2oM+pqqUgtZqx65DmcrBLd",
+	"NVhMEqlEtugTSgzYEgRbuCzUmSvrxfotQajb2u8WQajKaixv3jts9eCMGY8/Miph1HHCaTo0+wev1o/u",
+	"ru/vnu3X6K7hAosI9OFrO3LHFrvGmvHNO/0wVyBamfeL9X13WvudvULfYq6GY5ENXR/FIU6zLLllMaGK",
+	"xEyqhINrBBnTKEmRTK4Zsd3abxdX42nyimO9YjOaKRYTkSXXyRaD9I5bveO9zQa5nCSzmUbQSM0MSKwf",
+	"4qjVOyoOMctYPsbP5j6p7GbYGx/RTtQdHcd7rDfepwejw+goPmbLL6q5G54wq/lcPk/TWijYjHytU5Ma",
+	"OMudRhJ03MnH6XeCAk71EKlBnR0fj1htSnfcYe34ODoaHdKD8T7L8UiZdOmj2fKW7x23jnsd/5YvM4N9",
+	"ZeuWnsjes3Fra+PWYdxFejY6ig7jA7Y/7tG9UTdab9xCXv/JjFvLJmKMWzjan9O4lV+CZ+PWH2HcOh7t",
+	"sf3okHbi7rjHDuhR1B51497Yw8yvcy4gFdahsHhnAwJ36vG0qd063j9YSZvqTG77+51Ot33Q7ezt7fW6",
+	"h53jo4M6w5vf1RqSYieyiqS060lKp56k7EXdUYe2x8fsKD6MDkb7FFX4OUmpEZFqDX+f//W5/a/f3v/y",
+	"bnp+/9PVd9MPP37qfX4V//J+et756erj9F330+Lzac7ZWuH4zBxCgcm1smzLHBHKQPbpI8QgYEIPl/Cw",
+	"hoqtlovyHtYPBORL4x4PLI739rvHe/udo4Nu57jX7vU6Bx3z1YYo1m6D1H8N96NO3GV74x7dHx1Eh/ER",
+	"Ox63aWf0UvdokOxfUFGFQLB0dcsphwckOa9nhP3ZcI/G3Tju0b2Do9Go2+uO9sd7+x123PBdRC1e8C9K",
+	"bssqcl/5RSnDbA7q1j/pIheOfWCv3jAEd48GPhTcn5m5Z2bumZl7Zuaembk/NTP3SHbM0hmj4691Qylp",
+	"BtArFgE9FZxZ7SFSnlxd8mB187Ou8FlX+KwrfICu8DHaPosIjDntqmJLM2arll4zaV4yHhP9586Db/pB",
+	"v91udXuFm56fLwwDV5BoroygESxoyPnImeeATNxNboYd2h3tRb14nx2MD+nR6Dhqxx3WHRc25Ygejg6i",
+	"/bjH9sZd2hm1o+P4iB16bLi/RNgRcAqoDRq6mpjIHpLIxwUJKb+nJw0KWikmn/nS8eXZ6XuNgSDGBMZf",
+	"aT9+FnOfxdxcTi2A2YpIJnC/Ni7DiSTgfg1kL1ESgG81zG0ISs/nuPU52oAoe5BaDlyK9LwTRLQ3pehT",
+	"MWHVQ1yP+ewaXkiHf74KDlxlDHfYoj468hn7Pd+aJdhviWv/hxnjpxfnf7/88L7mAjl3ecB7SSYVmTJ9",
+	"/LLASyV8LPS/KlGpld5iYIOA7T29ONdf+9zWl6AhZozTWaKF61a7tWdUFCxDMQYdjQyYNNCL9CKJbuaz",
+	"M8ojlqYVJsE+Rh9HD4OvTp/wJ4acyC6p5lrudbVk3W2Dwqd671MhWaXVYb/d7rfbu+2jPswpEnycZFMQ",
+	"r9yt/vHqzPLzK/FCp93vdFu9zpHzZ5pFN8O96Nho0I5Gh9FBvM964z3a1TCecKky9HXVgHlBoxt6zSQE",
+	"mFOFquAkZiQWIlt+JWYAA6Big/ZnGFTV0TiWxovyRNvHpTXX3KOlysfCPXJQt0rG8U7FA1jYw2UuiZcX",
+	"lwQXhcoKp/AwnLYSJRfJvxgIPwgyK46IuEPFII4tAeorwEd+xqtoNs59ScjZf8BhPqOZzdGMjCYsnq9D",
+	"M7gpx4fLI/YQKi9db6WUL3AgLCajxb8JoXwGzD8bYH4JGv+ci6V0LxZTJlUSETSVoeKMQsAj+LwTazD1",
+	"gfI/Lijv3zh2xACHnAkuWRE6PlLFIAsRJpQxtzsg0YTRGZPKSCLNsZhnxkN8WpBHMt3BEom4Yu/vHB/s",
+	"b2iw7xwfVg32++sN9h29AzX271ozb269/T4Tcx6fxreUKwzNqxpxWSS4mKIJZXPnhq/unbD9YjczVZeW",
+	"uWSVh8fH7Q1XeXh8fFRZZXeDVR6UVolB+msW2eV6hNMkqz/L+xnc9eIi37D49X095O51jjYG3b3OcfU4",
+	"OxssdP8hC700B/bhlmU8QStDdcHCvUUB/yMbz3m8hGJk8HKTCMaV8X/YDdCnS3rLYg/BlmLvKRghv2Lo",
+	"/Vql28GBYy5onA1z41gv9k3oFW7h68Xs+1u2LmjHZuYcCXFTr678T93IJUy7daBbtbEuSwFppolUkNtL",
+	"kgm9ZYQLUnQ02dkq3deza9yza9yza9yza9wf4xr3jZzQlufyim/eTT/df/7lu8mHH897P/0W37yffup8",
+	"/uXj5F33fPHTXcPH0BcmLHi59diCB8nmXJImxhEXEPIzHv4Px8N/EK58QhRoM7w+479i5ytxkbmABXRS",
+	"HzHhHpvc8ImSxihEeWyUIDKi/BmrPGOVZ+7umbt7Dnz4UwY+eIj+B5FY9VZdAk2j4nIeh0aRYv3Ymrci",
+	"iYeZbf/MTT7j/We8/7R4v3jDnpH/M/J/IPLvtHo94wVm4tXKGt1qVFpA/HibVZkun0PKnkPKnkPKCiFl",
+	"+UVbaZfCT9a6zz9ftOeL9nzRai9anQo9/tvfs3/99nH64fvX9z/99vfkw4///O3z1cfp+x9fd3/6Jf7l",
+	"w/f/3P+M5TAwbHuDVNCvEgmJ+QFkubhbkfd04+z++QRWpWI95UJNmL4nbhTQuGlSPRUZM7GeEIm5UTJW",
+	"0sQEqj4vvrM+Q6t7aDId1eRs1QsyS7GyUx36s7fVBH5mTGW2BiXNmQ6SB7LWOysrxaYz9VZc+z9XsEDt",
+	"PajFQOdKTKlKolNsgX4nXmRVxiKmp0Aol3cwk/32Hrk0iaw/cXpLk1Sf4wlxfREzPOlqvL6vMU4laBel",
+	"g5SCK8g7LYB2usBdg9PZ6/uIZXo2jflM88x0aquxEJxc/qllAffbe5BrcNXK9bCtvfZx/cq7T7jyvSUr",
+	"73SqK+8cHT565T8HduXoI1VeHT5dTTU7rXZO9c43SAgBH14tzQph8Gic3g7LEdV7tDfajw70NxphmUnW",
+	"ea12vCPL8bULAtw2jnu7m4Kx5fvlA9vrVA+h2+4VD6FTewjtjWPZi6ewIurcP4VC6Lm3/+1RJ+qWaFh7",
+	"3KGNJURpy21d4jRTwn7/nLN5WbXm4b9f4XWZnBSOq7DB7b/IBq8G8MKUHg/g+a5feg0r8q33jjQ501gu",
+	"UZJIKKZQUF6u9986rqnpU8p2XqqW9IDk5+sWXubHNk+GXrNdK528vO+WiCqP3bGlLMlW27gBh/IVN3Y1",
+	"RvA3e2nJqgKQ1tetet7qAgz/mKiJrYeyejd5jPc9ueaa6cR7HxA5EXecqEkiieAR+zfAA2aFrkrM3USy",
+	"aNgdHY7bUSc+Zke0N9rzgoE6URvFu003/0vQmDAKJRj6v0N4xNtkmij4X1XyOKMzCsXOm6N5JtWOq+c8",
+	"j26Ywp03Km4SZ/ROQvBNSy8kmrApJLcxWWYSrtg1y+D83bAf2ZQm3Pg/FYf+cSJSZjuXJGVjRRLujb7N",
+	"KJLVLO4TT+6JSqaMNE16hR3NAN9NkmjirzKRZDxPU0KvacJbJgVDkuWAsXoWeb6G8gTOQTE/TpgJPck3",
+	"84TQVAq9XmCiyUjECZMaq4Qu/0O40VSkymyii49MZYvTsUL9cXEql7gBRAkosEJGbKylU8hCoW9c0ywp",
+	"IBBIwmIyn+2snsA04cl0PsXc7OV9wYAmOmXKQOJ3tkJweWbwgiRxC+LewFVITXIrSBKvnIS5COtLZFS3",
+	"q6hXqJvaWbES5BNMcnVBwJo5GnpV0RjM6K9zRmZCJqg0w5C4WcZuEzGXwB28kCTMaV7opv7rHPV5Zu4R",
+	"DlE4WXr/FqxxWoxo181rCTq50EyJTH5jywZLoZ0/VszGdJ5qaXc/0AMjSHX0sA7AOkHdxbM5UOpOzr57",
+	"giNbk46jujcYT1s3K3zzBHNaEz5andOlp/uroAbz7gnmtcZcXZ2XYRRqp+UzCI+f2hoqXZ7al1yiNugr",
+	"/p4qdkcXmAGIK4YFeulsliZoqXz5izSijRv/f2Rs3Og3/q+XkZjOBNf8xUt8K1++BvUJDFVceWiMC0Og",
+	"DSFpgkeffQrNZLhDREbCW5YBfTGf9gklsbjjRlEzy8Rtojke5ANN0iG9kx6L8K9dQ8F28RTqpmw+f5nT",
+	"ui9Yat4PwFqzKe4oXAKlhN/SNImH8EWu67L8xkjEC5s4CT4kkHlmkwxJwWOPQHOo9eOTZujPG8+BEiVu",
+	"GCd3VKNeKVlsWZlPH9+SZghvhwkfAjoMd57uCM4EH6dJpL4+VIIVWkGiHxixT0Iu1NBxyCFpap6mrzkY",
+	"Nc/4h3FI9CWVEKptUIyaUGX2dMBd051ANxrPeaz3aJaJ64xJGQYkpCmEqg9vRRKz2H9i8x3hwC7V4ICb",
+	"D4gWK1wOrBPMlo+mGjOtRO0EAx4mnKXJdTJKGRjjmB4knuP2sSHj8UwkXOmnmPBrDN41w2kip5pz8UaP",
+	"RTTXqxxwLwmcFm7QRIAN9RYgaGAjDTKm4GLCT8wg6METarlowEPrroP7CW0FZyRRZEKl3jursirsnp7X",
+	"lPI5TQc8Y06rlUhidwgVXLoDI9oMxXhojypf1wvpCmlFlOvbMGIDHjNIFrbjHYnLewNtTaIa99CwnLqB",
+	"F3Q5vGGLYSTSNJGJ4CFWM79hiwHXGzPXN0kYCdAehQnrJHEyHrNMQ5W+qXX9Jnw4l0zPRm8BYhWT8SmR",
+	"epQ83Vs25yB5Us0+k07bJmQzODMgIXDXu8BehzutAX9Ns1QzhyYTFYnEPI2Nbr44FUtIhqmQKjwhlERi",
+	"Ok2UYrGVB15IPUP8DO/HHclYJLLYJqnS4nHG0BcJ5OWMzVK6YHFApMB7pdEqNh7wVPBrmBxXrQF/MnTz",
+	"RmSjJI4ZfyDCl/PxOIkSxtVQRgJsYrmJQ0v5M5ahGZgzpsWVCSN3WaJYPw9mtA3XkoGcMbiEJv1Gqasn",
+	"IBRhdU2OYBdGNwT7LhP8ejgVMQufjgicc8UyTlOc5dfnTxIznmNQJB0zLVpiUkOXVE1qdFUKvt4JkGBC",
+	"QpXruTltlILlPJqADGwZIE1g7IcarRRYntLLp9vO90K90ULwN9hJvYaxHiskzWkiZcKvwbOLoa+Cox2u",
+	"zjFunyFF89zm94TLv6CLVND4Soi3NLtm32AXZjjiUAkxTPWYoanwqTkwdh8BKuiQd8l3pHkE/2jSevHh",
+	"8orYypV9KH1qsYcWfe93p/R+V3exO1ooJp+S67qgC41APjq54xsAynCGgw6nTE1ErHn9GOpZ4mOCjwO9",
+	"cXyTi/h0u2FM0J4F+hvKSP4dWCIpBR7S8D/Hq2S50CGwQ8PxPE1D0kTgMs7PqGvuEyWEZqkWLmJTojJN",
+	"Q6PnfC9PNH870eyEZmKMpnqnb04FWYwCP2G5jdKZeJ+sPxKn+/sSPOYwr4R4R/nCPJUPovOZ5pxB1QOK",
+	"c0fh7fZZpe9JYUc6Zhe+jYQX+pO0+Ab1wVZX66MTx3xeZ2I+G/BmeL+re9iFHnbhabijuS82namFAwmQ",
+	"/F5Ip0LUnJum/i3yI03UgNeCwQkJ/7XrtNu7oN4Odd93+m4v1VwPeKEZ/B9kiHJ3RicfQj4xzSJqHhsT",
+	"KNG5xh8KhJ/Y40kh32S+YE2d7O4EpHt/TxIepfOYxa0BH/DTVApS3GGMSxRzzF5WmND/DIkBRu+Kocpi",
+	"wL0JJYJL0uQCNzXQGH/Ob7i44wFh9zONifWNztitgIgYznZQMQqnieX5B9ykGtFsOEr1KLprvhnszloQ",
+	"lUZ6UxM2rbDPj7mVxcNZ27xovSl1UbCtbNRN3qLSlTGgbNiN/vpxaOYTHKzIkt82Ip/LlUdweqXs2yNG",
+	"M5aZg50ig0As3Hwj9GK4uaFdJqwn1EKqP3H9AJVDBmqRx8VHBqafkLX7xGeZiJgEb8nXXEGMygM23y5u",
+	"nLC0iOFNBEwLjIrG3pWgDw9+XP7o2xzHD7n+zqqgJJtSwCtpuiDmUPokLCwNT8OemHkETMaAh/hT4xH4",
+	"i6CPnqe7jAVD7aFVDOlhy70pIQIt3A94aKQpTqc28zzkppR5BxotwVhACEAJJPGjgLDWtaYAeSjTtcic",
+	"/tLOsWKGjJOYLMScTBnlpBQG9X+HRkGGEzZtHJeVSDlnwF6BQBcLjVxINk9ZLshxMYQEe6HuiIshXEa9",
+	"vWYo15njygwziWybZfIy9guLUNWXJrc5o6UJFGJrvzqgHvk6udUkYhk/aNcEJv+hWjipfcBDoCgYiATf",
+	"+p4KSM5CT2WGDyzDaGMGyIxKoHQD7kQ3Ap8CJY2UXoX72OiKNV+gBzTM41AJp+V0A7gk+ATERtT1mOTP",
+	"ZDYHSq4JX0BC+ykIynI+m4kMt9CPE51QwIz2WyIVm8Gp262PMmbCy+TQ7Bqo92wH/gF43yLDEBUNqCc5",
+	"kCcSNFpGI4u6ES6GdlTTQNoD11sDXXLHSVl2gvIBN44c5fECfU8yozEFdkVkRIzHes+5cFCkO9aTEXd8",
+	"5+mUZQ5pQTdeZGBZrT4TUtHUpkBrkRDV0D72xPsemghCeBV+ugxbBDJjSuDxAApypbok0YRFN7ZbdC7w",
+	"hRQSa8TD0ZEbOnAbTdPkhpFmr9v1rr/BV06mhN8vNKSryU6fUPLp0p86xXTlaDPQrBTLskSJbDHgoKds",
+	"aiYvohpzSSUycDiYgYpZaujF7n5LZtDZPomTaziijHw+v/ivHmmGEI2we3B4dBzuDLjRCc8yNk40M0rm",
+	"ume9LMiwg1usB4bTxo1MtPyG7cbJPbJ8U6rIdC4VpEkb8ESR5sfXp6/evQ7IwB4iK22kojds0DCgM8s0",
+	"pClThTgyFDa3Q3oBoZ6Z/QDN3fZnp2KQ9KKV/d6WBi57fXdqTPheNGrFaeXyA9nrHBzsdghNZxO624V9",
+	"00xIPi5EsM6oUizTbf7f/z7d/Ux3f/v59+6X/9GoGc0Eu/pTr8a9+m4H+72aXtDmW1h/MSB17apNEK3f",
+	"xX91SB5SC9GvXi+9uk4KIbdeVyb61nw/EiJllAPzgvG4BTD4qQoAlYFc6K7fsibQtrzsNZDkgn79bgvx",
+	"v2v3EQKE/eYYK1w8w3Uz+eJb7v/brTZoGL5QD5ID6s+uvYlt+hLYC3nOZ3NlMpGDPwxNL7xraM5lNd7V",
+	"6JE6/k0yHmsK1c9RHSCO0IyIYjUXBNWzTU2EjCxqOK1Ekl63W2b3drZC788I5RmhPCOUb4ZQgsb97rXY",
+	"NQ8tx5ajmR9AiWyzEvxeupleFYRVIqrXrbHJW4V59ZgNdwx9QvLWdZ37M3xn4lK/uGXSLKMLCz7zGl7U",
+	"qsnB0eKOZqgkbHrzNBJVJLKMYXkCLXcAp4k8vLUIgtibtwPbC+PzqT4XO0ojaJhBnArh5/VnauKl/c0L",
+	"GnnqZbdndfQCfE2rR1coffZ7Y2zzp8RUsV2VTFljGb5beyIw4hl++qUQCrTxOJAcR0K6lqoPtRVvzFdO",
+	"UyCdJ7eewAstY4LNFqkjCgtQTyLQhE9wRi5evRnwZvj969yo9vL3JP7y0nTdmsXjcOdEs9igMgaaJcWU",
+	"WfEJ0wtHmdDElIwgkMEx5m5+LEop6o2RvFXWm8SP8estpcBZfThvvU9ty1UbjSryctUlf6NJIv0NbdVN",
+	"EAMCVs/snf7mSx7GXZ0Pdd75xicERk7v6EKSEOYSnpBEEcXSVBrdFH4pUQWmp5gHJ5OIcpBoFoTOaKZI",
+	"MyzFO4QvJImpoijcOV0Ler/hp4VbDnPQt7BwlNGkUUtAliAks9eAh+4mScqIFhs1pAGThFklUUtnQtRC",
+	"YwEN3aUO/VnlHfolD9fjHUciEpf5O8iRUX6ti/DnsMRSZHTmsEiNA6K9unCxRguC4xEu7k5yu2Ucojgr",
+	"7aVGb7LAZAhjMZEJj0AG5wKCKorIz8QI1QQ3BDZrZ/27vJRmzUs/S2X1tRIKWZ0at25/1/G7IM8emsch",
+	"+pE5ZglLNxmUeXWqF7yzDgxOSKghHBjw/EpTSSpIkaCPoz6b6o765aLX6Kv1xE7zzx9GIWyV6bV0KEev",
+	"ayd1HueMw+/FO90qXJvS7fZerrtSifsk8LeseJtgbasP9iP4ycHGp+mHMcQ8rt0KBIkvwQZbYcKF9eF+",
+	"+dmObEMyiydvT2IjZs0dSZk98wMVKyEp8NzSHP0lxHqcED5PU3SVZCSlEh9r2NQvkMVE5/jVhwIrKExh",
+	"6ea7mIIHSN8fuKeuB1UxQM8JYfc0UumCUIKlEIFEf/R8N8VcFbwr/8EWYUtTgixiqaEE8LcsithNTe/M",
+	"tqk7sVO9ti6lT4XYghHBWiwCIlnKImXIKEzYWk5aRONtVAMY3+eMkYST8H6X3SvGZTJK2a6+TuEJ5geZ",
+	"0gUZQQEMBjEOK2VFLaGU+tGHZtI1YiYiWwPm1d/eXsBGvHrdCBrfv9XvXl28wjevTfmYn3MGcx24nuFn",
+	"eNq59PLdYl3DV+7DL5XMjBtISm5AYWKc1zT7gJ+5Znm6wVWtcKtKjWRdHJ0WOlIyEvdMEk1fM+CkHDA3",
+	"p/NUJbuzhEVsJyAJl4pRMLxZGO2DcUq3GvAcIAPjfjASagKq94qlUPActE8IZ4masKxPUEtfNlu6b8Od",
+	"FvkA3uLIMzl3MCrdJ/qL1BXPGnADzQbC9dKINOuGddUv/NPFZUAA+nY02A/4r3MBRBU08FkCPKqvOcfi",
+	"2OjjC8GgLuwWJIONkGjp3Kb0/hybGWWB+dWpEYJtIsj6627mGLY2UauU00eunvNl6fNy8bbNL0UJefuX",
+	"y++zDoUXox9r1Bn4wmaBKujIOt91z/ZqZdUcha7ETTk2+rmuF/DUqYsJg0LT8JYkcUCmGGfRxGTnUpEe",
+	"iSY0o5FimdwpKhj/z//63+4/2hl1a6f/AN6LFZJarCG2Xsh5nb6H8dskE3xquNWV2NiYtL0WNbLzVuGm",
+	"haRem62/jqPLC4T6e+OdalCCreK68y3yz2M9BD8BQ1a6Ems5s6/BWZk5nOWW9IcZN3IUe3px7hvmAy1I",
+	"ApXoE0a19GNs5oreMGnt4MbkEWAEEtr4pfVGf2HMpjVEKveGSZTlvax5OrqRxipSoVct8mOWKMW49ddj",
+	"JGPXiVTZAsy1Zoom8ZTIJGmGU3rDyDXjLKOKQUTOgO+C0blPQgtsIWmeCS7nU5aZ4APzChMw+K9NrpmA",
+	"hAXwDEnz9cWl8zrg8BD6ycAT4uzj+SvSPDMZrMlHnDZGNZy/2gFHDPjwnf7unZZUM3jRgulWZovY7fxV",
+	"3VTx3fKJQgJCltlJwgiAcotjaIio3wz8w74sd39a3APo/vu3j1lAJLiikTsn/bduCT2/unjVJ2EqrhMe",
+	"kuZb/a9uMqNS3olMt7gwf+rHo3kkYhaS5ndzmXAmNYuSYEgUDGTOB0eyh4VDVeX3MukrpZUAEKsCxQme",
+	"ZvEQTuwBFDevtYFVCJdUHR82prrMUpd7WxFWXJN/Vcxq3HHmC0HoOcGjd+9bZVtNe+kE8pQwxUm8N/63",
+	"ap5xFgckFdfX6NJrPEQSTqKU0axFSvNFiCpO2T4z085Buzhz/Kw0+/0lFk4DrdWpY48Ogjc5Xo0/lh7E",
+	"aqSyUfcO4pdAkHcLSv11DuvU6voCLukKLmdrEzPfdPmaS/hxkzVaXPAoUIIVWFSyARR/WU61Xxf5N5fa",
+	"QuOXGMt5V1IS/QjZaIrVG5Bqo6xkcYyi6Y0kSvRJmPcGxjkYBKxv4G+Y9xEq8Bz0uKvAVg8fUQmx6bLo",
+	"G5eH0yFedFpzf/6QyaiObz/z3CzrtK35zDSHYSJlsYA3TVMUNlGVu4Vy5qqwbZxOGQqcmylhAhOQUaOI",
+	"8XwTQHb5FpqYWnxfXKFeFUZL6q8DNMMlilxT1CkUp97pdLpQUbpyWDcJr7k3oedp67uJrnSz1QS2GIal",
+	"WTJiIj8CyEgB4CkEkam4s2E/KVUsQ7MxHntImtSuDoIfHZBo0HDu1DOayaJF2c66ETS8idRZBjxUZPM2",
+	"r95v81kFIiAYpk+ucqdvFls1oGZzvXmQEVN3zETuoPKQxcTWN5At0sRj2lkrYOWyFRxfvohaUQKkJ6MD",
+	"8PJ0rJQj6r2NHuxYtI3X0EO8f9Z6+JTrO6+WAM+LX3seQps7Am3p7LPCuWcLb56HO+xs6pnzbR37EHbB",
+	"zPAwyH3suT/ciyDPLrCVIahoTSmoMvfb7dXKzPJ+uxks39qlSdW3wQ5Po+3LdRMbKmgqypGqHi5H1eWE",
+	"72W3wP1aJd2j9XCPgb6lSN/fquVH65vMttQbhZ4GGUPTCv6uzsrW9M1soO3PDW1znmq51MsClBg+4c9q",
+	"cvO9UAFw/wAb3NpchG9tdEafCJ4uUEdGFZMupqsU/KKfL8Q8k6SJkbsvZB7W4wYKd1rklJMk9lMzEWMr",
+	"1c3JktgaOeApo7cYWIm8EOgD64K8jDCxoVraJ3u95Q5xf3p75WNJUF7crSpK4eWyKaRsSE4e6wP3rU8K",
+	"99lZ34zgHwy4f8ExQVYWTShXpGn9W8SYYEZiYPtnLCYslQzCqnZa5HwKJQTJaDHg+YUvmhNJ0ZoIalt/",
+	"+nhhISqLxScEUjV5i0skmdEEskDNJSNNrD0YW0HWMyW6GrfGlDrgyZjMOVT3KPgaerzWI50FsareBu3g",
+	"w2cb9rMN+2lt2PbKrUUROEd9l5zzqu9+A3SiTxLcKOmsMAOO9ZJoCuokD1kIsBSV+AWXqAzPxKX1Nhh7",
+	"wJvUMQYsHl4LEWv2wXAMLuOPBi34OT1xLj9muwMnYov8jK0hHXVZ+YQtAtLLztiYZRmLW6U5F3FggcnR",
+	"bAK4ko4YEZiuDWiljfNJMMin3YPQZpvHKViS7rDgsNlrH5ezJwYQfaR3xgb01tyfMiFdk291HSXdwgUi",
+	"H9Mrm/ln9otYwhzbxMCPlni+vRayljddJYf/8Zyqr0K0bKkJZDePdy07uaPxp2SWJ7gWxplxwG1sepCn",
+	"v7mjiXKF1iS5YxmzSTTVJNN/OGTf9I3chWh8f6CxyKY2ZCLJCKSUmdKY5SjNk712HsXPrlHN/IEMZ14g",
+	"bolDutmyPNMA8IwuxarF1YkKTKiEj/MKwRIWKAQvZB9YoCXOUc3ttu7hGhN7r5cL1aZe5BOjjdMS0tAM",
+	"DQp1wF4lCsPkU6aUDY0/sSjCkKT8UqBlGRmSqcE5mrsxQzytoPynwEWPBfhyqcPVWN1+7Sz7ckYj490S",
+	"UzmxO3rNRQY2Rzg1fAi5DXb1AZY2sra44jZgX46YKC5pOUBXixpuAdDLtW3FAisbaNqcO5yzlhacqXzv",
+	"uFurVXXjbVj/5uflKGUFElnLfT8W/OZ1kWZ/u7q6uMS04ZCZwyTkkEITUDZTkkyUmpWcG9eVhSkZtXtH",
+	"68BIT83teC0Q5UqYcoBCJdDvpBTorpGVX/HVGAJMQudc+jC8fI3aEPNVydf3s5RyF4+7FtpsuysT1lJC",
+	"xkVMC3FusOVW/nNsvZyIO6mxc8JJKu5MA98gaRQpcSJZI2i4oMxG0LhOxqphJTcrBGmYxbMMGuBiV4ys",
+	"KfZWvUQsvRhHdX4VhN3PRKYkqAyRHWP3bIo1FVJ2zXhMmuH7D69fn5O9dmvvsEl3Qpc1BXMb5K/v78MB",
+	"x1bS+huQWSbEWJP1cZJq5BglCk/VaaVOX1+S86v3pBnqv/7VbXcPOp3uISI8cNw7JW6q2AyoDyRK/x/d",
+	"YL/d1v3DRnlC+2U0YfE8ZeQ7g5AHvBlO5BXNkvHY+KydmNg5y5kAOdTQxmKixDXTC9zxUk2fX73v248H",
+	"XPMxIISVFBMmQVdoA2Nx/4GLr26vgsjRRA54nTxHPuj3d4kEYm9QIHBY5VMp85zF1xs4y+D+suyK3i9z",
+	"rbafvJCkieq+7IXcIYrea2G3+fr8fUBef/h4HpBWq7UTkFmWwFYaTjDhtyIx2ckhRFgJn9krEb7uLhK8",
+	"45LfWt3FTaZr524/0XPPWJTMEgb5kt3sfzi9errZf/+dpdfH7XKCg/oV8Egolk1r62CRGV1IEs9VYtgJ",
+	"Re/1X6qMKvskfHV6kYfkox50ltKIBSgsuaVDnyemg9xFKHz1qtg+nqsFaFgDh+NmLIPWfdMl2A5IiPM7",
+	"g7xokHfOaGLdRTfa6Dwm3TD5v2KSqkTBXV+OZYs+R69OLzTH9+qiiAv1g9r9hdNbycmJqUakCU3tWWuu",
+	"2/ByBfyeGEJFR5A/v3Dy5+9/2O20e91NztzyHJt5nxt7heacCnxIp72OEeGC25qmHxxTlnufIa2peJ49",
+	"Jb1zQ9AR5bHg6wOqC7TY7tUKTuMhbvA1vAhphuZpWJ/x5yTP6gM4eifnXgb8QexLXRafZwbmmYF5ZmCe",
+	"GZhnBuaZgfk3ZGBqbJn/yVxMMbGYVZ14vI3m+aqxi8uUbGdCKcHJ1a6cJFmdQ9saPXmRxtTD2t8uiYKP",
+	"wNcrJ1U7BuD65EDjl07bZGYNSCwU3n2jFjVOzwOuJmxKaKq3XBPrg077uNVphzsnhPIFlslgKZ7cBiZP",
+	"07yaGa6yTGS/zpalJcxzZ4FbwR2VaPFpVvMVLsW1j8th+OucuhTsrpdusQrqujqopiL2GVuaRQjeW7sL",
+	"+iikCWekSdOUhHYOIQSSSfD2IJHurbC2LkREuZDghKsDUFSvKAEcNO5Ycj1RH36rnxe+3W5iYs4jVpzZ",
+	"gf47SucyuWXv7HRQhZxHMIs5hgPUzBfBuRqtW4hddidV2G5vhasEF4cPt/TF9NqHy7KTJkra7KR+QtKq",
+	"yvQZmTwjk2dk8hdFJrX8g1UUvfL9WstZltKFsSejc0WoOfEpVSy2nNYrm4tYQIiWKQsPrmIxVaxFPnBT",
+	"wMrw59GE0RkgoXk0gc4JnQqoV6FHyMVui5ZSiPjigq/yEDZ5ImvKQLTIKczETU3EdEGan67OdvqbXHEt",
+	"re+293bhlhdyWtTdIrstp0ppMbgmLQq+2C5JCJ0rMaUqibxuqzDsviJmEMfdk2ZH48d9jeWAowd/Plve",
+	"1X4Oft4QWIc5GfUhgQVvx0tD6d0oVh+nCakl7yDDZ6bPVWPhO/1sQmczxiUkHcNyI2TQwFQNEdO7ZqL1",
+	"WEx63WNyJQR5R/liwD+6cl+VJZI9fWf3tRAIB9Xp7LY7V51uv7vfb7c/Dxp6LYPG//lf/99JabVywGnG",
+	"wLNOLzph8aCxJKNoSsHq+k4WTsyinerG2KJXr+8jli07LXQ3hsqCpEkVmQqp19AOSDQH0RuLS326erN7",
+	"tGMRk92pF5C3EytrjUS8OBlwc7BWw5gxICJc5B+KDMg9uEjqd1BoDJe8NvDednK5JNHm366uLmx6yeVz",
+	"deAH9VnVnchuMFpT1kFYCQn6N8c/kzrWyV7Dy/l0Sk10YImdMeJ/fX7JlTktV+Wt3DoxpctHmc9oZT7K",
+	"JcHRrt64GBvXqd79PVy9/ft7t/81qSbL+LK+a6QBCm92xohrFoCXdW3Mxqbey2ZkI7LXJM0pVN+pzu+1",
+	"559XCA3HuVVKAHllgUyyafDarasHufEaCpHrdUvYIGUvND4zeXuX4Na/zaeU72aMxnp+zpUrY7NJVvUN",
+	"soYFqEcyYhqn34ldo+zwGMsIs9FWXQmx4FYlZYNQu5LNqAaKGMq32CsPDQIgLmWVMexxidIWJutV9TJM",
+	"cp1CCUpG1cAAJlbOxChlUzOBctmpjQ8Tan2BtvFcD1d3nl6JpyWKZJcYWfYBDGsKRgWG5UEfO05MnaiR",
+	"5lFOiODV2jk2UiDEglPjJNUnKcaYXxa9bQKPkZokUolsQSYijWUpoKCyt+U1PjK0pTYN9ge+rAo+Kl8/",
+	"fXxrYSmvecaLRe3xS1cMv7YOfm3ebK9MXC2Os5XUobikq9kULu3LKwxe1x/U8vbSY7ii5IEBiErd79b6",
+	"+H28qeVc9yXycFabBuId1QiaOeyB4rHCPzHr+i2m0JWaZ8YZBFj9jRPG59M+oZhzYcDNl4CAaBybykhN",
+	"VE/csnSxA2Xlqc22p7QIIKFsd4yWHpuMQV8lQiVI5piOK4lsCgeEBI+38H1QcUjNw9V6xGMxNqgTLhUF",
+	"j23wkNV3CFy6jecqn093b2kGHq1hzqwmCkraSZLoe2i+8zZUVgSFwl2tz/dR7kMfaa/dQbvkqV/o0RQ0",
+	"1YKVQaSafUOOrRHkjXKv8kqdysJ3WMpS3xFTJ7Lm7UTzhFgyEt+29YF7I+jm0lxJc1tPTH8mj3Wvvef3",
+	"iDnbClfgham/T5rl8vaF9i4r/Yilgl9La4tC0XBq0lXBFF3YjytVCGUa8U6QplxwRe+92CIQ6/U5RyKd",
+	"T/kJMTp4wNYnuMc4mW63b5Rm4Hvo6vLYE2mGtihP/jV+NMoYNSu3ceMoVEF1w2o7F1mGFEySpquOiOvs",
+	"9fW5oshst2abgu+2sabW2OM+7hyQb3cZJ/TWCO9YDZw0w1Mtf4ckTaSyJff0G0yP2evs1VRaLx84JHLB",
+	"tR4bG3yhGvIL6dUjhv0/WV7qGmdv+imVJAcIhTwzoBlLvLLLWEbCbI6eresnV4saO14iK/0mkkiVpCnJ",
+	"5pwn/NrMz/XBaJbaUFUoCMjTBTiCaOCF59zcj26/kJXJlE8s1mB3YJHXGLRVBzES2zECzlHZawEfWGSQ",
+	"Z4xB35WaMpmubaEm3cqEPaRZLolZ14nro1LH8UUhHMa1zQsIokMCkJ3a4HFLGsxP3cN+G+6f/RBFqOpE",
+	"vZPb18iG+lF+NtGQn35oaRfLgHPfIqWarFj+ieozdCt283lUifjC3UC2qGnaaSbTS6kA5G7Hokzn+164",
+	"FOM5j+1Gu1hqmmr+YaFJwCwT18CwV0f1PrwVSVyamcVgmhZAeUeHf0DZV8QfumXXXhu/EC5qbvQQC6bW",
+	"IoxevwjKIsujhswldJ03EXgC6+EzTlLm4f2dwmJcK30OmE9Yn1XCHbZxrCrl+Ra90Di+yNaGlm8Od7xz",
+	"0IjXlYrx9lVwVODBEvz7X67mWvPVugKuhQXOkuhmPkMwozxiqb5XqEz1p2kWZSq56E/1AY2YJU6Fwber",
+	"aYt5+Gk08Xqh3C8+Y0QoPaIvRZFmsRjvujncYUwL8Sv2yvLodl+0rOKdhxvXv0RG5ahxHSqk/Ba/ztkc",
+	"v953ZMHUEjQVriwaKyOt2k8N/nokdqrOoIqmTA9I7NwUJR3DnuPwzicG4uxL9LSlZZcS76154Xd4wQqc",
+	"cCNonCNnfWWqr8O/H5GNtT9fI99qf57zf84ZqBDOPTELhbWg8WMm+PU7FKVM33+XMJKZwBvDwpuXpZ82",
+	"5ClovBfqjZhDIrV3QLnfC3WKtsVG0Ligi1TQ+EqItzS71oO5CvjwvhjQcybSNDEFTIpvzvkncHv0nn40",
+	"Cr23wszjAhkInAU80WNJ+OudUc0Zkt9wiRY/5lnv6jIjwWKhh2KyJ9kopWp0Pz8VcueZh++FOnMgprfF",
+	"EJt/avB/M09T3MgLL/7qI9Cec35hKEwjaJzipfkBqAmcBUuTay3wXSq0xYAS4sLpU+FncUKemuKd0Tvk",
+	"PdvAboZLBtp6JexTfcLmz/dCXdpi2HnzM4saNQgiDvswtjm58mdw+jkoAWIyvj+XHtKxn72aYzV99trw",
+	"sY1ct13Ynh/MdbUHYn8XN8A+LR/JOdZ2S19bvUJtrKXV6NHS9bSCrzL3E/4dZu6C4m/mbij+TvjwV3NH",
+	"q6qQRtAA49HQFMqyQ/yC17SgW/Rel39n7qa6/AqQ81BfEqhqTt1lneFlHSohhqm5rpoNHKbuvnpIbHjD",
+	"FsPIu7HldwkfzuHS+i+sGn6YCjOpoWH8h1N7cW3Be/yzrFXP0+MPvZSVK0qtYzflquheG2YApkb97T3V",
+	"exX5EGM5xiEQseEYr3EhIwX4eOt7rDdjloOqIX/DW3uVE3eVh9LcZdQR5sYR/F2cW60e0et/6l/ompL4",
+	"YPaqq3Dv9RF5t9oW7BfjoczvdaGMvwd6uZ63ETR8fsJ9Gdu7PWT55bZ8QmnPLDV2x+UeFPfEPa4cmCnf",
+	"mJoefv4SNJZUNQP1Nb9lqZgxkrvJKmHZI9BOgB3FqLHDvPoWWFds1QX9A+qh7QQDrlm0KQNr9Ixl5CZB",
+	"4QI/CEg0EZJxMlqYXvuYjj+sxufqXksBuoVHCFeVR7kBaMBJfXJaCsLKSVGOyRPe0GsKXH1sqpSaAqkh",
+	"kXQhdad3E0h774Z1m1eYDLuPGOx14SmKZho+JeMxy/QGEBJaCgJnFQaYNAdrzBXkf9ircsHFPgkN2fmE",
+	"T9b0goW0DCevh7fMvJGD3E/9mVSUxzSFTG+cBUSJNDalH/Uh6t5bqIMLcXal8m5Q4xW9nfL6XUuLMkLZ",
+	"xqnI2A7uS16DrbocHAjGdJKPgUm95e6ZyxnswwJ4XQkfJuz3ZmTLBiwZ3PUO45sb08JE2s1LiIeAXBeY",
+	"6MoIOcZOs9MnoQmrv3IjQF2KYllBpwGkqJH7/vVVrujKCwvmwdIoKaH/BSQhGnDQ45OyGt8zW5EmLchB",
+	"EJLxP0Nr1sf8Sjt9k66A0AE3VqmFmJNYON0+qsnjRHc0TbgWOTBUaTYzVvRy3b/1ZfdyzG0PdmkdVP+0",
+	"/HbWwr9Zs+qVXmrN9i+s39Jd+61brp7q0mZeCc0tW5Zx0dYdFPDtg1pv3qyE9JY1q0GE4DKX389lLcs3",
+	"EnxA0Ili8R6yO6Op50vQEJxtUD+yuIJ1JSTrJr6uzRYVKouQvu7r6l78/GcpXlrvGY2+l3XGXoNCc/SY",
+	"SEJHYq6CNWj1xGS6BFbG4LxoIoRkEjgBcjdJoolny82tsw+qnbr2c5Afn7Y4avloapnE04tzR0AcJ/dC",
+	"Ejmhs5Iz8m2n7ujK1VGXeWmZXxvkXHUOX1UPWtfT0vUuDQq8hUA6YllD0GgJbvysnGYPqpiTZvivXaNo",
+	"2YVed8+NoS/fDXarhntRd9Sh7fExO4oPo4PRPsUMYEv36Qnqk/nVbv+Q4mSlcrvlQCxzEY3JwTqvND3n",
+	"lh1rPlwjnhjmbMDLYkV+gHd0seMSTObgYaNjW2XmDSeAST2Bt2Ez9RV4G7M7D+Rwqq234HNc4wdyO9X2",
+	"2/E81fZbcD7VxtvxP9X2D+KCqt1szwvV97Ft44fzRTmGeDo2x/W5NbOzYcvKDdqK8bFtnrmZLbiZR1Dn",
+	"PykrFGzEJ9Qnz/A5Bd0uwJ1zm+lts2aWkEKRJqiTPBgMkShJgdEyRTXZOr+8ijwPkryfSVZwZgIfapzm",
+	"qtmBa3LjbZSWcaOselUEtxRt1tKkWkKzCoFXkWJQIdA1hLdKTUuC489fyia7Ou/LGyZNpIkEW+kJsBBg",
+	"Xz0ksb5qs9zBJTB5+3jsLm2Rh4Sk+ruddru7twsau+0jL98WHXyXpGt1Dg4mMShVTllLlXE8cVXkSDiL",
+	"x+FOH/8NSDjj1xrISe/+YMCTKb1mGKqzR+JZEpCjTve+0+0ckVlyz1LMqRL+NktD0vx88Zacn8P2mM91",
+	"JxDaMqUpkUpENzutAb8qKHI5lBpIFOEU/VBL2lywWUPOCPS2aJl5mh+odhxw8xtmos/AVszIWKmuXTxu",
+	"BI0ZXITfZmkxUQO+rN92m/h/yaa/kGSm9yrf1979Aeyr/hccU0L04zfu0HprTIJcTij5dGlyGgw49DMG",
+	"b9pxEjETO5pJ4xFZ8EHBY8PVNoVLzILZ9Uu+6DYHjKtjEO4U96Z3f9AIGjiN4sbgm8rGOFtrRcr5E6TN",
+	"/itkxsYy5ssyWgcmhtOzEg44VNOw/vSF6EDfRyTPhS9dbiRJeTwS99ulsq4t9QaI91TVBkUXU0STEYu0",
+	"7GZNTKFf+69Vjs9cymQ9gC/zDT51E12QZdUO8/TW+qRdiJ4/62rgjcimm+UUNvGdNv5GZFM0Z1yenb6H",
+	"ny8kGdEMSz3CFFMhGYTkjVnGeMR28okJHnl7u3RmtZEdeQA7TCKRRm63y5cvf0/iLy/1S41ztxx165zm",
+	"dcXsp5QP96NO3GV74x7dHx1Eh/EROx63aWdUN+p0g6CtdyZey7CI9cGw4FLsePREBoSmd5rgO1sU5Oki",
+	"iqVp0cJjYu4E9yOKIFhIg8DC2NuaFcvfC4i+piAFFHweqTXiFcpfOpN4MelabiivVmYopnrfPKpILgkg",
+	"RQAAU9/dJEmL+ZMS41kZYD2N/Po3kYYZqAxLtUDxZcFWW1i2HTIXBVZV/CxJFS60HsQL46eSl1oz6yzu",
+	"lI966sSLojJ+1dVfYac8IUVroUOeFIXA0pX0ZMGa8NA/SPzdRHB/sBRZhvoVjH7tffC+Xw0ij9PB1yko",
+	"9JGk6QbKl+3MOmVF/JefvfGfQPHsH9lqrXM5/6Z+bqmb/hLY4hPC52lqs5+kVOJjDb5fQ2v9bmlVZZDR",
+	"bPkqiHgCdG2Ot4DJfbyjEKnq7a6taPkhL/JVCnO9Vxl19dCq11Um15yqecbAu09fuHK6HpMpqJwcv67e",
+	"TaGG2Haph4rzJM3Q9LVpytSvubJiLhS71V+CxgWNbmq5uw+cYckvdFTxapsV4m+KE96kNAT0YULWK8Uh",
+	"lMsRYT9z+FyqSi7JuioQFbjyU+C4tnvdutw0q/PRlBa3Jo/VhSs+Vy0SJeaKxMlUC1KCmxJeCV5hm5Mn",
+	"sXXs1Zym5mF1vyfw/LwIE72t0vHYREfdQpqjanIeLdTyazUpDdZpf6XRlh7bQ0brrR8uiStrO/oqSytB",
+	"1QZA9KA8aBemHtuWKdBIPXwO+EYAWpO0+RlE/41BtEhWDMrTcAvRUzV5oLYWZ50v8jYM9bPmbCPNGbBt",
+	"IyFuDNdmYt7AOoP7Dtl7rYJswL+hhiwVkq3UjqUiMonk9acysF6lYjyWDDIZ3LnAXUyNsSHseKzWZtoo",
+	"v4VjZIBXR5k+NNhXi/lFWPnx6syyLuu5+AeJlmVt0Cy6Ge5Fx6b45dHoMDqI91lvvEe7o/r8ylJl88hx",
+	"5n+EugjB8g9WFuEkSqYOfFazbTPkqiHxZX3KLIi0WAngpg9p6sTTePFkMP4EeqyVlXlhX0zSNJse7EeP",
+	"WK7lvIOGOabNYf2Biqqa6x44MpUfU46RSoe7XNXlr6GWt4NdwrJyD6snRx9W8PIp6yo+bXnEf/darY7g",
+	"So/etgb8R1cCdBmhZnnQzHksw3pLF6TwXYh5NuBgzFyTRsI+bpo8LLWJQXewW0xUVKX7X7Om61Ie4OOb",
+	"M7K3t3cc2HBvc0ut1Tp3d4zpolXNa9rpQrrMw3673W+3d9v7/XZ7Y9z52PKFZYpaXNobw2HFGaQGbeZV",
+	"FXxyUPKsvfAphUkPJpOYkVhA2FzBQ6K9AbkqZb7zypPkFVPBP8eHSQN/nZYvaRwfH69LnryUEtpjzqPq",
+	"DYNq8N4LST5dnRliuPSY28cPOuaVVX1d1LY1PMONSvLa6Wpii3jgOUYiTVmECZ2fokxvlTJXaOwDxMLO",
+	"QSnZ9VrJMCeoq0jmcur3BFp2I2r+JXXsBUapahz05IZiuF5EU/DrwapId3QR2DS3mAMUk+BCrF0GJhQW",
+	"9xGDm+wVUonZjMWaUJsc8RDCaVLMxyFpGr6IxWRUsPLvQCJRI5OHRd+XfL6aLbKdNTwhvlbx/8+52JwD",
+	"Km2RZyOH0FybTtOk3pwZJVgToirhhwx3DEdtEpzNecqk9NMEJYanrimhug1rYN2nDA9VxhEeNdY0G0IP",
+	"sebOgIflgcKdFjnlJIkRtZhEQBCGis2XEXs54Cmjt5ghT3e/Ip34o4h5lXzntW43qX9judPYT8y+gXvt",
+	"d4vH1n+XH7GATQ0/jDBhc21aMmRwneGLeZ8UwNBqRnH9LAsG3IdL9IiFwm6KNK0ZWowJ+DZKU4kpBmIK",
+	"1H+nRc6nszSBqzjgOZy2CGSqtwfuDE8AIeDi5E8fuQNIqMbiE0IHvLC4REI1KI365pKRpq3yZOhYLhig",
+	"dUZGlAeIYgY8GZM5n0sW7xRSiXtFqEVu21t1NAXjG/Al1oaykgJ4SnLXqAafXpp0gyNxz/yKck74b3pG",
+	"Lih2IBWj6IhsEEkfJSHB2YBbC+idMBtBRkJNSLOGiYbUpxb9nBDOEjVhWd+4GJZyBuff6kv/gZviGAaq",
+	"pJHL7CdFIBjwIhTopeVpFvW66hf+6eIyICAo7WCsD9TuMpFfsywBjUwZEAyrimUjvJj8TTMOl85tixLi",
+	"9gqsvbI4x0I+Az/sH/BuXwu2+mleg3LAsXAJTV/IAlFRAiPfi2THJdnEM3HxVQYDDniTOvpiSz+GO5bw",
+	"uESS1y7A/MRVLjTbHdjbDX665u8zqti1yBZe1UyYsOc/NAOHtwwCuwpzLuKkAq3U8jk4HI0YEdNEQVjY",
+	"KSdzjmJ+AtlAe+3egIcuwUwY+Fo0n0aFeQoL0msfk7CQLgXa4c4MOJ7ZBtUp5GQ2PDQ6zOPRUXQYH7D9",
+	"cY/ujbrRBpTJrXw7UlHnLmB4F8xws9SFd1kS9ys/9yQ6UYh5GsO+wQ00GmQwzUkSJ3GAWXwdxOV5358s",
+	"azsm4tmU/f5IVU2u8BI3jF3WccDQ/NnzeTM9k5dHdCuNEyJzLQAk0tSe4TG5A1AbzRfgi/LtfaBNNjaq",
+	"8spJrrPjTjfYpOZINM8yxqNi+abGp8tXjaUMKcsuND1bUq2pPCvyX2SWUqWn8obhowK4HHfbG03UK6JZ",
+	"7xKSl5W1JUNDLNqJDsyVIqE1hTbN2Q24X2a5mVIea7FASAU8TZTOY5T8wvJiQxuEVS7xaVBzi5wWy62U",
+	"Z8AFZyWw6PT2N9uhvMYSXchyOa5Vn3slmeoRBtRBKojPYjpNUJ8lMmJ7koGrEexqUQP/BO2bWEEp4QP+",
+	"6erMJUkFzcEdYzcxUM2c7FEyZjGwXRORJjFdaAEODVrGBXxZyaX2wSYll67nNKNcMRbXmpDArcxfs/te",
+	"LitnVZmfP7slfmZBo3w7yt4JG5y8zfJWuMMXWSIyLPdV1c0V+Z8NS624z5crsfJ8c+UhavBVzdprcYyH",
+	"pcpQXksRIXvcwwxCj9NN1/E3l/SWxR63VKLTpnJebYAL5cveuWqATxKjMqVJWttZ2fZN42x4HB2NDunB",
+	"eJ/1Yj8ZxWMjITjEitdMYjYRvP5NxmRiQpK8997VwrSAdU2lyhhTnRXvurXvfktmNc/r/LetwdSzZtpB",
+	"Azx27C0/zp/XQM8TqHoLwPiHpPK4rGKeko5hxlhMVOLyxWGDFrHV3IDzvMsSxUxN5ZJFlTTD1/+6+Pj6",
+	"8hIUSSFDhhHzr6OYAcn+l9RiZpHgYrpACzePKSRFMH00goa4ZRlPrielmBfv2wrMFAtVLbcZOwkV5RgK",
+	"8iMm4UcW+z+Rxf8rkLZaOLepPmvOO9caAVO40zIpGBN+bTKOY2HMFLK1Q+wNKiAx8AaUIzbpDeRLrMDG",
+	"iKaUR+x0BlrPJUyznuIs4dfEfA0RnokiFFuhsdLT/BS8Y5YzIxAZvywnEmZrLCSP9OoQ6GUZQWyEhSiK",
+	"lSdlwq9TZr4uihF62GF3dBj1UKcRH0WHowO6P+6xvfg/3sOxICNuIhWC+HI61ZRpmZxX4dPINOFzSWpg",
+	"74S0TeXQgm5xzlWSFnjsXDUOwfhNT6G+syH4PYABegIZeCNJextrzubBw/Z6uoT6m8cLVyTGx0mJNqMZ",
+	"iHu2mqcVHSvV1mjRVQfcQKeoLQUdrRsZ+oN8NPpz1OrJCRTiTpSTqKHeAJppzACmcK9GNDHkzBhwm7fG",
+	"+Ce+qBPlTlVYVdWnFMvamo8fJ3k+LCz56eVVh1uNMrRVa3kqCwFrVMc1tRc3tA42QSLDnBNzNRJzbr1D",
+	"dlrkXJUMbP0BD2tQja3KWUZgIZGKLkh7GdIZcIt1glw54+w2Rp1zQig3hjo79cS6CZhPltnvHlkV0eb9",
+	"WNsOPlxZS9GrlZixifCqxNiMLQHB7Ml5CcVN0p3IYk6QUqB+XiqovlayDZJdxji4aORCWhbh+AUXnJxz",
+	"DKj5T5T5EFRrjWDzwP613uTfwHPbckl/sO+2S1z/c12ep7rz3M5e7bnQyfpASgYVaWcs80Mqc5tkXXBl",
+	"7uydgb12POCeCTmPkyzER9psJ2ExVtGRBNv5C9ka8FO/KLphTnGErYy4GD9aI45vY71fabg3dW5XB6MG",
+	"rk5bqdx7cWXOzjnguCe8HHOKhXSxgqcBUKjWqaH0AdtjV1fZnRrF6QZ8mAOabVjE5fbyK1+WMRfZI2rW",
+	"PcX5qUACBsww4fxQdlorJNlvJ/oGDUQqJaXfLKkdbKNABisG+6EM27M+Srxfph1U4nKFKs/gsjqiclFP",
+	"neqWWhTON1a2XfnNiv4ZnVoH1DWh3w+Y8eVGh2SyZ+ZntHXoSNDATHxPHGxSGwnih55sZneoCLOPskXU",
+	"6VYKFgpziXzYLPL8/iVwSN5jlFfpk5akePGTIOcEvZzSxS/IWVEr5flcPH+csmLqr5HqxSnfHpvq5c+Z",
+	"j/LnLZNtPm1+mbr8vBvnl9muhkFtfhnbxVOYQzw4+ev5vpdoa9X73RbEadJIgxWLg1xZ5BzfdwKvWk6z",
+	"lD1LselMZDRL0sWAeyWjToqap8RmKI2hN7/iUl5oydwEMOLoJwMempJLpdyYMGuNZ1wZLx+03aUr9tew",
+	"JKjWQd5QuD+Dn9S3UPo+wAbM44+MyvVI3Ozka/c9Nl6RiBH1bzZeYizSVNwl/LpYCipXyBkxkDQlYyR0",
+	"8wp3Tga8LNhjZ0iyTOBapaIseF7CDF0dKldfe8DRywtLdBnlwvoaswivG25sVb24xancLrHcRJTLgHB2",
+	"x6QykleTKjIVUpFOu72zsStjhUcto8Gy9k9lN8Pe+Ih2ou7oON5jvfE+PRgdRkfxMfuDkiGaY/mDVSTm",
+	"WZE424crw+NWJVGGVVu4NeBuyIyRzSt3yGrELLTutDbRZcmHSQpVmaXS81eJQ/d2zxcDKgmmnKhgrtI2",
+	"4eUVVFdrgnkYeuuTcJxwmg5xgiFpJmrA76jMS5MExPq7EyUIsn4a/Fwo2AnotzQGmLo0rcazFCwWVqmt",
+	"abJxPR9yo81qFkt5Q/qihOPpQF0e7geqYpDwwYDPRJrKIGdvoFQA6RyQCcRf4Xd+yT+9oimNWR9xU5rc",
+	"sHRB6IBPE6k3PDZD6DmaSq8hae61MbH58v5KOaP9vdTnWlgt+m8AOK3gDZ6AnbRcxh/iWFO8mp4MYzYD",
+	"BDc2VBnl0lQc9X6IuRqORTa0Nry8pAHWNbWMH3zksnbUZMrX7Nk8Y2tDFosVO16ZbV6hWvNrTFpwCMgS",
+	"HFgpK2krSq4pu+M02usEBqda2gAWStVQ8iPbrh7KpkVQUEqqK/9WY4DLERNnd2B4h0hPLfozHu+0likQ",
+	"mnZHPRNFYNQKA75Er7CTW9ZKJM0ebVAuGerGGXBH5wOnvrAkbslAaPoplxxF+jjgHoGsSbr2Z1Rr1NyZ",
+	"xyo4yoUt6rgXr+rF19QrLK/hs7F24SE1D2t1DEW2uEIVbOasImv8/vWP5KcPH/8RkPc/1bLCuSdH3ugV",
+	"0zgKXB6S64STMY2SdIl+X0SgZdwKrp6Mr1uShlRfL401EknEOEAJrM64lF/9/HOMAjVWKeO/QLlnjKsE",
+	"1fgKTIpxk7X25BJgOsbAHkFhL+uAEUHorBBf9DCPcq9swoZxZWd5Cy+m29v93ysVW9ay9ya2vc5N+svS",
+	"5ZuqnQ9b91ecsS8YL8sFsiL7x9rgWJlc84RfX7IoYzVU83w6nSvUglG+ILc0nRsVGGp5UXteF4RZd0Hn",
+	"dT4aTzlE3fn+oJsACjuXcl4TP1iLq4w0MJ1DRQ1yDVjdXNp2fRI3fRyVbDhC7UqN9sC5S3/j6lDoNRR9",
+	"NIy92CXQXHfVYcj8otfd7R+g2D1icM+7rnRtjd7Cd/HOGFND6+md/MZq/UphDXUtOxvThEFjb79N3iRj",
+	"NSGnt4zP2aBB3LgSBUL8aP/qb+T0h9eDxtqNiVBwXrUx5r5bTVVN8lGl2HSm3orrjWWiXO0FTetkI9Pr",
+	"UrcF8x7kvoDQuRJaSI1QxUr5nKatWkO/+/J06QCajHkdmu/MSFriMDq1/RMzUv5N09TkClAEN3VGQSfM",
+	"II05JAUG1zBQ8JrIT5PTpfVUvqssr0Bb/85WnVsb3BOnt8P2qBN1S1q99rhTG36q5VGzsyuzMIJ5xJ5h",
+	"k5Jf52zO7MlpFsCkvcq/dQciONvRaC+eM8+ri6EvF7lL0lTjIX1aW2RurAjIuZ3BF3mX1vMIGn55+9qt",
+	"r+OLS43yk/PPyVNYuVtRZJ+9K7jBFX4CpUYZKfwhyg0ziUtvD2tQ9gOkriKT8lRMibtUtRbkn4Mt8oWW",
+	"b+nd5GbYod3RXtSL99nB+JAejY6jdtxh3fFj9e+GFckHmyg1k/2XL82TViSmL6FU8kvQem4mEBqNre7c",
+	"U8P6O5/v67pCNzVw8HQgXoCuPwuY/5ioSc6I/lkB/s8Jz2v4+MsJVjZNF+goivYlCBBskX8wNgN7kiC3",
+	"ml9ceLW+ixzq3USyaNgdHY7bUSc+Zke0N9rzkkJ3ovYS25i5b1/xDpX3YAXQXTGprBp2A1kgZ3ow1n8J",
+	"Qqgjlg89/NLG5LJ8aYg1i1xRJAvXcwnMml6fsaTZAvFYik6/2bHQgCkQwD8Zq62eGK0jF8q6H5uC9H8N",
+	"16kyNDxWwVgseFu4N/6br6laBM/YaJ4lanGpJ2xCJBnNWHY6r5NQQ3kbDfW8hlgpUv/Uxz0MjcIakzoe",
+	"9CDqg0aKZYAUYD8ASULn+ao0IW18+QLJa8cC5UuuKBq7MfK9gYbEKU24oglnmTQXPifD14mazEdAheHj",
+	"3ZjdGkpcRu15cKflpgUnQgsjf7/88B5kk79dXV30ja6umIUkIFQueDTJBBdzUxp0wC0DE0DtOB5L0rwV",
+	"SSx3AqeWkybfiVEeBs5jIrAZ/xCZGuF7wPU8KHcvR0LcoCeHAQ7iX23Tu8ZoLPbR8YAPOIqKtkoLrkeS",
+	"UJ+vyJLfYLw++Q7OhQzm7fZeBJW34E9I3WEqcUlFMwUVanMgGPA7kd3Igr2VNF3YNtpcobT2BMJmXMAQ",
+	"5ATNgSfhJLUJiUwJYnUn4Cd6E43nqaZGUqQaqAsLQ8LkVkY5Cf+1a1Rzu+dxSCaMxixrEWzQu7+Hjdy/",
+	"v88bT6gkdMABBCBhWvg7VviESMOAtFqtLyFp4rUmISS4CndOSKi/AiOQBK0UoVEm8DChvk1rwE/JlKmJ",
+	"MNk1Kap1YsEQE07oLcOcZ/skxA+HXKghxcsUGof4U/3TlgjGdKu6nxfSdC5PbM9iDAV3IMeSBm3Mp0a8",
+	"dGqweR+pYujGI/vmfEfz6IapQtFs46wVM3joit1fZ2I+O8F0YW6kAUffr0RJ/MB4gGUa8cJIu/A4JE1I",
+	"qi1D0mm3X0oymmdSkW67HZAQr1lIuu2XcsDxzb5+MZovoIH3fUBCc9+qL8y9GSKHUtOf/QDSJZgBiffe",
+	"XDP3vlN6b6KwQ9LxOg6cy83Sfs3VcO/3vXnvGBAdcDpXE8aVxgYQUGegFCy9+X6yON/9gHTv710KpgCr",
+	"MQ24vglUsbew/fB/9HAwU9a30P/iI9NYFh0eMfdiZnNLpGyssJJ+qYVkus85T+4HXNPX3J6BAKUhUN9e",
+	"dCXDXLNaUF/Y95hjTpJe95iEenVDszqNXQD6PzKVLXZPxwocNCSLBI9lQDINziwm81lAqCIpo1KRzg7A",
+	"t5eApp/vkvTLCRIp9OXReMmwM8Y4i6+DAS88BRYHAS4gRfbH/nbJW+0DAyX2Z470S6F5bix0IHAfVJOu",
+	"ocMqCYvpeMIBNyyVRl4aZd+wBWClSMxswgKWl8JXptSi+Qvxk83BFgmuWWI24BqhINUpFdZvkY9shqVe",
+	"vQpgLoktJBLVM8jTuk1xagPehPw9GYsJlSSiXPAkoikQ3x1nqPazTgJguyswWigMhIU/9IiIDRHHk9Cd",
+	"uwbNWUoXLO4TLcKFGkPGCeSo5QqRPODG4wH3d3N4wxbDSKRpohE4kD+7PoCdcYJlziQsUKokTTWim2Xi",
+	"Gij1HU2UHPD5TG96p00MtMKcE2Xq7WYwNYjkF1l+AdrHpDKVhA/nkoUDDmrVxY5JyupvClJIfUR94xhE",
+	"ORIu0uzd3wea1O0UDwZzqECe3iyx9LSAzo0nL6pmxQy8SjljsbRo3fCgu/A2PCEhoLT+v0KSQEphCfmE",
+	"adz/l3FjTpOImUyWhrE7ndFowna7rXaFo7u7u2tReN0S2fVL01a+fHt+9vr95Wtoo5nqRKU5iygta3d6",
+	"cd4IGrdWhGjcdjDyknE6Sxr9xl6r3dproBkGeN786upf12yJGOSzY4UypS9khWQWvVA1E+z2Vkt7jbeJ",
+	"VKduVIh2oVOmGeal1vz8k5dGV7LMhu99CXi68eVnyAqF8KIX1223LbdtpD7IboL858tfZMGGjxVDazIu",
+	"1Y1t27yspGgCgQNYqG3SMZmmFUb+FGII9DHAzPLU2S192D1cX90gbh9efkddNjRo0lnf5BMQZ805sxgb",
+	"7a1v9EZkoySOGcinvW53k2FmmYi0ID9K2WuuErXAtsfr214J8Y7yhU0Lpdvtb7Ib51yxjNPUpG8FFcV0",
+	"SrOFgdbyPmspjl5rcG3kz34OGlWer9GH0g0SvPqLmMO86uc9fAkaMyHr1FJKZMjg23toiN421xKq6A94",
+	"fuGh/hWg4hGNbjR/4pzpXGlLpZG1ZOl4F6TThGuqEonZglDclAHPC4eY0pcJr8voDFJznh4Za2JWyHlg",
+	"cqiDfFNHEtsdIxgsp3eIdIs4BytCnXr1NGCB34l4sSUyiPyePD+IlQjhrK7R5khhSfOCQkQv/UsF1XUe",
+	"geq2QnMPRHF16A18PP0L92dHa+0NUNOZ4OM0Qc1jr7PBEBd0kQoaXwnxlmaYC+AviT/1afuYy3LkHuba",
+	"Cp0W5dd6vIoMmYdYvwQeo/MSZWPQatei27MJi26c2z0dgfcd4FEfJxW8L+xymp8uLy6JVIsUmfVPlw5B",
+	"MrmDqEtwLXmAphq0C9GEck3OM81Lj1I2rUNg4KGyeAoEZqZzJX5w27Dylp+Wvt/8opcyvX8FdGXW4rvv",
+	"bLqeQput11RqXYvDfL2mFlnmqfqzY7J/c8SkW3U32vvvqWJ3aJ7c32QbTeKMT3k8bAkN4uXBXOA54vAQ",
+	"44OQoMFkmyNBo5dZKut9h++3E/ECpwBJMmLCJ7m4q5f8zAh/BbkPNmsjge879+XmmMRvs0LEMyf2LNp9",
+	"JdFu5ODRXj/75KECnTN9LRfoTkGZKUlHs0P7Qbvdzg1mphoJu6eRSrWcVaOiRS3enatwKgcQg16Wpqzl",
+	"x9Y6ijRjw+LAFK+A6wwJ7WK8yOhabNyHBxyaZWw8l0YfhppxTNjq3I2bYSLlnMkQzDCmyK3+WjcPCGtd",
+	"twbchQTJVuew5cTAFqTjDlG97tnKpBZ44xb5oCYsu9OIkuULGbFIQKz9gHvBRyazgcFFoUk5G+5YURke",
+	"vJCY+SuwCSHT5IbBonFfT1Cnagr+JZJ0291cu4sLt8kMoPI4yTPY2mmFGg5TpiBskfIYkhKqaNLynieS",
+	"MJvXkkdsx7owupNyiRqgxp7JxQDKyitb2chkEUB96xF5l3xHmuH97pTe7+r3u6OFYpDiOp+6wc2QLcjE",
+	"t+OCc6tO5sxjxpbV7LyUgTXkgJLAJuylypQ7UfSGFbI/DPiIRjepuCYzKgE+CeZuTCTZb+/l+SCG4Pk5",
+	"HM/TNOzXAIBecCGFIGnGWDiVhLN4HO7YKDT0djBQgnHShoThbBOXAjThAaFqwHv3B/08c6BEE9PFqzem",
+	"wZRl1wxVGTgBaRIewnefL97ajrkSdo4S0x42fXAzbz5lqT6Ki/ff+4XjuFA4kC1BlEhCzX3Os8qZPnQX",
+	"y1UbQE2eQLEB/Wyn1ig02VapUWq8gYzQfQgVv3B3djNa7n2/JUWvpeYm2cpJESJ9TAIY0ENyFgF8Y7rf",
+	"3Yj/nzIMfYJjetaZ/MVFE7yIAICjuaYrfOGQFKaWW8YcFWlNo3+0d3R00D5awjflnNZSacVjnTxpBSzQ",
+	"S0WWD7zAkkCNwBUyyPdMWVy5nQDynUli/1SCxZllBzbDSPnnT4CQHNfyp1et9ta3eC/UG81d/KGyxPdM",
+	"EYp7+nVEifJ9eGlLm83i8UrTrfnOpXImzbCc6M/vK9zRLA5SIhegMOAJrh0jPWs4LMisC5TLMNhUgqJT",
+	"c1RKaCkD0lQSMR4nEXhYzFhGRlCux2fDmj63Bdyvz1pdC6s/xhlAtyzbaQ34K818qySCScjApL7HX4Db",
+	"zADoyMJiIhNggzNG5A1UB26RS5UxOtV/ddtdy9UNXSo0TDIFItIqNv2k7HdmufvcYTKu41HBgU7LNWQE",
+	"e1jH7FnsZUoCXLx6863wmAGzHPE4B+NRwmlWE51ej3aQ361AJSo4HsjdQZpzeWGCtjZT1hSabI5S7d2v",
+	"eteKKSvz9lC1nyyYsmDtYAkqD6kMwgwoGbM76y6jCRa69MDyPAewZTMzX7+ET/HLL0HDdwRd3xK+1DDx",
+	"5ZkcPAk5eCXuuGZFvaLlHqyjEIm3PseT34hu5Ph1Kdl4XcT+W6B7R2Qszj8Z8AImbi5FxTv1uBiFdNdv",
+	"Igdc84qKcT0mRlboNQPOJg9F2QMOPmjYGjHbcJpIqOYfmrxqRs1j1QiEcsxQYXQPzQKlGotswD9fvF0h",
+	"8++sQvAGP/1l8fvFqzfPGP0Zoz89Rt9acfCHk4CSUvKPRvy/zdLtEX8J+6GOvaCYDTXaqyELAwjM/3zx",
+	"lpyfEwlI3eBTjTyn1DHxqDfFSb7waSVnzrkXEO7Oo2lKLa0Y8C34+81ohRgPeJlKVJTMsqplfhzR+Hzx",
+	"9lsRDQNLjyYa9tQ/X7wNinxE4eSfKcozRXmmKDUUJbdHGaqiHyCy/UbEJX+3ShdlrWJ5dGiBXiAJsLWZ",
+	"8jySMrRWXGPe2glM5aBrRiC2UCVTtsLf5NLN7sGIMfjTeqhc+lu/HqtdFk5xQ5ddv8DCSncVVXfK/35a",
+	"5r+qtwutHs7XQxDlIL7VEUYux74NorbNys5oGMygaWfMwCKys0nEUTFx41/C/ywqTHkjR7SzapMtLPJ1",
+	"jVfc9fJBPfuofaVbW95o78pW7thD767paIXT2pngnEVKlkpiiDtONFBnNDKCIXUTViLPbqBFH6WZTf1j",
+	"wDH0/popWZe0MsBgIhLqj8O+l2PBlHhwPmkm1YKWizAWksobWSzmitImjOd8ubwcrK4qsBIZxPXyBfgh",
+	"9QecovsbhcqiME0bxu61H5qph17vrkyMcfQP8k0ZcFvMX6Mw42oGXlG2b6+qDmahYJxyZTIHmjoz5NPH",
+	"t/0BDxm/TTLBIds2CWeZiOeRPq/cU2on3yvEikLPa0Ql0324PLpm8GDAQ73ZYWkdmNwnH8zWXrZdahAY",
+	"J9fzzJRgBssjlHsccAmZhvK6uLaIQUBScX0NiY6Nw5dm86KU0Qw9ZbADkoDjmJyIOz7gUypvtAS/LHyM",
+	"bBA9NuAPCh8r4scncLZamkx4A6+r+rbbul8t6+UrxGoUqdmWlOzBVGyZxiFCZMbiMnJ9Djb76zlOPYkX",
+	"FAKER7you+dbE9tispNVHk852a3jmJ3nE3K6Kzlnk6nJ+nFJ5047FRkLjAuEAvRLY6kpL+m1e7aMus1z",
+	"gf7ARkeVKKPwBSPcApWpkPgBC6thmgvI7RETNcn0txr712DQV7CACgbdkgcvNK9XV/ZqskujmPDs6/RU",
+	"eijYzz/upgTLHQHLyNzjQ8gyNqTWR/AbQGr7r01A/2Jk86/lSPgEN2srgQ/8FmsCoSm/BpKyAH2s9zYM",
+	"SGjSi6LveuhJRCFpQqKfiMUYMwTkZ8BN/FFFTsJgFNRdm0gciDSJE2As4mUkbsANjTsBt1/PsvJAKlVX",
+	"4+Op7v5DRYX56rojK3HAqpolmyOE1b1sICo8DtOZ2j1bIjzb6qnxnql89G+P/57Fho3EBgSzP1ZqyJNu",
+	"L3Pq4MqmHN42shvC0lxgha0FSMwG1KvaX9+yb6JhD6ocYLowZTdwnYmE0q6almDBHFC9mVzMlPvVX1HB",
+	"N+AlRSRphvhHn4T6u9Ak8QihgqIpgQ/uj5QTU1fRjPX/s/e1zW3bWv5fBeP/fybSDq3IzsM21iutm6bZ",
+	"SXLd2LnttuyakAhZbChQS0C2tZ3O3E9zP9j9JDs45wCEKEoibcmpU72KIwEQiYeD8/j7YfbHnKUJTGeq",
+	"oaQ0YDkviK24hYQEVnC4kRLzJv8zQ8ZFwosjmONCjm0ge1/PfLQFXRQmrlZE4vW1aByI8PusiT/gSu+j",
+	"DjuKOjhQeSvI6IO7KpwWNBSFFiprK4WWi1I3FVh18wIwuedLCamFBAiQU8jywlogMYQ2wmLIlUDe7gqR",
+	"4FhhmkXwLZ/fNmAR/aSAjVhhixkE2088eDTJBo8XBLEiY4BO8ZYSBhYwLlbjc52LFOKQCAldoK4DuA4q",
+	"bCeIn8EgKbNnPz3lWlxl+fyEDceCT43UgOPHdSh1IvIekyIxl7PXILsWOU9ThKjghNvhgx0E7GacALgC",
+	"FmiqUPpY+em8w86yNGXlojs2kzpJWWTpvr2CcGNTZzmLMMs1CliWh5Jw7wdGFBapUR2vC5jh7gvqDBgK",
+	"G4Jli/jFgC6xIn52DPDDoVwAIt4EPvy8e8wimV1OsXL8EmGXI6uHfRZTHYRSZYtIvYivj1gVjLpaxOZE",
+	"MR7HBBCBtGJZhpXLdj4U4ynmVt7wRJfDnMRYXgB9vOg+C2UlLgVbhuJegKogugkH+YzoyHyuQjnKhQiY",
+	"/2IFG4FkA8EIhRgqWdTqwCPcVVuIN8I4zcKMC12aRhdLnXcA7mB3+xnkade+hah583toM7qDg6Tx0se/",
+	"WhCHnafa7lEfHgj1gdjW61/tg9m8CZQDXXzgwF19s79LrgVc6goppHiaOoldlQbYYR/KmEHm4iSqlWXF",
+	"/wfz8/eXpvAWdeXoD37j+hKn1G0HXlZ6Cxyj7mtQ68bv4fpVOlVhyYNC6aI8zr96ocFe+u1K+sGu9CUN",
+	"llSQrKkvBTEg1VwObkS0KUjyre/VUmhZB2fLMhEfdbuLTpB2ZUTbir1m/g6r+GwnhO3UNeerrK2xuR7b",
+	"UdouPFVtH7veauzaTuuu3QR3QsEB3BljWkLhlGRVuDZcIRTgCbECTSYiHyY8ZYm8zgC9piVup1muRR6w",
+	"ZGL/8tDb3KH9/pwRRb5RtNCQDpjONE9VwHLBVSYx7QpHDFgih5kW+SQAVjuuZ7lgaSJFOyhl5GY3EoFl",
+	"Eu2s9UyKDjsDrJ1EE5ee1oAsqC1yDtLnm665WAjCxwlgcCKcY6IZeFlypClK5x3WD2VsQXaceBpzBdTb",
+	"JxVka5V5NXcHrrm7KNoWtsESlNLdUQ5gp9WtRn3nN95CHaorubUumH0R6h6opmJ/P4gEh783yu9Fycxa",
+	"z29fGlE5Dhg59swHVBFrdiqFUKb8ykjOXIwzpZGiVY8TFcr+2VtHeLMa0yVR62r9A6KlRMBW6mJk7qeP",
+	"71aIPzzJj1L44VTtJd5e4v1Vy+4L3MEvISDx1NQRkFY2AopIMqFg+HH3GYunCWt9c3R8e3R89A2bJrci",
+	"VRXikfXP3p5AyASfI5Q2yFEF/DIFIPQvJUs/vNmxLIUJfErTvy0p+uHNXorupeheihIi7dmHN+0HlKXr",
+	"ILAWZCnBVhlJaMWnEa4l5CrFWlrc6oBF//1TP2L/+sc/zV8/R/eWrP87Tb+cZL0LjNTdtdStIkmZddvL",
+	"17183ctXkq8/n717GPmK8HurA7z9MjiDzqBKh/Ey6iCW7uF4kGaTyVGSTyBZxs+uOsGKVeeQnGTXAlgm",
+	"I6z+iQKXlgEM2QOecjkUlLkTJ5S641EUdaijx9JDPD9EnZ5N0V2MVUfltKqCfT6U4HJNCrAdLMPdgFFw",
+	"fCeG248wU1sK8tw1MI7LVTcy/nGhdX35We73x/byiP6eJXbgBsGpxV47zyoy+/Myt78X7ePkfyU+Xdz8",
+	"rGU2Qbt52g6e0CYR6wmXyQgef5XK/N62aJarX52X7wZ7DAhddm5qpcC/9xvXFxKlbmtS4N1K7VPgd5QC",
+	"P/E2pz1wxWc7JIw8mxX1zdkIilysBpVJZJSmx3D5xl5Bos1Zx4Q6S0IdSjXkkiirz0/7H8CeDNjZOTMW",
+	"KHvx8lm3zbIchhcyPsxGhzGfs2GaKcFa34n49S17kxux3UY8Jk+Jehsr0LxMU3zunuWrDMr4pRb4yqF8",
+	"kvwIZVmAuPq9qJT2ngF7op0DYzGhyrYwZaF0DdSY5wJeDBUvy8J7giF1QDsZ82vBlID8/4BFozybEG1l",
+	"xKbJEJLTRSg92GrUMkWMKUUJwJQ6BsvFfPMKzDPWgn9DufBTbagfNJqrWUBIeIftqU7MG+Mcau/V7diU",
+	"oX6ps0v7HSTjm9EcsrdNkc9kKPniGN1XLKKv3QBAaem8Ce2l4SClAt44lBZPzDkrYP2yHOzakWWDXD0N",
+	"zN9KnQ8RQr4SeBqZx/4ugAeWmb4sPut5ZbmWK9V7S6XFlLU+nZ3jQVBY6zrlw8/8SrTd09n2l2ZwNZtC",
+	"ukdckHGuIAt1PxOBhweBw/1zmSgGUGZsMGec/ZYNwFCRaM74SxGRi8hWIphT+ilPqd7Dtuy4VoXZgoUj",
+	"toyEuguze94jLF3EWiXghFEukLneLZt9EsBoaJOt5H7Vju3bSq/NPHqxWO/UZTeqeOS38RqwNXvtbaHs",
+	"wQ7VrPKh3Ktp8cNy/x3UP9ipPKU9VlsJcR2aKyKbrZXl3fsFqiD2yGrbVH9O4dI3EtReqQsne0mJ8LUD",
+	"1BjajXSmhuUFbsD1mbUX/uYkYwUNE5exR3W4XBrpKYeiEL8BfG9e74kC53mV69wTW82sl/dOKG7TMEFR",
+	"FDcTC418GOukgj/d+yTbrSbZTop9thNDZPlQPTU7f2Oelmlk9NExlEMuWiJONyIdS6HYwDTbZQMklMYC",
+	"CdgNGBEDng8z4oqM8+Ra5Ay0th6KGhzElzcsF0ZVa68lc1x9WxGLI/byEXlt0m2hWK2IotmTYd7lAcXB",
+	"tvK9cC34PTK+Jt4E1A2pva/os6XIGmzNfWBtn/BaxMnsDn2C9/ouhWk2FZJPk449KCsl6HQ2SBM1FjH7",
+	"21TI/tnbIo43zOS1MNankaz/ef63Dx32IWNm7YTUdBIrtRIayXQ5uLdukXmDbTrO/g8vHmMexwmG0c5y",
+	"87w6MaMbq8jJp2zwmxiuQ3AGzPm7KRbmWcRwlhu9+uSXX/0dcjHGcCOMDtBONG9ubwjND35dWNU5n6R3",
+	"XNUAgRQsokLDJf2v/vt3zZbUPmqxFPVqHx5uuumdKqZ7mgw/z6briUSozTZiEWf0c48gEoFvXSsOcVY0",
+	"rX+zLnRaE4Og2d9HIHYUgZi6LWmPh/1kh9GHqqyNYTZB9IBhlqZiqAulnmsWcesoHwh9I4RkEWhcfR2R",
+	"AxFUdPPf1sfvTtmzZ89eeeYBvJF1yRtj++KUZaOREjpgonPVCWV03D1+eXh0fNg9uui+Oul2T7rdw+6L",
+	"k26XvKwxn8PTjbNZjp5N8wAW7odGaxM+NE9TytVYcM96eSYnjjuiAOyJzNmIZw4Bd6E8z7wiZqzAmf0A",
+	"RYARehT8nynSWgCRNpQfZ6kxjKoc4+T+hf+0T1gxh0iSuDDFLJMOdSaUMZ8HoPdSgGXKle75HWwp8XMz",
+	"cYpxo4D2CCcbPD3nMzMIa8ms4DHBIMhsCn7rdmfBYx/BnJdyegpURpLGAXG64JagKFCPRbSXTk2biBGR",
+	"iSJ7MsltTWVLpEqwI8AKdlvTLC+wtggVyjJtSy5+A9aHqHD4EEOLmRrbDAMsUY9xybKZhm8tRFAVSUsF",
+	"RFDPhwhyG8X8CCJMAbib3TahXEoiAgQh8MZvpDpZRm8K5Vr6E3Yn9hO8Ae7ljseDjcPVdcafVfRpem2V",
+	"e++A3QRf7dwudM3XKto3faVNsOyFXCkk6t4Bv8fHqImPYTemF0Gd2vNfV/Fo6MKn4TY78Ek92OS+L5XL",
+	"+7cx3R+VdpUTc81Ufuy2Hef9n0WWPBKp8bgc942PUUM/k3+Mng65HIq0WTo29mHc01pwzB477nbLOjC2",
+	"Bh0YdNtEhzJOYqORWTWeckxcy6X0kmKMHqTkIHlDRHoGcrNDnoK73HiaEvIEy8Uwy5HlQd2IvO1GT6RI",
+	"k6tkkIpL87RIpedriUZLAjURaYcpqJAoqzrf8HmbrVQg76McBk4+0RyhtucZFJVqGEzTn0Y+ndpVq6vC",
+	"ufbbkE9utH32816b2Yh1aEXaHYRv03RpJJrJ1/sobaPNTkqluYx5asQiWPUjsqSt+zKUlUQNKQfCToiQ",
+	"VsmSd4nSF/ZJvxAGupuEB4JAp/fdIgI6vUEtr+uF17a+AFzstY53nSZz73jdkeNVF6fFCg/30Q5dr99l",
+	"aZrdKIDABp8YG8yZrws5cqtEXpFdE9hSYUt2hcTImHsbyhb3pQq9ROB77yImZ2kKmRNHhXtJihvbuuf5",
+	"Fv0HsVhnQOeVFB7IJcGG6bLdYnAamPJ7R/TWiWYtKnF5omwbTMDAd3IvSinY7Y6XTT7hczYQocwwMdWl",
+	"dtNjUtCXGJUBLz6dL6TWt0CoFjakaa5OQvn3/se3/Q8X551JHLDwAJ27+G140AMXNYuOfv7XP/4JibGf",
+	"zs6fqHYvlEUy+Lq8Z/v84NakGbXpyyUfs01pWDec3Rzkgm5Tfq5ZTcj/FxMoDI9odjtEcBUtrQ2glGvF",
+	"Yq75JqfkCg8k5UrXcEKGsi/drjELCdn4nMEBE26nZSPGhzq5FhVbGi4WWEFkHG+96HbZTKZClairlTHM",
+	"KN0ZH+3wkMbAAx21T6iUAXcdGChm9mGXBm51IiFjEfc1mhoIsDzlSpt9bFeJBr7EgW12E2ZlR6HEzQj7",
+	"2TQoDhqrOmfAOkQTYFcJLlJjQB13u51Q9t0XQsYKLQ+ls6liMLeJvAqQKmUEK2Tv4IionkQcBaGMcDUv",
+	"dXapzDsaEybyzTZz1h1Fu0fL/sSoIqSItAN3AgupgSGGzyBb3MmkgMZLNs3SVAEFA+MDM8NHLymi0zJz",
+	"/RHwE6NQRsS8dClpkwfsWZdCGTBUotkNV2zCY2G63k6NMIaagtyBKCbAbwVMsSud4HQfbyEpnUZqlpNe",
+	"6tQ0JX2p+w5QpWm31dWHmutCq7xV7oohf4O9Q0C1LGQ47TCrcwKKOKa3HT2WN/Uu4r1L/xHn1MMyA7kq",
+	"6XZNdEt7j2wmC1xhoG7kFj+HW8LcF9jCKKHLtyw0AM87ZuNWcoz3Q1lW4orj6fB2ZMyGXMpMs4GwovgE",
+	"nXn2bbPRpX2daDXNeCGlS4Zt6SzZGzN2FuaU63FhYCbxQVlAVpPw6fzz5fPRN/xoeDx4FT8Tz0cv+MvB",
+	"vw+/iV+Jgzr8e8+rp39KvDLxV8pg/mjQVcxiVG7/nR/ZFWTnhVrXMjpwOdMCFJviadtegGxoeS/VphS4",
+	"N0I/vpP0aPSVx3KDP67w2h2OZcMAm6OxXOXg7aM91jIXGQnuNiP2NmhTPnjsAxhBiRyms1goAH5P5BVT",
+	"YpgLrapzU3+0j/EIklNpys69OajlM/1xRb/6Z3D1COuoJP212jtUd0Un6c+yd17d+bo/z2zhVB3yNB3w",
+	"4eeCvNj88fv/Jyu+M8ji+f97OsvTP1YHy38cc20dQELGkI7ImaNljJmQ8TRLpMZaNOSWFvJapNlUIJ0D",
+	"IYmFsuB2SFAFHotb9v37/unh+ff94xcvARYjnHW7z4Y/HVJ86/AimQil+WQKX4gOfp/zG0z6gw8j9lnM",
+	"RRzKIivQm+cnikUkXc5BuEQ9hhFtYMqFwY1NDMwQXLJn3S5ToeQ3fN5hfXTeHd/egjaRSHbUZarHpNBA",
+	"qAEuLBXASIfZzOgXL25vA/a8+w0osc+PX4USM3GR9bB1xCaJDNgL/OfY/svGPfaCca3FZIoMuTxN2wFY",
+	"SoQuQW6qEU9SnD/HTM41JCKgcbBeaXGLZLSKACow8mymE3nltBgsxCr0mGIxgKN6rVJT1lWCygeg/cGi",
+	"xEHV8YlgmSSUFHCn9pDcjFg84jybsniGMleoug97+Da+3/N+ksmtrYazrrxE2YUCB5sCOp2Nz+N2cp0H",
+	"SqQWV6h5lZ/o+5WnRtc5KzWe9Nwe1EZTdy8QPdiT/8H1cHxKlLJxPZb1Up8/AhzqfcNa8NdVnexg540Z",
+	"nF5Xd7MDkpb8CaMO9UYr9bFD0WV/IerS0vsdGrLT13Ke/vTT8i3yrfWrd9ZWRfXJSGPOD2+rqb0L59PH",
+	"dwR/WHId2CaKcdPIdC0knWKt6Jfw4N/Cg18jhHqBWB/CbeLj21spkxgRo7AcelGX7pCNGepVsaBQHneP",
+	"MPMKBJ5/TRGTsxm8fY+MdVreLTjraaRmzvpSp6bO+qXuO8haJ1XJLB+uZV2V3OtxL2V8YZxqkjavtZ/n",
+	"u2Aj7d3gj9gN7qQV49Lp0E0MAmpQw69WmAa+Jb/RE/6tVS4xcEoqZo8BS3hsRbSRjEa9dXHRDnvnOcON",
+	"TMMndH7xFe7rQm41s+ypX3WS5/PK1/oqvcpfDFoA5rOwCXGed7yRgzUcot5j4P2+KDUBDANcT3hBVzEm",
+	"vxF6J9txCy6ku7iP7ndb1bmj9qdpu2SidzxKjZxExm5aPkKnYy6hnlnOwbAU0lyYxkqPvIYEw4gRlajD",
+	"opmDZlzUks3dEMpkMplpM84JaMcwX1izqoQFaU0Us2UGqPBUpHf1yLWMJJ+5oGyjssOHJVJpwSszWtB8",
+	"2tbpvquCPfOfoq6C/amqU/2jvaL7DrJhKsRWXUv3x9VddyLEKO/v6xZmfyW9GnfLA6sjS3r100I7Xhkx",
+	"+7ZQoC1jhrUDFkNlfpmDIHcvOB/XxsiK4e8j5YI/cWTNGihNomoLfRpLlFLvNdG0Yv2/PtXo0RYz+BGT",
+	"NLuCPOoH0LXWSYenv9snegtEQjqfr47F/WAsb4XA91kuXAwC3sO9WZ5cjTXjN3wesJsx1xhmd1XinQoS",
+	"HZ3PSzv8njJjhSdhZaZMMQk1M2bi9PqyOzgaHpeyZbqjI14rY+b4fjIHliJuKnWo153lzsosYNoIiSLv",
+	"zD5n7ssx1dBeZjK7eXi9Q5MhUS1AziGCzykqzyLq2zG9IhssKekiGA6BkEV4oISMoeYhPIAKjEy2l+XJ",
+	"hVC7cZ98VWcWKkec0P56T+4Xc7ALIJ2DaRbX4gGc64uBzd8PBoLnIu/P9Pjg5JdfzX5WIr+2B2GWpwcn",
+	"B0/5NHl6fQS7nZ5u+dbPtFAB5YvblNeAWALRxb5IfQh3PN2sxIy1fCm/h4JjBCijgkJy8TughiR3JBmo",
+	"ddgf8MYfcD0ci6ofeI2V24DCphdYaTgA1RGFD1TzlZD0VSWUvverBVBtRYKJrQvNRktQbIGtJ/fqD2xt",
+	"aame1Ps1l0y5/GOnCzhBrrQ95vMnyoEDekPZ0vvlkYj6hhm9cERSzSFmECogGxhpXYxGH1dOP4mhxYwz",
+	"b2V9Tdgb0nMR/r663uiJYtmN9HG3AMhUIclvci2oxMgNSy0PqX/lfoHrZ5woneVzrys6GVc8T4EwW0C1",
+	"FrtEaH7wx69//F8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
