@@ -10,7 +10,6 @@ import (
 	"mime"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -284,6 +283,3 @@ func (c *Carrier) scrub(err error) error { return c.redact.Err(err) }
 func rejected(op, format string, args ...any) *carriers.Error {
 	return &carriers.Error{Carrier: carrierName, Operation: op, Kind: carriers.ErrRejected, Message: fmt.Sprintf(format, args...)}
 }
-
-// itoa is strconv.Itoa, for the query values.
-func itoa(n int) string { return strconv.Itoa(n) }

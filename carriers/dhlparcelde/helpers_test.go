@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ const testReference = "shp_0123456789abcdef01234567"
 func testConfig(fake *dhlparceldefake.Server) Config {
 	return Config{APIKey: dhlparceldefake.APIKey, Username: dhlparceldefake.Username, Password: dhlparceldefake.Password,
 		BillingNumber: dhlparceldefake.BillingNumber, APISecret: dhlparceldefake.APISecret,
-		BaseURL: fake.URL(), HTTPClient: fake.Client(), Now: testNow}
+		BaseURL: fake.URL(), HTTPClient: fake.Client(), Now: testNow, Logger: slog.New(slog.DiscardHandler)}
 }
 
 // testCarrier is a Carrier wired to a fresh fake with a fixed clock.

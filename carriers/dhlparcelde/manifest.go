@@ -80,9 +80,7 @@ func (c *Carrier) Manifest(ctx context.Context, req carriers.ManifestRequest) (c
 	return form, c.scrub(err)
 }
 
-// closeout closes out the orders of numbers. A shipment DHL refuses
-// (unknown, deleted) is a refusal naming it; its warning for one closed
-// out already is not.
+// closeout closes out the orders of numbers.
 func (c *Carrier) closeout(ctx context.Context, numbers []string) error {
 	a, err := c.do(ctx, apiRequest{op: opManifest, method: http.MethodPost, path: shippingPath + "/manifests",
 		body: closeoutRequest{Profile: profile, ShipmentNumbers: numbers}})
@@ -92,9 +90,16 @@ func (c *Carrier) closeout(ctx context.Context, numbers []string) error {
 	if !a.ok() {
 		return c.failure(opManifest, a)
 	}
+	return parseCloseoutAnswer(a.status, a.body)
+}
+
+// parseCloseoutAnswer reads a closeout's answer (MultipleManifestResponse):
+// a shipment DHL refused (unknown, deleted) is a refusal naming it; its
+// warning for one closed out already is not.
+func parseCloseoutAnswer(httpStatus int, body []byte) error {
 	var r closeoutAnswer
-	if err := json.Unmarshal(a.body, &r); err != nil {
-		return malformed(opManifest, a.status, "the closeout answer is not the documented JSON: %v", err)
+	if err := json.Unmarshal(body, &r); err != nil {
+		return malformed(opManifest, httpStatus, "the closeout answer is not the documented JSON: %v", err)
 	}
 	var refused []string
 	for _, it := range r.Items {
@@ -103,7 +108,7 @@ func (c *Carrier) closeout(ctx context.Context, numbers []string) error {
 		}
 	}
 	if len(refused) > 0 {
-		return &carriers.Error{Carrier: carrierName, Operation: opManifest, HTTPStatus: a.status, Kind: carriers.ErrRejected,
+		return &carriers.Error{Carrier: carrierName, Operation: opManifest, HTTPStatus: httpStatus, Kind: carriers.ErrRejected,
 			Message: carriers.Excerpt("DHL did not close out " + strings.Join(refused, "; "))}
 	}
 	return nil

@@ -134,6 +134,13 @@ func (c *Carrier) SchedulePickup(ctx context.Context, req carriers.PickupRequest
 	if !ans.ok() {
 		return carriers.PickupConfirmation{}, c.scrub(c.failure(opPickup, ans))
 	}
+	conf, err := parsePickupAnswer(ans.status, ans.body)
+	return conf, c.scrub(err)
+}
+
+// parsePickupAnswer reads a pickup order's answer (OrderResponse): its
+// orderID, which confirms and cancels it.
+func parsePickupAnswer(httpStatus int, body []byte) (carriers.PickupConfirmation, error) {
 	var r struct {
 		Confirmation *struct {
 			Type  string `json:"type"`
@@ -143,11 +150,15 @@ func (c *Carrier) SchedulePickup(ctx context.Context, req carriers.PickupRequest
 			} `json:"value"`
 		} `json:"confirmation"`
 	}
-	if err := json.Unmarshal(ans.body, &r); err != nil {
-		return carriers.PickupConfirmation{}, malformed(opPickup, ans.status, "the pickup answer is not the documented JSON: %v", err)
+	if err := json.Unmarshal(body, &r); err != nil {
+		return carriers.PickupConfirmation{}, malformed(opPickup, httpStatus, "the pickup answer is not the documented JSON: %v", err)
 	}
 	if r.Confirmation == nil || r.Confirmation.Value == nil || strings.TrimSpace(r.Confirmation.Value.OrderID) == "" {
-		return carriers.PickupConfirmation{}, malformed(opPickup, ans.status, "the pickup answer has no orderID")
+		return carriers.PickupConfirmation{}, malformed(opPickup, httpStatus, "the pickup answer has no orderID")
+	}
+	if t := r.Confirmation.Type; t != "" && t != "ORDERPICKUP" {
+		// VALIDATION answers a validate=true call, which books nothing.
+		return carriers.PickupConfirmation{}, malformed(opPickup, httpStatus, "the pickup answer is a %s, not an ORDERPICKUP", carriers.Excerpt(t))
 	}
 	return carriers.PickupConfirmation{ConfirmationNumber: carriers.Excerpt(strings.TrimSpace(r.Confirmation.Value.OrderID))}, nil
 }
@@ -169,6 +180,12 @@ func (c *Carrier) CancelPickup(ctx context.Context, req carriers.PickupCancelReq
 	if !ans.ok() {
 		return c.scrub(c.failure(opCancelPickup, ans))
 	}
+	return c.scrub(parseCancelAnswer(ans.status, ans.body, id))
+}
+
+// parseCancelAnswer reads a cancel's answer (CancelResult): nil when it
+// confirms the cancellation of id, DHL's refusal when it failed it.
+func parseCancelAnswer(httpStatus int, body []byte, id string) error {
 	var r struct {
 		Confirmed []struct {
 			OrderID string `json:"orderID"`
@@ -178,13 +195,13 @@ func (c *Carrier) CancelPickup(ctx context.Context, req carriers.PickupCancelReq
 			Message string `json:"message"`
 		} `json:"failedCancellations"`
 	}
-	if err := json.Unmarshal(ans.body, &r); err != nil {
-		return malformed(opCancelPickup, ans.status, "the cancel answer is not the documented JSON: %v", err)
+	if err := json.Unmarshal(body, &r); err != nil {
+		return malformed(opCancelPickup, httpStatus, "the cancel answer is not the documented JSON: %v", err)
 	}
 	for _, f := range r.Failed {
 		if strings.TrimSpace(f.OrderID) == id || len(r.Confirmed) == 0 {
-			return c.scrub(&carriers.Error{Carrier: carrierName, Operation: opCancelPickup, HTTPStatus: ans.status, Kind: carriers.ErrRejected,
-				Message: carriers.Excerpt("DHL did not cancel the pickup: " + strings.TrimSpace(f.Message))})
+			return &carriers.Error{Carrier: carrierName, Operation: opCancelPickup, HTTPStatus: httpStatus, Kind: carriers.ErrRejected,
+				Message: carriers.Excerpt("DHL did not cancel the pickup: " + strings.TrimSpace(f.Message))}
 		}
 	}
 	for _, ok := range r.Confirmed {
@@ -192,5 +209,5 @@ func (c *Carrier) CancelPickup(ctx context.Context, req carriers.PickupCancelReq
 			return nil
 		}
 	}
-	return malformed(opCancelPickup, ans.status, "the cancel answer neither confirms nor refuses the pickup")
+	return malformed(opCancelPickup, httpStatus, "the cancel answer neither confirms nor refuses the pickup")
 }

@@ -18,17 +18,19 @@ func (c *Carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// What DHL does not carry at all gets no rate before anything else
+	// is asked of the shipment (a declaration would not change that).
+	switch {
+	case s.Return && !returnService.servesReturn(s):
+		return nil, nil
+	case !s.Return && carriers.NormalizeCountry(s.From.Country) != "DE":
+		return nil, nil
+	}
 	if err := checkShipment(s); err != nil {
 		return nil, err
 	}
 	if s.Return {
-		if !returnService.servesReturn(s) {
-			return nil, nil
-		}
 		return []carriers.Rate{rateOf(returnService, s)}, nil
-	}
-	if carriers.NormalizeCountry(s.From.Country) != "DE" {
-		return nil, nil
 	}
 	var out []carriers.Rate
 	for _, svc := range services {

@@ -261,10 +261,18 @@ type labelDataResponse struct {
 	Items  []orderItem `json:"items"`
 }
 
+// orderItem is a ResponseItem: its fields spelt out rather than an item
+// embedded, so that a decoding error names the answer's fields alone.
 type orderItem struct {
-	item
-	Label      *document `json:"label"`
-	CustomsDoc *document `json:"customsDoc"`
+	ShipmentNo         string              `json:"shipmentNo"`
+	Sstatus            status              `json:"sstatus"`
+	ValidationMessages []validationMessage `json:"validationMessages"`
+	Label              *document           `json:"label"`
+	CustomsDoc         *document           `json:"customsDoc"`
+}
+
+func (o orderItem) item() item {
+	return item{ShipmentNo: o.ShipmentNo, Sstatus: o.Sstatus, ValidationMessages: o.ValidationMessages}
 }
 
 // document is the Document of a label or a form: base64 (b64, a PDF) or
@@ -291,7 +299,7 @@ func parseOrderAnswer(httpStatus int, body []byte, f carriers.LabelFormat) (carr
 	it := r.Items[0]
 	if code := it.Sstatus.code(); code >= 300 {
 		return carriers.Label{}, &carriers.Error{Carrier: carrierName, Operation: opBuy, HTTPStatus: code, Kind: carriers.ErrRejected,
-			Message: carriers.Excerpt(it.message())}
+			Message: carriers.Excerpt(it.item().message())}
 	}
 	tn := carriers.NormalizeTrackingNumber(it.ShipmentNo)
 	if tn == "" {

@@ -35,20 +35,28 @@ func (c *Carrier) Void(ctx context.Context, req carriers.VoidRequest) (carriers.
 	if !a.ok() {
 		return "", c.scrub(c.failure(opVoid, a))
 	}
-	var r labelDataResponse
-	if err := json.Unmarshal(a.body, &r); err != nil {
-		return "", malformed(opVoid, a.status, "the delete answer is not the documented JSON: %v", err)
+	if err := parseDeleteAnswer(a.status, a.body, tn); err != nil {
+		return "", c.scrub(err)
 	}
-	// One shipment asked: its item says how it went. An answer without
-	// one is DHL's 200 for the request as a whole.
+	return carriers.VoidConfirmed, nil
+}
+
+// parseDeleteAnswer reads a delete's 2xx answer (LabelDataResponse): nil
+// unless the item of tn says DHL refused it. An answer without an item is
+// DHL's 200 for the request as a whole.
+func parseDeleteAnswer(httpStatus int, body []byte, tn string) error {
+	var r labelDataResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return malformed(opVoid, httpStatus, "the delete answer is not the documented JSON: %v", err)
+	}
 	for _, it := range r.Items {
 		if n := carriers.NormalizeTrackingNumber(it.ShipmentNo); n != "" && n != tn {
 			continue
 		}
 		if code := it.Sstatus.code(); code >= 300 {
-			return "", c.scrub(&carriers.Error{Carrier: carrierName, Operation: opVoid, HTTPStatus: code, Kind: carriers.ErrRejected,
-				Message: carriers.Excerpt(strings.TrimSpace(it.message()))})
+			return &carriers.Error{Carrier: carrierName, Operation: opVoid, HTTPStatus: code, Kind: carriers.ErrRejected,
+				Message: carriers.Excerpt(strings.TrimSpace(it.item().message()))}
 		}
 	}
-	return carriers.VoidConfirmed, nil
+	return nil
 }
