@@ -48,6 +48,21 @@ func (e AddressVerificationStatus) Valid() bool {
 	}
 }
 
+// Defines values for BatchObject.
+const (
+	BatchObjectBatch BatchObject = "batch"
+)
+
+// Valid indicates whether the value is a known member of the BatchObject enum.
+func (e BatchObject) Valid() bool {
+	switch e {
+	case BatchObjectBatch:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BatchStatus.
 const (
 	Completed  BatchStatus = "completed"
@@ -60,6 +75,36 @@ func (e BatchStatus) Valid() bool {
 	case Completed:
 		return true
 	case Purchasing:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventType.
+const (
+	BatchEventTypeBatchCompleted BatchEventType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventType enum.
+func (e BatchEventType) Valid() bool {
+	switch e {
+	case BatchEventTypeBatchCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventRecordType.
+const (
+	BatchEventRecordTypeBatchCompleted BatchEventRecordType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventRecordType enum.
+func (e BatchEventRecordType) Valid() bool {
+	switch e {
+	case BatchEventRecordTypeBatchCompleted:
 		return true
 	default:
 		return false
@@ -258,6 +303,21 @@ func (e LabelSize) Valid() bool {
 	}
 }
 
+// Defines values for ManifestObject.
+const (
+	ManifestObjectManifest ManifestObject = "manifest"
+)
+
+// Valid indicates whether the value is a known member of the ManifestObject enum.
+func (e ManifestObject) Valid() bool {
+	switch e {
+	case ManifestObjectManifest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ManifestStatus.
 const (
 	ManifestStatusCreated  ManifestStatus = "created"
@@ -279,6 +339,42 @@ func (e ManifestStatus) Valid() bool {
 	}
 }
 
+// Defines values for ManifestEventType.
+const (
+	ManifestEventTypeManifestCreated ManifestEventType = "manifest.created"
+	ManifestEventTypeManifestFailed  ManifestEventType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventType enum.
+func (e ManifestEventType) Valid() bool {
+	switch e {
+	case ManifestEventTypeManifestCreated:
+		return true
+	case ManifestEventTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ManifestEventRecordType.
+const (
+	ManifestEventRecordTypeManifestCreated ManifestEventRecordType = "manifest.created"
+	ManifestEventRecordTypeManifestFailed  ManifestEventRecordType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventRecordType enum.
+func (e ManifestEventRecordType) Valid() bool {
+	switch e {
+	case ManifestEventRecordTypeManifestCreated:
+		return true
+	case ManifestEventRecordTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Mode.
 const (
 	ModeLive Mode = "live"
@@ -291,6 +387,21 @@ func (e Mode) Valid() bool {
 	case ModeLive:
 		return true
 	case ModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PickupObject.
+const (
+	PickupObjectPickup PickupObject = "pickup"
+)
+
+// Valid indicates whether the value is a known member of the PickupObject enum.
+func (e PickupObject) Valid() bool {
+	switch e {
+	case PickupObjectPickup:
 		return true
 	default:
 		return false
@@ -342,6 +453,87 @@ func (e ServiceCategory) Valid() bool {
 	}
 }
 
+// Defines values for ShipmentObject.
+const (
+	ShipmentObjectShipment ShipmentObject = "shipment"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentObject enum.
+func (e ShipmentObject) Valid() bool {
+	switch e {
+	case ShipmentObjectShipment:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventType.
+const (
+	ShipmentEventTypeShipmentDelivered      ShipmentEventType = "shipment.delivered"
+	ShipmentEventTypeShipmentException      ShipmentEventType = "shipment.exception"
+	ShipmentEventTypeShipmentFailed         ShipmentEventType = "shipment.failed"
+	ShipmentEventTypeShipmentPurchased      ShipmentEventType = "shipment.purchased"
+	ShipmentEventTypeShipmentReturnToSender ShipmentEventType = "shipment.return_to_sender"
+	ShipmentEventTypeShipmentVoidRejected   ShipmentEventType = "shipment.void_rejected"
+	ShipmentEventTypeShipmentVoided         ShipmentEventType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventType enum.
+func (e ShipmentEventType) Valid() bool {
+	switch e {
+	case ShipmentEventTypeShipmentDelivered:
+		return true
+	case ShipmentEventTypeShipmentException:
+		return true
+	case ShipmentEventTypeShipmentFailed:
+		return true
+	case ShipmentEventTypeShipmentPurchased:
+		return true
+	case ShipmentEventTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventRecordType.
+const (
+	ShipmentEventRecordTypeShipmentDelivered      ShipmentEventRecordType = "shipment.delivered"
+	ShipmentEventRecordTypeShipmentException      ShipmentEventRecordType = "shipment.exception"
+	ShipmentEventRecordTypeShipmentFailed         ShipmentEventRecordType = "shipment.failed"
+	ShipmentEventRecordTypeShipmentPurchased      ShipmentEventRecordType = "shipment.purchased"
+	ShipmentEventRecordTypeShipmentReturnToSender ShipmentEventRecordType = "shipment.return_to_sender"
+	ShipmentEventRecordTypeShipmentVoidRejected   ShipmentEventRecordType = "shipment.void_rejected"
+	ShipmentEventRecordTypeShipmentVoided         ShipmentEventRecordType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventRecordType enum.
+func (e ShipmentEventRecordType) Valid() bool {
+	switch e {
+	case ShipmentEventRecordTypeShipmentDelivered:
+		return true
+	case ShipmentEventRecordTypeShipmentException:
+		return true
+	case ShipmentEventRecordTypeShipmentFailed:
+		return true
+	case ShipmentEventRecordTypeShipmentPurchased:
+		return true
+	case ShipmentEventRecordTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventRecordTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventRecordTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ShipmentStatus.
 const (
 	ShipmentStatusFailed        ShipmentStatus = "failed"
@@ -366,6 +558,21 @@ func (e ShipmentStatus) Valid() bool {
 	case ShipmentStatusVoidRequested:
 		return true
 	case ShipmentStatusVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerObject.
+const (
+	TrackerObjectTracker TrackerObject = "tracker"
+)
+
+// Valid indicates whether the value is a known member of the TrackerObject enum.
+func (e TrackerObject) Valid() bool {
+	switch e {
+	case TrackerObjectTracker:
 		return true
 	default:
 		return false
@@ -432,6 +639,36 @@ func (e TrackerStatus) Valid() bool {
 	}
 }
 
+// Defines values for TrackerUpdatedEventType.
+const (
+	TrackerUpdatedEventTypeTrackerUpdated TrackerUpdatedEventType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventType enum.
+func (e TrackerUpdatedEventType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerUpdatedEventRecordType.
+const (
+	TrackerUpdatedEventRecordTypeTrackerUpdated TrackerUpdatedEventRecordType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventRecordType enum.
+func (e TrackerUpdatedEventRecordType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventRecordTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusDelivered WebhookDeliveryStatus = "delivered"
@@ -447,6 +684,21 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	case WebhookDeliveryStatusFailed:
 		return true
 	case WebhookDeliveryStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventType.
+const (
+	WebhookTest WebhookTestEventType = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventType enum.
+func (e WebhookTestEventType) Valid() bool {
+	switch e {
+	case WebhookTest:
 		return true
 	default:
 		return false
@@ -550,9 +802,19 @@ type Batch struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: batch
+	Object BatchObject `json:"object"`
+
 	// Status `purchasing` while any item is `paying` or `pending`, then `completed`.
 	Status BatchStatus `json:"status"`
 }
+
+// BatchObject What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: batch
+type BatchObject string
 
 // BatchStatus `purchasing` while any item is `paying` or `pending`, then `completed`.
 type BatchStatus string
@@ -566,6 +828,49 @@ type BatchCounts struct {
 	Total     int `json:"total"`
 }
 
+// BatchEvent A batch completed; `data` is the batch as GET /batches/{id} returns it.
+type BatchEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventType `json:"type"`
+}
+
+// BatchEventType Example: batch.completed
+type BatchEventType string
+
+// BatchEventRecord defines model for BatchEventRecord.
+type BatchEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventRecordType `json:"type"`
+}
+
+// BatchEventRecordType Example: batch.completed
+type BatchEventRecordType string
+
 // BatchList defines model for BatchList.
 type BatchList struct {
 	Data []Batch `json:"data"`
@@ -576,7 +881,7 @@ type BatchList struct {
 
 // BatchShipmentInput One shipment of a batch; exactly a CreateLabelRequest without `idempotencyKey`. `parcel` or `parcels` is required (one of the two).
 type BatchShipmentInput struct {
-	// Carrier With `service`, selects that exact service.
+	// Carrier With `service`, selects that exact service. The known names are in `x-extensible-enum`; more may be added.
 	Carrier *string `json:"carrier,omitempty"`
 
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
@@ -700,7 +1005,9 @@ type CarrierEnvironment string
 
 // CarrierError A carrier's own answer to a call that failed.
 type CarrierError struct {
-	// Carrier Example: UPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: UPS
 	Carrier string `json:"carrier"`
 
 	// Code The carrier's own error code, when it gave one.
@@ -790,7 +1097,7 @@ type CreateCarrierAccountRequestCarrier string
 
 // CreateLabelRequest `fromAddress`, `toAddress` and `parcel` (or `parcels`) are required unless `returnOf` is given.
 type CreateLabelRequest struct {
-	// Carrier With `service`, selects that exact service.
+	// Carrier With `service`, selects that exact service. The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: USPS
 	Carrier *string `json:"carrier,omitempty"`
@@ -891,7 +1198,9 @@ type CreateLabelRequest struct {
 
 // CreateManifestRequest defines model for CreateManifestRequest.
 type CreateManifestRequest struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account (POST /carrier-accounts) whose labels go on the
@@ -917,7 +1226,7 @@ type CreateManifestRequest struct {
 
 // CreateTrackerRequest defines model for CreateTrackerRequest.
 type CreateTrackerRequest struct {
-	// Carrier A carrier's name as rates give it (any letter case); may be omitted when the number's form names one carrier.
+	// Carrier A carrier's name as rates give it (any letter case); may be omitted when the number's form names one carrier. The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: UPS
 	Carrier *string `json:"carrier,omitempty"`
@@ -1100,10 +1409,15 @@ type Error struct {
 	// CarrierErrors Each carrier's own answer, on `carrier_rejected`, `carrier_error` and `carrier_unavailable`.
 	CarrierErrors *[]CarrierError `json:"carrierErrors,omitempty"`
 
-	// Code Machine-readable and stable across versions.
+	// Code Machine-readable and stable across versions. A string, not an enum: a later
+	// version may add codes (additively), so a client treats a code it does not know as
+	// the generic error of the HTTP status. The known codes are `x-extensible-enum`, with
+	// a constant's name for each in `x-enum-varnames` and what it means in
+	// `x-enum-descriptions`.
+	//
 	//
 	// Example: invalid_field
-	Code string `json:"code"`
+	Code ErrorCode `json:"code"`
 
 	// Error Human-readable; may be rephrased.
 	//
@@ -1141,30 +1455,72 @@ type Error struct {
 	RequiredScope *string `json:"requiredScope,omitempty"`
 }
 
-// Event The envelope delivered to webhooks.
-type Event struct {
-	// ApiVersion Example: v1
-	ApiVersion string    `json:"apiVersion"`
-	CreatedAt  time.Time `json:"createdAt"`
+// ErrorCode Machine-readable and stable across versions. A string, not an enum: a later
+// version may add codes (additively), so a client treats a code it does not know as
+// the generic error of the HTTP status. The known codes are `x-extensible-enum`, with
+// a constant's name for each in `x-enum-varnames` and what it means in
+// `x-enum-descriptions`.
+//
+// Example: invalid_field
+type ErrorCode = string
 
-	// Data The resource as its GET endpoint returns it.
+// Event The envelope delivered to webhooks (`id`, `type`, `apiVersion`, `createdAt`, `data`),
+// one member per kind of `data`, chosen by `type`:
+//
+//   - `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
+//     (the carrier refused a void; the label is purchased again and `errorMessage` says
+//     why), `shipment.delivered`, `shipment.exception`, `shipment.return_to_sender`:
+//     `ShipmentEvent`, its `data` the shipment.
+//   - `tracker.updated`: `TrackerUpdatedEvent`, its `data` the shipment of a label's
+//     tracker or the tracker of a standalone one, told apart by `data.object`.
+//   - `batch.completed` (no item of a batch is `paying` or `pending` any more):
+//     `BatchEvent`, its `data` the batch.
+//   - `manifest.created`, `manifest.failed` (the carrier made or refused a manifest):
+//     `ManifestEvent`, its `data` the manifest.
+//   - `webhook.test` (Send test; never in the history): `WebhookTestEvent`.
+//
+// `data` is the resource as its GET endpoint returns it when the event happened. A
+// later version may add event types (a subscription to `*` receives them): ignore a
+// `type` you do not know.
+type Event struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data map[string]interface{} `json:"data"`
 
-	// Id Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
-	Id string `json:"id"`
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
 
-	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
-	// (the carrier refused a void; the label is purchased again and `errorMessage` says
-	// why), `batch.completed` (no item of a batch is `paying` or `pending` any more;
-	// `data` is the batch), `manifest.created` and `manifest.failed` (the carrier made or
-	// refused a manifest; `data` is the manifest), `tracker.updated` (data: the shipment for a label's tracker, the tracker
-	// for a standalone one), `shipment.delivered`, `shipment.exception`,
-	// `shipment.return_to_sender`, or `webhook.test`.
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
 	//
 	//
 	// Example: shipment.purchased
-	Type string `json:"type"`
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventApiVersion The API version of `data`'s shape.
+//
+// Example: v1
+type EventApiVersion = string
+
+// EventDeliveries defines model for EventDeliveries.
+type EventDeliveries struct {
+	Deliveries DeliverySummary `json:"deliveries"`
+}
+
+// EventId The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+//
+// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+type EventId = string
 
 // EventList defines model for EventList.
 type EventList struct {
@@ -1172,15 +1528,41 @@ type EventList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// EventRecord defines model for EventRecord.
+// EventRecord An event of the history (GET /events): the envelope delivered to webhooks (`Event`,
+// chosen by `type` the same way) and its deliveries counted. `webhook.test` events are
+// not kept.
 type EventRecord struct {
-	ApiVersion string                 `json:"apiVersion"`
-	CreatedAt  time.Time              `json:"createdAt"`
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data       map[string]interface{} `json:"data"`
 	Deliveries DeliverySummary        `json:"deliveries"`
-	Id         string                 `json:"id"`
-	Type       string                 `json:"type"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
+	//
+	//
+	// Example: shipment.purchased
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventType The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+// kind of `data`. A string, not an enum: a later version may add types; the known ones
+// are `x-extensible-enum`.
+//
+// Example: shipment.purchased
+type EventType = string
 
 // IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
 //
@@ -1204,7 +1586,9 @@ type LabelSize string
 
 // Manifest defines model for Manifest.
 type Manifest struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account its labels were bought through, whose credentials
@@ -1239,15 +1623,68 @@ type Manifest struct {
 	Id string `json:"id"`
 
 	// Mode The mode of the token that created the resource.
-	Mode        Mode     `json:"mode"`
-	ShipmentIds []string `json:"shipmentIds"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: manifest
+	Object      ManifestObject `json:"object"`
+	ShipmentIds []string       `json:"shipmentIds"`
 
 	// Status `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 	Status ManifestStatus `json:"status"`
 }
 
+// ManifestObject What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: manifest
+type ManifestObject string
+
 // ManifestStatus `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 type ManifestStatus string
+
+// ManifestEvent The carrier made or refused a manifest; `data` is the manifest as GET /manifests/{id} returns it.
+type ManifestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventType `json:"type"`
+}
+
+// ManifestEventType Example: manifest.created
+type ManifestEventType string
+
+// ManifestEventRecord defines model for ManifestEventRecord.
+type ManifestEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventRecordType `json:"type"`
+}
+
+// ManifestEventRecordType Example: manifest.created
+type ManifestEventRecordType string
 
 // ManifestList defines model for ManifestList.
 type ManifestList struct {
@@ -1310,7 +1747,9 @@ type Pickup struct {
 	Address     Address    `json:"address"`
 	CancelledAt *time.Time `json:"cancelledAt,omitempty"`
 
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account that booked the pickup (and cancels it); absent
@@ -1334,8 +1773,13 @@ type Pickup struct {
 	Instructions *string `json:"instructions,omitempty"`
 
 	// Mode The mode of the token that created the resource.
-	Mode         Mode `json:"mode"`
-	PackageCount int  `json:"packageCount"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: pickup
+	Object       PickupObject `json:"object"`
+	PackageCount int          `json:"packageCount"`
 
 	// ReadyAt When the packages are ready, in the offset it was given in.
 	ReadyAt     time.Time `json:"readyAt"`
@@ -1348,13 +1792,18 @@ type Pickup struct {
 	UpdatedAt     time.Time    `json:"updatedAt"`
 }
 
+// PickupObject What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: pickup
+type PickupObject string
+
 // PickupCreateRequest defines model for PickupCreateRequest.
 type PickupCreateRequest struct {
 	// Address A postal address as a request sends it: the fields of `Address` and no other (an
 	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
 	Address AddressInput `json:"address"`
 
-	// Carrier A carrier's name as rates give it (any letter case).
+	// Carrier A carrier's name as rates give it (any letter case). The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: USPS
 	Carrier string `json:"carrier"`
@@ -1481,7 +1930,9 @@ type QuoteResponse struct {
 
 // Rate defines model for Rate.
 type Rate struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the account's carrier account (POST /carrier-accounts) that quoted
@@ -1580,7 +2031,9 @@ type ServiceCategory string
 
 // ServiceOption A carrier service that can be selected.
 type ServiceOption struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// Service Example: Priority
@@ -1602,7 +2055,9 @@ type Shipment struct {
 	// Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 	BatchId *string `json:"batchId,omitempty"`
 
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier          string `json:"carrier"`
 	CarrierRateCents int64  `json:"carrierRateCents"`
 
@@ -1677,6 +2132,11 @@ type Shipment struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: shipment
+	Object ShipmentObject `json:"object"`
+
 	// Options Extra services.
 	Options *Options `json:"options,omitempty"`
 
@@ -1734,6 +2194,58 @@ type Shipment struct {
 	VoidedAt       *time.Time     `json:"voidedAt,omitempty"`
 }
 
+// ShipmentObject What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: shipment
+type ShipmentObject string
+
+// ShipmentEvent An event of a shipment; `data` is the shipment as GET /labels/{id} returns it, with its `trackingEvents`.
+type ShipmentEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data Shipment `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventType `json:"type"`
+}
+
+// ShipmentEventType Example: shipment.purchased
+type ShipmentEventType string
+
+// ShipmentEventRecord defines model for ShipmentEventRecord.
+type ShipmentEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data       Shipment        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventRecordType `json:"type"`
+}
+
+// ShipmentEventRecordType Example: shipment.purchased
+type ShipmentEventRecordType string
+
 // ShipmentList defines model for ShipmentList.
 type ShipmentList struct {
 	Data []Shipment `json:"data"`
@@ -1749,6 +2261,7 @@ type ShipmentStatus string
 
 // Tracker defines model for Tracker.
 type Tracker struct {
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
 	Carrier   string    `json:"carrier"`
 	CreatedAt time.Time `json:"createdAt"`
 
@@ -1774,12 +2287,22 @@ type Tracker struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: tracker
+	Object TrackerObject `json:"object"`
+
 	// ShipmentId The label this tracker follows; null for a standalone tracker (POST /trackers).
 	ShipmentId     nullable.Nullable[string] `json:"shipmentId"`
 	Status         TrackerStatus             `json:"status"`
 	TrackingNumber string                    `json:"trackingNumber"`
 	UpdatedAt      time.Time                 `json:"updatedAt"`
 }
+
+// TrackerObject What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: tracker
+type TrackerObject string
 
 // TrackerEndReason Why shipd stopped following a standalone tracker's package: `final_status` (it
 // was delivered, returned to sender or cancelled; in test mode, the sandbox's last
@@ -1796,6 +2319,61 @@ type TrackerList struct {
 
 // TrackerStatus defines model for TrackerStatus.
 type TrackerStatus string
+
+// TrackerUpdatedData The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+type TrackerUpdatedData struct {
+	union json.RawMessage
+}
+
+// TrackerUpdatedEvent A tracker's new scan (or its end). `data` is the shipment (`object` `shipment`, as GET
+// /labels/{id} returns it) when the tracker follows a label, or the tracker (`object`
+// `tracker`, as GET /trackers/{id} returns it) when it is a standalone one (POST
+// /trackers).
+type TrackerUpdatedEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data TrackerUpdatedData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventType `json:"type"`
+}
+
+// TrackerUpdatedEventType Example: tracker.updated
+type TrackerUpdatedEventType string
+
+// TrackerUpdatedEventRecord defines model for TrackerUpdatedEventRecord.
+type TrackerUpdatedEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data       TrackerUpdatedData `json:"data"`
+	Deliveries DeliverySummary    `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventRecordType `json:"type"`
+}
+
+// TrackerUpdatedEventRecordType Example: tracker.updated
+type TrackerUpdatedEventRecordType string
 
 // TrackingEvent defines model for TrackingEvent.
 type TrackingEvent struct {
@@ -1938,6 +2516,36 @@ type WebhookSubscriptionWithSecret struct {
 	SigningSecret string `json:"signingSecret"`
 	Url           string `json:"url"`
 }
+
+// WebhookTestData defines model for WebhookTestData.
+type WebhookTestData struct {
+	// Message Example: test event from shipd
+	Message string `json:"message"`
+
+	// SubscriptionId Example: whk_1a2b3c4d5e6f7a8b9c0d1e2f
+	SubscriptionId string `json:"subscriptionId"`
+}
+
+// WebhookTestEvent The event Send test (POST /webhooks/{id}/test) delivers to one endpoint; it is not in the history.
+type WebhookTestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       WebhookTestData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: webhook.test
+	Type WebhookTestEventType `json:"type"`
+}
+
+// WebhookTestEventType Example: webhook.test
+type WebhookTestEventType string
 
 // BatchId Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 type BatchId = string
@@ -2166,6 +2774,623 @@ type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 // EventJSONRequestBody defines body for Event for application/json ContentType.
 type EventJSONRequestBody = Event
 
+// AsShipmentEvent returns the union data inside the Event as a ShipmentEvent
+func (t Event) AsShipmentEvent() (ShipmentEvent, error) {
+	var body ShipmentEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEvent overwrites any union data inside the Event as the provided ShipmentEvent
+func (t *Event) FromShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEvent performs a merge with any union data inside the Event, using the provided ShipmentEvent
+func (t *Event) MergeShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEvent returns the union data inside the Event as a TrackerUpdatedEvent
+func (t Event) AsTrackerUpdatedEvent() (TrackerUpdatedEvent, error) {
+	var body TrackerUpdatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEvent overwrites any union data inside the Event as the provided TrackerUpdatedEvent
+func (t *Event) FromTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEvent performs a merge with any union data inside the Event, using the provided TrackerUpdatedEvent
+func (t *Event) MergeTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEvent returns the union data inside the Event as a BatchEvent
+func (t Event) AsBatchEvent() (BatchEvent, error) {
+	var body BatchEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEvent overwrites any union data inside the Event as the provided BatchEvent
+func (t *Event) FromBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEvent performs a merge with any union data inside the Event, using the provided BatchEvent
+func (t *Event) MergeBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEvent returns the union data inside the Event as a ManifestEvent
+func (t Event) AsManifestEvent() (ManifestEvent, error) {
+	var body ManifestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEvent overwrites any union data inside the Event as the provided ManifestEvent
+func (t *Event) FromManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEvent performs a merge with any union data inside the Event, using the provided ManifestEvent
+func (t *Event) MergeManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWebhookTestEvent returns the union data inside the Event as a WebhookTestEvent
+func (t Event) AsWebhookTestEvent() (WebhookTestEvent, error) {
+	var body WebhookTestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookTestEvent overwrites any union data inside the Event as the provided WebhookTestEvent
+func (t *Event) FromWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookTestEvent performs a merge with any union data inside the Event, using the provided WebhookTestEvent
+func (t *Event) MergeWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEvent()
+	case "manifest.created":
+		return t.AsManifestEvent()
+	case "manifest.failed":
+		return t.AsManifestEvent()
+	case "shipment.delivered":
+		return t.AsShipmentEvent()
+	case "shipment.exception":
+		return t.AsShipmentEvent()
+	case "shipment.failed":
+		return t.AsShipmentEvent()
+	case "shipment.purchased":
+		return t.AsShipmentEvent()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEvent()
+	case "shipment.void_rejected":
+		return t.AsShipmentEvent()
+	case "shipment.voided":
+		return t.AsShipmentEvent()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEvent()
+	case "webhook.test":
+		return t.AsWebhookTestEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipmentEventRecord returns the union data inside the EventRecord as a ShipmentEventRecord
+func (t EventRecord) AsShipmentEventRecord() (ShipmentEventRecord, error) {
+	var body ShipmentEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEventRecord overwrites any union data inside the EventRecord as the provided ShipmentEventRecord
+func (t *EventRecord) FromShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEventRecord performs a merge with any union data inside the EventRecord, using the provided ShipmentEventRecord
+func (t *EventRecord) MergeShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEventRecord returns the union data inside the EventRecord as a TrackerUpdatedEventRecord
+func (t EventRecord) AsTrackerUpdatedEventRecord() (TrackerUpdatedEventRecord, error) {
+	var body TrackerUpdatedEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEventRecord overwrites any union data inside the EventRecord as the provided TrackerUpdatedEventRecord
+func (t *EventRecord) FromTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEventRecord performs a merge with any union data inside the EventRecord, using the provided TrackerUpdatedEventRecord
+func (t *EventRecord) MergeTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEventRecord returns the union data inside the EventRecord as a BatchEventRecord
+func (t EventRecord) AsBatchEventRecord() (BatchEventRecord, error) {
+	var body BatchEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEventRecord overwrites any union data inside the EventRecord as the provided BatchEventRecord
+func (t *EventRecord) FromBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEventRecord performs a merge with any union data inside the EventRecord, using the provided BatchEventRecord
+func (t *EventRecord) MergeBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEventRecord returns the union data inside the EventRecord as a ManifestEventRecord
+func (t EventRecord) AsManifestEventRecord() (ManifestEventRecord, error) {
+	var body ManifestEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEventRecord overwrites any union data inside the EventRecord as the provided ManifestEventRecord
+func (t *EventRecord) FromManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEventRecord performs a merge with any union data inside the EventRecord, using the provided ManifestEventRecord
+func (t *EventRecord) MergeManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EventRecord) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t EventRecord) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEventRecord()
+	case "manifest.created":
+		return t.AsManifestEventRecord()
+	case "manifest.failed":
+		return t.AsManifestEventRecord()
+	case "shipment.delivered":
+		return t.AsShipmentEventRecord()
+	case "shipment.exception":
+		return t.AsShipmentEventRecord()
+	case "shipment.failed":
+		return t.AsShipmentEventRecord()
+	case "shipment.purchased":
+		return t.AsShipmentEventRecord()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEventRecord()
+	case "shipment.void_rejected":
+		return t.AsShipmentEventRecord()
+	case "shipment.voided":
+		return t.AsShipmentEventRecord()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEventRecord()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t EventRecord) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["deliveries"], err = json.Marshal(t.Deliveries)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'deliveries': %w", err)
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *EventRecord) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["deliveries"]; found {
+		err = json.Unmarshal(raw, &t.Deliveries)
+		if err != nil {
+			return fmt.Errorf("error reading 'deliveries': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipment returns the union data inside the TrackerUpdatedData as a Shipment
+func (t TrackerUpdatedData) AsShipment() (Shipment, error) {
+	var body Shipment
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipment overwrites any union data inside the TrackerUpdatedData as the provided Shipment
+func (t *TrackerUpdatedData) FromShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	t.union = b
+	return err
+}
+
+// MergeShipment performs a merge with any union data inside the TrackerUpdatedData, using the provided Shipment
+func (t *TrackerUpdatedData) MergeShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTracker returns the union data inside the TrackerUpdatedData as a Tracker
+func (t TrackerUpdatedData) AsTracker() (Tracker, error) {
+	var body Tracker
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTracker overwrites any union data inside the TrackerUpdatedData as the provided Tracker
+func (t *TrackerUpdatedData) FromTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	t.union = b
+	return err
+}
+
+// MergeTracker performs a merge with any union data inside the TrackerUpdatedData, using the provided Tracker
+func (t *TrackerUpdatedData) MergeTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TrackerUpdatedData) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"object"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TrackerUpdatedData) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "shipment":
+		return t.AsShipment()
+	case "tracker":
+		return t.AsTracker()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TrackerUpdatedData) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TrackerUpdatedData) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -2249,8 +3474,10 @@ type ClientInterface interface {
 
 	// CreateAddressWithBody Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2259,8 +3486,10 @@ type ClientInterface interface {
 
 	// CreateAddress Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2308,7 +3537,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2329,7 +3561,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2947,8 +4182,10 @@ func (c *Client) ListAddresses(ctx context.Context, params *ListAddressesParams,
 
 // CreateAddressWithBody Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2967,8 +4204,10 @@ func (c *Client) CreateAddressWithBody(ctx context.Context, contentType string, 
 
 // CreateAddress Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3056,7 +4295,10 @@ func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, req
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3087,7 +4329,10 @@ func (c *Client) CreateBatchWithBody(ctx context.Context, contentType string, bo
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6362,8 +7607,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithBodyWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6372,8 +7619,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6423,7 +7672,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6444,7 +7696,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13867,8 +15122,10 @@ func (c *ClientWithResponses) ListAddressesWithResponse(ctx context.Context, par
 
 // CreateAddressWithBodyWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13883,8 +15140,10 @@ func (c *ClientWithResponses) CreateAddressWithBodyWithResponse(ctx context.Cont
 
 // CreateAddressWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13958,7 +15217,10 @@ func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, param
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13985,7 +15247,10 @@ func (c *ClientWithResponses) CreateBatchWithBodyWithResponse(ctx context.Contex
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32996,362 +34261,508 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rchs5li76KgjuiTC5d4omKckX6sc5KttV7RlfNJbc1VOdtZlgJiiilQTYCVASq8IR8yznxzzYPMkJ",
-	"rAUgkcmkSMqSXK5RREeXlczEHeu+vvV7K5WzuRRMaNUa/t6aMpqxAv75iWr2js+4hv8zTzKm0oLPNZei",
-	"NWy9onOacr0k7fGiULpD5IToKSPjRXrBNNFTrkjB/rlgSpOsoFeKTAo567ailkqnbEZNi3o5Z61hiwvN",
-	"zlnR+vIlKrv9xGaUCy7OV7v+eSpz5hpXJGcTTbgIet+lF8UaJvdZ8Gui+YyRtmKpFJnqEKrJ1ZSn03CW",
-	"XJHJIs8JPadcmF7NoHjBstZQFwu2aRQ4g7fZ6gDeZkxoPuGswHUtF/OI0FxJM19WFLIgY5lxpghVJClc",
-	"e8lWQ1G6MMuLI9HF8niiWbE6lFNcAKIluaJckzGbyMIsvy6WXJyTtp1SRAq5EBnLyGLeuXkAMy74bDFr",
-	"DXvR6rp8iVpzWtAZ0/Yk/kB1Om1aJPiB8Mx0xs2DOdXTVtQSdAZNZjcOgl3T2Tw3L46pHg3Gz9MD1p/0",
-	"6MvsRfp8/IweTg7Yvmlidble0aLgrDhOU7kQjftn3yAUX7mDQaZ0dDDZZ4Osn/bGL+mLyXP2LDtMD8b7",
-	"tHmMi0LJhu38OKf/XDAyl4qbJ3ArCSXzgl1yuVBkTs/ZE0USwa41tpH4of9zwYplOfYUu6jsLL1+x8S5",
-	"nraGg16vaVxryMkJPWdE8d/Yus5y+C7sK2MTush1azg4jEzHeKT6plt/wPpR08V7TwWfrLl57rc72LIZ",
-	"FaPDtJ8N2P7kgB6On6XPsxfs5aRH++PGPTvh6cVi3jQq/OUOxjRPL0b76ctsAGf9xfh5+iw7ZAeTfTpo",
-	"HtPplM9nrPmUu9/uYFxqOh89t6N6OX6RPs+escPJAd0fD9LGcf3MxlMpLxqHtRj7P+9gaFfTi1GfDsb7",
-	"6UF2yJ5NntMX45dpL+uzwaRhaF9Mq2ouhWKWfGU/Uc2u6NL8lUqhmYALQOfznKfUjPLpP5QZ+e9B//9S",
-	"sElr2PpfT0sO/RR/VU/fGMqPXVVnnqRId0bAGxLSvuJ6StxT+EwlHSILklyyAviLfXVIKMnklVC6YHRG",
-	"5oW85BkryITynGVHSO7NSgYiwt/2LAfbw11oGrJ9/WnJ62DYP9DMPtliUfxWmDczvMyXNOfZCN6IWjCF",
-	"1rDl5I2xzJaGNwupCbxI/vX04we73fbem3+PDid9Nsj204PxIX328vmL1pfoa7fgzEgHjf2TdhKOG/eB",
-	"Ei0vmCBX1JBepVjmRJnPn96RdgK/jrgYATlMOne3Ba+kmOQ81fd/Ko+J0lQzktoehyQRUo/miyKdUsWy",
-	"hLSNTDM0EoxeFOLjJCHmkipCiXIkRk+ptmsaC/9pJzIfTRYiM2s0L+R5wZRKIpLQvGA0W44uJc9YFj6Z",
-	"WQqPHZOcjllOuIqFfYFIQShxbx3BZsyYUoZD4bC47kSxSLhgOT/n45yNYIKmk2yBy8dGTGRzyYU2T6GP",
-	"0UQWM6pHM65mRnIJes9kujCzjAVVFywjE1mYY0CF1FNzCeFDswR4NPAjc2TGcnE+NdLvke3kR3g1IVRk",
-	"scBHn4sc1xO+lYIRrsmUKrN2Gcv5JSuWldUz45pRsaB5LArmXjGL71bonwu2wMXXBU0vWDGSk5HbqnJe",
-	"TxSxv5OUCnMbxiwWGcuZxq/dlqRUpCzP7Y7Mkdn5h1bkNB/wjM3mUjORLkcXbDlKZZ5zxaVISNvM7oIt",
-	"Y2EWZmFukhQoOrutIEAOKcn4ZMIKc6rMTW1ql4vRQjEzGrMESFXgY2jvgsFqKM3znBQLYdQUQo34TPo9",
-	"YjUGSzMjkoB0vQfiddLpxuINLXIjHCpWXLJCkVQu8oxQoa5YUR2KYySjXCqdHBFKUjmbca1Z5vSBJ8qM",
-	"EF/D+3FFCpbKwkjiMGSujfKg5KJImTkXpGDznC5ZFhEl8V4ZsoofxyKX4hwGJ3Q3FndGbn6UxZhnGRO3",
-	"JPhqMZnwlDOhRyqVcxaQfdgTOWcFtEIEY0ZdmTJyVXDNhu5cKuI+3MgGSsHgFD4ZtmpN3QGjSFbn5Bl2",
-	"pXfLsK8KKc5HM5mx5O6YwFuhWSFojqO8f/mE2/68gKLohBnVEu6Ku2KMKEOugptgrlwnQoZp2Ag/X9jd",
-	"Ri1YLdIp6MBOADIMxr1oyEpF5Kn9eHfL+UHqH40S/AAraeYwMX0lpD3jSnFxHhFLWmGdLO+wGugThctn",
-	"WdFC0EvKczrO7/I0ndBlLml2JuU7WpyzB1iFOfY40lKOctNnMkT7jJHA2HUKpKBP3vMfSPsF/Mew1pOP",
-	"p2fk6dgwYaaGhIqSehjV93pvRq/3TBN746Vm6i6lrhO6NATkk9c7HuCgjObY6WjG9FRmRtbPMqPz42OC",
-	"jyOzcGKbi3h3q3HKikuess/laXxAHSm8A2s0pSggGuHreJWcFDoCcWg0WeR5Qtp4uOCaqadpwahmQ6Kl",
-	"NCLVkrhvFBrTzGk0y2z7VUdGvp0accIIMfh11hnaXUERoyJPOGmjtifBK5u3xNv+vkRfs5lnUr6nYmmf",
-	"qlvx+cJIzmDqYVnI4d3yOaPvUWVF+nYVHkbDS8JBOnqD9mBnqw3JiRc+zwu5mMeinVzvmRb2oIU9eJp0",
-	"jPTFZnO99EcCNL8nypsQjeRmuH+X/Ey5jkXjMTgiyd/2vHV7D8zbiWn7ytzttZbrWFQ+g/8HHaLenLXJ",
-	"J4QWDEREI2MzUA/owtAPDcpPFsikckIoKSdsuJNbnYgMrq8JF2m+yFjWjUUsjnMlSXWFI6BGcqFh/JUB",
-	"/e+E2MMYXDE0WcQiGBCXQpG2kLiokaH4C3Eh5JWICLueG0psbnTBLuUF6A2sg4ZR2M0056ibZZnRj4wY",
-	"jlo9qu5GbjZLQIwiqqz2pqdstiI+f82trG7Oxs+r3ptaExXfylbNlF+sNGUdKFs2Y97+OjLzGTZWFvy3",
-	"rdjneuMR7F5FjWBkzGjBCruxMxQQiDs3D0RerDQ3ctOE+SRGSQ0Hbh6gccieWpRx8ZE903co2n0W80Km",
-	"TCnD/94IzfXyVovvJjfhLK9S+GO8XV1wKlp/F4hIUQtfrr/0MNvx19J+50xQis0o0JU8XxK7KUOSVKaG",
-	"u+F2zD4CISMWCf5p6Aj8C+haxXaZSYbWQ2cYMt3WW9NSRka5j0VitSlBZ0Z0AIEilwpcr7YBQ5agL2AE",
-	"YARS+FJEWPfccACFwtgrqs9l4e2XbowrbsiMZ2QpF2TGqCDlt8x8/P8k1kCGA7bfeCmLK7VgIF6BQpdJ",
-	"Q1xIschZqcgJOTJcQCWmISFHcBnN8tqufGNeKrPCJIptTsgr2D9Yiqa+nF+WgpZhUEitQcp1VkaqyDm/",
-	"NCxinTzo5sQujUStl15rj0UCHOWN+QHfVYEjAtlZEpjM8IETGO1TsAIDp4uFV90IvAqcNNVmFv5lays2",
-	"coHp0AqPIy29ldN34B4oAmoj2nrAkKglmS+AkxvGF5HEvQqKslrM57LAJQxEVTKlQBndu0RpNoddd0uf",
-	"Fgy82DRXI7tqYN5zDYQbELyLAkNadaAelYecK7BoWYss2kaEHLle7QfKbbhZGmhSeEnKiRNUxIIJc3Sy",
-	"en+RuSeFtZiCuCILIicTs+ZC+lNkGjaDkVeic3fGMk+0oBlL8lbdXMdkLpWmObFySZckaIYOqSfe9wQm",
-	"VSzhp+TzadIl/76QmimQ8eAUlEZ1RdIpSy9csxhcECopJDOERxBtth0a8AtNc37BSPtgMAiuv6VXXqeE",
-	"v5+Yk66nnSGh5PNpOHTz98mp9RkYUYoVBdeyWMYC7JRtI+Sl1FAupWUBAQdzMDErc3qxud/4HBo7JBk/",
-	"hy0qyC9vT/7PAWkn/cH+weHes+cvXiadWFib8LxgE26EUbIwLZtpmbHaJTYdw27jQnKjv+F3E36NIt+M",
-	"ajJbKE2m9JLFgmvS/vTm+PX7NxGJ3Say2kJqesHilj0688KcNM3RbZhaDlv6IT+wK/IfsrhoRaGb/Rm6",
-	"u92f/RWHZAQxPlTUWjsWNF8CEyNvxDkXTJF3Oqu23W9w4Zvm4Cw1BK2cfiT7/WfP9vqE5vMp3RvAuhkh",
-	"pOz386mZKtWaFeab//v3471f6N5vv/4++PIvrYbejOCZV4dOM/r/2r+6qZxVxzw4PGhoBX2+lflnlLyT",
-	"lyynKdtm1vOpFLUm/k+fDPoDcnh4SHr9Xq/aykFTIwVT3NK5SlMTmivm3x9LmTMqQHgxl6B2DP5j9QCs",
-	"dKR0wZjuV7/cP+yRH/lET8nxJROLpmlvOEnY7KDa7OmCa0b29+sr0LyOv/F59fN+r99/UdvDTSP5Enru",
-	"/+5nG7WsXGg6KQ/qr/57OTbSgBmGvZBvxXyB0muWQTwMzU+Ca2j35Wa6a8gj9fKbYiIzHGpYkjogHInt",
-	"EdVqIQmaZ9uGCVld1EpaXJGDwaAu7nV2Iu+PBOWRoDwSlAcjKFHreu9c7tmHTmIrycxfwYiMyrEZbPVm",
-	"0lLCu0lFDZq1PnlnMF/dZisdQ5tcs9nGxsMRvsePTTu2ZVoUdOmOz6JBFnVmcgi0uKIFGgnbwTitRpXK",
-	"omApGuS0REkTZXjnEQS1t/wOfC9MLGZmX1wvrahlO/EmhF837ykMvbp4kV/8YM2a+AXEmq5unVlJcLkd",
-	"AxdBMbA1bGVUsz3NZ6y1jt5t3BHo8RW+aj5CX8BO/SyUljP1ucibYqidemPf8pYC5SO5zQCeGB0TfLbI",
-	"HVFZUIQWRkhWYEk4ef1jLNrJT29Kp9rT33n25altujvPJknnyIjYYDIGnqXkjDn1CU4oSQtpmCkZyyJj",
-	"hRfM/fhYmlO0GyN7W5kvz74mrjdqBQE0mzbnXfCq+/KmhUYTuQ9bshE84UITrsIF7TYNcAY2tJtH9t68",
-	"c9NNtYOAC3o15TkjRp8yWwDSw5wu4SdwcDGRmT+sazDxpz0JL2XZYCsqL8TmCwkBmDClqLyc5TGv7oe/",
-	"NWsv5yt/qxoC8txRhoM2XhLsjwh5dVT68bIE1TvlDjlGV0UEI8xYRhQXKeikQkKSQZUYoOOhKdjfCChL",
-	"a29v+A2Xec2PbnDNP2upkfU3hDmHi43v+XGUnYY9RG4Kaxf5HceIzerEM6rp1pwGKWkDbykjzhvi6eG5",
-	"uzDmTQhUPyJikecY58VIThU+NltjfkD+iJG9N59FmEFlCGuXwAdE30J1+CgCWyPYueBkHhF2TVOdLwkl",
-	"r+ACAH35FASeyYWuhIb9G1smXXNbi5Tl9rbCv1VVP2gbemKXTV/JzuqptcaIBsoFFlBnbo2IYjlLtUIz",
-	"OAzYmX27W0iqloxvOh2v8DVc3FLS+WG56cPX/sUvUWtSyNnxTlKV71DC9Dd+9hFf85/h4m/66gTeqn2k",
-	"mnJujICSk7G8ZooY2lMAY/Bnpz1b5JrvzTlLWSciXCjNKBjp3ZEYgiHbfBWLcv8j66ocSz0FM92KV0GK",
-	"8iQdEcG4UVOHBC16dReHf9eopx8hshTZiA8docq/Yt7Il874FQt7eOyBMlMjys4b5tU88c8npxH5kWVv",
-	"rjtGCInFPxdSswzDdOcFT5nr33b0RHmX+hUkjrm2UIrYimbV9m1Gr9/iZ1axsH/1GwRmnOS622XHmHS3",
-	"UcGqPpZNYz6tvQ7M4laXokYrw8sVttlEMauZUg2qD/7wYTEbIwkK9On+D4NX+41ybUmxnAzy+fTktBW1",
-	"PsP/w+loRa3Xf3mHG/f6TYM0ErXQr9+UQXIGHjSOqS0RmWFUdpuDaKA0OSDplBY01axQnao54r//8//z",
-	"/6P98aBxArvL8pXx/b6JuxnhDPwazdohE5e8kGJmPbc30mPrAAu+aJC0d0pOi1qLebbb/JskR3cKqmsT",
-	"7GpUO13VeZdLFO7H5jN8BxJQ7VJsFIXuQ5SxY3hV+t1uZwotiezxydvQjRcZMRv4xJAwmk69h03TC6ac",
-	"18waSCPMV0CPoHKxq0+sk6WBTZW+c66dsOOcWemFsjbUFY7VJT8XXGsmXHQPIwU750oXS3Du2CGmUgiW",
-	"alko0k5m9IKRcyZYQTWD+P1Y7IGLakgSd9gS0n4lhVrMWGFDle1PpywtmA5/VvAEsh/C45mQ9puTU++j",
-	"FPAQ2inAb/rq09vXpI3iESvIJxw2xkC/fd0Bty28+N68997I8QX80IXhrowWqdvb101Dxd/WD9SIwHNW",
-	"uEFCD0B0q32YE9G8GPgP92O9+ePqGkDzAS0fkoTOuRGAK10sFCsEnbGEtD/bf5rHc6rUlSzMeE7sP83j",
-	"Mc9zLs59nz/g38G60zn34zXd4HKQNmanQDj1HK9Jo/9uhbPVMszh/Kzu+BFuVXWFj9zqVldmG7EbV2q1",
-	"/w82Yk0vCsGyiOTy/ByD4KxPlQuS5owW3erS2wXvbmOZ9St4t93XN2KrsVT2e3U8lU6qZ6He/MFOkgTu",
-	"c0gb7A77C1hubuPSDppdJsF9+qrVrY0P17Y6RPfMDrO8u7WRHjaPtODrl+VmmrbN+Z6tb71GCLdpzRGL",
-	"uzuwjuZstauOhG04n4681dp80Zhvv47zv6nKgD6Z3pCxbJFaYapuy+Tp1FkTKpwfNS5HyjTNLxTRckiS",
-	"sjVwB0AnYO+HCKeyjURDrFIgoUWEamseVZANq6rROGUCD5Jfb44Mx29abZT9XwWBXU2hNeXIjJRic/O0",
-	"hMikPEeVFY1lN1pUAjclqCYNvoCMrdE/KiPANCfzdoT2c67JOUUFv6qA9Pv9Qb/X1NcFFw0nOwlC5ML4",
-	"rhvj44DhVvInjHREbMh2BKnksMtSEpXLKxevn1PNCvT34OolpE3d7CBrya+1WWEfBzmnhaq6gtyoW1Er",
-	"GEiTCTMgFtaxtWG97Ws1N/PJKUSxD8lZGa3JMmcCMxJnMA4yZvqK2ZB7NJyxjOTSxqJ3SRu3qbNR1ynV",
-	"HNi+chKNUj0oMlYhDxLsbxTpm8MEbh0RsIu7/zZu+42u+aqVdJMy9rb6duDa396Dv6OX/gav/A5u+Nt7",
-	"2rd1qT9sRA6eXTCx3+7kfu2+3979V6YF7+QEqXoSKnbFw17vZstifb39CNYvbdXscEvqcFemt9JQsKW1",
-	"ZMVSsWoUK4n1x0VhRFgjI+iCQoBGhWwcNlrMvtoo9jXnby3ZD5dq/eaGDqMdjThJYNDFrJJKqJr3MbVD",
-	"JxMY30s300LkTKkQwINbSeHeHE5hBBicvY0eqI2oXe9cHPOQSJEv0T5ENVM++6EWJm6eL+WiUKSNOW5P",
-	"VBkA7ztKOl1yLAjPQhATYh1z5nOyJgpdxSJn9BJTkFD4AFtYUzqEFYK3NMmGfObgO/bWfS3N5+oTnNgm",
-	"FQDPsgNbccHrZVQ8HO8hqVwf73uyOm0Ui/A+IZRMkU6p0KSNHcDhgpAXBXL2nGWE5YpBAkKnS97O5jln",
-	"GRkvY1Her6ozjVR9aWCyDIcP8TqYv8CyIwKgJsHkuCJzygEvZaEYaadTWhjt1ipggSONF0oTlVJhHYmx",
-	"4BOyEEZR6FSicgLh5ivDak75b2yr7+DFRw/uowf3bj247sptJBE4RnOXfJhXGOsBfGJo9HbzVHkPRCxk",
-	"wc+5oDmYQQJiIcFLUmPPHtIH9wRYtPnTUuxYtKnnwywbnUuZGW5tGbTHxjBHC/6cHfn4ErvckddpZbnH",
-	"zo2MNphywI4AmWkXbMKKgmXd2pirNLAiU8zoEmPLxoxIBDYCXuki4jmGw/cOIAnQIZ5Ea4DBKqFcB72X",
-	"dZyxCOL0zcq41LeG+1NnpBuQCTdx0h0CAMo+TwouC1Sc/shRAWtkUQeh+fUqxgYRb5NRYheBLzR9OenO",
-	"Zk7ax3tOKusYMqSYY63n0gagxcIlQ0Yl3sIV5ZqLc/fyFSuYQ23T08L8w9PMdugnraR/hh1NZDFzMbq8",
-	"IIBhMKMZKylDoDF0vkos3LC+31BuUx6VdE3Ep12yMrUVRC+P6edIHteRjc0NSUclOtcdCikq6a5LhJn2",
-	"zGe3pbu9pu+ux3pV8AyTg7/69q03iQsrF6BuBFIK15iXmTOtXS7mEZD3krKXlwI9a8jXZxZU0QgJtosV",
-	"y+vOV/9rzxckWN/gL6wajN3b3l2r5jS18QgZVVOG8jc/F7IA5xEsEj6E3NU9s15ZzY7/y8uXL4+P+z1I",
-	"V332/MXBjhe0HgFcndL682ORdW93ftabZIyGQ9RSaTbbzhzjA5i8b6oS/hLGM10645vvrzSJdcP4Zv+w",
-	"9BKsu8E33NmNMuPXHr9FUybBX87OTk4RFhYyr23CtZKGX7G5VmSq9bwWjmYeqeHTp0F621Ozu+qpWYqs",
-	"7pU8eLHpGJmh+RVvPESl6aAew72SyHFUS2Q0tCFjSnNMN7HZ1ksL2FnKzFYCbbAtIR6JenM9z6nw+VYb",
-	"T5v77gx+WKF9VcIGSeqw5E5r8cKomsorZYghFySXV/aD0G9l1f+MK9aKWj7pphW1zvlEt5y+4UR3c2Zx",
-	"L6MWBEWZNQ8gxiutrV4ilp9M0iYHOWHXc1loBYYulH7YNZshZnbOzpnISDv58PHNm7dkv9fdf96mncRn",
-	"xWPuavnz9XUSC/xKOe8umRdSTgwXnXAIp0i5xl31tpTjN6fk7dkH0k7Mv/426A2e9fuD50jwINTqmPih",
-	"4mczCWlLVJB/GUSHvZ5pHxYqUDVP0ynLFjkjP1iCHIt2MlVntOCTiY34ObK5IE4QAO5jThvLiJbnzEyw",
-	"E0CJvj37MHQvx8KIDaA61NRpC8CSuMQnXP8EAKdWlldDZhBXsWjSQshH8/sVV8BbLQkEgaa+K3URr/rz",
-	"FoZRXF9WnNHrdcGw7pUnirTRSFU8UR2i6bVR0dpv3n6IyJuPn95GpNvtdiKjxsNSWsGLi0vJLfospIBp",
-	"GcpWNcY32EOG97I69v2mi8tnG8fuXjFjL1jK55wBHqYf/V+Pz+5u9D/94Pj1y149gbV5BiKVmhWzxjon",
-	"ZE6XimQLza04oem1+Zeuk8ohSV4fn5Qpl2i9m+c0ZRHqJn7q0OaRbaAMyEhev65+ny30EuyCkadxc1bA",
-	"10PbJFi8SYLjewW4N4ArZO2H/qJbG2qZc2hl6n8iCAnXcNfXU9lqhMfr45NW1Hr9+qRKC82DxvWF3btR",
-	"kpMzQ0g5zd1eGyHXynIV+s4to6JjwEeu7PzbD3/d6/cOBtvsuZM5tosXtlZ2IzlV5JB+b5MgIqSwpvbl",
-	"Ry+UlbE+yGtW4nzukt/5LuiYikyKzXmBFV7s1uoGSeM2gcsNsghpJ/Zp0ozocFSiNgCN7pTSSyxuJb40",
-	"oTQ8CjCPAsyjAPMowDwKMI8CzJ9QgGnwwP1PlmKqwDHOdBLINkbmW802W2dkeyW1loKc7akpL5qinjaY",
-	"Tas8pvms/eWUaHgJAoJKVtWxB25Inhn60u9Z5L2IZFLj3bdmURsbGws9ZTNCc7Pkhlk/6/dedvu9pHNE",
-	"qFgiDDrLcee2cNTZz1eRf1amieLXq3WwUyU2CjjDr6hCB0t7FY9qLa39Ooyqfy6oh9j1rQyqVe421bmL",
-	"Wpc0X7BXbC0qBvzu3BzoWc+5YKRN85wkbgwJWQiuFcQokNS0VpnbANI+fBInF/oZGKpvKPEYta4YP5/q",
-	"j781jwt/3W1gciFSVh3ZM/PvNF8ofsneu+GgCbnMOZULjBpvGC8e59X8ykq2qd+pynIHM7xJcfH0cMeA",
-	"veD7ZB36HNfKoc+FgHOrJtNHYvJITB6JyXdKTBrlB2coeh1GY9aBaPKldd9iLENiJPEZ1SxzktZrhzUp",
-	"IZPHlv2FAKeMatYlH4UtUGLl83TK6ByI0CKdQuOEziTgkZseSrXbkaUcEoOEFDfFtVocsAaY7y45hpH4",
-	"ocmMLkn789mrznCbK2609b3e/h7c8goKQdMtcstyrLVRgxugLPCH3WAd6ELLGdU8DZpdPcP+LWI78dI9",
-	"afcNfTw0VA4keohCc+X73OsQnQz5V1hx0mwSePA6AcxYcKNYc1bcz1OqyRUguBVmXw0VvjLPpnQ+Z0IB",
-	"LhPCyZO4hcn1KTOrZpO6WEYOBi/JmZTkPRXLWHzy5VxWpkj2zZ09NEogbFS/v9frn/UHw8HhsNf7JW6Z",
-	"ucSt//7P/zqqzVbFghYM4sHMpDnL4tYaxLicgtf1varsmCM7qwvjipq8uU5ZsW63MEgWKkeRNtVkJpWZ",
-	"Qy8i6QJUbywe8vnsx70Xvmy6W6knUKsPK6eMZbY8ioXdWGdhLBgwESHLF2UB7B4C+8xvUEgGp7wx59Q1",
-	"croGL+4vZ2cnDi5t/Vj98YP6e/pKFheY1KeaTliNCIY3J9yTJtHJXcPTxWxGbRJZTZyx6n8zXtqNGG03",
-	"4bDtDLTm8dXKEd2Ir7YmFdXXk5UTG6l0cH0NV+/w+tqv/6pYt0Ivm5tGHqDxZheM+M8iiA1uzDTYNubW",
-	"9mxV9gaYk0p1hdXxvQnC4SqJuDi2lRIPQdkHCyYKsaZN9b62nkMlT7hpCo35u++pWTK2VzCaQTooCKwa",
-	"/4k4l5esUJAKWuFJFY7VaBBvPiV/Wcyo8N35wKuCzafFamiR80sAXP2YGZZwJfesrSSQS1MEZ1wN/MN6",
-	"LCtJ6lLvKTan5kxlgO7vKAZ8EAFvqlucYYtqjLoy2KDoi5Wxm+xRUFGk4Qgh7mYhxzmb2QHUq5JsfRag",
-	"FAwYK9+a7pqOQ1ABZI0d+hLsr8s5U0M4xQ31RCIrMWFEnCC2jMjYiDhHRIrV0gouPD7BeiQTnpudlBMC",
-	"mKwYrBMFctiUKy2LJZnKPFO1KPqVta3P8SvzORpRUj+KdUWSI18M256lsiSOqNY8xjd9reTGMsmNsKpB",
-	"FaFGEukK7ULtMV/SI1nbVlA3tqk9KPUaYBn4mrWRPRArZWG7m7PE8abWoZAD7nLpgR5WjqS4ZLkZUmk5",
-	"15JcYRSgauAsc/5XJF5Ve8Fl/66wziyYVrNJBJWupm1yJY4RXcocfV97z6VacR2sZbk6dTwzdqlH++lg",
-	"3Ke9yUv2InuePhsfUgycbhqxbvS6JqshiIZH1WIQK4/KauWVRyWPi0UjSAMl5rWj4NhX8lCgyh+SWjgi",
-	"FuE7IYouVSyupoCgBFik3RLkFyrmgdWihCpdixEMKMIzWbCjWCRmB30uHHwXlhXq2jNhib9/7BEhwhmC",
-	"sUQWZb2msDR7tSP3PKhL3rVQcwlpm1eHVbs/6kq1UuVIRuwfscB3lKYioznkbGKNJL8//tZUdo1dp2yO",
-	"hdtiUT7GczjScqSYyFhhK4nay9YFEJTVBJSGQNYtAPI0eh6C61qFV4ZrtpZW3AHOHbTzCWqRfxuQu3AA",
-	"q/p6hYw9FN1aGaM9PnZQW+TMetXH06215OiuDklllE0L/XYl3rkuD18wZbVxRRSdsCNyweZ4A5+TjC4V",
-	"mYfVtzC2WWSegldlQkiX3ev3eoP9Pbi+u1un31WlmDUZJF7asLkKVEckNWKUIFRb85fHNSIJAN0P8b8R",
-	"SeZQBIGSg+tnseAzes7QnLFPsjmPyIv+4Lo/6L8gc37Ncow7SX6b5wlp/3Lyjrx9C8tjXzeNgPo/ozlR",
-	"WqYXnW4sziq8QEASMddEUM0vWb6sMQSjwaFfHQWnrh2n/QNJeizs3zASswcuF75gNaSlbGKEA1Byf5vn",
-	"VWc2/ti87C6ld82iQ2mw83BdD66fwbqa/9oy5qCsWJnPLI3N2RFY/wt/jgW0M8HabTxl1r5eKFffL5Qf",
-	"cdtwtm3pg1caa5m5OBmfoZx0qmtzcP2sFbVwGNWFwV9WFsYlzTXUmLghIe7uc954CX/fkKsWWXNxkGIW",
-	"C0g3d7J3xRAZAnaVyaLKh2EpKrKxvN4tSa0RfCgowrHif6kmf5ExS+mMkcRLIQEaVbduCl5fXGN3/hCK",
-	"Xk0DXZJ1+FulxFOpoRGOelVJl8Vsu/Qla0p2urosZiiCnb46/gB/PlFkTAsEH/PFRcH6N2EFEykLintI",
-	"kQZru3ZkG4qSwCC4Im1QYH3pSiwrYn40pGvHXnfOVmzSDGZUjA7TfjZg+5MDejh+lj7PXrCXkx7tj7+6",
-	"ZEc1qXF7jXxtrQ9YkKDSR3i+uCIAa+2Le7jrYOuq2l1Kamht+GNFi6jgsrkuSzniJky2G0qClAg4vjhI",
-	"uECbUJsdPb0DOdaT5u+yaMX7tQiDrjSqrzaPdmC7rtbUj0p1uMOAqRi1jEDYiO30scTfqBnjrnVBPVTJ",
-	"qmFB8XNB9aJgr6SYcENR6zaGNWXNmlLRK/Aeu8VXVMdJ2olta9u48PucWdXh65b6S9Q6oelFI1/5KBii",
-	"caAWH8COlDgaKwPeJv8V2rB2+ZUMWO0dYe41r6QrvRIw25TqunKuQj+//3Z/0OSAv9npXpvchmCdE48L",
-	"s4rfIBeaZHzGhMKCZlNGxhyvsAs84A4aVS9obh+urvcUnr+tnomDnWIOXDTHoBLLsRqBYKRSoxbVOuv3",
-	"7qm3tdt2m94ONnfHs5W5vbiXqdVO1RaH6FbBXicWKmXHOC/SfD5jsdUBbchMeTyif+IjWmUrluSZcwsY",
-	"63dRsjKlImV5vmMFwwdVfUH6GUt5YYUfBJgnbXOvcPgQ6e80XLQNP5CKazSuG9Vbhy2MypnCAu1TAH1T",
-	"zKj14AgDzDrrB9u2WGUpsWynToZfeHkARF5UQhJLxIxeUpUDfj575SSAzcLwrVTwujo3Ty9G++lLC+/0",
-	"Yvw8fZYdsoPJPh2Mm3MxlC4QXbxZNdtF35ujyPbKlUZqijei2fLGbbdtKAvHSbPlne38HaijNyKywe2y",
-	"YUcuwObngBJvFOvuqJDQen2z4eyHBWPd7pTXs7an6zXWcOiN8gIsDuKx3A6Ihd4OmOku8X+2QWn9ZhBe",
-	"ntirgNZ3Y/GzR4ZaxyRY6eZ7m6mk2UwKoeZLuShiAQblNQivdZCptsUCawxg7WCzEOrewHPuE+prLf/5",
-	"9OMrsr+//zIidGI2PrGXwnkOShzJjC67q/G3/QGEdT4f9nrDXm+vdzjs9bamUF+N/lqj5tWp/Wi5e1ZA",
-	"CGu7zP4LiW7tlJ+E9NjGoSieMZJJWdS9VM0lSKpMoRZiFaTRlkBagBoankl7/vrdUFh8+fLlpiD/tfzG",
-	"bXOZEWmFI0tmnijy+eyVZTlrt7n38lbbfCPY20m1pvIqVDNc9GAfU5kDrPRdobet8r8VTnYLyb7/rJaU",
-	"sVG4L/nXTRxqPbO5A0Op1Ra+SzNpRRxpKpLiZdZqfAqUg+Eue/+KLiMXjm0LmUCwtq0elMoiY9kQKTh4",
-	"Y6F+EGA+c+FymSC8xKZCZQlpWzEEMKBDbgGF1ZxalVT9j+V4jRTiGmsFelij7fbfF3J7geMPASP/COf+",
-	"Z4Jzf4Rjv3c49kd49Ed49Ed49Ed49D8GPPodgo9b2QUTotaGUa1LNgpsmPbCpnKRZ7BucAOt9RK8K4pk",
-	"PIuwrrE/cWV+0p1lF4G0srX4/YnqhqSUmjSMTTZJwJ9sDbKHjD4rMc53M9wgTTRyNFc21Vhk5Ap2bLxY",
-	"glf+4ePQsFmzjq9WAIlf9gfRNimm6aIomEiX9QV/3Vor17HixLCFNcn59VGR/0PmOdVmKD8yfFRR2F8O",
-	"elsNNMBMWlvcwKKIOYSoBDGaMIhsBROqAVdp4gqFhqh67ZyKzEjXEkL9uUjzRYYKVFKfLNJTJVcQnSyF",
-	"65LjanZtfQRCClY7Fv2Dw+1WqEypp0tVR1+46fUgA7+ZUEHae0ULlbMZR7OQLIhrSUUeEs5DD4IYAt+3",
-	"MWGei1h8PnsVOdQ7UMCvGLvIgPmU3IOSCctAepnKnGd0afSg/ApitzEMb12Gfe/ZNhn25wtaUKEZyxr9",
-	"HRBgE87Zv6/WoResjC8c3ZqIm6hVvx11P+0WOx8U/Wgs6nHnVTzW2oLcSFa7aKBXDXNvpDEBlaqf8kbG",
-	"wiYLkX2Loo5NYsIpvWRZIHQ0lz+9qcLpTRVN7yRO2JU63ei+pFkxepm+GD+nzyaH7CALc9a+NhrVlUFd",
-	"X/b0K+qc3lTY9KbSpetKle7g5gt8cLeoUhqenjuwmFYO4zfJkTpdpTw1VX3OWEY0RzeDj4vsEgfeAVrK",
-	"VcE1sxB6NT8gaSdv/nby6c3pKdhjEnY9B1UH8HNRWldg6GiG3mOpFHK2RL+syGiRARWfWxO3vGSF4OdT",
-	"Xc2yCN5dOTNVXIL1nk6v6KE6QEENc8Wcty37vUZS/h44RONxsXpl07KVNgyQrTpdm4bJxTmmxFs4oXxJ",
-	"pMDUdDSHQVg/qurCZsibw7u6xGOaU5Gy4znY4NbInmaIcy7OiX0bklW4JhS/QtdZYIeoRESs5+mQxrou",
-	"RxxzYyvJpVdU+VBqLpw+Ay8yVcXrUVyc58y+XUOEGFM9GoyfpweoYWcv0ufjZ/RwcsD2s7sKmapoLNvo",
-	"KCBMH88MnVyndaxIDWTGxUKRhi08Ij2bilsxGC2E5nlF4ivtnZDl1g6spJ0td/EW7PgONLKt9L5dTPTb",
-	"pxO5U04wB2OXDKIV/eXrdBb7BiofDkrIKTIrWA20Gn8BcWUzW0dKFrHwPUN7EaGoQKKpRk0BBZBrr9+Z",
-	"82Vt77YDixoGZXAgGTUWXB+Fyd9PmhSLY52s2l9zipha9uWv04Nul6h099qTJ1HWwtVtdCfURdIN9sAG",
-	"5JYtXT5t0A8wmXOhx3IhnMu/0yVvdc1rMoxF0kBqHCRQnYAlRGm6JL11RCcWjuoEpf28Md4aF44IFdb7",
-	"4obOne/XvvJHqZG7HoklQFop2FQq7SIrfCp0RBDyoQRg2SaPWFWTbWupe94IvQaozWUAruO/Prmzku8s",
-	"Pdv1GYQl40VzLtf2RTD0VG7thlS/jeGpuyhbuznlgjgh1ZzwwwDfCdDOy9Sf0vHSlARUxo1CpTY5iUXg",
-	"JyvzeSp5PC4fOKnm1HgS6Rp/orqxOA4RCq3Mgz3s5KnCPKcGZWkXF+WN3kmLGnVz0hSwHHA617AXqzPz",
-	"zpxY4JqIem4UwlKlOQcpCXSNCyGvwC14i+Vxs1tZnQaz1hZyiT80u4hM652CZ6GIjNb7kMg7H7x3xpeV",
-	"TUtne6f7h9CoohbmRtZMMnPe2NlWMdFOuwqjoncXBbT8sM52o+XpDYYWK/c0EdmTZmrdCIZU0fm2NoWc",
-	"hZ81VAhYibLbkKJ4ixGfbrVJtr5quUc7R6FHLcR5upu49cag8jCKfTtj8IpO91UG4iZNvWI2tncnPJJV",
-	"0Tc8+562B/LiTdaJu7DMOUPHdxnNWCMkq/GMDsKr7UpiRKWm6EMZO1GA79WugQdoNpvLghY8X8YiwNY8",
-	"qqqd3OH+ZNBaCIRW4p9ZjDOwJ5onsUgsEloNcQZGXUFXDUGxLMwAXq+yvZa7b40hj/Y63+j5vhOrvsg+",
-	"MarQ4rgFfXnj38ePb4A3QR3WBZJOZJ7LKyOgV3DLSqXWio6krRgjiR9X0gnBhq1wjI2h4mMj+lcQ0yAk",
-	"BUbonhAhSS7FOStigX57hKCzAnpQ2ZzPOIT/0FTzSz9Ii0m55cKuqug77MoarM5To+5FRLAro1WgtObB",
-	"nPu9XmfrGI8VvrZaLLgqQejiYnQweUH76WD8MttnB5ND+mz8PH2RvWR3BzFyE+gVyGVuK+0JsARsBQ7P",
-	"vWYVLbeBne42KpK6HcNdZf0rLd9lZliwaCE3XYER8BzXHqpdEr5WLn2jQe92F31IkgkXNB/hABPS5joW",
-	"V1SViJ8RcSFxREuC2ITEaCUuWvwItENXdjoKo2bA/uVMJIbI2+i0kbC6YIVzTCkkqXOBm8KlcEzR5rJg",
-	"HtGzWMxlnquo5Jd0LBea9J+RKYRo43uBuc7X1hjiLc35BcuXhMZixpVZ8Mx2YcbIrudmqxPS3u8h/tz6",
-	"9mrQXuFamn2tzBZ9U3CKbmA2dyCfOLb1TZyG1RtpqJddG7sY4LhhI11Qobg5/FwEf8iFHk1kMXIW4RpG",
-	"upck4CXMM/JlJUvoTMvvFwXbmNVQJcEr6+5Sp6tk+MObn8l/fPz0bxH58B+NZLe0vAcl3NicFmii5udc",
-	"kAlNeb5G/5QpiMM7CRF3RjDXwLkYSpJSsFvKSYTcvsn4URpBy9cxFNtaTay9mYrAWLQSkudbA2wLCF5u",
-	"tP/Vzqi/em4LKmvZdF4/A+19VYlOvF08SgB8t2Vw56vyiyCxolJzqQ5duZFv2gSTpiCLL2un/zOCzN5u",
-	"3vc44lAIW5eQd0MK3sYIdcXPhVHuWVqwBgn67Wy20Ki4ULG0dYxAa0HIZbQ+NUVCN13QRZNN/S67aNrf",
-	"OjD9CoVrpFWW37oiAOcgq9hL22s1pqaa7dgR9b9qU7f2TA9EsumqQ5flRW+6239lBZ9wpOCBN7ReVjmr",
-	"zR5jf0YuToT/xrIbSx3Uv+xvzRPi1v5hj/zIJ3pKji+ZWLC4RXy/CkUufOnw7C/k+K9v4ta2gO83LYy9",
-	"704rWlux6J0831rqqFdBapA+XBWedWZ1V9/HSFZRWPdHZLaQT3NRonqpJLVlrSRlezJKptXfDldKBoHB",
-	"ueDMyJu+OpLC7EQGcHAArgSuPHatmYsbt4mV3buKNYB+3zajOsNvZ83QzqtaZJZfjnrjfjqoaZC9Sb8x",
-	"eN1IfHZlbwQcAYtWUFfqnwu2YG7njAhgc8/Ld/2GSME6huxlCxZ44Rj63sgVz3NDh8xu7QBSsiKCbll4",
-	"J2gCy2vATBuXvkk1rH1U7ly4T4FK6G9FVSkMruAWV/gO1IY6Ufgm6oMdxGmwhg0k+xYA7FUh5a6EEn+p",
-	"/t6Exf/rLrVT6rf0anox6tPBeD89yA7Zs8lz+mL8Mu1lfTaYfK2tx4oiZWdTredq+PSpfdJN5ewp1Ph4",
-	"CnaFnWwipvHA0FGtY+jWdRNGa8M5uLsjXjldf5Rj/jPX01IQ/aMe+D/med4gx59O5ZXA6FIIZOBldbou",
-	"+TfG5oRj9T0jLy5JWdGgKqFeTRVLR4Px80kv7Wcv2Qt6MN4PUMH6aW+NHdbet3u8Q/U1WD104NZOFwXX",
-	"y1OzfDZsltGCFceLJvE9UZfpyMg8IwRCN3+alRkl1r6IsBPPDiCEiaaaYU0/2B04QdB4uSCGyrS+fAF4",
-	"nYlE4VtomsKWYVJBC+2YM8qFplywQtnVKGnUOdfTxRhIFLy8l7FLS6bq574M+HWihhREGkntX08/fgDB",
-	"7S9nZydDa8ioJnhFhKqlSKeFFHJhke9j4ah7BCjsIlOkfSl5pjqRt1kom0pmLSuRd11EDpMAT5rVTGJh",
-	"xkGF/3Es5QW6VGzxFxKKFLZ1s90sC89qLGKBcrSDAsX5KJKY/ZUF/w36G5IfYF9IvOj19lOAd4Z/QlaU",
-	"hXtWmhYa6hiUhyAWV7K4UBVzL2n7iHg0+UZESCypXEa/AWpJeXi4ILnL9bSFKvSVhD8R/mCyyM1VVTI3",
-	"p7syMVvW0s2MilrlLTJlNGNFl7xZWxCRTKkiNBZwBCClO/kdAewhbDYi3W73S0LaSGRIAim4SeeIJOYt",
-	"iF9aU6/PDPQT1Qx9V2po13K8SC+YrpQxQZXGrJ956GtRnRdyMT/C5GFfASwW5mpg5Sp4AaLrrveMVr0H",
-	"Pe3B44S0AWJLJaTf6z1VZLwoXHnRBI90Qga9pyoW+Muh+WG8WMIHwfsRSezZXv3BntERksqG9twLkPVh",
-	"OyTB7/ZI+9/7td9tFHxC+kHDZdWmte26Uo7u98Ng3B17HGJBF3rKhDY3DyIxXZXUCUFUF1xPlpWrH5HB",
-	"9bXPJI0QXjcW5tRRzd7B8sP/ozPDDtmc+PCNT8xQNHSWIxJD4VJkcjbRHYw9rX6hmGlzIfh1LAyXLw2r",
-	"eKDMQTQ3Bf2niDwD5V3d75hxrqCwbmJmN7Kz85WTPzFdLPeOJxp8MYqlUmQqIoVcgMt2MY+MYpwzqjTp",
-	"d+B8B3l0w3KVVIgPT5ScMaQB1vVnczlsTehYVJ5C4QY8cBHBX1yFOfe3h3JxD+wpcX+WBLYW0+n7Ql+B",
-	"f2E1dxyDHUhSzSpMYmFDHw2hMOTxgi2BAqRy7hJGWFmcSFvsfPsvpqcy86nkqRSGN7NYzKmeIoWvlTrq",
-	"kk9sjlUSAkhnD2kDsCJmBGV2+gyHFos2pCEWLCNUkZQKKXhKc2B0HR88F2JQwMEuKwovNUZQwz9MjwhF",
-	"hfSUJH7fzdGc53TJsiExsmRyRCjJOCDWCI0EFZAnXsYiXM3RBVuOUpnn3BBLYDVufnB2JhxxqxVMUGmj",
-	"83NB5oU8B654RblWsVjMbdV/e1phzFzbUhUFDA1SQGRRXoDeS7IyFC5GC8WSWIB9Z9mxEC3hoiA3Mls0",
-	"tD5AKpBJkPbB9XVk2EqnujGYCgaoPQV3vKtCzglSc+3LPXKNNR4dWbci4R4WeDwiCZC04d8SwgFgSAG6",
-	"EM2Gf7MhMDlPmcW1sELU8ZymU7Y36PZWpKerq6suhZ+7sjh/ar9VT9+9ffXmw+kb+MZI81znpTimnBh1",
-	"fPK2FbUuXXG01mUfQ5SZoHPeGrb2u73ufgvtwSBfllfX/HXO1pUxD0SfSt2JJ2qFZVZDL4zA6df2bQY4",
-	"Ekof+14hPozOmBFOW8O/N+sT5StPrdL2Jdr4JtDp1pdfy0LZMMdBr+ckW+tShOwylPWe/sM68FG42CUH",
-	"FNRfEJ7ruRBQyUpOiKJQwstNvWu25gBH09SJH/XTH6hPwYZP+ps/+Qys1MiULMOP9jd/9KMsxjzLGOiU",
-	"B4PBNt3MC5kypYy89UZorpf47cvN355J+Z6KpctFNd8dbrMab4VmhaC5hV4BM6CtKA5nq77ORr+h5wrK",
-	"lftnv0atVQmtNQTYRQWY6tV7bn8ali18iVpzqZq0WS0LFH3drcEMJkOfABTM/Gm1VkiuCEInjYQMwo5L",
-	"w/wZCH2d61m4H5C4mxhHr28Dr9dzBSRN1ZuJoMXHAQYlbM0PMlve2ZWp9OFPdVXXNgP8snJt+/dybZuu",
-	"LES6h4foj35Ve1tct1dSTHKO5q2D/hZdnNBlLml2JuU7oyV+tzTB7HZ4G51MGLC0nUhEVYNqphUoEgTE",
-	"4ksUsNqnqJ2BHbGRhLyasvTCx3jRMQSiAIMN73vFEemm0/58enJKlF7mKC5+Po2F77iDZEEKI/uC+xH0",
-	"23RKhWFRhSu33kQcwFm7vF/iUEMKe1CiYPsOfdLraENoHTLC6CLXf3QK8Se/8OarwVZr/xPV7Aot4Ifb",
-	"LKPNHfpcRsnXyAveCwSrKi9kQHBuRVwshdieuFiNe60U/wP+vpvwHnnVlhfERoMLedUs09sevm+JHiax",
-	"WZS3q/0owt+TCD/2Z8ldHffktoK7N/6vF9yPwcSkSN+ICIdRr9crXQYWMZJd01TnS0JJg+EMbStXvgqF",
-	"igHpsy68O9u3w6NNDbNnWWSREeEqQn56hpcQI89sdFks4DOsMKsC5FiEMfHRaO2EK7VgKoGwLlv3w7xt",
-	"Po8I6553g+L2qtt/3vU5W13Aeko6tiqZ9xYoo9hkXfLRF1hm5UTGLJUzBob7EkzG5Sq5ms0WiCXpuIRl",
-	"ePBEYeJy5PAdcn7BYNK4rkdo6bKg7FyRQW9Q2txw4i49CSoTkRLXxQ0r8ZWGE6gKBRgDOp12g+dcEeZg",
-	"KkTKOi7Cxe+UT70CHHSbXQUmpDOHPjujSzJmBK1gL8h7/gNpJ9d7M3q9Z37fGy81A/ykcuiWrkKyo021",
-	"wQmXtvbCOy2sh6Hdf6oiZ17vdMmxh7Gh2mJpalfa2XnEYjGm6UUuz8mcKqwWjVAMXJHD3n6Z4TWCwKDR",
-	"ZJHnybDhAJgJV8tv+9/q2wJcEby7pu8jgriFeGx8rj8lJ69/XK+PAkm+V20UethJFx3cLcNpZDY2uy88",
-	"KnAGy4OOZfbLO+jO5wOzpcFWoqWhCJ/csj6qud+51IsXBw7geGHInlh6gHxM3F7Hu6uksDV8sf/ixbPe",
-	"izVsvRQE1grCAWcPBGFwW62Vhj+KCscEmPEbxNufmHZUaDfZ9geLPHb/Mus6XRW53B/dfnWw+YsPUv9o",
-	"2NU3FU5/YppQXNP7kU3rJ/ipA2KeZ5MbPTT2PQ/1Q9pJHaYvbCvpGDUGeYcPiIwFx7ljZonl0FZjhFEB",
-	"0gzwGiuxUQXWpJPXPxqBZ15wgG0gcjLhKThS56wgYwAXLQF+FGmj/IBDAXHK/g2IQ+fSGelwBNAsKzrd",
-	"WLw20pzmKQxCRRYaDf8CamQ7QH81y4jiIFcVjKgLKAnSJae6YHRm/jXoDZwoM/LZ8phADTL3TXLfETno",
-	"HZAAu9+Ji2UMUtawggRiUoygTMawhk2Cj6M3FjLu5PWPD0V57DErCY+PZhxzQYuGbLhmsjNjgNldP5Wo",
-	"Md+l/ORu6WpomZyxsGaLkBqrbJIl0+4A+l0HRFNdQAAiJRN25fzXhhmgjx1WL4jIWDcy+/ZTeBXf/BK1",
-	"wiiozV/Cm2b3vjwS7jsh3K/llTBiXlBTKDiV6HOzKounaA9E4UtKuJbAv6nS6R0Is2cHjjofxaJCM9tr",
-	"iWanmWoitqNvl6tYGDlMM2H6RFA2M2egruS2xDUWEBSCXyMNGs24gmJbiYUysBo+2gwAvBhzV/H1kscA",
-	"T5nIIha/nLw7IicffqrTBaRWnZtIMWDwfceU2KjYj7T3fzTt3Vl9/ubEOjQU/QFI9G/zfHcSXaNTaAit",
-	"WM8SQ6AaCHgMyXW/nLwjb98SBeTXUj5D5mbUC8YI04GDfBJyNcF8XByQxs5XU/9Gqh6LHWTm7ai6nMSi",
-	"Ts/BTmh/B6qmCBdaklCX+Dry/svJu4ci7/YsfTV5d7v+y8m7qMrxKzv/SPsfaf93TvsNIazQf/MAyeID",
-	"sYHyt5ssMc6nVaYbVSg7EmuH1FsW/1aJc4pZR0cnsjiy51COnBLNZ+wG1/upH92tSVj0nYXfhpiRN/rr",
-	"ddO+/Pmsot+ru5+ubs79Xel6bsnNge/rqhyuRNJgtp3hdhkDh3Jnm0D4KrDRdx48U53M5ltZX9LHcJp7",
-	"ul/1hQ4u18ptuO0tc5U518fXvJJCsFSrGpCovBLEHL+CplY9on7AWpapqEYB0EaQM3/EAnM3z5lWTfBL",
-	"EUIYkcS8nAyDhFiKdQV9+IzNizXaASbTUHVRrWhpdS7oz8c3BGhivh6JlgUkhoklhEwMY0ExUodCnAMM",
-	"0+VBBt+P7NCToHVfn8TG6UblosTCFbWC0o4YFQMBHK7tANIXU4aZoEJbDBxMb6Lk86d3w1gkTFzyQgpD",
-	"HxOSzAuZLVKzXwlpZ2xCF7nulGsVFGIdU8VMGx4RztVYjkViFjupzQOxecrOXNUX16Q5AhN+vihs8Rfw",
-	"aQGwfiwU5MyXFTkc4GVEcnl+DpB9Lv6EC5LmjBYYNYEN2FrLEIcSixlVF0aPxTqnt0usiMWtMiuq9PFe",
-	"Q1qaAfMeOKS6Nt81GmyKZIFldTL1mHXx/YWj3ElsCR6IgA1Qf2N2ZlvVvPOb4khKBtYkJfp4EpTubpQW",
-	"XQViGx2jfAzdTBYssm5qDYSMZsrwMHLQO3ClkFzKMQYBWksK19aACO6XJRrnIAcX8dEx4xjSrDOip4V5",
-	"19DRBlr0GiawQot2lDvr5cIbBMuDBsRBFI0f41HuyloC6/ntbkq0PryqTswDjk7WMfTGyKsHOKm9h2Z5",
-	"3xmj+77Cs+7gLuyk7EA0WEMOHxXnwASWYOcLfk0ikliQKFfVrtQGEtIGlISUZRjaDwwjFjZNYEVHwJhx",
-	"tInagHkICM84iALZOqYUC8uVjiD8MbDY35KvNCE139VtvXsx+SZc6a3E5IemGbYIwZ+edjwKyVsJyXh+",
-	"v62MXMIOrnOJC02m3Kjmy10TDyHdygdn+wq0dgGajalvLtmD2FCjVXknX1rgYZwnV0Qv58zQYYQMB5MN",
-	"B00AQGpgacwr1jAUi5oBi7QT/MeQJOa9xOZuJ1ClwRblhjAvqFwKT21f6DtfkpzDcuYasqYiUtAS2p86",
-	"LCooZYVFCs1M/rnAqg4WqEZbLFxPx8JqsSt4qtEG7Pd7lbxgSTbbnHGXHi3N92Rp9pCYjgjZB7cVtBzS",
-	"GBIcFFLWEhzvAd2V2GzrZ8UokW9FYCoOZaAxiFFN2nDbmTYXPaW2onrTdfaY1rv5V101kj+IM/e7ceB+",
-	"vwhKDV5Ye/fuyAlbSZxeD4RyynLwGCH6YwlmCnmlKCINMSmbQBDZEamVxxySdMro3Nx1uDRUx0JzVhwR",
-	"wbhhh8EL8pIVNM8x75naZPAwgzYiV1MOGbuYM6xiEULQ5ssuOZF5TuqJN7Y0eeKKeAVpnEYDlEVQUFEW",
-	"sbBwsmNDwMoAkW7wCSiN/gf7MSTmbnBrVKEKIWV5jadjAEiDsahgDm7CGTzoDUgi5GiO+Z4jRFhMnORz",
-	"weY6ioWSVVA+hK3FBGhiP3XgjFwRmmU26xhLGUiJ+YZuPRShOUaYXVGu6w4pW4eszB4/7O3HojHZmayi",
-	"blbyny2cs0d3RCBEanTpScFYRMKJlSC/goyZq6QJMfJqvYsIOMy9eoagh2+U7FxWZt2U7+wxBIJQ0j9t",
-	"WvO9B/M95kE/UB60Be7bnm2OF8tdkpstUwFT3nqu+Y5fMmCYikwKOSM0zz01bApb6pIPdZAHqCCJ6OCr",
-	"ovC/m+7vk1JBB9/IGmf7xtbXGeNgcaNSdLARXv/Tg4Yf6cx90Rk4leGdxvDooKTtdvQGnQC7U5yNaApl",
-	"eUlns3P1FZxhLKzBXFXAO41+P0dgdtO1T8uKvw+irq7FD3XC+aNv7y59e25Z71sxvRX2AqAdGGUGEhYE",
-	"aUJToBbvaGgh52czVqSc5oSLSwmYCW12PZeFZkVE+Mz9K0D58RfsL6e+8LJwZWsjoqWmuYpIAcWoMZAE",
-	"W4wIF6nUrJhFUJ6E6kXBSM4F60S1aD15JRDOgGuvH0rBuuQEEB64tkVRtKbp1FbnAU0ZikSaTwtWcVJm",
-	"HKDEEJWKawJ6fYEY+EZvPo5F5qAdPCmZUgUF5oZ1qIU1mVxfAZdwe7JxV3m6KwAeD5qxW1aQt6r6Y8rW",
-	"I1RCw6l8ELoL/95Idav0lLQPrp8ZAjeNiDUAmQc2f8ycVGsgn9NzQ+8KNpVKY4UsPeUqFscnb7vk2H6x",
-	"FlWAq5tyWCMi6AwUKa1iWycfqPPnT+/WEC0Qc75PkoVL9UinHlNLv6/U0hJZ6luQNXG+LVlzFA1y2vnM",
-	"OigHvX2SzTlpv+gPrvuD/gsy59csVw1EjRyfvB3a8hNmHLFwJuwmGII5YKd+Kwr44ad7poCwgE/t8t8V",
-	"7fvw0yPte6R93zXtI+2TDz91HpAC3gSjUqGAFvrE0C9H9AxJrKGfKNLW7FpHJPm/fztOyH//53+Zf/2S",
-	"fDU9/G2efzt6eBsokttLhHeKRmL27ZEqPlLF75wq/nLy7mGoIgIvrXfnHdcTkrWE6HxC63hTmGSD7UHA",
-	"ghQTXswg7CCMUxlibpk3tM3kJYPCSAlG/SeRd8JDWcExzalImY2ByLgNgggqCHTthwGIvoXht/Um5RzN",
-	"oJhtUA9QKUt2xgJMibyEgsCEuQ15uYNbFTz7BCt1R46Gu3eD4vACP+gfMDbD7PvITp5lyaMP9H9SaTU8",
-	"oFhhvbN78IOtYr2DN9IXDl4rQL53b9xFmVLf2PeNy+KmsTm01q/vY2jtPYXWzoIj5a5J+eweqxudLMos",
-	"PzmBkHcnT0iBJQHtMHwcY5Ba5GJhMZjIVRGMhUqpsDUHT18dfwCdKCInp8RoUeTw2X6vQ2QBzTOR7cnJ",
-	"XkaXJM2lYqT9I8veXJOfoJx5WetUecaqQA4xr+K4j1xxpaiODuegTzyGmr31sVgp6O8ycZJaOK2EUj9u",
-	"DYz+gAJMZcli4V9QU1owmBiKIa7c29DXgV+SKb1kRDGIK44qhV4TMucpBL2yWATwnShzsQyDPDiAwPly",
-	"S9U41gbUG9KG/8ai0lUHMoGMHGc2EEtem+OphmbGuIY6mLpr20a+jrQcud8gyNe05hFOXeitFLGg1TaM",
-	"Umx/9g1A/SWvEXdWmgPHOcw4Fg5RxivcsH+yAC1v4koXrV8GEh6l7ocEAfUsfI5VFsNTAAMWUo/KZ0dB",
-	"gp0r7BXMUmk2J+3PJ6d4ERRmrc1pekHPWcePzr0/Mo2rxRyc+llZOWpNZSvfTQJWCgRQDe8lVwTAbMh4",
-	"SSj5hxxjlXUU7sOtSKyZw0U4m1v6uchtHLl7s+vfKoV4DEh34en2cyix/h6BiRLSrqUPTwqGpUf9trmR",
-	"QKZyx2oOvlfXdqg5QEn2wHcX3Dp5pcohv81ugNtxbO9ew6ldJ98ootrPcaPUvnoevkFM9SPGzl0KFK+A",
-	"jRqa5JhU5a6ssOWQ3yIP7uwkhewYrOwbvDl68Cw8nFZoRwHdRzrZPDcqDD0SKSsJWgS/m+k9UWBSbTKo",
-	"BoRgNyn+vSczDyOgr8Xwd7TyMZjwLoMJZ+W5uBdRfPUSPDUndWNki3nJSGRTSDSqyuJeOrBShq34jeGE",
-	"qyJ4LIwMHpErEKPHtEilrcSUFfySFQTkliMkDdhISB9IwYyw0rmxVNJ67mJrJOFXISqhCy4sRYs1vhB3",
-	"M8xcHvD63lWEDO4FffgYGThCjw6Rx1C+0r/hrugT5Jf3SfTknAk65113oNdSuvlinHM1ZRn5OGfi+ORt",
-	"6X9JpbhkRk8yFPBfTz9+6JIPkpi9Y0LbG9PI7W1L5pPWV/JsmmUc3RYnhelHc9OOken9/Zfjf7D0JmxL",
-	"wLW9HeM2e8nSRWHkzOHffw139myK7h1oHWBA7Hz9njJNW79WdmNJZ/ktdyPCFGCXC7zjVvzH8ft3u22F",
-	"G2q5FdvFUD/ccts5NSz3nKcXi/nNsOL2nbuwUZ/Y7r5rCzVOYrN92q7bo3X6nqzTc3+Y3MF2T+6z7n6D",
-	"fzuVM8yqTWWes1SX4i7VJKHOiDpm+ooxQRKQcY51Yo1LILyaP9uffnxF9vf3XwaCM8zImWuN2nj2isjJ",
-	"RDHtC+MPeoNne/3BXq9/1ns57PWGvd5e73DY61kLXEaXMLqpXBRo9TIDcBATtrWOxbykeW692hXTXeCR",
-	"H3pk6RIkIjF3I1t4jMBKgo6ZIvr24bZ9gDSgBHXjsJsyAAAw+2LxaZEblaHJaGpNg/BHZ0jKNcRCQpUl",
-	"JlJ4pINYZHQZgaRpje9zqvRR+IFL/DswC6cINSLfkcX+BJvF6cI0QtpClijnaCBfzMGm2elWrLkJrHkt",
-	"+qHE3rJ0NLKI73gkrIfgiCT2LL0y7yTEwpwrq2nxwmVVtVmuGOkDmqI/mmZ7AdOdqVjUQd0L9g9Ask5K",
-	"04XFbzdL415D43tyRKggcqHhVwdL0QTh3gBLcVQpy+8OiukEUU0ABsgdm1ishFsAagVYajcCoa8ihsTi",
-	"RnB0citsdOQA92Sqxcaxo2+EhW7ntwEQtryvJaV6NNE+ZolvmSV+ailB4LWau3u1LUPf0chrm9ts4rVs",
-	"d5OBt5aIGnI5S5cbNQ1PPnYTgvGz+zbv3nz3v5Nb/n2Zdnc+9jtaOMJj/zSlImX5bgGc+A2hAffGNo/I",
-	"oNery4L4NsiCIONxHYuMZ0YyceKs9cP7N1dc8GUbRxC2gDDPieW3WMcTfLmeGdE8tznYpGCpLBAPWl2x",
-	"ouNb54Ll/JyPczYyo8WCM6G0ZKQFEJew8J01O3PlRMgruuyQtYLU1whJkacndo1Q6gkE60ZxBJbpO6Un",
-	"r9weP8ZhPkoLG7GrHAm6BbHcNXATIeSLm61i7qXNZjGlqchoDgWOjTY6sRqgM5jFohFGOqdQhgp8Xk13",
-	"/x1X+syN9BuhvPpFeCCQVzvfB8F4tX1tUa/TLsKjoe+eDH26POXu0vtH92jq+1HmubxSAPMJNhgyXpJQ",
-	"5vDlJrg4t/J+5FLvXPkJLNOHcYCxaNOQGthJRKG1KCFikefgw+6X5gzBrtzbR4EtKxyIQ9eBAhu8tHit",
-	"ECQM3euVjduGbazhxM6aQxFzoFRPlHsHXeE4Jz9RGw7a6QaRrTO6JGMWC4lBcj7M1A7TuvVsfT/AxM2X",
-	"lTDfNhDDUrcyr6thLP56/Ont8Yez0+4si0jcQmMi/hq3jsAkSpL+L//9n/8FQXqfT06fqM5RLMrA1Jti",
-	"MN34wYxmV9SFUtZsms5pfVNz7nBYk2fHxgqa3YRYZDaDRMvErm7Xls1IVvYGkFi1IhnVdJMRbI3Fy8Zt",
-	"bmH0isWx8KfGbCREBlMCF4z5kyYnhKaaX7KGIw0MAXYQ61+2D3s9shA5U7VCisooQDb0Eoe2t2fbwAud",
-	"dIY2rBpPHSgCZvXhlEZ+dxImMpYdaxTpEehyTpU259jtkm14hA27OBOMEE1igYcRzrN5obxopOmeQS0D",
-	"uwBul4ABGkVl0Ot1Y3Hsf2AiUyjhKy3nisDacnEeIYj7BHbI8c7EFpBgWRLFIsHdHGk5UmaORlVIQvXI",
-	"3HVfMDQoEvrEiBBWgOhE/gaWVANN2hdAW/zNtAb0Z2Qu81wBzDShY7PC/WfWg9A2a/0JELuSWCS2nsNI",
-	"2EMekf2eNZ1DU1yTK6rIjGbMfHo9N8QY4psLD9vFlStEvN7oavnxvQbI2j6+EZqnm+Ea24sn5FZ7dpQa",
-	"BK+SUtp9dBIZYKZiOE//oUYasKtHg/B3HLML2wxFwawEtIsE5qjt5kI9a9SvjVUsT4GWGqqKbxhRbZUX",
-	"wQtgt8XowcZqlsexqIs65fXyKA8ic5WMx8wRrCGaltxs5WTkppOsL2hZ0rKa2la7S46vZF5/mlM9LdUn",
-	"nrXqBKq5AI4uLkYHkxe0nw7GL7N9djA5pM/Gz9MX2UvW2qb2zUHz8s8twnz2J62V+d2gA5jNaDz+935l",
-	"15TVLIWftpEU6/7vCOtgu9F2AvdK6mpOqU0hRT8x/f3dpAeTF74XDvx9OWtuca12dNf4MlLrzI/HqHW0",
-	"DSOyhLdDbB0WeKd+ccgHEPW5SPNFxhQA6nJxbkvbquZYvZ/dML7rYD07i9NgdbYo2hSu5aNZ774KN4Wr",
-	"HNwnf/6/vg5badpLaZ6PaYq3CriL+cfv/2J1ye5YZsv/9XRR5F/Wu0Z/nlLtzBBGoydaGpbrCiBlRs2f",
-	"Sy6w7rmtm8jEJcvlnCGMtUWaiUWJac1RxJyya/KX98ev9k7/cjw4fAaJ4vGi19tP/7ZnvSN7Z3zGlKaz",
-	"OfzAuvh7Qa8w1AkeJuSCLVkWizIWKljnJ4ok9vafwuVPjgj6L6GSHDSuoPQ7ll7c7/WIigW9ossuOUYT",
-	"0uD6Grg1F6TfI+qICKYBSBwMKSqClvbkwvDvw+vriBz0XoCQeDB4GQuMP8T6Qu0+mXERkUP8z8D9l0yP",
-	"yCGhWrPZHCvI0TzvRFieGPOtrbFkQnmO6+erblINbmcUvm8WCvwmGa4dQcR4IReai3MvJWDCRyknlJsB",
-	"NRxvFBrqskDUOAB7PkjCPZQRnTEihcUNAKPeEZY6sejlWSHnJFsgTWRq28Huvc2+bryfBb92WTfOoMSV",
-	"2ygw8ygoI7BxPP4kbzMgLjQ7BzlnZUR/WXtr9DZ3ZYuRnrqLutPS3RPIEp65bcxSf/vbKv167eyK3Rvz",
-	"B45dyVdvh3R5fQGp+/zpnQV5qimF7hWjjH/+9M58Wt4xRdrJ3+PW/45bvyaYdg++DgQCw+E7eigFegSs",
-	"WwLtWyvUa2NEaJMtPBaDXh8jPOCqhQTSVuszjXe+IkLUih33aqy0fXyjGNEGwcpsBe7L2kIjwdthRF1F",
-	"Hn00GX7HJkN//6Fqs5WHdhHu7Atb2CCq5XbdXxuthq99eW40H6K4cESgtmLmiJ6hNUZU8Z6WLnkXGA4N",
-	"lcARehviGlNfSQl206Lsd83hWQeN0/pTWuC+WToqrGcp3+M63/NBjm6oWRUMAzlmlWpCAjWo+cjymmrh",
-	"/cT0vRzHe1XXt+Elj6f+bgtX3fLI76SYU51OV4/6qykVkDlnVL0JSZgwjM1oRknwogWDQitx0iXJwgNE",
-	"VeVDQ8NjwWezhTbtDEEuxFq3IFYq5qDiuCIukBcFk4bAjiNrbsOCUgWzcQZ1JZtwoTSjjb7szxDicVe3",
-	"8O5Fy8r4vpEffAciYCNm/tzE4H+S/Ijn74HZ7or8+LSUAtda4V+XgqJDgXbybtX8Hgb2MmuiAoPJjXb3",
-	"svmvoRLRd2mtdyL6Zkt9uU9/PhHguw3XDa2xuTyHSMEHkCluusVPf3cjegsg9rpYrrfz/7vRBBXCzMqC",
-	"efsmzMPPrODnU03oFV1G5GpKNbrYfH5gtwHAXRfL2gn/yru9RrNd6+UuF2FLb3eWX4564346qHm6e5M+",
-	"3crbPbgv2rA2Ss5uFldWo3+MSfl2iOv2vBEhrx6eh2uGl7v5kp+CB49arxxJ7Ldd81XiTNY1vo5GaTAc",
-	"xy3FRAaRt3EL4oClaCgNfcbU/ajcD36vIMbYE78/7+36ZoZTBoVDYJnZJXsAo2nVBfR7a8xowYrjhZ62",
-	"hn//1Zw5xYpLd1gXRd4atp7SOX962YcTaUe3yj2lZiqyMZMu7CuylV7QdFotXwO80nIoW4Vhlbm9h5Qy",
-	"hE6xqSfWdOtTZ3nhoZ2Re7sOgvbHVKdT1tTBG8zNA3wYXcFSpwChY4HnIe+jhlarGuFqg15L0LoGJ7DL",
-	"IJKTFZCYoAkfZbTawqsKfILPSMzo8onyWERBUy5jcrUli8JOjNA0seTEJyZbECIyNmSybM0+blxTS1uq",
-	"oR7BdoViYtBkYCf6fX0gvC39HcCRAOKZwppp/JLZ2HffrH1zz37feAiA7k+50rJYBp+ipWnNeEoouhLT",
-	"rdx6pmnry69f/v8AAAD//w==",
+	"7L3pchu31ij6KijeU2XqfC2apKiJ+nGvItvZ2tuDtiUnO/6Yywa7QbGjJsA0QElMylXnWc6P+2DnSW5h",
+	"LQCNHjhJspPsrapULHY35oU1D783IjGdCc64ko3+7w12T6ezlMHfp3GcMSmvxA8sS8YL/UjOp1OaLRr9",
+	"xiknFN8TtZixmCScpOKOZSSikgXkLlETMVfk8/nFf/UaQeOWpnOmu4gSpdtzdkcWIrtpBI1IzLmCTj9d",
+	"NoKGVFQx/cUCfmSMqU6j39jbb5NxMlYTQm9ZI2j8lswa/Uan3ekcNb58CexsYa5JRFUieHHG+IbFhPKY",
+	"SEV5TLM4kSzGyRJKpkxKes3ITK9iQvk18yduluut4f3rH8lPHz7+Y/ka3v9UWcOb8zdXfyOnP7wurmH3",
+	"eH/vsPElaMQsTW5ZRkcpa/RVNmdBw8xLNvr/rc8r1j1jp0O3jt9Y3Aga44SlsXvbabi2+TPiN+mTQXFj",
+	"Bw2yO5i323vMvHHTHTQaXwI3vN6BZYPD7vgj6weVYS0AFEa0O1ocDHZz+VL1VhcXShWrjrcojvRTcYzf",
+	"kllvSOO40Lc+H79nAGYCX/WJf2w/45HPZaPfuDVwBlD5HVXR5EzoO6VYXARI97hP2C3LFiRRbEpm8yya",
+	"UAnzyC+N/fRUNfqNbrt7sNve2233rjq9fnu/v3/Q6u51P1s4BBgd0yTVI7aDxowuEn6NfzIeu7/dSP1u",
+	"0FBC0bTR734JGlHG6Mqxuod6rERv0YiqYXd0GPVYZ9ymx/FRdDg6oPvjHtvTK0jpiKVvRDalurPfZql9",
+	"Jj9laaPfmCg1k/2XL+UkmcUtg31akZi+pLPk5W3n5UhvIJMvV43zEntsYfdTPFDFpGoEDTH6hUUKJxpN",
+	"Gt45uT3ND+ot9HNh98g/rEsxZQTHIWJM1IQR6JHQTMNakqZkxBJ+TUZifj1RxcODCUHjoT2AoMGyTGQa",
+	"XFf1zIUiGaPxgiyYOiEZUxpOOKFkzO6IZJHgsWwEjYz9OmdSnesjydivw/1xh3Xjvag32qcHx4dH3hoT",
+	"qUqonMw01hNjYjbbn3xMFTV45xkEvyII/hw0OLtXZ/NMaqjg8zR1R3aBu1SBydMoYrMy/kgkMZtdAMEV",
+	"Z9Jdeibt/8AzmeWb7Q7gcpLMppZFqrs4FK/OC0mk/TTQ1xRORGQxy2rv1IimlEfsdDZLExaf4QjtACd1",
+	"vsE+RjTLEpYB23FxmT/4SBUz3XUPD/eDRjSh2TU7nWo4cC+O9jY+1GieZYxHyOC8ggdSiSnLLrIkYoUe",
+	"mVTJVPf5ii5ko194grzN4hVyR268Q01zMzE9rbBYl5STNxnlUSIjAchlOqMcGVCaLlQS0ZS85tcJZ5K8",
+	"VXGVFeN0qse6nAhNy2cTwfXPXmef7O/vk3an3fb4tbPTAr/WIe9odsMUuVSOWzvuddr7mlG7ntOMcsX0",
+	"RRnTVDID+nIyG7bjUedw3I2P2tGYsvggig+PY0qpvh7yI1PzjLtGS+/CZfIbTPX+wD7Z8HIg3L9cNRH8",
+	"ZvXVsKCst41mEUv1uUxYcj1R57zR7wWNlPFrNdE/Ou2gcQevPvzW6O91g8ZdEuOroy9BY5ZSNRbZ9A2z",
+	"sHLkIZp1FEWy7DaJ9BQvskRkyF6ah2dUsWsBx205Pv1SzDNoQGdJzeUG5kqJKri9Z3fkp1qphE1pojef",
+	"xvT/8bY8B7DTmJK34palNGIeoHU7XQNox8dAp2USM64SjVQNAKwSFoAvP71lfM7cy64G53miGNnbA+gt",
+	"iEJ6Ye9rp6TE5arOVUajG5YB2lHZzXA8PjyOjzud49F+3D4et/doJzqkuHX604Rfv59PR4B9jnvt9t7h",
+	"Xrt31O102keH3jeXdu8TPlQZ5TLRADWfxSvQznGre3DwuUIUG/Evrw+i7uTuX799d/PTL6/3Pv/y95sP",
+	"r7775fP0Tfr51edfPr+K9j9//2by0z8Bd58hMjyN4CzLuDsSnLNIsZh8urgkFD8iTc1/RWnCuCJJTKZU",
+	"3rB4pyAH4pdu7aed77pne0VkjLgYeoH9/D//63+7/47+1tZgswzx7vX3j/rtbqvT6WnYj5mMsmSG4mzj",
+	"wzyD2UaC6/3VO8m4FhVjKysyfptkgsO97TdmmYjnETQ22Cmiw954j3XjTtQeHdOj8SE7iPej3miPrjiW",
+	"wqSqW7uKpzS7Yje4nrl83tMl/F9xnz9hV8WtvpowB71UGsVF/GeFWNKc0bnEK+W22SDCr7PPB/1uu9/b",
+	"bx0dGtCFZRjc/xHlpuqOyomYvZBWx1WjwHo8Z5LEbDoTSrNV/2ALoC0w2K5EXuUrcS5uC4C1rd+AO2El",
+	"0oSTzxdvyVhkIJmqCcumNCWzLOGqyNVWljMVGU/49W5+GEs4f5mz1//9+1+PEXwsc7SSk/k35VK+BH/p",
+	"g85Ps3Pwpf6QzuYzlqmEi6UTPJvQLGWSfEdHI3rtH0evfWTm2uuumus5Hydcb/FbAWs1891vd3qNL19+",
+	"zq96kYwsRXqGULyQRNzxMlHMEWCZamTMAItcTW1y6vLPuHd/ePHLd13+9ub49uOevDq4+6nz2+l+9Ppo",
+	"bKgNfH3JooxpTMH3/nE0+2dH/nBw//l4dNZlb/Ynfz+cvm2Ljz31CRXna6n6CvJSwl3zmdx1TfN9BAVh",
+	"7fZ94IyYi2y1eL/OhWKBUQgaGwMn3lDkhi2WbCxK83+5G1LZR9B97Hba7e7eLqD+CgmYxePGk+HQooj4",
+	"74o7HTi+ozwZM1l/oV+DTvCOJirh10RDFNJ0C54xXQ18VXpuRvMJej6XKxQfa6dyCleRI0ZYgUkqQ4IQ",
+	"udv5fHx8fHraaXe6e739g8OjXp0MWvNVPrsf2WgixE3t7Ix6lUmwDNp+iRL6ugIAE7mQik0LoksR2xS/",
+	"YreGm3GsTaugecCtahmOtfFzzcrvcMK7ML7mP+cF3Y+v9dHfSdQGwYpf69FXGZ5AvdiKcvOTszkUpIZZ",
+	"8gPLJC7wttPYQFeI6hqU6p4tBl/ZYmDWwm7VsDPusr24F+2PDujh+Igdx+2oM+pqqUgtZqx65DmcrBLd",
+	"NVhMEqlEtugTSgzYEgRbuCzUmSvrxfotQajb2u8WQajKaixv3jts9eCMGY8/Miph1HHCaTo0+wev1o/u",
+	"ru/vnu3X6K7hAosI9OFrO3LHFrvGmvHNO/0wVyBamfeL9X13WvudvULfYq6GY5ENXR/FIU6zLLllMaGK",
+	"xEyqhINrBBnTKEmRTK4Zsd3abxdX42nyimO9YjOaKRYTkSXXyRaD9I5bveO9zQa5nCSzmUbQSM0MSKwf",
+	"4qjVOyoOMctYPsbP5j6p7GbYGx/RTtQdHcd7rDfepwejw+goPmbLL6q5G54wq/lcPk/TWijYjHytU5Ma",
+	"OMudRhJ03MnH6XeCAk71EKlBnR0fj1htSnfcYe34ODoaHdKD8T7L8UiZdOmj2fKW7x23jnsd/5YvM4N9",
+	"ZeuWnsjes3Fra+PWYdxFejY6ig7jA7Y/7tG9UTdab9xCXv/JjFvLJmKMWzjan9O4lV+CZ+PWH2HcOh7t",
+	"sf3okHbi7rjHDuhR1B51497Yw8yvcy4gFdahsHhnAwJ36vG0qd063j9YSZvqTG77+51Ot33Q7ezt7fW6",
+	"h53jo4M6w5vf1RqSYieyiqS060lKp56k7EXdUYe2x8fsKD6MDkb7FFX4OUmpEZFqDX+f//W5/a/f3v/y",
+	"bnp+/9PVd9MPP37qfX4V//J+et756erj9F330+Lzac7ZWuH4zBxCgcm1smzLHBHKQPbpI8QgYEIPl/Cw",
+	"hoqtlovyHtYPBORL4x4PLI739rvHe/udo4Nu57jX7vU6Bx3z1YYo1m6D1H8N96NO3GV74x7dHx1Eh/ER",
+	"Ox63aWf0UvdokOxfUFGFQLB0dcsphwckOa9nhP3ZcI/G3Tju0b2Do9Go2+uO9sd7+x123PBdRC1e8C9K",
+	"bssqcl/5RSnDbA7q1j/pIheOfWCv3jAEd48GPhTcn5m5Z2bumZl7Zuaembk/NTP3SHbM0hmj4691Qylp",
+	"BtArFgE9FZxZ7SFSnlxd8mB187Ou8FlX+KwrfICu8DHaPosIjDntqmJLM2arll4zaV4yHhP9586Db/pB",
+	"v91udXuFm56fLwwDV5BoroygESxoyPnImeeATNxNboYd2h3tRb14nx2MD+nR6Dhqxx3WHRc25Ygejg6i",
+	"/bjH9sZd2hm1o+P4iB16bLi/RNgRcAqoDRq6mpjIHpLIxwUJKb+nJw0KWikmn/nS8eXZ6XuNgSDGBMZf",
+	"aT9+FnOfxdxcTi2A2YpIJnC/Ni7DiSTgfg1kL1ESgG81zG0ISs/nuPU52oAoe5BaDlyK9LwTRLQ3pehT",
+	"MWHVQ1yP+ewaXkiHf74KDlxlDHfYoj468hn7Pd+aJdhviWv/hxnjpxfnf7/88L7mAjl3ecB7SSYVmTJ9",
+	"/LLASyV8LPS/KlGpld5iYIOA7T29ONdf+9zWl6AhZozTWaKF61a7tWdUFCxDMQYdjQyYNNCL9CKJbuaz",
+	"M8ojlqYVJsE+Rh9HD4OvTp/wJ4acyC6p5lrudbVk3W2Dwqd671MhWaXVYb/d7rfbu+2jPswpEnycZFMQ",
+	"r9yt/vHqzPLzK/FCp93vdFu9zpHzZ5pFN8O96Nho0I5Gh9FBvM964z3a1TCecKky9HXVgHlBoxt6zSQE",
+	"mFOFquAkZiQWIlt+JWYAA6Big/ZnGFTV0TiWxovyRNvHpTXX3KOlysfCPXJQt0rG8U7FA1jYw2UuiZcX",
+	"lwQXhcoKp/AwnLYSJRfJvxgIPwgyK46IuEPFII4tAeorwEd+xqtoNs59ScjZf8BhPqOZzdGMjCYsnq9D",
+	"M7gpx4fLI/YQKi9db6WUL3AgLCajxb8JoXwGzD8bYH4JGv+ci6V0LxZTJlUSETSVoeKMQsAj+LwTazD1",
+	"gfI/Lijv3zh2xACHnAkuWRE6PlLFIAsRJpQxtzsg0YTRGZPKSCLNsZhnxkN8WpBHMt3BEom4Yu/vHB/s",
+	"b2iw7xwfVg32++sN9h29AzX271ozb269/T4Tcx6fxreUKwzNqxpxWSS4mKIJZXPnhq/unbD9YjczVZeW",
+	"uWSVh8fH7Q1XeXh8fFRZZXeDVR6UVolB+msW2eV6hNMkqz/L+xnc9eIi37D49X095O51jjYG3b3OcfU4",
+	"OxssdP8hC700B/bhlmU8QStDdcHCvUUB/yMbz3m8hGJk8HKTCMaV8X/YDdCnS3rLYg/BlmLvKRghv2Lo",
+	"/Vql28GBYy5onA1z41gv9k3oFW7h68Xs+1u2LmjHZuYcCXFTr678T93IJUy7daBbtbEuSwFppolUkNtL",
+	"kgm9ZYQLUnQ02dkq3deza9yza9yza9yza9wf4xr3jZzQlufyim/eTT/df/7lu8mHH897P/0W37yffup8",
+	"/uXj5F33fPHTXcPH0BcmLHi59diCB8nmXJImxhEXEPIzHv4Px8N/EK58QhRoM7w+479i5ytxkbmABXRS",
+	"HzHhHpvc8ImSxihEeWyUIDKi/BmrPGOVZ+7umbt7Dnz4UwY+eIj+B5FY9VZdAk2j4nIeh0aRYv3Ymrci",
+	"iYeZbf/MTT7j/We8/7R4v3jDnpH/M/J/IPLvtHo94wVm4tXKGt1qVFpA/HibVZkun0PKnkPKnkPKCiFl",
+	"+UVbaZfCT9a6zz9ftOeL9nzRai9anQo9/tvfs3/99nH64fvX9z/99vfkw4///O3z1cfp+x9fd3/6Jf7l",
+	"w/f/3P+M5TAwbHuDVNCvEgmJ+QFkubhbkfd04+z++QRWpWI95UJNmL4nbhTQuGlSPRUZM7GeEIm5UTJW",
+	"0sQEqj4vvrM+Q6t7aDId1eRs1QsyS7GyUx36s7fVBH5mTGW2BiXNmQ6SB7LWOysrxaYz9VZc+z9XsEDt",
+	"PajFQOdKTKlKolNsgX4nXmRVxiKmp0Aol3cwk/32Hrk0iaw/cXpLk1Sf4wlxfREzPOlqvL6vMU4laBel",
+	"g5SCK8g7LYB2usBdg9PZ6/uIZXo2jflM88x0aquxEJxc/qllAffbe5BrcNXK9bCtvfZx/cq7T7jyvSUr",
+	"73SqK+8cHT565T8HduXoI1VeHT5dTTU7rXZO9c43SAgBH14tzQph8Gic3g7LEdV7tDfajw70NxphmUnW",
+	"ea12vCPL8bULAtw2jnu7m4Kx5fvlA9vrVA+h2+4VD6FTewjtjWPZi6ewIurcP4VC6Lm3/+1RJ+qWaFh7",
+	"3KGNJURpy21d4jRTwn7/nLN5WbXm4b9f4XWZnBSOq7DB7b/IBq8G8MKUHg/g+a5feg0r8q33jjQ501gu",
+	"UZJIKKZQUF6u9986rqnpU8p2XqqW9IDk5+sWXubHNk+GXrNdK528vO+WiCqP3bGlLMlW27gBh/IVN3Y1",
+	"RvA3e2nJqgKQ1tetet7qAgz/mKiJrYeyejd5jPc9ueaa6cR7HxA5EXecqEkiieAR+zfAA2aFrkrM3USy",
+	"aNgdHY7bUSc+Zke0N9rzgoE6URvFu003/0vQmDAKJRj6v0N4xNtkmij4X1XyOKMzCsXOm6N5JtWOq+c8",
+	"j26Ywp03Km4SZ/ROQvBNSy8kmrApJLcxWWYSrtg1y+D83bAf2ZQm3Pg/FYf+cSJSZjuXJGVjRRLujb7N",
+	"KJLVLO4TT+6JSqaMNE16hR3NAN9NkmjirzKRZDxPU0KvacJbJgVDkuWAsXoWeb6G8gTOQTE/TpgJPck3",
+	"84TQVAq9XmCiyUjECZMaq4Qu/0O40VSkymyii49MZYvTsUL9cXEql7gBRAkosEJGbKylU8hCoW9c0ywp",
+	"IBBIwmIyn+2snsA04cl0PsXc7OV9wYAmOmXKQOJ3tkJweWbwgiRxC+LewFVITXIrSBKvnIS5COtLZFS3",
+	"q6hXqJvaWbES5BNMcnVBwJo5GnpV0RjM6K9zRmZCJqg0w5C4WcZuEzGXwB28kCTMaV7opv7rHPV5Zu4R",
+	"DlE4WXr/FqxxWoxo181rCTq50EyJTH5jywZLoZ0/VszGdJ5qaXc/0AMjSHX0sA7AOkHdxbM5UOpOzr57",
+	"giNbk46jujcYT1s3K3zzBHNaEz5andOlp/uroAbz7gnmtcZcXZ2XYRRqp+UzCI+f2hoqXZ7al1yiNugr",
+	"/p4qdkcXmAGIK4YFeulsliZoqXz5izSijRv/f2Rs3Og3/q+XkZjOBNf8xUt8K1++BvUJDFVceWiMC0Og",
+	"DSFpgkeffQrNZLhDREbCW5YBfTGf9gklsbjjRlEzy8Rtojke5ANN0iG9kx6L8K9dQ8F28RTqpmw+f5nT",
+	"ui9Yat4PwFqzKe4oXAKlhN/SNImH8EWu67L8xkjEC5s4CT4kkHlmkwxJwWOPQHOo9eOTZujPG8+BEiVu",
+	"GCd3VKNeKVlsWZlPH9+SZghvhwkfAjoMd57uCM4EH6dJpL4+VIIVWkGiHxixT0Iu1NBxyCFpap6mrzkY",
+	"Nc/4h3FI9CWVEKptUIyaUGX2dMBd051ANxrPeaz3aJaJ64xJGQYkpCmEqg9vRRKz2H9i8x3hwC7V4ICb",
+	"D4gWK1wOrBPMlo+mGjOtRO0EAx4mnKXJdTJKGRjjmB4knuP2sSHj8UwkXOmnmPBrDN41w2kip5pz8UaP",
+	"RTTXqxxwLwmcFm7QRIAN9RYgaGAjDTKm4GLCT8wg6METarlowEPrroP7CW0FZyRRZEKl3jursirsnp7X",
+	"lPI5TQc8Y06rlUhidwgVXLoDI9oMxXhojypf1wvpCmlFlOvbMGIDHjNIFrbjHYnLewNtTaIa99CwnLqB",
+	"F3Q5vGGLYSTSNJGJ4CFWM79hiwHXGzPXN0kYCdAehQnrJHEyHrNMQ5W+qXX9Jnw4l0zPRm8BYhWT8SmR",
+	"epQ83Vs25yB5Us0+k07bJmQzODMgIXDXu8BehzutAX9Ns1QzhyYTFYnEPI2Nbr44FUtIhqmQKjwhlERi",
+	"Ok2UYrGVB15IPUP8DO/HHclYJLLYJqnS4nHG0BcJ5OWMzVK6YHFApMB7pdEqNh7wVPBrmBxXrQF/MnTz",
+	"RmSjJI4ZfyDCl/PxOIkSxtVQRgJsYrmJQ0v5M5ahGZgzpsWVCSN3WaJYPw9mtA3XkoGcMbiEJv1Gqasn",
+	"IBRhdU2OYBdGNwT7LhP8ejgVMQufjgicc8UyTlOc5dfnTxIznmNQJB0zLVpiUkOXVE1qdFUKvt4JkGBC",
+	"QpXruTltlILlPJqADGwZIE1g7IcarRRYntLLp9vO90K90ULwN9hJvYaxHiskzWkiZcKvwbOLoa+Cox2u",
+	"zjFunyFF89zm94TLv6CLVND4Soi3NLtm32AXZjjiUAkxTPWYoanwqTkwdh8BKuiQd8l3pHkE/2jSevHh",
+	"8orYypV9KH1qsYcWfe93p/R+V3exO1ooJp+S67qgC41APjq54xsAynCGgw6nTE1ErHn9GOpZ4mOCjwO9",
+	"cXyTi/h0u2FM0J4F+hvKSP4dWCIpBR7S8D/Hq2S50CGwQ8PxPE1D0kTgMs7PqGvuEyWEZqkWLmJTojJN",
+	"Q6PnfC9PNH870eyEZmKMpnqnb04FWYwCP2G5jdKZeJ+sPxKn+/sSPOYwr4R4R/nCPJUPovOZ5pxB1QOK",
+	"c0fh7fZZpe9JYUc6Zhe+jYQX+pO0+Ab1wVZX66MTx3xeZ2I+G/BmeL+re9iFHnbhabijuS82namFAwmQ",
+	"/F5Ip0LUnJum/i3yI03UgNeCwQkJ/7XrtNu7oN4Odd93+m4v1VwPeKEZ/B9kiHJ3RicfQj4xzSJqHhsT",
+	"KNG5xh8KhJ/Y40kh32S+YE2d7O4EpHt/TxIepfOYxa0BH/DTVApS3GGMSxRzzF5WmND/DIkBRu+Kocpi",
+	"wL0JJYJL0uQCNzXQGH/Ob7i44wFh9zONifWNztitgIgYznZQMQqnieX5B9ykGtFsOEr1KLprvhnszloQ",
+	"lUZ6UxM2rbDPj7mVxcNZ27xovSl1UbCtbNRN3qLSlTGgbNiN/vpxaOYTHKzIkt82Ip/LlUdweqXs2yNG",
+	"M5aZg50ig0As3Hwj9GK4uaFdJqwn1EKqP3H9AJVDBmqRx8VHBqafkLX7xGeZiJgEb8nXXEGMygM23y5u",
+	"nLC0iOFNBEwLjIrG3pWgDw9+XP7o2xzHD7n+zqqgJJtSwCtpuiDmUPokLCwNT8OemHkETMaAh/hT4xH4",
+	"i6CPnqe7jAVD7aFVDOlhy70pIQIt3A94aKQpTqc28zzkppR5BxotwVhACEAJJPGjgLDWtaYAeSjTtcic",
+	"/tLOsWKGjJOYLMScTBnlpBQG9X+HRkGGEzZtHJeVSDlnwF6BQBcLjVxINk9ZLshxMYQEe6HuiIshXEa9",
+	"vWYo15njygwziWybZfIy9guLUNWXJrc5o6UJFGJrvzqgHvk6udUkYhk/aNcEJv+hWjipfcBDoCgYiATf",
+	"+p4KSM5CT2WGDyzDaGMGyIxKoHQD7kQ3Ap8CJY2UXoX72OiKNV+gBzTM41AJp+V0A7gk+ATERtT1mOTP",
+	"ZDYHSq4JX0BC+ykIynI+m4kMt9CPE51QwIz2WyIVm8Gp262PMmbCy+TQ7Bqo92wH/gF43yLDEBUNqCc5",
+	"kCcSNFpGI4u6ES6GdlTTQNoD11sDXXLHSVl2gvIBN44c5fECfU8yozEFdkVkRIzHes+5cFCkO9aTEXd8",
+	"5+mUZQ5pQTdeZGBZrT4TUtHUpkBrkRDV0D72xPsemghCeBV+ugxbBDJjSuDxAApypbok0YRFN7ZbdC7w",
+	"hRQSa8TD0ZEbOnAbTdPkhpFmr9v1rr/BV06mhN8vNKSryU6fUPLp0p86xXTlaDPQrBTLskSJbDHgoKds",
+	"aiYvohpzSSUycDiYgYpZaujF7n5LZtDZPomTaziijHw+v/ivHmmGEI2we3B4dBzuDLjRCc8yNk40M0rm",
+	"ume9LMiwg1usB4bTxo1MtPyG7cbJPbJ8U6rIdC4VpEkb8ESR5sfXp6/evQ7IwB4iK22kojds0DCgM8s0",
+	"pClThTgyFDa3Q3oBoZ6Z/QDN3fZnp2KQ9KKV/d6WBi57fXdqTPheNGrFaeXyA9nrHBzsdghNZxO624V9",
+	"00xIPi5EsM6oUizTbf7f/z7d/Ux3f/v59+6X/9GoGc0Eu/pTr8a9+m4H+72aXtDmW1h/MSB17apNEK3f",
+	"xX91SB5SC9GvXi+9uk4KIbdeVyb61nw/EiJllAPzgvG4BTD4qQoAlYFc6K7fsibQtrzsNZDkgn79bgvx",
+	"v2v3EQKE/eYYK1w8w3Uz+eJb7v/brTZoGL5QD5ID6s+uvYlt+hLYC3nOZ3NlMpGDPwxNL7xraM5lNd7V",
+	"6JE6/k0yHmsK1c9RHSCO0IyIYjUXBNWzTU2EjCxqOK1Ekl63W2b3drZC788I5RmhPCOUb4ZQgsb97rXY",
+	"NQ8tx5ajmR9AiWyzEvxeupleFYRVIqrXrbHJW4V59ZgNdwx9QvLWdZ37M3xn4lK/uGXSLKMLCz7zGl7U",
+	"qsnB0eKOZqgkbHrzNBJVJLKMYXkCLXcAp4k8vLUIgtibtwPbC+PzqT4XO0ojaJhBnArh5/VnauKl/c0L",
+	"GnnqZbdndfQCfE2rR1coffZ7Y2zzp8RUsV2VTFljGb5beyIw4hl++qUQCrTxOJAcR0K6lqoPtRVvzFdO",
+	"UyCdJ7eewAstY4LNFqkjCgtQTyLQhE9wRi5evRnwZvj969yo9vL3JP7y0nTdmsXjcOdEs9igMgaaJcWU",
+	"WfEJ0wtHmdDElIwgkMEx5m5+LEop6o2RvFXWm8SP8estpcBZfThvvU9ty1UbjSryctUlf6NJIv0NbdVN",
+	"EAMCVs/snf7mSx7GXZ0Pdd75xicERk7v6EKSEOYSnpBEEcXSVBrdFH4pUQWmp5gHJ5OIcpBoFoTOaKZI",
+	"MyzFO4QvJImpoijcOV0Ler/hp4VbDnPQt7BwlNGkUUtAliAks9eAh+4mScqIFhs1pAGThFklUUtnQtRC",
+	"YwEN3aUO/VnlHfolD9fjHUciEpf5O8iRUX6ti/DnsMRSZHTmsEiNA6K9unCxRguC4xEu7k5yu2Ucojgr",
+	"7aVGb7LAZAhjMZEJj0AG5wKCKorIz8QI1QQ3BDZrZ/27vJRmzUs/S2X1tRIKWZ0at25/1/G7IM8emsch",
+	"+pE5ZglLNxmUeXWqF7yzDgxOSKghHBjw/EpTSSpIkaCPoz6b6o765aLX6Kv1xE7zzx9GIWyV6bV0KEev",
+	"ayd1HueMw+/FO90qXJvS7fZerrtSifsk8LeseJtgbasP9iP4ycHGp+mHMcQ8rt0KBIkvwQZbYcKF9eF+",
+	"+dmObEMyiydvT2IjZs0dSZk98wMVKyEp8NzSHP0lxHqcED5PU3SVZCSlEh9r2NQvkMVE5/jVhwIrKExh",
+	"6ea7mIIHSN8fuKeuB1UxQM8JYfc0UumCUIKlEIFEf/R8N8VcFbwr/8EWYUtTgixiqaEE8LcsithNTe/M",
+	"tqk7sVO9ti6lT4XYghHBWiwCIlnKImXIKEzYWk5aRONtVAMY3+eMkYST8H6X3SvGZTJK2a6+TuEJ5geZ",
+	"0gUZQQEMBjEOK2VFLaGU+tGHZtI1YiYiWwPm1d/eXsBGvHrdCBrfv9XvXl28wjevTfmYn3MGcx24nuFn",
+	"eNq59PLdYl3DV+7DL5XMjBtISm5AYWKc1zT7gJ+5Znm6wVWtcKtKjWRdHJ0WOlIyEvdMEk1fM+CkHDA3",
+	"p/NUJbuzhEVsJyAJl4pRMLxZGO2DcUq3GvAcIAPjfjASagKq94qlUPActE8IZ4masKxPUEtfNlu6b8Od",
+	"FvkA3uLIMzl3MCrdJ/qL1BXPGnADzQbC9dKINOuGddUv/NPFZUAA+nY02A/4r3MBRBU08FkCPKqvOcfi",
+	"2OjjC8GgLuwWJIONkGjp3Kb0/hybGWWB+dWpEYJtIsj6627mGLY2UauU00eunvNl6fNy8bbNL0UJefuX",
+	"y++zDoUXox9r1Bn4wmaBKujIOt91z/ZqZdUchW6Mm36u6wd8deqiwqDUNLwlSRyQKUZaNDHduVSkR6IJ",
+	"zWikWCZ3iirG//O//rf7j3ZG3doFPID7YoW0FmvIrRd0XqfxYfw2yQSfGn51JT42Rm2vRY30vFXAaSGt",
+	"12brr+Pp8hKh/t54pxqUoKu47nyL/PNYD8NPwJKVLsVa3uxr8FZmDme5Lf1h5o0cyZ5enPum+UCLkkAn",
+	"+oRRLf8Yq7miN0xaS7gxegQYg4RWfmn90V8Yw2kNmcr9YRJluS9roI5upLGLVChWi/yYJUoxbj32GMnY",
+	"dSJVtgCDrZmiST0lMkma4ZTeMHLNOMuoYhCTM+C7YHbuk9ACW0iaZ4LL+ZRlJvzAvMIUDP5rk20mIGEB",
+	"PEPSfH1x6fwOODyEfjLwhTj7eP6KNM9MDmvyEaeNcQ3nr3bAFQM+fKe/e6dl1QxetGC6ldkidjt/VTdV",
+	"fLd8opCCkGV2kjACIN3iGBoi6jcD/7Avy92fFvcAuvdweZ+EdJZojrwwxFyyTHPDIWl+Mn/qxzMq5Z3I",
+	"9HwuzJ/68ShJU5d+MCTN7/C3t+90lrj56mFwO0jTFM/eCQiyijSttclXKFspawTAT/XET/Coijt8Yne3",
+	"uDOtDYw+uFPV8d8bL1Q1zziLA5KK62t0bDV+EgknUcpo1ipuvdnw1ibWFreDTzt8+SA2mkvhvKvzKQxS",
+	"hIVy972tOAk8Zx83mBN2FzA/3Nqt7dabQb379KjdLc0P97Y4RfvMTDO/u6WZ7tfPNEuWb8tqnLYJfE+X",
+	"915ChJv0ZpHF0wGsxTkbnapFYWvg06K3Up9HtTk0llH+10Ue0CXI0GgsxqLglcRGP0JOm2INCKT8KHFZ",
+	"VKZoeiOJEn0S5r2BiQ8GARseeC3mfYQK/A89Di2wNchHVEKEuyx62OVBeYh+ne7dnz/kQ6rj/c88Z806",
+	"nW0+M82lmHhbLANO0xRFVlQIb6HiuSpsmz5CFFs3U+UEJqyjRp3jeTiABPQt9DnGvrRqhXpVGHOpvw7Q",
+	"mJcock1RM1GceqfT6UJd6sph3SS85kqGnr+u72y60lkXOIVCMJdm64iJHwkgrwWApxBEpuLOBg+lVLEM",
+	"jc947CFpUrs6CKF0QKJBwzllz2gmi3ZpO+tG0PAmUmdf8LCczf68er/NZxWIgJCaPrnKXcdZbJWJmlX2",
+	"5kFGTN0xE/+DKkgWE1slQbZIE49pZ62QlstncHz5ImrFEZDAjCbBy/axUhap91l6sHvSNr5HD/EhWusn",
+	"VK4SvVqKPC9+7fkZbe5OtKXL0AoXoS18gh7u9rOpf8+3dQ9E2AVjxcMg97Hn/nBfhDxHwVbmpKJNpqAQ",
+	"3W+3V6tEy/vtZrB8a5emZt8GOzyVzjDXcGyo5qmoWKravBxZlxPHl90L92tVfY/W5j0G/paifX+rlh+u",
+	"b3rbUvsUeppoDHEr+M06a13TN9eB1SA32M15yqT0swklhlP4s5rufG9WAN0/wJa3NqfhWxvl0SeCpwvU",
+	"tFHFpIsNKwXR6OcLMc8kaWIE8AuZhwe5gcKdFjnlJIn9FE/E2Fx1c7IkRkcOeMroLQZoIjcEWsW6YDEj",
+	"Tmyo3PYJX2+5Y92f3u75WCKUF4mrClN4uWwqKhvak8cMwX3rk8J9dlY8ox0IBty/4JhoK4smlCvStH4y",
+	"YkwwszEw/jMWE5ZKBuFZOy1yPoVShGS0GPD8whfNkqRolQTlrz99vLAQ3cXiEwIpn7zFJZLMaALZpOaS",
+	"kSbWMIytKOuZJF2tXGOSHfBkTOYcqoQUfBY9buuRTodYnW+DdvDhsy382Rb+tLZwe+XWogico75LzgnW",
+	"d+MBOtEnCW6UdLacAce6SzQFhZKHLATYm0r8gkt4hmfi0oMbjD3gTeoYAxYPr4WINftgOAaXOUiDFvyc",
+	"njjXIbPdgROyRX7G1iCP2qx8whYB6WVnbMyyjMWt0pyLOLDA5Gg2AVxSR4wITPsGtNLGCyUYLNTuQYi0",
+	"zQcVLEmbWHD87LWPy1kYA4hi0jtjA4Nr7k+ZkK7J27qOkm7hSpGP6ZXf/DP7Vyxhjm2C4UfLPN9eD1nL",
+	"m66SxP94TtVXIlq21ATEm8e7lp3c0fhTMssTXAvjFDngNsY9yNPo3NFEuYJtktyxjNlknGqS6T8csm/6",
+	"pvJCVL8/0FhkUxt6kWQEUtNMacxylObJXjuP4mfXKGf+QIYzLzS3xLHdbFmesQB4Rpeq1eLqRAUm5MLH",
+	"eYWgCwsUgheyGCyweoCjmttt3cN1JvZeLxeqTd3JJ0YbpyWkoRkaFOqAvUoUhtunTCkbYn9iUYQhSfml",
+	"QOMqMiRTg3M0d2OGeFpB+U+Bix4L8OWSiauxuv3auRDIGY2Mj0xM5cTu6DUXGRg04dTwIeRI2NUHWNrI",
+	"2iKN24B9OfKiuKTlAF0tjrgFQC/XthULtWygaXNOdc5eWnDJ8n3sbq1e1Y23YR2dn5ejlBVIZC33/Vjw",
+	"m9dFrP3t6uriEtOPQ4YPk9hDCk1A2UxJMlFqVnKRXFdepmQp7x2tAyM9NbfjtUCUK2HKgQ6VgMGTUsC8",
+	"RlZ+5VhjCjCJoXPpw/DyNWpDzHslX9/PUspdXO9aaLPtrkx4TAkZFzEtxMvBllv5z7H1ciLupMbOCSep",
+	"uDMNfJOkUaTEiWSNoOGCOxtB4zoZq4aV3KwQpGEWzzJogKNeMUKn2Fv1ErH0YhzVOW0Qdj8TmZKgMkR2",
+	"jN2zKdZmSNk14zFphu8/vH59Tvbarb3DJt0JXfYVzJGQv76/DwccW0nrcUBmmRBjTdbHCbj4RInCU3Va",
+	"qdPXl+T86j1phvqvf3Xb3YNOp3uICA/c/06Jmyo2A+oDCdf/RzfYb7d1/7BRntB+GU1YPE8Z+c4g5AFv",
+	"hhN5RbNkPDZeaCcmBs9yJkAONbSxmChxzfQCd7yU1edX7/v24wHXfAwIYSXFhEn0FdoAW9x/4OKr26sg",
+	"AjWRA14nz5EP+v1dIoHYGxQIHFb5VMo8Z/H1Bp44uL8su6L3yxy07ScvJGmiui97IXeIovda2G2+Pn8f",
+	"kNcfPp4HpNVq7QRkliWwlYYTTPitSEyWcwg1VsJn9kqEr7uLBO+4OPe9uoubTNfO3X6i556xKJklDPIu",
+	"u9n/cHr1dLP//jtLr4/b5UQJ9SvgkVAsm9bW0yIzupAknqvEsBOK3uu/VBlV9kn46vQiD+1HPegspREL",
+	"UFhyS4c+T0wHuZNQ+OpVsX08VwvQsAYOx81YBq37pkuwHZAQ53cG+dUgf53RxLqLbrTReWy7YfJ/xWRX",
+	"iYK7vhzLFr2OXp1eaI7v1UURF+oHtfsLp7eSkxNTjUgTmtqz1ly34eUK+D0xhIqOIA9/4eTP3/+w22n3",
+	"upucueU5NvNhN/YKzTkV+JBOex0jwgW3tVE/OKYs9z9DWlPxPXtKeueGoCPKY8HXB2YXaLHdqxWcxkOc",
+	"6Wt4EdIMzdOwPnPQSZ4dCHD0Ts69DPiD2Je6bEDPDMwzA/PMwDwzMM8MzDMD82/IwNTYMv+TuZhigjKr",
+	"OvF4G83zVSMglynZzoRSgpOrXTlJsjqHtjV68iKNqYe1v10SBR+Br1dOqnYMwPXJgcYvnbbJ8BqQWCi8",
+	"+0YtatyeB1xN2JTQVG+5JtYHnfZxq9MOd04I5Qsst8FSPLkNTJ6meTXDXGWZyH6dLUtvmOfgAreCOyrR",
+	"4tOs5j1cimsflwvx1zl1qdxdL91iNdV19VRNZe0ztjQbEby3dhf0UUgTzkiTpikJ7RxCMueJkuDtQSLd",
+	"W2FtXQhFcoHFCVcHoKheUUo4aNyx5HqiPvxWPy98u93ExJxHrDizA/13lM5lcsve2emgCjmPgxZzDAio",
+	"mS+CczXmtxAB7U6qsN3eClcJLg4fbumL6bUPl2U5TZS0WU79xKZVlekzMnlGJs/I5C+KTGr5B6soeuX7",
+	"tZazNaULY09G54pQc+JTqlhsOa1XNqexgCAtU14eXMViqliLfOCmEJbhz6MJozNAQvNoAp0TOhVQ90KP",
+	"kIvdFi2lEPPFBV/lIWzyTdaUk2iRU5iJm5qI6YI0P12d7fQ3ueJaWt9t7+3CLS9kxqi7RXZbTpXSYnBN",
+	"ehV8sV2qETpXYkpVEnndVmHYfUXMII67J82Oxo/7GssBRw/+fLZMrP0c/LwhtA5zO+pDAgvejpfO0rtR",
+	"rD5SE1JU3kGm0Eyfq8bCd/rZhM5mjEtIXoZlS8iggQkfIqZ3zcTrsZj0usfkSgjyjvLFgH90ZcMqSyR7",
+	"+s7uayEQDqrT2W13rjrdfne/325/HjT0WgaN//O//r+T0mrlgNOMgWedXnTC4kFjSWbSlILV9Z0snJhF",
+	"O9WNscWzXt9HLFt2WuhuDBUKSZMqMhVSr6EdkGgOojcWqfp09Wb3aMciJrtTLyD/J1boGol4cTLg5mCt",
+	"hjFjQES4yD8UGZB7cJHU76BgGS55bRy07eRyScLOv11dXdg0lcvn6sAP6ryqO5HdYLymrIOwEhL0b45/",
+	"JnWsk72Gl/PplJr4wBI7Y8T/+jyVK3Njrsp/uXWCS5fXMp/RyryWS8KjXd1yMTauU737e7h6+/f3bv9r",
+	"UlaW8WV910gDFN7sjBHXLAAv69qYjU29l83IRmSvSb1TqOJTnd9rzz+vEByOc6uUEvLKC5mk1eC1W1dX",
+	"cuM1FGLX65awQepfaHxm8v8uwa1/m08p380YjfX8nCtXxmaTrOobZA0LUNdkxDROvxO7RtnhMZYRZrWt",
+	"uhJi4a5K5gOhdiWbUQ0UMZSBsVceGgRAXMoqY9jjEqUtTNarDmaY5DqFEpSeqoEBTNCciVHKpmYC5fJV",
+	"Gx8m1AwDbeO5Hq7uPL1SUUsUyS7BsuwDGNYUngoMy4M+dpyYelMjzaOcEMGrNXhspECIhavGSapPUowx",
+	"Ty162wQeIzVJpBLZgkxEGstSQEFlb8trfGRoS2067Q98WTV9VL5++vjWwlJeO40Xi+Pjl66ofm09/dr8",
+	"2165uVocZyuyQ5FKV/spXNqXV2C8rj+oCe4lyHDFzQMDEJX64a31Efx4U8s580vk4aw2EcQ7qhE0c9gD",
+	"xWOFf2L29ltMxSs1z4wzCLCKHCeMz6d9QjHrwoCbLwEB0Tg2FZaaqJ64ZeliB8rTU5uzT2kRQEL57xgt",
+	"PTYdg75KhEqQzDGpVxLZJA4ICR5v4fug4pCah6v1iMeiblBvXCoKHtvgIavvELh0G89VPp/u3lLI3mIC",
+	"OIBZTRSUxpMk0ffQfOdtqKwICoW7Wp/xo9yHPtJeu4N2yVO/YKQpjKoFK4NINfuGHFsjyBvlXuWVepeF",
+	"77Akpr4jpt5kzduJ5gmx9CS+besD90bQzaW5kua2npj+TD7sXnvP7xEzvxWuwAtTx580y2XyC+1ddvsR",
+	"SwW/ltYWhaLh1JSRgSm6sB9X8hDKPeKdIE254Iree7FFINbrc45EOp/yE2J08ICtT3CPcTLdbt8ozcD3",
+	"0NX3sSfSDG1xn/xr/GiUMWpWbuPGUaiCKonVdi6yDCmYJE1XZRHX2evrc0WR2W7NNoXjbWNNrbHHfdw5",
+	"IN/uMk7orRHesao4aYanWv4OSZpIZUv36TeY5KvX2aup2F4+cEjlgms9Njb4QlXlF9Krawz7f7K8ZDbO",
+	"3vRTKm0OEAqZZkAzlnjlm7EchdkcPVvXT64WNXa8RFb6TSSRKklTks05T/i1mZ/rg9EstaGqUFiQpwtw",
+	"BNHAC8+5uR/dfiEvkynDWKzl7sAir1VoqxdiJLZjBJyjstcCPrDIIM8Zg74rNeU2XdtCbbuVKXtIs1xa",
+	"s64T10elHuSLQjiMa5sXIkSHBCA7tcHjljSYn7qH/TbcP/shilDViXont6+RDfWj/GyqIT8B0dIulgHn",
+	"vkVKNXmx/BPVZ+hW7ObzqFLzhbuBbFHTtNNMppdSAcjdjkWZzve9cCnGcx7bjXax1DTV/MNCk4BZJq6B",
+	"Ya+O6n14K5K4NDOLwTQtgDKRDv+Asq+IP3TLrr02fkFd1NzoIRZMrUUYvX4RlEWWRw2ZS+g6byLwBNbD",
+	"Z5ykzMP7O4XFuFb6HDArsT6rhDts41hVyvMteqFxfJGtDS3fHO5456ARrys54+2r4KjAgyX4979cFbbm",
+	"q3WFYAsLxKSOCGaURyzV9wqVqf40zaJMRRj9qT6gEbPEqTD4drVxMZ8/jSZeL5T7RWyMCKVH9KUo0iwW",
+	"9V03hzuMaSF+5V9ZHt3ui5ZVvPNw4/qXyKgcNa5DhZTf4tc5m+PX+44smJqEplKWRWNlpFX7qcFfj8RO",
+	"1RlU0ZTpAYmdm6KkY9hzHN75xECcfYmetrTsUuK9NS/8Di9YgRNuBI1z5KyvTBV3+PcjsrH252vkW+3P",
+	"c/7POQMVwrknZqGwFjR+zAS/foeilOn77xJGMhN4Y1h487L004Y8BY33Qr0Rc0il9g4o93uhTtG22Aga",
+	"F3SRChpfCfGWZtd6MFdJH94XA3rORJomphBK8c05/wRuj97Tj0ah91aYeVwgA4GzgCd6LAl/vTOqOUPy",
+	"Gy7V4sc8711dZiRYLPRQTPckG6Vkje7np0L2PPPwvVBnDsT0thhi808N/m/maYobeeHFX30E2nPOLwyF",
+	"aQSNU7w0PwA1gbNgaXKtBb5LhbYYUEJcOH0q/CxOyFNTvDN6h7xnG9jNcMlAW6+EfapP2Pz5XqhLW1Q7",
+	"b35mUaMGQcRhH8Y2K1f+DE4/ByVATMb359JDOvazV3Osys9eGz62keu2C9vzg7mu9kDs7+IG2KflIznH",
+	"GnHpa6tXqI21tBo9WrqeVvBV5n7Cv8PMXVD8zdwNxd8JH/5q7mhVFdIIGmA8GpqCW3aIX/CaFnSL3uvy",
+	"78zdVJdfAbIe6ksC1dGpu6wzvKxDJcQwNddVs4HD1N1XD4kNb9hiGHk3tvwu4cM5XFr/hVXDD1NhJjU0",
+	"jP9wai+uLZyPf5a16nmS/aGXtHJFyXbsplxd3WvDDMDUqL+9p3qvIh9iLMc4BCI2HOM1LmSkAB9vfY/1",
+	"ZsxyUDXkb3hrr3LirvJQmruMOsLcOIK/i3Or1SN6/U/9C11TWh/MXnWV8r0+Iu9W28L/YjyU+b22T1Nz",
+	"Y6t63kbQ8PkJ92Vs7/aQ5Zfb8gmlPbPU2B2Xe1DcE/e4cmCmDGRqevj5S9BYUh0N1Nf8lqVixkjuJquE",
+	"ZY9AOwF2FKPGDvMqXmBdsbUb9A+oq7YTDLhm0aYMrNEzlpGbBIUL/CAg0URIxsloYXrtY1L/sBqfq3st",
+	"BegWHiFcVR7lBqABJ/XpaSkIKydFOSZPeEOvKXD1sal2agqthkTShdSd3k0g7b0b1m1eYTLsPmKw14Wn",
+	"KJpp+JSMxyzTG0BIaCkInFUYYNIcrFVXkP9hr8qFG/skNGTnEz5Z0wsW5DKcvB7eMvNGDnI/9WdSUR7T",
+	"FDK9cRYQJdLYlJDUh6h7b6EOLsTZlcrEQa1Y9HbK64AtLe4I5R+nImM7uC95LbfqcnAgGNNJPgYm9Za7",
+	"Zy5rsA8L4HUlfJiw35uRLRuwZHDXO4xvbkwLU2k3LyEeAnJdYKIrI+QYO81On4QmrP7KjQDVLYrlCZ0G",
+	"kKJG7vvXV7miKy9QmAdLo6SE/heQhGjAQY9Pymp8z2xFmrQgB0FIxv8MrVkf8yvt9E26AkIH3FilFmJO",
+	"YuF0+6gmjxPd0TThWuTAUKXZzFjRy/UD15fvyzG3Pdil9VT90/LbWQv/Zs2qV3qpNdu/sH5Ld+23brl6",
+	"qkubeaU4t2xZxkVbd1DAtw9qvXmzEtJb1qwGEYLLXH4/l7Us30jwAUEnisV7yO+Mpp4vQUNwtkEdyuIK",
+	"1pWirJv4ujZbVLosQvq6r6t78fOfpQhqvWc0+l7WGXsNCs3RYyIJHYm5Ctag1ROT6RJYGYPzookQkkng",
+	"BMjdJIkmni03t84+qAbr2s9BfnzaIqvlo6llEk8vzh0BcZzcC0nkhM5Kzsi3nbqjK1dZXealZX5tkHPV",
+	"OXxVPWhdT0vXuzQo8BYC6YhlDUGjJbjxs3KaPaiGTprhv3aNomUXet09N4a+fDfYrRruRd1Rh7bHx+wo",
+	"PowORvsUM4At3acnqHLmV839Q0qclcr2lgOxzEU0JgfrvNL0nFt2rPlwjXhimLMBL4sV+QHe0cWOSzCZ",
+	"g4eNjm2VmTecACb1BN6GzdRX4G3M7jyQw6m23oLPcY0fyO1U22/H81Tbb8H5VBtvx/9U2z+IC6p2sz0v",
+	"VN/Hto0fzhflGOLp2BzX59bMzoYtKzdoK8bHtnnmZrbgZh5Bnf+krFCwEZ9QnzzD5xR0uwB3zm2mt82a",
+	"WUIKRZqgTvJgMESiJAVGyxTVZOv88iryPEjyfiZZwZkJfKhxmqtmB67JjbdRWsaNsupVEdxStFlLk2oJ",
+	"zSoEXkWKQYVA1xDeKjUtCY4/fymb7Oq8L2+YNJEmEmylJ8BCgH31kMT6qs1yB5fA5O3jsbu0RR4Skurv",
+	"dtrt7t4uaOy2j7x8W3TwXZKu1Tk4mMSgVDllLVXG8cTVkSPhLB6HO338NyDhjF9rICe9+4MBT6b0mmGo",
+	"zh6JZ0lAjjrd+063c0RmyT1LMadK+NssDUnz88Vbcn4O22M+151AaMuUpkQqEd3stAb8qqDI5VBqIFGE",
+	"U/RDLWlzwWYNOSPQ26Jl5ml+oNpxwM1vmIk+A1sxI2OlynbxuBE0ZnARfpulxUQN+LJ+223i/yWb/kKS",
+	"md6rfF979wewr/pfcEwJ0Y/fuEPrrTEJcjmh5NOlyWkw4NDPGLxpx0nETOxoJo1HZMEHBY8NV9sULjEL",
+	"Ztcv+aLbHDCujkG4U9yb3v1BI2jgNIobg28qG+NsrRUp50+QNvuvkBkbi6Evy2gdmBhOz0o44FBNw/rT",
+	"F6IDfR+RPBe+dLmRJOXxSNxvl8q6ttgbIN5TVRsUXUwRTUYs0rKbNTGFfvW/Vjk+cymT9QC+zDf41E10",
+	"QZbVO8zTW+uTdiF6/qyrgTcim26WU9jEd9r4G5FN0ZxxeXb6Hn6+kGREMyz2CFNMhWQQkjdmGeMR28kn",
+	"Jnjk7e3SmdVGduQB7DCJRBq53S5fvvw9ib+81C81zt1y1K1zmteVxJ9SPtyPOnGX7Y17dH90EB3GR+x4",
+	"3KadUd2o0w2Ctt6ZeC3DItYHw4JLsePRExkQmt5pgu9sUZCniyiWpkULj4m5E9yPKIJgIQ0CC2Nva1Ys",
+	"fy8g+pqCFFDweaTWiFcogOlM4sWka7mhvFqZoZjqffOoIrkkgBQBAEx9d5MkLeZPSoxnZYD1NPLr30Qa",
+	"ZqAyLFUDxZcFW21h2XbIXBRYVfOzJFW40HoQL4yfSl5qzayzuFM+6qkTL4rK+FVXf4Wd8oQUrYUOeVIU",
+	"AktX0pMFa8JD/yDxdxPB/cFSZBnqVzD6tffB+341iDxOB1+noNBHkqYbKF+2M+uUFfFffvbGfwLFs39k",
+	"q7XO5fyb+rmlbvpLYItPCJ+nqc1+klKJjzX4fg2t9buldZVBRrPlqyDiCdC1Od4CJvfxjkKkqre7tqLl",
+	"h7zIVynM9V5l1NVDq15XmVxzquYZA+8+feHK6XpMpqBycvy6ejeFGmLbpR4qzpM0Q9PXpilTv+bKirlQ",
+	"7FZ/CRoXNLqp5e4+cIYlv9BRxattVoi/KU54k9IQ0IcJWa8Uh1AuR4T9zOFzqSq5JOuqQFTgyk+B49ru",
+	"dety06zOR1Na3Jo8Vheu+Fy1SJSYKxInUy1ICW5KeCV4hW1OnsRWsldzmpqH1f2ewPPzIkz0tkrHYxMd",
+	"dQtpjqrJebRQy6/VpDRYp/2VRlt6bA8Zrbd+uCSurO3oqyytBFUbANGD8qBdmHpsW6ZAI/XwOeAbAWhN",
+	"0uZnEP03BtEiWTEoT8MtRE/V5IHaWpx1vsjbMNTPmrONNGfAto2EuDFcm4l5A+sM7jtk77UKsgH/hhqy",
+	"VEi2UjuWisgkktefysB6lYrxWDLIZHDnAncxNcaGsOOxWptpo/wWjpEBXh1l+tBgXy3mF2Hlx6szy7qs",
+	"5+IfJFqWtUGz6Ga4Fx2b4pdHo8PoIN5nvfEe7Y7q8ytLlc0jx5n/EeoiBMs/WFmEkyiZOvBZzbbNkKuG",
+	"xJf1KbMg0mIlgJs+pKkTT+PFk8H4E+ixVlbmhX0xSdNserAfPWK5lvMOGuaYNof1Byqqaq574MhUfkw5",
+	"Riod7nJVl7+GWt4OdgnLyj2snhx9WMHLp6yr+LTlEf/da7U6gis9etsa8B9dCdBlhJrlQTPnsQzrLV2Q",
+	"wnch5tmAgzFzTRoJ+7hp8rDUJgbdwW4xUVGV7n/Nmq5LeYCPb87I3t7ecWDDvc0ttVbr3N0xpotWNa9p",
+	"pwvpMg/77Xa/3d5t7/fb7Y1x52PLF5YpanFpbwyHFWeQGrSZV1XwyUHJs/bCpxQmPZhMYkZiAWFzBQ+J",
+	"9gbkqpT5zitPkldMBf8cHyYN/HVavqRxfHy8LnnyUkpojzmPqjcMqsF7LyT5dHVmiOHSY24fP+iYV1b1",
+	"dVHb1vAMNyrJa6eriS3igecYiTRlESZ0fooyvVXKXKGxDxALOwelZNdrJcOcoK4imcup3xNo2Y2o+ZfU",
+	"sRcYpapx0JMbiuF6EU3BrwerIt3RRWDT3GIOUEyCC7F2GZhQWNxHDG6yV0glZjMWa0JtcsRDCKdJMR+H",
+	"pGn4IhaTUcHKvwOJRI1MHhZ9X/L5arbIdtbwhPhaxf8/52JzDqi0RZ6NHEJzbTpNk3pzZpRgTYiqhB8y",
+	"3DEctUlwNucpk9JPE5QYnrqmhOo2rIF1nzI8VBlHeNRY02wIPcSaOwMelgcKd1rklJMkRtRiEgFBGCo2",
+	"X0bs5YCnjN5ihjzd/Yp04o8i5lXynde63aT+jeVOYz8x+wbutd8tHlv/XX7EAjY1/DDChM21acmQwXWG",
+	"L+Z9UgBDqxnF9bMsGHAfLtEjFgq7KdK0ZmgxJuDbKE0lphiIKVD/nRY5n87SBK7igOdw2iKQqd4euDM8",
+	"AYSAi5M/feQOIKEai08IHfDC4hIJ1aA06ptLRpq2ypOhY7lggNYZGVEeIIoZ8GRM5nwuWbxTSCXuFaEW",
+	"uW1v1dEUjG/Al1gbykoK4CnJXaMafHpp0g2OxD3zK8o54b/pGbmg2IFUjKIjskEkfZSEBGcDbi2gd8Js",
+	"BBkJNSHNGiYaUp9a9HNCOEvUhGV942JYyhmcf6sv/QduimMYqJJGLrOfFIFgwItQoJeWp1nU66pf+KeL",
+	"y4CAoLSDsT5Qu8tEfs2yBDQyZUAwrCqWjfBi8jfNOFw6ty1KiNsrsPbK4hwL+Qz8sH/Au30t2OqneQ3K",
+	"AcfCJTR9IQtERQmMfC+SHZdkE8/ExVcZDDjgTeroiy39GO5YwuMSSV67APMTV7nQbHdgbzf46Zq/z6hi",
+	"1yJbeFUzYcKe/9AMHN4yCOwqzLmIkwq0Usvn4HA0YkRMEwVhYaeczDmK+QlkA+21ewMeugQzYeBr0Xwa",
+	"FeYpLEivfUzCQroUaIc7M+B4ZhtUp5CT2fDQ6DCPR0fRYXzA9sc9ujfqRhtQJrfy7UhFnbuA4V0ww81S",
+	"F95lSdyv/NyT6EQh5mkM+wY30GiQwTQnSZzEAWbxdRCX531/sqztmIhnU/b7I1U1ucJL3DB2WccBQ/Nn",
+	"z+fN9ExeHtGtNE6IzLUAkEhTe4bH5A5AbTRfgC/Kt/eBNtnYqMorJ7nOjjvdYJOaI9E8yxiPiuWbGp8u",
+	"XzWWMqQsu9D0bEm1pvKsyH+RWUqVnsobho8K4HLcbW80Ua+IZr1LSF5W1pYMDbFoJzowV4qE1hTaNGc3",
+	"4H6Z5WZKeazFAiEV8DRROo9R8gvLiw1tEFa5xKdBzS1yWiy3Up4BF5yVwKLT299sh/IaS3Qhy+W4Vn3u",
+	"lWSqRxhQB6kgPovpNEF9lsiI7UkGrkawq0UN/BO0b2IFpYQP+KerM5ckFTQHd4zdxEA1c7JHyZjFwHZN",
+	"RJrEdKEFODRoGRfwZSWX2geblFy6ntOMcsVYXGtCArcyf83ue7msnFVlfv7slviZBY3y7Sh7J2xw8jbL",
+	"W+EOX2SJyLDcV1U3V+R/Niy14j5frsTK882Vh6jBVzVrr8UxHpYqQ3ktRYTscQ8zCD1ON13H31zSWxZ7",
+	"3FKJTpvKebUBLpQve+eqAT5JjMqUJmltZ2XbN42z4XF0NDqkB+N91ov9ZBSPjYTgECteM4nZRPD6NxmT",
+	"iQlJ8t57VwvTAtY1lSpjTHVWvOvWvvstmdU8r/PftgZTz5ppBw3w2LG3/Dh/XgM9T6DqLQDjH5LK47KK",
+	"eUo6hhljMVGJyxeHDVrEVnMDzvMuSxQzNZVLFlXSDF//6+Lj68tLUCSFDBlGzL+OYgYk+19Si5lFgovp",
+	"Ai3cPKaQFMH00Qga4pZlPLmelGJevG8rMFMsVLXcZuwkVJRjKMiPmIQfWez/RBb/r0DaauHcpvqsOe9c",
+	"awRM4U7LpGBM+LXJOI6FMVPI1g6xN6iAxMAbUI7YpDeQL7ECGyOaUh6x0xloPZcwzXqKs4RfE/M1RHgm",
+	"ilBshcZKT/NT8I5ZzoxAZPyynEiYrbGQPNKrQ6CXZQSxERaiKFaelAm/Tpn5uihG6GGH3dFh1EOdRnwU",
+	"HY4O6P64x/bi/3gPx4KMuIlUCOLL6VRTpmVyXoVPI9OEzyWpgb0T0jaVQwu6xTlXSVrgsXPVOATjNz2F",
+	"+s6G4PcABugJZOCNJO1trDmbBw/b6+kS6m8eL1yRGB8nJdqMZiDu2WqeVnSsVFujRVcdcAOdorYUdLRu",
+	"ZOgP8tHoz1GrJydQiDtRTqKGegNopjEDmMK9GtHEkDNjwG3eGuOf+KJOlDtVYVVVn1Isa2s+fpzk+bCw",
+	"5KeXVx1uNcrQVq3lqSwErFEd19Re3NA62ASJDHNOzNVIzLn1DtlpkXNVMrD1BzysQTW2KmcZgYVEKrog",
+	"7WVIZ8At1gly5Yyz2xh1zgmh3Bjq7NQT6yZgPllmv3tkVUSb92NtO/hwZS1Fr1ZixibCqxJjM7YEBLMn",
+	"5yUUN0l3Ios5QUqB+nmpoPpayTZIdhnj4KKRC2lZhOMXXHByzjGg5j9R5kNQrTWCzQP713qTfwPPbcsl",
+	"/cG+2y5x/c91eZ7qznM7e7XnQifrAykZVKSdscwPqcxtknXBlbmzdwb22vGAeybkPE6yEB9ps52ExVhF",
+	"RxJs5y9ka8BP/aLohjnFEbYy4mL8aI04vo31fqXh3tS5XR2MGrg6baVy78WVOTvngOOe8HLMKRbSxQqe",
+	"BkChWqeG0gdsj11dZXdqFKcb8GEOaLZhEZfby698WcZcZI+oWfcU56cCCRgww4TzQ9lprZBkv53oGzQQ",
+	"qZSUfrOkdrCNAhmsGOyHMmzP+ijxfpl2UInLFao8g8vqiMpFPXWqW2pRON9Y2XblNyv6Z3RqHVDXhH4/",
+	"YMaXGx2SyZ6Zn9HWoSNBAzPxPXGwSW0kiB96spndoSLMPsoWUadbKVgozCXyYbPI8/uXwCF5j1FepU9a",
+	"kuLFT4KcE/RyShe/IGdFrZTnc/H8ccqKqb9GqhenfHtsqpc/Zz7Kn7dMtvm0+WXq8vNunF9muxoGtfll",
+	"bBdPYQ7x4OSv5/teoq1V73dbEKdJIw1WLA5yZZFzfN8JvGo5zVL2LMWmM5HRLEkXA+6VjDopap4Sm6E0",
+	"ht78ikt5oSVzE8CIo58MeGhKLpVyY8KsNZ5xZbx80HaXrthfw5KgWgd5Q+H+DH5S30Lp+wAbMI8/MirX",
+	"I3Gzk6/d99h4RSJG1L/ZeImxSFNxl/DrYimoXCFnxEDSlIyR0M0r3DkZ8LJgj50hyTKBa5WKsuB5CTN0",
+	"dahcfe0BRy8vLNFllAvra8wivG64sVX14hancrvEchNRLgPC2R2TykheTarIVEhFOu32zsaujBUetYwG",
+	"y9o/ld0Me+Mj2om6o+N4j/XG+/RgdBgdxcfsD0qGaI7lD1aRmGdF4mwfrgyPW5VEGVZt4daAuyEzRjav",
+	"3CGrEbPQutPaRJclHyYpVGWWSs9fJQ7d2z1fDKgkmHKigrlK24SXV1BdrQnmYeitT8Jxwmk6xAmGpJmo",
+	"Ab+jMi9NEhDr706UIMj6afBzoWAnoN/SGGDq0rQaz1KwWFiltqbJxvV8yI02q1ks5Q3pixKOpwN1ebgf",
+	"qIpBwgcDPhNpKoOcvYFSAaRzQCYQf4Xf+SX/9IqmNGZ9xE1pcsPSBaEDPk2k3vDYDKHnaCq9hqS518bE",
+	"5sv7K+WM9vdSn2thtei/AeC0gjd4AnbSchl/iGNN8Wp6MozZDBDc2FBllEtTcdT7IeZqOBbZ0Nrw8pIG",
+	"WNfUMn7wkcvaUZMpX7Nn84ytDVksVux4ZbZ5hWrNrzFpwSEgS3BgpaykrSi5puyO02ivExicamkDWChV",
+	"Q8mPbLt6KJsWQUEpqa78W40BLkdMnN2B4R0iPbXoz3i801qmQGjaHfVMFIFRKwz4Er3CTm5ZK5E0e7RB",
+	"uWSoG2fAHZ0PnPrCkrglA6Hpp1xyFOnjgHsEsibp2p9RrVFzZx6r4CgXtqjjXryqF19Tr7C8hs/G2oWH",
+	"1Dys1TEU2eIKVbCZs4qs8fvXP5KfPnz8R0De/1TLCueeHHmjV0zjKHB5SK4TTsY0StIl+n0RgZZxK7h6",
+	"Mr5uSRpSfb001kgkEeMAJbA641J+9fPPMQrUWKWM/wLlnjGuElTjKzApxk3W2pNLgOkYA3sEhb2sA0YE",
+	"obNCfNHDPMq9sgkbxpWd5S28mG5v93+vVGxZy96b2PY6N+kvS5dvqnY+bN1fcca+YLwsF8iK7B9rg2Nl",
+	"cs0Tfn3JoozVUM3z6XSuUAtG+YLc0nRuVGCo5UXteV0QZt0Fndf5aDzlEHXn+4NuAijsXMp5TfxgLa4y",
+	"0sB0DhU1yDVgdXNp2/VJ3PRxVLLhCLUrNdoD5y79jatDoddQ9NEw9mKXQHPdVYch84ted7d/gGL3iME9",
+	"77rStTV6C9/FO2NMDa2nd/Ibq/UrhTXUtexsTBMGjb39NnmTjNWEnN4yPmeDBnHjShQI8aP9q7+R0x9e",
+	"DxprNyZCwXnVxpj7bjVVNclHlWLTmXorrjeWiXK1FzStk41Mr0vdFsx7kPsCQudKaCE1QhUr5XOatmoN",
+	"/e7L06UDaDLmdWi+MyNpicPo1PZPzEj5N01TkytAEdzUGQWdMIM05pAUGFzDQMFrIj9NTpfWU/musrwC",
+	"bf07W3VubXBPnN4O26NO1C1p9drjTm34qZZHzc6uzMII5hF7hk1Kfp2zObMnp1kAk/Yq/9YdiOBsR6O9",
+	"eM48ry6GvlzkLklTjYf0aW2RubEiIOd2Bl/kXVrPI2j45e1rt76OLy41yk/OPydPYeVuRZF99q7gBlf4",
+	"CZQaZaTwhyg3zCQuvT2sQdkPkLqKTMpTMSXuUtVakH8OtsgXWr6ld5ObYYd2R3tRL95nB+NDejQ6jtpx",
+	"h3XHj9W/G1YkH2yi1Ez2X740T1qRmL6EUskvQeu5mUBoNLa6c08N6+98vq/rCt3UwMHTgXgBuv4sYP5j",
+	"oiY5I/pnBfg/Jzyv4eMvJ1jZNF2goyjalyBAsEX+wdgM7EmC3Gp+ceHV+i5yqHcTyaJhd3Q4bked+Jgd",
+	"0d5oz0sK3YnaS2xj5r59xTtU3oMVQHfFpLJq2A1kgZzpwVj/JQihjlg+9PBLG5PL8qUh1ixyRZEsXM8l",
+	"MGt6fcaSZgvEYyk6/WbHQgOmQAD/ZKy2emK0jlwo635sCtL/NVynytDwWAVjseBt4d74b76mahE8Y6N5",
+	"lqjFpZ6wCZFkNGPZ6bxOQg3lbTTU8xpipUj9Ux/3MDQKa0zqeNCDqA8aKZYBUoD9ACQJneer0oS08eUL",
+	"JK8dC5QvuaJo7MbI9wYaEqc04YomnGXSXPicDF8najIfARWGj3djdmsocRm158GdlpsWnAgtjPz98sN7",
+	"kE3+dnV10Te6umIWkoBQueDRJBNczE1p0AG3DEwAteN4LEnzViSx3AmcWk6afCdGeRg4j4nAZvxDZGqE",
+	"7wHX86DcvRwJcYOeHAY4iH+1Te8ao7HYR8cDPuAoKtoqLbgeSUJ9viJLfoPx+uQ7OBcymLfbexFU3oI/",
+	"IXWHqcQlFc0UVKjNgWDA70R2Iwv2VtJ0Ydtoc4XS2hMIm3EBQ5ATNAeehJPUJiQyJYjVnYCf6E00nqea",
+	"GkmRaqAuLAwJk1sZ5ST8165Rze2exyGZMBqzrEWwQe/+HjZy//4+bzyhktABBxCAhGnh71jhEyINA9Jq",
+	"tb6EpInXmoSQ4CrcOSGh/gqMQBK0UoRGmcDDhPo2rQE/JVOmJsJk16So1okFQ0w4obcMc57tkxA/HHKh",
+	"hhQvU2gc4k/1T1siGNOt6n5eSNO5PLE9izEU3IEcSxq0MZ8a8dKpweZ9pIqhG4/sm/MdzaMbpgpFs42z",
+	"VszgoSt2f52J+ewE04W5kQYcfb8SJfED4wGWacQLI+3C45A0Iam2DEmn3X4pyWieSUW67XZAQrxmIem2",
+	"X8oBxzf7+sVovoAG3vcBCc19q74w92aIHEpNf/YDSJdgBiTee3PN3PtO6b2Jwg5Jx+s4cC43S/s1V8O9",
+	"3/fmvWNAdMDpXE0YVxobQECdgVKw9Ob7yeJ89wPSvb93KZgCrMY04PomUMXewvbD/9HDwUxZ30L/i49M",
+	"Y1l0eMTci5nNLZGyscJK+qUWkuk+5zy5H3BNX3N7BgKUhkB9e9GVDHPNakF9Yd9jjjlJet1jEurVDc3q",
+	"NHYB6P/IVLbYPR0rcNCQLBI8lgHJNDizmMxnAaGKpIxKRTo7AN9eApp+vkvSLydIpNCXR+Mlw84Y4yy+",
+	"Dga88BRYHAS4gBTZH/vbJW+1DwyU2J850i+F5rmx0IHAfVBNuoYOqyQspuMJB9ywVBp5aZR9wxaAlSIx",
+	"swkLWF4KX5lSi+YvxE82B1skuGaJ2YBrhIJUp1RYv0U+shmWevUqgLkktpBIVM8gT+s2xakNeBPy92Qs",
+	"JlSSiHLBk4imQHx3nKHazzoJgO2uwGihMBAW/tAjIjZEHE9Cd+4aNGcpXbC4T7QIF2oMGSeQo5YrRPKA",
+	"G48H3N/N4Q1bDCORpolG4ED+7PoAdsYJljmTsECpkjTViG6WiWug1Hc0UXLA5zO96Z02MdAKc06Uqbeb",
+	"wdQgkl9k+QVoH5PKVBI+nEsWDjioVRc7JimrvylIIfUR9Y1jEOVIuEizd38faFK3UzwYzKECeXqzxNLT",
+	"Ajo3nryomhUz8CrljMXSonXDg+7C2/CEhIDS+v8KSQIphSXkE6Zx/1/GjTlNImYyWRrG7nRGownb7bba",
+	"FY7u7u6uReF1S2TXL01b+fLt+dnr95evoY1mqhOV5iyitKzd6cV5I2jcWhGicdvByEvG6Sxp9Bt7rXZr",
+	"r4FmGOB586urf12zJWKQz44VypS+kBWSWfRC1Uyw21st7TXeJlKdulEh2oVOmWaYl1rz809eGl3JMhu+",
+	"9yXg6caXnyErFMKLXly33bbctpH6ILsJ8p8vf5EFGz5WDK3JuFQ3tm3zspKiCQQOYKG2ScdkmlYY+VOI",
+	"IdDHADPLU2e39GH3cH11g7h9ePkdddnQoElnfZNPQJw158xibLS3vtEbkY2SOGYgn/a63U2GmWUi0oL8",
+	"KGWvuUrUAtser297JcQ7yhc2LZRut7/JbpxzxTJOU5O+FVQU0ynNFgZay/uspTh6rcG1kT/7OWhUeb5G",
+	"H0o3SPDqL2IO86qf9/AlaMyErFNLKZEhg2/voSF621xLqKI/4PmFh/pXgIpHNLrR/IlzpnOlLZVG1pKl",
+	"412QThOuqUokZgtCcVMGPC8cYkpfJrwuozNIzXl6ZKyJWSHngcmhDvJNHUlsd4xgsJzeIdIt4hysCHXq",
+	"1dOABX4n4sWWyCDye/L8IFYihLO6RpsjhSXNCwoRvfQvFVTXeQSq2wrNPRDF1aE38PH0L9yfHa21N0BN",
+	"Z4KP0wQ1j73OBkNc0EUqaHwlxFuaYS6AvyT+1KftYy7LkXuYayt0WpRf6/EqMmQeYv0SeIzOS5SNQatd",
+	"i27PJiy6cW73dATed4BHfZxU8L6wy2l+ury4JFItUmTWP106BMnkDqIuwbXkAZpq0C5EE8o1Oc80Lz1K",
+	"2bQOgYGHyuIpEJiZzpX4wW3Dylt+Wvp+84teyvT+FdCVWYvvvrPpegpttl5TqXUtDvP1mlpkmafqz47J",
+	"/s0Rk27V3Wjvv6eK3aF5cn+TbTSJMz7l8bAlNIiXB3OB54jDQ4wPQoIGk22OBI1eZqms9x2+307EC5wC",
+	"JMmICZ/k4q5e8jMj/BXkPtisjQS+79yXm2MSv80KEc+c2LNo95VEu5GDR3v97JOHCnTO9LVcoDsFZaYk",
+	"Hc0O7Qftdjs3mJlqJOyeRirVclaNiha1eHeuwqkcQAx6WZqylh9b6yjSjA2LA1O8Aq4zJLSL8SKja7Fx",
+	"Hx5waJax8VwafRhqxjFhq3M3boaJlHMmQzDDmCK3+mvdPCCsdd0acBcSJFudw5YTA1uQjjtE9bpnK5Na",
+	"4I1b5IOasOxOI0qWL2TEIgGx9gPuBR+ZzAYGF4Um5Wy4Y0VlePBCYuavwCaETJMbBovGfT1Bnaop+JdI",
+	"0m13c+0uLtwmM4DK4yTPYGunFWo4TJmCsEXKY0hKqKJJy3ueSMJsXksesR3rwuhOyiVqgBp7JhcDKCuv",
+	"bGUjk0UA9a1H5F3yHWmG97tTer+r3++OFopBiut86gY3Q7YgE9+OC86tOpkzjxlbVrPzUgbWkANKApuw",
+	"lypT7kTRG1bI/jDgIxrdpOKazKgE+CSYuzGRZL+9l+eDGILn53A8T9OwXwMAesGFFIKkGWPhVBLO4nG4",
+	"Y6PQ0NvBQAnGSRsShrNNXArQhAeEqgHv3R/088yBEk1MF6/emAZTll0zVGXgBKRJeAjffb54azvmStg5",
+	"Skx72PTBzbz5lKX6KC7ef+8XjuNC4UC2BFEiCTX3Oc8qZ/rQXSxXbQA1eQLFBvSznVqj0GRbpUap8QYy",
+	"QvchVPzC3dnNaLn3/ZYUvZaam2QrJ0WI9DEJYEAPyVkE8I3pfncj/n/KMPQJjulZZ/IXF03wIgIAjuaa",
+	"rvCFQ1KYWm4Zc1SkNY3+0d7R0UH7aAnflHNaS6UVj3XypBWwQC8VWT7wAksCNQJXyCDfM2Vx5XYCyHcm",
+	"if1TCRZnlh3YDCPlnz8BQnJcy59etdpb3+K9UG80d/GHyhLfM0Uo7unXESXK9+GlLW02i8crTbfmO5fK",
+	"mTTDcqI/v69wR7M4SIlcgMKAJ7h2jPSs4bAgsy5QLsNgUwmKTs1RKaGlDEhTScR4nETgYTFjGRlBuR6f",
+	"DWv63BZwvz5rdS2s/hhnAN2ybKc14K80862SCCYhA5P6Hn8BbjMDoCMLi4lMgA3OGJE3UB24RS5VxuhU",
+	"/9Vtdy1XN3Sp0DDJFIhIq9j0k7LfmeXuc4fJuI5HBQc6LdeQEexhHbNnsZcpCXDx6s23wmMGzHLE4xyM",
+	"RwmnWU10ej3aQX63ApWo4HggdwdpzuWFCdraTFlTaLI5SrV3v+pdK6aszNtD1X6yYMqCtYMlqDykMggz",
+	"oGTM7qy7jCZY6NIDy/McwJbNzHz9Ej7FL78EDd8RdH1L+FLDxJdncvAk5OCVuOOaFfWKlnuwjkIk3voc",
+	"T34jupHj16Vk43UR+2+B7h2RsTj/ZMALmLi5FBXv1ONiFNJdv4kccM0rKsb1mBhZodcMOJs8FGUPOPig",
+	"YWvEbMNpIqGaf2jyqhk1j1UjEMoxQ4XRPTQLlGossgH/fPF2hcy/swrBG/z0l8XvF6/ePGP0Z4z+9Bh9",
+	"a8XBH04CSkrJPxrx/zZLt0f8JeyHOvaCYjbUaK+GLAwgMP/zxVtyfk4kIHWDTzXynFLHxKPeFCf5wqeV",
+	"nDnnXkC4O4+mKbW0YsC34O83oxViPOBlKlFRMsuqlvlxROPzxdtvRTQMLD2aaNhT/3zxNijyEYWTf6Yo",
+	"zxTlmaLUUJTcHmWoin6AyPYbEZf83SpdlLWK5dGhBXqBJMDWZsrzSMrQWnGNeWsnMJWDrhmB2EKVTNkK",
+	"f5NLN7sHI8bgT+uhculv/Xqsdlk4xQ1ddv0CCyvdVVTdKf/7aZn/qt4utHo4Xw9BlIP4VkcYuRz7Noja",
+	"Nis7o2Ewg6adMQOLyM4mEUfFxI1/Cf+zqDDljRzRzqpNtrDI1zVecdfLB/Xso/aVbm15o70rW7ljD727",
+	"pqMVTmtngnMWKVkqiSHuONFAndHICIbUTViJPLuBFn2UZjb1jwHH0PtrpmRd0soAg4lIqD8O+16OBVPi",
+	"wfmkmVQLWi7CWEgqb2SxmCtKmzCe8+XycrC6qsBKZBDXyxfgh9QfcIrubxQqi8I0bRi7135oph56vbsy",
+	"McbRP8g3ZcBtMX+NwoyrGXhF2b69qjqYhYJxypXJHGjqzJBPH9/2Bzxk/DbJBIds2yScZSKeR/q8ck+p",
+	"nXyvECsKPa8RlUz34fLomsGDAQ/1ZoeldWByn3wwW3vZdqlBYJxczzNTghksj1DuccAlZBrK6+LaIgYB",
+	"ScX1NSQ6Ng5fms2LUkYz9JTBDkgCjmNyIu74gE+pvNES/LLwMbJB9NiAPyh8rIgfn8DZamky4Q28rurb",
+	"but+tayXrxCrUaRmW1KyB1OxZRqHCJEZi8vI9TnY7K/nOPUkXlAIEB7xou6eb01si8lOVnk85WS3jmN2",
+	"nk/I6a7knE2mJuvHJZ077VRkLDAuEArQL42lpryk1+7ZMuo2zwX6AxsdVaKMwheMcAtUpkLiByyshmku",
+	"ILdHTNQk099q7F+DQV/BAioYdEsevNC8Xl3Zq8kujWLCs6/TU+mhYD//uJsSLHcELCNzjw8hy9iQWh/B",
+	"bwCp7b82Af2Lkc2/liPhE9ysrQQ+8FusCYSm/BpIygL0sd7bMCChSS+KvuuhJxGFpAmJfiIWY8wQkJ8B",
+	"N/FHFTkJg1FQd20icSDSJE6AsYiXkbgBNzTuBNx+PcvKA6lUXY2Pp7r7DxUV5qvrjqzEAatqlmyOEFb3",
+	"soGo8DhMZ2r3bInwbKunxnum8tG/Pf57Fhs2EhsQzP5YqSFPur3MqYMrm3J428huCEtzgRW2FiAxG1Cv",
+	"an99y76Jhj2ocoDpwpTdwHUmEkq7alqCBXNA9WZyMVPuV39FBd+AlxSRpBniH30S6u9Ck8QjhAqKpgQ+",
+	"uD9STkxdRTMWen8sSJrAdqYKQkoDktG8sBW1KSGhKjhQpESv5Nf/n73rXW7b1vKvgvHuTKQdWpHtJNtI",
+	"n7RummYn8XVj57bbsmtCImSxoUANQdnWdjpzn+Y+2H2SHZxzAIIUJZG25NSpPsWRAIjEn4Pz9/ebI+Mi",
+	"4cURzHEuxzaQva9nPtqCLgoTVysi8eZGNA5EuH3WxB9wpfdRhx1FHSyovBFk9MF9FU4DGopCC5W1lULL",
+	"RqmbCqy6eQGY3POlhFQhAQLkFLK8sBZIDJFpYTHiSiBvd4VIsKwwzSL4hs9vG7CIblLARqywYgbB9hMP",
+	"nkyywdMFQazIGKBTvKWEgQLGxWp8rgsRQxwSIaFz1HUA10GFrYf4GQySMvvm01OeieskXfTYaCL4TEsN",
+	"OH4882UWibTPpIj05ew0SG5EyuMYISo44Xa4YAceu51EAK6ABZrKly5WfrzosPMkjlm56I7NZRbFLDB0",
+	"305BuLapk5QFmOUaeCxJfUm490MtCvPUqI7TBcxw+wV1BgyFDcGyIn4xoEusiJ8dA/ywLwtAxJvAh190",
+	"j1kgk6sZVo5fIexyYPSwz2KWeb5USRGpF/H1EauCUVeD2BwpxsOQACKQVixJsHLZzIdiPMbcylseZeUw",
+	"JzGW50AfL7snvqzEpWDLUNwFqAqim7CQz4iOzBfKl+NUCI+5L5azEUg2FIxQiKGSRa0OPMJdtYV4I4zT",
+	"LMxY6NI0uljqvANwB7PbzyFPu/YtRM2b30Ob0R0sJI2TPv7VgjjsPNV2j/rwSKgPxLZe/2ofzhdNoBzo",
+	"4gMH7uqb/X10I+BSV0ghxePYSuyqNMAOOytjBumLk6hWlhX/H/TPP1yawlvUlaM/uI3rS5xStx14Wekt",
+	"cIy6r0GtG7+H7VfpVIUl93Kli/I4/+qFBnvptyvpB7vSlTRYUkGypr4UxIBUczm4EdEmJ8k3vldDoWUc",
+	"nC3DRHzU7RadIO3KiLYRe838HUbx2U4I26pr1ldZW2OzPbajtF06qto+dr3V2LWZ1l27Ce6FggO4M9q0",
+	"hMIpyapwbbhCKMAesQJNpyIdRTxmkbxJAL2mJe5mSZqJ1GPR1PzloLfZQ/v9BSOKfK1ooSHtsSzJeKw8",
+	"lgquEolpVziixyI5SjKRTj1gtePZPBUsjqRoe6WM3ORWIrBMlFlrPZGiw84BayfKiEsvywBZMDPIOUif",
+	"r7umohCEDyPA4EQ4xyhj4GVJkaYoXnTYwJehAdmx4mnCFVBv9yrI1irzau4PXHN/UbQtbIMlKKX7oxzA",
+	"TqtbjfrebbyFOlRbcmtcMPsi1D1QTcX+fhQJDn9vlN9FycxaL+5eaVE58Rg59vQHVBGrdyqFUGb8WkvO",
+	"VEwSlSFFazaJlC8H5+8s4c1qTJdIrav194iWEgFbqYuWuZ8+vl8h/vAkP0nhh1O1l3h7ifdXLbvPcQe/",
+	"hIDEU1NHQBrZCCgi0ZSC4cfdExbOItb65uj47uj46Bs2i+5ErCrEIxucv+tByASfw5cmyFEF/DIDIPQv",
+	"JUvP3u5YlsIEPqfp35YUPXu7l6J7KbqXooRIe372tv2IsnQdBFZBlhJslZaERnxq4VpCrlKslYm7zGPB",
+	"//40CNi//vFP/dfPwYMl6//N4i8nWe8DI3V/LXWrSFJ63fbydS9f9/KV5OvP5+8fR74i/N7qAO+gDM6Q",
+	"JVClw3gZdRBL93A8SLNJ5DhKp5As42ZX9bBi1Tokp8mNAJbJAKt/As+mZQBD9pDHXI4EZe6EEaXuOBRF",
+	"HerosPQQzw9RpyczdBdj1VE5rSpnn/cluFyjHGwHy3A3YBQc34vh9iPM1JaCPPcNjONy1Y2Mfyy0ri8/",
+	"y/3+2F4e0d+TyAzcIDhV7LXzrCK9P69S83vBPk7+V+LTxc3PWnoTtJun7eAJbRKxnnIZjeHxV6nMH0yL",
+	"Zrn61Xn5drCngNBl5qZWCvwHt3F9IVHqtiYF3q7UPgV+RynwU2dzmgOXf7ZDwsjzeV7fnIyhyMVoUIlE",
+	"Rml6DJtv7BQkmpx1TKgzJNS+VCMuibL64nRwBvakx84vmLZA2ctXJ902S1IYXsjwMBkfhnzBRnGiBGt9",
+	"J8I3d+xtqsV2G/GYHCXqXahA89JN8bn7hq/SK+OXGuAri/JJ8sOXZQFi6/eCUtp7AuyJZg60xYQqW2HK",
+	"fGkbqAlPBbwYKl6GhbeHIXVAO5nwG8GUgPx/jwXjNJkSbWXAZtEIktOFLx3YatQyRYgpRRHAlFoGy2K+",
+	"eQXmGWvBv74s/FQb6ge15qoXEBLeYXuqnn5jnMPMeXUzNmWoX2XJlfkOkvH1aBbZ26TIJ9KXvDhG9zUL",
+	"6Gs7AFBaWm9Ce2k4SKmAN/alwROzzgpYvyQFu3Zs2CBXTwNzt1LnLEDIVwJPI/PY3QXwwDLJrvLP+k5Z",
+	"ruFKdd5SZWLGWp/OL/AgKKx1nfHRZ34t2vbpTPsrPbiazyDdI8zJOFeQhdqfCcDDg8Dh7rmMFAMoMzZc",
+	"MM5+S4ZgqEg0Z9ylCMhFZCoR9Cn9lMZU72Fadmyr3GzBwhFTRkLdhd49HxCWLmCtEnDCOBXIXG+XzTwJ",
+	"YDS0yVayv2rGdm2lN3oenVisc+qSW5U/8rtwDdiaufa2UPZghmpW+VDu1bT4Ybn/DuofzFSe0h6rrYTY",
+	"Ds0Vkc3WyvLu/QJVEHtktW2qP6dw6WsJaq7UwsleUiJc7QA1hnYjnalheYEdcH1m7aW7OclYQcPEZuxR",
+	"HS6XWnrKkcjFrwff69d7psB5XuU6d8RWM+vlgxWK2zRMUBSFzcRCIx/GOqngTvc+yXarSbbTfJ/txBBZ",
+	"PlTP9c7fmKelG2l9dALlkEVLxOpGpGMpFBuYZrtsgPhSWyAeuwUjYsjTUUJckWEa3YiUgdbWR1GDg7jy",
+	"hqVCq2rttWSOq28rYnHEXi4ir0m6zRWrFVE0czL0uzyiONhWvheuBX9AxtfUmYC6IbUPFX22FFmDrbkP",
+	"rO0TXvM4mdmhz/Be36UwTWZC8lnUMQdlpQSdzYdxpCYiZH+bCTk4f5fH8UaJvBHa+tSS9b8v/nbWYWcJ",
+	"02snZEYnsVIroZF0l4MH6xaJM9im4+z+cPEY8zCMMIx2nurnzSI9uraKrHxKhr+J0ToEZ8Ccv59ioZ9F",
+	"jOap1qt7v/zq7pDLCYYbYXSAdqJ5s3tDZPzg18KqLvg0vueqegikYBAVGi7p/ww+vG+2pOZR86WoV/vw",
+	"eNNN71Qx3bNo9Hk+W08kQm22EYs4p597ApEIfOtacYjzvGn9m7XQaU0MgmZ/H4HYUQRiZrekOR7mkx1G",
+	"H6qyNkbJFNEDRkkci1GWK/U8YwE3jvKhyG6FkCwAjWuQBeRABBVd/7f18btTdnJy8toxD+CNjEteG9uX",
+	"pywZj5XIPCY61x1fBsfd41eHR8eH3aPL7utet9vrdg+7L3vdLnlZQ76Ap5sk8xQ9m/oBDNwPjdYmfGge",
+	"x5SrUXDPOnkmPcsdkQP2BPpshHOLgFsoz9OviBkrcGbPoAgwQI+C+zN5Wgsg0vry4zzWhlGVY5zcv/Cf",
+	"do/lc4gkiYUpZom0qDO+DPnCA72XAiwzrrK+28GUEr/QE6cY1wpon3CywdNzMdeDsJZMch4TDILMZ+C3",
+	"bncKHvsA5ryU05OjMpI09ojTBbcERYH6LKC9dKrbBIyITBTZk1FqaipbIlaCHQFWsN2aenmBtUUoX5Zp",
+	"W1LxG7A+BLnDhxha9NSYZhhgCfqMS5bMM/jWQARVkbRUQAT1XYggu1H0jyDCFIC7mW3jy6UkIkAQAm/8",
+	"RqqTZfQmX66lP2H3Yj/BG+BB7ng82DhcXWf8eUWfptdWufcO2E3w1S7MQtd8rbx901faBMuey5Vcou4d",
+	"8Ht8jJr4GGZjOhHUmTn/dRWPhi58Gm6zA5/Ug03u+1K5vHsb0/1RaVdZMddM5cdu23He/1lkyRORGk/L",
+	"cd/4GDX0M7nH6PmIy5GIm6VjYx/GHa0Fx+yz4263rANja9CBQbeNMl+GUag1MqPGU46JbbmUXpKP0YeU",
+	"HCRvCEjPQG52yFOwlxuPY0KeYKkYJSmyPKhbkbbt6JEUcXQdDWNxpZ8WqfRcLVFrSaAmIu0wBRUiZVTn",
+	"W75os5UK5EOUQ8/KJ5oj1PYcg6JSDYNp+tPIp1OzanVVONt+G/LJjrbPft5rMxuxDo1Iu4fwbZoujUQz",
+	"6XofpWm02UmpMi5DHmuxCFb9mCxp4770ZSVRQ8yBsBMipFWy5H2kskvzpF8IA91OwiNBoNP7bhEBnd6g",
+	"ltf10mlbXwAWe63jXafJ3Dted+R4zfLTYoSH/WiHrtfvkjhObhVAYINPjA0XzNWFLLlVJK/JrvFMqbAh",
+	"u0JiZMy99WWLu1KFXsJzvXcBk/M4hsyJo9y9JMWtad13fIvugxisM6DzinIP5JJgw3TZbj44DUz5vWN6",
+	"6yhjLSpxeaZMG0zAwHeyL0op2O2Ok00+5Qs2FL5MMDHVpnbTY1LQlxiVAS8+XhRS61sgVHMbUjdXPV/+",
+	"ffDx3eDs8qIzDT3mH6BzF7/1D/rgombB0c//+sc/ITH20/nFM9Xu+zJPBl+X92yeH9yaNKMmfbnkYzYp",
+	"DeuGM5uDXNBtys/Vqwn5/2IKheEBzW6HCK6CpbUBlPJMsZBnfJNTcoUHknKlazghfTmQdtfohYRsfM7g",
+	"gAm705Ix46MsuhEVWxouFlhBZBxvvex22VzGQpWoq5U2zCjdGR/t8JDGwAMdtHtUyoC7DgwUPfuwSz27",
+	"OoGQoQgHGZoaCLA84yrT+9isEg18hQOb7CbMyg58iZsR9rNukB80VnXOgHWIJsCsElyk2oA67nY7vhzY",
+	"L4QMFVoeKktmisHcRvLaQ6qUMayQuYMDonoSYeD5MsDVvMqSK6XfUZswgWu26bNuKdodWvZnWhUhRaTt",
+	"2ROYSw0MMXwG2WJPJgU0XrFZEscKKBgYH+oZPnpFEZ2WnuuPgJ8Y+DIg5qUrSZvcYyddCmXAUFHGbrli",
+	"Ux4K3fVupoUx1BSkFkQxAn4rYIpd6QSn+3gLSek0UrOc9FKnpinpS913gCpNu62uPtRcF1rlrbJXDPkb",
+	"zB0CqmUuw2mHGZ0TUMQxve3oqbypcxHvXfpPOKcelhnIVUm3a6JbmntkM1ngCgN1I7f4BdwS+r7AFloJ",
+	"Xb5loQF43jEbt5JjfODLshKXH0+LtyNDNuJSJhkbCiOKe+jMM2+bjK/M6wSracZzKV0ybEtnydyYobUw",
+	"Zzyb5AZmFB6UBWQ1CV+Wfr56Mf6GH42Oh6/DE/Fi/JK/Gv7n6JvwtTiow7/3onr6Z8QrE36lDOZPBl1F",
+	"L0bl9t/5kV1Bdp6rdS2tA5czLUCxyZ+27QTIRob3Um1KgXsrsqd3kp6MvvJUbvCnFV67x7FsGGCzNJar",
+	"HLwDtMda+iIjwd1mxN4GbcoHj52BERTJUTwPhQLg90heMyVGqchUdW7qj+YxnkByKk3ZhTMHtXymP67o",
+	"V/8Mrh5hHZWku1Z7h+qu6CTdWXbOqz1fD+eZzZ2qIx7HQz76nJMX6z9+/3ey4jvDJFz82/N5Gv+xOlj+",
+	"44RnxgEkZAjpiJxZWsaQCRnOkkhmWIuG3NJC3og4mQmkcyAkMV/m3A4RqsATcce+/zA4Pbz4fnD88hXA",
+	"Yvjzbvdk9NMhxbcOL6OpUBmfzuAL0cHvU36LSX/wYcA+i4UIfZlnBTrz/EyxgKTLBQiXoM8wog1MuTC4",
+	"tomBGYJLdtLtMuVLfssXHTZA593x3R1oE5FkR12m+kyKDAg1wIWlPBjpMJlr/eLl3Z3HXnS/ASX2xfFr",
+	"X2ImLrIeto7YNJIee4n/HJt/2aTPXjKeZWI6Q4ZcHsdtDywlQpcgN9WYRzHOn2Um5xkkIqBxsF5psYuk",
+	"tQoPKjDSZJ5F8tpqMViIlesx+WIAR/Vapaasq3iVD0D7gwWRharjU8ESSSgp4E7tI7kZsXiEaTJj4Rxl",
+	"rlB1H/bwXfiw5/0koztTDWdceZEyCwUONgV0Ohufx+7kOg8UyUxco+ZVfqLvV56arM5ZqfGkF+agNpq6",
+	"B4HowZ78L56NJqdEKRvWY1kv9fnDw6E+NKwFf1PVyQx20ZjB6U11NzMgacmfMOpQb7RSHzMUXfaXoi4t",
+	"vduhITt9LefpTz8t3yLfGr96Z21V1ICMNGb98Kaa2rlwPn18T/CHJdeBaaIY141011zSKdYKfvEP/sM/",
+	"+DVAqBeI9SHcJj6+uZUSiRExCsuhF3XpDtmYoV4VC/LlcfcIM69A4LnXFDE568HbD8hYp+XdgrOeRmrm",
+	"rC91auqsX+q+g6x1UpX08uFa1lXJnR4PUsYL41STtDmt3Tzfgo20d4M/YTe4lVaMS6tDNzEIqEENv1pu",
+	"GriW/EZP+LdGucTAKamYfQYs4aER0VoyavXWxkU77L3jDNcyDZ/Q+sVXuK9zudXMsqd+1UmeLypf66v0",
+	"Kn8xaAGYz9wmxHne8Ub21nCIOo+B93tRagIYBrie8IKuYkx+K7KdbMctuJDu4z562G1V547an6btkone",
+	"8yg1chJpu2n5CJ1OuIR6ZrkAw1JIfWFqKz1wGhIMI0ZUgg4L5haasagl67vBl9F0Os/0OD3QjmG+sGZV",
+	"CQPSGilmygxQ4alI7+qTaxlJPlNB2UZlhw+LpMoEr8xoQfNpW6f7vgr23H2Kugr2p6pO9Y/2iu47yIap",
+	"EFt1Ld0fV3fdiRCjvL+vW5j9lfRq3C2PrI4s6dXPc+14ZcTs21yBNowZxg4ohsrcMgdB7l5wPq6NkeXD",
+	"P0TKeX/iyJoxUJpE1Qp9GkuUUu810bR8/b8+1ejJFjO4EZM4uYY86kfQtdZJh+e/myd6B0RCWbpYHYv7",
+	"QVveCoHvk1TYGAS8h32zNLqeZIzf8oXHbic8wzC7rRLvVJDoZOmitMMfKDNWeBJWZsrkk1AzYyaMb666",
+	"w6PRcSlbpjs+4rUyZo4fJnNgKcKmUod63VvurMwCpo0QKfLO7HPmvhxTDe1lJpPbx9c7MjIkqgXIBUTw",
+	"OUXlWUB9O7pXYIIlJV0EwyEQsvAPlJAh1Dz4B1CBkcj2sjy5FGo37pOv6sxC5YgV2l/vyf1iDnYBpHMw",
+	"zeJGPIJzvRjY/P1gKHgq0sE8mxz0fvlV72cl0htzEOZpfNA7eM5n0fObI9jt9HTLt36SCeVRvrhJefWI",
+	"JRBd7EXqQ7jj6WYlZqzlS/kDFBwjQBkVFJKL3wI1RKklyUCtw/yAM/6QZ6OJqPqBN1i5DShsWYGVhgNQ",
+	"HVH4QDVfCUlfVULpO7+aA9VWJJiYutBkvATF5pl6cqf+wNSWlupJnV+zyZTLP3ZawAmype0hXzxTFhzQ",
+	"GcqU3i+PRNQ3TOuFY5JqFjGDUAHZUEvrfDT6uHL6SQwVM86clXU1YWdIx0X4++p6o2eKJbfSxd0CIFOF",
+	"JL/RjaASIzsstTyk/pX7Ba6fSaSyJF04XdHJuOJ5coTZHKo13yUi4wd//PrH/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
