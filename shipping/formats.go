@@ -2,11 +2,11 @@ package shipping
 
 import (
 	"cmp"
-	"strings"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"

@@ -57,6 +57,11 @@ type Config struct {
 	// endpoint's refusals (ErrNoCredentials, ...) or what
 	// TokenEndpoint.Admit returned.
 	Refuse func(w http.ResponseWriter, r *http.Request, err error)
+	// Authenticate, when set, says whose an operation's call is instead of
+	// a bearer token of the kit's token endpoint: for a carrier whose API
+	// takes its credentials with every call (DHL's API key and HTTP Basic
+	// user). Its error is refused as ErrUnauthorized, which it wraps.
+	Authenticate func(r *http.Request) (Client, error)
 }
 
 // Handler answers one call of an operation; the kit has read and recorded
@@ -308,10 +313,9 @@ func (k *Server) operation(op string, h Handler) http.HandlerFunc {
 		if k.cfg.FaultsBeforeAuth && k.answerFault(r, op, "", true) {
 			return
 		}
-		token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		client, valid := k.tokens.Valid(token)
-		if !bearer || !valid {
-			k.cfg.Refuse(w, r, ErrUnauthorized)
+		client, err := k.caller(r)
+		if err != nil {
+			k.cfg.Refuse(w, r, err)
 			return
 		}
 		k.addCaller(op, client.ID)
@@ -321,6 +325,24 @@ func (k *Server) operation(op string, h Handler) http.HandlerFunc {
 		h(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, client)), x.body)
 		k.waitHold(r.Context(), op)
 	}
+}
+
+// caller is the client whose call r is: Config.Authenticate's, or
+// the one a valid bearer token of the token endpoint was issued to.
+func (k *Server) caller(r *http.Request) (Client, error) {
+	if k.cfg.Authenticate != nil {
+		c, err := k.cfg.Authenticate(r)
+		if err != nil {
+			return Client{}, fmt.Errorf("%w: %w", ErrUnauthorized, err)
+		}
+		return c, nil
+	}
+	token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	client, valid := k.tokens.Valid(token)
+	if !bearer || !valid {
+		return Client{}, ErrUnauthorized
+	}
+	return client, nil
 }
 
 // Send sends req with the default client and reads the whole answer,
