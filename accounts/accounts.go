@@ -299,7 +299,7 @@ func currencyCode(c string) (string, error) {
 	if c == "" {
 		return DefaultCurrency, nil
 	}
-	if !exchangerates.IsCode(c) {
+	if !exchangerates.IsCurrency(c) {
 		return "", fmt.Errorf("%q: %w", c, ErrInvalidCurrency)
 	}
 	return c, nil

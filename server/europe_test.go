@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // deBody is a parcel from Berlin to Munich in grams and centimetres; mods
@@ -29,11 +30,12 @@ func deBody(mods ...func(m map[string]any)) map[string]any {
 func TestLabelSizeA6(t *testing.T) {
 	t.Parallel()
 	b := setupLabels(t)
-	s := waitForStatus(t, b, b.token, createLabel(t, b, b.token, deBody(withField("labelSize", "a6"), withField("carrier", "DHLParcelDE"))).ID, "purchased")
+	_, eur := b.accountIn("Kiezladen", "EUR")
+	s := waitForStatus(t, b, eur, createLabel(t, b, eur, deBody(withField("labelSize", "a6"), withField("carrier", "DHLParcelDE"))).ID, "purchased")
 	if s.Carrier != "DHLParcelDE" {
 		t.Errorf("carrier %s", s.Carrier)
 	}
-	pdf := b.doT(t, "GET", "/api/v1/labels/"+s.ID+"/label.pdf", b.token, nil)
+	pdf := b.doT(t, "GET", "/api/v1/labels/"+s.ID+"/label.pdf", eur, nil)
 	wantStatus(t, pdf, http.StatusOK)
 	// A6 is 105 × 148 mm: 297.64 × 419.53 points.
 	if !strings.Contains(string(pdf.Body), "/MediaBox [0 0 297.64 419.53]") {
@@ -47,22 +49,101 @@ func TestLabelSizeA6(t *testing.T) {
 	}
 	m = wantError(t, b.doT(t, "POST", "/api/v1/labels/create", b.token, labelBody(withField("labelSize", "a4"))),
 		http.StatusUnprocessableEntity, "invalid_field")
-	if m["field"] != "labelSize" || !strings.Contains(m["error"].(string), "no carrier that quoted this shipment offers a4 pdf labels; DHLParcelDE, GLS, DPD, DHLExpress do") {
+	if m["field"] != "labelSize" || !strings.Contains(m["error"].(string), "no carrier that quoted this shipment offers a4 pdf labels; DHLParcelDE, DPD, DHLExpress do") {
 		t.Errorf("A4 within the US: %v", m)
 	}
-	m = wantError(t, b.doT(t, "POST", "/api/v1/labels/create", b.token, deBody(withField("labelSize", "a6"), withField("labelFormat", "zpl"))),
+	m = wantError(t, b.doT(t, "POST", "/api/v1/labels/create", eur, deBody(withField("labelSize", "a6"), withField("labelFormat", "zpl"))),
 		http.StatusUnprocessableEntity, "invalid_field")
 	if m["field"] != "labelSize" {
 		t.Errorf("an A6 ZPL: %v", m)
 	}
 	// Without a size, every carrier serving the route quotes.
 	var carriers []string
-	for _, r := range quoteRates(t, b, b.token, deBody()) {
+	for _, r := range quoteRates(t, b, eur, deBody()) {
 		if !slices.Contains(carriers, r.Carrier) {
 			carriers = append(carriers, r.Carrier)
 		}
 	}
 	if !slices.Contains(carriers, "DHLParcelDE") || slices.Contains(carriers, "USPS") {
 		t.Errorf("carriers quoting Berlin to Munich: %v", carriers)
+	}
+}
+
+// euroCustoms is a declaration of goods leaving the EU customs union.
+func euroCustoms() map[string]any {
+	return map[string]any{"contentsType": "merchandise", "contentsExplanation": "T-shirts", "nonDeliveryOption": "return",
+		"items": []any{map[string]any{"description": "Cotton T-shirt", "quantity": 2, "valueCents": 2500, "weightG": 400, "hsTariffNumber": "6109.10", "originCountry": "DE"}}}
+}
+
+// toAddress sets the recipient.
+func toAddress(country, zip, city string) func(m map[string]any) {
+	return func(m map[string]any) {
+		m["toAddress"] = map[string]any{"name": "Recipient", "phone": "+34 928 123456", "email": "r@example.com",
+			"street1": "Calle Mayor 1", "city": city, "zip": zip, "country": country}
+	}
+}
+
+// Each of the sandbox's European carriers sells, tracks to delivered and
+// refunds a German shop's label through the API, in euros.
+func TestEuropeanSandboxCarriers(t *testing.T) {
+	t.Parallel()
+	scanned := setupLabels(t, withSandbox(20*time.Millisecond))
+	unscanned := setupLabels(t, withSandbox(time.Hour))
+	_, scannedEUR := scanned.accountIn("Kiezladen", "EUR")
+	_, unscannedEUR := unscanned.accountIn("Kiezladen", "EUR")
+	for _, carrier := range []string{"DHLParcelDE", "GLS", "DPD", "DHLExpress"} {
+		t.Run(carrier, func(t *testing.T) {
+			t.Parallel()
+			s := createLabel(t, scanned, scannedEUR, deBody(withField("carrier", carrier)))
+			s = waitForStatus(t, scanned, scannedEUR, s.ID, "purchased")
+			if s.Carrier != carrier || s.Currency != "EUR" || s.CarrierCurrency != nil || s.TrackingNumber == nil {
+				t.Fatalf("bought: %+v", s)
+			}
+			if s.Parcel["weightG"] != 2500.0 || s.Parcel["weightOz"] != nil {
+				t.Errorf("the parcel is not echoed as sent: %v", s.Parcel)
+			}
+			waitForTracking(t, scanned, scannedEUR, s.ID, "delivered")
+
+			r := createLabel(t, unscanned, unscannedEUR, deBody(withField("carrier", carrier)))
+			waitForStatus(t, unscanned, unscannedEUR, r.ID, "purchased")
+			wantStatus(t, unscanned.doT(t, "POST", "/api/v1/labels/"+r.ID+"/refund", unscannedEUR, nil), http.StatusAccepted)
+			v := waitForStatus(t, unscanned, unscannedEUR, r.ID, "voided")
+			if v.Currency != "EUR" || v.VoidedAt == nil {
+				t.Errorf("refunded: %+v", v)
+			}
+		})
+	}
+}
+
+// No declaration between two member states of the EU customs union; one to
+// Switzerland, the UK and the Canary Islands (Spain, but outside the
+// union's VAT territory, told by its postcode).
+func TestCustomsWithinEurope(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t)
+	_, eur := b.accountIn("Kiezladen", "EUR")
+	for _, tc := range []struct {
+		name    string
+		to      func(m map[string]any)
+		customs bool
+	}{
+		{"Paris", toAddress("FR", "75001", "Paris"), false},
+		{"Madrid", toAddress("ES", "28001", "Madrid"), false},
+		{"Zürich", toAddress("CH", "8001", "Zürich"), true},
+		{"London", toAddress("GB", "SW1A 1AA", "London"), true},
+		{"Las Palmas", toAddress("ES", "35001", "Las Palmas de Gran Canaria"), true},
+	} {
+		without := b.do("POST", "/api/v1/labels/quote", eur, deBody(tc.to))
+		if !tc.customs {
+			wantStatus(t, without, http.StatusOK)
+			continue
+		}
+		m := wantError(t, without, http.StatusUnprocessableEntity, "missing_field")
+		if m["field"] != "customs" {
+			t.Errorf("%s without customs: %v", tc.name, m)
+		}
+		if rates := quoteRates(t, b, eur, deBody(tc.to, withField("customs", euroCustoms()))); len(rates) == 0 {
+			t.Errorf("%s with customs: no rates", tc.name)
+		}
 	}
 }

@@ -49,6 +49,7 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 		Options: optionsView(in.Options), Customs: customsView(in.Customs),
 		TrackingNumber: sh.TrackingNumber, TrackerId: sh.TrackerID, ErrorMessage: sh.ErrorMessage,
 		PurchasedAt: sh.PurchasedAt, VoidedAt: sh.VoidedAt, IsReturn: sh.IsReturn, ReturnOf: sh.ReturnOf, BatchId: sh.BatchID,
+		CarrierCurrency: sh.CarrierCurrency, CarrierAmountCents: sh.CarrierAmountCents, ExchangeRate: sh.ExchangeRate,
 	}
 	if sh.ManifestID != nil {
 		v.ManifestId = nullable.NewNullableWithValue(*sh.ManifestID)
@@ -178,7 +179,7 @@ func shipmentInput(from, to gen.Address, p *gen.Parcel, ps *[]gen.Parcel, o *gen
 }
 
 func rateView(r shipping.Rate) gen.Rate {
-	return gen.Rate{
+	v := gen.Rate{
 		Carrier: r.Carrier, Service: r.Service, ServiceCategory: gen.ServiceCategory(r.ServiceCategory),
 		CarrierRateCents: r.CarrierRateCents, PlatformFeeCents: r.PlatformFeeCents, CustomerPriceCents: r.CustomerPriceCents,
 		Currency: r.Currency, EstimatedDays: r.EstimatedDays,
@@ -186,6 +187,10 @@ func rateView(r shipping.Rate) gen.Rate {
 		CarrierAccountId: optional(r.CarrierAccountID),
 		DutiesCents:      positive(r.DutiesCents),
 	}
+	if r.CarrierCurrency != "" {
+		v.CarrierCurrency, v.CarrierAmountCents, v.ExchangeRate = &r.CarrierCurrency, &r.CarrierAmountCents, &r.ExchangeRate
+	}
+	return v
 }
 
 // positive is v, or nil (absent) when it is 0.

@@ -66,7 +66,8 @@ func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, s
 		CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
 		Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
 		EstimatedDeliveryDate: rate.deliveryDate(), Guaranteed: &rate.Guaranteed,
-		CarrierAccountID: optional(rate.CarrierAccountID)}
+		CarrierAccountID: optional(rate.CarrierAccountID),
+		CarrierCurrency:  rate.carrierCurrency(), CarrierAmountCents: rate.carrierAmount(), ExchangeRate: rate.exchangeRate()}
 	return nil, nil
 }
 
@@ -87,9 +88,13 @@ func (s *Service) AdmitPurchases(ctx context.Context, n int) error {
 }
 
 // ReservePurchase reserves, in tx, the balance row (inserted in tx) applies
+// (ErrCurrencyChanged when the account's currency is no longer row's)
 // and returns the purchase job to enqueue for it: what Create does inside
 // its transaction, for a label of a batch, whose jobs go in at once.
 func (s *Service) ReservePurchase(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) (river.InsertManyParams, error) {
+	if err := checkCurrency(ctx, tx, row); err != nil {
+		return river.InsertManyParams{}, err
+	}
 	if err := s.recordReserve(ctx, tx, row, now); err != nil {
 		return river.InsertManyParams{}, err
 	}

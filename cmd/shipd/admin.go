@@ -62,8 +62,8 @@ func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if strings.TrimSpace(*name) == "" {
 			return usageError("accounts create: --name is required")
 		}
-		if !exchangerates.IsCode(strings.ToUpper(strings.TrimSpace(*currency))) {
-			return usageError(fmt.Sprintf("accounts create: --currency %q is not an ISO 4217 code such as USD or EUR", *currency))
+		if !exchangerates.IsCurrency(strings.ToUpper(strings.TrimSpace(*currency))) {
+			return usageError(fmt.Sprintf("accounts create: --currency %q is not an ISO 4217 currency code such as USD or EUR", *currency))
 		}
 		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
@@ -87,8 +87,8 @@ func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if *id == "" || (*pm != "" && *pm != "true" && *pm != "false") || (*pm == "" && *currency == "") {
 			return usageError("accounts update: --account and --payment-method=true|false or --currency CODE are required")
 		}
-		if *currency != "" && !exchangerates.IsCode(strings.ToUpper(strings.TrimSpace(*currency))) {
-			return usageError(fmt.Sprintf("accounts update: --currency %q is not an ISO 4217 code such as USD or EUR", *currency))
+		if *currency != "" && !exchangerates.IsCurrency(strings.ToUpper(strings.TrimSpace(*currency))) {
+			return usageError(fmt.Sprintf("accounts update: --currency %q is not an ISO 4217 currency code such as USD or EUR", *currency))
 		}
 		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
