@@ -269,6 +269,8 @@ func (e LabelFormat) Valid() bool {
 
 // Defines values for LabelSize.
 const (
+	A4     LabelSize = "a4"
+	A6     LabelSize = "a6"
 	Letter LabelSize = "letter"
 	N4x6   LabelSize = "4x6"
 )
@@ -276,6 +278,10 @@ const (
 // Valid indicates whether the value is a known member of the LabelSize enum.
 func (e LabelSize) Valid() bool {
 	switch e {
+	case A4:
+		return true
+	case A6:
+		return true
 	case Letter:
 		return true
 	case N4x6:
@@ -885,8 +891,11 @@ type BatchShipmentInput struct {
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
-	// billable weight is the actual weight.
+	// Parcel `Parcel` as a request sends it: its fields and no other, of one system. Without
+	// dimensions the billable weight is the actual weight. A parcel with fields of both
+	// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+	// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+	// dimensions.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
 
 	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
@@ -1005,7 +1014,11 @@ type CarrierError struct {
 	// Example: UPS
 	Carrier string `json:"carrier"`
 
-	// Code The carrier's own error code, when it gave one.
+	// Code The carrier's own error code, when it gave one; or shipd's own about the carrier's
+	// answer: `no_exchange_rate` (kind `rejected`) when the carrier priced in a currency
+	// the operator's exchange rates cannot convert into the account's, so its rates are
+	// left out.
+	//
 	//
 	// Example: 111210
 	Code *string `json:"code,omitempty"`
@@ -1144,9 +1157,11 @@ type CreateLabelRequest struct {
 	// Example: pdf
 	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
 
-	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
-	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
-	// `invalid_field` naming `labelSize`).
+	// LabelSize The label's page (default `4x6`): `4x6`; `a6` (105×148 mm), the size European
+	// thermal and office label printers take; `letter`, the 4x6 label on a US letter page,
+	// or `a4`, on an A4 page, for office printers. `letter`, `a4` and `a6` with
+	// `labelFormat` `pdf` only, and each only with a carrier that offers it (otherwise
+	// 422 `invalid_field` naming `labelSize`).
 	//
 	//
 	// Example: 4x6
@@ -1155,8 +1170,11 @@ type CreateLabelRequest struct {
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
-	// billable weight is the actual weight.
+	// Parcel `Parcel` as a request sends it: its fields and no other, of one system. Without
+	// dimensions the billable weight is the actual weight. A parcel with fields of both
+	// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+	// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+	// dimensions.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
 
 	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
@@ -1353,10 +1371,18 @@ type CustomsItem struct {
 	// Example: 2500
 	ValueCents int64 `json:"valueCents"`
 
+	// WeightG The metric twin of `weightOz`: the weight of the whole line, in grams. A line has
+	// one of the two (both: 422 `invalid_field`; neither: 422 `missing_field`
+	// `customs.items.N.weightOz`).
+	//
+	//
+	// Example: 170
+	WeightG *float64 `json:"weightG,omitempty"`
+
 	// WeightOz The weight of the whole line (all `quantity` units), in ounces.
 	//
 	// Example: 6
-	WeightOz float64 `json:"weightOz"`
+	WeightOz *float64 `json:"weightOz,omitempty"`
 }
 
 // CustomsItemInput `CustomsItem` as a request sends it: its fields and no other.
@@ -1574,9 +1600,11 @@ type IdempotencyKey = string
 // Example: pdf
 type LabelFormat string
 
-// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
-// page for office printers, with `labelFormat` `pdf` only (otherwise 422
-// `invalid_field` naming `labelSize`).
+// LabelSize The label's page (default `4x6`): `4x6`; `a6` (105×148 mm), the size European
+// thermal and office label printers take; `letter`, the 4x6 label on a US letter page,
+// or `a4`, on an A4 page, for office printers. `letter`, `a4` and `a6` with
+// `labelFormat` `pdf` only, and each only with a carrier that offers it (otherwise
+// 422 `invalid_field` naming `labelSize`).
 //
 // Example: 4x6
 type LabelSize string
@@ -1710,27 +1738,57 @@ type Package struct {
 	// Example: 1Z999AA10123456784
 	TrackingNumber string `json:"trackingNumber"`
 
-	// WeightOz Example: 32
+	// WeightG The piece's weight in grams, for a piece sent in grams.
+	//
+	// Example: 1500
+	WeightG *float64 `json:"weightG,omitempty"`
+
+	// WeightOz The piece's weight in ounces (converted exactly from `weightG` for a metric piece).
+	//
+	// Example: 32
 	WeightOz float64 `json:"weightOz"`
 }
 
-// Parcel Without dimensions the billable weight is the actual weight.
+// Parcel Without dimensions the billable weight is the actual weight. A parcel is in inches
+// and ounces (`lengthIn`, `widthIn`, `heightIn`, `weightOz`) or in centimetres and
+// grams (`lengthCm`, `widthCm`, `heightCm`, `weightG`), and a shipment shows it as it
+// was sent: a metric parcel has no `weightOz`. Prices, limits and the carriers'
+// requests use exact conversions (1 in = 2.54 cm, 1 oz = 28.349523125 g).
 type Parcel struct {
+	// HeightCm Example: 10
+	HeightCm *float64 `json:"heightCm,omitempty"`
+
 	// HeightIn Example: 4
 	HeightIn *float64 `json:"heightIn,omitempty"`
+
+	// LengthCm The metric twin of `lengthIn`: the same limit (200 in is 508 cm).
+	//
+	// Example: 30
+	LengthCm *float64 `json:"lengthCm,omitempty"`
 
 	// LengthIn Example: 10
 	LengthIn *float64 `json:"lengthIn,omitempty"`
 
+	// WeightG The metric twin of `weightOz`: the same limit (2,400 oz is 68,038.8555 g).
+	//
+	// Example: 1500
+	WeightG *float64 `json:"weightG,omitempty"`
+
 	// WeightOz Example: 32
-	WeightOz float64 `json:"weightOz"`
+	WeightOz *float64 `json:"weightOz,omitempty"`
+
+	// WidthCm Example: 20
+	WidthCm *float64 `json:"widthCm,omitempty"`
 
 	// WidthIn Example: 8
 	WidthIn *float64 `json:"widthIn,omitempty"`
 }
 
-// ParcelInput `Parcel` as a request sends it: its fields and no other. Without dimensions the
-// billable weight is the actual weight.
+// ParcelInput `Parcel` as a request sends it: its fields and no other, of one system. Without
+// dimensions the billable weight is the actual weight. A parcel with fields of both
+// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+// dimensions.
 type ParcelInput = Parcel
 
 // Pickup defines model for Pickup.
@@ -1890,8 +1948,11 @@ type QuoteRequest struct {
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
-	// billable weight is the actual weight.
+	// Parcel `Parcel` as a request sends it: its fields and no other, of one system. Without
+	// dimensions the billable weight is the actual weight. A parcel with fields of both
+	// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+	// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+	// dimensions.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
 
 	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
@@ -1939,6 +2000,20 @@ type Rate struct {
 	// Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
 	CarrierAccountId *string `json:"carrierAccountId,omitempty"`
 
+	// CarrierAmountCents With `carrierCurrency`, the carrier's own figure, in that currency's minor unit.
+	//
+	// Example: 1190
+	CarrierAmountCents *int64 `json:"carrierAmountCents,omitempty"`
+
+	// CarrierCurrency Present when the carrier priced in another currency than the account's: the
+	// carrier's currency (ISO 4217). `carrierRateCents` is then `carrierAmountCents`
+	// converted at `exchangeRate` with the operator's exchange rates (the ECB's
+	// reference rates; crosses through EUR; half away from zero to the minor unit).
+	//
+	//
+	// Example: EUR
+	CarrierCurrency *string `json:"carrierCurrency,omitempty"`
+
 	// CarrierRateCents Example: 912
 	CarrierRateCents int64 `json:"carrierRateCents"`
 
@@ -1967,6 +2042,11 @@ type Rate struct {
 	//
 	// Example: 2026-03-06
 	EstimatedDeliveryDate *openapi_types.Date `json:"estimatedDeliveryDate,omitempty"`
+
+	// ExchangeRate With `carrierCurrency`, the units of the account's currency per unit of the carrier's, as a decimal string (no binary rounding).
+	//
+	// Example: 1.0512
+	ExchangeRate *string `json:"exchangeRate,omitempty"`
 
 	// Guaranteed Whether the carrier guarantees `estimatedDeliveryDate`. Always present.
 	//
@@ -2055,14 +2135,30 @@ type Shipment struct {
 	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
 	//
 	// Example: USPS
-	Carrier          string `json:"carrier"`
-	CarrierRateCents int64  `json:"carrierRateCents"`
+	Carrier string `json:"carrier"`
+
+	// CarrierAmountCents With `carrierCurrency`, the carrier's own figure, in that currency's minor unit.
+	//
+	// Example: 1190
+	CarrierAmountCents *int64 `json:"carrierAmountCents,omitempty"`
+
+	// CarrierCurrency Present when the label was bought at a rate converted from the carrier's currency (as the quote showed it): the
+	// carrier's currency (ISO 4217). `carrierRateCents` is then `carrierAmountCents`
+	// converted at `exchangeRate` with the operator's exchange rates (the ECB's
+	// reference rates; crosses through EUR; half away from zero to the minor unit).
+	//
+	//
+	// Example: EUR
+	CarrierCurrency  *string `json:"carrierCurrency,omitempty"`
+	CarrierRateCents int64   `json:"carrierRateCents"`
 
 	// ChargeAmountCents customerPriceCents minus balanceAppliedCents; 0 for a return label until the carrier first scans it (paid on use).
 	ChargeAmountCents int64     `json:"chargeAmountCents"`
 	CreatedAt         time.Time `json:"createdAt"`
 
-	// Currency Example: USD
+	// Currency The account's currency (ISO 4217), that of every amount of the shipment.
+	//
+	// Example: USD
 	Currency           string `json:"currency"`
 	CustomerPriceCents int64  `json:"customerPriceCents"`
 
@@ -2080,6 +2176,11 @@ type Shipment struct {
 	//
 	// Example: 2026-03-06
 	EstimatedDeliveryDate *openapi_types.Date `json:"estimatedDeliveryDate,omitempty"`
+
+	// ExchangeRate With `carrierCurrency`, the units of the account's currency per unit of the carrier's, as a decimal string (no binary rounding).
+	//
+	// Example: 1.0512
+	ExchangeRate *string `json:"exchangeRate,omitempty"`
 
 	// FromAddress A postal address. `state` is required when `country` is `US`. Quotes and label
 	// purchases check addresses as the carriers do, in test and live mode alike (422
@@ -2109,9 +2210,11 @@ type Shipment struct {
 	// Example: pdf
 	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
 
-	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
-	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
-	// `invalid_field` naming `labelSize`).
+	// LabelSize The label's page (default `4x6`): `4x6`; `a6` (105×148 mm), the size European
+	// thermal and office label printers take; `letter`, the 4x6 label on a US letter page,
+	// or `a4`, on an A4 page, for office printers. `letter`, `a4` and `a6` with
+	// `labelFormat` `pdf` only, and each only with a carrier that offers it (otherwise
+	// 422 `invalid_field` naming `labelSize`).
 	//
 	//
 	// Example: 4x6
@@ -2142,7 +2245,11 @@ type Shipment struct {
 	// Absent for a single parcel.
 	Packages *[]Package `json:"packages,omitempty"`
 
-	// Parcel Without dimensions the billable weight is the actual weight.
+	// Parcel Without dimensions the billable weight is the actual weight. A parcel is in inches
+	// and ounces (`lengthIn`, `widthIn`, `heightIn`, `weightOz`) or in centimetres and
+	// grams (`lengthCm`, `widthCm`, `heightCm`, `weightG`), and a shipment shows it as it
+	// was sent: a metric parcel has no `weightOz`. Prices, limits and the carriers'
+	// requests use exact conversions (1 in = 2.54 cm, 1 oz = 28.349523125 g).
 	Parcel Parcel `json:"parcel"`
 
 	// Parcels Every piece of a multi-piece shipment, as given; absent for a single parcel. `parcel`
@@ -34260,512 +34367,531 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pchs51ij4KgjOjTB5vxRNUtRG/ZhRyXa1ur2oLbmqyx9rmGAmKGYpCbASoCS6whH3We6PebD7JBM4",
-	"B0AiFy5aXEu3IirKYmZiPzj78lsjErO54Iwr2Rj81mB3dDZPGfx9EscZk/JS/MCyZLLUj+RiNqPZsjFo",
-	"nHBC8T1RyzmLScJJKm5ZRiIqWUBuEzUVC0U+n53/V78RNG5oumC6iyhRuj1nt2QpsutG0IjEgivo9NNF",
-	"I2hIRRXTXyzhR8aY6jYGjd29DpkkEzUl9IY1gsaXZN4YNLqdbvew8fVrYGcLc00iqhLBizPGNywmlMdE",
-	"KspjmsWJZDFOllAyY1LSK0bmehVTyq+YP3GzXG8N71//SH768PEfq9fw/qfKGt6cvbn8Gzn54XVxDTtH",
-	"e7sHja9BI2ZpcsMyOk5ZY6CyBQsaZl6yMfhvfV6x7hk7Hbl1fGFxI2hMEpbG7m234drmz4jfZECGxY0d",
-	"NsjOcNHp7DLzxk132Gh8DdzwegdWDQ6744+sH1SGtQBQGNHuaHEw2M3VS9VbXVwoVaw63rI40k/FMb4k",
-	"8/6IxnGhb30+fs8AzAS+GhD/2H7GI1/IxqBxY+AMoPI7qqLpqdB3SrG4CJDu8YCwG5YtSaLYjMwXWTSl",
-	"EuaRXxr76YlqDBq9Tm9/p7O70+lfdvuDzt5gb7/d2+19tnAIMDqhSapH7ASNOV0m/Ar/ZDx2f7uRBr2g",
-	"oYSiaWPQ+xo0oozRtWP1DvRYid6iMVWj3vgg6rPupEOP4sPoYLxP9yZ9tqtXkNIxS9+IbEZ1Z1/mqX0m",
-	"P2VpY9CYKjWXg5cv5TSZx22DfdqRmL2k8+TlTfflWG8gky/XjfMSe2xj9zM8UMWkagQNMf6FRQonGk0b",
-	"3jm5Pc0P6i30c273yD+sCzFjBMchYkLUlBHokdBMw1qSpmTMEn5FxmJxNVXFw4MJQeORPYCgwbJMZBpc",
-	"1/XMhSIZo/GSLJk6JhlTGk44oWTCbolkkeCxbASNjP26YFKd6SPJ2K+jvUmX9eLdqD/eo/tHB4feGhOp",
-	"SqiczDXWExNiNtuffEwVNXjnGQS/IQj+HDQ4u1Oni0xqqOCLNHVHdo67VIHJkyhi8zL+SCQxm10AwTVn",
-	"0lt5Jp3/wDOZ55vtDuBimsxnlkWquzgUr84LSaT9NNDXFE5EZDHLau/UmKaUR+xkPk8TFp/iCJ0AJ3W2",
-	"xT5GNMsSlgHbcX6RP/hIFTPd9Q4O9oJGNKXZFTuZaThwLw53tz7UaJFljEfI4LyCB1KJGcvOsyRihR6Z",
-	"VMlM9/mKLmVjUHiCvM3yFXJHbrwDTXMzMTupsFgXlJM3GeVRIiMByGU2pxwZUJouVRLRlLzmVwlnkrxV",
-	"cZUV43Smx7qYCk3L51PB9c9+d4/s7e2RTrfT8fi105MCv9Yl72h2zRS5UI5bO+p3O3uaUbta0IxyxfRF",
-	"mdBUMgP6cjofdeJx92DSiw870YSyeD+KD45iSqm+HvIjU4uMu0Yr78JF8gWmerdvn2x5ORDuX66bCH6z",
-	"/mpYUNbbRrOIpfpcpiy5mqoz3hj0g0bK+JWa6h/dTtC4hVcfvjQGu72gcZvE+Orwa9CYp1RNRDZ7wyys",
-	"HHqIZhNFkSy7SSI9xfMsERmyl+bhKVXsSsBxW45PvxSLDBrQeVJzuYG5UqIKbu/ZLfmpViphM5rozacx",
-	"/X+8Lc8B7CSm5K24YSmNmAdovW7PANrREdBpmcSMq0QjVQMA64QF4MtPbhhfMPeyp8F5kShGdncBegui",
-	"kF7Y+9opKXGxrnOV0eiaZYB2VHY9mkwOjuKjbvdovBd3jiadXdqNDihunf404VfvF7MxYJ+jfqeze7Db",
-	"6R/2ut3O4YH3zYXd+4SPVEa5TDRALebxGrRz1O7t73+uEMVG/Mvr/ag3vf3Xl++uf/rl9e7nX/5+/eHV",
-	"d798nr1JP7/6/MvnV9He5+/fTH/6J+DuU0SGJxGcZRl3R4JzFikWk0/nF4TiR6Sp+a8oTRhXJInJjMpr",
-	"FrcKciB+6dZ+0v2ud7pbRMaIi6EX2M//87/+t/vv8G8dDTarEO/uYO9w0Om1u92+hv2YyShL5ijONj4s",
-	"MphtJLjeX72TjGtRMbayIuM3SSY43NtBY56JeBFBY4OdIjrqT3ZZL+5GnfERPZwcsP14L+qPd+maYylM",
-	"qrq163hKsyt2g+uZy+c9XcH/Fff5E3ZV3OrLKXPQS6VRXMR/VoglzTldSLxSbpsNIvw2+7w/6HUG/b32",
-	"4YEBXViGwf0fUW6q7qicivkLaXVcNQqsx3MmScxmc6E0W/UPtgTaAoPtSORVvhHn4rYAWNv6DbgVViJN",
-	"OPl8/pZMRAaSqZqybEZTMs8SropcbWU5M5HxhF/t5IexgvOXOXv937/99RjBxzJHazmZf1Mu5Wvwlz7o",
-	"/DS7+1/rD+l0MWeZSrhYOcHTKc1SJsl3dDymV/5x9DuHZq793rq5nvFJwvUWvxWwVjPfvU633/j69ef8",
-	"qhfJyEqkZwjFC0nELS8TxRwBlqlGxgywyPXUJqcu/4z7dwfnv3zX42+vj24+7srL/duful9O9qLXhxND",
-	"beDrCxZlTGMKvvuPw/k/u/KH/bvPR+PTHnuzN/37wextR3zsq0+oON9I1deQlxLuWszljmua7yMoCGu3",
-	"7wNnxFxkq8X7dSEUC4xC0NgYOPGGItdsuWJjUZr/y92Qyj6C7mOn2+n0dncA9VdIwDyeNJ4MhxZFxH9X",
-	"3OnA8R3lyYTJ+gv9GnSCtzRRCb8iGqKQplvwjOl64KvSczOaT9DzuVyi+Fg7lRO4ihwxwhpMUhkShMid",
-	"7uejo6OTk26n29vt7+0fHPbrZNCar/LZ/cjGUyGua2dn1KtMgmXQ9kuU0NcVAJjIpVRsVhBditim+BW7",
-	"MdyMY23aBc0DblXbcKyNn2tWfosT3oHxNf+5KOh+fK2P/k6iNghW/FqPvs7wBOrFdpSbn5zNoSA1zJMf",
-	"WCZxgTfdxha6QlTXoFT3bDH4xhYDsxZ2o0bdSY/txv1ob7xPDyaH7CjuRN1xT0tFajln1SPP4WSd6K7B",
-	"YppIJbLlgFBiwJYg2MJloc5cWS/W3xOEeu29XhGEqqzG6ub9g3Yfzpjx+COjEkadJJymI7N/8Grz6O76",
-	"/ubZfo3uGi6wiEAfvrEjd2yxa6wZ37zTDwsFopV5v9zcd7e9190t9C0WajQR2cj1URziJMuSGxYTqkjM",
-	"pEo4uEaQCY2SFMnkhhE77b1OcTWeJq841is2p5liMRFZcpXcY5D+Ubt/tLvdIBfTZD7XCBqpmQGJzUMc",
-	"tvuHxSHmGcvH+NncJ5Vdj/qTQ9qNeuOjeJf1J3t0f3wQHcZHbPVFNXfDE2Y1n8sXaVoLBduRr01qUgNn",
-	"udNIgo47+TiDblDAqR4iNaiz6+MRq03pTbqsEx9Fh+MDuj/ZYzkeKZMufTT3vOW7R+2jfte/5avMYN/Y",
-	"uqUnsvts3Lq3cesg7iE9Gx9GB/E+25v06e64F202biGv/2TGrVUTMcYtHO3PadzKL8GzceuPMG4djXfZ",
-	"XnRAu3Fv0mf79DDqjHtxf+Jh5tc5F5AK61BYvLMBgTv1eNrUaR/t7a+lTXUmt729brfX2e91d3d3+72D",
-	"7tHhfp3hze9qA0mxE1lHUjr1JKVbT1J2o964SzuTI3YYH0T74z2KKvycpNSISLWGv8//+tz515f3v7yb",
-	"nd39dPnd7MOPn/qfX8W/vJ+ddX+6/Dh71/u0/HySc7ZWOD41h1Bgcq0s2zZHhDKQffoIMQiY0IMVPKyh",
-	"YuvloryHzQMB+dK4xwOLo9293tHuXvdwv9c96nf6/e5+13y1JYq12yD1X6O9qBv32O6kT/fG+9FBfMiO",
-	"Jh3aHb/UPRok+xdUVCEQrFzdasrhAUnO6xlhfz7apXEvjvt0d/9wPO71e+O9ye5elx01fBdRixf8i5Lb",
-	"sorcV35RyjCbg7r1TzrPhWMf2Ks3DMHdo4EPBfdnZu6ZmXtm5p6ZuWdm7k/NzD2SHbN0xuj4a91QSpoB",
-	"9IpFQE8FZ1Z7iJQnV5c8WN38rCt81hU+6wofoCt8jLbPIgJjTrus2NKM2aqt10yaF4zHRP/ZevBN3x90",
-	"Ou1ev3DT8/OFYeAKEs2VETSCBQ25GDvzHJCJ2+n1qEt7492oH++x/ckBPRwfRZ24y3qTwqYc0oPxfrQX",
-	"99nupEe74050FB+yA48N95cIOwJOAbVBQ5dTE9lDEvm4ICHl9/SkQUFrxeRTXzq+OD15rzEQxJjA+Gvt",
-	"x89i7rOYm8upBTBbE8kE7tfGZTiRBNyvgewlSgLwrYe5LUHp+RzvfY42IMoepJYDVyI97wQR7c0o+lRM",
-	"WfUQN2M+u4YX0uGfb4ID1xnDHbaoj458xn7Pt2YF9lvh2v9hzvjJ+dnfLz68r7lAzl0e8F6SSUVmTB+/",
-	"LPBSCZ8I/a9KVGqltxjYIGB7T87P9Nc+t/U1aIg543SeaOG63WnvGhUFy1CMQUcjAyYN9CI9T6LrxfyU",
-	"8oilaYVJsI/Rx9HD4OvTJ/yJISeyS6q5lrs9LVn3OqDwqd77VEhWaXUw6HQGnc5O53AAc4oEnyTZDMQr",
-	"d6t/vDy1/PxavNDtDLq9dr976PyZ5tH1aDc6Mhq0w/FBtB/vsf5kl/Y0jCdcqgx9XTVgntPoml4xCQHm",
-	"VKEqOIkZiYXIVl+JOcAAqNig/SkGVXU1jqXxsjzRzlFpzTX3aKXysXCPHNStk3G8U/EAFvZwlUvixfkF",
-	"wUWhssIpPAynrUTJRfIvBsIPgsyKIyLuUDGI454A9Q3gIz/jdTQb574i5Ow/4DCf0cz2aEZGUxYvNqEZ",
-	"3JSjg9URewiVF663UsoXOBAWk/Hy34RQPgPmnw0wvwaNfy7ESroXixmTKokImspQcUYh4BF83ok1mPpA",
-	"+R8XlPdvHDtigEPOBZesCB0fqWKQhQgTypjbHZBoyuicSWUkkeZELDLjIT4ryCOZ7mCFRFyx93eP9ve2",
-	"NNh3jw6qBvu9zQb7rt6BGvt3rZk3t95+n4kFj0/iG8oVhuZVjbgsElzM0ISyvXPDN/dOuP9itzNVl5a5",
-	"YpUHR0edLVd5cHR0WFllb4tV7pdWiUH6GxbZ43qEkySrP8u7Odz14iLfsPj1XT3k7nYPtwbd3e5R9Ti7",
-	"Wyx07yELvTAH9uGGZTxBK0N1wcK9RQH/I5sseLyCYmTwcpsIxrXxf9gN0KcLesNiD8GWYu8pGCG/Yej9",
-	"RqXb/r5jLmicjXLjWD/2TegVbuHbxez7W7YpaMdm5hwLcV2vrvxP3cgVTLt1oFu3sS5LAWmmiVSQ20uS",
-	"Kb1hhAtSdDRp3Svd17Nr3LNr3LNr3LNr3B/jGvc7OaGtzuUVX7+bfbr7/Mt30w8/nvV/+hJfv5996n7+",
-	"5eP0Xe9s+dNtw8fQ5yYseLX12IIHyRZckibGERcQ8jMe/g/Hw38QrnxCFGgzvD7jv2Lna3GRuYAFdFIf",
-	"MeEem9zwiZLGKER5bJQgMqL8Gas8Y5Vn7u6Zu3sOfPhTBj54iP4HkVj1Vl0CTaPich6HRpFi/diaNyKJ",
-	"R5lt/8xNPuP9Z7z/tHi/eMOekf8z8n8g8u+2+33jBWbi1coa3WpUWkD8eJt1mS6fQ8qeQ8qeQ8oKIWX5",
-	"RVtrl8JPNrrPP1+054v2fNFqL1qdCj3+29+zf335OPvw/eu7n778Pfnw4z+/fL78OHv/4+veT7/Ev3z4",
-	"/p97n7EcBoZtb5EK+lUiITE/gCwXt2vynm6d3T+fwLpUrCdcqCnT98SNAho3TapnImMm1hMiMbdKxkqa",
-	"mEDV58VbmzO0uocm01FNzla9ILMUKzvVoT97W03gZ8ZUZmtQ0pzpIHkga72zslJsNldvxZX/cw0L1NmF",
-	"Wgx0ocSMqiQ6wRbod+JFVmUsYnoKhHJ5CzPZ6+ySC5PI+hOnNzRJ9TkeE9cXMcOTnsbrexrjVIJ2UTpI",
-	"KbiCvNMCaLcH3DU4nb2+i1imZ9NYzDXPTGe2GgvByeWfWhZwr7MLuQbXrVwP297tHNWvvPeEK99dsfJu",
-	"t7ry7uHBo1f+c2BXjj5S5dXh0/VUs9vu5FTvbIuEEPDh5cqsEAaPxunNqBxRvUv7471oX3+jEZaZZJ3X",
-	"atc7shxfuyDA+8Zx3++mYGz5XvnAdrvVQ+h1+sVD6NYeQmfrWPbiKayJOvdPoRB67u1/Z9yNeiUa1pl0",
-	"aWMFUbrntq5wmilhv38u2KKsWvPw36/wukxOCsdV2ODOX2SD1wN4YUqPB/B81y+8hhX51ntHmpxpLJco",
-	"SSQUUygoLzf7bx3V1PQpZTsvVUt6QPLzTQsv82PbJ0Ov2a61Tl7edytElcfu2EqW5F7buAWH8g03dj1G",
-	"8Dd7ZcmqApDW16163uoCDP+YqKmth7J+N3mM9z254prpxHsfEDkVt5yoaSKJ4BH7N8ADZoWuSsztVLJo",
-	"1BsfTDpRNz5ih7Q/3vWCgbpRB8W7bTf/a9CYMgolGAa/QXjE22SWKPhfVfI4pXMKxc6b40UmVcvVc15E",
-	"10zhzhsVN4kzeish+KatFxJN2QyS25gsMwlX7IplcP5u2I9sRhNu/J+KQ/84FSmznUuSsokiCfdGv88o",
-	"ktUs7hNP7ohKZow0TXqFlmaAb6dJNPVXmUgyWaQpoVc04W2TgiHJcsBYP4s8X0N5AmegmJ8kzISe5Jt5",
-	"TGgqhV4vMNFkLOKESY1VQpf/IdxqKlJlNtHFR6ay5clEof64OJUL3ACiBBRYIWM20dIpZKHQN65plhQQ",
-	"CCRhMVnMW+snMEt4MlvMMDd7eV8woInOmDKQ+J2tEFyeGbwgSdyGuDdwFVLT3AqSxGsnYS7C5hIZ1e0q",
-	"6hXqpnZarAT5BJNcXxCwZo6GXlU0BnP664KRuZAJKs0wJG6esZtELCRwBy8kCXOaF7qp/7pAfZ6Ze4RD",
-	"FE6W3r0Fa5wWIzp181qBTs41UyKTL2zVYCm088eK2YQuUi3t7gV6YASprh7WAVg3qLt4NgdK3cnZd09w",
-	"ZBvScVT3BuNp62aFb55gThvCR6tzuvB0fxXUYN49wbw2mKur8zKMQu20fAbh8VPbQKXLU/uaS9QGfcXf",
-	"U8Vu6RIzAHHFsEAvnc/TBC2VL3+RRrRx4/+PjE0ag8b/9TISs7ngmr94iW/ly9egPoGhiisPjXFhBLQh",
-	"JE3w6LNPoZkMW0RkJLxhGdAX8+mAUBKLW24UNfNM3CSa40E+0CQd0jvpsQj/2jEUbAdPoW7K5vOXOa37",
-	"iqXm/QCsDZvijsIlUEr4DU2TeARf5Louy2+MRby0iZPgQwKZZ7bJkBQ89gg0h1o/PmmG/rzxHChR4ppx",
-	"cks16pWSxZaV+fTxLWmG8HaU8BGgw7D1dEdwKvgkTSL17aESrNAKEv3AiAMScqFGjkMOSVPzNAPNwahF",
-	"xj9MQqIvqYRQbYNi1JQqs6dD7pq2At1osuCx3qN5Jq4yJmUYkJCmEKo+uhFJzGL/ic13hAO7VINDbj4g",
-	"WqxwObCOMVs+mmrMtBLVCoY8TDhLk6tknDIwxjE9SLzA7WMjxuO5SLjSTzHh1wS8a0azRM405+KNHoto",
-	"oVc55F4SOC3coIkAG+otQNDARhpkTMHFhB+bQdCDJ9Ry0ZCH1l0H9xPaCs5IosiUSr13VmVV2D09rxnl",
-	"C5oOecacViuRxO4QKrh0B0a0GYnJyB5Vvq4X0hXSiijXt2HMhjxmkCys5R2Jy3sDbU2iGvfQsJy6gRd0",
-	"Obpmy1Ek0jSRieAhVjO/Zssh1xuz0DdJGAnQHoUJ6yRxMpmwTEOVvql1/SZ8tJBMz0ZvAWIVk/EpkXqU",
-	"PN1btuAgeVLNPpNuxyZkMzgzICFw1zvAXoet9pC/plmqmUOTiYpEYpHGRjdfnIolJKNUSBUeE0oiMZsl",
-	"SrHYygMvpJ4hfob345ZkLBJZbJNUafE4Y+iLBPJyxuYpXbI4IFLgvdJoFRsPeSr4FUyOq/aQPxm6eSOy",
-	"cRLHjD8Q4cvFZJJECeNqJCMBNrHcxKGl/DnL0AzMGdPiypSR2yxRbJAHM9qGG8lAzhhcQJNBo9TVExCK",
-	"sLomR7ALoxuCfZsJfjWaiZiFT0cEzrhiGacpzvLb8yeJGc8xKJJOmBYtMamhS6omNboqBV+3AiSYkFDl",
-	"amFOG6VguYimIANbBkgTGPuhRisFlqf08um2871Qb7QQ/DvspF7DRI8VkuYskTLhV+DZxdBXwdEOV+cY",
-	"t8+QokVu83vC5Z/TZSpofCnEW5pdsd9hF+Y44kgJMUr1mKGp8Kk5MHYXASroknfJd6R5CP9o0nr+4eKS",
-	"2MqVAyh9arGHFn3vdmb0bkd3sTNeKiafkus6p0uNQD46ueN3AJTRHAcdzZiailjz+jHUs8THBB8HeuP4",
-	"Nhfx6XbDmKA9C/TvKCP5d2CFpBR4SMP/HK+S5UJHwA6NJos0DUkTgcs4P6OueUCUEJqlWrqITYnKNA2N",
-	"nvO9PNb87VSzE5qJMZrq1sCcCrIYBX7CchulM/E+2XwkTvf3NXjMYV4K8Y7ypXkqH0TnM805g6oHFOeO",
-	"wtvts0rf48KOdM0u/D4SXuhP0uIb1AdbXa2PThzzeZWJxXzIm+Hdju5hB3rYgadhS3NfbDZXSwcSIPm9",
-	"kE6FqDk3Tf3b5EeaqCGvBYNjEv5rx2m3d0C9Heq+b/XdXqm5HvJCM/g/yBDl7oxOPoR8YppF1Dw2JlCi",
-	"C40/FAg/sceTQr7JfMGaOtndCUjv7o4kPEoXMYvbQz7kJ6kUpLjDGJcoFpi9rDCh/xkSA4zeFUOVxZB7",
-	"E0oEl6TJBW5qoDH+gl9zccsDwu7mGhPrG52xGwERMZy1UDEKp4nl+YfcpBrRbDhK9Si6a74Z7M5aEJVG",
-	"elNTNquwz4+5lcXD2di8aL0pdVGwrWzVTd6i0pUxoGzZjf76cWjmExysyJIvW5HP1cojOL1S9u0xoxnL",
-	"zMHOkEEgFm5+J/RiuLmRXSasJ9RCqj9x/QCVQwZqkcfFRwamn5C1+8TnmYiYBG/J11xBjMoDNt8ubpKw",
-	"tIjhTQRMG4yKxt6VoA8Pflz+6Pc5jh9y/Z1VQUk2o4BX0nRJzKEMSFhYGp6GPTHzCJiMIQ/xp8Yj8BdB",
-	"Hz1PdxkLhtpDqxjSw5Z7U0IEWrgf8tBIU5zObOZ5yE0p8w40WoKxgBCAEkjiRwFh7StNAfJQpiuROf2l",
-	"nWPFDBknMVmKBZkxykkpDOr/Do2CDCds2jguK5FywYC9AoEuFhq5kGyRslyQ42IECfZC3REXI7iMenvN",
-	"UK4zx5UZZhLZNsvkZewXFqGqL01uckZLEyjE1n51QD3yVXKjScQqftCuCUz+I7V0UvuQh0BRMBAJvvU9",
-	"FZCchZ7KDB9YhtHGDJA5lUDphtyJbgQ+BUoaKb0K97HRFWu+QA9omMeREk7L6QZwSfAJiI2o6zHJn8l8",
-	"AZRcE76AhPZTEJTlYj4XGW6hHyc6pYAZ7bdEKjaHU7dbH2XMhJfJkdk1UO/ZDvwD8L5FhiEqGlCPcyBP",
-	"JGi0jEYWdSNcjOyopoG0B663BrrkjpOy7ATlQ24cOcrjBfqeZEZjCuyKyIiYTPSec+GgSHesJyNueevp",
-	"lGUOaUE3XmRgWa0+F1LR1KZAa5MQ1dA+9sT7HpoIQngVfroI2wQyY0rg8QAKcqW6JNGURde2W3Qu8IUU",
-	"EmvEw9GRGzpwG03T5JqRZr/X866/wVdOpoTfLzSkq2lrQCj5dOFPnWK6crQZaFaKZVmiRLYcctBTNjWT",
-	"F1GNuaQSGTgczEHFLDX0Yndfkjl0tkfi5AqOKCOfz87/q0+aIUQj7OwfHB6FrSE3OuF5xiaJZkbJQves",
-	"lwUZdnCL9cBw2riRiZbfsN0kuUOWb0YVmS2kgjRpQ54o0vz4+uTVu9cBGdpDZKWNVPSaDRsGdOaZhjRl",
-	"qhBHhsLmdkgvINQzs++judv+7FYMkl60st/bysBlr+9ujQnfi0atOK1cfCC73f39nS6h6XxKd3qwb5oJ",
-	"yceFCNY5VYplus3/+98nO5/pzpeff+t9/R+NmtFMsKs/9Wrcq+92sNev6QVtvoX1FwNSN67aBNH6XfxX",
-	"l+QhtRD96vXSr+ukEHLrdWWib833YyFSRjkwLxiPWwCDn6oAUBnIhe76LWsCbcvL3gBJLujX77YQ/7tx",
-	"HyFA2G+OscLFM9w0k6++5f6/3WqDhuEL9SA5oP7s2pvYpq+BvZBnfL5QJhM5+MPQ9Ny7huZc1uNdjR6p",
-	"498k47GmUIMc1QHiCM2IKFZzQVA929REyMiihtNKJOn3emV2r3Uv9P6MUJ4RyjNC+d0QStC427kSO+ah",
-	"5dhyNPMDKJFtVoLfSjfTq4KwTkT1ujU2easwrx6z4Y6hT0jeuqlzf4bvTFzqV7dMmmV0acFnUcOLWjU5",
-	"OFrc0gyVhE1vnkaiikSWMSxPoOUO4DSRh7cWQRB783Zge2F8MdPnYkdpBA0ziFMh/Lz5TE28tL95QSNP",
-	"vez2rI5egK9p9egKpc9+a0xs/pSYKrajkhlrrMJ3G08ERjzFT78WQoG2HgeS40hI11L1obbijfnKaQqk",
-	"8+TWE3ihZUyw2SJ1RGEB6kkEmvAJzsj5qzdD3gy/f50b1V7+lsRfX5qu2/N4EraONYsNKmOgWVLMmBWf",
-	"ML1wlAlNTMkYAhkcY+7mx6KUot4YyVtlvUn8GL/eUgqc9Yfz1vvUtly30agiL1dd8jeaJNLf0HbdBDEg",
-	"YP3M3ulvvuZh3NX5UOedb3xCYOT0li4lCWEu4TFJFFEsTaXRTeGXElVgeop5cDKJKAeJZknonGaKNMNS",
-	"vEP4QpKYKorCndO1oPcbflq45TAHfQsLRxlNG7UEZAVCMnsNeOh2mqSMaLFRQxowSZhVErV0JkQtNBbQ",
-	"0F3q0J9V3qFf8nAz3nEkInGZv4McGeXXugh/DkusREanDovUOCDaqwsXa7wkOB7h4vY4t1vGIYqz0l5q",
-	"9CYLTIYwFhOZ8AhkcC4gqKKI/EyMUE1wQ2Czdta/y0tp1rz0s1RWXyuhkNWpcev2dx2/C/LsoXkcoh+Z",
-	"Y5awcpNBmVenesE768DgmIQawoEBz680laSCFAn6OOqzqe6oXy56g75aT+wk//xhFMJWmd5Ih3L0unFS",
-	"Z3HOOPxWvNPtwrUp3W7v5aYrlbhPAn/LircJ1rb+YD+CnxxsfJp+mEDM48atQJD4GmyxFSZcWB/u15/t",
-	"yDYks3jy9iS2YtbckZTZMz9QsRKSAs8tzdFfQqzHMeGLNEVXSUZSKvGxhk39AllMdI5ffyiwgsIUVm6+",
-	"iyl4gPT9gXvqelAVA/QcE3ZHI5UuCSVYChFI9EfPd1MsVMG78h9sGbY1JcgilhpKAH/Loojd1PTObJu6",
-	"Fa3qtXUpfSrEFowI1mIREMlSFilDRmHC1nLSJhpvoxrA+D5njCSchHc77E4xLpNxynb0dQqPMT/IjC7J",
-	"GApgMIhxWCsragml1I8+NJOuETMR2Rowr/729hw24tXrRtD4/q1+9+r8Fb55bcrH/JwzmJvA9RQ/w9PO",
-	"pZfvlpsavnIffq1kZtxCUnIDChPjvKHZB/zMNcvTDa5rhVtVaiTr4ui00JGSsbhjkmj6mgEn5YC5OVuk",
-	"KtmZJyxirYAkXCpGwfBmYXQAxindashzgAyM+8FYqCmo3iuWQsFz0D4mnCVqyrIBQS192Wzpvg1bbfIB",
-	"vMWRZ3LuYFS6T/QXqSueNeQGmg2E66URadYN66pf+Kfzi4AA9LU02A/5rwsBRBU08FkCPKqvOcfi2Ojj",
-	"C8GgLuwWJIOtkGjp3Gb07gybGWWB+dWtEYJtIsj6627mGLa3UauU00eun/NF6fNy8bbtL0UJefuXy++z",
-	"DoUXox9r1Bn4wmaBKujIut/1TndrZdVVKNQvsQ71fowRz6SSkQgk2yHOwDhR1SDPp8eWgCDBc6guRg2W",
-	"BW9JEgdkhnEfTUy+LhXpk2hKMxoplslWUeH5f/7X/3b/0e64V7udD+AFWSHJxgbi74XA1+mfGL9JMsFn",
-	"hnteSx2Mid1rUSPL3yv8tZBkbLv113GYecFSf2+8Uw1KsF5cd75F/nlsvlFPwCCWruhGTvFbcHpmDqe5",
-	"Zf9hxpYc5Z+cn/mOAoEWbIFqDQijWhqzaIJeM2nt8sYEE2BEFPocSOsd/8KYcWuIZu6dkyjLC1pzeXQt",
-	"jZWmQj/b5McsUYpx6z/ISMauEqmyJZiPzRQN9hKZJM1wRq8ZuWKcZVQxiBAa8h0wgg9IaIEtJM1TweVi",
-	"xjITDGFeYUII/7XJfROQsACeIWm+Pr9wCJTDQ+gnA8+M049nr0jz1GTUJh9x2hhlcfaqBY4h8OE7/d07",
-	"LTln8KIN063MFrHb2au6qeK71ROFhIgss5OEEQDhFsfQEFG/GfiHfVnu/qS4B9C9h8cHJKTzRMsHhSEW",
-	"kmWaxISk+cn8qR/PqZS3ItPzOTd/6sfjJE1dMsSQNL/D396+03ni5quHwe0gTVPKuxUQZFxpijP8/u1j",
-	"tjgSXNHIQZL+W7fEtZ+/GpAwFVcJD0nzrf533coWkYj1Lny3kAlnUjN1CQaRwUAGgnAkC044VFXjUWYW",
-	"Sok44BJUwfYY4a0IJscWRIrH297CjobHXR3/vXHsVYuMszggqbi6Ql9h43qScBKljGbtIvwYqGlvY8By",
-	"YPC0w5ehaau5FIC2Op/CIEWALndfZzRFwKnpVoNfFZhKXe7W8TkrGSyEHB9lGphxlyYHFzysY7xg7n27",
-	"bEPsrJzAE5xfab54esUp22dm2jmKK84cPyvNfm+F5d3ghOrUsUeHJ7a5RJqOrDyI9cRlq+4dXlkBQR6u",
-	"KUPjQZ25R6O5FV0BCtzqxsxWr7lEJ7dZo8W4T4cKLOI+RiRvf24F3JbgbUAElhiW+jyszf+yik98XZQY",
-	"XHIXTS9iLGhfScr1I+RjKtYvQT5RFmRFRdNrSZQYkDDvDczTMAjYn8HjNu8jVOA76/Hzga2fP6YSsjPI",
-	"ondoHlCKdM7Zjfz5Qy6vn2u2+tRzNK6zN+Qz0zytiRXHEvY0TVHdgsaMe6gnLwvbpo/wiaRpzzsHZOXf",
-	"QxdZS1mKK9Srwnhh/XWAhuhEkSuKWrXi1Lvdbg9qqlcO6zrhNTc09HzNfUfptY7mwFcWAhG1EEBM7FMA",
-	"OVkAPIUgMhW3NvAtpYpl6DiBxx6SJrWrg/BfByQaNFxAwZxmsuhTYWfdCBreROpsYx7Ss5nL1++3+awC",
-	"ERAONiCXedgDi60iXAtW3jzImKlbZmLXUH3OYmIrfMg2aeIxtTaK9Lk0D8eXL6JWeAV53WjBvEw1ayXX",
-	"en+7B7vW3cdv7iH+bxt93MoVztfrHM6KX3s+ctu7wt3T3W2Ne9s9/Nke7rK2rW/a7+vairALhraHQe5j",
-	"z/3hfjR5fo17mUKL9sSCMn+v01mvzi/vt5vB6q1dWVbgPtghp8kP0y7XK32tbmxLBWFFOVfVA+eIu1wA",
-	"oewmu1erJH60HvgxsLiSBPhbtfqgfRPyPfWWoWdRwVDNgv+3szo3fbMzWL9yw/OCp1oe9rJiJYZr+LOa",
-	"oH2vbADjP8AmvTE351sbrTQggqdL1NFSxaSLcSwFg+nnS7HIJGliJPsLmYe5uYHCVpuccJLEfqoyYnwH",
-	"dHOyItZMDnnK6A0GGiNnBProuqBHI1psaRbxiWB/tYPon95+/1iClBc7rApWeLlsSjUbopbHvsF9G5DC",
-	"fXbWaKNwCIbcv+CYMC6LppQr0rT+XmJCMEM3CAFzFhOWSgZhhq02OZtBSU0yXg55fuGL5nVStK6D2cCf",
-	"Pl5YiFJk8TGB1GXe4hJJ5jSBrGgLyUgTa3HGVqz1TOuu5rNxLRjyZEIWHKrdFHxvPc7rkc6zWGVyi3bw",
-	"4bNPx7NPx9P6dNgrtxFF4Bz1XXLO3L47GtCJAUlwo6SzAg451g+jKSiXPGQhwFJZ4hdc4j48E5fm3mDs",
-	"IW9SxxiweHQlRKzZB8MxuAxYGrTg5+zYucCZ7Q6cwC3yM7aOJajZyidsEZBedsYmLMtY3C7NuYgDC0yO",
-	"ZhPAtXrMiMD0hUArbdxbgkFvnT6E+tu8ZsGK9J8FB+Z+56icTTSAaDy9MzbAveb+lAnphvzDmyjpPVyC",
-	"8jG9MrJ/Zj+hFcyxTZT9aPnn99dJ1vKm66TyP55T9RWKli01iR3M4x3LTrY0/pTM8gRXwjj3DrnN1RDk",
-	"6aBuaaJc4UFJblnGbFJZNc30Hw7ZN30ni0J2Cn+gichmNoQoyQikWJrRmOUozZO9Wo/iZzcoav5AhjMv",
-	"mLgiQMNsWZ55A3hGl3LY4upEBSZ0yMd5heAhCxSCF7JxLNEC6Kjm/bbu4foTe69XC9WmfuoTo42TEtLQ",
-	"DA0KdcBeJQrTRqRMKZsq4tiiCEOS8kuBFm1kSGYG52juxgzxtILynwIXPRbgy6U/12N1+7Xz25BzGhnv",
-	"qpjKqd3RKy4ysHXCqeFDyPWxow+wtJG1xUbvA/blCKLiklYDdLXI5z0AerW2rVhwaAtNm3PHdLbTgjOf",
-	"7515Y3Wsbrwt60H9vBqlrEEiG7nvx4Lfoi7y8m+Xl+cXmEYfMtWYBDVSaALK5kqSqVLzknPtpjJJJat5",
-	"/3ATGOmpuR2vBaJcCVMO2KkEvh6XEj9oZOVXQDZmAZPgPJc+DC9fozbE/G3y9d08pdzFp2+ENtvu0oR5",
-	"lZBxEdNC3CdsuZX/HFsvp+JWauyccJKKW9PAN08aRUqcSNYIGi5IuRE0rpKJaljJzQpBGmbxLIMGuHgW",
-	"I82KvVUvEUvPJ1GdPwdhd3ORKQkqQ2TH2B2bYY2RlF0xHpNm+P7D69dnZLfT3j1o0lbosghhro/89d1d",
-	"OOTYSlrvAzLPhJhosj5JwK8qShSeqtNKnby+IGeX70kz1H/9q9fp7Xe7vQNEeOA4ekLcVLEZUB8oHPA/",
-	"esFep6P7h43yhPaLaMriRcrIdwYhD3kznMpLmiWTifFfPDaxpJYzAXKooY3FRIkrphfY8lKvn12+H9iP",
-	"h1zzMSCElRQTJmFdaAPFcf+Bi69ur4JI6kQOeZ08Rz7o97eJBGJvUCBwWOVTKfOcxddbOOng/rLskt6t",
-	"cu23n7yQpInqvuyFbBFF77Sw23x99j4grz98PAtIu91uBWSeJbCVhhNM+I1ITLZ+CJlXwmf2SoSvt4ME",
-	"76jkL1d3cZPZxrnbT/TcMxYl84RB/nA3+x9OLp9u9t9/Z+n1Uaec8KN+BTwSimWz2rpwZE6XksQLlRh2",
-	"QtE7/Zcqo8oBCV+dnOcpKlAPOk9pxAIUltzSoc9j00HuMBS+elVsHy/UEjSsgcNxc5ZB64HpEmwHJMT5",
-	"nUKeQMjDaDSx7qIbbXSeo8Ew+b9i0rZEwV1fjWWLHkivTs41x/fqvIgL9YPa/YXTW8vJiZlGpAlN7Vlr",
-	"rtvwcgX8nhhCRcdQT6Jw8mfvf9jpdvq9bc7c8hzbRT8Ye4XmnAp8SLeziRHhgtsavx8cU5b7oiGtqfih",
-	"PSW9c0PQMeWx4JsTDBRosd2rNZzGQ8IwangR0gzN07A+A9ZxnuUKcHQr516G/EHsS11Wq2cG5pmBeWZg",
-	"nhmYZwbmmYH5N2RgamyZ/8lcTDHRnlWdeLyN5vmqsbOrlGynQinByeWOnCZZnUPbBj15kcbUw9rfLoiC",
-	"j8DXKydVLQNwA7Kv8Uu3YzIVByQWCu++UYsaF+ghV1M2IzTVW66J9X63c9TudsLWMaF8iWVjWIont4XJ",
-	"0zSvZkqsLBPZr9NVaTrzXHLgVnBLJVp8mtX8nStx7eNyev66oK4kgeulV6wKvKkusKkQf8pWZtWC99bu",
-	"gj4KacIZadI0JaGdQwgBbBK8PUikeyusrQeRWC4kPeFqHxTVa0piB41bllxN1Ycv9fPCt/ebmFjwiBVn",
-	"tq//jtKFTG7YOzsdVCHnEfRigcEBNfNFcK5Gixdi591JFbbbW+E6wcXhw3v6Ynrtw1XZehMlbbZeP0Fv",
-	"VWX6jEyekckzMvmLIpNa/sEqil75fq3lrGPp0tiT0bki1Jz4jCoWW07rlc3NLSBgC2vWoqtYTBVrkw/c",
-	"FHQz/Hk0ZXQOSGgRTaFzQmcC6rfoEXKx26KlFOK/uODrPIRN3tSasihtcgIzcVMTMV2S5qfL09Zgmyuu",
-	"pfWdzu4O3PJCTpW6W2S35UQpLQbXpAnCF/dLUkMXSsyoSiKv2yoMu6+IGcRx96TZ1fhxT2M54OjBn8+W",
-	"O7afg583hNlhjlJ9SGDBa3mpgrwbxeqjNiHV6i1kvM30uWosfKufTel8zriEJHxYfocMG5gqJGJ610zs",
-	"HotJv3dELoUg7yhfDvlHV/6uskSyq+/snhYC4aC63Z1O97LbG/T2Bp3O52FDr2XY+D//6/87Lq1WDjnN",
-	"GHjW6UUnLB42VmTYTSlYXd/JwolZtFPdGFsE7vVdxLJVp4XuxlBpkzSpIjMh9Ro6AYkWIHpjsbVPl292",
-	"DlsWMdmdegF5bLHS3FjEy+MhNwdrNYwZAyLCRf6hyIDcg4ukfgeF93DJG2OibScXKxLP/u3y8tymW109",
-	"Vwd+UK9Y3YrsGmM3ZR2ElZCgf3P8M6ljnew1vFjMZtTECpbYGSP+1+dbXZvjdV0e13snanX5WfMZrc3P",
-	"uiJU2tXfFxPjOtW/u4Ort3d35/a/JvVqGV/Wd400QOHNzhhxzQLwsq6N2djWe9mMbET2mqRNhWpU1fm9",
-	"9vzzCoHiOLdKSSyvTJZJvg5eu3X1UbdeQyGOvW4JW6SwhsanJo/1Ctz6t8WM8p2M0VjPz7lyZWw+zaq+",
-	"QdawAPV5xkzj9FuxY5QdHmMZYXbmqishFqCrZEEQakeyOdVAEUM5I3vloUEAxKWsMoY9LlHawmS9KneG",
-	"Sa5TKEEJtRoYwETjmRinbGYmUC7DtvVhQu070Dae6eHqztMrebZCkewShcsBgGFNAbXAsDzoY8eJqZs2",
-	"1jzKMRG8WkvKRgqEWIBtkqT6JMUE8y2jt03gMVLTRCqRLclUpLEsBRRU9ra8xkeGttSmhf/AbSluJKOj",
-	"WSIBc2AWcnBbMrCU1wC0bXAA86UpPeVpXanN5E3Q5aeGhrmyibU4Dl+/kFBs1dUwC1f25RXKr+sPatt7",
-	"yTJckf7AAESlDn57czQ/3tRy7YcSeTitTQrxjmoEzRz2QPFY4Z9YheAGU0pLzTPjDAKshsgJ44vZgFDM",
-	"wDDk5ktAQDSOTaWwJqonbli6bAVEQp4OzM6jtAggoYx9jJYem5pBXyVCJUjmmA4uiWxCB4QEj7fwfVBx",
-	"SM3D1XrEY3FCqJsvFQWPbfCQ1XcIXLqN5ypfzHZuKGRyMQEcwKwmCko8SpLoe2i+8zZUVgSFwl2tz/5R",
-	"7kMfab/TRbvkiV/41BT41YKVQaSafUOOrRHkjXKv8krd1sJ3WNpV3xFTN7Xm7VTzhFhCFd929IF7I+jm",
-	"0lxJc1uPTX8mr3u/s+v3iDkDC1fghTQXoxkW7hBWm3ftXZWGMUsFv5LWFoWi4cykyYIpurAfV7oTypbi",
-	"nSBNueSK3nmxRSDW63OORLqY8WNidPCArY9xj3Eyvd7AKM3A99DVqbIn0gxtkar8a/xonDFqVm7jxlGo",
-	"gmqf1XYusgwpmCRNVy0U19kf6HNFkdluTdPMIyAxgwzymAEFt8jFKWC5UdtYU2vscQ93Dsi3u4xTemOE",
-	"d6yOT5rhiZa/Q5ImUtkSlPoNZlbrd3e9A2B3kTMk+wcOaV1wrUfGBl+oDv5CevW5Yf+PV5d+x9mbfkol",
-	"+gFCIesMaMYSrww5llUxm6Nn6/rJ1aLGjpfISr+JJFIlaUqyBecJvzLzc30wmqU2VBUKZPJ0CY4gGnjh",
-	"OTf3ozco5Ggy5UTndAm0DvfWgUVec9NW4cRIbMcIOEdlrwV8YJFBnj8GfVdqysa6toUajWvT95BmuURs",
-	"XSeuj0pd0xeFcBjXNi+oiQ4JQHZqg8ctaTA/dQ97Hbh/9kMUoaoT9U5uTyMb6kf52bRDfjKilV2sAs49",
-	"i5RqcmT5J6rP0K3YzcfVc8/rkt7SRLkTtwekoQvV1RrmTaLdwt1Atqhp2mkm00upAOSuZVGm830vXIrJ",
-	"gsd2o10sNU01/7DUJGCeiStg2Kujeh/eiCQuzcxiME0LoNypwz+g7CviD92yZ6+NXxgaNTd6iCVTGxFG",
-	"f1AEZZHlUUPmErrOmwg8gfXwmSQp8/B+q7AY10qfA+az1meVcIdtHKtKeb5FLzSOL7K1oeWbw5Z3Dhrx",
-	"utJJ3r4Kjgo8WIJ//8vVjWu+2lTQuLBAzKSJYEZ5xFJ9r1CZ6k/TLMpUNtKf6gMaM0ucCoPfr8Yz1qWg",
-	"0dTrReOGvBiTEaH0iL4URZrF4tSb5nCLMS3Er2Aty6PbfdGyinceblz/EhmVo8Z1qJDyW/y6YAv8es+R",
-	"BVNb01R8s2isjLRqPzX465HYqTqDKpoyPSCxc1OUdAJ7jsM7nxiIsy/R07aWXUq8t+aF3+EFK3DCjaBx",
-	"hpz1peYpG0ED/v2IbKz9+Rr5VvvzjP9zwUCFcOaJWSisBY0fM8Gv3qEoZfr+u4SRzATeGBbevCz9tCFP",
-	"QeO9UG/EAtKqvQPK/V6oE7QtNoLGOV2mgsaXQryl2ZUe7CNV7C2SFd1dIaDnVKRpYgr6FN+c8U/g9ug9",
-	"/WgUem+Fmcc5MhA4C3iix5Lw1zujmjMkv+HSLn7Mc+DVZUaCxUIPxdRPslFK3Oh+fipk0jMP3wt16kBM",
-	"b4shNv/U4P9mkaa4kede/NVHoD1n/NxQmEbQOMFL8wNQEzgLliZXWuC7UGiLASXEudOnws/ihDw1xTuj",
-	"d8h7toHdDJcMtPVS2Kf6hM2f74W6sMXh8+anFjVqEEQc9mFiM3Tlz+D0c1ACxGR8fy48pGM/e7WYp0lE",
-	"FXtt+NhGrtsubM8P5rraA7G/ixtgn5aP5AxrHaavrV6hNtbSavRo6XpawVeZ+wn/jjJ3QfE3czcUfyd8",
-	"9Ku5o1VVSCNogPFoZArH2SF+wWta0C16r8u/M3dTXX4FyICoLwlU+afuss7xso6UEKPUXFfNBo5Sd189",
-	"JDa6ZstR5N3Y8ruEjxZwaf0XVg0/SoWZ1Mgw/qOZvbhcjDJzc2u06nl5hpGXwNI+8njqUeKuLxcj+wHN",
-	"L3BBBe79LibDtE/1XkU+xFiOcQREbDTBa1zISAE+3voe682Y56BqyN/oxl7lxF3lkTR3GXWEuXEEfxfn",
-	"VqtH9Pqf+RfaMMsjJdxzMHvhn7A+6V1q20fk3WrDmYzEZCTze22fpubGVvW8jaDh8xPuy9je7RHLL7fl",
-	"E0p7ZqmxOy73oLgn7nHlwEw509T08PPXoLGiyh+or/kNS8WckdxNVgnLHoF2AuwoRo0d5tXowLpiq37o",
-	"H1AfsBUMuWbRZgys0XOWkesEhQv8ICDRVEjGyXhpeh1gOYiwGp+rey0F6BYeIVxVHuUGoCEn9alqKQgr",
-	"x0U5Jk94Q68ocPWxqdprCgaHRNKl1J3eTqFgghvWbV5hMuwuYrDXhacommn4lIzHLNMbQEhoKQicVRhg",
-	"0hysuViQ/2GvygVIByQ0ZOcTPtnQCxaWM5y8Ht4y80YOcj/1Z1JRHtMUMr1xFhAl0tiUQtWHqHtvow4u",
-	"xNmVyh1CzWP0dsrr2a0sUgplTGciYy3cl7wmYXU5OBCM6SQfA5N6y90zl0HYhwXwuhI+TNjvzciWDVgx",
-	"uOsdxjc3po1ptZsXEA8BuS4w0ZURcoydpjUgoQmrv3QjQF2UYplNpwGkqJH7/vVlrujKC23mwdIoKaH/",
-	"BSQhGnLQ45OyGt8zW5EmLchBEJLxP0Nr1sf8Sq2BSVdA6JAbq9RSLEgsnG4f1eRxojuaJVyLHBiqNJ8b",
-	"K3q5DubmMpQ55rYHu7IusH9afjtr4d+uWfVKr7Rm+xfWb+mu/b1brp/qymZeSdl7tizjont3UMC3D2q9",
-	"fbMS0lvVrAYRgstcfj9XtSzfSPABQSeK5XvI9Yymnq9BQ3C2RT3V4go2lVStm/imNveo2FqE9E1fV/fi",
-	"5z9LMd96z2j0vawz9hoUmqPHRBI6FgsVbECrxybTJbAyBudFUyEkk8AJkNtpEk09W25unX1QLeGNn4P8",
-	"+LTFgstHU8sknpyfOQLiOLkXksgpnZeckW+6dUdXrha8ykvL/Noi56pz+Kp60LqeVq53ZVDgDQTSEcsa",
-	"gkZLcONn5TR7UNWfNMN/7RhFyw70unNmDH35brAbNdqNeuMu7UyO2GF8EO2P9yhmAFu5T09QH8+v/vyH",
-	"FMcrlZ8uB2KZi2hMDtZ5pek5t7Ss+XCDeGKYsyEvixX5Ad7SZcslmMzBw0bHtsvMG04Ak3oCb8Pm6hvw",
-	"NmZ3HsjhVFvfg89xjR/I7VTb34/nqba/B+dTbXw//qfa/kFcULWb+/NC9X3ct/HD+aIcQzwdm+P6vDez",
-	"s2XLyg26F+Nj2zxzM/fgZh5Bnf+krFCwFZ9QnzzD5xR0uwB3zm2mt82aWUIKRZqgTvJgMESiJAVGyxTV",
-	"ZJv88iryPEjyfiZZwZkJfKhxmqtmB67JjbdVWsatsupVEdxKtFlLk2oJzToEXkWKQYVA1xDeKjUtCY4/",
-	"fy2b7Oq8L6+ZNJEmEmylx8BCgH31gMT6qs1zB5fA5O3jsbu0RR4SkurvdDud3u4OaOzuH3n5tujguyJd",
-	"q3NwMIlBqXLKWqqM44mrKUfCeTwJWwP8NyDhnF9pICf9u/0hT2b0imGozi6J50lADru9u26ve0jmyR1L",
-	"MadK+GWehqT5+fwtOTuD7TGf604gtGVGUyKViK5b7SG/LChyOZQaSBThFP1QS9pcsFlDzgj0tmibeZof",
-	"qHYccvMbZqLPwFbMyFipyl08aQSNOVyEL/O0mKgBX9Zvu038v2LTX0gy13uV72v/bh/2Vf8Ljikh+vEb",
-	"d2i9NSZBLieUfLowOQ2GHPqZgDftJImYiR3NpPGILPig4LHhapvCJWbB7PolX3SbA8bVMQhbxb3p3+03",
-	"ggZOo7gx+KayMc7WWpFy/gRps/8KmbGxjP6qjNaBieH0rIRDDtU0rD99ITrQ9xHJc+FLlxtJUh6Pxd39",
-	"UlnXFn4DxHuiaoOiiymiyZhFWnazJqbQrwTYLsdnrmSyHsCX+Qafuokuyarah3l6a33SLkTPn3U18EZk",
-	"s+1yCpv4Tht/I7IZmjMuTk/ew88XkoxphoUfYYqpkAxC8iYsYzxirXxigkfe3q6cWW1kRx7ADpNIpJHb",
-	"7fLly9+S+OtL/VLj3HuOeu+c5jmL6SURo3y0F3XjHtud9OneeD86iA/Z0aRDu+O6UWdbBG29M/FahkWs",
-	"D4YFl2LHoycyIDS91QTf2aIgTxdRLE2LFh4Tcye4H1EEwUIaBJbG3tasWP5eQPQ1BSmg4PNIrRGvUAzT",
-	"mcSLSddyQ3m1MkMx1fv2UUVyRQApAgCY+m6nSVrMn5QYz8oA62nk17+JNMxAZViqDIovC7bawrLtkLko",
-	"sK7+Z0mqcKH1IF4YP5W81JpZZ3GnfNRTJ14UlfHrrv4aO+UxKVoLHfKkKASWrqQnC9aEh/5B4u82gvuD",
-	"pcgy1K9h9Gvvg/f9ehB5nA6+TkGhjyRNt1C+3M+sU1bEf/3ZG/8JFM/+ka3XOpfzb+rnlrrpL4EtPiZ8",
-	"kaY2+0lKJT7W4PsttNbvVtZYBhnNlq+CiCdA1+Z4C5jcxzsKkare7tqKlh/yIl+lMNc7lVFXD616XWVy",
-	"xalaZAy8+/SFK6frMZmCysnx6+rdFGqI3S/1UHGepBmavrZNmfotV1bMhWK3+mvQOKfRdS1394EzLPmF",
-	"jipebbNC/E1xwtuUhoA+TMh6pTiEcjki7GcOn0tVySVZVwWiAld+ChzXdrdXl5tmfT6a0uI25LE6d8Xn",
-	"qkWixEKROJlpQUpwU8IrwStsc/Iktqq9WtDUPKzu9xSenxVhon+vdDw20VGvkOaompxHC7X8Sk1Lg3U7",
-	"32i0lcf2kNH6m4dL4sraDr/J0kpQtQUQPSgP2rmpx3bPFGikHj6HfCsArUna/Ayi/8YgWiQrBuVpuIXo",
-	"qZo8UPcWZ50v8n0Y6mfN2VaaM2DbxkJcG67NxLyBdQb3HbL3WgXZkP+OGrJUSLZWO5aKyCSS15/KwHqV",
-	"islEMshkcOsCdzE1xpaw47Fa22mj/BaOkQFeHWX60GBfLeYXYeXHy1PLumzm4h8kWpa1QfPoerQbHZni",
-	"l4fjg2g/3mP9yS7tjevzK0uVLSLHmf8R6iIEyz9YWYSTKJk68FnNts2Rq4bEl/UpsyDSYi2Amz6kqRNP",
-	"4+WTwfgT6LHWVuaFfTFJ02x6sB89YrmR8w4a5pi2h/UHKqpqrnvgyFR+TDlGKh3ualWXv4Za3g52CcvK",
-	"PayeHH1YwcunrKv4tOUR/91rtTqCKz162x7yH10J0FWEmuVBM2exDOstXZDCdykW2ZCDMXNDGgn7uGny",
-	"sNQmBm1ht5ioqEr3v2VN15U8wMc3p2R3d/cosOHe5pZaq3Xu7hjTZbua17Tbg3SZB4NOZ9Dp7HT2Bp3O",
-	"1rjzseULyxS1uLQ3hsOKM0gN2syrKvjkoORZe+5TCpMeTCYxI7GAsLmCh0RnC3JVynznlSfJK6aCf44P",
-	"kwb+um1f0jg6OtqUPHklJbTHnEfVGwbV4L0Xkny6PDXEcOUxd44edMxrq/q6qG1reIYbleS109XUFvHA",
-	"c4xEmrIIEzo/RZneKmWu0NgHiIXd/VKy642SYU5Q15HM1dTvCbTsRtT8S+rYC4xS1TjoyQ3FcL2IpuDX",
-	"g1WRbukysGluMQcoJsGFWLsMTCgsHiAGN9krpBLzOYs1oTY54iGE06SYj0PSNHwRi8m4YOVvQSJRI5OH",
-	"Rd+XfL6aLbKdNTwhvlbx/8+F2J4DKm2RZyOH0FybTtOk3pwbJVgToirhhwxbhqM2Cc4WPGVS+mmCEsNT",
-	"15RQvQ9rYN2nDA9VxhEeNdY0G0IPsebOkIflgcJWm5xwksSIWkwiIAhDxeariL0c8pTRG8yQp7tfk078",
-	"UcS8Sr7zWrfb1L+x3GnsJ2bfwr32u+Vj67/Lj1jApoYfRpiwuTYtGTK4zvDFfEAKYGg1o7h+lgVD7sMl",
-	"esRCYTdFmtYMLSYEfBulqcQUAzEF6t9qk7PZPE3gKg55DqdtApnq7YE7wxNACLg4+dNH7gASqrH4mNAh",
-	"LywukVANSqO+hWSkaas8GTqWCwZonZER5QGimCFPJmTBF5LFrUIqca8Itchte+uOpmB8A77E2lDWUgBP",
-	"Se4a1eDTC5NucCzumF9Rzgn/Tc/IBcUOpGIUHZENIhmgJCQ4G3JrAb0VZiPIWKgpadYw0ZD61KKfY8JZ",
-	"oqYsGxgXw1LO4Pxbfek/cFMcw0CVNHKZ/aQIBENehAK9tDzNol5X/cI/nV8EBASlFsb6QO0uE/k1zxLQ",
-	"yJQBwbCqWDbCi8nfNuNw6dzuUULcXoGNVxbnWMhn4If9A94daMFWP81rUA45Fi6h6QtZICpKYOR7key4",
-	"JJt4Ji6+ymDAIW9SR19s6cewZQmPSyR55QLMj13lQrPdgb3d4Kdr/j6lil2JbOlVzYQJe/5Dc3B4yyCw",
-	"qzDnIk4q0Eotn4PD0ZgRMUsUhIWdcLLgKOYnkA203+kPeegSzISBr0XzaVSYp7Ag/c4RCQvpUqAd7syQ",
-	"45ltUZ1CTuejA6PDPBofRgfxPtub9OnuuBdtQZncyu9HKurcBQzvghluVrrwrkrifunnnkQnCrFIY9g3",
-	"uIFGgwymOUniJA4wi6+DuDzv+5NlbcdEPNuy3x+pqskVXuKGscs6DhiaP3s+b6dn8vKI3kvjhMhcCwCJ",
-	"NLVneExuAdTGiyX4ovz+PtAmGxtVeeUk19lRtxdsU3MkWmQZ41GxfFPj08WrxkqGlGXnmp6tqNZUnhX5",
-	"LzJPqdJTecPwUQFcjnqdrSbqFdGsdwnJy8rakqEhFu1EB+ZKkdCaQpvm7IbcL7PcTCmPtVggpAKeJkoX",
-	"MUp+YXmxoQ3CKpf4NKi5TU6K5VbKM+CCsxJYdPt72+1QXmOJLmW5HNe6z72STPUIA+ogFcRnMZslqM8S",
-	"GbE9ycDVCHa1qIF/gvZNrKCU8CH/dHnqkqSC5uCWsesYqGZO9iiZsBjYrqlIk5gutQCHBi3jAr6q5FJn",
-	"f5uSS1cLmlGuGItrTUjgVuav2X0vV5WzqszPn90KP7OgUb4dZe+ELU7eZnkr3OHzLBEZlvuq6uaK/M+W",
-	"pVbc56uVWHm+ufIQNfiqZu21OMbDUmUor6WIkD3uYQahx+mm6/ibC3rDYo9bKtFpUzmvNsCF8lXvXDXA",
-	"J4lRmdEkre2sbPumcTY6ig7HB3R/ssf6sZ+M4rGREBxixWsmMZ8KXv8mYzIxIUnee+9qYVrAuqZSZYyp",
-	"7pp3vdp3X5J5zfM6/21rMPWsmXbQAI8de8uP8+cN0PMEqt4CMP4hqTwuqpinpGOYMxYTlbh8cdigTWw1",
-	"N+A8b7NEMVNTuWRRJc3w9b/OP76+uABFUsiQYcT86yhmQLL/FbWYWSS4mC3Rws1jCkkRTB+NoCFuWMaT",
-	"q2kp5sX7tgIzxUJVq23GTkJFOYaC/IhJ+JHF/k9k8f8KpK0Wzm2qz5rzzrVGwBS22iYFY8KvTMZxLIyZ",
-	"QrZ2iL1BBSQG3oByxCa9gXyJFdgY05TyiJ3MQeu5gmnWU5wn/IqYryHCM1GEYis0Vnqan4J3zGpmBCLj",
-	"V+VEwmyNheSRXh0CvSwjiI2xEEWx8qRM+FXKzNdFMUIPO+qND6I+6jTiw+hgvE/3Jn22G//HezgWZMRt",
-	"pEIQX05mmjKtkvMqfBqZJXwhSQ3sHZOOqRxa0C0uuErSAo+dq8YhGL/pKdRbW4LfAxigJ5CBt5K072PN",
-	"2T542F5Pl1B/+3jhisT4OCnRZjQDcc9W87SiY6XaGi266oAb6Ay1paCjdSNDf5CPRn+OWj05hULciXIS",
-	"NdQbQDONGcAU7tWIJoacGUNu89YY/8QXdaLciQqrqvqUYllb8/HjJM+HhSU/vbzqcKtRhrZrLU9lIWCD",
-	"6rim9uKW1sEmSGSYc2KhxmLBrXdIq03OVMnANhjysAbV2KqcZQQWEqnoknRWIZ0ht1gnyJUzzm5j1DnH",
-	"hHJjqLNTT6ybgPlklf3ukVURbd6Pje3gw7W1FL1aiRmbCq9KjM3YEhDMnpyXUNwm3Yks5gQpBernpYLq",
-	"ayXbINlVjIOLRi6kZRGOX3DByTnHgJr/RJkPQbXWCLYP7N/oTf47eG5bLukP9t12iet/rsvzVHee97NX",
-	"ey50sj6QkkFF2jnL/JDK3CZZF1yZO3tnYK+dDLlnQs7jJAvxkTbbSViMVXQkwXb+QraH/MQvim6YUxzh",
-	"XkZcjB+tEcfvY71fa7g3dW7XB6MGrk5bqdx7cWXOzjnkuCe8HHOKhXSxgqcBUKjWqaH0AdtjV1fZnRrF",
-	"6RZ8mAOa+7CIq+3ll74sYy6yR9Sse4rzU4EEDJhhwvmhtNprJNnfT/QNGohUSkq/eVI72FaBDFYM9kMZ",
-	"7s/6KPF+lXZQiYs1qjyDy+qIynk9dapbalE431rZduk3K/pndGsdUDeEfj9gxhdbHZLJnpmf0b1DR4IG",
-	"ZuJ74mCT2kgQP/RkO7tDRZh9lC2iTrdSsFCYS+TDZpHn9y+BQ/Ieo7xOn7QixYufBDkn6OWULn5Bzopa",
-	"Kc/n4vnjlBVTf41UL0759thUL3/OfJQ/3zPZ5tPml6nLz7t1fpn71TCozS9ju3gKc4gHJ3893/cSba16",
-	"v9uCOE0aabBicZAri5zjeyvwquU0S9mzFJvNRUazJF0OuVcy6rioeUpshtIYevMrLuWFlsxNACOOfjLk",
-	"oSm5VMqNCbPWeMaV8fJB2126Yn8NS4JqHeQNhfsz+En9HkrfB9iAefyRUbkZiZudfO2+x8ZrEjGi/s3G",
-	"S0xEmorbhF8VS0HlCjkjBpKmZIyEbl5h63jIy4I9doYkywSuVSrKguclzNDVoXL1tYccvbywRJdRLmyu",
-	"MYvwuuXGVtWL9ziVmxWWm4hyGRDObplURvJqUkVmQirS7XRaW7syVnjUMhosa/9Udj3qTw5pN+qNj+Jd",
-	"1p/s0f3xQXQYH7E/KBmiOZY/WEVinhWJs324NjxuXRJlWLWFWwPuhswY2bxyh6xGzEJrq72NLks+TFKo",
-	"yiyVnr9JHLq3e74YUEkw5UQFc5XuE15eQXW1JpiHobcBCScJp+kIJxiSZqKG/JbKvDRJQKy/O1GCIOun",
-	"wc+Fgh2DfktjgJlL02o8S8FiYZXamiYb1/MRN9qsZrGUN6QvSjieDtTl4X6gKgYJ7w/5XKSpDHL2BkoF",
-	"kO4+mUL8FX7nl/zTK5rRmA0QN6XJNUuXhA75LJF6w2MzhJ6jqfQakuZuBxObr+6vlDPa30t9roXVov8G",
-	"gNMa3uAJ2EnLZfwhjjXFq+nJMGYzQHBjI5VRLk3FUe+HWKjRRGQja8PLSxpgXVPL+MFHLmtHTaZ8zZ4t",
-	"MrYxZLFYseOV2eY1qjW/xqQFh4CswIGVspK2ouSGsjtOo71JYHCqpS1goVQNJT+y+9VD2bYICkpJdeXf",
-	"agxwOWLi7BYM7xDpqUV/xuNWe5UCoWl31DNRBEatMOQr9Aqt3LJWImn2aINyyVA3zpA7Oh849YUlcSsG",
-	"QtNPueQo0sch9whkTdK1P6Nao+bOPFbBUS5sUce9eFUvvqVeYXUNn621Cw+peVirYyiyxRWqYDNnFVnj",
-	"969/JD99+PiPgLz/qZYVzj058kavmMZR4PKQXCWcTGiUpCv0+yICLeO94OrJ+LoVaUj19dJYI5FETAKU",
-	"wOqMS/nVzz/HKFBjlTL+C5R7xrhKUI2vwKQYN1lrTy4BpmMM7BEU9rIOGBGETgvxRQ/zKPfKJmwZV3aa",
-	"t/Biur3d/61SsWUje29i2+vcpL+uXL6p2vmwdX/DGfuC8apcIGuyf2wMjpXJFU/41QWLMlZDNc9ms4VC",
-	"LRjlS3JD04VRgaGWF7XndUGYdRd0Ueej8ZRD1J3vD7oJoLAzKRc18YO1uMpIA7MFVNQgV4DVzaXt1Cdx",
-	"08dRyYYj1I7UaA+cu/Q3rg6FXkPRR8PYi10CzU1XHYbML3rd3f4Bit0jBve860rX1ugtfBfvjDE1sp7e",
-	"yRdW61cKa6hr2d2aJgwbu3sd8iaZqCk5uWF8wYYN4saVKBDiR3uXfyMnP7weNjZuTISC87qNMffdaqpq",
-	"ko8qxWZz9VZcbS0T5WovaFonG5leV7otmPcg9wWELpTQQmqEKlbKFzRt1xr63ZcnKwfQZMzr0HxnRtIS",
-	"h9Gp7R2bkfJvmqYmV4AiuKkzCjphBmnMISkwuIaBgtdEfpqcLu2n8l1leQXa+ne26tzG4J44vRl1xt2o",
-	"V9LqdSbd2vBTLY+anV2bhRHMI/YMm5T8umALZk9OswAm7VX+rTsQwVlLo714wTyvLoa+XOQ2SVONh/Rp",
-	"3SNzY0VAzu0Mvsi7sp5H0PDL29dufR1fXGqUn5x/Tp7Cyt2KIvvsXcEtrvATKDXKSOEPUW6YSVx4e1iD",
-	"sh8gdRWZlKdiStylqrUg/xzcI19o+ZbeTq9HXdob70b9eI/tTw7o4fgo6sRd1ps8Vv9uWJF8sKlSczl4",
-	"+dI8aUdi9hJKJb8Ered2AqHR2OrOPTWsv/P5vm4qdFMDB08H4gXo+rOA+Y+JmuaM6J8V4P+c8LyBj7+Y",
-	"YmXTdImOomhfggDBNvkHY3OwJwlyo/nFpVfru8ih3k4li0a98cGkE3XjI3ZI++NdLyl0N+qssI2Z+/YN",
-	"71B5D9YA3SWTyqpht5AFcqYHY/1XIIQ6YvnQwy9tTC7Ll4bYsMg1RbJwPRfArOn1GUuaLRCPpej0m5aF",
-	"BkyBAP7JWG312GgduVDW/dgUpP9ruE6VoeGxCsZiwdvCvfHffEvVInjGRossUcsLPWETIsloxrKTRZ2E",
-	"GsqbaKTnNcJKkfqnPu5RaBTWmNRxvw9RHzRSLAOkAPsBSBI6z1elCWnj61dIXjsRKF9yRdHYjZHvDTQk",
-	"zmjCFU04y6S58DkZvkrUdDEGKgwf78TsxlDiMmrPgzstNy04EVoY+fvFh/cgm/zt8vJ8YHR1xSwkAaFy",
-	"yaNpJrhYmNKgQ24ZmABqx/FYkuaNSGLZCpxaTpp8J0Z5GDiPicBm/ENkaoTvIdfzoNy9HAtxjZ4cBjiI",
-	"f7VN7xqjsdhHx0M+5Cgq2iotuB5JQn2+Iku+wHgD8h2cCxkuOp3dCCpvwZ+QusNU4pKKZgoq1OZAMOS3",
-	"IruWBXsrabqwbbS5QmntKYTNuIAhyAmaA0/CSWoTEpkSxOpWwE/0JposUk2NpEg1UBcWhoTJrYxyEv5r",
-	"x6jmds7ikEwZjVnWJtigf3cHG7l3d5c3nlJJ6JADCEDCtPA3rPAJkYYBabfbX0PSxGtNQkhwFbaOSai/",
-	"AiOQBK0UoVEm8DChvk17yE/IjKmpMNk1Kap1YsEQE07pDcOcZ3skxA9HXKgRxcsUGof4E/3TlgjGdKu6",
-	"nxfSdC6Pbc9iAgV3IMeSBm3Mp0a8dGqweR+pYujGIwfmfMeL6JqpQtFs46wVM3joit1fZWIxP8Z0YW6k",
-	"IUffr0RJ/MB4gGUa8cJIO/A4JE1Iqi1D0u10XkoyXmRSkV6nE5AQr1lIep2XcsjxzZ5+MV4soYH3fUBC",
-	"c9+qL8y9GSGHUtOf/QDSJZgBiffeXDP3vlt6b6KwQ9L1Og6cy83Kfs3VcO/3vHm3DIgOOV2oKeNKYwMI",
-	"qDNQCpbefD9ZnO9+QHp3dy4FU4DVmIZc3wSq2FvYfvg/ejiYKetb6H/xkWksiw6PmHsxs7klUjZRWEm/",
-	"1EIy3eeCJ3dDrulrbs9AgNIQqG8vupJhrlktqC/te8wxJ0m/d0RCvbqRWZ3GLgD9H5nKljsnEwUOGpJF",
-	"gscyIJkGZxaTxTwgVJGUUalItwXw7SWgGeS7JP1ygkQKfXk0XjLsjDHO4utgyAtPgcVBgAtIkf2xv13y",
-	"VvvAQIn9mSP9UmieGwsdCNwH1aRr6LBKwmI6nnDIDUulkZdG2ddsCVgpEnObsIDlpfCVKbVo/kL8ZHOw",
-	"RYJrlpgNuUYoSHVKhfXb5CObY6lXrwKYS2ILiUT1DPK0bjOc2pA3IX9PxmJCJYkoFzyJaArEt+UM1X7W",
-	"SQBsdwXGS4WBsPCHHhGxIeJ4Erpz16A5T+mSxQOiRbhQY8g4gRy1XCGSB9x4NOT+bo6u2XIUiTRNNAIH",
-	"8mfXB7AzSbDMmYQFSpWkqUZ080xcAaW+pYmSQ76Y603vdoiBVphzoky93QymBpH8IssvQOeIVKaS8NFC",
-	"snDIQa26bJmkrP6mIIXURzQwjkGUI+Eizf7dXaBJXat4MJhDBfL0ZomlpwV0bjx5UTUr5uBVyhmLpUXr",
-	"hgfdgbfhMQkBpQ3+FZIEUgpLyCdM48G/jBtzmkTMZLI0jN3JnEZTttNrdyoc3e3tbZvC67bIrl6atvLl",
-	"27PT1+8vXkMbzVQnKs1ZRGlZu5Pzs0bQuLEiROOmi5GXjNN50hg0dtud9m4DzTDA8+ZXV/+6YivEIJ8d",
-	"K5QpfSErJLPohaqZYLe3WtprvE2kOnGjQrQLnTHNMK+05uefvDS6klU2fO9LwNONrz9DViiEF724Xqdj",
-	"uW0j9UF2E+Q/X/4iCzZ8rBhak3Gpbmzb5mUlRRMIHMBC3Scdk2laYeRPIIZAHwPMLE+d3daH3cf11Q3i",
-	"9uHld9RlQ4Mm3c1NPgFx1pwzi7HR7uZGb0Q2TuKYgXza7/W2GWaeiUgL8uOUveYqUUtse7S57aUQ7yhf",
-	"2rRQut3eNrtxxhXLOE1N+lZQUcxmNFsaaC3vs5bi6JUG10b+7OegUeX5GgMo3SDBq7+IOcyrQd7D16Ax",
-	"F7JOLaVEhgy+vYeG6N3nWkIV/SHPLzzUvwJUPKbRteZPnDOdK22pNLKWLJ3sgHSacE1VIjFfEoqbMuR5",
-	"4RBT+jLhdRmdQWrO0yNjTcwKOQ9MDnWQb+pIYqdrBIPV9A6RbhHnYEWoE6+eBizwOxEv74kMIr8nzw9i",
-	"LUI4rWu0PVJY0bygENFL/1pBdd1HoLp7obkHorg69AY+nv6F+7Ojtc4WqOlU8EmaoOax391iiHO6TAWN",
-	"L4V4SzPMBfCXxJ/6tH3MZTlyD3PdC50W5dd6vIoMmYdYvwYeo/MSZWPQatei29Mpi66d2z0dg/cd4FEf",
-	"JxW8L+xymp8uzi+IVMsUmfVPFw5BMtlC1CW4ljxAUw3ahWhKuSbnmealxymb1SEw8FBZPgUCM9O5FD+4",
-	"bVh7y09K329/0UuZ3r8BujJr8d13tl1Poc2911RqXYvDfL2mFlkWqfqzY7J/c8SkW/W22vvvqWK3aJ7c",
-	"22YbTeKMT3k8bAkN4uXBXOA54vAQ44OQoMFk2yNBo5dZKet9h+/vJ+IFTgGSZMSET3JxWy/5mRH+CnIf",
-	"bNZWAt937svtMYnfZo2IZ07sWbT7RqLd2MGjvX72yUMFOmf6Wi3QnYAyU5KuZof2gk6nkxvMTDUSdkcj",
-	"lWo5q0ZFi1q8W1fhVA4hBr0sTVnLj611FGnGhsWBKV4B1xkS2sV4kdG12LgPDzk0y9hkIY0+DDXjmLDV",
-	"uRs3w0TKBZMhmGFMkVv9tW4eENa+ag+5CwmS7e5B24mBbUjHHaJ63bOVSS3wxm3yQU1ZdqsRJcsXMmaR",
-	"gFj7IfeCj0xmA4OLQpNyNmxZURkevJCY+SuwCSHT5JrBonFfj1Gnagr+JZL0Or1cu4sLt8kMoPI4yTPY",
-	"2mmFGg5TpiBskfIYkhKqaNr2nieSMJvXkkesZV0Y3Um5RA1QY8/kYgBl5aWtbGSyCKC+9ZC8S74jzfBu",
-	"Z0bvdvT7nfFSMUhxnU/d4GbIFmTi23HBuVUnc+YxY8tqdl/KwBpyQElgE/ZSZcqdKHrNCtkfhnxMo+tU",
-	"XJE5lQCfBHM3JpLsdXbzfBAj8PwcTRZpGg5qAEAvuJBCkDRjLJxKwnk8CVs2Cg29HQyUYJy0IWE428Sl",
-	"AE14QKga8v7d/iDPHCjRxHT+6o1pMGPZFUNVBk5AmoSH8N3n87e2Y66EnaPEtIdNH9zMm09Zqo/i/P33",
-	"fuE4LhQOZEsQJZJQc5/zrHKmD93FatUGUJMnUGxAP/dTaxSa3FepUWq8hYzQewgVP3d3djta7n1/T4pe",
-	"S81NspXjIkT6mAQwoIfkLAL4nel+byv+f8Yw9AmO6Vln8hcXTfAiAgCOF5qu8KVDUphabhVzVKQ1jcHh",
-	"7uHhfudwBd+Uc1orpRWPdfKkFbBArxRZPvACSwI1AtfIIN8zZXHl/QSQ70wS+6cSLE4tO7AdRso/fwKE",
-	"5LiWP71qtb+5xXuh3mju4g+VJb5nilDc028jSpTvw0tb2mweT9aabs13LpUzaYblRH9+X2FLszhIiVyA",
-	"wpAnuHaM9KzhsCCzLlAuw2BTCYpOzVEpoaUMSFNJxGSSROBhMWcZGUO5Hp8Na/rcFnC/Pmt1Jaz+GGcA",
-	"3bKs1R7yV5r5VkkEk5CBSX2PvwC3mQHQkYXFRCbABmeMyGuoDtwmFypjdKb/6nV6lqsbuVRomGQKRKR1",
-	"bPpx2e/Mcve5w2Rcx6OCA52Wa8gY9rCO2bPYy5QEOH/15vfCYwbMcsTjHIzHCadZTXR6PdpBfrcClajg",
-	"eCB3B2nO5bkJ2tpOWVNosj1KtXe/6l0rZqzM20PVfrJkyoK1gyWoPKQyCDOgZMJurbuMJljo0gPL8xzA",
-	"Vs3MfP0SPsUvvwYN3xF0c0v4UsPE12dy8CTk4JW45ZoV9YqWe7COQiTe+hxP/k50I8evK8nG6yL2vwe6",
-	"d0TG4vzjIS9g4uZKVNyqx8UopLt+EznkmldUjOsxMbJCrxlwNnkoyh5y8EHD1ojZRrNEQjX/0ORVM2oe",
-	"q0YglGOGCqN7aBYo1URkQ/75/O0amb+1DsEb/PSXxe/nr948Y/RnjP70GP3eioM/nASUlJJ/NOL/Mk/v",
-	"j/hL2A917AXFbKjRXg1ZGEJg/ufzt+TsjEhA6gafauQ5o46JR70pTvKFTys5c869gHBbj6YptbRiyO/B",
-	"329HK8RkyMtUoqJkllUt8+OIxufzt78X0TCw9GiiYU/98/nboMhHFE7+maI8U5RnilJDUXJ7lKEq+gEi",
-	"29+JuOTv1umirFUsjw4t0AskAbY2U55HUobWimvMW63AVA66YgRiC1UyY2v8TS7c7B6MGIM/rYfKhb/1",
-	"m7HaReEUt3TZ9QssrHVXUXWn/O+nZf6rervQ6uF8OwRRDuJbH2HkcuzbIGrbrOyMhsEMmnbGDCwirW0i",
-	"joqJG/8S/mdRYcpbOaKdVpvcwyJf13jNXS8f1LOP2je6teWN9q5s5Y499O6ajtY4rZ0KzlmkZKkkhrjl",
-	"RAN1RiMjGFI3YSXy7AZa9FGa2dQ/hhxD76+YknVJKwMMJiKh/jgceDkWTIkH55NmUi1ouQhjIam8lsVi",
-	"rihtwnjOl8vLweqqAiuRQVwvX4If0mDIKbq/UagsCtO0Yexe+5GZeuj17srEGEf/IN+UIbfF/DUKM65m",
-	"4BVl+/aq6mAWCsYpVyZzoKkzQz59fDsY8pDxmyQTHLJtk3CeiXgR6fPKPaVa+V4hVhR6XmMqme7D5dE1",
-	"gwdDHurNDkvrwOQ++WC29rLtUoPAJLlaZKYEM1geodzjkEvINJTXxbVFDAKSiqsrSHRsHL40mxeljGbo",
-	"KYMdkAQcx+RU3PIhn1F5rSX4VeFjZIvosSF/UPhYET8+gbPVymTCW3hd1be9r/vVql6+QaxGkZrdk5I9",
-	"mIqt0jhEiMxYXEauz8Fmfz3HqSfxgkKA8IgXdff83sS2mOxkncdTTnbrOGbn+YSc7lrO2WRqsn5c0rnT",
-	"zkTGAuMCoQD90lhqykv6nb4to27zXKA/sNFRJcoofMEIt0RlKiR+wMJqmOYCcnvERE0z/a3G/jUY9BUs",
-	"oIJB78mDF5rXqyv7NdmlUUx49nV6Kj0U7Ocfd1OC1Y6AZWTu8SH/P3tf29y2reX/VTD+/2ci7dCK7Dxs",
-	"Y73SummanSTXjZ3bbsuuCYmQxYYCtQRkW9vpzP0094PdT7KDcw5AiKIk0pacOtWrOBIAkXg4OI+/H1ul",
-	"hlTmCD7ATu0+7gv0kV2bjyuRcAsnq5HBB3mLFYXQXF7BlTIHf6z3bRSwiOBFMXc98iyiiLUA6GcoYqwZ",
-	"gusnlFR/tGQnYTEK+q6pEgcqTeIEFIt41RUXSrrjepD260VW7nhLVXF8bOvs39VUmK3nHVkrA9ZxltQX",
-	"COtHqWEq3E/SEXdPQ4Fne21b7hHz0Vcv//ZmQy2zAbfZl7UaCtDtVUkdUlvI4aaV3VCW5gorLBcgowmo",
-	"drW/vhYP4mEPljXAdE60G/ieiQJqV3OXIGEOuN4Ii5lLn/0VHXyhLDkiWSvCP05YZNpFBOIRAYMiUeBD",
-	"+iOXjHgV6bcw+2PO0gSmM9VQUhqwnBfEVtxCQgIrONxIiXmT/5kh4yLhxRHMcSHHNpC9r2c+2oIuChNX",
-	"KyLx+lo0DkT4fdbEH3Cl91GHHUUdHKi8FWT0wV0VTgsaikILlbWVQstFqZsKrLp5AZjc86WE1EICBMgp",
-	"ZHlhLZAYQhthMeRKIG93hUhwrDDNIviWz28bsIh+UsBGrLDFDILtJx48mmSDxwuCWJExQKd4SwkDCxgX",
-	"q/G5zkUKcUiEhC5Q1wFcBxW2E8TPYJCU2bOfnnItrrJ8fsKGY8GnRmrA8eM6lDoReY9JkZjL2WuQXYuc",
-	"pylCVHDC7fDBDgJ2M04AXAELNFUofaz8dN5hZ1masnLRHZtJnaQssnTfXkG4samznEWY5RoFLMtDSbj3",
-	"AyMKi9SojtcFzHD3BXUGDIUNwbJF/GJAl1gRPzsG+OFQLgARbwIfft49ZpHMLqdYOX6JsMuR1cM+i6kO",
-	"QqmyRaRexNdHrApGXS1ic6IYj2MCiEBasSzDymU7H4rxFHMrb3iiy2FOYiwvgD5edJ+FshKXgi1DcS9A",
-	"VRDdhIN8RnRkPlehHOVCBMx/sYKNQLKBYIRCDJUsanXgEe6qLcQbYZxmYcaFLk2ji6XOOwB3sLv9DPK0",
-	"a99C1Lz5PbQZ3cFB0njp418tiMPOU233qA8PhPpAbOv1r/bBbN4EyoEuPnDgrr7Z3yXXAi51hRRSPE2d",
-	"xK5KA+ywD2XMIHNxEtXKsuL/g/n5+0tTeIu6cvQHv3F9iVPqtgMvK70FjlH3Nah14/dw/SqdqrDkQaF0",
-	"UR7nX73QYC/9diX9YFf6kgZLKkjW1JeCGJBqLgc3ItoUJPnW92optKyDs2WZiI+63UUnSLsyom3FXjN/",
-	"h1V8thPCduqa81XW1thcj+0obReeqraPXW81dm2ndddugjuh4ADujDEtoXBKsipcG64QCvCEWIEmE5EP",
-	"E56yRF5ngF7TErfTLNciD1gysX956G3u0H5/zogi3yhaaEgHTGeapypgueAqk5h2hSMGLJHDTIt8EgCr",
-	"HdezXLA0kaIdlDJysxuJwDKJdtZ6JkWHnQHWTqKJS09rQBbUFjkH6fNN11wsBOHjBDA4Ec4x0Qy8LDnS",
-	"FKXzDuuHMrYgO048jbkC6u2TCrK1yryauwPX3F0UbQvbYAlK6e4oB7DT6lajvvMbb6EO1ZXcWhfMvgh1",
-	"D1RTsb8fRILD3xvl96JkZq3nty+NqBwHjBx75gOqiDU7lUIoU35lJGcuxpnSSNGqx4kKZf/srSO8WY3p",
-	"kqh1tf4B0VIiYCt1MTL308d3K8QfnuRHKfxwqvYSby/x/qpl9wXu4JcQkHhq6ghIKxsBRSSZUDD8uPuM",
-	"xdOEtb45Or49Oj76hk2TW5GqCvHI+mdvTyBkgs8RShvkqAJ+mQIQ+peSpR/e7FiWwgQ+penflhT98GYv",
-	"RfdSdC9FCZH27MOb9gPK0nUQWAuylGCrjCS04tMI1xJylWItLW51wKL//qkfsX/945/mr5+je0vW/52m",
-	"X06y3gVG6u5a6laRpMy67eXrXr7u5SvJ15/P3j2MfEX4vdUB3n4ZnEFnUKXDeBl1EEv3cDxIs8nkKMkn",
-	"kCzjZ1edYMWqc0hOsmsBLJMRVv9EgUvLAIbsAU+5HArK3IkTSt3xKIo61NFj6SGeH6JOz6boLsaqo3Ja",
-	"VcE+H0pwuSYF2A6W4W7AKDi+E8PtR5ipLQV57hoYx+WqGxn/uNC6vvws9/tje3lEf88SO3CD4NRir51n",
-	"FZn9eZnb34v2cfK/Ep8ubn7WMpug3TxtB09ok4j1hMtkBI+/SmV+b1s0y9Wvzst3gz0GhC47N7VS4N/7",
-	"jesLiVK3NSnwbqX2KfA7SoGfeJvTHrjisx0SRp7NivrmbARFLlaDyiQyStNjuHxjryDR5qxjQp0loQ6l",
-	"GnJJlNXnp/0PYE8G7OycGQuUvXj5rNtmWQ7DCxkfZqPDmM/ZMM2UYK3vRPz6lr3JjdhuIx6Tp0S9jRVo",
-	"XqYpPnfP8lUGZfxSC3zlUD5JfoSyLEBc/V5USnvPgD3RzoGxmFBlW5iyULoGasxzAS+Gipdl4T3BkDqg",
-	"nYz5tWBKQP5/wKJRnk2ItjJi02QIyekilB5sNWqZIsaUogRgSh2D5WK+eQXmGWvBv6Fc+Kk21A8azdUs",
-	"ICS8w/ZUJ+aNcQ619+p2bMpQv9TZpf0OkvHNaA7Z26bIZzKUfHGM7isW0dduAKC0dN6E9tJwkFIBbxxK",
-	"iyfmnBWwflkOdu3IskGungbmb6XOhwghXwk8jcxjfxfAA8tMXxaf9byyXMuV6r2l0mLKWp/OzvEgKKx1",
-	"nfLhZ34l2u7pbPtLM7iaTSHdIy7IOFeQhbqficDDg8Dh/rlMFAMoMzaYM85+ywZgqEg0Z/yliMhFZCsR",
-	"zCn9lKdU72FbdlyrwmzBwhFbRkLdhdk97xGWLmKtEnDCKBfIXO+WzT4JYDS0yVZyv2rH9m2l12YevVis",
-	"d+qyG1U88tt4Ddiavfa2UPZgh2pW+VDu1bT4Ybn/Duof7FSe0h6rrYS4Ds0Vkc3WyvLu/QJVEHtktW2q",
-	"P6dw6RsJaq/UhZO9pET42gFqDO1GOlPD8gI34PrM2gt/c5KxgoaJy9ijOlwujfSUQ1GI3wC+N6/3RIHz",
-	"vMp17omtZtbLeycUt2mYoCiKm4mFRj6MdVLBn+59ku1Wk2wnxT7biSGyfKiemp2/MU/LNDL66BjKIRct",
-	"EacbkY6lUGxgmu2yARJKY4EE7AaMiAHPhxlxRcZ5ci1yBlpbD0UNDuLLG5YLo6q115I5rr6tiMURe/mI",
-	"vDbptlCsVkTR7Mkw7/KA4mBb+V64FvweGV8TbwLqhtTeV/TZUmQNtuY+sLZPeC3iZHaHPsF7fZfCNJsK",
-	"yadJxx6UlRJ0OhukiRqLmP1tKmT/7G0Rxxtm8loY69NI1v88/9uHDvuQMbN2Qmo6iZVaCY1kuhzcW7fI",
-	"vME2HWf/hxePMY/jBMNoZ7l5Xp2Y0Y1V5ORTNvhNDNchOAPm/N0UC/MsYjjLjV598suv/g65GGO4EUYH",
-	"aCeaN7c3hOYHvy6s6pxP0juuaoBAChZRoeGS/lf//btmS2oftViKerUPDzfd9E4V0z1Nhp9n0/VEItRm",
-	"G7GIM/q5RxCJwLeuFYc4K5rWv1kXOq2JQdDs7yMQO4pATN2WtMfDfrLD6ENV1sYwmyB6wDBLUzHUhVLP",
-	"NYu4dZQPhL4RQrIINK6+jsiBCCq6+W/r43en7NmzZ6888wDeyLrkjbF9ccqy0UgJHTDRueqEMjruHr88",
-	"PDo+7B5ddF+ddLsn3e5h98VJt0te1pjP4enG2SxHz6Z5AAv3Q6O1CR+apynlaiy4Z708kxPHHVEA9kTm",
-	"bMQzh4C7UJ5nXhEzVuDMfoAiwAg9Cv7PFGktgEgbyo+z1BhGVY5xcv/Cf9onrJhDJElcmGKWSYc6E8qY",
-	"zwPQeynAMuVK9/wOtpT4uZk4xbhRQHuEkw2envOZGYS1ZFbwmGAQZDYFv3W7s+Cxj2DOSzk9BSojSeOA",
-	"OF1wS1AUqMci2kunpk3EiMhEkT2Z5LamsiVSJdgRYAW7rWmWF1hbhAplmbYlF78B60NUOHyIocVMjW2G",
-	"AZaox7hk2UzDtxYiqIqkpQIiqOdDBLmNYn4EEaYA3M1um1AuJREBghB44zdSnSyjN4VyLf0JuxP7Cd4A",
-	"93LH48HG4eo6488q+jS9tsq9d8Bugq92bhe65msV7Zu+0iZY9kKuFBJ174Df42PUxMewG9OLoE7t+a+r",
-	"eDR04dNwmx34pB5sct+XyuX925juj0q7yom5Zio/dtuO8/7PIkseidR4XI77xseooZ/JP0ZPh1wORdos",
-	"HRv7MO5pLThmjx13u2UdGFuDDgy6baJDGSex0cisGk85Jq7lUnpJMUYPUnKQvCEiPQO52SFPwV1uPE0J",
-	"eYLlYpjlyPKgbkTedqMnUqTJVTJIxaV5WqTS87VEoyWBmoi0wxRUSJRVnW/4vM1WKpD3UQ4DJ59ojlDb",
-	"8wyKSjUMpulPI59O7arVVeFc+23IJzfaPvt5r81sxDq0Iu0OwrdpujQSzeTrfZS20WYnpdJcxjw1YhGs",
-	"+hFZ0tZ9GcpKooaUA2EnREirZMm7ROkL+6RfCAPdTcIDQaDT+24RAZ3eoJbX9cJrW18ALvZax7tOk7l3",
-	"vO7I8aqL02KFh/toh67X77I0zW4UQGCDT4wN5szXhRy5VSKvyK4JbKmwJbtCYmTMvQ1li/tShV4i8L13",
-	"EZOzNIXMiaPCvSTFjW3d83yL/oNYrDOg80oKD+SSYMN02W4xOA1M+b0jeutEsxaVuDxRtg0mYOA7uRel",
-	"FOx2x8smn/A5G4hQZpiY6lK76TEp6EuMyoAXn84XUutbIFQLG9I0Vyeh/Hv/49v+h4vzziQOWHiAzl38",
-	"NjzogYuaRUc//+sf/4TE2E9n509UuxfKIhl8Xd6zfX5wa9KM2vTlko/ZpjSsG85uDnJBtyk/16wm5P+L",
-	"CRSGRzS7HSK4ipbWBlDKtWIx13yTU3KFB5JypWs4IUPZl27XmIWEbHzO4IAJt9OyEeNDnVyLii0NFwus",
-	"IDKOt150u2wmU6FK1NXKGGaU7oyPdnhIY+CBjtonVMqAuw4MFDP7sEsDtzqRkLGI+xpNDQRYnnKlzT62",
-	"q0QDX+LANrsJs7KjUOJmhP1sGhQHjVWdM2AdogmwqwQXqTGgjrvdTij77gshY4WWh9LZVDGY20ReBUiV",
-	"MoIVsndwRFRPIo6CUEa4mpc6u1TmHY0JE/lmmznrjqLdo2V/YlQRUkTagTuBhdTAEMNnkC3uZFJA4yWb",
-	"ZmmqgIKB8YGZ4aOXFNFpmbn+CPiJUSgjYl66lLTJA/asS6EMGCrR7IYrNuGxMF1vp0YYQ01B7kAUE+C3",
-	"AqbYlU5wuo+3kJROIzXLSS91apqSvtR9B6jStNvq6kPNdaFV3ip3xZC/wd4hoFoWMpx2mNU5AUUc09uO",
-	"Hsubehfx3qX/iHPqYZmBXJV0uya6pb1HNpMFrjBQN3KLn8MtYe4LbGGU0OVbFhqA5x2zcSs5xvuhLCtx",
-	"xfF0eDsyZkMuZabZQFhRfILOPPu22ejSvk60mma8kNIlw7Z0luyNGTsLc8r1uDAwk/igLCCrSfh0/vny",
-	"+egbfjQ8HryKn4nnoxf85eDfh9/Er8RBHf6959XTPyVemfgrZTB/NOgqZjEqt//Oj+wKsvNCrWsZHbic",
-	"aQGKTfG0bS9ANrS8l2pTCtwboR/fSXo0+spjucEfV3jtDseyYYDN0ViucvD20R5rmYuMBHebEXsbtCkf",
-	"PPYBjKBEDtNZLBQAvyfyiikxzIVW1bmpP9rHeATJqTRl594c1PKZ/riiX/0zuHqEdVSS/lrtHaq7opP0",
-	"Z9k7r+583Z9ntnCqDnmaDvjwc0FebP74/f+TFd8ZZPH8/z2d5ekfq4PlP465tg4gIWNIR+TM0TLGTMh4",
-	"miVSYy0acksLeS3SbCqQzoGQxEJZcDskqAKPxS37/n3/9PD8+/7xi5cAixHOut1nw58OKb51eJFMhNJ8",
-	"MoUvRAe/z/kNJv3BhxH7LOYiDmWRFejN8xPFIpIu5yBcoh7DiDYw5cLgxiYGZggu2bNul6lQ8hs+77A+",
-	"Ou+Ob29Bm0gkO+oy1WNSaCDUABeWCmCkw2xm9IsXt7cBe979BpTY58evQomZuMh62Dpik0QG7AX+c2z/",
-	"ZeMee8G41mIyRYZcnqbtACwlQpcgN9WIJynOn2Mm5xoSEdA4WK+0uEUyWkUAFRh5NtOJvHJaDBZiFXpM",
-	"sRjAUb1WqSnrKkHlA9D+YFHioOr4RLBMEkoKuFN7SG5GLB5xnk1ZPEOZK1Tdhz18G9/veT/J5NZWw1lX",
-	"XqLsQoGDTQGdzsbncTu5zgMlUosr1LzKT/T9ylOj65yVGk96bg9qo6m7F4ge7Mn/4Ho4PiVK2bgey3qp",
-	"zx8BDvW+YS3466pOdrDzxgxOr6u72QFJS/6EUYd6o5X62KHosr8QdWnp/Q4N2elrOU9/+mn5FvnW+tU7",
-	"a6ui+mSkMeeHt9XU3oXz6eM7gj8suQ5sE8W4aWS6FpJOsVb0S3jwb+HBrxFCvUCsD+E28fHtrZRJjIhR",
-	"WA69qEt3yMYM9apYUCiPu0eYeQUCz7+miMnZDN6+R8Y6Le8WnPU0UjNnfalTU2f9UvcdZK2TqmSWD9ey",
-	"rkru9biXMr4wTjVJm9faz/NdsJH2bvBH7AZ30opx6XToJgYBNajhVytMA9+S3+gJ/9Yqlxg4JRWzx4Al",
-	"PLYi2khGo966uGiHvfOc4Uam4RM6v/gK93Uht5pZ9tSvOsnzeeVrfZVe5S8GLQDzWdiEOM873sjBGg5R",
-	"7zHwfl+UmgCGAa4nvKCrGJPfCL2T7bgFF9Jd3Ef3u63q3FH707RdMtE7HqVGTiJjNy0fodMxl1DPLOdg",
-	"WAppLkxjpUdeQ4JhxIhK1GHRzEEzLmrJ5m4IZTKZzLQZ5wS0Y5gvrFlVwoK0JorZMgNUeCrSu3rkWkaS",
-	"z1xQtlHZ4cMSqbTglRktaD5t63TfVcGe+U9RV8H+VNWp/tFe0X0H2TAVYquupfvj6q47EWKU9/d1C7O/",
-	"kl6Nu+WB1ZElvfppoR2vjJh9WyjQljHD2gGLoTK/zEGQuxecj2tjZMXw95FywZ84smYNlCZRtYU+jSVK",
-	"qfeaaFqx/l+favRoixn8iEmaXUEe9QPoWuukw9Pf7RO9BSIhnc9Xx+J+MJa3QuD7LBcuBgHv4d4sT67G",
-	"mvEbPg/YzZhrDLO7KvFOBYmOzuelHX5PmbHCk7AyU6aYhJoZM3F6fdkdHA2PS9ky3dERr5Uxc3w/mQNL",
-	"ETeVOtTrznJnZRYwbYREkXdmnzP35ZhqaC8zmd08vN6hyZCoFiDnEMHnFJVnEfXtmF6RDZaUdBEMh0DI",
-	"IjxQQsZQ8xAeQAVGJtvL8uRCqN24T76qMwuVI05of70n94s52AWQzsE0i2vxAM71xcDm7wcDwXOR92d6",
-	"fHDyy69mPyuRX9uDMMvTg5ODp3yaPL0+gt1OT7d862daqIDyxW3Ka0AsgehiX6Q+hDueblZixlq+lN9D",
-	"wTEClFFBIbn4HVBDkjuSDNQ67A944w+4Ho5F1Q+8xsptQGHTC6w0HIDqiMIHqvlKSPqqEkrf+9UCqLYi",
-	"wcTWhWajJSi2wNaTe/UHtra0VE/q/ZpLplz+sdMFnCBX2h7z+RPlwAG9oWzp/fJIRH3DjF44IqnmEDMI",
-	"FZANjLQuRqOPK6efxNBixpm3sr4m7A3puQh/X11v9ESx7Eb6uFsAZKqQ5De5FlRi5IallofUv3K/wPUz",
-	"TpTO8rnXFZ2MK56nQJgtoFqLXSI0P/jj1z/+LwAA//8=",
+	"7L35cuM4tjf4KgjNF5HSd2mlJEte5Jj4xul0Vbs7F3faWUte5YgQCVksU4CKgGwrKzLivsX8//0xLzJv",
+	"cp9kAucAIEhRi5espdsR93alRRLrwcFZf+e3WiSmM8EZV7LW/63G7uh0ljL493EcZ0zKS/EDy5LxQv8k",
+	"59MpzRa1fu2YE4rPiVrMWEwSTlJxyzISUckCcpuoiZgr8uns/D+6taB2Q9M5001EidLfc3ZLFiK7rgW1",
+	"SMy5gkY/XtSCmlRUMf3GAv7IGFPtWr+222uRcTJWE0JvWC2ofUlmtX6t3Wq3D2pfvwZ2tDDWJKIqEbw4",
+	"YnzCYkJ5TKSiPKZZnEgW42AJJVMmJb1iZKZnMaH8ivkDN9P15vDu9Efy8/sP/1g9h3c/L83hu7PvLv9G",
+	"jn84Lc5h57C3u1/7GtRiliY3LKOjlNX6KpuzoGbGJWv9/9T7FeuWsdGhm8cXFteC2jhhaeyetmvu2/w3",
+	"4n/SJ4Piwg5qZGcwb7V2mXnihjuo1b4Grnu9Aqs6h9Xxe9Y/LHVrCaDQo13RYmewmqunqpe6OFGq2HJ/",
+	"i2JPPxf7+JLMukMax4W29f74LQMxE3irT/xt+4xbPpe1fu3G0BlQ5SuqosmJ0GdKsbhIkO7nPmE3LFuQ",
+	"RLEpmc2zaEIljCM/NPbVY1Xr1zqtzt5Oa3en1b1sd/utXr+31+zsdj5ZOgQaHdMk1T22gtqMLhJ+hf9k",
+	"PHb/dj31O0FNCUXTWr/zNahFGaNr++rs674SvUQjqoad0X7UZe1xix7GB9H+aI/2xl22q2eQ0hFLvxPZ",
+	"lOrGvsxS+5v8mKW1fm2i1Ez2X76Uk2QWNw33aUZi+pLOkpc37ZcjvYBMvlzXz0tssYnNT3FDFZOqFtTE",
+	"6BcWKRxoNKl5++TWNN+oN9DOuV0jf7MuxJQR7IeIMVETRqBFQjNNa0makhFL+BUZifnVRBU3DwYEHw/t",
+	"BgQ1lmUi0+S6rmUuFMkYjRdkwdQRyZjSdMIJJWN2SySLBI9lLahl7Nc5k+pMb0nGfh32xm3WiXej7qhH",
+	"9w73D7w5JlKVWDmZaa4nxsQstj/4mCpq+M4zCX5DEvwc1Di7UyfzTGqq4PM0dVt2jqu0RJPHUcRmZf6R",
+	"SGIWu0CCa/aks3JPWv+GezLLF9ttwMUkmU2tiFR1cCgenReSSPtqoI8p7IjIYpZVnqkRTSmP2PFsliYs",
+	"PsEeWgEO6myLdYxoliUsA7Hj/CL/4QNVzDTX2d/vBbVoQrMrdjzVdOAeHOxuvanRPMsYj1DAeQ0/SCWm",
+	"LDvPkogVWmRSJVPd5mu6kLV+4ReUbRavUTpy/e3rOzcT0+MlEeuCcvJdRnmUyEgAc5nOKEcBlKYLlUQ0",
+	"Jaf8KuFMkjcqXhbFOJ3qvi4mQt/ls4ng+s9uu0d6vR5ptVstT147OS7Ia23ylmbXTJEL5aS1w2671dOC",
+	"2tWcZpQrpg/KmKaSGdKXk9mwFY/a++NOfNCKxpTFe1G8fxhTSvXxkB+YmmfcfbTyLFwkX2Cod3v2ly0P",
+	"B9L9y3UDwXfWHw1LynrZaBaxVO/LhCVXE3XGa/1uUEsZv1IT/Ue7FdRu4dH7L7X+bieo3SYxPjr4GtRm",
+	"KVVjkU2/Y5ZWDjxGs+lGkSy7SSI9xPMsERmKl+bHE6rYlYDtthKffijmGXxAZ0nF4QbhSollcnvHbsnP",
+	"lVoJm9JELz6N6f/lLXlOYMcxJW/EDUtpxDxC67Q7htAOD+GelknMuEo0UzUEsE5ZALn8+IbxOXMPO5qc",
+	"54liZHcXqLegCumJvasckhIX6xpXGY2uWQZsR2XXw/F4/zA+bLcPR724dThu7dJ2tE9x6fSrCb96N5+O",
+	"gPscdlut3f3dVveg0263Dva9dy7s2id8qDLKZaIJaj6L17Cdw2Znb+/T0qVYi3853Ys6k9ufvry6/vmX",
+	"091Pv/z9+v3rV798mn6Xfnr96ZdPr6Pep++/m/z8T+DdJ8gMjyPYyzLvjgTnLFIsJh/PLwjFl0hdy19R",
+	"mjCuSBKTKZXXLG4U9EB80839uP2qc7JbZMbIi6EVWM///q//7f7v4G8tTTarGO9uv3fQb3Wa7XZX037M",
+	"ZJQlM1Rna+/nGYw2Elyvr15JxrWqGFtdkfGbJBMczm2/NstEPI/gY8OdIjrsjndZJ25HrdEhPRjvs724",
+	"F3VHu3TNthQGtby062RKsyp2gauFy+c1XSH/Fdf5IzZVXOrLCXPUS6UxXMR/Vool9RmdSzxSbpkNI/w2",
+	"67zX77T63V7zYN+QLkzD8P4PqDctr6iciNkLaW1cFQasx0smScymM6G0WPUPtoC7BTrbkSirfCPJxS0B",
+	"iLbVC3ArrEaacPLp/A0Ziww0UzVh2ZSmZJYlXBWl2qXpTEXGE361k2/GCslf5uL1f/721xMEHyscrZVk",
+	"/kWllK/BX3qj891s732t3qST+YxlKuFi5QBPJjRLmSSv6GhEr/zt6LYOzFi7nXVjPePjhOslfiNgrma8",
+	"vVa7W/v69XN+1IvXyEqmZy6KF5KIW16+FHMGWL41MmaIRa6/bfLb5Z9x927//JdXHf7m+vDmw6683Lv9",
+	"uf3luBedHozNbQNvX7AoY5pT8N1/HMz+2ZY/7N19OhyddNh3vcnf96dvWuJDV31Ew/nGW33N9VLiXfOZ",
+	"3HGf5usIBsLK5XvPGTEH2Vrxfp0LxQJjEDQ+Bk68rsg1W6xYWNTm/3InZGkdwfax0261Ors7wPqXroBZ",
+	"PK49GQ8tqoj/qrzTkeNbypMxk9UH+hRsgrc0UQm/Ipqi8E635BnT9cS3fJ+b3vwLPR/LJaqPlUM5hqPI",
+	"kSOs4SRLXYISudP+dHh4eHzcbrU7u93e3v5Bt0oHrXgrH92PbDQR4rpydMa8yiR4Bm27RAl9XIGAiVxI",
+	"xaYF1aXIbYpvsRsjzTjRplmwPOBSNY3EWvtcMfNbHPAO9K/lz3nB9uNbffR7Eq1BMONT3fs6xxOYF5tR",
+	"7n5yPoeC1jBLfmCZxAnetGtb2ArRXINa3bPH4Bt7DMxc2I0atscdtht3o95oj+6PD9hh3Irao47WitRi",
+	"xpa3PKeTdaq7JotJIpXIFn1CiSFbgmQLh4U6d2W1Wn9PEuo0e50iCS2LGqs/7+43u7DHjMcfGJXQ6zjh",
+	"NB2a9YNHm3t3x/c3z/drbNdwgEUE9vCNDblti93HWvDNG30/V6BameeLzW23m732bqFtMVfDsciGro1i",
+	"F8dZltywmFBFYiZVwiE0goxplKR4TW7osdXstYqz8Sx5xb5esxnNFIuJyJKr5B6ddA+b3cPd7Tq5mCSz",
+	"mWbQeJsZktjcxUGze1DsYpaxvI/P5jyp7HrYHR/QdtQZHca7rDvu0b3RfnQQH7LVB9WcDU+Z1XIun6dp",
+	"JRVsd31tMpMaOsuDRhIM3Mn76beDAk/1GKlhnW2fj1hrSmfcZq34MDoY7dO9cY/lfKR8demtuecp3z1s",
+	"Hnbb/ilf5Qb7xt4tPZDdZ+fWvZ1b+3EH77PRQbQf77HeuEt3R51os3MLZf0nc26tGohxbmFvf07nVn4I",
+	"np1bf4Rz63C0y3rRPm3HnXGX7dGDqDXqxN2xx5lPcykgFTagsHhmAwJn6vF3U6t52NtbezdVudx6vXa7",
+	"09rrtHd3d7ud/fbhwV6V481vasOVYgey7kppVV8p7eorZTfqjNq0NT5kB/F+tDfqUTTh51dKhYpU6fj7",
+	"9NOn1k9f3v3ydnp29/Plq+n7Hz92P72Of3k3PWv/fPlh+rbzcfHpOJdsrXJ8YjahIORaXbZptgh1IPvr",
+	"I9QgEEL3V8iw5hZbrxflLWzuCK4vzXs8sjjc7XUOd3vtg71O+7Db6nbbe23z1pYs1i6D1P8a9qJ23GG7",
+	"4y7tjfai/fiAHY5btD16qVs0TPYvaKhCIlg5u9U3h0ckuaxnlP3ZcJfGnTju0t29g9Go0+2MeuPdXpsd",
+	"1vwQUcsX/IOS+7KK0ld+UMo0m5O6jU86z5Vjn9iXTxiSu3cHPpTcn4W5Z2HuWZh7Fuaehbk/tTD3SHHM",
+	"3jPGxl8ZhlKyDGBULBJ6Kjiz1kO8eXJzyYPNzc+2wmdb4bOt8AG2wsdY+ywjMO60yyVfmnFbNfWcSf2C",
+	"8ZjofzYefNL3+q1Ws9MtnPR8f6EbOIJES2UEnWBBTc5Hzj0H18Tt5HrYpp3RbtSNe2xvvE8PRodRK26z",
+	"zriwKAd0f7QX9eIu2x13aHvUig7jA7bvieH+FGFFICigMmnocmIye0giH5ckpPyWnjQpaK2afOJrxxcn",
+	"x+80B4IcE+h/rf/4Wc19VnNzPbVAZmsymSD82oQMJ5JA+DVce4mSQHzraW5LUnrex3vvo02Ishup9cCV",
+	"TM/bQWR7U4oxFRO2vImbOZ+dwwvp+M834YHrnOGOW1RnRz5zv+dTs4L7rQjtfz9j/Pj87O8X799VHCAX",
+	"Lg98L8mkIlOmt18WZKmEj4X+r0pUarW3GMQgEHuPz8/027609TWoiRnjdJZo5brZau4aEwXLUI3BQCND",
+	"JjWMIj1Pouv57ITyiKXpkpBgf8YYR4+Dr4dP+BNTTmSnVHEsdztas+60wOCzfO5TIdnSV/v9Vqvfau20",
+	"DvowpkjwcZJNQb1yp/rHyxMrz6/lC+1Wv91pdtsHLp5pFl0Pd6NDY0E7GO1He3GPdce7tKNpPOFSZRjr",
+	"qgnznEbX9IpJSDCnCk3BScxILES2+kjMgAbAxAbfn2BSVVvzWBovygNtHZbmXHGOVhofC+fIUd06Hcfb",
+	"FY9gYQ1XhSRenF8QnBQaK5zBw0jaSpRCJP9iJPwgylwKRMQVKiZx3JOgvgF95Hu87s7Gsa9IOfs32Mxn",
+	"NrM9m5HRhMXzTWwGF+Vwf3XGHlLlhWutBPkCG8JiMlr8i1yUz4T5ZyPMr0Htn3Ox8t6LxZRJlUQEXWVo",
+	"OKOQ8Agx78Q6TH2i/LdLyvsXzh0xxCFngktWpI4PVDFAIUJAGXO6AxJNGJ0xqYwmUh+LeWYixKcFfSTT",
+	"DazQiJf8/e3Dvd6WDvv24f6yw7632WHf1itQ4f+udPPm3tvvMzHn8XF8Q7nC1LxlJy6LBBdTdKFsH9zw",
+	"zaMT7j/Z7VzVpWmumOX+4WFry1nuHx4eLM2ys8Us90qzxCT9DZPscN3DcZJV7+XdDM56cZLfsfj0rppy",
+	"d9sHW5PubvtweTvbW0y095CJXpgNe3/DMp6gl2F5wsI9RQX/AxvPebzixsjg4TYZjGvz/7AZuJ8u6A2L",
+	"PQZbyr2n4IT8hqn3G41ue3tOuKBxNsydY93Yd6EvSQvfLmffX7JNSTsWmXMkxHW1ufLfdSFXCO02gG7d",
+	"wjqUAlJPE6kA20uSCb1hhAtSDDRp3Avu6zk07jk07jk07jk07o8JjfudgtBWY3nF12+nH+8+/fJq8v7H",
+	"s+7PX+Lrd9OP7U+/fJi87Zwtfr6t+Rz63KQFr/YeW/Ig2ZxLUsc84gJDfubD/+Z8+A/ilU/IAi3C6zP/",
+	"Kza+lheZA1hgJ9UZE+5ngw2fKGmcQpTHxggiI8qfucozV3mW7p6lu+fEhz9l4oPH6H8QiTVvVQFoGhOX",
+	"izg0hhQbx1a/EUk8zOz3z9LkM99/5vtPy/eLJ+yZ+T8z/wcy/3az2zVRYCZfrWzRXc5KC4ifb7MO6fI5",
+	"pew5pew5payQUpYftLV+KXxlY/j880F7PmjPB63yoFWZ0OO//T376cuH6fvvT+9+/vL35P2P//zy6fLD",
+	"9N2Pp52ff4l/ef/9P3ufsBwGpm1vAQX9OpEAzA8ky8XtGtzTrdH98wGsg2I95kJNmD4nrhewuOmreioy",
+	"ZnI9IRNzKzBWUkcAVV8Wb2xGaHU/GqSjCsxWPSEzFas7VbE/e1pN4mfGVGZrUNJc6CB5Imt1sLJSbDpT",
+	"b8SV/+caEai1C7UY6FyJKVVJdIxfYNyJl1mVsYjpIRDK5S2MpNfaJRcGyPojpzc0SfU+HhHXFjHdk47m",
+	"6z3NcZaSdlE7SCmEgrzVCmi7A9I1BJ2d3kUs06OpzWdaZqZTW42F4ODyV60I2GvtAtbgupnrbpu7rcPq",
+	"mXeecOa7K2bebi/PvH2w/+iZfw7szDFGqjw7/HX9rdlutvJb72wLQAh48XIlKoTho3F6MyxnVO/S7qgX",
+	"7el3NMMyg6yKWm17W5bza5cEeN887vudFMwt75U3bLe9vAmdVre4Ce3KTWhtncte3IU1Wef+LhRSz731",
+	"b43aUad0h7XGbVpbcSndc1lXBM2UuN8/52xeNq15/O9XeFy+TgrbVVjg1l9kgdcTeGFIjyfwfNUvvA+X",
+	"9FvvGalzprlcoiSRUEyhYLzcHL91WFHTp4R2XqqW9ADw800TL8tj24OhVyzX2iAv770VqspjV2ylSHKv",
+	"ZdxCQvmGC7ueI/iLvbJkVYFIq+tWPS91gYZ/TNTE1kNZv5o8xvOeXHEtdOK5D4iciFtO1CSRRPCI/Qvw",
+	"ATNDVyXmdiJZNOyM9setqB0fsgPaHe16yUDtqIXq3baL/zWoTRiFEgz93yA94k0yTRT8z7LmcUJnFIqd",
+	"10fzTKqGq+c8j66ZwpU3Jm4SZ/RWQvJNU08kmrApgNsYlJmEK3bFMth/1+0HNqUJN/FPxa5/nIiU2cYl",
+	"SdlYkYR7vd+nF8kqJveRJ3dEJVNG6gZeoaEF4NtJEk38WSaSjOdpSugVTXjTQDAkWU4Y60eR4zWUB3AG",
+	"hvlxwkzqSb6YR4SmUuj5ghBNRiJOmNRcJXT4D+FWQ5Eqs0AXH5jKFsdjhfbj4lAucAGIElBghYzYWGun",
+	"gEKhT1zdTCkgkEjCYjKfNdYPYJrwZDqfIjZ7eV0woYlOmTKU+MpWCC6PDB6QJG5C3huECqlJ7gVJ4rWD",
+	"MAdhc4mM5eUq2hWqhnZSrAT5BINcXxCwYozmvlqyGMzor3NGZkImaDTDlLhZxm4SMZcgHbyQJMzvvNAN",
+	"/dc52vPM2CPsorCz9O4NeOO0GtGqGtcKdnKuhRKZfGGrOkvhO7+vmI3pPNXabi/QHSNJtXW3jsDaQdXB",
+	"sxgoVTtnnz3Blm2A41heG8ynrRoVPnmCMW1IH10e04Vn+1tiDebZE4xrg7t6eVxGUKgcli8gPH5oG27p",
+	"8tC+5hq1YV/x91SxW7pABCCuGBbopbNZmqCn8uUv0qg2rv//kbFxrV/7P15GYjoTXMsXL/GpfHkK5hPo",
+	"qjjz0DgXhnA3hKQOEX32V/hMhg0iMhLesAzuF/Nqn1ASi1tuDDWzTNwkWuJBOdCADumV9ESEn3bMDbaD",
+	"u1A1ZPP6y/yu+4ql5v0ErA2L4rbCASgl/IamSTyEN3Jbl5U3RiJeWOAkeJEA8sw2CEnBY7dAS6jV/ZN6",
+	"6I8b94ESJa4ZJ7dUs14pWWxFmY8f3pB6CE+HCR8COwwbT7cFJ4KP0yRS354qwQutAOgHeuyTkAs1dBJy",
+	"SOpapulrCUbNM/5+HBJ9SCWkahsWoyZUmTUdcPdpI9Afjec81ms0y8RVxqQMAxLSFFLVhzciiVns/2Lx",
+	"jrBjBzU44OYFotUKh4F1hGj56Koxw0pUIxjwMOEsTa6SUcrAGcd0J/Ecl48NGY9nIuFK/4qAX2OIrhlO",
+	"EznVkovXeyyiuZ7lgHsgcFq5QRcBfqiXAEkDP9IkYwouJvzIdIIRPKHWiwY8tOE6uJ7wreCMJIpMqNRr",
+	"Z01WhdXT45pSPqfpgGfMWbUSSewKoYFLN2BUm6EYD+1W5fN6IV0hrYhyfRpGbMBjBmBhDW9LHO4NfGuA",
+	"atyPRuTUH3hJl8NrthhGIk0TmQgeYjXza7YYcL0wc32ShNEA7VaYtE4SJ+MxyzRV6ZNa1W7Ch3PJ9Gj0",
+	"EiBXMYhPidS95HBv2ZyD5km1+EzaLQvIZnhmQEKQrndAvA6BcGwY29AYAszg85Kk9gVrKdCaR8rKew9e",
+	"llmWRCzuDziU4ERNpNEc8FOapVoCNXBXJBLzNDYOgOJ87W01TIVU4RGhJBLTaaIUi63S8ULqZcDX8BDe",
+	"koxFIostEpbWwTOGAU+glGdsltIFiwMiBR5ezbvx4wFPBb+CwXHVHPAn42nfiWyUxDHjD7xV5Hw8TqKE",
+	"cTWUkQDHW+5HSSQRM5ahr5kzpnWiCSO3WaJYP8+YtB9uvGty6eMCPunXSk09wW0ULs/JSQWF3o1UcJsJ",
+	"fjWcipiFT3fTnHHFMk5THOW3F4IS05+TgiQdM62/InKiQ26TmieWMrwbAd7KgNpyNTe7jaq2nEcTULSt",
+	"lKVvMfuiPsUFuar08OmW851Q32lN+3dYST2Hse4rJPVpImXCryB8jGFAhLugHOfC5TP33Tx3LD7h9M/p",
+	"IhU0vhTiDc2u2O+wCjPscaiEGKa6z9CUEdViHruLgBW0ydvkFakfwH/0/X3+/uKS2PKYfaivarmH1q/v",
+	"dqb0bkc3sTNaKCafUrQ7pwvNQD445eZ3IJThDDsdTpmaiFgrFDEUzcSfCf4c6IXj2xzEp1sN4+f23Ny/",
+	"oyLmn4EV6ljgMQ3/dTxKVtQdgsw1HM/TNCR1JC4TYY0G7T5RQmi5beHSQiVa7DQ1ehH+8kgL0RMtPGgx",
+	"wpjDG32zKyjHFIQWK9KU9sR7ZfOWOAPj1+Axm3kpxFvKF+ZX+aB7PtPiOdiTwDrvbni7fNayfFRYkbZZ",
+	"hd9HjQz9QVp+g0ZnaxD22YmTcK8yMZ8NeD2829Et7EALO/Br2NDSF5vO1MKRBKiXL6SzU2rJTd/+TfIj",
+	"TdSAV5LBEQl/2nEm9B2woYe67Vt9tleaxwe88Bn8Lygq5eaM4T8E0DItImpBHlGa6FzzDwUaVuzJpABq",
+	"mU9Y3052dQLSubsjCY/Seczi5oAP+HEqBSmuMCY/ijlCpBUG9D9DYojRO2JoFxlwb0CJ4JLUucBFDTTH",
+	"n/NrLm55QNjdTHNifaIzdiMg7YazBlpfYTejNEEFEBMBtBiOpgO0D2i5GZzbWtuVRkVUEzZdEp8fcyqL",
+	"m7Px86KLqNREwYGzVTP5F0tNGS/Nls3otx/HZj7Cxoos+bLV9bnaQgW7V4L4HjGascxs7BQFBGLp5ndi",
+	"L0aaG9ppwnxCrQn7A9c/oAXKUC3KuPiToeknFO0+8lkmIiYhJPOUK0iEecDi28mNE5YWObxJs2mC59I4",
+	"1RIMFMKXyy/9PtvxQ24ktHYuyaYU+EqaLojZlD4JC1PD3bA7Zn4CIWPAQ/xT8xH4F8FAQM9AGguGJkpr",
+	"fdLdlltTQgRauR/w0GhTnE4tvD0AYMq8Ac2WoC+4CMDSJPGlgLDmlb4B8nypK5E5I6kd45KvM05ishBz",
+	"MmWUk1Ku1f8KjRUOB2y+cVJWIuWcgXgFCl0sNHMh2TxluSLHxRBQ/PJVK8pmOJECQKAxuCD+vrPTgGUN",
+	"bhyR6ev4Dg03Aw7NW+tXJPgNyxRJuBKkYPHpE8kYOfE61zqCJmecJBdDYBR6680yuIk6idEIuihSWgE0",
+	"Y7+wCG2daXKTC4H68sSbxC+PqFflKrnR19cqWdWuN8Q8DNXCWRQGPITbDjOx4F0/VAOv2tCzGeIPVpi1",
+	"SRNkRiXcwgOeG8TgVbjlI6Vn4V42xnIts+gOjWA7VMKZeV0HrgoAAZUW7VAG/ZrM5iBl6Es5IKF9FZR4",
+	"OZ/NRKacmc4SwoQC17bvEqnYDM17ZumjjJn8Ojk0qwb2TduAvwHeuyjMREUP8lF+ABMJ1jZjkka7DRdD",
+	"26v5QNoN10sDTXIn5VlRh/IBN5Es5f4CTfoZKxA2EeOxXnMuHBXphvVgxC0YHZ/oJnAMFZrxUiPLfoWZ",
+	"kIqmFgOuSUK0w/ucHY9waFIo4VH48SJsEoAGlSB/AhXkXgVJogmLrm2zGF3hK1Ak1kyRYyQ7NOAWmqbJ",
+	"NSP1bqfjsSbDS52+C3+/0JSuJo0+oeTjhT90injt6DTRYh7LskSJbDHgYEOtawE0opqrSiUyiLiYgY1d",
+	"aurF5r4kM2isR+LkCrYoI5/Ozv+jS+ohpGPs7O0fHIaNATdG8VnGxokWlMlct6ynBRBDuMS6Y9htXMhE",
+	"65b43Ti5Q3F0ShWZzqUCnLgBTxSpfzg9fv32NCADu4mstJCKXrNBzZDOLNOUpkwZ5sjc/rkj1suI9eIM",
+	"9tDfb/9sL3lkvXRtv7WVmdte2+2KGAYvHXcpaufiPdlt7+3ttAlNZxO604F10wJS3i+k8M6oUizT3/zf",
+	"/3m884nufPn8W+fr/6hV9Gayff2hLyf++nEXvW5FK+j0Lsy/mJG7cdYmi9hv4j/aJM8phvRfr5VuVSOF",
+	"nGOvKZN+bN4fCZEyykGwwoTkAhn8vEwASx253GX/y4pM4/K0N1CSy3r2my0kQG9cR8iQ9j/HZOniHm4a",
+	"yVc/dOE/3WyDmpFZdSc5oX5235vkrq+BPZBnfDZXBoodAoJoeu4dQ7Mv6/muZo/UyZaS8VjfUP2c1QHj",
+	"CE2PqPJzQdB0XNeXkNGTjRSYSNLtdMqiaONe7P2ZoTwzlGeG8rsxlKB2t3MldsyPVmLL2cwPYOC2sAy/",
+	"lU6mVwZinfrsNWuCEqwxf3mbjXQMbQJ67abG/RG+NYm5X900aZbRhSWfeYUsak34EGlySzM0YNa9cRqN",
+	"KhJZxrA+g9Y7QNJEGd56K0Elz78DvxDj86neF9tLLaiZTpx54/PmPTUJ4/7iBbUce9qtWdV9AcG2y1tX",
+	"qP32W21sAWRiqtiOSqastorfbdwR6PEEX/1ayIXauh9AB5KAV7McRG7VG/OWs2JIF8quB/BC65jgT8bb",
+	"EZUFKKgR6ItPcEbOX3834PXw+9Pc4ffytyT++tI03ZzF47BxpEVsMGfDnSXFlFn1CfGVo0zoy5SMIJPD",
+	"CeZufCxKKdq08Xpbmm8SPyawuYQBtH5z3niv2i/XLTTaUMplp/yFJon0F7RZNUDMiFg/srf6na95Hvvy",
+	"eKhLTzDxKtBzeksXkoQwlvCIJIoolqbS2M3wTYnmOT3EPDubRJSDRrMgdEYzRephKeEjfCFJTBVF5c7Z",
+	"WjD8D18tnHIYgz6Fha2MJrXKC2QFQzJrDXwIw4e02qgpDYQkhNVEC6LJ0QuNdzZ0hzr0R5U36Nd83Mx3",
+	"3BWROOjzIGdG+bEu0p/jEiuZ0YnjIhURmPbowsEaLQj2R7i4Pcp9qnGI6qy0hxrD6QIDkcZiIhMegQ7O",
+	"BWSVFJmfSZKqyO4ILGxp9bO8lmjFQx+mc/mxEgpFnYq4dn/V8b0gh0/NEzH91CQzhZWLDMa8KtMLnllH",
+	"Bkck1BQOAnh+pKkkS0yRYJCn3pvlFfXrZW+wpeuBHeevP+yGsGW2N95DOXvdOKizOBccfiue6Wbh2JRO",
+	"t/dw05FK3CuBv2TF0wRzW7+xHyCGDxY+Td+PIelz41IgSXwNtlgKky+tN/frZ9uzzUkt7rzdia2ENbcl",
+	"ZfHMz9RcysmB3+2do9+EZJcjwudpirGijKRU4s+aNvUDFDExO2D9psAMCkNYufguqeIB2vd77pnrwVQM",
+	"1HNE2B2NVLoglGAtSLiiP3jBq2KuCpGf/2CLsKlvgixiqbkJ4N+yqGLX9X1nlk3disbysXWYRkuXLTgR",
+	"rMciIJKlLFLmGoUBW69Ok2i+jWYAE/ydMZJwEt7tsDvFuExGKdvRxyk8QoCUKV2QEVQAYZDksVZX1BpK",
+	"qR29aQavEqGYbBGc1397cw4L8fq0FtS+f6OfvT5/jU9OTf2cz7mAuYlcT/A13O1ce3m12PTha/fi1yVo",
+	"yi00JdehMEneGz57j6+5z3K8xXVf4VKVPpJViYRa6UjJSNwxSfT9moEk5Yi5Pp2nKtmZJSxijYAkXCpG",
+	"wSloabQPzin91YDnBBmY0IiRUBMwvS95MQXPSfuIcJaoCcv6BK30ZZeqezdsNMl7CJdHmcmFqlHpXtFv",
+	"pM45OOCGmg2F66kRaeYN86qe+Mfzi4AA9TU02Ztg7hhzD8DhaPs3HWF1cIw/hmxYl3cMmsFWTLS0b1N6",
+	"d4afGWOB+atdoQRbJMzq427GGDa3MauU8TPXj/mi9Hq5et32h6LEvP3D5bdZxcKL6Z8V5gx8YGGwCjay",
+	"9qvOyW6lrrqKhfo15j2fscXSkUgk2zHOwAR4VTDPp+eWwCAhqqkqSQ+mBU9JEgdkiokvdUSfl4p0STSh",
+	"GY0Uy2SjaPD87//63+7/aHvUqVzOB8iCrIAysuHy9zAAquxPjN8kmeBTIz2vvR2Mi937okKXv1f+bwFl",
+	"bbv5V0mYecVWf228XQ1KtF6cd75E/n5sPlFPICCWjuhGSfFbSHpmDCe5Z/9hzpac5R+fn/mBAoFWbOHW",
+	"6hNGtTZm2QS9ZtL65Y0LJsCUMIw5kDZy/4Vx41ZcmnnkUKKsLGjd5dG1NF6apfuzSX7MEqUYt7GNjGTs",
+	"KpEqW4D72AzRcC+RSVIPp/SakSvGWUYVCxsQo7kDTvA+CS2xhaR+IricT1lmEjXMI0TE8B8b8J+AhAXy",
+	"DEn99PzCMVAOP0I7GURmnHw4e03qJwZSnHzAYWMGyNnrBgSGwItv9XtvteacwYMmDHdptMjdzl5XDRWf",
+	"rR4oIEKyzA4SegCGW+xDU0T1YuA/7MNy88fFNYDmPT7eJyGdJVo/KHQxlyzTV0xI6h/NP/XPMyrlrcj0",
+	"eM7NP/XPoyRNHRpkSOqv8G9v3ekscePV3eBykLqpZd4ICAquNMURfv/mMUscCa5o5ChJ/1t/iXM/f90n",
+	"YSquEh6S+hv933Uzm0NkFqm/msuEM6mFugQT3KAjQ0HYkyUn7GrZ4lEWFkpIJHAIlsn2COmtSCZHlkSK",
+	"29vcwo+G273c/zsTdKzmGWdxQFJxdYVxzCb0JOEkShnNmkX6MVTT3MaB5cjgabsvU9NWYykQ7fJ4Cp0U",
+	"CbrcfJXTFAmnollNfsvEVGpyt0rOWSlgIeX4LNPQjDs0ObngZh3hAXPPm2UfYmvlAJ5g/0rjxd0rDtn+",
+	"Zoads7jiyPG10uh7KzzvhicsDx1bdHxim0Ok75GVG7H+ctmqecdXVlCQx2vK1Lhf5e7RbG5FU8ACtzox",
+	"09VzLt2T28zRctynYwWWcR8hk7d/bkXc9sLbwAjsZVhq86ASAGeVnHha1Bgcuo2+L2Ks6L+ESvYjAFIV",
+	"C7ignCgLuqKi6bUkSvRJmLcG7mnoBPzPEHGbtxEqiJ315PmAUGVs+xLgKWQxOjRPdsV7zvmN/PEDmNnn",
+	"iqX2Y5+r/A35yLRMa/LYsYY/TVM0t6Az4x7mycvCsuktfCJt2ovOAV3597BFVt4sxRnqWWEus347QEd0",
+	"osgVRavaERynSTKL7TqPbEqUa2TAcfEBxWNoI90hjj4k9euExyR0QeeNPCdsXfz8gK8IoCdbxs8DygBg",
+	"EMD7YEMDXDgxNyYxLzym3e5ArfwlGtSDr/CkeiH0/kTWxs+DuFzI/dQjIybdLACsHTh1QhCZiluba5hS",
+	"xTKMB0FqDkmd2k2DjGtH+5riXQ7HjGayGCpiR10Lat5Aqlx+Hi+3iPTryci8tkTosPp9cplnmrDY2ve1",
+	"vuiNg4yYumWGNNArwGJiK7fIJqnjNjU2WipyIwVsXz6JSp0czBDGuOchEK1VyKvDCB8cMXifcMCHhPVt",
+	"DN0rV65fb0o5K77thf5tH+F3zyi+NVF79wjTe3gk3rYhd79vxC7SLvgPH0a5j933h4cH5ZAm9/LwFt2k",
+	"BR9Fr9Va76Uor7cbweqlXVku4j7cIRc1HmY0r7ZlW5PflnbPJZvjsnk7Z9zlwhbl6N9epe370ebtx9Di",
+	"yivAX6rVG+17xu9pjg09RxFmxxbC2p0zve5708Gpl/vT5zzVar6HdpYYqeHP6ln3g82BjP8AV/tGzNU3",
+	"NgmrTwRPMScTxUGbVlrKcdO/L8Q8k6SO4AFauA3LHYWNJjnmJIl9CDpiQiL052RFCp3UIii9wdxulIzA",
+	"zF6Vy1mWUdd7e/xLsLs67vVPH5bw2AspL2K5rC/i4bJwaTbzLk/pg/PWJ4Xz7Jzsxo4SDLh/wBEIMNOa",
+	"iSJ1G8YmxgSR10EJmLGYsFQyyJ5sNMnZFEqlktFiwPMDX4waIMWgAfCG+MPHAwvJlyw+IgBJ500ukWRG",
+	"E0C7m0tG6lhjNbbauhcx4Gp5m4iJAU/GZM6hilEhpNiTvB4ZE4zVQ7f4Dl58DlV5DlV52lAVe+Q2sggc",
+	"oz5LLkbdj7KDe6JPElwo6ZybA4514WgKNjOPWaA9oiQvOKxE3BNXvsBw7AGvUycYsHh4JUSsxQcjMTjQ",
+	"MU1a8Of0yEX2meUOnMIt8j228TJosMsHbBmQnnbGxizLWNwsjbnIAwtCjhYTIGJ8xIhAxEi4K206X4K5",
+	"fK0uIBhYKLlgBaxrIS672zoso8QGkGSoV8bm7Vecn/JFugFXetNNeo9Ip7xPrzzwnzn8aYVwbAHQH63/",
+	"/P6m1krZdJ1W/sdLqr5B0YqlBq/C/LxjxcmG5p+SWZngSpiY5QG3EBRBbm29pYlyBSUluWUZs2DBapLp",
+	"fzhmX/djRwqgG35HY5FNbWZUkhFAtZrSmOUszdO9Go+SZzcYav5AgTMvhLki78QsWQ4oAjKjg5K2vDpR",
+	"gcmI8nleISfKEoXgBZCRBTo23a15v6V7uP3EnuvVSrWpi/vEbOO4xDS0QINKHYhXiUI0jJQpZREwjiyL",
+	"MFdSfijQUY8CydTwHC3dmC6eVlH+U/CixxJ8uaTreq5u33bhKHJGIxM0FlM5sSt6xUUGLlzYNfwRIEx2",
+	"9AaWFrKyiOx9yL6cGFWc0mqCXi7eeg+CXm1tKxaS2sLS5qJMnUu4EKPoB53eWBur62/LOl+fV7OUNUxk",
+	"o/T9WPKbVyWU/u3y8vwCyyMAAI/B3ZFCX6BspiSZKDUrxQxvKn9VCgboHmwiIz00t+KVRJQbYcp5SEv5",
+	"vEclPAvNrPzK1sYtYIDrc+3DyPIVZkOEzJOnd7OUcpd2v5Ha7HeXJnutxIyLnBbSWWHJrf7nxHo5EbdS",
+	"c+eEk1Tcmg9896QxpMSJZLWg5nKva0HtKhmrmtXcrBKkaRb3MqhB5Goxga7Y2vIhYun5OKoKUyHsbiYy",
+	"JcFkiOIYu2NTrB2TsivGY1IP370/PT0ju63m7n6dNkIHjoQQJvnju7twwPEraYMqyCwTYqyv9XEC4WJR",
+	"onBXnVXq+PSCnF2+I/VQ/+unTquz12539pHhQTzsMXFDxc/g9oGCEP+jE/RaLd0+LJSntF9EExbPU0Ze",
+	"GYY84PVwIi9plozHJizzyKTIWskErkNNbSwmSlwxPcGGh3Z/dvmub18ecC3HgBJWMkwYjMDQ5r/j+oMU",
+	"v7y8ChLEEzngVfocea+f3yYSLnvDAkHCKu9KWeYsPt4i9gjXl2WX9G5VxoJ95YUkdTT3ZS9kgyh6p5Xd",
+	"+unZu4Ccvv9wFpBms9kIyCxLYCmNJJjwG5GYAgmABGDiGKwAUrz4Ojt44R2WwgCrDm4y3Th2+4oee8ai",
+	"ZJYwgGx3o//h+PLpRv/9K3tfH7bKOCbVM+CRUCybVtb7IzO6kCSeq8SIE4re6X+pMqvsk/D18XmOvIF2",
+	"0FlKIxagsuSmDm0emQbyOKjw9evi9/FcLcDCGjgeN2MZfN03TYLvgIQ4vhOAPwToS2OJdQfdWKNz6Akj",
+	"5P+KWHSJgrO+mssWA6teH59rie/1eZEX6h8q1xd2b60kJ6aakSY0tXutpW4jyxX4e2IuKjqCEh6FnT97",
+	"98NOu9XtbLPnVubYLqnD+Cu05FSQQ9qtTYIIF9zWbn7vhLI8xA7vmqXwuqe871wXdER5LPhm3ITCXWzX",
+	"ao2k8ZDskgpZhNRD82tYDex1lIN3AY9u5NLLgD9IfKkC63oWYJ4FmGcB5lmAeRZgngWYf0EBpsKX+e8s",
+	"xRTxA63pxJNttMy3nBK8ysh2IpQSnFzuyEmSVQW0bbCTF++Yalr72wVR8BLEeuVXVcMQXJ/saf7SbhkA",
+	"5oDEQuHZN2ZREwINwe9TQlO95Pqy3mu3DpvtVtg4IpQvsFIPS3HntnB5ms+XASCXponi18kq9NEcIg/C",
+	"Cm6pRI9PfRmWdCWvfRxU6a9z6qpAuFY6xWrPm+o9m8r/J2wlWBg8t34XjFFIE85InaYpCe0YQsjLkxDt",
+	"QSLdWmFuHUgwc5n2CVd7YKheU+o8qN2y5Gqivq8e1pSpLImIuk04BJbgy++/mGpA+OfysGF8VxmdyiY5",
+	"xolMqBzwIogPqY+EmvSrE7/9qJOyaATlK1EogrPcfNd0Ayu7/dr7Lf1XlM5lcsPe2qVA83UOSiDmmJhQ",
+	"sVZ4lPKlev+leq1WLca6PRRzHrHiJu490XDLeAEF9ARH1AXKXKfYufvinrGq3vfhKpDmREkL0uzjMi+b",
+	"lJ+Z7TOzfWa2z8z2X5LZVsqf1tD42o+LLoPxpQsTj4DBOaHW5KZUsdhK6q8tZL2AhD+sZY2hhjFVrEne",
+	"c1OD0eh30YTRGTDpeTSBxgmdCii5pHvIzTaWbaeQP6hpbk2EuYETrqgWpClXj8QNTcR0QeofL08a/W1Y",
+	"YKfV2dtp7e4AFyxADVVxGbssx0qx6awKPQsf3A+7ic6VmFKVRF6zy4Tr3iKmE6cdknpb3x89fQuARgjx",
+	"oLYMun0d8gQgTROhe/UmgQe44SFoeRyHVSczAwLxLQBBZ3pf9S11q3+b0NmMcQnYlFgxiwxqiKATMb1q",
+	"JveTxaTbOSSXQpC3lC8G/IOrWLk0RbKrD2qPUEVgo9rtnVb7st3pd3r9VuvToKbnMqj993/9v0el2coB",
+	"pxmDyEw96YTFg9oK4OmUgtf+rSzsmGXLywtj6zae3kUsW7VbGK4OxXFJnSoyFVLPoRWQaA6mG6yP+PHy",
+	"u52DhuVGdqVeALwzFocciXhxNOBmY62FOmNwyXKRvygyEIcgxFY/g1qZOOWNUAG2kYsVeMx/u7w8tyjE",
+	"q8fqyA9KjKtbkV1j7q+sorAS5/NPjr8nVaKlPYYX8+mUmlzTkrhnzEfVMMRroY/XwRvfG7/YwRbnI1oL",
+	"W7wCQeDSxk6LsQm9697dwdHr3d259a9AJC7zy+qm8Q5QeLIzRtxnAUTpV+b8bBv9bno2Jp8KLLNCkbbl",
+	"8Z168Z0F/AQc21KlOK96nKlJAFHfVSWNt55DAd6hagpbILvDxycG3n0Fb/3bfEr5TsZorMfnQgEzNptk",
+	"y7Fl1jEFZatGTPP0W7FjjGWe4B0haPlyKCrWjFwCBxFqR7IZ1UQRQ5Uve+ThgwAul7LLAda4dNMWBusV",
+	"pjRKRJVBEqoeVtAA4u9nYpSyqRlAuXLi1psJ5SrBWn2mu6vaT68S4ApHhMPPl30gw4q6goEReTBGkxNT",
+	"TnCkZZQjIvhyiTWbaRJiXcJxkuqdFGOEIcdorcATpCaJVCJbkIlIY1lKSFla2/IcH5kaVVkt4T231fPx",
+	"Gh1OEwmcA8H5IezN0FJettN+gx2YN01FNs9qTy3APcGQsYo7zFU6reRx+PiFhPrIrrRfuLItzcsvIjFb",
+	"ASgh9SMPQyaBS4/FMjAEIefjcRIlmh7g3aqelszNcFLLJVFK18NJJVbKW6oZNHPcA80HCv+JxTluEGkd",
+	"tD0cQYAFTDlhfD7tE4oIHgNu3gQGROPYFNCro/nmhqWLBmCWUAuCqrQKIPXfIkZPoYX20EeJaKVSrxSg",
+	"JCaRBQRBSvBkCz+GGbvUMlxlRgXW7NQdcqkoRPxDhLU+Q5ASYCKf+Xy6c0MB4MgkAIGwmiioyipJos+h",
+	"ec9bULmkKBTOajUoTrkNvaXdVhuV8GO/VrGpya0VK8NItfiGElstyD/KsxKWSi0X3sNqzPqMmFLHFU8n",
+	"WibEqsf4tKU33OtBfy7NkTSn9ci0Z8oddFu7fosIpVk4Ai+kORj1sHCGwkbhe1e8ZMRSwa+k9WWiajg1",
+	"6HEwRJc25qrtQqVhPBOkLhdc0TsvNw10eb3PkUjnU35EjA8HuPURrjEOptPpG6MixK668m12R+qhrd2W",
+	"v40vjTJGzcwt7gAqVVCgd/k7l5mIN5gkdVfgF+fZ7et9RZXZLk3djCMgMYPCCoigg0vk8lywQrD9WN/W",
+	"2GIPVw6ub3cYJ/TGKO9TpiYiJvXwWOvfIUkTqWxlVv0EAQe77V1vA9hd5AIR/A0HWCCc66GJ4SgU9H8h",
+	"vZL6sP4WL4iO9QVXKNOPozfteBHY5JqhWgOoRWA51K3ZjrDakFkcPVrXTm42Nn7gRC61m0giVZKmJJtz",
+	"nvArMz7XBqNZalOdoW4sTxcQSKSJF37n5nx0+gXoMlNld0YXcNfh2jqyyEvR2uK0mMnvBAEX6O59AS9Y",
+	"ZpDjD2HsU0U1ZfdtoXTpWvgnUi9XTq5qxLWxVO73RSGdyn2b15nFgBa4dirBB+zVYP7ULfRacP7si6hC",
+	"LQ/U27meZjbUzxK1sFU+mNXKJlYRZ88ypQroOH9H9R66GbvxKAHpUHkxKQnJbm7H7QZp6kJzvqZ5gz9d",
+	"OBsoFtXNd1rI9CA54LprWJbpcicKh2I857FdaJeLT1MtPyz0FTDLxBUI7Mu9ei/eiCQujcxyMH0XQBVg",
+	"x3/A2FfkH/rLjj02fi13tNzoLhZMbWQY3X6RlEWWZ52ZQ+garyPxBDZCbJykzOP7jcJk3Fd6HxDmXe9V",
+	"wh23caIq5fkSvdA8vijWhlZuDhvePmjG6yqKeesqOBrwYAr++S8X/a54a1Od78IEEWAWyYzyiKX6XKEx",
+	"1R+mmZQp+GUx7UbMXk6Fzu9X+hzLtdBo4rVCuV+jzKhQukdfiyL1Ys32TWO4xZwo4hd2l+Xe7bpoXcXb",
+	"D9evf4iMyVHzOjRI+V/8OmdzfLvnrgVTctYUQrRsrMy0Kl81/OuR3Gl5BGU25RbAY+YG6JAgrGGMwXex",
+	"g4ohiNdPdnbsmw1TtK2kvzHN0BBC8Qijrgi9oqjPuZHjJeuWRtIx7DVO28VyAT5E6R5vap2pJPNrGfwt",
+	"HuyCBF4Lamco0V9qWbYW1OC/H1B8tn+eorxs/zzj/5wzMF2ceeodKolB7cdM8Ku3qMKZtv8uoSczgO+M",
+	"6mAelv60qXpB7Z1Q34k5wAG+BYnhnVDH6POtBbVzukgFjS+FeEOzK93ZB6rYG7zOdHOFRLQTkaaJqa9V",
+	"fHLGP0K4rvfrB2NIfCPMOM5RcMFRwC+6Lwn/emtMgkbUqDkU1A85dmMVohdMFlooQpbJWglH1f35sYAA",
+	"aX58J9SJI229LOaS+6c+dt/N0xQX8tzLG/wAd94ZPzc3Wy2oHeNh/QFuMdgLliZXWtG8UOgDAuPHubPj",
+	"wp/FAXnmkbfG3pG3bAEJGE4Z7vRLYX/VO2z++U6oi/kMYkTj/PMTy5I1CSLvfD+2yHL5b7D7OSkBQzQx",
+	"axces7OvvZ7P0iSiip0a+bmW29QLy/ODYRN2Q+zfxQWwv5a35MRwgxNkGzA+KEaanloLR2XWsLUt0tKB",
+	"tSq4MicW/jvM3JHFv5k7s/h3woe/mlO7bJSpBTVwYw1NZUfbxS94cAtWTu9x+e/MnV2HFAJYnvrYDPVP",
+	"1B3fGR7foRJimJoDrAXSYepOsMfWhtdsMYy8M1x+lvDhHI6x/8A6BIapMIMaGhVkOLVHmQtAvZX4z7J9",
+	"P6+fMvSgWO1PnnQ/TNyB5mJoX6D5kS4Y472/i7Cu9le9VpFPQ1Z2HcJ1OhzjwS5gq0C2gj7ZejFmOfGa",
+	"i3h4Yw934g73UJrTjdbK3E2DfxfHVmnR9Nqf+kfciO1DJdzv4IDDf8L8pHfMbRuRd86NjDQU46HMT7r9",
+	"NTVneNniXAtqvmTj3oztaR+y/LhbiaW0ZlYucNvlfiiuift5acOsCDCM3Kk3JYhT0+jnr0FtRWVOsK3z",
+	"G5aKGSN5DLgSVnYD0wk4eYyNPcwrSILrx1bq0X9ATc9GgAEtUwau8hnLCMA8i7F5ISDRREjGyWhhWu1j",
+	"CZdwOflct1rKPi/8hKS29FPunRpwUo3DTEGTOioqWTmaE4hJ6GWBRTRFvkMi6ULqRm8nUOTEdesWrzAY",
+	"dhcxWOvCr6g3apKVjMcs0wtASGivGdirMEBEKKyTWjBOwFqViwb3SWjupo/4y4ZWsBikUTN091bTMEqa",
+	"+1O/JhXlMU0hTomzgCiRxqZ8sd5E3XoTDYQhjq5UohTqlGOoWl6DcmVhYSg9PBUZa+C65HVEl6eDHUGf",
+	"Ti0zNKmX3P3m4LF9WoCQOeHThH3f9GxlhRWdu9ahf3NimgiFX7+AZB8AckEUN6OBGSdSo09Cgxlx6XqA",
+	"WkbF0rjOPEnRXPj96WVuhcuL4+ZIAKjGYXAIIGwNODgZSNnH4PnUSJ0WlDTIN/qfoY05QPCwRt9gcRA6",
+	"4MZlthBzEgvneEAbfpzohqYJ1/oQ5uHNZsbFX65du7l0bM7M7caurOXt75b/nQ0/2O6z5SO90tXuH1j/",
+	"S3fs7/3l+qGu/MwrA33PL8u86N4NFPjtg77e/rMS01v1WQUj1HKndz5XfVk+kRCgghEei3cAZI5+qK9B",
+	"TXC2RQ3k4gw2lUGuGvimb+5RZblI6ZveXl6Lz3+WAtzVYe0YDVrliTYsNGePicRiFcEGtnpkYFxBlDE8",
+	"L5oIIZkESYDcTpJo4jmac9fxg+p/b3wdlMynLfBd3ppKIfH4/MxdIE6SeyGJnNBZKZL8pl21deUK36tC",
+	"yMxfWwAKu2i05Zhe19LK+a7MeL2BLFFiRUMwewlugsCc2VGMAUws/GnHWGN2oNWdM+OFzFeD3ajhbtQZ",
+	"tWlrfMgO4v1ob9SjCG+3cp2eoKalX7H9DyloWSoZX84yNAfR+ENsZE3di7xpWN/mBvXECGcDXlYr8g28",
+	"pYuGQ0/NycOmfjfLwhsOABFrQbZhM/UNZBuzOg+UcJa/voec4z5+oLSz/P39ZJ7l7+8h+Sx/fD/5Z/n7",
+	"B0lBy83cXxaqbuO+Hz9cLso5xNOJOa7News7W365dILuJfjYb56lmXtIM4+4nf+kolCwlZxQjQzjSwr6",
+	"uwBXzi2mt8xaWMIbitTBnOTRYIiXkhSYylM0k20KGlzS50GT92GSBWcmK6Miom8Z+roC+HErzNGtICOX",
+	"GdxKtll5J1VeNOsY+DJTDJYu6IqLd/k2LSmOn7+W/XpVoaHXTJo0GAkO1SMQIcD5u09ifdRmefRNYEAp",
+	"eewObVGGhIoRO+1Wq7O7Axa7+6fNvilGH6/AInbRFwb1lipnrKXKRMW4OpAknMXjsNHH/wYknPErTeSk",
+	"e7c34MmUXjHMI9ol8SwJyEG7c9futA/ILLljKQIGhV9maUjqn87fkLMzWB7zum4E8m6mNCVSiei60Rzw",
+	"y4Ihl0MdjUQRTjFItmTNBcc2AKJgKEjTjNP8gWbHATd/w0j0HthyMBkrVaaMx7WgNoOD8GWWFlFI8GH1",
+	"stuqFisW/YUkM71W+bp27/ZgXfV/j0hI90JSb7d6/9//0+4ekOm0YZBZki+MnM71lUExUxkWC6YwHieR",
+	"XQnM/s0kFHo/IiEmLJi4b73MBkmaE0o+XljwDz2kYMD1HtFuCDHWlJPjLj6ArTK92PabXtP6G7Se68Fj",
+	"7HAhPAeJBtYa0dohhhiWHkML8/L0E6psuJ7WuYQFSKoEUHJYTK6eiEt9NdvYvdurBTUcqb4k9F+0W9xN",
+	"fGdpN50XeUk1+xMA2f8VsOohXnglxnxgsmI9b+eAQ30bm6FQyLcsFQF1oZYWrUxSHo/E3f3A5StLMcJt",
+	"cawq0/CLoO1kxCKtcFq/WOjX5myWM15XSoYPECZ9L1XVQBdkVTXSHHBe77RLevRHvZzKJLLpdijfJmPW",
+	"ZjSJbIo+mIuT43fw5wtJRjTDCrMwxFRIBkmOY5YxHrFGPjDBI29tV46sMlcmh0yAQSTSGBvs9OXL35L4",
+	"60v9UF8U9+z13lUGcrnYg/WjfNiL2nGH7Y67tDfai/bjA3Y4btH2qKrX6RZpcG9NBpyRa6vTiyFI2ykW",
+	"iQwITW+1lOIcaICcRxRL06JbymQxCu7naEH6lSaBhXES1pfclS8gn52C6lKIIqXW81goT+tc+0UYxNzh",
+	"v1wrpVh8Yfs8LbkiJRcJAPyTeaydF+wMsaoBVrjJj38d8+gNVYalWr34sOBgLkzbdpnrL+sq8pZUIQdW",
+	"ADqRibfJix+aeRZXymc9VTpR0YOw7uivca4ekaKL0zFPippr6Uh6CmxFwu0fpLNvY214sOpbpvo12knl",
+	"efDeX08ij3McVFlV9Jak6RYWo/v5osreg6+fvf6fwFrub9l6U3kZEVf/bm83/SbIx0eEz9PU4u2kVOLP",
+	"mny/han97cpi7qBYWmgZyCEDdm22t8DJfb6jkKnq5a6sMfs+L7tXShy+Uxl1FQqXj6tMrjhV84xB3KI+",
+	"cGWAKINNVS5XUVWBqlDV735gV8Vxknpo2toWxPhbzqyILmOX+mtQO6fRdaV0954zLMKH0TVetcFCRlNx",
+	"wNsUa4E2DAjAUrkW5VA37GuOn0u1hO5aVZdlia7Wgi7ZXgygkIVSCgz4ipmvyadElKUC4lERBcphBd0T",
+	"zmh5FAhWROqR4Dcs08cKCuqmC0SuNuBQ34cWJAaxo7AYZGGEu50txre+Po03+ipGce7qXi7XpxNzReJk",
+	"qjVGwU31wAR5lZusNIkKak5T82OTHNvyhAlkmSQ8moDdkcduacIUTFNnEAZ3m8T2nxNowvzsoKoI5vtE",
+	"WgfUq4UYuAMOe+oaO5m6xvCf2Jj52ax5AzVoWoFaCqbyAbdJuH1va3A6JpMnH1iTnGeaXQSY4ZJrmlb1",
+	"fDHghnNA2qQprIx0gatab+uZ/Z+k0+x1STQNSJuIL/rvg+Zu97DX2W13euSqUYVxbqdX4Cnt+6F4WWy2",
+	"XutgA6aX3ZlCb90HddYpwMBVdWY3dDuwNUdL/dzBiylH9U6rBSQoSa91QKJp6Xx9q8WyI3qKrdm8Wo9B",
+	"pissVtBttTT5JZLsHQSt3YPmQa8H5LfMNx8wk70D2+Q98OMKzPAhy9fdvH7IMorAhd+KNAyzK3R28E0I",
+	"4+tKfv8gNNBzU7X1fkCgARS45syULGuSHy12/uOuFlCUTX9iDAWRBxz7kCuwNx0sQF71+AiGlpdVlF7v",
+	"lSWTzZc5jGJA8kr9TXexg70swcRXPID+fJ+Z+TMzf2bmz8z8Ucy8qBQaOV5zeMgmr8DFvLcx2mVE3ccc",
+	"9uz32srvBUaXkRDXxuZiMAAgIATXHaphWPfWgP+O/q1USLbWt5WKyBRm0q/KwCayiPFYMkB2unVAJpha",
+	"viXteIaS7XxJ/hfODAGWNrTIh0ZOSfhVCQ3vx8sTa3jYbIN7kGG47MuZRdfD3ejQFJM/GO1He3GPdce7",
+	"tDOqrlciVTaPnF3tj3D2IFn+wa4eHEQpugJ/q1i2GdrEACi9GkIU8j3XErhpAxkSvP5kNP4EXqh1+43c",
+	"34DIWrjUH70beAtzl9mm7Wn9gW6miuMeuGsq36acI5U2d7Wjyp9DpdULVgnLND+sPjN9WAH5p6xT/rTl",
+	"xi/+FPXGH32v1s/fX1ySl+bnHZsF38gvXOndt80B/9Hpfqsuapbn6Z7FMqyOU4GSDwsxzwYcQpY2wGrZ",
+	"n+sGl64SKL2BzSJw4/K9f79r/n6F/lfKAB++OyG7u7uHgYW/MafUBsrlakhMF81lnPd2B+DD9/utVr/V",
+	"2mn1+q3W1rzzseXAyzdqcWrfGQkrzgAqvZ5XKfOvg1Iyz7l/Uxi4VJnEjMQCkvcLQZmtLa6rEhKwV+4P",
+	"/IkudqZAk4b+2k1fozg8PNxUbGPlTWi3OUf7MQKq4XsvJPl4eWIuw5Xb3Dp80DaXrsjiyByajA0bgxOV",
+	"yGJ0oLePkUhTFmEBkFU16jechrzGWs/Dbnc389Id+wD1r71XKo6ysU5FfqGuuzJX335P4CM3quZf0kNe",
+	"EJSWQ3s8vaGIEBDRFPxaWGX0li4CC/uPmOhYFADS+zMIgGBxHzm4QdWSSsxmLNYXtakpBKgRpiRRHILb",
+	"UMtFLCajQoxeA4DVjU4eFmNY8/Fqscg2VvOU+Eq3/T/nYnsJqLREXoQboIFYeHET5mtMrICPaP6QYcNI",
+	"1Abwdc5TJqUPm5gYmXrZO30v0cBGbBsZqswjvNtY39mAdoA1LAc8LHcUNprkmJMkRtZigBFNhR79+arL",
+	"Xg54yugNIgbr5teUV3nUZb58fZsCiFvWk7TSaewXqtkio+fV4mGRjq7DRH7AgpAV8jDShMWus9eQ4XVG",
+	"LuZ9UiBD6zTA+bMsGHCfLjEJBwolK1K3QWRiTCCdQprKpjFcpnD7N5rkbDpLEziKA57TaZNA5R674S5s",
+	"BCgEApT94aN0ABHrLD4idMALk0skVFfVrG8uGanbqqnmHssVA4ytkBHlAbKYAU/GZM7nksWNQmkVF0sS",
+	"1EQembNuawqhMyCX2MCAtTeA505yH1Xw0wsDvzwSd8yv0OyU/7oXogIVn6RiFHOfDCPpoyYkOBvwvDSW",
+	"WQjw/5B6ldNH8Jz9FKtlLXt38nf1oX/PTTE1Q1XS6GX2lSIRDHiRCvTUcthpPa/qiX88vwgIKEoNTC8G",
+	"VEaTbA5IjY6qc0IwoirWzvJggLatwFDat1zA6WyqIWuPwMYji2MsQCj5SEPAd/tasdW/5jXdBxwL3dH0",
+	"hSxcKkog2E7x2nGg48YtaFO6DQcc8Dp194stpR427MXjgLWvHKbNkfMGmuUO7OmG1CDz7xOq2JXIFl4V",
+	"ehiwF/07g3D1DHLJC2Mu8qTCXan1cwgXHjEipomCTPRjTuYc1fwE0NG7re6Ahw7mLgx8K5p/R4U5ahbp",
+	"tg5JWABtg+9wZQYc92yLal1yMhvuGxvm4egg2o/3WG/cpbujTrTFzeRmfr+rosqVbWQXxNlbmYCzqqjN",
+	"pY/FjSGQYp7GsG6Ii4oWZHBiSxIncYAZSY7i8jo4T1bFBuEAtxW/P1BVUTulJA1jk1USMHz+nLe0nZ3J",
+	"g+K9l8UJmblWABJpavHxmNwCqY3mC4gk/f0zmMzsp3qkK2pt/giJCOZNCyNqUgSLtaAQeNAYyPU5Mi+/",
+	"kGSacJFBGceiz7l9WFV+c9k+Ueq+whrg5yf5ahpCHPsg4Q5C2cGEuz01Vew9t5J9F6qndjvt/UbTLYY+",
+	"N3mJe5PdsbSi4YDn4Z9UkZDdIRzjB6jn6ARab7ftG0ZpAbXz9OSVVkpc6hM+OyJQTgauLDBAktOPH47I",
+	"hKZjQm+piTP9wjJhDUf5TpTrftZOP35YLvT6+bfd6iqv5UUo+LgO253t9tXbUP/4v66tVGZYBqGWK6i1",
+	"PCryH2SWUqWH8h3DnwoUeNjZjgDjueaL64+ILbDKI6FYNg1J+Pr1uTkp+D0eX3rHCnIc8gYnzA14DAo8",
+	"+jLrKeWxVimFVCAPR+k8RoKuoEODGWAVB0tc5lpvkuNR9SkxI+CCs3I12G5vuxXK65XShSyX/l33ulfe",
+	"tPqyAUDzgulFTCHIVgko1WNakoEF7XEyJMre8H0dq5EmfMA/Xp64ggNgdbpl7DoGiSsXmSgZsxhE9olI",
+	"k5gutPKPzlCT/LeqfGlrb5vypT4XuB/ThWK4pbIcPquaMTzfJRfDCxlgxF7MogRT5zMorcMFGSWcZguS",
+	"aSnSll3wAvSbrV67U2INrZ3Dz/9RHwya+K/G/6pkEldzmlGuGIsrnazAj/2dde/LVQVwl3bBH+qKPIqg",
+	"VuYB5TidLejbojEXONV5logMqwIvW6+LGsKWxRnd66vNvDkudLmLCq5cMfdKTurx4vJZrpQZAeX5YS7T",
+	"x3lvqjSAC3rDYk+fKEmyphZ5ZQI35aueufrqT5KDPaVJWtlYOTqExtnwMDoY7dO9cY91Yx8h7rGZvhwA",
+	"nCoGMZsIXv0kYzIxKffec+9oIXx31adSZYyp9ppnncpnX5JZxe9V+Yk2pMDz99tOA9x2bC3fzs8bqOcJ",
+	"nCEFYvxD8PUuljlPyQo3YywmKnEgzvhBk9j6z6Cb3WaJgogDEJ4LMQekHp7+dP7h9OICZN+QoUqFFZtQ",
+	"Ecc8l1Tcmk/8QB4WCS6mC4wB4TEFpDLTRi2oiRuW8eRqUsrp9t5dopliadvVURXOhoMaCgULC5btQiX0",
+	"31EJ/itcbZV0biH5K/Y7t6uC6KvVNpsQZ2oUYSn9FOo7QW45mugxsRzMhxaJEkDMl2hjRFPKI3Y8A7/A",
+	"CtVAD3GmxSzzNiCYJIpQ/Aq1Ms82WogfWy2MAFzVKqBShFAvILp7lcv0tIypYoSl64q16mXCr1Jm3i4q",
+	"S7rbYWe0H3XR6hcfRPujPdobd9lu/BwD/C9oRVkq+EuVLYyYGzWctlVlN6Go6qIlVU7EraZA1Xi2tDzO",
+	"0rLNboMRYC1VLusBetRzSSp42xFpmTTlgndnzlWSFnS43DmJqFyeS7OxJXt7gIAdrSTqy2o1OaezwAKJ",
+	"GShnOvUj9Pw0+QeaqLYyhN3HUb89qpO9V1wNt+2BnJYMOo8z4lh8bLDGmLXNrGWngs/0yywFjD5Ye3fA",
+	"Xc/QHlg2KtiMM3hBaT30wJsOsKwiwep512ymBtyioJrQ8xdVNohjFS57YVPNIJQzRD0bhjYbhh6GivX0",
+	"5iQn+hhvXrMydKKso2/wfS7r+NuGt9TBYIIQinM10stu6LbRJGeqFCHSH/CwglMbX/IS/w+JVHRBWqt4",
+	"9oBbph3kEoALPDA25SNCuYk0sUNPbJybeWVVAEpaBBpdt+c+Jqn90mJlbvwOXrRfVQK+ffzwxrEgNhFe",
+	"2VeLchoQrDgEEujWEKGSFJAsSzhxee1ff4H86FJEGlol1zswrAKUqXDivMPGygV6dF0nyrwI9v1asD2u",
+	"3MZ0qN8h9chewH9w8pGr//a5Chu5aj/vF3DlxYDLahwfxlWGXNxD9MmDaqqwffJspQwCjsYD7sVA5TA9",
+	"BXgeC7YZFhFk3MVnG38hmwPuXbDU6o4mCf4+UUgIX1RhLbtP+NnayLNTkD42YCEFrvB6QScuz8wF6gy4",
+	"1UdKkEcIPRSlCQjVQKBatwUqfcDy2NktrU6FX2MLadMRzX0k7NUBX5e+qcEcZO9Ss/GVLtAS8P8Q4NAF",
+	"UjaaawxNv59lKqghUynZ5GdJZWdbZeJZK5Wfi3d/0UeJd6uM90pcrLG0G15WdamcV99OVVMt2s62toVf",
+	"+p8VAwzblRkUG5DHHjDii602yVScyPfo3rmPQQ3R6584W7IyldHPndzOLbhkC3iUq7DK9FlwIJpD5NNm",
+	"Ueb3D4Fj8p6gvM7cuwJh1C8clF/oZURRx6csoqhv9c3hRL2A0rLd+K+BNOps449FGv1z1nD4fM8CFU8L",
+	"b1pV02ZreNP71f2rhDe1TTyFt9Kjk79e8lbpbl1O37JFZOs00mTF4iA3ibnMrUbgVZitl8CbFZvOREaz",
+	"JF0MuFd5+ahoX0tsVY8YWvOrFOfFic1JAB+r/mXAQ1OmuFRPAkat+Yyrhu2Ttjt0xfZq9gqqzPAyN9yf",
+	"IdD39/DJPCBEg8cfGJWbmbhZyVP3Pn68pg4AWhltwt9YpKm4TfhVsXxybnY0aiCpS8ZI6MYVNo4GvKzY",
+	"Y2N4ZZnMa1e72TYJqQMwQle7mQuSCn7FsgHHMGUsa22MC7nxEDGk9I0aqeTGDdIgl225sMtG1Hvsys0K",
+	"x2pEuQwIZ7dMKqN51akiUyEVabdaja1j8Zdk1DIbLFv/VHY97I4PaDvqjA7jXdYd9+jeaD86iA/ZH4TF",
+	"b7blDzaRmN+Kl7P9cW1+97rCQzBrS7eG3M01Y3TzpTNkLWKWWhvNbWxZ8mGawrLOstTyNwFS8VbPVwOW",
+	"YH+dqmCO0n3wUZZYXaWj6WHsrU/CccJpOsQBhqRuQXedXBgQm7BFlCAo+mnyc7nMR2Df0hxg6qqEmNQI",
+	"8MtYo7a+k03u1JAba1bhop9QQKpMOO4O1LLlPtIColzsDfhMpKkMcvEGyuuR9h6ZQAIxvueXydczmtKY",
+	"9ZE3pck1SxeEDvg0kXrBY9OFHiO7m+k9D0l9t4XFwFa3Vype5K+l3tfCbDG8CshpjWzwBOKklTL+kLi3",
+	"4tH0dBizGKC4saHKKJcJHCfu/SHmajgW2dB6KvMygCBaOcEPXnKwUxXV5bR4Ns/Yxpz7YpXL12aZ15jW",
+	"QLEt3e0BWcEDA6JEGhvWPlqQENcJ1Nd1pWqdRXuTwuBMS1vQQqmCaL5l96shum3hUNSSqkqmVzjgcsbE",
+	"2S3ELQBUgVb9GY8bzVUGhLpdUc9FERizwoCvsCs0cs9a6UqzW+tSE9xdZvsZcHfPB858Ya+4FR2h66dA",
+	"H/r/4X4ccO+CrECi/TOaNSrOzGMNHOVikFXSi1cp8lvaFVbXvd3aulBF9A+yMRTF4qVbwUI/FkXjd6c/",
+	"kp/ff/hHQN79XCkK5/Eq+UevmeZRENiRXCWcjGmUpCvs+yICK+O96OrJ5LoVJR/08dJcI5FEjLEcYqVz",
+	"KT/6+esIY2C8UiZ+gXLPGbeUFeobMCkm/lf6k0uE6QQDuwWFtawiRiShk0KC7MMSPryqfVsmRp/kX3ig",
+	"JN7q/7ZU5XSjeG/AWaqyGL6unP6PWOD1YfP+hiP2FeNVYFZr4Ks2ojvI5Ion/OqCRRmruDXPptO5QisY",
+	"5QtyQ9O5MYGhlRet51UoAlUHdF4Vo/GUXVTt7w/6E2BhZ1LOKxLgK3mV0QamcyjoSK6Aq5tD26pGIdXb",
+	"sQTnJtSO1GwPQtj0O64Mop5DMUajhDS/8ahDl/lBrzrbP7AsGSfIwb0YwtKxNXYLPwMjY0wNbSJG8oVV",
+	"hn3DHKq+bG99Jwxqu70W+S4Zqwk5vmF8zgY14vqVqBDiS73Lv5HjH04HtY0LE6HivG5hzHm3lqoK9Gyl",
+	"2HSm3oirrXWi3OwFn1bpRqbVlWEL5jnofQGhcyW0khqhiZXyOU2blY5+9+bxyg4gPDZv0LxnetIah7Gp",
+	"9Y5MT/k7dVPHOkAVHDkSInsxqKIF9R8gNAwMvAa6wICSNZ8q9JfdOBtS9TNbqX1j7l2c3gxbo3bUKVn1",
+	"WuN2JX6C1kfNyq6FEQb3iN3DOiW/ztmc2Z3TIoDBbczfdRsiOGtothfPmRfVxTCWi9wmaar5kN6te0AP",
+	"LynIuZ/BV3lXlpMManI+cjOtXPoqubj0Ub5z/j55Bit3Koris3cEtzjCT2DUKDOFP8S4YQZx4a1hBct+",
+	"gNZVFFKeSihxh6rSg/w5uAfgdfmU3k6uh23aGe1G3bjH9sb79GB0GLXiNuuMH2t/N6JI3tlEqZnsv3xp",
+	"fmlGYvpS74N8CVbP7RRCY7HVjXtmWH/l83XdVGe1gg6ejsQL1PVnIfMfEzXJBdE/K8H/Oel5gxx/MRG3",
+	"HLMgIVAU/UuQv9sk/2BsBv4kQW60vLiwhvmknBd4O5EsGnZG++NW1I4P2QHtjna9qgbtqLXCN2bO2zc8",
+	"Q+U1WEN0l0wqa4bdQhfIhR5M/lrBEKouy4dufmlhcl2+1MWGSa6p0YzzuQBhTc/PeNJu8WNTCV0/aVhq",
+	"QBwWiE+OZyLh6shYHblQNvx4kkglssVfI3SqTA2PNTCatWuqpSrlhSff0rQIkbHRPEvU4kIP2GQwM5qx",
+	"7HhepaGG8iYa6nENQyhspv/U2z0MjcEaUYn3upD1QSPFMmAKsB7AJKHxfFb6Iq19/Qro62OB+iVXFJ3d",
+	"CExRQ0filCZc0YSzTJoDn1/DV4mazEdwC8PLOzG7MTdxmbXnuddWmhacCK2M/P3i/TvQTf52eXneN7a6",
+	"IhRSQKhc8GiSCS7mEi3zA24FmABKl/NYkvqNSGLZCJxZTpo8U2M8DFzERGAha5GZGuUbi6FS7h6OhLjG",
+	"SA5DHMQ/2qZ1zdFY7LPjAR9wVBVtQT6cjySh3l+RJV+gvz55BftCBvNWazeCws/wT0DWMYWgpaKZ0gvn",
+	"EcGA34rsWhb8raTuUBXQ5xroMz+BtBmXMASg1jnxJJykFlGvOeCXiN4Kf2I00Xie6ttIilQTdWFieDG5",
+	"mVFOwp92jGlu5ywOyYTRmGVNgh907+5gIXt3d/nHEyoJHXAgAUD8DH+LwHUM+ZQBaTabX0NSx2NNQkBo",
+	"DBtHJNRvgRNIglWKUMgHJrZ+a3PAj8mUqYkw8NAUzTqxYMgJJ/SGIWhnj4T44pALNaR4mEx+cnis/wwJ",
+	"p9OEXyFeuG7nhTSNyyPbshhDbUVIZtakjYCgxMMDhcX7QJUpBSf7Zn9H8+iaKQmpJBa9EIO1YgY/Wk5O",
+	"rjIxnx0h3qXracAx9itREl8wEWCZZrzQ0w78HJI6VIWQIWm3Wi8lGc0zqUin1QpIiMcsJJ3WSzng+KSn",
+	"H4zmC/jAez8goTlvyw/MuRmihFLRnn0B0ExMh8R7bo6Ze94uPTcgCSFpew0HLuRmZbvmaLjnPW/cDUOi",
+	"A07nasK40twAEuoMlYKnN19PFuerH5DO3Z3DgQuw8OaA65NAFXsDyw//ixEOZsj6FPpvfGCay2LAI4IH",
+	"u/LEKRurBqYQFr+QTLc558ndAMov5/4MJChNgfr0YigZgqVrRX1hnyNIqiTdziEJ9eyGZnaauwD1f2Aq",
+	"W+wcjxUEaEgWCR7LAPNPWUzms4BQRVJGpSLtBtC3hw/Vz1dJ+tXsiRT68EBSK4ozxjmLj4MBL/wKIg4S",
+	"XECK4o/926GP2x8Mldg/c6ZfSs1zfWEAgXthGTUUA1ZJWETLCgfciFSaeWmWfc0WwJUiMbN4Ii6AD8NU",
+	"8tAYw59ccWrBtUjMBlwzFLx1rnWnY5GRfYg/aZIPbMaownAee7c4KAVAwtYjyHFJpzi0Aa8DvFbGYkIl",
+	"iSgXPIloCpdvwzmqfdhkIGx3BEYLhYmw8A/dI3JD5PEkdPuuSXOW0gWL+0SrcKHmkHECIOtcIZMH3ng4",
+	"4P5qDq/ZYhiJNE00A4frz84PaGecYEVbCROUKklTzehmmbiCm/qWJkoO+HymF73dIoZaYcwJLj0nGQwN",
+	"gBBElh+A1iFZGkrCh3PJwgEHs+qiYVDF/UXBG1JvUd8EBlGOFxepd+/uAn3VNYobgxBHADSfJfY+LbBz",
+	"E8mLplkxg6hSzlgsLVs3MugOPA2PSAgsrf9TSBLAxJcAiE/j/k8mjDlNImagmI1gdzyj0YTtdJqtJYnu",
+	"9va2SeFxU2RXL8238uWbs5PTdxen8I0WqhOV5iKitKLd8flZLajdWBWidtPGzEvG6Syp9Wu7zVZzFzPU",
+	"JyDz5kdX/3XFVqhBvjhmXTNweb6QS1dmMQpVC8FubbW2V3uTSHXseoVsFzplWmBe6c3PX3lpbCWrfPje",
+	"m8Cna18/A2gb0oueXKfVstK20foAfAjlz5e/yIIPH76QFYBoVX3bb14uIaiBwgEi1H3Q0synS4L8MeQQ",
+	"6G2AkeW1H5p6s7s4v6pO3Dq8fEUdWCF80t78yUe4nLXkzGL8aHfzR9+JbJTEMQP9tNvpbNPNLBORVuRH",
+	"KTvlKlEL/PZw87eXQrylfGFR2/R3vW1W44wrlnGaGvxxMFFMpzRbGGotr7PW4uiVJtda/tvnoLYs89X6",
+	"UHtIQlR/kXOYR/28ha9BbSZklVlKiQwFfHsOzaV3n2NJ6hiIlVcKgZFp9jai0bWWT1wwnatirjSzliwd",
+	"74B2mnB9q0RitiAUF2XA88pXpup4wqtKEoDWnOP7Y73zpes8MEVAQL+puhJbbaMYrL7vkOkWeQ6WNDz2",
+	"CkLBBF+JeHFPZhD5LXlxEGsZwknVR9szhRWfFwwieupfl1hd+xGs7l5s7oEsroq9QYynf+D+7GyttQVr",
+	"OhF8nCZoeey2t+jinC5SQeNLId7QDLEA/pL8U++2z7msRO5xrnux06L+Ws1XUSDzGOvXwBN0XqJuDFbt",
+	"SnZ7MmHRtQu7pyOIvgM+6vOkQvSFnU7948X5BZFqkaKw/vHCMUgmG8i6BNeaB1iqwbpgINdEpmXpUcqm",
+	"VQwMIlQWT8HAzHAuxQ9uGdae8uPS+9sf9FKpkm/Arsxc/PCdbedT+Obecyp9XcnDfLumVlnmqfqzc7J/",
+	"ccakv+pstfbfU8Vu0T3Z22YZDXDGxzwftsQG8fBgQYKccXiM8UFM0HCy7Zmgscus1PVe4fP7qXiBM4Ak",
+	"GTHpk1zcVmt+poe/gt4Hi7WVwvfKvbk9J/G/WaPimR17Vu2+kWo3cvRoj5/95aEKnXN9rVbojsGYKUlb",
+	"i0O9oNVq5Q4zU06L3dFIpVrPqjDRohXv1pXolgPIQS9rU9bzY4v1RVqwYXFgqi/BcTYFgeAgY2ixCR8e",
+	"cPgsY+O5NPYwtIwjnrILN66HiZRzJkNww5gq7fpt/XlAWPOqOeAuJUg22/tNpwY2AS0/RPO65yuTWuGN",
+	"m+S9mrDsVjNKlk9kxCIBufYD7iUfGWQDw4tCgwgdNqyqDD+8kIj8FVjYyzS5ZjBpXNcjtKmairWJJJ1W",
+	"J7fu4sQtmIHuDUvN4+92WKGmw5QpSFukPAZQQhVNmt7viSTMonfyiDVsCKPbKQfUAEViDRYDGCsvbWk+",
+	"gyKA9tYD8jZ5Rerh3c6U3u3o5zujhWKAQJ8P3fBmQAsy+e044dyrkzn3mPFl1dsvZWAdOWAksHjaVJl6",
+	"XYpeswL6w4CPaHSdiisyoxLokyB2YyJJr7Wb40EMIfJzOJ6nadivIAA94QKEIKnHWPmbhLN4HDZsFhpG",
+	"OxgqwTxpc4XhaBMHdJrwgFA14N27vX6OHCjRxXT++jvzwZRlVwxNGTgAaQAP4b1P529sw1wJO0aJsId1",
+	"n9zMk49Zqrfi/N33fuVTLhR2ZGvoJZJQc55zVDnThm5itWkDbpMnMGxAO/czaxQ+ua9Ro/TxFjpC5yG3",
+	"+Lk7s9vd5d7797zRK29zA7ZyVKRIn5MAB/SYnGUAv/O939lK/p8yTH2CbXq2mfzFVRM8iECAo7m+V/jC",
+	"MSmEllslHBXvmlr/YPfgYK91sEJuyiWtldqKJzp52gp4oFeqLO95QSSBIrf/P3tfvNw2jqT/Kij/flWR",
+	"rhhFdpK5Gfsvr5PJ5MrJeuNkZy7LORMSIZsbCtQRkG3tVKr2afbB9kmu0N0AQYqSSFmyxxn9FUciIBIE",
+	"Go3ur79vyRnkjdDWVrY7gPyJNCY2dbA4se5AM4tUXL4Bg+S8lt99aPXF6hbvM/2j8S4e9CzxRmjGcUy3",
+	"c5SorodnVl9xEo+Wpm7pOkflzDpRlejP7yvqFsz/rkAhlAk+O1Z61nhYwKwLOxc52FxBoNN4VDozpwyg",
+	"qWTZaJQMAWExETkbgJqW74Z1fG8LvF/ftbp0ahJ4B9CtyLu9UL4yzrdOhnATKiCCf/wf2Db6AQSyiJip",
+	"BNzgXDD1BeTte+xc54KPzV8H/QPr1V04KjQkmYIj0jI3/aiKO7PefQGYjOt8VCuowdkAxrDO2bPWi4QP",
+	"zl79eF92jKZZYXgcwBhJ8WvwurVmB/3duVmJAY41vTugOVdnVLTVLFhTatLcpNq1P4+uzcai6tubNTxj",
+	"M6HttHZzCYTBdA5lBpyNxI2Fy5gNCyE98HgeAGzRndHVz+BSvPJrsOcDQVe3hCvNnPi62w42sh28ym6k",
+	"cUURV1ad63iIxFVf2Ml72jcK+7pw23hdtv4tzL3bZKzNPwplyRJ3Fpribr0txkO66zdRoTS+ohbS/CZW",
+	"VphnBpvN1jXZoQQMGrZGy3YxTtTYPGtEvGoU5rFhBCegTbGHTmmnGmV5KD+fnS4583eXGXiyT4/Wvp+9",
+	"+nFn0XcWffMWvXXg4MG3gEpQ8qEN/z8maXvDX7F+GGMvBWYjY/ZqtoUQCvM/n52yt2+ZAqNO9tQYzzF3",
+	"TjzGTfEmn/h7pRQO3AsGt3vnPaV2rwhlC/++2V6RjUJZ3SXmgsxqPsp8t03j89npfW0aNJfuvGnYt/75",
+	"7DQo+xGlN7/bUXY7ym5HqdlRinwU7SrmAzS297S5FN8ti0XZrFhRHVraL3ALsNpMBY+kimwWl9Jb3YCU",
+	"gy4FSrDqZCyW4E3O3d2tbRiD3y1C5dwf+tVW7bz0FhtCdn2BhaVwFV33lr+9KPNjRbvw+ZezPQNRLeJb",
+	"XmFUCHRSEbVtVgWjYTGD2TtjARmRbpOKozJx46PAnw1Lt9wIiHYy36RFRr6u8ZK1Xn1RO4zallZtdaC9",
+	"JTu3xtZdu9TREtDaSSalGGpVkcTIbiQzkzrnQzoYcnfDOivYDczRRxtn0/wnlFh6fym0qiOtDLCYiEXm",
+	"4ujQ41ggiQeHSSOqBXMuwlpIrr6ospgrnjbh9xyWy+NgddrHOgOhXy5ngEM6DCVH+BsHZVG4TVvG7rW/",
+	"oFv3JNULmRgC+gfFoIQSS7G5NCaMoGaAirJ9e6o6yEIhJJeamANJZ4Z9+nB6GMpIyOskzySwbbNokmfx",
+	"dGjeV4GU6hZj5Sm9D7gSpg/Ho0s/HoQyMoMdVZ4DyX2KH7MK07ZLMwVQqh+FpiHzCHKPoVTANFTo4loR",
+	"g4Cl2eUlEB0T4Mu4ecNU8ByRMtgBSwA4pq6yGxnKMVdfzAl+UfkYa1A9Fsq1ysfK9nEDYKuFZMINUFf1",
+	"bdvCrxb1soVajfJu1nInW3sXWxRxGKIxE3HVuO6KzR4fcGojKCicEN7mxd06b73ZlslOliGeim23zmN2",
+	"yCf0dJd6zsTUZHFcysFpx1kuAoJAaDC/PFZm52Uv+i+sjLrluUA8MMWoEk0BX0jCzTCYCsQPKKyGNBfA",
+	"7REzfZWba431r7Ggr+AB5ixoSx+81Lw+XPmihl0ajwk7rNOm4lAwng+3UoLFQMCqMff8ELbIDanFCN7D",
+	"TO0/7g30kW2bjwtIuIGV1erAB7jFmkJoLi9hS5lBPNb7NgpYRPSiiF2PvBNRxDpA9DMUMdYMwfYTSqo/",
+	"mjsnYTEKxq6pEgcqTeIEHIt40RYXStrjjgD262VW1tyl6jQ+NrX21z0qTJfrjiy1Acs0S5obhOW9NDgq",
+	"3M3SkXZPS4NnW23a7pHy0Tdv/3bHhkbHBpxmD3tqKEi3F4E6pLaUw20ru6EszRVWWC1ARgNQH2p/fS3u",
+	"JcIezHuA6YxkN/A5EwXSrmYvQcEcCL0RFzOXvvorBvhCWQlEsk6EfxyyyFwXEYlHBAqKJIEP8EcuGekq",
+	"0m8h+mPG0gSGM9VQUhqwnBfCVtxSQoIqOOxIiXmS/52i4iLxxRHNcWHHVoi9L1c+2oAvCgPXKCPx+lq0",
+	"TkT4bZbkH/BN77IOW8o6OFJ5a8jog3UdTksaikYLnbWFRstlqdsarKa4AAT3PJSRKgEgwE6hygvrgMUQ",
+	"2hiLIVcCdbtrTIJThWmXwbd6fpugRfRBASu5wsoIgs0DDx4N2ODxkiDWIAZoFW8IMFDiuFjMz3UuUshD",
+	"IiV0wboO5DrosB0ifwYDUOaR/fSEa3GZ5bNDNrwSfGKsBiw/rkOpE5EfMSkSszl7F2TXIudpihQVnHg7",
+	"fLKDgN1cJUCugAWaKpQ+V34667GzLE1ZteiOTaVOUhZZuW+vINycqbOcRYhyjQKW5aEk3vuBMYUFNKrn",
+	"NYFjuPuCGgOHwopkWZm/GNglFuTPDoB+OJQlIuJV5MMv+gcsktnFBCvHL5B2ObJ+2Bcx0UEoVVZm6kV+",
+	"feSqYNTUMjYnivE4JoIIlBXLMqxctuOhGE8RW3nDE11Nc5JieUH08bL/PJS1vBRsnoq7RFVBchOO8hnZ",
+	"kflMhXKUCxEw/8EKNQLJBoIRCzFUsqjFiUfYqzaQb4R+2qUZS03aZhcrjbdA7mBn+xngtBvvQnR5+31o",
+	"NbuDo6Tx4OPfLInD1qG2O9aHe2J9ILX15lv7YDprQ+VAGx8EcBfv7KfJtYBNXaGEFE9TZ7HrYIA99r7K",
+	"GWQ2TpJamXf8/2J+/u7WFJ6iqR39i39xc4tTabaFKCs9BfbR9DHo6tbP4drVBlXhlQeF00U4zj96ocHO",
+	"+m3L+sGs9C0NllSQrWluBTEh1d4OrmS0KUTybezVSmjZAGfHKhHv9/vlIEi3NqNtzV67eId1fDaTwnbu",
+	"motVNvbYXIvNOG0fPVdtl7veaO7aDuu2wwRrseAA74w5WkLhlGR1vDZcIRXgIakCjcciHyY8ZYm8zoC9",
+	"piNuJ1muRR6wZGz/8tjb3KL96ZyRRL5xtPAgHTCdaZ6qgOWCq0wi7Ap7DFgih5kW+TgAVTuup7lgaSJF",
+	"N6ggcrMbicQyiXan9UyKHjsDrp1Ek5ae1sAsqC1zDsrnm6a5KCXh4wQ4OJHOMdEMoiw5yhSlsx47DmVs",
+	"SXacebriCqS3D2vE1mpxNesT16xvijbFbTBHpbQ+ywHMtKbVqKf+xRuoQ3UltzYEsytC3RHV1Mzve7Hg",
+	"8PdK+122zKzz4vY7YyqvAkaBPfMBVcSamUoplAm/NJYzF1eZ0ijRqq8SFcrjs7dO8GYxp0uiltX6ByRL",
+	"iYSt1MTY3E8fTheYP1zJj9L44VDtLN7O4v1Ry+4L3sGHMJC4apoYSGsbgUUkGVMy/KD/nMWThHW+3z+4",
+	"3T/Y/55NkluRqhrzyI7P3h5CygTvI5Q2yVFH/DIBIvSHsqXv32zZlsIAPqPh35QVff9mZ0V3VnRnRYmR",
+	"9uz9m+492tJlFFglW0q0VcYSWvNpjGuFuUqxjha3OmDR//xyHLF///Nf5q/P0Z0t6z8m6cNZ1nVopNb3",
+	"UjfKJGXe286+7uzrzr6Sff18dno/9hXp9xYneI+r5Aw6gyodxqusg1i6h/0BzCaToyQfA1jGR1cdYsWq",
+	"C0iOs2sBKpMRVv9EgYNlgEL2gKdcDgUhd+KEoDueRFGPGnoqPaTzQ9Lp2QTDxVh1VIVVFerzoYSQa1KQ",
+	"7WAZ7gqOgoO1FG4/wEhtKMmzbmIcX1fTzPiH0tXN7We13dfN4Yj+miW24xbJqXKrraOKzPy8yO3vRbs8",
+	"+R9JTxcnP+uYSdBtD9vBFdomYz3mMhnB7S9ymd/ZK9ph9etx+a6zx8DQZcemEQT+nX9xcyNRabYEAu/e",
+	"1A4CvyUI/NibnHbBFZ9tUTDybFrUN2cjKHKxHlQmUVGabsPhjb2CRItZR0CdFaEOpRpySZLV5yfH7+E8",
+	"GbCzc2ZOoOzld8/7XZbl0L2Q8dNs9DTmMzZMMyVY50cRv75lb3JjtrvIx+Q5UW9jBZ6XuRTv+8jqVQZV",
+	"/lJLfOVYPsl+hLJqQFz9XlSBvWegnmjHwJyY0GUrDVko3QXqiucCHgwdL6vCe4gpdWA7ueLXgikB+P+A",
+	"RaM8G5NsZcQmyRDA6SKUHm01epkiRkhRAjSlTsGyjDev4TxjHfg3lKWf6kL9oPFczQsEwDtMT3VonhjH",
+	"UHuPbvsmhPqFzi7sdwDGN705Zm8Lkc9kKHm5j/4PLKKvXQcgaemiCd257gBSAU8cSssn5oIV8P6yHM61",
+	"I6sGuXgYmD+Veu8jpHwl8jQ6HvuzAG5YZvqi+OzIK8u1WqneUyotJqzz6ewcF4LCWtcJH37hl6Lr7s5e",
+	"f2E6V9MJwD3iQoxzgVio+5kIIjxIHO6vy0QxoDJjgxnj7O/ZAA4qEo8z/quIKERkKxHMKv2Up1TvYa/s",
+	"uauKYwsWjtgyEmouzOx5h7R0EetUiBNGuUDlevfa7J0AR0OXzkruV23f/lnptRlHLxfrrbrsRhW3/DZe",
+	"QrZmt70NlD3YrtpVPlRbtS1+mG+/hfoHO5QnNMcaOyGuQXtHZPVpZX72PkAVxI5ZbZPuzwls+saC2i21",
+	"tLLnnAjfO0CPodvKZ2pZXuA6XI6s/ehPTjqs4MHEIfaoDpdLYz3lUBTmN4DvzeM9URA8rwude2ar3enl",
+	"nTOKmzyYoCmK25mFVjGMZVbBH+4dyHajINtxMc+2chCZX1TPzMxfidMyFxl/9ArKIcsnEecbkY+l0Gwg",
+	"zHb+ABJKcwIJ2A0cIgY8H2akFRnnybXIGXhtR2hqsBPf3rBcGFetu1TMcfFuRSqO2Mpn5LWg28KxWpBF",
+	"syvDPMs9moNN4b3wXfA7IL7G3gA0Tam9q2mzocwaTM1dYm0HeC3yZHaGPsF9fZvGNJsIySdJzy6UhRZ0",
+	"Mh2kiboSMfvzRMjjs7dFHm+YyWthTp/Gsv7X+Z/f99j7jJl3J6SmlVjrlVBPpsnenX2LzOts1XL2f7i8",
+	"jHkcJ5hGO8vN/erE9G5ORc4+ZYO/i+EyBmfgnF/PsTD3IobT3PjVh3/71Z8hH68w3Qi9A7UTjZubG0Lz",
+	"vV9Lb3XGx+mabzVAIgXLqNDylf738bvTdq/U3mrxKprVPtzfcNMz1Qz3JBl+mU6WC4nQNZvIRZzRzz2C",
+	"TAQ+daM8xFlxafOdtdRoSQ6CRn+XgdhSBmLipqRdHvaTLWYf6lAbw2yM7AHDLE3FUBdOPdcs4jZQPhD6",
+	"RgjJIvC4jnVEAURw0c1/Ox9+PGHPnz//wTsewBPZkLw5bH88YdlopIQOmOhd9kIZHfQPvnu6f/C0v/+x",
+	"/8Nhv3/Y7z/tvzzs9ynKGvMZ3N1VNs0xsmluwNL9UG9d4ofmaUpYjVJ41sOZHDrtiIKwJzJrI546BtxS",
+	"eZ55RESswJp9D0WAEUYU/J8pYC3ASBvKD9PUHIzqAuMU/oX/dA9ZMYYoklgaYpZJxzoTypjPAvB7KcEy",
+	"4Uof+Q1sKfELM3CKceOAHhFPNkR6zqemE9aRWaFjgkmQ6QTi1t1eKWIfwZhXMD0FKyNZ44A0XXBKUBbo",
+	"iEU0l07MNREjIRNF58kktzWVHZEqwfaBK9hNTfN6QbVFqFBWZVty8XdQfYiKgA8ptJihsZdhgiU6Ylyy",
+	"bKrhW0sRVCfSUkMRdORTBLmJYn4EGaaA3M1Om1DOgYiAQQii8SulTubZm0K5VP6EraV+gjvAncLxuLCx",
+	"u6bB+LOaNm23rWrrLaib4KOd2xfd8LGK69s+0ipa9sKuFBZ1F4Df8WM05MewE9PLoE7s+m/qeLQM4VN3",
+	"qwP45B6sCt9XyuX93Zj2j9pzlTNz7Vx+bLaZ4P3vxZY8EqvxuAL3rZdRyziTv4yeDbkcirQdHBvbMO55",
+	"LdjnETvo96s+MF4NPjD4tokOZZzExiOzbjxhTNyVc/CSoo8jgOSgeENEfgZqswNOwW1uPE2JeYLlYpjl",
+	"qPKgbkTedb0nUqTJZTJIxYW5W5TS871E4yWBm4iyw5RUSJR1nW/4rMsWOpB3cQ4DZ59ojNDb8w4UtW4Y",
+	"DNPvxj6d2LfW1IVz12/CPrnedujnnTezkuvQmrQ1jG9buDQKzeTLY5T2otVBSqW5jHlqzCKc6kd0krbh",
+	"y1DWCjWkHAQ7IUNaZ0tOE6U/2jt9IA50Nwj3RIFOz7tBBnR6gkZR14/etc0NYLnVMt11Gsxd4HVLgVdd",
+	"rBZrPNxHWwy9/pilaXajgAIbYmJsMGO+L+TErRJ5SeeawJYKW7ErFEZG7G0oO9y3KvQQgR+9i5icpikg",
+	"J/aL8JIUN/bqIy+26N+I5ToDOa+kiEDOGTaEy/aLzqljwveO6KkTzTpU4vJE2WsQgIHP5B6UINjdnocm",
+	"H/MZG4hQZghMddBuuk1K+pKiMvDFp7MStL4DRrU4Q5rL1WEo/3r84e3x+4/nvXEcsHAPg7v4bbh3BCFq",
+	"Fu1//vc//wXA2E9n509U9yiUBRh8Ge7Z3j+ENWlELXy5EmO2kIZl3dnJQSHoLuFzzdsE/L8YQ2F4RKPb",
+	"I4GraO7dAEu5Vizmmq8KSi6IQBJWukEQMpTH0s0a8yIBjc8ZLDDhZlo2Ynyok2tRM6VhY4E3iIrjnZf9",
+	"PpvKVKiKdLUyBzOCO+OtPX1KfeCCjrqHVMqAsw4OKGb0YZYG7u1EQsYiPtZ41ECC5QlX2sxj+5ao4wvs",
+	"2KKbEJUdhRInI8xnc0Gx0FjdOgPVIRoA+5ZgIzUHqIN+vxfKY/eFkLHCk4fS2UQxGNtEXgYolTKCN2T3",
+	"4IiknkQcBaGM8G1e6OxCmWc0R5jIP7aZte4k2j1Z9ifGFSFHpBu4FVhYDUwxfAHb4lYmJTS+Y5MsTRVI",
+	"MDA+MCO8/x1ldDpmrD8Af2IUyoiUly4kTfKAPe9TKgO6SjS74YqNeSxM09uJMcZQU5A7EsUE9K1AKXZh",
+	"EJz24w2A0qmndpj0SqO2kPS55ltglabZ1tQfau8LLYpWuS2G4g12DwHXsrDhNMOszwks4ghv238sT+pt",
+	"xLuQ/iPG1MNrBnFV8u3a+JZ2H1ktFrjggLpSW/wcdgmzX+AVxgmd32XhAoi8Ixq3VmP8OJRVJ65Yno5v",
+	"R8ZsyKXMNBsIa4oPMZhnnzYbXdjHiRbLjBdWunKwrawlu2PG7oQ54fqqOGAm8V7VQNaL8On8y8WL0fd8",
+	"f3gw+CF+Ll6MXvLvBv85/D7+Qew10d97UT/8E9KVib9RBfNHw65iXkbt9N/6kl0gdl64dR3jA1eRFuDY",
+	"FHfb9RJkQ6t7qVZB4N4I/fhW0qPxVx7LDv640mtrLMuWCTYnY7kowHuM57GO2cjIcHcZqbfBNdWFx97D",
+	"ISiRw3QaCwXE74m8ZEoMc6FVPTb1Z3sbjwCcSkN27o1Bo5jpzwvaNV+Di3tYJiXpv6tdQHVbcpL+KHvr",
+	"1a2vu+vMFkHVIU/TAR9+KcSLzR+//X86xfcGWTz7f8+mefp1cbL85yuubQBIyBjgiJw5WcaYCRlPskRq",
+	"rEVDbWkhr0WaTQTKORCTWCgLbYcEXeArcct+end88vT8p+ODl98BLUY47fefD395Svmtpx+TsVCajyfw",
+	"hejh9zm/QdAffBixL2Im4lAWqEBvnJ8oFpF1OQfjEh0xzGiDUi50bs7EoAzBJXve7zMVSn7DZz12jMG7",
+	"g9tb8CYSyfb7TB0xKTQIakAISwXQ09NsavyLl7e3AXvR/x6c2BcHP4QSkbioetjZZ+NEBuwl/nNg/2VX",
+	"R+wl41qL8QQVcnmadgM4KRG7BIWpRjxJcfycMjnXAETAw8Fyp8W9JONVBFCBkWdTnchL58VgIVbhxxQv",
+	"AzSqlzo1VV8lqL0Bmh8sShxVHR8LlkliSYFw6hGKm5GKR5xnExZP0eYK1fRmn76N73a/n2Rya6vhbCgv",
+	"UfZFQYBNgZzOyvtxM7nJDSVSi0v0vKp39NPCVaObrJUGd3puF2qrobsTiR7MyT9xPbw6IUnZuJnKeqXN",
+	"1wC7eteyFvx1XSPb2XlrBafX9c1sh+Qlf8KsQ7PeKm1sV7TZfxRNZen9Bi3V6RsFT3/5ZX4XeWXj6r2l",
+	"VVHHdEhjLg5vq6m9DefTh1OiP6yEDuwlinFzkWlaWDrFOtHfwr3/CPd+jZDqBXJ9SLeJt293pUxiRozS",
+	"chhFndtDViLU63JBoTzo7yPyCgyev02RkrPpvHsHxDq93g0E66mndsH6SqO2wfq55ltArZOrZF4fvsum",
+	"LrnX4k7OeKmfepE272of51s6I+3C4I84DO6sFePS+dBtDgR0QYO4WnE08E/yKyPhr6xziYlTcjGPGKiE",
+	"x9ZEG8to3FuXF+2xUy8Ybmwa3qGLiy8IXxd2q93JntrVgzxf1D7WNxlVfjBqARjP4kyI47zliRws0RD1",
+	"bgP397LVBDIMCD3hBl2nmPxG6K1Mxw2EkNYJH91tt2qyR+1W02bFRNdcSq2CRObcNL+ETq64hHpmOYOD",
+	"pZBmwzSn9Mi7kGgYMaMS9Vg0ddSMZS/Z7A2hTMbjqTb9HIJ3DOOFNatKWJLWRDFbZoAOTw2864hCyyjy",
+	"mQtCG1UDPiyRSgtei2jB49OmVve6DvbUv4umDvanukbNl/aC5ltAw9SYraYn3Z8XN92KESPc37dtzP5I",
+	"fjXOlnt2R+b86meFd7wwY/aqcKCtYoY9B5RTZX6Zg6BwLwQfl+bIiu7vYuWC33FmzR5Q2mTVSm1aW5RK",
+	"6yXZtOL9f3uu0aMtZvAzJml2CTjqe/C1llmHZ7/ZO3oLQkI6ny3Oxf3FnLwVEt9nuXA5CHgO92R5cnml",
+	"Gb/hs4DdXHGNaXZXJd6rEdHR+awyw+9oMxZEEhYiZYpBaIiYidPri/5gf3hQQcv0R/u8EWLm4G42B15F",
+	"3NbqUKu17c5CFDBNhERRdGaHmXs4pRqay0xmN/fvd2g6SNQbkHPI4HPKyrOI2vZMq8gmSyq+CKZDIGUR",
+	"7ikhY6h5CPegAiOT3Xl78lGo7YRPvqk1C5Ujzmh/uyv3wQLsAkTnYJjFtbiH4Ho5sfnb3kDwXOTHU321",
+	"d/i3X818ViK/tgthmqd7h3vP+CR5dr0Ps53ubn7Xz7RQAeHFLeQ1IJVADLGXpQ9hj6edlZSx5jfld1Bw",
+	"jARlVFBIIX5H1JDkTiQDvQ77A17/A66HV6LuB15j5TawsOmSKg0HojqS8IFqvgqTvqql0vd+tSCqrQGY",
+	"2LrQbDRHxRbYenKv/sDWllbqSb1fc2DK+R87KfEEudL2mM+eKEcO6HVlS+/neyLpG2b8whFZNceYQayA",
+	"bGCsddEbfVw7/GSGyogz7836nrDXpRci/G1xvdETxbIb6fNuAZGpQpHf5FpQiZHrlq58Su1r5wtsP1eJ",
+	"0lk+85pikHHB/RQMswVVazFLhOZ7X3/9+n8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
