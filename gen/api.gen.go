@@ -930,8 +930,12 @@ type CarrierAccount struct {
 	Environment CarrierEnvironment `json:"environment"`
 
 	// Id Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
-	Id        string     `json:"id"`
-	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	Id string `json:"id"`
+
+	// RateSheet The carrier account's own rate sheet (PUT /carrier-accounts/{id}/rate-sheet), which
+	// prices its quotes; absent when it has none.
+	RateSheet *RateSheetSummary `json:"rateSheet,omitempty"`
+	UpdatedAt *time.Time        `json:"updatedAt,omitempty"`
 }
 
 // CarrierAccountList defines model for CarrierAccountList.
@@ -1416,6 +1420,14 @@ type Error struct {
 	// Example: invalid_field
 	Code ErrorCode `json:"code"`
 
+	// Column On `invalid_rate_sheet`, the column of that line's wrong field (1 `service` to 5
+	// `currency`); absent when the whole line is wrong (its number of fields, its CSV
+	// quoting, a row past the limit).
+	//
+	//
+	// Example: 4
+	Column *int `json:"column,omitempty"`
+
 	// Error Human-readable; may be rephrased.
 	//
 	// Example: country must be a two-letter ISO 3166-1 code
@@ -1444,6 +1456,11 @@ type Error struct {
 
 	// LabelUrl On `label_format_mismatch`, the URL of the document in `labelFormat`, the format the label was bought in.
 	LabelUrl *string `json:"labelUrl,omitempty"`
+
+	// Line On `invalid_rate_sheet`, the line of the sheet's first mistake (the header is line 1).
+	//
+	// Example: 3
+	Line *int `json:"line,omitempty"`
 
 	// RequestId The request's `X-Request-Id`.
 	RequestId *string `json:"requestId,omitempty"`
@@ -1983,6 +2000,18 @@ type Rate struct {
 	//
 	// Example: standard
 	ServiceCategory ServiceCategory `json:"serviceCategory"`
+}
+
+// RateSheetSummary The carrier account's own rate sheet (PUT /carrier-accounts/{id}/rate-sheet), which
+// prices its quotes; absent when it has none.
+type RateSheetSummary struct {
+	// Rows Its number of rows (weight brackets), the header not counted.
+	//
+	// Example: 3
+	Rows int `json:"rows"`
+
+	// UpdatedAt When it was last set.
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // RefundRequest defines model for RefundRequest.
@@ -3698,6 +3727,49 @@ type ClientInterface interface {
 	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
 	UpdateCarrierAccount(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteCarrierAccountRateSheet Remove a carrier account's rate sheet
+	//
+	// Its quotes are the carrier's prices again; a carrier without a rating API quotes
+	// nothing through it until a sheet is set. 404 `no_rate_sheet` when it has none.
+	//
+	// Corresponds with DELETE /carrier-accounts/{id}/rate-sheet (the `DeleteCarrierAccountRateSheet` operationId).
+	DeleteCarrierAccountRateSheet(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCarrierAccountRateSheet Get a carrier account's rate sheet
+	//
+	// The carrier account's rate sheet as it was sent; 404 `no_rate_sheet` when it has none.
+	//
+	// Corresponds with GET /carrier-accounts/{id}/rate-sheet (the `GetCarrierAccountRateSheet` operationId).
+	GetCarrierAccountRateSheet(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutCarrierAccountRateSheetWithBody Set a carrier account's rate sheet
+	//
+	// Sets the account's contract prices for this carrier account, replacing any sheet
+	// it had: a CSV with the header line `service,destination,maxWeightG,price,currency`,
+	// then a row per weight bracket. `service` is shipd's service name or the carrier's
+	// product code (`Parcel`, `V01PAK`); `destination` an ISO 3166 country code or `*`;
+	// `maxWeightG` the bracket's upper weight in whole grams; `price` a decimal in
+	// `currency` (ISO 4217, at most its minor unit's decimals). At most 10,000 rows and
+	// 2 MiB.
+	//
+	// For each service, the rows of the destination's country are used when one holds
+	// the parcel's billable weight, else the `*` rows; the cheapest row that holds it is
+	// the rate, in its currency (several parcels: the sum of each one's). A carrier
+	// without a rating API (DHLParcelDE, GLS, DPD) quotes only what its sheet prices; for
+	// a carrier with one (UPS, FedEx, USPS), the sheet's prices replace the carrier's for
+	// the services it prices (negotiated prices), and the others keep the carrier's.
+	// The carrier account's next quote is priced by it.
+	//
+	// The whole sheet is checked before anything is stored: the first mistake is 422
+	// `invalid_rate_sheet` with its `line` and, for a field, its `column`. The body is
+	// read as CSV (UTF-8, a leading byte-order mark skipped) whatever its Content-Type.
+	// The sheet is stored encrypted, like the credentials.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /carrier-accounts/{id}/rate-sheet (the `PutCarrierAccountRateSheet` operationId).
+	PutCarrierAccountRateSheetWithBody(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListEvents List events
 	//
 	// Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -4586,6 +4658,79 @@ func (c *Client) UpdateCarrierAccountWithBody(ctx context.Context, id CarrierAcc
 // Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
 func (c *Client) UpdateCarrierAccount(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateCarrierAccountRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteCarrierAccountRateSheet Remove a carrier account's rate sheet
+//
+// Its quotes are the carrier's prices again; a carrier without a rating API quotes
+// nothing through it until a sheet is set. 404 `no_rate_sheet` when it has none.
+//
+// Corresponds with DELETE /carrier-accounts/{id}/rate-sheet (the `DeleteCarrierAccountRateSheet` operationId).
+func (c *Client) DeleteCarrierAccountRateSheet(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCarrierAccountRateSheetRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCarrierAccountRateSheet Get a carrier account's rate sheet
+//
+// The carrier account's rate sheet as it was sent; 404 `no_rate_sheet` when it has none.
+//
+// Corresponds with GET /carrier-accounts/{id}/rate-sheet (the `GetCarrierAccountRateSheet` operationId).
+func (c *Client) GetCarrierAccountRateSheet(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCarrierAccountRateSheetRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutCarrierAccountRateSheetWithBody Set a carrier account's rate sheet
+//
+// Sets the account's contract prices for this carrier account, replacing any sheet
+// it had: a CSV with the header line `service,destination,maxWeightG,price,currency`,
+// then a row per weight bracket. `service` is shipd's service name or the carrier's
+// product code (`Parcel`, `V01PAK`); `destination` an ISO 3166 country code or `*`;
+// `maxWeightG` the bracket's upper weight in whole grams; `price` a decimal in
+// `currency` (ISO 4217, at most its minor unit's decimals). At most 10,000 rows and
+// 2 MiB.
+//
+// For each service, the rows of the destination's country are used when one holds
+// the parcel's billable weight, else the `*` rows; the cheapest row that holds it is
+// the rate, in its currency (several parcels: the sum of each one's). A carrier
+// without a rating API (DHLParcelDE, GLS, DPD) quotes only what its sheet prices; for
+// a carrier with one (UPS, FedEx, USPS), the sheet's prices replace the carrier's for
+// the services it prices (negotiated prices), and the others keep the carrier's.
+// The carrier account's next quote is priced by it.
+//
+// The whole sheet is checked before anything is stored: the first mistake is 422
+// `invalid_rate_sheet` with its `line` and, for a field, its `column`. The body is
+// read as CSV (UTF-8, a leading byte-order mark skipped) whatever its Content-Type.
+// The sheet is stored encrypted, like the credentials.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /carrier-accounts/{id}/rate-sheet (the `PutCarrierAccountRateSheet` operationId).
+func (c *Client) PutCarrierAccountRateSheetWithBody(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutCarrierAccountRateSheetRequestWithBody(c.Server, id, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6132,6 +6277,110 @@ func NewUpdateCarrierAccountRequestWithBody(server string, id CarrierAccountId, 
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteCarrierAccountRateSheetRequest constructs an http.Request for the DeleteCarrierAccountRateSheet method
+func NewDeleteCarrierAccountRateSheetRequest(server string, id CarrierAccountId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s/rate-sheet", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCarrierAccountRateSheetRequest constructs an http.Request for the GetCarrierAccountRateSheet method
+func NewGetCarrierAccountRateSheetRequest(server string, id CarrierAccountId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s/rate-sheet", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutCarrierAccountRateSheetRequestWithBody constructs an http.Request for the PutCarrierAccountRateSheet method, with any body, and a specified content type
+func NewPutCarrierAccountRateSheetRequestWithBody(server string, id CarrierAccountId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s/rate-sheet", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -7848,6 +8097,53 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
 	UpdateCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error)
+
+	// DeleteCarrierAccountRateSheetWithResponse Remove a carrier account's rate sheet
+	//
+	// Its quotes are the carrier's prices again; a carrier without a rating API quotes
+	// nothing through it until a sheet is set. 404 `no_rate_sheet` when it has none.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /carrier-accounts/{id}/rate-sheet (the `DeleteCarrierAccountRateSheet` operationId).
+	DeleteCarrierAccountRateSheetWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*DeleteCarrierAccountRateSheetResponse, error)
+
+	// GetCarrierAccountRateSheetWithResponse Get a carrier account's rate sheet
+	//
+	// The carrier account's rate sheet as it was sent; 404 `no_rate_sheet` when it has none.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /carrier-accounts/{id}/rate-sheet (the `GetCarrierAccountRateSheet` operationId).
+	GetCarrierAccountRateSheetWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*GetCarrierAccountRateSheetResponse, error)
+
+	// PutCarrierAccountRateSheetWithBodyWithResponse Set a carrier account's rate sheet
+	//
+	// Sets the account's contract prices for this carrier account, replacing any sheet
+	// it had: a CSV with the header line `service,destination,maxWeightG,price,currency`,
+	// then a row per weight bracket. `service` is shipd's service name or the carrier's
+	// product code (`Parcel`, `V01PAK`); `destination` an ISO 3166 country code or `*`;
+	// `maxWeightG` the bracket's upper weight in whole grams; `price` a decimal in
+	// `currency` (ISO 4217, at most its minor unit's decimals). At most 10,000 rows and
+	// 2 MiB.
+	//
+	// For each service, the rows of the destination's country are used when one holds
+	// the parcel's billable weight, else the `*` rows; the cheapest row that holds it is
+	// the rate, in its currency (several parcels: the sum of each one's). A carrier
+	// without a rating API (DHLParcelDE, GLS, DPD) quotes only what its sheet prices; for
+	// a carrier with one (UPS, FedEx, USPS), the sheet's prices replace the carrier's for
+	// the services it prices (negotiated prices), and the others keep the carrier's.
+	// The carrier account's next quote is priced by it.
+	//
+	// The whole sheet is checked before anything is stored: the first mistake is 422
+	// `invalid_rate_sheet` with its `line` and, for a field, its `column`. The body is
+	// read as CSV (UTF-8, a leading byte-order mark skipped) whatever its Content-Type.
+	// The sheet is stored encrypted, like the credentials.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /carrier-accounts/{id}/rate-sheet (the `PutCarrierAccountRateSheet` operationId).
+	PutCarrierAccountRateSheetWithBodyWithResponse(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutCarrierAccountRateSheetResponse, error)
 
 	// ListEventsWithResponse List events
 	//
@@ -10577,6 +10873,407 @@ func (r UpdateCarrierAccountResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateCarrierAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteCarrierAccountRateSheetResponse400Headers the declared response headers of an HTTP 400 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountRateSheetResponse401Headers the declared response headers of an HTTP 401 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountRateSheetResponse403Headers the declared response headers of an HTTP 403 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountRateSheetResponse404Headers the declared response headers of an HTTP 404 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountRateSheetResponse429Headers the declared response headers of an HTTP 429 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// DeleteCarrierAccountRateSheetResponse500Headers the declared response headers of an HTTP 500 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse500Headers struct {
+	XRequestId string
+}
+
+type DeleteCarrierAccountRateSheetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteCarrierAccountRateSheetResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteCarrierAccountRateSheetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteCarrierAccountRateSheetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteCarrierAccountRateSheetResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteCarrierAccountRateSheetResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteCarrierAccountRateSheetResponse500Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteCarrierAccountRateSheetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteCarrierAccountRateSheetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteCarrierAccountRateSheetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteCarrierAccountRateSheetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCarrierAccountRateSheetResponse400Headers the declared response headers of an HTTP 400 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse400Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountRateSheetResponse401Headers the declared response headers of an HTTP 401 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse401Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountRateSheetResponse403Headers the declared response headers of an HTTP 403 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse403Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountRateSheetResponse404Headers the declared response headers of an HTTP 404 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse404Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountRateSheetResponse429Headers the declared response headers of an HTTP 429 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetCarrierAccountRateSheetResponse500Headers the declared response headers of an HTTP 500 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse500Headers struct {
+	XRequestId string
+}
+
+type GetCarrierAccountRateSheetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCarrierAccountRateSheetResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCarrierAccountRateSheetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetCarrierAccountRateSheetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCarrierAccountRateSheetResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCarrierAccountRateSheetResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCarrierAccountRateSheetResponse500Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCarrierAccountRateSheetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCarrierAccountRateSheetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCarrierAccountRateSheetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCarrierAccountRateSheetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PutCarrierAccountRateSheetResponse400Headers the declared response headers of an HTTP 400 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse400Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse401Headers the declared response headers of an HTTP 401 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse401Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse403Headers the declared response headers of an HTTP 403 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse403Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse404Headers the declared response headers of an HTTP 404 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse404Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse413Headers the declared response headers of an HTTP 413 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse413Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse422Headers the declared response headers of an HTTP 422 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse422Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse429Headers the declared response headers of an HTTP 429 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// PutCarrierAccountRateSheetResponse500Headers the declared response headers of an HTTP 500 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse500Headers struct {
+	XRequestId string
+}
+
+type PutCarrierAccountRateSheetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CarrierAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PutCarrierAccountRateSheetResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PutCarrierAccountRateSheetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PutCarrierAccountRateSheetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PutCarrierAccountRateSheetResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PutCarrierAccountRateSheetResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PutCarrierAccountRateSheetResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutCarrierAccountRateSheetResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PutCarrierAccountRateSheetResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON200() *CarrierAccount {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PutCarrierAccountRateSheetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutCarrierAccountRateSheetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutCarrierAccountRateSheetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutCarrierAccountRateSheetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15478,6 +16175,71 @@ func (c *ClientWithResponses) UpdateCarrierAccountWithResponse(ctx context.Conte
 	return ParseUpdateCarrierAccountResponse(rsp)
 }
 
+// DeleteCarrierAccountRateSheetWithResponse Remove a carrier account's rate sheet
+//
+// Its quotes are the carrier's prices again; a carrier without a rating API quotes
+// nothing through it until a sheet is set. 404 `no_rate_sheet` when it has none.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /carrier-accounts/{id}/rate-sheet (the `DeleteCarrierAccountRateSheet` operationId).
+func (c *ClientWithResponses) DeleteCarrierAccountRateSheetWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*DeleteCarrierAccountRateSheetResponse, error) {
+	rsp, err := c.DeleteCarrierAccountRateSheet(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteCarrierAccountRateSheetResponse(rsp)
+}
+
+// GetCarrierAccountRateSheetWithResponse Get a carrier account's rate sheet
+//
+// The carrier account's rate sheet as it was sent; 404 `no_rate_sheet` when it has none.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /carrier-accounts/{id}/rate-sheet (the `GetCarrierAccountRateSheet` operationId).
+func (c *ClientWithResponses) GetCarrierAccountRateSheetWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*GetCarrierAccountRateSheetResponse, error) {
+	rsp, err := c.GetCarrierAccountRateSheet(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCarrierAccountRateSheetResponse(rsp)
+}
+
+// PutCarrierAccountRateSheetWithBodyWithResponse Set a carrier account's rate sheet
+//
+// Sets the account's contract prices for this carrier account, replacing any sheet
+// it had: a CSV with the header line `service,destination,maxWeightG,price,currency`,
+// then a row per weight bracket. `service` is shipd's service name or the carrier's
+// product code (`Parcel`, `V01PAK`); `destination` an ISO 3166 country code or `*`;
+// `maxWeightG` the bracket's upper weight in whole grams; `price` a decimal in
+// `currency` (ISO 4217, at most its minor unit's decimals). At most 10,000 rows and
+// 2 MiB.
+//
+// For each service, the rows of the destination's country are used when one holds
+// the parcel's billable weight, else the `*` rows; the cheapest row that holds it is
+// the rate, in its currency (several parcels: the sum of each one's). A carrier
+// without a rating API (DHLParcelDE, GLS, DPD) quotes only what its sheet prices; for
+// a carrier with one (UPS, FedEx, USPS), the sheet's prices replace the carrier's for
+// the services it prices (negotiated prices), and the others keep the carrier's.
+// The carrier account's next quote is priced by it.
+//
+// The whole sheet is checked before anything is stored: the first mistake is 422
+// `invalid_rate_sheet` with its `line` and, for a field, its `column`. The body is
+// read as CSV (UTF-8, a leading byte-order mark skipped) whatever its Content-Type.
+// The sheet is stored encrypted, like the credentials.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /carrier-accounts/{id}/rate-sheet (the `PutCarrierAccountRateSheet` operationId).
+func (c *ClientWithResponses) PutCarrierAccountRateSheetWithBodyWithResponse(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutCarrierAccountRateSheetResponse, error) {
+	rsp, err := c.PutCarrierAccountRateSheetWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutCarrierAccountRateSheetResponse(rsp)
+}
+
 // ListEventsWithResponse List events
 //
 // Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -19007,6 +19769,506 @@ func ParseUpdateCarrierAccountResponse(rsp *http.Response) (*UpdateCarrierAccoun
 			headers.XRequestId = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteCarrierAccountRateSheetResponse parses an HTTP response from a DeleteCarrierAccountRateSheetWithResponse call
+func ParseDeleteCarrierAccountRateSheetResponse(rsp *http.Response) (*DeleteCarrierAccountRateSheetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteCarrierAccountRateSheetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers DeleteCarrierAccountRateSheetResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteCarrierAccountRateSheetResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteCarrierAccountRateSheetResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteCarrierAccountRateSheetResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteCarrierAccountRateSheetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteCarrierAccountRateSheetResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCarrierAccountRateSheetResponse parses an HTTP response from a GetCarrierAccountRateSheetWithResponse call
+func ParseGetCarrierAccountRateSheetResponse(rsp *http.Response) (*GetCarrierAccountRateSheetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCarrierAccountRateSheetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetCarrierAccountRateSheetResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCarrierAccountRateSheetResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetCarrierAccountRateSheetResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCarrierAccountRateSheetResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCarrierAccountRateSheetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCarrierAccountRateSheetResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePutCarrierAccountRateSheetResponse parses an HTTP response from a PutCarrierAccountRateSheetWithResponse call
+func ParsePutCarrierAccountRateSheetResponse(rsp *http.Response) (*PutCarrierAccountRateSheetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutCarrierAccountRateSheetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CarrierAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers PutCarrierAccountRateSheetResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PutCarrierAccountRateSheetResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PutCarrierAccountRateSheetResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PutCarrierAccountRateSheetResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers PutCarrierAccountRateSheetResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PutCarrierAccountRateSheetResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PutCarrierAccountRateSheetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PutCarrierAccountRateSheetResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil
@@ -24812,6 +26074,15 @@ type ServerInterface interface {
 	// UpdateCarrierAccount Update a carrier account
 	// (PATCH /carrier-accounts/{id})
 	UpdateCarrierAccount(ctx echo.Context, id CarrierAccountId) error
+	// DeleteCarrierAccountRateSheet Remove a carrier account's rate sheet
+	// (DELETE /carrier-accounts/{id}/rate-sheet)
+	DeleteCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error
+	// GetCarrierAccountRateSheet Get a carrier account's rate sheet
+	// (GET /carrier-accounts/{id}/rate-sheet)
+	GetCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error
+	// PutCarrierAccountRateSheet Set a carrier account's rate sheet
+	// (PUT /carrier-accounts/{id}/rate-sheet)
+	PutCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx echo.Context, params ListEventsParams) error
@@ -25167,6 +26438,54 @@ func (w *ServerInterfaceWrapper) UpdateCarrierAccount(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateCarrierAccount(ctx, id)
+	return err
+}
+
+// DeleteCarrierAccountRateSheet converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCarrierAccountRateSheet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCarrierAccountRateSheet(ctx, id)
+	return err
+}
+
+// GetCarrierAccountRateSheet converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCarrierAccountRateSheet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCarrierAccountRateSheet(ctx, id)
+	return err
+}
+
+// PutCarrierAccountRateSheet converts echo context to params.
+func (w *ServerInterfaceWrapper) PutCarrierAccountRateSheet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutCarrierAccountRateSheet(ctx, id)
 	return err
 }
 
@@ -25816,6 +27135,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/carrier-accounts/:id", wrapper.DeleteCarrierAccount, options.OperationMiddlewares["deleteCarrierAccount"]...)
 	router.GET(options.BaseURL+"/carrier-accounts/:id", wrapper.GetCarrierAccount, options.OperationMiddlewares["getCarrierAccount"]...)
 	router.PATCH(options.BaseURL+"/carrier-accounts/:id", wrapper.UpdateCarrierAccount, options.OperationMiddlewares["updateCarrierAccount"]...)
+	router.DELETE(options.BaseURL+"/carrier-accounts/:id/rate-sheet", wrapper.DeleteCarrierAccountRateSheet, options.OperationMiddlewares["deleteCarrierAccountRateSheet"]...)
+	router.GET(options.BaseURL+"/carrier-accounts/:id/rate-sheet", wrapper.GetCarrierAccountRateSheet, options.OperationMiddlewares["getCarrierAccountRateSheet"]...)
+	router.PUT(options.BaseURL+"/carrier-accounts/:id/rate-sheet", wrapper.PutCarrierAccountRateSheet, options.OperationMiddlewares["putCarrierAccountRateSheet"]...)
 	router.GET(options.BaseURL+"/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPIYAML, options.OperationMiddlewares["getOpenAPIYAML"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenAPIJSON, options.OperationMiddlewares["getOpenAPIJSON"]...)
@@ -28228,6 +29550,399 @@ func (response UpdateCarrierAccount503JSONResponse) VisitUpdateCarrierAccountRes
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheetRequestObject struct {
+	Id CarrierAccountId `json:"id"`
+}
+
+type DeleteCarrierAccountRateSheetResponseObject interface {
+	VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error
+}
+
+type DeleteCarrierAccountRateSheet204Response struct {
+}
+
+func (response DeleteCarrierAccountRateSheet204Response) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteCarrierAccountRateSheet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet400JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet401JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet403JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet404JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet429JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet500JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheetRequestObject struct {
+	Id CarrierAccountId `json:"id"`
+}
+
+type GetCarrierAccountRateSheetResponseObject interface {
+	VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error
+}
+
+type GetCarrierAccountRateSheet200TextcsvResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetCarrierAccountRateSheet200TextcsvResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetCarrierAccountRateSheet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCarrierAccountRateSheet400JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCarrierAccountRateSheet401JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCarrierAccountRateSheet403JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCarrierAccountRateSheet404JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCarrierAccountRateSheet429JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCarrierAccountRateSheet500JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheetRequestObject struct {
+	Id   CarrierAccountId `json:"id"`
+	Body io.Reader
+}
+
+type PutCarrierAccountRateSheetResponseObject interface {
+	VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error
+}
+
+type PutCarrierAccountRateSheet200JSONResponse CarrierAccount
+
+func (response PutCarrierAccountRateSheet200JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PutCarrierAccountRateSheet400JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PutCarrierAccountRateSheet401JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PutCarrierAccountRateSheet403JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PutCarrierAccountRateSheet404JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PutCarrierAccountRateSheet413JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response PutCarrierAccountRateSheet422JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PutCarrierAccountRateSheet429JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutCarrierAccountRateSheet500JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -32689,6 +34404,15 @@ type StrictServerInterface interface {
 	// UpdateCarrierAccount Update a carrier account
 	// (PATCH /carrier-accounts/{id})
 	UpdateCarrierAccount(ctx context.Context, request UpdateCarrierAccountRequestObject) (UpdateCarrierAccountResponseObject, error)
+	// DeleteCarrierAccountRateSheet Remove a carrier account's rate sheet
+	// (DELETE /carrier-accounts/{id}/rate-sheet)
+	DeleteCarrierAccountRateSheet(ctx context.Context, request DeleteCarrierAccountRateSheetRequestObject) (DeleteCarrierAccountRateSheetResponseObject, error)
+	// GetCarrierAccountRateSheet Get a carrier account's rate sheet
+	// (GET /carrier-accounts/{id}/rate-sheet)
+	GetCarrierAccountRateSheet(ctx context.Context, request GetCarrierAccountRateSheetRequestObject) (GetCarrierAccountRateSheetResponseObject, error)
+	// PutCarrierAccountRateSheet Set a carrier account's rate sheet
+	// (PUT /carrier-accounts/{id}/rate-sheet)
+	PutCarrierAccountRateSheet(ctx context.Context, request PutCarrierAccountRateSheetRequestObject) (PutCarrierAccountRateSheetResponseObject, error)
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -33276,6 +35000,83 @@ func (sh *strictHandler) UpdateCarrierAccount(ctx echo.Context, id CarrierAccoun
 		return err
 	} else if validResponse, ok := response.(UpdateCarrierAccountResponseObject); ok {
 		return validResponse.VisitUpdateCarrierAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteCarrierAccountRateSheet operation middleware
+func (sh *strictHandler) DeleteCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error {
+	var request DeleteCarrierAccountRateSheetRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteCarrierAccountRateSheet(ctx.Request().Context(), request.(DeleteCarrierAccountRateSheetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteCarrierAccountRateSheet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteCarrierAccountRateSheetResponseObject); ok {
+		return validResponse.VisitDeleteCarrierAccountRateSheetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCarrierAccountRateSheet operation middleware
+func (sh *strictHandler) GetCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error {
+	var request GetCarrierAccountRateSheetRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCarrierAccountRateSheet(ctx.Request().Context(), request.(GetCarrierAccountRateSheetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCarrierAccountRateSheet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCarrierAccountRateSheetResponseObject); ok {
+		return validResponse.VisitGetCarrierAccountRateSheetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutCarrierAccountRateSheet operation middleware
+func (sh *strictHandler) PutCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error {
+	var request PutCarrierAccountRateSheetRequestObject
+
+	request.Id = id
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutCarrierAccountRateSheet(ctx.Request().Context(), request.(PutCarrierAccountRateSheetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutCarrierAccountRateSheet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutCarrierAccountRateSheetResponseObject); ok {
+		return validResponse.VisitPutCarrierAccountRateSheetResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -34260,512 +36061,536 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pchs51ij4KgjOjTB5vxRNUtRG/ZhRyXa1ur2oLbmqyx9rmGAmKGYpCbASoCS6whH3We6PebD7JBM4",
-	"B0AiFy5aXEu3IirKYmZiPzj78lsjErO54Iwr2Rj81mB3dDZPGfx9EscZk/JS/MCyZLLUj+RiNqPZsjFo",
-	"nHBC8T1RyzmLScJJKm5ZRiIqWUBuEzUVC0U+n53/V78RNG5oumC6iyhRuj1nt2QpsutG0IjEgivo9NNF",
-	"I2hIRRXTXyzhR8aY6jYGjd29DpkkEzUl9IY1gsaXZN4YNLqdbvew8fVrYGcLc00iqhLBizPGNywmlMdE",
-	"KspjmsWJZDFOllAyY1LSK0bmehVTyq+YP3GzXG8N71//SH768PEfq9fw/qfKGt6cvbn8Gzn54XVxDTtH",
-	"e7sHja9BI2ZpcsMyOk5ZY6CyBQsaZl6yMfhvfV6x7hk7Hbl1fGFxI2hMEpbG7m234drmz4jfZECGxY0d",
-	"NsjOcNHp7DLzxk132Gh8DdzwegdWDQ6744+sH1SGtQBQGNHuaHEw2M3VS9VbXVwoVaw63rI40k/FMb4k",
-	"8/6IxnGhb30+fs8AzAS+GhD/2H7GI1/IxqBxY+AMoPI7qqLpqdB3SrG4CJDu8YCwG5YtSaLYjMwXWTSl",
-	"EuaRXxr76YlqDBq9Tm9/p7O70+lfdvuDzt5gb7/d2+19tnAIMDqhSapH7ASNOV0m/Ar/ZDx2f7uRBr2g",
-	"oYSiaWPQ+xo0oozRtWP1DvRYid6iMVWj3vgg6rPupEOP4sPoYLxP9yZ9tqtXkNIxS9+IbEZ1Z1/mqX0m",
-	"P2VpY9CYKjWXg5cv5TSZx22DfdqRmL2k8+TlTfflWG8gky/XjfMSe2xj9zM8UMWkagQNMf6FRQonGk0b",
-	"3jm5Pc0P6i30c273yD+sCzFjBMchYkLUlBHokdBMw1qSpmTMEn5FxmJxNVXFw4MJQeORPYCgwbJMZBpc",
-	"1/XMhSIZo/GSLJk6JhlTGk44oWTCbolkkeCxbASNjP26YFKd6SPJ2K+jvUmX9eLdqD/eo/tHB4feGhOp",
-	"SqiczDXWExNiNtuffEwVNXjnGQS/IQj+HDQ4u1Oni0xqqOCLNHVHdo67VIHJkyhi8zL+SCQxm10AwTVn",
-	"0lt5Jp3/wDOZ55vtDuBimsxnlkWquzgUr84LSaT9NNDXFE5EZDHLau/UmKaUR+xkPk8TFp/iCJ0AJ3W2",
-	"xT5GNMsSlgHbcX6RP/hIFTPd9Q4O9oJGNKXZFTuZaThwLw53tz7UaJFljEfI4LyCB1KJGcvOsyRihR6Z",
-	"VMlM9/mKLmVjUHiCvM3yFXJHbrwDTXMzMTupsFgXlJM3GeVRIiMByGU2pxwZUJouVRLRlLzmVwlnkrxV",
-	"cZUV43Smx7qYCk3L51PB9c9+d4/s7e2RTrfT8fi105MCv9Yl72h2zRS5UI5bO+p3O3uaUbta0IxyxfRF",
-	"mdBUMgP6cjofdeJx92DSiw870YSyeD+KD45iSqm+HvIjU4uMu0Yr78JF8gWmerdvn2x5ORDuX66bCH6z",
-	"/mpYUNbbRrOIpfpcpiy5mqoz3hj0g0bK+JWa6h/dTtC4hVcfvjQGu72gcZvE+Orwa9CYp1RNRDZ7wyys",
-	"HHqIZhNFkSy7SSI9xfMsERmyl+bhKVXsSsBxW45PvxSLDBrQeVJzuYG5UqIKbu/ZLfmpViphM5rozacx",
-	"/X+8Lc8B7CSm5K24YSmNmAdovW7PANrREdBpmcSMq0QjVQMA64QF4MtPbhhfMPeyp8F5kShGdncBegui",
-	"kF7Y+9opKXGxrnOV0eiaZYB2VHY9mkwOjuKjbvdovBd3jiadXdqNDihunf404VfvF7MxYJ+jfqeze7Db",
-	"6R/2ut3O4YH3zYXd+4SPVEa5TDRALebxGrRz1O7t73+uEMVG/Mvr/ag3vf3Xl++uf/rl9e7nX/5+/eHV",
-	"d798nr1JP7/6/MvnV9He5+/fTH/6J+DuU0SGJxGcZRl3R4JzFikWk0/nF4TiR6Sp+a8oTRhXJInJjMpr",
-	"FrcKciB+6dZ+0v2ud7pbRMaIi6EX2M//87/+t/vv8G8dDTarEO/uYO9w0Om1u92+hv2YyShL5ijONj4s",
-	"MphtJLjeX72TjGtRMbayIuM3SSY43NtBY56JeBFBY4OdIjrqT3ZZL+5GnfERPZwcsP14L+qPd+maYylM",
-	"qrq163hKsyt2g+uZy+c9XcH/Fff5E3ZV3OrLKXPQS6VRXMR/VoglzTldSLxSbpsNIvw2+7w/6HUG/b32",
-	"4YEBXViGwf0fUW6q7qicivkLaXVcNQqsx3MmScxmc6E0W/UPtgTaAoPtSORVvhHn4rYAWNv6DbgVViJN",
-	"OPl8/pZMRAaSqZqybEZTMs8SropcbWU5M5HxhF/t5IexgvOXOXv937/99RjBxzJHazmZf1Mu5Wvwlz7o",
-	"/DS7+1/rD+l0MWeZSrhYOcHTKc1SJsl3dDymV/5x9DuHZq793rq5nvFJwvUWvxWwVjPfvU633/j69ef8",
-	"qhfJyEqkZwjFC0nELS8TxRwBlqlGxgywyPXUJqcu/4z7dwfnv3zX42+vj24+7srL/duful9O9qLXhxND",
-	"beDrCxZlTGMKvvuPw/k/u/KH/bvPR+PTHnuzN/37wextR3zsq0+oON9I1deQlxLuWszljmua7yMoCGu3",
-	"7wNnxFxkq8X7dSEUC4xC0NgYOPGGItdsuWJjUZr/y92Qyj6C7mOn2+n0dncA9VdIwDyeNJ4MhxZFxH9X",
-	"3OnA8R3lyYTJ+gv9GnSCtzRRCb8iGqKQplvwjOl64KvSczOaT9DzuVyi+Fg7lRO4ihwxwhpMUhkShMid",
-	"7uejo6OTk26n29vt7+0fHPbrZNCar/LZ/cjGUyGua2dn1KtMgmXQ9kuU0NcVAJjIpVRsVhBditim+BW7",
-	"MdyMY23aBc0DblXbcKyNn2tWfosT3oHxNf+5KOh+fK2P/k6iNghW/FqPvs7wBOrFdpSbn5zNoSA1zJMf",
-	"WCZxgTfdxha6QlTXoFT3bDH4xhYDsxZ2o0bdSY/txv1ob7xPDyaH7CjuRN1xT0tFajln1SPP4WSd6K7B",
-	"YppIJbLlgFBiwJYg2MJloc5cWS/W3xOEeu29XhGEqqzG6ub9g3Yfzpjx+COjEkadJJymI7N/8Grz6O76",
-	"/ubZfo3uGi6wiEAfvrEjd2yxa6wZ37zTDwsFopV5v9zcd7e9190t9C0WajQR2cj1URziJMuSGxYTqkjM",
-	"pEo4uEaQCY2SFMnkhhE77b1OcTWeJq841is2p5liMRFZcpXcY5D+Ubt/tLvdIBfTZD7XCBqpmQGJzUMc",
-	"tvuHxSHmGcvH+NncJ5Vdj/qTQ9qNeuOjeJf1J3t0f3wQHcZHbPVFNXfDE2Y1n8sXaVoLBduRr01qUgNn",
-	"udNIgo47+TiDblDAqR4iNaiz6+MRq03pTbqsEx9Fh+MDuj/ZYzkeKZMufTT3vOW7R+2jfte/5avMYN/Y",
-	"uqUnsvts3Lq3cesg7iE9Gx9GB/E+25v06e64F202biGv/2TGrVUTMcYtHO3PadzKL8GzceuPMG4djXfZ",
-	"XnRAu3Fv0mf79DDqjHtxf+Jh5tc5F5AK61BYvLMBgTv1eNrUaR/t7a+lTXUmt729brfX2e91d3d3+72D",
-	"7tHhfp3hze9qA0mxE1lHUjr1JKVbT1J2o964SzuTI3YYH0T74z2KKvycpNSISLWGv8//+tz515f3v7yb",
-	"nd39dPnd7MOPn/qfX8W/vJ+ddX+6/Dh71/u0/HySc7ZWOD41h1Bgcq0s2zZHhDKQffoIMQiY0IMVPKyh",
-	"YuvloryHzQMB+dK4xwOLo9293tHuXvdwv9c96nf6/e5+13y1JYq12yD1X6O9qBv32O6kT/fG+9FBfMiO",
-	"Jh3aHb/UPRok+xdUVCEQrFzdasrhAUnO6xlhfz7apXEvjvt0d/9wPO71e+O9ye5elx01fBdRixf8i5Lb",
-	"sorcV35RyjCbg7r1TzrPhWMf2Ks3DMHdo4EPBfdnZu6ZmXtm5p6ZuWdm7k/NzD2SHbN0xuj4a91QSpoB",
-	"9IpFQE8FZ1Z7iJQnV5c8WN38rCt81hU+6wofoCt8jLbPIgJjTrus2NKM2aqt10yaF4zHRP/ZevBN3x90",
-	"Ou1ev3DT8/OFYeAKEs2VETSCBQ25GDvzHJCJ2+n1qEt7492oH++x/ckBPRwfRZ24y3qTwqYc0oPxfrQX",
-	"99nupEe74050FB+yA48N95cIOwJOAbVBQ5dTE9lDEvm4ICHl9/SkQUFrxeRTXzq+OD15rzEQxJjA+Gvt",
-	"x89i7rOYm8upBTBbE8kE7tfGZTiRBNyvgewlSgLwrYe5LUHp+RzvfY42IMoepJYDVyI97wQR7c0o+lRM",
-	"WfUQN2M+u4YX0uGfb4ID1xnDHbaoj458xn7Pt2YF9lvh2v9hzvjJ+dnfLz68r7lAzl0e8F6SSUVmTB+/",
-	"LPBSCZ8I/a9KVGqltxjYIGB7T87P9Nc+t/U1aIg543SeaOG63WnvGhUFy1CMQUcjAyYN9CI9T6LrxfyU",
-	"8oilaYVJsI/Rx9HD4OvTJ/yJISeyS6q5lrs9LVn3OqDwqd77VEhWaXUw6HQGnc5O53AAc4oEnyTZDMQr",
-	"d6t/vDy1/PxavNDtDLq9dr976PyZ5tH1aDc6Mhq0w/FBtB/vsf5kl/Y0jCdcqgx9XTVgntPoml4xCQHm",
-	"VKEqOIkZiYXIVl+JOcAAqNig/SkGVXU1jqXxsjzRzlFpzTX3aKXysXCPHNStk3G8U/EAFvZwlUvixfkF",
-	"wUWhssIpPAynrUTJRfIvBsIPgsyKIyLuUDGI454A9Q3gIz/jdTQb574i5Ow/4DCf0cz2aEZGUxYvNqEZ",
-	"3JSjg9URewiVF663UsoXOBAWk/Hy34RQPgPmnw0wvwaNfy7ESroXixmTKokImspQcUYh4BF83ok1mPpA",
-	"+R8XlPdvHDtigEPOBZesCB0fqWKQhQgTypjbHZBoyuicSWUkkeZELDLjIT4ryCOZ7mCFRFyx93eP9ve2",
-	"NNh3jw6qBvu9zQb7rt6BGvt3rZk3t95+n4kFj0/iG8oVhuZVjbgsElzM0ISyvXPDN/dOuP9itzNVl5a5",
-	"YpUHR0edLVd5cHR0WFllb4tV7pdWiUH6GxbZ43qEkySrP8u7Odz14iLfsPj1XT3k7nYPtwbd3e5R9Ti7",
-	"Wyx07yELvTAH9uGGZTxBK0N1wcK9RQH/I5sseLyCYmTwcpsIxrXxf9gN0KcLesNiD8GWYu8pGCG/Yej9",
-	"RqXb/r5jLmicjXLjWD/2TegVbuHbxez7W7YpaMdm5hwLcV2vrvxP3cgVTLt1oFu3sS5LAWmmiVSQ20uS",
-	"Kb1hhAtSdDRp3Svd17Nr3LNr3LNr3LNr3B/jGvc7OaGtzuUVX7+bfbr7/Mt30w8/nvV/+hJfv5996n7+",
-	"5eP0Xe9s+dNtw8fQ5yYseLX12IIHyRZckibGERcQ8jMe/g/Hw38QrnxCFGgzvD7jv2Lna3GRuYAFdFIf",
-	"MeEem9zwiZLGKER5bJQgMqL8Gas8Y5Vn7u6Zu3sOfPhTBj54iP4HkVj1Vl0CTaPich6HRpFi/diaNyKJ",
-	"R5lt/8xNPuP9Z7z/tHi/eMOekf8z8n8g8u+2+33jBWbi1coa3WpUWkD8eJt1mS6fQ8qeQ8qeQ8oKIWX5",
-	"RVtrl8JPNrrPP1+054v2fNFqL1qdCj3+29+zf335OPvw/eu7n778Pfnw4z+/fL78OHv/4+veT7/Ev3z4",
-	"/p97n7EcBoZtb5EK+lUiITE/gCwXt2vynm6d3T+fwLpUrCdcqCnT98SNAho3TapnImMm1hMiMbdKxkqa",
-	"mEDV58VbmzO0uocm01FNzla9ILMUKzvVoT97W03gZ8ZUZmtQ0pzpIHkga72zslJsNldvxZX/cw0L1NmF",
-	"Wgx0ocSMqiQ6wRbod+JFVmUsYnoKhHJ5CzPZ6+ySC5PI+hOnNzRJ9TkeE9cXMcOTnsbrexrjVIJ2UTpI",
-	"KbiCvNMCaLcH3DU4nb2+i1imZ9NYzDXPTGe2GgvByeWfWhZwr7MLuQbXrVwP297tHNWvvPeEK99dsfJu",
-	"t7ry7uHBo1f+c2BXjj5S5dXh0/VUs9vu5FTvbIuEEPDh5cqsEAaPxunNqBxRvUv7471oX3+jEZaZZJ3X",
-	"atc7shxfuyDA+8Zx3++mYGz5XvnAdrvVQ+h1+sVD6NYeQmfrWPbiKayJOvdPoRB67u1/Z9yNeiUa1pl0",
-	"aWMFUbrntq5wmilhv38u2KKsWvPw36/wukxOCsdV2ODOX2SD1wN4YUqPB/B81y+8hhX51ntHmpxpLJco",
-	"SSQUUygoLzf7bx3V1PQpZTsvVUt6QPLzTQsv82PbJ0Ov2a61Tl7edytElcfu2EqW5F7buAWH8g03dj1G",
-	"8Dd7ZcmqApDW16163uoCDP+YqKmth7J+N3mM9z254prpxHsfEDkVt5yoaSKJ4BH7N8ADZoWuSsztVLJo",
-	"1BsfTDpRNz5ih7Q/3vWCgbpRB8W7bTf/a9CYMgolGAa/QXjE22SWKPhfVfI4pXMKxc6b40UmVcvVc15E",
-	"10zhzhsVN4kzeish+KatFxJN2QyS25gsMwlX7IplcP5u2I9sRhNu/J+KQ/84FSmznUuSsokiCfdGv88o",
-	"ktUs7hNP7ohKZow0TXqFlmaAb6dJNPVXmUgyWaQpoVc04W2TgiHJcsBYP4s8X0N5AmegmJ8kzISe5Jt5",
-	"TGgqhV4vMNFkLOKESY1VQpf/IdxqKlJlNtHFR6ay5clEof64OJUL3ACiBBRYIWM20dIpZKHQN65plhQQ",
-	"CCRhMVnMW+snMEt4MlvMMDd7eV8woInOmDKQ+J2tEFyeGbwgSdyGuDdwFVLT3AqSxGsnYS7C5hIZ1e0q",
-	"6hXqpnZarAT5BJNcXxCwZo6GXlU0BnP664KRuZAJKs0wJG6esZtELCRwBy8kCXOaF7qp/7pAfZ6Ze4RD",
-	"FE6W3r0Fa5wWIzp181qBTs41UyKTL2zVYCm088eK2YQuUi3t7gV6YASprh7WAVg3qLt4NgdK3cnZd09w",
-	"ZBvScVT3BuNp62aFb55gThvCR6tzuvB0fxXUYN49wbw2mKur8zKMQu20fAbh8VPbQKXLU/uaS9QGfcXf",
-	"U8Vu6RIzAHHFsEAvnc/TBC2VL3+RRrRx4/+PjE0ag8b/9TISs7ngmr94iW/ly9egPoGhiisPjXFhBLQh",
-	"JE3w6LNPoZkMW0RkJLxhGdAX8+mAUBKLW24UNfNM3CSa40E+0CQd0jvpsQj/2jEUbAdPoW7K5vOXOa37",
-	"iqXm/QCsDZvijsIlUEr4DU2TeARf5Louy2+MRby0iZPgQwKZZ7bJkBQ89gg0h1o/PmmG/rzxHChR4ppx",
-	"cks16pWSxZaV+fTxLWmG8HaU8BGgw7D1dEdwKvgkTSL17aESrNAKEv3AiAMScqFGjkMOSVPzNAPNwahF",
-	"xj9MQqIvqYRQbYNi1JQqs6dD7pq2At1osuCx3qN5Jq4yJmUYkJCmEKo+uhFJzGL/ic13hAO7VINDbj4g",
-	"WqxwObCOMVs+mmrMtBLVCoY8TDhLk6tknDIwxjE9SLzA7WMjxuO5SLjSTzHh1wS8a0azRM405+KNHoto",
-	"oVc55F4SOC3coIkAG+otQNDARhpkTMHFhB+bQdCDJ9Ry0ZCH1l0H9xPaCs5IosiUSr13VmVV2D09rxnl",
-	"C5oOecacViuRxO4QKrh0B0a0GYnJyB5Vvq4X0hXSiijXt2HMhjxmkCys5R2Jy3sDbU2iGvfQsJy6gRd0",
-	"Obpmy1Ek0jSRieAhVjO/Zssh1xuz0DdJGAnQHoUJ6yRxMpmwTEOVvql1/SZ8tJBMz0ZvAWIVk/EpkXqU",
-	"PN1btuAgeVLNPpNuxyZkMzgzICFw1zvAXoet9pC/plmqmUOTiYpEYpHGRjdfnIolJKNUSBUeE0oiMZsl",
-	"SrHYygMvpJ4hfob345ZkLBJZbJNUafE4Y+iLBPJyxuYpXbI4IFLgvdJoFRsPeSr4FUyOq/aQPxm6eSOy",
-	"cRLHjD8Q4cvFZJJECeNqJCMBNrHcxKGl/DnL0AzMGdPiypSR2yxRbJAHM9qGG8lAzhhcQJNBo9TVExCK",
-	"sLomR7ALoxuCfZsJfjWaiZiFT0cEzrhiGacpzvLb8yeJGc8xKJJOmBYtMamhS6omNboqBV+3AiSYkFDl",
-	"amFOG6VguYimIANbBkgTGPuhRisFlqf08um2871Qb7QQ/DvspF7DRI8VkuYskTLhV+DZxdBXwdEOV+cY",
-	"t8+QokVu83vC5Z/TZSpofCnEW5pdsd9hF+Y44kgJMUr1mKGp8Kk5MHYXASroknfJd6R5CP9o0nr+4eKS",
-	"2MqVAyh9arGHFn3vdmb0bkd3sTNeKiafkus6p0uNQD46ueN3AJTRHAcdzZiailjz+jHUs8THBB8HeuP4",
-	"Nhfx6XbDmKA9C/TvKCP5d2CFpBR4SMP/HK+S5UJHwA6NJos0DUkTgcs4P6OueUCUEJqlWrqITYnKNA2N",
-	"nvO9PNb87VSzE5qJMZrq1sCcCrIYBX7CchulM/E+2XwkTvf3NXjMYV4K8Y7ypXkqH0TnM805g6oHFOeO",
-	"wtvts0rf48KOdM0u/D4SXuhP0uIb1AdbXa2PThzzeZWJxXzIm+Hdju5hB3rYgadhS3NfbDZXSwcSIPm9",
-	"kE6FqDk3Tf3b5EeaqCGvBYNjEv5rx2m3d0C9Heq+b/XdXqm5HvJCM/g/yBDl7oxOPoR8YppF1Dw2JlCi",
-	"C40/FAg/sceTQr7JfMGaOtndCUjv7o4kPEoXMYvbQz7kJ6kUpLjDGJcoFpi9rDCh/xkSA4zeFUOVxZB7",
-	"E0oEl6TJBW5qoDH+gl9zccsDwu7mGhPrG52xGwERMZy1UDEKp4nl+YfcpBrRbDhK9Si6a74Z7M5aEJVG",
-	"elNTNquwz4+5lcXD2di8aL0pdVGwrWzVTd6i0pUxoGzZjf76cWjmExysyJIvW5HP1cojOL1S9u0xoxnL",
-	"zMHOkEEgFm5+J/RiuLmRXSasJ9RCqj9x/QCVQwZqkcfFRwamn5C1+8TnmYiYBG/J11xBjMoDNt8ubpKw",
-	"tIjhTQRMG4yKxt6VoA8Pflz+6Pc5jh9y/Z1VQUk2o4BX0nRJzKEMSFhYGp6GPTHzCJiMIQ/xp8Yj8BdB",
-	"Hz1PdxkLhtpDqxjSw5Z7U0IEWrgf8tBIU5zObOZ5yE0p8w40WoKxgBCAEkjiRwFh7StNAfJQpiuROf2l",
-	"nWPFDBknMVmKBZkxykkpDOr/Do2CDCds2jguK5FywYC9AoEuFhq5kGyRslyQ42IECfZC3REXI7iMenvN",
-	"UK4zx5UZZhLZNsvkZewXFqGqL01uckZLEyjE1n51QD3yVXKjScQqftCuCUz+I7V0UvuQh0BRMBAJvvU9",
-	"FZCchZ7KDB9YhtHGDJA5lUDphtyJbgQ+BUoaKb0K97HRFWu+QA9omMeREk7L6QZwSfAJiI2o6zHJn8l8",
-	"AZRcE76AhPZTEJTlYj4XGW6hHyc6pYAZ7bdEKjaHU7dbH2XMhJfJkdk1UO/ZDvwD8L5FhiEqGlCPcyBP",
-	"JGi0jEYWdSNcjOyopoG0B663BrrkjpOy7ATlQ24cOcrjBfqeZEZjCuyKyIiYTPSec+GgSHesJyNueevp",
-	"lGUOaUE3XmRgWa0+F1LR1KZAa5MQ1dA+9sT7HpoIQngVfroI2wQyY0rg8QAKcqW6JNGURde2W3Qu8IUU",
-	"EmvEw9GRGzpwG03T5JqRZr/X866/wVdOpoTfLzSkq2lrQCj5dOFPnWK6crQZaFaKZVmiRLYcctBTNjWT",
-	"F1GNuaQSGTgczEHFLDX0Yndfkjl0tkfi5AqOKCOfz87/q0+aIUQj7OwfHB6FrSE3OuF5xiaJZkbJQves",
-	"lwUZdnCL9cBw2riRiZbfsN0kuUOWb0YVmS2kgjRpQ54o0vz4+uTVu9cBGdpDZKWNVPSaDRsGdOaZhjRl",
-	"qhBHhsLmdkgvINQzs++judv+7FYMkl60st/bysBlr+9ujQnfi0atOK1cfCC73f39nS6h6XxKd3qwb5oJ",
-	"yceFCNY5VYplus3/+98nO5/pzpeff+t9/R+NmtFMsKs/9Wrcq+92sNev6QVtvoX1FwNSN67aBNH6XfxX",
-	"l+QhtRD96vXSr+ukEHLrdWWib833YyFSRjkwLxiPWwCDn6oAUBnIhe76LWsCbcvL3gBJLujX77YQ/7tx",
-	"HyFA2G+OscLFM9w0k6++5f6/3WqDhuEL9SA5oP7s2pvYpq+BvZBnfL5QJhM5+MPQ9Ny7huZc1uNdjR6p",
-	"498k47GmUIMc1QHiCM2IKFZzQVA929REyMiihtNKJOn3emV2r3Uv9P6MUJ4RyjNC+d0QStC427kSO+ah",
-	"5dhyNPMDKJFtVoLfSjfTq4KwTkT1ujU2easwrx6z4Y6hT0jeuqlzf4bvTFzqV7dMmmV0acFnUcOLWjU5",
-	"OFrc0gyVhE1vnkaiikSWMSxPoOUO4DSRh7cWQRB783Zge2F8MdPnYkdpBA0ziFMh/Lz5TE28tL95QSNP",
-	"vez2rI5egK9p9egKpc9+a0xs/pSYKrajkhlrrMJ3G08ERjzFT78WQoG2HgeS40hI11L1obbijfnKaQqk",
-	"8+TWE3ihZUyw2SJ1RGEB6kkEmvAJzsj5qzdD3gy/f50b1V7+lsRfX5qu2/N4EraONYsNKmOgWVLMmBWf",
-	"ML1wlAlNTMkYAhkcY+7mx6KUot4YyVtlvUn8GL/eUgqc9Yfz1vvUtly30agiL1dd8jeaJNLf0HbdBDEg",
-	"YP3M3ulvvuZh3NX5UOedb3xCYOT0li4lCWEu4TFJFFEsTaXRTeGXElVgeop5cDKJKAeJZknonGaKNMNS",
-	"vEP4QpKYKorCndO1oPcbflq45TAHfQsLRxlNG7UEZAVCMnsNeOh2mqSMaLFRQxowSZhVErV0JkQtNBbQ",
-	"0F3q0J9V3qFf8nAz3nEkInGZv4McGeXXugh/DkusREanDovUOCDaqwsXa7wkOB7h4vY4t1vGIYqz0l5q",
-	"9CYLTIYwFhOZ8AhkcC4gqKKI/EyMUE1wQ2Czdta/y0tp1rz0s1RWXyuhkNWpcev2dx2/C/LsoXkcoh+Z",
-	"Y5awcpNBmVenesE768DgmIQawoEBz680laSCFAn6OOqzqe6oXy56g75aT+wk//xhFMJWmd5Ih3L0unFS",
-	"Z3HOOPxWvNPtwrUp3W7v5aYrlbhPAn/LircJ1rb+YD+CnxxsfJp+mEDM48atQJD4GmyxFSZcWB/u15/t",
-	"yDYks3jy9iS2YtbckZTZMz9QsRKSAs8tzdFfQqzHMeGLNEVXSUZSKvGxhk39AllMdI5ffyiwgsIUVm6+",
-	"iyl4gPT9gXvqelAVA/QcE3ZHI5UuCSVYChFI9EfPd1MsVMG78h9sGbY1JcgilhpKAH/Loojd1PTObJu6",
-	"Fa3qtXUpfSrEFowI1mIREMlSFilDRmHC1nLSJhpvoxrA+D5njCSchHc77E4xLpNxynb0dQqPMT/IjC7J",
-	"GApgMIhxWCsragml1I8+NJOuETMR2Rowr/729hw24tXrRtD4/q1+9+r8Fb55bcrH/JwzmJvA9RQ/w9PO",
-	"pZfvlpsavnIffq1kZtxCUnIDChPjvKHZB/zMNcvTDa5rhVtVaiTr4ui00JGSsbhjkmj6mgEn5YC5OVuk",
-	"KtmZJyxirYAkXCpGwfBmYXQAxindashzgAyM+8FYqCmo3iuWQsFz0D4mnCVqyrIBQS192Wzpvg1bbfIB",
-	"vMWRZ3LuYFS6T/QXqSueNeQGmg2E66URadYN66pf+Kfzi4AA9LU02A/5rwsBRBU08FkCPKqvOcfi2Ojj",
-	"C8GgLuwWJIOtkGjp3Gb07gybGWWB+dWtEYJtIsj6627mGLa3UauU00eun/NF6fNy8bbtL0UJefuXy++z",
-	"DoUXox9r1Bn4wmaBKujIut/1TndrZdVVKNQvsQ71fowRz6SSkQgk2yHOwDhR1SDPp8eWgCDBc6guRg2W",
-	"BW9JEgdkhnEfTUy+LhXpk2hKMxoplslWUeH5f/7X/3b/0e64V7udD+AFWSHJxgbi74XA1+mfGL9JMsFn",
-	"hnteSx2Mid1rUSPL3yv8tZBkbLv113GYecFSf2+8Uw1KsF5cd75F/nlsvlFPwCCWruhGTvFbcHpmDqe5",
-	"Zf9hxpYc5Z+cn/mOAoEWbIFqDQijWhqzaIJeM2nt8sYEE2BEFPocSOsd/8KYcWuIZu6dkyjLC1pzeXQt",
-	"jZWmQj/b5McsUYpx6z/ISMauEqmyJZiPzRQN9hKZJM1wRq8ZuWKcZVQxiBAa8h0wgg9IaIEtJM1TweVi",
-	"xjITDGFeYUII/7XJfROQsACeIWm+Pr9wCJTDQ+gnA8+M049nr0jz1GTUJh9x2hhlcfaqBY4h8OE7/d07",
-	"LTln8KIN063MFrHb2au6qeK71ROFhIgss5OEEQDhFsfQEFG/GfiHfVnu/qS4B9C9h8cHJKTzRMsHhSEW",
-	"kmWaxISk+cn8qR/PqZS3ItPzOTd/6sfjJE1dMsSQNL/D396+03ni5quHwe0gTVPKuxUQZFxpijP8/u1j",
-	"tjgSXNHIQZL+W7fEtZ+/GpAwFVcJD0nzrf533coWkYj1Lny3kAlnUjN1CQaRwUAGgnAkC044VFXjUWYW",
-	"Sok44BJUwfYY4a0IJscWRIrH297CjobHXR3/vXHsVYuMszggqbi6Ql9h43qScBKljGbtIvwYqGlvY8By",
-	"YPC0w5ehaau5FIC2Op/CIEWALndfZzRFwKnpVoNfFZhKXe7W8TkrGSyEHB9lGphxlyYHFzysY7xg7n27",
-	"bEPsrJzAE5xfab54esUp22dm2jmKK84cPyvNfm+F5d3ghOrUsUeHJ7a5RJqOrDyI9cRlq+4dXlkBQR6u",
-	"KUPjQZ25R6O5FV0BCtzqxsxWr7lEJ7dZo8W4T4cKLOI+RiRvf24F3JbgbUAElhiW+jyszf+yik98XZQY",
-	"XHIXTS9iLGhfScr1I+RjKtYvQT5RFmRFRdNrSZQYkDDvDczTMAjYn8HjNu8jVOA76/Hzga2fP6YSsjPI",
-	"ondoHlCKdM7Zjfz5Qy6vn2u2+tRzNK6zN+Qz0zytiRXHEvY0TVHdgsaMe6gnLwvbpo/wiaRpzzsHZOXf",
-	"QxdZS1mKK9Srwnhh/XWAhuhEkSuKWrXi1Lvdbg9qqlcO6zrhNTc09HzNfUfptY7mwFcWAhG1EEBM7FMA",
-	"OVkAPIUgMhW3NvAtpYpl6DiBxx6SJrWrg/BfByQaNFxAwZxmsuhTYWfdCBreROpsYx7Ss5nL1++3+awC",
-	"ERAONiCXedgDi60iXAtW3jzImKlbZmLXUH3OYmIrfMg2aeIxtTaK9Lk0D8eXL6JWeAV53WjBvEw1ayXX",
-	"en+7B7vW3cdv7iH+bxt93MoVztfrHM6KX3s+ctu7wt3T3W2Ne9s9/Nke7rK2rW/a7+vairALhraHQe5j",
-	"z/3hfjR5fo17mUKL9sSCMn+v01mvzi/vt5vB6q1dWVbgPtghp8kP0y7XK32tbmxLBWFFOVfVA+eIu1wA",
-	"oewmu1erJH60HvgxsLiSBPhbtfqgfRPyPfWWoWdRwVDNgv+3szo3fbMzWL9yw/OCp1oe9rJiJYZr+LOa",
-	"oH2vbADjP8AmvTE351sbrTQggqdL1NFSxaSLcSwFg+nnS7HIJGliJPsLmYe5uYHCVpuccJLEfqoyYnwH",
-	"dHOyItZMDnnK6A0GGiNnBProuqBHI1psaRbxiWB/tYPon95+/1iClBc7rApWeLlsSjUbopbHvsF9G5DC",
-	"fXbWaKNwCIbcv+CYMC6LppQr0rT+XmJCMEM3CAFzFhOWSgZhhq02OZtBSU0yXg55fuGL5nVStK6D2cCf",
-	"Pl5YiFJk8TGB1GXe4hJJ5jSBrGgLyUgTa3HGVqz1TOuu5rNxLRjyZEIWHKrdFHxvPc7rkc6zWGVyi3bw",
-	"4bNPx7NPx9P6dNgrtxFF4Bz1XXLO3L47GtCJAUlwo6SzAg451g+jKSiXPGQhwFJZ4hdc4j48E5fm3mDs",
-	"IW9SxxiweHQlRKzZB8MxuAxYGrTg5+zYucCZ7Q6cwC3yM7aOJajZyidsEZBedsYmLMtY3C7NuYgDC0yO",
-	"ZhPAtXrMiMD0hUArbdxbgkFvnT6E+tu8ZsGK9J8FB+Z+56icTTSAaDy9MzbAveb+lAnphvzDmyjpPVyC",
-	"8jG9MrJ/Zj+hFcyxTZT9aPnn99dJ1vKm66TyP55T9RWKli01iR3M4x3LTrY0/pTM8gRXwjj3DrnN1RDk",
-	"6aBuaaJc4UFJblnGbFJZNc30Hw7ZN30ni0J2Cn+gichmNoQoyQikWJrRmOUozZO9Wo/iZzcoav5AhjMv",
-	"mLgiQMNsWZ55A3hGl3LY4upEBSZ0yMd5heAhCxSCF7JxLNEC6Kjm/bbu4foTe69XC9WmfuoTo42TEtLQ",
-	"DA0KdcBeJQrTRqRMKZsq4tiiCEOS8kuBFm1kSGYG52juxgzxtILynwIXPRbgy6U/12N1+7Xz25BzGhnv",
-	"qpjKqd3RKy4ysHXCqeFDyPWxow+wtJG1xUbvA/blCKLiklYDdLXI5z0AerW2rVhwaAtNm3PHdLbTgjOf",
-	"7515Y3Wsbrwt60H9vBqlrEEiG7nvx4Lfoi7y8m+Xl+cXmEYfMtWYBDVSaALK5kqSqVLzknPtpjJJJat5",
-	"/3ATGOmpuR2vBaJcCVMO2KkEvh6XEj9oZOVXQDZmAZPgPJc+DC9fozbE/G3y9d08pdzFp2+ENtvu0oR5",
-	"lZBxEdNC3CdsuZX/HFsvp+JWauyccJKKW9PAN08aRUqcSNYIGi5IuRE0rpKJaljJzQpBGmbxLIMGuHgW",
-	"I82KvVUvEUvPJ1GdPwdhd3ORKQkqQ2TH2B2bYY2RlF0xHpNm+P7D69dnZLfT3j1o0lbosghhro/89d1d",
-	"OOTYSlrvAzLPhJhosj5JwK8qShSeqtNKnby+IGeX70kz1H/9q9fp7Xe7vQNEeOA4ekLcVLEZUB8oHPA/",
-	"esFep6P7h43yhPaLaMriRcrIdwYhD3kznMpLmiWTifFfPDaxpJYzAXKooY3FRIkrphfY8lKvn12+H9iP",
-	"h1zzMSCElRQTJmFdaAPFcf+Bi69ur4JI6kQOeZ08Rz7o97eJBGJvUCBwWOVTKfOcxddbOOng/rLskt6t",
-	"cu23n7yQpInqvuyFbBFF77Sw23x99j4grz98PAtIu91uBWSeJbCVhhNM+I1ITLZ+CJlXwmf2SoSvt4ME",
-	"76jkL1d3cZPZxrnbT/TcMxYl84RB/nA3+x9OLp9u9t9/Z+n1Uaec8KN+BTwSimWz2rpwZE6XksQLlRh2",
-	"QtE7/Zcqo8oBCV+dnOcpKlAPOk9pxAIUltzSoc9j00HuMBS+elVsHy/UEjSsgcNxc5ZB64HpEmwHJMT5",
-	"nUKeQMjDaDSx7qIbbXSeo8Ew+b9i0rZEwV1fjWWLHkivTs41x/fqvIgL9YPa/YXTW8vJiZlGpAlN7Vlr",
-	"rtvwcgX8nhhCRcdQT6Jw8mfvf9jpdvq9bc7c8hzbRT8Ye4XmnAp8SLeziRHhgtsavx8cU5b7oiGtqfih",
-	"PSW9c0PQMeWx4JsTDBRosd2rNZzGQ8IwangR0gzN07A+A9ZxnuUKcHQr516G/EHsS11Wq2cG5pmBeWZg",
-	"nhmYZwbmmYH5N2RgamyZ/8lcTDHRnlWdeLyN5vmqsbOrlGynQinByeWOnCZZnUPbBj15kcbUw9rfLoiC",
-	"j8DXKydVLQNwA7Kv8Uu3YzIVByQWCu++UYsaF+ghV1M2IzTVW66J9X63c9TudsLWMaF8iWVjWIont4XJ",
-	"0zSvZkqsLBPZr9NVaTrzXHLgVnBLJVp8mtX8nStx7eNyev66oK4kgeulV6wKvKkusKkQf8pWZtWC99bu",
-	"gj4KacIZadI0JaGdQwgBbBK8PUikeyusrQeRWC4kPeFqHxTVa0piB41bllxN1Ycv9fPCt/ebmFjwiBVn",
-	"tq//jtKFTG7YOzsdVCHnEfRigcEBNfNFcK5Gixdi591JFbbbW+E6wcXhw3v6Ynrtw1XZehMlbbZeP0Fv",
-	"VWX6jEyekckzMvmLIpNa/sEqil75fq3lrGPp0tiT0bki1Jz4jCoWW07rlc3NLSBgC2vWoqtYTBVrkw/c",
-	"FHQz/Hk0ZXQOSGgRTaFzQmcC6rfoEXKx26KlFOK/uODrPIRN3tSasihtcgIzcVMTMV2S5qfL09Zgmyuu",
-	"pfWdzu4O3PJCTpW6W2S35UQpLQbXpAnCF/dLUkMXSsyoSiKv2yoMu6+IGcRx96TZ1fhxT2M54OjBn8+W",
-	"O7afg583hNlhjlJ9SGDBa3mpgrwbxeqjNiHV6i1kvM30uWosfKufTel8zriEJHxYfocMG5gqJGJ610zs",
-	"HotJv3dELoUg7yhfDvlHV/6uskSyq+/snhYC4aC63Z1O97LbG/T2Bp3O52FDr2XY+D//6/87Lq1WDjnN",
-	"GHjW6UUnLB42VmTYTSlYXd/JwolZtFPdGFsE7vVdxLJVp4XuxlBpkzSpIjMh9Ro6AYkWIHpjsbVPl292",
-	"DlsWMdmdegF5bLHS3FjEy+MhNwdrNYwZAyLCRf6hyIDcg4ukfgeF93DJG2OibScXKxLP/u3y8tymW109",
-	"Vwd+UK9Y3YrsGmM3ZR2ElZCgf3P8M6ljnew1vFjMZtTECpbYGSP+1+dbXZvjdV0e13snanX5WfMZrc3P",
-	"uiJU2tXfFxPjOtW/u4Ort3d35/a/JvVqGV/Wd400QOHNzhhxzQLwsq6N2djWe9mMbET2mqRNhWpU1fm9",
-	"9vzzCoHiOLdKSSyvTJZJvg5eu3X1UbdeQyGOvW4JW6SwhsanJo/1Ctz6t8WM8p2M0VjPz7lyZWw+zaq+",
-	"QdawAPV5xkzj9FuxY5QdHmMZYXbmqishFqCrZEEQakeyOdVAEUM5I3vloUEAxKWsMoY9LlHawmS9KneG",
-	"Sa5TKEEJtRoYwETjmRinbGYmUC7DtvVhQu070Dae6eHqztMrebZCkewShcsBgGFNAbXAsDzoY8eJqZs2",
-	"1jzKMRG8WkvKRgqEWIBtkqT6JMUE8y2jt03gMVLTRCqRLclUpLEsBRRU9ra8xkeGttSmhf/AbSluJKOj",
-	"WSIBc2AWcnBbMrCU1wC0bXAA86UpPeVpXanN5E3Q5aeGhrmyibU4Dl+/kFBs1dUwC1f25RXKr+sPatt7",
-	"yTJckf7AAESlDn57czQ/3tRy7YcSeTitTQrxjmoEzRz2QPFY4Z9YheAGU0pLzTPjDAKshsgJ44vZgFDM",
-	"wDDk5ktAQDSOTaWwJqonbli6bAVEQp4OzM6jtAggoYx9jJYem5pBXyVCJUjmmA4uiWxCB4QEj7fwfVBx",
-	"SM3D1XrEY3FCqJsvFQWPbfCQ1XcIXLqN5ypfzHZuKGRyMQEcwKwmCko8SpLoe2i+8zZUVgSFwl2tz/5R",
-	"7kMfab/TRbvkiV/41BT41YKVQaSafUOOrRHkjXKv8krd1sJ3WNpV3xFTN7Xm7VTzhFhCFd929IF7I+jm",
-	"0lxJc1uPTX8mr3u/s+v3iDkDC1fghTQXoxkW7hBWm3ftXZWGMUsFv5LWFoWi4cykyYIpurAfV7oTypbi",
-	"nSBNueSK3nmxRSDW63OORLqY8WNidPCArY9xj3Eyvd7AKM3A99DVqbIn0gxtkar8a/xonDFqVm7jxlGo",
-	"gmqf1XYusgwpmCRNVy0U19kf6HNFkdluTdPMIyAxgwzymAEFt8jFKWC5UdtYU2vscQ93Dsi3u4xTemOE",
-	"d6yOT5rhiZa/Q5ImUtkSlPoNZlbrd3e9A2B3kTMk+wcOaV1wrUfGBl+oDv5CevW5Yf+PV5d+x9mbfkol",
-	"+gFCIesMaMYSrww5llUxm6Nn6/rJ1aLGjpfISr+JJFIlaUqyBecJvzLzc30wmqU2VBUKZPJ0CY4gGnjh",
-	"OTf3ozco5Ggy5UTndAm0DvfWgUVec9NW4cRIbMcIOEdlrwV8YJFBnj8GfVdqysa6toUajWvT95BmuURs",
-	"XSeuj0pd0xeFcBjXNi+oiQ4JQHZqg8ctaTA/dQ97Hbh/9kMUoaoT9U5uTyMb6kf52bRDfjKilV2sAs49",
-	"i5RqcmT5J6rP0K3YzcfVc8/rkt7SRLkTtwekoQvV1RrmTaLdwt1Atqhp2mkm00upAOSuZVGm830vXIrJ",
-	"gsd2o10sNU01/7DUJGCeiStg2Kujeh/eiCQuzcxiME0LoNypwz+g7CviD92yZ6+NXxgaNTd6iCVTGxFG",
-	"f1AEZZHlUUPmErrOmwg8gfXwmSQp8/B+q7AY10qfA+az1meVcIdtHKtKeb5FLzSOL7K1oeWbw5Z3Dhrx",
-	"utJJ3r4Kjgo8WIJ//8vVjWu+2lTQuLBAzKSJYEZ5xFJ9r1CZ6k/TLMpUNtKf6gMaM0ucCoPfr8Yz1qWg",
-	"0dTrReOGvBiTEaH0iL4URZrF4tSb5nCLMS3Er2Aty6PbfdGyinceblz/EhmVo8Z1qJDyW/y6YAv8es+R",
-	"BVNb01R8s2isjLRqPzX465HYqTqDKpoyPSCxc1OUdAJ7jsM7nxiIsy/R07aWXUq8t+aF3+EFK3DCjaBx",
-	"hpz1peYpG0ED/v2IbKz9+Rr5VvvzjP9zwUCFcOaJWSisBY0fM8Gv3qEoZfr+u4SRzATeGBbevCz9tCFP",
-	"QeO9UG/EAtKqvQPK/V6oE7QtNoLGOV2mgsaXQryl2ZUe7CNV7C2SFd1dIaDnVKRpYgr6FN+c8U/g9ug9",
-	"/WgUem+Fmcc5MhA4C3iix5Lw1zujmjMkv+HSLn7Mc+DVZUaCxUIPxdRPslFK3Oh+fipk0jMP3wt16kBM",
-	"b4shNv/U4P9mkaa4kede/NVHoD1n/NxQmEbQOMFL8wNQEzgLliZXWuC7UGiLASXEudOnws/ihDw1xTuj",
-	"d8h7toHdDJcMtPVS2Kf6hM2f74W6sMXh8+anFjVqEEQc9mFiM3Tlz+D0c1ACxGR8fy48pGM/e7WYp0lE",
-	"FXtt+NhGrtsubM8P5rraA7G/ixtgn5aP5AxrHaavrV6hNtbSavRo6XpawVeZ+wn/jjJ3QfE3czcUfyd8",
-	"9Ku5o1VVSCNogPFoZArH2SF+wWta0C16r8u/M3dTXX4FyICoLwlU+afuss7xso6UEKPUXFfNBo5Sd189",
-	"JDa6ZstR5N3Y8ruEjxZwaf0XVg0/SoWZ1Mgw/qOZvbhcjDJzc2u06nl5hpGXwNI+8njqUeKuLxcj+wHN",
-	"L3BBBe79LibDtE/1XkU+xFiOcQREbDTBa1zISAE+3voe682Y56BqyN/oxl7lxF3lkTR3GXWEuXEEfxfn",
-	"VqtH9Pqf+RfaMMsjJdxzMHvhn7A+6V1q20fk3WrDmYzEZCTze22fpubGVvW8jaDh8xPuy9je7RHLL7fl",
-	"E0p7ZqmxOy73oLgn7nHlwEw509T08PPXoLGiyh+or/kNS8WckdxNVgnLHoF2AuwoRo0d5tXowLpiq37o",
-	"H1AfsBUMuWbRZgys0XOWkesEhQv8ICDRVEjGyXhpeh1gOYiwGp+rey0F6BYeIVxVHuUGoCEn9alqKQgr",
-	"x0U5Jk94Q68ocPWxqdprCgaHRNKl1J3eTqFgghvWbV5hMuwuYrDXhacommn4lIzHLNMbQEhoKQicVRhg",
-	"0hysuViQ/2GvygVIByQ0ZOcTPtnQCxaWM5y8Ht4y80YOcj/1Z1JRHtMUMr1xFhAl0tiUQtWHqHtvow4u",
-	"xNmVyh1CzWP0dsrr2a0sUgplTGciYy3cl7wmYXU5OBCM6SQfA5N6y90zl0HYhwXwuhI+TNjvzciWDVgx",
-	"uOsdxjc3po1ptZsXEA8BuS4w0ZURcoydpjUgoQmrv3QjQF2UYplNpwGkqJH7/vVlrujKC23mwdIoKaH/",
-	"BSQhGnLQ45OyGt8zW5EmLchBEJLxP0Nr1sf8Sq2BSVdA6JAbq9RSLEgsnG4f1eRxojuaJVyLHBiqNJ8b",
-	"K3q5DubmMpQ55rYHu7IusH9afjtr4d+uWfVKr7Rm+xfWb+mu/b1brp/qymZeSdl7tizjont3UMC3D2q9",
-	"fbMS0lvVrAYRgstcfj9XtSzfSPABQSeK5XvI9Yymnq9BQ3C2RT3V4go2lVStm/imNveo2FqE9E1fV/fi",
-	"5z9LMd96z2j0vawz9hoUmqPHRBI6FgsVbECrxybTJbAyBudFUyEkk8AJkNtpEk09W25unX1QLeGNn4P8",
-	"+LTFgstHU8sknpyfOQLiOLkXksgpnZeckW+6dUdXrha8ykvL/Noi56pz+Kp60LqeVq53ZVDgDQTSEcsa",
-	"gkZLcONn5TR7UNWfNMN/7RhFyw70unNmDH35brAbNdqNeuMu7UyO2GF8EO2P9yhmAFu5T09QH8+v/vyH",
-	"FMcrlZ8uB2KZi2hMDtZ5pek5t7Ss+XCDeGKYsyEvixX5Ad7SZcslmMzBw0bHtsvMG04Ak3oCb8Pm6hvw",
-	"NmZ3HsjhVFvfg89xjR/I7VTb34/nqba/B+dTbXw//qfa/kFcULWb+/NC9X3ct/HD+aIcQzwdm+P6vDez",
-	"s2XLyg26F+Nj2zxzM/fgZh5Bnf+krFCwFZ9QnzzD5xR0uwB3zm2mt82aWUIKRZqgTvJgMESiJAVGyxTV",
-	"ZJv88iryPEjyfiZZwZkJfKhxmqtmB67JjbdVWsatsupVEdxKtFlLk2oJzToEXkWKQYVA1xDeKjUtCY4/",
-	"fy2b7Oq8L6+ZNJEmEmylx8BCgH31gMT6qs1zB5fA5O3jsbu0RR4SkurvdDud3u4OaOzuH3n5tujguyJd",
-	"q3NwMIlBqXLKWqqM44mrKUfCeTwJWwP8NyDhnF9pICf9u/0hT2b0imGozi6J50lADru9u26ve0jmyR1L",
-	"MadK+GWehqT5+fwtOTuD7TGf604gtGVGUyKViK5b7SG/LChyOZQaSBThFP1QS9pcsFlDzgj0tmibeZof",
-	"qHYccvMbZqLPwFbMyFipyl08aQSNOVyEL/O0mKgBX9Zvu038v2LTX0gy13uV72v/bh/2Vf8Ljikh+vEb",
-	"d2i9NSZBLieUfLowOQ2GHPqZgDftJImYiR3NpPGILPig4LHhapvCJWbB7PolX3SbA8bVMQhbxb3p3+03",
-	"ggZOo7gx+KayMc7WWpFy/gRps/8KmbGxjP6qjNaBieH0rIRDDtU0rD99ITrQ9xHJc+FLlxtJUh6Pxd39",
-	"UlnXFn4DxHuiaoOiiymiyZhFWnazJqbQrwTYLsdnrmSyHsCX+Qafuokuyarah3l6a33SLkTPn3U18EZk",
-	"s+1yCpv4Tht/I7IZmjMuTk/ew88XkoxphoUfYYqpkAxC8iYsYzxirXxigkfe3q6cWW1kRx7ADpNIpJHb",
-	"7fLly9+S+OtL/VLj3HuOeu+c5jmL6SURo3y0F3XjHtud9OneeD86iA/Z0aRDu+O6UWdbBG29M/FahkWs",
-	"D4YFl2LHoycyIDS91QTf2aIgTxdRLE2LFh4Tcye4H1EEwUIaBJbG3tasWP5eQPQ1BSmg4PNIrRGvUAzT",
-	"mcSLSddyQ3m1MkMx1fv2UUVyRQApAgCY+m6nSVrMn5QYz8oA62nk17+JNMxAZViqDIovC7bawrLtkLko",
-	"sK7+Z0mqcKH1IF4YP5W81JpZZ3GnfNRTJ14UlfHrrv4aO+UxKVoLHfKkKASWrqQnC9aEh/5B4u82gvuD",
-	"pcgy1K9h9Gvvg/f9ehB5nA6+TkGhjyRNt1C+3M+sU1bEf/3ZG/8JFM/+ka3XOpfzb+rnlrrpL4EtPiZ8",
-	"kaY2+0lKJT7W4PsttNbvVtZYBhnNlq+CiCdA1+Z4C5jcxzsKkare7tqKlh/yIl+lMNc7lVFXD616XWVy",
-	"xalaZAy8+/SFK6frMZmCysnx6+rdFGqI3S/1UHGepBmavrZNmfotV1bMhWK3+mvQOKfRdS1394EzLPmF",
-	"jipebbNC/E1xwtuUhoA+TMh6pTiEcjki7GcOn0tVySVZVwWiAld+ChzXdrdXl5tmfT6a0uI25LE6d8Xn",
-	"qkWixEKROJlpQUpwU8IrwStsc/Iktqq9WtDUPKzu9xSenxVhon+vdDw20VGvkOaompxHC7X8Sk1Lg3U7",
-	"32i0lcf2kNH6m4dL4sraDr/J0kpQtQUQPSgP2rmpx3bPFGikHj6HfCsArUna/Ayi/8YgWiQrBuVpuIXo",
-	"qZo8UPcWZ50v8n0Y6mfN2VaaM2DbxkJcG67NxLyBdQb3HbL3WgXZkP+OGrJUSLZWO5aKyCSS15/KwHqV",
-	"islEMshkcOsCdzE1xpaw47Fa22mj/BaOkQFeHWX60GBfLeYXYeXHy1PLumzm4h8kWpa1QfPoerQbHZni",
-	"l4fjg2g/3mP9yS7tjevzK0uVLSLHmf8R6iIEyz9YWYSTKJk68FnNts2Rq4bEl/UpsyDSYi2Amz6kqRNP",
-	"4+WTwfgT6LHWVuaFfTFJ02x6sB89YrmR8w4a5pi2h/UHKqpqrnvgyFR+TDlGKh3ualWXv4Za3g52CcvK",
-	"PayeHH1YwcunrKv4tOUR/91rtTqCKz162x7yH10J0FWEmuVBM2exDOstXZDCdykW2ZCDMXNDGgn7uGny",
-	"sNQmBm1ht5ioqEr3v2VN15U8wMc3p2R3d/cosOHe5pZaq3Xu7hjTZbua17Tbg3SZB4NOZ9Dp7HT2Bp3O",
-	"1rjzseULyxS1uLQ3hsOKM0gN2syrKvjkoORZe+5TCpMeTCYxI7GAsLmCh0RnC3JVynznlSfJK6aCf44P",
-	"kwb+um1f0jg6OtqUPHklJbTHnEfVGwbV4L0Xkny6PDXEcOUxd44edMxrq/q6qG1reIYbleS109XUFvHA",
-	"c4xEmrIIEzo/RZneKmWu0NgHiIXd/VKy642SYU5Q15HM1dTvCbTsRtT8S+rYC4xS1TjoyQ3FcL2IpuDX",
-	"g1WRbukysGluMQcoJsGFWLsMTCgsHiAGN9krpBLzOYs1oTY54iGE06SYj0PSNHwRi8m4YOVvQSJRI5OH",
-	"Rd+XfL6aLbKdNTwhvlbx/8+F2J4DKm2RZyOH0FybTtOk3pwbJVgToirhhwxbhqM2Cc4WPGVS+mmCEsNT",
-	"15RQvQ9rYN2nDA9VxhEeNdY0G0IPsebOkIflgcJWm5xwksSIWkwiIAhDxeariL0c8pTRG8yQp7tfk078",
-	"UcS8Sr7zWrfb1L+x3GnsJ2bfwr32u+Vj67/Lj1jApoYfRpiwuTYtGTK4zvDFfEAKYGg1o7h+lgVD7sMl",
-	"esRCYTdFmtYMLSYEfBulqcQUAzEF6t9qk7PZPE3gKg55DqdtApnq7YE7wxNACLg4+dNH7gASqrH4mNAh",
-	"LywukVANSqO+hWSkaas8GTqWCwZonZER5QGimCFPJmTBF5LFrUIqca8Itchte+uOpmB8A77E2lDWUgBP",
-	"Se4a1eDTC5NucCzumF9Rzgn/Tc/IBcUOpGIUHZENIhmgJCQ4G3JrAb0VZiPIWKgpadYw0ZD61KKfY8JZ",
-	"oqYsGxgXw1LO4Pxbfek/cFMcw0CVNHKZ/aQIBENehAK9tDzNol5X/cI/nV8EBASlFsb6QO0uE/k1zxLQ",
-	"yJQBwbCqWDbCi8nfNuNw6dzuUULcXoGNVxbnWMhn4If9A94daMFWP81rUA45Fi6h6QtZICpKYOR7key4",
-	"JJt4Ji6+ymDAIW9SR19s6cewZQmPSyR55QLMj13lQrPdgb3d4Kdr/j6lil2JbOlVzYQJe/5Dc3B4yyCw",
-	"qzDnIk4q0Eotn4PD0ZgRMUsUhIWdcLLgKOYnkA203+kPeegSzISBr0XzaVSYp7Ag/c4RCQvpUqAd7syQ",
-	"45ltUZ1CTuejA6PDPBofRgfxPtub9OnuuBdtQZncyu9HKurcBQzvghluVrrwrkrifunnnkQnCrFIY9g3",
-	"uIFGgwymOUniJA4wi6+DuDzv+5NlbcdEPNuy3x+pqskVXuKGscs6DhiaP3s+b6dn8vKI3kvjhMhcCwCJ",
-	"NLVneExuAdTGiyX4ovz+PtAmGxtVeeUk19lRtxdsU3MkWmQZ41GxfFPj08WrxkqGlGXnmp6tqNZUnhX5",
-	"LzJPqdJTecPwUQFcjnqdrSbqFdGsdwnJy8rakqEhFu1EB+ZKkdCaQpvm7IbcL7PcTCmPtVggpAKeJkoX",
-	"MUp+YXmxoQ3CKpf4NKi5TU6K5VbKM+CCsxJYdPt72+1QXmOJLmW5HNe6z72STPUIA+ogFcRnMZslqM8S",
-	"GbE9ycDVCHa1qIF/gvZNrKCU8CH/dHnqkqSC5uCWsesYqGZO9iiZsBjYrqlIk5gutQCHBi3jAr6q5FJn",
-	"f5uSS1cLmlGuGItrTUjgVuav2X0vV5WzqszPn90KP7OgUb4dZe+ELU7eZnkr3OHzLBEZlvuq6uaK/M+W",
-	"pVbc56uVWHm+ufIQNfiqZu21OMbDUmUor6WIkD3uYQahx+mm6/ibC3rDYo9bKtFpUzmvNsCF8lXvXDXA",
-	"J4lRmdEkre2sbPumcTY6ig7HB3R/ssf6sZ+M4rGREBxixWsmMZ8KXv8mYzIxIUnee+9qYVrAuqZSZYyp",
-	"7pp3vdp3X5J5zfM6/21rMPWsmXbQAI8de8uP8+cN0PMEqt4CMP4hqTwuqpinpGOYMxYTlbh8cdigTWw1",
-	"N+A8b7NEMVNTuWRRJc3w9b/OP76+uABFUsiQYcT86yhmQLL/FbWYWSS4mC3Rws1jCkkRTB+NoCFuWMaT",
-	"q2kp5sX7tgIzxUJVq23GTkJFOYaC/IhJ+JHF/k9k8f8KpK0Wzm2qz5rzzrVGwBS22iYFY8KvTMZxLIyZ",
-	"QrZ2iL1BBSQG3oByxCa9gXyJFdgY05TyiJ3MQeu5gmnWU5wn/IqYryHCM1GEYis0Vnqan4J3zGpmBCLj",
-	"V+VEwmyNheSRXh0CvSwjiI2xEEWx8qRM+FXKzNdFMUIPO+qND6I+6jTiw+hgvE/3Jn22G//HezgWZMRt",
-	"pEIQX05mmjKtkvMqfBqZJXwhSQ3sHZOOqRxa0C0uuErSAo+dq8YhGL/pKdRbW4LfAxigJ5CBt5K072PN",
-	"2T542F5Pl1B/+3jhisT4OCnRZjQDcc9W87SiY6XaGi266oAb6Ay1paCjdSNDf5CPRn+OWj05hULciXIS",
-	"NdQbQDONGcAU7tWIJoacGUNu89YY/8QXdaLciQqrqvqUYllb8/HjJM+HhSU/vbzqcKtRhrZrLU9lIWCD",
-	"6rim9uKW1sEmSGSYc2KhxmLBrXdIq03OVMnANhjysAbV2KqcZQQWEqnoknRWIZ0ht1gnyJUzzm5j1DnH",
-	"hHJjqLNTT6ybgPlklf3ukVURbd6Pje3gw7W1FL1aiRmbCq9KjM3YEhDMnpyXUNwm3Yks5gQpBernpYLq",
-	"ayXbINlVjIOLRi6kZRGOX3DByTnHgJr/RJkPQbXWCLYP7N/oTf47eG5bLukP9t12iet/rsvzVHee97NX",
-	"ey50sj6QkkFF2jnL/JDK3CZZF1yZO3tnYK+dDLlnQs7jJAvxkTbbSViMVXQkwXb+QraH/MQvim6YUxzh",
-	"XkZcjB+tEcfvY71fa7g3dW7XB6MGrk5bqdx7cWXOzjnkuCe8HHOKhXSxgqcBUKjWqaH0AdtjV1fZnRrF",
-	"6RZ8mAOa+7CIq+3ll74sYy6yR9Sse4rzU4EEDJhhwvmhtNprJNnfT/QNGohUSkq/eVI72FaBDFYM9kMZ",
-	"7s/6KPF+lXZQiYs1qjyDy+qIynk9dapbalE431rZduk3K/pndGsdUDeEfj9gxhdbHZLJnpmf0b1DR4IG",
-	"ZuJ74mCT2kgQP/RkO7tDRZh9lC2iTrdSsFCYS+TDZpHn9y+BQ/Ieo7xOn7QixYufBDkn6OWULn5Bzopa",
-	"Kc/n4vnjlBVTf41UL0759thUL3/OfJQ/3zPZ5tPml6nLz7t1fpn71TCozS9ju3gKc4gHJ3893/cSba16",
-	"v9uCOE0aabBicZAri5zjeyvwquU0S9mzFJvNRUazJF0OuVcy6rioeUpshtIYevMrLuWFlsxNACOOfjLk",
-	"oSm5VMqNCbPWeMaV8fJB2126Yn8NS4JqHeQNhfsz+En9HkrfB9iAefyRUbkZiZudfO2+x8ZrEjGi/s3G",
-	"S0xEmorbhF8VS0HlCjkjBpKmZIyEbl5h63jIy4I9doYkywSuVSrKguclzNDVoXL1tYccvbywRJdRLmyu",
-	"MYvwuuXGVtWL9ziVmxWWm4hyGRDObplURvJqUkVmQirS7XRaW7syVnjUMhosa/9Udj3qTw5pN+qNj+Jd",
-	"1p/s0f3xQXQYH7E/KBmiOZY/WEVinhWJs324NjxuXRJlWLWFWwPuhswY2bxyh6xGzEJrq72NLks+TFKo",
-	"yiyVnr9JHLq3e74YUEkw5UQFc5XuE15eQXW1JpiHobcBCScJp+kIJxiSZqKG/JbKvDRJQKy/O1GCIOun",
-	"wc+Fgh2DfktjgJlL02o8S8FiYZXamiYb1/MRN9qsZrGUN6QvSjieDtTl4X6gKgYJ7w/5XKSpDHL2BkoF",
-	"kO4+mUL8FX7nl/zTK5rRmA0QN6XJNUuXhA75LJF6w2MzhJ6jqfQakuZuBxObr+6vlDPa30t9roXVov8G",
-	"gNMa3uAJ2EnLZfwhjjXFq+nJMGYzQHBjI5VRLk3FUe+HWKjRRGQja8PLSxpgXVPL+MFHLmtHTaZ8zZ4t",
-	"MrYxZLFYseOV2eY1qjW/xqQFh4CswIGVspK2ouSGsjtOo71JYHCqpS1goVQNJT+y+9VD2bYICkpJdeXf",
-	"agxwOWLi7BYM7xDpqUV/xuNWe5UCoWl31DNRBEatMOQr9Aqt3LJWImn2aINyyVA3zpA7Oh849YUlcSsG",
-	"QtNPueQo0sch9whkTdK1P6Nao+bOPFbBUS5sUce9eFUvvqVeYXUNn621Cw+peVirYyiyxRWqYDNnFVnj",
-	"969/JD99+PiPgLz/qZYVzj058kavmMZR4PKQXCWcTGiUpCv0+yICLeO94OrJ+LoVaUj19dJYI5FETAKU",
-	"wOqMS/nVzz/HKFBjlTL+C5R7xrhKUI2vwKQYN1lrTy4BpmMM7BEU9rIOGBGETgvxRQ/zKPfKJmwZV3aa",
-	"t/Biur3d/61SsWUje29i2+vcpL+uXL6p2vmwdX/DGfuC8apcIGuyf2wMjpXJFU/41QWLMlZDNc9ms4VC",
-	"LRjlS3JD04VRgaGWF7XndUGYdRd0Ueej8ZRD1J3vD7oJoLAzKRc18YO1uMpIA7MFVNQgV4DVzaXt1Cdx",
-	"08dRyYYj1I7UaA+cu/Q3rg6FXkPRR8PYi10CzU1XHYbML3rd3f4Bit0jBve860rX1ugtfBfvjDE1sp7e",
-	"yRdW61cKa6hr2d2aJgwbu3sd8iaZqCk5uWF8wYYN4saVKBDiR3uXfyMnP7weNjZuTISC87qNMffdaqpq",
-	"ko8qxWZz9VZcbS0T5WovaFonG5leV7otmPcg9wWELpTQQmqEKlbKFzRt1xr63ZcnKwfQZMzr0HxnRtIS",
-	"h9Gp7R2bkfJvmqYmV4AiuKkzCjphBmnMISkwuIaBgtdEfpqcLu2n8l1leQXa+ne26tzG4J44vRl1xt2o",
-	"V9LqdSbd2vBTLY+anV2bhRHMI/YMm5T8umALZk9OswAm7VX+rTsQwVlLo714wTyvLoa+XOQ2SVONh/Rp",
-	"3SNzY0VAzu0Mvsi7sp5H0PDL29dufR1fXGqUn5x/Tp7Cyt2KIvvsXcEtrvATKDXKSOEPUW6YSVx4e1iD",
-	"sh8gdRWZlKdiStylqrUg/xzcI19o+ZbeTq9HXdob70b9eI/tTw7o4fgo6sRd1ps8Vv9uWJF8sKlSczl4",
-	"+dI8aUdi9hJKJb8Ered2AqHR2OrOPTWsv/P5vm4qdFMDB08H4gXo+rOA+Y+JmuaM6J8V4P+c8LyBj7+Y",
-	"YmXTdImOomhfggDBNvkHY3OwJwlyo/nFpVfru8ih3k4li0a98cGkE3XjI3ZI++NdLyl0N+qssI2Z+/YN",
-	"71B5D9YA3SWTyqpht5AFcqYHY/1XIIQ6YvnQwy9tTC7Ll4bYsMg1RbJwPRfArOn1GUuaLRCPpej0m5aF",
-	"BkyBAP7JWG312GgduVDW/dgUpP9ruE6VoeGxCsZiwdvCvfHffEvVInjGRossUcsLPWETIsloxrKTRZ2E",
-	"GsqbaKTnNcJKkfqnPu5RaBTWmNRxvw9RHzRSLAOkAPsBSBI6z1elCWnj61dIXjsRKF9yRdHYjZHvDTQk",
-	"zmjCFU04y6S58DkZvkrUdDEGKgwf78TsxlDiMmrPgzstNy04EVoY+fvFh/cgm/zt8vJ8YHR1xSwkAaFy",
-	"yaNpJrhYmNKgQ24ZmABqx/FYkuaNSGLZCpxaTpp8J0Z5GDiPicBm/ENkaoTvIdfzoNy9HAtxjZ4cBjiI",
-	"f7VN7xqjsdhHx0M+5Cgq2iotuB5JQn2+Iku+wHgD8h2cCxkuOp3dCCpvwZ+QusNU4pKKZgoq1OZAMOS3",
-	"IruWBXsrabqwbbS5QmntKYTNuIAhyAmaA0/CSWoTEpkSxOpWwE/0JposUk2NpEg1UBcWhoTJrYxyEv5r",
-	"x6jmds7ikEwZjVnWJtigf3cHG7l3d5c3nlJJ6JADCEDCtPA3rPAJkYYBabfbX0PSxGtNQkhwFbaOSai/",
-	"AiOQBK0UoVEm8DChvk17yE/IjKmpMNk1Kap1YsEQE07pDcOcZ3skxA9HXKgRxcsUGof4E/3TlgjGdKu6",
-	"nxfSdC6Pbc9iAgV3IMeSBm3Mp0a8dGqweR+pYujGIwfmfMeL6JqpQtFs46wVM3joit1fZWIxP8Z0YW6k",
-	"IUffr0RJ/MB4gGUa8cJIO/A4JE1Iqi1D0u10XkoyXmRSkV6nE5AQr1lIep2XcsjxzZ5+MV4soYH3fUBC",
-	"c9+qL8y9GSGHUtOf/QDSJZgBiffeXDP3vlt6b6KwQ9L1Og6cy83Kfs3VcO/3vHm3DIgOOV2oKeNKYwMI",
-	"qDNQCpbefD9ZnO9+QHp3dy4FU4DVmIZc3wSq2FvYfvg/ejiYKetb6H/xkWksiw6PmHsxs7klUjZRWEm/",
-	"1EIy3eeCJ3dDrulrbs9AgNIQqG8vupJhrlktqC/te8wxJ0m/d0RCvbqRWZ3GLgD9H5nKljsnEwUOGpJF",
-	"gscyIJkGZxaTxTwgVJGUUalItwXw7SWgGeS7JP1ygkQKfXk0XjLsjDHO4utgyAtPgcVBgAtIkf2xv13y",
-	"VvvAQIn9mSP9UmieGwsdCNwH1aRr6LBKwmI6nnDIDUulkZdG2ddsCVgpEnObsIDlpfCVKbVo/kL8ZHOw",
-	"RYJrlpgNuUYoSHVKhfXb5CObY6lXrwKYS2ILiUT1DPK0bjOc2pA3IX9PxmJCJYkoFzyJaArEt+UM1X7W",
-	"SQBsdwXGS4WBsPCHHhGxIeJ4Erpz16A5T+mSxQOiRbhQY8g4gRy1XCGSB9x4NOT+bo6u2XIUiTRNNAIH",
-	"8mfXB7AzSbDMmYQFSpWkqUZ080xcAaW+pYmSQ76Y603vdoiBVphzoky93QymBpH8IssvQOeIVKaS8NFC",
-	"snDIQa26bJmkrP6mIIXURzQwjkGUI+Eizf7dXaBJXat4MJhDBfL0ZomlpwV0bjx5UTUr5uBVyhmLpUXr",
-	"hgfdgbfhMQkBpQ3+FZIEUgpLyCdM48G/jBtzmkTMZLI0jN3JnEZTttNrdyoc3e3tbZvC67bIrl6atvLl",
-	"27PT1+8vXkMbzVQnKs1ZRGlZu5Pzs0bQuLEiROOmi5GXjNN50hg0dtud9m4DzTDA8+ZXV/+6YivEIJ8d",
-	"K5QpfSErJLPohaqZYLe3WtprvE2kOnGjQrQLnTHNMK+05uefvDS6klU2fO9LwNONrz9DViiEF724Xqdj",
-	"uW0j9UF2E+Q/X/4iCzZ8rBhak3Gpbmzb5mUlRRMIHMBC3Scdk2laYeRPIIZAHwPMLE+d3daH3cf11Q3i",
-	"9uHld9RlQ4Mm3c1NPgFx1pwzi7HR7uZGb0Q2TuKYgXza7/W2GWaeiUgL8uOUveYqUUtse7S57aUQ7yhf",
-	"2rRQut3eNrtxxhXLOE1N+lZQUcxmNFsaaC3vs5bi6JUG10b+7OegUeX5GgMo3SDBq7+IOcyrQd7D16Ax",
-	"F7JOLaVEhgy+vYeG6N3nWkIV/SHPLzzUvwJUPKbRteZPnDOdK22pNLKWLJ3sgHSacE1VIjFfEoqbMuR5",
-	"4RBT+jLhdRmdQWrO0yNjTcwKOQ9MDnWQb+pIYqdrBIPV9A6RbhHnYEWoE6+eBizwOxEv74kMIr8nzw9i",
-	"LUI4rWu0PVJY0bygENFL/1pBdd1HoLp7obkHorg69AY+nv6F+7Ojtc4WqOlU8EmaoOax391iiHO6TAWN",
-	"L4V4SzPMBfCXxJ/6tH3MZTlyD3PdC50W5dd6vIoMmYdYvwYeo/MSZWPQatei29Mpi66d2z0dg/cd4FEf",
-	"JxW8L+xymp8uzi+IVMsUmfVPFw5BMtlC1CW4ljxAUw3ahWhKuSbnmealxymb1SEw8FBZPgUCM9O5FD+4",
-	"bVh7y09K329/0UuZ3r8BujJr8d13tl1Poc2911RqXYvDfL2mFlkWqfqzY7J/c8SkW/W22vvvqWK3aJ7c",
-	"22YbTeKMT3k8bAkN4uXBXOA54vAQ44OQoMFk2yNBo5dZKet9h+/vJ+IFTgGSZMSET3JxWy/5mRH+CnIf",
-	"bNZWAt937svtMYnfZo2IZ07sWbT7RqLd2MGjvX72yUMFOmf6Wi3QnYAyU5KuZof2gk6nkxvMTDUSdkcj",
-	"lWo5q0ZFi1q8W1fhVA4hBr0sTVnLj611FGnGhsWBKV4B1xkS2sV4kdG12LgPDzk0y9hkIY0+DDXjmLDV",
-	"uRs3w0TKBZMhmGFMkVv9tW4eENa+ag+5CwmS7e5B24mBbUjHHaJ63bOVSS3wxm3yQU1ZdqsRJcsXMmaR",
-	"gFj7IfeCj0xmA4OLQpNyNmxZURkevJCY+SuwCSHT5JrBonFfj1Gnagr+JZL0Or1cu4sLt8kMoPI4yTPY",
-	"2mmFGg5TpiBskfIYkhKqaNr2nieSMJvXkkesZV0Y3Um5RA1QY8/kYgBl5aWtbGSyCKC+9ZC8S74jzfBu",
-	"Z0bvdvT7nfFSMUhxnU/d4GbIFmTi23HBuVUnc+YxY8tqdl/KwBpyQElgE/ZSZcqdKHrNCtkfhnxMo+tU",
-	"XJE5lQCfBHM3JpLsdXbzfBAj8PwcTRZpGg5qAEAvuJBCkDRjLJxKwnk8CVs2Cg29HQyUYJy0IWE428Sl",
-	"AE14QKga8v7d/iDPHCjRxHT+6o1pMGPZFUNVBk5AmoSH8N3n87e2Y66EnaPEtIdNH9zMm09Zqo/i/P33",
-	"fuE4LhQOZEsQJZJQc5/zrHKmD93FatUGUJMnUGxAP/dTaxSa3FepUWq8hYzQewgVP3d3djta7n1/T4pe",
-	"S81NspXjIkT6mAQwoIfkLAL4nel+byv+f8Yw9AmO6Vln8hcXTfAiAgCOF5qu8KVDUphabhVzVKQ1jcHh",
-	"7uHhfudwBd+Uc1orpRWPdfKkFbBArxRZPvACSwI1AtfIIN8zZXHl/QSQ70wS+6cSLE4tO7AdRso/fwKE",
-	"5LiWP71qtb+5xXuh3mju4g+VJb5nilDc028jSpTvw0tb2mweT9aabs13LpUzaYblRH9+X2FLszhIiVyA",
-	"wpAnuHaM9KzhsCCzLlAuw2BTCYpOzVEpoaUMSFNJxGSSROBhMWcZGUO5Hp8Na/rcFnC/Pmt1Jaz+GGcA",
-	"3bKs1R7yV5r5VkkEk5CBSX2PvwC3mQHQkYXFRCbABmeMyGuoDtwmFypjdKb/6nV6lqsbuVRomGQKRKR1",
-	"bPpx2e/Mcve5w2Rcx6OCA52Wa8gY9rCO2bPYy5QEOH/15vfCYwbMcsTjHIzHCadZTXR6PdpBfrcClajg",
-	"eCB3B2nO5bkJ2tpOWVNosj1KtXe/6l0rZqzM20PVfrJkyoK1gyWoPKQyCDOgZMJurbuMJljo0gPL8xzA",
-	"Vs3MfP0SPsUvvwYN3xF0c0v4UsPE12dy8CTk4JW45ZoV9YqWe7COQiTe+hxP/k50I8evK8nG6yL2vwe6",
-	"d0TG4vzjIS9g4uZKVNyqx8UopLt+EznkmldUjOsxMbJCrxlwNnkoyh5y8EHD1ojZRrNEQjX/0ORVM2oe",
-	"q0YglGOGCqN7aBYo1URkQ/75/O0amb+1DsEb/PSXxe/nr948Y/RnjP70GP3eioM/nASUlJJ/NOL/Mk/v",
-	"j/hL2A917AXFbKjRXg1ZGEJg/ufzt+TsjEhA6gafauQ5o46JR70pTvKFTys5c869gHBbj6YptbRiyO/B",
-	"329HK8RkyMtUoqJkllUt8+OIxufzt78X0TCw9GiiYU/98/nboMhHFE7+maI8U5RnilJDUXJ7lKEq+gEi",
-	"29+JuOTv1umirFUsjw4t0AskAbY2U55HUobWimvMW63AVA66YgRiC1UyY2v8TS7c7B6MGIM/rYfKhb/1",
-	"m7HaReEUt3TZ9QssrHVXUXWn/O+nZf6rervQ6uF8OwRRDuJbH2HkcuzbIGrbrOyMhsEMmnbGDCwirW0i",
-	"joqJG/8S/mdRYcpbOaKdVpvcwyJf13jNXS8f1LOP2je6teWN9q5s5Y499O6ajtY4rZ0KzlmkZKkkhrjl",
-	"RAN1RiMjGFI3YSXy7AZa9FGa2dQ/hhxD76+YknVJKwMMJiKh/jgceDkWTIkH55NmUi1ouQhjIam8lsVi",
-	"rihtwnjOl8vLweqqAiuRQVwvX4If0mDIKbq/UagsCtO0Yexe+5GZeuj17srEGEf/IN+UIbfF/DUKM65m",
-	"4BVl+/aq6mAWCsYpVyZzoKkzQz59fDsY8pDxmyQTHLJtk3CeiXgR6fPKPaVa+V4hVhR6XmMqme7D5dE1",
-	"gwdDHurNDkvrwOQ++WC29rLtUoPAJLlaZKYEM1geodzjkEvINJTXxbVFDAKSiqsrSHRsHL40mxeljGbo",
-	"KYMdkAQcx+RU3PIhn1F5rSX4VeFjZIvosSF/UPhYET8+gbPVymTCW3hd1be9r/vVql6+QaxGkZrdk5I9",
-	"mIqt0jhEiMxYXEauz8Fmfz3HqSfxgkKA8IgXdff83sS2mOxkncdTTnbrOGbn+YSc7lrO2WRqsn5c0rnT",
-	"zkTGAuMCoQD90lhqykv6nb4to27zXKA/sNFRJcoofMEIt0RlKiR+wMJqmOYCcnvERE0z/a3G/jUY9BUs",
-	"oIJB78mDF5rXqyv7NdmlUUx49nV6Kj0U7Ocfd1OC1Y6AZWTu8SH/P3tf29y2reX/VTD+/2ci7dCK7Dxs",
-	"Y73SummanSTXjZ3bbsuuCYmQxYYCtQRkW9vpzP0094PdT7KDcw5AiKIk0pacOtWrOBIAkXg4OI+/H1ul",
-	"hlTmCD7ATu0+7gv0kV2bjyuRcAsnq5HBB3mLFYXQXF7BlTIHf6z3bRSwiOBFMXc98iyiiLUA6GcoYqwZ",
-	"gusnlFR/tGQnYTEK+q6pEgcqTeIEFIt41RUXSrrjepD260VW7nhLVXF8bOvs39VUmK3nHVkrA9ZxltQX",
-	"COtHqWEq3E/SEXdPQ4Fne21b7hHz0Vcv//ZmQy2zAbfZl7UaCtDtVUkdUlvI4aaV3VCW5gorLBcgowmo",
-	"drW/vhYP4mEPljXAdE60G/ieiQJqV3OXIGEOuN4Ii5lLn/0VHXyhLDkiWSvCP05YZNpFBOIRAYMiUeBD",
-	"+iOXjHgV6bcw+2PO0gSmM9VQUhqwnBfEVtxCQgIrONxIiXmT/5kh4yLhxRHMcSHHNpC9r2c+2oIuChNX",
-	"KyLx+lo0DkT4fdbEH3Cl91GHHUUdHKi8FWT0wV0VTgsaikILlbWVQstFqZsKrLp5AZjc86WE1EICBMgp",
-	"ZHlhLZAYQhthMeRKIG93hUhwrDDNIviWz28bsIh+UsBGrLDFDILtJx48mmSDxwuCWJExQKd4SwkDCxgX",
-	"q/G5zkUKcUiEhC5Q1wFcBxW2E8TPYJCU2bOfnnItrrJ8fsKGY8GnRmrA8eM6lDoReY9JkZjL2WuQXYuc",
-	"pylCVHDC7fDBDgJ2M04AXAELNFUofaz8dN5hZ1masnLRHZtJnaQssnTfXkG4samznEWY5RoFLMtDSbj3",
-	"AyMKi9SojtcFzHD3BXUGDIUNwbJF/GJAl1gRPzsG+OFQLgARbwIfft49ZpHMLqdYOX6JsMuR1cM+i6kO",
-	"QqmyRaRexNdHrApGXS1ic6IYj2MCiEBasSzDymU7H4rxFHMrb3iiy2FOYiwvgD5edJ+FshKXgi1DcS9A",
-	"VRDdhIN8RnRkPlehHOVCBMx/sYKNQLKBYIRCDJUsanXgEe6qLcQbYZxmYcaFLk2ji6XOOwB3sLv9DPK0",
-	"a99C1Lz5PbQZ3cFB0njp418tiMPOU233qA8PhPpAbOv1r/bBbN4EyoEuPnDgrr7Z3yXXAi51hRRSPE2d",
-	"xK5KA+ywD2XMIHNxEtXKsuL/g/n5+0tTeIu6cvQHv3F9iVPqtgMvK70FjlH3Nah14/dw/SqdqrDkQaF0",
-	"UR7nX73QYC/9diX9YFf6kgZLKkjW1JeCGJBqLgc3ItoUJPnW92optKyDs2WZiI+63UUnSLsyom3FXjN/",
-	"h1V8thPCduqa81XW1thcj+0obReeqraPXW81dm2ndddugjuh4ADujDEtoXBKsipcG64QCvCEWIEmE5EP",
-	"E56yRF5ngF7TErfTLNciD1gysX956G3u0H5/zogi3yhaaEgHTGeapypgueAqk5h2hSMGLJHDTIt8EgCr",
-	"HdezXLA0kaIdlDJysxuJwDKJdtZ6JkWHnQHWTqKJS09rQBbUFjkH6fNN11wsBOHjBDA4Ec4x0Qy8LDnS",
-	"FKXzDuuHMrYgO048jbkC6u2TCrK1yryauwPX3F0UbQvbYAlK6e4oB7DT6lajvvMbb6EO1ZXcWhfMvgh1",
-	"D1RTsb8fRILD3xvl96JkZq3nty+NqBwHjBx75gOqiDU7lUIoU35lJGcuxpnSSNGqx4kKZf/srSO8WY3p",
-	"kqh1tf4B0VIiYCt1MTL308d3K8QfnuRHKfxwqvYSby/x/qpl9wXu4JcQkHhq6ghIKxsBRSSZUDD8uPuM",
-	"xdOEtb45Or49Oj76hk2TW5GqCvHI+mdvTyBkgs8RShvkqAJ+mQIQ+peSpR/e7FiWwgQ+penflhT98GYv",
-	"RfdSdC9FCZH27MOb9gPK0nUQWAuylGCrjCS04tMI1xJylWItLW51wKL//qkfsX/945/mr5+je0vW/52m",
-	"X06y3gVG6u5a6laRpMy67eXrXr7u5SvJ15/P3j2MfEX4vdUB3n4ZnEFnUKXDeBl1EEv3cDxIs8nkKMkn",
-	"kCzjZ1edYMWqc0hOsmsBLJMRVv9EgUvLAIbsAU+5HArK3IkTSt3xKIo61NFj6SGeH6JOz6boLsaqo3Ja",
-	"VcE+H0pwuSYF2A6W4W7AKDi+E8PtR5ipLQV57hoYx+WqGxn/uNC6vvws9/tje3lEf88SO3CD4NRir51n",
-	"FZn9eZnb34v2cfK/Ep8ubn7WMpug3TxtB09ok4j1hMtkBI+/SmV+b1s0y9Wvzst3gz0GhC47N7VS4N/7",
-	"jesLiVK3NSnwbqX2KfA7SoGfeJvTHrjisx0SRp7NivrmbARFLlaDyiQyStNjuHxjryDR5qxjQp0loQ6l",
-	"GnJJlNXnp/0PYE8G7OycGQuUvXj5rNtmWQ7DCxkfZqPDmM/ZMM2UYK3vRPz6lr3JjdhuIx6Tp0S9jRVo",
-	"XqYpPnfP8lUGZfxSC3zlUD5JfoSyLEBc/V5USnvPgD3RzoGxmFBlW5iyULoGasxzAS+Gipdl4T3BkDqg",
-	"nYz5tWBKQP5/wKJRnk2ItjJi02QIyekilB5sNWqZIsaUogRgSh2D5WK+eQXmGWvBv6Fc+Kk21A8azdUs",
-	"ICS8w/ZUJ+aNcQ619+p2bMpQv9TZpf0OkvHNaA7Z26bIZzKUfHGM7isW0dduAKC0dN6E9tJwkFIBbxxK",
-	"iyfmnBWwflkOdu3IskGungbmb6XOhwghXwk8jcxjfxfAA8tMXxaf9byyXMuV6r2l0mLKWp/OzvEgKKx1",
-	"nfLhZ34l2u7pbPtLM7iaTSHdIy7IOFeQhbqficDDg8Dh/rlMFAMoMzaYM85+ywZgqEg0Z/yliMhFZCsR",
-	"zCn9lKdU72FbdlyrwmzBwhFbRkLdhdk97xGWLmKtEnDCKBfIXO+WzT4JYDS0yVZyv2rH9m2l12YevVis",
-	"d+qyG1U88tt4Ddiavfa2UPZgh2pW+VDu1bT4Ybn/Duof7FSe0h6rrYS4Ds0Vkc3WyvLu/QJVEHtktW2q",
-	"P6dw6RsJaq/UhZO9pET42gFqDO1GOlPD8gI34PrM2gt/c5KxgoaJy9ijOlwujfSUQ1GI3wC+N6/3RIHz",
-	"vMp17omtZtbLeycUt2mYoCiKm4mFRj6MdVLBn+59ku1Wk2wnxT7biSGyfKiemp2/MU/LNDL66BjKIRct",
-	"EacbkY6lUGxgmu2yARJKY4EE7AaMiAHPhxlxRcZ5ci1yBlpbD0UNDuLLG5YLo6q115I5rr6tiMURe/mI",
-	"vDbptlCsVkTR7Mkw7/KA4mBb+V64FvweGV8TbwLqhtTeV/TZUmQNtuY+sLZPeC3iZHaHPsF7fZfCNJsK",
-	"yadJxx6UlRJ0OhukiRqLmP1tKmT/7G0Rxxtm8loY69NI1v88/9uHDvuQMbN2Qmo6iZVaCY1kuhzcW7fI",
-	"vME2HWf/hxePMY/jBMNoZ7l5Xp2Y0Y1V5ORTNvhNDNchOAPm/N0UC/MsYjjLjV598suv/g65GGO4EUYH",
-	"aCeaN7c3hOYHvy6s6pxP0juuaoBAChZRoeGS/lf//btmS2oftViKerUPDzfd9E4V0z1Nhp9n0/VEItRm",
-	"G7GIM/q5RxCJwLeuFYc4K5rWv1kXOq2JQdDs7yMQO4pATN2WtMfDfrLD6ENV1sYwmyB6wDBLUzHUhVLP",
-	"NYu4dZQPhL4RQrIINK6+jsiBCCq6+W/r43en7NmzZ6888wDeyLrkjbF9ccqy0UgJHTDRueqEMjruHr88",
-	"PDo+7B5ddF+ddLsn3e5h98VJt0te1pjP4enG2SxHz6Z5AAv3Q6O1CR+apynlaiy4Z708kxPHHVEA9kTm",
-	"bMQzh4C7UJ5nXhEzVuDMfoAiwAg9Cv7PFGktgEgbyo+z1BhGVY5xcv/Cf9onrJhDJElcmGKWSYc6E8qY",
-	"zwPQeynAMuVK9/wOtpT4uZk4xbhRQHuEkw2envOZGYS1ZFbwmGAQZDYFv3W7s+Cxj2DOSzk9BSojSeOA",
-	"OF1wS1AUqMci2kunpk3EiMhEkT2Z5LamsiVSJdgRYAW7rWmWF1hbhAplmbYlF78B60NUOHyIocVMjW2G",
-	"AZaox7hk2UzDtxYiqIqkpQIiqOdDBLmNYn4EEaYA3M1um1AuJREBghB44zdSnSyjN4VyLf0JuxP7Cd4A",
-	"93LH48HG4eo6488q+jS9tsq9d8Bugq92bhe65msV7Zu+0iZY9kKuFBJ174Df42PUxMewG9OLoE7t+a+r",
-	"eDR04dNwmx34pB5sct+XyuX925juj0q7yom5Zio/dtuO8/7PIkseidR4XI77xseooZ/JP0ZPh1wORdos",
-	"HRv7MO5pLThmjx13u2UdGFuDDgy6baJDGSex0cisGk85Jq7lUnpJMUYPUnKQvCEiPQO52SFPwV1uPE0J",
-	"eYLlYpjlyPKgbkTedqMnUqTJVTJIxaV5WqTS87VEoyWBmoi0wxRUSJRVnW/4vM1WKpD3UQ4DJ59ojlDb",
-	"8wyKSjUMpulPI59O7arVVeFc+23IJzfaPvt5r81sxDq0Iu0OwrdpujQSzeTrfZS20WYnpdJcxjw1YhGs",
-	"+hFZ0tZ9GcpKooaUA2EnREirZMm7ROkL+6RfCAPdTcIDQaDT+24RAZ3eoJbX9cJrW18ALvZax7tOk7l3",
-	"vO7I8aqL02KFh/toh67X77I0zW4UQGCDT4wN5szXhRy5VSKvyK4JbKmwJbtCYmTMvQ1li/tShV4i8L13",
-	"EZOzNIXMiaPCvSTFjW3d83yL/oNYrDOg80oKD+SSYMN02W4xOA1M+b0jeutEsxaVuDxRtg0mYOA7uRel",
-	"FOx2x8smn/A5G4hQZpiY6lK76TEp6EuMyoAXn84XUutbIFQLG9I0Vyeh/Hv/49v+h4vzziQOWHiAzl38",
-	"NjzogYuaRUc//+sf/4TE2E9n509UuxfKIhl8Xd6zfX5wa9KM2vTlko/ZpjSsG85uDnJBtyk/16wm5P+L",
-	"CRSGRzS7HSK4ipbWBlDKtWIx13yTU3KFB5JypWs4IUPZl27XmIWEbHzO4IAJt9OyEeNDnVyLii0NFwus",
-	"IDKOt150u2wmU6FK1NXKGGaU7oyPdnhIY+CBjtonVMqAuw4MFDP7sEsDtzqRkLGI+xpNDQRYnnKlzT62",
-	"q0QDX+LANrsJs7KjUOJmhP1sGhQHjVWdM2AdogmwqwQXqTGgjrvdTij77gshY4WWh9LZVDGY20ReBUiV",
-	"MoIVsndwRFRPIo6CUEa4mpc6u1TmHY0JE/lmmznrjqLdo2V/YlQRUkTagTuBhdTAEMNnkC3uZFJA4yWb",
-	"ZmmqgIKB8YGZ4aOXFNFpmbn+CPiJUSgjYl66lLTJA/asS6EMGCrR7IYrNuGxMF1vp0YYQ01B7kAUE+C3",
-	"AqbYlU5wuo+3kJROIzXLSS91apqSvtR9B6jStNvq6kPNdaFV3ip3xZC/wd4hoFoWMpx2mNU5AUUc09uO",
-	"Hsubehfx3qX/iHPqYZmBXJV0uya6pb1HNpMFrjBQN3KLn8MtYe4LbGGU0OVbFhqA5x2zcSs5xvuhLCtx",
-	"xfF0eDsyZkMuZabZQFhRfILOPPu22ejSvk60mma8kNIlw7Z0luyNGTsLc8r1uDAwk/igLCCrSfh0/vny",
-	"+egbfjQ8HryKn4nnoxf85eDfh9/Er8RBHf6959XTPyVemfgrZTB/NOgqZjEqt//Oj+wKsvNCrWsZHbic",
-	"aQGKTfG0bS9ANrS8l2pTCtwboR/fSXo0+spjucEfV3jtDseyYYDN0ViucvD20R5rmYuMBHebEXsbtCkf",
-	"PPYBjKBEDtNZLBQAvyfyiikxzIVW1bmpP9rHeATJqTRl594c1PKZ/riiX/0zuHqEdVSS/lrtHaq7opP0",
-	"Z9k7r+583Z9ntnCqDnmaDvjwc0FebP74/f+TFd8ZZPH8/z2d5ekfq4PlP465tg4gIWNIR+TM0TLGTMh4",
-	"miVSYy0acksLeS3SbCqQzoGQxEJZcDskqAKPxS37/n3/9PD8+/7xi5cAixHOut1nw58OKb51eJFMhNJ8",
-	"MoUvRAe/z/kNJv3BhxH7LOYiDmWRFejN8xPFIpIu5yBcoh7DiDYw5cLgxiYGZggu2bNul6lQ8hs+77A+",
-	"Ou+Ob29Bm0gkO+oy1WNSaCDUABeWCmCkw2xm9IsXt7cBe979BpTY58evQomZuMh62Dpik0QG7AX+c2z/",
-	"ZeMee8G41mIyRYZcnqbtACwlQpcgN9WIJynOn2Mm5xoSEdA4WK+0uEUyWkUAFRh5NtOJvHJaDBZiFXpM",
-	"sRjAUb1WqSnrKkHlA9D+YFHioOr4RLBMEkoKuFN7SG5GLB5xnk1ZPEOZK1Tdhz18G9/veT/J5NZWw1lX",
-	"XqLsQoGDTQGdzsbncTu5zgMlUosr1LzKT/T9ylOj65yVGk96bg9qo6m7F4ge7Mn/4Ho4PiVK2bgey3qp",
-	"zx8BDvW+YS3466pOdrDzxgxOr6u72QFJS/6EUYd6o5X62KHosr8QdWnp/Q4N2elrOU9/+mn5FvnW+tU7",
-	"a6ui+mSkMeeHt9XU3oXz6eM7gj8suQ5sE8W4aWS6FpJOsVb0S3jwb+HBrxFCvUCsD+E28fHtrZRJjIhR",
-	"WA69qEt3yMYM9apYUCiPu0eYeQUCz7+miMnZDN6+R8Y6Le8WnPU0UjNnfalTU2f9UvcdZK2TqmSWD9ey",
-	"rkru9biXMr4wTjVJm9faz/NdsJH2bvBH7AZ30opx6XToJgYBNajhVytMA9+S3+gJ/9Yqlxg4JRWzx4Al",
-	"PLYi2khGo966uGiHvfOc4Uam4RM6v/gK93Uht5pZ9tSvOsnzeeVrfZVe5S8GLQDzWdiEOM873sjBGg5R",
-	"7zHwfl+UmgCGAa4nvKCrGJPfCL2T7bgFF9Jd3Ef3u63q3FH707RdMtE7HqVGTiJjNy0fodMxl1DPLOdg",
-	"WAppLkxjpUdeQ4JhxIhK1GHRzEEzLmrJ5m4IZTKZzLQZ5wS0Y5gvrFlVwoK0JorZMgNUeCrSu3rkWkaS",
-	"z1xQtlHZ4cMSqbTglRktaD5t63TfVcGe+U9RV8H+VNWp/tFe0X0H2TAVYquupfvj6q47EWKU9/d1C7O/",
-	"kl6Nu+WB1ZElvfppoR2vjJh9WyjQljHD2gGLoTK/zEGQuxecj2tjZMXw95FywZ84smYNlCZRtYU+jSVK",
-	"qfeaaFqx/l+favRoixn8iEmaXUEe9QPoWuukw9Pf7RO9BSIhnc9Xx+J+MJa3QuD7LBcuBgHv4d4sT67G",
-	"mvEbPg/YzZhrDLO7KvFOBYmOzuelHX5PmbHCk7AyU6aYhJoZM3F6fdkdHA2PS9ky3dERr5Uxc3w/mQNL",
-	"ETeVOtTrznJnZRYwbYREkXdmnzP35ZhqaC8zmd08vN6hyZCoFiDnEMHnFJVnEfXtmF6RDZaUdBEMh0DI",
-	"IjxQQsZQ8xAeQAVGJtvL8uRCqN24T76qMwuVI05of70n94s52AWQzsE0i2vxAM71xcDm7wcDwXOR92d6",
-	"fHDyy69mPyuRX9uDMMvTg5ODp3yaPL0+gt1OT7d862daqIDyxW3Ka0AsgehiX6Q+hDueblZixlq+lN9D",
-	"wTEClFFBIbn4HVBDkjuSDNQ67A944w+4Ho5F1Q+8xsptQGHTC6w0HIDqiMIHqvlKSPqqEkrf+9UCqLYi",
-	"wcTWhWajJSi2wNaTe/UHtra0VE/q/ZpLplz+sdMFnCBX2h7z+RPlwAG9oWzp/fJIRH3DjF44IqnmEDMI",
-	"FZANjLQuRqOPK6efxNBixpm3sr4m7A3puQh/X11v9ESx7Eb6uFsAZKqQ5De5FlRi5IallofUv3K/wPUz",
-	"TpTO8rnXFZ2MK56nQJgtoFqLXSI0P/jj1z/+LwAA//8=",
+	"7L3pchs51ij4KgjOjTB5vxRNUtRG/ZiRZbta3V7UllzV5Y81TDATFLOUBFgJUBKrwhH3We6PebD7JBM4",
+	"B0AiFy5aXEu3IirKYiYS68HZl98akZjNBWdcycbgtwa7o7N5yuDvkzjOmJSX4nuWJZOlfiQXsxnNlo1B",
+	"44QTiu+JWs5ZTBJOUnHLMhJRyQJym6ipWCjy5ez8v/qNoHFD0wXTXUSJ0t9zdkuWIrtuBI1ILLiCTj9f",
+	"NIKGVFQx3WIJPzLGVLcxaOzudcgkmagpoTesETR+TeaNQaPb6XYPG1+/Bna2MNckoioRvDhjfMNiQnlM",
+	"pKI8plmcSBbjZAklMyYlvWJkrlcxpfyK+RM3y/XW8OHND+THj5/+sXoNH36srOHt2dvLv5GT798U17Bz",
+	"tLd70PgaNGKWJjcso+OUNQYqW7CgYeYlG4P/1ucV656x05Fbx68sbgSNScLS2L3tNty3+TPifzIgw+LG",
+	"DhtkZ7jodHaZeeOmO2w0vgZueL0DqwaH3fFH1g8qw1oAKIxod7Q4GOzm6qXqrS4ulCpWHW9ZHOnH4hi/",
+	"JvP+iMZxoW99Pn7PAMwEWg2If2w/4ZEvZGPQuDFwBlD5iqpoeir0nVIsLgKkezwg7IZlS5IoNiPzRRZN",
+	"qYR55JfGNj1RjUGj1+nt73R2dzr9y25/0Nkb7O23e7u9LxYOAUYnNEn1iJ2gMafLhF/hn4zH7m830qAX",
+	"NJRQNG0Mel+DRpQxunas3oEeK9FbNKZq1BsfRH3WnXToUXwYHYz36d6kz3b1ClI6Zulbkc2o7uzXeWqf",
+	"yc9Z2hg0pkrN5eDlSzlN5nHbYJ92JGYv6Tx5edN9OdYbyOTLdeO8xB7b2P0MD1QxqRpBQ4x/ZpHCiUbT",
+	"hndObk/zg3oH/ZzbPfIP60LMGMFxiJgQNWUEeiQ007CWpCkZs4RfkbFYXE1V8fBgQvDxyB5A0GBZJjIN",
+	"rut65kKRjNF4SZZMHZOMKQ0nnFAyYbdEskjwWDaCRsZ+WTCpzvSRZOyX0d6ky3rxbtQf79H9o4NDb42J",
+	"VCVUTuYa64kJMZvtTz6mihq88wyC3xAEfwoanN2p00UmNVTwRZq6IzvHXarA5EkUsXkZfySSmM0ugOCa",
+	"M+mtPJPOf+CZzPPNdgdwMU3mM8si1V0cilfnhSTSNg30NYUTEVnMsto7NaYp5RE7mc/ThMWnOEInwEmd",
+	"bbGPEc2yhGXAdpxf5A8+UcVMd72Dg72gEU1pdsVOZhoO3IvD3a0PNVpkGeMRMjiv4YFUYsay8yyJWKFH",
+	"JlUy032+pkvZGBSeIG+zfI3ckRvvQNPcTMxOKizWBeXkbUZ5lMhIAHKZzSlHBpSmS5VENCVv+FXCmSTv",
+	"VFxlxTid6bEupkLT8vlUcP2z390je3t7pNPtdDx+7fSkwK91yXuaXTNFLpTj1o763c6eZtSuFjSjXDF9",
+	"USY0lcyAvpzOR5143D2Y9OLDTjShLN6P4oOjmFKqr4f8xNQi4+6jlXfhIvkVpnq3b59seTkQ7l+umwi2",
+	"WX81LCjrbaNZxFJ9LlOWXE3VGW8M+kEjZfxKTfWPbido3MKrj782Bru9oHGbxPjq8GvQmKdUTUQ2e8ss",
+	"rBx6iGYTRZEsu0kiPcXzLBEZspfm4SlV7ErAcVuOT78Uiww+oPOk5nIDc6VEFdw+sFvyY61UwmY00ZtP",
+	"Y/r/eFueA9hJTMk7ccNSGjEP0HrdngG0oyOg0zKJGVeJRqoGANYJC8CXn9wwvmDuZU+D8yJRjOzuAvQW",
+	"RCG9sA+1U1LiYl3nKqPRNcsA7ajsejSZHBzFR93u0Xgv7hxNOru0Gx1Q3DrdNOFXHxazMWCfo36ns3uw",
+	"2+kf9rrdzuGB1+bC7n3CRyqjXCYaoBbzeA3aOWr39ve/VIhiI/75zX7Um97+69dX1z/+/Gb3y89/v/74",
+	"+tXPX2Zv0y+vv/z85XW09+W7t9Mf/wm4+xSR4UkEZ1nG3ZHgnEWKxeTz+QWh2Ig0Nf8VpQnjiiQxmVF5",
+	"zeJWQQ7Elm7tJ91XvdPdIjJGXAy9wH7+n//1v91/h3/raLBZhXh3B3uHg06v3e32NezHTEZZMkdxtvFx",
+	"kcFsI8H1/uqdZFyLirGVFRm/STLB4d4OGvNMxIsIPjbYKaKj/mSX9eJu1Bkf0cPJAduP96L+eJeuOZbC",
+	"pKpbu46nNLtiN7ieuXze0xX8X3GfP2NXxa2+nDIHvVQaxUX8Z4VY0pzThcQr5bbZIMJvs8/7g15n0N9r",
+	"Hx7Uge4PiZpqbuliylgFhr97lyOGuWZ0YjLWbLYk4paTDNQM8N2aze4d7NP+3uT6l/eFDf/u3ZoNj1Sn",
+	"+5gN1/N+FDgfscP4INof79HihmsK5m9WJm4lcAK1m7932TkadHuDfqe92+1+0bRpu3b6lGDthkJ/Qum2",
+	"CvdyKuYvpNVE1qgZH88/JjGbzYXSzO8/2BI4ABhsRyJH+Y34S7cFIIDUb8CtsHqDhJMv5+/IRGSgP1BT",
+	"ls1oqmGWq6LsUVnOTGQ84Vc7OYCtkM9kLgT9929/PXb9sSzsWn7z35SX/Br8pQ86P83u/tf6QzpdzFmm",
+	"Ei5WTvB0SrOUSfKKjsf0yj+OfufQzLXfWzfXMz5JuN7idwLWaua71+n2G1+//pRf9SJlWon0DIV5gVSo",
+	"xLrkCLBM2zNmgEWu5wlykvTPuH93cP7zqx5/d31082lXXu7f/tj99WQvenM4MTwBtL5gUaYJQoPv/uNw",
+	"/s+u/H7/7svR+LTH3u5N/34we9cRn/rqM5o3NvJea6hTCXct5nLHfZrvI6hxa7fvI2fEXGSra/1lIRQL",
+	"jNrWWII48YYi12y5YmNR5/KXuyGVfQQN1U630+nt7gDqr5CAeTxpPBkOLQry/66404Hje8qTCZP1F/oN",
+	"aG5vaaISfkU0RCFNt+AZ0/XAV6XnZjSfoOdzuUQhv3YqJ3AVOWKENZikMiSI+jvdL0dHRycn3U63t9vf",
+	"2z847NdpCmpa5bP7gY2nQlzXzs4owZkE+63tlyihrysAMJFLqdisIGAWsU2xFbsx3IxjbdoF/RBuVduw",
+	"rI2falZ+ixPegfE1/7koaOh83ZxuJ1FnByt+o0dfZx4EJXA7yo2EzjJUEDfmyfcsk7jAm3VSQ0mphrL3",
+	"s13nG9t1zFrYjRp1Jz22G/ejvfE+PZgcsqO4E3XHPS27quWcVY88h5N1ChYNFtNEKpEtB4QSA7YEwRYu",
+	"C3VG5Xrlyz1BqNfe6xVBqMpqrP68f9DuwxkzHn9iVMKok4TTdGT2D15tHt1d3988C72xMMAFFhFYLTZ2",
+	"5I4tdh9rxjfv9ONCgWhl3i83991t73V3C32LhRpNRDZyfRSHOMmy5IbFhCoSM6kSDg4sZEKjJEUyuWHE",
+	"TnuvU1yNp28tjvWazWmmWExEllwl9xikf9TuH+1uN8jFNJnPNYJGamZAYvMQh+3+YXGIecbyMX4y90ll",
+	"16P+5JB2o974KN5l/cke3R8fRIfxEVt9Uc3d8IRZzefyRZrWQsF25GuTMtvAWe7ak6B7VT7OoBsUcKqH",
+	"SA3q7Pp4xOq8epMu68RH0eH4gO5P9liOR8qkSx/NPW/57lH7qN/1b/kqY+U3tkHqiew+myDvbYI8iHtI",
+	"z8aH0UG8z/Ymfbo77kWbTZDI6z+ZCXLVRIwJEkf7c5og80vwbIL8I0yQR+Ndthcd0G7cm/TZPj2MOuNe",
+	"3J94mPlNzgWkwrp9Fu9sQOBOPZ42ddpHe/traVOdYXRvr9vtdfZ73d3d3X7voHt0uF9nHvW72kBS7ETW",
+	"kZROPUnp1pOU3ag37tLOpKz3z0lKjYhUa5798q8vnX/9+uHn97Ozux8vX80+/vC5/+V1/POH2Vn3x8tP",
+	"s/e9z8svJzlna4XjU3MIBSbXyrJtc0QoA9mnjxCDgAk9WMHDGiq2Xi7Ke9g8EJAvjXs8sDja3esd7e51",
+	"D/d73aN+p9/v7ndNqy1RrN0Gqf8a7UXduMd2J326N96PDuJDdjTp0O74pe7RINm/oKIKgWDl6lZTDg9I",
+	"cl7PCPvz0S6Ne3Hcp7v7h+Nxr98b701297rsqOE78lq84F+U3OJY5L7yi1KG2RzUrRfZeS4c+8BevWEI",
+	"7h4NfCi4PzNzz8zcMzP3zMw9M3N/ambukeyYpTNGx1/rLFTSDKDvMgJ6Kjiz2kOkPLm65MHq5mdd4bOu",
+	"8FlX+ABd4WO0fRYRGHPaZcWWZsxWbb1m0rxgPCb6z9aDb/r+oNNp9/qFm56fLwwDV5BoroygESxoyMXY",
+	"meeATNxOr0dd2hvvRv14j+1PDujh+CjqxF3WmxQ25ZAejPejvbjPdic92h13oqP4kB14bLi/RNgRcAqo",
+	"De26nJr4K5LIx4VyKb+nJw3dWismn/rS8cXpyQeNgSASCMZfaz9+FnOfxdxcTi2A2Zp4M3CSN47diSTg",
+	"JA9kL1ESgG89zG0JSs/neO9ztGFr9iC1HLgS6XkniGhvRtGnYsqqh7gZ89k1vJAO/3wTHLjOGO6wRX0M",
+	"6zP2e741K7DfigCMj3PGT87P/n7x8UPNBXJBDYD3kkwqMmP6+GWBl0r4ROh/VaJSK73FwAYB23tyfqZb",
+	"+9zW16Ah5ozTeaKF63anvWtUFCxDMQYdjQyYNNCL9DyJrhfzU8ojlqYVJsE+Rh9HD4OvT3LxJ4acyC6p",
+	"5lruQjhBrwMKn+q9T4Vkla8OBp3OoNPZ6RwOYE6R4JMkm4F45W71D5enlp9fixe6nUG31+53D50/0zy6",
+	"Hu1GR0aDdjg+iPbjPdaf7NKehvGES5Whr6sGzHMaXdMrJiENAFWoCk5iRmIhstVXYg4wACo2+P4UQ9+6",
+	"GsfSeFmeaOeotOaae7RS+Vi4Rw7q1sk43ql4AAt7uMol8eL8guCiUFnhFB6G01ai5CL5FwPhB0FmxRER",
+	"d6gYxHFPgPoG8JGf8TqajXNfERj4H3CYz2hmezQjoymLF5vQDG7K0cHquEqEygvXWykxDxwIRvv9exDK",
+	"Z8D8swHm16Dxz4VYSfdiMWNSJRFBUxkqzigEPILPO7EGUx8o/+OC8v6NY0cMcMi54JIVoeMTVQxyRWHa",
+	"H3O7AxJNGZ0zqYwk0pyIRWY8xGcFeSTTHayQiCv2/u7R/t6WBvvu0UHVYL+32WDf1TtQY/+uNfPm1tvv",
+	"MrHg8Ul8Q7nC0LyqEZdFgosZmlC2d2745t4J91/sdqbq0jJXrPLg6Kiz5SoPjo4OK6vsbbHK/dIqMfZ8",
+	"wyJ7XI9wkmT1Z3k3h7teXORbFr+5q4fc3e7h1qC72z2qHmd3i4XuPWShF+bAPt6wjCdoZaguWLi3KOCv",
+	"TVRglREDco4kY7wkiDpB4k84+Y5lM8qXAWGpZLdTlrEA4kPemH11GMJOJfDsi8GM3v0A3X0XQC6EwO7r",
+	"kOOAwes3Qa/T6QT9drcTvPn8yX+xhy+O9gov/mew293rdIJuv31kPjGTyV/12nvmlaYYn9hkweMVRDOD",
+	"l9sEca4NgcRugERf0BsWezSmlH6Agh32G2Yf2Kh33N93/BWNs1FuH+zHvhdBhWH6dmkL/C3bFLdkU8iO",
+	"hbiu19j+p27kCrnF+hCu21iXqIE000QqSEInyZTeMMIFKfratO6Vl+7ZO/DZO/DZO/DZO/CP8Q78nfzw",
+	"Viedi6/fzz7fffn51fTjD2f9H3+Nrz/MPne//Pxp+r53tvzxtuFj6HMTGb3agG7Bg2QLLkkTQ6kLCPkZ",
+	"D/+H4+E/CFc+IQq0qYif8V+x87W4yFzAAjqpDxpxj00Rg0RJYxfTgh3qgWRE+TNWecYqz9zdM3f3HPvx",
+	"p4z98BD99yKx6q26TK9GxeWcLo0ixbryNW9EEo8y+/0zN/mM95/x/tPi/eINe0b+z8j/gci/2+73jSOc",
+	"Cdkra3SrgXkB8UOO1iX7fI6qe46qe46qK0TV5RdtrV0Km2yMIHi+aM8X7fmi1V60OhV6/Le/Z//69dPs",
+	"43dv7n789e/Jxx/++euXy0+zDz+86f34c/zzx+/+ufcF67Zg5PoW2bBfJxIqGwDIcnG7JvXr1mUo8gms",
+	"y0Z7woWaMn1P3CigcdOkeiYyZsJdIRh1q3y0pIk5ZH1evLU5Sa17aJI91aSt1QsyS7GyUx36s7fVxL5m",
+	"TGW2WCrNmQ6Sx/LW+2srxWZz9U5c+T/XsECdXahhQRdKzKhKohP8Al1vvOCyjEVMT4FQLm9hJnudXXJh",
+	"cnl/5vSGJqk+x2Pi+iJmeNLTeH1PY5xK3DJKBykFV5D3WgDt9oC7Br+7N3cRy/RsGou55pnpzJYNIji5",
+	"vKllAfc6u5Bucd3K9bDt3c5R/cp7T7jy3RUr73arK+8eHjx65T8FduXoJlZeHT5dTzW77U5O9c62yIkB",
+	"DS9XJsYweDROb0bloPJd2h/vRfu6jUZYZpJ1jrtd78hyfO3iIO8byn6/m4Lh9XvlA9vtVg+h1+kXD6Fb",
+	"ewidrcP5i6ewJvDeP4VC9L23/51xN+qVaFhn0qWNFUTpntu6wmmmhP3+uWCLsmrNw3+/wOsyOSkcV2GD",
+	"O3+RDV4P4IUpPR7A812/8D6syLfeO9LkTGO5REkioZ5EQXm52X/rqKYWUinhe6kO0gPyv29aeJkf2z4f",
+	"fM12rXXy8tqtEFUeu2MrWZJ7beMWHMo33Nj1GMHf7JW11QpAWl9g7XmrCzD8Q6KmtiTM+t3kMd735Ipr",
+	"phPvfUDkVNxyoqaJJIJH7N8AD5gVukI5t1PJolFvfDDpRN34iB3S/njXi4fqRh0U77bd/K9BY8ooVKEY",
+	"/AaO4u+SWaLgf1XJ45TOKVTlb44XmVQtV3h8EV0zhTtvVNwkzuithPijtl5INGUzyO9jEu0kXLErljWs",
+	"fzqM+InNaMKN/1Nx6B+mImW2c0lSNlEk4d7o9xlFsprFfebJHVHJjJGmyTDR0gzw7TSJpv4qE0kmizQl",
+	"9IomvG2yUCRZDhjrZ5GnrChP4AwU85OEmeibfDOPCU2l0OsFJpqMRZwwqbFK6FJghFtNRarM5vr4xFS2",
+	"PJko1B8Xp3KBG0CUgBozZMwmWjqFRBz6xjXNkgICsTQsJot5a/0EZglPZosZpqcv7wvGdNEZUwYSX9lS",
+	"1uWZwQuSxG0I/QNXITXNrSBJvHYS5iJsrhJS3a6iXqFuaqfFkqVPMMn1lStr5mjoVUVjMKe/LBiZC5mg",
+	"0gyjAucZu0nEQgJ38EKSMKd5oZv6LwvU55m5RzhE4WTp3TuwxmkxolM3rxXo5FwzJTL5la0aLIXv/LFi",
+	"NqGLVEu7e4EeGEGqq4d1ANYN6i6eTQNTd3L23RMc2YaMJNW9wZDiulnhmyeY04YI2uqcLjzdXwU1mHdP",
+	"MK8N5urqvAyjUDstn0F4/NQ2UOny1L7mErVBX/F3VLFbusQkSFwxrCRN5/M0QUvly5+lEW3c+P8jY5PG",
+	"oPF/vYzEbC645i9e4lv58g2oT2Co4spDY1wYAW0ISRM8+uxT+EyGLSIyEt6wDOiLaToglMTilhtFzTwT",
+	"N4nmeJAPNHmX9E56LMK/dgwF28FTqJuyaf4yp3Uw7VfUD8DasCnuKFwOqYTf0DSJR9Ai13VZfmMs4qXN",
+	"HQUNCSTf2SZJVPDYI9Acav34pBn688ZzoESJa8bJLdWoV0oWW1bm86d3pBnC21HCR4AOw9bTHcGp4JM0",
+	"idS3h0qwQivIdQQjDkjIhRo5DjkkTc3TDDQHoxYZ/zgJib6kEqLVDYpRU6rMng65+7QV6I8mCx7rPZpn",
+	"4ipjUoYBCWkK0fqjG5HELPaf2JRPOLDLtjjkpgHRYoVLA3aMBQPQVGOmlahWMORhwlmaXCXjlIExjulB",
+	"4gVuHxsxHs9FwpV+ijnPJuBdM5olcqY5F2/0WEQLvcoh9/LgaeEGTQT4od4CBA38SIOMqTmZ8GMzCHrw",
+	"hFouGvLQuuvgfsK3gjOSKDKlUu+dVVkVdk/Pa0b5gqZDnjGn1UoksTuECi7dgRFtRmIyskeVr+uFdLXE",
+	"Isr1bRizIY8Z5EtreUfiUv/AtyZXj3toWE79gRd0Obpmy1Ek0jSRieAhlt2/Zssh1xuz0DdJGAnQHoUJ",
+	"6yRxMpmwTEOVvql1/SZ8tJBMz0ZvAWIVk/QqkXqUPONdtuAgeVLNPpNux+akMzgzICFw1zvAXoet9pC/",
+	"oVmqmUOTjItEYpHGRjdfnIolJKNUSBUeE0oiMZslSrHYygMvpJ4hNsP7cUsyFokstnm6tHicMfRFAnk5",
+	"Y/OULlkcECnwXmm0ih8PeSr4FUyOq/aQPxm6eSuycRLHjD8Q4cvFZJJECeNqJCMBNrHcxKGl/DnL0AzM",
+	"GdPiypSR2yxRbJAHM9oPN5KBnDG4gE8GjVJXT0AowuqaHMEujG4I9m0m+NVoJmIWPh0ROOOKZZymOMtv",
+	"z58kZjzHoEg6YVq0xLyOLq+c1OiqFHzdCpBgQk6Zq4U5bZSC5SKaggxsGSBNYGxDjVYKLE/p5dNt5weh",
+	"3moh+HfYSb2GiR4rJM1ZImXCr8Czi6GvgqMdrtRzy9GhRW7wC2FPQy5GmaZZcsoY4u+oJMDqkxELRSjR",
+	"DQk0fEJm5JwuU0HjSyHe0eyK/Q77N8cRR0qIUarHDE15VM27sbsIkEiXvE9ekeYh/KOJ8vnHi0tiy34G",
+	"pOde+PsygHqyFh9pYfpuZ0bvdnTXO+OlYjJ82q3TKOmTk2R+B9AbzXHQ0YypqYi19BBDkVB8TPBxoDeU",
+	"b3O1n243jFHbs2n/jlKXf7FWyF6Bh4aq99DytSNgsEaTRZqGpIlAZ9ypUXs9IEoIzaQtXQyoRPWcBkbP",
+	"nV8ea455qhkUzRYZ3XdrYE4FmZYCh2L5l9KZeE02H4nTJn4NHnOYl0K8p3xpnsoHcQ6A10B5BKp4xzPY",
+	"7bNq5OPCjnTNLvw+MmPoT9LiIdQwW+2vj04cO3uVicV8yJvh3Y7uYQd62IGnYUvzc2w2V0sHEiBLvpAO",
+	"p2teUPMTbfIDTdSQ14LBMQn/teP05TugMA9137f6bq/UhQ954TP4P0gl5e6Mlj+EJG2a6dRcO2aloguN",
+	"PxSIU7HH5UISz3zBmt7Z3QlI7+6OJDxKFzGL20M+5CepFKS4w4EjZ3r+hQn9z5AYYPSuGCpBhtybUCK4",
+	"JE0ucFMDjfEX/JqLWx4QdjfXmFjf6IzdCIix4ayFqlY4zShNUNpDr3/N2KOeAJUBmhMHS7YWbaWRB9WU",
+	"zSoM+WNuZfFwNn5etAeVuihYa7bqJv+i0pUxyWzZjW79ODTzGQ5WZMmvW5HP1eooOL1SSvMxoxnLzMHO",
+	"kHEgFm5+J/Ri+MORXSasJ9Rirz9x/QDVTQZqkWvGRwamn5BX/sznmYiYBP/LN1xB1MsDNt8ubpKwtIjh",
+	"TUxNG8yUxoKWoFcQNi43+n2O4/tcI2iVWpLNKOCVNF0ScygDEhaWhqdhT8w8AiZjyEP8qfEI/EXQ68/T",
+	"hsaCoT7Sqpr0sOXelBABSZQc8tDIZ5zObDp/SPgp8w40WoKxgBCAWklio4Cw9pWmAHlw1JXInEbUzrFi",
+	"2IyTmCzFgswY5aQUWPV/h0blhhM23zguK5FywYC9Al48Fhq5kGyRslw0NEKODHVHXIzgMurtNUO5zhxX",
+	"ZphJZNssk5exn1mEysM0uckZLU2gEFv7JRf1yFfJjSYRq/hBuyZwIhippdMDDHkIFAVDm6Ct7/uA5Cz0",
+	"lHD4wDKMNgqBzKkESjfkThgk0BQoaaT0Klxjo33WfIEe0DCPIyWc3tQN4CoLEBBEUXtkMmqT+QIouSZ8",
+	"AQltUxC95WI+FxluoR95OqWAGW1bIhWbw6nbrY8yZgLW5MjsWkFY9Q/Aa4sMQ0miPc6BPJGgIzM6Xlz1",
+	"yI5pmkt73HpjoENelY35kBvHkPJoAYFkeaiBBWZFZERMJnrHuXAwpDvWUxG3vEVE5gP8WvH8hfTEz4Bo",
+	"pJJXE0ikotdsQMI04SwccmDCIpEuZhzUkU+E0R1ihG68eMayMWAupKKpTdzWJiEqz30MjTglNHGP8Cr8",
+	"fBG2CaQ0lcBHAqTlpgBJoimLrm236BLhC0Ik1siNo/s5dOCOk6bJNSPNfq/n7bjBiU5uhd8v9G1S09aA",
+	"UPL5wp86xTzzaOnQ7BrLskSJbDnkoF1takYyoho7SiUycJOYg2JcapDD7n5N5tDZHomTKwCEjHw5O/+v",
+	"PmmGEEOxs39weBS2htxosucZmySa4SULaVIxQl4g3GI9MMAUbmSiZUT8bpLcIVs5o4rMFlJBcrchTxRp",
+	"fnpz8vr9m4AM7SGy0kZqcBo2DOjMMw3PypSPjgwVz62nXhir5xywj0Z6+7NbMaN6MdZ+byvDrb2+uzWO",
+	"B14MbcXV5uIj2e3u7+90CU3nU7rTg33TjE4+LsTdzqlSLNPf/L//fbLzhe78+tNvva//o1EzmgnR9ade",
+	"jdb1nSX2+jW9oKW6sP5iGO3GVZvQX7+L/+qSPBAYYna9Xvp1nRQChb2uTMywaT8WImUUMmyaKOICGPxY",
+	"BYDKQC7g2P+yJjy4vOwNkORClf1uC1HLG/cRwpr9zzHCuXiGm2by1fc3+G+32qBheE89SA6oP7nvTUTW",
+	"18BeyDM+XyiTQh68eGh67l1Dcy7r8a5Gj9TxiJLxWFPBQY7qAHGEZkQU3bkgqFRualJn5F3DzSWS9Hu9",
+	"MkvZuhd6f0YozwjlGaH8bgglaNztXIkd89BybDma+R4U1TaXwm+lm+mVr1gnBnvdGk8Cq5SvHrPhwKFP",
+	"SDm7qXN/hu9NNO1Xt0yaZXRpwWdRw4taVTy4h9zSDBWRTW+eRmqLRJYxrCuhZRvgNNEqa+2YIFrn34F9",
+	"h/HFTJ+LHaURNMwgTk3x0+YzNVHe/uYFjTxhtNuzOnoBHrLVoyvUrPutMbFZX2Kq2I5KZqyxCt9tPBEY",
+	"8RSbfi0EMG09DqT0kZBkpur5bYUo08ppI6TzP9cTeKHlWLA0I3VEYQEKgQSa8AnOyPnrt0PeDL97kxv0",
+	"Xv6WxF9fmq7b83gSto41iw1qaaBZUsyYFdIwKXKUCU1MyRjCLxxj7ubHopSibhrJW2W9SfwYb+RS4p71",
+	"h/POa2q/XLfRqIYvl8vyN5ok0t/Qdt0EMYxh/cze6zZf8+Dz6nyoiykwniwwcnpLl5KEMJfwmCSKKJam",
+	"0ui/sKVENZueYh5STSLKQaJZEjqnmSLNsBSlEb6QJKaKonDn9Dnos4dNC7cc5qBvYeEoo2mjloCsQEhm",
+	"rwEP3U6TlBEtNmpIAyYJc2GiJtAE1oXGyhq6Sx36s8o79GtVbsY7jkQkLl95kCOj/FoX4c9hiZXI6NRh",
+	"kRq3SXt14WKNlwTHI1zcHue20ThEcVbaS40+cIHJa8ZiIhMegQzOBYSCFJGfiWyqCckIbK7R+nd5DdSa",
+	"l35uzeprJRSyOjXO6P6uY7sgz3maR0/68URmCSs3GRSGdaoXvLMODI5JqCEcGPD8SlNJKkiRoGemPpvq",
+	"jvp1vjfoxPXETvLmD6MQtjz4RjqUo9eNkzqLc8bht+KdbheuTel2ey83XanENQn8LSveJljb+oP9BN59",
+	"sPFp+nECkZobtwJB4muwxVaYIGd9uF9/siPbQNLiyduT2IpZc0dSZs/88MpKIA08tzRHt4QIlWPCF2mK",
+	"Dp6MpFTiYw2b+gWymOjSv/5QYAWFKazcfBcJ8QDp+yP3TAKgjgboOSbsjkYqXRJKsIYlkOhPnsepWKiC",
+	"T+g/2DJsa0qQRSw1lAD+lkURu6npndk2dSta1WvrEhFViC0YKqxVJCCSpSxShozChK11pk003kY1gPHY",
+	"zhhJOAnvdtidYlwm45Tt6OsUHmNWkxldkjGU7WAQmbFWVtQSSqkffWgmySTmT7LFe17/7R2WhHn9phE0",
+	"vnun370+f41vbH2an3IGcxO4nmIzPO1cenm13PTha9fwayWf5BaSkhtQmMjsDZ99xGbuszxJ4rqvcKtK",
+	"H8m66D8tdKRkLO6YJJq+ZsBJOWBuzhapSnbmCYtYKyAJl4pRMO5ZGB2AAUx/NeQ5QAbGxWEs1BRU7xVr",
+	"pOA5aB8TzhI1ZdmAoJa+bBp1bcNWm3wEH3fkmZzLGZWuiW6RuqpnQ26g2UC4XhqRZt2wrvqFfz6/CAhA",
+	"X0uD/ZD/shBAVEEDnyXAo/qac6xqjp7JEMLqgoVBMtgKiZbObUbvzvAzoywwv7o1QrBNX1l/3c0cw/Y2",
+	"apVy0sv1c74oNS9X3dv+UpSQt3+5/D7rUHgxZrNGnYEvbO6qgo6s+6p3ulsrq65CoX5tfKhSZEyFJgGO",
+	"RCDZDnEGxlGrBnk+PbYEBAneSXWRdbAseEuSOCAzjFZpYsp4qUifRFOa0UixTLaKCs//87/+t/uPdse9",
+	"2u18AC/ICqlBNhB/L3C/Tv/E+E2SCT4z3PNa6mDM+N4XNbL8vYJ2A/BVdMXZ1o3uqrhdmMwIXwt51bbb",
+	"vDr2NC9T62+sBxJB6aIUNy3fX/8wN1/HJ+AuS/d7I5v5LdhEM4fT3PXgYZaanF6cnJ/5ngyBloqB5A0I",
+	"o1qUsziGXjNpXQeM/SbAIDB0ipA2IOCFsQHXUNzcfShRlpG0tvboWhoTT4X4tskPWaIU49bBkZGMXSVS",
+	"ZUuwPZspGtQnMkma4YxeM3LFONMgD14IQ74DFvQBCS2whaR5KrhczFhm4j/MK8yB4b826X4CEhbAMyTN",
+	"N+cXDvtyeAj9ZOA6cvrp7DVpnpok4uQTThsDS85et8BzBRq+1+3ea7E7gxdtmG5ltogaz17XTRXfrZ4o",
+	"5IBkmZ0kjADYujiGhoj6zcA/7Mty9yfFPYDuPSIwICGdJ1q4KAyxkCzT9Ckkzc/mT/14TqW8FZmez7n5",
+	"Uz8eJ2nq8j+GpPkKf3v7TueJm68eBreDNE0B91ZAkOulKc7wu3eP2eJIcEUjB0n6b/0lrv389YCEqbhK",
+	"eEia7/S/61a2iESsd+HVQiacSc0RJhg3BwMZCMKRLDjhUFV1SZnTKOUegUtQBdtjhLcimBxbECkeb3sL",
+	"Ixwed3X8D8bzWC0yzuKApOLqCp2Zjd9KwkmUMpq1i/BjoKa9jfXLgcHTDl+Gpq3mUgDa6nwKgxQButx9",
+	"ncUVAaemWw1+VWAqdblbxySt5M4QcnyUaWDGXZocXPCwjvGCufftsgGys3ICT3B+pfni6RWnbJ+Zaeco",
+	"rjhzbFaa/d4Ks73BCdWpY48OT2xziTQdWXkQ64nLVt07vLICgjxcU4bGgzpbkUZzK7oCFLjVjZmtXnOJ",
+	"Tm6zRotxnw4VWMR9jEje/twKuC3B24AILDEs9XlYm/JmFZ/4pihuuHw2ml7Ei8iw3mVDWBJNSyVbkE+U",
+	"BUFT0fRaEiUGJMx7A9s2DALGa3AJzvsIFTj3evw8eJKiYUBCQgpZdGDNY2iRzjmjkz9/SF/2U81Wn3qe",
+	"0HXGinxmmqc14fFKgCtvmqKuBi0h99BtXha2TR/hE4ninmsPCNq/hyKzlrIUV6hXhSHSunWAVuxEkSuK",
+	"Krni1Lvdbg8q6VcO6zrhNTc09JzhfU/utZ7wwFcWIiXBd9kEZwWQhgbAUwgiU3FrI/NSqliGXhd47CFp",
+	"Urs6iHh2QKJBw0U8zGkmiw4ZdtaNoOFNpM6w5iE9m6x9/X6bZhWIAP/sAbnM4zJYbLXoWrDy5kHGTN0y",
+	"E1yHuncWE1vURLZJE4+ptVGkz6V5OL58EbXCK8jrRoXmJedZK7nWO+s92C/vPk53D3Ge2+ggVy7qvl7n",
+	"cFZs7TnYbe9Hd09fuTW+cfdwhnu4v9u2jm2/r18swi5Y6R4GuY8994c74eQpRe5lRy0aIwuWgL1OZ70t",
+	"oLzfbgart3ZlJYX7YIecJj9MNV2vMba6sS0VhBXlXFWJnCPucs2Hso/tXq2G+dFK5MfA4koS4G/V6oP2",
+	"7c/31FuGnjkGY0kLzuPOZN30bdZgOsut1gueannYSwSWGK7hz2q/9l26AYz/AIP2xnSk72yo04AIni5R",
+	"R0sVky4Is5zvRUzIUiwySZoYav9C5nF4bqCw1SYnnCSxn52NGMcD/TlZEQ4nhzxl9AYjoZEzAn10XVSm",
+	"ES22tKn4RLC/2rv0T2/8fyxByus7VgUrvFw2i5yNb8sD5+C+DUjhPjtTtlE4BEPuX3DMkZdFU8oVaVpn",
+	"MTEhmJQchIA5iwlLJYNIyFabnM2giigZL4c8v/BF2zwpmubBbOBPHy8sBFKy+JhAtjZvcYkkc5pAIriF",
+	"ZKSJ5UdjK9Z6dnlX5tr4JQx5MiELDgV+Co67Huf1SM9bLKy5xXfQ8Nkh5Nkh5GkdQuyV24gicI76LjlP",
+	"cN+XDejEgCS4UdJZAYccS6bRFJRLHrIQYKks8QsuVyGeicvsbzD2kDepYwxYPLoSItbsg+EYXOouDVrw",
+	"c3bs/OfMdgdO4Bb5GVuvFNRs5RO2CEgvO2MTlmUsbpfmXMSBBSZHswnglz1mRGDGRqCVNmguwYi5Th9y",
+	"EdhUbsGKjKcF7+d+56icQDWAUD69MzYCv+b+lAnphpTLmyjpPfyJ8jG9yrl/ZiejFcyxzQ3+aPnn99dJ",
+	"1vKm66TyP55T9RWKli01mSfM4x3LTrY0/pTM8gRXwngGD7lNJhHk+apuaaJcrUVJblnGbB5dNc30Hw7Z",
+	"N30ni0L6DH+gichmNv4oyQjkgJrRmOUozZO9Wo/iZzcoav5AhjOvEbkiusNsWZ4aBHhGl2XZ4upEBSbu",
+	"yMd5hcgjCxSCF9KFLNEC6Kjm/bbu4foTe69XC9WmZOwTo42TEtLQDA0KdcBeJQpzTqRMKZtn4tiiCEOS",
+	"8kuBFm1kSGYG52juxgzxtILynwIXPRbgy9VO12N129r5bcg5jYx3VUzl1O7oFRcZ2Drh1PAhJArZ0QdY",
+	"2sja+qr3Afty+FFxSasBulrX9B4AvVrbVqyxtIWmzflyOttpwZnPd+28sTpWN96WJbB+Wo1S1iCRjdz3",
+	"Y8FvURe2+bfLy/MLrBwAaW5MdhspNAFlcyXJVKl5yTN3U2WoktW8f7gJjPTU3I7XAlGuhClH+1SiZo9L",
+	"WSM0svKLPhuzgMnpnksfhpevURtigjn55m6eUu6C2zdCm/3u0sSIlZBxEdNC0ChsuZX/HFsvp+JWauyc",
+	"cJKKW/OBb540ipQ4kawRNFyEcyNoXCUT1bCSmxWCNMziWQYNcPEshqkVe6teIpaeT6I6fw7C7uYiUxJU",
+	"hsiOsTs2w7IqKbtiPCbN8MPHN2/OyG6nvXvQpK3QpSDCRCH567u7cMjxK2m9D8g8E2KiyfokAb+qKFF4",
+	"qk4rdfLmgpxdfiDNUP/1r16nt9/t9g4Q4YHj6AlxU8XPgPpArYT/0Qv2Oh3dP2yUJ7RfRFMWL1JGXhmE",
+	"POTNcCovaZZMJsZ/8dgEolrOBMihhjYWEyWumF5gy8s2f3b5YWAbD7nmY0AIKykmTEa90EaZ4/4DF1/d",
+	"XgVh2Ikc8jp5jnzU728TCcTeoEDgsMqnUuY5i6+3cNLB/WXZJb1bFRdgm7yQpInqvuyFbBFF77Sw23xz",
+	"9iEgbz5+OgtIu91uBWSeJbCVhhNM+I1ITIECiLdXwmf2SoSvt4ME76jkL1d3cZPZxrnbJnruGYuSecIg",
+	"Zbqb/fcnl083++9eWXp91ClnC6lfAY+EYtmsthQemdOlJPFCJYadUPRO/6XKqHJAwtcn53l+C9SDzlMa",
+	"sQCFJbd06PPYdJA7DIWvXxe/jxdqCRrWwOG4Ocvg64HpEmwHJMT5nUIiQ0gUaTSx7qIbbXSe4MEw+b9g",
+	"xrdEwV1fjWWLHkivT841x/f6vIgL9YPa/YXTW8vJiZlGpAlN7VlrrtvwcgX8nhhCRcdQQqNw8mcfvt/p",
+	"dvq9bc7c8hzbRT8Ye4XmnAp8SLeziRHhgtuyxh8dU5b7oiGtqfihPSW9c0PQMeWx4JuzExRosd2rNZzG",
+	"Q8IwangR0gzN07A+fdZxniILcHQr516G/EHsS11KrGcG5pmBeWZgnhmYZwbmmYH5N2RgamyZ/8lcTDFL",
+	"n1WdeLyN5vmqsbOrlGynQinByeWOnCZZnUPbBj15kcbUw9rfLoiCRuDrlZOqlgG4AdnX+KXbMWmOAxIL",
+	"hXffqEWNC/SQqymbEZrqLdfEer/bOWp3O2HrmFC+xLo2LMWT28LkaT6vplmsLBPZr9NVOT7zRHTgVnBL",
+	"JVp8mtXknytx7eMSgv6yoK5mguulVyyEvKkUsimKf8pWpuSC99bugj4KacIZadI0JaGdQwgBbBK8PUik",
+	"eyusrQeRWC4kPeFqHxTVa6qAB41bllxN1cdf6+eFb+83MbHgESvObF//HaULmdyw93Y6qELOI+jFAoMD",
+	"auaL4FyNFi/EzruTKmy3t8J1govDh/f0xfS+D1el+sUc8ZDq18/uW1WZPiOTZ2TyjEz+osikln+wiqLX",
+	"vl9rOWVZujT2ZHSuCDUnPqOKxZbTem0TewsI2MIyvegqFlPF2uQjNxXnDH8eTRmdAxJaRFMsWUFnAgrM",
+	"6BFysduipRTiv7jg6zyETdLVmrotbXICM3FTEzFdkubny9PWYJsrrqX1nc7uDtzyQk6Vultkt+VEKS0G",
+	"1+QYwhf3y3BDF0rMqEoir9sqDLtWxAziuHvS7Gr8uKexHHD0pl4lVni2zcHPG8LsMMGpPiSw4LW8PEPe",
+	"jWL1UZuQp/UW0uVm+lw1Fr7Vz6Z0PmdcQgY/rA9Ehg1MFRIxvWsmdo/FpN87IpdCkPeUL4f8k6vPV1ki",
+	"2dV3dk8LgXBQ3e5Op3vZ7Q16e4NO58uwodcybPyf//X/HZdWK4ecZgw86/SiExYPGyvS86YUrK7vZeHE",
+	"LNqpboytUvfmLmLZqtNCd2MoBUqaVJGZkHoNnYBECxC9sRrc58u3O4cti5jsTr2AJLhYCm8s4uXxkJuD",
+	"tRrGjAER4SJvKDIg9+Aiqd9BZUBc8saYaNvJxYqstX+7vDy3uVpXz9WBH5RoVrciu8bYTVkHYSUk6N8c",
+	"/0zqWCd7DW1upBrZyIj/9cla1yaIXZcE9t5ZXl1y13xGa5O7rgiVvrS+r2JiXKf6d3dw9fbu7tz+1+Rt",
+	"LePL+q6RBii82Rkj7rMAvKxrYza29V42IxuRvSZpU6FcVnV+bzz/vEKgOM6tUrPLq+NlMrdjNaSaAq5b",
+	"r6EQx163hC3yX8PHpyYJNtZmqqPIpK4eFKqu8CO8f1QB//JCGiyMSZ2a3TwoCijCkIfRIsv0VQpz6pD7",
+	"SeaMUGJ7glRvhq6A1hsTTemnpxffo8c7VKKmJBO3rvIYBneXXR/7HoO5t4m5XEFw/raYUb6TMRrrQ3P+",
+	"bRmbT7Oqw5S1tkDFozHThO5W7BgNkMdtR5jvuupfiWUDK6khhNqRbE71ocRQIMriQfggAIpb1qMD4JXY",
+	"j8JkvdqERnKo07JB4buai4Gp2zMxTtnMTKBcPG9rCIeKhaCCPdPD1QG5V6huhXbdpV6XA7ibNWXvAsMH",
+	"ouMhJ6ba3VgzbsdE8Gp1Lhs+EWLZvEmSKoRMyGCNLkiBx11OE6lEtiRTkcayFGVR2dvyGh8Z71ObaF/f",
+	"aazKjrzFaJZIQKfmWn/+9M7CUl650X6DA5iWppiXp4qmNjc6QT+oKm+TcHZPNAPowEwInr8o1ZnDRBBY",
+	"IU7jDfigW3Q529102b0qnLUUCV+/kFC715WrC2sXaSnvRSTmK9I3SP3KS22SAIvCNGZDSJWLySSJEg2o",
+	"0LZupIpyF1BIucxHiZif1qbweE81OWUOraEyQ+GfWHDiBrOHSy3h4AwCLK7JCeOL2YBQzJcx5KYlYEYa",
+	"x6YoXBOVSTcsXbYCIiGrCuZSUlpgk/q3iNEuZxNp6DtOqAQ9CibvSyKbfgMhwuMEfY9hHFJz3LXxC1jr",
+	"Ug/IpaLgXw/+zPpygwO+8TPmi9nODYW8OybcBkSLREHFUEkSjSBMO29DZUWsKyCR+lwt5T70kfY7XbQi",
+	"n/h1dD1YNxheM9vIXzeC/KM8BqBSBrjQDisF68tryvDWvJ1qDh4r8uLbjj5wbwT9uTS4wqCRY9OfSeHf",
+	"7+z6PWKGx8IVeCHNxWiGhTsUtgrfu4IcY5YKfiWt5RAF+ZlJagZTdEFarhIsVMHFO0GacskVvfMiwQB3",
+	"6HNG5uaYGIsJkJFj3GOcTK83MCpO8BR1JcnsiTRDW48sb42NxhmjZuU2yh9FYCgeW/3OxQEiaZWk6YrP",
+	"4jr7A32uqOCwW9M08whIzKBYAOarwS1yUSVYvdZ+rNkI7HEPdw74CncZp/TGqFpmTE1FTJrhSZqK25Ck",
+	"iVS2oql+g3nw+t1d7wDYXeTM/v6BA5+Gaz0yHhOFYvMvpFfuHfa/WDe/UEIeZ2/68fydyTVDIRRyBIEe",
+	"M/Gq2mMFHbM5eraun1yJbayuiaz0m0giVZKmJFtwnvArMz/XB6NZagOLoeIqT5fgtqOBF55zcz96g0JG",
+	"LVOddk6XQIRxbx1Y5EVcbVlXjJt3HIpzK/e+gAYWGeTZftDTqKYKsfu2UI5zbbIl0ixXHK7rxPVRV1nW",
+	"C15y3+a1U9F9BMhObai/JQ3mp3f/1tWwhd2mOU+BtWsDV7c2568zqfKLVxcyZs4t71u33usUpoAyd3Wv",
+	"PODZ0/iO+mGhNk+Vn71qZRer7seexYs1SdV8oNJg5DbdzUcJiH/KazRJiG5zQGdhRAM42jf0tTOZmQvX",
+	"E1nGpvlOM+BeDg6guC2LtV2wROFeThY8tqfigu9pqlmYpaZC80xcgTBTHdVreCOSuDQzi0Q1OYLiug4F",
+	"gna4iML0lz17c/1S56jq00MsmdqIswwo+UWfXJiZgSfXeROBJ7AuYZMkZR7paRUW477S54DZ0/VZJdwh",
+	"PMfGU55v0QtNZoosf2hlirDlnYPG/a5Ql7evgqPGF5bgo6Byve6aVptKdBcWiKlXEcwoj1iq7xVq3/1p",
+	"mkWZOlq6qT6gMbP0sTD4/aqWYxUUGk29XjR6ykt/GfFSj+hLmKRZLLe+aQ63GARF/Jrssjy63Rctx3nn",
+	"4cb1L5HRUWt0ixpM/4tfFmyBrfccZTKVXE19QYvGykirtqnBX4/ETtUZVNGU6QHprZuipBPYcxzeOVFB",
+	"YoYSSW9r8anE/mt2/D1esAIz3ggaZ8jcX2q2thE04N9PyEnbn2+QdbY/z/g/FwzUK2eepIfyYtD4IRP8",
+	"6j1Kc6bvv0sYyUzgrZEizMvSTxsjFzQ+CPVWLCAP33tgHj4IdYLG6EbQOKfLVND4Uoh3NLvSg32iir1D",
+	"sqK7K0SAnYo0TUz5qOKbM/4Z/GS9p5+MBvidMPM4Rx4GZwFP9FgS/npvdLmG62i4PJ2f8qSJdam0YLHQ",
+	"QzFXmPS2wpU3sEPaXwUVqvv5uZCb0Tz8INSpg0G9b4Ya/VPfj7eLNMWdPvci+j4BcTrj54YENYLGCd6q",
+	"74HcwAxZmlxpofRCoXUPNDjnTkMPP4sT8nQ8743SJu/ZpgpguCdAfC+FfapBwPz5QaiLxRy8N+P881OL",
+	"OzWMIpL7OLE53/JnAB75BgPmMt5kFx5Wss1eL+ZpElHF3hheu5FbSwrb8725z/ZA7O/iBtin5SM5w9Kb",
+	"6Rur+6iN3rXqUFq6v1Y4V+YCw7+jzN1g/M3cFcbfCR/9Yi5xVV3TCBqgvh6ZOoZ2iJ/xHhcUs97r8u/M",
+	"XWWXsQNyaupbNNKPqLvNc7zNIyXEKDX3GXRpqbvQHpYbXbPlKPKudPldwkcLuNX+C2vYGaXCTGpkhJPR",
+	"zN5sLkCFJ/HPsp0mL/gx8lKi2kce3z9K3P3mYmQb0PyGV/WF+eDud8Hy4v0u5mC1T/WGRj5YWb5zBKRw",
+	"NMG7XkiEAqEF+rLrHZvn8GyI6OjG3vfE3feRNBcetbC5TQ5/F+dWq6n1+p/5t96w3CMl3HOwtuKfsD7p",
+	"3XzbR+RdfcPfjMRkJPPLb5+m5lpXNemNoOFzJa5lbBHAiOUYwHIbpT2zNN0dl3tQ3BP3uHJgpgRvanr4",
+	"6WvQWFGZEgwE/IalYs5I7p2thGWyQM0C5jtjKAjzCoogFtpiM/oH1LRsBUOuGb0ZA2PVnGXkOkERBRsE",
+	"JJoKyTgZL02vA6xCElbDwnWvpbjwwiOEq8qj3O445KQ+QzIFkee4KA3leZboFQXZIDaVpk2R65BIupS6",
+	"09sp1Olww7rNK0yG3UUM9rrwFAU8DZ+S8ZhlegMICS2ZgbMK0bhn6oQWFBmwV+WiuQMSGtr0GZ9s6AWL",
+	"IRp5QA9vRQIjTbmfuplUlMc0hQSDnAVEiTQ25Xv1Iere26hMDHF2pRKdUKcbnezyGowrC+tC6d2ZyFgL",
+	"9yWvo1ldDg4EYzr5ycCk3nL3zCWu9mEBnP2EDxO2vRnZ8gorBne9w/jmxrQxm3vzAsJwIMUK5lczopKx",
+	"hLUGJDTZHC7dCFCOp1ga1qkyKaoWv3tzmWvs8uKwufUY5S10+4HcV0MOBglStkd4hkHSpAVpCiKB/mdo",
+	"vUkwrVdrYLJkEDrkxu63FAsSC2ekQH1/nOiOZgnXggtGyM3nxnmjXLt1c+nUHHPbg11Zy9o/Lf8761iy",
+	"3WfVK73SicK/sP6X7trf+8v1U135mVcG+Z5flnHRvTso4NsHfb39ZyWkt+qzGkQInpr5/Vz1ZflGgusR",
+	"+u4sP0CKcbRZfQ0agrMtagAXV7CpDHDdxDd9c48qw0VI39S6uhc//VkKUNc75KPLb53V2qDQHD0mktCx",
+	"WKhgA1o9NglWgZUxOC+aCiGZBE6A3E6TaOoZpXMz84PqX29sDkLm0xa4Lh9NLZN4cn7mCIjj5F5IIqd0",
+	"XvKBv+nWHV25wvUq50Dza4tUv87PsOq47Xpaud6Vsag3EL9JLGsIejHBjXuf0w+KCaT5Cv+1Y9Q1O9Dr",
+	"zpmxWOa7wW7UaDfqjbu0Mzlih/FBtD/eo5h4buU+PUFZRr9i+R9Sk7FUMr0c/2cuojFcWPegpuc+1LJ2",
+	"0A3iiWHOhrwsVuQHeEuXLZfXNAcPG5TdLjNvOAHMJQu8DZurb8DbmN15IIdT/foefI77+IHcTvX7+/E8",
+	"1e/vwflUP74f/1P9/kFcULWb+/NC9X3c9+OH80U5hng6Nsf1eW9mZ8svKzfoXoyP/eaZm7kHN/MI6vwn",
+	"ZYWCrfiE+pwtPqegvwtw59xmetusmSWkUKQJ6iQPBkMkSlJgkFZRTbbJwbAiz4Mk7ycwFpyZeJsa779q",
+	"UuqalIxbZQPdKpljFcGtRJu1NKmW0KxD4FWkGFQIdA3hrVLTkuD409ey4a/OjfSaSRPgJMHiegwsBFhp",
+	"D0isr9o895QJTLpIHrtLW+QhoZbDTrfT6e3ugMbu/gG/74ou1CuyBDs3CZOPliqnrKXKuK+4UoYknMeT",
+	"sDXAfwMSzvmVBnLSv9sf8mRGrxhGiO2SeJ4E5LDbu+v2uodkntyxFFP5hL/O05A0v5y/I2dnsD2mue4E",
+	"IqpmNCVSiei61R7yy4Iil0OFi0QRTtGhtqTNBcs3pCpBn422maf5gWrHITe/YSb6DGyhloyViivGk0bQ",
+	"mMNF+HWeFvOD4Mv6bbf1JlZs+gtJ5nqv8n3t3+3Dvup/wb0lxEgJ4wqut8bkZeaEks8XJpXGkEM/E3AL",
+	"niQRMyHLmTSunQVPFjw2XG1TuHxAWNSh5O1vUw+58hlhq7g3/bv9RtDAaRQ3Bt9UNsYZZCtSzp8gW/tf",
+	"ISE7uOmuTKQemNBhz5Q45FDExUYsFIJSfU+TvASDdCm5JOXxWNzdL4N6bb1BQLwnqjYWv5iZnIxZpGU3",
+	"a2IK/QKU7XJY8Eom6wF8mW/wqZvokqwquZlnVdcn7YK6/FlXQ5tENtsulXUe/mUPEc0ZF6cnH+DnC0nG",
+	"NMN6ozDFVEgGkaATljEesVY+McEjb29Xzqw2dibPmwCTSKSR2+3y5cvfkvjrS/1S49x7jnrvVPo5i+nl",
+	"rqN8tBd14x7bnfTp3ng/OogP2dGkQ7vjulFnW8QKvjdhgoZFrI/BBt9ox6MnMiA0vdUE39miID0cUSxN",
+	"ixYeE+opuB+zBeFYGgSWxt7WrFj+XkDQPwUpoOA5Sa0Rr1CD1ZnEi7n+ckN5tSBIscLA9nFbckXcMgIA",
+	"mPpup0laTNuVGP/MAMu45Ne/iTTMQGVYKkiLLwu22sKy7ZC5KLCu7GxJqnAZHUC8MM4seYU/s87iTvmo",
+	"p068KCrj1139NXbKY1K0FjrkSVEILF1JTxasiUr+g8TfbQT3B0uRZahfw+jX3gev/XoQeZwOvk5BoY8k",
+	"TbdQvtzPrFNWxH/9yRv/CRTP/pGt1zqX077q55a66ZbAFh8TvkhTm3QnpRIfa/D9Flrr9ytLe4OMZqum",
+	"QegWoGtzvAVM7uMdhUhVb3dtIdWPeW25UiDxncqoK8NXva4yueJULTIGLoD6wpWzRJkEVeWaDHVllgql",
+	"6+6X8ao4T9IMTV/bZur9lisrpuCxW/01aJzT6LqWu/vIGVaaQ0cVr6ReIZCoOOFtKpJAHyZTQqUmiYuo",
+	"cc0cPpeqksK0rvhIBa78zEt5/G+vLiXS+jRIpcVtSJ927moeVmuTiYUicTLTgpTgpnJcglfYpoIyy6aR",
+	"WtDUPKzu9xSenxVhon+vLFA2/UGvkF2rmhNKC7X8Sk1Lg3U732i0lcf2kNH6m4dL4sraDr/J0kpQtQUQ",
+	"PSj93rkpA3jPzHukHj6HfCsArckV/gyi/8YgWiQrBuVpuIUYrJr0Y/cWZ50v8n0Y6mfN2VaaM2DbxkJc",
+	"G67NRM6BdQb3HZJGWwXZkP+OGrJUSLZWO5aKyNQv0E1lYL1KxWQiGaRkuHURyJh8ZEvY8Vit7bRR/heO",
+	"kQFeHWX60GBfLeYXYeWHy1PLumzm4h8kWpa1QfPoerQbHZmaq4fjg2g/3mP9yS7tjevTekuVLSLHmf8R",
+	"6iIEyz9YWYSTKJk68FnNts2Rq4Z8q/WZ2iDSYi2Amz4QIUHzJ4PxJ9BjrS0IDfticvXZrHQ/eMRyI+cd",
+	"NMwxbQ/rD1RU1Vz3wJGp/JhyjFQ63NWqLn8Ntbwd7BJWM3xYGUP6sDqrT1nO82mrcv67lwh2BFd69LY9",
+	"5D+4yrOrCDXLg2bOYhnWW7ogc/RSLLIhB2PmhnwY9nHTJJSpzUfbwm4x41KV7n/LUsIreYBPb0/J7u7u",
+	"UWCDxs0ttVbr3N0xpst2NZ1utwdZWg8Gnc6g09np7A06na1x52OrZpYpanFpbw2HFWeQkbaZF/PwyUHJ",
+	"s/bcpxQmAZtMYkZiAWFzBQ+JzhbkqpRb0KuKkxfqBf8cHyYN/HXbvqRxdHS0OdPaCkpojzmPzTcMqsF7",
+	"LyT5fHlqiOHKY+4cPeiY1xaTdqHd1vAMNyrJS/arqa0dg+cYiTRlEeYRf4rq0FXKXKGxDxALu/ulHOsb",
+	"JcOcoK4jmaup3xNo2Y2o+ZfUsRcYpapx0JMbiuF6EU3BrweLcd3SZWCzK2PqWcy9DLF2GZhQWDxADG5y",
+	"YEgl5nMWa0JtShNACKepbBCHpGn4IhaTccHK34L8tUYmD4u+L/l8NVtkO2t4Qnyt4v+fC7E9B1TaIs9G",
+	"DqG5NmGpSW46N0qwJkRVwg8ZtgxHbTK1LXjKpPSTDSWGp66p3Hsf1sC6TxkeqowjPGqsaTaEHmKppyEP",
+	"ywOFrTY54SSJEbWYdEICM2Hqz1cReznkKaM3zGWgWpPF/lHEvEq+8xLL25Rdstxp7NcD2MK99tXyYb4S",
+	"bsBEfsK6STX8MMKEzWZqyZDBdYYv5gNSAEOrGcX1sywYch8u0SMW6gkq0rRmaDEh4NsoTQGwGIgpUP9W",
+	"m5zN5mkCV3HIczhtEyiQYA/cGZ4AQsDFyZ8+cgeQGY7Fx4QOeWFxiYQiZBr1LSQjTVtczNCxXDBA64yM",
+	"KA8QxQx5MiELvpAsbhUy2Hu1z0Vu21t3NAXjG/Al1oaylgJ4SnL3UQ0+vTB5E8fijvmFDJ3w3/SMXFBj",
+	"QypG0RHZIJIBSkKCsyG3FtBbYTaCjIWakmYNEw05XC36OSacJWrKsoFxMSxlZc7b6kv/kZuaLAaqpJHL",
+	"bJMiEAx5EQr00vJ8kXpd9Qv/fH4REBCUWhjrAyXjTOTXPEtAI1MGBMOqYpJuLyZ/25zOpXO7R+V6ewU2",
+	"XlmcYyGfgR/2D3h3oAVb/TQvfTrkWC+Hpi9kgagogZHvRbLjsoXimbj4KoMBh7xJHX2xFUfDliU8LiPm",
+	"lQswP3YFM812B/Z2g5+u+fuUKnYlsqVXrBUm7PkPzcHhLYPArsKcizipQCu1fA4OR2NGxCxREBZ2wsmC",
+	"o5ifQFrTfqc/5KHLQhMGvhbNp1FhnsKC9DtHJCykS4HvcGeGHM9si6IocjofHRgd5tH4MDqI99nepE93",
+	"x71oC8rkVn4/UlHnLmB4F0yDs9KFd1XtgEs/iSY6UYhFGsO+wQ00GmQwzUkSJ3GA6YgdxOXlBp6sWABm",
+	"69mW/f5EVU029hI3jF3WccDw+bPn83Z6Ji8h6r00TojMtQCQmAynkLkaQG28WIIvyu/vA21yulGVF+xy",
+	"nR11e8E2pW5s8YiikePzxevGSoaUZeeanq0oElaeFfkvMk+p0lN5y/BRAVyOep2tJurVbq13CcmrGdtK",
+	"tSHWikUH5kpt2pr6rubshtyv7t1MKY+1WCCkAp4mShcxSn5hebGhDcIqV5Y1qLlNTkoFOkoz4IKzElh0",
+	"+3vb7VBe2osuZbkK3LrmXiWweoQB5bcK4rOYzRLUZ4mM2J5k4EpTuxLowD/B900s3JXwIf98eepSrYLm",
+	"4Jax6xioZk72KJmwGNiuqUiTmC61AIcGLeMCvqrSV2d/m0pfVwuaUa4Yi2tNSOBW5q/ZtZerqqhV5ufP",
+	"boWfWdAo346yd8IWJ29TwRXu8HmWiAyrzFV1c0X+Z8sKP675aiVWnpSuPEQNvqpZey2O8bBUGcpXUURI",
+	"SukVj1rtEJ2TBE0AvezVzfPPNQQBwxF0sx1o1jLxmkMOTD7GzOJlLlbjSWzWYXvBiwQ7E7c1eO2sUKlH",
+	"tyFN4z00BhMrlDL0inXoi2MzEZSrddyrDmTBelhjXzWWU1DwGeXx1jZGGmuJy6oBC2yO3oVNZj9MBfow",
+	"g9/jbA91/OsFvWGxxw2X+DBTkLM2gInyVe9ckdEniUGa0SSt7azs20DjbHQUHY4P6P5kj/VjP9nIYyNd",
+	"OOQCqJnEfCp4/ZuMycSEnHnvPdSJaR/rPpUqY0x117zr1b77NZnXPK/zz7cGcc9abQcN8Nixt/w4f9oA",
+	"PU+gyi8A4x+SquWiSllKOqQ5YzFRicsHiB+0iS0SCZLFbZYoZkq1lyzmpBm++df5pzcXF6AoDBkKBJil",
+	"H8VIqEqxosQ7iwQXsyV6MPCYQtIL00cjaIgblnGNYIuOKl7bCswU69+t9glwGgiUUynoB7BaBGLr/0QR",
+	"7q/AutTCuU3lWnPeuVYQmP5W26TYTPiVyUuP9XZTyOkPsVWoYMbAKlB+2aRGkA+zAhtjmlIesZM5aLVX",
+	"CEV6ivOEXxHTGiJ4E0UofoXGaE+zV6Dhq5lNyHywKucVZuMsJAf1qlXoZRlBe4wVU4oFbWXCr1JmWhfF",
+	"RD3sqDc+iPqos4oPo4PxPt2b9Nlu/B/vwVrQAWwj9YN4ejLTlGmVHF/hw8ks4QtJamDvmHRMQeKC7njB",
+	"VZIWZKjc9AHJFpqewaS1Jfg9gAF6Ah3HVpqU+1jrtg8Ot9fTlV3YPh68ohF4nBbAZqwDcd4WCbaqgUq9",
+	"Qlp0xQI33xlqw0EH70aG/iDfkG6OWls5hfr+iXIaE6hKgWY4M4CpB64RTQw5UYbc5iUy/qcv6kT1ExVW",
+	"TTEpxWrZpvHjNAsPCzt/en1ELoCisrtda1ksCwEbTAM11Uu3tP42QSLDnCILNRYLbr1/Wm1ypkoG1MGQ",
+	"hzWoxhb7LSOwkEhFl6SzCukMucU6Qa58c3Y5o647JpQbQ6ydemLdQEyTVfbZR9YVtXldNn4HDddWI/Wq",
+	"jWZsKrxaQjYjT0AwO3ZehHSbdDaymPOllIghLyhVX4LdBkGvYhxctHkh7Y5w/IILPveLHEOVJmUagmal",
+	"EWyfuGFjtMDv4JlvuaQ/2DffFSb4qS6PV9153s8fwXORlPWBsgxqOs9Z5ofM5jbnuuDZ3Jk/A3v8ZMg9",
+	"F4E8DrYQ/2qz2YTFWFRHEmznL2R7yD3SQy1ziiPcy0iP8cE14vh9vDPWOmaYStHrg40DV1CwwHSXV+bs",
+	"2EOOe8LLMcVYihpLzRoAhbKyGkofsD12dZXdqVGMb8GHOaC5D4u42h/i0pdlzEX2iJp1P3J+SJBgAzOI",
+	"OD+jVnuNJPv7ib5BA5FKSek3T2oH2ypQxYrBfqjK/VkfJT6s0g4qcbFGlWdwWR1ROa+nTnVLLQrnWyvb",
+	"Lv3Piv433VoH4w2h/Q+Y8cVWh2Syo+ZndO/QoKCBmRafOJioNtLHDy3azq5UEWYfZWuq060ULFDmEvmw",
+	"WeT5/UvgkLzHKK/TJ61I4eMnuc4Jejllj185tqJWyvP1eP5WZcXUXyOVj1O+PTaVz58z3+hP90ym+rT5",
+	"g+ryL2+dP+h+NSpq8wfZLp7CHOLByV8vtqFEW6vRDbbgUZNGGqxYHOTKIhfY0Aq8akjNUnY0xWZzkdEs",
+	"SZdD7pUEOy5qnhKbgTaG3vyKWnkhLXMTwIijnwx5aEpqlXKfwqw1nnFl2nzQdpeu2F/DkqDaAAhD4f4M",
+	"fnC/h9L3ATZgHn9iVG5G4mYn37j2+PEaTwDUv9l4mIlIU3Gb8Ktiqa9cIWfEQNKUjJHQzStsHQ95WbDH",
+	"zpBkmcDESt1h8KyFGbo6Y64Q/JCj0waWYDPKhc2ViBFet9zYqnrxHqdys8JyE1EuA8LZLZPKSF5NqshM",
+	"SEW6nU5ra1fVCo9aRoNl7Z/Krkf9ySHtRr3xUbzL+pM9uj8+iA7jI/YHJbs0x/IHq0jMsyJxtg/Xhj+u",
+	"S5INq7Zwa8DdkBkjm1fukNWIWWhttbfRZcmHSQpVmaXS8zfJM+Dtni8GVBKIOVHBXKX7pA+ooLpaE8zD",
+	"0NuAhJOE03SEEwxJM1FDfktlXnomIDaegShBkPXT4OdC/Y5Bv6UxwMyl4TWewy/Q8wqV2pomm9CCETfa",
+	"rGax4Dukp0o4ng7UXeJ+IDIGge8P+VykqQxy9gZKQZDuPplCfB2280s66hXNaMwGiJvS5JqlS0KHfJZI",
+	"veGxGULP0ZT7DUlzt4OJ61f3V8oJ7u+lPtfCatF/A8BpDW/wBOyk5TL+EMea4tX0ZBizGSC4sZHKKJem",
+	"oqz3QyzUaCKykbXh5SUrsG6tZfygkcvKUlMJQbNni4xtDEktVmR5bbZ5jWrNryFqwSEgK3BgpWyorRi6",
+	"oayS02hvEhicamkLWChVu8mP7H71brYtcoNSUl15vxoDXI6YOLsFwztE8mrRn/G41V6lQGjaHfVMFIFR",
+	"Kwz5Cr1CK7eslUiaPdqgXBLWjTPkjs4HTn1hSdyKgdD0Uy4pi/RxyD0CWeNv+2dUa9TcmccqOMqFS+q4",
+	"F6+qybfUK6yu0bS1duEhNS1rdQxFtrhCFWxmtCJr/OHND+THj5/+EZAPP9aywrknR/7Ra6ZxFLg8JFcJ",
+	"JxMaJekK/b6IQMt4L7h6Mr5uRZpZfb001kgkEZMAJbA641J+9fPmGOVrrFLGf4FyzxhXCZryFZgU42Jr",
+	"7cklwHSMgT2Cwl7WASOC0GkhfuxhHuVeWYwt4wZP8y+8mH1v93+rVOTZyN6b3AV1btJfVy7fVGV92Lq/",
+	"4Yx9wXhVrpc12V02Bj/L5Ion/OqCRRmroZpns9lCoRaM8iW5oenCqMBQy4va87og27oLuqjz0XjKIerO",
+	"93v9CaCwMykXNfGhtbjKSAOzBVRMIVeA1c2l7dQn6dPHUcl2JNSO1GgPnLt0G1dnRK+h6KNh7MUuQeqm",
+	"qw5D5he97m5/z7JkkiAG97zrStfW6C18F++MMTWynt7Jr6zWrxTWUPdld2uaMGzs7nXI22SipuTkhvEF",
+	"GzaIG1eiQIiN9i7/Rk6+fzNsbNyYCAXndRtj7rvVVNUkl1WKzebqnbjaWibK1V7waZ1sZHpd6bZg3oPc",
+	"FxC6UEILqRGqWClf0LRda+h3LU9WDqDJmNehaWdG0hKH0antHZuR8jZNU3MtQBHc1JEFnTCDNPWQ9Blc",
+	"w0DBayJ7Tc6e9lP5rrK8wnD9O1tVcGNwT5zejDrjbtQrafU6k25teLGWR83Ors2yCeYRe4ZNSn5ZsAWz",
+	"J6dZAJPWLG/rDkRw1tJoL16wYrAc13z8bZKmGg/p07pHZs6KgJzbGXyRd2W9lqAhF2O30tqtr+OLSx/l",
+	"J+efk6ewcreiyD57V3CLK/wESo0yUvhDlBtmEhfeHtag7AdIXUUm5amYEnepai3IPwX3yAdbvqW30+tR",
+	"l/bGu1E/3mP7kwN6OD6KOnGX9SaP1b8bViQfbKrUXA5evjRP2pGYvYRS2C9B67mdQGg0trpzTw3r73y+",
+	"r5sKGdXAwdOBeAG6/ixg/kOipjkj+mcF+D8nPG/g4y+mWLk2XaKjKNqXIECwTf7B2BzsSYLcaH5x6dVy",
+	"L3Kot1PJolFvfDDpRN34iB3S/njXS/rdjTorbGPmvn3DO1TegzVAd8mksmrYLWSBnOnBXA4rEEIdsXzo",
+	"4Zc2JpflS0NsWOSaImi4ngtg1vT6jCXNFOU1sf36TctCA6a4AP9krKZ7bLSOXCjrfjxNpBLZ8q/hOlWG",
+	"hscqGIsFjQv3xn/zLVWL4BkbLbJELS/0hE2IJKMZy04WdRJqKG+ikZ7XCCuB6p/6uEehUVhj0s79PkR9",
+	"0EixDJAC7AcgSeg8X5UmpI2vXyE58USgfMkVRWM3Rr430JA4owlXNOEsk+bC52T4KlHTxRioMDTeidmN",
+	"ocRl1J4Hd1puWnAitDDy94uPH0A2+dvl5fnA6OqKWWYCQuWSR9NMcLEwpV+H3DIwAdQG5LEkzRuRxLIV",
+	"OLWcNPlsjPIwcB4Tgc3oiMjUCN9DrudBuXs5FuIaPTkMcBD/apveNUZjsY+Oh3zIUVS0VXhwPZKE+nxF",
+	"lvwK4w3IKzgXMlx0OrsRVFaDPyE1i6m0JhXNFFQgzoFgyG9Fdi0L9lbSdGHbaHOF0ulTCJtxAUOQ8zUH",
+	"noST1CacMiWm1a2An+hNNFmkmhpJkWqgLiwMCZNbGeUk/NeOUc3tnMWhyfDRJvhB/+4ONnLv7i7/eEol",
+	"oUMOIAAJ8cLfsIIrRBoGpN1ufw1JE681CSGBWdg6JqFuBUYgCVopQqNM4GFC/aL2kJ+QGVNTYbKnUlTr",
+	"xIIhJpzSG4Y57fZIiA1HXKgRxcsUGof4E/3TloDGdLq6nxfSdC6Pbc9iAgWVIIeWBm3Ml0e8dHmweZ+o",
+	"YujGIwfmfMcLSIviF0U3zloxg4cWk5OrTCzmx5gOzo005Oj7lSiJDYwHGGR8gZF24HFImpA0XYak2+m8",
+	"lGS8yKQivU4nICFes5D0Oi/lkOObPf1ivFjCB177gITmvlVfmHszQg6lpj/bANIlmAGJ995cM/e+W3pv",
+	"orBD0vU6DpzLzcp+zdVw7/e8ebcMiA45Xagp40pjAwioM1AKlt58P1mc735Aend3LsVWgNW2hlzfBKrY",
+	"O9h++D96OJgp61vot/jENJZFh0fMrZnZ3BIpm6gWhhAWv5BM97ngyd2Qa/qa2zMQoDQE6tuLrmSYS1gL",
+	"6kv7HnMIStLvHZFQr25kVqexC0D/J6ay5c7JRIGDhmSR4LEMSKbBmcVkMQ8IVSRlVCrSbQF8ewloBvku",
+	"Sb9cJJFCXx6Nlww7Y4yz+DoY8sJTTF8EABeQIvtjf7vkvPaBgRL7M0f6pdA8NxY6ELgG1aR66LBKwmI6",
+	"nnDIDUulkZdG2ddsCVgpEnObsMA58KGbSu4aY/CTzbEXCa5ZYjbkGqEg1bnWg05ERg7A/6RNPrE5lvL1",
+	"Kry5JMWQKFbPIE/bN8OpDXkT8vdkLCZUkohywZOIpkB8W85Q7WcVBcB2V2C8VBgIC3/oEREbmixOoTt3",
+	"DZrzlC5ZPCBahAs1howTyEHMFSJ5wI1HQ+7v5uiaLUeRSNNEI3Agf3Z9ADuTBMvYSVigVEmaakQ3z8QV",
+	"UOpbmig55Iu53vRuhxhohTknytRTzmBqEMkvsvwCdI5IZSoJHy0kC4cc1KrLlkm6628KUkh9RAPjGEQ5",
+	"Ei7S7N/dBZrUtYoHgzlUIA9zllh6WkDnxpMXVbNiDl6lnLFYWrRueNAdeBsekxBQ2uBfIUkgZbSEfNE0",
+	"HvzLuDGnScRMplLD2J3MaTRlO712p8LR3d7etim8bovs6qX5Vr58d3b65sPFG/hGM9WJSnMWUVrW7uT8",
+	"rBE0bqwI0bjpYuQl43SeNAaN3XanvdtAMwzwvPnV1b+u2AoxyGfHCmVoX8gKySx6oWom2O2tlvYa7xKp",
+	"TtyoEO1CZ0wzzCut+XmTl0ZXssqG77UEPN34+hNkhUJ40YvrdTqW2zZSH2Q3Qf7z5c+yYMPHirA1GZfq",
+	"xrbfvKykaAKBA1io+6RjMp9WGPkTiCHQxwAzy1Ojt/Vh93F9dYO4fXj5irpsaPBJd/Mnn4E4a86ZxfjR",
+	"7uaP3opsnMQxA/m03+ttM8w8E5EW5Mcpe8NVopb47dHmby+FeE/50qaF0t/tbbMbZ1yxjNPUpOcFFYXJ",
+	"AwjQWt5nLcXRKw2ujfzZT0GjyvM1BpC8ToJXfxFzmFeDvIevQWMuZJ1aSokMGXx7Dw3Ru8+1JE10xMoT",
+	"6cPMNHob0+ha8yfOmc6VLlUaWUuWTnZAOk24piqRmC8JxU0Z8rwwjCltmvC6jN0gNefpr7HmaYWcByZH",
+	"Psg3dSSx0zWCwWp6h0i3iHOw4teJVy8FFvhKxMt7IoPI78nzg1iLEE7rPtoeKaz4vKAQ0Uv/WkF13Ueg",
+	"unuhuQeiuDr0Bj6e/oX7s6O1zhao6VTwSZqg5rHf3WKIc7pMBY0vhXhHM8wF8JfEn/q0fcxlOXIPc90L",
+	"nRbl13q8igyZh1i/Bh6j8xJlY9Bq16Lb0ymLrp3bPR2D9x3gUR8nFbwv7HKany/OL4hUyxSZ9c8XDkEy",
+	"2ULUJbiWPEBTDdqFaEq5JueZ5qXHKZvVITDwUFk+BQIz07kU37ttWHvLT0rtt7/opUz+3wBdmbX47jvb",
+	"rqfwzb3XVPq6Fof5ek0tsixS9WfHZP/miEl/1dtq77+jit2ieXJvm200iTM+5/GwJTSIlwdzveeIw0OM",
+	"D0KCBpNtjwSNXmalrPcK399PxAucAiTJiAmf5OK2XvIzI/wV5D7YrK0Evleu5faYxP9mjYhnTuxZtPtG",
+	"ot3YwaO9fvbJQwU6Z/paLdCdgDJTkq5mh/aCTqeTG8xMtRl2RyOVajmrRkWLWrxbV8FWDiEGvSxNWcuP",
+	"rWUVacaGxYEpTgLXGRLaxXiR0bXYuA8POXyWsclCGn0YasYxYatzN26GiZQLJkMww5gixrq1/jwgrH3V",
+	"HnIXEiTb3YO2EwPbkI47RPW6ZyuTWuCN2+SjmrLsViNKli9kzCIBsfZD7gUfmcwGBheFJuVs2LKiMjx4",
+	"ITHzV2ATQqbJNYNF474eo07VFHRMJOl1erl2FxdukxlAZXmSZ7C10wo1HKZMQdgi5TEkJVTRtO09TyRh",
+	"Nq8lj1jLujC6k3KJGqCGosnFAMrKS1u5ymQRQH3rIXmfvCLN8G5nRu929Pud8VIxSHGdT93gZsgWZOLb",
+	"ccG5VSdz5jFjy2p2X8rAGnJASWAT9lJlytkoes0K2R+GfEyj61RckTmVAJ8Eczcmkux1dvN8ECPw/BxN",
+	"FmkaDmoAQC+4kEKQNGMsjEvCeTwJWzYKDb0dDJRgnLQhYTjbxKUATXhAqBry/t3+IM8cKNHEdP76rflg",
+	"xrIrhqoMnIA0CQ+h3Zfzd7ZjroSdo8S0h00f3Mybz1mqj+L8w3d+YUAuFA5kS0wlklBzn/OscqYP3cVq",
+	"1QZQkydQbEA/91NrFD65r1Kj9PEWMkLvIVT83N3Z7Wi51/6eFL2WmptkK8dFiPQxCWBAD8lZBPA70/3e",
+	"Vvz/jGHoExzTs87kLy6a4EUEABwvNF3hS4ekMLXcKuaoSGsag8Pdw8P9zuEKvinntFZKKx7r5EkrYIFe",
+	"KbJ85AWWBGpArpFBvmPK4sr7CSCvTBL7pxIsTi07sB1Gyps/AUJyXMufXrXa3/zFB6Heau7iD5UlvmOK",
+	"UNzTbyNKlO/DS1u6bh5P1ppuTTuXypk0w3KiP7+vsKVZHKRELkBhyBNcO0Z61nBYkFkXKJdhsKkERafm",
+	"qJTQUgakqSRiMkki8LCYs4yMoVyPz4Y1fW4LuF+ftboSVn+MM4BuWdZqD/lrzXyrJIJJyMCkvsdfgNvM",
+	"AOjIwmIiE2CDM0bkNVR/bpMLlTE603/1Oj3L1Y1cKjRMMgUi0jo2/bjsd2a5+9xhMq7jUcGBTss1ZAx7",
+	"WMfsWexlSgKcv377e+ExA2Y54nEOxuOE06wmOr0e7SC/W4FKVHA8kLuDNOfy3ARtbaesKXyyPUq1d7/q",
+	"XStmrMzb6zu8JEumLFg7WILKQyqDMANKJuzWustogoUuPbA8zwFs1cxM65fQFFt+DRq+I+jmL6Glhomv",
+	"z+TgScjBa3HLNSvqFaX3YB2FSLz1OZ78nehGjl9Xko03Rex/D3TviIzF+cdDXsDEzZWouFWPi1FId/0m",
+	"csg1r6gY12NiZIVeM+Bs8lCUPeTgg4ZfI2YbzRI502sNTV41o+axagRCOWaoMLqHZoFSTUQ25F/O362R",
+	"+VvrELzBT39Z/H7++u0zRn/G6E+P0e+tOPjDSUBJKflHI/5f5+n9EX8J+6GOvaCYDTXaqyELQwjM/3L+",
+	"jpydEQlI3eBTjTxn1DHxqDfFSb7waSVnzrkXEG7r0TSlllYM+T34++1ohZgMeZlKVJTMsqplfhzR+HL+",
+	"7vciGgaWHk007Kl/OX8XFPmIwsk/U5RnivJMUWooSm6P+v/Z+9rltnGszVtBebfK0hStyI6T6di/PE46",
+	"nd0k44mc7t4Z9pqQCFucUKBeArKtt6ur5mrmwuZK3sI5ByBIUTJpS047rV+dlgkQxMfB+XweulXMDyhs",
+	"H+lyKf62yhdlo2JFdWjpvsArwHIzFTiSKrJRXApvdQNiDroSDGoLdTIRK/JNBm509xaMwe82Q2XgT/3d",
+	"Um1QWsWGKbs+wcLKdBVdt8rfnpf5qWa78MXF2ZyAqBbxra4wchj7tojaNqsmo2Exg7k7YwERkW6TiqMy",
+	"cOOTyD8blYbcKBHtdLFJi4h8XeMVZ726UNsctQ2d2upEe0d24Yzd9+xSRyuS1k4zKcVIqwolRnYjmdnU",
+	"OR+RYcjdgHVWoBsY00cbZdP8Tyix9P5KaFUHWhlgMRGLzMPRkYexQBQPLieNoBaMXYS1kFx9UWUyV7Q2",
+	"4X0ul8vDYHWswDrLoa5XziEP6SiUHNPfODCLwjBtGbvX/oKGHnm9O5oYSvQPikkJpSXzNyKMUs0gK8r2",
+	"7bHqIAqFkFxqQg4knhn2+dP7o1BGQl4neSYBbZtF0zyLZyOzXkWmVLeYK5SKmRnXkCth+nA4uvTyIJSR",
+	"meyo8h0I7lO8zHIv2y7NFrhMrmY5UTBD5BHoHkOpAGmo4MW1JAYBS7OrKwA6poQvo+aNUsFzzJTBDlgC",
+	"iWNqnN3IUE64+mIs+GXlY6xB9Vgo71U+VpaPa0i2Wgom3CDrqr5t2/SrZb1soFajfJu1vMnufYst8ziM",
+	"UJiJuCpct8VmTy9xai1ZULghvMuLu3Pe+rItg52syngqrt06jdllPqGmu1JzJqQmm8elXDrtJMtFQCkQ",
+	"GsQvj5W5edlh/9DSqFucC8wHJh9VosnhC0G4OTpTAfgBidUQ5gKwPWKmx7l51kj/Ggn6Gj5gQYK21MFL",
+	"zevdlYc16NJoJmxzndblh4L5/HonJVieCFgV5p4ewpapIbU5go+wU/tP+wJ9Ytfm00okXMPJamXwQd5i",
+	"TSE0l1dwpczBH+v9NQpYRPCimLseeRZRxDoA9DMSMdYMwfUTSqo/WrCTsBgFfddUiQOVJnECikW87IoL",
+	"Jd1xx5D260VW7nlL1XF8rOvs39dUmK3mHVkpA1ZxljQXCKt7aWAqPEzSEXdPS4FnW61b7hHz0Tcv/7Zm",
+	"QyOzAbfZ79BqeAYvUGNhVaV6A+KdVk6q5qLi9IHaUKLCPfa+0RaeAiYjwY5RL04ke5KWzaROUqBMFaiA",
+	"KaF7Nkv6ApAP4U+RI2kbcwWMDk1NiU9ciwF86yPZFJ/EJLve2hRrU3twPhfP0a7CklRFi/s1DYwatbc0",
+	"PEpIveFmg0t93GyH3219bHZzVy9nLW71s5G6rl7KuRvFXRdxMd7y5dsoFaiYzu3Z2qRJ8eCD1cq+mNWh",
+	"2omFWJKLI9HNg8GJZCEmHCCQ6IjCNfgRoYRjFR8xzk4HPxZWBkGkpokULFJ4owexUDrBgqZgwm9/Ajax",
+	"twG8OAAiQDmaRwH4w6S56bIbQGtC2jE2BHtC91yHiIU9Tqbxrjn+8BtiIZQDLLsqlBSmYSMIi0VI4W8s",
+	"qh/7+2cn/xfwtb3xGQOLvRv8lT3ff/kSixvzOTbOchb9KToOZVR8A4ZuaIC7is2m3rgTSSgOVzmfqGMW",
+	"wQdHjLNYjJIJT1kiQxm5CWAd8+LDg/0/B476ythak0RmOZvJxLyBmipjtDnKeUC1yIHJ1dh+B+xD8hco",
+	"6P8+y7Ha3S4FZvaYJynS7337rnIfbPSTmQKTUkjI/xlnaawsKLiZw13Fhgnyl9AHe0xS0Z8ieAvFlsaC",
+	"T4XSsLAQkYPesKIA+zSbnjJaFbMzwjpKXIucp/RKhQUKajaBujmAkpViF+aiCPnVakyd1z+8x7V//SZg",
+	"b98PAvb67HXX6mNAQ3IzRkAAumHwXByjp7askCGR7eezQcC+F/Gb24B9HpwNukQCbloXGh1Z5xV1z7l/",
+	"aWFgMqhFR4qrTCfIzwc/dQOHcgzJmYp9EWJa7pIQ7RdFD7B6wXeaY0MYJMM5muXYCLepUxmt74CCtTZI",
+	"W4BFHBFfYK40myQKQCkwahtKF10u3cS2XDgykgG8GAEFiyH4HOAfR1k6m0gL9YHoyaE0Is7c90bQdD6f",
+	"f7/3XcA4SwWPzaCGcy32MI9twvMvNgO5C8sJzkfT9Sleunvn86nF/i80ZIyHCjnK51MNsdKEUDY8R0ud",
+	"enw227T6sMyT8aiaw2Z9Dj8levyp8bBPV7TdsN+VNqmb4gji5Gh/2e1EYCpbD8UTRtF8uApXBWs46L/6",
+	"8/6LgzX7IgoCsGUFJlJb+qO2KHNwuTqpTfCcc0azVJ/29+ZaPEq2X7AYjUrnRAGK35koZsSYUQuQvBeU",
+	"DuKF4pKYpswji9cWJkWxToT/OGKReS4iQNHoi8xuJH4pUuFzyWYSfqV3YSXKnKUJTGeqAd4qMPvHkWxz",
+	"S08x5VfkeEnMl/zXTEAlB2HXE+VSIdM8VttFZsPgDhbmNcTFYOIaZUe+uRatkyL9NityIXGltxmQG8qA",
+	"dAR3VsbRD/c1Ti2BCQotDBwtFVouY76twGpao4CFRl9LSJWKMUBOIeMs64DEENoIixFXottbIhIcQ227",
+	"aoIBNluHDFB+gcKduOXlaob1F0E8mcKHp0vIUFO9QKd4TcULJbzN5VjhA5FCTjTSUxUMcAD0i2b0EWJ5",
+	"MigQPba/nnItrrJ8flR4IuD4cR1KnYj8mEmRmMvZeyADx0OKcJmcMER94MWA3YwTAHpEsCgVSp+3L533",
+	"2FmWpqwKAEQRmggPcuSD04kYq1+x4jYKWJaHkjj4hkYUFmVaPa8JpAS4P1BjsO3vSNwtcymBvb0kl/cA",
+	"zOxQlkiR7iJCOuwfgEt+iih2F0gBFVk97IuY6iCUKiuzBiHXH+JmMmpq2aMSxXgcE1glUpxnGaKo2flQ",
+	"jKdY53nDE11NuVbooilAR1/0n4eyFiOTLdKClWAzifrSOWaQqYnPVSgvcyEC5n9YwYwo2VAwYkSCIIZa",
+	"ngQNd9Uacp+hn3Ypz6UmbTOdK403ADRpd/sZ1Iw3voXo8fb30N1Ikw4e1ytl/2YBJTde9rtFoHwkBEqO",
+	"mVzNr/bhbN4GVpIuPnA/L7/Z3yfXGAJQSGfN09RJ7LqSxB77WMUvNhcn0b4uKv5/M69/uDSFr2gqR//m",
+	"P9xc4lSabcD7Sl+BfTT9DHq69Xe4dksD0CoolC6qKf2jgx5spd+mpB/sSl/SILwDyZrmUhDDhu3l4J3o",
+	"uk6NcL5XS+dtHZwd7sK+/bITpFub32LFXjt/h1V81pNO79Q156tsrLG5FutR2s49VW2b9LLWpBc7rZt2",
+	"E9wLkRcwcI1pCSAuktVh7HKFtARHxFA8mYh8lECaxnUGSLodcTvNci3ygCUT+y8PSd4d2h8GTM4mQ3JO",
+	"oCEdMJ1pnqqA5YKrTGIOAPYYsESOMi3ySQAM+1zPcgFZNJRUUGQOZDfSJbZZaz2TosfOAPc30cTrrzWw",
+	"HGiL4ospFKZpOfeUxQnwgSC1RKIZeFlypExO5z12EsrYAv468WRT6o5qiN9rs+zuD6J7f1G0LpzFBVjn",
+	"+yMuwk5rioz13n94DZhYDv7LumC2gFhb0Nya/f0oEhz+faf8Lktm1jm8fWlE5TiwqX7mB0LnkpAVBCGU",
+	"Kb8ykjMX40xpTHfS40SF8uTsnSPfXY4vm6hVuIMBk3wCxqdW4BI1TYzM/fzp/RLxhyf5SQo/nKqtxNtK",
+	"vD8qBGDBgfA1BCSemiYC0spGQDRNJhQMP+g/Z/E0YZ3v9g9u9w/2v2PT5FakqkY8spOzd0cQMsFxhNIG",
+	"OepAaKdAyva1ZOnHtxuWpTCBz2j61yVFP77dStGtFN1KUWLHOfv4tvuIsnQVHHdJlhKEtpGEVnwa4VpB",
+	"0Vaso8WtDlj0/38+idh//vVv86+/Rw+WrP89Tb+eZL0PpPX9tdS1olqbddvK16183cpXkq9/P3v/OPIV",
+	"qQCWB3hPqkCROgPEEMarDAhY+4P9QZpNJi+TfALJMn521RGVT1mH5CS7FgpSpBCJJApcWsYUyoR4yuVI",
+	"UOZOnFDqjkeX3KOGHmNwqRCJZVN0FyMCSjWtCkLRZrriUILLNSmAf7F86w68xIM7k6rqxPYnmKk1BXnu",
+	"GxjH5WoaGf9Uerq5/Ky2+219eUQ/ZontuEVwqtxq41lFZn9e5PZ90TZO/keqSsLNzzpmE3Tbp+3gCW0T",
+	"sZ5wmVzC8JepzB/sE+1y9evz8l1nTwEt3M5NoxT4D/7DzYVEpdmKFHi3UtsU+A2lwE+8zWkPXPHbGvSp",
+	"ZTjgZ7MCay27hCIXq0FlWJdvh+Hyjb3CRZuzjgl1tnA9lGrEJet8HpwN2OD05CPYkwE7GzBjgbIXL5/3",
+	"uyzLoXsh473sci/mczZKMyVYBwre2dvciO0uYkN7StS7WIHmZR7FcR9bCKOgyqViQbgd4wjJj1BWBYir",
+	"34sqae+ZZDJzc2AsJlTZSlMWSveAGvNcwIeh4sV4HOdCqSMMqQPy6phfC0bAAwGLLvNscoJPRWyajCA5",
+	"XYTSo9BCLVPEmFKUAGWKMdRvEoJDKPLNa/DXWQf+G8rSq7pQP0jFxRNIeIftqY7MF+Mcau/Tbd+UoX6h",
+	"swv7N0jGN705ljGbIp/JUPJyH/1XLKI/uw7MbHecN6G70B2kVMAXh9JimztnxYSwM4xdCykCq6eB+Vup",
+	"9zFC+hkCcifz2N8FMGCZ6Yvit3r4rGIPaDEF8AY8CAprXad89IVfia4bnX3+wnSuZlNI96C6ivPSmjrV",
+	"3Sy1e00EHh4kMfPPZaIYwKqz4Zxx9s9sCIaKRHPGX4qIXES2EsGc0s95SvUe9smee6owW7BwxJaRUHNh",
+	"ds8HhMiPWKcC4niZC4GADHbZ7EgAkaxLtpJ7q+3bt5XemHn0YrHeqctuVDHkd/EK4Hd77a2h7MF21a7y",
+	"odqqbfHDYvsN1D/YqTylPdZYCXEN2isid1sri7v3K1RBbFHe16n+nMKlbySovVJLJ3tBifC1A9QYuq10",
+	"ppblBa7D1Zm15/7mJGMFDROXsUd1uABMA8VnTvwi7If5vF0FzvM617knttpZLx+cUFynYYKiKG4nFlr5",
+	"MFZJBX+6t0m2a02ynRT7bCOGyOKhemZ2/p15WuYho4+OoRyybIk43Yh0LIViA9NsFw2QUBoLJGA3YEQM",
+	"eT5CC0CwOE+uRc5AaztGUYOd+PKG5cKoal0gng1lPUv58tuKkCSxlc8OZJNuC8VqSRTNngzzLY8oDtaV",
+	"74VrwR+Q8TXxJqBpSO1DTZs1RdZga24Da9uE1yJOZncoAvFNNilMs6mQfJr07EFZKkGns2GaqLGI2V+n",
+	"Qp6cvSvieKNMXgtjfRrJ+n8Gf/3YYx8zZtZOSE0nsVYroZ5Mk50H6xaZ19ldx9l/cfkY8zhOMIx2lpvx",
+	"6sT0bqwiJ5+y4T/FaBWbFOCW3k+xMGMRo1lu9Oqjf/zi75DzcVKgogK0E82b2xtC851fSqs655P0nqsa",
+	"IJCCRVRouaT/7+TD+3ZLaofaEiP4EaebvqlmuqfJ6MtsuprUlJ5ZRyzijF73BCIR+NWN4hBnxaPNb9ZS",
+	"oxUxCJr9bQRiQxGIqduS9njYXzYYfajL2hhlE0QPGGVpKka6UOq5ZhG3jvKh0DdCSBaBxnWiI3Iggopu",
+	"/rfz6ftT9vz581eeeQBfZF3yxtg+P2XZ5aUSOmCid9ULZXTQP3i5t3+w198/77866veP+v29/oujfp+8",
+	"rDGfw+jG2SxHzyagxxLcD/XWJa4qnqaUq1Fyz3p5JkeOx7IA7InM2Yhnjo2nAjgdUcYKnNmPUAQYoUfB",
+	"f02R1kIwvJ9mqTGM6hzj5P6F/+kesWIOudEty1PMMulQZ0IZ83kAei8FWKZc6WO/gS0lPjQTpxg3Cugx",
+	"cXaBp2cwM52wjswKgGUMgswAf1h2eyWPfQRzXsnpKVAZHZIq8svilqAo0DGLaC+dmmciRqSqiuzJJLc1",
+	"lR3Amd73YZ9xeYFBVqhQVilkc/FPYKD0kIiJLdZMjX0MAyzRMeOSZTMNf7UQQXWEsTUQQcc+RJDbKOYl",
+	"iDAF4G5224RyIYkIEITAG38n7eoielMoV1KxsnsxseIN8CB3PB5s7K6pM/6spk3ba6vaegNMq/hpA7vQ",
+	"DT+reL7tJ90FVVzIlUKibh3wW3yMhvgYdmN6EdSpPf9NFY+WLnzq7m4HPqkHd7nvK+Xy/m1M90etXeXE",
+	"XDuVH5utx3n/e5ElT0RqPC3Hfetj1NLP5B+jZyMuRyJtl46NbRj3tBbs85gd9PtVHRifBh0YdNtEhzJO",
+	"YqORWTWeckzckwvpJUUfx5CSg0SSEekZibyKQgl5Cu5y42lKyBMsF6MsR8ZJdSPyrus9kSJNrpJhKi7M",
+	"aJHW39cSjZYEaiLreEGFRFnV+YbPiyyQBQXyIcphweJBc4TanmdQ1KphME2/G/l0aletqQrnnl+HfHK9",
+	"bbOft9rMnViHVqTdQ/i2TZdG0tt8tY/SPnS3k1JpLmOeGrEIVv0lWdLWfRnKWqKGlGtIuBpxWYsr+z5R",
+	"+tyO9CthoLtJeCQIdPreNSKg0xc08rqee882F4DlViv8rnYyt47XDTledXFarPBwP23Q9fp9lqbA52b9",
+	"q8jY5bHzWaLtRF6RXRPYUmFLBwsUeZR7G8oO96UKfUTge+8iJmdpCpkT+4V7SYob+/Sx51v0B2KxzoBa",
+	"PCk8kAuCDdNl+0Xn1DHl917SVyeadajEZVfZZzABA7/JfSilYHd7Xjb5hM/ZUIQyw8RUl9pNw6SgLxAG",
+	"KsSLT+el1PoOCNUSWdtEHYXyx5NP704+ng96kzhg4Q46d/Gv4c4xuKhZtP/3//zr35AY+/lssKu6x6Es",
+	"ksFX5T3b8YNbk2bUpi9XfMw2pWFVd3ZzkAu6S/m5ZjUh/19MoDA8otntEdl2tLA2SLWqWMw1v8spucQD",
+	"SbnSDZyQoTyRbteYhYRsfM7ggAm307JLxkc6uRY1WxouFlhBs+NC2XnR77OZTIWiUcGNmOVMGcOM0p1x",
+	"aHt71Ace6Kh7RKUMuOvAQDGzD7s0cKsTCRmL+ESjqYEAy1MO7I1ulajjC+zYZjdhVnYUStyMsJ/NA8VB",
+	"Y3XnDFiHaALsKsFFagyog36/F8oT9wchY4WWh9LZlDgeE3kVIFXKJayQvYMjonoScRSEMsLVvNDZhTLf",
+	"aEyYyDfbzFk3CsfEpmgpLuNhdrtrVBFSRLqBO4GF1MAQwxeQLe5kUkDjJZtmaaqAgoHxoZnh/ZcU0emY",
+	"uf4E+IlRKCNiXrqQtMkD9rxPoQzoiiiCJxzIP8Xt1AhjqCnIHYhiAvxWQgOtwBInON3Ha0hKp57a5aRX",
+	"GrVNSV9ovgFUadptTfWh9rrQMm+Vu2LI32DvEJ/LdlfZHWZ1TkARx/S2/afypd5FvHXpP+Gcelhm4FIm",
+	"3a6NbmnvkbvJApcYqM7RjkKvhmYHbglzX+ATRgldvGXhAfC8YzausTxzCLYrdiU0O+wfAnRsVYkrjqfD",
+	"25ExG3EpM82GworiI3Tm2a/NLi/s59T6yF5Dq0JKVwzbylmyN2bsLMwp1+PCwEzinaqArCfh0/mXi8PL",
+	"7/j+6GD4Kn4uDi9f8JfDP4++i1+JnSb8e4f10z8lXhl7L219XV+LC1Rn09rtv/EjG9R7kQq1rmN04Gqm",
+	"BSg2xWi7XoBsZHkv1V0pcG+Ffnon6cnoK0/lBn9a4bV7HMuWATZHY7nMwXuC9ljHXGQkuLuM2NvgmerB",
+	"Yx+RnlyO0lksFAC/J/KKKTHKhVb1uak/2WE8geRUmrKBNweNfKY/LWnX/Awu72EVlaS/VluH6qboJP1Z",
+	"9s6rO18P55ktnKojnqZDPvpSkBebf/z6v8mK7w2zeP6/ns3y9LflwfKfxlxbB5CQMaQjcuZoGWMmZDzN",
+	"EqmxFg25pYW8Fmk2FUjnQEhioSy4HRJUgcfilv3w4eR0b/DDycGLlwCLEc76/eejn/covrV3nkyE0nwy",
+	"hT+IHv495zeY9Ac/RuyLmIs4lEVWoDfPu4pFJF0GIFyiY4YRbWDKhc6NTQzMEFyy5/0+U6HkN3zeYyfo",
+	"vDu4vQVtIpFsv8/UMZNCA6EGuLBUAD3tZTOjX7y4vQ3YYf87UGIPD16FEjNxkfWws88miQzYC/zPgf0v",
+	"Gx+zF4xrLSZTZMjladoNwFIidAlyU13yJMX5c8zkXEMiAhoHq5UWt0hGqwigAiPPZjqRV06LwUKsQo8p",
+	"FgM4qlcqNVVdJagdAO0PFiUOqo5PBMskoaSAO/UYyc2IxSPOsymLZyhzhWo62L138cPG+1kmt7Yazrry",
+	"EmUXChxsCuh07hyP28lNBpRILa5Q86qO6Ielp0Y3OSsNRjqwB7XV1D0IRA/25F+4Ho1PiVI2bsayXmnz",
+	"W4BdfWhZC/6mrpHtbNCawelNfTPbIWnJnzHq0Ky3ShvbFV3256IpLb3foCU7fSPn6c8/L94ir61fvbey",
+	"KuqEjDTm/PC2mtq7cD5/ek/whxXXgX1EMW4eMk0LSadYJ/pHuPOncOeXCKFeINaHcJs4fHsrZRIjYhSW",
+	"Qy/qwh1yZ4Z6XSwolAf9fcy8AoHnX1PE5Gw67z4gY52Wdw3OeuqpnbO+0qits36h+Qay1klVMsuHa9lU",
+	"JfdaPEgZL/VTT9LmPe3n+ZZspK0b/Am7wZ20Ylw6HbqNQUAPNPCrFaaBb8nf6Ql/bZVLDJySinnMgCU8",
+	"tiLaSEaj3rq4aI+995zhRqbhCJ1ffIn7upBb7Sx7alef5HlY+1nfpFf5q0ELwHwWNiHO84Y3crCCQ9Qb",
+	"Bt7vZakJYBjgesILuo4x+a3QG9mOa3Ah3cd99LDbqskdtT1N6yUTvedRauUkMnbT4hE6HXMJ9cxyDoal",
+	"kObCNFZ65D1IMIwYUYl6LJo5aMaylmzuhlAmk8lMm36OQDuG+cKaVSUsSGuimC0zQIWnJr3rmFzLSPKZ",
+	"C8o2qjp8WCKVFrw2owXNp3Wd7vsq2DN/FE0V7M91jZof7SXNN5ANUyO2mlq6Py1vuhEhRnl/37Yw+yPp",
+	"1bhbHlkdWdCrnxXa8dKI2etCgbaMGdYOKIfK/DIHQe5ecD6ujJEV3T9EygW/48iaNVDaRNVKbVpLlErr",
+	"FdG0Yv2/PdXoyRYz+BGTNLuCPOpH0LVWSYdnv9oRvQMiIZ3Pl8fi/mYsb4XA91kuXAwCvsN9WZ5cjTXj",
+	"N3wesJsx1xhmd1XivRoSHZ3PKzv8gTJjiSdhaaZMMQkNM2bi9PqiP9wfHVSyZfqX+7xRxszBw2QOLEXc",
+	"VupQq3vLnaVZwLQREkXemW3O3NdjqqG9zGR28/h6hyZDol6ADCCCzykqzyJq2zOtIhssqegiGA6BkEW4",
+	"o4SMoeYh3IEKjEx2F+XJuVCbcZ98U2cWKkec0P52T+5Xc7ALIJ2DaRbX4hGc6+XA5q87Q8FzkZ/M9Hjn",
+	"6B+/mP2sRH5tD8IsT3eOdp7xafLseh92O41u8dbPtFAB5YvblNeAWALRxV6mPoQ7nm5WYsZavJQ/QMEx",
+	"ApRRQSG5+B1QQ5I7kgzUOuwLvP6HXI/Gou4Fb7ByG1DYdImVhgNQHVH4QDVfBUlf1ULpe28tgGprEkxs",
+	"XWh2uQDFFth6cq/+wNaWVupJvbe5ZMrFl52WcIJcaXvM57vKgQN6XdnS+8WeiPqGGb3wkqSaQ8wgVEA2",
+	"NNK66I1+rp1+EkPljDNvZX1N2OvScxH+urzeaFex7Eb6uFsAZKqQ5De5FlRi5LqlJ/eofe1+getnnCid",
+	"5XOvKToZl4ynQJgtoFqLXSI03/ntl9/+JwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
+	"github.com/shipd-dev/shipd/openapi"
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/shippingtest"
@@ -202,5 +204,24 @@ func TestReadRateSheetLimits(t *testing.T) {
 	text, rows, err := carrieraccounts.ReadRateSheet(strings.NewReader("service,destination,maxWeightG,price,currency\nGround,US,1000,4.56,USD\n"))
 	if err != nil || rows != 1 || !strings.HasPrefix(text, "service,") {
 		t.Errorf("one row: %q, %d, %v", text, rows, err)
+	}
+}
+
+// The limits of a rate sheet live in the carriers package; openapi.yaml
+// states them for the API's door: the PUT's body limit (x-max-body-bytes,
+// 413 beyond) and the most rows an account shows.
+func TestRateSheetLimitsMatchContract(t *testing.T) {
+	t.Parallel()
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := doc.Paths.Find("/carrier-accounts/{id}/rate-sheet").Put
+	if got, _ := put.Extensions["x-max-body-bytes"].(float64); int(got) != carriers.MaxRateSheetBytes {
+		t.Errorf("x-max-body-bytes %v, the domain's %d", put.Extensions["x-max-body-bytes"], carriers.MaxRateSheetBytes)
+	}
+	rows := doc.Components.Schemas["RateSheetSummary"].Value.Properties["rows"].Value
+	if rows.Max == nil || int(*rows.Max) != carriers.MaxRateSheetRows {
+		t.Errorf("RateSheetSummary.rows maximum %v, the domain's %d", rows.Max, carriers.MaxRateSheetRows)
 	}
 }
