@@ -49,8 +49,11 @@ const (
 	maxSheetService   = 64
 )
 
-// rateSheetHeader is the fixed header line.
-var rateSheetHeader = []string{"service", "destination", "maxWeightG", "price", "currency"}
+// RateSheetHeader is a rate sheet's fixed header line, as forms show it.
+const RateSheetHeader = "service,destination,maxWeightG,price,currency"
+
+// rateSheetHeader is the fixed header line's fields.
+var rateSheetHeader = strings.Split(RateSheetHeader, ",")
 
 // RateSheetError is the first thing wrong with a rate sheet: where (line
 // and column, both from 1; column 0 for a whole line) and what.
