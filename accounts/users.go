@@ -190,6 +190,9 @@ const (
 	AuditCarrierAccountDisabled = "carrier_account.disabled"
 	AuditCarrierAccountEnabled  = "carrier_account.enabled"
 	AuditCarrierAccountDeleted  = "carrier_account.deleted"
+	// A carrier account's own rate sheet set (or replaced) and removed.
+	AuditCarrierAccountRateSheetSet     = "carrier_account.rate_sheet_set"
+	AuditCarrierAccountRateSheetRemoved = "carrier_account.rate_sheet_removed"
 )
 
 // Audit records a change made by c (the zero Caller: the operator) to an

@@ -1,6 +1,7 @@
 package carriers
 
 import (
+	"bufio"
 	"context"
 	"encoding/csv"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/shipd-dev/shipd/exchangerates"
 )
@@ -47,8 +49,11 @@ const (
 	maxSheetService   = 64
 )
 
-// rateSheetHeader is the fixed header line.
-var rateSheetHeader = []string{"service", "destination", "maxWeightG", "price", "currency"}
+// RateSheetHeader is a rate sheet's fixed header line, as forms show it.
+const RateSheetHeader = "service,destination,maxWeightG,price,currency"
+
+// rateSheetHeader is the fixed header line's fields.
+var rateSheetHeader = strings.Split(RateSheetHeader, ",")
 
 // RateSheetError is the first thing wrong with a rate sheet: where (line
 // and column, both from 1; column 0 for a whole line) and what.
@@ -66,11 +71,16 @@ func (e *RateSheetError) Error() string {
 
 // ParseRateSheet reads a rate sheet, refusing it whole at its first error
 // (*RateSheetError): a header other than the fixed one, a row of another
-// number of fields, a field out of its form, more than MaxRateSheetRows rows
-// or MaxRateSheetBytes bytes, no row at all.
+// number of fields, a field out of its form or not UTF-8, more than
+// MaxRateSheetRows rows or MaxRateSheetBytes bytes, no row at all. A
+// leading byte-order mark is skipped: spreadsheets write one ("CSV UTF-8").
 func ParseRateSheet(r io.Reader) (*RateSheet, error) {
 	lr := &io.LimitedReader{R: r, N: MaxRateSheetBytes + 1}
-	cr := csv.NewReader(lr)
+	br := bufio.NewReader(lr)
+	if bom, _ := br.Peek(3); string(bom) == "\uFEFF" {
+		_, _ = br.Discard(3)
+	}
+	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	sheet := &RateSheet{}
@@ -98,6 +108,9 @@ func ParseRateSheet(r io.Reader) (*RateSheet, error) {
 		}
 		if len(rec) != len(rateSheetHeader) {
 			return nil, &RateSheetError{Line: line, Message: fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(rateSheetHeader), strings.Join(rateSheetHeader, ","))}
+		}
+		if i := slices.IndexFunc(rec, func(f string) bool { return !utf8.ValidString(f) }); i >= 0 {
+			return nil, &RateSheetError{Line: line, Column: i + 1, Message: "is not UTF-8 text"}
 		}
 		if len(sheet.rows) == MaxRateSheetRows {
 			return nil, &RateSheetError{Line: line, Message: fmt.Sprintf("more than %d rows", MaxRateSheetRows)}

@@ -88,6 +88,7 @@ func TestRateSheetErrors(t *testing.T) {
 		{"decimals of yen", header + "Paket,JP,5000,5.5,JPY\n", carriers.RateSheetError{Line: 2, Column: 4, Message: "must be a decimal of at most 0 decimals, 0 or more, below 1,000,000"}},
 		{"a currency sign", header + "Paket,DE,5000,5.49,€\n", carriers.RateSheetError{Line: 2, Column: 5, Message: "must be an ISO 4217 currency code (EUR)"}},
 		{"broken quoting", header + "Paket,DE,5000,\"5.49,EUR\n", carriers.RateSheetError{Line: 2, Message: "not CSV: extraneous or missing \" in quoted-field"}},
+		{"Latin-1", header + "Paket,DE,5000,5.49,EUR\nPaket Gro\xdf,DE,5000,5.49,EUR\n", carriers.RateSheetError{Line: 3, Column: 1, Message: "is not UTF-8 text"}},
 	}
 	for _, tt := range tests {
 		_, err := carriers.ParseRateSheet(strings.NewReader(tt.text))
@@ -112,6 +113,10 @@ func TestRateSheetErrors(t *testing.T) {
 	// Windows line ends and a byte-order mark's absence are both fine; quoted fields too.
 	if _, err := carriers.ParseRateSheet(strings.NewReader("service,destination,maxWeightG,price,currency\r\n\"Paket\",DE,5000,5.49,EUR\r\n")); err != nil {
 		t.Errorf("CRLF sheet: %v", err)
+	}
+	// A spreadsheet's "CSV UTF-8" starts with a byte-order mark.
+	if s, err := carriers.ParseRateSheet(strings.NewReader("\uFEFF" + header + "Paket,DE,5000,5.49,EUR\r\n")); err != nil || s.Rows() != 1 {
+		t.Errorf("a sheet with a byte-order mark: %v", err)
 	}
 }
 

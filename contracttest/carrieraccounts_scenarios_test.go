@@ -180,3 +180,80 @@ func carrierAccountScenarios() []Scenario {
 			}},
 	}
 }
+
+// RateSheet is a PUT /carrier-accounts/{id}/rate-sheet body: UPS Ground at
+// a negotiated price.
+const RateSheet = "service,destination,maxWeightG,price,currency\nGround,US,30000,7.77,USD\n"
+
+func rateSheetScenarios() []Scenario {
+	connected := func(e *Env) (string, string) {
+		tok := e.Token("live")
+		return tok, ID(e.Want(e.Call("POST", "/carrier-accounts", tok, CarrierAccount(upsfake.ClientID, upsfake.ClientSecret)), 201))
+	}
+	// withSheet is connected with RateSheet set.
+	withSheet := func(e *Env) (string, string) {
+		tok, ca := connected(e)
+		e.Want(e.Call("PUT", "/carrier-accounts/"+ca+"/rate-sheet", tok, RateSheet), 200)
+		return tok, ca
+	}
+	id := func(id string) map[string]string { return map[string]string{"id": id} }
+	csv := func(tok, ca, body string) Request {
+		return Request{Token: tok, Params: id(ca), Body: body, ContentType: "text/csv"}
+	}
+	return []Scenario{
+		// putCarrierAccountRateSheet
+		{Name: "a sheet taken", Op: "putCarrierAccountRateSheet", Status: 200, Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := connected(e)
+				return csv(tok, ca, RateSheet)
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				if rs, _ := m["rateSheet"].(map[string]any); rs["rows"] != 1.0 {
+					return fmt.Errorf("rateSheet %v, want 1 row", m["rateSheet"])
+				}
+				return nil
+			})},
+		{Name: "no such carrier account", Op: "putCarrierAccountRateSheet", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request { return csv(e.Token("live"), "ca_contract0000000000000000", RateSheet) }},
+		{Name: "a price of three decimals", Op: "putCarrierAccountRateSheet", Status: 422, Code: "invalid_rate_sheet", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := connected(e)
+				return csv(tok, ca, "service,destination,maxWeightG,price,currency\nGround,US,30000,7.777,USD\n")
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				if m["line"] != 2.0 || m["column"] != 4.0 {
+					return fmt.Errorf("line %v column %v, want line 2 column 4", m["line"], m["column"])
+				}
+				return nil
+			})},
+
+		// getCarrierAccountRateSheet
+		{Name: "the sheet as sent", Op: "getCarrierAccountRateSheet", Status: 200, Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := withSheet(e)
+				return Request{Token: tok, Params: id(ca)}
+			},
+			Check: func(x *Exchange) error {
+				if string(x.Body) != RateSheet {
+					return fmt.Errorf("body %q, want the sheet as sent", x.Body)
+				}
+				return nil
+			}},
+		{Name: "a carrier account without one", Op: "getCarrierAccountRateSheet", Status: 404, Code: "no_rate_sheet", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := connected(e)
+				return Request{Token: tok, Params: id(ca)}
+			}},
+
+		// deleteCarrierAccountRateSheet
+		{Name: "removed", Op: "deleteCarrierAccountRateSheet", Status: 204, Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := withSheet(e)
+				return Request{Token: tok, Params: id(ca)}
+			}},
+		{Name: "no such carrier account", Op: "deleteCarrierAccountRateSheet", Status: 404, Code: "not_found",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Params: id("ca_contract0000000000000000")}
+			}},
+	}
+}

@@ -61,7 +61,9 @@ type opInfo struct {
 	// RateGroup is x-rate-limit-group; "" when the operation is not rate limited.
 	RateGroup string
 	HasBody   bool
-	Statuses  []int
+	// JSONBody: the body is JSON (not a rate sheet's CSV).
+	JSONBody bool
+	Statuses []int
 }
 
 // documents reports whether the operation lists status.
@@ -86,6 +88,7 @@ func operations(doc *openapi3.T) ([]opInfo, error) {
 				return nil, fmt.Errorf("%s %s has no operationId", method, path)
 			}
 			info := opInfo{ID: op.OperationID, Method: method, Path: path, HasBody: op.RequestBody != nil}
+			info.JSONBody = info.HasBody && op.RequestBody.Value != nil && op.RequestBody.Value.Content.Get("application/json") != nil
 			info.Scope, _ = op.Extensions["x-required-scope"].(string)
 			info.RateGroup, _ = op.Extensions["x-rate-limit-group"].(string)
 			for code := range op.Responses.Map() {

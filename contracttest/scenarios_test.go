@@ -42,6 +42,8 @@ func sampleBody(op string) any {
 		return CarrierAccount(upsfake.ClientID, upsfake.ClientSecret)
 	case "updateCarrierAccount":
 		return map[string]any{"enabled": false}
+	case "putCarrierAccountRateSheet":
+		return RateSheet
 	}
 	return nil
 }
@@ -77,6 +79,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, manifestScenarios()...)
 	out = append(out, pickupScenarios()...)
 	out = append(out, carrierAccountScenarios()...)
+	out = append(out, rateSheetScenarios()...)
 	out = append(out, multiPieceScenarios()...)
 	out = append(out, europeScenarios()...)
 	return out
@@ -100,7 +103,7 @@ func generatedScenarios(c *Contract) []Scenario {
 					r.Query = url.Values{"access_token": {"leaked"}}
 					return r
 				}})
-			if op.HasBody {
+			if op.JSONBody {
 				out = append(out, Scenario{Name: "malformed JSON", Op: op.ID, Status: 400, Code: "invalid_json",
 					Request: func(e *Env) Request {
 						r := base(e)

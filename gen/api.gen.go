@@ -939,8 +939,12 @@ type CarrierAccount struct {
 	Environment CarrierEnvironment `json:"environment"`
 
 	// Id Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
-	Id        string     `json:"id"`
-	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	Id string `json:"id"`
+
+	// RateSheet The carrier account's own rate sheet (PUT /carrier-accounts/{id}/rate-sheet), which
+	// prices its quotes; absent when it has none.
+	RateSheet *RateSheetSummary `json:"rateSheet,omitempty"`
+	UpdatedAt *time.Time        `json:"updatedAt,omitempty"`
 }
 
 // CarrierAccountList defines model for CarrierAccountList.
@@ -1442,6 +1446,14 @@ type Error struct {
 	// Example: invalid_field
 	Code ErrorCode `json:"code"`
 
+	// Column On `invalid_rate_sheet`, the column of that line's wrong field (1 `service` to 5
+	// `currency`); absent when the whole line is wrong (its number of fields, its CSV
+	// quoting, a row past the limit).
+	//
+	//
+	// Example: 4
+	Column *int `json:"column,omitempty"`
+
 	// Error Human-readable; may be rephrased.
 	//
 	// Example: country must be a two-letter ISO 3166-1 code
@@ -1470,6 +1482,11 @@ type Error struct {
 
 	// LabelUrl On `label_format_mismatch`, the URL of the document in `labelFormat`, the format the label was bought in.
 	LabelUrl *string `json:"labelUrl,omitempty"`
+
+	// Line On `invalid_rate_sheet`, the line of the sheet's first mistake (the header is line 1).
+	//
+	// Example: 3
+	Line *int `json:"line,omitempty"`
 
 	// RequestId The request's `X-Request-Id`.
 	RequestId *string `json:"requestId,omitempty"`
@@ -2063,6 +2080,18 @@ type Rate struct {
 	//
 	// Example: standard
 	ServiceCategory ServiceCategory `json:"serviceCategory"`
+}
+
+// RateSheetSummary The carrier account's own rate sheet (PUT /carrier-accounts/{id}/rate-sheet), which
+// prices its quotes; absent when it has none.
+type RateSheetSummary struct {
+	// Rows Its number of rows (weight brackets), the header not counted.
+	//
+	// Example: 3
+	Rows int `json:"rows"`
+
+	// UpdatedAt When it was last set.
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // RefundRequest defines model for RefundRequest.
@@ -3805,6 +3834,49 @@ type ClientInterface interface {
 	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
 	UpdateCarrierAccount(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteCarrierAccountRateSheet Remove a carrier account's rate sheet
+	//
+	// Its quotes are the carrier's prices again; a carrier without a rating API quotes
+	// nothing through it until a sheet is set. 404 `no_rate_sheet` when it has none.
+	//
+	// Corresponds with DELETE /carrier-accounts/{id}/rate-sheet (the `DeleteCarrierAccountRateSheet` operationId).
+	DeleteCarrierAccountRateSheet(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCarrierAccountRateSheet Get a carrier account's rate sheet
+	//
+	// The carrier account's rate sheet as it was sent; 404 `no_rate_sheet` when it has none.
+	//
+	// Corresponds with GET /carrier-accounts/{id}/rate-sheet (the `GetCarrierAccountRateSheet` operationId).
+	GetCarrierAccountRateSheet(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutCarrierAccountRateSheetWithBody Set a carrier account's rate sheet
+	//
+	// Sets the account's contract prices for this carrier account, replacing any sheet
+	// it had: a CSV with the header line `service,destination,maxWeightG,price,currency`,
+	// then a row per weight bracket. `service` is shipd's service name or the carrier's
+	// product code (`Parcel`, `V01PAK`); `destination` an ISO 3166 country code or `*`;
+	// `maxWeightG` the bracket's upper weight in whole grams; `price` a decimal in
+	// `currency` (ISO 4217, at most its minor unit's decimals). At most 10,000 rows and
+	// 2 MiB.
+	//
+	// For each service, the rows of the destination's country are used when one holds
+	// the parcel's billable weight, else the `*` rows; the cheapest row that holds it is
+	// the rate, in its currency (several parcels: the sum of each one's). A carrier
+	// without a rating API (DHLParcelDE, GLS, DPD) quotes only what its sheet prices; for
+	// a carrier with one (UPS, FedEx, USPS), the sheet's prices replace the carrier's for
+	// the services it prices (negotiated prices), and the others keep the carrier's.
+	// The carrier account's next quote is priced by it.
+	//
+	// The whole sheet is checked before anything is stored: the first mistake is 422
+	// `invalid_rate_sheet` with its `line` and, for a field, its `column`. The body is
+	// read as CSV (UTF-8, a leading byte-order mark skipped) whatever its Content-Type.
+	// The sheet is stored encrypted, like the credentials.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /carrier-accounts/{id}/rate-sheet (the `PutCarrierAccountRateSheet` operationId).
+	PutCarrierAccountRateSheetWithBody(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListEvents List events
 	//
 	// Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -4693,6 +4765,79 @@ func (c *Client) UpdateCarrierAccountWithBody(ctx context.Context, id CarrierAcc
 // Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
 func (c *Client) UpdateCarrierAccount(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateCarrierAccountRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteCarrierAccountRateSheet Remove a carrier account's rate sheet
+//
+// Its quotes are the carrier's prices again; a carrier without a rating API quotes
+// nothing through it until a sheet is set. 404 `no_rate_sheet` when it has none.
+//
+// Corresponds with DELETE /carrier-accounts/{id}/rate-sheet (the `DeleteCarrierAccountRateSheet` operationId).
+func (c *Client) DeleteCarrierAccountRateSheet(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteCarrierAccountRateSheetRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCarrierAccountRateSheet Get a carrier account's rate sheet
+//
+// The carrier account's rate sheet as it was sent; 404 `no_rate_sheet` when it has none.
+//
+// Corresponds with GET /carrier-accounts/{id}/rate-sheet (the `GetCarrierAccountRateSheet` operationId).
+func (c *Client) GetCarrierAccountRateSheet(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCarrierAccountRateSheetRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutCarrierAccountRateSheetWithBody Set a carrier account's rate sheet
+//
+// Sets the account's contract prices for this carrier account, replacing any sheet
+// it had: a CSV with the header line `service,destination,maxWeightG,price,currency`,
+// then a row per weight bracket. `service` is shipd's service name or the carrier's
+// product code (`Parcel`, `V01PAK`); `destination` an ISO 3166 country code or `*`;
+// `maxWeightG` the bracket's upper weight in whole grams; `price` a decimal in
+// `currency` (ISO 4217, at most its minor unit's decimals). At most 10,000 rows and
+// 2 MiB.
+//
+// For each service, the rows of the destination's country are used when one holds
+// the parcel's billable weight, else the `*` rows; the cheapest row that holds it is
+// the rate, in its currency (several parcels: the sum of each one's). A carrier
+// without a rating API (DHLParcelDE, GLS, DPD) quotes only what its sheet prices; for
+// a carrier with one (UPS, FedEx, USPS), the sheet's prices replace the carrier's for
+// the services it prices (negotiated prices), and the others keep the carrier's.
+// The carrier account's next quote is priced by it.
+//
+// The whole sheet is checked before anything is stored: the first mistake is 422
+// `invalid_rate_sheet` with its `line` and, for a field, its `column`. The body is
+// read as CSV (UTF-8, a leading byte-order mark skipped) whatever its Content-Type.
+// The sheet is stored encrypted, like the credentials.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /carrier-accounts/{id}/rate-sheet (the `PutCarrierAccountRateSheet` operationId).
+func (c *Client) PutCarrierAccountRateSheetWithBody(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutCarrierAccountRateSheetRequestWithBody(c.Server, id, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6239,6 +6384,110 @@ func NewUpdateCarrierAccountRequestWithBody(server string, id CarrierAccountId, 
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteCarrierAccountRateSheetRequest constructs an http.Request for the DeleteCarrierAccountRateSheet method
+func NewDeleteCarrierAccountRateSheetRequest(server string, id CarrierAccountId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s/rate-sheet", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCarrierAccountRateSheetRequest constructs an http.Request for the GetCarrierAccountRateSheet method
+func NewGetCarrierAccountRateSheetRequest(server string, id CarrierAccountId) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s/rate-sheet", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutCarrierAccountRateSheetRequestWithBody constructs an http.Request for the PutCarrierAccountRateSheet method, with any body, and a specified content type
+func NewPutCarrierAccountRateSheetRequestWithBody(server string, id CarrierAccountId, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/carrier-accounts/%s/rate-sheet", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -7955,6 +8204,53 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /carrier-accounts/{id} (the `UpdateCarrierAccount` operationId).
 	UpdateCarrierAccountWithResponse(ctx context.Context, id CarrierAccountId, body UpdateCarrierAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCarrierAccountResponse, error)
+
+	// DeleteCarrierAccountRateSheetWithResponse Remove a carrier account's rate sheet
+	//
+	// Its quotes are the carrier's prices again; a carrier without a rating API quotes
+	// nothing through it until a sheet is set. 404 `no_rate_sheet` when it has none.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /carrier-accounts/{id}/rate-sheet (the `DeleteCarrierAccountRateSheet` operationId).
+	DeleteCarrierAccountRateSheetWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*DeleteCarrierAccountRateSheetResponse, error)
+
+	// GetCarrierAccountRateSheetWithResponse Get a carrier account's rate sheet
+	//
+	// The carrier account's rate sheet as it was sent; 404 `no_rate_sheet` when it has none.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /carrier-accounts/{id}/rate-sheet (the `GetCarrierAccountRateSheet` operationId).
+	GetCarrierAccountRateSheetWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*GetCarrierAccountRateSheetResponse, error)
+
+	// PutCarrierAccountRateSheetWithBodyWithResponse Set a carrier account's rate sheet
+	//
+	// Sets the account's contract prices for this carrier account, replacing any sheet
+	// it had: a CSV with the header line `service,destination,maxWeightG,price,currency`,
+	// then a row per weight bracket. `service` is shipd's service name or the carrier's
+	// product code (`Parcel`, `V01PAK`); `destination` an ISO 3166 country code or `*`;
+	// `maxWeightG` the bracket's upper weight in whole grams; `price` a decimal in
+	// `currency` (ISO 4217, at most its minor unit's decimals). At most 10,000 rows and
+	// 2 MiB.
+	//
+	// For each service, the rows of the destination's country are used when one holds
+	// the parcel's billable weight, else the `*` rows; the cheapest row that holds it is
+	// the rate, in its currency (several parcels: the sum of each one's). A carrier
+	// without a rating API (DHLParcelDE, GLS, DPD) quotes only what its sheet prices; for
+	// a carrier with one (UPS, FedEx, USPS), the sheet's prices replace the carrier's for
+	// the services it prices (negotiated prices), and the others keep the carrier's.
+	// The carrier account's next quote is priced by it.
+	//
+	// The whole sheet is checked before anything is stored: the first mistake is 422
+	// `invalid_rate_sheet` with its `line` and, for a field, its `column`. The body is
+	// read as CSV (UTF-8, a leading byte-order mark skipped) whatever its Content-Type.
+	// The sheet is stored encrypted, like the credentials.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /carrier-accounts/{id}/rate-sheet (the `PutCarrierAccountRateSheet` operationId).
+	PutCarrierAccountRateSheetWithBodyWithResponse(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutCarrierAccountRateSheetResponse, error)
 
 	// ListEventsWithResponse List events
 	//
@@ -10684,6 +10980,407 @@ func (r UpdateCarrierAccountResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateCarrierAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteCarrierAccountRateSheetResponse400Headers the declared response headers of an HTTP 400 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountRateSheetResponse401Headers the declared response headers of an HTTP 401 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountRateSheetResponse403Headers the declared response headers of an HTTP 403 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountRateSheetResponse404Headers the declared response headers of an HTTP 404 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteCarrierAccountRateSheetResponse429Headers the declared response headers of an HTTP 429 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// DeleteCarrierAccountRateSheetResponse500Headers the declared response headers of an HTTP 500 response for DeleteCarrierAccountRateSheet
+type DeleteCarrierAccountRateSheetResponse500Headers struct {
+	XRequestId string
+}
+
+type DeleteCarrierAccountRateSheetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteCarrierAccountRateSheetResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteCarrierAccountRateSheetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteCarrierAccountRateSheetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteCarrierAccountRateSheetResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteCarrierAccountRateSheetResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteCarrierAccountRateSheetResponse500Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteCarrierAccountRateSheetResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteCarrierAccountRateSheetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteCarrierAccountRateSheetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteCarrierAccountRateSheetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteCarrierAccountRateSheetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCarrierAccountRateSheetResponse400Headers the declared response headers of an HTTP 400 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse400Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountRateSheetResponse401Headers the declared response headers of an HTTP 401 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse401Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountRateSheetResponse403Headers the declared response headers of an HTTP 403 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse403Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountRateSheetResponse404Headers the declared response headers of an HTTP 404 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse404Headers struct {
+	XRequestId string
+}
+
+// GetCarrierAccountRateSheetResponse429Headers the declared response headers of an HTTP 429 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// GetCarrierAccountRateSheetResponse500Headers the declared response headers of an HTTP 500 response for GetCarrierAccountRateSheet
+type GetCarrierAccountRateSheetResponse500Headers struct {
+	XRequestId string
+}
+
+type GetCarrierAccountRateSheetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCarrierAccountRateSheetResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetCarrierAccountRateSheetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetCarrierAccountRateSheetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetCarrierAccountRateSheetResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCarrierAccountRateSheetResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetCarrierAccountRateSheetResponse500Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetCarrierAccountRateSheetResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCarrierAccountRateSheetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCarrierAccountRateSheetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCarrierAccountRateSheetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCarrierAccountRateSheetResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PutCarrierAccountRateSheetResponse400Headers the declared response headers of an HTTP 400 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse400Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse401Headers the declared response headers of an HTTP 401 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse401Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse403Headers the declared response headers of an HTTP 403 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse403Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse404Headers the declared response headers of an HTTP 404 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse404Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse413Headers the declared response headers of an HTTP 413 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse413Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse422Headers the declared response headers of an HTTP 422 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse422Headers struct {
+	XRequestId string
+}
+
+// PutCarrierAccountRateSheetResponse429Headers the declared response headers of an HTTP 429 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     int
+	XRequestId          string
+}
+
+// PutCarrierAccountRateSheetResponse500Headers the declared response headers of an HTTP 500 response for PutCarrierAccountRateSheet
+type PutCarrierAccountRateSheetResponse500Headers struct {
+	XRequestId string
+}
+
+type PutCarrierAccountRateSheetResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CarrierAccount
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *UnprocessableEntity
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PutCarrierAccountRateSheetResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PutCarrierAccountRateSheetResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PutCarrierAccountRateSheetResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PutCarrierAccountRateSheetResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PutCarrierAccountRateSheetResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PutCarrierAccountRateSheetResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutCarrierAccountRateSheetResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PutCarrierAccountRateSheetResponse500Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON200() *CarrierAccount {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON422() *UnprocessableEntity {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutCarrierAccountRateSheetResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r PutCarrierAccountRateSheetResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutCarrierAccountRateSheetResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutCarrierAccountRateSheetResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutCarrierAccountRateSheetResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -15585,6 +16282,71 @@ func (c *ClientWithResponses) UpdateCarrierAccountWithResponse(ctx context.Conte
 	return ParseUpdateCarrierAccountResponse(rsp)
 }
 
+// DeleteCarrierAccountRateSheetWithResponse Remove a carrier account's rate sheet
+//
+// Its quotes are the carrier's prices again; a carrier without a rating API quotes
+// nothing through it until a sheet is set. 404 `no_rate_sheet` when it has none.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /carrier-accounts/{id}/rate-sheet (the `DeleteCarrierAccountRateSheet` operationId).
+func (c *ClientWithResponses) DeleteCarrierAccountRateSheetWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*DeleteCarrierAccountRateSheetResponse, error) {
+	rsp, err := c.DeleteCarrierAccountRateSheet(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteCarrierAccountRateSheetResponse(rsp)
+}
+
+// GetCarrierAccountRateSheetWithResponse Get a carrier account's rate sheet
+//
+// The carrier account's rate sheet as it was sent; 404 `no_rate_sheet` when it has none.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /carrier-accounts/{id}/rate-sheet (the `GetCarrierAccountRateSheet` operationId).
+func (c *ClientWithResponses) GetCarrierAccountRateSheetWithResponse(ctx context.Context, id CarrierAccountId, reqEditors ...RequestEditorFn) (*GetCarrierAccountRateSheetResponse, error) {
+	rsp, err := c.GetCarrierAccountRateSheet(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCarrierAccountRateSheetResponse(rsp)
+}
+
+// PutCarrierAccountRateSheetWithBodyWithResponse Set a carrier account's rate sheet
+//
+// Sets the account's contract prices for this carrier account, replacing any sheet
+// it had: a CSV with the header line `service,destination,maxWeightG,price,currency`,
+// then a row per weight bracket. `service` is shipd's service name or the carrier's
+// product code (`Parcel`, `V01PAK`); `destination` an ISO 3166 country code or `*`;
+// `maxWeightG` the bracket's upper weight in whole grams; `price` a decimal in
+// `currency` (ISO 4217, at most its minor unit's decimals). At most 10,000 rows and
+// 2 MiB.
+//
+// For each service, the rows of the destination's country are used when one holds
+// the parcel's billable weight, else the `*` rows; the cheapest row that holds it is
+// the rate, in its currency (several parcels: the sum of each one's). A carrier
+// without a rating API (DHLParcelDE, GLS, DPD) quotes only what its sheet prices; for
+// a carrier with one (UPS, FedEx, USPS), the sheet's prices replace the carrier's for
+// the services it prices (negotiated prices), and the others keep the carrier's.
+// The carrier account's next quote is priced by it.
+//
+// The whole sheet is checked before anything is stored: the first mistake is 422
+// `invalid_rate_sheet` with its `line` and, for a field, its `column`. The body is
+// read as CSV (UTF-8, a leading byte-order mark skipped) whatever its Content-Type.
+// The sheet is stored encrypted, like the credentials.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /carrier-accounts/{id}/rate-sheet (the `PutCarrierAccountRateSheet` operationId).
+func (c *ClientWithResponses) PutCarrierAccountRateSheetWithBodyWithResponse(ctx context.Context, id CarrierAccountId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutCarrierAccountRateSheetResponse, error) {
+	rsp, err := c.PutCarrierAccountRateSheetWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutCarrierAccountRateSheetResponse(rsp)
+}
+
 // ListEventsWithResponse List events
 //
 // Event history of the token's account and mode, newest first, each with its delivery summary.
@@ -19114,6 +19876,506 @@ func ParseUpdateCarrierAccountResponse(rsp *http.Response) (*UpdateCarrierAccoun
 			headers.XRequestId = value
 		}
 		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteCarrierAccountRateSheetResponse parses an HTTP response from a DeleteCarrierAccountRateSheetWithResponse call
+func ParseDeleteCarrierAccountRateSheetResponse(rsp *http.Response) (*DeleteCarrierAccountRateSheetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteCarrierAccountRateSheetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers DeleteCarrierAccountRateSheetResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteCarrierAccountRateSheetResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteCarrierAccountRateSheetResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteCarrierAccountRateSheetResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteCarrierAccountRateSheetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteCarrierAccountRateSheetResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCarrierAccountRateSheetResponse parses an HTTP response from a GetCarrierAccountRateSheetWithResponse call
+func ParseGetCarrierAccountRateSheetResponse(rsp *http.Response) (*GetCarrierAccountRateSheetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCarrierAccountRateSheetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers GetCarrierAccountRateSheetResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetCarrierAccountRateSheetResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetCarrierAccountRateSheetResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetCarrierAccountRateSheetResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCarrierAccountRateSheetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetCarrierAccountRateSheetResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePutCarrierAccountRateSheetResponse parses an HTTP response from a PutCarrierAccountRateSheetWithResponse call
+func ParsePutCarrierAccountRateSheetResponse(rsp *http.Response) (*PutCarrierAccountRateSheetResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutCarrierAccountRateSheetResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CarrierAccount
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 400:
+		var headers PutCarrierAccountRateSheetResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PutCarrierAccountRateSheetResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PutCarrierAccountRateSheetResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PutCarrierAccountRateSheetResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers PutCarrierAccountRateSheetResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PutCarrierAccountRateSheetResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PutCarrierAccountRateSheetResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PutCarrierAccountRateSheetResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
 	}
 
 	return response, nil
@@ -24919,6 +26181,15 @@ type ServerInterface interface {
 	// UpdateCarrierAccount Update a carrier account
 	// (PATCH /carrier-accounts/{id})
 	UpdateCarrierAccount(ctx echo.Context, id CarrierAccountId) error
+	// DeleteCarrierAccountRateSheet Remove a carrier account's rate sheet
+	// (DELETE /carrier-accounts/{id}/rate-sheet)
+	DeleteCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error
+	// GetCarrierAccountRateSheet Get a carrier account's rate sheet
+	// (GET /carrier-accounts/{id}/rate-sheet)
+	GetCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error
+	// PutCarrierAccountRateSheet Set a carrier account's rate sheet
+	// (PUT /carrier-accounts/{id}/rate-sheet)
+	PutCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx echo.Context, params ListEventsParams) error
@@ -25274,6 +26545,54 @@ func (w *ServerInterfaceWrapper) UpdateCarrierAccount(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateCarrierAccount(ctx, id)
+	return err
+}
+
+// DeleteCarrierAccountRateSheet converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteCarrierAccountRateSheet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteCarrierAccountRateSheet(ctx, id)
+	return err
+}
+
+// GetCarrierAccountRateSheet converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCarrierAccountRateSheet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCarrierAccountRateSheet(ctx, id)
+	return err
+}
+
+// PutCarrierAccountRateSheet converts echo context to params.
+func (w *ServerInterfaceWrapper) PutCarrierAccountRateSheet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id CarrierAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutCarrierAccountRateSheet(ctx, id)
 	return err
 }
 
@@ -25923,6 +27242,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/carrier-accounts/:id", wrapper.DeleteCarrierAccount, options.OperationMiddlewares["deleteCarrierAccount"]...)
 	router.GET(options.BaseURL+"/carrier-accounts/:id", wrapper.GetCarrierAccount, options.OperationMiddlewares["getCarrierAccount"]...)
 	router.PATCH(options.BaseURL+"/carrier-accounts/:id", wrapper.UpdateCarrierAccount, options.OperationMiddlewares["updateCarrierAccount"]...)
+	router.DELETE(options.BaseURL+"/carrier-accounts/:id/rate-sheet", wrapper.DeleteCarrierAccountRateSheet, options.OperationMiddlewares["deleteCarrierAccountRateSheet"]...)
+	router.GET(options.BaseURL+"/carrier-accounts/:id/rate-sheet", wrapper.GetCarrierAccountRateSheet, options.OperationMiddlewares["getCarrierAccountRateSheet"]...)
+	router.PUT(options.BaseURL+"/carrier-accounts/:id/rate-sheet", wrapper.PutCarrierAccountRateSheet, options.OperationMiddlewares["putCarrierAccountRateSheet"]...)
 	router.GET(options.BaseURL+"/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPIYAML, options.OperationMiddlewares["getOpenAPIYAML"]...)
 	router.GET(options.BaseURL+"/openapi.json", wrapper.GetOpenAPIJSON, options.OperationMiddlewares["getOpenAPIJSON"]...)
@@ -28335,6 +29657,399 @@ func (response UpdateCarrierAccount503JSONResponse) VisitUpdateCarrierAccountRes
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheetRequestObject struct {
+	Id CarrierAccountId `json:"id"`
+}
+
+type DeleteCarrierAccountRateSheetResponseObject interface {
+	VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error
+}
+
+type DeleteCarrierAccountRateSheet204Response struct {
+}
+
+func (response DeleteCarrierAccountRateSheet204Response) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteCarrierAccountRateSheet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet400JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet401JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet403JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet404JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet429JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteCarrierAccountRateSheet500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteCarrierAccountRateSheet500JSONResponse) VisitDeleteCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheetRequestObject struct {
+	Id CarrierAccountId `json:"id"`
+}
+
+type GetCarrierAccountRateSheetResponseObject interface {
+	VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error
+}
+
+type GetCarrierAccountRateSheet200TextcsvResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetCarrierAccountRateSheet200TextcsvResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetCarrierAccountRateSheet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCarrierAccountRateSheet400JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCarrierAccountRateSheet401JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCarrierAccountRateSheet403JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCarrierAccountRateSheet404JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCarrierAccountRateSheet429JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCarrierAccountRateSheet500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCarrierAccountRateSheet500JSONResponse) VisitGetCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheetRequestObject struct {
+	Id   CarrierAccountId `json:"id"`
+	Body io.Reader
+}
+
+type PutCarrierAccountRateSheetResponseObject interface {
+	VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error
+}
+
+type PutCarrierAccountRateSheet200JSONResponse CarrierAccount
+
+func (response PutCarrierAccountRateSheet200JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PutCarrierAccountRateSheet400JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PutCarrierAccountRateSheet401JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PutCarrierAccountRateSheet403JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PutCarrierAccountRateSheet404JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PutCarrierAccountRateSheet413JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet422JSONResponse struct {
+	UnprocessableEntityJSONResponse
+}
+
+func (response PutCarrierAccountRateSheet422JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PutCarrierAccountRateSheet429JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	w.Header().Set("X-RateLimit-Reset", fmt.Sprint(response.Headers.XRateLimitReset))
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutCarrierAccountRateSheet500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutCarrierAccountRateSheet500JSONResponse) VisitPutCarrierAccountRateSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(500)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -32796,6 +34511,15 @@ type StrictServerInterface interface {
 	// UpdateCarrierAccount Update a carrier account
 	// (PATCH /carrier-accounts/{id})
 	UpdateCarrierAccount(ctx context.Context, request UpdateCarrierAccountRequestObject) (UpdateCarrierAccountResponseObject, error)
+	// DeleteCarrierAccountRateSheet Remove a carrier account's rate sheet
+	// (DELETE /carrier-accounts/{id}/rate-sheet)
+	DeleteCarrierAccountRateSheet(ctx context.Context, request DeleteCarrierAccountRateSheetRequestObject) (DeleteCarrierAccountRateSheetResponseObject, error)
+	// GetCarrierAccountRateSheet Get a carrier account's rate sheet
+	// (GET /carrier-accounts/{id}/rate-sheet)
+	GetCarrierAccountRateSheet(ctx context.Context, request GetCarrierAccountRateSheetRequestObject) (GetCarrierAccountRateSheetResponseObject, error)
+	// PutCarrierAccountRateSheet Set a carrier account's rate sheet
+	// (PUT /carrier-accounts/{id}/rate-sheet)
+	PutCarrierAccountRateSheet(ctx context.Context, request PutCarrierAccountRateSheetRequestObject) (PutCarrierAccountRateSheetResponseObject, error)
 	// ListEvents List events
 	// (GET /events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -33383,6 +35107,83 @@ func (sh *strictHandler) UpdateCarrierAccount(ctx echo.Context, id CarrierAccoun
 		return err
 	} else if validResponse, ok := response.(UpdateCarrierAccountResponseObject); ok {
 		return validResponse.VisitUpdateCarrierAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteCarrierAccountRateSheet operation middleware
+func (sh *strictHandler) DeleteCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error {
+	var request DeleteCarrierAccountRateSheetRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteCarrierAccountRateSheet(ctx.Request().Context(), request.(DeleteCarrierAccountRateSheetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteCarrierAccountRateSheet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteCarrierAccountRateSheetResponseObject); ok {
+		return validResponse.VisitDeleteCarrierAccountRateSheetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCarrierAccountRateSheet operation middleware
+func (sh *strictHandler) GetCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error {
+	var request GetCarrierAccountRateSheetRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCarrierAccountRateSheet(ctx.Request().Context(), request.(GetCarrierAccountRateSheetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCarrierAccountRateSheet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCarrierAccountRateSheetResponseObject); ok {
+		return validResponse.VisitGetCarrierAccountRateSheetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutCarrierAccountRateSheet operation middleware
+func (sh *strictHandler) PutCarrierAccountRateSheet(ctx echo.Context, id CarrierAccountId) error {
+	var request PutCarrierAccountRateSheetRequestObject
+
+	request.Id = id
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutCarrierAccountRateSheet(ctx.Request().Context(), request.(PutCarrierAccountRateSheetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutCarrierAccountRateSheet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutCarrierAccountRateSheetResponseObject); ok {
+		return validResponse.VisitPutCarrierAccountRateSheetResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -34367,531 +36168,555 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L35cuM4tjf4KgjNF5HSd2mlJEte5Jj4xul0Vbs7F3faWUte5YgQCVksU4CKgGwrKzLivsX8//0xLzJv",
-	"cp9kAucAIEhRi5espdsR93alRRLrwcFZf+e3WiSmM8EZV7LW/63G7uh0ljL493EcZ0zKS/EDy5LxQv8k",
-	"59MpzRa1fu2YE4rPiVrMWEwSTlJxyzISUckCcpuoiZgr8uns/D+6taB2Q9M5001EidLfc3ZLFiK7rgW1",
-	"SMy5gkY/XtSCmlRUMf3GAv7IGFPtWr+222uRcTJWE0JvWC2ofUlmtX6t3Wq3D2pfvwZ2tDDWJKIqEbw4",
-	"YnzCYkJ5TKSiPKZZnEgW42AJJVMmJb1iZKZnMaH8ivkDN9P15vDu9Efy8/sP/1g9h3c/L83hu7PvLv9G",
-	"jn84Lc5h57C3u1/7GtRiliY3LKOjlNX6KpuzoGbGJWv9/9T7FeuWsdGhm8cXFteC2jhhaeyetmvu2/w3",
-	"4n/SJ4Piwg5qZGcwb7V2mXnihjuo1b4Grnu9Aqs6h9Xxe9Y/LHVrCaDQo13RYmewmqunqpe6OFGq2HJ/",
-	"i2JPPxf7+JLMukMax4W29f74LQMxE3irT/xt+4xbPpe1fu3G0BlQ5SuqosmJ0GdKsbhIkO7nPmE3LFuQ",
-	"RLEpmc2zaEIljCM/NPbVY1Xr1zqtzt5Oa3en1b1sd/utXr+31+zsdj5ZOgQaHdMk1T22gtqMLhJ+hf9k",
-	"PHb/dj31O0FNCUXTWr/zNahFGaNr++rs674SvUQjqoad0X7UZe1xix7GB9H+aI/2xl22q2eQ0hFLvxPZ",
-	"lOrGvsxS+5v8mKW1fm2i1Ez2X76Uk2QWNw33aUZi+pLOkpc37ZcjvYBMvlzXz0tssYnNT3FDFZOqFtTE",
-	"6BcWKRxoNKl5++TWNN+oN9DOuV0jf7MuxJQR7IeIMVETRqBFQjNNa0makhFL+BUZifnVRBU3DwYEHw/t",
-	"BgQ1lmUi0+S6rmUuFMkYjRdkwdQRyZjSdMIJJWN2SySLBI9lLahl7Nc5k+pMb0nGfh32xm3WiXej7qhH",
-	"9w73D7w5JlKVWDmZaa4nxsQstj/4mCpq+M4zCX5DEvwc1Di7UyfzTGqq4PM0dVt2jqu0RJPHUcRmZf6R",
-	"SGIWu0CCa/aks3JPWv+GezLLF9ttwMUkmU2tiFR1cCgenReSSPtqoI8p7IjIYpZVnqkRTSmP2PFsliYs",
-	"PsEeWgEO6myLdYxoliUsA7Hj/CL/4QNVzDTX2d/vBbVoQrMrdjzVdOAeHOxuvanRPMsYj1DAeQ0/SCWm",
-	"LDvPkogVWmRSJVPd5mu6kLV+4ReUbRavUTpy/e3rOzcT0+MlEeuCcvJdRnmUyEgAc5nOKEcBlKYLlUQ0",
-	"Jaf8KuFMkjcqXhbFOJ3qvi4mQt/ls4ng+s9uu0d6vR5ptVstT147OS7Ia23ylmbXTJEL5aS1w2671dOC",
-	"2tWcZpQrpg/KmKaSGdKXk9mwFY/a++NOfNCKxpTFe1G8fxhTSvXxkB+YmmfcfbTyLFwkX2Cod3v2ly0P",
-	"B9L9y3UDwXfWHw1LynrZaBaxVO/LhCVXE3XGa/1uUEsZv1IT/Ue7FdRu4dH7L7X+bieo3SYxPjr4GtRm",
-	"KVVjkU2/Y5ZWDjxGs+lGkSy7SSI9xPMsERmKl+bHE6rYlYDtthKffijmGXxAZ0nF4QbhSollcnvHbsnP",
-	"lVoJm9JELz6N6f/lLXlOYMcxJW/EDUtpxDxC67Q7htAOD+GelknMuEo0UzUEsE5ZALn8+IbxOXMPO5qc",
-	"54liZHcXqLegCumJvasckhIX6xpXGY2uWQZsR2XXw/F4/zA+bLcPR724dThu7dJ2tE9x6fSrCb96N5+O",
-	"gPscdlut3f3dVveg0263Dva9dy7s2id8qDLKZaIJaj6L17Cdw2Znb+/T0qVYi3853Ys6k9ufvry6/vmX",
-	"091Pv/z9+v3rV798mn6Xfnr96ZdPr6Pep++/m/z8T+DdJ8gMjyPYyzLvjgTnLFIsJh/PLwjFl0hdy19R",
-	"mjCuSBKTKZXXLG4U9EB80839uP2qc7JbZMbIi6EVWM///q//7f7v4G8tTTarGO9uv3fQb3Wa7XZX037M",
-	"ZJQlM1Rna+/nGYw2Elyvr15JxrWqGFtdkfGbJBMczm2/NstEPI/gY8OdIjrsjndZJ25HrdEhPRjvs724",
-	"F3VHu3TNthQGtby062RKsyp2gauFy+c1XSH/Fdf5IzZVXOrLCXPUS6UxXMR/Vool9RmdSzxSbpkNI/w2",
-	"67zX77T63V7zYN+QLkzD8P4PqDctr6iciNkLaW1cFQasx0smScymM6G0WPUPtoC7BTrbkSirfCPJxS0B",
-	"iLbVC3ArrEaacPLp/A0Ziww0UzVh2ZSmZJYlXBWl2qXpTEXGE361k2/GCslf5uL1f/721xMEHyscrZVk",
-	"/kWllK/BX3qj891s732t3qST+YxlKuFi5QBPJjRLmSSv6GhEr/zt6LYOzFi7nXVjPePjhOslfiNgrma8",
-	"vVa7W/v69XN+1IvXyEqmZy6KF5KIW16+FHMGWL41MmaIRa6/bfLb5Z9x927//JdXHf7m+vDmw6683Lv9",
-	"uf3luBedHozNbQNvX7AoY5pT8N1/HMz+2ZY/7N19OhyddNh3vcnf96dvWuJDV31Ew/nGW33N9VLiXfOZ",
-	"3HGf5usIBsLK5XvPGTEH2Vrxfp0LxQJjEDQ+Bk68rsg1W6xYWNTm/3InZGkdwfax0261Ors7wPqXroBZ",
-	"PK49GQ8tqoj/qrzTkeNbypMxk9UH+hRsgrc0UQm/Ipqi8E635BnT9cS3fJ+b3vwLPR/LJaqPlUM5hqPI",
-	"kSOs4SRLXYISudP+dHh4eHzcbrU7u93e3v5Bt0oHrXgrH92PbDQR4rpydMa8yiR4Bm27RAl9XIGAiVxI",
-	"xaYF1aXIbYpvsRsjzTjRplmwPOBSNY3EWvtcMfNbHPAO9K/lz3nB9uNbffR7Eq1BMONT3fs6xxOYF5tR",
-	"7n5yPoeC1jBLfmCZxAnetGtb2ArRXINa3bPH4Bt7DMxc2I0atscdtht3o95oj+6PD9hh3Irao47WitRi",
-	"xpa3PKeTdaq7JotJIpXIFn1CiSFbgmQLh4U6d2W1Wn9PEuo0e50iCS2LGqs/7+43u7DHjMcfGJXQ6zjh",
-	"NB2a9YNHm3t3x/c3z/drbNdwgEUE9vCNDblti93HWvDNG30/V6BameeLzW23m732bqFtMVfDsciGro1i",
-	"F8dZltywmFBFYiZVwiE0goxplKR4TW7osdXstYqz8Sx5xb5esxnNFIuJyJKr5B6ddA+b3cPd7Tq5mCSz",
-	"mWbQeJsZktjcxUGze1DsYpaxvI/P5jyp7HrYHR/QdtQZHca7rDvu0b3RfnQQH7LVB9WcDU+Z1XIun6dp",
-	"JRVsd31tMpMaOsuDRhIM3Mn76beDAk/1GKlhnW2fj1hrSmfcZq34MDoY7dO9cY/lfKR8demtuecp3z1s",
-	"Hnbb/ilf5Qb7xt4tPZDdZ+fWvZ1b+3EH77PRQbQf77HeuEt3R51os3MLZf0nc26tGohxbmFvf07nVn4I",
-	"np1bf4Rz63C0y3rRPm3HnXGX7dGDqDXqxN2xx5lPcykgFTagsHhmAwJn6vF3U6t52NtbezdVudx6vXa7",
-	"09rrtHd3d7ud/fbhwV6V481vasOVYgey7kppVV8p7eorZTfqjNq0NT5kB/F+tDfqUTTh51dKhYpU6fj7",
-	"9NOn1k9f3v3ydnp29/Plq+n7Hz92P72Of3k3PWv/fPlh+rbzcfHpOJdsrXJ8YjahIORaXbZptgh1IPvr",
-	"I9QgEEL3V8iw5hZbrxflLWzuCK4vzXs8sjjc7XUOd3vtg71O+7Db6nbbe23z1pYs1i6D1P8a9qJ23GG7",
-	"4y7tjfai/fiAHY5btD16qVs0TPYvaKhCIlg5u9U3h0ckuaxnlP3ZcJfGnTju0t29g9Go0+2MeuPdXpsd",
-	"1vwQUcsX/IOS+7KK0ld+UMo0m5O6jU86z5Vjn9iXTxiSu3cHPpTcn4W5Z2HuWZh7Fuaehbk/tTD3SHHM",
-	"3jPGxl8ZhlKyDGBULBJ6Kjiz1kO8eXJzyYPNzc+2wmdb4bOt8AG2wsdY+ywjMO60yyVfmnFbNfWcSf2C",
-	"8ZjofzYefNL3+q1Ws9MtnPR8f6EbOIJES2UEnWBBTc5Hzj0H18Tt5HrYpp3RbtSNe2xvvE8PRodRK26z",
-	"zriwKAd0f7QX9eIu2x13aHvUig7jA7bvieH+FGFFICigMmnocmIye0giH5ckpPyWnjQpaK2afOJrxxcn",
-	"x+80B4IcE+h/rf/4Wc19VnNzPbVAZmsymSD82oQMJ5JA+DVce4mSQHzraW5LUnrex3vvo02Ishup9cCV",
-	"TM/bQWR7U4oxFRO2vImbOZ+dwwvp+M834YHrnOGOW1RnRz5zv+dTs4L7rQjtfz9j/Pj87O8X799VHCAX",
-	"Lg98L8mkIlOmt18WZKmEj4X+r0pUarW3GMQgEHuPz8/027609TWoiRnjdJZo5brZau4aEwXLUI3BQCND",
-	"JjWMIj1Pouv57ITyiKXpkpBgf8YYR4+Dr4dP+BNTTmSnVHEsdztas+60wOCzfO5TIdnSV/v9Vqvfau20",
-	"DvowpkjwcZJNQb1yp/rHyxMrz6/lC+1Wv91pdtsHLp5pFl0Pd6NDY0E7GO1He3GPdce7tKNpPOFSZRjr",
-	"qgnznEbX9IpJSDCnCk3BScxILES2+kjMgAbAxAbfn2BSVVvzWBovygNtHZbmXHGOVhofC+fIUd06Hcfb",
-	"FY9gYQ1XhSRenF8QnBQaK5zBw0jaSpRCJP9iJPwgylwKRMQVKiZx3JOgvgF95Hu87s7Gsa9IOfs32Mxn",
-	"NrM9m5HRhMXzTWwGF+Vwf3XGHlLlhWutBPkCG8JiMlr8i1yUz4T5ZyPMr0Htn3Ox8t6LxZRJlUQEXWVo",
-	"OKOQ8Agx78Q6TH2i/LdLyvsXzh0xxCFngktWpI4PVDFAIUJAGXO6AxJNGJ0xqYwmUh+LeWYixKcFfSTT",
-	"DazQiJf8/e3Dvd6WDvv24f6yw7632WHf1itQ4f+udPPm3tvvMzHn8XF8Q7nC1LxlJy6LBBdTdKFsH9zw",
-	"zaMT7j/Z7VzVpWmumOX+4WFry1nuHx4eLM2ys8Us90qzxCT9DZPscN3DcZJV7+XdDM56cZLfsfj0rppy",
-	"d9sHW5PubvtweTvbW0y095CJXpgNe3/DMp6gl2F5wsI9RQX/AxvPebzixsjg4TYZjGvz/7AZuJ8u6A2L",
-	"PQZbyr2n4IT8hqn3G41ue3tOuKBxNsydY93Yd6EvSQvfLmffX7JNSTsWmXMkxHW1ufLfdSFXCO02gG7d",
-	"wjqUAlJPE6kA20uSCb1hhAtSDDRp3Avu6zk07jk07jk07jk07o8JjfudgtBWY3nF12+nH+8+/fJq8v7H",
-	"s+7PX+Lrd9OP7U+/fJi87Zwtfr6t+Rz63KQFr/YeW/Ig2ZxLUsc84gJDfubD/+Z8+A/ilU/IAi3C6zP/",
-	"Kza+lheZA1hgJ9UZE+5ngw2fKGmcQpTHxggiI8qfucozV3mW7p6lu+fEhz9l4oPH6H8QiTVvVQFoGhOX",
-	"izg0hhQbx1a/EUk8zOz3z9LkM99/5vtPy/eLJ+yZ+T8z/wcy/3az2zVRYCZfrWzRXc5KC4ifb7MO6fI5",
-	"pew5pew5payQUpYftLV+KXxlY/j880F7PmjPB63yoFWZ0OO//T376cuH6fvvT+9+/vL35P2P//zy6fLD",
-	"9N2Pp52ff4l/ef/9P3ufsBwGpm1vAQX9OpEAzA8ky8XtGtzTrdH98wGsg2I95kJNmD4nrhewuOmreioy",
-	"ZnI9IRNzKzBWUkcAVV8Wb2xGaHU/GqSjCsxWPSEzFas7VbE/e1pN4mfGVGZrUNJc6CB5Imt1sLJSbDpT",
-	"b8SV/+caEai1C7UY6FyJKVVJdIxfYNyJl1mVsYjpIRDK5S2MpNfaJRcGyPojpzc0SfU+HhHXFjHdk47m",
-	"6z3NcZaSdlE7SCmEgrzVCmi7A9I1BJ2d3kUs06OpzWdaZqZTW42F4ODyV60I2GvtAtbgupnrbpu7rcPq",
-	"mXeecOa7K2bebi/PvH2w/+iZfw7szDFGqjw7/HX9rdlutvJb72wLQAh48XIlKoTho3F6MyxnVO/S7qgX",
-	"7el3NMMyg6yKWm17W5bza5cEeN887vudFMwt75U3bLe9vAmdVre4Ce3KTWhtncte3IU1Wef+LhRSz731",
-	"b43aUad0h7XGbVpbcSndc1lXBM2UuN8/52xeNq15/O9XeFy+TgrbVVjg1l9kgdcTeGFIjyfwfNUvvA+X",
-	"9FvvGalzprlcoiSRUEyhYLzcHL91WFHTp4R2XqqW9ADw800TL8tj24OhVyzX2iAv770VqspjV2ylSHKv",
-	"ZdxCQvmGC7ueI/iLvbJkVYFIq+tWPS91gYZ/TNTE1kNZv5o8xvOeXHEtdOK5D4iciFtO1CSRRPCI/Qvw",
-	"ATNDVyXmdiJZNOyM9setqB0fsgPaHe16yUDtqIXq3baL/zWoTRiFEgz93yA94k0yTRT8z7LmcUJnFIqd",
-	"10fzTKqGq+c8j66ZwpU3Jm4SZ/RWQvJNU08kmrApgNsYlJmEK3bFMth/1+0HNqUJN/FPxa5/nIiU2cYl",
-	"SdlYkYR7vd+nF8kqJveRJ3dEJVNG6gZeoaEF4NtJEk38WSaSjOdpSugVTXjTQDAkWU4Y60eR4zWUB3AG",
-	"hvlxwkzqSb6YR4SmUuj5ghBNRiJOmNRcJXT4D+FWQ5Eqs0AXH5jKFsdjhfbj4lAucAGIElBghYzYWGun",
-	"gEKhT1zdTCkgkEjCYjKfNdYPYJrwZDqfIjZ7eV0woYlOmTKU+MpWCC6PDB6QJG5C3huECqlJ7gVJ4rWD",
-	"MAdhc4mM5eUq2hWqhnZSrAT5BINcXxCwYozmvlqyGMzor3NGZkImaDTDlLhZxm4SMZcgHbyQJMzvvNAN",
-	"/dc52vPM2CPsorCz9O4NeOO0GtGqGtcKdnKuhRKZfGGrOkvhO7+vmI3pPNXabi/QHSNJtXW3jsDaQdXB",
-	"sxgoVTtnnz3Blm2A41heG8ynrRoVPnmCMW1IH10e04Vn+1tiDebZE4xrg7t6eVxGUKgcli8gPH5oG27p",
-	"8tC+5hq1YV/x91SxW7pABCCuGBbopbNZmqCn8uUv0qg2rv//kbFxrV/7P15GYjoTXMsXL/GpfHkK5hPo",
-	"qjjz0DgXhnA3hKQOEX32V/hMhg0iMhLesAzuF/Nqn1ASi1tuDDWzTNwkWuJBOdCADumV9ESEn3bMDbaD",
-	"u1A1ZPP6y/yu+4ql5v0ErA2L4rbCASgl/IamSTyEN3Jbl5U3RiJeWOAkeJEA8sw2CEnBY7dAS6jV/ZN6",
-	"6I8b94ESJa4ZJ7dUs14pWWxFmY8f3pB6CE+HCR8COwwbT7cFJ4KP0yRS354qwQutAOgHeuyTkAs1dBJy",
-	"SOpapulrCUbNM/5+HBJ9SCWkahsWoyZUmTUdcPdpI9Afjec81ms0y8RVxqQMAxLSFFLVhzciiVns/2Lx",
-	"jrBjBzU44OYFotUKh4F1hGj56Koxw0pUIxjwMOEsTa6SUcrAGcd0J/Ecl48NGY9nIuFK/4qAX2OIrhlO",
-	"EznVkovXeyyiuZ7lgHsgcFq5QRcBfqiXAEkDP9IkYwouJvzIdIIRPKHWiwY8tOE6uJ7wreCMJIpMqNRr",
-	"Z01WhdXT45pSPqfpgGfMWbUSSewKoYFLN2BUm6EYD+1W5fN6IV0hrYhyfRpGbMBjBmBhDW9LHO4NfGuA",
-	"atyPRuTUH3hJl8NrthhGIk0TmQgeYjXza7YYcL0wc32ShNEA7VaYtE4SJ+MxyzRV6ZNa1W7Ch3PJ9Gj0",
-	"EiBXMYhPidS95HBv2ZyD5km1+EzaLQvIZnhmQEKQrndAvA6BcGwY29AYAszg85Kk9gVrKdCaR8rKew9e",
-	"llmWRCzuDziU4ERNpNEc8FOapVoCNXBXJBLzNDYOgOJ87W01TIVU4RGhJBLTaaIUi63S8ULqZcDX8BDe",
-	"koxFIostEpbWwTOGAU+glGdsltIFiwMiBR5ezbvx4wFPBb+CwXHVHPAn42nfiWyUxDHjD7xV5Hw8TqKE",
-	"cTWUkQDHW+5HSSQRM5ahr5kzpnWiCSO3WaJYP8+YtB9uvGty6eMCPunXSk09wW0ULs/JSQWF3o1UcJsJ",
-	"fjWcipiFT3fTnHHFMk5THOW3F4IS05+TgiQdM62/InKiQ26TmieWMrwbAd7KgNpyNTe7jaq2nEcTULSt",
-	"lKVvMfuiPsUFuar08OmW851Q32lN+3dYST2Hse4rJPVpImXCryB8jGFAhLugHOfC5TP33Tx3LD7h9M/p",
-	"IhU0vhTiDc2u2O+wCjPscaiEGKa6z9CUEdViHruLgBW0ydvkFakfwH/0/X3+/uKS2PKYfaivarmH1q/v",
-	"dqb0bkc3sTNaKCafUrQ7pwvNQD445eZ3IJThDDsdTpmaiFgrFDEUzcSfCf4c6IXj2xzEp1sN4+f23Ny/",
-	"oyLmn4EV6ljgMQ3/dTxKVtQdgsw1HM/TNCR1JC4TYY0G7T5RQmi5beHSQiVa7DQ1ehH+8kgL0RMtPGgx",
-	"wpjDG32zKyjHFIQWK9KU9sR7ZfOWOAPj1+Axm3kpxFvKF+ZX+aB7PtPiOdiTwDrvbni7fNayfFRYkbZZ",
-	"hd9HjQz9QVp+g0ZnaxD22YmTcK8yMZ8NeD2829Et7EALO/Br2NDSF5vO1MKRBKiXL6SzU2rJTd/+TfIj",
-	"TdSAV5LBEQl/2nEm9B2woYe67Vt9tleaxwe88Bn8Lygq5eaM4T8E0DItImpBHlGa6FzzDwUaVuzJpABq",
-	"mU9Y3052dQLSubsjCY/Seczi5oAP+HEqBSmuMCY/ijlCpBUG9D9DYojRO2JoFxlwb0CJ4JLUucBFDTTH",
-	"n/NrLm55QNjdTHNifaIzdiMg7YazBlpfYTejNEEFEBMBtBiOpgO0D2i5GZzbWtuVRkVUEzZdEp8fcyqL",
-	"m7Px86KLqNREwYGzVTP5F0tNGS/Nls3otx/HZj7Cxoos+bLV9bnaQgW7V4L4HjGascxs7BQFBGLp5ndi",
-	"L0aaG9ppwnxCrQn7A9c/oAXKUC3KuPiToeknFO0+8lkmIiYhJPOUK0iEecDi28mNE5YWObxJs2mC59I4",
-	"1RIMFMKXyy/9PtvxQ24ktHYuyaYU+EqaLojZlD4JC1PD3bA7Zn4CIWPAQ/xT8xH4F8FAQM9AGguGJkpr",
-	"fdLdlltTQgRauR/w0GhTnE4tvD0AYMq8Ac2WoC+4CMDSJPGlgLDmlb4B8nypK5E5I6kd45KvM05ishBz",
-	"MmWUk1Ku1f8KjRUOB2y+cVJWIuWcgXgFCl0sNHMh2TxluSLHxRBQ/PJVK8pmOJECQKAxuCD+vrPTgGUN",
-	"bhyR6ev4Dg03Aw7NW+tXJPgNyxRJuBKkYPHpE8kYOfE61zqCJmecJBdDYBR6680yuIk6idEIuihSWgE0",
-	"Y7+wCG2daXKTC4H68sSbxC+PqFflKrnR19cqWdWuN8Q8DNXCWRQGPITbDjOx4F0/VAOv2tCzGeIPVpi1",
-	"SRNkRiXcwgOeG8TgVbjlI6Vn4V42xnIts+gOjWA7VMKZeV0HrgoAAZUW7VAG/ZrM5iBl6Es5IKF9FZR4",
-	"OZ/NRKacmc4SwoQC17bvEqnYDM17ZumjjJn8Ojk0qwb2TduAvwHeuyjMREUP8lF+ABMJ1jZjkka7DRdD",
-	"26v5QNoN10sDTXIn5VlRh/IBN5Es5f4CTfoZKxA2EeOxXnMuHBXphvVgxC0YHZ/oJnAMFZrxUiPLfoWZ",
-	"kIqmFgOuSUK0w/ucHY9waFIo4VH48SJsEoAGlSB/AhXkXgVJogmLrm2zGF3hK1Ak1kyRYyQ7NOAWmqbJ",
-	"NSP1bqfjsSbDS52+C3+/0JSuJo0+oeTjhT90injt6DTRYh7LskSJbDHgYEOtawE0opqrSiUyiLiYgY1d",
-	"aurF5r4kM2isR+LkCrYoI5/Ozv+jS+ohpGPs7O0fHIaNATdG8VnGxokWlMlct6ynBRBDuMS6Y9htXMhE",
-	"65b43Ti5Q3F0ShWZzqUCnLgBTxSpfzg9fv32NCADu4mstJCKXrNBzZDOLNOUpkwZ5sjc/rkj1suI9eIM",
-	"9tDfb/9sL3lkvXRtv7WVmdte2+2KGAYvHXcpaufiPdlt7+3ttAlNZxO604F10wJS3i+k8M6oUizT3/zf",
-	"/3m884nufPn8W+fr/6hV9Gayff2hLyf++nEXvW5FK+j0Lsy/mJG7cdYmi9hv4j/aJM8phvRfr5VuVSOF",
-	"nGOvKZN+bN4fCZEyykGwwoTkAhn8vEwASx253GX/y4pM4/K0N1CSy3r2my0kQG9cR8iQ9j/HZOniHm4a",
-	"yVc/dOE/3WyDmpFZdSc5oX5235vkrq+BPZBnfDZXBoodAoJoeu4dQ7Mv6/muZo/UyZaS8VjfUP2c1QHj",
-	"CE2PqPJzQdB0XNeXkNGTjRSYSNLtdMqiaONe7P2ZoTwzlGeG8rsxlKB2t3MldsyPVmLL2cwPYOC2sAy/",
-	"lU6mVwZinfrsNWuCEqwxf3mbjXQMbQJ67abG/RG+NYm5X900aZbRhSWfeYUsak34EGlySzM0YNa9cRqN",
-	"KhJZxrA+g9Y7QNJEGd56K0Elz78DvxDj86neF9tLLaiZTpx54/PmPTUJ4/7iBbUce9qtWdV9AcG2y1tX",
-	"qP32W21sAWRiqtiOSqastorfbdwR6PEEX/1ayIXauh9AB5KAV7McRG7VG/OWs2JIF8quB/BC65jgT8bb",
-	"EZUFKKgR6ItPcEbOX3834PXw+9Pc4ffytyT++tI03ZzF47BxpEVsMGfDnSXFlFn1CfGVo0zoy5SMIJPD",
-	"CeZufCxKKdq08Xpbmm8SPyawuYQBtH5z3niv2i/XLTTaUMplp/yFJon0F7RZNUDMiFg/srf6na95Hvvy",
-	"eKhLTzDxKtBzeksXkoQwlvCIJIoolqbS2M3wTYnmOT3EPDubRJSDRrMgdEYzRephKeEjfCFJTBVF5c7Z",
-	"WjD8D18tnHIYgz6Fha2MJrXKC2QFQzJrDXwIw4e02qgpDYQkhNVEC6LJ0QuNdzZ0hzr0R5U36Nd83Mx3",
-	"3BWROOjzIGdG+bEu0p/jEiuZ0YnjIhURmPbowsEaLQj2R7i4Pcp9qnGI6qy0hxrD6QIDkcZiIhMegQ7O",
-	"BWSVFJmfSZKqyO4ILGxp9bO8lmjFQx+mc/mxEgpFnYq4dn/V8b0gh0/NEzH91CQzhZWLDMa8KtMLnllH",
-	"Bkck1BQOAnh+pKkkS0yRYJCn3pvlFfXrZW+wpeuBHeevP+yGsGW2N95DOXvdOKizOBccfiue6Wbh2JRO",
-	"t/dw05FK3CuBv2TF0wRzW7+xHyCGDxY+Td+PIelz41IgSXwNtlgKky+tN/frZ9uzzUkt7rzdia2ENbcl",
-	"ZfHMz9RcysmB3+2do9+EZJcjwudpirGijKRU4s+aNvUDFDExO2D9psAMCkNYufguqeIB2vd77pnrwVQM",
-	"1HNE2B2NVLoglGAtSLiiP3jBq2KuCpGf/2CLsKlvgixiqbkJ4N+yqGLX9X1nlk3disbysXWYRkuXLTgR",
-	"rMciIJKlLFLmGoUBW69Ok2i+jWYAE/ydMZJwEt7tsDvFuExGKdvRxyk8QoCUKV2QEVQAYZDksVZX1BpK",
-	"qR29aQavEqGYbBGc1397cw4L8fq0FtS+f6OfvT5/jU9OTf2cz7mAuYlcT/A13O1ce3m12PTha/fi1yVo",
-	"yi00JdehMEneGz57j6+5z3K8xXVf4VKVPpJViYRa6UjJSNwxSfT9moEk5Yi5Pp2nKtmZJSxijYAkXCpG",
-	"wSloabQPzin91YDnBBmY0IiRUBMwvS95MQXPSfuIcJaoCcv6BK30ZZeqezdsNMl7CJdHmcmFqlHpXtFv",
-	"pM45OOCGmg2F66kRaeYN86qe+Mfzi4AA9TU02Ztg7hhzD8DhaPs3HWF1cIw/hmxYl3cMmsFWTLS0b1N6",
-	"d4afGWOB+atdoQRbJMzq427GGDa3MauU8TPXj/mi9Hq5et32h6LEvP3D5bdZxcKL6Z8V5gx8YGGwCjay",
-	"9qvOyW6lrrqKhfo15j2fscXSkUgk2zHOwAR4VTDPp+eWwCAhqqkqSQ+mBU9JEgdkiokvdUSfl4p0STSh",
-	"GY0Uy2SjaPD87//63+7/aHvUqVzOB8iCrIAysuHy9zAAquxPjN8kmeBTIz2vvR2Mi937okKXv1f+bwFl",
-	"bbv5V0mYecVWf228XQ1KtF6cd75E/n5sPlFPICCWjuhGSfFbSHpmDCe5Z/9hzpac5R+fn/mBAoFWbOHW",
-	"6hNGtTZm2QS9ZtL65Y0LJsCUMIw5kDZy/4Vx41ZcmnnkUKKsLGjd5dG1NF6apfuzSX7MEqUYt7GNjGTs",
-	"KpEqW4D72AzRcC+RSVIPp/SakSvGWUYVCxsQo7kDTvA+CS2xhaR+IricT1lmEjXMI0TE8B8b8J+AhAXy",
-	"DEn99PzCMVAOP0I7GURmnHw4e03qJwZSnHzAYWMGyNnrBgSGwItv9XtvteacwYMmDHdptMjdzl5XDRWf",
-	"rR4oIEKyzA4SegCGW+xDU0T1YuA/7MNy88fFNYDmPT7eJyGdJVo/KHQxlyzTV0xI6h/NP/XPMyrlrcj0",
-	"eM7NP/XPoyRNHRpkSOqv8G9v3ekscePV3eBykLqpZd4ICAquNMURfv/mMUscCa5o5ChJ/1t/iXM/f90n",
-	"YSquEh6S+hv933Uzm0NkFqm/msuEM6mFugQT3KAjQ0HYkyUn7GrZ4lEWFkpIJHAIlsn2COmtSCZHlkSK",
-	"29vcwo+G273c/zsTdKzmGWdxQFJxdYVxzCb0JOEkShnNmkX6MVTT3MaB5cjgabsvU9NWYykQ7fJ4Cp0U",
-	"CbrcfJXTFAmnollNfsvEVGpyt0rOWSlgIeX4LNPQjDs0ObngZh3hAXPPm2UfYmvlAJ5g/0rjxd0rDtn+",
-	"Zoads7jiyPG10uh7KzzvhicsDx1bdHxim0Ok75GVG7H+ctmqecdXVlCQx2vK1Lhf5e7RbG5FU8ACtzox",
-	"09VzLt2T28zRctynYwWWcR8hk7d/bkXc9sLbwAjsZVhq86ASAGeVnHha1Bgcuo2+L2Ks6L+ESvYjAFIV",
-	"C7ignCgLuqKi6bUkSvRJmLcG7mnoBPzPEHGbtxEqiJ315PmAUGVs+xLgKWQxOjRPdsV7zvmN/PEDmNnn",
-	"iqX2Y5+r/A35yLRMa/LYsYY/TVM0t6Az4x7mycvCsuktfCJt2ovOAV3597BFVt4sxRnqWWEus347QEd0",
-	"osgVRavaERynSTKL7TqPbEqUa2TAcfEBxWNoI90hjj4k9euExyR0QeeNPCdsXfz8gK8IoCdbxs8DygBg",
-	"EMD7YEMDXDgxNyYxLzym3e5ArfwlGtSDr/CkeiH0/kTWxs+DuFzI/dQjIybdLACsHTh1QhCZiluba5hS",
-	"xTKMB0FqDkmd2k2DjGtH+5riXQ7HjGayGCpiR10Lat5Aqlx+Hi+3iPTryci8tkTosPp9cplnmrDY2ve1",
-	"vuiNg4yYumWGNNArwGJiK7fIJqnjNjU2WipyIwVsXz6JSp0czBDGuOchEK1VyKvDCB8cMXifcMCHhPVt",
-	"DN0rV65fb0o5K77thf5tH+F3zyi+NVF79wjTe3gk3rYhd79vxC7SLvgPH0a5j933h4cH5ZAm9/LwFt2k",
-	"BR9Fr9Va76Uor7cbweqlXVku4j7cIRc1HmY0r7ZlW5PflnbPJZvjsnk7Z9zlwhbl6N9epe370ebtx9Di",
-	"yivAX6rVG+17xu9pjg09RxFmxxbC2p0zve5708Gpl/vT5zzVar6HdpYYqeHP6ln3g82BjP8AV/tGzNU3",
-	"NgmrTwRPMScTxUGbVlrKcdO/L8Q8k6SO4AFauA3LHYWNJjnmJIl9CDpiQiL052RFCp3UIii9wdxulIzA",
-	"zF6Vy1mWUdd7e/xLsLs67vVPH5bw2AspL2K5rC/i4bJwaTbzLk/pg/PWJ4Xz7Jzsxo4SDLh/wBEIMNOa",
-	"iSJ1G8YmxgSR10EJmLGYsFQyyJ5sNMnZFEqlktFiwPMDX4waIMWgAfCG+MPHAwvJlyw+IgBJ500ukWRG",
-	"E0C7m0tG6lhjNbbauhcx4Gp5m4iJAU/GZM6hilEhpNiTvB4ZE4zVQ7f4Dl58DlV5DlV52lAVe+Q2sggc",
-	"oz5LLkbdj7KDe6JPElwo6ZybA4514WgKNjOPWaA9oiQvOKxE3BNXvsBw7AGvUycYsHh4JUSsxQcjMTjQ",
-	"MU1a8Of0yEX2meUOnMIt8j228TJosMsHbBmQnnbGxizLWNwsjbnIAwtCjhYTIGJ8xIhAxEi4K206X4K5",
-	"fK0uIBhYKLlgBaxrIS672zoso8QGkGSoV8bm7Vecn/JFugFXetNNeo9Ip7xPrzzwnzn8aYVwbAHQH63/",
-	"/P6m1krZdJ1W/sdLqr5B0YqlBq/C/LxjxcmG5p+SWZngSpiY5QG3EBRBbm29pYlyBSUluWUZs2DBapLp",
-	"fzhmX/djRwqgG35HY5FNbWZUkhFAtZrSmOUszdO9Go+SZzcYav5AgTMvhLki78QsWQ4oAjKjg5K2vDpR",
-	"gcmI8nleISfKEoXgBZCRBTo23a15v6V7uP3EnuvVSrWpi/vEbOO4xDS0QINKHYhXiUI0jJQpZREwjiyL",
-	"MFdSfijQUY8CydTwHC3dmC6eVlH+U/CixxJ8uaTreq5u33bhKHJGIxM0FlM5sSt6xUUGLlzYNfwRIEx2",
-	"9AaWFrKyiOx9yL6cGFWc0mqCXi7eeg+CXm1tKxaS2sLS5qJMnUu4EKPoB53eWBur62/LOl+fV7OUNUxk",
-	"o/T9WPKbVyWU/u3y8vwCyyMAAI/B3ZFCX6BspiSZKDUrxQxvKn9VCgboHmwiIz00t+KVRJQbYcp5SEv5",
-	"vEclPAvNrPzK1sYtYIDrc+3DyPIVZkOEzJOnd7OUcpd2v5Ha7HeXJnutxIyLnBbSWWHJrf7nxHo5EbdS",
-	"c+eEk1Tcmg9896QxpMSJZLWg5nKva0HtKhmrmtXcrBKkaRb3MqhB5Goxga7Y2vIhYun5OKoKUyHsbiYy",
-	"JcFkiOIYu2NTrB2TsivGY1IP370/PT0ju63m7n6dNkIHjoQQJvnju7twwPEraYMqyCwTYqyv9XEC4WJR",
-	"onBXnVXq+PSCnF2+I/VQ/+unTquz12539pHhQTzsMXFDxc/g9oGCEP+jE/RaLd0+LJSntF9EExbPU0Ze",
-	"GYY84PVwIi9plozHJizzyKTIWskErkNNbSwmSlwxPcGGh3Z/dvmub18ecC3HgBJWMkwYjMDQ5r/j+oMU",
-	"v7y8ChLEEzngVfocea+f3yYSLnvDAkHCKu9KWeYsPt4i9gjXl2WX9G5VxoJ95YUkdTT3ZS9kgyh6p5Xd",
-	"+unZu4Ccvv9wFpBms9kIyCxLYCmNJJjwG5GYAgmABGDiGKwAUrz4Ojt44R2WwgCrDm4y3Th2+4oee8ai",
-	"ZJYwgGx3o//h+PLpRv/9K3tfH7bKOCbVM+CRUCybVtb7IzO6kCSeq8SIE4re6X+pMqvsk/D18XmOvIF2",
-	"0FlKIxagsuSmDm0emQbyOKjw9evi9/FcLcDCGjgeN2MZfN03TYLvgIQ4vhOAPwToS2OJdQfdWKNz6Akj",
-	"5P+KWHSJgrO+mssWA6teH59rie/1eZEX6h8q1xd2b60kJ6aakSY0tXutpW4jyxX4e2IuKjqCEh6FnT97",
-	"98NOu9XtbLPnVubYLqnD+Cu05FSQQ9qtTYIIF9zWbn7vhLI8xA7vmqXwuqe871wXdER5LPhm3ITCXWzX",
-	"ao2k8ZDskgpZhNRD82tYDex1lIN3AY9u5NLLgD9IfKkC63oWYJ4FmGcB5lmAeRZgngWYf0EBpsKX+e8s",
-	"xRTxA63pxJNttMy3nBK8ysh2IpQSnFzuyEmSVQW0bbCTF++Yalr72wVR8BLEeuVXVcMQXJ/saf7SbhkA",
-	"5oDEQuHZN2ZREwINwe9TQlO95Pqy3mu3DpvtVtg4IpQvsFIPS3HntnB5ms+XASCXponi18kq9NEcIg/C",
-	"Cm6pRI9PfRmWdCWvfRxU6a9z6qpAuFY6xWrPm+o9m8r/J2wlWBg8t34XjFFIE85InaYpCe0YQsjLkxDt",
-	"QSLdWmFuHUgwc5n2CVd7YKheU+o8qN2y5Gqivq8e1pSpLImIuk04BJbgy++/mGpA+OfysGF8VxmdyiY5",
-	"xolMqBzwIogPqY+EmvSrE7/9qJOyaATlK1EogrPcfNd0Ayu7/dr7Lf1XlM5lcsPe2qVA83UOSiDmmJhQ",
-	"sVZ4lPKlev+leq1WLca6PRRzHrHiJu490XDLeAEF9ARH1AXKXKfYufvinrGq3vfhKpDmREkL0uzjMi+b",
-	"lJ+Z7TOzfWa2z8z2X5LZVsqf1tD42o+LLoPxpQsTj4DBOaHW5KZUsdhK6q8tZL2AhD+sZY2hhjFVrEne",
-	"c1OD0eh30YTRGTDpeTSBxgmdCii5pHvIzTaWbaeQP6hpbk2EuYETrqgWpClXj8QNTcR0QeofL08a/W1Y",
-	"YKfV2dtp7e4AFyxADVVxGbssx0qx6awKPQsf3A+7ic6VmFKVRF6zy4Tr3iKmE6cdknpb3x89fQuARgjx",
-	"oLYMun0d8gQgTROhe/UmgQe44SFoeRyHVSczAwLxLQBBZ3pf9S11q3+b0NmMcQnYlFgxiwxqiKATMb1q",
-	"JveTxaTbOSSXQpC3lC8G/IOrWLk0RbKrD2qPUEVgo9rtnVb7st3pd3r9VuvToKbnMqj993/9v0el2coB",
-	"pxmDyEw96YTFg9oK4OmUgtf+rSzsmGXLywtj6zae3kUsW7VbGK4OxXFJnSoyFVLPoRWQaA6mG6yP+PHy",
-	"u52DhuVGdqVeALwzFocciXhxNOBmY62FOmNwyXKRvygyEIcgxFY/g1qZOOWNUAG2kYsVeMx/u7w8tyjE",
-	"q8fqyA9KjKtbkV1j7q+sorAS5/NPjr8nVaKlPYYX8+mUmlzTkrhnzEfVMMRroY/XwRvfG7/YwRbnI1oL",
-	"W7wCQeDSxk6LsQm9697dwdHr3d259a9AJC7zy+qm8Q5QeLIzRtxnAUTpV+b8bBv9bno2Jp8KLLNCkbbl",
-	"8Z168Z0F/AQc21KlOK96nKlJAFHfVSWNt55DAd6hagpbILvDxycG3n0Fb/3bfEr5TsZorMfnQgEzNptk",
-	"y7Fl1jEFZatGTPP0W7FjjGWe4B0haPlyKCrWjFwCBxFqR7IZ1UQRQ5Uve+ThgwAul7LLAda4dNMWBusV",
-	"pjRKRJVBEqoeVtAA4u9nYpSyqRlAuXLi1psJ5SrBWn2mu6vaT68S4ApHhMPPl30gw4q6goEReTBGkxNT",
-	"TnCkZZQjIvhyiTWbaRJiXcJxkuqdFGOEIcdorcATpCaJVCJbkIlIY1lKSFla2/IcH5kaVVkt4T231fPx",
-	"Gh1OEwmcA8H5IezN0FJettN+gx2YN01FNs9qTy3APcGQsYo7zFU6reRx+PiFhPrIrrRfuLItzcsvIjFb",
-	"ASgh9SMPQyaBS4/FMjAEIefjcRIlmh7g3aqelszNcFLLJVFK18NJJVbKW6oZNHPcA80HCv+JxTluEGkd",
-	"tD0cQYAFTDlhfD7tE4oIHgNu3gQGROPYFNCro/nmhqWLBmCWUAuCqrQKIPXfIkZPoYX20EeJaKVSrxSg",
-	"JCaRBQRBSvBkCz+GGbvUMlxlRgXW7NQdcqkoRPxDhLU+Q5ASYCKf+Xy6c0MB4MgkAIGwmiioyipJos+h",
-	"ec9bULmkKBTOajUoTrkNvaXdVhuV8GO/VrGpya0VK8NItfiGElstyD/KsxKWSi0X3sNqzPqMmFLHFU8n",
-	"WibEqsf4tKU33OtBfy7NkTSn9ci0Z8oddFu7fosIpVk4Ai+kORj1sHCGwkbhe1e8ZMRSwa+k9WWiajg1",
-	"6HEwRJc25qrtQqVhPBOkLhdc0TsvNw10eb3PkUjnU35EjA8HuPURrjEOptPpG6MixK668m12R+qhrd2W",
-	"v40vjTJGzcwt7gAqVVCgd/k7l5mIN5gkdVfgF+fZ7et9RZXZLk3djCMgMYPCCoigg0vk8lywQrD9WN/W",
-	"2GIPVw6ub3cYJ/TGKO9TpiYiJvXwWOvfIUkTqWxlVv0EAQe77V1vA9hd5AIR/A0HWCCc66GJ4SgU9H8h",
-	"vZL6sP4WL4iO9QVXKNOPozfteBHY5JqhWgOoRWA51K3ZjrDakFkcPVrXTm42Nn7gRC61m0giVZKmJJtz",
-	"nvArMz7XBqNZalOdoW4sTxcQSKSJF37n5nx0+gXoMlNld0YXcNfh2jqyyEvR2uK0mMnvBAEX6O59AS9Y",
-	"ZpDjD2HsU0U1ZfdtoXTpWvgnUi9XTq5qxLWxVO73RSGdyn2b15nFgBa4dirBB+zVYP7ULfRacP7si6hC",
-	"LQ/U27meZjbUzxK1sFU+mNXKJlYRZ88ypQroOH9H9R66GbvxKAHpUHkxKQnJbm7H7QZp6kJzvqZ5gz9d",
-	"OBsoFtXNd1rI9CA54LprWJbpcicKh2I857FdaJeLT1MtPyz0FTDLxBUI7Mu9ei/eiCQujcxyMH0XQBVg",
-	"x3/A2FfkH/rLjj02fi13tNzoLhZMbWQY3X6RlEWWZ52ZQ+garyPxBDZCbJykzOP7jcJk3Fd6HxDmXe9V",
-	"wh23caIq5fkSvdA8vijWhlZuDhvePmjG6yqKeesqOBrwYAr++S8X/a54a1Od78IEEWAWyYzyiKX6XKEx",
-	"1R+mmZQp+GUx7UbMXk6Fzu9X+hzLtdBo4rVCuV+jzKhQukdfiyL1Ys32TWO4xZwo4hd2l+Xe7bpoXcXb",
-	"D9evf4iMyVHzOjRI+V/8OmdzfLvnrgVTctYUQrRsrMy0Kl81/OuR3Gl5BGU25RbAY+YG6JAgrGGMwXex",
-	"g4ohiNdPdnbsmw1TtK2kvzHN0BBC8Qijrgi9oqjPuZHjJeuWRtIx7DVO28VyAT5E6R5vap2pJPNrGfwt",
-	"HuyCBF4Lamco0V9qWbYW1OC/H1B8tn+eorxs/zzj/5wzMF2ceeodKolB7cdM8Ku3qMKZtv8uoSczgO+M",
-	"6mAelv60qXpB7Z1Q34k5wAG+BYnhnVDH6POtBbVzukgFjS+FeEOzK93ZB6rYG7zOdHOFRLQTkaaJqa9V",
-	"fHLGP0K4rvfrB2NIfCPMOM5RcMFRwC+6Lwn/emtMgkbUqDkU1A85dmMVohdMFlooQpbJWglH1f35sYAA",
-	"aX58J9SJI229LOaS+6c+dt/N0xQX8tzLG/wAd94ZPzc3Wy2oHeNh/QFuMdgLliZXWtG8UOgDAuPHubPj",
-	"wp/FAXnmkbfG3pG3bAEJGE4Z7vRLYX/VO2z++U6oi/kMYkTj/PMTy5I1CSLvfD+2yHL5b7D7OSkBQzQx",
-	"axces7OvvZ7P0iSiip0a+bmW29QLy/ODYRN2Q+zfxQWwv5a35MRwgxNkGzA+KEaanloLR2XWsLUt0tKB",
-	"tSq4MicW/jvM3JHFv5k7s/h3woe/mlO7bJSpBTVwYw1NZUfbxS94cAtWTu9x+e/MnV2HFAJYnvrYDPVP",
-	"1B3fGR7foRJimJoDrAXSYepOsMfWhtdsMYy8M1x+lvDhHI6x/8A6BIapMIMaGhVkOLVHmQtAvZX4z7J9",
-	"P6+fMvSgWO1PnnQ/TNyB5mJoX6D5kS4Y472/i7Cu9le9VpFPQ1Z2HcJ1OhzjwS5gq0C2gj7ZejFmOfGa",
-	"i3h4Yw934g73UJrTjdbK3E2DfxfHVmnR9Nqf+kfciO1DJdzv4IDDf8L8pHfMbRuRd86NjDQU46HMT7r9",
-	"NTVneNniXAtqvmTj3oztaR+y/LhbiaW0ZlYucNvlfiiuift5acOsCDCM3Kk3JYhT0+jnr0FtRWVOsK3z",
-	"G5aKGSN5DLgSVnYD0wk4eYyNPcwrSILrx1bq0X9ATc9GgAEtUwau8hnLCMA8i7F5ISDRREjGyWhhWu1j",
-	"CZdwOflct1rKPi/8hKS29FPunRpwUo3DTEGTOioqWTmaE4hJ6GWBRTRFvkMi6ULqRm8nUOTEdesWrzAY",
-	"dhcxWOvCr6g3apKVjMcs0wtASGivGdirMEBEKKyTWjBOwFqViwb3SWjupo/4y4ZWsBikUTN091bTMEqa",
-	"+1O/JhXlMU0hTomzgCiRxqZ8sd5E3XoTDYQhjq5UohTqlGOoWl6DcmVhYSg9PBUZa+C65HVEl6eDHUGf",
-	"Ti0zNKmX3P3m4LF9WoCQOeHThH3f9GxlhRWdu9ahf3NimgiFX7+AZB8AckEUN6OBGSdSo09Cgxlx6XqA",
-	"WkbF0rjOPEnRXPj96WVuhcuL4+ZIAKjGYXAIIGwNODgZSNnH4PnUSJ0WlDTIN/qfoY05QPCwRt9gcRA6",
-	"4MZlthBzEgvneEAbfpzohqYJ1/oQ5uHNZsbFX65du7l0bM7M7caurOXt75b/nQ0/2O6z5SO90tXuH1j/",
-	"S3fs7/3l+qGu/MwrA33PL8u86N4NFPjtg77e/rMS01v1WQUj1HKndz5XfVk+kRCgghEei3cAZI5+qK9B",
-	"TXC2RQ3k4gw2lUGuGvimb+5RZblI6ZveXl6Lz3+WAtzVYe0YDVrliTYsNGePicRiFcEGtnpkYFxBlDE8",
-	"L5oIIZkESYDcTpJo4jmac9fxg+p/b3wdlMynLfBd3ppKIfH4/MxdIE6SeyGJnNBZKZL8pl21deUK36tC",
-	"yMxfWwAKu2i05Zhe19LK+a7MeL2BLFFiRUMwewlugsCc2VGMAUws/GnHWGN2oNWdM+OFzFeD3ajhbtQZ",
-	"tWlrfMgO4v1ob9SjCG+3cp2eoKalX7H9DyloWSoZX84yNAfR+ENsZE3di7xpWN/mBvXECGcDXlYr8g28",
-	"pYuGQ0/NycOmfjfLwhsOABFrQbZhM/UNZBuzOg+UcJa/voec4z5+oLSz/P39ZJ7l7+8h+Sx/fD/5Z/n7",
-	"B0lBy83cXxaqbuO+Hz9cLso5xNOJOa7News7W365dILuJfjYb56lmXtIM4+4nf+kolCwlZxQjQzjSwr6",
-	"uwBXzi2mt8xaWMIbitTBnOTRYIiXkhSYylM0k20KGlzS50GT92GSBWcmK6Miom8Z+roC+HErzNGtICOX",
-	"GdxKtll5J1VeNOsY+DJTDJYu6IqLd/k2LSmOn7+W/XpVoaHXTJo0GAkO1SMQIcD5u09ifdRmefRNYEAp",
-	"eewObVGGhIoRO+1Wq7O7Axa7+6fNvilGH6/AInbRFwb1lipnrKXKRMW4OpAknMXjsNHH/wYknPErTeSk",
-	"e7c34MmUXjHMI9ol8SwJyEG7c9futA/ILLljKQIGhV9maUjqn87fkLMzWB7zum4E8m6mNCVSiei60Rzw",
-	"y4Ihl0MdjUQRTjFItmTNBcc2AKJgKEjTjNP8gWbHATd/w0j0HthyMBkrVaaMx7WgNoOD8GWWFlFI8GH1",
-	"stuqFisW/YUkM71W+bp27/ZgXfV/j0hI90JSb7d6/9//0+4ekOm0YZBZki+MnM71lUExUxkWC6YwHieR",
-	"XQnM/s0kFHo/IiEmLJi4b73MBkmaE0o+XljwDz2kYMD1HtFuCDHWlJPjLj6ArTK92PabXtP6G7Se68Fj",
-	"7HAhPAeJBtYa0dohhhiWHkML8/L0E6psuJ7WuYQFSKoEUHJYTK6eiEt9NdvYvdurBTUcqb4k9F+0W9xN",
-	"fGdpN50XeUk1+xMA2f8VsOohXnglxnxgsmI9b+eAQ30bm6FQyLcsFQF1oZYWrUxSHo/E3f3A5StLMcJt",
-	"cawq0/CLoO1kxCKtcFq/WOjX5myWM15XSoYPECZ9L1XVQBdkVTXSHHBe77RLevRHvZzKJLLpdijfJmPW",
-	"ZjSJbIo+mIuT43fw5wtJRjTDCrMwxFRIBkmOY5YxHrFGPjDBI29tV46sMlcmh0yAQSTSGBvs9OXL35L4",
-	"60v9UF8U9+z13lUGcrnYg/WjfNiL2nGH7Y67tDfai/bjA3Y4btH2qKrX6RZpcG9NBpyRa6vTiyFI2ykW",
-	"iQwITW+1lOIcaICcRxRL06JbymQxCu7naEH6lSaBhXES1pfclS8gn52C6lKIIqXW81goT+tc+0UYxNzh",
-	"v1wrpVh8Yfs8LbkiJRcJAPyTeaydF+wMsaoBVrjJj38d8+gNVYalWr34sOBgLkzbdpnrL+sq8pZUIQdW",
-	"ADqRibfJix+aeRZXymc9VTpR0YOw7uivca4ekaKL0zFPippr6Uh6CmxFwu0fpLNvY214sOpbpvo12knl",
-	"efDeX08ij3McVFlV9Jak6RYWo/v5osreg6+fvf6fwFrub9l6U3kZEVf/bm83/SbIx0eEz9PU4u2kVOLP",
-	"mny/han97cpi7qBYWmgZyCEDdm22t8DJfb6jkKnq5a6sMfs+L7tXShy+Uxl1FQqXj6tMrjhV84xB3KI+",
-	"cGWAKINNVS5XUVWBqlDV735gV8Vxknpo2toWxPhbzqyILmOX+mtQO6fRdaV0954zLMKH0TVetcFCRlNx",
-	"wNsUa4E2DAjAUrkW5VA37GuOn0u1hO5aVZdlia7Wgi7ZXgygkIVSCgz4ipmvyadElKUC4lERBcphBd0T",
-	"zmh5FAhWROqR4Dcs08cKCuqmC0SuNuBQ34cWJAaxo7AYZGGEu50txre+Po03+ipGce7qXi7XpxNzReJk",
-	"qjVGwU31wAR5lZusNIkKak5T82OTHNvyhAlkmSQ8moDdkcduacIUTFNnEAZ3m8T2nxNowvzsoKoI5vtE",
-	"WgfUq4UYuAMOe+oaO5m6xvCf2Jj52ax5AzVoWoFaCqbyAbdJuH1va3A6JpMnH1iTnGeaXQSY4ZJrmlb1",
-	"fDHghnNA2qQprIx0gatab+uZ/Z+k0+x1STQNSJuIL/rvg+Zu97DX2W13euSqUYVxbqdX4Cnt+6F4WWy2",
-	"XutgA6aX3ZlCb90HddYpwMBVdWY3dDuwNUdL/dzBiylH9U6rBSQoSa91QKJp6Xx9q8WyI3qKrdm8Wo9B",
-	"pissVtBttTT5JZLsHQSt3YPmQa8H5LfMNx8wk70D2+Q98OMKzPAhy9fdvH7IMorAhd+KNAyzK3R28E0I",
-	"4+tKfv8gNNBzU7X1fkCgARS45syULGuSHy12/uOuFlCUTX9iDAWRBxz7kCuwNx0sQF71+AiGlpdVlF7v",
-	"lSWTzZc5jGJA8kr9TXexg70swcRXPID+fJ+Z+TMzf2bmz8z8Ucy8qBQaOV5zeMgmr8DFvLcx2mVE3ccc",
-	"9uz32srvBUaXkRDXxuZiMAAgIATXHaphWPfWgP+O/q1USLbWt5WKyBRm0q/KwCayiPFYMkB2unVAJpha",
-	"viXteIaS7XxJ/hfODAGWNrTIh0ZOSfhVCQ3vx8sTa3jYbIN7kGG47MuZRdfD3ejQFJM/GO1He3GPdce7",
-	"tDOqrlciVTaPnF3tj3D2IFn+wa4eHEQpugJ/q1i2GdrEACi9GkIU8j3XErhpAxkSvP5kNP4EXqh1+43c",
-	"34DIWrjUH70beAtzl9mm7Wn9gW6miuMeuGsq36acI5U2d7Wjyp9DpdULVgnLND+sPjN9WAH5p6xT/rTl",
-	"xi/+FPXGH32v1s/fX1ySl+bnHZsF38gvXOndt80B/9Hpfqsuapbn6Z7FMqyOU4GSDwsxzwYcQpY2wGrZ",
-	"n+sGl64SKL2BzSJw4/K9f79r/n6F/lfKAB++OyG7u7uHgYW/MafUBsrlakhMF81lnPd2B+DD9/utVr/V",
-	"2mn1+q3W1rzzseXAyzdqcWrfGQkrzgAqvZ5XKfOvg1Iyz7l/Uxi4VJnEjMQCkvcLQZmtLa6rEhKwV+4P",
-	"/IkudqZAk4b+2k1fozg8PNxUbGPlTWi3OUf7MQKq4XsvJPl4eWIuw5Xb3Dp80DaXrsjiyByajA0bgxOV",
-	"yGJ0oLePkUhTFmEBkFU16jechrzGWs/Dbnc389Id+wD1r71XKo6ysU5FfqGuuzJX335P4CM3quZf0kNe",
-	"EJSWQ3s8vaGIEBDRFPxaWGX0li4CC/uPmOhYFADS+zMIgGBxHzm4QdWSSsxmLNYXtakpBKgRpiRRHILb",
-	"UMtFLCajQoxeA4DVjU4eFmNY8/Fqscg2VvOU+Eq3/T/nYnsJqLREXoQboIFYeHET5mtMrICPaP6QYcNI",
-	"1Abwdc5TJqUPm5gYmXrZO30v0cBGbBsZqswjvNtY39mAdoA1LAc8LHcUNprkmJMkRtZigBFNhR79+arL",
-	"Xg54yugNIgbr5teUV3nUZb58fZsCiFvWk7TSaewXqtkio+fV4mGRjq7DRH7AgpAV8jDShMWus9eQ4XVG",
-	"LuZ9UiBD6zTA+bMsGHCfLjEJBwolK1K3QWRiTCCdQprKpjFcpnD7N5rkbDpLEziKA57TaZNA5R674S5s",
-	"BCgEApT94aN0ABHrLD4idMALk0skVFfVrG8uGanbqqnmHssVA4ytkBHlAbKYAU/GZM7nksWNQmkVF0sS",
-	"1EQembNuawqhMyCX2MCAtTeA505yH1Xw0wsDvzwSd8yv0OyU/7oXogIVn6RiFHOfDCPpoyYkOBvwvDSW",
-	"WQjw/5B6ldNH8Jz9FKtlLXt38nf1oX/PTTE1Q1XS6GX2lSIRDHiRCvTUcthpPa/qiX88vwgIKEoNTC8G",
-	"VEaTbA5IjY6qc0IwoirWzvJggLatwFDat1zA6WyqIWuPwMYji2MsQCj5SEPAd/tasdW/5jXdBxwL3dH0",
-	"hSxcKkog2E7x2nGg48YtaFO6DQcc8Dp194stpR427MXjgLWvHKbNkfMGmuUO7OmG1CDz7xOq2JXIFl4V",
-	"ehiwF/07g3D1DHLJC2Mu8qTCXan1cwgXHjEipomCTPRjTuYc1fwE0NG7re6Ahw7mLgx8K5p/R4U5ahbp",
-	"tg5JWABtg+9wZQYc92yLal1yMhvuGxvm4egg2o/3WG/cpbujTrTFzeRmfr+rosqVbWQXxNlbmYCzqqjN",
-	"pY/FjSGQYp7GsG6Ii4oWZHBiSxIncYAZSY7i8jo4T1bFBuEAtxW/P1BVUTulJA1jk1USMHz+nLe0nZ3J",
-	"g+K9l8UJmblWABJpavHxmNwCqY3mC4gk/f0zmMzsp3qkK2pt/giJCOZNCyNqUgSLtaAQeNAYyPU5Mi+/",
-	"kGSacJFBGceiz7l9WFV+c9k+Ueq+whrg5yf5ahpCHPsg4Q5C2cGEuz01Vew9t5J9F6qndjvt/UbTLYY+",
-	"N3mJe5PdsbSi4YDn4Z9UkZDdIRzjB6jn6ARab7ftG0ZpAbXz9OSVVkpc6hM+OyJQTgauLDBAktOPH47I",
-	"hKZjQm+piTP9wjJhDUf5TpTrftZOP35YLvT6+bfd6iqv5UUo+LgO253t9tXbUP/4v66tVGZYBqGWK6i1",
-	"PCryH2SWUqWH8h3DnwoUeNjZjgDjueaL64+ILbDKI6FYNg1J+Pr1uTkp+D0eX3rHCnIc8gYnzA14DAo8",
-	"+jLrKeWxVimFVCAPR+k8RoKuoEODGWAVB0tc5lpvkuNR9SkxI+CCs3I12G5vuxXK65XShSyX/l33ulfe",
-	"tPqyAUDzgulFTCHIVgko1WNakoEF7XEyJMre8H0dq5EmfMA/Xp64ggNgdbpl7DoGiSsXmSgZsxhE9olI",
-	"k5gutPKPzlCT/LeqfGlrb5vypT4XuB/ThWK4pbIcPquaMTzfJRfDCxlgxF7MogRT5zMorcMFGSWcZguS",
-	"aSnSll3wAvSbrV67U2INrZ3Dz/9RHwya+K/G/6pkEldzmlGuGIsrnazAj/2dde/LVQVwl3bBH+qKPIqg",
-	"VuYB5TidLejbojEXONV5logMqwIvW6+LGsKWxRnd66vNvDkudLmLCq5cMfdKTurx4vJZrpQZAeX5YS7T",
-	"x3lvqjSAC3rDYk+fKEmyphZ5ZQI35aueufrqT5KDPaVJWtlYOTqExtnwMDoY7dO9cY91Yx8h7rGZvhwA",
-	"nCoGMZsIXv0kYzIxKffec+9oIXx31adSZYyp9ppnncpnX5JZxe9V+Yk2pMDz99tOA9x2bC3fzs8bqOcJ",
-	"nCEFYvxD8PUuljlPyQo3YywmKnEgzvhBk9j6z6Cb3WaJgogDEJ4LMQekHp7+dP7h9OICZN+QoUqFFZtQ",
-	"Ecc8l1Tcmk/8QB4WCS6mC4wB4TEFpDLTRi2oiRuW8eRqUsrp9t5dopliadvVURXOhoMaCgULC5btQiX0",
-	"31EJ/itcbZV0biH5K/Y7t6uC6KvVNpsQZ2oUYSn9FOo7QW45mugxsRzMhxaJEkDMl2hjRFPKI3Y8A7/A",
-	"CtVAD3GmxSzzNiCYJIpQ/Aq1Ms82WogfWy2MAFzVKqBShFAvILp7lcv0tIypYoSl64q16mXCr1Jm3i4q",
-	"S7rbYWe0H3XR6hcfRPujPdobd9lu/BwD/C9oRVkq+EuVLYyYGzWctlVlN6Go6qIlVU7EraZA1Xi2tDzO",
-	"0rLNboMRYC1VLusBetRzSSp42xFpmTTlgndnzlWSFnS43DmJqFyeS7OxJXt7gIAdrSTqy2o1OaezwAKJ",
-	"GShnOvUj9Pw0+QeaqLYyhN3HUb89qpO9V1wNt+2BnJYMOo8z4lh8bLDGmLXNrGWngs/0yywFjD5Ye3fA",
-	"Xc/QHlg2KtiMM3hBaT30wJsOsKwiwep512ymBtyioJrQ8xdVNohjFS57YVPNIJQzRD0bhjYbhh6GivX0",
-	"5iQn+hhvXrMydKKso2/wfS7r+NuGt9TBYIIQinM10stu6LbRJGeqFCHSH/CwglMbX/IS/w+JVHRBWqt4",
-	"9oBbph3kEoALPDA25SNCuYk0sUNPbJybeWVVAEpaBBpdt+c+Jqn90mJlbvwOXrRfVQK+ffzwxrEgNhFe",
-	"2VeLchoQrDgEEujWEKGSFJAsSzhxee1ff4H86FJEGlol1zswrAKUqXDivMPGygV6dF0nyrwI9v1asD2u",
-	"3MZ0qN8h9chewH9w8pGr//a5Chu5aj/vF3DlxYDLahwfxlWGXNxD9MmDaqqwffJspQwCjsYD7sVA5TA9",
-	"BXgeC7YZFhFk3MVnG38hmwPuXbDU6o4mCf4+UUgIX1RhLbtP+NnayLNTkD42YCEFrvB6QScuz8wF6gy4",
-	"1UdKkEcIPRSlCQjVQKBatwUqfcDy2NktrU6FX2MLadMRzX0k7NUBX5e+qcEcZO9Ss/GVLtAS8P8Q4NAF",
-	"UjaaawxNv59lKqghUynZ5GdJZWdbZeJZK5Wfi3d/0UeJd6uM90pcrLG0G15WdamcV99OVVMt2s62toVf",
-	"+p8VAwzblRkUG5DHHjDii602yVScyPfo3rmPQQ3R6584W7IyldHPndzOLbhkC3iUq7DK9FlwIJpD5NNm",
-	"Ueb3D4Fj8p6gvM7cuwJh1C8clF/oZURRx6csoqhv9c3hRL2A0rLd+K+BNOps449FGv1z1nD4fM8CFU8L",
-	"b1pV02ZreNP71f2rhDe1TTyFt9Kjk79e8lbpbl1O37JFZOs00mTF4iA3ibnMrUbgVZitl8CbFZvOREaz",
-	"JF0MuFd5+ahoX0tsVY8YWvOrFOfFic1JAB+r/mXAQ1OmuFRPAkat+Yyrhu2Ttjt0xfZq9gqqzPAyN9yf",
-	"IdD39/DJPCBEg8cfGJWbmbhZyVP3Pn68pg4AWhltwt9YpKm4TfhVsXxybnY0aiCpS8ZI6MYVNo4GvKzY",
-	"Y2N4ZZnMa1e72TYJqQMwQle7mQuSCn7FsgHHMGUsa22MC7nxEDGk9I0aqeTGDdIgl225sMtG1Hvsys0K",
-	"x2pEuQwIZ7dMKqN51akiUyEVabdaja1j8Zdk1DIbLFv/VHY97I4PaDvqjA7jXdYd9+jeaD86iA/ZH4TF",
-	"b7blDzaRmN+Kl7P9cW1+97rCQzBrS7eG3M01Y3TzpTNkLWKWWhvNbWxZ8mGawrLOstTyNwFS8VbPVwOW",
-	"YH+dqmCO0n3wUZZYXaWj6WHsrU/CccJpOsQBhqRuQXedXBgQm7BFlCAo+mnyc7nMR2Df0hxg6qqEmNQI",
-	"8MtYo7a+k03u1JAba1bhop9QQKpMOO4O1LLlPtIColzsDfhMpKkMcvEGyuuR9h6ZQAIxvueXydczmtKY",
-	"9ZE3pck1SxeEDvg0kXrBY9OFHiO7m+k9D0l9t4XFwFa3Vype5K+l3tfCbDG8CshpjWzwBOKklTL+kLi3",
-	"4tH0dBizGKC4saHKKJcJHCfu/SHmajgW2dB6KvMygCBaOcEPXnKwUxXV5bR4Ns/Yxpz7YpXL12aZ15jW",
-	"QLEt3e0BWcEDA6JEGhvWPlqQENcJ1Nd1pWqdRXuTwuBMS1vQQqmCaL5l96shum3hUNSSqkqmVzjgcsbE",
-	"2S3ELQBUgVb9GY8bzVUGhLpdUc9FERizwoCvsCs0cs9a6UqzW+tSE9xdZvsZcHfPB858Ya+4FR2h66dA",
-	"H/r/4X4ccO+CrECi/TOaNSrOzGMNHOVikFXSi1cp8lvaFVbXvd3aulBF9A+yMRTF4qVbwUI/FkXjd6c/",
-	"kp/ff/hHQN79XCkK5/Eq+UevmeZRENiRXCWcjGmUpCvs+yICK+O96OrJ5LoVJR/08dJcI5FEjLEcYqVz",
-	"KT/6+esIY2C8UiZ+gXLPGbeUFeobMCkm/lf6k0uE6QQDuwWFtawiRiShk0KC7MMSPryqfVsmRp/kX3ig",
-	"JN7q/7ZU5XSjeG/AWaqyGL6unP6PWOD1YfP+hiP2FeNVYFZr4Ks2ojvI5Ion/OqCRRmruDXPptO5QisY",
-	"5QtyQ9O5MYGhlRet51UoAlUHdF4Vo/GUXVTt7w/6E2BhZ1LOKxLgK3mV0QamcyjoSK6Aq5tD26pGIdXb",
-	"sQTnJtSO1GwPQtj0O64Mop5DMUajhDS/8ahDl/lBrzrbP7AsGSfIwb0YwtKxNXYLPwMjY0wNbSJG8oVV",
-	"hn3DHKq+bG99Jwxqu70W+S4Zqwk5vmF8zgY14vqVqBDiS73Lv5HjH04HtY0LE6HivG5hzHm3lqoK9Gyl",
-	"2HSm3oirrXWi3OwFn1bpRqbVlWEL5jnofQGhcyW0khqhiZXyOU2blY5+9+bxyg4gPDZv0LxnetIah7Gp",
-	"9Y5MT/k7dVPHOkAVHDkSInsxqKIF9R8gNAwMvAa6wICSNZ8q9JfdOBtS9TNbqX1j7l2c3gxbo3bUKVn1",
-	"WuN2JX6C1kfNyq6FEQb3iN3DOiW/ztmc2Z3TIoDBbczfdRsiOGtothfPmRfVxTCWi9wmaar5kN6te0AP",
-	"LynIuZ/BV3lXlpMManI+cjOtXPoqubj0Ub5z/j55Bit3Koris3cEtzjCT2DUKDOFP8S4YQZx4a1hBct+",
-	"gNZVFFKeSihxh6rSg/w5uAfgdfmU3k6uh23aGe1G3bjH9sb79GB0GLXiNuuMH2t/N6JI3tlEqZnsv3xp",
-	"fmlGYvpS74N8CVbP7RRCY7HVjXtmWH/l83XdVGe1gg6ejsQL1PVnIfMfEzXJBdE/K8H/Oel5gxx/MRG3",
-	"HLMgIVAU/UuQv9sk/2BsBv4kQW60vLiwhvmknBd4O5EsGnZG++NW1I4P2QHtjna9qgbtqLXCN2bO2zc8",
-	"Q+U1WEN0l0wqa4bdQhfIhR5M/lrBEKouy4dufmlhcl2+1MWGSa6p0YzzuQBhTc/PeNJu8WNTCV0/aVhq",
-	"QBwWiE+OZyLh6shYHblQNvx4kkglssVfI3SqTA2PNTCatWuqpSrlhSff0rQIkbHRPEvU4kIP2GQwM5qx",
-	"7HhepaGG8iYa6nENQyhspv/U2z0MjcEaUYn3upD1QSPFMmAKsB7AJKHxfFb6Iq19/Qro62OB+iVXFJ3d",
-	"CExRQ0filCZc0YSzTJoDn1/DV4mazEdwC8PLOzG7MTdxmbXnuddWmhacCK2M/P3i/TvQTf52eXneN7a6",
-	"IhRSQKhc8GiSCS7mEi3zA24FmABKl/NYkvqNSGLZCJxZTpo8U2M8DFzERGAha5GZGuUbi6FS7h6OhLjG",
-	"SA5DHMQ/2qZ1zdFY7LPjAR9wVBVtQT6cjySh3l+RJV+gvz55BftCBvNWazeCws/wT0DWMYWgpaKZ0gvn",
-	"EcGA34rsWhb8raTuUBXQ5xroMz+BtBmXMASg1jnxJJykFlGvOeCXiN4Kf2I00Xie6ttIilQTdWFieDG5",
-	"mVFOwp92jGlu5ywOyYTRmGVNgh907+5gIXt3d/nHEyoJHXAgAUD8DH+LwHUM+ZQBaTabX0NSx2NNQkBo",
-	"DBtHJNRvgRNIglWKUMgHJrZ+a3PAj8mUqYkw8NAUzTqxYMgJJ/SGIWhnj4T44pALNaR4mEx+cnis/wwJ",
-	"p9OEXyFeuG7nhTSNyyPbshhDbUVIZtakjYCgxMMDhcX7QJUpBSf7Zn9H8+iaKQmpJBa9EIO1YgY/Wk5O",
-	"rjIxnx0h3qXracAx9itREl8wEWCZZrzQ0w78HJI6VIWQIWm3Wi8lGc0zqUin1QpIiMcsJJ3WSzng+KSn",
-	"H4zmC/jAez8goTlvyw/MuRmihFLRnn0B0ExMh8R7bo6Ze94uPTcgCSFpew0HLuRmZbvmaLjnPW/cDUOi",
-	"A07nasK40twAEuoMlYKnN19PFuerH5DO3Z3DgQuw8OaA65NAFXsDyw//ixEOZsj6FPpvfGCay2LAI4IH",
-	"u/LEKRurBqYQFr+QTLc558ndAMov5/4MJChNgfr0YigZgqVrRX1hnyNIqiTdziEJ9eyGZnaauwD1f2Aq",
-	"W+wcjxUEaEgWCR7LAPNPWUzms4BQRVJGpSLtBtC3hw/Vz1dJ+tXsiRT68EBSK4ozxjmLj4MBL/wKIg4S",
-	"XECK4o/926GP2x8Mldg/c6ZfSs1zfWEAgXthGTUUA1ZJWETLCgfciFSaeWmWfc0WwJUiMbN4Ii6AD8NU",
-	"8tAYw59ccWrBtUjMBlwzFLx1rnWnY5GRfYg/aZIPbMaownAee7c4KAVAwtYjyHFJpzi0Aa8DvFbGYkIl",
-	"iSgXPIloCpdvwzmqfdhkIGx3BEYLhYmw8A/dI3JD5PEkdPuuSXOW0gWL+0SrcKHmkHECIOtcIZMH3ng4",
-	"4P5qDq/ZYhiJNE00A4frz84PaGecYEVbCROUKklTzehmmbiCm/qWJkoO+HymF73dIoZaYcwJLj0nGQwN",
-	"gBBElh+A1iFZGkrCh3PJwgEHs+qiYVDF/UXBG1JvUd8EBlGOFxepd+/uAn3VNYobgxBHADSfJfY+LbBz",
-	"E8mLplkxg6hSzlgsLVs3MugOPA2PSAgsrf9TSBLAxJcAiE/j/k8mjDlNImagmI1gdzyj0YTtdJqtJYnu",
-	"9va2SeFxU2RXL8238uWbs5PTdxen8I0WqhOV5iKitKLd8flZLajdWBWidtPGzEvG6Syp9Wu7zVZzFzPU",
-	"JyDz5kdX/3XFVqhBvjhmXTNweb6QS1dmMQpVC8FubbW2V3uTSHXseoVsFzplWmBe6c3PX3lpbCWrfPje",
-	"m8Cna18/A2gb0oueXKfVstK20foAfAjlz5e/yIIPH76QFYBoVX3bb14uIaiBwgEi1H3Q0synS4L8MeQQ",
-	"6G2AkeW1H5p6s7s4v6pO3Dq8fEUdWCF80t78yUe4nLXkzGL8aHfzR9+JbJTEMQP9tNvpbNPNLBORVuRH",
-	"KTvlKlEL/PZw87eXQrylfGFR2/R3vW1W44wrlnGaGvxxMFFMpzRbGGotr7PW4uiVJtda/tvnoLYs89X6",
-	"UHtIQlR/kXOYR/28ha9BbSZklVlKiQwFfHsOzaV3n2NJ6hiIlVcKgZFp9jai0bWWT1wwnatirjSzliwd",
-	"74B2mnB9q0RitiAUF2XA88pXpup4wqtKEoDWnOP7Y73zpes8MEVAQL+puhJbbaMYrL7vkOkWeQ6WNDz2",
-	"CkLBBF+JeHFPZhD5LXlxEGsZwknVR9szhRWfFwwieupfl1hd+xGs7l5s7oEsroq9QYynf+D+7GyttQVr",
-	"OhF8nCZoeey2t+jinC5SQeNLId7QDLEA/pL8U++2z7msRO5xrnux06L+Ws1XUSDzGOvXwBN0XqJuDFbt",
-	"SnZ7MmHRtQu7pyOIvgM+6vOkQvSFnU7948X5BZFqkaKw/vHCMUgmG8i6BNeaB1iqwbpgINdEpmXpUcqm",
-	"VQwMIlQWT8HAzHAuxQ9uGdae8uPS+9sf9FKpkm/Arsxc/PCdbedT+Obecyp9XcnDfLumVlnmqfqzc7J/",
-	"ccakv+pstfbfU8Vu0T3Z22YZDXDGxzwftsQG8fBgQYKccXiM8UFM0HCy7Zmgscus1PVe4fP7qXiBM4Ak",
-	"GTHpk1zcVmt+poe/gt4Hi7WVwvfKvbk9J/G/WaPimR17Vu2+kWo3cvRoj5/95aEKnXN9rVbojsGYKUlb",
-	"i0O9oNVq5Q4zU06L3dFIpVrPqjDRohXv1pXolgPIQS9rU9bzY4v1RVqwYXFgqi/BcTYFgeAgY2ixCR8e",
-	"cPgsY+O5NPYwtIwjnrILN66HiZRzJkNww5gq7fpt/XlAWPOqOeAuJUg22/tNpwY2AS0/RPO65yuTWuGN",
-	"m+S9mrDsVjNKlk9kxCIBufYD7iUfGWQDw4tCgwgdNqyqDD+8kIj8FVjYyzS5ZjBpXNcjtKmairWJJJ1W",
-	"J7fu4sQtmIHuDUvN4+92WKGmw5QpSFukPAZQQhVNmt7viSTMonfyiDVsCKPbKQfUAEViDRYDGCsvbWk+",
-	"gyKA9tYD8jZ5Rerh3c6U3u3o5zujhWKAQJ8P3fBmQAsy+e044dyrkzn3mPFl1dsvZWAdOWAksHjaVJl6",
-	"XYpeswL6w4CPaHSdiisyoxLokyB2YyJJr7Wb40EMIfJzOJ6nadivIAA94QKEIKnHWPmbhLN4HDZsFhpG",
-	"OxgqwTxpc4XhaBMHdJrwgFA14N27vX6OHCjRxXT++jvzwZRlVwxNGTgAaQAP4b1P529sw1wJO0aJsId1",
-	"n9zMk49Zqrfi/N33fuVTLhR2ZGvoJZJQc55zVDnThm5itWkDbpMnMGxAO/czaxQ+ua9Ro/TxFjpC5yG3",
-	"+Lk7s9vd5d7797zRK29zA7ZyVKRIn5MAB/SYnGUAv/O939lK/p8yTH2CbXq2mfzFVRM8iECAo7m+V/jC",
-	"MSmEllslHBXvmlr/YPfgYK91sEJuyiWtldqKJzp52gp4oFeqLO95QSSBIrf/P3tfvNw2jqT/Kij/flWR",
-	"rhhFdpK5Gfsvr5PJ5MrJeuNkZy7LORMSIZsbCtQRkG3tVKr2afbB9kmu0N0AQYqSSFmyxxn9FUciIBIE",
-	"Go3ur79vyRnkjdDWVrY7gPyJNCY2dbA4se5AM4tUXL4Bg+S8lt99aPXF6hbvM/2j8S4e9CzxRmjGcUy3",
-	"c5SorodnVl9xEo+Wpm7pOkflzDpRlejP7yvqFsz/rkAhlAk+O1Z61nhYwKwLOxc52FxBoNN4VDozpwyg",
-	"qWTZaJQMAWExETkbgJqW74Z1fG8LvF/ftbp0ahJ4B9CtyLu9UL4yzrdOhnATKiCCf/wf2Db6AQSyiJip",
-	"BNzgXDD1BeTte+xc54KPzV8H/QPr1V04KjQkmYIj0jI3/aiKO7PefQGYjOt8VCuowdkAxrDO2bPWi4QP",
-	"zl79eF92jKZZYXgcwBhJ8WvwurVmB/3duVmJAY41vTugOVdnVLTVLFhTatLcpNq1P4+uzcai6tubNTxj",
-	"M6HttHZzCYTBdA5lBpyNxI2Fy5gNCyE98HgeAGzRndHVz+BSvPJrsOcDQVe3hCvNnPi62w42sh28ym6k",
-	"cUURV1ad63iIxFVf2Ml72jcK+7pw23hdtv4tzL3bZKzNPwplyRJ3Fpribr0txkO66zdRoTS+ohbS/CZW",
-	"VphnBpvN1jXZoQQMGrZGy3YxTtTYPGtEvGoU5rFhBCegTbGHTmmnGmV5KD+fnS4583eXGXiyT4/Wvp+9",
-	"+nFn0XcWffMWvXXg4MG3gEpQ8qEN/z8maXvDX7F+GGMvBWYjY/ZqtoUQCvM/n52yt2+ZAqNO9tQYzzF3",
-	"TjzGTfEmn/h7pRQO3AsGt3vnPaV2rwhlC/++2V6RjUJZ3SXmgsxqPsp8t03j89npfW0aNJfuvGnYt/75",
-	"7DQo+xGlN7/bUXY7ym5HqdlRinwU7SrmAzS297S5FN8ti0XZrFhRHVraL3ALsNpMBY+kimwWl9Jb3YCU",
-	"gy4FSrDqZCyW4E3O3d2tbRiD3y1C5dwf+tVW7bz0FhtCdn2BhaVwFV33lr+9KPNjRbvw+ZezPQNRLeJb",
-	"XmFUCHRSEbVtVgWjYTGD2TtjARmRbpOKozJx46PAnw1Lt9wIiHYy36RFRr6u8ZK1Xn1RO4zallZtdaC9",
-	"JTu3xtZdu9TREtDaSSalGGpVkcTIbiQzkzrnQzoYcnfDOivYDczRRxtn0/wnlFh6fym0qiOtDLCYiEXm",
-	"4ujQ41ggiQeHSSOqBXMuwlpIrr6ospgrnjbh9xyWy+NgddrHOgOhXy5ngEM6DCVH+BsHZVG4TVvG7rW/",
-	"oFv3JNULmRgC+gfFoIQSS7G5NCaMoGaAirJ9e6o6yEIhJJeamANJZ4Z9+nB6GMpIyOskzySwbbNokmfx",
-	"dGjeV4GU6hZj5Sm9D7gSpg/Ho0s/HoQyMoMdVZ4DyX2KH7MK07ZLMwVQqh+FpiHzCHKPoVTANFTo4loR",
-	"g4Cl2eUlEB0T4Mu4ecNU8ByRMtgBSwA4pq6yGxnKMVdfzAl+UfkYa1A9Fsq1ysfK9nEDYKuFZMINUFf1",
-	"bdvCrxb1soVajfJu1nInW3sXWxRxGKIxE3HVuO6KzR4fcGojKCicEN7mxd06b73ZlslOliGeim23zmN2",
-	"yCf0dJd6zsTUZHFcysFpx1kuAoJAaDC/PFZm52Uv+i+sjLrluUA8MMWoEk0BX0jCzTCYCsQPKKyGNBfA",
-	"7REzfZWba431r7Ggr+AB5ixoSx+81Lw+XPmihl0ajwk7rNOm4lAwng+3UoLFQMCqMff8ELbIDanFCN7D",
-	"TO0/7g30kW2bjwtIuIGV1erAB7jFmkJoLi9hS5lBPNb7NgpYRPSiiF2PvBNRxDpA9DMUMdYMwfYTSqo/",
-	"mjsnYTEKxq6pEgcqTeIEHIt40RYXStrjjgD262VW1tyl6jQ+NrX21z0qTJfrjiy1Acs0S5obhOW9NDgq",
-	"3M3SkXZPS4NnW23a7pHy0Tdv/3bHhkbHBpxmD3tqKEi3F4E6pLaUw20ru6EszRVWWC1ARgNQH2p/fS3u",
-	"JcIezHuA6YxkN/A5EwXSrmYvQcEcCL0RFzOXvvorBvhCWQlEsk6EfxyyyFwXEYlHBAqKJIEP8EcuGekq",
-	"0m8h+mPG0gSGM9VQUhqwnBfCVtxSQoIqOOxIiXmS/52i4iLxxRHNcWHHVoi9L1c+2oAvCgPXKCPx+lq0",
-	"TkT4bZbkH/BN77IOW8o6OFJ5a8jog3UdTksaikYLnbWFRstlqdsarKa4AAT3PJSRKgEgwE6hygvrgMUQ",
-	"2hiLIVcCdbtrTIJThWmXwbd6fpugRfRBASu5wsoIgs0DDx4N2ODxkiDWIAZoFW8IMFDiuFjMz3UuUshD",
-	"IiV0wboO5DrosB0ifwYDUOaR/fSEa3GZ5bNDNrwSfGKsBiw/rkOpE5EfMSkSszl7F2TXIudpihQVnHg7",
-	"fLKDgN1cJUCugAWaKpQ+V34667GzLE1ZteiOTaVOUhZZuW+vINycqbOcRYhyjQKW5aEk3vuBMYUFNKrn",
-	"NYFjuPuCGgOHwopkWZm/GNglFuTPDoB+OJQlIuJV5MMv+gcsktnFBCvHL5B2ObJ+2Bcx0UEoVVZm6kV+",
-	"feSqYNTUMjYnivE4JoIIlBXLMqxctuOhGE8RW3nDE11Nc5JieUH08bL/PJS1vBRsnoq7RFVBchOO8hnZ",
-	"kflMhXKUCxEw/8EKNQLJBoIRCzFUsqjFiUfYqzaQb4R+2qUZS03aZhcrjbdA7mBn+xngtBvvQnR5+31o",
-	"NbuDo6Tx4OPfLInD1qG2O9aHe2J9ILX15lv7YDprQ+VAGx8EcBfv7KfJtYBNXaGEFE9TZ7HrYIA99r7K",
-	"GWQ2TpJamXf8/2J+/u7WFJ6iqR39i39xc4tTabaFKCs9BfbR9DHo6tbP4drVBlXhlQeF00U4zj96ocHO",
-	"+m3L+sGs9C0NllSQrWluBTEh1d4OrmS0KUTybezVSmjZAGfHKhHv9/vlIEi3NqNtzV67eId1fDaTwnbu",
-	"motVNvbYXIvNOG0fPVdtl7veaO7aDuu2wwRrseAA74w5WkLhlGR1vDZcIRXgIakCjcciHyY8ZYm8zoC9",
-	"piNuJ1muRR6wZGz/8tjb3KL96ZyRRL5xtPAgHTCdaZ6qgOWCq0wi7Ap7DFgih5kW+TgAVTuup7lgaSJF",
-	"N6ggcrMbicQyiXan9UyKHjsDrp1Ek5ae1sAsqC1zDsrnm6a5KCXh4wQ4OJHOMdEMoiw5yhSlsx47DmVs",
-	"SXacebriCqS3D2vE1mpxNesT16xvijbFbTBHpbQ+ywHMtKbVqKf+xRuoQ3UltzYEsytC3RHV1Mzve7Hg",
-	"8PdK+122zKzz4vY7YyqvAkaBPfMBVcSamUoplAm/NJYzF1eZ0ijRqq8SFcrjs7dO8GYxp0uiltX6ByRL",
-	"iYSt1MTY3E8fTheYP1zJj9L44VDtLN7O4v1Ry+4L3sGHMJC4apoYSGsbgUUkGVMy/KD/nMWThHW+3z+4",
-	"3T/Y/55NkluRqhrzyI7P3h5CygTvI5Q2yVFH/DIBIvSHsqXv32zZlsIAPqPh35QVff9mZ0V3VnRnRYmR",
-	"9uz9m+492tJlFFglW0q0VcYSWvNpjGuFuUqxjha3OmDR//xyHLF///Nf5q/P0Z0t6z8m6cNZ1nVopNb3",
-	"UjfKJGXe286+7uzrzr6Sff18dno/9hXp9xYneI+r5Aw6gyodxqusg1i6h/0BzCaToyQfA1jGR1cdYsWq",
-	"C0iOs2sBKpMRVv9EgYNlgEL2gKdcDgUhd+KEoDueRFGPGnoqPaTzQ9Lp2QTDxVh1VIVVFerzoYSQa1KQ",
-	"7WAZ7gqOgoO1FG4/wEhtKMmzbmIcX1fTzPiH0tXN7We13dfN4Yj+miW24xbJqXKrraOKzPy8yO3vRbs8",
-	"+R9JTxcnP+uYSdBtD9vBFdomYz3mMhnB7S9ymd/ZK9ph9etx+a6zx8DQZcemEQT+nX9xcyNRabYEAu/e",
-	"1A4CvyUI/NibnHbBFZ9tUTDybFrUN2cjKHKxHlQmUVGabsPhjb2CRItZR0CdFaEOpRpySZLV5yfH7+E8",
-	"GbCzc2ZOoOzld8/7XZbl0L2Q8dNs9DTmMzZMMyVY50cRv75lb3JjtrvIx+Q5UW9jBZ6XuRTv+8jqVQZV",
-	"/lJLfOVYPsl+hLJqQFz9XlSBvWegnmjHwJyY0GUrDVko3QXqiucCHgwdL6vCe4gpdWA7ueLXgikB+P+A",
-	"RaM8G5NsZcQmyRDA6SKUHm01epkiRkhRAjSlTsGyjDev4TxjHfg3lKWf6kL9oPFczQsEwDtMT3VonhjH",
-	"UHuPbvsmhPqFzi7sdwDGN705Zm8Lkc9kKHm5j/4PLKKvXQcgaemiCd257gBSAU8cSssn5oIV8P6yHM61",
-	"I6sGuXgYmD+Veu8jpHwl8jQ6HvuzAG5YZvqi+OzIK8u1WqneUyotJqzz6ewcF4LCWtcJH37hl6Lr7s5e",
-	"f2E6V9MJwD3iQoxzgVio+5kIIjxIHO6vy0QxoDJjgxnj7O/ZAA4qEo8z/quIKERkKxHMKv2Up1TvYa/s",
-	"uauKYwsWjtgyEmouzOx5h7R0EetUiBNGuUDlevfa7J0AR0OXzkruV23f/lnptRlHLxfrrbrsRhW3/DZe",
-	"QrZmt70NlD3YrtpVPlRbtS1+mG+/hfoHO5QnNMcaOyGuQXtHZPVpZX72PkAVxI5ZbZPuzwls+saC2i21",
-	"tLLnnAjfO0CPodvKZ2pZXuA6XI6s/ehPTjqs4MHEIfaoDpdLYz3lUBTmN4DvzeM9URA8rwude2ar3enl",
-	"nTOKmzyYoCmK25mFVjGMZVbBH+4dyHajINtxMc+2chCZX1TPzMxfidMyFxl/9ArKIcsnEecbkY+l0Gwg",
-	"zHb+ABJKcwIJ2A0cIgY8H2akFRnnybXIGXhtR2hqsBPf3rBcGFetu1TMcfFuRSqO2Mpn5LWg28KxWpBF",
-	"syvDPMs9moNN4b3wXfA7IL7G3gA0Tam9q2mzocwaTM1dYm0HeC3yZHaGPsF9fZvGNJsIySdJzy6UhRZ0",
-	"Mh2kiboSMfvzRMjjs7dFHm+YyWthTp/Gsv7X+Z/f99j7jJl3J6SmlVjrlVBPpsnenX2LzOts1XL2f7i8",
-	"jHkcJ5hGO8vN/erE9G5ORc4+ZYO/i+EyBmfgnF/PsTD3IobT3PjVh3/71Z8hH68w3Qi9A7UTjZubG0Lz",
-	"vV9Lb3XGx+mabzVAIgXLqNDylf738bvTdq/U3mrxKprVPtzfcNMz1Qz3JBl+mU6WC4nQNZvIRZzRzz2C",
-	"TAQ+daM8xFlxafOdtdRoSQ6CRn+XgdhSBmLipqRdHvaTLWYf6lAbw2yM7AHDLE3FUBdOPdcs4jZQPhD6",
-	"RgjJIvC4jnVEAURw0c1/Ox9+PGHPnz//wTsewBPZkLw5bH88YdlopIQOmOhd9kIZHfQPvnu6f/C0v/+x",
-	"/8Nhv3/Y7z/tvzzs9ynKGvMZ3N1VNs0xsmluwNL9UG9d4ofmaUpYjVJ41sOZHDrtiIKwJzJrI546BtxS",
-	"eZ55RESswJp9D0WAEUYU/J8pYC3ASBvKD9PUHIzqAuMU/oX/dA9ZMYYoklgaYpZJxzoTypjPAvB7KcEy",
-	"4Uof+Q1sKfELM3CKceOAHhFPNkR6zqemE9aRWaFjgkmQ6QTi1t1eKWIfwZhXMD0FKyNZ44A0XXBKUBbo",
-	"iEU0l07MNREjIRNF58kktzWVHZEqwfaBK9hNTfN6QbVFqFBWZVty8XdQfYiKgA8ptJihsZdhgiU6Ylyy",
-	"bKrhW0sRVCfSUkMRdORTBLmJYn4EGaaA3M1Om1DOgYiAQQii8SulTubZm0K5VP6EraV+gjvAncLxuLCx",
-	"u6bB+LOaNm23rWrrLaib4KOd2xfd8LGK69s+0ipa9sKuFBZ1F4Df8WM05MewE9PLoE7s+m/qeLQM4VN3",
-	"qwP45B6sCt9XyuX93Zj2j9pzlTNz7Vx+bLaZ4P3vxZY8EqvxuAL3rZdRyziTv4yeDbkcirQdHBvbMO55",
-	"LdjnETvo96s+MF4NPjD4tokOZZzExiOzbjxhTNyVc/CSoo8jgOSgeENEfgZqswNOwW1uPE2JeYLlYpjl",
-	"qPKgbkTedb0nUqTJZTJIxYW5W5TS871E4yWBm4iyw5RUSJR1nW/4rMsWOpB3cQ4DZ59ojNDb8w4UtW4Y",
-	"DNPvxj6d2LfW1IVz12/CPrnedujnnTezkuvQmrQ1jG9buDQKzeTLY5T2otVBSqW5jHlqzCKc6kd0krbh",
-	"y1DWCjWkHAQ7IUNaZ0tOE6U/2jt9IA50Nwj3RIFOz7tBBnR6gkZR14/etc0NYLnVMt11Gsxd4HVLgVdd",
-	"rBZrPNxHWwy9/pilaXajgAIbYmJsMGO+L+TErRJ5SeeawJYKW7ErFEZG7G0oO9y3KvQQgR+9i5icpikg",
-	"J/aL8JIUN/bqIy+26N+I5ToDOa+kiEDOGTaEy/aLzqljwveO6KkTzTpU4vJE2WsQgIHP5B6UINjdnocm",
-	"H/MZG4hQZghMddBuuk1K+pKiMvDFp7MStL4DRrU4Q5rL1WEo/3r84e3x+4/nvXEcsHAPg7v4bbh3BCFq",
-	"Fu1//vc//wXA2E9n509U9yiUBRh8Ge7Z3j+ENWlELXy5EmO2kIZl3dnJQSHoLuFzzdsE/L8YQ2F4RKPb",
-	"I4GraO7dAEu5Vizmmq8KSi6IQBJWukEQMpTH0s0a8yIBjc8ZLDDhZlo2Ynyok2tRM6VhY4E3iIrjnZf9",
-	"PpvKVKiKdLUyBzOCO+OtPX1KfeCCjrqHVMqAsw4OKGb0YZYG7u1EQsYiPtZ41ECC5QlX2sxj+5ao4wvs",
-	"2KKbEJUdhRInI8xnc0Gx0FjdOgPVIRoA+5ZgIzUHqIN+vxfKY/eFkLHCk4fS2UQxGNtEXgYolTKCN2T3",
-	"4IiknkQcBaGM8G1e6OxCmWc0R5jIP7aZte4k2j1Z9ifGFSFHpBu4FVhYDUwxfAHb4lYmJTS+Y5MsTRVI",
-	"MDA+MCO8/x1ldDpmrD8Af2IUyoiUly4kTfKAPe9TKgO6SjS74YqNeSxM09uJMcZQU5A7EsUE9K1AKXZh",
-	"EJz24w2A0qmndpj0SqO2kPS55ltglabZ1tQfau8LLYpWuS2G4g12DwHXsrDhNMOszwks4ghv238sT+pt",
-	"xLuQ/iPG1MNrBnFV8u3a+JZ2H1ktFrjggLpSW/wcdgmzX+AVxgmd32XhAoi8Ixq3VmP8OJRVJ65Yno5v",
-	"R8ZsyKXMNBsIa4oPMZhnnzYbXdjHiRbLjBdWunKwrawlu2PG7oQ54fqqOGAm8V7VQNaL8On8y8WL0fd8",
-	"f3gw+CF+Ll6MXvLvBv85/D7+Qew10d97UT/8E9KVib9RBfNHw65iXkbt9N/6kl0gdl64dR3jA1eRFuDY",
-	"FHfb9RJkQ6t7qVZB4N4I/fhW0qPxVx7LDv640mtrLMuWCTYnY7kowHuM57GO2cjIcHcZqbfBNdWFx97D",
-	"ISiRw3QaCwXE74m8ZEoMc6FVPTb1Z3sbjwCcSkN27o1Bo5jpzwvaNV+Di3tYJiXpv6tdQHVbcpL+KHvr",
-	"1a2vu+vMFkHVIU/TAR9+KcSLzR+//X86xfcGWTz7f8+mefp1cbL85yuubQBIyBjgiJw5WcaYCRlPskRq",
-	"rEVDbWkhr0WaTQTKORCTWCgLbYcEXeArcct+end88vT8p+ODl98BLUY47fefD395Svmtpx+TsVCajyfw",
-	"hejh9zm/QdAffBixL2Im4lAWqEBvnJ8oFpF1OQfjEh0xzGiDUi50bs7EoAzBJXve7zMVSn7DZz12jMG7",
-	"g9tb8CYSyfb7TB0xKTQIakAISwXQ09NsavyLl7e3AXvR/x6c2BcHP4QSkbioetjZZ+NEBuwl/nNg/2VX",
-	"R+wl41qL8QQVcnmadgM4KRG7BIWpRjxJcfycMjnXAETAw8Fyp8W9JONVBFCBkWdTnchL58VgIVbhxxQv",
-	"AzSqlzo1VV8lqL0Bmh8sShxVHR8LlkliSYFw6hGKm5GKR5xnExZP0eYK1fRmn76N73a/n2Rya6vhbCgv",
-	"UfZFQYBNgZzOyvtxM7nJDSVSi0v0vKp39NPCVaObrJUGd3puF2qrobsTiR7MyT9xPbw6IUnZuJnKeqXN",
-	"1wC7eteyFvx1XSPb2XlrBafX9c1sh+Qlf8KsQ7PeKm1sV7TZfxRNZen9Bi3V6RsFT3/5ZX4XeWXj6r2l",
-	"VVHHdEhjLg5vq6m9DefTh1OiP6yEDuwlinFzkWlaWDrFOtHfwr3/CPd+jZDqBXJ9SLeJt293pUxiRozS",
-	"chhFndtDViLU63JBoTzo7yPyCgyev02RkrPpvHsHxDq93g0E66mndsH6SqO2wfq55ltArZOrZF4fvsum",
-	"LrnX4k7OeKmfepE272of51s6I+3C4I84DO6sFePS+dBtDgR0QYO4WnE08E/yKyPhr6xziYlTcjGPGKiE",
-	"x9ZEG8to3FuXF+2xUy8Ybmwa3qGLiy8IXxd2q93JntrVgzxf1D7WNxlVfjBqARjP4kyI47zliRws0RD1",
-	"bgP397LVBDIMCD3hBl2nmPxG6K1Mxw2EkNYJH91tt2qyR+1W02bFRNdcSq2CRObcNL+ETq64hHpmOYOD",
-	"pZBmwzSn9Mi7kGgYMaMS9Vg0ddSMZS/Z7A2hTMbjqTb9HIJ3DOOFNatKWJLWRDFbZoAOTw2864hCyyjy",
-	"mQtCG1UDPiyRSgtei2jB49OmVve6DvbUv4umDvanukbNl/aC5ltAw9SYraYn3Z8XN92KESPc37dtzP5I",
-	"fjXOlnt2R+b86meFd7wwY/aqcKCtYoY9B5RTZX6Zg6BwLwQfl+bIiu7vYuWC33FmzR5Q2mTVSm1aW5RK",
-	"6yXZtOL9f3uu0aMtZvAzJml2CTjqe/C1llmHZ7/ZO3oLQkI6ny3Oxf3FnLwVEt9nuXA5CHgO92R5cnml",
-	"Gb/hs4DdXHGNaXZXJd6rEdHR+awyw+9oMxZEEhYiZYpBaIiYidPri/5gf3hQQcv0R/u8EWLm4G42B15F",
-	"3NbqUKu17c5CFDBNhERRdGaHmXs4pRqay0xmN/fvd2g6SNQbkHPI4HPKyrOI2vZMq8gmSyq+CKZDIGUR",
-	"7ikhY6h5CPegAiOT3Xl78lGo7YRPvqk1C5Ujzmh/uyv3wQLsAkTnYJjFtbiH4Ho5sfnb3kDwXOTHU321",
-	"d/i3X818ViK/tgthmqd7h3vP+CR5dr0Ps53ubn7Xz7RQAeHFLeQ1IJVADLGXpQ9hj6edlZSx5jfld1Bw",
-	"jARlVFBIIX5H1JDkTiQDvQ77A17/A66HV6LuB15j5TawsOmSKg0HojqS8IFqvgqTvqql0vd+tSCqrQGY",
-	"2LrQbDRHxRbYenKv/sDWllbqSb1fc2DK+R87KfEEudL2mM+eKEcO6HVlS+/neyLpG2b8whFZNceYQayA",
-	"bGCsddEbfVw7/GSGyogz7836nrDXpRci/G1xvdETxbIb6fNuAZGpQpHf5FpQiZHrlq58Su1r5wtsP1eJ",
-	"0lk+85pikHHB/RQMswVVazFLhOZ7X3/9+n8BAAD//w==",
+	"7L3pcuM41ij4KgjNjUjpfrRSkiUvckzccTpd1e7OxZ121pKfckSIhCyWKUBFQLaVFRnxvcX8vz/mReZN",
+	"vieZwDkACFLU4iVr6XZEd6VFglgODg7Ofn6rRWI6E5xxJWv932rsjk5nKYO/j+M4Y1Jeih9YlowX+pGc",
+	"T6c0W9T6tWNOKL4najFjMUk4ScUty0hEJQvIbaImYq7Ip7Pz/+jWgtoNTedMdxElSn/P2S1ZiOy6FtQi",
+	"MecKOv14UQtqUlHFdIsF/MgYU+1av7bba5FxMlYTQm9YLah9SWa1fq3darcPal+/Bna2MNckoioRvDhj",
+	"fMNiQnlMpKI8plmcSBbjZAklUyYlvWJkplcxofyK+RM3y/XW8O70R/Lz+w//WL2Gdz8vreG7s+8u/0aO",
+	"fzgtrmHnsLe7X/sa1GKWJjcso6OU1foqm7OgZuYla/3/1PsV656x06FbxxcW14LaOGFp7N62a+7b/Bnx",
+	"P+mTQRGwgxrZGcxbrV1m3rjpDmq1r4EbXkNg1eAAHX9k/WBpWIsAhREtRIuDATRXL1WDurhQqtjyeIvi",
+	"SD8Xx/iSzLpDGseFvvX++D0DMhNo1Sf+tn3GLZ/LWr92Y/AMsPIVVdHkROgzpVhcREj3uE/YDcsWJFFs",
+	"SmbzLJpQCfPID41teqxq/Vqn1dnbae3utLqX7W6/1ev39pqd3c4ni4eAo2OapHrEVlCb0UXCr/BPxmP3",
+	"txup3wlqSiia1vqdr0EtyhhdO1ZnX4+VaBCNqBp2RvtRl7XHLXoYH0T7oz3aG3fZrl5BSkcs/U5kU6o7",
+	"+zJL7TP5MUtr/dpEqZnsv3wpJ8ksbhrq04zE9CWdJS9v2i9HGoBMvlw3zkvssYndT3FDFZOqFtTE6BcW",
+	"KZxoNKl5++Rgmm/UG+jn3MLI36wLMWUExyFiTNSEEeiR0EzjWpKmZMQSfkVGYn41UcXNgwnBx0O7AUGN",
+	"ZZnINLqu65kLRTJG4wVZMHVEMqY0nnBCyZjdEskiwWNZC2oZ+3XOpDrTW5KxX4e9cZt14t2oO+rRvcP9",
+	"A2+NiVQlUk5mmuqJMTHA9icfU0UN3XlGwW+Igp+DGmd36mSeSY0VfJ6mbsvOEUpLOHkcRWxWph+JJAbY",
+	"BRRcsyedlXvS+jfck1kObLcBF5NkNrUsUtXBoXh0XkgibdNAH1PYEZHFLKs8UyOaUh6x49ksTVh8giO0",
+	"ApzU2RZwjGiWJSwDtuP8In/wgSpmuuvs7/eCWjSh2RU7nmo8cC8Odrfe1GieZYxHyOC8hgdSiSnLzrMk",
+	"YoUemVTJVPf5mi5krV94grzN4jVyR268fX3nZmJ6vMRiXVBOvssojxIZCSAu0xnlyIDSdKGSiKbklF8l",
+	"nEnyRsXLrBinUz3WxUTou3w2EVz/7LZ7pNfrkVa71fL4tZPjAr/WJm9pds0UuVCOWzvstls9zahdzWlG",
+	"uWL6oIxpKplBfTmZDVvxqL0/7sQHrWhMWbwXxfuHMaVUHw/5gal5xt1HK8/CRfIFpnq3Z59seTgQ71+u",
+	"mwi2WX80LCprsNEsYqnelwlLribqjNf63aCWMn6lJvpHuxXUbuHV+y+1/m4nqN0mMb46+BrUZilVY5FN",
+	"v2MWVw48QrPpRpEsu0kiPcXzLBEZspfm4QlV7ErAdluOT78U8ww+oLOk4nADc6XEMrq9Y7fk50qphE1p",
+	"ooFPY/p/eSDPEew4puSNuGEpjZiHaJ12xyDa4SHc0zKJGVeJJqoGAdYJC8CXH98wPmfuZUej8zxRjOzu",
+	"AvYWRCG9sHeVU1LiYl3nKqPRNcuA7Kjsejge7x/Gh+324agXtw7HrV3ajvYpgk43TfjVu/l0BNTnsNtq",
+	"7e7vtroHnXa7dbDvtbmwsE/4UGWUy0Qj1HwWryE7h83O3t6npUuxFv9yuhd1Jrc/fXl1/fMvp7uffvn7",
+	"9fvXr375NP0u/fT60y+fXke9T99/N/n5n0C7T5AYHkewl2XaHQnOWaRYTD6eXxCKjUhd819RmjCuSBKT",
+	"KZXXLG4U5EBs6dZ+3H7VOdktEmOkxdALwPO//+t/u/8d/K2l0WYV4d3t9w76rU6z3e5q3I+ZjLJkhuJs",
+	"7f08g9lGgmv4akgyrkXF2MqKjN8kmeBwbvu1WSbieQQfG+oU0WF3vMs6cTtqjQ7pwXif7cW9qDvapWu2",
+	"pTCpZdCu4ykNVCyAq5nLZ5iu4P+KcP6IXRVBfTlhDnupNIqL+M+KsaQ+o3OJR8qB2RDCbwPnvX6n1e/2",
+	"mgf7Vaj7Y6Immlu6mDC2hMPfv8kJw0wzOjEZaTZbEnHLSQZqBvhuDbA7+3u02xtf//q2APDv36wBeKRa",
+	"7ccAXM/7Ueh8yA7i/Whv1KNFgOsbzAdWJm4lcAKVwO9dtg777U6/22ruttuf9N20XTu9S7B2c0N/QOl2",
+	"Ge/lRMxeSKuJrFAzPp5/TGI2nQmlmd9/sAVwADDYjkSO8hvxlw4EIIBUA+BWWL1Bwsmn8zdkLDLQH6gJ",
+	"y6Y01TjLVVH2WFrOVGQ84Vc7OYKtkM9kLgT9529/PXb9sSzsWn7zX5SX/Br8pTc638323tfqTTqZz1im",
+	"Ei5WTvBkQrOUSfKKjkb0yt+ObuvAzLXbWTfXMz5OuAbxGwFrNfPttdrd2tevn/OjXryZVhI9c8O8wFuo",
+	"xLrkBLB8t2fMIItczxPkV9I/4+7d/vkvrzr8zfXhzYddebl3+3P7y3EvOj0YG54AWl+wKNMXQo3v/uNg",
+	"9s+2/GHv7tPh6KTDvutN/r4/fdMSH7rqI5o3NvJea26nEu2az+SO+zSHI6hxK8H3njNiDrLVtf46F4oF",
+	"Rm1rLEGceEORa7ZYAVjUufzlTsgSHEFDtdNutTq7O0D6l66AWTyuPRkNLQry/6q006HjW8qTMZPVB/oU",
+	"NLe3NFEJvyIao/BOt+gZ0/XIt3yfm9H8Cz2fyyUK+ZVTOYajyJEirKEkS0OCqL/T/nR4eHh83G61O7vd",
+	"3t7+QbdKU1DRKp/dj2w0EeK6cnZGCc4k2G9tv0QJfVwBgYlcSMWmBQGzSG2KrdiN4WYca9Ms6IcQVE3D",
+	"stY+V6z8Fie8A+Nr/nNe0ND5ujndTqLODlZ8qkdfZx4EJXAzyo2EzjJUEDdmyQ8sk7jAm3VSQ0mphrL3",
+	"s13nG9t1zFrYjRq2xx22G3ej3miP7o8P2GHcitqjjpZd1WLGlrc8x5N1ChaNFpNEKpEt+oQSg7YE0RYO",
+	"C3VG5Wrlyz1RqNPsdYootMxqrP68u9/swh4zHn9gVMKo44TTdGjgB682j+6O72+ehd5YGOAAiwisFhs7",
+	"ctsWu48145t3+n6uQLQy7xeb+243e+3dQt9iroZjkQ1dH8UhjrMsuWExoYrETKqEgwMLGdMoSfGa3DBi",
+	"q9lrFVfj6VuLY71mM5opFhORJVfJPQbpHja7h7vbDXIxSWYzTaDxNjMosXmIg2b3oDjELGP5GJ/NeVLZ",
+	"9bA7PqDtqDM6jHdZd9yje6P96CA+ZKsPqjkbnjCr+Vw+T9NKLNju+tqkzDZ4lrv2JOhelY/TbwcFmuoR",
+	"UkM62z4dsTqvzrjNWvFhdDDap3vjHsvpSPnq0ltzz1O+e9g87Lb9U77KWPmNbZB6IrvPJsh7myD34w7e",
+	"Z6ODaD/eY71xl+6OOtFmEyTy+k9mglw1EWOCxNH+nCbI/BA8myD/CBPk4WiX9aJ92o474y7bowdRa9SJ",
+	"u2OPMp/mXEAqrNtn8cwGBM7U4++mVvOwt7f2bqoyjPZ67Xantddp7+7udjv77cODvSrzqN/VhivFTmTd",
+	"ldKqvlLa1VfKbtQZtWlrXNb751dKhYhUaZ799NOn1k9f3v3ydnp29/Plq+n7Hz92P72Of3k3PWv/fPlh",
+	"+rbzcfHpOOdsrXB8YjahwORaWbZptghlIPv0EWIQMKH7K3hYc4utl4vyHjYPBNeXpj0eWhzu9jqHu732",
+	"wV6nfdhtdbvtvbZptSWJtWCQ+q9hL2rHHbY77tLeaC/ajw/Y4bhF26OXukdDZP+CiipEgpWrW31zeEiS",
+	"83pG2J8Nd2ncieMu3d07GI063c6oN97ttdlhzXfktXTBPyi5xbHIfeUHpYyzOapbL7LzXDj2kX35hCG6",
+	"e3fgQ9H9mZl7ZuaemblnZu6ZmftTM3OPZMfsPWN0/JXOQiXNAPouI6KngjOrPcSbJ1eXPFjd/KwrfNYV",
+	"PusKH6ArfIy2zxICY067XLKlGbNVU6+Z1C8Yj4n+s/Hgk77Xb7WanW7hpOf7C8PAESSaKyNoBAtqcj5y",
+	"5jm4Jm4n18M27Yx2o27cY3vjfXowOoxacZt1xgWgHND90V7Ui7tsd9yh7VErOowP2L7HhvtLBIiAU0Bl",
+	"aNflxMRfkUQ+LpRL+T09aejWWjH5xJeOL06O32kKBJFAMP5a+/GzmPss5uZyagHN1sSbgZO8cexOJAEn",
+	"ebj2EiUB+dbj3Jao9LyP995HG7ZmN1LLgSuJnreDSPamFH0qJmx5EzdTPruGF9LRn29CA9cZwx21qI5h",
+	"faZ+z6dmBfVbEYDxfsb48fnZ3y/ev6s4QC6oAehekklFpkxvvyzwUgkfC/2vSlRqpbcY2CBge4/Pz3Rr",
+	"n9v6GtTEjHE6S7Rw3Ww1d42KgmUoxqCjkUGTGnqRnifR9Xx2QnnE0nSJSbCP0cfRo+Drk1z8iTEnskuq",
+	"OJa7EE7QaYHCZ/ncp0Kypa/2+61Wv9XaaR30YU6R4OMkm4J45U71j5cnlp9fSxfarX670+y2D5w/0yy6",
+	"Hu5Gh0aDdjDaj/biHuuOd2lH43jCpcrQ11Uj5jmNrukVk5AGgCpUBScxI7EQ2eojMQMcABUbfH+CoW9t",
+	"TWNpvChPtHVYWnPFOVqpfCycI4d162Qcb1c8hAUYrnJJvDi/ILgoVFY4hYfhtJUouUj+xVD4QZi55IiI",
+	"ECoGcdwTob4BfuR7vO7OxrmvCAz8N9jMZzKzPZmR0YTF801kBoFyuL86rhKx8sL1VkrMAxuC0X7/Ghfl",
+	"M2L+2RDza1D751ysvPdiMWVSJRFBUxkqzigEPILPO7EGUx8p/+2C8v6FY0cMcsiZ4JIVseMDVQxyRWHa",
+	"H3O6AxJNGJ0xqYwkUh+LeWY8xKcFeSTTHayQiJfs/e3Dvd6WBvv24f6ywb632WDf1hCosH9Xmnlz6+33",
+	"mZjz+Di+oVxhaN6yEZdFgospmlC2d2745t4J91/sdqbq0jJXrHL/8LC15Sr3Dw8PllbZ2WKVe6VVYuz5",
+	"hkV2uB7hOMmq9/JuBme9uMjvWHx6V425u+2DrVF3t324vJ3tLRbae8hCL8yGvb9hGU/QyrC8YOHeooC/",
+	"NlGBVUb0yTleGaMFQdIJEn/Cyfcsm1K+CAhLJbudsIwFEB9yauDqKISdSuDZF4MpvfsRuvs+gFwIgYXr",
+	"gOOAwevToNNqtYJus90KTj9+8F/08MVhr/Difwa77V6rFbS7zUPziZlM/qrT7JlX+sb4wMZzHq+4NDN4",
+	"uU0Q59oQSOwGrugLesNi744ppR+gYIf9htkHNuod9/Ycf0XjbJjbB7ux70WwxDB9u7QFPsg2xS3ZFLIj",
+	"Ia6rNbb/roBcIbdYH8J1gHWJGkg9TaSCJHSSTOgNI1yQoq9N41556Z69A5+9A5+9A5+9A/8Y78DfyQ9v",
+	"ddK5+Prt9OPdp19eTd7/eNb9+Ut8/W76sf3plw+Tt52zxc+3NZ9Cn5vI6NUGdIseJJtzSeoYSl0gyM90",
+	"+N+cDv9BtPIJSaBNRfxM/4qdr6VF5gAWyEl10Ih7bIoYJEoau5gW7FAPJCPKn6nKM1V55u6eubvn2I8/",
+	"ZeyHR+h/EIlVb1VlejUqLud0aRQp1pWvfiOSeJjZ75+5yWe6/0z3n5buF0/YM/F/Jv4PJP7tZrdrHOFM",
+	"yF5Zo7scmBcQP+RoXbLP56i656i656i6QlRdftDW2qWwycYIgueD9nzQng9a5UGrUqHHf/t79tOXD9P3",
+	"35/e/fzl78n7H//55dPlh+m7H087P/8S//L++3/2PmHdFoxc3yIb9utEQmUDQFkubtekft26DEU+gXXZ",
+	"aI+5UBOmz4kbBTRu+qqeioyZcFcIRt0qHy2pYw5ZnxdvbE5S6x6aZE8VaWv1gsxSrOxURf7saTWxrxlT",
+	"mS2WSnOmg+SxvNX+2kqx6Uy9EVf+zzUsUGsXaljQuRJTqpLoGL9A1xsvuCxjEdNTIJTLW5hJr7VLLkwu",
+	"74+c3tAk1ft4RFxfxAxPOpqu9zTFWYpbRukgpeAK8lYLoO0OcNfgd3d6F7FMz6Y2n2memU5t2SCCk8ub",
+	"Whaw19qFdIvrVq6Hbe62DqtX3nnCle+uWHm7vbzy9sH+o1f+ObArRzex8urw6fpbs91s5bfe2RY5MaDh",
+	"5crEGIaOxunNsBxUvku7o160p9togmUmWeW42/a2LKfXLg7yvqHs9zspGF7fK2/Ybnt5EzqtbnET2pWb",
+	"0No6nL+4C2sC7/1dKETfe/BvjdpRp3SHtcZtWltxKd0TrCucZkrU759zNi+r1jz69yu8Ll8nhe0qALj1",
+	"FwHwegQvTOnxCJ5D/cL7cEm+9d6ROmeayiVKEgn1JArKy83+W4cVtZBKCd9LdZAekP9908LL/Nj2+eAr",
+	"wLXWyctrt0JUeSzEVrIk9wLjFhzKNwTseorgA3tlbbUCklYXWHsGdQGHf0zUxJaEWQ9NHuN5T664Zjrx",
+	"3AdETsQtJ2qSSCJ4xP4F6IBZoSuUczuRLBp2RvvjVtSOD9kB7Y52vXiodtRC8W5b4H8NahNGoQpF/zdw",
+	"FH+TTBMF/1mWPE7ojEJV/vponknVcIXH59E1Uwh5o+ImcUZvJcQfNfVCogmbQn4fk2gn4Ypdsaxm/dNh",
+	"xA9sShNu/J+KQ/84ESmznUuSsrEiCfdGv88oklUs7iNP7ohKpozUTYaJhmaAbydJNPFXmUgynqcpoVc0",
+	"4U2ThSLJcsRYP4s8ZUV5AmegmB8nzETf5MA8IjSVQq8XmGgyEnHCpKYqoUuBEW41Fakym+vjA1PZ4nis",
+	"UH9cnMoFAoAoATVmyIiNtXQKiTj0iaubJQUEYmlYTOazxvoJTBOeTOdTTE9fhgvGdNEpUwYTX9lS1uWZ",
+	"wQuSxE0I/QNXITXJrSBJvHYS5iBsrhKyDK6iXqFqaifFkqVPMMn1lSsr5mjuqyWNwYz+OmdkJmSCSjOM",
+	"Cpxl7CYRcwncwQtJwvzOC93Uf52jPs/MPcIhCjtL796ANU6LEa2qea0gJ+eaKZHJF7ZqsBS+88eK2ZjO",
+	"Uy3t9gI9MKJUWw/rEKwdVB08mwamaufsuyfYsg0ZSZZhgyHFVbPCN08wpw0RtMtzuvB0f0ukwbx7gnlt",
+	"MFcvz8swCpXT8hmEx09twy1dntrXXKI25Cv+nip2SxeYBIkrhpWk6WyWJmipfPmLNKKNG/9/ZGxc69f+",
+	"j5eRmM4E1/zFS3wrX56C+gSGKq48NMaFIdwNIamDR599Cp/JsEFERsIblsH9Ypr2CSWxuOVGUTPLxE2i",
+	"OR7kA03eJQ1Jj0X4acfcYDu4C1VTNs1f5ncdTPsV9QOwNgDFbYXLIZXwG5om8RBa5Louy2+MRLywuaOg",
+	"IYHkO9skiQoeuwWaQ60en9RDf964D5Qocc04uaWa9ErJYsvKfPzwhtRDeDtM+BDIYdh4ui04EXycJpH6",
+	"9lgJVmgFuY5gxD4JuVBDxyGHpK55mr7mYNQ84+/HIdGHVEK0uiExakKVgemAu08bgf5oPOexhtEsE1cZ",
+	"kzIMSEhTiNYf3ogkZrH/xKZ8woFdtsUBNw2IFitcGrAjLBiAphozrUQ1ggEPE87S5CoZpQyMcUwPEs8R",
+	"fGzIeDwTCVf6KeY8G4N3zXCayKnmXLzRYxHN9SoH3MuDp4UbNBHghxoEiBr4kUYZU3My4UdmEPTgCbVc",
+	"NOChdddBeMK3gjOSKDKhUsPOqqwK0NPzmlI+p+mAZ8xptRJJLIRQwaU7MKLNUIyHdqvydb2QrpZYRLk+",
+	"DSM24DGDfGkNb0tc6h/41uTqcQ8Ny6k/8IIuh9dsMYxEmiYyETzEsvvXbDHgGjBzfZKEkQDtVpiwThIn",
+	"4zHLNFbpk1rVb8KHc8n0bDQIkKqYpFeJ1KPkGe+yOQfJk2r2mbRbNiedoZkBCYG73gH2OgTEsW5sQ6MI",
+	"MJPPq7LaBlZToCWPlJX3HqwsWFS8P+BQhRQlkUZzwE9plmoO1GT8IpGYp7ExABTXa2+rYSqkCo8IJZGY",
+	"ThOlWGyFjhdSgwGb4SG8JRmLRBbbZGBaBs8YOjyBUJ6xWUoXLA6IFHh4Ne3Gjwc8FfwKJsdVc8CfjKZ9",
+	"J7JREseMP/BWkfPxOIkSxtVQRgIMb7kdJZFEzFiGtmbOmJaJJozcZoli/Txi0n648a7JuY8L+KRfK3X1",
+	"BLdRuLwmxxUURjdcwW0m+NVwKmIWPt1Nc8YVyzhNcZbfnglKzHiOC5J0zLT8iskjXfI6qWliKcK7EeCt",
+	"DIlrruZmt1HUlvNoAoK25bL0LWYb6lNc4KtKL58OnO+E+k5L2r8DJPUaxnqskNSniZQJvwL3MYYOEe6C",
+	"cpSr4S67eW5VDAGmIRfDTF+McsIYXhJRSUrWOyPmilCiGxJo+IQczzldpILGl0K8odkV+x3gN8MRh0qI",
+	"YarHDE0NVs0gsrsIiEibvE1ekfoB/KNv/vP3F5fE1hYNSMe98OHSh6K1lh5pif1uZ0rvdnTXO6OFYjJ8",
+	"WtBpkvTBiUu/A+oNZzjocMrURMRaRImhEik+Jvg40ADl2xztp4OGsZx7hvPfUbTzD9YKAS/wyNDyObTM",
+	"8xC4uOF4nqYhqSPSGZ9tVJH3iRJCc4ILF2gqUQeokdGLGZBHmi2faHZEMyZGwd7om11BzqjABlkmqbQn",
+	"XpPNW+JUll+Dx2zmpRBvKV+Yp/JBnAPQNdBQgb7f8QwWfFZXfVSASNtA4fcRTEN/kpYOoRrbqph9cuJ4",
+	"5qtMzGcDXg/vdnQPO9DDDjwNG5qfY9OZWjiUAIH1hXQ0XfOCmp9okh9poga8Eg2OSPjTjlPK74BWPtR9",
+	"3+qzvVLhPuCFz+C/IPqUuzOmhBAywWmmU4sGmPqKzjX9UCCzxR6XC5lC8wXr+85CJyCduzuS8Cidxyxu",
+	"DviAH6dSkCKEA3ed6fkXJvQ/Q2KQ0TtiqGkZcG9CieCS1LlAoAaa4s/5NRe3PCDsbqYpsT7RGbsREMjD",
+	"WQP1ubCbUZqgSImhBZqxR2UEahw0Jw7mci0/SyN0qgmbLjHkjzmVxc3Z+HnR6FTqomAS2qqb/Iulrozd",
+	"Z8tudOvHkZmPsLEiS75sdX2u1nnB7pXypo8YzVhmNnaKjAOxePM7kRfDHw7tMmE9oZat/YnrB6jTMliL",
+	"XDM+Mjj9hLzyRz7LRMQkOHmecgWhNQ8Avl3cOGFpkcKbwJ0m2EKNmS5B1yNsXG70+2zHD7na0WrOJJtS",
+	"oCtpuiBmU/okLCwNd8PumHkETMaAh/hT0xH4i6BroadyjQVDpafVZ+lhy70pIQKSKDngoZHPOJ3amgGQ",
+	"VVTmHWiyBGPBRQC6K4mNAsKaV/oGyCOwrkTm1K52jkvW0ziJyULMyZRRTkrRW/8rNHo9nLD5xnFZiZRz",
+	"BuwV8OKx0MSFZPOU5aKhEXJkDrUib4YLKWRdNCocLGrgND+gq4MbR2T6Or5DVdCAQ/dWnxYJfsMyRRKu",
+	"BCnokPpEMkZOvMG1jKDRGRfJxRAIhd56Awa3UMcxGkYXWUrLgGbsFxah9jRNbnImUF+eeJP4NSc1VK6S",
+	"G319reJVLbzBi2KoFk5HMeAh3HYY2wVtfecPvGpDTwuJDywza8MwyIxKuIUHPFexQVO45SOlV+EaG/W7",
+	"5ln0gIaxHSrhFMduAFdagYCQjJotk1KczObAZehLOSChbQpqATmfzUSmnOLPIsKEAtW2bYlUbIYKQwP6",
+	"KGMmYk8ODdQKgrS/AV5bZGZK0vZRfgATCfo7o+TGVQ/tmKa5tNutAQMd8mW5nQ+48YwpjxYQyBZYQGsi",
+	"xmMNcS4cDumO9VTELW8QkfmHca3q4IX0ROOAaIKXl1NIpKLXrE/CNOEsHHBgECORzqc8bDyd+tERbejG",
+	"C+gsW0NmQiqa2sx1TRKi9cC/PZBMhCbwE16FHy/CJoGcrhJ4XMC03BYiSTRh0bXtFn1CfCGNxJrwcvS/",
+	"hw7cdtI0uWak3u10PIgbeu1kavj9Qp8mNWn0CSUfL/ypU0y0j6YezUqyLEuUyBYDDprfumZyI6opt1Qi",
+	"Az+RGVgGpEY57O5LMoPOeiROrgARMvLp7Pw/uqQeQhDJzt7+wWHYGHCjyp9lbJxoZpzMpclFCYmREMR6",
+	"YMApBGSi5Vf8bpzcIcs7pYpM51JBdrsBTxSpfzg9fv32NCADu4msBEiNToOaQZ1ZpvFZmfrZkeEwcvOx",
+	"F8freUfsoZeC/dlesiN7QeZ+byvjzb2+2xWeF14Q8ZKv0cV7stve29tpE5rOJnSnA3DTTFg+LgQez6hS",
+	"LNPf/N//ebzzie58+fxb5+v/qFWMZmKU/akvhyv73iK9bkUvaKovrL8YR7xx1Sb22e/iP9okj4SGoGWv",
+	"l25VJ4VIaa8rEzRt2o+ESBmFFKMmjLqABj8vI8DSQC7i2v+yIj66vOwNmORitf1uC2HbG+EIcd3+5xji",
+	"XdzDTTP56jtc/KdbbVAzfLEeJEfUz+57E5L2NbAH8ozP5srk0Ac3Jpqee8fQ7Mt6uqvJI3X8q2Q81rdg",
+	"Pyd1QDhCMyKqFbggqPCu66vOyOKG00wk6XY6ZXa3cS/y/kxQngnKM0H53QhKULvbuRI75qHl2HIy8wMo",
+	"0W0yid9KJ9Or37FORPe6Na4U1mCwvM2GA4c+Iefups79Gb414cRf3TJpltGFRZ95BS9qzQTgH3NLM1SS",
+	"1r15GqktElnGsLCGlm2A00SLsbWxgtiffwe2J8bnU70vdpRaUDODOBXK5817asLcfeAFtTxjtoNZ1X0B",
+	"LsLLW1co2vdbbWzT3sRUsR2VTFltFb3buCMw4gk2/VqI4Np6HMhpJCHLzrLruxWiTCunKZHOAV9P4IWW",
+	"Y8EKjrcjCgtQCSXQF5/gjJy//m7A6+H3p7mx8eVvSfz1pem6OYvHYeNIs9igMoc7S4ops0IaZoWOMqEv",
+	"UzKC+BPHmLv5sSilqDfH621pvUn8GHfsUuai9Zvzxmtqv1wHaNTTlOuF+YAmifQB2qyaIMZxrJ/ZW93m",
+	"ax59vzwf6oIqjJcNjJze0oUkIcwlPCKJIoqlqTS6OWwpUQWop5jHlJOIcpBoFoTOaKZIPSyFqYQvJImp",
+	"oijcOX0OOi1i08IphznoU1jYymhSq7xAVhAkA2ugQ+j0pMVGjWnAJGEyUNRSmsjC0FiAQ3eoQ39WeYd+",
+	"sc7NdMddEYlL2B7kxCg/1kX8c1RiJTE6cVSkwm/UHl04WKMFwfEIF7dHud02DlGclfZQoxNgYBK7sZjI",
+	"hEcgg3MBsTBF4mdCuypiUgKbbLX6XV4EtuKln1x0+bUSClmdCm98H+rYLsiTvubho35AlVnCSiCDwrBK",
+	"9YJn1qHBEQk1hgMDnh9pKskSUSTomqr3ZhmifqHzDfp6PbHjvPnDbghbH33jPZST142TOotzxuG34plu",
+	"Fo5N6XR7LzcdqcQ1CXyQFU8TrG39xn4Az0MAfJq+H0Oo6kZQIEp8DbYAhYny1pv79bMd2UbSFnfe7sRW",
+	"zJrbkjJ75seXLkUSwXN75+iWEKJzRPg8TdHDlZGUSnyscVO/QBYTYxrWbwqsoDCFlcB3oSAPkL7fc88k",
+	"AOpowJ4jwu5opNIFoQSLeMIV/cFzuRVzVfBX/QdbhE19E2QRS81NAH/Loohd1/edAZu6FY3lY+syMS1d",
+	"tmCosFaRgEiWskiZaxQmbC1HTaLpNqoBjMt6xkjCSXi3w+4U4zIZpWxHH6fwCNO6TOmCjKBuCYPQlLWy",
+	"opZQSv3oTTNZNjGBlK1e9Ppvb7AmzuvTWlD7/o1+9/r8Nb6xBXo+5wzmJnQ9wWa427n08mqx6cPXruHX",
+	"pYSaW0hKbkBhQtM3fPYem7nP8iyR675CUJU+klXhj1roSMlI3DFJ9P2aASflkLk+nacq2ZklLGKNgCRc",
+	"KkbB8GhxtA8GMP3VgOcIGRj3i5FQE1C9L1lKBc9R+4hwlqgJy/oEtfRls61rGzaa5D04+SPP5NzhqHRN",
+	"dIvUGSAH3GCzwXC9NCLNumFd1Qv/eH4REMC+hkZ744IeY8QEGDXt+GYgLOuOXtMQw+uipUEy2IqIlvZt",
+	"Su/O8DOjLDC/2hVCsM3fWX3czRzD5jZqlXLWz/Vzvig1L5cd3P5QlIi3f7j8PqtIeDFotUKdgS9s8q6C",
+	"jqz9qnOyWymrriKhl55Z07NL2wxAEpFkO8IZGCeyCuL59NQSCCR4TlWFFsKy4C1J4oBMMVynjjnzpSJd",
+	"Ek1oRiPFMtkoKjz/+7/+t/sfbY86leB8AC/ICrlRNlz+XuaCKv0T4zdJJvjUcM9rbwdjxve+qJDl7xW1",
+	"HIAfpatOt250V8buwqSG+FpILLcd8KrY07xOrw9YDyWC0kEpAi2Hr7+Zm4/jE3CXpfO9kc38FmyimcNJ",
+	"7nrwMEtNfl8cn5/5ngyBlorhyusTRrUoZ2kMvWbSug4Y+02AUXDoFCFtsMILYwOuuHFz16ZEWUbS2tqj",
+	"a2lMPEuXb5P8mCVKMW6dLxnJ2FUiVbYA27OZoiF9IpOkHk7pNSNXjDON8uCFMOA7YEHvk9AiW0jqJ4LL",
+	"+ZRlJjbFvMIkIP5rk+8oIGEBPUNSPz2/cNSXw0PoJwPXkZMPZ69J/cRkUScfcNoY9HL2ugGeK9DwrW73",
+	"VovdGbxownSXZouk8ex11VTx3eqJQhJMltlJwghArYtjaIyoBgb+YV+Wuz8uwgC69y6BPgnpLNHCRWGI",
+	"uWSZvp9CUv9o/tSPZ1TKW5Hp+ZybP/XjUZKmLgFmSOqv8LcHdzpL3Hz1MAgOUjcV7BsBQa6XpjjD7988",
+	"BsSR4IpGDpP03/pLXPv56z4JU3GV8JDU3+h/161sDq5jpP5qLhPOpOYIE4zpg4EMBuFIFp1wqGV1SZnT",
+	"KCVfgUOwjLZHiG9FNDmyKFLc3uYWRjjc7uXx3xmvaDXPOIsDkoqrK3S0Nn4rCSdRymjWLOKPwZrmNtYv",
+	"hwZPO3wZm7aaSwFpl+dTGKSI0OXuqyyuiDgV3Wr0W0amUpe7VUzSSu4MMccnmQZn3KHJ0QU36wgPmHvf",
+	"LBsgWysn8AT7V5ov7l5xyvaZmXZO4oozx2al2fdWmO0NTVieOvbo6MQ2h0jfIys3Yv3lslX3jq6swCCP",
+	"1pSxcb/KVqTJ3IqugARudWKmq9dcuie3WaOluE9HCizhPkIib39uhdz2wttACOxlWOrzoDLnzyo+8bQo",
+	"briEPvq+iOeRYb3LhrAkmpRq1iCfKAuCpqLptSRK9EmY9wa2bRgEjNfgEpz3ESpw7vX4efAkRcOAhIwc",
+	"sujAmsf34j3njE7+/CF/2+cKUPvO2VXGinxmmqc1oftKgCtvmqKuBi0h99BtXhbAprfwiURxz7UHBO3f",
+	"Q5FZebMUV6hXheHbunWAVuxEkSuKKrkjOE6TZBZbOI9szJbrZMAR+JC4ZGhd8cElOST164THJHRe8Y08",
+	"aG2dg/+Ar/DwJ1s6+ENiBUi7AO1BAQep8MTc6NM835p2u9NuVUncevIVZljPx99fyFoHf2CXC8Gp4JJt",
+	"4uECSC8Ep04IIlNxa4MhU6pYhs4kiM0hqVO7aRBk7nBfY7wLMpnRTBb9TOysa0HNm0iVvdCj5TYJ/3o0",
+	"Ms2WEB2g3yeXeSgMi61xQMuL3jzIiKlbZlADTQosJrZYjWySOm5TY6OmIldSwPbli6iUyUENYTSDXtKl",
+	"tQJ5tQ/ig90N7+NL+BCfwI1+f+Vi/etVKWfF1p7f4Pbugfd0AVzj8ncPH7+Hu/Ft66/3+7r7Iu6C8fFh",
+	"mPvYfX+4b1GexeVe5uGijbVg4Oi1WutNHGV4uxmsBu3KChn3oQ45q/EwjXu1Ityq/LbUey7pHJd14znh",
+	"LtfyKLsO9yoV54/WjT8GF1deAT6oVm+0b1a/pzo29KxMGL5b8Il3lvi6b4oHi2BujJ/zVIv5XoK3xHAN",
+	"f1azvO+pDmj8B9jpN6aZfWMjuPpE8BSDRpEdtHGv5RQ7YkwWYp5JUsfsBpq5DcsDhY0mOeYkif2se8T4",
+	"U+jPyYooP6lZUHqDwefIGYGavSrYtMyjrjcV+Zdgd7XT7J/ep+GxF1Jet3NZXsTDZTPE2bC9PB4Qzluf",
+	"FM6zs9AbPUow4P4Bx9yHmZZMFKlbHzgxJphsHoSAGYsJSyWDAM9Gk5xNoTosGS0GPD/wRZcDUvQ4AGuI",
+	"P308sBAfyuIjAln4vMUlksxoAgn+5pKROpaVja207rkbuPLlxt1iwJMxmXMo3FTwR/Y4r0c6FGPB1C2+",
+	"g4bPfi7Pfi5P6+dij9xGEoFz1GfJObj7LnpwT/RJgoCSzrg54FgKj6agM/OIBeojSvyCSw+Je+IqNhiK",
+	"PeB16hgDFg+vhIg1+2A4BpctTaMW/JweObdAA+7ACdwi32PrbIMKu3zClgDpZWdszLKMxc3SnIs0sMDk",
+	"aDYB3M1HjAhMkgl3pY0FTDAQsNWFFAs2e16wIpNtwam72zosJ8YNIEJRQ8YmFqg4P+WLdEMq7U036T3c",
+	"pPIxvYrIf2bfqRXMsc35/mj55/dXtVbypuuk8j+eU/UVipYtNQk1zOMdy042NP2UzPIEV8I4PA+4zZER",
+	"5NrWW5ooV0NTkluWMZsfWU0y/Ycj9nXfd6SQFcQfaCyyqQ2rSjICabemNGY5SfNkr8aj+NkNipo/kOHM",
+	"a3+uCFoxIMszngDP6LJnW1qdqMCEU/k0rxBQZZFC8EIWlAUaNt2teT/QPVx/Ys/1aqHalAJ+YrJxXCIa",
+	"mqFBoQ7Yq0RhKo2UKWXTZxxZEmGupPxQoKEeGZKpoTmauzFDPK2g/KegRY9F+HIV2/VU3bZ27ihyRiPj",
+	"NBZTObEQveIiAxMu7Bo+hPwnO3oDS4CsrJt7H7QvR1UVl7QaoZfr1d4DoVdr24q1s7bQtDkXVWcSLvgo",
+	"+h6rN1bH6sbbsrTZ59UkZQ0R2ch9Pxb95lXRqH+7vDy/wIoQkL3HJO2RQl+gbKYkmSg1Kzkcb6r4VXIG",
+	"6B5sQiM9NQfxSiTKlTDlIKalYOCjUjIMTaz8Yt7GLGBy9efSh+HlK9SGmNNPnt7NUspdzP5GbLPfXZrQ",
+	"txIxLlJaiIUFkFv5z7H1ciJupabOCSepuDUf+OZJo0iJE8lqQc0FbteC2lUyVjUruVkhSOMs7mVQA8/V",
+	"YvRdsbflQ8TS83FU5aZC2N1MZEqCyhDZMXbHplguJ2VXjMekHr57f3p6RnZbzd39Om2ELrMS5j/JX9/d",
+	"hQOOX0nrVEFmmRBjfa2PE3AXixKFu+q0UsenF+Ts8h2ph/qvnzqtzl673dlHggf+sMfETRU/g9sHamD8",
+	"j07Qa7V0/wAoT2i/iCYsnqeMvDIEecDr4URe0iwZj41b5pGJr7WcCVyHGttYTJS4YnqBDS/B/9nlu75t",
+	"POCajwEhrKSYMEkMQxs8j/AHLn4ZvAqiyxM54FXyHHmv398mEi57QwKBwyrvSpnnLL7ewvcI4cuyS3q3",
+	"KtzBNnkhSR3VfdkL2SCK3mlht3569i4gp+8/nAWk2Ww2AjLLEgCl4QQTfiMSUxMC0ggYPwbLgBQvvs4O",
+	"XniHJTfAqoObTDfO3TbRc89YlMwSBlnq3ex/OL58utl//8re14etchKU6hXwSCiWTStLHJIZXUgSz1Vi",
+	"2AlF7/Rfqkwq+yR8fXyep+1APegspRELUFhyS4c+j0wHuR9U+Pp18ft4rhagYQ0cjZuxDL7umy7BdkBC",
+	"nN8J5GeE3JxGE+sOutFG53krDJP/KyaySxSc9dVUtuhY9fr4XHN8r8+LtFA/qIQv7N5aTk5MNSFNaGr3",
+	"WnPdhpcr0PfEXFR0BFVLCjt/9u6HnXar29lmzy3PsV1Qh7FXaM6pwIe0W5sYES64LVf93jFluYsd3jVL",
+	"7nVPed+5IeiI8ljwzUkXCnexhdUaTuMh0SUVvAiph+ZpWJ0V7CjP/AU0upFzLwP+IPalKtPXMwPzzMA8",
+	"MzDPDMwzA/PMwPwLMjAVtsx/Zy6mmHzQqk483kbzfMshwauUbCdCKcHJ5Y6cJFmVQ9sGPXnxjqnGtb9d",
+	"EAWNwNcrv6oaBuH6ZE/Tl3bLZG8OSCwUnn2jFjUu0OD8PiU01SDXl/Veu3XYbLfCxhGhfIGlhFiKO7eF",
+	"ydN8vpw9cmmZyH6drEpdmufXA7eCWyrR4lNfzmm6ktY+Ls/pr3PqylS4XjrFAtebSlwHtRuaztkJW5lp",
+	"DN5buwv6KKQJZ6RO05SEdg4hxOVJ8PYgke6tsLYOBJi5SPuEqz1QVK+p7h7UbllyNVHfV09rylSWRETd",
+	"JhwcS7Dx+y+mXBH+XJ42zO8qo1PZJMe4kAmVA17MAETqI6Em/erAb9/rpMwaQcVOZIrgLDffNd3Eyma/",
+	"9n5L/4rSuUxu2FsLClRf50kJxBwDEypghUcpB9X7L9WwWgWMdXso5jxixU3ce6LplvMFFLInOKQuYOY6",
+	"wc7dF/f0VfW+D1dleMbSAJDh2U/qvKxSfia2z8T2mdg+E9t/SWJbyX9aReNr3y+6nMkvXRh/BHTOCbUk",
+	"N6WKxZZTf23z3QsI+MPy3ehqGFPFmuQ9N0UijXwXTRidAZGeRxOs5EKnAmpC6RFytY0l2ynED2qcW+Nh",
+	"bnIRV5Qz0pirZ+KmJmK6IPWPlyeN/jYksNPq7O20dneAChZSDVVRGQuWY6XYdFaVegtf3C/xE50rMaUq",
+	"ibxulxHXtSJmECcdknpb3x89fQuARGhKzGLld9sc4gQgTBPz/upNAgtww0u/5VEcVh3MDOmLbyGLdKb3",
+	"Vd9St/rZhM5mjEtIbIklvcighhl0IqahZmI/WUy6nUNyKQR5S/liwD+4kppLSyS7+qD2CFUENqrd3mm1",
+	"L9udfqfXb7U+DWp6LYPaf//X/3tUWq0ccJox8MzUi05YPKityFqdUrDav5WFHbNkeRkwtrDk6V3EslW7",
+	"he7qUL2X1KkiUyH1GloBieagusECjh8vv9s5aFhqZCH1AnJDY/XKkYgXRwNuNtZqqDMGlywXeUORATsE",
+	"Lrb6HRTzxCVvTBVgO7lYkcz5b5eX5zaF8eq5OvSDqurqVmTXGPsrqzCsRPn8k+PvSRVraY+hTRlWIVsb",
+	"9VF1DuO1eZPX5Ua+d/Jjl/M4n9HanMcrMghcWt9pMTaud927Ozh6vbs7B/+KdMZlelndNd4BCk92xoj7",
+	"LAAv/cqYn229383IRuVTkcusUEVueX6nnn9nIX8Czm2plJ1X3s4UNMAiYRU1l7deQyG9Q9UStkgLDx+f",
+	"mNzwWLKs6kYmVWXSUPWJH+H5owqYlhfSUGHMdVZv50F1cCMAC4ZZCsL8dsj9bHPuJ7E9QQZEc6+A1QTz",
+	"r+mnJxc/YMQEFI+nJBO3riAfJgcos3VdjwHvbWK+V1w4f5tPKd/JGI31pjn/yIzNJtmyw5211kEhsBHT",
+	"F92t2DEaRE8aiTAN/LJ/Llb6XMqYItSOZDOqNyWGummWDsIHAdy4ZTsMIF6J/ShM1isnaiSrKi0t1Kqs",
+	"OBhY0SATo5RNzQTK9S63xnAoMgoq/DM9XBWSe/UbV1hnXEUC2YezWVENMjB8IDqucmKKQI4043ZEBF8u",
+	"WmfDb0KsJjlOUoWYCYnd0YUt8LjLSSKVyBZkItJYlqJ0lmBbXuMj48Uq60/oMw1vh8hbDKeJBHJqjvXH",
+	"D28sLuXFVu03OIBpaWrceaYMaksGEPSjW+ZtEs7uSWaAHJgJwfMXpfKLmEgECydqugEftIsui7ubDrtX",
+	"OLfyRsLXLySU23ZVHMPKRdqb9yISsxXpP6R+5WX8SYBFYZqyIabK+XicRIlGVGhbNdKScQBISLn6Teky",
+	"P6nMbPOW6uuUObKGyh6Ff2IdlhtMqg+yOc4gwHq4nDA+n/YJxXwrA25aAmWkcWxqJdZR2XbD0kUDMsxQ",
+	"m+9WaYFN6t8iRruuTcSizzihEjPaQE7LJLLpWxAjPE7Q9zjHITXHXRn/giVg9YBcKgrxGeAPrw83BHAY",
+	"P3U+n+7cUEhHZcK1QLRIFBT5lSTRBMK08wAql8S6AhGpTmFU7kNvabfVRpXJsV/62sN1Q+E1s438dS3I",
+	"P8pjSJYqdxfaYXFvfXhN5eyKtxPNwWMRbXzb0hvujaA/l4ZWGDJyZPozlS26rV2/R0x8WjgCL6Q5GPWw",
+	"cIbCRuF7V6dmxFLBr6S1PKMgPzW5/mCKLsjPFW+GwtV4JkhdLriid14kIdAOvc/I3BwRY3GDa+QIYYyT",
+	"6XT6RgUMnsauUp/dkXpoy/TlrbHRKGPUrNxmiUARGOo9L3/n4kjxapWk7upF4zq7fb2vqOCwoKmbeQQk",
+	"ZlBDA/MdIYhcVBIWnLYfazYCe+wh5ICvcIdxQm+MqmXK1ETEpB4ep6m4DUmaSGUL/eo3mB6y2971NoDd",
+	"Rc5txN9w4NNwrYfG44bHM5FwRa4yMZ+9kGQ0j64ZBDYC/G12JzrWN2/4Qf/YOdY/Qpy96cfzlyfXDIVQ",
+	"yDEFel7dmx0IC0sZ4OjZun5yJb+x2idyqd9EEqmSNCXZnPOEX5n5uT4YzVIbmA6FiHm6ALcvjbzwnJvz",
+	"0ekXEs2Zos0zuoBLGGHr0CKvbWyrHWPeBcehuLAE7wtoYIlBni0KPdUqinO7bwtVatcm6yL1ciHuqk5c",
+	"H1UFl73gN/dtXlIY3Y/g2qlMFWGvBvPTO3/rSjsDtGnOU2BJ58CVc87560yq/OBVhRyafcv71q17rcIU",
+	"UOZehpWHPD1N76gfVmzznPnZz1Z2sep89CxdrMg16COVRiMHdDcfJSB+Li9dJiE60iGdxRGN4Gj/0cfO",
+	"JCwvHE9kGevmO82Aezlc4MZtWKrtgm0K53I857HdFZe8gaaahVnoW2iWiSsQZpZH9RreiCQuzcwSUX0d",
+	"Qc1pRwJBO1wkYfrLjj25OcMsjapPD7FgaiPNMqjk10JzYYoGn1zndUSewLoUjpOUeVdPo7AY95XeBywq",
+	"oPcq4Y7gOTae8hxEL/Q1U2T5QytThA1vHzTtd/XrPLgKjhpfWIJPgspl7CtabapcX1ggZiRGNKM8Yqk+",
+	"V6h996dpFmXKy9kkiCNm78fC4Pcr5o/FgWg08XrR5CmviGfESz2iL2GSeuhJsSVCWTGHWwyis30gn1ge",
+	"3cJFy3Hefrhx/UNkdNSa3KIG0//i1zmbY+ueu5lMgWNTdtOSsTLRqmxq6NcjqdPyDMpkygHAu0+Mzolg",
+	"HswYvTVjl1uIYIEHsrNjWzZMicCSbMs0QcOcm0fopkfoFUVZ180c73kHGknHsNe4bOf8BwlFSqxEU4tt",
+	"JbFDiwFv8WAXhIBaUDtDoeJSs9O1oAb/fkAO3v48RZbd/jzj/5wzUOuceRImyqlB7cdM8Ku3KEWavv8u",
+	"YSQzge+M9GJeln7a2M6g9k6o78Qc8ke+BablnVDH6CRQC2rndJEKGl8K8YZmV3qwD1SxN3id6e4KkYsn",
+	"Ik0TU82t+OaMfwT/bu/pB6N5fiPMPM6Rd8JZwBM9loS/3hodsuF2ai5t7oc82WdVCjhYLPRQzHEnPVC4",
+	"aiN2SPuroLp1Pz8Wcoqah++EOnG4r+FmbsF/6nP53TxNEdLnXiTqB7gUz/i5ufpqQe0YT/MPcM3BDFma",
+	"XGlh+EKhVRE0R+fOMgA/ixPydEtvjbIo79mmuGAIE7j0L4V9qlHA/PlOqIv5DLyO4/zzE0uzNY4icX0/",
+	"trkK82eAHjmAgWIaL8gLjxraZq/nszSJqGKnhsev5VaaAnh+MHTEboj9XQSAfVrekhNDLk6QrsD8oDZu",
+	"emq1MJVx6FYxS0sn2qoJlDnS8O8wc2cafzN3qPF3woe/mmO9rDiqBTVQpA9NoVE7xC94sgsqYu91+Xfm",
+	"DrfLPQPZYfW5GupH1J3vGZ7voRJimJoTDlq91B1xj+4Nr9liGHmHvPwu4cM5nHP/hTUxDVNhJjU0YtJw",
+	"as86F6BMlPhn2WKUV+QZesl97SNPAhkm7sRzMbQNaH7mlzWX+eDud8EG5P0uZhO2TzVAIx/RLAc8hEt5",
+	"OMbTX0jpA0Ey+vhriM1yDDfX+fDGUoDEUYChNCQA9cG5dRB/F+dWqTP2+p/6dMAw/0Ml3HOw++KfsD7p",
+	"0QLbR+QRA8NpDcV4KHNyYJ+m5qAv6/RrQc3nj1zL2JKEIctpguV7SjCz3IXbLvegCBP3eGnDLCMxjBxp",
+	"MGWzU9Pp569BbUU1WbBe8BuWihkjeeiBEpYDBB0Q2BaNFSPMq56CzGoLROkfUIe2EaAf1ZSBJW3GMgLZ",
+	"xcXYNAhINBGScTJamF77WDkoXM55oHstJT0oPEJUW3qUG0UHnFSn/6Ygjx0VRbU8iRgwW2jHAiCawvQh",
+	"kXQhdae3E6it44Z1wCtMht1FDGBdeIrSp0ZZyXjMMg0AQkJ7F8FehWh5NLV9C1oWgFW50HWfhOYC+4hP",
+	"NvSCBUyNsKKHt/KKEfXcT91MKspjmoJ7HGcBUSKNTcltvYm69yZqOkOcXamsLtTWRw/JvG7qymLYUC57",
+	"KjLWQLjktW+Xl4MDwZhOuDM4qUHunrms7D4ugKem8HHCtjcjW4ZixeCudxjfnJgmVmCoX0CMGeQPwuSB",
+	"Ro4zZrpGn4QmVcmlGwFKaBXLOTs9K0W95/enl7k6MS/onJu2URhEnyRI7DbgYC0hZWOJZ7UkdVoQ9SDM",
+	"7X+G1tUFc9Y1+iYFDKEDboySCzEnsXAWFDRGxInuaJpwLVVh+OdsZjxLyvWWN5c7zom53diV9ef93fK/",
+	"s14v2322fKRXenj4B9b/0h37e3+5fqorP/NKl9/zyzItuncHBXr7oK+3/6xE9FZ9VkEINXPqnc9VX5ZP",
+	"JPhFoWPR4h3kz0eD2tegJjjbom53cQWbSndXTXzTN/eoDF7E9E2tl2Hx+c9SNL46mgKdkKtM6oaE5uQx",
+	"kVgjJdhAVo9M9mBgZQzNiyZCSCaBEyC3kySaeBbz3Ab+oJr1G5uDJPq0RenLW1PJJB6fn7kLxHFyLySR",
+	"EzorBTDctKu2rlyVfpXnovm1RR5r5wS57Eruelq53pWB1jcQnEwsawjKM8GN76FTXoox5LALf9oxOp0d",
+	"6HXnzJhTc2iwGzXcjTqjNm2ND9lBvB/tjXoUsyquhNMTlFKFfj6wSGTxH1NH1Z9ARUYHcxCNVcX6LtU9",
+	"36aGNdJuEE8MczbgZbEi38Bbumi4pL05etiMA80y84YTwETJwNuwmfoGvI2BzgM5nOWv78HnuI8fyO0s",
+	"f38/nmf5+3twPssf34//Wf7+QVzQcjf354Wq+7jvxw/ni3IK8XRsjuvz3szOll8unaB7MT72m2du5h7c",
+	"zCNu5z8pKxRsxSdUJyTyOQX9XYCQc8D0wKyZJbyhSB3USR4OhngpSYERZEU12SbvxyV5HiR5Pzu34MwE",
+	"A1W4Ji5nXK/IN7pVqtutMpUuE7iVZLPyTqq8aNYR8GWiGCxd0BUX7/JtWhIcP38tWwerfFyvmTTRVxLM",
+	"skfAQoAJeZ/E+qjNcjeewORC5bE7tEUeEgqV7LRbrc7uDmjs7h+t/abo370iBbbz4TDJlqlyylqqjG+N",
+	"Kz9Kwlk8Dht9/Dcg4YxfaSQn3bu9AU+m9Iph+NouiWdJQA7anbt2p31AZskdSzFPVfhlloak/un8DTk7",
+	"A/CY5roTCPea0pRIJaLrRnPALwuKXA7lWxJFOEVv35I2F8zjkIcHHUqaZp7mB6odB9z8hpnoPbBViDJW",
+	"Kogaj2tBbQYH4cssLSa/wZfVYLfFVFYA/YUkMw2rHK7duz2Aq/73iIR0LyT1dqv3//0/7e4BmU4bJiFQ",
+	"8oWR07m+MigGyAOwYAnjcRJZSGDQeSaJotfsiIQYEmJ83jWYTQJzTij5eGFzzugpBQOu94h2Q3AWp5wc",
+	"d/EFbJUZxfbf9LrW36D2XE8enaALTj6INABrLBIAztAAevSRdPsMIT/G71DLXMLm5arM2+VSgLkyNi7i",
+	"2mxj926vFtRwpvqS0L9ot7ib2GZpN52peUk0+xPUT/grlEgAx+eVpQ0CE4ztmUQHHMoq2RiQQphvqfas",
+	"8xm1SfIk5fFI3N2vpkFlBVC4LY5VZfaHYq0AMmKRFjitXSz0S8I2y4HWKznDBzCTvpWqaqILsqoIbl7n",
+	"QO+0C5PzZ70cLCay6XbJ5fOAOruJaIO5ODl+Bz9fSDKiGRY2himmQjKIrR2zjPGINfKJCR55sF05s8po",
+	"pDxTB0wikUbZYJcvX/6WxF9f6pf6orjnqPcubpHzxV42ScqHvagdd9juuEt7o71oPz5gh+MWbY+qRp1u",
+	"EX351gReGr62OqodvM2dYJHIgND0VnMpzoAGCRuJYmlaNEuZ4FnB/Sg4CHDTKLAwRsL6krnyBaRRoCC6",
+	"FHxRqbU8FqoiO9N+MftmbvBfLtFTrPmxfSScXBEJjggA9sncY89zmQaP1wALK+XHv47pGwxWhqUS0fiy",
+	"YGAuLNsOmcsv6wpBl0QhlyMDZCLjlJPX3DTrLELKJz1VMlHRgrDu6K8xrh6RoonTEU+KkmvpSHoCbEWc",
+	"9x8ks2+jbXiw6FvG+jXSSeV58NqvR5HHGQ6qtCp6S9J0C43R/WxRZevB18/e+E+gLfe3bL2qvJyIWT+3",
+	"t5tuCfzxEeHzNLVpnlIq8bFG32+han9bGWl5aZ3GbUYjCIYDcm22t0DJfbqjkKhqcFeWNn6fV3sshWbf",
+	"qYy6wpjLx1UmV5yqecbAuVEfuHJeMpMSrVwlparwWaGY5P1yrBXnSeqh6Wvb3NnfcmXFpEYW1F+D2jmN",
+	"riu5u/ecYe1H9K7xilwWQrOKE96mRhD0YXJPLFUJcjFKrpmj51ItJRWuKge0hFdrc33ZUUweK5vBKzA5",
+	"f8x6TWAoJvcqJNoqJh9zKarumUVreRaYI4vUI8FvWKaPFdRxTheYMN3kJPs+tLmJMGUZ1iAtho53tpjf",
+	"+rJI3uyrCMW5K7e6XBZRzBWJk6mWGAU3RSsTpFVusdKEO6g5Tc3DJjm2VTETiFVJeDQBvSOPHWjCFFRT",
+	"Z+AGd5vE9s8JdGEeuwxpBKOGIi0Damhh6uUBhz11nZ1MXWf4J3ZmHhuYN1CCphXJckFVPuA2mrjvbQ0u",
+	"x8QD5RNrkvNMk4sA42RySdOKni8G3FAOiP809bwRLxCq9bZe2f9JOs1el0TTgLSJ+KJ/HzR3u4e9zm67",
+	"0yNXjarU+nZ5BZrSvl/yOJeRpHWwIZWc3ZnCaN0HDdYpZB+sGsxu6HY5/hwu9XMDLwYu1TutFqCgJL3W",
+	"AYmmpfP1rYBlZ/QUW7MZWo9JiFgAVtBttTT6JZLsHQSt3YPmQa8H6LdMNx+wkr0D2+U90hYWiOFDwNfd",
+	"DD8kGcV8md8KNQyxKwx28E0Q4+tKev+gJLTnpljw/fLPBlBXnTNTKa9JfrQlGx53tYCgbMYTY6jDPeA4",
+	"hlyR8tXlN8iLbR/B1PJqntIbvbJSt/kyz94ZoKOy//T7EPVlCYbP4gH01/tMzJ+J+TMxfybmjyLmRaHQ",
+	"8PGawkNMekU61nsro11E1H3UYc92r63sXqB0GQlxbXQuJpMAOIQg3KEIizVvDfjvaN9KhWRrbVupiEw9",
+	"MN1UBjaQRYzHkkGKqluXkQUD1LfEHU9Rsp0tyf/CqSFA04Ya+dDwKQm/KuUb/PHyxCoeNuvgHqQYLtty",
+	"ZtH1cDc6jDusPW7Rg9F+tBf3WHe8Szuj6jI5UmXzyOnV/ghjD6LlH2zqwUmUvCvwWQXYZqgTg/z81Zlr",
+	"Id5zLYKbPpAgQfMnw/EnsEKt22+k/iZ3sc3S+6N3A2+h7jLbtD2uP9DMVHHcA3dN5duUU6TS5q42VPlr",
+	"qNR6AZSwOvjDyoLf7zZ1RaKesjz+01a5v/hTlLl/9L1aP39/cUlemsc7NlS+kV+40rtvmwP+o5P9Vl3U",
+	"LI/TPYtlWO2nApVGFmKeDTi4LG3ID2Yf102Cvcr8/A3sFjNQLt/797vm71Nofw0P8OG7E7K7u3sY2CQ6",
+	"5pRaR7lcDInporlcXqDdgaz1+/1Wq99q7bR6/VZra9r52Cr05Ru1uLTvDIcVZ5Chv54Xx/Ovg1Iwz7l/",
+	"U5iEtDKJGYkFBO8XnDJbW1xXpVzLXpVJsCc635kCThr8azd9ieLw8HBz5tkVN6Hd5jxnkGFQDd17IcnH",
+	"yxNzGa7c5tbhg7a5dEUWZ+ZSzli3MThRiSx6B3r7GIk0ZRHWnXG37f1OQ17ar+eVDHA389Id+wDxr71X",
+	"qsmzsTxKfqGuuzJX335PYCM3ouZf0kJeYJSWXXs8uaGYISCiKdi1sLjtLV0EttoEpuLHWhQQ3p+BAwSL",
+	"+0jBTW4uqcRsxmJ9UZtSVpA1wlTCikMwG2q+iMVkVPDRa0A+fyOTh0Uf1ny+mi2yndU8Ib7SbP/Pudie",
+	"AyqByPNwg2wgNoG7cfM1KlbIsmh+yLBhOGqTuXbOUyaln3wxMTz1snX6XqyB9dg2PFSZRni3sb6zIdsB",
+	"lk4d8LA8UNhokmNOkhhJi0mvaApD6c9XXfZywFNGb5jLyLmmqs+jLvPl69vU3dyyjKnlTmO/PtIWET2v",
+	"Fg/zdHQDJvID1iGt4IcRJ2wGPHsNGVpn+GLeJwU0tEYDXD/LggH38RKDcKA+tyJ160QmxgTCKaQpqBvD",
+	"ZQq3f6NJzqazNIGjOOA5njYJFIyyG+7cRgBDwEHZnz5yB+CxzuIjQge8sLhEQlFfTfrmkpG6LdZr7rFc",
+	"MEDfChlRHiCJGfBkTOZ8LlncKFT0cb4kQU3knjnrtqbgOgN8iXUMWHsDeOYk91EFPb0weaRH4o75hcGd",
+	"8F/3XFSg0JhUjGLskyEkfZSEBGcDnldkM4AA+w+pVxl9BM/JT7FI27J1J2+rD/17bmr4GaySRi6zTYpI",
+	"MOBFLNBLy/Nn63VVL/zj+UVAQFBqYHgx5HY0weaQ79FhdY4IhlXFoiVeGqBta1yU9i1ncDqbShfbI7Dx",
+	"yOIcCymU/ExDQHf7WrDVTyV6xkDQG9ZXpOkLWbhUlMBkO8Vrx2VPN2ZBG9JtKOCA16m7X2wF/7BhLx6X",
+	"IfzK5bQ5ctZAA+7Anm4IDTJ/n1DFrkSGd4w3Yc/7dwbu6hnEkhfmXKRJhbtSy+fgLjxiREwTBZHox5zM",
+	"OYr5CaR577a6Ax66XHhh4GvR/DsqzLNmkW7rkISFpG3wHUJmwHHPtigSJyez4b7RYR6ODqL9eI/1xl26",
+	"O+pEW9xMbuX3uyqqTNmGd8FkfCsDcFbVUrr0k4qjC6SYpzHADbOrogYZjNiSxEkcYESSw7i8/NKTFU/C",
+	"nIHbst8fqKqoTlPihrHLKg4YPn+OW9pOz+Ql9L2XxgmJuRYAEpPxHSp5AKqN5gvwJP39I5jM6qd6pitK",
+	"vP4IgQimpc01aqtvFUqQYeJBoyDX58g0fiHJNOEig+qhRZtz+7Cq6uuyfqI0fIU2wI9P8sU0TJTspxp3",
+	"iZhdsnG3p31TrzM3K9m2ULS322nvN5oOGPrcANAsu5mXXvMgGg547v5JFQnZHaZj/ABlRB1D6+22bWGE",
+	"FhA7T09eaaHEhT7huyMCdXHgygIFJDn9+OGITGg6JvSWGj/TLywTVnGU70S5Llnt9OOH5frCn3/brS4u",
+	"XAZCwcZ12O5st6/ehvrH/3VtpTDDMnC1XIGt5VmR/yCzlCo9le8YPipg4GFnOwSM55ourj8itq4vj4Ri",
+	"2TQk4evX5+ak4Pd4fOkdK/BxSBscMzfgMQjwaMusp5THWqQUUgE/HKXzGBG6Ag9NzgArOFjkMtd6kxyP",
+	"qk+JmQEXnJWLEHd720EoL5NLF7JccXpdc6+qbvVlA2nRC6oXMQUnWyWg5pDpSQY2aY/jIZH3hu/rWAQ3",
+	"4QP+8fLElS0ArdMtY9cxcFw5y0TJmMXAsk9EmsR0oYV/NIaa4L9VVXNbe9tUzfWpwP2ILtRgLtUX8UnV",
+	"jOH5LpkYXsgAPfZiFiUYOp9BjSAuyCjhNFuQTHORtniD56DfbPXanRJpaO0cfv6P+mDQxL8a/6uSSFzN",
+	"aUa5YiyuNLICPfZ31rWXq+ouL+2CP9UVcRRBrUwDyn46W+C3TdlcoFTnWSIyLEa9rL0uSghb1gR1zVer",
+	"efPk0eUhKqhyxdorKalHi8tneRXPCOnkvXKzqwP+cizVfIJX76Z+/rGCZcJwW91sB5o1TBKVAYfbHBPZ",
+	"IMkq1u9MbJ0SS8aKLG0mbiuo91mhtqduQ+rG+XMETghQ8dwr76fJg00PVq7vd6/K+gX7eoUHgvEtABW4",
+	"Ma9sbYWn8XueLqyivCAIaChsMoxjEv+HmcQfZ52rkvAu6A2LPXmxJKnoA1jlOaFHo3zVOywuWvnuATH2",
+	"U5qklZ2VvX9onA0Po4PRPt0b91g39jMAPjaSm0OCropJzCaCV7/JmExMSgXvvUc6MT171adSZYyp9pp3",
+	"ncp3X5JZxfOq+FPrMuL5c9hBA9x27C3fzs8bsOcJjF0FZPxD8ideLN8sJS3rjLGYqMQl6cYPmsSWlQfZ",
+	"+zZLFHiUgHBU8Ckh9fD0p/MPpxcXINuEDEVmrOuFihaMY0rFrfnEd9RikeBiukAfHx5TyERn+qgFNXHD",
+	"Mq4JbNGVy2u7hDPFitmrvWacjg4lUAoaNKwvh9T631HJ8VdgXSrx3JZcqNjvXG8Ooo0Wy23Ao6lkpREX",
+	"zH+CY+4ANMFg4gBQD9tMo5Ckfgk3RjSlPGLHM7D7rBD99BRnmo02rSFDTaIIxa9Q6vZ034U7fDWzCenI",
+	"ViWixRT5hYz9Xn07vSyjihphjcVGQbMkE36VMtO6KAzrYYed0X7URa1ufBDtj/Zob9xlu/Gzj/e/oJZs",
+	"qWQ2VbaCZ660ctJ0lV6MoioDNeVyIm41BqrGsybtcZq0bXYblDxrsXJZztOznktSQduOSMuEoResd3Ou",
+	"krQgo+fGZ8y65pmsG1uStwcw2NFKpL6sVoPkeBbYRHEmVTed+h6YfhqEB6ogt1J03scRY/usXfZecZX+",
+	"tk/UtaSwe5ySzuY/B22bgW1mNXcVdKZfJimg1MMi0QPuRob+QHNVQWacQhMKMKKHhRkAi28SrLF4zWZq",
+	"wG2WWxNa8KJKx3SswmUre6oJhHKKxmfF32bF38Oynj29ujDXD6G1tlnpGlOW0TfYtpdl/G3dl+qgMMEU",
+	"mXM10mA3eNtokjNV8gDqD3hYQamNr8AS/Q+JVHRBWqto9oBboh3kHIBzLDE2gyNCufEkslNPrB+jabLK",
+	"wSgtJpJdt+d+zln7pc2FuvE7aGi/qkzo9/HDG0eC2ER4xYFtFtuAYEUp4EC3TgErSSFTaSkPYF4h2geQ",
+	"7z2MmaRW8fUu2VkhVa1w7LzLfdbwtJ5QdlmZhqD4rAXb5w3cGO72O4SW2Qv4Dw4uc/X9Plflvq7az/s5",
+	"1Hk+/rI6TxPjKkMq7mVsyp2mqnI35dFoGTiUjQfc83HL0zAV0i/ZZKphMUOQu/hs5y9kc8C9C5Za2dEk",
+	"ObiPlxmmp6rQlt3HvXCtZ+EpcB8bcl3BTQgOowWZuLwy54g14FYeKaW0wtRSUZoAUw0IqmVbwNIHgMeu",
+	"bgk6FXarLbhNhzT34bBXO/Rd+qoGc5C9S836zzpHWsjviAksnaNso7lG0fT7aaaCGhKVkk5+llQOtlWk",
+	"pdVS+bGW92d9lHi3SnmvxMUaTbuhZVWXynn17VS11KLubGtd+KX/WdGBtF0ZIbMhs9wDZnyx1SaZiiL5",
+	"Ht07tjWoYXWCJ46GrQxV9WNjtzP7LukCHmUKrlJ9FgzE5hD5uFnk+f1D4Ii8xyivU/euyCDrF4bKL/Ry",
+	"xlhHp2zGWF/rm6eL9RyGy3rjv0YmWacbf2wm2T9njY7P9yxA8rTpa6tqFm2dvvZ+dR0r09faLp7CWunh",
+	"yV8vOK90ty6H59kiwXUaabRicZCrxFxkXiPwKgjXS8m5FZvOREazJF0MuFdZ+6ioX0ts1ZYYevOrUOfF",
+	"p81JABurfjLgoSlDXaoXArPWdMZVO/dR2x26Yn81ewVVRvCZG+7P4Mj9e9hkHuCiweMPjMrNRNxA8tS1",
+	"x4/XOOqgltEGdI5FmorbhF8Vy2PnakcjBpK6ZIyEbl5h42jAy4I9doZXlomsd7W5bZcQGgIzdLW5uSCp",
+	"4FcsG3D0qcKy5Ua5kCsPMUeYvlEjldy4SZrMdFsCdlmJeo9duVlhWI0olwHh7JZJZSSvOlVkKqQi7Var",
+	"sXWsxRKPWiaDZe2fyq6H3fEBbUed0WG8y7rjHt0b7UcH8SH7g2otmG35g1Uk5lnxcrYP18bvryssBau2",
+	"eGvQ3VwzRjZfOkNWI2axtdHcRpclHyYpLMssSz1/k0Q5HvR8MWAprbMTFcxRuk/+myVSV2loehh565Nw",
+	"nHCaDnGCIanbpMqOLwyIDcgjShBk/TT6uVj1I9BvaQowdVVgTOjLC3SMRKW2vpNNbNyQG21W4aKfUMhE",
+	"mnDcHahVzP1MGpjFZG/AZyJNZZCzN1A+kbT3yAQCxLGdZ0YCq9aUxqyPtClNrlm6IHTAp4nUAI/NEHqO",
+	"7G6m9zwk9d0WFntb3V+pOJUPS72vhdWiexWg0xre4AnYSctl/CF+b8Wj6ckwBhgguLGhyiiXCRwn7v0Q",
+	"czUci2xoLZV5mUdgrRzjB41cWrGK6oGaPZtnbGNOhWIV09cGzGtUayDYlu72gKyggQFRIo0NaR8tSIhw",
+	"AvF1XSlip9HeJDA41dIWuFCqEJtv2f1qxG5bGBalpKqS+BUGuJwwcXYLfguQikKL/ozHjeYqBULdQtQz",
+	"UQRGrTDgK/QKjdyyVrrS7Na60BN3l9lxBtzd84FTX9grbsVAaPop4If+P9yPA+5dkBXu8H9GtUbFmXms",
+	"gqNc7LOKe/EqgX5LvcLqusZbaxeqkP5BOoYiW7x0K9jUnkXW+N3pj+Tn9x/+EZB3P1eywrm/Sv7Ra6Zp",
+	"FDh2JFcJJ2MaJekK/b6IQMt4L7x6Mr5uRUkPfbw01UgkEWMsd1lpXMqPft4c01QYq5TxX6DcM8YtRf36",
+	"CkyKiR0q7cklxHSMgd2CAiyrkBFR6KQQAP2wgA+vKuOWge8n+Rde0hkP+r8tVbHdyN6b5DtVUQxfVy7/",
+	"Ryzg+7B1f8MZ+4LxqmRla9KTbczeIZMrnvCrCxZlrOLWPJtO5wq1YJQvyA1N50YFhlpe1J5XZYmoOqDz",
+	"Kh+Npxyian9/0J8ACTuTcl6R4KCSVhlpYDqHgp3kCqi6ObSt6iyzejuW0vUJtSM12QMXNt3GlbnUayj6",
+	"aJQqCWw86jBkftCrzvYPLEvGCVJwz4ewdGyN3sKPwMgYU0MbiJF8YZVu37CGqi/bW98Jg9pur0W+S8Zq",
+	"Qo5vGJ+zQY24cSUKhNiod/k3cvzD6aC2ETARCs7rAGPOu9VUVWRHV4pNZ+qNuNpaJsrVXvBplWxkel3p",
+	"tmDeg9wXEDpXQgupEapYKZ/TtFlp6Hctj1cOAO6xeYemnRlJSxxGp9Y7MiPlbeqmTnmAIjhSJMzcxqBK",
+	"GtT3ANcwUPCa1BQm6VzzqVx/2Y3TIVW/s5X4N8bexenNsDVqR52SVq81blfmx9DyqIHs2jTRYB6xe1in",
+	"5Nc5mzO7c5oFMHk587ZuQwRnDU324jkrxrJyLEiSppoO6d26R2rpJQE5tzP4Iu/KcqFBTc5HbqWVoK/i",
+	"i0sf5Tvn75OnsHKnosg+e0dwiyP8BEqNMlH4Q5QbZhIXHgwrSPYDpK4ik/JUTIk7VJUW5M/BPRKal0/p",
+	"7eR62Kad0W7UjXtsb7xPD0aHUStus874sfp3w4rkg02Umsn+y5fmSTMS05d6H+RL0HpuJxAaja3u3FPD",
+	"+pDP4bqpjm4FHjwdihew68+C5j8mapIzon9WhP9z4vMGPv5iIm45RkGCoyjalyB+t0n+wdgM7EmC3Gh+",
+	"cWEV80k5LvB2Ilk07Iz2x62oHR+yA9od7XpVK9pRa4VtzJy3b3iGyjBYg3SXTCqrht1CFsiZHgz+WkEQ",
+	"qi7Lh25+CTC5LF8aYsMi19TgxvVcALOm12csabf4sUm9od80LDZgnh3wT45nIuHqyGgduVDW/XiSSCWy",
+	"xV/DdaqMDY9VMBrYNdVSFfrCm2+pWgTP2GieJWpxoSdsIpgZzVh2PK+SUEN5Ew31vIYhFK7TP/V2D0Oj",
+	"sMas03tdiPqgkWIZEAWABxBJ6Dxflb5Ia1+/Qnb9sUD5kiuKxm5MTFFDQ+KUJlzRhLNMmgOfX8NXiZrM",
+	"R3ALQ+OdmN2Ym7hM2vPYa8tNC06EFkb+fvH+Hcgmf7u8PO8bXV0x1VVAqFzwaJIJLuYSNfMDbhmYAErT",
+	"81iS+o1IYtkInFpOmjhTozwMnMdEYFMSIzE1wjcWu6XcvRwJcY2eHAY5iH+0Te+aorHYJ8cDPuAoKtqC",
+	"i7geSUK9vyJLvsB4ffIK9oUM5q3WbgSFveFPyJxkCn1LRTOlAechwYDfiuxaFuytpO6yKqDNNdBnfgJh",
+	"My5gCJKW58iTcJLajInNAb/E7LzwE72JxvNU30ZSpBqpCwvDi8mtjHIS/rRjVHM7Z3FoEvA0CX7QvbsD",
+	"QPbu7vKPJ1QSOuCAApDRNfwtAtMxxFMGpNlsfg1JHY81CSEDZ9g4IqFuBUYgCVopQiEemNj6vM0BPyZT",
+	"pibCpP+mqNaJBUNKOKE3DJOy9kiIDYdcqCHFw2Tik8Nj/TMknE4TfoX54HU/L6TpXB7ZnsUYamdCMLNG",
+	"bUz4Srx8rwC8D1SZUn+yb/Z3NIesRRBKYrNTorNWzOChpeTkKhPz2RHmM3UjDTj6fiVKYgPjAQYJmWCk",
+	"HXgckjpU/ZAhabdaLyUZzTOpSKfVCkiIxywkndZLOeD4pqdfjOYL+MBrH5DQnLflF+bcDJFDqejPNoBs",
+	"JmZA4r03x8y9b5femyQJIWl7HQfO5WZlv+ZouPc9b94Ng6IDTudqwrjS1AAC6gyWgqU3hyeLc+gHpHN3",
+	"5/L8BVhYdcD1SaCKvQHww3/Rw8FMWZ9Cv8UHpqksOjxicmhXfjplY9XAEMLiF5LpPuc8uRtAee3cnoEI",
+	"pTFQn150JcNk+FpQX9j3mARXkm7nkIR6dUOzOk1dAPs/MJUtdo7HChw0JIsEj2WA8acsJvNZQKgiKaNS",
+	"kXYD8NvLD9XPoWRT9cLVSKTQhweCWpGdMcZZfB0MeOEpZhcDhAtIkf2xv112efvAYIn9mRP9UmieGwsd",
+	"CFyD5ayw6LBKwmK2rHDADUuliZcm2ddsAVQpEjObT8Q58KGbSu4aY+iTKz4uuGaJ2YBrgoK3zrUedCwy",
+	"sg/+J03ygc0YVejOY+8Wl0oBMp3rGeR5Z6c4tQGvQ3qtjMWEShJRLngS0RQu34YzVPtpsQGx3REYLRQG",
+	"wsIfekSkhibJWuj2XaPmLKULFveJFuFCTSHjBJLoc4VEHmjj4YD70Bxes8UwEmmaaAIO159dH+DOOMGK",
+	"xRIWKFWSpprQzTJxBTf1LU2UHPD5TAO93SIGW2HOCYKekwymBokQRJYfgNYhWZpKwodzycIBB7XqomGy",
+	"xvtAwRtSb1HfOAZRjhcXqXfv7gJ91TWKG4MpjqCQQJbY+7RAzo0nL6pmxQy8SjljsbRk3fCgO/A2PCIh",
+	"kLT+TyFJoOaBhIIHNO7/ZNyY0yRiJtW2YeyOZzSasJ1Os7XE0d3e3jYpvG6K7Oql+Va+fHN2cvru4hS+",
+	"0Ux1otKcRZSWtTs+P6sFtRsrQtRu2hh5yTidJbV+bbfZau5ihPoEeN786OpfV2yFGOSzY9Y0A5fnC7l0",
+	"ZRa9UDUT7GCrpb3am0SqYzcqRLvQKdMM80prft7kpdGVrLLhey2BTte+foakbYgvenGdVsty20bqg+RD",
+	"yH++/EUWbPjwhaxIiFY1tv3m5VIGNRA4gIW6T7Y08+kSI38MMQR6G2BmeW2Ppt7sLq6vahAHh5evqEtW",
+	"CJ+0N3/yES5nzTmzGD/a3fzRdyIbJXHMQD7tdjrbDDPLRKQF+VHKTrlK1AK/Pdz87aUQbylf2Kxt+rve",
+	"NtA444plnKYmvzyoKEyaTsDWMpy1FEevNLrW8mefg9oyz1frQ25JCV79RcphXvXzHr4GtZmQVWopJTJk",
+	"8O05NJfefY4lqaMjVl4JBmamyduIRteaP3HOdK5KvdLEWrJ0vAPSacL1rRKJ2YJQBMqA55XNTFX5hFeV",
+	"nACpOa/fgPXsl67zwBR5Afmm6kpstY1gsPq+Q6JbpDlYsvLYK/gFC3wl4sU9iUHk9+T5QawlCCdVH21P",
+	"FFZ8XlCI6KV/XSJ17UeQunuRuQeSuCryBj6e/oH7s5O11hak6UTwcZqg5rHb3mKIc7pIBY0vhXhDM8wF",
+	"8Jekn3q3fcplOXKPct2LnBbl12q6igyZR1i/Bh6j8xJlY9BqV5LbkwmLrp3bPR2B9x3QUZ8mFbwv7HLq",
+	"Hy/OL4hUixSZ9Y8XjkAy2UDSJbiWPEBTDdoFk3JNZJqXHqVsWkXAwENl8RQEzEznUvzgwLD2lB+X2m9/",
+	"0EulaL4BuTJr8d13tl1P4Zt7r6n0dSUN8/WaWmSZp+rPTsn+xQmT/qqzFey/p4rdonmytw0YTeKMj3k8",
+	"bIkM4uHBghM54fAI44OIoKFk2xNBo5dZKeu9wvf3E/ECpwBJMmLCJ7m4rZb8zAh/BbkPgLWVwPfKtdye",
+	"kvjfrBHxzI49i3bfSLQbOXy0x88+eahA50xfqwW6Y1BmStLW7FAvaLVaucHMlEtjdzRSqZazKlS0qMW7",
+	"dSXY5QBi0MvSlLX82GKMkWZsWByY6lpwnE3BJzjI/z9737vcNo7t+Soo71ZZmqIV2XEyafuTx/nT2XXS",
+	"mjiZnu1hrwmJsMUxBWoJyLbuVFfdp7kPdp9kC+ccgCBFyaQtOe0efeq0TIAkCJz/5/fD0mIqHw4lDMvF",
+	"5UxRPAwj44in7MqNO1Gi1EyoCNIwxMJvrjbDAyZ6V71QupYg1dv/c8+5gT1Ay48wvO7lypRxeOMe+0mP",
+	"RX5rBKUoXmQoRhn02ofSaz4iZAOSRREhQkdd6yrDD7sKkb8CC3uZJtcCXhrX9RhjqsRInCh20D8oorv4",
+	"4hbMwNytxwqAaftYkdmHqdDQtshlDKCEejTueb8nigmL3ilHomtLGN2XckANQAJMWAwQrPxqqRcJRQDj",
+	"rW/Yp+QvrBPd7U343Z75+95wrgUg0BePTrIZ0IKovx1fuMjq5C49Rrmszv4LFdhEDgQJLJ4218THpvm1",
+	"KKE/hHLIR9dpdsWmXMH+ZIjdmCj2qv+ywIO4gMrPi8tZmkZHNRvAvHAJQpB1YmR2Z9E0voy6tgsNqx1o",
+	"l2CfNKkwfNrEAZ0mMmBch/Lw7vVRgRyoMMU0ePueBkxEfiUwlIEPoAjwEK77ZXBmJ5Y6s8+oEPaw4283",
+	"+su3PDWfYvD5g89sKzONN7IciYlinM5zgSpHc5gploc2QJusIbAB87QLa5SGtA1qVAY38BEOHqLFB+7M",
+	"NtPl3vUtNXqtNiewlePyjvQlCUhAT8hZAfDEev+gkf0/Edj6BJ9pGzN55q4JHkTYgMOZ0Sty7oQUQsst",
+	"M47Kumbn6M3LN29e998ssZsKS2upt+KZTp63AhnopS7LT7JkkgCJ8Qof5IPQVla2c0D+QhwT63IsTq05",
+	"0EwiFZevQSA5q+V3H1o9vH/E50y/N9bFd/UlPgjNOK7pZlyJ6nl4Yfkzp/HlytQtXeegnFknqgL9+XNF",
+	"3QL53zUohDLBd8dOzxoLC5B1QXORgc0VBDqNRaUz42UATCXLLi+TEVRYTEXOhsCm5ZthHd/aAuvXN62u",
+	"HJsEPgFMK/JuL5RvjfGtkxE8hAoI4B//D2Qb3QALWUTMVAJmcC6Yuk6mU+NunOtc8In510H/wFp1Fw4K",
+	"DUGmwEVaZaYfV+vOrHVfFEzGdTaqJdTgbAhrWGfsWelFxAeDt++fSo7RNisEjyswRlD8mnrdWrGD9u7C",
+	"rsQAxwOtO4A5VwNq2moWrCkNaS5S7dlfrK7NJqJq25szPGdzoe22dnsJiMF0Dm0GnF2KW1suYxQWlvTA",
+	"63kFYMuejK5+AZfilb8FO34h6P0j4UqzJ37bqoO1qIO32a00pijWlVX3OjqReOoLOflEeqOQr0vVxruy",
+	"9G8h7p2SsTL/OJQlSdxZKoq79bIYnXQ3b6JCaWxFLaS5J3ZWmHcGmc0eKrJDCTVoOBol28UkURPzrhHh",
+	"qlGYx4YRHEE6xR46JU11meWh/GVwtsLn764S8CSfnq18H7x9v5XoW4m+foneOnDw3VVAJSj5vQX/f0zT",
+	"9oK/Iv0wxl4KzEZG7NWohRAa838ZnLGPH5kCoU7y1AjPCXdGPMZN8SF3fV0phSvuBYHbfbROqdUVoWxh",
+	"3zfTFdllKKtaYiHIrBajzI9TGr8Mzp5KadBeerTSsF/9l8FZULYjSl9+q1G2GmWrUWo0SpGPIq1ifkBh",
+	"+0TKpfjbqliUzYoV3aElfYEqwHIzFTiSKrJZXEpvdQNiDroSSMGqk4lYUW9y7p7uwYIx+N1WqJz7S3+/",
+	"VDsvfcWGJbs+wcLKchVd95X/eFHm51rtwhc/zuYERLWJb3WHUUHQSU3Udli1GA2bGYzujAVkRLpNOo7K",
+	"wI3Pov5sVHrkRoVop4tDWmTk6wavOOvVD7WtUdvQqa0utHdkF87YQ88uTbSiaO00k1KMtKpQYmS3kplN",
+	"nfMROYbcPbDOCnQD4/poY2ya/wkltt5fCa3qQCsDbCZikbk4OvIwFojiwdWkEdSC8YuwF5Kra1Umc0Vv",
+	"E+7nark8DFbHfawzIPrlcg51SEeh5Fj+xoFZFB7TtrF74y/o0T1K9YImhgr9g2JRQomt2FwaEUalZlAV",
+	"Zef2WHUQhUJILjUhBxLPDPv25ewolJGQN0meSUDbZtE0z+LZyHyvolKqW6yVx/Q+5EqYORyOLt08CGVk",
+	"FjuqvAeC+xQ3swzTdkqzBZCqH4mmIfMIdI+hVIA0VPDiWhKDgKXZ1RUAHVPBlzHzRqngOVbK4AQsgcIx",
+	"Nc5uZSgnXF0bD35Z+xhr0D0Wyge1j5Xl4xqKrZaCCTeouqof27b8atksG+jVKGuzlprswVpsWcRhhMJM",
+	"xFXhum02e36FU2upgsIN4Skv7s55a2VbBjtZVfFUqN06i9lVPqGlu9JyJqQmW8elXDntJMtFQCUQGsQv",
+	"j5XRvOywf2hp1C3OBdYDU4wq0RTwhSTcHIOpAPyAxGoIcwHYHjHT49xca6R/jQR9Cy+wIEFb2uCl4fXh",
+	"ysMadGl0E7a1TuuKQ8F6fr+TEiwvBKwKc88OYcvMkNoawSfYqf3nrUCfmdp8XoWEazhZrRw+qFusaYTm",
+	"8gpUyhzisd5fo4BFBC+KteuR5xFFrANAPyMRY88QqJ9QUv/Rgp+EzSgYu6ZOHOg0iRMwLOJlKi6UpOOO",
+	"oezXy6w8UEvVcXys6+w/1FWYreYdWSkDVnGWNBcIq2dp4Co8TtIRd09LgWdHrVvuEfPRH17+bd2GRm4D",
+	"brPfodfwAm6gxsKaSvUOxEetnFTNRSXoA72hRIV77L2jbTwFTEaCHaNZnEj2JC2bSZ2kQJkq0ABTQvds",
+	"lfQFIB/CnyJH0jbmChgdmroSX7gW5/CuT+RTfBGT7GbrU6zN7MH1XDxHuwpbUhV93O/pYNSYvaXHo4LU",
+	"W242uNTHzXb4/d7HZjd3VTlrcadfjNRNVSnn7inuU8TF85aVb6NSoGI5t2drky7Fow9WK/9iVodqJxZy",
+	"SS6PRJoHkxPJQk44QCDREaVr8CVCCccqPmKcnZ7/rfAyCCI1TaRgkUKNHsRC6QQbmoIJv/sZ2MQ+BHDj",
+	"AIgA5WgeBRAPk0bTZbeA1oS0Y2wI/oTuuQkRC3ucTONdc/zhN8RCKCdYdlUoKU3DRpAWi5DC33hUf+vv",
+	"D07+N+Bre89nHCz28fwn9nL/9WtsbsznODjLWfSn6DiUUfEOmLqhB9xVbDb1njuRhOJwlfOJOmYRvHDE",
+	"OIvFKJnwlCUylJFbANYxNz482P9z4KivjK81SWSWs5lMzB1oqDJOm6OcB1SLHJhcje93wD4lf4GG/vdZ",
+	"jt3u9lNgZY+5kjL93rvvKvfCxj6ZKXAphYT6n3GWxsqCgps13FVsmCB/Cb2wxyQV/SmCu1BuaSz4VCgN",
+	"HxYycjAbdhTgnGbTU0WrYnZFWEeJG5HzlG6psEFBzSbQNwdQslLswloUKb9ai6nz9scz/PZv3wXsw9l5",
+	"wN4O3natPQY0JLdjBAQgDYPn4hgjtWWDDIlsvw3OA/ZexO/uAvbtfHDeJRJwM7qw6Mg7r5h7LvxLHwYW",
+	"g0Z0pLjKdIL8fPBTN3Aox1Ccqdi1ENPylIRovyh6gNUL3tMcG8IgGc7RLcdBuE2dyWhjB5SstUnaAizi",
+	"iPgCc6XZJFEASoFZ21C67HJJE9t24chIBohiBJQshuRzgH8cZelsIi3UB6Inh9KIOKPvjaDpfPv6fu9N",
+	"wDhLBY/NQw3nWuxhHduE59e2ArkLnxOCj2bqU1S6e1/nU4v9X1jImA8VcpTPpxpypQmhbHiBljrzeDDb",
+	"tPmwLJLxpJbDZmMOPyd6/KXxY5+uGLvhuCttUrfEEeTJ0f+y24nAVLYRimeMovl4E64K1nDQ/+HP+68O",
+	"1hyLKAjAljWYSG3pj9qizIFydVKb4DnnjFapvuzv3Y14kmq/YDEblc6JAhTfM1HMiDFjFiB5LxgdxAvF",
+	"JTFNmUsW1RYWRbFOhP84YpG5LiJA0ehaZrcS3xSp8LlkMwm/0r2wE2XO0gSWM9UAbxWY/eNItrmlp5jy",
+	"Kwq8JOZN/t9MQCcHYdcT5VIh0zxW20Vmw+AeFuY15MVg4RpVR767Ea2LIv0xK2oh8UtvKyA3VAHpCO6s",
+	"jKMfHuqcWgITFFqYOFoqtFzFfFuB1bRHARuNvpeQKjVjgJxCxlnWAYkhtBEWI65Et7dEJDiG2nbdBOc4",
+	"bB0yQPkNCvfilpe7GdbfBPFsGh+eLyFDTfcCneI1NS+U8DaXY4WfixRqopGeqmCAA6BfdKOPEMuTQYPo",
+	"sf31lGtxleXzoyISAceP61DqROTHTIrEKGfvggwCDynCZXLCEPWBFwN2O04A6BHBolQofd6+dN5jgyxN",
+	"WRUAiDI0ER7kyAenEzF2v2LHbRSwLA8lcfANjSgs2rR63hAoCXB/oMHg299TuFvmUgJ/e0kt7wG42aEs",
+	"kSLdR4R02D+AkPwUUewukAIqsnbYtZjqIJQqK7MGIdcf4mYyGmrZoxLFeBwTWCVSnGcZoqjZ9VCMp9jn",
+	"ecsTXS25VhiiKUBHX/VfhrIWI5Mt0oKVYDOJ+tIFZpCpic9VKC9zIQLmv1jBjCjZUDBiRIIkhlpeBA26",
+	"ag21zzBPu5Ln0pC2lc6VwRsAmrS7fQA94421EF3eXg/djzTp4HG9VvY/LKDkxtt+twiUT4RAybGSq7lq",
+	"H87mbWAlSfFB+Hm5Zj9LbjAFoJDOmqepk9h1LYk99rmKX2wUJ9G+Lhr+fzW3f7w0hbdoKkf/6l/cXOJU",
+	"hm0g+kpvgXM0fQ26uvV7uHFLE9AqKIwu6in9dwc92Eq/TUk/2JW+pEF4B5I1zaUgpg3by8F70XWdGeFi",
+	"r5bO2wY4O9ylffvlIEi3tr7Fir128Q5r+KynnN6Zay5W2dhicyPWY7R99Uy1bdHLWote7LJuOkzwIERe",
+	"wMA1riWAuEhWh7HLFdISHBFD8WQi8lECZRo3GSDpdsTdNMu1yAOWTOy/PCR5d2h/PGdyNhlScAId6YDp",
+	"TPNUBSwXXGUSawBwxoAlcpRpkU8CYNjnepYLqKKhooKiciC7la6wzXrrmRQ9NgDc30QTr7/WwHKgLYov",
+	"llCYoeXaUxYnwAeC1BKJZhBlyZEyOZ332EkoYwv468STLak7qiF+r62yeziI7sNF0bpwFhdgnR+OuAg7",
+	"rSky1pl/8RowsRz8lw3BbAGxtqC5Nfv7SSQ4/Pte+V2WzKxzePfaiMpxYEv9zA+EziWhKghSKFN+ZSRn",
+	"LsaZ0ljupMeJCuXJ4KMj312OL5uoVbiDAZN8As6nVhASNUOMzP325WyJ+MOT/CyFHy7VVuJtJd6/KwRg",
+	"wYHwPQQknpomAtLKRkA0TSaUDD/ov2TxNGGdN/sHd/sH+2/YNLkTqaoRj+xk8PEIUib4HKG0SY46ENop",
+	"kLJ9L1n6+cOGZSks4Ata/nVJ0c8ftlJ0K0W3UpTYcQafP3SfUJauguMuyVKC0DaS0IpPI1wrKNqKdbS4",
+	"0wGL/u/fTyL23//5X+Zfv0SPlqz/MU2/n2R9CKT1w63UtaJam++2la9b+bqVryRffxmcPY18RSqA5Qne",
+	"kypQpM4AMYTxKgMC9v7gfFBmk8nLJJ9AsYxfXXVE7VM2IDnJboSCEilEIokCV5YxhTYhnnI5ElS5EydU",
+	"uuPRJfdooMcYXGpEYtkUw8WIgFItq4JUtFmuOJQQck0K4F9s37oHL/Hg3qKqOrH9BVZqTUmehybG8XM1",
+	"zYx/KV3dXH5Wx/22vjqiv2WJnbhFcqo8auNVRWZ/XuT2ftE2T/7v1JWEm591zCboti/bwRPaJmM94TK5",
+	"hMdfZjJ/sle0q9Wvr8t3kz0HtHC7No1K4D/5FzcXEpVhK0rg3ZfalsBvqAR+4m1Oe+CK39ZgTy3DAR/M",
+	"Cqy17BKaXKwFlWFfvn0MV2/sNS7amnUsqLON66FUIy5Z59v54Jydn558Bn8yYINzZjxQ9ur1y36XZTlM",
+	"L2S8l13uxXzORmmmBOtAwzv7kBux3UVsaM+I+hgrsLzMpfjcxxbCKKhyqVgQbsc4QvIjlFUB4vr3okrZ",
+	"eyaZzNwaGI8JTbbSkoXSXaDGPBfwYmh4MR7HuVDqCFPqgLw65jeCEfBAwKLLPJuc4FURmyYjKE4XofQo",
+	"tNDKFDGWFCVAmWIc9duE4BCKevMa/HXWgf+GsnSrLvQPUnPxBAreYXuqI/PGuIbae3U7N1WoX+jswv4N",
+	"ivHNbI5lzJbIZzKUvDxH/wcW0Z/dBGa1Oy6a0F2YDkoq4I1DabHNXbBiQtgZxq+FEoHVy8D8rdT7HCH9",
+	"DAG5k3vs7wJ4YJnpi+K3evisYg9oMQXwBjwICntdp3x0za9E1z2dvf7CTK5mUyj3oL6Kr6Vv6kx386nd",
+	"bSKI8CCJmX8uE8UAVp0N54yzf2ZDcFQkujP+p4goRGQ7Ecwp/Zan1O9hr+y5qwq3BRtHbBsJDRdm93xC",
+	"iPyIdSogjpe5EAjIYD+bfRJAJOuSr+Tuauf2faV3Zh29XKx36rJbVTzyx3gF8LtVe2toe7BTtet8qI5q",
+	"2/ywOH4D/Q92KU9pjzU2QtyA9obI/d7K4u79Dl0QW5T3dZo/p6D0jQS1KrV0sheMCN86QIuh28pmatle",
+	"4CZcXVn71d+c5KygY+Iq9qgPF4BpoPnMiV+E/TCvt6sgeF4XOvfEVjvv5ZMTiut0TFAUxe3EQqsYxiqp",
+	"4C/3tsh2rUW2k2KfbcQRWTxUL8zOv7dOy1xk7NExtEOWPRFnG5GNpVBsYJntogMSSuOBBOwWnIghz0fo",
+	"AQgW58mNyBlYbccoanASX96wXBhTrQvEs6GsZylfrq0ISRJH+exAtui2MKyWZNHsyTDv8oTiYF31Xvgt",
+	"+CMqvibeAjRNqX2qGbOmzBpszW1ibVvwWuTJ7A5FIL7JJoVpNhWST5OePShLJeh0NkwTNRYx+2kq5Mng",
+	"Y5HHG2XyRhjv00jW/3X+0+ce+5wx8+2E1HQSa60SmskM2Xm0bZF5k913nP0bl48xj+ME02iD3DyvTszs",
+	"xity8ikb/lOMVrFJAW7pwwwL8yxiNMuNXX30j1/9HfJ1nBSoqADtROvm9obQfOfX0led80n6wK8aIJCC",
+	"RVRo+Un/z8mns3af1D5qS4zgJ1xueqea5Z4mo+vZdDWpKV2zjlzEgG73DDIR+NaN8hCD4tLmmrU0aEUO",
+	"glZ/m4HYUAZi6rakPR72lw1mH+qqNkbZBNEDRlmaipEujHquWcRtoHwo9K0QkkVgcZ3oiAKIYKKb/+18",
+	"eX/KXr58+YPnHsAb2ZC8cba/nrLs8lIJHTDRu+qFMjroH7ze2z/Y6+9/7f9w1O8f9ft7/VdH/T5FWWM+",
+	"h6cbZ7McI5uAHktwPzRbl7iqeJpSrUYpPOvVmRw5HssCsCcyZyOeOTaeCuB0RBUrcGY/QxNghBEF/zZF",
+	"WQvB8H6ZpcYxqguMU/gX/qd7xIo15Ma2LC8xy6RDnQllzOcB2L2UYJlypY/9AbaV+NAsnGLcGKDHxNkF",
+	"kZ7zmZmEdWRWACxjEmQG+MOy2ytF7CNY80pNT4HK6JBUkV8WtwRlgY5ZRHvp1FwTMSJVVeRPJrntqewA",
+	"zvS+D/uMnxcYZIUKZZVCNhf/BAZKD4mY2GLN0tjLMMESHTMuWTbT8FcLEVRHGFsDEXTsQwS5jWJugghT",
+	"AO5mt00oF4qIAEEIovH30q4uojeFciUVK3sQEytqgEeF4/Fg43RNg/GDmjFt1VZ19AaYVvHVzu2Hbvha",
+	"xfVtX+k+qOJCrhQSdRuA3+JjNMTHsBvTy6BO7flvani0DOHTdPcH8Mk8uC98X2mX97Ux6Y9av8qJuXYm",
+	"Pw5bT/D+9yJLnonUeF6B+9bHqGWcyT9GL0ZcjkTarhwbxzDuWS045zE76PerNjBeDTYw2LaJDmWcxMYi",
+	"s2Y81Zi4KxfKS4o5jqEkB4kkI7IzEnkVhRLqFJxy42lKyBMsF6MsR8ZJdSvyrps9kSJNrpJhKi7M0yKt",
+	"v28lGisJzETW8ZIKibKm8y2fF1UgCwbkY4zDgsWD1gitPc+hqDXDYJl+N/Lp1H61piacu34d8snNtq1+",
+	"3loz92IdWpH2AOHbtlwaSW/z1TFKe9H9QUqluYx5asQiePWX5Enb8GUoa4kaUq6h4GrEZS2u7Fmi9Ff7",
+	"pN8JA90twhNBoNP7rhEBnd6gUdT1q3dtcwFYHrUi7moXcxt43VDgVRenxQoP99MGQ6/vszQFPjcbX0XG",
+	"Lo+dzxJtJ/KK/JrAtgpbOligyKPa21B2uC9V6CUCP3oXMTlLU6ic2C/CS1Lc2quPvdii/yAW6wyoxZMi",
+	"Arkg2LBctl9MThNTfe8lvXWiWYdaXHaVvQYLMPCd3ItSCXa351WTT/icDUUoMyxMdaXd9JiU9AXCQIV4",
+	"8em8VFrfAaFaImubqKNQ/u3ky8eTz1/Pe5M4YOEOBnfxr+HOMYSoWbT/y3//539BYey3wfmu6h6HsigG",
+	"X1X3bJ8fwpq0orZ8uRJjtiUNq6azm4NC0F2qzzVfE+r/xQQawyNa3R6RbUcL3wapVhWLueb3BSWXRCCp",
+	"VrpBEDKUJ9LtGvMhoRqfMzhgwu207JLxkU5uRM2WBsUCX9DsuFB2XvX7bCZToeipQCNmOVPGMaNyZ3y0",
+	"vT2aAw901D2iVgbcdeCgmNWHXRq4rxMJGYv4RKOrgQDLUw7sje4r0cQXOLGtbsKq7CiUuBlhP5sLioPG",
+	"6s4ZsA7RAtivBIrUOFAH/X4vlCfuD0LGCj0PpbMpcTwm8ipAqpRL+EJWB0dE9STiKAhlhF/zQmcXyryj",
+	"cWEi320zZ90YHBNboqW4jIfZ3a4xRcgQ6QbuBBZSA1MM1yBb3MmkhMZrNs3SVAEFA+NDs8L7rymj0zFr",
+	"/QXwE6NQRsS8dCFpkwfsZZ9SGTAVUQRPOJB/irupEcbQU5A7EMUE+K2EBlqBJUFw0sdrKEqnmdrVpFcG",
+	"tS1JXxi+AVRp2m1N7aH2ttCyaJVTMRRvsDrE57LdVXaHWZsTUMSxvG3/ubypp4i3If1nXFMPnxm4lMm2",
+	"a2NbWj1yP1ngEgfVBdpR6NXQ7ICWMPoCrzBG6KKWhQsg8o7VuMbzzCHZrtiV0OywfwjQsVUjrjieDm9H",
+	"xmzEpcw0Gworio8wmGffNru8sK9TGyN7C6MKKV1xbCtnyWrM2HmYU67HhYOZxDtVAVlPwqfz64vDyzd8",
+	"f3Qw/CF+KQ4vX/HXwz+P3sQ/iJ0m/HuH9cs/JV4Zq5e2sa7vxQWqs2nt9t/4kQ3qo0iFWdcxNnC10gIM",
+	"m+Jpu16CbGR5L9V9JXAfhH5+J+nZ2CvPRYM/r/TaA45lywSbo7FcFuA9QX+sYxQZCe4uI/Y2uKZ68Nhn",
+	"pCeXo3QWCwXA74m8YkqMcqFVfW3qz/YxnkFxKi3ZubcGjWKmPy8Z1/wMLp9hFZWk/622AdVN0Un6q+yd",
+	"V3e+Hs8zWwRVRzxNh3x0XZAXm3/863+SF98bZvH8f7yY5elvy5PlP4+5tgEgIWMoR+TM0TLGTMh4miVS",
+	"Yy8acksLeSPSbCqQzoGQxEJZcDskaAKPxR378dPJ6d75jycHr14DLEY46/dfjv6+R/mtva/JRCjNJ1P4",
+	"g+jh33N+i0V/8GPErsVcxKEsqgK9dd5VLCLpcg7CJTpmmNEGplyY3PjEwAzBJXvZ7zMVSn7L5z12gsG7",
+	"g7s7sCYSyfb7TB0zKTQQakAISwUw0142M/bFq7u7gB3234ARe3jwQyixEhdZDzv7bJLIgL3C/xzY/7Lx",
+	"MXvFuNZiMkWGXJ6m3QA8JUKXoDDVJU9SXD/HTM41FCKgc7DaaHEfyVgVAXRg5NlMJ/LKWTHYiFXYMcXH",
+	"AI7qlUZN1VYJah+A9geLEgdVxyeCZZJQUiCceozkZsTiEefZlMUzlLlCNX3YvY/x4573m0zubDecDeUl",
+	"yn4oCLApoNO593ncTm7yQInU4gotr+oT/bj01OgmZ6XBk57bg9pq6R4Fogd78i9cj8anRCkbN2NZr4z5",
+	"LcCpPrXsBX9XN8hOdt6aweld/TA7IVnJ3zDr0Gy2yhg7FSn7r6IpLb0/oCU7faPg6d//vqhF3tq4em9l",
+	"V9QJOWnMxeFtN7WncL59OSP4w0rowF6iGDcXmaGFpFOsE/0j3PlTuPNrhFAvkOtDuE18fKuVMokZMUrL",
+	"YRR1QYfcW6FelwsK5UF/HyuvQOD5aoqYnM3k3UdUrNPnXUOwnmZqF6yvDGobrF8YvoGqdTKVzOfDb9nU",
+	"JPdGPMoYL81TT9LmXe3X+ZZ8pG0Y/BmHwZ20Ylw6G7qNQ0AXNIirFa6B78nfGwl/a41LTJySiXnMgCU8",
+	"tiLaSEZj3rq8aI+decFwI9PwCV1cfEn4upBb7Tx7Gldf5HlY+1p/yKjyd4MWgPUsfEJc5w1v5GAFh6j3",
+	"GKjfy1ITwDAg9IQKuo4x+YPQG9mOawghPSR89Dht1URHbU/TeslEH3iUWgWJjN+0eIROx1xCP7Ocg2Mp",
+	"pFGYxkuPvAsJhhEzKlGPRTMHzVi2ko1uCGUymcy0mecIrGNYL+xZVcKCtCaK2TYDNHhqyruOKbSMJJ+5",
+	"oGqjasCHJVJpwWsrWtB9WtfpfqiBPfOfoqmB/a1uUPOjvWT4BqphasRWU0/35+VDNyLEqO7vjy3M/p3s",
+	"atwtT2yOLNjVLwrreGnG7G1hQFvGDOsHlFNlfpuDoHAvBB9X5siK6R8j5YLfcWbNOihtsmqlMa0lSmX0",
+	"imxa8f3/eKbRs21m8DMmaXYFddRPYGutkg4v/mWf6CMQCel8vjwX91fjeSsEvs9y4XIQ8B7uzfLkaqwZ",
+	"v+XzgN2OucY0u+sS79WQ6Oh8Xtnhj5QZSyIJSytlikVoWDETpzcX/eH+6KBSLdO/3OeNKmYOHidz4FPE",
+	"baUOjXqw3FlaBUwbIVEUndnWzH0/phray0xmt09vd2hyJOoFyDlk8Dll5VlEY3tmVGSTJRVbBNMhkLII",
+	"d5SQMfQ8hDvQgZHJ7qI8+SrUZsInf6gzC50jTmj/cU/udwuwCyCdg2UWN+IJguvlxOa/doaC5yI/menx",
+	"ztE/fjX7WYn8xh6EWZ7uHO284NPkxc0+7HZ6ukWtn2mhAqoXtyWvAbEEYoi9TH0IOp40KzFjLSrlT9Bw",
+	"jABl1FBIIX4H1JDkjiQDrQ57A2/+Idejsai7wTvs3AYUNl1ipeEAVEcUPtDNV0HSV7VQ+t5dC6DamgIT",
+	"2xeaXS5AsQW2n9zrP7C9pZV+Uu9urphy8WanJZwg19oe8/mucuCA3lS29X5xJqK+YcYuvCSp5hAzCBWQ",
+	"DY20Lmajn2uXn8RQueLM+7K+JexN6YUI/7W832hXsexW+rhbAGSqkOQ3uRHUYuSmpSv3aHztfgH1M06U",
+	"zvK5NxSDjEuep0CYLaBai10iNN/57dff/n8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

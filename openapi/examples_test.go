@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/shipd-dev/shipd/carriers"
 )
 
 // jsonBody is one JSON request body or success response of the contract.
@@ -104,7 +106,7 @@ func TestEveryNamedExampleIsUsed(t *testing.T) {
 	t.Parallel()
 	doc := load(t)
 	used := map[string]bool{}
-	for _, b := range jsonBodies(doc) {
+	for _, b := range append(jsonBodies(doc), csvBodies(doc)...) {
 		for _, ex := range b.media.Examples {
 			used[strings.TrimPrefix(ex.Ref, "#/components/examples/")] = true
 		}
@@ -112,6 +114,54 @@ func TestEveryNamedExampleIsUsed(t *testing.T) {
 	for name := range doc.Components.Examples {
 		if !used[name] {
 			t.Errorf("components/examples/%s is shown by no body", name)
+		}
+	}
+}
+
+// csvBodies are the contract's text/csv bodies (a carrier account's rate
+// sheet), requests and success responses.
+func csvBodies(doc *openapi3.T) []jsonBody {
+	var out []jsonBody
+	for _, o := range operations(doc) {
+		if rb := o.RequestBody; rb != nil && rb.Value != nil {
+			if mt := rb.Value.Content.Get("text/csv"); mt != nil {
+				out = append(out, jsonBody{where: o.name + " request", request: true, media: mt})
+			}
+		}
+		for status, ref := range o.Responses.Map() {
+			if ref.Value == nil || !strings.HasPrefix(status, "2") {
+				continue
+			}
+			if mt := ref.Value.Content.Get("text/csv"); mt != nil {
+				out = append(out, jsonBody{where: o.name + " " + status, media: mt})
+			}
+		}
+	}
+	return out
+}
+
+// TestEveryCSVBodyHasAValidRateSheet: every text/csv body has an example,
+// and each is a rate sheet the one validator of rate sheets takes.
+func TestEveryCSVBodyHasAValidRateSheet(t *testing.T) {
+	t.Parallel()
+	bodies := csvBodies(load(t))
+	if len(bodies) < 2 {
+		t.Fatalf("only %d text/csv bodies found", len(bodies))
+	}
+	for _, b := range bodies {
+		examples := examplesOf(b.media)
+		if len(examples) == 0 {
+			t.Errorf("%s: no example", b.where)
+		}
+		for name, v := range examples {
+			text, ok := v.(string)
+			if !ok {
+				t.Errorf("%s: example %s is not text", b.where, name)
+				continue
+			}
+			if _, err := carriers.ParseRateSheet(strings.NewReader(text)); err != nil {
+				t.Errorf("%s: example %s: %v", b.where, name, err)
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -84,6 +85,34 @@ func (s *Server) DeleteCarrierAccount(ctx context.Context, req gen.DeleteCarrier
 	return gen.DeleteCarrierAccount204Response{}, nil
 }
 
+// PutCarrierAccountRateSheet sets the carrier account's rate sheet from the
+// CSV body (read whatever its Content-Type: validateRequest leaves it to the
+// domain, whose one validator says where a mistake is).
+func (s *Server) PutCarrierAccountRateSheet(ctx context.Context, req gen.PutCarrierAccountRateSheetRequestObject) (gen.PutCarrierAccountRateSheetResponseObject, error) {
+	a, err := s.carrierAccounts.PutRateSheet(ctx, callerOf(ctx), req.Id, req.Body)
+	if err != nil {
+		return nil, err
+	}
+	return gen.PutCarrierAccountRateSheet200JSONResponse(carrierAccountView(a)), nil
+}
+
+// GetCarrierAccountRateSheet answers the carrier account's rate sheet as it was sent.
+func (s *Server) GetCarrierAccountRateSheet(ctx context.Context, req gen.GetCarrierAccountRateSheetRequestObject) (gen.GetCarrierAccountRateSheetResponseObject, error) {
+	text, err := s.carrierAccounts.RateSheet(ctx, callerOf(ctx), req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetCarrierAccountRateSheet200TextcsvResponse{Body: strings.NewReader(text), ContentLength: int64(len(text))}, nil
+}
+
+// DeleteCarrierAccountRateSheet removes the carrier account's rate sheet.
+func (s *Server) DeleteCarrierAccountRateSheet(ctx context.Context, req gen.DeleteCarrierAccountRateSheetRequestObject) (gen.DeleteCarrierAccountRateSheetResponseObject, error) {
+	if err := s.carrierAccounts.DeleteRateSheet(ctx, callerOf(ctx), req.Id); err != nil {
+		return nil, err
+	}
+	return gen.DeleteCarrierAccountRateSheet204Response{}, nil
+}
+
 // credentialsInput is the credentials object by field name: whatever
 // fields the contract names (each carrier's connector says which it takes,
 // carriers/connectors), so that a new carrier's fields need nothing here.
@@ -106,7 +135,11 @@ func carrierAccountView(a carrieraccounts.CarrierAccount) gen.CarrierAccount {
 		desc = nullable.NewNullableWithValue(*a.Description)
 	}
 	updated := a.UpdatedAt.UTC().Truncate(time.Microsecond)
-	return gen.CarrierAccount{Id: a.ID, Carrier: string(a.Carrier), Description: desc, ClientId: a.ClientID,
+	v := gen.CarrierAccount{Id: a.ID, Carrier: string(a.Carrier), Description: desc, ClientId: a.ClientID,
 		AccountNumber: a.AccountNumber, Environment: gen.CarrierEnvironment(a.Environment), Enabled: a.Enabled,
 		CreatedAt: a.CreatedAt, UpdatedAt: &updated}
+	if rs := a.RateSheet; rs != nil {
+		v.RateSheet = &gen.RateSheetSummary{Rows: rs.Rows, UpdatedAt: rs.UpdatedAt.UTC().Truncate(time.Microsecond)}
+	}
+	return v
 }

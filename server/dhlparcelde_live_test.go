@@ -250,21 +250,15 @@ func TestLiveDHLManifest(t *testing.T) {
 // A tenant connects its own DHL contract: its credentials are checked with
 // DHL before anything is stored (a wrong password is 422 with DHL's
 // words), and its quotes and purchases go through its own user, priced by
-// its own rate sheet (carriers.Credentials.RateSheet).
+// its own rate sheet, sent through the API.
 func TestLiveDHLCarrierAccount(t *testing.T) {
 	t.Parallel()
 	const user, password, key = "shop-gmbh-user", "shop-gmbh-password-1", "shop-gmbh-api-key"
 	fake := dhlparceldefake.New(t)
 	fake.AddCustomer(dhlparceldefake.Customer{APIKey: key, Username: user, Password: password, BillingNumber: "44444444440101"})
-	sheet := dhlSheet(t)
 	b, _, live := setupLive(t, unscanned, func(c *app.Config) {
-		factory := connectors.Catalog().Factory(carriers.FactoryOptions{URLs: map[carriers.ID]carriers.Endpoints{
+		c.CarrierAccounts = connectors.Catalog().Factory(carriers.FactoryOptions{URLs: map[carriers.ID]carriers.Endpoints{
 			dhlparcelde.ID: {Production: fake.URL(), Test: fake.URL()}}})
-		c.CarrierAccounts = func(cr carriers.Credentials) (carriers.Carrier, error) {
-			// The account's own sheet, as the carrier account's rate sheet gives it.
-			cr.RateSheet = sheet
-			return factory(cr)
-		}
 	})
 	b.billIn("EUR")
 	account := func(password string) map[string]any {
@@ -287,6 +281,7 @@ func TestLiveDHLCarrierAccount(t *testing.T) {
 	if a.Carrier != "DHLParcelDE" || a.AccountNumber != "44444444440101" || strings.Contains(string(r.Body), password) || strings.Contains(string(r.Body), key) {
 		t.Fatalf("carrier account %s", r.Body)
 	}
+	putRateSheet(t, b, live, a.ID, dhlRateSheet)
 
 	var rates []accountRate
 	r = b.doT(t, "POST", "/api/v1/labels/quote", live, dhlBody(88))

@@ -41,7 +41,7 @@ const (
 
 // setupDPD serves live mode on DPD's fake alone, priced by dpdSheet as the
 // operator's --dpd-rate-sheet does; tenants' DPD carrier accounts reach the
-// fake too, priced by acmeDPDSheet. opts apply after that.
+// fake too, priced by the sheet each is given. opts apply after that.
 func setupDPD(t *testing.T, opts ...setupOption) (*bundle, *dpdfake.Server, string) {
 	t.Helper()
 	fake := dpdfake.New(t)
@@ -52,13 +52,9 @@ func setupDPD(t *testing.T, opts ...setupOption) (*bundle, *dpdfake.Server, stri
 	priced := dpd.Descriptor().Priced(c, rateSheet(t, dpdSheet), "set SHIPD_DPD_RATE_SHEET")
 	accounts := connectors.Catalog().Factory(carriers.FactoryOptions{URLs: map[carriers.ID]carriers.Endpoints{
 		dpd.ID: {Production: fake.URL(), Test: fake.URL()}}})
-	tenantSheet := rateSheet(t, acmeDPDSheet)
 	b := setup(t, append([]setupOption{withoutRateLimits(), withCarriers(sandbox.New(sandbox.Config{}), []carriers.Carrier{priced}), func(c *app.Config) {
 		c.TrackingPollInterval = 20 * time.Millisecond
-		c.CarrierAccounts = func(cr carriers.Credentials) (carriers.Carrier, error) {
-			cr.RateSheet = tenantSheet
-			return accounts(cr)
-		}
+		c.CarrierAccounts = accounts
 	}}, opts...)...)
 	b.billIn("EUR") // a German shop: the carrier's prices are in its currency
 	_, live := b.newToken(b.account.ID, "live", allScopes...)
@@ -158,6 +154,7 @@ func TestDPDLiveCarrierAccount(t *testing.T) {
 	if a.Carrier != "DPD" || a.AccountNumber != acmeDPDCustomer || strings.Contains(string(r.Body), acmeDPDPassword) {
 		t.Fatalf("carrier account %s", r.Body)
 	}
+	putRateSheet(t, b, live, a.ID, acmeDPDSheet)
 	rates := quoteRates(t, b, live, germanBody())
 	if len(rates) != 1 || rates[0].Service != "Classic" || rates[0].CarrierRateCents != 399 {
 		t.Fatalf("rates through the account: %+v", rates)

@@ -19,6 +19,7 @@ import (
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/addresses"
 	"github.com/shipd-dev/shipd/shipping/batches"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/shipping/trackers"
@@ -62,6 +63,7 @@ func problem(err error) (*apiError, bool) {
 		fieldError *webhooks.FieldError
 		onManifest *manifests.AlreadyManifestedError
 		notBought  *manifests.ManifestNotPurchasedError
+		badSheet   *carrieraccounts.RateSheetError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -151,6 +153,16 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusUnprocessableEntity, "carrier_credentials_invalid", "the carrier refused the credentials: "+err.Error()).withField("credentials"), true
 	case errors.Is(err, shipping.ErrNoCarrierAccounts):
 		return newAPIError(http.StatusUnprocessableEntity, "no_carrier_accounts", err.Error()), true
+	case errors.As(err, &badSheet):
+		e := newAPIError(http.StatusUnprocessableEntity, "invalid_rate_sheet", badSheet.Error())
+		line := badSheet.Sheet.Line
+		e.Body.Line = &line
+		if col := badSheet.Sheet.Column; col > 0 {
+			e.Body.Column = &col
+		}
+		return e, true
+	case errors.Is(err, carrieraccounts.ErrNoRateSheet):
+		return newAPIError(http.StatusNotFound, "no_rate_sheet", err.Error()), true
 	case errors.Is(err, shipping.ErrCarrierNotConfigured):
 		return newAPIError(http.StatusInternalServerError, "carrier_not_configured", err.Error()), true
 	case errors.As(err, &refund):

@@ -50,9 +50,9 @@ func rateSheet(t *testing.T, csv string) *carriers.RateSheet {
 
 // setupGLS serves live mode on GLS's fake alone, priced by glsSheet as the
 // operator's --gls-rate-sheet does (Descriptor.Priced), tracking polled
-// every 20 ms; tenants' GLS carrier accounts reach the fake too, each
-// priced by acmeGLSSheet, as a carrier account's own sheet prices it
-// (Credentials.RateSheet). opts apply after that.
+// every 20 ms; tenants' GLS carrier accounts reach the fake too, priced by
+// the sheet each is given (PUT /carrier-accounts/{id}/rate-sheet). opts
+// apply after that.
 func setupGLS(t *testing.T, opts ...setupOption) (*bundle, *glsfake.Server, string) {
 	t.Helper()
 	fake := glsfake.New(t)
@@ -63,13 +63,9 @@ func setupGLS(t *testing.T, opts ...setupOption) (*bundle, *glsfake.Server, stri
 	priced := gls.Descriptor().Priced(c, rateSheet(t, glsSheet), "set SHIPD_GLS_RATE_SHEET")
 	accounts := connectors.Catalog().Factory(carriers.FactoryOptions{URLs: map[carriers.ID]carriers.Endpoints{
 		gls.ID: {Production: fake.URL(), Test: fake.URL()}}})
-	tenantSheet := rateSheet(t, acmeGLSSheet)
 	b := setup(t, append([]setupOption{withoutRateLimits(), withCarriers(sandbox.New(sandbox.Config{}), []carriers.Carrier{priced}), func(c *app.Config) {
 		c.TrackingPollInterval = 20 * time.Millisecond
-		c.CarrierAccounts = func(cr carriers.Credentials) (carriers.Carrier, error) {
-			cr.RateSheet = tenantSheet
-			return accounts(cr)
-		}
+		c.CarrierAccounts = accounts
 	}}, opts...)...)
 	b.billIn("EUR") // a German shop: the carrier's prices are in its currency
 	_, live := b.newToken(b.account.ID, "live", allScopes...)
@@ -221,6 +217,7 @@ func TestGLSLiveCarrierAccount(t *testing.T) {
 	if a.Carrier != "GLS" || a.AccountNumber != acmeGLSContact || strings.Contains(string(r.Body), acmeGLSSecret) {
 		t.Fatalf("carrier account %s", r.Body)
 	}
+	putRateSheet(t, b, live, a.ID, acmeGLSSheet)
 
 	rates := quoteRates(t, b, live, germanBody())
 	if len(rates) != 1 || rates[0].Service != "Parcel" || rates[0].CarrierRateCents != 333 || rates[0].Currency != "EUR" {

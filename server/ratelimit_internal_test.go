@@ -34,6 +34,7 @@ func TestRateLimitGroupsFromContract(t *testing.T) {
 		"createManifest": GroupBuys,
 		"createPickup":   GroupBuys, "cancelPickup": GroupRefunds,
 		"createCarrierAccount": GroupCarrierWrites, "updateCarrierAccount": GroupCarrierWrites, "deleteCarrierAccount": GroupCarrierWrites,
+		"putCarrierAccountRateSheet": GroupCarrierWrites, "deleteCarrierAccountRateSheet": GroupCarrierWrites,
 	}
 	got := map[string]Group{}
 	for key, op := range ops {

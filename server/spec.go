@@ -22,6 +22,9 @@ type operation struct {
 	rateLimit     Group  // from x-rate-limit-group; "" for operations without security
 	public        bool
 	hasBody       bool
+	// csvBody: the body is text/csv (a rate sheet), not JSON; the domain
+	// reads and judges it.
+	csvBody bool
 	// maxBody caps the request body (x-max-body-bytes; 0: the server's MaxBodyBytes).
 	maxBody int64
 	// idempotent: the request body takes an idempotencyKey (read from the
@@ -49,6 +52,8 @@ func loadOperations(doc *openapi3.T) (operations, error) {
 				if mt := rb.Value.Content.Get("application/json"); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
 					_, o.idempotent = mt.Schema.Value.Properties["idempotencyKey"]
 				}
+				_, csv := rb.Value.Content["text/csv"]
+				o.csvBody = csv && rb.Value.Content.Get("application/json") == nil
 			}
 			for _, p := range append(slices.Clone(item.Parameters), op.Parameters...) {
 				if p.Value != nil && p.Value.In == openapi3.ParameterInQuery && p.Value.Schema != nil && p.Value.Schema.Value != nil && !p.Value.Schema.Value.Type.Is(openapi3.TypeArray) {

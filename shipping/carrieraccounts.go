@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/shipd-dev/shipd/accounts"
@@ -60,25 +61,33 @@ func (s *Service) CredentialsOf(row store.CarrierAccount) (carriers.Credentials,
 }
 
 // accountClients caches the live clients of carrier accounts by id, each
-// with the credentials version it was built from: a client (and its token
-// cache) serves one carrier account only, so one account's 401 or 429
-// never touches another's tokens, and new credentials get a new client.
+// with the versions of the credentials and of the rate sheet it was built
+// from: a client (and its token cache) serves one carrier account only, so
+// one account's 401 or 429 never touches another's tokens, and new
+// credentials or a new sheet get a new client.
 type accountClients struct {
 	mu sync.Mutex
 	m  map[string]accountClient
 }
 
 type accountClient struct {
-	version int64
-	carrier carriers.Carrier
+	version, sheetVersion int64
+	carrier               carriers.Carrier
 }
 
-// AccountCarrier is the client of a carrier account row, built at first use.
-func (s *Service) AccountCarrier(row store.CarrierAccount) (carriers.Carrier, error) {
+func (s *Service) cachedAccountCarrier(row store.CarrierAccount) (carriers.Carrier, bool) {
 	s.clients.mu.Lock()
 	defer s.clients.mu.Unlock()
-	if ac, ok := s.clients.m[row.ID]; ok && ac.version == row.Version {
-		return ac.carrier, nil
+	ac, ok := s.clients.m[row.ID]
+	return ac.carrier, ok && ac.version == row.Version && ac.sheetVersion == row.RateSheetVersion
+}
+
+// AccountCarrier is the client of a carrier account row, built at first use
+// with its credentials and its own rate sheet, which prices its rates
+// (carriers.Credentials.RateSheet).
+func (s *Service) AccountCarrier(ctx context.Context, row store.CarrierAccount) (carriers.Carrier, error) {
+	if c, ok := s.cachedAccountCarrier(row); ok {
+		return c, nil
 	}
 	if s.cfg.CarrierAccounts == nil {
 		return nil, ErrCarrierAccountsUnsupported
@@ -87,6 +96,16 @@ func (s *Service) AccountCarrier(row store.CarrierAccount) (carriers.Carrier, er
 	if err != nil {
 		return nil, err
 	}
+	// Read before the lock: a sheet is up to 2 MiB, and other accounts'
+	// clients need not wait for it.
+	if cr.RateSheet, err = s.RateSheetOf(ctx, row); err != nil {
+		return nil, err
+	}
+	s.clients.mu.Lock()
+	defer s.clients.mu.Unlock()
+	if ac, ok := s.clients.m[row.ID]; ok && ac.version == row.Version && ac.sheetVersion == row.RateSheetVersion {
+		return ac.carrier, nil // built meanwhile: one token cache per account
+	}
 	c, err := s.cfg.CarrierAccounts(cr)
 	if err != nil {
 		return nil, fmt.Errorf("carrier account %s: %w", row.ID, err)
@@ -94,8 +113,48 @@ func (s *Service) AccountCarrier(row store.CarrierAccount) (carriers.Carrier, er
 	if s.clients.m == nil {
 		s.clients.m = map[string]accountClient{}
 	}
-	s.clients.m[row.ID] = accountClient{version: row.Version, carrier: c}
+	s.clients.m[row.ID] = accountClient{version: row.Version, sheetVersion: row.RateSheetVersion, carrier: c}
 	return c, nil
+}
+
+// RateSheetText is a carrier account's own rate sheet as it was sent;
+// store.ErrNotFound when it has none.
+func (s *Service) RateSheetText(ctx context.Context, row store.CarrierAccount) (string, error) {
+	if row.RateSheetRows == 0 {
+		return "", store.ErrNotFound
+	}
+	sealed, err := s.store.CarrierAccountRateSheet(ctx, row.AccountID, row.ID)
+	if err != nil {
+		return "", fmt.Errorf("carrier account %s: rate sheet: %w", row.ID, err)
+	}
+	text, err := s.cfg.Cipher.Decrypt(sealed)
+	if err != nil {
+		return "", fmt.Errorf("carrier account %s: unseal the rate sheet: %w", row.ID, err)
+	}
+	return text, nil
+}
+
+// RateSheetOf is a carrier account's own rate sheet, nil when it has none.
+func (s *Service) RateSheetOf(ctx context.Context, row store.CarrierAccount) (*carriers.RateSheet, error) {
+	if row.RateSheetRows == 0 {
+		return nil, nil
+	}
+	text, err := s.RateSheetText(ctx, row)
+	if errors.Is(err, store.ErrNotFound) {
+		// Removed since row was read: a later read has the new version,
+		// and its client is built again.
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sheet, err := carriers.ParseRateSheet(strings.NewReader(text))
+	if err != nil {
+		// It was parsed when it was stored: only a stricter shipd since
+		// refuses it, and the account quotes nothing until it is sent again.
+		return nil, fmt.Errorf("carrier account %s: its stored rate sheet: %w", row.ID, err)
+	}
+	return sheet, nil
 }
 
 // quoteCarriers are the carriers a caller quotes and buys with, and for
@@ -112,7 +171,7 @@ func (s *Service) quoteCarriers(ctx context.Context, c accounts.Caller) ([]carri
 		if len(rows) > 0 {
 			cs, ids := make([]carriers.Carrier, 0, len(rows)), make([]string, 0, len(rows))
 			for _, r := range rows {
-				client, err := s.AccountCarrier(r)
+				client, err := s.AccountCarrier(ctx, r)
 				if err != nil {
 					s.log.ErrorContext(ctx, "carrier account unusable", slog.String("carrier_account_id", r.ID), slog.Any("error", err))
 					continue
@@ -147,7 +206,7 @@ func (s *Service) CarrierOf(ctx context.Context, row store.Shipment) (carriers.C
 		if err != nil {
 			return nil, fmt.Errorf("carrier account %s of %s: %w", *row.CarrierAccountID, row.ID, err)
 		}
-		return s.AccountCarrier(ca)
+		return s.AccountCarrier(ctx, ca)
 	}
 	return s.cfg.Carriers.Lookup(accounts.Mode(row.Mode) == accounts.Test, row.Carrier)
 }

@@ -53,7 +53,7 @@ func (s *Service) CarrierThrough(ctx context.Context, mode accounts.Mode, name s
 	if err != nil {
 		return nil, fmt.Errorf("carrier account %s: %w", *carrierAccountID, err)
 	}
-	return s.AccountCarrier(ca)
+	return s.AccountCarrier(ctx, ca)
 }
 
 // CarrierNotServed reports whether a live lookup found no carrier of the server's

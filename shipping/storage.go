@@ -21,6 +21,7 @@ type Storage interface {
 	CachedTrackingEvents(ctx context.Context, trackerID string, limit int) ([]store.TrackingEvent, error)
 	CarrierAccount(ctx context.Context, accountID string, id string) (store.CarrierAccount, error)
 	CarrierAccountByID(ctx context.Context, id string) (store.CarrierAccount, error)
+	CarrierAccountRateSheet(ctx context.Context, accountID string, id string) (string, error)
 	DueJobs(ctx context.Context, queue string) (int, error)
 	EnabledCarrierAccounts(ctx context.Context, accountID string, mode string) ([]store.CarrierAccount, error)
 	LedgerEntries(ctx context.Context, accountID string, mode string) ([]store.LedgerEntry, error)

@@ -32,10 +32,18 @@ type CarrierAccount struct {
 	CreatedAt             time.Time  `db:"created_at"`
 	UpdatedAt             time.Time  `db:"updated_at"`
 	DeletedAt             *time.Time `db:"deleted_at"`
+	// RateSheetRows is the number of rows of the account's own rate sheet,
+	// 0 when it has none; RateSheetUpdatedAt when it was last set.
+	RateSheetRows      int        `db:"rate_sheet_rows"`
+	RateSheetUpdatedAt *time.Time `db:"rate_sheet_updated_at"`
+	// RateSheetVersion counts the changes of the rate sheet, as Version
+	// counts those of the credentials: a client is built from both.
+	RateSheetVersion int64 `db:"rate_sheet_version"`
 }
 
 const carrierAccountColumns = `seq, id, account_id, mode, carrier, description, environment, client_id, secret_ciphertext,
-	account_number, crid, mid, credentials_ciphertext, enabled, version, created_at, updated_at, deleted_at`
+	account_number, crid, mid, credentials_ciphertext, enabled, version, created_at, updated_at, deleted_at,
+	rate_sheet_rows, rate_sheet_updated_at, rate_sheet_version`
 
 // InsertCarrierAccount stores a new carrier account.
 func (t *Tx) InsertCarrierAccount(ctx context.Context, a *CarrierAccount) error {
@@ -96,4 +104,39 @@ func (t *Tx) DeleteCarrierAccount(ctx context.Context, accountID, id string, now
 // ListCarrierAccounts returns a page of carrier accounts that are not deleted, newest first.
 func (r reader) ListCarrierAccounts(ctx context.Context, accountID, mode string, p paging.Request) ([]CarrierAccount, bool, error) {
 	return modePage[CarrierAccount](ctx, r, p, "carrier_accounts", carrierAccountColumns, "deleted_at IS NULL", accountID, mode)
+}
+
+// PutCarrierAccountRateSheet sets the rate sheet of a carrier account of
+// accountID that is not deleted (ErrNotFound otherwise), replacing any it
+// had: the sealed sheet, its number of rows, when, and one more change.
+func (t *Tx) PutCarrierAccountRateSheet(ctx context.Context, accountID, id, sheetCiphertext string, rows int, now time.Time) error {
+	if err := t.execOne(ctx, `UPDATE carrier_accounts SET rate_sheet_rows = ?, rate_sheet_updated_at = ?,
+		rate_sheet_version = rate_sheet_version + 1, updated_at = ?
+		WHERE account_id = ? AND id = ? AND deleted_at IS NULL`, rows, now.UTC(), now.UTC(), accountID, id); err != nil {
+		return err
+	}
+	_, err := t.exec(ctx, `INSERT INTO carrier_account_rate_sheets (carrier_account_id, sheet_ciphertext) VALUES (?, ?)
+		ON CONFLICT (carrier_account_id) DO UPDATE SET sheet_ciphertext = excluded.sheet_ciphertext`, id, sheetCiphertext)
+	return err
+}
+
+// DeleteCarrierAccountRateSheet removes the rate sheet of a carrier account
+// of accountID that is not deleted; ErrNotFound when it has none.
+func (t *Tx) DeleteCarrierAccountRateSheet(ctx context.Context, accountID, id string, now time.Time) error {
+	if err := t.execOne(ctx, `UPDATE carrier_accounts SET rate_sheet_rows = 0, rate_sheet_updated_at = NULL,
+		rate_sheet_version = rate_sheet_version + 1, updated_at = ?
+		WHERE account_id = ? AND id = ? AND deleted_at IS NULL AND rate_sheet_rows > 0`, now.UTC(), accountID, id); err != nil {
+		return err
+	}
+	return t.execOne(ctx, `DELETE FROM carrier_account_rate_sheets WHERE carrier_account_id = ?`, id)
+}
+
+// CarrierAccountRateSheet reads the sealed rate sheet of a carrier account
+// of accountID, deleted or not (its labels' clients are built with it);
+// ErrNotFound when it has none.
+func (r reader) CarrierAccountRateSheet(ctx context.Context, accountID, id string) (string, error) {
+	var sealed string
+	err := r.get(ctx, &sealed, `SELECT s.sheet_ciphertext FROM carrier_account_rate_sheets s
+		JOIN carrier_accounts a ON a.id = s.carrier_account_id WHERE a.account_id = ? AND s.carrier_account_id = ?`, accountID, id)
+	return sealed, err
 }

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -59,6 +60,10 @@ type carrierAccountsPage struct {
 	// (never the secret) when it was refused.
 	Open string
 	Form url.Values
+	// SheetOf is the carrier account whose rate sheet was refused.
+	SheetOf string
+	// SheetHeader is a rate sheet's header line, for the upload's hint.
+	SheetHeader string
 }
 
 // maxCarrierAccountsShown: one page is enough for the handful an account has.
@@ -73,7 +78,7 @@ func (u *UI) renderCarrierAccounts(w http.ResponseWriter, r *http.Request, c acc
 	if err != nil {
 		return err
 	}
-	page.Accounts, page.Forms = list, u.carrierForms()
+	page.Accounts, page.Forms, page.SheetHeader = list, u.carrierForms(), carriers.RateSheetHeader
 	u.render(w, r, status, "carrier_accounts", view{Title: "Carrier accounts", Section: "carrier-accounts", Caller: &c, Problem: problem, Page: page})
 	return nil
 }
@@ -188,5 +193,61 @@ func (u *UI) deleteCarrierAccount(w http.ResponseWriter, r *http.Request, c acco
 		return err
 	}
 	redirect(w, r, Prefix+"/carrier-accounts?done=carrier-deleted")
+	return nil
+}
+
+// uploadRateSheet sets a carrier account's rate sheet from the file sent,
+// checked by the API's own validator; a mistake is shown with its line and
+// column, and nothing is stored.
+func (u *UI) uploadRateSheet(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	id := r.PathValue("id")
+	f, _, err := r.FormFile("sheet")
+	if errors.Is(err, http.ErrMissingFile) {
+		return u.renderCarrierAccounts(w, r, c, http.StatusUnprocessableEntity, carrierAccountsPage{}, "Choose a rate sheet (a CSV file) to upload.")
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = u.carrierAccounts.PutRateSheet(r.Context(), c, id, f)
+	var bad *carrieraccounts.RateSheetError
+	if errors.As(err, &bad) {
+		return u.renderCarrierAccounts(w, r, c, http.StatusUnprocessableEntity, carrierAccountsPage{SheetOf: id},
+			"The rate sheet was not saved: "+strings.TrimPrefix(bad.Error(), "rate sheet ")+".")
+	}
+	if err != nil {
+		return err
+	}
+	redirect(w, r, Prefix+"/carrier-accounts?done=rate-sheet-saved")
+	return nil
+}
+
+// downloadRateSheet sends a carrier account's rate sheet as it was uploaded.
+func (u *UI) downloadRateSheet(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	id := r.PathValue("id")
+	text, err := u.carrierAccounts.RateSheet(r.Context(), c, id)
+	if errors.Is(err, carrieraccounts.ErrNoRateSheet) {
+		u.renderError(w, r, &c, http.StatusNotFound, "This carrier account has no rate sheet.")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", `attachment; filename="rate-sheet-`+id+`.csv"`)
+	_, _ = io.WriteString(w, text)
+	return nil
+}
+
+func (u *UI) removeRateSheet(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
+	err := u.carrierAccounts.DeleteRateSheet(r.Context(), c, r.PathValue("id"))
+	if errors.Is(err, carrieraccounts.ErrNoRateSheet) {
+		return u.renderCarrierAccounts(w, r, c, http.StatusOK, carrierAccountsPage{}, "This carrier account has no rate sheet to remove.")
+	}
+	if err != nil {
+		return err
+	}
+	redirect(w, r, Prefix+"/carrier-accounts?done=rate-sheet-removed")
 	return nil
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"maps"
+	"mime"
 	"net/http"
 	"net/url"
 	"slices"
@@ -25,6 +26,13 @@ func (u *UI) refuseUnstorableText(next http.Handler) http.Handler {
 		var values url.Values
 		if strings.Contains(r.URL.RawQuery, "%") {
 			values = r.URL.Query()
+		}
+		if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); r.Method == http.MethodPost && mt == "multipart/form-data" {
+			// An upload (a rate sheet) is read after sign-in by its page
+			// (parseUpload), which checks its fields as these are; its file
+			// is judged by its own validator.
+			next.ServeHTTP(w, r)
+			return
 		}
 		if r.Method == http.MethodPost {
 			// This is the one ParseForm of the request (the pages' parseForm
@@ -51,6 +59,17 @@ func (u *UI) refuseUnstorableText(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// unstorableValue names the first field (in name order) whose name or a
+// value is unstorable.
+func unstorableValue(values map[string][]string) (string, bool) {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if unstorable(name) || slices.ContainsFunc(values[name], unstorable) {
+			return strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", ""), ""), true
+		}
+	}
+	return "", false
 }
 
 // unstorable reports whether s is text PostgreSQL cannot store: NUL, or

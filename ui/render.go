@@ -191,6 +191,8 @@ var notices = map[string]string{
 	"carrier-disabled":      "Carrier account disabled: it quotes and buys nothing until you enable it; its labels are still voided and tracked through it.",
 	"carrier-enabled":       "Carrier account enabled.",
 	"carrier-deleted":       "Carrier account deleted; the labels it bought are still voided and tracked through it.",
+	"rate-sheet-saved":      "Rate sheet saved: this carrier account's next quotes are priced by it.",
+	"rate-sheet-removed":    "Rate sheet removed: this carrier account quotes the carrier's own prices again (a carrier without a rating API quotes nothing).",
 }
 
 // renderError writes the error page.

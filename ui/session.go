@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
 )
 
 // The session cookie holds the session id (32 random bytes; the database
@@ -67,7 +69,14 @@ type pageHandler func(w http.ResponseWriter, r *http.Request, c accounts.Caller)
 
 // signedIn resolves the session to its caller and runs h, or sends the
 // browser to the sign-in page (and back here after it).
-func (u *UI) signedIn(h pageHandler) http.Handler {
+func (u *UI) signedIn(h pageHandler) http.Handler { return u.signedInParsing(h, u.parseForm) }
+
+// signedInUpload is signedIn for a form that sends a file (a rate sheet):
+// its multipart body is read after the session is known, within its own
+// bound (parseUpload).
+func (u *UI) signedInUpload(h pageHandler) http.Handler { return u.signedInParsing(h, u.parseUpload) }
+
+func (u *UI) signedInParsing(h pageHandler, parse func(http.ResponseWriter, *http.Request, *accounts.Caller) bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := u.accounts.SessionCaller(r.Context(), u.sessionID(r), u.clientIP(r))
 		if errors.Is(err, accounts.ErrSessionEnded) {
@@ -79,7 +88,7 @@ func (u *UI) signedIn(h pageHandler) http.Handler {
 			return
 		}
 		w.Header().Set("Cache-Control", "no-store") // pages show account data and secrets
-		if !u.parseForm(w, r, &c) {
+		if !parse(w, r, &c) {
 			return
 		}
 		if err := h(w, r, c); err != nil {
@@ -100,6 +109,34 @@ func (u *UI) parseForm(w http.ResponseWriter, r *http.Request, c *accounts.Calle
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		u.renderError(w, r, c, http.StatusBadRequest, "The form could not be read. Reload the page and try again.")
+		return false
+	}
+	return true
+}
+
+// maxUploadBytes bounds an uploaded form: a rate sheet of up to
+// carriers.MaxRateSheetBytes, and the multipart framing around it.
+const maxUploadBytes = carriers.MaxRateSheetBytes + 64<<10
+
+// parseUpload reads a posted multipart form (a file and its fields), in
+// memory: at most maxUploadBytes, so no temporary file is written.
+func (u *UI) parseUpload(w http.ResponseWriter, r *http.Request, c *accounts.Caller) bool {
+	if r.Method != http.MethodPost {
+		return true
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxUploadBytes)
+	err := r.ParseMultipartForm(maxUploadBytes)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		u.renderError(w, r, c, http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than a rate sheet may be (%d MiB).", carriers.MaxRateSheetBytes>>20))
+		return false
+	case err != nil:
+		u.renderError(w, r, c, http.StatusBadRequest, "The form could not be read. Reload the page and try again.")
+		return false
+	}
+	if name, ok := unstorableValue(r.MultipartForm.Value); ok {
+		u.renderError(w, r, c, http.StatusUnprocessableEntity, "The field “"+name+"” is not text this server can store. Remove it and try again.")
 		return false
 	}
 	return true

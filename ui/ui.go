@@ -164,6 +164,9 @@ func (u *UI) routes(mux *http.ServeMux, static fs.FS) {
 	mux.Handle("POST "+Prefix+"/carrier-accounts/{id}/disable", u.signedIn(u.disableCarrierAccount))
 	mux.Handle("POST "+Prefix+"/carrier-accounts/{id}/enable", u.signedIn(u.enableCarrierAccount))
 	mux.Handle("POST "+Prefix+"/carrier-accounts/{id}/delete", u.signedIn(u.deleteCarrierAccount))
+	mux.Handle("POST "+Prefix+"/carrier-accounts/{id}/rate-sheet", u.signedInUpload(u.uploadRateSheet))
+	mux.Handle("GET "+Prefix+"/carrier-accounts/{id}/rate-sheet.csv", u.signedIn(u.downloadRateSheet))
+	mux.Handle("POST "+Prefix+"/carrier-accounts/{id}/rate-sheet/delete", u.signedIn(u.removeRateSheet))
 
 	mux.Handle("GET "+Prefix+"/events", u.signedIn(u.eventsPage))
 

@@ -52,6 +52,8 @@ type CarrierAccount struct {
 	Enabled       bool      `json:"enabled"`
 	CreatedAt     time.Time `json:"createdAt"`
 	UpdatedAt     time.Time `json:"updatedAt"`
+	// RateSheet is what it shows of its own rate sheet, nil without one.
+	RateSheet *RateSheetSummary `json:"rateSheet"`
 }
 
 // CarrierCredentialsInput are the credentials a caller gives, by the
@@ -92,8 +94,12 @@ func maskClientID(id string) string {
 }
 
 func carrierAccountOf(r store.CarrierAccount) CarrierAccount {
-	return CarrierAccount{ID: r.ID, Carrier: r.Carrier, Description: r.Description, ClientID: maskClientID(r.ClientID),
+	a := CarrierAccount{ID: r.ID, Carrier: r.Carrier, Description: r.Description, ClientID: maskClientID(r.ClientID),
 		AccountNumber: r.AccountNumber, Environment: r.Environment, Enabled: r.Enabled, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if r.RateSheetRows > 0 && r.RateSheetUpdatedAt != nil {
+		a.RateSheet = &RateSheetSummary{Rows: r.RateSheetRows, UpdatedAt: *r.RateSheetUpdatedAt}
+	}
+	return a
 }
 
 func fieldIssue(path, msg string) error {
@@ -308,8 +314,9 @@ func (s *Service) UpdateCarrierAccount(ctx context.Context, c accounts.Caller, i
 	return carrierAccountOf(row), nil
 }
 
-// DeleteCarrierAccount stops a carrier account quoting and buying; the row
-// stays for the labels it bought, which are voided and tracked through it.
+// DeleteCarrierAccount stops a carrier account quoting and buying, and
+// removes its rate sheet; the row stays for the labels it bought, which are
+// voided and tracked through it.
 func (s *Service) DeleteCarrierAccount(ctx context.Context, c accounts.Caller, id string) error {
 	return s.store.Tx(ctx, func(tx *store.Tx) error {
 		if err := s.accounts.Recheck(ctx, tx, c); err != nil {
@@ -318,6 +325,12 @@ func (s *Service) DeleteCarrierAccount(ctx context.Context, c accounts.Caller, i
 		row, err := findCarrierAccount(ctx, tx, c, id)
 		if err != nil {
 			return err
+		}
+		if row.RateSheetRows > 0 {
+			// Its prices go with it: nothing quotes through it again.
+			if err := tx.DeleteCarrierAccountRateSheet(ctx, c.AccountID, id, s.now()); err != nil {
+				return err
+			}
 		}
 		if err := tx.DeleteCarrierAccount(ctx, c.AccountID, id, s.now()); err != nil {
 			return err

@@ -23,7 +23,9 @@ type Storage interface {
 type TxStorage interface {
 	CarrierAccount(ctx context.Context, accountID string, id string) (store.CarrierAccount, error)
 	DeleteCarrierAccount(ctx context.Context, accountID string, id string, now time.Time) error
+	DeleteCarrierAccountRateSheet(ctx context.Context, accountID string, id string, now time.Time) error
 	InsertCarrierAccount(ctx context.Context, a *store.CarrierAccount) error
+	PutCarrierAccountRateSheet(ctx context.Context, accountID string, id string, sheetCiphertext string, rows int, now time.Time) error
 	UpdateCarrierAccount(ctx context.Context, a *store.CarrierAccount) error
 }
 

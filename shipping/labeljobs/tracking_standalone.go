@@ -175,7 +175,7 @@ func (s *Service) trackerCarrierOf(ctx context.Context, tr store.Tracker) (carri
 		if err != nil {
 			return nil, fmt.Errorf("carrier account %s of %s: %w", *tr.CarrierAccountID, tr.ID, err)
 		}
-		return s.ship.AccountCarrier(ca)
+		return s.ship.AccountCarrier(ctx, ca)
 	}
 	return s.cfg.Carriers.Lookup(accounts.Mode(tr.Mode) == accounts.Test, tr.Carrier)
 }

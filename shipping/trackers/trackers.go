@@ -186,7 +186,7 @@ func (s *Service) ownCarrier(ctx context.Context, c accounts.Caller, name string
 		if !strings.EqualFold(r.Carrier, name) {
 			continue
 		}
-		client, err := s.ship.AccountCarrier(r)
+		client, err := s.ship.AccountCarrier(ctx, r)
 		if err != nil {
 			s.log.ErrorContext(ctx, "carrier account unusable", slog.String("carrier_account_id", r.ID), slog.Any("error", err))
 			continue

@@ -86,4 +86,63 @@ func testCarrierAccounts(t *testing.T, open Opener) {
 			t.Errorf("a deleted carrier account is listed: %v", page)
 		}
 	})
+
+	leaf(t, open, "rate sheets", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct, other := newAccount(t, s), newAccount(t, s)
+		a := newCarrierAccount(t, s, acct.ID, "live", true)
+		_, err := s.CarrierAccountRateSheet(ctx, acct.ID, a.ID)
+		wantErr(t, "CarrierAccountRateSheet of none", err, store.ErrNotFound)
+		err = s.Tx(ctx, func(tx *store.Tx) error { return tx.DeleteCarrierAccountRateSheet(ctx, acct.ID, a.ID, t0) })
+		wantErr(t, "DeleteCarrierAccountRateSheet of none", err, store.ErrNotFound)
+		err = s.Tx(ctx, func(tx *store.Tx) error { return tx.PutCarrierAccountRateSheet(ctx, other.ID, a.ID, "sealed", 1, t0) })
+		wantErr(t, "PutCarrierAccountRateSheet of another account", err, store.ErrNotFound)
+
+		for i, sheet := range []string{"sealed-sheet-1", "sealed-sheet-2"} {
+			mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+				return tx.PutCarrierAccountRateSheet(ctx, acct.ID, a.ID, sheet, 10+i, at(time.Duration(i+1)*time.Hour))
+			})
+			got, err := s.CarrierAccountRateSheet(ctx, acct.ID, a.ID)
+			noErr(t, "CarrierAccountRateSheet", err)
+			if got != sheet {
+				t.Errorf("sheet %q, want %q", got, sheet)
+			}
+		}
+		_, err = s.CarrierAccountRateSheet(ctx, other.ID, a.ID)
+		wantErr(t, "CarrierAccountRateSheet of another account", err, store.ErrNotFound)
+		// The row says how many rows, when, and that the sheet changed twice.
+		want := a
+		want.RateSheetRows, want.RateSheetUpdatedAt, want.RateSheetVersion, want.UpdatedAt = 11, ptr(at(2*time.Hour)), 2, at(2*time.Hour)
+		got, err := s.CarrierAccount(ctx, acct.ID, a.ID)
+		noErr(t, "CarrierAccount", err)
+		if d := diff(want, got); d != "" {
+			t.Errorf("with a sheet (-want +got):\n%s", d)
+		}
+		// An update of the account leaves its sheet as it is.
+		got.Description = nil
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.UpdateCarrierAccount(ctx, &got) })
+		if after, err := s.CarrierAccount(ctx, acct.ID, a.ID); err != nil || after.RateSheetRows != 11 || after.RateSheetVersion != 2 {
+			t.Errorf("after an update: %+v, %v", after, err)
+		}
+
+		err = s.Tx(ctx, func(tx *store.Tx) error { return tx.DeleteCarrierAccountRateSheet(ctx, other.ID, a.ID, t0) })
+		wantErr(t, "DeleteCarrierAccountRateSheet of another account", err, store.ErrNotFound)
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			return tx.DeleteCarrierAccountRateSheet(ctx, acct.ID, a.ID, at(3*time.Hour))
+		})
+		_, err = s.CarrierAccountRateSheet(ctx, acct.ID, a.ID)
+		wantErr(t, "CarrierAccountRateSheet removed", err, store.ErrNotFound)
+		got, err = s.CarrierAccount(ctx, acct.ID, a.ID)
+		noErr(t, "CarrierAccount", err)
+		if got.RateSheetRows != 0 || got.RateSheetUpdatedAt != nil || got.RateSheetVersion != 3 || !got.UpdatedAt.Equal(at(3*time.Hour)) {
+			t.Errorf("without a sheet: %+v", got)
+		}
+
+		// A deleted carrier account takes no sheet.
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			return tx.DeleteCarrierAccount(ctx, acct.ID, a.ID, at(4*time.Hour))
+		})
+		err = s.Tx(ctx, func(tx *store.Tx) error { return tx.PutCarrierAccountRateSheet(ctx, acct.ID, a.ID, "sealed", 1, t0) })
+		wantErr(t, "PutCarrierAccountRateSheet of a deleted account", err, store.ErrNotFound)
+	})
 }
