@@ -36,8 +36,9 @@ var (
 	// ErrUnreadable: the request body could not be read (too large, cut off).
 	ErrUnreadable = errors.New("fakekit: the request body cannot be read")
 	// ErrUnauthorized: an API call without a bearer token the fake issued
-	// and that has not expired.
-	ErrUnauthorized = errors.New("fakekit: no valid bearer token")
+	// and that has not expired, or, on a fake of Basic operations, without
+	// the HTTP Basic credentials of a client it knows.
+	ErrUnauthorized = errors.New("fakekit: no valid bearer token or Basic credentials")
 	// ErrMethod: the token endpoint takes POST only.
 	ErrMethod = errors.New("fakekit: method not allowed")
 )
@@ -85,6 +86,9 @@ type Server struct {
 	held            map[string]int
 	checker         Checker
 	checkFailures   []error
+	// basic: the operations take HTTP Basic credentials (Router.Basic),
+	// not bearer tokens.
+	basic bool
 }
 
 // Router registers a fake's routes while Start builds its server.
@@ -107,6 +111,15 @@ func (rt *Router) Token(pattern string, e TokenEndpoint) {
 	rt.k.tokenTTL = e.TTL
 	rt.k.tokens = NewTokens(e.Prefix, rt.k.Now)
 	rt.mux.HandleFunc(pattern, rt.k.tokenEndpoint(e))
+}
+
+// Basic makes the operations authenticate their calls with HTTP Basic, as
+// an API without a token endpoint does (DHL Express's MyDHL API): the
+// credentials of c, and of the clients AddClient adds, instead of a bearer
+// token. A call with others is refused with ErrUnauthorized.
+func (rt *Router) Basic(c Client) {
+	rt.k.clients[c.ID] = c
+	rt.k.basic = true
 }
 
 // Handle serves pattern outside any operation (a carrier's own 404, say);
@@ -308,9 +321,8 @@ func (k *Server) operation(op string, h Handler) http.HandlerFunc {
 		if k.cfg.FaultsBeforeAuth && k.answerFault(r, op, "", true) {
 			return
 		}
-		token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		client, valid := k.tokens.Valid(token)
-		if !bearer || !valid {
+		client, valid := k.authorize(r)
+		if !valid {
 			k.cfg.Refuse(w, r, ErrUnauthorized)
 			return
 		}
@@ -321,6 +333,26 @@ func (k *Server) operation(op string, h Handler) http.HandlerFunc {
 		h(w, r.WithContext(context.WithValue(r.Context(), clientKey{}, client)), x.body)
 		k.waitHold(r.Context(), op)
 	}
+}
+
+// authorize is the client a call acts for: the one whose bearer token it
+// carries, or on a fake of Basic operations the one whose id and secret
+// it sends; false when there is none.
+func (k *Server) authorize(r *http.Request) (Client, bool) {
+	k.mu.Lock()
+	basic := k.basic
+	k.mu.Unlock()
+	if basic {
+		id, secret, ok := r.BasicAuth()
+		if !ok {
+			return Client{}, false
+		}
+		c, err := k.authenticate(id, secret)
+		return c, err == nil
+	}
+	token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	client, valid := k.tokens.Valid(token)
+	return client, bearer && valid
 }
 
 // Send sends req with the default client and reads the whole answer,
