@@ -36,7 +36,17 @@ func Names() []string { return []string{Document} }
 // exchanges and the adapter and dhlexpressfake were built for. Each is
 // narrow: one operation, one place, one reason.
 func Exceptions() []apidoc.Exception {
-	return nil
+	// MyDHL authenticates every call with HTTP Basic and answers wrong
+	// credentials 401 Unauthorized, on every operation; the document lists
+	// no 401 (nor any answer to a call without credentials) for any of
+	// them. The fake answers 401 as DHL does.
+	var out []apidoc.Exception
+	for _, path := range []string{"/rates", "/landed-cost", "/shipments", "/tracking",
+		"/shipments/{shipmentTrackingNumber}/tracking", "/pickups", "/pickups/{dispatchConfirmationNumber}", "/address-validate"} {
+		out = append(out, apidoc.Exception{Document: Document, Path: path, In: "status",
+			Reason: "the status is not documented for this operation"})
+	}
+	return out
 }
 
 // checker is the document loaded once per process: parsing 1.2 MB of YAML
