@@ -16,6 +16,10 @@ type service struct {
 	dutiable, nonDutiable string
 	// days is the typical transit time, for an answer without one.
 	days int
+	// guaranteed: DHL guarantees the product's committed date (its
+	// time-definite network, networkTypeCode TD); Economy Select is day
+	// definite.
+	guaranteed bool
 }
 
 // services are DHL Express's products shipd sells: the twin's, with the
@@ -24,12 +28,12 @@ type service struct {
 // and breakbulk products) for some accounts and lanes; shipd does not
 // offer those, and leaves them out of a quote.
 var services = []service{
-	{name: "DomesticExpress", label: "DOMESTIC EXPRESS", category: carriers.CategoryOvernight, dutiable: "N", nonDutiable: "N", days: 1},
+	{name: "DomesticExpress", label: "DOMESTIC EXPRESS", category: carriers.CategoryOvernight, dutiable: "N", nonDutiable: "N", days: 1, guaranteed: true},
 	{name: "EconomySelect", label: "ECONOMY SELECT", category: carriers.CategoryEconomy, dutiable: "H", nonDutiable: "W", days: 4},
-	{name: "ExpressWorldwideEU", label: "EXPRESS WORLDWIDE EU", category: carriers.CategoryExpress, nonDutiable: "U", days: 2},
-	{name: "ExpressWorldwide", label: "EXPRESS WORLDWIDE", category: carriers.CategoryExpress, dutiable: "P", nonDutiable: "D", days: 3},
-	{name: "Express1200", label: "EXPRESS 12:00", category: carriers.CategoryOvernight, dutiable: "Y", nonDutiable: "T", days: 2},
-	{name: "Express900", label: "EXPRESS 9:00", category: carriers.CategoryOvernight, dutiable: "K", nonDutiable: "E", days: 2},
+	{name: "ExpressWorldwideEU", label: "EXPRESS WORLDWIDE EU", category: carriers.CategoryExpress, nonDutiable: "U", days: 2, guaranteed: true},
+	{name: "ExpressWorldwide", label: "EXPRESS WORLDWIDE", category: carriers.CategoryExpress, dutiable: "P", nonDutiable: "D", days: 3, guaranteed: true},
+	{name: "Express1200", label: "EXPRESS 12:00", category: carriers.CategoryOvernight, dutiable: "Y", nonDutiable: "T", days: 2, guaranteed: true},
+	{name: "Express900", label: "EXPRESS 9:00", category: carriers.CategoryOvernight, dutiable: "K", nonDutiable: "E", days: 2, guaranteed: true},
 }
 
 // serviceByName finds a service by shipd's name.
@@ -51,6 +55,22 @@ func serviceByCode(code string) (service, bool) {
 	}
 	return service{}, false
 }
+
+// ServiceInfo is a live service as shipd sells it, for the twin's tests
+// and documents.
+type ServiceInfo struct {
+	Name, Label, Category string
+	Guaranteed            bool
+}
+
+// LiveService describes the live service of shipd's name.
+func LiveService(name string) (ServiceInfo, bool) {
+	s, ok := serviceByName(name)
+	return ServiceInfo{Name: s.name, Label: s.label, Category: s.category, Guaranteed: s.guaranteed}, ok
+}
+
+// ServiceNames lists the live services, in order.
+func ServiceNames() []string { return serviceNames() }
 
 // serviceNames lists shipd's names of the services, in order.
 func serviceNames() []string {

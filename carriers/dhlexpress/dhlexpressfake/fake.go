@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -75,11 +76,27 @@ type Server struct {
 	pickupSeq    int
 	currencies   map[string]string // account → billing currency
 	labelPerPage bool              // a label document per piece
+	shipQuery    url.Values        // the last shipment's query
 }
 
-// New starts a fake MyDHL API that stops when the test ends.
+// Failure is a canned answer that replaces the next call of an operation
+// (Fail); ErrorBody builds DHL's problem body.
+type Failure = fakekit.Fault
+
+// LastShipQuery is the query of the last POST /shipments (bypassPLTError).
+func (s *Server) LastShipQuery() url.Values {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shipQuery
+}
+
+// New starts a fake MyDHL API that stops when the test ends. With a nil
+// tb, failed checks of the document are kept for CheckFailures and the
+// caller closes the server.
 func New(tb testing.TB) *Server {
-	tb.Helper()
+	if tb != nil {
+		tb.Helper()
+	}
 	s := &Server{nextWaybill: 1234560001, nextPiece: 1, currencies: map[string]string{}}
 	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: maxRequestBytes, Refuse: refuse}, s.routes)
 	// Every request it gets and every answer it gives (but injected

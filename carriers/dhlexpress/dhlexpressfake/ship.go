@@ -158,6 +158,9 @@ func (s *Server) HoldShips() { s.Hold(OpShip) }
 func (s *Server) ReleaseShips() { s.Release(OpShip) }
 
 func (s *Server) ship(w http.ResponseWriter, r *http.Request, body []byte) {
+	s.mu.Lock()
+	s.shipQuery = r.URL.Query()
+	s.mu.Unlock()
 	var req shipmentRequest
 	if !decode(w, r, body, &req) || !checkAccounts(w, r, req.Accounts) {
 		return
@@ -368,7 +371,7 @@ func pdfLabels(req shipmentRequest, waybill string, pieces []string, first, tota
 		pdf.SetFont("Helvetica", "B", 16)
 		pdf.Text(6, 12, "DHL EXPRESS")
 		pdf.SetFont("Helvetica", "B", 9)
-		pdf.Text(6, 19, p.name+" ("+req.ProductCode+")")
+		pdf.Text(6, 19, p.name+" - product "+req.ProductCode)
 		pdf.SetFont("Helvetica", "", 8)
 		lines := []string{
 			"From: " + from.ContactInformation.FullName + ", " + from.PostalAddress.CityName + " " + from.PostalAddress.CountryCode,
@@ -420,7 +423,7 @@ func renderInvoice(req shipmentRequest, waybill string, paperless bool) ([]byte,
 		p    party
 	}{{"Exporter", req.CustomerDetails.ShipperDetails}, {"Importer", req.CustomerDetails.ReceiverDetails}} {
 		for _, r := range p.p.RegistrationNumbers {
-			lines = append(lines, fmt.Sprintf("%s %s: %s (%s)", p.role, r.TypeCode, r.Number, r.IssuerCountryCode))
+			lines = append(lines, fmt.Sprintf("%s %s: %s issued by %s", p.role, r.TypeCode, r.Number, r.IssuerCountryCode))
 		}
 	}
 	for i, li := range d.LineItems {
@@ -435,7 +438,7 @@ func renderInvoice(req shipmentRequest, waybill string, paperless bool) ([]byte,
 		lines = append(lines, "Total declared value: "+string(*req.Content.DeclaredValue)+" "+req.Content.DeclaredValueCurrency)
 	}
 	if paperless {
-		lines = append(lines, "Paperless trade: sent to customs electronically (WY)")
+		lines = append(lines, "Paperless trade WY: sent to customs electronically")
 	} else {
 		lines = append(lines, "Print and attach: no paperless trade on this lane")
 	}
