@@ -57,7 +57,7 @@ func TestDescriptor(t *testing.T) {
 			t.Errorf("account number %q: %v", v, account.Problem(v))
 		}
 	}
-	if p, _ := d.Field("password"); !p.Secret {
+	if p, _ := d.Field("clientSecret"); !p.Secret || p.Flag != "password" {
 		t.Error("the password is not secret")
 	}
 	if d.Origins != nil || d.URLs.Production != "https://express.api.dhl.com/mydhlapi" || d.URLs.Test != "https://express.api.dhl.com/mydhlapi/test" ||

@@ -204,15 +204,19 @@ func Descriptor() carriers.Descriptor {
 	return carriers.Descriptor{
 		ID: ID, DisplayName: "DHL Express", Slug: "dhlexpress",
 		CredentialsHelp: "developer.dhl.com: request access to \"DHL Express - MyDHL API\" (your DHL Express account manager approves it); DHL sends the API username and password, for production and for its test environment; and your 9-digit DHL Express account number",
+		// The API's credentials object names the username and password
+		// clientId and clientSecret, the fields every live connector's
+		// carrier account has (their labels say what DHL calls them); the
+		// operator's variables are SHIPD_DHLEXPRESS_USERNAME and _PASSWORD.
 		Credentials: []carriers.CredentialField{
 			// The username too is redacted: DHL's error texts may repeat it,
 			// and with the password it is the Basic header.
-			{Name: "username", Label: "API username", Flag: "username", Usage: "MyDHL API username", Redact: true, MaxLen: 100},
-			{Name: "password", Label: "API password", Flag: "password", Usage: "MyDHL API password", Secret: true, MaxLen: 200},
+			{Name: "clientId", Label: "API username", Flag: "username", Usage: "MyDHL API username", Redact: true, MaxLen: 100},
+			{Name: "clientSecret", Label: "API password", Flag: "password", Usage: "MyDHL API password", Secret: true, MaxLen: 200},
 			{Name: "accountNumber", Label: "Account number", Flag: "account-number", Usage: "DHL Express account number (9 digits)", Redact: true, MaxLen: 9,
 				Check: accountNumberForm},
 		},
-		IdentityField: "username", AccountField: "accountNumber",
+		IdentityField: "clientId", AccountField: "accountNumber",
 		URLs: carriers.Endpoints{Production: ProductionURL, Test: TestURL},
 		// No Origins: DHL Express picks up in every country it serves.
 		// Waybills: 10 digits; pieces JD and 18 digits (the licence plate
@@ -232,7 +236,7 @@ func Descriptor() carriers.Descriptor {
 		Sandbox:      sandboxTariff(),
 		New: func(cc carriers.ConnectorConfig) (carriers.Carrier, error) {
 			cr := cc.Credentials
-			return New(Config{Username: cr.Get("username"), Password: cr.Get("password"), AccountNumber: cr.Get("accountNumber"),
+			return New(Config{Username: cr.Get("clientId"), Password: cr.Get("clientSecret"), AccountNumber: cr.Get("accountNumber"),
 				BaseURL: cc.BaseURL, HTTPClient: cc.HTTPClient, Now: cc.Now, Logger: cc.Logger})
 		},
 	}
