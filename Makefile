@@ -126,6 +126,10 @@ check-tidy: ## Fail when go.mod or go.sum is not tidy
 	$(GO) mod tidy
 	@git diff --exit-code -- go.mod go.sum || { echo "go.mod/go.sum are not tidy: run 'go mod tidy' and commit"; exit 1; }
 
+.PHONY: sdk-test
+sdk-test: ## Clients generated from the contract in Go (oapi-codegen) and TypeScript (openapi-typescript, openapi-fetch), pinned, run one flow against a fresh server (installs sdk/typescript's npm packages when missing; ~1 min)
+	GO=$(GO) scripts/sdk-test.sh
+
 .PHONY: check-api
 check-api: ## Fail when openapi/openapi.yaml breaks v1 (oasdiff against the first v1 contract and the previous commit), and test the gate itself
 	GO=$(GO) scripts/check-api.sh
@@ -174,4 +178,4 @@ bench-drain: ## How fast queued purchases drain after a restart: 10,000 labels w
 
 .PHONY: clean
 clean: ## Remove build output and local tools
-	rm -rf bin dist $(TOOLS)
+	rm -rf bin dist $(TOOLS) sdk/go/shipd sdk/typescript/node_modules sdk/typescript/build sdk/typescript/generated

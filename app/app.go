@@ -23,6 +23,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/connectors"
 	"github.com/shipd-dev/shipd/carriers/verifier"
+	"github.com/shipd-dev/shipd/exchangerates"
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/internal/pdfmerge"
 	"github.com/shipd-dev/shipd/seal"
@@ -78,6 +79,9 @@ type Config struct {
 	// TrackerLimit is how many active standalone trackers an account may
 	// have in each mode: 0 is shipping.DefaultTrackerLimit, negative is none.
 	TrackerLimit int
+	// ExchangeRates converts carriers' prices into accounts' currencies;
+	// nil: only prices already in an account's currency are quoted.
+	ExchangeRates *exchangerates.File
 	// CarrierQuotas are the budgets of live carrier calls per carrier and API
 	// (carriers.Limit; cmd/shipd gives carriers.DefaultQuotas); nil: none,
 	// though a carrier's 429 still pauses its API.
@@ -267,7 +271,7 @@ func New(cfg Config) (*App, error) {
 	e, _, err := server.New(server.Config{
 		Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, FallbackURL: cfg.FallbackURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
-		ReadyDetails:   a.failover.readyDetails,
+		ReadyDetails:   a.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,
 		Metrics:        cfg.Telemetry.Registerer(), TracerProvider: cfg.Telemetry.TracerProvider(),
 	})
@@ -399,4 +403,22 @@ func (h minLevel) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h minLevel) WithGroup(name string) slog.Handler {
 	return minLevel{h.Handler.WithGroup(name), h.level}
+}
+
+// readyDetails are /readyz's fields beyond its status: the instances'
+// failover (PostgreSQL), and the exchange rates' date with a warning when
+// they are stale (rates a week old still convert: the answer stays 200).
+func (a *App) readyDetails() map[string]any {
+	details := a.failover.readyDetails()
+	if f := a.cfg.ExchangeRates; f != nil {
+		if details == nil {
+			details = map[string]any{}
+		}
+		rates := map[string]any{"date": f.Table().Date.Format(time.DateOnly)}
+		if stale := f.Stale(); stale != "" {
+			rates["warning"] = stale
+		}
+		details["exchangeRates"] = rates
+	}
+	return details
 }

@@ -112,7 +112,12 @@ func operations(doc *openapi3.T) ([]opInfo, error) {
 type Contract struct {
 	Ops  []opInfo
 	byID map[string]*opInfo
+	// codes are the known error codes (ErrorCode's x-extensible-enum).
+	codes map[string]bool
 }
+
+// KnownCode reports whether the contract lists code as an error code.
+func (c *Contract) KnownCode(code string) bool { return c.codes[code] }
 
 func newContract() (*Contract, error) {
 	doc, err := loadContract("")
@@ -123,9 +128,18 @@ func newContract() (*Contract, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Contract{Ops: ops, byID: map[string]*opInfo{}}
+	c := &Contract{Ops: ops, byID: map[string]*opInfo{}, codes: map[string]bool{}}
 	for i := range c.Ops {
 		c.byID[c.Ops[i].ID] = &c.Ops[i]
+	}
+	codes, _ := doc.Components.Schemas["ErrorCode"].Value.Extensions["x-extensible-enum"].([]any)
+	for _, code := range codes {
+		if s, ok := code.(string); ok {
+			c.codes[s] = true
+		}
+	}
+	if len(c.codes) == 0 {
+		return nil, errors.New("the contract lists no error codes (ErrorCode's x-extensible-enum)")
 	}
 	return c, nil
 }

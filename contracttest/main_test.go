@@ -4,10 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -167,19 +169,51 @@ func tinyBuckets(c *app.Config) {
 }
 
 // receiver is a webhook endpoint in this process: /ok/... answers 204 at
-// once, /slow/... after two seconds (a delivery attempt in flight).
+// once, /slow/... after two seconds (a delivery attempt in flight), and
+// /capture/... at once, keeping what was delivered (captured).
 var receiver *httptest.Server
 
+// delivered is a request the receiver kept.
+type delivered struct {
+	Header http.Header
+	Body   []byte
+}
+
+// captured holds the deliveries to /capture/... URLs, by path.
+var captured struct {
+	sync.Mutex
+	byPath map[string][]delivered
+}
+
 func startReceiver() {
+	captured.byPath = map[string][]delivered{}
 	receiver = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/slow/") {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/slow/"):
 			select {
 			case <-time.After(2 * time.Second):
 			case <-r.Context().Done():
 			}
+		case strings.HasPrefix(r.URL.Path, "/capture/"):
+			body, err := io.ReadAll(r.Body)
+			if err != nil {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			captured.Lock()
+			captured.byPath[r.URL.Path] = append(captured.byPath[r.URL.Path], delivered{r.Header.Clone(), body})
+			captured.Unlock()
 		}
 		w.WriteHeader(http.StatusNoContent)
 	}))
+}
+
+// deliveriesTo is what the receiver kept of the deliveries to url.
+func deliveriesTo(url string) []delivered {
+	path := strings.TrimPrefix(url, receiver.URL)
+	captured.Lock()
+	defer captured.Unlock()
+	return slices.Clone(captured.byPath[path])
 }
 
 // receiverURL is a fresh URL under path (/ok or /slow) of the receiver.

@@ -235,6 +235,9 @@ func (r *Runner) verify(ctx context.Context, target *Target, sc Scenario, x *Exc
 			if sc.Code != "" && e.Code != sc.Code {
 				problems = append(problems, fmt.Sprintf("code %q, want %q", e.Code, sc.Code))
 			}
+			if !r.Contract.KnownCode(e.Code) {
+				problems = append(problems, fmt.Sprintf("code %q is not one of the contract's known codes (ErrorCode's x-extensible-enum)", e.Code))
+			}
 			if e.RequestID != x.RequestID {
 				problems = append(problems, fmt.Sprintf("requestId %q differs from X-Request-Id %q", e.RequestID, x.RequestID))
 			}

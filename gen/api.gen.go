@@ -48,6 +48,21 @@ func (e AddressVerificationStatus) Valid() bool {
 	}
 }
 
+// Defines values for BatchObject.
+const (
+	BatchObjectBatch BatchObject = "batch"
+)
+
+// Valid indicates whether the value is a known member of the BatchObject enum.
+func (e BatchObject) Valid() bool {
+	switch e {
+	case BatchObjectBatch:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BatchStatus.
 const (
 	Completed  BatchStatus = "completed"
@@ -60,6 +75,36 @@ func (e BatchStatus) Valid() bool {
 	case Completed:
 		return true
 	case Purchasing:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventType.
+const (
+	BatchEventTypeBatchCompleted BatchEventType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventType enum.
+func (e BatchEventType) Valid() bool {
+	switch e {
+	case BatchEventTypeBatchCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchEventRecordType.
+const (
+	BatchEventRecordTypeBatchCompleted BatchEventRecordType = "batch.completed"
+)
+
+// Valid indicates whether the value is a known member of the BatchEventRecordType enum.
+func (e BatchEventRecordType) Valid() bool {
+	switch e {
+	case BatchEventRecordTypeBatchCompleted:
 		return true
 	default:
 		return false
@@ -258,6 +303,21 @@ func (e LabelSize) Valid() bool {
 	}
 }
 
+// Defines values for ManifestObject.
+const (
+	ManifestObjectManifest ManifestObject = "manifest"
+)
+
+// Valid indicates whether the value is a known member of the ManifestObject enum.
+func (e ManifestObject) Valid() bool {
+	switch e {
+	case ManifestObjectManifest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ManifestStatus.
 const (
 	ManifestStatusCreated  ManifestStatus = "created"
@@ -279,6 +339,42 @@ func (e ManifestStatus) Valid() bool {
 	}
 }
 
+// Defines values for ManifestEventType.
+const (
+	ManifestEventTypeManifestCreated ManifestEventType = "manifest.created"
+	ManifestEventTypeManifestFailed  ManifestEventType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventType enum.
+func (e ManifestEventType) Valid() bool {
+	switch e {
+	case ManifestEventTypeManifestCreated:
+		return true
+	case ManifestEventTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ManifestEventRecordType.
+const (
+	ManifestEventRecordTypeManifestCreated ManifestEventRecordType = "manifest.created"
+	ManifestEventRecordTypeManifestFailed  ManifestEventRecordType = "manifest.failed"
+)
+
+// Valid indicates whether the value is a known member of the ManifestEventRecordType enum.
+func (e ManifestEventRecordType) Valid() bool {
+	switch e {
+	case ManifestEventRecordTypeManifestCreated:
+		return true
+	case ManifestEventRecordTypeManifestFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Mode.
 const (
 	ModeLive Mode = "live"
@@ -291,6 +387,21 @@ func (e Mode) Valid() bool {
 	case ModeLive:
 		return true
 	case ModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PickupObject.
+const (
+	PickupObjectPickup PickupObject = "pickup"
+)
+
+// Valid indicates whether the value is a known member of the PickupObject enum.
+func (e PickupObject) Valid() bool {
+	switch e {
+	case PickupObjectPickup:
 		return true
 	default:
 		return false
@@ -342,6 +453,87 @@ func (e ServiceCategory) Valid() bool {
 	}
 }
 
+// Defines values for ShipmentObject.
+const (
+	ShipmentObjectShipment ShipmentObject = "shipment"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentObject enum.
+func (e ShipmentObject) Valid() bool {
+	switch e {
+	case ShipmentObjectShipment:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventType.
+const (
+	ShipmentEventTypeShipmentDelivered      ShipmentEventType = "shipment.delivered"
+	ShipmentEventTypeShipmentException      ShipmentEventType = "shipment.exception"
+	ShipmentEventTypeShipmentFailed         ShipmentEventType = "shipment.failed"
+	ShipmentEventTypeShipmentPurchased      ShipmentEventType = "shipment.purchased"
+	ShipmentEventTypeShipmentReturnToSender ShipmentEventType = "shipment.return_to_sender"
+	ShipmentEventTypeShipmentVoidRejected   ShipmentEventType = "shipment.void_rejected"
+	ShipmentEventTypeShipmentVoided         ShipmentEventType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventType enum.
+func (e ShipmentEventType) Valid() bool {
+	switch e {
+	case ShipmentEventTypeShipmentDelivered:
+		return true
+	case ShipmentEventTypeShipmentException:
+		return true
+	case ShipmentEventTypeShipmentFailed:
+		return true
+	case ShipmentEventTypeShipmentPurchased:
+		return true
+	case ShipmentEventTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ShipmentEventRecordType.
+const (
+	ShipmentEventRecordTypeShipmentDelivered      ShipmentEventRecordType = "shipment.delivered"
+	ShipmentEventRecordTypeShipmentException      ShipmentEventRecordType = "shipment.exception"
+	ShipmentEventRecordTypeShipmentFailed         ShipmentEventRecordType = "shipment.failed"
+	ShipmentEventRecordTypeShipmentPurchased      ShipmentEventRecordType = "shipment.purchased"
+	ShipmentEventRecordTypeShipmentReturnToSender ShipmentEventRecordType = "shipment.return_to_sender"
+	ShipmentEventRecordTypeShipmentVoidRejected   ShipmentEventRecordType = "shipment.void_rejected"
+	ShipmentEventRecordTypeShipmentVoided         ShipmentEventRecordType = "shipment.voided"
+)
+
+// Valid indicates whether the value is a known member of the ShipmentEventRecordType enum.
+func (e ShipmentEventRecordType) Valid() bool {
+	switch e {
+	case ShipmentEventRecordTypeShipmentDelivered:
+		return true
+	case ShipmentEventRecordTypeShipmentException:
+		return true
+	case ShipmentEventRecordTypeShipmentFailed:
+		return true
+	case ShipmentEventRecordTypeShipmentPurchased:
+		return true
+	case ShipmentEventRecordTypeShipmentReturnToSender:
+		return true
+	case ShipmentEventRecordTypeShipmentVoidRejected:
+		return true
+	case ShipmentEventRecordTypeShipmentVoided:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ShipmentStatus.
 const (
 	ShipmentStatusFailed        ShipmentStatus = "failed"
@@ -366,6 +558,21 @@ func (e ShipmentStatus) Valid() bool {
 	case ShipmentStatusVoidRequested:
 		return true
 	case ShipmentStatusVoided:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerObject.
+const (
+	TrackerObjectTracker TrackerObject = "tracker"
+)
+
+// Valid indicates whether the value is a known member of the TrackerObject enum.
+func (e TrackerObject) Valid() bool {
+	switch e {
+	case TrackerObjectTracker:
 		return true
 	default:
 		return false
@@ -432,6 +639,36 @@ func (e TrackerStatus) Valid() bool {
 	}
 }
 
+// Defines values for TrackerUpdatedEventType.
+const (
+	TrackerUpdatedEventTypeTrackerUpdated TrackerUpdatedEventType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventType enum.
+func (e TrackerUpdatedEventType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TrackerUpdatedEventRecordType.
+const (
+	TrackerUpdatedEventRecordTypeTrackerUpdated TrackerUpdatedEventRecordType = "tracker.updated"
+)
+
+// Valid indicates whether the value is a known member of the TrackerUpdatedEventRecordType enum.
+func (e TrackerUpdatedEventRecordType) Valid() bool {
+	switch e {
+	case TrackerUpdatedEventRecordTypeTrackerUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusDelivered WebhookDeliveryStatus = "delivered"
@@ -447,6 +684,21 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	case WebhookDeliveryStatusFailed:
 		return true
 	case WebhookDeliveryStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookTestEventType.
+const (
+	WebhookTest WebhookTestEventType = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the WebhookTestEventType enum.
+func (e WebhookTestEventType) Valid() bool {
+	switch e {
+	case WebhookTest:
 		return true
 	default:
 		return false
@@ -550,9 +802,19 @@ type Batch struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: batch
+	Object BatchObject `json:"object"`
+
 	// Status `purchasing` while any item is `paying` or `pending`, then `completed`.
 	Status BatchStatus `json:"status"`
 }
+
+// BatchObject What this resource is, always `batch`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: batch
+type BatchObject string
 
 // BatchStatus `purchasing` while any item is `paying` or `pending`, then `completed`.
 type BatchStatus string
@@ -566,6 +828,49 @@ type BatchCounts struct {
 	Total     int `json:"total"`
 }
 
+// BatchEvent A batch completed; `data` is the batch as GET /batches/{id} returns it.
+type BatchEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventType `json:"type"`
+}
+
+// BatchEventType Example: batch.completed
+type BatchEventType string
+
+// BatchEventRecord defines model for BatchEventRecord.
+type BatchEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Batch           `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: batch.completed
+	Type BatchEventRecordType `json:"type"`
+}
+
+// BatchEventRecordType Example: batch.completed
+type BatchEventRecordType string
+
 // BatchList defines model for BatchList.
 type BatchList struct {
 	Data []Batch `json:"data"`
@@ -576,7 +881,7 @@ type BatchList struct {
 
 // BatchShipmentInput One shipment of a batch; exactly a CreateLabelRequest without `idempotencyKey`. `parcel` or `parcels` is required (one of the two).
 type BatchShipmentInput struct {
-	// Carrier With `service`, selects that exact service.
+	// Carrier With `service`, selects that exact service. The known names are in `x-extensible-enum`; more may be added.
 	Carrier *string `json:"carrier,omitempty"`
 
 	// Customs Customs declaration (`Customs` as a request sends it; no other field); required
@@ -685,7 +990,9 @@ type CarrierEnvironment string
 
 // CarrierError A carrier's own answer to a call that failed.
 type CarrierError struct {
-	// Carrier Example: UPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: UPS
 	Carrier string `json:"carrier"`
 
 	// Code The carrier's own error code, when it gave one.
@@ -775,7 +1082,7 @@ type CreateCarrierAccountRequestCarrier string
 
 // CreateLabelRequest `fromAddress`, `toAddress` and `parcel` (or `parcels`) are required unless `returnOf` is given.
 type CreateLabelRequest struct {
-	// Carrier With `service`, selects that exact service.
+	// Carrier With `service`, selects that exact service. The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: USPS
 	Carrier *string `json:"carrier,omitempty"`
@@ -876,7 +1183,9 @@ type CreateLabelRequest struct {
 
 // CreateManifestRequest defines model for CreateManifestRequest.
 type CreateManifestRequest struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account (POST /carrier-accounts) whose labels go on the
@@ -902,7 +1211,7 @@ type CreateManifestRequest struct {
 
 // CreateTrackerRequest defines model for CreateTrackerRequest.
 type CreateTrackerRequest struct {
-	// Carrier A carrier's name as rates give it (any letter case); may be omitted when the number's form names one carrier.
+	// Carrier A carrier's name as rates give it (any letter case); may be omitted when the number's form names one carrier. The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: UPS
 	Carrier *string `json:"carrier,omitempty"`
@@ -1111,10 +1420,15 @@ type Error struct {
 	// CarrierErrors Each carrier's own answer, on `carrier_rejected`, `carrier_error` and `carrier_unavailable`.
 	CarrierErrors *[]CarrierError `json:"carrierErrors,omitempty"`
 
-	// Code Machine-readable and stable across versions.
+	// Code Machine-readable and stable across versions. A string, not an enum: a later
+	// version may add codes (additively), so a client treats a code it does not know as
+	// the generic error of the HTTP status. The known codes are `x-extensible-enum`, with
+	// a constant's name for each in `x-enum-varnames` and what it means in
+	// `x-enum-descriptions`.
+	//
 	//
 	// Example: invalid_field
-	Code string `json:"code"`
+	Code ErrorCode `json:"code"`
 
 	// Error Human-readable; may be rephrased.
 	//
@@ -1152,30 +1466,72 @@ type Error struct {
 	RequiredScope *string `json:"requiredScope,omitempty"`
 }
 
-// Event The envelope delivered to webhooks.
-type Event struct {
-	// ApiVersion Example: v1
-	ApiVersion string    `json:"apiVersion"`
-	CreatedAt  time.Time `json:"createdAt"`
+// ErrorCode Machine-readable and stable across versions. A string, not an enum: a later
+// version may add codes (additively), so a client treats a code it does not know as
+// the generic error of the HTTP status. The known codes are `x-extensible-enum`, with
+// a constant's name for each in `x-enum-varnames` and what it means in
+// `x-enum-descriptions`.
+//
+// Example: invalid_field
+type ErrorCode = string
 
-	// Data The resource as its GET endpoint returns it.
+// Event The envelope delivered to webhooks (`id`, `type`, `apiVersion`, `createdAt`, `data`),
+// one member per kind of `data`, chosen by `type`:
+//
+//   - `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
+//     (the carrier refused a void; the label is purchased again and `errorMessage` says
+//     why), `shipment.delivered`, `shipment.exception`, `shipment.return_to_sender`:
+//     `ShipmentEvent`, its `data` the shipment.
+//   - `tracker.updated`: `TrackerUpdatedEvent`, its `data` the shipment of a label's
+//     tracker or the tracker of a standalone one, told apart by `data.object`.
+//   - `batch.completed` (no item of a batch is `paying` or `pending` any more):
+//     `BatchEvent`, its `data` the batch.
+//   - `manifest.created`, `manifest.failed` (the carrier made or refused a manifest):
+//     `ManifestEvent`, its `data` the manifest.
+//   - `webhook.test` (Send test; never in the history): `WebhookTestEvent`.
+//
+// `data` is the resource as its GET endpoint returns it when the event happened. A
+// later version may add event types (a subscription to `*` receives them): ignore a
+// `type` you do not know.
+type Event struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data map[string]interface{} `json:"data"`
 
-	// Id Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
-	Id string `json:"id"`
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
 
-	// Type `shipment.purchased`, `shipment.failed`, `shipment.voided`, `shipment.void_rejected`
-	// (the carrier refused a void; the label is purchased again and `errorMessage` says
-	// why), `batch.completed` (no item of a batch is `paying` or `pending` any more;
-	// `data` is the batch), `manifest.created` and `manifest.failed` (the carrier made or
-	// refused a manifest; `data` is the manifest), `tracker.updated` (data: the shipment for a label's tracker, the tracker
-	// for a standalone one), `shipment.delivered`, `shipment.exception`,
-	// `shipment.return_to_sender`, or `webhook.test`.
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
 	//
 	//
 	// Example: shipment.purchased
-	Type string `json:"type"`
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventApiVersion The API version of `data`'s shape.
+//
+// Example: v1
+type EventApiVersion = string
+
+// EventDeliveries defines model for EventDeliveries.
+type EventDeliveries struct {
+	Deliveries DeliverySummary `json:"deliveries"`
+}
+
+// EventId The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+//
+// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+type EventId = string
 
 // EventList defines model for EventList.
 type EventList struct {
@@ -1183,15 +1539,41 @@ type EventList struct {
 	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
-// EventRecord defines model for EventRecord.
+// EventRecord An event of the history (GET /events): the envelope delivered to webhooks (`Event`,
+// chosen by `type` the same way) and its deliveries counted. `webhook.test` events are
+// not kept.
 type EventRecord struct {
-	ApiVersion string                 `json:"apiVersion"`
-	CreatedAt  time.Time              `json:"createdAt"`
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The resource the event is about, as its GET endpoint returns it; the member `type` chooses says which.
 	Data       map[string]interface{} `json:"data"`
 	Deliveries DeliverySummary        `json:"deliveries"`
-	Id         string                 `json:"id"`
-	Type       string                 `json:"type"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+	// kind of `data`. A string, not an enum: a later version may add types; the known ones
+	// are `x-extensible-enum`.
+	//
+	//
+	// Example: shipment.purchased
+	Type  EventType `json:"type"`
+	union json.RawMessage
 }
+
+// EventType The event's type, which chooses the member of `Event` (and `EventRecord`) and so the
+// kind of `data`. A string, not an enum: a later version may add types; the known ones
+// are `x-extensible-enum`.
+//
+// Example: shipment.purchased
+type EventType = string
 
 // IdempotencyKey Makes retries safe; kept for 7 days per account, mode and endpoint.
 //
@@ -1215,7 +1597,9 @@ type LabelSize string
 
 // Manifest defines model for Manifest.
 type Manifest struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account its labels were bought through, whose credentials
@@ -1250,15 +1634,68 @@ type Manifest struct {
 	Id string `json:"id"`
 
 	// Mode The mode of the token that created the resource.
-	Mode        Mode     `json:"mode"`
-	ShipmentIds []string `json:"shipmentIds"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: manifest
+	Object      ManifestObject `json:"object"`
+	ShipmentIds []string       `json:"shipmentIds"`
 
 	// Status `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 	Status ManifestStatus `json:"status"`
 }
 
+// ManifestObject What this resource is, always `manifest`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: manifest
+type ManifestObject string
+
 // ManifestStatus `creating` while the carrier is asked, then `created` (with `formUrl`) or `failed` (with `errorMessage`).
 type ManifestStatus string
+
+// ManifestEvent The carrier made or refused a manifest; `data` is the manifest as GET /manifests/{id} returns it.
+type ManifestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventType `json:"type"`
+}
+
+// ManifestEventType Example: manifest.created
+type ManifestEventType string
+
+// ManifestEventRecord defines model for ManifestEventRecord.
+type ManifestEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       Manifest        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: manifest.created
+	Type ManifestEventRecordType `json:"type"`
+}
+
+// ManifestEventRecordType Example: manifest.created
+type ManifestEventRecordType string
 
 // ManifestList defines model for ManifestList.
 type ManifestList struct {
@@ -1321,7 +1758,9 @@ type Pickup struct {
 	Address     Address    `json:"address"`
 	CancelledAt *time.Time `json:"cancelledAt,omitempty"`
 
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the carrier account that booked the pickup (and cancels it); absent
@@ -1345,8 +1784,13 @@ type Pickup struct {
 	Instructions *string `json:"instructions,omitempty"`
 
 	// Mode The mode of the token that created the resource.
-	Mode         Mode `json:"mode"`
-	PackageCount int  `json:"packageCount"`
+	Mode Mode `json:"mode"`
+
+	// Object What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: pickup
+	Object       PickupObject `json:"object"`
+	PackageCount int          `json:"packageCount"`
 
 	// ReadyAt When the packages are ready, in the offset it was given in.
 	ReadyAt     time.Time `json:"readyAt"`
@@ -1359,13 +1803,18 @@ type Pickup struct {
 	UpdatedAt     time.Time    `json:"updatedAt"`
 }
 
+// PickupObject What this resource is, always `pickup`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: pickup
+type PickupObject string
+
 // PickupCreateRequest defines model for PickupCreateRequest.
 type PickupCreateRequest struct {
 	// Address A postal address as a request sends it: the fields of `Address` and no other (an
 	// unknown field is 422 `invalid_field`). `state` is required when `country` is `US`.
 	Address AddressInput `json:"address"`
 
-	// Carrier A carrier's name as rates give it (any letter case).
+	// Carrier A carrier's name as rates give it (any letter case). The known names are in `x-extensible-enum`; more may be added.
 	//
 	// Example: USPS
 	Carrier string `json:"carrier"`
@@ -1492,7 +1941,9 @@ type QuoteResponse struct {
 
 // Rate defines model for Rate.
 type Rate struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// CarrierAccountId Live mode: the account's carrier account (POST /carrier-accounts) that quoted
@@ -1591,7 +2042,9 @@ type ServiceCategory string
 
 // ServiceOption A carrier service that can be selected.
 type ServiceOption struct {
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier string `json:"carrier"`
 
 	// Service Example: Priority
@@ -1613,7 +2066,9 @@ type Shipment struct {
 	// Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 	BatchId *string `json:"batchId,omitempty"`
 
-	// Carrier Example: USPS
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
+	//
+	// Example: USPS
 	Carrier          string `json:"carrier"`
 	CarrierRateCents int64  `json:"carrierRateCents"`
 
@@ -1688,6 +2143,11 @@ type Shipment struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: shipment
+	Object ShipmentObject `json:"object"`
+
 	// Options Extra services.
 	Options *Options `json:"options,omitempty"`
 
@@ -1745,6 +2205,58 @@ type Shipment struct {
 	VoidedAt       *time.Time     `json:"voidedAt,omitempty"`
 }
 
+// ShipmentObject What this resource is, always `shipment`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: shipment
+type ShipmentObject string
+
+// ShipmentEvent An event of a shipment; `data` is the shipment as GET /labels/{id} returns it, with its `trackingEvents`.
+type ShipmentEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data Shipment `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventType `json:"type"`
+}
+
+// ShipmentEventType Example: shipment.purchased
+type ShipmentEventType string
+
+// ShipmentEventRecord defines model for ShipmentEventRecord.
+type ShipmentEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data A shipment (label). `trackingEvents` is only on GET /labels/{id} and in event data.
+	Data       Shipment        `json:"data"`
+	Deliveries DeliverySummary `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: shipment.purchased
+	Type ShipmentEventRecordType `json:"type"`
+}
+
+// ShipmentEventRecordType Example: shipment.purchased
+type ShipmentEventRecordType string
+
 // ShipmentList defines model for ShipmentList.
 type ShipmentList struct {
 	Data []Shipment `json:"data"`
@@ -1760,6 +2272,7 @@ type ShipmentStatus string
 
 // Tracker defines model for Tracker.
 type Tracker struct {
+	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
 	Carrier   string    `json:"carrier"`
 	CreatedAt time.Time `json:"createdAt"`
 
@@ -1785,12 +2298,22 @@ type Tracker struct {
 	// Mode The mode of the token that created the resource.
 	Mode Mode `json:"mode"`
 
+	// Object What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+	//
+	// Example: tracker
+	Object TrackerObject `json:"object"`
+
 	// ShipmentId The label this tracker follows; null for a standalone tracker (POST /trackers).
 	ShipmentId     nullable.Nullable[string] `json:"shipmentId"`
 	Status         TrackerStatus             `json:"status"`
 	TrackingNumber string                    `json:"trackingNumber"`
 	UpdatedAt      time.Time                 `json:"updatedAt"`
 }
+
+// TrackerObject What this resource is, always `tracker`; it tells the resources that one event type can carry apart (`tracker.updated`'s data is a shipment or a tracker).
+//
+// Example: tracker
+type TrackerObject string
 
 // TrackerEndReason Why shipd stopped following a standalone tracker's package: `final_status` (it
 // was delivered, returned to sender or cancelled; in test mode, the sandbox's last
@@ -1807,6 +2330,61 @@ type TrackerList struct {
 
 // TrackerStatus defines model for TrackerStatus.
 type TrackerStatus string
+
+// TrackerUpdatedData The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+type TrackerUpdatedData struct {
+	union json.RawMessage
+}
+
+// TrackerUpdatedEvent A tracker's new scan (or its end). `data` is the shipment (`object` `shipment`, as GET
+// /labels/{id} returns it) when the tracker follows a label, or the tracker (`object`
+// `tracker`, as GET /trackers/{id} returns it) when it is a standalone one (POST
+// /trackers).
+type TrackerUpdatedEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data TrackerUpdatedData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventType `json:"type"`
+}
+
+// TrackerUpdatedEventType Example: tracker.updated
+type TrackerUpdatedEventType string
+
+// TrackerUpdatedEventRecord defines model for TrackerUpdatedEventRecord.
+type TrackerUpdatedEventRecord struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+
+	// Data The shipment of a label's tracker, or a standalone tracker, told apart by `object`.
+	Data       TrackerUpdatedData `json:"data"`
+	Deliveries DeliverySummary    `json:"deliveries"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: tracker.updated
+	Type TrackerUpdatedEventRecordType `json:"type"`
+}
+
+// TrackerUpdatedEventRecordType Example: tracker.updated
+type TrackerUpdatedEventRecordType string
 
 // TrackingEvent defines model for TrackingEvent.
 type TrackingEvent struct {
@@ -1949,6 +2527,36 @@ type WebhookSubscriptionWithSecret struct {
 	SigningSecret string `json:"signingSecret"`
 	Url           string `json:"url"`
 }
+
+// WebhookTestData defines model for WebhookTestData.
+type WebhookTestData struct {
+	// Message Example: test event from shipd
+	Message string `json:"message"`
+
+	// SubscriptionId Example: whk_1a2b3c4d5e6f7a8b9c0d1e2f
+	SubscriptionId string `json:"subscriptionId"`
+}
+
+// WebhookTestEvent The event Send test (POST /webhooks/{id}/test) delivers to one endpoint; it is not in the history.
+type WebhookTestEvent struct {
+	// ApiVersion The API version of `data`'s shape.
+	//
+	// Example: v1
+	ApiVersion EventApiVersion `json:"apiVersion"`
+	CreatedAt  time.Time       `json:"createdAt"`
+	Data       WebhookTestData `json:"data"`
+
+	// Id The event's id; the same on every delivery of it (`X-Service-Event-Id`).
+	//
+	// Example: evt_3c2b1a0f9e8d7c6b5a4f3e2d
+	Id EventId `json:"id"`
+
+	// Type Example: webhook.test
+	Type WebhookTestEventType `json:"type"`
+}
+
+// WebhookTestEventType Example: webhook.test
+type WebhookTestEventType string
 
 // BatchId Example: bat_2b7c4e1f0a9d8c7b6a5f4e3d
 type BatchId = string
@@ -2177,6 +2785,623 @@ type UpdateWebhookJSONRequestBody = UpdateWebhookRequest
 // EventJSONRequestBody defines body for Event for application/json ContentType.
 type EventJSONRequestBody = Event
 
+// AsShipmentEvent returns the union data inside the Event as a ShipmentEvent
+func (t Event) AsShipmentEvent() (ShipmentEvent, error) {
+	var body ShipmentEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEvent overwrites any union data inside the Event as the provided ShipmentEvent
+func (t *Event) FromShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEvent performs a merge with any union data inside the Event, using the provided ShipmentEvent
+func (t *Event) MergeShipmentEvent(v ShipmentEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEvent returns the union data inside the Event as a TrackerUpdatedEvent
+func (t Event) AsTrackerUpdatedEvent() (TrackerUpdatedEvent, error) {
+	var body TrackerUpdatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEvent overwrites any union data inside the Event as the provided TrackerUpdatedEvent
+func (t *Event) FromTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEvent performs a merge with any union data inside the Event, using the provided TrackerUpdatedEvent
+func (t *Event) MergeTrackerUpdatedEvent(v TrackerUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEvent returns the union data inside the Event as a BatchEvent
+func (t Event) AsBatchEvent() (BatchEvent, error) {
+	var body BatchEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEvent overwrites any union data inside the Event as the provided BatchEvent
+func (t *Event) FromBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEvent performs a merge with any union data inside the Event, using the provided BatchEvent
+func (t *Event) MergeBatchEvent(v BatchEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEvent returns the union data inside the Event as a ManifestEvent
+func (t Event) AsManifestEvent() (ManifestEvent, error) {
+	var body ManifestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEvent overwrites any union data inside the Event as the provided ManifestEvent
+func (t *Event) FromManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEvent performs a merge with any union data inside the Event, using the provided ManifestEvent
+func (t *Event) MergeManifestEvent(v ManifestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWebhookTestEvent returns the union data inside the Event as a WebhookTestEvent
+func (t Event) AsWebhookTestEvent() (WebhookTestEvent, error) {
+	var body WebhookTestEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWebhookTestEvent overwrites any union data inside the Event as the provided WebhookTestEvent
+func (t *Event) FromWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWebhookTestEvent performs a merge with any union data inside the Event, using the provided WebhookTestEvent
+func (t *Event) MergeWebhookTestEvent(v WebhookTestEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEvent()
+	case "manifest.created":
+		return t.AsManifestEvent()
+	case "manifest.failed":
+		return t.AsManifestEvent()
+	case "shipment.delivered":
+		return t.AsShipmentEvent()
+	case "shipment.exception":
+		return t.AsShipmentEvent()
+	case "shipment.failed":
+		return t.AsShipmentEvent()
+	case "shipment.purchased":
+		return t.AsShipmentEvent()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEvent()
+	case "shipment.void_rejected":
+		return t.AsShipmentEvent()
+	case "shipment.voided":
+		return t.AsShipmentEvent()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEvent()
+	case "webhook.test":
+		return t.AsWebhookTestEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipmentEventRecord returns the union data inside the EventRecord as a ShipmentEventRecord
+func (t EventRecord) AsShipmentEventRecord() (ShipmentEventRecord, error) {
+	var body ShipmentEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipmentEventRecord overwrites any union data inside the EventRecord as the provided ShipmentEventRecord
+func (t *EventRecord) FromShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeShipmentEventRecord performs a merge with any union data inside the EventRecord, using the provided ShipmentEventRecord
+func (t *EventRecord) MergeShipmentEventRecord(v ShipmentEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTrackerUpdatedEventRecord returns the union data inside the EventRecord as a TrackerUpdatedEventRecord
+func (t EventRecord) AsTrackerUpdatedEventRecord() (TrackerUpdatedEventRecord, error) {
+	var body TrackerUpdatedEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTrackerUpdatedEventRecord overwrites any union data inside the EventRecord as the provided TrackerUpdatedEventRecord
+func (t *EventRecord) FromTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTrackerUpdatedEventRecord performs a merge with any union data inside the EventRecord, using the provided TrackerUpdatedEventRecord
+func (t *EventRecord) MergeTrackerUpdatedEventRecord(v TrackerUpdatedEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBatchEventRecord returns the union data inside the EventRecord as a BatchEventRecord
+func (t EventRecord) AsBatchEventRecord() (BatchEventRecord, error) {
+	var body BatchEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBatchEventRecord overwrites any union data inside the EventRecord as the provided BatchEventRecord
+func (t *EventRecord) FromBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBatchEventRecord performs a merge with any union data inside the EventRecord, using the provided BatchEventRecord
+func (t *EventRecord) MergeBatchEventRecord(v BatchEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsManifestEventRecord returns the union data inside the EventRecord as a ManifestEventRecord
+func (t EventRecord) AsManifestEventRecord() (ManifestEventRecord, error) {
+	var body ManifestEventRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromManifestEventRecord overwrites any union data inside the EventRecord as the provided ManifestEventRecord
+func (t *EventRecord) FromManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeManifestEventRecord performs a merge with any union data inside the EventRecord, using the provided ManifestEventRecord
+func (t *EventRecord) MergeManifestEventRecord(v ManifestEventRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EventRecord) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t EventRecord) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "batch.completed":
+		return t.AsBatchEventRecord()
+	case "manifest.created":
+		return t.AsManifestEventRecord()
+	case "manifest.failed":
+		return t.AsManifestEventRecord()
+	case "shipment.delivered":
+		return t.AsShipmentEventRecord()
+	case "shipment.exception":
+		return t.AsShipmentEventRecord()
+	case "shipment.failed":
+		return t.AsShipmentEventRecord()
+	case "shipment.purchased":
+		return t.AsShipmentEventRecord()
+	case "shipment.return_to_sender":
+		return t.AsShipmentEventRecord()
+	case "shipment.void_rejected":
+		return t.AsShipmentEventRecord()
+	case "shipment.voided":
+		return t.AsShipmentEventRecord()
+	case "tracker.updated":
+		return t.AsTrackerUpdatedEventRecord()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t EventRecord) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	object := make(map[string]json.RawMessage)
+	if t.union != nil {
+		err = json.Unmarshal(b, &object)
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	object["apiVersion"], err = json.Marshal(t.ApiVersion)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'apiVersion': %w", err)
+	}
+
+	object["createdAt"], err = json.Marshal(t.CreatedAt)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'createdAt': %w", err)
+	}
+
+	if t.Data != nil {
+		object["data"], err = json.Marshal(t.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["deliveries"], err = json.Marshal(t.Deliveries)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'deliveries': %w", err)
+	}
+
+	object["id"], err = json.Marshal(t.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(t.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	b, err = json.Marshal(object)
+	return b, err
+}
+
+func (t *EventRecord) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	if err != nil {
+		return err
+	}
+	object := make(map[string]json.RawMessage)
+	err = json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["apiVersion"]; found {
+		err = json.Unmarshal(raw, &t.ApiVersion)
+		if err != nil {
+			return fmt.Errorf("error reading 'apiVersion': %w", err)
+		}
+	}
+
+	if raw, found := object["createdAt"]; found {
+		err = json.Unmarshal(raw, &t.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("error reading 'createdAt': %w", err)
+		}
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &t.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+	}
+
+	if raw, found := object["deliveries"]; found {
+		err = json.Unmarshal(raw, &t.Deliveries)
+		if err != nil {
+			return fmt.Errorf("error reading 'deliveries': %w", err)
+		}
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &t.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &t.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+	}
+
+	return err
+}
+
+// AsShipment returns the union data inside the TrackerUpdatedData as a Shipment
+func (t TrackerUpdatedData) AsShipment() (Shipment, error) {
+	var body Shipment
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromShipment overwrites any union data inside the TrackerUpdatedData as the provided Shipment
+func (t *TrackerUpdatedData) FromShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	t.union = b
+	return err
+}
+
+// MergeShipment performs a merge with any union data inside the TrackerUpdatedData, using the provided Shipment
+func (t *TrackerUpdatedData) MergeShipment(v Shipment) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"shipment"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTracker returns the union data inside the TrackerUpdatedData as a Tracker
+func (t TrackerUpdatedData) AsTracker() (Tracker, error) {
+	var body Tracker
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTracker overwrites any union data inside the TrackerUpdatedData as the provided Tracker
+func (t *TrackerUpdatedData) FromTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	t.union = b
+	return err
+}
+
+// MergeTracker performs a merge with any union data inside the TrackerUpdatedData, using the provided Tracker
+func (t *TrackerUpdatedData) MergeTracker(v Tracker) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"object":"tracker"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TrackerUpdatedData) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"object"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t TrackerUpdatedData) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "shipment":
+		return t.AsShipment()
+	case "tracker":
+		return t.AsTracker()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t TrackerUpdatedData) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TrackerUpdatedData) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -2260,8 +3485,10 @@ type ClientInterface interface {
 
 	// CreateAddressWithBody Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2270,8 +3497,10 @@ type ClientInterface interface {
 
 	// CreateAddress Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2319,7 +3548,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2340,7 +3572,10 @@ type ClientInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2958,8 +4193,10 @@ func (c *Client) ListAddresses(ctx context.Context, params *ListAddressesParams,
 
 // CreateAddressWithBody Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2978,8 +4215,10 @@ func (c *Client) CreateAddressWithBody(ctx context.Context, contentType string, 
 
 // CreateAddress Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3067,7 +4306,10 @@ func (c *Client) ListBatches(ctx context.Context, params *ListBatchesParams, req
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3098,7 +4340,10 @@ func (c *Client) CreateBatchWithBody(ctx context.Context, contentType string, bo
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6373,8 +7618,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithBodyWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6383,8 +7630,10 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAddressWithResponse Save an address to the address book
 	//
-	// Stores an address for later use (for example as `fromAddressId` of a label). With
-	// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+	// Stores an address in the address book of the token's account and mode (GET
+	// /addresses reads it back). A label's request stays self-contained: copy a saved
+	// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+	// retry returns the original 201 with `Idempotent-Replayed: true`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6434,7 +7683,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6455,7 +7707,10 @@ type ClientWithResponsesInterface interface {
 	// the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 	// backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 	//
-	// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+	// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+	// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+	// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+	// shipment's `labelUrl`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13878,8 +15133,10 @@ func (c *ClientWithResponses) ListAddressesWithResponse(ctx context.Context, par
 
 // CreateAddressWithBodyWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13894,8 +15151,10 @@ func (c *ClientWithResponses) CreateAddressWithBodyWithResponse(ctx context.Cont
 
 // CreateAddressWithResponse Save an address to the address book
 //
-// Stores an address for later use (for example as `fromAddressId` of a label). With
-// `idempotencyKey`, a retry returns the original 201 with `Idempotent-Replayed: true`.
+// Stores an address in the address book of the token's account and mode (GET
+// /addresses reads it back). A label's request stays self-contained: copy a saved
+// address's fields into its `fromAddress` or `toAddress`. With `idempotencyKey`, a
+// retry returns the original 201 with `Idempotent-Replayed: true`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13969,7 +15228,10 @@ func (c *ClientWithResponses) ListBatchesWithResponse(ctx context.Context, param
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13996,7 +15258,10 @@ func (c *ClientWithResponses) CreateBatchWithBodyWithResponse(ctx context.Contex
 // the `batches` rate limit group (1/s, burst 5). A batch that would take the purchase
 // backlog past its bound is 503 `purchase_queue_full`: nothing is stored.
 //
-// `labelFormat` is stored with the batch and shown back; today every label is a PDF.
+// `labelFormat` (default `pdf`) is the format every label of the batch is bought in, at
+// 4x6: the labels of a PDF batch merge into `labels.pdf`, of a ZPL batch into
+// `labels.zpl` (the batch's `labelsUrl`); PNG labels are not merged, each is at its
+// shipment's `labelUrl`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33007,367 +34272,515 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rchu3lj/6Kij+p8rkTIsmKckX6sM5iu0kmvFFY8lJJrvzV4PdoIitJsDdACUxKVfNs5wP82DzJKew",
-	"FoBGN5siKUtynK2pqR2L3Y071n391h+tVE5nUjChVWv4R2vCaMYK+OdHqtlbPuUa/sf8kjGVFnymuRSt",
-	"YesVndGU6wVpj+aF0h0ix0RPGBnN0wumiZ5wRQr2jzlTmmQFvVJkXMhptxW1VDphU2pa1IsZaw1bXGh2",
-	"zorW589R2e1HNqVccHG+3PXPE5kz17giORtrwkXQ+za9KNYwuU+CXxPNp4y0FUulyFSHUE2uJjydhLPk",
-	"iozneU7oOeXC9GoGxQuWtYa6mLN1o8AZHGXLAzjKmNB8zFmB61ou5gGhuZJmvqwoZEFGMuNMEapIUrj2",
-	"ko2GonRhlhdHoovF4VizYnkoJ7gAREtyRbkmIzaWhVl+XSy4OCdtO6WIFHIuMpaR+axz8wCmXPDpfNoa",
-	"9qLldfkctWa0oFOm7Un8jup00rRI8IDwzHTGzQ8zqietqCXoFJrMbhwEu6bTWW5eHFF9Nhg9T/dYf9yj",
-	"L7MX6fPRM7o/3mO7ponl5XpFi4Kz4jBN5Vw07p99g1B85Q4GmdKzvfEuG2T9tDd6SV+Mn7Nn2X66N9ql",
-	"zWOcF0o2bOeHGf3HnJGZVNz8AreSUDIr2CWXc0Vm9Jw9USQR7FpjG4kf+j/mrFiUY0+xi8rO0uu3TJzr",
-	"SWs46PWaxrWCnBzTc0YU/52t6iyH78K+Mjam81y3hoP9yHSMR6pvuvUHrB81Xbx3VPDxipvnnt3Blk2p",
-	"ONtP+9mA7Y736P7oWfo8e8Fejnu0P2rcs2OeXsxnTaPCJ3cwpll6cbabvswGcNZfjJ6nz7J9tjfepYPm",
-	"MZ1M+GzKmk+5e3YH41KT2dlzO6qXoxfp8+wZ2x/v0d3RIG0c189sNJHyonFY85H/8w6GdjW5OOvTwWg3",
-	"3cv22bPxc/pi9DLtZX02GDcM7bNpVc2kUMySr+wHqtkVXZi/Uik0E3AB6GyW85SaUT79uzIj/yPo/18K",
-	"Nm4NW//nacmhn+JT9fSNofzYVXXmSYp05wx4Q0LaV1xPiPsVPlNJh8iCJJesAP5iXx0SSjJ5JZQuGJ2S",
-	"WSEvecYKMqY8Z9kBknuzkoGI8MuO5WA7uAtNQ7avPy15HQz7O5rZXzZYFL8V5s0ML/MlzXl2Bm9ELZhC",
-	"a9hy8sZIZgvDm4XUBF4k/37y4b3dbnvvzb/P9sd9Nsh2073RPn328vmL1ufoS7fg1EgHjf2TdhKOG/eB",
-	"Ei0vmCBX1JBepVjmRJlPH9+SdgJPz7g4A3KYdO5uC15JMc55qu//VB4SpalmJLU9DkkipD6bzYt0QhXL",
-	"EtI2Ms3QSDB6XogP44SYS6oIJcqRGD2h2q5pLPynnch8NJ6LzKzRrJDnBVMqiUhC84LRbHF2KXnGsvCX",
-	"qaXw2DHJ6YjlhKtY2BeIFIQS99YBbMaUKWU4FA6L604Ui4QLlvNzPsrZGUzQdJLNcfnYGRPZTHKhza/Q",
-	"x9lYFlOqz6ZcTY3kEvSeyXRuZhkLqi5YRsayMMeACqkn5hLCh2YJ8GjgR+bIjOT8fGKk3wPbyffwakKo",
-	"yGKBP30qclxP+FYKRrgmE6rM2mUs55esWFRWz4xrSsWc5rEomHvFLL5boX/M2RwXXxc0vWDFmRyfua0q",
-	"5/VEEfucpFSY2zBischYzjR+7bYkpSJleW53ZIbMzv9oRU7zAc/YdCY1E+ni7IItzlKZ51xxKRLSNrO7",
-	"YItYmIWZm5skBYrObisIkENKMj4es8KcKnNTm9rl4myumBmNWQKkKvAxtHfBYDWU5nlOirkwagqhRnwm",
-	"/R6xGoOlmRFJQLreAfE66XRj8YYWuREOFSsuWaFIKud5RqhQV6yoDsUxkrNcKp0cEEpSOZ1yrVnm9IEn",
-	"yowQX8P7cUUKlsrCSOIwZK6N8qDkvEiZORekYLOcLlgWESXxXhmyih/HIpfiHAYndDcWd0ZuvpfFiGcZ",
-	"E7ck+Go+HvOUM6HPVCpnLCD7sCdyxgpohQjGjLoyYeSq4JoN3blUxH24lg2UgsEJfDJs1Zq6A0aRLM/J",
-	"M+xK75ZhXxVSnJ9NZcaSu2MCR0KzQtAcR3n/8gm3/XkBRdExM6ol3BV3xRhRhlwFN8FcuU6EDNOwEX4+",
-	"t7uNWrCapxPQgZ0AZBiMe9GQlYrIU3t4d8v5XurvjRL8ACtp5jA2fSWkPeVKcXEeEUtaYZ0s77Aa6BOF",
-	"y2dZ0VzQS8pzOsrv8jQd00UuaXYq5VtanLMHWIUZ9nimpTzLTZ/JEO0zRgJj1ymQgj55x78j7RfwH8Na",
-	"jz+cnJKnI8OEmRoSKkrqYVTf650pvd4xTeyMFpqpu5S6junCEJCPXu94gINyNsNOz6ZMT2RmZP0sMzo/",
-	"/kzw58gsnNjkIt7dapyw4pKn7FN5Gh9QRwrvwApNKQqIRvg6XiUnhZ6BOHQ2nud5Qtp4uOCaqadpwahm",
-	"Q6KlNCLVgrhvFBrTzGk0y2z7VQdGvp0YccIIMfh11hnaXUERoyJPOGmjtifBK+u3xNv+PkdfspmnUr6j",
-	"YmF/Vbfi84WRnMHUw7KQw7vlc0bfg8qK9O0qPIyGl4SDdPQG7cHOVhuSEy98nhdyPotFO7neMS3sQAs7",
-	"8GvSMdIXm870wh8J0PyeKG9CNJKb4f5d8jPlOhaNx+CAJL/seOv2Dpi3E9P2lbnbKy3Xsah8Bv8LOkS9",
-	"OWuTTwgtGIiIRsZmoB7QuaEfGpSfLJBJ5ZhQUk7YcCe3OhEZXF8TLtJ8nrGsG4tYHOZKkuoKR0CN5FzD",
-	"+CsD+teE2MMYXDE0WcQiGBCXQpG2kLiokaH4c3Eh5JWICLueGUpsbnTBLuUF6A2sg4ZR2M0056ibZZnR",
-	"j4wYjlo9qu5GbjZLQIwiqqz2pidsuiQ+f8mtrG7O2s+r3ptaExXfykbNlF8sNWUdKBs2Y97+MjLzCTZW",
-	"Fvz3jdjnauMR7F5FjWBkxGjBCruxUxQQiDs3D0RerDR35qYJ80mMkhoO3PyAxiF7alHGxZ/smb5D0e6T",
-	"mBUyZUoZ/vdGaK4Xt1p8N7kxZ3mVwh/i7eqCU9H6u0BEilr4cv2lh9mOn0r7nTNBKTalQFfyfEHspgxJ",
-	"Upka7obbMfsTCBmxSPBPQ0fgX0DXKrbLTDK0HjrDkOm23pqWMjLKfSwSq00JOjWiAwgUuVTgerUNGLIE",
-	"fQEjACOQwpciwrrnhgMoFMZeUX0uC2+/dGNcckNmPCMLOSdTRgUpv2Xm4/8nsQYyHLD9xktZXKk5A/EK",
-	"FLpMGuJCinnOSkVOyDPDBVRiGhLyDC6jWV7blW/MS2VWmESxzQl5Bfs7S9HUl/PLUtAyDAqpNUi5zspI",
-	"FTnnl4ZFrJIH3ZzYpZGo9cJr7bFIgKO8MQ/wXRU4IpCdJYHJDH9wAqP9FazAwOli4VU3Aq8CJ021mYV/",
-	"2dqKjVxgOrTC45mW3srpO3A/KAJqI9p6wJCoJZnNgZMbxheRxL0KirKaz2aywCUMRFUyoUAZ3btEaTaD",
-	"XXdLnxYMvNg0V2d21cC85xoINyB4FwWGtOpAPSgPOVdg0bIWWbSNCHnmerUfKLfhZmmgSeElKSdOUBEL",
-	"JszRyer9ReaeFNZiCuKKLIgcj82aC+lPkWnYDEZeic7dGcs80YJmLMlbdnMdkplUmubEyiVdkqAZOqSe",
-	"eN8TmFSxgEfJp5OkS/5zLjVTIOPBKSiN6oqkE5ZeuGYxuCBUUkhmCI8g2mw7NOAXmub8gpH23mAQXH9L",
-	"r7xOCX8/MSddTzpDQsmnk3Do5u/jE+szMKIUKwquZbGIBdgp20bIS6mhXErLAgIOZmBiVub0YnO/8xk0",
-	"tk8yfg5bVJBfj47/bY+0k/5gd29/59nzFy+TTiysTXhWsDE3wiiZm5bNtMxY7RKbjmG3cSG50d/wuzG/",
-	"RpFvSjWZzpUmE3rJYsE1aX98c/j63ZuIxG4TWW0hNb1gccsenVlhTprm6DZMLYct/ZDv2RX5L1lctKLQ",
-	"zf4M3d3uz/6SQzKCGB8qaq0dCpovgImRN+KcC6bIW51V2+43uPBNc3CWGoJWTj6Q3f6zZzt9QvPZhO4M",
-	"YN2MEFL2++nETJVqzQrzzf/92+HOr3Tn99/+GHz+l1ZDb0bwzKtDpxn9f+1f3VROq2Me7O81tII+38r8",
-	"M0reykuW05RtMuvZRIpaE//WJ4P+gOzv75Nev9ertrLX1EjBFLd0rtLUmOaK+fdHUuaMChBezCWoHYP/",
-	"Wj4ASx0pXTCm+9Uvd/d75Hs+1hNyeMnEvGnaa04SNjuoNnsy55qR3d36CjSv4+98Vv283+v3X9T2cN1I",
-	"Poee+7/52UYtKxeaTsqD+pv/Xo6MNGCGYS/kkZjNUXrNMoiHoflxcA3tvtxMdw15pF5+U0xkhkMNS1IH",
-	"hCOxPaJaLSRB82zbMCGri1pJiyuyNxjUxb3OVuT9kaA8EpRHgvJgBCVqXe+cyx37o5PYSjLzExiRUTk2",
-	"g63eTFpKeDepqEGz1ifvDObL22ylY2iTazZd23g4wnf4sWnHtkyLgi7c8Zk3yKLOTA6BFle0QCNhOxin",
-	"1ahSWRQsRYOclihpogzvPIKg9pbfge+FifnU7IvrpRW1bCfehPDb+j2FoVcXL/KLH6xZE7+AWNPlrTMr",
-	"CS63Q+AiKAa2hq2Maraj+ZS1VtG7tTsCPb7CV81H6AvYqp+50nKqPhV5Uwy1U2/sW95SoHwktxnAE6Nj",
-	"gs8WuSMqC4rQwgjJCiwJx6+/j0U7+eFN6VR7+gfPPj+1TXdn2TjpHBgRG0zGwLOUnDKnPsEJJWkhDTMl",
-	"I1lkrPCCuR8fS3OKdmNkb0vz5dmXxPVGrSCAZt3mvA1edV/etNBoIvdhSzaCJ1xowlW4oN2mAU7Bhnbz",
-	"yN6Zd266qXYQcEGvJjxnxOhTZgtAepjRBTwCBxcTmfnDugYTf9qT8FKWDbai8kKsv5AQgAlTisrLWR7z",
-	"6n74W7Pycr7yt6ohIM8dZThoowXB/oiQVwelHy9LUL1T7pBjdFVEMMKMZURxkYJOKiQkGVSJAToemoL9",
-	"jYCysPb2hme4zCseusE1P9ZSI+tvCHMOFxvf8+MoOw17iNwUVi7yW44Rm9WJZ1TTjTkNUtIG3lJGnDfE",
-	"08Pv7sKYNyFQ/YCIeZ5jnBcjOVX4s9ka8wD5I0b23nwWYQaVIaxcAh8QfQvV4YMIbI1g54KTeUDYNU11",
-	"viCUvIILAPTlYxB4Jue6Ehr2H2yRdM1tLVKW29sK/1ZV/aBt6IldNn0lO8un1hojGigXWECduTUiiuUs",
-	"1QrN4DBgZ/btbiCpWjK+7nS8wtdwcUtJ57vFug9f+xc/R61xIaeHW0lVvkMJ01/72Qd8zX+Gi7/uq2N4",
-	"q/aRasq5MQJKTkbymiliaE8BjMGfnfZ0nmu+M+MsZZ2IcKE0o2Ckd0diCIZs81Usyv2PrKtyJPUEzHRL",
-	"XgUpypN0QATjRk0dErTo1V0c/l2jnn6AyFJkIz50hCr/inkjXzjjVyzs4bEHykyNKDtvmFfzxD8dn0Tk",
-	"e5a9ue4YISQW/5hLzTIM050VPGWuf9vRE+Vd6leQOObaQiliI5pV27cpvT7Cz6xiYf/qNwjMOMlVt8uO",
-	"MeluooJVfSzrxnxSex2Yxa0uRY1WhpcrbLOJYlYzpRpUH3zwfj4dIQkK9On+d4NXu41ybUmxnAzy6eT4",
-	"pBW1PsH/wuloRa3XP759cz2rjS1oBtz6TQkkp+BA45jZEpEpBmW3OUgGSpM9kk5oQVPNCtWpWiP+97//",
-	"P///tD8aNI5/e1G+Mr4/1jE3I5uBW6NZOWTikhdSTK3j9kZybP1fwRcNgvZWuWlRaz7Ltpt/k+DoDkF1",
-	"bYJdjWqHqzrvconC/Vh/hO9AAKrdibWS0H1IMnYMr0q32+0soSWNPTw+Cr14kZGygU0MCaPpxDvYNL1g",
-	"yjnNrH00wnQFdAgqF7r6xPpYGrhU6Trn2sk6zpeVXihrQl1iWF3yc8G1ZsIF9zBSsHOudLEA344dYiqF",
-	"YKmWhSLtZEovGDlnghVUMwjfj8UOeKiGJHGHLSHtV1Ko+ZQVNlLZPjphacF0+FjBL5D8EB7PhLTfHJ94",
-	"F6WAH6GdAtymrz4evSZtlI5YQT7isDEE+uh1B7y28OI78947I8YX8KALw10aLVK3o9dNQ8VnqwdqJOAZ",
-	"K9wgoQegudU+zIloXgz8h3tYb/6wugbQfEnKl/uYK1YIOmUNHZnHM6rUlSyyzbpaEo+XOFQtUxwOwvLW",
-	"HeCaV5fqwC3TYe3dcHrVZw2i9Trj/Eq2hmMND6odpT8N5QBx72ojCxa7Wzewbjow3Jvlwb23IXR6XgiW",
-	"RSSX5+cYlWedvFyQNGe06JLaPPCgVqfifrPTKQ/c8ozc+ajNaH+TGRV89TLffGE3UZmmq1uv3fL1rdW4",
-	"RMAlK9tSZ5o38I43VSnCZ2Ob+5PNU8uO68Ywnk6cOlrhHSiyuzukaX6hiJZDkpStgT0ZOgGDMYTIlG0k",
-	"GoJdAh4fEaqtfU1BOqWqhnOUGSB47709Kxy/abVRenwVRAY1xWaUIzN8ziZ3aQmhLXmOOg9aW25UyQM/",
-	"F8i2DcbkjK2QYCsjwDwZ83aEBliuyTlFDbEqwvb7/UG/19TXBRcNJzIJYqzCAKEbA6wMNa4G4Bv+SmzM",
-	"bwS5yLDLUhKVyysX8J1TzQp0GODqJaRN3ewg7cWvtVlhH0g3o4Wq+hLcqFtRKxhIkw0suJHWM7Jmve1r",
-	"NT/l8QmEQQ/JaRnuxzJnQzEySzAOMmL6itmYbbS8sIzk0gYzd0kbt6mzVlouBWXYvnISjXcbRGGr0QUZ",
-	"2jcKhc1+5lu7lLfxF9/G77vWt1s1s60T54+qbwe+4c1dwFu6eW9w627hx729q3ZTn+zDhnTg2QUb7e1O",
-	"7pfu++39R2Ve6VZW9KopumKY2u/1bjZN1dfbj2D10lYV11tShzuy3ZSa5obq9pKqu2xVKWn1h3lhxEkj",
-	"IuiCgoO/QjX2G00uX2xV+ZLjt5Lqh0u1em9Dh8OWVoAkMAhiVkIl1Mn7KNqhkwKMt6WbYi5yplQIAMGt",
-	"oHBvDoswggiO3loPxlrUp7cuDnZIpMgXaGCgmikfPV8LMza/L+S8UKSNOVJPVBlA7TtKOl1yKAjPQhAM",
-	"Yh075nOyIopZxSJn9BJTWFD2AGNKUzi9lYE3tOmFbGbvG/b2fCnJ5+ojnNgmDQDPsgPrcMHPZVQ1HO8h",
-	"qVwf77uwemMUi/A+IRRJkU6o0KSNHcDhgpAJBWL2jGWE5YpBAHunS46ms5yzjIwWsSjvV9UZQ6q+GLB5",
-	"hcOHeA+Mf2fZAQFQjGByXJEZ5YC3MVeMtNMJLYzybvWvwBHDC6WJSqmwjqhY8DGZC6MndCpRHYFs84Vh",
-	"GSf8d7bRd/Diowfw0QN4tx5Ad+XWkggco7lLPkwojBUAPjE0arv5VXkTdixkwc+5oDlYQQJiIcHMXmPP",
-	"HhIG9wRYtPnTUuxYtKnnwyw7O5cyM9zaMmiPrWCOFvw5PfDxCXa5I6/SynKPnRsSTTDlgB0BMtMu2JgV",
-	"Bcu6tTFXaWBFppjSBcYmjRiRCIwDvNJFVHMMp+7tQRKZQ8yIVgBLVUKB9nov6zhVEcR5m5VxqVMN96fO",
-	"SNcg263jpFs4kMs+jwsuC9Sb/sxe5RWyqINg/HINY42It84msY3AF1q+nHRnM+/szztOKusYMqSYY63n",
-	"0gYwxcIl00Vlvv4V5ZqLc/fyFSuYQ/3Sk8L8w9PMduhoq6QPhh2NZTF1MZ68IJADP6UZKylDoDF0vkgs",
-	"XLO+X1FuUx7VckXEoF2yMjUSRC+PCedIHteRje0MSUclutMdCikq6ZILhCn2zGe7pbu9ou+ux2pV8BST",
-	"S7/49q22iAsrF6BuBFIK15jXlzOtXS7fAZD3krKXlwJ9Y8jXpxaUzwgJtoslw+vWV/9Lzxck6HJxvspt",
-	"WLUXu7e9P1DNaGod2hlVE4byNz8XsgDfGCwS/gi5jztmvbKaGf/Xly9fHh72e5Du+Oz5i70tL2g9grQ6",
-	"pdXnxyKz3u78rDbJGA2HqIXSbLqZOcZHwHjXVCV+IgyIuXS2N99faRHrhvGx/sfSSbDqBt9wZ9fKjF96",
-	"/OZNkeg/np4enyCsKGTu2oRdJQ2/YjOtyETrWS2eyfykhk+fBulRT83uqqdmKbK6F3jvxbpjZIbmV7zx",
-	"EJWmg3oM8FIiwEEtEc7QhowpzTFdwWbrLizgYykzWwm0wbaEeBbqzfUsp8Ln66w9be67U3iwRPuqhA2S",
-	"nGHJndbihVE1kVfKEEMuSC6v7Aeh28qq/xlXrBW1fNJGK2qd87FuOX3Die7mzOJeRi2IqjFrHkBUV1pb",
-	"vkQsPx6nTU5owq5nstAKDF0o/bBrNkXM5ZydM5GRdvL+w5s3R2S319193qadxGdVY+5j+fj6OokFfqWc",
-	"c5fMCinHhouOeW6IY8o17qq3pRy+OSFHp+9JOzH/+mXQGzzr9wfPkeBBrM4h8UPFz6YS0l6oIP8yiPZ7",
-	"PdM+LFSgap6kE5bNc0a+swQ5Fu1kok5pwcdjGztyYHMJnCAA3MecNpYRLc+ZmWAngKI8On0/dC/HwogN",
-	"oDrU1GkL4JG4xBlc/wQAi5aWV0NmCVexaNJCyAfz/Ior4K2WBIJAU9+VuohXfbyBYRTXlxVvZMGbWZ17",
-	"44kibbRRFU9Uh7z58PHILjEeoTefzOZ/+g/yJpVCTnlKPlhvvapEUMTCnCRXJCG1uJ/QUAQIkXjtAS7A",
-	"vDmfmYn39z3nlIXFBegStOPQ/MDoqkYfDOAdQDfUaA0L4jewJ0gkueDmoL/+8S0p45PefPiYWOkvFna6",
-	"YMJdSQXqW/D6jWPaL5F9r0xxtf/s7bz87Y9+1N9f4fu0639Kr1fFu67YIk2vjRLdfnP0PoL9iki32+1E",
-	"ZFZwOOxWNObiUnKLL+uWMZB+a6LJYMfOrnq6dptIK5+uHbt7xYy9YCmfcQaIl370Px2e3t3of/iu3Jx6",
-	"iuqNM/iJ6i3H/9PhadPJCw4taTyzsdj60P50eOoOLSlYyviluUtckFlOU0bkOBZJZSuSJd3w+4/BqV1e",
-	"l0DYHDQdZ3OGy3+S7s5v/9p4mLlIpWbFtLEwDJnRhSLZXHMrP2t6bf6l67LBkCSvD4/LHFU0V8NkI7y5",
-	"fiegzQPbQBmAlLx+Xf0+m+sFGMIjz9RnrICvh7ZJcPGQBMf3CoCCAIjJGsw9Z7NOgzJJ0yqR/0DUFq6B",
-	"ua0lKFZmeH143Ipar18fV5m/+aFxfeEy3Ki6yKmRHDjN3dUxWp1VXioCDbeSGR0BoHTlvBy9/2mn39sb",
-	"bHKFpFqhqCuW53Bz3nwiR3A+yQfBdk60nJGTiZzZYZF2cvQOBZB+z9L+ztCyfjlGDhGLN58+kv5+jyiZ",
-	"ZzZay4UZWqilN5+s9QYvA1xRwOqUuQ3SsWdN0Zx1Y7Hmpm7LXWKRnLwub+qtuMvRu8HzZz34v36NsRzx",
-	"3/72bvrb35Cf9Jq5idd4Ngt3tz4+o7dVtKB+b50aJKSwjr7FB68SloGGKOkuBRnepbTtu6AjKjIp1me1",
-	"VjQBt1Y36Dm3ibtv0IRIO7G/Js14JAcl5ghIiJ1Sd4rFrZSnJoyRR/XpUX16VJ8e1adH9elRfXpUnx7V",
-	"p0f16VF9elSf7kh9aog++mfWoaqga85tFGhWRuNcTtVe5WB8JbWWgpzuqAkvmiK+17iMqxJu82378YRo",
-	"eAmCoUtBuePFuGcgabkrFpFMaiTE1iVs04JioSdsSmhultyoCs/6vZfdfi/pHBAqFlhChOW4cxsEKdnP",
-	"l1HzlqaJyt+rVZCNJa4YBAKaqw3BJe1lLMeVcsSX4Tv+Y049PL1vZVCtELuuRmzUuqT5nL1iKxGl4Lkj",
-	"IxhVmHPBSJvmOUncGBIyF4ZSgiSQmtYqcxtAkqlHQOBCPwMn/Q3lkaPWFePnE/3h9+Zx4dPtBibnImXV",
-	"kT0z/07zueKX7J0bDrrPS8AGOceEuYbx4nFeBieoQDX4naosdzDDm8wmnh5umawQfJ+sQm7lWjnk1hCs",
-	"ddld/EhMHonJIzH5RolJo/zgzNSvw0yUOohbvrChayjKJkYtmlLNMidpvXY4zRKSmG3JfAjuzqhmXfJB",
-	"2OJeVllKJ4zOgAjN0wk0TuhUQi0P00Np9HNkKYecaCHFTTk9FkOzoURGlxzCSPzQZEYXpP3p9FVnuMkV",
-	"H/QGz3Z6uztwyysQPk23yC3LodZsOmuCgcIH22Ei0bmWU6p5GjS7fIb9W8R24lUt0u4b+rhvqByoVxCB",
-	"70rfutchMwtSz7Fas9kkiF7qBBCdwY1izYAAPxtl5QrQTwuzr4YKX5nfJnQ2Y0IBpiGWYiFxK7Qi2Hx2",
-	"lpG9wUtyKiV5R8UiFh99KbSlKZJdc2f3jSoFG9Xv7/T6p/3BcLA/7PV+jVtmLnHrf//7fw5qs1WxoAWD",
-	"WHgzac6yuLUCbTWnEHH2TlV2zJGd5YVxBcHeXKesWLVbmCAEVRdJm2oylcrMoReRdA7aHxbe+nT6/c6L",
-	"Tt3e8gTq3GLVsZHMFgexsBvr/BsFAyYiZPmiLIDdQ1KDeQZF2HDKdXyTprRsaORkBdbqj6enxw5qdPVY",
-	"/fGD2rX6ShYXiGegmk5YjQiGNyfckybRyV3Dk/l0Sm3+fE2csbaYZqzRG/FNb8Iw3Rqk1GOTliO6EZt0",
-	"BQqHr8UuxzZKe+/6Gq7e/vW1X/9lsW6JXjY3jTxA480uGPGfRZAX1ZhluWm+ke3ZquwNGGGVykTL43sT",
-	"pAJUMEhwbEvlkYKSSRaIG/JsmmplbjyHCkRK0xQaoUveUbNkbKdgNAMkDBBYNf4TMaIvWaEABaPCkyoc",
-	"q9GM33xKfpxPqfDd+aDzgs0mxXJYtXOOQKmXETMs4UruWFtJIJemCGy8nPSAtczqg3gt9Y5iM2rOVAaV",
-	"cRzFgA8i4E11fxdsUY1RVwYbFEyzMnaTPQqqcTUcIcSsLuQoZ1M7gHpFr43PApRRAwPdkemu6TgE1bNW",
-	"+FguwQS4mDE1hFPcUIsrshITZgMIYktwjYyIc0CkWC5L5FIDE6zlNea52Uk5JoBnjoHKUSCHTbjSsliQ",
-	"icwzVcsgXFrb+hy/MJe1EWH8g3BVnZELn025AsKDuN0Q8W3PUllOzn2DHdg3bRWjwIJOHQg2wWjpBhbo",
-	"K/A1kkhXpB7qdvpyWMnKtoKa643mavMogHHy9d4jeyCWSqp31wPk4E2tlxEIuMulx7haOpLikuVmSKUb",
-	"Q0tyhRkQqoGzzPhPSLyq9oLL/l0BhVokymaTCCpdTduk5LxIISnHSEPm6Pu6tS7NnOtgLcvVqYOBskt9",
-	"tpsORn3aG79kL7Ln6bPRPsWksaYR68aYj2Q5/cLwqFr+ReWnS8mzhp9KHheLRnwqSsxrB8Gxr+TgQoVc",
-	"JLVwRGx1jIQoulCxuJoAiCHgeHdLgHyoNgtWixLmeyW+PiDwT2XBDmKRmB30OADwXViSr2vPhCX+/mcP",
-	"hhXOEIwlsihrHdIgha3akfu9UxYo7Fqc1oS0zavDqt0fdSVYL5fBZIQLyDLHP2KB7yhNRUZzwKvA+oJ+",
-	"f/ytqewau07ZDIuexqL8Gc/hmZZniomMFbYKt71sXcB/W06+bUji2QBdVqPnIbiu1dIEcM1W0oo7AImF",
-	"dj6yVBbZ10GIDQewrK9XyNhD0a2lMdrjYwe1AV6IV3083VpJju7qkFRG2bTQR0u5XnV5+IIpq40rouiY",
-	"HZALNsMb+JxkdKHILKxcOXVhO46CV2VCgArZ6fd6g90duL7bW6ffVqWYFdmzXtqweZpURyQ1YpQgVFvz",
-	"l4d0JAkUiRnifyOSzKCAECV7189iwaf0nKE5Y5dkMx6RF/3BdX/Qf0Fm/JrlGPWW/D7LE9L+9fgtOTqC",
-	"5bGvm0ZA/Z/SnCgt04tONxanFV4gAECFayKo5pcsX9QYgtHg0DuNglPXjtP+gSQ9FvZvGInZA4cDVLAa",
-	"yGQ2NsIBKLm/z/JqZAE+bF52B2eyYtGhrOZ5uK57189gXc1/kWKismJlPrM0Nl9ZYO1MfBwLaGeMdU95",
-	"yqx9vVCuNm4oP+K24Wzb0ofONdYBdVF6Hp3Fh8LYtdm7ftaKWjiM6sLgk6WFcYABDfWZbgADuPt8f16W",
-	"jmnI04+suThIr48FQO042btiiAyxSkugDOWDQBUV2Uheb5eg34i7GBSwWvK/VBPfyYildMpI4qWQAIiz",
-	"WzcFry5MtT1/CEWvpoEuyCro0VLiqdSfCke9rKTLYrpZ6rY1JTtdXRZTFMFOXh2+hz+fKDKiBeKu+sLc",
-	"YP0bs4KJlAWFsaRIg7VdObI1Bb1gEFyRNiiwvuwzluQyDw3p2rLXrZEamjSDKRVn+2k/G7Dd8R7dHz1L",
-	"n2cv2Mtxj/ZHX1zuqgrosLlGvrJOFixIUCUrPF9cEagJ4Qtjuetga5LbXUpqQLX4sKJFVCBpXZelHHET",
-	"HO0N5bRK9D9fWCtcoHUlDxw9vQM51pPmb7Lg07uV4MqurDjoO/IC6KSXalxFf1Sqwx0GOOmoZQTCRlzL",
-	"DyX2WM0Yd60L6mHalg0Lip8LqucFeyXFmBuKWrcxrCgJ2gTDU4E22y6+ojpO0k5sW5tmpdznzKoOX7fU",
-	"n6PWMU0vGvnKB8EQiQy1+AByrcQQWxrwJtgf0Ia1yy+hf2jvCHOveSVd6aVg8CaYj6VzFfr5/be7gyYH",
-	"/M1O99rk1gTrHHtMvGXsKjnXJONTJhQWA50wMuJ4hV3gAXeo8HpOc/vj8npP4Pej6pnY2yrmwEVzDCqx",
-	"HMsRCEYqNWpRrbN+7556W7ltt+ltb313PFua24t7mVrtVG1wiG4V7HVsYeK2jPMizeczFhsd0Ia8uMcj",
-	"+hc+olW2YkmeObc8vZjP7qLcc0pFyvJ8y+q/D6r6gvQzkvLCCj8zmDxpm3uFw4e0C6fhom34gVRco3Hd",
-	"qN66sgqonKnIJSvI8Vgxo9aDIwzweq0fbNNCz6XEspk6GX7h5QEQeVEJSSwRM3pJVQ74+fSVkwDWC8O3",
-	"UsHr6twsvTjbTV9aaMsXo+fps2yf7Y136WDUnBijdIGFVZpVs230vRmKbK9cWcGmeCOaLW7cdtuGslDk",
-	"NFvc2c7fgTp6Ixot3C4bduQCbH4OKPFase6OqvCt1jcbzn5YbN3tTnk9a3u6WmMNh94oL8DiIBbd7UDo",
-	"6O1AKe8S+3AThPqvBl/qib0KaH03Fj97VMxVTIKVbr6jTCXNZlIINV/IeRELMCivQLevA2y2LQ5qYwBr",
-	"B5uFUPcGnnOfMKcr+c/H71+R3d3dlxGhY7Pxib0UznNQYmhndNFdjr/tDyCs8/mw1xv2eju9/WGvtzGF",
-	"+mLk+xo1r07te8vdswJCWNtlKmZIdGun/Dikxy4NkGeMZFIWdS9VYz2dGlOohVgFSfwliCggpodn0p6/",
-	"fjcUFl++fLkuyH8lv3HbXKanWuHIkpkninw6fWVZzspt7r281TbfCHR77IMcrNeiXqYCUyzLfbRZmuqu",
-	"kGuX+d8SJ7uFZN9/VkvKWCvcl/zrJg61mtncgaHUagvfpJm0Io401YfzMms1PgUq4XGHHXJFF5ELx7Y1",
-	"3CBY2xaGTGWRsWyIFBy8sVAaEupdcOFymSC8xKZCZQlpWzEE6l+E3AKKhTq1Kqn6H8vxGinENdYK9LBG",
-	"2+1/zuXmAsefooTOYymbv1Ipm8dSNPdeiuaxNMxjaZjH0jCPpWH+HKVh7rDwipVdMCFqZRjVqmSjwIZp",
-	"L2wq53kG6wY30FovwbuiSMaziECtEn/iyvykO8suAmllY/H7I9UNSSk1aRibbJKAP9ryqw8ZfVbWd9nO",
-	"cIM00cjRXNlUY5GRK9ix0XwBXvmHj0PDZs06vloqxvCyP4g2STFN50XBRLqoL/jr1kq5jhXHhi2sSM6v",
-	"j4r8G5nlVJuhfM/wp4rC/nLQ22igAYDVysJOFsPQwXUlCJiFQWRLAF0NIFdjVyM9xPRs51RkRrqWEOrP",
-	"RZrPM1SgkvpkkZ4quQSvZSlclxxWs2vrIxBSsNqx6O/tb7ZCZUo9Xag6+sJNrwcZ+M2ECtLeK1qonE45",
-	"moVkQVxLKvKAlB74FMQQ+L6NCfNcxOLT6avIYW6CAn7F2EUGzKfkHpSMWQbSy0TmPKMLowflVxC7jWF4",
-	"qzLse882ybA/n9OCCs1Y1ujvgACbcM7+fbUKvWBpfOHoVkTcRK367aj7aTfY+aDgWWNBszuvYLbSFuRG",
-	"stxFA71qmHsjjQmoVP2UNzIWNp6L7GvUs24SE07oJcsCoaO58vtNxd1vKuZ+J3HCrsr7WvclzYqzl+mL",
-	"0XP6bLzP9rIwZ+1Lo1FdBfjVFd+/oMT7TTXdb6ravqpK+xZuvsAHd4sC7eHpuQOLaeUwfpUcqZNlylNT",
-	"1WeMZURzdDP4uMguceAdoKVcFVwzC6FX8wOSdvLml+OPb05OwB6TMMQxTAC9G6V1BYaOZug9BjjAC/TL",
-	"iowWGVDxmTVxy0tWCH4+0dUsi+DdpTNTxSVY7en0ih6qAxTUMCzIjRn1XyApfwscovG4WL2yadlKGwbI",
-	"Vp2uTcPk4hxT4i2cUL4gUmBqOprDIKwfVXVhM+TN4V1e4hHNqUjZ4QxscCtkTzPEGRfnxL4NySpcE4pf",
-	"oesssENUIiJW83RIY12VI465sZXkUkAEtaHUXDh9Bl5kqorXo7g4z5l9u4YIMaL6bDB6nu6hhp29SJ+P",
-	"ntH98R7bze4qZKqisWyio4AwfTg1dHKV1rEkNZApF3NFGrbwgPRsKm7FYDQXmucVia+0d0KWWzuwknY2",
-	"3MVbsOM70Mg20vu2MdFvnk7kTjnBHIxtMoiW9Jcv01nsG6h8OCghp8gsYTXQavwFxJVNbQ1NWcTC9wzt",
-	"RYSiAommGjUBFECuvX5nzpe1vdsOLGoYlACEZNRYcH0QJn8/aVIsDnWybH/NKWJq2Ze/TA+6XaLS3WtP",
-	"nkRZC1e30Z1QF0nX2AMbkFs2dPm0QT/AZM65Hsm5cC7/Tpcc6ZrXZBiLpIHUOEigOgFLiNJ0QXqriE4s",
-	"HNUJyhp7Y7w1LhwQKqz3xQ2dO9+vfWWVU+YLMVVcQu3a7+DFG5FYAqSVgk2k0i6ywqdCRwQhH0oAlk3y",
-	"iFU12baWuueN0CuA2lwG4Cr+65M7K/nO0rNdn0FYMl4053JtXwRDT+XWrkn1Wxueuo2ytZ1TLogTUs0J",
-	"PwzwnQB6vkz9KR0vTUlAZdwoVKkFtP/ST1bm81TyeFw+cFLNqfEk0jX+RHVjcRgiFFqZB3vYylOFeU4N",
-	"ytI2LsobvZMWNermpClgOeB0rmEvVmfmnTmxwDUR9dwohKVKcw5SEugaF0JegVvwFsvjZre0Og1mrQ3k",
-	"En9othGZVjsFT0MRGa33IZF3PnjvjC+rupfO9k73T6FRRS3MjayZZGa8sbONYqKddhVGRW8vCmj5fpXt",
-	"RsuTGwwtVu5pIrLHzdS6EQypovNtbAo5DT9rqBCwFGW3JkXxFiM+2WiTbG35co+2jkKPWojzdDdx641B",
-	"5WEU+2bG4CWd7osMxE2aesVsbO9OeCSrom949j1tD+TFm6wTd2GZc4aObzKasUZIluMZHYRX25XEiEpN",
-	"0YcydqIA36tdAw/QbDqTBS14vohFgK15UFU7ucP9yaC1EAitxD+zGGdgTzS/xCKxSGg1xBkYdQVdNQTF",
-	"sjADeL3K9lruvjWGPNrrfKPn+06s+iL7yKhCi+MG9OWNfx8/vgHeBHVYF0g6lnkur4yAXsEtK5VaKzqS",
-	"tmKMJH5cSScEG7bCMTaGio+N6F9CTIOQFBih+4UISXIpzlkRC/TbIwSdFdBLr3/OpxzCf2iq+aUfpMWk",
-	"3HBhl1X0LXZlBVbniVH3IiLYldEqUFrzYM79Xq+zcYzHEl+rU5O6Bq2Li7O98QvaTwejl9ku2xvv02ej",
-	"5+mL7CW7O4iRm0CvQC5zW2lPgCVgS3B47jWraLkN7HQ3UZHU7RjuMutfavkuM8OCRQu56RKMgOe49lBt",
-	"k/C1dOkbDXq3u+hDkoy5oPkZDjAhba5jcUVVifgZERcSR7QkiE1IjFbiosUPQDs0d2HqYYBs1AzYv5yJ",
-	"xBB5G512JqwuWOEcEwpJ6lzgpnApHFO0uSyYR/QsFjOZ5yoq+SUdybkm/WdkAiHa+F5grvO1NYZ4S3N+",
-	"wfIFobGYcmUWPLNdmDGy65nZ6oS0d3uIP7e6vRq0V7iWZl8rs0XfFJyiG5jNHcgnjm19Fadh9UYa6mXX",
-	"xi4GOG7YmS6oUNwcfi6CP+Rcn41lceYswjWMdC9JwEuYZ+SL2pbQmZbfzwu2NquhSoKX1t2lTlfJ8Ps3",
-	"P5P/+vDxPyLy/r8ayW5peQ/q6bEZLdBEzc+5IGOa8nyF/ilTEIe3EiLujGCugHMxlCSlYLeU4wi5fZPx",
-	"ozSClq9jKLa1mlh7MxWBsWgpJM+3BtgWELzcaP+rnVF/9dwWVNay6bx+Atr7qhKdeLt4lAD4bsPgzlfl",
-	"F0FiRaXmUh26ci3ftAkmTUEWn1dO/2cEmb3dvO9xxKEQtioh74YUvLUR6oqfC6Pcs7RgDRL00XQ616i4",
-	"ULGwdYxAa0HIZbQ+NUVCN13QeZNN/S67aNrfOjD9EoVrpFWW37oiAOcgq9hL22s1pqaa7dgS9b9qU7f2",
-	"TA9Esu6qQ5flRW+62z+xwheADryh9aLuWW32GPtz5uJE+O8su7HUQf3L/sY8IW7t7vfI93ysJ+Twkok5",
-	"i1vE96tQ5MKX9k9/JIc/vYlbmwK+37Qw9r47rWhlxaK38nxjqaNeBalB+nBVeFaZ1V19HyNZRWHdH5HZ",
-	"Qj7NRYnqpZLUhrWSlO3JKJlWf9tfKhkEBueCMyNv+upICrMTGcDBAbgSuPLYtWYubtwmVnbvKtYA+j1q",
-	"RnWGZ6fN0M7LWmSWX571Rv10UNMge+N+Y/C6kfjsyt4IOAIWraCu1D/mbM7czhkRwOael+/6DZGCdQzZ",
-	"y+Ys8MIx9L2RK57nhg6Z3doCpGRJBN2w8E7QBJbXgJk2Ln2Talj7qNy5cJ8CldDfiqpSGFzBDa7wHagN",
-	"daLwVdQHO4iTYA0bSPYtANirQspdCSX+Uv2tCYv/t21qp9Rv6dXk4qxPB6PddC/bZ8/Gz+mL0cu0l/XZ",
-	"YPylth4ripSdTbSeqeHTp/aXbiqnT6HGx1OwK2xlEzGNB4aOah1Dt67rMFobzsHdHfHK6fqzHPOfuZ6U",
-	"guif9cD/Oc/zGjn+ZCKvBEaXQiADL6vTdcl/MDYjHKvvGXlxQcqKBlUJ9WqiWHo2GD0f99J+9pK9oHuj",
-	"3QAVrJ/2Vthh7X27xztUX4PlQwdu7XRecL04Mctnw2YZLVhxOG8S3xN1mZ4ZmecMgdDNn2ZlzhJrX0TY",
-	"iWd7EMJEU82wph/sDpwgaLxcEENlWp8/A7zOWKLwLTRNYcswqaCFdswp5UJTLlih7GqUNOqc68l8BCQK",
-	"Xt7J2KUlU/VzXwb8OlFDCiKNpPbvJx/eg+D24+np8dAaMqoJXhGhaiHSSSGFnFvk+1g46h4BCrvIFGlf",
-	"Sp6pTuRtFsqmklnLSuRdF5HDJMCTZjWTWJhxUOEfjqS8QJeKLf5CQpHCtm62m2XhWY1FLFCOdlCgOB9F",
-	"ErO/suC/Q39D8h3sC4nnvd5uCvDO8E/IirJwz0rTQkMdg/IQxOJKFheqYu4lbR8RjybfiAiJJZXL6DdA",
-	"LSkPDxckd7metlCFvpLwJ8IfjOe5uapK5uZ0VyZmy1q6mVFRq7xFJoxmrOiSNysLIpIJVYTGAo4ApHQn",
-	"fyCAPYTNRqTb7X5OSBuJDEkgBTfpHJDEvAXxSyvq9ZmBfqSaoe9KDe1ajubpBdOVMiao0pj1Mz/6WlTn",
-	"hZzPDjB52FcAi4W5Gli5Cl6A6LrrHaNV70BPO/BzQtoAsaUS0u/1nioymheuvGiCRzohg95TFQt8sm8e",
-	"jOYL+CB4PyKJPdvLD+wZPUNS2dCeewGyPmyHJHhuj7R/3q89t1HwCekHDZdVm1a260o5uuf7wbg79jjE",
-	"gs71hAltbh5EYroqqWOCqC64niwrVz8ig+trn0kaIbxuLMypo5q9heWH/0Vnhh2yOfHhGx+ZoWjoLEck",
-	"hsKlyORsrDsYe1r9QjHT5lzw61gYLl8aVvFAmYNobgr6TxF5Bsq7uueYca6gsG5iZndmZ+crJ39kuljs",
-	"HI41+GIUS6XIVEQKOQeX7XwWGcU4Z1Rp0u/A+Q7y6IblKqkQH54oOWVIA6zrz+Zy2JrQsaj8CoUb8MBF",
-	"BJ+4CnPubw/l4n6wp8T9WRLYWkyn7wt9Bf6F5dxxDHYgSTWrMImFDX00hMKQxwu2AAqQyplLGGFlcSJt",
-	"sfPtv5ieyMynkqdSGN7MYjGjeoIUvlbqqEs+shlWSQggnT2kDcCKmBGU2elTHFos2pCGWLCMUEVSKqTg",
-	"Kc2B0XV88FyIQQEHu6wovNAYQQ3/MD0iFBXSU5L4fTdHc5bTBcuGxMiSyQGhJOOAWCM0ElRAnngZi3A1",
-	"zy7Y4iyVec4NsQRW4+YHZ2fMEbdawQSVNjo/F2RWyHPgileUaxWL+cxW/benFcbMtS1VUcDQIAVEFuUF",
-	"6L0kS0Ph4myuWBILsO8sOhaiJVwU5EZmi4bWB0gFMgnS3ru+jgxb6VQ3BlPBALWn4I53Vcg5QWqufblH",
-	"rrHGoyPrViTcwQKPByQBkjb8JSEcAIYUoAvRbPiLDYHJecosroUVog5nNJ2wnUG3tyQ9XV1ddSk87sri",
-	"/Kn9Vj19e/TqzfuTN/CNkea5zktxTDkx6vD4qBW1Ll1xtNZlH0OUmaAz3hq2dru97m4L7cEgX5ZX1/x1",
-	"zlaVMQ9En0rdiSdqiWVWQy+MwOnX9igDHAmlD32vEB9Gp8wIp63h35r1ifKVp1Zp+xytfRPodOvzb2Wh",
-	"bJjjoNdzkq11KUJ2Gcp6T/9uHfgoXGyTAwrqLwjP9VwIqGQlx0RRKOHlpt41W7OHo2nqxI/66XfUp2DD",
-	"J/31n3wCVmpkSpbhR7vrP/peFiOeZQx0yr3BYJNuZoVMmVJG3nojNNcL/Pbl+m9PpXxHxcLloprv9jdZ",
-	"jSOhWSFobqFXwAxoK4rD2aqvs9Fv6LmCcuX+t9+i1rKE1hoC7KICTPXqPbePhmULn6PWTKombVbLAkVf",
-	"d2swg8nQJwAFM39arRWSK4LQSSMhg7Dj0jB/BkJf53oW7gck7ibG0evbwOvVXAFJU/VmImjxYYBBCVvz",
-	"ncwWd3ZlKn34U13Vtc0APy9d2/69XNumKwuR7uEh+rNf1d4G1+2VFOOco3lrr79BF8d0kUuanUr51miJ",
-	"3yxNMLsd3kYnEwYsbSsSUdWgmmkFigQBsfgcBaz2KWpnYEdsJCGvJiy98DFedASBKMBgw/tecUS66bQ/",
-	"nRyfEKUXOYqLn05i4TvuIFmQwsi+4H4E/TadUGFYVOHKrTcRB3DWLu6XONSQwh6UKNi+Q5/0KtoQWoeM",
-	"MDrP9Z+dQvzFL7z5arDR2v9ANbtCC/j+Jstoc4c+lVHyNfKC9wLBqsoLGRCcWxEXSyE2Jy5W414pxX+H",
-	"z7cT3iOv2vKC2GhwIa+aZXrbw7ct0cMk1ovydrUfRfh7EuFH/iy5q+N+ua3g7o3/qwX3QzAxKdI3IsJ+",
-	"1Ov1SpeBRYxk1zTV+YJQ0mA4Q9vKla9CoWJA+qwL78727fBoU8PsWRZZZES4ipCfnuElxMgzG10WC/gM",
-	"K8yqADkWYUx8NFo74UrNmUogrMvW/TBvm88jwrrn3aC4ver2n3d9zlYXsJ6Sjq1K5r0Fyig2WZd88AWW",
-	"WTmREUvllIHhvgSTcblKrmazBWJJOi5hGX54ojBxOXL4Djm/YDBpXNcDtHRZUHauyKA3KG1uOHGXngSV",
-	"iUiJ6+KGlfhKwwlUhQKMAZ1OusHvXBHmYCpEyjouwsXvlE+9Ahx0m10FJqRThz47pQsyYgStYC/IO/4d",
-	"aSfXO1N6vWOe74wWmgF+Ujl0S1ch2dGm2uCES1t74Z0W1sPQ7j9VkTOvd7rk0MPYUG2xNLUr7ew8YrEY",
-	"0fQil+dkRhVWi0YoBq7Ifm+3zPA6g8Cgs/E8z5NhwwEwE66W3/bP6tsCXBG8u6bvA4K4hXhsfK4/Jcev",
-	"v1+tjwJJvldtFHrYShcd3C3DaWQ2NrsvPCpwBsuDjmX2yzvozucDs6XBRqKloQgf3bI+qrnfuNSLFwcO",
-	"4GhuyJ5YeIB8TNxexburpLA1fLH74sWz3osVbL0UBFYKwgFnDwRhcFutlIY/iArHBJjxG8TbH5h2VGg7",
-	"2fY7izx2/zLrKl0Vudyf3X61t/6L91J/b9jVVxVOf2CaUFzT+5FN6yf4qQNinmXjGz009j0P9UPaSR2m",
-	"L2wr6Rg1BnmHD4iMBce5Y2aJ5dBWY4RRAdIM8BorsVEF1qTj198bgWdWcIBtIHI85ik4UmesICMAFy0B",
-	"fhRpo/yAQwFxyv4NiEPn0hnpcATQLCs63Vi8NtKc5ikMQkUWGg3/AmpkO0B/NcuI4iBXFYyoCygJ0iUn",
-	"umB0av416A2cKHPms+UxgRpk7pvkvgOy19sjAXa/ExfLGKSsYQUJxKQYQZmMYA2bBB9Hbyxk3PHr7x+K",
-	"8thjVhIeH8044oIWDdlwzWRnygCzu34qUWO+S/nJ3dLl0DI5ZWHNFiE1VtkkC6bdAfS7DoimuoAARErG",
-	"7Mr5rw0zQB87rF4QkbFqZPbtp/Aqvvk5aoVRUOu/hDfN7n1+JNx3QrhfyythxLygplBwKtHnZlUWT9Ee",
-	"iMKXlHAlgX9TpdNbEGbPDhx1PohFhWa2VxLNTjPVRGxH3y5XsTBymGbC9ImgbGbOQF3JbYlrLCAoBL9G",
-	"GnQ25QqKbSUWysBq+GgzAPBizF3F10seAzxlLItY/Hr89oAcv/+hTheQWnVuIsWAwfcNU2KjYj/S3n9q",
-	"2ru1+vzViXVoKPoTkOjfZ/n2JLpGp9AQWrGeJYZANRDwGJLrfj1+S46OiALyaymfIXNT6gVjhOnAQT4J",
-	"uZpgPi4OSGPni6l/I1WPxRYy82ZUXY5jUafnYCe0z4GqKcKFliTUJb6MvP96/PahyLs9S19M3t2u/3r8",
-	"Nqpy/MrOP9L+R9r/jdN+Qwgr9N/8gGTxgdhA+ewmS4zzaZXpRhXKjsTaIfWWxb9V4pxi1tHRiSyO7DmU",
-	"I6dE8ym7wfV+4kd3axIWfWPhtyFm5I3+et20L389q+i36u6ny5tzf1e6nltyc+D7qiqHS5E0mG1nuF3G",
-	"wKHc2SQQvgps9I0Hz1Qns/5W1pf0MZzmnu5XfaGDy7V0G257y1xlztXxNa+kECzVqgYkKq8EMcevoKlV",
-	"j6gfsJZlKqpRALQR5MwfscDczXOmVRP8UoQQRiQxLyfDICGWYl1BHz5j82KNdoDJNFRdVCtaWp0L+vPx",
-	"DQGamK9HomUBiWFiASETw1hQjNShEOcAw3R5kMH3Z3boSdC6r09i43SjclFi4YpaQWlHjIqBAA7XdgDp",
-	"iynDTFChLQYOpjdR8unj22EsEiYueSGFoY8JSWaFzOap2a+EtDM2pvNcd8q1Cgqxjqhipg2PCOdqLMci",
-	"MYud1OaB2DxlZ67qi2vSHIExP58XtvgL+LQAWD8WCnLmy4ocDvAyIrk8PwfIPhd/wgVJc0YLjJrABmyt",
-	"ZYhDicWUqgujx2Kd09slVsTiVpkVVfp4ryEtzYB5DxxSXZvvCg02RbLAsjqZesy6+PbCUe4ktgQPRMAG",
-	"qL8xW7Otat75TXEkJQNrkhJ9PAlKdzdKi64CsY2OUT6GbioLFlk3tQZCRjNleBjZ6+25Ukgu5RiDAK0l",
-	"hWtrQAT3ywKNc5CDi/jomHEMadYZ0ZPCvGvoaAMteg0TWKJFW8qd9XLhDYLlXgPiIIrGj/Eod2UtgfX8",
-	"ejclWh1eVSfmAUcnqxh6Y+TVA5zU3kOzvG+M0X1b4Vl3cBe2UnYgGqwhh4+Kc2ACC7DzBU+TiCQWJMpV",
-	"tSu1gYS0ASUhZRmG9gPDiIVNE1jSETBmHG2iNmAeAsIzDqJAtoopxcJypQMIfwws9rfkK01IzXd1W+9e",
-	"TL4JV3ojMfmhaYYtQvCXpx2PQvJGQjKe368rI5ewg6tc4kKTCTeq+WLbxENIt/LB2b4CrV2AZmPqm0v2",
-	"IDbUaFneyRcWeBjnyRXRixkzdBghw8Fkw0ETAJAaWBrzijUMxaJmwCLtBP8xJIl5L7G52wlUabBFuSHM",
-	"CyqXwq+2L/SdL0jOYTlzDVlTESloCe1PHRYVlLLCIoVmJv+YY1UHC1SjLRaup2NhtdglPNVoDfb7vUpe",
-	"sCTrbc64S4+W5nuyNHtITEeE7A+3FbQc0hgSHBRSVhIc7wHdlths6mfFKJGvRWAqDmWgMYhRTdpw25k2",
-	"Fz2ltqJ603X2mNbb+VddNZI/iTP3m3HgfrsISg1eWHv37sgJW0mcXg2EcsJy8Bgh+mMJZgp5pSgiDTEp",
-	"m0AQ2QGplcccknTC6Mzcdbg0VMdCc1YcEMG4YYfBC/KSFTTPMe+Z2mTwMIM2IlcTDhm7mDOsYhFC0OaL",
-	"LjmWeU7qiTe2NHniingFaZxGA5RFUFBRFrGwcLIjQ8DKAJFu8Akojf6B/RgSc9e4NapQhZCyvMLTMQCk",
-	"wVhUMAfX4Qzu9QYkEfJshvmeZ4iwmDjJ54LNdBQLJaugfAhbiwnQxH7qwBm5IjTLbNYxljKQEvMN3Xoo",
-	"QnOMMLuiXNcdUrYOWZk9vt/bjUVjsjNZRt2s5D9bOGeP7ohAiNTo0uOCsYiEEytBfgUZMVdJE2Lk1WoX",
-	"EXCYe/UMQQ9fKdm5rMy6Lt/ZYwgEoaR/2bTmew/me8yDfqA8aAvctznbHM0X2yQ3W6YCprzVXPMtv2TA",
-	"MBUZF3JKaJ57atgUttQl7+sgD1BBEtHBl0Xh/zTd3yelgg6+kjXO9o2trzLGweJGpehgI7z+2YOGH+nM",
-	"fdEZOJXhncbw6KCk7Wb0Bp0A21OctWgKZXlJZ7Nz9RWcYSyswVxVwDuNfj9HYLbTtU/Kir8Poq6uxA91",
-	"wvmjb+8ufXtuWe9bMb0V9gKgHRhlBhIWBGlCU6AW72hoIeenU1aknOaEi0sJmAltdj2ThWZFRPjU/StA",
-	"+fEX7McTX3hZuLK1EdFS01xFpIBi1BhIgi1GhItUalZMIyhPQvW8YCTngnWiWrSevBIIZ8C11w+lYF1y",
-	"DAgPXNuiKFrTdGKr84CmDEUizacFqzgpMw5QYohKxTUBvb5ADHyjNx/GInPQDp6UTKiCAnPDOtTCikyu",
-	"L4BLuD3ZuKs83SUAjwfN2C0ryFtV/TFl6xEqoeFUPgjdhX+vpbpVekrae9fPDIGbRMQagMwPNn/MnFRr",
-	"IJ/Rc0PvCjaRSmOFLD3hKhaHx0ddcmi/WIkqwNVNOawREXQKipRWsa2TD9T508e3K4gWiDnfJsnCpXqk",
-	"U4+ppd9WammJLPU1yJo435SsOYoGOe18ah2Ug94uyWactF/0B9f9Qf8FmfFrlqsGokYOj4+GtvyEGUcs",
-	"nAm7CYZgBtipX4sCvv/hnikgLOBTu/x3Rfve//BI+x5p3zdN+0j7+P0PnQekgDfBqFQooIU+MfTLET1D",
-	"EmvoJ4q0NbvWEUn+7y+HCfnf//4f869fky+mh7/P8q9HD28DRXJ7ifBO0UjMvj1SxUeq+I1TxV+P3z4M",
-	"VUTgpdXuvMN6QrKWEJ1PaB1vCpNssD0IWJBizIsphB2EcSpDzC3zhrapvGRQGCnBqP8k8k54KCs4ojkV",
-	"KbMxEBm3QRBBBYGu/TAA0bcw/LbepJyhGRSzDeoBKmXJzliAKZGXUBCYMLcmL3dwq4JnH2Gl7sjRcPdu",
-	"UBxe4Af9E8ZmmH0/s5NnWfLoA/1nKq2GBxQrrHe2D36wVay38Eb6wsErBch37o27KFPqG/u2cVncNNaH",
-	"1vr1fQytvafQ2mlwpNw1KX+7x+pGx/Myy0+OIeTdyRNSYElAOwwfxxikFrlYWAwmclUEY6FSKmzNwZNX",
-	"h+9BJ4rI8QkxWhTZf7bb6xBZQPNMZDtyvJPRBUlzqRhpf8+yN9fkByhnXtY6VZ6xKpBDzKs47gNXXCmq",
-	"o8M56BOPoWZvfSyWCvq7TJykFk4rodSPWwOjP6AAU1myWPgX1IQWDCaGYogr9zb0deAXZEIvGVEM4oqj",
-	"SqHXhMx4CkGvLBYBfCfKXCzDIA8OIHC+3FI1jrUB9Ya04b+xqHTVgUwgI8eZDcSS1+Z4qqGZMa6hDqbu",
-	"2raRr2danrlnEORrWvMIpy70VopY0GobRim2j30DUH/Ja8SdpebAcQ4zjoVDlPEKN+yfLEDLG7vSRauX",
-	"gYRHqfs+QUA9C59jlcXwFMCAhdRn5W8HQYKdK+wVzFJpNiPtT8cneBEUZq3NaHpBz1nHj869f2YaV/MZ",
-	"OPWzsnLUispWvpsErBQIoBreS64IgNmQ0YJQ8nc5wirrKNyHW5FYM4eLcDa39FOR2zhy92bXv1UK8RiQ",
-	"7sLT7edQYv0dAhMlpF1LHx4XDEuP+m1zI4FM5Y7VHHyvru1Qc4CS7IHvLrh18kqVQz7KboDbcWzvXsOp",
-	"XSdfKaLaz3Gt1L58Hr5CTPUjxs5dChSvgI0amuSYVOWuLLHlkN8iD+5sJYVsGazsG7w5evA0PJxWaEcB",
-	"3Uc62Tw3Kgw9EikrCVoEz830nigwqTYZVANCsJ0U/86TmYcR0Fdi+Dta+RhMeJfBhNPyXNyLKL58CZ6a",
-	"k7o2ssW8ZCSyCSQaVWVxLx1YKcNW/MZwwmURPBZGBo/IFYjRI1qk0lZiygp+yQoCcssBkgZsJKQPpGBG",
-	"WOncWCppNXexNZLwqxCV0AUXlqLFCl+IuxlmLg94fe8qQgb3gj58jAwcoUeHyGMoX+nfcFf0CfLL+yR6",
-	"csYEnfGuO9ArKd1sPsq5mrCMfJgxcXh8VPpfUikumdGTDAX895MP77vkvSRm75jQ9sY0cnvbkvmk9YU8",
-	"m2YZR7fFcWH60dy0Y2R6f//l6O8svQnbEnBtb8e4zV6ydF4YOXP4t9/CnT2doHsHWgcYEDtfv6dM09Zv",
-	"ld1Y0Gl+y92IMAXY5QJvuRX/dfju7XZb4YZabsVmMdQPt9x2Tg3LPePpxXx2M6y4fecubNTHtrtv2kKN",
-	"k1hvn7br9midvifr9MwfJnew3S/3WXe/wb+dyilm1aYyz1mqS3GXapJQZ0QdMX3FmCAJyDiHOrHGJRBe",
-	"zZ/tj9+/Iru7uy8DwRlm5My1Rm08fUXkeKyY9oXxB73Bs53+YKfXP+29HPZ6w15vp7c/7PWsBS6jCxjd",
-	"RM4LtHqZATiICdtax2Je0jy3Xu2K6S7wyA89snQJEpGYu5HNPUZgJUHHTBF9+3Db3kMaUIK6cdhNGQAA",
-	"mH2x+DjPjcrQZDS1pkH4ozMk5RpiIaHKEhMpPNJBLDK6iEDStMb3GVX6IPzAJf7tmYVThBqR78Bif4LN",
-	"4mRuGiFtIUuUczSQz2dg0+x0K9bcBNa8Fv1QYm9ZOhpZxHc8EtZDcEASe5ZemXcSYmHOldW0eOGyqtos",
-	"V4z0AU3RH02zvYDpzlQs6qDuBfs7IFknpenC4rebpXGvofE9OSBUEDnX8NTBUjRBuDfAUhxUyvK7g2I6",
-	"QVQTgAFyxyYWS+EWgFoBltq1QOjLiCGxuBEcndwKGx05wD2ZarFx7OgrYaHb+a0BhC3va0mpHk20j1ni",
-	"G2aJn1hKEHitZu5ebcrQtzTy2ubWm3gt211n4K0looZcztLlRk3Dk4/thGD87L7Nuzff/W/kln9bpt2t",
-	"j/2WFo7w2D9NqUhZvl0AJ35DaMC9sc0DMuj16rIgvg2yIMh4XMci45mRTJw4a/3w/s0lF3zZxgGELSDM",
-	"c2L5LdbxBF+uZ0Y0z20ONilYKgvEg1ZXrOj41rlgOT/no5ydmdFiwZlQWjLSAohLWPjOmp25ciLkFV10",
-	"yEpB6kuEpMjTE7tGKPUEgnWjOALL9I3Sk1dujx/jMB+lhbXYVY4E3YJYbhu4iRDyxc1WMffSerOY0lRk",
-	"NIcCx0YbHVsN0BnMYtEII51TKEMFPq+mu/+WK33qRvqVUF79IjwQyKud74NgvNq+NqjXaRfh0dB3T4Y+",
-	"XZ5yd+n9T/do6vte5rm8UgDzCTYYMlqQUObw5Sa4OLfyfuRS71z5CSzTh3GAsWjTkBrYSUShtSghYp7n",
-	"4MPul+YMwa7c2weBLSsciEPXgQIbvLR4LREkDN3rlY3bhm2s4djOmkMRc6BUT5R7B13hOCc/URsO2ukG",
-	"ka1TuiAjFguJQXI+zNQO07r1bH0/wMTNF5Uw3zYQw1K3Mq+rYSx+Ovx4dPj+9KQ7zSISt9CYiE/j1gGY",
-	"REnS//V///t/IEjv0/HJE9U5iEUZmHpTDKYbP5jR7Iq6UMqaTdM5rW9qzh0Oa/Ls2FhBs5sQi8ymkGiZ",
-	"2NXt2rIZydLeABKrViSjmq4zgq2weNm4zQ2MXrE4FP7UmI2EyGBK4IIxf9LkmNBU80vWcKSBIcAOYv3L",
-	"9n6vR+YiZ6pWSFEZBciGXuLQdnZsG3ihk87QhlXjqQNFwKw+nNLI707CRMayQ40iPQJdzqjS5hy7XbIN",
-	"n2HDLs4EI0STWOBhhPNsXigvGmm6Z1DLwC6A2yVggEZRGfR63Vgc+gdMZAolfKXlTBFYWy7OIwRxH8MO",
-	"Od6Z2AISLEuiWCS4m2danikzR6MqJKF6ZO66LxgaFAl9YkQIK0B0In8DS6qBJu0LoC3+ZloD+jMyk3mu",
-	"AGaa0JFZ4f4z60Fom7X+CIhdSSwSW8/hTNhDHpHdnjWdQ1NckyuqyJRmzHx6PTPEGOKbCw/bxZUrRLza",
-	"6Gr58b0GyNo+vhKap5vhCtuLJ+RWe3aUGgSvklLafXQSGWCmYjhP/6FGGrCrR4PwNxyzC9sMRcGsBLSN",
-	"BOao7fpCPSvUr7VVLE+Alhqqim8YUW2ZF8ELYLfF6MHGapaHsaiLOuX18igPInOVjEfMEawhmpbcbOX4",
-	"zE0nWV3QsqRlNbWtdpccX8m8/jSjelKqTzxr1QlUcwEcXVyc7Y1f0H46GL3MdtneeJ8+Gz1PX2QvWWuT",
-	"2jd7zcs/swjz2V+0VuY3gw5gNqPx+N/7lV1RVrMUftpGUqz7vyOsg+1G2wncK6mrOaXWhRT9wPS3d5Me",
-	"TF74Vjjwt+WsucW12tJd48tIrTI/HqLW0TaMyBLeDrF1WOCd+sUh70HU5yLN5xlTAKjLxbktbauaY/V+",
-	"dsP4poP17CxOgtXZoGhTuJaPZr37KtwUrnJwn/z5//I6bKVpL6V5PqIp3irgLuYff/yL1SW7I5kt/s/T",
-	"eZF/Xu0a/XlCtTNDGI2eaGlYriuAlBk1fya5wLrntm4iE5cslzOGMNYWaSYWJaY1RxFzwq7Jj+8OX+2c",
-	"/Hg42H8GieLxvNfbTX/Zsd6RnVM+ZUrT6QwesC4+L+gVhjrBjwm5YAuWxaKMhQrW+Ykiib39J3D5kwOC",
-	"/kuoJAeNKyj9jqUXd3s9omJBr+iiSw7RhDS4vgZuzQXp94g6IIJpABIHQ4qKoKUdOTf8e//6OiJ7vRcg",
-	"JO4NXsYC4w+xvlC7T6ZcRGQf/zNw/yWTA7JPqNZsOsMKcjTPOxGWJ8Z8a2ssGVOe4/r5qptUg9sZhe+b",
-	"hQK/SYZrRxAxXsi55uLcSwmY8FHKCeVmQA3HG4WGuiwQNQ7Ang+ScA9lRKeMSGFxA8Cod4ClTix6eVbI",
-	"GcnmSBOZ2nSwO0fZl433k+DXLuvGGZS4chsFZh4FZQTWjsef5E0GxIVm5yDnLI3ox5W3Rm9yVzYY6Ym7",
-	"qFst3T2BLOGZ28Qs9csvy/TrtbMrdm/MHzh0JV+9HdLl9QWk7tPHtxbkqaYUuleMMv7p41vzaXnHFGkn",
-	"f4tb/xq3fksw7R58HQgEhsN39FAK9AhYtwTat5ao19qI0CZbeCwGvT5GeMBVCwmkrdZnGu98QYSoFTvu",
-	"1Vhp+/hKMaINgpXZCtyXlYVGgrfDiLqKPPpoMvyGTYb+/kPVZisPbSPc2Rc2sEFUy+26v9ZaDV/78txo",
-	"PkRx4YBAbcXMET1Da4yo4j0tXfI2MBwaKoEj9DbEFaa+khJsp0XZ75rDs/Yap/WXtMB9tXRUWM9Svsd1",
-	"vueDHN1QsyoYBnLMKtWEBGpQ85HlNdXC+4HpezmO96qub8JLHk/93RauuuWR30oxpzqdLB/1VxMqIHPO",
-	"qHpjkjBhGJvRjJLgRQsGhVbipEuSuQeIqsqHhobHgk+nc23aGYJciLVuQaxUzEHFcUVcIC8KJg2BHQfW",
-	"3IYFpQpm4wzqSjbhQmlGG33ZnyDE465u4d2LlpXxfSU/+BZEwEbM/LWJwT+T/Ijn74HZ7pL8+LSUAlda",
-	"4V+XgqJDgXbybtX8Hgb2MmuiAoPJjXb3svkvoRLRN2mtdyL6ekt9uU9/PRHgmw3XDa2xuTyHSMEHkClu",
-	"usVP/3AjOgIQe10sVtv5/9NoggphZmXBvH0T5uFnVvDziSb0ii4icjWhGl1sPj+w2wDgrotF7YR/4d1e",
-	"odmu9HKXi7ChtzvLL896o346qHm6e+M+3cjbPbgv2rAySs5uFldWo3+MSfl6iOv2vBEhrx6eh2uGl7v5",
-	"kp+AB49arxxJ7Ldd81XiTNY1vo5GaTAcxy3FRAaRt3EL4oClaCgNfcrU/ajcD36vIMbYE7+/7u36aoZT",
-	"BoVDYJnZJXsAo2nVBfRHa8RowYrDuZ60hn/7zZw5xYpLd1jnRd4atp7SGX962YcTaUe3zD2lZiqyMZMu",
-	"7CuylV7QdFotXwO80nIoW4Vhmbm9g5QyhE6xqSfWdOtTZ3nhoZ2Re7sOgvZHVKcT1tTBG8zNA3wYXcFS",
-	"pwChY4HnIe+jhlarGuFqg15L0LoGJ7DLIJLjJZCYoAkfZbTcwqsKfILPSMzo4onyWERBUy5jcrkli8JO",
-	"jNA0tuTEJyZbECIyMmSybM3+3LimlrZUQz2C7QrFxKDJwE70x+pAeFv6O4AjAcQzhTXT+CWzse++Wfvm",
-	"jv2+8RAA3Z9wpWWxCD5FS9OK8ZRQdCWmW7n1TNPW598+//8BAAD//w==",
+	"7L3pchs51ij4KgjOjTB5vxRNUtRG/ZhRyXK1ur2oLbmqyx89TDATFLOUBFgJUBKrwhH3We6PebD7JBM4",
+	"B0AiFy6S5Vq61dFRFjMT+8HZl98akZjNBWdcycbgtwa7p7N5yuDvkzjOmJRX4geWJZOlfiQXsxnNlo1B",
+	"44QTiu+JWs5ZTBJOUnHHMhJRyQJyl6ipWCjy6fziv/qNoHFL0wXTXUSJ0u05uyNLkd00gkYkFlxBpx8v",
+	"G0FDKqqY/mIJPzLGVLcxaOzudcgkmagpobesETR+TeaNQaPb6XYPG1++BHa2MNckoioRvDhjfMNiQnlM",
+	"pKI8plmcSBbjZAklMyYlvWZkrlcxpfya+RM3y/XW8O7sR/LT+w//WL2Gdz9V1vD6/PXV38jJD2fFNewc",
+	"7e0eNL4EjZilyS3L6DhljYHKFixomHnJxuC/9XnFumfsdOTW8SuLG0FjkrA0dm+7Ddc2f0b8JgMyLG7s",
+	"sEF2hotOZ5eZN266w0bjS+CG1zuwanDYHX9k/aAyrAWAwoh2R4uDwW6uXqre6uJCqWLV8ZbFkX4qjvFr",
+	"Mu+PaBwX+tbn4/cMwEzgqwHxj+0zHvlCNgaNWwNnAJXfURVNT4W+U4rFRYB0jweE3bJsSRLFZmS+yKIp",
+	"lTCP/NLYT09UY9DodXr7O53dnU7/qtsfdPYGe/vt3m7vk4VDgNEJTVI9YidozOky4df4J+Ox+9uNNOgF",
+	"DSUUTRuD3pegEWWMrh2rd6DHSvQWjaka9cYHUZ91Jx16FB9GB+N9ujfps129gpSOWfpaZDOqO/t1ntpn",
+	"8mOWNgaNqVJzOXj5Uk6Tedw22KcdidlLOk9e3nZfjvUGMvly3Tgvscc2dj/DA1VMqkbQEOOfWaRwotG0",
+	"4Z2T29P8oN5APxd2j/zDuhQzRnAcIiZETRmBHgnNNKwlaUrGLOHXZCwW11NVPDyYEDQe2QMIGizLRKbB",
+	"dV3PXCiSMRovyZKpY5IxpeGEE0om7I5IFgkey0bQyNgvCybVuT6SjP0y2pt0WS/ejfrjPbp/dHDorTGR",
+	"qoTKyVxjPTEhZrP9ycdUUYN3nkHwG4Lg56DB2b06XWRSQwVfpKk7sgvcpQpMnkQRm5fxRyKJ2ewCCK45",
+	"k97KM+n8B57JPN9sdwCX02Q+syxS3cWheHVeSCLtp4G+pnAiIotZVnunxjSlPGIn83masPgUR+gEOKnz",
+	"LfYxolmWsAzYjovL/MEHqpjprndwsBc0oinNrtnJTMOBe3G4u/WhRossYzxCBucVPJBKzFh2kSURK/TI",
+	"pEpmus9XdCkbg8IT5G2Wr5A7cuMdaJqbidlJhcW6pJy8ziiPEhkJQC6zOeXIgNJ0qZKIpuSMXyecSfJG",
+	"xVVWjNOZHutyKjQtn08F1z/73T2yt7dHOt1Ox+PXTk8K/FqXvKXZDVPkUjlu7ajf7expRu16QTPKFdMX",
+	"ZUJTyQzoy+l81InH3YNJLz7sRBPK4v0oPjiKKaX6esgPTC0y7hqtvAuXya8w1ft9+2TLy4Fw/3LdRPCb",
+	"9VfDgrLeNppFLNXnMmXJ9VSd88agHzRSxq/VVP/odoLGHbx6/2tjsNsLGndJjK8OvwSNeUrVRGSz18zC",
+	"yqGHaDZRFMmy2yTSU7zIEpEhe2kenlLFrgUct+X49EuxyKABnSc1lxuYKyWq4PaO3ZGfaqUSNqOJ3nwa",
+	"0//H2/IcwE5iSt6IW5bSiHmA1uv2DKAdHQGdlknMuEo0UjUAsE5YAL785JbxBXMvexqcF4liZHcXoLcg",
+	"CumFvaudkhKX6zpXGY1uWAZoR2U3o8nk4Cg+6naPxntx52jS2aXd6IDi1ulPE379bjEbA/Y56nc6uwe7",
+	"nf5hr9vtHB5431zavU/4SGWUy0QD1GIer0E7R+3e/v6nClFsxD+f7Ue96d2/fv3u5qefz3Y//fz3m/ev",
+	"vvv50+x1+unVp58/vYr2Pn3/evrTPwF3nyIyPIngLMu4OxKcs0ixmHy8uCQUPyJNzX9FacK4IklMZlTe",
+	"sLhVkAPxS7f2k+53vdPdIjJGXAy9wH7+n//1v93/D//W0WCzCvHuDvYOB51eu9vta9iPmYyyZI7ibOP9",
+	"IoPZRoLr/dU7ybgWFWMrKzJ+m2SCw70dNOaZiBcRNDbYKaKj/mSX9eJu1Bkf0cPJAduP96L+eJeuOZbC",
+	"pKpbu46nNLtiN7ieuXze0xX8X3GfP2JXxa2+mjIHvVQaxUX8Z4VY0pzThcQr5bbZIMJvs8/7g15n0N9r",
+	"Hx4Y0IVlGNz/AeWm6o7KqZi/kFbHVaPA+nrOJInZbC6UZqv+wZZAW2CwHYm8yjfiXNwWAGtbvwF3wkqk",
+	"CSefLt6QichAMlVTls1oSuZZwlWRq60sZyYynvDrnfwwVnD+Mmev//u3vx4j+LXM0VpO5t+US/kS/KUP",
+	"Oj/N7v6X+kM6XcxZphIuVk7wdEqzlEnyHR2P6bV/HP3OoZlrv7durud8knC9xW8ErNXMd6/T7Te+fPmc",
+	"X/UiGVmJ9AyheCGJuONlopgjwDLVyJgBFrme2uTU5Z9x//7g4ufvevzNzdHth115tX/3U/fXk73o7HBi",
+	"qA18fcmijGlMwXf/cTj/Z1f+sH//6Wh82mOv96Z/P5i96YgPffURFecbqfoa8lLCXYu53HFN830EBWHt",
+	"9r3njJiLbLV4vyyEYoFRCBobAyfeUOSGLVdsLErzf7kbUtlH0H3sdDud3u4OoP4KCZjHk8aT4dCiiPjv",
+	"ijsdOL6lPJkwWX+hz0AneEcTlfBroiEKaboFz5iuB74qPTej+QQ9n8sVio+1UzmBq8gRI6zBJJUhQYjc",
+	"6X46Ojo6Oel2ur3d/t7+wWG/Tgat+Sqf3Y9sPBXipnZ2Rr3KJFgGbb9ECX1dAYCJXErFZgXRpYhtil+x",
+	"W8PNONamXdA84Fa1Dcfa+Fyz8juc8A6Mr/nPRUH342t99HcStUGw4jM9+jrDE6gX21FufnI2h4LUME9+",
+	"YJnEBd52G1voClFdg1Lds8XgG1sMzFrYrRp1Jz22G/ejvfE+PZgcsqO4E3XHPS0VqeWcVY88h5N1orsG",
+	"i2kilciWA0KJAVuCYAuXhTpzZb1Y/0AQ6rX3ekUQqrIaq5v3D9p9OGPG4w+MShh1knCajsz+wavNo7vr",
+	"+5tn+zW6a7jAIgJ9+MaO3LHFrrFmfPNO3y8UiFbm/XJz3932Xne30LdYqNFEZCPXR3GIkyxLbllMqCIx",
+	"kyrh4BpBJjRKUiSTG0bstPc6xdV4mrziWK/YnGaKxURkyXXygEH6R+3+0e52g1xOk/lcI2ikZgYkNg9x",
+	"2O4fFoeYZywf47O5Tyq7GfUnh7Qb9cZH8S7rT/bo/vggOoyP2OqLau6GJ8xqPpcv0rQWCrYjX5vUpAbO",
+	"cqeRBB138nEG3aCAUz1EalBn18cjVpvSm3RZJz6KDscHdH+yx3I8UiZd+mgeeMt3j9pH/a5/y1eZwb6x",
+	"dUtPZPfZuPVg49ZB3EN6Nj6MDuJ9tjfp091xL9ps3EJe/8mMW6smYoxbONqf07iVX4Jn49YfYdw6Gu+y",
+	"veiAduPepM/26WHUGffi/sTDzGc5F5AK61BYvLMBgTv19bSp0z7a219Lm+pMbnt73W6vs9/r7u7u9nsH",
+	"3aPD/TrDm9/VBpJiJ7KOpHTqSUq3nqTsRr1xl3YmR+wwPoj2x3sUVfg5SakRkWoNf5/+9anzr1/f/fx2",
+	"dn7/09V3s/c/fux/ehX//G523v3p6sPsbe/j8tNJztla4fjUHEKBybWybNscEcpA9ulXiEHAhB6s4GEN",
+	"FVsvF+U9bB4IyJfGPR5YHO3u9Y5297qH+73uUb/T73f3u+arLVGs3Qap/xrtRd24x3Ynfbo33o8O4kN2",
+	"NOnQ7vil7tEg2b+gogqBYOXqVlMOD0hyXs8I+/PRLo17cdynu/uH43Gv3xvvTXb3uuyo4buIWrzgX5Tc",
+	"llXkvvKLUobZHNStf9JFLhz7wF69YQjuHg18LLg/M3PPzNwzM/fMzD0zc39qZu4r2TFLZ4yOv9YNpaQZ",
+	"QK9YBPRUcGa1h0h5cnXJo9XNz7rCZ13hs67wEbrCr9H2WURgzGlXFVuaMVu19ZpJ85LxmOg/W4++6fuD",
+	"Tqfd6xduen6+MAxcQaK5MoJGsKAhF2NnngMycTe9GXVpb7wb9eM9tj85oIfjo6gTd1lvUtiUQ3ow3o/2",
+	"4j7bnfRod9yJjuJDduCx4f4SYUfAKaA2aOhqaiJ7SCK/LkhI+T09aVDQWjH51JeOL09P3mkMBDEmMP5a",
+	"+/GzmPss5uZyagHM1kQygfu1cRlOJAH3ayB7iZIAfOthbktQej7HB5+jDYiyB6nlwJVIzztBRHszij4V",
+	"U1Y9xM2Yz67hhXT455vgwHXGcIct6qMjn7Hf861Zgf1WuPa/nzN+cnH+98v372oukHOXB7yXZFKRGdPH",
+	"Lwu8VMInQv+rEpVa6S0GNgjY3pOLc/21z219CRpizjidJ1q4bnfau0ZFwTIUY9DRyIBJA71IL5LoZjE/",
+	"pTxiaVphEuxj9HH0MPj69Al/YsiJ7JJqruVuT0vWvQ4ofKr3PhWSVVodDDqdQaez0zkcwJwiwSdJNgPx",
+	"yt3qH69OLT+/Fi90O4Nur93vHjp/pnl0M9qNjowG7XB8EO3He6w/2aU9DeMJlypDX1cNmBc0uqHXTEKA",
+	"OVWoCk5iRmIhstVXYg4wACo2aH+KQVVdjWNpvCxPtHNUWnPNPVqpfCzcIwd162Qc71Q8gIU9XOWSeHlx",
+	"SXBRqKxwCg/DaStRcpH8i4HwoyCz4oiIO1QM4nggQH0D+MjPeB3NxrmvCDn7DzjMZzSzPZqR0ZTFi01o",
+	"Bjfl6GB1xB5C5aXrrZTyBQ6ExWS8/DchlM+A+WcDzC9B458LsZLuxWLGpEoigqYyVJxRCHgEn3diDaY+",
+	"UP7HBeX9G8eOGOCQc8ElK0LHB6oYZCHChDLmdgckmjI6Z1IZSaQ5EYvMeIjPCvJIpjtYIRFX7P3do/29",
+	"LQ323aODqsF+b7PBvqt3oMb+XWvmza2332diweOT+JZyhaF5VSMuiwQXMzShbO/c8M29Ex6+2O1M1aVl",
+	"rljlwdFRZ8tVHhwdHVZW2dtilfulVWKQ/oZF9rge4STJ6s/yfg53vbjI1yw+u6+H3N3u4dagu9s9qh5n",
+	"d4uF7j1moZfmwN7fsownaGWoLli4tyjgf2CTBY9XUIwMXm4Twbg2/g+7Afp0SW9Z7CHYUuw9BSPkNwy9",
+	"36h02993zAWNs1FuHOvHvgm9wi18u5h9f8s2Be3YzJxjIW7q1ZX/qRu5gmm3DnTrNtZlKSDNNJEKcntJ",
+	"MqW3jHBBio4mrQel+3p2jXt2jXt2jXt2jftjXON+Jye01bm84pu3s4/3n37+bvr+x/P+T7/GN+9mH7uf",
+	"fv4wfds7X/501/Ax9IUJC15tPbbgQbIFl6SJccQFhPyMh//D8fAfhCufEAXaDK/P+K/Y+VpcZC5gAZ3U",
+	"R0y4xyY3fKKkMQpRHhsliIwof8Yqz1jlmbt75u6eAx/+lIEPHqL/QSRWvVWXQNOouJzHoVGkWD+25q1I",
+	"4lFm2z9zk894/xnvPy3eL96wZ+T/jPwfify77X7feIGZeLWyRrcalRYQP95mXabL55Cy55Cy55CyQkhZ",
+	"ftHW2qXwk43u888X7fmiPV+02otWp0KP//b37F+/fpi9//7s/qdf/568//Gfv366+jB79+NZ76ef45/f",
+	"f//PvU9YDgPDtrdIBf0qkZCYH0CWi7s1eU+3zu6fT2BdKtYTLtSU6XviRgGNmybVM5ExE+sJkZhbJWMl",
+	"TUyg6vPirc0ZWt1Dk+moJmerXpBZipWd6tCfva0m8DNjKrM1KGnOdJA8kLXeWVkpNpurN+La/7mGBers",
+	"Qi0GulBiRlUSnWAL9DvxIqsyFjE9BUK5vIOZ7HV2yaVJZP2R01uapPocj4nri5jhSU/j9T2NcSpBuygd",
+	"pBRcQd5qAbTbA+4anM7O7iOW6dk0FnPNM9OZrcZCcHL5p5YF3OvsQq7BdSvXw7Z3O0f1K+894cp3V6y8",
+	"262uvHt48NUr/xzYlaOPVHl1+HQ91ey2OznVO98iIQR8eLUyK4TBo3F6OypHVO/S/ngv2tffaIRlJlnn",
+	"tdr1jizH1y4I8KFx3A+7KRhbvlc+sN1u9RB6nX7xELq1h9DZOpa9eApros79UyiEnnv73xl3o16JhnUm",
+	"XdpYQZQeuK0rnGZK2O+fC7Yoq9Y8/PcLvC6Tk8JxFTa48xfZ4PUAXpjS1wN4vuuXXsOKfOu9I03ONJZL",
+	"lCQSiikUlJeb/beOamr6lLKdl6olPSL5+aaFl/mx7ZOh12zXWicv77sVosrX7thKluRB27gFh/INN3Y9",
+	"RvA3e2XJqgKQ1tetet7qAgz/mKiprYeyfjd5jPc9ueaa6cR7HxA5FXecqGkiieAR+zfAA2aFrkrM3VSy",
+	"aNQbH0w6UTc+Yoe0P971goG6UQfFu203/0vQmDIKJRgGv0F4xJtklij4T1XyOKVzCsXOm+NFJlXL1XNe",
+	"RDdM4c4bFTeJM3onIfimrRcSTdkMktuYLDMJV+yaZXD+btgPbEYTbvyfikP/OBUps51LkrKJIgn3Rn/I",
+	"KJLVLO4jT+6JSmaMNE16hZZmgO+mSTT1V5lIMlmkKaHXNOFtk4IhyXLAWD+LPF9DeQLnoJifJMyEnuSb",
+	"eUxoKoVeLzDRZCzihEmNVUKX/yHcaipSZTbRxQemsuXJRKH+uDiVS9wAogQUWCFjNtHSKWSh0DeuaZYU",
+	"EAgkYTFZzFvrJzBLeDJbzDA3e3lfMKCJzpgykPidrRBcnhm8IEnchrg3cBVS09wKksRrJ2EuwuYSGdXt",
+	"KuoV6qZ2WqwE+QSTXF8QsGaOhl5VNAZz+suCkbmQCSrNMCRunrHbRCwkcAcvJAlzmhe6qf+yQH2emXuE",
+	"QxROlt6/AWucFiM6dfNagU4uNFMik1/ZqsFSaOePFbMJXaRa2t0L9MAIUl09rAOwblB38WwOlLqTs++e",
+	"4Mg2pOOo7g3G09bNCt88wZw2hI9W53Tp6f4qqMG8e4J5bTBXV+dlGIXaafkMwtdPbQOVLk/tSy5RG/QV",
+	"f08Vu6NLzADEFcMCvXQ+TxO0VL78WRrRxo3/PzI2aQwa/9fLSMzmgmv+4iW+lS/PQH0CQxVXHhrjwgho",
+	"Q0ia4NFnn0IzGbaIyEh4yzKgL+bTAaEkFnfcKGrmmbhNNMeDfKBJOqR30mMR/rVjKNgOnkLdlM3nL3Na",
+	"9wVLzfsBWBs2xR2FS6CU8FuaJvEIvsh1XZbfGIt4aRMnwYcEMs9skyEp+Noj0Bxq/fikGfrzxnOgRIkb",
+	"xskd1ahXShZbVubjhzekGcLbUcJHgA7D1tMdwangkzSJ1LeHSrBCK0j0AyMOSMiFGjkOOSRNzdMMNAej",
+	"Fhl/PwmJvqQSQrUNilFTqsyeDrlr2gp0o8mCx3qP5pm4zpiUYUBCmkKo+uhWJDGL/Sc23xEO7FINDrn5",
+	"gGixwuXAOsZs+WiqMdNKVCsY8jDhLE2uk3HKwBjH9CDxArePjRiP5yLhSj/FhF8T8K4ZzRI505yLN3os",
+	"ooVe5ZB7SeC0cIMmAmyotwBBAxtpkDEFFxN+bAZBD55Qy0VDHlp3HdxPaCs4I4kiUyr13lmVVWH39Lxm",
+	"lC9oOuQZc1qtRBK7Q6jg0h0Y0WYkJiN7VPm6XkhXSCuiXN+GMRvymEGysJZ3JC7vDbQ1iWrcQ8Ny6gZe",
+	"0OXohi1HkUjTRCaCh1jN/IYth1xvzELfJGEkQHsUJqyTxMlkwjINVfqm1vWb8NFCMj0bvQWIVUzGp0Tq",
+	"UfJ0b9mCg+RJNftMuh2bkM3gzICEwF3vAHsdttpDfkazVDOHJhMVicQijY1uvjgVS0hGqZAqPCaURGI2",
+	"S5RisZUHXkg9Q/wM78cdyVgkstgmqdLiccbQFwnk5YzNU7pkcUCkwHul0So2HvJU8GuYHFftIX8ydPNa",
+	"ZOMkjhl/JMKXi8kkiRLG1UhGAmxiuYlDS/lzlqEZmDOmxZUpI3dZotggD2a0DTeSgZwxuIQmg0apqycg",
+	"FGF1TY5gF0Y3BPsuE/x6NBMxC5+OCJxzxTJOU5zlt+dPEjOeY1AknTAtWmJSQ5dUTWp0VQq+bgVIMCGh",
+	"yvXCnDZKwXIRTUEGtgyQJjD2Q41WCixP6eXTbec7oV5rIfh32Em9hokeKyTNWSJlwq/Bs4uhr4KjHa7O",
+	"MW6fIUWL3Ob3hMu/oMtU0PhKiDc0u2a/wy7MccSREmKU6jFDU+FTc2DsPgJU0CVvk+9I8xD+0aT14v3l",
+	"FbGVKwdQ+tRiDy363u/M6P2O7mJnvFRMPiXXdUGXGoF8cHLH7wAoozkOOpoxNRWx5vVjqGeJjwk+DvTG",
+	"8W0u4tPthjFBexbo31FG8u/ACkkp8JCG/zleJcuFjoAdGk0WaRqSJgKXcX5GXfOAKCE0S7V0EZsSlWka",
+	"Gj3ne3ms+dupZic0E2M01a2BORVkMQr8hOU2SmfifbL5SJzu70vwNYd5JcRbypfmqXwUnc805wyqHlCc",
+	"Owpvt88qfY8LO9I1u/D7SHihP0mLb1AfbHW1PjpxzOd1JhbzIW+G9zu6hx3oYQeehi3NfbHZXC0dSIDk",
+	"90I6FaLm3DT1b5MfaaKGvBYMjkn4rx2n3d4B9Xao+77Td3ul5nrIC83gvyBDlLszOvkQ8olpFlHz2JhA",
+	"iS40/lAg/MQeTwr5JvMFa+pkdycgvft7kvAoXcQsbg/5kJ+kUpDiDmNcolhg9rLChP5nSAwwelcMVRZD",
+	"7k0oEVySJhe4qYHG+At+w8UdDwi7n2tMrG90xm4FRMRw1kLFKJwmlucfcpNqRLPhKNWj6K75ZrA7a0FU",
+	"GulNTdmswj5/za0sHs7G5kXrTamLgm1lq27yFpWujAFly27011+HZj7CwYos+XUr8rlaeQSnV8q+PWY0",
+	"Y5k52BkyCMTCze+EXgw3N7LLhPWEWkj1J64foHLIQC3yuPjIwPQTsnYf+TwTEZPgLXnGFcSoPGLz7eIm",
+	"CUuLGN5EwLTBqGjsXQn68ODH5Y9+n+P4IdffWRWUZDMKeCVNl8QcyoCEhaXhadgTM4+AyRjyEH9qPAJ/",
+	"EfTR83SXsWCoPbSKIT1suTclRKCF+yEPjTTF6cxmnofclDLvQKMlGAsIASiBJH4UENa+1hQgD2W6FpnT",
+	"X9o5VsyQcRKTpViQGaOclMKg/u/QKMhwwqaN47ISKRcM2CsQ6GKhkQvJFinLBTkuRpBgL9QdcTGCy6i3",
+	"1wzlOnNcmWEmkW2zTF7GfmYRqvrS5DZntDSBQmztVwfUI18nt5pErOIH7ZrA5D9SSye1D3kIFAUDkeBb",
+	"31MByVnoqczwgWUYbcwAmVMJlG7InehG4FOgpJHSq3AfG12x5gv0gIZ5HCnhtJxuAJcEn4DYiLoek/yZ",
+	"zBdAyTXhC0hoPwVBWS7mc5HhFvpxolMKmNF+S6Riczh1u/VRxkx4mRyZXQP1nu3APwDvW2QYoqIB9TgH",
+	"8kSCRstoZFE3wsXIjmoaSHvgemugS+44KctOUD7kxpGjPF6g70lmNKbAroiMiMlE7zkXDop0x3oy4o63",
+	"nk5Z5pAWdONFBpbV6nMhFU1tCrQ2CVEN7WNPvO+hiSCEV+HHy7BNIDOmBB4PoCBXqksSTVl0Y7tF5wJf",
+	"SCGxRjwcHbmhA7fRNE1uGGn2ez3v+ht85WRK+P1CQ7qatgaEko+X/tQppitHm4FmpViWJUpkyyEHPWVT",
+	"M3kR1ZhLKpGBw8EcVMxSQy9292syh872SJxcwxFl5NP5xX/1STOEaISd/YPDo7A15EYnPM/YJNHMKFno",
+	"nvWyIMMObrEeGE4bNzLR8hu2myT3yPLNqCKzhVSQJm3IE0WaH85OXr09C8jQHiIrbaSiN2zYMKAzzzSk",
+	"KVOFODIUNrdDegGhnpl9H83d9me3YpD0opX93lYGLnt9d2tM+F40asVp5fI92e3u7+90CU3nU7rTg33T",
+	"TEg+LkSwzqlSLNNt/t//Ptn5RHd+/fxb78v/aNSMZoJd/alX4159t4O9fk0vaPMtrL8YkLpx1SaI1u/i",
+	"v7okD6mF6Fevl35dJ4WQW68rE31rvh8LkTLKgXnBeNwCGPxUBYDKQC50129ZE2hbXvYGSHJBv363hfjf",
+	"jfsIAcJ+c4wVLp7hppl88S33/+1WGzQMX6gHyQH1s2tvYpu+BPZCnvP5QplM5OAPQ9ML7xqac1mPdzV6",
+	"pI5/k4zHmkINclQHiCM0I6JYzQVB9WxTEyEjixpOK5Gk3+uV2b3Wg9D7M0J5RijPCOV3QyhB437nWuyY",
+	"h5Zjy9HMD6BEtlkJfivdTK8KwjoR1evW2OStwrx6zIY7hj4heeumzv0ZvjVxqV/cMmmW0aUFn0UNL2rV",
+	"5OBocUczVBI2vXkaiSoSWcawPIGWO4DTRB7eWgRB7M3bge2F8cVMn4sdpRE0zCBOhfB585maeGl/84JG",
+	"nnrZ7VkdvQBf0+rRFUqf/daY2PwpMVVsRyUz1liF7zaeCIx4ip9+KYQCbT0OJMeRkK6l6kNtxRvzldMU",
+	"SOfJrSfwQsuYYLNF6ojCAtSTCDThE5yRi1evh7wZfn+WG9Ve/pbEX16artvzeBK2jjWLDSpjoFlSzJgV",
+	"nzC9cJQJTUzJGAIZHGPu5seilKLeGMlbZb1J/DV+vaUUOOsP5433qW25bqNRRV6uuuRvNEmkv6Htugli",
+	"QMD6mb3V33zJw7ir86HOO9/4hMDI6R1dShLCXMJjkiiiWJpKo5vCLyWqwPQU8+BkElEOEs2S0DnNFGmG",
+	"pXiH8IUkMVUUhTuna0HvN/y0cMthDvoWFo4ymjZqCcgKhGT2GvDQ3TRJGdFio4Y0YJIwqyRq6UyIWmgs",
+	"oKG71KE/q7xDv+ThZrzjSETiMn8HOTLKr3UR/hyWWImMTh0WqXFAtFcXLtZ4SXA8wsXdcW63jEMUZ6W9",
+	"1OhNFpgMYSwmMuERyOBcQFBFEfmZGKGa4IbAZu2sf5eX0qx56WeprL5WQiGrU+PW7e86fhfk2UPzOEQ/",
+	"MscsYeUmgzKvTvWCd9aBwTEJNYQDA55faSpJBSkS9HHUZ1PdUb9c9AZ9tZ7YSf754yiErTK9kQ7l6HXj",
+	"pM7jnHH4rXin24VrU7rd3stNVypxnwT+lhVvE6xt/cF+AD852Pg0fT+BmMeNW4Eg8SXYYitMuLA+3C+f",
+	"7cg2JLN48vYktmLW3JGU2TM/ULESkgLPLc3RX0KsxzHhizRFV0lGUirxsYZN/QJZTHSOX38osILCFFZu",
+	"vospeIT0/Z576npQFQP0HBN2TyOVLgklWAoRSPQHz3dTLFTBu/IfbBm2NSXIIpYaSgB/y6KI3dT0zmyb",
+	"uhOt6rV1KX0qxBaMCNZiERDJUhYpQ0ZhwtZy0iYab6MawPg+Z4wknIT3O+xeMS6Tccp29HUKjzE/yIwu",
+	"yRgKYDCIcVgrK2oJpdSPPjSTrhEzEdkaMK/+9uYCNuLVWSNofP9Gv3t18QrfnJnyMZ9zBnMTuJ7iZ3ja",
+	"ufTy3XJTw1fuwy+VzIxbSEpuQGFinDc0e4+fuWZ5usF1rXCrSo1kXRydFjpSMhb3TBJNXzPgpBwwN2eL",
+	"VCU784RFrBWQhEvFKBjeLIwOwDilWw15DpCBcT8YCzUF1XvFUih4DtrHhLNETVk2IKilL5st3bdhq03e",
+	"g7c48kzOHYxK94n+InXFs4bcQLOBcL00Is26YV31C/94cRkQgL6WBvsh/2UhgKiCBj5LgEf1NedYHBt9",
+	"fCEY1IXdgmSwFRItnduM3p9jM6MsML+6NUKwTQRZf93NHMP2NmqVcvrI9XO+LH1eLt62/aUoIW//cvl9",
+	"1qHwYvRjjToDX9gsUAUdWfe73ulurayao9BNuMlhoLpuwFWnLigMKk3DW5LEAZlhoEUTs51LRfokmtKM",
+	"RoplslXUMP6f//W/3f9pd9yrnf8jmC9WyGqxgdp6Med1Ch/Gb5NM8JlhV9eiY2PT9lrUCM8PijctZPXa",
+	"bv11LF1eIdTfG+9UgxJwFdedb5F/HptB+Ak4stKd2MiafQvWyszhNDelP866kePYk4tz3zIfaEkSyMSA",
+	"MKrFH2M0V/SGSWsINzaPAEOQ0MgvrTv6C2M3raFSuTtMoizzZe3T0Y00ZpEKwWqTH7NEKcatwx4jGbtO",
+	"pMqWYK81UzSZp0QmSTOc0RtGrhlnGVUMQnKGfAeszgMSWmALSfNUcLmYscxEH5hXmIHBf22SzQQkLIBn",
+	"SJpnF5fO7YDDQ+gnA1eI0w/nr0jz1KSwJh9w2hjWcP6qBZ4Y8OFb/d1bLapm8KIN063MFrHb+au6qeK7",
+	"1ROFDIQss5OEEQDnFsfQEFG/GfiHfVnu/qS4B9B9jsqrYywkyzQbXDOQfj2nUt6JLN5uqKqYXaZQpewP",
+	"AAjVozvGPS9u1bHdppPSt/7yiu9qmPVNBreVZA3n6gOqmaWDhnyCeHalmXmb3S4bTbadWJ6ppTi5d8Yt",
+	"Vi0yzuKApOL6Gj1tjeNGwkmUMpq1SWkdCKjFpdhnZjk5wFVXZOGjtKK9bVaUJau3ef2FbW9hsJut7r10",
+	"yzf3VqISHpUsHEuZaK6hHWdFLsJlWND3J8aq0pXMOD9CUpRiEQGkHciy2zukaHojiRIDEua9gY0IBgEj",
+	"ELi95X2EChzYPBof2CLWYyohRFoWXbTyqC689055688fEurUcY+nnrdfndIvn5mmcyZgE+tI0zRFmQc1",
+	"ig/QEVwVtk3fQ5R7ttMFBCYuoEYf4JnIgYX+PRQCxkCxboV6VRi0p78O0BqUKHJNUbQtTr3b7fagsHHl",
+	"sG4SXnOVQs/h0/dWXOvtqclIMRpIMwbEBCAEkBgBwFMIIlNxZ6NPUqpYhtZLPPaQNKldHcTgOSDRoOG8",
+	"euc0k0XDpp11I2h4E6lTUHuoxKYPXr/f5rMKREBMxoBc5b7HLLbaKM1sefMgY6bumAkgQR0Wi4lNsy/b",
+	"pInH1NrI5uccPhxfvohapAQ8vBFFvXQRa7nZeqeXR/u3PMR55TFOKBsdTcplhtfLIefFrz1Hle39UR7o",
+	"c7LGx+QBTiWP9xvZ1kHk9/UvQ9gFbffjIPdrz/3xxuw8yP1B9oiiUr+gUdvrdNbr1Mr77WawemtX5vZ+",
+	"CHZ4IqVTLiJvqSeoyOhVdVCOq8uJx8vuaXu1uqKvVgd9DfitxPr+Vq0+W99080D1RehpMjFEquB36aw9",
+	"Td/cA1rn3OCz4CmT0s9GkxhG4c9q+vG9IQFy/wBb0MaceG9slMCACJ4uUVVDFZMutqgUhKGfL8Uik6SJ",
+	"EaQvZB5e4gYKW21ywkkS+ymCiLHZ6eZkRYyHHPKU0VsM8ENmCNRSdcFGRprYUjvq073+asesP73d7Gtp",
+	"UF5krCpL4eWyqYxsaEgecwL3bUAK99lZgYwEHgy5f8ExUVMWTSlXpGn9LMSEYGZc4PvnLCYslQzCe1pt",
+	"cj6DUnZkvBzy/MIXzVqkaNUC7aE/fbywEB3E4mMCKYO8xSWSzGkC2YgWkpEm1sCLrSTrmbRcrVVj0hvy",
+	"ZEIWHKpMFHzePGbrK53WsLrbFu3gw2db6rMt9WltqfbKbUQROEd9l5wTpe8GAnRiQBLcKOmMAUOOdXto",
+	"CvokD1kIMFiU+AWXMAvPxKWXNhh7yJvUMQYsHl0LEWv2wXAMLvOMBi34OTt2ridmuwMnY4v8jK1BF5VZ",
+	"+YQtAtLLztiEZRmL26U5F3FggcnRbAK4NI4ZEZg2DGiljTdJMNik04cQW5tPKFiRdq/gONjvHJWz+AUQ",
+	"BaN3xgaW1tyfMiHdkPdzEyV9gCk+H9Mr3/hnts+vYI5tgtqvFnl+fzVkLW+6ThD/4zlVX4do2VITUG0e",
+	"71h2sqXxp2SWJ7gWxqluyG2MdJCnYbmjiXIFvyS5YxmzyRzVNNN/OGTf9G2thahwf6CJyGbWdT/JCKQ2",
+	"mdGY5SjNk71aX8XPbtDN/IEMZ16obIVjtNmyPOIdeEaX6tPi6kQFxmXfx3kFp30LFIIXouCXmH3eUc2H",
+	"bd3jVSb2Xq8Wqk3dwidGGyclpKEZGhTqgL1KFIZrp0wpG6J9bFGEIUn5pUDzKDIkM4NzNHdjhnhaQflP",
+	"gYu+FuDLJffWY3X7tbNRyzmNjJNFTOXU7ug1FxnYa+HU8CHE2O/oAyxtZG2Rv4eAfdlzv7ik1QBdLa73",
+	"AIBerW0rFvrYQtPmvLKcubTg0+M7ad1ataobb8s6LJ9Xo5Q1SGQj9/214Leoi3j629XVxSWmr4YMESYx",
+	"hBSagLK5kmSq1LzkY7epPEnJM6F/uAmM9NTcjtcCUa6EKTvKVwLOjksB1xpZ+ZVHjSXAJBbOpQ/Dy9eo",
+	"DTFvkjy7n6eUu7jQjdBm212Z8IoSMi5iWoi3gi238p9j6+VU3EmNnRNOUnFnGvgWSaNIiRPJGkHDBQc2",
+	"gsZ1MlENK7lZIUjDLJ5l0ABPr2KER7G36iVi6cUkqnOMIOx+LjIlQWWI7Bi7ZzPM7Z+ya8Zj0gzfvT87",
+	"Oye7nfbuQZO2Qpe9A2Ps89f39+GQYytpHQ7IPBNiosn6JEk1cowShafqtFInZ5fk/OodaYb6r3/1Or39",
+	"brd3gAgP/MdOiJsqNgPqAwm7/0cv2Ot0dP+wUZ7QfhlNWbxIGfnOIOQhb4ZTeUWzZDIx/kzHJobLciZA",
+	"DjW0sZgocc30AlteyuPzq3cD+/GQaz4GhLCSYsIkigptgCbuP3Dx1e1VEMGYyCGvk+fIe/3+LpFA7A0K",
+	"BA6rfCplnrP4egvfGdxflp2JLKkndfaLF5I0UduXvZAtcvb+w7nZYgShs4/68D/+g5xFgotZEpH3xoNE",
+	"Frx6hlxDki3GE5n80tBRAJmI8dpDWhr95WKuF97dc5RTZCb/TJugRoymx1rq15K1l0YIpGyFekXPpwhH",
+	"ggC+m0QD+qu/vSG5z9zZ+w+hYUeH3CwXlOErsUD5CF6dWaJ9hOR7ZSoF82dn5+jzb92gu7fCrG32/4re",
+	"r/LBXnFEit6TJCbNs/N3AZxXQNrtdisg8ywBYDe8esJvRWLymNtt9NjxEmvS2zGrK0LXbh1qTWYb524/",
+	"0XPPWJTMEwaZld3sfzi5errZf/9dfjjlVAhrV/ADVQ+c/w8nV3WQ5wEtqYXZIX8w0P5wcmWB1tWlhWxS",
+	"85RGjIjJkIeFowgrwurrDx7UVvfFYzZ7deCsYTj/k7R3Pv/PWmBOeCQUy2a1BcjInC4liRcqMfyzovf6",
+	"L1XmDQYkfHVykedCQMU/LDbAm+tOAvo8Nh3kTnHhq1fF9vFCLcGkEDiiPmcZtB6YLsFYRkKc3ykkpIOE",
+	"f8b04CibMb/kyQCMVPsLZgdLFBC3jQjF8AyvTi60iPPqokj89YPa/YXLsFZ0ETPNOSQ0tVdHi5lGeCkw",
+	"NInhzOgYChcU4OX83Q873U6/t80VEnKF5kCyNIWbc/aRnAN8kvec7VwqMSeXUzE30yLN8PwtMiDdjsH9",
+	"rYEh/WKCFGLIzz5+IN29DpEijY0HoXV9NSn9zj4adRJeBriikBNapMb/ysCapClrD/mGm/pQ6jLk4eWr",
+	"/KY+irqcv+0d7Hfgf90SYTlPPv/329nn/0Z60qmnJk7i2S4Ew1hLtdxWkIK6nU1iEBfcVvZ970TC3PkV",
+	"Od2K4+tTcttuCDqmPBZ8c1qBgiRg92qNnPOYWJAaSYg0Q/M0rM97dZzntgIOsZXLTkP+KOGpLpfVs/j0",
+	"LD49i0/P4tOz+PQsPj2LT8/i07P49Cw+PYtPTyQ+1fhx/SfLUMXkntZs5ElWWuKspg9YZWA8FUoJTq52",
+	"5DTJ6pz5N/gIFDnc+tv2t0ui4CPwc88Z5ZZj4/aB07JXLCCxUIiIjUnYRHwNuZqyGaGp3nItKux3O0ft",
+	"bidsHRPKl1iqiqV4clu4e5nm1eyslWWi8He6KjVwnr8SXCr11QZvl2Y1Z/BKPuLr8gj/sqCuDIrrpVes",
+	"RL6pFnnQuKXpgp2ylZn84L1FI+ifmSackSZNUxLaOYRkwTWmBE4g0r0V1taDwGeXlSPhah+M9GvK8AeN",
+	"O5ZcT9X7X+vnhW8fNjGx4BErzmxf/x2lC5ncsrd2Omg+z5OIiAXGQtbMF8G5mjCjkD7EnVRhu70VrlOb",
+	"OHz4wDgUr324KkN4oqTNEO4nBa+ai5+RyTMyeUYmf1FkUss/WDX1Kz+mp5zpMF0aXzpkZUMtFs2oYrHl",
+	"tF7ZegAC4tOxTja6ycdUsTZ5z00RSSMsRVNG54CEFtEUOid0JqBmlB4hV/pZtJRCuDsXfF10lMnVXFOK",
+	"qU1OYCZuaiKmS9L8eHXaGmxzxXud3v5OZ3cHbnkhrVTdLbLbcqIUm83rUpPhi4fl6aILJWZUJZHXbRWG",
+	"3VfEDOJELdLsavy4p7EciFcQy2BLrNvPIcYNsgpgXmR9SOC91PJSQXs3itUnqYD0zneQZTvT56qx8J1+",
+	"NqXzOeMSEn9iyS8ybPhaBJOqgMWk3zsiV0KQt5Qvh/yDK7lZWSLZ1Xd2T4tScFDd7k6ne9XtDXp7g07n",
+	"07Ch1zJs/J//9f8dl1Yrh5xmDKIK9KITFg8bK7J6pxQ8zt7KwolZtFPdGFt48uw+Ytmq08JQK6juS5pU",
+	"kZmQeg2dgEQLkP6wwOPHq9c7h62yvuUF5M7G6pZjES+Ph9wcrLVvZAyICBf5hyIDcg/hIfodFPvEJZdz",
+	"7tRF3EMnlyuSXf/t6urCpnhePVcHflAjXd2J7AZTVcg6CCshQf/m+GdSxzrZa3i5mM2oSY1QYmeMLqY+",
+	"x/PavNLrckc/ODm0ywmdz2htTugVmWGubNyPmBi38f79PVy9vft7t/816Z7L+LK+a6QBCm92xohrFkCE",
+	"WW286raRW2ZkI7LX5K0rVMCrzu/Mi00o5MXBuVXK8Hml+UzBB4hYqqvJvPUaCml76pawRdp8aHxqcuev",
+	"wK1/W8wo38kYjfX8nBt7xubTrOoXba0bUBNszDROvxM7RtnhMZYRZoSvhlFg0cvyJF4JtSPZnGqgiKGE",
+	"mr3y0CAA4lI2WMEelyhtYbJeZU3DJNcplKBsYw0MYHGDTIxTNjMTKJd+3Powod4maNjO9XB15+mVWVxh",
+	"JHHFCeQAwLCmaGNgWB6ML+DE1Gocax7lmAherV9noyRDLPo4SVJ9kmKCOd7R0zjwGKlpIpXIlmQq0liW",
+	"gikre1te41eG9daWonjPbfl/JKOjWSIBc2DlA3DZNrCU1x21bXAA86Upd+epwKmtHkDQ3bmGhrlSrbU4",
+	"Dl+/kFDg2dVNDFf2pXH5ZSTmK/IfSf3Kyw0GGlvGYhkYgJCLySSJEg0P8G3dSBV1IdzUcr2ZEnk4rc2B",
+	"9ZZqBM0c9kDxWOGfWPnkFtPYS80z4wwCrMDKCeOL2YBQTDg15OZLQEA0jk11wiaqJ25ZumwFRIJWHDPn",
+	"KS0CSNCSx2hntpmo9FUiVIJkjhkxk8jmr0JI8HgLP/4Gh9Q8XG00IBZERbW8ohCtBtFB+g5BOJuJ2uGL",
+	"2c4theyDJngVmNVEQVlZSRJ9D8133obKiqBQuKv1yc7Kfegj7Xe6aNI+8Ystm6LiWrAyiFSzb8ixNYK8",
+	"UR5RV6kVXfgOy0nrO2JqNde8nWqeEMs249uOPnBvBN1cmitpbuux6c/Ukuh3dv0eMW1q4Qq8kOZiNMPC",
+	"HQpbhfauMsyYpYJfS2tnRdFwZkqwwRRdyLMrFwylkvFOkKZcckXvvbhqEOv1OUciXcz4MTE6eMDWx7jH",
+	"OJleb2CUZhB34Wrj2RNphrYwXv41fjTOGDUrtzlzUKiCCsPVdi6qHimYJE1XoRjX2R/oc0WR2W5N08wj",
+	"IDGDqhWY8A23yMVoYolj21hTa+xxD3cOyLe7jFN6a4T3GVNTEZNmeKLl75CkiVS27K1+gxmq+91d7wDY",
+	"feTcWPwDhyx2uNYj4wHE47lIuCLXmVjMX0gyXkQ3DMK8Yf9tejs60QQu9KrWhzh7048XPURuGIo1kGQP",
+	"NGO6NzsQlnIym6Nn6/rJ1aLGqJrISr+JJFIlaUqyBecJvzbzc30wmqU2TQd4jfB0CW5oGnjhOTf3ozco",
+	"pKQ0JYzndAm0DvfWgUVe59dW/sUsNI4RcEFaXgv4wCKDPF0ees7VlKp2bQt1YddmKyTNclnquk5cH5Va",
+	"yi8KocCubV7EF92hgOzUJs6xpMH81D3sdeD+2Q9RhKpO1Du5PY1sqJ/hwGZZ9HMvruxiFXDuWaRUkxLU",
+	"P1F9hm7Fbj5KQChvXqlLQqC2O3F7QBq6UF0NNmXMNV64G8gWNU07zWR66aSA3LUsynRxf4VLMVnw2G60",
+	"yyNDU80/LMHfIxPXwLBXR/U+vBVJXJqZxWCaFkCJZYd/QNlXxB+6Zc9eG78YPWpu9BBLpjYijP6gCMoi",
+	"yyOmzSV0nTcReALrXzhJUubh/VZhMa6VPgdM6a/PKuEO2zhWlfJ8i15oHF9ka0PLN4ct7xw04nXl2rx9",
+	"FRwVeLAE//6XK6rXfLWpiHphgfMkulnMEcwoj1iq7xUqU/1pmkWZamr6U31AY2aJU2Hwh9WVx1o4NJp6",
+	"vWjckBeAMyKUHtGXokizWBB/0xzuMJ6X+FXzZXl0uy9aVvHOw43rXyKjctS4DhVSfotfFmyBX+85smDq",
+	"+ZoqkxaNlZFW7acGf30ldqrOoIqmTA9I7NwUJZ3AnuPwzkEJcgyV6Glbyy4l3lvzwm/xghU44UbQOEfO",
+	"+krzlI2gAf9+QDbW/jxDvtX+POf/XDBQIZx7YhYKa0Hjx0zw67coSpm+/y5hJDOB14aFNy9LP224d9B4",
+	"J9RrsYAssm+Bcr8T6gRti42gcUGXqaDxlRBvaHatB/tAFXuDZEV3VwhmPhVpmpgiYsU35/wjOF17Tz8Y",
+	"hd4bYeZxgQwEzgKe6LEk/PXWqOYMyW+4LNMf8pS/dVkhYbHQQzHTpWyU8lS7nx8LiYPNw3dCnToQ09ti",
+	"iM0/Nfi/XqQpbuSFF3v+AWjPOb8wFKYRNE7w0vwA1ATOgqXJtRb4LhXaYkAJceH0qfCzOCFPTfHW6B3y",
+	"nm1SG4ZLBtp6JexTfcLmz3dCXS7m4N8Y581PLWrUIIg47P3EJiTNn8Hp56AEiMn4/lx6SMd+9moxT5OI",
+	"KnZm+NhGrtsubM8P5rraA7G/ixtgn5aP5Bzrq6ZnVq9Qm2fCavRo6XpawVeZ+wn/jjJ3QfE3czcUfyd8",
+	"9Iu5o1VVSCNogPFoZIpV2iF+xmta0C16r8u/M3dTXW4pSPisL8lIP6Luss7xso6UEKPUXFfNBo5Sd189",
+	"JDa6YctR5N3Y8ruEjxZwaf0XVg0/SoWZ1Mgw/qOZvbhcjDJzc2u06nmFmpGXr9s+8njqUeKuLxcj+wHN",
+	"L3BBBe79Lub+tk/1XkU+xFiOcQREbDTBa1zIxgURJvoe682Y56BqyN/o1l7lxF3lkTR3GXWEuXEEfxfn",
+	"VqtH9Pqf+RfaMMsjJdxzMHvhn7A+6V1q20fk3WrDmYzEZCTze22fpubGVvW8jaDh8xPuy9je7RHLL7fl",
+	"E0p7ZqmxOy73oLgn7nHlwEwJ5dT08PlL0FhRWRTU1/yWpWLOSO6zrIRlj0A7AXYUo8YO8wqYYF2xhY/0",
+	"D6hJ2gqGXLNoMwbW6DnL0GFVTMwHAYmmQjJOxkvT6wAr4oTV3CS611JyksIjhKvKo9wANOSkPjM/BWHl",
+	"uCjH5Mn+6DUFrj42lcJNkfKQSLqUutO7KVSeccO6zStMht1HDPa68BRFMw2fkvGYZXoDCAktBYGzCgNM",
+	"GIh1XgvyP+xVuejxgISG7HzEJxt6wWKWhpPXw1tm3shB7qf+TCrKY5pCllvOAqJEGpvyy/oQde9t1MGF",
+	"OLtSiVWos47eTnkNzZWFkaF08kxkrIX7ktdBrS4HB4IxneRjYFJvuXvmCib4sABeV8KHCfu9GdmyASsG",
+	"d73D+ObGtLGKSPMSorEgzxcm+TRCjrHTtAYkNCmFrtwIUBqqWNrXaQApauS+P7vKFV15cd88UQxKSuh/",
+	"AQkYhxz0+KSsxvfMVqRJC3IQBIT9z9Ca9TG3ZGtgUjUROuTGKrUUCxILp9tHNXmc6I5mCdciBwZKzufG",
+	"il6uvbu59G2Oue3BrqxF7p+W385a+LdrVr3SK63Z/oX1W7pr/+CW66e6splXxvqBLcu46MEdFPDto1pv",
+	"36yE9FY1q0GE4DKX389VLcs3EnxA0Ili+Q5KW6Cp50vQEJxtUcO5uIJNZZzrJr6pzQOqRBchfdPX1b34",
+	"/GcpIF7vGY2+l3XGXoNCc/SYSELHYqGCDWj12GT5BlbG4LxoKoRkEjgBcjdNoqlny82ts4+qX77xc5Af",
+	"n7ZAefloapnEk4tzR0AcJ/dCEjml85Iz8m237ujKFcpXeWmZX1vkm3cOX1UPWtfTyvWuDHi9hSBLYllD",
+	"0GgJbvysnGZPTCDXZPivHaNo2YFed86NoS/fDXarRrtRb9ylnckRO4wPov3xHsXspyv36QlKhPoV5/+Q",
+	"+qClkvflQCxzEY3JwTqvND3nlpY1H24QTwxzNuRlsSI/wDu6bLnk2jl42Nj8dpl5wwlgQnPgbdhcfQPe",
+	"xuzOIzmcausH8Dmu8SO5nWr7h/E81fYP4HyqjR/G/1TbP4oLqnbzcF6ovo+HNn48X5RjiKdjc1yfD2Z2",
+	"tmxZuUEPYnxsm2du5gHczFdQ5z8pKxRsxSfUp+7xOQXdLsCdc5vpbbNmlpBCkSaokzwYDJEoSYHRMkU1",
+	"2Sa/vIo8D5K8n0VfcGYCH2qc5qqVEWryAm+VknqrjMJVBLcSbdbSpFpCsw6BV5FiUCHQNYS3Sk1LguPn",
+	"L2WTXZ335Q2TJtJEgq30GFgIsK8ekFhftXnu4BKYnMU8dpe2yENCQaGdbqfT290Bjd3DIy/fFB18V6Sq",
+	"dw4OJik6VU5ZS5VxPHEldEk4jydha4D/BiSc82sN5KR/vz/kyYxeMwzV2SXxPAnIYbd33+11D8k8uWcp",
+	"ZnQKf52nIWl+unhDzs9he8znuhMIbZnRlEgloptWe8ivCopcDmWWEkU4RT/UkjYXbNaQeQG9LdpmnuYH",
+	"qh2H3PyGmegzsNXCMlYq6htPGkFjDhfh13lazJqBL+u33RY9WrHpLySZ673K97V/vw/7qv8Fx5QQ/fiN",
+	"O7TeGlMcgBNKPl6anAZDDv1MwJt2kkTMxI5m0nhEFnxQ8NhwtU3h0kJhZaGSL7rNQOVqOLk0L2Zv+vf7",
+	"jaCB0yhuDL6pbIyztVaknD9ByZC/QlUQ8G5dWc0jMDGcnpVwyKGSmPWnL0QH+j4ieR0g6TKzScrjsbh/",
+	"WBmP2jq3gHhPVG1QdLE8BhmzSMtu1sQU+oWP2+X4zJVM1iP4Mt/gUzfRJVlV6jkv7aFP2oXo+bOuBt6I",
+	"bLZdPQUT32njb0Q2Q3PG5enJO/j5QpIxzbDONUwxFZJBSN6EZYxHrJVPTPDI29uVM6uN7MgD2GESiTRy",
+	"u12+fPlbEn95qV9qnPvAUR9czyVnMb0UhpSP9qJu3GO7kz7dG+9HB/EhO5p0aHdcN+psi6CttyZey7CI",
+	"9cGw4FLsePREBoSmd5rgO1sUZAkkiqVp0cJjYu4E9yOKIFhIg8DS2NuaFcvfC4i+piAFFHweqTXiFWp/",
+	"O5N4MeVjbiivVqUqlrnZPqpIrgggRQAAU9/dNEmLyawS41kZYC2x/Po3kYYZqAxLhdDxZcFWW1i2HTIX",
+	"BdaVOy9JFS60HsQL46eSl5k16yzulI966sSLojJ+3dVfY6c8JkVroUOeFIXA0pX0ZMGa8NA/SPzdRnB/",
+	"tBRZhvo1jH7tffC+Xw8iX6eDr1NQ6CNJ0y2ULw8z65QV8V8+e+M/geLZP7L1Wudy9l/93FI3/SWwxceE",
+	"L9LUZj9JqcTHGny/hdb6bW043ZV1TralOyHiCdC1Od4CJvfxjkKkqre7tpr3+7zAaSnM9V5l1NWCrV5X",
+	"mVxzqhYZA+8+feHK6XpMpqByYaC6Wn+F+qkPSz1UnCdphqavbRM2f8uVFXOh2K3+EjQuaHRTy9295wzL",
+	"naKjilfXtRB/U5zwNmWxoA8Tsl4pjKVcjgj7mcPnUlXypNZVwKrAlZ8Cx7Xd7dXlplmfj6a0uA15rC5c",
+	"4d1qgUyxUCROZlqQEtyUL03wCtucPGbZNFILmpqH1f2ewvPzIkz0H5SOxyY66hXSHFWT82ihll+raWmw",
+	"bucbjbby2B4zWn/zcElcWdvhN1laCaq2AKJH5UG7MLVoH5gCjdTD55BvBaA1KeOfQfTfGESLZMWgPA23",
+	"ED1VkwfqweKs80V+CEP9rDnbSnMGbNtYiBvDtZmYN7DO4L5DKmWrIBvy31FDlgrJ1mrHUmHy2sOnMrBe",
+	"pWIykQwyGdy5wF1MjbEl7His1nbaKL+FY2SAV0eZPjTYV4v5RVj58erUsi6bufhHiZZlbdA8uhntRkem",
+	"8Pfh+CDaj/dYf7JLe+P6ZNdSZYvIceZ/hLoIwfIPVhbhJEqmDnxWs21z5Koh8WV9yiyItFgL4KYPREjw",
+	"+ZPB+BPosdadN2J/kzTNpgf70SOWGznvoGGOaXtYf6Siqua6B45M5ceUY6TS4a5WdflrqOXtYJewpO7j",
+	"aunSxxX7fsqa0k9bGvrfvU69I7jSo7ftIf/RlT9fRahZHjRzHsuw3tIFKXyXYpENORgzN6SRsI+bJg9L",
+	"bWLQFnaLiYqqdP9b1rNfyQN8eH1Kdnd3jwIb7m1uqbVa5+6OMV22q3lNuz1Il3kw6HQGnc5OZ2/Q6WyN",
+	"O7+2dHOZohaX9tpwWHEGqUGbeYkLnxyUPGsvfEphyyskMSOxgLC5godEZwtyVcp85xVHyqvFg3+OD5MG",
+	"/rptX9I4OjralDx5JSW0x5xH1RsG1eC9F5J8vDo1xHDlMXeOHnXMJRJZnJmL2raGZ7hRibsVpnRFfo6m",
+	"+oUsZON72G3Ia0LseblKHWWu0NhHiIXd/VKy642SYU5Q15HM1dTvCbTsRtT8S+rYC4xS1TjoyQ3FcL2I",
+	"puDXgzXZ7ugysGluMQcoJsGFWLsMTCgsHiAGN9krpBLzOYs1oTY54iGE06SYj0PSNHwRi8m4YOVvQSJR",
+	"I5OHRd+XfL6aLbKdNTwhvlbx/8+F2J4DKm2RZyOH0FybTtOk3pwbJVgToirhhwxbhqM2Cc4WPGVS+mmC",
+	"EsNT15SPfwhrYN2nDA9VxhEeNdY0G0IPsQDSkIflgUIoYUOSGFGLSQQEYajYfBWxl0OeMnqLGfJ092vS",
+	"iX8VMa+S77zO/zb1byx3GvuJ2bdwr/1u+ThfCTdgIj9gAZsafhhhwubatGTI4DrDF/MBKYCh1Yzi+lkW",
+	"DLkPl+gRC2UlFWlaM7SYEPBtlKZkUQzEFKh/q03OZ/M0gas45DmctglkqrcH7gxPACEzrJuUTx+5A0io",
+	"xuJjQoe8sLhEQmkujfoWkpGmLbll6FguGKB1RkaUB4hihjyZkAVfSBa3CqnEnTUqaIjctrfuaArGN+BL",
+	"rA1lLQXwlOSuUQ0+vTTpBsfinvn1LJ3w3/SMXFDsQCpG0RHZIJIBSkKCsyG3FtA7YTaCjIWakmYNEw2p",
+	"Ty36OSacJWrKsoFxMSzlDM6/1Zf+PTfFMQxUSSOX2U+KQDDkRSjQS8vTLOp11S/848VlQEBQamGsDxRS",
+	"M5Ff8ywBjUwZEAyrimUjvJj8bTMOl84tZ3B6m2pe2Suw8criHAv5DPywf8C7Ay3Y6qd5Bdwhx8IlNH0h",
+	"C0RFCYx8L5Idl2QTz8TFVxkMOORN6uiLLTwbtizhcYkkr12A+bGrm2q2O7C3G/x0zd+nVLFrkS29mr0w",
+	"Yc9/aA4ObxkEdhXmXMRJBVqp5XNwOBozImaJgrCwE04WHMX8BLKB9jv9IQ9dgpkw8LVoPo0K8xQWpN85",
+	"ImEhXQq0w50ZcjyzLapTyOl8dGB0mEfjw+gg3md7kz7dHfeiLSiTW/nDSEWdu4DhXTDDzUoX3lVJ3K/8",
+	"3JPoRCEWaQz7BjfQaJDBNCdJnMQBZvF1EJfnfX+yrO2YiGdb9vsDVTW5wkvcMHZZxwFD82fP5+30TF4e",
+	"0QdpnBCZawEgkab2DI/JHYDaeLEEX5Tf3wfaZGOjKq+c5Do76vaCbWqORIssYzwqlm9qfLx81VjJkLLs",
+	"QtOzFdWayrMi/0XmKVV6Kq8ZPiqAy1Gvs9VEvYqm9S4heVFrW781xAqq6MBcqdhaU/XUnN2Q+0Xemynl",
+	"sRYLhFTA00TpIkbJLywvNrRBWOV6qwY1t8lJsdxKeQZccFYCi25/b7sdymss0aUsl+Na97lXkqkeYUAd",
+	"pIL4LGazBPVZIiO2Jxm4CuWuEj7wT9C+iRWUEj7kH69OXZJU0BzcMXYTA9XMyR4lExYD2zUVaRLTpRbg",
+	"0KBlXMBXlVzq7G9Tcul6QTPKFWNxrQkJ3Mr8Nbvv5apyVpX5+bNb4WcWNMq3o+ydsMXJ2yxvhTt8kSUi",
+	"w3JfVd1ckf/ZstSK+3y1EivPN1ceogZf1ay9Fsd4WKoM5bUUEbLHPc4g9HW66Tr+5pLestjjlkp02lTO",
+	"qw1woXzVO1cN8EliVGY0SWs7K9u+aZyNjqLD8QHdn+yxfuwno/jaSAgOseI1k5hPBa9/kzGZmJAk7713",
+	"tTAtYF1TqTLGVHfNu17tu1+Tec3zOv9tazD1rJl20ACPHXvLj/PzBuh5AlVvARj/kFQel1XMU9IxzBmL",
+	"iUpcvjhs0Ca2mhtwnndZopipqVyyqJJmePaviw9nl5egSAoZMoyYfx3FDEj2v6IWM4sEF7MlWrh5TCEp",
+	"gumjETTELct4cj0txbx431ZgplioarXN2EmoKMdQkB8xCT+y2P+JLP5fgbTVwrlN9Vlz3rnWCJjCVtuk",
+	"YEz4tck4joUxU8jWDrE3qIDEwBtQjtikN5AvsQIbY5pSHrGTOWg9VzDNeorzhF8T8zVEeCaKUGyFxkpP",
+	"81PwjlnNjEBk/KqcSJitsZA80qtDoJdlBLExFqIoVp6UCb9Omfm6KEboYUe98UHUR51GfBgdjPfp3qTP",
+	"duP/eA/Hgoy4jVQI4svJTFOmVXJehU8js4QvJKmBvWPSMZVDC7rFBVdJWuCxc9U4BOM3PYV6a0vwewQD",
+	"9AQy8FaS9kOsOdsHD9vr6RLqbx8vXJEYv05KtBnNQNyz1Tyt6FiptkaLrjrgBjpDbSnoaN3I0B/ko9Gf",
+	"o1ZPTqEQd6KcRA31BtBMYwYwhXs1ookhZ8aQ27w1xj/xRZ0od6LCqqo+pVjW1nz8dZLn48KSn15edbjV",
+	"KEPbtZanshCwQXVcU3txS+tgEyQyzDmxUGOx4NY7pNUm56pkYBsMeViDamxVzjICC4lUdEk6q5DOkFus",
+	"E+TKGWe3MeqcY0K5MdTZqSfWTcB8ssp+95VVEW3ej43t4MO1tRS9WokZmwqvSozN2BIQzJ6cl1DcJt2J",
+	"LOYEKQXq56WC6msl2yDZVYyDi0YupGURjl9wwck5x4Ca/0SZD0G11gi2D+zf6E3+O3huWy7pD/bddonr",
+	"P9fleao7z4fZqz0XOlkfSMmgIu2cZX5IZW6TrAuuzJ29M7DXTobcMyHncZKF+Eib7SQsxio6kmA7fyHb",
+	"Q37iF0U3zCmO8CAjLsaP1ojjD7HerzXcmzq364NRA1enrVTuvbgyZ+ccctwTXo45xUK6WMHTAChU69RQ",
+	"+ojtsaur7E6N4nQLPswBzUNYxNX28itfljEX2SNq1j3F+alAAgbMMOH8UFrtNZLs7yf6Bg1EKiWl3zyp",
+	"HWyrQAYrBvuhDA9nfZR4t0o7qMTlGlWewWV1ROWinjrVLbUonG+tbLvymxX9M7q1DqgbQr8fMePLrQ7J",
+	"ZM/Mz+jBoSNBAzPxPXGwSW0kiB96sp3doSLMfpUtok63UrBQmEvkw2aR5/cvgUPyHqO8Tp+0IsWLnwQ5",
+	"J+jllC5+Qc6KWinP5+L545QVU3+NVC9O+fa1qV7+nPkoPz8w2ebT5pepy8+7dX6Zh9UwqM0vY7t4CnOI",
+	"Byd/Pd/3Em2ter/bgjhNGmmwYnGQK4uc43sr8KrlNEvZsxSbzUVGsyRdDrlXMuq4qHlKbIbSGHrzKy7l",
+	"hZbMTQAjjn4y5KEpuVTKjQmz1njGlfHyQdtdumJ/DUuCah3kDYX7M/hJ/R5K30fYgHn8gVG5GYmbnTxz",
+	"32PjNYkYUf9m4yUmIk3FXcKvi6WgcoWcEQNJUzJGQjevsHU85GXBHjtDkmUC1yoVZcHzEmbo6lC5+tpD",
+	"jl5eWKLLKBc215hFeN1yY6vqxQecyu0Ky01EuQwIZ3dMKiN5NakiMyEV6XY6ra1dGSs8ahkNlrV/KrsZ",
+	"9SeHtBv1xkfxLutP9uj++CA6jI/YH5QM0RzLH6wiMc+KxNk+XBsety6JMqzawq0Bd0NmjGxeuUNWI2ah",
+	"tdXeRpclHycpVGWWSs/fJA7d2z1fDKgkmHKigrlKDwkvr6C6WhPM49DbgISThNN0hBMMSTNRQ35HZV6a",
+	"JCDW350oQZD10+DnQsGOQb+lMcDMpWk1nqVgsbBKbU2Tjev5iBttVrNYyhvSFyUcTwfq8nA/UBWDhPeH",
+	"fC7SVAY5ewOlAkh3n0wh/gq/80v+6RXNaMwGiJvS5IalS0KHfJZIveGxGULP0VR6DUlzt4OJzVf3V8oZ",
+	"7e+lPtfCatF/A8BpDW/wBOyk5TL+EMea4tX0ZBizGSC4sZHKKJem4qj3QyzUaCKykbXh5SUNsK6pZfzg",
+	"I5e1oyZTvmbPFhnbGLJYrNjxymzzGtWaX2PSgkNAVuDASllJW1FyQ9kdp9HeJDA41dIWsFCqhpIf2cPq",
+	"oWxbBAWlpLrybzUGuBwxcXYHhneI9NSiP+Nxq71KgdC0O+qZKAKjVhjyFXqFVm5ZK5E0e7RBuWSoG2fI",
+	"HZ0PnPrCkrgVA6Hpp1xyFOnjkHsEsibp2p9RrVFzZ75WwVEubFHHvXhVL76lXmF1DZ+ttQuPqXlYq2Mo",
+	"ssUVqmAzZxVZ43dnP5Kf3n/4R0De/VTLCueeHHmjV0zjKHB5SK4TTiY0StIV+n0RgZbxQXD1ZHzdijSk",
+	"+npprJFIIiYBSmB1xqX86uefYxSosUoZ/wXKPWNcJajGV2BSjJustSeXANMxBvYICntZB4wIQqeF+KLH",
+	"eZR7ZRO2jCs7zVt4Md3e7v9Wqdiykb03se11btJfVi7fVO183Lq/4Yx9wXhVLpA12T82BsfK5Jon/PqS",
+	"RRmroZrns9lCoRaM8iW5penCqMBQy4va87ogzLoLuqjz0XjKIerO9wfdBFDYuZSLmvjBWlxlpIHZAipq",
+	"kGvA6ubSduqTuOnjqGTDEWpHarQHzl36G1eHQq+h6KNh7MUugeamqw5D5he97m7/AMXuEYN73nWla2v0",
+	"Fr6Ld8aYGllP7+RXVutXCmuoa9ndmiYMG7t7HfI6magpObllfMGGDeLGlSgQ4kd7V38jJz+cDRsbNyZC",
+	"wXndxpj7bjVVNclHlWKzuXojrreWiXK1FzStk41MryvdFsx7kPsCQhdKaCE1QhUr5QuatmsN/e7Lk5UD",
+	"aDLmdWi+MyNpicPo1PaOzUj5N01TkytAEdzUGQWdMIM05pAUGFzDQMFrIj9NTpf2U/musrwCbf07W3Vu",
+	"Y3BPnN6OOuNu1Ctp9TqTbm34qZZHzc6uzcII5hF7hk1KflmwBbMnp1kAk/Yq/9YdiOCspdFevGCeVxdD",
+	"Xy5yl6SpxkP6tB6QubEiIOd2Bl/kXVnPI2j45e1rt76OLy41yk/OPydPYeVuRZF99q7gFlf4CZQaZaTw",
+	"hyg3zCQuvT2sQdmPkLqKTMpTMSXuUtVakD8HD8gXWr6ld9ObUZf2xrtRP95j+5MDejg+ijpxl/UmX6t/",
+	"N6xIPthUqbkcvHxpnrQjMXsJpZJfgtZzO4HQaGx1554a1t/5fF83FbqpgYOnA/ECdP1ZwPzHRE1zRvTP",
+	"CvB/TnjewMdfTrGyabpER1G0L0GAYJv8g7E52JMEudX84tKr9V3kUO+mkkWj3vhg0om68RE7pP3xrpcU",
+	"uht1VtjGzH37hneovAdrgO6KSWXVsFvIAjnTg7H+KxBCHbF87OGXNiaX5UtDbFjkmiJZuJ5LYNb0+owl",
+	"zRaIx1J0+k3LQgOmQAD/ZKy2emy0jlwo635sCtL/NVynytDwtQrGYsHbwr3x33xL1SJ4xkaLLFHLSz1h",
+	"EyLJaMayk0WdhBrK22ik5zXCSpH6pz7uUWgU1pjUcb8PUR80UiwDpAD7AUgSOs9XpQlp48sXSF47EShf",
+	"ckXR2I2R7w00JM5owhVNOMukufA5Gb5O1HQxBioMH+/E7NZQ4jJqz4M7LTctOBFaGPn75ft3IJv87erq",
+	"YmB0dcUsJAGhcsmjaSa4WJjSoENuGZgAasfxWJLmrUhi2QqcWk6afCdGeRg4j4nAZvxDZGqE7yHX86Dc",
+	"vRwLcYOeHAY4iH+1Te8ao7HYR8dDPuQoKtoqLbgeSUJ9viJLfoXxBuQ7OBcyXHQ6uxFU3oI/IXWHqcQl",
+	"Fc0UVKjNgWDI70R2Iwv2VtJ0Ydtoc4XS2lMIm3EBQ5ATNAeehJPUJiQyJYjVnYCf6E00WaSaGkmRaqAu",
+	"LAwJk1sZ5ST8145Rze2cxyGZMhqzrE2wQf/+HjZy7/4+bzylktAhBxCAhGnhb1jhEyINA9Jut7+EpInX",
+	"moSQ4CpsHZNQfwVGIAlaKUKjTOBhQn2b9pCfkBlTU2Gya1JU68SCISac0luGOc/2SIgfjrhQI4qXKTQO",
+	"8Sf6py0RjOlWdT8vpOlcHtuexQQK7kCOJQ3amE+NeOnUYPM+UMXQjUcOzPmOF9ENU4Wi2cZZK2bw0BW7",
+	"v87EYn6M6cLcSEOOvl+JkviB8QDLNOKFkXbgcUiakFRbhqTb6byUZLzIpCK9TicgIV6zkPQ6L+WQ45s9",
+	"/WK8WEID7/uAhOa+VV+YezNCDqWmP/sBpEswAxLvvblm7n239N5EYYek63UcOJeblf2aq+He73nzbhkQ",
+	"HXK6UFPGlcYGEFBnoBQsvfl+sjjf/YD07u9dCqYAqzENub4JVLE3sP3wX/RwMFPWt9D/4gPTWBYdHjH3",
+	"YmZzS6RsorCSfqmFZLrPBU/uh1zT19yegQClIVDfXnQlw1yzWlBf2veYY06Sfu+IhHp1I7M6jV0A+j8w",
+	"lS13TiYKHDQkiwSPZUAyDc4sJot5QKgiKaNSkW4L4NtLQDPId0n65QSJFPryaLxk2BljnMXXwZAXngKL",
+	"gwAXkCL7Y3+75K32gYES+zNH+qXQPDcWOhC4D6pJ19BhlYTFdDzhkBuWSiMvjbJv2BKwUiTmNmEBy0vh",
+	"K1Nq0fyF+MnmYIsE1ywxG3KNUJDqlArrt8kHNsdSr14FMJfEFhKJ6hnkad1mOLUhb0L+nozFhEoSUS54",
+	"EtEUiG/LGar9rJMA2O4KjJcKA2HhDz0iYkPE8SR0565Bc57SJYsHRItwocaQcQI5arlCJA+48WjI/d0c",
+	"3bDlKBJpmmgEDuTPrg9gZ5JgmTMJC5QqSVON6OaZuAZKfUcTJYd8Mdeb3u0QA60w50SZersZTA0i+UWW",
+	"X4DOEalMJeGjhWThkINaddkySVn9TUEKqY9oYByDKEfCRZr9+/tAk7pW8WAwhwrk6c0SS08L6Nx48qJq",
+	"VszBq5QzFkuL1g0PugNvw2MSAkob/CskCaQUlpBPmMaDfxk35jSJmMlkaRi7kzmNpmyn1+5UOLq7u7s2",
+	"hddtkV2/NG3lyzfnp2fvLs+gjWaqE5XmLKK0rN3JxXkjaNxaEaJx28XIS8bpPGkMGrvtTnu3gWYY4Hnz",
+	"q6t/XbMVYpDPjhXKlL6QFZJZ9ELVTLDbWy3tNd4kUp24USHahc6YZphXWvPzT14aXckqG773JeDpxpfP",
+	"kBUK4UUvrtfpWG7bSH2Q3QT5z5c/y4INHyuG1mRcqhvbtnlZSdEEAgewUA9Jx2SaVhj5E4gh0McAM8tT",
+	"Z7f1YfdxfXWDuH14+R112dCgSXdzk49AnDXnzGJstLu50WuRjZM4ZiCf9nu9bYaZZyLSgvw4ZWdcJWqJ",
+	"bY82t70S4i3lS5sWSrfb22Y3zrliGaepSd8KKorZjGZLA63lfdZSHL3W4NrIn30OGlWerzGA0g0SvPqL",
+	"mMO8GuQ9fAkacyHr1FJKZMjg23toiN5DriVU0R/y/MJD/StAxWMa3Wj+xDnTudKWSiNrydLJDkinCddU",
+	"JRLzJaG4KUOeFw4xpS8TXpfRGaTmPD0y1sSskPPA5FAH+aaOJHa6RjBYTe8Q6RZxDlaEOvHqacACvxPx",
+	"8oHIIPJ78vwg1iKE07pG2yOFFc0LChG99C8VVNf9ClT3IDT3SBRXh97Ax9O/cH92tNbZAjWdCj5JE9Q8",
+	"9rtbDHFBl6mg8ZUQb2iGuQD+kvhTn7aPuSxH7mGuB6HTovxaj1eRIfMQ65fAY3ReomwMWu1adHs6ZdGN",
+	"c7unY/C+Azzq46SC94VdTvPj5cUlkWqZIrP+8dIhSCZbiLoE15IHaKpBuxBNKdfkPNO89DhlszoEBh4q",
+	"y6dAYGY6V+IHtw1rb/lJ6fvtL3op0/s3QFdmLb77zrbrKbR58JpKrWtxmK/X1CLLIlV/dkz2b46YdKve",
+	"Vnv/PVXsDs2Te9tso0mc8TGPhy2hQbw8mAs8RxweYnwUEjSYbHskaPQyK2W97/D9w0S8wClAkoyY8Eku",
+	"7uolPzPCX0Hug83aSuD7zn25PSbx26wR8cyJPYt230i0Gzt4tNfPPnmsQOdMX6sFuhNQZkrS1ezQXtDp",
+	"dHKDmalGwu5ppFItZ9WoaFGLd+cqnMohxKCXpSlr+bG1jiLN2LA4MMUr4DpDQrsYLzK6Fhv34SGHZhmb",
+	"LKTRh6FmHBO2OnfjZphIuWAyBDOMKXKrv9bNA8La1+0hdyFBst09aDsxsA3puENUr3u2MqkF3rhN3qsp",
+	"y+40omT5QsYsEhBrP+Re8JHJbGBwUWhSzoYtKyrDgxcSM38FNiFkmtwwWDTu6zHqVE3Bv0SSXqeXa3dx",
+	"4TaZAVQeJ3kGWzutUMNhyhSELVIeQ1JCFU3b3vNEEmbzWvKItawLozspl6gBauyZXAygrLyylY1MFgHU",
+	"tx6St8l3pBne78zo/Y5+vzNeKgYprvOpG9wM2YJMfDsuOLfqZM48ZmxZze5LGVhDDigJbMJeqky5E0Vv",
+	"WCH7w5CPaXSTimsypxLgk2DuxkSSvc5ung9iBJ6fo8kiTcNBDQDoBRdSCJJmjIVTSTiPJ2HLRqGht4OB",
+	"EoyTNiQMZ5u4FKAJDwhVQ96/3x/kmQMlmpguXr02DWYsu2aoysAJSJPwEL77dPHGdsyVsHOUmPaw6YOb",
+	"efMxS/VRXLz73i8cx4XCgWwJokQSau5znlXO9KG7WK3aAGryBIoN6Odhao1Ck4cqNUqNt5AReo+h4hfu",
+	"zm5Hy73vH0jRa6m5SbZyXIRIH5MABvSQnEUAvzPd723F/88Yhj7BMT3rTP7iogleRADA8ULTFb50SApT",
+	"y61ijoq0pjE43D083O8cruCbck5rpbTisU6etAIW6JUiy3teYEmgRuAaGeR7piyufJgA8p1JYv9UgsWp",
+	"ZQe2w0j550+AkBzX8qdXrfY3t3gn1GvNXfyhssT3TBGKe/ptRInyfXhpS5vN48la0635zqVyJs2wnOjP",
+	"7ytsaRYHKZELUBjyBNeOkZ41HBZk1gXKZRhsKkHRqTkqJbSUAWkqiZhMkgg8LOYsI2Mo1+OzYU2f2wLu",
+	"12etroXVH+MMoFuWtdpD/koz3yqJYBIyMKnv8RfgNjMAOrKwmMgE2OCMEXkD1YHb5FJljM70X71Oz3J1",
+	"I5cKDZNMgYi0jk0/LvudWe4+d5iM63hUcKDTcg0Zwx7WMXsWe5mSABevXv9eeMyAWY54nIPxOOE0q4lO",
+	"r0c7yO9WoBIVHI/k7iDNubwwQVvbKWsKTbZHqfbuV71rxYyVeXuo2k+WTFmwdrAElYdUBmEGlEzYnXWX",
+	"0QQLXXpgeZ4D2KqZma9fwqf45Zeg4TuCbm4JX2qY+PJMDp6EHLwSd1yzol7Rcg/WUYjEW5/jyd+JbuT4",
+	"dSXZOCti/wege0dkLM4/HvICJm6uRMWtelyMQrrrN5FDrnlFxbgeEyMr9JoBZ5PHouwhBx80bI2YbTRL",
+	"JFTzD01eNaPmsWoEQjlmqDC6h2aBUk1ENuSfLt6skflb6xC8wU9/Wfx+8er1M0Z/xuhPj9EfrDj4w0lA",
+	"SSn5RyP+X+fpwxF/Cfuhjr2gmA012qshC0MIzP908YacnxMJSN3gU408Z9Qx8ag3xUm+8GklZ865FxBu",
+	"66tpSi2tGPIH8Pfb0QoxGfIylagomWVVy/x1ROPTxZvfi2gYWPpqomFP/dPFm6DIRxRO/pmiPFOUZ4pS",
+	"Q1Fye5ShKvoBItvfibjk79bpoqxVLI8OLdALJAG2NlOeR1KG1oprzFutwFQOumYEYgtVMmNr/E0u3ewe",
+	"jRiDP62HyqW/9Zux2mXhFLd02fULLKx1V1F1p/zvp2X+q3q70OrhfDsEUQ7iWx9h5HLs2yBq26zsjIbB",
+	"DJp2xgwsIq1tIo6KiRv/Ev5nUWHKWzminVabPMAiX9d4zV0vH9Szj9o3urXljfaubOWOPfbumo7WOK2d",
+	"Cs5ZpGSpJIa440QDdUYjIxhSN2El8uwGWvRRmtnUP4YcQ++vmZJ1SSsDDCYiof44HHg5FkyJB+eTZlIt",
+	"aLkIYyGpvJHFYq4obcJ4zpfLy8HqqgIrkUFcL1+CH9JgyCm6v1GoLArTtGHsXvuRmXro9e7KxBhH/yDf",
+	"lCG3xfw1CjOuZuAVZfv2qupgFgrGKVcmc6CpM0M+fngzGPKQ8dskE/8/e1+83Latpf8qGP9+M5F2aEV2",
+	"nGxj/eV10zQ7Sa4bJ7fdll0TEiGLDQVqCcq2ttOZ+zT3we6T7OCcAxCkSImUJadO9VcciYBIEDg4OOc7",
+	"3yeBbZsFszQJ5yP9vnKkVDcfK7SKib6vIVdC92F5dOnHPV8GerCD0nMguU/+Y0Z72XSpp8A4up6nJMEM",
+	"mUeQe/SlAqahXBfXiBh4LE6ur4HomABf2s0bxYKniJTBDlgEwDE1SW6lL6dcfdYn+LryMdagesyXG5WP",
+	"Fe3jFsBWtWTCDVBX1W3bwq/qetlBrUZxN2u5k228i9VFHEZozERYNq77YrPHB5zaCgoKJ4SzeXG7zltv",
+	"tkWyk1WIp3zbrfKYLfIJPd2VnjMxNRkcl7Jw2mmSCo8gEBmYXx4qvfOyk/6JkVE3PBeIB6YYVZRRwBeS",
+	"cAsMpgLxAwqrIc0FcHuELJuk+lpt/Sss6LfwAEsWtKUPXmheHa48qWCXxmPCHuu0rTgUjOeXWylePRCw",
+	"bMwdP4TVuSGVGMEHmKn9x72BPrJt83EBCbewslod+AC3WFEIzeU1bCkLiMc63wYeC4heFLHrgXMiClgH",
+	"iH5GIsSaIdh+fEn1R0vnJCxGwdg1VeJApUkYgWMR1m1xvqQ9bgCwXyezsuEuVaXxsa21v+lRYb5ad2Sl",
+	"DVilWdLcIKzupcFR4X6WjrR7Who802rbdo+Uj756+7c/NjQ6NuA0+7Knhpx0uw7UITNDOdy2shvK0mxh",
+	"hdECZDQA1aH2VzfiQSLs3rIHGC9IdgOfM1Ig7ar3EhTMgdAbcTFz6aq/YoDPl6VAJOsE+McpC/R1AZF4",
+	"BKCgSBL4AH/kkpGuIv0Woj8WLI5gOOMMSko9lvJc2IobSkhQBYcdKdJP8j9zVFwkvjiiOc7t2Bqx99XK",
+	"R1vwRWHgGmUkXt2I1okIt82K/AO+6X3WYUdZB0sqbwwZfbCpw2lIQ9FoobNWa7RslrqtwWqKC0Bwz5cy",
+	"UgUABNgpVHlhHbAYItPGYsSVQN3uCpNgVWHaZfCNnt82aBFdUMBarrAigmD7wINHAzZ4vCSIFYgBWsVb",
+	"AgwUOC7q+bkuRQx5SKSEzlnXgVwHHbZT5M9gAMocmE/PeSauk3RxykYTwWfaasDy45kvs0ikAyZFpDdn",
+	"54LkRqQ8jpGighNvh0t24LHbSQTkCligqXzpcuXHix67SOKYlYvu2FxmUcwCI/ftFITrM3WSsgBRroHH",
+	"ktSXxHs/1KYwh0b1nCZwDLdfUGPgUFiTLCvyFwO7RE3+7Bjoh31ZICJeRz580j9mgUyuZlg5foW0y4Hx",
+	"wz6LWeb5UiVFpl7k10euCkZNDWNzpBgPQyKIQFmxJMHKZTMeivEYsZW3PMrKaU5SLM+JPp73n/mykpeC",
+	"LVNxF6gqSG7CUj4jOzJfKF+OUyE85j5YrkYg2VAwYiGGShZVn3iEvWoL+Ubop12asdCkbXax1HgH5A5m",
+	"tl8ATrvxLkSXt9+H1rM7WEoaBz7+1ZI47Bxqu2d9eCDWB1Jbb761D+eLNlQOtPFBALd+Z38b3QjY1BVK",
+	"SPE4tha7CgbYY+/LnEF64ySplWXH/wf98/e3pvAUTe3oD+7FzS1OqdkOoqz0FNhH08egq1s/h21XGVSF",
+	"V+7lThfhOP/qhQZ767cr6wez0rU0WFJBtqa5FcSEVHs7uJbRJhfJN7FXI6FlApwdo0R81O8XgyDdyoy2",
+	"MXvt4h3G8dlOCtu6azZW2dhjsy2247R9dFy1fe56q7lrM6y7DhNsxIIDvDP6aAmFU5JV8dpwhVSAp6QK",
+	"NJ2KdBTxmEXyJgH2mo64myVpJlKPRVPzl8PeZhft95eMJPK1o4UHaY9lScZj5bFUcJVIhF1hjx6L5CjJ",
+	"RDr1QNWOZ/NUsDiSouuVELnJrURimSizp/VEih67AK6dKCMtvSwDZsHMMOegfL5umopCEj6MgIMT6Ryj",
+	"jEGUJUWZonjRY2e+DA3JjjVPE65Aevu0QmytElezOXHN5qZoW9wGS1RKm7McwExrWo361r14C3WotuTW",
+	"hGD2Rah7opqK+f0gFhz+Xmu/i5aZdU7uXmhTOfEYBfb0B1QRq2cqpVBm/FpbzlRMEpWhRGs2iZQvzy7e",
+	"WMGbek6XSK2q9fdIlhIJW6mJtrmfPrytMX+4kh+l8cOh2lu8vcX7q5bd57yDX8JA4qppYiCNbQQWkWhK",
+	"yfDj/jMWziLW+ebo+O7o+OgbNovuRKwqzCM7u3hzCikTvA9fmiRHFfHLDIjQv5Qtff96x7YUBvApDf+2",
+	"rOj713srureieytKjLQX7193H9CWrqLAKthSoq3SltCYT21cS8xVinUycZd5LPjvn84C9q9//FP/9XNw",
+	"b8v6v7P4y1nWTWikNvdSt8okpd/b3r7u7evevpJ9/fni7cPYV6Tfq0/wnpXJGbIEqnQYL7MOYuke9gcw",
+	"m0SOo3QKYBkXXXWKFas2IDlNbgSoTAZY/RN4FpYBCtlDHnM5EoTcCSOC7jgSRT1q6Kj0kM4PSacnMwwX",
+	"Y9VRGVaVq8/7EkKuUU62g2W4azgKjjdSuP0AI7WlJM+miXF8XU0z4x8KVze3n+V2f2wPR/T3JDIdt0hO",
+	"FVvtHFWk5+dVan4v2OfJ/0p6ujj5WUdPgm572A6u0DYZ6ymX0Rhuv85lfmeuaIfVr8bl284eA0OXGZtG",
+	"EPh37sXNjUSp2QoIvH1Tewj8jiDwU2dymgWXf7ZDwciLeV7fnIyhyMV4UIlERWm6DYs3dgoSDWYdAXVG",
+	"hNqXasQlSVZfnp+9h/Okxy4umT6BsucvnvW7LEmheyHDw2R8GPIFG8WJEqzznQhf3bHXqTbbXeRjcpyo",
+	"N6ECz0tfivc9MHqVXpm/1BBfWZZPsh++LBsQW78XlGDvCagnmjHQJyZ02QpD5kt7gZrwVMCDoeNlVHhP",
+	"MaUObCcTfiOYEoD/91gwTpMpyVYGbBaNAJwufOnQVqOXKUKEFEVAU2oVLIt48wrOM9aBf31Z+Kku1A9q",
+	"z1W/QAC8w/RUp/qJcQwz59FN34RQv8qSK/MdgPF1b5bZ20DkE+lLXuyj/5IF9LXtACQtbTShu9QdQCrg",
+	"iX1p+MRssALeX5LCuXZs1CDrh4G5U6n3PkDKVyJPo+OxOwvghmWSXeWfDZyyXKOV6jylysSMdT5dXOJC",
+	"UFjrOuOjz/xadO3dmeuvdOdqPgO4R5iLcdaIhdqfCSDCg8Th7rqMFAMqMzZcMM5+S4ZwUJF4nHFfRUAh",
+	"IlOJoFfppzSmeg9zZc9elR9bsHDElJFQc6FnzzukpQtYp0ScME4FKtfb12buBDgaunRWsr9q+nbPSq/0",
+	"ODq5WGfVJbcqv+U34QqyNbPtbaHswXTVrvKh3Kpt8cNy+x3UP5ihPKc51tgJsQ3aOyLrTyvLs/cLVEHs",
+	"mdW26f6cw6avLajZUgsre8mJcL0D9Bi6rXymluUFtsPVyNqP7uSkwwoeTCxij+pwudTWU45Ebn49+F4/",
+	"3hMFwfOq0LljttqdXt5Zo7jNgwmaorCdWWgVw1hlFdzh3oNstwqynebzbCcHkeVF9VTP/LU4LX2R9kcn",
+	"UA5ZPIlY34h8LIVmA2G2ywcQX+oTiMdu4RAx5OkoIa3IMI1uRMrAaxugqcFOXHvDUqFdte5KMcf63YpU",
+	"HLGVy8hrQLe5Y1WTRTMrQz/LA5qDbeG98F3weyC+ps4ANE2pvatos6XMGkzNfWJtD3jN82Rmhj7BfX2X",
+	"xjSZCclnUc8slFoLOpsP40hNRMj+NhPy7OJNnscbJfJG6NOntqz/efm39z32PmH63QmZ0Uqs9EqoJ93k",
+	"4N6+ReJ0tm45uz9cXMY8DCNMo12k+n6zSPeuT0XWPiXD38RoFYMzcM5v5ljoexGjear96tNffnVnyMcJ",
+	"phuhd6B2onGzc0Nk/ODXwltd8Gm84Vv1kEjBMCq0fKX/dfbubbtXam41fxXNah8ebrjpmSqGexaNPs9n",
+	"q4VE6Jpt5CIu6OceQSYCn7pRHuIiv7T5zlpotCIHQaO/z0DsKAMxs1PSLA/zyQ6zD1WojVEyRfaAURLH",
+	"YpTlTj3PWMBNoHwoslshJAvA4zrLAgoggouu/9v58N05e/bs2UvneABPZELy+rD98Zwl47ESmcdE77rn",
+	"y+C4f/zi8Oj4sH/0sf/ytN8/7fcP+89P+32KsoZ8AXc3SeYpRjb1DRi6H+qtS/zQPI4Jq1EIzzo4k1Or",
+	"HZET9gR6bYRzy4BbKM/Tj4iIFViz76EIMMCIgvszOawFGGl9+WEe64NRVWCcwr/wn+4py8cQRRILQ8wS",
+	"aVlnfBnyhQd+LyVYZlxlA7eBKSU+0QOnGNcO6IB4siHScznXnbCOTHIdE0yCzGcQt+72ChH7AMa8hOnJ",
+	"WRnJGnuk6YJTgrJAAxbQXDrX1wSMhEwUnSej1NRUdkSsBDsCrmA7NfXrBdUWoXxZlm1JxW+g+hDkAR9S",
+	"aNFDYy7DBEswYFyyZJ7Bt4YiqEqkpYIiaOBSBNmJon8EGaaA3M1MG18ugYiAQQii8WulTpbZm3y5Uv6E",
+	"baR+gjvAvcLxuLCxu6bB+IuKNm23rXLrHaib4KNdmhfd8LHy69s+0jpa9tyu5BZ1H4Df82M05McwE9PJ",
+	"oM7M+m/qeLQM4VN36wP45B6sC9+XyuXd3Zj2j8pzlTVz7Vx+bLad4P2fxZY8EqvxuAL3rZdRyziTu4ye",
+	"jrgcibgdHBvbMO54LdjngB33+2UfGK8GHxh82yjzZRiF2iMzbjxhTOyVS/CSvI8BQHJQvCEgPwO12QGn",
+	"YDc3HsfEPMFSMUpSVHlQtyLt2t4jKeLoOhrG4krfLUrpuV6i9pLATUTZYUoqRMq4zrd80WW1DuR9nEPP",
+	"2icaI/T2nANFpRsGw/SnsU/n5q01deHs9duwT7a3Pfp5782s5To0Jm0D49sWLo1CM+nqGKW5aH2QUmVc",
+	"hjzWZhFO9WM6SZvwpS8rhRpiDoKdkCGtsiVvI5V9NHf6hTjQ7SA8EAU6Pe8WGdDpCRpFXT861zY3gMVW",
+	"q3TXaTD3gdcdBV6zfLUY42E/2mHo9bskjpNbBRTYEBNjwwVzfSErbhXJazrXeKZU2IhdoTAyYm992eGu",
+	"VaGH8NzoXcDkPI4BOXGUh5ekuDVXD5zYonsjhusM5LyiPAK5ZNgQLtvPO6eOCd87pqeOMtahEpcnylyD",
+	"AAx8JvugBMHu9hw0+ZQv2FD4MkFgqoV2021S0pcUlYEvPl4UoPUdMKr5GVJfrk59+fezD2/O3n+87E1D",
+	"j/kHGNzFb/2DAYSoWXD087/+8U8Axn66uHyiugNf5mDwVbhnc/8Q1qQRNfDlUozZQBpWdWcmB4Wgu4TP",
+	"1W8T8P9iCoXhAY1ujwSugqV3AyzlmWIhz/i6oGRNBJKw0g2CkL48k3bW6BcJaHzOYIEJO9OSMeOjLLoR",
+	"FVMaNhZ4g6g43nne77O5jIUqSVcrfTAjuDPe2uEh9YELOuieUikDzjo4oOjRh1nq2bcTCBmK8CzDowYS",
+	"LM+4yvQ8Nm+JOr7Cjg26CVHZgS9xMsJ81hfkC41VrTNQHaIBMG8JNlJ9gDru93u+PLNfCBkqPHmoLJkp",
+	"BmMbyWsPpVLG8IbMHhyQ1JMIA8+XAb7Nqyy5UvoZ9REmcI9teq1biXZHlv2JdkXIEel6dgXmVgNTDJ/B",
+	"ttiVSQmNF2yWxLECCQbGh3qEj15QRqejx/oD8CcGvgxIeelK0iT32LM+pTKgqyhjt1yxKQ+Fbno308YY",
+	"agpSS6IYgb4VKMXWBsFpP94CKJ16aodJLzVqC0lfar4DVmmabU39ofa+UF20ym4xFG8wewi4lrkNpxlm",
+	"fE5gEUd429FjeVJnI96H9B8xph5eM4irkm/Xxrc0+8h6scCaA+pabfFL2CX0foFXaCd0eZeFCyDyjmjc",
+	"So3xM1+Wnbh8eVq+HRmyEZcyydhQGFN8isE887TJ+Mo8TlAvM55b6dLBtrSWzI4Z2hPmjGeT/IAZhQdl",
+	"A1ktwpeln69Oxt/wo9Hx8GX4TJyMn/MXw38ffRO+FAdN9PdOqod/Rroy4VeqYP5o2FX0y6ic/jtfsjVi",
+	"57lb19E+cBlpAY5NfrddJ0E2MrqXah0E7rXIHt9KejT+ymPZwR9Xem2DZdkywWZlLOsCvGd4HuvojYwM",
+	"d5eRehtcU1547D0cgiI5iuehUED8HslrpsQoFZmqxqb+aG7jEYBTacgunTFoFDP9saZd8zVY38MqKUn3",
+	"Xe0DqruSk3RH2Vmvdn3dX2c2D6qOeBwP+ehzLl6s//j9/9MpvjdMwsX/ezpP4z/qk+U/TnhmAkBChgBH",
+	"5MzKMoZMyHCWRDLDWjTUlhbyRsTJTKCcAzGJ+TLXdojQBZ6IO/b9u7Pzw8vvz46fvwBaDH/e7z8b/XRI",
+	"+a3Dj9FUqIxPZ/CF6OH3Kb9F0B98GLDPYiFCX+aoQGecnygWkHW5BOMSDBhmtEEpFzrXZ2JQhuCSPev3",
+	"mfIlv+WLHjvD4N3x3R14E5FkR32mBkyKDAQ1IISlPOjpMJlr/+L53Z3HTvrfgBN7cvzSl4jERdXDzhGb",
+	"RtJjz/GfY/MvmwzYc8azTExnqJDL47jrwUmJ2CUoTDXmUYzjZ5XJeQZABDwcrHZa7EvSXoUHFRhpMs8i",
+	"eW29GCzEyv2Y/GWARvVKp6bsq3iVN0DzgwWRparjU8ESSSwpEE4doLgZqXiEaTJj4RxtrlBNb/bwTXi/",
+	"+/0koztTDWdCeZEyLwoCbArkdNbej53JTW4okpm4Rs+rfEff166arMlaaXCnl2ahthq6e5HowZz8D56N",
+	"JuckKRs2U1kvtfnDw67etawFf1XVyHR22VrB6VV1M9MhecmfMOvQrLdSG9MVbfYfRVNZerdBS3X6RsHT",
+	"n35a3kW+NXH13sqqqDM6pDEbhzfV1M6G8+nDW6I/LIUOzCWKcX2RbppbOsU6wS/+wb/5B78GSPUCuT6k",
+	"28TbN7tSIjEjRmk5jKIu7SFrEepVuSBfHvePEHkFBs/dpkjJWXfevQdinV7vFoL11FO7YH2pUdtg/VLz",
+	"HaDWyVXSrw/fZVOX3GlxL2e80E+1SJtztYvzLZyR9mHwRxwGt9aKcWl96DYHArqgQVwtPxq4J/m1kfBv",
+	"jXOJiVNyMQcMVMJDY6K1ZdTurc2L9thbJxiubRreoY2L14Svc7vV7mRP7apBnieVj/VVRpW/GLUAjGd+",
+	"JsRx3vFE9lZoiDq3gft70WoCGQaEnnCDrlJMfi2ynUzHLYSQNgkf3W+3arJH7VfTdsVEN1xKrYJE+ty0",
+	"vITOJ1xCPbNcwMFSSL1h6lN64FxINIyYUQl6LJhbasail6z3Bl9G0+k80/2cgncM44U1q0oYktZIMVNm",
+	"gA5PBbxrQKFlFPlMBaGNygEfFkmVCV6JaMHj07ZW96YO9ty9i6YO9qeqRs2Xdk3zHaBhKsxW05Puj/VN",
+	"d2LECPf3dRuzv5JfjbPlgd2RJb/6ae4d12bMvs0daKOYYc4BxVSZW+YgKNwLwceVObK8+/tYOe9PnFkz",
+	"B5Q2WbVCm9YWpdR6RTYtf/9fn2v0aIsZ3IxJnFwDjvoBfK1V1uHp7+aO3oCQUJYu6nNxP+iTt0Li+yQV",
+	"NgcBz2GfLI2uJxnjt3zhsdsJzzDNbqvEexUiOlm6KM3we9qMmkhCLVImH4SGiJkwvrnqD49GxyW0TH98",
+	"xBshZo7vZ3PgVYRtrQ612tju1KKAaSJEiqIze8zcl1OqobnMZHL78H5HRgeJagNyCRl8Tll5FlDbnm4V",
+	"mGRJyRfBdAikLPwDJWQINQ/+AVRgJLK7bE8+CrWb8MlXtWahcsQa7a935X6xALsA0TkYZnEjHiC4Xkxs",
+	"/n4wFDwV6dk8mxyc/vKrns9KpDdmIczT+OD04CmfRU9vjmC2090t7/pJJpRHeHEDefVIJRBD7EXpQ9jj",
+	"aWclZazlTfkdFBwjQRkVFFKI3xI1RKkVyUCvw/yA0/+QZ6OJqPqBV1i5DSxsWUGVhgNRHUn4QDVfiUlf",
+	"VVLpO7+aE9VWAExMXWgyXqJi80w9uVN/YGpLS/Wkzq9ZMOXyj50XeIJsaXvIF0+UJQd0ujKl98s9kfQN",
+	"037hmKyaZcwgVkA21NY6740+rhx+MkNFxJnzZl1P2OnSCRH+Xl9v9ESx5Fa6vFtAZKpQ5De6EVRiZLul",
+	"Kw+pfeV8ge1nEqksSRdOUwwy1txPzjCbU7Xms0Rk/OCPX//4vwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

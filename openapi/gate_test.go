@@ -96,6 +96,35 @@ func TestCheckAPIGate(t *testing.T) {
 			},
 			check: "response-property-type-specialized",
 		},
+		{
+			// Error codes and carrier names are strings whose known values
+			// are listed (x-extensible-enum): a new one is additive.
+			name: "known error code added",
+			edit: func(t *testing.T, doc *yaml.Node) {
+				codes := at(t, doc, "components", "schemas", "ErrorCode", "x-extensible-enum")
+				codes.Content = append(codes.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "a_new_code"})
+				names := at(t, doc, "components", "schemas", "ErrorCode", "x-enum-varnames")
+				names.Content = append(names.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "ANewCode"})
+			},
+		},
+		{
+			name: "known carrier name added",
+			edit: func(t *testing.T, doc *yaml.Node) {
+				names := at(t, doc, append(shipmentProps, "carrier", "x-extensible-enum")...)
+				names.Content = append(names.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "NewCarrier"})
+			},
+		},
+		{
+			// Making the list a closed enum would refuse every code a later
+			// version adds in a client that checks enums (a generated Python
+			// client's Enum raises on an unknown value).
+			name: "error code made a closed enum",
+			edit: func(t *testing.T, doc *yaml.Node) {
+				schema := at(t, doc, "components", "schemas", "ErrorCode")
+				key(t, schema, "x-extensible-enum").Value = "enum"
+			},
+			check: "response-property-became-enum",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -204,5 +204,6 @@ func batchView(publicURL string, b shipping.Batch) gen.Batch {
 		u := strings.TrimRight(publicURL, "/") + BasePath + "/batches/" + b.ID + "/customs.pdf"
 		v.CustomsUrl = &u
 	}
+	v.Object = gen.BatchObjectBatch
 	return v
 }

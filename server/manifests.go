@@ -96,5 +96,6 @@ func manifestView(publicURL string, m shipping.Manifest) gen.Manifest {
 		u := strings.TrimRight(publicURL, "/") + BasePath + "/manifests/" + m.ID + "/form.pdf"
 		v.FormUrl = &u
 	}
+	v.Object = gen.ManifestObjectManifest
 	return v
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,6 +79,39 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 			err = newAPIError(http.StatusInternalServerError, "internal_error", "internal server error")
 		}()
 		return next(c)
+	}
+}
+
+// refuseMissingMethods answers 405 method_not_allowed, with Allow, for a
+// method that a fixed path of the contract does not have. Echo would route
+// some of them to a sibling route's path parameter instead: GET
+// /labels/quote reaches getLabel with the id "quote", a 404 that tells the
+// client nothing of its mistake. The route is set to the fixed path, so the
+// request is not logged or measured as the sibling's.
+func (s *Server) refuseMissingMethods() echo.MiddlewareFunc {
+	methods := map[string][]string{} // fixed route (no path parameter) → its methods
+	for key := range s.ops {
+		method, route, _ := strings.Cut(key, " ")
+		if !strings.Contains(route, ":") {
+			methods[route] = append(methods[route], method)
+		}
+	}
+	for _, ms := range methods {
+		slices.Sort(ms)
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			allowed, fixed := methods[req.URL.Path]
+			if !fixed || req.Method == http.MethodOptions || slices.Contains(allowed, req.Method) {
+				return next(c)
+			}
+			c.SetPath(req.URL.Path)
+			// Echo's own 405s write Allow the same way: OPTIONS first.
+			c.Response().Header().Set("Allow", strings.Join(append([]string{http.MethodOptions}, allowed...), ", "))
+			return newAPIError(http.StatusMethodNotAllowed, "method_not_allowed",
+				fmt.Sprintf("%s is not a method of %s; Allow lists its methods (%s)", req.Method, req.URL.Path, strings.Join(allowed, ", ")))
+		}
 	}
 }
 

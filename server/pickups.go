@@ -24,6 +24,7 @@ func pickupView(p shipping.Pickup) gen.Pickup {
 	if p.ConfirmationNumber != nil {
 		v.ConfirmationNumber = nullable.NewNullableWithValue(*p.ConfirmationNumber)
 	}
+	v.Object = gen.PickupObjectPickup
 	return v
 }
 

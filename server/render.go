@@ -73,6 +73,7 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 		list := trackingEventViews(sh.TrackingEvents)
 		v.TrackingEvents = &list
 	}
+	v.Object = gen.ShipmentObjectShipment
 	return v
 }
 

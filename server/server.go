@@ -133,7 +133,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	e.HidePort = true
 	e.HTTPErrorHandler = func(err error, c echo.Context) { s.writeError(c, err) }
 	e.IPExtractor = echo.IPExtractor(ClientIP(cfg.TrustedProxies))
-	e.Use(s.requestID, s.publicBase, s.traceRequests, s.accessLog, s.measure, s.recoverPanics, s.limitBody, s.rejectTokenInQuery, s.authenticate, s.rateLimit, s.refuseUnstorableText, s.validateRequest)
+	e.Use(s.requestID, s.publicBase, s.traceRequests, s.accessLog, s.measure, s.recoverPanics, s.refuseMissingMethods(), s.limitBody, s.rejectTokenInQuery, s.authenticate, s.rateLimit, s.refuseUnstorableText, s.validateRequest)
 	gen.RegisterHandlersWithBaseURL(e, gen.NewStrictHandler(s, nil), BasePath)
 	e.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	e.GET("/readyz", s.readyz)

@@ -30,6 +30,7 @@ func trackerView(t shipping.Tracker) gen.Tracker {
 		reason := gen.TrackerEndReason(t.EndReason)
 		v.EndReason = &reason
 	}
+	v.Object = gen.TrackerObjectTracker
 	return v
 }
 

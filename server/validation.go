@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -74,8 +75,9 @@ func (s *Server) validateRequest(next echo.HandlerFunc) echo.HandlerFunc {
 			PathParams: params,
 			Route:      op.route,
 			Options: &openapi3filter.Options{
-				MultiError:         true,
-				AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+				MultiError:              true,
+				AuthenticationFunc:      openapi3filter.NoopAuthenticationFunc,
+				SchemaValidationOptions: op.route.Spec.GetSchemaValidationOptions(), // timeFormats
 			},
 		}
 		if err := openapi3filter.ValidateRequest(req.Context(), input); err != nil {
@@ -99,12 +101,34 @@ func checkJSONBody(req *http.Request, body []byte, required bool) *apiError {
 		return newAPIError(http.StatusBadRequest, "invalid_json", "send the body as JSON with Content-Type: application/json")
 	}
 	if !json.Valid(body) {
-		return newAPIError(http.StatusBadRequest, "invalid_json", "the request body is not valid JSON")
+		return newAPIError(http.StatusBadRequest, "invalid_json", "the request body is not valid JSON"+syntaxErrorPosition(body))
 	}
 	if bytes.TrimSpace(body)[0] != '{' {
 		return newAPIError(http.StatusBadRequest, "invalid_json", "the request body must be a JSON object")
 	}
 	return nil
+}
+
+// syntaxErrorPosition says what is wrong with invalid JSON and where, as a
+// person finds it in an editor: ": invalid character '}' looking for
+// beginning of object key string at line 3, column 5". The column counts
+// characters, not bytes; the end of the body is the position after its last
+// character.
+func syntaxErrorPosition(body []byte) string {
+	var se *json.SyntaxError
+	if err := json.Unmarshal(body, new(json.RawMessage)); !errors.As(err, &se) {
+		return ""
+	}
+	// Offset counts the bytes read when the error was found: the character
+	// at fault is the last of them, unless the body ended early.
+	at := min(int(se.Offset), len(body))
+	if at > 0 && !strings.HasPrefix(se.Error(), "unexpected end") {
+		at--
+	}
+	line := 1 + bytes.Count(body[:at], []byte("\n"))
+	lineStart := bytes.LastIndexByte(body[:at], '\n') + 1
+	column := 1 + utf8.RuneCount(body[lineStart:at])
+	return fmt.Sprintf(": %s at line %d, column %d", se.Error(), line, column)
 }
 
 // checkArraySizes refuses an array longer than its schema's maxItems before
@@ -491,6 +515,16 @@ func schemaMessage(se *openapi3.SchemaError) string {
 	case "pattern":
 		if se.Schema != nil && se.Schema.Pattern == "^[A-Za-z]{2}$" {
 			return "must be a two-letter ISO 3166-1 country code"
+		}
+	case "format":
+		// The format's regular expression means nothing to the person a
+		// client shows this to; the form it wants does.
+		switch {
+		case se.Schema == nil:
+		case se.Schema.Format == "date":
+			return "must be a date as YYYY-MM-DD, e.g. 2026-03-10"
+		case se.Schema.Format == "date-time":
+			return "must be an RFC 3339 time with its offset, e.g. 2026-12-01T09:00:00-05:00 (or Z for UTC)"
 		}
 	}
 	return strings.ReplaceAll(se.Reason, "more than", "greater than")

@@ -223,7 +223,7 @@ func (s *Service) envelope(ctx context.Context, d store.Delivery) ([]byte, error
 		if err != nil {
 			return nil, fmt.Errorf("event %s of delivery %s: %w", d.EventID, d.ID, err)
 		}
-		env.APIVersion, env.CreatedAt, env.Data = ev.APIVersion, ev.CreatedAt, json.RawMessage(ev.Data)
+		env.APIVersion, env.CreatedAt, env.Data = ev.APIVersion, ev.CreatedAt, withObject(ev.Type, json.RawMessage(ev.Data))
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

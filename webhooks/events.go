@@ -1,6 +1,7 @@
 package webhooks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -182,7 +183,46 @@ func (s *Service) ListEvents(ctx context.Context, c accounts.Caller, eventType *
 	out := make([]Event, len(rows))
 	for i, ev := range rows {
 		out[i] = Event{ID: ev.ID, Type: ev.Type, APIVersion: ev.APIVersion, CreatedAt: ev.CreatedAt,
-			Data: json.RawMessage(ev.Data), Deliveries: summaryOf(counts[ev.ID])}
+			Data: withObject(ev.Type, json.RawMessage(ev.Data)), Deliveries: summaryOf(counts[ev.ID])}
 	}
 	return out, more, nil
+}
+
+// withObject gives data recorded before resources named their kind its
+// `object` member ("shipment", "tracker", "batch", "manifest"), which the
+// contract's event types are told apart by; data that has it is returned
+// as it is. A tracker.updated carries a shipment (a label's tracker) or a
+// tracker (a standalone one), and only a tracker has a shipmentId member.
+func withObject(eventType string, data json.RawMessage) json.RawMessage {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(data, &members) != nil || members == nil {
+		return data
+	}
+	if _, has := members["object"]; has {
+		return data
+	}
+	var kind string
+	switch eventType {
+	case EventShipmentPurchased, EventShipmentFailed, EventShipmentVoided, EventShipmentVoidRejected,
+		EventShipmentDelivered, EventShipmentException, EventShipmentReturnToSender:
+		kind = "shipment"
+	case EventTrackerUpdated:
+		kind = "shipment"
+		if _, tracker := members["shipmentId"]; tracker {
+			kind = "tracker"
+		}
+	case EventBatchCompleted:
+		kind = "batch"
+	case EventManifestCreated, EventManifestFailed:
+		kind = "manifest"
+	default:
+		return data
+	}
+	// The member goes first and the rest stays byte for byte.
+	body := bytes.TrimSpace(data)[1:]
+	sep := ","
+	if len(members) == 0 {
+		sep = ""
+	}
+	return slices.Concat([]byte(`{"object":"`+kind+`"`+sep), body)
 }

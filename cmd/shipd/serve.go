@@ -27,6 +27,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers/quotaredis"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/carriers/verifier"
+	"github.com/shipd-dev/shipd/exchangerates"
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
@@ -89,6 +90,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	jobPoll := fs.Duration("job-poll-interval", 0, "how often idle job workers look for due jobs (default 1s on SQLite, where the server wakes them when it inserts jobs or they come due; 250ms on PostgreSQL)")
 	rescueAfter := fs.Duration("job-rescue-after", 0, "how long a job may run before another instance takes it over as its instance's (default 2m); the last resort behind --instance-dead-after")
 	deadAfter := fs.Duration("instance-dead-after", 0, "on PostgreSQL, how stale an instance's heartbeat (written every second) must be, on the database's clock, before another instance takes back the jobs it was running (default 10s)")
+	ratesPath := fs.String("exchange-rates", os.Getenv("SHIPD_EXCHANGE_RATES"), "the ECB's daily reference rates (eurofxref-daily.xml) that convert carriers' prices into accounts' currencies, read again when the file changes; empty: a price in another currency than the account's is not quoted (README \"Shipping from Europe\") ($SHIPD_EXCHANGE_RATES)")
 	var live liveFlags
 	live.register(fs, catalog)
 	if err := parse(fs, args); err != nil {
@@ -124,6 +126,15 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return usageError(fmt.Sprintf("serve: --public-url (SHIPD_PUBLIC_URL) %q is not an http:// or https:// base URL such as https://ship.example.com", *publicURL))
 		}
 		*publicURL = strings.TrimSuffix(*publicURL, "/")
+	}
+	var rates *exchangerates.File
+	if *ratesPath != "" {
+		if rates, err = exchangerates.OpenFile(*ratesPath, log, nil); err != nil {
+			return usageError("serve: --exchange-rates (SHIPD_EXCHANGE_RATES): " + err.Error())
+		}
+		if stale := rates.Stale(); stale != "" {
+			log.Warn("stale exchange rates: prices in other currencies are converted at old rates", slog.String("warning", stale))
+		}
 	}
 	if *purchaseWorkers < 0 {
 		return usageError("serve: --purchase-workers must be 0 (none on this instance) or more")
@@ -212,6 +223,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		JobWorkers:           *jobWorkers,
 		TrackingPollInterval: time.Duration(trackingInterval),
 		TrackerLimit:         *trackerLimit,
+		ExchangeRates:        rates,
 		CarrierQuotas:        quotas,
 		CarrierAccountQuotas: accountQuotas,
 		CarrierLimiter:       carrierLimiter,

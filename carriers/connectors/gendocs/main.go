@@ -6,8 +6,12 @@
 //
 // It rewrites marked places only:
 //   - in openapi/openapi.yaml, an `enum:` line ending in `# registry: carriers`
-//     (the carriers' names), and the schema whose key line ends in
-//     `# registry: credentials` (every connector's credential fields);
+//     (the names of the carriers with a live connector, which carrier
+//     accounts take), every `x-extensible-enum:` line ending in
+//     `# registry: all carriers` (the names of every carrier, sandbox twins
+//     included: test mode quotes them, so rates, shipments and trackers may
+//     name any), and the schema whose key line ends in
+//     `# registry: credentials` (every live connector's credential fields);
 //   - in docs/going-live.md, the lines between `<!-- registry: carriers -->`
 //     and `<!-- /registry -->` (the table of credentials and variables).
 package main
@@ -30,13 +34,7 @@ func main() {
 	root := flag.String("root", ".", "the repository's root")
 	check := flag.Bool("check", false, "write nothing; fail when a file is not what would be written")
 	flag.Parse()
-	var ds []carriers.Descriptor
-	for _, d := range connectors.All() {
-		if d.Live() {
-			ds = append(ds, d) // a sandbox twin only has no credentials, no carrier accounts
-		}
-	}
-	stale, err := Generate(*root, ds, !*check)
+	stale, err := Generate(*root, connectors.All(), !*check)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gendocs:", err)
 		os.Exit(1)
@@ -47,8 +45,9 @@ func main() {
 	}
 }
 
-// Generate rewrites the marked places of the files under root from ds and
-// returns the files whose content changed (written when write is set).
+// Generate rewrites the marked places of the files under root from the
+// registry's descriptors ds and returns the files whose content changed
+// (written when write is set).
 func Generate(root string, ds []carriers.Descriptor, write bool) ([]string, error) {
 	var stale []string
 	for _, f := range []struct {
@@ -56,7 +55,7 @@ func Generate(root string, ds []carriers.Descriptor, write bool) ([]string, erro
 		gen  func([]byte, []carriers.Descriptor) ([]byte, error)
 	}{
 		{"openapi/openapi.yaml", contract},
-		{"docs/going-live.md", goingLive},
+		{"docs/going-live.md", func(text []byte, ds []carriers.Descriptor) ([]byte, error) { return goingLive(text, live(ds)) }},
 	} {
 		path := filepath.Join(root, f.path)
 		old, err := os.ReadFile(path)
@@ -82,20 +81,42 @@ func Generate(root string, ds []carriers.Descriptor, write bool) ([]string, erro
 
 var (
 	enumLine       = regexp.MustCompile(`(?m)^(\s*enum: )\[[^\]\n]*\](\s*# registry: carriers.*)$`)
+	knownNamesLine = regexp.MustCompile(`(?m)^(\s*x-extensible-enum: )\[[^\]\n]*\](\s*# registry: all carriers.*)$`)
 	credentialsKey = regexp.MustCompile(`(?m)^( *)(\w+): # registry: credentials.*$`)
 )
 
-// contract writes the carriers' names and their credential fields into
-// the contract.
-func contract(text []byte, ds []carriers.Descriptor) ([]byte, error) {
+// live are the descriptors of ds with a live connector: a sandbox twin only
+// has no credentials and no carrier accounts.
+func live(ds []carriers.Descriptor) []carriers.Descriptor {
+	var out []carriers.Descriptor
+	for _, d := range ds {
+		if d.Live() {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func names(ds []carriers.Descriptor) string {
+	out := make([]string, len(ds))
+	for i, d := range ds {
+		out[i] = string(d.ID)
+	}
+	return "[" + strings.Join(out, ", ") + "]"
+}
+
+// contract writes the carriers' names and the live ones' credential fields
+// into the contract.
+func contract(text []byte, all []carriers.Descriptor) ([]byte, error) {
 	if !enumLine.Match(text) {
 		return nil, fmt.Errorf("no enum line marked `# registry: carriers`")
 	}
-	names := make([]string, len(ds))
-	for i, d := range ds {
-		names[i] = string(d.ID)
+	if !knownNamesLine.Match(text) {
+		return nil, fmt.Errorf("no x-extensible-enum line marked `# registry: all carriers`")
 	}
-	text = enumLine.ReplaceAll(text, []byte("${1}["+strings.Join(names, ", ")+"]${2}"))
+	ds := live(all)
+	text = enumLine.ReplaceAll(text, []byte("${1}"+names(ds)+"${2}"))
+	text = knownNamesLine.ReplaceAll(text, []byte("${1}"+names(all)+"${2}"))
 	loc := credentialsKey.FindSubmatchIndex(text)
 	if loc == nil {
 		return nil, fmt.Errorf("no schema marked `# registry: credentials`")
