@@ -188,7 +188,7 @@ type Config struct {
 
 // Service manages accounts and tokens and authenticates requests.
 type Service struct {
-	store *store.Store
+	store Storage
 	now   func() time.Time
 	log   *slog.Logger
 
@@ -202,7 +202,7 @@ type Service struct {
 }
 
 // New returns the accounts service over st.
-func New(st *store.Store, cfg Config) *Service {
+func New(st Storage, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

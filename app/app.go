@@ -29,6 +29,14 @@ import (
 	"github.com/shipd-dev/shipd/seal"
 	"github.com/shipd-dev/shipd/server"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/addresses"
+	"github.com/shipd-dev/shipd/shipping/batches"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
+	"github.com/shipd-dev/shipd/shipping/customs"
+	"github.com/shipd-dev/shipd/shipping/labeljobs"
+	"github.com/shipd-dev/shipd/shipping/manifests"
+	"github.com/shipd-dev/shipd/shipping/pickups"
+	"github.com/shipd-dev/shipd/shipping/trackers"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/telemetry"
 	"github.com/shipd-dev/shipd/ui"
@@ -147,7 +155,17 @@ type Config struct {
 type App struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
-	Webhooks *webhooks.Service
+	// LabelJobs buys, voids and tracks the labels Shipping accepts.
+	LabelJobs *labeljobs.Service
+	// Manifests and the other feature services stand on Shipping.
+	Manifests       *manifests.Service
+	Addresses       *addresses.Service
+	Customs         *customs.Service
+	Batches         *batches.Service
+	Trackers        *trackers.Service
+	CarrierAccounts *carrieraccounts.Service
+	Pickups         *pickups.Service
+	Webhooks        *webhooks.Service
 
 	cfg     Config
 	handler http.Handler
@@ -220,11 +238,9 @@ func New(cfg Config) (*App, error) {
 	a.Shipping, err = shipping.New(cfg.Store, a.Accounts, a.Webhooks, idem, shipping.Config{
 		Now: cfg.Now, Logger: cfg.Logger, Carriers: cfg.Carriers, Catalog: cfg.Catalog,
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
-		EventData:         server.ShipmentEventData(base),
-		BatchEventData:    server.BatchEventData(base),
-		ManifestEventData: server.ManifestEventData(base),
-		TrackerEventData:  server.TrackerEventData,
-		PlatformFeeCents:  cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
+		EventData:        server.ShipmentEventData(base),
+		TrackerEventData: server.TrackerEventData,
+		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval, TrackerLimit: cfg.TrackerLimit,
 		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,
 		Observer:        cfg.Telemetry.Shipments(),
@@ -235,8 +251,20 @@ func New(cfg Config) (*App, error) {
 		return nil, err
 	}
 
+	a.Manifests = manifests.New(cfg.Store, a.Shipping, a.Accounts, a.Webhooks, idem,
+		manifests.Config{EventData: server.ManifestEventData(base)})
+	a.Pickups = pickups.New(cfg.Store, a.Shipping, a.Accounts, idem)
+	a.CarrierAccounts = carrieraccounts.New(cfg.Store, a.Shipping, a.Accounts, idem)
+	a.LabelJobs = labeljobs.New(cfg.Store, a.Shipping)
+	a.Trackers = trackers.New(cfg.Store, a.Shipping, a.LabelJobs, a.Accounts, idem)
+	a.Customs = customs.New(cfg.Store, a.Shipping)
+	a.Batches = batches.New(cfg.Store, a.Shipping, a.Customs, a.Accounts, a.Webhooks, idem,
+		batches.Config{EventData: server.BatchEventData(base)})
+	a.Addresses = addresses.New(cfg.Store, a.Shipping, a.Accounts, idem)
+
 	workers := river.NewWorkers()
-	a.Shipping.RegisterWorkers(workers)
+	a.LabelJobs.RegisterWorkers(workers)
+	a.Manifests.RegisterWorkers(workers)
 	a.Webhooks.RegisterWorkers(workers)
 	idem.RegisterWorkers(workers)
 	deliveryQueue, deliveryWorkers := a.Webhooks.Queue()
@@ -269,7 +297,8 @@ func New(cfg Config) (*App, error) {
 	}
 
 	e, _, err := server.New(server.Config{
-		Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks, Logger: cfg.Logger, Now: cfg.Now,
+		Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches, Manifests: a.Manifests, Addresses: a.Addresses, Customs: a.Customs,
+		Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Logger: cfg.Logger, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, FallbackURL: cfg.FallbackURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		ReadyDetails:   a.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,
@@ -278,7 +307,8 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Shipping: a.Shipping, Webhooks: a.Webhooks,
+	settings, err := ui.New(ui.Config{Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches,
+		Manifests: a.Manifests, Customs: a.Customs, Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts,
 		Logger: cfg.Logger, Now: cfg.Now, PublicURL: base, ClientIP: server.ClientIP(cfg.TrustedProxies)})
 	if err != nil {
 		return nil, err

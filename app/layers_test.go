@@ -17,6 +17,8 @@ func TestLayers(t *testing.T) {
 	pkgs := goList(t, "github.com/shipd-dev/shipd/...")
 
 	domain := []string{"accounts", "shipping", "webhooks", "idempotency", "paging"}
+	// features are shipping's feature packages, which stand on it.
+	features := []string{"shipping/manifests", "shipping/pickups", "shipping/carrieraccounts", "shipping/trackers", "shipping/batches", "shipping/labeljobs", "shipping/customs", "shipping/addresses"}
 	rules := []struct {
 		pkg string
 		// direct: imports the package itself must not have.
@@ -28,18 +30,27 @@ func TestLayers(t *testing.T) {
 		{pkg: "server", direct: []string{"github.com/jmoiron/sqlx", "github.com/mattn/go-sqlite3", "database/sql", "github.com/riverqueue/river", mod + "store"}},
 		// The domain knows nothing of HTTP or of the generated wire types.
 		{pkg: "accounts", anywhere: []string{mod + "gen", "github.com/labstack/echo/v4", mod + "server"}},
-		{pkg: "shipping", anywhere: []string{mod + "gen", "github.com/labstack/echo/v4", mod + "server"}},
+		// The shipments domain stands under its feature packages, never on them.
+		{pkg: "shipping", anywhere: append(prefixed(mod, features), mod+"gen", "github.com/labstack/echo/v4", mod+"server")},
 		{pkg: "webhooks", anywhere: []string{mod + "gen", "github.com/labstack/echo/v4", mod + "server"}},
 		{pkg: "idempotency", anywhere: []string{mod + "gen", "github.com/labstack/echo/v4", mod + "server"}},
 		// Persistence imports no domain package.
-		{pkg: "store", anywhere: append(prefixed(mod, domain[:4]), mod+"gen", "github.com/labstack/echo/v4", mod+"server")},
+		{pkg: "store", anywhere: append(prefixed(mod, append(domain[:4:4], features...)), mod+"gen", "github.com/labstack/echo/v4", mod+"server")},
 		// Receivers import only the standard library.
 		{pkg: "webhooks/signature", anywhere: []string{mod + "store", "github.com/riverqueue/river", "github.com/mattn/go-sqlite3"}},
 		// The settings UI calls the domain services like the API: no SQL, no job queue, no wire types.
 		{pkg: "ui", direct: []string{mod + "store", "github.com/jmoiron/sqlx", "database/sql", "github.com/riverqueue/river"},
 			anywhere: []string{mod + "gen", "github.com/labstack/echo/v4", mod + "server"}},
 		// The carriers are adapters below the domain.
-		{pkg: "carriers", anywhere: append(prefixed(mod, domain), mod+"store", mod+"gen", mod+"server")},
+		{pkg: "carriers", anywhere: append(prefixed(mod, append(domain[:5:5], features...)), mod+"store", mod+"gen", mod+"server")},
+	}
+	// The feature packages of shipping are domain too.
+	for _, f := range features {
+		rules = append(rules, struct {
+			pkg      string
+			direct   []string
+			anywhere []string
+		}{pkg: f, anywhere: []string{mod + "gen", "github.com/labstack/echo/v4", mod + "server", mod + "ui"}})
 	}
 	for _, r := range rules {
 		p, ok := pkgs[mod+r.pkg]

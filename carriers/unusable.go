@@ -10,7 +10,7 @@ import (
 // used: the carrier sold the label (its tracking number is known) but its
 // document is no label (an image larger than any label, not the format
 // asked, unreadable). The purchase fails and what was sold is voided, so
-// that nobody pays for it (shipping/unusable.go).
+// that nobody pays for it (shipping/labeljobs/unusable.go).
 type UnusableLabelError struct {
 	// Sold is what the carrier sold, without a document: TrackingNumber,
 	// and CarrierShipmentID and Pieces when the answer gave them.
@@ -27,7 +27,7 @@ func (e *UnusableLabelError) Unwrap() error { return e.Err }
 // what the carrier sold. err stays as it is when it is nil, when the
 // carrier's answer named no tracking number (nothing to void by), or when
 // it is the context's: a purchase cut off by a shutdown is taken up again
-// by the next attempt (shipping/purchase.go), not voided.
+// by the next attempt (shipping/labeljobs/purchase.go), not voided.
 func Unusable(sold Label, err error) error {
 	if err == nil || sold.TrackingNumber == "" || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err

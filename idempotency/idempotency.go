@@ -42,6 +42,10 @@ const (
 	// may be taken over by a retry with the same input. It is far longer than
 	// any request can run (the server's write timeout is 60 s).
 	AbandonAfter = 5 * time.Minute
+	// MaxKeyLength bounds a key, as openapi.yaml's IdempotencyKey does
+	// (TestKeyLimitMatchesContract): the settings pages, which make keys
+	// of their own, keep within it too.
+	MaxKeyLength = 255
 )
 
 // Errors of Run; the API maps each to its 409.
@@ -68,7 +72,7 @@ type Config struct {
 
 // Service runs creates under idempotency keys.
 type Service struct {
-	store  *store.Store
+	store  Storage
 	cipher *seal.Cipher
 	now    func() time.Time
 	wait   Wait
@@ -76,7 +80,7 @@ type Service struct {
 }
 
 // New returns the service; results are sealed with cipher.
-func New(st *store.Store, cipher *seal.Cipher, cfg Config) *Service {
+func New(st Storage, cipher *seal.Cipher, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

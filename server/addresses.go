@@ -6,19 +6,20 @@ import (
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/addresses"
 )
 
 // CreateAddress saves an address to the address book.
 func (s *Server) CreateAddress(ctx context.Context, req gen.CreateAddressRequestObject) (gen.CreateAddressResponseObject, error) {
 	b := req.Body
-	in := shipping.NewAddress{
+	in := addresses.NewAddress{
 		Address: shipping.Address{
 			Name: b.Name, Company: b.Company, Street1: b.Street1, Street2: b.Street2, City: b.City, State: b.State,
 			Zip: b.Zip, Country: b.Country, Phone: b.Phone, Email: b.Email, Residential: b.Residential,
 		},
 		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx),
 	}
-	a, replayed, err := s.shipping.SaveAddress(ctx, callerOf(ctx), in)
+	a, replayed, err := s.addresses.SaveAddress(ctx, callerOf(ctx), in)
 	if err != nil {
 		return nil, err
 	}
@@ -32,11 +33,11 @@ func (s *Server) ListAddresses(ctx context.Context, req gen.ListAddressesRequest
 	if err != nil {
 		return nil, err
 	}
-	rows, more, err := s.shipping.Addresses(ctx, callerOf(ctx), page)
+	rows, more, err := s.addresses.Addresses(ctx, callerOf(ctx), page)
 	if err != nil {
 		return nil, err
 	}
-	out := gen.SavedAddressList{Data: make([]gen.SavedAddress, len(rows)), NextCursor: nextCursor(rows, more, func(a shipping.SavedAddress) string { return a.ID })}
+	out := gen.SavedAddressList{Data: make([]gen.SavedAddress, len(rows)), NextCursor: nextCursor(rows, more, func(a addresses.SavedAddress) string { return a.ID })}
 	for i, a := range rows {
 		out.Data[i] = savedAddressView(a)
 	}
@@ -45,7 +46,7 @@ func (s *Server) ListAddresses(ctx context.Context, req gen.ListAddressesRequest
 
 // VerifyAddress checks deliverability and standardises an address; nothing is stored.
 func (s *Server) VerifyAddress(ctx context.Context, req gen.VerifyAddressRequestObject) (gen.VerifyAddressResponseObject, error) {
-	res, err := s.shipping.VerifyAddress(ctx, callerOf(ctx), addressInput(*req.Body))
+	res, err := s.addresses.VerifyAddress(ctx, callerOf(ctx), addressInput(*req.Body))
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/carriers/sandbox"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/addresses"
 	"github.com/shipd-dev/shipd/store"
 	"github.com/shipd-dev/shipd/webhooks"
 )
@@ -221,7 +222,7 @@ func TestAuthEveryWriteRechecksTheToken(t *testing.T) {
 
 	writes := map[string]func() error{
 		"save address": func() error {
-			_, _, err := b.app.Shipping.SaveAddress(ctx, caller, shipping.NewAddress{Address: shipping.Address{Street1: "1 Main St", City: "Austin", State: ptr("TX"), Zip: "78701", Country: "US"}})
+			_, _, err := b.app.Addresses.SaveAddress(ctx, caller, addresses.NewAddress{Address: shipping.Address{Street1: "1 Main St", City: "Austin", State: ptr("TX"), Zip: "78701", Country: "US"}})
 			return err
 		},
 		"create label": func() error {

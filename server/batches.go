@@ -13,23 +13,24 @@ import (
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/batches"
 )
 
 // CreateBatch accepts many purchases at once: 202 with the batch purchasing.
 func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObject) (gen.CreateBatchResponseObject, error) {
 	b := req.Body
-	in := shipping.NewBatch{Items: make([]shipping.BatchItem, len(b.Shipments)),
+	in := batches.NewBatch{Items: make([]batches.BatchItem, len(b.Shipments)),
 		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx)}
 	if b.LabelFormat != nil {
 		in.LabelFormat = string(*b.LabelFormat)
 	}
 	for i, it := range b.Shipments {
-		in.Items[i] = shipping.BatchItem{
+		in.Items[i] = batches.BatchItem{
 			Input:     shipmentInput(it.FromAddress, it.ToAddress, it.Parcel, it.Parcels, it.Options, it.Customs),
 			Selection: shipping.Selection{Carrier: it.Carrier, Service: it.Service, ServiceCategory: (*string)(it.ServiceCategory), DeliverBy: deliverBy(it.DeliverBy)},
 		}
 	}
-	batch, replayed, err := s.shipping.CreateBatch(ctx, callerOf(ctx), in)
+	batch, replayed, err := s.batches.CreateBatch(ctx, callerOf(ctx), in)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func (s *Server) CreateBatch(ctx context.Context, req gen.CreateBatchRequestObje
 
 // GetBatch reads one batch with its counts now.
 func (s *Server) GetBatch(ctx context.Context, req gen.GetBatchRequestObject) (gen.GetBatchResponseObject, error) {
-	b, err := s.shipping.GetBatch(ctx, callerOf(ctx), req.Id)
+	b, err := s.batches.GetBatch(ctx, callerOf(ctx), req.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -52,11 +53,11 @@ func (s *Server) ListBatches(ctx context.Context, req gen.ListBatchesRequestObje
 	if err != nil {
 		return nil, err
 	}
-	rows, more, err := s.shipping.ListBatches(ctx, callerOf(ctx), page)
+	rows, more, err := s.batches.ListBatches(ctx, callerOf(ctx), page)
 	if err != nil {
 		return nil, err
 	}
-	out := gen.BatchList{Data: make([]gen.Batch, len(rows)), NextCursor: nextCursor(rows, more, func(b shipping.Batch) string { return b.ID })}
+	out := gen.BatchList{Data: make([]gen.Batch, len(rows)), NextCursor: nextCursor(rows, more, func(b batches.Batch) string { return b.ID })}
 	for i, b := range rows {
 		out.Data[i] = s.batch(ctx, b)
 	}
@@ -69,7 +70,7 @@ func (s *Server) ListBatchShipments(ctx context.Context, req gen.ListBatchShipme
 	if err != nil {
 		return nil, err
 	}
-	rows, more, err := s.shipping.BatchShipments(ctx, callerOf(ctx), req.Id, page)
+	rows, more, err := s.batches.BatchShipments(ctx, callerOf(ctx), req.Id, page)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func (s *Server) ListBatchShipments(ctx context.Context, req gen.ListBatchShipme
 // GetBatchLabelsPDF streams every purchased label of the batch as one PDF;
 // 202 label_pending while any item is being bought.
 func (s *Server) GetBatchLabelsPDF(ctx context.Context, req gen.GetBatchLabelsPDFRequestObject) (gen.GetBatchLabelsPDFResponseObject, error) {
-	write, err := s.shipping.BatchLabelsPDF(ctx, callerOf(ctx), req.Id)
+	write, err := s.batches.BatchLabelsPDF(ctx, callerOf(ctx), req.Id)
 	if errors.Is(err, shipping.ErrLabelPending) {
 		return gen.GetBatchLabelsPDF202JSONResponse{
 			Body:    errorBody(ctx, "label_pending", "some labels of the batch are not ready yet; retry in a few seconds"),
@@ -99,7 +100,7 @@ func (s *Server) GetBatchLabelsPDF(ctx context.Context, req gen.GetBatchLabelsPD
 // GetBatchLabelsZPL streams every purchased label of a ZPL batch as one ZPL
 // stream; 202 label_pending while any item is being bought.
 func (s *Server) GetBatchLabelsZPL(ctx context.Context, req gen.GetBatchLabelsZPLRequestObject) (gen.GetBatchLabelsZPLResponseObject, error) {
-	write, err := s.shipping.BatchLabelsZPL(ctx, callerOf(ctx), req.Id)
+	write, err := s.batches.BatchLabelsZPL(ctx, callerOf(ctx), req.Id)
 	if errors.Is(err, shipping.ErrLabelPending) {
 		return gen.GetBatchLabelsZPL202JSONResponse{
 			Body:    errorBody(ctx, "label_pending", "some labels of the batch are not ready yet; retry in a few seconds"),
@@ -116,7 +117,7 @@ func (s *Server) GetBatchLabelsZPL(ctx context.Context, req gen.GetBatchLabelsZP
 // international labels as one PDF; 202 label_pending while any item is
 // being bought, 404 when none crosses a border.
 func (s *Server) GetBatchCustomsPDF(ctx context.Context, req gen.GetBatchCustomsPDFRequestObject) (gen.GetBatchCustomsPDFResponseObject, error) {
-	write, err := s.shipping.BatchCustomsPDF(ctx, callerOf(ctx), req.Id)
+	write, err := s.batches.BatchCustomsPDF(ctx, callerOf(ctx), req.Id)
 	if errors.Is(err, shipping.ErrLabelPending) {
 		return gen.GetBatchCustomsPDF202JSONResponse{
 			Body:    errorBody(ctx, "label_pending", "some labels of the batch are not ready yet; retry in a few seconds"),
@@ -142,7 +143,7 @@ func (f streamedZPL) VisitGetBatchLabelsZPLResponse(w http.ResponseWriter) error
 // format than its labels' with 409 label_format_mismatch, naming the
 // batch's format and, when it has one, its merged document's URL.
 func (s *Server) batchFormatProblem(ctx context.Context, err error) error {
-	var fe *shipping.BatchFormatError
+	var fe *batches.BatchFormatError
 	if !errors.As(err, &fe) {
 		return err
 	}
@@ -183,17 +184,17 @@ func (f streamedPDF) VisitGetBatchCustomsPDFResponse(w http.ResponseWriter) erro
 
 // BatchEventData renders a batch as event data (batch.completed): exactly
 // what GET /batches/{id} returns. The wiring gives it to the shipping service.
-func BatchEventData(publicURL string) shipping.BatchEncoder {
-	return func(b shipping.Batch) (json.RawMessage, error) {
+func BatchEventData(publicURL string) batches.BatchEncoder {
+	return func(b batches.Batch) (json.RawMessage, error) {
 		return json.Marshal(batchView(publicURL, b))
 	}
 }
 
-func (s *Server) batch(ctx context.Context, b shipping.Batch) gen.Batch {
+func (s *Server) batch(ctx context.Context, b batches.Batch) gen.Batch {
 	return batchView(s.base(ctx), b)
 }
 
-func batchView(publicURL string, b shipping.Batch) gen.Batch {
+func batchView(publicURL string, b batches.Batch) gen.Batch {
 	v := gen.Batch{
 		Id: b.ID, Mode: gen.Mode(b.Mode), Status: gen.BatchStatus(b.Status), CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt,
 		LabelFormat: gen.LabelFormat(b.LabelFormat), LabelsUrl: batchLabelsURL(publicURL, b.ID, b.LabelFormat),

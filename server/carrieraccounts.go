@@ -9,18 +9,18 @@ import (
 
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/paging"
-	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 )
 
 // CreateCarrierAccount connects a carrier account once the carrier accepted its credentials.
 func (s *Server) CreateCarrierAccount(ctx context.Context, req gen.CreateCarrierAccountRequestObject) (gen.CreateCarrierAccountResponseObject, error) {
 	b := req.Body
-	in := shipping.NewCarrierAccount{Carrier: string(b.Carrier), Description: b.Description, Credentials: credentialsInput(b.Credentials),
+	in := carrieraccounts.NewCarrierAccount{Carrier: string(b.Carrier), Description: b.Description, Credentials: credentialsInput(b.Credentials),
 		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx)}
 	if b.Environment != nil {
 		in.Environment = string(*b.Environment)
 	}
-	created, replayed, err := s.shipping.CreateCarrierAccount(ctx, callerOf(ctx), in)
+	created, replayed, err := s.carrierAccounts.CreateCarrierAccount(ctx, callerOf(ctx), in)
 	if err != nil {
 		return nil, err
 	}
@@ -34,11 +34,11 @@ func (s *Server) ListCarrierAccounts(ctx context.Context, req gen.ListCarrierAcc
 	if err != nil {
 		return nil, err
 	}
-	rows, more, err := s.shipping.ListCarrierAccounts(ctx, callerOf(ctx), page)
+	rows, more, err := s.carrierAccounts.ListCarrierAccounts(ctx, callerOf(ctx), page)
 	if err != nil {
 		return nil, err
 	}
-	out := gen.CarrierAccountList{Data: make([]gen.CarrierAccount, len(rows)), NextCursor: nextCursor(rows, more, func(a shipping.CarrierAccount) string { return a.ID })}
+	out := gen.CarrierAccountList{Data: make([]gen.CarrierAccount, len(rows)), NextCursor: nextCursor(rows, more, func(a carrieraccounts.CarrierAccount) string { return a.ID })}
 	for i, a := range rows {
 		out.Data[i] = carrierAccountView(a)
 	}
@@ -47,7 +47,7 @@ func (s *Server) ListCarrierAccounts(ctx context.Context, req gen.ListCarrierAcc
 
 // GetCarrierAccount reads one carrier account, without its secret.
 func (s *Server) GetCarrierAccount(ctx context.Context, req gen.GetCarrierAccountRequestObject) (gen.GetCarrierAccountResponseObject, error) {
-	a, err := s.shipping.GetCarrierAccount(ctx, callerOf(ctx), req.Id)
+	a, err := s.carrierAccounts.GetCarrierAccount(ctx, callerOf(ctx), req.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +57,7 @@ func (s *Server) GetCarrierAccount(ctx context.Context, req gen.GetCarrierAccoun
 // UpdateCarrierAccount changes the description, enabled or the credentials.
 func (s *Server) UpdateCarrierAccount(ctx context.Context, req gen.UpdateCarrierAccountRequestObject) (gen.UpdateCarrierAccountResponseObject, error) {
 	b := req.Body
-	p := shipping.CarrierAccountPatch{Enabled: b.Enabled}
+	p := carrieraccounts.CarrierAccountPatch{Enabled: b.Enabled}
 	if b.Credentials != nil {
 		cr := credentialsInput(*b.Credentials)
 		p.Credentials = &cr
@@ -69,7 +69,7 @@ func (s *Server) UpdateCarrierAccount(ctx context.Context, req gen.UpdateCarrier
 			p.Description = &d
 		}
 	}
-	a, err := s.shipping.UpdateCarrierAccount(ctx, callerOf(ctx), req.Id, p)
+	a, err := s.carrierAccounts.UpdateCarrierAccount(ctx, callerOf(ctx), req.Id, p)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Server) UpdateCarrierAccount(ctx context.Context, req gen.UpdateCarrier
 
 // DeleteCarrierAccount stops a carrier account; its labels keep using it for voids and tracking.
 func (s *Server) DeleteCarrierAccount(ctx context.Context, req gen.DeleteCarrierAccountRequestObject) (gen.DeleteCarrierAccountResponseObject, error) {
-	if err := s.shipping.DeleteCarrierAccount(ctx, callerOf(ctx), req.Id); err != nil {
+	if err := s.carrierAccounts.DeleteCarrierAccount(ctx, callerOf(ctx), req.Id); err != nil {
 		return nil, err
 	}
 	return gen.DeleteCarrierAccount204Response{}, nil
@@ -87,20 +87,20 @@ func (s *Server) DeleteCarrierAccount(ctx context.Context, req gen.DeleteCarrier
 // credentialsInput is the credentials object by field name: whatever
 // fields the contract names (each carrier's connector says which it takes,
 // carriers/connectors), so that a new carrier's fields need nothing here.
-func credentialsInput(c gen.CarrierCredentialsInput) shipping.CarrierCredentialsInput {
-	fields := shipping.CarrierCredentialsInput{}
+func credentialsInput(c gen.CarrierCredentialsInput) carrieraccounts.CarrierCredentialsInput {
+	fields := carrieraccounts.CarrierCredentialsInput{}
 	raw, err := json.Marshal(c)
 	if err == nil {
 		err = json.Unmarshal(raw, &fields)
 	}
 	if err != nil {
 		// Every property of the schema is a string: this cannot happen.
-		return shipping.CarrierCredentialsInput{}
+		return carrieraccounts.CarrierCredentialsInput{}
 	}
 	return fields
 }
 
-func carrierAccountView(a shipping.CarrierAccount) gen.CarrierAccount {
+func carrierAccountView(a carrieraccounts.CarrierAccount) gen.CarrierAccount {
 	desc := nullable.NewNullNullable[string]()
 	if a.Description != nil {
 		desc = nullable.NewNullableWithValue(*a.Description)

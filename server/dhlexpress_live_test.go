@@ -32,18 +32,18 @@ const (
 	tenantDHLUser, tenantDHLPassword, tenantDHLAccount = "acme-dhl-user", "acme-dhl-password-91c4", "960000001"
 )
 
-type dhlFakes struct {
+type expressFakes struct {
 	dhl  *dhlexpressfake.Server
 	usps *uspsfake.Server
 }
 
-// setupDHL serves live mode with the operator's DHL Express (and USPS, so
+// setupDHLExpress serves live mode with the operator's DHL Express (and USPS, so
 // that the live verifier is the chain USPS then DHL Express, as serve
 // builds it), tenants' DHL Express carrier accounts reaching the same fake,
 // and tracking polled every 20 ms.
-func setupDHL(t *testing.T, opts ...setupOption) (*bundle, *dhlFakes, string) {
+func setupDHLExpress(t *testing.T, opts ...setupOption) (*bundle, *expressFakes, string) {
 	t.Helper()
-	f := &dhlFakes{dhl: dhlexpressfake.New(t), usps: uspsfake.New(t)}
+	f := &expressFakes{dhl: dhlexpressfake.New(t), usps: uspsfake.New(t)}
 	f.dhl.AddClient(tenantDHLUser, tenantDHLPassword, tenantDHLAccount)
 	dhl, err := dhlexpress.New(dhlexpress.Config{Username: dhlexpressfake.Username, Password: dhlexpressfake.Password,
 		AccountNumber: dhlexpressfake.AccountNumber, BaseURL: f.dhl.BaseURL()})
@@ -84,8 +84,8 @@ func nyAddr() map[string]any {
 	return a
 }
 
-// dhlBody is a shipment from `from` to `to` of 1 kg; mods change it.
-func dhlBody(from, to map[string]any, mods ...func(m map[string]any)) map[string]any {
+// expressBody is a shipment from `from` to `to` of 1 kg; mods change it.
+func expressBody(from, to map[string]any, mods ...func(m map[string]any)) map[string]any {
 	m := map[string]any{"fromAddress": from, "toAddress": to, "parcel": map[string]any{"weightOz": 35.27, "lengthIn": 12, "widthIn": 8, "heightIn": 4}}
 	for _, mod := range mods {
 		mod(m)
@@ -105,7 +105,7 @@ func watches(incoterm string, extra map[string]any) func(m map[string]any) {
 	}
 }
 
-type dhlRate struct {
+type expressRate struct {
 	Carrier               string `json:"carrier"`
 	Service               string `json:"service"`
 	CarrierRateCents      int64  `json:"carrierRateCents"`
@@ -116,16 +116,16 @@ type dhlRate struct {
 	Guaranteed            bool   `json:"guaranteed"`
 }
 
-func dhlQuote(t *testing.T, b *bundle, token string, body map[string]any) []dhlRate {
+func expressQuote(t *testing.T, b *bundle, token string, body map[string]any) []expressRate {
 	t.Helper()
 	r := b.doT(t, "POST", "/api/v1/labels/quote", token, body)
 	wantStatus(t, r, http.StatusOK)
-	var q struct{ Rates []dhlRate }
+	var q struct{ Rates []expressRate }
 	r.Decode(t, &q)
 	return q.Rates
 }
 
-func dhlServices(rates []dhlRate) []string {
+func expressServices(rates []expressRate) []string {
 	var out []string
 	for _, r := range rates {
 		if r.Carrier == "DHLExpress" {
@@ -142,10 +142,10 @@ func dhlServices(rates []dhlRate) []string {
 // polling to delivered.
 func TestDHLExpressFromTheUS(t *testing.T) {
 	t.Parallel()
-	b, f, live := setupDHL(t)
-	body := dhlBody(nyAddr(), parisAddr(), watches("DAP", map[string]any{"invoiceNumber": "INV-1042"}))
-	rates := dhlQuote(t, b, live, body)
-	if d := cmp.Diff([]string{"Express1200", "Express900", "ExpressWorldwide"}, dhlServices(rates)); d != "" {
+	b, f, live := setupDHLExpress(t)
+	body := expressBody(nyAddr(), parisAddr(), watches("DAP", map[string]any{"invoiceNumber": "INV-1042"}))
+	rates := expressQuote(t, b, live, body)
+	if d := cmp.Diff([]string{"Express1200", "Express900", "ExpressWorldwide"}, expressServices(rates)); d != "" {
 		t.Fatalf("services (-want +got):\n%s", d)
 	}
 	for _, r := range rates {
@@ -189,14 +189,14 @@ func TestDHLExpressFromTheUS(t *testing.T) {
 // parcel its own JD number; a piece scanned apart is an event of its own.
 func TestDHLExpressFromGermany(t *testing.T) {
 	t.Parallel()
-	b, f, live := setupDHL(t)
-	if rates := dhlQuote(t, b, live, dhlBody(berlinAddr(), addrMap("Max Huber", "Marienplatz 8", "Munich", "80331", "DE", "+49 89 7654321"))); len(rates) != 1 ||
+	b, f, live := setupDHLExpress(t)
+	if rates := expressQuote(t, b, live, expressBody(berlinAddr(), addrMap("Max Huber", "Marienplatz 8", "Munich", "80331", "DE", "+49 89 7654321"))); len(rates) != 1 ||
 		rates[0].Service != "DomesticExpress" || rates[0].Currency != "EUR" {
 		t.Errorf("within Germany: %+v", rates)
 	}
-	eu := dhlBody(berlinAddr(), parisAddr())
-	rates := dhlQuote(t, b, live, eu)
-	if d := cmp.Diff([]string{"EconomySelect", "Express1200", "Express900", "ExpressWorldwide", "ExpressWorldwideEU"}, dhlServices(rates)); d != "" {
+	eu := expressBody(berlinAddr(), parisAddr())
+	rates := expressQuote(t, b, live, eu)
+	if d := cmp.Diff([]string{"EconomySelect", "Express1200", "Express900", "ExpressWorldwide", "ExpressWorldwideEU"}, expressServices(rates)); d != "" {
 		t.Errorf("Germany to France (-want +got):\n%s", d)
 	}
 	for _, r := range rates {
@@ -204,7 +204,7 @@ func TestDHLExpressFromGermany(t *testing.T) {
 			t.Errorf("rate %+v", r)
 		}
 	}
-	pieces := dhlBody(berlinAddr(), parisAddr(), withParcels(32, 48, 16), withField("carrier", "DHLExpress"), withField("service", "ExpressWorldwideEU"))
+	pieces := expressBody(berlinAddr(), parisAddr(), withParcels(32, 48, 16), withField("carrier", "DHLExpress"), withField("service", "ExpressWorldwideEU"))
 	sh := createLabel(t, b, live, pieces)
 	sh = waitForStatus(t, b, live, sh.ID, "purchased")
 	sold, _ := f.dhl.Sale(sh.str(sh.TrackingNumber))
@@ -242,15 +242,15 @@ func getPiecesAs(t *testing.T, b *bundle, token, id string) piecesDoc {
 // shipment.
 func TestDHLExpressDDPWithRegistrations(t *testing.T) {
 	t.Parallel()
-	b, f, live := setupDHL(t, unscanned)
+	b, f, live := setupDHLExpress(t, unscanned)
 	regs := map[string]any{"exporterEori": "de123456789012345", "importerVat": "FR12345678901", "ioss": "im2500000042"}
-	ddp := dhlBody(nyAddr(), parisAddr(), watches("DDP", regs))
+	ddp := expressBody(nyAddr(), parisAddr(), watches("DDP", regs))
 	dap := map[string]int64{}
-	for _, r := range dhlQuote(t, b, live, dhlBody(nyAddr(), parisAddr(), watches("DAP", nil))) {
+	for _, r := range expressQuote(t, b, live, expressBody(nyAddr(), parisAddr(), watches("DAP", nil))) {
 		dap[r.Service] = r.CarrierRateCents
 	}
 	wantDuties := dhlexpressfake.Duties(25000, "USD", true)
-	rates := dhlQuote(t, b, live, ddp)
+	rates := expressQuote(t, b, live, ddp)
 	if len(rates) != 3 {
 		t.Fatalf("DDP rates %+v", rates)
 	}
@@ -282,9 +282,9 @@ func TestDHLExpressDDPWithRegistrations(t *testing.T) {
 // naming the field.
 func TestDHLExpressRegistrationFieldsValidated(t *testing.T) {
 	t.Parallel()
-	b, _, live := setupDHL(t)
+	b, _, live := setupDHLExpress(t)
 	for field, bad := range map[string]string{"exporterEori": "123", "ioss": "IM12345", "importerVat": "FR/1234"} {
-		body := dhlBody(nyAddr(), parisAddr(), watches("DAP", map[string]any{field: bad}))
+		body := expressBody(nyAddr(), parisAddr(), watches("DAP", map[string]any{field: bad}))
 		m := wantError(t, b.do("POST", "/api/v1/labels/quote", live, body), http.StatusUnprocessableEntity, "invalid_field")
 		if m["field"] != "customs."+field {
 			t.Errorf("%s %q: %v", field, bad, m)
@@ -297,8 +297,8 @@ func TestDHLExpressRegistrationFieldsValidated(t *testing.T) {
 // shipment.void_rejected is recorded; the balance is not credited.
 func TestDHLExpressVoidRefused(t *testing.T) {
 	t.Parallel()
-	b, f, live := setupDHL(t, unscanned)
-	sh := createLabel(t, b, live, dhlBody(berlinAddr(), parisAddr(), withField("carrier", "DHLExpress"), withField("service", "ExpressWorldwideEU")))
+	b, f, live := setupDHLExpress(t, unscanned)
+	sh := createLabel(t, b, live, expressBody(berlinAddr(), parisAddr(), withField("carrier", "DHLExpress"), withField("service", "ExpressWorldwideEU")))
 	sh = waitForStatus(t, b, live, sh.ID, "purchased")
 	calls := f.dhl.Requests(dhlexpressfake.OpShip)
 	wantStatus(t, b.do("POST", "/api/v1/labels/"+sh.ID+"/refund", live, nil), http.StatusAccepted)
@@ -321,7 +321,7 @@ func TestDHLExpressVoidRefused(t *testing.T) {
 // and cancelled.
 func TestDHLExpressPickup(t *testing.T) {
 	t.Parallel()
-	b, f, live := setupDHL(t)
+	b, f, live := setupDHLExpress(t)
 	p := livePickup(t, b, live, "DHLExpress", withField("packageCount", 2), withField("totalWeightOz", 70.5))
 	if !strings.HasPrefix(*p.ConfirmationNumber, "PRG") {
 		t.Errorf("confirmation %s, want DHL's PRG…", *p.ConfirmationNumber)
@@ -342,7 +342,7 @@ func TestDHLExpressPickup(t *testing.T) {
 // account, not the operator's.
 func TestDHLExpressCarrierAccount(t *testing.T) {
 	t.Parallel()
-	b, f, live := setupDHL(t)
+	b, f, live := setupDHLExpress(t)
 	account := func(password, number string) map[string]any {
 		return map[string]any{"carrier": "DHLExpress", "description": "our DHL Express contract",
 			"credentials": map[string]any{"clientId": tenantDHLUser, "clientSecret": password, "accountNumber": number}}
@@ -360,7 +360,7 @@ func TestDHLExpressCarrierAccount(t *testing.T) {
 		t.Fatalf("carrier account %s", r.Body)
 	}
 	before := len(f.dhl.Callers(dhlexpressfake.OpRates))
-	r = b.doT(t, "POST", "/api/v1/labels/quote", live, dhlBody(berlinAddr(), parisAddr()))
+	r = b.doT(t, "POST", "/api/v1/labels/quote", live, expressBody(berlinAddr(), parisAddr()))
 	wantStatus(t, r, http.StatusOK)
 	var q struct{ Rates []accountRate }
 	r.Decode(t, &q)
@@ -370,7 +370,7 @@ func TestDHLExpressCarrierAccount(t *testing.T) {
 	if callers := f.dhl.Callers(dhlexpressfake.OpRates)[before:]; len(callers) != 1 || callers[0] != tenantDHLUser {
 		t.Errorf("DHL was asked by %v, want the tenant's credentials", callers)
 	}
-	sh := createLabel(t, b, live, dhlBody(berlinAddr(), parisAddr(), withField("carrier", "DHLExpress"), withField("service", "EconomySelect")))
+	sh := createLabel(t, b, live, expressBody(berlinAddr(), parisAddr(), withField("carrier", "DHLExpress"), withField("service", "EconomySelect")))
 	sh = waitForStatus(t, b, live, sh.ID, "purchased")
 	if sold, _ := f.dhl.Sale(sh.str(sh.TrackingNumber)); sold.Reference != sh.ID || !slices.Contains(f.dhl.Callers(dhlexpressfake.OpShip), tenantDHLUser) {
 		t.Errorf("the label %+v was not bought with the tenant's account", sold)
@@ -382,7 +382,7 @@ func TestDHLExpressCarrierAccount(t *testing.T) {
 // checked), and says when it serves no such area.
 func TestDHLExpressVerifiesAbroad(t *testing.T) {
 	t.Parallel()
-	b, f, live := setupDHL(t)
+	b, f, live := setupDHLExpress(t)
 	verify := func(a map[string]any) (string, bool, string, []string) {
 		r := b.doT(t, "POST", "/api/v1/addresses/verify", live, a)
 		wantStatus(t, r, http.StatusCreated)

@@ -17,6 +17,11 @@ import (
 	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/addresses"
+	"github.com/shipd-dev/shipd/shipping/batches"
+	"github.com/shipd-dev/shipd/shipping/manifests"
+	"github.com/shipd-dev/shipd/shipping/pickups"
+	"github.com/shipd-dev/shipd/shipping/trackers"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -48,15 +53,15 @@ func problem(err error) (*apiError, bool) {
 		ae         *apiError
 		he         *echo.HTTPError
 		input      *shipping.InputError
-		batchItems *shipping.BatchItemsError
+		batchItems *batches.BatchItemsError
 		noMatch    *shipping.NoMatchingServiceError
 		carriers   *shipping.CarriersError
 		refund     *shipping.RefundConflictError
 		badEvent   *webhooks.InvalidEventTypeError
 		badFilter  *webhooks.UnknownEventTypeError
 		fieldError *webhooks.FieldError
-		onManifest *shipping.AlreadyManifestedError
-		notBought  *shipping.ManifestNotPurchasedError
+		onManifest *manifests.AlreadyManifestedError
+		notBought  *manifests.ManifestNotPurchasedError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -109,9 +114,9 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusUnprocessableEntity, "no_rates", err.Error()), true
 	case errors.Is(err, shipping.ErrReturnNotPurchased):
 		return newAPIError(http.StatusConflict, "not_purchased", err.Error()), true
-	case errors.Is(err, shipping.ErrNothingToManifest):
+	case errors.Is(err, manifests.ErrNothingToManifest):
 		return newAPIError(http.StatusUnprocessableEntity, "nothing_to_manifest", err.Error()), true
-	case errors.Is(err, shipping.ErrManifestNotSupported):
+	case errors.Is(err, manifests.ErrManifestNotSupported):
 		return newAPIError(http.StatusUnprocessableEntity, "manifest_not_supported", err.Error()), true
 	case errors.As(err, &onManifest):
 		return newAPIError(http.StatusConflict, "already_manifested", err.Error()), true
@@ -144,15 +149,15 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusInternalServerError, "carrier_not_configured", err.Error()), true
 	case errors.As(err, &refund):
 		return newAPIError(http.StatusConflict, refund.Code, refund.Message), true
-	case errors.Is(err, shipping.ErrPickupCancelled):
+	case errors.Is(err, pickups.ErrPickupCancelled):
 		return newAPIError(http.StatusConflict, "already_cancelled", err.Error()), true
-	case errors.Is(err, shipping.ErrPickupRequesting), errors.Is(err, shipping.ErrPickupOutcomeUnknown):
+	case errors.Is(err, pickups.ErrPickupRequesting), errors.Is(err, pickups.ErrPickupOutcomeUnknown):
 		return newAPIError(http.StatusConflict, "ineligible_state", err.Error()), true
-	case errors.Is(err, shipping.ErrTrackerOfShipment):
+	case errors.Is(err, trackers.ErrTrackerOfShipment):
 		return newAPIError(http.StatusConflict, "tracker_of_shipment", err.Error()), true
 	case errors.Is(err, shipping.ErrLabelUnavailable):
 		return newAPIError(http.StatusNotFound, "label_unavailable", err.Error()), true
-	case errors.Is(err, shipping.ErrVerifierNotConfigured):
+	case errors.Is(err, addresses.ErrVerifierNotConfigured):
 		return newAPIError(http.StatusInternalServerError, "verifier_not_configured", err.Error()), true
 	case errors.Is(err, verifier.ErrUnavailable):
 		e := newAPIError(http.StatusServiceUnavailable, "verifier_unavailable", "the address verifier is temporarily unavailable; retry in a minute")
@@ -176,7 +181,7 @@ func problem(err error) (*apiError, bool) {
 		return e, true
 	case errors.As(err, &fieldError):
 		return newAPIError(http.StatusUnprocessableEntity, "invalid_field", fieldError.Message).withField(fieldError.Field), true
-	case errors.Is(err, shipping.ErrTrackerLimit):
+	case errors.Is(err, trackers.ErrTrackerLimit):
 		return newAPIError(http.StatusUnprocessableEntity, "tracker_limit", err.Error()), true
 	case errors.Is(err, webhooks.ErrSubscriptionLimit):
 		return newAPIError(http.StatusUnprocessableEntity, "subscription_limit", err.Error()), true

@@ -81,7 +81,7 @@ func (s *Server) GetLabelZPL(ctx context.Context, req gen.GetLabelZPLRequestObje
 // GetCustomsPDF serves an international label's customs document; 202
 // label_pending while the purchase runs, 404 for a domestic shipment.
 func (s *Server) GetCustomsPDF(ctx context.Context, req gen.GetCustomsPDFRequestObject) (gen.GetCustomsPDFResponseObject, error) {
-	data, err := s.shipping.CustomsDocument(ctx, callerOf(ctx), req.Id)
+	data, err := s.customs.CustomsDocument(ctx, callerOf(ctx), req.Id)
 	if errors.Is(err, shipping.ErrLabelPending) {
 		return gen.GetCustomsPDF202JSONResponse{
 			Body:    errorBody(ctx, "label_pending", err.Error()),

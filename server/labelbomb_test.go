@@ -11,7 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
-	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/labeljobs"
 )
 
 // hugeImage is a uniform image of any size that takes no memory.
@@ -47,7 +47,7 @@ func TestLiveLabelImageBombFailsThePurchase(t *testing.T) {
 		return len(sales) == 1 && sales[0].Voided
 	})
 	waitUntil(t, "the void in the audit log", func() bool {
-		return cmp.Equal([]string{shipping.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID))
+		return cmp.Equal([]string{labeljobs.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID))
 	})
 	if ships, voids := f.ups.Requests(upsfake.OpShip), f.ups.Requests(upsfake.OpVoid); ships != 1 || voids != 1 {
 		t.Errorf("UPS saw %d ship and %d void requests, want one each", ships, voids)

@@ -26,6 +26,7 @@ import (
 	"github.com/shipd-dev/shipd/internal/pdfmerge"
 	"github.com/shipd-dev/shipd/internal/pdfmerge/pdftest"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/labeljobs"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -118,7 +119,7 @@ func TestLivePDFBombFailsThePurchaseAndIsVoided(t *testing.T) {
 		t.Errorf("FedEx saw %d ship and %d cancel requests, want one each", ships, cancels)
 	}
 	waitUntil(t, "the void in the audit log", func() bool {
-		return cmp.Equal([]string{shipping.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID))
+		return cmp.Equal([]string{labeljobs.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID))
 	})
 	noCharge(t, b)
 	waitForMetrics(t, b, map[string]float64{`shipd_unusable_labels_total{carrier="FedEx",outcome="voided"}`: 1})
@@ -149,7 +150,7 @@ func TestLiveDamagedMultiPieceLabelFailsOnceAndIsVoidedOnce(t *testing.T) {
 		return len(sales) == 1 && sales[0].Cancelled
 	})
 	waitUntil(t, "the void in the audit log", func() bool {
-		return cmp.Equal([]string{shipping.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID))
+		return cmp.Equal([]string{labeljobs.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID))
 	})
 	if ships, cancels := f.fedex.Requests(fedexfake.OpShip), f.fedex.Requests(fedexfake.OpCancel); ships != 1 || cancels != 1 {
 		t.Errorf("FedEx saw %d ship and %d cancel requests, want one each", ships, cancels)
@@ -201,7 +202,7 @@ func TestLiveUnusableSoldLabelsAreVoided(t *testing.T) {
 				return len(sales) == 1 && sales[0].Cancelled
 			})
 			waitUntil(t, "the void in the audit log", func() bool {
-				return cmp.Equal([]string{shipping.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID))
+				return cmp.Equal([]string{labeljobs.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID))
 			})
 			waitForMetrics(t, b, map[string]float64{`shipd_unusable_labels_total{carrier="FedEx",outcome="voided"}`: 1})
 			noCharge(t, b)
@@ -222,7 +223,7 @@ func TestLiveUnusableSoldLabelsAreVoided(t *testing.T) {
 		if sales := f.fedex.Sales(sh.ID); len(sales) != 1 || !sales[0].Cancelled {
 			t.Errorf("FedEx's sales %+v: want the one label, cancelled", sales)
 		}
-		if diff := cmp.Diff([]string{shipping.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID)); diff != "" {
+		if diff := cmp.Diff([]string{labeljobs.AuditUnusableVoided}, auditActions(t, b, "live", sh.ID)); diff != "" {
 			t.Errorf("audit log (-want +got):\n%s", diff)
 		}
 	})
@@ -240,7 +241,7 @@ func TestLiveUnusableSoldLabelsAreVoided(t *testing.T) {
 			`shipd_unusable_labels_total{carrier="FedEx",outcome="not_voided"}`: 1,
 			`shipd_unusable_labels_total{carrier="FedEx",outcome="voided"}`:     0,
 		})
-		if diff := cmp.Diff([]string{shipping.AuditUnusableNotVoided}, auditActions(t, b, "live", sh.ID)); diff != "" {
+		if diff := cmp.Diff([]string{labeljobs.AuditUnusableNotVoided}, auditActions(t, b, "live", sh.ID)); diff != "" {
 			t.Errorf("audit log (-want +got):\n%s", diff)
 		}
 		line := regexp.MustCompile(`(?m)^.*level=ERROR.*is not voided: settle it with the carrier.*$`).FindString(logs.String())

@@ -9,13 +9,13 @@ import (
 
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/paging"
-	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/manifests"
 )
 
 // CreateManifest puts labels on a manifest: 202 with it creating.
 func (s *Server) CreateManifest(ctx context.Context, req gen.CreateManifestRequestObject) (gen.CreateManifestResponseObject, error) {
 	b := req.Body
-	in := shipping.NewManifest{Carrier: b.Carrier, CarrierAccountID: b.CarrierAccountId, IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx)}
+	in := manifests.NewManifest{Carrier: b.Carrier, CarrierAccountID: b.CarrierAccountId, IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx)}
 	if b.ShipmentIds != nil {
 		in.ShipmentIDs = *b.ShipmentIds
 	}
@@ -23,7 +23,7 @@ func (s *Server) CreateManifest(ctx context.Context, req gen.CreateManifestReque
 		from := addressInput(*b.FromAddress)
 		in.From = &from
 	}
-	m, replayed, err := s.shipping.CreateManifest(ctx, callerOf(ctx), in)
+	m, replayed, err := s.manifests.CreateManifest(ctx, callerOf(ctx), in)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func (s *Server) CreateManifest(ctx context.Context, req gen.CreateManifestReque
 
 // GetManifest reads one manifest.
 func (s *Server) GetManifest(ctx context.Context, req gen.GetManifestRequestObject) (gen.GetManifestResponseObject, error) {
-	m, err := s.shipping.GetManifest(ctx, callerOf(ctx), req.Id)
+	m, err := s.manifests.GetManifest(ctx, callerOf(ctx), req.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -46,11 +46,11 @@ func (s *Server) ListManifests(ctx context.Context, req gen.ListManifestsRequest
 	if err != nil {
 		return nil, err
 	}
-	rows, more, err := s.shipping.ListManifests(ctx, callerOf(ctx), page)
+	rows, more, err := s.manifests.ListManifests(ctx, callerOf(ctx), page)
 	if err != nil {
 		return nil, err
 	}
-	out := gen.ManifestList{Data: make([]gen.Manifest, len(rows)), NextCursor: nextCursor(rows, more, func(m shipping.Manifest) string { return m.ID })}
+	out := gen.ManifestList{Data: make([]gen.Manifest, len(rows)), NextCursor: nextCursor(rows, more, func(m manifests.Manifest) string { return m.ID })}
 	for i, m := range rows {
 		out.Data[i] = s.manifest(ctx, m)
 	}
@@ -59,8 +59,8 @@ func (s *Server) ListManifests(ctx context.Context, req gen.ListManifestsRequest
 
 // GetManifestForm serves the manifest's form; 202 label_pending while it is creating.
 func (s *Server) GetManifestForm(ctx context.Context, req gen.GetManifestFormRequestObject) (gen.GetManifestFormResponseObject, error) {
-	data, err := s.shipping.ManifestForm(ctx, callerOf(ctx), req.Id)
-	if errors.Is(err, shipping.ErrManifestPending) {
+	data, err := s.manifests.ManifestForm(ctx, callerOf(ctx), req.Id)
+	if errors.Is(err, manifests.ErrManifestPending) {
 		return gen.GetManifestForm202JSONResponse{
 			Body:    errorBody(ctx, "label_pending", err.Error()),
 			Headers: gen.GetManifestForm202ResponseHeaders{RetryAfter: 2},
@@ -74,17 +74,17 @@ func (s *Server) GetManifestForm(ctx context.Context, req gen.GetManifestFormReq
 
 // ManifestEventData renders a manifest as event data (manifest.created,
 // manifest.failed): exactly what GET /manifests/{id} returns.
-func ManifestEventData(publicURL string) shipping.ManifestEncoder {
-	return func(m shipping.Manifest) (json.RawMessage, error) {
+func ManifestEventData(publicURL string) manifests.ManifestEncoder {
+	return func(m manifests.Manifest) (json.RawMessage, error) {
 		return json.Marshal(manifestView(publicURL, m))
 	}
 }
 
-func (s *Server) manifest(ctx context.Context, m shipping.Manifest) gen.Manifest {
+func (s *Server) manifest(ctx context.Context, m manifests.Manifest) gen.Manifest {
 	return manifestView(s.base(ctx), m)
 }
 
-func manifestView(publicURL string, m shipping.Manifest) gen.Manifest {
+func manifestView(publicURL string, m manifests.Manifest) gen.Manifest {
 	from := addressView(m.From)
 	v := gen.Manifest{Id: m.ID, Mode: gen.Mode(m.Mode), Carrier: m.Carrier, Status: gen.ManifestStatus(m.Status),
 		ShipmentIds: m.ShipmentIDs, FromAddress: &from, FormNumber: m.FormNumber, ErrorMessage: m.ErrorMessage,

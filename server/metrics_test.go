@@ -237,7 +237,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 
 // TestMetricsCountPurchases: purchases by carrier and outcome, the time from
 // create to purchased, label documents stored, and refunds. It needs the
-// shipping service to report purchases (shipping/purchase.go calls the
+// shipping service to report purchases (shipping/labeljobs/purchase.go calls the
 // Observer after each outcome).
 func TestMetricsCountPurchases(t *testing.T) {
 	t.Parallel()

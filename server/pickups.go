@@ -7,10 +7,10 @@ import (
 
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/paging"
-	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/pickups"
 )
 
-func pickupView(p shipping.Pickup) gen.Pickup {
+func pickupView(p pickups.Pickup) gen.Pickup {
 	v := gen.Pickup{
 		Id: p.ID, Mode: gen.Mode(p.Mode), Carrier: p.Carrier, Status: gen.PickupStatus(p.Status),
 		ConfirmationNumber: nullable.NewNullNullable[string](), Address: addressView(p.Address),
@@ -31,7 +31,7 @@ func pickupView(p shipping.Pickup) gen.Pickup {
 // CreatePickup schedules a pickup: 201 once the carrier confirmed it.
 func (s *Server) CreatePickup(ctx context.Context, req gen.CreatePickupRequestObject) (gen.CreatePickupResponseObject, error) {
 	b := req.Body
-	in := shipping.NewPickup{
+	in := pickups.NewPickup{
 		Carrier: b.Carrier, Address: addressInput(b.Address), ReadyAt: b.ReadyAt, CloseAt: b.CloseAt,
 		PackageCount: b.PackageCount, TotalWeightOz: b.TotalWeightOz, Instructions: deref(b.Instructions),
 		CarrierAccountID: b.CarrierAccountId, IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx),
@@ -39,7 +39,7 @@ func (s *Server) CreatePickup(ctx context.Context, req gen.CreatePickupRequestOb
 	if b.ShipmentIds != nil {
 		in.ShipmentIDs = *b.ShipmentIds
 	}
-	p, replayed, err := s.shipping.CreatePickup(ctx, callerOf(ctx), in)
+	p, replayed, err := s.pickups.CreatePickup(ctx, callerOf(ctx), in)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (s *Server) CreatePickup(ctx context.Context, req gen.CreatePickupRequestOb
 
 // GetPickup reads one pickup.
 func (s *Server) GetPickup(ctx context.Context, req gen.GetPickupRequestObject) (gen.GetPickupResponseObject, error) {
-	p, err := s.shipping.GetPickup(ctx, callerOf(ctx), req.Id)
+	p, err := s.pickups.GetPickup(ctx, callerOf(ctx), req.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +62,11 @@ func (s *Server) ListPickups(ctx context.Context, req gen.ListPickupsRequestObje
 	if err != nil {
 		return nil, err
 	}
-	rows, more, err := s.shipping.Pickups(ctx, callerOf(ctx), page)
+	rows, more, err := s.pickups.Pickups(ctx, callerOf(ctx), page)
 	if err != nil {
 		return nil, err
 	}
-	out := gen.PickupList{Data: make([]gen.Pickup, len(rows)), NextCursor: nextCursor(rows, more, func(p shipping.Pickup) string { return p.ID })}
+	out := gen.PickupList{Data: make([]gen.Pickup, len(rows)), NextCursor: nextCursor(rows, more, func(p pickups.Pickup) string { return p.ID })}
 	for i, p := range rows {
 		out.Data[i] = pickupView(p)
 	}
@@ -75,7 +75,7 @@ func (s *Server) ListPickups(ctx context.Context, req gen.ListPickupsRequestObje
 
 // CancelPickup asks the carrier to cancel a pickup.
 func (s *Server) CancelPickup(ctx context.Context, req gen.CancelPickupRequestObject) (gen.CancelPickupResponseObject, error) {
-	p, err := s.shipping.CancelPickup(ctx, callerOf(ctx), req.Id)
+	p, err := s.pickups.CancelPickup(ctx, callerOf(ctx), req.Id)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/addresses"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -214,7 +215,7 @@ func carrierErrorViews(failures []shipping.CarrierFailure) *[]gen.CarrierError {
 	return &out
 }
 
-func savedAddressView(a shipping.SavedAddress) gen.SavedAddress {
+func savedAddressView(a addresses.SavedAddress) gen.SavedAddress {
 	return gen.SavedAddress{
 		Id: a.ID, Mode: gen.Mode(a.Mode), CreatedAt: a.CreatedAt,
 		Name: a.Address.Name, Company: a.Address.Company, Street1: a.Address.Street1, Street2: a.Address.Street2,

@@ -28,6 +28,13 @@ import (
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/openapi"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/addresses"
+	"github.com/shipd-dev/shipd/shipping/batches"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
+	"github.com/shipd-dev/shipd/shipping/customs"
+	"github.com/shipd-dev/shipd/shipping/manifests"
+	"github.com/shipd-dev/shipd/shipping/pickups"
+	"github.com/shipd-dev/shipd/shipping/trackers"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -35,8 +42,16 @@ import (
 type Config struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
-	Webhooks *webhooks.Service
-	Logger   *slog.Logger
+	// Manifests and the other feature services stand on Shipping.
+	Manifests       *manifests.Service
+	Addresses       *addresses.Service
+	Customs         *customs.Service
+	Batches         *batches.Service
+	Trackers        *trackers.Service
+	CarrierAccounts *carrieraccounts.Service
+	Pickups         *pickups.Service
+	Webhooks        *webhooks.Service
+	Logger          *slog.Logger
 	// Now is the clock of rate limiting; tests replace it to move time.
 	Now func() time.Time
 	// PublicURL is this API's address as clients reach it, used in the
@@ -91,14 +106,21 @@ func (c *Config) setDefaults() {
 
 // Server implements the contract's operations.
 type Server struct {
-	cfg      Config
-	log      *slog.Logger
-	ops      operations
-	accounts *accounts.Service
-	shipping *shipping.Service
-	webhooks *webhooks.Service
-	metrics  *httpMetrics // nil: not measured
-	tracer   trace.Tracer // nil: not traced
+	cfg             Config
+	log             *slog.Logger
+	ops             operations
+	accounts        *accounts.Service
+	shipping        *shipping.Service
+	manifests       *manifests.Service
+	addresses       *addresses.Service
+	customs         *customs.Service
+	batches         *batches.Service
+	trackers        *trackers.Service
+	carrierAccounts *carrieraccounts.Service
+	pickups         *pickups.Service
+	webhooks        *webhooks.Service
+	metrics         *httpMetrics // nil: not measured
+	tracer          trace.Tracer // nil: not traced
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -117,7 +139,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, webhooks: cfg.Webhooks}
+	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, addresses: cfg.Addresses, customs: cfg.Customs, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
 	if cfg.Metrics != nil {
 		if s.metrics, err = newHTTPMetrics(cfg.Metrics, ops); err != nil {
 			return nil, nil, fmt.Errorf("HTTP metrics: %w", err)

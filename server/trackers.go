@@ -9,6 +9,7 @@ import (
 	"github.com/shipd-dev/shipd/gen"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/trackers"
 )
 
 // TrackerEventData renders a standalone tracker as event data: exactly what
@@ -46,9 +47,9 @@ func (s *Server) GetTracker(ctx context.Context, req gen.GetTrackerRequestObject
 // CreateTracker follows any package: 201 new, 200 when already followed.
 func (s *Server) CreateTracker(ctx context.Context, req gen.CreateTrackerRequestObject) (gen.CreateTrackerResponseObject, error) {
 	b := req.Body
-	in := shipping.NewTracker{TrackingNumber: b.TrackingNumber, Carrier: deref(b.Carrier),
+	in := trackers.NewTracker{TrackingNumber: b.TrackingNumber, Carrier: deref(b.Carrier),
 		IdempotencyKey: deref(b.IdempotencyKey), RequestFingerprint: requestFingerprint(ctx)}
-	res, replayed, err := s.shipping.CreateTracker(ctx, callerOf(ctx), in)
+	res, replayed, err := s.trackers.CreateTracker(ctx, callerOf(ctx), in)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +70,7 @@ func (s *Server) ListTrackers(ctx context.Context, req gen.ListTrackersRequestOb
 	if req.Params.Status != nil {
 		status = string(*req.Params.Status)
 	}
-	rows, more, err := s.shipping.Trackers(ctx, callerOf(ctx), status, page)
+	rows, more, err := s.trackers.Trackers(ctx, callerOf(ctx), status, page)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func (s *Server) ListTrackers(ctx context.Context, req gen.ListTrackersRequestOb
 
 // DeleteTracker stops a standalone tracker.
 func (s *Server) DeleteTracker(ctx context.Context, req gen.DeleteTrackerRequestObject) (gen.DeleteTrackerResponseObject, error) {
-	if err := s.shipping.DeleteTracker(ctx, callerOf(ctx), req.Id); err != nil {
+	if err := s.trackers.DeleteTracker(ctx, callerOf(ctx), req.Id); err != nil {
 		return nil, err
 	}
 	return gen.DeleteTracker204Response{}, nil

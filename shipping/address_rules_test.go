@@ -70,7 +70,7 @@ func TestAddressRules(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(string(mode)+"/"+tc.name, func(t *testing.T) {
 				t.Parallel()
-				in := rulesInput(tc.to).normalized()
+				in := rulesInput(tc.to).Normalized()
 				if tc.to.Country != "US" {
 					in.Customs = &Customs{ContentsType: "merchandise"}
 				}
@@ -130,7 +130,7 @@ func TestNoRatesTriggerZip(t *testing.T) {
 // TestStateNormalized: a US state is stored upper case, as carriers take it.
 func TestStateNormalized(t *testing.T) {
 	t.Parallel()
-	in := rulesInput(usAddress(" ny ", "10118")).normalized()
+	in := rulesInput(usAddress(" ny ", "10118")).Normalized()
 	if got := *in.To.State; got != "NY" {
 		t.Errorf("state = %q, want NY", got)
 	}
@@ -140,7 +140,7 @@ func TestStateNormalized(t *testing.T) {
 	ca := abroad("CA", "K1A 0B1")
 	prov := "on"
 	ca.State = &prov
-	if got := *rulesInput(ca).normalized().To.State; got != "on" {
+	if got := *rulesInput(ca).Normalized().To.State; got != "on" {
 		t.Errorf("non-US state = %q, want it as given", got)
 	}
 }

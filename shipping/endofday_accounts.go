@@ -17,11 +17,11 @@ import (
 // account that pays for it. A nil carrier account is the operator's carriers
 // (and, in test mode, the sandbox).
 
-// askedCarrierAccount checks a carrierAccountId given with a manifest or a
+// AskedCarrierAccount checks a carrierAccountId given with a manifest or a
 // pickup: a carrier account of the caller's, of that carrier, in live mode.
 // enabledOnly refuses a disabled one (a pickup books with it; a manifest
 // only names the labels it bought).
-func (s *Service) askedCarrierAccount(ctx context.Context, c accounts.Caller, carrier string, id *string, enabledOnly bool) (*store.CarrierAccount, error) {
+func (s *Service) AskedCarrierAccount(ctx context.Context, c accounts.Caller, carrier string, id *string, enabledOnly bool) (*store.CarrierAccount, error) {
 	if id == nil {
 		return nil, nil
 	}
@@ -42,10 +42,10 @@ func (s *Service) askedCarrierAccount(ctx context.Context, c accounts.Caller, ca
 	return &row, nil
 }
 
-// carrierThrough is the client of a manifest's or pickup's carrier: the
+// CarrierThrough is the client of a manifest's or pickup's carrier: the
 // carrier account's, whatever became of that account since, or the mode's
 // carrier of that name.
-func (s *Service) carrierThrough(ctx context.Context, mode accounts.Mode, name string, carrierAccountID *string) (carriers.Carrier, error) {
+func (s *Service) CarrierThrough(ctx context.Context, mode accounts.Mode, name string, carrierAccountID *string) (carriers.Carrier, error) {
 	if carrierAccountID == nil || *carrierAccountID == "" {
 		return s.cfg.Carriers.Lookup(mode == accounts.Test, name)
 	}
@@ -53,19 +53,19 @@ func (s *Service) carrierThrough(ctx context.Context, mode accounts.Mode, name s
 	if err != nil {
 		return nil, fmt.Errorf("carrier account %s: %w", *carrierAccountID, err)
 	}
-	return s.accountCarrier(ca)
+	return s.AccountCarrier(ca)
 }
 
-// notServed reports whether a live lookup found no carrier of the server's
+// CarrierNotServed reports whether a live lookup found no carrier of the server's
 // own by that name (none configured, or not that one), when a carrier
 // account may still reach it.
-func notServed(err error) bool {
+func CarrierNotServed(err error) bool {
 	return errors.Is(err, carriers.ErrNotConfigured) || errors.Is(err, carriers.ErrUnknownCarrier)
 }
 
-// carrierAccountsText names the carrier accounts of a choice the caller has
+// CarrierAccountsText names the carrier accounts of a choice the caller has
 // to make: their ids, "" being the operator's carriers.
-func carrierAccountsText(ids []string) string {
+func CarrierAccountsText(ids []string) string {
 	shown := make([]string, len(ids))
 	for i, id := range ids {
 		shown[i] = id

@@ -43,16 +43,16 @@ func checkLabelFormat(f carriers.LabelFormat, size carriers.LabelSize) error {
 	return nil
 }
 
-// rowLabelFormat is a row's format; rows written without one are PDFs.
-func rowLabelFormat(row store.Shipment) carriers.LabelFormat {
+// RowLabelFormat is a row's format; rows written without one are PDFs.
+func RowLabelFormat(row store.Shipment) carriers.LabelFormat {
 	if row.LabelFormat == "" {
 		return carriers.LabelPDF
 	}
 	return carriers.LabelFormat(row.LabelFormat)
 }
 
-// rowLabelSize is a row's size; rows written without one are 4x6.
-func rowLabelSize(row store.Shipment) carriers.LabelSize {
+// RowLabelSize is a row's size; rows written without one are 4x6.
+func RowLabelSize(row store.Shipment) carriers.LabelSize {
 	if row.LabelSize == "" {
 		return carriers.Label4x6
 	}
@@ -83,7 +83,7 @@ func (s *Service) LabelFile(ctx context.Context, c accounts.Caller, id string) (
 		return LabelFile{}, err
 	}
 	data, err := s.labelData(ctx, row)
-	return LabelFile{Data: data, Format: rowLabelFormat(row)}, err
+	return LabelFile{Data: data, Format: RowLabelFormat(row)}, err
 }
 
 // LabelDocumentIn returns the label document of the caller's shipment when
@@ -94,7 +94,7 @@ func (s *Service) LabelDocumentIn(ctx context.Context, c accounts.Caller, id str
 	if err != nil {
 		return nil, err
 	}
-	if got := rowLabelFormat(row); got != f {
+	if got := RowLabelFormat(row); got != f {
 		return nil, &LabelFormatError{ShipmentID: row.ID, Format: got, Asked: f}
 	}
 	return s.labelData(ctx, row)
@@ -113,3 +113,8 @@ func (s *Service) labelData(ctx context.Context, row store.Shipment) ([]byte, er
 	}
 	return data, err
 }
+
+// Label formats a batch may ask for. Only pdf documents exist today: the
+// format is stored with the batch and shown back; per-item formats come with
+// the label formats work.
+var LabelFormats = []string{"pdf", "png", "zpl"}

@@ -102,17 +102,17 @@ func (e *InputError) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-// addressIssues checks what the contract's schema cannot express, as the
+// AddressIssues checks what the contract's schema cannot express, as the
 // carriers would: a US address needs a state, which must be a state or
 // territory code, and a postal code must be one (carriers/postal.go). In
 // test mode the sandbox's no-rates trigger ZIP (00000) is let through where
 // a recipient may be (recipient), since it is documented to quote nothing.
-func addressIssues(mode accounts.Mode, prefix string, a Address, recipient bool) []Issue {
-	if issues := stateRequired(prefix, a); len(issues) > 0 {
+func AddressIssues(mode accounts.Mode, prefix string, a Address, recipient bool) []Issue {
+	if issues := StateRequired(prefix, a); len(issues) > 0 {
 		return issues
 	}
 	var issues []Issue
-	for _, p := range carriers.PostalProblems(carrierAddress(a)) {
+	for _, p := range carriers.PostalProblems(CarrierAddress(a)) {
 		if p.Field == "zip" && mode == accounts.Test && recipient && sandbox.IsNoRatesZip(a.Zip) {
 			continue
 		}
@@ -121,8 +121,8 @@ func addressIssues(mode accounts.Mode, prefix string, a Address, recipient bool)
 	return issues
 }
 
-// stateRequired: a US address needs a state.
-func stateRequired(prefix string, a Address) []Issue {
+// StateRequired: a US address needs a state.
+func StateRequired(prefix string, a Address) []Issue {
 	if strings.EqualFold(a.Country, "US") && (a.State == nil || strings.TrimSpace(*a.State) == "") {
 		return []Issue{{Path: prefix + "state", Message: "is required for a US address"}}
 	}
@@ -132,11 +132,11 @@ func stateRequired(prefix string, a Address) []Issue {
 // check applies the shipment rules: addresses a carrier would take (above),
 // and customs for an international shipment.
 func (in Input) check(mode accounts.Mode) error {
-	issues := append(addressIssues(mode, "fromAddress.", in.From, false), addressIssues(mode, "toAddress.", in.To, true)...)
+	issues := append(AddressIssues(mode, "fromAddress.", in.From, false), AddressIssues(mode, "toAddress.", in.To, true)...)
 	if len(issues) > 0 {
 		return &InputError{Issues: issues}
 	}
-	if in.customsRequired() && in.Customs == nil {
+	if in.CustomsRequired() && in.Customs == nil {
 		return errCustomsRequired
 	}
 	if issues := in.customsIssues(); len(issues) > 0 {
@@ -151,22 +151,22 @@ func (in Input) international() bool {
 	return !strings.EqualFold(in.From.Country, in.To.Country)
 }
 
-// customsRequired reports whether the shipment needs a customs declaration
+// CustomsRequired reports whether the shipment needs a customs declaration
 // (carriers.CustomsRequired: not between two EU member states).
-func (in Input) customsRequired() bool {
-	return carriers.CustomsRequired(carrierAddress(in.From), carrierAddress(in.To))
+func (in Input) CustomsRequired() bool {
+	return carriers.CustomsRequired(CarrierAddress(in.From), CarrierAddress(in.To))
 }
 
-// normalized upper-cases the country codes and a US address's state, which
+// Normalized upper-cases the country codes and a US address's state, which
 // is checked in any case but stored, printed on labels and sent to the
 // carriers as the code carriers take (NY, not ny).
-func (in Input) normalized() Input {
-	in.From = in.From.normalized()
-	in.To = in.To.normalized()
-	return in.pieces()
+func (in Input) Normalized() Input {
+	in.From = in.From.Normalized()
+	in.To = in.To.Normalized()
+	return in.Pieces()
 }
 
-func (a Address) normalized() Address {
+func (a Address) Normalized() Address {
 	a.Country = strings.ToUpper(a.Country)
 	if a.Country == "US" && a.State != nil {
 		state := strings.ToUpper(strings.TrimSpace(*a.State))
@@ -187,9 +187,9 @@ func encodeInput(in Input) (string, error) {
 // errInputUndecodable marks a stored request that does not decode.
 var errInputUndecodable = errors.New("stored shipment request does not decode")
 
-// decodeInput reads a stored request. Unknown fields or missing required
+// DecodeInput reads a stored request. Unknown fields or missing required
 // parts are an error, never a zero value.
-func decodeInput(raw string) (Input, error) {
+func DecodeInput(raw string) (Input, error) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(raw)))
 	dec.DisallowUnknownFields()
 	var in Input
@@ -202,11 +202,11 @@ func decodeInput(raw string) (Input, error) {
 	return in, nil
 }
 
-// carrierShipment is the input as the carrier port takes it.
-func (in Input) carrierShipment() carriers.Shipment {
+// CarrierShipment is the input as the carrier port takes it.
+func (in Input) CarrierShipment() carriers.Shipment {
 	s := carriers.Shipment{
-		From:   carrierAddress(in.From),
-		To:     carrierAddress(in.To),
+		From:   CarrierAddress(in.From),
+		To:     CarrierAddress(in.To),
 		Parcel: carrierParcel(in.Parcel),
 	}
 	for _, p := range in.Parcels {
@@ -234,7 +234,7 @@ func (in Input) carrierShipment() carriers.Shipment {
 	return s
 }
 
-func carrierAddress(a Address) carriers.Address {
+func CarrierAddress(a Address) carriers.Address {
 	return carriers.Address{
 		Name: deref(a.Name), Company: deref(a.Company), Street1: a.Street1, Street2: deref(a.Street2),
 		City: a.City, State: deref(a.State), Zip: a.Zip, Country: strings.ToUpper(a.Country),
@@ -248,4 +248,12 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// optional turns "" into an absent field.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

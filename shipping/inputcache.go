@@ -17,7 +17,7 @@ type decodedInputs struct {
 	byRaw map[string]Input
 }
 
-// decode is decodeInput, remembered.
+// decode is DecodeInput, remembered.
 func (c *decodedInputs) decode(raw string) (Input, error) {
 	c.mu.RLock()
 	in, ok := c.byRaw[raw]
@@ -25,7 +25,7 @@ func (c *decodedInputs) decode(raw string) (Input, error) {
 	if ok {
 		return in, nil
 	}
-	in, err := decodeInput(raw)
+	in, err := DecodeInput(raw)
 	if err != nil {
 		return Input{}, err
 	}

@@ -17,7 +17,7 @@ func TestDecodedInputsAreTheStoredRequests(t *testing.T) {
 	var c decodedInputs
 	for range 2 { // the second round is answered from memory
 		for _, street := range []string{"1 Congress Ave", "2 Congress Ave"} {
-			want, err := decodeInput(raw(street))
+			want, err := DecodeInput(raw(street))
 			if err != nil {
 				t.Fatal(err)
 			}

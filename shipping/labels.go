@@ -107,7 +107,7 @@ type NewLabel struct {
 // Create selects a rate and accepts the purchase: the shipment, the money
 // reserved from the balance and the purchase job commit together, so an
 // accepted purchase survives a crash. The purchase itself is asynchronous
-// (purchase.go). A return label reserves nothing: it is paid on use (returns.go).
+// (shipping/labeljobs/purchase.go). A return label reserves nothing: it is paid on use (returns.go).
 func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (Shipment, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /labels/create", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Shipment]) (Shipment, error) {
@@ -115,14 +115,14 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err != nil {
 			return Shipment{}, err
 		}
-		input = input.normalized()
+		input = input.Normalized()
 		if err := input.check(c.Mode); err != nil {
 			return Shipment{}, err
 		}
 		if err := checkLabelFormat(in.LabelFormat, in.LabelSize); err != nil {
 			return Shipment{}, err
 		}
-		if err := checkPieceFormat(input, in.LabelFormat); err != nil {
+		if err := CheckPieceFormat(input, in.LabelFormat); err != nil {
 			return Shipment{}, err
 		}
 		if err := s.checkDeliverBy(in.DeliverBy); err != nil {
@@ -178,10 +178,10 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 				return Shipment{}, err
 			}
 			// A new shipment's purchase job cannot collide with another: the fast insert suffices.
-			if err := tx.EnqueueNew(ctx, river.InsertManyParams{Args: purchaseArgs{ShipmentID: row.ID}}); err != nil {
+			if err := tx.EnqueueNew(ctx, river.InsertManyParams{Args: PurchaseArgs{ShipmentID: row.ID}}); err != nil {
 				return Shipment{}, err
 			}
-			return shipmentOf(row, input, nil, false), nil
+			return ShipmentOf(row, input, nil, false), nil
 		})
 	})
 }
@@ -210,7 +210,7 @@ func (s *Service) detail(ctx context.Context, scans scansReader, row store.Shipm
 			return Shipment{}, err
 		}
 	}
-	return shipmentOf(row, in, events, true), nil
+	return ShipmentOf(row, in, events, true), nil
 }
 
 // Get reads one shipment with its tracking events.
@@ -228,19 +228,19 @@ func (s *Service) List(ctx context.Context, c accounts.Caller, status Status, p 
 	if err != nil {
 		return nil, false, err
 	}
-	out, err := s.listed(rows)
+	out, err := s.ShipmentsOf(rows)
 	return out, more, err
 }
 
-// listed are rows as a list shows them: without their scans.
-func (s *Service) listed(rows []store.Shipment) ([]Shipment, error) {
+// ShipmentsOf are rows as a list shows them: without their scans.
+func (s *Service) ShipmentsOf(rows []store.Shipment) ([]Shipment, error) {
 	out := make([]Shipment, len(rows))
 	for i, row := range rows {
 		in, err := s.inputs.decode(row.Request)
 		if err != nil {
 			return nil, fmt.Errorf("shipment %s: %w", row.ID, err)
 		}
-		out[i] = shipmentOf(row, in, nil, false)
+		out[i] = ShipmentOf(row, in, nil, false)
 	}
 	return out, nil
 }
@@ -253,7 +253,7 @@ type RefundRequest struct {
 }
 
 // Refund asks for a void: purchased → void_requested, with the void job
-// committed in the same transaction (refund.go does the rest).
+// committed in the same transaction (shipping/labeljobs/refund.go does the rest).
 func (s *Service) Refund(ctx context.Context, c accounts.Caller, id string, in RefundRequest) (Shipment, bool, error) {
 	req := idempotency.Request{AccountID: c.AccountID, Mode: string(c.Mode), Endpoint: "POST /labels/" + id + "/refund", Key: in.IdempotencyKey, Fingerprint: in.RequestFingerprint, Input: in}
 	return idempotency.Run(ctx, s.idem, req, func(ctx context.Context, commit idempotency.Commit[Shipment]) (Shipment, error) {
@@ -277,7 +277,7 @@ func (s *Service) Refund(ctx context.Context, c accounts.Caller, id string, in R
 			if err := tx.UpdateShipment(ctx, &row); err != nil {
 				return Shipment{}, err
 			}
-			if err := tx.Enqueue(ctx, river.InsertManyParams{Args: voidArgs{ShipmentID: row.ID}}); err != nil {
+			if err := tx.Enqueue(ctx, river.InsertManyParams{Args: VoidArgs{ShipmentID: row.ID}}); err != nil {
 				return Shipment{}, err
 			}
 			return s.detail(ctx, tx.TrackingEvents, row)
@@ -318,10 +318,10 @@ func (s *Service) Tracker(ctx context.Context, c accounts.Caller, id string) (Tr
 	if err != nil {
 		return Tracker{}, err
 	}
-	return trackerDetail(ctx, s.store.CachedTrackingEvents, t)
+	return TrackerDetail(ctx, s.store.CachedTrackingEvents, t)
 }
 
-func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, detail bool) Shipment {
+func ShipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, detail bool) Shipment {
 	sh := Shipment{
 		ID: row.ID, Mode: accounts.Mode(row.Mode), Status: Status(row.Status), CreatedAt: row.CreatedAt, UpdatedAt: row.UpdatedAt,
 		Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
@@ -331,7 +331,7 @@ func shipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 		EstimatedDeliveryDate: rowDeliveryDate(row), Guaranteed: row.Guaranteed,
 		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
 		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,
-		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, BatchID: row.BatchID, ManifestID: row.ManifestID, Detail: detail, LabelFormat: rowLabelFormat(row), LabelSize: rowLabelSize(row),
+		IsReturn: row.IsReturn, ReturnOf: row.ReturnOf, BatchID: row.BatchID, ManifestID: row.ManifestID, Detail: detail, LabelFormat: RowLabelFormat(row), LabelSize: RowLabelSize(row),
 		Packages: decodePackages(row.Packages),
 	}
 	if detail {

@@ -44,8 +44,8 @@ func (s *Service) recordReserve(ctx context.Context, tx *store.Tx, row store.Shi
 	return err
 }
 
-// release gives back the reserved part of a purchase that failed.
-func (s *Service) release(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) error {
+// Release gives back the reserved part of a purchase that failed.
+func (s *Service) Release(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) error {
 	if row.BalanceAppliedCents <= 0 {
 		return nil
 	}
@@ -54,8 +54,8 @@ func (s *Service) release(ctx context.Context, tx *store.Tx, row store.Shipment,
 	return err
 }
 
-// charge records the card charge of a bought live label.
-func (s *Service) charge(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) error {
+// Charge records the card charge of a bought live label.
+func (s *Service) Charge(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) error {
 	if accounts.Mode(row.Mode) != accounts.Live || row.ChargeAmountCents <= 0 {
 		return nil
 	}
@@ -66,7 +66,7 @@ func (s *Service) charge(ctx context.Context, tx *store.Tx, row store.Shipment, 
 
 // credit puts the whole price of a voided label on the balance; a return
 // label voided before its first use was never paid, and gets nothing.
-func (s *Service) credit(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) error {
+func (s *Service) Credit(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) error {
 	if !paid(row) {
 		return nil
 	}

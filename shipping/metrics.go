@@ -19,7 +19,7 @@ type Observer interface {
 	// LabelStored reports a label document written to Documents.
 	LabelStored()
 	// UnusableLabel reports one attempt to void a label the carrier sold for
-	// a purchase whose answer could not be used (unusable.go):
+	// a purchase whose answer could not be used (shipping/labeljobs/unusable.go):
 	// UnusableOutcomeVoided, UnusableOutcomeRequested, UnusableOutcomeNotSold,
 	// UnusableOutcomeError (the job tries again) or UnusableOutcomeNotVoided
 	// (for good: the operator settles the label with the carrier).
@@ -41,8 +41,8 @@ const (
 	RefundOutcomeError     = "error"
 )
 
-// observer is Config.Observer, or one that does nothing.
-func (s *Service) observer() Observer {
+// Observer is Config.Observer, or one that does nothing.
+func (s *Service) Observer() Observer {
 	if s.cfg.Observer == nil {
 		return noObserver{}
 	}

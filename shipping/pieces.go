@@ -1,15 +1,10 @@
 package shipping
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/shipd-dev/shipd/carriers"
-	"github.com/shipd-dev/shipd/internal/pdfmerge"
 )
 
 // Multi-piece shipments: several boxes under one shipment, bought from a
@@ -17,7 +12,6 @@ import (
 // per box). The caller gives `parcels` instead of `parcel`; once normalized
 // an Input of one piece has Parcel only, and one of several has Parcels with
 // Parcel their first, so every single-parcel path reads as before.
-
 // MaxPieces is the most pieces a shipment may have, as the contract says
 // (UPS takes up to 200 and FedEx up to 999 pieces per shipment; 20 keeps
 // a label document a size one prints at once).
@@ -43,10 +37,10 @@ func (in Input) onePieceForm() error {
 	return nil
 }
 
-// pieces folds parcels into the single-parcel form: one piece is a parcel;
+// Pieces folds parcels into the single-parcel form: one piece is a parcel;
 // of several, Parcel is the first (the shipment's parcel as older clients
 // read it).
-func (in Input) pieces() Input {
+func (in Input) Pieces() Input {
 	switch len(in.Parcels) {
 	case 0:
 	case 1:
@@ -59,7 +53,6 @@ func (in Input) pieces() Input {
 
 // MultiPiece reports whether the shipment has several pieces.
 func (in Input) MultiPiece() bool { return len(in.Parcels) > 1 }
-
 func carrierParcel(p Parcel) carriers.Parcel {
 	return carriers.Parcel{WeightOz: p.WeightOz, LengthIn: deref(p.LengthIn), WidthIn: deref(p.WidthIn), HeightIn: deref(p.HeightIn)}
 }
@@ -68,29 +61,17 @@ func carrierParcel(p Parcel) carriers.Parcel {
 // label per piece, which a PDF (a page each) or ZPL (a label each) holds.
 var errPiecesPNG = &InputError{Issues: []Issue{{Path: "labelFormat", Message: "png holds one label: a shipment of several parcels is printed as pdf (a page per parcel) or zpl (a label per parcel)"}}}
 
-// checkPieceFormat refuses a PNG label for a multi-piece input (normalized).
-func checkPieceFormat(in Input, f carriers.LabelFormat) error {
+// CheckPieceFormat refuses a PNG label for a multi-piece input (normalized).
+func CheckPieceFormat(in Input, f carriers.LabelFormat) error {
 	if in.MultiPiece() && f == carriers.LabelPNG {
 		return errPiecesPNG
 	}
 	return nil
 }
 
-// batchPieceIssues are the items of a batch that checkPieceFormat refuses
-// in the batch's format.
-func batchPieceIssues(items []BatchItem, format string) []Issue {
-	var issues []Issue
-	for i, it := range items {
-		if err := checkPieceFormat(it.Input.normalized(), carriers.LabelFormat(format)); err != nil {
-			issues = append(issues, Issue{Path: "shipments." + strconv.Itoa(i) + ".parcels", Message: "cannot be bought as png labels: png holds one label; a batch of several-parcel shipments is pdf or zpl"})
-		}
-	}
-	return issues
-}
-
-// packagesOf records the pieces a carrier sold: each piece's tracking
+// PackagesOf records the pieces a carrier sold: each piece's tracking
 // number beside its weight; nil for a single parcel.
-func packagesOf(in Input, label carriers.Label) ([]Package, error) {
+func PackagesOf(in Input, label carriers.Label) ([]Package, error) {
 	if !in.MultiPiece() {
 		return nil, nil
 	}
@@ -104,8 +85,8 @@ func packagesOf(in Input, label carriers.Label) ([]Package, error) {
 	return out, nil
 }
 
-// encodePackages is the stored form of a shipment's packages (nil: none).
-func encodePackages(ps []Package) (*string, error) {
+// EncodePackages is the stored form of a shipment's packages (nil: none).
+func EncodePackages(ps []Package) (*string, error) {
 	if len(ps) == 0 {
 		return nil, nil
 	}
@@ -130,59 +111,11 @@ func decodePackages(raw *string) []Package {
 	return ps
 }
 
-// pieceNumbers are the tracking numbers of a row's pieces, for a void.
-func pieceNumbers(raw *string) []string {
+// PieceNumbers are the tracking numbers of a row's pieces, for a void.
+func PieceNumbers(raw *string) []string {
 	var out []string
 	for _, p := range decodePackages(raw) {
 		out = append(out, p.TrackingNumber)
 	}
 	return out
-}
-
-// joinPieces makes a label answered as a document per piece (FedEx) one
-// document: a PDF of their pages (internal/pdfmerge), or their ZPL labels
-// one after the other. A piece whose PDF cannot be read makes the whole
-// label unusable (errUnusable): the purchase fails and the shipment, every
-// piece with it, is voided (unusable.go), rather than a label sold with a
-// page missing.
-func (s *Service) joinPieces(ctx context.Context, id string, label carriers.Label) (carriers.Label, error) {
-	if len(label.PieceDocuments) == 0 {
-		return label, nil
-	}
-	docs := label.PieceDocuments
-	label.PieceDocuments = nil
-	if label.Format != "" && label.Format != carriers.LabelPDF {
-		label.Document = bytes.Join(docs, nil)
-		return label, nil
-	}
-	var buf bytes.Buffer
-	m := pdfmerge.NewMerger(&buf, s.cfg.PDFBudget)
-	for i, doc := range docs {
-		if err := m.Add(ctx, doc); errors.Is(err, pdfmerge.ErrUnmergeable) {
-			return label, fmt.Errorf("%w: the PDF of piece %s: %w", errUnusable, pieceAt(label.Pieces, i), err)
-		} else if err != nil {
-			return label, err
-		}
-	}
-	if err := m.Close(); err != nil {
-		return label, err // only a writer failing: a bytes.Buffer does not
-	}
-	label.Document, label.Format = buf.Bytes(), carriers.LabelPDF
-	return label, nil
-}
-
-func pieceAt(numbers []string, i int) string {
-	if i < len(numbers) {
-		return numbers[i]
-	}
-	return strconv.Itoa(i + 1)
-}
-
-// wholeLabel reports whether a label found by a rescued purchase can be
-// adopted: for a multi-piece shipment, only with every piece's number (UPS
-// Label Recovery gives the first package's label alone); otherwise it is
-// voided, the whole shipment with it, and bought again.
-func wholeLabel(req carriers.BuyRequest, found carriers.Label) bool {
-	n := len(req.Shipment.Pieces)
-	return n < 2 || len(found.Pieces) == n
 }

@@ -180,7 +180,7 @@ func (s *Service) QuoteReturn(ctx context.Context, c accounts.Caller, in Input, 
 	if err != nil {
 		return Quote{}, err
 	}
-	in = in.normalized()
+	in = in.Normalized()
 	if err := in.check(c.Mode); err != nil {
 		return Quote{}, err
 	}
@@ -234,7 +234,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 	if err != nil {
 		return Quote{}, err
 	}
-	shipment := in.carrierShipment()
+	shipment := in.CarrierShipment()
 	shipment.ShipDate = carriers.ShipDate(s.now())
 	shipment.Return = ret
 	cs, accountIDs = s.serving(cs, accountIDs, shipment)
@@ -267,7 +267,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			return Quote{}, errCustomsRequired
 		}
 		if a.err != nil {
-			f := failureOf(cs[i].Name(), a.err)
+			f := FailureOf(cs[i].Name(), a.err)
 			s.log.WarnContext(ctx, "carrier rates failed", slog.String("carrier", f.Carrier), slog.String("kind", f.Kind), slog.String("code", f.Code), slog.String("message", f.Message))
 			q.Failures = append(q.Failures, f)
 			continue
@@ -301,7 +301,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 	}
 	q = q.withoutUnbuyable(s.cfg.Catalog, shipment)
 	if len(q.Rates) == 0 && len(q.blocked) == 0 {
-		if err := noRates(q.Failures); err != nil {
+		if err := NoRatesError(q.Failures); err != nil {
 			return Quote{}, err
 		}
 		return Quote{}, ErrNoRates
@@ -310,11 +310,11 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 	return q, nil
 }
 
-// noRates is the error of a quote without rates: nil when no carrier
+// NoRatesError is the error of a quote without rates: nil when no carrier
 // failed (they simply offer nothing); unavailable when every failure is
 // transient; rejected when a carrier refused the shipment and none failed;
 // failed otherwise.
-func noRates(failures []CarrierFailure) error {
+func NoRatesError(failures []CarrierFailure) error {
 	if len(failures) == 0 {
 		return nil
 	}
@@ -336,8 +336,8 @@ func noRates(failures []CarrierFailure) error {
 	return e
 }
 
-// failureOf classifies a carrier's error, keeping its own code and message.
-func failureOf(name string, err error) CarrierFailure {
+// FailureOf classifies a carrier's error, keeping its own code and message.
+func FailureOf(name string, err error) CarrierFailure {
 	f := CarrierFailure{Carrier: name, Kind: FailureFailed, Message: err.Error()}
 	var ce *carriers.Error
 	if errors.As(err, &ce) {
@@ -406,4 +406,10 @@ func (s *Service) serving(cs []carriers.Carrier, accountIDs []string, shipment c
 		}
 	}
 	return keptC, keptA
+}
+
+// CarrierError is one carrier's failure (outside a quote: a pickup, a
+// manifest) as a quote's would be answered: classified, with its code.
+func CarrierError(name string, err error) *CarriersError {
+	return NoRatesError([]CarrierFailure{FailureOf(name, err)}).(*CarriersError)
 }

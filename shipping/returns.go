@@ -23,7 +23,7 @@ import (
 // drop-off, never the pre-transit "label created"). That scan's transaction
 // charges the rate plus the fee, as a purchase does (the shipping balance
 // first, then the card, live mode), and sets use_charged_at, so that the
-// charge happens once. A label never used is never charged; one refunded
+// Charge happens once. A label never used is never charged; one refunded
 // before use credits nothing. A used label cannot be refunded
 // (CanRefundLabel), so a charged return is never credited back either.
 
@@ -143,7 +143,7 @@ func preferCarrier(q Quote, sel Selection, carrier string) Selection {
 // it, in that scan's transaction (row locked by it, written by the caller
 // after): the balance part is debited, the rest charged to the card (live
 // mode), as at a purchase. Once: use_charged_at marks the charge.
-func (s *Service) chargeOnUse(ctx context.Context, tx *store.Tx, row *store.Shipment, used bool, now time.Time) error {
+func (s *Service) ChargeOnUse(ctx context.Context, tx *store.Tx, row *store.Shipment, used bool, now time.Time) error {
 	if !row.IsReturn || row.UseChargedAt != nil || !used {
 		return nil
 	}
@@ -153,7 +153,7 @@ func (s *Service) chargeOnUse(ctx context.Context, tx *store.Tx, row *store.Ship
 	if err := s.recordReserve(ctx, tx, *row, now); err != nil {
 		return err
 	}
-	if err := s.charge(ctx, tx, *row, now); err != nil {
+	if err := s.Charge(ctx, tx, *row, now); err != nil {
 		return err
 	}
 	row.UseChargedAt = &now
@@ -164,9 +164,9 @@ func (s *Service) chargeOnUse(ctx context.Context, tx *store.Tx, row *store.Ship
 // (returnOf): a purchased label that is not itself a return.
 func (sh Shipment) CanReturn() bool { return sh.Status == Purchased && !sh.IsReturn }
 
-// usedBy reports whether a poll's answer shows a use: its status, or any
+// UsedBy reports whether a poll's answer shows a use: its status, or any
 // of its scans (a label polled late may already be delivered).
-func usedBy(status string, events []carriers.TrackingEvent) bool {
+func UsedBy(status string, events []carriers.TrackingEvent) bool {
 	if Used(status) {
 		return true
 	}

@@ -1,8 +1,14 @@
-// Package shipping owns shipments: quoting and rate selection, the shipment
-// state machine (status.go), what a purchase does (purchase.go), when a label
-// may be refunded and what a void does (refund.go), tracking (tracking.go),
-// the movements of money (ledger.go) and the address book (addresses.go).
-// Its services take the caller explicitly and own their transactions.
+// Package shipping is the shipments domain: what a shipment is and what may
+// happen to it. It owns the input rules (input.go, requirements.go,
+// customs.go, pieces.go), quoting and rate selection (quote.go), the
+// create and the refund request (labels.go), the shipment state machine
+// (status.go) and trackers' (trackerstatus.go), the movements of money
+// (ledger.go), return labels (returns.go) and the clients of carrier
+// accounts (carrieraccounts.go). The features built on it are packages of
+// their own: the jobs that buy, void and track a label (shipping/labeljobs),
+// batches, manifests, pickups, standalone trackers, carrier accounts,
+// customs documents and the address book. Its services take the
+// caller explicitly and own their transactions.
 package shipping
 
 import (
@@ -66,11 +72,6 @@ type Config struct {
 	Documents Documents
 	// EventData renders shipments for events.
 	EventData EventEncoder
-	// BatchEventData renders batches for batch.completed; nil: the domain's JSON.
-	BatchEventData BatchEncoder
-	// ManifestEventData renders manifests for manifest.created and
-	// manifest.failed; nil: the domain's JSON.
-	ManifestEventData ManifestEncoder
 	// TrackerEventData renders standalone trackers for events (tracker.updated
 	// of a tracker without a shipment); nil: the Tracker as Go marshals it.
 	TrackerEventData TrackerEncoder
@@ -83,7 +84,7 @@ type Config struct {
 	// CarrierTimeout bounds each carrier's answer to a quote. Default 10 s.
 	CarrierTimeout time.Duration
 	// TrackingPollInterval, when set, polls live carriers' tracking at this
-	// fixed interval instead of the default schedule (tracking.go); for tests.
+	// fixed interval instead of the default schedule (shipping/labeljobs/tracking.go); for tests.
 	TrackingPollInterval time.Duration
 	// PurchaseWorkers is how many purchases run at once per instance, on a
 	// queue of their own (PurchaseQueue). Default 64: a purchase mostly waits
@@ -116,9 +117,11 @@ type Config struct {
 	PDFBudget *pdfmerge.Budget
 }
 
-// Service owns shipments and the address book.
+// Service is the shipments domain: creates, quotes, reads and refund
+// requests of shipments and the ledger, and the rules its feature packages
+// call.
 type Service struct {
-	store    *store.Store
+	store    Storage
 	accounts *accounts.Service
 	webhooks *webhooks.Service
 	idem     *idempotency.Service
@@ -129,13 +132,15 @@ type Service struct {
 	backlog  backlog
 	inputs   decodedInputs
 	clients  accountClients
+	// batches is told of finished batch items (SetBatchItemFinisher).
+	batches BatchItemFinisher
 }
 
 // DefaultPlatformFeeCents is the fee on every API-created label (the spec's default).
 const DefaultPlatformFeeCents = 8
 
 // New returns the shipping service.
-func New(st *store.Store, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) (*Service, error) {
+func New(st Storage, acc *accounts.Service, wh *webhooks.Service, idem *idempotency.Service, cfg Config) (*Service, error) {
 	if cfg.Catalog == nil {
 		return nil, errors.New("shipping: Config.Catalog is required")
 	}
@@ -195,20 +200,20 @@ func (s *Service) platformFee() int64 {
 	return *s.cfg.PlatformFeeCents
 }
 
-// record stores events about row (as it is in tx, with its tracking) in tx;
+// Record stores events about row (as it is in tx, with its tracking) in tx;
 // their data is the shipment's detail, rendered once.
-func (s *Service) record(ctx context.Context, tx *store.Tx, row store.Shipment, eventTypes ...string) error {
+func (s *Service) Record(ctx context.Context, tx *store.Tx, row store.Shipment, eventTypes ...string) error {
 	sh, err := s.detail(ctx, tx.TrackingEvents, row)
 	if err != nil {
 		return err
 	}
-	return s.recordShipment(ctx, tx, row, sh, eventTypes...)
+	return s.RecordShipment(ctx, tx, row, sh, eventTypes...)
 }
 
-// recordShipment records the events of row with sh as their data, for a
+// RecordShipment records the events of row with sh as their data, for a
 // caller that has the shipment at hand (a purchase knows its tracker is new
 // and has no tracking events yet, so nothing needs reading).
-func (s *Service) recordShipment(ctx context.Context, tx *store.Tx, row store.Shipment, sh Shipment, eventTypes ...string) error {
+func (s *Service) RecordShipment(ctx context.Context, tx *store.Tx, row store.Shipment, sh Shipment, eventTypes ...string) error {
 	data, err := s.cfg.EventData(sh)
 	if err != nil {
 		return fmt.Errorf("event data: %w", err)
@@ -221,11 +226,32 @@ func (s *Service) recordShipment(ctx context.Context, tx *store.Tx, row store.Sh
 	return nil
 }
 
-// retryDelay backs off exponentially from base, capped at 5 minutes.
-func retryDelay(base time.Duration, attempt int) time.Duration {
+// RetryDelay backs off exponentially from base, capped at 5 minutes.
+func RetryDelay(base time.Duration, attempt int) time.Duration {
 	d := base
 	for i := 1; i < attempt && d < 5*time.Minute; i++ {
 		d *= 2
 	}
 	return min(d, 5*time.Minute)
 }
+
+// The feature packages built on the shipments domain (shipping/manifests,
+// shipping/pickups, shipping/batches, shipping/trackers …) share its
+// configuration, clocks and logger, so that a test's clock or a server's
+// settings reach every one of them alike.
+
+// Config is the service's configuration with its defaults applied.
+func (s *Service) Config() Config { return s.cfg }
+
+// Now is the time of records, to the microsecond (Config.Now).
+func (s *Service) Now() time.Time { return s.now() }
+
+// JobNow is the time base of job schedules (Config.JobNow).
+func (s *Service) JobNow() time.Time { return s.jobNow() }
+
+// Logger is the service's logger.
+func (s *Service) Logger() *slog.Logger { return s.log }
+
+// StoredInput decodes a shipment's stored request (store.Shipment.Request),
+// from the cache of decoded inputs.
+func (s *Service) StoredInput(request string) (Input, error) { return s.inputs.decode(request) }

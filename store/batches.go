@@ -8,7 +8,7 @@ import (
 )
 
 // Batch is many creates accepted together; its items are shipments with
-// batch_id set (migration 0015_batches).
+// batch_id set (migration 0009_batches).
 type Batch struct {
 	Seq         int64      `db:"seq"`
 	ID          string     `db:"id"`

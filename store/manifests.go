@@ -10,7 +10,7 @@ import (
 )
 
 // Manifest puts labels of one carrier and one origin on one carrier form
-// (migration 0017_manifests). Its labels are the shipments whose
+// (migration 0011_manifests). Its labels are the shipments whose
 // manifest_id names it; ShipmentIDs keeps them in order as a JSON array, so
 // that a failed manifest, whose labels are released, still shows them.
 type Manifest struct {

@@ -15,8 +15,8 @@ import (
 )
 
 // A database made before trackers of any package (the migrations up to
-// 0012, with labels' trackers and their scans) keeps every row through
-// 0013, which rebuilds trackers and tracking_events, and keeps the foreign
+// 0006, with labels' trackers and their scans) keeps every row through
+// 0007, which rebuilds trackers and tracking_events, and keeps the foreign
 // key from scans to their tracker.
 func TestSQLiteStandaloneTrackersMigrationKeepsTrackers(t *testing.T) {
 	t.Parallel()
@@ -40,7 +40,7 @@ func TestSQLiteStandaloneTrackersMigrationKeepsTrackers(t *testing.T) {
 	sort.Strings(names)
 	for _, name := range names {
 		base := filepath.Base(name)
-		if base >= "0013" {
+		if base >= "0007" {
 			break
 		}
 		body, err := fs.ReadFile(store.Migrations(), name)
@@ -70,7 +70,7 @@ func TestSQLiteStandaloneTrackersMigrationKeepsTrackers(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s := openSQLiteAt(t, path) // applies 0013
+	s := openSQLiteAt(t, path) // applies 0007
 	a, err := s.Tracker(ctx, "acct_old", "trk_a")
 	if err != nil {
 		t.Fatalf("the label's tracker after the migration: %v", err)

@@ -2,32 +2,35 @@
 // and River's tables. It has one API shape: read methods shared by *Store
 // (the read pool) and *Tx (inside a write transaction), and write methods on
 // *Tx, so a write of the domain's happens inside a transaction and the
-// connections stay unexported. Three upkeep writes are on *Store and run
+// connections stay unexported. Seven upkeep writes are on *Store and run
 // their own short transactions: ReclaimOrphanedJobs and
 // OrphanIdempotencyClaims at start (they take the ServerLock, so only the
-// one server of a SQLite file runs them) and PurgeIdempotencyKeys (in
-// batches). Reads that may be served from what this server already read
-// say so in their names (CachedShipment, CachedTrackingEvents).
+// one server of a SQLite file runs them), PurgeIdempotencyKeys (in
+// batches), and the instances' Heartbeat, Leave, ReclaimFromDeadInstances
+// and HandBackJobs (instances.go: PostgreSQL's failover). Reads that may be
+// served from what this server already read say so in their names
+// (CachedShipment, CachedTrackingEvents).
+//
+// The domains declare what they consume of it (each one's Storage and
+// TxStorage, in its storage.go); the conformance suite (storetest) checks
+// every exported method on every backend.
 //
 // Two databases sit behind that shape: SQLite (a file; the embedded default,
 // one writer and a reader pool) and PostgreSQL (a postgres:// URL; one pool
 // that several shipd instances may share). What differs between them stays in
-// this package: migrations per dialect, placeholders (written as ? and
+// this package: migration files per dialect (one numbered line, migrate.go), placeholders (written as ? and
 // rebound), row locks, and the recognition of unique violations.
 package store
 
 import (
 	"context"
 	"database/sql"
-	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
-	"sort"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -37,7 +40,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
-	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -46,9 +48,6 @@ import (
 
 // ErrNotFound is returned when a row does not exist for the account asking.
 var ErrNotFound = errors.New("not found")
-
-//go:embed migrations/sqlite/*.sql migrations/postgres/*.sql
-var migrationFS embed.FS
 
 type dialect int
 
@@ -430,69 +429,6 @@ func (t *Tx) insertSeq(ctx context.Context, query string, arg any) (int64, error
 	return seq, rows.Close()
 }
 
-// migrationLockKey names the PostgreSQL advisory lock that makes instances
-// starting at once apply migrations one after the other.
-const migrationLockKey = 7320113
-
-func (s *Store) migrate(ctx context.Context) error {
-	dir := "migrations/sqlite"
-	if s.dialect == postgresDialect {
-		dir = "migrations/postgres"
-		conn, err := s.w.Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, migrationLockKey); err != nil {
-			return fmt.Errorf("migrate: lock: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, migrationLockKey)
-	}
-	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		name TEXT PRIMARY KEY, applied_at TIMESTAMP NOT NULL)`); err != nil {
-		return fmt.Errorf("migrations table: %w", err)
-	}
-	names, err := fs.Glob(migrationFS, dir+"/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		base := strings.TrimPrefix(name, dir+"/")
-		err := s.Tx(ctx, func(tx *Tx) error {
-			var applied int
-			if err := tx.get(ctx, &applied, `SELECT count(*) FROM schema_migrations WHERE name = ?`, base); err != nil {
-				return err
-			}
-			if applied > 0 {
-				return nil
-			}
-			body, err := migrationFS.ReadFile(name)
-			if err != nil {
-				return err
-			}
-			// Without arguments the statements go as one simple query, so a
-			// file may hold several.
-			if _, err := tx.tx.ExecContext(ctx, string(body)); err != nil {
-				return fmt.Errorf("apply %s: %w", base, err)
-			}
-			_, err = tx.exec(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, base, time.Now().UTC())
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-	}
-	migrator, err := rivermigrate.New(s.driver, nil)
-	if err != nil {
-		return fmt.Errorf("river migrator: %w", err)
-	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("river migrate: %w", err)
-	}
-	return nil
-}
-
 // notFound maps sql.ErrNoRows to ErrNotFound so callers never see driver errors.
 func notFound(err error) error {
 	if errors.Is(err, sql.ErrNoRows) {
@@ -519,6 +455,3 @@ func isUniqueViolationOf(err error, index, column string) bool {
 
 // pgUniqueViolation is PostgreSQL's SQLSTATE for a unique violation.
 const pgUniqueViolation = "23505"
-
-// Migrations are shipd's schema migrations, per dialect (tests fingerprint them).
-func Migrations() fs.FS { return migrationFS }

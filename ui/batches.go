@@ -10,6 +10,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/batches"
 )
 
 // The batches page: the mode's batches (POST /api/v1/batches), newest
@@ -17,7 +18,7 @@ import (
 // label of a batch as one PDF.
 
 type batchesPage struct {
-	Batches []shipping.Batch
+	Batches []batches.Batch
 	First   bool
 	More    bool
 	Next    url.Values
@@ -30,7 +31,7 @@ func (u *UI) batchesPage(w http.ResponseWriter, r *http.Request, c accounts.Call
 	if err != nil {
 		return err
 	}
-	list, more, err := u.shipping.ListBatches(r.Context(), c, p)
+	list, more, err := u.batches.ListBatches(r.Context(), c, p)
 	if err != nil {
 		return err
 	}
@@ -45,9 +46,9 @@ func (u *UI) batchesPage(w http.ResponseWriter, r *http.Request, c accounts.Call
 // batchLabels downloads the batch's merged labels (labels.pdf, or
 // labels.zpl for a ZPL batch), streamed as the API does.
 func (u *UI) batchLabels(ext string) func(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
-	merged := u.shipping.BatchLabelsPDF
+	merged := u.batches.BatchLabelsPDF
 	if ext == "zpl" {
-		merged = u.shipping.BatchLabelsZPL
+		merged = u.batches.BatchLabelsZPL
 	}
 	return func(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 		return u.writeBatchDocument(w, r, c, "labels", ext, merged)
@@ -57,7 +58,7 @@ func (u *UI) batchLabels(ext string) func(w http.ResponseWriter, r *http.Request
 // batchCustoms downloads the customs documents of the batch's
 // international labels (customs.pdf), streamed as the API does.
 func (u *UI) batchCustoms(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
-	return u.writeBatchDocument(w, r, c, "customs", "pdf", u.shipping.BatchCustomsPDF)
+	return u.writeBatchDocument(w, r, c, "customs", "pdf", u.batches.BatchCustomsPDF)
 }
 
 // writeBatchDocument streams a batch's merged document, downloaded as
@@ -66,7 +67,7 @@ func (u *UI) writeBatchDocument(w http.ResponseWriter, r *http.Request, c accoun
 	merged func(context.Context, accounts.Caller, string) (func(io.Writer) error, error)) error {
 	id := r.PathValue("id")
 	write, err := merged(r.Context(), c, id)
-	var format *shipping.BatchFormatError
+	var format *batches.BatchFormatError
 	switch {
 	case errors.Is(err, shipping.ErrLabelPending):
 		u.renderError(w, r, &c, http.StatusConflict, "Some labels of this batch are not ready yet: their purchases are under way. Reload in a few seconds.")

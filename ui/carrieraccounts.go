@@ -11,6 +11,7 @@ import (
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 )
 
 // The carrier accounts page: the account's own carrier contracts for live
@@ -36,7 +37,7 @@ type credentialInput struct {
 // carrierForms are the forms of the carriers one can connect.
 func (u *UI) carrierForms() []carrierForm {
 	var forms []carrierForm
-	for _, d := range u.shipping.CarrierAccountCarriers() {
+	for _, d := range u.carrierAccounts.CarrierAccountCarriers() {
 		f := carrierForm{Carrier: string(d.ID), Slug: d.Slug}
 		for _, field := range d.Credentials {
 			max := field.MaxLen
@@ -52,7 +53,7 @@ func (u *UI) carrierForms() []carrierForm {
 }
 
 type carrierAccountsPage struct {
-	Accounts []shipping.CarrierAccount
+	Accounts []carrieraccounts.CarrierAccount
 	Forms    []carrierForm
 	// Open is the carrier whose form was sent, kept open with its values
 	// (never the secret) when it was refused.
@@ -68,7 +69,7 @@ func (u *UI) carrierAccountsPage(w http.ResponseWriter, r *http.Request, c accou
 }
 
 func (u *UI) renderCarrierAccounts(w http.ResponseWriter, r *http.Request, c accounts.Caller, status int, page carrierAccountsPage, problem string) error {
-	list, _, err := u.shipping.ListCarrierAccounts(r.Context(), c, paging.Request{Limit: maxCarrierAccountsShown})
+	list, _, err := u.carrierAccounts.ListCarrierAccounts(r.Context(), c, paging.Request{Limit: maxCarrierAccountsShown})
 	if err != nil {
 		return err
 	}
@@ -81,8 +82,8 @@ func (u *UI) renderCarrierAccounts(w http.ResponseWriter, r *http.Request, c acc
 // the carrier accepted its credentials.
 func (u *UI) createCarrierAccount(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	f := r.PostForm
-	in := shipping.NewCarrierAccount{Carrier: f.Get("carrier"), Environment: f.Get("environment"),
-		Credentials: shipping.CarrierCredentialsInput{}}
+	in := carrieraccounts.NewCarrierAccount{Carrier: f.Get("carrier"), Environment: f.Get("environment"),
+		Credentials: carrieraccounts.CarrierCredentialsInput{}}
 	secret := map[string]bool{}
 	for _, form := range u.carrierForms() {
 		if !strings.EqualFold(form.Carrier, in.Carrier) {
@@ -96,7 +97,7 @@ func (u *UI) createCarrierAccount(w http.ResponseWriter, r *http.Request, c acco
 	if d := strings.TrimSpace(f.Get("description")); d != "" {
 		in.Description = &d
 	}
-	_, _, err := u.shipping.CreateCarrierAccount(r.Context(), c, in)
+	_, _, err := u.carrierAccounts.CreateCarrierAccount(r.Context(), c, in)
 	if msg := carrierProblem(in.Carrier, err); msg != "" {
 		// The form comes back with what was typed, never a secret.
 		kept := url.Values{}
@@ -122,7 +123,7 @@ func (u *UI) createCarrierAccount(w http.ResponseWriter, r *http.Request, c acco
 func carrierProblem(carrier string, err error) string {
 	var (
 		input *shipping.InputError
-		creds *shipping.CredentialsError
+		creds *carrieraccounts.CredentialsError
 		down  *shipping.CarriersError
 	)
 	switch {
@@ -147,11 +148,11 @@ func carrierProblem(carrier string, err error) string {
 // testCarrierAccount asks the carrier for a token with the stored credentials.
 func (u *UI) testCarrierAccount(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	ctx := r.Context()
-	a, err := u.shipping.GetCarrierAccount(ctx, c, r.PathValue("id"))
+	a, err := u.carrierAccounts.GetCarrierAccount(ctx, c, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	err = u.shipping.CheckCarrierAccount(ctx, c, a.ID)
+	err = u.carrierAccounts.CheckCarrierAccount(ctx, c, a.ID)
 	if msg := carrierProblem(a.Carrier, err); msg != "" {
 		return u.renderCarrierAccounts(w, r, c, http.StatusOK, carrierAccountsPage{}, msg)
 	}
@@ -171,7 +172,7 @@ func (u *UI) enableCarrierAccount(w http.ResponseWriter, r *http.Request, c acco
 }
 
 func (u *UI) setCarrierEnabled(w http.ResponseWriter, r *http.Request, c accounts.Caller, enabled bool) error {
-	if _, err := u.shipping.UpdateCarrierAccount(r.Context(), c, r.PathValue("id"), shipping.CarrierAccountPatch{Enabled: &enabled}); err != nil {
+	if _, err := u.carrierAccounts.UpdateCarrierAccount(r.Context(), c, r.PathValue("id"), carrieraccounts.CarrierAccountPatch{Enabled: &enabled}); err != nil {
 		return err
 	}
 	done := "carrier-disabled"
@@ -183,7 +184,7 @@ func (u *UI) setCarrierEnabled(w http.ResponseWriter, r *http.Request, c account
 }
 
 func (u *UI) deleteCarrierAccount(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
-	if err := u.shipping.DeleteCarrierAccount(r.Context(), c, r.PathValue("id")); err != nil {
+	if err := u.carrierAccounts.DeleteCarrierAccount(r.Context(), c, r.PathValue("id")); err != nil {
 		return err
 	}
 	redirect(w, r, Prefix+"/carrier-accounts?done=carrier-deleted")

@@ -10,6 +10,6 @@ import (
 // commercial invoice), as the API's customs.pdf does.
 func (u *UI) customsDocument(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	id := r.PathValue("id")
-	doc, err := u.shipping.CustomsDocument(r.Context(), c, id)
+	doc, err := u.customs.CustomsDocument(r.Context(), c, id)
 	return u.serveDocument(w, r, c, err, doc, "application/pdf", "customs-"+id+".pdf")
 }

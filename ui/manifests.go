@@ -9,6 +9,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/manifests"
 )
 
 // The manifests page (end of day): per carrier with a manifest step, the
@@ -17,8 +18,8 @@ import (
 // form to download.
 
 type manifestsPage struct {
-	Groups    []shipping.ManifestGroup
-	Manifests []shipping.Manifest
+	Groups    []manifests.ManifestGroup
+	Manifests []manifests.Manifest
 	First     bool
 	More      bool
 	Next      url.Values
@@ -37,11 +38,11 @@ func (u *UI) renderManifests(w http.ResponseWriter, r *http.Request, c accounts.
 	if err != nil {
 		return err
 	}
-	groups, err := u.shipping.ManifestGroups(r.Context(), c)
+	groups, err := u.manifests.ManifestGroups(r.Context(), c)
 	if err != nil {
 		return err
 	}
-	list, more, err := u.shipping.ListManifests(r.Context(), c, p)
+	list, more, err := u.manifests.ListManifests(r.Context(), c, p)
 	if err != nil {
 		return err
 	}
@@ -57,21 +58,18 @@ func (u *UI) renderManifests(w http.ResponseWriter, r *http.Request, c accounts.
 // bought through one carrier account (or the server's own carrier), as
 // POST /api/v1/manifests without shipmentIds does.
 func (u *UI) createManifest(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
-	key := r.PostFormValue("key")
-	if key == "" || len(key) > 64 {
-		key = rand.Text()
-	}
-	in := shipping.NewManifest{Carrier: r.PostFormValue("carrier"), IdempotencyKey: "ui-manifest-" + key, ServerCarrierOnly: true}
+	key := formKey("ui-manifest-", r.PostFormValue("key"))
+	in := manifests.NewManifest{Carrier: r.PostFormValue("carrier"), IdempotencyKey: "ui-manifest-" + key, ServerCarrierOnly: true}
 	if id := r.PostFormValue("carrierAccountId"); id != "" {
 		in.CarrierAccountID, in.ServerCarrierOnly = &id, false
 	}
-	_, _, err := u.shipping.CreateManifest(r.Context(), c, in)
+	_, _, err := u.manifests.CreateManifest(r.Context(), c, in)
 	var (
 		input  *shipping.InputError
-		listed *shipping.AlreadyManifestedError
+		listed *manifests.AlreadyManifestedError
 	)
 	switch {
-	case errors.Is(err, shipping.ErrNothingToManifest), errors.Is(err, shipping.ErrManifestNotSupported), errors.As(err, &listed):
+	case errors.Is(err, manifests.ErrNothingToManifest), errors.Is(err, manifests.ErrManifestNotSupported), errors.As(err, &listed):
 		return u.renderManifests(w, r, c, http.StatusUnprocessableEntity, sentence(err))
 	case errors.As(err, &input):
 		msgs := make([]string, len(input.Issues))
@@ -90,9 +88,9 @@ func (u *UI) createManifest(w http.ResponseWriter, r *http.Request, c accounts.C
 // manifestForm downloads a manifest's form.
 func (u *UI) manifestForm(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	id := r.PathValue("id")
-	doc, err := u.shipping.ManifestForm(r.Context(), c, id)
+	doc, err := u.manifests.ManifestForm(r.Context(), c, id)
 	switch {
-	case errors.Is(err, shipping.ErrManifestPending):
+	case errors.Is(err, manifests.ErrManifestPending):
 		u.renderError(w, r, &c, http.StatusConflict, "The form is not ready yet: the carrier is being asked. Reload in a few seconds.")
 		return nil
 	case errors.Is(err, shipping.ErrLabelUnavailable):

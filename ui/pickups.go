@@ -3,6 +3,7 @@ package ui
 import (
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/paging"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/pickups"
 )
 
 // The pickups page: the pickups of the mode looked at, the form that
@@ -30,11 +32,11 @@ type pickupsPage struct {
 // pickupRow is one pickup as the list shows it: the window in the
 // address's own time, as it was given.
 type pickupRow struct {
-	shipping.Pickup
+	pickups.Pickup
 	Window, Where string
 }
 
-func pickupRowOf(p shipping.Pickup) pickupRow {
+func pickupRowOf(p pickups.Pickup) pickupRow {
 	closes := p.CloseAt.In(p.ReadyAt.Location())
 	return pickupRow{Pickup: p,
 		Window: p.ReadyAt.Format("Mon 2 Jan 2006, 15:04") + "–" + closes.Format("15:04") + " (UTC" + p.ReadyAt.Format("-07:00") + ")",
@@ -62,13 +64,13 @@ type pickupCarrier struct{ Value, Label string }
 // enabled carrier accounts (live mode).
 func (u *UI) pickupCarriers(r *http.Request, c accounts.Caller) ([]pickupCarrier, error) {
 	var out []pickupCarrier
-	for _, name := range u.shipping.PickupCarriers() {
+	for _, name := range u.pickups.PickupCarriers() {
 		out = append(out, pickupCarrier{name, name})
 	}
 	if c.Mode != accounts.Live {
 		return out, nil
 	}
-	list, _, err := u.shipping.ListCarrierAccounts(r.Context(), c, paging.Request{Limit: 100}) // an account has a few
+	list, _, err := u.carrierAccounts.ListCarrierAccounts(r.Context(), c, paging.Request{Limit: 100}) // an account has a few
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +107,7 @@ func (u *UI) blankPickupForm() pickupForm {
 		day = day.AddDate(0, 0, 1)
 	}
 	carrier := ""
-	if names := u.shipping.PickupCarriers(); len(names) > 0 {
+	if names := u.pickups.PickupCarriers(); len(names) > 0 {
 		carrier = names[0]
 	}
 	return pickupForm{Carrier: carrier, Date: day.Format(time.DateOnly), Ready: "09:00", Close: "17:00", Offset: "-05:00",
@@ -117,7 +119,7 @@ func (u *UI) renderPickups(w http.ResponseWriter, r *http.Request, c accounts.Ca
 	if err != nil {
 		return err
 	}
-	list, more, err := u.shipping.Pickups(r.Context(), c, p)
+	list, more, err := u.pickups.Pickups(r.Context(), c, p)
 	if err != nil {
 		return err
 	}
@@ -147,16 +149,14 @@ func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.C
 		Date: v("date"), Ready: v("ready"), Close: v("close"), Offset: v("offset"), Packages: v("packages"),
 		Instructions: v("instructions"), Key: v("key"),
 	}
-	if form.Key == "" || len(form.Key) > 64 {
-		form.Key = rand.Text()
-	}
+	form.Key = formKey("ui-pickup-", form.Key)
 	ready, err1 := time.Parse(time.RFC3339, form.Date+"T"+form.Ready+":00"+form.Offset)
 	closes, err2 := time.Parse(time.RFC3339, form.Date+"T"+form.Close+":00"+form.Offset)
 	if err1 != nil || err2 != nil {
 		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the day (YYYY-MM-DD), the ready and close times (HH:MM) and the address's UTC offset.")
 	}
 	carrier, account, _ := strings.Cut(form.Carrier, "|")
-	in := shipping.NewPickup{
+	in := pickups.NewPickup{
 		Carrier: carrier, ReadyAt: ready, CloseAt: closes, Instructions: form.Instructions,
 		Address: shipping.Address{Name: optional(form.Name), Company: optional(form.Company), Phone: optional(form.Phone), Email: optional(form.Email),
 			Street1: form.Street1, Street2: optional(form.Street2), City: form.City, State: optional(form.State), Zip: form.Zip, Country: "US"},
@@ -166,16 +166,16 @@ func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.C
 		in.CarrierAccountID = &account
 	}
 	if form.Packages != "" {
+		// The count's bounds, and the address's required fields and
+		// lengths, are the domain's (pickups.schemaIssues), as on the API.
 		n, err := strconv.Atoi(form.Packages)
-		if err != nil || n < 1 || n > 999 {
-			return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "The number of packages is a whole number from 1 to 999.")
+		if err != nil {
+			return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form,
+				fmt.Sprintf("The number of packages is a whole number from %d to %d.", pickups.MinPickupPackages, pickups.MaxPickupPackages))
 		}
 		in.PackageCount = &n
 	}
-	if form.Street1 == "" || form.City == "" || form.Zip == "" {
-		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the pickup address: street, city, state and ZIP code.")
-	}
-	_, _, err := u.shipping.CreatePickup(r.Context(), c, in)
+	_, _, err := u.pickups.CreatePickup(r.Context(), c, in)
 	if problem, status, ok := pickupProblem(err); ok {
 		return u.renderPickups(w, r, c, status, form, problem)
 	}
@@ -187,7 +187,7 @@ func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.C
 }
 
 func (u *UI) cancelPickup(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
-	_, err := u.shipping.CancelPickup(r.Context(), c, r.PathValue("id"))
+	_, err := u.pickups.CancelPickup(r.Context(), c, r.PathValue("id"))
 	if problem, status, ok := pickupProblem(err); ok {
 		return u.renderPickups(w, r, c, status, u.blankPickupForm(), problem)
 	}
@@ -210,7 +210,7 @@ func pickupProblem(err error) (string, int, bool) {
 		return "", 0, false
 	case errors.As(err, &input):
 		return sentence(err), http.StatusUnprocessableEntity, true
-	case errors.Is(err, shipping.ErrPickupCancelled), errors.Is(err, shipping.ErrPickupRequesting):
+	case errors.Is(err, pickups.ErrPickupCancelled), errors.Is(err, pickups.ErrPickupRequesting):
 		return sentence(err), http.StatusConflict, true
 	case errors.Is(err, shipping.ErrCarrierNotConfigured):
 		return sentence(err), http.StatusUnprocessableEntity, true

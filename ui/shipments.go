@@ -101,10 +101,7 @@ func (u *UI) refund(w http.ResponseWriter, r *http.Request, c accounts.Caller) e
 // with returnOf does, and shows the new label.
 func (u *UI) createReturn(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {
 	id := r.PathValue("id")
-	key := r.PostFormValue("key")
-	if key == "" || len(key) > 64 {
-		key = rand.Text()
-	}
+	key := formKey("ui-return-", r.PostFormValue("key"))
 	ret, _, err := u.shipping.Create(r.Context(), c, shipping.NewLabel{Return: shipping.Return{Of: &id}, IdempotencyKey: "ui-return-" + key})
 	if problem, status, ok := returnProblem(err); ok {
 		return u.renderShipment(w, r, c, status, problem)

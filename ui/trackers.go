@@ -47,7 +47,7 @@ func (u *UI) trackersPage(w http.ResponseWriter, r *http.Request, c accounts.Cal
 	if err != nil {
 		return err
 	}
-	list, more, err := u.shipping.Trackers(r.Context(), c, page.Status, p)
+	list, more, err := u.trackers.Trackers(r.Context(), c, page.Status, p)
 	if err != nil {
 		return err
 	}

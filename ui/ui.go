@@ -16,6 +16,7 @@
 package ui
 
 import (
+	"crypto/rand"
 	"embed"
 	"errors"
 	"fmt"
@@ -27,7 +28,14 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/idempotency"
 	"github.com/shipd-dev/shipd/shipping"
+	"github.com/shipd-dev/shipd/shipping/batches"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
+	"github.com/shipd-dev/shipd/shipping/customs"
+	"github.com/shipd-dev/shipd/shipping/manifests"
+	"github.com/shipd-dev/shipd/shipping/pickups"
+	"github.com/shipd-dev/shipd/shipping/trackers"
 	"github.com/shipd-dev/shipd/webhooks"
 )
 
@@ -44,8 +52,15 @@ var staticFS embed.FS
 type Config struct {
 	Accounts *accounts.Service
 	Shipping *shipping.Service
-	Webhooks *webhooks.Service
-	Logger   *slog.Logger
+	// Manifests and the other feature services stand on Shipping.
+	Manifests       *manifests.Service
+	Customs         *customs.Service
+	Batches         *batches.Service
+	Trackers        *trackers.Service
+	CarrierAccounts *carrieraccounts.Service
+	Pickups         *pickups.Service
+	Webhooks        *webhooks.Service
+	Logger          *slog.Logger
 	// Now is the clock of sign-in throttling; tests replace it.
 	Now func() time.Time
 	// PublicURL is where users reach shipd; an https URL makes the session
@@ -61,11 +76,17 @@ type Config struct {
 
 // UI serves the settings pages.
 type UI struct {
-	accounts *accounts.Service
-	shipping *shipping.Service
-	webhooks *webhooks.Service
-	log      *slog.Logger
-	now      func() time.Time
+	accounts        *accounts.Service
+	shipping        *shipping.Service
+	manifests       *manifests.Service
+	customs         *customs.Service
+	batches         *batches.Service
+	trackers        *trackers.Service
+	carrierAccounts *carrieraccounts.Service
+	pickups         *pickups.Service
+	webhooks        *webhooks.Service
+	log             *slog.Logger
+	now             func() time.Time
 	// httpsPublic: the public URL is https, so cookies are Secure even when
 	// TLS ends at a proxy in front of shipd.
 	httpsPublic bool
@@ -77,7 +98,7 @@ type UI struct {
 
 // New builds the UI's handler, serving everything under Prefix.
 func New(cfg Config) (*UI, error) {
-	if cfg.Accounts == nil || cfg.Shipping == nil || cfg.Webhooks == nil {
+	if cfg.Accounts == nil || cfg.Shipping == nil || cfg.Manifests == nil || cfg.Customs == nil || cfg.Batches == nil || cfg.Trackers == nil || cfg.CarrierAccounts == nil || cfg.Pickups == nil || cfg.Webhooks == nil {
 		return nil, errors.New("ui: Config.Accounts, Shipping and Webhooks are required")
 	}
 	if cfg.Logger == nil {
@@ -91,7 +112,7 @@ func New(cfg Config) (*UI, error) {
 		return nil, fmt.Errorf("ui templates: %w", err)
 	}
 	u := &UI{
-		accounts: cfg.Accounts, shipping: cfg.Shipping, webhooks: cfg.Webhooks, log: cfg.Logger, now: cfg.Now,
+		accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, customs: cfg.Customs, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks, log: cfg.Logger, now: cfg.Now,
 		httpsPublic: strings.HasPrefix(strings.ToLower(cfg.PublicURL), "https://"),
 		throttle:    newThrottle(cfg.SignInLimits, cfg.Now),
 		clientIP:    cfg.ClientIP,
@@ -236,4 +257,14 @@ func staticFiles(static fs.FS) http.Handler {
 // redirect sends the browser to path with a GET (303 after a POST).
 func redirect(w http.ResponseWriter, r *http.Request, path string) {
 	http.Redirect(w, r, path, http.StatusSeeOther)
+}
+
+// formKey is the idempotency key of a form's submission: the token the form
+// carried (so a double submit is one create), or a new one when it carried
+// none or one that prefix would take past idempotency.MaxKeyLength.
+func formKey(prefix, token string) string {
+	if token == "" || len(prefix)+len(token) > idempotency.MaxKeyLength {
+		token = rand.Text()
+	}
+	return token
 }

@@ -91,7 +91,7 @@ type Config struct {
 
 // Service owns subscriptions, the event history and deliveries.
 type Service struct {
-	store    *store.Store
+	store    Storage
 	accounts *accounts.Service
 	idem     *idempotency.Service
 	cipher   *seal.Cipher
@@ -104,7 +104,7 @@ type Service struct {
 }
 
 // New returns the webhooks service.
-func New(st *store.Store, acc *accounts.Service, idem *idempotency.Service, cipher *seal.Cipher, cfg Config) *Service {
+func New(st Storage, acc *accounts.Service, idem *idempotency.Service, cipher *seal.Cipher, cfg Config) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}

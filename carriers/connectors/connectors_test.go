@@ -35,7 +35,7 @@ func TestQuotasFlag(t *testing.T) {
 	if err := q.Set("USPS:tracking=600/h, fedex:all=off,UPS:labels=5/10s,ups:track=1/d"); err != nil {
 		t.Fatal(err)
 	}
-	want := "fedex:all=unlimited,fedex:tracking=100000/d,ups:labels=5/10s,ups:tracking=1/d,usps:labels=60/h,usps:manifests=60/h,usps:pickups=60/h,usps:rates=60/h,usps:tracking=600/h"
+	want := "dhlparcelde:tracking=250/d,fedex:all=unlimited,fedex:tracking=100000/d,gls:tracking=500/d,ups:labels=5/10s,ups:tracking=1/d,usps:labels=60/h,usps:manifests=60/h,usps:pickups=60/h,usps:rates=60/h,usps:tracking=600/h"
 	if got := q.String(); got != want {
 		t.Errorf("quotas %s, want %s", got, want)
 	}

@@ -208,3 +208,42 @@ func TestUnreadableBodyIsRefusedUncounted(t *testing.T) {
 		t.Errorf("a body over the limit: %d, refusal %v, %d calls counted; want 400, ErrUnreadable, 0", r.status, f.lastRefusal(), f.Requests("echo"))
 	}
 }
+
+// A fake whose carrier takes credentials with every call (Config.Authenticate)
+// serves the calls its function admits as that client's, and refuses the
+// others as ErrUnauthorized with the function's reason, before any fault
+// queued for an authenticated call.
+func TestAuthenticatePerCall(t *testing.T) {
+	t.Parallel()
+	errNoKey := errors.New("no api key")
+	f := startFake(t, t, fakekit.BasicAuth, func(c *fakekit.Config) {
+		c.Authenticate = func(r *http.Request) (fakekit.Client, error) {
+			if r.Header.Get("X-Key") != "k1" {
+				return fakekit.Client{}, errNoKey
+			}
+			return fakekit.Client{ID: "key-client", Account: "K1"}, nil
+		}
+	})
+	f.FailNext("echo", http.StatusServiceUnavailable, `{}`)
+	req := authed(f, "", "POST", "/echo", "hi")
+	if r := do(t, req); r.status != http.StatusUnauthorized {
+		t.Fatalf("a call without the key: %d %s, want 401", r.status, r.body)
+	}
+	if err := f.lastRefusal(); !errors.Is(err, fakekit.ErrUnauthorized) || !errors.Is(err, errNoKey) {
+		t.Fatalf("refused with %v, want ErrUnauthorized wrapping the function's reason", err)
+	}
+	req = authed(f, "", "POST", "/echo", "hi")
+	req.Header.Set("X-Key", "k1")
+	if r := do(t, req); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("the first admitted call: %d, want the queued 503", r.status)
+	}
+	req = authed(f, "", "POST", "/echo", "hi")
+	req.Header.Set("X-Key", "k1")
+	r := do(t, req)
+	if r.status != http.StatusOK || !strings.Contains(r.body, `"account":"K1"`) {
+		t.Fatalf("an admitted call: %d %s, want 200 as the client's", r.status, r.body)
+	}
+	if diff := cmp.Diff([]string{"key-client", "key-client"}, f.Callers("echo")); diff != "" {
+		t.Errorf("callers (-want +got):\n%s", diff)
+	}
+}

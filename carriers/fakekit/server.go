@@ -36,9 +36,8 @@ var (
 	// ErrUnreadable: the request body could not be read (too large, cut off).
 	ErrUnreadable = errors.New("fakekit: the request body cannot be read")
 	// ErrUnauthorized: an API call without a bearer token the fake issued
-	// and that has not expired, or, on a fake of Basic operations, without
-	// the HTTP Basic credentials of a client it knows.
-	ErrUnauthorized = errors.New("fakekit: no valid bearer token or Basic credentials")
+	// and that has not expired.
+	ErrUnauthorized = errors.New("fakekit: no valid bearer token")
 	// ErrMethod: the token endpoint takes POST only.
 	ErrMethod = errors.New("fakekit: method not allowed")
 )
@@ -58,6 +57,11 @@ type Config struct {
 	// endpoint's refusals (ErrNoCredentials, ...) or what
 	// TokenEndpoint.Admit returned.
 	Refuse func(w http.ResponseWriter, r *http.Request, err error)
+	// Authenticate, when set, says whose an operation's call is instead of
+	// a bearer token of the kit's token endpoint: for a carrier whose API
+	// takes its credentials with every call (DHL's API key and HTTP Basic
+	// user). Its error is refused as ErrUnauthorized, which it wraps.
+	Authenticate func(r *http.Request) (Client, error)
 }
 
 // Handler answers one call of an operation; the kit has read and recorded
@@ -86,9 +90,6 @@ type Server struct {
 	held            map[string]int
 	checker         Checker
 	checkFailures   []error
-	// basic: the operations take HTTP Basic credentials (Router.Basic),
-	// not bearer tokens.
-	basic bool
 }
 
 // Router registers a fake's routes while Start builds its server.
@@ -111,15 +112,6 @@ func (rt *Router) Token(pattern string, e TokenEndpoint) {
 	rt.k.tokenTTL = e.TTL
 	rt.k.tokens = NewTokens(e.Prefix, rt.k.Now)
 	rt.mux.HandleFunc(pattern, rt.k.tokenEndpoint(e))
-}
-
-// Basic makes the operations authenticate their calls with HTTP Basic, as
-// an API without a token endpoint does (DHL Express's MyDHL API): the
-// credentials of c, and of the clients AddClient adds, instead of a bearer
-// token. A call with others is refused with ErrUnauthorized.
-func (rt *Router) Basic(c Client) {
-	rt.k.clients[c.ID] = c
-	rt.k.basic = true
 }
 
 // Handle serves pattern outside any operation (a carrier's own 404, say);
@@ -321,9 +313,9 @@ func (k *Server) operation(op string, h Handler) http.HandlerFunc {
 		if k.cfg.FaultsBeforeAuth && k.answerFault(r, op, "", true) {
 			return
 		}
-		client, valid := k.authorize(r)
-		if !valid {
-			k.cfg.Refuse(w, r, ErrUnauthorized)
+		client, err := k.caller(r)
+		if err != nil {
+			k.cfg.Refuse(w, r, err)
 			return
 		}
 		k.addCaller(op, client.ID)
@@ -335,24 +327,22 @@ func (k *Server) operation(op string, h Handler) http.HandlerFunc {
 	}
 }
 
-// authorize is the client a call acts for: the one whose bearer token it
-// carries, or on a fake of Basic operations the one whose id and secret
-// it sends; false when there is none.
-func (k *Server) authorize(r *http.Request) (Client, bool) {
-	k.mu.Lock()
-	basic := k.basic
-	k.mu.Unlock()
-	if basic {
-		id, secret, ok := r.BasicAuth()
-		if !ok {
-			return Client{}, false
+// caller is the client whose call r is: Config.Authenticate's, or
+// the one a valid bearer token of the token endpoint was issued to.
+func (k *Server) caller(r *http.Request) (Client, error) {
+	if k.cfg.Authenticate != nil {
+		c, err := k.cfg.Authenticate(r)
+		if err != nil {
+			return Client{}, fmt.Errorf("%w: %w", ErrUnauthorized, err)
 		}
-		c, err := k.authenticate(id, secret)
-		return c, err == nil
+		return c, nil
 	}
 	token, bearer := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	client, valid := k.tokens.Valid(token)
-	return client, bearer && valid
+	if !bearer || !valid {
+		return Client{}, ErrUnauthorized
+	}
+	return client, nil
 }
 
 // Send sends req with the default client and reads the whole answer,

@@ -50,7 +50,7 @@ type referenceResponse struct {
 // FindPurchase asks FedEx's Track by References which shipment the account
 // sent with the purchase's reference and has not cancelled. FedEx gives no
 // label document again (its Ship API has no reprint), so the label found
-// has no PDF: the purchase voids it and buys again (shipping/purchase.go).
+// has no PDF: the purchase voids it and buys again (shipping/labeljobs/purchase.go).
 func (c *Carrier) FindPurchase(ctx context.Context, req carriers.BuyRequest) (carriers.Label, bool, error) {
 	ref := strings.TrimSpace(req.Reference)
 	if ref == "" {

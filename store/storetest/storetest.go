@@ -18,43 +18,42 @@ import (
 // the database's Close with t.Cleanup.
 type Opener func(t *testing.T) *store.Store
 
-// Run runs the whole suite against the backend open returns, one group of
-// parallel subtests per file of package store.
+// Run runs the whole suite against the backend open returns: a group per
+// storage contract a domain declares (accounts.Storage, shipping.Storage,
+// batches.Storage …; each names its groups), then the store's own
+// machinery (transactions, pages, jobs, caches, instances, upkeep). The
+// groups run in parallel, and so do their leaves.
 func Run(t *testing.T, open func(t *testing.T) *store.Store) {
-	groups := []struct {
+	type part struct {
 		name string
 		run  func(t *testing.T, open Opener)
+	}
+	groups := []struct {
+		name  string
+		parts []part
 	}{
-		{"tx", testTx},
-		{"accounts", testAccounts},
-		{"tokens", testTokens},
-		{"addresses", testAddresses},
-		{"shipments", testShipments},
-		{"returns", testReturns},
-		{"trackers", testTrackers},
-		{"standalone trackers", testStandaloneTrackers},
-		{"events", testEvents},
-		{"subscriptions", testSubscriptions},
-		{"deliveries", testDeliveries},
-		{"ledger", testLedger},
-		{"idempotency", testIdempotency},
-		{"pages", testPages},
-		{"jobs", testJobs},
-		{"users", testUsers},
-		{"sessions", testSessions},
-		{"audit", testAudit},
-		{"freshness", testFreshness},
-		{"documents", testDocuments},
-		{"batches", testBatches},
-		{"instances", testInstances},
+		{"accounts", []part{{"accounts", testAccounts}, {"tokens", testTokens}, {"users", testUsers}, {"sessions", testSessions}, {"audit", testAudit}}},
+		{"shipments and ledger", []part{{"shipments", testShipments}, {"returns", testReturns}, {"ledger", testLedger},
+			{"addresses", testAddresses}, {"documents", testDocuments}, {"purchase attempts", testPurchaseAttempts}}},
+		{"trackers", []part{{"trackers", testTrackers}, {"standalone trackers", testStandaloneTrackers}}},
+		{"batches", []part{{"batches", testBatches}}},
+		{"manifests", []part{{"manifests", testManifests}}},
+		{"pickups", []part{{"pickups", testPickups}}},
+		{"carrier accounts", []part{{"carrier accounts", testCarrierAccounts}}},
+		{"webhooks", []part{{"events", testEvents}, {"subscriptions", testSubscriptions}, {"deliveries", testDeliveries}}},
+		{"idempotency", []part{{"idempotency", testIdempotency}}},
+		{"store", []part{{"tx", testTx}, {"pages", testPages}, {"jobs", testJobs}, {"freshness", testFreshness},
+			{"instances", testInstances}, {"upkeep", testUpkeep}}},
 	}
 	for _, g := range groups {
-		t.Run(g.name, func(t *testing.T) {
-			// Parallel groups let the leaves of every group share the CPUs,
-			// instead of each group waiting for the slowest leaf of the previous one.
-			t.Parallel()
-			g.run(t, Opener(open))
-		})
+		for _, p := range g.parts {
+			t.Run(g.name+"/"+p.name, func(t *testing.T) {
+				// Parallel groups let the leaves of every group share the CPUs,
+				// instead of each group waiting for the slowest leaf of the previous one.
+				t.Parallel()
+				p.run(t, Opener(open))
+			})
+		}
 	}
 }
 

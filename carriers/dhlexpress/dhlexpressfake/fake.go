@@ -74,9 +74,10 @@ type Server struct {
 	nextWaybill  int64
 	nextPiece    int64
 	pickupSeq    int
-	currencies   map[string]string // account → billing currency
-	labelPerPage bool              // a label document per piece
-	shipQuery    url.Values        // the last shipment's query
+	currencies   map[string]string         // account → billing currency
+	clients      map[string]fakekit.Client // by username
+	labelPerPage bool                      // a label document per piece
+	shipQuery    url.Values                // the last shipment's query
 }
 
 // Failure is a canned answer that replaces the next call of an operation
@@ -97,8 +98,9 @@ func New(tb testing.TB) *Server {
 	if tb != nil {
 		tb.Helper()
 	}
-	s := &Server{nextWaybill: 1234560001, nextPiece: 1, currencies: map[string]string{}}
-	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: maxRequestBytes, Refuse: refuse}, s.routes)
+	s := &Server{nextWaybill: 1234560001, nextPiece: 1, currencies: map[string]string{},
+		clients: map[string]fakekit.Client{Username: {ID: Username, Secret: Password, Account: AccountNumber}}}
+	s.Server = fakekit.Start(tb, fakekit.Config{MaxRequestBytes: maxRequestBytes, Refuse: refuse, Authenticate: s.authenticate}, s.routes)
 	// Every request it gets and every answer it gives (but injected
 	// faults) is held to DHL's document.
 	documents, err := spec.Checker()
@@ -113,7 +115,6 @@ func New(tb testing.TB) *Server {
 func (s *Server) BaseURL() string { return s.URL() + Root }
 
 func (s *Server) routes(rt *fakekit.Router) {
-	rt.Basic(fakekit.Client{ID: Username, Secret: Password, Account: AccountNumber})
 	rt.Operation("POST "+Root+"/rates", OpRates, api(s.rates))
 	rt.Operation("POST "+Root+"/landed-cost", OpLandedCost, api(s.landedCost))
 	rt.Operation("POST "+Root+"/shipments", OpShip, api(s.ship))
@@ -130,7 +131,26 @@ func (s *Server) routes(rt *fakekit.Router) {
 // AddClient makes the fake accept another DHL customer's credentials, for
 // account: a tenant's own contract.
 func (s *Server) AddClient(username, password, account string) {
-	s.Server.AddClient(username, password, account)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clients[username] = fakekit.Client{ID: username, Secret: password, Account: account}
+}
+
+// errCredentials: a call without the HTTP Basic credentials of a client
+// the fake knows.
+var errCredentials = errors.New("dhlexpressfake: no valid HTTP Basic credentials")
+
+// authenticate names the client of a call by its HTTP Basic credentials:
+// MyDHL has no token, every call carries them.
+func (s *Server) authenticate(r *http.Request) (fakekit.Client, error) {
+	user, pass, ok := r.BasicAuth()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, known := s.clients[user]
+	if !ok || !known || c.Secret != pass {
+		return fakekit.Client{}, errCredentials
+	}
+	return c, nil
 }
 
 // SetCurrency makes account billed in currency (its rates' BILLC); by

@@ -1,5 +1,5 @@
 -- shipd's schema on PostgreSQL: the same tables, columns and constraints as
--- the SQLite migrations 0001-0007 produce, in PostgreSQL's types. seq
+-- SQLite's 0001_schema.sql produces, in PostgreSQL's types. seq
 -- columns order pages (newest first) and make keyset cursors; ids are public.
 
 CREATE TABLE accounts (
@@ -155,7 +155,7 @@ CREATE TABLE ledger_entries (
 );
 CREATE INDEX ledger_account ON ledger_entries (account_id, mode);
 
--- One delivery per (subscription, event); see the SQLite migration 0003.
+-- One delivery per (subscription, event); see the part 0003_webhook_deliveries of SQLite's 0001_schema.sql.
 CREATE TABLE webhook_deliveries (
     seq                BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     id                 TEXT NOT NULL UNIQUE,
@@ -191,7 +191,7 @@ CREATE TABLE webhook_delivery_attempts (
 );
 CREATE INDEX webhook_delivery_attempts_delivery ON webhook_delivery_attempts (delivery_id, seq);
 
--- See the SQLite migration 0006.
+-- See the part 0006_idempotency_results of SQLite's 0001_schema.sql.
 CREATE TABLE idempotency_keys (
     id           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     account_id   TEXT NOT NULL REFERENCES accounts (id),

@@ -1,5 +1,5 @@
 -- The settings UI on PostgreSQL: the same tables and columns as the SQLite
--- migration 0008_ui.sql, in PostgreSQL's types.
+-- migration 0002_ui.sql, in PostgreSQL's types.
 
 ALTER TABLE tokens ADD COLUMN name TEXT NOT NULL DEFAULT '';
 

@@ -1,0 +1,113 @@
+package shipping
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// PriceLabel is what Create does before its transaction, for a label of
+// a batch (shipping/batches): it checks in, quotes it and picks the rate sel
+// asks for, into row (without an id). The label's own problems (its input,
+// no rate, no matching service, refused by the carriers) are returned as
+// issues; anything else (carriers unavailable or failing, the request
+// cancelled) as the error.
+func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, sel Selection, row *store.Shipment) ([]Issue, error) {
+	err := in.onePieceForm()
+	if err == nil {
+		// The schema cannot require one of parcel and parcels; a batch item
+		// has no returnOf to supply it.
+		err = in.complete()
+	}
+	input := in.Normalized()
+	if err == nil {
+		err = input.check(c.Mode)
+	}
+	if err == nil {
+		err = s.checkDeliverBy(sel.DeliverBy)
+	}
+	var quote Quote
+	if err == nil {
+		quote, err = s.rates(ctx, c, input, false) // batch items are outbound labels
+	}
+	var rate Rate
+	if err == nil {
+		rate, err = quote.pick(sel)
+	}
+	var (
+		ie   *InputError
+		none *NoMatchingServiceError
+		ce   *CarriersError
+	)
+	switch {
+	case err == nil:
+	case errors.As(err, &ie):
+		return ie.Issues, nil
+	case errors.Is(err, ErrNoRates), errors.As(err, &none), errors.As(err, &ce) && errors.Is(err, ErrCarrierRejected):
+		return []Issue{{Message: err.Error()}}, nil
+	default:
+		return nil, err
+	}
+	request, err := encodeInput(input)
+	if err != nil {
+		return nil, err
+	}
+	*row = store.Shipment{AccountID: c.AccountID, Mode: string(c.Mode), Status: string(Paying),
+		Carrier: rate.Carrier, Service: rate.Service, ServiceCategory: rate.ServiceCategory,
+		CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
+		Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
+		EstimatedDeliveryDate: rate.deliveryDate(), Guaranteed: &rate.Guaranteed,
+		CarrierAccountID: optional(rate.CarrierAccountID)}
+	return nil, nil
+}
+
+// AdmitPurchases refuses n new purchases that would take the backlog past
+// its bound: a batch is admitted whole or not at all.
+func (s *Service) AdmitPurchases(ctx context.Context, n int) error {
+	if s.cfg.MaxPurchaseBacklog < 0 {
+		return nil
+	}
+	waiting, err := s.backlog.count(ctx)
+	if err != nil {
+		return err
+	}
+	if waiting+n > s.cfg.MaxPurchaseBacklog {
+		return ErrPurchaseQueueFull
+	}
+	return nil
+}
+
+// ReservePurchase reserves, in tx, the balance row (inserted in tx) applies
+// and returns the purchase job to enqueue for it: what Create does inside
+// its transaction, for a label of a batch, whose jobs go in at once.
+func (s *Service) ReservePurchase(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) (river.InsertManyParams, error) {
+	if err := s.recordReserve(ctx, tx, row, now); err != nil {
+		return river.InsertManyParams{}, err
+	}
+	return river.InsertManyParams{Args: PurchaseArgs{ShipmentID: row.ID}}, nil
+}
+
+// BatchItemFinisher is told of each label of a batch that its purchase
+// moved to purchased or failed, in the transaction that moved it
+// (shipping/batches completes the batch then).
+type BatchItemFinisher interface {
+	BatchItemFinished(ctx context.Context, tx *store.Tx, row store.Shipment) error
+}
+
+// SetBatchItemFinisher gives the purchase path the batches' hook; until it
+// is set, a batch's labels are bought and their batch is never completed.
+// Call it before the workers start.
+func (s *Service) SetBatchItemFinisher(f BatchItemFinisher) { s.batches = f }
+
+// FinishBatchItem runs the batches' hook for row, an item of a batch.
+func (s *Service) FinishBatchItem(ctx context.Context, tx *store.Tx, row store.Shipment) error {
+	if row.BatchID == nil || s.batches == nil {
+		return nil
+	}
+	return s.batches.BatchItemFinished(ctx, tx, row)
+}
