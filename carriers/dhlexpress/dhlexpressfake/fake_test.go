@@ -37,11 +37,14 @@ func post(t *testing.T, f *dhlexpressfake.Server, path, body string, mod func(*h
 // The fake refuses what DHL refuses of a well-formed request, with DHL's
 // problem body: another account, a DDP shipment without DD, WY on goods
 // not declared, a declaration that does not add up, a product not sold on
-// the lane; and a call without credentials or x-version.
+// the lane; a call without x-version; and a call without the HTTP Basic
+// credentials of a client it knows (the fake's own or one AddClient added,
+// each acting for its own account).
 func TestFakeRefusals(t *testing.T) {
 	t.Parallel()
 	f := dhlexpressfake.New(t)
 	f.SetChecker(nil) // the broken requests break the document too
+	f.AddClient("tenant", "tenant-secret", "960000001")
 	ddp := golden(t, "ship_us_eu_ddp.json")
 	eu := golden(t, "ship_eu.json")
 	for _, tc := range []struct {
@@ -58,6 +61,13 @@ func TestFakeRefusals(t *testing.T) {
 		{"a product not sold", strings.Replace(ddp, `"productCode": "P"`, `"productCode": "N"`, 1), nil, 422, "not available from US to FR"},
 		{"no x-version", ddp, func(r *http.Request) { r.Header.Del("x-version") }, 400, "x-version"},
 		{"wrong password", ddp, func(r *http.Request) { r.SetBasicAuth(dhlexpressfake.Username, "nope") }, 401, "Invalid credentials"},
+		{"an unknown user", ddp, func(r *http.Request) { r.SetBasicAuth("nobody", dhlexpressfake.Password) }, 401, "Invalid credentials"},
+		{"no credentials", ddp, func(r *http.Request) { r.Header.Del("Authorization") }, 401, "Invalid credentials"},
+		{"a bearer token", ddp, func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+dhlexpressfake.Password) }, 401, "Invalid credentials"},
+		// A client AddClient added acts for its own account, not the
+		// fake's: the operator's account is another's to it.
+		{"an added client, its account", strings.Replace(ddp, dhlexpressfake.AccountNumber, "960000001", 1), func(r *http.Request) { r.SetBasicAuth("tenant", "tenant-secret") }, 201, "shipmentTrackingNumber"},
+		{"an added client, the fake's account", ddp, func(r *http.Request) { r.SetBasicAuth("tenant", "tenant-secret") }, 400, "account number is not found"},
 	} {
 		status, body := post(t, f, "/shipments", tc.body, tc.mod)
 		if status != tc.status || !strings.Contains(body, tc.says) {
