@@ -106,7 +106,7 @@ func carrierAccountView(a carrieraccounts.CarrierAccount) gen.CarrierAccount {
 		desc = nullable.NewNullableWithValue(*a.Description)
 	}
 	updated := a.UpdatedAt.UTC().Truncate(time.Microsecond)
-	return gen.CarrierAccount{Id: a.ID, Carrier: gen.CarrierAccountCarrier(a.Carrier), Description: desc, ClientId: a.ClientID,
+	return gen.CarrierAccount{Id: a.ID, Carrier: string(a.Carrier), Description: desc, ClientId: a.ClientID,
 		AccountNumber: a.AccountNumber, Environment: gen.CarrierEnvironment(a.Environment), Enabled: a.Enabled,
 		CreatedAt: a.CreatedAt, UpdatedAt: &updated}
 }

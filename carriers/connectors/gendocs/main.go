@@ -5,7 +5,7 @@
 // writes is not committed.
 //
 // It rewrites marked places only:
-//   - in openapi/openapi.yaml, an `enum:` line ending in `# registry: carriers`
+//   - in openapi/openapi.yaml, an `enum:` (or, in a response, `x-extensible-enum:`) line ending in `# registry: carriers`
 //     (the names of the carriers with a live connector, which carrier
 //     accounts take), every `x-extensible-enum:` line ending in
 //     `# registry: all carriers` (the names of every carrier, sandbox twins
@@ -80,7 +80,7 @@ func Generate(root string, ds []carriers.Descriptor, write bool) ([]string, erro
 }
 
 var (
-	enumLine       = regexp.MustCompile(`(?m)^(\s*enum: )\[[^\]\n]*\](\s*# registry: carriers.*)$`)
+	enumLine       = regexp.MustCompile(`(?m)^(\s*(?:x-extensible-)?enum: )\[[^\]\n]*\](\s*# registry: carriers.*)$`)
 	knownNamesLine = regexp.MustCompile(`(?m)^(\s*x-extensible-enum: )\[[^\]\n]*\](\s*# registry: all carriers.*)$`)
 	credentialsKey = regexp.MustCompile(`(?m)^( *)(\w+): # registry: credentials.*$`)
 )
