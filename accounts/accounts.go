@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/shipd-dev/shipd/exchangerates"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -73,6 +74,11 @@ var (
 	ErrTokenExpired = errors.New("this token has expired")
 	// ErrTokenName: a token's name is too long.
 	ErrTokenName = errors.New("a token's name has at most 100 characters")
+	// ErrInvalidCurrency: not an ISO 4217 code.
+	ErrInvalidCurrency = errors.New("a currency is an ISO 4217 code of three letters, such as USD or EUR")
+	// ErrCurrencyInUse: the account has shipments or ledger entries in its
+	// currency, which therefore cannot change.
+	ErrCurrencyInUse = errors.New("the account's currency cannot change: it has shipments or ledger entries in it (create another account for another currency)")
 )
 
 // Caller is who a request acts as: one token of one account, or one signed-in
@@ -150,8 +156,22 @@ type Account struct {
 	ID               string
 	Name             string
 	HasPaymentMethod bool
-	CreatedAt        time.Time
+	// Currency (ISO 4217) is that of every price, charge, credit, balance
+	// and ledger entry of the account; USD unless chosen at creation.
+	Currency  string
+	CreatedAt time.Time
 }
+
+// NewAccount is what creating an account takes.
+type NewAccount struct {
+	Name             string
+	HasPaymentMethod bool
+	// Currency is an ISO 4217 code; "" is USD.
+	Currency string
+}
+
+// DefaultCurrency is an account's currency unless another is chosen.
+const DefaultCurrency = "USD"
 
 // Token is an API token without its secret.
 type Token struct {
@@ -217,7 +237,16 @@ func New(st Storage, cfg Config) *Service {
 
 // CreateAccount creates an account.
 func (s *Service) CreateAccount(ctx context.Context, name string, hasPaymentMethod bool) (Account, error) {
-	a := store.Account{ID: store.NewID("acct"), Name: name, HasPaymentMethod: hasPaymentMethod, CreatedAt: s.now()}
+	return s.CreateAccountWith(ctx, NewAccount{Name: name, HasPaymentMethod: hasPaymentMethod})
+}
+
+// CreateAccountWith creates an account as in says.
+func (s *Service) CreateAccountWith(ctx context.Context, in NewAccount) (Account, error) {
+	currency, err := currencyCode(in.Currency)
+	if err != nil {
+		return Account{}, err
+	}
+	a := store.Account{ID: store.NewID("acct"), Name: in.Name, HasPaymentMethod: in.HasPaymentMethod, Currency: currency, CreatedAt: s.now()}
 	if err := s.store.Tx(ctx, func(tx *store.Tx) error { return tx.InsertAccount(ctx, a) }); err != nil {
 		return Account{}, fmt.Errorf("create account: %w", err)
 	}
@@ -247,8 +276,37 @@ func (s *Service) SetPaymentMethod(ctx context.Context, id string, has bool) err
 	return err
 }
 
+// SetCurrency changes an account's currency, while it has neither a
+// shipment nor a ledger entry (ErrCurrencyInUse).
+func (s *Service) SetCurrency(ctx context.Context, id, currency string) error {
+	code, err := currencyCode(currency)
+	if err != nil {
+		return err
+	}
+	err = s.store.Tx(ctx, func(tx *store.Tx) error { return tx.SetAccountCurrency(ctx, id, code) })
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("account %s: %w", id, ErrNotFound)
+	case errors.Is(err, store.ErrCurrencyInUse):
+		return ErrCurrencyInUse
+	}
+	return err
+}
+
+// currencyCode is c as an ISO 4217 code (upper case); "" is DefaultCurrency.
+func currencyCode(c string) (string, error) {
+	c = strings.ToUpper(strings.TrimSpace(c))
+	if c == "" {
+		return DefaultCurrency, nil
+	}
+	if !exchangerates.IsCurrency(c) {
+		return "", fmt.Errorf("%q: %w", c, ErrInvalidCurrency)
+	}
+	return c, nil
+}
+
 func accountOf(a store.Account) Account {
-	return Account{ID: a.ID, Name: a.Name, HasPaymentMethod: a.HasPaymentMethod, CreatedAt: a.CreatedAt}
+	return Account{ID: a.ID, Name: a.Name, HasPaymentMethod: a.HasPaymentMethod, Currency: a.Currency, CreatedAt: a.CreatedAt}
 }
 
 // NewToken is what creating a token needs.

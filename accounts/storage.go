@@ -40,6 +40,7 @@ type TxStorage interface {
 	RevokeToken(ctx context.Context, id string, now time.Time) error
 	Session(ctx context.Context, idHash []byte) (store.Session, error)
 	SetPaymentMethod(ctx context.Context, id string, has bool) error
+	SetAccountCurrency(ctx context.Context, id, currency string) error
 	SetSessionMode(ctx context.Context, idHash []byte, mode string) error
 	Token(ctx context.Context, id string) (store.Token, error)
 	TouchSession(ctx context.Context, idHash []byte, at time.Time) error

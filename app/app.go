@@ -75,8 +75,12 @@ type Config struct {
 	TestVerifier, LiveVerifier verifier.Verifier
 	// Documents stores label documents.
 	Documents shipping.Documents
-	// PlatformFeeCents is added to every rate; nil means the default of 8.
+	// PlatformFeeCents is added to every rate, in the minor unit of the
+	// account's currency; nil means the default of 8.
 	PlatformFeeCents *int64
+	// PlatformFees sets the fee per currency over PlatformFeeCents
+	// (serve --platform-fee EUR=10).
+	PlatformFees map[string]int64
 	// PurchaseRetryBase and PurchaseAttempts tune purchases while a carrier is unavailable.
 	PurchaseRetryBase time.Duration
 	PurchaseAttempts  int
@@ -240,7 +244,7 @@ func New(cfg Config) (*App, error) {
 		TestVerifier: cfg.TestVerifier, LiveVerifier: cfg.LiveVerifier, Documents: cfg.Documents,
 		EventData:        server.ShipmentEventData(base),
 		TrackerEventData: server.TrackerEventData,
-		PlatformFeeCents: cfg.PlatformFeeCents, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
+		PlatformFeeCents: cfg.PlatformFeeCents, PlatformFees: cfg.PlatformFees, ExchangeRates: cfg.ExchangeRates, PurchaseRetryBase: cfg.PurchaseRetryBase, PurchaseAttempts: cfg.PurchaseAttempts,
 		CarrierTimeout: cfg.CarrierTimeout, TrackingPollInterval: cfg.TrackingPollInterval, TrackerLimit: cfg.TrackerLimit,
 		PurchaseWorkers: cfg.PurchaseWorkers, MaxPurchaseBacklog: cfg.MaxPurchaseBacklog,
 		Observer:        cfg.Telemetry.Shipments(),

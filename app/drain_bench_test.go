@@ -118,7 +118,7 @@ func drain(b *testing.B, labels int, latency time.Duration, workers int) float64
 	in := shipping.NewLabel{Input: shipping.Input{
 		From:   shipping.Address{Name: &shop, Street1: "1 Congress Ave", City: "Austin", State: &state, Zip: "78701", Country: "US"},
 		To:     shipping.Address{Name: &ada, Street1: "2 Main St", City: "Austin", State: &state, Zip: "78702", Country: "US"},
-		Parcel: shipping.Parcel{WeightOz: 16},
+		Parcel: shipping.Parcel{WeightOz: new(16.0)},
 	}}
 	var (
 		wg   sync.WaitGroup

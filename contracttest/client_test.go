@@ -43,7 +43,7 @@ func TestGeneratedClient(t *testing.T) {
 	dim := func(v float64) *float64 { return &v }
 	from := gen.Address{Name: &shop, Phone: &fromPhone, Street1: "1 Market St", City: "San Francisco", State: &state, Zip: "94105", Country: "US"}
 	to := gen.Address{Name: &name, Phone: &toPhone, Street1: "350 Fifth Avenue", City: "New York", State: &toState, Zip: "10118", Country: "US"}
-	parcel := gen.Parcel{WeightOz: 32, LengthIn: dim(10), WidthIn: dim(8), HeightIn: dim(4)}
+	parcel := gen.Parcel{WeightOz: dim(32), LengthIn: dim(10), WidthIn: dim(8), HeightIn: dim(4)}
 
 	quote, err := c.QuoteLabelWithResponse(ctx, gen.QuoteLabelJSONRequestBody{FromAddress: &from, ToAddress: &to, Parcel: &parcel})
 	if err != nil {

@@ -78,6 +78,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, pickupScenarios()...)
 	out = append(out, carrierAccountScenarios()...)
 	out = append(out, multiPieceScenarios()...)
+	out = append(out, europeScenarios()...)
 	return out
 }
 

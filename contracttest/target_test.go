@@ -34,6 +34,8 @@ import (
 // Fixtures makes what the API cannot: accounts and tokens.
 type Fixtures interface {
 	CreateAccount(ctx context.Context, name string, paymentMethod bool) (id string, err error)
+	// CreateAccountIn creates an account billed in currency, with a payment method.
+	CreateAccountIn(ctx context.Context, name, currency string) (id string, err error)
 	// CreateToken mints a token; expiresIn 0 means it never expires.
 	CreateToken(ctx context.Context, accountID, mode string, scopes []string, expiresIn time.Duration) (id, secret string, err error)
 	RevokeToken(ctx context.Context, id string) error
@@ -209,6 +211,11 @@ func (f serviceFixtures) CreateAccount(ctx context.Context, name string, payment
 	return a.ID, err
 }
 
+func (f serviceFixtures) CreateAccountIn(ctx context.Context, name, currency string) (string, error) {
+	a, err := f.acc.CreateAccountWith(ctx, accounts.NewAccount{Name: name, HasPaymentMethod: true, Currency: currency})
+	return a.ID, err
+}
+
 func (f serviceFixtures) CreateToken(ctx context.Context, accountID, mode string, scopes []string, expiresIn time.Duration) (string, string, error) {
 	var expires *time.Time
 	if expiresIn > 0 {
@@ -246,6 +253,12 @@ func (f cliFixtures) run(ctx context.Context, out any, args ...string) error {
 func (f cliFixtures) CreateAccount(ctx context.Context, name string, paymentMethod bool) (string, error) {
 	var out struct{ ID string }
 	err := f.run(ctx, &out, "accounts", "create", "--name", name, fmt.Sprintf("--payment-method=%t", paymentMethod))
+	return out.ID, err
+}
+
+func (f cliFixtures) CreateAccountIn(ctx context.Context, name, currency string) (string, error) {
+	var out struct{ ID string }
+	err := f.run(ctx, &out, "accounts", "create", "--name", name, "--currency", currency)
 	return out.ID, err
 }
 

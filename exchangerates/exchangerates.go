@@ -11,6 +11,8 @@
 package exchangerates
 
 import (
+	"golang.org/x/text/currency"
+
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -116,6 +118,18 @@ func IsCode(code string) bool {
 		}
 	}
 	return true
+}
+
+// IsCurrency reports whether code is a currency of ISO 4217 as the
+// Unicode CLDR data of golang.org/x/text knows it (an account is billed in
+// one): three upper-case letters naming a currency, not XXX (no currency)
+// nor XTS (reserved for tests).
+func IsCurrency(code string) bool {
+	if !IsCode(code) || code == "XXX" || code == "XTS" {
+		return false
+	}
+	_, err := currency.ParseISO(code)
+	return err == nil
 }
 
 // Currencies lists the table's currencies, EUR among them, sorted.

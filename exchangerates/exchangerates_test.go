@@ -184,3 +184,14 @@ func TestFileIsReadAgainWhenItChanges(t *testing.T) {
 		t.Errorf("no file, one currency: %v %v", r, err)
 	}
 }
+
+// An account's currency is a known ISO 4217 code: a typo of three letters
+// is no currency.
+func TestIsCurrency(t *testing.T) {
+	for code, want := range map[string]bool{"EUR": true, "USD": true, "JPY": true, "ARS": true, "CHF": true,
+		"EUE": false, "XYZ": false, "XXX": false, "XTS": false, "eur": false, "EU": false, "EURO": false} {
+		if got := exchangerates.IsCurrency(code); got != want {
+			t.Errorf("IsCurrency(%q) = %v, want %v", code, got, want)
+		}
+	}
+}

@@ -272,6 +272,8 @@ func (e LabelFormat) Valid() bool {
 
 // Defines values for LabelSize.
 const (
+	A4     LabelSize = "a4"
+	A6     LabelSize = "a6"
 	Letter LabelSize = "letter"
 	N4x6   LabelSize = "4x6"
 )
@@ -279,6 +281,10 @@ const (
 // Valid indicates whether the value is a known member of the LabelSize enum.
 func (e LabelSize) Valid() bool {
 	switch e {
+	case A4:
+		return true
+	case A6:
+		return true
 	case Letter:
 		return true
 	case N4x6:
@@ -888,8 +894,11 @@ type BatchShipmentInput struct {
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
-	// billable weight is the actual weight.
+	// Parcel `Parcel` as a request sends it: its fields and no other, of one system. Without
+	// dimensions the billable weight is the actual weight. A parcel with fields of both
+	// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+	// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+	// dimensions.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
 
 	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
@@ -1009,7 +1018,11 @@ type CarrierError struct {
 	// Example: UPS
 	Carrier string `json:"carrier"`
 
-	// Code The carrier's own error code, when it gave one.
+	// Code The carrier's own error code, when it gave one; or shipd's own about the carrier's
+	// answer: `no_exchange_rate` (kind `rejected`) when the carrier priced in a currency
+	// the operator's exchange rates cannot convert into the account's, so its rates are
+	// left out.
+	//
 	//
 	// Example: 111210
 	Code *string `json:"code,omitempty"`
@@ -1149,9 +1162,11 @@ type CreateLabelRequest struct {
 	// Example: pdf
 	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
 
-	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
-	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
-	// `invalid_field` naming `labelSize`).
+	// LabelSize The label's page (default `4x6`): `4x6`; `a6` (105×148 mm), the size European
+	// thermal and office label printers take; `letter`, the 4x6 label on a US letter page,
+	// or `a4`, on an A4 page, for office printers. `letter`, `a4` and `a6` with
+	// `labelFormat` `pdf` only, and each only with a carrier that offers it (otherwise
+	// 422 `invalid_field` naming `labelSize`).
 	//
 	//
 	// Example: 4x6
@@ -1160,8 +1175,11 @@ type CreateLabelRequest struct {
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
-	// billable weight is the actual weight.
+	// Parcel `Parcel` as a request sends it: its fields and no other, of one system. Without
+	// dimensions the billable weight is the actual weight. A parcel with fields of both
+	// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+	// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+	// dimensions.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
 
 	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
@@ -1384,10 +1402,18 @@ type CustomsItem struct {
 	// Example: 2500
 	ValueCents int64 `json:"valueCents"`
 
+	// WeightG The metric twin of `weightOz`: the weight of the whole line, in grams. A line has
+	// one of the two (both: 422 `invalid_field`; neither: 422 `missing_field`
+	// `customs.items.N.weightOz`).
+	//
+	//
+	// Example: 170
+	WeightG *float64 `json:"weightG,omitempty"`
+
 	// WeightOz The weight of the whole line (all `quantity` units), in ounces.
 	//
 	// Example: 6
-	WeightOz float64 `json:"weightOz"`
+	WeightOz *float64 `json:"weightOz,omitempty"`
 }
 
 // CustomsItemInput `CustomsItem` as a request sends it: its fields and no other.
@@ -1605,9 +1631,11 @@ type IdempotencyKey = string
 // Example: pdf
 type LabelFormat string
 
-// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
-// page for office printers, with `labelFormat` `pdf` only (otherwise 422
-// `invalid_field` naming `labelSize`).
+// LabelSize The label's page (default `4x6`): `4x6`; `a6` (105×148 mm), the size European
+// thermal and office label printers take; `letter`, the 4x6 label on a US letter page,
+// or `a4`, on an A4 page, for office printers. `letter`, `a4` and `a6` with
+// `labelFormat` `pdf` only, and each only with a carrier that offers it (otherwise
+// 422 `invalid_field` naming `labelSize`).
 //
 // Example: 4x6
 type LabelSize string
@@ -1741,27 +1769,57 @@ type Package struct {
 	// Example: 1Z999AA10123456784
 	TrackingNumber string `json:"trackingNumber"`
 
-	// WeightOz Example: 32
+	// WeightG The piece's weight in grams, for a piece sent in grams.
+	//
+	// Example: 1500
+	WeightG *float64 `json:"weightG,omitempty"`
+
+	// WeightOz The piece's weight in ounces (converted exactly from `weightG` for a metric piece).
+	//
+	// Example: 32
 	WeightOz float64 `json:"weightOz"`
 }
 
-// Parcel Without dimensions the billable weight is the actual weight.
+// Parcel Without dimensions the billable weight is the actual weight. A parcel is in inches
+// and ounces (`lengthIn`, `widthIn`, `heightIn`, `weightOz`) or in centimetres and
+// grams (`lengthCm`, `widthCm`, `heightCm`, `weightG`), and a shipment shows it as it
+// was sent: a metric parcel has no `weightOz`. Prices, limits and the carriers'
+// requests use exact conversions (1 in = 2.54 cm, 1 oz = 28.349523125 g).
 type Parcel struct {
+	// HeightCm Example: 10
+	HeightCm *float64 `json:"heightCm,omitempty"`
+
 	// HeightIn Example: 4
 	HeightIn *float64 `json:"heightIn,omitempty"`
+
+	// LengthCm The metric twin of `lengthIn`: the same limit (200 in is 508 cm).
+	//
+	// Example: 30
+	LengthCm *float64 `json:"lengthCm,omitempty"`
 
 	// LengthIn Example: 10
 	LengthIn *float64 `json:"lengthIn,omitempty"`
 
+	// WeightG The metric twin of `weightOz`: the same limit (2,400 oz is 68,038.8555 g).
+	//
+	// Example: 1500
+	WeightG *float64 `json:"weightG,omitempty"`
+
 	// WeightOz Example: 32
-	WeightOz float64 `json:"weightOz"`
+	WeightOz *float64 `json:"weightOz,omitempty"`
+
+	// WidthCm Example: 20
+	WidthCm *float64 `json:"widthCm,omitempty"`
 
 	// WidthIn Example: 8
 	WidthIn *float64 `json:"widthIn,omitempty"`
 }
 
-// ParcelInput `Parcel` as a request sends it: its fields and no other. Without dimensions the
-// billable weight is the actual weight.
+// ParcelInput `Parcel` as a request sends it: its fields and no other, of one system. Without
+// dimensions the billable weight is the actual weight. A parcel with fields of both
+// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+// dimensions.
 type ParcelInput = Parcel
 
 // Pickup defines model for Pickup.
@@ -1921,8 +1979,11 @@ type QuoteRequest struct {
 	// Options Extra services (`Options` as a request sends it; no other field).
 	Options *OptionsInput `json:"options,omitempty"`
 
-	// Parcel `Parcel` as a request sends it: its fields and no other. Without dimensions the
-	// billable weight is the actual weight.
+	// Parcel `Parcel` as a request sends it: its fields and no other, of one system. Without
+	// dimensions the billable weight is the actual weight. A parcel with fields of both
+	// systems is 422 `invalid_field` (`field` `parcel`); one without its weight is 422
+	// `missing_field` `parcel.weightOz`, or `parcel.weightG` when it has metric
+	// dimensions.
 	Parcel *ParcelInput `json:"parcel,omitempty"`
 
 	// Parcels Several boxes under one shipment (multi-piece), instead of `parcel`: give one
@@ -1970,6 +2031,20 @@ type Rate struct {
 	// Example: ca_4f3e2d1c0b9a8f7e6d5c4b3a
 	CarrierAccountId *string `json:"carrierAccountId,omitempty"`
 
+	// CarrierAmountCents With `carrierCurrency`, the carrier's own figure, in that currency's minor unit.
+	//
+	// Example: 1190
+	CarrierAmountCents *int64 `json:"carrierAmountCents,omitempty"`
+
+	// CarrierCurrency Present when the carrier priced in another currency than the account's: the
+	// carrier's currency (ISO 4217). `carrierRateCents` is then `carrierAmountCents`
+	// converted at `exchangeRate` with the operator's exchange rates (the ECB's
+	// reference rates; crosses through EUR; half away from zero to the minor unit).
+	//
+	//
+	// Example: EUR
+	CarrierCurrency *string `json:"carrierCurrency,omitempty"`
+
 	// CarrierRateCents Example: 912
 	CarrierRateCents int64 `json:"carrierRateCents"`
 
@@ -1998,6 +2073,11 @@ type Rate struct {
 	//
 	// Example: 2026-03-06
 	EstimatedDeliveryDate *openapi_types.Date `json:"estimatedDeliveryDate,omitempty"`
+
+	// ExchangeRate With `carrierCurrency`, the units of the account's currency per unit of the carrier's, as a decimal string (no binary rounding).
+	//
+	// Example: 1.0512
+	ExchangeRate *string `json:"exchangeRate,omitempty"`
 
 	// Guaranteed Whether the carrier guarantees `estimatedDeliveryDate`. Always present.
 	//
@@ -2086,14 +2166,30 @@ type Shipment struct {
 	// Carrier The carrier's name; the known names are in `x-extensible-enum`, and more may be added.
 	//
 	// Example: USPS
-	Carrier          string `json:"carrier"`
-	CarrierRateCents int64  `json:"carrierRateCents"`
+	Carrier string `json:"carrier"`
+
+	// CarrierAmountCents With `carrierCurrency`, the carrier's own figure, in that currency's minor unit.
+	//
+	// Example: 1190
+	CarrierAmountCents *int64 `json:"carrierAmountCents,omitempty"`
+
+	// CarrierCurrency Present when the label was bought at a rate converted from the carrier's currency (as the quote showed it): the
+	// carrier's currency (ISO 4217). `carrierRateCents` is then `carrierAmountCents`
+	// converted at `exchangeRate` with the operator's exchange rates (the ECB's
+	// reference rates; crosses through EUR; half away from zero to the minor unit).
+	//
+	//
+	// Example: EUR
+	CarrierCurrency  *string `json:"carrierCurrency,omitempty"`
+	CarrierRateCents int64   `json:"carrierRateCents"`
 
 	// ChargeAmountCents customerPriceCents minus balanceAppliedCents; 0 for a return label until the carrier first scans it (paid on use).
 	ChargeAmountCents int64     `json:"chargeAmountCents"`
 	CreatedAt         time.Time `json:"createdAt"`
 
-	// Currency Example: USD
+	// Currency The account's currency (ISO 4217), that of every amount of the shipment.
+	//
+	// Example: USD
 	Currency           string `json:"currency"`
 	CustomerPriceCents int64  `json:"customerPriceCents"`
 
@@ -2111,6 +2207,11 @@ type Shipment struct {
 	//
 	// Example: 2026-03-06
 	EstimatedDeliveryDate *openapi_types.Date `json:"estimatedDeliveryDate,omitempty"`
+
+	// ExchangeRate With `carrierCurrency`, the units of the account's currency per unit of the carrier's, as a decimal string (no binary rounding).
+	//
+	// Example: 1.0512
+	ExchangeRate *string `json:"exchangeRate,omitempty"`
 
 	// FromAddress A postal address. `state` is required when `country` is `US`. Quotes and label
 	// purchases check addresses as the carriers do, in test and live mode alike (422
@@ -2140,9 +2241,11 @@ type Shipment struct {
 	// Example: pdf
 	LabelFormat *LabelFormat `json:"labelFormat,omitempty"`
 
-	// LabelSize The label's page (default `4x6`): `4x6`, or `letter`, the 4x6 label on a US letter
-	// page for office printers, with `labelFormat` `pdf` only (otherwise 422
-	// `invalid_field` naming `labelSize`).
+	// LabelSize The label's page (default `4x6`): `4x6`; `a6` (105×148 mm), the size European
+	// thermal and office label printers take; `letter`, the 4x6 label on a US letter page,
+	// or `a4`, on an A4 page, for office printers. `letter`, `a4` and `a6` with
+	// `labelFormat` `pdf` only, and each only with a carrier that offers it (otherwise
+	// 422 `invalid_field` naming `labelSize`).
 	//
 	//
 	// Example: 4x6
@@ -2173,7 +2276,11 @@ type Shipment struct {
 	// Absent for a single parcel.
 	Packages *[]Package `json:"packages,omitempty"`
 
-	// Parcel Without dimensions the billable weight is the actual weight.
+	// Parcel Without dimensions the billable weight is the actual weight. A parcel is in inches
+	// and ounces (`lengthIn`, `widthIn`, `heightIn`, `weightOz`) or in centimetres and
+	// grams (`lengthCm`, `widthCm`, `heightCm`, `weightG`), and a shipment shows it as it
+	// was sent: a metric parcel has no `weightOz`. Prices, limits and the carriers'
+	// requests use exact conversions (1 in = 2.54 cm, 1 oz = 28.349523125 g).
 	Parcel Parcel `json:"parcel"`
 
 	// Parcels Every piece of a multi-piece shipment, as given; absent for a single parcel. `parcel`
@@ -34292,521 +34399,541 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pchs51ij4KgjOjTB1vxRNUqQW6seMSpar1e1FbclVXf7oYYKZoJilJMBKgJJYFY64z3J/zIPdJ5nA",
-	"OQASuXCRLNfSrY6OspiJxHpw9uW3RiRmc8EZV7Ix+K3B7ulsnjL4+ySOMybllfiBZclkqR/JxWxGs2Vj",
-	"0DjhhOJ7opZzFpOEk1TcsYxEVLKA3CVqKhaKfDq/+K9eI2jc0nTBdBdRovT3nN2RpchuGkEjEguuoNOP",
-	"l42gIRVVTLdYwo+MMdVpDBp7/TaZJBM1JfSWNYLGr8m8MWh02p3OYePLl8DOFuaaRFQlghdnjG9YTCiP",
-	"iVSUxzSLE8linCyhZMakpNeMzPUqppRfM3/iZrneGt6d/Uh+ev/hH6vX8O6nyhpen7+++hs5+eGsuIbd",
-	"o/7eQeNL0IhZmtyyjI5T1hiobMGChpmXbAz+W59XrHvGTkduHb+yuBE0JglLY/e203Df5s+I/8mADIsb",
-	"O2yQ3eGi3d5j5o2b7rDR+BK44fUOrBocdscfWT+oDGsBoDCi3dHiYLCbq5eqt7q4UKpYdbxlcaSfimP8",
-	"msx7IxrHhb71+fg9AzATaDUg/rF9xiNfyMagcWvgDKDyO6qi6anQd0qxuAiQ7vGAsFuWLUmi2IzMF1k0",
-	"pRLmkV8a2/RENQaNbru7v9ve2233rjq9Qbs/6O+3unvdTxYOAUYnNEn1iO2gMafLhF/jn4zH7m830qAb",
-	"NJRQNG0Mul+CRpQxunas7oEeK9FbNKZq1B0fRD3WmbTpUXwYHYz3aX/SY3t6BSkds/S1yGZUd/brPLXP",
-	"5McsbQwaU6XmcvDypZwm87hlsE8rErOXdJ68vO28HOsNZPLlunFeYo8t7H6GB6qYVI2gIcY/s0jhRKNp",
-	"wzsnt6f5Qb2Bfi7sHvmHdSlmjOA4REyImjICPRKaaVhL0pSMWcKvyVgsrqeqeHgwIfh4ZA8gaLAsE5kG",
-	"13U9c6FIxmi8JEumjknGlIYTTiiZsDsiWSR4LBtBI2O/LJhU5/pIMvbLqD/psG68F/XGfbp/dHDorTGR",
-	"qoTKyVxjPTEhZrP9ycdUUYN3nkHwG4Lg56DB2b06XWRSQwVfpKk7sgvcpQpMnkQRm5fxRyKJ2ewCCK45",
-	"k+7KM2n/B57JPN9sdwCX02Q+syxS3cWheHVeSCJt00BfUzgRkcUsq71TY5pSHrGT+TxNWHyKI7QDnNT5",
-	"FvsY0SxLWAZsx8Vl/uADVcx01z046AeNaEqza3Yy03DgXhzubX2o0SLLGI+QwXkFD6QSM5ZdZEnECj0y",
-	"qZKZ7vMVXcrGoPAEeZvlK+SO3HgHmuZmYnZSYbEuKSevM8qjREYCkMtsTjkyoDRdqiSiKTnj1wlnkrxR",
-	"cZUV43Smx7qcCk3L51PB9c9ep0/6/T5pd9ptj187PSnwax3ylmY3TJFL5bi1o16n3deM2vWCZpQrpi/K",
-	"hKaSGdCX0/moHY87B5NufNiOJpTF+1F8cBRTSvX1kB+YWmTcfbTyLlwmv8JU7/ftky0vB8L9y3UTwTbr",
-	"r4YFZb1tNItYqs9lypLrqTrnjUEvaKSMX6up/tFpB407ePX+18Zgrxs07pIYXx1+CRrzlKqJyGavmYWV",
-	"Qw/RbKIokmW3SaSneJElIkP20jw8pYpdCzhuy/Hpl2KRwQd0ntRcbmCulKiC2zt2R36qlUrYjCZ682lM",
-	"/x9vy3MAO4kpeSNuWUoj5gFat9M1gHZ0BHRaJjHjKtFI1QDAOmEB+PKTW8YXzL3sanBeJIqRvT2A3oIo",
-	"pBf2rnZKSlyu61xlNLphGaAdld2MJpODo/io0zka9+P20aS9RzvRAcWt000Tfv1uMRsD9jnqtdt7B3vt",
-	"3mG302kfHnhtLu3eJ3ykMsplogFqMY/XoJ2jVnd//1OFKDbin8/2o+707l+/fnfz089ne59+/vvN+1ff",
-	"/fxp9jr99OrTz59eRf1P37+e/vRPwN2niAxPIjjLMu6OBOcsUiwmHy8uCcVGpKn5ryhNGFckicmMyhsW",
-	"7xTkQGzp1n7S+a57uldExoiLoRfYz//zv/63+//h39oabFYh3r1B/3DQ7rY6nZ6G/ZjJKEvmKM423i8y",
-	"mG0kuN5fvZOMa1ExtrIi47dJJjjc20Fjnol4EcHHBjtFdNSb7LFu3Ina4yN6ODlg+3E/6o336JpjKUyq",
-	"urXreEqzK3aD65nL5z1dwf8V9/kjdlXc6qspc9BLpVFcxH9WiCXNOV1IvFJumw0i/Db7vD/otge9fuvw",
-	"wIAuLMPg/g8oN1V3VE7F/IW0Oq4aBdbXcyZJzGZzoTRb9Q+2BNoCg+1K5FW+EefitgBY2/oNuBNWIk04",
-	"+XTxhkxEBpKpmrJsRlMyzxKuilxtZTkzkfGEX+/mh7GC85c5e/3fv/31GMGvZY7WcjL/plzKl+AvfdD5",
-	"aXb2v9Qf0ulizjKVcLFygqdTmqVMku/oeEyv/ePotQ/NXHvddXM955OE6y1+I2CtZr79dqfX+PLlc37V",
-	"i2RkJdIzhOKFJOKOl4lijgDLVCNjBljkemqTU5d/xr37g4ufv+vyNzdHtx/25NX+3U+dX0/60dnhxFAb",
-	"aH3JooxpTMH3/nE4/2dH/rB//+lofNplr/vTvx/M3rTFh576iIrzjVR9DXkp4a7FXO66T/N9BAVh7fa9",
-	"54yYi2y1eL8shGKBUQgaGwMn3lDkhi1XbCxK83+5G1LZR9B97Hba7e7eLqD+CgmYx5PGk+HQooj474o7",
-	"HTi+pTyZMFl/oc9AJ3hHE5Xwa6IhCmm6Bc+Yrge+Kj03o/kEPZ/LFYqPtVM5gavIESOswSSVIUGI3O18",
-	"Ojo6OjnptDvdvV5//+CwVyeD1rTKZ/cjG0+FuKmdnVGvMgmWQdsvUUJfVwBgIpdSsVlBdClim2Irdmu4",
-	"GcfatAqaB9yqluFYG59rVn6HE96F8TX/uSjofnytj24nURsEKz7To68zPIF6sRXl5idncyhIDfPkB5ZJ",
-	"XOBtp7GFrhDVNSjVPVsMvrHFwKyF3apRZ9Jle3Ev6o/36cHkkB3F7agz7mqpSC3nrHrkOZysE901WEwT",
-	"qUS2HBBKDNgSBFu4LNSZK+vF+geCULfV7xZBqMpqrP68d9DqwRkzHn9gVMKok4TTdGT2D15tHt1d3988",
-	"26/RXcMFFhHowzd25I4tdh9rxjfv9P1CgWhl3i83991p9Tt7hb7FQo0mIhu5PopDnGRZcstiQhWJmVQJ",
-	"B9cIMqFRkiKZ3DBiu9VvF1fjafKKY71ic5opFhORJdfJAwbpHbV6R3vbDXI5TeZzjaCRmhmQ2DzEYat3",
-	"WBxinrF8jM/mPqnsZtSbHNJO1B0fxXusN+nT/fFBdBgfsdUX1dwNT5jVfC5fpGktFGxHvjapSQ2c5U4j",
-	"CTru5OMMOkEBp3qI1KDOjo9HrDalO+mwdnwUHY4P6P6kz3I8UiZd+mgeeMv3jlpHvY5/y1eZwb6xdUtP",
-	"ZO/ZuPVg49ZB3EV6Nj6MDuJ91p/06N64G202biGv/2TGrVUTMcYtHO3PadzKL8GzceuPMG4djfdYPzqg",
-	"nbg76bF9ehi1x924N/Ew81nOBaTCOhQW72xA4E59PW1qt476+2tpU53Jrd/vdLrt/W5nb2+v1z3oHB3u",
-	"1xne/K42kBQ7kXUkpV1PUjr1JGUv6o47tD05YofxQbQ/7lNU4eckpUZEqjX8ffrXp/a/fn3389vZ+f1P",
-	"V9/N3v/4sffpVfzzu9l556erD7O33Y/LTyc5Z2uF41NzCAUm18qyLXNEKAPZp18hBgETerCChzVUbL1c",
-	"lPeweSAgXxr3eGBxtNfvHu31O4f73c5Rr93rdfY7ptWWKNZug9R/jfpRJ+6yvUmP9sf70UF8yI4mbdoZ",
-	"v9Q9GiT7F1RUIRCsXN1qyuEBSc7rGWF/PtqjcTeOe3Rv/3A87va64/5kr99hRw3fRdTiBf+i5LasIveV",
-	"X5QyzOagbv2TLnLh2Af26g1DcPdo4GPB/ZmZe2bmnpm5Z2bumZn7UzNzX8mOWTpjdPy1biglzQB6xSKg",
-	"p4Izqz1EypOrSx6tbn7WFT7rCp91hY/QFX6Nts8iAmNOu6rY0ozZqqXXTJqXjMdE/7nz6Ju+P2i3W91e",
-	"4abn5wvDwBUkmisjaAQLGnIxduY5IBN305tRh3bHe1Ev7rP9yQE9HB9F7bjDupPCphzSg/F+1I97bG/S",
-	"pZ1xOzqKD9mBx4b7S4QdAaeA2qChq6mJ7CGJ/LogIeX39KRBQWvF5FNfOr48PXmnMRDEmMD4a+3Hz2Lu",
-	"s5iby6kFMFsTyQTu18ZlOJEE3K+B7CVKAvCth7ktQen5HB98jjYgyh6klgNXIj3vBBHtzSj6VExZ9RA3",
-	"Yz67hhfS4Z9vggPXGcMdtqiPjnzGfs+3ZgX2W+Ha/37O+MnF+d8v37+ruUDOXR7wXpJJRWZMH78s8FIJ",
-	"nwj9r0pUaqW3GNggYHtPLs51a5/b+hI0xJxxOk+0cN1qt/aMioJlKMago5EBkwZ6kV4k0c1ifkp5xNK0",
-	"wiTYx+jj6GHw9ekT/sSQE9kl1VzLva6WrLttUPhU730qJKt8dTBotwft9m77cABzigSfJNkMxCt3q3+8",
-	"OrX8/Fq80GkPOt1Wr3Po/Jnm0c1oLzoyGrTD8UG0H/dZb7JHuxrGEy5Vhr6uGjAvaHRDr5mEAHOqUBWc",
-	"xIzEQmSrr8QcYABUbPD9KQZVdTSOpfGyPNH2UWnNNfdopfKxcI8c1K2TcbxT8QAW9nCVS+LlxSXBRaGy",
-	"wik8DKetRMlF8i8Gwo+CzIojIu5QMYjjgQD1DeAjP+N1NBvnviLk7D/gMJ/RzPZoRkZTFi82oRnclKOD",
-	"1RF7CJWXrrdSyhc4EBaT8fLfhFA+A+afDTC/BI1/LsRKuheLGZMqiQiaylBxRiHgEXzeiTWY+kD5HxeU",
-	"928cO2KAQ84Fl6wIHR+oYpCFCBPKmNsdkGjK6JxJZSSR5kQsMuMhPivII5nuYIVEXLH3d472+1sa7DtH",
-	"B1WDfX+zwb6jd6DG/l1r5s2tt99nYsHjk/iWcoWheVUjLosEFzM0oWzv3PDNvRMevtjtTNWlZa5Y5cHR",
-	"UXvLVR4cHR1WVtndYpX7pVVikP6GRXa5HuEkyerP8n4Od724yNcsPruvh9y9zuHWoLvXOaoeZ2eLhfYf",
-	"s9BLc2Dvb1nGE7QyVBcs3FsU8D+wyYLHKyhGBi+3iWBcG/+H3QB9uqS3LPYQbCn2noIR8huG3m9Uuu3v",
-	"O+aCxtkoN471Yt+EXuEWvl3Mvr9lm4J2bGbOsRA39erK/9SNXMG0Wwe6dRvrshSQZppIBbm9JJnSW0a4",
-	"IEVHk50Hpft6do17do17do17do37Y1zjficntNW5vOKbt7OP959+/m76/sfz3k+/xjfvZh87n37+MH3b",
-	"PV/+dNfwMfSFCQtebT224EGyBZekiXHEBYT8jIf/w/HwH4QrnxAF2gyvz/iv2PlaXGQuYAGd1EdMuMcm",
-	"N3yipDEKUR4bJYiMKH/GKs9Y5Zm7e+bungMf/pSBDx6i/0EkVr1Vl0DTqLicx6FRpFg/tuatSOJRZr9/",
-	"5iaf8f4z3n9avF+8Yc/I/xn5PxL5d1q9nvECM/FqZY1uNSotIH68zbpMl88hZc8hZc8hZYWQsvyirbVL",
-	"YZON7vPPF+35oj1ftNqLVqdCj//29+xfv36Yvf/+7P6nX/+evP/xn79+uvowe/fjWfenn+Of33//z/4n",
-	"LIeBYdtbpIJ+lUhIzA8gy8XdmrynW2f3zyewLhXrCRdqyvQ9caOAxk2T6pnImIn1hEjMrZKxkiYmUPV5",
-	"8Z3NGVrdQ5PpqCZnq16QWYqVnerQn72tJvAzYyqzNShpznSQPJC13llZKTabqzfi2v+5hgVq70EtBrpQ",
-	"YkZVEp3gF+h34kVWZSxiegqEcnkHM+m398ilSWT9kdNbmqT6HI+J64uY4UlX4/W+xjiVoF2UDlIKriBv",
-	"tQDa6QJ3DU5nZ/cRy/RsGou55pnpzFZjITi5vKllAfvtPcg1uG7letjWXvuofuXdJ1z53oqVdzrVlXcO",
-	"D7565Z8Du3L0kSqvDp+up5qdVjuneudbJISAhlcrs0IYPBqnt6NyRPUe7Y370b5uoxGWmWSd12rHO7Ic",
-	"X7sgwIfGcT/spmBseb98YHud6iF0273iIXRqD6G9dSx78RTWRJ37p1AIPff2vz3uRN0SDWtPOrSxgig9",
-	"cFtXOM2UsN8/F2xRVq15+O8XeF0mJ4XjKmxw+y+ywesBvDClrwfwfNcvvQ8r8q33jjQ501guUZJIKKZQ",
-	"UF5u9t86qqnpU8p2XqqW9Ijk55sWXubHtk+GXrNda528vHYrRJWv3bGVLMmDtnELDuUbbux6jOBv9sqS",
-	"VQUgra9b9bzVBRj+MVFTWw9l/W7yGO97cs0104n3PiByKu44UdNEEsEj9m+AB8wKXZWYu6lk0ag7Ppi0",
-	"o058xA5pb7znBQN1ojaKd9tu/pegMWUUSjAMfoPwiDfJLFHwn6rkcUrnFIqdN8eLTKodV895Ed0whTtv",
-	"VNwkzuidhOCbll5INGUzSG5jsswkXLFrlsH5u2E/sBlNuPF/Kg7941SkzHYuScomiiTcG/0ho0hWs7iP",
-	"PLknKpkx0jTpFXY0A3w3TaKpv8pEkskiTQm9pglvmRQMSZYDxvpZ5PkayhM4B8X8JGEm9CTfzGNCUyn0",
-	"eoGJJmMRJ0xqrBK6/A/hVlORKrOJLj4wlS1PJgr1x8WpXOIGECWgwAoZs4mWTiELhb5xTbOkgEAgCYvJ",
-	"Yr6zfgKzhCezxQxzs5f3BQOa6IwpA4nf2QrB5ZnBC5LELYh7A1chNc2tIEm8dhLmImwukVHdrqJeoW5q",
-	"p8VKkE8wyfUFAWvmaOhVRWMwp78sGJkLmaDSDEPi5hm7TcRCAnfwQpIwp3mhm/ovC9TnmblHOEThZOn9",
-	"G7DGaTGiXTevFejkQjMlMvmVrRoshe/8sWI2oYtUS7v9QA+MINXRwzoA6wR1F8/mQKk7OfvuCY5sQzqO",
-	"6t5gPG3drPDNE8xpQ/hodU6Xnu6vghrMuyeY1wZzdXVehlGonZbPIHz91DZQ6fLUvuQStUFf8fdUsTu6",
-	"xAxAXDEs0Evn8zRBS+XLn6URbdz4/yNjk8ag8X+9jMRsLrjmL17iW/nyDNQnMFRx5aExLoyANoSkCR59",
-	"9il8JsMdIjIS3rIM6ItpOiCUxOKOG0XNPBO3ieZ4kA80SYf0Tnoswr92DQXbxVOom7Jp/jKndV+w1Lwf",
-	"gLVhU9xRuARKCb+laRKPoEWu67L8xljES5s4CRoSyDyzTYak4GuPQHOo9eOTZujPG8+BEiVuGCd3VKNe",
-	"KVlsWZmPH96QZghvRwkfAToMd57uCE4Fn6RJpL49VIIVWkGiHxhxQEIu1MhxyCFpap5moDkYtcj4+0lI",
-	"9CWVEKptUIyaUmX2dMjdpzuB/miy4LHeo3kmrjMmZRiQkKYQqj66FUnMYv+JzXeEA7tUg0NuGhAtVrgc",
-	"WMeYLR9NNWZaidoJhjxMOEuT62ScMjDGMT1IvMDtYyPG47lIuNJPMeHXBLxrRrNEzjTn4o0ei2ihVznk",
-	"XhI4LdygiQA/1FuAoIEfaZAxBRcTfmwGQQ+eUMtFQx5adx3cT/hWcEYSRaZU6r2zKqvC7ul5zShf0HTI",
-	"M+a0WokkdodQwaU7MKLNSExG9qjydb2QrpBWRLm+DWM25DGDZGE73pG4vDfwrUlU4x4allN/4AVdjm7Y",
-	"chSJNE1kIniI1cxv2HLI9cYs9E0SRgK0R2HCOkmcTCYs01Clb2pdvwkfLSTTs9FbgFjFZHxKpB4lT/eW",
-	"LThInlSzz6TTtgnZDM4MSAjc9S6w1+FOa8jPaJZq5tBkoiKRWKSx0c0Xp2IJySgVUoXHhJJIzGaJUiy2",
-	"8sALqWeIzfB+3JGMRSKLbZIqLR5nDH2RQF7O2DylSxYHRAq8Vxqt4sdDngp+DZPjqjXkT4ZuXotsnMQx",
-	"449E+HIxmSRRwrgayUiATSw3cWgpf84yNANzxrS4MmXkLksUG+TBjPbDjWQgZwwu4ZNBo9TVExCKsLom",
-	"R7ALoxuCfZcJfj2aiZiFT0cEzrliGacpzvLb8yeJGc8xKJJOmBYtMamhS6omNboqBV/vBEgwIaHK9cKc",
-	"NkrBchFNQQa2DJAmMLahRisFlqf08um2851Qr7UQ/DvspF7DRI8VkuYskTLh1+DZxdBXwdEOV+cYt8+Q",
-	"okVu83vC5V/QZSpofCXEG5pds99hF+Y44kgJMUr1mKGp8Kk5MHYfASrokLfJd6R5CP9o0nrx/vKK2MqV",
-	"Ayh9arGHFn3vd2f0fld3sTteKiafkuu6oEuNQD44ueN3AJTRHAcdzZiailjz+jHUs8THBB8HeuP4Nhfx",
-	"6XbDmKA9C/TvKCP5d2CFpBR4SMNvjlfJcqEjYIdGk0WahqSJwGWcn1HXPCBKCM1SLV3EpkRlmoZGz/le",
-	"Hmv+dqrZCc3EGE31zsCcCrIYBX7CchulM/GabD4Sp/v7EnzNYV4J8ZbypXkqH0XnM805g6oHFOeOwtvt",
-	"s0rf48KOdMwu/D4SXuhP0uIb1AdbXa2PThzzeZ2JxXzIm+H9ru5hF3rYhafhjua+2Gyulg4kQPJ7IZ0K",
-	"UXNumvq3yI80UUNeCwbHJPzXrtNu74J6O9R93+m7vVJzPeSFz+C/IEOUuzM6+RDyiWkWUfPYmECJLjT+",
-	"UCD8xB5PCvkm8wVr6mR3JyDd+3uS8ChdxCxuDfmQn6RSkOIOY1yiWGD2ssKE/mdIDDB6VwxVFkPuTSgR",
-	"XJImF7ipgcb4C37DxR0PCLufa0ysb3TGbgVExHC2g4pROE0szz/kJtWIZsNRqkfRXfPNYHfWgqg00pua",
-	"slmFff6aW1k8nI2fF603pS4KtpWtusm/qHRlDChbdqNbfx2a+QgHK7Lk163I52rlEZxeKfv2mNGMZeZg",
-	"Z8ggEAs3vxN6MdzcyC4T1hNqIdWfuH6AyiEDtcjj4iMD00/I2n3k80xETIK35BlXEKPyiM23i5skLC1i",
-	"eBMB0wKjorF3JejDg43LjX6f4/gh199ZFZRkMwp4JU2XxBzKgISFpeFp2BMzj4DJGPIQf2o8An8R9NHz",
-	"dJexYKg9tIohPWy5NyVEoIX7IQ+NNMXpzGaeh9yUMu9AoyUYCwgBKIEkNgoIa11rCpCHMl2LzOkv7Rwr",
-	"Zsg4iclSLMiMUU5KYVD/d2gUZDhh843jshIpFwzYKxDoYqGRC8kWKcsFOS5GkGAv1B1xMYLLqLfXDOU6",
-	"c1yZYSaRbbNMXsZ+ZhGq+tLkNme0NIFCbO1XB9QjXye3mkSs4gftmsDkP1JLJ7UPeQgUBQORoK3vqYDk",
-	"LPRUZvjAMow2ZoDMqQRKN+ROdCPQFChppPQqXGOjK9Z8gR7QMI8jJZyW0w3gkuATEBtR12OSP5P5Aii5",
-	"JnwBCW1TEJTlYj4XGW6hHyc6pYAZbVsiFZvDqdutjzJmwsvkyOwaqPdsB/4BeG2RYYiKBtTjHMgTCRot",
-	"o5FF3QgXIzuq+UDaA9dbA11yx0lZdoLyITeOHOXxAn1PMqMxBXZFZERMJnrPuXBQpDvWkxF3fOfplGUO",
-	"aUE3XmRgWa0+F1LR1KZAa5EQ1dA+9sT7HpoIQngVfrwMWwQyY0rg8QAKcqW6JNGURTe2W3Qu8IUUEmvE",
-	"w9GRGzpwG03T5IaRZq/b9a6/wVdOpoTfLzSkq+nOgFDy8dKfOsV05Wgz0KwUy7JEiWw55KCnbGomL6Ia",
-	"c0klMnA4mIOKWWroxe5+TebQWZ/EyTUcUUY+nV/8V480Q4hG2N0/ODwKd4bc6ITnGZskmhklC92zXhZk",
-	"2MEt1gPDaeNGJlp+w+8myT2yfDOqyGwhFaRJG/JEkeaHs5NXb88CMrSHyEobqegNGzYM6MwzDWnKVCGO",
-	"DIXN7ZBeQKhnZt9Hc7f92akYJL1oZb+3lYHLXt+dGhO+F41acVq5fE/2Ovv7ux1C0/mU7nZh3zQTko8L",
-	"EaxzqhTL9Df/73+f7H6iu79+/q375X80akYzwa7+1Ktxr77bQb9X0wvafAvrLwakbly1CaL1u/ivDslD",
-	"aiH61eulV9dJIeTW68pE35r2YyFSRjkwLxiPWwCDn6oAUBnIhe76X9YE2paXvQGSXNCv320h/nfjPkKA",
-	"sP85xgoXz3DTTL74lvv/dqsNGoYv1IPkgPrZfW9im74E9kKe8/lCmUzk4A9D0wvvGppzWY93NXqkjn+T",
-	"jMeaQg1yVAeIIzQjoljNBUH1bFMTISOLGk4rkaTX7ZbZvZ0HofdnhPKMUJ4Ryu+GUILG/e612DUPLceW",
-	"o5kfQIlssxL8VrqZXhWEdSKq162xyVuFefWYDXcMfULy1k2d+zN8a+JSv7hl0iyjSws+ixpe1KrJwdHi",
-	"jmaoJGx68zQSVSSyjGF5Ai13AKeJPLy1CILYm38HthfGFzN9LnaURtAwgzgVwufNZ2ripf3NCxp56mW3",
-	"Z3X0AnxNq0dXKH32W2Ni86fEVLFdlcxYYxW+23giMOIpNv1SCAXaehxIjiMhXUvVh9qKN6aV0xRI58mt",
-	"J/BCy5hgs0XqiMIC1JMINOETnJGLV6+HvBl+f5Yb1V7+lsRfXpquW/N4Eu4caxYbVMZAs6SYMSs+YXrh",
-	"KBOamJIxBDI4xtzNj0UpRb0xkrfKepP4a/x6Sylw1h/OG6+p/XLdRqOKvFx1yd9okkh/Q1t1E8SAgPUz",
-	"e6vbfMnDuKvzoc473/iEwMjpHV1KEsJcwmOSKKJYmkqjm8KWElVgeop5cDKJKAeJZknonGaKNMNSvEP4",
-	"QpKYKorCndO1oPcbNi3ccpiDvoWFo4ymjVoCsgIhmb0GPHQ3TVJGtNioIQ2YJMwqiVo6E6IWGgto6C51",
-	"6M8q79AvebgZ7zgSkbjM30GOjPJrXYQ/hyVWIqNTh0VqHBDt1YWLNV4SHI9wcXec2y3jEMVZaS81epMF",
-	"JkMYi4lMeAQyOBcQVFFEfiZGqCa4IbBZO+vf5aU0a176WSqrr5VQyOrUuHX7u47tgjx7aB6H6EfmmCWs",
-	"3GRQ5tWpXvDOOjA4JqGGcGDA8ytNJakgRYI+jvpsqjvql4veoK/WEzvJmz+OQtgq0xvpUI5eN07qPM4Z",
-	"h9+Kd7pVuDal2+293HSlEtck8LeseJtgbesP9gP4ycHGp+n7CcQ8btwKBIkvwRZbYcKF9eF++WxHtiGZ",
-	"xZO3J7EVs+aOpMye+YGKlZAUeG5pjm4JsR7HhC/SFF0lGUmpxMcaNvULZDHROX79ocAKClNYufkupuAR",
-	"0vd77qnrQVUM0HNM2D2NVLoklGApRCDRHzzfTbFQBe/Kf7Bl2NKUIItYaigB/C2LInZT0zuzbepO7FSv",
-	"rUvpUyG2YESwFouASJaySBkyChO2lpMW0Xgb1QDG9zljJOEkvN9l94pxmYxTtquvU3iM+UFmdEnGUACD",
-	"QYzDWllRSyilfvShmXSNmInI1oB59bc3F7ARr84aQeP7N/rdq4tX+ObMlI/5nDOYm8D1FJvhaefSy3fL",
-	"TR++cg2/VDIzbiEpuQGFiXHe8Nl7bOY+y9MNrvsKt6r0kayLo9NCR0rG4p5JoulrBpyUA+bmbJGqZHee",
-	"sIjtBCThUjEKhjcLowMwTumvhjwHyMC4H4yFmoLqvWIpFDwH7WPCWaKmLBsQ1NKXzZaubbjTIu/BWxx5",
-	"JucORqVrolukrnjWkBtoNhCul0akWTesq37hHy8uAwLQt6PBfsh/WQggqqCBzxLgUX3NORbHRh9fCAZ1",
-	"YbcgGWyFREvnNqP35/iZURaYX50aIdgmgqy/7maOYWsbtUo5feT6OV+WmpeLt21/KUrI279cfp91KLwY",
-	"/VijzsAXNgtUQUfW+a57ulcrq65CoX6Jdaj3Y4x4JpWMRCDZDnEGxomqBnn+HtgS3IjqAtZgjfCWJHFA",
-	"ZhgE0sRM7FKRHommNKORYpncKWo//8//+t/u/7Qz7tbu7SMYQ1bIuLGBE/Di4euUUYzfJpngM8NKryUV",
-	"xt7ufVEj2D8oFraQcWy79dexm3n1Un9vvFMNSoBfXHe+Rf55bL5eT8Atlu7rRrbxW7B9Zg6nuZn/cZaX",
-	"HP+fXJz7XgOBlnKBhA0Io1o0sziD3jBpjfTGHhNgeBQ6IEjrKv/C2HRrKGjuqpMoyxha23l0I43JpkJM",
-	"W+THLFGKcetMyEjGrhOpsiXYks0UDSoTmSTNcEZvGLlmnGVUMQgXGvJdsIgPSGiBLSTNU8HlYsYyExlh",
-	"XmF2CP+1SYQTkLAAniFpnl1cOmzK4SH0k4GbxumH81ekeWrSa5MPOG0MuTh/tQNeItDwrW73VovRGbxo",
-	"wXQrs0Xsdv6qbqr4bvVEITsiy+wkYQTAvsUxNETUbwb+YV+Wuz8p7gF07yH1AQnpPNHCQmGIhWSZpjch",
-	"aX40f+rHcyrlncj0fC7Mn/rxOElTlxkxJM3v8Le373SeuPnqYXA7SNPU9d4JCHKxNMUZfv/ma7Y4ElzR",
-	"yEGS/lt/iWu/eDUgYSquEx6S5hv977qVLSIR6134biETzqTm8BKMKIOBDAThSBac3FCOQlaPcuHtamk5",
-	"+vXcm8PmE61qWspMSikBCNy36g05RtAuQuSxhcaTUlt/ecV3rS1sewh11bm9M87GapFxFgckFdfX6L9s",
-	"3GESTqKU0axVBGMDvK1tjGoOGp92+DJQbzWXwt2pzqcwSPFelbuvM+Qi/NZ0q29BFaZLXe7VsVsr+TyE",
-	"Kh9zG3hydzcHJTysY7zn3vsCTHnXpFW2eLZXTu0JTra0EjzX4mLsM7OgHAcX12Sblddl73dpXf0VHgQG",
-	"nVUXhWM5FLfNxdMkcOXhraeLW3XvUOIKqPPQZBmCD+rMVhpDr+gKsPdWt2y2es0lEr/NGu3pPR36sDTn",
-	"GOnTRT141IO9vSMbkMfH+qt0WJvHZhWLe1YUdlySGk1/YizMX0ku9iPklSrWYUEWVxZkXkXTG0mUGJAw",
-	"7w3M7DAI2NHBczjvI1TgA+yJIgGhytgoJGSZkEUv1zwwFumms3/584ecZJ9rtvrUc5ius5vkM9PsuIl5",
-	"x1L8NE1RbYRGmQeoWa8K26aP8Im0Ap6XEcj8v4eWoJYaFVeoV4Vxz7p1gAb1RJFritrB4tQ7nU4XasNX",
-	"Dusm4TU3NPR85n2H77UO88ASFwIqtfxCTAxXALllADyFIDIVdzaAL6WKZegAgscekia1q4MwZgckGjRc",
-	"YMScZrLoG2Jn3Qga3kTqbHwe0rMZ2Nfvt2lWgQgIaxuQqzx8g8VWoa9lQm8eZMzUHTMxeGgGYDGxlUpk",
-	"izTxmHY2aiNyRQQcX76IWrkbVA1Gm+dl3FkrdNf7DT7aRfAh/n+P8ePb6KtXrtS+Xl1yXmzt+fpt79L3",
-	"QLe9NW56D/DLe7zr3bY+dr+viy7CLhgMHwe5X3vuj/cHyvOEPMikW7SLFowS/XZ7vVmivN9uBqu3dmV5",
-	"hIdgh5wmPwH9q1deWx3florOipKxqs/OsXi5qkPZ97dfq+z+an321wDmSnrgb9XqU/ft4g/Uv4aemQjj",
-	"TwtO7c6U3vRt6WDSy63pC55qgdpL9ZUYFuLPalf3Xc0Bpv8AQ/vGhKNvbAjWgAieLlHXTBWTLnCzFOGm",
-	"ny/FIpOkieH5L2Qeu+cGCnda5ISTJPbzrxHjEKE/JysC6OSQp4zeYvQ0skmgV6+L5DRyxpbmHZ8i9lZ7",
-	"vf7pnRK+ljrlFRyrUhZeLpsnzsbd5QF9cN8GpHCfnYndaB+CIfcvOGbBy6Ip5Yo0rRObmBBMOw4SwZzF",
-	"hKWSQezkToucz6BOKBkvhzy/8EWfAVJ0GQDzhz99vLAQesniYwL52LzFJZLMaQKp3haSkSYWGI2tjOv5",
-	"C7hC1sZfYsiTCVlwKOFTcCj22LCv9AjG0plbfAcNnx1Vnh1VntZRxV65jSgC56jvkvNQ933sgE4MSIIb",
-	"JZ01c8ixKBpNQdPkIQsBFtcSv+CyEeKZuNz9BmMPeZM6xoDFo2shYs0+GI7BpfXSoAU/Z8fOr89sd+Ck",
-	"b5GfsfWWQTVXPmGLgPSyMzZhWcbiVmnORRxYYHI0mwD+4mNGBOZkBFppg/kSjORr9yB/gU3WFqzIaVrw",
-	"yu61j8opUgMIMdQ7Y6P2a+5PmZBuSKq8iZI+wM8pH9Orjftndn5awRzb7N9fLQz9/grKWt50nYj+x3Oq",
-	"vnbRsqUmW4V5vGvZyR2NPyWzPMG1MB7LQ24TUAR5jqs7mihXTVGSO5YxmylXTTP9h0P2Td9ZpJBywx9o",
-	"IrKZjYtKMgJ5o2Y0ZjlK82Svna/iZzdobf5AhjOvArki6sRsWZ5OBHhGl0fZ4upEBSYeysd5hYgoCxSC",
-	"F1KMLLG0h6OaD9u6xytT7L1eLVSborBPjDZOSkhDMzQo1AF7lSjMhZEypWz+i2OLIgxJyi8FmsSRIZkZ",
-	"nKO5GzPE0wrKfwpc9LUAX65nuh6r29bO+0POaWS8xGIqp3ZHr7nIwPAJp4YPIYHJrj7A0kbWVlB9CNiX",
-	"w6KKS1oN0NXKpQ8A6NXatmIVpS00bc6t1BlSC06JvpfprVW4uvG2LHL1eTVKWYNENnLfXwt+i7pw0r9d",
-	"XV1cYm0ASL9jsu5IoQkomytJpkrNS07Cm2o/lUzovcNNYKSn5na8FohyJUw5CqkSzXtcymahkZVf1tnY",
-	"CEzW9lz6MLx8jdoQk9LJs/t5SrkLut8Ibfa7KxO7VkLGRUwLwayw5Vb+c2y9nIo7qbFzwkkq7swHvq3S",
-	"KFLiRLJG0HCR142gcZ1MVMNKblYI0jCLZxk0wFW1GD5X7K16iVh6MYnqnDsIu5+LTElQGSI7xu7ZDAun",
-	"pOya8Zg0w3fvz87OyV67tXfQpDuhS42ECUzy1/f34ZDjV9K6IpB5JsREk/VJAo5ZUaLwVJ1W6uTskpxf",
-	"vSPNUP/1r267u9/pdA8Q4YED7AlxU8XPgPpANYT/0Q367bbuHzbKE9ovoymLFykj3xmEPOTNcCqvaJZM",
-	"JsZT8NgEyFrOBMihhjYWEyWumV7gjpdP/vzq3cA2HnLNx4AQVlJMmCx8oY1+x/0HLr66vQrCwxM55HXy",
-	"HHmv398lEoi9QYHAYZVPpcxzFl9v4bGD+8uyM5El9aTOtnghSRO1fdkLuUPO3n84N1uMIHT2UR/+x3+Q",
-	"s0hwMUsi8t74lsiCv9SQa0iylc4ik7wfOgogzTtee8j5pVsu5nrhnb6jnCIzyb1a5L3xjT3WUr+WrL0c",
-	"bSBlK9Qret5aOBJER98kGtBf/e0Nyb1Rz95/CA07OuRmuaAMX4kFykfw6swS7SMk3yvz1Jg/27tHn3/r",
-	"BJ3+CoO32f8rer8qiGTFESl6T5KYNM/O3wVwXgFptVo7AZlnCQC74dUTfisSUyTCbqPHjpdYk+6uWV3J",
-	"JbIOtSazjXO3TfTcMxYl84RB2no3+x9Orp5u9t9/lx9OOc/M2hX8QNUD5//DyVUd5HlAS2phdsgfDLQ/",
-	"nFxZoHVFvyFV3zylESNiMuRh4SjCirD6+oMHtdV98ZjNbh04axjO/ySt3c//sxaYEx4JxbJZbXVHMqdL",
-	"SeKFSgz/rOi9/kuVeYMBCV+dXOSJZlDxD4sN8Oa6k4A+j00Hubtc+OpV8ft4oZZgUggcUZ+zDL4emC7B",
-	"WEZCnN8pZPuEbKrG9OAomzG/5JlWjFT7C6ZeTBQQt40IxfAMr04utIjz6qJI/PWD2v2Fy7BWdBEzzTkk",
-	"NLVXR4uZRngpMDSJ4czoGKrCFODl/N0Pu512r7vNFRJyheZAsjSFm3P2kZwDfJL3nO1eKjEnl1MxN9Mi",
-	"zfD8LTIgnbbB/TsDQ/rFBCnEkJ99/EA6/TaRIo2Nb6F1VDb5Us8+GnUSXga4opBwX6TGM8vAmqQpaw35",
-	"hpv6UOoy5OHlq/ymPoq6nL/tHuy34X+dEmE5Tz7/99vZ5/9GetKupyZO4tkuhsxYS7XcVpCCOu1NYhAX",
-	"3JZNf+9EwtwtFjndikvsU3Lbbgg6pjwWfHPOloIkYPdqjZzzmGC2GkmINEPzNKxPKnicJw4EDnEnl52G",
-	"/FHCU12iwGfx6Vl8ehafnsWnZ/HpWXx6Fp+exadn8elZfHoWn55IfKrx4/pPlqGKmZOt2ciTrLTEWc1/",
-	"ssrAeCqUEpxc7cppktU582/wEShyuPW37W+XREEj8HPPGeUdx8btA6dlr1hAYqEQERuTsIkFG3I1ZTNC",
-	"U73lWlTY77SPWp12uHNMKF9iHUCW4slt4e5lPq+mvq4sE4W/01V51/PkwOBSqa82eLs0qwnZV/IRX5ek",
-	"/ZcFdTWmXC9dWFgy0xDZaVsfDvM7qEkWekvTBTtlK9OkwnuLRtA/M004I02apiS0cwgh+l+CpyuJdG+F",
-	"tXUhJN2lFUq42gcjvZ1Zu25mdyy5nqr3v9bPC98+bGJiwSNWnNm+/jtKFzK5ZW/tdNB8nmdBEguMkqyZ",
-	"L4JzNeNPIf+RO6nCdnsrXKc2cfjwgXEo3vfhqvILiZK2/IJfcaFqLn5GJs/I5BmZ/EWRSS3/YNXUr/yY",
-	"nnIa2XRpfOmQlQ21WDSjisWW03pli60IiFwfswnqzRLIZs5a5D03FXqNsBRNGZ0DElpEU+ic0JmAgnx6",
-	"hFzpZ9FSCoHwXPB10VEmEX5NnbsWOYGZuKmJmC5J8+PV6c5gmyvebXf3d9t7u3DLC3nx6m6R3ZYTpdhs",
-	"Xpf3EV88LNEgXSgxoyqJvG6rMOxaETOIE7VIs6PxY19jORCvIJaBkhnlC5ra5hDjBvkGMOm8PiTwXtrx",
-	"cj96N4rVp6+A3Pl3UMIg0+eqsfCdfjal8znjErIqYz1FMmz4WgSTxIDFpNc9IldCkLeUL4f8g6tnXFki",
-	"2dN3tq9FKTioTme33bnqdAfd/qDd/jRs6LUMG//nf/1/x6XVyiGnGYOoAr3ohMXDxoqSCSkFj7O3snBi",
-	"Fu1UN8ZW9T27j1i26rQw1ApKp5MmVWQmpF5DOyDRAqQ/rJ778er17uFOWd/yAgoTYOngsYiXx0NuDtba",
-	"NzIGRISLvKHIgNxDeIh+B5WUcckbk8PYTi5XVBL429XVhc2fv3quDvy08MrUnchuMImFrIOwEhL0b45/",
-	"JnWsk72Gl4vZjJqkCSV2xuhi6hPor03avy4x/4Mz77uE+/mM1ibcX5Ez5srG/YiJcRvv3d/D1evf37v9",
-	"r8mlX8aX9V0jDVB4szNG3GcBRJjVxqtuG7llRjYie03izUJ50er8zrzYhELGHJxbpcapV/fUVNOBiKW6",
-	"gvdbr6GQ0KduCVvUJIGPT01hkhW49W+LGeW7GaOxnp9zY8/YfJpV/aKtdQMKLo6Zxul3YtcoOzzGMsJy",
-	"G9UwCqwoXEkHJdSuZHOqgSKG+pT2ysMHARCXssEK9rhEaQuT9coWGya5TqEENXFrYAArx2RinLKZmUC5",
-	"ru7WhwnFjEHDdq6HqztPr4btCiOJq/wiBwCGNRVxA8PyYHwBJ6YQ7ljzKMdE8GpxUBslGWJF3UmS6pMU",
-	"EyyggZ7GgcdITROpRLYkU5HGshRMWdnb8hq/Mqy3ts7Pe05CeDtCMjqaJRIwB5aVAZdtA0t5UWf7DQ5g",
-	"Wppaop4KnNrSLATdnWtomKuDXYvj8PULCdXzXVHacGVfGpdfRmK+IjOS1K+8rGGgsWUsloEBCLmYTJIo",
-	"0fAAbetGqqgL4aaWi3mVyMNpbXast1QjaOawB4rHCv/EslK3WCNEap4ZZxBgeWtOGF/MBoRiKqohNy0B",
-	"AdE4NqVfm6ieuGXpcicgErTimMBQaRFAgpY8RjuzzVGlrxKhEiRzTOmbRDazFUKCx1v48Tc4pObhaqMB",
-	"sdo0quUVhWg1iA7SdwjC2UzUDl/Mdm8ppLQzwavArCYKanZLkuh7aNp5GyorgkLhrtanQSv3oY+01+6g",
-	"SfvEr2RPsOaxFqwMItXsG3JsjSD/KI+oqxTiL7TDWv36jphC+DVvp5onxJr4+LatD9wbQX8uzZU0t/XY",
-	"9GcK9fTae36PmPe5cAVeSHMxmmHhDoU7he9d2a0xSwW/ltbOiqLhzOQYhSm6kGdXix3q0OOdIE255Ire",
-	"e3HVINbrc45EupjxY2J08ICtj3GPcTLd7sAozSDuwhUetSfSDG3V0bw1NhpnjJqV25w5KFRB+fbqdy6q",
-	"HimYJE1X/h3X2Rvoc0WR2W5N08wjIDGDkkCYCg63yMVoYv14+7Gm1thjH3cOyLe7jFN6a4T3GVNTEZNm",
-	"eKLl75CkiVS2prh+g2lpe5097wDYfeTcWPwDh/x2uNYj4wHE47lIuCLXmVjMX0gyXkQ3DMK8Yf9t4js6",
-	"0QQu/KB/7J7oHyHO3vTjRQ+RG4ZiDaTfA82Y7s0OhHXyzObo2bp+crWoMaomstJvIolUSZqSbMF5wq/N",
-	"/FwfjGapTdMBXiM8XYIbmgZeeM7N/egOCskqTX34OV0CrcO9dWCRF1G3ZdUxC41jBFyQlvcFNLDIIE+k",
-	"h55zVf1IDoSFottr8xiSZrnmf10nro9KofoXhVBg921eIR3doYDs1CbOsaTB/NQ99Ntw/2xDFKGqE/VO",
-	"rq+RDfUzHNj8i35WxpVdrALOvkVKNclC/RPVZ+hW7OajBITy5mUQJQRquxO3B6ShC9XVYFPGYgmFu4Fs",
-	"UdN8p5lML50UkLsdizJd3F/hUkwWPLYb7fLI0FTzD0vw98jENTDs1VG9hrciiUszsxhM0wKoX+/wDyj7",
-	"ivhDf9m11yZnCqXR3OghlkxtRBi9QRGURZZHTJtL6DpvIvAE1r9wkqTMw/s7hcW4r/Q5YE0SfVYJd9jG",
-	"saqU51v0QuP4IlsbWr453PHOQSNeVwvT21fBUYEHS/DvP7bM48trWvmX1CzebYZUbF5YIKYhRzCjPGKp",
-	"vleoTPWnaRZlSlXqpvqAxswSp8LgXgYBfcugRFmkGUf7vbQ8BqADKDRGo6nXi8YNeXVNI0LpEX0pijRD",
-	"T1IrYamaOdxhPK/tA5m08uh2X7Ss4p2HG9e/REblqHEdKqT8L35ZsAW27juyYIqlmxK+Fo2VkVZtU4O/",
-	"vhI7VWdQRVOmByR2boqSTmDPcXjnoAQ5hkr0tKVllxLvrXnht3jBCpxwI2icI2d9pXnKRtCAfz8gG2t/",
-	"niHfan+e838uGKgQzj0xC4W1oPFjJvj1WxSlTN9/lzCSmcBrw8Kbl6WfNtw7aLwT6rVYQH7Zt0C53wl1",
-	"grbFRtC4oMtU0PhKiDc0u9aDfaCKvUGyorsrBDOfijRNTIXG4ptz/hGcrr2nH4xC740w87hABgJnAU/0",
-	"WBL+emtUc4bkN1z+6Q95MuC6rJCwWOihmANTNkoZrN3Pj4WUwubhO6FOHYjpbTHE5p8a/F8v0hQ38sKL",
-	"Pf8AtOecXxgK0wgaJ3hpfgBqAmfB0uRaC3yXCm0xoIS4cPpU+FmckKemeGv0DnnPNqkNwyUDbb0S9qk+",
-	"YfPnO6EuF3Pwb4zzz08tatQgiDjs/cSmKs2fwennoASIyfj+XHpIxzZ7tZinSUQVOzN8bCPXbRe25wdz",
-	"Xe2B2N/FDbBPy0dyjsWr0zOrV6jNM2E1erR0Pa3gq8z9hH9Hmbug+Ju5G4q/Ez76xdzRqiqkETTAeDQy",
-	"lYDtED/jNS3oFr3X5d+Zu6kutxSkgtaXZKQfUXdZ53hZR0qIUWquq2YDR6m7rx4SG92w5Sjybmz5XcJH",
-	"C7i0/gurhh+lwkxqZBj/0cxeXC5Gmbm5NVr1vMTWyMvkbR95PPUocdeXi5FtQPMLXFCBe7+LWcHtU71X",
-	"kQ8xlmMcAREbTfAaF7JxQYSJvsd6M+Y5qBryN7q1VzlxV3kkzV1GHWFuHMHfxbnV6hG9/mf+hTbM8kgJ",
-	"9xzMXvgnrE96l9r2EXm32nAmIzEZyfxe26epubFVPW8jaPj8hGsZ27s9YvnltnxCac8sNXbH5R4U98Q9",
-	"rhyYqU+fmh4+fwkaK8o2g/qa37JUzIF5Mz7LSlj2CLQTYEcxauwwLy8M1hVbuU3/gILPO8GQaxZtxsAa",
-	"PWcZOqyKiWkQkGgqJONkvDS9DrCkV1jNTaJ7LSUnKTxCuKo8yg1AQ07qc/ZTEFaOi3JMnuyPXlPg6mMS",
-	"wia+xZTyIZF0KXWnd1MoeuWGdZtXmAy7jxjsdeEpimYaPiXjMcv0BhASWgoCZxUGmDAQi2gX5H/Yq3JF",
-	"+QEJDdn5iE829IKVgg0nr4e3zLyRg9xP3UwqymOaQpZbzgKiRBqb2vb6EHXvLdTBhTi7Uv3qkDS5QG+n",
-	"vEDxyqrzUJd+JjK2g/uSF5muLgcHgjGd5GNgUm+5e+ZKKfiwAF5XwocJ296MbNmAFYO73mF8c2NaWF+k",
-	"eQnRWJDnC5N8GiHH2Gl2BiQ0KYWu3AhQ265YN91pAClq5L4/u8oVXXnl9DxRDEpK6H8BCRiHHPT4pKzG",
-	"98xWpEkLchAEhP3P0Jr1MbfkzsCkaiJ0yI1VaikWJBZOt49q8jjRHc0SrkUODJScz40VvVzYfHNd8Rxz",
-	"24Nd9VHhtPzvrIV/u8+qV3qlNdu/sP6X7to/+Mv1U135WU6IH/plGRc9uIMCvn3U19t/VkJ6qz6rQYTg",
-	"Mpffz1Vflm8k+ICgE8XyHRS9QFPPl6AhONuiQH5xBZtq5NdNfNM3DyjBX4T0Ta2re/G54lHieIGNDg+6",
-	"h5O8+SOL8Joqr/We0eh7WWfsNSg0R4+JJHQsFirYgFaPTZZvYGUMzoumQkgmgRMgd9Mkmnq23Nw6i9XD",
-	"Nu7JeZzb47doDvJjbTlew356R+Jvsdm7WjNy6WhqmcSTi3NHQBwn90ISOaXzkjPybafu6GAUI84a6Kn1",
-	"0jK/tsg37xy+qh60rqeV610Z8HoLQZbEsoag0RLc+Fk5zZ6YQK7J8F+7RtGyC73unhtDX74b7FaN9qLu",
-	"uEPbkyN2GB9E++M+xeynK/fpCWocQz8fWCSy+I8pcOxPoCb3gbmIxuRgnVeannPLjjUfbhBPDHM25GWx",
-	"Ij/AO7rcccm1c/CwsfmtMvOGE8CE5sDbsLn6BryN2Z1HcjjVrx/A57iPH8ntVL9/GM9T/f4BnE/144fx",
-	"P9XvH8UFVbt5OC9U38dDP348X5RjiKdjc1yfD2Z2tvyycoMexPjYb565mQdwM19Bnf+krFCwFZ9Qn7rH",
-	"5xT0dwHunNtMb5s1s4QUijRBneTBYIhESQqMlimqyTb55VXkeZDk/Sz6gjMT+FDjNFetjFCTF3irlNRb",
-	"ZRSuIriVaLOWJtUSmnUIvIoUgwqBriG8VWpaEhw/fymb7Oq8L2+YNJEmEmylx8BCgH31gMT6qs1zB5fA",
-	"5Czmsbu0RR4SCgrtdtrt7t4uaOweHnn5pujguyJVvXNwMEnRqXLKWqqM44krrkvCeTwJdwb4b0DCOb/W",
-	"QE569/tDnszoNcNQnT0Sz5OAHHa6951u55DMk3uWYkan8Nd5GpLmp4s35Pwctsc0151AaMuMpkQqEd3s",
-	"tIb8qqDI5VBmKVGEU/RDLWlzwWYNmRfQ26Jl5ml+oNpxyM1vmIk+A1stLGOlcr/xpBE05nARfp2nxawZ",
-	"+LJ+223RoxWb/kKSud6rfF979/uwr/pfcEwJ0Y/fuEPrrTHFATih5OOlyWkw5NDPBLxpJ0nETOxoJo1H",
-	"ZMEHBY8NV9sULi0UVhYq+aLbDFSuhpNL82L2pne/3wgaOI3ixuCbysY4W2tFyvkTlAz5K1QFAe/WldU8",
-	"AhPD6VkJhxwqiVl/+kJ0oO8jktcBki4zm6Q8Hov7h5XxqK2AC4j3RNUGRRfLY5Axi7TsZk1MoV8SuVWO",
-	"z1zJZD2CL/MNPnUTXZJVRaDz0h76pF2Inj/rauCNyGbb1VMw8Z02/kZkMzRnXJ6evIOfLyQZ0wwrYMMU",
-	"UyEZhORNWMZ4xHbyiQkeeXu7cma1kR15ADtMIpFGbrfLly9/S+IvL/VLjXMfOOqD67nkLKaXwpDyUT/q",
-	"xF22N+nR/ng/OogP2dGkTTvjulFnWwRtvTXxWoZFrA+GBZdix6MnMiA0vdME39miIEsgUSxNixYeE3Mn",
-	"uB9RBMFCGgSWxt7WrFj+XkD0NQUpoODzSK0Rr1AV3JnEiykfc0N5tSpVsczN9lFFckUAKQIAmPrupkla",
-	"TGaVGM/KAGuJ5de/iTTMQGVYKpGOLwu22sKy7ZC5KLCuEHpJqnCh9SBeGD+VvMysWWdxp3zUUydeFJXx",
-	"667+GjvlMSlaCx3ypCgElq6kJwvWhIf+QeLvNoL7o6XIMtSvYfRr74PXfj2IfJ0Ovk5BoY8kTbdQvjzM",
-	"rFNWxH/57I3/BIpn/8jWa53L2X/1c0vddEtgi48JX6SpzX6SUomPNfh+C63129pwuivrnGxLd0LEE6Br",
-	"c7wFTO7jHYVIVW93bTXv93mB01KY673KqKsFW72uMrnmVC0yBt59+sKV0/WYTEHlwkB1tf4K9VMflnqo",
-	"OE/SDE1f2yZs/pYrK+ZCsVv9JWhc0Oimlrt7zxmWO0VHFa+uayH+pjjhbcpiQR8mZL1SGEu5HBG2mcPn",
-	"UlXypNZVwKrAlZ8Cx327163LTbM+H01pcRvyWF24wrvVAplioUiczLQgJbgpX5rgFbY5ecyyaaQWNDUP",
-	"q/s9hefnRZjoPSgdj0101C2kOaom59FCLb9W09JgnfY3Gm3lsT1mtN7m4ZK4srbDb7K0ElRtAUSPyoN2",
-	"YWrRPjAFGqmHzyHfCkBrUsY/g+i/MYgWyYpBeRpuIXqqJg/Ug8VZ54v8EIb6WXO2leYM2LaxEDeGazMx",
-	"b2CdwX2HVMpWQTbkv6OGLBWSrdWOpcLktYemMrBepWIykQwyGdy5wF1MjbEl7His1nbaKP8Lx8gAr44y",
-	"fWiwrxbzi7Dy49WpZV02c/GPEi3L2qB5dDPai45M4e/D8UG0H/dZb7JHu+P6ZNdSZYvIceZ/hLoIwfIP",
-	"VhbhJEqmDnxWs21z5Koh8WV9yiyItFgL4KYPREjQ/Mlg/An0WOvOG7G/SZpm04P96BHLjZx30DDHtD2s",
-	"P1JRVXPdA0em8mPKMVLpcFeruvw11PJ2sEtYUvdxtXTp44p9P2VN6actDf3vXqfeEVzp0dvWkP/oyp+v",
-	"ItQsD5o5j2VYb+mCFL5LsciGHIyZG9JI2MdNk4elNjHoDnaLiYqqdP9b1rNfyQN8eH1K9vb2jgIb7m1u",
-	"qbVa5+6OMV22qnlNO11Il3kwaLcH7fZuuz9ot7fGnV9burlMUYtLe204rDiD1KDNvMSFTw5KnrUXPqWw",
-	"5RWSmJFYQNhcwUOivQW5KmW+84oj5dXiwT/Hh0kDf52WL2kcHR1tSp68khLaY86j6g2DavDeC0k+Xp0a",
-	"YrjymNtHjzrmEokszsxFbVvDM9yoxN0KU7oiP0dT/UIWsvE97DbkNSH6Xq5SR5krNPYRYmFnv5TseqNk",
-	"mBPUdSRzNfV7Ai27ETX/kjr2AqNUNQ56ckMxXC+iKfj1YE22O7oMbJpbzAGKSXAh1i4DEwqLB4jBTfYK",
-	"qcR8zmJNqE2OeAjhNCnm45A0DV/EYjIuWPl3IJGokcnDou9LPl/NFtnOGp4QX6v4/+dCbM8BlbbIs5FD",
-	"aK5Np2lSb86NEqwJUZXwQ4Y7hqM2Cc4WPGVS+mmCEsNT15SPfwhrYN2nDA9VxhEeNdY0G0IPsQDSkIfl",
-	"gUIoYUOSGFGLSQQEYaj4+SpiL4c8ZfQWM+Tp7tekE/8qYl4l33md/23q31juNPYTs2/hXvvd8nG+Em7A",
-	"RH7AAjY1/DDChM21acmQwXWGL+YDUgBDqxnF9bMsGHIfLtEjFspKKtK0ZmgxIeDbKE3JohiIKVD/nRY5",
-	"n83TBK7ikOdw2iKQqd4euDM8AYTMsG5SPn3kDiChGouPCR3ywuISCaW5NOpbSEaatuSWoWO5YIDWGRlR",
-	"HiCKGfJkQhZ8IVm8U0gl7qxRQUPktr11R1MwvgFfYm0oaymApyR3H9Xg00uTbnAs7plfz9IJ/03PyAXF",
-	"DqRiFB2RDSIZoCQkOBtyawG9E2YjyFioKWnWMNGQ+tSin2PCWaKmLBsYF8NSzuC8rb7077kpjmGgShq5",
-	"zDYpAsGQF6FALy1Ps6jXVb/wjxeXAQFBaQdjfaCQmon8mmcJaGTKgGBYVSwb4cXkb5txuHRuOYPT3VTz",
-	"yl6BjVcW51jIZ+CH/QPeHWjBVj/NK+AOORYuoekLWSAqSmDke5HsuCSbeCYuvspgwCFvUkdfbOHZcMcS",
-	"HpdI8toFmB+7uqlmuwN7u8FP1/x9ShW7FtnSq9kLE/b8h+bg8JZBYFdhzkWcVKCVWj4Hh6MxI2KWKAgL",
-	"O+FkwVHMTyAbaK/dG/LQJZgJA1+L5tOoME9hQXrtIxIW0qXAd7gzQ45ntkV1Cjmdjw6MDvNofBgdxPus",
-	"P+nRvXE32oIyuZU/jFTUuQsY3gUz3Kx04V2VxP3Kzz2JThRikcawb3ADjQYZTHOSxEkcYBZfB3F53vcn",
-	"y9qOiXi2Zb8/UFWTK7zEDWOXdRwwfP7s+bydnsnLI/ogjRMicy0AJNLUnuExuQNQGy+W4Ivy+/tAm2xs",
-	"VOWVk1xnR51usE3NkWiRZYxHxfJNjY+XrxorGVKWXWh6tqJaU3lW5L/IPKVKT+U1w0cFcDnqtreaqFfR",
-	"tN4lJC9qbeu3hlhBFR2YKxVba6qemrMbcr/IezOlPNZigZAKeJooXcQo+YXlxYY2CKtcb9Wg5hY5KZZb",
-	"Kc+AC85KYNHp9bfbobzGEl3Kcjmudc29kkz1CAPqIBXEZzGbJajPEhmxPcnAVSh3lfCBf4Lvm1hBKeFD",
-	"/vHq1CVJBc3BHWM3MVDNnOxRMmExsF1TkSYxXWoBDg1axgV8Vcml9v42JZeuFzSjXDEW15qQwK3MX7Nr",
-	"L1eVs6rMz5/dCj+zoFG+HWXvhC1O3mZ5K9zhiywRGZb7qurmivzPlqVWXPPVSqw831x5iBp8VbP2Whzj",
-	"YakylNdSRMge9ziD0Nfppuv4m0t6y2KPWyrRaVM5rzbAhfJV71w1wCeJUZnRJK3trGz7pnE2OooOxwd0",
-	"f9JnvdhPRvG1kRAcYsVrJjGfCl7/JmMyMSFJ3nvvamFawLpPpcoYU50177q1735N5jXP6/y3rcHUs2ba",
-	"QQM8duwtP87PG6DnCVS9BWD8Q1J5XFYxT0nHMGcsJipx+eLwgxax1dyA87zLEsVMTeWSRZU0w7N/XXw4",
-	"u7wERVLIkGHE/OsoZkCy/xW1mFkkuJgt0cLNYwpJEUwfjaAhblnGk+tpKebFa1uBmWKhqtU2YyehohxD",
-	"QX7EJPzIYv8nsvh/BdJWC+c21WfNeedaI2AKd1omBWPCr03GcSyMmUK2doi9QQUkBt6AcsQmvYF8iRXY",
-	"GNOU8oidzEHruYJp1lOcJ/yamNYQ4ZkoQvErNFZ6mp+Cd8xqZgQi41flRMJsjYXkkV4dAr0sI4iNsRBF",
-	"sfKkTPh1ykzrohihhx11xwdRD3Ua8WF0MN6n/UmP7cX/8R6OBRlxG6kQxJeTmaZMq+S8Cp9GZglfSFID",
-	"e8ekbSqHFnSLC66StMBj56pxCMZvegr1nS3B7xEM0BPIwFtJ2g+x5mwfPGyvp0uov328cEVi/Dop0WY0",
-	"A3HPVvO0omOl2hotuuqAG+gMtaWgo3UjQ3+Qj0Y3R62enEIh7kQ5iRrqDaCZxgxgCvdqRBNDzowht3lr",
-	"jH/iizpR7kSFVVV9SrGsrWn8dZLn48KSn15edbjVKENbtZanshCwQXVcU3txS+tgEyQyzDmxUGOx4NY7",
-	"ZKdFzlXJwDYY8rAG1diqnGUEFhKp6JK0VyGdIbdYJ8iVM85uY9Q5x4RyY6izU0+sm4Bpssp+95VVEW3e",
-	"j43fQcO1tRS9WokZmwqvSozN2BIQzJ6cl1DcJt2JLOYEKQXq56WC6msl2yDZVYyDi0YupGURjl9wwck5",
-	"x4Ca/0SZhqBaawTbB/Zv9Cb/HTy3LZf0B/tuu8T1n+vyPNWd58Ps1Z4LnawPpGRQkXbOMj+kMrdJ1gVX",
-	"5s7eGdhrJ0PumZDzOMlCfKTNdhIWYxUdSbCdv5CtIT/xi6Ib5hRHeJARF+NHa8Txh1jv1xruTZ3b9cGo",
-	"gavTVir3XlyZs3MOOe4JL8ecYiFdrOBpABSqdWoofcT22NVVdqdGcboFH+aA5iEs4mp7+ZUvy5iL7BE1",
-	"657i/FQgAQNmmHB+KDutNZLs7yf6Bg1EKiWl3zypHWyrQAYrBvuhDA9nfZR4t0o7qMTlGlWewWV1ROWi",
-	"njrVLbUonG+tbLvyPyv6Z3RqHVA3hH4/YsaXWx2SyZ6Zn9GDQ0eCBmbie+Jgk9pIED/0ZDu7Q0WY/Spb",
-	"RJ1upWChMJfIh80iz+9fAofkPUZ5nT5pRYoXPwlyTtDLKV38gpwVtVKez8Xzxykrpv4aqV6c8u1rU738",
-	"OfNRfn5gss2nzS9Tl5936/wyD6thUJtfxnbxFOYQD07+er7vJdpa9X63BXGaNNJgxeIgVxY5x/edwKuW",
-	"0yxlz1JsNhcZzZJ0OeReyajjouYpsRlKY+jNr7iUF1oyNwGMOPrJkIem5FIpNybMWuMZV8bLB2136Yr9",
-	"NSwJqnWQNxTuz+An9XsofR9hA+bxB0blZiRudvLMtceP1yRiRP2bjZeYiDQVdwm/LpaCyhVyRgwkTckY",
-	"Cd28wp3jIS8L9tgZkiwTuFapKAuelzBDV4fK1dcecvTywhJdRrmwucYswuuWG1tVLz7gVG5XWG4iymVA",
-	"OLtjUhnJq0kVmQmpSKfd3tnalbHCo5bRYFn7p7KbUW9ySDtRd3wU77HepE/3xwfRYXzE/qBkiOZY/mAV",
-	"iXlWJM724drwuHVJlGHVFm4NuBsyY2Tzyh2yGjELrTutbXRZ8nGSQlVmqfT8TeLQvd3zxYBKgiknKpir",
-	"9JDw8gqqqzXBPA69DUg4SThNRzjBkDQTNeR3VOalSQJi/d2JEgRZPw1+LhTsGPRbGgPMXJpW41kKFgur",
-	"1NY02biej7jRZjWLpbwhfVHC8XSgLg/3A1UxSHh/yOciTWWQszdQKoB09skU4q+wnV/yT69oRmM2QNyU",
-	"JjcsXRI65LNE6g2PzRB6jqbSa0iae21MbL66v1LOaH8v9bkWVov+GwBOa3iDJ2AnLZfxhzjWFK+mJ8OY",
-	"zQDBjY1URrk0FUe9H2KhRhORjawNLy9pgHVNLeMHjVzWjppM+Zo9W2RsY8hisWLHK7PNa1Rrfo1JCw4B",
-	"WYEDK2UlbUXJDWV3nEZ7k8DgVEtbwEKpGkp+ZA+rh7JtERSUkurKv9UY4HLExNkdGN4h0lOL/ozHO61V",
-	"CoSm3VHPRBEYtcKQr9Ar7OSWtRJJs0cblEuGunGG3NH5wKkvLIlbMRCafsolR5E+DrlHIGuSrv0Z1Ro1",
-	"d+ZrFRzlwhZ13ItX9eJb6hVW1/DZWrvwmJqHtTqGIltcoQo2c1aRNX539iP56f2HfwTk3U+1rHDuyZF/",
-	"9IppHAUuD8l1wsmERkm6Qr8vItAyPgiunoyvW5GGVF8vjTUSScQkQAmszriUX/28OUaBGquU8V+g3DPG",
-	"VYJqfAUmxbjJWntyCTAdY2CPoLCXdcCIIHRaiC96nEe5VzZhy7iy0/wLL6bb2/3fKhVbNrL3Jra9zk36",
-	"y8rlm6qdj1v3N5yxLxivygWyJvvHxuBYmVzzhF9fsihjNVTzfDZbKNSCUb4ktzRdGBUYanlRe14XhFl3",
-	"QRd1PhpPOUTd+f6gPwEUdi7loiZ+sBZXGWlgtoCKGuQasLq5tO36JG76OCrZcITalRrtgXOXbuPqUOg1",
-	"FH00jL3YJdDcdNVhyPyi193tH6DYPWJwz7uudG2N3sJ38c4YUyPr6Z38ymr9SmENdV92tqYJw8Zev01e",
-	"JxM1JSe3jC/YsEHcuBIFQmzUv/obOfnhbNjYuDERCs7rNsbcd6upqkk+qhSbzdUbcb21TJSrveDTOtnI",
-	"9LrSbcG8B7kvIHShhBZSI1SxUr6gaavW0O9anqwcQJMxr0PTzoykJQ6jU+sfm5HyNk1TkytAEdzUGQWd",
-	"MIM05pAUGFzDQMFrIj9NTpfWU/musrwCbf07W3VuY3BPnN6O2uNO1C1p9dqTTm34qZZHzc6uzcII5hF7",
-	"hk1KflmwBbMnp1kAk/Yqb+sORHC2o9FevGCeVxdDXy5yl6SpxkP6tB6QubEiIOd2Bl/kXVnPI2j45e1r",
-	"t76OLy59lJ+cf06ewsrdiiL77F3BLa7wEyg1ykjhD1FumElcentYg7IfIXUVmZSnYkrcpaq1IH8OHpAv",
-	"tHxL76Y3ow7tjveiXtxn+5MDejg+itpxh3UnX6t/N6xIPthUqbkcvHxpnrQiMXsJpZJfgtZzO4HQaGx1",
-	"554a1t/5fF83FbqpgYOnA/ECdP1ZwPzHRE1zRvTPCvB/TnjewMdfTrGyabpER1G0L0GAYIv8g7E52JME",
-	"udX84tKr9V3kUO+mkkWj7vhg0o468RE7pL3xnpcUuhO1V9jGzH37hneovAdrgO6KSWXVsFvIAjnTg7H+",
-	"KxBCHbF87OGXNiaX5UtDbFjkmiJZuJ5LYNb0+owlzRaIx1J0+s2OhQZMgQD+yVht9dhoHblQ1v3YFKT/",
-	"a7hOlaHhaxWMxYK3hXvjv/mWqkXwjI0WWaKWl3rCJkSS0YxlJ4s6CTWUt9FIz2uElSL1T33co9AorDGp",
-	"434Poj5opFgGSAH2A5AkdJ6vShPSxpcvkLx2IlC+5IqisRsj3xtoSJzRhCuacJZJc+FzMnydqOliDFQY",
-	"Gu/G7NZQ4jJqz4M7LTctOBFaGPn75ft3IJv87erqYmB0dcUsJAGhcsmjaSa4WJjSoENuGZgAasfxWJLm",
-	"rUhiuRM4tZw0+U6M8jBwHhOBzfiHyNQI30Ou50G5ezkW4gY9OQxwEP9qm941RmOxj46HfMhRVLRVWnA9",
-	"koT6fEWW/ArjDch3cC5kuGi39yKovAV/QuoOU4lLKpopqFCbA8GQ34nsRhbsraTpwrbR5gqltacQNuMC",
-	"hiAnaA48CSepTUhkShCrOwE/0Ztoskg1NZIi1UBdWBgSJrcyykn4r12jmts9j0MyZTRmWYvgB737e9jI",
-	"/v19/vGUSkKHHEAAEqaFv2GFT4g0DEir1foSkiZeaxJCgqtw55iEuhUYgSRopQiNMoGHCfVtWkN+QmZM",
-	"TYXJrklRrRMLhphwSm8Z5jzrkxAbjrhQI4qXKTQO8Sf6py0RjOlWdT8vpOlcHtuexQQK7kCOJQ3amE+N",
-	"eOnUYPM+UMXQjUcOzPmOF9ENU4Wi2cZZK2bw0BW7v87EYn6M6cLcSEOOvl+JktjAeIBlGvHCSLvwOCRN",
-	"SKotQ9Jpt19KMl5kUpFuux2QEK9ZSLrtl3LI8U1fvxgvlvCB1z4goblv1Rfm3oyQQ6npzzaAdAlmQOK9",
-	"N9fMve+U3pso7JB0vI4D53Kzsl9zNdz7vjfvHQOiQ04Xasq40tgAAuoMlIKlN99PFue7H5Du/b1LwRRg",
-	"NaYh1zeBKvYGth/+ix4OZsr6FvotPjCNZdHhEXMvZja3RMomCivpl76QTPe54Mn9kGv6mtszEKA0BOrb",
-	"i65kmGtWC+pL+x5zzEnS6x6RUK9uZFansQtA/wemsuXuyUSBg4ZkkeCxDEimwZnFZDEPCFUkZVQq0tkB",
-	"+PYS0AzyXZJ+OUEihb48Gi8ZdsYYZ/F1MOSFp8DiIMAFpMj+2N8ueat9YKDE/syRfik0z42FDgSuQTXp",
-	"GjqskrCYjicccsNSaeSlUfYNWwJWisTcJixgeSl8ZUotmr8QP9kcbJHgmiVmQ64RClKdUmH9FvnA5ljq",
-	"1asA5pLYQiJRPYM8rdsMpzbkTcjfk7GYUEkiygVPIpoC8d1xhmo/6yQAtrsC46XCQFj4Q4+I2BBxPAnd",
-	"uWvQnKd0yeIB0SJcqDFknECOWq4QyQNuPBpyfzdHN2w5ikSaJhqBA/mz6wPYmSRY5kzCAqVK0lQjunkm",
-	"roFS39FEySFfzPWmd9rEQCvMOVGm3m4GU4NIfpHlF6B9RCpTSfhoIVk45KBWXe6YpKz+piCF1Ec0MI5B",
-	"lCPhIs3e/X2gSd1O8WAwhwrk6c0SS08L6Nx48qJqVszBq5QzFkuL1g0Pugtvw2MSAkob/CskCaQUlpBP",
-	"mMaDfxk35jSJmMlkaRi7kzmNpmy322pXOLq7u7sWhdctkV2/NN/Kl2/OT8/eXZ7BN5qpTlSas4jSsnYn",
-	"F+eNoHFrRYjGbQcjLxmn86QxaOy12q29BpphgOfNr67+dc1WiEE+O1YoU/pCVkhm0QtVM8Fub7W013iT",
-	"SHXiRoVoFzpjmmFeac3Pm7w0upJVNnyvJeDpxpfPkBUK4UUvrttuW27bSH2Q3QT5z5c/y4INHyuG1mRc",
-	"qhvbfvOykqIJBA5goR6Sjsl8WmHkTyCGQB8DzCxPnd3Sh93D9dUN4vbh5XfUZUODTzqbP/kIxFlzzizG",
-	"j/Y2f/RaZOMkjhnIp71ud5th5pmItCA/TtkZV4la4rdHm7+9EuIt5UubFkp/199mN865YhmnqUnfCiqK",
-	"2YxmSwOt5X3WUhy91uDayJ99DhpVnq8xgNINErz6i5jDvBrkPXwJGnMh69RSSmTI4Nt7aIjeQ64lVNEf",
-	"8vzCQ/0rQMVjGt1o/sQ507nSlkoja8nSyS5IpwnXVCUS8yWhuClDnhcOMaUvE16X0Rmk5jw9MtbErJDz",
-	"wORQB/mmjiS2O0YwWE3vEOkWcQ5WhDrx6mnAAr8T8fKByCDye/L8INYihNO6j7ZHCis+LyhE9NK/VFBd",
-	"5ytQ3YPQ3CNRXB16Ax9P/8L92dFaewvUdCr4JE1Q89jrbDHEBV2mgsZXQryhGeYC+EviT33aPuayHLmH",
-	"uR6ETovyaz1eRYbMQ6xfAo/ReYmyMWi1a9Ht6ZRFN87tno7B+w7wqI+TCt4XdjnNj5cXl0SqZYrM+sdL",
-	"hyCZ3EHUJbiWPEBTDdqFaEq5JueZ5qXHKZvVITDwUFk+BQIz07kSP7htWHvLT0rtt7/opUzv3wBdmbX4",
-	"7jvbrqfwzYPXVPq6Fof5ek0tsixS9WfHZP/miEl/1d1q77+nit2hebK/zTaaxBkf83jYEhrEy4O5wHPE",
-	"4SHGRyFBg8m2R4JGL7NS1vsO3z9MxAucAiTJiAmf5OKuXvIzI/wV5D7YrK0Evu9cy+0xif/NGhHPnNiz",
-	"aPeNRLuxg0d7/eyTxwp0zvS1WqA7AWWmJB3NDvWDdrudG8xMNRJ2TyOVajmrRkWLWrw7V+FUDiEGvSxN",
-	"WcuPrXUUacaGxYEpXgHXGRLaxXiR0bXYuA8POXyWsclCGn0YasYxYatzN26GiZQLJkMww5git7q1/jwg",
-	"rHXdGnIXEiRbnYOWEwNbkI47RPW6ZyuTWuCNW+S9mrLsTiNKli9kzCIBsfZD7gUfmcwGBheFJuVsuGNF",
-	"ZXjwQmLmr8AmhEyTGwaLxn09Rp2qKfiXSNJtd3PtLi7cJjOAyuMkz2BrpxVqOEyZgrBFymNISqiiact7",
-	"nkjCbF5LHrEd68LoTsolaoAaeyYXAygrr2xlI5NFAPWth+Rt8h1phve7M3q/q9/vjpeKQYrrfOoGN0O2",
-	"IBPfjgvOrTqZM48ZW1az81IG1pADSgKbsJcqU+5E0RtWyP4w5GMa3aTimsypBPgkmLsxkaTf3svzQYzA",
-	"83M0WaRpOKgBAL3gQgpB0oyxcCoJ5/Ek3LFRaOjtYKAE46QNCcPZJi4FaMIDQtWQ9+73B3nmQIkmpotX",
-	"r80HM5ZdM1Rl4ASkSXgI7T5dvLEdcyXsHCWmPWz64GbefMxSfRQX7773C8dxoXAgW4IokYSa+5xnlTN9",
-	"6C5WqzaAmjyBYgP6eZhao/DJQ5UapY+3kBG6j6HiF+7ObkfLvfYPpOi11NwkWzkuQqSPSQADekjOIoDf",
-	"me53t+L/ZwxDn+CYnnUmf3HRBC8iAOB4oekKXzokhanlVjFHRVrTGBzuHR7utw9X8E05p7VSWvFYJ09a",
-	"AQv0SpHlPS+wJFAjcI0M8j1TFlc+TAD5ziSxfyrB4tSyA9thpLz5EyAkx7X86VWrvc1fvBPqteYu/lBZ",
-	"4numCMU9/TaiRPk+vLSlzebxZK3p1rRzqZxJMywn+vP7Cnc0i4OUyAUoDHmCa8dIzxoOCzLrAuUyDDaV",
-	"oOjUHJUSWsqANJVETCZJBB4Wc5aRMZTr8dmwps9tAffrs1bXwuqPcQbQLct2WkP+SjPfKolgEjIwqe/x",
-	"F+A2MwA6srCYyATY4IwReQPVgVvkUmWMzvRf3XbXcnUjlwoNk0yBiLSOTT8u+51Z7j53mIzreFRwoNNy",
-	"DRnDHtYxexZ7mZIAF69e/154zIBZjnicg/E44TSriU6vRzvI71agEhUcj+TuIM25vDBBW9spawqfbI9S",
-	"7d2veteKGSvz9lC1nyyZsmDtYAkqD6kMwgwombA76y6jCRa69MDyPAewVTMzrV9CU2z5JWj4jqCbv4SW",
-	"Gia+PJODJyEHr8Qd16yoV7Tcg3UUIvHW53jyd6IbOX5dSTbOitj/AejeERmL84+HvICJmytR8U49LkYh",
-	"3fWbyCHXvKJiXI+JkRV6zYCzyWNR9pCDDxp+jZhtNEskVPMPTV41o+axagRCOWaoMLqHZoFSTUQ25J8u",
-	"3qyR+XfWIXiDn/6y+P3i1etnjP6M0Z8eoz9YcfCHk4CSUvKPRvy/ztOHI/4S9kMde0ExG2q0V0MWhhCY",
-	"/+niDTk/JxKQusGnGnnOqGPiUW+Kk3zh00rOnHMvINydr6YptbRiyB/A329HK8RkyMtUoqJkllUt8//P",
-	"3hcvt40j6b8Kyr9fVaQrWpEdJzcj/+XzZGdylWS9cbIzN8s5ExJhixsK1BGQbd3UVO3T7IPtk1yhuwGC",
-	"FCWRsuSMM/orjkRAJAg0Gt1ff9/DNo2fL94+1qZBc+nBm4Z96z9fvA3KfkTpze93lP2Ost9RanaUIh9F",
-	"u4r5AI3tI20uxXerYlE2K1ZUh5b2C9wCrDZTwSOpIpvFpfRWNyDloBvBoLZQJxOxAm9y6e5uY8MY/G4R",
-	"Kpf+0K+3apelt9gQsusLLKyEq+i6t/z1RZmfKtqFL76c3RmIahHf6gojx7Fvi6htsyoYDYsZzN4ZC8iI",
-	"dJtUHJWJG58E/mxUuuVGQLTzxSYtMvJ1jVes9eqL2mPUdrRqqwPtLdmFNbbp2qWOVoDWzjMpxUiriiRG",
-	"dieZmdQ5H9HBkLsb1lnBbmCOPto4m+Y/ocTS+xuhVR1pZYDFRCwyF0cDj2OBJB4cJo2oFsy5CGshufqs",
-	"ymKueNqE33NYLo+D1akC6yyHul45BxzSIJQc4W8clEXhNm0Zu9f+im498np3MjEE9A+KQQmlFfM3Joyg",
-	"ZoCKsn17qjrIQiEkl5qYA0lnhn368HYQykjI2yTPJLBts2iaZ/FsZN5XgZTqFmOFVjEz9zXkSpg+HI8u",
-	"/XgQysgMdlR5DiT3KX7Mai/bLs0UuE5uZjlJMEPmEeQeQ6mAaajQxbUiBgFLs5sbIDomwJdx80ap4Dki",
-	"ZbADlgBwTI2zOxnKCVefzQl+WfkYa1A9FsqNysfK9nELYKulZMINUFf1bdvCr5b1soNajfJu1nIn23gX",
-	"WxZxGKExE3HVuO6LzZ4ecGorKCicEN7mxd06b73ZlslOViGeim23zmN2yCf0dFd6zsTUZHFcysFpJ1ku",
-	"AoJAaDC/PFZm52Un/RMro255LhAPTDGqRFPAF5JwcwymAvEDCqshzQVwe8RMj3NzrbH+NRb0O3iABQva",
-	"0gcvNa8PV57UsEvjMWGPddpWHArG88utlGA5ELBqzD0/hC1zQ2oxgo8wU/tPewN9Ytvm0wISbmFltTrw",
-	"AW6xphCayxvYUuYQj/W+jQIWEb0oYtcj70QUsQ4Q/YxEjDVDsP2EkuqPFs5JWIyCsWuqxIFKkzgBxyJe",
-	"tsWFkva4U4D9epmVDXepOo2Pba39TY8Ks9W6IyttwCrNkuYGYXUvDY4KD7N0pN3T0uDZVtu2e6R89NXb",
-	"v/2xodGxAafZlz01FKTby0AdUlvK4baV3VCW5gorrBYgowGoD7W/vhWPEmEPFj3AdE6yG/iciQJpV7OX",
-	"oGAOhN6Ii5lLX/0VA3yhrAQiWSfCPwYsMtdFROIRgYIiSeAD/JFLRrqK9FuI/pizNIHhTDWUlAYs54Ww",
-	"FbeUkKAKDjtSYp7kf2aouEh8cURzXNixNWLvq5WPtuCLwsA1yki8vhWtExF+mxX5B3zT+6zDjrIOjlTe",
-	"GjL6YFOH05KGotFCZ22p0XJZ6rYGqykuAME9X8pIlQAQYKdQ5YV1wGIIbYzFiCuBut01JsGpwrTL4Fs9",
-	"v23QIvqggLVcYWUEwfaBB08GbPB0SRBrEAO0ircEGChxXCzn57oUKeQhkRK6YF0Hch102AbIn8EAlHlq",
-	"Pz3nWtxk+XzARmPBp8ZqwPLjOpQ6EfkpkyIxm7N3QXYrcp6mSFHBibfDJzsI2N04AXIFLNBUofS58tN5",
-	"j11kacqqRXdsJnWSssjKfXsF4eZMneUsQpRrFLAsDyXx3g+NKSygUT2vCRzD3RfUGDgU1iTLyvzFwC6x",
-	"JH92DPTDoSwREa8jHz7pH7NIZldTrBy/QtrlyPphn8VUB6FUWZmpF/n1kauCUVPL2JwoxuOYCCJQVizL",
-	"sHLZjodiPEVs5R1PdDXNSYrlBdHHy/6LUNbyUrBFKu4SVQXJTTjKZ2RH5nMVyutciID5D1aoEUg2FIxY",
-	"iKGSRS1PPMJetYV8I/TTLs1YatI2u1hpvANyBzvbLwCn3XgXosvb70Pr2R0cJY0HH/9qSRx2DrXdsz48",
-	"EusDqa0339qHs3kbKgfa+CCAu3xnf5vcCtjUFUpI8TR1FrsOBthj76ucQWbjJKmVRcf/L+bnH25N4Sma",
-	"2tG/+Bc3tziVZjuIstJTYB9NH4Oubv0crl1tUBVeeVA4XYTj/KMXGuyt366sH8xK39JgSQXZmuZWEBNS",
-	"7e3gWkabQiTfxl6thJYNcHasEvFRv18OgnRrM9rW7LWLd1jHZzspbOeuuVhlY4/NtdiO0/bRc9X2ueut",
-	"5q7tsO46TLARCw7wzpijJRROSVbHa8MVUgEOSBVoMhH5KOEpS+RtBuw1HXE/zXIt8oAlE/uXx97mFu0P",
-	"l4wk8o2jhQfpgOlM81QFLBdcZRJhV9hjwBI5yrTIJwGo2nE9ywVLEym6QQWRm91JJJZJtDutZ1L02AVw",
-	"7SSatPS0BmZBbZlzUD7fNM1FKQkfJ8DBiXSOiWYQZclRpiid99hZKGNLsuPM05grkN4e1Iit1eJqNieu",
-	"2dwUbYvbYIFKaXOWA5hpTatR3/oXb6EO1ZXc2hDMvgh1T1RTM78fxYLD32vtd9kys87J/StjKscBo8Ce",
-	"+YAqYs1MpRTKlN8Yy5mLcaY0SrTqcaJCeXbxxgneLOd0SdSqWv+AZCmRsJWaGJv76cPbJeYPV/KTNH44",
-	"VHuLt7d4f9Sy+4J38EsYSFw1TQyktY3AIpJMKBl+3H/B4mnCOt8cHd8fHR99w6bJvUhVjXlkZxdvBpAy",
-	"wfsIpU1y1BG/TIEI/UvZ0vff79iWwgA+p+HflhV9//3eiu6t6N6KEiPtxfvvu49oS1dRYJVsKdFWGUto",
-	"zacxrhXmKsU6WtzrgEX//dNZxP71j3+av36OHmxZ/3eafjnLugmN1OZe6laZpMx729vXvX3d21eyrz9f",
-	"vH0c+4r0e8sTvGdVcgadQZUO41XWQSzdw/4AZpPJ6ySfAFjGR1cNsGLVBSQn2a0AlckIq3+iwMEyQCF7",
-	"yFMuR4KQO3FC0B1PoqhHDT2VHtL5Ien0bIrhYqw6qsKqCvX5UELINSnIdrAMdw1HwfFGCrcfYKS2lOTZ",
-	"NDGOr6tpZvxD6erm9rPa7rft4Yj+miW24xbJqXKrnaOKzPy8yu3vRfs8+R9JTxcnP+uYSdBtD9vBFdom",
-	"Yz3hMrmG21/mMr+zV7TD6tfj8l1nT4Ghy45NIwj8O//i5kai0mwFBN69qT0EfkcQ+Ik3Oe2CKz7boWDk",
-	"xayob86uocjFelCZREVpug2HN/YKEi1mHQF1VoQ6lGrEJUlWX56fvYfzZMAuLpk5gbKXr170uyzLoXsh",
-	"48Ps+jDmczZKMyVY508ifn3Pvs+N2e4iH5PnRL2JFXhe5lK871OrVxlU+Ust8ZVj+ST7EcqqAXH1e1EF",
-	"9p6BeqIdA3NiQpetNGShdBeoMc8FPBg6XlaFd4ApdWA7GfNbwZQA/H/Aous8m5BsZcSmyQjA6SKUHm01",
-	"epkiRkhRAjSlTsGyjDev4TxjHfg3lKWf6kL9oPFczQsEwDtMTzUwT4xjqL1Ht30TQv1KZ1f2OwDjm94c",
-	"s7eFyGcylLzcR/9bFtHXrgOQtHTRhO5CdwCpgCcOpeUTc8EKeH9ZDufaa6sGuXwYmD+Veu8jpHwl8jQ6",
-	"HvuzAG5YZvqq+OzUK8u1WqneUyotpqzz6eISF4LCWtcpH33mN6Lr7s5ef2U6V7MpwD3iQoxziVio+5kI",
-	"IjxIHO6vy0QxoDJjwznj7O/ZEA4qEo8z/quIKERkKxHMKv2Up1TvYa/suauKYwsWjtgyEmouzOx5h7R0",
-	"EetUiBOuc4HK9e612TsBjoYunZXcr9q+/bPSazOOXi7WW3XZnSpu+U28gmzNbntbKHuwXbWrfKi2alv8",
-	"sNh+B/UPdijPaY41dkJcg/aOyPrTyuLs/QJVEHtmtW26P+ew6RsLarfU0specCJ87wA9hm4rn6lleYHr",
-	"cDWy9qM/OemwggcTh9ijOlwujfWUI1GY3wC+N4/3TEHwvC507pmtdqeXd84obvNggqYobmcWWsUwVlkF",
-	"f7j3INutgmwnxTzbyUFkcVE9NzN/LU7LXGT80TGUQ5ZPIs43Ih9LodlAmO3iASSU5gQSsDs4RAx5PspI",
-	"KzLOk1uRM/DaTtHUYCe+vWG5MK5ad6WY4/LdilQcsZXPyGtBt4VjtSSLZleGeZZHNAfbwnvhu+APQHxN",
-	"vAFomlJ7V9NmS5k1mJr7xNoe8FrkyewMfYb7+i6NaTYVkk+Tnl0oSy3odDZMEzUWMfvzVMizizdFHm+U",
-	"yVthTp/Gsv7n5Z/f99j7jJl3J6SmlVjrlVBPpsnBg32LzOts3XL2f7i8jHkcJ5hGu8jN/erE9G5ORc4+",
-	"ZcO/i9EqBmfgnN/MsTD3Ikaz3PjVg7/94s+Qj2NMN0LvQO1E4+bmhtD84JfSW53zSbrhWw2QSMEyKrR8",
-	"pf919u5tu1dqb7V4Fc1qHx5vuOmZaoZ7mow+z6arhUTomm3kIi7o555AJgKfulEe4qK4tPnOWmq0IgdB",
-	"o7/PQOwoAzF1U9IuD/vJDrMPdaiNUTZB9oBRlqZipAunnmsWcRsoHwp9J4RkEXhcZzqiACK46Oa/nQ9/",
-	"OmcvXrz41jsewBPZkLw5bH88Z9n1tRI6YKJ30wtldNw/fnV4dHzYP/rY/3bQ7w/6/cP+y0G/T1HWmM/h",
-	"7sbZLMfIprkBS/dDvXWJH5qnKWE1SuFZD2cycNoRBWFPZNZGPHMMuKXyPPOIiFiBNfseigAjjCj4P1PA",
-	"WoCRNpQfZqk5GNUFxin8C//pDlgxhiiSWBpilknHOhPKmM8D8HspwTLlSp/6DWwp8YkZOMW4cUBPiScb",
-	"Ij2XM9MJ68is0DHBJMhsCnHrbq8UsY9gzCuYnoKVkaxxQJouOCUoC3TKIppL5+aaiJGQiaLzZJLbmsqO",
-	"SJVgR8AV7Kameb2g2iJUKKuyLbn4O6g+REXAhxRazNDYyzDBEp0yLlk20/CtpQiqE2mpoQg69SmC3EQx",
-	"P4IMU0DuZqdNKBdARMAgBNH4tVIni+xNoVwpf8I2Uj/BHeBB4Xhc2Nhd02D8RU2btttWtfUO1E3w0S7t",
-	"i274WMX1bR9pHS17YVcKi7oPwO/5MRryY9iJ6WVQp3b9N3U8Wobwqbv1AXxyD9aF7yvl8v5uTPtH7bnK",
-	"mbl2Lj82207w/vdiS56I1XhagfvWy6hlnMlfRs9HXI5E2g6OjW0Y97wW7POUHff7VR8YrwYfGHzbRIcy",
-	"TmLjkVk3njAm7soFeEnRxylAclC8ISI/A7XZAafgNjeepsQ8wXIxynJUeVB3Iu+63hMp0uQmGabiytwt",
-	"Sun5XqLxksBNRNlhSiokyrrOd3zeZUsdyIc4h4GzTzRG6O15B4paNwyG6Xdjn87tW2vqwrnrt2GfXG97",
-	"9PPem1nLdWhN2gbGty1cGoVm8tUxSnvR+iCl0lzGPDVmEU7113SStuHLUNYKNaQcBDshQ1pnS94mSn+0",
-	"d/qFONDdIDwSBTo97xYZ0OkJGkVdP3rXNjeA5VardNdpMPeB1x0FXnWxWqzxcB/tMPT6pyxNszsFFNgQ",
-	"E2PDOfN9ISdulcgbOtcEtlTYil2hMDJib0PZ4b5VoYcI/OhdxOQsTQE5cVSEl6S4s1eferFF/0Ys1xnI",
-	"eSVFBHLBsCFctl90Th0TvveanjrRrEMlLs+UvQYBGPhM7kEJgt3teWjyCZ+zoQhlhsBUB+2m26SkLykq",
-	"A198Oi9B6ztgVIszpLlcDUL517MPb87ef7zsTeKAhQcY3MVvw4NTCFGz6Ojnf/3jnwCM/XRx+Ux1T0NZ",
-	"gMFX4Z7t/UNYk0bUwpcrMWYLaVjVnZ0cFILuEj7XvE3A/4sJFIZHNLo9EriKFt4NsJRrxWKu+bqg5JII",
-	"JGGlGwQhQ3km3awxLxLQ+JzBAhNupmXXjI90citqpjRsLPAGUXG887LfZzOZClWRrlbmYEZwZ7y1w0Pq",
-	"Axd01B1QKQPOOjigmNGHWRq4txMJGYv4TONRAwmWp1xpM4/tW6KOr7Bji25CVHYUSpyMMJ/NBcVCY3Xr",
-	"DFSHaADsW4KN1Bygjvv9XijP3BdCxgpPHkpnU8VgbBN5E6BUyjW8IbsHRyT1JOIoCGWEb/NKZ1fKPKM5",
-	"wkT+sc2sdSfR7smyPzOuCDki3cCtwMJqYIrhM9gWtzIpofGKTbM0VSDBwPjQjPDRK8rodMxYfwD+xCiU",
-	"ESkvXUma5AF70adUBnSVaHbHFZvwWJim91NjjKGmIHckignoW4FS7NIgOO3HWwClU0/tMOmVRm0h6QvN",
-	"d8AqTbOtqT/U3hdaFq1yWwzFG+weAq5lYcNphlmfE1jEEd529FSe1NuI9yH9J4yph9cM4qrk27XxLe0+",
-	"sl4scMkBda22+CXsEma/wCuME7q4y8IFEHlHNG6txvhZKKtOXLE8Hd+OjNmIS5lpNhTWFA8wmGefNru+",
-	"so8TLZcZL6x05WBbWUt2x4zdCXPK9bg4YCbxQdVA1ovw6fzz1cn1N/xodDz8Nn4hTq5f8lfDfx99E38r",
-	"Dpro753UD/+UdGXir1TB/Mmwq5iXUTv9d75kl4idF25dx/jAVaQFODbF3Xa9BNnI6l6qdRC474V+eivp",
-	"yfgrT2UHf1rptQ2WZcsEm5OxXBbgPcPzWMdsZGS4u4zU2+Ca6sJj7+EQlMhROouFAuL3RN4wJUa50Koe",
-	"m/qjvY0nAE6lIbv0xqBRzPTHJe2ar8HlPaySkvTf1T6guis5SX+UvfXq1tfDdWaLoOqIp+mQjz4X4sXm",
-	"j1//P53ie8Msnv+/57M8/W15svzHMdc2ACRkDHBEzpwsY8yEjKdZIjXWoqG2tJC3Is2mAuUciEkslIW2",
-	"Q4Iu8Fjcsx/enZ0fXv5wdvzyFdBihLN+/8Xop0PKbx1+TCZCaT6Zwheih9/n/A5Bf/BhxD6LuYhDWaAC",
-	"vXF+plhE1uUSjEt0yjCjDUq50Lk5E4MyBJfsRb/PVCj5HZ/32BkG747v78GbSCQ76jN1yqTQIKgBISwV",
-	"QE+H2cz4Fy/v7wN20v8GnNiT429DiUhcVD3sHLFJIgP2Ev85tv+y8Sl7ybjWYjJFhVyept0ATkrELkFh",
-	"qmuepDh+TpmcawAi4OFgtdPiXpLxKgKowMizmU7kjfNisBCr8GOKlwEa1SudmqqvEtTeAM0PFiWOqo5P",
-	"BMsksaRAOPUUxc1IxSPOsymLZ2hzhWp6s4dv4ofd7yeZ3NtqOBvKS5R9URBgUyCns/Z+3ExuckOJ1OIG",
-	"Pa/qHf2wdNXoJmulwZ1e2oXaaugeRKIHc/I/uB6Nz0lSNm6msl5p81uAXb1rWQv+uq6R7eyytYLT6/pm",
-	"tkPykj9h1qFZb5U2tiva7D+KprL0foOW6vSNgqc//bS4i3xn4+q9lVVRZ3RIYy4Ob6upvQ3n04e3RH9Y",
-	"CR3YSxTj5iLTtLB0inWiv4UH/xYe/BIh1Qvk+pBuE2/f7kqZxIwYpeUwirqwh6xFqNflgkJ53D9C5BUY",
-	"PH+bIiVn03n3AYh1er1bCNZTT+2C9ZVGbYP1C813gFonV8m8PnyXTV1yr8WDnPFSP/Uibd7VPs63dEba",
-	"h8GfcBjcWSvGpfOh2xwI6IIGcbXiaOCf5NdGwr+zziUmTsnFPGWgEh5bE20so3FvXV60x956wXBj0/AO",
-	"XVx8Sfi6sFvtTvbUrh7keVL7WF9lVPmLUQvAeBZnQhznHU/kYIWGqHcbuL+XrSaQYUDoCTfoOsXk74Xe",
-	"yXTcQghpk/DRw3arJnvUfjVtV0x0w6XUKkhkzk2LS+h8zCXUM8s5HCyFNBumOaVH3oVEw4gZlajHopmj",
-	"Zix7yWZvCGUymcy06WcA3jGMF9asKmFJWhPFbJkBOjw18K5TCi2jyGcuCG1UDfiwRCoteC2iBY9P21rd",
-	"mzrYM/8umjrYn+oaNV/aS5rvAA1TY7aannR/XN50J0aMcH9ftzH7I/nVOFse2R1Z8KufF97x0ozZd4UD",
-	"bRUz7DmgnCrzyxwEhXsh+LgyR1Z0/xArF/yOM2v2gNImq1Zq09qiVFqvyKYV7//rc42ebDGDnzFJsxvA",
-	"UT+Cr7XKOjz/1d7RGxAS0vl8eS7uL+bkrZD4PsuFy0HAc7gny5ObsWb8js8DdjfmGtPsrkq8VyOio/N5",
-	"ZYY/0GYsiSQsRcoUg9AQMROnt1f94dHouIKW6V8f8UaImeOH2Rx4FXFbq0OtNrY7S1HANBESRdGZPWbu",
-	"yynV0FxmMrt7fL9D00Gi3oBcQgafU1aeRdS2Z1pFNllS8UUwHQIpi/BACRlDzUN4ABUYmewu2pOPQu0m",
-	"fPJVrVmoHHFG++tduV8swC5AdA6GWdyKRwiulxObvx4MBc9FfjbT44PB334x81mJ/NYuhFmeHgwOnvNp",
-	"8vz2CGY73d3irp9poQLCi1vIa0AqgRhiL0sfwh5POyspYy1uyu+g4BgJyqigkEL8jqghyZ1IBnod9ge8",
-	"/odcj8ai7gdeY+U2sLDpkioNB6I6kvCBar4Kk76qpdL3frUgqq0BmNi60Ox6gYotsPXkXv2BrS2t1JN6",
-	"v+bAlIs/dl7iCXKl7TGfP1OOHNDrypbeL/ZE0jfM+IXXZNUcYwaxArKhsdZFb/Rx7fCTGSojzrw363vC",
-	"XpdeiPDX5fVGzxTL7qTPuwVEpgpFfpNbQSVGrlu68pDa184X2H7GidJZPveaYpBxyf0UDLMFVWsxS4Tm",
-	"B7/98tv/BQAA//8=",
+	"7L3pcuM41ij4KgjNjUjpfrRSkiUvckzccTld1e7OxW07q7qylSNCJGSxTAFqArKtrMiI+xbz//6YF5k3",
+	"uU8ygXMAEKSoxUvW0u0v+qu0SBDrwdmXX2uRmM4EZ1zJWv/XGrun01nK4O/jOM6YlFfiR5Yl44V+JOfT",
+	"Kc0WtX7tmBOK74lazFhMEk5ScccyElHJAnKXqImYK/Lp7Py/urWgdkvTOdNdRInS33N2RxYiu6kFtUjM",
+	"uYJOP17WgppUVDHdYgE/MsZUu9av7fZaZJyM1YTQW1YLal+SWa1fa7fa7YPa16+BnS3MNYmoSgQvzhjf",
+	"sJhQHhOpKI9pFieSxThZQsmUSUmvGZnpVUwov2b+xM1yvTW8P/2J/Pzh4m+r1/D+56U1fH/2/dVfyPGP",
+	"p8U17Bz2dvdrX4NazNLklmV0lLJaX2VzFtTMvGSt/099XrHuGTsdunV8YXEtqI0Tlsbubbvmvs2fEf+T",
+	"PhkUN3ZQIzuDeau1y8wbN91BrfY1cMPrHVg1OOyOP7J+sDSsBYDCiHZHi4PBbq5eqt7q4kKpYsvjLYoj",
+	"/Vwc40sy6w5pHBf61ufj9wzATKBVn/jH9hmPfC5r/dqtgTOAyu+oiiYnQt8pxeIiQLrHfcJuWbYgiWJT",
+	"Mptn0YRKmEd+aWzTY1Xr1zqtzt5Oa3en1b1qd/utXr+31+zsdj5ZOAQYHdMk1SO2gtqMLhJ+jX8yHru/",
+	"3Uj9TlBTQtG01u98DWpRxujasTr7eqxEb9GIqmFntB91WXvcoofxQbQ/2qO9cZft6hWkdMTS70U2pbqz",
+	"L7PUPpMfs7TWr02Umsn+69dykszipsE+zUhMX9NZ8vq2/XqkN5DJ1+vGeY09NrH7KR6oYlLVgpoY/cIi",
+	"hRONJjXvnNye5gf1Fvo5t3vkH9almDKC4xAxJmrCCPRIaKZhLUlTMmIJvyYjMb+eqOLhwYTg46E9gKDG",
+	"skxkGlzX9cyFIhmj8YIsmDoiGVMaTjihZMzuiGSR4LGsBbWM/WvOpDrTR5Kxfw174zbrxLtRd9Sje4f7",
+	"B94aE6lKqJzMNNYTY2I22598TBU1eOcFBL8hCH4Oapzdq5N5JjVU8HmauiM7x11agsnjKGKzMv5IJDGb",
+	"XQDBNWfSWXkmrf/AM5nlm+0O4HKSzKaWRaq6OBSvzitJpG0a6GsKJyKymGWVd2pEU8ojdjybpQmLT3CE",
+	"VoCTOttiHyOaZQnLgO04v8wfXFDFTHed/f1eUIsmNLtmx1MNB+7Fwe7WhxrNs4zxCBmcN/BAKjFl2XmW",
+	"RKzQI5Mqmeo+39CFrPULT5C3WbxB7siNt69pbiamx0ss1iXl5PuM8iiRkQDkMp1RjgwoTRcqiWhKTvl1",
+	"wpkkb1W8zIpxOtVjXU6EpuWzieD6Z7fdI71ej7TarZbHr50cF/i1NnlHsxumyKVy3Npht93qaUbtek4z",
+	"yhXTF2VMU8kM6MvJbNiKR+39cSc+aEVjyuK9KN4/jCml+nrIC6bmGXcfrbwLl8kXmOr9nn2y5eVAuH+9",
+	"biLYZv3VsKCst41mEUv1uUxYcj1RZ7zW7wa1lPFrNdE/2q2gdgevPnyp9Xc7Qe0uifHVwdegNkupGots",
+	"+j2zsHLgIZpNFEWy7DaJ9BTPs0RkyF6ahydUsWsBx205Pv1SzDP4gM6SissNzJUSy+D2nt2RnyulEjal",
+	"id58GtP/y9vyHMCOY0reiluW0oh5gNZpdwygHR4CnZZJzLhKNFI1ALBOWAC+/PiW8TlzLzsanOeJYmR3",
+	"F6C3IArphb2vnJISl+s6VxmNblgGaEdlN8PxeP8wPmy3D0e9uHU4bu3SdrRPcet004Rfv59PR4B9Drut",
+	"1u7+bqt70Gm3Wwf7XptLu/cJH6qMcplogJrP4jVo57DZ2dv7tEQUa/Evp3tRZ3L3jy/f3fz8y+nup1/+",
+	"evPhzXe/fJp+n3568+mXT2+i3qcfvp/8/HfA3SeIDI8jOMsy7o4E5yxSLCYfzy8JxUakrvmvKE0YVySJ",
+	"yZTKGxY3CnIgtnRrP25/1znZLSJjxMXQC+zn//6f/8v97+AvLQ02qxDvbr930G91mu12V8N+zGSUJTMU",
+	"Z2sf5hnMNhJc76/eSca1qBhbWZHx2yQTHO5tvzbLRDyP4GODnSI67I53WSduR63RIT0Y77O9uBd1R7t0",
+	"zbEUJrW8tet4SrMrdoOrmcuXPV3B/xX3+SN2Vdzqqwlz0EulUVzEf1SIJfUZnUu8Um6bDSL8Nvu81++0",
+	"+t1e82DfgC4sw+D+C5SblndUTsTslbQ6rgoF1tM5kyRm05lQmq36G1sAbYHBdiTyKt+Ic3FbAKxt9Qbc",
+	"CSuRJpx8On9LxiIDyVRNWDalKZllCVdFrnZpOVOR8YRf7+SHsYLzlzl7/c9f/3yM4FOZo7WczL8pl/I1",
+	"+FMfdH6a7b2v1Yd0Mp+xTCVcrJzgyYRmKZPkOzoa0Wv/OLqtAzPXbmfdXM/4OOF6i98KWKuZb6/V7ta+",
+	"fv2cX/UiGVmJ9AyheCWJuONlopgjwDLVyJgBFrme2uTU5e9x937//JfvOvztzeHtxa682rv7uf3luBed",
+	"HowNtYHWlyzKmMYUfPdvB7O/t+WPe/efDkcnHfZ9b/LX/enblrjoqo+oON9I1deQlxLums/kjvs030dQ",
+	"EFZu3wfOiLnIVov3r7lQLDAKQWNj4MQbitywxYqNRWn+T3dDlvYRdB877Vars7sDqH+JBMzice3ZcGhR",
+	"RPx3xZ0OHN9RnoyZrL7Qp6ATvKOJSvg10RCFNN2CZ0zXA98yPTej+QQ9n8sVio+VUzmGq8gRI6zBJEtD",
+	"ghC50/50eHh4fNxutTu73d7e/kG3SgataJXP7ic2mghxUzk7o15lEiyDtl+ihL6uAMBELqRi04LoUsQ2",
+	"xVbs1nAzjrVpFjQPuFVNw7HWPles/A4nvAPja/5zXtD9+Fof3U6iNghWfKpHX2d4AvViM8rNT87mUJAa",
+	"ZsmPLJO4wNt2bQtdIaprUKp7sRh8Y4uBWQu7VcP2uMN2427UG+3R/fEBO4xbUXvU0VKRWszY8pHncLJO",
+	"dNdgMUmkEtmiTygxYEsQbOGyUGeurBbrHwhCnWavUwShZVZj9efd/WYXzpjx+IJRCaOOE07Todk/eLV5",
+	"dHd9f/Vsv0Z3DRdYRKAP39iRO7bYfawZ37zTD3MFopV5v9jcd7vZa+8W+hZzNRyLbOj6KA5xnGXJLYsJ",
+	"VSRmUiUcXCPImEZJimRyw4itZq9VXI2nySuO9YbNaKZYTESWXCcPGKR72Owe7m43yOUkmc00gkZqZkBi",
+	"8xAHze5BcYhZxvIxPpv7pLKbYXd8QNtRZ3QY77LuuEf3RvvRQXzIVl9Uczc8YVbzuXyeppVQsB352qQm",
+	"NXCWO40k6LiTj9NvBwWc6iFSgzrbPh6x2pTOuM1a8WF0MNqne+Mey/FImXTpo3ngLd89bB522/4tX2UG",
+	"+8bWLT2R3Rfj1oONW/txB+nZ6CDaj/dYb9ylu6NOtNm4hbz+sxm3Vk3EGLdwtD+mcSu/BC/Grd/DuHU4",
+	"2mW9aJ+24864y/boQdQadeLu2MPMpzkXkArrUFi8swGBO/V02tRqHvb21tKmKpNbr9dud1p7nfbu7m63",
+	"s98+PNirMrz5XW0gKXYi60hKq5qktKtJym7UGbVpa3zIDuL9aG/Uo6jCz0lKhYhUafj79I9PrX98ef/L",
+	"u+nZ/c9X300//PSx++lN/Mv76Vn756uL6bvOx8Wn45yztcLxiTmEApNrZdmmOSKUgezTJ4hBwITur+Bh",
+	"DRVbLxflPWweCMiXxj0eWBzu9jqHu732wV6nfdhtdbvtvbZptSWKtdsg9V/DXtSOO2x33KW90V60Hx+w",
+	"w3GLtkevdY8Gyf4JFVUIBCtXt5pyeECS83pG2J8Nd2ncieMu3d07GI063c6oN97ttdlhzXcRtXjBvyi5",
+	"LavIfeUXpQyzOahb/6TzXDj2gX35hiG4ezTwseD+wsy9MHMvzNwLM/fCzP2hmbknsmOWzhgdf6UbSkkz",
+	"gF6xCOip4MxqD5Hy5OqSR6ubX3SFL7rCF13hI3SFT9H2WURgzGlXS7Y0Y7Zq6jWT+iXjMdF/Nh590/f6",
+	"rVaz0y3c9Px8YRi4gkRzZQSNYEFNzkfOPAdk4m5yM2zTzmg36sY9tjfepwejw6gVt1lnXNiUA7o/2ot6",
+	"cZftjju0PWpFh/EB2/fYcH+JsCPgFFAZNHQ1MZE9JJFPCxJSfk/PGhS0Vkw+8aXjy5Pj9xoDQYwJjL/W",
+	"fvwi5r6IubmcWgCzNZFM4H5tXIYTScD9GsheoiQA33qY2xKUXs7xwedoA6LsQWo5cCXS804Q0d6Uok/F",
+	"hC0f4mbMZ9fwSjr8801w4DpjuMMW1dGRL9jv5daswH4rXPs/zBg/Pj/76+WH9xUXyLnLA95LMqnIlOnj",
+	"lwVeKuFjof9ViUqt9BYDGwRs7/H5mW7tc1tfg5qYMU5niRaum63mrlFRsAzFGHQ0MmBSQy/S8yS6mc9O",
+	"KI9Ymi4xCfYx+jh6GHx9+oQ/MOREdkkV13K3oyXrTgsUPsv3PhWSLX2132+1+q3WTuugD3OKBB8n2RTE",
+	"K3erf7o6sfz8WrzQbvXbnWa3feD8mWbRzXA3OjQatIPRfrQX91h3vEs7GsYTLlWGvq4aMM9pdEOvmYQA",
+	"c6pQFZzEjMRCZKuvxAxgAFRs8P0JBlW1NY6l8aI80dZhac0V92il8rFwjxzUrZNxvFPxABb2cJVL4uX5",
+	"JcFFobLCKTwMp61EyUXyTwbCj4LMJUdE3KFiEMcDAeobwEd+xutoNs59RcjZf8BhvqCZ7dGMjCYsnm9C",
+	"M7gph/urI/YQKi9db6WUL3AgLCajxb8JoXwBzD8aYH4Nan+fi5V0LxZTJlUSETSVoeKMQsAj+LwTazD1",
+	"gfI/Lijv3zh2xACHnAkuWRE6LqhikIUIE8qY2x2QaMLojEllJJH6WMwz4yE+Lcgjme5ghUS8ZO9vH+71",
+	"tjTYtw/3lw32vc0G+7begQr7d6WZN7fe/pCJOY+P41vKFYbmLRtxWSS4mKIJZXvnhm/unfDwxW5nqi4t",
+	"c8Uq9w8PW1uucv/w8GBplZ0tVrlXWiUG6W9YZIfrEY6TrPos72dw14uL/J7Fp/fVkLvbPtgadHfbh8vH",
+	"2d5iob3HLPTSHNiHW5bxBK0MywsW7i0K+BdsPOfxCoqRwcttIhjXxv9hN0CfLuktiz0EW4q9p2CE/Iah",
+	"9xuVbnt7jrmgcTbMjWPd2DehL3EL3y5m39+yTUE7NjPnSIibanXlf+pGrmDarQPduo11WQpIPU2kgtxe",
+	"kkzoLSNckKKjSeNB6b5eXONeXONeXONeXON+H9e438gJbXUur/jm3fTj/adfvpt8+Oms+/OX+Ob99GP7",
+	"0y8Xk3eds8XPdzUfQ5+bsODV1mMLHiSbc0nqGEdcQMgvePg/HA//TrjyGVGgzfD6gv+Kna/FReYCFtBJ",
+	"dcSEe2xywydKGqMQ5bFRgsiI8hes8oJVXri7F+7uJfDhDxn44CH6H0Vi1VtVCTSNist5HBpFivVjq9+K",
+	"JB5m9vsXbvIF77/g/efF+8Ub9oL8X5D/I5F/u9ntGi8wE69W1uguR6UFxI+3WZfp8iWk7CWk7CWkrBBS",
+	"ll+0tXYpbLLRff7lor1ctJeLVnnRqlTo8V/+mv3jy8X0ww+n9z9/+Wvy4ae/f/l0dTF9/9Np5+df4l8+",
+	"/PD33icsh4Fh21ukgn6TSEjMDyDLxd2avKdbZ/fPJ7AuFesxF2rC9D1xo4DGTZPqqciYifWESMytkrGS",
+	"OiZQ9XnxxuYMre6hyXRUkbNVL8gsxcpOVejP3lYT+JkxldkalDRnOkgeyFrtrKwUm87UW3Ht/1zDArV2",
+	"oRYDnSsxpSqJjvEL9DvxIqsyFjE9BUK5vIOZ9Fq75NIksv7I6S1NUn2OR8T1RczwpKPxek9jnKWgXZQO",
+	"UgquIO+0ANruAHcNTmen9xHL9Gxq85nmmenUVmMhOLm8qWUBe61dyDW4buV62OZu67B65Z1nXPnuipW3",
+	"28srbx/sP3nlnwO7cvSRKq8On66nmu1mK6d6Z1skhICGVyuzQhg8Gqe3w3JE9S7tjnrRnm6jEZaZZJXX",
+	"ats7shxfuyDAh8ZxP+ymYGx5r3xgu+3lQ+i0usVDaFceQmvrWPbiKayJOvdPoRB67u1/a9SOOiUa1hq3",
+	"aW0FUXrgtq5wmilhv7/P2bysWvPw37/gdZmcFI6rsMGtP8kGrwfwwpSeDuD5rl96Hy7Jt947UudMY7lE",
+	"SSKhmEJBebnZf+uwoqZPKdt5qVrSI5Kfb1p4mR/bPhl6xXatdfLy2q0QVZ66YytZkgdt4xYcyjfc2PUY",
+	"wd/slSWrCkBaXbfqZasLMPxToia2Hsr63eQx3vfkmmumE+99QORE3HGiJokkgkfs3wAPmBW6KjF3E8mi",
+	"YWe0P25F7fiQHdDuaNcLBmpHLRTvtt38r0FtwiiUYOj/CuERb5NpouA/y5LHCZ1RKHZeH80zqRqunvM8",
+	"umEKd96ouEmc0TsJwTdNvZBowqaQ3MZkmUm4Ytcsg/N3w16wKU248X8qDv3TRKTMdi5JysaKJNwb/SGj",
+	"SFaxuI88uScqmTJSN+kVGpoBvpsk0cRfZSLJeJ6mhF7ThDdNCoYkywFj/SzyfA3lCZyBYn6cMBN6km/m",
+	"EaGpFHq9wESTkYgTJjVWCV3+h3CrqUiV2UQXF0xli+OxQv1xcSqXuAFECSiwQkZsrKVTyEKhb1zdLCkg",
+	"EEjCYjKfNdZPYJrwZDqfYm728r5gQBOdMmUg8TtbIbg8M3hBkrgJcW/gKqQmuRUkiddOwlyEzSUylrer",
+	"qFeomtpJsRLkM0xyfUHAijkaerWkMZjRf80ZmQmZoNIMQ+JmGbtNxFwCd/BKkjCneaGb+r/mqM8zc49w",
+	"iMLJ0vu3YI3TYkSral4r0Mm5Zkpk8oWtGiyF7/yxYjam81RLu71AD4wg1dbDOgBrB1UXz+ZAqTo5++4Z",
+	"jmxDOo7lvcF42qpZ4ZtnmNOG8NHlOV16ur8l1GDePcO8Npirl+dlGIXKafkMwtOntoFKl6f2NZeoDfqK",
+	"f6CK3dEFZgDiimGBXjqbpQlaKl//Io1o48b/bxkb1/q1/+N1JKYzwTV/8RrfytenoD6BoYorD41xYQi0",
+	"ISR18OizT+EzGTaIyEh4yzKgL6Zpn1ASiztuFDWzTNwmmuNBPtAkHdI76bEI/9gxFGwHT6Fqyqb565zW",
+	"fcVS834A1oZNcUfhEigl/JamSTyEFrmuy/IbIxEvbOIkaEgg88w2GZKCpx6B5lCrxyf10J83ngMlStww",
+	"Tu6oRr1SstiyMh8v3pJ6CG+HCR8COgwbz3cEJ4KP0yRS3x4qwQqtINEPjNgnIRdq6DjkkNQ1T9PXHIya",
+	"Z/zDOCT6kkoI1TYoRk2oMns64O7TRqA/Gs95rPdolonrjEkZBiSkKYSqD29FErPYf2LzHeHALtXggJsG",
+	"RIsVLgfWEWbLR1ONmVaiGsGAhwlnaXKdjFIGxjimB4nnuH1syHg8EwlX+ikm/BqDd81wmsip5ly80WMR",
+	"zfUqB9xLAqeFGzQR4Id6CxA08CMNMqbgYsKPzCDowRNquWjAQ+uug/sJ3wrOSKLIhEq9d1ZlVdg9Pa8p",
+	"5XOaDnjGnFYrkcTuECq4dAdGtBmK8dAeVb6uV9IV0ooo17dhxAY8ZpAsrOEdict7A9+aRDXuoWE59Qde",
+	"0OXwhi2GkUjTRCaCh1jN/IYtBlxvzFzfJGEkQHsUJqyTxMl4zDINVfqmVvWb8OFcMj0bvQWIVUzGp0Tq",
+	"UfJ0b9mcg+RJNftM2i2bkM3gzICEwF3vAHsdAuBYN7ahUQSYyeclSW0DqynQkkfKymcPVpZZlkQs7g84",
+	"lOBESaTRHPBTmqWaAzXprkgk5mlsDADF9VpqNUyFVOERoSQS02miFIut0PFK6m3AZngJ70jGIpHFNhOW",
+	"lsEzhg5PIJRnbJbSBYsDIgVeXo278eMBTwW/hslx1RzwZ8Np34tslMQx44+kKnI+HidRwrgaykiA4S23",
+	"oySSiBnL0NbMGdMy0YSRuyxRrJ9HTNoPN9KanPu4hE/6tVJXz0CNwuU1Oa6gMLrhCu4ywa+HUxGz8Pko",
+	"zRlXLOM0xVl+eyYoMeM5LkjSMdPyK2ZOdJnbpMaJpQjvRoBUGbK2XM/NaaOoLefRBARty2VpKmYb6ltc",
+	"4KtKL59vO98L9b2WtH+DndRrGOuxQlKfJlIm/Brcxxg6RDgC5TAXbp+hd/PcsPiMyz+ni1TQ+EqItzS7",
+	"Zr/BLsxwxKESYpjqMUNTRlSzeew+AlTQJu+S70j9AP7R9Pv8w+UVseUx+1Bf1WIPLV/f70zp/Y7uYme0",
+	"UEw+J2t3ThcagVw44eY3AJThDAcdTpmaiFgLFDEUzcTHBB8HeuP4Nhfx+XbD2Lk9M/dvKIj5d2CFOBZ4",
+	"SMNvjlfJsrpD4LmG43mahqSOwGU8rFGh3SdKCM23LVxYqESNnYZGz8NfHmkmeqKZB81GGHV4o29OBfmY",
+	"AtNiWZrSmXhNNh+JUzB+DZ5ymFdCvKN8YZ7KR9H5TLPnoE8C7byj8Hb7rGb5qLAjbbMLv40YGfqTtPgG",
+	"lc5WIeyjE8fhXmdiPhvweni/o3vYgR524GnY0NwXm87UwoEEiJevpNNTas5NU/8m+YkmasArweCIhP/Y",
+	"cSr0HdChh7rvO323V6rHB7zwGfwXBJVyd0bxH0LSMs0iakYeszTRucYfCiSs2ONJIallvmBNnezuBKRz",
+	"f08SHqXzmMXNAR/w41QKUtxhDH4Uc0yRVpjQfw+JAUbviqFeZMC9CSWCS1LnAjc10Bh/zm+4uOMBYfcz",
+	"jYn1jc7YrYCwG84aqH2F04zSBAVADATQbDiqDlA/oPlmMG5raVcaEVFN2HSJfX7KrSwezsbPiyaiUhcF",
+	"A85W3eRfLHVlrDRbdqNbPw3NfISDFVnyZSvyuVpDBadXSvE9YjRjmTnYKTIIxMLNb4ReDDc3tMuE9YRa",
+	"EvYnrh+gBspALfK4+MjA9DOydh/5LBMRk+CSecoVBMI8YvPt4sYJS4sY3oTZNMFyaYxqCToKYeNyo9/m",
+	"OH7MlYRWzyXZlAJeSdMFMYfSJ2FhaXga9sTMI2AyBjzEnxqPwF8EHQE9BWksGKoorfZJD1vuTQkRaOF+",
+	"wEMjTXE6tentIQGmzDvQaAnGAkIAmiaJjQLCmteaAuTxUtcic0pSO8clW2ecxGQh5mTKKCelWKv/ERot",
+	"HE7YfOO4rETKOQP2CgS6WGjkQrJ5ynJBjoshZPHLd63Im+FCCgkCjcIF8+87PQ1o1oDiiEyT43tU3Aw4",
+	"dG+1X5HgtyxTJOFKkILGp08kY+TEG1zLCBqccZFcDAFR6KM32+AW6jhGw+giS2kZ0Iz9wiLUdabJbc4E",
+	"auKJlMQvj6h35Tq51eRrFa9q9xt8HoZq4TQKAx4CtcNILGjru2ogqQ09nSE+sMysDZogMyqBCg94rhCD",
+	"pkDlI6VX4RobZbnmWfSAhrEdKuHUvG4AVwWAgEiLeiiT/ZrM5sBlaKIckNA2BSFezmczkSmnprOAMKGA",
+	"tW1bIhWboXrPbH2UMRNfJ4dm10C/aTvwD8Bri8xMVLQgH+UXMJGgbTMqadTbcDG0o5oPpD1wvTXQJXdc",
+	"nmV1KB9w48lSHi/QoJ+xAmATMR7rPefCQZHuWE9G3IHS8ZkogUOo0I0XGlm2K8yEVDS1OeCaJEQ9vI/Z",
+	"8QqHJoQSXoUfL8MmgdSgEvhPgILcqiBJNGHRje0WvSt8AYrEGily9GSHDtxG0zS5YaTe7XQ81GRwqZN3",
+	"4fcrDelq0ugTSj5e+lOnmK8djSaazWNZliiRLQYcdKh1zYBGVGNVqUQGHhcz0LFLDb3Y3ZdkBp31SJxc",
+	"wxFl5NPZ+X91ST2EcIydvf2Dw7Ax4EYpPsvYONGMMpnrnvWyIMUQbrEeGE4bNzLRsiV+N07ukR2dUkWm",
+	"c6kgT9yAJ4rUL06P37w7DcjAHiIrbaSiN2xQM6AzyzSkKVOGOTLUPzfEehGxnp/BHtr77c/2kkXWC9f2",
+	"e1sZue313a7wYfDCcZe8di4/kN323t5Om9B0NqE7Hdg3zSDl40II74wqxTL9zf/9z+OdT3Tny+dfO1//",
+	"W61iNBPt6099OfDX97vodSt6QaN3Yf3FiNyNqzZRxH4X/9UmeUwxhP96vXSrOinEHHtdmfBj034kRMoo",
+	"B8YKA5ILYPDzMgAsDeRil/0vKyKNy8veAEku6tnvthAAvXEfIULa/xyDpYtnuGkmX33XhX+61QY1w7Pq",
+	"QXJA/ey+N8FdXwN7Ic/4bK5MKnZwCKLpuXcNzbmsx7saPVLHW0rGY02h+jmqA8QRmhFR5OeCoOq4romQ",
+	"kZMNF5hI0u10yqxo40Ho/QWhvCCUF4TymyGUoHa/cy12zEPLseVo5kdQcNu0DL+WbqZXBmKd+Ox1a5wS",
+	"rDJ/+ZgNdwx9QvbaTZ37M3xnAnO/umXSLKMLCz7zCl7UqvDB0+SOZqjArHvzNBJVJLKMYX0GLXcAp4k8",
+	"vLVWgkiefwd2IcbnU30udpRaUDODOPXG581nagLG/c0LannuabdnVfQCnG2Xj65Q++3X2tgmkImpYjsq",
+	"mbLaKny38URgxBNs+rUQC7X1OJAdSEK+mmUncivemFZOiyGdK7uewCstY4I9GakjCgtQUCPQhE9wRs7f",
+	"fD/g9fCH09zg9/rXJP762nTdnMXjsHGkWWxQZwPNkmLKrPiE+ZWjTGhiSkYQyeEYczc/FqUUddpI3pbW",
+	"m8RPcWwu5QBafzhvvab2y3UbjTqUctkpf6NJIv0NbVZNECMi1s/snW7zNY9jX54PdeEJxl8FRk7v6EKS",
+	"EOYSHpFEEcXSVBq9GbaUqJ7TU8yjs0lEOUg0C0JnNFOkHpYCPsJXksRUURTunK4F3f+waeGWwxz0LSwc",
+	"ZTSpVRKQFQjJ7DXgIXQf0mKjhjRgkjCtJmoQTYxeaKyzobvUoT+rvEO/5uNmvONIROJSnwc5MsqvdRH+",
+	"HJZYiYxOHBap8MC0Vxcu1mhBcDzCxd1RblONQxRnpb3U6E4XmBRpLCYy4RHI4FxAVEkR+ZkgqYrojsCm",
+	"La1+l9cSrXjpp+lcfq2EQlanwq/d33VsF+TpU/NATD80ySxh5SaDMq9K9YJ31oHBEQk1hAMDnl9pKskS",
+	"UiTo5KnPZnlH/XrZG3TpemLHefPHUQhbZnsjHcrR68ZJncU54/Br8U43C9emdLu9l5uuVOKaBP6WFW8T",
+	"rG39wV6ADx9sfJp+GEPQ58atQJD4GmyxFSZeWh/u1892ZBuTWjx5exJbMWvuSMrsmR+puRSTA88tzdEt",
+	"IdjliPB5mqKvKCMplfhYw6Z+gSwmRgesPxRYQWEKKzffBVU8Qvr+wD11PaiKAXqOCLunkUoXhBKsBQkk",
+	"+sJzXhVzVfD8/BtbhE1NCbKIpYYSwN+yKGLXNb0z26buRGP52rqcRkvEFowI1mIREMlSFilDRmHC1qrT",
+	"JBpvoxrAOH9njCSchPc77F4xLpNRynb0dQqPMEHKlC7ICCqAMAjyWCsragml1I8+NJOvElMx2SI4b/7y",
+	"9hw24s1pLaj98Fa/e3P+Bt+cmvo5n3MGcxO4nmAzPO1cevlusenDN67h16XUlFtISm5AYYK8N3z2AZu5",
+	"z/J8i+u+wq0qfSSrAgm10JGSkbhnkmj6mgEn5YC5Pp2nKtmZJSxijYAkXCpGwShoYbQPxin91YDnABkY",
+	"14iRUBNQvS9ZMQXPQfuIcJaoCcv6BLX0ZZOqaxs2muQDuMsjz+Rc1ah0TXSL1BkHB9xAs4FwvTQizbph",
+	"XdUL/3h+GRCAvoYGe+PMHWPsARgc7fhmIKwOjv7HEA3r4o5BMtgKiZbObUrvz/Azoywwv9oVQrDNhFl9",
+	"3c0cw+Y2apVy/sz1c74sNS9Xr9v+UpSQt3+5/D6rUHgx/LNCnYEvbBqsgo6s/V3nZLdSVl2FQv0a857N",
+	"2ObSkQgk2yHOwDh4VSDP3wJbgotTVcQerBHekiQOyBSjYOqYil4q0iXRhGY0UiyTjaL283//z//l/kfb",
+	"o07l3j6CMWSFlCMbOAEvIUCVMorx2yQTfGpY6bWkwtjbvS8qBPsHBQMXUq5tt/4qdjMv3+rvjXeqQQnw",
+	"i+vOt8g/j83X6xm4xdJ93cg2fgu2z8zhJDfzP87ykuP/4/Mz32sg0FIukLA+YVSLZhZn0BsmrZHe2GMC",
+	"jA9DBwRp3fhfGZtuBQXN3YgSZRlDazuPbqQx2SwR0yb5KUuUYtw6OjKSsetEqmwBtmQzRYPKRCZJPZzS",
+	"G0auGWcZVSxsgMPmDljE+yS0wBaS+ongcj5lmYnaMK8wPYb/2mQCCkhYAM+Q1E/PLx025fAQ+snATePk",
+	"4uwNqZ+Y/OLkAqeN4SBnbxrgJQIN3+l277QYncGLJkx3abaI3c7eVE0V362eKKSHZJmdJIwA2Lc4hoaI",
+	"6s3AP+zLcvfHxT2A7j2k3ichnSVaWCgMMZcs0/QmJPWP5k/9eEalvBOZns+5+VM/HiVp6lJDhqT+Hf72",
+	"9p3OEjdfPQxuB6mbwuaNgCAXS1Oc4Q9vn7LFkeCKRg6S9N/6S1z7+Zs+CVNxnfCQ1N/qf9etbA5uWqT+",
+	"3VwmnEnN4SUY7QYDGQjCkSw4uaEchVw+yrm3q6Xl6Nczbw6bT3RZ01JmUkoZUOC+Ld+QIwTtIkQeWWg8",
+	"LrX1l1d819zCtodQtzy398YRWs0zzuKApOL6Gn2rjTtMwkmUMpo1i2BsgLe5jVHNQePzDl8G6q3mUrg7",
+	"y/MpDFK8V+Xuqwy5CL8V3epbsAzTpS53q9itlXweQpWPuQ08ububgxIe1hHec+99Aaa8a9IsWzxbK6f2",
+	"DCdbWgmea3Ex9plZUI6Di2uyzcrrsve7tK7eCg8Cg86WF4VjORS3zcXTJHDl4a2ni1t171DiCqjz0GQZ",
+	"gverzFYaQ6/oCrD3VrdsunrNJRK/zRrt6T0f+rA05wjp03k1eFSDvb0jG5DHx+qrdFCZyGcVi3taFHZc",
+	"lh5Nf+J5ZKSGsk0uiSalQjTI4sqCzKtoeiOJEn0S5r2BmR0GATs6eA7nfYQKfIA9USQgVBkbhYQ0G7Lo",
+	"5ZoH7SLddPYvf/6QlO1zxVb7PtxVdpN8ZpodN/H4SoDHb5qi2giNMg9Qs14Vtk0f4TNpBTwvI5D5fwst",
+	"QSU1Kq5QrwpjsnXrAA3qiSLXFLWDR3CdJskstvs8sqFdrpMBx82HbCRD67EP8QAhqd8kPCahc55v5LFt",
+	"6+IABnxFIADZMg4AsiVALgVoD7pAyG8n5ka157n5tNsdqPm/BIN68hUWYS8UwF/I2jgA4PQLMax6ZsSE",
+	"zQWQMwhunRBEpuLOxkymVLEM/VoQmkNSp/bQIHLcwb6GeBeLMqOZLLq82FnXgpo3kSrTpYfLbWb99WBk",
+	"mi0BOux+n1zlETMstnYKLep68yAjpu6YAQ20brCY2Ao0sknqeEyNjUqWXL8Cx5cvolKdABoUo6T0Mimt",
+	"1SVUu0M+2vPxIW6Nj3FP3OiCWK7Av14LdFZs7bkwbu+p+EBvxDXehw9wN3y8R+G2roO/recxwi7YQR8H",
+	"uU8998e7OeWpWR5kqS6aewu2ll6rtd7aUt5vN4PVW7uy7MVDsEPOajwDWa/WyVvV5Zb62yXd6bKaPsfi",
+	"5WodZZfmXqUO/8lq+qcA5kp64G/V6lP3zf0PVCuHnvULQ34LvvrOQ6DuuwiApTJ3EpjzlEnpp3BLDAvx",
+	"R3UX8D3oAaZ/B/+BjYlk39rIsj4RPMVAU+QNbaxsKXBPP1+IeSZJHTMiaE43LA8UNprkmJMk9vPqEePn",
+	"oT8nK+ICpeZH6S0GrCObBOaCqgDVMsO63mrlU8TuamfeP7yvxVOpU16Zc1l4xMtlc8DZcMI8ThHuW58U",
+	"7rPzHDBKlWDA/QuO2Q0zLaYoUre+eWJMMJ08SAQzFhOWSgYhoY0mOZtC/VcyWgx4fuGLrhCk6AkBVh1/",
+	"+nhhIaKUxUcE8ux5i0skmdEEUvjNJSN1LBwbW9Hdc4NwBcqNG8iAJ2My51CaqeAn7bFhT3R0xpKoW3wH",
+	"DV/8b178b57X/8ZeuY0oAueo75JzvPddB4FO9EmCGyWdkXbAsdgdTUGB5iELVE6U+AWXABLPxNVkMBh7",
+	"wOvUMQYsHl4LEWv2wXAMLpOaBi34OT1y7opmuwMnfYv8jK0TEGrv8glbBKSXnbExyzIWN0tzLuLAApOj",
+	"2QRwgx8xIjANJtBKG6OYYIBiqwtpGWx+vGBFrtqCs3m3dVhOfRtA5KTeGZuMoOL+lAnphmTZmyjpA9y3",
+	"8jG9msd/ZJ+uFcyxzer+ZGHot9e7VvKm60T0359T9bWLli01STjM4x3LTjY0/pTM8gTXwjhiD7jNqxHk",
+	"qtc7mihXJVOSO5YxmwFZTTL9h0P2dd8HppBJxB9oLLKpDfdKMgKpuqY0ZjlK82SvxpP42Q1am9+R4cyr",
+	"e64IpjFblmdJAZ7R5ce2uDpRgQnz8nFeIdDLAoXghcwpCyzZ4qjmw7bu8coUe69XC9Wm2O8zo43jEtLQ",
+	"DA0KdcBeJQpTfKRMKZvW48iiCEOS8kuBln5kSKYG52juxgzxvILyHwIXPRXgy3Vq12N129o5tcgZjYzz",
+	"W0zlxO7oNRcZ2HPh1PAh5GXZ0QdY2sjKyrgPAftytFdxSasBerki7QMAerW2rVgdawtNm/OWdfbhgq+l",
+	"7zx7axWubrwti5d9Xo1S1iCRjdz3U8FvXhUl+5erq/NLrPkAWYVMMiEpNAFlMyXJRKlZyfd5U02vkmdA",
+	"92ATGOmpuR2vBKJcCVMOrloKUj4qJenQyMov121sBCYbfy59GF6+Qm2IeQDl6f0spdzlEtgIbfa7KxOS",
+	"V0LGRUwLMbqw5Vb+c2y9nIg7qbFzwkkq7swHvq3SKFLiRLJaUHMB5bWgdp2MVc1KblYI0jCLZxnUwAO3",
+	"GBVY7G35ErH0fBxV+awQdj8TmZKgMkR2jN2zKRbESdk14zGph+8/nJ6ekd1Wc3e/Thuhy/iEeVny1/f3",
+	"4YDjV9J6WJBZJsRYk/VxAv5mUaLwVJ1W6vj0kpxdvSf1UP/1j06rs9dud/YR4YFf7zFxU8XPgPpAlYv/",
+	"1gl6rZbuHzbKE9ovowmL5ykj3xmEPOD1cCKvaJaMx8YB8sjE/VrOBMihhjYWEyWumV5gw0vhf3b1vm8b",
+	"D7jmY0AIKykmTOLD0Ab14/4DF7+8vQqi3hM54FXyHPmg398lEoi9QYHAYZVPpcxzFl9v4YiE+8uyU5El",
+	"1aTOtnglSR21fdkr2SCnHy7OzBYjCJ1+1If/8W/kNBJcTJOIfDCODrLgBjbgGpJsBbvI1EuAjgLIrI/X",
+	"HlKZ6ZbzmV54u+cop8hMzrIm+WBcfo+01K8lay/1HEjZCvWKnhMajgRB3+DEUX/zl7ckd7I9/XARGnZ0",
+	"wM1yQRm+EguUj+DNqSXah0i+V6bfMX+2dg4//9oO2r0VBm+z/1f0flVszIojUvSeJDGpn569D+C8AtJs",
+	"NhsBmWUJALvh1RN+KxJTl8Nuo8eOl1iTzo5ZXcnTswq1JtONc7dN9NwzFiWzhEGlADf7H4+vnm/2P3yX",
+	"H045fc7aFfxI1QPn/+PxVRXkeUBLKmF2wB8MtD8eX1mgdcXcIQPhLKURI2I84GHhKMIlYfX7Cw9ql/fF",
+	"YzY7VeCsYTj/kzR3Pv/3SmBOeCQUy6aVVTvJjC4kiecqMfyzovf6L1XmDfokfHN8nufPQcU/LDbAm+tO",
+	"Avo8Mh3kXoDhmzfF7+O5WoBJIXBEfcYy+LpvugRjGQlxfieQxBQS2BrTg6NsxvySJ5AxUu2/MKNkooC4",
+	"bUQohmd4c3yuRZw350Xirx9U7i9chrWii5hqziGhqb06Wsw0wkuBoUkMZ0ZHUIinAC9n73/cabe6nW2u",
+	"kJArNAeSpSncnNOP5Azgk3zgbOdSiRm5nIiZmRaph2fvkAFptwzub/QN6RdjpBADfvrxgrR7LSJFGhuX",
+	"Set/bdLAnn406iS8DHBFocaBSI1nloE1SVPWHPANN/Wh1GXAw8s3+U19FHU5e9fZ32vB/7VLhOUs+fzP",
+	"d9PP/0R60qqmJk7i2S40zlhLtdxWkILarU1iEBfclsP/4ETC3NsXOd0lT9/n5LbdEHREeSz45lQ0BUnA",
+	"7tUaOecxMXoVkhCph+ZpWJ0r8SjPhwgcYiOXnQb8UcJTVf7DF/HpRXx6EZ9exKcX8elFfHoRn17Epxfx",
+	"6UV8ehGfnkl8qvDj+k+WoYoJoa3ZyJOstMS5nNZllYHxRCglOLnakZMkq3Lm3+AjUORwq2/bXy6Jgkbg",
+	"554zyg3Hxu0Bp2WvWEBioRARG5OwiQWDKMApoaneci0q7LVbh812K2wcEcoXWHqRpXhyW7h7mc+XM3ov",
+	"LROFv5NV6eTznMfgUqmvNni71JfzzK/kI56We/5fc+rKerleOrCwZKohst2yPhzmd1CRA/WWpnN2wlZm",
+	"f4X3Fo2gf2aacEbqNE1JaOcQQlIDCZ6uJNK9FdbWgUh7ly0p4WoPjPR2Zq2qmd2x5Hqifqie1pSpLImI",
+	"uks4ONVi4w9fTHlH/Lk8bZjfdUanskmOcSETKge8mJWR1EdCTfrVyXt8j9uyYAb1yFEkg7vcfN90Eyuz",
+	"Qe39lv4VpXOZ3LJ3divQdJ8nlhJzjNCs2Cu8SvlWffhSvVerNmPdGYo5j1jxEPeeabrlnE+FDFgOqAuQ",
+	"uU6t5OjFA+N0vO/DVVU3EiVt1Q2/0MayOf0F2b4g2xdk+4Js/y2RbSX/ac0cb/yYsHJ25XRhfDFRFAq1",
+	"WD2lisWWU39jaxAJyHwwYmPUuyaQ5J81yQduimobYTuaMDoDJD2PJtA5oVMBNTT1CLnS2KLtFBIpaJhb",
+	"E11n6kNUlH/UkKtn4qYmYrog9Y9XJ43+Niiw0+rs7bR2dwALFtJFVmEZuy3HSrHprCodKr54WP5NOldi",
+	"SlUSed0uA65rRcwgTlQn9bamHz1NBUA8h1gYSqaUz2lqm0OMJOSrwFoM+pDA+63hpUT1MA6rzuoCJSXu",
+	"oLJHps9VU6k7/WxCZzPGJSQbxxKoZFDztVAmCQaLSbdzSK6EIO8oXwz4hStBvrREsqsvak+L4nBQ7fZO",
+	"q33V7vQ7vX6r9WlQ02sZ1P73//x/j0qrlQNOMwZRKXrRCYsHtRWVRFIKHovvZOHELFpe3hhbiPv0PmLZ",
+	"qtPCUL3RQl+uOlVkKqReQysg0Ry0B1jw+uPV9zsHjbK+7hXU68Bq3yMRL44G3BystY9lDIgsF3lDkQE7",
+	"BOFF+h0UP8clb8yZZDu5XFFg4y9XV+e2rMTquTrwE5xwpu5EdoNJUGQVhJUwn39z/DOpYi3tNbycT6fU",
+	"JN0osXtGl1ddV2JtLYt19SoeXJDC1aHIZ7S2DsWKVEpXNm5MjE3YQff+Hq5e7/7e7X9FiYkyvqzuGmmA",
+	"wpudMeI+CyBCsTLeedvIPzOyUflU5KMtVN1dnt+pF9tSSCSFc1sq/euVAzZFpiDizT7z8/tsvYZCnquq",
+	"JWxRqgc+PjH1elbg1r/Mp5TvZIzGen4uDCJjs0m27FdvrWNQh3TENE6/EztGWeYx3hFWoVkOw8Ei4EtZ",
+	"0oTakWxGNVDEULbVXnn4IADiUjZ4wh6XKG1hsl6lcSNEVCkkoYx1BQxgQaVMjFI2NRMol8Le+jCh/jho",
+	"aM/0cFXn6ZV2XmFkcwWRZB/AsKJQdGBYHoxP4cTUhx5pHuWICL5cM9dG2YZYaHqcpPokxRjryqCneuAx",
+	"UpNEKpEtyESksSwF4y7tbXmNTwwLryx/9YGTEN4OkYwOp4kEzIHVlsDl38BSXofdfoMDmJamxK5nQqG2",
+	"YhFBd/kKGuZK11fiOHz9SpLQr9UcruxL4/LLSMxWZNaS+pWXTA80/ozFMjAAIefjcRIlGh6gbdVIS+pm",
+	"uKnlGncl8nBSmTTuHdUImjnsgeoDhX9itbVbLJ0D0h7OIMCK9JwwPp/2CcVUZgNuWgIConFsKiLXUX1z",
+	"y9JFA5K3UZvIXmkRQIKVJUY/BZvjTF8looVKvVOQ6TqJbGY0hASPt/Djt3BIzcNVRpNiEXY06ygK0Y4Q",
+	"XabvEIRDmqgvPp/u3FLI9GiCn4FZTRSU2Zck0ffQtPM2VC4JCoW7Wp0dsNyHPtJuq41C+PFcTUSWfEFI",
+	"wVLgWrAyiFSzb8ix1YL8ozwik0yxrJRm+ZS4wUwzrh08gTuSsVtxg5Si9HaiecL7mYY1fNvSB+6NoD+X",
+	"5kqa23pk+jP1q7qtXb9HTIdeuAKvpLkY9bBwh8JG4XtXjW7EUsGvpbXTo2g4Nal3YYouZN7EmFPy18sP",
+	"7wneCVKXC67ovReXD7K8PudIpPMpPyLGhgPY+gj3GCfT6fSNUhHidlw9Xnsi9dAW481bY6NRxqhZuc25",
+	"hEJVNk9ZxXcuKwNSMEnqIZI6uy3dvj5XFJnt1tTNPAISM6iUhakEcYtcjG8jwIpt+LGm1thjD3cOyLe7",
+	"jBN6a4T3KVMTEZN6eKzl75CkiVS21L5+g9mau+1d7wDYfeTcoPwDh/yIuNZD40HG45lIuCLXmZjPXkky",
+	"mkc3DNIEwP7bxIl0rAlceKF/7BzrHyHO3vTjRZ+RG4ZiDaRvBM2h7s0OhOUjzebo2bp+crWxMconcqnf",
+	"RBKpkjQl2ZzzhF+b+bk+GM1Sm+YFvI54ugA3Rg288Jyb+9HpF3K4TlBGm9EF0DrcWwcWXORBwujZiFmM",
+	"HCPggvy8L6CBRQZ5Ikb0vFzWj+RAWKhFvzYPJqmHBaa8uhPXBy3Hv78qhJK7b1MbNG/c6YDsVCZesqTB",
+	"/NQ99Fpw/2xDFKGWJ+qdXE8jG+pnyLD5O/2sniu7WAWcPYuUKnLo+ieqz9Ct2M1HCQgFz6uDSgj0dydu",
+	"D0hDF6rzwScBa4gU7gayRXXznWYyvXRkQO4aFmW6uNHCpRjPeWw32uUhoqnmHxbgL5SJa2DYl0f1Gt6K",
+	"JC7NzGIwTQuU3mqHf0DZV8Qf+suOvTY5UyiN5kYPsWBqI8Lo9ougLLI84t5cQtd5HYEnsP6p4yRlHt5v",
+	"FBbjvtLngKV69Fkl3GEbx6pSnm/RK43ji2xtaPnmsOGdg0a8rkSst6+CowIPluDff2yZ5yeoaOVfUrN4",
+	"txlSsVlhgZidH8GM8oil+l6hMtWfplmUqeBqk/uOmCVOhcG9DBT6lkHlvkgzjvZ7aXkMQAdQf49GE68X",
+	"jRvyorNGhNIj+lIUqYeepFbCUhVzuMN4cNsHMmnl0e2+aFnFOw83rn+JjMpR4zpUSPlf/GvO5ti658gC",
+	"isDEVLa2aKyMtCqbGvz1ROy0PIMymnIb4CFzk/GZYH7nGB1LY5cmj2DNJbKzY1s2TBXekvzGNELDXNJH",
+	"6AJH6DVFec7NHIms2xpJx3DWuGznWAe5sUp0vKllphLPr3nwd3ixCxx4LaidIUd/pXnZWlCDfy+QfbY/",
+	"T5Fftj/P+N/nDFQXZ554h0JiUPspE/z6HYpwpu+/ShjJTOB7IzqYl6WfNk1BUHsv1PdiDnmR3wHH8F6o",
+	"Y7T51oLaOV2kgsZXQryl2bUe7IIq9hbJme6uEIR/ItI0MQVTi2/O+EcIFvCeXhhF4lth5nGOjAvOAp7o",
+	"sST89c6oBA2rUXPp4C/yJNZV2UxhsdBDMXerrJUSyrufHwupsM3D90KdONDW22KI3N/1tft+nqa4kede",
+	"zoQLoHln/NxQtlpQO8bL+iNQMTgLlibXWtC8VGgDAuXHudPjws/ihDz1yDuj78h7tsmYGC4ZaPqVsE/1",
+	"CZs/3wt1OZ+BX26cf35iUbIGQcSdH8Y2xW7+DE4/ByVAiMZn7dJDdrbZm/ksTSKq2Knhn2u5Tr2wPT8a",
+	"NGEPxP4uboB9Wj6SE4MNThBtwPygunx6ajUclRlTrG6Rli6sFcGVubHw7zBzVxZ/M3dn8XfCh/8yt3ZZ",
+	"KVMLamDGGppS3XaIX/DiFrSc3uvy78zdXZclDZKa62sz1I+ou74zvL5DJcQwNRdYM6TD1N1gD60Nb9hi",
+	"GHl3uPwu4cM5XGP/hTUIDFNhJjU0Ishwaq8yF5D+X+KfZf1+XgNv6OWkt4887n6YuAvNxdA2oPmVLijj",
+	"vd/F/Pb2qd6ryIchy7sOgZwOx3ixC3nlIFZK32y9GbMceA0hHt7ay524yz2U5najtjI30+Dv4twqNZpe",
+	"/1P/ihu2faiEew4GOPwT1ie9a277iLx7bnikoRgPZX7T7dPU3OFljXMtqPmcjWsZ29s+ZPl1txxLac8s",
+	"X+COyz0o7ol7vHRglgUYRu7WJ+bWm04/fw1qK0qtg26d37JUzICzNA75SljeDVQnYOQxOvYwLwkOph9b",
+	"bVH/gCLtjQAdWqYMTOUzlqE3thibBgGJJkIyTkYL02sfy/CFy4l3dK+lzDuFRwhqS49y69SAk+qCFBQk",
+	"qaOikJVnsgQ2Ca0ssInvsF5CSCRdSN3p3QQK1blh3eYVJsPuIwZ7XXiKcqMGWcl4zDK9AYSElszAWYUB",
+	"ZsPEwvcF5QTslQHPpim/GfZJaGjTR3yyoRes7m3EDD28lTSMkOZ+6mZSUR7TFPyUOAuIEmlM6IxmCg5R",
+	"995EBWGIsyvVnA9JnQt0VcuLiusND2d0kfBrUx8csUJItLw+FRlr4L7kheGXl4MDwZhOLDMwqbfcPXN1",
+	"QnxYAJc54cOEbW9GtrzCisFd7zC+uTFNrAlUv4RQQ0hihxlsjQRmjEiNPglNvqwrNwLUozQDmJywTj1J",
+	"UV34w+lVroWzGZWT3FHBiHHoHALZRQccjAykbGPwbGqkTgtCGkQ7/vfQ+hxg4tRG3+QhI3TAjclsIeYk",
+	"Fs7wgDr8ONEdTROu5SGMAp7NjIm/BBhrKxsgzsqRuT3YVR8VTsv/zrofbPfZ8pVeaWr3L6z/pbv2D/5y",
+	"/VRXfpbT5od+WcZFD+6ggG8f9fX2n5WQ3qrPKhCh5ju9+7nqy/KNBAcV9PBYvIeKLmiH+hrUBGcfxrX+",
+	"Pzd4YxRW8DVY37pq4pu+8a7KpqZFSN/UenkvPi+5uzheYKM3hu7hOG/+yMLZpjJztVs7eoNWWaINCs3R",
+	"YyKxalewAa0emRT2wMoYnBdNhJBMAidA7iZJNPEMzbnpGCv+bdyTszh3FtiiOQiZlSW0DUfqHYm/xWbv",
+	"Km3cpaOpZBKPz88cAXGc3CtJ5ITOSp7kt+2qo4NRjMxroKfShcz82qKYgvNGW/bpdT2tXO/KaO5biCAm",
+	"ljUEtZfgxgnMqR3FGBKphv/YMdqYHeh158xYIfPdYLdquBt1Rm3aGh+yg3g/2hv1KKb2XblPz1CXHPq5",
+	"YJHI4t+nKLk/gYrEHuYiGnuI9aype543DWvb3CCeGOZswMtiRX6Ad3TRcJnjc/CwiSeaZeYNJ4DZ+oG3",
+	"YTP1DXgbszuP5HCWv34An+M+fiS3s/z9w3ie5e8fwPksf/ww/mf5+0dxQcvdPJwXqu7joR8/ni/KMcTz",
+	"sTmuzwczO1t+uXSDHsT42G9euJkHcDNPoM5/UFYo2IpPqM5L5XMK+rsAd85tprfNmllCCkXqoE7yYDBE",
+	"oiQFhvIU1WSbnAaX5HmQ5P0SEYIzE5VR4dG3XPajIun1VvnWt0qXvYzgVqLNSppUSWjWIfBlpBgsEegK",
+	"wrtMTUuC4+evZbtelWvoDZMmDEaCQfUIWAgw/u6TWF+1We59E5iE3Dx2l7bIQ0K1rJ12q9XZ3QGN3cPD",
+	"Zt8WvY9X1GFw3hcm4z9VTllLlfGKcQWxSTiLx2Gjj/8GJJzxaw3kpHu/N+DJlF4zjCPaJfEsCchBu3Pf",
+	"7rQPyCy5ZymmKwu/zNKQ1D+dvyVnZ7A9prnuBOJupjQlUonoptEc8KuCIpdDDbFEEU7RSbakzQXDNqQV",
+	"QVeQppmn+YFqxwE3v2Em+gxsKbyMlUp0x+NaUJvBRfgyS4spYfBl9bbbil4rNv2VJDO9V/m+du/3YF/1",
+	"v0ckpHshqbdbvf/v/2l3D8h02jBpcpIvjJzONcmgGKkMmwVLGI+TyO4ERv9mEjKmHJEQAxaM37feZlNF",
+	"gxNKPl7a5B96SsGA6zOi3RB8rCknx118AUdlRrH9N72u9TeoPdeTR9/hgnsOAg3sNVaqAR9i2Hp0LXTn",
+	"DFEyxl1Py1zCpmerTN/mMsG5Wmou9NUcY/d+rxbUcKaaSOhftFs8TWyzdJrOirwkmv0Bivj8Ger0gL/w",
+	"yvo6gYmK9aydAw61/WyEQiHeslQN3bla2lyJkvJ4JO4fVlinsiY1UItjVRmGXyxYQ0Ys0gKntYuFfpHy",
+	"ZjnidSVn+Ahm0rdSVU10QVaVZc+L7eiTdkGP/qyXQ5lENt2uwomJmLURTSKbog3m8uT4Pfx8JcmIZlhq",
+	"H6aYCskgyHHMMsYj1sgnJnjk7e3KmVXGyuQpE2ASiTTKBrt8+frXJP76Wr/UhOKBoz64wlLOF3tJRSkf",
+	"9qJ23GG74y7tjfai/fiAHY5btD2qGnW6RRjcOxMBZ/ja6vBicNJ2gkUiA0LTO82lOAMa5O0kiqVp0Sxl",
+	"ohgF92O0IPxKg8DCGAnrS+bKVxDPTkF0KXiRUmt5LNTpd6b9YhLW3OC/XCeuWHhq+zgtuSIkFwEA7JO5",
+	"r53n7Ay+qgFW98uvfx3j6A1Uhg0fH9iXBQNzYdl2yFx+qYpmXaGmc8kKQCYy/jZ54WezzuJO+ainSiYq",
+	"WhDWXf01xtUjUjRxOuRJUXItXUlPgK0IuP2dZPZttA2PFn3LUL9GOqm8D1779SDyNMNBlVZFH0mabqEx",
+	"epgtqmw9+PrZG/8ZtOX+ka1XlZfzcevnlrrplsAfHxE+T1ObbyelEh9r8P0WqvZ3lQGKV9bd26aWgRgy",
+	"QNfmeAuY3Mc7CpGq3u7K+vof8pLDpcDhe5VRV515+brK5JpTNc8Y+C3qC1dOEGVyU5VLdVVV3yxUNH5Y",
+	"sqviPEk9NH1tm0L9W66smF3GbvXXoHZOo5tK7u4DZ1iAGL1rvErLhYim4oS3KVQHfZgkAEul6pTLumGb",
+	"OXwu1VLm4qqadEtwtTbpkh3FJBSyqZQCk3zFrNfEU2KWpULGo2IWKJcr6IHpjJZngcmKSD0S/JZl+lqx",
+	"exqpdIF5801yqB9CmyQGc0dhIezCDHc7W8xvfW0+b/ZViOLc1fxers0r5orEyVRLjIKbyskJ4iq3WGkC",
+	"FdScpuZhkxzb0swJRJkkPJqA3pHHbmvCFFRTZ+AGd5fE9s8JdGEeu1RVBON9Ii0D6t3ChMQDDmfqOjuZ",
+	"us7wT+zMPDZ73kAJmlZkLQVV+YDbINy+dzS4HBPJk0+sSc4zjS4CjHDJJU0rer4acIM5IGwS4YAgXOCu",
+	"1tt6Zf8n6TR7XRJNA9Im4ov+fdDc7R72OrvtTo9cN6oqLNjlFXBK+2FZvGxutl7rYENOL3syhdG6jxqs",
+	"U0gDVzWYPdDtkq05WOrnBl4MOap3Wi0AQUl6rQMSTUv361ttlp3RcxzN5t16Sma6wmYF3VZLg18iyd5B",
+	"0No9aB70egB+y3jzESvZO7BdPiB/XAEZPmb7upv3D1FGMXHhtwINg+wKgx18E8D4uhLfPyob6LmpWP+w",
+	"RKCBBjrBmSnX2iQ/2codTyMtICib8cSYjISaDDiOIVfk3nRpAVz1/cYRTC0vKS290budzoCXs+yYL/M0",
+	"igE6KvtPfwhRX5Zg4CteQH+9L8j8BZm/IPMXZP4kZF4UCg0frzE8RJNX5MV8sDLaRUQ9RB32Yvfayu4F",
+	"SpeREDdG52JyAIBDCO47lCax5q0B/w3tW6mQbK1tKxWmThQ0lYENZBHjsWSQ2enOJTLB0PItYcdTlGxn",
+	"S/K/cGoI0LShRj40fErCr0vZ8H66OrGKh806uEcphsu2nFl0M9yNDuMOa49b9GC0H+3FPdYd79LOqLp4",
+	"jFTZPHJ6td/D2INg+TubenASJe8KfFaxbTPUiUGi9OoUohDvuRbATR+IkKD5s8H4M1ih1p03Yn+TRNam",
+	"S/3Jo8BbqLvMMW0P6480M1Vc98CRqfyYcoxUOtzVhip/DZVaL9ilE2hvkz5skoaeQk1dtZ6V1PG4RBu1",
+	"lIU5YTWIgZsLLdbhafip+jaRz6MtSWepPuE6F7I/Jl2tn3+4vCKvzeMdGwXfyAmu9Ohtc8B/crLfKkLN",
+	"8jjds1iG1X4qUPJhIebZgIPL0oa0WvZx3eSlq0yU3sBuMXHjMt1/GJn3Tnavu9E5cCUPcPH9Cdnd3T0M",
+	"bPobc0uto1wuhsR00VzO897uQPrw/X6r1W+1dlq9fqu1Ne5Mlrws1929kk9mBUUtLu17w2HFGaRKr+cl",
+	"43xyUArmOfcphS1XlsSMxAKC9wtOma0tyFUpE7BXbBTsic53pgCTBv7aTV+iODw83FRsYyUltMecZ/sx",
+	"DKrBe68k+Xh1YojhymNuHT7qmEsksjgzl03Guo3BjUpk0TvQO0dTTU4WshM/7DbkNdZ6Xu52R5mXaOwj",
+	"xL/2Xqk4ysY6FTlBXUcyV1O/Z7CRG1HzT2khLzBKy649ntxQzBAQ0RTsWljj+I4uApv2H3OiY1EACO/P",
+	"wAGCxX3E4CarllRiNmOxJtSmphBkjTAlieIQzIaaL2IxGRV89BqQWN3I5GHRhzWfr2aLbGc1T4ivNNv/",
+	"fS6254BKW+R5uEE2EJte3Lj5GhUr5Ec0P2TYMBy1Sfg65ymT0k+bmBieetk6/SDWwHpsGx6qjCM8aqxp",
+	"NmQ7wIKiAx6WBwqhJCRJYkQtJjGiqdCjP19F7OWAp4zeYsZg3f2a8ipPIubL5NsUQNyynqTlTmO/UM0W",
+	"ET3fLR7n6egGTOQFFoSs4IcRJmzuOkuGDK4zfDHvkwIYWqMBrp9lwYD7cIlBOFCmXZG6dSITYwLhFNKU",
+	"AI2BmAL1bzTJ2XSWJnAVBzyH0yaByj32wJ3bCEDIFOuQ5tNH7gA81ll8ROiAFxaXSCh1q1HfXDJStyVs",
+	"DR3LBQP0rZAR5QGimAFPxmTO55LFjUJpFedLEtRE7pmz7mgKrjPAl1jHgLUUwDMnuY8q8OmlSb88EvfM",
+	"rw/vhP+656ICFZ+kYhRjnwwi6aMkJDgb8Lw0ltkIsP+QepXRR/Ac/RSrZS1bd/K2+tJ/4KaYmoEqaeQy",
+	"26QIBANehAK9tDzttF5X9cI/nl8GBASlBoYXQ1ZGE2wOmRodVOeAYFhVrJ3lpQHatgJD6dxyBqezqYas",
+	"vQIbryzOsZBCyc80BHi3rwVb/VSiZwwEvWGhO5q+kgWiogQm2ymSHZd03JgFbUi3wYADXqeOvrB4CEWK",
+	"w4YlPC6x9rXLaXPkrIFmuwN7uyE0yPx9QhW7FhnSGG/CnvfvDNzVM4glL8y5iJMKtFLL5+AuPGJETBMF",
+	"kejHnMw5ivkJZEfvtroDHro0d2Hga9F8GhXmWbNIt3VIwkLSNvgOd2bA8cy2qNYlJ7PhvtFhHo4Oov14",
+	"j/XGXbo76kRbUCa38oeRiipTtuFdMM/eygCcVUVtrvxc3OgCKeZpDPuGeVFRgwxGbEniJA4wIslBXF4H",
+	"59mq2GA6wG3Z7wuqKmqnlLhh7LKKA4bPX+KWttMzeal4H6RxQmSuBYBEmlp8PCZ3AGqj+QI8SX/7CCaz",
+	"+qme6Ypamz9BIIJpadOImhDBYi0oTDxoFOT6HpnGrySZJlxkUMaxaHNuH1aV31zWT5SGr9AG+PFJvpiG",
+	"KY79JOEuhbJLE+7OtG8KJ+ZmJdsWqqd2O+39RtNthr43sGmW3cxrYHk7Gg547v5JFQnZPaZjvIB6jo6h",
+	"9U7btjBCC4idpyffaaHEhT7huyMC5WSAZIECkpx+vDgiE5qOCb2jxs/0C8uEVRzlJ1Gu+1k7/XixXOj1",
+	"86+71VVey5tQsHEdtjvbnat3oP71f1NbKcywDFwtV0BreVbkv8gspUpP5XuGjwoQeNjZDgDjucaL66+I",
+	"LbDKI6FYNg1J+ObNubkp+D1eX3rPCnwc4gbHzA14DAI82jLrKeWxFimFVMAPR+k8RoCugEOTM8AKDha4",
+	"DFlvkuNR9S0xM+CCs3I12G5vux3K65XShSyX/l3X3CtvWk1sIKF5QfUipuBkqwSU6jE9ycAm7XE8JPLe",
+	"8H0dq5EmfMA/Xp24ggOgdbpj7CYGjitnmSgZsxhY9olIk5gutPCPxlAT/LeqfGlrb5vypT4WeBjShWK4",
+	"pbIcPqqaMbzfJRPDKxmgx17MogRD5zMorcMFGSWcZguSaS7Sll3wHPSbrV67U0INrZ3Dz/9VHwya+Ffj",
+	"f1Qiies5zShXjMWVRlbAx/7JuvZyVQHcpVPwp7oijiKolXFA2U9nC/i22ZgLmOo8S0SGVYGXtddFCWHL",
+	"4oyu+Wo1b54XujxEBVauWHslJvVwcfkuV/KMkOX5cSbTp1lvqiSAS3rLYk+eKHGyphZ5ZQA35aveufrq",
+	"zxKDPaVJWtlZ2TuExtnwMDoY7dO9cY91Yz9D3FMjfTkkcKqYxGwiePWbjMnEhNx7772rhem7qz6VKmNM",
+	"tde861S++5LMKp5XxSdalwLP3m8HDfDYsbf8OD9vgJ5nMIYUgPF3ya93uYx5Slq4GWMxUYlL4owfNImt",
+	"/wyy2V2WKPA4AOa54HNA6uHpP84vTi8vgfcNGYpUWLEJBXGMc0nFnfnEd+RhkeBiukAfEB5TyFRm+qgF",
+	"NXHLMp5cT0ox3V7bJZgplrZd7VXhdDgooVDQsGDZLhRC/xOF4D8DaauEc5uSv+K8c70qsL5abLMBcaZG",
+	"EZbST6G+E8SWo4oeA8tBfWgzUUIS8yXYGNGU8ogdz8AusEI00FOcaTbLtIYMJokiFL9CqczTjRb8x1Yz",
+	"I5CualWiUkyhXsjo7lUu08syqooRlq4r1qqXCb9OmWldFJb0sMPOaD/qotYvPoj2R3u0N+6y3fjFB/jf",
+	"UIuyVPCXKlsYMVdqOGmrSm9CUdRFTaqciDsNgarxoml5mqZlm9MGJcBaqFyWA/Ss55JU4LYj0jJhygXr",
+	"zpyrJC3IcLlxErNyeSbNxpbo7REMdrQSqK+qxeQczgKbSMykcqZT30PPD5N/pIpqK0XYQwz122d1snTF",
+	"1XDbPpHTkkLnaUocmx8btDFmbzOr2anAM/0ySgGlD9beHXA3MvQHmo0KNOMUXlBaDy3wZgAsq0iwet4N",
+	"m6kBt1lQjev5qyodxLEKl62wqUYQyimiXhRDmxVDj8uK9fzqJMf6GGtes9J1oiyjb7B9Lsv427q31EFh",
+	"gikU52qkt93AbaNJzlTJQ6Q/4GEFpja25CX8HxKp6IK0VuHsAbdIO8g5AOd4YHTKR4Ry42lip55YPzfT",
+	"ZJUDSlpMNLruzP2cpPZLmytz43fQ0H5VmfDt48Vbh4LYRHhlX22W04BgxSHgQLdOESpJIZNlKU9cXvvX",
+	"3yDfuxQzDa3i610yrEIqU+HYeZcbK2fo0XSdKNMQ9Pu1YPu8chvDoX6D0CNLgH/n4CNX/+1zVW7kqvN8",
+	"mMOV5wMuq/P4MK4yxOJeRp/cqaYqt08erZSBw9F4wD0fqDxNTyE9j022GRYzyDjCZzt/JZsD7hFYamVH",
+	"EwT/EC8kTF9UoS17iPvZWs+zU+A+NuRCClzh9YJMXF6Zc9QZcCuPlFIeYeqhKE2AqQYA1bItQOkjtseu",
+	"bml3KuwaW3CbDmgewmGvdvi68lUN5iJ7RM36VzpHS8j/hwkOnSNlo7lG0fTbaaaCGiKVkk5+llQOtlUk",
+	"ntVS+bF4D2d9lHi/SnmvxOUaTbvBZVVE5byaOlUttag721oXfuV/VnQwbFdGUGzIPPaIGV9udUim4kR+",
+	"Rg+OfQxqmL3+maMlK0MZ/djJ7cyCS7qAJ5kKq1SfBQOiuUQ+bBZ5fv8SOCTvMcrr1L0rMoz6hYNygl7O",
+	"KOrwlM0o6mt983SinkNpWW/858g06nTjT800+ses4fD5gQUqnje9aVVNm63Tmz6s7l9lelPbxXNYKz04",
+	"+fMFb5Vo63L4li0iW6eRBisWB7lKzEVuNQKvwmy9lLxZselMZDRL0sWAe5WXj4r6tcRW9YihN79KcV6c",
+	"2NwEsLHqJwMemjLFpXoSMGuNZ1w1bB+03aUr9lezJKgywstQuD+Co+9vYZN5hIsGjy8YlZuRuNnJU9ce",
+	"P15TBwC1jDbgbyzSVNwl/LpYPjlXOxoxkNQlYyR08wobRwNeFuyxMyRZJvLa1W62XULoAMzQ1W7mgqSC",
+	"X7NswNFNGctaG+VCrjzEHFKaokYquXWTNJnLttzYZSXqA07ldoVhNaJcBoSzOyaVkbzqVJGpkIq0W63G",
+	"1r74SzxqGQ2WtX8quxl2xwe0HXVGh/Eu6457dG+0Hx3Eh+x3ysVvjuV3VpGYZ0XibB+uje9eV3gIVm3h",
+	"1oC7ITNGNl+6Q1YjZqG10dxGlyUfJyksyyxLPX+TRCre7vliwFLaXycqmKv0kPwoS6iu0tD0OPTWJ+E4",
+	"4TQd4gRDUrdJdx1fGBAbsEWUIMj6afBzscxHoN/SGGDqqoSY0Aiwy1iltqbJJnZqyI02q0DoJxQyVSYc",
+	"Twdq2XI/0wJmudgb8JlIUxnk7A2U1yPtPTKBAGJs55fJ1yua0pj1ETelyQ1LF4QO+DSResNjM4SeI7uf",
+	"6TMPSX23hcXAVvdXKl7k76U+18Jq0b0KwGkNb/AM7KTlMn4Xv7fi1fRkGLMZILixocoolwlcJ+79EHM1",
+	"HItsaC2VeRlAYK0c4weNXNqpiupymj2bZ2xjzH2xyuUbs81rVGsg2JZoe0BW4MCAKJHGBrWPFiTEfQLx",
+	"dV2pWqfR3iQwONXSFrBQqiCaH9nDaohuWzgUpaSqkukVBrgcMXF2B34LkKpAi/6Mx43mKgVC3e6oZ6II",
+	"jFphwFfoFRq5Za1E0uzRutAER8vsOAPu6Hzg1BeWxK0YCE0/BfjQ/w/0ccA9AlmRifaPqNaouDNPVXCU",
+	"i0FWcS9epchvqVdYXfd2a+1CFdA/SsdQZIuXqIJN/Vhkjd+f/kR+/nDxt4C8/7mSFc79VfKP3jCNo8Cx",
+	"I7lOOBnTKElX6PdFBFrGB8HVs/F1K0o+6OulsUYiiRhjOcRK41J+9fPmmMbAWKWM/wLlnjFuKSrUV2BS",
+	"DPyvtCeXANMxBvYICntZBYwIQieFANnHBXx4Vfu2DIw+yb/wkpJ4u//rUpXTjey9Sc5SFcXwdeXyf8IC",
+	"r49b9zecsS8Yr0pmtSZ91cbsDjK55gm/vmRRxiqo5tl0OleoBaN8QW5pOjcqMNTyova8KotA1QWdV/lo",
+	"POcQVef7o/4EUNiZlPOKAPhKXGWkgekcCjqSa8Dq5tK2qrOQ6uNYSucm1I7UaA9c2HQbVwZRr6Hoo1HK",
+	"NL/xqsOQ+UWvuts/siwZJ4jBPR/C0rU1egs/AiNjTA1tIEbyhVW6fcMaqr5sb00TBrXdXot8n4zVhBzf",
+	"Mj5ngxpx40oUCLFR7+ov5PjH00Ft48ZEKDiv2xhz362mqiJ7tlJsOlNvxfXWMlGu9oJPq2Qj0+tKtwXz",
+	"HuS+gNC5ElpIjVDFSvmcps1KQ79rebxyAHCPzTs07cxIWuIwOrXekRkpb1M3dawDFMERI2FmLwZVtKD+",
+	"A7iGgYLXpC4wScmaz+X6y26dDqn6na3UvjH2Lk5vh61RO+qUtHqtcbsyf4KWR83Ork0jDOYRe4Z1Sv41",
+	"Z3NmT06zACZvY97WHYjgrKHRXjxnnlcXQ18ucpekqcZD+rQekHp4SUDO7Qy+yLuynGRQk/ORW2nl1lfx",
+	"xaWP8pPzz8lTWLlbUWSfvSu4xRV+BqVGGSn8LsoNM4lLbw8rUPYjpK4ik/JcTIm7VJUW5M/BAxJel2/p",
+	"3eRm2Kad0W7UjXtsb7xPD0aHUStus874qfp3w4rkg02Umsn+69fmSTMS09f6HORr0HpuJxAaja3u3FPD",
+	"+juf7+umOqsVcPB8IF6Arj8KmP+UqEnOiP5RAf6PCc8b+PjLibjjGAUJjqJoX4L43Sb5G2MzsCcJcqv5",
+	"xYVVzCfluMC7iWTRsDPaH7eidnzIDmh3tOtVNWhHrRW2MXPfvuEdKu/BGqC7YlJZNewWskDO9GDw1wqE",
+	"UEUsH3v4pY3JZfnSEBsWuaZGM67nEpg1vT5jSbvDj00ldP2mYaEB87CAf3I8EwlXR0bryIWy7seTRCqR",
+	"Lf4crlNlaHiqgtHsXVMtVSkvvPmWqkXwjI3mWaIWl3rCJoKZ0Yxlx/MqCTWUt9FQz2sYQmEz/VMf9zA0",
+	"CmvMSrzXhagPGimWAVKA/QAkCZ3nq9KEtPb1K2RfHwuUL7miaOzGxBQ1NCROacIVTTjLpLnwORm+TtRk",
+	"PgIqDI13YnZrKHEZteex15abFpwILYz89fLDe5BN/nJ1dd43urpiKqSAULng0SQTXMwlauYH3DIwAZQu",
+	"57Ek9VuRxLIROLWcNHGmRnkYOI+JwKasRWRqhG8shkq5ezkS4gY9OQxwEP9qm941RmOxj44HfMBRVLQF",
+	"+XA9koT6fEWWfIHx+uQ7OBcymLdauxEUfoY/IbOOKQQtFc2U3jgPCAb8TmQ3smBvJXWXVQFtroG+8xMI",
+	"m3EBQ5DUOgeehJPUZtRrDvgVZm+Fn+hNNJ6nmhpJkWqgLiwMCZNbGeUk/MeOUc3tnMUhmTAas6xJ8IPu",
+	"/T1sZO/+Pv94QiWhAw4gABk/w18jMB1DPGVAms3m15DU8VqTEDI0ho0jEupWYASSoJUiFOKBia3f2hzw",
+	"YzJlaiJMemiKap1YMMSEE3rLMGlnj4TYcMiFGlK8TCY+OTzWP0PC6TTh15gvXPfzSprO5ZHtWYyhtiIE",
+	"M2vQxoSgxMsHCpt3QZUpBSf75nxH8+iGKQmhJDZ7ITprxQweWkxOrjMxnx1hvks30oCj71eiJDYwHmCZ",
+	"Rrww0g48DkkdqkLIkLRbrdeSjOaZVKTTagUkxGsWkk7rtRxwfNPTL0bzBXzgtQ9IaO7b8gtzb4bIoVT0",
+	"ZxtANhMzIPHem2vm3rdL702ShJC0vY4D53Kzsl9zNdz7njfvhgHRAadzNWFcaWwAAXUGSsHSm+8ni/Pd",
+	"D0jn/t7lgQuw8OaA65tAFXsL2w//RQ8HM2V9C/0WF0xjWXR4xOTBrjxxysaqgSGExS8k033OeXI/gPLL",
+	"uT0DAUpDoL696EqGydK1oL6w7zFJqiTdziEJ9eqGZnUauwD0XzCVLXaOxwocNCSLBI9lgPGnLCbzWUCo",
+	"IimjUpF2A+Dbyw/Vz3dJ+tXsiRT68kBQK7IzxjiLr4MBLzwFFgcBLiBF9sf+dtnH7QMDJfZnjvRLoXlu",
+	"LHQgcA2Ws4aiwyoJi9mywgE3LJVGXhpl37AFYKVIzGw+EefAh24quWuMwU+uOLXgmiVmA64RClKdGz3o",
+	"WGRkH/xPmuSCzRhV6M5jaYtLpQCZsPUM8rykU5zagNchvVbGYkIliSgXPIloCsS34QzVftpkAGx3BUYL",
+	"hYGw8IceEbEh4ngSunPXoDlL6YLFfaJFuFBjyDiBJOtcIZIH3Hg44P5uDm/YYhiJNE00AgfyZ9cHsDNO",
+	"sKKthAVKlaSpRnSzTFwDpb6jiZIDPp/pTW+3iIFWmHOCW89JBlODRAgiyy9A65AsTSXhw7lk4YCDWnXR",
+	"MFnF/U1BCqmPqG8cgyhHwkXq3fv7QJO6RvFgMMURJJrPEktPC+jcePKialbMwKuUMxZLi9YND7oDb8Mj",
+	"EgJK6/8jJAnkxJeQEJ/G/X8YN+Y0iZhJxWwYu+MZjSZsp9NsLXF0d3d3TQqvmyK7fm2+la/fnp2cvr88",
+	"hW80U52oNGcRpWXtjs/PakHt1ooQtds2Rl4yTmdJrV/bbbaauxihPgGeN7+6+tc1WyEG+eyYNc0A8Xwl",
+	"l0hm0QtVM8Fub7W0V3ubSHXsRoVoFzplmmFeac3Pm7w2upJVNnyvJeDp2tfPkLQN4UUvrtNqWW7bSH2Q",
+	"fAj5z9e/yIINH76QFQnRqsa237xeyqAGAgewUA/JlmY+XWLkjyGGQB8DzCyv/dDUh93F9VUN4vbh9XfU",
+	"JSuET9qbP/kIxFlzzizGj3Y3f/S9yEZJHDOQT7udzjbDzDIRaUF+lLJTrhK1wG8PN397JcQ7yhc2a5v+",
+	"rrfNbpxxxTJOU5N/HFQU0ynNFgZay/uspTh6rcG1lj/7HNSWeb5aH2oPSfDqL2IO86qf9/A1qM2ErFJL",
+	"KZEhg2/voSF6D7mWpI6OWHmlEJiZRm8jGt1o/sQ507kq5koja8nS8Q5IpwnXVCUSswWhuCkDnle+MlXH",
+	"E15VkgCk5jy/P9Y7XyLngSkCAvJNFUlstY1gsJreIdIt4hwsaXjsFYSCBX4n4sUDkUHk9+T5QaxFCCdV",
+	"H22PFFZ8XlCI6KV/XUJ17SegugehuUeiuCr0Bj6e/oX7o6O11hao6UTwcZqg5rHb3mKIc7pIBY2vhHhL",
+	"M8wF8KfEn/q0fcxlOXIPcz0InRbl12q8igyZh1i/Bh6j8xplY9BqV6LbkwmLbpzbPR2B9x3gUR8nFbwv",
+	"7HLqHy/PL4lUixSZ9Y+XDkEy2UDUJbiWPEBTDdoFk3JNZJqXHqVsWoXAwENl8RwIzEznSvzotmHtLT8u",
+	"td/+opdKlXwDdGXW4rvvbLuewjcPXlPp60oc5us1tcgyT/9/9r5uuW0cW/dVUD6nKtIpWpGdn0nbV24n",
+	"nc4pJ+2Jk+neGfY2IRGyOaFAbQKyrenqqnmaebB5kl1YawEEKUomZclup3UVRyIgEgTW//o+/UeXZN+4",
+	"YDKj9hut/VuuxTWmJ180WUYCzvhc9MNWxCAeHiQkKASHJxhXEoIkyZoLQYrLLPT1vsfv27l4gQuAJDmj",
+	"9kmZXdd7fvQLj8Hvg8Vq5PB9765sLkn8MUtcPHpjW9duQ67dwO1He/zsJ6s6dC71tdihO4JgpmJ7xhx6",
+	"EfT7/SJhRnRa4oYPdWr8rJoQLUbxrh1FtwqhB73qTdnMjyXrGxrDRsQBsS/BcSZCIDjIWFpM5cOhhGG5",
+	"GE0VxcMwMo54yq7cuBMlSk2FiiANQyzt5mozPGCid9ELpWsJUr29v/ScG9gDtPwIw+terkwZhzfusZ/0",
+	"pcivjaAUxYMMxDCDXvtQes1HhGxAsigiROioa11l+OCJQuSvwMJepslXAQ+N63qIMVVirE0U2+/vF9Fd",
+	"fHALZmB+Danm8XN7W5HZh6nQ0LbIZQyghHp42fM+TxQTFr1TDkXXljC6N+WAGoAklrAYIFj5yVLzEYoA",
+	"xltfsffJ96wT3eyO+c2u+X53MNMCEOiLWyfZDGhB1N+OD1xkdXKXHqNcVmfvqQpsIgeCBBZPm2vi69L8",
+	"qyihP4RywIdf0+yCTbiC/ckQuzFR7EX/WYEHcQ6Vn+ejaZpGBzUbwDxwCUKQdWJk/mbRJB5FXduFhtUO",
+	"tEuwT5pUGN5t4oBOExkwrkP5/OblQYEcqDDFdPr6BxowFvmFwFAG3oAiwEO47svpiZ1Y6szeo0LYw46/",
+	"3eibz3lqXsXph7c+86nMNP6Q5dBLFON0ngtUOZrDTLE4tAHaZA2BDZinXVijNKRtUKMyuIGPsL+KFj91",
+	"Z7aZLveub6nRa7U5ga0clnekL0lAAnpCzgqAe9b7+43s/7HA1id4TduYySN3TfAgwgYcTI1ekTMnpBBa",
+	"bpFxVNY1Owevnr169bL/aoHdVFhaC70Vz3TyvBXIQC90WX6SJZMESG6X+CBvhbaysp0D8j1xTKzLsTi2",
+	"5kAziVRcvgaB5KyWP3xo9fntIz5k+gdjXTyoL/FWaMZxTTfjSlTPw1PLrziJR0tTt3Sdg3JmnagK9OfP",
+	"FXUL5H/XoBDKBJ8dOz1rLCxA1gXNRQY2VxDoNBaVzoyXATCVLBuNkiFUWExEzgbApuWbYR3f2gLr1zet",
+	"LhybBN4BTCvybi+Ur43xrZMh3IQKCOAf/weyjX4AC1lEzFQCZnAumPoK9PY9dqZzwcfmr/3+vrXqzh0U",
+	"GoJMgYu0zEw/rNadWeu+KJiM62xUS6jB2QDWsM7Ys9KLiA9OX/9wX3KMtlkheFyBMYLi19Tr1oodtHfn",
+	"diUGOFa07gDmXJ1S01azYE1pSHORas/+fHVtNhZV296c4RmbCW23tdtLQAymc2gz4Gwkrm25jFFYWNID",
+	"j+cVgC26M7r6KVyKV/4e7PiFoLePhCvNnvh9qw7Wog5eZ9fSmKJYV1bd6+hE4qkv5OQ96Y1Cvi5UG2/K",
+	"0r+FuHdKxsr8w1CWJHFnoSju1stidNLdvIkKpbEVtZDmN7GzwjwzyGy2qsgOJdSg4WiUbOfjRI3Ns0aE",
+	"q0ZhHhtGcATaFHvolDTVKMtD+eX0ZInP310m4Ek+PVr5fvr6h61E30r09Uv01oGDB1cBlaDkQwv+f07S",
+	"9oK/Iv0wxl4KzEZG7NWohRAa87+cnrB375gCoU7y1AjPMXdGPMZN8Saf+LpSClfcCwK3e2edUqsrQtnC",
+	"vm+mK7JRKKtaYi7IrOajzHdTGl9OT+5LadBeurPSsG/9y+lJULYjSm9+q1G2GmWrUWo0SpGPIq1iPkBh",
+	"e0/KpfhuWSzKZsWK7tCSvkAVYLmZChxJFdksLqW3ugExB10IpGDVyVgsqTc5c3e3smAM/rAVKmf+0t8u",
+	"1c5Kb7Fhya5PsLC0XEXXveVvL8r8WKtd+PzL2ZyAqDbxLe8wKgg6qYnaDqsWo2Ezg9GdsYCMSLdJx1EZ",
+	"uPFR1J8NS7fcqBDteH5Ii4x83eAlZ736orY1ahs6tdWF9o7s3Blb9ezSREuK1o4zKcVQqwolRnYtmdnU",
+	"OR+SY8jdDeusQDcwro82xqb5Tyix9f5CaFUHWhlgMxGLzMXRgYexQBQPriaNoBaMX4S9kFx9VWUyV/Q2",
+	"4fdcLZeHweq4j3UGRL9czqAO6SCUHMvfODCLwm3aNnZv/DndukepXtDEUKF/UCxKKLEVm0sjwqjUDKqi",
+	"7Nweqw6iUAjJpSbkQOKZYZ8/nhyEMhLyKskzCWjbLJrkWTwdmvdVVEp1i7XymN4HXAkzh8PRpR8PQhmZ",
+	"xY4qz4HgPsWPWYZpO6XZAkjVj0TTkHkEusdQKkAaKnhxLYlBwNLs4gKAjqngy5h5w1TwHCtlcAKWQOGY",
+	"usyuZSjHXH01Hvyi9jHWoHsslCu1j5Xl4xqKrRaCCTeouqof27b8atEsG+jVKGuzlppsZS22KOIwRGEm",
+	"4qpw3TabPb7CqbVUQeGG8JQXd+e8tbItg50sq3gq1G6dxewqn9DSXWo5E1KTreNSrpx2nOUioBIIDeKX",
+	"x8poXva8/9zSqFucC6wHphhVoingC0m4GQZTAfgBidUQ5gKwPWKmL3NzrZH+NRL0NTzAnARtaYOXhteH",
+	"K5/XoEujm7CtdVpXHArW8+FOSrC4ELAqzD07hC0yQ2prBO9hp/YftwJ9ZGrzcRUSruFktXL4oG6xphGa",
+	"ywtQKTOIx3rfRgGLCF4Ua9cjzyOKWAeAfoYixp4hUD+hpP6jOT8Jm1Ewdk2dONBpEidgWMSLVFwoSccd",
+	"Qtmvl1lZUUvVcXys6+yv6ipMl/OOLJUByzhLmguE5bM0cBXuJumIu6elwLOj1i33iPnom5d/W7ehkduA",
+	"2+xhvYYCdHtRUYfUFnK4bWc3tKW5xgrLBchoAepD7W+uxL1E2IN5CzCdEe0GPmeigNrV6BIkzIHQG2Ex",
+	"c+mzv2KAL5SVQCTrRPjHAYvMdRGBeETAoEgU+FD+yCUjXkX6Laz+mLE0geVMNbSUBiznBbEVt5CQwAoO",
+	"GikxT/I/U2RcJLw4gjku5NgtZO/LmY/WYIvCwjXKSLy5Eq0TEf6YJfkHfNPbrMOGsg4OVN4KMvpgVYPT",
+	"goai0EJjbaHQclnqtgKraV0AFvc8lJAqFUCAnEKWF9YBiSG0ERZDrgTydteIBMcK0y6Db/n81gGL6BcF",
+	"3IoVVq4gWH/hwaMpNni8IIg1FQN0itdUMFDCuFiMz3UmUshDIiR0gboO4DposB0gfgaDosxD++kx1+Ii",
+	"y2cHbHgp+MRIDTh+XIdSJyI/ZFIkRjl7F2RXIudpihAVnHA7fLCDgF1fJgCugA2aKpQ+Vn4667HTLE1Z",
+	"temOTaVOUhZZum+vIdz41FnOIqxyjQKW5aEk3PuBEYVFaVTPGwJuuPuCBgOGwi3JsjJ+MaBLLMif7QP8",
+	"cChLQMS3gQ8/7++zSGbnE+wcP0fY5cjaYV/FRAehVFkZqRfx9RGrgtFQi9icKMbjmAAikFYsy7Bz2a6H",
+	"YjzF2sprnuhqmpMYywugjxf9Z6GsxaVg81DcJagKoptwkM+IjsxnKpSjXIiA+Q9WsBFINhCMUIihk0Ut",
+	"TjyCrlpDvhHmaZdmLA1pm12sDN4AuIPd7adQp91YC9Hl7fXQ7egODpLGKx//ZkEcNl5qu0V9uCfUB2Jb",
+	"b67aB9NZGygHUnwQwF2s2U+SKwFKXSGFFE9TJ7HrygB77EMVM8goTqJamTf8/2p+/u7SFJ6iqRz9q39x",
+	"c4lTGbaBKCs9Bc7R9DHo6tbP4cbVBlXhlQeF0UV1nH/2RoOt9NuU9INd6UsabKkgWdNcCmJCqr0cvBXR",
+	"piDJt7FXS6FlA5wdy0S81++XgyDd2oy2FXvt4h3W8FlPCtuZay5W2dhicyPWY7R98ky1be56rblru6yb",
+	"DhOshIIDuDPGtYTGKcnqcG24QijAA2IFGo9FPkx4yhJ5lQF6TUfcTLJcizxgydj+5aG3uUP74xkjinxj",
+	"aKEjHTCdaZ6qgOWCq0xi2RXOGLBEDjMt8nEArHZcT3PB0kSKblCpyM2uJQLLJNp565kUPXYKWDuJJi49",
+	"rQFZUFvkHKTPN0NzUUrCxwlgcCKcY6IZRFlypClKZz12FMrYguw48XTJFVBvH9SQrdXW1awOXLO6KFoX",
+	"tsEclNLqKAew05p2o574F6+hD9W13NoQzLYJdQtUU7O/70WCw9+3yu+yZGad5zcvjai8DBgF9swH1BFr",
+	"diqlUCb8wkjOXFxmSiNFq75MVCiPTt85wpvFmC6JWtbrHxAtJQK20hAjcz9/PFkg/vAkP0rhh0u1lXhb",
+	"ifdnbbsvcAcfQkDiqWkiIK1sBBSRZEzJ8P3+MxZPEtZ5tbd/s7e/94pNkhuRqhrxyI5O3x1AygTvI5Q2",
+	"yVEH/DIBIPSHkqUf3m5YlsICPqXlX5cU/fB2K0W3UnQrRQmR9vTD2+49ytJlEFglWUqwVUYSWvFphGsF",
+	"uUqxjhY3OmDRf/9yFLH//Ovf5q8v0Z0l6z8n6cNJ1lVgpFa3UteKJGXe21a+buXrVr6SfP1yenI/8hXh",
+	"9xYneI+q4Aw6gy4dxquog9i6h/NBmU0mR0k+hmIZv7rqADtWXUBynF0JYJmMsPsnClxZBjBkD3jK5VBQ",
+	"5U6cUOmOR1HUo4EeSw/x/BB1ejbBcDF2HVXLqgr2+VBCyDUpwHawDfcWjIL9lRhuP8JKrSnJs2piHF9X",
+	"08z4x9LVzeVnddzv66sj+luW2IlbJKfKozZeVWT253lufy/a5sn/THy6uPlZx2yCbvuyHTyhbTLWYy6T",
+	"Edz+IpP5vb2iXa1+fV2+m+wxIHTZtWlUAv/ev7i5kKgMW1IC797UtgR+QyXwY29z2gNXfLZBwsjTadHf",
+	"nI2gycVaUJlERmm6DVdv7DUk2pp1LKizJNShVEMuibL67PjoA/iTATs9Y8YDZS9ePut3WZbD9ELGu9lo",
+	"N+YzNkwzJVjnBxG/uWFvcyO2u4jH5BlR72IFlpe5FO/70PJVBlX8Ugt85VA+SX6EsipAXP9eVCl7z4A9",
+	"0a6B8ZjQZCstWSjdBeqS5wIeDA0vy8J7gCl1QDu55FeCKQH1/wGLRnk2JtrKiE2SIRSni1B6sNVoZYoY",
+	"S4oSgCl1DJblevMazDPWgX9DWfqpLvQPGsvVvEAoeIftqQ7ME+Maau/R7dxUoX6us3P7HRTjm9kcsrct",
+	"kc9kKHl5jv53LKKv3QRAaemiCd256aCkAp44lBZPzAUr4P1lOfi1I8sGuXgZmL+Veh8ihHwl8DRyj/1d",
+	"ADcsM31efHboteVarlTvKZUWE9b5fHqGB0Fhr+uED7/yC9F1d2evPzeTq+kEyj3igoxzAVmo+5kIIjwI",
+	"HO6fy0QxgDJjgxnj7B/ZABwVie6M/yoiChHZTgRzSj/nKfV72Ct77qrCbcHGEdtGQsOF2T3vEZYuYp0K",
+	"cMIoF8hc716bvRPAaOiSr+R+1c7t+0pvzDp6uVjv1GXXqrjld/ESsDWr9tbQ9mCnatf5UB3VtvlhfvwG",
+	"+h/sUh7THmtshLgB7Q2R272V+d37AF0QW2S1dZo/x6D0jQS1KrV0sueMCN86QIuh28pmatle4CZcXln7",
+	"yd+c5KygY+Iq9qgPl0sjPeVQFOI3gO/N4z1REDyvC517Yqud9/LeCcV1OiYoiuJ2YqFVDGOZVPCXe1tk",
+	"u9Yi23GxzzbiiMwfqqdm599ap2UuMvboJbRDlj0RZxuRjaVQbGCZ7bwDEkrjgQTsGpyIAc+HGXFFxnly",
+	"JXIGVtshihqcxJc3LBfGVOsuJXNcrK2IxRFH+Yi8tui2MKwWZNHsyTDPco/iYF31Xvgu+B0qvsbeAjRN",
+	"qb2vGbOmzBpszW1ibVvwWuTJ7A59gnp9k8I0mwjJJ0nPHpSFEnQyHaSJuhQx+2ki5NHpuyKPN8zklTDe",
+	"p5Gs///spw899iFj5t0Jqekk1lolNJMZsnNn2yLzJrvtOPs/XD7GPI4TTKOd5uZ+dWJmN16Rk0/Z4B9i",
+	"uAzBGTDnVzMszL2I4TQ3dvXB33/1d8inS0w3wuwA7UTr5vaG0Hzn19JbnfFxuuJbDRBIwSIqtHyl/3X0",
+	"/qTdK7W3WryKZr0P97fc9Ew1yz1Jhl+nk+VEInTNOnIRp/RzjyATgU/dKA9xWlzaXLOWBi3JQdDqbzMQ",
+	"G8pATNyWtMfDfrLB7ENd1cYwGyN6wDBLUzHUhVHPNYu4DZQPhL4WQrIILK4jHVEAEUx089/Oxx+O2bNn",
+	"z77z3AN4IhuSN872p2OWjUZK6ICJ3kUvlNF+f//l7t7+bn/vU/+7g37/oN/f7b846PcpyhrzGdzdZTbN",
+	"MbJpbsDC/dBsXcKH5mlKtRql8KxXZ3LguCMKwJ7InI146hBwS+155hGxYgXO7AdoAowwouD/TFHWAoi0",
+	"ofw4TY1jVBcYp/Av/Kd7wIo1RJLE0hKzTDrUmVDGfBaA3UsJlglX+tAfYFuJn5uFU4wbA/SQcLIh0nM2",
+	"NZOwjswKHhNMgkwnELfu9koR+wjWvFLTU6AykjQOiNMFtwRlgQ5ZRHvp2FwTMSIyUeRPJrntqeyIVAm2",
+	"B1jBbmua1wusLUKFskrbkot/AOtDVAR8iKHFLI29DBMs0SHjkmVTDd9aiKA6kpYaiKBDHyLIbRTzI4gw",
+	"BeBudtuEcq6ICBCEIBp/K9XJPHpTKJfSn7CV2E9QA9wpHI8HG6drGow/rRnTVm1VR2+A3QQf7cy+6IaP",
+	"VVzf9pFug2Uv5EohUbcB+C0+RkN8DLsxvQzqxJ7/poZHyxA+TXd7AJ/Mg9vC95V2eV8bk/6o9aucmGtn",
+	"8uOw9QTv/yiy5JFIjccVuG99jFrGmfxj9HTI5VCk7cqxcQzjntWCcx6y/X6/agPj1WADg22b6FDGSWws",
+	"MmvGU42Ju3KuvKSY4xBKcpC8ISI7A7nZoU7BKTeepoQ8wXIxzHJkeVDXIu+62RMp0uQiGaTi3NwtUun5",
+	"VqKxksBMRNphSiokyprO13zWZQsNyLsYh4GTT7RGaO15DkWtGQbL9IeRT8f2rTU14dz165BPbrZt9fPW",
+	"mrkV69CKtBWEb9tyaSSayZfHKO1FtwcpleYy5qkRi+DVj8iTtuHLUNYSNaQcCDshQ1onS04SpT/ZO30g",
+	"DHS3CPcEgU7Pu0YEdHqCRlHXT961zQVgedQy3nVazG3gdUOBV12cFis83EcbDL3+kKVpdq0AAhtiYmww",
+	"Y74t5MitEnlBfk1gW4Ut2RUSI2PtbSg73Jcq9BCBH72LmJymKVRO7BXhJSmu7dWHXmzRvxGLdQZ0XkkR",
+	"gZwTbFgu2y8mp4mpvndET51o1qEWlyfKXoMFGPhM7kGpBLvb86rJx3zGBiKUGRamutJuuk1K+hKjMuDF",
+	"p7NSaX0HhGrhQ5rL1UEo/3b08d3Rh09nvXEcsHAHg7v4bbhzCCFqFu19+c+//g2FsZ9Pz56o7mEoi2Lw",
+	"ZXXP9v4hrEkrasuXKzFmW9KwbDq7OSgE3aX6XPM2of5fjKExPKLV7RHBVTT3bgClXCsWc81vC0ouiEBS",
+	"rXSDIGQoj6TbNeZFQjU+Z3DAhNtp2YjxoU6uRM2WBsUCbxAZxzsv+n02lalQFepqZRwzKnfGW9vdpTnw",
+	"QEfdA2plwF0HDopZfdilgXs7kZCxiI80uhoIsDzhSpt9bN8STXyOE9vqJqzKjkKJmxH2s7mgOGis7pwB",
+	"6xAtgH1LoEiNA7Xf7/dCeeS+EDJW6HkonU0Ug7VN5EWAVCkjeENWB0dE9STiKAhlhG/zXGfnyjyjcWEi",
+	"320zZ91RtHu07E+MKUKGSDdwJ7CQGphi+AqyxZ1MSmi8ZJMsTRVQMDA+MCu895IyOh2z1h8BPzEKZUTM",
+	"S+eSNnnAnvUplQFTJZpdc8XGPBZm6M3ECGPoKcgdiGIC/FbAFLswCE76eA1F6TRTu5r0yqC2JelzwzeA",
+	"Kk27rak91N4WWhStciqG4g1Wh4BpWchw2mHW5gQUcSxv23ssT+op4m1I/xHX1MNrBnJVsu3a2JZWj9xO",
+	"FrjAQb2VW/wMtITRF3iFMULntSxcAJF3rMat5Rg/CmXViCuOp8PbkTEbcikzzQbCiuIDDObZp81G5/Zx",
+	"osU044WUrji2lbNkNWbsPMwJ15eFg5nEO1UBWU/Cp/Ov589Hr/jecH/wXfxMPB+94C8Hfxm+ir8TO034",
+	"957XL/+EeGXib5TB/NGgq5iXUbv9N35kF5CdF2Zdx9jA1UoLMGyKu+16CbKh5b1Ut5XAvRX68Z2kR2Ov",
+	"PBYN/rjSayscy5YJNkdjuSjAe4T+WMcoMhLcXUbsbXBN9eCxD+AEJXKYTmOhAPg9kRdMiWEutKqvTf3Z",
+	"3sYjKE6lJTvz1qBRzPTnBeOan8HFMyyjkvTf1Taguik6SX+VvfPqztfdeWaLoOqQp+mAD78W5MXmj9/+",
+	"L3nxvUEWz/7P02me/r44Wf7zJdc2ACRkDOWInDlaxpgJGU+yRGrsRUNuaSGvRJpNBNI5EJJYKAtuhwRN",
+	"4Etxw358f3S8e/bj0f6LlwCLEU77/WfDX3Ypv7X7KRkLpfl4Al+IHn6f82ss+oMPI/ZVzEQcyqIq0Fvn",
+	"J4pFJF3OQLhEhwwz2sCUC5MbnxiYIbhkz/p9pkLJr/msx44weLd/cwPWRCLZXp+pQyaFBkINCGGpAGba",
+	"zabGvnhxcxOw5/1XYMQ+3/8ulFiJi6yHnT02TmTAXuA/+/ZfdnnIXjCutRhPkCGXp2k3AE+J0CUoTDXi",
+	"SYrr55jJuYZCBHQOlhst7iUZqyKADow8m+pEXjgrBhuxCjumeBnAUb3UqKnaKkHtDdD+YFHioOr4WLBM",
+	"EkoKhFMPkdyMWDziPJuweIoyV6imN7v7Lr7b/X6WyY3thrOhvETZFwUBNgV0Orfej9vJTW4okVpcoOVV",
+	"vaMfF54a3eSsNLjTM3tQWy3dnUD0YE9+z/Xw8pgoZeNmLOuVMb8HONX7lr3gb+oG2cnOWjM4vakfZick",
+	"K/kzZh2azVYZY6ciZf9JNKWl9we0ZKdvFDz95Zd5LfLaxtV7S7uijshJYy4Ob7upPYXz+eMJwR9WQgf2",
+	"EsW4ucgMLSSdYp3o7+HO/wt3fo0Q6gVyfQi3ibdvtVImMSNGaTmMos7pkFsr1OtyQaHc7+9h5RUIPF9N",
+	"EZOzmbx7h4p1er1rCNbTTO2C9ZVBbYP1c8M3ULVOppJ5ffgum5rk3og7GeOleepJ2ryr/Trfko+0DYM/",
+	"4jC4k1aMS2dDt3EI6IIGcbXCNfA9+Vsj4a+tcYmJUzIxDxmwhMdWRBvJaMxblxftsRMvGG5kGt6hi4sv",
+	"CF8XcqudZ0/j6os8n9c+1jcZVX4waAFYz8InxHXe8EYOlnCIereB+r0sNQEMA0JPqKDrGJPfCr2R7biG",
+	"ENIq4aO7aasmOmp7mtZLJrriUWoVJDJ+0/wROr7kEvqZ5QwcSyGNwjReeuRdSDCMmFGJeiyaOmjGspVs",
+	"dEMok/F4qs08B2Adw3phz6oSFqQ1Ucy2GaDBU1PedUihZST5zAVVG1UDPiyRSgteW9GC7tO6TveqBvbU",
+	"v4umBvbnukHNj/aC4RuohqkRW0093Z8XD92IEKO6v29bmP2Z7GrcLfdsjszZ1U8L63hhxux1YUBbxgzr",
+	"B5RTZX6bg6BwLwQfl+bIiunvIuWCP3BmzToobbJqpTGtJUpl9JJsWvH+vz3T6NE2M/gZkzS7gDrqe7C1",
+	"lkmHp7/ZO3oHREI6ny3Oxf3VeN4Kge+zXLgcBDyHe7I8ubjUjF/zWcCuL7nGNLvrEu/VkOjofFbZ4XeU",
+	"GQsiCQsrZYpFaFgxE6dX5/3B3nC/Ui3TH+3xRhUz+3eTOfAq4rZSh0atLHcWVgHTRkgURWe2NXMPx1RD",
+	"e5nJ7Pr+7Q5NjkS9ADmDDD6nrDyLaGzPjIpssqRii2A6BFIW4Y4SMoaeh3AHOjAy2Z2XJ5+E2kz45Js6",
+	"s9A54oT2t3tyHyzALoB0DpZZXIl7CK6XE5u/7QwEz0V+NNWXOwd//9XsZyXyK3sQpnm6c7DzlE+Sp1d7",
+	"sNvp7ua1fqaFCqhe3Ja8BsQSiCH2MvUh6HjSrMSMNa+U30PDMQKUUUMhhfgdUEOSO5IMtDrsD3jzD7ge",
+	"Xoq6H3iDnduAwqZLrDQcgOqIwge6+SpI+qoWSt/71QKotqbAxPaFZqM5KLbA9pN7/Qe2t7TST+r9mium",
+	"nP+x4xJOkGttj/nsiXLggN5UtvV+fiaivmHGLhyRVHOIGYQKyAZGWhez0ce1y09iqFxx5r1Z3xL2pvRC",
+	"hL8t7jd6olh2LX3cLQAyVUjym1wJajFy09KVuzS+dr+A+rlMlM7ymTcUg4wL7qdAmC2gWotdIjTf+f3X",
+	"3/83AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -229,7 +229,7 @@ func TestAuthEveryWriteRechecksTheToken(t *testing.T) {
 			_, _, err := b.app.Shipping.Create(ctx, caller, shipping.NewLabel{Input: shipping.Input{
 				From:   shipping.Address{Name: ptr("Shop"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
 				To:     shipping.Address{Name: ptr("Ada Lovelace"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
-				Parcel: shipping.Parcel{WeightOz: 16}}})
+				Parcel: shipping.Parcel{WeightOz: new(float64(16))}}})
 			return err
 		},
 		"refund label": func() error {

@@ -54,6 +54,7 @@ func setupDHLLive(t *testing.T, opts ...setupOption) (*bundle, *dhlparceldefake.
 	priced := dhlparcelde.Descriptor().Priced(c, dhlSheet(t), "test")
 	b := setup(t, append([]setupOption{withoutRateLimits(), withCarriers(sandbox.New(sandbox.Config{}), []carriers.Carrier{priced}),
 		func(c *app.Config) { c.TrackingPollInterval = 20 * time.Millisecond }}, opts...)...)
+	b.billIn("EUR") // a German shop: the carrier's prices are in its currency
 	_, live := b.newToken(b.account.ID, "live", allScopes...)
 	return b, fake, live
 }
@@ -265,6 +266,7 @@ func TestLiveDHLCarrierAccount(t *testing.T) {
 			return factory(cr)
 		}
 	})
+	b.billIn("EUR")
 	account := func(password string) map[string]any {
 		return map[string]any{"carrier": "DHLParcelDE", "description": "our DHL contract", "credentials": map[string]any{
 			"apiKey": key, "username": user, "password": password, "billingNumber": "44444444440101"}}

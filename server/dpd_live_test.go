@@ -60,6 +60,7 @@ func setupDPD(t *testing.T, opts ...setupOption) (*bundle, *dpdfake.Server, stri
 			return accounts(cr)
 		}
 	}}, opts...)...)
+	b.billIn("EUR") // a German shop: the carrier's prices are in its currency
 	_, live := b.newToken(b.account.ID, "live", allScopes...)
 	return b, fake, live
 }

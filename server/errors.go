@@ -111,7 +111,13 @@ func problem(err error) (*apiError, bool) {
 		e.Body.AvailableServices = &avail
 		return e, true
 	case errors.Is(err, shipping.ErrNoRates):
-		return newAPIError(http.StatusUnprocessableEntity, "no_rates", err.Error()), true
+		e := newAPIError(http.StatusUnprocessableEntity, "no_rates", err.Error())
+		if errors.As(err, &carriers) { // left out for want of an exchange rate
+			e.Body.CarrierErrors = carrierErrorViews(carriers.Failures)
+		}
+		return e, true
+	case errors.Is(err, shipping.ErrCurrencyChanged):
+		return newAPIError(http.StatusConflict, "currency_changed", err.Error()), true
 	case errors.Is(err, shipping.ErrReturnNotPurchased):
 		return newAPIError(http.StatusConflict, "not_purchased", err.Error()), true
 	case errors.Is(err, manifests.ErrNothingToManifest):

@@ -71,6 +71,7 @@ func setupGLS(t *testing.T, opts ...setupOption) (*bundle, *glsfake.Server, stri
 			return accounts(cr)
 		}
 	}}, opts...)...)
+	b.billIn("EUR") // a German shop: the carrier's prices are in its currency
 	_, live := b.newToken(b.account.ID, "live", allScopes...)
 	return b, fake, live
 }

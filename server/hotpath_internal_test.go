@@ -86,7 +86,7 @@ func benchShipment() shipping.Shipment {
 		Input: shipping.Input{
 			From:   shipping.Address{Street1: "1 Market St", City: "San Francisco", Zip: "94105", Country: "US"},
 			To:     shipping.Address{Street1: "350 Fifth Avenue", City: "New York", Zip: "10118", Country: "US"},
-			Parcel: shipping.Parcel{WeightOz: 32},
+			Parcel: shipping.Parcel{WeightOz: new(32.0)},
 		},
 		TrackingNumber: &tn, TrackerID: &trk, TrackingStatus: &ts, HasLabel: true, PurchasedAt: &now, Detail: true,
 	}

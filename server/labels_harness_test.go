@@ -35,6 +35,9 @@ type rateDoc struct {
 	CustomerPriceCents int64  `json:"customerPriceCents"`
 	Currency           string `json:"currency"`
 	EstimatedDays      int    `json:"estimatedDays"`
+	CarrierCurrency    string `json:"carrierCurrency"`
+	CarrierAmountCents int64  `json:"carrierAmountCents"`
+	ExchangeRate       string `json:"exchangeRate"`
 }
 
 type serviceDoc struct {
@@ -63,6 +66,9 @@ type shipmentDoc struct {
 	BalanceAppliedCents int64               `json:"balanceAppliedCents"`
 	ChargeAmountCents   int64               `json:"chargeAmountCents"`
 	Currency            string              `json:"currency"`
+	CarrierCurrency     *string             `json:"carrierCurrency"`
+	CarrierAmountCents  *int64              `json:"carrierAmountCents"`
+	ExchangeRate        *string             `json:"exchangeRate"`
 	EstimatedDays       *int                `json:"estimatedDays"`
 	Source              string              `json:"source"`
 	ToName              *string             `json:"toName"`

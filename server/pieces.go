@@ -20,7 +20,7 @@ func piecesView(parcels []shipping.Parcel, packages []shipping.Package) (*[]gen.
 	if len(packages) > 0 {
 		list := make([]gen.Package, len(packages))
 		for i, p := range packages {
-			list[i] = gen.Package{TrackingNumber: p.TrackingNumber, WeightOz: p.WeightOz}
+			list[i] = gen.Package{TrackingNumber: p.TrackingNumber, WeightOz: p.WeightOz, WeightG: p.WeightG}
 		}
 		pk = &list
 	}

@@ -49,6 +49,7 @@ func shipmentView(publicURL string, sh shipping.Shipment) gen.Shipment {
 		Options: optionsView(in.Options), Customs: customsView(in.Customs),
 		TrackingNumber: sh.TrackingNumber, TrackerId: sh.TrackerID, ErrorMessage: sh.ErrorMessage,
 		PurchasedAt: sh.PurchasedAt, VoidedAt: sh.VoidedAt, IsReturn: sh.IsReturn, ReturnOf: sh.ReturnOf, BatchId: sh.BatchID,
+		CarrierCurrency: sh.CarrierCurrency, CarrierAmountCents: sh.CarrierAmountCents, ExchangeRate: sh.ExchangeRate,
 	}
 	if sh.ManifestID != nil {
 		v.ManifestId = nullable.NewNullableWithValue(*sh.ManifestID)
@@ -101,11 +102,15 @@ func addressInput(a gen.Address) shipping.Address {
 }
 
 func parcelInput(p gen.Parcel) shipping.Parcel {
-	return shipping.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz}
+	return shipping.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz,
+		LengthCm: p.LengthCm, WidthCm: p.WidthCm, HeightCm: p.HeightCm, WeightG: p.WeightG}
 }
 
+// parcelView shows a parcel as it was sent: in inches and ounces or in
+// centimetres and grams.
 func parcelView(p shipping.Parcel) gen.Parcel {
-	return gen.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz}
+	return gen.Parcel{LengthIn: p.LengthIn, WidthIn: p.WidthIn, HeightIn: p.HeightIn, WeightOz: p.WeightOz,
+		LengthCm: p.LengthCm, WidthCm: p.WidthCm, HeightCm: p.HeightCm, WeightG: p.WeightG}
 }
 
 func optionsView(o *shipping.Options) *gen.Options {
@@ -132,7 +137,7 @@ func customsView(c *shipping.Customs) *gen.Customs {
 	}
 	for i, it := range c.Items {
 		v.Items[i] = gen.CustomsItem{Description: it.Description, Quantity: it.Quantity, ValueCents: it.ValueCents,
-			WeightOz: it.WeightOz, HsTariffNumber: it.HSTariffNumber, OriginCountry: it.OriginCountry}
+			WeightOz: it.WeightOz, WeightG: it.WeightG, HsTariffNumber: it.HSTariffNumber, OriginCountry: it.OriginCountry}
 	}
 	return v
 }
@@ -168,7 +173,7 @@ func shipmentInput(from, to gen.Address, p *gen.Parcel, ps *[]gen.Parcel, o *gen
 		}
 		for i, it := range c.Items {
 			cc.Items[i] = shipping.CustomsItem{Description: it.Description, Quantity: it.Quantity, ValueCents: it.ValueCents,
-				WeightOz: it.WeightOz, HSTariffNumber: it.HsTariffNumber, OriginCountry: it.OriginCountry}
+				WeightOz: it.WeightOz, WeightG: it.WeightG, HSTariffNumber: it.HsTariffNumber, OriginCountry: it.OriginCountry}
 		}
 		in.Customs = cc
 	}
@@ -176,7 +181,7 @@ func shipmentInput(from, to gen.Address, p *gen.Parcel, ps *[]gen.Parcel, o *gen
 }
 
 func rateView(r shipping.Rate) gen.Rate {
-	return gen.Rate{
+	v := gen.Rate{
 		Carrier: r.Carrier, Service: r.Service, ServiceCategory: gen.ServiceCategory(r.ServiceCategory),
 		CarrierRateCents: r.CarrierRateCents, PlatformFeeCents: r.PlatformFeeCents, CustomerPriceCents: r.CustomerPriceCents,
 		Currency: r.Currency, EstimatedDays: r.EstimatedDays,
@@ -184,6 +189,10 @@ func rateView(r shipping.Rate) gen.Rate {
 		CarrierAccountId: optional(r.CarrierAccountID),
 		DutiesCents:      positive(r.DutiesCents),
 	}
+	if r.CarrierCurrency != "" {
+		v.CarrierCurrency, v.CarrierAmountCents, v.ExchangeRate = &r.CarrierCurrency, &r.CarrierAmountCents, &r.ExchangeRate
+	}
+	return v
 }
 
 // positive is v, or nil (absent) when it is 0.

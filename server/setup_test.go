@@ -246,6 +246,16 @@ func (b *bundle) newAccount(name string, paymentMethod bool) accounts.Account {
 	return a
 }
 
+// billIn bills the bundle's account in currency (before its first label):
+// a European shop's account, whose carriers price in its currency.
+func (b *bundle) billIn(currency string) {
+	b.t.Helper()
+	if err := b.app.Accounts.SetCurrency(context.Background(), b.account.ID, currency); err != nil {
+		b.t.Fatal(err)
+	}
+	b.account.Currency = currency
+}
+
 func (b *bundle) newToken(accountID, mode string, scopes ...string) (id, secret string) {
 	b.t.Helper()
 	return b.newTokenExpiring(accountID, mode, nil, scopes...)

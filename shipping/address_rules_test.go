@@ -16,7 +16,7 @@ func rulesInput(to Address) Input {
 	return Input{
 		From:   Address{Street1: "1 Market St", City: "San Francisco", State: &state, Zip: "94105", Country: "US"},
 		To:     to,
-		Parcel: Parcel{WeightOz: 16},
+		Parcel: Parcel{WeightOz: new(16.0)},
 	}
 }
 

@@ -21,6 +21,12 @@ func (in Input) customsIssues() []Issue {
 	}
 	var issues []Issue
 	for i, it := range c.Items {
+		switch path := fmt.Sprintf("customs.items.%d", i); {
+		case it.WeightOz != nil && it.WeightG != nil:
+			issues = append(issues, Issue{Path: path, Message: "has weightOz and weightG: give the line's weight in one of them"})
+		case it.WeightOz == nil && it.WeightG == nil:
+			issues = append(issues, Issue{Path: path + ".weightOz", Message: "is required (or weightG, in grams)", Missing: true})
+		}
 		if it.HSTariffNumber == nil {
 			continue
 		}

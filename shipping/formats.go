@@ -1,10 +1,12 @@
 package shipping
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
@@ -31,16 +33,74 @@ func checkLabelFormat(f carriers.LabelFormat, size carriers.LabelSize) error {
 	if f != "" && !slices.Contains(carriers.LabelFormats(), f) {
 		return &InputError{Issues: []Issue{{Path: "labelFormat", Message: "must be pdf, png or zpl"}}}
 	}
-	switch size {
-	case "", carriers.Label4x6:
-	case carriers.LabelLetter:
-		if f != "" && f != carriers.LabelPDF {
-			return &InputError{Issues: []Issue{{Path: "labelSize", Message: fmt.Sprintf("letter is a PDF's page; a %s label is 4x6", f)}}}
-		}
-	default:
-		return &InputError{Issues: []Issue{{Path: "labelSize", Message: "must be 4x6 or letter"}}}
+	switch {
+	case size != "" && !slices.Contains(carriers.LabelSizes(), size):
+		return &InputError{Issues: []Issue{{Path: "labelSize", Message: "must be 4x6, letter, a6 or a4"}}}
+	case size.PDFOnly() && f != "" && f != carriers.LabelPDF:
+		return &InputError{Issues: []Issue{{Path: "labelSize", Message: fmt.Sprintf("%s is a PDF's page; a %s label is 4x6", size, f)}}}
 	}
 	return nil
+}
+
+// offering keeps the rates of the carriers whose labels come in format f
+// and size (Descriptor.LabelFormats and LabelSizes; "" is PDF and 4x6): a
+// label is bought as asked or not at all. When the selection names a
+// carrier that does not offer them, or no carrier left does, the label is
+// refused naming the field and who offers it.
+func (s *Service) offering(q Quote, sel Selection, f carriers.LabelFormat, size carriers.LabelSize) (Quote, error) {
+	f, size = cmp.Or(f, carriers.LabelPDF), cmp.Or(size, carriers.Label4x6)
+	offers := func(carrier string) (bool, string, string) {
+		d, ok := s.cfg.Catalog.Lookup(carrier)
+		if !ok {
+			return true, "", ""
+		}
+		switch {
+		case len(d.LabelFormats) > 0 && !slices.Contains(d.LabelFormats, f):
+			return false, "labelFormat", fmt.Sprintf("%s labels in %s", f, joinNames(d.LabelFormats))
+		case len(d.LabelSizes) > 0 && !slices.Contains(d.LabelSizes, size):
+			return false, "labelSize", fmt.Sprintf("%s labels in %s", size, joinNames(d.LabelSizes))
+		}
+		return true, "", ""
+	}
+	if sel.Carrier != nil {
+		if ok, field, what := offers(*sel.Carrier); !ok {
+			asked, offered, _ := strings.Cut(what, " in ")
+			return Quote{}, &InputError{Issues: []Issue{{Path: field, Message: fmt.Sprintf("%s does not offer %s; it offers %s", *sel.Carrier, asked, offered)}}}
+		}
+	}
+	kept := q.Rates[:0:0]
+	var field, why string
+	for _, r := range q.Rates {
+		ok, fld, _ := offers(r.Carrier)
+		if ok {
+			kept = append(kept, r)
+		} else {
+			field = fld
+		}
+	}
+	if len(kept) == 0 && len(q.Rates) > 0 {
+		var by []string
+		for _, d := range s.cfg.Catalog.Descriptors() {
+			if ok, _, _ := offers(string(d.ID)); ok {
+				by = append(by, string(d.ID))
+			}
+		}
+		why = fmt.Sprintf("no carrier that quoted this shipment offers %s %s labels", size, f)
+		if len(by) > 0 {
+			why += "; " + strings.Join(by, ", ") + " do where they serve it"
+		}
+		return Quote{}, &InputError{Issues: []Issue{{Path: field, Message: why}}}
+	}
+	q.Rates = kept
+	return q, nil
+}
+
+func joinNames[T ~string](names []T) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = string(n)
+	}
+	return strings.Join(out, ", ")
 }
 
 // RowLabelFormat is a row's format; rows written without one are PDFs.

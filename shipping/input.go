@@ -43,12 +43,96 @@ type Address struct {
 	Residential *bool   `json:"residential,omitempty"`
 }
 
-// Parcel is the package: weight in ounces, dimensions in inches.
+// Parcel is the package, in inches and ounces or in centimetres and grams
+// as the caller gave it (one system: ParcelIssues); the shipment shows it
+// back so, and the carriers get exact conversions (carrierParcel).
 type Parcel struct {
 	LengthIn *float64 `json:"lengthIn,omitempty"`
 	WidthIn  *float64 `json:"widthIn,omitempty"`
 	HeightIn *float64 `json:"heightIn,omitempty"`
-	WeightOz float64  `json:"weightOz"`
+	WeightOz *float64 `json:"weightOz,omitempty"`
+	LengthCm *float64 `json:"lengthCm,omitempty"`
+	WidthCm  *float64 `json:"widthCm,omitempty"`
+	HeightCm *float64 `json:"heightCm,omitempty"`
+	WeightG  *float64 `json:"weightG,omitempty"`
+}
+
+// Metric reports whether the parcel has a field in centimetres or grams.
+func (p Parcel) Metric() bool {
+	return p.LengthCm != nil || p.WidthCm != nil || p.HeightCm != nil || p.WeightG != nil
+}
+
+// imperial reports whether the parcel has a field in inches or ounces.
+func (p Parcel) imperial() bool {
+	return p.LengthIn != nil || p.WidthIn != nil || p.HeightIn != nil || p.WeightOz != nil
+}
+
+// given reports whether the caller gave the parcel at all.
+func (p Parcel) given() bool { return p.Metric() || p.imperial() }
+
+// weighed reports whether the parcel has its system's weight, above 0.
+func (p Parcel) weighed() bool {
+	if p.Metric() {
+		return deref(p.WeightG) > 0
+	}
+	return deref(p.WeightOz) > 0
+}
+
+// Ounces is the parcel's weight in ounces, converted exactly from grams.
+func (p Parcel) Ounces() float64 { return carrierParcel(p).WeightOz }
+
+// ParcelIssues are the rules of one parcel the schema cannot state: one
+// system, and that system's weight. path is where it is ("parcel",
+// "parcels.1").
+func ParcelIssues(path string, p Parcel) []Issue {
+	switch {
+	case p.Metric() && p.imperial():
+		return []Issue{{Path: path, Message: "mixes inches and ounces (" + strings.Join(p.fieldNames(false), ", ") +
+			") with centimetres and grams (" + strings.Join(p.fieldNames(true), ", ") + "): give a parcel in one system"}}
+	case p.Metric() && p.WeightG == nil:
+		return []Issue{{Path: path + ".weightG", Message: "is required with a parcel in centimetres", Missing: true}}
+	case !p.Metric() && p.WeightOz == nil:
+		return []Issue{{Path: path + ".weightOz", Message: "is required", Missing: true}}
+	}
+	return nil
+}
+
+// fieldNames are the names of the parcel's fields of one system.
+func (p Parcel) fieldNames(metric bool) []string {
+	fields := []struct {
+		name string
+		v    *float64
+	}{{"lengthIn", p.LengthIn}, {"widthIn", p.WidthIn}, {"heightIn", p.HeightIn}, {"weightOz", p.WeightOz}}
+	if metric {
+		fields = []struct {
+			name string
+			v    *float64
+		}{{"lengthCm", p.LengthCm}, {"widthCm", p.WidthCm}, {"heightCm", p.HeightCm}, {"weightG", p.WeightG}}
+	}
+	var names []string
+	for _, f := range fields {
+		if f.v != nil {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+// parcelIssues applies ParcelIssues to the input's parcel or parcels as
+// the caller gave them (before Pieces folds them).
+func (in Input) parcelIssues() error {
+	var issues []Issue
+	if len(in.Parcels) > 0 {
+		for i, p := range in.Parcels {
+			issues = append(issues, ParcelIssues(fmt.Sprintf("parcels.%d", i), p)...)
+		}
+	} else if in.Parcel.given() {
+		issues = ParcelIssues("parcel", in.Parcel)
+	}
+	if len(issues) > 0 {
+		return &InputError{Issues: issues}
+	}
+	return nil
 }
 
 // Options are extra services.
@@ -74,12 +158,22 @@ type Customs struct {
 
 // CustomsItem is one line of a customs declaration.
 type CustomsItem struct {
-	Description    string  `json:"description"`
-	Quantity       int     `json:"quantity"`
-	ValueCents     int64   `json:"valueCents"`
-	WeightOz       float64 `json:"weightOz"`
-	HSTariffNumber *string `json:"hsTariffNumber,omitempty"`
-	OriginCountry  *string `json:"originCountry,omitempty"`
+	Description string `json:"description"`
+	Quantity    int    `json:"quantity"`
+	ValueCents  int64  `json:"valueCents"`
+	// WeightOz or WeightG, as the caller gave it (customsIssues: one).
+	WeightOz       *float64 `json:"weightOz,omitempty"`
+	WeightG        *float64 `json:"weightG,omitempty"`
+	HSTariffNumber *string  `json:"hsTariffNumber,omitempty"`
+	OriginCountry  *string  `json:"originCountry,omitempty"`
+}
+
+// ounces is the line's weight in ounces, converted exactly from grams.
+func (it CustomsItem) ounces() float64 {
+	if it.WeightG != nil {
+		return *it.WeightG / carriers.GramsPerOunce
+	}
+	return deref(it.WeightOz)
 }
 
 // Issue is one rule an input breaks. Path is dot-separated (toAddress.state).
@@ -196,7 +290,7 @@ func DecodeInput(raw string) (Input, error) {
 	if err := dec.Decode(&in); err != nil {
 		return Input{}, fmt.Errorf("%w: %w", errInputUndecodable, err)
 	}
-	if in.From.Street1 == "" || in.To.Street1 == "" || in.Parcel.WeightOz <= 0 {
+	if in.From.Street1 == "" || in.To.Street1 == "" || !in.Parcel.weighed() {
 		return Input{}, fmt.Errorf("%w: addresses or parcel missing", errInputUndecodable)
 	}
 	return in, nil
@@ -222,7 +316,7 @@ func (in Input) CarrierShipment() carriers.Shipment {
 		}
 		for _, it := range c.Items {
 			cc.Items = append(cc.Items, carriers.CustomsItem{
-				Description: it.Description, Quantity: it.Quantity, ValueCents: it.ValueCents, WeightOz: it.WeightOz,
+				Description: it.Description, Quantity: it.Quantity, ValueCents: it.ValueCents, WeightOz: it.ounces(),
 				HSTariffNumber: deref(it.HSTariffNumber), OriginCountry: strings.ToUpper(deref(it.OriginCountry)),
 			})
 		}

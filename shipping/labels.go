@@ -45,7 +45,13 @@ type Shipment struct {
 	BalanceAppliedCents int64         `json:"balanceAppliedCents"`
 	ChargeAmountCents   int64         `json:"chargeAmountCents"`
 	Currency            string        `json:"currency"`
-	EstimatedDays       int           `json:"estimatedDays"`
+	// CarrierCurrency, CarrierAmountCents and ExchangeRate: the carrier's
+	// own figure and the rate it was converted at, when the label was
+	// bought at a converted rate; nil otherwise.
+	CarrierCurrency    *string `json:"carrierCurrency,omitempty"`
+	CarrierAmountCents *int64  `json:"carrierAmountCents,omitempty"`
+	ExchangeRate       *string `json:"exchangeRate,omitempty"`
+	EstimatedDays      int     `json:"estimatedDays"`
 	// EstimatedDeliveryDate and Guaranteed are the bought rate's (nil for
 	// labels bought before they were kept).
 	EstimatedDeliveryDate *time.Time `json:"estimatedDeliveryDate,omitempty"`
@@ -132,6 +138,9 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err != nil {
 			return Shipment{}, err
 		}
+		if quote, err = s.offering(quote, in.Selection, in.LabelFormat, in.LabelSize); err != nil {
+			return Shipment{}, err
+		}
 		sel := preferCarrier(quote, in.Selection, origCarrier)
 		rate, err := quote.pick(sel)
 		if err != nil {
@@ -159,6 +168,7 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 			Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
 			EstimatedDeliveryDate: rate.deliveryDate(), Guaranteed: &rate.Guaranteed,
 			IsReturn: in.Return.is(), ReturnOf: in.Return.Of,
+			CarrierCurrency: rate.carrierCurrency(), CarrierAmountCents: rate.carrierAmount(), ExchangeRate: rate.exchangeRate(),
 			LabelFormat: string(cmp.Or(in.LabelFormat, carriers.LabelPDF)), LabelSize: string(cmp.Or(in.LabelSize, carriers.Label4x6)),
 			CarrierAccountID: optional(rate.CarrierAccountID),
 		}
@@ -172,6 +182,9 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 				}
 			}
 			if err := tx.InsertShipment(ctx, &row); err != nil {
+				return Shipment{}, err
+			}
+			if err := checkCurrency(ctx, tx, row); err != nil {
 				return Shipment{}, err
 			}
 			if err := s.recordReserve(ctx, tx, row, now); err != nil {
@@ -328,6 +341,7 @@ func ShipmentOf(row store.Shipment, in Input, events []store.TrackingEvent, deta
 		CarrierRateCents: row.CarrierRateCents, PlatformFeeCents: row.PlatformFeeCents, CustomerPriceCents: row.CustomerPriceCents,
 		BalanceAppliedCents: row.BalanceAppliedCents, ChargeAmountCents: row.ChargeAmountCents,
 		Currency: row.Currency, EstimatedDays: row.EstimatedDays, Source: row.Source, Input: in,
+		CarrierCurrency: row.CarrierCurrency, CarrierAmountCents: row.CarrierAmountCents, ExchangeRate: row.ExchangeRate,
 		EstimatedDeliveryDate: rowDeliveryDate(row), Guaranteed: row.Guaranteed,
 		TrackingNumber: row.TrackingNumber, TrackerID: row.TrackerID, TrackingStatus: row.TrackingStatus,
 		ErrorMessage: row.ErrorMessage, HasLabel: row.LabelKey != nil, PurchasedAt: row.PurchasedAt, VoidedAt: row.VoidedAt,

@@ -53,7 +53,7 @@ func newLabel() shipping.NewLabel {
 	return shipping.NewLabel{Input: shipping.Input{
 		From:   shipping.Address{Name: &shop, Phone: &phone, Street1: "1 Market St", City: "San Francisco", State: &ca, Zip: "94105", Country: "US"},
 		To:     shipping.Address{Name: &ada, Phone: &phone, Street1: "350 Fifth Avenue", City: "New York", State: &ny, Zip: "10118", Country: "US"},
-		Parcel: shipping.Parcel{WeightOz: 16},
+		Parcel: shipping.Parcel{WeightOz: new(float64(16))},
 	}}
 }
 

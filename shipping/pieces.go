@@ -22,6 +22,8 @@ const MaxPieces = 20
 type Package struct {
 	TrackingNumber string  `json:"trackingNumber"`
 	WeightOz       float64 `json:"weightOz"`
+	// WeightG is the piece's weight as given, for a piece in grams.
+	WeightG *float64 `json:"weightG,omitempty"`
 }
 
 // errBothParcelForms: the caller gave parcel and parcels; which one it
@@ -31,10 +33,10 @@ var errBothParcelForms = &InputError{Issues: []Issue{{Path: "parcels", Message: 
 // onePieceForm refuses an input with both parcel and parcels. It runs on the
 // input as the caller gave it, before pieces() folds one into the other.
 func (in Input) onePieceForm() error {
-	if in.Parcel.WeightOz != 0 && len(in.Parcels) > 0 {
+	if in.Parcel.given() && len(in.Parcels) > 0 {
 		return errBothParcelForms
 	}
-	return nil
+	return in.parcelIssues()
 }
 
 // Pieces folds parcels into the single-parcel form: one piece is a parcel;
@@ -54,7 +56,10 @@ func (in Input) Pieces() Input {
 // MultiPiece reports whether the shipment has several pieces.
 func (in Input) MultiPiece() bool { return len(in.Parcels) > 1 }
 func carrierParcel(p Parcel) carriers.Parcel {
-	return carriers.Parcel{WeightOz: p.WeightOz, LengthIn: deref(p.LengthIn), WidthIn: deref(p.WidthIn), HeightIn: deref(p.HeightIn)}
+	if p.Metric() {
+		return carriers.MetricParcelOf(carriers.MetricParcel{LengthCm: deref(p.LengthCm), WidthCm: deref(p.WidthCm), HeightCm: deref(p.HeightCm), WeightG: deref(p.WeightG)})
+	}
+	return carriers.Parcel{WeightOz: deref(p.WeightOz), LengthIn: deref(p.LengthIn), WidthIn: deref(p.WidthIn), HeightIn: deref(p.HeightIn)}
 }
 
 // errPiecesPNG: a PNG is one image, one label; a multi-piece shipment has a
@@ -80,7 +85,7 @@ func PackagesOf(in Input, label carriers.Label) ([]Package, error) {
 	}
 	out := make([]Package, len(in.Parcels))
 	for i, p := range in.Parcels {
-		out[i] = Package{TrackingNumber: label.Pieces[i], WeightOz: p.WeightOz}
+		out[i] = Package{TrackingNumber: label.Pieces[i], WeightOz: p.Ounces(), WeightG: p.WeightG}
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -17,7 +18,7 @@ import (
 // no rate, no matching service, refused by the carriers) are returned as
 // issues; anything else (carriers unavailable or failing, the request
 // cancelled) as the error.
-func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, sel Selection, row *store.Shipment) ([]Issue, error) {
+func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, sel Selection, format carriers.LabelFormat, row *store.Shipment) ([]Issue, error) {
 	err := in.onePieceForm()
 	if err == nil {
 		// The schema cannot require one of parcel and parcels; a batch item
@@ -34,6 +35,9 @@ func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, s
 	var quote Quote
 	if err == nil {
 		quote, err = s.rates(ctx, c, input, false) // batch items are outbound labels
+	}
+	if err == nil {
+		quote, err = s.offering(quote, sel, format, carriers.Label4x6)
 	}
 	var rate Rate
 	if err == nil {
@@ -62,7 +66,8 @@ func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, s
 		CarrierRateCents: rate.CarrierRateCents, PlatformFeeCents: rate.PlatformFeeCents, CustomerPriceCents: rate.CustomerPriceCents,
 		Currency: rate.Currency, EstimatedDays: rate.EstimatedDays, Request: request, Source: "api",
 		EstimatedDeliveryDate: rate.deliveryDate(), Guaranteed: &rate.Guaranteed,
-		CarrierAccountID: optional(rate.CarrierAccountID)}
+		CarrierAccountID: optional(rate.CarrierAccountID),
+		CarrierCurrency:  rate.carrierCurrency(), CarrierAmountCents: rate.carrierAmount(), ExchangeRate: rate.exchangeRate()}
 	return nil, nil
 }
 
@@ -83,9 +88,13 @@ func (s *Service) AdmitPurchases(ctx context.Context, n int) error {
 }
 
 // ReservePurchase reserves, in tx, the balance row (inserted in tx) applies
+// (ErrCurrencyChanged when the account's currency is no longer row's)
 // and returns the purchase job to enqueue for it: what Create does inside
 // its transaction, for a label of a batch, whose jobs go in at once.
 func (s *Service) ReservePurchase(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) (river.InsertManyParams, error) {
+	if err := checkCurrency(ctx, tx, row); err != nil {
+		return river.InsertManyParams{}, err
+	}
 	if err := s.recordReserve(ctx, tx, row, now); err != nil {
 		return river.InsertManyParams{}, err
 	}

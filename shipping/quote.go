@@ -1,10 +1,12 @@
 package shipping
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
+	"github.com/shipd-dev/shipd/exchangerates"
 )
 
 // Rate is one carrier service's price for a shipment, fee included.
@@ -34,6 +37,12 @@ type Rate struct {
 	// DutiesCents is the part of CarrierRateCents that is the
 	// destination's duties and taxes (DDP); 0 when none was quoted.
 	DutiesCents int64 `json:"dutiesCents,omitempty"`
+	// CarrierCurrency, CarrierAmountCents and ExchangeRate are set when
+	// the carrier priced in another currency than the account's (Currency):
+	// its own figure, and the rate it was converted at (currency.go).
+	CarrierCurrency    string `json:"carrierCurrency,omitempty"`
+	CarrierAmountCents int64  `json:"carrierAmountCents,omitempty"`
+	ExchangeRate       string `json:"exchangeRate,omitempty"`
 }
 
 // ServiceOption names a service one can select.
@@ -87,6 +96,7 @@ type CarrierFailure struct {
 }
 
 // CarriersError is a quote that no carrier could answer. Kind is
+// ErrNoRates (every carrier priced in a currency shipd cannot convert),
 // ErrCarrierUnavailable (every carrier rate limited or down),
 // ErrCarrierRejected (a carrier refused the shipment, none failed) or
 // ErrCarrierFailed; errors.Is sees it.
@@ -234,6 +244,10 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 	if err != nil {
 		return Quote{}, err
 	}
+	currency, err := s.accountCurrency(ctx, c.AccountID)
+	if err != nil {
+		return Quote{}, err
+	}
 	shipment := in.CarrierShipment()
 	shipment.ShipDate = carriers.ShipDate(s.now())
 	shipment.Return = ret
@@ -261,7 +275,6 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 		return Quote{}, err
 	}
 	var q Quote
-	fee := s.platformFee()
 	for i, a := range answers {
 		if errors.Is(a.err, carriers.ErrCustomsRequired) {
 			return Quote{}, errCustomsRequired
@@ -272,6 +285,8 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			q.Failures = append(q.Failures, f)
 			continue
 		}
+		unconverted := "" // the currency of a rate of the carrier that could not be converted
+		converted := 0
 		for _, r := range a.rates {
 			if !dutiesQuoted(shipment, r) { // customs.go
 				continue
@@ -289,14 +304,20 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 				r.EstimatedDeliveryDate = carriers.DeliveryDate(shipment.ShipDate, r.EstimatedDays, s.cfg.Catalog.DeliversSaturday(r.Carrier))
 				r.Guaranteed = false
 			}
-			q.Rates = append(q.Rates, Rate{
-				Carrier: r.Carrier, Service: r.Service, ServiceCategory: r.ServiceCategory,
-				CarrierRateCents: r.CarrierRateCents, PlatformFeeCents: fee, CustomerPriceCents: r.CarrierRateCents + fee,
-				Currency: r.Currency, EstimatedDays: r.EstimatedDays,
-				EstimatedDeliveryDate: carriers.Date(r.EstimatedDeliveryDate), Guaranteed: r.Guaranteed,
-				CarrierAccountID: accountIDs[i],
-				DutiesCents:      r.DutiesCents,
-			})
+			rate, err := s.inCurrency(r, currency)
+			if errors.Is(err, exchangerates.ErrNoRate) {
+				unconverted = cmp.Or(r.Currency, legacyCurrency)
+				continue
+			}
+			if err != nil {
+				return Quote{}, err
+			}
+			rate.CarrierAccountID = accountIDs[i]
+			q.Rates = append(q.Rates, rate)
+			converted++
+		}
+		if unconverted != "" && converted == 0 {
+			q.Failures = append(q.Failures, noExchangeRate(cs[i].Name(), unconverted, currency))
 		}
 	}
 	q = q.withoutUnbuyable(s.cfg.Catalog, shipment)
@@ -311,12 +332,18 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 }
 
 // NoRatesError is the error of a quote without rates: nil when no carrier
-// failed (they simply offer nothing); unavailable when every failure is
+// failed (they simply offer nothing); ErrNoRates with the failures when
+// every carrier's rates are in a currency shipd cannot convert; unavailable when every failure is
 // transient; rejected when a carrier refused the shipment and none failed;
 // failed otherwise.
 func NoRatesError(failures []CarrierFailure) error {
 	if len(failures) == 0 {
 		return nil
+	}
+	if !slices.ContainsFunc(failures, func(f CarrierFailure) bool { return f.Code != CodeNoExchangeRate }) {
+		// Every carrier quoted, in currencies shipd cannot convert: no
+		// rate, saying why (currency.go).
+		return &CarriersError{Failures: failures, Kind: ErrNoRates}
 	}
 	e := &CarriersError{Failures: failures, Kind: ErrCarrierUnavailable}
 	for _, f := range failures {

@@ -80,7 +80,7 @@ func (s *Service) returnInput(ctx context.Context, c accounts.Caller, in Input, 
 	if in.To.Street1 == "" {
 		in.To = orig.From
 	}
-	if in.Parcel.WeightOz == 0 && len(in.Parcels) == 0 {
+	if !in.Parcel.given() && len(in.Parcels) == 0 {
 		in.Parcel, in.Parcels = orig.Parcel, orig.Parcels
 	}
 	if in.Customs == nil && orig.Customs != nil {
@@ -99,7 +99,7 @@ func (in Input) complete() error {
 	if in.To.Street1 == "" {
 		issues = append(issues, Issue{Path: "toAddress", Message: "is required", Missing: true})
 	}
-	if in.Parcel.WeightOz == 0 && len(in.Parcels) == 0 {
+	if !in.Parcel.given() && len(in.Parcels) == 0 {
 		issues = append(issues, Issue{Path: "parcel", Message: "is required", Missing: true})
 	}
 	if len(issues) > 0 {

@@ -75,8 +75,16 @@ type Config struct {
 	// TrackerEventData renders standalone trackers for events (tracker.updated
 	// of a tracker without a shipment); nil: the Tracker as Go marshals it.
 	TrackerEventData TrackerEncoder
-	// PlatformFeeCents is added to every rate; nil means the default of 8.
+	// PlatformFeeCents is added to every rate, in the minor unit of the
+	// account's currency; nil means the default of 8.
 	PlatformFeeCents *int64
+	// PlatformFees sets the fee of the accounts of a currency (ISO 4217,
+	// in its minor unit), over PlatformFeeCents (serve --platform-fee).
+	PlatformFees map[string]int64
+	// ExchangeRates converts a carrier's price into the account's currency
+	// when they differ; nil converts a currency only to itself (the
+	// carrier's rates are then left out with CodeNoExchangeRate).
+	ExchangeRates ExchangeRates
 	// PurchaseRetryBase is the first retry delay of a purchase or void the carrier could not take.
 	PurchaseRetryBase time.Duration
 	// PurchaseAttempts is how many times a purchase is tried while the carrier is unavailable.
@@ -193,7 +201,11 @@ func New(st Storage, acc *accounts.Service, wh *webhooks.Service, idem *idempote
 		backlog: backlog{st: st}}, nil
 }
 
-func (s *Service) platformFee() int64 {
+// platformFee is the fee of an account in currency, in its minor unit.
+func (s *Service) platformFee(currency string) int64 {
+	if fee, ok := s.cfg.PlatformFees[currency]; ok {
+		return fee
+	}
 	if s.cfg.PlatformFeeCents == nil {
 		return DefaultPlatformFeeCents
 	}

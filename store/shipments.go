@@ -25,7 +25,13 @@ type Shipment struct {
 	BalanceAppliedCents int64     `db:"balance_applied_cents"`
 	ChargeAmountCents   int64     `db:"charge_amount_cents"`
 	Currency            string    `db:"currency"`
-	EstimatedDays       int       `db:"estimated_days"`
+	// CarrierCurrency, CarrierAmountCents and ExchangeRate are set when the
+	// rate was converted from the carrier's currency: its own figure and
+	// the rate (a decimal) it was bought at; nil otherwise.
+	CarrierCurrency    *string `db:"carrier_currency"`
+	CarrierAmountCents *int64  `db:"carrier_amount_cents"`
+	ExchangeRate       *string `db:"exchange_rate"`
+	EstimatedDays      int     `db:"estimated_days"`
 	// EstimatedDeliveryDate (YYYY-MM-DD) and Guaranteed are the bought
 	// rate's; nil for labels bought before they were kept.
 	EstimatedDeliveryDate *string    `db:"estimated_delivery_date"`
@@ -64,17 +70,17 @@ type Shipment struct {
 
 const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_at, carrier, service, service_category,
 	carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents, currency,
-	estimated_days, estimated_delivery_date, guaranteed, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at,
+	carrier_currency, carrier_amount_cents, exchange_rate, estimated_days, estimated_delivery_date, guaranteed, request, source, tracking_number, carrier_shipment_id, label_key, tracker_id, tracking_status, error_message, purchased_at, voided_at,
 	is_return, return_of, use_charged_at, label_format, label_size, batch_id, manifest_id, carrier_account_id, packages`
 
 // InsertShipment stores a new shipment.
 func (t *Tx) InsertShipment(ctx context.Context, s *Shipment) error {
 	seq, err := t.insertSeq(ctx, `INSERT INTO shipments (id, account_id, mode, status, created_at, updated_at, carrier, service,
 		service_category, carrier_rate_cents, platform_fee_cents, customer_price_cents, balance_applied_cents, charge_amount_cents,
-		currency, estimated_days, estimated_delivery_date, guaranteed, request, source, is_return, return_of, label_format, label_size, batch_id, carrier_account_id)
+		currency, carrier_currency, carrier_amount_cents, exchange_rate, estimated_days, estimated_delivery_date, guaranteed, request, source, is_return, return_of, label_format, label_size, batch_id, carrier_account_id)
 		VALUES (:id, :account_id, :mode, :status, :created_at, :updated_at, :carrier, :service, :service_category,
 		:carrier_rate_cents, :platform_fee_cents, :customer_price_cents, :balance_applied_cents, :charge_amount_cents,
-		:currency, :estimated_days, :estimated_delivery_date, :guaranteed, :request, :source, :is_return, :return_of, :label_format, :label_size, :batch_id, :carrier_account_id)
+		:currency, :carrier_currency, :carrier_amount_cents, :exchange_rate, :estimated_days, :estimated_delivery_date, :guaranteed, :request, :source, :is_return, :return_of, :label_format, :label_size, :batch_id, :carrier_account_id)
 		RETURNING seq`, s)
 	s.Seq = seq
 	return err

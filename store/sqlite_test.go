@@ -65,7 +65,7 @@ func TestReopenKeepsDataAndMigrations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	acct := store.Account{ID: store.NewID("acct"), Name: "Kept", HasPaymentMethod: true, CreatedAt: time.Now().UTC()}
+	acct := store.Account{ID: store.NewID("acct"), Name: "Kept", HasPaymentMethod: true, Currency: "USD", CreatedAt: time.Now().UTC()}
 	if err := s.Tx(ctx, func(tx *store.Tx) error { return tx.InsertAccount(ctx, acct) }); err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/exchangerates"
 	"github.com/shipd-dev/shipd/paging"
 )
 
@@ -53,10 +55,16 @@ var funcs = template.FuncMap{
 		}
 		return ""
 	},
-	"money":       money,
-	"has":         func(list []string, v string) bool { return slices.Contains(list, v) },
-	"join":        strings.Join,
-	"deref":       func(s *string) string { return derefString(s) },
+	"money": money,
+	"has":   func(list []string, v string) bool { return slices.Contains(list, v) },
+	"join":  strings.Join,
+	"deref": func(s *string) string { return derefString(s) },
+	"deref64": func(v *int64) int64 {
+		if v == nil {
+			return 0
+		}
+		return *v
+	},
 	"label":       label,
 	"query":       func(v url.Values) string { return v.Encode() },
 	"upper":       strings.ToUpper,
@@ -75,17 +83,23 @@ func formatTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04 UTC")
 }
 
-// money shows cents in their currency: $12.34, or 12.34 EUR.
+// money shows an amount of minor units in its currency: $12.34, or
+// 12.34 EUR, or 1234 JPY (a currency's own number of decimals).
 func money(cents int64, currency string) string {
 	sign := ""
 	if cents < 0 {
 		sign, cents = "−", -cents
 	}
-	amount := fmt.Sprintf("%d.%02d", cents/100, cents%100)
-	if currency == "" || strings.EqualFold(currency, "USD") {
+	currency = strings.ToUpper(currency)
+	amount := strconv.FormatInt(cents, 10)
+	if d := exchangerates.MinorUnits(currency); d > 0 {
+		amount = fmt.Sprintf("%0*d", d+1, cents)
+		amount = amount[:len(amount)-d] + "." + amount[len(amount)-d:]
+	}
+	if currency == "" || currency == "USD" {
 		return sign + "$" + amount
 	}
-	return sign + amount + " " + strings.ToUpper(currency)
+	return sign + amount + " " + currency
 }
 
 func derefString(s *string) string {

@@ -101,8 +101,14 @@ func setup(t *testing.T, opts ...option) *bundle {
 // newAccount makes an account with a user (password) and a test token with every scope.
 func (b *bundle) newAccount(name, email string) (accounts.Account, string, string) {
 	b.t.Helper()
+	return b.newAccountIn(name, email, "")
+}
+
+// newAccountIn is newAccount billed in currency ("": the default).
+func (b *bundle) newAccountIn(name, email, currency string) (accounts.Account, string, string) {
+	b.t.Helper()
 	ctx := context.Background()
-	a, err := b.app.Accounts.CreateAccount(ctx, name, true)
+	a, err := b.app.Accounts.CreateAccountWith(ctx, accounts.NewAccount{Name: name, HasPaymentMethod: true, Currency: currency})
 	if err != nil {
 		b.t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/exchangerates"
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -54,45 +55,66 @@ func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		db := dbFlag(fs)
 		name := fs.String("name", "", "account name (required)")
 		pm := fs.Bool("payment-method", true, "the account has a payment method on file")
+		currency := fs.String("currency", accounts.DefaultCurrency, "the ISO 4217 currency of every price, charge and balance of the account (EUR, GBP…); it cannot change once the account has shipments")
 		if err := parse(fs, args[1:]); err != nil {
 			return err
 		}
 		if strings.TrimSpace(*name) == "" {
 			return usageError("accounts create: --name is required")
 		}
+		if !exchangerates.IsCurrency(strings.ToUpper(strings.TrimSpace(*currency))) {
+			return usageError(fmt.Sprintf("accounts create: --currency %q is not an ISO 4217 currency code such as USD or EUR", *currency))
+		}
 		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
 			return err
 		}
 		defer closeDB()
-		a, err := acc.CreateAccount(ctx, *name, *pm)
+		a, err := acc.CreateAccountWith(ctx, accounts.NewAccount{Name: *name, HasPaymentMethod: *pm, Currency: *currency})
 		if err != nil {
 			return err
 		}
-		return printJSON(stdout, map[string]any{"id": a.ID, "name": a.Name, "paymentMethod": a.HasPaymentMethod})
+		return printJSON(stdout, map[string]any{"id": a.ID, "name": a.Name, "paymentMethod": a.HasPaymentMethod, "currency": a.Currency})
 	case "update":
 		fs := newFlags("accounts update", stderr)
 		db := dbFlag(fs)
 		id := fs.String("account", "", "account id (required)")
-		pm := fs.String("payment-method", "", "true or false (required)")
+		pm := fs.String("payment-method", "", "true or false")
+		currency := fs.String("currency", "", "a new ISO 4217 currency, refused once the account has shipments or ledger entries")
 		if err := parse(fs, args[1:]); err != nil {
 			return err
 		}
-		if *id == "" || (*pm != "true" && *pm != "false") {
-			return usageError("accounts update: --account and --payment-method=true|false are required")
+		if *id == "" || (*pm != "" && *pm != "true" && *pm != "false") || (*pm == "" && *currency == "") {
+			return usageError("accounts update: --account and --payment-method=true|false or --currency CODE are required")
+		}
+		if *currency != "" && !exchangerates.IsCurrency(strings.ToUpper(strings.TrimSpace(*currency))) {
+			return usageError(fmt.Sprintf("accounts update: --currency %q is not an ISO 4217 currency code such as USD or EUR", *currency))
 		}
 		acc, closeDB, err := openAccounts(ctx, *db)
 		if err != nil {
 			return err
 		}
 		defer closeDB()
-		if err := acc.SetPaymentMethod(ctx, *id, *pm == "true"); err != nil {
+		notFound := func(err error) error {
 			if errors.Is(err, accounts.ErrNotFound) {
 				return fmt.Errorf("account %s does not exist", *id)
 			}
 			return err
 		}
-		return printJSON(stdout, map[string]any{"id": *id, "paymentMethod": *pm == "true"})
+		out := map[string]any{"id": *id}
+		if *currency != "" {
+			if err := acc.SetCurrency(ctx, *id, *currency); err != nil {
+				return notFound(err)
+			}
+			out["currency"] = strings.ToUpper(strings.TrimSpace(*currency))
+		}
+		if *pm != "" {
+			if err := acc.SetPaymentMethod(ctx, *id, *pm == "true"); err != nil {
+				return notFound(err)
+			}
+			out["paymentMethod"] = *pm == "true"
+		}
+		return printJSON(stdout, out)
 	case "list":
 		fs := newFlags("accounts list", stderr)
 		db := dbFlag(fs)
@@ -112,12 +134,13 @@ func accountsCmd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			ID            string    `json:"id"`
 			Name          string    `json:"name"`
 			PaymentMethod bool      `json:"paymentMethod"`
+			Currency      string    `json:"currency"`
 			CreatedAt     time.Time `json:"createdAt"`
 			Tokens        int       `json:"tokens"` // not revoked, expired or not
 		}
 		out := make([]accountView, len(as))
 		for i, a := range as {
-			out[i] = accountView{a.ID, a.Name, a.HasPaymentMethod, a.CreatedAt.UTC(), a.Tokens}
+			out[i] = accountView{a.ID, a.Name, a.HasPaymentMethod, a.Currency, a.CreatedAt.UTC(), a.Tokens}
 		}
 		return printJSON(stdout, map[string]any{"data": out})
 	}

@@ -38,7 +38,7 @@ func TestDHLParcelDEFromFlags(t *testing.T) {
 	}
 	db := filepath.Join(dir, "shipd.db")
 	var acct struct{ ID string }
-	cliOK(t, &acct, "accounts", "create", "--db", db, "--name", "Paket")
+	cliOK(t, &acct, "accounts", "create", "--db", db, "--name", "Paket", "--currency", "EUR")
 	var tok struct{ Token string }
 	cliOK(t, &tok, "tokens", "create", "--db", db, "--account", acct.ID, "--mode", "live", "--scopes", "read:shipments,write:shipments")
 	fake := dhlparceldefake.New(t)
@@ -83,7 +83,7 @@ func TestDHLParcelDENeedsARateSheet(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "shipd.db")
 	var acct struct{ ID string }
-	cliOK(t, &acct, "accounts", "create", "--db", db, "--name", "Paket")
+	cliOK(t, &acct, "accounts", "create", "--db", db, "--name", "Paket", "--currency", "EUR")
 	var tok struct{ Token string }
 	cliOK(t, &tok, "tokens", "create", "--db", db, "--account", acct.ID, "--mode", "live", "--scopes", "read:shipments,write:shipments")
 	fake := dhlparceldefake.New(t)

@@ -47,8 +47,8 @@ const usage = `shipd: a self-hostable shipping API.
 Usage:
   shipd serve    [--addr HOST:PORT] [--db PATH|URL]    run the API server
   shipd migrate  [--db PATH|URL]                       apply the database migrations and exit
-  shipd accounts create --name NAME [--payment-method=false]
-  shipd accounts update --account ID --payment-method=true|false
+  shipd accounts create --name NAME [--payment-method=false] [--currency EUR]
+  shipd accounts update --account ID [--payment-method=true|false] [--currency EUR]
   shipd accounts list                                    every account, with its number of tokens not revoked
   shipd tokens   create --account ID --mode test|live --scopes S1,S2 [--name NAME] [--expires-in 720h]
   shipd tokens   revoke --id ID

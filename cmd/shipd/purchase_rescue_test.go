@@ -47,12 +47,23 @@ type killedPurchase struct {
 	st                 *store.Store
 }
 
+// senderCurrency is the currency of a shop sending body: the euro in the
+// euro area, where the European carriers price in it; else the dollar.
+func senderCurrency(body map[string]any) string {
+	from, _ := body["fromAddress"].(map[string]any)
+	switch from["country"] {
+	case "DE", "FR", "NL", "BE", "AT", "IT", "ES", "IE", "FI", "PT", "LU":
+		return "EUR"
+	}
+	return "USD"
+}
+
 func killPurchase(t *testing.T, body map[string]any, sold func(id string) []string, hold, release func(), flags ...string) *killedPurchase {
 	t.Helper()
 	bin := shipdBinary(t)
 	db := filepath.Join(t.TempDir(), "shipd.db")
 	var acct struct{ ID string }
-	cliOK(t, &acct, "accounts", "create", "--db", db, "--name", "Live")
+	cliOK(t, &acct, "accounts", "create", "--db", db, "--name", "Live", "--currency", senderCurrency(body))
 	var tok struct{ Token string }
 	cliOK(t, &tok, "tokens", "create", "--db", db, "--account", acct.ID, "--mode", "live",
 		"--scopes", "read:shipments,write:shipments,read:webhooks")

@@ -91,10 +91,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rescueAfter := fs.Duration("job-rescue-after", 0, "how long a job may run before another instance takes it over as its instance's (default 2m); the last resort behind --instance-dead-after")
 	deadAfter := fs.Duration("instance-dead-after", 0, "on PostgreSQL, how stale an instance's heartbeat (written every second) must be, on the database's clock, before another instance takes back the jobs it was running (default 10s)")
 	ratesPath := fs.String("exchange-rates", os.Getenv("SHIPD_EXCHANGE_RATES"), "the ECB's daily reference rates (eurofxref-daily.xml) that convert carriers' prices into accounts' currencies, read again when the file changes; empty: a price in another currency than the account's is not quoted (README \"Shipping from Europe\") ($SHIPD_EXCHANGE_RATES)")
+	var fees platformFees
+	fs.Func("platform-fee", "the fee added to every label, in the minor unit of the account's currency: N for every currency, or CUR=N for one (EUR=10); repeatable; default 8 in every currency ($SHIPD_PLATFORM_FEE, comma-separated)", fees.set)
 	var live liveFlags
 	live.register(fs, catalog)
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if env := os.Getenv("SHIPD_PLATFORM_FEE"); env != "" && !fees.given {
+		for v := range strings.SplitSeq(env, ",") {
+			if err := fees.set(strings.TrimSpace(v)); err != nil {
+				return usageError("serve: SHIPD_PLATFORM_FEE: " + err.Error())
+			}
+		}
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	// Tracing is off unless the standard OTEL_* environment turns it on.
@@ -224,6 +233,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		TrackingPollInterval: time.Duration(trackingInterval),
 		TrackerLimit:         *trackerLimit,
 		ExchangeRates:        rates,
+		PlatformFeeCents:     fees.all,
+		PlatformFees:         fees.per,
 		CarrierQuotas:        quotas,
 		CarrierAccountQuotas: accountQuotas,
 		CarrierLimiter:       carrierLimiter,

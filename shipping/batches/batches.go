@@ -145,7 +145,7 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 		if issues := batchPieceIssues(in.Items, in.LabelFormat); len(issues) > 0 {
 			return Batch{}, &BatchItemsError{Issues: issues}
 		}
-		rows, err := s.priceBatch(ctx, c, in.Items)
+		rows, err := s.priceBatch(ctx, c, in.Items, carriers.LabelFormat(in.LabelFormat))
 		if err != nil {
 			return Batch{}, err
 		}
@@ -220,7 +220,7 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 // (its input, no rate, no matching service, refused by the carriers) is
 // collected for BatchItemsError; anything else (carriers unavailable or
 // failing, the request cancelled) fails the batch as it would a create.
-func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []BatchItem) ([]store.Shipment, error) {
+func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []BatchItem, format carriers.LabelFormat) ([]store.Shipment, error) {
 	rows := make([]store.Shipment, len(items))
 	problems := make([][]shipping.Issue, len(items))
 	fatal := make([]error, len(items))
@@ -229,7 +229,7 @@ func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []Bat
 	for range min(batchQuoteWorkers, len(items)) {
 		wg.Go(func() {
 			for i := range next {
-				issues, err := s.ship.PriceLabel(ctx, c, items[i].Input, items[i].Selection, &rows[i])
+				issues, err := s.ship.PriceLabel(ctx, c, items[i].Input, items[i].Selection, format, &rows[i])
 				problems[i], fatal[i] = issues, err
 			}
 		})

@@ -34,7 +34,7 @@ func item(recipient string) batches.BatchItem {
 			State: ptr("CA"), Zip: "94105", Country: "US"},
 		To: shipping.Address{Name: &recipient, Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York",
 			State: ptr("NY"), Zip: "10118", Country: "US"},
-		Parcel: shipping.Parcel{WeightOz: 32},
+		Parcel: shipping.Parcel{WeightOz: new(float64(32))},
 	}, Selection: shipping.Selection{Carrier: ptr("USPS"), Service: ptr("Priority")}}
 }
 

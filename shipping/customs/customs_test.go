@@ -35,9 +35,9 @@ func TestCustomsDocumentOfInternationalLabelsOnly(t *testing.T) {
 			State: ptr("CA"), Zip: "94105", Country: "US"},
 		To: shipping.Address{Name: ptr("Grace Hopper"), Phone: ptr("+44 20 7946 0000"), Street1: "10 Downing St", City: "London",
 			Zip: "SW1A 2AA", Country: "GB"},
-		Parcel: shipping.Parcel{WeightOz: 16},
+		Parcel: shipping.Parcel{WeightOz: new(float64(16))},
 		Customs: &shipping.Customs{ContentsType: "merchandise", Items: []shipping.CustomsItem{
-			{Description: "Wool scarf", Quantity: 2, ValueCents: 4500, WeightOz: 12, HSTariffNumber: ptr("611710"), OriginCountry: ptr("US")}}},
+			{Description: "Wool scarf", Quantity: 2, ValueCents: 4500, WeightOz: new(float64(12)), HSTariffNumber: ptr("611710"), OriginCountry: ptr("US")}}},
 	}}
 	sh, _, err := s.Shipping.Create(ctx, s.Caller, in)
 	if err != nil {

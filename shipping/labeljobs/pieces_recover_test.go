@@ -22,7 +22,7 @@ func TestRescuedMultiPiecePurchaseVoidsAndBuysAgain(t *testing.T) {
 			Country: "US", Phone: ptr("4155550100")},
 		To: shipping.Address{Name: ptr("Recipient"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118",
 			Country: "US", Phone: ptr("2125550199")},
-		Parcels: []shipping.Parcel{{WeightOz: 16}, {WeightOz: 24}, {WeightOz: 40}},
+		Parcels: []shipping.Parcel{{WeightOz: new(float64(16))}, {WeightOz: new(float64(24))}, {WeightOz: new(float64(40))}},
 	}, Selection: shipping.Selection{Carrier: &carrier, Service: ptr("Ground")}}
 	sh, _, err := b.svc.Create(context.Background(), b.caller, in)
 	if err != nil {

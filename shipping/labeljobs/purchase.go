@@ -234,8 +234,9 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 
 // buyRequestOf is what a purchase of row asks its carrier for.
 func buyRequestOf(row store.Shipment, in shipping.Input) carriers.BuyRequest {
+	amount, currency := shipping.CarrierFigure(row) // the carrier's own, before any conversion
 	rate := carriers.Rate{Carrier: row.Carrier, Service: row.Service, ServiceCategory: row.ServiceCategory,
-		CarrierRateCents: row.CarrierRateCents, Currency: row.Currency, EstimatedDays: row.EstimatedDays}
+		CarrierRateCents: amount, Currency: currency, EstimatedDays: row.EstimatedDays}
 	shipment := in.CarrierShipment()
 	shipment.Return = row.IsReturn
 	return carriers.BuyRequest{Reference: row.ID, Shipment: shipment, Rate: rate, TestMode: accounts.Mode(row.Mode) == accounts.Test,

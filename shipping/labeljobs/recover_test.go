@@ -65,7 +65,7 @@ func (b *liveBundle) create(t *testing.T, carrier string) shipping.Shipment {
 			Country: "US", Phone: ptr("4155550100")},
 		To: shipping.Address{Name: ptr("Recipient"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118",
 			Country: "US", Phone: ptr("2125550199")},
-		Parcel: shipping.Parcel{WeightOz: 32},
+		Parcel: shipping.Parcel{WeightOz: new(float64(32))},
 	}, Selection: shipping.Selection{Carrier: &carrier, Service: ptr("Ground")}}
 	sh, _, err := b.svc.Create(context.Background(), b.caller, in)
 	if err != nil {

@@ -238,9 +238,9 @@ func TestReturnOfTakesTheOriginal(t *testing.T) {
 	in := shipping.NewLabel{Input: shipping.Input{
 		From:   shipping.Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
 		To:     shipping.Address{Name: ptr("Ada Lovelace"), Phone: ptr("+44 20 7946 0000"), Street1: "10 Downing St", City: "London", Zip: "SW1A 2AA", Country: "GB"},
-		Parcel: shipping.Parcel{WeightOz: 24, LengthIn: ptr(10.0), WidthIn: ptr(8.0), HeightIn: ptr(4.0)},
+		Parcel: shipping.Parcel{WeightOz: new(float64(24)), LengthIn: ptr(10.0), WidthIn: ptr(8.0), HeightIn: ptr(4.0)},
 		Customs: &shipping.Customs{ContentsType: carriers.ContentsMerchandise, Items: []shipping.CustomsItem{
-			{Description: "Wool scarf", Quantity: 2, ValueCents: 4500, WeightOz: 12, OriginCountry: ptr("US")}}},
+			{Description: "Wool scarf", Quantity: 2, ValueCents: 4500, WeightOz: new(float64(12)), OriginCountry: ptr("US")}}},
 	}, Selection: shipping.Selection{Carrier: ptr(sandbox.CarrierFedEx), ServiceCategory: ptr(carriers.CategoryExpress)}}
 	out, _, err := b.svc.Create(ctx, b.caller, in)
 	if err != nil {
@@ -279,7 +279,7 @@ func TestReturnOfTakesTheOriginal(t *testing.T) {
 	if given.Carrier != sandbox.CarrierUPS {
 		t.Errorf("return with a carrier hint bought %s", given.Carrier)
 	}
-	parcel := shipping.Parcel{WeightOz: 5}
+	parcel := shipping.Parcel{WeightOz: new(float64(5))}
 	withParcel, _, err := b.svc.Create(ctx, b.caller, shipping.NewLabel{Input: shipping.Input{Parcel: parcel}, Return: shipping.Return{Of: &out.ID}})
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +342,7 @@ func TestIsReturnWithAddresses(t *testing.T) {
 	in := shipping.NewLabel{Input: shipping.Input{
 		From:   shipping.Address{Name: ptr("Ada Lovelace"), Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
 		To:     shipping.Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
-		Parcel: shipping.Parcel{WeightOz: 16},
+		Parcel: shipping.Parcel{WeightOz: new(float64(16))},
 	}, Return: shipping.Return{IsReturn: true}}
 	sh, _, err := b.svc.Create(context.Background(), b.caller, in)
 	if err != nil {

@@ -157,7 +157,7 @@ func (l *liveTracking) label(t *testing.T, c accounts.Caller) store.Tracker {
 	in := shipping.NewLabel{Selection: shipping.Selection{Carrier: ptr("USPS")}, Input: shipping.Input{
 		From:   shipping.Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
 		To:     shipping.Address{Name: ptr("Ada Lovelace"), Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
-		Parcel: shipping.Parcel{WeightOz: 32},
+		Parcel: shipping.Parcel{WeightOz: new(float64(32))},
 	}}
 	sh, _, err := l.svc.Create(ctx, c, in)
 	if err != nil {

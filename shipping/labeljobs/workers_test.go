@@ -67,7 +67,7 @@ func (b *workerBundle) create(t *testing.T, recipient string) shipping.Shipment 
 	in := shipping.NewLabel{Input: shipping.Input{
 		From:   shipping.Address{Name: ptr("Shop"), Phone: ptr("+1 415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
 		To:     shipping.Address{Name: &name, Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
-		Parcel: shipping.Parcel{WeightOz: 32},
+		Parcel: shipping.Parcel{WeightOz: new(float64(32))},
 	}}
 	sh, _, err := b.svc.Create(context.Background(), b.caller, in)
 	if err != nil {

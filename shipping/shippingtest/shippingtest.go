@@ -160,7 +160,7 @@ func (s *Services) Label(t *testing.T, recipient string) shipping.Shipment {
 			State: ptr("CA"), Zip: "94105", Country: "US"},
 		To: shipping.Address{Name: &recipient, Phone: ptr("+1 212 555 0100"), Street1: "350 Fifth Avenue", City: "New York",
 			State: ptr("NY"), Zip: "10118", Country: "US"},
-		Parcel: shipping.Parcel{WeightOz: 32},
+		Parcel: shipping.Parcel{WeightOz: ptr(32.0)},
 	}, Selection: shipping.Selection{Carrier: ptr("USPS"), Service: ptr("Priority")}}
 	sh, _, err := s.Shipping.Create(ctx, s.Caller, in)
 	if err != nil {

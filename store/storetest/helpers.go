@@ -77,7 +77,7 @@ func race(n int, fn func(i int) error) []error {
 // newAccount inserts an account with a payment method and returns it.
 func newAccount(t *testing.T, s *store.Store) store.Account {
 	t.Helper()
-	a := store.Account{ID: store.NewID("acct"), Name: "Acme Parcels", HasPaymentMethod: true, CreatedAt: t0}
+	a := store.Account{ID: store.NewID("acct"), Name: "Acme Parcels", HasPaymentMethod: true, Currency: "USD", CreatedAt: t0}
 	mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.InsertAccount(ctx, a) })
 	return a
 }

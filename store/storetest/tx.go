@@ -23,7 +23,7 @@ func testTx(t *testing.T, open Opener) {
 		ctx := t.Context()
 		acct := newAccount(t, s)
 		errAbort := errors.New("abort")
-		newAcct := store.Account{ID: store.NewID("acct"), Name: "rolled back", CreatedAt: t0}
+		newAcct := store.Account{ID: store.NewID("acct"), Name: "rolled back", Currency: "USD", CreatedAt: t0}
 		tok := tokenRow(acct.ID)
 		sh := shipmentRow(acct.ID, "test", "paying")
 		err := s.Tx(ctx, func(tx *store.Tx) error {
@@ -55,7 +55,7 @@ func testTx(t *testing.T, open Opener) {
 
 	leaf(t, open, "transaction reads its own writes, others only after commit", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
-		a := store.Account{ID: store.NewID("acct"), Name: "in flight", HasPaymentMethod: true, CreatedAt: t0}
+		a := store.Account{ID: store.NewID("acct"), Name: "in flight", HasPaymentMethod: true, Currency: "USD", CreatedAt: t0}
 		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
 			noErr(t, "InsertAccount", tx.InsertAccount(ctx, a))
 			got, err := tx.Account(ctx, a.ID)

@@ -72,7 +72,7 @@ func testUpkeep(t *testing.T, open Opener) {
 	leaf(t, open, "operator's lists: accounts with their tokens, users", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		a := newAccount(t, s)
-		b := store.Account{ID: store.NewID("acct"), Name: "Later", CreatedAt: at(time.Hour)}
+		b := store.Account{ID: store.NewID("acct"), Name: "Later", Currency: "USD", CreatedAt: at(time.Hour)}
 		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.InsertAccount(ctx, b) })
 		newToken(t, s, a.ID)
 		revoked := newToken(t, s, a.ID)

@@ -162,7 +162,7 @@ func newSeedRows(out *seeded, rows int) (*seedRows, error) {
 		in := shipmentInput{
 			FromAddress: gen.Address{Name: ptr("Shop"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"},
 			ToAddress:   gen.Address{Name: ptr(names[i]), Street1: streets[i], City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"},
-			Parcel:      gen.Parcel{WeightOz: float64(8 + 8*i), LengthIn: ptr(10.0), WidthIn: ptr(8.0), HeightIn: ptr(4.0)},
+			Parcel:      gen.Parcel{WeightOz: ptr(float64(8 + 8*i)), LengthIn: ptr(10.0), WidthIn: ptr(8.0), HeightIn: ptr(4.0)},
 		}
 		b, err := json.Marshal(in)
 		if err != nil {
