@@ -190,6 +190,7 @@ func TestDHLExpressFromTheUS(t *testing.T) {
 func TestDHLExpressFromGermany(t *testing.T) {
 	t.Parallel()
 	b, f, live := setupDHLExpress(t)
+	b.billIn("EUR") // a German shipper: DHL bills it in euros
 	if rates := expressQuote(t, b, live, expressBody(berlinAddr(), addrMap("Max Huber", "Marienplatz 8", "Munich", "80331", "DE", "+49 89 7654321"))); len(rates) != 1 ||
 		rates[0].Service != "DomesticExpress" || rates[0].Currency != "EUR" {
 		t.Errorf("within Germany: %+v", rates)
@@ -298,6 +299,7 @@ func TestDHLExpressRegistrationFieldsValidated(t *testing.T) {
 func TestDHLExpressVoidRefused(t *testing.T) {
 	t.Parallel()
 	b, f, live := setupDHLExpress(t, unscanned)
+	b.billIn("EUR") // a German shipper: DHL bills it in euros
 	sh := createLabel(t, b, live, expressBody(berlinAddr(), parisAddr(), withField("carrier", "DHLExpress"), withField("service", "ExpressWorldwideEU")))
 	sh = waitForStatus(t, b, live, sh.ID, "purchased")
 	calls := f.dhl.Requests(dhlexpressfake.OpShip)
@@ -343,6 +345,7 @@ func TestDHLExpressPickup(t *testing.T) {
 func TestDHLExpressCarrierAccount(t *testing.T) {
 	t.Parallel()
 	b, f, live := setupDHLExpress(t)
+	b.billIn("EUR") // a German shipper: DHL bills it in euros
 	account := func(password, number string) map[string]any {
 		return map[string]any{"carrier": "DHLExpress", "description": "our DHL Express contract",
 			"credentials": map[string]any{"clientId": tenantDHLUser, "clientSecret": password, "accountNumber": number}}
