@@ -104,6 +104,14 @@ type Customs struct {
 	InvoiceNumber string
 	// ImporterTaxID and ExporterTaxID are the parties' tax ids (VAT, EORI, EIN).
 	ImporterTaxID, ExporterTaxID string
+	// ExporterEORI is the exporter's EORI number (EU or UK Economic
+	// Operators Registration and Identification), ImporterVAT the
+	// importer's VAT registration, and IOSS the seller's EU Import
+	// One-Stop Shop number (IM and 10 digits), under which the VAT of a
+	// low-value EU import was collected at sale. "" when not declared; a
+	// carrier that takes registration numbers by kind sends each as its
+	// kind (DHL Express's registrationNumbers EOR, VAT and SDT).
+	ExporterEORI, ImporterVAT, IOSS string
 }
 
 // Options are extra services requested for a shipment.
@@ -233,7 +241,10 @@ type Label struct {
 	CustomsDocument []byte
 	// Pieces are the tracking numbers of a multi-piece shipment's pieces in
 	// the order of Shipment.Pieces, the first equal to TrackingNumber (the
-	// master); nil for a single parcel. Document holds a label per piece.
+	// master) where the carrier numbers the shipment by its first piece
+	// (UPS, FedEx); a carrier whose shipment number is no piece's (DHL
+	// Express's waybill, its pieces' JD numbers) gives every piece's own.
+	// nil for a single parcel. Document holds a label per piece.
 	Pieces []string
 	// PieceDocuments, set instead of Document by a carrier that answers a
 	// document per piece (FedEx), are each piece's label in Format, in the

@@ -130,6 +130,7 @@ func customsView(c *shipping.Customs) *gen.Customs {
 		v.NonDeliveryOption = &o
 	}
 	v.EelPfc, v.InvoiceNumber, v.ImporterTaxId, v.ExporterTaxId = c.EELPFC, c.InvoiceNumber, c.ImporterTaxID, c.ExporterTaxID
+	v.ExporterEori, v.ImporterVat, v.Ioss = c.ExporterEORI, c.ImporterVAT, c.IOSS
 	if c.Incoterm != nil {
 		t := gen.CustomsIncoterm(strings.ToUpper(*c.Incoterm))
 		v.Incoterm = &t
@@ -165,6 +166,7 @@ func shipmentInput(from, to gen.Address, p *gen.Parcel, ps *[]gen.Parcel, o *gen
 			cc.NonDeliveryOption = &o
 		}
 		cc.EELPFC, cc.InvoiceNumber, cc.ImporterTaxID, cc.ExporterTaxID = c.EelPfc, c.InvoiceNumber, c.ImporterTaxId, c.ExporterTaxId
+		cc.ExporterEORI, cc.ImporterVAT, cc.IOSS = c.ExporterEori, c.ImporterVat, c.Ioss
 		if c.Incoterm != nil {
 			t := string(*c.Incoterm)
 			cc.Incoterm = &t

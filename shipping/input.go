@@ -151,6 +151,9 @@ type Customs struct {
 	InvoiceNumber       *string       `json:"invoiceNumber,omitempty"`
 	ImporterTaxID       *string       `json:"importerTaxId,omitempty"`
 	ExporterTaxID       *string       `json:"exporterTaxId,omitempty"`
+	ExporterEORI        *string       `json:"exporterEori,omitempty"`
+	ImporterVAT         *string       `json:"importerVat,omitempty"`
+	IOSS                *string       `json:"ioss,omitempty"`
 }
 
 // CustomsItem is one line of a customs declaration.
@@ -319,6 +322,7 @@ func (in Input) CarrierShipment() carriers.Shipment {
 		}
 		cc.Incoterm, cc.EELPFC, cc.InvoiceNumber = strings.ToUpper(deref(c.Incoterm)), deref(c.EELPFC), deref(c.InvoiceNumber)
 		cc.ImporterTaxID, cc.ExporterTaxID = deref(c.ImporterTaxID), deref(c.ExporterTaxID)
+		cc.ExporterEORI, cc.ImporterVAT, cc.IOSS = strings.ToUpper(deref(c.ExporterEORI)), deref(c.ImporterVAT), strings.ToUpper(deref(c.IOSS))
 		s.Customs = cc
 	}
 	return s

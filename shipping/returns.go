@@ -117,6 +117,10 @@ func (c *Customs) reversed() *Customs {
 	out.ContentsType = carriers.ContentsReturnedGoods
 	out.Items = append([]CustomsItem(nil), c.Items...)
 	out.ImporterTaxID, out.ExporterTaxID = c.ExporterTaxID, c.ImporterTaxID
+	// The registration numbers are of one party each (the merchant's EORI
+	// and IOSS, the customer's VAT) and have no counterpart on the other
+	// side: a return declares them again if it needs them.
+	out.ExporterEORI, out.ImporterVAT, out.IOSS = nil, nil, nil
 	out.Incoterm, out.EELPFC = nil, nil
 	return &out
 }

@@ -12,6 +12,12 @@ const maxOz = 70000 / carriers.GramsPerOunce
 // Worldwide, 12:00 and 9:00 abroad; Express Worldwide EU and Economy
 // Select between EU member states; several pieces, landed cost and
 // paperless invoices; no manifest.
+//
+// It is the live connector's twin: the same services with DHL's product
+// names (services.go; their product codes are the live rates'), the same
+// guarantees (the time-definite products), waybill numbers of 10 digits
+// behind the sandbox's prefix, and the label formats and sizes of the
+// descriptor (TestSandboxTwinMatchesTheLiveConnector).
 func sandboxTariff() *carriers.SandboxTariff {
 	const maxCm = 120 // 120 x 80 x 80 cm a piece
 	return &carriers.SandboxTariff{

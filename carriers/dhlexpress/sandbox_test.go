@@ -61,3 +61,33 @@ func TestSandboxDHLExpress(t *testing.T) {
 		}
 	}
 }
+
+// The twin is the live connector's: the same services (shipd's names, DHL's
+// product names, categories and guarantees), numbers of the waybill's form
+// behind a sandbox prefix, the same label formats and sizes.
+func TestSandboxTwinMatchesTheLiveConnector(t *testing.T) {
+	t.Parallel()
+	tariff := dhlexpress.Descriptor().Sandbox
+	var twin []string
+	for _, svc := range append(append([]carriers.SandboxService{}, tariff.Domestic...), tariff.International...) {
+		twin = append(twin, svc.Name)
+		codes := dhlexpress.ProductCodes(svc.Name)
+		if len(codes) == 0 {
+			t.Errorf("the twin's %s is no live service", svc.Name)
+			continue
+		}
+		live, ok := dhlexpress.LiveService(svc.Name)
+		if !ok || live.Label != svc.Label || live.Category != svc.Category || live.Guaranteed != svc.Guaranteed {
+			t.Errorf("%s: twin %q %s guaranteed %v, live %+v", svc.Name, svc.Label, svc.Category, svc.Guaranteed, live)
+		}
+	}
+	slices.Sort(twin)
+	live := dhlexpress.ServiceNames()
+	slices.Sort(live)
+	if !slices.Equal(twin, live) {
+		t.Errorf("twin services %v, live %v", twin, live)
+	}
+	if tariff.TrackingDigits != 10 {
+		t.Errorf("the twin's numbers have %d digits, a waybill 10", tariff.TrackingDigits)
+	}
+}

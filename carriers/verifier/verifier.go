@@ -86,6 +86,10 @@ const (
 	// Warnings (deliverable).
 	CodeUnitMoved                = "unit_moved"
 	CodeNotVerifiedInternational = "not_verified_international"
+	// CodeStreetNotVerified: the carrier confirmed that it serves the
+	// postal code and city, and has no data on the street and number (DHL
+	// Express's address validation).
+	CodeStreetNotVerified = "street_not_verified"
 
 	// Problems (not deliverable).
 	CodeInvalidCountry      = "invalid_country"

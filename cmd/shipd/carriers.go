@@ -106,14 +106,18 @@ func (l *liveFlags) configured(d carriers.Descriptor) bool {
 }
 
 // carriers builds the configured live carriers, each with the token-refresh
-// hook onRefresh gives it, and the live address verifier: of the configured
-// connectors that verify addresses, the one of the lowest VerifierRank
-// (USPS, else UPS; none otherwise).
+// hook onRefresh gives it, and the live address verifier: the configured
+// connectors that verify addresses, by VerifierRank, each asked in turn
+// until one covers the address's country (verifier.Chain: USPS, else UPS,
+// for US addresses; DHL Express for the others); none otherwise.
 func (l *liveFlags) carriers(onRefresh func(carrier string) func()) ([]carriers.Carrier, verifier.Verifier, error) {
+	type ranked struct {
+		v    verifier.Verifier
+		rank int
+	}
 	var (
-		live  []carriers.Carrier
-		verif verifier.Verifier
-		rank  int
+		live      []carriers.Carrier
+		verifiers []ranked
 	)
 	for _, d := range l.catalog.Descriptors() {
 		if !d.Live() || !l.configured(d) {
@@ -128,8 +132,8 @@ func (l *liveFlags) carriers(onRefresh func(carrier string) func()) ([]carriers.
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", d.ID, err)
 		}
-		if v, ok := c.(verifier.Verifier); ok && d.Capabilities.Has(carriers.CapAddressValidation) && (verif == nil || d.VerifierRank < rank) {
-			verif, rank = v, d.VerifierRank
+		if v, ok := c.(verifier.Verifier); ok && d.Capabilities.Has(carriers.CapAddressValidation) {
+			verifiers = append(verifiers, ranked{v, d.VerifierRank})
 		}
 		sheet, err := l.rateSheet(d)
 		if err != nil {
@@ -137,7 +141,18 @@ func (l *liveFlags) carriers(onRefresh func(carrier string) func()) ([]carriers.
 		}
 		live = append(live, d.Priced(c, sheet, fmt.Sprintf("set %s or --rate-sheet %s=FILE", d.Env("rate-sheet"), d.ID)))
 	}
-	return live, verif, nil
+	slices.SortStableFunc(verifiers, func(a, b ranked) int { return cmp.Compare(a.rank, b.rank) })
+	switch len(verifiers) {
+	case 0:
+		return live, nil, nil
+	case 1:
+		return live, verifiers[0].v, nil
+	}
+	chain := make(verifier.Chain, len(verifiers))
+	for i, r := range verifiers {
+		chain[i] = r.v
+	}
+	return live, chain, nil
 }
 
 // rateSheet reads the operator's rate sheet of d's carrier; nil when none

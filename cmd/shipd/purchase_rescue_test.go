@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/shipd-dev/shipd/carriers/dhlexpress/dhlexpressfake"
 	"github.com/shipd-dev/shipd/carriers/fedex/fedexfake"
 	"github.com/shipd-dev/shipd/carriers/ups/upsfake"
 	"github.com/shipd-dev/shipd/store"
@@ -191,5 +192,45 @@ func TestKilledLiveUPSPurchaseAdoptsTheLabelSold(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"shipd purchase.label_adopted " + k.id + " " + k.orphan}, k.audit(t)); d != "" {
 		t.Errorf("audit log (-want +got):\n%s", d)
+	}
+}
+
+// The same with DHL Express, which can neither give a label again nor
+// cancel a shipment through its API: the restarted server finds the
+// killed attempt's waybill by the shipment's reference (GET /tracking by
+// shipmentReference), cannot void it and reports it (logged, audited
+// purchase.orphan_not_voided: cancel it with DHL), then buys the label
+// once more; DHL holds the two waybills, the second the shipment's.
+func TestKilledLiveDHLExpressPurchaseReportsTheFirstWaybill(t *testing.T) {
+	t.Parallel()
+	fake := dhlexpressfake.New(t)
+	sold := func(id string) []string {
+		var tns []string
+		for _, s := range fake.Sales(id) {
+			tns = append(tns, s.Waybill)
+		}
+		return tns
+	}
+	body := labelBody()
+	body["fromAddress"] = map[string]any{"name": "Anna Schmidt", "street1": "Friedrichstr. 123", "city": "Berlin", "zip": "10117", "country": "DE", "phone": "+49 30 1234567"}
+	body["toAddress"] = map[string]any{"name": "Claire Martin", "street1": "9 Rue Simart", "city": "Paris", "zip": "75018", "country": "FR", "phone": "+33 1 23456789"}
+	body["carrier"], body["service"] = "DHLExpress", "ExpressWorldwideEU"
+	k := killPurchase(t, body, sold, fake.HoldShips, fake.ReleaseShips,
+		"--dhlexpress-username", dhlexpressfake.Username, "--dhlexpress-password", dhlexpressfake.Password,
+		"--dhlexpress-account-number", dhlexpressfake.AccountNumber, "--dhlexpress-base-url", fake.BaseURL())
+
+	if d := cmp.Diff([]string{k.orphan, k.label.TrackingNumber}, sold(k.id)); d != "" || k.label.TrackingNumber == k.orphan {
+		t.Errorf("DHL waybills for %s (-want +got):\n%s", k.id, d)
+	}
+	if !strings.Contains(k.logs.String(), `"orphan_tracking_number":"`+k.orphan+`"`) {
+		t.Errorf("the restarted server logged no report of %s:\n%s", k.orphan, k.logs.String())
+	}
+	if d := cmp.Diff([]string{"shipd purchase.orphan_not_voided " + k.id + " " + k.orphan}, k.audit(t)); d != "" {
+		t.Errorf("audit log (-want +got):\n%s", d)
+	}
+	if rec, err := k.st.PurchaseAttempt(context.Background(), k.id); err != nil || rec.Attempts != 2 ||
+		!strings.Contains(rec.Recovery, "label "+k.orphan+" sold to an earlier attempt could not be voided") ||
+		!strings.Contains(rec.Recovery, "DHL Express cannot cancel a shipment through its API") {
+		t.Errorf("attempt record %+v, %v; want 2 attempts and the report", rec, err)
 	}
 }
