@@ -106,10 +106,12 @@ func (c *Cache) run(ctx context.Context, call *fetchCall) {
 	c.inflight = nil
 	call.token, call.err = tok, err
 	c.mu.Unlock()
-	close(call.done)
+	// Counted before the callers are released: whoever got the token can
+	// see the refresh it caused (metrics scraped right after a call).
 	if err == nil && c.opts.OnRefresh != nil {
 		c.opts.OnRefresh()
 	}
+	close(call.done)
 }
 
 // Invalidate drops the cached token if it is still used, the token the carrier
