@@ -1829,10 +1829,10 @@ type PickupCreateRequest struct {
 	// Example: Packages are at the side door
 	Instructions *string `json:"instructions,omitempty"`
 
-	// PackageCount Defaults to the number of `shipmentIds`, else 1.
+	// PackageCount The boxes the driver collects. Defaults to the boxes of the `shipmentIds` (each parcel of a multi-piece shipment is one), else 1; fewer than those is 422 `invalid_field`.
 	PackageCount *int `json:"packageCount,omitempty"`
 
-	// ReadyAt RFC 3339 with the pickup address's UTC offset.
+	// ReadyAt RFC 3339 with the UTC offset the pickup address's zone has at that time (New York's `-05:00` in winter, `-04:00` in summer).
 	//
 	// Example: 2026-12-01T09:00:00-05:00
 	ReadyAt time.Time `json:"readyAt"`
@@ -3946,8 +3946,14 @@ type ClientInterface interface {
 	//
 	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-	// picks up then). `shipmentIds` are purchased labels of this account, mode and
-	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+	// (a US address's zone is its state's, another's its country's, any of them for a
+	// country of several zones; the message names the zone, e.g. `America/New_York
+	// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+	// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+	// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+	// `packageCount` defaults to their boxes (a shipment of three parcels is three
+	// packages; else 1), and may not be fewer. A carrier that refuses
 	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -3968,8 +3974,14 @@ type ClientInterface interface {
 	//
 	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-	// picks up then). `shipmentIds` are purchased labels of this account, mode and
-	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+	// (a US address's zone is its state's, another's its country's, any of them for a
+	// country of several zones; the message names the zone, e.g. `America/New_York
+	// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+	// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+	// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+	// `packageCount` defaults to their boxes (a shipment of three parcels is three
+	// packages; else 1), and may not be fewer. A carrier that refuses
 	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -5054,8 +5066,14 @@ func (c *Client) ListPickups(ctx context.Context, params *ListPickupsParams, req
 //
 // Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 // day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-// picks up then). `shipmentIds` are purchased labels of this account, mode and
-// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+// (a US address's zone is its state's, another's its country's, any of them for a
+// country of several zones; the message names the zone, e.g. `America/New_York
+// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+// `packageCount` defaults to their boxes (a shipment of three parcels is three
+// packages; else 1), and may not be fewer. A carrier that refuses
 // is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 // `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 // `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -5086,8 +5104,14 @@ func (c *Client) CreatePickupWithBody(ctx context.Context, contentType string, b
 //
 // Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 // day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-// picks up then). `shipmentIds` are purchased labels of this account, mode and
-// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+// (a US address's zone is its state's, another's its country's, any of them for a
+// country of several zones; the message names the zone, e.g. `America/New_York
+// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+// `packageCount` defaults to their boxes (a shipment of three parcels is three
+// packages; else 1), and may not be fewer. A carrier that refuses
 // is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 // `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 // `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -8123,8 +8147,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-	// picks up then). `shipmentIds` are purchased labels of this account, mode and
-	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+	// (a US address's zone is its state's, another's its country's, any of them for a
+	// country of several zones; the message names the zone, e.g. `America/New_York
+	// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+	// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+	// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+	// `packageCount` defaults to their boxes (a shipment of three parcels is three
+	// packages; else 1), and may not be fewer. A carrier that refuses
 	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -8145,8 +8175,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-	// picks up then). `shipmentIds` are purchased labels of this account, mode and
-	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+	// (a US address's zone is its state's, another's its country's, any of them for a
+	// country of several zones; the message names the zone, e.g. `America/New_York
+	// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+	// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+	// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+	// `packageCount` defaults to their boxes (a shipment of three parcels is three
+	// packages; else 1), and may not be fewer. A carrier that refuses
 	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -15878,8 +15914,14 @@ func (c *ClientWithResponses) ListPickupsWithResponse(ctx context.Context, param
 //
 // Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 // day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-// picks up then). `shipmentIds` are purchased labels of this account, mode and
-// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+// (a US address's zone is its state's, another's its country's, any of them for a
+// country of several zones; the message names the zone, e.g. `America/New_York
+// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+// `packageCount` defaults to their boxes (a shipment of three parcels is three
+// packages; else 1), and may not be fewer. A carrier that refuses
 // is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 // `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 // `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -15906,8 +15948,14 @@ func (c *ClientWithResponses) CreatePickupWithBodyWithResponse(ctx context.Conte
 //
 // Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 // day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-// picks up then). `shipmentIds` are purchased labels of this account, mode and
-// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+// (a US address's zone is its state's, another's its country's, any of them for a
+// country of several zones; the message names the zone, e.g. `America/New_York
+// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+// `packageCount` defaults to their boxes (a shipment of three parcels is three
+// packages; else 1), and may not be fewer. A carrier that refuses
 // is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 // `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 // `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -34539,233 +34587,238 @@ var swaggerSpec = []string{
 	"4+WTwfgT6LHWVuaFfTFJ02x6sB89YrmR8w4a5pi2h/UHKqpqrnvgyFR+TDlGKh3ualWXv4Za3g52CcvK",
 	"PayeHH1YwcunrKv4tOUR/91rtTqCKz162x7yH10J0FWEmuVBM2exDOstXZDCdykW2ZCDMXNDGgn7uGny",
 	"sNQmBm1ht5ioqEr3v2VN15U8wMc3p2R3d/cosOHe5pZaq3Xu7hjTZbua17Tbg3SZB4NOZ9Dp7HT2Bp3O",
-	"1rjzseULyxS1uLQ3hsOKM0gN2syrKvjkoORZe+5TCpMeTCYxI7GAsLmCh0RnC3JVynznlSfJK6aCf44P",
-	"kwb+um1f0jg6OtqUPHklJbTHnEfVGwbV4L0Xkny6PDXEcOUxd44edMxrq/q6qG1reIYbleS109XUFvHA",
-	"c4xEmrIIEzo/RZneKmWu0NgHiIXd/VKy642SYU5Q15HM1dTvCbTsRtT8S+rYC4xS1TjoyQ3FcL2IpuDX",
-	"g1WRbukysGluMQcoJsGFWLsMTCgsHiAGN9krpBLzOYs1oTY54iGE06SYj0PSNHwRi8m4YOVvQSJRI5OH",
-	"Rd+XfL6aLbKdNTwhvlbx/8+F2J4DKm2RZyOH0FybTtOk3pwbJVgToirhhwxbhqM2Cc4WPGVS+mmCEsNT",
-	"15RQvQ9rYN2nDA9VxhEeNdY0G0IPsebOkIflgcJWm5xwksSIWkwiIAhDxeariL0c8pTRG8yQp7tfk078",
-	"UcS8Sr7zWrfb1L+x3GnsJ2bfwr32u+Vj67/Lj1jApoYfRpiwuTYtGTK4zvDFfEAKYGg1o7h+lgVD7sMl",
-	"esRCYTdFmtYMLSYEfBulqcQUAzEF6t9qk7PZPE3gKg55DqdtApnq7YE7wxNACLg4+dNH7gASqrH4mNAh",
-	"LywukVANSqO+hWSkaas8GTqWCwZonZER5QGimCFPJmTBF5LFrUIqca8Itchte+uOpmB8A77E2lDWUgBP",
-	"Se4a1eDTC5NucCzumF9Rzgn/Tc/IBcUOpGIUHZENIhmgJCQ4G3JrAb0VZiPIWKgpadYw0ZD61KKfY8JZ",
-	"oqYsGxgXw1LO4Pxbfek/cFMcw0CVNHKZ/aQIBENehAK9tDzNol5X/cI/nV8EBASlFsb6QO0uE/k1zxLQ",
-	"yJQBwbCqWDbCi8nfNuNw6dzuUULcXoGNVxbnWMhn4If9A94daMFWP81rUA45Fi6h6QtZICpKYOR7key4",
-	"JJt4Ji6+ymDAIW9SR19s6cewZQmPSyR55QLMj13lQrPdgb3d4Kdr/j6lil2JbOlVzYQJe/5Dc3B4yyCw",
-	"qzDnIk4q0Eotn4PD0ZgRMUsUhIWdcLLgKOYnkA203+kPeegSzISBr0XzaVSYp7Ag/c4RCQvpUqAd7syQ",
-	"45ltUZ1CTuejA6PDPBofRgfxPtub9OnuuBdtQZncyu9HKurcBQzvghluVrrwrkrifunnnkQnCrFIY9g3",
-	"uIFGgwymOUniJA4wi6+DuDzv+5NlbcdEPNuy3x+pqskVXuKGscs6DhiaP3s+b6dn8vKI3kvjhMhcCwCJ",
-	"NLVneExuAdTGiyX4ovz+PtAmGxtVeeUk19lRtxdsU3MkWmQZ41GxfFPj08WrxkqGlGXnmp6tqNZUnhX5",
-	"LzJPqdJTecPwUQFcjnqdrSbqFdGsdwnJy8rakqEhFu1EB+ZKkdCaQpvm7IbcL7PcTCmPtVggpAKeJkoX",
-	"MUp+YXmxoQ3CKpf4NKi5TU6K5VbKM+CCsxJYdPt72+1QXmOJLmW5HNe6z72STPUIA+ogFcRnMZslqM8S",
-	"GbE9ycDVCHa1qIF/gvZNrKCU8CH/dHnqkqSC5uCWsesYqGZO9iiZsBjYrqlIk5gutQCHBi3jAr6q5FJn",
-	"f5uSS1cLmlGuGItrTUjgVuav2X0vV5WzqszPn90KP7OgUb4dZe+ELU7eZnkr3OHzLBEZlvuq6uaK/M+W",
-	"pVbc56uVWHm+ufIQNfiqZu21OMbDUmUor6WIkD3uYQahx+mm6/ibC3rDYo9bKtFpUzmvNsCF8lXvXDXA",
-	"J4lRmdEkre2sbPumcTY6ig7HB3R/ssf6sZ+M4rGREBxixWsmMZ8KXv8mYzIxIUnee+9qYVrAuqZSZYyp",
-	"7pp3vdp3X5J5zfM6/21rMPWsmXbQAI8de8uP8+cN0PMEqt4CMP4hqTwuqpinpGOYMxYTlbh8cdigTWw1",
-	"N+A8b7NEMVNTuWRRJc3w9b/OP76+uABFUsiQYcT86yhmQLL/FbWYWSS4mC3Rws1jCkkRTB+NoCFuWMaT",
-	"q2kp5sX7tgIzxUJVq23GTkJFOYaC/IhJ+JHF/k9k8f8KpK0Wzm2qz5rzzrVGwBS22iYFY8KvTMZxLIyZ",
-	"QrZ2iL1BBSQG3oByxCa9gXyJFdgY05TyiJ3MQeu5gmnWU5wn/IqYryHCM1GEYis0Vnqan4J3zGpmBCLj",
-	"V+VEwmyNheSRXh0CvSwjiI2xEEWx8qRM+FXKzNdFMUIPO+qND6I+6jTiw+hgvE/3Jn22G//HezgWZMRt",
-	"pEIQX05mmjKtkvMqfBqZJXwhSQ3sHZOOqRxa0C0uuErSAo+dq8YhGL/pKdRbW4LfAxigJ5CBt5K072PN",
-	"2T542F5Pl1B/+3jhisT4OCnRZjQDcc9W87SiY6XaGi266oAb6Ay1paCjdSNDf5CPRn+OWj05hULciXIS",
-	"NdQbQDONGcAU7tWIJoacGUNu89YY/8QXdaLciQqrqvqUYllb8/HjJM+HhSU/vbzqcKtRhrZrLU9lIWCD",
-	"6rim9uKW1sEmSGSYc2KhxmLBrXdIq03OVMnANhjysAbV2KqcZQQWEqnoknRWIZ0ht1gnyJUzzm5j1DnH",
-	"hHJjqLNTT6ybgPlklf3ukVURbd6Pje3gw7W1FL1aiRmbCq9KjM3YEhDMnpyXUNwm3Yks5gQpBernpYLq",
-	"ayXbINlVjIOLRi6kZRGOX3DByTnHgJr/RJkPQbXWCLYP7N/oTf47eG5bLukP9t12iet/rsvzVHee97NX",
-	"ey50sj6QkkFF2jnL/JDK3CZZF1yZO3tnYK+dDLlnQs7jJAvxkTbbSViMVXQkwXb+QraH/MQvim6YUxzh",
-	"XkZcjB+tEcfvY71fa7g3dW7XB6MGrk5bqdx7cWXOzjnkuCe8HHOKhXSxgqcBUKjWqaH0AdtjV1fZnRrF",
-	"6RZ8mAOa+7CIq+3ll74sYy6yR9Sse4rzU4EEDJhhwvmhtNprJNnfT/QNGohUSkq/eVI72FaBDFYM9kMZ",
-	"7s/6KPF+lXZQiYs1qjyDy+qIynk9dapbalE431rZduk3K/pndGsdUDeEfj9gxhdbHZLJnpmf0b1DR4IG",
-	"ZuJ74mCT2kgQP/RkO7tDRZh9lC2iTrdSsFCYS+TDZpHn9y+BQ/Ieo7xOn7QixYufBDkn6OWULn5Bzopa",
-	"Kc/n4vnjlBVTf41UL0759thUL3/OfJQ/3zPZ5tPml6nLz7t1fpn71TCozS9ju3gKc4gHJ3893/cSba16",
-	"v9uCOE0aabBicZAri5zjeyvwquU0S9mzFJvNRUazJF0OuVcy6rioeUpshtIYevMrLuWFlsxNACOOfjLk",
-	"oSm5VMqNCbPWeMaV8fJB2126Yn8NS4JqHeQNhfsz+En9HkrfB9iAefyRUbkZiZudfO2+x8ZrEjGi/s3G",
-	"S0xEmorbhF8VS0HlCjkjBpKmZIyEbl5h63jIy4I9doYkywSuVSrKguclzNDVoXL1tYccvbywRJdRLmyu",
-	"MYvwuuXGVtWL9ziVmxWWm4hyGRDObplURvJqUkVmQirS7XRaW7syVnjUMhosa/9Udj3qTw5pN+qNj+Jd",
-	"1p/s0f3xQXQYH7E/KBmiOZY/WEVinhWJs324NjxuXRJlWLWFWwPuhswY2bxyh6xGzEJrq72NLks+TFKo",
-	"yiyVnr9JHLq3e74YUEkw5UQFc5XuE15eQXW1JpiHobcBCScJp+kIJxiSZqKG/JbKvDRJQKy/O1GCIOun",
-	"wc+Fgh2DfktjgJlL02o8S8FiYZXamiYb1/MRN9qsZrGUN6QvSjieDtTl4X6gKgYJ7w/5XKSpDHL2BkoF",
-	"kO4+mUL8FX7nl/zTK5rRmA0QN6XJNUuXhA75LJF6w2MzhJ6jqfQakuZuBxObr+6vlDPa30t9roXVov8G",
-	"gNMa3uAJ2EnLZfwhjjXFq+nJMGYzQHBjI5VRLk3FUe+HWKjRRGQja8PLSxpgXVPL+MFHLmtHTaZ8zZ4t",
-	"MrYxZLFYseOV2eY1qjW/xqQFh4CswIGVspK2ouSGsjtOo71JYHCqpS1goVQNJT+y+9VD2bYICkpJdeXf",
-	"agxwOWLi7BYM7xDpqUV/xuNWe5UCoWl31DNRBEatMOQr9Aqt3LJWImn2aINyyVA3zpA7Oh849YUlcSsG",
-	"QtNPueQo0sch9whkTdK1P6Nao+bOPFbBUS5sUce9eFUvvqVeYXUNn621Cw+peVirYyiyxRWqYDNnFVnj",
-	"969/JD99+PiPgLz/qZYVzj058kavmMZR4PKQXCWcTGiUpCv0+yICLeO94OrJ+LoVaUj19dJYI5FETAKU",
-	"wOqMS/nVzz/HKFBjlTL+C5R7xrhKUI2vwKQYN1lrTy4BpmMM7BEU9rIOGBGETgvxRQ/zKPfKJmwZV3aa",
-	"t/Biur3d/61SsWUje29i2+vcpL+uXL6p2vmwdX/DGfuC8apcIGuyf2wMjpXJFU/41QWLMlZDNc9ms4VC",
-	"LRjlS3JD04VRgaGWF7XndUGYdRd0Ueej8ZRD1J3vD7oJoLAzKRc18YO1uMpIA7MFVNQgV4DVzaXt1Cdx",
-	"08dRyYYj1I7UaA+cu/Q3rg6FXkPRR8PYi10CzU1XHYbML3rd3f4Bit0jBve860rX1ugtfBfvjDE1sp7e",
-	"yRdW61cKa6hr2d2aJgwbu3sd8iaZqCk5uWF8wYYN4saVKBDiR3uXfyMnP7weNjZuTISC87qNMffdaqpq",
-	"ko8qxWZz9VZcbS0T5WovaFonG5leV7otmPcg9wWELpTQQmqEKlbKFzRt1xr63ZcnKwfQZMzr0HxnRtIS",
-	"h9Gp7R2bkfJvmqYmV4AiuKkzCjphBmnMISkwuIaBgtdEfpqcLu2n8l1leQXa+ne26tzG4J44vRl1xt2o",
-	"V9LqdSbd2vBTLY+anV2bhRHMI/YMm5T8umALZk9OswAm7VX+rTsQwVlLo714wTyvLoa+XOQ2SVONh/Rp",
-	"3SNzY0VAzu0Mvsi7sp5H0PDL29dufR1fXGqUn5x/Tp7Cyt2KIvvsXcEtrvATKDXKSOEPUW6YSVx4e1iD",
-	"sh8gdRWZlKdiStylqrUg/xzcI19o+ZbeTq9HXdob70b9eI/tTw7o4fgo6sRd1ps8Vv9uWJF8sKlSczl4",
-	"+dI8aUdi9hJKJb8Ered2AqHR2OrOPTWsv/P5vm4qdFMDB08H4gXo+rOA+Y+JmuaM6J8V4P+c8LyBj7+Y",
-	"YmXTdImOomhfggDBNvkHY3OwJwlyo/nFpVfru8ih3k4li0a98cGkE3XjI3ZI++NdLyl0N+qssI2Z+/YN",
-	"71B5D9YA3SWTyqpht5AFcqYHY/1XIIQ6YvnQwy9tTC7Ll4bYsMg1RbJwPRfArOn1GUuaLRCPpej0m5aF",
-	"BkyBAP7JWG312GgduVDW/dgUpP9ruE6VoeGxCsZiwdvCvfHffEvVInjGRossUcsLPWETIsloxrKTRZ2E",
-	"GsqbaKTnNcJKkfqnPu5RaBTWmNRxvw9RHzRSLAOkAPsBSBI6z1elCWnj61dIXjsRKF9yRdHYjZHvDTQk",
-	"zmjCFU04y6S58DkZvkrUdDEGKgwf78TsxlDiMmrPgzstNy04EVoY+fvFh/cgm/zt8vJ8YHR1xSwkAaFy",
-	"yaNpJrhYmNKgQ24ZmABqx/FYkuaNSGLZCpxaTpp8J0Z5GDiPicBm/ENkaoTvIdfzoNy9HAtxjZ4cBjiI",
-	"f7VN7xqjsdhHx0M+5Cgq2iotuB5JQn2+Iku+wHgD8h2cCxkuOp3dCCpvwZ+QusNU4pKKZgoq1OZAMOS3",
-	"IruWBXsrabqwbbS5QmntKYTNuIAhyAmaA0/CSWoTEpkSxOpWwE/0JposUk2NpEg1UBcWhoTJrYxyEv5r",
-	"x6jmds7ikEwZjVnWJtigf3cHG7l3d5c3nlJJ6JADCEDCtPA3rPAJkYYBabfbX0PSxGtNQkhwFbaOSai/",
-	"AiOQBK0UoVEm8DChvk17yE/IjKmpMNk1Kap1YsEQE07pDcOcZ3skxA9HXKgRxcsUGof4E/3TlgjGdKu6",
-	"nxfSdC6Pbc9iAgV3IMeSBm3Mp0a8dGqweR+pYujGIwfmfMeL6JqpQtFs46wVM3joit1fZWIxP8Z0YW6k",
-	"IUffr0RJ/MB4gGUa8cJIO/A4JE1Iqi1D0u10XkoyXmRSkV6nE5AQr1lIep2XcsjxzZ5+MV4soYH3fUBC",
-	"c9+qL8y9GSGHUtOf/QDSJZgBiffeXDP3vlt6b6KwQ9L1Og6cy83Kfs3VcO/3vHm3DIgOOV2oKeNKYwMI",
-	"qDNQCpbefD9ZnO9+QHp3dy4FU4DVmIZc3wSq2FvYfvg/ejiYKetb6H/xkWksiw6PmHsxs7klUjZRWEm/",
-	"1EIy3eeCJ3dDrulrbs9AgNIQqG8vupJhrlktqC/te8wxJ0m/d0RCvbqRWZ3GLgD9H5nKljsnEwUOGpJF",
-	"gscyIJkGZxaTxTwgVJGUUalItwXw7SWgGeS7JP1ygkQKfXk0XjLsjDHO4utgyAtPgcVBgAtIkf2xv13y",
-	"VvvAQIn9mSP9UmieGwsdCNwH1aRr6LBKwmI6nnDIDUulkZdG2ddsCVgpEnObsIDlpfCVKbVo/kL8ZHOw",
-	"RYJrlpgNuUYoSHVKhfXb5CObY6lXrwKYS2ILiUT1DPK0bjOc2pA3IX9PxmJCJYkoFzyJaArEt+UM1X7W",
-	"SQBsdwXGS4WBsPCHHhGxIeJ4Erpz16A5T+mSxQOiRbhQY8g4gRy1XCGSB9x4NOT+bo6u2XIUiTRNNAIH",
-	"8mfXB7AzSbDMmYQFSpWkqUZ080xcAaW+pYmSQ76Y603vdoiBVphzoky93QymBpH8IssvQOeIVKaS8NFC",
-	"snDIQa26bJmkrP6mIIXURzQwjkGUI+Eizf7dXaBJXat4MJhDBfL0ZomlpwV0bjx5UTUr5uBVyhmLpUXr",
-	"hgfdgbfhMQkBpQ3+FZIEUgpLyCdM48G/jBtzmkTMZLI0jN3JnEZTttNrdyoc3e3tbZvC67bIrl6atvLl",
-	"27PT1+8vXkMbzVQnKs1ZRGlZu5Pzs0bQuLEiROOmi5GXjNN50hg0dtud9m4DzTDA8+ZXV/+6YivEIJ8d",
-	"K5QpfSErJLPohaqZYLe3WtprvE2kOnGjQrQLnTHNMK+05uefvDS6klU2fO9LwNONrz9DViiEF724Xqdj",
-	"uW0j9UF2E+Q/X/4iCzZ8rBhak3Gpbmzb5mUlRRMIHMBC3Scdk2laYeRPIIZAHwPMLE+d3daH3cf11Q3i",
-	"9uHld9RlQ4Mm3c1NPgFx1pwzi7HR7uZGb0Q2TuKYgXza7/W2GWaeiUgL8uOUveYqUUtse7S57aUQ7yhf",
-	"2rRQut3eNrtxxhXLOE1N+lZQUcxmNFsaaC3vs5bi6JUG10b+7OegUeX5GgMo3SDBq7+IOcyrQd7D16Ax",
-	"F7JOLaVEhgy+vYeG6N3nWkIV/SHPLzzUvwJUPKbRteZPnDOdK22pNLKWLJ3sgHSacE1VIjFfEoqbMuR5",
-	"4RBT+jLhdRmdQWrO0yNjTcwKOQ9MDnWQb+pIYqdrBIPV9A6RbhHnYEWoE6+eBizwOxEv74kMIr8nzw9i",
-	"LUI4rWu0PVJY0bygENFL/1pBdd1HoLp7obkHorg69AY+nv6F+7Ojtc4WqOlU8EmaoOax391iiHO6TAWN",
-	"L4V4SzPMBfCXxJ/6tH3MZTlyD3PdC50W5dd6vIoMmYdYvwYeo/MSZWPQatei29Mpi66d2z0dg/cd4FEf",
-	"JxW8L+xymp8uzi+IVMsUmfVPFw5BMtlC1CW4ljxAUw3ahWhKuSbnmealxymb1SEw8FBZPgUCM9O5FD+4",
-	"bVh7y09K329/0UuZ3r8BujJr8d13tl1Poc2911RqXYvDfL2mFlkWqfqzY7J/c8SkW/W22vvvqWK3aJ7c",
-	"22YbTeKMT3k8bAkN4uXBXOA54vAQ44OQoMFk2yNBo5dZKet9h+/vJ+IFTgGSZMSET3JxWy/5mRH+CnIf",
-	"bNZWAt937svtMYnfZo2IZ07sWbT7RqLd2MGjvX72yUMFOmf6Wi3QnYAyU5KuZof2gk6nkxvMTDUSdkcj",
-	"lWo5q0ZFi1q8W1fhVA4hBr0sTVnLj611FGnGhsWBKV4B1xkS2sV4kdG12LgPDzk0y9hkIY0+DDXjmLDV",
-	"uRs3w0TKBZMhmGFMkVv9tW4eENa+ag+5CwmS7e5B24mBbUjHHaJ63bOVSS3wxm3yQU1ZdqsRJcsXMmaR",
-	"gFj7IfeCj0xmA4OLQpNyNmxZURkevJCY+SuwCSHT5JrBonFfj1Gnagr+JZL0Or1cu4sLt8kMoPI4yTPY",
-	"2mmFGg5TpiBskfIYkhKqaNr2nieSMJvXkkesZV0Y3Um5RA1QY8/kYgBl5aWtbGSyCKC+9ZC8S74jzfBu",
-	"Z0bvdvT7nfFSMUhxnU/d4GbIFmTi23HBuVUnc+YxY8tqdl/KwBpyQElgE/ZSZcqdKHrNCtkfhnxMo+tU",
-	"XJE5lQCfBHM3JpLsdXbzfBAj8PwcTRZpGg5qAEAvuJBCkDRjLJxKwnk8CVs2Cg29HQyUYJy0IWE428Sl",
-	"AE14QKga8v7d/iDPHCjRxHT+6o1pMGPZFUNVBk5AmoSH8N3n87e2Y66EnaPEtIdNH9zMm09Zqo/i/P33",
-	"fuE4LhQOZEsQJZJQc5/zrHKmD93FatUGUJMnUGxAP/dTaxSa3FepUWq8hYzQewgVP3d3djta7n1/T4pe",
-	"S81NspXjIkT6mAQwoIfkLAL4nel+byv+f8Yw9AmO6Vln8hcXTfAiAgCOF5qu8KVDUphabhVzVKQ1jcHh",
-	"7uHhfudwBd+Uc1orpRWPdfKkFbBArxRZPvACSwI1AtfIIN8zZXHl/QSQ70wS+6cSLE4tO7AdRso/fwKE",
-	"5LiWP71qtb+5xXuh3mju4g+VJb5nilDc028jSpTvw0tb2mweT9aabs13LpUzaYblRH9+X2FLszhIiVyA",
-	"wpAnuHaM9KzhsCCzLlAuw2BTCYpOzVEpoaUMSFNJxGSSROBhMWcZGUO5Hp8Na/rcFnC/Pmt1Jaz+GGcA",
-	"3bKs1R7yV5r5VkkEk5CBSX2PvwC3mQHQkYXFRCbABmeMyGuoDtwmFypjdKb/6nV6lqsbuVRomGQKRKR1",
-	"bPpx2e/Mcve5w2Rcx6OCA52Wa8gY9rCO2bPYy5QEOH/15vfCYwbMcsTjHIzHCadZTXR6PdpBfrcClajg",
-	"eCB3B2nO5bkJ2tpOWVNosj1KtXe/6l0rZqzM20PVfrJkyoK1gyWoPKQyCDOgZMJurbuMJljo0gPL8xzA",
-	"Vs3MfP0SPsUvvwYN3xF0c0v4UsPE12dy8CTk4JW45ZoV9YqWe7COQiTe+hxP/k50I8evK8nG6yL2vwe6",
-	"d0TG4vzjIS9g4uZKVNyqx8UopLt+EznkmldUjOsxMbJCrxlwNnkoyh5y8EHD1ojZRrNEQjX/0ORVM2oe",
-	"q0YglGOGCqN7aBYo1URkQ/75/O0amb+1DsEb/PSXxe/nr948Y/RnjP70GP3eioM/nASUlJJ/NOL/Mk/v",
-	"j/hL2A917AXFbKjRXg1ZGEJg/ufzt+TsjEhA6gafauQ5o46JR70pTvKFTys5c869gHBbj6YptbRiyO/B",
-	"329HK8RkyMtUoqJkllUt8+OIxufzt78X0TCw9GiiYU/98/nboMhHFE7+maI8U5RnilJDUXJ7lKEq+gEi",
-	"29+JuOTv1umirFUsjw4t0AskAbY2U55HUobWimvMW63AVA66YgRiC1UyY2v8TS7c7B6MGIM/rYfKhb/1",
-	"m7HaReEUt3TZ9QssrHVXUXWn/O+nZf6rervQ6uF8OwRRDuJbH2HkcuzbIGrbrOyMhsEMmnbGDCwirW0i",
-	"joqJG/8S/mdRYcpbOaKdVpvcwyJf13jNXS8f1LOP2je6teWN9q5s5Y499O6ajtY4rZ0KzlmkZKkkhrjl",
-	"RAN1RiMjGFI3YSXy7AZa9FGa2dQ/hhxD76+YknVJKwMMJiKh/jgceDkWTIkH55NmUi1ouQhjIam8lsVi",
-	"rihtwnjOl8vLweqqAiuRQVwvX4If0mDIKbq/UagsCtO0Yexe+5GZeuj17srEGEf/IN+UIbfF/DUKM65m",
-	"4BVl+/aq6mAWCsYpVyZzoKkzQz59fDsY8pDxmyQTHLJtk3CeiXgR6fPKPaVa+V4hVhR6XmMqme7D5dE1",
-	"gwdDHurNDkvrwOQ++WC29rLtUoPAJLlaZKYEM1geodzjkEvINJTXxbVFDAKSiqsrSHRsHL40mxeljGbo",
-	"KYMdkAQcx+RU3PIhn1F5rSX4VeFjZIvosSF/UPhYET8+gbPVymTCW3hd1be9r/vVql6+QaxGkZrdk5I9",
-	"mIqt0jhEiMxYXEauz8Fmfz3HqSfxgkKA8IgXdff83sS2mOxkncdTTnbrOGbn+YSc7lrO2WRqsn5c0rnT",
-	"zkTGAuMCoQD90lhqykv6nb4to27zXKA/sNFRJcoofMEIt0RlKiR+wMJqmOYCcnvERE0z/a3G/jUY9BUs",
-	"oIJB78mDF5rXqyv7NdmlUUx49nV6Kj0U7Ocfd1OC1Y6AZWTu8SH/P3tf29y2reX/VTD+/2ci7dCK7Dxs",
-	"Y73SummanSTXjZ3bbsuuCYmQxYYCtQRkW9vpzP0094PdT7KDcw5AiKIk0pacOtWrOBIAkXg4OI+/H1ul",
-	"hlTmCD7ATu0+7gv0kV2bjyuRcAsnq5HBB3mLFYXQXF7BlTIHf6z3bRSwiOBFMXc98iyiiLUA6GcoYqwZ",
-	"gusnlFR/tGQnYTEK+q6pEgcqTeIEFIt41RUXSrrjepD260VW7nhLVXF8bOvs39VUmK3nHVkrA9ZxltQX",
-	"COtHqWEq3E/SEXdPQ4Fne21b7hHz0Vcv//ZmQy2zAbfZl7UaCtDtVUkdUlvI4aaV3VCW5gorLBcgowmo",
-	"drW/vhYP4mEPljXAdE60G/ieiQJqV3OXIGEOuN4Ii5lLn/0VHXyhLDkiWSvCP05YZNpFBOIRAYMiUeBD",
-	"+iOXjHgV6bcw+2PO0gSmM9VQUhqwnBfEVtxCQgIrONxIiXmT/5kh4yLhxRHMcSHHNpC9r2c+2oIuChNX",
-	"KyLx+lo0DkT4fdbEH3Cl91GHHUUdHKi8FWT0wV0VTgsaikILlbWVQstFqZsKrLp5AZjc86WE1EICBMgp",
-	"ZHlhLZAYQhthMeRKIG93hUhwrDDNIviWz28bsIh+UsBGrLDFDILtJx48mmSDxwuCWJExQKd4SwkDCxgX",
-	"q/G5zkUKcUiEhC5Q1wFcBxW2E8TPYJCU2bOfnnItrrJ8fsKGY8GnRmrA8eM6lDoReY9JkZjL2WuQXYuc",
-	"pylCVHDC7fDBDgJ2M04AXAELNFUofaz8dN5hZ1masnLRHZtJnaQssnTfXkG4samznEWY5RoFLMtDSbj3",
-	"AyMKi9SojtcFzHD3BXUGDIUNwbJF/GJAl1gRPzsG+OFQLgARbwIfft49ZpHMLqdYOX6JsMuR1cM+i6kO",
-	"QqmyRaRexNdHrApGXS1ic6IYj2MCiEBasSzDymU7H4rxFHMrb3iiy2FOYiwvgD5edJ+FshKXgi1DcS9A",
-	"VRDdhIN8RnRkPlehHOVCBMx/sYKNQLKBYIRCDJUsanXgEe6qLcQbYZxmYcaFLk2ji6XOOwB3sLv9DPK0",
-	"a99C1Lz5PbQZ3cFB0njp418tiMPOU233qA8PhPpAbOv1r/bBbN4EyoEuPnDgrr7Z3yXXAi51hRRSPE2d",
-	"xK5KA+ywD2XMIHNxEtXKsuL/g/n5+0tTeIu6cvQHv3F9iVPqtgMvK70FjlH3Nah14/dw/SqdqrDkQaF0",
-	"UR7nX73QYC/9diX9YFf6kgZLKkjW1JeCGJBqLgc3ItoUJPnW92optKyDs2WZiI+63UUnSLsyom3FXjN/",
-	"h1V8thPCduqa81XW1thcj+0obReeqraPXW81dm2ndddugjuh4ADujDEtoXBKsipcG64QCvCEWIEmE5EP",
-	"E56yRF5ngF7TErfTLNciD1gysX956G3u0H5/zogi3yhaaEgHTGeapypgueAqk5h2hSMGLJHDTIt8EgCr",
-	"HdezXLA0kaIdlDJysxuJwDKJdtZ6JkWHnQHWTqKJS09rQBbUFjkH6fNN11wsBOHjBDA4Ec4x0Qy8LDnS",
-	"FKXzDuuHMrYgO048jbkC6u2TCrK1yryauwPX3F0UbQvbYAlK6e4oB7DT6lajvvMbb6EO1ZXcWhfMvgh1",
-	"D1RTsb8fRILD3xvl96JkZq3nty+NqBwHjBx75gOqiDU7lUIoU35lJGcuxpnSSNGqx4kKZf/srSO8WY3p",
-	"kqh1tf4B0VIiYCt1MTL308d3K8QfnuRHKfxwqvYSby/x/qpl9wXu4JcQkHhq6ghIKxsBRSSZUDD8uPuM",
-	"xdOEtb45Or49Oj76hk2TW5GqCvHI+mdvTyBkgs8RShvkqAJ+mQIQ+peSpR/e7FiWwgQ+penflhT98GYv",
-	"RfdSdC9FCZH27MOb9gPK0nUQWAuylGCrjCS04tMI1xJylWItLW51wKL//qkfsX/945/mr5+je0vW/52m",
-	"X06y3gVG6u5a6laRpMy67eXrXr7u5SvJ15/P3j2MfEX4vdUB3n4ZnEFnUKXDeBl1EEv3cDxIs8nkKMkn",
-	"kCzjZ1edYMWqc0hOsmsBLJMRVv9EgUvLAIbsAU+5HArK3IkTSt3xKIo61NFj6SGeH6JOz6boLsaqo3Ja",
-	"VcE+H0pwuSYF2A6W4W7AKDi+E8PtR5ipLQV57hoYx+WqGxn/uNC6vvws9/tje3lEf88SO3CD4NRir51n",
-	"FZn9eZnb34v2cfK/Ep8ubn7WMpug3TxtB09ok4j1hMtkBI+/SmV+b1s0y9Wvzst3gz0GhC47N7VS4N/7",
-	"jesLiVK3NSnwbqX2KfA7SoGfeJvTHrjisx0SRp7NivrmbARFLlaDyiQyStNjuHxjryDR5qxjQp0loQ6l",
-	"GnJJlNXnp/0PYE8G7OycGQuUvXj5rNtmWQ7DCxkfZqPDmM/ZMM2UYK3vRPz6lr3JjdhuIx6Tp0S9jRVo",
-	"XqYpPnfP8lUGZfxSC3zlUD5JfoSyLEBc/V5USnvPgD3RzoGxmFBlW5iyULoGasxzAS+Gipdl4T3BkDqg",
-	"nYz5tWBKQP5/wKJRnk2ItjJi02QIyekilB5sNWqZIsaUogRgSh2D5WK+eQXmGWvBv6Fc+Kk21A8azdUs",
-	"ICS8w/ZUJ+aNcQ619+p2bMpQv9TZpf0OkvHNaA7Z26bIZzKUfHGM7isW0dduAKC0dN6E9tJwkFIBbxxK",
-	"iyfmnBWwflkOdu3IskGungbmb6XOhwghXwk8jcxjfxfAA8tMXxaf9byyXMuV6r2l0mLKWp/OzvEgKKx1",
-	"nfLhZ34l2u7pbPtLM7iaTSHdIy7IOFeQhbqficDDg8Dh/rlMFAMoMzaYM85+ywZgqEg0Z/yliMhFZCsR",
-	"zCn9lKdU72FbdlyrwmzBwhFbRkLdhdk97xGWLmKtEnDCKBfIXO+WzT4JYDS0yVZyv2rH9m2l12YevVis",
-	"d+qyG1U88tt4Ddiavfa2UPZgh2pW+VDu1bT4Ybn/Duof7FSe0h6rrYS4Ds0Vkc3WyvLu/QJVEHtktW2q",
-	"P6dw6RsJaq/UhZO9pET42gFqDO1GOlPD8gI34PrM2gt/c5KxgoaJy9ijOlwujfSUQ1GI3wC+N6/3RIHz",
-	"vMp17omtZtbLeycUt2mYoCiKm4mFRj6MdVLBn+59ku1Wk2wnxT7biSGyfKiemp2/MU/LNDL66BjKIRct",
-	"EacbkY6lUGxgmu2yARJKY4EE7AaMiAHPhxlxRcZ5ci1yBlpbD0UNDuLLG5YLo6q115I5rr6tiMURe/mI",
-	"vDbptlCsVkTR7Mkw7/KA4mBb+V64FvweGV8TbwLqhtTeV/TZUmQNtuY+sLZPeC3iZHaHPsF7fZfCNJsK",
-	"yadJxx6UlRJ0OhukiRqLmP1tKmT/7G0Rxxtm8loY69NI1v88/9uHDvuQMbN2Qmo6iZVaCY1kuhzcW7fI",
-	"vME2HWf/hxePMY/jBMNoZ7l5Xp2Y0Y1V5ORTNvhNDNchOAPm/N0UC/MsYjjLjV598suv/g65GGO4EUYH",
-	"aCeaN7c3hOYHvy6s6pxP0juuaoBAChZRoeGS/lf//btmS2oftViKerUPDzfd9E4V0z1Nhp9n0/VEItRm",
-	"G7GIM/q5RxCJwLeuFYc4K5rWv1kXOq2JQdDs7yMQO4pATN2WtMfDfrLD6ENV1sYwmyB6wDBLUzHUhVLP",
-	"NYu4dZQPhL4RQrIINK6+jsiBCCq6+W/r43en7NmzZ6888wDeyLrkjbF9ccqy0UgJHTDRueqEMjruHr88",
-	"PDo+7B5ddF+ddLsn3e5h98VJt0te1pjP4enG2SxHz6Z5AAv3Q6O1CR+apynlaiy4Z708kxPHHVEA9kTm",
-	"bMQzh4C7UJ5nXhEzVuDMfoAiwAg9Cv7PFGktgEgbyo+z1BhGVY5xcv/Cf9onrJhDJElcmGKWSYc6E8qY",
-	"zwPQeynAMuVK9/wOtpT4uZk4xbhRQHuEkw2envOZGYS1ZFbwmGAQZDYFv3W7s+Cxj2DOSzk9BSojSeOA",
-	"OF1wS1AUqMci2kunpk3EiMhEkT2Z5LamsiVSJdgRYAW7rWmWF1hbhAplmbYlF78B60NUOHyIocVMjW2G",
-	"AZaox7hk2UzDtxYiqIqkpQIiqOdDBLmNYn4EEaYA3M1um1AuJREBghB44zdSnSyjN4VyLf0JuxP7Cd4A",
-	"93LH48HG4eo6488q+jS9tsq9d8Bugq92bhe65msV7Zu+0iZY9kKuFBJ174Df42PUxMewG9OLoE7t+a+r",
-	"eDR04dNwmx34pB5sct+XyuX925juj0q7yom5Zio/dtuO8/7PIkseidR4XI77xseooZ/JP0ZPh1wORdos",
-	"HRv7MO5pLThmjx13u2UdGFuDDgy6baJDGSex0cisGk85Jq7lUnpJMUYPUnKQvCEiPQO52SFPwV1uPE0J",
-	"eYLlYpjlyPKgbkTedqMnUqTJVTJIxaV5WqTS87VEoyWBmoi0wxRUSJRVnW/4vM1WKpD3UQ4DJ59ojlDb",
-	"8wyKSjUMpulPI59O7arVVeFc+23IJzfaPvt5r81sxDq0Iu0OwrdpujQSzeTrfZS20WYnpdJcxjw1YhGs",
-	"+hFZ0tZ9GcpKooaUA2EnREirZMm7ROkL+6RfCAPdTcIDQaDT+24RAZ3eoJbX9cJrW18ALvZax7tOk7l3",
-	"vO7I8aqL02KFh/toh67X77I0zW4UQGCDT4wN5szXhRy5VSKvyK4JbKmwJbtCYmTMvQ1li/tShV4i8L13",
-	"EZOzNIXMiaPCvSTFjW3d83yL/oNYrDOg80oKD+SSYMN02W4xOA1M+b0jeutEsxaVuDxRtg0mYOA7uRel",
-	"FOx2x8smn/A5G4hQZpiY6lK76TEp6EuMyoAXn84XUutbIFQLG9I0Vyeh/Hv/49v+h4vzziQOWHiAzl38",
-	"NjzogYuaRUc//+sf/4TE2E9n509UuxfKIhl8Xd6zfX5wa9KM2vTlko/ZpjSsG85uDnJBtyk/16wm5P+L",
-	"CRSGRzS7HSK4ipbWBlDKtWIx13yTU3KFB5JypWs4IUPZl27XmIWEbHzO4IAJt9OyEeNDnVyLii0NFwus",
-	"IDKOt150u2wmU6FK1NXKGGaU7oyPdnhIY+CBjtonVMqAuw4MFDP7sEsDtzqRkLGI+xpNDQRYnnKlzT62",
-	"q0QDX+LANrsJs7KjUOJmhP1sGhQHjVWdM2AdogmwqwQXqTGgjrvdTij77gshY4WWh9LZVDGY20ReBUiV",
-	"MoIVsndwRFRPIo6CUEa4mpc6u1TmHY0JE/lmmznrjqLdo2V/YlQRUkTagTuBhdTAEMNnkC3uZFJA4yWb",
-	"ZmmqgIKB8YGZ4aOXFNFpmbn+CPiJUSgjYl66lLTJA/asS6EMGCrR7IYrNuGxMF1vp0YYQ01B7kAUE+C3",
-	"AqbYlU5wuo+3kJROIzXLSS91apqSvtR9B6jStNvq6kPNdaFV3ip3xZC/wd4hoFoWMpx2mNU5AUUc09uO",
-	"Hsubehfx3qX/iHPqYZmBXJV0uya6pb1HNpMFrjBQN3KLn8MtYe4LbGGU0OVbFhqA5x2zcSs5xvuhLCtx",
-	"xfF0eDsyZkMuZabZQFhRfILOPPu22ejSvk60mma8kNIlw7Z0luyNGTsLc8r1uDAwk/igLCCrSfh0/vny",
-	"+egbfjQ8HryKn4nnoxf85eDfh9/Er8RBHf6959XTPyVemfgrZTB/NOgqZjEqt//Oj+wKsvNCrWsZHbic",
-	"aQGKTfG0bS9ANrS8l2pTCtwboR/fSXo0+spjucEfV3jtDseyYYDN0ViucvD20R5rmYuMBHebEXsbtCkf",
-	"PPYBjKBEDtNZLBQAvyfyiikxzIVW1bmpP9rHeATJqTRl594c1PKZ/riiX/0zuHqEdVSS/lrtHaq7opP0",
-	"Z9k7r+583Z9ntnCqDnmaDvjwc0FebP74/f+TFd8ZZPH8/z2d5ekfq4PlP465tg4gIWNIR+TM0TLGTMh4",
-	"miVSYy0acksLeS3SbCqQzoGQxEJZcDskqAKPxS37/n3/9PD8+/7xi5cAixHOut1nw58OKb51eJFMhNJ8",
-	"MoUvRAe/z/kNJv3BhxH7LOYiDmWRFejN8xPFIpIu5yBcoh7DiDYw5cLgxiYGZggu2bNul6lQ8hs+77A+",
-	"Ou+Ob29Bm0gkO+oy1WNSaCDUABeWCmCkw2xm9IsXt7cBe979BpTY58evQomZuMh62Dpik0QG7AX+c2z/",
-	"ZeMee8G41mIyRYZcnqbtACwlQpcgN9WIJynOn2Mm5xoSEdA4WK+0uEUyWkUAFRh5NtOJvHJaDBZiFXpM",
-	"sRjAUb1WqSnrKkHlA9D+YFHioOr4RLBMEkoKuFN7SG5GLB5xnk1ZPEOZK1Tdhz18G9/veT/J5NZWw1lX",
-	"XqLsQoGDTQGdzsbncTu5zgMlUosr1LzKT/T9ylOj65yVGk96bg9qo6m7F4ge7Mn/4Ho4PiVK2bgey3qp",
-	"zx8BDvW+YS3466pOdrDzxgxOr6u72QFJS/6EUYd6o5X62KHosr8QdWnp/Q4N2elrOU9/+mn5FvnW+tU7",
-	"a6ui+mSkMeeHt9XU3oXz6eM7gj8suQ5sE8W4aWS6FpJOsVb0S3jwb+HBrxFCvUCsD+E28fHtrZRJjIhR",
-	"WA69qEt3yMYM9apYUCiPu0eYeQUCz7+miMnZDN6+R8Y6Le8WnPU0UjNnfalTU2f9UvcdZK2TqmSWD9ey",
-	"rkru9biXMr4wTjVJm9faz/NdsJH2bvBH7AZ30opx6XToJgYBNajhVytMA9+S3+gJ/9Yqlxg4JRWzx4Al",
-	"PLYi2khGo966uGiHvfOc4Uam4RM6v/gK93Uht5pZ9tSvOsnzeeVrfZVe5S8GLQDzWdiEOM873sjBGg5R",
-	"7zHwfl+UmgCGAa4nvKCrGJPfCL2T7bgFF9Jd3Ef3u63q3FH707RdMtE7HqVGTiJjNy0fodMxl1DPLOdg",
-	"WAppLkxjpUdeQ4JhxIhK1GHRzEEzLmrJ5m4IZTKZzLQZ5wS0Y5gvrFlVwoK0JorZMgNUeCrSu3rkWkaS",
-	"z1xQtlHZ4cMSqbTglRktaD5t63TfVcGe+U9RV8H+VNWp/tFe0X0H2TAVYquupfvj6q47EWKU9/d1C7O/",
-	"kl6Nu+WB1ZElvfppoR2vjJh9WyjQljHD2gGLoTK/zEGQuxecj2tjZMXw95FywZ84smYNlCZRtYU+jSVK",
-	"qfeaaFqx/l+favRoixn8iEmaXUEe9QPoWuukw9Pf7RO9BSIhnc9Xx+J+MJa3QuD7LBcuBgHv4d4sT67G",
-	"mvEbPg/YzZhrDLO7KvFOBYmOzuelHX5PmbHCk7AyU6aYhJoZM3F6fdkdHA2PS9ky3dERr5Uxc3w/mQNL",
-	"ETeVOtTrznJnZRYwbYREkXdmnzP35ZhqaC8zmd08vN6hyZCoFiDnEMHnFJVnEfXtmF6RDZaUdBEMh0DI",
-	"IjxQQsZQ8xAeQAVGJtvL8uRCqN24T76qMwuVI05of70n94s52AWQzsE0i2vxAM71xcDm7wcDwXOR92d6",
-	"fHDyy69mPyuRX9uDMMvTg5ODp3yaPL0+gt1OT7d862daqIDyxW3Ka0AsgehiX6Q+hDueblZixlq+lN9D",
-	"wTEClFFBIbn4HVBDkjuSDNQ67A944w+4Ho5F1Q+8xsptQGHTC6w0HIDqiMIHqvlKSPqqEkrf+9UCqLYi",
-	"wcTWhWajJSi2wNaTe/UHtra0VE/q/ZpLplz+sdMFnCBX2h7z+RPlwAG9oWzp/fJIRH3DjF44IqnmEDMI",
-	"FZANjLQuRqOPK6efxNBixpm3sr4m7A3puQh/X11v9ESx7Eb6uFsAZKqQ5De5FlRi5IallofUv3K/wPUz",
-	"TpTO8rnXFZ2MK56nQJgtoFqLXSI0P/jj1z/+LwAA//8=",
+	"1rjzseULyxS1uLQ3hsOKM0gN2syrKvjkoORZe+5TCpMeTCYxI7GAsLmCh0RnC3JVl2XxznjzmJlFIk1Z",
+	"pGSbvPKqlyj3qYGxItRiVWFT5nylWgnz6jIDeaR7TCbslmU2lYRYnafal3GOjo42pW1eSYMtgOXx/J8u",
+	"Ty3V9Thlg4BfSPJF8x9Taop36P8lM0aa79kt+Ulk1y8kCRHOQo0cb8EZIdDP+vaZXMxmlueoA9fO0YPA",
+	"dW11Yhd9bg3ocGpJXgMel1Jz6k9UbrjKYVR4hQeIt939UtLujRJuzhisI/2rqfgTWAuMyPyXtBUUGL6q",
+	"kdOTf4phhxFNwT8Jqzvd0mVg0/ViLlNM5gsxgxmYglg8QEpksnBIJeZzFuv7Y3LdQyiqSZUfh6Rp+DsW",
+	"k3HBW6EFCVGNbiEs+vDk89Xsne2s4Skjag0Y/1yI7Tm50hZ5tn4IMbZpQU0K0blR5jUhOhR+yLBlJAOT",
+	"qG3BUyaln+4oMbJBTSnY+7A41g3M8IJlHOFxFZr3gBBKrB005GF5oLDVJiecJDGiFpPQCMJpsfkqpkUO",
+	"ecroDWb6092vSYv+KKakyobkNXu3qeNjuezYTzC/hZvwd8vH1rGXH7EQTw1fjzBhc4ZaomZwneHv+YAU",
+	"wNBqeHH9LAuG3IdL9OyFAnWKNK05XUwI+GhKU1EqBhoOXEyrTc5m8zSBqzjkOZy2CWTctwfuDGgAIeCq",
+	"5U8fuRxIDMfiY0KHvLC4REJVK436FpKRpq1WZehYLuCglUlGlAeIYoY8mZAFX0gWtwop0b1i2iK3Ua47",
+	"moIREfgrawtaSwE8Zb9rVINPL0zaRGS08sp4jn9qelwVFG2QilF0qDaIZIASneBsyK0l91aYjSBjoaak",
+	"WcNgQQpXi36OCWeJmrJsYFwlS7mP82/1pf/ATZEPA1XSyJf2kyIQDHkRCvTS8nSRel31C/90fhEQEPha",
+	"GLMENchMBNs8S0CzVAYEw3Jj+Qsvt8C2mZNL53aPUuj2Cmy8sjjHQl4GP30B4N2BFtD107yW5pBjARaa",
+	"agbUv7wCI/iLZMclCzUcuo0TMxhwyJvU0RdbwjJsWcLjEmJeuUD5Y1eB0Wx3YG83+Bubv0+pYlciW3rV",
+	"P2HCnh/UHBz3MghQK8y5iJMKtHJGl+g4NWZEzBIF4W0nnCw4qisSyGra7/SHPHSJcsLA1wb6NCrMU3GQ",
+	"fueIhIW0L9AOd2bI8cy2qLIhp/PRgdHFHo0Po4N4n+1N+nR33Iu2oExu5fcjFXVuD4Z3wUw9K12RVyWj",
+	"v/RzaKIziFikMewb3ECjCQcToyRxEgeYjdhBXJ6//smyz2NCoW3Z749U1eQ8L3HD2GUdBwzNnz24t9OX",
+	"eflQ76U5Q2SuBYBEmho6PCa3AGrjxRJ8an5/X26TVY6qvAKU6+yo2wu2qZ0SLbKM8ahYhqrx6eJVYyVD",
+	"yrJzTc9WVJ0qz4r8F5mnVOmpvGH4qAAuR73OVhP1ioHWu7bk5XFt6dMQi4+iI3al2GlNwVBzdkPul4tu",
+	"ppTHWiwQUgFPE6WLGCW/sLzY0AaTlUuVGtTcJifFsjHlGXDBWQksuv297XYorxVFl7JcVmzd515pqXqE",
+	"AfWcCuKzmM0SVLyJjNieZOBqHbua2sA/QfsmVoJK+JB/ujx1yV5Bc3DL2HUMVDMne5RMWAxs11SkSUyX",
+	"WoBDw5xxZV9VOqqzv03pqKsFzShXjMW1pjBwj/PX7L6Xq8pyVebnz26Fv1zQKN+OspfFFidvs9UV7vB5",
+	"logMy5ZVdXNF/mfLkjHu89VKrDxvXnmIGnxVs/ZaHONhqTKU11JEyIL3MMPW43TsdfzNBb1hscctlei0",
+	"qQBYG6hD+ap3rqrhk8TazGiS1nZWtuHTOBsdRYfjA7o/2WP92E+q8diIDg4x7zWTmE8Fr3+TMZmY0Crv",
+	"vXe1ML1hXVOpMsZUd827Xu27L8m85nmdH7o1/HpWWTtogMeOveXH+fMG6HkCVW8BGP+QlCQXVcxT0jHM",
+	"GYuJSlzeO2zQJrYqHXCet1mimKkNXbIMk2b4+l/nH19fXIAiKWTIMGIeeRQzoGjBiprSLBJczJZoqecx",
+	"heQOpo9G0BA3LOPJ1bQUu+N9W4GZYsGt1bZvJ6GiHENBfsRiAshi/yey+H8F0lYL5zZlac1551ojYApb",
+	"bZNKMuFXJnM6GiJTyDoPMUSogMQAIlCO2OQ9kPexAhtjmlIesZM5aD1XMM16ivOEXxHzNUSqJopQbIVW",
+	"VU/zU/DyWc2MQIT/qtxOmHWykATTq6egl2UEsTEW1ChW0JQJv0qZ+booRuhhR73xQdRHnUZ8GB2M9+ne",
+	"pM924/94T82CjLiNVAjiy8lMU6ZVcl6FTyOzhC8kqYG9Y9IxFVALusUFV0la4LFz1TgkFWh6CvXWluD3",
+	"AAboCWTgrSTt+1hztg+CttfTFQbYPu65IjE+Tkq0mdlA3LNVSa3oWKkaR4suR+DOOkNtKeho3cjQH+TV",
+	"0Z+jVk9OoaB4opxEDXUT0ExjBjAFiDWiiSH3x5Db/DvGz/JFnSh3osKqqj6lWJ7XfPw4yfNh4dVPL686",
+	"3GqUoe1ay1NZCNigOq6pIbmldbAJEhnmzliosVhw6x3SapMzVTKwDYY8rEE1trpoGYGFRCq6JJ1VSGfI",
+	"LdYJcuWMs9sYdc4xodwY6uzUE+smYD5ZZb97ZHVHm79kYzv4cG1NSK/mY8amwqt2YzPPBASzQOelILdJ",
+	"2yKLuU1KCQfykkf1NZ9tsO8qxsFFVRfSywjHL7gg65xjQM1/Yry6ULXWCLZPULDRK/538EC3XNIf7IPu",
+	"EvD/XJevqu4872ev9lwBZX1AKIPKunOW+aGhuU2yzpsvd1rPwF47GXLPhJzHexbiPG3WlrAYc+lIgu38",
+	"hWwP+Ylf3N0wpzjCvYy4GAdbI47fx3q/1nBv6vWuD6oNXL25Utn64sqcnXPIcU94OXYWCwJjJVIDoFB1",
+	"VEPpA7bHrq6yOzWK0y34MAc092ERV9vLL31Zxlxkj6hZ9xTnpwKJJDBThvNDabXXSLK/n+gbNBCplJR+",
+	"86R2sK0CMqwY7Idk3J/1UeL9Ku2gEhdrVHkGl9URlfN66lS31KJwvrWy7dJvVvTP6NY6oG4IYX/AjC+2",
+	"OiSTBTQ/o3uHwAQNzCj4xEEztREtfgjNdnaHijD7KFtEnW6lYKEwl8iHzSLP718Ch+Q9RnmdPmlFqho/",
+	"mXNO0MupafzCohW1Up6XxvPHKSum/hopa5zy7bEpa/6ceTV/vmfS0KfNk1OXZ3jrPDn3q8VQmyfHdvEU",
+	"5hAPTv56vu8l2lr1freFfZo00mDF4iBXFjnH91bgVf1plrKAKTabi4xmSboccq/01XFR85TYTKsx9OZX",
+	"jsoLRpmbAEYc/WTIQ1M6qpTjE2at8YwrR+aDtrt0xf4algTVOsgbCvdn8JP6PZS+D7AB8/gjo3IzEjc7",
+	"+dp9j43XJJRE/ZuNl5iINBW3Cb8qlrTKFXJGDCRNyRgJ3bzC1vGQlwV77AxJlgnAq1TGBc9LmKGrp+Xq",
+	"hA85enlhqTGjXNhcKxfhdcuNraoX73EqNyssNxHlMiCc3TKpjOTVpIrMhFSk2+m0tnZlrPCoZTRY1v6p",
+	"7HrUnxzSbtQbH8W7rD/Zo/vjg+gwPmJ/UFJHcyx/sIrEPCsSZ/twbXjcumTQsGoLtwbcDZkxsnnlDlmN",
+	"mIXWVnsbXZZ8mKRQlVkqPX+TeHpv93wxoJIoy4kK5irdJ0y+gupqTTAPQ28DEk4STtMRTjAkzUQN+S2V",
+	"eYmVgFh/d6IEQdZPg58LBTsG/ZbGADOXbtZ4loLFwiq1NU02rucjbrRZzWJJckjDlHA8HagvhDyMSXeL",
+	"wc77Qz4XaSqDnL2Bkgeku0+mEH+F3/mlC/WKZjRmA8RNaXLN0iWhQz5LpN7w2Ayh52gq1oakudvBBO2r",
+	"+yvlvvb3Up9rYbXovwHgtIY3eAJ20nIZf4hjTfFqejKM2QwQ3NhIZZRLUznV+yEWajQR2cja8PLSDFif",
+	"1TJ+8JHLPlKT8V+zZ4uMbQxZLFYeeWW2eY1qza+VacEhICtwYKU8pq2MuaF8kNNobxIYnGppC1goVXXJ",
+	"j+x+dV22LeaCUlJdGbsaA1yOmDi7BcM7RHpq0Z/xuNVepUBo2h31TBSBUSsM+Qq9Qiu3rJVImj3aoFz6",
+	"1I0z5I7OB059YUncioHQ9FMunYr0ccg9AlmTPO7PqNaouTOPVXCUC3TUcS9e9Y5vqVdYXYtoa+3CQ2o3",
+	"1uoYimxxhSrYDGBF1vj96x/JTx8+/iMg73+qZYVzT4680SumcRS4PCRXCScTGiXpCv2+iEDLeC+4ejK+",
+	"bkU6VX29NNZIJBGTACWw2tQa7urnn2MUqLFKGf8Fyj1jXCWoxldgUoybrLUnlwDTMQb2CAp7WQeMCEKn",
+	"hfiih3mUe+UftowrO81beDHd3u7/Vqk8s5G9N7HtdW7SX1cu31Qffdi6v+GMfcF4VS6QNdk/NgbHyuSK",
+	"J/zqgkUZq6GaZ7PZQqEWjPIluaHpwqjAUMuL2vMVWWKq4lGdj8ZTDlF3vj/oJoDCzqRc1MQP1uIqIw3M",
+	"FlAZhFwBVjeXtlOfjE4fR3lxr4TakRrtgXOX/sbV09BrKPpoGHuxSwS66arDkPlFr7vbP0DRfsTgnndd",
+	"6doavYXv4p0xpkbW0zv5wmr9SmENdS27W9OEYWN3r0PeJBM1JSc3jC/YsEHcuBIFQvxo7/Jv5OSH18PG",
+	"xo2JUHBetzHmvltNVU0SVaXYbK7eiqutZaJc7QVN62Qj0+tKtwXzHuS+gNCFElpIjVDFSvmCpu1aQ7/7",
+	"8mTlAJqMeR2a78xIWuIwOrW9YzNS/k3T1BYLUAQ39VJBJ8wgHTskNwbXMFDwmshPk9Ol/VS+qyyvpFv/",
+	"zlbP2xjcE6c3o864G/VKWr3OpFsbfqrlUbOza7NJgnnEnmGTkl8XbMHsyWkWwGTbyr91ByI4a2m0Fy+Y",
+	"59XF0JeL3CZpqvGQPq17ZKCsCMi5ncEXeVfWJQkafpn+2q2v44tLjfKT88/JU1i5W1Fkn70ruMUVfgKl",
+	"Rhkp/CHKDTOJC28Pa1D2A6SuIpPyVEyJu1S1FuSfg3vkPS3f0tvp9ahLe+PdqB/vsf3JAT0cH0WduMt6",
+	"k8fq3w0rkg82VWouBy9fmiftSMxeQsnnl6D13E4gNBpb3bmnhvV3Pt/XTQV7auDg6UC8AF1/FjD/MVHT",
+	"nBH9swL8nxOeN/DxF1Os0Jou0VEU7UsQINgm/2BsDvYkQW40v7j0apYXOdTbqWTRqDc+mHSibnzEDml/",
+	"vOslt+5GnRW2MXPfvuEdKu/BGqC7ZFJZNewWskDO9GCs/wqEUEcsH3r4pY3JZfnSEBsWuabYF67nApg1",
+	"vT5jSbOF7rGknn7TstCAKRDAPxmrxh4brSMXyrofm8L6fw3XqTI0PFbBWCzcW7g3/ptvqVoEz9hokSVq",
+	"eaEnbEIkGc1YdrKok1BDeRON9LxGWPFS/9THPQqNwhqTOu73IeqDRoplgBRgPwBJQuf5qjQhbXz9Ckl4",
+	"JwLlS64oGrsx8r2BhsQZTbiiCWeZNBc+J8NXiZouxkCF4eOdmN0YSlxG7Xlwp+WmBSdCCyN/v/jwHmST",
+	"v11eng+Mrq6YhSQgVC55NM0EFwtT4nTILQMTQA08HkvSvBFJLFuBU8tJk+/EKA8D5zER2Ix/iEyN8D3k",
+	"eh6Uu5djIa7Rk8MAB/GvtuldYzQW++h4yIccRUVbbQbXI0moz1dkyRcYb0C+g3Mhw0WnsxtBBTH4E1J3",
+	"mIpiUtFMQaXdHAiG/FZk17JgbyVNF7aNNlcoET6FsBkXMAQ5QXPgSThJbUIiU0pZ3Qr4id5Ek0WqqZEU",
+	"qQbqwsKQMLmVUU7Cf+0Y1dzOWRySKaMxy9oEG/Tv7mAj9+7u8saQJnjIAQQgYVr4G1YqhUjDgLTb7a8h",
+	"aeK1JiEkuApbxyTUX4ERSIJWitAoE3iYUKenPeQnZMbUVJjsmhTVOrFgiAmn9AZTJ3f2SIgfjrhQI4qX",
+	"KTQO8Sf6py11jOlWdT8vpOlcHtuexQQKB0GOJQ3amE+NeOnUYPM+UsXQjUcOzPmOF9E1U4Xi38ZZK2bw",
+	"0BXtv8rEYn6M6cLcSEOOvl+JkviB8QDLNOKFkXbgcUiakBxchqTb6byUZLzIpCK9TicgIV6zkPQ6L+WQ",
+	"45s9/WK8WEID7/uAhOa+VV+YezNCDqWmP/sBpEswAxLvvblm7n239N5EYYek63UcOJeblf2aq+He73nz",
+	"bhkQHXK6UFPGlcYGEFBnoBQsvfl+sjjf/YD07u5cCqYAq0oNub4JVLG3sP3wf/RwMFPWt9D/4iPTWBYd",
+	"HjH3YmZzS6RsoloYQlhsIZnuc8GTuyGHDNvOnoEApSFQ3150JcNcs1pQX9r3mGNOkn7viIR6dSOzOo1d",
+	"APo/MpUtd04mChw0JIsEj2VAMg3OLCaLeUCoIimjUpFuC+DbS0AzyHdJ+mURiRT68mi8ZNgZY5zF18GQ",
+	"F54Ci4MAF5Ai+2N/u+St9oGBEvszR/ql0Dw3FjoQuA+qSdfQYZWExXQ84ZAblkojL42yr9kSsFIk5jZh",
+	"ActL+itTMtL8hfjJ5mCLBNcsMRtyjVCQ6lzrQSciIwfgf9ImH9kcS9Z6lcxcEltIJKpnkKd1m+HUhrwJ",
+	"+XsyFhMqSUS54ElEUyC+LWeo9rNOAmC7KzBeKgyEhT/0iIgNEceT0J27Bs15SpcsHhAtwoUaQ8YJ5Kjl",
+	"CpE84MajIfd3c3TNlqNIpGmiETiQP7s+gJ1JguXaJCxQqiRNNaKbZ+IKKPUtTZQc8sVcb3q3Qwy0wpwT",
+	"ZeoGZzA1iOQXWX4BOkekMpWEjxaShUMOatVlyyRl9TcFKaQ+ooFxDKIcCRdp9u/uAk3qWsWDwRwqkKc3",
+	"Syw9LaBz48mLqlkxB69SzlgsLVo3POgOvA2PSQgobfCvkCSQUlhCPmEaD/5l3JjTJGImk6Vh7E7mNJqy",
+	"nV67U+Hobm9v2xRet0V29dK0lS/fnp2+fn/xGtpopjpRac4iSsvanZyfNYLGjRUhGjddjLxknM6TxqCx",
+	"2+60dxtohgGeN7+6+tcVWyEG+exYodzqC1khmUUvVM0Eu73V0l7jbSLViRsVol3ojGmGeaU1P//kpdGV",
+	"rLLhe18Cnm58/RmyQiG86MX1Oh3LbRupD7KbIP/58hdZsOFj5dOajEt1Y9s2LyspmkDgABbqPumYTNMK",
+	"I38CMQT6GGBmeerstj7sPq6vbhC3Dy+/oy4bGjTpbm7yCYiz5pxZjI12Nzd6I7JxEscM5NN+r7fNMPNM",
+	"RFqQH6fsNVeJWmLbo81tL4V4R/nSpoXS7fa22Y0zrljGaWrSt4KKYjaj2dJAa3mftRRHrzS4NvJnPweN",
+	"Ks/XGEDpBgle/UXMYV4N8h6+Bo25kHVqKSUyZPDtPTRE7z7XkjTREStPtA4z0+htTKNrzZ84ZzpXolNp",
+	"ZC1ZOtkB6TThmqpEYr4kFDdlyPO6I6aEZ8LrMjqD1JynR8banhVyHpgc6iDf1JHETtcIBqvpHSLdIs7B",
+	"ylYnXj0NWOB3Il7eExlEfk+eH8RahHBa12h7pLCieUEhopf+tYLquo9AdfdCcw9EcXXoDXw8/Qv3Z0dr",
+	"nS1Q06ngkzRBzWO/u8UQ53SZChpfCvGWZpgL4C+JP/Vp+5jLcuQe5roXOi3Kr/V4FRkyD7F+DTxG5yXK",
+	"xqDVrkW3p1MWXTu3ezoG7zvAoz5OKnhf2OU0P12cXxCpliky658uHIJksoWoS3AteYCmGrQL0ZRyTc4z",
+	"zUuPUzarQ2DgobJ8CgRmpnMpfnDbsPaWn5S+3/6ilzK9fwN0Zdbiu+9su55Cm3uvqdS6Fof5ek0tsixS",
+	"9WfHZP/miEm36m21999TxW7RPLm3zTaaxBmf8njYEhrEy4O5wHPE4SHGByFBg8m2R4JGL7NS1vsO399P",
+	"xAucAiTJiAmf5OK2XvIzI/wV5D7YrK0Evu/cl9tjEr/NGhHPnNizaPeNRLuxg0d7/eyThwp0zvS1WqA7",
+	"AWWmJF3NDu0FnU4nN5iZaiTsjkYq1XJWjYoWtXi3rlKrHEIMelmaspYfW+so0owNiwNTvAKuMyS0i/Ei",
+	"o2uxcR8ecmiWsclCGn0YasYxYatzN26GiZQLJkMww5hivfpr3TwgrH3VHnIXEiTb3YO2EwPbkI47RPW6",
+	"ZyuTWuCN2+SDmrLsViNKli9kzCIBsfZD7gUfmcwGBheFJuVs2LKiMjx4ITHzV2ATQqbJNYNF474eo07V",
+	"FPxLJOl1erl2FxdukxlABXWSZ7C10wo1HKZMQdgi5TEkJVTRtO09TyRhNq8lj1jLujC6k3KJGqDGnsnF",
+	"AMrKS1vZyGQRQH3rIXmXfEea4d3OjN7t6Pc746VikOI6n7rBzZAtyMS344Jzq07mzGPGltXsvpSBNeSA",
+	"ksAm7KXKlDtR9JoVsj8M+ZhG16m4InMqAT4J5m5MJNnr7Ob5IEbg+TmaLNI0HNQAgF5wIYUgacZY4ZWE",
+	"83gStmwUGno7GCjBOGlDwnC2iUsBmvCAUDXk/bv9QZ45UKKJ6fzVG9NgxrIrhqoMnIA0CQ/hu8/nb23H",
+	"XAk7R4lpD5s+uJk3n7JUH8X5++/9wnFcKBzIliBKoGYr3Oc8q5zpQ3exWrUB1OQJFBvQz/3UGoUm91Vq",
+	"lBpvISP0HkLFz92d3Y6We9/fk6LXUnOTbOW4CJE+JgEM6CE5iwB+Z7rf24r/nzEMfYJjetaZ/MVFE7yI",
+	"AIDjhaYrfOmQFKaWW8UcFWlNY3C4e3i43zlcwTflnNZKacVjnTxpBSzQK0WWD7zAkkCNwDUyyPdMWVx5",
+	"PwHkO5PE/qkEi1PLDmyHkfLPnwAhOa7lT69a7W9u8V6oN5q7+ENlie+ZIhT39NuIEuX78NKWNpvHk7Wm",
+	"W/OdS+VMmmE50Z/fV9jSLA5SIhegMOQJrh0jPWs4LMisC5TLMNgU6uYDR6WEljIgTSURk0kSgYfFnGVk",
+	"DOV6fDas6XNbwP36rNWVsPpjnAF0y7JWe8hfaeZbJRFMQgYm9T3+AtxmBkBHFhYTmQAbnDEir6E6cJtc",
+	"qIzRmf6r1+lZrm7kUqFhkikQkdax6cdlvzPL3ecOk3EdjwoOdFquIWPYwzpmz2IvUxLg/NWb3wuPGTDL",
+	"EY9zMB4nnGY10en1aAf53QpUooLjgdwdpDmX5yZoaztlTaHJ9ijV3v2qd62YsTJvD1X7yZIpC9YOlqDy",
+	"kMogzICSCbu17jKaYKFLDyzPcwBbNTPz9Uv4FL/8GjR8R9DNLeFLDRNfn8nBk5CDV+KWa1bUK1ruwToK",
+	"kXjrczz5O9GNHL+uJBuvi9j/HujeERmL84+HvICJmytRcaseF6OQ7vpN5JBrXlExrsfEyAq9ZsDZ5KEo",
+	"e8jBBw1bI2YbzRIJ1fxDk1fNqHmsGoFQjhkqjO6hWaBUE5EN+efzt2tk/tY6BG/w018Wv5+/evOM0Z8x",
+	"+tNj9HsrDv5wElBSSv7RiP/LPL0/4i9hP9SxFxSzoUZ7NWRhCIH5n8/fkrMzIgGpG3yqkeeMOiYe9aY4",
+	"yRc+reTMOfcCwm09mqbU0oohvwd/vx2tEJMhL1OJipJZVrXMjyMan8/f/l5Ew8DSo4mGPfXP52+DIh9R",
+	"OPlnivJMUZ4pSg1Fye1RhqroB4hsfyfikr9bp4uyVrE8OrRAL5AE2NpMeR5JGVorrjFvtQJTOeiKEYgt",
+	"VMmMrfE3uXCzezBiDP60HioX/tZvxmoXhVPc0mXXL7Cw1l1F1Z3yv5+W+a/q7UKrh/PtEEQ5iG99hJHL",
+	"sW+DqG2zsjMaBjNo2hkzsIi0tok4KiZu/Ev4n0WFKW/liHZabXIPi3xd4zV3vXxQzz5q3+jWljfau7KV",
+	"O/bQu2s6WuO0dio4Z5GSpZIY4pYTDdQZjYxgSN2ElcizG2jRR2lmU/8Ycgy9v2JK1iWtDDCYiIT643Dg",
+	"5VgwJR6cT5pJtaDlIoyFpPJaFou5orQJ4zlfLi8Hq6sKrEQGcb18CX5IgyGn6P5GobIoTNOGsXvtR2bq",
+	"ode7KxNjHP2DfFOG3Bbz1yjMuJqBV5Tt26uqg1koGKdcmcyBps4M+fTx7WDIQ8ZvkkxwyLZNwnkm4kWk",
+	"zyv3lGrle4VYUeh5jalkug+XR9cMHgx5qDc7LK0Dk/vkg9nay7ZLDQKT5GqRmRLMYHmEco9DLiHTUF4X",
+	"1xYxCEgqrq4g0bFx+NJsXpQymqGnDHZAEnAck1Nxy4d8RuW1luBXhY+RLaLHhvxB4WNF/PgEzlYrkwlv",
+	"4XVV3/a+7lerevkGsRpFanZPSvZgKrZK4xAhMmNxGbk+B5v99RynnsQLCgHCI17U3fN7E9tispN1Hk85",
+	"2a3jmJ3nE3K6azlnk6nJ+nFJ5077/7N3vctt21r+VTDenbG0Qyuy42Qb6ZPWSdPsJL5ubN/2tuyakAhZ",
+	"bChQS1C2dTuduU9zH+w+yR2ccwBCFCWRtmTXqT7FkQCIxJ+D8/f3Gyep8CgFIgPxy0Olb1523D42NOoG",
+	"5wLzgclHFWXk8IUg3AydqQD8gMRqCHMB2B4hy0apbqulf4kEfQsvsCBBa+rgc93L3ZXHJejSaCbscp02",
+	"5YeC+Xy6k+ItTwQsCnNHD2HL1JDSHMFH2Knt532BPrNr83klEm7gZNUy+CBvsaQQmstruFJm4I91vg08",
+	"FhC8KOauB45FFLAGAP0MRIg1Q3D9+JLqjxbsJCxGQd81VeJApUkYgWIRLrvifEl3XBfSfp3Iyj1vqTKO",
+	"j02d/fuaCtPVvCMrZcAqzpLqAmH1KBVMhYdJOuLuqSnwTK9Nyz1iPvrq5d/ObKhkNuA2e1qrIQfdXpbU",
+	"ITMDOVy3shvK0mxhheECZDQB5a72dzfiUTzs3qIGGM+IdgPfM1JA7arvEiTMAdcbYTFz6bK/ooPPlwVH",
+	"JGsE+EeHBbpdQCAeATAoEgU+pD9yyYhXkX4Lsz9mLI5gOuMMSko9lvKc2IobSEhgBYcbKdJv8v9TZFwk",
+	"vDiCOc7l2Bqy99XMRxvQRWHiKkUk3t2I2oEIt8+K+AOu9C7qsKWogwWVN4KMPrivwmlAQ1FoobK2VGjZ",
+	"KHVdgVU1LwCTe55KSM0lQICcQpYX1gCJITItLAZcCeTtLhEJlhWmXgTf8PltAhbRTQpYixU2n0Gw+cSD",
+	"Z5Ns8HxBEEsyBugUbyhhYA7jYjk+17mIIQ6JkNA56jqA66DC1kH8DAZJmV3z6QnPxHWSzjpsMBJ8oqUG",
+	"HD+e+TKLRNplUkT6cnYaJDci5XGMEBWccDtcsAOP3Y4iAFfAAk3lSxcrP5612FkSx6xYdMemMotiFhi6",
+	"b6cgXNvUScoCzHINPJakviTc+74WhXlqVMvpAma4/YI6A4bCmmDZPH4xoEssiZ8dAfywL+eAiNeBDx+3",
+	"j1ggk6sJVo5fIexyYPSwL2KSeb5UyTxSL+LrI1YFo64GsTlSjIchAUQgrViSYOWymQ/FeIy5lbc8yoph",
+	"TmIsz4E+XrVf+rIUl4ItQnHPQVUQ3YSFfEZ0ZD5TvhymQnjMfbGcjUCyvmCEQgyVLGp54BHuqg3EG2Gc",
+	"emHGuS51o4uFzlsAdzC7/QzytCvfQtS8/j20Ht3BQtI46eNfLYjD1lNtd6gPj4T6QGzr1a/2/nRWB8qB",
+	"Lj5w4C6/2T9GNwIudYUUUjyOrcQuSwNssdMiZpC+OIlqZVHx/17//MOlKbxFVTn6vdu4usQpdNuCl5Xe",
+	"Aseo+hrUuvZ72H6lTlVYci9XuiiP889eaLCTftuSfrArXUmDJRUka6pLQQxI1ZeDaxFtcpJ843s1FFrG",
+	"wdkwTMSH7fa8E6RZGtE2Yq+ev8MoPpsJYVt1zfoqK2tstsdmlLYLR1Xbxa43Grs207ptN8G9UHAAd0ab",
+	"llA4JVkZrg1XCAXYIVag8Vikg4jHLJI3CaDXNMTdJEkzkXosGpu/HPQ2e2i/O2dEka8VLTSkPZYlGY+V",
+	"x1LBVSIx7QpH9FgkB0km0rEHrHY8m6aCxZEUTa+QkZvcSgSWiTJrrSdStNgZYO1EGXHpZRkgC2YGOQfp",
+	"83XXVMwF4cMIMDgRzjHKGHhZUqQpimct1vNlaEB2rHgacQXU250SsrXSvJr7A9fcXxRtCttgAUrp/igH",
+	"sNOqVqN+dBtvoA7VltwaF8yuCHUHVFOyvx9FgsPfa+X3vGRmjeO711pUjjxGjj39AVXE6p1KIZQJv9aS",
+	"MxWjRGVI0ZqNIuXL3tkHS3izHNMlUqtq/T2ipUTAVuqiZe7l549LxB+e5Gcp/HCqdhJvJ/H+rGX3Oe7g",
+	"UwhIPDVVBKSRjYAiEo0pGH7UfsnCScQa3xwe3R0eHX7DJtGdiFWJeGS9sw8dCJngc/jSBDnKgF8mAIT+",
+	"VLL09P2WZSlM4Aua/k1J0dP3Oym6k6I7KUqItGen75uPKEtXQWDNyVKCrdKS0IhPLVwLyFWKNTJxl3ks",
+	"+L8fewH71z/+qf/6KXiwZP37JH46yXofGKn7a6kbRZLS67aTrzv5upOvJF9/Ovv4OPIV4feWB3h7RXCG",
+	"LIEqHcaLqINYuofjQZpNIodROoZkGTe7qoMVq9YhOU5uBLBMBlj9E3g2LQMYsvs85nIgKHMnjCh1x6Eo",
+	"alFHh6WHeH6IOj2ZoLsYq46KaVU5+7wvweUa5WA7WIa7BqPg6F4Mt59hpjYU5LlvYByXq2pk/PNc6+ry",
+	"s9jv983lEf01iczANYJT8722nlWk9+dVan4v2MXJ/0x8urj5WUNvgmb9tB08oXUi1mMuoyE8/jKV+ZNp",
+	"US9Xvzwv3w72HBC6zNxUSoH/5DauLiQK3VakwNuV2qXAbykFfuxsTnPg8s+2SBh5Ns3rm5MhFLkYDSqR",
+	"yChNj2HzjZ2CRJOzjgl1hoTal2rAJVFWn5/0TsGe9NjZOdMWKHv1+mW7yZIUhhcyPEiGByGfsUGcKMEa",
+	"34rw3R17n2qx3UQ8JkeJ+hAq0Lx0U3zuruGr9Ir4pQb4yqJ8kvzwZVGA2Pq9oJD2ngB7opkDbTGhyjY3",
+	"Zb60DdSIpwJeDBUvw8LbwZA6oJ2M+I1gSkD+v8eCYZqMibYyYJNoAMnpwpcObDVqmSLElKIIYEotg+V8",
+	"vnkJ5hlrwL++nPupJtQPas1VLyAkvMP2VB39xjiHmfPqZmzKUL/KkivzHSTj69EssrdJkU+kL/n8GO03",
+	"LKCv7QBAaWm9Cc2F4SClAt7YlwZPzDorYP2SFOzaoWGDXD4NzN1KrdMAIV8JPI3MY3cXwAPLJLvKP+s6",
+	"ZbmGK9V5S5WJCWtcnp3jQVBY6zrhgy/8WjTt05n2V3pwNZ1AukeYk3EuIQu1PxOAhweBw91zGSkGUGas",
+	"P2Oc/Zr0wVCRaM64SxGQi8hUIuhTepnGVO9hWrZsq9xswcIRU0ZC3YXePZ8Qli5gjQJwwjAVyFxvl808",
+	"CWA0NMlWsr9qxnZtpXd6Hp1YrHPqkluVP/KHcAXYmrn2NlD2YIaqV/lQ7FW3+GGx/xbqH8xUntAeq6yE",
+	"2A71FZH11sri7n2CKogdstom1Z8TuPS1BDVX6tzJXlAiXO0ANYZmLZ2pZnmBHXB1Zu2FuznJWEHDxGbs",
+	"UR0ul1p6yoHIxa8H3+vX21fgPC9znTtiq5718skKxU0aJiiKwnpioZYPY5VUcKd7l2S70STbcb7PtmKI",
+	"LB6qF3rnr83T0o20PjqCcsh5S8TqRqRjKRQbmGa7aID4UlsgHrsFI6LP00FCXJFhGt2IlIHW1kVRg4O4",
+	"8oalQqtqzZVkjstvK2JxxF4uIq9Jus0VqyVRNHMy9Ls8ojjYVL4XrgV/QMbX2JmAqiG1TyV9NhRZg625",
+	"C6ztEl7zOJnZoft4r29TmCYTIfkkapmDslSCTqb9OFIjEbK/TITsnX3I43iDRN4IbX1qyfq/5385bbHT",
+	"hOm1EzKjk1iqldBIusveg3WLxBls3XF2f3j+GPMwjDCMdpbq580iPbq2iqx8Svq/isEqBGfAnL+fYqGf",
+	"RQymqdarOz//4u6QixGGG2F0gHaiebN7Q2R875e5VZ3xcXzPVfUQSMEgKtRc0r/1Pn2st6TmUfOlqFb7",
+	"8HjTTe9UMt2TaPBlOllNJEJtNhGLOKOfewaRCHzrSnGIs7xp9Zt1rtOKGATN/i4CsaUIxMRuSXM8zCdb",
+	"jD6UZW0MkjGiBwySOBaDLFfqecYCbhzlfZHdCiFZABpXLwvIgQgquv5v4/O3J+zly5dvHPMA3si45LWx",
+	"fXHCkuFQicxjonXd8mVw1D56fXB4dNA+vGi/6bTbnXb7oP2q026TlzXkM3i6UTJN0bOpH8DA/dBoTcKH",
+	"5nFMuRpz7lknz6RjuSNywJ5An41wahFw58rz9Ctixgqc2VMoAgzQo+D+TJ7WAoi0vvw8jbVhVOYYJ/cv",
+	"/KfZYfkcIkni3BSzRFrUGV+GfOaB3ksBlglXWdftYEqJj/XEKca1AtolnGzw9JxP9SCsIZOcxwSDINMJ",
+	"+K2bznj7iiZYzyJkt0iKf9gl/bv+aMRht8CKZJF+0AZnl+fFZpGynhmxr2xEYR8/BrGezvALg29JHKO+",
+	"pG8BIQxDOTCmIkclusGJVEV/or/ETcaC3lik0YC/OBW3V39L0i++bFxenOA2a2pDwWzzFv0KuMG5eaK5",
+	"ddanjErN0Vemv7w8xxpNKO8WaRplSRoJ5bG33308gzLNt+/Ye5GOuZx57P3Hc1jZt2dvde8oZe+mWnXi",
+	"kn4xEqrZKsTgYOsXUqtycEy6FD2i1gEYZ4rFdX0Z0JE+0W0CRnwyisz6KGX95E7v1bzkFwdOhakyVbgB",
+	"UiF8aeRDl4lYCXbYxGSoMZ/BzuwLbWyJtMV6uZjRGwMYeITyZZGCJxW/AoNHkDvvzHpG0jbDYFnQZVyy",
+	"ZJrBtwbuqYxwpwTuqevCPdlDr38E0cIAqM+IAF8uJIQBGhREVtbS1iwicflyJZUNuxeTDd7mDwqtoJDG",
+	"4aoGVs5K+tRVQYq9t8BUg692bha64mvl7eu+0jqI/fyOyG/HXTBlh3VSEevEbEwnGj4x57+qElkzHEPD",
+	"rQ/GkKq3LhRTgD5wNSvCVyi1ka2Yq2e+YbfNBGL+KLLkmUiN5xWEqX2MavoM3WP0YsDlQMT1UuuxD+OO",
+	"1oJjdtlRu120Z7A12DNgp0SZL8Mo1BqZMckoX8i2XEgVysfogtaPRBwB6RnIsw85J/Zy43FMKCIsFYMk",
+	"RcYOdSvSph09kiKOrqN+LK7ACgiKWqLWkkBNRAppChBFyphBt3zWZEsVyIcoh56VTzRHqO05xmGpGgbT",
+	"9IeRTydm1aqqcLb9JuSTHW2Xyb7TZtbiVhqRdg/hWzf1HUmD0tX+ZtNovcNZZVyGPNZiETw0QzLHjSva",
+	"l6WkGzEH8lWIdpfJko+Ryi7Mkz4Rnr2dhEeCs6f33SCaPb1BJQ/6hdO2ugCc77WKQ58mc+dE35ITPctP",
+	"ixEe9qMtutG/TeI4uVUAZw6+MNafMVcXskRlkbwmu8YzZd+GuAxJrjGPGvyljlShl/Dc3OmAyWkcQxbM",
+	"Ye5ekuLWtO46fmL3QQxuHVCzRbk3eUGwYepzOx+cBqZc7SG9dZSxBpUr7SvTBpNp8J3si1I6fbPlVAaM",
+	"+Yz1hS8TTDK2afr0mBTAJ0cuYP/Hs7kyiQYI1dyG1M1Vx5d/7X3+0Du9OG+NQ4/5e+iox2/9vS55gg9/",
+	"+tc//gne3cuz833V7PoyT+xflcNunh/o7GhGTSp6IV5g0lNWDWc2B4UTmpRrrVcTajnEGIr8A5rdFpGV",
+	"BQtrA4jzmWIhz/g6p+QSDyTlvVdwQvqyJ+2u0QsJlRWcwQETdqclQ8YHWXQjSrY0XCywgsge33jVbrOp",
+	"jIUq0JArbZhR6jo+2sEBjYEHOmh2qCwFdx0YKHr2YZd6dnUCIUMR9jI0NRAse8JVpvexWSUa+AoHNplq",
+	"mGEf+DKPKkCD/KCxsnMGDFI0AWaV4CLVBtRRu93yZc9+IWSo0PJQWTKhIEgkrz2kvRnCCpk7OCDaLhEG",
+	"ni8DXM2rLLlS+h21CRO4Zps+65Zu36HY39eqCCkiTc+ewFxqYLjoC8gWezIpOPWaTZI4VkCnwXhfz/Dh",
+	"a4rONfRcfwYszMCXAbFoXUna5B572aawFAwVZeyWKzbmodBd7yZaGEN9SGoBMSPgKgPW36VOcLqPN1Bg",
+	"QCPVqy8odKpbXrDQfQsI4bTbqupD9XWhZd4qe8WQv8HcIaBa5jKcdpjROQERHlMVD5/LmzoX8c6l/4zr",
+	"I2CZIQBNul0d3dLcI+uJH5cYqGt54s/hltD3BbbQSujiLctMMJoyq0v54nu+LCpx+fG02EkyZAMuKbBL",
+	"oriDzjzztsnwyrxOsJwyPpfSBcO2cJbMjRlaC3PCs1FuYEbhXlFAlhMqZumXq+PhN/xwcNR/E74Ux8NX",
+	"/HX/vwffhG/EXhUuxePy6Z8QR1D4lbLRPxukHL0Ypdt/60d2CXF9rtY1tA5cTNcAxSZ/2qYTIBsYDlO1",
+	"Lp3xvcie30l6NvrKc7nBn1d47R7HsmaAzVKSLnPw9tAea+iLjAR3kxETH7QpHjx2CkZQJAfxNBQKQPwj",
+	"ec2UGKQiU+V5xj+Yx3gGicY0ZefOHFTymf6wpF/1M7h8hFW0oO5a7Ryq26IGdWfZOa/2fD2cMzh3qg54",
+	"HPf54EtORK3/+O0/yYpv9ZNw9h8vpmn8+/Jg+Q8jnhkHkJAh5DRyZik2QyZkOEkimWFdIfKEC3kj4mQi",
+	"kJqDUOF8mfN0ULbrSNyx7z71Tg7Ov+sdvXoNECf+tN1+OfjxgOJbBxfRWKiMjyfwhWjh9ym/xaQ/+DBg",
+	"X8RMhL7MswKded5XLCDpcg7CJegyjGhDLi0Mrm1iYPngkr1st5nyJb/lsxbrofPu6O4OtIlIssM2U10m",
+	"RQbkKODCUh6MdJBMtX7x6u7OY8ftb0CJPT5640vMqkYGy8YhG0fSY6/wnyPzLxt12SvGs0yMJ8h2zOO4",
+	"Sam6iBRCbqohj2KcP8syzzNIREDjYLXSYhdJaxUeZP+myTSL5LXVYrCoLtdj8sUAvvGVSk1RV/FKH4D2",
+	"BwsiCzvIx4IlkhBvwJ3aRaI6YmQJ02TCwinKXKGqPuzBh/Bhz3spoztT2WhceZEyCwUONgXUSGufx+7k",
+	"Kg8UyUxco+ZVfKLvlp6arMpZqfCk5+ag1pq6BwEiwp78H54NRidEDxxWY8wv9Pndw6E+1azrf1fWyQx2",
+	"XpuN6115NzMgacmXGHWoNlqhjxmKLvuLKv7Ud8UONQqGbyz84hrn6Y8/Lt4ib41fvbWywq1HRhqzfnhT",
+	"Ge9cOJefPxKUZcF1YJooxnUj3TWXdIo1gp/9vf/y934JsOQBYn0InYqPn9dgYESMwnLoRV24Q9ZmqJfF",
+	"gnx51D7EzCsQeO41RazcevDmAzLWaXk34Kynkeo56wud6jrrF7pvIWudVCW9fLiWVVVyp8eDlPG5ccoJ",
+	"95zWbp7vnI20c4M/Yze4lVaMS6tD1zEIqEEFv1puGriW/FpP+FujXGLglFTMLgPG99CIaC0ZtXpr46It",
+	"9tFxhmuZhk9o/eJL3Ne53Kpn2VO/8iTP49LX+iq9yk8GEwHzmduEOM9b3sjeCj5Y5zHwfp+XmgBsAq4n",
+	"vKDL2K/fi2wr23EDLqT7uI8edltVuaN2p2mzxLD3PEq1nETablo8QicjLqE2HSuEAyH1hamt9MBpSJCa",
+	"GFEJWiyYWpjNeS1Z3w2+jMbjaabH6YB2DPOFNatKGMDdSDFTZoAKT0l6V5dcy1gMnArKNio6fFgkVSZ4",
+	"aUYLmk+bOt33VbCn7lNUVbAvyzpVP9pLum8hG6ZEbFW1dH9Y3nUrQozy/r5uYfZn0qtxtzyyOrKgV7/I",
+	"teOlEbO3uQJt2E+MHTAfKnPLHAS5e8H5uDJGlg//ECnn/YEja8ZAqRNVm+tTW6IUeq+IpuXr//WpRs+2",
+	"mMGNmMTJNeRRP4KutUo6vPjNPNEHIIXK0tnyWNz32vJWSGKQpMLGIOA97Jul0fUoY/yWzzx2O+IZhtlt",
+	"lXirhBApS2eFHf5AmbHEk7A0UyafhIoZM2F8c9XuHw6OCtky7eEhr5Qxc/QwmQNLEdaVOtTr3nJnaRYw",
+	"bYRIkXdmlzP3dKxDtJeZTG4fX+/IyJAoFyDnEMHnFJVnAfVt6V6BCZYUdBEMh0DIwt9TQoZQ8+DvQQVG",
+	"IpuL8uRCqO24T76qMwuVI1Zof70n98kc7AIIBGGaxY14BOf6fGDzt72+4KlIe9NstNf5+Re9n5VIb8xB",
+	"mKbxXmfvBZ9EL24OYbfT0y3e+kkmlEf54ibl1SPGR3Sxz9NYwh1PNyuxnC1eyp+g4BhRzqigkFz8Fqgh",
+	"Si3hCWod5gec8fs8G4xE2Q+8w8ptQNTL5hiGOIAOEh0TVPMVWBFUKS2C86s56HBJgompC02GC3hunqkn",
+	"d+oPTG1poZ7U+TWbTLn4YydzOEG2tD3ks31lgR6doUzp/eJIRGPEtF44JKlmETMIPo/1tbTOR6OPS6ef",
+	"xNB8xpmzsq4m7AzpuAh/W15vtK9Ycitd3C0ApVVI2BzdCCoxssNSywPqX7pf4PoZRSpL0pnTFZ2MS54n",
+	"RwvOYXfzXSIyvvf7L7//OwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
