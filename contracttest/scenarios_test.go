@@ -1168,6 +1168,11 @@ func batchScenarios() []Scenario {
 				tok := e.Token("test")
 				return Request{Token: tok, Params: map[string]string{"id": completedBatchIn(e, tok, "zpl", Shipment("Ada Lovelace"))}}
 			}},
+		{Name: "every item failed", Op: "getBatchLabelsPDF", Status: 409, Code: "batch_has_no_labels",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatch(e, tok, Shipment("Fail Purchase"))}}
+			}},
 
 		// getBatchLabelsZPL
 		{Name: "the labels as one ZPL stream", Op: "getBatchLabelsZPL", Status: 200,
@@ -1201,6 +1206,11 @@ func batchScenarios() []Scenario {
 			Request: func(e *Env) Request {
 				tok := e.Token("test")
 				return Request{Token: tok, Params: map[string]string{"id": completedBatch(e, tok, Shipment("Ada Lovelace"))}}
+			}},
+		{Name: "every item failed", Op: "getBatchLabelsZPL", Status: 409, Code: "batch_has_no_labels",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatchIn(e, tok, "zpl", Shipment("Fail Purchase"))}}
 			}},
 	}
 }

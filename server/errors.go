@@ -60,6 +60,7 @@ func problem(err error) (*apiError, bool) {
 		badEvent   *webhooks.InvalidEventTypeError
 		badFilter  *webhooks.UnknownEventTypeError
 		fieldError *webhooks.FieldError
+		noLabels   *batches.NoLabelsError
 		onManifest *manifests.AlreadyManifestedError
 		notBought  *manifests.ManifestNotPurchasedError
 	)
@@ -118,6 +119,8 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusUnprocessableEntity, "nothing_to_manifest", err.Error()), true
 	case errors.Is(err, manifests.ErrManifestNotSupported):
 		return newAPIError(http.StatusUnprocessableEntity, "manifest_not_supported", err.Error()), true
+	case errors.As(err, &noLabels):
+		return newAPIError(http.StatusConflict, "batch_has_no_labels", noLabels.Error()), true
 	case errors.As(err, &onManifest):
 		return newAPIError(http.StatusConflict, "already_manifested", err.Error()), true
 	case errors.As(err, &notBought):
