@@ -231,6 +231,9 @@ func labelScenarios() []Scenario {
 			Request: func(e *Env) Request { return Request{Token: e.Token("live"), Body: Shipment("Ada Lovelace")} }},
 		{Name: "sandbox Carrier Error", Op: "quoteLabel", Status: 502, Code: "carrier_error",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carrier Error")} }},
+		{Name: "sandbox Carriers Unreachable", Op: "quoteLabel", Status: 502, Code: "carrier_unreachable",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carriers Unreachable")} },
+			Check:   wantNoHeader("Retry-After")},
 		{Name: "sandbox Carriers Down", Op: "quoteLabel", Status: 503, Code: "carrier_unavailable",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carriers Down")} },
 			Check:   wantHeaders("Retry-After")},
@@ -296,6 +299,9 @@ func labelScenarios() []Scenario {
 			Request: func(e *Env) Request { return Request{Token: e.Token("live"), Body: Shipment("Ada Lovelace")} }},
 		{Name: "sandbox Carrier Error", Op: "createLabel", Status: 502, Code: "carrier_error",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carrier Error")} }},
+		{Name: "sandbox Carriers Unreachable", Op: "createLabel", Status: 502, Code: "carrier_unreachable",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carriers Unreachable")} },
+			Check:   wantNoHeader("Retry-After")},
 		{Name: "sandbox Carriers Down", Op: "createLabel", Status: 503, Code: "carrier_unavailable",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carriers Down")} },
 			Check:   wantHeaders("Retry-After")},
@@ -975,6 +981,17 @@ func wantHeaders(names ...string) func(*Exchange) error {
 	}
 }
 
+// wantNoHeader checks that the response does not send a header (no
+// Retry-After where waiting does not help).
+func wantNoHeader(name string) func(*Exchange) error {
+	return func(x *Exchange) error {
+		if v := x.Header.Get(name); v != "" {
+			return fmt.Errorf("%s = %q, want none", name, v)
+		}
+		return nil
+	}
+}
+
 // wantHeaderValue checks one header's value.
 func wantHeaderValue(name, want string) func(*Exchange) error {
 	return func(x *Exchange) error {
@@ -1087,6 +1104,11 @@ func batchScenarios() []Scenario {
 			Request: func(e *Env) Request { return Request{Token: e.Token("live"), Body: Batch(Shipment("Ada Lovelace"))} }},
 		{Name: "sandbox Carrier Error", Op: "createBatch", Status: 502, Code: "carrier_error",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Batch(Shipment("Carrier Error"))} }},
+		{Name: "sandbox Carriers Unreachable", Op: "createBatch", Status: 502, Code: "carrier_unreachable",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Body: Batch(Shipment("Carriers Unreachable"))}
+			},
+			Check: wantNoHeader("Retry-After")},
 		{Name: "sandbox Carriers Down", Op: "createBatch", Status: 503, Code: "carrier_unavailable",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Batch(Shipment("Carriers Down"))} },
 			Check:   wantHeaders("Retry-After")},

@@ -1405,7 +1405,7 @@ type Error struct {
 	// AvailableServices The rates that were available, on `no_matching_service`.
 	AvailableServices *[]ServiceOption `json:"availableServices,omitempty"`
 
-	// CarrierErrors Each carrier's own answer, on `carrier_rejected`, `carrier_error` and `carrier_unavailable`.
+	// CarrierErrors Each carrier's own answer, on `carrier_rejected`, `carrier_error`, `carrier_unavailable` and `carrier_unreachable`.
 	CarrierErrors *[]CarrierError `json:"carrierErrors,omitempty"`
 
 	// Code Machine-readable and stable across versions. A string, not an enum: a later
@@ -1427,6 +1427,13 @@ type Error struct {
 	//
 	// Example: toAddress.country
 	Field *string `json:"field,omitempty"`
+
+	// Fields On `missing_field` for a carrier account's credentials: every required field left
+	// empty, in the form's order (`field` is the first of them).
+	//
+	//
+	// Example: ["credentials.clientSecret","credentials.crid"]
+	Fields *[]string `json:"fields,omitempty"`
 
 	// Issues Every problem, for `invalid_request`.
 	Issues *[]ValidationIssue `json:"issues,omitempty"`
@@ -3636,7 +3643,10 @@ type ClientInterface interface {
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+	// all (its host name does not resolve, no route, its certificate not trusted) 502
+	// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+	// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 	// `environment` `production` (default) uses the operator's base URL for the carrier,
 	// `test` the carrier's test environment as the operator configured it. The client
 	// secret is never returned, logged or stored in clear; the client id is shown
@@ -3654,7 +3664,10 @@ type ClientInterface interface {
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+	// all (its host name does not resolve, no route, its certificate not trusted) 502
+	// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+	// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 	// `environment` `production` (default) uses the operator's base URL for the carrier,
 	// `test` the carrier's test environment as the operator configured it. The client
 	// secret is never returned, logged or stored in clear; the client id is shown
@@ -3684,8 +3697,9 @@ type ClientInterface interface {
 	// UpdateCarrierAccountWithBody Update a carrier account
 	//
 	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-	// checked with the carrier again as on create). A disabled account quotes and buys
-	// nothing; its labels are still voided and tracked through it.
+	// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+	// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+	// buys nothing; its labels are still voided and tracked through it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3695,8 +3709,9 @@ type ClientInterface interface {
 	// UpdateCarrierAccount Update a carrier account
 	//
 	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-	// checked with the carrier again as on create). A disabled account quotes and buys
-	// nothing; its labels are still voided and tracked through it.
+	// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+	// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+	// buys nothing; its labels are still voided and tracked through it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4489,7 +4504,10 @@ func (c *Client) ListCarrierAccounts(ctx context.Context, params *ListCarrierAcc
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+// all (its host name does not resolve, no route, its certificate not trusted) 502
+// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 // `environment` `production` (default) uses the operator's base URL for the carrier,
 // `test` the carrier's test environment as the operator configured it. The client
 // secret is never returned, logged or stored in clear; the client id is shown
@@ -4517,7 +4535,10 @@ func (c *Client) CreateCarrierAccountWithBody(ctx context.Context, contentType s
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+// all (its host name does not resolve, no route, its certificate not trusted) 502
+// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 // `environment` `production` (default) uses the operator's base URL for the carrier,
 // `test` the carrier's test environment as the operator configured it. The client
 // secret is never returned, logged or stored in clear; the client id is shown
@@ -4577,8 +4598,9 @@ func (c *Client) GetCarrierAccount(ctx context.Context, id CarrierAccountId, req
 // UpdateCarrierAccountWithBody Update a carrier account
 //
 // Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-// checked with the carrier again as on create). A disabled account quotes and buys
-// nothing; its labels are still voided and tracked through it.
+// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+// buys nothing; its labels are still voided and tracked through it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4598,8 +4620,9 @@ func (c *Client) UpdateCarrierAccountWithBody(ctx context.Context, id CarrierAcc
 // UpdateCarrierAccount Update a carrier account
 //
 // Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-// checked with the carrier again as on create). A disabled account quotes and buys
-// nothing; its labels are still voided and tracked through it.
+// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+// buys nothing; its labels are still voided and tracked through it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7813,7 +7836,10 @@ type ClientWithResponsesInterface interface {
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+	// all (its host name does not resolve, no route, its certificate not trusted) 502
+	// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+	// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 	// `environment` `production` (default) uses the operator's base URL for the carrier,
 	// `test` the carrier's test environment as the operator configured it. The client
 	// secret is never returned, logged or stored in clear; the client id is shown
@@ -7831,7 +7857,10 @@ type ClientWithResponsesInterface interface {
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+	// all (its host name does not resolve, no route, its certificate not trusted) 502
+	// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+	// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 	// `environment` `production` (default) uses the operator's base URL for the carrier,
 	// `test` the carrier's test environment as the operator configured it. The client
 	// secret is never returned, logged or stored in clear; the client id is shown
@@ -7865,8 +7894,9 @@ type ClientWithResponsesInterface interface {
 	// UpdateCarrierAccountWithBodyWithResponse Update a carrier account
 	//
 	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-	// checked with the carrier again as on create). A disabled account quotes and buys
-	// nothing; its labels are still voided and tracked through it.
+	// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+	// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+	// buys nothing; its labels are still voided and tracked through it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7876,8 +7906,9 @@ type ClientWithResponsesInterface interface {
 	// UpdateCarrierAccountWithResponse Update a carrier account
 	//
 	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-	// checked with the carrier again as on create). A disabled account quotes and buys
-	// nothing; its labels are still voided and tracked through it.
+	// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+	// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+	// buys nothing; its labels are still voided and tracked through it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10079,6 +10110,11 @@ type CreateCarrierAccountResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateCarrierAccountResponse502Headers the declared response headers of an HTTP 502 response for CreateCarrierAccount
+type CreateCarrierAccountResponse502Headers struct {
+	XRequestId string
+}
+
 // CreateCarrierAccountResponse503Headers the declared response headers of an HTTP 503 response for CreateCarrierAccount
 type CreateCarrierAccountResponse503Headers struct {
 	RetryAfter int
@@ -10106,6 +10142,8 @@ type CreateCarrierAccountResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10124,6 +10162,8 @@ type CreateCarrierAccountResponse struct {
 	Headers429 *CreateCarrierAccountResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateCarrierAccountResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CreateCarrierAccountResponse502Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateCarrierAccountResponse503Headers
 }
@@ -10171,6 +10211,11 @@ func (r CreateCarrierAccountResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateCarrierAccountResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON502() *BadGateway {
+	return r.JSON502
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -10502,6 +10547,11 @@ type UpdateCarrierAccountResponse500Headers struct {
 	XRequestId string
 }
 
+// UpdateCarrierAccountResponse502Headers the declared response headers of an HTTP 502 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse502Headers struct {
+	XRequestId string
+}
+
 // UpdateCarrierAccountResponse503Headers the declared response headers of an HTTP 503 response for UpdateCarrierAccount
 type UpdateCarrierAccountResponse503Headers struct {
 	RetryAfter int
@@ -10529,6 +10579,8 @@ type UpdateCarrierAccountResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10547,6 +10599,8 @@ type UpdateCarrierAccountResponse struct {
 	Headers429 *UpdateCarrierAccountResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateCarrierAccountResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *UpdateCarrierAccountResponse502Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *UpdateCarrierAccountResponse503Headers
 }
@@ -10594,6 +10648,11 @@ func (r UpdateCarrierAccountResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateCarrierAccountResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON502() *BadGateway {
+	return r.JSON502
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -15421,7 +15480,10 @@ func (c *ClientWithResponses) ListCarrierAccountsWithResponse(ctx context.Contex
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+// all (its host name does not resolve, no route, its certificate not trusted) 502
+// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 // `environment` `production` (default) uses the operator's base URL for the carrier,
 // `test` the carrier's test environment as the operator configured it. The client
 // secret is never returned, logged or stored in clear; the client id is shown
@@ -15445,7 +15507,10 @@ func (c *ClientWithResponses) CreateCarrierAccountWithBodyWithResponse(ctx conte
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+// all (its host name does not resolve, no route, its certificate not trusted) 502
+// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 // `environment` `production` (default) uses the operator's base URL for the carrier,
 // `test` the carrier's test environment as the operator configured it. The client
 // secret is never returned, logged or stored in clear; the client id is shown
@@ -15497,8 +15562,9 @@ func (c *ClientWithResponses) GetCarrierAccountWithResponse(ctx context.Context,
 // UpdateCarrierAccountWithBodyWithResponse Update a carrier account
 //
 // Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-// checked with the carrier again as on create). A disabled account quotes and buys
-// nothing; its labels are still voided and tracked through it.
+// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+// buys nothing; its labels are still voided and tracked through it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -15514,8 +15580,9 @@ func (c *ClientWithResponses) UpdateCarrierAccountWithBodyWithResponse(ctx conte
 // UpdateCarrierAccountWithResponse Update a carrier account
 //
 // Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-// checked with the carrier again as on create). A disabled account quotes and buys
-// nothing; its labels are still voided and tracked through it.
+// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+// buys nothing; its labels are still voided and tracked through it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -18403,6 +18470,13 @@ func ParseCreateCarrierAccountResponse(rsp *http.Response) (*CreateCarrierAccoun
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18521,6 +18595,16 @@ func ParseCreateCarrierAccountResponse(rsp *http.Response) (*CreateCarrierAccoun
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers CreateCarrierAccountResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateCarrierAccountResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -18934,6 +19018,13 @@ func ParseUpdateCarrierAccountResponse(rsp *http.Response) (*UpdateCarrierAccoun
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19052,6 +19143,16 @@ func ParseUpdateCarrierAccountResponse(rsp *http.Response) (*UpdateCarrierAccoun
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers UpdateCarrierAccountResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateCarrierAccountResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -27875,6 +27976,21 @@ func (response CreateCarrierAccount500JSONResponse) VisitCreateCarrierAccountRes
 	return err
 }
 
+type CreateCarrierAccount502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response CreateCarrierAccount502JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCarrierAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateCarrierAccount503JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
@@ -28274,6 +28390,21 @@ func (response UpdateCarrierAccount500JSONResponse) VisitUpdateCarrierAccountRes
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response UpdateCarrierAccount502JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -34322,520 +34453,527 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pchu3tjD6Kijer8rkd1o0SVET9eNeRbaztY8HbUtOdnyYywa7QbGjJsA0QEl0ylXnWb4f98HOk9zC",
-	"WgAaPXDQ4Ax7qyoVi92NeWHNw2+NSMzmgjOuZGPwW4Pd0dk8ZfD3SRxnTMpL8QPLkslSP5KL2Yxmy8ag",
-	"ccIJxfdELecsJgknqbhlGYmoZAG5TdRULBT5fHb+H/1G0Lih6YLpLqJE6fac3ZKlyK4bQSMSC66g008X",
-	"jaAhFVVMf7GEHxljqtsYNHb3OmSSTNSU0BvWCBpfknlj0Oh2ut3DxtevgZ0tzDWJqEoEL84Y37CYUB4T",
-	"qSiPaRYnksU4WULJjElJrxiZ61VMKb9i/sTNcr01vH/9I/npw8f/XL2G9z9V1vDm7M3l38jJD6+La9g5",
-	"2ts9aHwNGjFLkxuW0XHKGgOVLVjQMPOSjcF/6fOKdc/Y6cit4wuLG0FjkrA0dm+7Ddc2f0b8JgMyLG7s",
-	"sEF2hotOZ5eZN266w0bja+CG1zuwanDYHX9k/aAyrAWAwoh2R4uDwW6uXqre6uJCqWLV8ZbFkX4qjvEl",
-	"mfdHNI4Lfevz8XsGYCbw1YD4x/YzHvlCNgaNGwNnAJXfURVNT4W+U4rFRYB0jweE3bBsSRLFZmS+yKIp",
-	"lTCP/NLYT09UY9DodXr7O53dnU7/stsfdPYGe/vt3m7vs4VDgNEJTVI9YidozOky4Vf4J+Ox+9uNNOgF",
-	"DSUUTRuD3tegEWWMrh2rd6DHSvQWjaka9cYHUZ91Jx16FB9GB+N9ujfps129gpSOWfpGZDOqO/syT+0z",
-	"+SlLG4PGVKm5HLx8KafJPG4b7NOOxOwlnScvb7ovx3oDmXy5bpyX2GMbu5/hgSomVSNoiPEvLFI40Wja",
-	"8M7J7Wl+UG+hn3O7R/5hXYgZIzgOEROipoxAj4RmGtaSNCVjlvArMhaLq6kqHh5MCBqP7AEEDZZlItPg",
-	"uq5nLhTJGI2XZMnUMcmY0nDCCSUTdkskiwSPZSNoZOzXBZPqTB9Jxn4d7U26rBfvRv3xHt0/Ojj01phI",
-	"VULlZK6xnpgQs9n+5GOqqME7zyD4DUHw56DB2Z06XWRSQwVfpKk7snPcpQpMnkQRm5fxRyKJ2ewCCK45",
-	"k97KM+n8G57JPN9sdwAX02Q+syxS3cWheHVeSCLtp4G+pnAiIotZVnunxjSlPGIn83masPgUR+gEOKmz",
-	"LfYxolmWsAzYjvOL/MFHqpjprndwsBc0oinNrtjJTMOBe3G4u/WhRossYzxCBucVPJBKzFh2niURK/TI",
-	"pEpmus9XdCkbg8IT5G2Wr5A7cuMdaJqbidlJhcW6oJy8ySiPEhkJQC6zOeXIgNJ0qZKIpuQ1v0o4k+St",
-	"iqusGKczPdbFVGhaPp8Krn/2u3tkb2+PdLqdjsevnZ4U+LUueUeza6bIhXLc2lG/29nTjNrVgmaUK6Yv",
-	"yoSmkhnQl9P5qBOPuweTXnzYiSaUxftRfHAUU0r19ZAfmVpk3DVaeRcuki8w1bt9+2TLy4Fw/3LdRPCb",
-	"9VfDgrLeNppFLNXnMmXJ1VSd8cagHzRSxq/UVP/odoLGLbz68KUx2O0FjdskxleHX4PGPKVqIrLZG2Zh",
-	"5dBDNJsoimTZTRLpKZ5niciQvTQPT6liVwKO23J8+qVYZNCAzpOayw3MlRJVcHvPbslPtVIJm9FEbz6N",
-	"6f/jbXkOYCcxJW/FDUtpxDxA63V7BtCOjoBOyyRmXCUaqRoAWCcsAF9+csP4grmXPQ3Oi0QxsrsL0FsQ",
-	"hfTC3tdOSYmLdZ2rjEbXLAO0o7Lr0WRycBQfdbtH4724czTp7NJudEBx6/SnCb96v5iNAfsc9Tud3YPd",
-	"Tv+w1+12Dg+8by7s3id8pDLKZaIBajGP16Cdo3Zvf/9zhSg24l9e70e96e0/v3x3/dMvr3c///L36w+v",
-	"vvvl8+xN+vnV518+v4r2Pn//ZvrTPwB3nyIyPIngLMu4OxKcs0ixmHw6vyAUPyJNzX9FacK4IklMZlRe",
-	"s7hVkAPxS7f2k+53vdPdIjJGXAy9wH7+z3//H/ff4d86GmxWId7dwd7hoNNrd7t9Dfsxk1GWzFGcbXxY",
-	"ZDDbSHC9v3onGdeiYmxlRcZvkkxwuLeDxjwT8SKCxgY7RXTUn+yyXtyNOuMjejg5YPvxXtQf79I1x1KY",
-	"VHVr1/GUZlfsBtczl897uoL/K+7zJ+yquNWXU+agl0qjuIj/rBBLmnO6kHil3DYbRPht9nl/0OsM+nvt",
-	"wwMDurAMg/s/otxU3VE5FfMX0uq4ahRYj+dMkpjN5kJptuo/2RJoCwy2I5FX+Uaci9sCYG3rN+BWWIk0",
-	"4eTz+VsyERlIpmrKshlNyTxLuCpytZXlzETGE361kx/GCs5f5uz1f/3212MEH8screVk/kW5lK/BX/qg",
-	"89Ps7n+tP6TTxZxlKuFi5QRPpzRLmSTf0fGYXvnH0e8cmrn2e+vmesYnCddb/FbAWs189zrdfuPr15/z",
-	"q14kIyuRniEULyQRt7xMFHMEWKYaGTPAItdTm5y6/CPu3x2c//Jdj7+9Prr5uCsv929/6n452YteH04M",
-	"tYGvL1iUMY0p+O5/Hs7/0ZU/7N99Phqf9tibvenfD2ZvO+JjX31CxflGqr6GvJRw12Iud1zTfB9BQVi7",
-	"fR84I+YiWy3erwuhWGAUgsbGwIk3FLlmyxUbi9L8X+6GVPYRdB873U6nt7sDqL9CAubxpPFkOLQoIv6r",
-	"4k4Hju8oTyZM1l/o16ATvKWJSvgV0RCFNN2CZ0zXA1+VnpvRfIKez+USxcfaqZzAVeSIEdZgksqQIETu",
-	"dD8fHR2dnHQ73d5uf2//4LBfJ4PWfJXP7kc2ngpxXTs7o15lEiyDtl+ihL6uAMBELqVis4LoUsQ2xa/Y",
-	"jeFmHGvTLmgecKvahmNt/Fyz8luc8A6Mr/nPRUH342t99HcStUGw4td69HWGJ1AvtqPc/ORsDgWpYZ78",
-	"wDKJC7zpNrbQFaK6BqW6Z4vBN7YYmLWwGzXqTnpsN+5He+N9ejA5ZEdxJ+qOe1oqUss5qx55DifrRHcN",
-	"FtNEKpEtB4QSA7YEwRYuC3Xmynqx/p4g1Gvv9YogVGU1VjfvH7T7cMaMxx8ZlTDqJOE0HZn9g1ebR3fX",
-	"9zfP9mt013CBRQT68I0duWOLXWPN+OadflgoEK3M++Xmvrvtve5uoW+xUKOJyEauj+IQJ1mW3LCYUEVi",
-	"JlXCwTWCTGiUpEgmN4zYae91iqvxNHnFsV6xOc0Ui4nIkqvkHoP0j9r9o93tBrmYJvO5RtBIzQxIbB7i",
-	"sN0/LA4xz1g+xs/mPqnsetSfHNJu1BsfxbusP9mj++OD6DA+YqsvqrkbnjCr+Vy+SNNaKNiOfG1Skxo4",
-	"y51GEnTcyccZdIMCTvUQqUGdXR+PWG1Kb9JlnfgoOhwf0P3JHsvxSJl06aO55y3fPWof9bv+LV9lBvvG",
-	"1i09kd1n49a9jVsHcQ/p2fgwOoj32d6kT3fHvWizcQt5/Sczbq2aiDFu4Wh/TuNWfgmejVt/hHHraLzL",
-	"9qID2o17kz7bp4dRZ9yL+xMPM7/OuYBUWIfC4p0NCNypx9OmTvtob38tbaozue3tdbu9zn6vu7u72+8d",
-	"dI8O9+sMb35XG0iKncg6ktKpJyndepKyG/XGXdqZHLHD+CDaH+9RVOHnJKVGRKo1/H3+5+fOP7+8/+Xd",
-	"7Ozup8vvZh9+/NT//Cr+5f3srPvT5cfZu96n5eeTnLO1wvGpOYQCk2tl2bY5IpSB7NNHiEHAhB6s4GEN",
-	"FVsvF+U9bB4IyJfGPR5YHO3u9Y5297qH+73uUb/T73f3u+arLVGs3Qap/xrtRd24x3Ynfbo33o8O4kN2",
-	"NOnQ7vil7tEg2b+gogqBYOXqVlMOD0hyXs8I+/PRLo17cdynu/uH43Gv3xvvTXb3uuyo4buIWrzgX5Tc",
-	"llXkvvKLUobZHNStf9J5Lhz7wF69YQjuHg18KLg/M3PPzNwzM/fMzD0zc39qZu6R7JilM0bHX+uGUtIM",
-	"oFcsAnoqOLPaQ6Q8ubrkwermZ13hs67wWVf4AF3hY7R9FhEYc9plxZZmzFZtvWbSvGA8JvrP1oNv+v6g",
-	"02n3+oWbnp8vDANXkGiujKARLGjIxdiZ54BM3E6vR13aG+9G/XiP7U8O6OH4KOrEXdabFDblkB6M96O9",
-	"uM92Jz3aHXeio/iQHXhsuL9E2BFwCqgNGrqcmsgeksjHBQkpv6cnDQpaKyaf+tLxxenJe42BIMYExl9r",
-	"P34Wc5/F3FxOLYDZmkgmcL82LsOJJOB+DWQvURKAbz3MbQlKz+d473O0AVH2ILUcuBLpeSeIaG9G0adi",
-	"yqqHuBnz2TW8kA7/fBMcuM4Y7rBFfXTkM/Z7vjUrsN8K1/4Pc8ZPzs/+fvHhfc0Fcu7ygPeSTCoyY/r4",
-	"ZYGXSvhE6H9VolIrvcXABgHbe3J+pr/2ua2vQUPMGafzRAvX7U5716goWIZiDDoaGTBpoBfpeRJdL+an",
-	"lEcsTStMgn2MPo4eBl+fPuFPDDmRXVLNtdztacm61wGFT/Xep0KySquDQacz6HR2OocDmFMk+CTJZiBe",
-	"uVv94+Wp5efX4oVuZ9DttfvdQ+fPNI+uR7vRkdGgHY4Pov14j/Unu7SnYTzhUmXo66oB85xG1/SKSQgw",
-	"pwpVwUnMSCxEtvpKzAEGQMUG7U8xqKqrcSyNl+WJdo5Ka665RyuVj4V75KBunYzjnYoHsLCHq1wSL84v",
-	"CC4KlRVO4WE4bSVKLpJ/MRB+EGRWHBFxh4pBHPcEqG8AH/kZr6PZOPcVIWf/Bof5jGa2RzMymrJ4sQnN",
-	"4KYcHayO2EOovHC9lVK+wIGwmIyX/yKE8hkw/2yA+TVo/GMhVtK9WMyYVElE0FSGijMKAY/g806swdQH",
-	"yn+7oLx/4dgRAxxyLrhkRej4SBWDLESYUMbc7oBEU0bnTCojiTQnYpEZD/FZQR7JdAcrJOKKvb97tL+3",
-	"pcG+e3RQNdjvbTbYd/UO1Ni/a828ufX2+0wseHwS31CuMDSvasRlkeBihiaU7Z0bvrl3wv0Xu52purTM",
-	"Fas8ODrqbLnKg6Ojw8oqe1uscr+0SgzS37DIHtcjnCRZ/VnezeGuFxf5hsWv7+ohd7d7uDXo7naPqsfZ",
-	"3WKhew9Z6IU5sA83LOMJWhmqCxbuLQr4H9lkweMVFCODl9tEMK6N/8NugD5d0BsWewi2FHtPwQj5DUPv",
-	"Nyrd9vcdc0HjbJQbx/qxb0KvcAvfLmbf37JNQTs2M+dYiOt6deW/60auYNqtA926jXVZCkgzTaSC3F6S",
-	"TOkNI1yQoqNJ617pvp5d455d455d455d4/4Y17jfyQltdS6v+Prd7NPd51++m3748az/05f4+v3sU/fz",
-	"Lx+n73pny59uGz6GPjdhwautxxY8SLbgkjQxjriAkJ/x8L85Hv6DcOUTokCb4fUZ/xU7X4uLzAUsoJP6",
-	"iAn32OSGT5Q0RiHKY6MEkRHlz1jlGas8c3fP3N1z4MOfMvDBQ/Q/iMSqt+oSaBoVl/M4NIoU68fWvBFJ",
-	"PMps+2du8hnvP+P9p8X7xRv2jPyfkf8DkX+33e8bLzATr1bW6Faj0gLix9usy3T5HFL2HFL2HFJWCCnL",
-	"L9pauxR+stF9/vmiPV+054tWe9HqVOjx3/6e/fPLx9mH71/f/fTl78mHH//x5fPlx9n7H1/3fvol/uXD",
-	"9//Y+4zlMDBse4tU0K8SCYn5AWS5uF2T93Tr7P75BNalYj3hQk2ZviduFNC4aVI9ExkzsZ4QiblVMlbS",
-	"xASqPi/e2pyh1T00mY5qcrbqBZmlWNmpDv3Z22oCPzOmMluDkuZMB8kDWeudlZVis7l6K678n2tYoM4u",
-	"1GKgCyVmVCXRCbZAvxMvsipjEdNTIJTLW5jJXmeXXJhE1p84vaFJqs/xmLi+iBme9DRe39MYpxK0i9JB",
-	"SsEV5J0WQLs94K7B6ez1XcQyPZvGYq55Zjqz1VgITi7/1LKAe51dyDW4buV62PZu56h+5b0nXPnuipV3",
-	"u9WVdw8PHr3ynwO7cvSRKq8On66nmt12J6d6Z1skhIAPL1dmhTB4NE5vRuWI6l3aH+9F+/objbDMJOu8",
-	"VrvekeX42gUB3jeO+343BWPL98oHttutHkKv0y8eQrf2EDpbx7IXT2FN1Ll/CoXQc2//O+Nu1CvRsM6k",
-	"SxsriNI9t3WF00wJ+/1jwRZl1ZqH/36F12VyUjiuwgZ3/iIbvB7AC1N6PIDnu37hNazIt9470uRMY7lE",
-	"SSKhmEJBebnZf+uopqZPKdt5qVrSA5Kfb1p4mR/bPhl6zXatdfLyvlshqjx2x1ayJPfaxi04lG+4sesx",
-	"gr/ZK0tWFYC0vm7V81YXYPjHRE1tPZT1u8ljvO/JFddMJ977gMipuOVETRNJBI/YvwAeMCt0VWJup5JF",
-	"o974YNKJuvERO6T98a4XDNSNOijebbv5X4PGlFEowTD4DcIj3iazRMH/qpLHKZ1TKHbeHC8yqVqunvMi",
-	"umYKd96ouEmc0VsJwTdtvZBoymaQ3MZkmUm4Ylcsg/N3w35kM5pw4/9UHPrHqUiZ7VySlE0USbg3+n1G",
-	"kaxmcZ94ckdUMmOkadIrtDQDfDtNoqm/ykSSySJNCb2iCW+bFAxJlgPG+lnk+RrKEzgDxfwkYSb0JN/M",
-	"Y0JTKfR6gYkmYxEnTGqsErr8D+FWU5Eqs4kuPjKVLU8mCvXHxalc4AYQJaDAChmziZZOIQuFvnFNs6SA",
-	"QCAJi8li3lo/gVnCk9lihrnZy/uCAU10xpSBxO9sheDyzOAFSeI2xL2Bq5Ca5laQJF47CXMRNpfIqG5X",
-	"Ua9QN7XTYiXIJ5jk+oKANXM09KqiMZjTXxeMzIVMUGmGIXHzjN0kYiGBO3ghSZjTvNBN/dcF6vPM3CMc",
-	"onCy9O4tWOO0GNGpm9cKdHKumRKZfGGrBkuhnT9WzCZ0kWppdy/QAyNIdfWwDsC6Qd3FszlQ6k7OvnuC",
-	"I9uQjqO6NxhPWzcrfPMEc9oQPlqd04Wn+6ugBvPuCea1wVxdnZdhFGqn5TMIj5/aBipdntrXXKI26Cv+",
-	"nip2S5eYAYgrhgV66XyeJmipfPmLNKKNG/9/ZWzSGDT+r5eRmM0F1/zFS3wrX74G9QkMVVx5aIwLI6AN",
-	"IWmCR599Cs1k2CIiI+ENy4C+mE8HhJJY3HKjqJln4ibRHA/ygSbpkN5Jj0X4546hYDt4CnVTNp+/zGnd",
-	"Vyw17wdgbdgUdxQugVLCb2iaxCP4Itd1WX5jLOKlTZwEHxLIPLNNhqTgsUegOdT68Ukz9OeN50CJEteM",
-	"k1uqUa+ULLaszKePb0kzhLejhI8AHYatpzuCU8EnaRKpbw+VYIVWkOgHRhyQkAs1chxySJqapxloDkYt",
-	"Mv5hEhJ9SSWEahsUo6ZUmT0dcte0FehGkwWP9R7NM3GVMSnDgIQ0hVD10Y1IYhb7T2y+IxzYpRoccvMB",
-	"0WKFy4F1jNny0VRjppWoVjDkYcJZmlwl45SBMY7pQeIFbh8bMR7PRcKVfooJvybgXTOaJXKmORdv9FhE",
-	"C73KIfeSwGnhBk0E2FBvAYIGNtIgYwouJvzYDIIePKGWi4Y8tO46uJ/QVnBGEkWmVOq9syqrwu7pec0o",
-	"X9B0yDPmtFqJJHaHUMGlOzCizUhMRvao8nW9kK6QVkS5vg1jNuQxg2RhLe9IXN4baGsS1biHhuXUDbyg",
-	"y9E1W44ikaaJTAQPsZr5NVsOud6Yhb5JwkiA9ihMWCeJk8mEZRqq9E2t6zfho4VkejZ6CxCrmIxPidSj",
-	"5OnesgUHyZNq9pl0OzYhm8GZAQmBu94B9jpstYf8Nc1SzRyaTFQkEos0Nrr54lQsIRmlQqrwmFASidks",
-	"UYrFVh54IfUM8TO8H7ckY5HIYpukSovHGUNfJJCXMzZP6ZLFAZEC75VGq9h4yFPBr2ByXLWH/MnQzRuR",
-	"jZM4ZvyBCF8uJpMkShhXIxkJsInlJg4t5c9ZhmZgzpgWV6aM3GaJYoM8mNE23EgGcsbgApoMGqWunoBQ",
-	"hNU1OYJdGN0Q7NtM8KvRTMQsfDoicMYVyzhNcZbfnj9JzHiOQZF0wrRoiUkNXVI1qdFVKfi6FSDBhIQq",
-	"Vwtz2igFy0U0BRnYMkCawNgPNVopsDyll0+3ne+FeqOF4N9hJ/UaJnqskDRniZQJvwLPLoa+Co52uDrH",
-	"uH2GFC1ym98TLv+cLlNB40sh3tLsiv0OuzDHEUdKiFGqxwxNhU/NgbG7CFBBl7xLviPNQ/hHk9bzDxeX",
-	"xFauHEDpU4s9tOh7tzOjdzu6i53xUjH5lFzXOV1qBPLRyR2/A6CM5jjoaMbUVMSa14+hniU+Jvg40BvH",
-	"t7mIT7cbxgTtWaB/RxnJvwMrJKXAQxr+53iVLBc6AnZoNFmkaUiaCFzG+Rl1zQOihNAs1dJFbEpUpmlo",
-	"9Jzv5bHmb6eandBMjNFUtwbmVJDFKPATltsonYn3yeYjcbq/r8FjDvNSiHeUL81T+SA6n2nOGVQ9oDh3",
-	"FN5un1X6Hhd2pGt24feR8EJ/khbfoD7Y6mp9dOKYz6tMLOZD3gzvdnQPO9DDDjwNW5r7YrO5WjqQAMnv",
-	"hXQqRM25aerfJj/SRA15LRgck/CfO067vQPq7VD3favv9krN9ZAXmsH/QYYod2d08iHkE9MsouaxMYES",
-	"XWj8oUD4iT2eFPJN5gvW1MnuTkB6d3ck4VG6iFncHvIhP0mlIMUdxrhEscDsZYUJ/e+QGGD0rhiqLIbc",
-	"m1AiuCRNLnBTA43xF/yai1seEHY315hY3+iM3QiIiOGshYpROE0szz/kJtWIZsNRqkfRXfPNYHfWgqg0",
-	"0puaslmFfX7MrSwezsbmRetNqYuCbWWrbvIWla6MAWXLbvTXj0Mzn+BgRZZ82Yp8rlYewemVsm+PGc1Y",
-	"Zg52hgwCsXDzO6EXw82N7DJhPaEWUv2J6weoHDJQizwuPjIw/YSs3Sc+z0TEJHhLvuYKYlQesPl2cZOE",
-	"pUUMbyJg2mBUNPauBH148OPyR7/PcfyQ6++sCkqyGQW8kqZLYg5lQMLC0vA07ImZR8BkDHmIPzUegb8I",
-	"+uh5ustYMNQeWsWQHrbcmxIi0ML9kIdGmuJ0ZjPPQ25KmXeg0RKMBYQAlEASPwoIa19pCpCHMl2JzOkv",
-	"7RwrZsg4iclSLMiMUU5KYVD/d2gUZDhh08ZxWYmUCwbsFQh0sdDIhWSLlOWCHBcjSLAX6o64GMFl1Ntr",
-	"hnKdOa7MMJPItlkmL2O/sAhVfWlykzNamkAhtvarA+qRr5IbTSJW8YN2TWDyH6mlk9qHPASKgoFI8K3v",
-	"qYDkLPRUZvjAMow2ZoDMqQRKN+ROdCPwKVDSSOlVuI+NrljzBXpAwzyOlHBaTjeAS4JPQGxEXY9J/kzm",
-	"C6DkmvAFJLSfgqAsF/O5yHAL/TjRKQXMaL8lUrE5nLrd+ihjJrxMjsyugXrPduAfgPctMgxR0YB6nAN5",
-	"IkGjZTSyqBvhYmRHNQ2kPXC9NdAld5yUZScoH3LjyFEeL9D3JDMaU2BXREbEZKL3nAsHRbpjPRlxy1tP",
-	"pyxzSAu68SIDy2r1uZCKpjYFWpuEqIb2sSfe99BEEMKr8NNF2CaQGVMCjwdQkCvVJYmmLLq23aJzgS+k",
-	"kFgjHo6O3NCB22iaJteMNPu9nnf9Db5yMiX8fqEhXU1bA0LJpwt/6hTTlaPNQLNSLMsSJbLlkIOesqmZ",
-	"vIhqzCWVyMDhYA4qZqmhF7v7ksyhsz0SJ1dwRBn5fHb+H33SDCEaYWf/4PAobA250QnPMzZJNDNKFrpn",
-	"vSzIsINbrAeG08aNTLT8hu0myR2yfDOqyGwhFaRJG/JEkebH1yev3r0OyNAeIittpKLXbNgwoDPPNKQp",
-	"U4U4MhQ2t0N6AaGemX0fzd32Z7dikPSilf3eVgYue313a0z4XjRqxWnl4gPZ7e7v73QJTedTutODfdNM",
-	"SD4uRLDOqVIs023+3/862flMd778/Fvv6/9q1Ixmgl39qVfjXn23g71+TS9o8y2svxiQunHVJojW7+I/",
-	"uiQPqYXoV6+Xfl0nhZBbrysTfWu+HwuRMsqBecF43AIY/FQFgMpALnTXb1kTaFte9gZIckG/freF+N+N",
-	"+wgBwn5zjBUunuGmmXz1Lff/5VYbNAxfqAfJAfVn197ENn0N7IU84/OFMpnIwR+GpufeNTTnsh7vavRI",
-	"Hf8mGY81hRrkqA4QR2hGRLGaC4Lq2aYmQkYWNZxWIkm/1yuze617ofdnhPKMUJ4Ryu+GUILG3c6V2DEP",
-	"LceWo5kfQIlssxL8VrqZXhWEdSKq162xyVuFefWYDXcMfULy1k2d+zN8Z+JSv7pl0iyjSws+ixpe1KrJ",
-	"wdHilmaoJGx68zQSVSSyjGF5Ai13AKeJPLy1CILYm7cD2wvji5k+FztKI2iYQZwK4efNZ2ripf3NCxp5",
-	"6mW3Z3X0AnxNq0dXKH32W2Ni86fEVLEdlcxYYxW+23giMOIpfvq1EAq09TiQHEdCupaqD7UVb8xXTlMg",
-	"nSe3nsALLWOCzRapIwoLUE8i0IRPcEbOX70Z8mb4/evcqPbytyT++tJ03Z7Hk7B1rFlsUBkDzZJixqz4",
-	"hOmFo0xoYkrGEMjgGHM3PxalFPXGSN4q603ix/j1llLgrD+ct96ntuW6jUYVebnqkr/RJJFuQ53Wp4nm",
-	"WtzBgIjM+vTI9pd5GoKmmZLP52+xj1abnIxhi8HK+f57c1oozkyM9dxALDbBbQZpuDK9Js5an45RqoPC",
-	"5pZKk0OKxUQmPGKtFQeCAQzrd/Kd/uZrHnZe3T/qogmMDwvsVHpLl5KEsIjwmCSKKJam0ujS8EuJKju9",
-	"pXkwNYkoBwlsSeicZnqTS/EZ4QtJYqooCqNON4TeevhpASvBHDTWKIBeNG3UErwVCNRsPuDN22mSMqLF",
-	"XNh7zdRhFkzUKpqQutBYbEN3pKE/q7xDv0TjZjzpSFriMpUHOfLM0VDxvjisthJ5njqsV+MwaVENIILx",
-	"kuB4hIvb49zOGocofkuLhND7LShBI4FIfggCKSJrE9NUE4wR2Cyj9e/y0p81L/2smtXXSihkzWrc0P1d",
-	"x++CPNtpHjfpRxKZJazcZFA+1qmKEMc4MDgmoYZwEBhyFEQlqSBxgj6Z+myqO+qXt96gX9cTO8k/fxhF",
-	"s1WxN9LNnBxsnNRZnDM6vxXvdLtwbUq323u56Uol7pPA37LibYK1rT/Yj+DXBxufph8mEKO5cSsQJL4G",
-	"W2yFCW/Wh/v1ZzuyDSEtnrw9ia2YS3ckZXbSD6yshNDAc0sj9ZcQm3JM+CJN0bWTkZRKfKxhU79Alhid",
-	"+dcfCqygMIWVm+9iIB6gLfjAPfMCqLYBeo4Ju6ORSpeEEizdCCzFR8/XVBPlsFhlJGxrSpBFLDWUAP6W",
-	"RZVAU9M7s23qVrSq19alIKoQWzB6WAtLQCRLWaQMGYUJW0tPm2i8jWoL46udMZJwEt7tsDvFuEzGKdvR",
-	"1yk8xnwmM7okYyjYwSAmY61sqyWqUj/60Ex6ScycZGvWvPrb23PYiFevG0Hj+7f63avzV/jmtSl383PO",
-	"EG8C11P8DE87l7a+W25q+Mp9+LWSSXILyc4NKExM9oZmH/Az1yxPj7iuFW5VqZGsi/vTQlJKxuKOSaLp",
-	"awaclAPm5myRqmRnnrCItQKScKkYBUOhhdEBGNN0qyHPATIw7hJjoaZgKqhYNgXPQfuYcJaoKcsGBK0K",
-	"ZTOr+zZstckH8G5Hnsm5r1HpPtFfpK7Y15AbaDYQrpdGpFk3rKt+4Z/OLwIC0NfSYD/kvy4EEFWwGGQJ",
-	"8Ki+ph+LeaNPMgSvujBhYJy3QqKlc5vRuzNsZpQb5le3Rmi3iSvrr7uZY9jeRg1UTne5fs4Xpc/Lxea2",
-	"vxQl5O1fLr/POhRejNasUb/gC5u1qqDT637XO92tla1XoVC/JDzUJzJGR5P6RiKQbIc4A+P0VYM8nx5b",
-	"AoIET6e6mDpYFrwlSRyQGcapNDFZvFSkT6IpzWikWCZbRQXt//z3/3H/0e64V7udD+AFWSEpyAbi74Xs",
-	"1+nLGL9JMsFnhnteSx2MS4DXokb3cK9w3UJStO3WX8dh5gVW/b3xTjUowXpx3fkW+eex+UY9AYNYuqIb",
-	"OcVvwemZOZzmnggPMw7lKP/k/Mx3bAi0YAtUa0AY1dKYRRP0mknrR2BMRgFGcKGPhLTe/C+M2bmGaObe",
-	"RImyvKA170fX0liVKvSzTX7MEqUYt/6OjGTsKpEqW4K520zRYC+RSdIMZ/SakSvGWUYVg4imId8Bo/2A",
-	"hBbYQtI8FVwuZiwzwRvmFSaw8F+bXD0BCQvgGZLm6/MLh0A5PIR+MvAkOf149oo0T00GcPIRp41RIWev",
-	"WuDIAh++09+905JzBi/aMN3KbBG7nb2qmyq+Wz1RSODIMjtJGAEQbnEMDRH1m4F/2Jfl7k+KewDde3h8",
-	"QEI6T7R8UBhiIVmmSUxImp/Mn/rxnEp5KzI9n3Pzp348TtLUJW8MSfM7/O3tO50nbr56GNwO0jSlx1sB",
-	"QcaVpjjD798+ZosjwRWNHCTpv3VLXPv5qwEJU3GV8JA03+p/161sEYlY78J3C5lwJjVTl2DQGwxkIAhH",
-	"suCEQ1U1HmVmoZQ4BC5BFWyPEd6KYHJsQaR4vO0t7H543NXx3xtHZLXIOIsDkoqrK/RtNq4yCSdRymjW",
-	"LsKPgZr2NgY3BwZPO3wZmraaSwFoq/MpDFIE6HL3dUZeBJyabjX4VYGp1OVuHZ+zksFCyPFRpoEZd2ly",
-	"cMHDOsYL5t63yzbPzsoJPMH5leaLp1ecsn1mpp2juOLM8bPS7PdWeAoYnFCdOvbo8MQ2l0jTkZUHsZ64",
-	"bNW9wysrIMjDNWVoPKgzT2k0t6IrQIFb3ZjZ6jWX6OQ2a7QY9+lQgUXcx4jk7c+tgNsSvA2IwBLDUp+H",
-	"tflqVvGJr4sSg0tGo+lFjAX4K0nEfoT8UcV6K8gnyoKsqGh6LYkSAxLmvYE5HQYBezl4COd9hAp8fT1+",
-	"PrD1/sdUQjYJWfRmzQNgkc45u5E/f8g99nPNVp96jtF19oZ8ZpqnNbHtWHKfpimqW9CYcQ/15GVh2/QR",
-	"PpE07XkTgaz8e+giaylLcYV6VRjfrL8O0HCeKHJFUatWnHq32+1BDfjKYV0nvOaGhp5vvO/YvdYxHvjK",
-	"QuCkFgKIidUKIIcMgKcQRKbi1gbqpVSxDB098NhD0qR2dRCu7IBEg4YLgJjTTBZ9QOysG0HDm0idbcxD",
-	"ejbT+vr9Np9VIALC1wbkMg/TYLFVhGvBypsHGTN1y0ysHarPWUxsRRLZJk08ptZGkT6X5uH48kXUCq8g",
-	"rxstmJdZZ63kWu8f+GBXwPv4+T3EX2+jT165Ivt6ncNZ8WvPp2971717uuetcce7h//dw13stvWl+31d",
-	"cRF2wdD2MMh97Lk/3O8nzwdyL1No0Z5YUObvdTrr1fnl/XYzWL21K8sg3Ac75DT5YdrleqWv1Y1tqSCs",
-	"KOeqeuAccZcLNpTdevdqlcSP1gM/BhZXkgB/q1YftG9CvqfeMvQsKhhaWvBXd1bnpm92ButXbnhe8FTL",
-	"w14Wr8RwDX9WE7TvRQ5g/AfYpDfmEn1ro6sGRPB0iTpaqph0MZml4DX9fCkWmSRNjLx/IfOwPDdQ2GqT",
-	"E06S2E+tRozvgG5OVsTGySFPGb3BwGjkjEAfXRekaUSLLc0iPhHsr3Zo/dPb7x9LkPLijFXBCi+XTQFn",
-	"Q+ryWD24bwNSuM/OGm0UDsGQ+xccE9xl0ZRyRZrW30tMCGYUByFgzmLCUskgLLLVJmczKAFKxsshzy98",
-	"0bxOitZ1MBv408cLC1GVLD4mkGrNW1wiyZwmkMVtIRlpYu3Q2Iq1nmnd1ag2rgVDnkzIgkN1noJrqsd5",
-	"PdLZF6tibtEOPnz26Xj26Xhanw575TaiCJyjvkvOu9t3RwM6MSAJbpR0VsAhx3pnNAXlkocsBFgqS/yC",
-	"SzSIZ+LS8huMPeRN6hgDFo+uhIg1+2A4BpexS4MW/JwdOxc4s92BE7hFfsbWsQQ1W/mELQLSy87YhGUZ",
-	"i9ulORdxYIHJ0WwCuFaPGRGYbhFopY3TSzBIr9OH1AQ2D1uwIl1pwYG53zkqZz8NIHpQ74wNyK+5P2VC",
-	"uiFf8iZKeg+XoHxMr+ztn9lPaAVzbBN7P1r++f11krW86Tqp/I/nVH2FomVLTSIK83jHspMtjT8lszzB",
-	"lTDOvUNuc0sEefqqW5ooVyhRkluWMZsEV00z/YdD9k3fyaKQTcMfaCKymQ15SjICKaFmNGY5SvNkr9aj",
-	"+NkNipo/kOHMCzyuCNAwW5ZnCgGe0aVItrg6UYEJdfJxXiHYyQKF4IXsIUu0ADqqeb+te7j+xN7r1UK1",
-	"qff6xGjjpIQ0NEODQh2wV4nCNBcpU8qmtji2KMKQpPxSoEUbGZKZwTmauzFDPK2g/KfARY8F+HKp0vVY",
-	"3X7t/DbknEbGuyqmcmp39IqLDGydcGr4EHKT7OgDLG1kbXHU+4B9OYKouKTVAF0tSnoPgF6tbSsWSNpC",
-	"0+bcMZ3ttODM53tn3lgdqxtvy/pVP69GKWuQyEbu+7Hgt6iLFP3b5eX5Bab9h8w6JqGOFJqAsrmSZKrU",
-	"vORcu6msU8lq3j/cBEZ6am7Ha4EoV8KUA3YqgbrHpUQVGln5FZuNWcAkZM+lD8PL16gNMd+cfH03Tyl3",
-	"8fQboc22uzRhXiVkXMS0EPcJW27lP8fWy6m4lRo7J5yk4tY08M2TRpESJ5I1goYLqm4EjatkohpWcrNC",
-	"kIZZPMugAS6exUizYm/VS8TS80lU589B2N1cZEqCyhDZMXbHZlgTJWVXjMekGb7/8Pr1GdnttHcPmrQV",
-	"uqxHmJskf313Fw45tpLW+4DMMyEmmqxPEvCrihKFp+q0UievL8jZ5XvSDPVf/+x1evvdbu8AER44jp4Q",
-	"N1VsBtQHCh38r16w1+no/mGjPKH9IpqyeJEy8p1ByEPeDKfykmbJZGL8F49NLKnlTIAcamhjMVHiiukF",
-	"trxU8WeX7wf24yHXfAwIYSXFhEmwF9rAdtx/4OKr26sg8juRQ14nz5EP+v1tIoHYGxQIHFb5VMo8Z/H1",
-	"Fk46uL8su6R3q1z77ScvJGmiui97IVtE0Tst7DZfn70PyOsPH88C0m63WwGZZwlspeEEE34jElNdAOLP",
-	"lfCZvRLh6+0gwTsq+cvVXdxktnHu9hM994xFyTxhkO/czf6Hk8unm/3331l6fdQpJyipXwGPhGLZrLaO",
-	"HZnTpSTxQiWGnVD0Tv+lyqhyQMJXJ+d5Sg3Ug85TGrEAhSW3dOjz2HSQOwyFr14V28cLtQQNa+Bw3Jxl",
-	"0HpgugTbAQlxfqeQ1xDyRhpNrLvoRhud55QwTP6vmGQuUXDXV2PZogfSq5NzzfG9Oi/iQv2gdn/h9NZy",
-	"cmKmEWlCU3vWmus2vFwBvyeGUFFIo1A8+bP3P+x0O/3eNmdueY7toh+MvUJzTgU+pNvZxIhwwW1N4g+O",
-	"Kct90ZDWVPzQnpLeuSHomPJY8M0JBgq02O7VGk7jIWEYNbwIaYbmaVifses4z8oFOLqVcy9D/iD2pS4L",
-	"1zMD88zAPDMwzwzMMwPzzMD8CzIwNbbMf2cuppgY0KpOPN5G83zV2NlVSrZToZTg5HJHTpOszqFtg568",
-	"SGPqYe1vF0TBR+DrlZOqlgG4AdnX+KXbMZmVAxILhXffqEWNC/SQqymbEZrqLdfEer/bOWp3O2HrmFC+",
-	"xDI3LMWT28LkaZpXMztWlons1+mqtKJ57jtwK7ilEi0+zWq+0ZW49nE5SH9dUFdCwfXSK1Yx3lTH2FS0",
-	"P2Urs2rBe2t3QR+FNOGMNGmaktDOIYQANgneHiTSvRXW1oNILBeSnnC1D4rqNSW8g8YtS66m6sOX+nnh",
-	"2/tNTCx4xIoz29d/R+lCJjfsnZ0OqpDzCHqxwOCAmvkiOFejxQux8+6kCtvtrXCd4OLw4T19Mb324ars",
-	"womSNruwn1C4qjJ9RibPyOQZmfxFkUkt/2AVRa98v9Zy1rF0aezJ6FwRak58RhWLLaf1yuYSFxCwhTV2",
-	"0VUspoq1yQduCtAZ/jyaMjoHJLSIptA5oTMB9Wb0CLnYbdFSCvFfXPB1HsImz2tNGZc2OYGZuKmJmC5J",
-	"89PlaWuwzRXX0vpOZ3cHbnkhp0rdLbLbcqKUFoNr0gThi/slqaELJWZUJZHXbRWG3VfEDOK4e9Lsavy4",
-	"p7FcntnVlme2n4OfN4TZYY5SfUhgwWt5qYK8G8XqozYh1eotZOjN9LlqLHyrn03pfM64hCR8WC6IDBuY",
-	"KiRietdM7B6LSb93RC6FIO8oXw75R1eur7JEsqvv7J4WAuGgut2dTvey2xv09gadzudhQ69l2Pif//7/",
-	"jkurlUNOMwaedXrRCYuHjRUJaFMKVtd3snBiFu1UN8YWrXt9F7Fs1WmhuzFUBiVNqshMSL2GTkCiBYje",
-	"WBzu0+WbncOWRUx2p15AHlusjDcW8fJ4yM3BWg1jxoCIcJF/KDIg9+Aiqd9BoUBc8saYaNvJxYrEs3+7",
-	"vDy36VZXz9WBH9RXVrciu8bYTVkHYSUk6N8c/0zqWCd7DS8Wsxk1sYIldsaI//X5VtfmeF2Xx/XeiVpd",
-	"ftZ8Rmvzs64Ilb60vq9iYlyn+nd3cPX27u7c/tekXi3jy/qukQYovNkZI65ZAF7WtTEb23ovm5GNyF6T",
-	"tKlQPas6v9eef14hUBznVinh5ZX1MsniwWu3rp7r1msoxLHXLWGLFNbQ+NTksV6BW/+2mFG+kzEa6/k5",
-	"V66MzadZ1TfIGhagntCYaZx+K3aMssNjLCPMzlx1JcSCeZUsCELtSDanGihiKL9krzw0CIC4lFXGsMcl",
-	"SluYrFeVzzDJdQolKPlWAwOYGD0T45TNzATKZeO2Pkyo1QfaxjM9XN15eiXaViiSXaJwOQAwrCn4FhiW",
-	"B33sODF13saaRzkmgldrX9lIgRALxk2SVJ+kmGC+ZfS2CTxGappIJbIlmYo0lqWAgsreltf4yNCW2jT2",
-	"H7gtHY5kdDRLJGAOzEIObksGlvKahbYNDmC+NKWyPK0rtZm8Cbr81NAwV+axFsfh6xcSisO6mmvhyr68",
-	"wv51/UEtfi9ZRgJEj8UyMABRqdvf3hzNjze1XKuiRB5Oa5NCvKMaQTOHPVA8VvgnVk24wZTSUvPMOIMA",
-	"qzdywvhiNiAUMzAMufkSEBCNY1PZrInqiRuWLlsBkZCnA7PzKC0CSCgcEKOlx6Zm0FeJUAmSOaaDSyKb",
-	"0AEhweMtfB9UHFLzcLUe8VhMEer8S0XBYxs8ZPUdApdu47nKF7OdGwqZXEwABzCriYKSlJIk+h6a77wN",
-	"lRVBoXBX67N/lPvQR9rvdNEueeIXajUFibVgZRCpZt+QY2sEeaPcq7xSZ7bwHZaixZoLUOe15u1U84RY",
-	"8hXfdvSBeyPo5tJcSXNbj01/Jq97v7Pr94g5AwtX4IU0F6MZFu4QVsd37V2VhjFLBb+S1haFouHMpMmC",
-	"KbqwH1dqFMqs4p0gTbnkit55sUUg1utzjkS6mPFjYnTwgK2PcY9xMr3ewCjNwPfQ1dWyJ9IMbVGt/Gv8",
-	"aJwxalZu48ZRqILqpNV2LrIMKZgkTVfdFNfZH+hzRZHZbk3TzCMgMcNaHJABBbfIxSlgeVTbWFNr7HEP",
-	"dw7It7uMU3pjhHes5k+a4YmWv0OSJlLZkpn6DWZW63d3vQNgd5EzJPsHDmldcK1HxgZfqGb+Qnr1xGH/",
-	"j1eXqsfZm348D1pyzVCsgawzoBlLvLLpWAbGbI6eresnV4saO14iK/0mkkiVpCnJFpwn/MrMz/XBaJba",
-	"UFUo6MnTJTiCaOCF59zcj96gkKPJlD+d0yXQOtxbBxZ5jVBbNRQjsR0j4ByVvRbwgUUGef4Y9F2pKXPr",
-	"2hZqSq5N30Oa5ZK2dZ24Pip1WF8UwmFc27wAKDokANmpDR63pMH81D3sdeD+2Q9RhKpO1Du5PY1sqB/l",
-	"Z9MO+cmIVnaxCjj3LFKqyZHln6g+Q7diNx9Xfz6vo3pLE+VO3B6Qhi5UV2uYN4l2C3fDVN8x7TST6aVU",
-	"AHLXsijT+b4XLsVkwWO70S6Wmqaaf1hqEjDPxBUw7NVRvQ9vRBKXZmYxmKYFUJ7V4R9Q9hXxh27Zs9fG",
-	"L2SNmhs9xJKpjQijPyiCssjyqCFzCfN6SV6ZIhRrUubh/VZhMa6VPgfMZ63PKuEO2zhWlfJ8i15IW5bJ",
-	"sbWh5ZvD4ghYVcViilJ1JSXIjGVXbEAqZZbKVZa8w9XY3HXhHZbgqBWEffGRSrnEc81Xm6o6F9aE6TkR",
-	"dimPWKrnixpaf5pmp0y5JP2pPvUxsxSvMPj9Cl1jsQsaTb1eNMLJKzwZuUyP6ItmpFms0L1pDrcYKEP8",
-	"Mt6yPLrdFy0AeefhxvUPz+gxNQJFLZff4tcFW+DXe47WmAKjpuydxY1lTFj7qUGKj0R51RlUcZ/pASmo",
-	"m6KkE9hzHN452kDwfolIt7VAVGLoNYP9Dm9tgb1uBI0zZNcvNaPaCBrw70fkje3P18gM259n/B8LBnqJ",
-	"M092QwkwaPyYCX71DuUz0/ffJYxkJvDGyAXmZemnjaMKGu+FeiMWkKvtHbAD74U6QYNlI2ic02UqaHwp",
-	"xFuaXenBPlLF3iKt0t0VooRORZompkpQ8c0Z/wS+lN7Tj0ZL+FaYeZwjV4KzgCd6LAl/vTP6PsNHNFwu",
-	"x495Yr26dEuwWOihmE9KNkrZIN3PT4X0fObhe6FOHYjpbTFo8R8a/N8s0hQ38twL6voIaPCMnxuy1Qga",
-	"J3hpfgASBWfB0uRKS5EXCg08oNk4d0pa+FmckKf7eGeUGQ1T8OdvVL4X8N4bzAaQM9wFoOGXwj7Vh27+",
-	"fC/UhS2anzc/tdhSQyWitQ8TmwksfwYAkUMX4CrjY3Th4SH72avFPE0iqthrwy83ch16Ycd+MDfYnpH9",
-	"XdwT+7R8SmdYAzJ9bfUXtTGdVnNISzfWCtjKXFn4d5S5O4u/mbu0+Dvho1/Nta2qXBpBA4xUI1Ogzg7x",
-	"C97cgg7Te13+nbnL6/I4QKZFfW9G+hF193eO93ekhBil5gZrdnOUuivs4bXRNVuOIu8Sl98lfLSAe+y/",
-	"sOr+USrMpEZGwBjN7F3mYpSZy1yjvc/LQIy8RJn2kce7jxJ3o7kY2Q9ofqcLqnbvdzHppn2q9yryIcay",
-	"OyOga6MJ3uxC5gvwJddXW2/GPAdVQxFHN/Z2J+52j6S53qiLzI0w+Ls4t1p9ZSPA8m2jKZUjro/S3HI7",
-	"6sy/5oZVHynhnoPRDf+EVUvvqts+Iu+uGxZmJCYjmd92+zQ197iqZW4EDZ/xcF/G9saPWH7lLUNR2klL",
-	"tt0hugfFnXKPK8doir+mpoefvwaNFTUGQXnOb1gq5ozkTrpKWD4KdCNgxTFK9DCvhQe2HVtzRP+A6oSt",
-	"YMg1LzdjYAufs4xcJyja4AcBiaZCMk7GS9PrAItRhNXoYN1rKTy48AihrfIoNz8NOalPlEtBVDouSlE5",
-	"u0+vKMgUsalxbMorh0TSpdSd3k6hXIMb1m1eYTLsLmKw14WnKBhq+JSMxyzTG0BIaOkKnFUYYMoerPhY",
-	"0D7AXpXLnw5IaIjRJ3yyoRcsa2dYfj285fqNFOZ+6s+kojymKeSZ4ywgSqSxKcSqD1H33kYNYIizKxVb",
-	"hArRKCzl1fRWlkiFIqozkbEW7kteEbG6HBwIxnQikoFJveXumctf7MMC+HwJHybs92ZkyxysGNz1DuOb",
-	"G9PGpN7NC4jGgEwbmGbLSEPGStQakNAE9V+6EaAqS7HIp9M/UtQHfv/6Mlez5WU+81BtFKnQ+wNSIA05",
-	"WBFI2YjgGc1IkxYEJggI+d+hdSrA7E6tgUmWQOiQG5vYUixILJxlAZX0caI7miVcyyYYKDWfGxt+uQrn",
-	"5iKYOea2B7uyKrF/Wn4761+wXbPqlV5pS/cvrN/SXft7t1w/1ZXNvIK292xZxkX37qCAbx/UevtmJaS3",
-	"qlkNIgSHvfx+rmpZvpHggYIuHMv3kGkaDU1fg4bgbItqrsUVbCroWjfxTW3uUS+2COmbvq7uxc9/llLC",
-	"9X7Z6PlZZ2o2KDRHj4kkdCwWKtiAVo9Nnk1gZQzOi6ZCSCaBEyC30ySaepbk3Db8oErGGz8HqfJpSxWX",
-	"j6aWSTw5P3MExHFyLySRUzovuULfdOuOrlyreJWPmPm1RcZX525W9d91Pa1c78qQxBsI4yOWNQTVl+BG",
-	"3etUgGIC2Z7Cf+4YjcwO9LpzZsyM+W6wGzXajXrjLu1MjthhfBDtj/co5h9buU9PUJ3Prz39h5TmKxW/",
-	"LoeBmYtoDB7Wdabpuda0rPFyg3himLMhL4sV+QHe0mXLpbfMwcPG5rbLzBtOAFOKAm/D5uob8DZmdx7I",
-	"4VRb34PPcY0fyO1U29+P56m2vwfnU218P/6n2v5BXFC1m/vzQvV93Lfxw/miHEM8HZvj+rw3s7Nly8oN",
-	"uhfjY9s8czP34GYeQZ3/pKxQsBWfUJ+6w+cUdLsAd85tprfNmllCCkWaoE7yYDBEoiQFxuoU1WSbvAIr",
-	"8jxI8n4eW8GZCbuocdmr5iauycy3VVLIrXL6VRHcSrRZS5NqCc06BF5FikGFQNcQ3io1LQmOP38t2/bq",
-	"fD+vmTRxLhKMqsfAQoAh9oDE+qrNc/eawGQN5LG7tEUeElL673Q7nd7uDmjs7h/3+bboXrwiWaxzrzBp",
-	"SalyylqqjNuLq2hHwnk8CVsD/Dcg4ZxfaSAn/bv9IU9m9IphoNAuiedJQA67vbtur3tI5skdSzGjS/hl",
-	"noak+fn8LTk7g+0xn+tOILBmRlMilYiuW+0hvywocjkUOkgU4RS9YEvaXDBuQ8YK9PVom3maH6h2HHLz",
-	"G2aiz8DW68hYqcZePGkEjTlchC/ztJgmAl/Wb7stO7Bi019IMtd7le9r/24f9lX/C24xIUYRGGdsvTUm",
-	"PS8nlHy6MBkVhhz6mYAv7ySJmIlczaTxxyx4wOCx4WqbwqWFwdz+JU94m4HGVVEIW8W96d/tN4IGTqO4",
-	"MfimsjHOAluRcv4ESbv/Cnm5sYj/qnzagYkg9WyHQw61PKw3fyE20XcmyTPxS5eZSVIej8Xd/RJp15ad",
-	"A8R7ompDsosJqsmYRVp2syam0K9D2C5Hh65ksh7Al/kGn7qJLsmqyot5cm190i5A0J91NexHZLPtMhqb",
-	"6FIb/SOyGZozLk5P3sPPF5KMaYZlJ2GKqZAMAgInLGM8Yq18YoJH3t6unFltXEkePg+TSKSR2+3y5cvf",
-	"kvjrS/1S49x7jnrvjOo5i+mlMKN8tBd14x7bnfTp3ng/OogP2dGkQ7vjulFnW4SMvTPRYoZFrA/FBYdm",
-	"x6MnMiA0vdUE39miIEsYUSxNixYeE/EnuB/PBKFKGgSWxt7WrFj+XkDsNwUpoOBxSa0Rr1CK05nEiynf",
-	"ckN5tS5EMdH89jFNckX4KgIAmPpup0lazN6UGL/OAKt55Ne/iTTMQGVYqkuKLwu22sKy7ZC5KLCu+mhJ",
-	"qnCB/SBeGO+VvNCbWWdxp3zUUydeFJXx667+GjvlMSlaCx3ypCgElq6kJwvWBKf+QeLvNoL7g6XIMtSv",
-	"YfRr74P3/XoQeZwOvk5BoY8kTbdQvtzPrFNWxH/92Rv/CRTP/pGt1zqXs3/q55a66S+BLT4mfJGmNvdK",
-	"SiU+1uD7LbTW71ZWeAYZzRbPgngrQNfmeAuY3Mc7CpGq3u7aepof8hJjpSDbO5VRV42tel1lcsWpWmQM",
-	"fP70hSsnCzJ5isqp+euq7RQqmN0v8VFxnqQZmr62Tdj6LVdWzMRit/pr0Din0XUtd/eBMyw4ho4qXmW1",
-	"QvRPccLbFKaAPkzAfKU0hXIZKuxnDp9LVclkWVeDogJXfgIe13a3V5cZZ302nNLiNmTROnel76olqsRC",
-	"kTiZaUFKcFNALMErbDMCJbamvlrQ1Dys7vcUnp8VYaJ/r2RANs1Sr5BkqZoaSAu1/EpNS4N1O99otJXH",
-	"9pDR+puHS+LK2g6/ydJKULUFED0oC9u5qQZ3zwRspB4+h3wrAK1JGf0Mov/CIFokKwblabiFMKuaLFT3",
-	"FmedL/J9GOpnzdlWmjNg28ZCXBuuzQTHgXUG9x1yB1sF2ZD/jhqyVEi2VjuWisiksdefysB6lYrJRDLI",
-	"o3DrwoYxMceWsOOxWttpo/wWjpEBXh1l+tBgXy3mF2Hlx8tTy7ps5uIfJFqWtUHz6Hq0Gx2Z0puH44No",
-	"P95j/cku7Y3rsztLlS0ix5n/EeoiBMs/WFmEkyiZOvBZzbbNkauGtJv1Cbsg0mItgJs+pKlST+Plk8H4",
-	"E+ix1tYFhn0xKdtscrIfPWK5kfMOGuaYtof1Byqqaq574MhUfkw5Riod7mpVl7+GWt4OdgmL2j2smh19",
-	"WLnNp6zq+LTFGf/VK8U6gis9etse8h9dAdJVhJrlQTNnsQzrLV2QQHgpFtmQgzFzQxIL+7hpssDUpiVt",
-	"YbeYJqlK979lRdmVPMDHN6dkd3f3KLBx4eaWWqt17u4Y02W7mlW124NknQeDTmfQ6ex09gadzta487HF",
-	"E8sUtbi0N4bDijNITNrMazr45KDkWXvuUwqTnEwmMSOxgLC5godEZwtyVZfj8c5485iZRSJNWaRkm7zy",
-	"aqco96mBsSLUYk1jU2R9pVoJs/oyA3mke0wm7JZlNpGFWJ0l25dxjo6ONiWNXkmDLYDlgf+fLk8t1fU4",
-	"ZYOAX0jyRfMfU2pKh+j/JTNGmu/ZLflJZNcvJAkRzkKNHG/BGSHQz/r2mVzMZpbnqAPXztGDwHVtbeTz",
-	"YlIPc2pJXoEel1Jz6k9U7LjKYVR4hQeIt939UsrwjRJuzhisI/2rqfgTWAuMyPyXtBUUGL6qkdOTf4ph",
-	"hxFNwT8Ja0vd0mVgkwVjJlVMJQwxgxmYglg8QEpk0nVIJeZzFuv7YzLtQyiqSdQfh6Rp+DsWk3HBW6EF",
-	"6ViNbiEs+vDk89Xsne2s4Skjag0Y/1iI7Tm50hZ5tn4IMbZJSU0C07lR5jUhOhR+yLBlJAOTJm7BUyal",
-	"n2wpMbJBTSHa+7A41g3M8IJlHOFxFZr3gBBKrFw05GF5oLDVJiecJDGiFpNOCcJpsfkqpkUOecroDeYZ",
-	"1N2vScr+KKakyobkFYO3qSJkuezYT2+/hZvwd8vHVtGXH7EMUA1fjzBhM5ZaomZwneHv+YAUwNBqeHH9",
-	"LAuG3IdL9OyF8niKNK05XUwI+GhKU88qBhoOXEyrTc5m8zSBqzjkOZy2CeT7twfuDGgAIeCq5U8fuRxI",
-	"S8fiY0KHvLC4REJNLY36FpKRpq2VZehYLuCglUlGlAeIYoY8mZAFX0gWtwoJ2b1S3iK3Ua47moIREfgr",
-	"awtaSwE8Zb9rVINPL0zSRmS08rp8jn9qelwVlIyQilF0qDaIZIASneBsyK0l91aYjSBjoaakWcNgQQJZ",
-	"i36OCWeJmrJsYFwlS5mX82/1pf/ATYkRA1XSyJf2kyIQDHkRCvTS8mSVel31C/90fhEQEPhaGLMEFdBM",
-	"BNs8S0CzVAYEw3Jj8Q0vt8C2eZtL53aPQuz2Cmy8sjjHQl4GP30B4N2BFtD107yS55Bj+ReaagbUv7wC",
-	"I/iLZMelKjUcuo0TMxhwyJvU0RdbQDNsWcLj0nFeuUD5Y1f/0Wx3YG83+Bubv0+pYlciW3q1R2HCnh/U",
-	"HBz3MghQK8y5iJMKtHJGl+g4NWZEzBIF4W0nnCw4qisSyKna7/SHPHTpc8LA1wb6NCrMU3GQfueIhIVk",
-	"MNAOd2bI8cy2qPEhp/PRgdHFHo0Po4N4n+1N+nR33Iu2oExu5fcjFXVuD4Z3wfw9K12RV6XCv/QzeKIz",
-	"iFikMewb3ECjCQcToyRxEgeYC9lBXJ49/8ly32OaoW3Z749U1WRcL3HD2GUdBwzNnz24t9OXedlY76U5",
-	"Q2SuBYBEmgo+PCa3AGrjxRJ8an5/X26Tfo6qvP6U6+yo2wu2qdwSLbKM8ahYBKvx6eJVYyVDyrJzTc9W",
-	"1Lwqz4r8B5mnVOmpvGH4qAAuR73OVhP1SpHWu7bkxXlt4dUQS5+iI3al1GpNuVJzdkPuF6tuppTHWiwQ",
-	"UgFPE6WLGCW/sLzY0AaTlQulGtTcJifFojXlGXDBWQksuv297XYor1RFl7Jc1Gzd515hq3qEAdWkCuKz",
-	"mM0SVLyJjNieZOAqLbuK3sA/Qfsm1qFK+JB/ujx1qWZBc3DL2HUMVDMne5RMWAxs11SkSUyXWoBDw5xx",
-	"ZV9VuKqzv03hqqsFzShXjMW1pjBwj/PX7L6Xq4qCVebnz26Fv1zQKN+OspfFFidvc9gV7vB5logMi6ZV",
-	"dXNF/mfLgjXu89VKrDybXnmIGnxVs/ZaHONhqTKU11JEyI33MMPW43TsdfzNBb1hscctlei0qT9YG6hD",
-	"+ap3rqbik8TazGiS1nZWtuHTOBsdRYfjA7o/2WP92E+q8diIDg4x7zWTmE8Fr3+TMZmY0CrvvXe1MOlh",
-	"XVOpMsZUd827Xu27L8m85nmdH7o1/HpWWTtogMeOveXH+fMG6HkCVW8BGP+QlCQXVcxT0jHMGYuJSlze",
-	"O2zQJrYmHnCet1mimKlMXbIMk2b4+p/nH19fXIAiKWTIMGIWexQzoGTCiorWLBJczJZoqecxheQOpo9G",
-	"0BA3LOPJ1bQUu+N9W4GZYrmv1bZvJ6GiHENBfsRSBshi/zuy+H8F0lYL5zZlac1551ojYApbbZNKMuFX",
-	"JsU6GiJTSE8PMUSogMQAIlCO2OQ9kPexAhtjmlIesZM5aD1XMM16ivOEXxHzNUSqJopQbIVWVU/zU/Dy",
-	"Wc2MQIT/qtxOmHWykATTq+agl2UEsTGW8yjW75QJv0qZ+booRuhhR73xQdRHnUZ8GB2M9+nepM924397",
-	"T82CjLiNVAjiy8lMU6ZVcl6FTyOzhC8kqYG9Y9Ix9VcLusUFV0la4LFz1TgkFWh6CvXWluD3AAboCWTg",
-	"rSTt+1hztg+CttfTVRDYPu65IjE+Tkq0mdlA3LM1Ua3oWKlZR4suR+DOOkNtKeho3cjQH+TV0Z+jVk9O",
-	"oZx5opxEDQUW0ExjBjDljzWiiSH3x5Db/DvGz/JFnSh3osKqqj6lWBzYfPw4yfNh4dVPL6863GqUoe1a",
-	"y1NZCNigOq6pYLmldbAJEhnmzliosVhw6x3SapMzVTKwDYY8rEE1trZpGYGFRCq6JJ1VSGfILdYJcuWM",
-	"s9sYdc4xodwY6uzUE+smYD5ZZb97ZG1Jm79kYzv4cG1FSq/iZMamwiuLYzPPBASzQOeFKLdJ2yKLuU1K",
-	"CQfygkv1FadtsO8qxsFFVRfSywjHL7gg65xjQM1/Yry6ULXWCLZPULDRK/538EC3XNIf7IPuEvD/XJev",
-	"qu4872ev9lwBZX1AKIO6vnOW+aGhuU2yzpsvd1rPwF47GXLPhJzHexbiPG3WlrAYc+lIgu38hWwP+Ylf",
-	"Wt4wpzjCvYy4GAdbI47fx3q/1nBvqgWvD6oNXLW7UtH84sqcnXPIcU94OXYWyxFjHVQDoFDzVEPpA7bH",
-	"rq6yOzWK0y34MAc092ERV9vLL31Zxlxkj6hZ9xTnpwKJJDBThvNDabXXSLK/n+gbNBCplJR+86R2sK0C",
-	"MqwY7Idk3J/1UeL9Ku2gEhdrVHkGl9URlfN66lS31KJwvrWy7dJvVvTP6NY6oG4IYX/AjC+2OiSTBTQ/",
-	"o3uHwAQNzCj4xEEztREtfgjNdnaHijD7KFtEnW6lYKEwl8iHzSLP718Ch+Q9RnmdPmlFqho/mXNO0Mup",
-	"afyyphW1Up6XxvPHKSum/hopa5zy7bEpa/6ceTV/vmfS0KfNk1OXZ3jrPDn3q8VQmyfHdvEU5hAPTv56",
-	"vu8l2lr1freFfZo00mDF4iBXFjnH91bgVf1plrKAKTabi4xmSboccq/01XFR85TYTKsx9OZXjsoLRpmb",
-	"AEYc/WTIQ1M6qpTjE2at8YwrUuaDtrt0xf4algTVOsgbCvdn8JP6PZS+D7AB8/gjo3IzEjc7+dp9j43X",
-	"JJRE/ZuNl5iINBW3Cb8qlrTKFXJGDCRNyRgJ3bzC1vGQlwV77AxJlgnAq5TQBc9LmKGrp+WqlA85enlh",
-	"qTGjXNhcVBfhdcuNraoX73EqNyssNxHlMiCc3TKpjOTVpIrMhFSk2+m0tnZlrPCoZTRY1v6p7HrUnxzS",
-	"btQbH8W7rD/Zo/vjg+gwPmJ/UFJHcyx/sIrEPCsSZ/twbXjcumTQsGoLtwbcDZkxsnnlDlmNmIXWVnsb",
-	"XZZ8mKRQlVkqPX+TeHpv93wxoJIoy4kK5irdJ0y+gupqTTAPQ28DEk4STtMRTjAkzUQN+S2VeYmVgFh/",
-	"d6IEQdZPg58LBTsG/ZbGADOXbtZ4loLFwiq1NU02rucjbrRZzWLtckjDlHA8HagvhDyMSXeLwc77Qz4X",
-	"aSqDnL2Bkgeku0+mEH+F3/mlC/WKZjRmA8RNaXLN0iWhQz5LpN7w2Ayh52jq2IakudvBBO2r+yvlvvb3",
-	"Up9rYbXovwHgtIY3eAJ20nIZf4hjTfFqejKM2QwQ3NhIZZRLUznV+yEWajQR2cja8PLSDFif1TJ+8JHL",
-	"PlKT8V+zZ4uMbQxZLFYeeWW2eY1qza+VacEhICtwYKU8pq2MuaF8kNNobxIYnGppC1goVXXJj+x+dV22",
-	"LeaCUlJdGbsaA1yOmDi7BcM7RHpq0Z/xuNVepUBo2h31TBSBUSsM+Qq9Qiu3rJVImj3aoFz61I0z5I7O",
-	"B059YUncioHQ9FMunYr0ccg9AlmTPO7PqNaouTOPVXCUC3TUcS9e9Y5vqVdYXYtoa+3CQ2o31uoYimxx",
-	"hSrYDGBF1vj96x/JTx8+/mdA3v9Uywrnnhx5o1dM4yhweUiuEk4mNErSFfp9EYGW8V5w9WR83Yp0qvp6",
-	"aayRSCImAUpgtak13NXPP8coUGOVMv4LlHvGuEpQja/ApBg3WWtPLgGmYwzsERT2sg4YEYROC/FFD/Mo",
-	"98o/bBlXdpq38GK6vd3/rVJ5ZiN7b2Lb69ykv65cvqk++rB1f8MZ+4Lxqlwga7J/bAyOlckVT/jVBYsy",
-	"VkM1z2azhUItGOVLckPThVGBoZYXtecrssRUxaM6H42nHKLufH/QTQCFnUm5qIkfrMVVRhqYLaAyCLkC",
-	"rG4ubac+GZ0+jvLiXgm1IzXaA+cu/Y2rp6HXUPTRMPZilwh001WHIfOLXne3f4Ci/YjBPe+60rU1egvf",
-	"xTtjTI2sp3fyhdX6lcIa6lp2t6YJw8buXoe8SSZqSk5uGF+wYYO4cSUKhPjR3uXfyMkPr4eNjRsToeC8",
-	"bmPMfbeaqpokqkqx2Vy9FVdby0S52gua1slGpteVbgvmPch9AaELJbSQGqGKlfIFTdu1hn735cnKATQZ",
-	"8zo035mRtMRhdGp7x2ak/JumqS0WoAhu6qWCTphBOnZIbgyuYaDgNZGfJqdL+6l8V1leSbf+na2etzG4",
-	"J05vRp1xN+qVtHqdSbc2/FTLo2Zn12aTBPOIPcMmJb8u2ILZk9MsgMm2lX/rDkRw1tJoL14wz6uLoS8X",
-	"uU3SVOMhfVr3yEBZEZBzO4Mv8q6sSxI0/DL9tVtfxxeXGuUn55+Tp7Byt6LIPntXcIsr/ARKjTJS+EOU",
-	"G2YSF94e1qDsB0hdRSblqZgSd6lqLcg/B/fIe1q+pbfT61GX9sa7UT/eY/uTA3o4Poo6cZf1Jo/VvxtW",
-	"JB9sqtRcDl6+NE/akZi9hJLPL0HruZ1AaDS2unNPDevvfL6vmwr21MDB04F4Abr+LGD+Y6KmOSP6ZwX4",
-	"Pyc8b+DjL6ZYoTVdoqMo2pcgQLBN/pOxOdiTBLnR/OLSq1le5FBvp5JFo974YNKJuvERO6T98a6X3Lob",
-	"dVbYxsx9+4Z3qLwHa4Dukkll1bBbyAI504Ox/isQQh2xfOjhlzYml+VLQ2xY5JpiX7ieC2DW9PqMJc0W",
-	"useSevpNy0IDpkAA/2SsGntstI5cKOt+bArr/zVcp8rQ8FgFY7Fwb+He+G++pWoRPGOjRZao5YWesAmR",
-	"ZDRj2cmiTkIN5U000vMaYcVL/VMf9yg0CmtM6rjfh6gPGimWAVKA/QAkCZ3nq9KEtPH1KyThnQiUL7mi",
-	"aOzGyPcGGhJnNOGKJpxl0lz4nAxfJWq6GAMVho93YnZjKHEZtefBnZabFpwILYz8/eLDe5BN/nZ5eT4w",
-	"urpiFpKAULnk0TQTXCxMidMhtwxMADXweCxJ80YksWwFTi0nTb4TozwMnMdEYDP+ITI1wveQ63lQ7l6O",
-	"hbhGTw4DHMS/2qZ3jdFY7KPjIR9yFBVttRlcjyShPl+RJV9gvAH5Ds6FDBedzm4EFcTgT0jdYSqKSUUz",
-	"BZV2cyAY8luRXcuCvZU0Xdg22lyhRPgUwmZcwBDkBM2BJ+EktQmJTClldSvgJ3oTTRappkZSpBqoCwtD",
-	"wuRWRjkJ/7ljVHM7Z3FIpozGLGsTbNC/u4ON3Lu7yxtDmuAhBxCAhGnhb1ipFCINA9Jut7+GpInXmoSQ",
-	"4CpsHZNQfwVGIAlaKUKjTOBhQp2e9pCfkBlTU2Gya1JU68SCISac0htMndzZIyF+OOJCjSheptA4xJ/o",
-	"n7bUMaZb1f28kKZzeWx7FhMoHAQ5ljRoYz414qVTg837SBVDNx45MOc7XkTXTBWKfxtnrZjBQ1e0/yoT",
-	"i/kxpgtzIw05+n4lSuIHxgMs04gXRtqBxyFpQnJwGZJup/NSkvEik4r0Op2AhHjNQtLrvJRDjm/29Ivx",
-	"YgkNvO8DEpr7Vn1h7s0IOZSa/uwHkC7BDEi89+aauffd0nsThR2Srtdx4FxuVvZrroZ7v+fNu2VAdMjp",
-	"Qk0ZVxobQECdgVKw9Ob7yeJ89wPSu7tzKZgCrCo15PomUMXewvbD/9HDwUxZ30L/i49MY1l0eMTci5nN",
-	"LZGyiWphCGGxhWS6zwVP7oYcMmw7ewYClIZAfXvRlQxzzWpBfWnfY445Sfq9IxLq1Y3M6jR2Aej/yFS2",
-	"3DmZKHDQkCwSPJYByTQ4s5gs5gGhiqSMSkW6LYBvLwHNIN8l6ZdFJFLoy6PxkmFnjHEWXwdDXngKLA4C",
-	"XECK7I/97ZK32gcGSuzPHOmXQvPcWOhA4D6oJl1Dh1USFtPxhENuWCqNvDTKvmZLwEqRmNuEBSwv6a9M",
-	"yUjzF+Inm4MtElyzxGzINUJBqnOtB52IjByA/0mbfGRzLFnrVTJzSWwhkaieQZ7WbYZTG/Im5O/JWEyo",
-	"JBHlgicRTYH4tpyh2s86CYDtrsB4qTAQFv7QIyI2RBxPQnfuGjTnKV2yeEC0CBdqDBknkKOWK0TygBuP",
-	"htzfzdE1W44ikaaJRuBA/uz6AHYmCZZrk7BAqZI01YhunokroNS3NFFyyBdzvendDjHQCnNOlKkbnMHU",
-	"IJJfZPkF6ByRylQSPlpIFg45qFWXLZOU1d8UpJD6iAbGMYhyJFyk2b+7CzSpaxUPBnOoQJ7eLLH0tIDO",
-	"jScvqmbFHLxKOWOxtGjd8KA78DY8JiGgtME/Q5JASmEJ+YRpPPincWNOk4iZTJaGsTuZ02jKdnrtToWj",
-	"u729bVN43RbZ1UvTVr58e3b6+v3Fa2ijmepEpTmLKC1rd3J+1ggaN1aEaNx0MfKScTpPGoPGbrvT3m2g",
-	"GQZ43vzq6l9XbIUY5LNjhXKrL2SFZBa9UDUT7PZWS3uNt4lUJ25UiHahM6YZ5pXW/PyTl0ZXssqG730J",
-	"eLrx9WfICoXwohfX63Qst22kPshugvzny19kwYaPlU9rMi7VjW3bvKykaAKBA1io+6RjMk0rjPwJxBDo",
-	"Y4CZ5amz2/qw+7i+ukHcPrz8jrpsaNCku7nJJyDOmnNmMTba3dzojcjGSRwzkE/7vd42w8wzEWlBfpyy",
-	"11wlaoltjza3vRTiHeVLmxZKt9vbZjfOuGIZp6lJ3woqitmMZksDreV91lIcvdLg2sif/Rw0qjxfYwCl",
-	"GyR49Rcxh3k1yHv4GjTmQtappZTIkMG399AQvftcS9JER6w80TrMTKO3MY2uNX/inOlciU6lkbVk6WQH",
-	"pNOEa6oSifmSUNyUIc/rjpgSngmvy+gMUnOeHhlre1bIeWByqIN8U0cSO10jGKymd4h0izgHK1udePU0",
-	"YIHfiXh5T2QQ+T15fhBrEcJpXaPtkcKK5gWFiF761wqq6z4C1d0LzT0QxdWhN/Dx9C/cnx2tdbZATaeC",
-	"T9IENY/97hZDnNNlKmh8KcRbmmEugL8k/tSn7WMuy5F7mOte6LQov9bjVWTIPMT6NfAYnZcoG4NWuxbd",
-	"nk5ZdO3c7ukYvO8Aj/o4qeB9YZfT/HRxfkGkWqbIrH+6cAiSyRaiLsG15AGaatAuRFPKNTnPNC89Ttms",
-	"DoGBh8ryKRCYmc6l+MFtw9pbflL6fvuLXsr0/g3QlVmL776z7XoKbe69plLrWhzm6zW1yLJI1Z8dk/2L",
-	"IybdqrfV3n9PFbtF8+TeNttoEmd8yuNhS2gQLw/mAs8Rh4cYH4QEDSbbHgkavcxKWe87fH8/ES9wCpAk",
-	"IyZ8kovbesnPjPBXkPtgs7YS+L5zX26PSfw2a0Q8c2LPot03Eu3GDh7t9bNPHirQOdPXaoHuBJSZknQ1",
-	"O7QXdDqd3GBmqpGwOxqpVMtZNSpa1OLdukqtcggx6GVpylp+bK2jSDM2LA5M8Qq4zpDQLsaLjK7Fxn14",
-	"yKFZxiYLafRhqBnHhK3O3bgZJlIumAzBDGOK9eqvdfOAsPZVe8hdSJBsdw/aTgxsQzruENXrnq1MaoE3",
-	"bpMPasqyW40oWb6QMYsExNoPuRd8ZDIbGFwUmpSzYcuKyvDghcTMX4FNCJkm1wwWjft6jDpVU/AvkaTX",
-	"6eXaXVy4TWYAFdRJnsHWTivUcJgyBWGLlMeQlFBF07b3PJGE2byWPGIt68LoTsolaoAaeyYXAygrL21l",
-	"I5NFAPWth+Rd8h1phnc7M3q3o9/vjJeKQYrrfOoGN0O2IBPfjgvOrTqZM48ZW1az+1IG1pADSgKbsJcq",
-	"U+5E0WtWyP4w5GMaXafiisypBPgkmLsxkWSvs5vngxiB5+doskjTcFADAHrBhRSCpBljhVcSzuNJ2LJR",
-	"aOjtYKAE46QNCcPZJi4FaMIDQtWQ9+/2B3nmQIkmpvNXb0yDGcuuGKoycALSJDyE7z6fv7UdcyXsHCWm",
-	"PWz64GbefMpSfRTn77/3C8dxoXAgW4IogZqtcJ/zrHKmD93FatUGUJMnUGxAP/dTaxSa3FepUWq8hYzQ",
-	"ewgVP3d3djta7n1/T4peS81NspXjIkT6mAQwoIfkLAL4nel+byv+f8Yw9AmO6Vln8hcXTfAiAgCOF5qu",
-	"8KVDUphabhVzVKQ1jcHh7uHhfudwBd+Uc1orpRWPdfKkFbBArxRZPvACSwI1AtfIIN8zZXHl/QSQ70wS",
-	"+6cSLE4tO7AdRso/fwKE5LiWP71qtb+5xXuh3mju4g+VJb5nilDc028jSpTvw0tb2mweT9aabs13LpUz",
-	"aYblRH9+X2FLszhIiVyAwpAnuHaM9KzhsCCzLlAuw2BTqJsPHJUSWsqANJVETCZJBB4Wc5aRMZTr8dmw",
-	"ps9tAffrs1ZXwuqPcQbQLcta7SF/pZlvlUQwCRmY1Pf4C3CbGQAdWVhMZAJscMaIvIbqwG1yoTJGZ/qv",
-	"XqdnubqRS4WGSaZARFrHph+X/c4sd587TMZ1PCo40Gm5hoxhD+uYPYu9TEmA81dvfi88ZsAsRzzOwXic",
-	"cJrVRKfXox3kdytQiQqOB3J3kOZcnpugre2UNYUm26NUe/er3rVixsq8PVTtJ0umLFg7WILKQyqDMANK",
-	"JuzWustogoUuPbA8zwFs1czM1y/hU/zya9DwHUE3t4QvNUx8fSYHT0IOXolbrllRr2i5B+soROKtz/Hk",
-	"70Q3cvy6kmy8LmL/e6B7R2Qszj8e8gImbq5Exa16XIxCuus3kUOueUXFuB4TIyv0mgFnk4ei7CEHHzRs",
-	"jZhtNEskVPMPTV41o+axagRCOWaoMLqHZoFSTUQ25J/P366R+VvH6PgG/Y6mVI64GOGXdkinMsLB0S1U",
-	"LFQh0b0pleEJj7jjkDnnllb22eSzH3K3qajGAY9sLjBB6RraY1DnX5b0nL9680xsnonN0xObe+s0/nDq",
-	"VNKX/tE06cs8vT9NKiFmVP8XdMahxsg1FGsIOQM+n78lZ2dEAr0xeFfj9Rl18gWqdHGSL3wyzpnzOwZa",
-	"0Ho0uaslY0N+D9FjOzImJkNeJmAV/besKsDX0jNDRbcnaGQlPdtMgD6fv/29CJCBy0cTIAtBn8/fBkV2",
-	"qQBFz9TpmTo9U6ca6pSb3QyF0g8Qcf9OhCp/t07lZo1/eRBsgfYgObElqPJ0mTK0xmpjxWsFpkDSFSMQ",
-	"QqmSGVvjVnPhZvdgxBj8aR1xLvyt34zVLgqnuKVnsl9HYq1Xjqo75X89Zfpf1amHVg/n2yGIcqzi+kAq",
-	"V0rAxorbZmWfO4zZ0LQzZsAytbYJrCrmp/xLuNlFhSlv5W93Wm1yD8eDusZr7nr5oJ5d8b7RrS1vtHdl",
-	"K3fsoXfXdLTGN+9UcM4iJUuVP8QtJxqoMxoZIZO6CSuRJ3HQYpTSzKb+MeSYYeCKKVmXmzPAmCkS6o/D",
-	"gZdKwlSycK53JqNEq42eQTGh8loWa9ai5ArjOZc1L9WsK36sRAbhy3wJ7laDIafo5UehgCpM00bre+1H",
-	"Zuqh17urhmPiGYJ8U4YcI84p1yjMeNSB85ft2ysehMk2GKdcmQSJppwO+fTx7WDIQ8Zvkv+fvetdbtvW",
-	"8q+C8e5MpB1akR0n21iftE6aZifxdWPntrdl14RE2GJDgVqCsq3b6cx9mvtg90nu4JwDEKJIiZQlu071",
-	"KY4EQCT+HJy/v1+aSAAVZ8EkTcLpUK9XnhDWzucKpWKin2vAldBjWLhg+nHPl4Ge7KDwHohhlP+YoZg2",
-	"Q+otcBVdT1NimoYAK7Ba+lIBoFJO/2u4GjwWJ9fXgOdMeW1azRvGgqeYEIQDsAjy49QouZW+HHP1RYTV",
-	"VXKsRpGcL9eqkpuXjxvIKavETK6RXFbet2mWWdUoWyhJmb/NGt5ka99iVR6HIQozERaF666m7unlh20k",
-	"2Qs3hHN5cXvOG1+285guyxK78mu3TGO2CV6o6S7VnAmQyqSrKZs1PE5S4VGmRwbil4dK37zsqHtk2OIN",
-	"nAemPZOPKsrIeQyxxhk6ZgHfAvnjEM0DIExClo1S3VZL/xIJ+gZeYEGCNtTB57qXuyuPSkC00UzYpXRt",
-	"yg8F8/l4J8WrzncsCnNHD2FVakhpKuQD7NTu075An9i1+bTyJTdwshoZfJCeWVLvzeU1XCkz8Mc63wYe",
-	"CwhFFVP0A8ciClgL8IyGIsTSKLh+fEllVgt2EtbcoO+aCo6goCaMQLEIq644X9Id14PsZieysuYtVUZl",
-	"sqmzv66pMF1Or7JUBiyjZqkvEJaPUsNUuJ+kI4qihgLP9Nq03COCp69e/u3MhlpmA26zx7UacmzxqgQR",
-	"mRlk5aYF7FB9Z+tHDOUhowkod7W/vREP4mH3FjXAeEbsIviekQIGW32XIC8QuN4IcppLl+QWHXy+LDgi",
-	"WSvAP45ZoNsFhFUSAFEkMf1DlieXjOgj6bcwk2TG4gimM86gctZjKc/5u7hBvsxzCyP9Jv8/RWJJgsUj",
-	"NOdcjq3gtF9O8LQBXRQmrlZE4u2NaByIcPssiT/gSu+iDluKOljsfCPI6IN1FU6DjYpCC5W1SqFlo9RN",
-	"BVbdvABM7nksITWXAAFyCslsWAskhsi0sBhyJZCevEQkWPKbZhF8Q1u4CfRHNylgJSTafAbB5hMPnkyy",
-	"wdPFeizJGKBTvKGEgTkoj2oYsnMRQxwSka9zcHnAEEKF7RhhQhgkePbMpyc8E9dJOjtmw5HgEy014Pjx",
-	"zJdZJNIekyLSl7PTILkRKY9jROLgBE/iYjp47HYUAYYEZnAqX7qUAPGsw86SOGbF2kI2lVkUs8Cwmjt1",
-	"79qmTlIWYMZs4LEk9SXB+w+0KMxTozpOFzDD7RfUGaAiVgTL5mGaAUSjIn52CCjLvpzDW16FsXzUPWSB",
-	"TC4nWCB/iejSgdHDvohJ5vlSJfOAxEgjgJAcjLoaYOpIMR6GhIOB7GlJggXaZj4U4zHmVt7yKCuGOYmY",
-	"Pcczedl94ctS+A22iDg+h8hBrBoW2RpBoPlM+fIqFcJj7ovlpAuSDQQjsGUo2FHVgUe4qzYQb4RxmoUZ",
-	"57o0jS4WOm8Bw8Ls9jPI+a59C1Hz5vfQahALi7zjpKJ/tVgVW0+13YFbPBC4BZHK17/aB9NZE8QKuvjA",
-	"gVt9s3+IbgRc6gqZsngcW4ldlgbYYadFaCR9cRKjzKLi/73++ftLU3iLunL0e7dxfYlT6LYFLyu9BY5R",
-	"9zWodeP3sP1Knaqw5F6udFEe55+90GAn/bYl/WBXupIGSypI1tSXghiQai4HVwL3WDXC+l4NU5hxcLYM",
-	"4fJBtzvvBGmXRrSN2Gvm7zCKz2ZC2FZds77K2hqb7bEZpe3CUdV2seuNxq7NtG7bTbAW2A/A62jTEgqn",
-	"JCuD7+EKEQ+PifxoPBbpMOIxi+RNAiA9LXE3SdJMpB6LxuYvB2fAHtrvzpmcjgfknEBD2mNZkvFYeSwV",
-	"XCUS065wRI9FcphkIh17QN7Hs2kqWBxJ0fYKGbnJrUT8nCiz1noiRYedAaRQlBFlYJYBgGJmAIImPB2K",
-	"WHdNxVwQPowAahRRK6OMgZclRTameNZhfV+GBkvIiqcRV8AwflzCKVeaV7M+Ps/6omhTOAkLiFHrIybA",
-	"TqtbjfrBbbyBOlRbcmtcMLsi1B0eT8n+fhAJjlXtq+T3vGRmraO7V1pUjgDLRT+7/oAqYvVOpRDKhF9r",
-	"yZmKUaIyZKLNRpHyZf/sveX1qYauidQy3ACP2DcRl5a6aJn7+dOHCvGHJ/lJCj+cqp3E20m8P2vZfQ6v",
-	"+BgCEk9NHQFpZCMgkkRjCoYfdl+wcBKx1jcHh3cHhwffsEl0J2JVIh5Z/+z9MYRM8Dl8aYIcZSAyE8B7",
-	"fyxZevpuy7IUJvA5Tf+mpOjpu50U3UnRnRQl4N2z03ftB5Sly+C05mQpQWBpSWjEpxauBRQsxVqZuMs8",
-	"Fvzfj/2A/esf/9R//RTcW7L+fRI/nmRdB0ZqfS11o0hSet128nUnX3fyleTrT2cfHka+IpRfdYC3XwRn",
-	"yBKo0inBuYPSPRwP0mwSeRWlY0iWcbOrjrFi1Tokx8mNADLNAKt/As+mZQAR+IDHXA4FZe6EEaXuOExM",
-	"HerokBERnRExxCcTdBdj1VExrSon2fcluFyjHGwHy3BXYBQcrkXk+wlmakNBnnUD47hcdSPjn+Za15ef",
-	"xX6/by6P6K9JZAZuEJya77X1rCK9Py9T83vBLk7+Z6INxs3PWnoTtJun7eAJbRKxHnMZXcHjV6nMH02L",
-	"Zrn65Xn5drCngNBl5qZWCvxHt3F9IVHotiQF3q7ULgV+SynwY2dzmgOXf7ZFXsyzaV7fnFxBkYvRoBKJ",
-	"xNn0GDbf2ClINDnrmFBnuLZ9qYZcEjP3+Un/FOxJj52dM22BspevXnTbLElheCHD/eRqP+QzNowTJVjr",
-	"WxG+vWPvUi2224jH5ChR70MFmpduis/dM5jGXhG/1ABfWZRPkh++LAoQW78XFNLeEyCJNHOgLSZU2eam",
-	"zJe2gRrxVMCLoeJlyIaPMaQOaCcA+68E5P97LLhKkzGxcwZsEg0hOV340oHARi1ThJhSFAFMqSXqnM83",
-	"L8E8Yy3415dzP9WG+kGtueoFhIR32J7qWL8xzmHmvLoZmzLUL7Pk0nwHyfh6NIsSblLkE+lLPj9G9zUL",
-	"6Gs7ADB3Wm9Ce2E4SKmAN/alwROzzgpYvyQFu/bKkF5WTwNzt1LnNEDIVwJPI/PY3QXwwDLJLvPPek5Z",
-	"bo6nne+BTExY6/PZOR4EhbWuEz78wq9F2z6daX+pB1fTCaR7hDnnaAUnqv2ZADw8CELunstIMYAyY4MZ",
-	"4+zXZACGikRzxl2KgFxEphJBn9LPaUz1HqZlx7bKzRYsHDFlJNRd6N3zEWHpAtYqACdcpQIJ+u2ymScB",
-	"jIY22Ur2V83Yrq30Vs+jE4t1Tl1yq/JHfh8uAVsz194Gyh7MUM0qH4q9mhY/LPbfQv2DmcoT2mO1lRDb",
-	"obkistpaWdy9j1AFsUNW26T6cwKXvpag5kqdO9kLSoSrHaDG0G6kMzUsL7ADLs+svXA3JxkraJjYjD2q",
-	"w+VSS085FLn49eB7/XrPFDjPy1znjthqZr18tEJxk4YJiqKwmVho5MNYJhXc6d4l2W40yXac77OtGCKL",
-	"h+q53vkr87R0I62PjqAcct4SsboR6VgKxQam2S4aIL7UFgiRcrEBT4cJUWKGaXQjUgZaWw9FDQ7iyhuW",
-	"Cq2qtZdyVlbfVkRWib1cRF6TdJsrVhVRNHMy9Ls8oDjYVL4XrgW/R8bX2JmAuiG1jyV9NhRZg625C6zt",
-	"El7zOJnZoc/wXt+mME0mQvJJ1DEHpVKCTqaDOFIjEbK/TITsn73P43jDRN4IbX1qyfq/53857bDThOm1",
-	"EzKjk1iqldBIusvevXWLxBls1XF2f3j+GPMwjDCMdpbq580iPbq2iqx8Sga/iuEyBGfAnF9PsdDPIobT",
-	"VOvVxz//4u6QixGGG2F0gHaiebN7Q2R875e5VZ3xcbzmqnoIpGAQFRou6d/6Hz80W1LzqPlS1Kt9eLjp",
-	"pncqme5JNPwynSwnEqE2m4hFnNHPPYFIBL51rTjEWd60/s0612lJDIJmfxeB2FIEYmK3pDke5pMtRh/K",
-	"sjaGyRjRA4ZJHIthliv1PGMBN47ygchuhZAsAI2rnwXkQAQVXf+39enbE/bixYvXjnkAb2Rc8trYvjhh",
-	"ydWVEpnHROe648vgsHv4av/gcL97cNF9fdztHne7+92Xx90ueVlDPoOnGyXTFD2b+gEM3A+N1iZ8aB7H",
-	"lKsx55518kyOLXdEDtgT6LMRTi0C7lx5nn5FzFiBM3sKRYABehTcn8nTWgCR1pefprE2jMoc4+T+hf+0",
-	"j1k+h0iSODfFLJEWdcaXIZ95oPdSgGXCVdZzO5hS4iM9cYpxrYD2CCcbPD3nUz0Ia8kk5zHBIMh0An7r",
-	"tjPeM0UTrGcRslskxT/skv5dfzTisFtgRbJIP2iLs8/nxWaRsp4Z8UzZiMIz/BjEejrDLwy+JfGV+pK+",
-	"BYQwDOXAmIoclegGJ1IV/Yn+EjcZC/pjkUZD/vxU3F7+LUm/+LL1+eIEt1lbGwpmm3foV8ANzs0Tza2z",
-	"PmVUao6+Mv3l53Os0YTybpGmUZakkVAee/PdhzMo03zzlr0T6ZjLmcfefTiHlX1z9kb3jlL2dqpVJy7p",
-	"FyOh2p1CDA62fiG1KgfHpEvRI2odgHGmWFzPlwEd6RPdJmDEJ6PIrI9SNkju9F7NS35x4FSYKlOFGyAV",
-	"wpdGPvSYiJVgB21MhhrzGezMgdDGlkg7rJ+LGb0xgIFHKF8WKXhS8SsweAS5886sZyRtMwyWBT3GJUum",
-	"GXxr4J7KCHdK4J56LtyTPfT6RxAtDID6jAjw5UJCGKBBQWRlJW3NIhKXL5dS2bC1mGzwNr9XaAWFNA5X",
-	"N7ByVtKnqQpS7L0Fphp8tXOz0DVfK2/f9JVWQeznd0R+O+6CKTusk5pYJ2ZjOtHwiTn/dZXIhuEYGm51",
-	"MIZUvVWhmAL0gatZEb5CqY1sxVwz8w27bSYQ80eRJU9EajytIEzjY9TQZ+geo+dDLocibpZaj30Yd7QW",
-	"HLPHDrvdoj2DrcGeATslynwZRqHWyIxJRvlCtuVCqlA+Rg+0fiTiCEjPQM5+yDmxlxuPY0IRYakYJiky",
-	"dqhbkbbt6JEUcXQdDWJxCVZAUNQStZYEaiJSSFOAKFLGDLrlszarVCDvoxx6Vj7RHKG25xiHpWoYTNMf",
-	"Rj6dmFWrq8LZ9puQT3a0XSb7TptZiVtpRNoawrdp6juSBqXL/c2m0WqHs8q4DHmsxSJ4aK7IHDeuaF+W",
-	"km7EHMhXIdpdJks+RCq7ME/6SHj2dhIeCM6e3neDaPb0BrU86BdO2/oCcL7XMg59msydE31LTvQsPy1G",
-	"eNiPtuhG/zaJ4+RWAZw5+MLYYMZcXcgSlUXymuwaz5R9G+IyJLnGPGrwlzpShV7Cc3OnAyancQxZMAe5",
-	"e0mKW9O65/iJ3QcxuHVAzRbl3uQFwYapz918cBqYcrWv6K2jjLWoXOmZMm0wmQbfyb4opdO3O05lwJjP",
-	"2ED4MsEkY5umT49JAXxy5AL2fzybK5NogVDNbUjdXB378q/9T+/7pxfnnXHoMX8PHfX4rb/XI0/wwU//",
-	"+sc/wbv7+ez8mWr3fJkn9i/LYTfPD3R2NKMmFb0QLzDpKcuGM5uDwgltyrXWqwm1HGIMRf4BzW6HyMqC",
-	"hbUBxPlMsZBnfJVTssIDSXnvNZyQvuxLu2v0QkJlBWdwwITdackV48MsuhElWxouFlhBZI9vvex22VTG",
-	"QhVoyJU2zCh1HR9tf5/GwAMdtI+pLAV3HRgoevZhl3p2dQIhQxH2MzQ1ECx7wlWm97FZJRr4Egc2mWqY",
-	"YR/4Mo8qQIP8oLGycwYMUjQBZpXgItUG1GG32/Fl334hZKjQ8lBZMqEgSCSvPaS9uYIVMndwQLRdIgw8",
-	"Xwa4mpdZcqn0O2oTJnDNNn3WLd2+Q7H/TKsipIi0PXsCc6mB4aIvIFvsyaTg1Cs2SeJYAZ0G4wM9wwev",
-	"KDrX0nP9CbAwA18GxKJ1KWmTe+xFl8JSMFSUsVuu2JiHQne9m2hhDPUhqQXEjICrDFh/K53gdB9voMCA",
-	"RmpWX1Do1LS8YKH7FhDCabfV1Yea60JV3ip7xZC/wdwhoFrmMpx2mNE5AREeUxUPnsqbOhfxzqX/hOsj",
-	"YJkhAE26XRPd0twjq4kfKwzUlTzx53BL6PsCW2gldPGWZSYYTZnVpXzxfV8Wlbj8eFrsJBmyIZcU2CVR",
-	"fIzOPPO2ydWleZ2gmjI+l9IFw7ZwlsyNGVoLc8KzUW5gRuFeUUCWEypm6ZfLo6tv+MHwcPA6fCGOrl7y",
-	"V4P/Hn4TvhZ7dbgUj8qnf0IcQeFXykb/ZJBy9GKUbv+tH9kK4vpcrWtpHbiYrgGKTf60bSdANjQcpmpV",
-	"OuM7kT29k/Rk9JWncoM/rfDaGseyYYDNUpJWOXj7aI+19EVGgrvNiIkP2hQPHjsFIyiSw3gaCgUg/pG8",
-	"ZkoMU5Gp8jzjH8xjPIFEY5qyc2cOavlMf6joV/8MVo+wjBbUXaudQ3Vb1KDuLDvn1Z6v+3MG507VIY/j",
-	"AR9+yYmo9R+//SdZ8Z1BEs7+4/k0jX+vDpb/MOKZcQAJGUJOI2eWYjNkQoaTJJIZ1hUiT7iQNyJOJgKp",
-	"OQgVzpc5Twdlu47EHfvuY/9k//y7/uHLVwBx4k+73RfDH/cpvrV/EY2Fyvh4Al+IDn6f8ltM+oMPA/ZF",
-	"zEToyzwr0JnnZ4oFJF3OQbgEPYYRbcilhcG1TQwsH1yyF90uU77kt3zWYX103h3e3YE2EUl20GWqx6TI",
-	"gBwFXFjKg5H2k6nWL17e3XnsqPsNKLFHh699iVnVyGDZOmDjSHrsJf5zaP5lox57yXiWifEE2Y55HLcp",
-	"VReRQshNdcWjGOfPsszzDBIR0DhYrrTYRdJahQfZv2kyzSJ5bbUYLKrL9Zh8MYBvfKlSU9RVvNIHoP3B",
-	"gsjCDvKxYIkkxBtwp/aQqI4YWcI0mbBwijJXqLoPu/8+vN/zfpbRnalsNK68SJmFAgebAmqklc9jd3Kd",
-	"B4pkJq5R8yo+0XeVpyarc1ZqPOm5OaiNpu5egIiwJ/+HZ8PRCdEDh/UY8wt9fvdwqI8N6/rflnUyg503",
-	"ZuN6W97NDEha8meMOtQbrdDHDEWX/UUdf+rbYocGBcM3Fn5xhfP0xx8Xb5E3xq/eWVrh1icjjVk/vKmM",
-	"dy6cz58+EJRlwXVgmijGdSPdNZd0irWCn/29//L3fgmw5AFifQidio+f12BgRIzCcuhFXbhDVmaol8WC",
-	"fHnYPcDMKxB47jVFrNx68PY9MtZpeTfgrKeRmjnrC52aOusXum8ha51UJb18uJZ1VXKnx72U8blxygn3",
-	"nNZunu+cjbRzgz9hN7iVVoxLq0M3MQioQQ2/Wm4auJb8Sk/4G6NcYuCUVMweA8b30IhoLRm1emvjoh32",
-	"wXGGa5mGT2j94hXu61xuNbPsqV95kudR6Wt9lV7lR4OJgPnMbUKc5y1vZG8JH6zzGHi/z0tNADYB1xNe",
-	"0GXs1+9EtpXtuAEX0jruo/vdVnXuqN1p2iwx7JpHqZGTSNtNi0foZMQl1KZjhXAgpL4wtZUeOA0JUhMj",
-	"KkGHBVMLszmvJeu7wZfReDzN9DjHoB3DfGHNqhIGcDdSzJQZoMJTkt7VI9cyFgOngrKNig4fFkmVCV6a",
-	"0YLm06ZO97oK9tR9iroK9ueyTvWPdkX3LWTDlIitupbuD9VdtyLEKO/v6xZmfya9GnfLA6sjC3r181w7",
-	"royYvckVaMN+YuyA+VCZW+YgyN0LzselMbJ8+PtIOe8PHFkzBkqTqNpcn8YSpdB7STQtX/+vTzV6ssUM",
-	"bsQkTq4hj/oBdK1l0uH5b+aJ3gMpVJbOqmNx32vLWyGJQZIKG4OA97BvlkbXo4zxWz7z2O2IZxhmt1Xi",
-	"nRJCpCydFXb4PWVGhSehMlMmn4SaGTNhfHPZHRwMDwvZMt2rA14rY+bwfjIHliJsKnWo19pypzILmDZC",
-	"pMg7s8uZezzWIdrLTCa3D693ZGRIlAuQc4jgc4rKs4D6dnSvwARLCroIhkMgZOHvKSFDqHnw96ACI5Ht",
-	"RXlyIdR23Cdf1ZmFyhErtL/ek/toDnYBBIIwzeJGPIBzfT6w+dveQPBUpP1pNto7/vkXvZ+VSG/MQZim",
-	"8d7x3nM+iZ7fHMBup6dbvPWTTCiP8sVNyqtHjI/oYp+nsYQ7nm5WYjlbvJQ/QsExopxRQSG5+C1QQ5Ra",
-	"whPUOswPOOMPeDYcibIfeIuV24Col80xDHEAHSQ6JqjmK7AiqFJaBOdXc9DhkgQTUxeaXC3guXmmntyp",
-	"PzC1pYV6UufXbDLl4o+dzOEE2dL2kM+eKQv06AxlSu8XRyIaI6b1wiuSahYxg+Dz2EBL63w0+rh0+kkM",
-	"zWecOSvrasLOkI6L8LfqeqNniiW30sXdAlBahYTN0Y2gEiM7LLXcp/6l+wWun1GksiSdOV3RyVjxPDla",
-	"cA67m+8SkfG933/5/d8BAAD//w==",
+	"7L3pctu4tjD6KijdryrSd2hFkuVJ/nGv4yS9vU8G79jp3p2jXBEiIYttClATkG2lK1XnWb4f98HOk9zC",
+	"WgAIDhrsOD3s7aqujkUS88Kah98akZjNBWdcycbgtwa7o7N5yuDvkzjOmJSX4keWJZOlfiQXsxnNlo1B",
+	"44QTiu+JWs5ZTBJOUnHLMhJRyQJym6ipWCjy6ez8P/qNoHFD0wXTXUSJ0u05uyVLkV03gkYkFlxBpx8v",
+	"GkFDKqqY/mIJPzLGVLcxaOzudcgkmagpoTesETS+JPPGoNHtdLuHja9fAztbmGsSUZUIXpwxvmExoTwm",
+	"UlEe0yxOJItxsoSSGZOSXjEy16uYUn7F/Imb5XprePfqJ/Lz+w//uXoN736urOH12evLv5GTH18V17Bz",
+	"tLd70PgaNGKWJjcso+OUNQYqW7CgYeYlG4P/0ucV656x05FbxxcWN4LGJGFp7N52G65t/oz4TQZkWNzY",
+	"YYPsDBedzi4zb9x0h43G18ANr3dg1eCwO/7I+kFlWAsAhRHtjhYHg91cvVS91cWFUsWq4y2LI/1cHONL",
+	"Mu+PaBwX+tbn4/cMwEzgqwHxj+0zHvlCNgaNGwNnAJUvqIqmp0LfKcXiIkC6xwPCbli2JIliMzJfZNGU",
+	"SphHfmnspyeqMWj0Or39nc7uTqd/2e0POnuDvf12b7f3ycIhwOiEJqkesRM05nSZ8Cv8k/HY/e1GGvSC",
+	"hhKKpo1B72vQiDJG147VO9BjJXqLxlSNeuODqM+6kw49ig+jg/E+3Zv02a5eQUrHLH0tshnVnX2Zp/aZ",
+	"/JiljUFjqtRcDp4/l9NkHrcN9mlHYvaczpPnN93nY72BTD5fN85z7LGN3c/wQBWTqhE0xPgXFimcaDRt",
+	"eOfk9jQ/qDfQz7ndI/+wLsSMERyHiAlRU0agR0IzDWtJmpIxS/gVGYvF1VQVDw8mBI1H9gCCBssykWlw",
+	"XdczF4pkjMZLsmTqmGRMaTjhhJIJuyWSRYLHshE0Mvbrgkl1po8kY7+O9iZd1ot3o/54j+4fHRx6a0yk",
+	"KqFyMtdYT0yI2Wx/8jFV1OCdJxD8jiD4OWhwdqdOF5nUUMEXaeqO7Bx3qQKTJ1HE5mX8kUhiNrsAgmvO",
+	"pLfyTDr/hmcyzzfbHcDFNJnPLItUd3EoXp1nkkj7aaCvKZyIyGKW1d6pMU0pj9jJfJ4mLD7FEToBTups",
+	"i32MaJYlLAO24/wif/CBKma66x0c7AWNaEqzK3Yy03DgXhzubn2o0SLLGI+QwXkJD6QSM5adZ0nECj0y",
+	"qZKZ7vMlXcrGoPAEeZvlS+SO3HgHmuZmYnZSYbEuKCevM8qjREYCkMtsTjkyoDRdqiSiKXnFrxLOJHmj",
+	"4iorxulMj3UxFZqWz6eC65/97h7Z29sjnW6n4/FrpycFfq1L3tLsmilyoRy3dtTvdvY0o3a1oBnliumL",
+	"MqGpZAb05XQ+6sTj7sGkFx92ogll8X4UHxzFlFJ9PeQHphYZd41W3oWL5AtM9W7fPtnyciDcP183Efxm",
+	"/dWwoKy3jWYRS/W5TFlyNVVnvDHoB42U8Ss11T+6naBxC6/ef2kMdntB4zaJ8dXh16AxT6maiGz2mllY",
+	"OfQQzSaKIll2k0R6iudZIjJkL83DU6rYlYDjthyffikWGTSg86TmcgNzpUQV3N6xW/JzrVTCZjTRm09j",
+	"+v94W54D2ElMyRtxw1IaMQ/Qet2eAbSjI6DTMokZV4lGqgYA1gkLwJef3DC+YO5lT4PzIlGM7O4C9BZE",
+	"Ib2wd7VTUuJiXecqo9E1ywDtqOx6NJkcHMVH3e7ReC/uHE06u7QbHVDcOv1pwq/eLWZjwD5H/U5n92C3",
+	"0z/sdbudwwPvmwu79wkfqYxymWiAWszjNWjnqN3b3/9UIYqN+JdX+1FvevvPLy+uf/7l1e6nX/5+/f7l",
+	"i18+zV6nn15++uXTy2jv0w+vpz//A3D3KSLDkwjOsoy7I8E5ixSLycfzC0LxI9LU/FeUJowrksRkRuU1",
+	"i1sFORC/dGs/6b7one4WkTHiYugF9vN//vv/uP8O/9bRYLMK8e4O9g4HnV672+1r2I+ZjLJkjuJs4/0i",
+	"g9lGguv91TvJuBYVYysrMn6TZILDvR005pmIFxE0NtgpoqP+ZJf14m7UGR/Rw8kB24/3ov54l645lsKk",
+	"qlu7jqc0u2I3uJ65fNrTFfxfcZ8/YlfFrb6cMge9VBrFRfxnhVjSnNOFxCvlttkgwu+zz/uDXmfQ32sf",
+	"HhjQhWUY3P8B5abqjsqpmD+TVsdVo8D6ds4kidlsLpRmq/6TLYG2wGA7EnmV78S5uC0A1rZ+A26FlUgT",
+	"Tj6dvyETkYFkqqYsm9GUzLOEqyJXW1nOTGQ84Vc7+WGs4Pxlzl7/129/PUbwW5mjtZzMvyiX8jX4Sx90",
+	"fprd/a/1h3S6mLNMJVysnODplGYpk+QFHY/plX8c/c6hmWu/t26uZ3yScL3FbwSs1cx3r9PtN75+/Zxf",
+	"9SIZWYn0DKF4Jom45WWimCPAMtXImAEWuZ7a5NTlH3H/7uD8lxc9/ub66ObDrrzcv/25++VkL3p1ODHU",
+	"Br6+YFHGNKbgu/95OP9HV/64f/fpaHzaY6/3pn8/mL3piA999REV5xup+hryUsJdi7nccU3zfQQFYe32",
+	"veeMmItstXi/LoRigVEIGhsDJ95Q5JotV2wsSvN/uRtS2UfQfex0O53e7g6g/goJmMeTxqPh0KKI+K+K",
+	"Ox04vqU8mTBZf6FfgU7wliYq4VdEQxTSdAueMV0PfFV6bkbzCXo+l0sUH2uncgJXkSNGWINJKkOCELnT",
+	"/XR0dHRy0u10e7v9vf2Dw36dDFrzVT67n9h4KsR17eyMepVJsAzafokS+roCABO5lIrNCqJLEdsUv2I3",
+	"hptxrE27oHnArWobjrXxuWbltzjhHRhf85+Lgu7H1/ro7yRqg2DFr/To6wxPoF5sR7n5ydkcClLDPPmR",
+	"ZRIXeNNtbKErRHUNSnVPFoPvbDEwa2E3atSd9Nhu3I/2xvv0YHLIjuJO1B33tFSklnNWPfIcTtaJ7hos",
+	"polUIlsOCCUGbAmCLVwW6syV9WL9PUGo197rFUGoymqsbt4/aPfhjBmPPzAqYdRJwmk6MvsHrzaP7q7v",
+	"b57t1+iu4QKLCPThGztyxxa7xprxzTt9v1AgWpn3y819d9t73d1C32KhRhORjVwfxSFOsiy5YTGhisRM",
+	"qoSDawSZ0ChJkUxuGLHT3usUV+Np8opjvWRzmikWE5ElV8k9BukftftHu9sNcjFN5nONoJGaGZDYPMRh",
+	"u39YHGKesXyMz+Y+qex61J8c0m7UGx/Fu6w/2aP744PoMD5iqy+quRueMKv5XL5I01oo2I58bVKTGjjL",
+	"nUYSdNzJxxl0gwJO9RCpQZ1dH49YbUpv0mWd+Cg6HB/Q/ckey/FImXTpo7nnLd89ah/1u/4tX2UG+87W",
+	"LT2R3Sfj1r2NWwdxD+nZ+DA6iPfZ3qRPd8e9aLNxC3n9RzNurZqIMW7haH9O41Z+CZ6MW3+EcetovMv2",
+	"ogPajXuTPtunh1Fn3Iv7Ew8zv8q5gFRYh8LinQ0I3Klvp02d9tHe/lraVGdy29vrdnud/V53d3e33zvo",
+	"Hh3u1xne/K42kBQ7kXUkpVNPUrr1JGU36o27tDM5YofxQbQ/3qOows9JSo2IVGv4+/TPT51/fnn3y9vZ",
+	"2d3Ply9m73/62P/0Mv7l3eys+/Plh9nb3sflp5Ocs7XC8ak5hAKTa2XZtjkilIHs028Qg4AJPVjBwxoq",
+	"tl4uynvYPBCQL417PLA42t3rHe3udQ/3e92jfqff7+53zVdboli7DVL/NdqLunGP7U76dG+8Hx3Eh+xo",
+	"0qHd8XPdo0Gyf0FFFQLBytWtphwekOS8nhH256NdGvfiuE939w/H416/N96b7O512VHDdxG1eMG/KLkt",
+	"q8h95RelDLM5qFv/pPNcOPaBvXrDENw9GvhQcH9i5p6YuSdm7omZe2Lm/tTM3DeyY5bOGB1/rRtKSTOA",
+	"XrEI6KngzGoPkfLk6pIHq5ufdIVPusInXeEDdIXfou2ziMCY0y4rtjRjtmrrNZPmBeMx0X+2HnzT9wed",
+	"TrvXL9z0/HxhGLiCRHNlBI1gQUMuxs48B2Tidno96tLeeDfqx3tsf3JAD8dHUSfust6ksCmH9GC8H+3F",
+	"fbY76dHuuBMdxYfswGPD/SXCjoBTQG3Q0OXURPaQRH5bkJDye3rUoKC1YvKpLx1fnJ680xgIYkxg/LX2",
+	"4ycx90nMzeXUApitiWQC92vjMpxIAu7XQPYSJQH41sPclqD0dI73PkcbEGUPUsuBK5Ged4KI9mYUfSqm",
+	"rHqImzGfXcMz6fDPd8GB64zhDlvUR0c+Yb+nW7MC+61w7X8/Z/zk/OzvF+/f1Vwg5y4PeC/JpCIzpo9f",
+	"FniphE+E/lclKrXSWwxsELC9J+dn+muf2/oaNMSccTpPtHDd7rR3jYqCZSjGoKORAZMGepGeJ9H1Yn5K",
+	"ecTStMIk2Mfo4+hh8PXpE/7EkBPZJdVcy92elqx7HVD4VO99KiSrtDoYdDqDTmencziAOUWCT5JsBuKV",
+	"u9U/XZ5afn4tXuh2Bt1eu989dP5M8+h6tBsdGQ3a4fgg2o/3WH+yS3saxhMuVYa+rhowz2l0Ta+YhABz",
+	"qlAVnMSMxEJkq6/EHGAAVGzQ/hSDqroax9J4WZ5o56i05pp7tFL5WLhHDurWyTjeqXgAC3u4yiXx4vyC",
+	"4KJQWeEUHobTVqLkIvkXA+EHQWbFERF3qBjEcU+A+g7wkZ/xOpqNc18RcvZvcJhPaGZ7NCOjKYsXm9AM",
+	"bsrRweqIPYTKC9dbKeULHAiLyXj5L0IonwDzzwaYX4PGPxZiJd2LxYxJlUQETWWoOKMQ8Ag+78QaTH2g",
+	"/LcLyvsXjh0xwCHngktWhI4PVDHIQoQJZcztDkg0ZXTOpDKSSHMiFpnxEJ8V5JFMd7BCIq7Y+7tH+3tb",
+	"Guy7RwdVg/3eZoN9V+9Ajf271sybW29/yMSCxyfxDeUKQ/OqRlwWCS5maELZ3rnhu3sn3H+x25mqS8tc",
+	"scqDo6POlqs8ODo6rKyyt8Uq90urxCD9DYvscT3CSZLVn+XdHO56cZGvWfzqrh5yd7uHW4Pubveoepzd",
+	"LRa695CFXpgDe3/DMp6glaG6YOHeooD/gU0WPF5BMTJ4uU0E49r4P+wG6NMFvWGxh2BLsfcUjJDfMfR+",
+	"o9Jtf98xFzTORrlxrB/7JvQKt/D9Yvb9LdsUtGMzc46FuK5XV/67buQKpt060K3bWJelgDTTRCrI7SXJ",
+	"lN4wwgUpOpq07pXu68k17sk17sk17sk17o9xjfudnNBW5/KKr9/OPt59+uXF9P1PZ/2fv8TX72Yfu59+",
+	"+TB92ztb/nzb8DH0uQkLXm09tuBBsgWXpIlxxAWE/ISH/83x8B+EKx8RBdoMr0/4r9j5WlxkLmABndRH",
+	"TLjHJjd8oqQxClEeGyWIjCh/wipPWOWJu3vi7p4CH/6UgQ8eov9RJFa9VZdA06i4nMehUaRYP7bmjUji",
+	"UWbbP3GTT3j/Ce8/Lt4v3rAn5P+E/B+I/Lvtft94gZl4tbJGtxqVFhA/3mZdpsunkLKnkLKnkLJCSFl+",
+	"0dbapfCTje7zTxft6aI9XbTai1anQo//9vfsn18+zN7/8Oru5y9/T97/9I8vny4/zN799Kr38y/xL+9/",
+	"+MfeJyyHgWHbW6SCfplISMwPIMvF7Zq8p1tn988nsC4V6wkXasr0PXGjgMZNk+qZyJiJ9YRIzK2SsZIm",
+	"JlD1efHW5gyt7qHJdFSTs1UvyCzFyk516M/eVhP4mTGV2RqUNGc6SB7IWu+srBSbzdUbceX/XMMCdXah",
+	"FgNdKDGjKolOsAX6nXiRVRmLmJ4CoVzewkz2OrvkwiSy/sjpDU1SfY7HxPVFzPCkp/H6nsY4laBdlA5S",
+	"Cq4gb7UA2u0Bdw1OZ6/uIpbp2TQWc80z05mtxkJwcvmnlgXc6+xCrsF1K9fDtnc7R/Ur7z3iyndXrLzb",
+	"ra68e3jwzSv/HNiVo49UeXX4dD3V7LY7OdU72yIhBHx4uTIrhMGjcXozKkdU79L+eC/a199ohGUmWee1",
+	"2vWOLMfXLgjwvnHc97spGFu+Vz6w3W71EHqdfvEQurWH0Nk6lr14Cmuizv1TKISee/vfGXejXomGdSZd",
+	"2lhBlO65rSucZkrY7x8Ltiir1jz89yu8LpOTwnEVNrjzF9ng9QBemNK3A3i+6xdew4p8670jTc40lkuU",
+	"JBKKKRSUl5v9t45qavqUsp2XqiU9IPn5poWX+bHtk6HXbNdaJy/vuxWiyrfu2EqW5F7buAWH8h03dj1G",
+	"8Dd7ZcmqApDW16162uoCDP+UqKmth7J+N3mM9z254prpxHsfEDkVt5yoaSKJ4BH7F8ADZoWuSsztVLJo",
+	"1BsfTDpRNz5ih7Q/3vWCgbpRB8W7bTf/a9CYMgolGAa/QXjEm2SWKPhfVfI4pXMKxc6b40UmVcvVc15E",
+	"10zhzhsVN4kzeish+KatFxJN2QyS25gsMwlX7IplcP5u2A9sRhNu/J+KQ/80FSmznUuSsokiCfdGv88o",
+	"ktUs7iNP7ohKZow0TXqFlmaAb6dJNPVXmUgyWaQpoVc04W2TgiHJcsBYP4s8X0N5AmegmJ8kzISe5Jt5",
+	"TGgqhV4vMNFkLOKESY1VQpf/IdxqKlJlNtHFB6ay5clEof64OJUL3ACiBBRYIWM20dIpZKHQN65plhQQ",
+	"CCRhMVnMW+snMEt4MlvMMDd7eV8woInOmDKQ+MJWCC7PDF6QJG5D3Bu4CqlpbgVJ4rWTMBdhc4mM6nYV",
+	"9Qp1UzstVoJ8hEmuLwhYM0dDryoagzn9dcHIXMgElWYYEjfP2E0iFhK4g2eShDnNC93Uf12gPs/MPcIh",
+	"CidL796ANU6LEZ26ea1AJ+eaKZHJF7ZqsBTa+WPFbEIXqZZ29wI9MIJUVw/rAKwb1F08mwOl7uTsu0c4",
+	"sg3pOKp7g/G0dbPCN48wpw3ho9U5XXi6vwpqMO8eYV4bzNXVeRlGoXZaPoPw7VPbQKXLU/uaS9QGfcU/",
+	"UMVu6RIzAHHFsEAvnc/TBC2Vz3+RRrRx4/+vjE0ag8b/9TwSs7ngmr94jm/l81egPoGhiisPjXFhBLQh",
+	"JE3w6LNPoZkMW0RkJLxhGdAX8+mAUBKLW24UNfNM3CSa40E+0CQdaruuRgueMRpNNRe0Yhh0JxQLRUIg",
+	"LztAX8JWno85JpiLhURikcY2zVE0JZS7eMxnkkyFNLlhXr67CAhn6lZk15raKKaXcvnmgqhsIZWZbCsw",
+	"hDqROBQM8kzalgGMRImWY0VGsyUBq/cgJ2mxYJh1acrSOVlwlaTQk5izjCqRkUlyxyRJgNHweKZ/7hiS",
+	"voNgWXeG5vPnOfH/irX3/Yi0DVDiYNNllEr4DU2TeARf5Mo/y4CNRby0maTgQwKpeLZJGRV8K0xqlr1+",
+	"fNIM/XkjYFKixDXj5JZqWiQliy1v9/HDG9IM4e0o4SOgD2Hr8Y7gVPBJmkTq+1/TE4Q4EpkRByTkQo2c",
+	"yBCSpmbyBpqlU4uMv5+ERGMtCbHrBueqKVVmT4fcNW0FutFkwWO9R/NMXGVM6ssY0hRi90c3IolZ7D+x",
+	"CaBwYJd7ccjNB0TLWS4p2DGWD0DblZlWolrBkIcJZ2lylYxTBtZJpgeJF7h9bMR4PBcJV/opZkCbgLvR",
+	"aJbImWblvNFjES30Kofcy4qnpT20mWBDvQUIGthIg4ypQJnwYzMIujSFWlAc8tD6L+F+4qXmjCSKTKnU",
+	"e2d1eIXd0/OaUb6g6ZBnzKn5EknsDqHGT3dgZL2RmIzsUeXreiZdZbGIcn0bxmzIYwbZ01rekbhEQNDW",
+	"ZO5xDw0Prht4Uaija7YcRSJNE5kIHmJ592u2HHK9MQt9k4QRie1RmDhXEieTCcs0VOmbWtdvwkcLqVE9",
+	"1VuAWMWkwEqkHiXPf5ctOIjiVON70u3YDHWGiAQletAe8lc0SzW3bFJzGXqAxoriVCxlHaVCqvCYUBKJ",
+	"2SxRisVWQHom9QzxM7wftyRjkchim7VLk5KMoXMWKBAyNk/pksUBkQLvlUar2HjIU8GvYHJctYf80dDN",
+	"a5GNkzhm/IEIXy4mkyRKGFcjGQkwEuY2n0QaYqVZIM5YjKTwNksUG+TRnbbhRjKQc0oX0GTQKHX1CIQi",
+	"rK7JsRaF0Q0Hc5sJfjWaiZiFj0cEzrhiGacpzvL7M2yJGc9xbJJOmJa1McujyzInNboqRaO3AiSYkGHm",
+	"amFOG9UCcqH5KJkzbJrA2A81WinwgKWXj7ed74R6LRY8/h12Uq9hoscKSXOWSJnwK3B1Y+i84WiHK/yM",
+	"22dI0SI3gj7i8s/pMhU0vhTiDc2u2O+wC3MccaSEGKV6zNCUPNUcGLuLABV0ydvkBWkewj+atJ6/v7gk",
+	"tpTnAGrBWuzxTJLwbmdG73Z0FzvjpWLyMbmuc7rUCOSDE8R+B0AZzXHQ0YypqYi18BNDgU98TPBxoDeO",
+	"b3MRH283jE3eM8n/jkKjfwdWiI6BhzT8z/EqWS50BOzQaLJI05A0EbiMNzgq3wdECaFZqqULYZWoXdTQ",
+	"6EUjyGPN3041O6GZGKO6bxlZzbAYBX7CchulM/E+2XwkThn6NfiWw7wU4i3lS/NUPojOZ5pzBt0XWBIc",
+	"hbfbZ7Xgx4Ud6Zpd+H0kvNCfpMU3qCC3ymsfnTjm8yoTi/mQN8O7Hd3DDvSwA0/Dlua+2Gyulg4kQPJ7",
+	"Jp1OVXNumvq3yU80UUNeCwbHJPznjlP374C+P9R93+q7vVKVP+SFZvB/kCHK3RkjRQgJ1jSLqHlszChF",
+	"Fxp/KBB+Yo8nhQSc+YI1dbK7E5De3R1JeJQuYha3h3zIT1IpSHGHc82Knn9hQv87JAYYvSuGapEh9yaU",
+	"CC5Jkwvc1EBj/AW/5uKWB4TdzTUm1jc6YzcCQoQ4a6GmGE4zShOUzTBoQbPhKNWj6K75ZjDEa0FUGulN",
+	"Tdmswj5/y60sHs7G5kVzVqmLgrFpq27yFpWujEVpy27019+GZj7CwYos+bIV+VytPILTK6UjHzOascwc",
+	"7AwZBGLh5ndCL4abG9llwnpCLaT6E9cPUDlkoBZ5XHxkYPoRWbuPfJ6JiElwH33FFQTtPGDz7eImCUuL",
+	"GN6EBLXBymoMgAk6NeHH5Y9+n+P4MdffWRWUZDMKeCVNl8QcyoCEhaXhadgTM4+AyRjyEH9qPAJ/EXRa",
+	"9HSXTiNrFUN62HJvSohAC/dDHhppitOZTcUPyTpl3oFGSzAWEAJQAkn8KCCsfaUpQB7bdSUyp7+0c6zY",
+	"ZeMkJkuxIDNGOSnFhf3foVGQ4YRNG8dlJVIuGLBXINDFQiMXki1SlgtyXIwg42CoO+JiBJdRb68ZynXm",
+	"uDLDTCLbZpm8jP3CIlT1pclNzmhpAoXY2i+XqEe+Sm40iVjFD9o1gQ/ESC2d1D7kIVAUjMyCb33XDSRn",
+	"oacywweWYbRBFGROJVC6IXeiG4FPgZJGSq/CfWx0xZov0AMa5nGkhNNyugFcVQACYiPqekw2bDJfACXX",
+	"hC8gof0UBGW5mM9FhlvoB85OKWBG+y2Ris3h1O3WRxkz8XZyZHYN1Hu2A/8AvG+RYYiKFuXjHMgTCRot",
+	"o5FF3QgXIzuqaSDtgeutgS6546QsO0H5kBvPlvJ4gb4nGSuaQcRkovecCwdFumM9GXHLW4+nLHNIC7rx",
+	"QiXLavW5kIqmNidcm4SohvaxJ9730IRUwqvw40XYJpAqVAKPB1CQK9UliaYsurbdoreFL6SQWCMejp7t",
+	"0IHbaJom14w0+72ed/0NvnIyJfx+piFdTVsDQsnHC3/qFPO3o81As1IsyxIlsuWQg56yifYyjbmkEhl4",
+	"YMxBxSw19GJ3X5I5dLZH4uQKjigjn87O/6NPmiGEZ+zsHxweha0hNzrhecYmiWZGyUL3rJcFKYdwi/XA",
+	"cNq4kYmW37DdJLlDlm9GFZktpIK8cUOeKNL88Ork5dtXARnaQ2SljVT0mg0bBnTmmYY0ZcoyR4bC5oZZ",
+	"L0LW8zvYR/u//dmtWGi98G2/t5WR3F7f3RqfBi88t+LFc/Ge7Hb393e6hKbzKd3pwb5pJiQfF0J651Qp",
+	"luk2/+9/nex8ojtfPv/W+/q/GjWjmehff+rVQGDfD2OvX9MLGsEL6y9G6G5ctYkq9rv4jy7JY4whHNjr",
+	"pV/XSSEG2evKhCOb78dCpIxyYF4wQLkABj9XAaAykItl9lvWRB6Xl70BklwUtN9tISB64z5CxLTfHIOn",
+	"i2e4aSZffVeG/3KrDRqGL9SD5ID62bU3wV5fA3shz/h8oUxqdnAQoum5dw3NuazHuxo9Use/ScZjTaEG",
+	"OaoDxBGaEVGs5oKgerapiZCRRQ2nlUjS7/XK7F7rXuj9CaE8IZQnhPK7IZSgcbdzJXbMQ8ux5WjmR1Ai",
+	"2zQNv5VuplcWYp2I6nVrbPJWYV49ZsMdQ5+QzXZT5/4M35pA3a9umTTL6NKCz6KGF7VqcnC0uKUZKgmb",
+	"3jyNRBWJLGNYr0HLHcBpIg9vLYIg9ubtwPbC+GKmz8WO0ggaZhCnQvi8+UxNALm/eUEjz0Xt9qyOXoDz",
+	"bfXoCrXgfmtMbEKZmCq2o5IZa6zCdxtPBEY8xU+/FmKjth4HsgVJyF9TdSq34o35ymkKpHNt1xN4pmVM",
+	"sNkidURhAQpsBJrwCc7I+cvXQ94Mf3iVG9We/5bEX5+brtvzeBK2jjWLDSpjoFlSzJgVnzDfcpQJTUzJ",
+	"GCI7HGPu5seilKLeGMlbZb1J/C2OzqWcQOsP5433qW25bqNRRV4uQ+VvNEmk21Cn9WmiuRZ3MCAisz49",
+	"sv1lnoagaabk0/kb7KPVJidj2GKwcr77wZwWijMTYz03EItNcJtBGq5Mr4mz1qdjlOqgsLml0iTVYjGR",
+	"CY9Ya8WBYETH+p18q7/5msfhV/ePuvAK48MCO5Xe0qUkISwiPCaJIoqlqTS6NPxSospOb2keXU4iykEC",
+	"WxI6p5ne5FLASvhMkpgqisKo0w2htx5+WsBKMAeNNQqgF00btQRvBQI1mw9483aapAzcQmHvNVOHaUFR",
+	"q2hiDENjsQ3dkYb+rPIO/ZqVm/GkI2mJS90e5MgzR0PF++Kw2krkeeqwXo3DpEU1gAjG6KK6AGem49zO",
+	"GocofkuLhND7LShBI4HUBuCsWkTWJsirJjolsGlX69/ltVBrXvppRquvlVDImtX45fu7jt8FefrXPJDU",
+	"D60yS1i5yaB8rFMVIY5xYHBMQg3hoXUaxtdUkgoSJ+iTad1/S5yLV+97g35dT+wk//xhFM2WCd9IN3Ny",
+	"sHFSZ3HO6PxWvNPtwrUp3W7v5aYrlbhPAn/LircJ1rb+YD+AXx9sfJq+n0DQ6satQJD4GmyxFSbeWx/u",
+	"1892ZBtTWzx5exJbMZfuSMrspB9pWokpgueWRuovIVjnmPBFmqJrJyMplfhYw6Z+gSwxRjesPxRYQWEK",
+	"KzffBYU8QFvwnnvmBVBtA/QcE3ZHI5UuCSVYyxJYig+erynEEhTLroRtTQmyiKWGEsDfsqgSaGp6Z7ZN",
+	"3YpW9dq6nEwVYgtGD2thCYhkKYuUIaMwYWvpaRONt1FtYXy1M0YSTsK7HXanGJfJOGU7+jqFx5jgZUaX",
+	"ZAwVTBgEqayVbbVEVepHH5rJt4mppGwRn5d/e3MOG/HyVSNo/PBGv3t5/hLfvDL1fz7nDPEmcD3Fz/C0",
+	"c2nrxXJTw5fuw6+V1JpbSHZuQGGC1Dc0e4+fuWZ5vsh1rXCrSo1kXSCkFpJSMhZ3TBJNXzPgpBwwN2eL",
+	"VCU784RFrBWQhEvFKBgKLYwOwJimWw15DpCBcZcYCzUFU0HFsil4DtrHhLNETVk2IGhVKJtZ3bdhq03e",
+	"g3c78kzOfY1K94n+InXRNkNuoNlAuF4akWbdsK76hX88vwgIQF9Lg/2Q/7oQQFTBYpAlwKP6mn6sbo4+",
+	"yRDN6+KmgXHeComWzm1G786wmVFumF/dGqHdZvKsv+5mjmF7GzVQOf/n+jlflD4vV9/b/lKUkLd/ufw+",
+	"61B4MXy1Rv2CL2war4JOr/uid7pbK1uvQqF+jXwo2GSMjiYXkEQg2Q5xBsbpqwZ5Pj62BAQJnk51QYaw",
+	"LHhLkjggM4xTaWL2fKlIn0RTmtFIsUy2igra//nv/+P+o91xr3Y7H8ALskKWlA3E38thUKcvY/wmyQSf",
+	"Ge55LXUwLgFeixrdw73ilwtZ4rZbfx2HmVec9ffGO9WgBOvFdedb5J/H5hv1CAxi6Ypu5BS/B6dn5nCa",
+	"eyI8zDiUo/yT8zPfsSHQgi1QrQGBuE+HJug1k9aPwJiMAozgQh8Jab35nxmzcw3RzL2JEmV5QWvej66l",
+	"sSpV6Geb/JQlSjFu/R0ZydhVIlW2BHO3maLBXiKTpBnO6DUjV4yzjCoGEU1DvgNG+wEJLbCFpHkquFzM",
+	"WGaCN8wrzOjhvzbJiwISFsAzJM1X5xcOgXJ4CP1k4Ely+uHsJWmempTo5ANOG6NCzl62wJEFPnyrv3ur",
+	"JecMXrRhupXZInY7e1k3VXy3eqKQ0ZJldpIwAiDc4hgaIuo3A/+wL8vdnxT3ALr38PiAhHSeaPmgMMRC",
+	"skyTmJA0P5o/9eM5lfJWZHo+5+ZP/XicpKnLZhmS5gv87e07nSduvnoY3A7SNLXYWwFBxpWmOMMf3nzL",
+	"FkeCKxo5SNJ/65a49vOXAxKm4irhIWm+0f+uW9kiErHehRcLmXAmNVOXYNAbDGQgCEey4IRDVTUeZWah",
+	"lEkFLkEVbI8R3opgcmxBpHi87S3sfnjc1fHfGUdktcg4iwOSiqsr9G02rjIJJ1HKaNYuwo+BmvY2BjcH",
+	"Bo87fBmatppLAWir8ykMUgTocvd1Rl4EnJpuNfhVganU5W4dn7OSwULI8VGmgRl3aXJwwcM6xgvm3rfL",
+	"Ns/Oygk8wvmV5ounV5yyfWamnaO44szxs9Ls91Z4ChicUJ069ujwxDaXSNORlQexnrhs1b3DKysgyMM1",
+	"ZWg8qDNPaTS3oitAgVvdmNnqNZfo5DZrtBj38VCBRdzHiOTtz62A2xK8DYjAEsNSn4e1CXxW8YmvihKD",
+	"y86j6UW8iAzrXbZlJdG0VIAG+URZkBUVTa8lUWJAwrw3MKfDIGAvBw/hvI9Qga+vx88HhCqj25eQTUIW",
+	"vVnzAFikc85u5M8fkrF9rtnqU88xus7ekM9M87Qmtl0J8OxNU1S3oDHjHurJy8K26SN8JGna8yYCWfn3",
+	"0EXWUpbiCvWqML5Zfx2g4TxR5IqiVq049W6324Oi+JXDuk54zQ0NPd9437F7rWM88JWFwEktBBATqxVA",
+	"Uh0ATyGITMWtDdRLqWIZOnrgsYekSe3qIFzZAYkGDRcAMaeZLPqA2Fk3goY3kTrbmIf0bOr59fttPqtA",
+	"BISvDchlHqbBYqsI14KVNw8yZuqWmVg7VJ+zmNgSLbJNmnhMrY0ifS7Nw/Hli6gVXkFeN1owL7POWsm1",
+	"3j/wwa6A9/Hze4i/3kafvHKJ+vU6h7Pi155P3/aue/d0z1vjjncP/7uHu9ht60v3+7riIuyCoe1hkPut",
+	"5/5wv588H8i9TKFFe2JBmb/X6axX55f3281g9daurAtxH+yQ0+SHaZfrlb5WN7algrCinKvqgXPEXa5g",
+	"UXbr3atVEn+zHvhbYHElCfC3avVB+ybke+otQ8+igqGlBX91Z3Vu+mZnsH7lhucFT7U87GXxSgzX8Gc1",
+	"Qfte5ADGf4BNemNy1Tc2umpABE+XqKOlikkXk1kKXtPPl2KRSdLEyPtnMg/LcwOFrTY54SSJ/dRqxPgO",
+	"6OZkRWycHPKU0RsMjEbOCPTRdUGaRrTY0iziE8H+aofWP739/lsJUl6tsipY4eWyKeBsSF0eqwf3bUAK",
+	"99lZo43CIRhy/4JjgrssmlKuSNP6e4kJwRTrIATMWUxYKhmERbba5GwGNVHJeDnk+YUvmtdJ0boOZgN/",
+	"+nhhIaqSxccEUq15i0skmdMEsrgtJCNNLKYaW7HWM627ot3GtWDIkwlZcChXVHBN9Tivb3T2xTKhW7SD",
+	"D598Op58Oh7Xp8NeuY0oAueo75Lz7vbd0YBODEiCGyWdFXDIsQAcTUG55CELAZbKEr/gEg3imbg6BQZj",
+	"D3mTOsaAxaMrIWLNPhiOwWXs0qAFP2fHzgXObHfgBG6Rn7F1LEHNVj5hi4D0sjM2YVnG4nZpzkUcWGBy",
+	"NJsArtVjRgSmWwRaaeP0EgzS6/QhNYHNwxasSFdacGDud47K2U8DiB7UO2MD8mvuT5mQbkggvYmS3sMl",
+	"KB/TqwP8Z/YTWsEc20zn3yz//P46yVredJ1U/sdzqr5C0bKlJhGFebxj2cmWxp+SWZ7gShjn3iG3uSWC",
+	"PH3VLU2UqxwpyS3LmE2Cq6aZ/sMh+6bvZFHIpuEPNBHZzIY8JRmBlFAzGrMcpXmyV+ub+NkNipo/kOHM",
+	"K16uCNAwW5ZnCgGe0aVItrg6UYEJdfJxXiHYyQKF4IXsIUu0ADqqeb+te7j+xN7r1UK1KYD7yGjjpIQ0",
+	"NEODQh2wV4nCNBcpU8qmtji2KMKQpPxSoEUbGZKZwTmauzFDPK6g/KfARd8K8OXareuxuv3a+W3IOY2M",
+	"d1VM5dTu6BUXGdg64dTwIeQm2dEHWNrI2mqx9wH7cgRRcUmrAbpapfUeAL1a21asGLWFps25YzrbacGZ",
+	"z/fOvLE6VjfelgW9Pq9GKWuQyEbu+1vBb1EXKfq3y8vzC0z7D5l1TEIdKTQBZXMlyVSpecm5dlOdq5LV",
+	"vH+4CYz01NyO1wJRroQpB+xUAnWPS4kqNLLyS1gbs4BJyJ5LH4aXr1EbYr45+epunlLu4uk3Qpttd2nC",
+	"vErIuIhpIe4TttzKf46tl1NxKzV2TjhJxa1p4JsnjSIlTiRrBA0XVN0IGlfJRDWs5GaFIA2zeJZBA1w8",
+	"i5Fmxd6ql4il55Oozp+DsLu5yJQElSGyY+yOzbBITMquGI9JM3z3/tWrM7Lbae8eNGkrdFmPMDdJ/vru",
+	"LhxybCWt9wGZZ0JMNFmfJOBXFSUKT9VppU5eXZCzy3ekGeq//tnr9Pa73d4BIjxwHD0hbqrYDKgPFDr4",
+	"X71gr9PR/cNGeUL7RTRl8SJl5IVByEPeDKfykmbJZGL8F49NLKnlTIAcamhjMVHiiukFtrxU8WeX7wb2",
+	"4yHXfAwIYSXFhEmwF9rAdtx/4OKr26sg8juRQ14nz5H3+v1tIoHYGxQIHFb5VMo8Z/H1Fk46uL8su6R3",
+	"q1z77SfPJGmiui97JltE0Tst7DZfnb0LyKv3H84C0m63WwGZZwlspeEEE34jElNdAOLPlfCZvRLh6+0g",
+	"wTsq+cvVXdxktnHu9hM994xFyTxhkO/czf7Hk8vHm/0PLyy9PuqUE5TUr4BHQrFsVlvYj8zpUpJ4oRLD",
+	"Tih6p/9SZVQ5IOHLk/M8pQbqQecpjViAwpJbOvR5bDrIHYbCly+L7eOFWoKGNXA4bs4yaD0wXYLtgIQ4",
+	"v1PIawh5I40m1l10o43Oc0oYJv9XTDKXKLjrq7Fs0QPp5cm55vhenhdxoX5Qu79wems5OTHTiDShqT1r",
+	"zXUbXq6A3xNDqCikUSie/Nm7H3e6nX5vmzO3PMd20Q/GXqE5pwIf0u1sYkS44LZI83vHlOW+aEhrKn5o",
+	"j0nv3BB0THks+OYEAwVabPdqDafxkDCMGl6ENEPzNKzP2HWcZ+UCHN3KuZchfxD7UpeF64mBeWJgnhiY",
+	"JwbmiYF5YmD+BRmYGlvmvzMXU0wMaFUnHm+jeb5q7OwqJdupUEpwcrkjp0lW59C2QU9epDH1sPa3C6Lg",
+	"I/D1yklVywDcgOxr/NLtmMzKAYmFwrtv1KLGBXrI1ZTNCE31lmtivd/tHLW7nbB1TChfYpkbluLJbWHy",
+	"NM2rmR0ry0T263RVWtE89x24FdxSiRafZjXf6Epc+205SH9dUFdCwfXSK5Z13lTY2ZT4P2Urs2rBe2t3",
+	"QR+FNOGMNGmaktDOIYQANgneHiTSvRXW1oNILBeSnnC1D4rqNTXNg8YtS66m6v2X+nnh2/tNTCx4xIoz",
+	"29d/R+lCJjfsrZ0OqpDzCHqxwOCAmvkiOFejxQux8+6kCtvtrXCd4OLw4T19Mb324arswomSNruwn1C4",
+	"qjJ9QiZPyOQJmfxFkUkt/2AVRS99v9Zy1rF0aezJ6FwRak58RhWLLaf10uYSFxCwhTV20VUspoq1yXtu",
+	"CtAZ/jyaMjoHJLSIptA5oTMB9Wb0CLnYbdFSCvFfXPB1HsImz2tNGZc2OYGZuKmJmC5J8+PlaWuwzRXX",
+	"0vpOZ3cHbnkhp0rdLbLbcqKUFoNr0gThi/slqaELJWZUJZHXbRWG3VfEDOK4e9Lsavy4p7FcntnVlme2",
+	"n4OfN4TZYY5SfUhgwWt5qYK8G8XqozYh1eotZOjN9LlqLHyrn03pfM64hCR8WC6IDBuYKiRietdM7B6L",
+	"Sb93RC6FIG8pXw75B1eur7JEsqvv7J4WAuGgut2dTvey2xv09gadzqdhQ69l2Pif//7/jkurlUNOM2bq",
+	"56ssYfGwsSIBbUrB6vpWFk7Mop3qxtiida/uIpatOi10N4bKoKRJFZkJqdfQCUi0ANEbi8N9vHy9c9iy",
+	"iMnu1DPIY4uV8cYiXh4PuTlYq2HMGBARLvIPRQbkHlwk9TsoFIhL3hgTbTu5WJF49m+Xl+c23erquTrw",
+	"g/rK6lZk1xi7KesgrIQE/Zvjn0kd62Sv4cViNqMmVrDEzhjxvz7f6tocr+vyuN47UavLz5rPaG1+1hWh",
+	"0pfW91VMjOtU/+4Ort7e3Z3b/5rUq2V8Wd810gCFNztjxDULwMu6NmZjW+9lM7IR2WuSNhWqZ1Xn98rz",
+	"zysEiuPcKiW8vLJemCzee1CISQZn3vxNxmg0daWO75OQylSFq1nZFpmtofGpSW+9AuX+bTGjfCdjNNbz",
+	"cx5eGZtPs6rLkLU3QJmhMdOo/lbsGB2Ix29GmLS56mGIdfQqyRGE2pFsTjWsxFCVyWICaBAAzSlrkmGP",
+	"SwS4MFmvWJ/hnVfNSNbxL5UBTfryok/ps4J75sDcIOd0ggmxUjZRQw5IM7AV0zQx0DAHXktNU5HPevgj",
+	"hsc9mJV9Pv/LD8ZrF/KpBMVXWVJ0QKqsvuJWBHXxai4KZo/PxDhlM3Mc5dp6W4M2FDQEleyZHq5uHl4d",
+	"uxXadpdNXQ7grtZUxQsMX4iOiJyYYnhjzcgdE8GrBcJsOEWIVfUmSarhWkwwKTW6JAUetzlNpBLZkkxF",
+	"GstS1MXGvf7G+J/aXP8aarG+OvIao1kiAb1iqnbw7TI3Ky/saNvgAOZLU0/MU01Tm+6coF9UDaF3tTBr",
+	"CQG+fiahgq4rTBeu7EtfoItIzFdkTZD6lZdRJAHOgMUyMAAhF5NJEunbMYJv60aq6FQBb5ULepRo6Glt",
+	"5oy3VFMx5nAp6hAU/omlJW4w77bUggXOIMASl5wwvpgNCMU0FUNuvgR0TOPYlH9rog7nhqXLVkAkJDPB",
+	"FEZKy0kSqivEaA6z+Sv0VSJUgvoCc+Ylkc16gZDgMWC+oy4OqRnd2rABrDipB+RSUUCE4Eas7xD4vRv3",
+	"Xr6Y7dxQSHdjolyAo08U1O2UJNH30HznbaisSFOFu1qfIqXchz7SfqeLxtsTv5qtqdqs8a3B8prHRba2",
+	"EeSNcnRaKcZb+A7r9WJhCiiGW/N2qhlnrIuLbzv6wL0RdHNprqS5rcemP5P8vt/Z9XvExIqFK/BMmovR",
+	"DAt3KGwV2rtSFmOWCn4lrcEO5eeZySUGU3SxUa4eK9SixTtBmnLJFb3zArBA96HPORLpYsaPiTFUALY+",
+	"xj3GyfR6A6NZ9GildyJNV6cW/5Chqdxi4iv8mp00Y36n2Nc4Y9RskI3BRwEVKr3a7vN2LkoPCZ0kTVcp",
+	"FrejP9DHj+oHu4NNM92AxAzrmkA2GdxJxyVgqVnbWLM42OMebjDwPO7OTumNUYTMmJqKmDTDkzQVtyFJ",
+	"E6ls+VH9BrPU9bu73jmxu8gZ5X24gBQ5uNYj489QqAz/THq12eGYjleX/cfZm348b2RyzVBEhAw+oGVM",
+	"vBL0WFLHbI6eresnVzEbm2giK/0mkkiVpCnJFpwn/MrMz/XBaJbasF8ojsrTJTjVaBiH59xco96gkO/K",
+	"lJKd0yWQRNxbBxZ5vVVbgRWj2h2/4Jy+vRbwgcUZeS4e9AOqKRns2hbqc65NhUSa5fLAdZ24Pjbwrq5t",
+	"XkwVnTuAOtUG4lsKYn7qHvY6cP/shyiOVifqndyexknUj5i0KZz8xE4ru1gFnHt4xlAtO8NMcNTi71zk",
+	"mwqpSPPlu4vAaRUyscCyr5dvLojKFo4RNx1pQoefBpXyzAO4vkpDbUazpabuxZkdF1OgTZI7Ax2mS5y5",
+	"wbo1mdJ8WNTQ587K7aQSENSU13qSELLmYNWClr4XaLTQt9WkWy7calODybTTXLSXWAPoecvSBBcBUbjO",
+	"kwWP7d65iHqaagZpqWncPBNXIJ9VR/U+vBFJXJqZxb2a2EGRXoc5QeVbxHy6Zc9eeL+cOerv9BBLpjai",
+	"uv6geAlFlseOGfSRV83yilWhOJcyj7C1CotxrfQ5YFZzfVYJd3jS8eKU51v0TNriXI5vD61gEBZHwNo6",
+	"FseVamwpQWYsu2JWdPWKbZVrbXmHq+mQ68I7LMFRNwz74qPDcqHvmq821fYurAmTtCLsUh6xVM8X9fT+",
+	"NM1OmaJZ+lN96mNmaXVh8PuVO8eSJxqn5L1oVJnX+TKCpx7Rlz1Js1infdMcbjFcivjF3GV5dLsvWsLz",
+	"zsON6x+e0WZr1I+6Tr/Frwu2wK/3HJU0ZWZN8UOL1cs4vPZTg843Iuv1KK86gyruMz0YbG+nKOkE9hyH",
+	"d+5WkMKhxF60tcRXkli0BPEWb21BfmgEjTOURy41J94IGvDvB2T+7c9XyO3bn2f8HwsGaqgzTzhFETdo",
+	"/JQJfvUWBVDT998ljGQm8NoIPuZl6aeNpgsa74R6LRaQse8tMDLvhDpBs3UjaJzTZSpofCnEG5pd6cE+",
+	"UMXeIJXV3RVixU5FmiamVlTxzRn/CB613tMPRlf8Rph5nCM/hbOAJ3osCX+9NVpfwwE1XEbPD3l6xbqk",
+	"W7BY6KGYVUw2SjlB3c+PhSSN7qFTyuYP3wl16uBO75XBlf/Qd+L1Ik1xd8+9eL8PgBvP+LmhZY2gcYI3",
+	"6UegW3BALE2utOx8odD2B/qcc6e/h5/FWXoan7dGhdMwtaD+RuU7Ae+9wWxuAYZbA4T9UtinGhLMn++E",
+	"uljMwd0zzpufWhSqQRVx3fuJTRKXPwMoyUEOEJhxP7vwkJP97OViniYRVeyVYf8buXmlsGM/mmttD87+",
+	"Lu6JfVo+pTMsD5q+slqb2nBfq8ylpWts1QrK3GP4d5S5i4y/mbvJ+Dvho1/NXa4qmhpBA+yXI1O70A7x",
+	"C17nglrZe13+nbkb7VJ8QBJOfZlG+hF1l3qOl3qkhBil5lpr7nmUunvtIbvRNVuOIu9ml98lfLSAy+2/",
+	"sJagUSrMpEZGXhrN7AXnYpSZG15j2MkrhIy8HKr2kSeKjBJ3zbkY2Q9oftELVhjvdzEfa40BxnuqdzDy",
+	"4chyRiMggaMJ3vdCqhQIPtAXXm/RPAdgQzxHN/bOJ+7Oj6S59KiXza12+Ls441rdbSPAen+jKZUjrg/Y",
+	"3H076sy//IarHynhnoOVFv+EVUsPAdg+Ig8DGG5nJCYjmeMA+zQ1t7uqcW8EDZ9HcV/GFg+MWI4ILO9R",
+	"2klL4d3RugfFnXKPK8doqgWnpofPX4PGiqKUYEjgNywVc0Zyr24lLMsFCiAw+xmDQpgXTwTbny1So39A",
+	"OctWMOSa7ZsxcJ6Ys4xcJygF4QcBiaZCMk7GS9PrAKuXhNVwct1rKZ688AihrfIot1cOOanPrExBqjou",
+	"Cly5ZECvKIgfsSmKbepxh0TSpdSd3k6hvocb1m1eYTLsLmKw14WnKENq+JSMxyzTG0BIaKkNnFUYYI4n",
+	"LBFaULHAXpXr5Q5IaEjUR3yyoResg2ikAz28FRCMwOZ+6s+kojymKSQm5CwgSqSxqdyrD1H33kZtaIiz",
+	"K1XnhJLiKFfl5RdX1tSFqrszkbEW7kteQrO6HBwIxnTSlIFJveXumUt47cMCOAkKHybs92ZkyzKsGNz1",
+	"DuObG9PGLPDNCwjfgdQsmJfNCE7GYtYakNBkgbh0I0AZn2JVWKdkpaj0/OHVZa5LzOvC5rH9KH2huxDk",
+	"zBpysKiQskHFMyCSJi3IVhBB9L9D64WC6cBaA5Ndg9AhN/bBpViQWDgrCxos4kR3NEu4FmMwsm4+N04f",
+	"5bKtm6um5pjbHuzKMtb+afntrEPKds2qV3ql84V/Yf2W7trfu+X6qa5s5lVAvmfLMi66dwcFfPug1ts3",
+	"KyG9Vc1qECF4eOb3c1XL8o0ElyX0+Vm+g9TkaHT7GjQEZ1uU/y2uYFMF4LqJb2pzjwLDRUjf9HV1Lz7/",
+	"WWpP1zvyo6twndndoNAcPSaS0LFYqGADWj02iVmBlTE4L5oKIZkEToDcTpNo6lnVczv5g0pfb/wcZM3H",
+	"rW1dPppaJvHk/MwREMfJPZNETum85Dt/0607unJx61VOhebXFimCnX9i1eHb9bRyvStjWG8g7pNY1hC0",
+	"ZIIbzbDTFooJpAcL/7ljlDc70OvOmbGl5rvBbtRoN+qNu7QzOWKH8UG0P96jmLBu5T49QjlHv1j5H1LL",
+	"sVQtvRw3aC6isY1YN6Km52bUshbaDeKJYc6GvCxW5Ad4S5ctlw81Bw8bzN0uM284AcxBC7wNm6vvwNuY",
+	"3Xkgh1NtfQ8+xzV+ILdTbX8/nqfa/h6cT7Xx/fifavsHcUHVbu7PC9X3cd/GD+eLcgzxeGyO6/PezM6W",
+	"LSs36F6Mj23zxM3cg5v5Bur8J2WFgq34hPpcLz6noNsFuHNuM71t1swSUijSBHWSB4MhEiUpMLirqCbb",
+	"5CFZkedBkvcTHwvOTJxOjftiNZl1TSrHrbKIbpUEsorgVqLNWppUS2jWIfAqUgwqBLqG8FapaUlw/Py1",
+	"bAas84O9ZtIERkmwvx4DCwE22wMS66s2z32IApNmksfu0hZ5SPCQ3+l2Or3dHdDY3T9Q+E3R1XpFdmHn",
+	"iWHy2FLllLVUGQ8ZVwKRhPN4ErYG+G9Awjm/0kBO+nf7Q57M6BXDyLJdEs+TgBx2e3fdXveQzJM7lmIK",
+	"oPDLPA1J89P5G3J2BttjPtedQCTWjKZEKhFdt9pDfllQ5HKojJEowil6BJe0uWAHhxQn6BbSNvM0P1Dt",
+	"OOTmN8xEn4Et8JKxUlHGeNIIGnO4CF/maTGvCL6s33Zbp2LFpj+TZK73Kt/X/t0+7Kv+FzxoQowvMY7p",
+	"emtMPmdOKPl4YVJwDDn0MwG/5kkSMRPqnEnjm1pwlsFjw9U2hcsjhMUgSlEBNmWRK7sRtop707/bbwQN",
+	"nEZxY/BNZWOcXbYi5fwJsrz/FRK5g5/xygTsgQk59iyKQw7FX2xkQyGY1fc7yUs3SJfKS1Iej8Xd/TKv",
+	"19YpBMR7ompj+IsZzcmYRVp2syam0C9c2S6HE69ksh7Al/kGn7qJLsmqUp15NnZ90i6i1J91NfxKZLPt",
+	"UmCbcGQbFyayGZozLk5P3tlgqjHNsE4pTDEVkkEE6YRljEeslU9M8Mjb25Uzq42xyfMtwCQSaeR2u3z5",
+	"/Lck/vpcv9Q4956j3jsFf85iejnvKB/tRd24x3Ynfbo33o8O4kN2NOnQ7rhu1NkWwYRvTRyhYRHrY7fB",
+	"39bx6IkMCE1vNcF3tihIK0cUS9OihceEiArux3ZB2JYGgaWxtzUrlr9nkCyAghRQcM6k1ohXqN3qTOLF",
+	"HIG5obxaSKRYmWD7+C65It4ZAQBMfbfTJC2m+0qMC2iA5V/y699EGmagMiwVssWXBVttYdl2yFwUWFeu",
+	"tiRVuEwQIF4Yn5a8MqBZZ3GnfNRTJ14UlfHrrv4aO+UxKVoLHfKkKASWrqQnC9ZEM/9B4u82gvuDpcgy",
+	"1K9h9Gvvg/f9ehD5Nh18nYJCH0mabqF8uZ9Zp6yI//rZG/8RFM/+ka3XOpfTxernlrrpL4EtPiZ8kaY2",
+	"WU9KJT7W4Ps9tNZvV5YEBxnNVluD2DNA1+Z4C5jcxzsKkare7toCrO/zmnSlgOM7lVFXvq96XWVyxala",
+	"ZAw8AfWFK2eXMomtyrUc6sozFUre3S9TVnGepBmavrbN8Ps9V1ZM3WO3+mvQOKfRdS13954zrFCHjipe",
+	"Kb5CiFNxwttUMoE+TIaFSi2TPODdfubwuVSV1Kd1RUsqcOVnbHJtd3t1qZTWp08qLW5D2rVzVyuxWtNM",
+	"LBSJk5kWpAQ3FecSvMI2hZRZNo3UgqbmYXW/p/D8rAgT/Xtlj7J5uXqFrFzVXFJaqOVXaloarNv5TqOt",
+	"PLaHjNbfPFwSV9Z2+F2WVoKqLYDoQWn7zk35wHtm7CP18DnkWwFoTY7xJxD9FwbRIlkxKE/DLURk1aQt",
+	"u7c463yR78NQP2nOttKcAds2FuLacG0mjg6sM7jvkGzaKsiG/HfUkKVCsrXasVREpu6B/lS6XDpiMpEM",
+	"ckrcuthoTFKyJex4rNZ22ii/hWNkgFdHmT402FeL+UVY+eny1LIum7n4B4mWZW3QPLoe7UZHplbr4fgg",
+	"2o/3WH+yS3vj+nTgUmWLyHHmf4S6CMHyD1YW4SRKpg58VrNtc+SqIU9rfYY3iLRYC+CmD0RI8Pmjwfgj",
+	"6LHWFpKGfTE5/mw2u588YrmR8w4a5pi2h/UHKqpqrnvgyFR+TDlGKh3ualWXv4Za3g52CasgPqz8IX1Y",
+	"fdbHLAP6uNU8/9VLCzuCKz162x7yn1zF2lWEmuVBM2eQ+6bO0gUZp5dikQ05GDM3ZOqwj5sm1U1tHtsW",
+	"dospo6p0/3uWIF7JA3x4fUp2d3ePAhtCbm6ptVrn7o4xXbaraXi7PcjuejDodAadzk5nb9DpbI07v7Xa",
+	"ZpmiFpf22nBYcQaZbJt5ERCfHJQ8a899SmEStckkZiQWEDZX8JDobEGu6pKC2uQkZmaRSFMWKdkmL71i",
+	"O8p9amCsCLVYBNtU5V+pVsI00MxAHukekwm7ZZnNeSFWp1X3ZZyjo6NNWcZX0mALYHmOgI+Xp5bqepyy",
+	"QcDPJPmi+Y8pNbVm9P+SGSPNd+yW/Cyy62eShAhnoUaOt+CMEOhnfftMLmYzy3PUgWvn6EHguraY9nkx",
+	"/4c5tcTdbrOUmlN/pOrYVQ6jwis8QLzt7pdyzG+UcHPGYB3pX03FH8FaYETmv6StoMDwVY2cnvxTDDuM",
+	"aAr+SViM7JYuA5tdGlPvYu5phhmbIpHFLB4gJTKZPaQS8zmL9f0xpRkgFNVUdohD0jT8HYvJuOCt0IKE",
+	"TUa3EBZ9ePL5avbOdtbwlBG1Box/LMT2nFxpizxbP4QY23S1JrXt3CjzmhAdCj9k2DKSgUmZt+Apk9LP",
+	"y5QY2aCmcvF9WBzrBmZ4wTKO8LgKzXtACCWWuhrysDxQ2GqTE06SGFGLybwE4bTYfBXTIoc8ZfQGc3bp",
+	"7tdk8f8mpqTKhuQlprcpO2W57Nivh7CFm/CL5cN8PtyAifyAdaNq+HqECZu91RI1g+sMf88HpACGVsOL",
+	"62dZMOQ+XKJnL9RTVKRpzeliglmMpSmAFgMNBy6m1SZns3mawFUc8hxO2wQKRNgDdwY0gBBw1fKnj1wO",
+	"5N5j8TGhQ15YXCKhCJtGfQvJSNMWVzN0LBdw0MokI8oDRDFDnkzIgi8ki1uFDP5e7XeR2yjXHU3BiAj8",
+	"lbUFraUAnrLfNarBpxcmMyUyWnkhR8c/NT2uCmqMSMUoOlQbRDJAiU5wNuTWknsrzEaQsVBT0qxhsCCZ",
+	"rkU/x4SzRE1ZNjCukqUU2fm3+tK/56YmjYEqaeRL+0kRCIa8CAV6aXlGTr2u+oV/PL8ICAh8LYxZgpJ5",
+	"JoJtniWgWSoDgmG5sVqLl1tg2xzWpXO7R+V+ewU2XlmcYyEvg5++APDuQAvo+mle+nXIsV4QTTUD6l9e",
+	"gRH8RbLj0rYaDt3GiRkMOORN6uiLrbgatizhcTlHr1yg/LErGGq2O7C3G/yNzd+nVLErkS29YrUwYc8P",
+	"ag6OexkEqBXmXMRJBVo5o0t0nBozImaJgvC2E04WHNUVCeSX7Xf6Qx66pDph4GsDfRoV5qk4SL9zRMJC",
+	"Mhhohzsz5HhmWxSFkdP56MDoYo/Gh9FBvM/2Jn26O+5FW1Amt/L7kYo6twfDu2BWn5WuyKtqJ1z6aUrR",
+	"GUQs0hj2DW6g0YSDiVGSOIkDzAvtIC4vt/BoVREw+dC27PcHqmqyz5e4YeyyjgOG5k8e3Nvpy7yUs/fS",
+	"nCEy1wJAIk3JJx6TWwC18WIJPjW/vy+3yVRHVV6wzHV21O0F25T6iRZZxnhUrJrW+HjxsrGSIWXZuaZn",
+	"K4qklWdF/oPMU6r0VF4zfFQAl6NeZ6uJerVr611b8mrOtlJviLVy0RG7Upu3pr6tObsh96ubN1PKYy0W",
+	"CKmAp4nSRYySX1hebGiDycqVdQ1qbpOTYpWj8gy44KwEFt3+3nY7lJc2o0tZroK37nOvElo9woDyYwXx",
+	"WcxmCSreREZsTzJwpbldCXjgn6B9EwuXJXzIP16euqy0oDm4Zew6BqqZkz1KJiwGtmsq0iSmSy3AoWHO",
+	"uLKvqnTW2d+m0tnVgmaUK8biWlMYuMf5a3bfy1VV5Crz82e3wl8uaJRvR9nLYouTt5ntCnf4PEtEhlX2",
+	"qrq5Iv+zZYUj9/lqJVaeY688RA2+qll7LY7xsFQZymspIuTGe5hh69t07HX8zQW9YbHHLZXotClYWRuo",
+	"Q/mqd64I56PE2sxoktZ2Vrbh0zgbHUWH4wO6P9lj/dhPqvGtER0cYt5rJjGfCl7/JmMyMaFV3nvvamHS",
+	"w7qmUmWMqe6ad73ad1+Sec3zOj90a/j1rLJ20ACPHXvLj/PzBuh5BFVvARj/kJQkF1XMU9IxzBmLiUpc",
+	"3jts0Ca2iCJwnrdZopgpZV6yDJNm+Oqf5x9eXVyAIilkyDBiqn4UM6AuxIoS6CwSXMyWaKnnMYXkDqaP",
+	"RtAQNyzjydW0FLvjfVuBmWJ9uNW2byehohxDQX7Eeg3IYv87svh/BdJWC+c2ZWnNeedaI2AKW22TSjLh",
+	"VyYbOxoiU8hkDzFEqIDEACJQjtjkPZD3sQIbY5pSHrGTOWg9VzDNeorzhF8R8zVEqiaKUGyFVlVP81Pw",
+	"8lnNjECE/6rcTph1spAE0yv8oJdlBLEx1iwpFnyVCb9Kmfm6KEboYUe98UHUR51GfBgdjPfp3qTPduN/",
+	"e0/Ngoy4jVQI4svJTFOmVXJehU8js4QvJKmBvWPSMXULC7rFBVdJWuCxc9U4JBVoegr11pbg9wAG6BFk",
+	"4K0k7ftYc7YPgrbX0xUb2D7uuSIxfpuUaDOzgbhni+ha0bFSv48WXY7AnXWG2lLQ0bqRoT/Iq6M/R62e",
+	"nEL9+0Q5iRpqMaCZxgxg6mVrRBND7o8ht/l3jJ/lszpR7kSFVVV9SrGatPn42yTPh4VXP7686nCrUYa2",
+	"ay1PZSFgg+q4KkRsax1sgkSGuTMWaiwW3HqHtNrkTJUMbIMhD2tQja16W0ZgIZGKLklnFdIZcot1glw5",
+	"4+w2Rp1zTCg3hjo79cS6CZhPVtnvvrHOps1fsrEdfLi2OqdXfTNjU+FV0LGZZwKCWaDzopzbpG2Rxdwm",
+	"pYQDeW2m+hLlNth3FePgoqoL6WWE4xdckHXOMaDmPzFeXahaawTbJyjY6BX/O3igWy7pD/ZBdwn4P9fl",
+	"q6o7z/vZqz1XQFkfEMqg4vOcZX5oaG6TrPPmy53WobqxmAy5Z0LO4z0LcZ42a0tYjLl0JMF2/ky2h9wj",
+	"PdQypzjCvYy4GAdbI47fx3q/1nBvKievD6oNXEm/AtNdXpmzcw457gkvx85iaWasCWsAFOq/aih9wPbY",
+	"1VV2p0ZxugUf5oDmPizianv5pS/LmIvsETXrnuL8VCCRBGbKcH4orfYaSfb3E32DBiKVktJvntQOtlVA",
+	"hhWD/ZCM+7M+SrxbpR1U4mKNKs/gsjqicl5PneqWWhTOt1a2XfrNiv4Z3VoH1A0h7A+Y8cVWh2SygOZn",
+	"dO8QmKCBGQUfOWimNqLFD6HZzu5QEWa/yRZRp1spWCjMJfJhs8jz+5fAIXmPUV6nT1qRqsZP5pwT9HJq",
+	"Gr92a0WtlOel8fxxyoqpv0bKGqd8+9aUNX/OvJqf75k09HHz5NTlGd46T879ajHU5smxXTyGOcSDk7+e",
+	"73uJtla9321hnyaNNFixOMiVRc7xvRV4VX+apSxgtoZwki6H3Ct9dVzUPCU202oMvfmVo/KCUeYmgBFH",
+	"Pxny0JSOKuX4hFlrPOOKlPmg7S5dsb+GJUG1DvKGwv0Z/KR+D6XvA2zAPP7AqNyMxM1OvnLfY+M1CSVR",
+	"/2bjJSYiTcVtwq+KJa1yhZwRA0lTMkZCN6+wdTzkZcEeO0OSZQLwKtV2wfMSZujqablS7EOOXl5Yaswo",
+	"FzbX30V43XJjq+rFe5zKzQrLTUS5DAhnt0wqI3k1qSIzIRXpdjqtrV0ZKzxqGQ2WtX8qux71J4e0G/XG",
+	"R/Eu60/26P74IDqMj9gflNTRHMsfrCIxz4rE2T5cGx63Lhk0rNrCrQF3Q2aMbF65Q1YjZqG11d5GlyUf",
+	"JilUZZZKz98lnt7bPV8MqCTKcqKCuUr3CZOvoLpaE8zD0NuAhJOE03SEEwxJM1FDfktlXmIlINbfnShB",
+	"kPXT4OdCwY5Bv6UxwMylmzWepWCxsEptTZON6/mIG21Ws1jmHNIwJRxPB+oLIQ9j0t1isPP+kM9Fmsog",
+	"Z2+g5AHp7pMpxF/hd37pQr2iGY3ZAHFTmlyzdEnokM8SqTc8NkPoOZrqtiFp7nYwQfvq/kq5r/291Oda",
+	"WC36bwA4reENHoGdtFzGH+JYU7yangxjNgMENzZSGeXSVE71foiFGk1ENrI2vLw0A9ZntYwffOSyj9Rk",
+	"/Nfs2SJjG0MWi5VHXpptXqNa82tlWnAIyAocWCmPaStjbigf5DTamwQGp1raAhZKVV3yI7tfXZdti7mg",
+	"lFRXxq7GAJcjJs5uwfAOkZ5a9Gc8brVXKRCadkc9E0Vg1ApDvkKv0MotayWSZo82KJc+deMMuaPzgVNf",
+	"WBK3YiA0/ZRLpyJ9HHKPQNYkj/szqjVq7sy3KjjKBTrquBevesf31CusrkW0tXbhIbUba3UMRba4QhVs",
+	"BrAia/zu1U/k5/cf/jMg736uZYVzT4680UumcRS4PCRXCScTGiXpCv2+iEDLeC+4ejS+bkU6VX29NNZI",
+	"JBGTACWw2tQa7urnn2MUqLFKGf8Fyj1jXCWoxldgUoybrLUnlwDTMQb2CAp7WQeMCEKnhfiih3mUe+Uf",
+	"towrO81beDHd3u7/Vqk8s5G9N7HtdW7SX1cu31Qffdi6v+OMfcF4VS6QNdk/NgbHyuSKJ/zqgkUZq6Ga",
+	"Z7PZQqEWjPIluaHpwqjAUMuL2vMVWWKq4lGdj8ZjDlF3vj/qJoDCzqRc1MQP1uIqIw3MFlAZhFwBVjeX",
+	"tlOfjE4fR3lxL4XakRrtgXOX/sbV09BrKPpoGHuxSwS66arDkPlFr7vbP0LRfsTgnndd6doavYXv4p0x",
+	"pkbW0zv5wmr9SmENdS27W9OEYWN3r0NeJxM1JSc3jC/YsEHcuBIFQvxo7/Jv5OTHV8PGxo2JUHBetzHm",
+	"vltNVU0SVaXYbK7eiKutZaJc7QVN62Qj0+tKtwXzHuS+gNCFElpIjVDFSvmCpu1aQ7/78mTlAJqMeR2a",
+	"78xIWuIwOrW9YzNS/k3T1BYLUAQ39VJBJ8wgHTskNwbXMFDwmshPk9Ol/Vi+qyyvpFv/zlbP2xjcE6c3",
+	"o864G/VKWr3OpFsbfqrlUbOza7NJgnnEnmGTkl8XbMHsyWkWwGTbyr91ByI4a2m0Fy+Y59XF0JeL3CZp",
+	"qvGQPq17ZKCsCMi5ncEXeVfWJQkafpn+2q2v44tLjfKT88/JU1i5W1Fkn70ruMUVfgSlRhkp/CHKDTOJ",
+	"C28Pa1D2A6SuIpPyWEyJu1S1FuTPwT3ynpZv6e30etSlvfFu1I/32P7kgB6Oj6JO3GW9ybfq3w0rkg82",
+	"VWouB8+fmyftSMyeQ8nn56D13E4gNBpb3bmnhvV3Pt/XTQV7auDg8UC8AF1/FjD/KVHTnBH9swL8nxOe",
+	"N/DxF1Os0Jou0VEU7UsQINgm/8nYHOxJgtxofnHp1Swvcqi3U8miUW98MOlE3fiIHdL+eNdLbt2NOits",
+	"Y+a+fcc7VN6DNUB3yaSyatgtZIGc6cFY/xUIoY5YPvTwSxuTy/KlITYsck2xL1zPBTBren3GkmYL3WNJ",
+	"Pf2mZaEBUyCAfzJWjT02WkculHU/NoX1/xquU2Vo+FYFY7Fwb+He+G++p2oRPGOjRZao5YWesAmRZDRj",
+	"2cmiTkIN5U000vMaYcVL/VMf9yg0CmtM6rjfh6gPGimWAVKA/QAkCZ3nq9KEtPH1KyThnQiUL7miaOzG",
+	"yPcGGhJnNOGKJpxl0lz4nAxfJWq6GAMVho93YnZjKHEZtefBnZabFpwILYz8/eL9O5BN/nZ5eT4wurpi",
+	"FpKAULnk0TQTXCxMidMhtwxMADXweCxJ80YksWwFTi0nTb4TozwMnMdEYDP+ITI1wveQ63lQ7l6OhbhG",
+	"Tw4DHMS/2qZ3jdFY7KPjIR9yFBVttRlcjyShPl+RJV9gvAF5AedChotOZzeCCmLwJ6TuMBXFpKKZgkq7",
+	"ORAM+a3IrmXB3kqaLmwbba5QInwKYTMuYAhygubAk3CS2oREppSyuhXwE72JJotUUyMpUg3UhYUhYXIr",
+	"o5yE/9wxqrmdszgkU0ZjlrUJNujf3cFG7t3d5Y0hTfCQAwhAwrTwN6xUCpGGAWm3219D0sRrTUJIcBW2",
+	"jkmovwIjkAStFKFRJvAwoU5Pe8hPyIypqTDZNSmqdWLBEBNO6Q2mTu7skRA/HHGhRhQvU2gc4k/0T1vq",
+	"GNOt6n6eSdO5PLY9iwkUDoIcSxq0MZ8a8dKpweZ9oIqhG48cmPMdL6JrpgrFv42zVszgoSvaf5WJxfwY",
+	"04W5kYYcfb8SJfED4wGWacQLI+3A45A0ITm4DEm303kuyXiRSUV6nU5AQrxmIel1nsshxzd7+sV4sYQG",
+	"3vcBCc19q74w92aEHEpNf/YDSJdgBiTee3PN3Ptu6b2Jwg5J1+s4cC43K/s1V8O93/Pm3TIgOuR0oaaM",
+	"K40NIKDOQClYevP9ZHG++wHp3d25FEwBVpUacn0TqGJvYPvh/+jhYKasb6H/xQemsSw6PGLuxczmlkjZ",
+	"RLUwhLDYQjLd54Ind0MOGbadPQMBSkOgvr3oSoa5ZrWgvrTvMcecJP3eEQn16kZmdRq7APR/YCpb7pxM",
+	"FDhoSBYJHsuAZBqcWUwW84BQRVJGpSLdFsC3l4BmkO+S9MsiEin05dF4ybAzxjiLr4MhLzwFFgcBLiBF",
+	"9sf+dslb7QMDJfZnjvRLoXluLHQgcB9Uk66hwyoJi+l4wiE3LJVGXhplX7MlYKVIzG3CApaX9FemZKT5",
+	"C/GTzcEWCa5ZYjbkGqEg1bnWg05ERg7A/6RNPrA5lqz1Kpm5JLaQSFTPIE/rNsOpDXkT8vdkLCZUkohy",
+	"wZOIpkB8W85Q7WedBMB2V2C8VBgIC3/oEREbIo4noTt3DZrzlC5ZPCBahAs1howTyFHLFSJ5wI1HQ+7v",
+	"5uiaLUeRSNNEI3Agf3Z9ADuTBMu1SVigVEmaakQ3z8QVUOpbmig55Iu53vRuhxhohTknytQNzmBqEMkv",
+	"svwCdI5IZSoJHy0kC4cc1KrLlknK6m8KUkh9RAPjGEQ5Ei7S7N/dBZrUtYoHgzlUIE9vllh6WkDnxpMX",
+	"VbNiDl6lnLFYWrRueNAdeBsekxBQ2uCfIUkgpbCEfMI0HvzTuDGnScRMJkvD2J3MaTRlO712p8LR3d7e",
+	"tim8bovs6rlpK5+/OTt99e7iFbTRTHWi0pxFlJa1Ozk/awSNGytCNG66GHnJOJ0njUFjt91p7zbQDAM8",
+	"b3519a8rtkIM8tmxQrnVZ7JCMoteqJoJdnurpb3Gm0SqEzcqRLvQGdMM80prfv7Jc6MrWWXD974EPN34",
+	"+hmyQiG86MX1Oh3LbRupD7KbIP/5/BdZsOFj5dOajEt1Y9s2zyspmkDgABbqPumYTNMKI38CMQT6GGBm",
+	"eerstj7sPq6vbhC3D89fUJcNDZp0Nzf5CMRZc84sxka7mxu9Ftk4iWMG8mm/19tmmHkmIi3Ij1P2iqtE",
+	"LbHt0ea2l0K8pXxp00Lpdnvb7MYZVyzjNDXpW0FFMZvRbGmgtbzPWoqjVxpcG/mzz0GjyvM1BlC6QYJX",
+	"fxFzmFeDvIevQWMuZJ1aSokMGXx7Dw3Ru8+1JE10xMoTrcPMNHob0+ha8yfOmc6V6FQaWUuWTnZAOk24",
+	"piqRmC8JxU0Z8rzuiCnhmfC6jM4gNefpkbG2Z4WcByaHOsg3dSSx0zWCwWp6h0i3iHOwstWJV08DFvhC",
+	"xMt7IoPI78nzg1iLEE7rGm2PFFY0LyhE9NK/VlBd9xtQ3b3Q3ANRXB16Ax9P/8L92dFaZwvUdCr4JE1Q",
+	"89jvbjHEOV2mgsaXQryhGeYC+EviT33aPuayHLmHue6FTovyaz1eRYbMQ6xfA4/ReY6yMWi1a9Ht6ZRF",
+	"187tno7B+w7wqI+TCt4XdjnNjxfnF0SqZYrM+scLhyCZbCHqElxLHqCpBu1CNKVck/NM89LjlM3qEBh4",
+	"qCwfA4GZ6VyKH902rL3lJ6Xvt7/opUzv3wFdmbX47jvbrqfQ5t5rKrWuxWG+XlOLLItU/dkx2b84YtKt",
+	"elvt/Q9UsVs0T+5ts40mccbHPB62hAbx8mAu8BxxeIjxQUjQYLLtkaDRy6yU9V7g+/uJeIFTgCQZMeGT",
+	"XNzWS35mhL+C3AebtZXA98J9uT0m8dusEfHMiT2Jdt9JtBs7eLTXzz55qEDnTF+rBboTUGZK0tXs0F7Q",
+	"6XRyg5mpRsLuaKRSLWfVqGhRi3frKrXKIcSgl6Upa/mxtY4izdiwODDFK+A6Q0K7GC8yuhYb9+Ehh2YZ",
+	"myyk0YehZhwTtjp342aYSLlgMgQzjCnWq7/WzQPC2lftIXchQbLdPWg7MbAN6bhDVK97tjKpBd64Td6r",
+	"KctuNaJk+ULGLBIQaz/kXvCRyWxgcFFoUs6GLSsqw4NnEjN/BTYhZJpcM1g07usx6lRNwb9Ekl6nl2t3",
+	"ceE2mQFUUCd5Bls7rVDDYcoUhC1SHkNSQhVN297zRBJm81ryiLWsC6M7KZeoAWrsmVwMoKy8tJWNTBYB",
+	"1LcekrfJC9IM73Zm9G5Hv98ZLxWDFNf51A1uhmxBJr4dF5xbdTJnHjO2rGb3uQysIQeUBDZhL1Wm3Imi",
+	"16yQ/WHIxzS6TsUVmVMJ8Ekwd2MiyV5nN88HMQLPz9FkkabhoAYA9IILKQRJM8YKryScx5OwZaPQ0NvB",
+	"QAnGSRsShrNNXArQhAeEqiHv3+0P8syBEk1M5y9fmwYzll0xVGXgBKRJeAjffTp/YzvmStg5Skx72PTB",
+	"zbz5mKX6KM7f/eAXjuNC4UC2BFECNVvhPudZ5UwfuovVqg2gJo+g2IB+7qfWKDS5r1Kj1HgLGaH3ECp+",
+	"7u7sdrTc+/6eFL2WmptkK8dFiPQxCWBAD8lZBPA70/3eVvz/jGHoExzTk87kLy6a4EUEABwvNF3hS4ek",
+	"MLXcKuaoSGsag8Pdw8P9zuEKvinntFZKKx7r5EkrYIFeKbK85wWWBGoErpFBfmDK4sr7CSAvTBL7xxIs",
+	"Ti07sB1Gyj9/BITkuJY/vWq1v7nFO6Fea+7iD5UlfmCKUNzT7yNKlO/Dc1vabB5P1ppuzXculTNphuVE",
+	"f35fYUuzOEiJXIDCkCe4doz0rOGwILMuUC7DYFOomw8clRJayoA0lURMJkkEHhZzlpExlOvx2bCmz20B",
+	"9+uzVlfC6o9xBtAty1rtIX+pmW+VRDAJGZjU9/gLcJsZAB1ZWExkAmxwxoi8hurAbXKhMkZn+q9ep2e5",
+	"upFLhYZJpkBEWsemH5f9zix3nztMxnU8KjjQabmGjGEP65g9i71MSYDzl69/LzxmwCxHPM7BeJxwmtVE",
+	"p9ejHeR3K1CJCo4HcneQ5lyem6Ct7ZQ1hSbbo1R796vetWLGyrw9VO0nS6YsWDtYgspDKoMwA0om7Na6",
+	"y2iChS49sDzPAWzVzMzXz+FT/PJr0PAdQTe3hC81THx9IgePQg5eiluuWVGvaLkH6yhE4q3P8eTvRDdy",
+	"/LqSbLwqYv97oHtHZCzOPx7yAiZurkTFrXpcjEK66zeRQ655RcW4HhMjK/SaAWeTh6LsIQcfNGyNmG00",
+	"SyRU8w9NXjWj5rFqBEI5ZqgwuodmgVJNRDbkn87frJH5W8fo+Ab9jqZUjrgY4Zd2SKcywsHRLVQsVCHR",
+	"vSmV4QmPuOOQOeeWVvbZ5LMfcrepqMYBj2wuMEHpGtpjUOdflvScv3z9RGyeiM3jE5t76zT+cOpU0pf+",
+	"0TTpyzy9P00qIWZU/xd0xqHGyDUUawg5Az6dvyFnZ0QCvTF4V+P1GXXyBap0cZLPfDLOmfM7BlrQ+mZy",
+	"V0vGhvweosd2ZExMhv8/e1+73DaOpX0rKL9vVaQtWpGdj+3Iv7xOJp0tJ+OJk+meHvaakAhb7FCgloBs",
+	"a7q6aq5mLmyuZAvnHIAgRUmkLTnttH7FkQgIxMfB+XweWb3AFvzfatEBvvI+o1u0+YXGlt5n6y+gn85O",
+	"H+oCon157wvI7qCfzk6DsrpU2kW722l3O+1up5rbqQi70Q1lPkDB/UAXVfHdKpebDf4VRbCluwevE0tB",
+	"VcBlqsgGqymK1w2IIOlKMCih1MlErEirOXeju7NgDH63iTjn/tSvl2rnpVVsmJns80iszMrRdav87TnT",
+	"H2tSD19cnO0JiGqt4upCKkclYGvFbbNqzh3WbJi7MxagMnWbFFaV8SkfRZrdqDTkRvl2J4tNWiQe1DVe",
+	"cdarC7VLxdvSqa1OtHdkF87YXc8udbQiN+8kk1KMtKowf2Q3kplNnfMRGZncDVhnBYiDMaO0UTbNf0KJ",
+	"CANXQqs6bM4Aa6ZYZB6OBh6UBDFZuNQ7QpTo9jAzKGZcfVFlzlq0XOH3XMqaBzXryI91lkP5spxDutUg",
+	"lByz/DgQqMIwbbW+1/6Chh55vTs2HKpnCIpJCSVWnHNpRBhl1EHyl+3bIw+KAn82x4liSuRAoYvNc8iO",
+	"4jqUPE1ZJ9GKjTOlMdfQQUrkQmXptQiYzFiezbQIMBtA5BoT8dEU0flMGXHKXkCQrxgO/AoMx9mlpQr8",
+	"HrNJL6V5TcWlpsJ+notQwgROEqUSeeXW2YwbBfwE6oixVi5iHfwrKggzIcdOC8mlJrBIohZinz+eDkIZ",
+	"CXmd5JkEgHUWTfMsno3M3i2S47rFvsEbIjNrNORKmD4cdDK9eRDKyGy8qLKmiOdU/Jil27ZdmuNwmVzN",
+	"cmLdhmAzMHyGUgG4VEGFbHkrApZmV1eAbU05fmY2RqngOSZHYQcsgVxBNc5uZCgnXH0R8fKKQdagYDCU",
+	"d6oYLN8VG8ivW4of3SDRrr5t24y7Zb1soTynfLO3vNXvfKMv876MULCb01u+aHb1hbtcuaa5criHvNuK",
+	"O9HQWlcpQ+KsyosrtJY6g8Plx6GhsNLwIDwvm+2nXNL1JMtFQIkyGiQ2j5VRXNjz/nNLtm/RUDBrnFx8",
+	"iSbfO4Rq5+jXBngQpN9DMBRAgImZHufmWXNh1Ajd1/ACC0K3pQlTal7v7X1eg0GOVtYuI25TbjyYz693",
+	"UoLl6aJV+e+pLmyZ5lKbSfoAO7X/uO/cR3bTPq500w2crFb2MmS31pTLc3kFV8oc3Nnet1HAIgKhxQqH",
+	"yDOcItYBOKiRiLGyDK6fUFKV2oKZiSVL6Pqneq3Bems1MEZnyczzrc4X/UNWawGCFRYnoOXENZdnKP3b",
+	"8wgMTS/kdcf7r45jZlNS5a52y2w1781K6bKKM6e5qFndSwO75X4ylLijWopS22rTEpWYt755ybqzYbZl",
+	"w+DO/LomTIETvyzZR2qLkt0WjAB8ha4WyNJXMpqA+rDJm2vxINGSYFEdTefEFIPvmShgIzbXD3I8gRuV",
+	"4MO59AmL0VkbyopT2fkUBywyz0WEOxMB6Se+KTImcsmICpR+C7OC5ixNYDpTDVXQAct5wcXGLYppkSea",
+	"mDf53xmShBLEISFzF6LPIz9aJMAI1pB1bUAxholrFF16cy1aB5X8NitiSbjSuwjSliJIjgfBCjL64K7a",
+	"r8W5RaGF+t1SoeUyDtoKrKY5Hpio9bWEVCmZBWM0QEzEOiAxhNYQr1ECqeZrRIIjMmqXjWEpKDeB5Okn",
+	"eKyFtytng2w+ieTRJI48XtzOmuwPOsUbSv4owbIsh5Q7FynElBHFvCAKADwoVNgGCPnCIFn3yH56wrW4",
+	"yvL5gI3Ggk+N1IDjx3UodSLyIyZFYi5n74HsWuQ8TRFVhRPUjI/PEbCbcQJ4IJiNq0Lp0zuk8x47y9KU",
+	"VetE2UzqJGWRZaj3MAyMgZ/lLMLs5yhgWR5KomoYGlFYpLn1vCbgE3BfUGOA/VgT7CtDbgMgypL43yEg",
+	"ZoeyhJ29Di/7ef+QRTK7mCLYwQUihUdWD/sipjoIpcrK4NJICYHwKoyaWpDxRDEex4Rpgkx4WYbF9nY+",
+	"FOMp5sne8ERXw7REsl9g06Bfow5KhS2ix5fQVYghxaGUI6A3n6tQXuZCBMx/sYJAQ7KhYAScDcVXanng",
+	"FO6qDcRLoZ92YdJSk7bR0UrjLeCR2N1+Bvn7jW8herz9PbQekMShKHllBd8s7sjW06Z3josHAirh6HBt",
+	"frUPZ/M26CN08YHPd/nNfppcC7jUFbKe8TR1ErsupbPHPlRhrszFSexAi4r/X8zP31+awls0laN/8R9u",
+	"LnEqzbbgmKW3wD6avgY93fo9XLtaPywseVAoXZST+0cvGtlJv21JP9iVvqTB8hiSNc2lIMaw2svBtSBM",
+	"To1wvlfL+mYdnB1Lnn3Q75edIN3a8LoVe+38HVbx2Uw83alrzlfZWGNzLTajtH3yVLVdIH2jgXQ7rdt2",
+	"E9wJuAmgkoxpCUVwktVBMXGF6JUDIrKaTEQ+SnjKEnmdAeBSR9xOs1yLPGDJxP7lYUa4Q/v9OZOzyZCc",
+	"E2hIB0xnmqcqYLngKpOYA4Y9BiyRo0yLfBIAESPXs1ywNJGiG1QyirMbiVhIiXbWeiZFj50BPFSiif5R",
+	"awDD1BbsacrzkUhN01yUMgLiJMaUbv4FeJrAy5Ijs1Y677HjUMYWF8qJpzFXwBY/qOEHrE3yuTvW0t1F",
+	"0aYwLxbQv+6OfgE7rWll8an/8AZqil35tHXB7AqKd9hKNfv7QSQ4IhSsk99lycw6z29fGlE5BlweM3bz",
+	"AVU3m51KIZQpvzKSMxfjTGlkFdbjRIXy+Oyd42haDkOUqFUYEAExqSLGMDUxMvfzx9Ml4g9P8qMUfjhV",
+	"O4m3k3h/VAiFAirzawhIPDVNBKSVjYAuk0woGH7Yf8biacI63x0c3h4cHnzHpsmtSFWNeGTHZ+8GEDLB",
+	"cYTSBjnqAIGmgN3/tWTph7dblqUwgU9p+jclRT+83UnRnRTdSVECUT778Lb7gLJ0FTRaSZYSnJmRhFZ8",
+	"GuFaQTRTrKPFrQ5Y9D8/Hkfs3//8l/nrp+jekvUf0/TrSda7QILdXUvdKCqYWbedfN3J1518Jfn609np",
+	"w8hXhGVcHuA9rgJt6AwKe2owC6GOEPuDNJtMXib5BJJl/OyqAZbPOofkJLsWQIwaYcFQFLi0DCB1H/KU",
+	"y5GgzJ04odQdj1WrRw09YimipiK2/2yK7mIsVKqmVUEo2kxXHEpwuSYFcBLWBK/BWDi8EynzR5ipDQV5",
+	"7hoYx+VqGhn/WHq6ufystvttc3lEf80S23GL4FS51dazisz+vMjt70W7OPkfiQIaNz/rmE3QbZ+2gye0",
+	"TcR6wmVyCcNfpjK/t0+0y9Wvz8t3nT0GtDU7N41S4N/7DzcXEpVmK1Lg3UrtUuC3lAI/8TanPXDFZ1vk",
+	"OD2bFSXR2SUUuVgNKpNIgk7DcPnGXkGizVnHhDrLmx5KNeKSWNbPT44/gD0ZsLNzZixQ9uLls36XZTl0",
+	"L2S8n13ux3zORmmmBOv8ScRvbtnb3IjtLuJJeUrUu1iB5mUexXEfWRywoIpFa2vGHWIryY9QVgWIq9+L",
+	"KmnvGRB+2jkwFhOqbKUpC6V7QI15LuDFUPGyxNEDDKkD9ApQOCgB+f8Biy7zbEJMqxGbJiNITheh9ODM",
+	"UcsUMaYUJQA560hXy/nmNfh1rAP/hrL0U12oHzSaq1lASHiH7akG5o1xDrX36rZvylC/0NmF/Q6S8U1v",
+	"DvHdpshnMpS83Ef/FYvoa9cBsLA6b0J3oTtIqYA3DqXFQ3POCli/LAe79tISmC6fBuZvpd6HCOF7CQiP",
+	"zGN/F8CAZaYvis+OvLLcAhu92ANaTFnn89k5HgSFta5TPvrCr0TXjc4+f2E6V7MppHvEBX/sEn5b9zMR",
+	"eHgQUN4/l4liAMXGhnPG2S/ZEAwVieaMvxQRuYhsJYI5pZ/zlOo97JM991RhtmDhiC0joebC7J73CDEY",
+	"Ifyfh7VwmQuB6Id22exIADCiS7aS+1Xbt28rvTHz6MVivVOX3ahiyO/iFWBx9trbQNmD7apd5UO1Vdvi",
+	"h8X2W6h/sFN5QnussRLiGrRXRNZbK4u79ytUQeyQ4Tap/pzApW8kqL1SSyd7QYnwtQPUGLqtdKaW5QWu",
+	"w9WZtZ/8zUnGChomLmOP6nC5NNJTjkQhfhEA1bzeEwXO8zrXuSe22lkv751Q3KRhgqIobicWWvkwVkkF",
+	"f7p3SbYbTbKdFPtsK4bI4qF6anb+2jwt85DRR8dQDlm2RJxuRDqWQrGBabaLBkgojQVCBGtsyPNRRvSm",
+	"cZ5ci5yB1naEogY78eUNy4VR1bor+UeX31ZEPIqtfJwrm3RbKFZLomj2ZJh3eUBxsKl8L1wLfo+Mr4k3",
+	"AU1Dau9r2mwosgZbcxdY2yW8FnEyu0Of4L2+TWGaTYXk06RnD8pSCTqdDdNEjUXM/jwV8vjsXRHHG2Xy",
+	"Whjr00jW/z7/84ce+5Axs3ZCajqJtVoJ9WSa7N1bt8i8ztYdZ/+Hy8eYx3GCYbSz3IxXJ6Z3YxU5+ZQN",
+	"fxGjVQjUwB9wN8XCjEWMZrnRqwd//9nfIZ/GGG6E3gHaiebN7Q2h+d7PpVWd80l6x1UNEEjBIiq0XNK/",
+	"Hb8/bbekdqjFUjSrfXi46aZ3qpnuaTL6MpuuJoWhZzYRizijn3sEkQh860ZxiLPi0eY3a6nRihgEzf4u",
+	"ArGlCMTUbUl7POwnW4w+1GVtjLIJogeMsjQVI10o9VyziFtH+VDoGyEki0DjOtYRORBBRTf/7Xz80wl7",
+	"9uzZK888gDeyLnljbH86YdnlpRI6YKJ31QtldNg/fLl/cLjfP/jUfzXo9wf9/n7/xaDfJy9rzOcwunE2",
+	"y9GzaQZg4X6oty6BVfM0pVyNknvWyzMZOO6LArAnMmcjnjk43lJ5nnlFzFiBM/sBigAj9Cj4P1OktQCI",
+	"bSg/zlJjGNU5xsn9C//pDlgxh0h4WZpilkmHOhPKmM8D0HspwDLlSh/5DWwp8XMzcYpxo4AeEWg3eHrO",
+	"Z6YT1pFZwUmDQZDZFPzWXa+/J4om2MwiZLdIin+4Jf2H+WjMYbfAiujEDLTD2efz6mOJcp4Z8US5iMIT",
+	"/BjEej7HL+aOFwZ82KGkbwEhDEM50KciRyW6wYkUxnxivsRNxqLjiciTEX/6Qdxc/C3Lv4Sy8/nTCW6z",
+	"rjEU7Dbv0a+AG5zbEZXW2ZwyKjVHX5n58vM51mhCebfI80RneSJUwF5/f3oGZZqv37C3Ip9wOQ/Y29Nz",
+	"WNnXZ69N6yRnb2ZGdeKSfjERqturxOBg61dSqwpwTLoUA6JJAkxpisUdhTKiI31inokY8eEoMuuTnA2z",
+	"W7NXi5Jf7DgXtspU4QbIhQillQ9HTKRKsIMuJkNN+Bx25lAYY0vkPXbskRdxjWxKQoWySqeUi1+AgSQq",
+	"nHd2PRPpHsNgWXTEuGTZTMO3agWMdQ3c05EP9+QOvfkRRAsDoD4rAkK5kBAGaFAQWVlLu7OIxBXKlVQ8",
+	"7E5MPHib3yu0gkIau2saWDmradNWBam23gLTDr7auV3ohq9VPN/2ldbh/Rd3RHE77oIpO6yThlgndmN6",
+	"0fCpPf9NlciW4Rjqbn0whlS9daGYCvSBr1kRvkKtjezEXDvzDZttJhDze5Elj0RqPK4gTOtj1NJn6B+j",
+	"pyMuRyJtl1qPbRj3tBbs84gd9vtVewafBnsG7JREhzJOYqORWZOM8oXckwupQkUfR6D1I3dHRHpGIq+i",
+	"UELOibvceJoSigjLxSjLkeRD3Yi863pPpEiTq2SYiguwAqKqlmi0JFATkQ6cAkSJsmbQDZ932VIF8j7K",
+	"YeDkE80RanuecVirhsE0/W7k04ldtaYqnHt+E/LJ9bbLZN9pM2txK61Iu4PwbZv6jjxD+Wp/s31ovcNZ",
+	"aS5jnhqxCB6aSzLHrSs6lLWkGykH8liIdtfJktNE6U92pF8Jz95NwgPB2dP7bhDNnt6gkQf9k/dscwFY",
+	"brXCh24nc+dE35ITXRenxQoP99EW3eh/ytI0u1EAZw6+MDacM18XctxmibwiuyawZd+W6wwJyzGPGvyl",
+	"nlShlwj83OmIyVmaQhbMQeFekuLGPn3k+Yn9gVjcOuCJSwpv8oJgw9TnftE5dUy52pf01olmHSpXeqLs",
+	"M5hMg+/kXpTS6bs9rzJgwudsKEKZYZKxS9OnYVIAnxy5gP2fzktlEh0QqoUNaR5Xg1D+9fjju+MPn857",
+	"kzhg4R466vHbcO+IPMEHP/37n/8C7+7ns/MnqnsUyiKxf1UOux0/MODRjNpU9Eq8wKanrOrObg4KJ3Qp",
+	"19qsJtRyiAkU+Uc0uz3iN4sW1gYQ57ViMdd8nVNyiQeS8t4bOCFDeSzdrjELCZUVnMEBE26nZZeMj3Ry",
+	"LWq2NFwssIJmx4Wy86LfZzOZClWhUVfGMKPUdRza/j71gQc66g6oLAV3HRgoZvZhlwYFWb2QsYiPNZoa",
+	"CJY95UqbfWxXiTq+wI5tphpm2EehLKIK8EBx0FjdOQMGKZoAu0pwkRoD6rDf74Xy2H0hZKzQ8lA6m1IQ",
+	"JJFXAdLeXMIK2Ts4ItouEUdBKCNczQudXSjzjsaEiXyzzZx1o3BMbLqd4jIeZrdPjCpCikg3cCewkBoY",
+	"LvoCssWdTApOvWTTLE0V0GkwPjQzfPCSonMdM9cfAQszCmVELFoXkjZ5wJ71KSwFXSWa3XDFJjwWpunt",
+	"1AhjqA/JHSBmAlxlQEG81AlO9/EGCgyop3b1BZVGbcsLFppvASGcdltTfai9LrTMW+WuGPI32DsEVMtC",
+	"htMOszonIMJjquLBY3lT7yLeufQfcX0ELDMEoEm3a6Nb2ntkPfHjEgN1LWn9OdwS5r7AJ4wSunjLMhuM",
+	"pszqWvL641BWlbjieDrsJBmzEZcU2CVRPEBnnn3b7PLCvk60nL++kNIVw7ZyluyNGTsLc8r1uDAwk3iv",
+	"KiDrCRV1/uXi+eV3/GB0OHwVPxPPL1/wl8P/HH0XvxJ7TbgUn9dP/5Q4guJvlBr/0SDlmMWo3f5bP7JL",
+	"WPQLta5jdOBqugYoNsVou16AbGQ5TNW6dMa3Qj++k/Ro9JXHcoM/rvDaHY5lywCboyRd5uA9RnusYy4y",
+	"EtxdRkx88Ez14LEPYAQlcpTOYqEAxD+RV0yJUS60qs8z/sEO4xEkGtOUnXtz0Mhn+sOSds3P4PIeVtGC",
+	"+mu1c6huixrUn2XvvLrzdX/O4MKpOuJpOuSjLwURtfnj1/9PVnxvmMXz//d0lqe/LQ+W/zDm2jqAhIwh",
+	"p5EzR7EZMyHjaZZIjXWFyBMu5LVIs6lAag5ChQtlwdNB2a5jccu+f398sn/+/fHhi5cAcRLO+v1nox/3",
+	"Kb61/ymZCKX5ZApfiB5+n/MbTPqDDyP2RcxFHMoiK9Cb5yeKRSRdzkG4REcMI9qQSwudG5sYWD64ZM/6",
+	"faZCyW/4vMeO0Xl3eHsL2kQi2UGfqSMmhQZyFHBhqQB62s9mRr94cXsbsOf970CJfX74KpSYVY0Mlp0D",
+	"NklkwF7gP4f2XzY+Yi8Y11pMpsh2zNO0S6m6iBRCbqpLnqQ4f45lnmtIREDjYLXS4hbJaBUBZP/m2Uwn",
+	"8sppMVhUV+gxxWIA3/hKpaaqqwS1A6D9waLEwQ7yiWCZJMQbcKceIVEdMbLEeTZl8QxlrlBNB7v/Lr7f",
+	"eD/L5NZWNlpXXqLsQoGDTQE10trxuJ3cZECJ1OIKNa/qiL5femp0k7PSYKTn9qC2mrp7ASLCnvwvrkfj",
+	"E6IHjpsx5lfa/BZgV+9b1vW/qWtkOztvzcb1pr6Z7ZC05M8YdWjWW6WN7You+09N/Klvqg1aFAxfO/jF",
+	"Nc7TH39cvEVeW796b2WF2zEZacz54W1lvHfhfP54SlCWFdeBfUQxbh4yTQtJp1gn+nu49x/h3s8RljxA",
+	"rA+hU3H4RQ0GRsQoLIde1IU7ZG2Gel0sKJSH/QPMvAKB519TxMptOu/eI2OdlncDznrqqZ2zvtKorbN+",
+	"ofkWstZJVTLLh2vZVCX3WtxLGS/1U0+45z3t5/mWbKSdG/wRu8GdtGJcOh26jUFADzTwqxWmgW/Jr/WE",
+	"v7bKJQZOScU8YsD4HlsRbSSjUW9dXLTHTj1nuJFpOELnF1/ivi7kVjvLntrVJ3k+r32tb9Kr/NVgImA+",
+	"C5sQ53nLGzlYwQfrDQPv97LUBGATcD3hBV3Hfv1W6K1sxw24kO7iPrrfbdXkjtqdps0Sw97xKLVyEhm7",
+	"afEInYy5hNp0rBCOhDQXprHSI+9BgtTEiErUY9HMwWyWtWRzN4QymUxm2vQzAO0Y5gtrVpWwgLuJYrbM",
+	"ABWemvSuI3ItYzFwLijbqOrwYYlUWvDajBY0nzZ1uu+qYM/8UTRVsD/XNWp+tJc030I2TI3Yamrp/rC8",
+	"6VaEGOX9fdvC7I+kV+NueWB1ZEGvflpox0sjZq8LBdqyn1g7oBwq88scBLl7wfm4MkZWdH8fKRf8jiNr",
+	"1kBpE1UrtWktUSqtV0TTivX/9lSjR1vM4EdM0uwK8qgfQNdaJR2e/mpH9A5IoXQ+Xx6L+4uxvBWSGGS5",
+	"cDEIeA/3ZnlyNdaM3/B5wG7GXGOY3VWJ92oIkXQ+r+zwe8qMJZ6EpZkyxSQ0zJiJ0+uL/vBgdFjJlulf",
+	"HvBGGTOH95M5sBRxW6lDre4sd5ZmAdNGSBR5Z3Y5c1+PdYj2MpPZzcPrHZoMiXoBcg4RfE5ReRZR255p",
+	"FdlgSUUXwXAIhCzCPSVkDDUP4R5UYGSyuyhPPgm1HffJN3VmoXLECe1v9+R+NQe7AAJBmGZxLR7AuV4O",
+	"bP66NxQ8F/nxTI/3Bn//2exnJfJrexBmebo32HvKp8nT6wPY7TS6xVs/00IFlC9uU14DYnxEF3uZxhLu",
+	"eLpZieVs8VJ+DwXHiHJGBYXk4ndADUnuCE9Q67A/4PU/5Ho0FnU/8AYrtwFRT5cYhjiADhIdE1TzVVgR",
+	"VC0tgverBehwTYKJrQvNLhfw3AJbT+7VH9ja0ko9qfdrLply8cdOSjhBrrQ95vMnygE9el3Z0vvFnojG",
+	"iBm98JKkmkPMIPg8NjTSuuiNPq6dfhJD5Ywzb2V9Tdjr0nMR/rq83uiJYtmN9HG3AJRWIWFzci2oxMh1",
+	"S0/uU/va/QLXzzhROsvnXlN0Mi4ZT4EWXMDuFrtEaL7328+//V8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/shipd-dev/shipd/shipping"
 	"github.com/shipd-dev/shipd/shipping/addresses"
 	"github.com/shipd-dev/shipd/shipping/batches"
+	"github.com/shipd-dev/shipd/shipping/carrieraccounts"
 	"github.com/shipd-dev/shipd/shipping/manifests"
 	"github.com/shipd-dev/shipd/shipping/pickups"
 	"github.com/shipd-dev/shipd/shipping/trackers"
@@ -61,6 +63,7 @@ func problem(err error) (*apiError, bool) {
 		badFilter  *webhooks.UnknownEventTypeError
 		fieldError *webhooks.FieldError
 		noLabels   *batches.NoLabelsError
+		noCreds    *carrieraccounts.MissingCredentialsError
 		onManifest *manifests.AlreadyManifestedError
 		notBought  *manifests.ManifestNotPurchasedError
 	)
@@ -91,6 +94,13 @@ func problem(err error) (*apiError, bool) {
 		e.RetryAfter = 1
 		return e, true
 
+	case errors.As(err, &noCreds):
+		// One answer for every field left empty; field stays the first, as
+		// when only one was ever named.
+		e := newAPIError(http.StatusUnprocessableEntity, "missing_field", noCreds.Error()).withField(noCreds.Fields[0])
+		fields := slices.Clone(noCreds.Fields)
+		e.Body.Fields = &fields
+		return e, true
 	case errors.As(err, &input):
 		return issuesError(input.Issues), true
 	case errors.As(err, &batchItems):
@@ -137,6 +147,10 @@ func problem(err error) (*apiError, bool) {
 		case errors.Is(err, shipping.ErrCarrierUnavailable):
 			e = newAPIError(http.StatusServiceUnavailable, "carrier_unavailable", carriers.Error())
 			e.RetryAfter = max(1, int((carriers.RetryAfter+time.Second-1)/time.Second))
+		case errors.Is(err, shipping.ErrCarrierUnreachable):
+			// No Retry-After: the server's network, not the carrier, is at
+			// fault, and a client told to retry retries forever.
+			e = newAPIError(http.StatusBadGateway, "carrier_unreachable", carriers.Error())
 		case errors.Is(err, shipping.ErrCarrierRejected):
 			e = newAPIError(http.StatusUnprocessableEntity, "carrier_rejected", carriers.Error())
 		default:

@@ -478,14 +478,16 @@ func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier 
 
 // carrierSaidNo reports whether a failed schedule surely scheduled
 // nothing: the carrier refused it, or answered that it is unavailable (an
-// HTTP answer: 429, 503), or shipd did not call it. A call without an answer
-// (a time-out, a reset connection) may have reached the carrier.
+// HTTP answer: 429, 503), or shipd did not call it, or could not reach it
+// at all (no DNS, no route, an untrusted certificate: nothing was sent). A
+// call without an answer (a time-out, a reset connection) may have reached
+// the carrier.
 func carrierSaidNo(err error) bool {
 	if errors.Is(err, carriers.ErrRejected) || errors.Is(err, carriers.ErrOverQuota) || errors.Is(err, carriers.ErrPickupsNotSupported) {
 		return true
 	}
 	var ce *carriers.Error
-	return errors.Is(err, carriers.ErrUnavailable) && errors.As(err, &ce) && ce.HTTPStatus != 0
+	return errors.Is(err, carriers.ErrUnavailable) && errors.As(err, &ce) && (ce.HTTPStatus != 0 || ce.Unreachable)
 }
 
 // pickupCarrierError is a carrier's failure as the API answers it.
@@ -502,6 +504,8 @@ func pickupCarrierError(name string, err error) error {
 		e.Kind = errPickupRejected
 	case shipping.ErrCarrierUnavailable:
 		e.Kind = errPickupUnavailable
+	case shipping.ErrCarrierUnreachable:
+		// Worded for any call already (502 carrier_unreachable).
 	default:
 		e.Kind = errPickupFailed
 	}
