@@ -2,6 +2,7 @@ package contracttest
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,11 +35,29 @@ func fakeUPS() *upsfake.Server {
 	return carrierAccountUPS.srv
 }
 
+// unreachableClientID is a UPS customer whose calls this server's network
+// cannot make: the host name does not resolve (no DNS, no egress), as
+// carriers.TransportError reads it.
+const unreachableClientID, unreachableSecret = "contract-unreachable-client", "contract-unreachable-secret"
+
+// unreachableFor fails every request authenticated as unreachableClientID
+// as a host name that does not resolve; the others go through.
+type unreachableFor struct{ next http.RoundTripper }
+
+func (u unreachableFor) RoundTrip(r *http.Request) (*http.Response, error) {
+	if id, _, ok := r.BasicAuth(); ok && id == unreachableClientID {
+		return nil, &net.DNSError{Err: "no such host", Name: r.URL.Hostname(), IsNotFound: true}
+	}
+	return u.next.RoundTrip(r)
+}
+
 // withCarrierAccounts lets the server's tenants connect UPS accounts, which
-// reach the fake UPS whatever their environment.
+// reach the fake UPS whatever their environment (unreachableClientID's
+// reach nothing).
 func withCarrierAccounts(c *app.Config) {
 	u := fakeUPS().URL()
-	c.CarrierAccounts = connectors.Catalog().Factory(carriers.FactoryOptions{URLs: map[carriers.ID]carriers.Endpoints{"UPS": {Production: u, Test: u}}})
+	client := &http.Client{Transport: unreachableFor{http.DefaultTransport}, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c.CarrierAccounts = connectors.Catalog().Factory(carriers.FactoryOptions{HTTPClient: client, URLs: map[carriers.ID]carriers.Endpoints{"UPS": {Production: u, Test: u}}})
 }
 
 // CarrierAccount is a POST /carrier-accounts body of a UPS account.
@@ -99,6 +118,21 @@ func carrierAccountScenarios() []Scenario {
 				// scenarios' token requests are not refused meanwhile.
 				return Request{Token: e.Token("live"), Body: CarrierAccount(downClientID, downSecret)}
 			}},
+		{Name: "the carrier's host does not resolve", Op: "createCarrierAccount", Status: 502, Code: "carrier_unreachable", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Body: CarrierAccount(unreachableClientID, unreachableSecret)}
+			},
+			Check: wantNoHeader("Retry-After")},
+		{Name: "required credentials left empty", Op: "createCarrierAccount", Status: 422, Code: "missing_field", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("live"), Body: map[string]any{"carrier": "UPS", "credentials": map[string]any{"clientId": upsfake.ClientID}}}
+			},
+			Check: wantJSON(func(m map[string]any) error {
+				if fields, _ := m["fields"].([]any); m["field"] != "credentials.clientSecret" || len(fields) != 2 {
+					return fmt.Errorf("field %v, fields %v; want credentials.clientSecret and accountNumber", m["field"], m["fields"])
+				}
+				return nil
+			})},
 
 		// listCarrierAccounts
 		{Name: "a page of carrier accounts", Op: "listCarrierAccounts", Status: 200, Server: CarrierAccountsServer,
@@ -162,6 +196,13 @@ func carrierAccountScenarios() []Scenario {
 				creds := CarrierAccount(downClientID, downSecret)["credentials"]
 				return Request{Token: tok, Params: id(ca), Body: map[string]any{"credentials": creds}}
 			}},
+		{Name: "new credentials whose host does not resolve", Op: "updateCarrierAccount", Status: 502, Code: "carrier_unreachable", Server: CarrierAccountsServer,
+			Request: func(e *Env) Request {
+				tok, ca := connected(e)
+				creds := CarrierAccount(unreachableClientID, unreachableSecret)["credentials"]
+				return Request{Token: tok, Params: id(ca), Body: map[string]any{"credentials": creds}}
+			},
+			Check: wantNoHeader("Retry-After")},
 
 		// deleteCarrierAccount
 		{Name: "deleted", Op: "deleteCarrierAccount", Status: 204, Server: CarrierAccountsServer,

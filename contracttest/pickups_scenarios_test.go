@@ -7,9 +7,13 @@ import (
 )
 
 // pickupDay is the first Monday at least two days from now, 09:00 in New
-// York's winter offset: a pickup day every carrier takes.
+// York, the pickup address's zone (whose offset readyAt must carry): a
+// pickup day every carrier takes.
 func pickupDay() time.Time {
-	est := time.FixedZone("", -5*3600)
+	est, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		panic(err)
+	}
 	d := time.Now().In(est).AddDate(0, 0, 2)
 	for d.Weekday() != time.Monday {
 		d = d.AddDate(0, 0, 1)

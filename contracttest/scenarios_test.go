@@ -235,6 +235,9 @@ func labelScenarios() []Scenario {
 			Request: func(e *Env) Request { return Request{Token: e.Token("live"), Body: Shipment("Ada Lovelace")} }},
 		{Name: "sandbox Carrier Error", Op: "quoteLabel", Status: 502, Code: "carrier_error",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carrier Error")} }},
+		{Name: "sandbox Carriers Unreachable", Op: "quoteLabel", Status: 502, Code: "carrier_unreachable",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carriers Unreachable")} },
+			Check:   wantNoHeader("Retry-After")},
 		{Name: "sandbox Carriers Down", Op: "quoteLabel", Status: 503, Code: "carrier_unavailable",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carriers Down")} },
 			Check:   wantHeaders("Retry-After")},
@@ -300,6 +303,9 @@ func labelScenarios() []Scenario {
 			Request: func(e *Env) Request { return Request{Token: e.Token("live"), Body: Shipment("Ada Lovelace")} }},
 		{Name: "sandbox Carrier Error", Op: "createLabel", Status: 502, Code: "carrier_error",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carrier Error")} }},
+		{Name: "sandbox Carriers Unreachable", Op: "createLabel", Status: 502, Code: "carrier_unreachable",
+			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carriers Unreachable")} },
+			Check:   wantNoHeader("Retry-After")},
 		{Name: "sandbox Carriers Down", Op: "createLabel", Status: 503, Code: "carrier_unavailable",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Shipment("Carriers Down")} },
 			Check:   wantHeaders("Retry-After")},
@@ -979,6 +985,17 @@ func wantHeaders(names ...string) func(*Exchange) error {
 	}
 }
 
+// wantNoHeader checks that the response does not send a header (no
+// Retry-After where waiting does not help).
+func wantNoHeader(name string) func(*Exchange) error {
+	return func(x *Exchange) error {
+		if v := x.Header.Get(name); v != "" {
+			return fmt.Errorf("%s = %q, want none", name, v)
+		}
+		return nil
+	}
+}
+
 // wantHeaderValue checks one header's value.
 func wantHeaderValue(name, want string) func(*Exchange) error {
 	return func(x *Exchange) error {
@@ -1091,6 +1108,11 @@ func batchScenarios() []Scenario {
 			Request: func(e *Env) Request { return Request{Token: e.Token("live"), Body: Batch(Shipment("Ada Lovelace"))} }},
 		{Name: "sandbox Carrier Error", Op: "createBatch", Status: 502, Code: "carrier_error",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Batch(Shipment("Carrier Error"))} }},
+		{Name: "sandbox Carriers Unreachable", Op: "createBatch", Status: 502, Code: "carrier_unreachable",
+			Request: func(e *Env) Request {
+				return Request{Token: e.Token("test"), Body: Batch(Shipment("Carriers Unreachable"))}
+			},
+			Check: wantNoHeader("Retry-After")},
 		{Name: "sandbox Carriers Down", Op: "createBatch", Status: 503, Code: "carrier_unavailable",
 			Request: func(e *Env) Request { return Request{Token: e.Token("test"), Body: Batch(Shipment("Carriers Down"))} },
 			Check:   wantHeaders("Retry-After")},
@@ -1172,6 +1194,11 @@ func batchScenarios() []Scenario {
 				tok := e.Token("test")
 				return Request{Token: tok, Params: map[string]string{"id": completedBatchIn(e, tok, "zpl", Shipment("Ada Lovelace"))}}
 			}},
+		{Name: "every item failed", Op: "getBatchLabelsPDF", Status: 409, Code: "batch_has_no_labels",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatch(e, tok, Shipment("Fail Purchase"))}}
+			}},
 
 		// getBatchLabelsZPL
 		{Name: "the labels as one ZPL stream", Op: "getBatchLabelsZPL", Status: 200,
@@ -1205,6 +1232,11 @@ func batchScenarios() []Scenario {
 			Request: func(e *Env) Request {
 				tok := e.Token("test")
 				return Request{Token: tok, Params: map[string]string{"id": completedBatch(e, tok, Shipment("Ada Lovelace"))}}
+			}},
+		{Name: "every item failed", Op: "getBatchLabelsZPL", Status: 409, Code: "batch_has_no_labels",
+			Request: func(e *Env) Request {
+				tok := e.Token("test")
+				return Request{Token: tok, Params: map[string]string{"id": completedBatchIn(e, tok, "zpl", Shipment("Fail Purchase"))}}
 			}},
 	}
 }

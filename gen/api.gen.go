@@ -787,7 +787,9 @@ type Batch struct {
 	// Example: pdf
 	LabelFormat LabelFormat `json:"labelFormat"`
 
-	// LabelsUrl Where every purchased label of the batch is, as one PDF.
+	// LabelsUrl Where every purchased label of the batch is, as one document (`labels.pdf`, or
+	// `labels.zpl` for a ZPL batch). Absent for PNG labels, and for a completed batch
+	// without a purchased label (every item failed, or was refunded since).
 	LabelsUrl *string `json:"labelsUrl,omitempty"`
 
 	// Mode The mode of the token that created the resource.
@@ -1464,7 +1466,7 @@ type Error struct {
 	// AvailableServices The rates that were available, on `no_matching_service`.
 	AvailableServices *[]ServiceOption `json:"availableServices,omitempty"`
 
-	// CarrierErrors Each carrier's own answer, on `carrier_rejected`, `carrier_error` and `carrier_unavailable`.
+	// CarrierErrors Each carrier's own answer, on `carrier_rejected`, `carrier_error`, `carrier_unavailable` and `carrier_unreachable`.
 	CarrierErrors *[]CarrierError `json:"carrierErrors,omitempty"`
 
 	// Code Machine-readable and stable across versions. A string, not an enum: a later
@@ -1494,6 +1496,13 @@ type Error struct {
 	//
 	// Example: toAddress.country
 	Field *string `json:"field,omitempty"`
+
+	// Fields On `missing_field` for a carrier account's credentials: every required field left
+	// empty, in the form's order (`field` is the first of them).
+	//
+	//
+	// Example: ["credentials.clientSecret","credentials.crid"]
+	Fields *[]string `json:"fields,omitempty"`
 
 	// Issues Every problem, for `invalid_request`.
 	Issues *[]ValidationIssue `json:"issues,omitempty"`
@@ -1935,10 +1944,10 @@ type PickupCreateRequest struct {
 	// Example: Packages are at the side door
 	Instructions *string `json:"instructions,omitempty"`
 
-	// PackageCount Defaults to the number of `shipmentIds`, else 1.
+	// PackageCount The boxes the driver collects. Defaults to the boxes of the `shipmentIds` (each parcel of a multi-piece shipment is one), else 1; fewer than those is 422 `invalid_field`.
 	PackageCount *int `json:"packageCount,omitempty"`
 
-	// ReadyAt RFC 3339 with the pickup address's UTC offset.
+	// ReadyAt RFC 3339 with the UTC offset the pickup address's zone has at that time (New York's `-05:00` in winter, `-04:00` in summer).
 	//
 	// Example: 2026-12-01T09:00:00-05:00
 	ReadyAt time.Time `json:"readyAt"`
@@ -3763,7 +3772,9 @@ type ClientInterface interface {
 	// failed items (and labels refunded since) are skipped. Streamed: the document is
 	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`;
 	// 409 `label_format_mismatch` for a batch bought in another format (`labels.zpl` for
-	// ZPL; PNG labels are not merged).
+	// ZPL; PNG labels are not merged); 409 `batch_has_no_labels` for a completed batch
+	// without a purchased label (every item failed, or was refunded since), whose
+	// document would have no page.
 	//
 	// Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
 	GetBatchLabelsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3774,7 +3785,8 @@ type ClientInterface interface {
 	// one ZPL II stream for a thermal printer (the labels' documents one after another);
 	// failed items (and labels refunded since) are skipped. Streamed. 202 `label_pending`
 	// while any item is `paying` or `pending`; 409 `label_format_mismatch` for a batch of
-	// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged).
+	// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged);
+	// 409 `batch_has_no_labels` for a completed batch without a purchased label.
 	//
 	// Corresponds with GET /batches/{id}/labels.zpl (the `GetBatchLabelsZPL` operationId).
 	GetBatchLabelsZPL(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3799,7 +3811,10 @@ type ClientInterface interface {
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+	// all (its host name does not resolve, no route, its certificate not trusted) 502
+	// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+	// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 	// `environment` `production` (default) uses the operator's base URL for the carrier,
 	// `test` the carrier's test environment as the operator configured it. The client
 	// secret is never returned, logged or stored in clear; the client id is shown
@@ -3817,7 +3832,10 @@ type ClientInterface interface {
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+	// all (its host name does not resolve, no route, its certificate not trusted) 502
+	// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+	// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 	// `environment` `production` (default) uses the operator's base URL for the carrier,
 	// `test` the carrier's test environment as the operator configured it. The client
 	// secret is never returned, logged or stored in clear; the client id is shown
@@ -3847,8 +3865,9 @@ type ClientInterface interface {
 	// UpdateCarrierAccountWithBody Update a carrier account
 	//
 	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-	// checked with the carrier again as on create). A disabled account quotes and buys
-	// nothing; its labels are still voided and tracked through it.
+	// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+	// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+	// buys nothing; its labels are still voided and tracked through it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3858,8 +3877,9 @@ type ClientInterface interface {
 	// UpdateCarrierAccount Update a carrier account
 	//
 	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-	// checked with the carrier again as on create). A disabled account quotes and buys
-	// nothing; its labels are still voided and tracked through it.
+	// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+	// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+	// buys nothing; its labels are still voided and tracked through it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4157,8 +4177,14 @@ type ClientInterface interface {
 	//
 	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-	// picks up then). `shipmentIds` are purchased labels of this account, mode and
-	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+	// (a US address's zone is its state's, another's its country's, any of them for a
+	// country of several zones; the message names the zone, e.g. `America/New_York
+	// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+	// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+	// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+	// `packageCount` defaults to their boxes (a shipment of three parcels is three
+	// packages; else 1), and may not be fewer. A carrier that refuses
 	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -4179,8 +4205,14 @@ type ClientInterface interface {
 	//
 	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-	// picks up then). `shipmentIds` are purchased labels of this account, mode and
-	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+	// (a US address's zone is its state's, another's its country's, any of them for a
+	// country of several zones; the message names the zone, e.g. `America/New_York
+	// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+	// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+	// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+	// `packageCount` defaults to their boxes (a shipment of three parcels is three
+	// packages; else 1), and may not be fewer. A carrier that refuses
 	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -4604,7 +4636,9 @@ func (c *Client) GetBatchCustomsPDF(ctx context.Context, id BatchId, reqEditors 
 // failed items (and labels refunded since) are skipped. Streamed: the document is
 // written as it is read. 202 `label_pending` while any item is `paying` or `pending`;
 // 409 `label_format_mismatch` for a batch bought in another format (`labels.zpl` for
-// ZPL; PNG labels are not merged).
+// ZPL; PNG labels are not merged); 409 `batch_has_no_labels` for a completed batch
+// without a purchased label (every item failed, or was refunded since), whose
+// document would have no page.
 //
 // Corresponds with GET /batches/{id}/labels.pdf (the `GetBatchLabelsPDF` operationId).
 func (c *Client) GetBatchLabelsPDF(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4625,7 +4659,8 @@ func (c *Client) GetBatchLabelsPDF(ctx context.Context, id BatchId, reqEditors .
 // one ZPL II stream for a thermal printer (the labels' documents one after another);
 // failed items (and labels refunded since) are skipped. Streamed. 202 `label_pending`
 // while any item is `paying` or `pending`; 409 `label_format_mismatch` for a batch of
-// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged).
+// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged);
+// 409 `batch_has_no_labels` for a completed batch without a purchased label.
 //
 // Corresponds with GET /batches/{id}/labels.zpl (the `GetBatchLabelsZPL` operationId).
 func (c *Client) GetBatchLabelsZPL(ctx context.Context, id BatchId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4680,7 +4715,10 @@ func (c *Client) ListCarrierAccounts(ctx context.Context, params *ListCarrierAcc
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+// all (its host name does not resolve, no route, its certificate not trusted) 502
+// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 // `environment` `production` (default) uses the operator's base URL for the carrier,
 // `test` the carrier's test environment as the operator configured it. The client
 // secret is never returned, logged or stored in clear; the client id is shown
@@ -4708,7 +4746,10 @@ func (c *Client) CreateCarrierAccountWithBody(ctx context.Context, contentType s
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+// all (its host name does not resolve, no route, its certificate not trusted) 502
+// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 // `environment` `production` (default) uses the operator's base URL for the carrier,
 // `test` the carrier's test environment as the operator configured it. The client
 // secret is never returned, logged or stored in clear; the client id is shown
@@ -4768,8 +4809,9 @@ func (c *Client) GetCarrierAccount(ctx context.Context, id CarrierAccountId, req
 // UpdateCarrierAccountWithBody Update a carrier account
 //
 // Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-// checked with the carrier again as on create). A disabled account quotes and buys
-// nothing; its labels are still voided and tracked through it.
+// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+// buys nothing; its labels are still voided and tracked through it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4789,8 +4831,9 @@ func (c *Client) UpdateCarrierAccountWithBody(ctx context.Context, id CarrierAcc
 // UpdateCarrierAccount Update a carrier account
 //
 // Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-// checked with the carrier again as on create). A disabled account quotes and buys
-// nothing; its labels are still voided and tracked through it.
+// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+// buys nothing; its labels are still voided and tracked through it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5338,8 +5381,14 @@ func (c *Client) ListPickups(ctx context.Context, params *ListPickupsParams, req
 //
 // Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 // day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-// picks up then). `shipmentIds` are purchased labels of this account, mode and
-// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+// (a US address's zone is its state's, another's its country's, any of them for a
+// country of several zones; the message names the zone, e.g. `America/New_York
+// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+// `packageCount` defaults to their boxes (a shipment of three parcels is three
+// packages; else 1), and may not be fewer. A carrier that refuses
 // is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 // `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 // `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -5370,8 +5419,14 @@ func (c *Client) CreatePickupWithBody(ctx context.Context, contentType string, b
 //
 // Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 // day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-// picks up then). `shipmentIds` are purchased labels of this account, mode and
-// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+// (a US address's zone is its state's, another's its country's, any of them for a
+// country of several zones; the message names the zone, e.g. `America/New_York
+// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+// `packageCount` defaults to their boxes (a shipment of three parcels is three
+// packages; else 1), and may not be fewer. A carrier that refuses
 // is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 // `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 // `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -8122,7 +8177,9 @@ type ClientWithResponsesInterface interface {
 	// failed items (and labels refunded since) are skipped. Streamed: the document is
 	// written as it is read. 202 `label_pending` while any item is `paying` or `pending`;
 	// 409 `label_format_mismatch` for a batch bought in another format (`labels.zpl` for
-	// ZPL; PNG labels are not merged).
+	// ZPL; PNG labels are not merged); 409 `batch_has_no_labels` for a completed batch
+	// without a purchased label (every item failed, or was refunded since), whose
+	// document would have no page.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8135,7 +8192,8 @@ type ClientWithResponsesInterface interface {
 	// one ZPL II stream for a thermal printer (the labels' documents one after another);
 	// failed items (and labels refunded since) are skipped. Streamed. 202 `label_pending`
 	// while any item is `paying` or `pending`; 409 `label_format_mismatch` for a batch of
-	// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged).
+	// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged);
+	// 409 `batch_has_no_labels` for a completed batch without a purchased label.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8166,7 +8224,10 @@ type ClientWithResponsesInterface interface {
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+	// all (its host name does not resolve, no route, its certificate not trusted) 502
+	// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+	// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 	// `environment` `production` (default) uses the operator's base URL for the carrier,
 	// `test` the carrier's test environment as the operator configured it. The client
 	// secret is never returned, logged or stored in clear; the client id is shown
@@ -8184,7 +8245,10 @@ type ClientWithResponsesInterface interface {
 	// token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 	// shipd asks the carrier for a token with the credentials before storing anything:
 	// a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-	// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+	// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+	// all (its host name does not resolve, no route, its certificate not trusted) 502
+	// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+	// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 	// `environment` `production` (default) uses the operator's base URL for the carrier,
 	// `test` the carrier's test environment as the operator configured it. The client
 	// secret is never returned, logged or stored in clear; the client id is shown
@@ -8218,8 +8282,9 @@ type ClientWithResponsesInterface interface {
 	// UpdateCarrierAccountWithBodyWithResponse Update a carrier account
 	//
 	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-	// checked with the carrier again as on create). A disabled account quotes and buys
-	// nothing; its labels are still voided and tracked through it.
+	// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+	// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+	// buys nothing; its labels are still voided and tracked through it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8229,8 +8294,9 @@ type ClientWithResponsesInterface interface {
 	// UpdateCarrierAccountWithResponse Update a carrier account
 	//
 	// Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-	// checked with the carrier again as on create). A disabled account quotes and buys
-	// nothing; its labels are still voided and tracked through it.
+	// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+	// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+	// buys nothing; its labels are still voided and tracked through it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -8558,8 +8624,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-	// picks up then). `shipmentIds` are purchased labels of this account, mode and
-	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+	// (a US address's zone is its state's, another's its country's, any of them for a
+	// country of several zones; the message names the zone, e.g. `America/New_York
+	// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+	// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+	// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+	// `packageCount` defaults to their boxes (a shipment of three parcels is three
+	// packages; else 1), and may not be fewer. A carrier that refuses
 	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -8580,8 +8652,14 @@ type ClientWithResponsesInterface interface {
 	//
 	// Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 	// day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-	// picks up then). `shipmentIds` are purchased labels of this account, mode and
-	// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+	// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+	// (a US address's zone is its state's, another's its country's, any of them for a
+	// country of several zones; the message names the zone, e.g. `America/New_York
+	// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+	// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+	// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+	// `packageCount` defaults to their boxes (a shipment of three parcels is three
+	// packages; else 1), and may not be fewer. A carrier that refuses
 	// is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 	// `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 	// `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -10467,6 +10545,11 @@ type CreateCarrierAccountResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateCarrierAccountResponse502Headers the declared response headers of an HTTP 502 response for CreateCarrierAccount
+type CreateCarrierAccountResponse502Headers struct {
+	XRequestId string
+}
+
 // CreateCarrierAccountResponse503Headers the declared response headers of an HTTP 503 response for CreateCarrierAccount
 type CreateCarrierAccountResponse503Headers struct {
 	RetryAfter int
@@ -10494,6 +10577,8 @@ type CreateCarrierAccountResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10512,6 +10597,8 @@ type CreateCarrierAccountResponse struct {
 	Headers429 *CreateCarrierAccountResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateCarrierAccountResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CreateCarrierAccountResponse502Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateCarrierAccountResponse503Headers
 }
@@ -10559,6 +10646,11 @@ func (r CreateCarrierAccountResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateCarrierAccountResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CreateCarrierAccountResponse) GetJSON502() *BadGateway {
+	return r.JSON502
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -10890,6 +10982,11 @@ type UpdateCarrierAccountResponse500Headers struct {
 	XRequestId string
 }
 
+// UpdateCarrierAccountResponse502Headers the declared response headers of an HTTP 502 response for UpdateCarrierAccount
+type UpdateCarrierAccountResponse502Headers struct {
+	XRequestId string
+}
+
 // UpdateCarrierAccountResponse503Headers the declared response headers of an HTTP 503 response for UpdateCarrierAccount
 type UpdateCarrierAccountResponse503Headers struct {
 	RetryAfter int
@@ -10917,6 +11014,8 @@ type UpdateCarrierAccountResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -10935,6 +11034,8 @@ type UpdateCarrierAccountResponse struct {
 	Headers429 *UpdateCarrierAccountResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateCarrierAccountResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *UpdateCarrierAccountResponse502Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *UpdateCarrierAccountResponse503Headers
 }
@@ -10982,6 +11083,11 @@ func (r UpdateCarrierAccountResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateCarrierAccountResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r UpdateCarrierAccountResponse) GetJSON502() *BadGateway {
+	return r.JSON502
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -16139,7 +16245,9 @@ func (c *ClientWithResponses) GetBatchCustomsPDFWithResponse(ctx context.Context
 // failed items (and labels refunded since) are skipped. Streamed: the document is
 // written as it is read. 202 `label_pending` while any item is `paying` or `pending`;
 // 409 `label_format_mismatch` for a batch bought in another format (`labels.zpl` for
-// ZPL; PNG labels are not merged).
+// ZPL; PNG labels are not merged); 409 `batch_has_no_labels` for a completed batch
+// without a purchased label (every item failed, or was refunded since), whose
+// document would have no page.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16158,7 +16266,8 @@ func (c *ClientWithResponses) GetBatchLabelsPDFWithResponse(ctx context.Context,
 // one ZPL II stream for a thermal printer (the labels' documents one after another);
 // failed items (and labels refunded since) are skipped. Streamed. 202 `label_pending`
 // while any item is `paying` or `pending`; 409 `label_format_mismatch` for a batch of
-// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged).
+// another format (a PDF batch merges into `labels.pdf`; PNG labels are not merged);
+// 409 `batch_has_no_labels` for a completed batch without a purchased label.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -16207,7 +16316,10 @@ func (c *ClientWithResponses) ListCarrierAccountsWithResponse(ctx context.Contex
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+// all (its host name does not resolve, no route, its certificate not trusted) 502
+// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 // `environment` `production` (default) uses the operator's base URL for the carrier,
 // `test` the carrier's test environment as the operator configured it. The client
 // secret is never returned, logged or stored in clear; the client id is shown
@@ -16231,7 +16343,10 @@ func (c *ClientWithResponses) CreateCarrierAccountWithBodyWithResponse(ctx conte
 // token gets 422 `invalid_field`, field `mode`: test mode always uses the sandbox).
 // shipd asks the carrier for a token with the credentials before storing anything:
 // a refusal is 422 `carrier_credentials_invalid` with the carrier's message, a carrier
-// that cannot answer 503 `carrier_unavailable`. A tenant never names a URL:
+// that cannot answer 503 `carrier_unavailable`, a carrier this server cannot reach at
+// all (its host name does not resolve, no route, its certificate not trusted) 502
+// `carrier_unreachable` without `Retry-After`. Required credentials left empty are
+// 422 `missing_field`, all of them in `fields` (`field` the first). A tenant never names a URL:
 // `environment` `production` (default) uses the operator's base URL for the carrier,
 // `test` the carrier's test environment as the operator configured it. The client
 // secret is never returned, logged or stored in clear; the client id is shown
@@ -16283,8 +16398,9 @@ func (c *ClientWithResponses) GetCarrierAccountWithResponse(ctx context.Context,
 // UpdateCarrierAccountWithBodyWithResponse Update a carrier account
 //
 // Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-// checked with the carrier again as on create). A disabled account quotes and buys
-// nothing; its labels are still voided and tracked through it.
+// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+// buys nothing; its labels are still voided and tracked through it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16300,8 +16416,9 @@ func (c *ClientWithResponses) UpdateCarrierAccountWithBodyWithResponse(ctx conte
 // UpdateCarrierAccountWithResponse Update a carrier account
 //
 // Changes any of `description`, `enabled` and `credentials` (replaced whole, and
-// checked with the carrier again as on create). A disabled account quotes and buys
-// nothing; its labels are still voided and tracked through it.
+// checked with the carrier again as on create: 422 `carrier_credentials_invalid`, 503
+// `carrier_unavailable`, 502 `carrier_unreachable`). A disabled account quotes and
+// buys nothing; its labels are still voided and tracked through it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -16779,8 +16896,14 @@ func (c *ClientWithResponses) ListPickupsWithResponse(ctx context.Context, param
 //
 // Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 // day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-// picks up then). `shipmentIds` are purchased labels of this account, mode and
-// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+// (a US address's zone is its state's, another's its country's, any of them for a
+// country of several zones; the message names the zone, e.g. `America/New_York
+// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+// `packageCount` defaults to their boxes (a shipment of three parcels is three
+// packages; else 1), and may not be fewer. A carrier that refuses
 // is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 // `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 // `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -16807,8 +16930,14 @@ func (c *ClientWithResponses) CreatePickupWithBodyWithResponse(ctx context.Conte
 //
 // Rules (422 `invalid_field` with `field`): `closeAt` after `readyAt` and on the same
 // day, not in the past; `readyAt` at most 14 days ahead; never on a Sunday (no carrier
-// picks up then). `shipmentIds` are purchased labels of this account, mode and
-// `carrier`; `packageCount` defaults to their number (else 1). A carrier that refuses
+// picks up then); `readyAt`'s offset is the one the address's zone has at that time
+// (a US address's zone is its state's, another's its country's, any of them for a
+// country of several zones; the message names the zone, e.g. `America/New_York
+// (UTC-05:00)`); `address.country` is a country the carrier ships from (USPS the US
+// and its territories, DHLParcelDE Germany, GLS and DPD their European countries).
+// `shipmentIds` are purchased labels of this account, mode and `carrier`;
+// `packageCount` defaults to their boxes (a shipment of three parcels is three
+// packages; else 1), and may not be fewer. A carrier that refuses
 // is 422 `carrier_rejected` with its message in `carrierErrors`; an outage is 503
 // `carrier_unavailable` with `Retry-After`; nothing is scheduled in either case and the
 // `idempotencyKey` stays free. With `idempotencyKey`, a retry with the same body
@@ -19242,6 +19371,13 @@ func ParseCreateCarrierAccountResponse(rsp *http.Response) (*CreateCarrierAccoun
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19360,6 +19496,16 @@ func ParseCreateCarrierAccountResponse(rsp *http.Response) (*CreateCarrierAccoun
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers CreateCarrierAccountResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateCarrierAccountResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -19773,6 +19919,13 @@ func ParseUpdateCarrierAccountResponse(rsp *http.Response) (*UpdateCarrierAccoun
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19891,6 +20044,16 @@ func ParseUpdateCarrierAccountResponse(rsp *http.Response) (*UpdateCarrierAccoun
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers UpdateCarrierAccountResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateCarrierAccountResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -29274,6 +29437,21 @@ func (response CreateCarrierAccount500JSONResponse) VisitCreateCarrierAccountRes
 	return err
 }
 
+type CreateCarrierAccount502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response CreateCarrierAccount502JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCarrierAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateCarrierAccount503JSONResponse) VisitCreateCarrierAccountResponse(w http.ResponseWriter) error {
@@ -29673,6 +29851,21 @@ func (response UpdateCarrierAccount500JSONResponse) VisitUpdateCarrierAccountRes
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCarrierAccount502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response UpdateCarrierAccount502JSONResponse) VisitUpdateCarrierAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Request-Id", fmt.Sprint(response.Headers.XRequestId))
+	w.WriteHeader(502)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -36200,564 +36393,580 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, id WebhookId) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3pcuM4tjD4KgjNjUjpXlopyZIXOSa+cTld1e7OxW07q7qylSNCJGSxTAFqArKtrMiI+xbz//sxLzJv",
-	"cp9kAucAIEhRi5esqu72jb6VFgliPTj78mstEtOZ4IwrWev/WmP3dDpLGfx9HMcZk/JK/MiyZLzQj+R8",
-	"OqXZotavHXNC8T1RixmLScJJKu5YRiIqWUDuEjURc0U+nZ3/V7cW1G5pOme6iyhR+nvO7shCZDe1oBaJ",
-	"OVfQ6cfLWlCTiiqmWyzgR8aYatf6td1ei4yTsZoQestqQe1LMqv1a+1Wu31Q+/o1sLOFuSYRVYngxRnj",
-	"GxYTymMiFeUxzeJEshgnSyiZMinpNSMzvYoJ5dfMn7hZrreG96c/kZ8/XPxl9Rre/7y0hu/Pvr/6Ezn+",
-	"8bS4hp3D3u5+7WtQi1ma3LKMjlJW66tszoKamZes9f+uzyvWPWOnQ7eOLyyuBbVxwtLYvW3X3Lf5M+J/",
-	"0ieD4sYOamRnMG+1dpl546Y7qNW+Bm54vQOrBofd8UfWD5aGtQBQGNHuaHEw2M3VS9VbXVwoVWx5vEVx",
-	"pJ+LY3xJZt0hjeNC3/p8/J4BmAm06hP/2D7jkc9lrV+7NXAGUPkdVdHkROg7pVhcBEj3uE/YLcsWJFFs",
-	"SmbzLJpQCfPIL41teqxq/Vqn1dnbae3utLpX7W6/1ev39pqd3c4nC4cAo2OapHrEVlCb0UXCr/FPxmP3",
-	"txup3wlqSiia1vqdr0EtyhhdO1ZnX4+V6C0aUTXsjPajLmuPW/QwPoj2R3u0N+6yXb2ClI5Y+r3IplR3",
-	"9mWW2mfyY5bW+rWJUjPZf/1aTpJZ3DTYpxmJ6Ws6S17ftl+P9AYy+XrdOK+xxyZ2P8UDVUyqWlATo19Y",
-	"pHCi0aTmnZPb0/yg3kI/53aP/MO6FFNGcBwixkRNGIEeCc00rCVpSkYs4ddkJObXE1U8PJgQfDy0BxDU",
-	"WJaJTIPrup65UCRjNF6QBVNHJGNKwwknlIzZHZEsEjyWtaCWsX/MmVRn+kgy9o9hb9xmnXg36o56dO9w",
-	"/8BbYyJVCZWTmcZ6YkzMZvuTj6miBu+8gOA3BMHPQY2ze3Uyz6SGCj5PU3dk57hLSzB5HEVsVsYfiSRm",
-	"swsguOZMOivPpPVveCazfLPdAVxOktnUskhVF4fi1XklibRNA31N4UREFrOs8k6NaEp5xI5nszRh8QmO",
-	"0ApwUmdb7GNEsyxhGbAd55f5gwuqmOmus7/fC2rRhGbX7Hiq4cC9ONjd+lCjeZYxHiGD8wYeSCWmLDvP",
-	"kogVemRSJVPd5xu6kLV+4QnyNos3yB258fY1zc3E9HiJxbqknHyfUR4lMhKAXKYzypEBpelCJRFNySm/",
-	"TjiT5K2Kl1kxTqd6rMuJ0LR8NhFc/+y2e6TX65FWu9Xy+LWT4wK/1ibvaHbDFLlUjls77LZbPc2oXc9p",
-	"Rrli+qKMaSqZAX05mQ1b8ai9P+7EB61oTFm8F8X7hzGlVF8PecHUPOPuo5V34TL5AlO937NPtrwcCPev",
-	"100E26y/GhaU9bbRLGKpPpcJS64n6ozX+t2gljJ+rSb6R7sV1O7g1Ycvtf5uJ6jdJTG+Ovga1GYpVWOR",
-	"Tb9nFlYOPESziaJIlt0mkZ7ieZaIDNlL8/CEKnYt4Lgtx6dfinkGH9BZUnG5gblSYhnc3rM78nOlVMKm",
-	"NNGbT2P6f3lbngPYcUzJW3HLUhoxD9A67Y4BtMNDoNMyiRlXiUaqBgDWCQvAlx/fMj5n7mVHg/M8UYzs",
-	"7gL0FkQhvbD3lVNS4nJd5yqj0Q3LAO2o7GY4Hu8fxoft9uGoF7cOx61d2o72KW6dbprw6/fz6Qiwz2G3",
-	"1drd3211Dzrtdutg32tzafc+4UOVUS4TDVDzWbwG7Rw2O3t7n5aIYi3+5XQv6kzu/vblu5uffznd/fTL",
-	"n28+vPnul0/T79NPbz798ulN1Pv0w/eTn/8KuPsEkeFxBGdZxt2R4JxFisXk4/klodiI1DX/FaUJ44ok",
-	"MZlSecPiRkEOxJZu7cft7zonu0VkjLgYeoH9/J///t/ufwd/ammwWYV4d/u9g36r02y3uxr2YyajLJmh",
-	"OFv7MM9gtpHgen/1TjKuRcXYyoqM3yaZ4HBv+7VZJuJ5BB8b7BTRYXe8yzpxO2qNDunBeJ/txb2oO9ql",
-	"a46lMKnlrV3HU5pdsRtczVy+7OkK/q+4zx+xq+JWX02Yg14qjeIi/qNCLKnP6FzilXLbbBDht9nnvX6n",
-	"1e/2mgf7VaD7U6Immlu6nDC2BMM/vM0Rw0wzOjEZaTZbEnHHSQZqBvhuzWZ39vdotze++ce7wob/8HbN",
-	"hkeq1X7Khut5PwmcD9lBvB/tjXq0uOGagvmblYk7CZxA5eb3rlqH/Xan3201d9vtT5o2bddOnxKs3VDo",
-	"C5Rul+FeTsTslbSayAo149P5xyRm05lQmvn9C1sABwCD7UjkKL8Rf+m2AASQ6g24E1ZvkHDy6fwtGYsM",
-	"9AdqwrIpTTXMclWUPZaWMxUZT/j1Tg5gK+QzmQtBf//1n49dfyoLu5bf/BflJb8G/9QHnZ9me+9r9SGd",
-	"zGcsUwkXKyd4MqFZyiT5jo5G9No/jm7rwMy121k31zM+Trje4rcC1mrm22u1u7WvXz/nV71ImVYiPUNh",
-	"XiEVKrEuOQIs0/aMGWCR63mCnCT9Ne7e75//8l2Hv705vL3YlVd7dz+3vxz3otODseEJoPUlizJNEGp8",
-	"9y8Hs7+25Y97958ORycd9n1v8uf96duWuOiqj2je2Mh7raFOJdw1n8kd92m+j6DGrdy+D5wRc5GtrvUf",
-	"c6FYYNS2xhLEiTcUuWGLFRuLOpd/uhuytI+godppt1qd3R1A/UskYBaPa8+GQ4uC/L8q7nTg+I7yZMxk",
-	"9YU+Bc3tHU1Uwq+Jhiik6RY8Y7oe+JbpuRnNJ+j5XK5QyK+cyjFcRY4YYQ0mWRoSRP2d9qfDw8Pj43ar",
-	"3dnt9vb2D7pVmoKKVvnsfmKjiRA3lbMzSnAmwX5r+yVK6OsKAEzkQio2LQiYRWxTbMVuDTfjWJtmQT+E",
-	"W9U0LGvtc8XK73DCOzC+5j/nBQ2dr5vT7STq7GDFp3r0deZBUAI3o9xI6CxDBXFjlvzIMokLvF0nNZSU",
-	"aih7v9h1vrFdx6yF3aphe9xhu3E36o326P74gB3Grag96mjZVS1mbPnIczhZp2DRYDFJpBLZok8oMWBL",
-	"EGzhslBnVK5WvjwQhDrNXqcIQsusxurPu/vNLpwx4/EFoxJGHSecpkOzf/Bq8+ju+v7qWeiNhQEusIjA",
-	"arGxI3dssftYM755px/mCkQr836xue92s9feLfQt5mo4FtnQ9VEc4jjLklsWE6pIzKRKODiwkDGNkhTJ",
-	"5IYRW81eq7gaT99aHOsNm9FMsZiILLlOHjBI97DZPdzdbpDLSTKbaQSN1MyAxOYhDprdg+IQs4zlY3w2",
-	"90llN8Pu+IC2o87oMN5l3XGP7o32o4P4kK2+qOZueMKs5nP5PE0roWA78rVJmW3gLHftSdC9Kh+n3w4K",
-	"ONVDpAZ1tn08YnVenXGbteLD6GC0T/fGPZbjkTLp0kfzwFu+e9g87Lb9W77KWPmNbZB6IrsvJsgHmyD3",
-	"4w7Ss9FBtB/vsd64S3dHnWizCRJ5/WczQa6aiDFB4mh/TBNkfgleTJC/hwnycLTLetE+bcedcZft0YOo",
-	"NerE3bGHmU9zLiAV1u2zeGcDAnfq6bSp1Tzs7a2lTVWG0V6v3e609jrt3d3dbme/fXiwV2Ue9bvaQFLs",
-	"RNaRlFY1SWlXk5TdqDNq09a4rPfPSUqFiFRpnv30t0+tv315/8u76dn9z1ffTT/89LH76U38y/vpWfvn",
-	"q4vpu87HxafjnLO1wvGJOYQCk2tl2aY5IpSB7NMniEHAhO6v4GENFVsvF+U9bB4IyJfGPR5YHO72Ooe7",
-	"vfbBXqd92G11u+29tmm1JYq12yD1X8Ne1I47bHfcpb3RXrQfH7DDcYu2R691jwbJ/hMqqhAIVq5uNeXw",
-	"gCTn9YywPxvu0rgTx126u3cwGnW6nVFvvNtrs8Oa78hr8YJ/UXKLY5H7yi9KGWZzULdeZOe5cOwD+/IN",
-	"Q3D3aOBjwf2FmXth5l6YuRdm7oWZ+0Mzc09kxyydMTr+SmehkmYAfZcR0FPBmdUeIuXJ1SWPVje/6Apf",
-	"dIUvusJH6Aqfou2ziMCY066WbGnGbNXUayb1S8Zjov9sPPqm7/VbrWanW7jp+fnCMHAFiebKCBrBgpqc",
-	"j5x5DsjE3eRm2Kad0W7UjXtsb7xPD0aHUStus864sCkHdH+0F/XiLtsdd2h71IoO4wO277Hh/hJhR8Ap",
-	"oDK062pi4q9IIp8WyqX8np41dGutmHziS8eXJ8fvNQaCSCAYf639+EXMfRFzczm1AGZr4s3ASd44dieS",
-	"gJM8kL1ESQC+9TC3JSi9nOODz9GGrdmD1HLgSqTnnSCivSlFn4oJWz7EzZjPruGVdPjnm+DAdcZwhy2q",
-	"Y1hfsN/LrVmB/VYEYHyYMX58fvbnyw/vKy6QC2oAvJdkUpEp08cvC7xUwsdC/6sSlVrpLQY2CNje4/Mz",
-	"3drntr4GNTFjnM4SLVw3W81do6JgGYox6GhkwKSGXqTnSXQzn51QHrE0XWIS7GP0cfQw+PokF39gyIns",
-	"kiqu5S6EE3RaoPBZvvepkGzpq/1+q9VvtXZaB32YUyT4OMmmIF65W/3T1Ynl59fihXar3+40u+0D5880",
-	"i26Gu9Gh0aAdjPajvbjHuuNd2tEwnnCpMvR11YB5TqMbes0kpAGgClXBScxILES2+krMAAZAxQbfn2Do",
-	"W1vjWBovyhNtHZbWXHGPViofC/fIQd06Gcc7FQ9gYQ9XuSRenl8SXBQqK5zCw3DaSpRcJP/JQPhRkLnk",
-	"iIg7VAzieCBAfQP4yM94Hc3Gua8IDPw3OMwXNLM9mpHRhMXzTWgGN+Vwf3VcJULlpeutlJgHDgSj/f41",
-	"COULYP7RAPNrUPvrXKyke7GYMqmSiKCpDBVnFAIeweedWIOpD5T/dkF5/8KxIwY45ExwyYrQcUEVg1xR",
-	"mPbH3O6ARBNGZ0wqI4nUx2KeGQ/xaUEeyXQHKyTiJXt/+3Cvt6XBvn24v2yw72022Lf1DlTYvyvNvLn1",
-	"9odMzHl8HN9SrjA0b9mIyyLBxRRNKNs7N3xz74SHL3Y7U3VpmStWuX942NpylfuHhwdLq+xsscq90iox",
-	"9nzDIjtcj3CcZNVneT+Du15c5PcsPr2vhtzd9sHWoLvbPlw+zvYWC+09ZqGX5sA+3LKMJ2hlWF6wcG9R",
-	"wF+bqMAqI/rkHEnGaEEQdYLEn3DyA8umlC8CwlLJ7iYsYwHEh5yafXUYwk4l8OyLwZTe/wTd/RBALoTA",
-	"7uuA44DBm9Og02q1gm6z3QpOP174L3r44rBXePGfwW6712oF7W7z0HxiJpO/6jR75pWmGBdsPOfxCqKZ",
-	"wcttgjjXhkBiN0CiL+ktiz0aU0o/QMEO+w2zD2zUO+7tOf6Kxtkwtw92Y9+LYIlh+nZpC/wt2xS3ZFPI",
-	"joS4qdbY/rtu5Aq5xfoQrttYl6iB1NNEKkhCJ8mE3jLCBSn62jQelJfuxTvwxTvwxTvwxTvw9/EO/I38",
-	"8FYnnYtv3k0/3n/65bvJh5/Ouj9/iW/eTz+2P/1yMXnXOVv8fFfzMfS5iYxebUC34EGyOZekjqHUBYT8",
-	"gof/zfHw74QrnxEF2lTEL/iv2PlaXGQuYAGdVAeNuMemiEGipLGLacEO9UAyovwFq7xglRfu7oW7e4n9",
-	"+EPGfniI/keRWPVWVaZXo+JyTpdGkWJd+eq3IomHmf3+hZt8wfsveP958X7xhr0g/xfk/0jk3252u8YR",
-	"zoTslTW6y4F5AfFDjtYl+3yJqnuJqnuJqitE1eUXba1dCptsjCB4uWgvF+3lolVetCoVevynP2d/+3Ix",
-	"/fDD6f3PX/6cfPjpr18+XV1M3/902vn5l/iXDz/8tfcJ67Zg5PoW2bDfJBIqGwDIcnG3JvXr1mUo8gms",
-	"y0Z7zIWaMH1P3CigcdOkeioyZsJdIRh1q3y0pI45ZH1evLE5Sa17aJI9VaSt1QsyS7GyUxX6s7fVxL5m",
+	"7L3pcuM4tjD4KgjNF5HSvbRSkiUvckx843K6qt03F7ftrOrKVo4IkZDFMgWoCci2siIjvreY/9+PeZF5",
+	"k/skEzgHAEGKWrxkLd2+0bfSIkEsBwcHZz+/1iIxnQnOuJK1/q81dk+ns5TB38dxnDEpr8SPLEvGC/1I",
+	"zqdTmi1q/doxJxTfE7WYsZgknKTijmUkopIF5C5REzFX5NPZ+X92a0HtlqZzpruIEqW/5+yOLER2Uwtq",
+	"kZhzBZ1+vKwFNamoYrrFAn5kjKl2rV/b7bXIOBmrCaG3rBbUviSzWr/WbrXbB7WvXwM7W5hrElGVCF6c",
+	"Mb5hMaE8JlJRHtMsTiSLcbKEkimTkl4zMtOrmFB+zfyJm+V6a3h/+hP5+cPFf61ew/ufl9bw/dn3V38h",
+	"xz+eFtewc9jb3a99DWoxS5NbltFRymp9lc1ZUDPzkrX+P/R+xbpn7HTo1vGFxbWgNk5YGru37Zr7Nn9G",
+	"/E/6ZFAE7KBGdgbzVmuXmTduuoNa7WvghtcQWDU4QMcfWT9YGtYiQGFEC9HiYADN1UvVoC4ulCq2PN6i",
+	"ONLPxTG+JLPukMZxoW+9P37PgMwEWvWJv22fccvnstav3Ro8A6z8jqpociL0mVIsLiKke9wn7JZlC5Io",
+	"NiWzeRZNqIR55IfGNj1WtX6t0+rs7bR2d1rdq3a33+r1e3vNzm7nk8VDwNExTVI9Yiuozegi4df4J+Ox",
+	"+9uN1O8ENSUUTWv9ztegFmWMrh2rs6/HSjSIRlQNO6P9qMva4xY9jA+i/dEe7Y27bFevIKUjln4vsinV",
+	"nX2ZpfaZ/JiltX5totRM9l+/lpNkFjcN9WlGYvqazpLXt+3XIw1AJl+vG+c19tjE7qe4oYpJVQtqYvQL",
+	"ixRONJrUvH1yMM036i30c25h5G/WpZgyguMQMSZqwgj0SGimcS1JUzJiCb8mIzG/nqji5sGE4OOh3YCg",
+	"xrJMZBpd1/XMhSIZo/GCLJg6IhlTGk84oWTM7ohkkeCxrAW1jP1zzqQ601uSsX8Oe+M268S7UXfUo3uH",
+	"+wfeGhOpSqSczDTVE2NigO1PPqaKGrrzgoLfEAU/BzXO7tXJPJMaK/g8Td2WnSOUlnDyOIrYrEw/EkkM",
+	"sAsouGZPOiv3pPVvuCezHNhuAy4nyWxqWaSqg0Px6LySRNqmgT6msCMii1lWeaZGNKU8YsezWZqw+ARH",
+	"aAU4qbMt4BjRLEtYBmzH+WX+4IIqZrrr7O/3glo0odk1O55qPHAvDna33tRonmWMR8jgvIEHUokpy86z",
+	"JGKFHplUyVT3+YYuZK1feIK8zeINckduvH1952ZierzEYl1STr7PKI8SGQkgLtMZ5ciA0nShkoim5JRf",
+	"J5xJ8lbFy6wYp1M91uVE6Lt8NhFc/+y2e6TX65FWu9Xy+LWT4wK/1ibvaHbDFLlUjls77LZbPc2oXc9p",
+	"Rrli+qCMaSqZQX05mQ1b8ai9P+7EB61oTFm8F8X7hzGlVB8PecHUPOPuo5Vn4TL5AlO937NPtjwciPev",
+	"100E26w/GhaVNdhoFrFU78uEJdcTdcZr/W5QSxm/VhP9o90Kanfw6sOXWn+3E9TukhhfHXwNarOUqrHI",
+	"pt8ziysHHqHZdKNIlt0mkZ7ieZaIDNlL8/CEKnYtYLstx6dfinkGH9BZUnG4gblSYhnd3rM78nOlVMKm",
+	"NNHApzH9vzyQ5wh2HFPyVtyylEbMQ7ROu2MQ7fAQ7mmZxIyrRBNVgwDrhAXgy49vGZ8z97Kj0XmeKEZ2",
+	"dwF7C6KQXtj7yikpcbmuc5XR6IZlQHZUdjMcj/cP48N2+3DUi1uH49YubUf7FEGnmyb8+v18OgLqc9ht",
+	"tXb3d1vdg0673TrY99pcWtgnfKgyymWiEWo+i9eQncNmZ2/v09KlWIt/Od2LOpO7v3/57ubnX053P/3y",
+	"15sPb7775dP0+/TTm0+/fHoT9T798P3k578B7T5BYngcwV6WaXckOGeRYjH5eH5JKDYidc1/RWnCuCJJ",
+	"TKZU3rC4UZADsaVb+3H7u87JbpEYIy2GXgCe//2//rf738FfWhptVhHe3X7voN/qNNvtrsb9mMkoS2Yo",
+	"ztY+zDOYbSS4hq+GJONaVIytrMj4bZIJDue2X5tlIp5H8LGhThEddse7rBO3o9bokB6M99le3Iu6o126",
+	"ZlsKk1oG7Tqe0kDFAriauXyB6Qr+rwjnj9hVEdRXE+awl0qjuIj/qBhL6jM6l3ikHJgNIfw2cN7rd1r9",
+	"bq95sF+Fuj8laqK5pcsJY0s4/MPbnDDMNKMTk5FmsyURd5xkoGaA79YAu7O/R7u98c0/3xUA/sPbNQCP",
+	"VKv9FIDreT8JnQ/ZQbwf7Y16tAhwfYP5wMrEnQROoBL4vavWYb/d6Xdbzd12+5O+m7Zrp3cJ1m5u6AuU",
+	"bpfxXk7E7JW0msgKNePT+cckZtOZUJr5/S+2AA4ABtuRyFF+I/7SgQAEkGoA3AmrN0g4+XT+loxFBvoD",
+	"NWHZlKYaZ7kqyh5Ly5mKjCf8eidHsBXymcyFoH/8+udj15/Kwq7lN/9FecmvwZ96o/PdbO99rd6kk/mM",
+	"ZSrhYuUETyY0S5kk39HRiF7729FtHZi5djvr5nrGxwnXIH4rYK1mvr1Wu1v7+vVzftSLN9NKomdumFd4",
+	"C5VYl5wAlu/2jBlkket5gvxK+lvcvd8//+W7Dn97c3h7sSuv9u5+bn857kWnB2PDE0DrSxZl+kKo8d3/",
+	"Opj9rS1/3Lv/dDg66bDve5O/7k/ftsRFV31E88ZG3mvN7VSiXfOZ3HGf5nAENW4l+D5wRsxBtrrWf86F",
+	"YoFR2xpLECfeUOSGLVYAFnUuf7oTsgRH0FDttFutzu4OkP6lK2AWj2vPRkOLgvy/Ku106PiO8mTMZPWB",
+	"PgXN7R1NVMKvicYovNMtesZ0PfIt3+dmNP9Cz+dyhUJ+5VSO4ShypAhrKMnSkCDq77Q/HR4eHh+3W+3O",
+	"bre3t3/QrdIUVLTKZ/cTG02EuKmcnVGCMwn2W9svUUIfV0BgIhdSsWlBwCxSm2Irdmu4GcfaNAv6IQRV",
+	"07Cstc8VK7/DCe/A+Jr/nBc0dL5uTreTqLODFZ/q0deZB0EJ3IxyI6GzDBXEjVnyI8skLvB2ndRQUqqh",
+	"7P1i1/nGdh2zFnarhu1xh+3G3ag32qP74wN2GLei9qijZVe1mLHlLc/xZJ2CRaPFJJFKZIs+ocSgLUG0",
+	"hcNCnVG5WvnyQBTqNHudIgotsxqrP+/uN7uwx4zHF4xKGHWccJoODfzg1ebR3fH91bPQGwsDHGARgdVi",
+	"Y0du22L3sWZ8804/zBWIVub9YnPf7WavvVvoW8zVcCyyoeujOMRxliW3LCZUkZhJlXBwYCFjGiUpXpMb",
+	"Rmw1e63iajx9a3GsN2xGM8ViIrLkOnnAIN3DZvdwd7tBLifJbKYJNN5mBiU2D3HQ7B4Uh5hlLB/jszlP",
+	"KrsZdscHtB11RofxLuuOe3RvtB8dxIds9UE1Z8MTZjWfy+dpWokF211fm5TZBs9y154E3avycfrtoEBT",
+	"PUJqSGfbpyNW59UZt1krPowORvt0b9xjOR0pX116ax54yncPm4fdtn/KVxkrv7ENUk9k98UE+WAT5H7c",
+	"wftsdBDtx3usN+7S3VEn2myCRF7/2UyQqyZiTJA42h/TBJkfghcT5O9hgjwc7bJetE/bcWfcZXv0IGqN",
+	"OnF37FHm05wLSIV1+yye2YDAmXr63dRqHvb21t5NVYbRXq/d7rT2Ou3d3d1uZ799eLBXZR71u9pwpdiJ",
+	"rLtSWtVXSrv6StmNOqM2bY3Lev/8SqkQkSrNs5/+/qn19y/vf3k3Pbv/+eq76YefPnY/vYl/eT89a/98",
+	"dTF91/m4+HScc7ZWOD4xm1Bgcq0s2zRbhDKQffoEMQiY0P0VPKy5xdbLRXkPmweC60vTHg8tDnd7ncPd",
+	"Xvtgr9M+7La63fZe27TaksRaMEj917AXteMO2x13aW+0F+3HB+xw3KLt0WvdoyGyf0JFFSLBytWtvjk8",
+	"JMl5PSPsz4a7NO7EcZfu7h2MRp1uZ9Qb7/ba7LDmO/JauuAflNziWOS+8oNSxtkc1a0X2XkuHPvIvnzC",
+	"EN29O/Cx6P7CzL0wcy/M3Asz98LM/aGZuSeyY/aeMTr+SmehkmYAfZcR0VPBmdUe4s2Tq0serW5+0RW+",
+	"6ApfdIWP0BU+RdtnCYExp10t2dKM2aqp10zql4zHRP/ZePRJ3+u3Ws1Ot3DS8/2FYeAIEs2VETSCBTU5",
+	"HznzHFwTd5ObYZt2RrtRN+6xvfE+PRgdRq24zTrjAlAO6P5oL+rFXbY77tD2qBUdxgds32PD/SUCRMAp",
+	"oDK062pi4q9IIp8WyqX8np41dGutmHziS8eXJ8fvNQWCSCAYf639+EXMfRFzczm1gGZr4s3ASd44dieS",
+	"gJM8XHuJkoB863FuS1R62ccH76MNW7MbqeXAlUTP20Eke1OKPhUTtryJmymfXcMr6ejPN6GB64zhjlpU",
+	"x7C+UL+XU7OC+q0IwPgwY/z4/Oyvlx/eVxwgF9QAdC/JpCJTprdfFniphI+F/lclKrXSWwxsELC9x+dn",
+	"urXPbX0NamLGOJ0lWrhutpq7RkXBMhRj0NHIoEkNvUjPk+hmPjuhPGJpusQk2Mfo4+hR8PVJLv7AmBPZ",
+	"JVUcy10IJ+i0QOGzfO5TIdnSV/v9Vqvfau20Dvowp0jwcZJNQbxyp/qnqxPLz6+lC+1Wv91pdtsHzp9p",
+	"Ft0Md6NDo0E7GO1He3GPdce7tKNxPOFSZejrqhHznEY39JpJSANAFaqCk5iRWIhs9ZGYAQ6Aig2+P8HQ",
+	"t7amsTRelCfaOiytueIcrVQ+Fs6Rw7p1Mo63Kx7CAgxXuSRenl8SXBQqK5zCw3DaSpRcJP9kKPwozFxy",
+	"REQIFYM4HohQ3wA/8j1ed2fj3FcEBv4bbOYLmdmezMhowuL5JjKDQDncXx1XiVh56XorJeaBDcFov3+N",
+	"i/IFMf9oiPk1qP1tLlbee7GYMqmSiKCpDBVnFAIeweedWIOpj5T/dkF5/8KxIwY55ExwyYrYcUEVg1xR",
+	"mPbHnO6ARBNGZ0wqI4nUx2KeGQ/xaUEeyXQHKyTiJXt/+3Cvt6XBvn24v2yw72022Lc1BCrs35Vm3tx6",
+	"+0Mm5jw+jm8pVxiat2zEZZHgYoomlO2dG765d8LDF7udqbq0zBWr3D88bG25yv3Dw4OlVXa2WOVeaZUY",
+	"e75hkR2uRzhOsuq9vJ/BWS8u8nsWn95XY+5u+2Br1N1tHy5vZ3uLhfYes9BLs2EfblnGE7QyLC9YuLco",
+	"4K9NVGCVEX1yjlfGaEGQdILEn3DyA8umlC8CwlLJ7iYsYwHEh5wauDoKYacSePbFYErvf4LufgggF0Jg",
+	"4TrgOGDw5jTotFqtoNtst4LTjxf+ix6+OOwVXvxHsNvutVpBu9s8NJ+YyeSvOs2eeaVvjAs2nvN4xaWZ",
+	"wcttgjjXhkBiN3BFX9JbFnt3TCn9AAU77DfMPrBR77i35/grGmfD3D7YjX0vgiWG6dulLfBBtiluyaaQ",
+	"HQlxU62x/XcF5Aq5xfoQrgOsS9RA6mkiFSShk2RCbxnhghR9bRoPykv34h344h344h344h34+3gH/kZ+",
+	"eKuTzsU376Yf7z/98t3kw09n3Z+/xDfvpx/bn365mLzrnC1+vqv5FPrcREavNqBb9CDZnEtSx1DqAkF+",
+	"ocP/5nT4d6KVz0gCbSriF/pX7HwtLTIHsEBOqoNG3GNTxCBR0tjFtGCHeiAZUf5CVV6oygt398LdvcR+",
+	"/CFjPzxC/6NIrHqrKtOrUXE5p0ujSLGufPVbkcTDzH7/wk2+0P0Xuv+8dL94wl6I/wvxfyTxbze7XeMI",
+	"Z0L2yhrd5cC8gPghR+uSfb5E1b1E1b1E1RWi6vKDttYuhU02RhC8HLSXg/Zy0CoPWpUKPf7LX7O/f7mY",
+	"fvjh9P7nL39NPvz0ty+fri6m73867fz8S/zLhx/+1vuEdVswcn2LbNhvEgmVDQBlubhbk/p16zIU+QTW",
+	"ZaM95kJNmD4nbhTQuOmreioyZsJdIRh1q3y0pI45ZH1evLE5Sa17aJI9VaSt1QsyS7GyUxX5s6fVxL5m",
 	"TGW2WCrNmQ6Sx/JW+2srxaYz9VZc+z/XsECtXahhQedKTKlKomP8Al1vvOCyjEVMT4FQLu9gJr3WLrk0",
-	"ubw/cnpLk1Sf4xFxfREzPOlovN7TGGcpbhmlg5SCK8g7LYC2O8Bdg9/d6X3EMj2b2nymeWY6tWWDCE4u",
-	"b2pZwF5rF9Itrlu5Hra52zqsXnnnGVe+u2Ll7fbyytsH+09e+efArhzdxMqrw6frqWa72cqp3tkWOTGg",
-	"4dXKxBgGj8bp7bAcVL5Lu6NetKfbaIRlJlnluNv2jizH1y4O8qGh7A+7KRhe3ysf2G57+RA6rW7xENqV",
-	"h9DaOpy/eAprAu/9UyhE33v73xq1o06JhrXGbVpbQZQeuK0rnGZK2O+vczYvq9Y8/PcPeF0mJ4XjKmxw",
-	"659kg9cDeGFKTwfwfNcvvQ+X5FvvHalzprFcoiSRUE+ioLzc7L91WFELqZTwvVQH6RH53zctvMyPbZ8P",
-	"vmK71jp5ee1WiCpP3bGVLMmDtnELDuUbbux6jOBv9sraagUgrS6w9rLVBRj+KVETWxJm/W7yGO97cs01",
-	"04n3PiByIu44UZNEEsEj9i+AB8wKXaGcu4lk0bAz2h+3onZ8yA5od7TrxUO1oxaKd9tu/tegNmEUqlD0",
-	"fwVH8bfJNFHwn2XJ44TOKFTlr4/mmVQNV3h8Ht0whTtvVNwkzuidhPijpl5INGFTyO9jEu0kXLFrltWs",
-	"fzqMeMGmNOHG/6k49E8TkTLbuSQpGyuScG/0h4wiWcXiPvLknqhkykjdZJhoaAb4bpJEE3+ViSTjeZoS",
-	"ek0T3jRZKJIsB4z1s8hTVpQncAaK+XHCTPRNvplHhKZS6PUCE01GIk6Y1FgldCkwwq2mIlVmc31cMJUt",
-	"jscK9cfFqVziBhAloMYMGbGxlk4hEYe+cXWzpIBALA2LyXzWWD+BacKT6XyK6enL+4IxXXTKlIHE72wp",
-	"6/LM4AVJ4iaE/oGrkJrkVpAkXjsJcxE2VwlZ3q6iXqFqaifFkqXPMMn1lSsr5mjo1ZLGYEb/MWdkJmSC",
-	"SjOMCpxl7DYRcwncwStJwpzmhW7q/5ijPs/MPcIhCidL79+CNU6LEa2qea1AJ+eaKZHJF7ZqsBS+88eK",
-	"2ZjOUy3t9gI9MIJUWw/rAKwdVF08mwam6uTsu2c4sg0ZSZb3BkOKq2aFb55hThsiaJfndOnp/pZQg3n3",
-	"DPPaYK5enpdhFCqn5TMIT5/aBipdntrXXKI26Cv+gSp2RxeYBIkrhpWk6WyWJmipfP2LNKKNG/8/Mjau",
-	"9Wv/x+tITGeCa/7iNb6Vr09BfQJDFVceGuPCEGhDSOrg0WefwmcybBCRkfCWZUBfTNM+oSQWd9woamaZ",
-	"uE00x4N8oMm7pHfSYxH+tmMo2A6eQtWUTfPXOa2DaX9H/QCsDZvijsLlkEr4LU2TeAgtcl2X5TdGIl7Y",
-	"3FHQkEDynW2SRAVPPQLNoVaPT+qhP288B0qUuGGc3FGNeqVksWVlPl68JfUQ3g4TPgR0GDae7whOBB+n",
-	"SaS+PVSCFVpBriMYsU9CLtTQccghqWuepq85GDXP+IdxSPQllRCtblCMmlBl9nTA3aeNQH80nvNY79Es",
-	"E9cZkzIMSEhTiNYf3ookZrH/xKZ8woFdtsUBNw2IFitcGrAjLBiAphozrUQ1ggEPE87S5DoZpQyMcUwP",
-	"Es9x+9iQ8XgmEq70U8x5NgbvmuE0kVPNuXijxyKa61UOuJcHTws3aCLAD/UWIGjgRxpkTM3JhB+ZQdCD",
-	"J9Ry0YCH1l0H9xO+FZyRRJEJlXrvrMqqsHt6XlPK5zQd8Iw5rVYiid0hVHDpDoxoMxTjoT2qfF2vpKsl",
-	"FlGub8OIDXjMIF9awzsSl/oHvjW5etxDw3LqD7ygy+ENWwwjkaaJTAQPsez+DVsMuN6Yub5JwkiA9ihM",
-	"WCeJk/GYZRqq9E2t6jfhw7lkejZ6CxCrmKRXidSj5BnvsjkHyZNq9pm0WzYnncGZAQmBu94B9joEwLFu",
-	"bEOjCDCTz6uy2gZWU6Alj5SVzx6sLFhUvD/gUIUUJZFGc8BPaZZqDtRk/CKRmKexMQAU12up1TAVUoVH",
-	"hJJITKeJUiy2QscrqbcBm+ElvCMZi0QW22RgWgbPGDo8gVCesVlKFywOiBR4eTXuxo8HPBX8GibHVXPA",
-	"nw2nfS+yURLHjD+Sqsj5eJxECeNqKCMBhrfcjpJIImYsQ1szZ0zLRBNG7rJEsX4eMWk/3Ehrcu7jEj7p",
-	"10pdPQM1CpfX5LiCwuiGK7jLBL8eTkXMwuejNGdcsYzTFGf57ZmgxIznuCBJx0zLr5g80iWvkxonliK8",
-	"GwFSZUhccz03p42itpxHExC0LZelqZhtqG9xga8qvXy+7Xwv1Pda0v4NdlKvYazHCkl9mkiZ8GtwH2Po",
-	"EOEIlMNcDUfs5rlVMYQ9DbkYZpowygljSCSikpSsT0bMFaFENyTQ8Bk5nnO6SAWNr4R4S7Nr9hvs3wxH",
-	"HCohhqkeMzQ1WDWDyO4jQCJt8i75jtQP4B9N+c8/XF4RW1s0IB33wt+XPhSttfhIS+z3O1N6v6O73hkt",
-	"FJPh826dRkkXTlz6DUBvOMNBh1OmJiLWIkoMlUjxMcHHgd5Qvs3Vfr7dMJZzz3D+G4p2/sVaIeAFHhpa",
-	"voeWeR4CFzccz9M0JHUEOuOzjSryPlFCaE5w4QJNJeoANTB6MQPySLPlE82OaMbEKNgbfXMqyBkV2CDL",
-	"JJXOxGuy+UicyvJr8JTDvBLiHeUL81Q+inMAvAYaKtD3O57Bbp/VVR8VdqRtduG3EUxDf5IWD6Ea26qY",
-	"fXTieObrTMxnA14P73d0DzvQww48DRuan2PTmVo4kACB9ZV0OF3zgpqfaJKfaKIGvBIMjkj4tx2nlN8B",
-	"rXyo+77Td3ulwn3AC5/Bf0H0KXdnTAkhZILTTKcWDTD1FZ1r/KFAZos9LhcyheYL1vTO7k5AOvf3JOFR",
-	"Oo9Z3BzwAT9OpSDFHQ4cOdPzL0zoP0NigNG7YqhpGXBvQongktS5wE0NNMaf8xsu7nhA2P1MY2J9ozN2",
-	"KyCQh7MG6nPhNKM0QZESQws0Y4/KCNQ4aE4czOVafpZG6FQTNl1iyJ9yK4uHs/HzotGp1EXBJLRVN/kX",
-	"S10Zu8+W3ejWT0MzH+FgRZZ82Yp8rtZ5wemV8qaPGM1YZg52iowDsXDzG6EXwx8O7TJhPaGWrf2J6weo",
-	"0zJQi1wzPjIw/Yy88kc+y0TEJDh5nnIFoTWP2Hy7uHHC0iKGN4E7TbCFGjNdgq5H2Ljc6Lc5jh9ztaPV",
-	"nEk2pYBX0nRBzKH0SVhYGp6GPTHzCJiMAQ/xp8Yj8BdB10JP5RoLhkpPq8/Sw5Z7U0IEJFFywEMjn3E6",
-	"tTUDIKuozDvQaAnGAkIAuiuJjQLCmteaAuQRWNcic2pXO8cl62mcxGQh5mTKKCel6K3/FRq9Hk7YfOO4",
-	"rETKOQP2CnjxWGjkQrJ5ynLR0Ag5Mt+1Im+GCylkXTQqHCxq4DQ/oKsDiiMyTY7vURU04NC91adFgt+y",
-	"TJGEK0EKOqQ+kYyRE29wLSNocMZFcjEERKGP3myDW6jjGA2jiyylZUAz9guLUHuaJrc5E6iJJ1ISv+ak",
-	"3pXr5FaTr1W8qt1v8KIYqoXTUQx4CNQOY7ugre/8gaQ29LSQ+MAyszYMg8yoBCo84LmKDZoClY+UXoVr",
-	"bNTvmmfRAxrGdqiEUxy7AVxpBQJCMmq2TEpxMpsDl6GJckBC2xTUAnI+m4lMOcWfBYQJBaxt2xKp2AwV",
-	"hmbro4yZiD05NLtWEKT9A/DaIjNTkraP8guYSNDfGSU3rnpoxzTNpT1uvTHQIV+W2/mAG8+Y8mgBgWyB",
-	"BbAmYjzWO86FgyHdsZ6KuOMNIjL/Mq5VHbySnmgcEI3w8nIKiVT0hvVJmCachQMODGIk0vmUh43nUz86",
-	"pA3deAGdZWvITEhFU5u5rklCtB741APRRGgCP+FV+PEybBLI6SqBxwVIy20hkkQTFt3YbtEnxBfSSKwR",
-	"L0f/e+jAHSdNkxtG6t1Ox9txg6+dTA2/X+nbpCaNPqHk46U/dYqJ9tHUo1lJlmWJEtliwEHzW9dMbkQ1",
-	"5pZKZOAnMgPLgNQgh919SWbQWY/EyTUAQkY+nZ3/V5fUQwgi2dnbPzgMGwNuVPmzjI0TzYyTuTS5KCEx",
-	"Em6xHhhgCjcy0fIrfjdO7pHlnVJFpnOpILvdgCeK1C9Oj9+8Ow3IwB4iK22kBqdBzYDOLNPwrEz97Mhw",
-	"GLn52Ivj9bwj9tBLwf5sL9mRvSBzv7eV8eZe3+0KzwsviHjJ1+jyA9lt7+3ttAlNZxO604F900xYPi4E",
-	"Hs+oUizT3/zffz/e+UR3vnz+tfP1P2oVo5kYZX/qy+HKvrdIr1vRC5rqC+svxhFvXLWJffa7+K82ySOh",
-	"IWjZ66Vb1UkhUtrrygRNm/YjIVJGIcWoCaMugMHPywCwNJCLuPa/rIiPLi97AyS5WG2/20LY9sZ9hLhu",
-	"/3MM8S6e4aaZfPUdLv7uVhvUDF+sB8kB9bP73oSkfQ3shTzjs7kyOfTBjYmm5941NOeyHu9q9Egd/yoZ",
-	"jzUV7OeoDhBHaEZEtQIXBBXedU3qjCxuOM1Ekm6nU2Z3Gw9C7y8I5QWhvCCU3wyhBLX7nWuxYx5aji1H",
-	"Mz+CEt0mk/i1dDO9+h3rRHSvW+NKYQ0Gy8dsOHDoE3Luburcn+E7E0781S2TZhldWPCZV/Ci1kwA/jF3",
-	"NEMlad2bp5HaIpFlDAtraNkGOE20GFsbK4j9+Xdge2J8PtXnYkepBTUziFOhfN58pibM3d+8oJZnzHZ7",
-	"VkUvwEV4+egKRft+rY1t2puYKrajkimrrcJ3G08ERjzBpl8LEVxbjwM5jSRk2Vl2fbdClGnlNCXSOeDr",
-	"CbzScixYwZE6orAAlVACTfgEZ+T8zfcDXg9/OM2Nja9/TeKvr03XzVk8DhtHmsUGlTnQLCmmzAppmBU6",
-	"yoQmpmQE8SeOMXfzY1FKUW+O5G1pvUn8FHfsUuai9Yfz1mtqv1y30ainKdcL8zeaJNLf0GbVBDGOY/3M",
-	"3uk2X/Po++X5UBdUYbxsYOT0ji4kCWEu4RFJFFEsTaXRzWFLiSpAPcU8ppxElINEsyB0RjNF6mEpTCV8",
-	"JUlMFUXhzulz0GkRmxZuOcxB38LCUUaTWiUBWYGQzF4DHkKnJy02akgDJgmTgaKW0kQWhsYCHLpLHfqz",
-	"yjv0i3VuxjuORCQuYXuQI6P8Whfhz2GJlcjoxGGRCr9Re3XhYo0WBMcjXNwd5XbbOERxVtpLjU6AgUns",
-	"xmIiEx6BDM4FxMIUkZ8J7aqISQlsstXqd3kR2IqXfnLR5ddKKGR1Krzx/V3HdkGe9DUPH/UDqswSVm4y",
-	"KAyrVC94Zx0YHJFQQzgw4PmVppIsIUWCrqn6bJZ31C90vkFfryd2nDd/HIWw9dE30qEcvW6c1FmcMw6/",
-	"Fu90s3BtSrfbe7npSiWuSeBvWfE2wdrWH+wFeB7CxqfphzGEqm7cCgSJr8EWW2GivPXhfv1sR7aRtMWT",
-	"tyexFbPmjqTMnvnxpUuRRPDc0hzdEkJ0jgifpyl6uDKSUomPNWzqF8hiYkzD+kOBFRSmsHLzXSjII6Tv",
-	"D9wzCYA6GqDniLB7Gql0QSjBIp5Aoi88l1sxVwV/1b+wRdjUlCCLWGooAfwtiyJ2XdM7s23qTjSWr63L",
-	"xLREbMFQYa0iAZEsZZEyZBQmbC1HTaLxNqoBjMt6xkjCSXi/w+4V4zIZpWxHX6fwCNO6TOmCjKBuCYPQ",
-	"lLWyopZQSv3oQzNZNjGBlK1e9OZPb7EmzpvTWlD74a1+9+b8Db6xBXo+5wzmJnA9wWZ42rn08t1i04dv",
-	"XMOvSwk1t5CU3IDChKZv+OwDNnOf5Vki132FW1X6SFaFP2qhIyUjcc8k0fQ1A07KAXN9Ok9VsjNLWMQa",
-	"AUm4VIyC4dHCaB8MYPqrAc8BMjDuFyOhJqB6X7KUCp6D9hHhLFETlvUJaunLZlvXNmw0yQdw8keeybnD",
-	"Uema6BapM0AOuIFmA+F6aUSadcO6qhf+8fwyIAB9DQ32xgU9xogJMGra8c1AWNYdvaYhhtdFS4NksBUS",
-	"LZ3blN6f4WdGWWB+tSuEYJu/s/q6mzmGzW3UKuWsn+vnfFlqXi47uP2lKCFv/3L5fVah8GLQaoU6A1/Y",
-	"5F0FHVn7u87JbqWsugqFXnlmTc8ubTMASQSS7RBnYJzIKpDnb4EtwY2qKs4Q1ghvSRIHZIqxO3VMoC8V",
-	"6ZJoQjMaKZbJRlH7+T///b/d/2h71Knc20cwhqyQKGUDJ+ClMahSRjF+m2SCTw0rvZZUGJu+90WFYP+g",
-	"EOYAnCpdqbp1o7uadpcmT8TXQpa57TavilfNi/b6G+uBRFC6NcVNy/fXP8zNd/MZWM3SZd/Ic34LntHM",
-	"4ST3Q3ic2SYnHsfnZ75bQ6BFZKB/fcKolusswqE3TFo/AmPMCTAkDj0kpI1ceGUMwhXkN/dzSpTlKq3h",
-	"PbqRxt6zRImb5KcsUYpx64nJSMauE6myBRiizRQNHhSZJPVwSm8YuWacaZAHl4QB3wFzep+EFthCUj8R",
-	"XM6nLDOBKuYVZgTxX5vkRwEJC+AZkvrp+aVDxRweQj8Z+JGcXJy9IfUTk1KdXOC0MQLm7E0D3Fig4Tvd",
-	"7p2WwTN40YTpLs0WUePZm6qp4rvVE4WMmCyzk4QRAHUXx9AQUb0Z+Id9We7+uLgH0L1HEfokpLNESxqF",
-	"IeaSZZpYhaT+0fypH8+olHci0/M5N3/qx6MkTV02zJDUv8Pf3r7TWeLmq4fB7SB1U86+ERBkgWmKM/zh",
-	"7VO2OBJc0chBkv5bf4lrP3/TJ2EqrhMekvpb/e+6lc3Bj4zUv5vLhDOp2cMEA/xgIANBOJIFJzeUI6/L",
-	"Rzn3drW0HP165s1h84kuq2nKHE4p6Qvct+UbcoSgXYTIIwuNx6W2/vKK75pbGAYR6pbn9t54aqt5xlkc",
-	"kFRcX6Pzt/GlSTiJUkazZhGMDfA2t7HIOWh83uHLQL3VXAp3Z3k+hUGK96rcfZUVGOG3olt9C5ZhutTl",
-	"bhWvtpJJRKjyMbeBJ3d3c1DCwzrCe+69L8CUd02aZXNpa+XUnuFkSyvBcy0uxj4zC8pxcHFNtll5XfZ+",
-	"l9bVW+F+YNDZ8qJwLIfitrl4mgSuPLz1dHGr7h1KXAF1HposQ/B+lc1LY+gVXQH23uqWTVevuUTit1mj",
-	"Pb3nQx+W5hwhfTqvBo9qsLd3ZAPy+Fh9lQ4qcxetYnFPi5KSS0yk6U88j4zUUDboJdGkVHsHWVxZEJgV",
-	"TW8kUaJPwrw3sNHDIGCEB9fmvI9QgZOyJ4qARywaOCRkFpFFR9w8ThnppjOe+fOHPHSfK7badzKvMrrk",
-	"M9PsuElBoAS4JKcp6pzQovMAHe1VYdv0ET6TSsFzUQKFwW+hYqikRsUV6lVhGLpuHaA1PlHkmqJq8Qiu",
-	"0ySZxXafRzb2zHUy4Lj5kIBlaEMKwLU6JPWbhMckdN79jTz4bl2gwoCviFQgWwYqQIIISB8B7UGRCCn9",
-	"xNzoBT0foXa7025VKQv05CvMyV6sgr+QtYEKwOkXgmzBtdzE9QWQJglunRBEpuLOBnWmVLEMnWIQmkNS",
-	"p/bQIFjewb6GeBcsM6OZLPrL2FnXgpo3kSq7p4fLbTGB9WBkmi0BOux+n1zlIT0stkYOLep68yAjpu6Y",
-	"AQ00jbCY2KI7sknqeEyNjUqWXL8Cx5cvolKdABoUo+H0kket1SVU+1I+2m3yIT6Rj/Ft3Oi/WLSDbdIC",
-	"nRVbe/6P27s5PtCVcY3r4gN8FR/vjrit3+Fv67aMsAtG1MdB7lPP/fE+Unk2mgeZuYu24oKhptdqrTfV",
-	"lPfbzWD11q6s9PEQ7JCzGs9A1qsV+lZ1uaX+dkl3uqzjz7F4uUBJ2R+6V2kAeLKO/ymAuZIe+Fu1+tR9",
-	"X4EHqpVDz3SGMckFR3/nXlD3/QvAzJl7GMx5yqT0s9YlhoX4o/oa+O73ANO/g/PBxty5b21YWp8InmIk",
-	"LPKGNpi3nDdIjMlCzDNJ6piyQXO6YXmgsNEkx5wksZ9KkBgnEf05WRG6KDU/Sm8xoh7ZJDAXVEXQlhnW",
-	"9SYvnyJ2V3sC/+EdNZ5KnfJipMvCI14um/bOxiLmQY5w3/qkcJ+d24FRqgQD7l9wTOiYaTFFkbp17BNj",
-	"ghn0QSKYsZiwVDKIWm00ydkUSt6S0WLA8wtf9KMgRTcKsOr408cLC0GvLD4ikFrQW1wiyYwmkLVwLhmp",
-	"Y63c2Irung+Fq8lufEgGPBmTOYdqVAUna48Ne6KXNFaB3eI7aPjivPPivPO8zjv2ym1EEThHfZec177v",
-	"dwh0ok8S3CjpjLQDjvX9aAoKNA9ZoHKixC+4nJd4Jq4MhcHYA16njjFg8fBaiFizD4ZjcCngNGjBz+mR",
-	"83U02x046VvkZ2w9iFB7l0/YIiC97IyNWZaxuFmacxEHFpgczSaAD/2IEYGZP4FW2gDHBKMbW13IG2FT",
-	"AgYr0vMWPNW7rcNytt8Awi71zthsCRX3p0xIN+QH30RJH+D7lY/plXn+IzuErWCObSL7JwtDv73etZI3",
-	"XSei//6cqq9dtGypyRJiHu9YdrKh8adklie4FsaLe8Bt4o8gV73e0US5wqCS3LGM2aTPapLpPxyyr/s+",
-	"MIVUJ/5AY5FNbaxYkhHIJTalMctRmid7NZ7Ez27Q2vyODGde0HRFJI7ZsjyNC/CMLiW4xdWJCkyMmI/z",
-	"ClFiFigEL6R2WWCVGkc1H7Z1j1em2Hu9Wqg29Y2fGW0cl5CGZmhQqAP2KlGYHyRlStmcIEcWRRiSlF8K",
-	"tPQjQzI1OEdzN2aI5xWU/xC46KkAXy7Nux6r29bOqUXOaGSc32IqJ3ZHr7nIwJ4Lp4YPIanLjj7A0kZW",
-	"FgN+CNiXQ8WKS1oN0MtFeB8A0Ku1bcWCYFto2pyrrbMPF3wtfc/bW6twdeNtWa/t82qUsgaJbOS+nwp+",
-	"86oQ2z9dXZ1fYpkLSElkMhFJoQkomylJJkrNSo7Tm8qYlTwDugebwEhPze14JRDlSphyZNZShPNRKcOH",
-	"RlZ+hXJjIzAFCHLpw/DyFWpDTFQoT+9nKeUuEcFGaLPfXZl4vhIyLmJaCPCFLbfyn2Pr5UTcSY2dE05S",
-	"cWc+8G2VRpESJ5LVgpqLRq8FtetkrGpWcrNCkIZZPMugBh64xZDCYm/Ll4il5+OoymeFsPuZyJQElSGy",
-	"Y+yeTbEGUMquGY9JPXz/4fT0jOy2mrv7ddoIXbooTOqSv76/Dwccv5LWw4LMMiHGmqyPE/A3ixKFp+q0",
-	"Usenl+Ts6j2ph/qvv3Vanb12u7OPCA/8eo+Jmyp+BtQHCnv8RyfotVq6f9goT2i/jCYsnqeMfGcQ8oDX",
-	"w4m8olkyHhsHyCMTNGw5EyCHGtpYTJS4ZnqBDa9qwdnV+75tPOCajwEhrKSYMJkZQ5sRAPcfuPjl7VUQ",
-	"Mp/IAa+S58gH/f4ukUDsDQoEDqt8KmWes/h6C0ck3F+WnYosqSZ1tsUrSeqo7cteyQY5/XBxZrYYQej0",
-	"oz78j38hp5HgYppE5INxdJAFNzDMKWeL9kWmRAR0FEAxAbz2kAdNt5zP9MLbPUc5RWYSnjXJB+Pye6Sl",
-	"fi1Ze9nxQMpWqFf0nNBwJIgYByeO+ps/vSW5k+3ph4vQsKMDbpYLyvCVWKB8BG9OLdE+RPK9MneP+bO1",
-	"c/j513bQ7q0weJv9v6L3qwJrVhyRovckiUn99Ox9AOcVkGaz2QjILEsA2A2vnvBbkZhSJHYbPXa8xJp0",
-	"dszqSp6eVag1mW6cu22i556xKJklDIojuNn/eHz1fLP/4bv8cMq5d9au4EeqHjj/H4+vqiDPA1pSCbMD",
-	"/mCg/fH4ygKtq18P6QtnKY0YEeMBDwtHES4Jq99feFC7vC8es9mpAmcNw/mfpLnz+T8rgTnhkVAsm1YW",
-	"KiUzupAknqvE8M+K3uu/VJk36JPwzfF5nnwHFf+w2ABvrjsJ6PPIdJB7AYZv3hS/j+dqASaFwBH1Gcvg",
-	"677pEoxlJMT5nUCWVciwa0wPjrIZ80uefcZItf/AdJSJAuK2EaEYnuHN8bkWcd6cF4m/flC5v3AZ1oou",
-	"Yqo5h4Sm9upoMdMILwWGJjGcGR1B7aECvJy9/3Gn3ep2trlCQq7QHEiWpnBzTj+SM4BP8oGznUslZuRy",
-	"ImZmWqQenr1DBqTdMri/0TekX4yRQgz46ccL0u61iBRpbFwmrf+1yVN7+tGok/AywBWFIgwiNZ5ZBtYk",
-	"TVlzwDfc1IdSlwEPL9/kN/VR1OXsXWd/rwX/1y4RlrPk89/fTT//HelJq5qaOIlnu9A4Yy3VcltBCmq3",
-	"NolBXHBjMl18cCJh7u2LnO6Sp+9zcttuCDqiPBZ8cx6bgiRg92qNnPOYGL0KSYjUQ/M0rE60eJQnUwQO",
-	"sZHLTgP+KOGpKnnii/j0Ij69iE8v4tOL+PQiPr2ITy/i04v49CI+vYhPzyQ+Vfhx/TvLUMVs0tZs5ElW",
-	"WuJcTuuyysB4IpQSnFztyEmSVTnzb/ARKHK41bftT5dEQSPwc88Z5YZj4/aA07JXLCCxUIiIjUnYxIJB",
-	"FOCU0FRvuRYV9tqtw2a7FTaOCOULrA3JUjy5Ldy9zOfL6cCXlonC38mqXPR5wmRwqdRXG7xd6stJ6lfy",
-	"EU9LXP+POXV1x1wvHVhYMtUQ2W5ZHw7zO6hIoHpL0zk7YStTx8J7i0bQPzNNOCN1mqYktHMIIamBBE9X",
-	"EuneCmvrQKS9y5aUcLUHRno7s1bVzO5Ycj1RP1RPa8pUlkRE3SUcnGqx8Ycvpv4k/lyeNszvOqNT2STH",
-	"uJAJlQNeTOlI6iOhJv3q5D2+x21ZMIMS7CiSwV1uvm+6iZXZoPZ+S/+K0rlMbtk7uxVous8TS4k5RmhW",
-	"7BVepXyrPnyp3qtVm7HuDMWcR6x4iHvPNN1yzqdCBiwH1AXIXKdWcvTigXE63vfhqpIdWOsJSnb4VTqW",
-	"zekvyPYF2b4g2xdk+y+JbCv5T2vmeOPHhJVTM6cL44uJolCoxeopVSy2nPobW8BIQOaDERuj3jWBCgGs",
-	"ST5wU/XbCNvRhNEZIOl5NMHSfHQqoMinHiFXGlu0nUIiBQ1za6LrTHGJivqUGnL1TNzUREwXpP7x6qTR",
-	"3wYFdlqdvZ3W7g5gwUK6yCosY7flWCk2nVXlUsUXD0veSedKTKlKIq/bZcB1rYgZxInqpN7W9KOnqQCI",
-	"5xALQ8mU8jlNbXOIkYR8FVjIQR8SeL81vHyqHsZh1VldoB7FHZQFyfS5aip1p59N6GzGuIRM5VijlQxq",
-	"vhbKJMFgMel2DsmVEOQd5YsBv3A10peWSHb1Re1pURwOqt3eabWv2p1+p9dvtT4Nanotg9r//Pf/e1Ra",
-	"rRxwmjGIStGLTlg8qK0oQ5JS8Fh8JwsnZtHy8sbYSuGn9xHLVp0WhuqNFvpy1akiUyH1GloBieagPcCK",
-	"3B+vvt85aJT1da+g2AeWIx+JeHE04OZgrX0sY0BkucgbigzYIQgv0u+gOjsueWPOJNvJ5YrqHH+6ujq3",
-	"NSlWz9WBn+CEM3UnshtMgiKrIKyE+fyb459JFWtpr6FN+1ohWxtdXnVRirWFMNYVu3hwNQtXxCKf0doi",
-	"FitSKV3ZuDExNmEH3ft7uHq9+3u3/xX1Kcr4srprpAEKb3bGiPssgAjFynjnbSP/zMhG5VORj7ZQFnh5",
-	"fqdebEshkRTObak2sVev2FSowqqv5pmf32frNRTyXFUtYYs6P/DxiSn2gzVoqygyqap7i3po/AjvH1XA",
-	"tLySBgtjvtp6O08oABQBWDBM1xTm1CGPMcq5n8T2BFmsDV0Bmy3m0NVPTy5/xGjRhF9DLJ+4cxWWMUtS",
-	"ma3regx4bxPzvYLg/Gk+pXwnYzTWh+ZiQzI2m2TLwQbWZAiVXUdME7o7sWM0iJ40EmFdn+XYJCzdvpQ6",
-	"TqgdyWZUH0oMhXAtHoQPAqC4ZSswAF6J/ShM1qsPbySrKi0tFB+vuBhYoioTo5RNzQTKBcy3hnCoGg9q",
-	"6zM9XBWQewW5V1geXYkp2Ye7WVHeOzB8IAbtcGKqeo8043ZEBF+uQmxDj0MsDz5OUoWQCZV60H0/8LjL",
-	"SSKVyBZkItJYliKUl/a2vMYnxspXFhTTdxreDpG3GE4TCejUXOuPF28tLOXV8+03OIBpaYoWe3YlamtA",
-	"EYwhWOZtEs4eiGYAHTizBGPqVameNmZUw0rYGm/AB+1iuMbupsueuQLa1RQJX7+SJPTLcoeVi7SU9zIS",
-	"sxV50KR+5aU+BPsMYxqzIaTK+XicRIkGVGhbNdKScQBQSLmcYYmYn1Sm+HtHNTllDq2hskfhn1hY7xar",
-	"JIFsjjMIgJ2lnDA+n/YJxcRzA25aAmakcWyKX9dR2XbL0kUDUu1RW7NAaYFNgk0sRq8Sm5FO33FCJab2",
-	"g7zkSWTz2CFEeJygH22HQ2qOuzL2F2v6oxFOUYhNhVhAfbkheNXE6PH5dOeWQl5OE6oOokWiyJRRLkmi",
-	"EYRp522oXBLrCkikOpdjuQ99pN1WG1Umx3M1EVnyBSElh3WD4TWzjfx1Lcg/yuNnyRQriGkGXYkbzAvk",
-	"2sETuLwZuxU3SMJKbyeag7+faVjDty194N4I+nNpcIVBI0emP1OqrNva9XvE5PWFK/BKmotRDwt3KGwU",
-	"vneFB0csFfxaWq8KFOSnJlEyTNElODAZASj58+WH9wTvBKnLBVf03suiALhDnzMyN0fEWNyAjBzhHuNk",
-	"Op2+UQFDlJUrvWxPpB7aust5a2w0yhg1K7cZslAEzuYpq/jO5dBA0ipJPUQabLel29fnigoOuzV1M4+A",
-	"xAyKomHiR9wiF5HdCLA4H36s2QjssYc7B3yFu4wTemtULVOmJiIm9fA4TcVdSNJEKixzgG8wt3a3vesd",
-	"ALuPnNOaf+DAp+FaD42/H49nIuGKXGdiPnslyWge3TBI6gD7b9Nc0rGmvOGF/rFzrH+EOHvTjxcrSG4Y",
-	"CqGQbBP0vLo3OxBWCjWbo2fr+smV/MaFIpFL/SaSSJWkKcnmnCf82szP9cFoltqkPOAjxtMFOJ1q4IXn",
-	"3NyPTr+QcXeCEvWMLoAI4946sOAiD+lGP1TMOeU4FBeS6X0BDSwyyNNmop/ssjYrB0LPWUSuz1pK6mFB",
-	"hKruxPVBy9kKXhUC/923qU1xYJwfgexUpsmypMH89O7f8kiwH8BVwG7TnKcINSoA6Q0wQZjz15lU+cWr",
-	"Srdgzi3vW7futQpTQJl7ea884OlpfEf9lCo24aufBnZlF6vuR8/ixYqkyz5QaTBym+7mowTkDshr0UrI",
-	"DOGAzsKIBnC0/4ATCxadKVxPZBnr5jvNgHv564DiNizWdoHGhXs5nvPYnopLXEVTzcIswMEsE9cgzCyP",
-	"6jW8FUlcmplFopocKb3VDgWCdriIwvSXHXtzc4ZZGlWfHmLB1EacZUDJL27rUjQYeHKd1xF4AuvQPE5S",
-	"5pGeRmEx7it9DlgYSp9Vwh3Cc2w85fkWvdJkpsjyh1amCBveOWjc7woSe/sqOGp8YQk+CsKWeUKLilb+",
-	"pTKLd5shFZsVFojlHBDMKI9Yqu8Vat/9aZpFmXrBNhv0iFn6WBjcS1mibxnUiYw072q/l5bNAYwE1R5p",
-	"NPF60egpL3FsxEs9oi9hknroSbElRFkxhztMIGD7QD6xPLrdFy3HeefhxvUvkdFRa3SLGkz/i3/M2Rxb",
-	"9xxlQvUAMXXULRorI63KpgZ/PRE7Lc+gjKbcBnj0xOicCCYEj9ETOXZ5FQkW6SI7O7Zlw9R8Lsm2TCM0",
-	"TD5+hD6ThF5TlHXdzJHOu62RdAxnjct2npiQTK3ESjS12FYSO7QY8A4vdkEIqAW1MxQqrjQ7XQtq8O8F",
-	"cvD25ymy7PbnGf/rnIFa58yTMFFODWo/ZYJfv0Mp0vT9ZwkjmQl8b6QX87L00+a1CGrvhfpezCGR9jtg",
-	"Wt4LdYxOArWgdk4XqaDxlRBvaXatB7ugir1Fcqa7K2RtOBFpmpjyvMU3Z/wjRJd4Ty+M5vmtMPM4R94J",
-	"ZwFP9FgS/npndMiG26m5+gEXedbzqvS3sFjooZjsV3pb4SrG2SHtr4Lq1v38WEiubh6+F+rEwb7eN0MF",
-	"/6rv5ffzNMWdPveycFwAUTzj54b01YLaMd7mH4HMwQxZmlxrYfhSoVURNEfnzjIAP4sT8nRL74yyKO/Z",
-	"pvdiuCdA9K+EfapBwPz5XqjL+Qw8veP88xOLszWMInL9MLZJm/NnAB75BgPGNF6Qlx42tM3ezGdpElHF",
-	"Tg2PX8utNIXt+dHgEXsg9ndxA+zT8pGcGHRxgngF5qdYxml6arUwlTl4rGKWlm60VRMoc6Xh32Hm7jT+",
-	"Zu5S4++ED/9hrvWy4qgW1ECRPjSV4+0Qv+DNLqiIvdfl35m73C7vHqTJ1/dqqB9Rd79neL+HSohham44",
-	"aPVSd8U9vDe8YYth5F3y8ruED+dwz/0X1sQ0TIWZ1NCIScOpvetcgDJR4p9li1FeVXHoVTmwjzwJZJi4",
-	"G8/F0Dag+Z1f1lzmg7vfBRuQ97tYVsE+1Rsa+YBmOeAhEOXhGG9/IZ0hhOjp6693bJZDuCHnw1uLARKH",
-	"AYbSoADUB+fWQfxdnFulztjrf+rjAcP8D5Vwz8Hui3/C+qSHC2wfkYcMDKc1FOOhzNGBfZqai76s068F",
-	"NZ8/ci1jixKGLMcJlu8p7ZnlLtxxuQfFPXGPlw7MMhLDyKGGxKAG0+nnr0ENa8FXWy/4LUvFDPhTEwei",
-	"hOUAQQcEtkVjxQjzMvYgs9oin/pHTBUNGwH6UU0ZWNJmLMMgADE2DQISTYRknIwWptc+Vn8Ml/M96V5L",
-	"CZ8KjxDUlh7lRtEBJ9V1UCjIY0dFUS1PoArMFtqxYBPfYZmOkEi6kLrTuwnUR3TDus0rTIbdRwz2uvAU",
-	"pU8NspLxmGV6AwgJLS2CswrR8ohbVtSywF4Z8Gyaqq9hn4SGgH3EJxt6wYr0RljRw1t5xYh67qduJhXl",
-	"MU3BPY6zgCiRxoTOaKbgEHXvTdR0hjg7qHTfjMR0BiJPSOpcoIdkXghfb3g4o4uEX5ua9ogVQqKl/qnI",
-	"WAP3BaorrFgODgRjOuHOwKTecvfMlafxYQE8NYUPE7a9GdkyFCsGd73D+ObGNLEUVf0SIlwhdyImTjZy",
-	"nDHTNfokNGnartwIUAbVDGBSETs9K0W95w+nV7k60SbyTjzTNgqD6JMESW0HHKwlpGws8ayWpE4Loh4E",
-	"2f5naF1dMF9vo2/S3xE64MYouRBzEgtnQUFjRJzojqYJ11IVBp/PZsazpAQYawtqIM7Kkbk92FUfFU7L",
-	"/856vWz32fKVXunh4V9Y/0t37R/85fqprvwsp80P/bKMix7cQQHfPurr7T8rIb1Vn1UgQs2cevdz1Zfl",
-	"Gwl+UehYtHgPhYTQoPY1qAnOPoxr/b9vcAIqrOBrsL511cQ3feNdlU1Ni5C+qfXyXnxe8rJyvMBGJyDd",
-	"w3He/JHF3k1B8OpoCnRCrjKpGxSao8dEYrG4YANaPTKVE4CVMTgvmgghmQROgNxNkmjiWcxzGzgWmty4",
-	"J2dx7o6xRXOQRCsrtxuO1DsSf4vN3lUa60tHU8kkHp+fOQLiOLlXksgJnZUCGG7bVUcHoxjB2EBPpeei",
-	"+bVFDQ/nBLnsSu56WrnelUkEbiFwnVjWEJRnghvfQ6e8FGPI3xv+bcfodHag150zY07Nd4PdquFu1Bm1",
-	"aWt8yA7i/Whv1KOYUXrlPj1DOXzo54JFIot/n1r4/gQq8smYi2isKtZ3qe75NjWskXaDeGKYswEvixX5",
-	"Ad7RRcMVLMjBw+Y7aZaZN5wAFokA3obN1DfgbczuPJLDWf76AXyO+/iR3M7y9w/jeZa/fwDns/zxw/if",
-	"5e8fxQUtd/NwXqi6j4d+/Hi+KMcQz8fmuD4fzOxs+eXSDXoQ42O/eeFmHsDNPIE6/0FZoWArPqE6HZrP",
-	"KejvAtw5t5neNmtmCSkUqYM6yYPBEImSFBhBVlSTbfJ+XJLnQZL3K5MIzkwwUIVr4nK1mYpc61ul+d8q",
-	"S/sygluJNitpUiWhWYfAl5FisESgKwjvMjUtCY6fv5atg1U+rjdMmugrCWbZI2AhwIS8T2J91Wa5G09g",
-	"8sDz2F3aIg8JRdp22q1WZ3cHNHYPj9Z+W/TvXlH+w/lwmEITVDllLVXGt8bVYSfhLB6HjT7+G5Bwxq81",
-	"kJPu/d6AJ1N6zTB8bZfEsyQgB+3OfbvTPiCz5J6lmCUv/DJLQ1L/dP6WnJ3B9pjmuhMI95rSlEgloptG",
-	"c8CvCopcDqXrEkU4RW/fkjYXzOOQzQYdSppmnuYHqh0H3PyGmegzsBUYM1aqDB+Pa0FtBhfhyywtZiLC",
-	"l9XbbgvJrdj0V5LM9F7l+9q934N91f8ekZDuhaTebvX+v/+n3T0g02nDZGdKvjByOtckg2KAPGwWLGE8",
-	"TiK7Exh0nklI1HNEQgwJMT7veptN8RZOKPl4aXPO6CkFA67PiHZDcBannBx38QUclRnF9t/0utbfoPZc",
-	"Tx6doAtOPgg0sNdYIAmcoWHr0UfSnTOE/Bi/Qy1zCZsVsDJroEtA6Er4uYhrc4zd+71aUMOZaiKhf9Fu",
-	"8TSxzdJpOlPzkmj2B6gd9c9QHgocn1eWdQpMMLZnEh1wKClpY0AKYb6lIvzOZ9Sm6JSUxyNx/7B6TpWl",
-	"0IFaHKvK7A/FOklkxCItcFq7WOjXxm+WA61XcoaPYCZ9K1XVRBeVPrHFGk/6pF2YnD/r5WAxkU23K6yT",
-	"B9TZQ0QbzOXJ8Xv4+UqSEc0iETMT7JcKySC2dswyxiPWyCcmeOTt7cqZVUYj5Zk6YBKJNMoGu3z5+tck",
-	"/vpav9SE4oGjPriwV84Xe7lsKR/2onbcYbvjLu2N9qL9+IAdjlu0PaoadbpF9OU7E3hp+NrqqHbwNneC",
-	"RSIDQtM7zaU4AxqkiyWKpWnRLGWCZwX3o+AgwE2DwMIYCetL5spXkEaBguhS8EWl1vLYKOQMtpi3mPs3",
-	"N/gvlycs1jvbPhJOrogERwAA+2Tusee5TIPHa4BFJfPrX8f0DQYqw4aPD+zLgoG5sGw7ZC6/VAVRr1DT",
-	"uRwZIBMZp5y83rhZZ3GnfNRTJRMVLQjrrv4a4+oRKZo4HfKkKLmWrqQnwFbEef9OMvs22oZHi75lqF8j",
-	"nVTeB6/9ehB5muGgSquijyRNt9AYPcwWVbYefP3sjf8M2nL/yNarystp4PVzS910S+CPjwifp6lN85RS",
-	"iY81+H4LVfu7ykjLK+s0bjMaQTAcoGtzvAVM7uMdhUhVb3cFnglqH/JK16XQ7HuVUVcUfPm6yuSaUzXP",
-	"GDg36gtXzktmUqKVK8RVFX0tFNJ+WI614jxJPTR9bZu5/1uurJjUyG7116B2TqObSu7uA2dY9xq9a7wC",
-	"34XQrOKEt6mPCH2Y3BNLFRJdjJJr5vC5VEsJs6tKIS7B1dpcX3YUk8fKZvAKTM4fs14TGIrJvQqJtorJ",
-	"x1yKqgdm0VqeBebIIvVI8FuW6WvF7mmk0gWWazA5yX4IbW4iTFmG9deLoeOdLea3viSkN/sqRHHuSs0v",
-	"l4QWc0XiZKolRsFNwe4EcZVbrDThDmpOU/OwSY5tRfAEYlUSHk1A78hjtzVhCqqpM3CDu0ti++cEujCP",
-	"XYY0glFDkZYB9W5hHuwBhzN1nZ1MXWf4J3ZmHps9b6AETSuS5YKqfMBtNHHfOxpcjokHyifWJOeZRhcB",
-	"xsnkkqYVPV8NuMEcEP+JcEAQLnBX6229sv+TdJq9LommAWkT8UX/Pmjudg97nd12p0euG1WFPezyCjil",
-	"/bDkcS4jSetgQyo5ezKF0bqPGqxTyD5YNZg90O1y/DlY6ucGXgxcqndaLQBBSXqtAxJNS/frW22WndFz",
-	"HM3m3XpKQsTCZgXdVkuDXyLJ3kHQ2j1oHvR6AH7LePMRK9k7sF0+IG1hARk+Zvu6m/cPUUYxX+a3Ag2D",
-	"7AqDHXwTwPi6Et8/KgktfvrQ/LOBBjrBmakS3CQ/2YIxTyMtICib8cSYjISaDDiOIVekfHX5DUiInYSN",
-	"I5haXslceqN3O50BL+cxMl/m2TsDdFT2n/4Qor4swfBZvID+el+Q+Qsyf0HmL8j8Sci8KBQaPl5jeIhJ",
-	"r0jH+mBltIuIeog67MXutZXdC5QuIyFujM7FZBIAhxDcd6iIY81bA/4b2rdSIdla21YqTHkyaCoDG8gi",
-	"xmPJIEXVncvIggHqW8KOpyjZzpbkf+HUEKBpQ418aPiUhF+X8g3+dHViFQ+bdXCPUgyXbTmz6Ga4Gx3G",
-	"HdYet+jBaD/ai3usO96lnVF1zSKpsnnk9Gq/h7EHwfJ3NvXgJEreFfisYttmqBOD/PzVmWsh3nMtgJs+",
-	"ECFB82eD8WewQq07b8T+JnexzdL7k0eBt1B3mWPaHtYfaWaquO6BI1P5MeUYqXS4qw1V/hoqtV6wSyfQ",
-	"3qaO2CQNPYWauiJRK6njcYk2aikLUxFrEAM3F1os/9Twcw5uIp9HW5LOUlnMdS5kf0y6Wj//cHlFXpvH",
-	"OzZUvpETXOnR2+aA/+Rkv1WEmuVxumexDKv9VKDSyELMswEHl6UN+cHs47pJsFeZn7+B3WIGymW6/zAy",
-	"753sXnejc+BKHuDi+xOyu7t7GNgkOuaWWke5XAyJ6aK5XF6g3YGs9fv9Vqvfau20ev1Wa2vcmSx5Wa67",
-	"eyWfzAqKWlza94bDijPI0F/PKxX65KAUzHPuUwpbJS+JGYkFBO8XnDJbW5CrUq5lr8Yt2BOd70wBJg38",
-	"tZu+RHF4eLg58+wKSmiPOc8ZZBhUg/deSfLx6sQQw5XH3Dp81DGXSGRxZi7ljHUbgxuVyKJ3oHeOpoih",
-	"LOR/fthtyEv79bySAY4yL9HYR4h/7b1STZ6N5VFygrqOZK6mfs9gIzei5j+lhbzAKC279nhyQzFDQERT",
-	"sGthae07ughstQlMxY+1KCC8PwMHCBb3EYOb3FxSidmMxZpQm1JWkDXCVMKKQzAbar6IxWRU8NFrQD5/",
-	"I5OHRR/WfL6aLbKd1TwhvtJs/9e52J4DKm2R5+EG2UBsAnfj5mtUrJBl0fyQYcNw1CZz7ZynTEo/+WJi",
-	"eOpl6/SDWAPrsW14qDKO8KixptmQ7QDr2A54WB4ohEqkJIkRtZj0iqYwlP58FbGXA54yestcRs41VX2e",
-	"RMyXybepu7llGVPLncZ+faQtInq+WzzO09ENmMgLrENawQ8jTNgMeJYMGVxn+GLeJwUwtEYDXD/LggH3",
-	"4RKDcDT90JyidSITYwLhFNJUno2BmAL1bzTJ2XSWJnAVBzyH0yaBglH2wJ3bCEDIFMvf5tNH7gA81ll8",
-	"ROiAFxaXSKiwrFHfXDJSt5WTDR3LBQP0rZAR5QGimAFPxmTO55LFjUJFH+dLEtRE7pmz7mgKrjPAl1jH",
-	"gLUUwDMnuY8q8OmlySM9EvfM4k4wClnhv+65qEChMakYxdgng0j6KAkJzgY8r8hmNgLsP6ReZfQRPEc/",
-	"xSJty9advK2+9B+4qeFnoEoaucw2KQLBgBehQC8tz5+t11W98I/nlwEBQamB4cWQ29EEm0O+RwfVOSAY",
-	"VhWLlnhpgLatcVE6t5zB6WwqXWyvwMYri3MspFDyMw0B3u1rwVY/legZA0FvWF+Rpq9kgagogcl2imTH",
-	"ZU83ZkEb0m0w4IDXqaMvLB5CbeywYQmPyxB+7XLaHDlroNnuwN5uCA0yf59Qxa5FhjTGm7Dn/TsDd/UM",
-	"YskLcy7ipAKt1PI5uAuPGBHTREEk+jEnc45ifgJp3rut7oCHLhdeGPhaNJ9GhXnWLNJtHZKwkLQNvsOd",
-	"GXA8sy2KxMnJbLhvdJiHo4NoP95jvXGX7o460RaUya38YaSiypRteBdMxrcyAGdVLaUrP6k4ukCKeRrD",
-	"vmF2VdQggxFbkjiJA4xIchCXl196tuJJmDNwW/b7gqqK6jQlbhi7rOKA4fOXuKXt9ExeQt8HaZwQmWsB",
-	"IDEZ36GSB4DaaL4AT9LfPoLJrH6qZ7qixOtPEIhgWtpco7b6VqEEGSYeNApyfY9M41eSTBMuMqgeWrQ5",
-	"tw+rqr4u6ydKw1doA/z4JF9Mw0TJfqpxl4jZJRt3Z9o39Tpzs5JtC0V7u532fqPpNkPfG9g0y27mpde8",
-	"HQ0HPHf/pIqE7B7TMV5AGVHH0HqnbVsYoQXEztOT77RQ4kKf8N0Rgbo4QLJAAUlOP14ckQlNx4TeUeNn",
-	"+oVlwiqO8pMo1yWrnX68WK4v/PnX3eriwuVNKNi4Dtud7c7VO1D/+r+prRRmWAauliugtTwr8l9kllKl",
-	"p/I9w0cFCDzsbAeA8VzjxfVXxNb15ZFQLJuGJHzz5tzcFPwery+9ZwU+DnGDY+YGPAYBHm2Z9ZTyWIuU",
-	"Qirgh6N0HiNAV8ChyRlgBQcLXIasN8nxqPqWmBlwwVm5CHG3t90O5WVy6UKWK06va+5V1a0mNpAWvaB6",
-	"EVNwslUCag6ZnmRgk/Y4HhJ5b/i+jkVwEz7gH69OXNkC0DrdMXYTA8eVs0yUjFkMLPtEpElMF1r4R2Oo",
-	"Cf5bVTW3tbdN1VwfCzwM6UIN5lJ9ER9VzRje75KJ4ZUM0GMvZlGCofMZ1AjigowSTrMFyTQXaYs3eA76",
-	"zVav3SmhhtbO4ef/qg8GTfyr8b8qkcT1nGaUK8biSiMr4GP/ZF17uaru8tIp+FNdEUcR1Mo4oOynswV8",
-	"25TNBUx1niUiw2LUy9rrooSwZU1Q13y1mjdPHl0eogIrV6y9EpN6uLh8l1fxjJBO3is3uzrgL4dSzSd4",
-	"9W7q5x8rWCYMt9XNdqBZwyRRGXCg5pjIBlFWsX5nYuuUWDRWZGkzcVeBvc8KtT11G1I3zp8jcEKAiude",
-	"eT+NHmx6sHJ9vwdV1i/Y1ys8EIxvAajAjXllays8jT/wdGEV5QVBQO/CJsM4JvF/nEn8ada5Kgnvkt6y",
-	"2JMXS5KKvoBVnhN6NMpXvcPiopXvHhFjP6VJWtlZ2fuHxtnwMDoY7dO9cY91Yz8D4FMjuTkk6KqYxGwi",
-	"ePWbjMnEpFTw3nuoE9OzV30qVcaYaq9516l89yWZVTyvij+1LiOeP4cdNMBjx97y4/y8AXqewdhVAMbf",
-	"JX/i5TJlKWlZZ4zFRCUuSTd+0CS2rDzI3ndZosCjBISjgk8JqYenfzu/OL28BNkmZCgyY10vVLRgHFMq",
-	"7swnvqMWiwQX0wX6+PCYQiY600ctqIlblnGNYIuuXF7bJZgpVsxe7TXjdHQogVLQoGF9OcTW/45Kjn8G",
-	"1qUSzm3JhYrzzvXmINposdwGPJpKVhpwwfwnOOYOQBMMJg4A9bDNNApJ6pdgY0RTyiN2PAO7zwrRT09x",
-	"ptlo0xoy1CSKUPwKpW5P912g4auZTUhHtioRLabIL2Ts9+rb6WUZVdQIayw2CpolmfDrlJnWRWFYDzvs",
-	"jPajLmp144Nof7RHe+Mu241ffLz/BbVkSyWzqbIVPHOllZOmq/RiFFUZqCmXE3GnIVA1XjRpT9OkbXPa",
-	"oORZC5XLcp6e9VySCtx2RFomDL1gvZtzlaQFGT03PmPWNc9k3dgSvT2CwY5WAvVVtRokh7PAJoozqbrp",
-	"1PfA9NMgPFIFuZWi8yGOGNtn7bJ0xVX62z5R15LC7mlKOpv/HLRtZm8zq7mrwDP9MkoBpR4WiR5wNzL0",
-	"B5qrCjTjFJpQgBE9LMwAWHyTYI3FGzZTA26z3JrQgldVOqZjFS5b2VONIJRTNL4o/jYr/h6X9ez51YW5",
-	"fgittc1K15iyjL7Btr0s42/rvlQHhQmmyJyrkd52A7eNJjlTJQ+g/oCHFZja+Aos4f+QSEUXpLUKZw+4",
-	"RdpBzgE4xxJjMzgilBtPIjv1xPoxmiarHIzSYiLZdWfu55y1X9pcqBu/g4b2q8qEfh8v3joUxCbCKw5s",
-	"s9gGBCtKAQe6dQpYSQqZSkt5APMK0f4G+d7DmElqFV/vkp0VUtUKx8673GcNT+sJZZeVaQiKz1qwfd7A",
-	"jeFuv0FomSXAv3Nwmavv97kq93XVeT7Moc7z8ZfVeZoYVxlicS9jU+40VZW7KY9Gy8ChbDzgno9bnoap",
-	"kH7JJlMNixmCHOGznb+SzQH3CCy1sqNJcvAQLzNMT1WhLXuIe+Faz8JT4D425LoCSggOowWZuLwy54g1",
-	"4FYeKaW0wtRSUZoAUw0AqmVbgNJHbI9d3dLuVNittuA2HdA8hMNe7dB35asazEX2iJr1n3WOtJDfERNY",
-	"OkfZRnONoum300wFNUQqJZ38LKkcbKtIS6ul8mMtH876KPF+lfJeics1mnaDy6qIynk1dapaalF3trUu",
-	"/Mr/rOhA2q6MkNmQWe4RM77c6pBMRZH8jB4c2xrUsDrBM0fDVoaq+rGx25l9l3QBTzIFV6k+CwZic4l8",
-	"2Czy/P4lcEjeY5TXqXtXZJD1C0PlBL2cMdbhKZsx1tf65uliPYfhst74nyOTrNONPzWT7B+zRsfnBxYg",
-	"ed70tVU1i7ZOX/uwuo6V6WttF89hrfTg5J8vOK9EW5fD82yR4DqNNFixOMhVYi4yrxF4FYTrpeTcik1n",
-	"IqNZki4G3KusfVTUryW2aksMvflVqPPi0+YmgI1VPxnw0JShLtULgVlrPOOqnfug7S5dsb+aJUGVEXyG",
-	"wv0RHLl/C5vMI1w0eHzBqNyMxM1Onrr2+PEaRx3UMtqAzrFIU3GX8Otieexc7WjEQFKXjJHQzStsHA14",
-	"WbDHzpBkmch6V5vbdgmhITBDV5ubC5IKfs2yAUefKixbbpQLufIQc4Rpihqp5NZN0mSm23Jjl5WoDziV",
-	"2xWG1YhyGRDO7phURvKqU0WmQirSbrUaW8daLPGoZTRY1v6p7GbYHR/QdtQZHca7rDvu0b3RfnQQH7Lf",
-	"qdaCOZbfWUVinhWJs324Nn5/XWEpWLWFWwPuhswY2XzpDlmNmIXWRnMbXZZ8nKSwLLMs9fxNEuV4u+eL",
-	"AUtpnZ2oYK7SQ/LfLKG6SkPT49Bbn4TjhNN0iBMMSd0mVXZ8YUBsQB5RgiDrp8HPxaofgX5LY4CpqwJj",
-	"Ql9eoWMkKrU1TTaxcUNutFkFQj+hkIk04Xg6UKuY+5k0MIvJ3oDPRJrKIGdvoHwiae+RCQSIYzvPjARW",
-	"rSmNWR9xU5rcsHRB6IBPE6k3PDZD6Dmy+5k+85DUd1tY7G11f6XiVP5e6nMtrBbdqwCc1vAGz8BOWi7j",
-	"d/F7K15NT4YxmwGCGxuqjHKZwHXi3g8xV8OxyIbWUpmXeQTWyjF+0MilFauoHqjZs3nGNuZUKFYxfWO2",
-	"eY1qDQTbEm0PyAocGBAl0tig9tGChLhPIL6uK0XsNNqbBAanWtoCFkoVYvMje1iN2G0Lw6KUVFUSv8IA",
-	"lyMmzu7AbwFSUWjRn/G40VylQKjbHfVMFIFRKwz4Cr1CI7eslUiaPVoXeuJomR1nwB2dD5z6wpK4FQOh",
-	"6acAH/r/gT4OuEcgK9zh/4hqjYo781QFR7nYZxX34lUC/ZZ6hdV1jbfWLlQB/aN0DEW2eIkq2NSeRdb4",
-	"/elP5OcPF38JyPufK1nh3F8l/+gN0zgKHDuS64STMY2SdIV+X0SgZXwQXD0bX7eipIe+XhprJJKIMZa7",
-	"rDQu5Vc/b45pKoxVyvgvUO4Z45aifn0FJsXEDpX25BJgOsbAHkFhL6uAEUHopBAA/biAD68q45aB7yf5",
-	"F17SGW/3f12qYruRvTfJd6qiGL6uXP5PWMD3cev+hjP2BeNVycrWpCfbmL1DJtc84deXLMpYBdU8m07n",
-	"CrVglC/ILU3nRgWGWl7Unldliai6oPMqH43nHKLqfH/UnwAKO5NyXpHgoBJXGWlgOoeCneQasLq5tK3q",
-	"LLP6OJbS9Qm1IzXaAxc23caVudRrKPpolCoJbLzqMGR+0avu9o8sS8YJYnDPh7B0bY3ewo/AyBhTQxuI",
-	"kXxhlW7fsIaqL9tb04RBbbfXIt8nYzUhx7eMz9mgRty4EgVCbNS7+hM5/vF0UNu4MREKzus2xtx3q6mq",
-	"yI6uFJvO1FtxvbVMlKu94NMq2cj0utJtwbwHuS8gdK6EFlIjVLFSPqdps9LQ71oerxwA3GPzDk07M5KW",
-	"OIxOrXdkRsrb1E2d8gBFcMRImLmNQZU0qO8BrmGg4DWpKUzSueZzuf6yW6dDqn5nK/FvjL2L09tha9SO",
-	"OiWtXmvcrsyPoeVRs7Nr00SDecSeYZ2Sf8zZnNmT0yyAycuZt3UHIjhraLQXz1kxlpVjQZI01XhIn9YD",
-	"UksvCci5ncEXeVeWCw1qcj5yK63c+iq+uPRRfnL+OXkKK3criuyzdwW3uMLPoNQoI4XfRblhJnHp7WEF",
-	"yn6E1FVkUp6LKXGXqtKC/Dl4QELz8i29m9wM27Qz2o26cY/tjffpwegwasVt1hk/Vf9uWJF8sIlSM9l/",
-	"/do8aUZi+lqfg3wNWs/tBEKjsdWde2pYf+fzfd1UR7cCDp4PxAvQ9UcB858SNckZ0T8qwP8x4XkDH385",
-	"EXccoyDBURTtSxC/2yR/YWwG9iRBbjW/uLCK+aQcF3g3kSwadkb741bUjg/ZAe2Odr2qFe2otcI2Zu7b",
-	"N7xD5T1YA3RXTCqrht1CFsiZHgz+WoEQqojlYw+/tDG5LF8aYsMi19TgxvVcArOm12csaXf4sUm9od80",
-	"LDRgnh3wT45nIuHqyGgduVDW/XiSSCWyxT+H61QZGp6qYDR711RLVegLb76lahE8Y6N5lqjFpZ6wiWBm",
-	"NGPZ8bxKQg3lbTTU8xqGULhO/9THPQyNwhqzTu91IeqDRoplgBRgPwBJQuf5qjQhrX39Ctn1xwLlS64o",
-	"GrsxMUUNDYlTmnBFE84yaS58ToavEzWZj4AKQ+OdmN0aSlxG7XnsteWmBSdCCyN/vvzwHmSTP11dnfeN",
-	"rq6Y6iogVC54NMkEF3OJmvkBtwxMAKXpeSxJ/VYksWwETi0nTZypUR4GzmMisCmJEZka4RuL3VLuXo6E",
-	"uEFPDgMcxL/apneN0Vjso+MBH3AUFW3BRVyPJKE+X5ElX2C8PvkOzoUM5q3WbgSFveFPyJxkCn1LRTOl",
-	"N84DggG/E9mNLNhbSd1lVUCba6Dv/ATCZlzAECQtz4En4SS1GRObA36F2XnhJ3oTjeeppkZSpBqoCwtD",
-	"wuRWRjkJ/7ZjVHM7Z3FoEvA0CX7Qvb+Hjezd3+cfT6gkdMABBCCja/hrBKZjiKcMSLPZ/BqSOl5rEkIG",
-	"zrBxRELdCoxAErRShEI8MLH1eZsDfkymTE2ESf9NUa0TC4aYcEJvGSZl7ZEQGw65UEOKl8nEJ4fH+mdI",
-	"OJ0m/Brzwet+XknTuTyyPYsx1M6EYGYN2pjwlXj5XmHzLqgypf5k35zvaA5ZiyCUxGanRGetmMFDi8nJ",
-	"dSbmsyPMZ+pGGnD0/UqUxAbGAwwSMsFIO/A4JHWo+iFD0m61XksymmdSkU6rFZAQr1lIOq3XcsDxTU+/",
-	"GM0X8IHXPiChuW/LL8y9GSKHUtGfbQDZTMyAxHtvrpl73y69N0kSQtL2Og6cy83Kfs3VcO973rwbBkQH",
-	"nM7VhHGlsQEE1BkoBUtvvp8sznc/IJ37e5fnL8DCqgOubwJV7C1sP/wXPRzMlPUt9FtcMI1l0eERk0O7",
-	"8tMpG6sGhhAWv5BM9znnyf0Aymvn9gwEKA2B+vaiKxkmw9eC+sK+xyS4knQ7hyTUqxua1WnsAtB/wVS2",
-	"2DkeK3DQkCwSPJYBxp+ymMxnAaGKpIxKRdoNgG8vP1Q/3yWbqhdII5FCXx4IakV2xhhn8XUw4IWnmF0M",
-	"AC4gRfbH/nbZ5e0DAyX2Z470S6F5bix0IHANlrPCosMqCYvZssIBNyyVRl4aZd+wBWClSMxsPhHnwIdu",
-	"KrlrjMFPrvi44JolZgOuEQpSnRs96FhkZB/8T5rkgs0YVejOY2mLS6UAmc71DPK8s1Oc2oDXIb1WxmJC",
-	"JYkoFzyJaArEt+EM1X5abABsdwVGC4WBsPCHHhGxoUmyFrpz16A5S+mCxX2iRbhQY8g4gST6XCGSB9x4",
-	"OOD+bg5v2GIYiTRNNAIH8mfXB7AzTrBisYQFSpWkqUZ0s0xcA6W+o4mSAz6f6U1vt4iBVphzglvPSQZT",
-	"g0QIIssvQOuQLE0l4cO5ZOGAg1p10TBZ4/1NQQqpj6hvHIMoR8JF6t37+0CTukbxYDDFERQSyBJLTwvo",
-	"3HjyompWzMCrlDMWS4vWDQ+6A2/DIxICSuv/LSQJ1DyQUPCAxv2/GTfmNImYSbVtGLvjGY0mbKfTbC1x",
-	"dHd3d00Kr5siu35tvpWv356dnL6/PIVvNFOdqDRnEaVl7Y7Pz2pB7daKELXbNkZeMk5nSa1f2222mrsY",
-	"oT4Bnje/uvrXNVshBvnsmDXNAPF8JZdIZtELVTPBbm+1tFd7m0h17EaFaBc6Zf8/e9+73DaO7fkqKO9W",
-	"RZqiZdlxMmn7k9v509lN0prY7p7tYa8JibDNMQVqCci27lSq7tPcB7tPsoVzDkCQomTSlpx2jz51WiZA",
-	"AAQOzt/fzyjMC6P5xSM75CtZFMP3ngQ5vfXtdwBtw/1iJrfX71ttm6w+AB9C/XPnn6oUw4cWqgYQre7d",
-	"ts3OHIIaGBygQrVBS6Omc4r8EdQQmM8AIyu4PXrmY+/j/Ope4tZh50fuwAqhye79Tc7gcjaas4ix0cv7",
-	"G73P8mESxwLs0/29vSavmeTZyBjyw1S8kzrRM2z7w/1tT7PsM5czi9pm2r1qshofpRa55Cnhy4OLgmA6",
-	"YbdW19lYcfzSbNet4rffg615nW/rALAlFWT1lyUH/emg6OFbsDXJVJ1bSmc5Kvj2HNKl1+ZYsg4mYhVM",
-	"MDAyI96GfHRt9BOXTOdY6rUR1kqkF9tgnSbS3CqjbDJjHBcllAWzGbHKJ7KOcgKs5oK/Afns567zgEhe",
-	"wL6puxL7u2QYLL7vUOiWZQ5SVh55hF8wwR+zeNZSGIz8nrw8iKUC4biuUXOhsKB5ySFipv5tTtTtPkLU",
-	"tRJzDxRxdeINcjz9A/dHF2v9BqLpOJMXaYKex/3dBq8Y8Fma8fg0yz7xHLEAnqX8NF/bl1xWI/ckVytx",
-	"WrZf6+UqKmSeYP0WeIrODtrG4NWuFbfHV2J07dLu+RCy70CO+jKplH1hp9M5OxmcMKVnKSrrZydOQArV",
-	"RdGVSWN5gKcavAsEuZblRpcepmJcJ8AgQ2W2CgFGwznNfnHLsPSUH1Web37QK1Q0axBXNBc/fafpfEpt",
-	"Ws+p0rpWhvl+TWOyTFP9R5dkf3LBZFrtNVr7D1yLWwxPvmqyjASccVbUw1bEIB4eJJwoBIcnGB8kBEmS",
-	"NReC5JdZaOv9iH9vZ+IFzgGS5IzKJ2V2W2/50Rueg90Hi9XI4PvRPdlckvhtlph49MU2pt2aTLuh24/2",
-	"+NlfHmrQudDXYoPuCJyZiu0adehV0O/3i4AZ0aWJOz7SqbGzaly06MW7dRTsKoQa9Ko1ZSM/loxxZBQb",
-	"EQfErgXHmQif4CBjajGlD4cSmuXiYqrIH4aeccRTdunGnShRaipUBGEYYuE3T5vmARO9y14oXUmQ6u3+",
-	"tefMwB6g5UfoXvdiZcoYvHGP/ayvRH5rBKUoJjIUowxq7UPpFR8RsgHJoogQoaOuNZXhhxcKkb8CC3uZ",
-	"JtcCJo3reog+VWIkThTb6+8V3l2cuAUzMG/rsQJg2g4rMvswFRrKFrmMAZRQj6563u+JYsKid8qR6NoU",
-	"RvelHFADkAATFgM4K08t9SKhCKC/9Q37nPzIOtHd9pjfbZu/bw9nWgACfTF0ks2AFkT17TjhIqqTu/AY",
-	"xbI6uzsqsIEccBJYPG2uiY9N82tRQn8I5ZCPrtPskk24gv3JELsxUexV/2WBB3EOmZ/nF9M0jQ5qNoCZ",
-	"cAlCkHViZHZn0SS+iLq2Cg2zHWiXYJ00XWE42sQBnSYyYFyHcv/u9UGBHKgwxDR4+54ajEV+KdCVgQNQ",
-	"BHgIz/02+GQ7ljqzY1QIe9jxtxv95SxPzacYfPngM9vKTOOLLEdiohin81ygylEfpovFrg24TVbg2IB+",
-	"2rk1Sk3aOjUqjRvYCHsPucUH7sw2u8u951ve6LW3OYGtHJZ3pC9JQAJ6Qs4KgCe+9/ca6f9jgaVP8Jk2",
-	"PpNnbprgQYQNOJyae0XOnJBCaLlFylH5rtk6ePPyzZvX/TcL9KZC01porXiqk2etQAR6ocnysyypJEBi",
-	"vMQG+SC0lZXtDJAfiWNiVYbFsVUHmkmk4vEVCCSntfzhXav797f4kun3Rrv4rrbEB6EZxzVdjylRPQ87",
-	"lj9zEl8sDd3Scw7KmXWiKtCf31fULZD/XYFCKBOcO1Z61mhYgKwLNxcp2FyBo9NoVDozVgbAVLLs4iIZ",
-	"QYbFRORsCGxavhrW8bUt0H591erSsUngCKBbkXd7oXxrlG+djGAQKiCAf/w/kG30AkxkETFTCajBuWDq",
-	"OplMjLlxonPBx+Zfe/09q9WdOyg0BJkCE2mZmn5YzTuz2n2RMBnX6aiWUIOzIaxhnbJnpRcRHwzevn8q",
-	"OUbbrBA8LsEYQfFr8nVrxQ7qu3O7Eh0cD9TuAOZcDahoq5mzptSkuUi1Z38+uzYbi6pub87wjM2Ettva",
-	"7SUgBtM5lBlwdiFubbqMubAwpQem5yWALRoZPb0Dj+KT34ItPxH0/pbwpNkT3zbXwUqug7fZrTSqKOaV",
-	"Vfc6GpF46gs5+UT3RiFfF14b78rSv4W4d5eMlfmHoSxJ4s5CUdytl8VopLt+ExVKoytqIc07sbLCzBlk",
-	"NnuoyA4l5KBha5Rs5+NEjc1cI8JVIzePdSM4gnTyPXRKN9VFlofyt8GnJTZ/d5mAJ/n0bOX74O37jUTf",
-	"SPTVS/TWjoPvfgVUnJLfW/D/xyRtL/gr0g997CXHbGTEXs21EEJh/m+DT+zjR6ZAqJM8NcJzzJ0Sj35T",
-	"HOQL/66UwiX3gsDtPvpOqb0rQtlCv292V2QXoazeEnNOZjXvZX7cpfHb4NNTXRq0lx59adiv/tvgU1DW",
-	"I0pffnOjbG6UzY1Sc6MU8Si6VcwPKGyf6HIp/rbMF2WjYkV1aOm+wCvAcjMVOJIqslFcCm91A2IOuhRI",
-	"waqTsViSb3LiRvdgwRj8YTNUTvylv1+qnZS+YsOUXZ9gYWm6iq77yn8+L/NzzXbh8x9nfQKiWsS3vMKo",
-	"IOikImrbrJqMhsUM5u6MBUREuk0qjsrAjc8i/2xUGnKjRLTj+SYtIvJ1jZec9eqH2uSorenUVhfaO7Jz",
-	"Z+yhZ5c6WpK0dpxJKUZaVSgxslvJzKbO+YgMQ+4GrLMC3cCYPtoom+Z/Qoml95dCqzrQygCLiVhkHo4O",
-	"PIwFonhwOWkEtWDsIqyF5Opalclc0dqE97lcLg+D1XEf6wyIfrmcQR7SQSg5pr9xYBaFYdoydq/9OQ3d",
-	"o1QvaGIo0T8oFiWUWIrNpRFhlGoGWVG2b49VB1EohORSE3Ig8cyws6+fDkIZCXmT5JkEtG0WTfIsno7M",
-	"9yoypbrFWnlM70OuhOnD4ejSy4NQRmaxo8o8ENyneJllmLZdmi2AVP1INA2RR6B7DKUCpKGCF9eSGAQs",
-	"zS4vAeiYEr6MmjdKBc8xUwY7YAkkjqmr7FaGcszVtbHgF5WPsQbVY6F8UPlYWT6uINlqIZhwg6yr+rZt",
-	"068W9bKGWo3ybdbyJnvwLbbI4zBCYSbiqnDdFJs9v8SplWRB4YbwLi/uznnry7YMdrIs46m4dus0Zpf5",
-	"hJruUs2ZkJpsHpdy6bTjLBcBpUBoEL88VubmZfv9fUujbnEuMB+YfFSJJocvBOFm6EwF4AckVkOYC8D2",
-	"iJm+ys2zRvrXSNC3MIE5CdpSBy81r3dX7tegS6OZsMl1WpUfCtbz+52UYHEiYFWYe3oIW6SG1OYIPsFO",
-	"7T/vC/SZXZvPK5FwBSerlcEHeYs1hdBcXsKVMgN/rPfXKGARwYti7nrkWUQR6wDQz0jEWDME108oqf5o",
-	"zk7CYhT0XVMlDlSaxAkoFvGiKy6UdMcdQtqvF1l54C1Vx/GxqrP/UFNhupx3ZKkMWMZZ0lwgLO+lganw",
-	"OElH3D0tBZ5ttWq5R8xHf3r5tzEbGpkNuM3+gFbDDrxAXQmrKtUbEB+1clI1FxWnD9SGEhXuoTdHW3gK",
-	"mIwEO0a9OJHsSVo2lTpJgTJVoAKmhO7ZLOlzQD6EP0WOpO2KK2B0aGpKfOVanMBcn8im+CrG2c3GpliZ",
-	"2oPrOX+OXigsSVX0cb+ngVGj9paGRwmpt9xscKkPm+3w+62P9W7u6uWsxZ3eGamb6qWcu1HcdxEX4y1f",
-	"vo1SgYrl3JytdZoUjz5YreyLaR2qnZiLJbk4Et08GJxI5mLCAQKJjihcg5MIJRyr+IBxdnzyS2FlEERq",
-	"mkjBIoU3ehALpRMsaArG/O5XYBP7EMCLAyAClKNZFIA/TJqbLrsFtCakHWNDsCd0z3WIWNhXySR+YY4/",
-	"/IZYCOUAywsVSgrTsBGExSKk8DcW1S/93cHR/wZ8bW98xsBiH09+Zi93X7/G4sZ8ho2znEV/iQ5DGRVz",
-	"wNANDfCFYtOJN+5EEorDZc7H6pBFMOGIcRaLUTLmKUtkKCO3AKxjXry/t/vXwFFfGVtrnMgsZ1OZmDdQ",
-	"U2WMNkc5D6gWOTC5Gttvj31OfoSC/vdZjtXu9lNgZo95kiL93txfKDdho59MFZiUQkL+z1WWxsqCgps1",
-	"fKHYMEH+EpqwxyQV/SWCt1Bs6UrwiVAaPixE5KA3rCjAPs2mp4xWxeyKsI4SNyLnKb1SYYGCmo6hbg6g",
-	"ZKV4AWtRhPxqNabO258+4bd/+y5gHz6dBOzt4G3X6mNAQ3J7hYAAdMPguThET21ZIUMi27PBScDei/jd",
-	"XcDOTgYnXSIBN60LjY6s84q659y/9GFgMahFR4rLTCfIzwc/dQOHcgzJmYpdCzEpd0mI9vOiB1i9YJ7m",
-	"2BAGyXCGZjk2wm3qVEbrO6BgrQ3SFmARB8QXmCvNxokCUAqM2obSRZdLN7EtF46MZAAvRkDBYgg+B/jH",
-	"UZZOx9JCfSB6ciiNiDP3vRE0nbPT99tvAsZZKnhsBjWcabGNeWxjnl/bDOQufE5wPpquj/HS3T6dTSz2",
-	"f6EhYzxUyFE+m2iIlSaEsuE5WurU48F03erDIk/Gk2oO6/U5/Jroq6+Nh328pO2a/a60Sd0SRxAnR/vL",
-	"bicCU9l4KJ4xiubjVbgqWMNe/4e/7r7aW7EvoiAAW1RgIrWlP2qLMgeXq5PaBM85Y7RK9Wl/727Ek2T7",
-	"BfPRqHRGFKA4z0QxI8aMWoDkvaB0EC8Ul8Q0ZR6Zv7YwKYp1IvzHAYvMcxEBikbXMruVOFOkwueSTSX8",
-	"Su/CSpQZSxNYzlQDvFVg9o8j2eaWnmLCL8nxkpiZ/L+pgEoOwq4nyqVCpnmstvPMhsE9LMwriIvBwjXK",
-	"jnx3I1onRfptluRC4pfeZECuKQPSEdxZGUc/PNQ4tQQmKLQwcLRQaLmM+bYCq2mNAhYafS8hVSrGADmF",
-	"jLOsAxJDaCMsRlyJbm+BSHAMte2qCU6w2SpkgPILFO7FLS9XM6y+COLZFD48X0KGmuoFOsUrKl4o4W0u",
-	"xgo/ESnkRCM9VcEAB0C/aEYfIJYngwLRQ/vrMdfiMstnB4UnAo4f16HUicgPmRSJuZy9BzJwPKQIl8kJ",
-	"Q9QHXgzY7VUCQI8IFqVC6fP2pbMeG2RpyqoAQBShifAgRz44nYix+hUrbqOAZXkoiYNvaERhUabV85pA",
-	"SoD7AzUG2/6exN0ylxLY2wtyeffAzA5liRTpPiKk/f4euOQniGJ3jhRQkdXDrsVEB6FUWZk1CLn+EDeT",
-	"UVPLHpUoxuOYwCqR4jzLEEXNrodiPMU6z1ue6GrKtUIXTQE6+qr/MpS1GJlsnhasBJtJ1JfOMYNMTXym",
-	"QnmRCxEwf2IFM6JkQ8GIEQmCGGpxEjTcVSvIfYZ+2qU8l5q0zXSuNF4D0KTd7QOoGW98C9Hj7e+h+5Em",
-	"HTyuV8r+pwWUXHvZ7waB8okQKDlmcjW/2ofTWRtYSbr4wP28+Gb/lNxgCEAhnTVPUyex60oSe+xLFb/Y",
-	"XJxE+zqv+P/NvP7x0hRm0VSO/s1/uLnEqTRbg/eVZoF9NJ0GPd16Hq7dwgC0Cgqli2pK/91BDzbSb13S",
-	"D3alL2kQ3oFkTXMpiGHD9nLwXnRdp0Y436ul87YOzg53Yd9+2QnSrc1vsWKvnb/DKj6rSad36przVTbW",
-	"2FyL1Shtp56qtkl6WWnSi13WdbsJHoTICxi4xrQEEBfJ6jB2uUJaggNiKB6PRT5KIE3jJgMk3Y64m2S5",
-	"FnnAkrH9l4ck7w7tTydMTsdDck6gIR0wnWmeqoDlgqtMYg4A9hiwRI4yLfJxAAz7XE9zAVk0lFRQZA5k",
-	"t9IltllrPZOixwaA+5to4vXXGlgOtEXxxRQK07Sce8riBPhAkFoi0Qy8LDlSJqezHjsKZWwBf514sil1",
-	"BzXE77VZdg8H0X24KFoVzuIcrPPDERdhpzVFxvrkP7wCTCwH/2VdMBtArA1obs3+fhIJDv++V36XJTPr",
-	"7N+9NqLyKrCpfuYHQueSkBUEIZQJvzSSMxdXmdKY7qSvEhXKo8FHR767GF82UctwBwMm+RiMT63AJWqa",
-	"GJl79vXTAvGHJ/lZCj9cqo3E20i8f1cIwIID4XsISDw1TQSklY2AaJqMKRi+13/J4knCOm929+5293bf",
-	"sElyJ1JVIx7Z0eDjAYRMcByhtEGOOhDaCZCyfS9Z+uXDmmUpLOAOLf+qpOiXDxspupGiGylK7DiDLx+6",
-	"TyhLl8Fxl2QpQWgbSWjFpxGuFRRtxTpa3OmARf/370cR++///C/zr9+iR0vW/5ik30+yPgTS+uFa6kpR",
-	"rc1328jXjXzdyFeSr78NPj2NfEUqgMUB3qMqUKTOADGE8SoDAtb+YH+QZpPJiyQfQ7KMn111QOVT1iE5",
-	"zm6EghQpRCKJApeWMYEyIZ5yORKUuRMnlLrj0SX3qKHHGFwqRGLZBN3FiIBSTauCULRZrjiU4HJNCuBf",
-	"LN+6By9x796kqjqx/RVWakVBnocGxvFzNY2Mfy093Vx+Vtt9W10e0S9ZYjtuEZwqt1p7VpHZn+e5fV+0",
-	"iZP/O1Ul4eZnHbMJuu3TdvCEtolYj7lMLmD4i1Tmz/aJdrn69Xn5rrPngBZu16ZRCvxn/+HmQqLSbEkK",
-	"vPtSmxT4NaXAj73NaQ9c8dsK9KlFOOCDaYG1ll1AkYvVoDKsy7fDcPnGXuGizVnHhDpbuB5KNeKSdc5O",
-	"Bifs5PjoC9iTARucMGOBslevX/a7LMuheyHj7exiO+YzNkozJVgHCt7Zh9yI7S5iQ3tK1MdYgeZlHsVx",
-	"H1oIo6DKpWJBuB3jCMmPUFYFiKvfiypp75lkMnNrYCwmVNlKSxZK94C64rmAiaHixXgc50KpAwypA/Lq",
-	"Fb8RjIAHAhZd5Nn4CJ+K2CQZQXK6CKVHoYVapogxpSgByhRjqN8mBIdQ5JvX4K+zDvw3lKVXdaF+kIqL",
-	"x5DwDttTHZgZ4xpqb+q2b8pQP9fZuf0bJOOb3hzLmE2Rz2QoebmP/g8soj+7Dsxqd5w3oTvXHaRUwIxD",
-	"abHNnbNiTNgZxq6FFIHly8D8rdT7EiH9DAG5k3ns7wIYsMz0efFbPXxWsQe0mAB4Ax4EhbWuEz665pei",
-	"60Znnz83navpBNI9qK7itPRNnepuPrV7TQQeHiQx889lohjAqrPhjHH2z2wIhopEc8b/FBG5iGwlgjml",
-	"Z3lK9R72yZ57qjBbsHDElpFQc2F2z2eEyI9YpwLieJELgYAM9rPZkQAiWZdsJfdW27dvK70z6+jFYr1T",
-	"l92qYsgf4yXA7/baW0HZg+2qXeVDtVXb4of59muof7BLeUx7rLES4hq0V0Tut1bmd+93qILYoLyvUv05",
-	"hkvfSFB7pZZO9pwS4WsHqDF0W+lMLcsLXIfLM2tP/c1JxgoaJi5jj+pwAZgGis+c+EXYDzO9Fwqc53Wu",
-	"c09stbNePjuhuErDBEVR3E4stPJhLJMK/nJvkmxXmmQ7LvbZWgyR+UO1Y3b+vXla5iGjj15BOWTZEnG6",
-	"EelYCsUGptnOGyChNBZIwG7BiBjyfIQWgGBxntyInIHWdoiiBjvx5Q3LhVHVukA8G8p6lvLFtxUhSWIr",
-	"nx3IJt0WitWCKJo9GWYuTygOVpXvhd+CPyLja+wtQNOQ2ueaNiuKrMHW3ATWNgmvRZzM7lAE4huvU5hm",
-	"EyH5JOnZg7JQgk6mwzRRVyJmP0+EPBp8LOJ4o0zeCGN9Gsn6v05+/tJjXzJmvp2Qmk5irVZCPZkmW4/W",
-	"LTKvs/uOs//i8jHmcZxgGG2Qm/HqxPRurCInn7LhP8VoGZsU4JY+TLEwYxGjaW706oN//O7vkNOrpEBF",
-	"BWgnWje3N4TmW7+XvuqMj9MHftUAgRQsokLLT/p/jj5/avdJ7VBbYgQ/4XLTnGqWe5KMrqeT5aSm9Mwq",
-	"YhEDet0ziETgrBvFIQbFo81v1lKjJTEIWv1NBGJNEYiJ25L2eNhf1hh9qMvaGGVjRA8YZWkqRrpQ6rlm",
-	"EbeO8qHQt0JIFoHGdaQjciCCim7+t/P1/TF7+fLlD555ADOyLnljbJ8es+ziQgkdMNG77IUy2uvvvd7e",
-	"3dvu7572fzjo9w/6/e3+q4N+n7ysMZ/B6K6yaY6eTUCPJbgf6q1LXFU8TSlXo+Se9fJMDhyPZQHYE5mz",
-	"EU8dG08FcDqijBU4s1+gCDBCj4L/miKthWB4v05TYxjVOcbJ/Qv/0z1gxRpyo1uWl5hl0qHOhDLmswD0",
-	"XgqwTLjSh34DW0q8bxZOMW4U0EPi7AJPz8nUdMI6MisAljEIMgX8YdntlTz2Eax5JaenQGV0SKrIL4tb",
-	"gqJAhyyivXRsnokYkaoqsieT3NZUdgBneteHfcbPCwyyQoWySiGbi38CA6WHRExssWZp7GMYYIkOGZcs",
-	"m2r4q4UIqiOMrYEIOvQhgtxGMS9BhCkAd7PbJpRzSUSAIATe+HtpV+fRm0K5lIqVPYiJFW+AR7nj8WBj",
-	"d02d8YOaNm2vrWrrNTCt4tRO7IduOK3i+bZTug+quJArhUTdOOA3+BgN8THsxvQiqBN7/psqHi1d+NTd",
-	"/Q58Ug/uc99XyuX925juj1q7yom5dio/NluN8/6PIkueidR4Xo771seopZ/JP0Y7Iy5HIm2Xjo1tGPe0",
-	"FuzzkO31+1UdGJ8GHRh020SHMk5io5FZNZ5yTNyTc+klRR+HkJKDRJIR6RmJvIxCCXkK7nLjaUrIEywX",
-	"oyxHxkl1K/Ku6z2RIk0uk2Eqzs1okdbf1xKNlgRqIut4QYVEWdX5ls+KLJA5BfIxymHB4kFrhNqeZ1DU",
-	"qmGwTH8Y+XRsv1pTFc49vwr55HrbZD9vtJl7sQ6tSHuA8G2bLo2kt/lyH6V96H4npdJcxjw1YhGs+guy",
-	"pK37MpS1RA0p15BwNeKyFlf2U6L0qR3pd8JAd4vwRBDoNN8VIqDTDBp5XU+9Z5sLwHKrJX5Xu5gbx+ua",
-	"HK+6OC1WeLif1uh6fZ+lKfC5Wf8qMnZ57HyWaDuRl2TXBLZU2NLBAkUe5d6GssN9qUKTCHzvXcTkNE0h",
-	"c2K3cC9JcWufPvR8i/5ALNYZUIsnhQdyTrBhumy/6Jw6pvzeC5p1olmHSlxeKPsMJmDgnNxEKQW72/Oy",
-	"ycd8xoYilBkmprrUbhomBX2BMFAhXnw6K6XWd0ColsjaxuoglL8cff149OX0pDeOAxZuoXMX/xpuHYKL",
-	"mkW7v/33f/4XJMaeDU5eqO5hKItk8GV5z3b84NakFbXpyxUfs01pWNad3Rzkgu5Sfq75mpD/L8ZQGB7R",
-	"6vaIbDua+zZItapYzDW/zym5wANJudINnJChPJJu15gPCdn4nMEBE26nZReMj3RyI2q2NFws8AXNjgtl",
-	"51W/z6YyFYpGBTdiljNlDDNKd8ahbW9TH3igo+4BlTLgrgMDxaw+7NLAfZ1IyFjERxpNDQRYnnBgb3Rf",
-	"iTo+x45tdhNmZUehxM0I+9k8UBw0VnfOgHWIFsB+JbhIjQG11+/3Qnnk/iBkrNDyUDqbEMdjIi8DpEq5",
-	"gC9k7+CIqJ5EHAWhjPBrnuvsXJk5GhMm8s02c9aNwjG2KVqKy3iY3b0wqggpIt3AncBCamCI4RpkizuZ",
-	"FNB4zSZZmiqgYGB8aFZ49zVFdDpmrb8CfmIUyoiYl84lbfKAvexTKAO6IorgMQfyT3E3McIYagpyB6KY",
-	"AL+V0EArsMAJTvfxCpLSqad2OemVRm1T0uearwFVmnZbU32ovS60yFvlrhjyN9g7xOeyfaHsDrM6J6CI",
-	"Y3rb7nOZqXcRb1z6zzinHj4zcCmTbtdGt7T3yP1kgQsMVOdoR6FXQ7MDt4S5L/AJo4TO37LwAHjeMRvX",
-	"WJ45BNsVuxSa7ff3ATq2qsQVx9Ph7ciYjbiUmWZDYUXxATrz7Gyzi3M7nVof2VtoVUjpimFbOUv2xoyd",
-	"hTnh+qowMJN4qyog60n4dH59vn/xhu+O9oY/xC/F/sUr/nr419Gb+Aex1YR/b79++SfEK2PvpY2v63tx",
-	"gepsUrv9135kg3ovUqHWdYwOXM20AMWmGG3XC5CNLO+lui8F7oPQz+8kPRt95bnc4M8rvPaAY9kywOZo",
-	"LBc5eI/QHuuYi4wEd5cRexs8Uz147AvSk8tROo2FAuD3RF4yJUa50Ko+N/VXO4xnkJxKS3birUEjn+mv",
-	"C9o1P4OLe1hGJel/q41DdV10kv4qe+fVna/H88wWTtURT9MhH10X5MXmH//6n2TF94ZZPPsfO9M8/bY4",
-	"WP7rFdfWASRkDOmInDlaxpgJGU+yRGqsRUNuaSFvRJpNBNI5EJJYKAtuhwRV4Ctxx376fHS8ffLT0d6r",
-	"1wCLEU77/Zejv29TfGv7NBkLpfl4An8QPfx7zm8x6Q9+jNi1mIk4lEVWoLfOLxSLSLqcgHCJDhlGtIEp",
-	"Fzo3NjEwQ3DJXvb7TIWS3/JZjx2h827v7g60iUSy3T5Th0wKDYQa4MJSAfS0nU2NfvHq7i5g+/03oMTu",
-	"7/0QSszERdbDzi4bJzJgr/A/e/a/7OqQvWJcazGeIEMuT9NuAJYSoUuQm+qCJymun2Mm5xoSEdA4WK60",
-	"uI9ktIoAKjDybKoTeem0GCzEKvSY4mMAR/VSpaaqqwS1A6D9waLEQdXxsWCZJJQUcKceIrkZsXjEeTZh",
-	"8RRlrlBNB7v9MX7ceM9kcmer4awrL1H2Q4GDTQGdzr3jcTu5yYASqcUlal7VEf208NToJmelwUhP7EFt",
-	"tXSPAtGDPfkj16OrY6KUjZuxrFfafAuwq88ta8Hf1TWynZ20ZnB6V9/Mdkha8hlGHZr1Vmlju6LL/lQ0",
-	"paX3G7Rkp2/kPP373+dvkbfWr95bWhV1REYac354W03tXThnXz8R/GHFdWAfUYybh0zTQtIp1on+EW79",
-	"Jdz6PUKoF4j1IdwmDt/eSpnEiBiF5dCLOneH3JuhXhcLCuVefxczr0Dg+dcUMTmbzruPyFinz7sCZz31",
-	"1M5ZX2nU1lk/13wNWeukKpnPh9+yqUrutXiUMl7qp56kzXvaz/Mt2UgbN/gzdoM7acW4dDp0G4OAHmjg",
-	"VytMA9+Sv9cT/tYqlxg4JRXzkAFLeGxFtJGMRr11cdEe++Q5w41MwxE6v/gC93Uht9pZ9tSuPslzv3Za",
-	"f0qv8neDFoD1LGxCXOc1b+RgCYeoNwy838tSE8AwwPWEF3QdY/IHodeyHVfgQnqI++hxt1WTO2pzmlZL",
-	"JvrAo9TKSWTspvkjdHzFJdQzyxkYlkKaC9NY6ZH3IMEwYkQl6rFo6qAZy1qyuRtCmYzHU236OQDtGNYL",
-	"a1aVsCCtiWK2zAAVnpr0rkNyLSPJZy4o26jq8GGJVFrw2owWNJ9WdbofqmBP/VE0VbDP6ho1P9oLmq8h",
-	"G6ZGbDW1dH9d3HQtQozy/v7cwuzfSa/G3fLE6sicXr1TaMcLI2ZvCwXaMmZYO6AcKvPLHAS5e8H5uDRG",
-	"VnT/GCkX/IEja9ZAaRNVK7VpLVEqrZdE04rv/+dTjZ5tMYMfMUmzS8ijfgJda5l02PmXHdFHIBLS+Wxx",
-	"LO5vxvJWCHyf5cLFIGAebmZ5cnmlGb/ls4DdXnGNYXZXJd6rIdHR+ayywx8pMxZ4EhZmyhSL0DBjJk5v",
-	"zvvD3dFeJVumf7HLG2XM7D1O5sCniNtKHWr1YLmzMAuYNkKiyDuzyZn7fkw1tJeZzG6fXu/QZEjUC5AT",
-	"iOBzisqziNr2TKvIBksqugiGQyBkEW4pIWOoeQi3oAIjk915eXIq1HrcJ3+qMwuVI05o/3lP7ndzsAsg",
-	"nYNlFjfiCZzr5cDmv7aGguciP5rqq62Df/xu9rMS+Y09CNM83TrY2uGTZOdmF3Y7jW7+1s+0UAHli9uU",
-	"14BYAtHFXqY+hDueblZixpq/lD9DwTEClFFBIbn4HVBDkjuSDNQ67Au8/odcj65E3QveYeU2oLDpEisN",
-	"B6A6ovCBar4Kkr6qhdL33loA1dYkmNi60OxiDootsPXkXv2BrS2t1JN6b3PJlPMvOy7hBLnS9pjPXigH",
-	"Duh1ZUvv53si6htm9MILkmoOMYNQAdnQSOuiN/q5dvlJDJUzzrwv62vCXpeei/Bfi+uNXiiW3UofdwuA",
-	"TBWS/CY3gkqMXLf05Da1r90vcP1cJUpn+cxrik7GBeMpEGYLqNZilwjNt779/u3/BwAA//8=",
+	"ubw/cnpLk1Tv4xFxfREzPOlout7TFGcpbhmlg5SCK8g7LYC2O8Bdg9/d6X3EMj2b2nymeWY6tWWDCE4u",
+	"b2pZwF5rF9Itrlu5Hra52zqsXnnnGVe+u2Ll7fbyytsH+09e+efArhzdxMqrw6frb812s5Xfemdb5MSA",
+	"hlcrE2MYOhqnt8NyUPku7Y560Z5uowmWmWSV427b27KcXrs4yIeGsj/spGB4fa+8Ybvt5U3otLrFTWhX",
+	"bkJr63D+4i6sCbz3d6EQfe/BvzVqR53SHdYat2ltxaX0QLCucJopUb+/zdm8rFrz6N8/4XX5OilsVwHA",
+	"rT8JgNcjeGFKT0fwHOqX3odL8q33jtQ501QuUZJIqCdRUF5u9t86rKiFVEr4XqqD9Ij875sWXubHts8H",
+	"XwGutU5eXrsVospTIbaSJXkQGLfgUL4hYNdTBB/YK2urFZC0usDaC6gLOPxToia2JMx6aPIYz3tyzTXT",
+	"iec+IHIi7jhRk0QSwSP2L0AHzApdoZy7iWTRsDPaH7eidnzIDmh3tOvFQ7WjFop32wL/a1CbMApVKPq/",
+	"gqP422SaKPjPsuRxQmcUqvLXR/NMqoYrPD6PbphCyBsVN4kzeich/qipFxJN2BTy+5hEOwlX7JplNeuf",
+	"DiNesClNuPF/Kg7900SkzHYuScrGiiTcG/0ho0hWsbiPPLknKpkyUjcZJhqaAb6bJNHEX2UiyXiepoRe",
+	"04Q3TRaKJMsRY/0s8pQV5QmcgWJ+nDATfZMD84jQVAq9XmCiyUjECZOaqoQuBUa41VSkymyujwumssXx",
+	"WKH+uDiVSwQAUQJqzJARG2vpFBJx6BNXN0sKCMTSsJjMZ431E5gmPJnOp5ievgwXjOmiU6YMJn5nS1mX",
+	"ZwYvSBI3IfQPXIXUJLeCJPHaSZiDsLlKyDK4inqFqqmdFEuWPsMk11eurJijua+WNAYz+s85IzMhE1Sa",
+	"YVTgLGO3iZhL4A5eSRLmd17opv7POerzzNwjHKKws/T+LVjjtBjRqprXCnJyrpkSmXxhqwZL4Tt/rJiN",
+	"6TzV0m4v0AMjSrX1sA7B2kHVwbNpYKp2zr57hi3bkJFkGTYYUlw1K3zzDHPaEEG7PKdLT/e3RBrMu2eY",
+	"1wZz9fK8DKNQOS2fQXj61Dbc0uWpfc0lakO+4h+oYnd0gUmQuGJYSZrOZmmClsrXv0gj2rjx/0fGxrV+",
+	"7f94HYnpTHDNX7zGt/L1KahPYKjiykNjXBjC3RCSOnj02afwmQwbRGQkvGUZ3C+maZ9QEos7bhQ1s0zc",
+	"JprjQT7Q5F1quq6Gc54xGk00F7RiGHQnFHNFQrheduB+CRt5SuqYYDoaEol5GttMT9GEUO5CUl9JMhHS",
+	"pMd58/4yIJypO5Hd6NtGMb2Uq7eXRGVzqcxkG4G5qBOJQ8Egr6T9MoCRKNFyrMhotiBg9e7nV1osGCae",
+	"mrB0RuZcJSn0JGYso0pkZJzcM0kSYDQ8nunvO+ZK30G0rNpD0/x1fvnDPn5H/Yi0DVjicNMl1Ur4LU2T",
+	"eAgtcuWfZcBGIl7YZFrQkEA2om2yZgVPxUnNslePT+qhP29ETEqUuGGc3FF9F0nJYsvbfbx4S+ohvB0m",
+	"fAj3Q9h4vi04EXycJpH69sf0GDGORGbEPgm5UEMnMoSkrpm8vmbp1DzjH8Yh0VRLQvi+oblqQpWB6YC7",
+	"TxuB/mg857GG0SwT1xmT+jCGNIX0BcNbkcQs9p/YHFg4sEs/OeCmAdFylsuLdoQVFNB2ZaaVqEYw4GHC",
+	"WZpcJ6OUgXWS6UHiOYKPDRmPZyLhSj/FJHBjcDcaThM51aycN3osorle5YB7iQG1tIc2E/xQgwBRAz/S",
+	"KGOKcCb8yAyCLk2hFhQHPLT+SwhPPNSckUSRCZUadlaHV4CenteU8jlNBzxjTs2XSGIhhBo/3YGR9YZi",
+	"PLRbla/rlXTF1SLK9WkYsQGPGSSQa3hb4nIhwbcmeZF7aHhw/YEXhTq8YYthJNI0kYngIanr1d2wxYBr",
+	"wMz1SRJGJLZbYeJcSZyMxyzTWKVPalW/CR/OpSb1VIMAqYrJApZIPUqeAjCbcxDFqab3pN2ySfrMJRKU",
+	"7gONONavb2g0I2byeZla28CqTjSFT1l578HshFXW+wMOZVlRNGs0B/yUZqlmyU0KNHPpoEWkuF57fQ9T",
+	"IVV4RCiJxHSaKMViK4W9khoM2AwP4R3JWCSy2GZH0/dVxtADDLQUGZuldMHigEiBh1fTbvx4wFPBr2Fy",
+	"XDUH/Nlo2vciGyVxzPgjbxU5H4+TKGFcDWUkwBKZG5YSaW5EzWdxxmK8b++yRLF+HkJqP9x41+Ts2CV8",
+	"0q+VunqG2yhcXpPjXwqjGzbpLhP8ejgVMQuf76Y544plnKY4y2/PFSZmPMcWSjpmWqDHbJoum5/UNLEU",
+	"8t4I8FaGTD7Xc7PbqHuQc82syZwr1LeYbahPcYHRLL18PnC+F+p7MefxbwBJvYaxHisk9WkiZcKvwZ+O",
+	"oYeIu6Ac5Wq4y26em1lDgGnIxTDTF6OcMIaXRFRSG1gOmhLdkEDDZ+R4zukiFTS+EuItza7ZbwC/GY44",
+	"VEIMUz1maIrSagaR3UdARNrkXfIdqR/AP/rmP/9weUVssdWAdNwLHy59qOJr6dErScL7nSm939Fd74wW",
+	"isnweUGnSdKFkx9/A9QbznDQ4ZSpiYi1zBZDaVZ8TPBxoAHKtznazwcN40rgeRL8hrKuf7BWSLyBR4aW",
+	"z6FlnofAxQ3H8zQNSR2Rzjixo82gT5QQmhNcuMhbiUpRjYxeEIU80mz5RLMjmjExFoeGETENZ1RggyyT",
+	"VNoTr8nmLXE63K/BUzbzSoh3lC/MU/kozgHoGqjswADieAYLPqu8PypApG2g8NsIpqE/SUuHUK9vde4+",
+	"OXE883Um5rMBr4f3O7qHHehhB56GDc3PselMLRxKgMD6SjqarnlBzU80yU80UQNeiQZHJPz7jrNS7ICZ",
+	"ItR93+mzvdICMeCFz+C/IPqUuzO2lRBS42mmU4sGmAuMzjX9UCCzxR6XC6lT8wXr+85CJyCd+3uS8Cid",
+	"xyxuDviAH6dSkCKEc4WQnn9hQv8REoOM3hFDbc6AexNKBJekzgUCNdAUf85vuLjjAWH3M02J9YnO2K2A",
+	"yCbOGqjght2M0gRFSoy10Iw9KiNQ46A5cfAf0PKzNEKnmrDpEkP+lFNZ3JyNnxetcKUuCjayrbrJv1jq",
+	"yhjCtuxGt34amfkIGyuy5MtW1+dqnRfsXimR/IjRjGVmY6fIOBCLN78ReTH84dAuE9YTatnan7h+gDot",
+	"g7XINeMjg9PPyCt/5LNMREyC1+spVxBr9Ajg28WNE5YWKbyJZGqCcdjYLRP0xcLG5Ua/zXb8mKsdreZM",
+	"sikFupKmC2I2pU/CwtJwN+yOmUfAZAx4iD81HYG/CPpaeipXp0i2+iw9bLk3JURAEiUHPDTyGadTW0QB",
+	"0qzKvANNlmAsuAhAdyWxUUBY81rfAHlI2rXInNrVznHJnBwnMVmIOZkyykkpnO1/hkavhxM23zguK5Fy",
+	"zoC9Al48Fpq4kGyeslw0NEKOzKFW5M1wIYU0lEaFg1UenObHV8Dr6/geVUEDDt1bfVok+C3LFEm4EqSg",
+	"Q+oTyRg58QbXMoJGZ1wkF0MgFHrrDRjcQh3HaBhdZCktA5qxX1iE2tM0uc2ZQH154k3iF+HUULlObvX1",
+	"tYpXtfAGt5KhWjgdxYCHcNthsBu09b1h8KoNPS0kPrDMrI1LITMq4RYe8FzFBk3hlo+UXoVrbNTvmmfR",
+	"AxrGdqiEUxy7AVytCQJCMmq2TI51MpsDl6Ev5YCEtimoBeR8NhOZcoo/iwgTClTbtiVSsRkqDA3oo4yZ",
+	"EEY5NFArCNL+BnhtkZkpSdtH+QFMJOjvjJIbVz20Y5rm0m63Bgx0yJfldj7gxlWoPFpAIH1i0a4kxmMN",
+	"cS4cDumO9VTEHW8QkfmHca3q4JX0ROOAaIKX15dIpKI3rE/CNOEsHHBgECORzqc8bDyf+tERbejGi3At",
+	"W0NmQiqa2lR+TRKi9cC/PZBMhCYSFl6FHy/DJoEktxJ4XMC03BYiSTRh0Y3tFp1kfCGNxJrwcgxIgA7c",
+	"dtI0uWGk3u10PIgbeu1kavj9Sp8mNWn0CSUfL/2pU6w8gKYezUqyLEuUyBYDDprfOpo5NeWWSmTgODMD",
+	"y4DUKIfdfUlm0FmPxMk1IEJGPp2d/2eX1EOIqtnZ2z84DBsDblT5s4yNE82Mk7k0yTkhUxSCWA8MOIWA",
+	"TLT8it+Nk3tkeadUkelcKkj3N+CJIvWL0+M3704DMrCbyEqA1Og0qBnUmWUan5UpKB4ZDiO3p3uBzZ67",
+	"yB66bdif7SXDuhd17/e2MgDf67td4YriRVUvOV9dfiC77b29nTah6WxCdzoAN82E5eNCJPaMKsUy/c3/",
+	"/Y/jnU9058vnXztf/0etYjQTtO1PfTl+23ef6XUrekHfhcL6i4HVG1dtgsH9Lv6zTfLQcIji9nrpVnVS",
+	"CB33ujJR5Kb9SIiUUci5auLKC2jw8zICLA3kQtD9LysCxsvL3oBJLnjd77YQx74RjhDo7n+OMe/FPdw0",
+	"k6++B8o/3GqDmuGL9SA5on5235sYva+BPZBnfDZXpqgA+HXR9Nw7hmZf1tNdTR6p418l47G+Bfs5qQPC",
+	"EZoRUa3ABUGFd11fdUYWN5xmIkm30ymzu40HkfcXgvJCUF4Iym9GUILa/c612DEPLceWk5kfQYlus2v8",
+	"WjqZXkGTdSK6161xpbAGg+VtNhw49AlJiDd17s/wnYmv/uqWSbOMLiz6zCt4UWsmAP+YO5qhkrTuzdNI",
+	"bZHIMoaVRrRsA5wmWoytjRXE/vw7sD0xPp/qfbGj1IKaGcSpUD5v3lMT9+8DL6jlKcQdzKruC/CZXt66",
+	"QhXDX2tjmwcoportqGTKaqvo3cYdgRFPsOnXQkjb1uNAkicJaYeWYwGsEGVaOU2JdBEJegKvtBwLVnC8",
+	"HVFYgNIwgb74BGfk/M33A14PfzjNjY2vf03ir69N181ZPA4bR5rFBpU53FlSTJkV0jBNdpQJfZmSEQTk",
+	"OMbczY9FKUW9OV5vS+tN4qf4p5dSOa3fnLdeU/vlOkCjnqZcQM0HNEmkA6jTetXRBo4QDFCONU++zNLQ",
+	"2HI/nb/FPhpNcjwCEIP19/0PZrdQnBkbfwSDsfgJghlt5eXp1XHWeneMUQEUVndUmlxoLCYy4RFrrNgQ",
+	"DMRZD8l3us3XPH3CMvyoi4oxXkEAqfSOLiQJYRHhEUkUUSxNpdElYkuJKksN0jwpAIkoBwlsQeiMZhrI",
+	"pTij8JUkMVUUhVGnf0InS2xaoEowB001CqgXTWqVF94KAmqAD3QTnbS0mAuw10wdZnNFraoJDQ2NxTp0",
+	"Wxr6s8o79KutbqaT7kpLXMb9ICeeORkqnhdH1VYSzxNH9Sr8XC2pAUIwQs/iObiHHeV25jhE8VtaIoRO",
+	"i0EJGwlkpAAf4yKxNrF5FUFFgc2WW/0ur+Jb8dLPDrv8WgmFrFlFOIUPdWwX5Fl78/hfPyLOLGElkEHB",
+	"WaUqQhrj0OCIhBrDQ+vrja+pJEtEnKArrfXaLnEuXqX6DfYFPbHjvPnjbjRb4H7jvZlfBxsndRbnjM6v",
+	"xTPdLByb0un2Xm46UolrEvggK54mWNv6jb0AT0kAfJp+GEOs8UZQIEp8DbYAhQnT15v79bMd2YZCF3fe",
+	"7sRWzKXbkjI76QcIL4WCwXN7R+qWEGN1RPg8TdEjl5GUSnyscVO/QJYYg1LWbwqsoDCFlcB3sTyP0BZ8",
+	"4J4JA9TngD1HhN3TSKULQglWYQWW4sJzEYYQkGK1nLCpb4IsYqm5CeBvWVQJ1PV9Z8Cm7kRj+di6VFpL",
+	"ly0YVqwVJyCSpSxS5hqFCVtLV5Nouo1qC+NinzGScBLe77B7xbhMRinb0ccpPMK8PFO6ICMoPMMgtmit",
+	"bKslqlI/etNMmlTMAGbLT735y1ssavTmtBbUfnir3705f4NvbIWlzzlDvAldT7AZ7nYubX232PThG9fw",
+	"61JG1C0kOzegMLkFNnz2AZu5z/I0n+u+QlCVPpJV8ataSErJSNwzSfT9mgEn5ZC5Pp2nKtmZJSxijYAk",
+	"XCpGwVBqcbQPBjv91YDnCBkYd5GRUBMwFSxZdgXPUfuIcJaoCcv6BK0KZTOzaxs2muQDBCUgz+Tc96h0",
+	"TXSL1BlMB9xgs8FwvTQizbphXdUL/3h+GRDAvoZGe+MyH2OEBxhh7fh5NJZ1a7qDIGwX7g6M81ZEtLRv",
+	"U3p/hp8Z5Yb51a4Q2m0C1urjbuYYNrdRA5XTtq6f82Wpeblu5PaHokS8/cPl91lFwotRxxXqF3xhs68V",
+	"dHrt7zonu5Wy9SoSeuWZYT07uk3hJBFJtiOcgXF6qyCevwW1BLevqkBRWCO8JUkckCnGGtWxAoJUpEui",
+	"Cc1opFgmG0Vt7X//r//t/kfbo04lbB/BGLJCppsNnICXh6JKecb4bZIJPjWs9NqrwvggeF9UKCIeFIMe",
+	"gBOoqzW4bnRXlPDSJPr4WkgTuB3wqnjVvOqyD1gPJYLSqSkCLYevv5mbz+YzsJqlw76R5/wWPKOZw0nu",
+	"N/E4M1N+eRyfn/luGIEWkeH+6xMI/HUEh94waf0ejPEpwBA+9OiQNtLilTFgV1y/uV9WoixXaR0Fohtp",
+	"7FNLN3GT/JQlSjFuPUcZydh1IlW2AMO5maKhgyKTpB5O6Q0j14wzjfLgQjHgO2D+75PQIltI6ieCy/mU",
+	"ZSawxrzClC7+a5O9KiBhAT1DUj89v3SkmMND6CcDv5eTi7M3pH5icuKTC5w2RuycvWmA2w00fKfbvdMy",
+	"eAYvmjDdpdkiaTx7UzVVfLd6opDSlGV2kjACkO7iGBojqoGBf9iX5e6PizCA7r0boU9COku0pFEYYi5Z",
+	"pi+rkNQ/mj/14xmV8k5kej7n5k/9eJSkqUtnGpL6d/jbgzudJW6+ehgEB6ljwKZsBARZYJriDH94+xQQ",
+	"R4IrGjlM0n/rL3Ht52/6JEzFdcJDUn+r/123sjn4vZH6d3OZcCY1e5hgQCIMZDAIR7Lo5IZy1+vyVs49",
+	"qJaWo1/PvDls3tFlNU2Zwyll7YHztnxCjhC1ixh5ZLHxuNTWX17xXXMLQyZi3fLc3hvPcjXPOIsDkorr",
+	"a3RWN74/CSdRymjWLKKxQd7mNhZEh43PO3wZqbeaS+HsLM+nMEjxXJW7r7JaI/5WdKtPwTJOl7rcreLV",
+	"VjKJiFU+5Tb45M5ujkq4WUd4zr33BZzyjkmzbN5trZzaM+xsaSW4r8XF2GdmQTkNLq7JNiuvy57v0rp6",
+	"K9wlDDlbXhSO5UjcNgdPX4ErN2/9vbhV944krsA6j0yWMXi/ykanKfSKroB6b3XKpqvXXLrit1mj3b3n",
+	"Ix/2zjnC++m8Gj2q0d6ekQ3E42P1UTqoTD61isU9LUpKLrOUvn/ieWSkhrJBL4kmpeJJyOLKgsCsaHoj",
+	"iRJ9Eua9gU8BDAJOA+CKnfcRKnCq9kQR8OBFA4eETCiy6Dicx1XjvemMZ/78IZHg5wpQ+07xVUaXfGaa",
+	"HTcpE5QAF+o0RZ0TWnQeoKO9KoBNb+EzqRQ8lypQGPwWKobK26i4Qr0qDJvXrQP0HkgUuaaoWjyC4zRJ",
+	"ZrGF88jGyrlOBhyBDwljhjYEAlzBQ1K/SXhMQheN0MiDBdcFVgz4isgKsmVgBSS0gHQX0B4UiZCTUcyN",
+	"XtDzaWq3O+1WlbJAT77CnOzFVvgLWRtYAZx+ISgYXOFNHGIAea7g1AlBZCrubBBqShXL0IkHsTkkdWo3",
+	"DYL7He5rjHfBPTOayaJ/j511Lah5E6mye3q03FaDWI9GptkSogP0++QqD0FisTVyaFHXmwcZMXXHDGqg",
+	"aYTFxFZNkk1Sx21qbFSy5PoV2L58EZXqBNCgGA2nl+xqrS6h2vfz0W6eD/HhfIwv5kZ/y6IdbJMW6KzY",
+	"2vPX3N4t84Gul2tcLR/gW/l498lt/SR/WzdrxF0woj4Oc5+674/36cqz5zzIzF20FRcMNb1Wa72ppgxv",
+	"N4PVoF1ZquUh1CFnNZ7hWq9W6FvV5Zb62yXd6bKOP6fi5QozZf/tXqUB4Mk6/qcg5sr7wAfV6l33fQUe",
+	"qFYOPdMZxlAXAhOce0Hd9y8AM2fuYTDnKZPSz7KXGBbij+pr4IcLAE7/Ds4HG5Mfv7VhdH0ieIqRu8gb",
+	"2uDjcp4jMSYLMc8kqWOKCc3phuWBwkaTHHOSxH7qQ2KcRPTnZEWopdT8KL3FDADIJoG5oCrit8ywrjd5",
+	"+Tdid7Xn8h/eUeOpt1NeTXZZeMTDZdP02djJPCgTzlufFM6zczswSpVgwP0DjgkoMy2mKFK3jn1iTLAE",
+	"AkgEMxYTlkoGUbaNJjmbQs1iMloMeH7gi34UpOhGAVYdf/p4YCFIl8VHBFIheotLJJnRBLIsziUjdSx2",
+	"HFvR3fOhcEX1jQ/JgCdjMudQTqzgg+yxYU/06sYyvlt8Bw1fnHdenHee13nHHrmNJALnqM+Sc+P3/Q7h",
+	"nuiTBAElnZF2wLFAI01BgeYRC1ROlPgFl6MT98TVETEUe8Dr1DEGLB5eCxFr9sFwDC5lnUYt+Dk9cr6O",
+	"BtyBk75FvsfWgwi1d/mELQHSy87YmGUZi5ulORdpYIHJ0WwC+NCPGBGYqRTuShuQmWA0ZqsLeS5sCsNg",
+	"RTrhgqd6t3VYzk4cQJiohozN7lBxfsoX6YYE75tu0gf4fuVjenW6/8gOYSuYY1uJ4MnC0G+vd63kTdeJ",
+	"6L8/p+prFy1barKamMc7lp1saPopmeUJroXx4h5wm6gkyFWvdzRRrrKrJHcsYzZJtZpk+g9H7Ou+D0wh",
+	"NYs/0FhkUxvblmQEcp9NacxykubJXo0n8bMbtDa/I8OZV6RdEYljQJannQGe0aUwt7Q6UYGJafNpXiGq",
+	"zSKF4IVUNAssM+RuzYeB7vHKFHuuVwvVpkD1M5ON4xLR0AwNCnXAXiUK85mkTCmbw+TIkghzJeWHAi39",
+	"yJBMDc3R3I0Z4nkF5T8ELXoqwpdrK6+n6ra1c2qRMxoZ57eYyomF6DUXGdhzYdfwISSh2dEbWAJkZTXn",
+	"h6B9OVSsuKTVCL1cRfkBCL1a21as6LaFps252jr7cMHX0ve8vbUKVzfelgX3Pq8mKWuIyEbu+6noN68K",
+	"Cf7L1dX5JZblgBRKJnOSFPoCZTMlyUSpWclxelMdupJnQPdgExrpqTmIVyJRroQpR2YtRWQflTKSaGLl",
+	"l5g3NgJTMCGXPgwvX6E2xMSK8vR+llLuEidsxDb73ZWJ5ysR4yKlhQBfALmV/xxbLyfiTmrqnHCSijvz",
+	"gW+rNIqUOJGsFtRc9HwtqF0nY1WzkpsVgjTO4l4GNfDALYYUFntbPkQsPR9HVT4rhN3PRKYkqAyRHWP3",
+	"bIpFnFJ2zXhM6uH7D6enZ2S31dzdr9NG6NJbYRKa/PX9fTjg+JW0HhZklgkx1tf6OAF/syhRuKtOK3V8",
+	"eknOrt6Teqj/+nun1dlrtzv7SPDAr/eYuKniZ3D7QCGS/9EJeq2W7h8A5Qntl9GExfOUke8MQR7wejiR",
+	"VzRLxmPjAHlkgoYtZwLXocY2FhMlrpleYMOrsnB29b5vGw+45mNACCspJkwmydBmMED4Axe/DF4FIf6J",
+	"HPAqeY580O/vEgmXvSGBwGGVd6XMcxZfb+GIhPBl2anIkuqrzrZ4JUkdtX3ZK9kgpx8uzgyIEYVOP+rN",
+	"//hf5DQSXEyTiHwwjg6y4AaGOfBs1cXIlLSAjgJINoDHHvK26ZbzmV54u+duTpGZBG1N8sG4/B5pqV9L",
+	"1l42P5CyFeoVPSc0HAkixsGJo/7mL29J7mR7+uEiNOzogJvlgjJ8JRUob8GbU3tpH+L1vTLXkPmztXP4",
+	"+dd20O6tMHgb+F/R+1WBNSu2SNF7ksSkfnr2PoD9Ckiz2WwEZJYlgOyGV0/4rUhM6RQLRo8dL7EmnR2z",
+	"upKnZxVpTaYb526b6LlnLEpmCYNiDm72Px5fPd/sf/gu35xyrqC1K/iRqgfO/8fjqyrM85CWVOLsgD8Y",
+	"aX88vrJISzIWseRWn6WEk1lKI0bEeMDDwlaES8Lq9xce1i7DxWM2O1XorHE4/5M0dz7/RyUyJzwSimXT",
+	"ykqzZEYXksRzlRj+WdF7/Zcq8wZ9Er45Ps+TBaHiHxYb4Ml1OwF9HpkOci/A8M2b4vfxXC3ApBC4S33G",
+	"Mvi6b7oEYxkJcX4nkBUWMgIb04O72Yz5Jc+WY6Taf2L6zETB5baRoBie4c3xuRZx3pwXL3/9oBK+cBjW",
+	"ii5iqjmHhKb26Ggx0wgvBYYmMZwZhQQxxYN09v7HnXar29nmCAm5QnMgWZrCyTn9SM4AP8kHznYulZiR",
+	"y4mYmWmRenj2DhmQdsvQ/kbfXP1ijDfEgJ9+vCDtXotIkcbGZdL6X5u8uqcfjToJDwMcUSgaIVLjmWVw",
+	"TdKUNQd8w0l96O0y4OHlm/ykPup2OXvX2d9rwf+1SxfLWfL5H++mn/+B90mr+jZxEs92oXHGWqrltoIU",
+	"1G5tEoO44MZkuvjgRMLc2xc53SVP3+fktt0QdER5LPjmPDYFScDCao2c85gYvQpJiNRD8zSsTgx5lCd/",
+	"BA6xkctOA/4o4akq2eOL+PQiPr2ITy/i04v49CI+vYhPL+LTi/j0Ij69iE/PJD5V+HH9O8tQxezX1mzk",
+	"SVZa4lxO67LKwHgilBKcXO3ISZJVOfNv8BEocrjVp+0vl0RBI/BzzxnlhmPj9oDTskcsILFQSIiNSdjE",
+	"gkEU4JTQVINciwp77dZhs90KG0eE8gXWsmQp7twW7l7m8+X05UvLROHvZFXu/DzBM7hU6qMN3i715aT6",
+	"K/mIpyXa/+ecujpprpcOLCyZaoxst6wPh/kdVCRQvaXpnJ2wlalj4b0lI+ifmSackTpNUxLaOYSQ1ECC",
+	"pyuJdG+FtXUg0t5lS0q42gMjvZ1Zq2pmdyy5nqgfqqc1ZSpLIqLuEg5Otdj4wxdTLxN/Lk8b5ned0als",
+	"kmNcyITKAS+mdCT1kVCTfnXyHt/jtiyYQcl4FMngLDffN93EymxQe7+lf0XpXCa37J0FBZru88RSYo4R",
+	"mhWwwqOUg+rDl2pYrQLGuj0Ucx6x4ibuPdN0yzmfChmwHFIXMHOdWsndFw+M0/G+D1eVGMHaVFBixK8q",
+	"smxOfyG2L8T2hdi+ENt/SWJbyX9aM8cbPyasnJo5XRhfTBSFQi1WT6liseXU39iCSwIyH4zYGPWuCVQI",
+	"YE3ygZsq5UbYjiaMzoBIz6MJlhKkUwFFSfUIudLYku0UEilonFsTXWeKYVTU09SYq2fipiZiuiD1j1cn",
+	"jf42JLDT6uzttHZ3gAoW0kVWURkLlmOl2HRWlUsVXzwseSedKzGlKom8bpcR17UiZhAnqpN6W98fPX0L",
+	"5OUvKJlSPqepbQ4xkpCvAgs56E0C77eGl0/VozisOqsL1KO4gzImmd5XfUvd6WcTOpsxLiFTOdaUJYOa",
+	"r4UySTBYTLqdQ3IlBHlH+WLAL1xN96Ulkl19UHtaFIeNard3Wu2rdqff6fVbrU+Dml7LoPbf/+v/PSqt",
+	"Vg44zRhEpehFJywe1FZU6UgpeCy+k4Uds2R5GTC2svnpfcSyVbuFoXqjhT5cdarIVEi9hlZAojloD7CC",
+	"+Mer73cOGmV93Sso9oHl00ciXhwNuNlYax/LGFyyXOQNRQbsEIQX6XdQTR6XvDFnku3kckV1jr9cXZ3b",
+	"mhSr5+rQT3DCmboT2Q0mQZFVGFaifP7J8fekirW0x9Cmfa2QrY0ur7ooxdpCGOuKXTy4moUrYpHPaG0R",
+	"ixWplK5s3JgYm7CD7v09HL3e/b2Df0V9ijK9rO4a7wCFJztjxH0WQIRiZbzztpF/ZmSj8qnIR1soY7w8",
+	"v1MvtqWQSArntlRL2auvjBW1vAeF5D5YvNa9yRiNJvBm66UV0l9VrWyL8j/w8YmpAYSldKsualJVvhfV",
+	"0/gRHkuqgJd5JQ1xxjS29XaeZwAuCuDMMItTmF8aeehRzhQltidIbm2uGzDlYmpd/fTk8kcMIk34NYT4",
+	"iTtXKBqTJ5W5va7Hl/c28eQr7qG/zKeU72SMxnrTXMhIxmaTbDkGwVoSoUDtiOn7707sGMWiJ6REWO5n",
+	"OWQJK9AvZZQTakeyGdWbEkM9X0se4YMALuKycRgQr8SVFCbrlbk3AteqGclqXCkNaApfLRV69uK9+oas",
+	"OC92xJyUjdWAw00SWMW5viH1QYQwiLqpZW9DhvHaQxhMy9v+Dz+7R7OQnjIovsqSYkTD0uqX4hSgonwF",
+	"9cC6Y5kYpWxqtqNclX7r8/6j/gx0+2d6uKp5eFXWV5hnXR0u2QcCVlGzPTDMMkY2cWJKtY80d3tEBF8u",
+	"LW3js0Os+T5OUoXnFMoZYYxD4LHgk0QqkS3IRKSxLIVxb4T1ExMKVFaJ01gLb4fIgA2niYQ7xxC5jxdv",
+	"7clyxeES+w0OYFqaStSe8Y3aQlkEAy2WGcCEswcSXSCOznbDmHpVKpKOaeewvLk+HPBBuxjTsruJ9GWu",
+	"Knr1tY2vX0kS+rXWw8pF2pN9GYnZimRxUr/y8kOCEYsxTecRU+V8PE4ifWyH0LZqpCULChDUco3KEsdz",
+	"UpkH8R3VPAdzRB41Ygr/xGqJt1hKChQYOIMAeH7KCePzaZ9QzM434KYl3BM0jk1F8zpqJG9ZumhAPkJq",
+	"CzsoLdVKMBzG6Hpj0/bpM06oxPyHkLw9iWyyP8QIj132QxJxSC2WVAZIaxF3wNFSqShQaAiY1IcbInxN",
+	"ICOfT3duKSQvNfH8IH8likwZ5ZIkmkCYdh5A5ZLsWyAi1Qkvy33oLe222qhXOp6riciSL4gpOa6b60dL",
+	"JCiE1IL8o5zOkymWWdNSjBI3mDzJtYMnptbirbjBC730dqLFnPuZxjV829Ib7o2gP5eGVhgycmT6M/Xc",
+	"uq1dv0fM8F84Aq+kORj1sHCGwkbhe1edccRSwa+ldT1BbcfUZJOGKbosECZtAiV/vfzwnuCZIHW54Ire",
+	"e6kmgHbofUZW74gYsyRcI0cIY5xMp9M3enLvEvd2xF7XRwT/kKEpRmoiyb1LWOOp3yn2NcoYNQCy2cZQ",
+	"nZDNU+a6z79z+UjwBpakHuJVbaHX7evtR2WRhWDdTDcgMcNSnZBEEyHp2JdGgIUO8WPNe2GPPQQwMGPu",
+	"zE7orVFbTZmaiJjUw+M0FXchSROpsGQEvsE85d32rrdP7D5yDoA+XgBzi2s9NL6TPJ6JhCtynYn57JUk",
+	"o3l0wyBBBmyTTRlKx/qCDi/0j51j/SPE2Zt+vLhLcsNQoIfEpaAz173ZgbBKrAGOnq3rJzeYGHeURC71",
+	"m0giVZKmJJtznvBrMz/XB6NZahMcgb8dTxfgwKtxHJ5zc4w6/UL24glqJ2Z0AXc1wtahBRd5eDz69GL+",
+	"LsfIuPBW7wtoYGlGnoIUfY6XNYM5EnqON3J9BlhSDwviaHUnro8NTLX7NrXpIowjKdxOlSnH7A1ifnrn",
+	"b3kkgAcwHwBtmrMeoaYYIPgCwQhzoSSTKj94VakrzL7lfevWvVZhCqi/WIaVhzw9TRapn57GJs/1U+qu",
+	"7GLV+eghmmmsBYQkILXjFZLrCCZCKlJ/8/4ycGqoTMwVqMiu3l4Slc2dkGI60nctNs3VBXZOfaAgSh+c",
+	"jGYLzWAUZ3ZUzKk9Tu4NgpouceaG8Fek3vaPgz4ADl0cJJWADBJ5BWUJ+UHccbHYrY8mWgHBlQlLDxUI",
+	"i6lsbL7TEoaXxRBYioa9lly4eYGijOc8trBz6ctoqnm0BbgZZuIaZNflUb2GtyKJSzOz5F/ft0ojiSPe",
+	"YCMoEl/9ZcfSnFwikEbhq4dYMLWR2ppD4Jc4dok6zEnIa1F7JaDxMKXMu1sbhcW4r/Q+YHkwvVcJd6Ta",
+	"ySmU5yB6JW3JayfThFZoCosjYMVaS2ZLlauVIFOWXTMr1nslrMsVrL3N1Veh68LbLMHRmABw8SmyG8zk",
+	"Sqlo5dMYM1kHYanYrLAmrBSCuEt5xFI9XzTs+NM0kDKlqG2i8RGz7EJhcC8bjiY6UII00hy//V5a5hAI",
+	"NBQS1TQl70VT67x6thHK9Yi+XE7qoSf7l+6NijncYW4K2wdy1+XRLVy09OvthxvX3zxj/tC3DyrH/S/+",
+	"OWdzbN1zFzWqmLQElYxzql6m4ZVNDTnfSKzXk7zlGZRpnwOAd70avSXBXPMxOrnHLmUnwfpvZGfHtmyY",
+	"cuIljQDTVBLz2h+hOy6h1xQ1BG7m5paxoJF0DHuNy3ZOvpCnr8RZNbWwWxLWtPD0DqlFQXSqBbUzFMWu",
+	"tBBSC2rw7wXKPfbnKQo69ucZ/9ucgWrwzJPLUboPaj9lgl+/Q9nb9P1XCSOZCXxvZD7zsvTTpkwJau+F",
+	"+l7MIUf7O+Dh3gt1jP4ntaB2ThepoPGVEG9pdq0Hu6CKvcXbXXdXSAhyItI0MZWfi2/O+EcIXPKeXhij",
+	"xlth5nGOrCTOAp7osST89c6YJwzzV3OlKS7yhPpVmZVhsdBDMY+09EDhihHaIe2vgvrf/fxYyNvvHjrz",
+	"Qv7wvVAn7kBoYBoi/jd9WL+fpymC/9zL+nIBRPuMn5tLthbUjvGI/wgXKkybpcl1ojlhhVZsUMKdO0sU",
+	"/CzO0lPTvTN6t5op/fwXKt8LeO8NZjPMMYQdcBxXwj7VqGL+fC/U5XwGwQZx/vmJpe0al5EIfxjbvOH5",
+	"M0CjfCOAshpH3EuPatpmb+azNImoYqdGNKrlhsICxH409MZunP1dhIl9Wt6lE0NWTpD+wPwUyzhNT62O",
+	"qzINlNXJ09LJt0oYZY4+/DvM3NnH38wdfvyd8OE/zfFfVsvVghoYbYZTJAB2iF+QAhSsA97r8u/MEQGX",
+	"+hEqNejzN9SPqKMDM6QDQyXEMDWUAHSmqSMFHn0c3rDFMPKIQfldwodzoAf+C2vlHKbCTGpopMvh1NIE",
+	"LkBVK/HPstEyL+w59Apt2Eee4DZMHGXgYmgb0Jw2LOuF88Hd74IZ0vtdrOxRYYH0nmowRz76WU5vCFf6",
+	"cIxkopBnE2JHNZ3QcJzleG+YgeGtJRWJIxVDaWgF6uBzszX+Ls64Uk9fC2rAkQ4nVA65xgJDMuyoU59m",
+	"GCllqIR7Dm4K+CesWnp0w/YReYTDcG9DMR7KnHTYp6khCsvWlVpQ83ku1zK25GPIcvpheakSJC3H4rbW",
+	"PShCyj1e2kbLnAwjR0YSQ0ZMp5+/BjUgeSvsSPyWpWIGPK8JW1LCcpWgZgNTuLEnhXSW/IgKcFAL2Jq0",
+	"+kdMFQ0bAbr9TRlYeGcsw5gVMTYNAhJNhGScjBam1z4WKw2X05PpXkv5yQqPEAGXHuU2/AEn1WV7KAiO",
+	"R0WZMhd+gIFD+yoA8R1WlQmJpAupO72bQDlPN6wDXmEy7D5iAOvCUxSTNcpKxmOWaQAQEtp7C/YqRIs4",
+	"gqyoyAJYGfRsmiLFYZ+E5rL7iE829ALSixWA9PBWBjIyqfupm0lFeUxT8ObkLCBKpDGhM5op2ETdexN1",
+	"ziHODg5wMxLTGYhRIalzgaIj9IcSZwL5qBcJvw4heM7QipBQvoCo7AbCBbiHFcvBgWBMJzAanNQgd89c",
+	"NSUfF8CxWPg4YdubkS3zsWJw1zuMb05MEyun1S8hIBtSfWKebyMbGoNpo09Ck1Xwyo0AVXvNAMYM7lTZ",
+	"FFXLP5xe5Rpbm3c+8VwuUMBEFzrIwTzgYLciZbOVZz8mdVoQHyEm/D9C65mF6aUbfZOtkdABN+bhhZiT",
+	"WDhbFpqF4kR3NE24ltQwV8JsZhyhSoixtv4L0qycmNuNXfVRYbf876yT1nafLR/plQ5J/oH1v3TH/sFf",
+	"rp/qys/yG/uhX5Zp0YM7KNDbR329/WclorfqswpCqBlZ73yu+rJ8IsGND/3gFu+h7hWaNr8GNcHZh3Gt",
+	"/48NPmuFFXwN1reumvimb7yjsqlpEdM3tV6Gxeclp0DHC2x0TtM9HOfNv/rl7Ld2b7b166uDf9Bnvsq5",
+	"wZDQnDwmEmsbBhvI6pEp9AGsjKF50UQIySRwAuRukkQTz3ch90bAuqgbYXIW544xWzQHqbXsGZE4k3vg",
+	"b4kPYgO7SreJ0tZUMonH52fuAnGc3CtJ5ITOSvE2t+2qrYNRjBBtsKfS0db82qLkjPPZXY58cD2tXO/K",
+	"nBe3kGeBWNYQFHKCG+W3U4iKMaSbDv++Y/REO9DrzpmxWOfQYLdquBt1Rm3aGh+yg3g/2hv1KCZAXwmn",
+	"t4msiAiw2L+Vhxn0c8EikcVVnlec3auTeSbxgubzFAWNYjrhFY44MI9CFyvBbCZQkf7IHERj/rFeZHXP",
+	"y6xh7eAbxBPDnA14WazIN/COLhquvkaOHjY9T7PMvOEEsKYJ8DZspr4Bb2Og80gOZ/nrB/A57uNHcjvL",
+	"3z+M51n+/gGcz/LHD+N/lr9/FBe03M3DeaHqPh768eP5opxCPB+b4/p8MLOz5ZdLJ+hBjI/95oWbeQA3",
+	"84Tb+Q/KCgVb8QnV2ft8TkF/FyDkHDA9MGtmCW8oUgd1koeDIV5KUmDAY1FNtskPdUmeB0neL6QjODOx",
+	"axVOosvFkSpKA2xVlWKrogLLBG4l2ay8kyovmnUEfJkoBksXdMXFu3yblgTHz1/LFscqb+MbJk2woART",
+	"7xGwEGCW3iexPmqz3FMqMGULeOwObZGHhACJnXar1dndAY3dw5MLvC162q+oVuOcTUxdFKqcspYq4wRE",
+	"6ibTDgln8Ths9PHfgIQzfq2RnHTv9wY8mdJrhtGWuySeJQE5aHfu2532AZkl9yzFpI7hl1kakvqn87fk",
+	"7AzAY5rrTiA6cUpTIpWIbhrNAb8qKHI5VFpMFOEU/a5L2lwwuUPyJfR8aZp5mh+odhxw8xtmovfAFgzN",
+	"WDFl1iwe14LaDA7Cl1laTJyFL6vBbusergD6K0lmGlY5XLv3ewBX/e8RCeleSOrtVu//+3/a3QMynTZM",
+	"MrHkCyOnc31lUMznAMCCJYzHSWQhgTkSMgl5pY5IiKFKJvpAg9nUGuKEko+XNkWSnlIw4HqPaDcEt33K",
+	"yXEXX8BWmVFs/02va/0Nas/15NEdveCNhEgDsMZ6XuCWDqBHN1S3zxCKZlw7tcwlbBLLyiSXLl+mqzjp",
+	"EgSYbeze79WCGs5UXxL6F+0WdxPbLO2mM0sviWZ/gFJnf4ZqZuCCvrIKWWByB3jm0wGHCqg2GqcQle77",
+	"A+X1C6XLKCspj0fi/mHlxyor98Ntcawqk5UUy3qREYu0wGntYmjYMMaHZjkvwErO8BHMpG+lqprootLt",
+	"uFiSTO+0C9/0Z70cMiiy6XZ1oPJAT7uJaIO5PDl+bwMARzSLRMxMEGoqJINQ8DHLGI9YI5+Y4JEH25Uz",
+	"q4wLyxPLwCQSaZQNdvny9a9J/PW1fqkvigeO+uA6dDlf7KVepnzYi9pxh+2Ou7Q32ov24wN2OG7R9qhq",
+	"1OkWUcHvTECw4WurkzCAH7QTLBIZEJreaS7FGdAguzFRLE2LZikT6y24H48IoYYaBRbGSFhfMle+gqwf",
+	"FESXgtMstZbHRiHFtaW8xVTVucF/uZpmsTzf9jGJckXiAkQAsE/mXoCeVzq45gZYAzU//nXMNmKwMmz4",
+	"9MC+LBiYC8u2Q+byS1XM/wo1nUvpAjKRceDJy+ObdRYh5ZOeKpmoaEFYd/TXGFePSNHE6YgnRcm1dCQ9",
+	"AbYiLcHvJLNvo214tOhbxvo10knlefDar0eRpxkOqrQqekvSdAuN0cNsUWXrwdfP3vjPoC33t2y9qrxc",
+	"tUA/t7ebbgn88RHh8zS1WclSKvGxRt9voWp/VxnzemUd0W0CLghLBHJttrdAyX26o5CoanBX0Jmg9iEv",
+	"zF4Kkr9XGXU17JePq0yuOVXzjIEjpD5w5TR6JoNfuaBhVY3iQt33h6UELM6T1EPT17aFJr7lyoo5uCyo",
+	"vwa1cxrdVHJ3HzjDMu3oXePVoy9EvxUnvE05T+jDpEpZKuiZJ2mwzRw9l2opv3tV5c4lvFqbms6OYtKu",
+	"2YRzgUlKYdZrQnQxF10hL1wxV57LqPbApG/Ls8CUbqQeCX7LMn2s2D2NVLrA6iImhd4PNnmGybAH/ZSC",
+	"+DtbzG99BVNv9lWEAsW86grmYq5InEy1xCi4qS+fIK1yi5UmhELNaWoeNsmxLWCfQPxLwqMJ6B157EAT",
+	"pqCaOgM3uLsktn9OoAvz2CX0IxjeFGkZUEML07YPOOyp6+xk6jrDP7Ez89jAvIESNK3I7Qyq8gG3cd19",
+	"b2twOSbGKJ9Yk5xnmlwEGHuTS5pW9Hw14IZyQIgt4gFBvECo1tt6Zf8n6TR7XRJNA9Im4ov+fdDc7R72",
+	"OrvtTo9cN6rq0NjlFWhK+2G5Dl2mnNbBhsyHdmcKo3UfNVinkCyzajC7odulpHS41M8NvBgMVe+0WoCC",
+	"kvRaBySals7XtwKWndFzbM1maD0lf2cBWEG31dLol0iydxC0dg+aB70eoN8y3XzESvYObJcPyLJZIIaP",
+	"AV93M/yQZBTTu34r1DDErjDYwTdBjK8r6f2jcibjpw9NlxxopBOcmaLWTfKTrW/0tKsFBGUznhiTkVCT",
+	"Accx5IoMxXlCqRA7CRtHMLW88L70Ru92OgNeTndlvsyTzQboqOw//cEkvkgwzhcPoL/eF2L+QsxfiPkL",
+	"MX8SMS8KhYaP1xQe4twrsgc/WBntIqIeog57sXttZfcCpctIiBujczHZCcAhBOEOBZyseWvAf0P7Viok",
+	"W2vbSoWppgdNpcveKMZjySBZ2J1LeoNB71vijqco2c6W5H/h1BCgaUONfGj4lIRfl/Jg/nR1YhUPm3Vw",
+	"j1IMl205s+hmuBsdxh3WHrfowWg/2ot7rDvepZ1RdYktqbJ55PRqv4exB9Hydzb14CRK3hX4rAJsM9SJ",
+	"QTmJ6kTLEO+5FsFNH0iQoPmz4fgzWKHW7TdSf5Nq2yaV/sm7gbdQd5lt2h7XH2lmqjjugbum8m3KKVJp",
+	"c1cbqvw1VGq9AEon0N6mo9gkDT3lNnU1zVbejselu1FLWZg5W6MYuLnQYrWyhp/9cdP1ebTl1Vmq4rrO",
+	"heyPea/Wzz9cXpHX5vGODatv5Beu9O7b5oD/5GS/VRc1y+N0zyCpYZWfChTGWYh5NuDgsrQhBZt9XDc5",
+	"DCvLSTSwW8wFunzvP+ya93Z2r7vROXAlD3Dx/QnZ3d09DGxiHnNKraNcLobEdNFcrobR7kCRhf1+q9Vv",
+	"tXZavX6rtTXtTJa8LNedvZJPZsWNWlza94bDijMoKFHPC2v610EpmOfcvylsUcckZiQWELxfcMpsbXFd",
+	"VeXmtynfzMxMFUnZJG+8is3KNTU4VsTaOrjTGeXJSqMQVmNhBvNI+4iM2R263HGT4nlF9Sdfljk8PNyc",
+	"fXjFHWwRLM+A9PHqxN66HqdsCPArSb4IrC2E4Nf/SaaM1N+zO/KzyG5eSRIinoWaON6Ba2Kgn3XtMzmf",
+	"Ti3PUYWurcNHoWvpqi+u87yYVc3sWiKLXo5Vu+7n037Yqc4rava8Sh2Ow1jiFR4hxrb3SqWwNlYlyhmD",
+	"dVf/6lv8GWz9RmT+U1r6CwzfsouSJ/8UMx1ENAX7HFa0v6OLwBZ5wQoYWAKGYR7MSGQxi/t4E5m8ZVKJ",
+	"2YzF+vyYCnKQ/cIUoItDMH9q/o7FZFTwNWxAGkyjWwiLvrj5fDV7ZzurecqISveDv83F9pxcCUSepx5k",
+	"NbEFEoy7slEVQ1pL80OGDSMZmFzIc54yKf1sl4mRDZat7A9icaznueEFyzTC4yo07wFZG7B89ICH5YFC",
+	"KABMkhhJi8lnaeqx6c9XMS1ywFNGb5lL3rqmmNaTmJJlNsSUu92yerDlsmO/LNkWkUnfLR7nsekGTOQF",
+	"lv+t4OsRJ2x2QHupGVpn+HveJwU0tMYPXD/LggH38RKDifT9oTle6wwnxlg3Q5qCzzHc4cDFNJrkbDpL",
+	"EziKA57jaZNAnTa74c79BTBkilWn8+kjlwOe9yw+InTAC4tLJBQ216RvLhmp24Ll5h7LBRz0EZER5QGS",
+	"mAFPxmTO55LFjUIhLecTE9RE7mG0bmsKLkDAX1kHh7U3gGcWcx9V0NNLk3IcGS2knWDcsvxT3eOqoL6f",
+	"VIxiDJchJH2U6ARnA54XQjSAADsWqVcZrwTPyU+xNuKylSpvqw/9B25KZxqskka+tE2KSDDgRSzQS8tT",
+	"ret1VS/84/llQEDga2CYNOS9NEHzkAvTYXWOCIblxqJAXjqjbaumlPYtZ3A6myqG2yOw8cjiHAupoPyM",
+	"SUB3+1pA108levhA8B6WNaWpZkD9wyswaVDx2nH5+A2HbkPTDQUc8Dp19wuLh1CSPmzYi8clk792uXmO",
+	"nFXTgDuwpxtCnMzfJ1Sxa5HhHeNN2PNinoHbfQYx8YU5F2lS4a6c0gW6PY8YEdNEQUT9MSdzjuqKBAoH",
+	"dFvdAQ9d/r8w8LWB/h0V5tm/SLd1SMJCSjr4DiEz4LhnW9RmlJPZcN/oYg9HB9F+vMd64y7dHXWiLW4m",
+	"t/KHXRVVJnnDu2ACwpWBRKtKmF35+efRlVPM0xjghplnURMOxnhJ4iQOMLLKYVxe9ezZipNhnsRt2e8L",
+	"qirqHZW4YeyyigOGz1/ir7bTl3nJjh+kOUNirgWAxBQHgNowgGqj+QI8Yn/7SCyz+qme6YrKyj9BQIVp",
+	"afOr2up2hcp/mEDRKPr1OTKNX0kyTbjIoGhv0XbePqwqtrys7SgNX6EN8OOsfDENk0j7ud1dkmqX3d3t",
+	"ad+Uyc3NY7Yt1Mrudtr7jaYDhj43ADTLbuYVDz2IhgOeu7FSRUJ2j2klL6B6r2Novd22LYzQAmLn6cl3",
+	"WihxIVz47ohApSW4skCRSk4/XhyRCU3HhN5R4y/7hWXCarjynSgXgKudfrxYLuv9+dfd6preZSAUbHWH",
+	"7c52++ptqH/839RWCjMsA5fRFdhanhX5TzJLqdJT+Z7howIGHna2Q8B4runi+iNiy2nzSCiWTUMSvnlz",
+	"bk4Kfo/Hl1p1pMVRoA2OmRvwGAR4tMnWU8pjLVIKqYAfjtJ5jAhdgYcm94EVHCxymWu9SY5H1afEzIAL",
+	"zsq1v7u97SCUV6emC1ku9L6uuVfMuvqygZTxBdWLmIKzsBJQxcr0JAObfMjxkMh7w/d1rD2d8AH/eHXi",
+	"6kSA1umOsZsYOK6cZaJkzGJg2SciTWK60MI/GnVNEOOqYtWtvW2KVftU4GFEF0qfl0rR+KRqxvB8l0wl",
+	"r2SAnocxixJMAZBB1SkuyCjhNFuQTHORtlqGF2jQbPXanRJpaO0cfv7P+mDQxL8a/7OSSFzPaUa5Yiyu",
+	"NBYDPfZ31rWXq8qdL+2CP9UV8SBBrUwDyv5GW+C3TVNdoFTnWSIyrAG/rL0uSghbluJ1zVerefOE2eUh",
+	"KqhyxdorKalHi8tneRXPCKn2vSrPqwMXcyzVfIJXGql+/rGCZcKwYd1sB5o1TDKYAYfbHBPyIMkq1sdN",
+	"bGEYS8aKLG0m7iqo91mhdq5uQ+rGiXUEzhRKmvQQpoieJg82zVm5YqRT45e0+JU2nIKfQIUnhfGRABW4",
+	"xGJPW3sT0PgDTxdWUV4QBDQUNhn4sZbB40z7T7MyVkl4l/SWxZ68WJJU9AGs8gDRo1G+6h0W761894hc",
+	"AVOapJWdlb2YaJwND6OD0T7dG/dYN/YzGT41Ip1DorGKScwmgle/yZhMTGoI771HOjH5fNWnUmWMqfaa",
+	"d53Kd1+SWcXzqjha6/ri+aXYQQPcduwt387PG7DnGYxdBWT8XfJAXi7fLCUt64yxmKjEJRvHD5rkwsZS",
+	"adn7LksUeMaAcFTwjSH18PTv5xenl5cg24QMRWYsAYeKFozHSsWd+cR3OGOR4GK6QF8lHlPIqGf6qAU1",
+	"ccsyrgls0SXNa7uEM8VC9au9f5yODiVQCho0LEWI1PrfUcnxZ2BdKvHclo6o2O9cbw6ijRbLbeCmqfKF",
+	"rhgpVEiDHAhogsEECKAethlTIdn+Em6MaEp5xI5nYPdZIfrpKc40G21aQ6adRBGKX6HU7em+C3f4amYT",
+	"0qqtSqiLqf4LlQe8goJ6WUYVNcJynI2CZkkm/DplpnVRGNbDDjuj/aiLWt34INof7dHeuMt24xdf9X9B",
+	"LdlSEXaqbLHXXGnlpOkqvRhFVQZqyuVE3GkMVI0XTdrTNGnb7DYoedZi5bKcp2c9l6SCth2RlgmnL1jv",
+	"5lwlaUFGz43PmD3OM1k3tiRvj2Cwo5VIfVWtBsnxLLAJ70zKcTr1PUn9dA6PVEFupeh8iCPG9tnH7L3i",
+	"qiBun3BsSWH3NCWdzeMO2jYD28xq7iroTL9MUkCph/XEB9yNDP2B5qqCzDiFJhSnRA8LMwAWJiVYf/KG",
+	"zdSA22y9JkTiVZWO6ViFy1b2VBMI5RSNL4q/zYq/x2Vve351Ya4fQmtts9I1piyjb7BtL8v427ov1UFh",
+	"gqk+52qkwW7wttEkZ6rkAdQf8LCCUhtfgSX6HxKp6IK0VtHsAbdEO8g5AOdYYmwGR4Ry40lkp55YP0bT",
+	"ZJWDUVpMiLtuz/3cufZLm9N143fQ0H5VmZjw48VbR4LYRHiFk2023oBgZSzgQLdOZStJIeNqKZ9hXpLb",
+	"B5DvPYwZsVbx9S5pWyHlrnDsvMvh1vC0nlDn2rido+KzFmyf/3Bj2N5vECJnL+DfOUjO1Sn8XJXDu2o/",
+	"H+ZQ58UqyOp8U4yrDKm4l3kqd5qqCjfIo+oycCgbD7jn45ankyqkkbJJYcNipiN38dnOX8nmgHsXLLWy",
+	"o0nW8BAvM0yzVaEte4h74VrPwlPgPjbk7IKbEBxGCzJxeWXOEWvArTxSSs2FKbKiNAGmGhBUy7aApY8A",
+	"j13dEnQq7FZbcJsOaR7CYa926LvyVQ3mIHuXmvWfdY60kKcSE3E6R9lGc42i6bfTTAU1JColnfwsqRxs",
+	"q4hRq6XyY0Yfzvoo8X6V8l6JyzWadkPLqi6V8+rbqWqpRd3Z1rrwK/+zogNpuzJCZkOGvEfM+HKrTTKV",
+	"UfI9enCMblDDKgvPHNVbGXLrx/huZ/Zd0gU8yRRcpfosGIjNIfJxs8jz+4fAEXmPUV6n7l2RCdcvcJVf",
+	"6OXMt45O2cy3vtY3T3vrOQyX9cZ/joy4Tjf+1Iy4f8xaI58fWEjledPwVtVe2joN78PqU1am4bVdPIe1",
+	"0sOTP19wXuluXQ7Ps8WO6zTSaMXiIFeJuci8RuBVQq6XkowrNp2JjGZJuhhwr0L4UVG/ltjqMzH05lfT",
+	"zotom5MANlb9ZMBDU067VPcEZq3pjKvl7qO2O3TF/mr2CqqM4DM33B/Bkfu3sMk8wkWDxxeMys1E3EDy",
+	"1LXHj9c46qCW0QZ0jkWairuEXxfLfOdqRyMGkrpkjIRuXmHjaMDLgj12hleWyRDgaozbLiE0BGboaoxz",
+	"QVLBr1k24OhTheXXjXIhVx5irjN9o0YquXWTNBn2tgTsshL1Abtyu8KwGlEuA8LZHZPKSF51qshUSEXa",
+	"rVZj61iLJR61TAbL2j+V3Qy74wPajjqjw3iXdcc9ujfajw7iQ/Y71Yww2/I7q0jMs+LlbB+ujd9fVyAL",
+	"Vm3x1qC7uWaMbL50hqxGzGJro7mNLks+TlJYllmWev4mCX886PliwFJ6aicqmKP0kDw+S6Su0tD0OPLW",
+	"J+E44TQd4gRDUrfJoR1fGBAbkEeUIMj6afRzsepHoN/SFGDqqtmY0JdX6BiJSm19J5vYuCE32qzCRT+h",
+	"kFE14bg7UHMZeRjj+onZWPYGfCbSVAY5ewNlIEl7j0wgQBzbeWYksGpNacz6SJvS5IalC0IHfJpIDfDY",
+	"DKHnyO5nes9DUt9tYdG61f2Vimz5sNT7WlgtulcBOq3hDZ6BnbRcxu/i91Y8mp4MY4ABghsbqoxymcBx",
+	"4t4PMVfDsciG1lKZl6sE1soxftDIpUerqIKo2bN5xjbmVChWY31jwLxGtQaCbeluD8gKGhgQJdLYkPbR",
+	"goQIJxBf15VUdhrtTQKDUy1tgQulSrf5lj2s1u22BW5RSqoq7V9hgMsJE2d34LcAqSi06M943GiuUiDU",
+	"LUQ9E0Vg1AoDvkKv0Mgta6UrzW6tCz1xd5kdZ8DdPR849YW94lYMhKafAn7o/4f7ccC9C7LCHf6PqNao",
+	"ODNPVXCUi5ZWcS9eRdNvqVdYXZ95a+1CFdI/SsdQZIuXbgWborTIGr8//Yn8/OHivwLy/udKVjj3V8k/",
+	"esM0jQLHjuQ64WRMoyRdod8XEWgZH4RXz8bXrShNoo+XphqJJGKMZTurc3+5o583xzQVxipl/Bco94xx",
+	"S1G/vgKTYmKHSntyCTEdY2C3oADLKmREFDopBEA/LuDDqy65ZeD7Sf6Fl3TGg/6vS9V4N7L3JvlOVRTD",
+	"15XL/wkLET9u3d9wxr5gvCpZ2Zr0ZBuzd8jkmif8+pJFGau4Nc+m07lCLRjlC3JL07lRgaGWF7XnK9LY",
+	"LYtHVT4azzlE1f7+qD8BEnYm5bwiwUElrTLSwHQOhUfJNVB1c2hb1dly9XaUF/dGqB2pyR64sOk2rlyn",
+	"XkPRR6NUEWHjUYch84NedbZ/ZFkyTpCCez6EpWNr9BZ+BEbGmBraQIzkC6t0+4Y1VH3Z3vpOGNR2ey3y",
+	"fTJWE3J8y/icDWrEjStRIMRGvau/kOMfTwe1jYCJUHBeBxhz3q2mqiLLu1JsOlNvxfXWMlGu9oJPq2Qj",
+	"0+tKtwXzHuS+gNC5ElpIjVDFSvmcps1KQ79rebxyAHCPzTs07cxIWuIwOrXekRkpb1M39dYDFMGRImHm",
+	"NgbV3qBOCbiGgYLXpKYwSeeaz+X6y26dDqn63ZXh+DbG3sXp7bA1akedklavNW5X5sfQ8qiB7Np012Ae",
+	"sXtYp+SfczZnduc0C2DSgeZt3YYIzhqa7MVzVoxl5VhYJU01HdK79YAU2UsCcm5n8EXelWVPg5qcj9xK",
+	"K0FfxReXPsp3zt8nT2HlTkWRffaO4BZH+BmUGmWi8LsoN8wkLj0YVpDsR0hdRSbluZgSd6gqLcifgwck",
+	"Zi+f0rvJzbBNO6PdqBv32N54nx6MDqNW3Gad8VP174YVyQebKDWT/devzZNmJKav9T7I16D13E4gNBpb",
+	"3bmnhvUhn8N1Uz3gCjx4PhQvYNcfBc1/StQkZ0T/qAj/x8TnDXz85UTccYyCBEdRtC9B/G6T/BdjM7An",
+	"CXKr+cWFVcwn5bjAu4lk0bAz2h+3onZ8yA5od7TrVd9oR60VtjFz3r7hGSrDYA3SXTGprBp2C1kgZ3ow",
+	"+GsFQai6LB+7+SXA5LJ8aYgNi1xTSxzXcwnMml6fsaTd4ccm9YZ+07DYgHl2wD85nomEqyOjdeRCWffj",
+	"SSKVyBZ/DtepMjY8VcFoYNdUS9X0C2++pWoRPGOjeZaoxaWesIlgZjRj2fG8SkIN5W001PMahlCAT//U",
+	"2z0MjcIas07vdSHqg0aKZUAUAB5AJKHzfFX6Iq19/QpVAsYC5UuuKBq7MTFFDQ2JU5pwRRPOMmkOfH4N",
+	"XydqMh/BLQyNd2J2a27iMmnPY68tNy04EVoY+evlh/cgm/zl6uq8b3R1xVRXAaFywaNJJriYS9TMD7hl",
+	"YAIosc9jSeq3IollI3BqOWniTI3yMHAeE4FNSYzE1AjfWLSXcvdyJMQNenIY5CD+0Ta9a4rGYp8cD/iA",
+	"o6hoC0fieiQJ9f6KLPkC4/XJd7AvZDBvtXYjKFAOf0LmJFOwXCqaKQ04DwkG/E5kN7JgbyV1l1UBba6B",
+	"PvMTCJtxAUOQtDxHnoST1GZMbA74FWbnhZ/oTTSep/o2kiLVSF1YGF5MbmWUk/DvO0Y1t3MWhyYBT5Pg",
+	"B937ewBk7/4+/xjqGAw4oABkdA1/jcB0DPGUAWk2m19DUsdjTULIwBk2jkioW4ERSIJWilCIBya2znBz",
+	"wI/JlKmJMOm/Kap1YsGQEk7oLdZ2aPVIiA2HXKghxcNk4pPDY/0zJJxOE36N+eB1P6+k6Vwe2Z7FGGqA",
+	"QjCzRm1M+Eq8fK8AvAuqTMlC2Tf7O5pD1iIIJbHZKdFZK2bw0FJycp2J+ewI85m6kQYcfb8SJbGB8QCD",
+	"hEww0g48DkkdqpfIkLRbrdeSjOaZVKTTagUkxGMWkk7rtRxwfNPTL0bzBXzgtQ9IaM7b8gtzbobIoVT0",
+	"ZxtANhMzIPHem2Pm3rdL702ShJC0vY4D53Kzsl9zNNz7njfvhkHRAadzNWFcaWoAAXUGS8HSm8OTxTn0",
+	"A9K5v3d5/gIsEDvg+iRQxd4C+OG/6OFgpqxPod/igmkqiw6PmBzaldFO2Vg1MISw+IVkus85T+4HUCY8",
+	"t2cgQmkM1KcXXckwGb4W1Bf2PSbBlaTbOSShXt3QrE5TF8D+C6ayxc7xWIGDhmSR4LEMMP6UxWQ+CwhV",
+	"JGVUKtJuAH57+aH6OZRsql64GokU+vBAUCuyM8Y4i6+Dwf/P3vcut41je74KyrtVlqZoWXacTGJ/cjt/",
+	"OrtJWhPb3X172GtCImxxTIFaArKtmUrVfZr7YPdJbuGcAxCUKJm0Jafdo0/dsQiQBIHz93d+R5b+iuxi",
+	"sOECVjZ/7L8du7z9A+0S+89C6M+U5rl7IYDAXTDPCouAVRaV2bKiUJJJZYSXEdnXYgpSaZCNLZ+IA/Ah",
+	"TKWAxpB8ck3UM2lMYhFKI1BQ61ybm15mOfsr4E867KsYC64RzmN1i6NSAKZz8wQF7+wIHy2ULaDXykXM",
+	"uGIDLjOZDHgKyrftEtU+LTZsbHcE+lONhbDwP+aOKA2JZC1y391szXHKpyI+ZMaFi4yEjBMg0ZcahTzI",
+	"xjeh9Ffz4lpMLwZZmiZGgIP6s+8He+cywc7LCl5Q6SRNjaAb59kVaOpbnmgVysnYLPpel9FuhWdOcOkl",
+	"y+HRgAghy4sD0H3D5h4lkRcTJaJQQlh12ibWeH9RUEOaT3RIwCAuUXGx1sHdXWBUXbv8YZDiCBoJ5InV",
+	"pyVxTkheDM1mY0CVSiFiZcU62aA78Gt0xCIQaYe/RiyBngcKGh7w+PBXgjGnyUAQ1TYZdsdjPhiKnf1O",
+	"d86iu7297XD4uZPlV7s0Vu1++njy7svpOxhjjOpEp4WJqKxpd9z7uBVs3VgXYutmDysvheTjZOtw60Wn",
+	"23mBFepDsHmLo2v+dSUWuEG+OWZTM6A8t9WcyiyjUI0R7NbWeHtbnxKlj91dodqFj4QxmBdm84tLdilW",
+	"siiH710Jcnrr2+9A2ob7xbzcfrdrrW3y+oB8CO3P3X+oUg4fRqgKQrSqe9sxu3MMauBwgAnVhC2Nhs4Z",
+	"8sdQQ2A+AzxZ0dujYz72Ab5f1U3cOuz+wB1ZIQzZu3/IOShnYzmLGAe9uH/Q+yzvJ3EswD892N+vc5tx",
+	"ng2MI99PxTupEz3FsW/uH3uWZZ+5nFrWNjPuZZ3V+Ci1yCVPiV8eQhRE0wm7dXadjRfHr8x23Sr+9nuw",
+	"NW/zbR0Ct6QCVH9ZctBPh8UM34KtcaaqwlI6y9HAt+eQlF6TY8laCMQqOsHAkxnx1ueDa2OfODCd67av",
+	"jbBWIr3cAe80kUarDLLxlHFclFAWjdGoO34iq1pOgNdc9G/Avvxz6jygJi/g31SpxO4eOQaL9R0K3bLM",
+	"wdabx17DL3jBH7J42lAYDPyZPBzEUoFwUjWovlBYMLwUEDGv/m1O1O09QtQ1EnMPFHFV4g0wnv6B+6OL",
+	"tW4N0XSSycs0wcjjwV6NW/T4NM14fJZln3iOXADPUn6ar+1LLmuRe5KrkTgt+6/VchUNMk+wfgs8Q2cX",
+	"fWOIaleK25OhGFw72D3vA/oO5Kgvk0roC/s6rfPT3ilTepqisX5+6gSkUG0UXZk0ngdEqiG6QJRrWW5s",
+	"6X4qRlUCDBAq01UIMHqcs+xntwxLT/nxzPX1D/pMK5o1iCt6Fx++U/d9SmMav9PM6EoZ5sc1jcsySfUf",
+	"XZL9yQWTGbVfa+0/cC1uMT35ss4yEnHGeVEPOyMG8fBgw4lCcHiC8UFCkCRZfSFIcZmFvt4P+HszFy9w",
+	"AZAkZ1Q+KbPbas+P7vAc/D5YrFoO3w/uyvqSxB+zxMWjL7Zx7dbk2vXdfrTHz/7loQ6dS30tduiOIZip",
+	"2J4xh14G3W63SJhRuzRxxwc6NX5WRYgWo3i3rpW8CqEGfdabspkf24xxYAwbEQfUXQuOMzV8goOM0GKC",
+	"D4cShuXicqIoHoaRceRTdnDjVpQoNREqgjQMFsbD1WZ4wETnqhNKVxKkOnt/7Tg3sANs+RGG171cmTIO",
+	"b9xhP+mhyG+NoBTFi/TFIINa+1B6xUfEbECyKCJG6KhtXWX4w7ZC5q/A0l6mybWAl8Z1PcKYKnUkThTb",
+	"7+4X0V18cUtmYO7WYQXBtH2syOzDVGgoW+QyBlJCPRh2vL8nignL3ikHom0hjO5LOaIGaAJMXAwQrDyz",
+	"rReJRQDjra/Z5+QH1orudkb8bsf8vtOfagEM9MWjk2wGtiCqb8cXLrI6uUuPUS6rtberApvIgSCB5dPm",
+	"mvqxaX4tSuwPoezzwXWaXbExV7A/GXI3Joq97L4o+CAuAPl5cTlJ0+iwYgOYFy5RCLJWjC3oWTSOL6O2",
+	"rUJDtAPtEqyTJhWGT5s4otNEBozrUB7cvTosmAMVpph6b9/TgJHIrwSGMvABFBEewnW/9T7ZiaXO7DMq",
+	"pD1s+duNfjnPU/Mpel8++J1tZabxRrZHYgJN5eE8F6xyNIeZYnFoA7TJCgIbME+zsEZpSNOgxszgGj7C",
+	"/kO0eM+d2Xq63Lu+oUav1OZEtnJU3pG+JAEJ6Ak5KwCeWO/v17L/RwJLn+AzbWImz9w1wYMIG7A/MXpF",
+	"Tp2QQmq5RcZRWddsHb5+8fr1q+7rBXZTYWkt9FY808nzViADvdBl+UmWTBJoYrzEB/kgtJWVzRyQH6jH",
+	"xKocixNrDtSTSMXlKxBIzmr5w4dWD+4f8SXT74118V19iQ9CM45ruh5XYvY87Nr+meP4cmnqlq5zVM6s",
+	"Fc0S/flzRe2C+d8VKIQywXfHSs8KCwuYdUFzkYHNFQQ6jUWlM+NlAE0lyy4vkwEgLMYiZ33opuWbYS3f",
+	"2gLr1zetrlw3CXwCmFbk7U4o3xrjWycDeAgVEME//gtkG90AgSwiZioBMzgXTF0n47FxN051LvjI/N9+",
+	"d99adReOCg1JpsBFWmamH83izqx1XwAm4yob1TbU4KwPa1hl7FnpRY0Pem/fP5Uco21WCB4HMEZS/Aq8",
+	"bqXYQXt3bldigOOB1h3QnKseFW3VC9aUhtQXqfbsz6Nrs5GYte3NGZ6yqdB2W7u9BI3BdA5lBpxdilsL",
+	"lzEKCyE98HoeAGzRk9HVu3ApXvkt2PKBoPePhCvNnvi2UQcrUQdvs1tpTFHElc3udXQi8dQXcvKJ9EYh",
+	"XxeqjXdl6d9A3DslY2X+UShLkri1UBS3q2UxOulu3kSF0tiKWkhzT6ysMO8MMps9VGSHEjBoOBol28Uo",
+	"USPzrhHxqlGYx4YRXIN0ij20SprqMstD+Vvv0xKfv32EwDeY92LI1YXMLvBKe0sXMsKbIyw0m+gS0T21",
+	"yvCcR1xxYM655XPrTHz2oXSLimEcQGTLDAlKl+geEp3PVvX03r7fKJuNslm9smkc0/ju2mkmXvq9ddI/",
+	"x2lznTQjmDH8X4oZR0YiV2isEDgDfut9Yh8/MgX6huSukesj7vwLDOniQ277alwKhzsGXdB+tLqrVGOh",
+	"bOB61FNj2WUoZxXYXPxbzQfAl+oz0qL1FRpbqM/uV0C/9T49lQKiffloBWR30G+9T0HZXCrtoo122min",
+	"jXaq0E5F2o00lPkDCu4nUlTFb8tCbjb5VxTBlnQPqhPbgqqgy1SRTVZTFq8dUIOkK4GdZnUyEktgNafu",
+	"6R4sGIM/LBDn1F/6+6Xaaekr1kQm+30klqJydNVX/vMF058rqIfPf5z1CYjZWsXlhVRFH1KqFbfDZjF3",
+	"WLNhdGcswGRq1ymsKvNTPguY3aD0yLXwdifzQxoAD6oGLznrsx9qA8Vb06mdXWjvyM6dsYeeXZpoCTbv",
+	"JJNSDLSa6fyR3UpmNnXOB+RkcvfAOitIHIwbpY2xaf4RSmQYuBJaVXFzBlgzxSJzcXToUUlQJwsHvSNG",
+	"iXYHkUEx4+palXvWoucK93OQNY9q1rV41hn0M+ZyCnCrw1ByRPlxaKAKj2mr9b3xF/ToXuf4ohsO1TME",
+	"xaKEEivOuTQijBB1AP6yc3vNg6LAX81hopgSObTQxeE5oKO4DiVPU9ZKtGLDTGnEGjpKiVyoLL0RAZMZ",
+	"y7OJFgGiAUSuEYiProjOJ8qIU/YSknzF48Bd4HGcX1qqwO8wC3oprWsqLjUV9vNchBIWcJQolcgr953N",
+	"c6OAH0EdMdbKRayF/xcVDTMBY6eF5FITWSS1FmLnXz8dhjIS8ibJMwkE6ywa51k8GZi9W4Dj2sW+8Zr7",
+	"97kSZg5HnUxvHoQyMhsvmvmmyOdU3Mw2FbdTmuNwmVxNcuotDslm6PAZSgXkUkUrZNu3ImBpdnUF3NaE",
+	"8TOrMUgFzxEchROwBLCCapjdylCOuLoW8eKKQVajYDCUD6oYLOuKFeDrFvJH1wDaVY9tirhbNMsaynPK",
+	"mr2hVn+wRl8UfRmgYDent6xoNvWFG6xcXawc7iFPW3EnGhrbKmVKnGW4uMJqqXI4HD4OHYWljgfxeVm0",
+	"n3Kg61GWi4CAMhokNo+VMVzYQffANtu3bCiIGqcQX6Ip9g6p2inGtYEeBNvvIRkKMMDETA9zc61RGBVC",
+	"9y28wJzQbejClIZXR3sPKjjI0cvaIOJWFcaD9fx+JyVYDBedlf+e6cIWWS6VSNIn2Knd561zn5mmfV5w",
+	"0xWcrEb+MqBbK8rlubwClTKFcLb3axSwiEhoscIh8hyniLWADmogYqwsA/UTSqpSm3MzsWQJQ/9Ur3V4",
+	"v7caGKez5Ob5XufL7j6r9ADBC4sTsHLiCuUZSl97HoGj6aW8Hqj/qnrMrEqqPNRvmSzve7NUuizrmVNf",
+	"1CyfpYbf8jgZSr2jGopSO2rVEpU6b/3pJevGh1mXD4M78w/owuzCDdRQWLut2pv5qJUTxLmYCVpBOTN1",
+	"bz7y3rEAmuTI3njc+0izhNL6QIVwZhOpkxS6/Aq0BpXQHQvsvwCyTvgpcn0Fh1xBE5K6fs1XrsUpvOsT",
+	"OThfxSi72Tg4K7PBcD3nz9G2wipqRR/3e3o7FTZ46fEIQ33LzQaX+qjeDr/fFVrv5p7V51rc6d2BupnV",
+	"47l7ivt0d/G8ZX1dC9ZVLOfmbK3Tv3n0wWrk7EyqiBjFXF7Q5QRJ82ByJZnL7wfIfTug1Bu+RCjhWMWH",
+	"jLOT058Ll4dYfdNEChYp1OhBLJROsAYvGPG7X6AB3ocAbhxA70o5mEYBBOek0XTZLRCMYac81gcXRHfc",
+	"hEjfPkzG8TYm3JKBwJRaOUG0rUJJaSY2gBRn1IMefMa9+7m71zv+v0AJ7z2f8fbYx9Of2Iu9V6+wHjef",
+	"4uAsZ9FfoqNQRsU7YOqJHnBbscnYe+5EEvHIVc5H6ohF8MIR4ywWg2TEU5ZI4+DZBWAtc+OD/b2/Bq5b",
+	"m3HPRonMcjaRibkDDVXGz6Nr9rpAxJJD82Hj4e2zz8kPwEHxPsuRoMF+CkRpmSsJteG9+7ZyL2zsk4kC",
+	"/1ZIwHINszRWlsferOG2Yv0EW+7QC3vNz6K/RHAXyo0NBR8LpeHDQnYVZsMiGJzTbHpCOitmV4S1lLgR",
+	"OU/plgpratRkBKWewH4sxTasRZG+rbSYWm9//ITf/u27gH34dBqwt723bWuPQeec2yFyWJCGwXNxhGHj",
+	"skGGvZfPe6cBey/id3cBOz/tnbapb70ZXVh0FCqYMfdcLJo+DCwGjWhJcZXpBFtKwp/agSPmBqCtYtdC",
+	"jMtTUhOGedEDjejgPc2xIdqc/hQ9eRyE29SZjDaQQYl3m3Av+E0Oi6wvGyUKeFQwAx9KhxQoaWJb4R4Z",
+	"yQAhlYAS/5BGxoR3NMjSyUhadhok/A6lEXFG3xtB0zo/e7/zOmCcpYLH5qH6Uy12EJM44vm1Raa34XNC",
+	"JNRMfYJKd+dsOrbtKgoLGfO5Qg7y6VhDrjchYhgvMFNlHvcm6zYfFgU/ntRyWG+Y4pdED7/WfuyTJWPX",
+	"HASmTeqWOII8P/pfdjsR/88mqPGMiV8fb8LN8ovsd9/8de/l/opjEUXPukWFR1Lbjl1NiRFBuTqpTYyy",
+	"U0arVA3hfHcjngS5GcynxtIpda3F90wUM2LMmAXYbxqMDmplxiU1RzOXzKstgjVZfNMhi8x1EXHgRtcy",
+	"u5X4phFUD3PJJhL+SvfCCqUpSxNYzlQDI1tg9o/rC89tR5WiZjUxb/L/JwKqcqjdAnUJK2Sa14h5vhln",
+	"cE/j8BUk6WDhaiFd392IxgBXf8wSXCt+6Q2adU1oVteT0co4+sNDnVPbcweFFuaaFgotV/3QVGDVrTfB",
+	"orHvJaRKhTWIF4UmyawFEkNoDdhRJdqdBSLBNVVuVhlyisNWIQOUX2xyL9V+uTJl9QUtz6aI5fn2EKmo",
+	"RKFTvKJClBJF7GJ6+1ORAr4dO6oVTQuBmxrd6EOkn2VQOHxk/3rCtbjK8ulhEYmA48d1KHUi8iMmRWKU",
+	"s3dBBoGHFBleOdHe+lyhAbsdJsBNipXBKpR+q8l02mG9LE3ZLGcVZWgiPMiRz6coYqyKxkrsKGBZHkpq",
+	"G9k3orAouet4QwCf4H6gweDb3wM8Lrf/An97ARZ5H9zsUJb6eN3Xu+uguw8h+TESL15g17LI2mHXYqyD",
+	"UKqs3OgK21Mi1SujobbhWaIYj2PiV8Wu/FmGxH92PRTjKdbs3vJEz0LGFYZoCp5cxFhU0bqy+U52JaZX",
+	"6tbqAjPYXIxPVSgvcyEC5r9Y0cxTsr5g1MQLkhhqMYgbdNUKsNswTzPIdmlIU6T2zOA1cKPa3d4DLoHa",
+	"Wogub66H7idHdYzOHsXBn5YDde0l3BsQxRORpnIEf9VX7f3JtAkTKik+CD8v1uyfkhtMASjswM7T1Ens",
+	"qvLSDvsyS7ltFCd1Kp43/P9mbv94aQpvUVeO/s2/uL7EmRm2hugrvQXOUfc16OrG7+HGLUxAq6Awuqg+",
+	"+N+dwGIj/dYl/WBX+pIGqTpI1tSXgpg2bC4H7yWEdmaEi73aDvQ2wNniLu3bLQdB2pX4Fiv2msU7rOGz",
+	"Gmy/M9dcrLK2xeZGrMZoO/NMtQ3oZaWgF7us6w4TPIhEGmibjWsJhDySVdFCc4WdNA6pqfZoJPJBAjCN",
+	"mwzIn1vibpzlWuQBS0b2/zz+SndofzxlcjLqU3ACHemA6UzzVAUsF1xlEjEAOGPAEjnItMhHAVPJleR6",
+	"kgtA0RCooEAOZLfSAdust55J0WE9oKpOdCghZKE1NObQlngaIRRmaBl7yuIkxvJyyOJrBlGWHLt8p9MO",
+	"Ow5lbDmqnXiykLrDWc7oBfxnj+B9frgoWhX/5hwT+cOZOGGn1WU5++RfvAJ+M0flZkMwG3KzDc9zxf5+",
+	"EgmObIn3ye+yZGatg7tXRlQOAwv1M38gpjUJqCBIoYz5lZGcuRhmSiPcSQ8TFcrj3kfXL3oxJXKilvFR",
+	"BkzyETifWkFI1AwxMvf866cF4g9P8rMUfrhUG4m3kXj/rnSORduO7yEg8dTUEZBWNgLTbTKiZPh+9wWL",
+	"xwlrvd7bv9vb33vNxsmdSFWFeGTHvY+HkDLB5wilTXJUkROPoY/g95KlXz6sWZbCAu7S8q9Kin75sJGi",
+	"Gym6kaLU0Kn35UP7CWXpMpr2kiwlanUjCa34NMJ1hl1dsZYWdzpg0f/79Thi//2f/2X+77fo0ZL1n+P0",
+	"+0nWh9CTP9xKXSlDufluG/m6ka8b+Ury9bfep6eRr9giYnGC93iW9FNnQDJS0T8Ban9wPoDZZPIyyUcA",
+	"lvHRVYdUPmUDkqPsRiiASCF5SRQ4WMYYyoR4yuVAEHInTgi643X47tBAr8l1qRCJZWMMFyNpyiysClLR",
+	"ZrniUELINSlInLF86x6+x/17QVVVYvsrrNSKkjwPTYzj56qbGf9aurq+/Jwd9211OKKfs8RO3CA5VR61",
+	"dlSR2Z8Xub1ftMmT/ztVJeHmZy2zCdrNYTt4QptkrEdcJpfw+ItM5s/2imZY/WpcvpvsOTC/27WpBYH/",
+	"7F9cX0jMDFsCgXdfagOBXxMEfuRtTnvgir+twJ5axOnemxT0bNklFLlYCyrDunz7GA5v7BUuWsw6Aups",
+	"4Xoo1YBL1jo/7Z2y05PjL+BPBqx3yowHyl6+etFtsyyH6YWMd7LLnZhP2SDNlGAtKHhnH3IjttvIbe0Z",
+	"UR9jBZaXuRSf+8hSGAWzfXEsf53rHkPyI5SzAsTV70UzsPdMMpm5NTAeE5pspSULpbtADXku4MXQ8GI8",
+	"jnOh1CGm1IEGFtpJEvFAwKLLPBsd41URGycDAKeLUHqt1dDKFDFCihJof2Mc9duE6BAKvHkFlz5rwX9D",
+	"WbpVG+oHqbh4BIB32J7q0LwxrqH2Xt3OTQj1C51d2N8AjG9mc93nLEQ+k6Hk5Tm6b1hEP7sJzGq3XDSh",
+	"PTcdQCrgjUNpudldsGJE3BnGrwWIwPJlYP5W6nyJsJUQkfKTe+zvAnhgmemL4m/V9FnFHtBiDOQNeBAU",
+	"1rqO+eCaX4m2ezp7/YWZXE3GAPeguoqz0jd1prv51O42EUR4sLmdfy4TxYAWnvWnjLN/ZH1wVCS6M/6n",
+	"iChEZCsRzCk9z1Oq97BXdtxVhduChSO2jISGC7N7PmO7gwhbEXi8j5e5EEjIYD+bfRJgJGuTr+Tuauf2",
+	"faV3Zh29XKx36rJbVTzyx3gJcb1Veysoe7BTNat8mB3VtPhhfvwa6h/sUp7QHqtthLgBzQ2R+72V+d37",
+	"HaogNiz1qzR/TkDpGwlqVWrpZM8ZEb51gBZDu5HN1LC8wE24HFl75m9OclbQMXGIParDBWIaKD5z4hdp",
+	"P8zrbSsInleFzj2x1cx7+eyE4iodExRFcTOx0CiGsUwq+Mu9AdmuFGQ7KvbZWhyR+UO1a3b+vTgtc5Gx",
+	"R4dQDln2RJxtRDaWQrGBMNt5BySUxgOhZu+sz/MBegCCxXlyI3IGVtsRihqcxJc3LBfGVGtDQ+JQVjfW",
+	"X6ytiEkSR/mc2xZ0WxhWC7Jo9mSYd3lCcbAqvBd+C/4IxNfIW4C6KbXPFWNWlFmDrblJrG0Ar0WezO5Q",
+	"JOIbrVOYZmMh+Tjp2IOyUIKOJ/00UUMRs5/GQh73PhZ5vEEmb4TxPo1k/T+nP33psC8ZM99OSE0nsdIq",
+	"oZnMkK1H2xaZN9l9x9m/cfkY8zhOMI3Wy83z6sTMbrwiJ5+y/j/EYFk3LOAtfZhhYZ5FDCa5sasP//67",
+	"v0POhknBigrUTrRubm8Izbd+L33VKR+lD/yqARIpWEaFhp/0P44/f2r2Se2jNuQIfsLlpneqWO5xMrie",
+	"jJc3qKVrVpGL6NHtnkEmAt+6Vh6iV1xaX7OWBi3JQdDqbzIQa8pAjN2WtMfD/mWN2Ycq1MYgGyF7wCBL",
+	"UzHQhVHPNYu4DZT3hb4VQrIILK5jHVEAEUx088/W1/cn7MWLF2889wDeyIbkjbN9dsKyy0sldMBE56oT",
+	"ymi/u/9qZ29/p7t31n1z2O0edrs73ZeH3S5FWWM+hacbZpMcI5vAHkt0PzRbmxpn8TQlrEYpPOvhTA5d",
+	"H86CsCcyZyOeuNZAM4TTESFW4Mx+gSLACCMK/m0KWAvR8H6dpMYxqgqMU/gX/tE+ZMUacmNblpeYZdKx",
+	"zoQy5tMA7F5KsIy50kf+AFtKfGAWTjFuDNAjaiAGkZ7TiZmEtWRWECxjEmQC/MOy7c23rWiBzSoCukVS",
+	"/sN90n8ClzSH3QJfRCfmQVucnZ/OXpYoF5kR28plFLbxz0RVjT9MXY9aiGGH0hJZZ5c2lQNzEiE1df2l",
+	"BrXmL+ZH3GQsOh6JPBnw3S/i9uI/svw6lK3zsxPcZm0gDKcH7dBdIAzOHXm2/53NKaNSc4yVmR/PT7FG",
+	"E8q7RZ4nOssToQLmkVSzDyIfcTkFsmr4sm97b83oJGfvJsZ04pLumAjV7szk4GDrz0CrCnJMR2iLLZuh",
+	"vxXl4o5CGdGRPjHXRIx68ypy65Oc9bM7s1eLkl+cOBe2ylThBsiFCKWVD0fIDr5HXNYjPoWd2RfG2RK5",
+	"R+GNGwM6OwsVytnWzrn4B3RD9Vil7fdMpLsMk2XREeOSZRMNv6olLbUq6J6OfLond+jNTZAtDIj6rAgI",
+	"5RwgDNigILNybwvgeSauUC5tC8we1BUYtfmjUisopHG6uomVXsWYpibI7Og1dP3FVzu1H7rmaxXXN32l",
+	"+2inCx1RaMdNMmXDdVKT68RuTC8bPrbnv64R2TAdQ9Pdn4whU+++VMwM9YFvWRG/QqWP7MRcM/cNh60m",
+	"EfNHkSXPRGo8ryRM42PUMGboH6PdAZcDkTaD1uMYxj2rBec8Yvvd7qw/g1eDPwN+SqJDGSexscisS0Z4",
+	"IXflHFSomOMIrH7sIxqRnZHIqyiUgDlxyo2nKbGIsFwMshwbjqpbkbfd7IkUaXKV9FNxAV5ANGslGisJ",
+	"zETW8hJEibJu0C2fFoieOQPyMcZh0ZGF1gitPc85rDTDYJn+MPLpxH61uiacu34V8snNtkGyb6yZe3kr",
+	"rUh7gPBtCn3Hnsf58nizvej+gLPSXMY8NWIRIjSX5I7bUHQoK5tupFwDeG7AZSVH8KdE6TP7pN+Jz94t",
+	"whPR2dP7rpDNnt6gVgT9zLu2vgAsj1oSQ7eLuQmirymIrovTYoWH+9Maw+jvszSF3nw2Vo7d17xOi7bP",
+	"eiKvyK8JbNm3be0L7Q4JRw3xUk+q0EsEPnY6YnKSpoCC2SvCS1Lc2quPvDix/yCWtw561idFNHlOsCH0",
+	"uVtMThMTVvuS3jrRrEXlStvKXoNgGnwn96IEp293vMqAEZ+yvghlhiBjB9Onx6QEPgVygfs/nZbKJFog",
+	"VEuN90bqMJQ/H3/9ePzl7LQzigMWbmGgHn8Nt44oErz323//539BdPe8d7qt2kehLID9yzDs9vmhMyGt",
+	"qIWiz+QLLDxl2XR2c1A6oU1Ya/M1oZZDjKDIP6LV7VCv9Wju22DbXMVirvl9QckFEUjCvdcIQobyWLpd",
+	"Yz4kVFZwBgdMuJ2WXTI+0MmNqNjSoFjgC5odF8rWy26XTWQqFD0VaMQsZ8o4ZgRdx0fb2aE58EBH7UMq",
+	"S8FdBw6KWX3YpYH7OpGQsYiPNboaSJY95tCJ030lmvgCJ7ZINUTYR6EssgpwQXHQWNU5gw5StAD2K4Ei",
+	"NQ7UfrfbCeWx+0HIWKHnoXQ2piRIIq8CbHtzCV/I6uCI2naJOApCGeHXvNDZhTLvaFyYyHfbzFk3BsfI",
+	"wu0Ul3E/u9s2pggZIu3AncBCamC66BpkizuZlJx6xcZZmipop8F436zw3ivKzrXMWn8FLswolBF10bqQ",
+	"tMkD9qJLaSmYito9jzg0chV3YyOMoT4kd4SYCfQqExpaRCwIgpM+XkGBAc3UrL5gZlDT8oK54WtgCKfd",
+	"Vtceam4LLYpWORVD8QarQ/y+xNvK7jBrcwIjPEIV957Lm3qKeBPSf8b1EfCZIQFNtl0T29LqkfsbPy5w",
+	"UF2gHYVeRcsk0BJGX+AVxgid17LMJqMJWW08zxyAE4pdCc0OugdAAzxrxBXH03EnyZgNuKTELoniQwzm",
+	"2bfNLi/s61TGyN7CqEJKzzi2M2fJaszYeZhjroeFg5nEW7MCsrqhos6vLw4uX/O9wX7/TfxCHFy+5K/6",
+	"fx28jt+IrTq9FA+ql39MPYKsXtrEur5XX1edjSu3/9qPbFAdRSrMupaxgWfhGmDYFE/b9hJkA9vDVN0H",
+	"Z/wg9PM7Sc/GXnkuGvx5pdcecCwbJthcS9JFAd5j9MdaRpGR4G4z6sQH18wePPYFW83LQTqJhQIS/0Re",
+	"MSUGudCqGmf8i32MZwA0piU79dagVsz0lwXj6p/BxTMsawvqf6tNQHVdrUH9VfbOqztfj+8ZXARVBzxN",
+	"+3xwXTSiNv/zr/9NXnynn8XT/7U7ydNvi5Plvwy5tgEgIWPANHLmWmzGTMh4nCVSY10h9gkX8kak2Vhg",
+	"aw5ihQtl0aeD0K5Dccd+/Hx8snP64/H+y1dAcRJOut0Xg193KL+1c5aMhNJ8NIYfRAd/z/ktgv7gjxG7",
+	"FlMRh7JABXrrvK1YRNLlFIRLdMQwow1YWpjc+MTQ5YNL9qLbZSqU/JZPO+wYg3f7d3dgTSSS7XWZOmJS",
+	"aGiOAiEsFcBMO9nE2Bcv7+4CdtB9DUbswf6bUCKqGjtYtvbYKJEBe4n/2bf/ZcMj9pJxrcVojN2OeZq2",
+	"CaqLTCEUprrkSYrr57rMcw1ABHQOlhst7iMZqyIA9G+eTXQir5wVg0V1hR1TfAzoN77UqJm1VYLKB6D9",
+	"waLE0Q7ykWCZJMYbCKceYaM66sgS59mYxROUuULVfdidj/HjnvdcJne2stGG8hJlPxQE2BS0Rrr3edxO",
+	"rvNAidTiCi2v2Sf6ceGp0XXOSo0nPbUHtdHSPYoQEfbkD1wPhifUHjiu1zF/Zsy3AKf63LCu/13VIDvZ",
+	"aeNuXO+qh9kJyUo+x6xDvdlmxtipSNmf1Ymnvpsd0KBg+MbRL94TPP3113kt8tbG1TtLK9yOyUljLg5v",
+	"K+M9hXP+9RNRWc6EDuwlinFzkRlaSDrFWtHfw62/hFu/R1jyALk+pE7Fxy9qMDAjRmk5jKLO6ZB7EepV",
+	"uaBQ7nf3EHkFAs9XU9SV20zefgRinT7vCoL1NFOzYP3MoKbB+rnha0Ctk6lkPh9+y7omuTfiUcZ4aZ7q",
+	"hnve1T7Ot+QjbcLgzzgM7qQV49LZ0E0cArqgRlytcA18T/7eSPhba1xi4pRMzCMGHd9jK6KNZDTmrcuL",
+	"dtgnLxhuZBo+oYuLLwhfF3KrmWdP46pBngeVr/WnjCp/N5oIWM/CJ8R1XvNGDpb0g/UeA/V7WWoCsQmE",
+	"nlBBV3W//iD0WrbjCkJIDwkfPU5b1dFRm9O02sawDzxKjYJExm+aP0InQy6hNh0rhCMhjcI0XnrkXUiU",
+	"mphRiTosmjiazbKVbHRDKJPRaKLNPIdgHcN6Yc2qEpZwN1HMlhmgwVMB7zqi0DIWA+eC0EazAR+WSKUF",
+	"r0S0oPu0qtP9UAN74j9FXQP7vGpQ/aO9YPga0DAVYquup/vL4qFrEWKE+/tzC7N/J7sad8sTmyNzdvVu",
+	"YR0vzJi9LQxo2/3E+gHlVJlf5iAo3AvBx6U5smL6x0i54A+cWbMOSpOsWmlMY4kyM3pJNq34/n8+0+jZ",
+	"FjP4GZM0uwIc9RPYWsukw+6/7BN9hKZQOp8uzsX9zXjeCpsYZLlwOQh4D/dmeXI11Izf8mnAbodcY5rd",
+	"VYl3Khoi6Xw6s8MfKTMWRBIWImWKRaiJmInTm4tuf2+wP4OW6V7u8VqImf3HyRz4FHFTqUOjHix3FqKA",
+	"aSMkiqIzG8zc9+s6RHuZyez26e0OTY5EtQA5hQw+p6w8i2hsx4yKbLJkxhbBdAikLMItJWQMNQ/hFlRg",
+	"ZLI9L0/OhFpP+ORPdWahcsQJ7T/vyf1uAXYBDQRhmcWNeILgejmx+a+tvuC5yI8nerh1+PffzX5WIr+x",
+	"B2GSp1uHW7t8nOze7MFup6eb1/qZFiogvLiFvAbU8RFD7OU2lqDjSbNSl7N5pfwZCo6R5YwKCinE74ga",
+	"ktw1PEGrw97Am7/P9WAoqm7wDiu3gVFPlzoMcSAdpHZMUM030xVBVbZF8O5akA5XAExsXWh2OcfnFth6",
+	"cq/+wNaWztSTendzYMr5m52UeIJcaXvMp9vKET16U9nS+/mZqI0RM3bhJUk1x5hB9Hmsb6R1MRv9uXL5",
+	"SQyVEWfel/UtYW9KL0T4r8X1RtuKZbfS590CUlqFDZuTG0ElRm5aunKHxlfuF1A/w0TpLJ96QzHIuOB5",
+	"Crbggna32CVC861vv3/7nwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

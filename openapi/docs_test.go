@@ -73,3 +73,23 @@ func TestBatchLabelFormatsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeExamplesComputeTheirDates: a command the README gives to copy
+// must work on the day it is read, so its dates are computed (date -d …),
+// never written out: a pickup on a day gone by is refused, and so is a
+// deliverBy in the past.
+func TestReadmeExamplesComputeTheirDates(t *testing.T) {
+	t.Parallel()
+	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(readme(t), -1)
+	if len(blocks) == 0 {
+		t.Fatal("README has no sh examples")
+	}
+	date := regexp.MustCompile(`\b20\d\d-[01]\d-[0-3]\d`)
+	for _, b := range blocks {
+		for _, line := range strings.Split(b[1], "\n") {
+			if d := date.FindString(line); d != "" {
+				t.Errorf("an example with the fixed date %s: %s", d, strings.TrimSpace(line))
+			}
+		}
+	}
+}

@@ -197,9 +197,13 @@ func (s *Server) batch(ctx context.Context, b batches.Batch) gen.Batch {
 func batchView(publicURL string, b batches.Batch) gen.Batch {
 	v := gen.Batch{
 		Id: b.ID, Mode: gen.Mode(b.Mode), Status: gen.BatchStatus(b.Status), CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt,
-		LabelFormat: gen.LabelFormat(b.LabelFormat), LabelsUrl: batchLabelsURL(publicURL, b.ID, b.LabelFormat),
+		LabelFormat: gen.LabelFormat(b.LabelFormat),
 		Counts: gen.BatchCounts{Total: b.Counts.Total, Paying: b.Counts.Paying, Pending: b.Counts.Pending,
 			Purchased: b.Counts.Purchased, Failed: b.Counts.Failed},
+	}
+	if b.HasLabels() {
+		// A batch completed without a label has no document to point at.
+		v.LabelsUrl = batchLabelsURL(publicURL, b.ID, b.LabelFormat)
 	}
 	if b.CustomsItems > 0 {
 		u := strings.TrimRight(publicURL, "/") + BasePath + "/batches/" + b.ID + "/customs.pdf"

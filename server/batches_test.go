@@ -57,6 +57,7 @@ func waitForBatch(t *testing.T, b *bundle, id string) batchDoc {
 	t.Helper()
 	var d batchDoc
 	waitUntil(t, "batch "+id+" completed", func() bool {
+		d = batchDoc{} // a field the last answer had and this one lacks is not kept
 		b.doT(t, "GET", "/api/v1/batches/"+id, b.token, nil).Decode(t, &d)
 		return d.Status == "completed"
 	})
@@ -360,4 +361,39 @@ func TestBatchItemFieldsAreCheckedLikeACreate(t *testing.T) {
 		t.Errorf("field = %v, want shipments.0.toAddress.name", m["field"])
 	}
 	wantError(t, b.doT(t, "POST", "/api/v1/batches", b.token, map[string]any{"shipments": []any{}}), http.StatusUnprocessableEntity, "invalid_field")
+}
+
+// A batch whose every item failed has no label to print: its merged
+// document is 409 batch_has_no_labels with the reason, not a PDF of no
+// pages (which PDF readers refuse) nor an empty ZPL stream, and the batch
+// offers no labelsUrl. A batch whose labels were all refunded since is
+// alike.
+func TestBatchWithoutLabelsHasNoDocument(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t)
+	for _, format := range []string{"pdf", "zpl"} {
+		body := batchBody(labelBody(withToName("Fail Purchase")), labelBody(withToName("Fail Purchase")))
+		body["labelFormat"] = format
+		d := waitForBatch(t, b, createBatch(t, b, body).ID)
+		if d.Counts.Failed != 2 || d.LabelsURL != "" {
+			t.Errorf("%s: batch %+v, want two failed items and no labelsUrl", format, d)
+		}
+		m := wantError(t, b.do("GET", "/api/v1/batches/"+d.ID+"/labels."+format, b.token, nil), http.StatusConflict, "batch_has_no_labels")
+		if msg := m["error"].(string); !strings.Contains(msg, "2 failed") {
+			t.Errorf("%s: the refusal does not say why: %s", format, msg)
+		}
+	}
+
+	d := waitForBatch(t, b, createBatch(t, b, batchBody(labelBody())).ID)
+	id := func() string {
+		var list batchShipmentList
+		b.do("GET", "/api/v1/batches/"+d.ID+"/shipments", b.token, nil).Decode(t, &list)
+		return list.Data[0].ID
+	}()
+	wantStatus(t, b.do("POST", "/api/v1/labels/"+id+"/refund", b.token, nil), http.StatusAccepted)
+	waitForStatus(t, b, b.token, id, "voided")
+	m := wantError(t, b.do("GET", "/api/v1/batches/"+d.ID+"/labels.pdf", b.token, nil), http.StatusConflict, "batch_has_no_labels")
+	if msg := m["error"].(string); !strings.Contains(msg, "1 refunded") {
+		t.Errorf("the refusal of a refunded batch does not say why: %s", msg)
+	}
 }

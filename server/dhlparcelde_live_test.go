@@ -5,8 +5,8 @@ package server_test
 // operator's rate sheet in euros, a label bought, served and tracked to
 // delivered, a void, a return paid at first use, the day's closeout, and
 // a tenant's own DHL carrier account. Pickups are the adapter's tests'
-// alone: the API schedules pickups at US addresses only (shipping's
-// pickup input), and DHL picks up in Germany only.
+// (carriers/dhlparcelde), and the API's in test mode
+// (TestPickupAbroadWhereTheCarrierServes).
 
 import (
 	"bytes"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -61,6 +62,8 @@ func problem(err error) (*apiError, bool) {
 		badEvent   *webhooks.InvalidEventTypeError
 		badFilter  *webhooks.UnknownEventTypeError
 		fieldError *webhooks.FieldError
+		noLabels   *batches.NoLabelsError
+		noCreds    *carrieraccounts.MissingCredentialsError
 		onManifest *manifests.AlreadyManifestedError
 		notBought  *manifests.ManifestNotPurchasedError
 		badSheet   *carrieraccounts.RateSheetError
@@ -92,6 +95,13 @@ func problem(err error) (*apiError, bool) {
 		e.RetryAfter = 1
 		return e, true
 
+	case errors.As(err, &noCreds):
+		// One answer for every field left empty; field stays the first, as
+		// when only one was ever named.
+		e := newAPIError(http.StatusUnprocessableEntity, "missing_field", noCreds.Error()).withField(noCreds.Fields[0])
+		fields := slices.Clone(noCreds.Fields)
+		e.Body.Fields = &fields
+		return e, true
 	case errors.As(err, &input):
 		return issuesError(input.Issues), true
 	case errors.As(err, &batchItems):
@@ -126,6 +136,8 @@ func problem(err error) (*apiError, bool) {
 		return newAPIError(http.StatusUnprocessableEntity, "nothing_to_manifest", err.Error()), true
 	case errors.Is(err, manifests.ErrManifestNotSupported):
 		return newAPIError(http.StatusUnprocessableEntity, "manifest_not_supported", err.Error()), true
+	case errors.As(err, &noLabels):
+		return newAPIError(http.StatusConflict, "batch_has_no_labels", noLabels.Error()), true
 	case errors.As(err, &onManifest):
 		return newAPIError(http.StatusConflict, "already_manifested", err.Error()), true
 	case errors.As(err, &notBought):
@@ -142,6 +154,10 @@ func problem(err error) (*apiError, bool) {
 		case errors.Is(err, shipping.ErrCarrierUnavailable):
 			e = newAPIError(http.StatusServiceUnavailable, "carrier_unavailable", carriers.Error())
 			e.RetryAfter = max(1, int((carriers.RetryAfter+time.Second-1)/time.Second))
+		case errors.Is(err, shipping.ErrCarrierUnreachable):
+			// No Retry-After: the server's network, not the carrier, is at
+			// fault, and a client told to retry retries forever.
+			e = newAPIError(http.StatusBadGateway, "carrier_unreachable", carriers.Error())
 		case errors.Is(err, shipping.ErrCarrierRejected):
 			e = newAPIError(http.StatusUnprocessableEntity, "carrier_rejected", carriers.Error())
 		default:

@@ -188,9 +188,19 @@ func TestGLSLiveEndOfDay(t *testing.T) {
 		}
 	}
 
-	// Collections (SchedulePickup) are tested against the fake in
-	// carriers/gls: the API schedules pickups at US addresses only
-	// (shipping/pickups.go).
+	// A collection of the day's labels at the Berlin shipper, through the
+	// API: GLS picks up where it ships from, in Berlin's own offset, a
+	// parcel per box.
+	berlin := map[string]any{"name": "Ada Lovelace", "company": "Analytical Engines GmbH", "street1": "Friedrichstraße 123",
+		"city": "Berlin", "zip": "10117", "country": "DE", "phone": "+49 30 1234567"}
+	pr := b.do("POST", "/api/v1/pickups", live, pickupBody(pickupDay(b.clock.Now()), withField("carrier", "GLS"), withField("address", berlin),
+		withField("shipmentIds", ids), inZone(t, "Europe/Berlin")))
+	wantStatus(t, pr, http.StatusCreated)
+	var p pickupDoc
+	pr.Decode(t, &p)
+	if cs := fake.Collections(); p.PackageCount != 3 || len(cs) != 1 || cs[0].NumberOfParcels != 3 {
+		t.Errorf("pickup of %d packages, GLS's collections %+v: want 3 parcels, one for each box", p.PackageCount, cs)
+	}
 }
 
 // A tenant connects its own GLS account: the credentials are checked with

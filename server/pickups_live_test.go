@@ -125,7 +125,7 @@ func TestLivePickupUPS(t *testing.T) {
 		t.Errorf("UPS was not asked to cancel %s", *p.ConfirmationNumber)
 	}
 	r := b.do("POST", "/api/v1/pickups", live, pickupBody(day, withField("carrier", "UPS"), withField("address", map[string]any{
-		"name": "Ada Lovelace", "phone": "907 555 0100", "street1": "1 Front St", "city": "Ketchikan", "state": "AK", "zip": "99950", "country": "US"})))
+		"name": "Ada Lovelace", "phone": "907 555 0100", "street1": "1 Front St", "city": "Ketchikan", "state": "AK", "zip": "99950", "country": "US"}), inZone(t, "America/Anchorage")))
 	m := wantError(t, r, http.StatusUnprocessableEntity, "carrier_rejected")
 	if !strings.Contains(m["error"].(string), "does not offer pickup service") {
 		t.Errorf("carrier_rejected without UPS's message: %v", m["error"])
@@ -172,7 +172,7 @@ func TestLivePickupFedEx(t *testing.T) {
 	wantError(t, b.do("POST", "/api/v1/pickups/"+p.ID+"/cancel", live, nil), http.StatusConflict, "already_cancelled")
 
 	r := b.do("POST", "/api/v1/pickups", live, pickupBody(day, withField("carrier", "FedEx"), withField("address", map[string]any{
-		"name": "Ada Lovelace", "phone": "907 555 0100", "street1": "1 Front St", "city": "Ketchikan", "state": "AK", "zip": "99950", "country": "US"})))
+		"name": "Ada Lovelace", "phone": "907 555 0100", "street1": "1 Front St", "city": "Ketchikan", "state": "AK", "zip": "99950", "country": "US"}), inZone(t, "America/Anchorage")))
 	m := wantError(t, r, http.StatusUnprocessableEntity, "carrier_rejected")
 	if !strings.Contains(m["error"].(string), "not available for this postal code") {
 		t.Errorf("carrier_rejected without FedEx's message: %v", m["error"])

@@ -34,14 +34,25 @@ type pickupDoc struct {
 }
 
 // pickupDay is the first Monday at least two days after now, at 09:00 in
-// New York's winter offset: a day every carrier picks up, in the future.
+// New York (the pickup address's zone, whose offset readyAt must carry): a
+// day every carrier picks up, in the future.
 func pickupDay(now time.Time) time.Time {
-	est := time.FixedZone("", -5*3600)
-	d := now.In(est).AddDate(0, 0, 2)
+	ny := newYork()
+	d := now.In(ny).AddDate(0, 0, 2)
 	for d.Weekday() != time.Monday {
 		d = d.AddDate(0, 0, 1)
 	}
-	return time.Date(d.Year(), d.Month(), d.Day(), 9, 0, 0, 0, est)
+	return time.Date(d.Year(), d.Month(), d.Day(), 9, 0, 0, 0, ny)
+}
+
+// newYork is the zone of the pickup address of pickupBody (the binary
+// embeds the zone database, so it loads everywhere).
+func newYork() *time.Location {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		panic(err)
+	}
+	return ny
 }
 
 // pickupBody is a valid POST /pickups body on day; mods change it.
@@ -259,10 +270,10 @@ func TestPickupLostAnswerNotAskedAgain(t *testing.T) {
 
 // nearPickupClocks is a clock for the server and one for the sandbox
 // carriers, both at now or, when tomorrow is a Sunday, a day later, and
-// the day after them at 09:00 in New York's winter offset: a day the
-// carriers pick up, which UPS's pending pickups list.
+// the day after them at 09:00 in New York: a day the carriers pick up,
+// which UPS's pending pickups list.
 func nearPickupClocks() (*fakeclock.Clock, *fakeclock.Clock, time.Time) {
-	est := time.FixedZone("", -5*3600)
+	est := newYork()
 	now := time.Now().UTC()
 	if now.In(est).AddDate(0, 0, 1).Weekday() == time.Sunday {
 		now = now.AddDate(0, 0, 1)

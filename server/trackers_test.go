@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/shipd-dev/shipd/app"
+	"github.com/shipd-dev/shipd/carriers/connectors"
 )
 
 type standaloneDoc struct {
@@ -368,4 +369,34 @@ func TestCreateTrackerLimit(t *testing.T) {
 
 	wantStatus(t, b.doT(t, "DELETE", "/api/v1/trackers/"+first.ID, b.token, nil), http.StatusNoContent)
 	postTracker(t, b, b.token, map[string]any{"trackingNumber": "123456789099"}, http.StatusCreated)
+}
+
+// A sandbox label's number (9400SANDBOX…, 1ZSANDBOX…, …) is the sandbox
+// twin's in test mode: trackable standalone without naming the carrier,
+// or naming it, and followed to delivered. Live mode knows no such number.
+func TestSandboxNumbersTrackedStandalone(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t, withSandbox(5*time.Millisecond))
+	for _, d := range connectors.Catalog().Descriptors() {
+		if d.Sandbox == nil || d.Sandbox.TrackingPrefix == "" {
+			continue
+		}
+		number := d.Sandbox.TrackingPrefix + strings.Repeat("4", d.Sandbox.TrackingDigits-1) + "1"
+		got := postTracker(t, b, b.token, map[string]any{"trackingNumber": strings.ToLower(number)}, http.StatusCreated)
+		if got.Carrier != string(d.ID) || got.TrackingNumber != number {
+			t.Errorf("%s: tracker of carrier %s, number %s; want %s's", number, got.Carrier, got.TrackingNumber, d.ID)
+			continue
+		}
+		if again := postTracker(t, b, b.token, map[string]any{"trackingNumber": number, "carrier": string(d.ID)}, http.StatusOK); again.ID != got.ID {
+			t.Errorf("%s named with its carrier: tracker %s, want %s", number, again.ID, got.ID)
+		}
+		if d.ID == "USPS" {
+			waitTrackerStatus(t, b, b.token, got.ID, "delivered")
+		}
+	}
+	_, live := b.newToken(b.account.ID, "live", allScopes...)
+	m := wantError(t, b.do("POST", "/api/v1/trackers", live, map[string]any{"trackingNumber": "9400SANDBOX123456789012"}), http.StatusUnprocessableEntity, "invalid_field")
+	if m["field"] != "carrier" {
+		t.Errorf("a sandbox number in live mode: %v, want carrier required", m)
+	}
 }

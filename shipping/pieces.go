@@ -124,3 +124,9 @@ func PieceNumbers(raw *string) []string {
 	}
 	return out
 }
+
+// Boxes is how many boxes a purchased label's row ships: its pieces, or
+// one for a single parcel (a pickup's driver collects each).
+func Boxes(packages *string) int {
+	return max(len(decodePackages(packages)), 1)
+}

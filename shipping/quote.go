@@ -76,6 +76,11 @@ var (
 	ErrCarrierRejected = errors.New("the carriers refused this shipment")
 	// ErrCarrierUnavailable: the carriers are rate limited or down (503 carrier_unavailable).
 	ErrCarrierUnavailable = errors.New("the carriers are temporarily unavailable; retry after the Retry-After delay")
+	// ErrCarrierUnreachable: this server reaches no carrier at all: its host
+	// name does not resolve, no route leads there, or its certificate is
+	// not trusted here (502 carrier_unreachable, without Retry-After). A
+	// retry in 30 seconds meets the same network, so it is not told to.
+	ErrCarrierUnreachable = errors.New("the shipd server could not reach the carrier's host: its DNS, network route or TLS trust failed on this server's network (egress), which is not a temporary state of the carrier; retrying does not help until the operator fixes the server's network")
 )
 
 // Kinds of CarrierFailure.
@@ -93,11 +98,15 @@ type CarrierFailure struct {
 	Message string `json:"message"`
 	// RetryAfter is the carrier's Retry-After, 0 when it gave none.
 	RetryAfter time.Duration `json:"-"`
+	// Unreachable: an unavailable carrier that this server cannot reach
+	// at all (carriers.Error.Unreachable).
+	Unreachable bool `json:"-"`
 }
 
 // CarriersError is a quote that no carrier could answer. Kind is
 // ErrNoRates (every carrier priced in a currency shipd cannot convert),
 // ErrCarrierUnavailable (every carrier rate limited or down),
+// ErrCarrierUnreachable (every carrier unreachable from this server),
 // ErrCarrierRejected (a carrier refused the shipment, none failed) or
 // ErrCarrierFailed; errors.Is sees it.
 type CarriersError struct {
@@ -346,7 +355,9 @@ func NoRatesError(failures []CarrierFailure) error {
 		return &CarriersError{Failures: failures, Kind: ErrNoRates}
 	}
 	e := &CarriersError{Failures: failures, Kind: ErrCarrierUnavailable}
+	unreachable := true
 	for _, f := range failures {
+		unreachable = unreachable && f.Kind == FailureUnavailable && f.Unreachable
 		switch f.Kind {
 		case FailureFailed:
 			e.Kind = ErrCarrierFailed
@@ -357,7 +368,12 @@ func NoRatesError(failures []CarrierFailure) error {
 		}
 		e.RetryAfter = max(e.RetryAfter, f.RetryAfter)
 	}
-	if e.Kind == ErrCarrierUnavailable && e.RetryAfter <= 0 {
+	switch {
+	case e.Kind == ErrCarrierUnavailable && unreachable:
+		// Only when every failure is: one carrier's own outage among them
+		// is a state that passes, and a retry may find it answering.
+		e.Kind, e.RetryAfter = ErrCarrierUnreachable, 0
+	case e.Kind == ErrCarrierUnavailable && e.RetryAfter <= 0:
 		e.RetryAfter = 30 * time.Second
 	}
 	return e
@@ -368,7 +384,7 @@ func FailureOf(name string, err error) CarrierFailure {
 	f := CarrierFailure{Carrier: name, Kind: FailureFailed, Message: err.Error()}
 	var ce *carriers.Error
 	if errors.As(err, &ce) {
-		f.Code, f.Message, f.RetryAfter = ce.Code, ce.Error(), ce.RetryAfter
+		f.Code, f.Message, f.RetryAfter, f.Unreachable = ce.Code, ce.Error(), ce.RetryAfter, ce.Unreachable
 	}
 	switch {
 	case errors.Is(err, carriers.ErrUnavailable):

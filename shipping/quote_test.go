@@ -3,8 +3,11 @@ package shipping
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/shipd-dev/shipd/carriers"
 )
 
 // Rate selection (the spec's order), on a quote as rates returns it:
@@ -96,4 +99,30 @@ func TestSelectRate(t *testing.T) {
 			t.Errorf("issues (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// A quote's failures are unreachable only when every carrier is
+// unreachable from this server: one carrier's own outage among them is a
+// state that passes (503 with Retry-After).
+func TestNoRatesErrorUnreachable(t *testing.T) {
+	t.Parallel()
+	unreachable := func(name string) CarrierFailure {
+		return FailureOf(name, &carriers.Error{Carrier: name, Operation: "rate", Kind: carriers.ErrUnavailable, Unreachable: true, Message: name + " could not be reached"})
+	}
+	down := FailureOf("FedEx", &carriers.Error{Carrier: "FedEx", Operation: "rate", Kind: carriers.ErrUnavailable, HTTPStatus: 503, Message: "down"})
+	for _, tc := range []struct {
+		name       string
+		failures   []CarrierFailure
+		kind       error
+		retryAfter time.Duration
+	}{
+		{"every carrier unreachable", []CarrierFailure{unreachable("UPS"), unreachable("USPS")}, ErrCarrierUnreachable, 0},
+		{"one of them down", []CarrierFailure{unreachable("UPS"), down}, ErrCarrierUnavailable, 30 * time.Second},
+		{"one of them failed", []CarrierFailure{unreachable("UPS"), FailureOf("USPS", errors.New("bad answer"))}, ErrCarrierFailed, 0},
+	} {
+		var e *CarriersError
+		if !errors.As(NoRatesError(tc.failures), &e) || e.Kind != tc.kind || e.RetryAfter != tc.retryAfter {
+			t.Errorf("%s: %+v, want kind %v, Retry-After %s", tc.name, e, tc.kind, tc.retryAfter)
+		}
+	}
 }

@@ -67,12 +67,15 @@ func (u *UI) writeBatchDocument(w http.ResponseWriter, r *http.Request, c accoun
 	merged func(context.Context, accounts.Caller, string) (func(io.Writer) error, error)) error {
 	id := r.PathValue("id")
 	write, err := merged(r.Context(), c, id)
-	var format *batches.BatchFormatError
+	var (
+		format   *batches.BatchFormatError
+		noLabels *batches.NoLabelsError
+	)
 	switch {
 	case errors.Is(err, shipping.ErrLabelPending):
 		u.renderError(w, r, &c, http.StatusConflict, "Some labels of this batch are not ready yet: their purchases are under way. Reload in a few seconds.")
 		return nil
-	case errors.As(err, &format):
+	case errors.As(err, &format), errors.As(err, &noLabels):
 		u.renderError(w, r, &c, http.StatusConflict, sentence(err))
 		return nil
 	case err != nil:

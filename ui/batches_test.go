@@ -80,3 +80,29 @@ func TestBatchesPageDownloadsCustomsDocuments(t *testing.T) {
 		t.Errorf("%d pages, want the 2 invoices", n)
 	}
 }
+
+// A batch whose every item failed offers no download: the page says why,
+// and the document's address answers the reason, not a PDF of no pages.
+func TestBatchesPageWithoutLabels(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	item := map[string]any{
+		"fromAddress": map[string]any{"name": "Shop", "phone": "415 555 0100", "street1": "1 Market St", "city": "San Francisco", "state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"name": "Fail Purchase", "phone": "212 555 0199", "street1": "350 Fifth Avenue", "city": "New York", "state": "NY", "zip": "10118", "country": "US"},
+		"parcel":      map[string]any{"weightOz": 32},
+	}
+	status, batch := b.api("POST", "/batches", b.token, map[string]any{"shipments": []any{item}})
+	if status != http.StatusAccepted {
+		t.Fatalf("POST /batches: %d %v", status, batch)
+	}
+	id := batch["id"].(string)
+	b.waitBatchCompleted(t, id)
+	br := b.browser()
+	br.signIn(b.email)
+	p := br.get("/settings/batches")
+	must(t, "batches page", p, http.StatusOK, id, "No labels: every item failed or was refunded")
+	if strings.Contains(p.body, "/settings/batches/"+id+"/labels.pdf") {
+		t.Error("the page links a document of no labels")
+	}
+	must(t, "the download", br.get("/settings/batches/"+id+"/labels.pdf"), http.StatusConflict, "no label to print")
+}

@@ -136,6 +136,9 @@ func carrierProblem(carrier string, err error) string {
 		return ""
 	case errors.As(err, &creds):
 		return fmt.Sprintf("%s refused these credentials (%s). Check them in your %s developer account.", carrier, creds.Message, carrier)
+	case errors.As(err, &down) && errors.Is(err, shipping.ErrCarrierUnreachable):
+		return fmt.Sprintf("This shipd server could not reach %s's host to check the credentials (its DNS, network or TLS trust failed); nothing was saved. "+
+			"This is the server's network, not a passing outage at %s: ask the operator to check its outbound access.", carrier, carrier)
 	case errors.As(err, &down):
 		return fmt.Sprintf("%s could not be reached to check the credentials; nothing was saved. Try again in a minute.", carrier)
 	case errors.As(err, &input):

@@ -82,9 +82,11 @@ func (u *UI) pickupCarriers(r *http.Request, c accounts.Caller) ([]pickupCarrier
 	return out, nil
 }
 
-// pickupOffsets are the US mainland, Alaska and Hawaii offsets, standard
-// and daylight time.
+// pickupOffsets are the address's own zone (from its state, the default:
+// the API refuses a readyAt at another offset than the address's), and the
+// US mainland, Alaska and Hawaii offsets, standard and daylight time.
 var pickupOffsets = []pickupOffset{
+	{"", "The address's own (from its state)"},
 	{"-04:00", "UTC−4 (Eastern daylight)"},
 	{"-05:00", "UTC−5 (Eastern standard, Central daylight)"},
 	{"-06:00", "UTC−6 (Central standard, Mountain daylight)"},
@@ -100,7 +102,7 @@ func (u *UI) pickupsPage(w http.ResponseWriter, r *http.Request, c accounts.Call
 	return u.renderPickups(w, r, c, http.StatusOK, u.blankPickupForm(), "")
 }
 
-// blankPickupForm proposes tomorrow, 9:00 to 17:00, Eastern standard time.
+// blankPickupForm proposes tomorrow, 9:00 to 17:00, in the address's zone.
 func (u *UI) blankPickupForm() pickupForm {
 	day := u.now().AddDate(0, 0, 1)
 	if day.Weekday() == time.Sunday {
@@ -110,7 +112,7 @@ func (u *UI) blankPickupForm() pickupForm {
 	if names := u.pickups.PickupCarriers(); len(names) > 0 {
 		carrier = names[0]
 	}
-	return pickupForm{Carrier: carrier, Date: day.Format(time.DateOnly), Ready: "09:00", Close: "17:00", Offset: "-05:00",
+	return pickupForm{Carrier: carrier, Date: day.Format(time.DateOnly), Ready: "09:00", Close: "17:00", Offset: "",
 		Packages: "1", Key: rand.Text()}
 }
 
@@ -150,16 +152,16 @@ func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.C
 		Instructions: v("instructions"), Key: v("key"),
 	}
 	form.Key = formKey("ui-pickup-", form.Key)
-	ready, err1 := time.Parse(time.RFC3339, form.Date+"T"+form.Ready+":00"+form.Offset)
-	closes, err2 := time.Parse(time.RFC3339, form.Date+"T"+form.Close+":00"+form.Offset)
+	address := shipping.Address{Name: optional(form.Name), Company: optional(form.Company), Phone: optional(form.Phone), Email: optional(form.Email),
+		Street1: form.Street1, Street2: optional(form.Street2), City: form.City, State: optional(form.State), Zip: form.Zip, Country: "US"}
+	ready, err1 := pickupTime(address, form.Date, form.Ready, form.Offset)
+	closes, err2 := pickupTime(address, form.Date, form.Close, form.Offset)
 	if err1 != nil || err2 != nil {
-		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the day (YYYY-MM-DD), the ready and close times (HH:MM) and the address's UTC offset.")
+		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the day (YYYY-MM-DD), the ready and close times (HH:MM), and the address's state or its UTC offset.")
 	}
 	carrier, account, _ := strings.Cut(form.Carrier, "|")
 	in := pickups.NewPickup{
-		Carrier: carrier, ReadyAt: ready, CloseAt: closes, Instructions: form.Instructions,
-		Address: shipping.Address{Name: optional(form.Name), Company: optional(form.Company), Phone: optional(form.Phone), Email: optional(form.Email),
-			Street1: form.Street1, Street2: optional(form.Street2), City: form.City, State: optional(form.State), Zip: form.Zip, Country: "US"},
+		Carrier: carrier, ReadyAt: ready, CloseAt: closes, Instructions: form.Instructions, Address: address,
 		IdempotencyKey: "ui-pickup-" + form.Key,
 	}
 	if account != "" {
@@ -184,6 +186,23 @@ func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.C
 	}
 	redirect(w, r, Prefix+"/pickups?done=pickup-scheduled")
 	return nil
+}
+
+// pickupTime is a form's day and HH:MM at offset, or, without one, in the
+// address's zone (pickups.AddressTime): an error when neither says it.
+func pickupTime(a shipping.Address, day, clock, offset string) (time.Time, error) {
+	if offset != "" {
+		return time.Parse(time.RFC3339, day+"T"+clock+":00"+offset)
+	}
+	wall, err := time.Parse(time.DateOnly+"T15:04", day+"T"+clock)
+	if err != nil {
+		return time.Time{}, err
+	}
+	t, ok := pickups.AddressTime(a, wall)
+	if !ok {
+		return time.Time{}, errors.New("the address has no zone of its own")
+	}
+	return t, nil
 }
 
 func (u *UI) cancelPickup(w http.ResponseWriter, r *http.Request, c accounts.Caller) error {

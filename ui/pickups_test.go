@@ -21,8 +21,15 @@ func nextMonday(now time.Time) time.Time {
 	return d
 }
 
+// pickupForm is the form of a pickup on day in New York, at New York's
+// offset that day (readyAt must carry the address's).
 func pickupForm(day time.Time, mods ...func(url.Values)) url.Values {
-	f := url.Values{"carrier": {"UPS"}, "date": {day.Format(time.DateOnly)}, "ready": {"09:00"}, "close": {"17:00"}, "offset": {"-05:00"},
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		panic(err)
+	}
+	offset := time.Date(day.Year(), day.Month(), day.Day(), 9, 0, 0, 0, ny).Format("-07:00")
+	f := url.Values{"carrier": {"UPS"}, "date": {day.Format(time.DateOnly)}, "ready": {"09:00"}, "close": {"17:00"}, "offset": {offset},
 		"name": {"Ada Lovelace"}, "phone": {"212 555 0100"}, "street1": {"350 Fifth Avenue"}, "city": {"New York"}, "state": {"NY"},
 		"zip": {"10118"}, "packages": {"3"}, "instructions": {"Side door"}, "key": {"form-1"}}
 	for _, m := range mods {
@@ -54,7 +61,7 @@ func TestPickupsPage(t *testing.T) {
 		t.Fatalf("second submit: %d\n%s", p.status, p.body)
 	}
 	list := br.get("/settings/pickups?done=pickup-scheduled")
-	must(t, "scheduled", list, http.StatusOK, "Pickup scheduled", "Scheduled", "UPS", day.Format("Mon 2 Jan 2006")+", 09:00–17:00 (UTC-05:00)",
+	must(t, "scheduled", list, http.StatusOK, "Pickup scheduled", "Scheduled", "UPS", day.Format("Mon 2 Jan 2006")+", 09:00–17:00 (UTC"+pickupForm(day).Get("offset")+")",
 		"350 Fifth Avenue, New York, NY 10118")
 	ids := regexp.MustCompile(`pck_[0-9a-f]+`).FindAllString(list.body, -1)
 	if len(ids) == 0 || strings.Count(list.body, "<code>"+ids[0]+"</code>") != 1 || strings.Count(list.body, "/cancel") != 1 {
@@ -100,4 +107,30 @@ func TestPickupsPageThroughACarrierAccount(t *testing.T) {
 	if len(data) != 1 || data[0].(map[string]any)["carrierAccountId"] != id || fake.Requests(upsfake.OpPickup) != 1 {
 		t.Fatalf("pickups %v, %d UPS pickup calls; want one through %s", data, fake.Requests(upsfake.OpPickup), id)
 	}
+}
+
+// The form's default zone is the address's own, from its state: the pickup
+// is booked at New York's offset of that day, which the API requires.
+func TestPickupFormInTheAddressZone(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	br := b.browser()
+	br.signIn(b.email)
+	day := nextMonday(b.clock.Now())
+	p := br.post("/settings/pickups", pickupForm(day, func(f url.Values) { f.Set("offset", ""); f.Set("key", "form-zone") }))
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("schedule: %d\n%s", p.status, p.body)
+	}
+	status, api := b.api("GET", "/pickups", b.token, nil)
+	data, _ := api["data"].([]any)
+	if status != http.StatusOK || len(data) != 1 {
+		t.Fatalf("the API sees %d %v", status, api)
+	}
+	want := day.Format(time.DateOnly) + "T09:00:00" + pickupForm(day).Get("offset")
+	if got := data[0].(map[string]any)["readyAt"]; got != want {
+		t.Errorf("readyAt %v, want %s", got, want)
+	}
+	// At another offset than New York's, the API's refusal is shown.
+	must(t, "another offset", br.post("/settings/pickups", pickupForm(day, func(f url.Values) { f.Set("offset", "-08:00"); f.Set("key", "form-la") })),
+		http.StatusUnprocessableEntity, "America/New_York")
 }

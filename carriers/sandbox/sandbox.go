@@ -210,6 +210,11 @@ func (c *carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 	if matches(s.To.Name, TriggerCarriersDown) {
 		return nil, fmt.Errorf("sandbox: %s is temporarily unavailable (trigger: recipient name '%s'): %w", c.name, TriggerCarriersDown, carriers.ErrUnavailable)
 	}
+	if matches(s.To.Name, TriggerCarriersUnreachable) {
+		// As carriers.TransportError words a host name that does not resolve.
+		return nil, &carriers.Error{Carrier: c.name, Operation: "rate", Kind: carriers.ErrUnavailable, Unreachable: true,
+			Message: fmt.Sprintf("sandbox: %s could not be reached (its host name did not resolve) (trigger: recipient name '%s')", c.name, TriggerCarriersUnreachable)}
+	}
 	if err := c.checkShipment(s); err != nil {
 		return nil, err
 	}

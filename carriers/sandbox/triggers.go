@@ -13,8 +13,11 @@ const (
 	TriggerReturnToSender     = "Return To Sender"
 	TriggerCarrierError       = "Carrier Error"
 	TriggerCarriersDown       = "Carriers Down"
-	TriggerSlowCarrier        = "Slow Carrier"
-	TriggerVoidRejected       = "Void Rejected"
+	// TriggerCarriersUnreachable: the quote fails as on a server whose
+	// network reaches no carrier (no DNS, no egress): not a passing state.
+	TriggerCarriersUnreachable = "Carriers Unreachable"
+	TriggerSlowCarrier         = "Slow Carrier"
+	TriggerVoidRejected        = "Void Rejected"
 	// A standalone tracker's number (POST /trackers) ending in these digits
 	// ends in failure or return_to_sender: digits, so that the number keeps
 	// its carrier's form (USPS and FedEx numbers are all digits).
@@ -70,6 +73,11 @@ func Triggers() []Trigger {
 			Field:  "toAddress.name",
 			Value:  TriggerCarriersDown,
 			Effect: "Every carrier is temporarily unavailable for quotes (the API answers 503 carrier_unavailable).",
+		},
+		{
+			Field:  "toAddress.name",
+			Value:  TriggerCarriersUnreachable,
+			Effect: "Every carrier's host is unreachable from the server, as without DNS or egress (the API answers 502 carrier_unreachable, without Retry-After).",
 		},
 		{
 			Field:  "toAddress.name",

@@ -33,6 +33,13 @@ var triggerChecks = map[string]func(t *testing.T, c carriers.Carrier, typed stri
 			t.Errorf("Rates: err = %v, want ErrUnavailable", err)
 		}
 	},
+	sandbox.TriggerCarriersUnreachable: func(t *testing.T, c carriers.Carrier, typed string) {
+		_, err := c.Rates(context.Background(), withRecipient(domestic(), typed))
+		var ce *carriers.Error
+		if !errors.Is(err, carriers.ErrUnavailable) || !errors.As(err, &ce) || !ce.Unreachable {
+			t.Errorf("Rates: err = %v, want ErrUnavailable marked Unreachable", err)
+		}
+	},
 	sandbox.TriggerSlowCarrier: func(t *testing.T, c carriers.Carrier, typed string) {
 		// The default delay is 3 s: a purchase given 30 ms must still be waiting.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)

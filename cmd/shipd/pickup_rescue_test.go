@@ -16,11 +16,14 @@ import (
 )
 
 // nearPickupWindow is a pickup window UPS lists among its pending pickups:
-// tomorrow 09:00 to 17:00 in New York's winter offset, or the rest of
-// today when tomorrow is a Sunday.
+// tomorrow 09:00 to 17:00 in New York (the pickup address's zone), or the
+// rest of today when tomorrow is a Sunday.
 func nearPickupWindow(t *testing.T) (readyAt, closeAt time.Time) {
 	t.Helper()
-	est := time.FixedZone("", -5*3600)
+	est, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Fatal(err)
+	}
 	now := time.Now().In(est)
 	if d := now.AddDate(0, 0, 1); d.Weekday() != time.Sunday {
 		ready := time.Date(d.Year(), d.Month(), d.Day(), 9, 0, 0, 0, est)

@@ -90,6 +90,29 @@ type Batch struct {
 	// CustomsItems counts the items that cross a border with a
 	// declaration: the batch has customs documents (BatchCustomsPDF).
 	CustomsItems int `json:"customsItems"`
+	// Labels counts the labels its merged document holds: items purchased
+	// and not refunded since (Counts.Purchased counts those too).
+	Labels int `json:"labels"`
+}
+
+// HasLabels reports whether the batch's merged document has a label in
+// it, or may have once its purchases end: a batch completed with none
+// (every item failed or was refunded) has no document to offer.
+func (b Batch) HasLabels() bool {
+	return b.Status != BatchCompleted || b.Labels > 0
+}
+
+// NoLabelsError: a completed batch has no purchased label, so no merged
+// document (409 batch_has_no_labels). A document of no labels would be a
+// PDF without pages, which PDF readers refuse, or an empty ZPL stream.
+type NoLabelsError struct {
+	BatchID                 string
+	Total, Failed, Refunded int
+}
+
+func (e *NoLabelsError) Error() string {
+	return fmt.Sprintf("this batch has no label to print: of its %d items, %d failed and %d refunded since; "+
+		"GET /batches/%s/shipments shows each item's errorMessage", e.Total, e.Failed, e.Refunded, e.BatchID)
 }
 
 // BatchCounts counts a batch's items: purchased includes items bought and
@@ -265,6 +288,7 @@ func batchOf(b store.Batch, counts map[string]int) Batch {
 		CreatedAt: b.CreatedAt, CompletedAt: b.CompletedAt, CustomsItems: b.CustomsItems}
 	out.Counts = BatchCounts{Total: b.Total, Paying: counts[string(shipping.Paying)], Pending: counts[string(shipping.Pending)], Failed: counts[string(shipping.Failed)]}
 	out.Counts.Purchased = b.Total - out.Counts.Paying - out.Counts.Pending - out.Counts.Failed
+	out.Labels = counts[string(shipping.Purchased)]
 	return out
 }
 
@@ -412,7 +436,8 @@ func (e *BatchFormatError) Error() string {
 }
 
 // batchDocument checks that the batch's merged document can be served in
-// format now: a batch of that format whose items are all bought.
+// format now: a batch of that format whose items are all bought, one of
+// them at least purchased.
 func (s *Service) batchDocument(ctx context.Context, c accounts.Caller, id string, format carriers.LabelFormat) (Batch, error) {
 	b, err := s.GetBatch(ctx, c, id)
 	if err != nil {
@@ -423,6 +448,9 @@ func (s *Service) batchDocument(ctx context.Context, c accounts.Caller, id strin
 	}
 	if b.Counts.Paying+b.Counts.Pending > 0 {
 		return Batch{}, shipping.ErrLabelPending
+	}
+	if !b.HasLabels() {
+		return Batch{}, &NoLabelsError{BatchID: id, Total: b.Counts.Total, Failed: b.Counts.Failed, Refunded: b.Counts.Purchased - b.Labels}
 	}
 	return b, nil
 }

@@ -106,17 +106,49 @@ func fieldIssue(path, msg string) error {
 	return &shipping.InputError{Issues: []shipping.Issue{{Path: path, Message: msg}}}
 }
 
+// MissingCredentialsError: required credential fields left empty, every
+// one of them at once (422 missing_field: field the first, fields all), so
+// that a form is not sent back once per field. It unwraps to the
+// InputError of the same issues, which the settings page lists.
+type MissingCredentialsError struct {
+	Carrier carriers.ID
+	// Fields are the paths ("credentials.clientSecret"), in the form's order.
+	Fields []string
+}
+
+func (e *MissingCredentialsError) Error() string {
+	verb := "is"
+	if len(e.Fields) > 1 {
+		verb = "are"
+	}
+	return fmt.Sprintf("%s %s required for %s", strings.Join(e.Fields, ", "), verb, e.Carrier)
+}
+
+func (e *MissingCredentialsError) Unwrap() error {
+	issues := make([]shipping.Issue, len(e.Fields))
+	for i, f := range e.Fields {
+		issues[i] = shipping.Issue{Path: f, Message: "is required for " + string(e.Carrier), Missing: true}
+	}
+	return &shipping.InputError{Issues: issues}
+}
+
 // checkCredentials applies the rules of d's credential fields to in, in
-// the form's order, and returns the credentials, or the first problem (a
-// missing field, a malformed one, a field d does not take).
+// the form's order, and returns the credentials; or every required field
+// left empty (a *MissingCredentialsError); or else the first other problem
+// (a malformed field, a field d does not take).
 func checkCredentials(d carriers.Descriptor, environment string, in CarrierCredentialsInput) (carriers.Credentials, error) {
 	cr := carriers.NewCredentials(d, environment, in)
+	var missing []string
 	for _, f := range d.Credentials {
-		err := f.Problem(cr.Get(f.Name))
-		switch {
-		case errors.Is(err, carriers.ErrCredentialMissing):
-			return carriers.Credentials{}, &shipping.InputError{Issues: []shipping.Issue{{Path: "credentials." + f.Name, Message: "is required for " + string(d.ID), Missing: true}}}
-		case err != nil:
+		if errors.Is(f.Problem(cr.Get(f.Name)), carriers.ErrCredentialMissing) {
+			missing = append(missing, "credentials."+f.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return carriers.Credentials{}, &MissingCredentialsError{Carrier: d.ID, Fields: missing}
+	}
+	for _, f := range d.Credentials {
+		if err := f.Problem(cr.Get(f.Name)); err != nil {
 			return carriers.Credentials{}, fieldIssue("credentials."+f.Name, err.Error())
 		}
 	}

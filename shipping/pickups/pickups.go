@@ -173,10 +173,13 @@ type Pickup struct {
 	CarrierAccountID   *string          `json:"carrierAccountId,omitempty"`
 }
 
-// pickupIssues checks a pickup's window and address: the rules every
-// carrier shares, so that a bad request is a clear 422 before any call.
-// Days and hours are read in readyAt's own offset, the pickup's local time.
-func pickupIssues(mode accounts.Mode, now time.Time, in NewPickup) []shipping.Issue {
+// pickupIssues checks a pickup's window, address and count: the rules
+// every carrier shares, so that a bad request is a clear 422 before any
+// call. Days and hours are read in readyAt's own offset, which must be the
+// address's (zones.go): the pickup's local time. carrier is the carrier's
+// descriptor (where it picks up: its Origins); boxes are the boxes of the
+// shipmentIds.
+func pickupIssues(mode accounts.Mode, now time.Time, carrier carriers.Descriptor, in NewPickup, boxes int) []shipping.Issue {
 	issues := schemaIssues(in)
 	ready, closes := in.ReadyAt, in.CloseAt.In(in.ReadyAt.Location())
 	day := ready.Format(time.DateOnly)
@@ -194,8 +197,11 @@ func pickupIssues(mode accounts.Mode, now time.Time, in NewPickup) []shipping.Is
 	if ready.After(now.AddDate(0, 0, PickupMaxDaysAhead)) {
 		issues = append(issues, shipping.Issue{Path: "readyAt", Message: "is more than " + strconv.Itoa(PickupMaxDaysAhead) + " days ahead; carriers book pickups up to two weeks ahead"})
 	}
-	if !strings.EqualFold(in.Address.Country, "US") {
-		issues = append(issues, shipping.Issue{Path: "address.country", Message: "must be US: pickups are scheduled at US addresses"})
+	if country := carriers.NormalizeCountry(in.Address.Country); carrier.Origins != nil && !slices.Contains(carrier.Origins, country) {
+		issues = append(issues, shipping.Issue{Path: "address.country", Message: fmt.Sprintf("is %s, where %s does not pick up: it picks up where it ships from (%s)",
+			country, carrier.ID, strings.Join(carrier.Origins, ", "))})
+	} else if is := readyAtZoneIssue(in.Address, in.ReadyAt); is != nil {
+		issues = append(issues, *is)
 	}
 	if strings.TrimSpace(deref(in.Address.Name)) == "" {
 		issues = append(issues, shipping.Issue{Path: "address.name", Message: "is required: the carrier's driver asks for a contact", Missing: true})
@@ -204,22 +210,19 @@ func pickupIssues(mode accounts.Mode, now time.Time, in NewPickup) []shipping.Is
 		issues = append(issues, shipping.Issue{Path: "address.phone", Message: "is required: every carrier's pickup takes a contact phone", Missing: true})
 	}
 	issues = append(issues, shipping.AddressIssues(mode, "address.", in.Address, false)...)
-	if in.PackageCount != nil && len(in.ShipmentIDs) > *in.PackageCount {
-		issues = append(issues, shipping.Issue{Path: "packageCount", Message: fmt.Sprintf("is %d, fewer than the %d shipmentIds", *in.PackageCount, len(in.ShipmentIDs))})
+	if in.PackageCount != nil && boxes > *in.PackageCount {
+		issues = append(issues, shipping.Issue{Path: "packageCount", Message: fmt.Sprintf("is %d, fewer than the %d boxes of the shipmentIds (a shipment of several parcels is a package per box)", *in.PackageCount, boxes)})
 	}
 	return issues
 }
 
 // pickupLabels checks that each of ids is a purchased label of the caller's
-// account and mode bought from carrier, and returns their tracking numbers
-// and the carrier accounts they were bought through ("" for the operator's
-// carriers), without repeats.
-func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier string, ids []string) ([]string, []string, []shipping.Issue) {
-	var (
-		numbers, through []string
-		issues           []shipping.Issue
-		seen             = make(map[string]bool, len(ids))
-	)
+// account and mode bought from carrier, and returns their tracking numbers,
+// the carrier accounts they were bought through ("" for the operator's
+// carriers), without repeats, and their boxes: the driver collects a
+// package per box, so a shipment of three parcels is three.
+func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier string, ids []string) (numbers, through []string, boxes int, issues []shipping.Issue) {
+	seen := make(map[string]bool, len(ids))
 	for i, id := range ids {
 		path := "shipmentIds." + strconv.Itoa(i)
 		if seen[id] {
@@ -239,12 +242,13 @@ func (s *Service) pickupLabels(ctx context.Context, c accounts.Caller, carrier s
 			issues = append(issues, shipping.Issue{Path: path, Message: id + " is " + sh.Status + ": only purchased labels are picked up"})
 		default:
 			numbers = append(numbers, *sh.TrackingNumber)
+			boxes += shipping.Boxes(sh.Packages)
 			if ca := deref(sh.CarrierAccountID); !slices.Contains(through, ca) {
 				through = append(through, ca)
 			}
 		}
 	}
-	return numbers, through, issues
+	return numbers, through, boxes, issues
 }
 
 // pickupScheduler resolves a pickup's carrier in the caller's mode: the
@@ -350,10 +354,13 @@ func (s *Service) CreatePickup(ctx context.Context, c accounts.Caller, in NewPic
 		if err != nil {
 			return Pickup{}, err
 		}
-		issues := pickupIssues(c.Mode, s.now(), in)
-		numbers, through, labelIssues := s.pickupLabels(ctx, c, name, in.ShipmentIDs)
-		if issues = append(issues, labelIssues...); len(issues) > 0 {
+		numbers, through, boxes, labelIssues := s.pickupLabels(ctx, c, name, in.ShipmentIDs)
+		d, _ := s.cfg.Catalog.Lookup(name)
+		if issues := append(pickupIssues(c.Mode, s.now(), d, in, boxes), labelIssues...); len(issues) > 0 {
 			return Pickup{}, &shipping.InputError{Issues: issues}
+		}
+		if in.PackageCount == nil {
+			in.PackageCount = &boxes
 		}
 		ca, err := s.pickupCarrierAccount(ctx, c, name, in.CarrierAccountID, through)
 		if err != nil {
@@ -446,7 +453,7 @@ func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier 
 	if err != nil {
 		return store.Pickup{}, false, err
 	}
-	count := len(in.ShipmentIDs)
+	count := 1
 	if in.PackageCount != nil {
 		count = *in.PackageCount
 	}
@@ -471,14 +478,16 @@ func (s *Service) requestPickup(ctx context.Context, c accounts.Caller, carrier 
 
 // carrierSaidNo reports whether a failed schedule surely scheduled
 // nothing: the carrier refused it, or answered that it is unavailable (an
-// HTTP answer: 429, 503), or shipd did not call it. A call without an answer
-// (a time-out, a reset connection) may have reached the carrier.
+// HTTP answer: 429, 503), or shipd did not call it, or could not reach it
+// at all (no DNS, no route, an untrusted certificate: nothing was sent). A
+// call without an answer (a time-out, a reset connection) may have reached
+// the carrier.
 func carrierSaidNo(err error) bool {
 	if errors.Is(err, carriers.ErrRejected) || errors.Is(err, carriers.ErrOverQuota) || errors.Is(err, carriers.ErrPickupsNotSupported) {
 		return true
 	}
 	var ce *carriers.Error
-	return errors.Is(err, carriers.ErrUnavailable) && errors.As(err, &ce) && ce.HTTPStatus != 0
+	return errors.Is(err, carriers.ErrUnavailable) && errors.As(err, &ce) && (ce.HTTPStatus != 0 || ce.Unreachable)
 }
 
 // pickupCarrierError is a carrier's failure as the API answers it.
@@ -495,6 +504,8 @@ func pickupCarrierError(name string, err error) error {
 		e.Kind = errPickupRejected
 	case shipping.ErrCarrierUnavailable:
 		e.Kind = errPickupUnavailable
+	case shipping.ErrCarrierUnreachable:
+		// Worded for any call already (502 carrier_unreachable).
 	default:
 		e.Kind = errPickupFailed
 	}
