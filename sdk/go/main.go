@@ -194,7 +194,7 @@ func run(ctx context.Context, api, token string) error {
 
 	from := shipd.Address{Name: ptr("Shop"), Phone: ptr("415 555 0100"), Street1: "1 Market St", City: "San Francisco", State: ptr("CA"), Zip: "94105", Country: "US"}
 	to := shipd.Address{Name: ptr("Ada Lovelace"), Phone: ptr("212 555 0199"), Street1: "350 Fifth Avenue", City: "New York", State: ptr("NY"), Zip: "10118", Country: "US"}
-	parcel := shipd.Parcel{WeightOz: 32, LengthIn: ptr(10.0), WidthIn: ptr(8.0), HeightIn: ptr(4.0)}
+	parcel := shipd.Parcel{WeightOz: ptr(32.0), LengthIn: ptr(10.0), WidthIn: ptr(8.0), HeightIn: ptr(4.0)}
 	quote, err := c.QuoteLabelWithResponse(ctx, shipd.QuoteLabelJSONRequestBody{FromAddress: &from, ToAddress: &to, Parcel: &parcel})
 	if err != nil {
 		return err
