@@ -333,20 +333,29 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 
 // NoRatesError is the error of a quote without rates: nil when no carrier
 // failed (they simply offer nothing); ErrNoRates with the failures when
-// every carrier's rates are in a currency shipd cannot convert; unavailable when every failure is
-// transient; rejected when a carrier refused the shipment and none failed;
-// failed otherwise.
+// every carrier's rates are in a currency shipd cannot convert or every
+// carrier refused the parcel past its limits; unavailable when every
+// failure is transient; rejected when a carrier refused the shipment and
+// none failed; failed otherwise.
 func NoRatesError(failures []CarrierFailure) error {
 	if len(failures) == 0 {
 		return nil
 	}
-	if !slices.ContainsFunc(failures, func(f CarrierFailure) bool { return f.Code != CodeNoExchangeRate }) {
-		// Every carrier quoted, in currencies shipd cannot convert: no
-		// rate, saying why (currency.go).
+	if !slices.ContainsFunc(failures, func(f CarrierFailure) bool { return f.Code != CodeNoExchangeRate && !limitRefusal(f) }) {
+		// Every carrier quoted, in currencies shipd cannot convert, or
+		// offers no service the parcel fits: no rate, saying why
+		// (currency.go, carriers/limits.go).
 		return &CarriersError{Failures: failures, Kind: ErrNoRates}
 	}
 	e := &CarriersError{Failures: failures, Kind: ErrCarrierUnavailable}
 	for _, f := range failures {
+		if limitRefusal(f) {
+			// A carrier whose services all refuse the parcel used to
+			// answer no rate at all; saying why must not turn a quote
+			// another carrier could not answer into a refusal: the
+			// others decide, as before.
+			continue
+		}
 		switch f.Kind {
 		case FailureFailed:
 			e.Kind = ErrCarrierFailed
@@ -361,6 +370,12 @@ func NoRatesError(failures []CarrierFailure) error {
 		e.RetryAfter = 30 * time.Second
 	}
 	return e
+}
+
+// limitRefusal reports whether f is a carrier's refusal of the parcel past
+// its weight or size limits (carriers/limits.go).
+func limitRefusal(f CarrierFailure) bool {
+	return f.Kind == FailureRejected && carriers.IsLimitCode(f.Code)
 }
 
 // FailureOf classifies a carrier's error, keeping its own code and message.
