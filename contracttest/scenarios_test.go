@@ -79,6 +79,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, carrierAccountScenarios()...)
 	out = append(out, multiPieceScenarios()...)
 	out = append(out, europeScenarios()...)
+	out = append(out, quickQuoteScenarios()...)
 	return out
 }
 

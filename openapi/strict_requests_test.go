@@ -151,7 +151,8 @@ func TestRequestTwinsMatchTheirResponseSchemas(t *testing.T) {
 		required bool
 		maxima   []string
 	}{
-		"ParcelInput": {maxima: []string{"weightOz", "weightG"}},
+		"QuoteAddressInput": {required: true},
+		"ParcelInput":       {maxima: []string{"weightOz", "weightG"}},
 	}
 	shape := func(name string) map[string]any {
 		s := doc.Components.Schemas[name].Value

@@ -43,6 +43,9 @@ type Rate struct {
 	CarrierCurrency    string `json:"carrierCurrency,omitempty"`
 	CarrierAmountCents int64  `json:"carrierAmountCents,omitempty"`
 	ExchangeRate       string `json:"exchangeRate,omitempty"`
+	// MissingFields are the field paths a purchase at this rate still
+	// needs (requirements.go), [] when the shipment can be bought at it.
+	MissingFields []string `json:"missingFields"`
 }
 
 // ServiceOption names a service one can select.
@@ -124,8 +127,9 @@ func (e *CarriersError) Unwrap() error { return e.Kind }
 type Quote struct {
 	Rates    []Rate
 	Failures []CarrierFailure
-	// blocked are the rates left out because the shipment breaks the
-	// carrier's requirements (requirements.go), cheapest first.
+	// blocked are the rates a purchase cannot buy because the shipment
+	// breaks requirements (requirements.go): left out of Rates for a
+	// create, offered by a quote (Offered); cheapest first.
 	blocked []blockedRate
 }
 
@@ -198,10 +202,9 @@ func (s *Service) QuoteReturn(ctx context.Context, c accounts.Caller, in Input, 
 		return Quote{}, err
 	}
 	q, err := s.rates(ctx, c, in, r.is())
-	if err == nil && len(q.Rates) == 0 {
-		// Every rate is blocked by a carrier's requirements (requirements.go).
-		return Quote{}, q.blocked[0].err()
-	}
+	// A quote offers the rates a purchase cannot buy yet too, each with
+	// its missingFields (requirements.go): a quick quote has no street.
+	q = q.Offered()
 	if err != nil || deliverBy == nil {
 		return q, err
 	}
@@ -320,7 +323,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			q.Failures = append(q.Failures, noExchangeRate(cs[i].Name(), unconverted, currency))
 		}
 	}
-	q = q.withoutUnbuyable(s.cfg.Catalog, shipment)
+	q = q.withMissingFields(s.cfg.Catalog, shipment)
 	if len(q.Rates) == 0 && len(q.blocked) == 0 {
 		if err := NoRatesError(q.Failures); err != nil {
 			return Quote{}, err
