@@ -82,6 +82,7 @@ func Scenarios(c *Contract) []Scenario {
 	out = append(out, rateSheetScenarios()...)
 	out = append(out, multiPieceScenarios()...)
 	out = append(out, europeScenarios()...)
+	out = append(out, quickQuoteScenarios()...)
 	return out
 }
 

@@ -40,6 +40,25 @@ type rateDoc struct {
 	ExchangeRate       string `json:"exchangeRate"`
 }
 
+// quoteRateDoc is a quote's rate: a rate and what a purchase at it still
+// needs ([]: nothing).
+type quoteRateDoc struct {
+	rateDoc
+	MissingFields []string `json:"missingFields"`
+}
+
+// cheapestBuyable is the first rate a purchase can buy (rates cheapest first).
+func cheapestBuyable(t *testing.T, rates []quoteRateDoc) quoteRateDoc {
+	t.Helper()
+	for _, r := range rates {
+		if len(r.MissingFields) == 0 {
+			return r
+		}
+	}
+	t.Fatalf("no rate can be bought: %+v", rates)
+	return quoteRateDoc{}
+}
+
 type serviceDoc struct {
 	Carrier         string `json:"carrier"`
 	Service         string `json:"service"`

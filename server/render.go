@@ -188,6 +188,8 @@ func rateView(r shipping.Rate) gen.Rate {
 		EstimatedDeliveryDate: &openapi_types.Date{Time: r.EstimatedDeliveryDate}, Guaranteed: &r.Guaranteed,
 		CarrierAccountId: optional(r.CarrierAccountID),
 		DutiesCents:      positive(r.DutiesCents),
+		// Always an array: [] says the shipment can be bought at the rate.
+		MissingFields: append([]string{}, r.MissingFields...),
 	}
 	if r.CarrierCurrency != "" {
 		v.CarrierCurrency, v.CarrierAmountCents, v.ExchangeRate = &r.CarrierCurrency, &r.CarrierAmountCents, &r.ExchangeRate

@@ -4,7 +4,8 @@ package server_test
 // the rate is chosen, here in live mode against the three fake carriers (in
 // test mode too: sandbox_strict_test.go): a create
 // that breaks them is refused with 422 missing_field before anything is
-// stored or charged, and a quote leaves the carrier out with the reason.
+// stored or charged, and a quote offers the rate with the fields it needs
+// (missingFields).
 
 import (
 	"context"
@@ -28,7 +29,7 @@ func withoutPhones(m map[string]any) {
 
 // quoteDoc is a quote with its carrierErrors.
 type quoteDoc struct {
-	Rates         []rateDoc
+	Rates         []quoteRateDoc
 	CarrierErrors []struct{ Carrier, Kind, Code, Message string }
 }
 
@@ -91,8 +92,8 @@ func TestLiveCreateRefusesWhatTheCarrierRequires(t *testing.T) {
 	// at is bought: not FedEx's, whose rules it breaks.
 	quote := quoteOf(t, b, live, liveBody(withoutPhones))
 	sh := createLabel(t, b, live, liveBody(withoutPhones))
-	if sh.Carrier == "FedEx" || sh.Carrier != quote.Rates[0].Carrier || sh.Service != quote.Rates[0].Service {
-		t.Fatalf("bought %s %s, want the quote's cheapest %+v", sh.Carrier, sh.Service, quote.Rates[0])
+	if cheapest := cheapestBuyable(t, quote.Rates); sh.Carrier == "FedEx" || sh.Carrier != cheapest.Carrier || sh.Service != cheapest.Service {
+		t.Fatalf("bought %s %s, want the quote's cheapest that can be bought %+v", sh.Carrier, sh.Service, cheapest)
 	}
 	if sh = waitForStatus(t, b, live, sh.ID, "purchased"); sh.Carrier == "FedEx" {
 		t.Fatalf("purchased %+v", sh)
@@ -108,68 +109,72 @@ func quoteOf(t *testing.T, b *bundle, token string, body any) quoteDoc {
 	return q
 }
 
-func TestLiveQuoteLeavesOutWhatCannotBeBought(t *testing.T) {
+func TestLiveQuoteSaysWhatEachRateNeeds(t *testing.T) {
 	t.Parallel()
 	b, f, live := setupLive(t)
 
 	// Without phone numbers FedEx cannot sell the label, nor UPS its Next
-	// Day Air Early: those rates are left out and carrierErrors says why,
-	// once for each carrier.
+	// Day Air Early: those rates are offered needing the phones
+	// (missingFields), the others need nothing, and no carrier failed.
+	missing := func(q quoteDoc) map[string][]string {
+		out := map[string][]string{}
+		for _, r := range q.Rates {
+			out[r.Carrier+" "+r.Service] = r.MissingFields
+		}
+		return out
+	}
 	q := quoteOf(t, b, live, liveBody(withoutPhones))
-	var services []string
-	for _, r := range q.Rates {
-		if r.Carrier == "FedEx" || r.Carrier == "UPS" && r.Service == "NextDayAirEarly" {
-			t.Errorf("rate %+v without phones", r)
+	got := missing(q)
+	for name, fields := range got {
+		want := []string{}
+		switch {
+		case strings.HasPrefix(name, "FedEx "):
+			want = []string{"fromAddress.phone", "toAddress.phone"}
+		case name == "UPS NextDayAirEarly":
+			want = []string{"toAddress.phone"}
 		}
-		services = append(services, r.Carrier+" "+r.Service)
-	}
-	if !slices.Contains(services, "UPS Ground") || !slices.Contains(services, "USPS Priority") {
-		t.Errorf("rates without phones: %v", services)
-	}
-	if len(q.CarrierErrors) != 2 {
-		t.Fatalf("carrierErrors %+v, want UPS's and FedEx's", q.CarrierErrors)
-	}
-	for _, e := range q.CarrierErrors {
-		want := []string{"FedEx cannot be bought", "fromAddress.phone", "toAddress.phone"}
-		if e.Carrier == "UPS" {
-			want = []string{"UPS NextDayAirEarly cannot be bought", "Next Day Air Early (toAddress.phone)"}
+		if d := cmp.Diff(want, fields); d != "" {
+			t.Errorf("%s without phones: missingFields (-want +got):\n%s", name, d)
 		}
-		for _, w := range want {
-			if e.Kind != "rejected" || e.Code != "missing_field" || !strings.Contains(e.Message, w) {
-				t.Errorf("%s's carrierError %+v, want kind rejected, code missing_field and %q", e.Carrier, e, w)
-			}
+	}
+	for _, name := range []string{"UPS Ground", "USPS Priority", "FedEx Ground", "UPS NextDayAirEarly"} {
+		if _, ok := got[name]; !ok {
+			t.Errorf("no rate of %s without phones: %v", name, got)
 		}
+	}
+	if len(q.CarrierErrors) != 0 {
+		t.Errorf("carrierErrors %+v, want none: every carrier quoted", q.CarrierErrors)
 	}
 	if f.fedex.Requests(fedexfake.OpRate) == 0 {
 		t.Error("FedEx was not asked for rates") // the rule is applied to its answer, not instead of asking
 	}
 
-	// With them, every carrier quotes and nothing is reported.
-	q = quoteOf(t, b, live, liveBody())
-	if len(q.CarrierErrors) != 0 {
-		t.Errorf("carrierErrors with phones: %+v", q.CarrierErrors)
+	// With them, every rate can be bought.
+	for name, fields := range missing(quoteOf(t, b, live, liveBody())) {
+		if len(fields) != 0 {
+			t.Errorf("%s with phones needs %v", name, fields)
+		}
 	}
 
 	// An international shipment needs UPS's contact names and phones too.
 	intl := liveBody(withInternational(true), withoutPhones)
-	q = quoteOf(t, b, live, intl)
-	for _, r := range q.Rates {
-		if r.Carrier != "USPS" {
-			t.Errorf("rate %+v for an international shipment without phones", r)
+	for name, fields := range missing(quoteOf(t, b, live, intl)) {
+		if carrier, _, _ := strings.Cut(name, " "); (carrier == "USPS") != (len(fields) == 0) {
+			t.Errorf("%s of an international shipment without phones needs %v", name, fields)
 		}
 	}
-	reported := map[string]bool{}
-	for _, e := range q.CarrierErrors {
-		reported[e.Carrier] = true
-	}
-	if diff := cmp.Diff(map[string]bool{"UPS": true, "FedEx": true}, reported); diff != "" {
-		t.Errorf("carrierErrors (-want +got):\n%s", diff)
-	}
 
-	// When no carrier can sell the label, the quote names the missing field.
-	m := wantError(t, b.do("POST", "/api/v1/labels/quote", live, liveBody(func(m map[string]any) {
+	// When no carrier can sell the label, the quote still answers, every
+	// rate needing the missing field; a create names it.
+	noName := liveBody(func(m map[string]any) {
 		delete(m["toAddress"].(map[string]any), "name")
-	})), http.StatusUnprocessableEntity, "missing_field")
+	})
+	for name, fields := range missing(quoteOf(t, b, live, noName)) {
+		if !slices.Contains(fields, "toAddress.name") {
+			t.Errorf("%s without the recipient's name needs %v", name, fields)
+		}
+	}
+	m := wantError(t, b.do("POST", "/api/v1/labels/create", live, noName), http.StatusUnprocessableEntity, "missing_field")
 	if m["field"] != "toAddress.name" {
 		t.Errorf("field %v, want toAddress.name", m["field"])
 	}

@@ -41,7 +41,7 @@ func TestValidation(t *testing.T) {
 		// 422 missing_field
 		{name: "missing city", method: "POST", path: "/api/v1/addresses", body: addressBody(func(m map[string]any) { delete(m, "city") }),
 			status: 422, code: "missing_field", field: "city"},
-		{name: "missing nested toAddress.city", method: "POST", path: "/api/v1/labels/quote",
+		{name: "missing nested toAddress.city", method: "POST", path: "/api/v1/labels/create",
 			body:   quoteBody(func(q map[string]any) { delete(object(q, "toAddress"), "city") }),
 			status: 422, code: "missing_field", field: "toAddress.city"},
 		{name: "missing parcel", method: "POST", path: "/api/v1/labels/quote",
@@ -99,7 +99,7 @@ func TestValidation(t *testing.T) {
 		{name: "several problems", method: "POST", path: "/api/v1/addresses",
 			body:   addressBody(func(m map[string]any) { delete(m, "city"); m["country"] = "USA"; m["zip"] = "" }),
 			status: 422, code: "invalid_request", issues: []string{"city", "country", "zip"}},
-		{name: "several nested problems", method: "POST", path: "/api/v1/labels/quote",
+		{name: "several nested problems", method: "POST", path: "/api/v1/labels/create",
 			body: quoteBody(func(q map[string]any) {
 				delete(object(q, "toAddress"), "city")
 				object(q, "fromAddress")["country"] = "USA"

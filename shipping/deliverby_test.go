@@ -62,7 +62,7 @@ func TestDeliverBySelection(t *testing.T) {
 			t.Errorf("quote by 2026-07-07 has %s %s arriving %s", r.Carrier, r.Service, r.EstimatedDeliveryDate.Format(time.DateOnly))
 		}
 	}
-	if len(by.Rates) == 0 || by.Rates[0] != want {
+	if len(by.Rates) == 0 || !cmp.Equal(by.Rates[0], want) {
 		t.Errorf("quote by 2026-07-07 starts with %+v, want %+v", by.Rates, want)
 	}
 

@@ -260,6 +260,11 @@ func (in Input) Normalized() Input {
 	return in.Pieces()
 }
 
+// given reports whether the caller gave the address at all: a quote's may
+// hold only its postal code and country (a quick quote), so no one field
+// tells; an address left out is the zero value.
+func (a Address) given() bool { return a != (Address{}) }
+
 func (a Address) Normalized() Address {
 	a.Country = strings.ToUpper(a.Country)
 	if a.Country == "US" && a.State != nil {

@@ -50,13 +50,18 @@ func AddressLengthIssues(prefix string, a Address) []Issue {
 	return issues
 }
 
-// AddressRequiredIssues: street1, city and zip are required (country is
-// the caller's to give).
+// AddressRequiredIssues: what a purchase needs of an address
+// (PurchaseAddressFields: street1 and city) and zip are required (country
+// is the caller's to give).
 func AddressRequiredIssues(prefix string, a Address) []Issue {
 	var issues []Issue
-	for _, f := range []struct{ name, value string }{{"street1", a.Street1}, {"city", a.City}, {"zip", a.Zip}} {
-		if strings.TrimSpace(f.value) == "" {
-			issues = append(issues, Issue{Path: prefix + f.name, Message: "is required", Missing: true})
+	for _, name := range append(PurchaseAddressFields(), "zip") {
+		value := a.Zip
+		if name != "zip" {
+			value = carrierAddressField(CarrierAddress(a), name)
+		}
+		if strings.TrimSpace(value) == "" {
+			issues = append(issues, Issue{Path: prefix + name, Message: "is required", Missing: true})
 		}
 	}
 	return issues

@@ -1,6 +1,8 @@
 package shipping_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -30,6 +32,41 @@ func TestAddressLimitsMatchContract(t *testing.T) {
 	}
 	if d := cmp.Diff(shipping.AddressFieldLimits(), got); d != "" {
 		t.Errorf("address field bounds (-domain +openapi.yaml):\n%s", d)
+	}
+}
+
+// TestPurchaseFieldsMatchContract: what a purchase needs of an address and
+// a quote does not (PurchaseAddressFields, each rate's missingFields) is
+// what the contract's AddressInput requires and its QuoteAddressInput does
+// not; a quote's addresses are QuoteAddressInput, a create's AddressInput.
+func TestPurchaseFieldsMatchContract(t *testing.T) {
+	t.Parallel()
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	required := func(name string) []string {
+		s := doc.Components.Schemas[name]
+		if s == nil {
+			t.Fatalf("openapi.yaml has no %s", name)
+		}
+		return s.Value.Required
+	}
+	var purchaseOnly []string
+	for _, f := range required("AddressInput") {
+		if !slices.Contains(required("QuoteAddressInput"), f) {
+			purchaseOnly = append(purchaseOnly, f)
+		}
+	}
+	if d := cmp.Diff(shipping.PurchaseAddressFields(), purchaseOnly); d != "" {
+		t.Errorf("fields a purchase needs and a quote does not (-domain +openapi.yaml):\n%s", d)
+	}
+	for schema, want := range map[string]string{"QuoteRequest": "QuoteAddressInput", "CreateLabelRequest": "AddressInput"} {
+		for _, side := range []string{"fromAddress", "toAddress"} {
+			if ref := doc.Components.Schemas[schema].Value.Properties[side].Ref; !strings.HasSuffix(ref, "/"+want) {
+				t.Errorf("%s.%s is %q, want %s", schema, side, ref, want)
+			}
+		}
 	}
 }
 

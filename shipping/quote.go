@@ -43,6 +43,9 @@ type Rate struct {
 	CarrierCurrency    string `json:"carrierCurrency,omitempty"`
 	CarrierAmountCents int64  `json:"carrierAmountCents,omitempty"`
 	ExchangeRate       string `json:"exchangeRate,omitempty"`
+	// MissingFields are the field paths a purchase at this rate still
+	// needs (requirements.go), [] when the shipment can be bought at it.
+	MissingFields []string `json:"missingFields"`
 }
 
 // ServiceOption names a service one can select.
@@ -133,8 +136,9 @@ func (e *CarriersError) Unwrap() error { return e.Kind }
 type Quote struct {
 	Rates    []Rate
 	Failures []CarrierFailure
-	// blocked are the rates left out because the shipment breaks the
-	// carrier's requirements (requirements.go), cheapest first.
+	// blocked are the rates a purchase cannot buy because the shipment
+	// breaks requirements (requirements.go): left out of Rates for a
+	// create, offered by a quote (Offered); cheapest first.
 	blocked []blockedRate
 }
 
@@ -207,10 +211,9 @@ func (s *Service) QuoteReturn(ctx context.Context, c accounts.Caller, in Input, 
 		return Quote{}, err
 	}
 	q, err := s.rates(ctx, c, in, r.is())
-	if err == nil && len(q.Rates) == 0 {
-		// Every rate is blocked by a carrier's requirements (requirements.go).
-		return Quote{}, q.blocked[0].err()
-	}
+	// A quote offers the rates a purchase cannot buy yet too, each with
+	// its missingFields (requirements.go): a quick quote has no street.
+	q = q.Offered()
 	if err != nil || deliverBy == nil {
 		return q, err
 	}
@@ -329,7 +332,7 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 			q.Failures = append(q.Failures, noExchangeRate(cs[i].Name(), unconverted, currency))
 		}
 	}
-	q = q.withoutUnbuyable(s.cfg.Catalog, shipment)
+	q = q.withMissingFields(s.cfg.Catalog, shipment)
 	if len(q.Rates) == 0 && len(q.blocked) == 0 {
 		if err := NoRatesError(q.Failures); err != nil {
 			return Quote{}, err
@@ -342,21 +345,30 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 
 // NoRatesError is the error of a quote without rates: nil when no carrier
 // failed (they simply offer nothing); ErrNoRates with the failures when
-// every carrier's rates are in a currency shipd cannot convert; unavailable when every failure is
-// transient; rejected when a carrier refused the shipment and none failed;
-// failed otherwise.
+// every carrier's rates are in a currency shipd cannot convert or every
+// carrier refused the parcel past its limits; unavailable when every
+// failure is transient; rejected when a carrier refused the shipment and
+// none failed; failed otherwise.
 func NoRatesError(failures []CarrierFailure) error {
 	if len(failures) == 0 {
 		return nil
 	}
-	if !slices.ContainsFunc(failures, func(f CarrierFailure) bool { return f.Code != CodeNoExchangeRate }) {
-		// Every carrier quoted, in currencies shipd cannot convert: no
-		// rate, saying why (currency.go).
+	if !slices.ContainsFunc(failures, func(f CarrierFailure) bool { return f.Code != CodeNoExchangeRate && !limitRefusal(f) }) {
+		// Every carrier quoted, in currencies shipd cannot convert, or
+		// offers no service the parcel fits: no rate, saying why
+		// (currency.go, carriers/limits.go).
 		return &CarriersError{Failures: failures, Kind: ErrNoRates}
 	}
 	e := &CarriersError{Failures: failures, Kind: ErrCarrierUnavailable}
 	unreachable := true
 	for _, f := range failures {
+		if limitRefusal(f) {
+			// A carrier whose services all refuse the parcel used to
+			// answer no rate at all; saying why must not turn a quote
+			// another carrier could not answer into a refusal: the
+			// others decide, as before.
+			continue
+		}
 		unreachable = unreachable && f.Kind == FailureUnavailable && f.Unreachable
 		switch f.Kind {
 		case FailureFailed:
@@ -377,6 +389,12 @@ func NoRatesError(failures []CarrierFailure) error {
 		e.RetryAfter = 30 * time.Second
 	}
 	return e
+}
+
+// limitRefusal reports whether f is a carrier's refusal of the parcel past
+// its weight or size limits (carriers/limits.go).
+func limitRefusal(f CarrierFailure) bool {
+	return f.Kind == FailureRejected && carriers.IsLimitCode(f.Code)
 }
 
 // FailureOf classifies a carrier's error, keeping its own code and message.

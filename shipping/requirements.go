@@ -34,32 +34,80 @@ func (b blockedRate) err() error {
 	return &InputError{Issues: []Issue{{Path: first.Field, Message: msg, Missing: true}}}
 }
 
-// withoutUnbuyable moves the rates whose carrier requirements s breaks from
-// Rates to blocked, keeping the order, and reports each such carrier in
-// Failures (kind rejected, code missing_field), so that a quote only offers
-// what a create can buy and says why the others are missing. It applies in
-// test mode too: the sandbox refuses what the live carriers refuse, so that
-// an integration that works in test mode works live (VARIANTS.md, "Carrier
-// requirements").
-func (q Quote) withoutUnbuyable(catalog *carriers.Catalog, s carriers.Shipment) Quote {
+// PurchaseAddressFields are the fields of an address that a label's
+// purchase needs and a quote does not: a rate depends on where a parcel
+// goes (the country, the postal code, a US state), a label on the street
+// it is delivered to. The contract's AddressInput (creates, batches)
+// requires them and its QuoteAddressInput does not
+// (TestPurchaseFieldsMatchContract): the one list both the quote's
+// missingFields and the doors without a schema are made from.
+func PurchaseAddressFields() []string { return []string{"street1", "city"} }
+
+// purchaseRequirements are PurchaseAddressFields of both addresses as
+// requirements every carrier has, beside each carrier's own
+// (carriers/requirements.go): a quote reports them in missingFields, and a
+// purchase breaking them is refused with missing_field, as the carriers'.
+// Through the API the schema refuses such a create first; the domain holds
+// the rule for every door.
+func purchaseRequirements() []carriers.Requirement {
+	sides := []struct {
+		path, who string
+		of        func(carriers.Shipment) carriers.Address
+	}{{"fromAddress", "sender", carriers.From}, {"toAddress", "recipient", carriers.To}}
+	var out []carriers.Requirement
+	for _, side := range sides {
+		for _, field := range PurchaseAddressFields() {
+			out = append(out, carriers.Requirement{
+				Field: side.path + "." + field,
+				Rule:  fmt.Sprintf("a label needs the %s's %s, which a quote does without", side.who, addressFieldWords(field)),
+				Met: func(s carriers.Shipment) bool {
+					return strings.TrimSpace(carrierAddressField(side.of(s), field)) != ""
+				},
+			})
+		}
+	}
+	return out
+}
+
+// addressFieldWords says a field of PurchaseAddressFields in words.
+func addressFieldWords(name string) string {
+	if name == "street1" {
+		return "street address"
+	}
+	return name
+}
+
+// carrierAddressField is the field of a named in the contract's words.
+func carrierAddressField(a carriers.Address, name string) string {
+	switch name {
+	case "street1":
+		return a.Street1
+	case "city":
+		return a.City
+	}
+	return ""
+}
+
+// withMissingFields sets every rate's MissingFields: the requirements s
+// breaks for it, the ones every label has first, then the carrier's
+// (catalog), each field once, [] when it breaks none. The rates a purchase
+// cannot buy move from Rates to blocked (cheapest first), so that a create
+// buys only what it can, and a quote still offers them (Offered) with what
+// they need: a checkout page quotes before it knows the street or the
+// phone numbers (issue 43). It applies in test mode too: the sandbox
+// refuses what the live carriers refuse, so that an integration that works
+// in test mode works live (VARIANTS.md, "Carrier requirements").
+func (q Quote) withMissingFields(catalog *carriers.Catalog, s carriers.Shipment) Quote {
+	every := carriers.Unmet(purchaseRequirements(), "", s)
 	buyable := make([]Rate, 0, len(q.Rates))
-	blockedBy := map[string][]blockedRate{} // by carrier
-	var order []string
 	for _, r := range q.Rates {
-		unmet := catalog.Unmet(r.Carrier, r.Service, s)
+		unmet := append(slices.Clip(every), catalog.Unmet(r.Carrier, r.Service, s)...)
+		r.MissingFields = fieldsOf(unmet)
 		if len(unmet) == 0 {
 			buyable = append(buyable, r)
 			continue
 		}
-		b := blockedRate{rate: r, unmet: unmet}
-		q.blocked = append(q.blocked, b)
-		if _, ok := blockedBy[r.Carrier]; !ok {
-			order = append(order, r.Carrier)
-		}
-		blockedBy[r.Carrier] = append(blockedBy[r.Carrier], b)
-	}
-	for _, carrier := range order {
-		q.Failures = append(q.Failures, requirementFailure(carrier, blockedBy[carrier], buyable))
+		q.blocked = append(q.blocked, blockedRate{rate: r, unmet: unmet})
 	}
 	q.Rates = buyable
 	sort.SliceStable(q.blocked, func(i, j int) bool {
@@ -68,28 +116,31 @@ func (q Quote) withoutUnbuyable(catalog *carriers.Catalog, s carriers.Shipment) 
 	return q
 }
 
-// requirementFailure is a carrier's entry in carrierErrors for its blocked
-// rates: every rule they break, and the services when some of the carrier's
-// services remain buyable.
-func requirementFailure(carrier string, blocked []blockedRate, buyable []Rate) CarrierFailure {
-	var rules, services []string
-	for _, b := range blocked {
-		services = append(services, b.rate.Service)
-		for _, r := range b.unmet {
-			if rule := fmt.Sprintf("%s (%s)", r.Rule, r.Field); !slices.Contains(rules, rule) {
-				rules = append(rules, rule)
-			}
+// fieldsOf are the requirements' fields, each once, in order; [] for none.
+func fieldsOf(unmet []carriers.Requirement) []string {
+	out := make([]string, 0, len(unmet))
+	for _, r := range unmet {
+		if !slices.Contains(out, r.Field) {
+			out = append(out, r.Field)
 		}
 	}
-	prefix := carrier
-	for _, r := range buyable {
-		if r.Carrier == carrier {
-			prefix = carrier + " " + strings.Join(services, ", ")
-			break
-		}
+	return out
+}
+
+// Offered is what a quote answers: every rate, those a purchase can buy and
+// those it cannot yet (their MissingFields say why), cheapest first.
+func (q Quote) Offered() Quote {
+	if len(q.blocked) == 0 {
+		return q
 	}
-	return CarrierFailure{Carrier: carrier, Kind: FailureRejected, Code: "missing_field",
-		Message: prefix + " cannot be bought for this shipment: " + strings.Join(rules, "; ")}
+	all := make([]Rate, 0, len(q.Rates)+len(q.blocked))
+	all = append(all, q.Rates...)
+	for _, b := range q.blocked {
+		all = append(all, b.rate)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].CustomerPriceCents < all[j].CustomerPriceCents })
+	q.Rates, q.blocked = all, nil
+	return q
 }
 
 // pick selects the rate a create buys among the buyable rates. A selection

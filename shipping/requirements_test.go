@@ -25,7 +25,19 @@ func reqRate(carrier, service, category string, cents int64) Rate {
 	return Rate{Carrier: carrier, Service: service, ServiceCategory: category, CustomerPriceCents: cents, Currency: "USD"}
 }
 
-func TestWithoutUnbuyable(t *testing.T) {
+// buyable is a rate a purchase can buy: no field missing.
+func buyable(r Rate) Rate {
+	r.MissingFields = []string{}
+	return r
+}
+
+// needing is a rate whose purchase needs fields.
+func needing(r Rate, fields ...string) Rate {
+	r.MissingFields = fields
+	return r
+}
+
+func TestWithMissingFields(t *testing.T) {
 	t.Parallel()
 	q := Quote{Rates: []Rate{
 		reqRate("USPS", "Priority", carriers.CategoryStandard, 900),
@@ -33,9 +45,9 @@ func TestWithoutUnbuyable(t *testing.T) {
 		reqRate("UPS", "Ground", carriers.CategoryEconomy, 1100),
 		reqRate("FedEx", "2Day", carriers.CategoryExpress, 2000),
 		reqRate("UPS", "NextDayAirEarly", carriers.CategoryOvernight, 7000),
-	}}.withoutUnbuyable(connectors.Catalog(), reqNoPhones())
+	}}.withMissingFields(connectors.Catalog(), reqNoPhones())
 
-	wantRates := []Rate{reqRate("USPS", "Priority", carriers.CategoryStandard, 900), reqRate("UPS", "Ground", carriers.CategoryEconomy, 1100)}
+	wantRates := []Rate{buyable(reqRate("USPS", "Priority", carriers.CategoryStandard, 900)), buyable(reqRate("UPS", "Ground", carriers.CategoryEconomy, 1100))}
 	if diff := cmp.Diff(wantRates, q.Rates); diff != "" {
 		t.Errorf("buyable rates (-want +got):\n%s", diff)
 	}
@@ -46,15 +58,54 @@ func TestWithoutUnbuyable(t *testing.T) {
 	if diff := cmp.Diff([]string{"FedEx Ground", "FedEx 2Day", "UPS NextDayAirEarly"}, blocked); diff != "" {
 		t.Errorf("blocked (-want +got):\n%s", diff)
 	}
-	want := []CarrierFailure{
-		{Carrier: "FedEx", Kind: FailureRejected, Code: "missing_field", Message: "FedEx cannot be bought for this shipment: " +
-			"FedEx requires the sender's phone number: 10 digits (or 11 starting with 1) in the US and Canada, 10 to 15 elsewhere (fromAddress.phone); " +
-			"FedEx requires the recipient's phone number: 10 digits (or 11 starting with 1) in the US and Canada, 10 to 15 elsewhere (toAddress.phone)"},
-		{Carrier: "UPS", Kind: FailureRejected, Code: "missing_field", Message: "UPS NextDayAirEarly cannot be bought for this shipment: " +
-			"UPS requires the recipient's phone number (at most 15 digits) for Next Day Air Early (toAddress.phone)"},
+	// No carrier failed: the rates a purchase cannot buy are offered, each
+	// with what it needs, rather than reported as failures.
+	if len(q.Failures) != 0 {
+		t.Errorf("failures %+v", q.Failures)
 	}
-	if diff := cmp.Diff(want, q.Failures); diff != "" {
-		t.Errorf("failures (-want +got):\n%s", diff)
+	want := []Rate{
+		buyable(reqRate("USPS", "Priority", carriers.CategoryStandard, 900)),
+		needing(reqRate("FedEx", "Ground", carriers.CategoryEconomy, 1000), "fromAddress.phone", "toAddress.phone"),
+		buyable(reqRate("UPS", "Ground", carriers.CategoryEconomy, 1100)),
+		needing(reqRate("FedEx", "2Day", carriers.CategoryExpress, 2000), "fromAddress.phone", "toAddress.phone"),
+		needing(reqRate("UPS", "NextDayAirEarly", carriers.CategoryOvernight, 7000), "toAddress.phone"),
+	}
+	if diff := cmp.Diff(want, q.Offered().Rates); diff != "" {
+		t.Errorf("offered (-want +got):\n%s", diff)
+	}
+}
+
+// A quick quote (postal codes only): every rate is offered, needing the
+// streets and cities first, then the carrier's own fields; none can be
+// bought.
+func TestQuickQuoteMissingFields(t *testing.T) {
+	t.Parallel()
+	s := carriers.Shipment{
+		From:   carriers.Address{State: "CA", Zip: "94105", Country: "US"},
+		To:     carriers.Address{State: "NY", Zip: "10118", Country: "US"},
+		Parcel: carriers.Parcel{WeightOz: 16},
+	}
+	q := Quote{Rates: []Rate{
+		reqRate("USPS", "Priority", carriers.CategoryStandard, 900),
+		reqRate("FedEx", "Ground", carriers.CategoryEconomy, 1000),
+	}}.withMissingFields(connectors.Catalog(), s)
+	if len(q.Rates) != 0 {
+		t.Errorf("buyable without streets: %+v", q.Rates)
+	}
+	streets := []string{"fromAddress.street1", "fromAddress.city", "toAddress.street1", "toAddress.city"}
+	want := []Rate{
+		needing(reqRate("USPS", "Priority", carriers.CategoryStandard, 900), append(streets, "fromAddress.name", "toAddress.name")...),
+		needing(reqRate("FedEx", "Ground", carriers.CategoryEconomy, 1000), append(streets, "fromAddress.name", "fromAddress.phone", "toAddress.name", "toAddress.phone")...),
+	}
+	if diff := cmp.Diff(want, q.Offered().Rates); diff != "" {
+		t.Errorf("offered (-want +got):\n%s", diff)
+	}
+	// A purchase is refused naming the first field, with the rule.
+	_, err := q.pick(Selection{})
+	var ie *InputError
+	if !errors.As(err, &ie) || len(ie.Issues) != 1 || ie.Issues[0].Path != "fromAddress.street1" || !ie.Issues[0].Missing ||
+		!strings.HasPrefix(ie.Issues[0].Message, "is required to buy USPS Priority: a label needs the sender's street address") {
+		t.Errorf("pick: %v", err)
 	}
 }
 
@@ -65,7 +116,7 @@ func TestPickSkipsWhatCannotBeBought(t *testing.T) {
 		reqRate("USPS", "GroundAdvantage", carriers.CategoryEconomy, 900),
 		reqRate("UPS", "Ground", carriers.CategoryEconomy, 1100),
 		reqRate("UPS", "NextDayAirEarly", carriers.CategoryOvernight, 7000),
-	}}.withoutUnbuyable(connectors.Catalog(), reqNoPhones())
+	}}.withMissingFields(connectors.Catalog(), reqNoPhones())
 	str := func(s string) *string { return &s }
 
 	cases := []struct {
@@ -84,7 +135,7 @@ func TestPickSkipsWhatCannotBeBought(t *testing.T) {
 	for _, c := range cases {
 		got, err := q.pick(c.sel)
 		if c.wantField == "" {
-			if err != nil || got != c.want {
+			if err != nil || !cmp.Equal(got, buyable(c.want)) {
 				t.Errorf("%s: %+v, %v; want %+v", c.name, got, err, c.want)
 			}
 			continue
@@ -109,7 +160,7 @@ func TestPickWhenNothingCanBeBought(t *testing.T) {
 	q := Quote{Rates: []Rate{
 		reqRate("USPS", "Priority", carriers.CategoryStandard, 900),
 		reqRate("FedEx", "Ground", carriers.CategoryEconomy, 800),
-	}}.withoutUnbuyable(connectors.Catalog(), s)
+	}}.withMissingFields(connectors.Catalog(), s)
 	dhl := "DHL"
 	_, err := q.pick(Selection{Carrier: &dhl})
 	var ie *InputError

@@ -74,10 +74,10 @@ func (s *Service) returnInput(ctx context.Context, c accounts.Caller, in Input, 
 	if err != nil {
 		return Input{}, "", err
 	}
-	if in.From.Street1 == "" {
+	if !in.From.given() {
 		in.From = orig.To
 	}
-	if in.To.Street1 == "" {
+	if !in.To.given() {
 		in.To = orig.From
 	}
 	if !in.Parcel.given() && len(in.Parcels) == 0 {
@@ -93,10 +93,10 @@ func (s *Service) returnInput(ctx context.Context, c accounts.Caller, in Input, 
 // them optional for returnOf only.
 func (in Input) complete() error {
 	var issues []Issue
-	if in.From.Street1 == "" {
+	if !in.From.given() {
 		issues = append(issues, Issue{Path: "fromAddress", Message: "is required", Missing: true})
 	}
-	if in.To.Street1 == "" {
+	if !in.To.given() {
 		issues = append(issues, Issue{Path: "toAddress", Message: "is required", Missing: true})
 	}
 	if !in.Parcel.given() && len(in.Parcels) == 0 {

@@ -3,6 +3,7 @@ package dhlparcelde_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,8 +68,11 @@ func TestSandboxDHLPaketServices(t *testing.T) {
 	if got := services(cologne, grams(2500)); len(got) != 1 || got["Paket"] != 549+3*35 {
 		t.Errorf("2.5 kg within Germany (no Kleinpaket): %v", got)
 	}
-	if got := services(cologne, grams(32000)); len(got) != 0 {
-		t.Errorf("32 kg, over DHL Paket's 31.5: %v", got)
+	// Over DHL Paket's 31.5 kg: no rate, and the carrier says why.
+	var ce *carriers.Error
+	if _, err := c.Rates(context.Background(), carriers.Shipment{From: berlin(), To: cologne, Parcel: grams(32000)}); !errors.As(err, &ce) ||
+		ce.Code != carriers.CodeParcelTooHeavy || !strings.Contains(ce.Message, "at most 31.5 kg (69.45 lb) a parcel; this one weighs 32 kg") {
+		t.Errorf("32 kg, over DHL Paket's 31.5: %v", err)
 	}
 	paris := carriers.Address{Name: "Jean Dupont", Company: "Dupont SARL", Street1: "5 rue de Rivoli", City: "Paris", Zip: "75001", Country: "FR"}
 	if got := services(paris, grams(2000)); cmp.Diff([]string{"Europaket", "PaketInternational"}, keys(got)) != "" {

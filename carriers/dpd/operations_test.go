@@ -143,12 +143,16 @@ func TestRates(t *testing.T) {
 	}
 	fromFrance := domesticShipment()
 	fromFrance.From.Country = "FR"
+	if rates, err := c.Rates(ctx, fromFrance); err != nil || len(rates) != 0 {
+		t.Errorf("from France with DPD Germany's BU: %+v, %v", rates, err)
+	}
+	// Over 31.5 kg: no rate, and DPD says which limit, as its sandbox twin.
 	heavy := domesticShipment()
 	heavy.Parcel = kg(31.6)
-	for name, s := range map[string]carriers.Shipment{"from France with DPD Germany's BU": fromFrance, "31.6 kg": heavy} {
-		if rates, err := c.Rates(ctx, s); err != nil || len(rates) != 0 {
-			t.Errorf("%s: %+v, %v", name, rates, err)
-		}
+	var ce *carriers.Error
+	if rates, err := c.Rates(ctx, heavy); len(rates) != 0 || !errors.As(err, &ce) || !errors.Is(err, carriers.ErrRejected) ||
+		ce.Code != carriers.CodeParcelTooHeavy || !strings.Contains(ce.Message, "at most 31.5 kg (69.45 lb) a parcel; this one weighs 31.6 kg") {
+		t.Errorf("31.6 kg: %+v, %v", rates, err)
 	}
 	if n := fake.Requests(dpdfake.OpToken) + fake.Requests(dpdfake.OpShipment); n != 0 {
 		t.Errorf("rates called DPD %d times", n)

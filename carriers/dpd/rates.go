@@ -21,13 +21,23 @@ func (c *Carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 	}
 	international := carriers.IsInternational(s.From, s.To)
 	var out []carriers.Rate
+	var refused []carriers.LimitRefusal
 	for _, svc := range services {
 		t, sold := termsOf(svc, international)
-		if !sold || !t.fits(s) {
+		if !sold {
+			continue
+		}
+		if r := t.refusal(svc.name, s); r != nil {
+			refused = append(refused, *r)
 			continue
 		}
 		out = append(out, carriers.Rate{Carrier: carrierName, Service: svc.name, ServiceCategory: svc.category,
 			EstimatedDays: t.days, Guaranteed: t.guaranteed, ProductCode: svc.code, Unpriced: true})
+	}
+	if len(out) == 0 && len(refused) > 0 {
+		// Every product DPD sells on the route refused the parcel past a
+		// limit: say which, as the sandbox twin does.
+		return nil, carriers.LimitsError(carrierName, opRate, s.AllPieces()[0].Metric != nil, refused)
 	}
 	return out, nil
 }

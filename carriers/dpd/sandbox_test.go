@@ -2,7 +2,9 @@ package dpd_test
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shipd-dev/shipd/carriers"
@@ -46,8 +48,11 @@ func TestSandboxDPD(t *testing.T) {
 	if got := quote(carriers.Shipment{From: at("DE", "10115"), To: at("FR", "75001"), Parcel: kg(5)}); !slices.Equal(got, []string{"Classic", "InternationalExpress"}) {
 		t.Errorf("to France: %v", got)
 	}
-	if got := quote(carriers.Shipment{From: at("DE", "10115"), To: at("DE", "80331"), Parcel: kg(32)}); len(got) != 0 {
-		t.Errorf("32 kg, over DPD's 31.5: %v", got)
+	// Over DPD's 31.5 kg: no rate, and the carrier says why.
+	var ce *carriers.Error
+	if _, err := c.Rates(context.Background(), carriers.Shipment{From: at("DE", "10115"), To: at("DE", "80331"), Parcel: kg(32)}); !errors.As(err, &ce) ||
+		ce.Code != carriers.CodeParcelTooHeavy || !strings.Contains(ce.Message, "at most 31.5 kg (69.45 lb) a parcel; this one weighs 32 kg") {
+		t.Errorf("32 kg, over DPD's limit: %v", err)
 	}
 	if c.Capabilities().Has(carriers.CapManifests) {
 		t.Error("DPD has a manifest step")

@@ -68,17 +68,19 @@ func termsOf(s service, international bool) (terms, bool) {
 }
 
 // fits reports whether every piece is within the terms' limits.
-func (t terms) fits(s carriers.Shipment) bool {
+func (t terms) fits(s carriers.Shipment) bool { return t.refusal("", s) == nil }
+
+// refusal is the refusal of service, on these terms, of the piece of s past
+// a limit (carriers/limits.go); nil when every piece fits.
+func (t terms) refusal(service string, s carriers.Shipment) *carriers.LimitRefusal {
 	for _, p := range s.AllPieces() {
 		m := carriers.MetricOf(p)
-		if t.maxWeightOz > 0 && p.WeightOz > t.maxWeightOz+1e-9 {
-			return false
-		}
-		if t.maxLengthCm > 0 && max(m.LengthCm, m.WidthCm, m.HeightCm) > t.maxLengthCm+1e-9 {
-			return false
+		longest := max(m.LengthCm, m.WidthCm, m.HeightCm)
+		if t.maxWeightOz > 0 && p.WeightOz > t.maxWeightOz+1e-9 || t.maxLengthCm > 0 && longest > t.maxLengthCm+1e-9 {
+			return &carriers.LimitRefusal{Service: service, MaxWeightOz: t.maxWeightOz, MaxLengthCm: t.maxLengthCm, WeightOz: p.WeightOz, LengthCm: longest}
 		}
 	}
-	return true
+	return nil
 }
 
 // MultiPieceService reports whether service ships several parcels under

@@ -17,7 +17,7 @@ import (
 
 // Rates answer the products ShipIT allows on the route, unpriced, with
 // their product codes; Express is not allowed to Switzerland, and a
-// parcel over 40 kg gets no rate.
+// parcel over 40 kg gets no rate but the limit it is past.
 func TestRatesAreTheAllowedProductsUnpriced(t *testing.T) {
 	t.Parallel()
 	c, fake, _ := testCarrier(t)
@@ -38,9 +38,12 @@ func TestRatesAreTheAllowedProductsUnpriced(t *testing.T) {
 	if err != nil || len(rates) != 1 || rates[0].Service != "Parcel" || rates[0].EstimatedDays != 6 {
 		t.Errorf("to Switzerland: %+v, %v", rates, err)
 	}
+	// Over 40 kg: no rate, and GLS says which limit, as its sandbox twin.
 	heavy := domesticShipment()
 	heavy.Parcel = kg(40.5)
-	if rates, err := c.Rates(ctx, heavy); err != nil || len(rates) != 0 {
+	var ce *carriers.Error
+	if rates, err := c.Rates(ctx, heavy); len(rates) != 0 || !errors.As(err, &ce) || !errors.Is(err, carriers.ErrRejected) ||
+		ce.Code != carriers.CodeParcelTooHeavy || !strings.Contains(ce.Message, "at most 40 kg (88.18 lb) a parcel; this one weighs 40.5 kg") {
 		t.Errorf("40.5 kg: %+v, %v", rates, err)
 	}
 }

@@ -2,7 +2,9 @@ package gls_test
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/shipd-dev/shipd/carriers"
@@ -45,8 +47,11 @@ func TestSandboxGLS(t *testing.T) {
 	if got := quote(carriers.Shipment{From: at("DE", "10115"), To: at("DE", "80331"), Parcel: kg(39)}); !slices.Equal(got, []string{"Express", "Parcel"}) {
 		t.Errorf("39 kg within Germany: %v", got)
 	}
-	if got := quote(carriers.Shipment{From: at("DE", "10115"), To: at("DE", "80331"), Parcel: kg(41)}); len(got) != 0 {
-		t.Errorf("41 kg, over GLS's 40: %v", got)
+	// Over GLS's 40 kg: no rate, and the carrier says why.
+	var ce *carriers.Error
+	if _, err := c.Rates(context.Background(), carriers.Shipment{From: at("DE", "10115"), To: at("DE", "80331"), Parcel: kg(41)}); !errors.As(err, &ce) ||
+		ce.Code != carriers.CodeParcelTooHeavy || !strings.Contains(ce.Message, "at most 40 kg (88.18 lb) a parcel; this one weighs 41 kg") {
+		t.Errorf("41 kg, over GLS's limit: %v", err)
 	}
 	if got := quote(carriers.Shipment{From: at("NL", "1012 AB"), To: at("BE", "1000"), Parcel: kg(2)}); !slices.Equal(got, []string{"Express", "Parcel"}) {
 		t.Errorf("the Netherlands to Belgium: %v", got)

@@ -16,17 +16,17 @@ import (
 func (c *carrier) MultiPieceService(string) bool { return c.t.Capabilities.Has(carriers.CapMultiPiece) }
 
 // piecesCents prices every piece of s with svc in zone z, each piece with
-// its surcharges as UPS and FedEx charge them (per package); false when a
-// piece is too heavy for the service.
-func (c *carrier) piecesCents(s carriers.Shipment, svc service, z int) (int64, bool) {
+// its surcharges as UPS and FedEx charge them (per package); a refusal
+// naming the limit when a piece is too heavy or too large for the service.
+func (c *carrier) piecesCents(s carriers.Shipment, svc service, z int) (int64, *carriers.LimitRefusal) {
 	var cents int64
 	for _, p := range s.AllPieces() {
 		oz := c.billableOz(p)
-		if svc.MaxWeightOz > 0 && oz > svc.MaxWeightOz {
-			return 0, false
-		}
-		if m := carriers.MetricOf(p); svc.MaxLengthCm > 0 && max(m.LengthCm, m.WidthCm, m.HeightCm) > svc.MaxLengthCm {
-			return 0, false
+		m := carriers.MetricOf(p)
+		longest := max(m.LengthCm, m.WidthCm, m.HeightCm)
+		if svc.MaxWeightOz > 0 && oz > svc.MaxWeightOz || svc.MaxLengthCm > 0 && longest > svc.MaxLengthCm {
+			return 0, &carriers.LimitRefusal{Service: svc.Name, MaxWeightOz: svc.MaxWeightOz, MaxLengthCm: svc.MaxLengthCm,
+				WeightOz: oz, LengthCm: longest, Billable: oz > p.WeightOz}
 		}
 		cents += price(svc, oz, z)
 		if s.Options.SignatureConfirmation {
@@ -36,7 +36,7 @@ func (c *carrier) piecesCents(s carriers.Shipment, svc service, z int) (int64, b
 			cents += c.t.ResidentialCents
 		}
 	}
-	return cents, true
+	return cents, nil
 }
 
 // pieceMark is what a multi-piece label prints in its band: which box of

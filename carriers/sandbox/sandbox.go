@@ -224,13 +224,27 @@ func (c *carrier) Rates(ctx context.Context, s carriers.Shipment) ([]carriers.Ra
 		// offers none (the quote leaves the carrier out first).
 		return rates, nil
 	}
+	var refused []carriers.LimitRefusal
 	for _, svc := range c.services(s) {
-		if r, ok := c.rate(s, svc); ok {
+		r, refusal, ok := c.rate(s, svc)
+		if ok {
 			rates = append(rates, r)
+		} else if refusal != nil {
+			refused = append(refused, *refusal)
 		}
+	}
+	if len(rates) == 0 && len(refused) > 0 {
+		// Every service the carrier has for the shipment refused the
+		// parcel past a limit: say which, as a live carrier says why it
+		// refuses, rather than answer nothing (carriers/limits.go).
+		return nil, carriers.LimitsError(c.name, "rate", isMetric(s), refused)
 	}
 	return rates, nil
 }
+
+// isMetric reports whether the shipment's parcel was given in centimetres
+// and grams, the units its limits are then named in.
+func isMetric(s carriers.Shipment) bool { return s.AllPieces()[0].Metric != nil }
 
 func (c *carrier) checkShipment(s carriers.Shipment) error {
 	if s.Parcel.WeightOz <= 0 {
@@ -252,16 +266,18 @@ func (c *carrier) checkShipment(s carriers.Shipment) error {
 	return nil
 }
 
-// rate prices one service, or reports false when the parcel is too heavy for it.
-func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
+// rate prices one service, or reports false when the service does not
+// take the shipment: with the limit it refused on when the parcel is too
+// heavy or too large for it.
+func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, *carriers.LimitRefusal, bool) {
 	z := c.zone(s)
-	cents, ok := c.piecesCents(s, svc, z)
-	if !ok {
-		return carriers.Rate{}, false
+	cents, refusal := c.piecesCents(s, svc, z)
+	if refusal != nil {
+		return carriers.Rate{}, refusal, false
 	}
 	duties, ok := c.duties(s) // duties.go
 	if !ok {
-		return carriers.Rate{}, false
+		return carriers.Rate{}, nil, false
 	}
 	// The duties are of the declared value, in the declaration's currency:
 	// the shipping price alone is the tariff's.
@@ -282,7 +298,7 @@ func (c *carrier) rate(s carriers.Shipment, svc service) (carriers.Rate, bool) {
 		EstimatedDeliveryDate: carriers.DeliveryDate(ship, days, c.cfg.Catalog.DeliversSaturday(c.name)),
 		Guaranteed:            svc.Guaranteed,
 		DutiesCents:           duties,
-	}, true
+	}, nil, true
 }
 
 func (c *carrier) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.Label, error) {
@@ -421,9 +437,12 @@ func (c *carrier) checkPurchase(req carriers.BuyRequest) (service, error) {
 	var names []string
 	for _, svc := range c.services(s) {
 		if strings.EqualFold(svc.Name, strings.TrimSpace(req.Rate.Service)) {
-			if _, ok := c.rate(s, svc); !ok {
-				return service{}, fmt.Errorf("sandbox: %s %s does not accept a parcel of %g oz: %w",
-					c.name, svc.Name, c.billableOz(s.Parcel), carriers.ErrRejected)
+			if _, refusal, ok := c.rate(s, svc); !ok {
+				if refusal != nil {
+					return service{}, fmt.Errorf("sandbox: %s %s: %w", c.name, svc.Name,
+						carriers.LimitsError(c.name, "buy", isMetric(s), []carriers.LimitRefusal{*refusal}))
+				}
+				return service{}, fmt.Errorf("sandbox: %s %s does not quote duties (DDP) for this shipment: %w", c.name, svc.Name, carriers.ErrRejected)
 			}
 			// The live carrier's requirements (names, phone numbers), as the
 			// live adapters check them.

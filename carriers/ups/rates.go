@@ -204,10 +204,27 @@ func (c *Carrier) rateRequest(s carriers.Shipment) rateEnvelope {
 		sh.InvoiceLineTotal = &money{CurrencyCode: "USD", MonetaryValue: wholeDollarsUp(total)}
 	}
 	ratePieces(&sh, s) // pieces.go
+	for _, a := range []*address{&sh.Shipper.Address, &sh.ShipTo.Address, &sh.ShipFrom.Address} {
+		streetless(a)
+	}
 	return rateEnvelope{RateRequest: rateRequest{
 		Request:  rateRequestHeader{RequestOption: rateOption},
 		Shipment: sh,
 	}}
+}
+
+// streetless gives the address of a quote without a street (a quick
+// quote: a postal code and a country) an address line: Rating.yaml
+// requires AddressLine of the Shipper and the ShipTo, of at least one
+// character, yet documents it as needed only for the Roadie service (which
+// shipd does not sell), its length "not validated": UPS rates by postal
+// code and country. The line is the postal code, the one part of the
+// address the rate depends on, so nothing is invented. A purchase always
+// has its streets (shipping's requirements).
+func streetless(a *address) {
+	if len(a.AddressLine) == 0 && a.PostalCode != "" {
+		a.AddressLine = []string{a.PostalCode}
+	}
 }
 
 // domesticUS reports a US or Puerto Rico domestic lane, where UPS takes

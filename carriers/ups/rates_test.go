@@ -52,6 +52,37 @@ func TestRatesDomestic(t *testing.T) {
 	}
 }
 
+// A quick quote (postal codes and countries only, no street, city or
+// name) is rated at the same prices: each address line UPS requires is the
+// postal code, which the fake, holding to Rating.yaml, accepts.
+func TestRatesWithoutStreets(t *testing.T) {
+	t.Parallel()
+	c, fake, _ := testCarrier(t)
+	full, err := c.Rates(context.Background(), domesticShipment())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := domesticShipment()
+	for _, a := range []*carriers.Address{&s.From, &s.To} {
+		*a = carriers.Address{State: a.State, Zip: a.Zip, Country: a.Country, Residential: a.Residential}
+	}
+	got, err := c.Rates(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(full, got); diff != "" {
+		t.Errorf("rates without streets (-with +without):\n%s", diff)
+	}
+	body := fake.LastRequest(upsfake.OpRate)
+	if diff := cmp.Diff([]any{[]any{"21093"}, []any{"951131234"}, nil}, []any{
+		field(t, body, "RateRequest", "Shipment", "Shipper", "Address", "AddressLine"),
+		field(t, body, "RateRequest", "Shipment", "ShipTo", "Address", "AddressLine"),
+		field(t, body, "RateRequest", "Shipment", "ShipTo", "Address", "City"),
+	}); diff != "" {
+		t.Errorf("address lines (-want +got):\n%s", diff)
+	}
+}
+
 func TestRatesSameServiceNamesAsSandbox(t *testing.T) {
 	t.Parallel()
 	// The sandbox UPS (carriers/sandbox/pricing.go) sells these names; a

@@ -39,6 +39,9 @@ type config struct {
 	readConns    int
 	readDuration time.Duration
 
+	quickConns    int
+	quickDuration time.Duration
+
 	writeConns    int
 	writeDuration time.Duration
 
@@ -65,7 +68,7 @@ type config struct {
 }
 
 // allPhases are the phases in the order they run.
-var allPhases = []string{"scale", "read", "write", "purchase", "batch", "e2e", "fanout"}
+var allPhases = []string{"scale", "read", "quickquote", "write", "purchase", "batch", "e2e", "fanout"}
 
 func (c config) runs(phase string) bool { return c.phases[phase] }
 
@@ -83,6 +86,8 @@ func main() {
 	flag.DurationVar(&c.warm, "warm", time.Second, "warm-up before each measured closed-loop phase")
 	flag.IntVar(&c.readConns, "read-conns", 64, "connections of the read path")
 	flag.DurationVar(&c.readDuration, "read-duration", 8*time.Second, "measured time of the read path (each of shipd and baseline)")
+	flag.IntVar(&c.quickConns, "quick-quote-conns", 64, "connections of the quick-quote phase (as many as the read path's)")
+	flag.DurationVar(&c.quickDuration, "quick-quote-duration", 4*time.Second, "measured time of the quick-quote phase")
 	flag.IntVar(&c.writeConns, "write-conns", 32, "connections of the write path")
 	flag.DurationVar(&c.writeDuration, "write-duration", 8*time.Second, "measured time of the write path")
 	flag.IntVar(&c.purchaseLabels, "purchase-labels", 5000, "labels queued before the purchase phase times their purchases")
@@ -163,6 +168,9 @@ func run(ctx context.Context, c config) error {
 	if err := runPhases(ctx, c, srvA, []step{
 		{"scale", fmt.Sprintf("scale: %d shipments", c.smallRows), func() error { return scalePhase(ctx, c, srvA, small, &res.Scale.Small) }},
 		{"read", fmt.Sprintf("read path: baseline and shipd at %d connections", c.readConns), func() error { return readPhase(ctx, c, srvA, small, &res.Read, nil) }},
+		{"quickquote", fmt.Sprintf("quick quotes: POST /labels/quote of postal codes at %d connections", c.quickConns), func() error {
+			return quickQuotePhase(ctx, c, srvA, small, &res.QuickQuote)
+		}},
 		{"write", fmt.Sprintf("write path: %d connections", c.writeConns), func() error {
 			return writePhase(ctx, c, srvA, small, &res.Write, &res.Server.DBBytesPerAPIShipment)
 		}},

@@ -159,6 +159,36 @@ func readPhase(ctx context.Context, c config, srv *deployment, db *seeded, out *
 	return ctx.Err()
 }
 
+// quickQuotePhase runs POST /labels/quote of a quick quote (the postal
+// codes of both ends and a parcel, as a checkout page sends it before the
+// street is known) at c.quickConns connections for c.quickDuration,
+// counting the 200s: every sandbox carrier prices it, nothing is stored.
+// The answer is checked once: rates, each with its missingFields.
+func quickQuotePhase(ctx context.Context, c config, srv *deployment, db *seeded, out *quickQuoteResult) error {
+	tok := db.Accounts["scale"].Token
+	reqs := srv.requests("POST", api+"/labels/quote", tok, quickQuoteBody())
+	status, body, err := fetch(srv.addr(), reqs[0])
+	if err != nil || status != http.StatusOK {
+		return fmt.Errorf("POST /labels/quote: %d %v %s", status, err, truncate(body, 300))
+	}
+	var q struct {
+		Rates []struct {
+			MissingFields *[]string `json:"missingFields"`
+		} `json:"rates"`
+	}
+	if err := json.Unmarshal(body, &q); err != nil || len(q.Rates) == 0 || q.Rates[0].MissingFields == nil || len(*q.Rates[0].MissingFields) == 0 {
+		return fmt.Errorf("POST /labels/quote: want rates with missingFields, got %s (%v)", truncate(body, 300), err)
+	}
+	wait := srv.profile(c.profileDir, "quickquote", c.warm+c.quickDuration)
+	r, err := srv.closedLoop(c.quickConns, c.warm, c.quickDuration, http.StatusOK, func(n, w, i int) []byte { return reqs[n] }, nil)
+	wait()
+	if err != nil {
+		return err
+	}
+	out.Shipd = statOf(r)
+	return ctx.Err()
+}
+
 // startBaseline starts the baseline serving body (written to bodyFile) and
 // returns its address.
 func startBaseline(c config, bodyFile string, body []byte, contentType string) (addr string, stop func(), err error) {

@@ -59,6 +59,14 @@ type readResult struct {
 	Ratio         float64 `json:"ratio"` // shipd / baseline throughput
 }
 
+// quickQuoteResult is POST /labels/quote of a quick quote (postal codes
+// and a parcel, as a checkout page sends it), beside the read path.
+type quickQuoteResult struct {
+	Shipd stat `json:"shipd"`
+	// ReadP99Ratio is its p99 over the read path's (shipd's), when both ran.
+	ReadP99Ratio float64 `json:"readP99Ratio,omitempty"`
+}
+
 type writeResult struct {
 	Accepted        stat    `json:"accepted"` // 202s per second
 	Backlog         int     `json:"backlogAtEnd"`
@@ -142,18 +150,19 @@ type target struct {
 }
 
 type results struct {
-	GeneratedAt string         `json:"generatedAt"`
-	GoVersion   string         `json:"goVersion"`
-	GOOS        string         `json:"platform"`
-	CPUs        int            `json:"cpus"`
-	WallSeconds float64        `json:"wallSeconds"`
-	Config      map[string]any `json:"config"`
-	Read        readResult     `json:"readPath"`
-	Write       writeResult    `json:"writePath"`
-	Purchase    purchaseResult `json:"purchase"`
-	Batch       batchResult    `json:"batch"`
-	EndToEnd    e2eResult      `json:"endToEnd"`
-	Fanout      fanoutResult   `json:"fanout"`
+	GeneratedAt string           `json:"generatedAt"`
+	GoVersion   string           `json:"goVersion"`
+	GOOS        string           `json:"platform"`
+	CPUs        int              `json:"cpus"`
+	WallSeconds float64          `json:"wallSeconds"`
+	Config      map[string]any   `json:"config"`
+	Read        readResult       `json:"readPath"`
+	QuickQuote  quickQuoteResult `json:"quickQuote"`
+	Write       writeResult      `json:"writePath"`
+	Purchase    purchaseResult   `json:"purchase"`
+	Batch       batchResult      `json:"batch"`
+	EndToEnd    e2eResult        `json:"endToEnd"`
+	Fanout      fanoutResult     `json:"fanout"`
 	Scale       struct {
 		Small        scaleResult `json:"small"`
 		Large        scaleResult `json:"large"`
@@ -180,6 +189,7 @@ func (c config) public() map[string]any {
 	return map[string]any{
 		"smallRows": c.smallRows, "largeRows": c.largeRows, "warm": c.warm.String(),
 		"readConns": c.readConns, "readDuration": c.readDuration.String(),
+		"quickQuoteConns": c.quickConns, "quickQuoteDuration": c.quickDuration.String(),
 		"writeConns": c.writeConns, "writeDuration": c.writeDuration.String(),
 		"purchaseLabels": c.purchaseLabels, "pgPurchaseLabels": c.pgPurchaseLabels, "batchItems": c.batchItems,
 		"e2eRate": c.e2eRate, "e2eDuration": c.e2eDuration.String(),
@@ -205,6 +215,9 @@ func (r *results) finish() {
 	sc.DeepRatio = ratio(sc.Large.DeepPage.P50Ms, sc.Small.DeepPage.P50Ms)
 	sc.ListP99Ratio = ratio(sc.Large.List.P99Ms, sc.Small.List.P99Ms)
 	sc.DetailP99 = ratio(sc.Large.Detail.P99Ms, sc.Small.Detail.P99Ms)
+	if r.ran("read") && r.ran("quickquote") {
+		r.QuickQuote.ReadP99Ratio = ratio(r.QuickQuote.Shipd.P99Ms, r.Read.Shipd.P99Ms)
+	}
 	rss := max(r.Server.PeakRSSMiBMain, r.Server.PeakRSSMiBLarge)
 	type check struct {
 		phase string
@@ -265,6 +278,14 @@ func (r *results) print(w io.Writer) {
 		rd := r.Read
 		line("1. GET /labels/{id}, bare Echo baseline", fmt.Sprintf("%v conns, same %d bytes", r.Config["readConns"], rd.ResponseBytes), rd.Baseline)
 		line(fmt.Sprintf("1. GET /labels/{id}, shipd (**%.2f×** baseline)", rd.Ratio), fmt.Sprintf("%v conns", r.Config["readConns"]), rd.Shipd)
+	}
+	if r.ran("quickquote") {
+		q := r.QuickQuote
+		load := fmt.Sprintf("%v conns, postal codes and a parcel", r.Config["quickQuoteConns"])
+		if q.ReadP99Ratio > 0 {
+			load += fmt.Sprintf("; p99 %.2f× the read path's", q.ReadP99Ratio)
+		}
+		line("1b. POST /labels/quote, quick quote (200s)", load, q.Shipd)
 	}
 	if r.ran("write") {
 		wr := r.Write

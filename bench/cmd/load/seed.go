@@ -59,6 +59,17 @@ func createBody() []byte {
 	return b
 }
 
+// quickQuoteBody is a quick quote: what a checkout page knows before the
+// customer types a street.
+func quickQuoteBody() []byte {
+	b, _ := json.Marshal(map[string]any{
+		"fromAddress": map[string]any{"state": "CA", "zip": "94105", "country": "US"},
+		"toAddress":   map[string]any{"state": "NY", "zip": "10118", "country": "US"},
+		"parcel":      map[string]any{"weightOz": 32, "lengthIn": 10, "widthIn": 8, "heightIn": 4},
+	})
+	return b
+}
+
 // prepare creates a database with shipd's schema (store.Open), the bench
 // accounts, and rows purchased shipments of the scale account (test mode),
 // each with two tracking events, inserted directly into the file: one
