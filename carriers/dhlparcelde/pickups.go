@@ -153,14 +153,20 @@ func parsePickupAnswer(httpStatus int, body []byte) (carriers.PickupConfirmation
 	if err := json.Unmarshal(body, &r); err != nil {
 		return carriers.PickupConfirmation{}, malformed(opPickup, httpStatus, "the pickup answer is not the documented JSON: %v", err)
 	}
-	if r.Confirmation == nil || r.Confirmation.Value == nil || strings.TrimSpace(r.Confirmation.Value.OrderID) == "" {
+	var id string
+	if r.Confirmation != nil && r.Confirmation.Value != nil {
+		// As shipd keeps it: an orderID of nothing printable (bytes that
+		// are not UTF-8 decode to U+FFFD, which Excerpt drops) is none.
+		id = carriers.Excerpt(strings.TrimSpace(r.Confirmation.Value.OrderID))
+	}
+	if id == "" {
 		return carriers.PickupConfirmation{}, malformed(opPickup, httpStatus, "the pickup answer has no orderID")
 	}
 	if t := r.Confirmation.Type; t != "" && t != "ORDERPICKUP" {
 		// VALIDATION answers a validate=true call, which books nothing.
 		return carriers.PickupConfirmation{}, malformed(opPickup, httpStatus, "the pickup answer is a %s, not an ORDERPICKUP", carriers.Excerpt(t))
 	}
-	return carriers.PickupConfirmation{ConfirmationNumber: carriers.Excerpt(strings.TrimSpace(r.Confirmation.Value.OrderID))}, nil
+	return carriers.PickupConfirmation{ConfirmationNumber: id}, nil
 }
 
 // CancelPickup cancels a pickup by its orderID (DELETE /orders of the
