@@ -7,12 +7,18 @@ import (
 )
 
 // The read path of a label (GET /labels/{id}) reads its shipment row and its
-// tracker's latest scans: two queries, about half of a GET's CPU. On SQLite
-// one server process writes those rows (the ServerLock; the CLI never writes
-// shipments or scans), and every write goes through a Tx of this Store, so
-// this process knows exactly when each row changes and can keep the rows it
-// read. CacheDetails turns that on; PostgreSQL, written by several
-// instances, always reads.
+// tracker's latest scans: two queries, about half of a GET's CPU. A Store
+// that caches keeps the rows it read, and drops one whenever it learns that
+// the row may have changed:
+//
+//   - SQLite: one server process writes those rows (the ServerLock; the CLI
+//     never writes shipments or scans), and every write goes through a Tx of
+//     this Store, so this process knows exactly when each row changes.
+//     CacheDetails turns the cache on.
+//   - PostgreSQL: several instances write them, so every instance hears of
+//     every change from the database: triggers send each changed key to the
+//     listeners when its transaction commits (changes.go). The cache is
+//     always on; a hit waits for a barrier, which is what makes it fresh.
 //
 // The cache never serves a row older than a commit that finished before the
 // read began:
@@ -22,9 +28,13 @@ import (
 //     ended (committed or rolled back), reads of that key go to the database
 //     and nothing is cached for it. When it ends, the row is dropped again
 //     and the mark removed, before the writer's Store.Tx returns.
-//   - A row read from the database is kept only if no key was marked or
-//     released while it was being read: otherwise it may be older than a
-//     commit that finished meanwhile.
+//   - On PostgreSQL, the notice of a commit, by this instance or another,
+//     drops its key too; a hit is served only after a barrier that began
+//     after the read did, by which time the notice of every commit that
+//     finished before the read has been applied (changes.go).
+//   - A row read from the database is kept only if no key was marked,
+//     released or dropped while it was being read: otherwise it may be older
+//     than a commit that finished meanwhile.
 //
 // So a reader sees either the cached row while no write of it is under way
 // (the same row the database holds) or the database itself.
@@ -118,11 +128,29 @@ func (c *detailCache) release(keys []detailKey) {
 	c.mu.Unlock()
 }
 
+// drop forgets k: a commit changed it (a notice on PostgreSQL).
+func (c *detailCache) drop(k detailKey) {
+	c.mu.Lock()
+	delete(c.entries, k)
+	c.gen++
+	c.mu.Unlock()
+}
+
+// clear forgets everything: changes may have gone unheard.
+func (c *detailCache) clear() {
+	c.mu.Lock()
+	clear(c.entries)
+	c.gen++
+	c.mu.Unlock()
+}
+
 // CacheDetails keeps the shipment rows and tracking scans that reads of this
 // Store return, and the deliverable subscriptions that transactions read,
 // dropping each one when a Tx writes it (see above). Only the
 // holder of the ServerLock may turn it on: with one server per SQLite
 // database, its own transactions are the only writes of those rows.
+// PostgreSQL's Store always caches shipment rows and scans (not the
+// subscriptions), kept current by its change feed.
 func (s *Store) CacheDetails(_ *ServerLock) {
 	if s.dialect == sqliteDialect && s.details == nil {
 		s.details = newDetailCache()
@@ -160,7 +188,8 @@ func subscriptionsKey(accountID, mode string) detailKey {
 // such a write is under way, in this transaction or another of its group
 // commit, the database answers: it alone knows what this transaction sees.
 func (t *Tx) DeliverableSubscriptions(ctx context.Context, accountID, mode string) ([]Subscription, error) {
-	if t.details == nil {
+	if t.details == nil || t.d == postgresDialect {
+		// PostgreSQL's instances hear of no subscription change.
 		return t.reader.DeliverableSubscriptions(ctx, accountID, mode)
 	}
 	k := subscriptionsKey(accountID, mode)
@@ -186,7 +215,7 @@ func (s *Store) CachedShipment(ctx context.Context, accountID, id string) (Shipm
 		return s.reader.Shipment(ctx, accountID, id)
 	}
 	k := detailKey{shipmentDetail, id}
-	v, hit, gen, fill := s.details.lookup(k)
+	v, hit, gen, fill := s.fresh(ctx, k)
 	if hit {
 		row := v.(Shipment)
 		if row.AccountID != accountID {
@@ -214,7 +243,7 @@ func (s *Store) CachedTrackingEvents(ctx context.Context, trackerID string, limi
 		return s.reader.TrackingEvents(ctx, trackerID, limit)
 	}
 	k := detailKey{scansDetail, trackerID}
-	v, hit, gen, fill := s.details.lookup(k)
+	v, hit, gen, fill := s.fresh(ctx, k)
 	if hit {
 		if c := v.(cachedScans); c.limit == limit {
 			return slices.Clone(c.events), nil
@@ -228,4 +257,17 @@ func (s *Store) CachedTrackingEvents(ctx context.Context, trackerID string, limi
 		s.details.keep(k, gen, cachedScans{limit: limit, events: slices.Clone(events)})
 	}
 	return events, nil
+}
+
+// fresh is lookup for a read: on PostgreSQL a hit counts only after a
+// barrier (changes.go), and when none can be had the database answers.
+func (s *Store) fresh(ctx context.Context, k detailKey) (v any, hit bool, gen uint64, fill bool) {
+	v, hit, gen, fill = s.details.lookup(k)
+	if !hit || s.feed == nil {
+		return v, hit, gen, fill
+	}
+	if err := s.feed.barrier(ctx); err != nil {
+		return nil, false, 0, false
+	}
+	return s.details.lookup(k)
 }

@@ -78,6 +78,8 @@ type Store struct {
 	tokenVersion *tokenVersion
 	// details, when set, keeps shipment rows and scans read (details.go).
 	details *detailCache
+	// feed hears PostgreSQL's changes of tokens and details (changes.go).
+	feed *changeFeed
 	// checkpoints copies SQLite's WAL into the database beside the writer (checkpoint.go).
 	checkpoints *checkpointer
 	// notes carries River's notifications in this process (SQLite, see
@@ -203,7 +205,13 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("open PostgreSQL: %w", err)
 	}
-	db := sqlx.NewDb(stdlib.OpenDBFromPool(pool), "pgx")
+	sqlDB := stdlib.OpenDBFromPool(pool)
+	// The pgxpool is database/sql's alone, so database/sql may keep its
+	// connections idle: given back to the pool after each query (the
+	// default here), every query paid a connector round of its own.
+	sqlDB.SetMaxOpenConns(int(cfg.MaxConns))
+	sqlDB.SetMaxIdleConns(int(cfg.MaxConns))
+	db := sqlx.NewDb(sqlDB, "pgx")
 	s := &Store{w: db, r: db, dialect: postgresDialect, pool: pool, listenerPool: listenerPool,
 		driver: riverdatabasesql.NewWithPgxListener(db.DB, listenerPool)}
 	s.reader = reader{q: db, d: postgresDialect}
@@ -220,6 +228,8 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		return nil, err
 	}
 	s.tokenVersion = newTokenVersion(s)
+	s.details = newDetailCache()
+	s.feed = newChangeFeed(s, s.details)
 	return s, nil
 }
 
@@ -303,6 +313,9 @@ func dsn(path string, readOnly bool) string {
 func (s *Store) Close() error {
 	if s.tokenVersion != nil {
 		s.tokenVersion.close()
+	}
+	if s.feed != nil {
+		s.feed.close()
 	}
 	if s.batch != nil {
 		s.batch.close()

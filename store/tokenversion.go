@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // A cache of tokens in front of TokenByHash must never serve a token after
@@ -22,12 +21,9 @@ import (
 //     version moves. Any commit moves it, not only a revocation; a cache
 //     then reads again.
 //   - PostgreSQL: a revocation sends NOTIFY shipd_tokens in its transaction,
-//     so the notice arrives when it commits; a listener counts the notices.
-//     While the listener is not listening, TokensVersion fails and a cache
-//     must read the database.
-
-// tokensChannel is the PostgreSQL channel revocations notify.
-const tokensChannel = "shipd_tokens"
+//     so the notice arrives when it commits; the change feed (changes.go)
+//     counts the notices. While it is not listening, TokensVersion fails
+//     and a cache must read the database.
 
 // ErrNoTokenVersion: the version cannot be known now; read the token itself.
 var ErrNoTokenVersion = errors.New("store: token changes are not being watched")
@@ -42,12 +38,6 @@ type tokenVersion struct {
 	shared  sharedCheck
 
 	closed atomic.Bool
-
-	// PostgreSQL
-	notices   atomic.Int64
-	listening atomic.Bool
-	stop      context.CancelFunc
-	stopped   chan struct{}
 }
 
 // TokensVersion returns a number that changes whenever a token may have
@@ -58,12 +48,8 @@ func (s *Store) TokensVersion(ctx context.Context) (int64, error) {
 	if v == nil {
 		return 0, ErrNoTokenVersion
 	}
-	if s.dialect == postgresDialect {
-		v.once.Do(v.listen)
-		if !v.listening.Load() {
-			return 0, ErrNoTokenVersion
-		}
-		return v.notices.Load(), nil
+	if s.feed != nil {
+		return s.feed.tokensVersion()
 	}
 	if v.conns == nil || v.closed.Load() {
 		return 0, ErrNoTokenVersion
@@ -142,58 +128,6 @@ func newTokenVersion(s *Store) *tokenVersion {
 	return v
 }
 
-// listen runs the PostgreSQL listener until the store closes.
-func (v *tokenVersion) listen() {
-	if v.closed.Load() {
-		return
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	v.stop, v.stopped = cancel, make(chan struct{})
-	go func() {
-		defer close(v.stopped)
-		backoff := 100 * time.Millisecond
-		for ctx.Err() == nil {
-			if err := v.listenOnce(ctx); err != nil && ctx.Err() == nil {
-				time.Sleep(backoff)
-				backoff = min(2*backoff, 5*time.Second)
-			}
-		}
-	}()
-	// Wait briefly for the first LISTEN, so that a cache works from the start.
-	for range 50 {
-		if v.listening.Load() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-func (v *tokenVersion) listenOnce(ctx context.Context) error {
-	pooled, err := v.s.listenerPool.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	// The connection listens for as long as it lives: it is never given back.
-	conn := pooled.Hijack()
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, "LISTEN "+tokensChannel); err != nil {
-		return err
-	}
-	// Notices may have been missed while not listening: count one now.
-	v.notices.Add(1)
-	v.listening.Store(true)
-	defer func() {
-		v.listening.Store(false)
-		v.notices.Add(1)
-	}()
-	for {
-		if _, err := conn.WaitForNotification(ctx); err != nil {
-			return err
-		}
-		v.notices.Add(1)
-	}
-}
-
 func (v *tokenVersion) close() {
 	if v.closed.Swap(true) {
 		return // closed already: a store may be closed twice
@@ -206,10 +140,6 @@ func (v *tokenVersion) close() {
 			wc.conn = nil
 		}
 		defer func() { v.conns <- wc }() // a late caller gets an error, not a wait
-	}
-	if v.stop != nil {
-		v.stop()
-		<-v.stopped
 	}
 }
 

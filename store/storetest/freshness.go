@@ -19,6 +19,22 @@ import (
 // was rolled back.
 func testFreshness(t *testing.T, open Opener) {
 	leaf(t, open, "reads see every commit that finished before them", func(t *testing.T, s *store.Store) {
+		freshReads(t, s, s)
+	})
+}
+
+// FreshAcrossInstances is testFreshness across two Stores of one database,
+// as two instances of shipd on PostgreSQL: what writer commits, reader's
+// cached reads see once the commit finished.
+func FreshAcrossInstances(t *testing.T, writer, reader *store.Store) {
+	freshReads(t, writer, reader)
+}
+
+// freshReads writes through w while readers read through r.
+func freshReads(t *testing.T, w, r *store.Store) {
+	t.Helper()
+	{
+		s := w
 		acct := newAccount(t, s)
 		tr := newTracker(t, s, acct.ID)
 		sh, err := s.Shipment(t.Context(), acct.ID, *tr.ShipmentID)
@@ -37,7 +53,7 @@ func testFreshness(t *testing.T, open Opener) {
 			wg.Go(func() {
 				for ctx.Err() == nil {
 					want := committed.Load()
-					row, err := s.CachedShipment(ctx, acct.ID, sh.ID)
+					row, err := r.CachedShipment(ctx, acct.ID, sh.ID)
 					if err != nil {
 						if ctx.Err() == nil {
 							stale.Store(fmt.Sprintf("shipment: %v", err))
@@ -48,7 +64,7 @@ func testFreshness(t *testing.T, open Opener) {
 						stale.Store(fmt.Sprintf("shipment at step %d read after step %d committed", got, want))
 						return
 					}
-					evs, err := s.CachedTrackingEvents(ctx, tr.ID, 5)
+					evs, err := r.CachedTrackingEvents(ctx, tr.ID, 5)
 					if err != nil {
 						if ctx.Err() == nil {
 							stale.Store(fmt.Sprintf("scans: %v", err))
@@ -96,15 +112,15 @@ func testFreshness(t *testing.T, open Opener) {
 		if v := stale.Load(); v != nil {
 			t.Fatal(v)
 		}
-		got, err := s.Shipment(t.Context(), acct.ID, sh.ID)
+		got, err := r.CachedShipment(t.Context(), acct.ID, sh.ID)
 		noErr(t, "shipment", err)
 		if step(got) != steps {
 			t.Fatalf("last read at step %d, want %d", step(got), steps)
 		}
-		if _, err := s.Shipment(t.Context(), "acct_other", sh.ID); !errors.Is(err, store.ErrNotFound) {
+		if _, err := r.CachedShipment(t.Context(), "acct_other", sh.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("another account's read of the shipment: %v, want ErrNotFound", err)
 		}
-	})
+	}
 }
 
 // step is the step a shipment of testFreshness was written at (0: none yet).
@@ -114,4 +130,42 @@ func step(row store.Shipment) int64 {
 	}
 	n, _ := strconv.ParseInt(*row.ErrorMessage, 10, 64)
 	return n
+}
+
+// FreshAfterOutsideWrite: a shipment row or a scan changed by SQL outside
+// shipd (an operator's tool, a script) is not served from a cache once that
+// commit finished. exec runs one statement on the same database; ? marks
+// its arguments.
+func FreshAfterOutsideWrite(t *testing.T, s *store.Store, exec func(query string, args ...any) error) {
+	ctx := t.Context()
+	acct := newAccount(t, s)
+	tr := newTracker(t, s, acct.ID)
+	id := *tr.ShipmentID
+	mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+		_, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: tr.ID, ScanIndex: 1, Status: "in_transit",
+			Message: "scan", Location: "Memphis, TN", OccurredAt: at(time.Second)})
+		return err
+	})
+	for range 2 { // the second read is served from the cache, if any
+		if _, err := s.CachedShipment(ctx, acct.ID, id); err != nil {
+			t.Fatalf("shipment: %v", err)
+		}
+		if _, err := s.CachedTrackingEvents(ctx, tr.ID, 5); err != nil {
+			t.Fatalf("scans: %v", err)
+		}
+	}
+	noErr(t, "outside update", exec(`UPDATE shipments SET error_message = 'set outside' WHERE id = ?`, id))
+	row, err := s.CachedShipment(ctx, acct.ID, id)
+	noErr(t, "shipment", err)
+	if row.ErrorMessage == nil || *row.ErrorMessage != "set outside" {
+		t.Errorf("after an outside update, the shipment's error message is %v; want %q", row.ErrorMessage, "set outside")
+	}
+	before, err := s.CachedTrackingEvents(ctx, tr.ID, 5)
+	noErr(t, "scans", err)
+	noErr(t, "outside delete", exec(`DELETE FROM tracking_events WHERE tracker_id = ?`, tr.ID))
+	after, err := s.CachedTrackingEvents(ctx, tr.ID, 5)
+	noErr(t, "scans", err)
+	if len(before) == 0 || len(after) != 0 {
+		t.Errorf("scans before and after an outside delete: %d, %d; want some, then none", len(before), len(after))
+	}
 }
