@@ -40,22 +40,23 @@ func (r reader) Balance(ctx context.Context, accountID, mode string) (int64, err
 // LockBalance reads the balance of an account in one mode and holds it until
 // the transaction ends, so that a debit decided on the amount read cannot
 // race another debit.
+//
+// On PostgreSQL an empty balance is not locked: a caller that reads 0
+// debits nothing, so it races no debit, and a credit committed meanwhile
+// simply comes after it. Most accounts have no credit, and the row lock
+// made every create of an account wait for the one before it to commit
+// (one account's creates ran one at a time).
 func (t *Tx) LockBalance(ctx context.Context, accountID, mode string) (int64, error) {
-	if t.d == postgresDialect {
-		// A row lock needs a row: make it exist first (a no-op after the first time).
-		if _, err := t.exec(ctx, `INSERT INTO balances (account_id, mode) VALUES (?, ?) ON CONFLICT DO NOTHING`, accountID, mode); err != nil {
-			return 0, fmt.Errorf("balance: %w", err)
-		}
-	}
-	var b int64
-	if t.d == postgresDialect {
-		err := t.get(ctx, &b, `SELECT balance_cents FROM balances WHERE account_id = ? AND mode = ? FOR UPDATE`, accountID, mode)
-		return b, err
-	}
 	// SQLite's write transaction already holds the database; an account
 	// without a balance row has a balance of 0, a missing account none.
+	var b int64
 	err := t.get(ctx, &b, `SELECT COALESCE((SELECT balance_cents FROM balances WHERE account_id = ? AND mode = ?), 0)
 		FROM accounts WHERE id = ?`, accountID, mode, accountID)
+	if t.d != postgresDialect || err != nil || b == 0 {
+		return b, err
+	}
+	// A row lock needs a row, which a balance above 0 has.
+	err = t.get(ctx, &b, `SELECT balance_cents FROM balances WHERE account_id = ? AND mode = ? FOR UPDATE`, accountID, mode)
 	return b, err
 }
 
