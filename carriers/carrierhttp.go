@@ -6,8 +6,10 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -248,4 +250,43 @@ func sizeWords(n int64) string {
 		return strconv.FormatInt(n>>20, 10) + " MiB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// MediaTypeOf names an answer's content type for a message: its media type
+// without parameters, excerpted, or "no content type".
+func MediaTypeOf(header http.Header) string {
+	ct := header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+		ct = mt
+	}
+	if ct == "" {
+		return "no content type"
+	}
+	return Excerpt(ct)
+}
+
+// DescribeBody says what an answer's body is when it is not the carrier's
+// error form (notWhat names that form: "a GLS error"), without echoing it:
+// a hostile or confused server could put anything there, the credentials it
+// was sent among them.
+func DescribeBody(header http.Header, body []byte, notWhat string) string {
+	if len(body) == 0 {
+		return "with an empty body"
+	}
+	return fmt.Sprintf("with a %d-byte %s body that is not %s", len(body), MediaTypeOf(header), notWhat)
+}
+
+// Malformed is the error of a success answer that does not parse or lacks
+// what it must say: the carrier failed (ErrFailed). A JSON decoder's error
+// among args is reworded without the Go type names it carries. Its HTTP
+// status is the answer's (2xx), so that a purchase's malformed answer counts
+// as sold (SoldUnusable).
+func Malformed(carrier, op string, httpStatus int, format string, args ...any) *Error {
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			args[i] = DecodeErrorText(err)
+		}
+	}
+	return &Error{Carrier: carrier, Operation: op, HTTPStatus: httpStatus, Kind: ErrFailed,
+		Message: "malformed answer: " + fmt.Sprintf(format, args...)}
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"mime"
 	"net"
 	"net/http"
 	"strings"
@@ -225,37 +224,18 @@ func answerError(log *slog.Logger, op string, status int, header http.Header, bo
 }
 
 // describeBody says what was wrong with a body that is not DHL's error
-// format, without echoing it: a hostile or confused server could put
-// anything there, the credentials it was sent among them.
+// format (or, parsed, which content type it came as).
 func describeBody(header http.Header, body []byte, parsed bool) string {
-	if len(body) == 0 {
-		return "with an empty body"
+	if parsed && len(body) > 0 {
+		return "(" + carriers.MediaTypeOf(header) + ")"
 	}
-	ct := header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err == nil {
-		ct = mt
-	}
-	if ct == "" {
-		ct = "no content type"
-	}
-	if parsed {
-		return "(" + carriers.Excerpt(ct) + ")"
-	}
-	return fmt.Sprintf("with a %d-byte %s body that is not DHL's error format", len(body), carriers.Excerpt(ct))
+	return carriers.DescribeBody(header, body, "DHL's error format")
 }
 
 // malformed is the error of a success answer that does not say what it
-// must. A JSON decoder's error among args is reworded without the Go type
-// names it carries. Its HTTP status is the answer's (2xx), so that a
-// purchase's malformed answer counts as sold (carriers.SoldUnusable).
+// must (carriers.Malformed).
 func malformed(op string, httpStatus int, format string, args ...any) *carriers.Error {
-	for i, a := range args {
-		if err, ok := a.(error); ok {
-			args[i] = carriers.DecodeErrorText(err)
-		}
-	}
-	return &carriers.Error{Carrier: carrierName, Operation: op, HTTPStatus: httpStatus, Kind: carriers.ErrFailed,
-		Message: "malformed answer: " + fmt.Sprintf(format, args...)}
+	return carriers.Malformed(carrierName, op, httpStatus, format, args...)
 }
 
 // asCarrierError makes whatever a call returned a *carriers.Error: the

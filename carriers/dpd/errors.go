@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -106,32 +105,15 @@ func answerError(log *slog.Logger, op string, status int, header http.Header, bo
 	return e
 }
 
-// describeBody says what a body that is not DPD's error is, without
-// echoing it.
+// describeBody says what a body that is none of DPD's error forms is.
 func describeBody(header http.Header, body []byte) string {
-	if len(body) == 0 {
-		return "with an empty body"
-	}
-	ct := header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err == nil {
-		ct = mt
-	}
-	if ct == "" {
-		ct = "no content type"
-	}
-	return fmt.Sprintf("with a %d-byte %s body that is not a DPD error", len(body), carriers.Excerpt(ct))
+	return carriers.DescribeBody(header, body, "a DPD error")
 }
 
 // malformed is the error for a success answer that does not parse or lacks
-// what is required: DPD failed (ErrFailed).
+// what is required: DPD failed.
 func malformed(op string, status int, format string, args ...any) *carriers.Error {
-	for i, a := range args {
-		if err, ok := a.(error); ok {
-			args[i] = carriers.DecodeErrorText(err)
-		}
-	}
-	return &carriers.Error{Carrier: carrierName, Operation: op, HTTPStatus: status, Kind: carriers.ErrFailed,
-		Message: "malformed answer: " + fmt.Sprintf(format, args...)}
+	return carriers.Malformed(carrierName, op, status, format, args...)
 }
 
 // rejected is a refusal shipd makes before calling DPD, for what DPD would
