@@ -72,13 +72,37 @@ func lastWeekday(year int, m time.Month, wd time.Weekday) time.Time {
 }
 
 // IsFederalHoliday reports whether d (a calendar date) is the observed day
-// of a federal holiday.
+// of a federal holiday. It looks only at the holidays of d's month, as
+// FederalHolidays lists them: a quote asks it for every day of every
+// service's transit, and building the year's list each time was most of a
+// sandbox quote's CPU.
 func IsFederalHoliday(d time.Time) bool {
 	d = Date(d)
-	for _, h := range FederalHolidays(d.Year()) {
-		if h.Equal(d) {
-			return true
-		}
+	year, month, _ := d.Date()
+	on := func(h time.Time) bool { return h.Equal(d) }
+	fixed := func(m time.Month, day int) bool {
+		return on(observedDay(time.Date(year, m, day, 0, 0, 0, 0, time.UTC)))
+	}
+	switch month {
+	case time.January:
+		return fixed(time.January, 1) || on(nthWeekday(year, time.January, time.Monday, 3))
+	case time.February:
+		return on(nthWeekday(year, time.February, time.Monday, 3))
+	case time.May:
+		return on(lastWeekday(year, time.May, time.Monday))
+	case time.June:
+		return year >= 2021 && fixed(time.June, 19)
+	case time.July:
+		return fixed(time.July, 4)
+	case time.September:
+		return on(nthWeekday(year, time.September, time.Monday, 1))
+	case time.October:
+		return on(nthWeekday(year, time.October, time.Monday, 2))
+	case time.November:
+		return fixed(time.November, 11) || on(nthWeekday(year, time.November, time.Thursday, 4))
+	case time.December:
+		// The next New Year's Day is observed on December 31 when it is a Saturday.
+		return fixed(time.December, 25) || on(observedDay(time.Date(year+1, time.January, 1, 0, 0, 0, 0, time.UTC)))
 	}
 	return false
 }

@@ -54,6 +54,23 @@ func TestFederalHolidays(t *testing.T) {
 	}
 }
 
+// IsFederalHoliday looks at one month's holidays only; it must answer as
+// the year's list does for every day.
+func TestIsFederalHolidayAgreesWithTheList(t *testing.T) {
+	t.Parallel()
+	for year := 2018; year <= 2040; year++ {
+		listed := map[time.Time]bool{}
+		for _, h := range carriers.FederalHolidays(year) {
+			listed[h] = true
+		}
+		for d := time.Date(year, time.January, 1, 0, 0, 0, 0, time.UTC); d.Year() == year; d = d.AddDate(0, 0, 1) {
+			if got := carriers.IsFederalHoliday(d.Add(9 * time.Hour)); got != listed[d] {
+				t.Errorf("IsFederalHoliday(%s) = %v, the list says %v", d.Format(time.DateOnly), got, listed[d])
+			}
+		}
+	}
+}
+
 func TestShipDate(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ now, want string }{
