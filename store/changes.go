@@ -50,6 +50,9 @@ const (
 	// barrierTimeout bounds a barrier's query: a listener that cannot
 	// answer in that time is taken for lost and reconnects.
 	barrierTimeout = 5 * time.Second
+
+	// feedApplicationName is the listening connection's application_name.
+	feedApplicationName = "shipd change feed"
 )
 
 // errNotListening: the feed is not listening now; read the database.
@@ -149,6 +152,11 @@ func (f *changeFeed) barrier(ctx context.Context) error {
 func (f *changeFeed) listenOnce(ctx context.Context) (err error) {
 	cfg := f.s.listenerPool.Config().ConnConfig.Copy()
 	cfg.OnNotification = func(_ *pgconn.PgConn, n *pgconn.Notification) { f.apply(n) }
+	// Named, so that an operator (or a test) can tell it in pg_stat_activity.
+	if cfg.RuntimeParams == nil {
+		cfg.RuntimeParams = map[string]string{}
+	}
+	cfg.RuntimeParams["application_name"] = feedApplicationName
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
@@ -173,19 +181,21 @@ func (f *changeFeed) listenOnce(ctx context.Context) (err error) {
 		f.resync()
 	}()
 	for {
-		waitCtx, cancel := context.WithCancel(ctx)
+		var werr error
 		f.mu.Lock()
-		f.wake = cancel
-		if len(f.waiting) > 0 {
+		if len(f.waiting) == 0 {
+			waitCtx, cancel := context.WithCancel(ctx)
+			f.wake = cancel
+			f.mu.Unlock()
+			// Notices are applied as they arrive (OnNotification); a barrier
+			// asked for cancels the wait, which leaves the connection usable.
+			werr = pc.WaitForNotification(waitCtx)
 			cancel()
+			f.mu.Lock()
+			f.wake = nil
 		}
-		f.mu.Unlock()
-		// Notices are applied as they arrive (OnNotification); a barrier
-		// asked for cancels the wait, which leaves the connection usable.
-		werr := pc.WaitForNotification(waitCtx)
-		cancel()
-		f.mu.Lock()
-		f.wake = nil
+		// Barriers asked for while the last one ran go at once: under load
+		// the connection runs one barrier after another.
 		waiting := f.waiting
 		f.waiting = nil
 		f.mu.Unlock()

@@ -3,6 +3,7 @@ package store_test
 import (
 	"database/sql"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -57,6 +58,77 @@ func TestPostgresCacheHearsOutsideWrites(t *testing.T) {
 	defer outside.Close()
 	storetest.FreshAfterOutsideWrite(t, s, func(query string, args ...any) error {
 		_, err := outside.ExecContext(t.Context(), sqlx.Rebind(sqlx.DOLLAR, query), args...)
+		return err
+	})
+}
+
+// TestPostgresCacheSurvivesALostListener: when the change feed's connection
+// is cut (a restarted database, a proxy's idle timeout), a change committed
+// meanwhile is not hidden by the cache: reads go to the database until the
+// feed listens again, and then start from nothing cached.
+func TestPostgresCacheSurvivesALostListener(t *testing.T) {
+	if !storetest.Postgres() {
+		t.Skip("set " + storetest.DatabaseURLEnv + " (or run make test-postgres) to run it on PostgreSQL")
+	}
+	dsn := storetest.NewDatabase(t)
+	s, err := store.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	cut := func() {
+		// Cut the feed's connection (once it has one again), then write
+		// while it reconnects.
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var n int
+			err := admin.QueryRowContext(t.Context(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+				WHERE application_name = 'shipd change feed' AND datname = current_database()`).Scan(&n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 1 {
+				return
+			}
+			if n > 1 || time.Now().After(deadline) {
+				t.Fatalf("%d change feed connections, want 1", n)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	listening := func() {
+		// The feed is back: its connection has run its LISTEN (or later a
+		// barrier's SELECT 1).
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var n int
+			err := admin.QueryRowContext(t.Context(), `SELECT count(*) FROM pg_stat_activity
+				WHERE application_name = 'shipd change feed' AND datname = current_database()
+				AND (query LIKE 'LISTEN%' OR query = 'SELECT 1')`).Scan(&n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 1 {
+				time.Sleep(50 * time.Millisecond) // past the LISTEN's answer
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the change feed did not listen again")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	storetest.FreshAfterOutsideWrite(t, s, func(query string, args ...any) error {
+		cut()
+		_, err := admin.ExecContext(t.Context(), sqlx.Rebind(sqlx.DOLLAR, query), args...)
+		// Read once it listens again: what it cached before must be gone,
+		// for it never heard of this write.
+		listening()
 		return err
 	})
 }

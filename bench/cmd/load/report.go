@@ -264,7 +264,7 @@ func (r *results) scalingTargets() []target {
 	base := r.Read.Baseline.PerSec
 	var ts []target
 	times := func(name, goal string, v, min float64, ok bool) {
-		ts = append(ts, target{name, goal, fmt.Sprintf("%.4g×", v), v, v >= min && ok})
+		ts = append(ts, target{name, goal, fmt.Sprintf("%.3g×", v), v, v >= min && ok})
 	}
 	if base > 0 {
 		if r.ran("read") {
