@@ -24,38 +24,46 @@ func TestPostgres(t *testing.T) {
 // database, each with its cache of shipment rows and scans; one writes,
 // the other's reads never fall behind a finished commit.
 func TestPostgresInstancesShareFreshness(t *testing.T) {
+	dsn := newPostgres(t)
+	storetest.FreshAcrossInstances(t, openOn(t, dsn), openOn(t, dsn))
+}
+
+// newPostgres is a fresh database's URL, or skips the test without PostgreSQL.
+func newPostgres(t *testing.T) string {
+	t.Helper()
 	if !storetest.Postgres() {
 		t.Skip("set " + storetest.DatabaseURLEnv + " (or run make test-postgres) to run it on PostgreSQL")
 	}
-	dsn := storetest.NewDatabase(t)
-	open := func() *store.Store {
-		s, err := store.Open(t.Context(), dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
+	return storetest.NewDatabase(t)
+}
+
+// openOn opens a Store on dsn, closed when the test ends.
+func openOn(t *testing.T, dsn string) *store.Store {
+	t.Helper()
+	s, err := store.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
 	}
-	storetest.FreshAcrossInstances(t, open(), open())
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// outsideOf is a connection to dsn that is not shipd's, closed when the test ends.
+func outsideOf(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // TestPostgresCacheHearsOutsideWrites: rows changed by SQL that is not
 // shipd's are read again (the triggers of migration 0023 tell the cache).
 func TestPostgresCacheHearsOutsideWrites(t *testing.T) {
-	if !storetest.Postgres() {
-		t.Skip("set " + storetest.DatabaseURLEnv + " (or run make test-postgres) to run it on PostgreSQL")
-	}
-	dsn := storetest.NewDatabase(t)
-	s, err := store.Open(t.Context(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	outside, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer outside.Close()
+	dsn := newPostgres(t)
+	s, outside := openOn(t, dsn), outsideOf(t, dsn)
 	storetest.FreshAfterOutsideWrite(t, s, func(query string, args ...any) error {
 		_, err := outside.ExecContext(t.Context(), sqlx.Rebind(sqlx.DOLLAR, query), args...)
 		return err
@@ -67,20 +75,8 @@ func TestPostgresCacheHearsOutsideWrites(t *testing.T) {
 // meanwhile is not hidden by the cache: reads go to the database until the
 // feed listens again, and then start from nothing cached.
 func TestPostgresCacheSurvivesALostListener(t *testing.T) {
-	if !storetest.Postgres() {
-		t.Skip("set " + storetest.DatabaseURLEnv + " (or run make test-postgres) to run it on PostgreSQL")
-	}
-	dsn := storetest.NewDatabase(t)
-	s, err := store.Open(t.Context(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	dsn := newPostgres(t)
+	s, admin := openOn(t, dsn), outsideOf(t, dsn)
 	cut := func() {
 		// Cut the feed's connection (once it has one again), then write
 		// while it reconnects.
