@@ -125,8 +125,10 @@ func parsePickup(body []byte) (string, error) {
 		return "", malformed(opPickup, "the pickup answer does not parse: %v", err)
 	}
 	for _, n := range r.DispatchConfirmationNumbers {
-		if n = strings.TrimSpace(n); n != "" {
-			return carriers.Excerpt(n), nil
+		// As shipd keeps it: a number of nothing printable (bytes that are
+		// not UTF-8 decode to U+FFFD, which Excerpt drops) is none.
+		if n = carriers.Excerpt(strings.TrimSpace(n)); n != "" {
+			return n, nil
 		}
 	}
 	return "", malformed(opPickup, "the pickup answer has no dispatch confirmation number")
