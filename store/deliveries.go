@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -57,20 +56,50 @@ const deliveryColumns = `seq, id, subscription_id, account_id, mode, event_id, e
 // InsertDelivery stores a delivery unless its (subscription, event) already
 // has one; inserted says which.
 func (t *Tx) InsertDelivery(ctx context.Context, d *Delivery) (inserted bool, err error) {
-	seq, err := t.insertSeq(ctx, `INSERT INTO webhook_deliveries
+	ins, err := t.InsertDeliveries(ctx, []*Delivery{d})
+	if err != nil {
+		return false, err
+	}
+	return ins[0], nil
+}
+
+// InsertDeliveries stores deliveries in one statement (an event's fan-out to
+// every subscription), each unless its (subscription, event) already has
+// one; inserted[i] says whether ds[i] was stored, and sets its Seq.
+func (t *Tx) InsertDeliveries(ctx context.Context, ds []*Delivery) (inserted []bool, err error) {
+	inserted = make([]bool, len(ds))
+	if len(ds) == 0 {
+		return inserted, nil
+	}
+	rows, err := sqlx.NamedQueryContext(ctx, t.tx, `INSERT INTO webhook_deliveries
 		(id, subscription_id, account_id, mode, event_id, event_type, event_data, status, attempts, auto_attempts,
 		 next_attempt_at, retry_request, retry_requested_at, last_error, created_at, updated_at)
 		VALUES (:id, :subscription_id, :account_id, :mode, :event_id, :event_type, :event_data, :status, :attempts, :auto_attempts,
 		 :next_attempt_at, :retry_request, :retry_requested_at, :last_error, :created_at, :updated_at)
-		ON CONFLICT (subscription_id, event_id) DO NOTHING RETURNING seq`, d)
-	if errors.Is(err, ErrNotFound) {
-		return false, nil
-	}
+		ON CONFLICT (subscription_id, event_id) DO NOTHING RETURNING id, seq`, ds)
 	if err != nil {
-		return false, fmt.Errorf("insert delivery: %w", err)
+		return nil, fmt.Errorf("insert deliveries: %w", err)
 	}
-	d.Seq = seq
-	return true, nil
+	defer rows.Close()
+	// The rows left out by the conflict return nothing: match by id.
+	at := make(map[string]int, len(ds))
+	for i, d := range ds {
+		at[d.ID] = i
+	}
+	for rows.Next() {
+		var id string
+		var seq int64
+		if err := rows.Scan(&id, &seq); err != nil {
+			return nil, fmt.Errorf("insert deliveries: %w", err)
+		}
+		if i, ok := at[id]; ok {
+			ds[i].Seq, inserted[i] = seq, true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("insert deliveries: %w", err)
+	}
+	return inserted, rows.Close()
 }
 
 // Delivery reads a delivery by id.

@@ -106,7 +106,7 @@ func (s *Service) fanOut(ctx context.Context, tx *store.Tx, ev store.Event) erro
 	if err != nil {
 		return err
 	}
-	var jobs []river.InsertManyParams
+	var ds []*store.Delivery
 	for _, sub := range subs {
 		selected, err := selects(sub, ev.Type)
 		if err != nil {
@@ -116,20 +116,25 @@ func (s *Service) fanOut(ctx context.Context, tx *store.Tx, ev store.Event) erro
 			continue
 		}
 		due := ev.CreatedAt
-		d := store.Delivery{ID: store.NewID("dlv"), SubscriptionID: sub.ID, AccountID: ev.AccountID, Mode: ev.Mode,
+		ds = append(ds, &store.Delivery{ID: store.NewID("dlv"), SubscriptionID: sub.ID, AccountID: ev.AccountID, Mode: ev.Mode,
 			EventID: ev.ID, EventType: ev.Type, Status: string(StatusPending), NextAttemptAt: &due,
-			CreatedAt: ev.CreatedAt, UpdatedAt: ev.CreatedAt}
-		inserted, err := tx.InsertDelivery(ctx, &d)
-		if err != nil {
-			return err
-		}
-		if inserted {
+			CreatedAt: ev.CreatedAt, UpdatedAt: ev.CreatedAt})
+	}
+	// One statement for every subscription's delivery, and one for their
+	// jobs: the writer (SQLite) or the round trips (PostgreSQL) are paid
+	// once, not once per subscription. Each job is of a delivery this
+	// transaction inserted, so none can exist yet: no unique lookup, nothing
+	// read back.
+	inserted, err := tx.InsertDeliveries(ctx, ds)
+	if err != nil {
+		return err
+	}
+	var jobs []river.InsertManyParams
+	for i, d := range ds {
+		if inserted[i] {
 			jobs = append(jobs, s.attemptJob(d.ID, 1, time.Time{}))
 		}
 	}
-	// One statement for every subscription's job: the writer is held once,
-	// not once per subscription. Each job is of a delivery this transaction
-	// inserted, so none can exist yet: no unique lookup, nothing read back.
 	return tx.EnqueueNew(ctx, jobs...)
 }
 

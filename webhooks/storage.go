@@ -37,6 +37,7 @@ type TxStorage interface {
 	Enqueue(ctx context.Context, jobs ...river.InsertManyParams) error
 	EnqueueNew(ctx context.Context, jobs ...river.InsertManyParams) error
 	InsertDelivery(ctx context.Context, d *store.Delivery) (inserted bool, err error)
+	InsertDeliveries(ctx context.Context, ds []*store.Delivery) (inserted []bool, err error)
 	InsertDeliveryAttempt(ctx context.Context, a *store.DeliveryAttempt) error
 	InsertEvent(ctx context.Context, e *store.Event) error
 	InsertSubscription(ctx context.Context, sub *store.Subscription) error

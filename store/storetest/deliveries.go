@@ -87,6 +87,36 @@ func testDeliveries(t *testing.T, open Opener) {
 		}
 	})
 
+	leaf(t, open, "InsertDeliveries: an event's fan-out in one statement", func(t *testing.T, s *store.Store) {
+		acct := newAccount(t, s)
+		subs := []store.Subscription{
+			newSubscription(t, s, acct.ID, "test", "https://example.com/a"),
+			newSubscription(t, s, acct.ID, "test", "https://example.com/b"),
+			newSubscription(t, s, acct.ID, "test", "https://example.com/c"),
+		}
+		existing := newDelivery(t, s, subs[1], "evt_1")
+		batch := []*store.Delivery{deliveryRow(subs[0], "evt_1"), deliveryRow(subs[1], "evt_1"), deliveryRow(subs[2], "evt_1")}
+		var inserted []bool
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			none, err := tx.InsertDeliveries(ctx, nil)
+			noErr(t, "InsertDeliveries of none", err)
+			if len(none) != 0 {
+				t.Errorf("InsertDeliveries of none = %v", none)
+			}
+			inserted, err = tx.InsertDeliveries(ctx, batch)
+			return err
+		})
+		if d := diff([]bool{true, false, true}, inserted); d != "" {
+			t.Errorf("InsertDeliveries with the middle (subscription, event) taken (-want +got):\n%s", d)
+		}
+		if batch[0].Seq == 0 || batch[2].Seq == 0 || batch[1].Seq != 0 {
+			t.Errorf("seqs %d, %d, %d: want the inserted ones set, the other not", batch[0].Seq, batch[1].Seq, batch[2].Seq)
+		}
+		checkDelivery(t, s, *batch[0])
+		checkDelivery(t, s, *batch[2])
+		checkDelivery(t, s, existing)
+	})
+
 	leaf(t, open, "UpdateDelivery", func(t *testing.T, s *store.Store) {
 		acct := newAccount(t, s)
 		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
