@@ -35,10 +35,15 @@ func (s *Service) accountCurrency(ctx context.Context, accountID string) (string
 	if err != nil {
 		return "", err
 	}
+	return currencyOf(a), nil
+}
+
+// currencyOf is the currency an account is billed in.
+func currencyOf(a store.Account) string {
 	if a.Currency == "" {
-		return legacyCurrency, nil
+		return legacyCurrency
 	}
-	return a.Currency, nil
+	return a.Currency
 }
 
 // inCurrency is r's price in the account's currency: r itself when the

@@ -134,7 +134,12 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		if err := s.checkDeliverBy(in.DeliverBy); err != nil {
 			return Shipment{}, err
 		}
-		quote, err := s.rates(ctx, c, input, in.Return.is())
+		// Read once for the quote's currency and the payment method.
+		account, err := s.store.Account(ctx, c.AccountID)
+		if err != nil {
+			return Shipment{}, err
+		}
+		quote, err := s.ratesIn(ctx, c, input, in.Return.is(), currencyOf(account))
 		if err != nil {
 			return Shipment{}, err
 		}
@@ -143,10 +148,6 @@ func (s *Service) Create(ctx context.Context, c accounts.Caller, in NewLabel) (S
 		}
 		sel := preferCarrier(quote, in.Selection, origCarrier)
 		rate, err := quote.pick(sel)
-		if err != nil {
-			return Shipment{}, err
-		}
-		account, err := s.store.Account(ctx, c.AccountID)
 		if err != nil {
 			return Shipment{}, err
 		}

@@ -252,13 +252,20 @@ const DefaultCarrierTimeout = 10 * time.Second
 // its failure is reported beside the rates. For a return (ret), only the
 // services a carrier can sell as return labels are quoted.
 func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bool) (Quote, error) {
+	return s.ratesIn(ctx, c, in, ret, "")
+}
+
+// ratesIn is rates in currency, the caller's account's, which a caller that
+// read the account passes ("": read it here).
+func (s *Service) ratesIn(ctx context.Context, c accounts.Caller, in Input, ret bool, currency string) (Quote, error) {
 	cs, accountIDs, err := s.quoteCarriers(ctx, c)
 	if err != nil {
 		return Quote{}, err
 	}
-	currency, err := s.accountCurrency(ctx, c.AccountID)
-	if err != nil {
-		return Quote{}, err
+	if currency == "" {
+		if currency, err = s.accountCurrency(ctx, c.AccountID); err != nil {
+			return Quote{}, err
+		}
 	}
 	shipment := in.CarrierShipment()
 	shipment.ShipDate = carriers.ShipDate(s.now())
