@@ -102,24 +102,6 @@ func (t *Tx) InsertDeliveries(ctx context.Context, ds []*Delivery) (inserted []b
 	return inserted, rows.Close()
 }
 
-// DeliveryWithSubscription reads a delivery and its subscription in one
-// query: what an attempt needs to send it, and again to record it.
-func (r reader) DeliveryWithSubscription(ctx context.Context, id string) (Delivery, Subscription, error) {
-	var row struct {
-		Delivery
-		Sub Subscription `db:"sub"`
-	}
-	err := r.get(ctx, &row, `SELECT d.seq, d.id, d.subscription_id, d.account_id, d.mode, d.event_id, d.event_type, d.event_data,
-		d.status, d.attempts, d.auto_attempts, d.next_attempt_at, d.retry_request, d.retry_requested_at, d.last_error,
-		d.created_at, d.updated_at,
-		s.seq AS "sub.seq", s.id AS "sub.id", s.account_id AS "sub.account_id", s.mode AS "sub.mode", s.url AS "sub.url",
-		s.events AS "sub.events", s.description AS "sub.description", s.enabled AS "sub.enabled",
-		s.secret_ciphertext AS "sub.secret_ciphertext", s.created_at AS "sub.created_at", s.updated_at AS "sub.updated_at",
-		s.revoked_at AS "sub.revoked_at"
-		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE d.id = ?`, id)
-	return row.Delivery, row.Sub, err
-}
-
 // Delivery reads a delivery by id.
 func (r reader) Delivery(ctx context.Context, id string) (Delivery, error) {
 	var d Delivery

@@ -153,7 +153,7 @@ func (s *Service) policy() retryPolicy {
 // attempt with nonce request. Delivery is at least once: a job run twice after
 // a crash may send one extra copy, but records the attempt once.
 func (s *Service) attempt(ctx context.Context, id string, auto int, request string) error {
-	d, sub, err := s.store.DeliveryWithSubscription(ctx, id)
+	d, err := s.store.Delivery(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
@@ -162,6 +162,10 @@ func (s *Service) attempt(ctx context.Context, id string, auto int, request stri
 	}
 	if !wanted(stateOf(d), auto, request) {
 		return nil
+	}
+	sub, err := s.store.SubscriptionByID(ctx, d.SubscriptionID)
+	if err != nil {
+		return err
 	}
 	out := attemptOutcome{Auto: auto, Request: request, At: s.now(), SubscriptionActive: sub.RevokedAt == nil && sub.Enabled}
 	switch {
@@ -309,14 +313,18 @@ func (s *Service) record(ctx context.Context, id string, out attemptOutcome, res
 		sinceEvent time.Duration
 	)
 	err := s.store.Tx(ctx, func(tx *store.Tx) error {
-		// Whether retries may continue is decided on the subscription as it is
-		// now: it may have been paused or deleted while the attempt was in flight.
-		d, sub, err := tx.DeliveryWithSubscription(ctx, id)
+		d, err := tx.Delivery(ctx, id)
 		if err != nil {
 			return err
 		}
 		if !recordable(stateOf(d), out) {
 			return nil // recorded already, or no longer wanted
+		}
+		// Whether retries may continue is decided on the subscription as it is
+		// now: it may have been paused or deleted while the attempt was in flight.
+		sub, err := tx.SubscriptionByID(ctx, d.SubscriptionID)
+		if err != nil {
+			return err
 		}
 		out.SubscriptionActive = sub.RevokedAt == nil && sub.Enabled
 		t := next(stateOf(d), out, s.policy())

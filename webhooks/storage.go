@@ -16,7 +16,6 @@ import (
 // proves each method on SQLite, SQLite with caches and PostgreSQL.
 type Storage interface {
 	Delivery(ctx context.Context, id string) (store.Delivery, error)
-	DeliveryWithSubscription(ctx context.Context, id string) (store.Delivery, store.Subscription, error)
 	DeliveryAttempts(ctx context.Context, deliveryIDs []string) (map[string][]store.DeliveryAttempt, error)
 	DeliveryCounts(ctx context.Context, eventIDs []string) (map[string]map[string]int, error)
 	EventByID(ctx context.Context, id string) (store.Event, error)
@@ -34,7 +33,6 @@ type TxStorage interface {
 	CountActiveSubscriptions(ctx context.Context, accountID string, mode string) (int, error)
 	DeliverableSubscriptions(ctx context.Context, accountID string, mode string) ([]store.Subscription, error)
 	Delivery(ctx context.Context, id string) (store.Delivery, error)
-	DeliveryWithSubscription(ctx context.Context, id string) (store.Delivery, store.Subscription, error)
 	DeliveryAttempts(ctx context.Context, deliveryIDs []string) (map[string][]store.DeliveryAttempt, error)
 	Enqueue(ctx context.Context, jobs ...river.InsertManyParams) error
 	EnqueueNew(ctx context.Context, jobs ...river.InsertManyParams) error

@@ -45,34 +45,6 @@ func testDeliveries(t *testing.T, open Opener) {
 		}
 	})
 
-	leaf(t, open, "DeliveryWithSubscription", func(t *testing.T, s *store.Store) {
-		acct := newAccount(t, s)
-		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
-		newSubscription(t, s, acct.ID, "test", "https://example.com/b")
-		d := newDelivery(t, s, sub, "evt_1")
-		wantSub, err := s.SubscriptionByID(t.Context(), sub.ID)
-		noErr(t, "SubscriptionByID", err)
-		check := func(name string, gotD store.Delivery, gotSub store.Subscription, err error) {
-			t.Helper()
-			noErr(t, name, err)
-			if diff := diff(d, gotD); diff != "" {
-				t.Errorf("%s: the delivery (-want +got):\n%s", name, diff)
-			}
-			if diff := diff(wantSub, gotSub); diff != "" {
-				t.Errorf("%s: the subscription (-want +got):\n%s", name, diff)
-			}
-		}
-		gotD, gotSub, err := s.DeliveryWithSubscription(t.Context(), d.ID)
-		check("DeliveryWithSubscription", gotD, gotSub, err)
-		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
-			gotD, gotSub, err := tx.DeliveryWithSubscription(ctx, d.ID)
-			check("DeliveryWithSubscription in a transaction", gotD, gotSub, err)
-			return nil
-		})
-		_, _, err = s.DeliveryWithSubscription(t.Context(), "whd_missing")
-		wantErr(t, "DeliveryWithSubscription of a missing delivery", err, store.ErrNotFound)
-	})
-
 	leaf(t, open, "missing delivery", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		acct := newAccount(t, s)
