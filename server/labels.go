@@ -54,7 +54,7 @@ func (s *Server) GetLabel(ctx context.Context, req gen.GetLabelRequestObject) (g
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetLabel200JSONResponse(s.shipment(ctx, sh)), nil
+	return s.rendered.answer(s.base(ctx), sh)
 }
 
 // ListLabels pages through shipments, newest first.

@@ -121,6 +121,7 @@ type Server struct {
 	webhooks        *webhooks.Service
 	metrics         *httpMetrics // nil: not measured
 	tracer          trace.Tracer // nil: not traced
+	rendered        *renderedLabels
 }
 
 var _ gen.StrictServerInterface = (*Server)(nil)
@@ -139,7 +140,7 @@ func New(cfg Config) (*echo.Echo, *Server, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, addresses: cfg.Addresses, customs: cfg.Customs, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks}
+	s := &Server{cfg: cfg, log: cfg.Logger, ops: ops, accounts: cfg.Accounts, shipping: cfg.Shipping, manifests: cfg.Manifests, addresses: cfg.Addresses, customs: cfg.Customs, batches: cfg.Batches, trackers: cfg.Trackers, carrierAccounts: cfg.CarrierAccounts, pickups: cfg.Pickups, webhooks: cfg.Webhooks, rendered: newRenderedLabels()}
 	if cfg.Metrics != nil {
 		if s.metrics, err = newHTTPMetrics(cfg.Metrics, ops); err != nil {
 			return nil, nil, fmt.Errorf("HTTP metrics: %w", err)

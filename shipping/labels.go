@@ -79,7 +79,16 @@ type Shipment struct {
 	// show the latest scans, lists do not.
 	Detail         bool            `json:"detail"`
 	TrackingEvents []TrackingEvent `json:"trackingEvents,omitempty"`
+	// Revision names the cached readings the shipment was made from (Get):
+	// two shipments of one ID with the same non-zero revision are the same,
+	// so what was derived from one serves the other.
+	Revision Revision `json:"-"`
 }
+
+// Revision is the store's revisions of a shipment's row and of its
+// tracker's scans (store.Shipment.Revision, store.CachedScans). The zero
+// Revision names nothing: a part was read from the database.
+type Revision struct{ Row, Scans uint64 }
 
 // CanRefund says whether the label may be refunded now (CanRefundLabel).
 func (sh Shipment) CanRefund() error { return CanRefundLabel(sh.Status, deref(sh.TrackingStatus)) }
@@ -233,7 +242,16 @@ func (s *Service) Get(ctx context.Context, c accounts.Caller, id string) (Shipme
 	if err != nil {
 		return Shipment{}, err
 	}
-	return s.detail(ctx, s.store.CachedTrackingEvents, row)
+	var scansRev uint64
+	sh, err := s.detail(ctx, func(ctx context.Context, trackerID string, limit int) ([]store.TrackingEvent, error) {
+		events, rev, err := s.store.CachedScans(ctx, trackerID, limit)
+		scansRev = rev
+		return events, err
+	}, row)
+	if err == nil && row.Revision != 0 && (row.TrackerID == nil || scansRev != 0) {
+		sh.Revision = Revision{Row: row.Revision, Scans: scansRev}
+	}
+	return sh, err
 }
 
 // List pages through the caller's shipments, newest first, optionally in one status.

@@ -19,6 +19,7 @@ type Storage interface {
 	Balance(ctx context.Context, accountID string, mode string) (int64, error)
 	CachedShipment(ctx context.Context, accountID string, id string) (store.Shipment, error)
 	CachedTrackingEvents(ctx context.Context, trackerID string, limit int) ([]store.TrackingEvent, error)
+	CachedScans(ctx context.Context, trackerID string, limit int) ([]store.TrackingEvent, uint64, error)
 	CarrierAccount(ctx context.Context, accountID string, id string) (store.CarrierAccount, error)
 	CarrierAccountByID(ctx context.Context, id string) (store.CarrierAccount, error)
 	CarrierAccountRateSheet(ctx context.Context, accountID string, id string) (string, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // The read path of a label (GET /labels/{id}) reads its shipment row and its
@@ -59,9 +60,14 @@ type detailKey struct {
 type cachedScans struct {
 	limit  int
 	events []TrackingEvent
+	rev    uint64
 }
 
 type detailCache struct {
+	// revs numbers what is kept (Shipment.Revision, CachedScans): never
+	// twice the same number, so a revision names one content of one key.
+	revs atomic.Uint64
+
 	mu sync.RWMutex
 	// gen moves whenever a key is marked busy or released.
 	gen     uint64
@@ -87,12 +93,16 @@ func (c *detailCache) lookup(k detailKey) (v any, hit bool, gen uint64, fill boo
 	return nil, false, c.gen, true
 }
 
-// keep stores v for k if nothing was marked or released since gen.
-func (c *detailCache) keep(k detailKey, gen uint64, v any) {
+// revision is a new revision for a value about to be kept.
+func (c *detailCache) revision() uint64 { return c.revs.Add(1) }
+
+// keep stores v for k if nothing was marked or released since gen, and
+// reports whether it did.
+func (c *detailCache) keep(k detailKey, gen uint64, v any) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen || c.busy[k] > 0 {
-		return
+		return false
 	}
 	if len(c.entries) >= maxCachedDetails {
 		for old := range c.entries {
@@ -101,6 +111,7 @@ func (c *detailCache) keep(k detailKey, gen uint64, v any) {
 		}
 	}
 	c.entries[k] = v
+	return true
 }
 
 // mark makes k busy until release: a write of it is under way.
@@ -156,6 +167,10 @@ func (s *Store) CacheDetails(_ *ServerLock) {
 		s.details = newDetailCache()
 	}
 }
+
+// CachesDetails reports whether reads of shipment rows and scans are served
+// from what this Store already read (CacheDetails; PostgreSQL always).
+func (s *Store) CachesDetails() bool { return s.details != nil }
 
 // touch marks k busy for the rest of the transaction.
 func (t *Tx) touch(k detailKey) {
@@ -228,7 +243,11 @@ func (s *Store) CachedShipment(ctx context.Context, accountID, id string) (Shipm
 		return Shipment{}, err
 	}
 	if fill {
-		s.details.keep(k, gen, row)
+		kept := row
+		kept.Revision = s.details.revision()
+		if s.details.keep(k, gen, kept) {
+			row = kept
+		}
 	}
 	if row.AccountID != accountID {
 		return Shipment{}, ErrNotFound
@@ -239,24 +258,36 @@ func (s *Store) CachedShipment(ctx context.Context, accountID, id string) (Shipm
 // CachedTrackingEvents is TrackingEvents served from what this server
 // already read when it caches, on the same terms as CachedShipment.
 func (s *Store) CachedTrackingEvents(ctx context.Context, trackerID string, limit int) ([]TrackingEvent, error) {
+	events, _, err := s.CachedScans(ctx, trackerID, limit)
+	return events, err
+}
+
+// CachedScans is CachedTrackingEvents with the revision of the cached
+// reading, as Shipment.Revision names a row's: equal revisions are equal
+// scans; 0 when they did not come from the cache.
+func (s *Store) CachedScans(ctx context.Context, trackerID string, limit int) ([]TrackingEvent, uint64, error) {
 	if s.details == nil {
-		return s.reader.TrackingEvents(ctx, trackerID, limit)
+		events, err := s.reader.TrackingEvents(ctx, trackerID, limit)
+		return events, 0, err
 	}
 	k := detailKey{scansDetail, trackerID}
 	v, hit, gen, fill := s.fresh(ctx, k)
 	if hit {
 		if c := v.(cachedScans); c.limit == limit {
-			return slices.Clone(c.events), nil
+			return slices.Clone(c.events), c.rev, nil
 		}
 	}
 	events, err := s.reader.TrackingEvents(ctx, trackerID, limit)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if fill {
-		s.details.keep(k, gen, cachedScans{limit: limit, events: slices.Clone(events)})
+		rev := s.details.revision()
+		if s.details.keep(k, gen, cachedScans{limit: limit, events: slices.Clone(events), rev: rev}) {
+			return events, rev, nil
+		}
 	}
-	return events, nil
+	return events, 0, nil
 }
 
 // fresh is lookup for a read: on PostgreSQL a hit counts only after a

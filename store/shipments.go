@@ -66,6 +66,12 @@ type Shipment struct {
 	// Packages are a purchased multi-piece shipment's pieces (JSON, the
 	// domain's); nil for a single parcel.
 	Packages *string `db:"packages"`
+
+	// Revision is not a column. It names one cached reading of the row
+	// (CachedShipment): two readings with the same revision are the same
+	// row, so what was derived from one (a rendered answer) serves the
+	// other. 0 when the row did not come from the cache.
+	Revision uint64 `db:"-"`
 }
 
 const shipmentColumns = `seq, id, account_id, mode, status, created_at, updated_at, carrier, service, service_category,

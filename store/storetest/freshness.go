@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/shipd-dev/shipd/store"
 )
 
@@ -21,6 +23,79 @@ func testFreshness(t *testing.T, open Opener) {
 	leaf(t, open, "reads see every commit that finished before them", func(t *testing.T, s *store.Store) {
 		freshReads(t, s, s)
 	})
+	leaf(t, open, "a revision names one content of a row or of scans", revisions)
+}
+
+// revisions: cached reads carry a revision (Shipment.Revision,
+// CachedScans) that what is derived from them is kept by; equal non-zero
+// revisions are equal contents, and a write gives the next reading
+// another revision. A store that does not cache answers 0 throughout.
+func revisions(t *testing.T, s *store.Store) {
+	ctx := t.Context()
+	acct := newAccount(t, s)
+	tr := newTracker(t, s, acct.ID)
+	id := *tr.ShipmentID
+	// Two readings in a row of unchanged data, until both are cached
+	// (PostgreSQL's first reads may come before its change feed listens).
+	twice := func() (store.Shipment, uint64, bool) {
+		t.Helper()
+		for range 50 {
+			a, err := s.CachedShipment(ctx, acct.ID, id)
+			noErr(t, "shipment", err)
+			b, err := s.CachedShipment(ctx, acct.ID, id)
+			noErr(t, "shipment", err)
+			_, ea, err := s.CachedScans(ctx, tr.ID, 5)
+			noErr(t, "scans", err)
+			_, eb, err := s.CachedScans(ctx, tr.ID, 5)
+			noErr(t, "scans", err)
+			if !s.CachesDetails() {
+				if a.Revision+b.Revision+ea+eb != 0 {
+					t.Fatalf("a store that does not cache gave revisions %d, %d, %d, %d", a.Revision, b.Revision, ea, eb)
+				}
+				return b, 0, false
+			}
+			if a.Revision != 0 && a.Revision == b.Revision {
+				if d := cmp.Diff(a, b); d != "" {
+					t.Fatalf("one revision, two rows (-first +second):\n%s", d)
+				}
+			}
+			// Unequal revisions of unchanged data are allowed (a change
+			// notice of an earlier commit may drop what was just kept);
+			// equal ones of changed data are not.
+			if a.Revision != 0 && a.Revision == b.Revision && ea != 0 && ea == eb {
+				return b, eb, true
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatal("no two cached readings in a row")
+		return store.Shipment{}, 0, false
+	}
+	row, scans, cached := twice()
+	if !cached {
+		return
+	}
+	changed := row
+	msg := "changed"
+	changed.ErrorMessage = &msg
+	mustTx(t, s, func(ctx context.Context, tx *store.Tx) error { return tx.UpdateShipment(ctx, &changed) })
+	after, err := s.CachedShipment(ctx, acct.ID, id)
+	noErr(t, "shipment", err)
+	if after.Revision == row.Revision {
+		t.Errorf("the row after a write has the revision of before it, %d", row.Revision)
+	}
+	mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+		_, err := tx.InsertTrackingEvent(ctx, &store.TrackingEvent{TrackerID: tr.ID, ScanIndex: 1, Status: "in_transit",
+			Message: "scan", Location: "Memphis, TN", OccurredAt: at(time.Second)})
+		return err
+	})
+	events, rev, err := s.CachedScans(ctx, tr.ID, 5)
+	noErr(t, "scans", err)
+	if rev == scans || len(events) != 1 {
+		t.Errorf("scans after a write: revision %d (before: %d), %d scans; want another revision, 1 scan", rev, scans, len(events))
+	}
+	if row2, scans2, _ := twice(); row2.Revision == row.Revision || scans2 == scans {
+		t.Errorf("cached again: revisions %d, %d; the ones before the writes were %d, %d", row2.Revision, scans2, row.Revision, scans)
+	}
 }
 
 // FreshAcrossInstances is testFreshness across two Stores of one database,

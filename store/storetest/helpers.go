@@ -30,7 +30,11 @@ func ptr[T any](v T) *T { return &v }
 var equateTimes = cmpopts.EquateApproxTime(time.Millisecond)
 
 // diff is cmp.Diff with the suite's time tolerance.
-func diff(want, got any) string { return cmp.Diff(want, got, equateTimes) }
+func diff(want, got any) string { return cmp.Diff(want, got, equateTimes, ignoreRevisions) }
+
+// ignoreRevisions: which cached reading a row is (Shipment.Revision) is not
+// its content; the revisions have a test of their own (testFreshness).
+var ignoreRevisions = cmpopts.IgnoreFields(store.Shipment{}, "Revision")
 
 // mustTx runs fn in a write transaction and fails the test if it fails.
 func mustTx(t *testing.T, s *store.Store, fn func(ctx context.Context, tx *store.Tx) error) {
