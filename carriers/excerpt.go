@@ -58,3 +58,10 @@ func Excerpt[T ~string | ~[]byte](text T) string {
 	}
 	return b.String()
 }
+
+// IdentifierOf is an identifier a carrier answered (a pickup's number, a
+// booking's reference) as shipd keeps it: its Excerpt, without the spaces
+// around it. "" when nothing printable is left, which a parser takes as no
+// identifier at all: json.Unmarshal decodes bytes that are not UTF-8 to
+// U+FFFD, which Excerpt drops.
+func IdentifierOf(s string) string { return Excerpt(strings.TrimSpace(s)) }

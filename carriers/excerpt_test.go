@@ -72,3 +72,19 @@ func FuzzExcerpt(f *testing.F) {
 		}
 	})
 }
+
+func TestIdentifierOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"  PRG123  ":       "PRG123",
+		"\xff\xfe":         "",
+		"\uFFFD\uFFFD":     "",
+		" \t\n":            "",
+		"A\u202EB":         "AB",
+		"ORD 1\nORD 2":     "ORD 1 ORD 2",
+		"\uFFFDPRG9\uFFFD": "PRG9",
+	} {
+		if got := carriers.IdentifierOf(in); got != want {
+			t.Errorf("IdentifierOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -61,7 +61,7 @@ var errNotListening = errors.New("store: changes are not being listened to")
 // changeFeed is PostgreSQL's listener of changes (see above).
 type changeFeed struct {
 	s *Store
-	// details is the cache it keeps current; nil: it keeps none.
+	// details is the cache it keeps current.
 	details *detailCache
 
 	once    sync.Once
@@ -229,9 +229,6 @@ func (f *changeFeed) apply(n *pgconn.Notification) {
 	case tokensChannel:
 		f.tokenNotices.Add(1)
 	case detailsChannel:
-		if f.details == nil {
-			return
-		}
 		if k, ok := parseDetailNotice(n.Payload); ok {
 			f.details.drop(k)
 		} else {
@@ -243,9 +240,7 @@ func (f *changeFeed) apply(n *pgconn.Notification) {
 // resync forgets what notices may have been missed about.
 func (f *changeFeed) resync() {
 	f.tokenNotices.Add(1)
-	if f.details != nil {
-		f.details.clear()
-	}
+	f.details.clear()
 }
 
 // parseDetailNotice reads the key a trigger of migration 0023 sends.

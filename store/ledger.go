@@ -47,8 +47,9 @@ func (r reader) Balance(ctx context.Context, accountID, mode string) (int64, err
 // made every create of an account wait for the one before it to commit
 // (one account's creates ran one at a time).
 func (t *Tx) LockBalance(ctx context.Context, accountID, mode string) (int64, error) {
-	// SQLite's write transaction already holds the database; an account
-	// without a balance row has a balance of 0, a missing account none.
+	// An account without a balance row has a balance of 0, a missing
+	// account none. On SQLite this read is all: its write transaction
+	// already holds the database.
 	var b int64
 	err := t.get(ctx, &b, `SELECT COALESCE((SELECT balance_cents FROM balances WHERE account_id = ? AND mode = ?), 0)
 		FROM accounts WHERE id = ?`, accountID, mode, accountID)

@@ -75,7 +75,8 @@ type Store struct {
 	tracer trace.Tracer
 	// batch commits SQLite's write transactions in groups (batch.go).
 	batch *committer
-	// tokenVersion tells token caches when to read again (tokenversion.go).
+	// tokenVersion tells token caches when to read again (tokenversion.go);
+	// SQLite's only: on PostgreSQL the change feed does.
 	tokenVersion *tokenVersion
 	// details, when set, keeps shipment rows and scans read (details.go).
 	details *detailCache
@@ -228,7 +229,6 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.tokenVersion = newTokenVersion(s)
 	s.details = newDetailCache()
 	s.feed = newChangeFeed(s, s.details)
 	return s, nil

@@ -32,7 +32,7 @@ type tokenVersion struct {
 	s    *Store
 	once sync.Once
 
-	// SQLite: idle watcher connections, and the version they move.
+	// Idle watcher connections, and the version they move.
 	conns   chan *watchConn
 	version atomic.Int64
 	shared  sharedCheck
@@ -44,14 +44,11 @@ type tokenVersion struct {
 // changed (see above). Read it before reading a token to cache, and drop
 // what was cached when it changes.
 func (s *Store) TokensVersion(ctx context.Context) (int64, error) {
-	v := s.tokenVersion
-	if v == nil {
-		return 0, ErrNoTokenVersion
-	}
 	if s.feed != nil {
 		return s.feed.tokensVersion()
 	}
-	if v.conns == nil || v.closed.Load() {
+	v := s.tokenVersion
+	if v == nil || v.closed.Load() {
 		return 0, ErrNoTokenVersion
 	}
 	v.once.Do(func() { v.prime(ctx) })
@@ -117,13 +114,12 @@ type watchConn struct {
 // watchConns is how many connections read data_version, each in turn.
 const watchConns = 4
 
+// newTokenVersion watches SQLite's data_version; PostgreSQL's version is
+// the change feed's (changes.go).
 func newTokenVersion(s *Store) *tokenVersion {
-	v := &tokenVersion{s: s}
-	if s.dialect == sqliteDialect {
-		v.conns = make(chan *watchConn, watchConns)
-		for range watchConns {
-			v.conns <- &watchConn{}
-		}
+	v := &tokenVersion{s: s, conns: make(chan *watchConn, watchConns)}
+	for range watchConns {
+		v.conns <- &watchConn{}
 	}
 	return v
 }

@@ -125,9 +125,7 @@ func parsePickup(body []byte) (string, error) {
 		return "", malformed(opPickup, "the pickup answer does not parse: %v", err)
 	}
 	for _, n := range r.DispatchConfirmationNumbers {
-		// As shipd keeps it: a number of nothing printable (bytes that are
-		// not UTF-8 decode to U+FFFD, which Excerpt drops) is none.
-		if n = carriers.Excerpt(strings.TrimSpace(n)); n != "" {
+		if n = carriers.IdentifierOf(n); n != "" {
 			return n, nil
 		}
 	}

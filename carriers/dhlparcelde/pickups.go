@@ -155,9 +155,7 @@ func parsePickupAnswer(httpStatus int, body []byte) (carriers.PickupConfirmation
 	}
 	var id string
 	if r.Confirmation != nil && r.Confirmation.Value != nil {
-		// As shipd keeps it: an orderID of nothing printable (bytes that
-		// are not UTF-8 decode to U+FFFD, which Excerpt drops) is none.
-		id = carriers.Excerpt(strings.TrimSpace(r.Confirmation.Value.OrderID))
+		id = carriers.IdentifierOf(r.Confirmation.Value.OrderID)
 	}
 	if id == "" {
 		return carriers.PickupConfirmation{}, malformed(opPickup, httpStatus, "the pickup answer has no orderID")

@@ -100,9 +100,7 @@ func parsePickup(body []byte) (string, error) {
 		return "", fmt.Errorf("the pickup answer has no scheduledPickupResponse")
 	}
 	r := a.ScheduledPickupResponse[0]
-	// As shipd keeps it: a reference of nothing printable (bytes that are
-	// not UTF-8 decode to U+FFFD, which Excerpt drops) is none.
-	if ref := carriers.Excerpt(strings.TrimSpace(r.PickupReference)); ref != "" {
+	if ref := carriers.IdentifierOf(r.PickupReference); ref != "" {
 		return ref, nil
 	}
 	if code, desc := strings.TrimSpace(r.StatusCode), strings.TrimSpace(r.StatusDescription); code != "" || desc != "" {
