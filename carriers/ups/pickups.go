@@ -141,7 +141,9 @@ func (c *Carrier) SchedulePickup(ctx context.Context, req carriers.PickupRequest
 	}
 	body.Request.TransactionReference.CustomerContext = truncate(req.Reference, 512)
 	body.Shipper.Account.AccountNumber = c.cfg.AccountNumber
-	body.Shipper.Account.AccountCountryCode = "US"
+	// The shipper account's country. A UPS account books pickups in its own
+	// country, where the pickup is: Config names no country of the account.
+	body.Shipper.Account.AccountCountryCode = country
 	body.PickupAddress.Phone.Number = digitsOnly(a.Phone, country)
 	if req.TotalWeightOz > 0 {
 		lbs := math.Ceil(req.TotalWeightOz/16*10) / 10

@@ -2,6 +2,7 @@ package ups
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -63,5 +64,39 @@ func TestFindPickup(t *testing.T) {
 	fake.Fail(upsfake.OpPickupPending, upsfake.Failure{Status: 503, Body: `{"response":{"errors":[{"code":"190001","message":"down"}]}}`})
 	if _, _, err := c.FindPickup(ctx, req); !errors.Is(err, carriers.ErrUnavailable) {
 		t.Errorf("UPS down: %v, want ErrUnavailable", err)
+	}
+}
+
+// A pickup outside the United States is booked on the account of the
+// country it is in: UPS refuses an account country that is not the
+// account's (the fake's accounts are of the country they pick up in).
+func TestPickupAbroadNamesItsCountry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c, fake, _ := testCarrier(t)
+	ready := time.Date(2026, 3, 11, 9, 0, 0, 0, time.FixedZone("CET", 3600))
+	req := carriers.PickupRequest{Reference: "pck_0123456789abcdef0123abcd", ReadyAt: ready, CloseAt: ready.Add(8 * time.Hour), PackageCount: 1,
+		Address: carriers.Address{Name: "Erika Mustermann", Company: "Muster GmbH", Street1: "Friedrichstr. 10", City: "Berlin",
+			Zip: "10117", Country: "de", Phone: "+49 30 1234567"}}
+	conf, err := c.SchedulePickup(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _, ok := fake.Pickup(conf.ConfirmationNumber)
+	if !ok {
+		t.Fatalf("the fake has no pickup %s", conf.ConfirmationNumber)
+	}
+	var sent struct {
+		PickupCreationRequest struct {
+			Shipper struct {
+				Account struct{ AccountCountryCode string }
+			}
+		}
+	}
+	if err := json.Unmarshal(body, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if got := sent.PickupCreationRequest.Shipper.Account.AccountCountryCode; got != "DE" {
+		t.Errorf("AccountCountryCode %q, want DE", got)
 	}
 }

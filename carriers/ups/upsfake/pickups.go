@@ -81,6 +81,11 @@ func (s *Server) pickupCreation(w http.ResponseWriter, r *http.Request, body []b
 	case p.PaymentMethod == "01" && (p.Shipper == nil || p.Shipper.Account == nil || p.Shipper.Account.AccountNumber != accountOf(r)):
 		bad("9500505", "The shipper account number is missing or not valid for pickups paid by the shipper.")
 		return
+	case p.PaymentMethod == "01" && p.PickupAddress != nil && p.Shipper.Account.AccountCountryCode != p.PickupAddress.CountryCode:
+		// The fake's account is of the country it picks up in, as a UPS
+		// account books pickups in its own.
+		bad("9500505", "The shipper account number is missing or not valid for pickups paid by the shipper.")
+		return
 	case p.PickupDateInfo == nil || !hhmm.MatchString(p.PickupDateInfo.ReadyTime) || !hhmm.MatchString(p.PickupDateInfo.CloseTime):
 		missing("PickupDateInfo (ReadyTime and CloseTime are HHMM)")
 		return
