@@ -329,6 +329,14 @@ func ceilUnix(t time.Time) int64 {
 // carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (set
 // in a Before hook, so no handler can drop them); an empty bucket answers 429
 // rate_limited with Retry-After.
+// The rate limit headers' canonical names (http.CanonicalHeaderKey of
+// X-RateLimit-Limit …), as every answer carries them.
+const (
+	rateLimitLimit     = "X-Ratelimit-Limit"
+	rateLimitRemaining = "X-Ratelimit-Remaining"
+	rateLimitReset     = "X-Ratelimit-Reset"
+)
+
 func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 	cfg := s.cfg.RateLimits
 	if cfg.Disabled {
@@ -346,12 +354,12 @@ func (s *Server) rateLimit(next echo.HandlerFunc) echo.HandlerFunc {
 		d := cfg.Limiter.Allow(ctx, p.AccountID+"/"+string(p.Mode), group, now)
 		if d.Limit > 0 {
 			res := c.Response()
-			limit, remaining, reset := strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.FormatInt(ceilUnix(d.Reset), 10)
+			limit, remaining, reset := []string{strconv.Itoa(d.Limit)}, []string{strconv.Itoa(d.Remaining)}, []string{strconv.FormatInt(ceilUnix(d.Reset), 10)}
 			set := func() {
+				// By their canonical names, as Header.Set would store them,
+				// without working each name out again (twice per request).
 				h := res.Header()
-				h.Set("X-RateLimit-Limit", limit)
-				h.Set("X-RateLimit-Remaining", remaining)
-				h.Set("X-RateLimit-Reset", reset)
+				h[rateLimitLimit], h[rateLimitRemaining], h[rateLimitReset] = limit, remaining, reset
 			}
 			set()
 			res.Before(set)

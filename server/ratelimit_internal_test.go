@@ -180,3 +180,16 @@ func TestRedisRemainingTokens(t *testing.T) {
 		}
 	}
 }
+
+func TestRateLimitHeaderNamesAreCanonical(t *testing.T) {
+	for _, name := range []string{rateLimitLimit, rateLimitRemaining, rateLimitReset} {
+		if c := http.CanonicalHeaderKey(name); c != name {
+			t.Errorf("%q is stored as %q by Header.Set; a client's Header.Get would miss it", name, c)
+		}
+	}
+	for in, want := range map[string]string{"X-RateLimit-Limit": rateLimitLimit, "X-RateLimit-Remaining": rateLimitRemaining, "X-RateLimit-Reset": rateLimitReset} {
+		if c := http.CanonicalHeaderKey(in); c != want {
+			t.Errorf("%s canonicalizes to %q, want %q", in, c, want)
+		}
+	}
+}
