@@ -8,23 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/go-cmp/cmp"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/shipd-dev/shipd/openapi"
 )
 
 func TestRateLimitGroupsFromContract(t *testing.T) {
 	t.Parallel()
-	doc, err := openapi3.NewLoader().LoadFromData(openapi.YAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := loadOperations(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ops := contractOperations(t)
 	want := map[string]Group{ // operations other than GET
 		"quoteLabel": GroupQuotes, "createLabel": GroupBuys, "refundLabel": GroupRefunds,
 		"verifyAddress": GroupAddressVerify, "createAddress": GroupAddressWrites,

@@ -17,14 +17,7 @@ import (
 // And the classification is the contract's: GET /labels/{id} has nothing to
 // validate, an operation with a query parameter or a body has.
 func TestNothingToValidateIsNothingKinWouldRefuse(t *testing.T) {
-	doc, err := openapi3.NewLoader().LoadFromData(openapi.YAML)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ops, err := loadOperations(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ops := contractOperations(t)
 	for key, want := range map[string]bool{
 		"GET " + BasePath + "/labels/:id":     true,
 		"GET " + BasePath + "/labels":         false,
@@ -86,4 +79,18 @@ func TestAnyPathString(t *testing.T) {
 			t.Errorf("%s: anyPathString %v, want %v", name, got, c.want)
 		}
 	}
+}
+
+// contractOperations are the contract's operations as the server indexes them.
+func contractOperations(t *testing.T) operations {
+	t.Helper()
+	doc, err := openapi3.NewLoader().LoadFromData(openapi.YAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := loadOperations(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ops
 }
