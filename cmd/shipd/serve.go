@@ -105,7 +105,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, nil))
+	// Lines wait up to 100 ms to go out together (logbuffer.go); warnings
+	// and errors at once. Deferred first, so it flushes after the last line.
+	logs := newLogBuffer(stderr, 32<<10, 100*time.Millisecond)
+	defer logs.Close()
+	log := slog.New(bufferedHandler{Handler: slog.NewJSONHandler(logs, nil), buf: logs})
 	// Tracing is off unless the standard OTEL_* environment turns it on.
 	tracerProvider, err := telemetry.TracerProviderFromEnv(ctx, os.Getenv)
 	if err != nil {
