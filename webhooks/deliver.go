@@ -153,20 +153,17 @@ func (s *Service) policy() retryPolicy {
 // attempt with nonce request. Delivery is at least once: a job run twice after
 // a crash may send one extra copy, but records the attempt once.
 func (s *Service) attempt(ctx context.Context, id string, auto int, request string) error {
-	d, err := s.store.Delivery(ctx, id)
+	d, err := s.store.DeliveryToSend(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if !wanted(stateOf(d), auto, request) {
+	if !wanted(stateOf(d.Delivery), auto, request) {
 		return nil
 	}
-	sub, err := s.store.SubscriptionByID(ctx, d.SubscriptionID)
-	if err != nil {
-		return err
-	}
+	sub := d.Subscription
 	out := attemptOutcome{Auto: auto, Request: request, At: s.now(), SubscriptionActive: sub.RevokedAt == nil && sub.Enabled}
 	switch {
 	case sub.RevokedAt != nil:
@@ -183,12 +180,12 @@ func (s *Service) attempt(ctx context.Context, id string, auto int, request stri
 		out.Reason = "not sent: the signing secret cannot be decrypted (the server key changed)"
 		return s.record(ctx, id, out, sendResult{})
 	}
-	body, err := s.envelope(ctx, d)
+	body, err := envelopeOf(d)
 	if err != nil {
 		return err
 	}
 	sendCtx, done := observerFrom(ctx).AttemptStarted(ctx, d.EventType, auto)
-	res := s.send(sendCtx, s.client(sub.Mode), sub.URL, d, secret, body)
+	res := s.send(sendCtx, s.client(sub.Mode), sub.URL, d.Delivery, secret, body)
 	status := 0
 	if res.status != nil {
 		status = *res.status
@@ -213,17 +210,16 @@ type envelope struct {
 	Data       json.RawMessage `json:"data"`
 }
 
-// envelope builds the body of a delivery's event, once per attempt.
-func (s *Service) envelope(ctx context.Context, d store.Delivery) ([]byte, error) {
+// envelopeOf builds the body of a delivery's event, once per attempt.
+func envelopeOf(d store.DeliveryToSend) ([]byte, error) {
 	env := envelope{ID: d.EventID, Type: d.EventType, APIVersion: APIVersion, CreatedAt: d.CreatedAt}
-	if d.EventData != nil {
+	switch {
+	case d.EventData != nil:
 		env.Data = json.RawMessage(*d.EventData)
-	} else {
-		ev, err := s.store.EventByID(ctx, d.EventID)
-		if err != nil {
-			return nil, fmt.Errorf("event %s of delivery %s: %w", d.EventID, d.ID, err)
-		}
-		env.APIVersion, env.CreatedAt, env.Data = ev.APIVersion, ev.CreatedAt, withObject(ev.Type, json.RawMessage(ev.Data))
+	case d.EventRecord == nil || d.EventAPIVersion == nil || d.EventCreatedAt == nil:
+		return nil, fmt.Errorf("event %s of delivery %s: %w", d.EventID, d.ID, store.ErrNotFound)
+	default:
+		env.APIVersion, env.CreatedAt, env.Data = *d.EventAPIVersion, *d.EventCreatedAt, withObject(d.EventType, json.RawMessage(*d.EventRecord))
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -313,19 +309,17 @@ func (s *Service) record(ctx context.Context, id string, out attemptOutcome, res
 		sinceEvent time.Duration
 	)
 	err := s.store.Tx(ctx, func(tx *store.Tx) error {
-		d, err := tx.Delivery(ctx, id)
+		locked, err := tx.LockDelivery(ctx, id)
 		if err != nil {
 			return err
 		}
+		d := locked.Delivery
 		if !recordable(stateOf(d), out) {
 			return nil // recorded already, or no longer wanted
 		}
 		// Whether retries may continue is decided on the subscription as it is
 		// now: it may have been paused or deleted while the attempt was in flight.
-		sub, err := tx.SubscriptionByID(ctx, d.SubscriptionID)
-		if err != nil {
-			return err
-		}
+		sub := locked.Subscription
 		out.SubscriptionActive = sub.RevokedAt == nil && sub.Enabled
 		t := next(stateOf(d), out, s.policy())
 		outcome = attemptOutcomeOf(out, res, t)
@@ -448,13 +442,14 @@ func (s *Service) Retry(ctx context.Context, c accounts.Caller, id, deliveryID s
 		if err != nil {
 			return err
 		}
-		d, err = tx.SubscriptionDelivery(ctx, sub.ID, deliveryID)
-		if errors.Is(err, store.ErrNotFound) {
+		locked, err := tx.LockDelivery(ctx, deliveryID)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && locked.SubscriptionID != sub.ID) {
 			return accounts.ErrNotFound
 		}
 		if err != nil {
 			return err
 		}
+		d = locked.Delivery
 		if err := s.queueManual(ctx, tx, &d, s.now()); err != nil {
 			return err
 		}

@@ -85,7 +85,9 @@ func TestEventsRecordedBeforeObjectGetIt(t *testing.T) {
 		t.Errorf("the history's data (-want +got):\n%s", diff)
 	}
 
-	body, err := wh.envelope(ctx, store.Delivery{ID: "dlv_1", EventID: recorded.ID, EventType: EventTrackerUpdated})
+	body, err := envelopeOf(store.DeliveryToSend{
+		SubscribedDelivery: store.SubscribedDelivery{Delivery: store.Delivery{ID: "dlv_1", EventID: recorded.ID, EventType: EventTrackerUpdated}},
+		EventAPIVersion:    &recorded.APIVersion, EventCreatedAt: &recorded.CreatedAt, EventRecord: &recorded.Data})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,10 +15,9 @@ import (
 // implements it; the conformance suite (store/storetest, group "webhooks")
 // proves each method on SQLite, SQLite with caches and PostgreSQL.
 type Storage interface {
-	Delivery(ctx context.Context, id string) (store.Delivery, error)
 	DeliveryAttempts(ctx context.Context, deliveryIDs []string) (map[string][]store.DeliveryAttempt, error)
 	DeliveryCounts(ctx context.Context, eventIDs []string) (map[string]map[string]int, error)
-	EventByID(ctx context.Context, id string) (store.Event, error)
+	DeliveryToSend(ctx context.Context, id string) (store.DeliveryToSend, error)
 	ListDeliveries(ctx context.Context, accountID string, subscriptionID string, p paging.Request) ([]store.Delivery, bool, error)
 	ListEvents(ctx context.Context, accountID string, mode string, eventType string, p paging.Request) ([]store.Event, bool, error)
 	ListSubscriptions(ctx context.Context, accountID string, mode string, p paging.Request) ([]store.Subscription, bool, error)
@@ -32,7 +31,6 @@ type Storage interface {
 type TxStorage interface {
 	CountActiveSubscriptions(ctx context.Context, accountID string, mode string) (int, error)
 	DeliverableSubscriptions(ctx context.Context, accountID string, mode string) ([]store.Subscription, error)
-	Delivery(ctx context.Context, id string) (store.Delivery, error)
 	DeliveryAttempts(ctx context.Context, deliveryIDs []string) (map[string][]store.DeliveryAttempt, error)
 	Enqueue(ctx context.Context, jobs ...river.InsertManyParams) error
 	EnqueueNew(ctx context.Context, jobs ...river.InsertManyParams) error
@@ -42,10 +40,10 @@ type TxStorage interface {
 	InsertEvent(ctx context.Context, e *store.Event) error
 	InsertSubscription(ctx context.Context, sub *store.Subscription) error
 	LockAccount(ctx context.Context, id string) (store.Account, error)
+	LockDelivery(ctx context.Context, id string) (store.SubscribedDelivery, error)
 	RevokeSubscription(ctx context.Context, accountID string, id string, now time.Time) error
 	SettleDeliveries(ctx context.Context, subscriptionID string, from string, to string, lastError string, now time.Time) (int64, error)
 	SubscriptionByID(ctx context.Context, id string) (store.Subscription, error)
-	SubscriptionDelivery(ctx context.Context, subscriptionID string, id string) (store.Delivery, error)
 	UpdateDelivery(ctx context.Context, d *store.Delivery) error
 	UpdateSubscription(ctx context.Context, sub *store.Subscription) error
 }

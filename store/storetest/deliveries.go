@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -53,8 +54,84 @@ func testDeliveries(t *testing.T, open Opener) {
 		d := newDelivery(t, s, sub, "evt_1")
 		_, err := s.Delivery(ctx, "whd_missing")
 		wantErr(t, "Delivery", err, store.ErrNotFound)
-		_, err = s.SubscriptionDelivery(ctx, other.ID, d.ID)
-		wantErr(t, "SubscriptionDelivery of another subscription", err, store.ErrNotFound)
+		_, err = s.DeliveryToSend(ctx, "whd_missing")
+		wantErr(t, "DeliveryToSend", err, store.ErrNotFound)
+		err = s.Tx(ctx, func(tx *store.Tx) error { _, err := tx.LockDelivery(ctx, "whd_missing"); return err })
+		wantErr(t, "LockDelivery", err, store.ErrNotFound)
+		// A delivery names its subscription: the caller compares it with the one it was asked for.
+		got, err := s.DeliveryToSend(ctx, d.ID)
+		noErr(t, "DeliveryToSend", err)
+		if got.Subscription.ID != sub.ID || got.Subscription.ID == other.ID {
+			t.Errorf("DeliveryToSend(%s).Subscription.ID = %s, want %s", d.ID, got.Subscription.ID, sub.ID)
+		}
+	})
+
+	leaf(t, open, "DeliveryToSend reads the subscription and the event with the delivery", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/hooks")
+		ev := newEvent(t, s, acct.ID, "test", "label.purchased")
+		fromHistory := newDelivery(t, s, sub, ev.ID)
+		got, err := s.DeliveryToSend(ctx, fromHistory.ID)
+		noErr(t, "DeliveryToSend", err)
+		want := store.DeliveryToSend{SubscribedDelivery: store.SubscribedDelivery{Delivery: fromHistory, Subscription: sub},
+			EventAPIVersion: &ev.APIVersion, EventCreatedAt: &ev.CreatedAt, EventRecord: &ev.Data}
+		if d := diff(want, got); d != "" {
+			t.Errorf("DeliveryToSend of a delivery of a recorded event (-want +got):\n%s", d)
+		}
+
+		// A delivery with its own data (webhook.test's) reads no event,
+		// even one of the same id; nor does one whose event is gone.
+		own := deliveryRow(sub, ev.ID)
+		own.SubscriptionID, own.EventData = newSubscription(t, s, acct.ID, "test", "https://example.com/other").ID, ptr(`{"test":true}`)
+		missing := deliveryRow(sub, "evt_gone")
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			_, err := tx.InsertDeliveries(ctx, []*store.Delivery{own, missing})
+			return err
+		})
+		for _, want := range []*store.Delivery{own, missing} {
+			got, err := s.DeliveryToSend(ctx, want.ID)
+			noErr(t, "DeliveryToSend", err)
+			if d := diff(*want, got.Delivery); d != "" {
+				t.Errorf("DeliveryToSend(%s).Delivery (-want +got):\n%s", want.ID, d)
+			}
+			if got.EventAPIVersion != nil || got.EventCreatedAt != nil || got.EventRecord != nil {
+				t.Errorf("DeliveryToSend(%s) read an event: %v %v %v", want.ID, got.EventAPIVersion, got.EventCreatedAt, got.EventRecord)
+			}
+		}
+	})
+
+	leaf(t, open, "LockDelivery holds the delivery until the transaction ends", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		sub := newSubscription(t, s, acct.ID, "test", "https://example.com/hooks")
+		d := newDelivery(t, s, sub, "evt_1")
+		// Each writer reads the count and writes it plus one: without the
+		// lock, two read the same count and one increment is lost.
+		const writers = 8
+		errs := race(writers, func(int) error {
+			return s.Tx(ctx, func(tx *store.Tx) error {
+				locked, err := tx.LockDelivery(ctx, d.ID)
+				if err != nil {
+					return err
+				}
+				if locked.Subscription.ID != sub.ID {
+					return fmt.Errorf("LockDelivery read subscription %s, want %s", locked.Subscription.ID, sub.ID)
+				}
+				row := locked.Delivery
+				row.Attempts++
+				time.Sleep(5 * time.Millisecond) // widen the window between the read and the write
+				return tx.UpdateDelivery(ctx, &row)
+			})
+		})
+		for _, err := range errs {
+			noErr(t, "locked increment", err)
+		}
+		got, err := s.Delivery(ctx, d.ID)
+		noErr(t, "Delivery", err)
+		if got.Attempts != writers {
+			t.Errorf("%d locked increments left attempts at %d", writers, got.Attempts)
+		}
 	})
 
 	leaf(t, open, "InsertDelivery once per subscription and event", func(t *testing.T, s *store.Store) {
@@ -274,9 +351,20 @@ func checkDelivery(t *testing.T, s *store.Store, want store.Delivery) {
 	if d := diff(want, got); d != "" {
 		t.Errorf("Delivery(%s) (-want +got):\n%s", want.ID, d)
 	}
-	got, err = s.SubscriptionDelivery(ctx, want.SubscriptionID, want.ID)
-	noErr(t, "SubscriptionDelivery", err)
-	if d := diff(want, got); d != "" {
-		t.Errorf("SubscriptionDelivery(%s) (-want +got):\n%s", want.ID, d)
+	toSend, err := s.DeliveryToSend(ctx, want.ID)
+	noErr(t, "DeliveryToSend", err)
+	if d := diff(want, toSend.Delivery); d != "" {
+		t.Errorf("DeliveryToSend(%s) (-want +got):\n%s", want.ID, d)
+	}
+	var locked store.SubscribedDelivery
+	mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+		locked, err = tx.LockDelivery(ctx, want.ID)
+		return err
+	})
+	if d := diff(want, locked.Delivery); d != "" {
+		t.Errorf("LockDelivery(%s) (-want +got):\n%s", want.ID, d)
+	}
+	if locked.Subscription.ID != want.SubscriptionID || toSend.Subscription.ID != want.SubscriptionID {
+		t.Errorf("subscriptions read with %s: %s and %s, want %s", want.ID, locked.Subscription.ID, toSend.Subscription.ID, want.SubscriptionID)
 	}
 }
