@@ -47,6 +47,8 @@ import (
 type Config struct {
 	Store  *store.Store
 	Logger *slog.Logger
+	// AccessLog writes the access log's line of each request (default Logger).
+	AccessLog *slog.Logger
 	// Now is the clock; tests replace it to move time.
 	Now func() time.Time
 	// Cipher seals what must be kept readable but secret: webhook signing
@@ -194,6 +196,9 @@ func New(cfg Config) (*App, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.AccessLog == nil {
+		cfg.AccessLog = cfg.Logger
+	}
 	if cfg.Catalog == nil {
 		cfg.Catalog = connectors.Catalog()
 	}
@@ -302,7 +307,7 @@ func New(cfg Config) (*App, error) {
 
 	e, _, err := server.New(server.Config{
 		Accounts: a.Accounts, Webhooks: a.Webhooks, Shipping: a.Shipping, Batches: a.Batches, Manifests: a.Manifests, Addresses: a.Addresses, Customs: a.Customs,
-		Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Logger: cfg.Logger, Now: cfg.Now,
+		Pickups: a.Pickups, Trackers: a.Trackers, CarrierAccounts: a.CarrierAccounts, Logger: cfg.Logger, AccessLog: cfg.AccessLog, Now: cfg.Now,
 		PublicURL: cfg.PublicURL, FallbackURL: cfg.FallbackURL, MaxBodyBytes: cfg.MaxBodyBytes, RateLimits: cfg.RateLimits, Ready: a.Ready,
 		ReadyDetails:   a.readyDetails,
 		TrustedProxies: cfg.TrustedProxies,

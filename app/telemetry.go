@@ -30,6 +30,7 @@ func instrument(cfg *Config) error {
 	}
 	tel := cfg.Telemetry
 	cfg.Logger = slog.New(telemetry.LogHandler(cfg.Logger.Handler(), server.RequestID))
+	cfg.AccessLog = slog.New(telemetry.LogHandler(cfg.AccessLog.Handler(), server.RequestID))
 	cfg.Store.SetTracerProvider(tel.TracerProvider())
 	if err := cfg.Store.SetJobInsertMiddleware(telemetry.JobInsertMiddleware()); err != nil {
 		return err

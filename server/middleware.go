@@ -56,7 +56,7 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 		if ctx := c.Request().Context(); hasCaller(ctx) {
 			attrs = append(attrs, slog.String("token_prefix", callerOf(ctx).TokenPrefix))
 		}
-		s.log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", attrs...)
+		s.cfg.AccessLog.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", attrs...)
 		return nil
 	}
 }

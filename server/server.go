@@ -52,6 +52,9 @@ type Config struct {
 	Pickups         *pickups.Service
 	Webhooks        *webhooks.Service
 	Logger          *slog.Logger
+	// AccessLog writes one line per request (default Logger); serve's may
+	// hold its lines a moment to write them together.
+	AccessLog *slog.Logger
 	// Now is the clock of rate limiting; tests replace it to move time.
 	Now func() time.Time
 	// PublicURL is this API's address as clients reach it, used in the
@@ -88,6 +91,9 @@ type Config struct {
 func (c *Config) setDefaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.AccessLog == nil {
+		c.AccessLog = c.Logger
 	}
 	if c.Now == nil {
 		c.Now = time.Now

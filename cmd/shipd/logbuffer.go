@@ -8,13 +8,14 @@ import (
 	"time"
 )
 
-// logBuffer gathers the log's lines and writes them in one system call per
-// flush: one write per request was 4% of a GET's CPU (bench/README.md).
-// Lines at Warn and above, and every line before them, go out at once
-// (bufferedHandler); the others wait at most flushAfter or until the buffer
-// holds flushAt bytes, as nginx's buffered access_log does. A crash that
-// kills the process loses at most flushAfter of Info lines, never a warning
-// or an error; the server's stop flushes the rest.
+// logBuffer gathers the access log's lines and writes them in one system
+// call per flush: one write per request was 4% of a GET's CPU
+// (bench/README.md). They wait at most flushAfter or until the buffer holds
+// flushAt bytes, as nginx's buffered access_log does; every other line, and
+// an access line at Warn or above, goes out at once with the lines before
+// it (bufferedHandler), so the log keeps its order. A crash that kills the
+// process loses at most flushAfter of access lines; the server's stop
+// flushes the rest.
 type logBuffer struct {
 	out        io.Writer
 	flushAt    int
@@ -87,16 +88,23 @@ func (b *logBuffer) Close() error {
 }
 
 // bufferedHandler writes its records through a logBuffer and flushes it
-// after every record at Warn or above, so that a warning is never late and
-// the lines keep their order.
+// after each one, unless the record may wait (an access log's, below Warn).
 type bufferedHandler struct {
 	slog.Handler
-	buf *logBuffer
+	buf   *logBuffer
+	waits bool // this handler's records below Warn may wait for the next flush
+}
+
+// newBufferedLogs returns the server's log and its access log, both JSON
+// lines through buf; only the access log's lines wait.
+func newBufferedLogs(buf *logBuffer, opts *slog.HandlerOptions) (log, access *slog.Logger) {
+	return slog.New(bufferedHandler{Handler: slog.NewJSONHandler(buf, opts), buf: buf}),
+		slog.New(bufferedHandler{Handler: slog.NewJSONHandler(buf, opts), buf: buf, waits: true})
 }
 
 func (h bufferedHandler) Handle(ctx context.Context, r slog.Record) error {
 	err := h.Handler.Handle(ctx, r)
-	if r.Level >= slog.LevelWarn {
+	if !h.waits || r.Level >= slog.LevelWarn {
 		if ferr := h.buf.Flush(); err == nil {
 			err = ferr
 		}
@@ -105,9 +113,9 @@ func (h bufferedHandler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h bufferedHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return bufferedHandler{Handler: h.Handler.WithAttrs(attrs), buf: h.buf}
+	return bufferedHandler{Handler: h.Handler.WithAttrs(attrs), buf: h.buf, waits: h.waits}
 }
 
 func (h bufferedHandler) WithGroup(name string) slog.Handler {
-	return bufferedHandler{Handler: h.Handler.WithGroup(name), buf: h.buf}
+	return bufferedHandler{Handler: h.Handler.WithGroup(name), buf: h.buf, waits: h.waits}
 }

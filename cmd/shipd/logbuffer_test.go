@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -56,43 +58,46 @@ func messages(t *testing.T, out *lockedBuffer) []string {
 	return msgs
 }
 
-func bufferedLogger(out *lockedBuffer, flushAt int, flushAfter time.Duration) (*slog.Logger, *logBuffer) {
-	b := newLogBuffer(out, flushAt, flushAfter)
-	noTime := func(_ []string, a slog.Attr) slog.Attr { // lines of a known length
+// bufferedLoggers are serve's two logs through one buffer, without times
+// so that lines have a known length.
+func bufferedLoggers(out *lockedBuffer, flushAt int, flushAfter time.Duration) (log, access *slog.Logger, b *logBuffer) {
+	b = newLogBuffer(out, flushAt, flushAfter)
+	noTime := func(_ []string, a slog.Attr) slog.Attr {
 		if a.Key == slog.TimeKey {
 			return slog.Attr{}
 		}
 		return a
 	}
-	return slog.New(bufferedHandler{Handler: slog.NewJSONHandler(b, &slog.HandlerOptions{ReplaceAttr: noTime}), buf: b}), b
+	log, access = newBufferedLogs(b, &slog.HandlerOptions{ReplaceAttr: noTime})
+	return log, access, b
 }
 
-func TestLogLinesWaitButWarningsDoNot(t *testing.T) {
+func TestAccessLinesWaitButOtherLinesDoNot(t *testing.T) {
 	out := &lockedBuffer{}
-	log, b := bufferedLogger(out, 1<<20, time.Hour)
+	log, access, b := bufferedLoggers(out, 1<<20, time.Hour)
 	defer b.Close()
-	log.Info("first")
-	log.Info("second")
+	access.Info("first")
+	access.Info("second")
 	if got := out.lines(); len(got) != 0 {
-		t.Fatalf("info lines went out before a flush: %q", got)
+		t.Fatalf("access lines went out before a flush: %q", got)
 	}
-	log.With("k", "v").Warn("third")
+	log.With("k", "v").Info("third")
 	if diff := cmp.Diff([]string{"first", "second", "third"}, messages(t, out)); diff != "" {
-		t.Errorf("after a warning (-want +got):\n%s", diff)
+		t.Errorf("after a line of the server's log (-want +got):\n%s", diff)
 	}
 	if n := out.writes(); n != 1 {
 		t.Errorf("three lines in %d writes, want one", n)
 	}
-	log.Info("fourth")
-	log.Error("fifth")
+	access.Info("fourth")
+	access.Warn("fifth") // an access line at Warn does not wait either
 	if diff := cmp.Diff([]string{"first", "second", "third", "fourth", "fifth"}, messages(t, out)); diff != "" {
-		t.Errorf("after an error (-want +got):\n%s", diff)
+		t.Errorf("after an access line at Warn (-want +got):\n%s", diff)
 	}
 }
 
 func TestLogBufferFlushesWhenFull(t *testing.T) {
 	out := &lockedBuffer{}
-	log, b := bufferedLogger(out, 100, time.Hour)
+	_, log, b := bufferedLoggers(out, 100, time.Hour)
 	defer b.Close()
 	for i := range 3 {
 		log.Info(fmt.Sprint("line", i)) // {"level":"INFO","msg":"lineN"}: 31 bytes
@@ -108,7 +113,7 @@ func TestLogBufferFlushesWhenFull(t *testing.T) {
 
 func TestLogBufferFlushesAfterItsDelay(t *testing.T) {
 	out := &lockedBuffer{}
-	log, b := bufferedLogger(out, 1<<20, 10*time.Millisecond)
+	_, log, b := bufferedLoggers(out, 1<<20, 10*time.Millisecond)
 	defer b.Close()
 	log.Info("waiting")
 	deadline := time.Now().Add(10 * time.Second)
@@ -132,7 +137,7 @@ func TestLogBufferFlushesAfterItsDelay(t *testing.T) {
 
 func TestLogBufferCloseFlushesAndStopsWaiting(t *testing.T) {
 	out := &lockedBuffer{}
-	log, b := bufferedLogger(out, 1<<20, time.Hour)
+	_, log, b := bufferedLoggers(out, 1<<20, time.Hour)
 	log.Info("before")
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
@@ -146,7 +151,7 @@ func TestLogBufferCloseFlushesAndStopsWaiting(t *testing.T) {
 // Lines written at once by many goroutines come out whole, each once.
 func TestLogBufferConcurrentLines(t *testing.T) {
 	out := &lockedBuffer{}
-	log, b := bufferedLogger(out, 512, time.Millisecond)
+	_, log, b := bufferedLoggers(out, 512, time.Millisecond)
 	var wg sync.WaitGroup
 	const writers, each = 8, 200
 	for w := range writers {
@@ -170,5 +175,48 @@ func TestLogBufferConcurrentLines(t *testing.T) {
 				t.Errorf("w%d-%d written %d times", w, i, n)
 			}
 		}
+	}
+}
+
+// A running server's access lines reach its stderr without its stopping,
+// each with the request id its client got, after the lines logged before it.
+func TestServeWritesItsAccessLog(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, filepath.Join(t.TempDir(), "shipd.db"))
+	req, err := http.NewRequest(http.MethodGet, s.base+"/api/v1/labels/shp_missing", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+s.demoToken(t))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	id := res.Header.Get("X-Request-Id")
+	if res.StatusCode != http.StatusNotFound || id == "" {
+		t.Fatalf("GET a missing label: %d, request id %q", res.StatusCode, id)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(s.stderr.String(), `"request_id":"`+id+`"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no access line for request %s while serving:\n%s", id, s.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	listening, access := -1, -1
+	for i, line := range strings.Split(s.stderr.String(), "\n") {
+		switch {
+		case strings.Contains(line, `"msg":"listening"`):
+			listening = i
+		case strings.Contains(line, `"request_id":"`+id+`"`):
+			access = i
+			if !strings.Contains(line, `"msg":"request"`) || !strings.Contains(line, `"status":404`) || !strings.Contains(line, `"route":"/api/v1/labels/:id"`) {
+				t.Errorf("access line %s", line)
+			}
+		}
+	}
+	if listening < 0 || access < listening {
+		t.Errorf("the listening line at %d, the access line at %d:\n%s", listening, access, s.stderr.String())
 	}
 }

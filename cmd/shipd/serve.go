@@ -105,11 +105,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	// Lines wait up to 100 ms to go out together (logbuffer.go); warnings
-	// and errors at once. Deferred first, so it flushes after the last line.
+	// Access lines wait up to 100 ms to go out together (logbuffer.go), the
+	// rest at once. Deferred first, so it flushes after the last line.
 	logs := newLogBuffer(stderr, 32<<10, 100*time.Millisecond)
 	defer logs.Close()
-	log := slog.New(bufferedHandler{Handler: slog.NewJSONHandler(logs, nil), buf: logs})
+	log, accessLog := newBufferedLogs(logs, nil)
 	// Tracing is off unless the standard OTEL_* environment turns it on.
 	tracerProvider, err := telemetry.TracerProviderFromEnv(ctx, os.Getenv)
 	if err != nil {
@@ -227,7 +227,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// and what has no request (events, the first start's settingsUrl) uses
 	// localhost at the port.
 	fallbackURL := listenURL(ln.Addr())
-	srv, err := app.New(app.Config{Store: st, Logger: log, PublicURL: *publicURL, FallbackURL: fallbackURL, Cipher: cipher,
+	srv, err := app.New(app.Config{Store: st, Logger: log, AccessLog: accessLog, PublicURL: *publicURL, FallbackURL: fallbackURL, Cipher: cipher,
 		Documents:            docs,
 		RateLimits:           limits,
 		JobPollInterval:      *jobPoll,
