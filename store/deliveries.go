@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -147,9 +148,19 @@ func prefixed(table, columns, alias string) string {
 	return b.String()
 }
 
-// DeliveryToSend reads a delivery with its subscription and event, one
-// round trip instead of three for every attempt.
+// DeliveryToSend reads a delivery with its subscription and event. On
+// PostgreSQL it is one query, two round trips fewer for every attempt; on
+// SQLite, where a read is no round trip, it is three point reads, which
+// take a third of the join's time there (17 against 47 µs,
+// BenchmarkDeliveryToSend).
 func (r reader) DeliveryToSend(ctx context.Context, id string) (DeliveryToSend, error) {
+	if r.d == postgresDialect {
+		return r.deliveryToSendJoined(ctx, id)
+	}
+	return r.deliveryToSendInSteps(ctx, id)
+}
+
+func (r reader) deliveryToSendJoined(ctx context.Context, id string) (DeliveryToSend, error) {
 	var d DeliveryToSend
 	err := r.get(ctx, &d, `SELECT `+subscribedDeliveryColumns+`,
 			e.api_version AS ev_api_version, e.created_at AS ev_created_at, e.data AS ev_data
@@ -160,19 +171,49 @@ func (r reader) DeliveryToSend(ctx context.Context, id string) (DeliveryToSend, 
 	return d, err
 }
 
+func (r reader) deliveryToSendInSteps(ctx context.Context, id string) (DeliveryToSend, error) {
+	var out DeliveryToSend
+	var err error
+	if out.SubscribedDelivery, err = r.subscribedDeliveryInSteps(ctx, id); err != nil || out.EventData != nil {
+		return out, err
+	}
+	e, err := r.EventByID(ctx, out.EventID)
+	if errors.Is(err, ErrNotFound) {
+		return out, nil
+	}
+	if err != nil {
+		return DeliveryToSend{}, err
+	}
+	out.EventAPIVersion, out.EventCreatedAt, out.EventRecord = &e.APIVersion, &e.CreatedAt, &e.Data
+	return out, nil
+}
+
+func (r reader) subscribedDeliveryInSteps(ctx context.Context, id string) (SubscribedDelivery, error) {
+	d, err := r.Delivery(ctx, id)
+	if err != nil {
+		return SubscribedDelivery{}, err
+	}
+	sub, err := r.SubscriptionByID(ctx, d.SubscriptionID)
+	if err != nil {
+		return SubscribedDelivery{}, err
+	}
+	return SubscribedDelivery{Delivery: d, Subscription: sub}, nil
+}
+
 // LockDelivery reads a delivery with its subscription and holds the
 // delivery (not the subscription, which every delivery of it reads) until
 // the transaction ends: an attempt's outcome, a manual retry and a settling
-// of the subscription's deliveries each read the state they write.
+// of the subscription's deliveries each read the state they write. SQLite's
+// write transaction holds the database already, and reads in steps (see
+// DeliveryToSend).
 func (t *Tx) LockDelivery(ctx context.Context, id string) (SubscribedDelivery, error) {
-	lock := ""
-	if t.d == postgresDialect {
-		lock = " FOR UPDATE OF d"
+	if t.d != postgresDialect {
+		return t.subscribedDeliveryInSteps(ctx, id)
 	}
 	var d SubscribedDelivery
 	err := t.get(ctx, &d, `SELECT `+subscribedDeliveryColumns+`
 		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-		WHERE d.id = ?`+lock, id)
+		WHERE d.id = ? FOR UPDATE OF d`, id)
 	return d, err
 }
 
