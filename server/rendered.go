@@ -11,8 +11,10 @@ import (
 )
 
 // maxRenderedLabels bounds the answers kept; a full map drops an arbitrary
-// one for each new one. An answer is about 1.5 KiB.
-const maxRenderedLabels = 4096
+// one for each new one. An answer is about 1.5 KiB, and the heap peaks at
+// three times what is live (GOGC=200, cmd/shipd): 4,096 answers took make
+// bench's peak RSS over its 150 MiB.
+const maxRenderedLabels = 1024
 
 // renderedLabels keeps the JSON of GET /labels/{id} answers. Encoding a
 // shipment is an eighth of a read's CPU (bench/README.md), and a label is
@@ -64,9 +66,10 @@ func (r *renderedLabels) answer(base string, sh shipping.Shipment) (gen.GetLabel
 			break
 		}
 	}
-	r.answers[k] = renderedLabel{rev: sh.Revision, body: buf.Bytes()}
+	body := bytes.Clone(buf.Bytes()) // the buffer's spare capacity is not kept
+	r.answers[k] = renderedLabel{rev: sh.Revision, body: body}
 	r.mu.Unlock()
-	return labelJSON(buf.Bytes()), nil
+	return labelJSON(body), nil
 }
 
 // labelJSON is a GET /labels/{id} 200 answer already encoded.

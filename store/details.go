@@ -41,8 +41,11 @@ import (
 // (the same row the database holds) or the database itself.
 
 // maxCachedDetails bounds the cache; a full cache drops an arbitrary entry
-// for each new one. A shipment row is about 1.5 KiB.
-const maxCachedDetails = 10_000
+// for each new one. A shipment row is about 1.5 KiB, and the heap peaks at
+// three times what is live (GOGC=200, cmd/shipd): 10,000 rows and the
+// server's kept answers took make bench's peak RSS to 161 MiB, over its
+// 150 MiB; 4,096 rows and 1,024 answers, 127 MiB (ARCHITECTURE.md).
+const maxCachedDetails = 4096
 
 type detailKind uint8
 
