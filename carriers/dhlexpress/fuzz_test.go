@@ -167,16 +167,3 @@ func FuzzParseErrorBody(f *testing.F) {
 		}
 	})
 }
-
-func FuzzAmount(f *testing.F) {
-	for _, s := range []string{"0", "12.34", "12.345", "0.005", "999999999999999", "1e3", "-1", ".5", "5.", "", "12.3456789"} {
-		f.Add(s, uint8(2))
-	}
-	f.Fuzz(func(t *testing.T, s string, decimals uint8) {
-		d := int(decimals % 4)
-		n, err := amount(s).minor(d)
-		if err == nil && n < 0 {
-			t.Fatalf("%q → %d", s, n)
-		}
-	})
-}

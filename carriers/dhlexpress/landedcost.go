@@ -137,10 +137,10 @@ type landedCostResponse struct {
 		DetailedPriceBreakdown []struct {
 			PriceCurrency string `json:"priceCurrency"`
 			Breakdown     []struct {
-				Name          string `json:"name"`
-				TypeCode      string `json:"typeCode"`
-				Price         amount `json:"price"`
-				PriceCurrency string `json:"priceCurrency"`
+				Name          string          `json:"name"`
+				TypeCode      string          `json:"typeCode"`
+				Price         carriers.Amount `json:"price"`
+				PriceCurrency string          `json:"priceCurrency"`
 			} `json:"breakdown"`
 		} `json:"detailedPriceBreakdown"`
 	} `json:"products"`
@@ -177,7 +177,7 @@ func parseLandedCost(body []byte, currency string) (int64, error) {
 			if cur != currency {
 				return 0, malformed(opRate, "the landed cost's %s is in %q, not %s", carriers.Excerpt(b.Name), carriers.Excerpt(cur), currency)
 			}
-			minor, err := b.Price.minor(exchangerates.MinorUnits(currency))
+			minor, err := b.Price.Minor(exchangerates.MinorUnits(currency))
 			if err != nil {
 				return 0, malformed(opRate, "the landed cost's %s: %v", carriers.Excerpt(b.Name), err)
 			}

@@ -161,9 +161,9 @@ type product struct {
 }
 
 type totalPrice struct {
-	CurrencyType  string `json:"currencyType"`
-	PriceCurrency string `json:"priceCurrency"`
-	Price         amount `json:"price"`
+	CurrencyType  string          `json:"currencyType"`
+	PriceCurrency string          `json:"priceCurrency"`
+	Price         carriers.Amount `json:"price"`
 }
 
 // UnmarshalJSON reads deliveryCapabilities leniently (see ratesResponse).
@@ -222,7 +222,7 @@ func parseRates(body []byte) ([]carriers.Rate, error) {
 		if !exchangerates.IsCode(currency) {
 			return nil, malformed(opRate, "product %s is priced in %q, not a currency", carriers.Excerpt(code), carriers.Excerpt(currency))
 		}
-		cents, err := price.Price.minor(exchangerates.MinorUnits(currency))
+		cents, err := price.Price.Minor(exchangerates.MinorUnits(currency))
 		if err != nil {
 			return nil, malformed(opRate, "product %s: totalPrice: %v", carriers.Excerpt(code), err)
 		}

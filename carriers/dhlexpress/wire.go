@@ -1,9 +1,7 @@
 package dhlexpress
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"math/big"
 	"strconv"
@@ -216,78 +214,6 @@ func unitPrice(total int64, quantity int, currency string) json.Number {
 	s := r.FloatString(3)
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return json.Number(s)
-}
-
-// amount is a DHL price: a JSON number kept as its decimal text, so that
-// minor units are parsed from the digits, never through a float64.
-type amount string
-
-// UnmarshalJSON keeps the literal of a number (or, defensively, the
-// content of a string holding one).
-func (a *amount) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if bytes.Equal(b, []byte("null")) {
-		*a = ""
-		return nil
-	}
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*a = amount(strings.TrimSpace(s))
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return errors.New("amount is neither a number nor a string")
-	}
-	*a = amount(n)
-	return nil
-}
-
-// maxAmountDigits keeps minor units within int64 with room to spare.
-const maxAmountDigits = 15
-
-// minor parses a plain decimal ("12", "12.3", "12.345") into minor units
-// of a currency with decimals digits after the point, rounding digits past
-// them half up. Negative amounts, exponents and anything else are errors.
-func (a amount) minor(decimals int) (int64, error) {
-	s := string(a)
-	if s == "" {
-		return 0, errors.New("amount is missing")
-	}
-	whole, frac, hasDot := strings.Cut(s, ".")
-	if whole == "" || (hasDot && frac == "") || !isDigits(whole) || !isDigits(frac) {
-		return 0, errors.New("amount " + strconv.Quote(carriers.Excerpt(s)) + " is not a plain decimal number")
-	}
-	if len(whole) > maxAmountDigits {
-		return 0, errors.New("amount " + strconv.Quote(carriers.Excerpt(s)) + " is too large")
-	}
-	n, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil {
-		return 0, errors.New("amount " + strconv.Quote(carriers.Excerpt(s)) + " is not a number")
-	}
-	for i := 0; i < decimals; i++ {
-		d := int64(0)
-		if i < len(frac) {
-			d = int64(frac[i] - '0')
-		}
-		n = n*10 + d
-	}
-	if len(frac) > decimals && frac[decimals] >= '5' {
-		n++
-	}
-	return n, nil
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // shippingTime is a plannedShippingDateAndTime ("2026-03-02T14:00:00

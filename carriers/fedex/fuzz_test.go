@@ -159,18 +159,3 @@ func FuzzParseErrorBody(f *testing.F) {
 		}
 	})
 }
-
-func FuzzAmountCents(f *testing.F) {
-	for _, s := range []string{`445.54`, `"12.345"`, `0`, `1e3`, `-1`, `"1,0"`, `99999999999999.99`, `"."`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var a amount
-		if a.UnmarshalJSON(b) != nil {
-			return
-		}
-		if c, err := a.cents(); err == nil && c < 0 {
-			t.Fatalf("negative cents %d from %q", c, b)
-		}
-	})
-}

@@ -172,8 +172,8 @@ type rateReplyDetail struct {
 }
 
 type ratedShipmentDetail struct {
-	RateType       string `json:"rateType"`
-	TotalNetCharge amount `json:"totalNetCharge"`
+	RateType       string          `json:"rateType"`
+	TotalNetCharge carriers.Amount `json:"totalNetCharge"`
 	// TotalDutiesAndTaxes is the estimate of duties and taxes, answered to
 	// edtRequestType ALL (absent when FedEx could not estimate them, e.g.
 	// without harmonized codes: alert EDT.DETAILS.MISSING).
@@ -241,7 +241,7 @@ func parseRateResponse(body []byte, landed bool) ([]carriers.Rate, error) {
 		if !ok {
 			return nil, malformed(opRate, "service %s has no rated shipment detail", d.ServiceType)
 		}
-		cents, err := detail.TotalNetCharge.cents()
+		cents, err := detail.TotalNetCharge.Minor(2)
 		if err != nil {
 			return nil, malformed(opRate, "service %s: totalNetCharge: %v", d.ServiceType, err)
 		}
@@ -253,8 +253,8 @@ func parseRateResponse(body []byte, landed bool) ([]carriers.Rate, error) {
 			return nil, malformed(opRate, "service %s has no currency", d.ServiceType)
 		}
 		var duties int64
-		if t := amount(detail.TotalDutiesAndTaxes); landed && t != "" {
-			if duties, err = t.cents(); err != nil {
+		if t := carriers.Amount(detail.TotalDutiesAndTaxes); landed && t != "" {
+			if duties, err = t.Minor(2); err != nil {
 				return nil, malformed(opRate, "service %s: totalDutiesAndTaxes: %v", d.ServiceType, err)
 			}
 			cents += duties

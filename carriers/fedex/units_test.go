@@ -38,37 +38,6 @@ func TestInches(t *testing.T) {
 	}
 }
 
-func TestAmountCents(t *testing.T) {
-	t.Parallel()
-	for _, tt := range []struct {
-		json    string
-		want    int64
-		wantErr bool
-	}{
-		{`445.54`, 44554, false}, {`"445.54"`, 44554, false}, {`0.1`, 10, false}, {`0.29`, 29, false},
-		{`12`, 1200, false}, {`12.3`, 1230, false}, {`12.345`, 1235, false}, {`12.344`, 1234, false},
-		{`1.005`, 101, false}, {`0.07`, 7, false}, {`" 3.50 "`, 350, false},
-		{`-1.00`, 0, true}, {`1e3`, 0, true}, {`"abc"`, 0, true}, {`""`, 0, true}, {`null`, 0, true},
-		{`"12."`, 0, true}, {`".5"`, 0, true}, {`"1,000.00"`, 0, true}, {`1234567890123456`, 0, true},
-	} {
-		var a amount
-		err := json.Unmarshal([]byte(tt.json), &a)
-		var got int64
-		if err == nil {
-			got, err = a.cents()
-		}
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("cents(%s) = %d, %v; want %d, error %v", tt.json, got, err, tt.want, tt.wantErr)
-		}
-	}
-	for _, bad := range []string{`true`, `{}`, `[1]`} {
-		var a amount
-		if err := json.Unmarshal([]byte(bad), &a); err == nil {
-			t.Errorf("amount accepted %s", bad)
-		}
-	}
-}
-
 func TestFormatCents(t *testing.T) {
 	t.Parallel()
 	for c, want := range map[int64]json.Number{0: "0.00", 7: "0.07", 2500: "25.00", 1299: "12.99", -150: "-1.50"} {
