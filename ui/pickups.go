@@ -40,15 +40,15 @@ func pickupRowOf(p pickups.Pickup) pickupRow {
 	closes := p.CloseAt.In(p.ReadyAt.Location())
 	return pickupRow{Pickup: p,
 		Window: p.ReadyAt.Format("Mon 2 Jan 2006, 15:04") + "–" + closes.Format("15:04") + " (UTC" + p.ReadyAt.Format("-07:00") + ")",
-		Where:  strings.Join([]string{p.Address.Street1, p.Address.City, derefString(p.Address.State) + " " + p.Address.Zip}, ", ")}
+		Where:  strings.Join([]string{p.Address.Street1, p.Address.City, strings.TrimSpace(derefString(p.Address.State) + " " + p.Address.Zip), p.Address.Country}, ", ")}
 }
 
 // pickupForm is the schedule form as typed. The day and times are local to
 // the pickup address, whose UTC offset is chosen from a list: the browser's
 // own zone may not be the address's.
 type pickupForm struct {
-	Carrier, Name, Company, Phone, Email, Street1, Street2, City, State, Zip string
-	Date, Ready, Close, Offset, Packages, Instructions                       string
+	Carrier, Name, Company, Phone, Email, Street1, Street2, City, State, Zip, Country string
+	Date, Ready, Close, Offset, Packages, Instructions                                string
 	// Key makes a double submit schedule one pickup (the idempotency key).
 	Key string
 }
@@ -82,11 +82,16 @@ func (u *UI) pickupCarriers(r *http.Request, c accounts.Caller) ([]pickupCarrier
 	return out, nil
 }
 
-// pickupOffsets are the address's own zone (from its state, the default:
-// the API refuses a readyAt at another offset than the address's), and the
-// US mainland, Alaska and Hawaii offsets, standard and daylight time.
+// pickupOffsets are the address's own zone (from its state or country, the
+// default: the API refuses a readyAt at another offset than the address's),
+// Europe's offsets, and the US mainland, Alaska and Hawaii offsets, standard
+// and daylight time.
 var pickupOffsets = []pickupOffset{
-	{"", "The address's own (from its state)"},
+	{"", "The address's own (from its state or country)"},
+	{"+03:00", "UTC+3 (Eastern European summer)"},
+	{"+02:00", "UTC+2 (Central European summer, Eastern European standard)"},
+	{"+01:00", "UTC+1 (Central European standard, British and Irish summer)"},
+	{"+00:00", "UTC+0 (British, Irish and Portuguese standard)"},
 	{"-04:00", "UTC−4 (Eastern daylight)"},
 	{"-05:00", "UTC−5 (Eastern standard, Central daylight)"},
 	{"-06:00", "UTC−6 (Central standard, Mountain daylight)"},
@@ -113,7 +118,7 @@ func (u *UI) blankPickupForm() pickupForm {
 		carrier = names[0]
 	}
 	return pickupForm{Carrier: carrier, Date: day.Format(time.DateOnly), Ready: "09:00", Close: "17:00", Offset: "",
-		Packages: "1", Key: rand.Text()}
+		Country: "US", Packages: "1", Key: rand.Text()}
 }
 
 func (u *UI) renderPickups(w http.ResponseWriter, r *http.Request, c accounts.Caller, status int, form pickupForm, problem string) error {
@@ -147,17 +152,20 @@ func (u *UI) schedulePickup(w http.ResponseWriter, r *http.Request, c accounts.C
 	v := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
 	form := pickupForm{
 		Carrier: v("carrier"), Name: v("name"), Company: v("company"), Phone: v("phone"), Email: v("email"),
-		Street1: v("street1"), Street2: v("street2"), City: v("city"), State: v("state"), Zip: v("zip"),
+		Street1: v("street1"), Street2: v("street2"), City: v("city"), State: v("state"), Zip: v("zip"), Country: strings.ToUpper(v("country")),
 		Date: v("date"), Ready: v("ready"), Close: v("close"), Offset: v("offset"), Packages: v("packages"),
 		Instructions: v("instructions"), Key: v("key"),
 	}
 	form.Key = formKey("ui-pickup-", form.Key)
+	if form.Country == "" {
+		form.Country = "US" // a form from before the field
+	}
 	address := shipping.Address{Name: optional(form.Name), Company: optional(form.Company), Phone: optional(form.Phone), Email: optional(form.Email),
-		Street1: form.Street1, Street2: optional(form.Street2), City: form.City, State: optional(form.State), Zip: form.Zip, Country: "US"}
+		Street1: form.Street1, Street2: optional(form.Street2), City: form.City, State: optional(form.State), Zip: form.Zip, Country: form.Country}
 	ready, err1 := pickupTime(address, form.Date, form.Ready, form.Offset)
 	closes, err2 := pickupTime(address, form.Date, form.Close, form.Offset)
 	if err1 != nil || err2 != nil {
-		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the day (YYYY-MM-DD), the ready and close times (HH:MM), and the address's state or its UTC offset.")
+		return u.renderPickups(w, r, c, http.StatusUnprocessableEntity, form, "Give the day (YYYY-MM-DD), the ready and close times (HH:MM), and the address's state (in a country of several time zones) or its UTC offset.")
 	}
 	carrier, account, _ := strings.Cut(form.Carrier, "|")
 	in := pickups.NewPickup{

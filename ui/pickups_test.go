@@ -134,3 +134,49 @@ func TestPickupFormInTheAddressZone(t *testing.T) {
 	must(t, "another offset", br.post("/settings/pickups", pickupForm(day, func(f url.Values) { f.Set("offset", "-08:00"); f.Set("key", "form-la") })),
 		http.StatusUnprocessableEntity, "America/New_York")
 }
+
+// A pickup in Europe, from the form: its country typed, no state, the day
+// and times in the address's own zone (Berlin's offset that day, which the
+// API requires), listed with its country.
+func TestPickupFormAbroad(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	br := b.browser()
+	br.signIn(b.email)
+	must(t, "the form", br.get("/settings/pickups"), http.StatusOK, `name="country"`, `value="US"`, "Central European standard")
+	day := nextMonday(b.clock.Now())
+	berlin := func(f url.Values) {
+		f.Set("carrier", "GLS")
+		f.Set("street1", "Friedrichstraße 43")
+		f.Set("city", "Berlin")
+		f.Del("state")
+		f.Set("zip", "10117")
+		f.Set("country", "de") // typed in lower case
+		f.Set("phone", "+49 30 1234567")
+		f.Set("offset", "")
+		f.Set("key", "form-berlin")
+	}
+	p := br.post("/settings/pickups", pickupForm(day, berlin))
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("schedule in Berlin: %d\n%s", p.status, p.body)
+	}
+	status, api := b.api("GET", "/pickups", b.token, nil)
+	data, _ := api["data"].([]any)
+	if status != http.StatusOK || len(data) != 1 {
+		t.Fatalf("the API sees %d %v", status, api)
+	}
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pickup := data[0].(map[string]any)
+	want := time.Date(day.Year(), day.Month(), day.Day(), 9, 0, 0, 0, loc).Format(time.RFC3339)
+	if address, _ := pickup["address"].(map[string]any); pickup["readyAt"] != want || address["country"] != "DE" || address["state"] != nil {
+		t.Errorf("readyAt %v (want %s), address %v", pickup["readyAt"], want, pickup["address"])
+	}
+	must(t, "listed", br.get("/settings/pickups"), http.StatusOK, "Friedrichstraße 43, Berlin, 10117, DE")
+
+	// In the US the state is still required: the API's refusal is shown.
+	noState := pickupForm(day, func(f url.Values) { f.Del("state"); f.Set("offset", "-05:00"); f.Set("key", "form-no-state") })
+	must(t, "a US address without a state", br.post("/settings/pickups", noState), http.StatusUnprocessableEntity, "state")
+}
