@@ -650,7 +650,8 @@ async function pickupsFlow() {
       await pg.getByLabel("Street", { exact: true }).fill("350 Fifth Avenue");
       await pg.getByLabel("City").fill("New York");
       await pg.getByLabel("State").fill("NY");
-      await pg.getByLabel("ZIP code").fill("10118");
+      await pg.getByLabel("ZIP or postal code").fill("10118");
+      await pg.getByLabel(/^Country/).fill("US");
       await pg.getByLabel("Packages").fill("2");
       await pg.getByLabel(/Instructions for the driver/).fill("Side door");
       await pg.getByRole("button", { name: "Schedule pickup" }).click();
