@@ -29,36 +29,13 @@ import (
 // is either fixed (in the adapter or the fake) or excused in
 // spec.Exceptions, with the reason.
 
-func loadDocument(t *testing.T) *apidoc.Set {
+func loadDocument(t testing.TB) *apidoc.Excused {
 	t.Helper()
-	set, err := apidoc.Load(spec.FS(), spec.Names()...)
+	docs, err := spec.Checker()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return set
-}
-
-// checkExchanges checks every recorded exchange against the document and
-// returns the operations they went to.
-func checkExchanges(t *testing.T, set *apidoc.Set, exchanges []apidoc.Exchange) []string {
-	t.Helper()
-	excused := apidoc.Excusing(spec.Exceptions()...)
-	var ops []string
-	for _, x := range exchanges {
-		op, err := set.Operation(x.Request)
-		if err != nil {
-			t.Errorf("%s %s: %v", x.Request.Method, x.Request.URL.Path, err)
-			continue
-		}
-		ops = append(ops, op.String())
-		if err := apidoc.Except(set.CheckRequest(x.Request, x.RequestBody), excused); err != nil {
-			t.Error(err)
-		}
-		if err := apidoc.Except(set.CheckResponse(x.Request, x.Status, x.Header, x.Body), excused); err != nil {
-			t.Error(err)
-		}
-	}
-	return ops
+	return docs
 }
 
 // TestSpecGoldenRequests checks every golden request file against the
@@ -66,44 +43,21 @@ func checkExchanges(t *testing.T, set *apidoc.Set, exchanges []apidoc.Exchange) 
 // here.
 func TestSpecGoldenRequests(t *testing.T) {
 	t.Parallel()
-	set := loadDocument(t)
-	type sent struct{ method, path string }
 	base := "/mydhlapi"
-	sentTo := map[string]sent{
-		"rate_domestic.json":     {http.MethodPost, base + ratesPath},
-		"rate_eu.json":           {http.MethodPost, base + ratesPath},
-		"rate_us_eu_ddp.json":    {http.MethodPost, base + ratesPath},
-		"rate_pieces.json":       {http.MethodPost, base + ratesPath},
-		"landed_cost_us_eu.json": {http.MethodPost, base + landedCostPath},
-		"ship_domestic.json":     {http.MethodPost, base + shipmentsPath},
-		"ship_eu.json":           {http.MethodPost, base + shipmentsPath},
-		"ship_us_eu_ddp.json":    {http.MethodPost, base + shipmentsPath},
-		"ship_pieces.json":       {http.MethodPost, base + shipmentsPath},
-		"ship_return.json":       {http.MethodPost, base + shipmentsPath},
-		"pickup.json":            {http.MethodPost, base + pickupsPath},
+	sentTo := map[string]apidoc.GoldenRequest{
+		"rate_domestic.json":     apidoc.Post(base + ratesPath),
+		"rate_eu.json":           apidoc.Post(base + ratesPath),
+		"rate_us_eu_ddp.json":    apidoc.Post(base + ratesPath),
+		"rate_pieces.json":       apidoc.Post(base + ratesPath),
+		"landed_cost_us_eu.json": apidoc.Post(base + landedCostPath),
+		"ship_domestic.json":     apidoc.Post(base + shipmentsPath),
+		"ship_eu.json":           apidoc.Post(base + shipmentsPath),
+		"ship_us_eu_ddp.json":    apidoc.Post(base + shipmentsPath),
+		"ship_pieces.json":       apidoc.Post(base + shipmentsPath),
+		"ship_return.json":       apidoc.Post(base + shipmentsPath),
+		"pickup.json":            apidoc.Post(base + pickupsPath),
 	}
-	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range files {
-		names = append(names, filepath.Base(f))
-	}
-	if diff := cmp.Diff(slices.Sorted(maps.Keys(sentTo)), names); diff != "" {
-		t.Errorf("golden files without an operation here, or gone (-here +testdata):\n%s", diff)
-	}
-	excused := apidoc.Excusing(spec.Exceptions()...)
-	for name, to := range sentTo {
-		body, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Error(err)
-			continue
-		}
-		if err := apidoc.Except(set.CheckRequestBody(to.method, to.path, "application/json", body), excused); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
+	loadDocument(t).CheckGoldenRequests(t, "testdata", "*.json", sentTo)
 }
 
 // TestSpecFlows runs the adapter's flows against the fake and checks every
@@ -111,7 +65,7 @@ func TestSpecGoldenRequests(t *testing.T) {
 // adapter calls was exercised.
 func TestSpecFlows(t *testing.T) {
 	t.Parallel()
-	set := loadDocument(t)
+	docs := loadDocument(t)
 	ctx := context.Background()
 	flows := []struct {
 		name string
@@ -247,7 +201,7 @@ func TestSpecFlows(t *testing.T) {
 		for _, r := range recs {
 			exchanges = append(exchanges, r.Exchanges()...)
 		}
-		ops := checkExchanges(t, set, exchanges)
+		ops := docs.CheckExchanges(t, exchanges, nil)
 		for _, op := range ops {
 			seen[op] = true
 		}
@@ -273,7 +227,7 @@ func TestSpecFlows(t *testing.T) {
 // field, so a pass above means something.
 func TestSpecRefusesWhatTheDocumentRefuses(t *testing.T) {
 	t.Parallel()
-	set := loadDocument(t)
+	docs := loadDocument(t)
 	body, err := os.ReadFile(filepath.Join("testdata", "ship_domestic.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -286,7 +240,7 @@ func TestSpecRefusesWhatTheDocumentRefuses(t *testing.T) {
 		if broken == string(body) {
 			t.Fatalf("%s: the golden file changed, the test no longer breaks it", name)
 		}
-		if err := set.CheckRequestBody(http.MethodPost, "/mydhlapi"+shipmentsPath, "application/json", []byte(broken)); !errors.Is(err, apidoc.ErrMismatch) {
+		if err := docs.CheckRequestBody(http.MethodPost, "/mydhlapi"+shipmentsPath, "application/json", []byte(broken)); !errors.Is(err, apidoc.ErrMismatch) {
 			t.Errorf("%s: %v, want a mismatch", name, err)
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"maps"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -33,22 +31,22 @@ import (
 // OAuth token nor the Ground end-of-day close: checkUndocumented checks
 // those two by hand.
 
-func loadFedExDocuments(t *testing.T) *apidoc.Set {
+func fedexDocuments(t testing.TB) *apidoc.Excused {
 	t.Helper()
-	set, err := apidoc.Load(spec.FS(), spec.Names()...)
+	docs, err := spec.Checker()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return set
+	return docs
 }
 
 // undocumentedChecks check by hand, for each endpoint no vendored document
 // covers, what the adapter relies on; the key is the request path.
-func undocumentedChecks() map[string]func(t *testing.T, x apidoc.Exchange) {
-	return map[string]func(t *testing.T, x apidoc.Exchange){
+func undocumentedChecks() apidoc.Undocumented {
+	return apidoc.Undocumented{
 		// FedEx's Authorization API: a form POST, answered with a bearer
 		// token (developer.fedex.com, API Authorization).
-		tokenPath: func(t *testing.T, x apidoc.Exchange) {
+		tokenPath: func(t testing.TB, x apidoc.Exchange) {
 			if ct := x.Request.Header.Get("Content-Type"); ct != "application/x-www-form-urlencoded" {
 				t.Errorf("token request Content-Type %q", ct)
 			}
@@ -72,7 +70,7 @@ func undocumentedChecks() map[string]func(t *testing.T, x apidoc.Exchange) {
 		},
 		// Ground End of Day Close (PUT /ship/v1/endofday/): FedEx's
 		// reference, not in ship-api.json.
-		endOfDayPath: func(t *testing.T, x apidoc.Exchange) {
+		endOfDayPath: func(t testing.TB, x apidoc.Exchange) {
 			if x.Request.Method != http.MethodPut {
 				t.Errorf("end of day sent as %s", x.Request.Method)
 			}
@@ -113,58 +111,25 @@ func undocumentedChecks() map[string]func(t *testing.T, x apidoc.Exchange) {
 
 var isoDate = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
-// checkExchanges checks every recorded exchange against the documents (or
-// by hand, for the undocumented endpoints) and returns the operations they
-// went to.
-func checkExchanges(t *testing.T, set *apidoc.Set, exchanges []apidoc.Exchange) []string {
-	t.Helper()
-	excused := apidoc.Excusing(spec.Exceptions()...)
-	var ops []string
-	for _, x := range exchanges {
-		op, err := set.Operation(x.Request)
-		if errors.Is(err, apidoc.ErrUndocumented) {
-			if check, ok := undocumentedChecks()[x.Request.URL.Path]; ok {
-				check(t, x)
-				ops = append(ops, "no document: "+x.Request.Method+" "+x.Request.URL.Path)
-				continue
-			}
-		}
-		if err != nil {
-			t.Errorf("%s %s: %v", x.Request.Method, x.Request.URL.Path, err)
-			continue
-		}
-		ops = append(ops, op.String())
-		if err := apidoc.Except(set.CheckRequest(x.Request, x.RequestBody), excused); err != nil {
-			t.Error(err)
-		}
-		if err := apidoc.Except(set.CheckResponse(x.Request, x.Status, x.Header, x.Body), excused); err != nil {
-			t.Error(err)
-		}
-	}
-	return ops
-}
-
 // TestSpecGoldenRequests checks every golden request file against the
 // operation the adapter sends it to. A new file in testdata/ must be added
 // here.
 func TestSpecGoldenRequests(t *testing.T) {
 	t.Parallel()
-	set := loadFedExDocuments(t)
-	type sent struct{ method, path string }
-	sentTo := map[string]sent{
-		"cancel.json":                 {http.MethodPut, cancelPath},
-		"rate_domestic.json":          {http.MethodPost, ratePath},
-		"rate_international.json":     {http.MethodPost, ratePath},
-		"rate_international_ddp.json": {http.MethodPost, ratePath},
-		"rate_pieces.json":            {http.MethodPost, ratePath},
-		"ship_domestic.json":          {http.MethodPost, shipPath},
-		"ship_international.json":     {http.MethodPost, shipPath},
-		"ship_international_ddp.json": {http.MethodPost, shipPath},
-		"ship_pieces.json":            {http.MethodPost, shipPath},
-		"ship_return.json":            {http.MethodPost, shipPath},
-		"track.json":                  {http.MethodPost, trackPath},
-		"track_associated.json":       {http.MethodPost, associatedPath},
-		"track_reference.json":        {http.MethodPost, referencePath},
+	sentTo := map[string]apidoc.GoldenRequest{
+		"cancel.json":                 {Method: http.MethodPut, Path: cancelPath},
+		"rate_domestic.json":          apidoc.Post(ratePath),
+		"rate_international.json":     apidoc.Post(ratePath),
+		"rate_international_ddp.json": apidoc.Post(ratePath),
+		"rate_pieces.json":            apidoc.Post(ratePath),
+		"ship_domestic.json":          apidoc.Post(shipPath),
+		"ship_international.json":     apidoc.Post(shipPath),
+		"ship_international_ddp.json": apidoc.Post(shipPath),
+		"ship_pieces.json":            apidoc.Post(shipPath),
+		"ship_return.json":            apidoc.Post(shipPath),
+		"track.json":                  apidoc.Post(trackPath),
+		"track_associated.json":       apidoc.Post(associatedPath),
+		"track_reference.json":        apidoc.Post(referencePath),
 	}
 	// Not a request: rate-api.json's own example answer, which the parser
 	// is tested with. It is not checked: it contradicts the document's
@@ -172,35 +137,14 @@ func TestSpecGoldenRequests(t *testing.T) {
 	// more are scalars where the schema, and the answers karrio captured
 	// from FedEx, have arrays).
 	const reply = "rate_reply_documented.json"
-	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, f := range files {
-		names = append(names, filepath.Base(f))
-	}
-	if diff := cmp.Diff(slices.Sorted(maps.Keys(sentTo)), slices.DeleteFunc(names, func(n string) bool { return n == reply })); diff != "" {
-		t.Errorf("golden files without an operation here, or gone (-here +testdata):\n%s", diff)
-	}
-	excused := apidoc.Excusing(spec.Exceptions()...)
-	for name, to := range sentTo {
-		body, err := os.ReadFile(filepath.Join("testdata", name))
-		if err != nil {
-			t.Error(err)
-			continue
-		}
-		if err := apidoc.Except(set.CheckRequestBody(to.method, to.path, "application/json", body), excused); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
+	fedexDocuments(t).CheckGoldenRequests(t, "testdata", "*.json", sentTo, reply)
 }
 
 // TestSpecFlows runs the adapter's flows against fedexfake and checks every
 // request and answer against the documents.
 func TestSpecFlows(t *testing.T) {
 	t.Parallel()
-	set := loadFedExDocuments(t)
+	docs := fedexDocuments(t)
 	ctx := context.Background()
 	readyAt := time.Date(2026, 3, 3, 9, 0, 0, 0, time.UTC)
 	pickup := carriers.PickupRequest{
@@ -363,7 +307,7 @@ func TestSpecFlows(t *testing.T) {
 		if err := f.run(t, c); err != nil {
 			t.Errorf("%s: %v", f.name, err)
 		}
-		ops := checkExchanges(t, set, rec.Exchanges())
+		ops := docs.CheckExchanges(t, rec.Exchanges(), undocumentedChecks())
 		for _, op := range ops {
 			seen[op] = true
 		}
