@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -178,7 +179,9 @@ func TestPurchaseWorkerBuysAndSchedulesTheFirstScanFromTheClock(t *testing.T) {
 	if diff := cmp.Diff(moves, b.ledgerOf(t, sh.ID)); diff != "" {
 		t.Errorf("ledger after the purchase ran twice (-before +after):\n%s", diff)
 	}
-	if diff := cmp.Diff(got, b.get(t, sh.ID)); diff != "" {
+	// The same shipment, whichever read (the database's, or the cache's,
+	// which numbers what it keeps) answered each time.
+	if diff := cmp.Diff(got, b.get(t, sh.ID), cmpopts.IgnoreFields(shipping.Shipment{}, "Revision")); diff != "" {
 		t.Errorf("shipment after the purchase ran twice (-before +after):\n%s", diff)
 	}
 }
