@@ -1,5 +1,12 @@
 package store
 
+import (
+	"context"
+	"database/sql"
+
+	"github.com/riverqueue/river/riverdriver"
+)
+
 // WaitSwept waits until the sweep of stale temporary files that OpenBlobs
 // started on a file:// store has ended.
 func (b *Blobs) WaitSwept() {
@@ -10,3 +17,9 @@ func (b *Blobs) WaitSwept() {
 
 // StaleTempAge is staleTempAge, for tests.
 const StaleTempAge = staleTempAge
+
+// InsertJobsNatively is the store's insert of River jobs on PostgreSQL
+// (pgJobExecutorTx), in tx.
+func InsertJobsNatively(ctx context.Context, tx *sql.Tx, params *riverdriver.JobInsertFastManyParams) (int, error) {
+	return pgJobExecutorTx{tx: tx}.JobInsertFastManyNoReturning(ctx, params)
+}

@@ -215,7 +215,7 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 	sqlDB.SetMaxIdleConns(int(cfg.MaxConns))
 	db := sqlx.NewDb(sqlDB, "pgx")
 	s := &Store{w: db, r: db, dialect: postgresDialect, pool: pool, listenerPool: listenerPool,
-		driver: riverdatabasesql.NewWithPgxListener(db.DB, listenerPool)}
+		driver: pgJobDriver{riverdatabasesql.NewWithPgxListener(db.DB, listenerPool)}}
 	s.reader = reader{q: db, d: postgresDialect}
 	if err := db.PingContext(ctx); err != nil {
 		s.Close()
