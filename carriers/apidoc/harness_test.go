@@ -33,9 +33,9 @@ func TestCheckExchanges(t *testing.T) {
 	jsonHeader := http.Header{"Content-Type": {"application/json"}}
 	exchanges := []Exchange{
 		{Request: created, RequestBody: []byte(`{"name":"crate"}`), Status: 200, Header: jsonHeader, Body: []byte(`{"id":"t_1"}`)},
-		{Request: newRequest(t, http.MethodGet, "/v2/nowhere", ""), Status: 200},         // checked by hand
+		{Request: newRequest(t, http.MethodGet, "/v2/nowhere", ""), Status: 200},                                   // checked by hand
 		{Request: badBody, RequestBody: []byte(`{"name":5}`), Status: 200, Header: jsonHeader, Body: []byte(`{}`)}, // both ways wrong
-		{Request: newRequest(t, http.MethodGet, "/v2/elsewhere", ""), Status: 200}, // neither documented nor checked
+		{Request: newRequest(t, http.MethodGet, "/v2/elsewhere", ""), Status: 200},                                 // neither documented nor checked
 	}
 	var handChecked []string
 	f := &failures{}
