@@ -67,12 +67,16 @@ func (c *cluster) cliJSON(into any, args ...string) {
 	}
 }
 
-// start runs one more instance and waits until it is ready.
-func (c *cluster) start(name string) *instance {
+// start runs one more instance, with extra flags, and waits until it is ready.
+func (c *cluster) start(name string, flags ...string) *instance {
 	c.t.Helper()
 	in := &instance{addr: freeAddr(c.t), logs: &syncBuffer{}}
-	in.cmd = exec.Command(c.bin, "serve", "--db", c.db, "--addr", in.addr, "--label-store", c.labels,
-		"--node-id", name, "--sandbox-scan-interval", "200ms", "--rate-limits-disabled")
+	args := []string{"serve", "--db", c.db, "--addr", in.addr,
+		"--node-id", name, "--sandbox-scan-interval", "200ms", "--rate-limits-disabled"}
+	if c.labels != "" {
+		args = append(args, "--label-store", c.labels)
+	}
+	in.cmd = exec.Command(c.bin, append(args, flags...)...)
 	in.cmd.Env = append(os.Environ(), "SHIPD_WEBHOOK_KEY="+c.webhookKey)
 	in.cmd.Stdout, in.cmd.Stderr = io.Discard, in.logs
 	if err := in.cmd.Start(); err != nil {
@@ -232,6 +236,48 @@ func TestInstancesSurviveAKill(t *testing.T) {
 			t.Fatalf("%d of %d purchase events never delivered", missing, len(events))
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestInstancesShareLabelsInTheDatabase starts two instances without
+// --label-store: labels are rows of PostgreSQL, so a label bought by one
+// instance is served by the other. The instance taking the create buys
+// nothing (--purchase-workers 0), so the document it serves was written by
+// the other.
+func TestInstancesShareLabelsInTheDatabase(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	c.labels = ""
+	api := c.start("api", "--purchase-workers", "0")
+	buyer := c.start("buyer")
+	var created struct{ ID string }
+	if code := call(t, "POST", api.url("/labels/create"), c.token, fmt.Sprintf(multiBody, 20), &created); code != http.StatusAccepted {
+		t.Fatalf("create: %d", code)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var sh struct{ Status string }
+		call(t, "GET", api.url("/labels/"+created.ID), c.token, "", &sh)
+		if sh.Status == "purchased" {
+			break
+		}
+		if sh.Status == "failed" || time.Now().After(deadline) {
+			t.Fatalf("label %s: %s\n%s", created.ID, sh.Status, buyer.logs.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	for _, in := range []*instance{api, buyer} {
+		req, _ := http.NewRequest("GET", in.url("/labels/"+created.ID+"/label.pdf"), nil)
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK || !strings.HasPrefix(string(body), "%PDF-") {
+			t.Errorf("GET label.pdf from %s: %d %.80q", in.addr, res.StatusCode, body)
+		}
 	}
 }
 

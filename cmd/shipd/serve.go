@@ -39,7 +39,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("serve", stderr)
 	addr := fs.String("addr", envOr("SHIPD_ADDR", "127.0.0.1:8080"), "listen address")
 	db := dbFlag(fs)
-	labelStore := urlFlag(fs, "label-store", "SHIPD_LABEL_STORE", "", "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default on SQLite: in the database itself, where labels written as files beside it by earlier versions stay readable; required on PostgreSQL)")
+	labelStore := urlFlag(fs, "label-store", "SHIPD_LABEL_STORE", "", "where label documents live: file:///dir, s3://bucket?endpoint=…&use_path_style=true, mem:// (default: in the database itself, SQLite or PostgreSQL; on SQLite, labels written as files beside it by earlier versions stay readable)")
 	nodeID := fs.String("node-id", os.Getenv("SHIPD_NODE_ID"), "this instance's unique, stable name among the instances of one database (default: hostname and pid)")
 	redisURL := urlFlag(fs, "redis-url", "SHIPD_REDIS_URL", "", "share rate limits and carrier quotas between instances through this Redis (redis://host:6379/0); default: per-process buckets")
 	publicURL := fs.String("public-url", os.Getenv("SHIPD_PUBLIC_URL"), "base URL clients reach this server at, for the URLs of answers and events (default: an answer's URLs are the request's own Host; events and printed URLs use the listen address, localhost for a wildcard one)")
@@ -157,9 +157,6 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		log.Warn("this instance buys no labels (--purchase-workers 0): the labels it accepts wait for an instance with purchase workers")
 	}
 	shared := store.IsPostgres(*db)
-	if shared && *labelStore == "" {
-		return usageError("serve: --label-store is required on PostgreSQL: a label written to one instance's disk is invisible to the others; use s3://… or a file:// path on a volume every instance mounts")
-	}
 	if shared && *webhookKey == "" {
 		return usageError("serve: --webhook-key (or SHIPD_WEBHOOK_KEY) is required on PostgreSQL: every instance must hold the same key to sign deliveries and replay idempotent requests")
 	}
@@ -198,7 +195,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			log.Info("requests interrupted by a previous stop may be retried at once", slog.Int64("idempotency_keys", n))
 		}
 	}
-	docs, closeDocs, err := openDocuments(ctx, st, *db, *labelStore)
+	docs, closeDocs, err := openDocuments(ctx, st, *db, *labelStore, shared)
 	if err != nil {
 		return err
 	}
@@ -496,16 +493,20 @@ func (p *trustedProxies) Set(v string) error {
 }
 
 // openDocuments opens where label documents live: the store named by
-// labelStore, or by default (SQLite) the database itself, reading labels
-// that earlier versions wrote as files beside the database (under labels/)
-// from there.
-func openDocuments(ctx context.Context, st *store.Store, db, labelStore string) (shipping.Documents, func(), error) {
+// labelStore, or by default the database itself. On SQLite, labels that
+// earlier versions wrote as files beside the database (under labels/) are
+// read from there; a shared (PostgreSQL) database had no default before, so
+// it has nothing to fall back to.
+func openDocuments(ctx context.Context, st *store.Store, db, labelStore string, shared bool) (shipping.Documents, func(), error) {
 	if labelStore != "" {
 		blobs, err := store.OpenBlobs(ctx, labelStore)
 		if err != nil {
 			return nil, nil, err
 		}
 		return blobs, func() { blobs.Close() }, nil
+	}
+	if shared {
+		return store.DocumentsIn(st, nil), func() {}, nil
 	}
 	dir, err := filepath.Abs(filepath.Dir(db))
 	if err != nil {

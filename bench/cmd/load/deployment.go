@@ -51,12 +51,17 @@ func startSQLite(ctx context.Context, c config, path string, rcv *receiver) (*de
 }
 
 // startPostgres serves the PostgreSQL database dsn with instances shipd
-// instances (--node-id a, b, …) sharing one label directory and one webhook
-// key, as a deployment of several instances would.
+// instances (--node-id a, b, …) sharing one label store (-pg-label-store;
+// by default the database) and one webhook key, as a deployment of several
+// instances would.
 func startPostgres(ctx context.Context, c config, dsn, dir string, instances int, rcv *receiver) (*deployment, error) {
-	labels := filepath.Join(dir, "labels")
-	if err := os.MkdirAll(labels, 0o755); err != nil {
-		return nil, err
+	labels := c.pgLabelStore
+	if labels == "dir" {
+		path := filepath.Join(dir, "labels")
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return nil, err
+		}
+		labels = (&url.URL{Scheme: "file", Path: path}).String()
 	}
 	key := randomHex(32) // one webhook key for every instance
 	t := &deployment{title: fmt.Sprintf("PostgreSQL ×%d", instances), prefix: fmt.Sprintf("pg%d-", instances),
@@ -64,7 +69,7 @@ func startPostgres(ctx context.Context, c config, dsn, dir string, instances int
 	for i := range instances {
 		name := string(rune('a' + i))
 		spec := node{db: dsn, log: filepath.Join(dir, "shipd-"+name+".log"), name: name,
-			labels: (&url.URL{Scheme: "file", Path: labels}).String(), env: []string{"SHIPD_WEBHOOK_KEY=" + key}}
+			labels: labels, env: []string{"SHIPD_WEBHOOK_KEY=" + key}}
 		srv, err := startShipd(ctx, c, spec)
 		if err != nil {
 			t.kill()

@@ -65,6 +65,7 @@ type config struct {
 	postgres                                       string
 	pgReadDuration, pgWriteDuration, pgE2EDuration time.Duration
 	pgPurchaseLabels                               int
+	pgLabelStore                                   string
 }
 
 // allPhases are the phases in the order they run.
@@ -104,6 +105,7 @@ func main() {
 	flag.DurationVar(&c.pgReadDuration, "pg-read-duration", 8*time.Second, "measured time of the read path on PostgreSQL")
 	flag.DurationVar(&c.pgWriteDuration, "pg-write-duration", 8*time.Second, "measured time of the write path on PostgreSQL")
 	flag.IntVar(&c.pgPurchaseLabels, "pg-purchase-labels", 2000, "labels queued before the purchase phase on PostgreSQL")
+	flag.StringVar(&c.pgLabelStore, "pg-label-store", "", "--label-store of the PostgreSQL instances: empty for shipd's default (rows of the database), dir for one file:// directory they share, or a URL")
 	flag.DurationVar(&c.pgE2EDuration, "pg-e2e-duration", 15*time.Second, "duration of the end-to-end phase on PostgreSQL")
 	phases := flag.String("phases", strings.Join(allPhases, ","), "phases to run (a partial run is for iterating; its targets are not all measured)")
 	flag.Parse()
