@@ -195,7 +195,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			log.Info("requests interrupted by a previous stop may be retried at once", slog.Int64("idempotency_keys", n))
 		}
 	}
-	docs, closeDocs, err := openDocuments(ctx, st, *db, *labelStore, shared)
+	docs, closeDocs, err := openDocuments(ctx, st, *db, *labelStore)
 	if err != nil {
 		return err
 	}
@@ -497,7 +497,7 @@ func (p *trustedProxies) Set(v string) error {
 // earlier versions wrote as files beside the database (under labels/) are
 // read from there; a shared (PostgreSQL) database had no default before, so
 // it has nothing to fall back to.
-func openDocuments(ctx context.Context, st *store.Store, db, labelStore string, shared bool) (shipping.Documents, func(), error) {
+func openDocuments(ctx context.Context, st *store.Store, db, labelStore string) (shipping.Documents, func(), error) {
 	if labelStore != "" {
 		blobs, err := store.OpenBlobs(ctx, labelStore)
 		if err != nil {
@@ -505,7 +505,7 @@ func openDocuments(ctx context.Context, st *store.Store, db, labelStore string, 
 		}
 		return blobs, func() { blobs.Close() }, nil
 	}
-	if shared {
+	if store.IsPostgres(db) {
 		return store.DocumentsIn(st, nil), func() {}, nil
 	}
 	dir, err := filepath.Abs(filepath.Dir(db))
