@@ -209,7 +209,8 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		`shipd_job_wait_seconds{kind="purchase_label",queue="purchases"}`:                         2,
 		`shipd_jobs_finished_total{kind="purchase_label",queue="purchases",outcome="completed"}`:  2,
 		`shipd_jobs_finished_total{kind="purchase_label",queue="purchases",outcome="retried"}`:    0,
-		`shipd_jobs_finished_total{kind="webhook_delivery",queue="webhooks",outcome="completed"}`: 1,
+		`shipd_jobs_finished_total{kind="webhook_fan_out",queue="webhooks",outcome="completed"}`:  1,
+		`shipd_jobs_finished_total{kind="webhook_delivery",queue="webhooks",outcome="completed"}`: 0,
 		// the failed delivery: attempt 1, a retry queued; the endpoint is failing
 		`shipd_webhook_deliveries_total{outcome="retrying",attempt="1"}`:                    1,
 		`shipd_webhook_deliveries_total{outcome="delivered",attempt="1"}`:                   0,

@@ -74,7 +74,7 @@ func TestTracesFollowAPurchase(t *testing.T) {
 	})
 	// a job's span ends once its work is done, a moment after the receiver has the webhook
 	waitUntil(t, "the delivery job's span to end", func() bool {
-		return slices.ContainsFunc(exp.GetSpans(), func(s tracetest.SpanStub) bool { return s.Name == "job webhook_delivery" })
+		return slices.ContainsFunc(exp.GetSpans(), func(s tracetest.SpanStub) bool { return s.Name == "job webhook_fan_out" })
 	})
 
 	spans := exp.GetSpans()
@@ -111,8 +111,8 @@ func TestTracesFollowAPurchase(t *testing.T) {
 		{"carrier.tracking_plan", "job purchase_label"},
 		{"createLabel", "caller"},
 		{"job purchase_label", "createLabel"},
-		{"job webhook_delivery", "job purchase_label"},
-		{"webhook.attempt", "job webhook_delivery"},
+		{"job webhook_fan_out", "job purchase_label"},
+		{"webhook.attempt", "job webhook_fan_out"},
 	}
 	// The create quotes every sandbox carrier that ships from the US.
 	for _, d := range connectors.All() {

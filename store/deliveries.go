@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -200,6 +201,81 @@ func (r reader) subscribedDeliveryInSteps(ctx context.Context, id string) (Subsc
 	return SubscribedDelivery{Delivery: d, Subscription: sub}, nil
 }
 
+// DeliveriesToSend reads deliveries with their subscriptions and event, as
+// DeliveryToSend does, in one query on PostgreSQL (point reads on SQLite);
+// an id without a delivery is left out, and the rest keep ids' order.
+func (r reader) DeliveriesToSend(ctx context.Context, ids []string) ([]DeliveryToSend, error) {
+	if r.d != postgresDialect || len(ids) == 0 {
+		out := make([]DeliveryToSend, 0, len(ids))
+		for _, id := range ids {
+			d, err := r.DeliveryToSend(ctx, id)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+		}
+		return out, nil
+	}
+	query, args, err := sqlx.In(`SELECT `+subscribedDeliveryColumns+`,
+			e.api_version AS ev_api_version, e.created_at AS ev_created_at, e.data AS ev_data
+		FROM webhook_deliveries d
+		JOIN webhook_subscriptions s ON s.id = d.subscription_id
+		LEFT JOIN events e ON e.id = d.event_id AND d.event_data IS NULL
+		WHERE d.id IN (?)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []DeliveryToSend
+	if err := r.sel(ctx, &rows, query, args...); err != nil {
+		return nil, err
+	}
+	return inOrderOf(ids, rows, func(d DeliveryToSend) string { return d.ID }), nil
+}
+
+// inOrderOf returns rows in the order of their ids in ids.
+func inOrderOf[T any](ids []string, rows []T, id func(T) string) []T {
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	slices.SortStableFunc(rows, func(a, b T) int { return at[id(a)] - at[id(b)] })
+	return rows
+}
+
+// LockDeliveries is LockDelivery for several deliveries in one statement:
+// the ones of ids that exist, in ids' order. PostgreSQL locks them in id
+// order, so two transactions locking overlapping sets wait rather than deadlock.
+func (t *Tx) LockDeliveries(ctx context.Context, ids []string) ([]SubscribedDelivery, error) {
+	if t.d != postgresDialect || len(ids) == 0 {
+		out := make([]SubscribedDelivery, 0, len(ids))
+		for _, id := range ids {
+			d, err := t.LockDelivery(ctx, id)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+		}
+		return out, nil
+	}
+	query, args, err := sqlx.In(`SELECT `+subscribedDeliveryColumns+`
+		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+		WHERE d.id IN (?) ORDER BY d.id FOR UPDATE OF d`, ids)
+	if err != nil {
+		return nil, err
+	}
+	var rows []SubscribedDelivery
+	if err := t.sel(ctx, &rows, query, args...); err != nil {
+		return nil, err
+	}
+	return inOrderOf(ids, rows, func(d SubscribedDelivery) string { return d.ID }), nil
+}
+
 // LockDelivery reads a delivery with its subscription and holds the
 // delivery (not the subscription, which every delivery of it reads) until
 // the transaction ends: an attempt's outcome, a manual retry and a settling
@@ -225,6 +301,54 @@ func (t *Tx) UpdateDelivery(ctx context.Context, d *Delivery) error {
 		    updated_at = :updated_at
 		WHERE id = :id`, d)
 	return err
+}
+
+// UpdateDeliveries writes the state of several deliveries: one statement on
+// PostgreSQL, one per delivery on SQLite, where a statement is no round trip.
+func (t *Tx) UpdateDeliveries(ctx context.Context, ds []*Delivery) error {
+	if t.d != postgresDialect || len(ds) == 1 {
+		for _, d := range ds {
+			if err := t.UpdateDelivery(ctx, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`UPDATE webhook_deliveries AS d
+		SET status = v.status, attempts = v.attempts, auto_attempts = v.auto_attempts, next_attempt_at = v.next_attempt_at,
+		    retry_request = v.retry_request, retry_requested_at = v.retry_requested_at, last_error = v.last_error,
+		    updated_at = v.updated_at
+		FROM (VALUES `)
+	args := make([]any, 0, 9*len(ds))
+	for i, d := range ds {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString(`(?::text, ?::text, ?::integer, ?::integer, ?::timestamptz, ?::text, ?::timestamptz, ?::text, ?::timestamptz)`)
+		args = append(args, d.ID, d.Status, d.Attempts, d.AutoAttempts, d.NextAttemptAt, d.RetryRequest, d.RetryRequestedAt, d.LastError, d.UpdatedAt)
+	}
+	q.WriteString(`) AS v (id, status, attempts, auto_attempts, next_attempt_at, retry_request, retry_requested_at, last_error, updated_at)
+		WHERE d.id = v.id`)
+	_, err := t.exec(ctx, q.String(), args...)
+	return err
+}
+
+// InsertDeliveryAttempts records several attempts in one statement (their Seq is not read back).
+func (t *Tx) InsertDeliveryAttempts(ctx context.Context, as []*DeliveryAttempt) error {
+	if len(as) == 0 {
+		return nil
+	}
+	_, err := t.tx.NamedExecContext(ctx, `INSERT INTO webhook_delivery_attempts
+		(delivery_id, auto_attempt, attempted_at, response_status, latency_ms, error, response_excerpt)
+		VALUES (:delivery_id, :auto_attempt, :attempted_at, :response_status, :latency_ms, :error, :response_excerpt)`, as)
+	if err != nil {
+		return fmt.Errorf("insert delivery attempts: %w", err)
+	}
+	return nil
 }
 
 // InsertDeliveryAttempt records one attempt.

@@ -80,6 +80,18 @@ type manualArgs struct {
 
 func (manualArgs) Kind() string { return "webhook_redelivery" }
 
+// fanOutArgs makes the first automatic attempt of every delivery of an
+// event, together: one job per event rather than one per subscription, whose
+// outcomes are recorded in groups (attempts), so a fan-out costs the
+// database a few statements instead of a few per subscription. Each later
+// attempt of a delivery is its own attemptArgs job.
+type fanOutArgs struct {
+	EventID     string   `json:"event_id"`
+	DeliveryIDs []string `json:"delivery_ids"`
+}
+
+func (fanOutArgs) Kind() string { return "webhook_fan_out" }
+
 func (s *Service) attemptJob(deliveryID string, attempt int, at time.Time) river.InsertManyParams {
 	opts := &river.InsertOpts{Queue: s.cfg.Queue}
 	if !at.IsZero() {
@@ -104,6 +116,20 @@ func (w *attemptWorker) Timeout(*river.Job[attemptArgs]) time.Duration {
 	return w.s.cfg.Timeout + 30*time.Second
 }
 
+type fanOutWorker struct {
+	river.WorkerDefaults[fanOutArgs]
+	s *Service
+}
+
+func (w *fanOutWorker) Work(ctx context.Context, job *river.Job[fanOutArgs]) error {
+	return w.s.attempts(ctx, job.Args.DeliveryIDs, 1, "")
+}
+
+// Timeout leaves the HTTP client's own time-out to end a slow attempt (they run at once).
+func (w *fanOutWorker) Timeout(*river.Job[fanOutArgs]) time.Duration {
+	return w.s.cfg.Timeout + 30*time.Second
+}
+
 type manualWorker struct {
 	river.WorkerDefaults[manualArgs]
 	s *Service
@@ -120,6 +146,7 @@ func (w *manualWorker) Timeout(*river.Job[manualArgs]) time.Duration {
 // RegisterWorkers adds the delivery workers.
 func (s *Service) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &attemptWorker{s: s})
+	river.AddWorker(w, &fanOutWorker{s: s})
 	river.AddWorker(w, &manualWorker{s: s})
 }
 
@@ -149,43 +176,129 @@ func (s *Service) policy() retryPolicy {
 	return retryPolicy{MaxAttempts: s.cfg.MaxAttempts, Schedule: s.cfg.RetrySchedule}
 }
 
-// attempt makes one attempt: automatic attempt auto (>0) or the manual
-// attempt with nonce request. Delivery is at least once: a job run twice after
-// a crash may send one extra copy, but records the attempt once.
+// attempt makes one attempt of one delivery (see attempts).
 func (s *Service) attempt(ctx context.Context, id string, auto int, request string) error {
-	d, err := s.store.DeliveryToSend(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
+	return s.attempts(ctx, []string{id}, auto, request)
+}
+
+// attemptResult is one delivery's attempt on its way to its record: err is
+// set when it was interrupted and must not be recorded.
+type attemptResult struct {
+	id  string
+	out attemptOutcome
+	res sendResult
+	err error
+}
+
+// attempts makes automatic attempt auto (>0), or the manual attempt with
+// nonce request, of each delivery of ids: the receivers are called at once,
+// and the outcomes are recorded in groups as they come in, each group one
+// transaction, so an event's fan-out costs a few transactions rather than
+// one per subscription and a slow receiver delays only its own record.
+// Delivery is at least once: a job run twice after a crash may send one
+// extra copy, but records each attempt once.
+func (s *Service) attempts(ctx context.Context, ids []string, auto int, request string) error {
+	ds, err := s.store.DeliveriesToSend(ctx, ids)
 	if err != nil {
 		return err
 	}
-	if !wanted(stateOf(d.Delivery), auto, request) {
-		return nil
+	var (
+		errs     []error
+		unsent   []attemptResult
+		results  = make(chan attemptResult, len(ds))
+		inFlight int
+		bodies   = map[string][]byte{} // an event's body, the same to every subscription
+	)
+	for _, d := range ds {
+		if !wanted(stateOf(d.Delivery), auto, request) {
+			continue
+		}
+		sub := d.Subscription
+		out := attemptOutcome{Auto: auto, Request: request, At: s.now(), SubscriptionActive: sub.RevokedAt == nil && sub.Enabled}
+		switch {
+		case sub.RevokedAt != nil:
+			out.Reason = "not sent: the subscription was deleted"
+			unsent = append(unsent, attemptResult{id: d.ID, out: out})
+			continue
+		case auto > 0 && !sub.Enabled:
+			// Pause stops automatic traffic: a retry that falls due while paused is dropped.
+			out.Reason = "not sent: the subscription was paused when the attempt was due"
+			unsent = append(unsent, attemptResult{id: d.ID, out: out})
+			continue
+		}
+		secret, err := s.cipher.Decrypt(sub.SecretCiphertext)
+		if err != nil {
+			s.log.ErrorContext(ctx, "webhook secret", slog.String("subscription_id", sub.ID), slog.Any("error", err))
+			out.Reason = "not sent: the signing secret cannot be decrypted (the server key changed)"
+			unsent = append(unsent, attemptResult{id: d.ID, out: out})
+			continue
+		}
+		key := "event:" + d.EventID
+		if d.EventData != nil {
+			key = "delivery:" + d.ID
+		}
+		body, ok := bodies[key]
+		if !ok {
+			if body, err = envelopeOf(d); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			bodies[key] = body
+		}
+		inFlight++
+		go func() { results <- s.sendOne(ctx, d, secret, body, out) }()
 	}
-	sub := d.Subscription
-	out := attemptOutcome{Auto: auto, Request: request, At: s.now(), SubscriptionActive: sub.RevokedAt == nil && sub.Enabled}
-	switch {
-	case sub.RevokedAt != nil:
-		out.Reason = "not sent: the subscription was deleted"
-		return s.record(ctx, id, out, sendResult{})
-	case auto > 0 && !sub.Enabled:
-		// Pause stops automatic traffic: a retry that falls due while paused is dropped.
-		out.Reason = "not sent: the subscription was paused when the attempt was due"
-		return s.record(ctx, id, out, sendResult{})
+	if len(unsent) > 0 {
+		if err := s.record(ctx, unsent); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	secret, err := s.cipher.Decrypt(sub.SecretCiphertext)
-	if err != nil {
-		s.log.ErrorContext(ctx, "webhook secret", slog.String("subscription_id", sub.ID), slog.Any("error", err))
-		out.Reason = "not sent: the signing secret cannot be decrypted (the server key changed)"
-		return s.record(ctx, id, out, sendResult{})
+	for inFlight > 0 {
+		// The first outcome is recorded at once, with those that arrived
+		// meanwhile; those arriving during its transaction make the next group.
+		group := []attemptResult{<-results}
+		inFlight--
+	more:
+		for inFlight > 0 {
+			select {
+			case r := <-results:
+				group = append(group, r)
+				inFlight--
+			default:
+				break more
+			}
+		}
+		var done []attemptResult
+		for _, r := range group {
+			if r.err != nil {
+				errs = append(errs, r.err)
+				continue
+			}
+			done = append(done, r)
+		}
+		if len(done) > 0 {
+			// A response is a fact worth keeping even while shutting down.
+			if err := s.record(context.WithoutCancel(ctx), done); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
-	body, err := envelopeOf(d)
-	if err != nil {
-		return err
+	return errors.Join(errs...)
+}
+
+// sendOne sends one delivery once a sending slot is free (at most
+// Concurrency deliveries are in flight, whichever jobs they belong to).
+func (s *Service) sendOne(ctx context.Context, d store.DeliveryToSend, secret string, body []byte, out attemptOutcome) attemptResult {
+	r := attemptResult{id: d.ID, out: out}
+	select {
+	case s.sending <- struct{}{}:
+		defer func() { <-s.sending }()
+	case <-ctx.Done():
+		r.err = fmt.Errorf("delivery %s interrupted: %w", d.ID, ctx.Err())
+		return r
 	}
-	sendCtx, done := observerFrom(ctx).AttemptStarted(ctx, d.EventType, auto)
-	res := s.send(sendCtx, s.client(sub.Mode), sub.URL, d.Delivery, secret, body)
+	sendCtx, done := observerFrom(ctx).AttemptStarted(ctx, d.EventType, out.Auto)
+	res := s.send(sendCtx, s.client(d.Subscription.Mode), d.Subscription.URL, d.Delivery, secret, body)
 	status := 0
 	if res.status != nil {
 		status = *res.status
@@ -194,11 +307,12 @@ func (s *Service) attempt(ctx context.Context, id string, auto int, request stri
 	if !res.delivered && ctx.Err() != nil {
 		// The server is stopping (or the job timed out): not the receiver's
 		// failure. Nothing is recorded and River runs the job again.
-		return fmt.Errorf("delivery %s interrupted: %w", id, ctx.Err())
+		r.err = fmt.Errorf("delivery %s interrupted: %w", d.ID, ctx.Err())
+		return r
 	}
-	out.Sent, out.Delivered, out.Retryable, out.At = true, res.delivered, res.retryable, res.attemptedAt
-	// A response is a fact worth keeping even while shutting down.
-	return s.record(context.WithoutCancel(ctx), id, out, res)
+	r.out.Sent, r.out.Delivered, r.out.Retryable, r.out.At = true, res.delivered, res.retryable, res.attemptedAt
+	r.res = res
+	return r
 }
 
 // envelope is the delivered body (VARIANTS.md: Event envelope).
@@ -300,61 +414,92 @@ func readExcerpt(body io.Reader, limit int64) *string {
 	return &excerpt
 }
 
-// record stores an attempt (unless it was dropped unsent) and its
-// consequence, and queues the next automatic attempt, in one transaction.
-func (s *Service) record(ctx context.Context, id string, out attemptOutcome, res sendResult) error {
-	auto := out.Auto
-	var (
-		outcome    string // set once the attempt is recorded
+// record stores attempts (except those dropped unsent) and their
+// consequences, and queues the next automatic attempts, in one transaction.
+func (s *Service) record(ctx context.Context, rs []attemptResult) error {
+	type recorded struct {
+		outcome    string
+		auto       int
 		sinceEvent time.Duration
-	)
+	}
+	var seen []recorded
+	ids := make([]string, len(rs))
+	for i, r := range rs {
+		ids[i] = r.id
+	}
 	err := s.store.Tx(ctx, func(tx *store.Tx) error {
-		locked, err := tx.LockDelivery(ctx, id)
+		seen = seen[:0]
+		locked, err := tx.LockDeliveries(ctx, ids)
 		if err != nil {
 			return err
 		}
-		d := locked.Delivery
-		if !recordable(stateOf(d), out) {
-			return nil // recorded already, or no longer wanted
+		byID := make(map[string]store.SubscribedDelivery, len(locked))
+		for _, l := range locked {
+			byID[l.ID] = l
 		}
-		// Whether retries may continue is decided on the subscription as it is
-		// now: it may have been paused or deleted while the attempt was in flight.
-		sub := locked.Subscription
-		out.SubscriptionActive = sub.RevokedAt == nil && sub.Enabled
-		t := next(stateOf(d), out, s.policy())
-		outcome = attemptOutcomeOf(out, res, t)
-		if res.delivered {
-			sinceEvent = res.attemptedAt.Add(time.Duration(res.latencyMs) * time.Millisecond).Sub(d.CreatedAt)
+		var (
+			rows     []*store.Delivery
+			attempts []*store.DeliveryAttempt
+			jobs     []river.InsertManyParams
+		)
+		for _, r := range rs {
+			l, ok := byID[r.id]
+			if !ok {
+				continue // gone with its account
+			}
+			d, out, res := l.Delivery, r.out, r.res
+			if !recordable(stateOf(d), out) {
+				continue // recorded already, or no longer wanted
+			}
+			// Whether retries may continue is decided on the subscription as it is
+			// now: it may have been paused or deleted while the attempt was in flight.
+			sub := l.Subscription
+			out.SubscriptionActive = sub.RevokedAt == nil && sub.Enabled
+			t := next(stateOf(d), out, s.policy())
+			rec := recorded{outcome: attemptOutcomeOf(out, res, t), auto: out.Auto}
+			if res.delivered {
+				rec.sinceEvent = res.attemptedAt.Add(time.Duration(res.latencyMs) * time.Millisecond).Sub(d.CreatedAt)
+			}
+			seen = append(seen, rec)
+			setState(&d, t.State, time.Time{})
+			d.UpdatedAt = s.now()
+			rows = append(rows, &d)
+			if !out.Sent {
+				d.LastError = &out.Reason
+				continue
+			}
+			a := store.DeliveryAttempt{DeliveryID: d.ID, AttemptedAt: res.attemptedAt, ResponseStatus: res.status, LatencyMs: res.latencyMs, ResponseExcerpt: res.excerpt}
+			if !res.delivered {
+				msg := store.TruncateError(res.problem + "; " + t.Note)
+				a.Error = &msg
+			}
+			if out.Auto > 0 {
+				a.AutoAttempt = &out.Auto
+			}
+			attempts = append(attempts, &a)
+			d.Attempts++
+			d.LastError = a.Error
+			if t.ScheduleAuto > 0 {
+				// The job is due when the rule says the attempt is, by the service's clock.
+				jobs = append(jobs, s.attemptJob(d.ID, t.ScheduleAuto, *t.State.NextAttemptAt))
+			}
 		}
-		setState(&d, t.State, time.Time{})
-		d.UpdatedAt = s.now()
-		if !out.Sent {
-			d.LastError = &out.Reason
-			return tx.UpdateDelivery(ctx, &d)
-		}
-		a := store.DeliveryAttempt{DeliveryID: id, AttemptedAt: res.attemptedAt, ResponseStatus: res.status, LatencyMs: res.latencyMs, ResponseExcerpt: res.excerpt}
-		if !res.delivered {
-			msg := store.TruncateError(res.problem + "; " + t.Note)
-			a.Error = &msg
-		}
-		if auto > 0 {
-			a.AutoAttempt = &auto
-		}
-		if err := tx.InsertDeliveryAttempt(ctx, &a); err != nil {
+		if err := tx.InsertDeliveryAttempts(ctx, attempts); err != nil {
 			return err
 		}
-		d.Attempts++
-		d.LastError = a.Error
-		if t.ScheduleAuto > 0 {
-			// The job is due when the rule says the attempt is, by the service's clock.
-			if err := tx.Enqueue(ctx, s.attemptJob(id, t.ScheduleAuto, *t.State.NextAttemptAt)); err != nil {
+		if len(jobs) > 0 {
+			if err := tx.Enqueue(ctx, jobs...); err != nil {
 				return err
 			}
 		}
-		return tx.UpdateDelivery(ctx, &d)
+		return tx.UpdateDeliveries(ctx, rows)
 	})
-	if err == nil && outcome != "" {
-		observerFrom(ctx).AttemptRecorded(outcome, auto, sinceEvent)
+	if err == nil {
+		for _, r := range seen {
+			if r.outcome != "" {
+				observerFrom(ctx).AttemptRecorded(r.outcome, r.auto, r.sinceEvent)
+			}
+		}
 	}
 	return err
 }

@@ -35,31 +35,8 @@ import (
 func TestAttemptWorkerSchedulesFromTheClock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	clock := fakeclock.New(time.Date(2031, 3, 4, 5, 6, 7, 0, time.UTC))
-	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "shipd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	cipher, err := seal.NewCipher(bytes.Repeat([]byte{3}, 32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	acc := accounts.New(st, accounts.Config{Now: clock.Now})
-	wh := New(st, acc, idempotency.New(st, cipher, idempotency.Config{}), cipher, Config{Now: clock.Now, JobNow: clock.Now})
-	a, err := acc.CreateAccount(ctx, "Acme", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := acc.Authenticate(ctx, secret, "127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-
+	f := newWorkerFixture(t)
+	clock, st, wh, c, jobs, jobTx := f.clock, f.st, f.wh, f.caller, f.jobs, f.jobTx
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
@@ -69,7 +46,7 @@ func TestAttemptWorkerSchedulesFromTheClock(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := st.Tx(ctx, func(tx *store.Tx) error {
-		_, err := wh.Record(ctx, tx, a.ID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(`{"id":"shp_1"}`))
+		_, err := wh.Record(ctx, tx, c.AccountID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(`{"id":"shp_1"}`))
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -80,27 +57,6 @@ func TestAttemptWorkerSchedulesFromTheClock(t *testing.T) {
 	}
 	id := ds[0].ID
 
-	// rivertest keeps the job it works in a database of its own: the store
-	// hands out no transaction, and SQLite's one writer could not serve
-	// rivertest's transaction and the worker's at once. Everything the
-	// worker does goes to the store.
-	jobs, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "jobs.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { jobs.Close() })
-	migrator, err := rivermigrate.New(riversqlite.New(jobs), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		t.Fatal(err)
-	}
-	jobTx, err := jobs.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = jobTx.Rollback() })
 	worker := rivertest.NewWorker(t, riversqlite.New(jobs), &river.Config{}, river.Worker[attemptArgs](&attemptWorker{s: wh}))
 	res, err := worker.Work(ctx, t, jobTx, attemptArgs{DeliveryID: id, Attempt: 1}, nil)
 	if err != nil {
@@ -155,6 +111,67 @@ func TestAttemptWorkerSchedulesFromTheClock(t *testing.T) {
 	if diff := cmp.Diff([]time.Time{due}, next); diff != "" {
 		t.Errorf("attempt 2's jobs, by scheduled time (-want +got):\n%s", diff)
 	}
+}
+
+// workerFixture is a store with an account, its caller, the webhooks service
+// on a fake clock set years away from the machine's time, and the database
+// rivertest keeps the jobs it works in: the store hands out no transaction,
+// and SQLite's one writer could not serve rivertest's transaction and the
+// worker's at once. Everything the worker does goes to the store.
+type workerFixture struct {
+	clock  *fakeclock.Clock
+	st     *store.Store
+	wh     *Service
+	caller accounts.Caller
+	jobs   *sql.DB
+	jobTx  *sql.Tx
+}
+
+func newWorkerFixture(t *testing.T) workerFixture {
+	t.Helper()
+	ctx := context.Background()
+	f := workerFixture{clock: fakeclock.New(time.Date(2031, 3, 4, 5, 6, 7, 0, time.UTC))}
+	var err error
+	f.st, err = store.Open(ctx, filepath.Join(t.TempDir(), "shipd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.st.Close() })
+	cipher, err := seal.NewCipher(bytes.Repeat([]byte{3}, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := accounts.New(f.st, accounts.Config{Now: f.clock.Now})
+	f.wh = New(f.st, acc, idempotency.New(f.st, cipher, idempotency.Config{}), cipher, Config{Now: f.clock.Now, JobNow: f.clock.Now})
+	a, err := acc.CreateAccount(ctx, "Acme", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, secret, err := acc.CreateToken(ctx, accounts.NewToken{AccountID: a.ID, Mode: accounts.Test, Scopes: accounts.Scopes()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.caller, err = acc.Authenticate(ctx, secret, "127.0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	f.jobs, err = sql.Open("sqlite3", filepath.Join(t.TempDir(), "jobs.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.jobs.Close() })
+	migrator, err := rivermigrate.New(riversqlite.New(f.jobs), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		t.Fatal(err)
+	}
+	f.jobTx, err = f.jobs.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.jobTx.Rollback() })
+	return f
 }
 
 func deref[T any](p *T) T {

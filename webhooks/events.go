@@ -120,22 +120,26 @@ func (s *Service) fanOut(ctx context.Context, tx *store.Tx, ev store.Event) erro
 			EventID: ev.ID, EventType: ev.Type, Status: string(StatusPending), NextAttemptAt: &due,
 			CreatedAt: ev.CreatedAt, UpdatedAt: ev.CreatedAt})
 	}
-	// One statement for every subscription's delivery, and one for their
-	// jobs: the writer (SQLite) or the round trips (PostgreSQL) are paid
-	// once, not once per subscription. Each job is of a delivery this
-	// transaction inserted, so none can exist yet: no unique lookup, nothing
-	// read back.
+	// One statement for every subscription's delivery, and one job for
+	// their first attempts: the writer (SQLite) or the round trips
+	// (PostgreSQL) are paid once, not once per subscription. The job is of
+	// deliveries this transaction inserted, so it cannot exist yet: no
+	// unique lookup, nothing read back.
 	inserted, err := tx.InsertDeliveries(ctx, ds)
 	if err != nil {
 		return err
 	}
-	var jobs []river.InsertManyParams
+	var ids []string
 	for i, d := range ds {
 		if inserted[i] {
-			jobs = append(jobs, s.attemptJob(d.ID, 1, time.Time{}))
+			ids = append(ids, d.ID)
 		}
 	}
-	return tx.EnqueueNew(ctx, jobs...)
+	if len(ids) == 0 {
+		return nil
+	}
+	return tx.EnqueueNew(ctx, river.InsertManyParams{Args: fanOutArgs{EventID: ev.ID, DeliveryIDs: ids},
+		InsertOpts: &river.InsertOpts{Queue: s.cfg.Queue}})
 }
 
 // selects reports whether a subscription's events select eventType.

@@ -101,6 +101,8 @@ type Service struct {
 	cfg      DeliveryConfig
 
 	liveClient, testClient *http.Client
+	// sending holds a slot per delivery in flight (Concurrency of them).
+	sending chan struct{}
 }
 
 // New returns the webhooks service.
@@ -122,6 +124,7 @@ func New(st Storage, acc *accounts.Service, idem *idempotency.Service, cipher *s
 		now: func() time.Time { return cfg.Now().UTC().Truncate(time.Microsecond) }, jobNow: cfg.JobNow, log: cfg.Logger, cfg: cfg.Delivery,
 		liveClient: NewHTTPClient(ClientOptions{Timeout: cfg.Delivery.Timeout}),
 		testClient: newTestModeClient(cfg.Delivery.TestTargets, cfg.Delivery.Timeout),
+		sending:    make(chan struct{}, cfg.Delivery.Concurrency),
 	}
 }
 

@@ -17,7 +17,7 @@ import (
 type Storage interface {
 	DeliveryAttempts(ctx context.Context, deliveryIDs []string) (map[string][]store.DeliveryAttempt, error)
 	DeliveryCounts(ctx context.Context, eventIDs []string) (map[string]map[string]int, error)
-	DeliveryToSend(ctx context.Context, id string) (store.DeliveryToSend, error)
+	DeliveriesToSend(ctx context.Context, ids []string) ([]store.DeliveryToSend, error)
 	ListDeliveries(ctx context.Context, accountID string, subscriptionID string, p paging.Request) ([]store.Delivery, bool, error)
 	ListEvents(ctx context.Context, accountID string, mode string, eventType string, p paging.Request) ([]store.Event, bool, error)
 	ListSubscriptions(ctx context.Context, accountID string, mode string, p paging.Request) ([]store.Subscription, bool, error)
@@ -36,15 +36,17 @@ type TxStorage interface {
 	EnqueueNew(ctx context.Context, jobs ...river.InsertManyParams) error
 	InsertDelivery(ctx context.Context, d *store.Delivery) (inserted bool, err error)
 	InsertDeliveries(ctx context.Context, ds []*store.Delivery) (inserted []bool, err error)
-	InsertDeliveryAttempt(ctx context.Context, a *store.DeliveryAttempt) error
+	InsertDeliveryAttempts(ctx context.Context, as []*store.DeliveryAttempt) error
 	InsertEvent(ctx context.Context, e *store.Event) error
 	InsertSubscription(ctx context.Context, sub *store.Subscription) error
 	LockAccount(ctx context.Context, id string) (store.Account, error)
 	LockDelivery(ctx context.Context, id string) (store.SubscribedDelivery, error)
+	LockDeliveries(ctx context.Context, ids []string) ([]store.SubscribedDelivery, error)
 	RevokeSubscription(ctx context.Context, accountID string, id string, now time.Time) error
 	SettleDeliveries(ctx context.Context, subscriptionID string, from string, to string, lastError string, now time.Time) (int64, error)
 	SubscriptionByID(ctx context.Context, id string) (store.Subscription, error)
 	UpdateDelivery(ctx context.Context, d *store.Delivery) error
+	UpdateDeliveries(ctx context.Context, ds []*store.Delivery) error
 	UpdateSubscription(ctx context.Context, sub *store.Subscription) error
 }
 

@@ -215,6 +215,103 @@ func testDeliveries(t *testing.T, open Opener) {
 		checkDelivery(t, s, bystander)
 	})
 
+	leaf(t, open, "an event's deliveries read, locked and written together", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		ev := newEvent(t, s, acct.ID, "test", "label.purchased")
+		subA := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
+		subB := newSubscription(t, s, acct.ID, "test", "https://example.com/b")
+		subC := newSubscription(t, s, acct.ID, "test", "https://example.com/c")
+		a, b, c := newDelivery(t, s, subA, ev.ID), newDelivery(t, s, subB, ev.ID), newDelivery(t, s, subC, ev.ID)
+		// Asked in an order that is not the insert's, with an id that has no delivery.
+		ids := []string{c.ID, "whd_missing", a.ID, b.ID}
+		got, err := s.DeliveriesToSend(ctx, ids)
+		noErr(t, "DeliveriesToSend", err)
+		var want []store.DeliveryToSend
+		for _, d := range []struct {
+			row store.Delivery
+			sub store.Subscription
+		}{{c, subC}, {a, subA}, {b, subB}} {
+			want = append(want, store.DeliveryToSend{SubscribedDelivery: store.SubscribedDelivery{Delivery: d.row, Subscription: d.sub},
+				EventAPIVersion: &ev.APIVersion, EventCreatedAt: &ev.CreatedAt, EventRecord: &ev.Data})
+		}
+		if d := diff(want, got); d != "" {
+			t.Errorf("DeliveriesToSend (-want +got):\n%s", d)
+		}
+		none, err := s.DeliveriesToSend(ctx, nil)
+		noErr(t, "DeliveriesToSend of none", err)
+		if len(none) != 0 {
+			t.Errorf("DeliveriesToSend of none = %v", none)
+		}
+
+		// Two writers each lock all three, add one attempt to each and write
+		// them back: without the locks one's increments are lost.
+		errs := race(4, func(int) error {
+			return s.Tx(ctx, func(tx *store.Tx) error {
+				locked, err := tx.LockDeliveries(ctx, ids)
+				if err != nil {
+					return err
+				}
+				if len(locked) != 3 || locked[0].ID != c.ID || locked[1].ID != a.ID || locked[2].ID != b.ID {
+					return fmt.Errorf("LockDeliveries read %d deliveries, not c, a, b", len(locked))
+				}
+				if locked[0].Subscription.ID != subC.ID {
+					return fmt.Errorf("LockDeliveries read subscription %s, want %s", locked[0].Subscription.ID, subC.ID)
+				}
+				rows := make([]*store.Delivery, len(locked))
+				attempts := make([]*store.DeliveryAttempt, len(locked))
+				for i, l := range locked {
+					row := l.Delivery
+					row.Attempts++
+					rows[i] = &row
+					attempts[i] = &store.DeliveryAttempt{DeliveryID: row.ID, AttemptedAt: at(time.Duration(row.Attempts) * time.Second), LatencyMs: int64(row.Attempts)}
+				}
+				time.Sleep(5 * time.Millisecond) // widen the window between the read and the write
+				if err := tx.InsertDeliveryAttempts(ctx, attempts); err != nil {
+					return err
+				}
+				return tx.UpdateDeliveries(ctx, rows)
+			})
+		})
+		for _, err := range errs {
+			noErr(t, "locked increments", err)
+		}
+		attempts, err := s.DeliveryAttempts(ctx, []string{a.ID, b.ID, c.ID})
+		noErr(t, "DeliveryAttempts", err)
+		for _, d := range []store.Delivery{a, b, c} {
+			row, err := s.Delivery(ctx, d.ID)
+			noErr(t, "Delivery", err)
+			if row.Attempts != 4 || len(attempts[d.ID]) != 4 {
+				t.Errorf("4 locked writers left delivery %s with %d attempts and %d attempt rows, want 4 and 4", d.ID, row.Attempts, len(attempts[d.ID]))
+			}
+		}
+
+		// Every column UpdateDeliveries writes, set and cleared, in one statement.
+		set, cleared := a, b
+		set.Status, set.Attempts, set.AutoAttempts = "failed", 7, 5
+		set.NextAttemptAt, set.RetryRequest, set.RetryRequestedAt, set.LastError = nil, ptr("nonce-3"), ptr(at(time.Hour)), ptr("HTTP 503")
+		set.UpdatedAt = at(time.Hour)
+		cleared.Status, cleared.Attempts, cleared.AutoAttempts = "delivered", 9, 1
+		cleared.NextAttemptAt, cleared.RetryRequest, cleared.RetryRequestedAt, cleared.LastError = ptr(at(2*time.Hour)), nil, nil, nil
+		cleared.UpdatedAt = at(2 * time.Hour)
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			return tx.UpdateDeliveries(ctx, []*store.Delivery{&set, &cleared})
+		})
+		checkDelivery(t, s, set)
+		checkDelivery(t, s, cleared)
+		c.Attempts = 4
+		checkDelivery(t, s, c)
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			noErr(t, "UpdateDeliveries of none", tx.UpdateDeliveries(ctx, nil))
+			noErr(t, "InsertDeliveryAttempts of none", tx.InsertDeliveryAttempts(ctx, nil))
+			locked, err := tx.LockDeliveries(ctx, nil)
+			if len(locked) != 0 {
+				t.Errorf("LockDeliveries of none = %v", locked)
+			}
+			return err
+		})
+	})
+
 	leaf(t, open, "delivery attempts", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		acct := newAccount(t, s)

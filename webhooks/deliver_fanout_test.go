@@ -1,0 +1,161 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivertest"
+
+	"github.com/shipd-dev/shipd/accounts"
+	"github.com/shipd-dev/shipd/paging"
+	"github.com/shipd-dev/shipd/store"
+)
+
+// TestFanOutJobAttemptsEachDeliveryOnce records an event for four
+// subscriptions and works the one job it queues, twice (as after a crash):
+// the two receivers that answer 200 get the event once and their deliveries
+// are delivered, the one that answers 503 gets it once and its delivery
+// waits for automatic attempt 2 (its own job), and the subscription deleted
+// before the job ran gets nothing. The second run sends and records nothing.
+func TestFanOutJobAttemptsEachDeliveryOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newWorkerFixture(t)
+	var mu sync.Mutex
+	calls := map[string]int{}
+	receiver := func(name string, status int) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			calls[name]++
+			mu.Unlock()
+			w.WriteHeader(status)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	subs := map[string]Subscription{}
+	for _, r := range []struct {
+		name   string
+		status int
+	}{{"ok-1", 200}, {"ok-2", 200}, {"unavailable", 503}, {"deleted", 200}} {
+		created, _, err := f.wh.Create(ctx, f.caller, NewSubscription{URL: receiver(r.name, r.status), Events: []string{EventShipmentPurchased}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs[r.name] = created.Subscription
+	}
+	if err := f.st.Tx(ctx, func(tx *store.Tx) error {
+		_, err := f.wh.Record(ctx, tx, f.caller.AccountID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(`{"id":"shp_1"}`))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// One job for the event, naming its four deliveries; none per delivery.
+	client, err := f.st.JobClient(&river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := client.JobList(ctx, river.NewJobListParams().Kinds(fanOutArgs{}.Kind(), attemptArgs{}.Kind()).First(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Jobs) != 1 || list.Jobs[0].Kind != (fanOutArgs{}).Kind() {
+		t.Fatalf("jobs queued by the event: %d, want one %s", len(list.Jobs), fanOutArgs{}.Kind())
+	}
+	var args fanOutArgs
+	if err := json.Unmarshal(list.Jobs[0].EncodedArgs, &args); err != nil {
+		t.Fatal(err)
+	}
+	deliveryOf := map[string]string{} // subscription name → delivery id
+	for name, sub := range subs {
+		ds, _, err := f.wh.Deliveries(ctx, f.caller, sub.ID, paging.Request{Limit: 10})
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("deliveries of %s: %v, %v; want one", name, ds, err)
+		}
+		deliveryOf[name] = ds[0].ID
+	}
+	want := []string{deliveryOf["ok-1"], deliveryOf["ok-2"], deliveryOf["unavailable"], deliveryOf["deleted"]}
+	slices.Sort(want)
+	got := slices.Sorted(slices.Values(args.DeliveryIDs))
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the job's deliveries (-want +got):\n%s", d)
+	}
+
+	if err := f.wh.Delete(ctx, f.caller, subs["deleted"].ID); err != nil {
+		t.Fatal(err)
+	}
+	worker := rivertest.NewWorker(t, riversqlite.New(f.jobs), &river.Config{}, river.Worker[fanOutArgs](&fanOutWorker{s: f.wh}))
+	for run := 1; run <= 2; run++ {
+		res, err := worker.Work(ctx, t, f.jobTx, args, nil)
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if res.EventKind != river.EventKindJobCompleted {
+			t.Fatalf("run %d: job %s, want completed", run, res.EventKind)
+		}
+	}
+
+	type state struct {
+		Calls        int
+		Status       DeliveryStatus
+		Attempts     int
+		NextAttempt  bool
+		FirstAutoNum int
+	}
+	wantStates := map[string]state{
+		"ok-1":        {1, StatusDelivered, 1, false, 1},
+		"ok-2":        {1, StatusDelivered, 1, false, 1},
+		"unavailable": {1, StatusPending, 1, true, 1},
+		"deleted":     {0, StatusFailed, 0, false, 0},
+	}
+	gotStates := map[string]state{}
+	// Read from the store: the API no longer shows a deleted subscription's deliveries.
+	for name, id := range deliveryOf {
+		d, err := f.st.Delivery(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, err := f.st.DeliveryAttempts(ctx, []string{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := state{Calls: calls[name], Status: DeliveryStatus(d.Status), Attempts: len(log[id]), NextAttempt: d.NextAttemptAt != nil}
+		if len(log[id]) > 0 {
+			st.FirstAutoNum = deref(log[id][0].AutoAttempt)
+		}
+		gotStates[name] = st
+	}
+	if d := cmp.Diff(wantStates, gotStates); d != "" {
+		t.Errorf("deliveries after the fan-out job ran twice (-want +got):\n%s", d)
+	}
+
+	// The failed delivery's next attempt is its own job, due a minute later.
+	list, err = client.JobList(ctx, river.NewJobListParams().Kinds(attemptArgs{}.Kind()).First(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var retries []attemptArgs
+	for _, j := range list.Jobs {
+		var a attemptArgs
+		if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
+			t.Fatal(err)
+		}
+		retries = append(retries, a)
+		if due := f.clock.Now().Add(time.Minute); !j.ScheduledAt.Equal(due) {
+			t.Errorf("attempt %d scheduled at %s, want %s", a.Attempt, j.ScheduledAt, due)
+		}
+	}
+	if d := cmp.Diff([]attemptArgs{{DeliveryID: deliveryOf["unavailable"], Attempt: 2}}, retries); d != "" {
+		t.Errorf("retry jobs (-want +got):\n%s", d)
+	}
+}
