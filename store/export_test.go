@@ -23,3 +23,9 @@ const StaleTempAge = staleTempAge
 func InsertJobsNatively(ctx context.Context, tx *sql.Tx, params *riverdriver.JobInsertFastManyParams) (int, error) {
 	return pgJobExecutorTx{tx: tx}.JobInsertFastManyNoReturning(ctx, params)
 }
+
+// InsertJobsNativelySQLite is the store's insert of River jobs on SQLite
+// (storeTx), in tx.
+func InsertJobsNativelySQLite(ctx context.Context, tx *sql.Tx, params *riverdriver.JobInsertFastManyParams) (int, error) {
+	return storeTx{tx: tx, inserts: newSQLiteJobInserts()}.JobInsertFastManyNoReturning(ctx, params)
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,10 +39,11 @@ type completingDriver struct {
 	notes *localNotifier
 	// fetches counts JobGetAvailable calls: how often workers looked for jobs.
 	fetches atomic.Int64
+	inserts *sqliteJobInserts
 }
 
 func newCompletingDriver(db *sql.DB) *completingDriver {
-	return &completingDriver{Driver: riversqlite.New(db), db: db, notes: newLocalNotifier()}
+	return &completingDriver{Driver: riversqlite.New(db), db: db, notes: newLocalNotifier(), inserts: newSQLiteJobInserts()}
 }
 
 // GetExecutor is River's executor with batched completions and in-process
@@ -62,16 +64,131 @@ func (d *completingDriver) GetListener(params *riverdriver.GetListenenerParams) 
 // 100 ms at most. River sends nothing else in a caller's transaction that
 // shipd uses; anything else fails loudly rather than being lost.
 func (d *completingDriver) UnwrapExecutor(tx *sql.Tx) riverdriver.ExecutorTx {
-	return storeTx{d.Driver.UnwrapExecutor(tx)}
+	return storeTx{ExecutorTx: d.Driver.UnwrapExecutor(tx), tx: tx, inserts: d.inserts}
 }
 
-type storeTx struct{ riverdriver.ExecutorTx }
+type storeTx struct {
+	riverdriver.ExecutorTx
+	tx      *sql.Tx
+	inserts *sqliteJobInserts
+}
 
-func (storeTx) NotifyMany(_ context.Context, params *riverdriver.NotifyManyParams) error {
-	if params.Topic == insertTopic {
-		return nil
+// River's SQLite driver inserts jobs with one statement that takes them all
+// as one JSON array and reads each column with json_extract, which parses a
+// job's JSON again for each of its twelve columns, after encoding the jobs
+// to JSON in Go: about 38 µs for one job, 190 µs for ten
+// (BenchmarkSQLiteJobInsert), 6% of the CPU of a label on SQLite.
+// sqliteJobInserts is that statement (riversqlite v0.51.1, schema left to
+// the search path) with the jobs' columns bound as parameters, one VALUES
+// row per job: 11 µs for one job. The values and their conversions are
+// River's, so the rows are the ones River writes
+// (TestSQLiteJobInsertIsRivers).
+//
+// A batch is inserted in chunks of 16, 8, 4, 2 and 1 rows, so that five
+// statements, each kept prepared by the connection, serve any batch.
+type sqliteJobInserts [5]string
+
+const sqliteJobColumns = `INSERT INTO river_job(
+    args, created_at, kind, max_attempts, metadata, priority, queue, scheduled_at, state, tags, unique_key, unique_states
+) VALUES `
+
+const sqliteJobRow = `(jsonb(?), coalesce(?, datetime('now', 'subsec')), ?, ?, jsonb(?), ?, ?, coalesce(?, datetime('now', 'subsec')), ?, jsonb(?), ?, ?)`
+
+const sqliteJobConflict = `
+ON CONFLICT (unique_key)
+    WHERE unique_key IS NOT NULL
+        AND unique_states IS NOT NULL
+        AND CASE state
+                WHEN 'available' THEN unique_states & (1 << 0)
+                WHEN 'cancelled' THEN unique_states & (1 << 1)
+                WHEN 'completed' THEN unique_states & (1 << 2)
+                WHEN 'discarded' THEN unique_states & (1 << 3)
+                WHEN 'pending'   THEN unique_states & (1 << 4)
+                WHEN 'retryable' THEN unique_states & (1 << 5)
+                WHEN 'running'   THEN unique_states & (1 << 6)
+                WHEN 'scheduled' THEN unique_states & (1 << 7)
+                ELSE 0
+            END >= 1
+DO NOTHING`
+
+// newSQLiteJobInserts builds the statements: element i inserts 1<<i rows.
+func newSQLiteJobInserts() *sqliteJobInserts {
+	var st sqliteJobInserts
+	for i := range st {
+		rows := make([]string, 1<<i)
+		for r := range rows {
+			rows[r] = sqliteJobRow
+		}
+		st[i] = sqliteJobColumns + strings.Join(rows, ",\n    ") + sqliteJobConflict
 	}
-	return fmt.Errorf("river: notify %q in a store transaction: not supported", params.Topic)
+	return &st
+}
+
+// JobInsertFastManyNoReturning inserts the jobs by sqliteJobInserts, in the
+// store's transaction.
+func (e storeTx) JobInsertFastManyNoReturning(ctx context.Context, params *riverdriver.JobInsertFastManyParams) (int, error) {
+	if params.Schema != "" {
+		return e.ExecutorTx.JobInsertFastManyNoReturning(ctx, params)
+	}
+	inserted := 0
+	args := make([]any, 0, 12*min(len(params.Jobs), 1<<(len(e.inserts)-1)))
+	for jobs := params.Jobs; len(jobs) > 0; {
+		size := len(e.inserts) - 1
+		for 1<<size > len(jobs) {
+			size--
+		}
+		args = args[:0]
+		for _, j := range jobs[:1<<size] {
+			var err error
+			if args, err = appendSQLiteJob(args, j); err != nil {
+				return inserted, err
+			}
+		}
+		jobs = jobs[1<<size:]
+		res, err := e.tx.ExecContext(ctx, e.inserts[size], args...)
+		if err != nil {
+			return inserted, err
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return inserted, err
+		}
+		inserted += int(n)
+	}
+	return inserted, nil
+}
+
+// appendSQLiteJob appends j's columns as River's statement reads them from
+// its JSON: a time absent is NULL (the database's now), a JSON null (nil
+// tags) is SQL's NULL, an empty unique key is NULL, unique states 0 are NULL.
+func appendSQLiteJob(args []any, j *riverdriver.JobInsertFastParams) ([]any, error) {
+	var createdAt, scheduledAt, tags, uniqueKey, uniqueStates any
+	if j.CreatedAt != nil {
+		createdAt = sqliteTime(*j.CreatedAt)
+	}
+	if j.ScheduledAt != nil {
+		scheduledAt = sqliteTime(*j.ScheduledAt)
+	}
+	if j.Tags != nil {
+		encoded, err := json.Marshal(j.Tags)
+		if err != nil {
+			return args, fmt.Errorf("encode job tags: %w", err)
+		}
+		tags = string(encoded)
+	}
+	if len(j.UniqueKey) > 0 {
+		uniqueKey = j.UniqueKey
+	}
+	if j.UniqueStates != 0 {
+		uniqueStates = int64(j.UniqueStates)
+	}
+	metadata := string(j.Metadata)
+	if metadata == "" {
+		metadata = "{}"
+	}
+	// JSON as text, not a blob: jsonb() reads a blob as JSONB already encoded.
+	return append(args, string(j.EncodedArgs), createdAt, j.Kind, int64(j.MaxAttempts), metadata, int64(j.Priority), j.Queue,
+		scheduledAt, string(j.State), tags, uniqueKey, uniqueStates), nil
 }
 
 type completingExecutor struct {
