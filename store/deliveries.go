@@ -161,14 +161,16 @@ func (r reader) DeliveryToSend(ctx context.Context, id string) (DeliveryToSend, 
 	return r.deliveryToSendInSteps(ctx, id)
 }
 
+// deliveryToSendQuery reads DeliveryToSend rows, less its WHERE.
+var deliveryToSendQuery = `SELECT ` + subscribedDeliveryColumns + `,
+		e.api_version AS ev_api_version, e.created_at AS ev_created_at, e.data AS ev_data
+	FROM webhook_deliveries d
+	JOIN webhook_subscriptions s ON s.id = d.subscription_id
+	LEFT JOIN events e ON e.id = d.event_id AND d.event_data IS NULL`
+
 func (r reader) deliveryToSendJoined(ctx context.Context, id string) (DeliveryToSend, error) {
 	var d DeliveryToSend
-	err := r.get(ctx, &d, `SELECT `+subscribedDeliveryColumns+`,
-			e.api_version AS ev_api_version, e.created_at AS ev_created_at, e.data AS ev_data
-		FROM webhook_deliveries d
-		JOIN webhook_subscriptions s ON s.id = d.subscription_id
-		LEFT JOIN events e ON e.id = d.event_id AND d.event_data IS NULL
-		WHERE d.id = ?`, id)
+	err := r.get(ctx, &d, deliveryToSendQuery+` WHERE d.id = ?`, id)
 	return d, err
 }
 
@@ -206,25 +208,9 @@ func (r reader) subscribedDeliveryInSteps(ctx context.Context, id string) (Subsc
 // an id without a delivery is left out, and the rest keep ids' order.
 func (r reader) DeliveriesToSend(ctx context.Context, ids []string) ([]DeliveryToSend, error) {
 	if r.d != postgresDialect || len(ids) == 0 {
-		out := make([]DeliveryToSend, 0, len(ids))
-		for _, id := range ids {
-			d, err := r.DeliveryToSend(ctx, id)
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, d)
-		}
-		return out, nil
+		return eachFound(ids, func(id string) (DeliveryToSend, error) { return r.DeliveryToSend(ctx, id) })
 	}
-	query, args, err := sqlx.In(`SELECT `+subscribedDeliveryColumns+`,
-			e.api_version AS ev_api_version, e.created_at AS ev_created_at, e.data AS ev_data
-		FROM webhook_deliveries d
-		JOIN webhook_subscriptions s ON s.id = d.subscription_id
-		LEFT JOIN events e ON e.id = d.event_id AND d.event_data IS NULL
-		WHERE d.id IN (?)`, ids)
+	query, args, err := sqlx.In(deliveryToSendQuery+` WHERE d.id IN (?)`, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -233,6 +219,22 @@ func (r reader) DeliveriesToSend(ctx context.Context, ids []string) ([]DeliveryT
 		return nil, err
 	}
 	return inOrderOf(ids, rows, func(d DeliveryToSend) string { return d.ID }), nil
+}
+
+// eachFound reads each of ids with read, leaving out those not found.
+func eachFound[T any](ids []string, read func(id string) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(ids))
+	for _, id := range ids {
+		row, err := read(id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, nil
 }
 
 // inOrderOf returns rows in the order of their ids in ids.
@@ -250,18 +252,7 @@ func inOrderOf[T any](ids []string, rows []T, id func(T) string) []T {
 // order, so two transactions locking overlapping sets wait rather than deadlock.
 func (t *Tx) LockDeliveries(ctx context.Context, ids []string) ([]SubscribedDelivery, error) {
 	if t.d != postgresDialect || len(ids) == 0 {
-		out := make([]SubscribedDelivery, 0, len(ids))
-		for _, id := range ids {
-			d, err := t.LockDelivery(ctx, id)
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, d)
-		}
-		return out, nil
+		return eachFound(ids, func(id string) (SubscribedDelivery, error) { return t.LockDelivery(ctx, id) })
 	}
 	query, args, err := sqlx.In(`SELECT `+subscribedDeliveryColumns+`
 		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
