@@ -125,9 +125,12 @@ func (w *fanOutWorker) Work(ctx context.Context, job *river.Job[fanOutArgs]) err
 	return w.s.attempts(ctx, job.Args.DeliveryIDs, 1, "")
 }
 
-// Timeout leaves the HTTP client's own time-out to end a slow attempt (they run at once).
+// Timeout: none. Each send is bounded by the HTTP client's own time-out, but
+// a send may first wait for a free slot behind other jobs' slow receivers; a
+// job time-out would count that wait, and a fan-out timed out often enough
+// would be discarded with its deliveries never attempted.
 func (w *fanOutWorker) Timeout(*river.Job[fanOutArgs]) time.Duration {
-	return w.s.cfg.Timeout + 30*time.Second
+	return -1
 }
 
 type manualWorker struct {

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -157,5 +158,69 @@ func TestFanOutJobAttemptsEachDeliveryOnce(t *testing.T) {
 	}
 	if d := cmp.Diff([]attemptArgs{{DeliveryID: deliveryOf["unavailable"], Attempt: 2}}, retries); d != "" {
 		t.Errorf("retry jobs (-want +got):\n%s", d)
+	}
+}
+
+// TestFanOutSendsAtMostConcurrencyAtOnce fans an event out to five
+// subscriptions with Concurrency 2, to receivers that hold each request a
+// moment: every delivery is made, never more than two at once.
+func TestFanOutSendsAtMostConcurrencyAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newWorkerFixture(t, DeliveryConfig{Concurrency: 2})
+	var mu sync.Mutex
+	inFlight, most, calls := 0, 0, 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		calls++
+		most = max(most, inFlight)
+		mu.Unlock()
+		time.Sleep(30 * time.Millisecond)
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+	}))
+	t.Cleanup(srv.Close)
+	for i := range 5 {
+		if _, _, err := f.wh.Create(ctx, f.caller, NewSubscription{URL: fmt.Sprintf("%s/hooks/%d", srv.URL, i), Events: []string{EventShipmentPurchased}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ev store.Event
+	if err := f.st.Tx(ctx, func(tx *store.Tx) error {
+		var err error
+		ev, err = f.wh.Record(ctx, tx, f.caller.AccountID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(`{"id":"shp_1"}`))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	client, err := f.st.JobClient(&river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := client.JobList(ctx, river.NewJobListParams().Kinds(fanOutArgs{}.Kind()).First(10))
+	if err != nil || len(list.Jobs) != 1 {
+		t.Fatalf("fan-out jobs: %v, %v; want one", list, err)
+	}
+	var args fanOutArgs
+	if err := json.Unmarshal(list.Jobs[0].EncodedArgs, &args); err != nil {
+		t.Fatal(err)
+	}
+	if args.EventID != ev.ID || len(args.DeliveryIDs) != 5 {
+		t.Fatalf("fan-out job of event %s with %d deliveries, want %s with 5", args.EventID, len(args.DeliveryIDs), ev.ID)
+	}
+	worker := rivertest.NewWorker(t, riversqlite.New(f.jobs), &river.Config{}, river.Worker[fanOutArgs](&fanOutWorker{s: f.wh}))
+	if _, err := worker.Work(ctx, t, f.jobTx, args, nil); err != nil {
+		t.Fatal(err)
+	}
+	counts, err := f.st.DeliveryCounts(ctx, []string{ev.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if calls != 5 || most > 2 || counts[ev.ID][string(StatusDelivered)] != 5 {
+		t.Errorf("%d requests, at most %d at once, deliveries by status %v; want 5, at most 2, 5 delivered", calls, most, counts[ev.ID])
 	}
 }

@@ -127,7 +127,7 @@ type workerFixture struct {
 	jobTx  *sql.Tx
 }
 
-func newWorkerFixture(t *testing.T) workerFixture {
+func newWorkerFixture(t *testing.T, delivery ...DeliveryConfig) workerFixture {
 	t.Helper()
 	ctx := context.Background()
 	f := workerFixture{clock: fakeclock.New(time.Date(2031, 3, 4, 5, 6, 7, 0, time.UTC))}
@@ -142,7 +142,11 @@ func newWorkerFixture(t *testing.T) workerFixture {
 		t.Fatal(err)
 	}
 	acc := accounts.New(f.st, accounts.Config{Now: f.clock.Now})
-	f.wh = New(f.st, acc, idempotency.New(f.st, cipher, idempotency.Config{}), cipher, Config{Now: f.clock.Now, JobNow: f.clock.Now})
+	cfg := Config{Now: f.clock.Now, JobNow: f.clock.Now}
+	if len(delivery) > 0 {
+		cfg.Delivery = delivery[0]
+	}
+	f.wh = New(f.st, acc, idempotency.New(f.st, cipher, idempotency.Config{}), cipher, cfg)
 	a, err := acc.CreateAccount(ctx, "Acme", true)
 	if err != nil {
 		t.Fatal(err)
