@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivertest"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/paging"
@@ -62,19 +63,12 @@ func TestFanOutJobAttemptsEachDeliveryOnce(t *testing.T) {
 	}
 
 	// One job for the event, naming its four deliveries; none per delivery.
-	client, err := f.st.JobClient(&river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := client.JobList(ctx, river.NewJobListParams().Kinds(fanOutArgs{}.Kind(), attemptArgs{}.Kind()).First(10))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(list.Jobs) != 1 || list.Jobs[0].Kind != (fanOutArgs{}).Kind() {
-		t.Fatalf("jobs queued by the event: %d, want one %s", len(list.Jobs), fanOutArgs{}.Kind())
+	jobs := queuedJobs(t, f.st, fanOutArgs{}.Kind(), attemptArgs{}.Kind())
+	if len(jobs) != 1 || jobs[0].Kind != (fanOutArgs{}).Kind() {
+		t.Fatalf("jobs queued by the event: %d, want one %s", len(jobs), fanOutArgs{}.Kind())
 	}
 	var args fanOutArgs
-	if err := json.Unmarshal(list.Jobs[0].EncodedArgs, &args); err != nil {
+	if err := json.Unmarshal(jobs[0].EncodedArgs, &args); err != nil {
 		t.Fatal(err)
 	}
 	deliveryOf := map[string]string{} // subscription name → delivery id
@@ -141,12 +135,8 @@ func TestFanOutJobAttemptsEachDeliveryOnce(t *testing.T) {
 	}
 
 	// The failed delivery's next attempt is its own job, due a minute later.
-	list, err = client.JobList(ctx, river.NewJobListParams().Kinds(attemptArgs{}.Kind()).First(10))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var retries []attemptArgs
-	for _, j := range list.Jobs {
+	for _, j := range queuedJobs(t, f.st, attemptArgs{}.Kind()) {
 		var a attemptArgs
 		if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
 			t.Fatal(err)
@@ -195,16 +185,12 @@ func TestFanOutSendsAtMostConcurrencyAtOnce(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	client, err := f.st.JobClient(&river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	list, err := client.JobList(ctx, river.NewJobListParams().Kinds(fanOutArgs{}.Kind()).First(10))
-	if err != nil || len(list.Jobs) != 1 {
-		t.Fatalf("fan-out jobs: %v, %v; want one", list, err)
+	jobs := queuedJobs(t, f.st, fanOutArgs{}.Kind())
+	if len(jobs) != 1 {
+		t.Fatalf("fan-out jobs: %d, want one", len(jobs))
 	}
 	var args fanOutArgs
-	if err := json.Unmarshal(list.Jobs[0].EncodedArgs, &args); err != nil {
+	if err := json.Unmarshal(jobs[0].EncodedArgs, &args); err != nil {
 		t.Fatal(err)
 	}
 	if args.EventID != ev.ID || len(args.DeliveryIDs) != 5 {
@@ -223,4 +209,18 @@ func TestFanOutSendsAtMostConcurrencyAtOnce(t *testing.T) {
 	if calls != 5 || most > 2 || counts[ev.ID][string(StatusDelivered)] != 5 {
 		t.Errorf("%d requests, at most %d at once, deliveries by status %v; want 5, at most 2, 5 delivered", calls, most, counts[ev.ID])
 	}
+}
+
+// queuedJobs lists the store's jobs of the given kinds (ten at most).
+func queuedJobs(t *testing.T, st *store.Store, kinds ...string) []*rivertype.JobRow {
+	t.Helper()
+	client, err := st.JobClient(&river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := client.JobList(t.Context(), river.NewJobListParams().Kinds(kinds...).First(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list.Jobs
 }
