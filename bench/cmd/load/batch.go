@@ -43,6 +43,8 @@ func batchPhase(ctx context.Context, c config, srv *deployment, db *seeded, out 
 		return err
 	}
 	out.Items = c.batchItems
+	wait := srv.profile(c.profileDir, "batch", 4*time.Second)
+	defer wait()
 	start := time.Now()
 	status, answer, err := fetch(srv.addr(), request("POST", srv.addr(), api+"/batches", acct.Token, body))
 	if err != nil {
