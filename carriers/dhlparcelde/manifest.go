@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -129,21 +128,24 @@ func parseManifestAnswer(httpStatus int, body []byte, numbers []string) (carrier
 	if err != nil || !bytes.HasPrefix(pdf, []byte("%PDF-")) {
 		return carriers.ManifestForm{}, malformed(opManifest, httpStatus, "the manifest is not a base64 PDF")
 	}
+	// Each candidate is excerpted before it is judged: an answer's number of
+	// invalid bytes or control characters alone is no number.
 	number := ""
 	for _, it := range r.Items {
-		if carriers.NormalizeTrackingNumber(it.ShipmentNo) == numbers[0] && strings.TrimSpace(it.SheetNo) != "" {
-			number = strings.TrimSpace(it.SheetNo)
-			break
+		if carriers.NormalizeTrackingNumber(it.ShipmentNo) == numbers[0] {
+			if number = carriers.Excerpt(it.SheetNo); number != "" {
+				break
+			}
 		}
 	}
 	if number == "" && len(r.SheetNo) > 0 {
-		number = strings.TrimSpace(r.SheetNo[0].SheetNo)
+		number = carriers.Excerpt(r.SheetNo[0].SheetNo)
 	}
 	if number == "" {
-		number = strings.TrimSpace(r.ManifestDate)
+		number = carriers.Excerpt(r.ManifestDate)
 	}
 	if number == "" {
 		return carriers.ManifestForm{}, malformed(opManifest, httpStatus, "the manifest answer has no sheet number nor date")
 	}
-	return carriers.ManifestForm{Number: carriers.Excerpt(fmt.Sprint(number)), PDF: pdf}, nil
+	return carriers.ManifestForm{Number: number, PDF: pdf}, nil
 }
