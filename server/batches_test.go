@@ -273,6 +273,46 @@ func TestBatchOverThePurchaseBacklogIsRefused(t *testing.T) {
 	waitForBatch(t, b, d.ID)
 }
 
+// A batch of more labels than there are workers is bought in jobs of
+// several labels each (shipping.PurchaseBatchArgs), and the backlog still
+// counts labels, not jobs: with the one worker held at the carrier on the
+// first job's first label, the second job's eight labels wait, and a batch
+// that would take the backlog past its bound is refused. A label that fails
+// does not stop the others of its job.
+func TestBatchLabelsCountInThePurchaseBacklog(t *testing.T) {
+	t.Parallel()
+	buyGate := newGate()
+	b := setupLabels(t, withGated(0, buyGate, nil, nil), withPurchaseQueue(1, 20))
+	t.Cleanup(buyGate.open)
+	items := make([]map[string]any, 16)
+	for i := range items {
+		items[i] = labelBody()
+	}
+	items[3] = labelBody(withToName("Fail Purchase"))
+	first := createBatch(t, b, batchBody(items...))
+	var page batchShipmentList
+	b.doT(t, "GET", "/api/v1/batches/"+first.ID+"/shipments?limit=1", b.token, nil).Decode(t, &page)
+	buyGate.awaitEntered(t, page.Data[0].ID)
+	waitUntil(t, "the second job's 8 labels are counted", func() bool {
+		n, err := b.app.Shipping.PurchaseBacklog(t.Context())
+		return err == nil && n == 8
+	})
+
+	wantError(t, b.doT(t, "POST", "/api/v1/batches", b.token, batchBody(items[:13]...)), http.StatusServiceUnavailable, "purchase_queue_full")
+	second := createBatch(t, b, batchBody(items[:12]...))
+
+	buyGate.open()
+	for _, tc := range []struct {
+		id                string
+		purchased, failed int
+	}{{first.ID, 15, 1}, {second.ID, 11, 1}} {
+		d := waitForBatch(t, b, tc.id)
+		if diff := cmp.Diff(struct{ Total, Paying, Pending, Purchased, Failed int }{tc.purchased + tc.failed, 0, 0, tc.purchased, tc.failed}, d.Counts); diff != "" {
+			t.Errorf("batch %s counts (-want +got):\n%s", tc.id, diff)
+		}
+	}
+}
+
 // Many purchases finishing at once (every item held at the carrier, then
 // released together) keep the counts exact and complete the batch once.
 func TestBatchCompletesOnceUnderConcurrentPurchases(t *testing.T) {

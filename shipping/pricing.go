@@ -88,17 +88,20 @@ func (s *Service) AdmitPurchases(ctx context.Context, n int) error {
 }
 
 // ReservePurchase reserves, in tx, the balance row (inserted in tx) applies
-// (ErrCurrencyChanged when the account's currency is no longer row's)
-// and returns the purchase job to enqueue for it: what Create does inside
-// its transaction, for a label of a batch, whose jobs go in at once.
-func (s *Service) ReservePurchase(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) (river.InsertManyParams, error) {
+// (ErrCurrencyChanged when the account's currency is no longer row's): what
+// Create does inside its transaction, for a label of a batch, whose jobs go
+// in at once (PurchaseJobs).
+func (s *Service) ReservePurchase(ctx context.Context, tx *store.Tx, row store.Shipment, now time.Time) error {
 	if err := checkCurrency(ctx, tx, row); err != nil {
-		return river.InsertManyParams{}, err
+		return err
 	}
-	if err := s.recordReserve(ctx, tx, row, now); err != nil {
-		return river.InsertManyParams{}, err
-	}
-	return river.InsertManyParams{Args: PurchaseArgs{ShipmentID: row.ID}}, nil
+	return s.recordReserve(ctx, tx, row, now)
+}
+
+// PurchaseJobs are the jobs that buy a batch's labels ids, in its order
+// (jobs.go's purchaseJobs, sized by this instance's purchase workers).
+func (s *Service) PurchaseJobs(ids []string) []river.InsertManyParams {
+	return purchaseJobs(ids, s.cfg.PurchaseWorkers)
 }
 
 // BatchItemFinisher is told of each label of a batch that its purchase

@@ -221,16 +221,24 @@ func dueWithoutScheduler(ctx context.Context, params []*rivertype.JobInsertParam
 	return doInner(ctx)
 }
 
-// DueJobs counts queue's jobs that are due and wait for a worker: neither
-// running nor scheduled for later. It is the backlog a bound on accepted work
-// looks at; River's fetch index (state, queue, priority, scheduled_at) serves it.
+// DueJobs counts the work of queue's jobs that are due and wait for a worker
+// (neither running nor scheduled for later): a job counts once, or once per
+// id of its args' shipment_ids when it has them (a job buying several
+// labels). It is the backlog a bound on accepted work looks at; River's fetch
+// index (state, queue, priority, scheduled_at) serves it.
 func (r reader) DueJobs(ctx context.Context, queue string) (int, error) {
 	now := "now()"
+	typ, length := "jsonb_typeof(args->'shipment_ids')", "jsonb_array_length(args->'shipment_ids')"
 	if r.d == sqliteDialect {
 		now = "datetime('now', 'subsec')" // how River's SQLite driver writes times
+		typ, length = "json_type(args, '$.shipment_ids')", "json_array_length(args, '$.shipment_ids')"
 	}
+	// Nested, not AND: PostgreSQL does not promise to stop at a false AND,
+	// and the length of anything but an array is an error there.
+	work := `CASE WHEN ` + typ + ` = 'array' THEN CASE WHEN ` + length + ` > 0 THEN ` + length + ` ELSE 1 END ELSE 1 END`
 	var n int
-	err := r.get(ctx, &n, `SELECT count(*) FROM river_job WHERE state = 'available' AND queue = ? AND scheduled_at <= `+now, queue)
+	err := r.get(ctx, &n, `SELECT coalesce(sum(`+work+`), 0) FROM river_job
+		WHERE state = 'available' AND queue = ? AND scheduled_at <= `+now, queue)
 	if err != nil {
 		return 0, fmt.Errorf("count due jobs: %w", err)
 	}

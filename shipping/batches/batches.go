@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"github.com/shipd-dev/shipd/accounts"
 	"github.com/shipd-dev/shipd/carriers"
 	"github.com/shipd-dev/shipd/idempotency"
@@ -207,7 +205,7 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 			if err != nil {
 				return Batch{}, err
 			}
-			jobs := make([]river.InsertManyParams, len(rows))
+			ids := make([]string, len(rows))
 			for i := range rows {
 				row := &rows[i]
 				row.ID, row.BatchID, row.CreatedAt, row.UpdatedAt = store.NewID("shp"), &batch.ID, now, now
@@ -220,11 +218,12 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 				if err := tx.InsertShipment(ctx, row); err != nil {
 					return Batch{}, err
 				}
-				if jobs[i], err = s.ship.ReservePurchase(ctx, tx, *row, now); err != nil {
+				if err := s.ship.ReservePurchase(ctx, tx, *row, now); err != nil {
 					return Batch{}, err
 				}
+				ids[i] = row.ID
 			}
-			if err := tx.EnqueueNew(ctx, jobs...); err != nil {
+			if err := tx.EnqueueNew(ctx, s.ship.PurchaseJobs(ids)...); err != nil {
 				return Batch{}, err
 			}
 			return batchOf(batch, map[string]int{string(shipping.Paying): len(rows)}), nil

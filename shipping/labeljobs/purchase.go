@@ -37,11 +37,48 @@ type purchaseWorker struct {
 }
 
 func (w *purchaseWorker) NextRetry(job *river.Job[shipping.PurchaseArgs]) time.Time {
-	return w.s.jobNow().Add(shipping.RetryDelay(w.s.cfg.PurchaseRetryBase, job.Attempt))
+	return w.s.purchaseRetryAt(job.Attempt)
 }
+
+// purchaseRetryAt is when River runs a purchase job again after its run
+// number attempt returned an error.
+func (s *Service) purchaseRetryAt(attempt int) time.Time {
+	return s.jobNow().Add(shipping.RetryDelay(s.cfg.PurchaseRetryBase, attempt))
+}
+
 func (w *purchaseWorker) Work(ctx context.Context, job *river.Job[shipping.PurchaseArgs]) error {
 	return w.s.purchase(ctx, job.Args.ShipmentID, job.Args.Attempt)
 }
+
+// purchaseBatchWorker buys the labels of a shipping.PurchaseBatchArgs job in
+// turn; see there for what it buys and how it fails.
+type purchaseBatchWorker struct {
+	river.WorkerDefaults[shipping.PurchaseBatchArgs]
+	s *Service
+}
+
+func (w *purchaseBatchWorker) NextRetry(job *river.Job[shipping.PurchaseBatchArgs]) time.Time {
+	return w.s.purchaseRetryAt(job.Attempt)
+}
+
+func (w *purchaseBatchWorker) Work(ctx context.Context, job *river.Job[shipping.PurchaseBatchArgs]) error {
+	for _, id := range job.Args.ShipmentIDs {
+		row, err := w.s.store.ShipmentByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		// Paying: its first attempt is this job's. Pending: the carrier was
+		// unavailable, and the next attempt is a job of its own.
+		if shipping.Status(row.Status) != shipping.Paying {
+			continue
+		}
+		if err := w.s.buy(ctx, row, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	row, err := s.store.ShipmentByID(ctx, id)
 	if err != nil {
@@ -50,6 +87,13 @@ func (s *Service) purchase(ctx context.Context, id string, attempt int) error {
 	if !shipping.Status(row.Status).Purchasing() {
 		return nil
 	}
+	return s.buy(ctx, row, attempt)
+}
+
+// buy makes attempt (0: the first) at buying row's label, read by the
+// caller with its purchase still to be made.
+func (s *Service) buy(ctx context.Context, row store.Shipment, attempt int) error {
+	id := row.ID
 	in, err := shipping.DecodeInput(row.Request)
 	if err != nil {
 		return s.failPurchase(ctx, id, "the stored shipment cannot be read; contact support")

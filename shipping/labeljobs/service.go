@@ -38,6 +38,7 @@ func New(st Storage, ship *shipping.Service) *Service {
 // refund or of an unusable label, and of tracking.
 func (s *Service) RegisterWorkers(w *river.Workers) {
 	river.AddWorker(w, &purchaseWorker{s: s})
+	river.AddWorker(w, &purchaseBatchWorker{s: s})
 	river.AddWorker(w, &voidWorker{s: s})
 	river.AddWorker(w, &voidUnusableWorker{s: s}) // unusable.go
 	river.AddWorker(w, &scanWorker{s: s})

@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -316,5 +317,93 @@ func TestPurchaseWorkerWaitsForTheCallBudget(t *testing.T) {
 	}
 	if n := jobCount(t, b, shipping.PurchaseArgs{}.Kind()); n != 1 {
 		t.Errorf("%d purchase jobs, want the one job snoozed", n)
+	}
+}
+
+// countingBuys is a carrier that counts the purchases asked of it, by
+// shipment id.
+type countingBuys struct {
+	carriers.Carrier
+	mu   *sync.Mutex
+	buys map[string]int
+}
+
+func (c countingBuys) Buy(ctx context.Context, req carriers.BuyRequest) (carriers.Label, error) {
+	c.mu.Lock()
+	c.buys[req.Reference]++
+	c.mu.Unlock()
+	return c.Carrier.Buy(ctx, req)
+}
+
+// A batch's purchase job buys its labels in turn, each as its own purchase
+// job would, and only those still waiting for their first attempt: a label
+// bought already is not bought again, and one the carrier deferred is left
+// to the job of its next attempt. Run again, it buys nothing more.
+func TestPurchaseBatchWorkerBuysTheLabelsWaitingForTheirFirstAttempt(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	buys := map[string]int{}
+	b := setupWorkers(t, func(c carriers.Carrier) carriers.Carrier { return countingBuys{c, &mu, buys} })
+	ctx := context.Background()
+	waiting, bought, deferred := b.create(t, "Ada Lovelace"), b.create(t, "Grace Hopper"), b.create(t, "Carrier Unavailable")
+	for _, sh := range []shipping.Shipment{bought, deferred} {
+		if err := (&purchaseWorker{s: b.lj}).Work(ctx, job[shipping.PurchaseArgs](t, b, shipping.PurchaseArgs{}.Kind(), "shipment_id", sh.ID)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := b.get(t, deferred.ID).Status; got != shipping.Pending {
+		t.Fatalf("%s after its first attempt, want pending", got)
+	}
+	boughtBefore := b.get(t, bought.ID)
+	w := &purchaseBatchWorker{s: b.lj}
+	batchJob := &river.Job[shipping.PurchaseBatchArgs]{JobRow: &rivertype.JobRow{Attempt: 1},
+		Args: shipping.PurchaseBatchArgs{ShipmentIDs: []string{waiting.ID, bought.ID, deferred.ID}}}
+	for run := range 2 {
+		if err := w.Work(ctx, batchJob); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+	}
+	if got := b.get(t, waiting.ID); got.Status != shipping.Purchased || !got.HasLabel {
+		t.Errorf("the waiting label: status %s, label %v; want purchased with its label", got.Status, got.HasLabel)
+	}
+	if diff := cmp.Diff(boughtBefore, b.get(t, bought.ID), cmpopts.IgnoreFields(shipping.Shipment{}, "Revision")); diff != "" {
+		t.Errorf("the label bought before (-before +after):\n%s", diff)
+	}
+	if got := b.get(t, deferred.ID).Status; got != shipping.Pending {
+		t.Errorf("the deferred label: %s, want still pending", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(map[string]int{waiting.ID: 1, bought.ID: 1, deferred.ID: 1}, buys); diff != "" {
+		t.Errorf("purchases asked of the carrier (-want +got):\n%s", diff)
+	}
+}
+
+// A batch's purchase job that finds the carrier's call budget spent waits
+// for it whole, as a label's job does: River runs it again once a call may
+// go, and the labels after the one that waits are not attempted meanwhile.
+func TestPurchaseBatchWorkerWaitsForTheCallBudget(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	buys := map[string]int{}
+	b := setupWorkers(t, func(c carriers.Carrier) carriers.Carrier { return overQuota{c} },
+		func(c carriers.Carrier) carriers.Carrier { return countingBuys{c, &mu, buys} })
+	ctx := context.Background()
+	first, second := b.create(t, "Ada Lovelace"), b.create(t, "Grace Hopper")
+	err := (&purchaseBatchWorker{s: b.lj}).Work(ctx, &river.Job[shipping.PurchaseBatchArgs]{JobRow: &rivertype.JobRow{Attempt: 1},
+		Args: shipping.PurchaseBatchArgs{ShipmentIDs: []string{first.ID, second.ID}}})
+	var snooze *rivertype.JobSnoozeError
+	if !errors.As(err, &snooze) || snooze.Duration != 90*time.Second {
+		t.Fatalf("Work = %v, want a snooze of the carrier's 90 s", err)
+	}
+	for _, sh := range []shipping.Shipment{first, second} {
+		if got := b.get(t, sh.ID); got.Status != shipping.Paying || got.ErrorMessage != nil {
+			t.Errorf("%s: status %s, error %v; want paying", sh.ID, got.Status, got.ErrorMessage)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff(map[string]int{first.ID: 1}, buys); diff != "" {
+		t.Errorf("purchases asked of the carrier (-want +got):\n%s", diff)
 	}
 }

@@ -21,6 +21,14 @@ type noteArgs struct {
 
 func (noteArgs) Kind() string { return "storetest_note" }
 
+// labelsArgs is a job doing the work of several labels, as a batch's
+// purchase job does (shipping.PurchaseBatchArgs).
+type labelsArgs struct {
+	ShipmentIDs []string `json:"shipment_ids"`
+}
+
+func (labelsArgs) Kind() string { return "storetest_labels" }
+
 // testJobs covers jobs.go: jobs exist exactly when their transaction commits.
 // River's table is read through a River client, never with SQL.
 func testJobs(t *testing.T, open Opener) {
@@ -137,6 +145,21 @@ func testJobs(t *testing.T, open Opener) {
 		noErr(t, "DueJobs", err)
 		if n != 4 {
 			t.Errorf("DueJobs(purchases) = %d, want 4 (3 due now, 1 overdue; not the one due in an hour nor another queue's)", n)
+		}
+		// A job naming several shipments counts each, whichever way it was
+		// inserted (with its transaction's other jobs, or on its own).
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			purchases := &river.InsertOpts{Queue: "purchases"}
+			if err := tx.EnqueueNew(ctx, river.InsertManyParams{Args: labelsArgs{ShipmentIDs: []string{"shp_a", "shp_b", "shp_c"}}, InsertOpts: purchases}); err != nil {
+				return err
+			}
+			return tx.Enqueue(ctx, river.InsertManyParams{Args: labelsArgs{ShipmentIDs: []string{"shp_d", "shp_e"}}, InsertOpts: purchases},
+				river.InsertManyParams{Args: labelsArgs{}, InsertOpts: purchases})
+		})
+		n, err = s.DueJobs(ctx, "purchases")
+		noErr(t, "DueJobs", err)
+		if n != 4+3+2+1 {
+			t.Errorf("DueJobs(purchases) = %d, want 10 (4 jobs, one of 3 labels, one of 2, one naming none)", n)
 		}
 		if n, err := s.DueJobs(ctx, "nothing here"); err != nil || n != 0 {
 			t.Errorf("DueJobs of an empty queue = %d, %v", n, err)
