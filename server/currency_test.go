@@ -181,3 +181,42 @@ func TestPlatformFeePerCurrency(t *testing.T) {
 		}
 	}
 }
+
+// A batch of an account billed in euros is priced in euros, every item,
+// and bought at those prices (the batch reads the account's currency once,
+// for all its items).
+func TestEuroAccountBatchIsPricedInEuros(t *testing.T) {
+	t.Parallel()
+	b := setupLabels(t, withExchangeRates(t, ecbFile))
+	_, eur := b.accountIn("Kiezladen", "EUR")
+	var usps rateDoc
+	for _, r := range quoteRates(t, b, eur, labelBody()) {
+		if r.Carrier == "USPS" && r.Service == "Priority" {
+			usps = r
+		}
+	}
+	if usps.Carrier == "" || usps.Currency != "EUR" {
+		t.Fatalf("USPS Priority for a euro account: %+v", usps)
+	}
+	item := labelBody(withField("carrier", "USPS"), withField("service", "Priority"))
+	r := b.doT(t, "POST", "/api/v1/batches", eur, batchBody(item, item, item))
+	wantStatus(t, r, http.StatusAccepted)
+	var accepted batchDoc
+	r.Decode(t, &accepted)
+	waitUntil(t, "the euro batch completed", func() bool {
+		var d batchDoc
+		b.doT(t, "GET", "/api/v1/batches/"+accepted.ID, eur, nil).Decode(t, &d)
+		return d.Status == "completed" && d.Counts.Purchased == 3
+	})
+	var page batchShipmentList
+	b.doT(t, "GET", "/api/v1/batches/"+accepted.ID+"/shipments", eur, nil).Decode(t, &page)
+	if len(page.Data) != 3 {
+		t.Fatalf("%d shipments in the batch, want 3", len(page.Data))
+	}
+	for _, s := range page.Data {
+		if s.Status != "purchased" || s.Currency != "EUR" || s.CarrierRateCents != usps.CarrierRateCents || s.CustomerPriceCents != usps.CustomerPriceCents ||
+			s.ExchangeRate == nil || *s.ExchangeRate != usps.ExchangeRate {
+			t.Errorf("an item of the euro batch, quoted %+v: %+v", usps, s.shipmentDoc)
+		}
+	}
+}

@@ -12,13 +12,37 @@ import (
 	"github.com/shipd-dev/shipd/store"
 )
 
+// Pricing is what every label of one batch is priced with, read once for
+// the batch rather than once per label: the carriers its caller quotes with
+// (with their carrier accounts) and the account's currency.
+type Pricing struct {
+	caller     accounts.Caller
+	carriers   []carriers.Carrier
+	accountIDs []string
+	currency   string
+}
+
+// PricingFor reads c's Pricing.
+func (s *Service) PricingFor(ctx context.Context, c accounts.Caller) (*Pricing, error) {
+	cs, accountIDs, err := s.quoteCarriers(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	currency, err := s.accountCurrency(ctx, c.AccountID)
+	if err != nil {
+		return nil, err
+	}
+	return &Pricing{caller: c, carriers: cs, accountIDs: accountIDs, currency: currency}, nil
+}
+
 // PriceLabel is what Create does before its transaction, for a label of
-// a batch (shipping/batches): it checks in, quotes it and picks the rate sel
-// asks for, into row (without an id). The label's own problems (its input,
-// no rate, no matching service, refused by the carriers) are returned as
-// issues; anything else (carriers unavailable or failing, the request
+// a batch (shipping/batches): it checks in, quotes it with p and picks the
+// rate sel asks for, into row (without an id). The label's own problems (its
+// input, no rate, no matching service, refused by the carriers) are returned
+// as issues; anything else (carriers unavailable or failing, the request
 // cancelled) as the error.
-func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, sel Selection, format carriers.LabelFormat, row *store.Shipment) ([]Issue, error) {
+func (s *Service) PriceLabel(ctx context.Context, p *Pricing, in Input, sel Selection, format carriers.LabelFormat, row *store.Shipment) ([]Issue, error) {
+	c := p.caller
 	err := in.onePieceForm()
 	if err == nil {
 		// The schema cannot require one of parcel and parcels; a batch item
@@ -34,7 +58,7 @@ func (s *Service) PriceLabel(ctx context.Context, c accounts.Caller, in Input, s
 	}
 	var quote Quote
 	if err == nil {
-		quote, err = s.rates(ctx, c, input, false) // batch items are outbound labels
+		quote, err = s.ratesFrom(ctx, input, false, p.carriers, p.accountIDs, p.currency) // batch items are outbound labels
 	}
 	if err == nil {
 		quote, err = s.offering(quote, sel, format, carriers.Label4x6)

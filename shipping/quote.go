@@ -267,6 +267,12 @@ func (s *Service) ratesIn(ctx context.Context, c accounts.Caller, in Input, ret 
 			return Quote{}, err
 		}
 	}
+	return s.ratesFrom(ctx, in, ret, cs, accountIDs, currency)
+}
+
+// ratesFrom asks the carriers cs (each of the carrier account of the same
+// index in accountIDs, "" for none) for rates, priced in currency.
+func (s *Service) ratesFrom(ctx context.Context, in Input, ret bool, cs []carriers.Carrier, accountIDs []string, currency string) (Quote, error) {
 	shipment := in.CarrierShipment()
 	shipment.ShipDate = carriers.ShipDate(s.now())
 	shipment.Return = ret

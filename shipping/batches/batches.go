@@ -243,6 +243,10 @@ func (s *Service) CreateBatch(ctx context.Context, c accounts.Caller, in NewBatc
 // collected for BatchItemsError; anything else (carriers unavailable or
 // failing, the request cancelled) fails the batch as it would a create.
 func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []BatchItem, format carriers.LabelFormat) ([]store.Shipment, error) {
+	pricing, err := s.ship.PricingFor(ctx, c)
+	if err != nil {
+		return nil, err
+	}
 	rows := make([]store.Shipment, len(items))
 	problems := make([][]shipping.Issue, len(items))
 	fatal := make([]error, len(items))
@@ -251,7 +255,7 @@ func (s *Service) priceBatch(ctx context.Context, c accounts.Caller, items []Bat
 	for range min(batchQuoteWorkers, len(items)) {
 		wg.Go(func() {
 			for i := range next {
-				issues, err := s.ship.PriceLabel(ctx, c, items[i].Input, items[i].Selection, format, &rows[i])
+				issues, err := s.ship.PriceLabel(ctx, pricing, items[i].Input, items[i].Selection, format, &rows[i])
 				problems[i], fatal[i] = issues, err
 			}
 		})
