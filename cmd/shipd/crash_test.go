@@ -109,6 +109,67 @@ func TestPurchaseSurvivesKill(t *testing.T) {
 	}
 }
 
+// TestBatchJobSurvivesKill kills the server (SIGKILL) while a job buying
+// several labels of a batch waits on the carrier for its first, and starts
+// it again on the same database: every label of the batch ends up purchased,
+// each once. With one purchase worker, the batch's three labels are one job.
+func TestBatchJobSurvivesKill(t *testing.T) {
+	t.Parallel()
+	bin := shipdBinary(t)
+	db := filepath.Join(t.TempDir(), "shipd.db")
+	addr := freeAddr(t)
+	first, stdout := startServeBinary(t, bin, db, addr, "--purchase-workers", "1")
+	token := demoToken(t, stdout)
+	waitReady(t, addr)
+
+	item := func(name string) string {
+		return `{"fromAddress":{"name":"Shop","phone":"415 555 0100","street1":"1 Market St","city":"San Francisco","state":"CA","zip":"94105","country":"US"},
+			"toAddress":{"name":"` + name + `","phone":"212 555 0199","street1":"350 Fifth Avenue","city":"New York","state":"NY","zip":"10118","country":"US"},
+			"parcel":{"weightOz":32}}`
+	}
+	// Slow Carrier holds the first label's purchase for 3 s.
+	body := `{"shipments":[` + item("Slow Carrier") + `,` + item("Ada Lovelace") + `,` + item("Grace Hopper") + `]}`
+	var batch struct{ ID, Status string }
+	if res := call(t, "POST", "http://"+addr+"/api/v1/batches", token, body, &batch); res != http.StatusAccepted {
+		t.Fatalf("POST /batches: %d %+v", res, batch)
+	}
+	time.Sleep(500 * time.Millisecond) // the batch's job is now waiting on the slow carrier
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+
+	second, _ := startServeBinary(t, bin, db, addr, "--purchase-workers", "1")
+	defer func() { _ = second.Process.Signal(syscall.SIGTERM); _ = second.Wait() }()
+	waitReady(t, addr)
+	var got struct {
+		Status string
+		Counts struct{ Total, Purchased int }
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		call(t, "GET", "http://"+addr+"/api/v1/batches/"+batch.ID, token, "", &got)
+		if got.Status == "completed" {
+			break
+		}
+	}
+	if got.Status != "completed" || got.Counts.Total != 3 || got.Counts.Purchased != 3 {
+		t.Fatalf("after the restart the batch is %+v, want completed with 3 purchased", got)
+	}
+	var events struct {
+		Data []struct {
+			Data struct{ ID string } `json:"data"`
+		} `json:"data"`
+	}
+	call(t, "GET", "http://"+addr+"/api/v1/events?type=shipment.purchased", token, "", &events)
+	seen := map[string]int{}
+	for _, e := range events.Data {
+		seen[e.Data.ID]++
+	}
+	if len(events.Data) != 3 || len(seen) != 3 {
+		t.Fatalf("shipment.purchased recorded %d times for %d shipments, want once for each of 3: %v", len(events.Data), len(seen), seen)
+	}
+}
+
 func TestServeRefusesASecondServerOnOneDatabase(t *testing.T) {
 	t.Parallel()
 	bin := shipdBinary(t)
@@ -125,9 +186,9 @@ func TestServeRefusesASecondServerOnOneDatabase(t *testing.T) {
 	}
 }
 
-func startServeBinary(t *testing.T, bin, db, addr string) (*exec.Cmd, *bufio.Reader) {
+func startServeBinary(t *testing.T, bin, db, addr string, flags ...string) (*exec.Cmd, *bufio.Reader) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--db", db, "--addr", addr, "--sandbox-scan-interval", "1h")
+	cmd := exec.Command(bin, append([]string{"serve", "--db", db, "--addr", addr, "--sandbox-scan-interval", "1h"}, flags...)...)
 	cmd.Env = append(os.Environ(), "SHIPD_WEBHOOK_KEY=")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
