@@ -12,9 +12,9 @@ import (
 	"github.com/shipd-dev/shipd/store"
 )
 
-// Pricing is what every label of one batch is priced with, read once for
-// the batch rather than once per label: the carriers its caller quotes with
-// (with their carrier accounts) and the account's currency.
+// Pricing is what a caller's labels are priced with: the carriers it quotes
+// with (with their carrier accounts) and its account's currency. A quote
+// reads it for itself; a batch reads it once for all its labels.
 type Pricing struct {
 	caller     accounts.Caller
 	carriers   []carriers.Carrier
@@ -24,13 +24,20 @@ type Pricing struct {
 
 // PricingFor reads c's Pricing.
 func (s *Service) PricingFor(ctx context.Context, c accounts.Caller) (*Pricing, error) {
+	return s.pricing(ctx, c, "")
+}
+
+// pricing reads c's Pricing; currency is the account's when the caller has
+// read it already ("": read it here).
+func (s *Service) pricing(ctx context.Context, c accounts.Caller, currency string) (*Pricing, error) {
 	cs, accountIDs, err := s.quoteCarriers(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	currency, err := s.accountCurrency(ctx, c.AccountID)
-	if err != nil {
-		return nil, err
+	if currency == "" {
+		if currency, err = s.accountCurrency(ctx, c.AccountID); err != nil {
+			return nil, err
+		}
 	}
 	return &Pricing{caller: c, carriers: cs, accountIDs: accountIDs, currency: currency}, nil
 }
@@ -58,7 +65,7 @@ func (s *Service) PriceLabel(ctx context.Context, p *Pricing, in Input, sel Sele
 	}
 	var quote Quote
 	if err == nil {
-		quote, err = s.ratesFrom(ctx, input, false, p.carriers, p.accountIDs, p.currency) // batch items are outbound labels
+		quote, err = s.ratesFrom(ctx, input, false, p) // batch items are outbound labels
 	}
 	if err == nil {
 		quote, err = s.offering(quote, sel, format, carriers.Label4x6)

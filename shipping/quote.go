@@ -258,21 +258,16 @@ func (s *Service) rates(ctx context.Context, c accounts.Caller, in Input, ret bo
 // ratesIn is rates in currency, the caller's account's, which a caller that
 // read the account passes ("": read it here).
 func (s *Service) ratesIn(ctx context.Context, c accounts.Caller, in Input, ret bool, currency string) (Quote, error) {
-	cs, accountIDs, err := s.quoteCarriers(ctx, c)
+	p, err := s.pricing(ctx, c, currency)
 	if err != nil {
 		return Quote{}, err
 	}
-	if currency == "" {
-		if currency, err = s.accountCurrency(ctx, c.AccountID); err != nil {
-			return Quote{}, err
-		}
-	}
-	return s.ratesFrom(ctx, in, ret, cs, accountIDs, currency)
+	return s.ratesFrom(ctx, in, ret, p)
 }
 
-// ratesFrom asks the carriers cs (each of the carrier account of the same
-// index in accountIDs, "" for none) for rates, priced in currency.
-func (s *Service) ratesFrom(ctx context.Context, in Input, ret bool, cs []carriers.Carrier, accountIDs []string, currency string) (Quote, error) {
+// ratesFrom asks p's carriers for rates, priced in p's currency.
+func (s *Service) ratesFrom(ctx context.Context, in Input, ret bool, p *Pricing) (Quote, error) {
+	cs, accountIDs, currency := p.carriers, p.accountIDs, p.currency
 	shipment := in.CarrierShipment()
 	shipment.ShipDate = carriers.ShipDate(s.now())
 	shipment.Return = ret
