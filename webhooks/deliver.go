@@ -196,8 +196,8 @@ type attemptResult struct {
 // attempts makes automatic attempt auto (>0), or the manual attempt with
 // nonce request, of each delivery of ids: the receivers are called at once,
 // and the outcomes are recorded in groups as they come in, each group one
-// transaction, so an event's fan-out costs a few transactions rather than
-// one per subscription and a slow receiver delays only its own record.
+// transaction, so an event's fan-out costs one transaction or a few rather
+// than one per subscription, and a slow receiver delays only its own record.
 // Delivery is at least once: a job run twice after a crash may send one
 // extra copy, but records each attempt once.
 func (s *Service) attempts(ctx context.Context, ids []string, auto int, request string) error {
@@ -257,20 +257,25 @@ func (s *Service) attempts(ctx context.Context, ids []string, auto int, request 
 		}
 	}
 	for inFlight > 0 {
-		// The first outcome is recorded at once, with those that arrived
-		// meanwhile; those arriving during its transaction make the next group.
+		// The outcomes that arrive within RecordWindow of a group's first
+		// are recorded with it; those arriving later or during its
+		// transaction make the next group. Receivers that answer together
+		// (the usual case) cost one transaction, and a slow one delays the
+		// others' record by at most the window.
 		group := []attemptResult{<-results}
 		inFlight--
+		window := time.NewTimer(s.cfg.RecordWindow)
 	more:
 		for inFlight > 0 {
 			select {
 			case r := <-results:
 				group = append(group, r)
 				inFlight--
-			default:
+			case <-window.C:
 				break more
 			}
 		}
+		window.Stop()
 		var done []attemptResult
 		for _, r := range group {
 			if r.err != nil {

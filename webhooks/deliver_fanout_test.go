@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -223,4 +224,107 @@ func queuedJobs(t *testing.T, st *store.Store, kinds ...string) []*rivertype.Job
 		t.Fatal(err)
 	}
 	return list.Jobs
+}
+
+// countingTx counts the transactions a service opens.
+type countingTx struct {
+	Storage
+	n atomic.Int32
+}
+
+func (c *countingTx) Tx(ctx context.Context, fn func(tx *store.Tx) error) error {
+	c.n.Add(1)
+	return c.Storage.Tx(ctx, fn)
+}
+
+// TestFanOutRecordsAnswersOfOneWindowTogether fans an event out to three
+// receivers that answer 40 ms apart and one that answers only when the test
+// lets it: the three outcomes arrive within the record window of the first
+// and are recorded in one transaction, while the fourth is still waiting for
+// its answer (a slow receiver holds back the others' record by the window at
+// most); the fourth is recorded in a second transaction once it answers.
+func TestFanOutRecordsAnswersOfOneWindowTogether(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newWorkerFixture(t, DeliveryConfig{RecordWindow: time.Second})
+	release := make(chan struct{})
+	var once sync.Once
+	letGo := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(letGo)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/slow":
+			<-release
+		case "/fast/1":
+			time.Sleep(40 * time.Millisecond)
+		case "/fast/2":
+			time.Sleep(80 * time.Millisecond)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	subs := map[string]string{} // path → subscription id
+	for _, path := range []string{"/fast/0", "/fast/1", "/fast/2", "/slow"} {
+		created, _, err := f.wh.Create(ctx, f.caller, NewSubscription{URL: srv.URL + path, Events: []string{EventShipmentPurchased}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs[path] = created.ID
+	}
+	if err := f.st.Tx(ctx, func(tx *store.Tx) error {
+		_, err := f.wh.Record(ctx, tx, f.caller.AccountID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(`{"id":"shp_1"}`))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	jobs := queuedJobs(t, f.st, fanOutArgs{}.Kind())
+	if len(jobs) != 1 {
+		t.Fatalf("fan-out jobs: %d, want one", len(jobs))
+	}
+	var args fanOutArgs
+	if err := json.Unmarshal(jobs[0].EncodedArgs, &args); err != nil {
+		t.Fatal(err)
+	}
+	statusOf := func(path string) DeliveryStatus {
+		t.Helper()
+		ds, _, err := f.wh.Deliveries(ctx, f.caller, subs[path], paging.Request{Limit: 10})
+		if err != nil || len(ds) != 1 {
+			t.Fatalf("deliveries of %s: %v, %v; want one", path, ds, err)
+		}
+		return ds[0].Status
+	}
+
+	counted := &countingTx{Storage: f.wh.store}
+	f.wh.store = counted
+	worker := rivertest.NewWorker(t, riversqlite.New(f.jobs), &river.Config{}, river.Worker[fanOutArgs](&fanOutWorker{s: f.wh}))
+	worked := make(chan error, 1)
+	go func() {
+		_, err := worker.Work(ctx, t, f.jobTx, args, nil)
+		worked <- err
+	}()
+	for deadline := time.Now().Add(10 * time.Second); statusOf("/fast/2") != StatusDelivered; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the fast receivers' deliveries were not recorded while the slow receiver held its answer")
+		}
+	}
+	got := map[string]DeliveryStatus{}
+	for path := range subs {
+		got[path] = statusOf(path)
+	}
+	want := map[string]DeliveryStatus{"/fast/0": StatusDelivered, "/fast/1": StatusDelivered, "/fast/2": StatusDelivered, "/slow": StatusPending}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("deliveries while the slow receiver holds its answer (-want +got):\n%s", d)
+	}
+	if n := counted.n.Load(); n != 1 {
+		t.Errorf("transactions recording the three fast answers: %d, want 1", n)
+	}
+	letGo()
+	if err := <-worked; err != nil {
+		t.Fatal(err)
+	}
+	if s := statusOf("/slow"); s != StatusDelivered {
+		t.Errorf("slow receiver's delivery: %s, want %s", s, StatusDelivered)
+	}
+	if n := counted.n.Load(); n != 2 {
+		t.Errorf("transactions of the fan-out: %d, want 2 (the fast answers, then the slow one)", n)
+	}
 }

@@ -40,6 +40,13 @@ type DeliveryConfig struct {
 	Concurrency int
 	// MaxResponseBodyBytes is how much of a receiver's response body is read. Default 64 KiB.
 	MaxResponseBodyBytes int64
+	// RecordWindow is how long the outcomes of one job's deliveries wait
+	// for each other to be recorded in one transaction: those that arrive
+	// within it of the first are. Default 5 ms. Receivers that answer
+	// together cost one transaction rather than two or more (the first
+	// outcome alone, then the rest), and a delivery's record is late by
+	// at most the window; its sending is not delayed at all.
+	RecordWindow time.Duration
 	// Queue is the River queue of delivery jobs. Default "webhooks".
 	Queue string
 	// TestTargets says which addresses test-mode deliveries may reach:
@@ -62,6 +69,9 @@ func (c *DeliveryConfig) setDefaults() {
 	}
 	if c.MaxResponseBodyBytes <= 0 {
 		c.MaxResponseBodyBytes = 64 << 10
+	}
+	if c.RecordWindow <= 0 {
+		c.RecordWindow = 5 * time.Millisecond
 	}
 	if c.Queue == "" {
 		c.Queue = "webhooks"
