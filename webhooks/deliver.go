@@ -423,13 +423,24 @@ func readExcerpt(body io.Reader, limit int64) *string {
 }
 
 // record stores attempts (except those dropped unsent) and their
-// consequences, and queues the next automatic attempts, in one transaction.
+// consequences, and queues the next automatic attempts, in one transaction
+// shared with the records of other jobs that are waiting for one
+// (recorder.go).
 func (s *Service) record(ctx context.Context, rs []attemptResult) error {
-	type recorded struct {
-		outcome    string
-		auto       int
-		sinceEvent time.Duration
-	}
+	return s.recorder.record(ctx, rs, s.recordTx)
+}
+
+// recorded is what the metrics learn of a recorded attempt: rs[i]'s.
+type recorded struct {
+	i          int
+	outcome    string
+	auto       int
+	sinceEvent time.Duration
+}
+
+// recordTx is record of rs in a transaction of its own; it returns what
+// the metrics are told once it committed.
+func (s *Service) recordTx(ctx context.Context, rs []attemptResult) ([]recorded, error) {
 	var seen []recorded
 	ids := make([]string, len(rs))
 	for i, r := range rs {
@@ -450,7 +461,7 @@ func (s *Service) record(ctx context.Context, rs []attemptResult) error {
 			attempts []*store.DeliveryAttempt
 			jobs     []river.InsertManyParams
 		)
-		for _, r := range rs {
+		for i, r := range rs {
 			l, ok := byID[r.id]
 			if !ok {
 				continue // gone with its account
@@ -464,7 +475,7 @@ func (s *Service) record(ctx context.Context, rs []attemptResult) error {
 			sub := l.Subscription
 			out.SubscriptionActive = sub.RevokedAt == nil && sub.Enabled
 			t := next(stateOf(d), out, s.policy())
-			rec := recorded{outcome: attemptOutcomeOf(out, res, t), auto: out.Auto}
+			rec := recorded{i: i, outcome: attemptOutcomeOf(out, res, t), auto: out.Auto}
 			if res.delivered {
 				rec.sinceEvent = res.attemptedAt.Add(time.Duration(res.latencyMs) * time.Millisecond).Sub(d.CreatedAt)
 			}
@@ -502,14 +513,10 @@ func (s *Service) record(ctx context.Context, rs []attemptResult) error {
 		}
 		return tx.UpdateDeliveries(ctx, rows)
 	})
-	if err == nil {
-		for _, r := range seen {
-			if r.outcome != "" {
-				observerFrom(ctx).AttemptRecorded(r.outcome, r.auto, r.sinceEvent)
-			}
-		}
+	if err != nil {
+		return nil, err
 	}
-	return err
+	return seen, nil
 }
 
 // queueManual asks for one attempt of d now (retry endpoint, test event):

@@ -328,3 +328,84 @@ func TestFanOutRecordsAnswersOfOneWindowTogether(t *testing.T) {
 		t.Errorf("transactions of the fan-out: %d, want 2 (the fast answers, then the slow one)", n)
 	}
 }
+
+// gatedTx holds the first transaction a service opens until gate closes.
+type gatedTx struct {
+	Storage
+	n    atomic.Int32
+	gate chan struct{}
+}
+
+func (g *gatedTx) Tx(ctx context.Context, fn func(tx *store.Tx) error) error {
+	if g.n.Add(1) == 1 {
+		<-g.gate
+	}
+	return g.Storage.Tx(ctx, fn)
+}
+
+// TestFanOutJobsShareRecordTransactions works three events' fan-out jobs at
+// once, each to two receivers, while the first job's record transaction is
+// held: the other two jobs' records wait and are then made in one
+// transaction, and every delivery is delivered with one attempt.
+func TestFanOutJobsShareRecordTransactions(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newWorkerFixture(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(srv.Close)
+	for i := range 2 {
+		if _, _, err := f.wh.Create(ctx, f.caller, NewSubscription{URL: fmt.Sprintf("%s/hooks/%d", srv.URL, i), Events: []string{EventShipmentPurchased}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var events []string
+	for i := range 3 {
+		if err := f.st.Tx(ctx, func(tx *store.Tx) error {
+			ev, err := f.wh.Record(ctx, tx, f.caller.AccountID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(fmt.Sprintf(`{"id":"shp_%d"}`, i)))
+			events = append(events, ev.ID)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jobs := queuedJobs(t, f.st, fanOutArgs{}.Kind())
+	if len(jobs) != 3 {
+		t.Fatalf("fan-out jobs: %d, want 3", len(jobs))
+	}
+	gated := &gatedTx{Storage: f.wh.store, gate: make(chan struct{})}
+	f.wh.store = gated
+	worker := rivertest.NewWorker(t, riversqlite.New(f.jobs), &river.Config{}, river.Worker[fanOutArgs](&fanOutWorker{s: f.wh}))
+	worked := make(chan error, len(jobs))
+	work := func(j *rivertype.JobRow) {
+		var args fanOutArgs
+		if err := json.Unmarshal(j.EncodedArgs, &args); err != nil {
+			worked <- err
+			return
+		}
+		_, err := worker.Work(ctx, t, f.jobTx, args, nil)
+		worked <- err
+	}
+	go work(jobs[0])
+	waitFor(t, "the first job's record", func() bool { return gated.n.Load() == 1 })
+	go work(jobs[1])
+	go work(jobs[2])
+	waitFor(t, "the other jobs' records to queue", func() bool { return queued(&f.wh.recorder) == 2 })
+	close(gated.gate)
+	for range jobs {
+		if err := <-worked; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := gated.n.Load(); n != 2 {
+		t.Errorf("record transactions: %d, want 2 (the first job's, then the other two's together)", n)
+	}
+	counts, err := f.st.DeliveryCounts(ctx, events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range events {
+		if got := counts[id][string(StatusDelivered)]; got != 2 {
+			t.Errorf("event %s: %d deliveries delivered (%v), want 2", id, got, counts[id])
+		}
+	}
+}

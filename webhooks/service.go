@@ -113,6 +113,8 @@ type Service struct {
 	liveClient, testClient *http.Client
 	// sending holds a slot per delivery in flight (Concurrency of them).
 	sending chan struct{}
+	// recorder shares transactions between the records of concurrent jobs.
+	recorder recorder
 }
 
 // New returns the webhooks service.
