@@ -210,13 +210,45 @@ func (r reader) DeliveriesToSend(ctx context.Context, ids []string) ([]DeliveryT
 	if r.d != postgresDialect || len(ids) == 0 {
 		return eachFound(ids, func(id string) (DeliveryToSend, error) { return r.DeliveryToSend(ctx, id) })
 	}
-	query, args, err := sqlx.In(deliveryToSendQuery+` WHERE d.id IN (?)`, ids)
+	// The deliveries with their subscriptions, then each of their events
+	// once: an event's fan-out is many deliveries of one event, whose data
+	// a join would read, detoast and send once per delivery.
+	query, args, err := sqlx.In(`SELECT `+subscribedDeliveryColumns+`
+		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
+		WHERE d.id IN (?)`, ids)
 	if err != nil {
 		return nil, err
 	}
-	var rows []DeliveryToSend
-	if err := r.sel(ctx, &rows, query, args...); err != nil {
+	var subscribed []SubscribedDelivery
+	if err := r.sel(ctx, &subscribed, query, args...); err != nil {
 		return nil, err
+	}
+	var eventIDs []string
+	for _, d := range subscribed {
+		if d.EventData == nil && !slices.Contains(eventIDs, d.EventID) {
+			eventIDs = append(eventIDs, d.EventID)
+		}
+	}
+	events := map[string]Event{}
+	if len(eventIDs) > 0 {
+		query, args, err := sqlx.In(`SELECT `+eventColumns+` FROM events WHERE id IN (?)`, eventIDs)
+		if err != nil {
+			return nil, err
+		}
+		var es []Event
+		if err := r.sel(ctx, &es, query, args...); err != nil {
+			return nil, err
+		}
+		for _, e := range es {
+			events[e.ID] = e
+		}
+	}
+	rows := make([]DeliveryToSend, len(subscribed))
+	for i, d := range subscribed {
+		rows[i].SubscribedDelivery = d
+		if e, ok := events[d.EventID]; ok && d.EventData == nil {
+			rows[i].EventAPIVersion, rows[i].EventCreatedAt, rows[i].EventRecord = &e.APIVersion, &e.CreatedAt, &e.Data
+		}
 	}
 	return inOrderOf(ids, rows, func(d DeliveryToSend) string { return d.ID }), nil
 }

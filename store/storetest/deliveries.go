@@ -215,6 +215,39 @@ func testDeliveries(t *testing.T, open Opener) {
 		checkDelivery(t, s, bystander)
 	})
 
+	leaf(t, open, "deliveries of several events read together", func(t *testing.T, s *store.Store) {
+		ctx := t.Context()
+		acct := newAccount(t, s)
+		ev1 := newEvent(t, s, acct.ID, "test", "label.purchased")
+		ev2 := newEvent(t, s, acct.ID, "test", "tracker.updated")
+		subA := newSubscription(t, s, acct.ID, "test", "https://example.com/a")
+		subB := newSubscription(t, s, acct.ID, "test", "https://example.com/b")
+		a1, b1 := newDelivery(t, s, subA, ev1.ID), newDelivery(t, s, subB, ev1.ID)
+		a2 := newDelivery(t, s, subA, ev2.ID)
+		// A delivery of an event that is not in events (gone, or never
+		// there), and a synthetic one (webhook.test) whose data is its own.
+		orphan := newDelivery(t, s, subB, "evt_gone")
+		synthetic := deliveryRow(subA, store.NewID("evt"))
+		synthetic.EventType, synthetic.EventData = "webhook.test", ptr(`{"test":true}`)
+		mustTx(t, s, func(ctx context.Context, tx *store.Tx) error {
+			_, err := tx.InsertDelivery(ctx, synthetic)
+			return err
+		})
+		got, err := s.DeliveriesToSend(ctx, []string{a2.ID, synthetic.ID, a1.ID, orphan.ID, b1.ID})
+		noErr(t, "DeliveriesToSend", err)
+		of := func(d store.Delivery, sub store.Subscription, ev *store.Event) store.DeliveryToSend {
+			out := store.DeliveryToSend{SubscribedDelivery: store.SubscribedDelivery{Delivery: d, Subscription: sub}}
+			if ev != nil {
+				out.EventAPIVersion, out.EventCreatedAt, out.EventRecord = &ev.APIVersion, &ev.CreatedAt, &ev.Data
+			}
+			return out
+		}
+		want := []store.DeliveryToSend{of(a2, subA, &ev2), of(*synthetic, subA, nil), of(a1, subA, &ev1), of(orphan, subB, nil), of(b1, subB, &ev1)}
+		if d := diff(want, got); d != "" {
+			t.Errorf("DeliveriesToSend (-want +got):\n%s", d)
+		}
+	})
+
 	leaf(t, open, "an event's deliveries read, locked and written together", func(t *testing.T, s *store.Store) {
 		ctx := t.Context()
 		acct := newAccount(t, s)
