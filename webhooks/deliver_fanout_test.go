@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -178,27 +179,12 @@ func TestFanOutSendsAtMostConcurrencyAtOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var ev store.Event
-	if err := f.st.Tx(ctx, func(tx *store.Tx) error {
-		var err error
-		ev, err = f.wh.Record(ctx, tx, f.caller.AccountID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(`{"id":"shp_1"}`))
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	jobs := queuedJobs(t, f.st, fanOutArgs{}.Kind())
-	if len(jobs) != 1 {
-		t.Fatalf("fan-out jobs: %d, want one", len(jobs))
-	}
-	var args fanOutArgs
-	if err := json.Unmarshal(jobs[0].EncodedArgs, &args); err != nil {
-		t.Fatal(err)
-	}
+	ev := f.recordEvent(t, `{"id":"shp_1"}`)
+	args := f.fanOutJobs(t, 1)[0]
 	if args.EventID != ev.ID || len(args.DeliveryIDs) != 5 {
 		t.Fatalf("fan-out job of event %s with %d deliveries, want %s with 5", args.EventID, len(args.DeliveryIDs), ev.ID)
 	}
-	worker := rivertest.NewWorker(t, riversqlite.New(f.jobs), &river.Config{}, river.Worker[fanOutArgs](&fanOutWorker{s: f.wh}))
-	if _, err := worker.Work(ctx, t, f.jobTx, args, nil); err != nil {
+	if _, err := f.fanOutWorker(t).Work(ctx, t, f.jobTx, args, nil); err != nil {
 		t.Fatal(err)
 	}
 	counts, err := f.st.DeliveryCounts(ctx, []string{ev.ID})
@@ -270,20 +256,8 @@ func TestFanOutRecordsAnswersOfOneWindowTogether(t *testing.T) {
 		}
 		subs[path] = created.ID
 	}
-	if err := f.st.Tx(ctx, func(tx *store.Tx) error {
-		_, err := f.wh.Record(ctx, tx, f.caller.AccountID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(`{"id":"shp_1"}`))
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
-	jobs := queuedJobs(t, f.st, fanOutArgs{}.Kind())
-	if len(jobs) != 1 {
-		t.Fatalf("fan-out jobs: %d, want one", len(jobs))
-	}
-	var args fanOutArgs
-	if err := json.Unmarshal(jobs[0].EncodedArgs, &args); err != nil {
-		t.Fatal(err)
-	}
+	f.recordEvent(t, `{"id":"shp_1"}`)
+	args := f.fanOutJobs(t, 1)[0]
 	statusOf := func(path string) DeliveryStatus {
 		t.Helper()
 		ds, _, err := f.wh.Deliveries(ctx, f.caller, subs[path], paging.Request{Limit: 10})
@@ -295,7 +269,7 @@ func TestFanOutRecordsAnswersOfOneWindowTogether(t *testing.T) {
 
 	counted := &countingTx{Storage: f.wh.store}
 	f.wh.store = counted
-	worker := rivertest.NewWorker(t, riversqlite.New(f.jobs), &river.Config{}, river.Worker[fanOutArgs](&fanOutWorker{s: f.wh}))
+	worker := f.fanOutWorker(t)
 	worked := make(chan error, 1)
 	go func() {
 		_, err := worker.Work(ctx, t, f.jobTx, args, nil)
@@ -360,28 +334,14 @@ func TestFanOutJobsShareRecordTransactions(t *testing.T) {
 	}
 	var events []string
 	for i := range 3 {
-		if err := f.st.Tx(ctx, func(tx *store.Tx) error {
-			ev, err := f.wh.Record(ctx, tx, f.caller.AccountID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(fmt.Sprintf(`{"id":"shp_%d"}`, i)))
-			events = append(events, ev.ID)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
+		events = append(events, f.recordEvent(t, fmt.Sprintf(`{"id":"shp_%d"}`, i)).ID)
 	}
-	jobs := queuedJobs(t, f.st, fanOutArgs{}.Kind())
-	if len(jobs) != 3 {
-		t.Fatalf("fan-out jobs: %d, want 3", len(jobs))
-	}
+	jobs := f.fanOutJobs(t, 3)
 	gated := &gatedTx{Storage: f.wh.store, gate: make(chan struct{})}
 	f.wh.store = gated
-	worker := rivertest.NewWorker(t, riversqlite.New(f.jobs), &river.Config{}, river.Worker[fanOutArgs](&fanOutWorker{s: f.wh}))
+	worker := f.fanOutWorker(t)
 	worked := make(chan error, len(jobs))
-	work := func(j *rivertype.JobRow) {
-		var args fanOutArgs
-		if err := json.Unmarshal(j.EncodedArgs, &args); err != nil {
-			worked <- err
-			return
-		}
+	work := func(args fanOutArgs) {
 		_, err := worker.Work(ctx, t, f.jobTx, args, nil)
 		worked <- err
 	}
@@ -408,4 +368,40 @@ func TestFanOutJobsShareRecordTransactions(t *testing.T) {
 			t.Errorf("event %s: %d deliveries delivered (%v), want 2", id, got, counts[id])
 		}
 	}
+}
+
+// recordEvent records a shipment.purchased event of data in a transaction
+// of its own, as a purchase would.
+func (f workerFixture) recordEvent(t *testing.T, data string) store.Event {
+	t.Helper()
+	var ev store.Event
+	if err := f.st.Tx(t.Context(), func(tx *store.Tx) error {
+		var err error
+		ev, err = f.wh.Record(t.Context(), tx, f.caller.AccountID, string(accounts.Test), EventShipmentPurchased, json.RawMessage(data))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// fanOutJobs are the arguments of the queued fan-out jobs, n of them.
+func (f workerFixture) fanOutJobs(t *testing.T, n int) []fanOutArgs {
+	t.Helper()
+	jobs := queuedJobs(t, f.st, fanOutArgs{}.Kind())
+	if len(jobs) != n {
+		t.Fatalf("fan-out jobs: %d, want %d", len(jobs), n)
+	}
+	args := make([]fanOutArgs, n)
+	for i, j := range jobs {
+		if err := json.Unmarshal(j.EncodedArgs, &args[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return args
+}
+
+// fanOutWorker works fan-out jobs by hand with f's service.
+func (f workerFixture) fanOutWorker(t *testing.T) *rivertest.Worker[fanOutArgs, *sql.Tx] {
+	return rivertest.NewWorker(t, riversqlite.New(f.jobs), &river.Config{}, river.Worker[fanOutArgs](&fanOutWorker{s: f.wh}))
 }

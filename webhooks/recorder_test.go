@@ -59,48 +59,77 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// heldRuns is a recordFunc's record of the transactions it ran, the
+// deliveries of each, holding the first until release closes, so that the
+// records asked for meanwhile queue.
+type heldRuns struct {
+	mu      sync.Mutex
+	txs     [][]string
+	release chan struct{}
+}
+
+func newHeldRuns() *heldRuns { return &heldRuns{release: make(chan struct{})} }
+
+// run returns a recordFunc that notes each transaction, holds the first,
+// and then answers with answer.
+func (h *heldRuns) run(answer recordFunc) recordFunc {
+	return func(ctx context.Context, rs []attemptResult) ([]recorded, error) {
+		h.mu.Lock()
+		first := len(h.txs) == 0
+		h.txs = append(h.txs, ids(rs))
+		h.mu.Unlock()
+		if first {
+			<-h.release
+		}
+		return answer(ctx, rs)
+	}
+}
+
+func (h *heldRuns) ran() [][]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.txs
+}
+
+// queue starts record i with start, then waits until it runs the held
+// transaction (i == 0) or waits in r's queue behind the others.
+func (h *heldRuns) queue(t *testing.T, r *recorder, i int, start func()) {
+	t.Helper()
+	start()
+	if i == 0 {
+		waitFor(t, "the first transaction", func() bool { return len(h.ran()) == 1 })
+		return
+	}
+	waitFor(t, fmt.Sprintf("record %d to queue", i), func() bool { return queued(r) == i })
+}
+
 // TestRecorderSharesATransactionBetweenWaitingRecords holds the first
 // record's transaction until three more records wait: those three are
 // recorded in one transaction, in the order they came, and each caller's
 // observer hears of its own attempts only.
 func TestRecorderSharesATransactionBetweenWaitingRecords(t *testing.T) {
 	t.Parallel()
-	var (
-		r       recorder
-		mu      sync.Mutex
-		txs     [][]string
-		release = make(chan struct{})
-	)
-	run := func(ctx context.Context, rs []attemptResult) ([]recorded, error) {
-		mu.Lock()
-		first := len(txs) == 0
-		txs = append(txs, ids(rs))
-		mu.Unlock()
-		if first {
-			<-release
-		}
+	var r recorder
+	h := newHeldRuns()
+	run := h.run(func(ctx context.Context, rs []attemptResult) ([]recorded, error) {
 		seen := make([]recorded, len(rs))
 		for i := range rs {
 			seen[i] = recorded{i: i, outcome: AttemptOutcomeDelivered}
 		}
 		return seen, nil
-	}
+	})
 	sizes := []int{2, 1, 3, 2}
 	observers := make([]*countingObserver, len(sizes))
 	errs := make([]chan error, len(sizes))
-	start := func(i int) {
+	for i := range sizes {
 		observers[i] = &countingObserver{}
 		errs[i] = make(chan error, 1)
 		ctx := ContextWithObserver(context.Background(), observers[i])
-		go func() { errs[i] <- r.record(ctx, results(fmt.Sprint("job", i), sizes[i]), run) }()
+		h.queue(t, &r, i, func() {
+			go func() { errs[i] <- r.record(ctx, results(fmt.Sprint("job", i), sizes[i]), run) }()
+		})
 	}
-	start(0)
-	waitFor(t, "the first transaction", func() bool { mu.Lock(); defer mu.Unlock(); return len(txs) == 1 })
-	for i := 1; i < len(sizes); i++ {
-		start(i)
-		waitFor(t, fmt.Sprintf("record %d to queue", i), func() bool { return queued(&r) == i })
-	}
-	close(release)
+	close(h.release)
 	for i, ch := range errs {
 		if err := <-ch; err != nil {
 			t.Errorf("record %d: %v", i, err)
@@ -110,7 +139,7 @@ func TestRecorderSharesATransactionBetweenWaitingRecords(t *testing.T) {
 		{"job0-0", "job0-1"},
 		{"job1-0", "job2-0", "job2-1", "job2-2", "job3-0", "job3-1"},
 	}
-	if d := cmp.Diff(want, txs); d != "" {
+	if d := cmp.Diff(want, h.ran()); d != "" {
 		t.Errorf("transactions (-want +got):\n%s", d)
 	}
 	for i, o := range observers {
@@ -128,39 +157,25 @@ func TestRecorderSharesATransactionBetweenWaitingRecords(t *testing.T) {
 // each record runs alone, so only job1's caller gets the error.
 func TestRecorderRecordsEachAloneWhenTheSharedTransactionFails(t *testing.T) {
 	t.Parallel()
-	var (
-		r       recorder
-		mu      sync.Mutex
-		txs     [][]string
-		release = make(chan struct{})
-	)
+	var r recorder
+	h := newHeldRuns()
 	errBroken := errors.New("job1's delivery cannot be recorded")
-	run := func(ctx context.Context, rs []attemptResult) ([]recorded, error) {
-		mu.Lock()
-		first := len(txs) == 0
-		txs = append(txs, ids(rs))
-		mu.Unlock()
-		if first {
-			<-release
-		}
+	run := h.run(func(ctx context.Context, rs []attemptResult) ([]recorded, error) {
 		for _, x := range rs {
 			if x.id == "job1-0" {
 				return nil, errBroken
 			}
 		}
 		return nil, nil
-	}
+	})
 	errs := make([]chan error, 3)
 	for i := range errs {
 		errs[i] = make(chan error, 1)
-		go func() { errs[i] <- r.record(context.Background(), results(fmt.Sprint("job", i), 1), run) }()
-		if i == 0 {
-			waitFor(t, "the first transaction", func() bool { mu.Lock(); defer mu.Unlock(); return len(txs) == 1 })
-		} else {
-			waitFor(t, fmt.Sprintf("record %d to queue", i), func() bool { return queued(&r) == i })
-		}
+		h.queue(t, &r, i, func() {
+			go func() { errs[i] <- r.record(context.Background(), results(fmt.Sprint("job", i), 1), run) }()
+		})
 	}
-	close(release)
+	close(h.release)
 	for i, ch := range errs {
 		err := <-ch
 		if want := i == 1; errors.Is(err, errBroken) != want || (!want && err != nil) {
@@ -168,7 +183,7 @@ func TestRecorderRecordsEachAloneWhenTheSharedTransactionFails(t *testing.T) {
 		}
 	}
 	want := [][]string{{"job0-0"}, {"job1-0", "job2-0"}, {"job1-0"}, {"job2-0"}}
-	if d := cmp.Diff(want, txs); d != "" {
+	if d := cmp.Diff(want, h.ran()); d != "" {
 		t.Errorf("transactions (-want +got):\n%s", d)
 	}
 }
@@ -207,38 +222,26 @@ func TestRecorderSurvivesAPanickingRecord(t *testing.T) {
 // maxRecordBatch deliveries, each record whole in one of them.
 func TestRecorderBoundsATransaction(t *testing.T) {
 	t.Parallel()
-	var (
-		r       recorder
-		mu      sync.Mutex
-		sizes   []int
-		release = make(chan struct{})
-	)
-	run := func(ctx context.Context, rs []attemptResult) ([]recorded, error) {
-		mu.Lock()
-		first := len(sizes) == 0
-		sizes = append(sizes, len(rs))
-		mu.Unlock()
-		if first {
-			<-release
-		}
-		return nil, nil
-	}
+	var r recorder
+	h := newHeldRuns()
+	run := h.run(func(context.Context, []attemptResult) ([]recorded, error) { return nil, nil })
 	per := maxRecordBatch / 3 // three records fill a transaction but for a few deliveries
 	var wg sync.WaitGroup
 	for i := range 8 {
-		wg.Go(func() {
-			if err := r.record(context.Background(), results(fmt.Sprint("job", i), per), run); err != nil {
-				t.Errorf("record %d: %v", i, err)
-			}
+		h.queue(t, &r, i, func() {
+			wg.Go(func() {
+				if err := r.record(context.Background(), results(fmt.Sprint("job", i), per), run); err != nil {
+					t.Errorf("record %d: %v", i, err)
+				}
+			})
 		})
-		if i == 0 {
-			waitFor(t, "the first transaction", func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 })
-		} else {
-			waitFor(t, fmt.Sprintf("record %d to queue", i), func() bool { return queued(&r) == i })
-		}
 	}
-	close(release)
+	close(h.release)
 	wg.Wait()
+	var sizes []int
+	for _, tx := range h.ran() {
+		sizes = append(sizes, len(tx))
+	}
 	if d := cmp.Diff([]int{per, 3 * per, 3 * per, per}, sizes); d != "" {
 		t.Errorf("deliveries per transaction (-want +got):\n%s", d)
 	}
