@@ -161,6 +161,10 @@ func (r reader) DeliveryToSend(ctx context.Context, id string) (DeliveryToSend, 
 	return r.deliveryToSendInSteps(ctx, id)
 }
 
+// subscribedDeliveryQuery reads SubscribedDelivery rows, less its WHERE.
+var subscribedDeliveryQuery = `SELECT ` + subscribedDeliveryColumns + `
+	FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id`
+
 // deliveryToSendQuery reads DeliveryToSend rows, less its WHERE.
 var deliveryToSendQuery = `SELECT ` + subscribedDeliveryColumns + `,
 		e.api_version AS ev_api_version, e.created_at AS ev_created_at, e.data AS ev_data
@@ -213,9 +217,7 @@ func (r reader) DeliveriesToSend(ctx context.Context, ids []string) ([]DeliveryT
 	// The deliveries with their subscriptions, then each of their events
 	// once: an event's fan-out is many deliveries of one event, whose data
 	// a join would read, detoast and send once per delivery.
-	query, args, err := sqlx.In(`SELECT `+subscribedDeliveryColumns+`
-		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-		WHERE d.id IN (?)`, ids)
+	query, args, err := sqlx.In(subscribedDeliveryQuery+` WHERE d.id IN (?)`, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -286,9 +288,7 @@ func (t *Tx) LockDeliveries(ctx context.Context, ids []string) ([]SubscribedDeli
 	if t.d != postgresDialect || len(ids) == 0 {
 		return eachFound(ids, func(id string) (SubscribedDelivery, error) { return t.LockDelivery(ctx, id) })
 	}
-	query, args, err := sqlx.In(`SELECT `+subscribedDeliveryColumns+`
-		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-		WHERE d.id IN (?) ORDER BY d.id FOR UPDATE OF d`, ids)
+	query, args, err := sqlx.In(subscribedDeliveryQuery+` WHERE d.id IN (?) ORDER BY d.id FOR UPDATE OF d`, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -310,9 +310,7 @@ func (t *Tx) LockDelivery(ctx context.Context, id string) (SubscribedDelivery, e
 		return t.subscribedDeliveryInSteps(ctx, id)
 	}
 	var d SubscribedDelivery
-	err := t.get(ctx, &d, `SELECT `+subscribedDeliveryColumns+`
-		FROM webhook_deliveries d JOIN webhook_subscriptions s ON s.id = d.subscription_id
-		WHERE d.id = ? FOR UPDATE OF d`, id)
+	err := t.get(ctx, &d, subscribedDeliveryQuery+` WHERE d.id = ? FOR UPDATE OF d`, id)
 	return d, err
 }
 
