@@ -324,7 +324,11 @@ func (g *gatedTx) Tx(ctx context.Context, fn func(tx *store.Tx) error) error {
 func TestFanOutJobsShareRecordTransactions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	f := newWorkerFixture(t)
+	// A window longer than any test keeps each job's two outcomes one
+	// record: it closes as soon as both are in, and the default 5 ms was
+	// short enough for a slow run (-race in CI) to split a job's outcomes
+	// into two records and make three transactions of what are two.
+	f := newWorkerFixture(t, DeliveryConfig{RecordWindow: time.Minute})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	t.Cleanup(srv.Close)
 	for i := range 2 {
